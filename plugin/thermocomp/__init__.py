@@ -1,0 +1,1 @@
+"""thermocomp: thermal-deformation compensation of industrial robots."""

@@ -1,0 +1,95 @@
+"""Deformation tables: per-joint translation and angular deviations (seed 002, Tables 6-11).
+
+A table holds, for the base, every joint and the tool, the deviation of that
+frame from the nominal robot: a translation ``(dx, dy, dz)`` [m] and angular
+deviations ``(dox, doy, doz)`` [rad], all in the base-oriented frame of the
+row at the zero pose (docs/conventions.md, "deformation table row"). Files
+carry millimetres and degrees (``Dx,Dy,Dz,Dox,Doy,Doz``); this type is SI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from thermocomp._typing import ArrayLike, FloatArray
+from thermocomp.errors import InputError
+from thermocomp.geometry.checks import check_array
+
+
+def _frozen(a: ArrayLike) -> FloatArray:
+    arr = np.array(a, dtype=float)
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class DeformationTable:
+    """Deviations of the base, each joint and the tool. SI units.
+
+    Parameters
+    ----------
+    joints
+        Shape ``(n, 6)``: row ``i`` is joint ``i + 1``'s
+        ``(dx, dy, dz)`` [m] and ``(dox, doy, doz)`` [rad].
+    base
+        Shape ``(6,)``: the same for the base frame; zeros when absent.
+    tool
+        Shape ``(6,)``: the same for the tool (TCP) frame; zeros when absent.
+    source
+        Where the table came from (a path, or a description), for messages.
+    """
+
+    joints: FloatArray
+    base: FloatArray = field(default_factory=lambda: np.zeros(6))
+    tool: FloatArray = field(default_factory=lambda: np.zeros(6))
+    source: str = "<memory>"
+
+    def __post_init__(self) -> None:
+        joints = check_array(self.joints, (None, 6), f"deformation table {self.source} joint rows")
+        if joints.shape[0] == 0:
+            raise InputError("expected at least one joint row, got none", path=self.source)
+        object.__setattr__(self, "joints", _frozen(joints))
+        object.__setattr__(self, "base", _frozen(check_array(self.base, (6,), "deformation base row")))
+        object.__setattr__(self, "tool", _frozen(check_array(self.tool, (6,), "deformation tool row")))
+
+    @classmethod
+    def zero(cls, n_joints: int) -> "DeformationTable":
+        """The all-zero table of a robot with ``n_joints`` joints: the nominal robot."""
+        return cls(joints=np.zeros((n_joints, 6)), source="<zero>")
+
+    @classmethod
+    def from_mm_deg(
+        cls,
+        joints_mm_deg: ArrayLike,
+        base_mm_deg: ArrayLike | None = None,
+        tool_mm_deg: ArrayLike | None = None,
+        source: str = "<memory>",
+    ) -> "DeformationTable":
+        """Build from rows in the paper's units: ``Dx, Dy, Dz`` [mm], ``Dox, Doy, Doz`` [deg]."""
+        scale = np.array([1e-3, 1e-3, 1e-3, np.pi / 180, np.pi / 180, np.pi / 180])
+        return cls(
+            joints=np.asarray(joints_mm_deg, dtype=float) * scale,
+            base=np.zeros(6) if base_mm_deg is None else np.asarray(base_mm_deg, dtype=float) * scale,
+            tool=np.zeros(6) if tool_mm_deg is None else np.asarray(tool_mm_deg, dtype=float) * scale,
+            source=source,
+        )
+
+    @property
+    def n_joints(self) -> int:
+        """Number of joint rows."""
+        return int(self.joints.shape[0])
+
+    def rows(self) -> FloatArray:
+        """All rows in chain order: base, joints 1..n, tool; shape ``(n + 2, 6)``, SI."""
+        return np.vstack([self.base[None], self.joints, self.tool[None]])
+
+    def check_matches(self, n_joints: int, robot_name: str = "robot") -> None:
+        """Raise :class:`InputError` unless the table has one row per joint of the robot."""
+        if self.n_joints != n_joints:
+            raise InputError(
+                f"expected {n_joints} joint rows for {robot_name} ({n_joints} joints), "
+                f"got {self.n_joints}",
+                path=self.source,
+            )

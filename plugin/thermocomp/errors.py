@@ -1,0 +1,53 @@
+"""Exceptions of thermocomp.
+
+Every error raised on user input says what was expected and what came, and
+where it came from (file, row, column) when there is a file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class ThermocompError(Exception):
+    """Base class of every error thermocomp raises on purpose."""
+
+
+@dataclass
+class InputError(ThermocompError):
+    """Invalid user input, located as precisely as possible.
+
+    Parameters
+    ----------
+    message
+        What was expected and what came.
+    path
+        The file the input came from, if any.
+    row
+        1-based line number in the file (the header is line 1), if known.
+    column
+        Column name (or 1-based index) in the file, if known.
+    """
+
+    message: str
+    path: str | None = None
+    row: int | None = None
+    column: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = []
+        if self.path is not None:
+            where.append(str(self.path))
+        if self.row is not None:
+            where.append(f"line {self.row}")
+        if self.column is not None:
+            where.append(f"column {self.column!r}")
+        prefix = ", ".join(where)
+        return f"{prefix}: {self.message}" if prefix else self.message
+
+
+class ConfigurationError(ThermocompError):
+    """An option or argument outside its documented range."""

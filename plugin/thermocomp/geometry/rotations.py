@@ -1,0 +1,193 @@
+"""Rotations and homogeneous transforms, singular and batch forms side by side.
+
+Conventions (docs/conventions.md): right-handed frames, active rotations,
+column vectors. ``T_a_b`` is the pose of frame b in frame a, so
+``T_a_c = T_a_b @ T_b_c``. Quaternions are w-first (``quat_wxyz``) as in
+ABB RAPID robtargets. Euler "xyz" is CoppeliaSim's convention:
+``R = Rx(alpha) @ Ry(beta) @ Rz(gamma)`` (intrinsic x, y', z'').
+Every function accepts a leading batch shape ``(...)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from thermocomp._typing import ArrayLike, FloatArray
+
+
+def rot_x(angle: ArrayLike) -> FloatArray:
+    """Rotation about x by ``angle`` [rad]; shape ``(..., 3, 3)``."""
+    return rot_axis(np.array([1.0, 0.0, 0.0]), angle)
+
+
+def rot_y(angle: ArrayLike) -> FloatArray:
+    """Rotation about y by ``angle`` [rad]; shape ``(..., 3, 3)``."""
+    return rot_axis(np.array([0.0, 1.0, 0.0]), angle)
+
+
+def rot_z(angle: ArrayLike) -> FloatArray:
+    """Rotation about z by ``angle`` [rad]; shape ``(..., 3, 3)``."""
+    return rot_axis(np.array([0.0, 0.0, 1.0]), angle)
+
+
+def skew(v: ArrayLike) -> FloatArray:
+    """Cross-product matrix of ``v`` (shape ``(..., 3)``): ``skew(v) @ u == v x u``."""
+    v = np.asarray(v, dtype=float)
+    zero = np.zeros(v.shape[:-1])
+    return np.stack(
+        [
+            np.stack([zero, -v[..., 2], v[..., 1]], axis=-1),
+            np.stack([v[..., 2], zero, -v[..., 0]], axis=-1),
+            np.stack([-v[..., 1], v[..., 0], zero], axis=-1),
+        ],
+        axis=-2,
+    )
+
+
+def rot_axis(axis: ArrayLike, angle: ArrayLike) -> FloatArray:
+    """Rotation by ``angle`` [rad] about the unit vector ``axis`` (Rodrigues).
+
+    Parameters
+    ----------
+    axis
+        Unit rotation axis, shape ``(..., 3)``.
+    angle
+        Angle [rad], shape ``(...)``; broadcast against ``axis[..., 0]``.
+
+    Returns
+    -------
+    R : ndarray, shape ``(..., 3, 3)``
+    """
+    axis = np.asarray(axis, dtype=float)
+    angle = np.asarray(angle, dtype=float)
+    K = skew(axis)
+    s = np.sin(angle)[..., None, None]
+    c = np.cos(angle)[..., None, None]
+    return np.eye(3) + s * K + (1.0 - c) * (K @ K)
+
+
+def matrix_from_euler_xyz(angles: ArrayLike) -> FloatArray:
+    """``R = Rx(a) @ Ry(b) @ Rz(c)`` from ``angles = (a, b, c)`` [rad], shape ``(..., 3)``.
+
+    This is CoppeliaSim's (alpha, beta, gamma) convention and the orientation
+    of the paper's target tables (seed 002, Table 12).
+    """
+    angles = np.asarray(angles, dtype=float)
+    return rot_x(angles[..., 0]) @ rot_y(angles[..., 1]) @ rot_z(angles[..., 2])
+
+
+def euler_xyz_from_matrix(R: ArrayLike) -> FloatArray:
+    """Inverse of :func:`matrix_from_euler_xyz`: ``(a, b, c)`` [rad] with ``b`` in [-pi/2, pi/2].
+
+    At gimbal lock (``|R[0, 2]| == 1``) the split between ``a`` and ``c`` is
+    arbitrary; this returns ``a = 0``.
+    """
+    R = np.asarray(R, dtype=float)
+    b = np.arcsin(np.clip(R[..., 0, 2], -1.0, 1.0))
+    locked = np.abs(R[..., 0, 2]) > 1.0 - 1e-12
+    a = np.where(locked, 0.0, np.arctan2(-R[..., 1, 2], R[..., 2, 2]))
+    c = np.where(
+        locked,
+        np.arctan2(R[..., 1, 0], R[..., 1, 1]),
+        np.arctan2(-R[..., 0, 1], R[..., 0, 0]),
+    )
+    return np.stack([a, b, c], axis=-1)
+
+
+def matrix_from_quat_wxyz(q: ArrayLike) -> FloatArray:
+    """Rotation matrix from a unit quaternion ``(w, x, y, z)``, shape ``(..., 4)``.
+
+    The quaternion is normalised; callers validate its norm first
+    (:func:`thermocomp.geometry.checks.check_quat_wxyz`).
+    """
+    q = np.asarray(q, dtype=float)
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    return np.stack(
+        [
+            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], axis=-1),
+            np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], axis=-1),
+            np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=-1),
+        ],
+        axis=-2,
+    )
+
+
+def quat_wxyz_from_matrix(R: ArrayLike) -> FloatArray:
+    """Unit quaternion ``(w, x, y, z)`` with ``w >= 0`` from a rotation matrix ``(..., 3, 3)``."""
+    R = np.asarray(R, dtype=float)
+    # Shepperd's method: pick the largest of the four diagonal combinations.
+    m00, m11, m22 = R[..., 0, 0], R[..., 1, 1], R[..., 2, 2]
+    cand = np.stack(
+        [1 + m00 + m11 + m22, 1 + m00 - m11 - m22, 1 - m00 + m11 - m22, 1 - m00 - m11 + m22],
+        axis=-1,
+    )
+    k = np.argmax(cand, axis=-1)
+    s = 2.0 * np.sqrt(np.take_along_axis(cand, k[..., None], axis=-1)[..., 0])
+    q = np.empty(R.shape[:-2] + (4,))
+    r21_12 = R[..., 2, 1] - R[..., 1, 2]
+    r02_20 = R[..., 0, 2] - R[..., 2, 0]
+    r10_01 = R[..., 1, 0] - R[..., 0, 1]
+    r01_10 = R[..., 0, 1] + R[..., 1, 0]
+    r02p20 = R[..., 0, 2] + R[..., 2, 0]
+    r12_21 = R[..., 1, 2] + R[..., 2, 1]
+    options = [
+        np.stack([s / 4, r21_12 / s, r02_20 / s, r10_01 / s], axis=-1),
+        np.stack([r21_12 / s, s / 4, r01_10 / s, r02p20 / s], axis=-1),
+        np.stack([r02_20 / s, r01_10 / s, s / 4, r12_21 / s], axis=-1),
+        np.stack([r10_01 / s, r02p20 / s, r12_21 / s, s / 4], axis=-1),
+    ]
+    for i, option in enumerate(options):
+        q = np.where((k == i)[..., None], option, q)
+    return q * np.where(q[..., :1] < 0, -1.0, 1.0)
+
+
+def matrix_from_rotvec(v: ArrayLike) -> FloatArray:
+    """Rotation matrix from a rotation vector (axis times angle [rad]), shape ``(..., 3)``.
+
+    This is UR's (RX, RY, RZ) orientation convention.
+    """
+    v = np.asarray(v, dtype=float)
+    angle = np.linalg.norm(v, axis=-1)
+    safe = np.where(angle > 0, angle, 1.0)
+    axis = np.where((angle > 0)[..., None], v / safe[..., None], np.array([0.0, 0.0, 1.0]))
+    return rot_axis(axis, angle)
+
+
+def rotvec_from_matrix(R: ArrayLike) -> FloatArray:
+    """Rotation vector (axis times angle, angle in [0, pi]) of ``R``, shape ``(..., 3)``.
+
+    Accurate near 0 and near pi (uses the quaternion, not ``arccos`` of the trace).
+    """
+    q = quat_wxyz_from_matrix(R)
+    vec = q[..., 1:]
+    n = np.linalg.norm(vec, axis=-1)
+    angle = 2.0 * np.arctan2(n, q[..., 0])
+    # angle / n -> 2 as n -> 0 (small-angle limit of 2 atan2(n, w) / n with w -> 1)
+    scale = np.where(n > 1e-300, angle / np.where(n > 1e-300, n, 1.0), 2.0)
+    return vec * scale[..., None]
+
+
+def rotation_angle(R: ArrayLike) -> FloatArray:
+    """Angle [rad] in [0, pi] of the rotation ``R``, shape ``(...)``; exact near 0."""
+    return np.linalg.norm(rotvec_from_matrix(R), axis=-1)
+
+
+def transform(R: ArrayLike | None = None, p: ArrayLike | None = None) -> FloatArray:
+    """Homogeneous transform ``(..., 4, 4)`` from a rotation ``(..., 3, 3)`` and a translation ``(..., 3)``."""
+    R = np.eye(3) if R is None else np.asarray(R, dtype=float)
+    p = np.zeros(3) if p is None else np.asarray(p, dtype=float)
+    shape = np.broadcast_shapes(R.shape[:-2], p.shape[:-1])
+    T = np.zeros(shape + (4, 4))
+    T[..., :3, :3] = R
+    T[..., :3, 3] = p
+    T[..., 3, 3] = 1.0
+    return T
+
+
+def invert_transform(T: ArrayLike) -> FloatArray:
+    """Inverse of a rigid transform ``(..., 4, 4)``: ``T_b_a`` from ``T_a_b``."""
+    T = np.asarray(T, dtype=float)
+    R = T[..., :3, :3]
+    Rt = np.swapaxes(R, -1, -2)
+    return transform(Rt, -(Rt @ T[..., :3, 3:4])[..., 0])

@@ -1,0 +1,234 @@
+"""Batch inverse kinematics of a (deformed) chain: damped Gauss-Newton.
+
+Every target of a batch is solved at once with the analytic Jacobian of
+:func:`thermocomp.kinematics.fk.fk_jacobian`; converged targets leave the
+active set so the batch shrinks as it goes. The damping
+``lambda = |e|^2 + LM_FLOOR`` (Levenberg-Marquardt with the squared residual,
+as in Sugihara's method) gives Newton's quadratic convergence near a
+solution and bounded steps far from one or near a singularity.
+
+The solver is local: it finds the solution its seed leads to. Seeds that
+carry the configuration (shoulder, elbow, wrist branch) come from
+:mod:`thermocomp.kinematics.seeding` and from the previous minute.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import numpy as np
+
+from thermocomp._typing import ArrayLike, FloatArray
+from thermocomp.errors import ConfigurationError
+from thermocomp.geometry.rotations import rotvec_from_matrix
+from thermocomp.kinematics.fk import fk_jacobian
+from thermocomp.kinematics.model import KinematicModel
+from thermocomp.tolerances import (
+    IK_MAX_ITERATIONS,
+    IK_ORIENTATION_TOL,
+    IK_POSITION_TOL,
+    NEAR_SINGULAR_SIGMA,
+    UNREACHABLE_ORIENTATION,
+    UNREACHABLE_POSITION,
+)
+
+#: Smallest damping [m^2 or rad^2]: keeps the normal equations regular at a
+#: singularity while changing a converged Newton step by < 1e-12 relative.
+LM_FLOOR = 1e-12
+#: Largest joint step of one iteration [rad]; stops a far seed from jumping branch.
+MAX_STEP = 0.5
+#: Iterations without a 0.1 % residual decrease before a solve counts as stalled.
+STALL_ITERATIONS = 6
+
+
+class Status(enum.IntEnum):
+    """Outcome of one IK solve (STYLE.md, practice 8)."""
+
+    CONVERGED = 0
+    JOINT_LIMIT = 1
+    NOT_CONVERGED = 2
+    UNREACHABLE = 3
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True)
+class IKOptions:
+    """Settings of :func:`solve_ik`.
+
+    Parameters
+    ----------
+    position_tol
+        Convergence on TCP position [m], > 0.
+    orientation_tol
+        Convergence on TCP orientation [rad], > 0.
+    max_iterations
+        Iterations per target, >= 1.
+    """
+
+    position_tol: float = IK_POSITION_TOL
+    orientation_tol: float = IK_ORIENTATION_TOL
+    max_iterations: int = IK_MAX_ITERATIONS
+
+    def __post_init__(self) -> None:
+        if not (self.position_tol > 0 and self.orientation_tol > 0):
+            raise ConfigurationError(
+                f"IK tolerances: expected > 0, got position {self.position_tol} m, "
+                f"orientation {self.orientation_tol} rad"
+            )
+        if self.max_iterations < 1:
+            raise ConfigurationError(f"IK iterations: expected >= 1, got {self.max_iterations}")
+
+
+@dataclass(frozen=True)
+class IKResult:
+    """Solutions of a batch of ``m`` targets.
+
+    Attributes
+    ----------
+    q
+        Controller joint angles [rad], shape ``(m, n)``.
+    status
+        :class:`Status` codes, shape ``(m,)``.
+    position_error
+        ``|p_target - p_reached|`` [m], shape ``(m,)``.
+    orientation_error
+        Angle of ``R_target @ R_reached.T`` [rad], shape ``(m,)``.
+    iterations
+        Iterations used, shape ``(m,)``.
+    sigma_min
+        Smallest singular value of the Jacobian at the solution, shape ``(m,)``.
+    """
+
+    q: FloatArray
+    status: np.ndarray
+    position_error: FloatArray
+    orientation_error: FloatArray
+    iterations: np.ndarray
+    sigma_min: FloatArray
+
+    @property
+    def converged(self) -> np.ndarray:
+        """Boolean ``(m,)``: solved within tolerance and joint limits."""
+        return self.status == Status.CONVERGED
+
+    @property
+    def near_singular(self) -> np.ndarray:
+        """Boolean ``(m,)``: smallest singular value below :data:`NEAR_SINGULAR_SIGMA`."""
+        return self.sigma_min < NEAR_SINGULAR_SIGMA
+
+
+def pose_error(R_target: FloatArray, p_target: FloatArray, R: FloatArray, p: FloatArray) -> FloatArray:
+    """Task error ``(..., 6)``: position [m], then the world-frame rotation vector
+    [rad] that takes ``R`` to ``R_target``."""
+    return np.concatenate([p_target - p, rotvec_from_matrix(R_target @ np.swapaxes(R, -1, -2))], axis=-1)
+
+
+def fit_limits(q: FloatArray, lower: FloatArray, upper: FloatArray, q_near: FloatArray) -> tuple[FloatArray, np.ndarray]:
+    """Shift each revolute angle by whole turns into its limits, nearest ``q_near``.
+
+    A revolute joint at ``q`` and ``q + 2 pi k`` puts the robot in the same
+    place; the controller sees different angles. Returns the shifted angles
+    ``(m, n)`` and a boolean ``(m,)`` that is True where every joint fits.
+    """
+    two_pi = 2.0 * np.pi
+    k_near = np.round((q_near - q) / two_pi)
+    k_lo = np.ceil((lower - q) / two_pi)
+    k_hi = np.floor((upper - q) / two_pi)
+    k = np.clip(k_near, k_lo, k_hi)
+    fits = k_lo <= k_hi
+    shifted = np.where(fits, q + two_pi * k, q)
+    return shifted, np.all(fits, axis=-1)
+
+
+def solve_ik(
+    model: KinematicModel,
+    R_target: ArrayLike,
+    p_target: ArrayLike,
+    q_seed: ArrayLike,
+    options: IKOptions = IKOptions(),
+) -> IKResult:
+    """Solve ``fk(model, q) == (R_target, p_target)`` for a batch of ``m`` targets.
+
+    Parameters
+    ----------
+    model
+        Kinematic model with batch shape ``()`` or ``(m,)`` (one deformed
+        robot per target, e.g. each at its own minute).
+    R_target
+        Target orientations of the TCP in the world frame, ``(m, 3, 3)``.
+    p_target
+        Target positions of the TCP in the world frame [m], ``(m, 3)``.
+    q_seed
+        Seeds in controller angles [rad], ``(m, n)``.
+    options
+        Tolerances and iteration limit.
+
+    Returns
+    -------
+    IKResult
+        One row per target; a failed target does not stop the batch.
+    """
+    chain = model.chain
+    q = np.array(q_seed, dtype=float)
+    R_target = np.asarray(R_target, dtype=float)
+    p_target = np.asarray(p_target, dtype=float)
+    m, n = q.shape
+    per_target = model.batch_shape != ()
+    pos_err = np.full(m, np.inf)
+    ori_err = np.full(m, np.inf)
+    iterations = np.zeros(m, dtype=np.int64)
+    sigma = np.full(m, np.nan)
+    done = np.zeros(m, dtype=bool)
+    best = np.full(m, np.inf)
+    stall = np.zeros(m, dtype=np.int64)
+    active = np.arange(m)
+    eye = np.eye(n)
+    for it in range(options.max_iterations + 1):
+        sub = model.take(active) if per_target else model
+        R, p, J = fk_jacobian(sub, q[active])
+        e = pose_error(R_target[active], p_target[active], R, p)
+        pe = np.linalg.norm(e[:, :3], axis=1)
+        oe = np.linalg.norm(e[:, 3:], axis=1)
+        pos_err[active], ori_err[active] = pe, oe
+        iterations[active] = it
+        finished = (pe <= options.position_tol) & (oe <= options.orientation_tol)
+        residual = pe * pe + oe * oe
+        improved = residual < 0.999 * best[active]
+        best[active] = np.minimum(best[active], residual)
+        stall[active] = np.where(improved, 0, stall[active] + 1)
+        finished |= stall[active] >= STALL_ITERATIONS
+        if it == options.max_iterations:
+            finished[:] = True
+        if np.any(finished):
+            sigma[active[finished]] = np.linalg.svd(J[finished], compute_uv=False)[:, -1]
+            done[active[finished]] = True
+        keep = ~finished
+        if not np.any(keep):
+            break
+        active, J, e, residual = active[keep], J[keep], e[keep], residual[keep]
+        Jt = np.swapaxes(J, -1, -2)
+        A = Jt @ J + (residual + LM_FLOOR)[:, None, None] * eye
+        dq = np.linalg.solve(A, (Jt @ e[:, :, None]))[:, :, 0]
+        biggest = np.max(np.abs(dq), axis=1, keepdims=True)
+        dq *= np.minimum(1.0, MAX_STEP / np.maximum(biggest, 1e-300))
+        q[active] += dq
+
+    converged = (pos_err <= options.position_tol) & (ori_err <= options.orientation_tol)
+    q_fit, fits = fit_limits(q, chain.lower, chain.upper, np.asarray(q_seed, dtype=float))
+    status = np.full(m, Status.NOT_CONVERGED, dtype=np.int8)
+    far = (pos_err > UNREACHABLE_POSITION) | (ori_err > UNREACHABLE_ORIENTATION)
+    status[far] = Status.UNREACHABLE
+    status[converged & ~fits] = Status.JOINT_LIMIT
+    status[converged & fits] = Status.CONVERGED
+    return IKResult(
+        q=np.where(converged[:, None], q_fit, q),
+        status=status,
+        position_error=pos_err,
+        orientation_error=ori_err,
+        iterations=iterations,
+        sigma_min=sigma,
+    )

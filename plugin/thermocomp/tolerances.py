@@ -1,0 +1,52 @@
+"""Every numerical tolerance of thermocomp, named and justified in one place.
+
+Tests derive their own tolerances from these values instead of inventing new
+ones (STYLE.md, practice 15).
+"""
+
+from __future__ import annotations
+
+#: IK convergence on position [m]. Double precision resolves about 1e-16 of
+#: a 1 m reach; 1e-9 m leaves three orders of magnitude for round-off in a
+#: 6-joint product of transforms and is far below any robot's repeatability.
+IK_POSITION_TOL = 1e-9
+
+#: IK convergence on orientation [rad], the angle of R_target @ R_reached.T.
+IK_ORIENTATION_TOL = 1e-9
+
+#: Newton iterations allowed per solve before a target is declared
+#: "not converged". Warm-started solves need 2-4; a cold multi-start seed
+#: may need 30.
+IK_MAX_ITERATIONS = 60
+
+#: Residual above which a solve that stalled is called "unreachable" rather
+#: than "not converged" [m] and [rad]: a Gauss-Newton iteration that stalls
+#: this far from its target sits in a least-squares minimum, not in a slow
+#: convergence.
+UNREACHABLE_POSITION = 1e-4
+UNREACHABLE_ORIENTATION = 1e-4
+
+#: Smallest singular value of the 6 x n Jacobian (position rows in m/rad,
+#: orientation rows in rad/rad) below which a solution is flagged as near a
+#: singularity. A value of 1e-3 means a 1 mrad joint error per micrometre or
+#: microradian of task error: compensation there amplifies noise 1000 times.
+NEAR_SINGULAR_SIGMA = 1e-3
+
+#: Orthonormality check of rotation matrices read from users (max abs error
+#: of R @ R.T - I). Matrices typed with 6 to 9 significant digits pass.
+ROTATION_ORTHONORMAL_TOL = 1e-6
+
+#: Unit-length check of user axes and quaternions before normalisation.
+UNIT_NORM_TOL = 1e-6
+
+#: Two URDF or table-form chains are the same robot when joint positions agree
+#: to this [m] and axes to this [rad]; float text written with repr()
+#: round-trips exactly, so this only absorbs rpy conversion round-off.
+ROUNDTRIP_POSITION_TOL = 1e-12
+ROUNDTRIP_ANGLE_TOL = 1e-12
+
+#: Joint-space jump between consecutive minutes of the same target [rad]
+#: above which the configuration is treated as a branch switch. Thermal
+#: drift of a minute moves joints by micro-radians; a branch switch moves
+#: them by tenths of a radian or more.
+BRANCH_JUMP = 0.05
