@@ -10,6 +10,12 @@ the previous frame,
 
 A zero table gives the nominal chain exactly (the deviation rotations are
 then identity matrices and ``p + 0 == p`` in floating point).
+
+The paper's Eq. 21, written out, orders the same operations differently:
+translate by ``D``, rotate by the deviations, then translate by ``p``, so
+that the segment is turned with the joint (translation ``R_dev @ p + D``).
+That reading is available as ``composition="eq21"``; docs/conventions.md
+measures the difference (0.1 mm at the TCP for the paper's measured table).
 """
 
 from __future__ import annotations
@@ -18,12 +24,19 @@ import numpy as np
 
 from thermocomp._typing import ArrayLike
 from thermocomp.deformation.table import DeformationTable
+from thermocomp.errors import ConfigurationError
 from thermocomp.geometry.rotations import matrix_from_euler_xyz
 from thermocomp.kinematics.model import KinematicModel
 from thermocomp.robot.chain import Chain
 
 
-def deformed_model(chain: Chain, table: DeformationTable, fraction: ArrayLike = 1.0) -> KinematicModel:
+#: Ways to compose a deformation row with the nominal translation.
+COMPOSITIONS = ("table", "eq21")
+
+
+def deformed_model(
+    chain: Chain, table: DeformationTable, fraction: ArrayLike = 1.0, composition: str = "table"
+) -> KinematicModel:
     """Kinematic model of ``chain`` deformed by ``fraction`` times ``table``.
 
     Parameters
@@ -42,18 +55,23 @@ def deformed_model(chain: Chain, table: DeformationTable, fraction: ArrayLike = 
         With batch shape ``B``.
     """
     table.check_matches(chain.n_joints, chain.name)
+    if composition not in COMPOSITIONS:
+        raise ConfigurationError(f"composition: expected one of {COMPOSITIONS}, got {composition!r}")
     s = np.asarray(fraction, dtype=float)[..., None, None]  # (..., 1, 1)
     rows = table.rows() * s  # (..., n + 2, 6)
     R_dev = matrix_from_euler_xyz(rows[..., 3:])  # Rx @ Ry @ Rz of the deviations
     dp = rows[..., :3]
-    R_base_nom = chain.T_world_base[:3, :3]
-    R_tool_nom = chain.T_last_tcp[:3, :3]
+    p_nominal = np.vstack([chain.T_world_base[:3, 3], chain.p, chain.T_last_tcp[:3, 3]])  # (n + 2, 3)
+    if composition == "eq21":
+        p_rows = np.einsum("...ij,...j->...i", R_dev, p_nominal) + dp
+    else:
+        p_rows = p_nominal + dp
     return KinematicModel(
         chain,
-        R_base=R_dev[..., 0, :, :] @ R_base_nom,
-        p_base=chain.T_world_base[:3, 3] + dp[..., 0, :],
+        R_base=R_dev[..., 0, :, :] @ chain.T_world_base[:3, :3],
+        p_base=p_rows[..., 0, :],
         R_joint=R_dev[..., 1:-1, :, :],
-        p_joint=chain.p + dp[..., 1:-1, :],
-        R_tool=R_dev[..., -1, :, :] @ R_tool_nom,
-        p_tool=chain.T_last_tcp[:3, 3] + dp[..., -1, :],
+        p_joint=p_rows[..., 1:-1, :],
+        R_tool=R_dev[..., -1, :, :] @ chain.T_last_tcp[:3, :3],
+        p_tool=p_rows[..., -1, :],
     )

@@ -70,10 +70,23 @@ def matrix_from_euler_xyz(angles: ArrayLike) -> FloatArray:
     """``R = Rx(a) @ Ry(b) @ Rz(c)`` from ``angles = (a, b, c)`` [rad], shape ``(..., 3)``.
 
     This is CoppeliaSim's (alpha, beta, gamma) convention and the orientation
-    of the paper's target tables (seed 002, Table 12).
+    of the paper's target tables (seed 002, Table 12). Written out entry by
+    entry: the batch fast path of every deformed model.
     """
     angles = np.asarray(angles, dtype=float)
-    return rot_x(angles[..., 0]) @ rot_y(angles[..., 1]) @ rot_z(angles[..., 2])
+    ca, cb, cc = np.cos(angles[..., 0]), np.cos(angles[..., 1]), np.cos(angles[..., 2])
+    sa, sb, sc = np.sin(angles[..., 0]), np.sin(angles[..., 1]), np.sin(angles[..., 2])
+    R = np.empty(angles.shape[:-1] + (3, 3))
+    R[..., 0, 0] = cb * cc
+    R[..., 0, 1] = -cb * sc
+    R[..., 0, 2] = sb
+    R[..., 1, 0] = ca * sc + sa * sb * cc
+    R[..., 1, 1] = ca * cc - sa * sb * sc
+    R[..., 1, 2] = -sa * cb
+    R[..., 2, 0] = sa * sc - ca * sb * cc
+    R[..., 2, 1] = sa * cc + ca * sb * sc
+    R[..., 2, 2] = ca * cb
+    return R
 
 
 def euler_xyz_from_matrix(R: ArrayLike) -> FloatArray:
@@ -157,15 +170,24 @@ def matrix_from_rotvec(v: ArrayLike) -> FloatArray:
 def rotvec_from_matrix(R: ArrayLike) -> FloatArray:
     """Rotation vector (axis times angle, angle in [0, pi]) of ``R``, shape ``(..., 3)``.
 
-    Accurate near 0 and near pi (uses the quaternion, not ``arccos`` of the trace).
+    Accurate at every angle: ``v = vee(R - R^T) = 2 sin(angle) axis`` and
+    ``angle = atan2(|v| / 2, (trace - 1) / 2)`` away from pi; near pi, where
+    ``v`` vanishes, the quaternion of :func:`quat_wxyz_from_matrix` is used.
     """
-    q = quat_wxyz_from_matrix(R)
-    vec = q[..., 1:]
-    n = np.linalg.norm(vec, axis=-1)
-    angle = 2.0 * np.arctan2(n, q[..., 0])
-    # angle / n -> 2 as n -> 0 (small-angle limit of 2 atan2(n, w) / n with w -> 1)
-    scale = np.where(n > 1e-300, angle / np.where(n > 1e-300, n, 1.0), 2.0)
-    return vec * scale[..., None]
+    R = np.asarray(R, dtype=float)
+    v = np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], R[..., 1, 0] - R[..., 0, 1]], axis=-1)
+    half_norm = 0.5 * np.linalg.norm(v, axis=-1)  # sin(angle)
+    cos_angle = 0.5 * (R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2] - 1.0)
+    angle = np.arctan2(half_norm, cos_angle)
+    # angle / (2 sin angle) -> 1/2 as angle -> 0 (the error of the series is angle^2 / 12)
+    scale = np.where(half_norm > 1e-8, angle / np.maximum(2.0 * half_norm, 1e-300), 0.5 + angle * angle / 12.0)
+    out = v * scale[..., None]
+    near_pi = cos_angle < -0.9
+    if np.any(near_pi):
+        q = quat_wxyz_from_matrix(R[near_pi])
+        n = np.linalg.norm(q[..., 1:], axis=-1)
+        out[near_pi] = q[..., 1:] * (2.0 * np.arctan2(n, q[..., 0]) / n)[..., None]
+    return out
 
 
 def rotation_angle(R: ArrayLike) -> FloatArray:

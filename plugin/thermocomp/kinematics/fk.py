@@ -13,28 +13,55 @@ from thermocomp.geometry.rotations import skew
 from thermocomp.kinematics.model import KinematicModel
 
 
+def _principal_axis(axis: FloatArray) -> tuple[int, float] | None:
+    """``(k, sign)`` when ``axis`` is exactly +-e_k, else None."""
+    nonzero = np.flatnonzero(axis)
+    if nonzero.size == 1 and abs(axis[nonzero[0]]) == 1.0:
+        return int(nonzero[0]), float(axis[nonzero[0]])
+    return None
+
+
+def _rotate_about(R: FloatArray, axis: FloatArray, s: FloatArray, c: FloatArray) -> FloatArray:
+    """``R @ Rot(axis, theta)`` given ``s = sin(theta)``, ``c = cos(theta)`` of shape ``(...)``.
+
+    For a principal axis (most industrial joints) only two columns of ``R``
+    mix, which is several times faster than a batched 3x3 product.
+    """
+    principal = _principal_axis(axis)
+    if principal is None:
+        K = skew(axis)
+        rot = np.eye(3) + s[..., None, None] * K + (1.0 - c[..., None, None]) * (K @ K)
+        return R @ rot
+    k, sign = principal
+    i, j = (k + 1) % 3, (k + 2) % 3  # right-handed: e_i x e_j = e_k
+    s = sign * s
+    out = np.empty(np.broadcast_shapes(R.shape, s.shape + (3, 3)))
+    out[..., :, k] = R[..., :, k]
+    out[..., :, i] = c[..., None] * R[..., :, i] + s[..., None] * R[..., :, j]
+    out[..., :, j] = c[..., None] * R[..., :, j] - s[..., None] * R[..., :, i]
+    return out
+
+
 def _walk(model: KinematicModel, q: ArrayLike, jacobian: bool):
+    """Compose ``F_base (F_1 Rot_1) ... (F_n Rot_n) F_tool``, keeping joint origins and axes."""
     chain = model.chain
     theta = chain.theta_from_q(np.asarray(q, dtype=float))
     batch = np.broadcast_shapes(theta.shape[:-1], model.batch_shape)
-    K = skew(chain.axis)  # (n, 3, 3)
-    K2 = K @ K
     R = np.broadcast_to(model.R_base, batch + (3, 3))
     p = np.broadcast_to(model.p_base, batch + (3,))
     n = chain.n_joints
     if jacobian:
         origins = np.empty(batch + (n, 3))
         axes = np.empty(batch + (n, 3))
+    sin, cos = np.sin(theta), np.cos(theta)
     for i in range(n):
         p = p + np.einsum("...ij,...j->...i", R, model.p_joint[..., i, :])
-        R = R @ model.R_joint[..., i, :, :]
+        if not model.nominal_rotations:
+            R = R @ model.R_joint[..., i, :, :]
         if jacobian:
             origins[..., i, :] = p
             axes[..., i, :] = R @ chain.axis[i]
-        s = np.sin(theta[..., i])[..., None, None]
-        c = np.cos(theta[..., i])[..., None, None]
-        # R @ Rot(a, theta) with Rot = I + sin K + (1 - cos) K^2 (Rodrigues)
-        R = R + s * (R @ K[i]) + (1.0 - c) * (R @ K2[i])
+        R = _rotate_about(R, chain.axis[i], sin[..., i], cos[..., i])
     p = p + np.einsum("...ij,...j->...i", R, model.p_tool)
     R = R @ model.R_tool
     if not jacobian:

@@ -49,6 +49,15 @@ class KinematicModel:
     p_tool: FloatArray
 
     @property
+    def nominal_rotations(self) -> bool:
+        """True when every ``R_joint`` is the identity (no angular deviations): FK skips them."""
+        cached = self.__dict__.get("_nominal_rotations")
+        if cached is None:
+            cached = bool(np.all(self.R_joint == np.eye(3)))
+            object.__setattr__(self, "_nominal_rotations", cached)
+        return cached
+
+    @property
     def batch_shape(self) -> tuple[int, ...]:
         """Leading batch shape of the frames (``()`` for a single robot)."""
         return self.p_joint.shape[:-2]

@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
-from thermocomp.kinematics.ik import IKOptions, IKResult, Status, solve_ik
+from thermocomp.kinematics.fk import fk_jacobian
+from thermocomp.kinematics.ik import IKOptions, IKResult, Status, sigma_min_lower_bound, solve_ik
 from thermocomp.kinematics.model import KinematicModel
 
 #: Starts per target besides the reference; enough to find every branch of a
@@ -86,6 +87,7 @@ def solve_nominal_configuration(
         np.repeat(p_target, k, axis=0),
         seeds.reshape(m * k, n),
         options,
+        measure_singularity=False,
     )
     q = flat.q.reshape(m, k, n)
     status = flat.status.reshape(m, k)
@@ -96,11 +98,13 @@ def solve_nominal_configuration(
     rank = np.where(ok, distance, 1e6 + status * 1e3 + np.minimum(residual, 1e2))
     pick = np.argmin(rank, axis=1)
     flat_index = np.arange(m) * k + pick
+    q_pick = q[np.arange(m), pick]
+    _, _, J = fk_jacobian(model, q_pick)
     return IKResult(
-        q=q[np.arange(m), pick],
+        q=q_pick,
         status=flat.status[flat_index],
         position_error=flat.position_error[flat_index],
         orientation_error=flat.orientation_error[flat_index],
         iterations=flat.iterations[flat_index],
-        sigma_min=flat.sigma_min[flat_index],
+        sigma_min=sigma_min_lower_bound(J),
     )

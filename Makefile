@@ -1,0 +1,31 @@
+# thermocomp: `make demo` sets everything up and compensates the paper's IRB140 case;
+# `make test` runs the tests; `make bench` runs the benchmarks.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --editable ".[test]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	mkdir -p out
+	$(VENV)/bin/thermocomp compensate --robot irb140 \
+		--deformation deformations/exaggerated.csv \
+		--targets examples/targets_random50.csv \
+		--out out/irb140_exaggerated_transient.csv
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) bench/run.py
+
+clean:
+	rm -rf $(VENV) build out .pytest_cache

@@ -1,0 +1,375 @@
+"""Compensate a robot program for thermal deformation (seed 002, Section 4, Fig. 13).
+
+For every row (minute, target) of a program, solve the inverse kinematics of
+the robot deformed by the table at that minute, so that the warm robot still
+reaches the programmed pose; report what the uncompensated program would
+have missed by.
+
+Configuration continuity: each target's configuration is fixed once, on the
+nominal robot (its reference joints or the solution nearest home, see
+:mod:`thermocomp.kinematics.seeding`). The deformed solutions are then
+continued along the deformation: the full table is solved from the nominal
+solution (in sub-steps if needed), and every minute is seeded on the line
+the curve through the nominal and the table solutions, a predictor of
+the continuation that is closer than the previous minute's solution
+(quadratic, through the nominal, half-table and full-table solutions). A row
+whose solution jumps from its neighbour minute by more than
+:data:`~thermocomp.tolerances.BRANCH_JUMP`, or fails, is re-solved minute by
+minute from the previous minute's solution.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from thermocomp._typing import FloatArray
+from thermocomp.compensation.program import Program
+from thermocomp.deformation.apply import COMPOSITIONS, deformed_model
+from thermocomp.deformation.table import DeformationTable
+from thermocomp.deformation.timelaw import LinearRamp, TimeLaw
+from thermocomp.errors import ConfigurationError
+from thermocomp.kinematics.fk import fk
+from thermocomp.kinematics.ik import IKOptions, IKResult, Status, pose_error, solve_ik
+from thermocomp.kinematics.model import KinematicModel, nominal_model
+from thermocomp.kinematics.seeding import DEFAULT_STARTS, solve_nominal_configuration
+from thermocomp.robot.chain import Chain
+from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
+
+#: Rows solved per chunk: bounds memory on long programs (about 2 kB a row).
+DEFAULT_CHUNK_ROWS = 50_000
+#: Sub-steps tried, in order, when the full table cannot be reached in one step.
+CONTINUATION_STEPS = (4, 16, 64)
+
+#: Failed rows a summary lists one by one (all are counted).
+MAX_FAILED_LISTED = 100
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class CompensationOptions:
+    """Settings of :func:`compensate`.
+
+    Parameters
+    ----------
+    time_law
+        How the table grows with time (:class:`LinearRamp` or :class:`Static`).
+    minutes
+        Minutes [min] at which every target is solved, when the program has
+        no time column; ignored otherwise. Default: 0, 1, ..., 200.
+    ik
+        Solver tolerances.
+    starts
+        Multi-start count of the nominal configuration search.
+    seed
+        Seed of the multi-start spread (results are deterministic).
+    chunk_rows
+        Rows solved and yielded at a time, >= 1.
+    composition
+        How a table row composes with the nominal translation: ``"table"``
+        (seed 002, Tables 6-7, default) or ``"eq21"`` (seed 002, Eq. 21); see
+        :func:`thermocomp.deformation.deformed_model`.
+    """
+
+    time_law: TimeLaw = LinearRamp(200.0)
+    minutes: tuple[float, ...] = tuple(float(m) for m in range(201))
+    ik: IKOptions = IKOptions()
+    starts: int = DEFAULT_STARTS
+    seed: int = 0
+    chunk_rows: int = DEFAULT_CHUNK_ROWS
+    composition: str = "table"
+
+    def __post_init__(self) -> None:
+        if self.composition not in COMPOSITIONS:
+            raise ConfigurationError(f"composition: expected one of {COMPOSITIONS}, got {self.composition!r}")
+        minutes = np.asarray(self.minutes, dtype=float)
+        if minutes.ndim != 1 or minutes.size == 0 or not np.all(np.isfinite(minutes)) or np.any(minutes < 0):
+            raise ConfigurationError(f"minutes: expected one or more finite values >= 0, got {self.minutes!r}")
+        if np.any(np.diff(minutes) <= 0):
+            raise ConfigurationError("minutes: expected strictly increasing values")
+        if self.starts < 0 or self.chunk_rows < 1:
+            raise ConfigurationError(f"starts >= 0 and chunk_rows >= 1 expected, got {self.starts}, {self.chunk_rows}")
+
+
+@dataclass(frozen=True)
+class CompensationChunk:
+    """Results of ``r`` consecutive rows (minute-major: all targets of a minute together).
+
+    Attributes
+    ----------
+    minute, fraction
+        Time [min] of each row and the share of the table applied, ``(r,)``.
+    target
+        Index of the row's target in the program, ``(r,)``.
+    q, status, position_error, orientation_error, sigma_min
+        Compensated controller angles [rad] ``(r, n)`` and the solve's
+        :class:`Status`, residuals [m], [rad] and smallest singular value.
+    deviation
+        Reached minus target, ``(r, 6)``: position [m] and the world-frame
+        rotation vector of ``R_reached @ R_target.T`` [rad].
+    R_reached, p_reached
+        Pose the deformed robot reaches with ``q`` (world frame), ``(r, 3, 3)``, ``(r, 3)``.
+    q_nominal, nominal_status
+        The uncompensated program's angles [rad] ``(r, n)`` and their status.
+    uncompensated_deviation
+        Where the deformed robot goes with ``q_nominal`` minus the target, ``(r, 6)``.
+    R_filtered, p_filtered
+        Pose the nominal robot reaches with ``q``: the "filtered" target to give a
+        controller that only knows the nominal model, ``(r, 3, 3)``, ``(r, 3)``.
+    """
+
+    minute: FloatArray
+    fraction: FloatArray
+    target: np.ndarray
+    q: FloatArray
+    status: np.ndarray
+    position_error: FloatArray
+    orientation_error: FloatArray
+    sigma_min: FloatArray
+    deviation: FloatArray
+    R_reached: FloatArray
+    p_reached: FloatArray
+    q_nominal: FloatArray
+    nominal_status: np.ndarray
+    uncompensated_deviation: FloatArray
+    R_filtered: FloatArray
+    p_filtered: FloatArray
+    solve_seconds: float = 0.0
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.minute.shape[0])
+
+
+@dataclass
+class CompensationSummary:
+    """Running totals over all chunks (the paper's Tables 13, 15, 17, 18)."""
+
+    n_rows: int = 0
+    status_counts: dict[str, int] = field(default_factory=lambda: {s.label: 0 for s in Status})
+    near_singular: int = 0
+    deviation_min: FloatArray = field(default_factory=lambda: np.full(6, np.inf))
+    deviation_max: FloatArray = field(default_factory=lambda: np.full(6, -np.inf))
+    max_position_error: float = 0.0
+    max_orientation_error: float = 0.0
+    uncompensated_max_position: float = 0.0
+    uncompensated_max_angle: float = 0.0
+    solver_seconds: float = 0.0
+    failed_rows: list[tuple[float, str, str]] = field(default_factory=list)
+
+    def add(self, chunk: CompensationChunk, names: tuple[str, ...]) -> None:
+        """Count ``chunk``; ``names`` are the target names its ``target`` indices refer to."""
+        near_singular = chunk.sigma_min < NEAR_SINGULAR_SIGMA
+        self.n_rows += chunk.n_rows
+        for s in Status:
+            self.status_counts[s.label] += int(np.count_nonzero(chunk.status == s))
+        self.near_singular += int(np.count_nonzero(near_singular))
+        ok = chunk.status == Status.CONVERGED
+        if np.any(ok):
+            self.deviation_min = np.minimum(self.deviation_min, chunk.deviation[ok].min(axis=0))
+            self.deviation_max = np.maximum(self.deviation_max, chunk.deviation[ok].max(axis=0))
+            self.max_position_error = max(self.max_position_error, float(chunk.position_error[ok].max()))
+            self.max_orientation_error = max(self.max_orientation_error, float(chunk.orientation_error[ok].max()))
+        nominal_ok = chunk.nominal_status == Status.CONVERGED
+        if np.any(nominal_ok):
+            u = chunk.uncompensated_deviation[nominal_ok]
+            self.uncompensated_max_position = max(self.uncompensated_max_position, float(np.linalg.norm(u[:, :3], axis=1).max()))
+            self.uncompensated_max_angle = max(self.uncompensated_max_angle, float(np.linalg.norm(u[:, 3:], axis=1).max()))
+        self.solver_seconds += chunk.solve_seconds
+        room = max(0, MAX_FAILED_LISTED - len(self.failed_rows))
+        for i in np.flatnonzero(~ok)[:room]:
+            self.failed_rows.append((float(chunk.minute[i]), names[chunk.target[i]], Status(int(chunk.status[i])).label))
+
+    @property
+    def n_failed(self) -> int:
+        return self.n_rows - self.status_counts[Status.CONVERGED.label]
+
+    @property
+    def microseconds_per_solve(self) -> float:
+        return 1e6 * self.solver_seconds / max(self.n_rows, 1)
+
+
+def nominal_solutions(chain: Chain, program: Program, options: CompensationOptions) -> IKResult:
+    """The program's joint angles on the nominal robot: configuration per target.
+
+    Targets with a reference joint vector keep that configuration; others take
+    the solution nearest the robot's home configuration.
+    """
+    q_ref = program.q_reference if program.q_reference is not None else np.tile(chain.home, (program.n_targets, 1))
+    return solve_nominal_configuration(
+        nominal_model(chain), program.R_world_tcp, program.p_world_tcp, q_ref,
+        starts=options.starts, seed=options.seed, options=options.ik,
+    )
+
+
+ModelAt = Callable[[FloatArray], KinematicModel]
+
+
+def _continue_to(model_at: ModelAt, fraction: FloatArray, R: FloatArray, p: FloatArray,
+                 q_start: FloatArray, ik: IKOptions) -> IKResult:
+    """Solve targets at their own ``fraction`` of the table, starting from ``q_start``.
+
+    One step first; targets that fail are continued in sub-steps
+    (:data:`CONTINUATION_STEPS`), each step warm-started from the last.
+    """
+    result = solve_ik(model_at(fraction), R, p, q_start, ik)
+    for steps in CONTINUATION_STEPS:
+        retry = np.flatnonzero(result.status != Status.CONVERGED)
+        if retry.size == 0:
+            break
+        q = q_start[retry]
+        for k in range(1, steps + 1):
+            step = solve_ik(model_at(fraction[retry] * k / steps), R[retry], p[retry], q, ik)
+            q = step.q
+        _assign(result, retry, step)
+    return result
+
+
+def _assign(result: IKResult, index: np.ndarray, part: IKResult) -> None:
+    for name in ("q", "status", "position_error", "orientation_error", "iterations", "sigma_min"):
+        getattr(result, name)[index] = getattr(part, name)
+
+
+def compensate(
+    chain: Chain,
+    table: DeformationTable,
+    program: Program,
+    options: CompensationOptions = CompensationOptions(),
+    progress: ProgressCallback | None = None,
+) -> Iterator[CompensationChunk]:
+    """Compensate ``program`` on ``chain`` deformed by ``table``; yield result chunks.
+
+    Rows are (minute, target) in minute-major order: every target at every
+    minute of ``options.minutes`` when the program has no time column, else
+    each target once at its own time. Failed rows carry their status and are
+    never dropped; the caller decides what a failure means.
+
+    Parameters
+    ----------
+    chain, table
+        Nominal robot and its full deformation table (one row per joint).
+    program
+        Targets in the world frame.
+    options
+        Time law, minutes, solver settings.
+    progress
+        Called as ``progress(rows_done, rows_total)`` after each chunk.
+
+    Yields
+    ------
+    CompensationChunk
+        At most ``options.chunk_rows`` rows each.
+    """
+    table.check_matches(chain.n_joints, chain.name)
+    if program.q_reference is not None and program.q_reference.shape[1] != chain.n_joints:
+        raise ConfigurationError(
+            f"{program.source}: reference joints have {program.q_reference.shape[1]} columns, "
+            f"{chain.name} has {chain.n_joints} joints"
+        )
+    nominal = nominal_solutions(chain, program, options)
+
+    def model_at(fraction: FloatArray) -> KinematicModel:
+        return deformed_model(chain, table, fraction, options.composition)
+
+    if program.time_min is not None:
+        yield from _compensate_timed(chain, model_at, program, options, nominal, progress)
+    else:
+        yield from _compensate_grid(chain, model_at, program, options, nominal, progress)
+
+
+def _compensate_grid(chain, model_at, program, options, nominal, progress):
+    m = program.n_targets
+    minutes = np.asarray(options.minutes, dtype=float)
+    fractions = options.time_law.fraction(minutes)
+    total = minutes.size * m
+    R, p = program.R_world_tcp, program.p_world_tcp
+    t0 = time.perf_counter()
+    s_max = float(fractions.max())
+    # Quadratic predictor of the continuation through s = 0, s_max / 2 and s_max.
+    full = _continue_to(model_at, np.full(m, s_max), R, p, nominal.q, options.ik)
+    half = _continue_to(model_at, np.full(m, s_max / 2), R, p, 0.5 * (nominal.q + full.q), options.ik)
+    setup_seconds = time.perf_counter() - t0
+    minutes_per_chunk = max(1, options.chunk_rows // m)
+    previous_q: FloatArray | None = None
+    done = 0
+    for start in range(0, minutes.size, minutes_per_chunk):
+        t0 = time.perf_counter()
+        block = slice(start, min(start + minutes_per_chunk, minutes.size))
+        f = fractions[block]
+        k = f.size
+        u = (f / s_max if s_max > 0 else np.zeros_like(f))[:, None, None]
+        # Lagrange basis on u = 0, 1/2, 1
+        seed = ((2 * u - 1) * (u - 1)) * nominal.q + (4 * u * (1 - u)) * half.q + (u * (2 * u - 1)) * full.q
+        frac_rows = np.repeat(f, m)
+        R_rows, p_rows = np.tile(R, (k, 1, 1)), np.tile(p, (k, 1))
+        result = solve_ik(model_at(frac_rows), R_rows, p_rows, seed.reshape(k * m, -1), options.ik)
+        result = _repair_continuity(chain, model_at, frac_rows, R_rows, p_rows, result, previous_q, m, options.ik)
+        previous_q = result.q[-m:]
+        solve_seconds = time.perf_counter() - t0 + (setup_seconds if start == 0 else 0.0)
+        chunk = _finish_chunk(chain, model_at, np.repeat(minutes[block], m), frac_rows, np.tile(np.arange(m), k),
+                              R_rows, p_rows, result, np.tile(nominal.q, (k, 1)), np.tile(nominal.status, k),
+                              solve_seconds)
+        done += chunk.n_rows
+        yield chunk
+        if progress is not None:
+            progress(done, total)
+
+
+def _repair_continuity(chain, model_at, frac_rows, R_rows, p_rows, result, previous_q, m, ik):
+    """Re-solve, minute by minute from the previous minute, rows that failed or jumped branch."""
+    q = result.q.reshape(-1, m, chain.n_joints)
+    before = np.concatenate([q[:1] if previous_q is None else previous_q[None], q[:-1]], axis=0)
+    jump = np.max(np.abs(q - before), axis=2) > BRANCH_JUMP
+    bad_targets = np.flatnonzero(np.any(jump | (result.status.reshape(-1, m) != Status.CONVERGED), axis=0))
+    if bad_targets.size == 0:
+        return result
+    k = q.shape[0]
+    q_prev = before[0, bad_targets]
+    for minute in range(k):
+        rows = minute * m + bad_targets
+        step = _continue_to(model_at, frac_rows[rows], R_rows[rows], p_rows[rows], q_prev, ik)
+        _assign(result, rows, step)
+        q_prev = np.where((step.status == Status.CONVERGED)[:, None], step.q, q_prev)
+    return result
+
+
+def _compensate_timed(chain, model_at, program, options, nominal, progress):
+    m = program.n_targets
+    order = np.argsort(program.time_min, kind="stable")
+    done = 0
+    for start in range(0, m, options.chunk_rows):
+        t0 = time.perf_counter()
+        idx = order[start:start + options.chunk_rows]
+        minute = program.time_min[idx]
+        frac = options.time_law.fraction(minute)
+        R, p = program.R_world_tcp[idx], program.p_world_tcp[idx]
+        result = _continue_to(model_at, frac, R, p, nominal.q[idx], options.ik)
+        solve_seconds = time.perf_counter() - t0
+        chunk = _finish_chunk(chain, model_at, minute, frac, idx, R, p, result, nominal.q[idx], nominal.status[idx],
+                              solve_seconds)
+        done += chunk.n_rows
+        yield chunk
+        if progress is not None:
+            progress(done, m)
+
+
+def _finish_chunk(chain, model_at, minute, frac, target, R, p, result, q_nominal, nominal_status,
+                  solve_seconds) -> CompensationChunk:
+    deformed = model_at(frac)
+    R_reached, p_reached = fk(deformed, result.q)
+    R_uncomp, p_uncomp = fk(deformed, q_nominal)
+    R_filtered, p_filtered = fk(nominal_model(chain), result.q)
+    return CompensationChunk(
+        minute=minute, fraction=frac, target=target, q=result.q, status=result.status,
+        position_error=result.position_error, orientation_error=result.orientation_error,
+        sigma_min=result.sigma_min,
+        deviation=-pose_error(R, p, R_reached, p_reached),
+        R_reached=R_reached, p_reached=p_reached,
+        q_nominal=q_nominal, nominal_status=nominal_status,
+        uncompensated_deviation=-pose_error(R, p, R_uncomp, p_uncomp),
+        R_filtered=R_filtered, p_filtered=p_filtered, solve_seconds=solve_seconds,
+    )

@@ -1,0 +1,80 @@
+"""A robot program: the targets to compensate, in the world frame, SI units.
+
+Readers (:mod:`thermocomp.io.targets_csv`) turn the paper's CSV and the
+self-describing CSV into this; the compensation reads nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from thermocomp._typing import FloatArray
+from thermocomp.errors import InputError
+from thermocomp.geometry.checks import check_array
+
+#: Orientation conventions a program can carry (docs/conventions.md).
+ORIENTATION_CONVENTIONS = ("euler_xyz", "quat_wxyz", "rotvec", "fixed")
+
+
+@dataclass(frozen=True, eq=False)
+class Program:
+    """Targets of a robot program.
+
+    Attributes
+    ----------
+    names
+        Target names, ``m`` entries, unique.
+    R_world_tcp
+        Target TCP orientations in the world frame, ``(m, 3, 3)``.
+    p_world_tcp
+        Target TCP positions in the world frame [m], ``(m, 3)``.
+    time_min
+        Time of each target in the program [min], ``(m,)``, or ``None``:
+        then every target is solved at every minute of the requested range.
+    q_reference
+        Reference configuration per target, controller angles [rad],
+        ``(m, n)``, or ``None`` (the robot's home configuration is used).
+    orientation_convention
+        How the file gave orientations (one of :data:`ORIENTATION_CONVENTIONS`),
+        so outputs can use the same.
+    source
+        Path or description, for messages.
+    lines
+        File line of each target, ``(m,)``, for messages; ``None`` if not from a file.
+    """
+
+    names: tuple[str, ...]
+    R_world_tcp: FloatArray
+    p_world_tcp: FloatArray
+    time_min: FloatArray | None = None
+    q_reference: FloatArray | None = None
+    orientation_convention: str = "euler_xyz"
+    source: str = "<memory>"
+    lines: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        m = len(self.names)
+        if m == 0:
+            raise InputError("expected at least one target, got none", path=self.source)
+        object.__setattr__(self, "names", tuple(self.names))
+        object.__setattr__(self, "R_world_tcp", check_array(self.R_world_tcp, (m, 3, 3), "target orientations"))
+        object.__setattr__(self, "p_world_tcp", check_array(self.p_world_tcp, (m, 3), "target positions"))
+        if self.time_min is not None:
+            object.__setattr__(self, "time_min", check_array(self.time_min, (m,), "target times"))
+        if self.q_reference is not None:
+            object.__setattr__(self, "q_reference", check_array(self.q_reference, (m, None), "reference joints"))
+        if self.orientation_convention not in ORIENTATION_CONVENTIONS:
+            raise InputError(
+                f"orientation convention: expected one of {ORIENTATION_CONVENTIONS}, got {self.orientation_convention!r}"
+            )
+
+    @property
+    def n_targets(self) -> int:
+        """Number of targets ``m``."""
+        return len(self.names)
+
+    def line_of(self, index: int) -> int | None:
+        """File line of target ``index``, if known."""
+        return None if self.lines is None else int(self.lines[index])

@@ -1,0 +1,131 @@
+"""The compensated program as CSV: one row per (minute, target), written in chunks.
+
+Columns (units and orientation convention in every name; docs/conventions.md):
+
+- ``minute``, ``target``, ``status`` (converged, joint_limit, not_converged,
+  unreachable), ``near_singular`` (0/1);
+- ``q1_deg``..``qn_deg``: compensated controller angles, empty when the row failed;
+- ``reached_*``: TCP pose the deformed robot reaches with them, world frame;
+- ``dev_x_mm, dev_y_mm, dev_z_mm, dev_pos_mm``: reached minus target;
+  ``dev_rx_deg, dev_ry_deg, dev_rz_deg, dev_angle_deg``: the world-frame
+  rotation vector of ``R_reached @ R_target.T`` and its angle;
+- ``nominal_q1_deg``..: the uncompensated program's angles;
+  ``uncomp_dev_pos_mm, uncomp_dev_angle_deg``: how far the deformed robot
+  misses with them;
+- ``filtered_*``: the nominal robot's pose at the compensated angles, the
+  Cartesian target to give a controller that only knows the nominal model.
+
+Poses use the program's orientation convention: ``euler_xyz_{a,b,c}_deg``
+(CoppeliaSim, R = Rx Ry Rz), ``quat_{w,x,y,z}`` (ABB order) or
+``rotvec_{x,y,z}_rad`` (UR).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import IO
+
+import numpy as np
+
+from thermocomp._typing import FloatArray, PathLike
+from thermocomp.compensation.compensate import CompensationChunk
+from thermocomp.geometry.rotations import euler_xyz_from_matrix, quat_wxyz_from_matrix, rotvec_from_matrix
+from thermocomp.io.atomic import atomic_open
+from thermocomp.kinematics.ik import Status
+from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
+
+
+def orientation_columns(prefix: str, convention: str) -> list[str]:
+    """Names of the orientation columns of a pose in ``convention``."""
+    if convention == "quat_wxyz":
+        return [f"{prefix}_quat_{c}" for c in "wxyz"]
+    if convention == "rotvec":
+        return [f"{prefix}_rotvec_{c}_rad" for c in "xyz"]
+    return [f"{prefix}_euler_xyz_{c}_deg" for c in "abc"]
+
+
+def orientation_values(R: FloatArray, convention: str) -> FloatArray:
+    """Orientation of ``R`` ``(r, 3, 3)`` in ``convention``, file units, ``(r, 3 or 4)``."""
+    if convention == "quat_wxyz":
+        return quat_wxyz_from_matrix(R)
+    if convention == "rotvec":
+        return rotvec_from_matrix(R)
+    return np.degrees(euler_xyz_from_matrix(R))
+
+
+def header(n_joints: int, convention: str) -> list[str]:
+    """Column names of a results file."""
+    pose = lambda prefix: [f"{prefix}_x_mm", f"{prefix}_y_mm", f"{prefix}_z_mm", *orientation_columns(prefix, convention)]  # noqa: E731
+    return [
+        "minute", "target", "status", "near_singular",
+        *[f"q{j + 1}_deg" for j in range(n_joints)],
+        *pose("reached"),
+        "dev_x_mm", "dev_y_mm", "dev_z_mm", "dev_pos_mm", "dev_rx_deg", "dev_ry_deg", "dev_rz_deg", "dev_angle_deg",
+        *[f"nominal_q{j + 1}_deg" for j in range(n_joints)],
+        "uncomp_dev_pos_mm", "uncomp_dev_angle_deg",
+        *pose("filtered"),
+    ]
+
+
+def _cells(values: FloatArray, valid: np.ndarray) -> list[list[str]]:
+    """Format a ``(r, k)`` block with 12 significant digits; invalid rows become empty cells."""
+    text = np.char.mod("%.12g", values)
+    text[~valid] = ""
+    return text.tolist()
+
+
+def chunk_rows(chunk: CompensationChunk, names: tuple[str, ...], convention: str) -> list[str]:
+    """CSV lines (without newline) of a chunk."""
+    ok = chunk.status == Status.CONVERGED
+    nominal_ok = chunk.nominal_status == Status.CONVERGED
+    dev = chunk.deviation
+    udev = chunk.uncompensated_deviation
+    blocks = [
+        _cells(np.degrees(chunk.q), ok),
+        _cells(np.hstack([chunk.p_reached * 1e3, orientation_values(chunk.R_reached, convention)]), ok),
+        _cells(np.column_stack([dev[:, :3] * 1e3, np.linalg.norm(dev[:, :3], axis=1) * 1e3,
+                                np.degrees(dev[:, 3:]), np.degrees(np.linalg.norm(dev[:, 3:], axis=1))]), ok),
+        _cells(np.degrees(chunk.q_nominal), nominal_ok),
+        _cells(np.column_stack([np.linalg.norm(udev[:, :3], axis=1) * 1e3,
+                                np.degrees(np.linalg.norm(udev[:, 3:], axis=1))]), nominal_ok),
+        _cells(np.hstack([chunk.p_filtered * 1e3, orientation_values(chunk.R_filtered, convention)]), ok),
+    ]
+    near = (chunk.sigma_min < NEAR_SINGULAR_SIGMA).astype(int)
+    lines = []
+    for i in range(chunk.n_rows):
+        head = [f"{chunk.minute[i]:g}", _quote(names[chunk.target[i]]), Status(int(chunk.status[i])).label, str(near[i])]
+        lines.append(",".join(head + [c for block in blocks for c in block[i]]))
+    return lines
+
+
+def _quote(name: str) -> str:
+    if any(ch in name for ch in ',"\n'):
+        return '"' + name.replace('"', '""') + '"'
+    return name
+
+
+@contextlib.contextmanager
+def results_writer(path: PathLike, n_joints: int, convention: str) -> Iterator["_Writer"]:
+    """Open ``path`` for results; the file appears only when the block completes.
+
+    Usage::
+
+        with results_writer(out, chain.n_joints, program.orientation_convention) as w:
+            for chunk in compensate(...):
+                w.write(chunk, program.names)
+    """
+    with atomic_open(path, newline="") as handle:
+        handle.write(",".join(header(n_joints, convention)) + "\n")
+        yield _Writer(handle, convention)
+
+
+class _Writer:
+    def __init__(self, handle: IO[str], convention: str) -> None:
+        self._handle = handle
+        self._convention = convention
+
+    def write(self, chunk: CompensationChunk, names: tuple[str, ...]) -> None:
+        """Append the rows of ``chunk``; ``names`` are the program's target names."""
+        lines = chunk_rows(chunk, names, self._convention)
+        self._handle.write("\n".join(lines) + "\n")

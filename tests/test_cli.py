@@ -1,0 +1,213 @@
+"""The command line through its real entry points: results, bad input, failures, interruption.
+
+Every bad input must give a message naming what is wrong (file, line, column
+where there is one), a non-zero exit, and no output file.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import REPO
+from thermocomp.cli.main import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, main
+
+TARGETS = REPO / "examples" / "targets_random50.csv"
+EXAGGERATED = REPO / "deformations" / "exaggerated.csv"
+
+
+def run(args, tmp_path, capsys):
+    out = tmp_path / "out.csv"
+    code = main(["compensate", *args, "--out", str(out)])
+    captured = capsys.readouterr()
+    return code, out, captured.out, captured.err
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def read_results(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_static_case_writes_every_row_within_bounds(tmp_path, capsys):
+    code, out, stdout, _ = run(["--deformation", str(EXAGGERATED), "--targets", str(TARGETS), "--static"], tmp_path, capsys)
+    assert code == EXIT_OK
+    rows = read_results(out)
+    assert len(rows) == 50 and {r["status"] for r in rows} == {"converged"}
+    assert max(float(r["dev_pos_mm"]) for r in rows) <= 1e-6
+    assert max(float(r["dev_angle_deg"]) for r in rows) <= 1e-6
+    assert min(float(r["uncomp_dev_pos_mm"]) for r in rows) > 1.0  # the uncompensated robot misses by mm
+    assert "10,050" not in stdout and "50 rows" in stdout
+
+
+def test_minutes_option_and_time_law(tmp_path, capsys):
+    code, out, _, _ = run(["--deformation", str(EXAGGERATED), "--targets", str(TARGETS), "--minutes", "0:100:50",
+                           "--stabilisation-min", "100"], tmp_path, capsys)
+    assert code == EXIT_OK
+    rows = read_results(out)
+    assert [r["minute"] for r in rows[::50]] == ["0", "50", "100"]
+    # minute 0: cold robot, the corrected angles are the program's own
+    assert all(abs(float(r["q1_deg"]) - float(r["nominal_q1_deg"])) < 1e-9 for r in rows[:50])
+
+
+def test_position_only_targets_need_an_orientation(tmp_path, capsys):
+    cube = write(tmp_path, "cube.csv", ",X,Y,Z\nP1,400,100,400\nP2,450,0,450\n")
+    code, out, _, err = run(["--deformation", str(EXAGGERATED), "--targets", str(cube), "--static"], tmp_path, capsys)
+    assert code == EXIT_INPUT and not out.exists()
+    assert "cube.csv" in err and "orientation" in err
+    code, out, _, _ = run(["--deformation", str(EXAGGERATED), "--targets", str(cube), "--static",
+                           "--orientation-euler-xyz-deg", "0", "90", "0"], tmp_path, capsys)
+    assert code == EXIT_OK and len(read_results(out)) == 2
+
+
+@pytest.mark.parametrize(
+    "targets_text, expected",
+    [
+        (",X,Y,Z,RX,RY\nP1,400,0,400,0,90\n", ["targets.csv", "RX"]),
+        (",X,Y,Z,RX,RY,RZ,EXTRA\nP1,400,0,400,0,90,0,1\n", ["targets.csv", "EXTRA"]),
+        (",X,Y,Z,RX,RY,RZ\nP1,400,abc,400,0,90,0\n", ["targets.csv", "line 2", "'Y'", "abc"]),
+        (",X,Y,Z,RX,RY,RZ\nP1,400,0,400,0,90,0\nP2,nan,0,400,0,90,0\n", ["targets.csv", "line 3", "'X'"]),
+        (",X,Y,Z,RX,RY,RZ\nP1,400,0,inf,0,90,0\n", ["targets.csv", "line 2", "'Z'"]),
+        (",X,Y,Z,RX,RY,RZ\nP1,400,0,400,0,90,0\nP1,410,0,400,0,90,0\n", ["targets.csv", "line 3", "P1"]),
+        ("", ["targets.csv", "empty"]),
+        (",X,Y,Z,RX,RY,RZ\n", ["targets.csv"]),
+    ],
+    ids=["missing-column", "extra-column", "not-a-number", "nan", "infinity", "duplicate-name", "empty", "header-only"],
+)
+def test_bad_targets(tmp_path, capsys, targets_text, expected):
+    targets = write(tmp_path, "targets.csv", targets_text)
+    code, out, _, err = run(["--deformation", str(EXAGGERATED), "--targets", str(targets)], tmp_path, capsys)
+    assert code == EXIT_INPUT, err
+    assert not out.exists()
+    for word in expected:
+        assert word in err, f"{word!r} not in {err!r}"
+
+
+@pytest.mark.parametrize(
+    "table_text, expected",
+    [
+        ("Dx,Dy,Dz,Dox,Doy,Doz\n" + "1,1,1,1,1,1\n" * 5, ["deformation.csv", "6", "5"]),
+        ("Dx,Dy,Dz,Dox,Doy\n" + "1,1,1,1,1\n" * 6, ["deformation.csv", "Doz"]),
+        ("Dx,Dy,Dz,Dox,Doy,Doz\n" + "1,1,1,1,1,1\n" * 3 + "1,x,1,1,1,1\n" + "1,1,1,1,1,1\n" * 2,
+         ["deformation.csv", "line 5", "'Dy'"]),
+    ],
+    ids=["wrong-row-count", "missing-column", "not-a-number"],
+)
+def test_bad_deformation_tables(tmp_path, capsys, table_text, expected):
+    table = write(tmp_path, "deformation.csv", table_text)
+    code, out, _, err = run(["--deformation", str(table), "--targets", str(TARGETS)], tmp_path, capsys)
+    assert code == EXIT_INPUT and not out.exists()
+    for word in expected:
+        assert word in err, f"{word!r} not in {err!r}"
+
+
+def test_unknown_robot(tmp_path, capsys):
+    code, out, _, err = run(["--robot", "irb9999", "--deformation", str(EXAGGERATED), "--targets", str(TARGETS)],
+                            tmp_path, capsys)
+    assert code == EXIT_INPUT and not out.exists()
+    assert "irb9999" in err and "irb140" in err
+
+
+def test_output_that_cannot_be_written(tmp_path, capsys):
+    code = main(["compensate", "--deformation", str(EXAGGERATED), "--targets", str(TARGETS), "--static",
+                 "--out", str(tmp_path / "no" / "such" / "folder" / "out.csv")])
+    err = capsys.readouterr().err
+    assert code == EXIT_INPUT and "folder does not exist" in err
+
+
+def test_output_may_not_overwrite_an_input(tmp_path, capsys):
+    copy = write(tmp_path, "targets.csv", TARGETS.read_text())
+    before = copy.read_text()
+    code = main(["compensate", "--deformation", str(EXAGGERATED), "--targets", str(copy), "--static", "--out", str(copy)])
+    assert code == EXIT_INPUT and "overwrite" in capsys.readouterr().err
+    assert copy.read_text() == before
+
+
+def _with_unreachable(tmp_path):
+    lines = TARGETS.read_text().splitlines()
+    header_at = next(i for i, line in enumerate(lines) if line.startswith("name,"))
+    lines[header_at + 4] = "P4,2000,0,400,0,90,0"  # 2 m out: beyond the IRB140's reach
+    return write(tmp_path, "targets.csv", "\n".join(lines) + "\n")
+
+
+def test_unreachable_target_fails_the_run_without_output(tmp_path, capsys):
+    targets = _with_unreachable(tmp_path)
+    code, out, _, err = run(["--deformation", str(EXAGGERATED), "--targets", str(targets), "--static"], tmp_path, capsys)
+    assert code == EXIT_FAILED_ROWS and not out.exists()
+    assert "P4" in err and "unreachable" in err and "--allow-failures" in err
+
+
+def test_unreachable_target_is_reported_in_its_row_when_allowed(tmp_path, capsys):
+    targets = _with_unreachable(tmp_path)
+    code, out, _, _ = run(["--deformation", str(EXAGGERATED), "--targets", str(targets), "--static", "--allow-failures"],
+                          tmp_path, capsys)
+    assert code == EXIT_OK
+    rows = read_results(out)
+    bad = [r for r in rows if r["target"] == "P4"]
+    assert len(bad) == 1 and bad[0]["status"] == "unreachable" and bad[0]["q1_deg"] == ""
+    good = [r for r in rows if r["target"] != "P4"]
+    assert len(good) == 49 and all(r["status"] == "converged" for r in good)
+
+
+def test_wrist_singular_target_is_solved_and_flagged(tmp_path, capsys):
+    """At the IRB140's home pose joints 4 and 6 align (joint 5 at 0): a wrist singularity."""
+    targets = write(tmp_path, "targets.csv",
+                    "name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg,q1_deg,q2_deg,q3_deg,q4_deg,q5_deg,q6_deg\n"
+                    "home,515,0,712,0,90,0,0,0,0,0,0,0\n")
+    code, out, stdout, _ = run(["--deformation", str(REPO / "deformations" / "zero.csv"), "--targets", str(targets),
+                                "--static"], tmp_path, capsys)
+    assert code == EXIT_OK
+    row = read_results(out)[0]
+    assert row["status"] == "converged" and row["near_singular"] == "1"
+    assert "1 near a singularity" in stdout
+
+
+def test_help_names_every_option_with_units(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["compensate", "--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    for word in ["--robot", "--deformation", "--targets", "--out", "--static", "--stabilisation-min", "--minutes",
+                 "--orientation-euler-xyz-deg", "--allow-failures", "mm", "deg"]:
+        assert word in text
+
+
+def test_console_script_entry_point(tmp_path):
+    out = tmp_path / "out.csv"
+    exe = Path(sys.executable).with_name("thermocomp")
+    proc = subprocess.run([str(exe), "compensate", "--deformation", str(EXAGGERATED), "--targets", str(TARGETS),
+                           "--minutes", "0,200", "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert len(read_results(out)) == 100
+
+
+def test_interrupted_run_leaves_no_output(tmp_path):
+    """Ctrl-C (SIGINT) during a long run: exit 130, no results file, no temporary file."""
+    out = tmp_path / "out.csv"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "thermocomp", "compensate", "--deformation", str(EXAGGERATED), "--targets", str(TARGETS),
+         "--minutes", "0:20000", "--stabilisation-min", "20000", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 60
+    # wait until the run is writing (its temporary file exists), then interrupt
+    while time.monotonic() < deadline and not any(p.name.startswith(".out.csv.") for p in tmp_path.iterdir()):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == EXIT_INTERRUPTED, err
+    assert "interrupted" in err
+    assert list(tmp_path.iterdir()) == []
