@@ -200,12 +200,14 @@ def run_compensation(
     )
 
     def run(write) -> None:
+        q_previous = None  # a streamed path carries its configuration from piece to piece
         for program in itertools.chain([first], programs):
             offset = report.n_targets
             report.n_targets += program.n_targets
             if keep:
                 report.target_names.extend(program.names)
-            for chunk in compensate(chain, table, program, options, progress):
+            for chunk in compensate(chain, table, program, options, progress, q_previous):
+                q_previous = chunk.q_nominal[-1]
                 report.summary.add(chunk, program.names)
                 write(chunk, program.names)
                 if keep:

@@ -50,3 +50,8 @@ ROUNDTRIP_ANGLE_TOL = 1e-12
 #: drift of a minute moves joints by micro-radians; a branch switch moves
 #: them by tenths of a radian or more.
 BRANCH_JUMP = 0.05
+
+#: A nominal solution found from a target's reference configuration is kept
+#: without a multi-start search when no joint moved more than this [rad] from
+#: the reference: distinct IK branches of a 6R arm differ by far more.
+REFERENCE_ACCEPT = 0.25

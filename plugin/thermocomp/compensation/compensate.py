@@ -35,7 +35,7 @@ from thermocomp.errors import ConfigurationError
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKOptions, IKResult, Status, pose_error, solve_ik
 from thermocomp.kinematics.model import KinematicModel, nominal_model
-from thermocomp.kinematics.seeding import DEFAULT_STARTS, solve_nominal_configuration
+from thermocomp.kinematics.seeding import DEFAULT_STARTS, solve_nominal_configuration, solve_path
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
 
@@ -193,17 +193,28 @@ class CompensationSummary:
         return 1e6 * self.solver_seconds / max(self.n_rows, 1)
 
 
-def nominal_solutions(chain: Chain, program: Program, options: CompensationOptions) -> IKResult:
-    """The program's joint angles on the nominal robot: configuration per target.
+def nominal_solutions(
+    chain: Chain, program: Program, options: CompensationOptions, q_previous: FloatArray | None = None
+) -> IKResult:
+    """The program's joint angles on the nominal robot: the configuration of every target.
 
-    Targets with a reference joint vector keep that configuration; others take
-    the solution nearest the robot's home configuration.
+    - Targets with a reference joint vector keep that configuration.
+    - A timed program (a path) continues from pose to pose
+      (:func:`~thermocomp.kinematics.seeding.solve_path`), starting from
+      ``q_previous`` (the pose before this chunk) or, for the first pose, the
+      solution nearest the robot's home configuration.
+    - Otherwise every target takes the solution nearest home.
     """
-    q_ref = program.q_reference if program.q_reference is not None else np.tile(chain.home, (program.n_targets, 1))
-    return solve_nominal_configuration(
-        nominal_model(chain), program.R_world_tcp, program.p_world_tcp, q_ref,
-        starts=options.starts, seed=options.seed, options=options.ik,
-    )
+    model = nominal_model(chain)
+    R, p = program.R_world_tcp, program.p_world_tcp
+    kwargs = dict(starts=options.starts, seed=options.seed, options=options.ik)
+    if program.q_reference is not None:
+        return solve_nominal_configuration(model, R, p, program.q_reference, **kwargs)
+    if program.time_min is not None:
+        if q_previous is None:
+            q_previous = solve_nominal_configuration(model, R[:1], p[:1], chain.home[None], **kwargs).q[0]
+        return solve_path(model, R, p, q_previous, **kwargs)
+    return solve_nominal_configuration(model, R, p, np.tile(chain.home, (program.n_targets, 1)), **kwargs)
 
 
 ModelAt = Callable[[FloatArray], KinematicModel]
@@ -240,12 +251,13 @@ def compensate(
     program: Program,
     options: CompensationOptions = CompensationOptions(),
     progress: ProgressCallback | None = None,
+    q_previous: FloatArray | None = None,
 ) -> Iterator[CompensationChunk]:
     """Compensate ``program`` on ``chain`` deformed by ``table``; yield result chunks.
 
     Rows are (minute, target) in minute-major order: every target at every
     minute of ``options.minutes`` when the program has no time column, else
-    each target once at its own time. Failed rows carry their status and are
+    each target once at its own time, in program order. Failed rows carry their status and are
     never dropped; the caller decides what a failure means.
 
     Parameters
@@ -258,6 +270,9 @@ def compensate(
         Time law, minutes, solver settings.
     progress
         Called as ``progress(rows_done, rows_total)`` after each chunk.
+    q_previous
+        For a timed program streamed in pieces: the nominal solution of the
+        pose before this piece, so the path's configuration carries over.
 
     Yields
     ------
@@ -270,7 +285,7 @@ def compensate(
             f"{program.source}: reference joints have {program.q_reference.shape[1]} columns, "
             f"{chain.name} has {chain.n_joints} joints"
         )
-    nominal = nominal_solutions(chain, program, options)
+    nominal = nominal_solutions(chain, program, options, q_previous)
 
     def model_at(fraction: FloatArray) -> KinematicModel:
         return deformed_model(chain, table, fraction, options.composition)
@@ -339,11 +354,10 @@ def _repair_continuity(chain, model_at, frac_rows, R_rows, p_rows, result, previ
 
 def _compensate_timed(chain, model_at, program, options, nominal, progress):
     m = program.n_targets
-    order = np.argsort(program.time_min, kind="stable")
     done = 0
     for start in range(0, m, options.chunk_rows):
         t0 = time.perf_counter()
-        idx = order[start:start + options.chunk_rows]
+        idx = np.arange(start, min(start + options.chunk_rows, m))
         minute = program.time_min[idx]
         frac = options.time_law.fraction(minute)
         R, p = program.R_world_tcp[idx], program.p_world_tcp[idx]

@@ -1,4 +1,4 @@
-"""Seeds that choose a configuration: multi-start IK on the nominal robot.
+"""Seeds that choose a configuration: IK on the nominal robot from references, many starts, or along a path.
 
 A local solver lands on whichever configuration (shoulder, elbow, wrist
 branch) its seed leads to. For the first minute of a program each target
@@ -7,7 +7,10 @@ when the program has one, otherwise the solution closest to the robot's home
 configuration. This module solves the nominal robot from many starts at once
 (the reference or home, then a deterministic spread over the joint ranges)
 and keeps, per target, the converged in-limit solution nearest the
-reference.
+reference. A solve started at the reference that stays within
+:data:`~thermocomp.tolerances.REFERENCE_ACCEPT` of it is kept without the
+search. A path (a toolpath with time stamps) is continued instead: every
+pose starts from the solution of the pose before it (:func:`solve_path`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.kinematics.fk import fk_jacobian
 from thermocomp.kinematics.ik import IKOptions, IKResult, Status, sigma_min_lower_bound, solve_ik
 from thermocomp.kinematics.model import KinematicModel
+from thermocomp.tolerances import REFERENCE_ACCEPT
 
 #: Starts per target besides the reference; enough to find every branch of a
 #: 6R arm (at most 16) on the paper's targets and random reachable poses.
@@ -38,7 +42,7 @@ def spread_starts(lower: FloatArray, upper: FloatArray, count: int, rng: np.rand
     return lo + u * (hi - lo)
 
 
-def solve_nominal_configuration(
+def solve_multistart(
     model: KinematicModel,
     R_target: ArrayLike,
     p_target: ArrayLike,
@@ -48,7 +52,7 @@ def solve_nominal_configuration(
     seed: int = 0,
     options: IKOptions = IKOptions(),
 ) -> IKResult:
-    """Solve each target from many starts; keep the solution nearest its reference.
+    """Solve each target from its reference and many spread starts; keep the solution nearest the reference.
 
     Parameters
     ----------
@@ -108,3 +112,106 @@ def solve_nominal_configuration(
         iterations=flat.iterations[flat_index],
         sigma_min=sigma_min_lower_bound(J),
     )
+
+
+def _merge(base: IKResult, index: np.ndarray, part: IKResult) -> IKResult:
+    fields = {name: getattr(base, name).copy() for name in IKResult.__dataclass_fields__}
+    for name in fields:
+        fields[name][index] = getattr(part, name)
+    return IKResult(**fields)
+
+
+def solve_nominal_configuration(
+    model: KinematicModel,
+    R_target: ArrayLike,
+    p_target: ArrayLike,
+    q_reference: ArrayLike,
+    *,
+    starts: int = DEFAULT_STARTS,
+    seed: int = 0,
+    options: IKOptions = IKOptions(),
+) -> IKResult:
+    """Per target, the solution nearest its reference configuration.
+
+    One solve from the reference first; targets whose solution failed or
+    moved more than :data:`REFERENCE_ACCEPT` from it go to
+    :func:`solve_multistart`. Parameters and result as there.
+    """
+    R_target = np.asarray(R_target, dtype=float)
+    p_target = np.asarray(p_target, dtype=float)
+    q_reference = np.asarray(q_reference, dtype=float)
+    first = solve_ik(model, R_target, p_target, q_reference, options)
+    near = np.max(np.abs(first.q - q_reference), axis=1) <= REFERENCE_ACCEPT
+    retry = np.flatnonzero((first.status != Status.CONVERGED) | ~near)
+    if retry.size == 0:
+        return first
+    searched = solve_multistart(model, R_target[retry], p_target[retry], q_reference[retry],
+                                starts=starts, seed=seed, options=options)
+    return _merge(first, retry, searched)
+
+
+def solve_path(
+    model: KinematicModel,
+    R_target: ArrayLike,
+    p_target: ArrayLike,
+    q_start: ArrayLike,
+    *,
+    starts: int = DEFAULT_STARTS,
+    seed: int = 0,
+    options: IKOptions = IKOptions(),
+) -> IKResult:
+    """Nominal IK along a path: every pose continues from the solution of the pose before.
+
+    The path of ``m`` poses is cut into about ``sqrt(m)`` blocks. The first
+    pose of each block is solved in order, each from the previous block's
+    first pose (the first from ``q_start``); then the blocks advance together,
+    one pose at a time, each pose seeded with its predecessor's solution. So
+    the configuration carries along the path while the work is batched. A
+    pose whose continuation fails is searched from many starts, nearest its
+    predecessor's solution.
+
+    Parameters
+    ----------
+    model
+        Kinematic model without batch shape.
+    R_target, p_target
+        The path's poses in the world frame, in path order, ``(m, 3, 3)`` and ``(m, 3)`` [m].
+    q_start
+        Configuration before the first pose (controller angles [rad], ``(n,)``):
+        the end of the previous chunk, or a solution chosen for the first pose.
+    starts, seed, options
+        As :func:`solve_multistart`, for poses whose continuation fails.
+    """
+    R_target = np.asarray(R_target, dtype=float)
+    p_target = np.asarray(p_target, dtype=float)
+    m = p_target.shape[0]
+    n = model.chain.n_joints
+    block = max(1, int(np.ceil(np.sqrt(m))))
+    heads = np.arange(0, m, block)
+    q = np.empty((m, n))
+    result = IKResult(
+        q=q, status=np.empty(m, dtype=np.int8), position_error=np.empty(m), orientation_error=np.empty(m),
+        iterations=np.empty(m, dtype=np.int64), sigma_min=np.empty(m),
+    )
+
+    def step(index: np.ndarray, seeds: np.ndarray) -> None:
+        part = solve_ik(model, R_target[index], p_target[index], seeds, options)
+        bad = np.flatnonzero((part.status != Status.CONVERGED) | (np.max(np.abs(part.q - seeds), axis=1) > REFERENCE_ACCEPT))
+        if bad.size:
+            searched = solve_nominal_configuration(model, R_target[index[bad]], p_target[index[bad]], seeds[bad],
+                                                   starts=starts, seed=seed, options=options)
+            part = _merge(part, bad, searched)
+        for name in IKResult.__dataclass_fields__:
+            getattr(result, name)[index] = getattr(part, name)
+
+    previous = np.asarray(q_start, dtype=float)
+    for head in heads:
+        step(np.array([head]), previous[None])
+        previous = q[head]
+    for offset in range(1, block):
+        index = heads + offset
+        index = index[index < m]
+        if index.size == 0:
+            break
+        step(index, q[index - 1])
+    return result
