@@ -198,3 +198,14 @@ def test_compositions_agree_without_angular_deviations(rng):
     q = random_q(chain, rng, 10)
     np.testing.assert_allclose(fk_matrix(deformed_model(chain, table), q),
                                fk_matrix(deformed_model(chain, table, composition="eq21"), q), atol=1e-15)
+
+
+@pytest.mark.parametrize("beta", [0.3, np.pi / 2, np.pi / 2 - 1e-6, np.pi / 2 - 1e-9, -np.pi / 2 + 1e-7, -np.pi / 2])
+def test_euler_xyz_round_trip_rebuilds_the_rotation_near_gimbal_lock(beta, rng):
+    from thermocomp.geometry import euler_xyz_from_matrix, matrix_from_euler_xyz
+
+    angles = np.column_stack([rng.uniform(-np.pi, np.pi, 200), np.full(200, beta), rng.uniform(-np.pi, np.pi, 200)])
+    R = matrix_from_euler_xyz(angles)
+    back = euler_xyz_from_matrix(R)
+    np.testing.assert_allclose(matrix_from_euler_xyz(back), R, atol=1e-14)
+    assert np.all(np.abs(back[:, 1]) <= np.pi / 2)

@@ -29,7 +29,7 @@ from thermocomp.compensation.compensate import (
 )
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
-from thermocomp.errors import ThermocompError
+from thermocomp.errors import InputError, ThermocompError
 from thermocomp.io.atomic import check_not_input
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.results_csv import results_writer
@@ -222,3 +222,41 @@ def run_compensation(
             run(writer.write)
     return report
 
+
+
+def export_robot(
+    robot: str | Chain,
+    out: PathLike,
+    *,
+    deformation: PathLike | DeformationTable | None = None,
+    fraction: float = 1.0,
+    composition: str = "table",
+) -> Path:
+    """Write a robot, optionally deformed, as URDF (``.urdf``) or table-form CSV (``.csv``).
+
+    A deformed robot can only be written as URDF (the table form has no
+    place for angular deviations); its joint positions are model angles.
+    """
+    from thermocomp.deformation.apply import deformed_model
+    from thermocomp.io.chain_csv import write_chain_csv
+    from thermocomp.io.urdf import write_urdf
+    from thermocomp.kinematics.model import nominal_model
+
+    chain = robot if isinstance(robot, Chain) else load_robot(robot)
+    out = Path(out)
+    inputs = [p for p in (robot, deformation) if isinstance(p, (str, Path))]
+    check_not_input(out, inputs)
+    suffix = out.suffix.lower()
+    if suffix not in (".urdf", ".csv"):
+        raise InputError(f"expected an output ending in .urdf or .csv, got {out.name!r}", path=str(out))
+    if deformation is None:
+        if suffix == ".csv":
+            write_chain_csv(chain, out, comments=(f"{chain.name} in the table form of seed 002, Table 7",))
+        else:
+            write_urdf(nominal_model(chain), out, robot_name=chain.name)
+        return out
+    if suffix != ".urdf":
+        raise InputError("a deformed robot is written as URDF only; choose an output ending in .urdf", path=str(out))
+    table = deformation if isinstance(deformation, DeformationTable) else read_deformation_csv(deformation, n_joints=chain.n_joints)
+    write_urdf(deformed_model(chain, table, fraction, composition), out, robot_name=f"{chain.name}_deformed")
+    return out

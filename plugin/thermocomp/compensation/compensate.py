@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -35,7 +35,8 @@ from thermocomp.errors import ConfigurationError
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKOptions, IKResult, Status, pose_error, solve_ik
 from thermocomp.kinematics.model import KinematicModel, nominal_model
-from thermocomp.kinematics.seeding import DEFAULT_STARTS, solve_nominal_configuration, solve_path
+from thermocomp.kinematics.confdata import same_configuration, to_quadrants
+from thermocomp.kinematics.seeding import DEFAULT_STARTS, solve_multistart, solve_nominal_configuration, solve_path
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
 
@@ -198,6 +199,8 @@ def nominal_solutions(
 ) -> IKResult:
     """The program's joint angles on the nominal robot: the configuration of every target.
 
+    - Targets with ABB confdata take the solution in that configuration
+      nearest their reference (or home); none found: ``configuration_not_found``.
     - Targets with a reference joint vector keep that configuration.
     - A timed program (a path) continues from pose to pose
       (:func:`~thermocomp.kinematics.seeding.solve_path`), starting from
@@ -208,6 +211,15 @@ def nominal_solutions(
     model = nominal_model(chain)
     R, p = program.R_world_tcp, program.p_world_tcp
     kwargs = dict(starts=options.starts, seed=options.seed, options=options.ik)
+    if program.confdata is not None:
+        q_ref = program.q_reference if program.q_reference is not None else np.tile(chain.home, (program.n_targets, 1))
+        wanted = program.confdata
+        found = solve_multistart(model, R, p, q_ref, **kwargs,
+                                 accept=lambda q: same_configuration(model, q, wanted[:, None, :]))
+        ok = found.status == Status.CONVERGED
+        q = np.where(ok[:, None], to_quadrants(found.q, wanted), found.q)
+        status = np.where(ok & ~chain.within_limits(q), np.int8(Status.JOINT_LIMIT), found.status).astype(np.int8)
+        return replace(found, q=q, status=status)
     if program.q_reference is not None:
         return solve_nominal_configuration(model, R, p, program.q_reference, **kwargs)
     if program.time_min is not None:
@@ -374,11 +386,14 @@ def _compensate_timed(chain, model_at, program, options, nominal, progress):
 def _finish_chunk(chain, model_at, minute, frac, target, R, p, result, q_nominal, nominal_status,
                   solve_seconds) -> CompensationChunk:
     deformed = model_at(frac)
+    # A row whose target has no nominal solution keeps the nominal failure: its
+    # deformed solve started from a meaningless seed.
+    status = np.where(nominal_status != Status.CONVERGED, nominal_status, result.status).astype(np.int8)
     R_reached, p_reached = fk(deformed, result.q)
     R_uncomp, p_uncomp = fk(deformed, q_nominal)
     R_filtered, p_filtered = fk(nominal_model(chain), result.q)
     return CompensationChunk(
-        minute=minute, fraction=frac, target=target, q=result.q, status=result.status,
+        minute=minute, fraction=frac, target=target, q=result.q, status=status,
         position_error=result.position_error, orientation_error=result.orientation_error,
         sigma_min=result.sigma_min,
         deviation=-pose_error(R, p, R_reached, p_reached),

@@ -36,6 +36,9 @@ class Program:
     q_reference
         Reference configuration per target, controller angles [rad],
         ``(m, n)``, or ``None`` (the robot's home configuration is used).
+    confdata
+        ABB configuration data ``(cf1, cf4, cf6, cfx)`` per target, int
+        ``(m, 4)``, or ``None``; see :mod:`thermocomp.kinematics.confdata`.
     orientation_convention
         How the file gave orientations (one of :data:`ORIENTATION_CONVENTIONS`),
         so outputs can use the same.
@@ -50,6 +53,7 @@ class Program:
     p_world_tcp: FloatArray
     time_min: FloatArray | None = None
     q_reference: FloatArray | None = None
+    confdata: np.ndarray | None = None
     orientation_convention: str = "euler_xyz"
     source: str = "<memory>"
     lines: np.ndarray | None = None
@@ -65,6 +69,10 @@ class Program:
             object.__setattr__(self, "time_min", check_array(self.time_min, (m,), "target times"))
         if self.q_reference is not None:
             object.__setattr__(self, "q_reference", check_array(self.q_reference, (m, None), "reference joints"))
+        if self.confdata is not None:
+            cfd = np.asarray(self.confdata)
+            if cfd.shape != (m, 4) or not np.issubdtype(cfd.dtype, np.integer) or np.any((cfd[:, 3] < 0) | (cfd[:, 3] > 7)):
+                raise InputError(f"confdata: expected integers (m, 4) with cfx in 0..7, got shape {cfd.shape}")
         if self.orientation_convention not in ORIENTATION_CONVENTIONS:
             raise InputError(
                 f"orientation convention: expected one of {ORIENTATION_CONVENTIONS}, got {self.orientation_convention!r}"

@@ -68,11 +68,16 @@ class DeformationTable:
         source: str = "<memory>",
     ) -> "DeformationTable":
         """Build from rows in the paper's units: ``Dx, Dy, Dz`` [mm], ``Dox, Doy, Doz`` [deg]."""
-        scale = np.array([1e-3, 1e-3, 1e-3, np.pi / 180, np.pi / 180, np.pi / 180])
+        def si(rows: ArrayLike) -> FloatArray:
+            rows = np.array(rows, dtype=float)
+            rows[..., :3] /= 1000.0  # the double nearest the typed millimetres
+            rows[..., 3:] = np.radians(rows[..., 3:])
+            return rows
+
         return cls(
-            joints=np.asarray(joints_mm_deg, dtype=float) * scale,
-            base=np.zeros(6) if base_mm_deg is None else np.asarray(base_mm_deg, dtype=float) * scale,
-            tool=np.zeros(6) if tool_mm_deg is None else np.asarray(tool_mm_deg, dtype=float) * scale,
+            joints=si(joints_mm_deg),
+            base=np.zeros(6) if base_mm_deg is None else si(base_mm_deg),
+            tool=np.zeros(6) if tool_mm_deg is None else si(tool_mm_deg),
             source=source,
         )
 

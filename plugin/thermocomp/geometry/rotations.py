@@ -92,18 +92,18 @@ def matrix_from_euler_xyz(angles: ArrayLike) -> FloatArray:
 def euler_xyz_from_matrix(R: ArrayLike) -> FloatArray:
     """Inverse of :func:`matrix_from_euler_xyz`: ``(a, b, c)`` [rad] with ``b`` in [-pi/2, pi/2].
 
-    At gimbal lock (``|R[0, 2]| == 1``) the split between ``a`` and ``c`` is
-    arbitrary; this returns ``a = 0``.
+    ``b = atan2(R02, hypot(R12, R22))`` and ``a = atan2(-R12, R22)``; then
+    ``c`` is read from ``Ry(b)^T Rx(a)^T R``, so that near gimbal lock, where
+    ``a`` and ``c`` are individually ill-defined, any error of ``a`` is taken
+    up by ``c`` and the angles still rebuild ``R`` to round-off. At exact
+    gimbal lock (``|R[0, 2]| == 1``) this returns ``a = 0``.
     """
     R = np.asarray(R, dtype=float)
-    b = np.arcsin(np.clip(R[..., 0, 2], -1.0, 1.0))
-    locked = np.abs(R[..., 0, 2]) > 1.0 - 1e-12
-    a = np.where(locked, 0.0, np.arctan2(-R[..., 1, 2], R[..., 2, 2]))
-    c = np.where(
-        locked,
-        np.arctan2(R[..., 1, 0], R[..., 1, 1]),
-        np.arctan2(-R[..., 0, 1], R[..., 0, 0]),
-    )
+    cos_b = np.hypot(R[..., 1, 2], R[..., 2, 2])
+    b = np.arctan2(R[..., 0, 2], cos_b)
+    a = np.where(cos_b > 0.0, np.arctan2(-R[..., 1, 2], R[..., 2, 2]), 0.0)
+    M = np.swapaxes(rot_x(a) @ rot_y(b), -1, -2) @ R  # = Rz(c) up to round-off
+    c = np.arctan2(M[..., 1, 0], M[..., 0, 0])
     return np.stack([a, b, c], axis=-1)
 
 

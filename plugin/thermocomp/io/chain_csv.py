@@ -75,7 +75,7 @@ def read_chain_csv(path: PathLike, name: str | None = None) -> Chain:
     def fixed_frame(line: int, cells: list[str], label: str) -> np.ndarray:
         if cell(line, cells, "row").strip() != label:
             raise InputError(f"expected row {label!r} here, got {cell(line, cells, 'row')!r}", path=src, row=line, column="row")
-        p = np.array([num(line, cells, c) for c in ("px_mm", "py_mm", "pz_mm")]) * 1e-3
+        p = np.array([num(line, cells, c) for c in ("px_mm", "py_mm", "pz_mm")]) / 1000.0
         euler = np.radians([num(line, cells, c) for c in ("rx_deg", "ry_deg", "rz_deg")])
         return transform(matrix_from_euler_xyz(euler), p)
 
@@ -87,7 +87,8 @@ def read_chain_csv(path: PathLike, name: str | None = None) -> Chain:
         if label != str(k):
             raise InputError(f"expected joint row {k}, got {label!r}", path=src, row=line, column="row")
         names.append(cell(line, cells, "name").strip() or f"joint{k}")
-        p.append([num(line, cells, c) * 1e-3 for c in ("px_mm", "py_mm", "pz_mm")])
+        # / 1000 (not * 1e-3) gives the double nearest the typed millimetres
+        p.append([num(line, cells, c) / 1000.0 for c in ("px_mm", "py_mm", "pz_mm")])
         a = np.array([num(line, cells, c) for c in ("axis_x", "axis_y", "axis_z")])
         if abs(np.linalg.norm(a) - 1.0) > 1e-6:
             raise InputError(f"expected a unit axis, got {a.tolist()} (norm {np.linalg.norm(a):.6g})", path=src, row=line, column="axis_x")
@@ -121,22 +122,42 @@ def _fmt(x: float) -> str:
     return "" if not math.isfinite(x) else repr(float(x))
 
 
+def _shortest(value: float, to_file, from_file) -> str:
+    """The shortest decimal in file units that reads back exactly as ``value`` (SI)."""
+    if not math.isfinite(value):
+        return ""
+    for digits in range(1, 18):
+        candidate = float(f"{to_file(value):.{digits}g}")
+        if from_file(candidate) == value:
+            return repr(candidate)
+    return repr(to_file(value))
+
+
+def _fmt_mm(metres: float) -> str:
+    """Millimetres that read back (``/ 1000``) as exactly ``metres``."""
+    return _shortest(metres, lambda v: v * 1000.0, lambda v: v / 1000.0)
+
+
+def _fmt_deg(radians: float) -> str:
+    """Degrees that read back (``math.radians``) as exactly ``radians``."""
+    return _shortest(radians, math.degrees, math.radians)
+
+
 def chain_csv_text(chain: Chain, comments: tuple[str, ...] = ()) -> str:
-    """The table form of ``chain`` as CSV text; floats are written exactly (``repr``)."""
+    """The table form of ``chain`` as CSV text, in the shortest decimals that read back exactly."""
     lines = [f"# {c}" for c in comments] + [",".join(COLUMNS)]
 
     def frame_row(label: str, T: np.ndarray) -> str:
-        e = np.degrees(euler_xyz_from_matrix(T[:3, :3]))
-        p = T[:3, 3] * 1e3
-        return ",".join([label, label, *map(_fmt, p), "", "", "", *map(_fmt, e), "", "", "", "", "", ""])
+        e = euler_xyz_from_matrix(T[:3, :3])
+        return ",".join([label, label, *map(_fmt_mm, T[:3, 3]), "", "", "", *map(_fmt_deg, e), "", "", "", "", "", ""])
 
     lines.append(frame_row("base", chain.T_world_base))
     for k in range(chain.n_joints):
         lines.append(",".join([
-            str(k + 1), chain.joint_names[k], *map(_fmt, chain.p[k] * 1e3), *map(_fmt, chain.axis[k]),
-            "", "", "", _fmt(chain.sign[k]), _fmt(math.degrees(chain.offset[k])),
-            _fmt(math.degrees(chain.lower[k])), _fmt(math.degrees(chain.upper[k])),
-            _fmt(math.degrees(chain.velocity[k])), _fmt(math.degrees(chain.home[k])),
+            str(k + 1), chain.joint_names[k], *map(_fmt_mm, chain.p[k]), *map(_fmt, chain.axis[k]),
+            "", "", "", _fmt(chain.sign[k]), _fmt_deg(chain.offset[k]),
+            _fmt_deg(chain.lower[k]), _fmt_deg(chain.upper[k]),
+            _fmt_deg(chain.velocity[k]), _fmt_deg(chain.home[k]),
         ]))
     lines.append(frame_row("tool", chain.T_last_tcp))
     return "\n".join(lines) + "\n"

@@ -66,11 +66,16 @@ def _walk(model: KinematicModel, q: ArrayLike, jacobian: bool):
     R = R @ model.R_tool
     if not jacobian:
         return R, p, None
-    J = np.empty(batch + (6, n))
+    return R, p, (origins, axes)
+
+
+def _jacobian(chain, p: FloatArray, origins: FloatArray, axes: FloatArray) -> FloatArray:
+    n = chain.n_joints
+    J = np.empty(p.shape[:-1] + (6, n))
     J[..., :3, :] = np.swapaxes(np.cross(axes, p[..., None, :] - origins), -1, -2)
     J[..., 3:, :] = np.swapaxes(axes, -1, -2)
     J *= chain.sign  # d theta / d q
-    return R, p, J
+    return J
 
 
 def fk(model: KinematicModel, q: ArrayLike) -> tuple[FloatArray, FloatArray]:
@@ -113,4 +118,17 @@ def fk_jacobian(model: KinematicModel, q: ArrayLike) -> tuple[FloatArray, FloatA
         Rows 0-2: TCP linear velocity in the world frame [m/rad];
         rows 3-5: angular velocity in the world frame [rad/rad].
     """
-    return _walk(model, q, jacobian=True)
+    R, p, (origins, axes) = _walk(model, q, jacobian=True)
+    return R, p, _jacobian(model.chain, p, origins, axes)
+
+
+def joint_frames(model: KinematicModel, q: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """World position and rotation axis of every joint at ``q`` (controller angles [rad], ``(..., n)``).
+
+    Returns
+    -------
+    origins : ndarray, shape ``(..., n, 3)`` [m]
+    axes : ndarray, shape ``(..., n, 3)``, unit vectors of the model angles' positive sense
+    """
+    _, _, (origins, axes) = _walk(model, q, jacobian=True)
+    return origins, axes

@@ -49,6 +49,8 @@ class Status(enum.IntEnum):
     JOINT_LIMIT = 1
     NOT_CONVERGED = 2
     UNREACHABLE = 3
+    #: reachable, but not in the configuration the program asks for (ABB confdata)
+    CONFIGURATION_NOT_FOUND = 4
 
     @property
     def label(self) -> str:

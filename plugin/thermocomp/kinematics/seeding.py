@@ -15,6 +15,8 @@ pose starts from the solution of the pose before it (:func:`solve_path`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
@@ -51,6 +53,7 @@ def solve_multistart(
     starts: int = DEFAULT_STARTS,
     seed: int = 0,
     options: IKOptions = IKOptions(),
+    accept: Callable[[FloatArray], np.ndarray] | None = None,
 ) -> IKResult:
     """Solve each target from its reference and many spread starts; keep the solution nearest the reference.
 
@@ -69,12 +72,17 @@ def solve_multistart(
         Seed of the deterministic start spread.
     options
         Solver settings.
+    accept
+        Optional filter: given candidate solutions ``(m, k, n)``, True where a
+        candidate is in the configuration the target asks for, ``(m, k)``.
+        Targets with converged candidates but none accepted get
+        :attr:`Status.CONFIGURATION_NOT_FOUND`.
 
     Returns
     -------
     IKResult
         Per target, the converged in-limit solution nearest the reference
-        (weighted joint distance); else the best failed attempt with its status.
+        (joint distance); else the best failed attempt with its status.
     """
     R_target = np.asarray(R_target, dtype=float)
     p_target = np.asarray(p_target, dtype=float)
@@ -96,6 +104,11 @@ def solve_multistart(
     q = flat.q.reshape(m, k, n)
     status = flat.status.reshape(m, k)
     ok = status == Status.CONVERGED
+    wrong_configuration = np.zeros(m, dtype=bool)
+    if accept is not None:
+        accepted = ok & accept(q)
+        wrong_configuration = np.any(ok, axis=1) & ~np.any(accepted, axis=1)
+        ok = accepted
     distance = np.linalg.norm(q - q_reference[:, None, :], axis=2)
     # Failed attempts rank after every success, the least wrong first.
     residual = (flat.position_error + flat.orientation_error).reshape(m, k)
@@ -106,7 +119,7 @@ def solve_multistart(
     _, _, J = fk_jacobian(model, q_pick)
     return IKResult(
         q=q_pick,
-        status=flat.status[flat_index],
+        status=np.where(wrong_configuration, np.int8(Status.CONFIGURATION_NOT_FOUND), flat.status[flat_index]).astype(np.int8),
         position_error=flat.position_error[flat_index],
         orientation_error=flat.orientation_error[flat_index],
         iterations=flat.iterations[flat_index],

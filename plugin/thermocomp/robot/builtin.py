@@ -9,6 +9,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 from thermocomp.robot.chain import Chain
 
@@ -32,22 +33,28 @@ def _robots_root() -> Path:
         return Path(__file__).resolve().parents[3] / "robots"
 
 
-def load_robot(name: str) -> Chain:
+def load_robot(name: str | PathLike) -> Chain:
     """A built-in robot by name, or a robot file by path.
 
     Parameters
     ----------
     name
-        ``"irb140"``, ``"gofa"``, ``"ur5"``, or a path to a table-form ``.csv``
-        or a ``.urdf`` file (URDF: the chain from its root to its last link).
+        ``"irb140"``, ``"gofa"``, ``"ur5"``, or a path to a ``.csv`` (the table
+        form, or a DH table: see :mod:`thermocomp.io.dh_csv`) or a ``.urdf``
+        file (the chain from its root to its last link).
     """
     from thermocomp.io.chain_csv import read_chain_csv
+    from thermocomp.io.csvtext import read_rows
+    from thermocomp.io.dh_csv import is_dh_header, read_dh_csv
 
     path = Path(name)
     if path.suffix.lower() == ".csv":
+        first = next(iter(read_rows(path)), None)
+        if first is not None and is_dh_header(first[1]):
+            return read_dh_csv(path)
         return read_chain_csv(path)
     if path.suffix.lower() == ".urdf":
         from thermocomp.io.urdf import read_urdf
 
         return read_urdf(path)
-    return read_chain_csv(robot_dir(name) / "chain.csv", name=name)
+    return read_chain_csv(robot_dir(str(name)) / "chain.csv", name=str(name))

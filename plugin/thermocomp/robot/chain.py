@@ -98,6 +98,12 @@ class Chain:
         if velocity.shape != (n,) or np.any(np.isnan(velocity)) or np.any(velocity <= 0):
             raise InputError(f"{self.name} joint speeds: expected {n} positive values, got {velocity.tolist()}")
         home = np.zeros(n) if self.home is None else check_array(self.home, (n,), f"{self.name} home")
+        if np.any((home < lower) | (home > upper)):
+            bad = int(np.argmax((home < lower) | (home > upper)))
+            raise InputError(
+                f"{self.name} joint {bad + 1}: expected the home angle inside the limits "
+                f"[{np.degrees(lower[bad]):.6g}, {np.degrees(upper[bad]):.6g}] deg, got {np.degrees(home[bad]):.6g} deg"
+            )
         object.__setattr__(self, "joint_names", tuple(str(j) for j in self.joint_names))
         for key, value in [
             ("p", p), ("axis", axis), ("sign", sign), ("offset", offset), ("lower", lower),

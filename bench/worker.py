@@ -1,0 +1,68 @@
+"""One compensation run in a fresh process, for a clean peak-memory figure.
+
+Usage (from bench/run.py)::
+
+    python bench/worker.py TARGETS.csv OUT.csv [--starts N] [--chunk-rows N]
+
+Runs :func:`thermocomp.run_compensation` on the IRB140 with the exaggerated
+table (linear ramp to 200 min) and prints one JSON object: wall time [s],
+solver seconds, rows, status counts, largest errors [m, rad], and the
+process's peak resident memory [MiB] after the imports and at the end
+(``getrusage(RUSAGE_SELF).ru_maxrss``, KiB on Linux).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+import thermocomp as tc
+
+REPO = Path(__file__).resolve().parent.parent
+DEFORMATION = REPO / "deformations" / "exaggerated.csv"
+
+
+def peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("targets")
+    parser.add_argument("out")
+    parser.add_argument("--starts", type=int, default=None, help="CompensationOptions.starts (default: the library's)")
+    parser.add_argument("--chunk-rows", type=int, default=None, help="CompensationOptions.chunk_rows")
+    args = parser.parse_args(argv)
+    changes = {}
+    if args.starts is not None:
+        changes["starts"] = args.starts
+    if args.chunk_rows is not None:
+        changes["chunk_rows"] = args.chunk_rows
+    options = tc.CompensationOptions(**changes)
+    baseline = peak_mib()
+    t0 = time.perf_counter()
+    report = tc.run_compensation("irb140", DEFORMATION, args.targets, out=args.out, options=options,
+                                 allow_failures=True)
+    wall = time.perf_counter() - t0
+    s = report.summary
+    json.dump({
+        "wall_s": wall,
+        "solver_s": s.solver_seconds,
+        "rows": s.n_rows,
+        "status": s.status_counts,
+        "max_position_m": s.max_position_error,
+        "max_orientation_rad": s.max_orientation_error,
+        "uncompensated_max_position_m": s.uncompensated_max_position,
+        "rss_after_imports_mib": baseline,
+        "rss_peak_mib": peak_mib(),
+        "out_bytes": Path(args.out).stat().st_size,
+    }, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""Denavit-Hartenberg tables as CSV, converted to the table form on reading.
+
+The column names say the convention, so a file cannot be read in the wrong one:
+
+- standard (distal) DH: ``joint,a_mm,alpha_deg,d_mm,theta_offset_deg,lower_deg,upper_deg[,velocity_deg_s][,home_deg]``
+- modified (Craig) DH: ``joint,a_prev_mm,alpha_prev_deg,d_mm,theta_offset_deg,lower_deg,upper_deg[,...]``
+  (``a_prev``, ``alpha_prev`` are ``a_{i-1}``, ``alpha_{i-1}``: the parameters before joint ``i``).
+
+``theta_i = q_i + theta_offset_i``. The base is the DH frame 0 and the TCP
+the flange frame ``n``. See :mod:`thermocomp.robot.dh` for the conversion.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from thermocomp._typing import PathLike
+from thermocomp.errors import InputError
+from thermocomp.io.csvtext import check_header, parse_float, read_rows
+from thermocomp.robot.chain import Chain
+from thermocomp.robot.dh import chain_from_dh
+
+STANDARD = ["joint", "a_mm", "alpha_deg", "d_mm", "theta_offset_deg", "lower_deg", "upper_deg"]
+MODIFIED = ["joint", "a_prev_mm", "alpha_prev_deg", "d_mm", "theta_offset_deg", "lower_deg", "upper_deg"]
+OPTIONAL = ["velocity_deg_s", "home_deg"]
+
+
+def is_dh_header(header: list[str]) -> bool:
+    """True when a CSV header is a DH table's (either convention)."""
+    names = {h.strip() for h in header}
+    return "a_mm" in names or "a_prev_mm" in names
+
+
+def read_dh_csv(path: PathLike, name: str | None = None) -> Chain:
+    """Read a DH table (standard or modified, by its columns) as a table-form chain."""
+    src = str(path)
+    rows = list(read_rows(path))
+    if not rows:
+        raise InputError("expected a header and one row per joint, got an empty file", path=src)
+    line, header = rows[0]
+    modified = "a_prev_mm" in {h.strip() for h in header}
+    required = MODIFIED if modified else STANDARD
+    idx = check_header(header, required, OPTIONAL, src, line)
+    if len(rows) < 2:
+        raise InputError("expected one row per joint, got only the header", path=src)
+    values: dict[str, list[float]] = {c: [] for c in required[1:] + OPTIONAL}
+    names = []
+    for number, cells in rows[1:]:
+        if len(cells) != len(header):
+            raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=number)
+        names.append(cells[idx["joint"]].strip() or f"joint{len(names) + 1}")
+        for column in required[1:] + OPTIONAL:
+            if column in idx:
+                values[column].append(parse_float(cells[idx[column]], src, number, column, allow_empty=column in OPTIONAL))
+            else:
+                values[column].append(math.nan)
+    a_key, alpha_key = (required[1], required[2])
+    velocity = np.radians(values["velocity_deg_s"])
+    home = np.radians(values["home_deg"])
+    return chain_from_dh(
+        np.array(values[a_key]) / 1000.0,
+        np.radians(values[alpha_key]),
+        np.array(values["d_mm"]) / 1000.0,
+        np.radians(values["theta_offset_deg"]),
+        modified=modified,
+        name=name or Path(path).stem,
+        joint_names=tuple(names),
+        lower=np.radians(values["lower_deg"]),
+        upper=np.radians(values["upper_deg"]),
+        velocity=np.where(np.isnan(velocity), np.inf, velocity),
+        home=np.where(np.isnan(home), 0.0, home),
+    )

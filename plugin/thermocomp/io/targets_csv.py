@@ -1,0 +1,703 @@
+"""Robot programs (TCP targets) as CSV: reader, streaming reader and writer.
+
+Two forms, told apart by the header (docs/conventions.md lists every
+orientation convention).
+
+**The paper's form** (seed 002, Table 12): a first column of target names
+whose header cell is empty or ``name``, then exactly ``X,Y,Z,RX,RY,RZ`` --
+position [mm] and CoppeliaSim Euler angles ``(alpha, beta, gamma)`` [deg],
+``R = Rx(alpha) @ Ry(beta) @ Rz(gamma)`` -- or exactly ``X,Y,Z`` (position
+only; every target then takes one orientation given by the caller)::
+
+    ,X,Y,Z,RX,RY,RZ
+    P1,641,21,473,0,90,0
+
+**The self-describing form**: every column carries its meaning and unit in
+its name, in any order:
+
+- ``name``: target name (optional; default ``row<line>``);
+- ``x_mm,y_mm,z_mm`` or ``x_m,y_m,z_m``: TCP position in the world frame
+  (required);
+- at most one orientation group:
+
+  - ``euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg`` (or ``_rad``):
+    CoppeliaSim Euler angles, ``R = Rx(a) @ Ry(b) @ Rz(c)``;
+  - ``quat_w,quat_x,quat_y,quat_z``: unit quaternion, w first (ABB RAPID
+    robtarget order), norm within :data:`QUAT_NORM_TOL` of 1;
+  - ``rotvec_x_rad,rotvec_y_rad,rotvec_z_rad`` (or ``_deg``): rotation
+    vector, axis times angle (UR);
+
+- ``time_min``: time of the target in the program [min], finite, >= 0
+  (optional);
+- ``q1_deg`` .. ``qn_deg`` (or ``_rad``): reference joint configuration,
+  controller angles, consecutive from 1 (optional)::
+
+    name,x_mm,y_mm,z_mm,quat_w,quat_x,quat_y,quat_z,time_min
+    P1,641,21,473,0.7071068,0,0.7071068,0,0
+
+With no orientation group, every target takes the caller's fixed
+orientation. Unknown columns are errors (never guessed). Both forms
+describe the TCP pose in the world frame; inside thermocomp it is SI
+(:class:`~thermocomp.compensation.program.Program`: m, rad).
+
+Lines starting with ``#`` are comments. Every error is an
+:class:`~thermocomp.errors.InputError` naming the file, the line (1-based,
+as an editor shows it) and the column.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from thermocomp._typing import FloatArray, PathLike
+from thermocomp.compensation.program import Program
+from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.geometry.checks import check_rotation
+from thermocomp.geometry.rotations import (
+    euler_xyz_from_matrix,
+    matrix_from_euler_xyz,
+    matrix_from_quat_wxyz,
+    matrix_from_rotvec,
+    quat_wxyz_from_matrix,
+    rotvec_from_matrix,
+)
+from thermocomp.io.atomic import atomic_open
+from thermocomp.io.csvtext import iter_rows, parse_floats
+
+#: The paper's columns after the name column: full pose, or position only.
+PAPER_POSE_COLUMNS = ("X", "Y", "Z", "RX", "RY", "RZ")
+PAPER_POSITION_COLUMNS = ("X", "Y", "Z")
+
+#: A quaternion read from a file must have a norm within this of 1; it is then
+#: normalised. Robot controllers print quaternions with 4 to 9 digits (ABB
+#: RAPID robtargets: about 8), which puts the norm within 1e-4 of 1; 1e-3 lets
+#: those through and still rejects a typo or a component in the wrong
+#: column, which moves the norm by far more. (Belongs in thermocomp.tolerances;
+#: geometry.checks.check_quat_wxyz uses the same literal.)
+QUAT_NORM_TOL = 1e-3
+
+#: Targets per chunk when :func:`read_targets_csv` reads a whole file.
+_READ_CHUNK = 65536
+
+_ORIENTATION_GROUPS = {
+    # convention: (column regex, components in order, column name template)
+    "euler_xyz": (re.compile(r"euler_xyz_([abc])_(deg|rad)"), ("a", "b", "c"), "euler_xyz_{}_{}"),
+    "quat_wxyz": (re.compile(r"quat_([wxyz])()"), ("w", "x", "y", "z"), "quat_{}"),
+    "rotvec": (re.compile(r"rotvec_([xyz])_(rad|deg)"), ("x", "y", "z"), "rotvec_{}_{}"),
+}
+_POSITION_RE = re.compile(r"([xyz])_(mm|m)")
+_JOINT_RE = re.compile(r"q([1-9][0-9]*)_(deg|rad)")
+
+_KNOWN_COLUMNS = (
+    "name; x_mm,y_mm,z_mm or x_m,y_m,z_m; one of euler_xyz_{a,b,c}_deg (or _rad), "
+    "quat_w,quat_x,quat_y,quat_z, rotvec_{x,y,z}_rad (or _deg); time_min; q1_deg..qn_deg (or _rad)"
+)
+_ORIENTATION_HINT = (
+    "give an orientation for every target: fixed_orientation=R (3x3 rotation matrix) from Python, "
+    "or --orientation-euler-xyz-deg A B C on the command line"
+)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where each quantity sits in the rows of one targets file, and its unit.
+
+    ``value_index`` lists the numeric cells in the order position (3),
+    orientation (``n_orientation``), time (0 or 1), joints (``n_q``).
+    """
+
+    columns: tuple[str, ...]  # header cells as shown in messages ('' replaced by its 1-based index)
+    name_index: int | None
+    value_index: tuple[int, ...]
+    position_per_metre: float  # 1000.0 for mm, 1.0 for m
+    convention: str
+    n_orientation: int
+    orientation_deg: bool
+    has_time: bool
+    n_q: int
+    q_deg: bool
+    R_fixed: FloatArray | None
+    value_columns: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value_columns", tuple(self.columns[i] for i in self.value_index))
+
+
+def _check_duplicates(columns: Sequence[str], src: str, line: int) -> None:
+    first: dict[str, int] = {}
+    for i, name in enumerate(columns):
+        if name in first:
+            raise InputError(
+                f"duplicate column {name!r} (columns {first[name] + 1} and {i + 1})", path=src, row=line, column=name
+            )
+        first[name] = i
+
+
+def _group(
+    found: list[tuple[str, str, int]],
+    components: Sequence[str],
+    template: str,
+    columns: Sequence[str],
+    src: str,
+    line: int,
+) -> tuple[tuple[int, ...], str]:
+    """Indices of a complete column group in component order, and its one unit.
+
+    ``found`` holds ``(component, unit, index)`` of the group's columns in
+    header order; a mixed unit or a missing component is a located error.
+    """
+    unit = found[0][1]
+    for component, other, i in found:
+        if other != unit:
+            raise InputError(
+                f"expected one unit in a column group, got {columns[found[0][2]]!r} and {columns[i]!r}",
+                path=src, row=line, column=columns[i],
+            )
+    by_component = {component: i for component, _, i in found}
+    for component in components:
+        if component not in by_component:
+            want = ",".join(template.format(c, unit) for c in components)
+            raise InputError(
+                f"missing column {template.format(component, unit)!r}: expected the group {want}",
+                path=src, row=line, column=template.format(component, unit),
+            )
+    return tuple(by_component[c] for c in components), unit
+
+
+def _paper_layout(
+    columns: tuple[str, ...], src: str, line: int, R_fixed: FloatArray | None
+) -> _Layout:
+    rest = columns[1:]
+    full = rest == PAPER_POSE_COLUMNS
+    if not full and rest != PAPER_POSITION_COLUMNS:
+        want = PAPER_POSE_COLUMNS if len(rest) > 3 else PAPER_POSITION_COLUMNS
+        bad = next((i for i, (got, exp) in enumerate(zip(rest, want)) if got != exp), None)
+        if bad is not None:
+            column = rest[bad] or str(bad + 2)  # the first unexpected cell
+        elif len(rest) < len(want):
+            column = want[len(rest)]  # the first missing column
+        else:
+            column = rest[len(want)] or str(len(want) + 2)  # the first extra cell
+        raise InputError(
+            "a first header cell that is empty or 'name' starts the paper's form: expected "
+            f"{','.join(PAPER_POSE_COLUMNS)} or {','.join(PAPER_POSITION_COLUMNS)} after it, got {','.join(rest)} "
+            f"(or use the self-describing columns: {_KNOWN_COLUMNS})",
+            path=src, row=line, column=column,
+        )
+    if full and R_fixed is not None:
+        raise InputError(
+            "the file gives orientations (RX,RY,RZ) and a fixed orientation was given too; give only one",
+            path=src, row=line, column="RX",
+        )
+    if not full and R_fixed is None:
+        raise InputError(
+            f"the paper's form with X,Y,Z only has no orientation: {_ORIENTATION_HINT}", path=src, row=line
+        )
+    display = (columns[0] or "1",) + rest
+    return _Layout(
+        columns=display,
+        name_index=0,
+        value_index=tuple(range(1, len(columns))),
+        position_per_metre=1000.0,
+        convention="euler_xyz" if full else "fixed",
+        n_orientation=3 if full else 0,
+        orientation_deg=True,
+        has_time=False,
+        n_q=0,
+        q_deg=False,
+        R_fixed=R_fixed,
+    )
+
+
+def _self_describing_layout(
+    columns: tuple[str, ...], src: str, line: int, R_fixed: FloatArray | None, n_joints: int | None
+) -> _Layout:
+    name_index = None
+    time_index = None
+    position: list[tuple[str, str, int]] = []
+    joints: list[tuple[int, str, int]] = []
+    groups: dict[str, list[tuple[str, str, int]]] = {}
+    for i, name in enumerate(columns):
+        if name == "name":
+            name_index = i
+        elif name == "time_min":
+            time_index = i
+        elif m := _POSITION_RE.fullmatch(name):
+            position.append((m[1], m[2], i))
+        elif m := _JOINT_RE.fullmatch(name):
+            joints.append((int(m[1]), m[2], i))
+        else:
+            for convention, (pattern, _, _) in _ORIENTATION_GROUPS.items():
+                if m := pattern.fullmatch(name):
+                    groups.setdefault(convention, []).append((m[1], m[2], i))
+                    break
+            else:
+                raise InputError(
+                    f"unknown column {name!r}; expected the paper's ,X,Y,Z,RX,RY,RZ or ,X,Y,Z, "
+                    f"or self-describing columns: {_KNOWN_COLUMNS}",
+                    path=src, row=line, column=name or str(i + 1),
+                )
+
+    if not position:
+        raise InputError(
+            f"missing position columns: expected x_mm,y_mm,z_mm or x_m,y_m,z_m, got {','.join(columns)}",
+            path=src, row=line, column="x_mm",
+        )
+    position_index, position_unit = _group(position, ("x", "y", "z"), "{}_{}", columns, src, line)
+
+    if len(groups) > 1:
+        starts = sorted(found[0][2] for found in groups.values())  # first column of each group
+        first, second = columns[starts[0]], columns[starts[1]]
+        raise InputError(
+            f"expected one orientation group, got two: {first!r}... and {second!r}...",
+            path=src, row=line, column=second,
+        )
+    orientation_index: tuple[int, ...] = ()
+    orientation_unit = "rad"
+    if groups:
+        convention, found = next(iter(groups.items()))
+        _, components, template = _ORIENTATION_GROUPS[convention]
+        orientation_index, orientation_unit = _group(found, components, template, columns, src, line)
+        if R_fixed is not None:
+            raise InputError(
+                f"the file gives orientations ({columns[found[0][2]]!r}...) and a fixed orientation was given too; "
+                "give only one",
+                path=src, row=line, column=columns[found[0][2]],
+            )
+    elif R_fixed is None:
+        raise InputError(f"no orientation columns: {_ORIENTATION_HINT}, or add orientation columns", path=src, row=line)
+    else:
+        convention = "fixed"
+
+    q_index: tuple[int, ...] = ()
+    q_unit = "rad"
+    if joints:
+        found_q = [(str(k), unit, i) for k, unit, i in joints]
+        n_q = max(k for k, _, _ in joints)
+        q_index, q_unit = _group(found_q, [str(k) for k in range(1, n_q + 1)], "q{}_{}", columns, src, line)
+        if n_joints is not None and n_q != n_joints:
+            column = f"q{n_joints + 1}_{q_unit}" if n_q > n_joints else f"q{n_q + 1}_{q_unit}"
+            raise InputError(
+                f"expected reference joint columns q1..q{n_joints} for a {n_joints}-joint robot, got q1..q{n_q}",
+                path=src, row=line, column=column,
+            )
+
+    return _Layout(
+        columns=tuple(c or str(i + 1) for i, c in enumerate(columns)),
+        name_index=name_index,
+        value_index=position_index + orientation_index + (() if time_index is None else (time_index,)) + q_index,
+        position_per_metre=1000.0 if position_unit == "mm" else 1.0,
+        convention=convention,
+        n_orientation=len(orientation_index),
+        orientation_deg=orientation_unit == "deg",
+        has_time=time_index is not None,
+        n_q=len(q_index),
+        q_deg=q_unit == "deg",
+        R_fixed=R_fixed,
+    )
+
+
+def _layout(header: list[str], src: str, line: int, R_fixed: FloatArray | None, n_joints: int | None) -> _Layout:
+    """Tell the form from the header and locate every column."""
+    columns = tuple(h.strip() for h in header)
+    _check_duplicates(columns, src, line)
+    if columns[0] in ("", "name") and len(columns) > 1 and columns[1] in PAPER_POSE_COLUMNS:
+        return _paper_layout(columns, src, line, R_fixed)
+    if columns[0] == "":
+        return _paper_layout(columns, src, line, R_fixed)
+    return _self_describing_layout(columns, src, line, R_fixed, n_joints)
+
+
+class _NameRegistry:
+    """Target names of earlier chunks, for the duplicate check of a streamed file.
+
+    Keeps a 16-byte BLAKE2b digest and the line of each name (24 bytes per
+    target, against about 100 for a Python set of the names) in sorted runs
+    merged like a binary counter, so looking up a chunk costs
+    ``O(chunk log n)`` and merging ``O(n log n)`` in all. With 128-bit digests
+    a false duplicate among 10^9 names has a probability below 1e-20.
+    """
+
+    def __init__(self) -> None:
+        self._runs: list[tuple[np.ndarray, np.ndarray]] = []
+
+    @staticmethod
+    def digests(names: Sequence[str]) -> np.ndarray:
+        return np.array(
+            [hashlib.blake2b(n.encode("utf-8", "surrogatepass"), digest_size=16).digest() for n in names], dtype="S16"
+        )
+
+    def first_seen(self, digests: np.ndarray) -> tuple[int, int] | None:
+        """``(k, line)``: the first ``digests[k]`` seen before, and the line it was on; else ``None``."""
+        best: tuple[int, int] | None = None
+        for run, lines in self._runs:
+            at = np.minimum(np.searchsorted(run, digests), len(run) - 1)
+            hit = np.flatnonzero(run[at] == digests)
+            if hit.size and (best is None or hit[0] < best[0]):
+                best = (int(hit[0]), int(lines[at[hit[0]]]))
+        return best
+
+    def add(self, digests: np.ndarray, lines: np.ndarray) -> None:
+        order = np.argsort(digests, kind="stable")
+        self._runs.append((digests[order], lines[order]))
+        while len(self._runs) >= 2 and len(self._runs[-2][0]) <= len(self._runs[-1][0]):
+            (d2, l2), (d1, l1) = self._runs.pop(), self._runs.pop()
+            d, lines_ = np.concatenate([d1, d2]), np.concatenate([l1, l2])
+            order = np.argsort(d, kind="stable")
+            self._runs.append((d[order], lines_[order]))
+
+
+def _duplicate_error(src: str, layout: _Layout, name: str, first_line: int, line: int) -> InputError:
+    assert layout.name_index is not None
+    return InputError(
+        f"duplicate target name {name!r} (lines {first_line} and {line}); expected unique names",
+        path=src, row=line, column=layout.columns[layout.name_index],
+    )
+
+
+def _parse_row(layout: _Layout, cells: list[str], src: str, line: int) -> tuple[str, list[float]]:
+    """Name and numeric cells of one row, with the per-row checks (quaternion norm, time)."""
+    columns = layout.columns
+    if len(cells) != len(columns):
+        column = columns[len(cells)] if len(cells) < len(columns) else str(len(columns) + 1)
+        raise InputError(
+            f"expected {len(columns)} cells ({','.join(columns)}), got {len(cells)}", path=src, row=line, column=column
+        )
+    if layout.name_index is None:
+        name = f"row{line}"
+    else:
+        name = cells[layout.name_index].strip()
+        if not name:
+            raise InputError(
+                "expected a target name, got an empty cell", path=src, row=line, column=columns[layout.name_index]
+            )
+    values = parse_floats(cells, layout.value_index, layout.value_columns, src, line)
+    if layout.convention == "quat_wxyz":
+        w, x, y, z = values[3:7]
+        norm = math.sqrt(w * w + x * x + y * y + z * z)
+        if abs(norm - 1.0) > QUAT_NORM_TOL:
+            raise InputError(
+                f"expected a unit quaternion (w, x, y, z) with norm within {QUAT_NORM_TOL:g} of 1, "
+                f"got ({', '.join(cells[i].strip() for i in layout.value_index[3:7])}) of norm {norm:.6g}",
+                path=src, row=line, column=layout.value_columns[3],
+            )
+    if layout.has_time:
+        t = values[3 + layout.n_orientation]
+        if t < 0:
+            raise InputError(f"expected a time >= 0 [min], got {t:g}", path=src, row=line, column="time_min")
+    return name, values
+
+
+def _program(layout: _Layout, src: str, names: list[str], values: list[list[float]], lines: list[int]) -> Program:
+    """A :class:`Program` from parsed rows (file units) of one chunk; SI from here on."""
+    v = np.array(values, dtype=float)
+    p = v[:, 0:3] / layout.position_per_metre
+    k = 3 + layout.n_orientation
+    o = v[:, 3:k]
+    if layout.orientation_deg:
+        o = np.radians(o)
+    if layout.convention == "euler_xyz":
+        R = matrix_from_euler_xyz(o)
+    elif layout.convention == "quat_wxyz":
+        R = matrix_from_quat_wxyz(o)
+    elif layout.convention == "rotvec":
+        R = matrix_from_rotvec(o)
+    else:
+        assert layout.R_fixed is not None
+        R = np.broadcast_to(layout.R_fixed, (len(names), 3, 3))
+    time_min = None
+    if layout.has_time:
+        time_min = v[:, k]
+        k += 1
+    q = None
+    if layout.n_q:
+        q = v[:, k:k + layout.n_q]
+        if layout.q_deg:
+            q = np.radians(q)
+    return Program(
+        names=tuple(names),
+        R_world_tcp=R,
+        p_world_tcp=p,
+        time_min=time_min,
+        q_reference=q,
+        orientation_convention=layout.convention,
+        source=src,
+        lines=np.array(lines, dtype=np.int64),
+    )
+
+
+def iter_targets_csv(
+    path: PathLike,
+    chunk_rows: int,
+    *,
+    fixed_orientation: FloatArray | None = None,
+    n_joints: int | None = None,
+) -> Iterator[Program]:
+    """Stream a targets file as :class:`Program` chunks of at most ``chunk_rows`` targets.
+
+    The file is read line by line: memory holds one chunk, plus 24 bytes per
+    target for the duplicate-name check when the file has a ``name`` column
+    (none without one: the default names ``row<line>`` are unique). Every
+    chunk carries the file lines of its targets (``Program.lines``).
+
+    Parameters
+    ----------
+    path
+        CSV file in either form of this module's docstring.
+    chunk_rows
+        Largest number of targets per chunk, >= 1.
+    fixed_orientation
+        ``R_world_tcp`` [-] of every target, shape ``(3, 3)``, for files
+        without orientation columns; an error for files with them.
+    n_joints
+        The robot's number of joints; when given, reference joint columns
+        ``q1..qn`` must number exactly that many.
+
+    Yields
+    ------
+    Program
+        ``p_world_tcp`` ``(m, 3)`` [m], ``R_world_tcp`` ``(m, 3, 3)``,
+        ``time_min`` ``(m,)`` [min] or ``None``, ``q_reference`` ``(m, n)``
+        [rad] or ``None``, with ``m <= chunk_rows``.
+
+    Raises
+    ------
+    InputError
+        Naming file, line and column of the first problem, when iterated to
+        it (a header problem at the first ``next``): missing or empty file,
+        header only, bad or missing columns, a wrong number of cells, a cell
+        that is not a finite number, an empty or duplicate name, a
+        quaternion that is not of unit norm, a negative time.
+    ConfigurationError
+        ``chunk_rows`` below 1.
+    """
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1:
+        raise ConfigurationError(f"chunk_rows: expected an integer >= 1, got {chunk_rows!r}")
+    R_fixed = None if fixed_orientation is None else check_rotation(fixed_orientation, "fixed_orientation")
+    src = str(path)
+    rows = iter_rows(path)
+    first = next(rows, None)
+    if first is None:
+        raise InputError("expected a header line and one line per target, got an empty file", path=src)
+    header_line, header = first
+    layout = _layout(header, src, header_line, R_fixed, n_joints)
+    registry = None if layout.name_index is None else _NameRegistry()
+
+    names: list[str] = []
+    values: list[list[float]] = []
+    lines: list[int] = []
+    in_chunk: dict[str, int] = {}
+    total = 0
+
+    def earlier_duplicate(digests: np.ndarray | None = None) -> InputError | None:
+        """The first name of the current chunk that an earlier chunk had (``digests``: of ``names``)."""
+        if registry is None or not names:
+            return None
+        seen = registry.first_seen(registry.digests(names) if digests is None else digests)
+        if seen is None:
+            return None
+        k, first_line = seen
+        return _duplicate_error(src, layout, names[k], first_line, lines[k])
+
+    while True:
+        try:
+            item = next(rows, None)
+            if item is None:
+                break
+            line, cells = item
+            name, row_values = _parse_row(layout, cells, src, line)
+            if registry is not None:
+                if name in in_chunk:
+                    raise _duplicate_error(src, layout, name, in_chunk[name], line)
+                in_chunk[name] = line
+        except InputError:
+            # Report problems in file order: a name repeated from an earlier
+            # chunk, on a line before this one, comes first.
+            earlier = earlier_duplicate()
+            if earlier is not None:
+                raise earlier from None
+            raise
+        names.append(name)
+        values.append(row_values)
+        lines.append(line)
+        if len(names) == chunk_rows:
+            if registry is not None:
+                digests = registry.digests(names)
+                earlier = earlier_duplicate(digests)
+                if earlier is not None:
+                    raise earlier
+                registry.add(digests, np.array(lines, dtype=np.int64))
+            total += len(names)
+            chunk = _program(layout, src, names, values, lines)
+            names, values, lines, in_chunk = [], [], [], {}
+            yield chunk
+    if total == 0 and not names:
+        raise InputError("expected one line per target after the header, got none", path=src, row=header_line)
+    if names:
+        earlier = earlier_duplicate()
+        if earlier is not None:
+            raise earlier
+        yield _program(layout, src, names, values, lines)
+
+
+def read_targets_csv(
+    path: PathLike,
+    *,
+    fixed_orientation: FloatArray | None = None,
+    n_joints: int | None = None,
+) -> Program:
+    """Read a whole targets file (either form of this module's docstring) into one :class:`Program`.
+
+    Parameters
+    ----------
+    path
+        CSV file.
+    fixed_orientation
+        ``R_world_tcp`` of every target, shape ``(3, 3)``, for files without
+        orientation columns (the result's ``orientation_convention`` is then
+        ``"fixed"``); an error for files with them.
+    n_joints
+        The robot's number of joints; when given, reference joint columns
+        ``q1..qn`` must number exactly that many.
+
+    Returns
+    -------
+    Program
+        ``p_world_tcp`` ``(m, 3)`` [m] and ``R_world_tcp`` ``(m, 3, 3)`` in the
+        world frame, ``time_min`` ``(m,)`` [min] or ``None``, ``q_reference``
+        ``(m, n)`` [rad] or ``None``, ``lines`` the file line of each target.
+
+    Raises
+    ------
+    InputError
+        As :func:`iter_targets_csv`.
+    """
+    parts = list(iter_targets_csv(path, _READ_CHUNK, fixed_orientation=fixed_orientation, n_joints=n_joints))
+    if len(parts) == 1:
+        return parts[0]
+    first = parts[0]
+    return Program(
+        names=tuple(name for part in parts for name in part.names),
+        R_world_tcp=np.concatenate([part.R_world_tcp for part in parts]),
+        p_world_tcp=np.concatenate([part.p_world_tcp for part in parts]),
+        time_min=None if first.time_min is None else np.concatenate([part.time_min for part in parts]),
+        q_reference=None if first.q_reference is None else np.concatenate([part.q_reference for part in parts]),
+        orientation_convention=first.orientation_convention,
+        source=first.source,
+        lines=np.concatenate([part.lines for part in parts]),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Writer
+
+
+def _name_cell(name: str, src: str) -> str:
+    """``name`` as a CSV cell that reads back as ``name`` (quoted when needed)."""
+    if not name or name != name.strip() or name.splitlines() != [name]:
+        raise InputError(
+            f"target name {name!r} cannot be written: expected a non-empty name on one line "
+            "without surrounding spaces",
+            path=src,
+        )
+    if "," in name or '"' in name or name.startswith("#"):
+        return '"' + name.replace('"', '""') + '"'
+    return name
+
+
+def _orientation_columns(program: Program) -> tuple[list[str], FloatArray]:
+    """Header cells and ``(m, k)`` values of the program's orientation convention."""
+    R = program.R_world_tcp
+    convention = program.orientation_convention
+    if convention == "euler_xyz":
+        return ["euler_xyz_a_deg", "euler_xyz_b_deg", "euler_xyz_c_deg"], np.degrees(euler_xyz_from_matrix(R))
+    if convention == "quat_wxyz":
+        return ["quat_w", "quat_x", "quat_y", "quat_z"], quat_wxyz_from_matrix(R)
+    if convention == "rotvec":
+        return ["rotvec_x_rad", "rotvec_y_rad", "rotvec_z_rad"], rotvec_from_matrix(R)
+    # "fixed": one orientation for every target, given again when reading back.
+    if not np.array_equal(R, np.broadcast_to(R[0], R.shape)):
+        raise InputError(
+            "a program with orientation convention 'fixed' must have the same orientation for every target; "
+            "give it another convention to write per-target orientations",
+            path=program.source,
+        )
+    return [], np.zeros((program.n_targets, 0))
+
+
+def write_targets_csv(program: Program, path: PathLike, comments: tuple[str, ...] = ()) -> None:
+    """Write ``program`` in the self-describing form, atomically (temporary file, then rename).
+
+    Columns: ``name``, ``x_mm,y_mm,z_mm``, then the orientation in the
+    program's convention (``euler_xyz_*_deg``, ``quat_*`` with ``w >= 0``,
+    ``rotvec_*_rad``, or none for ``"fixed"``, whose orientation goes into a
+    comment and must be given again as ``fixed_orientation`` when reading),
+    then ``time_min`` and ``q1_deg..qn_deg`` when the program has them.
+    Floats are ``repr`` text: reading the file back gives the same program to
+    within one rounding of each unit conversion (about 1e-16 relative).
+
+    Parameters
+    ----------
+    program
+        The targets; ``names`` must be unique, non-empty, on one line and
+        without surrounding spaces.
+    path
+        Destination file.
+    comments
+        Leading ``#`` lines (provenance), one line each.
+
+    Raises
+    ------
+    InputError
+        A name or comment that cannot be written so that it reads back, or
+        duplicate names; nothing is written.
+    """
+    src = str(path)
+    name_cells = [_name_cell(n, src) for n in program.names]
+    if len(set(program.names)) != program.n_targets:
+        seen: set[str] = set()
+        dup = next(n for n in program.names if n in seen or seen.add(n))
+        raise InputError(f"expected unique target names, got {dup!r} twice", path=src)
+    for c in comments:
+        if c.splitlines() not in ([], [c]):
+            raise InputError(f"expected one-line comments, got {c!r}", path=src)
+    header = ["name", "x_mm", "y_mm", "z_mm"]
+    orientation_header, orientation = _orientation_columns(program)
+    header += orientation_header
+    blocks = [program.p_world_tcp * 1000.0, orientation]
+    if program.time_min is not None:
+        header.append("time_min")
+        blocks.append(program.time_min[:, None])
+    if program.q_reference is not None:
+        n = program.q_reference.shape[1]
+        header += [f"q{k}_deg" for k in range(1, n + 1)]
+        blocks.append(np.degrees(program.q_reference))
+    values = np.concatenate(blocks, axis=1)
+    lines = [f"# {c}" for c in comments]
+    if program.orientation_convention == "fixed":
+        a, b, c = np.degrees(euler_xyz_from_matrix(program.R_world_tcp[0])).tolist()
+        lines.append(
+            f"# every target has one orientation, euler_xyz_deg = {a!r}, {b!r}, {c!r}: "
+            "read back with fixed_orientation"
+        )
+    with atomic_open(path) as handle:
+        handle.write("".join(line + "\n" for line in lines))
+        handle.write(",".join(header) + "\n")
+        for name, row in zip(name_cells, values.tolist()):
+            handle.write(name + "," + ",".join(map(repr, row)) + "\n")
+
+
+__all__ = [
+    "PAPER_POSE_COLUMNS",
+    "PAPER_POSITION_COLUMNS",
+    "QUAT_NORM_TOL",
+    "iter_targets_csv",
+    "read_targets_csv",
+    "write_targets_csv",
+]

@@ -1,0 +1,486 @@
+"""URDF reader (any revolute serial chain) and writer (a possibly deformed model).
+
+Reading
+    :func:`read_urdf` takes the serial chain from a base link to a tip link
+    and converts it exactly to the table form of seed 002, Table 7
+    (:class:`thermocomp.robot.chain.Chain`): fixed joints are folded into the
+    neighbouring translations, rotated joint origins and non-unit axes are
+    resolved into base-frame joint positions and unit axes at the zero pose.
+Writing
+    :func:`urdf_text` / :func:`write_urdf` write a
+    :class:`thermocomp.kinematics.model.KinematicModel` (the nominal robot or a
+    deformed one, seed 002, Eqs. 18-22) as a URDF whose forward kinematics in
+    any URDF consumer (PyBullet, ``tests/test_pybullet_oracle.py``) equals
+    :func:`thermocomp.kinematics.fk.fk`.
+
+URDF conventions (ROS REP-103 and the URDF specification):
+
+* ``<origin xyz="x y z" rpy="r p y"/>`` is the pose of a joint frame in its
+  parent link frame; ``rpy`` are fixed-axis roll, pitch, yaw:
+  ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)`` (:func:`matrix_from_urdf_rpy`).
+* ``<axis xyz="..."/>`` is given in the joint frame; a revolute joint turns
+  the child link about it by the joint position [rad].
+* Lengths are metres and angles radians, as inside thermocomp.
+
+See docs/conventions.md.
+"""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+from thermocomp._typing import ArrayLike, FloatArray, PathLike
+from thermocomp.errors import InputError
+from thermocomp.io.atomic import atomic_write_text
+from thermocomp.kinematics.model import KinematicModel, nominal_model
+from thermocomp.robot.chain import Chain
+
+#: Limits given to a ``continuous`` joint [rad]. :class:`Chain` needs finite
+#: limits (its IK and limit checks compare against them); two turns either
+#: way leave a continuous joint free for any program that does not wind up
+#: cables, and a controller that does wind them has its own limits to state.
+CONTINUOUS_LIMIT = 4.0 * math.pi
+
+#: Placeholder inertial of every written link: 1 g and the inertia of a
+#: 1 g sphere of radius 5 mm (2/5 m r^2 = 1e-8 kg m^2). PyBullet needs an
+#: inertial per link; kinematics does not use it. Real link inertias (seed 000,
+#: Step 1) are written by the inertia pipeline, not here.
+PLACEHOLDER_MASS = 1e-3
+PLACEHOLDER_INERTIA = 1e-8
+
+_ROOT_WORLD = "world"
+_MOVABLE = ("revolute", "continuous")
+_UNSUPPORTED = ("prismatic", "floating", "planar")
+
+
+# --- rotations in URDF's roll-pitch-yaw convention --------------------------------
+
+
+def matrix_from_urdf_rpy(rpy: ArrayLike) -> FloatArray:
+    """``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)`` from URDF ``rpy = (roll, pitch, yaw)`` [rad].
+
+    Parameters
+    ----------
+    rpy
+        Shape ``(3,)``: fixed-axis rotations about x, then y, then z.
+
+    Returns
+    -------
+    R : ndarray, shape ``(3, 3)``
+    """
+    r, p, y = (float(v) for v in np.asarray(rpy, dtype=float))
+    cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
+    return np.array(
+        [
+            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr],
+        ]
+    )
+
+
+def urdf_rpy_from_matrix(R: ArrayLike) -> FloatArray:
+    """URDF ``(roll, pitch, yaw)`` [rad] of a rotation matrix ``(3, 3)``.
+
+    Inverse of :func:`matrix_from_urdf_rpy` with ``pitch`` in [-pi/2, pi/2].
+    Yaw comes from the first column, pitch from its tilt, and roll from
+    what is left after undoing both, so the rotation is reproduced to
+    round-off even at and near gimbal lock (``|pitch| = pi/2``), where the
+    split between roll and yaw is arbitrary (yaw is then 0).
+    """
+    R = np.asarray(R, dtype=float)
+    yaw = math.atan2(R[1, 0], R[0, 0])
+    pitch = math.atan2(-R[2, 0], math.hypot(R[0, 0], R[1, 0]))
+    rest = matrix_from_urdf_rpy([0.0, pitch, yaw]).T @ R  # = Rx(roll)
+    roll = math.atan2(rest[2, 1], rest[1, 1])
+    return np.array([roll, pitch, yaw])
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+def _floats(text: str | None, default: tuple[float, ...], what: str, src: str) -> FloatArray:
+    if text is None:
+        return np.array(default, dtype=float)
+    try:
+        values = [float(v) for v in text.split()]
+    except ValueError:
+        hint = " (a xacro expression: expand the file with xacro first)" if "${" in text else ""
+        raise InputError(f"{what}: expected {len(default)} numbers, got {text!r}{hint}", path=src) from None
+    if len(values) != len(default) or not all(math.isfinite(v) for v in values):
+        raise InputError(f"{what}: expected {len(default)} finite numbers, got {text!r}", path=src)
+    return np.array(values)
+
+
+def _attr_float(elem: ET.Element, key: str, what: str, src: str) -> float | None:
+    text = elem.get(key)
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{what}: expected a number for {key!r}, got {text!r}", path=src) from None
+    if not math.isfinite(value):
+        raise InputError(f"{what}: expected a finite {key!r}, got {text!r}", path=src)
+    return value
+
+
+class _Joint:
+    """One parsed ``<joint>``: type, links, origin transform, axis, limit element."""
+
+    def __init__(self, elem: ET.Element, src: str) -> None:
+        name = elem.get("name")
+        if not name:
+            raise InputError("a <joint> has no name attribute", path=src)
+        self.name = name
+        self.elem = elem
+        self.type = (elem.get("type") or "").strip()
+        what = f"joint {name!r}"
+        links = []
+        for tag in ("parent", "child"):
+            sub = elem.find(tag)
+            if sub is None or not sub.get("link"):
+                raise InputError(f"{what}: expected <{tag} link=\"...\"/>, got none", path=src)
+            links.append(sub.get("link", ""))
+        self.parent, self.child = links
+        origin = elem.find("origin")
+        xyz = _floats(None if origin is None else origin.get("xyz"), (0.0, 0.0, 0.0), f"{what} origin xyz", src)
+        rpy = _floats(None if origin is None else origin.get("rpy"), (0.0, 0.0, 0.0), f"{what} origin rpy", src)
+        self.T = np.eye(4)
+        self.T[:3, :3] = matrix_from_urdf_rpy(rpy)
+        self.T[:3, 3] = xyz
+        axis_elem = elem.find("axis")
+        self.axis = _floats(None if axis_elem is None else axis_elem.get("xyz"), (1.0, 0.0, 0.0), f"{what} axis", src)
+
+
+def _parse(path: PathLike) -> tuple[str, set[str], list[_Joint]]:
+    src = str(path)
+    p = Path(path)
+    try:
+        tree = ET.parse(p)
+    except FileNotFoundError as exc:
+        raise InputError("file not found", path=src) from exc
+    except IsADirectoryError as exc:
+        raise InputError("expected a URDF file, got a directory", path=src) from exc
+    except ET.ParseError as exc:
+        line, _ = exc.position
+        raise InputError(f"expected well-formed XML, got: {exc}", path=src, row=line) from exc
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=src) from exc
+    root = tree.getroot()
+    if root.tag != "robot":
+        raise InputError(f"expected a <robot> root element, got <{root.tag}>", path=src)
+    links: set[str] = set()
+    for link in root.findall("link"):
+        name = link.get("name")
+        if not name:
+            raise InputError("a <link> has no name attribute", path=src)
+        if name in links:
+            raise InputError(f"link {name!r} is defined twice", path=src)
+        links.add(name)
+    if not links:
+        raise InputError("expected <link> elements under <robot>, got none (a xacro file must be expanded first)", path=src)
+    joints = [_Joint(j, src) for j in root.findall("joint")]
+    names = [j.name for j in joints]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise InputError(f"joint {dup!r} is defined twice", path=src)
+    return root.get("name") or p.stem, links, joints
+
+
+def read_urdf(path: PathLike, base_link: str | None = None, tip_link: str | None = None) -> Chain:
+    """The table-form chain of a URDF's serial chain from ``base_link`` to ``tip_link``.
+
+    Parameters
+    ----------
+    path
+        URDF file (plain URDF; xacro must be expanded first).
+    base_link
+        Link whose frame becomes the chain's base frame. Default: the root
+        link, or, when the root is a link named ``world`` (the ROS convention
+        for the fixed world frame) with exactly one joint and that joint is
+        fixed, the link that joint places.
+    tip_link
+        Link whose frame becomes the TCP. Default: the only leaf link below
+        ``base_link``; a tree that branches below it needs ``tip_link``.
+
+    Returns
+    -------
+    Chain
+        Joint positions ``p`` [m] and unit axes in the base frame at the zero
+        pose (all joint positions 0); ``sign = +1`` and ``offset = 0``, so the
+        chain's angles are the URDF joint positions; limits [rad] and speeds
+        [rad/s] from ``<limit>`` (a missing ``velocity`` gives ``inf``:
+        unknown, no speed check); ``continuous`` joints get limits
+        ``+-CONTINUOUS_LIMIT`` (4 pi); ``T_world_base`` is the pose of the base
+        link in a root link named ``world`` when only fixed joints lie between
+        them, else identity; ``T_last_tcp`` is the tip link in the last
+        joint's base-oriented frame; ``home`` is 0 clipped into the limits.
+
+    Raises
+    ------
+    InputError
+        Naming the file (and the joint or link): missing or unreadable file,
+        malformed XML, no single root, a prismatic, floating or planar (or
+        mimic) joint on the chain, a branching tree without ``tip_link``,
+        unknown links, no revolute joint between base and tip, bad limits.
+    """
+    src = str(path)
+    robot_name, links, joints = _parse(path)
+    by_child: dict[str, _Joint] = {}
+    children: dict[str, list[_Joint]] = {name: [] for name in links}
+    for j in joints:
+        for role, link in (("parent", j.parent), ("child", j.child)):
+            if link not in links:
+                raise InputError(f"joint {j.name!r}: its {role} link {link!r} is not defined", path=src)
+        if j.child in by_child:
+            raise InputError(
+                f"link {j.child!r} is the child of two joints ({by_child[j.child].name!r} and {j.name!r}); "
+                "expected a tree",
+                path=src,
+            )
+        by_child[j.child] = j
+        children[j.parent].append(j)
+    roots = sorted(link for link in links if link not in by_child)
+    if len(roots) != 1:
+        raise InputError(f"expected one root link, got {len(roots)}: {roots}; expected a tree", path=src)
+    root = roots[0]
+
+    if base_link is None:
+        base_link = root
+        below = children[root]
+        if root == _ROOT_WORLD and len(below) == 1 and below[0].type == "fixed":
+            base_link = below[0].child
+    elif base_link not in links:
+        raise InputError(f"base link {base_link!r} is not defined; links are {sorted(links)}", path=src)
+
+    if tip_link is None:
+        leaves: list[str] = []
+        stack = [base_link]
+        while stack:
+            link = stack.pop()
+            if not children[link]:
+                leaves.append(link)
+            stack.extend(j.child for j in children[link])
+        if len(leaves) != 1:
+            raise InputError(
+                f"the tree branches below {base_link!r} into {len(leaves)} leaves {sorted(leaves)}; "
+                "expected a serial chain, or give tip_link",
+                path=src,
+            )
+        tip_link = leaves[0]
+    elif tip_link not in links:
+        raise InputError(f"tip link {tip_link!r} is not defined; links are {sorted(links)}", path=src)
+
+    def path_between(top: str, bottom: str) -> list[_Joint] | None:
+        out: list[_Joint] = []
+        link = bottom
+        while link != top:
+            j = by_child.get(link)
+            if j is None:
+                return None
+            out.append(j)
+            link = j.parent
+        return out[::-1]
+
+    path_joints = path_between(base_link, tip_link)
+    if path_joints is None:
+        raise InputError(f"tip link {tip_link!r} does not lie below base link {base_link!r}", path=src)
+
+    T_world_base = np.eye(4)
+    if root == _ROOT_WORLD:
+        above = path_between(root, base_link) or []
+        if all(j.type == "fixed" for j in above):
+            for j in above:
+                T_world_base = T_world_base @ j.T
+
+    names: list[str] = []
+    p, axis, lower, upper, velocity = [], [], [], [], []
+    R_prev = np.eye(3)  # previous joint frame (or the base) in the base frame, at the zero pose
+    T_rel = np.eye(4)  # current frame in the previous joint frame
+    for j in path_joints:
+        what = f"joint {j.name!r}"
+        if j.type in _UNSUPPORTED:
+            raise InputError(f"{what} is {j.type}; expected a chain of revolute, continuous and fixed joints", path=src)
+        if j.type not in _MOVABLE + ("fixed",):
+            raise InputError(f"{what}: unknown joint type {j.type!r}", path=src)
+        T_rel = T_rel @ j.T
+        if j.type == "fixed":
+            continue
+        if j.elem.find("mimic") is not None:
+            raise InputError(f"{what} mimics another joint; expected independent joints", path=src)
+        norm = float(np.linalg.norm(j.axis))
+        if norm == 0.0:
+            raise InputError(f"{what}: expected a non-zero axis, got {j.axis.tolist()}", path=src)
+        lo, hi, vel = _limits(j, src)
+        names.append(j.name)
+        p.append(R_prev @ T_rel[:3, 3])
+        axis.append(R_prev @ (T_rel[:3, :3] @ (j.axis / norm)))
+        lower.append(lo)
+        upper.append(hi)
+        velocity.append(vel)
+        R_prev = R_prev @ T_rel[:3, :3]
+        T_rel = np.eye(4)
+    if not names:
+        raise InputError(f"no revolute or continuous joint between {base_link!r} and {tip_link!r}", path=src)
+    T_last_tcp = np.eye(4)
+    T_last_tcp[:3, :3] = R_prev @ T_rel[:3, :3]
+    T_last_tcp[:3, 3] = R_prev @ T_rel[:3, 3]
+    lower_, upper_ = np.array(lower), np.array(upper)
+    return Chain(
+        name=robot_name,
+        joint_names=tuple(names),
+        p=np.array(p),
+        axis=np.array(axis),
+        sign=np.ones(len(names)),
+        offset=np.zeros(len(names)),
+        lower=lower_,
+        upper=upper_,
+        velocity=np.array(velocity),
+        T_world_base=T_world_base,
+        T_last_tcp=T_last_tcp,
+        home=np.clip(0.0, lower_, upper_),
+    )
+
+
+def _limits(j: _Joint, src: str) -> tuple[float, float, float]:
+    """``(lower, upper, velocity)`` of a movable joint [rad], [rad/s]."""
+    what = f"joint {j.name!r}"
+    limit = j.elem.find("limit")
+    if limit is None:
+        if j.type == "revolute":
+            raise InputError(f"{what} is revolute without <limit>; expected lower, upper and velocity", path=src)
+        return -CONTINUOUS_LIMIT, CONTINUOUS_LIMIT, math.inf
+    vel = _attr_float(limit, "velocity", f"{what} limit", src)
+    if vel is not None and vel <= 0:
+        raise InputError(f"{what}: expected a positive limit velocity, got {vel:g}", path=src)
+    velocity = math.inf if vel is None else vel
+    if j.type == "continuous":
+        return -CONTINUOUS_LIMIT, CONTINUOUS_LIMIT, velocity
+    # URDF: lower and upper default to 0.
+    lo = _attr_float(limit, "lower", f"{what} limit", src) or 0.0
+    hi = _attr_float(limit, "upper", f"{what} limit", src) or 0.0
+    if lo >= hi:
+        raise InputError(f"{what}: expected limit lower < upper, got {lo:g} >= {hi:g} rad", path=src)
+    return lo, hi, velocity
+
+
+# --- writing ---------------------------------------------------------------------------
+
+
+def _num(values: ArrayLike) -> str:
+    """Space-separated ``repr`` of floats: text that parses back to the same doubles."""
+    return " ".join(repr(float(v) + 0.0) for v in np.ravel(values))  # + 0.0 turns -0.0 into 0.0
+
+
+def _link(robot: ET.Element, name: str) -> None:
+    link = ET.SubElement(robot, "link", name=name)
+    inertial = ET.SubElement(link, "inertial")
+    ET.SubElement(inertial, "origin", xyz="0 0 0", rpy="0 0 0")
+    ET.SubElement(inertial, "mass", value=repr(PLACEHOLDER_MASS))
+    i = repr(PLACEHOLDER_INERTIA)
+    ET.SubElement(inertial, "inertia", ixx=i, ixy="0", ixz="0", iyy=i, iyz="0", izz=i)
+
+
+def _joint(robot: ET.Element, name: str, kind: str, parent: str, child: str, R: FloatArray, p: FloatArray) -> ET.Element:
+    joint = ET.SubElement(robot, "joint", name=name, type=kind)
+    ET.SubElement(joint, "parent", link=parent)
+    ET.SubElement(joint, "child", link=child)
+    ET.SubElement(joint, "origin", xyz=_num(p), rpy=_num(urdf_rpy_from_matrix(R)))
+    return joint
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    while name in taken:
+        name = "_" + name
+    taken.add(name)
+    return name
+
+
+def urdf_text(model: KinematicModel | Chain, robot_name: str | None = None) -> str:
+    """A URDF of ``model`` whose forward kinematics equals :func:`thermocomp.kinematics.fk.fk`.
+
+    Links ``world`` -> ``base`` -> ``link1`` .. ``linkn`` -> ``tcp``::
+
+        world --fixed F_base--> base --joint 1: F_1, Rot(axis_1)--> link1 ... linkn --fixed F_tool--> tcp
+
+    Each revolute joint's origin is ``F_i`` (``xyz = p_i + dp_i``, ``rpy``
+    of ``R_joint[i]``) and its axis the chain's axis (seed 002, Eq. 22).
+
+    Joint positions in the URDF are *model* angles ``theta = sign * q +
+    offset`` (:meth:`Chain.theta_from_q`), not controller angles: the URDF's
+    zero must be the geometry's zero. Limits are mapped the same way (speeds
+    are unchanged; an unknown speed, ``inf``, is left out of ``<limit>``). A URDF consumer that drives the robot from a program must convert
+    ``q`` first; for chains with ``sign = +1`` and ``offset = 0`` (all
+    built-in robots) the two coincide.
+
+    Every link carries a placeholder inertial (:data:`PLACEHOLDER_MASS`);
+    joints carry ``effort="0"`` (unknown). Floats are written with ``repr``
+    so the file reproduces the model's doubles exactly.
+
+    Parameters
+    ----------
+    model
+        A single model (batch shape ``()``), e.g. from
+        :func:`thermocomp.deformation.apply.deformed_model`, or a chain
+        (written nominal).
+    robot_name
+        ``<robot name>``; default the chain's name.
+
+    Raises
+    ------
+    InputError
+        When ``model`` holds a batch of robots (write one with ``model.take``).
+    """
+    if isinstance(model, Chain):
+        model = nominal_model(model)
+    if model.batch_shape != ():
+        raise InputError(
+            f"expected a single robot model, got a batch of shape {model.batch_shape}; "
+            "select one with KinematicModel.take"
+        )
+    chain = model.chain
+    robot = ET.Element("robot", name=robot_name or chain.name)
+    robot.append(ET.Comment(
+        " Written by thermocomp. Joint positions are model angles theta = sign * q + offset"
+        " (thermocomp Chain.theta_from_q); inertials are placeholders, not the robot's. "
+    ))
+    taken = set(chain.joint_names)
+    link_names = ["world", "base"] + [f"link{i + 1}" for i in range(chain.n_joints)] + ["tcp"]
+    for name in link_names:
+        _link(robot, name)
+    _joint(robot, _unique("world_base", taken), "fixed", "world", "base", model.R_base, model.p_base)
+    for i in range(chain.n_joints):
+        joint = _joint(
+            robot, chain.joint_names[i], "revolute", link_names[i + 1], link_names[i + 2],
+            model.R_joint[i], model.p_joint[i],
+        )
+        ET.SubElement(joint, "axis", xyz=_num(chain.axis[i]))
+        ends = chain.sign[i] * np.array([chain.lower[i], chain.upper[i]]) + chain.offset[i]  # theta_from_q
+        lo, hi = sorted(float(e) for e in ends)  # a sign of -1 swaps the ends
+        attrs = {"lower": repr(lo), "upper": repr(hi), "effort": "0"}
+        if math.isfinite(chain.velocity[i]):
+            attrs["velocity"] = repr(float(chain.velocity[i]))
+        ET.SubElement(joint, "limit", attrs)
+    _joint(robot, _unique("tcp_fixed", taken), "fixed", link_names[-2], "tcp", model.R_tool, model.p_tool)
+    ET.indent(robot)
+    return '<?xml version="1.0"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"
+
+
+def write_urdf(model: KinematicModel | Chain, path: PathLike, robot_name: str | None = None) -> None:
+    """Write :func:`urdf_text` of ``model`` to ``path`` atomically (temporary file, then rename)."""
+    atomic_write_text(path, urdf_text(model, robot_name))
+
+
+__all__ = [
+    "CONTINUOUS_LIMIT",
+    "matrix_from_urdf_rpy",
+    "read_urdf",
+    "urdf_rpy_from_matrix",
+    "urdf_text",
+    "write_urdf",
+]

@@ -1,0 +1,76 @@
+"""ABB configuration data (confdata ``cf1, cf4, cf6, cfx``) of joint solutions.
+
+ABB robtargets name the configuration a pose must be reached in (RAPID
+reference, data type ``confdata``):
+
+- ``cf1``, ``cf4``, ``cf6``: the quadrant of axes 1, 4 and 6:
+  ``floor(q / 90 deg)`` (quadrant 0 is 0 to 90 deg, -1 is -90 to 0 deg, ...);
+- ``cfx`` (0 to 7) = 4 * [wrist centre behind axis 1]
+  + 2 * [wrist centre behind the lower arm] + [axis 5 angle negative].
+
+Here the wrist centre is joint 5's origin, "behind axis 1" means behind the
+plane through axis 1 facing the arm's forward direction (the base x axis
+turned by axis 1), and "behind the lower arm" means on the side of the line
+from axis 2 to axis 3 opposite to the forward direction, in the arm's plane.
+These definitions fit arms laid out like ABB's 6-axis robots (axis 1
+vertical, axes 2 and 3 parallel, axis 5 the wrist bend); docs/conventions.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from thermocomp._typing import ArrayLike
+from thermocomp.geometry.rotations import rot_axis
+from thermocomp.kinematics.fk import joint_frames
+from thermocomp.kinematics.model import KinematicModel
+
+
+def confdata_from_q(model: KinematicModel, q: ArrayLike) -> np.ndarray:
+    """``(cf1, cf4, cf6, cfx)`` of controller angles ``q`` ``(m, 6)`` [rad] on ``model``; int ``(m, 4)``."""
+    q = np.atleast_2d(np.asarray(q, dtype=float))
+    if q.shape[1] != 6:
+        raise ValueError(f"confdata is defined for 6-axis robots, got {q.shape[1]} joints")
+    quadrant = np.floor(q[:, [0, 3, 5]] / (np.pi / 2)).astype(int)
+    origins, axes = joint_frames(model, q)
+    forward = _forward_direction(model, q)
+    wrist = origins[:, 4]
+    behind_axis1 = np.einsum("ki,ki->k", wrist - origins[:, 0], forward) < 0
+    lower_arm = origins[:, 2] - origins[:, 1]
+    side = np.einsum("ki,ki->k", np.cross(lower_arm, wrist - origins[:, 1]), axes[:, 1])
+    behind_lower_arm = side < 0
+    negative_axis5 = q[:, 4] < 0
+    cfx = 4 * behind_axis1 + 2 * behind_lower_arm + negative_axis5
+    return np.column_stack([quadrant, cfx]).astype(int)
+
+
+def _forward_direction(model: KinematicModel, q: np.ndarray) -> np.ndarray:
+    """The base x axis turned by axis 1 about its own axis, ``(m, 3)``."""
+    chain = model.chain
+    R1 = model.R_base @ model.R_joint[..., 0, :, :] @ rot_axis(chain.axis[0], chain.theta_from_q(q)[:, 0])
+    return R1[..., :, 0]
+
+
+def same_configuration(model: KinematicModel, q: ArrayLike, wanted: ArrayLike) -> np.ndarray:
+    """True where ``q`` ``(..., 6)`` is in configuration ``wanted`` ``(..., 4)`` up to whole turns.
+
+    ``cfx`` must match exactly; the quadrants of axes 1, 4 and 6 modulo 4 (a
+    whole turn apart puts the robot in the same place, see :func:`to_quadrants`).
+    """
+    q = np.asarray(q, dtype=float)
+    wanted = np.asarray(wanted)
+    shape = q.shape[:-1]
+    got = confdata_from_q(model, q.reshape(-1, 6)).reshape(shape + (4,))
+    return (got[..., 3] == wanted[..., 3]) & np.all((got[..., :3] - wanted[..., :3]) % 4 == 0, axis=-1)
+
+
+def to_quadrants(q: ArrayLike, wanted: ArrayLike) -> np.ndarray:
+    """Shift axes 1, 4 and 6 of ``q`` ``(m, 6)`` by whole turns into the quadrants of ``wanted`` ``(m, 4)``.
+
+    Assumes :func:`same_configuration` holds; the caller checks the limits.
+    """
+    q = np.array(q, dtype=float)
+    wanted = np.asarray(wanted)
+    got = np.floor(q[:, [0, 3, 5]] / (np.pi / 2)).astype(int)
+    q[:, [0, 3, 5]] += 2.0 * np.pi * np.round((wanted[:, :3] - got) / 4.0)
+    return q

@@ -1,0 +1,533 @@
+"""Targets CSV: the paper's files, the self-describing form, every error located, streaming, the writer."""
+
+from __future__ import annotations
+
+import math
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from thermocomp.compensation.program import Program
+from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.geometry.rotations import (
+    matrix_from_euler_xyz,
+    matrix_from_quat_wxyz,
+    matrix_from_rotvec,
+    quat_wxyz_from_matrix,
+    rot_x,
+    rot_y,
+    rot_z,
+    rotvec_from_matrix,
+)
+from thermocomp.io.targets_csv import iter_targets_csv, read_targets_csv, write_targets_csv
+from thermocomp.tolerances import ROUNDTRIP_ANGLE_TOL, ROUNDTRIP_POSITION_TOL
+
+PAPER = Path(__file__).resolve().parents[2] / "shared" / "reference" / "paper-irb140"
+SELF = "name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg"
+ROW = "100,200,300,0,90,0"
+
+
+@pytest.fixture
+def paper() -> Path:
+    if not PAPER.is_dir():
+        pytest.skip(f"reference data not found at {PAPER} (../shared beside the repository)")
+    return PAPER
+
+
+def write(tmp_path: Path, text: str, name: str = "targets.csv") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def assert_located(exc: InputError, path: Path, line: int | None, column: str | None) -> None:
+    """The error names the file, the line and the column, as attributes and in its message."""
+    assert exc.path == str(path)
+    assert exc.row == line
+    assert exc.column == column
+    message = str(exc)
+    assert str(path) in message
+    if line is not None:
+        assert f"line {line}" in message
+    if column is not None:
+        assert f"column {column!r}" in message
+
+
+def read_error(path: Path, **kwargs) -> InputError:
+    with pytest.raises(InputError) as info:
+        read_targets_csv(path, **kwargs)
+    return info.value
+
+
+def assert_same_program(got: Program, want: Program) -> None:
+    assert got.names == want.names
+    assert got.orientation_convention == want.orientation_convention
+    np.testing.assert_allclose(got.p_world_tcp, want.p_world_tcp, rtol=0, atol=ROUNDTRIP_POSITION_TOL)
+    np.testing.assert_allclose(got.R_world_tcp, want.R_world_tcp, rtol=0, atol=ROUNDTRIP_ANGLE_TOL)
+    for a, b in ((got.time_min, want.time_min), (got.q_reference, want.q_reference)):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-15, atol=ROUNDTRIP_ANGLE_TOL)
+
+
+def plain_rows(path: Path) -> list[list[str]]:
+    """The file's cells by a plain split, independent of the reader."""
+    return [line.split(",") for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+# ---------------------------------------------------------------------------
+# The paper's files
+
+
+def test_random50_matches_file_text(paper):
+    path = paper / "targets_random50.csv"
+    program = read_targets_csv(path)
+    assert program.n_targets == 50
+    assert program.orientation_convention == "euler_xyz"
+    assert program.source == str(path)
+    assert program.time_min is None and program.q_reference is None
+    # Spot checks: P1 = (641, 21, 473) mm, (0, 90, 0) deg on line 2; P50 on line 51.
+    assert program.names[0] == "P1" and program.names[-1] == "P50"
+    np.testing.assert_allclose(program.p_world_tcp[0], [0.641, 0.021, 0.473], rtol=1e-15)
+    np.testing.assert_allclose(program.p_world_tcp[49], [0.537, -0.037, 0.325], rtol=1e-15)
+    np.testing.assert_allclose(program.R_world_tcp[0], [[0, 0, 1], [0, 1, 0], [-1, 0, 0]], atol=1e-15)
+    assert program.line_of(0) == 2 and program.line_of(49) == 51
+    # Every row against a plain reading of the text.
+    rows = plain_rows(path)
+    assert rows[0] == ["", "X", "Y", "Z", "RX", "RY", "RZ"]
+    values = np.array([[float(c) for c in r[1:]] for r in rows[1:]])
+    assert list(program.names) == [r[0] for r in rows[1:]]
+    np.testing.assert_allclose(program.p_world_tcp, values[:, :3] / 1000.0, rtol=1e-15)
+    np.testing.assert_allclose(program.R_world_tcp, matrix_from_euler_xyz(np.radians(values[:, 3:])), atol=1e-15)
+
+
+@pytest.mark.parametrize(("name", "count", "last"), [("targets_cube_frontal.csv", 45, (700, -300, 550)),
+                                                      ("targets_cube_lateral.csv", 27, (-150, -400, 300))])
+def test_cubes_are_position_only(paper, name, count, last):
+    path = paper / name
+    exc = read_error(path)
+    assert_located(exc, path, 1, None)
+    assert "--orientation-euler-xyz-deg" in exc.message and "fixed_orientation" in exc.message
+    R = matrix_from_euler_xyz(np.radians([0.0, 90.0, 0.0]))
+    program = read_targets_csv(path, fixed_orientation=R)
+    assert program.n_targets == count
+    assert program.orientation_convention == "fixed"
+    np.testing.assert_array_equal(program.R_world_tcp, np.broadcast_to(R, (count, 3, 3)))
+    np.testing.assert_allclose(program.p_world_tcp[-1], np.array(last) / 1000.0, rtol=1e-15)
+    rows = plain_rows(path)
+    np.testing.assert_allclose(program.p_world_tcp, np.array([[float(c) for c in r[1:]] for r in rows[1:]]) / 1000.0,
+                               rtol=1e-15)
+    assert program.names[0] == "P1" and program.line_of(count - 1) == count + 1
+
+
+def test_paper_file_with_fixed_orientation_too_is_an_error(paper):
+    path = paper / "targets_random50.csv"
+    exc = read_error(path, fixed_orientation=np.eye(3))
+    assert_located(exc, path, 1, "RX")
+
+
+# ---------------------------------------------------------------------------
+# The self-describing form
+
+
+def test_every_orientation_group_gives_the_same_rotation(tmp_path):
+    angles_deg = np.array([20.0, -35.0, 110.0])
+    R = rot_x(np.radians(20.0)) @ rot_y(np.radians(-35.0)) @ rot_z(np.radians(110.0))
+    q = quat_wxyz_from_matrix(R)
+    v = rotvec_from_matrix(R)
+    files = {
+        "euler_deg": ("euler_xyz", "euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg", angles_deg),
+        "euler_rad": ("euler_xyz", "euler_xyz_a_rad,euler_xyz_b_rad,euler_xyz_c_rad", np.radians(angles_deg)),
+        "quat": ("quat_wxyz", "quat_w,quat_x,quat_y,quat_z", q),
+        # any column order, either sign
+        "quat_shuffled": ("quat_wxyz", "quat_x,quat_w,quat_z,quat_y", -q[[1, 0, 3, 2]]),
+        "rotvec_rad": ("rotvec", "rotvec_x_rad,rotvec_y_rad,rotvec_z_rad", v),
+        "rotvec_deg": ("rotvec", "rotvec_x_deg,rotvec_y_deg,rotvec_z_deg", np.degrees(v)),
+    }
+    for key, (convention, header, values) in files.items():
+        path = write(tmp_path, f"name,x_m,y_m,z_m,{header}\nA,0.1,0.2,0.3,{','.join(map(repr, values.tolist()))}\n",
+                     f"{key}.csv")
+        program = read_targets_csv(path)
+        np.testing.assert_allclose(program.R_world_tcp[0], R, atol=1e-15, err_msg=key)
+        np.testing.assert_allclose(program.p_world_tcp[0], [0.1, 0.2, 0.3], rtol=1e-15)
+        assert program.orientation_convention == convention
+
+
+def test_time_and_reference_joints(tmp_path):
+    text = ("# a program\nq2_deg,name,x_mm,y_mm,z_mm,quat_w,quat_x,quat_y,quat_z,time_min,q1_deg\n"
+            "10,A,1,2,3,1,0,0,0,0,-90\n\n20,B,4,5,6,0,1,0,0,2.5,45\n")
+    program = read_targets_csv(write(tmp_path, text), n_joints=2)
+    np.testing.assert_allclose(program.time_min, [0.0, 2.5])
+    np.testing.assert_allclose(program.q_reference, np.radians([[-90, 10], [45, 20]]), rtol=1e-15)
+    np.testing.assert_allclose(program.R_world_tcp[1], np.diag([1.0, -1.0, -1.0]), atol=1e-15)
+    np.testing.assert_array_equal(program.lines, [3, 5])
+    text = "name,x_m,y_m,z_m,rotvec_x_rad,rotvec_y_rad,rotvec_z_rad,q1_rad,q2_rad,q3_rad\nA,0,0,0,0,0,0,0.1,0.2,0.3\n"
+    program = read_targets_csv(write(tmp_path, text), n_joints=3)
+    np.testing.assert_array_equal(program.q_reference, [[0.1, 0.2, 0.3]])
+
+
+def test_without_name_column_names_are_row_and_line(tmp_path):
+    text = "x_mm,y_mm,z_mm\n\n# c\n1,2,3\n4,5,6\n"
+    program = read_targets_csv(write(tmp_path, text), fixed_orientation=np.eye(3))
+    assert program.names == ("row4", "row5")
+    assert program.orientation_convention == "fixed"
+
+
+def test_quoted_names_crlf_and_bom(tmp_path):
+    text = '\ufeffname,x_mm,y_mm,z_mm\r\n"a, b",1,2,3\r\n"#2 ""x""",4,5,6\r\n'
+    program = read_targets_csv(write(tmp_path, text), fixed_orientation=np.eye(3))
+    assert program.names == ("a, b", '#2 "x"')
+
+
+def test_name_header_starts_the_paper_form(tmp_path):
+    program = read_targets_csv(write(tmp_path, "name,X,Y,Z,RX,RY,RZ\nP1,1,2,3,0,0,90\n"))
+    np.testing.assert_allclose(program.R_world_tcp[0], rot_z(math.pi / 2), atol=1e-15)
+
+
+# ---------------------------------------------------------------------------
+# Errors: file, line and column
+
+
+def test_missing_file_and_directory(tmp_path):
+    path = tmp_path / "nope.csv"
+    exc = read_error(path)
+    assert_located(exc, path, None, None)
+    assert "not found" in exc.message
+    exc = read_error(tmp_path)
+    assert_located(exc, tmp_path, None, None)
+
+
+def test_empty_file_and_header_only(tmp_path):
+    for text in ("", "\n", "# nothing\n\n"):
+        path = write(tmp_path, text)
+        exc = read_error(path)
+        assert_located(exc, path, None, None)
+        assert "empty file" in exc.message
+    path = write(tmp_path, "# c\n\n" + SELF + "\n\n")
+    exc = read_error(path)
+    assert_located(exc, path, 3, None)
+    assert "got none" in exc.message
+
+
+@pytest.mark.parametrize(
+    ("header", "column", "words"),
+    [
+        (",X,Y,Z,RX,RY", "RZ", "expected X,Y,Z,RX,RY,RZ or X,Y,Z"),
+        (",X,Y,Z,RX,RY,RZ,W", "W", "paper's form"),
+        (",X,Y,Q", "Q", "paper's form"),
+        (",x,y,z", "x", "paper's form"),
+        ("name,X,Y,Z,RX,RZ,RY", "RZ", "paper's form"),
+        ("name,x_mm,y_mm,z_mm,speed", "speed", "unknown column 'speed'"),
+        ("name,x_mm,y_mm,z_mm,,quat_w", "5", "unknown column ''"),
+        ("name,x_mm,y_mm,z_mm,name", "name", "duplicate column"),
+        ("name,x_mm,y_mm", "z_mm", "missing column 'z_mm'"),
+        ("name,x_mm,y_m,z_mm", "y_m", "one unit"),
+        ("name,quat_w,quat_x,quat_y,quat_z", "x_mm", "missing position columns"),
+        ("name,x_mm,y_mm,z_mm,quat_w,quat_x,quat_y", "quat_z", "missing column 'quat_z'"),
+        ("name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_rad,euler_xyz_c_deg", "euler_xyz_b_rad", "one unit"),
+        ("name,x_mm,y_mm,z_mm,rotvec_x_rad,rotvec_y_rad,rotvec_z_rad,quat_w,quat_x,quat_y,quat_z", "quat_w",
+         "one orientation group"),
+        ("name,x_mm,y_mm,z_mm,quat_w,quat_x,quat_y,quat_z,q1_deg,q3_deg", "q2_deg", "missing column 'q2_deg'"),
+        ("name,x_mm,y_mm,z_mm,quat_w,quat_x,quat_y,quat_z,q1_deg,q2_rad", "q2_rad", "one unit"),
+        ("name,x_mm,y_mm,z_mm,quat_w,quat_x,quat_y,quat_z,q0_deg", "q0_deg", "unknown column"),
+    ],
+)
+def test_bad_header(tmp_path, header, column, words):
+    path = write(tmp_path, "# first line is a comment\n" + header + "\n" + ",".join(["1"] * header.count(",")) + ",1\n")
+    exc = read_error(path)
+    assert_located(exc, path, 2, column)
+    assert words in exc.message
+
+
+def test_reference_joint_count_must_match_robot(tmp_path):
+    header = "name,x_mm,y_mm,z_mm,quat_w,quat_x,quat_y,quat_z," + ",".join(f"q{k}_deg" for k in range(1, 6))
+    path = write(tmp_path, header + "\nA,1,2,3,1,0,0,0,1,2,3,4,5\n")
+    exc = read_error(path, n_joints=6)
+    assert_located(exc, path, 1, "q6_deg")
+    assert "q1..q6 for a 6-joint robot, got q1..q5" in exc.message
+    exc = read_error(path, n_joints=4)
+    assert_located(exc, path, 1, "q5_deg")
+    assert read_targets_csv(path, n_joints=5).q_reference.shape == (1, 5)
+
+
+def test_no_orientation_without_fixed_orientation(tmp_path):
+    path = write(tmp_path, "name,x_mm,y_mm,z_mm,time_min\nA,1,2,3,0\n")
+    exc = read_error(path)
+    assert_located(exc, path, 1, None)
+    assert "--orientation-euler-xyz-deg" in exc.message
+
+
+def test_orientation_columns_and_fixed_orientation_together(tmp_path):
+    path = write(tmp_path, SELF + "\nA," + ROW + "\n")
+    exc = read_error(path, fixed_orientation=np.eye(3))
+    assert_located(exc, path, 1, "euler_xyz_a_deg")
+
+
+def test_fixed_orientation_must_be_a_rotation(tmp_path):
+    path = write(tmp_path, "x_mm,y_mm,z_mm\n1,2,3\n")
+    with pytest.raises(InputError, match="fixed_orientation"):
+        read_targets_csv(path, fixed_orientation=np.diag([1.0, 1.0, -1.0]))
+
+
+@pytest.mark.parametrize(
+    ("row", "column", "words"),
+    [
+        ("B,100,200", "z_mm", "expected 7 cells"),
+        ("B,100,200,300,0,90,0,", "8", "expected 7 cells"),
+        ("B,100,2OO,300,0,90,0", "y_mm", "expected a number, got '2OO'"),
+        ("B,100,200,300,nan,90,0", "euler_xyz_a_deg", "finite"),
+        ("B,100,200,300,0,-inf,0", "euler_xyz_b_deg", "finite"),
+        ("B,100,200,300,0,90,", "euler_xyz_c_deg", "empty cell"),
+        (" ,100,200,300,0,90,0", "name", "expected a target name"),
+        ("A,100,200,300,0,90,0", "name", "duplicate target name 'A' (lines 3 and 6)"),
+        ('"B,100,200,300,0,90,0', None, "expected one CSV record"),
+    ],
+)
+def test_bad_rows(tmp_path, row, column, words):
+    path = write(tmp_path, f"{SELF}\n\nA,{ROW}\n# comment\nC,{ROW}\n{row}\nD,{ROW}\n")
+    exc = read_error(path)
+    assert_located(exc, path, 6, column)
+    assert words in exc.message
+
+
+def test_paper_form_errors_use_column_position_for_the_unnamed_column(tmp_path):
+    path = write(tmp_path, ",X,Y,Z,RX,RY,RZ\nP1,1,2,3,0,0,0\nP1,1,2,3,0,0,0\n")
+    exc = read_error(path)
+    assert_located(exc, path, 3, "1")
+    assert "lines 2 and 3" in exc.message
+    path = write(tmp_path, ",X,Y,Z,RX,RY,RZ\nP1,1,2,3,0,zero,0\n")
+    assert_located(read_error(path), path, 2, "RY")
+
+
+def test_quaternion_norm(tmp_path):
+    header = "name,x_mm,y_mm,z_mm,quat_w,quat_x,quat_y,quat_z"
+    ok = read_targets_csv(write(tmp_path, header + "\nA,0,0,0,0.7071,0.7071,0,0\n"))  # 4 digits: norm 0.99999
+    np.testing.assert_allclose(ok.R_world_tcp[0], rot_x(math.pi / 2), atol=1e-15)
+    path = write(tmp_path, header + "\nA,0,0,0,1,0,0,0\nB,0,0,0,0.5,0.5,0.5,0.4\n")
+    exc = read_error(path)
+    assert_located(exc, path, 3, "quat_w")
+    assert "unit quaternion" in exc.message and "0.5, 0.5, 0.5, 0.4" in exc.message
+    path = write(tmp_path, header + "\nA,0,0,0,0,0,0,0\n")
+    assert_located(read_error(path), path, 2, "quat_w")
+
+
+def test_negative_time(tmp_path):
+    path = write(tmp_path, "x_mm,y_mm,z_mm,time_min\n1,2,3,0\n1,2,3,-0.5\n")
+    exc = read_error(path, fixed_orientation=np.eye(3))
+    assert_located(exc, path, 3, "time_min")
+
+
+def test_not_utf8(tmp_path):
+    path = tmp_path / "targets.csv"
+    path.write_bytes(f"{SELF}\nA,{ROW}\n".encode() + b"B,1\xe9,2,3,0,0,0\n")
+    exc = read_error(path)
+    assert_located(exc, path, 3, None)
+    assert "UTF-8" in exc.message
+
+
+# ---------------------------------------------------------------------------
+# Streaming
+
+
+def _numbered_file(tmp_path: Path, m: int, name_column: bool = True) -> Path:
+    lines = [SELF if name_column else SELF[len("name,"):]]
+    for i in range(m):
+        if i % 7 == 3:
+            lines.append("# a comment")
+        lines.append(f"P{i},{i},{2 * i},{3 * i},0,0,{i % 360}" if name_column else f"{i},{2 * i},{3 * i},0,0,{i % 360}")
+    return write(tmp_path, "\n".join(lines) + "\n")
+
+
+def test_chunks_have_at_most_chunk_rows_and_true_lines(tmp_path):
+    path = _numbered_file(tmp_path, 25)
+    whole = read_targets_csv(path)
+    chunks = list(iter_targets_csv(path, 4))
+    assert [c.n_targets for c in chunks] == [4] * 6 + [1]
+    assert sum((c.names for c in chunks), ()) == whole.names
+    np.testing.assert_array_equal(np.concatenate([c.lines for c in chunks]), whole.lines)
+    np.testing.assert_array_equal(np.concatenate([c.p_world_tcp for c in chunks]), whole.p_world_tcp)
+    text_lines = path.read_text().splitlines()
+    for c in chunks:
+        for name, line in zip(c.names, c.lines):
+            assert text_lines[line - 1].startswith(name + ",")
+
+
+def test_errors_in_later_chunks_have_file_lines(tmp_path):
+    path = _numbered_file(tmp_path, 30)
+    lines = path.read_text().splitlines()
+    k = next(i for i, t in enumerate(lines) if t.startswith("P22,"))
+    lines[k] = lines[k].replace("P22,22,", "P22,x,")
+    path.write_text("\n".join(lines) + "\n")
+    stream = iter_targets_csv(path, 5)
+    got = []
+    with pytest.raises(InputError) as info:
+        for chunk in stream:
+            got.append(chunk)
+    assert_located(info.value, path, k + 1, "x_mm")
+    assert sum(c.n_targets for c in got) == 20
+
+
+def test_duplicate_name_across_chunks_names_both_lines(tmp_path):
+    path = _numbered_file(tmp_path, 30)
+    lines = path.read_text().splitlines()
+    k = next(i for i, t in enumerate(lines) if t.startswith("P25,"))
+    first = next(i for i, t in enumerate(lines) if t.startswith("P2,"))
+    lines[k] = lines[k].replace("P25,", "P2,")
+    path.write_text("\n".join(lines) + "\n")
+    for chunk_rows in (1, 3, 10, 100):
+        with pytest.raises(InputError) as info:
+            list(iter_targets_csv(path, chunk_rows))
+        assert_located(info.value, path, k + 1, "name")
+        assert f"lines {first + 1} and {k + 1}" in info.value.message
+
+
+def test_earlier_duplicate_reported_before_a_later_error_in_the_same_chunk(tmp_path):
+    text = f"{SELF}\nA,{ROW}\nB,{ROW}\nC,{ROW}\nA,{ROW}\nD,1,2\n"
+    path = write(tmp_path, text)
+    for chunk_rows in (2, 3, 100):
+        with pytest.raises(InputError) as info:
+            list(iter_targets_csv(path, chunk_rows))
+        assert_located(info.value, path, 5, "name")
+
+
+def test_chunk_rows_must_be_positive(tmp_path):
+    path = _numbered_file(tmp_path, 3)
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ConfigurationError):
+            next(iter_targets_csv(path, bad))
+
+
+def test_memory_does_not_grow_with_file_size(tmp_path):
+    """Peak memory while streaming a 4x longer file stays the same (one chunk, no per-line state)."""
+
+    def peak(m: int) -> int:
+        path = _numbered_file(tmp_path, m, name_column=False)
+        tracemalloc.start()
+        try:
+            for _ in iter_targets_csv(path, 100):
+                pass
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    small, large = peak(1_000), peak(10_000)
+    file_size = (tmp_path / "targets.csv").stat().st_size
+    assert large < 1.2 * small + 50_000
+    assert large < file_size / 2
+
+
+# ---------------------------------------------------------------------------
+# Writer
+
+
+def _program(convention: str, m: int = 5, seed: int = 3, time: bool = True, q: bool = True) -> Program:
+    rng = np.random.default_rng(seed)
+    quats = rng.normal(size=(m, 4))
+    R = matrix_from_quat_wxyz(quats)
+    if convention == "fixed":
+        R = np.broadcast_to(R[0], (m, 3, 3))
+    return Program(
+        names=tuple(f"T{i}" for i in range(m)),
+        R_world_tcp=R,
+        p_world_tcp=rng.uniform(-1.5, 1.5, size=(m, 3)),
+        time_min=rng.uniform(0, 200, size=m) if time else None,
+        q_reference=rng.uniform(-np.pi, np.pi, size=(m, 6)) if q else None,
+        orientation_convention=convention,
+        source="test",
+    )
+
+
+@pytest.mark.parametrize("convention", ["euler_xyz", "quat_wxyz", "rotvec", "fixed"])
+def test_write_then_read_gives_the_program(tmp_path, convention):
+    program = _program(convention)
+    path = tmp_path / "out.csv"
+    write_targets_csv(program, path, comments=("written by a test",))
+    fixed = program.R_world_tcp[0] if convention == "fixed" else None
+    back = read_targets_csv(path, fixed_orientation=fixed, n_joints=6)
+    assert_same_program(back, program)
+    assert [p.name for p in tmp_path.iterdir()] == ["out.csv"]
+    header = [line for line in path.read_text().splitlines() if not line.startswith("#")][0]
+    assert header.startswith("name,x_mm,y_mm,z_mm")
+    assert header.endswith("time_min,q1_deg,q2_deg,q3_deg,q4_deg,q5_deg,q6_deg")
+
+
+def test_write_then_read_without_optional_columns(tmp_path):
+    program = _program("rotvec", time=False, q=False)
+    path = tmp_path / "out.csv"
+    write_targets_csv(program, path)
+    assert path.read_text().splitlines()[0] == "name,x_mm,y_mm,z_mm,rotvec_x_rad,rotvec_y_rad,rotvec_z_rad"
+    assert_same_program(read_targets_csv(path), program)
+
+
+def test_paper_program_round_trips(tmp_path, paper):
+    program = read_targets_csv(paper / "targets_random50.csv")
+    write_targets_csv(program, tmp_path / "out.csv")
+    back = read_targets_csv(tmp_path / "out.csv")
+    assert_same_program(back, program)
+    np.testing.assert_array_equal(back.p_world_tcp, program.p_world_tcp)
+
+
+def test_names_that_need_quoting_round_trip(tmp_path):
+    program = Program(names=("a,b", '"q"', "#hash", "ok x"), R_world_tcp=np.broadcast_to(np.eye(3), (4, 3, 3)),
+                      p_world_tcp=np.zeros((4, 3)), orientation_convention="quat_wxyz")
+    write_targets_csv(program, tmp_path / "out.csv")
+    assert read_targets_csv(tmp_path / "out.csv").names == program.names
+
+
+@pytest.mark.parametrize("bad", ["", " lead", "trail ", "two\nlines", "cr\rx"])
+def test_names_that_cannot_round_trip_are_refused(tmp_path, bad):
+    program = Program(names=("fine", bad), R_world_tcp=np.broadcast_to(np.eye(3), (2, 3, 3)),
+                      p_world_tcp=np.zeros((2, 3)))
+    with pytest.raises(InputError, match="cannot be written"):
+        write_targets_csv(program, tmp_path / "out.csv")
+    assert not any(tmp_path.iterdir())
+
+
+def test_duplicate_names_and_varying_fixed_orientation_are_refused(tmp_path):
+    program = Program(names=("a", "a"), R_world_tcp=np.broadcast_to(np.eye(3), (2, 3, 3)), p_world_tcp=np.zeros((2, 3)))
+    with pytest.raises(InputError, match="unique"):
+        write_targets_csv(program, tmp_path / "out.csv")
+    program = Program(names=("a", "b"), R_world_tcp=np.stack([np.eye(3), rot_z(0.1)]), p_world_tcp=np.zeros((2, 3)),
+                      orientation_convention="fixed")
+    with pytest.raises(InputError, match="fixed"):
+        write_targets_csv(program, tmp_path / "out.csv")
+    assert not any(tmp_path.iterdir())
+
+
+def test_euler_round_trip_near_gimbal_lock(tmp_path):
+    R = matrix_from_euler_xyz([0.3, math.pi / 2 - 1e-6, -0.7])
+    program = Program(names=("a",), R_world_tcp=R[None], p_world_tcp=np.zeros((1, 3)))
+    write_targets_csv(program, tmp_path / "out.csv")
+    assert_same_program(read_targets_csv(tmp_path / "out.csv"), program)
+
+
+def test_rotvec_and_quaternion_readers_agree_with_geometry(tmp_path):
+    v = np.array([0.3, -1.2, 2.0])
+    q = np.concatenate([[math.cos(np.linalg.norm(v) / 2)], math.sin(np.linalg.norm(v) / 2) * v / np.linalg.norm(v)])
+    text = ("name,x_mm,y_mm,z_mm,rotvec_x_rad,rotvec_y_rad,rotvec_z_rad\n"
+            "A,0,0,0," + ",".join(map(repr, v.tolist())) + "\n")
+    a = read_targets_csv(write(tmp_path, text, "a.csv"))
+    text = "name,x_mm,y_mm,z_mm,quat_w,quat_x,quat_y,quat_z\nA,0,0,0," + ",".join(map(repr, q.tolist())) + "\n"
+    b = read_targets_csv(write(tmp_path, text, "b.csv"))
+    np.testing.assert_allclose(a.R_world_tcp[0], matrix_from_rotvec(v), atol=1e-15)
+    np.testing.assert_allclose(b.R_world_tcp[0], a.R_world_tcp[0], atol=1e-15)
+
+
+def test_whole_read_of_a_file_longer_than_one_internal_chunk(tmp_path, monkeypatch):
+    from thermocomp.io import targets_csv
+
+    program = _program("quat_wxyz", m=11)
+    path = tmp_path / "out.csv"
+    write_targets_csv(program, path)
+    monkeypatch.setattr(targets_csv, "_READ_CHUNK", 3)
+    back = read_targets_csv(path, n_joints=6)
+    assert_same_program(back, program)
+    np.testing.assert_array_equal(back.lines, np.arange(2, 13))
+
+
+def test_write_refuses_multi_line_comment(tmp_path):
+    with pytest.raises(InputError, match="one-line"):
+        write_targets_csv(_program("rotvec"), tmp_path / "out.csv", comments=("a\nb",))
+    assert not any(tmp_path.iterdir())
