@@ -31,12 +31,13 @@ from thermocomp.geometry.rotations import euler_xyz_from_matrix
 from thermocomp.kinematics.seeding import solve_nominal_configuration
 
 #: Path geometry [m]: spiral centre, outer radius, line spacing, layer height,
-#: pose spacing of the densest (1,000,000-pose) path.
+#: and the path's length in poses SPACING apart (1,000,000 x 0.5 mm = 500 m).
 CENTRE = np.array([0.58, 0.0, 0.30])
 RADIUS = 0.100
 PITCH = 0.002
 LAYER_HEIGHT = 0.0005
-SPACING_1M = 0.0005
+SPACING = 0.0005
+PATH_POSES = 1_000_000
 #: Program duration [min]: past the 200-minute ramp of the paper, so the last
 #: 40 minutes see the full table.
 DURATION_MIN = 240.0
@@ -124,13 +125,17 @@ def joint_path(chain: tc.Chain, p_knots: np.ndarray, R_knots: np.ndarray) -> np.
 
 
 class Toolpath:
-    """A generated toolpath: the knots (every ``KNOT_EVERY``-th pose) solved, the rest splined."""
+    """The toolpath: ``PATH_POSES`` designed poses, every ``KNOT_EVERY``-th solved, the rest splined.
 
-    def __init__(self, n_poses: int, seed: int = 2024) -> None:
+    :meth:`write` resamples the whole path evenly, so every size covers the
+    same print and the same 0..240 minutes.
+    """
+
+    def __init__(self, seed: int = 2024) -> None:
         self.chain = tc.load_robot("irb140")
         rng = np.random.default_rng(seed)
-        n_knots = -(-n_poses // KNOT_EVERY) + 1
-        p_knots, R_knots = designed_path(n_knots, SPACING_1M * KNOT_EVERY, rng)
+        n_knots = -(-PATH_POSES // KNOT_EVERY) + 1
+        p_knots, R_knots = designed_path(n_knots, SPACING * KNOT_EVERY, rng)
         self.q_knots = joint_path(self.chain, p_knots, R_knots)
         self.n_max = (n_knots - 1) * KNOT_EVERY + 1
 

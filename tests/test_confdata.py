@@ -65,3 +65,59 @@ def test_unavailable_configuration_is_reported(irb140):
     result = solve_multistart(model, R, p, irb140.home[None],
                               accept=lambda q: np.zeros(q.shape[:2], dtype=bool))
     assert result.status[0] == Status.CONFIGURATION_NOT_FOUND
+
+
+def test_confdata_columns_read_write_and_errors(tmp_path):
+    from thermocomp.errors import InputError
+    from thermocomp.io.targets_csv import read_targets_csv, write_targets_csv
+
+    text = ("name,x_mm,y_mm,z_mm,quat_w,quat_x,quat_y,quat_z,cf1,cf4,cf6,cfx\n"
+            "A,515,0,712,0.7071067811865476,0,0.7071067811865476,0,0,0,0,0\n"
+            "B,400,100,500,0.7071067811865476,0,0.7071067811865476,0,0,-1,2,1\n")
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    program = read_targets_csv(path)
+    assert program.confdata.tolist() == [[0, 0, 0, 0], [0, -1, 2, 1]]
+    write_targets_csv(program, tmp_path / "back.csv")
+    assert read_targets_csv(tmp_path / "back.csv").confdata.tolist() == program.confdata.tolist()
+    path.write_text(text.replace("0,-1,2,1", "0,-1,2,9"))
+    with pytest.raises(InputError, match=r"t\.csv, line 3, column 'cfx'.*0 to 7"):
+        read_targets_csv(path)
+    path.write_text(text.replace("0,-1,2,1", "0,-1.5,2,1"))
+    with pytest.raises(InputError, match=r"line 3, column 'cf4'"):
+        read_targets_csv(path)
+    path.write_text(text.replace(",cfx", "").replace(",0\n", "\n").replace(",1\n", "\n"))
+    with pytest.raises(InputError, match="'cfx'"):
+        read_targets_csv(path)
+
+
+def test_cli_compensates_in_the_asked_configuration(tmp_path, irb140):
+    """The wrist-flipped branch of a target (cfx odd: axis 5 negative) asked for by confdata."""
+    import csv
+
+    from thermocomp.cli.main import main
+
+    model = nominal_model(irb140)
+    q = np.radians([[10.0, 20.0, -10.0, 20.0, 40.0, 0.0]])
+    R, p = fk(model, q)
+    from thermocomp.geometry import euler_xyz_from_matrix
+    e = np.degrees(euler_xyz_from_matrix(R[0])).tolist()
+    xyz = (p[0] * 1e3).tolist()
+    rows = []
+    # flipped wrist: axis 4 -160 deg (quadrant -2), axis 5 -40 deg, axis 6 180 deg (quadrant 2)
+    for name, cf4, cf6, cfx in (("up", 0, 0, 0), ("flipped", -2, 2, 1), ("impossible", 0, 0, 1)):
+        rows.append(f"{name},{xyz[0]!r},{xyz[1]!r},{xyz[2]!r},{e[0]!r},{e[1]!r},{e[2]!r},0,{cf4},{cf6},{cfx}")
+    targets = tmp_path / "t.csv"
+    targets.write_text("name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg,cf1,cf4,cf6,cfx\n"
+                       + "\n".join(rows) + "\n")
+    out = tmp_path / "out.csv"
+    from conftest import REPO
+
+    assert main(["compensate", "--deformation", str(REPO / "deformations" / "exaggerated.csv"), "--targets", str(targets),
+                 "--static", "--allow-failures", "--out", str(out)]) == 0
+    result = {r["target"]: r for r in csv.DictReader(open(out))}
+    assert float(result["up"]["q5_deg"]) > 0 > float(result["flipped"]["q5_deg"])
+    assert -180 < float(result["flipped"]["q4_deg"]) < -90 and 90 < float(result["flipped"]["q6_deg"]) < 270
+    assert result["up"]["status"] == result["flipped"]["status"] == "converged"
+    # axis 5 negative with axis 4 in quadrant 0 does not exist for this pose
+    assert result["impossible"]["status"] == "configuration_not_found" and result["impossible"]["q1_deg"] == ""

@@ -209,3 +209,20 @@ def test_euler_xyz_round_trip_rebuilds_the_rotation_near_gimbal_lock(beta, rng):
     back = euler_xyz_from_matrix(R)
     np.testing.assert_allclose(matrix_from_euler_xyz(back), R, atol=1e-14)
     assert np.all(np.abs(back[:, 1]) <= np.pi / 2)
+
+
+@pytest.mark.parametrize("name", BUILTIN_ROBOTS)
+def test_sigma_min_bound_is_a_lower_bound_and_exact_near_singularities(name, rng):
+    from thermocomp.kinematics.ik import sigma_min_lower_bound
+    from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
+
+    chain = load_robot(name)
+    q = random_q(chain, rng, 500)
+    q[:50, 4] = rng.uniform(-1e-4, 1e-4, 50)  # wrist nearly stretched: near singular for every built-in
+    _, _, J = fk_jacobian(nominal_model(chain), q)
+    exact = np.linalg.svd(J, compute_uv=False)[:, -1]
+    bound = sigma_min_lower_bound(J)
+    assert np.all(bound <= exact * (1 + 1e-12))
+    near = exact < 10 * NEAR_SINGULAR_SIGMA
+    np.testing.assert_allclose(bound[near], exact[near], rtol=1e-12)
+    assert np.any(near)

@@ -55,3 +55,10 @@ BRANCH_JUMP = 0.05
 #: without a multi-start search when no joint moved more than this [rad] from
 #: the reference: distinct IK branches of a 6R arm differ by far more.
 REFERENCE_ACCEPT = 0.25
+
+#: A quaternion read from a file must have a norm within this of 1; it is then
+#: normalised. Robot controllers print quaternions with 4 to 9 digits (ABB
+#: RAPID robtargets: about 8), which puts the norm within 1e-4 of 1; 1e-3 lets
+#: those through and still rejects a typo or a component in the wrong column,
+#: which moves the norm by far more.
+QUAT_NORM_TOL = 1e-3

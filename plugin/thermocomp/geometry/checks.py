@@ -10,7 +10,7 @@ import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import InputError
-from thermocomp.tolerances import ROTATION_ORTHONORMAL_TOL, UNIT_NORM_TOL
+from thermocomp.tolerances import QUAT_NORM_TOL, ROTATION_ORTHONORMAL_TOL, UNIT_NORM_TOL
 
 
 def check_array(value: ArrayLike, shape: tuple[int | None, ...], name: str) -> FloatArray:
@@ -66,6 +66,6 @@ def check_quat_wxyz(value: ArrayLike, name: str) -> FloatArray:
     """A unit quaternion ``(w, x, y, z)``, returned normalised."""
     q = check_array(value, (4,), name)
     norm = np.linalg.norm(q)
-    if abs(norm - 1.0) > 1e-3:
+    if abs(norm - 1.0) > QUAT_NORM_TOL:
         raise InputError(f"{name}: expected a unit quaternion (w, x, y, z), got norm {norm:.6g}")
     return q / norm

@@ -25,7 +25,7 @@ from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import euler_xyz_from_matrix, matrix_from_euler_xyz, transform
 from thermocomp.io.atomic import atomic_write_text
-from thermocomp.io.csvtext import check_header, parse_float, read_rows
+from thermocomp.io.csvtext import check_header, parse_float, iter_rows
 from thermocomp.robot.chain import Chain
 
 COLUMNS = [
@@ -52,7 +52,7 @@ def read_chain_csv(path: PathLike, name: str | None = None) -> Chain:
         Naming file, line and column of the first problem.
     """
     src = str(path)
-    rows = list(read_rows(path))
+    rows = list(iter_rows(path))
     if not rows:
         raise InputError("expected a header and rows, got an empty file", path=src)
     header_line, header = rows[0]

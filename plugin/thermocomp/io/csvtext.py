@@ -15,41 +15,17 @@ from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 
 
-def read_rows(path: PathLike) -> Iterator[tuple[int, list[str]]]:
-    """Yield ``(line_number, cells)`` of a CSV file, skipping blank and ``#`` lines.
-
-    Raises :class:`InputError` naming the file when it cannot be read or is
-    not text.
-    """
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-    except FileNotFoundError as exc:
-        raise InputError("file not found", path=str(p)) from exc
-    except IsADirectoryError as exc:
-        raise InputError("expected a file, got a directory", path=str(p)) from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(f"expected UTF-8 text, got undecodable byte at offset {exc.start}", path=str(p)) from exc
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=str(p)) from exc
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        yield number, next(csv.reader([line]))
-
-
 def iter_rows(path: PathLike) -> Iterator[tuple[int, list[str]]]:
-    """Streaming form of :func:`read_rows`: the same rows and line numbers, read line by line.
+    """Yield ``(line_number, cells)`` of a CSV file, skipping blank and ``#`` lines, line by line.
 
     Memory stays bounded by the longest line, whatever the file's size (for
     million-row toolpaths; a file whose lines all end in a bare ``\\r`` is
-    one long piece). Lines end where :meth:`str.splitlines` ends them,
-    exactly as in :func:`read_rows` (``\\n``, ``\\r\\n``, ``\\r``, ...): the
-    file is read in ``\\n``-terminated pieces and each piece is split further,
-    which gives the same lines because no other line boundary spans a ``\\n``.
-    One difference: a malformed quoted cell (``"abc`` without its closing
-    quote, ``"ab"c``) is an error here, where :func:`read_rows` repairs it
-    silently.
+    one long piece). Lines end where :meth:`str.splitlines` ends them
+    (newline, carriage return and the rest): the file is read in
+    newline-terminated pieces and each piece is split further, which gives
+    the same lines because no other line boundary spans a newline. A
+    malformed quoted cell (``"abc`` without its closing quote, ``"ab"c``) is
+    an error.
 
     Raises :class:`InputError` naming the file when it cannot be opened, and
     the file and line when a line is not UTF-8 or not one CSV record. Being
@@ -137,28 +113,26 @@ def parse_floats(
 
 
 def check_header(header: list[str], required: list[str], optional: list[str], path: str, line: int) -> dict[str, int]:
-    """Map column names to indices; unknown, missing or duplicate columns are errors."""
+    """Map column names to indices; unknown, missing or duplicate columns are located errors.
+
+    A misspelt column is both unknown and missing: the message names both,
+    and the error's column is the unknown one (where the typo is).
+    """
     names = [h.strip() for h in header]
     seen: dict[str, int] = {}
     for i, name in enumerate(names):
         if name in seen:
-            raise InputError(f"duplicate column {name!r}", path=path, row=line, column=name)
+            raise InputError(f"duplicate column {name!r}", path=path, row=line, column=name or str(i + 1))
         seen[name] = i
     missing = [c for c in required if c not in seen]
-    if missing:
-        raise InputError(
-            f"missing column(s) {', '.join(missing)}; expected columns {', '.join(required)}"
-            + (f" and optionally {', '.join(optional)}" if optional else "")
-            + f", got {', '.join(names)}",
-            path=path,
-            row=line,
-        )
     unknown = [c for c in names if c not in required and c not in optional]
-    if unknown:
-        raise InputError(
-            f"unknown column(s) {', '.join(unknown)}; expected {', '.join(required + optional)}",
-            path=path,
-            row=line,
-            column=unknown[0],
-        )
+    if missing or unknown:
+        parts = []
+        if unknown:
+            parts.append(f"unknown column(s) {', '.join(repr(c) for c in unknown)}")
+        if missing:
+            parts.append(f"missing column(s) {', '.join(missing)}")
+        expected = ", ".join(required) + (f" and optionally {', '.join(optional)}" if optional else "")
+        column = (unknown[0] or str(names.index(unknown[0]) + 1)) if unknown else missing[0]
+        raise InputError(f"{'; '.join(parts)}; expected columns {expected}", path=path, row=line, column=column)
     return seen

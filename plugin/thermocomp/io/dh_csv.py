@@ -19,7 +19,7 @@ import numpy as np
 
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
-from thermocomp.io.csvtext import check_header, parse_float, read_rows
+from thermocomp.io.csvtext import check_header, parse_float, iter_rows
 from thermocomp.robot.chain import Chain
 from thermocomp.robot.dh import chain_from_dh
 
@@ -37,7 +37,7 @@ def is_dh_header(header: list[str]) -> bool:
 def read_dh_csv(path: PathLike, name: str | None = None) -> Chain:
     """Read a DH table (standard or modified, by its columns) as a table-form chain."""
     src = str(path)
-    rows = list(read_rows(path))
+    rows = list(iter_rows(path))
     if not rows:
         raise InputError("expected a header and one row per joint, got an empty file", path=src)
     line, header = rows[0]

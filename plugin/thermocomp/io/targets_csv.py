@@ -30,7 +30,9 @@ its name, in any order:
 - ``time_min``: time of the target in the program [min], finite, >= 0
   (optional);
 - ``q1_deg`` .. ``qn_deg`` (or ``_rad``): reference joint configuration,
-  controller angles, consecutive from 1 (optional)::
+  controller angles, consecutive from 1 (optional);
+- ``cf1,cf4,cf6,cfx``: ABB configuration data, integers, ``cfx`` in 0..7
+  (optional; :mod:`thermocomp.kinematics.confdata`)::
 
     name,x_mm,y_mm,z_mm,quat_w,quat_x,quat_y,quat_z,time_min
     P1,641,21,473,0.7071068,0,0.7071068,0,0
@@ -69,18 +71,14 @@ from thermocomp.geometry.rotations import (
 )
 from thermocomp.io.atomic import atomic_open
 from thermocomp.io.csvtext import iter_rows, parse_floats
+from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: The paper's columns after the name column: full pose, or position only.
 PAPER_POSE_COLUMNS = ("X", "Y", "Z", "RX", "RY", "RZ")
 PAPER_POSITION_COLUMNS = ("X", "Y", "Z")
 
-#: A quaternion read from a file must have a norm within this of 1; it is then
-#: normalised. Robot controllers print quaternions with 4 to 9 digits (ABB
-#: RAPID robtargets: about 8), which puts the norm within 1e-4 of 1; 1e-3 lets
-#: those through and still rejects a typo or a component in the wrong
-#: column, which moves the norm by far more. (Belongs in thermocomp.tolerances;
-#: geometry.checks.check_quat_wxyz uses the same literal.)
-QUAT_NORM_TOL = 1e-3
+#: ABB confdata columns, in the order of :attr:`Program.confdata`.
+CONFDATA_COLUMNS = ("cf1", "cf4", "cf6", "cfx")
 
 #: Targets per chunk when :func:`read_targets_csv` reads a whole file.
 _READ_CHUNK = 65536
@@ -96,7 +94,8 @@ _JOINT_RE = re.compile(r"q([1-9][0-9]*)_(deg|rad)")
 
 _KNOWN_COLUMNS = (
     "name; x_mm,y_mm,z_mm or x_m,y_m,z_m; one of euler_xyz_{a,b,c}_deg (or _rad), "
-    "quat_w,quat_x,quat_y,quat_z, rotvec_{x,y,z}_rad (or _deg); time_min; q1_deg..qn_deg (or _rad)"
+    "quat_w,quat_x,quat_y,quat_z, rotvec_{x,y,z}_rad (or _deg); time_min; q1_deg..qn_deg (or _rad); "
+    "cf1,cf4,cf6,cfx"
 )
 _ORIENTATION_HINT = (
     "give an orientation for every target: fixed_orientation=R (3x3 rotation matrix) from Python, "
@@ -114,7 +113,7 @@ class _Layout:
 
     columns: tuple[str, ...]  # header cells as shown in messages ('' replaced by its 1-based index)
     name_index: int | None
-    value_index: tuple[int, ...]
+    value_index: tuple[int, ...]  # position, orientation, time, joints, confdata
     position_per_metre: float  # 1000.0 for mm, 1.0 for m
     convention: str
     n_orientation: int
@@ -123,6 +122,7 @@ class _Layout:
     n_q: int
     q_deg: bool
     R_fixed: FloatArray | None
+    has_confdata: bool = False
     value_columns: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -222,10 +222,13 @@ def _self_describing_layout(
     time_index = None
     position: list[tuple[str, str, int]] = []
     joints: list[tuple[int, str, int]] = []
+    confdata: dict[str, int] = {}
     groups: dict[str, list[tuple[str, str, int]]] = {}
     for i, name in enumerate(columns):
         if name == "name":
             name_index = i
+        elif name in CONFDATA_COLUMNS:
+            confdata[name] = i
         elif name == "time_min":
             time_index = i
         elif m := _POSITION_RE.fullmatch(name):
@@ -288,10 +291,24 @@ def _self_describing_layout(
                 path=src, row=line, column=column,
             )
 
+    confdata_index: tuple[int, ...] = ()
+    if confdata:
+        missing = [c for c in CONFDATA_COLUMNS if c not in confdata]
+        if missing:
+            raise InputError(
+                f"missing column {missing[0]!r}: ABB confdata needs all of {','.join(CONFDATA_COLUMNS)}",
+                path=src, row=line, column=missing[0],
+            )
+        if n_joints is not None and n_joints != 6:
+            raise InputError(f"ABB confdata is defined for 6-axis robots, the robot has {n_joints} joints",
+                             path=src, row=line, column="cf1")
+        confdata_index = tuple(confdata[c] for c in CONFDATA_COLUMNS)
+
     return _Layout(
         columns=tuple(c or str(i + 1) for i, c in enumerate(columns)),
         name_index=name_index,
-        value_index=position_index + orientation_index + (() if time_index is None else (time_index,)) + q_index,
+        value_index=position_index + orientation_index + (() if time_index is None else (time_index,)) + q_index
+        + confdata_index,
         position_per_metre=1000.0 if position_unit == "mm" else 1.0,
         convention=convention,
         n_orientation=len(orientation_index),
@@ -300,6 +317,7 @@ def _self_describing_layout(
         n_q=len(q_index),
         q_deg=q_unit == "deg",
         R_fixed=R_fixed,
+        has_confdata=bool(confdata_index),
     )
 
 
@@ -391,6 +409,11 @@ def _parse_row(layout: _Layout, cells: list[str], src: str, line: int) -> tuple[
         t = values[3 + layout.n_orientation]
         if t < 0:
             raise InputError(f"expected a time >= 0 [min], got {t:g}", path=src, row=line, column="time_min")
+    if layout.has_confdata:
+        for value, column in zip(values[-4:], CONFDATA_COLUMNS):
+            if value != round(value) or (column == "cfx" and not 0 <= value <= 7):
+                want = "an integer from 0 to 7" if column == "cfx" else "an integer (a quadrant)"
+                raise InputError(f"expected {want}, got {value:g}", path=src, row=line, column=column)
     return name, values
 
 
@@ -420,12 +443,15 @@ def _program(layout: _Layout, src: str, names: list[str], values: list[list[floa
         q = v[:, k:k + layout.n_q]
         if layout.q_deg:
             q = np.radians(q)
+        k += layout.n_q
+    confdata = v[:, k:k + 4].astype(np.int64) if layout.has_confdata else None
     return Program(
         names=tuple(names),
         R_world_tcp=R,
         p_world_tcp=p,
         time_min=time_min,
         q_reference=q,
+        confdata=confdata,
         orientation_convention=layout.convention,
         source=src,
         lines=np.array(lines, dtype=np.int64),
@@ -638,7 +664,7 @@ def write_targets_csv(program: Program, path: PathLike, comments: tuple[str, ...
     program's convention (``euler_xyz_*_deg``, ``quat_*`` with ``w >= 0``,
     ``rotvec_*_rad``, or none for ``"fixed"``, whose orientation goes into a
     comment and must be given again as ``fixed_orientation`` when reading),
-    then ``time_min`` and ``q1_deg..qn_deg`` when the program has them.
+    then ``time_min``, ``q1_deg..qn_deg`` and ``cf1,cf4,cf6,cfx`` when the program has them.
     Floats are ``repr`` text: reading the file back gives the same program to
     within one rounding of each unit conversion (about 1e-16 relative).
 
@@ -678,6 +704,9 @@ def write_targets_csv(program: Program, path: PathLike, comments: tuple[str, ...
         n = program.q_reference.shape[1]
         header += [f"q{k}_deg" for k in range(1, n + 1)]
         blocks.append(np.degrees(program.q_reference))
+    if program.confdata is not None:
+        header += list(CONFDATA_COLUMNS)
+        blocks.append(program.confdata.astype(float))
     values = np.concatenate(blocks, axis=1)
     lines = [f"# {c}" for c in comments]
     if program.orientation_convention == "fixed":
@@ -696,7 +725,7 @@ def write_targets_csv(program: Program, path: PathLike, comments: tuple[str, ...
 __all__ = [
     "PAPER_POSE_COLUMNS",
     "PAPER_POSITION_COLUMNS",
-    "QUAT_NORM_TOL",
+    "CONFDATA_COLUMNS",
     "iter_targets_csv",
     "read_targets_csv",
     "write_targets_csv",

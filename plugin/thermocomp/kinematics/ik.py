@@ -128,18 +128,21 @@ class IKResult:
 def sigma_min_lower_bound(J: FloatArray) -> FloatArray:
     """Lower bound on the smallest singular value of each Jacobian ``(m, 6, n)``; exact where it matters.
 
-    For a square Jacobian, ``sigma_min >= |det J| / |J|_F^(n-1)`` (every other
-    singular value is at most the Frobenius norm) costs a determinant; where
-    that bound is below ``10 * NEAR_SINGULAR_SIGMA`` the exact value comes
-    from an SVD. So the result is exact wherever a singularity is near, and a
-    true lower bound above ``10 * NEAR_SINGULAR_SIGMA`` elsewhere. Non-square
-    Jacobians always get the SVD.
+    For a square Jacobian, ``|det J| = sigma_min * prod(other sigmas)`` and,
+    by the inequality of arithmetic and geometric means,
+    ``prod(other sigmas) <= (|J|_F^2 / (n - 1))^((n - 1) / 2)``; so
+    ``|det J| / (|J|_F^2 / (n - 1))^((n - 1) / 2) <= sigma_min`` costs one
+    determinant. Where that bound is below ``10 * NEAR_SINGULAR_SIGMA`` the
+    exact value comes from an SVD. The result is exact wherever a singularity
+    is near, and a true lower bound above ``10 * NEAR_SINGULAR_SIGMA``
+    elsewhere. Non-square Jacobians always get the SVD.
     """
     m, rows, n = J.shape
-    if rows != n:
+    if rows != n or n < 2:
         return np.linalg.svd(J, compute_uv=False)[:, -1]
-    frobenius = np.sqrt(np.einsum("kij,kij->k", J, J))
-    bound = np.abs(np.linalg.det(J)) / np.maximum(frobenius, 1e-300) ** (n - 1)
+    frobenius_sq = np.einsum("kij,kij->k", J, J)
+    others = (np.maximum(frobenius_sq, 1e-300) / (n - 1)) ** ((n - 1) / 2)
+    bound = np.abs(np.linalg.det(J)) / others
     exact = bound < 10.0 * NEAR_SINGULAR_SIGMA
     if np.any(exact):
         bound[exact] = np.linalg.svd(J[exact], compute_uv=False)[:, -1]

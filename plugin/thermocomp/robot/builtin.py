@@ -44,12 +44,12 @@ def load_robot(name: str | PathLike) -> Chain:
         file (the chain from its root to its last link).
     """
     from thermocomp.io.chain_csv import read_chain_csv
-    from thermocomp.io.csvtext import read_rows
+    from thermocomp.io.csvtext import iter_rows
     from thermocomp.io.dh_csv import is_dh_header, read_dh_csv
 
     path = Path(name)
     if path.suffix.lower() == ".csv":
-        first = next(iter(read_rows(path)), None)
+        first = next(iter(iter_rows(path)), None)
         if first is not None and is_dh_header(first[1]):
             return read_dh_csv(path)
         return read_chain_csv(path)
