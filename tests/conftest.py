@@ -7,9 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-REFERENCE = REPO.parent / "shared" / "reference"
-PAPER = REFERENCE / "paper-irb140"
+from helpers import PAPER, REPO  # noqa: F401  (REPO re-exported for older imports)
 
 
 @pytest.fixture
@@ -18,6 +16,12 @@ def paper_dir() -> Path:
     if not PAPER.is_dir():
         pytest.skip(f"reference data not found at {PAPER} (../shared beside the repository)")
     return PAPER
+
+
+@pytest.fixture
+def paper(paper_dir: Path) -> Path:
+    """Alias of :func:`paper_dir`."""
+    return paper_dir
 
 
 @pytest.fixture

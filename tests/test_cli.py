@@ -7,17 +7,15 @@ where there is one), a non-zero exit, and no output file.
 from __future__ import annotations
 
 import csv
-import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from conftest import REPO
+from helpers import REPO
 from thermocomp.cli.main import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, main
 
 TARGETS = REPO / "examples" / "targets_random50.csv"

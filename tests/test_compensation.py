@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import REPO
+from helpers import REPO
 from thermocomp.compensation.compensate import CompensationOptions, compensate
 from thermocomp.compensation.program import Program
 from thermocomp.deformation import DeformationTable, LinearRamp, Static, deformed_model

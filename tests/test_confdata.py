@@ -111,7 +111,7 @@ def test_cli_compensates_in_the_asked_configuration(tmp_path, irb140):
     targets.write_text("name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg,cf1,cf4,cf6,cfx\n"
                        + "\n".join(rows) + "\n")
     out = tmp_path / "out.csv"
-    from conftest import REPO
+    from helpers import REPO
 
     assert main(["compensate", "--deformation", str(REPO / "deformations" / "exaggerated.csv"), "--targets", str(targets),
                  "--static", "--allow-failures", "--out", str(out)]) == 0

@@ -26,6 +26,7 @@ from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz
+from helpers import assert_same_program
 from thermocomp.io.csvtext import iter_rows
 from thermocomp.io.deformation_csv import read_deformation_csv, write_deformation_csv
 from thermocomp.io.targets_csv import iter_targets_csv, read_targets_csv, write_targets_csv
@@ -107,16 +108,6 @@ garbage = st.one_of(
 ).filter(_not_a_finite_number)
 
 
-def _assert_same_program(got: Program, want: Program) -> None:
-    assert got.names == want.names
-    assert got.orientation_convention == want.orientation_convention
-    np.testing.assert_allclose(got.p_world_tcp, want.p_world_tcp, rtol=0, atol=ROUNDTRIP_POSITION_TOL)
-    np.testing.assert_allclose(got.R_world_tcp, want.R_world_tcp, rtol=0, atol=ROUNDTRIP_ANGLE_TOL)
-    for a, b in ((got.time_min, want.time_min), (got.q_reference, want.q_reference)):
-        assert (a is None) == (b is None)
-        if a is not None:
-            np.testing.assert_allclose(a, b, rtol=1e-15, atol=ROUNDTRIP_ANGLE_TOL)
-
 
 # ---------------------------------------------------------------------------
 # Round trips
@@ -129,7 +120,7 @@ def test_program_round_trip(tmp_path: Path, program: Program, chunk_rows: int) -
     write_targets_csv(program, path)
     fixed = program.R_world_tcp[0] if program.orientation_convention == "fixed" else None
     n_joints = None if program.q_reference is None else program.q_reference.shape[1]
-    _assert_same_program(read_targets_csv(path, fixed_orientation=fixed, n_joints=n_joints), program)
+    assert_same_program(read_targets_csv(path, fixed_orientation=fixed, n_joints=n_joints), program)
     chunks = list(iter_targets_csv(path, chunk_rows, fixed_orientation=fixed))
     assert all(c.n_targets <= chunk_rows for c in chunks)
     assert sum((c.names for c in chunks), ()) == program.names

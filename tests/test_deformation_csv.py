@@ -13,35 +13,17 @@ from thermocomp.errors import InputError
 from thermocomp.io.deformation_csv import deformation_csv_text, read_deformation_csv, write_deformation_csv
 from thermocomp.tolerances import ROUNDTRIP_ANGLE_TOL, ROUNDTRIP_POSITION_TOL
 
-PAPER = Path(__file__).resolve().parents[2] / "shared" / "reference" / "paper-irb140"
+from helpers import assert_located
+from helpers import write as _write
+
 HEADER = "Dx,Dy,Dz,Dox,Doy,Doz"
 ONES = "1,1,1,1,1,1"
 
 
-@pytest.fixture
-def paper() -> Path:
-    if not PAPER.is_dir():
-        pytest.skip(f"reference data not found at {PAPER} (../shared beside the repository)")
-    return PAPER
-
 
 def write(tmp_path: Path, text: str, name: str = "table.csv") -> Path:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return path
+    return _write(tmp_path, text, name)
 
-
-def assert_located(exc: InputError, path: Path, line: int | None, column: str | None) -> None:
-    """The error names the file, the line and the column, as attributes and in its message."""
-    assert exc.path == str(path)
-    assert exc.row == line
-    assert exc.column == column
-    message = str(exc)
-    assert str(path) in message
-    if line is not None:
-        assert f"line {line}" in message
-    if column is not None:
-        assert f"column {column!r}" in message
 
 
 def read_error(path: Path, **kwargs) -> InputError:

@@ -43,9 +43,10 @@ def modified_dh(a, alpha, d, theta):
     ])
 
 
-def dh_fk(a, alpha, d, offset, q, modified, T_world_base=np.eye(4), T_flange_tcp=np.eye(4)):
+def dh_fk(a, alpha, d, offset, q, modified, T_world_base=None, T_flange_tcp=None):
     link = modified_dh if modified else standard_dh
-    T = T_world_base.copy()
+    T_flange_tcp = np.eye(4) if T_flange_tcp is None else T_flange_tcp
+    T = np.eye(4) if T_world_base is None else T_world_base.copy()
     for i in range(len(a)):
         T = T @ link(a[i], alpha[i], d[i], q[i] + offset[i])
     return T @ T_flange_tcp

@@ -22,37 +22,18 @@ from thermocomp.geometry.rotations import (
     rotvec_from_matrix,
 )
 from thermocomp.io.targets_csv import iter_targets_csv, read_targets_csv, write_targets_csv
-from thermocomp.tolerances import ROUNDTRIP_ANGLE_TOL, ROUNDTRIP_POSITION_TOL
 
-PAPER = Path(__file__).resolve().parents[2] / "shared" / "reference" / "paper-irb140"
+from helpers import assert_located, assert_same_program
+from helpers import write as _write
+
 SELF = "name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg"
 ROW = "100,200,300,0,90,0"
 
 
-@pytest.fixture
-def paper() -> Path:
-    if not PAPER.is_dir():
-        pytest.skip(f"reference data not found at {PAPER} (../shared beside the repository)")
-    return PAPER
-
 
 def write(tmp_path: Path, text: str, name: str = "targets.csv") -> Path:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return path
+    return _write(tmp_path, text, name)
 
-
-def assert_located(exc: InputError, path: Path, line: int | None, column: str | None) -> None:
-    """The error names the file, the line and the column, as attributes and in its message."""
-    assert exc.path == str(path)
-    assert exc.row == line
-    assert exc.column == column
-    message = str(exc)
-    assert str(path) in message
-    if line is not None:
-        assert f"line {line}" in message
-    if column is not None:
-        assert f"column {column!r}" in message
 
 
 def read_error(path: Path, **kwargs) -> InputError:
@@ -60,16 +41,6 @@ def read_error(path: Path, **kwargs) -> InputError:
         read_targets_csv(path, **kwargs)
     return info.value
 
-
-def assert_same_program(got: Program, want: Program) -> None:
-    assert got.names == want.names
-    assert got.orientation_convention == want.orientation_convention
-    np.testing.assert_allclose(got.p_world_tcp, want.p_world_tcp, rtol=0, atol=ROUNDTRIP_POSITION_TOL)
-    np.testing.assert_allclose(got.R_world_tcp, want.R_world_tcp, rtol=0, atol=ROUNDTRIP_ANGLE_TOL)
-    for a, b in ((got.time_min, want.time_min), (got.q_reference, want.q_reference)):
-        assert (a is None) == (b is None)
-        if a is not None:
-            np.testing.assert_allclose(a, b, rtol=1e-15, atol=ROUNDTRIP_ANGLE_TOL)
 
 
 def plain_rows(path: Path) -> list[list[str]]:

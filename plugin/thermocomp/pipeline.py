@@ -143,7 +143,7 @@ def run_compensation(
     targets: PathLike | Program,
     out: PathLike | None = None,
     *,
-    options: CompensationOptions = CompensationOptions(),
+    options: CompensationOptions | None = None,
     fixed_orientation: FloatArray | None = None,
     allow_failures: bool = False,
     keep_results: bool | None = None,
@@ -180,6 +180,7 @@ def run_compensation(
     CompensationFailed
         Rows failed and ``allow_failures`` is False; nothing is written.
     """
+    options = CompensationOptions() if options is None else options
     chain = robot if isinstance(robot, Chain) else load_robot(robot)
     table = deformation if isinstance(deformation, DeformationTable) else read_deformation_csv(deformation, n_joints=chain.n_joints)
     table.check_matches(chain.n_joints, chain.name)

@@ -261,7 +261,7 @@ def compensate(
     chain: Chain,
     table: DeformationTable,
     program: Program,
-    options: CompensationOptions = CompensationOptions(),
+    options: CompensationOptions | None = None,
     progress: ProgressCallback | None = None,
     q_previous: FloatArray | None = None,
 ) -> Iterator[CompensationChunk]:
@@ -291,6 +291,7 @@ def compensate(
     CompensationChunk
         At most ``options.chunk_rows`` rows each.
     """
+    options = CompensationOptions() if options is None else options
     table.check_matches(chain.n_joints, chain.name)
     if program.q_reference is not None and program.q_reference.shape[1] != chain.n_joints:
         raise ConfigurationError(

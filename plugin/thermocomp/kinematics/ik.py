@@ -177,7 +177,7 @@ def solve_ik(
     R_target: ArrayLike,
     p_target: ArrayLike,
     q_seed: ArrayLike,
-    options: IKOptions = IKOptions(),
+    options: IKOptions | None = None,
     *,
     measure_singularity: bool = True,
 ) -> IKResult:
@@ -205,6 +205,7 @@ def solve_ik(
     IKResult
         One row per target; a failed target does not stop the batch.
     """
+    options = IKOptions() if options is None else options
     chain = model.chain
     q = np.array(q_seed, dtype=float)
     R_target = np.asarray(R_target, dtype=float)

@@ -52,7 +52,7 @@ def solve_multistart(
     *,
     starts: int = DEFAULT_STARTS,
     seed: int = 0,
-    options: IKOptions = IKOptions(),
+    options: IKOptions | None = None,
     accept: Callable[[FloatArray], np.ndarray] | None = None,
 ) -> IKResult:
     """Solve each target from its reference and many spread starts; keep the solution nearest the reference.
@@ -84,6 +84,7 @@ def solve_multistart(
         Per target, the converged in-limit solution nearest the reference
         (joint distance); else the best failed attempt with its status.
     """
+    options = IKOptions() if options is None else options
     R_target = np.asarray(R_target, dtype=float)
     p_target = np.asarray(p_target, dtype=float)
     q_reference = np.asarray(q_reference, dtype=float)
@@ -142,7 +143,7 @@ def solve_nominal_configuration(
     *,
     starts: int = DEFAULT_STARTS,
     seed: int = 0,
-    options: IKOptions = IKOptions(),
+    options: IKOptions | None = None,
 ) -> IKResult:
     """Per target, the solution nearest its reference configuration.
 
@@ -150,6 +151,7 @@ def solve_nominal_configuration(
     moved more than :data:`REFERENCE_ACCEPT` from it go to
     :func:`solve_multistart`. Parameters and result as there.
     """
+    options = IKOptions() if options is None else options
     R_target = np.asarray(R_target, dtype=float)
     p_target = np.asarray(p_target, dtype=float)
     q_reference = np.asarray(q_reference, dtype=float)
@@ -171,7 +173,7 @@ def solve_path(
     *,
     starts: int = DEFAULT_STARTS,
     seed: int = 0,
-    options: IKOptions = IKOptions(),
+    options: IKOptions | None = None,
 ) -> IKResult:
     """Nominal IK along a path: every pose continues from the solution of the pose before.
 
@@ -195,6 +197,7 @@ def solve_path(
     starts, seed, options
         As :func:`solve_multistart`, for poses whose continuation fails.
     """
+    options = IKOptions() if options is None else options
     R_target = np.asarray(R_target, dtype=float)
     p_target = np.asarray(p_target, dtype=float)
     m = p_target.shape[0]

@@ -1,0 +1,47 @@
+"""Helpers shared by the tests (fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from thermocomp.compensation.program import Program
+from thermocomp.errors import InputError
+from thermocomp.tolerances import ROUNDTRIP_ANGLE_TOL, ROUNDTRIP_POSITION_TOL
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCE = REPO.parent / "shared" / "reference"
+PAPER = REFERENCE / "paper-irb140"
+
+
+def write(tmp_path: Path, text: str, name: str = "input.csv") -> Path:
+    """Write ``text`` to ``tmp_path / name`` (UTF-8) and return the path."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def assert_located(exc: InputError, path: Path, line: int | None, column: str | None) -> None:
+    """The error names the file, the line and the column, as attributes and in its message."""
+    assert exc.path == str(path)
+    assert exc.row == line
+    assert exc.column == column
+    message = str(exc)
+    assert str(path) in message
+    if line is not None:
+        assert f"line {line}" in message
+    if column is not None:
+        assert f"column {column!r}" in message
+
+
+def assert_same_program(got: Program, want: Program) -> None:
+    """Two programs hold the same targets, within the round-trip tolerances."""
+    assert got.names == want.names
+    assert got.orientation_convention == want.orientation_convention
+    np.testing.assert_allclose(got.p_world_tcp, want.p_world_tcp, rtol=0, atol=ROUNDTRIP_POSITION_TOL)
+    np.testing.assert_allclose(got.R_world_tcp, want.R_world_tcp, rtol=0, atol=ROUNDTRIP_ANGLE_TOL)
+    for a, b in ((got.time_min, want.time_min), (got.q_reference, want.q_reference)):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-15, atol=ROUNDTRIP_ANGLE_TOL)
