@@ -19,7 +19,8 @@ demo: $(STAMP)
 	$(VENV)/bin/thermocomp compensate --robot irb140 \
 		--deformation deformations/exaggerated.csv \
 		--targets examples/targets_random50.csv \
-		--out out/irb140_exaggerated_transient.csv
+		--out out/irb140_exaggerated_transient.csv \
+		--plot out/irb140_exaggerated_transient.png
 
 test: $(STAMP)
 	$(PY) -m pytest -q

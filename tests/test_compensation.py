@@ -158,3 +158,25 @@ def test_timed_path_keeps_its_configuration_across_streamed_pieces(irb140):
     np.testing.assert_allclose(rows["q_nominal"], q_path, atol=1e-6)
     assert np.max(np.abs(np.diff(rows["q"], axis=0))) < BRANCH_JUMP
     _check_reached(irb140, table, whole, {**rows, "target": np.arange(400)})
+
+
+def test_summary_by_minute_and_plot(irb140, program, exaggerated, tmp_path):
+    from thermocomp.compensation.compensate import CompensationSummary
+    from thermocomp.plotting import plot_summary
+
+    options = CompensationOptions(minutes=tuple(np.arange(0.0, 201.0, 20.0)), chunk_rows=120)
+    chunks = list(compensate(irb140, exaggerated, program, options))
+    summary = CompensationSummary()
+    for chunk in chunks:
+        summary.add(chunk, program.names)
+    minutes, values = summary.by_minute()
+    np.testing.assert_array_equal(minutes, np.arange(0, 201, 20))
+    rows = _rows(chunks)
+    for k, minute in enumerate(minutes):
+        at = rows["minute"] == minute
+        miss = np.linalg.norm(rows["uncompensated_deviation"][at, :3], axis=1).max()
+        assert values[k, 0] == miss
+        np.testing.assert_array_equal(values[k, 4:], np.abs(rows["q"][at] - rows["q_nominal"][at]).max(axis=0))
+    png = plot_summary(summary, tmp_path / "run.png", title="test")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+    assert [p.name for p in tmp_path.iterdir()] == ["run.png"]

@@ -74,6 +74,11 @@ class CompensationReport:
                      "to write the file with the failed rows marked by their status.")
         return "\n".join(lines)
 
+    def headline(self) -> str:
+        """One line: robot, deformation, time law, targets."""
+        return (f"{self.robot}: {self.deformation_source} ({self.time_law}), "
+                f"{self.targets_source}, {self.summary.n_rows:,} rows")
+
     def text(self) -> str:
         """A summary in the shape of the paper's Tables 13, 15, 17, 18."""
         s = self.summary

@@ -88,6 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="IK convergence on orientation [deg]")
     comp.add_argument("--starts", type=int, default=48, help="multi-start count of the nominal configuration search")
     comp.add_argument("--seed", type=int, default=0, help="seed of the multi-start spread")
+    comp.add_argument("--plot", metavar="PNG",
+                      help="also draw the TCP error before/after compensation and the joint corrections per minute")
     comp.add_argument("--allow-failures", action="store_true",
                       help="write the file even if some rows fail (their status column says so); exit 0")
     comp.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -152,6 +154,10 @@ def _compensate(args: argparse.Namespace) -> int:
         print(f"thermocomp: error: {exc}", file=sys.stderr)
         return EXIT_FAILED_ROWS
     print(report.text())
+    if args.plot:
+        from thermocomp.plotting import plot_summary
+
+        print(f"wrote {plot_summary(report.summary, args.plot, title=report.headline())}")
     return EXIT_OK
 
 

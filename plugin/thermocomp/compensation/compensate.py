@@ -161,6 +161,11 @@ class CompensationSummary:
     uncompensated_max_angle: float = 0.0
     solver_seconds: float = 0.0
     failed_rows: list[tuple[float, str, str]] = field(default_factory=list)
+    #: Per whole minute (``floor(minute)``): the largest uncompensated position
+    #: miss [m] and angle [rad], the largest compensated position and angle
+    #: error, then the largest correction ``|q - q_nominal|`` [rad] per joint
+    #: (converged rows only). See :meth:`by_minute`.
+    _minute_max: dict[int, FloatArray] = field(default_factory=dict, repr=False)
 
     def add(self, chunk: CompensationChunk, names: tuple[str, ...]) -> None:
         """Count ``chunk``; ``names`` are the target names its ``target`` indices refer to."""
@@ -181,9 +186,44 @@ class CompensationSummary:
             self.uncompensated_max_position = max(self.uncompensated_max_position, float(np.linalg.norm(u[:, :3], axis=1).max()))
             self.uncompensated_max_angle = max(self.uncompensated_max_angle, float(np.linalg.norm(u[:, 3:], axis=1).max()))
         self.solver_seconds += chunk.solve_seconds
+        self._add_minutes(chunk, ok & nominal_ok)
         room = max(0, MAX_FAILED_LISTED - len(self.failed_rows))
         for i in np.flatnonzero(~ok)[:room]:
             self.failed_rows.append((float(chunk.minute[i]), names[chunk.target[i]], Status(int(chunk.status[i])).label))
+
+    def _add_minutes(self, chunk: CompensationChunk, ok: np.ndarray) -> None:
+        if not np.any(ok):
+            return
+        u = chunk.uncompensated_deviation[ok]
+        d = chunk.deviation[ok]
+        values = np.column_stack([
+            np.linalg.norm(u[:, :3], axis=1), np.linalg.norm(u[:, 3:], axis=1),
+            np.linalg.norm(d[:, :3], axis=1), np.linalg.norm(d[:, 3:], axis=1),
+            np.abs(chunk.q[ok] - chunk.q_nominal[ok]),
+        ])
+        minute = np.floor(chunk.minute[ok]).astype(np.int64)
+        order = np.argsort(minute, kind="stable")
+        minute, values = minute[order], values[order]
+        starts = np.flatnonzero(np.r_[True, minute[1:] != minute[:-1]])
+        for m, row in zip(minute[starts].tolist(), np.maximum.reduceat(values, starts, axis=0)):
+            previous = self._minute_max.get(m)
+            self._minute_max[m] = row if previous is None else np.maximum(previous, row)
+
+    def by_minute(self) -> tuple[np.ndarray, FloatArray]:
+        """Largest errors and corrections per whole minute, over converged rows.
+
+        Returns
+        -------
+        minutes : ndarray of int, shape ``(k,)``
+        values : ndarray, shape ``(k, 4 + n)``
+            Columns: uncompensated position miss [m] and angle [rad],
+            compensated position error [m] and angle [rad], then the
+            largest ``|q - q_nominal|`` [rad] of each joint.
+        """
+        minutes = np.array(sorted(self._minute_max), dtype=np.int64)
+        if minutes.size == 0:
+            return minutes, np.zeros((0, 4))
+        return minutes, np.array([self._minute_max[m] for m in minutes.tolist()])
 
     @property
     def n_failed(self) -> int:

@@ -1,0 +1,71 @@
+"""Pictures of a compensation run (matplotlib, drawn off-screen).
+
+Kept apart from the numerical core: it reads a
+:class:`~thermocomp.compensation.compensate.CompensationSummary` and writes a
+PNG (atomically, like every output).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from thermocomp._typing import PathLike
+from thermocomp.compensation.compensate import CompensationSummary
+from thermocomp.errors import InputError
+
+#: The paper's reported accuracy after compensation (seed 002, Tables 15 and 17) [mm].
+PAPER_STATIC_MM = 0.01
+PAPER_TRANSIENT_MM = 0.2
+
+
+def plot_summary(summary: CompensationSummary, path: PathLike, title: str = "") -> Path:
+    """Plot the TCP error before and after compensation, and the joint corrections, per minute.
+
+    Top: the largest position miss of the uncompensated program and the
+    largest residual of the compensated one [mm], log scale, with the
+    paper's reported accuracy for reference. Bottom: the largest correction
+    ``|q - q_nominal|`` of each joint [deg].
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    minutes, values = summary.by_minute()
+    if minutes.size == 0:
+        raise InputError("nothing to plot: no row was compensated", path=str(path))
+    n = values.shape[1] - 4
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 7), sharex=True, constrained_layout=True)
+    floor = 1e-9  # mm: below the solver's tolerance a log axis shows nothing useful
+    top.semilogy(minutes, np.maximum(values[:, 0] * 1e3, floor), label="uncompensated: largest TCP miss", color="tab:red")
+    top.semilogy(minutes, np.maximum(values[:, 2] * 1e3, floor), label="compensated: largest residual", color="tab:green")
+    top.axhline(PAPER_TRANSIENT_MM, color="0.5", ls="--", lw=1, label=f"paper, transient case ({PAPER_TRANSIENT_MM} mm)")
+    top.axhline(PAPER_STATIC_MM, color="0.5", ls=":", lw=1, label=f"paper, static case ({PAPER_STATIC_MM} mm)")
+    top.set_ylabel("TCP position error [mm]")
+    top.legend(loc="best", fontsize=8)
+    top.grid(True, which="both", alpha=0.3)
+    for j in range(n):
+        bottom.plot(minutes, np.degrees(values[:, 4 + j]), label=f"joint {j + 1}")
+    bottom.set_xlabel("working time [min]")
+    bottom.set_ylabel("correction |q - q_nominal| [deg]")
+    bottom.legend(loc="best", fontsize=8, ncol=3)
+    bottom.grid(True, alpha=0.3)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    dest = Path(path)
+    if not dest.parent.is_dir():
+        raise InputError("cannot write: the folder does not exist", path=str(dest))
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".png", dir=dest.parent)
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=110)
+        os.replace(tmp, dest)
+    finally:
+        plt.close(fig)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return dest
