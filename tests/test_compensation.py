@@ -180,3 +180,34 @@ def test_summary_by_minute_and_plot(irb140, program, exaggerated, tmp_path):
     png = plot_summary(summary, tmp_path / "run.png", title="test")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
     assert [p.name for p in tmp_path.iterdir()] == ["run.png"]
+
+
+def test_a_solution_on_another_branch_is_continued_from_the_previous_minute(irb140, program, exaggerated):
+    """If a batch solve lands a target on another branch, the repair brings it back, minute by minute."""
+    from dataclasses import replace
+
+    from thermocomp.compensation.compensate import _repair_continuity
+    from thermocomp.kinematics.ik import solve_ik
+
+    options = CompensationOptions(minutes=(10.0, 11.0, 12.0))
+    good = _rows(list(compensate(irb140, exaggerated, program, options)))
+    m = program.n_targets
+    fractions = np.repeat([0.05, 0.055, 0.06], m)
+    R_rows, p_rows = np.tile(program.R_world_tcp, (3, 1, 1)), np.tile(program.p_world_tcp, (3, 1))
+
+    def model_at(f):
+        return deformed_model(irb140, exaggerated, f)
+
+    # the true continuation as seeds, but target 7 solved on the flipped wrist at every minute
+    seeds = good["q"].copy()
+    flipped_seed = seeds.copy()
+    rows7 = np.arange(3) * m + 7
+    flipped_seed[rows7, 3] -= np.pi
+    flipped_seed[rows7, 4] *= -1
+    flipped_seed[rows7, 5] -= np.pi
+    wrong = solve_ik(model_at(fractions), R_rows, p_rows, flipped_seed)
+    assert np.all(wrong.status == Status.CONVERGED)
+    assert np.all(np.sign(wrong.q[rows7, 4]) != np.sign(good["q"][rows7, 4]))
+    previous = good["q_nominal"][:m]  # a far but same-branch start: the cold robot's solution
+    repaired = _repair_continuity(model_at, fractions, R_rows, p_rows, seeds, replace(wrong), previous, options.ik)
+    np.testing.assert_allclose(repaired.q[rows7], good["q"][rows7], atol=1e-8)

@@ -45,10 +45,11 @@ UNIT_NORM_TOL = 1e-6
 ROUNDTRIP_POSITION_TOL = 1e-12
 ROUNDTRIP_ANGLE_TOL = 1e-12
 
-#: Joint-space jump between consecutive minutes of the same target [rad]
-#: above which the configuration is treated as a branch switch. Thermal
-#: drift of a minute moves joints by micro-radians; a branch switch moves
-#: them by tenths of a radian or more.
+#: Joint distance [rad] between a solution and its continuation predictor
+#: (or between consecutive minutes) above which the configuration is treated
+#: as a branch switch. The predictor sits micro-radians from the solution
+#: and a minute of thermal drift moves joints by milli-radians at most; a
+#: branch switch moves them by tenths of a radian or more.
 BRANCH_JUMP = 0.05
 
 #: A nominal solution found from a target's reference configuration is kept

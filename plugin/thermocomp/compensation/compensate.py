@@ -12,10 +12,10 @@ continued along the deformation: the full table is solved from the nominal
 solution (in sub-steps if needed), and every minute is seeded on the line
 the curve through the nominal and the table solutions, a predictor of
 the continuation that is closer than the previous minute's solution
-(quadratic, through the nominal, half-table and full-table solutions). A row
-whose solution jumps from its neighbour minute by more than
-:data:`~thermocomp.tolerances.BRANCH_JUMP`, or fails, is re-solved minute by
-minute from the previous minute's solution.
+(quadratic, through the nominal, half-table and full-table solutions). A
+target whose solution moved from its predictor by more than
+:data:`~thermocomp.tolerances.BRANCH_JUMP` (another branch), or failed, is
+re-solved minute by minute from the previous minute's solution.
 """
 
 from __future__ import annotations
@@ -362,7 +362,7 @@ def _compensate_grid(chain, model_at, program, options, nominal, progress):
     half = _continue_to(model_at, np.full(m, s_max / 2), R, p, 0.5 * (nominal.q + full.q), options.ik)
     setup_seconds = time.perf_counter() - t0
     minutes_per_chunk = max(1, options.chunk_rows // m)
-    previous_q: FloatArray | None = None
+    previous_q = nominal.q  # the configuration before the first requested minute
     done = 0
     for start in range(0, minutes.size, minutes_per_chunk):
         t0 = time.perf_counter()
@@ -374,8 +374,9 @@ def _compensate_grid(chain, model_at, program, options, nominal, progress):
         seed = ((2 * u - 1) * (u - 1)) * nominal.q + (4 * u * (1 - u)) * half.q + (u * (2 * u - 1)) * full.q
         frac_rows = np.repeat(f, m)
         R_rows, p_rows = np.tile(R, (k, 1, 1)), np.tile(p, (k, 1))
-        result = solve_ik(model_at(frac_rows), R_rows, p_rows, seed.reshape(k * m, -1), options.ik)
-        result = _repair_continuity(chain, model_at, frac_rows, R_rows, p_rows, result, previous_q, m, options.ik)
+        seed = seed.reshape(k * m, -1)
+        result = solve_ik(model_at(frac_rows), R_rows, p_rows, seed, options.ik)
+        result = _repair_continuity(model_at, frac_rows, R_rows, p_rows, seed, result, previous_q, options.ik)
         previous_q = result.q[-m:]
         solve_seconds = time.perf_counter() - t0 + (setup_seconds if start == 0 else 0.0)
         chunk = _finish_chunk(chain, model_at, np.repeat(minutes[block], m), frac_rows, np.tile(np.arange(m), k),
@@ -387,17 +388,23 @@ def _compensate_grid(chain, model_at, program, options, nominal, progress):
             progress(done, total)
 
 
-def _repair_continuity(chain, model_at, frac_rows, R_rows, p_rows, result, previous_q, m, ik):
-    """Re-solve, minute by minute from the previous minute, rows that failed or jumped branch."""
-    q = result.q.reshape(-1, m, chain.n_joints)
-    before = np.concatenate([q[:1] if previous_q is None else previous_q[None], q[:-1]], axis=0)
-    jump = np.max(np.abs(q - before), axis=2) > BRANCH_JUMP
-    bad_targets = np.flatnonzero(np.any(jump | (result.status.reshape(-1, m) != Status.CONVERGED), axis=0))
+def _repair_continuity(model_at, frac_rows, R_rows, p_rows, seed, result, previous_q, ik):
+    """Re-solve, minute by minute from the previous minute, targets that failed or left their branch.
+
+    A solution that moved more than :data:`BRANCH_JUMP` from its predictor
+    seed has converged to another configuration (the predictor itself is
+    within micro-radians of the continuation); such a target, and one whose
+    solve failed, is continued minute by minute from ``previous_q``, the
+    solution of the minute before this block, ``(m, n)``.
+    """
+    m, n = previous_q.shape
+    left = np.max(np.abs(result.q - seed), axis=1) > BRANCH_JUMP
+    bad = (left | (result.status != Status.CONVERGED)).reshape(-1, m)
+    bad_targets = np.flatnonzero(np.any(bad, axis=0))
     if bad_targets.size == 0:
         return result
-    k = q.shape[0]
-    q_prev = before[0, bad_targets]
-    for minute in range(k):
+    q_prev = previous_q[bad_targets]
+    for minute in range(bad.shape[0]):
         rows = minute * m + bad_targets
         step = _continue_to(model_at, frac_rows[rows], R_rows[rows], p_rows[rows], q_prev, ik)
         _assign(result, rows, step)
