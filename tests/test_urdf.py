@@ -328,3 +328,42 @@ def test_written_text_is_plain() -> None:
     text = urdf_text(load_robot("gofa"))
     assert "-0.0 " not in text and '-0.0"' not in text
     assert text.count("<inertial>") == text.count("<link ")
+
+
+def test_link_contents_inertials_and_meshes_load_in_pybullet(tmp_path):
+    """Inertials and meshes given per link are written where PyBullet reads them."""
+    import pybullet as pb
+
+    from thermocomp.io.urdf import LinkContent, write_urdf
+    from thermocomp.robot.builtin import load_robot
+
+    mesh = tmp_path / "box.obj"
+    mesh.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+    I = np.array([[0.02, 0.001, 0.0], [0.001, 0.03, 0.0], [0.0, 0.0, 0.04]])
+    links = {"link2": LinkContent(mass=3.5, com=np.array([0.1, 0.02, 0.2]), inertia=I,
+                                  visual_mesh=str(mesh), collision_mesh=str(mesh), mesh_scale=0.001)}
+    path = tmp_path / "robot.urdf"
+    write_urdf(load_robot("irb140"), path, links=links)
+    text = path.read_text()
+    assert 'filename="' + str(mesh) + '"' in text and 'scale="0.001 0.001 0.001"' in text
+    client = pb.connect(pb.DIRECT)
+    try:
+        body = pb.loadURDF(str(path), useFixedBase=True, flags=pb.URDF_USE_INERTIA_FROM_FILE, physicsClientId=client)
+        names = [pb.getJointInfo(body, j, physicsClientId=client)[12].decode() for j in range(pb.getNumJoints(body, physicsClientId=client))]
+        info = pb.getDynamicsInfo(body, names.index("link2"), physicsClientId=client)
+        assert info[0] == 3.5
+        np.testing.assert_allclose(info[3], [0.1, 0.02, 0.2], atol=1e-12)  # local inertial position = the COM
+        # PyBullet diagonalises the tensor: its principal moments are the eigenvalues of ours
+        np.testing.assert_allclose(sorted(info[2]), np.linalg.eigvalsh(I), rtol=1e-6)
+    finally:
+        pb.disconnect(client)
+
+
+def test_link_contents_reject_unknown_links_and_bad_masses():
+    from thermocomp.io.urdf import LinkContent, urdf_text
+    from thermocomp.robot.builtin import load_robot
+
+    with pytest.raises(InputError, match="link9"):
+        urdf_text(load_robot("irb140"), links={"link9": LinkContent(mass=1.0)})
+    with pytest.raises(InputError, match="mass"):
+        LinkContent(mass=-1.0)

@@ -29,12 +29,15 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.errors import InputError
+from thermocomp.geometry.checks import check_array, check_transform
 from thermocomp.io.atomic import atomic_write_text
 from thermocomp.kinematics.model import KinematicModel, nominal_model
 from thermocomp.robot.chain import Chain
@@ -377,13 +380,74 @@ def _num(values: ArrayLike) -> str:
     return " ".join(repr(float(v) + 0.0) for v in np.ravel(values))  # + 0.0 turns -0.0 into 0.0
 
 
-def _link(robot: ET.Element, name: str) -> None:
+@dataclass(frozen=True)
+class LinkContent:
+    """What a URDF link carries besides its frame: inertial and meshes.
+
+    Every quantity is in the link's frame (the table form's joint frame: at
+    the zero pose base-oriented, origin on the joint; docs/conventions.md).
+
+    Parameters
+    ----------
+    mass
+        [kg], > 0; ``None`` writes the placeholder inertial.
+    com
+        Centre of mass [m], shape ``(3,)``.
+    inertia
+        Inertia tensor about the centre of mass, link axes [kg m^2], ``(3, 3)``.
+    visual_mesh, collision_mesh
+        Mesh file names as the URDF should reference them (absolute paths, or
+        relative to the URDF file), or ``None``.
+    T_link_mesh
+        Pose of the mesh's own frame in the link frame, ``(4, 4)``.
+    mesh_scale
+        Metres per mesh unit (``0.001`` for meshes in millimetres), > 0.
+    """
+
+    mass: float | None = None
+    com: FloatArray = field(default_factory=lambda: np.zeros(3))
+    inertia: FloatArray = field(default_factory=lambda: np.zeros((3, 3)))
+    visual_mesh: str | None = None
+    collision_mesh: str | None = None
+    T_link_mesh: FloatArray = field(default_factory=lambda: np.eye(4))
+    mesh_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.mass is not None and not (math.isfinite(self.mass) and self.mass > 0):
+            raise InputError(f"link mass: expected > 0 kg, got {self.mass}")
+        if not (math.isfinite(self.mesh_scale) and self.mesh_scale > 0):
+            raise InputError(f"mesh scale: expected > 0, got {self.mesh_scale}")
+        object.__setattr__(self, "com", check_array(self.com, (3,), "link centre of mass"))
+        object.__setattr__(self, "inertia", check_array(self.inertia, (3, 3), "link inertia"))
+        object.__setattr__(self, "T_link_mesh", check_transform(self.T_link_mesh, "T_link_mesh"))
+
+
+def _link(robot: ET.Element, name: str, content: LinkContent | None = None) -> None:
     link = ET.SubElement(robot, "link", name=name)
     inertial = ET.SubElement(link, "inertial")
-    ET.SubElement(inertial, "origin", xyz="0 0 0", rpy="0 0 0")
-    ET.SubElement(inertial, "mass", value=repr(PLACEHOLDER_MASS))
-    i = repr(PLACEHOLDER_INERTIA)
-    ET.SubElement(inertial, "inertia", ixx=i, ixy="0", ixz="0", iyy=i, iyz="0", izz=i)
+    if content is None or content.mass is None:
+        ET.SubElement(inertial, "origin", xyz="0 0 0", rpy="0 0 0")
+        ET.SubElement(inertial, "mass", value=repr(PLACEHOLDER_MASS))
+        i = repr(PLACEHOLDER_INERTIA)
+        ET.SubElement(inertial, "inertia", ixx=i, ixy="0", ixz="0", iyy=i, iyz="0", izz=i)
+    else:
+        # URDF: <inertial><origin> places the centre of mass; the tensor is in the link axes (rpy 0).
+        ET.SubElement(inertial, "origin", xyz=_num(content.com), rpy="0 0 0")
+        ET.SubElement(inertial, "mass", value=repr(float(content.mass)))
+        I = content.inertia
+        ET.SubElement(inertial, "inertia", ixx=repr(float(I[0, 0])), ixy=repr(float(I[0, 1])), ixz=repr(float(I[0, 2])),
+                      iyy=repr(float(I[1, 1])), iyz=repr(float(I[1, 2])), izz=repr(float(I[2, 2])))
+    if content is None:
+        return
+    for tag, mesh in (("visual", content.visual_mesh), ("collision", content.collision_mesh)):
+        if mesh is None:
+            continue
+        element = ET.SubElement(link, tag)
+        T = content.T_link_mesh
+        ET.SubElement(element, "origin", xyz=_num(T[:3, 3]), rpy=_num(urdf_rpy_from_matrix(T[:3, :3])))
+        geometry = ET.SubElement(element, "geometry")
+        s = repr(float(content.mesh_scale))
+        ET.SubElement(geometry, "mesh", filename=mesh, scale=f"{s} {s} {s}")
 
 
 def _joint(robot: ET.Element, name: str, kind: str, parent: str, child: str, R: FloatArray, p: FloatArray) -> ET.Element:
@@ -401,7 +465,12 @@ def _unique(name: str, taken: set[str]) -> str:
     return name
 
 
-def urdf_text(model: KinematicModel | Chain, robot_name: str | None = None) -> str:
+def urdf_text(
+    model: KinematicModel | Chain,
+    robot_name: str | None = None,
+    *,
+    links: Mapping[str, LinkContent] | None = None,
+) -> str:
     """A URDF of ``model`` whose forward kinematics equals :func:`thermocomp.kinematics.fk.fk`.
 
     Links ``world`` -> ``base`` -> ``link1`` .. ``linkn`` -> ``tcp``::
@@ -430,6 +499,9 @@ def urdf_text(model: KinematicModel | Chain, robot_name: str | None = None) -> s
         (written nominal).
     robot_name
         ``<robot name>``; default the chain's name.
+    links
+        Inertials and meshes by link name (``base``, ``link1`` .. ``linkn``,
+        ``tcp``); links not named keep the placeholder inertial and no mesh.
 
     Raises
     ------
@@ -447,12 +519,16 @@ def urdf_text(model: KinematicModel | Chain, robot_name: str | None = None) -> s
     robot = ET.Element("robot", name=robot_name or chain.name)
     robot.append(ET.Comment(
         " Written by thermocomp. Joint positions are model angles theta = sign * q + offset"
-        " (thermocomp Chain.theta_from_q); inertials are placeholders, not the robot's. "
+        " (thermocomp Chain.theta_from_q); links without given inertials carry placeholders. "
     ))
     taken = set(chain.joint_names)
     link_names = ["world", "base"] + [f"link{i + 1}" for i in range(chain.n_joints)] + ["tcp"]
+    links = {} if links is None else dict(links)
+    unknown = sorted(set(links) - set(link_names[1:]))
+    if unknown:
+        raise InputError(f"links: expected names among {', '.join(link_names[1:])}, got {', '.join(unknown)}")
     for name in link_names:
-        _link(robot, name)
+        _link(robot, name, links.get(name))
     _joint(robot, _unique("world_base", taken), "fixed", "world", "base", model.R_base, model.p_base)
     for i in range(chain.n_joints):
         joint = _joint(
@@ -471,13 +547,20 @@ def urdf_text(model: KinematicModel | Chain, robot_name: str | None = None) -> s
     return '<?xml version="1.0"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"
 
 
-def write_urdf(model: KinematicModel | Chain, path: PathLike, robot_name: str | None = None) -> None:
+def write_urdf(
+    model: KinematicModel | Chain,
+    path: PathLike,
+    robot_name: str | None = None,
+    *,
+    links: Mapping[str, LinkContent] | None = None,
+) -> None:
     """Write :func:`urdf_text` of ``model`` to ``path`` atomically (temporary file, then rename)."""
-    atomic_write_text(path, urdf_text(model, robot_name))
+    atomic_write_text(path, urdf_text(model, robot_name, links=links))
 
 
 __all__ = [
     "CONTINUOUS_LIMIT",
+    "LinkContent",
     "matrix_from_urdf_rpy",
     "read_urdf",
     "urdf_rpy_from_matrix",

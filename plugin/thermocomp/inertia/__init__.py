@@ -1,0 +1,1 @@
+"""Link inertias from CAD meshes (seed 000, Step 1)."""

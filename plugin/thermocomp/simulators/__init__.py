@@ -1,0 +1,1 @@
+"""Simulator adapters: thin, each importing its simulator lazily."""

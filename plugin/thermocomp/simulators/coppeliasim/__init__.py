@@ -1,0 +1,1 @@
+"""CoppeliaSim through its ZMQ remote API, and the authors' scene convention."""

@@ -1,0 +1,1 @@
+"""PyBullet: the deformed robot in a real simulator (headless and GUI)."""

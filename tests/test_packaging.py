@@ -1,0 +1,27 @@
+"""Packaging: every subpackage is listed in pyproject.toml, and the wheel carries the robot data."""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+import subprocess
+import zipfile
+
+from helpers import REPO
+
+
+def test_every_subpackage_is_listed_in_pyproject():
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    root = REPO / "plugin"
+    found = {".".join(p.parent.relative_to(root).parts) for p in root.rglob("__init__.py")}
+    assert found - listed == set(), "add these to [tool.setuptools] packages"
+
+
+def test_wheel_contains_the_builtin_robots(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
+                           "-w", str(tmp_path), str(REPO)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    wheel = next(tmp_path.glob("thermocomp-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    for robot in ("irb140", "gofa", "ur5"):
+        assert f"thermocomp/_robots/{robot}/chain.csv" in names
