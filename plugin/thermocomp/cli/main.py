@@ -1,45 +1,28 @@
 """The ``thermocomp`` command line: each subcommand is one library call.
 
 ``main(argv=None) -> int`` returns the exit status: 0 success, 1 bad input
-or option, 2 rows that could not be compensated, 130 interrupted.
+or option, 2 rows that could not be compensated, 130 interrupted. Each
+subcommand lives in its own module with ``register(subparsers)``, which sets
+``handler``; :data:`COMMANDS` lists them.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
-import numpy as np
-
-from thermocomp.compensation.compensate import CompensationOptions
-from thermocomp.deformation.timelaw import LinearRamp, Static
+from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK
 from thermocomp.errors import ConfigurationError, ThermocompError
-from thermocomp.geometry.rotations import matrix_from_euler_xyz
-from thermocomp.kinematics.ik import IKOptions
-from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
-EXIT_OK, EXIT_INPUT, EXIT_FAILED_ROWS, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: Modules of the subcommands, in the order ``--help`` lists them.
+COMMANDS = (
+    "thermocomp.cli.compensate",
+    "thermocomp.cli.robot",
+)
 
-
-def _minutes(text: str) -> tuple[float, ...]:
-    """``START:STOP[:STEP]`` (inclusive) or a comma list, in minutes."""
-    try:
-        if ":" in text:
-            parts = [float(x) for x in text.split(":")]
-            if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] <= 0):
-                raise ValueError
-            start, stop = parts[0], parts[1]
-            step = parts[2] if len(parts) == 3 else 1.0
-            count = int(np.floor((stop - start) / step + 1e-9)) + 1
-            if count < 1:
-                raise ValueError
-            return tuple(float(start + k * step) for k in range(count))
-        return tuple(float(x) for x in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected START:STOP[:STEP] or a comma list of minutes, got {text!r}"
-        ) from None
+__all__ = ["EXIT_FAILED_ROWS", "EXIT_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "build_parser", "main", "run"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,136 +31,22 @@ def build_parser() -> argparse.ArgumentParser:
         description="Thermal-deformation compensation of industrial robots (seed 002 method).",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    comp = sub.add_parser(
-        "compensate",
-        help="corrected joint angles for every target and minute of a program",
-        description=(
-            "Solve the inverse kinematics of the thermally deformed robot for every target of a "
-            "program at every minute (or at each target's time_min), and write one CSV row per "
-            "(minute, target) with the corrected joint angles [deg], the reached pose, its deviation, "
-            "what the uncompensated program would miss by, and the status. Units: files in mm and "
-            "degrees; see docs/conventions.md."
-        ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
-    comp.add_argument("--robot", default="irb140",
-                      help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a table-form .csv / .urdf file")
-    comp.add_argument("--deformation", required=True,
-                      help="deformation table CSV: Dx,Dy,Dz [mm], Dox,Doy,Doz [deg], one row per joint "
-                           "(optional 'row' column naming base, 1..n, tool)")
-    comp.add_argument("--targets", required=True,
-                      help="targets CSV: the paper's ',X,Y,Z,RX,RY,RZ' (mm, CoppeliaSim Euler xyz deg) or the "
-                           "self-describing form (x_mm.., euler_xyz_*_deg | quat_w.. | rotvec_*_rad, time_min, q1_deg..)")
-    comp.add_argument("--out", required=True, help="results CSV (written completely or not at all; never an input)")
-    law = comp.add_mutually_exclusive_group()
-    law.add_argument("--stabilisation-min", type=float, default=200.0,
-                     help="minutes until thermal stabilisation: the table grows linearly from 0 to full by then")
-    law.add_argument("--static", action="store_true", help="apply the full table at every minute (the paper's static case)")
-    comp.add_argument("--minutes", type=_minutes, default=None,
-                      help="minutes at which every target is solved, START:STOP[:STEP] inclusive or a list "
-                           "(default 0:200, or 0 with --static); ignored when the targets have time_min")
-    comp.add_argument("--orientation-euler-xyz-deg", type=float, nargs=3, metavar=("A", "B", "C"),
-                      help="orientation for position-only targets, CoppeliaSim Euler xyz [deg] (R = Rx Ry Rz), "
-                           "e.g. 0 90 0 for the IRB140 tool pointing along +X")
-    comp.add_argument("--composition", choices=("table", "eq21"), default="table",
-                      help="how a deformation row composes with the nominal segment: 'table' translates by p + D "
-                           "then rotates (seed 002, Tables 6-7); 'eq21' rotates the segment with the deviation "
-                           "(seed 002, Eq. 21). See docs/conventions.md")
-    comp.add_argument("--position-tol-mm", type=float, default=1e-6, help="IK convergence on position [mm]")
-    comp.add_argument("--orientation-tol-deg", type=float, default=float(np.degrees(1e-9)),
-                      help="IK convergence on orientation [deg]")
-    comp.add_argument("--starts", type=int, default=48, help="multi-start count of the nominal configuration search")
-    comp.add_argument("--seed", type=int, default=0, help="seed of the multi-start spread")
-    comp.add_argument("--plot", metavar="PNG",
-                      help="also draw the TCP error before/after compensation and the joint corrections per minute")
-    comp.add_argument("--allow-failures", action="store_true",
-                      help="write the file even if some rows fail (their status column says so); exit 0")
-    comp.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                      help="show a progress bar on stderr (default: when stderr is a terminal)")
-    rob = sub.add_parser("robot", help="show or export a robot model",
-                         description="Show a robot's table form, or export it (optionally deformed) as URDF or CSV.")
-    rsub = rob.add_subparsers(dest="robot_command", required=True, metavar="ACTION")
-    show = rsub.add_parser("show", help="print the table form [mm, deg]")
-    show.add_argument("robot", help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a .csv / .urdf file")
-    export = rsub.add_parser("export", help="write the robot as .urdf or table-form .csv",
-                             formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    export.add_argument("robot", help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a .csv / .urdf file")
-    export.add_argument("--out", required=True, help="output file, .urdf or .csv (a deformed robot: .urdf only)")
-    export.add_argument("--deformation", help="deformation table CSV [mm, deg] to apply")
-    export.add_argument("--fraction", type=float, default=1.0,
-                        help="share of the table to apply (a minute t of a linear ramp to T: t / T)")
-    export.add_argument("--composition", choices=("table", "eq21"), default="table",
-                        help="how a deformation row composes with the segment (docs/conventions.md)")
+    for module in COMMANDS:
+        importlib.import_module(module).register(sub)
     return parser
-
-
-def _robot(args: argparse.Namespace) -> int:
-    from thermocomp.io.chain_csv import chain_csv_text
-    from thermocomp.pipeline import export_robot
-    from thermocomp.robot.builtin import load_robot
-
-    if args.robot_command == "show":
-        print(chain_csv_text(load_robot(args.robot)), end="")
-        return EXIT_OK
-    out = export_robot(args.robot, args.out, deformation=args.deformation, fraction=args.fraction,
-                       composition=args.composition)
-    print(f"wrote {out}")
-    return EXIT_OK
-
-
-def _compensate(args: argparse.Namespace) -> int:
-    from thermocomp.cli.progress import ProgressBar
-    from thermocomp.pipeline import CompensationFailed, run_compensation
-
-    time_law = Static() if args.static else LinearRamp(args.stabilisation_min)
-    minutes = args.minutes if args.minutes is not None else ((0.0,) if args.static else tuple(float(m) for m in range(201)))
-    options = CompensationOptions(
-        time_law=time_law,
-        minutes=minutes,
-        ik=IKOptions(position_tol=args.position_tol_mm * 1e-3, orientation_tol=float(np.radians(args.orientation_tol_deg))),
-        starts=args.starts,
-        seed=args.seed,
-        composition=args.composition,
-    )
-    fixed = None
-    if args.orientation_euler_xyz_deg is not None:
-        fixed = matrix_from_euler_xyz(np.radians(args.orientation_euler_xyz_deg))
-    show = sys.stderr.isatty() if args.progress is None else args.progress
-    try:
-        report = run_compensation(
-            args.robot, args.deformation, args.targets, args.out,
-            options=options, fixed_orientation=fixed, allow_failures=args.allow_failures,
-            progress=ProgressBar("compensating", enabled=show),
-        )
-    except CompensationFailed as exc:
-        print(exc.report.text(), file=sys.stderr)
-        print(f"thermocomp: error: {exc}", file=sys.stderr)
-        return EXIT_FAILED_ROWS
-    print(report.text())
-    if args.plot:
-        from thermocomp.plotting import plot_summary
-
-        print(f"wrote {plot_summary(report.summary, args.plot, title=report.headline())}")
-    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
-        if args.command == "compensate":
-            return _compensate(args)
-        if args.command == "robot":
-            return _robot(args)
+        return args.handler(args)
     except (ThermocompError, ConfigurationError) as exc:
         print(f"thermocomp: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("\nthermocomp: interrupted; no output was written", file=sys.stderr)
         return EXIT_INTERRUPTED
-    parser.error(f"unknown command {args.command!r}")
-    return EXIT_INPUT
 
 
 def run() -> None:

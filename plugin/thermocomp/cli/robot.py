@@ -1,0 +1,43 @@
+"""``thermocomp robot``: show a robot's table form, or export it as URDF or CSV."""
+
+from __future__ import annotations
+
+import argparse
+
+from thermocomp.cli.common import EXIT_OK
+from thermocomp.robot.builtin import BUILTIN_ROBOTS
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``robot`` subcommand."""
+    rob = sub.add_parser("robot", help="show or export a robot model",
+                         description="Show a robot's table form, or export it (optionally deformed) as URDF or CSV.")
+    rsub = rob.add_subparsers(dest="robot_command", required=True, metavar="ACTION")
+    show = rsub.add_parser("show", help="print the table form [mm, deg]")
+    show.add_argument("robot", help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a .csv / .urdf file")
+    export = rsub.add_parser("export", help="write the robot as .urdf or table-form .csv",
+                             formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    export.add_argument("robot", help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a .csv / .urdf file")
+    export.add_argument("--out", required=True, help="output file, .urdf or .csv (a deformed robot: .urdf only)")
+    export.add_argument("--deformation", help="deformation table CSV [mm, deg] to apply")
+    export.add_argument("--fraction", type=float, default=1.0,
+                        help="share of the table to apply (a minute t of a linear ramp to T: t / T)")
+    export.add_argument("--composition", choices=("table", "eq21"), default="table",
+                        help="how a deformation row composes with the segment (docs/conventions.md)")
+    rob.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from thermocomp.io.chain_csv import chain_csv_text
+    from thermocomp.pipeline import export_robot
+    from thermocomp.robot.builtin import load_robot
+
+    if args.robot_command == "show":
+        print(chain_csv_text(load_robot(args.robot)), end="")
+        return EXIT_OK
+    out = export_robot(args.robot, args.out, deformation=args.deformation, fraction=args.fraction,
+                       composition=args.composition)
+    print(f"wrote {out}")
+    return EXIT_OK
+
+
