@@ -10,6 +10,7 @@ and reported as skipped.
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -23,6 +24,8 @@ from toolpath import Toolpath
 HERE = Path(__file__).resolve().parent
 #: Margin on a linear prediction of the next run's time.
 PREDICTION_MARGIN = 1.2
+#: A worker still running this long after the budget's end is stopped [s].
+TIMEOUT_GRACE = 60.0
 
 
 @dataclass
@@ -92,7 +95,13 @@ class Section:
         cmd = [sys.executable, str(HERE / "worker.py"), str(targets), str(out)]
         if mode != "out":
             cmd.append(f"--{mode}")
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        timeout = max(left, 0.0) + TIMEOUT_GRACE
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=timeout)
+        except subprocess.TimeoutExpired:  # subprocess.run has killed the worker it started
+            run.skipped = f"stopped after {timeout:.0f} s (the budget's end)"
+            out.unlink(missing_ok=True)
+            return run
         if done.returncode != 0:
             run.skipped = f"worker failed ({done.returncode}): {done.stderr.strip().splitlines()[-1:]}"
             return run
@@ -154,7 +163,7 @@ def report_lines(section: Section, us_reference: float) -> list[str]:
     by = {(r.variant, r.poses, r.mode): r for r in section.runs if not r.skipped}
     for v in ("A", "B"):
         sizes = sorted(p for (var, p, mode) in by if var == v and mode == "out")
-        for small, big in zip(sizes, sizes[1:]):
+        for small, big in itertools.pairwise(sizes):
             a, b = by[(v, small, "out")], by[(v, big, "out")]
             lines.append(
                 f"variant {v}, {big:,} vs {small:,} poses: wall per row x{(b.wall / big) / (a.wall / small):.2f}, "

@@ -26,19 +26,17 @@ from __future__ import annotations
 
 import tempfile
 import time
-from importlib import metadata
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
-
 import thermocomp as tc
+from benchutil import median, pose_errors, solved_share
 from thermocomp.geometry.rotations import quat_wxyz_from_matrix
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.targets_csv import read_targets_csv
 from thermocomp.io.urdf import write_urdf
-
-from benchutil import median, pose_errors, solved_share
 
 VARIANTS = {
     "defaults": {},

@@ -24,9 +24,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from scipy.interpolate import CubicSpline
-
 import thermocomp as tc
+from scipy.interpolate import CubicSpline
 from thermocomp.geometry.rotations import euler_xyz_from_matrix
 from thermocomp.kinematics.seeding import solve_nominal_configuration
 
@@ -127,8 +126,8 @@ def joint_path(chain: tc.Chain, p_knots: np.ndarray, R_knots: np.ndarray) -> np.
 class Toolpath:
     """The toolpath: ``PATH_POSES`` designed poses, every ``KNOT_EVERY``-th solved, the rest splined.
 
-    :meth:`write` resamples the whole path evenly, so every size covers the
-    same print and the same 0..240 minutes.
+    A program of ``n`` poses is the first ``n`` poses of the path (so poses
+    are ``SPACING`` apart at every size), timed evenly over 0..``DURATION_MIN``.
     """
 
     def __init__(self, seed: int = 2024) -> None:
@@ -140,14 +139,14 @@ class Toolpath:
         self.n_max = (n_knots - 1) * KNOT_EVERY + 1
 
     def q(self, n_poses: int) -> np.ndarray:
-        """Joint angles ``(n_poses, 6)`` [rad] of a path of ``n_poses`` evenly resampled poses."""
+        """Joint angles ``(n_poses, 6)`` [rad] of the first ``n_poses`` poses of the path."""
         if n_poses > self.n_max:
             raise ValueError(f"path holds at most {self.n_max} poses, asked for {n_poses}")
         spline = CubicSpline(np.arange(self.q_knots.shape[0]) * KNOT_EVERY, self.q_knots, axis=0)
-        return spline(np.linspace(0.0, self.n_max - 1, n_poses))
+        return spline(np.arange(n_poses, dtype=float))
 
     def write(self, path: Path, n_poses: int, with_reference: bool) -> dict:
-        """Write ``n_poses`` poses as a self-describing targets CSV; returns facts about the path."""
+        """Write the first ``n_poses`` poses as a self-describing targets CSV; returns facts about them."""
         q = self.q(n_poses)
         R, p = tc.fk(tc.nominal_model(self.chain), q)
         time_min = np.linspace(0.0, DURATION_MIN, n_poses)

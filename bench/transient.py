@@ -12,13 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-
 import thermocomp as tc
+from benchutil import median, pose_errors, solved_share, spread, timed
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.targets_csv import read_targets_csv
 from thermocomp.kinematics.fk import fk_jacobian
-
-from benchutil import median, pose_errors, solved_share, spread, timed
 
 REPO = Path(__file__).resolve().parent.parent
 ROBOT = "irb140"
@@ -110,21 +108,22 @@ def run(repeats: int, repeats_out: int) -> TransientResult:
 def report_lines(r: TransientResult) -> list[str]:
     failed = r.n_rows - r.status_counts.get("converged", 0)
     return [
-        f"rows: {r.n_rows:,} ({len(r.minutes)} minutes x {r.n_rows // max(len(r.minutes), 1)} targets); "
-        f"status: " + ", ".join(f"{v:,} {k}" for k, v in r.status_counts.items() if v),
-        f"run_compensation, no file:   {spread(r.wall)}",
+        (f"rows: {r.n_rows:,} ({len(r.minutes)} minutes x {r.n_rows // max(len(r.minutes), 1)} targets); status: "
+         + ", ".join(f"{v:,} {k}" for k, v in r.status_counts.items() if v)),
+        f"run_compensation, no file (results kept in memory, its default then): {spread(r.wall)}",
         f"  of which solver (summary): {spread(r.solver)}",
-        f"  -> {r.us_per_solve:.1f} us per solve (solver), {r.wall_us_per_row:.1f} us per row (whole call); "
-        f"outside the solver: {median(r.wall) - median(r.solver):.3f} s "
-        "(targets and table reading, nominal configurations, reached/uncompensated poses, summary)",
-        f"run_compensation, out=file:  {spread(r.wall_out)}; writing costs {r.write_seconds:.3f} s "
-        f"({1e6 * r.write_seconds / r.n_rows:.1f} us per row, {r.out_bytes / 1e6:.1f} MB; "
-        f"x{median(r.wall_out) / median(r.wall):.2f} the call without a file)",
-        f"accuracy (summary, converged rows): max {r.max_position * 1e3:.3g} mm, {np.degrees(r.max_orientation):.3g} deg; "
-        f"re-evaluated with fk at the returned angles: max {r.position_error.max():.2e} m, "
-        f"{r.orientation_error.max():.2e} rad; solved to 1e-6 m/1e-6 rad: {100 * solved_share(r.position_error, r.orientation_error):.1f} %"
-        + ("" if failed == 0 else f"; {failed:,} rows NOT converged"),
-        f"cost of one Gauss-Newton iteration's kinematics on this machine, batched over the same rows: "
-        f"fk_jacobian {r.fk_jacobian_us:.2f} us/row, fk {r.fk_us:.2f} us/row; the solver's "
-        f"{r.us_per_solve:.1f} us/solve = {r.us_per_solve / r.fk_jacobian_us:.1f} fk_jacobian passes per row",
+        (f"  -> {r.us_per_solve:.1f} us per solve (solver), {r.wall_us_per_row:.1f} us per row (whole call); "
+         f"outside the solver: {median(r.wall) - median(r.solver):.3f} s "
+         "(targets and table reading, nominal configurations, reached/uncompensated poses, summary)"),
+        (f"run_compensation, out=file:  {spread(r.wall_out)}; writing costs {r.write_seconds:.3f} s "
+         f"({1e6 * r.write_seconds / r.n_rows:.1f} us per row, {r.out_bytes / 1e6:.1f} MB; "
+         f"x{median(r.wall_out) / median(r.wall):.2f} the call without a file)"),
+        (f"accuracy (summary, converged rows): max {r.max_position * 1e3:.3g} mm, "
+         f"{np.degrees(r.max_orientation):.3g} deg; re-evaluated with fk at the returned angles: max "
+         f"{r.position_error.max():.2e} m, {r.orientation_error.max():.2e} rad; solved to 1e-6 m/1e-6 rad: "
+         f"{100 * solved_share(r.position_error, r.orientation_error):.1f} %"
+         + ("" if failed == 0 else f"; {failed:,} rows NOT converged")),
+        (f"cost of one Gauss-Newton iteration's kinematics on this machine, batched over the same rows: "
+         f"fk_jacobian {r.fk_jacobian_us:.2f} us/row, fk {r.fk_us:.2f} us/row; the solver's "
+         f"{r.us_per_solve:.1f} us/solve = {r.us_per_solve / r.fk_jacobian_us:.1f} fk_jacobian passes per row"),
     ]

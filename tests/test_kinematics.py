@@ -200,15 +200,26 @@ def test_compositions_agree_without_angular_deviations(rng):
                                fk_matrix(deformed_model(chain, table, composition="eq21"), q), atol=1e-15)
 
 
-@pytest.mark.parametrize("beta", [0.3, np.pi / 2, np.pi / 2 - 1e-6, np.pi / 2 - 1e-9, -np.pi / 2 + 1e-7, -np.pi / 2])
+@pytest.mark.parametrize("beta", [0.3, np.pi / 2, np.pi / 2 - 1e-6, np.pi / 2 - 1e-9, np.pi / 2 - 1e-11, -np.pi / 2 + 1e-7, -np.pi / 2])
 def test_euler_xyz_round_trip_rebuilds_the_rotation_near_gimbal_lock(beta, rng):
     from thermocomp.geometry import euler_xyz_from_matrix, matrix_from_euler_xyz
 
     angles = np.column_stack([rng.uniform(-np.pi, np.pi, 200), np.full(200, beta), rng.uniform(-np.pi, np.pi, 200)])
     R = matrix_from_euler_xyz(angles)
     back = euler_xyz_from_matrix(R)
-    np.testing.assert_allclose(matrix_from_euler_xyz(back), R, atol=1e-14)
+    from thermocomp.geometry.rotations import GIMBAL_LOCK_COS
+
+    locked = np.cos(beta) < GIMBAL_LOCK_COS
+    np.testing.assert_allclose(matrix_from_euler_xyz(back), R, atol=np.pi * GIMBAL_LOCK_COS if locked else 1e-14)
     assert np.all(np.abs(back[:, 1]) <= np.pi / 2)
+
+
+def test_euler_xyz_of_the_papers_targets_reads_back_as_typed():
+    """(0, 90, 0) deg, up to a few 1e-10 deg of round-off, must not come back as (-151, 90, 151)."""
+    from thermocomp.geometry import euler_xyz_from_matrix, matrix_from_euler_xyz, rot_y
+
+    R = matrix_from_euler_xyz(np.radians([0.0, 90.0, 0.0])) @ rot_y(np.radians(-2e-9))
+    np.testing.assert_allclose(np.degrees(euler_xyz_from_matrix(R)), [0.0, 90.0, 0.0], atol=1e-8)
 
 
 @pytest.mark.parametrize("name", BUILTIN_ROBOTS)
@@ -222,7 +233,7 @@ def test_sigma_min_bound_is_a_lower_bound_and_exact_near_singularities(name, rng
     _, _, J = fk_jacobian(nominal_model(chain), q)
     exact = np.linalg.svd(J, compute_uv=False)[:, -1]
     bound = sigma_min_lower_bound(J)
-    assert np.all(bound <= exact * (1 + 1e-12))
+    assert np.all(bound <= exact * (1 + 1e-9))
     near = exact < 10 * NEAR_SINGULAR_SIGMA
     np.testing.assert_allclose(bound[near], exact[near], rtol=1e-12)
     assert np.any(near)

@@ -375,11 +375,13 @@ def _compensate_grid(chain, model_at, program, options, nominal, progress):
         frac_rows = np.repeat(f, m)
         R_rows, p_rows = np.tile(R, (k, 1, 1)), np.tile(p, (k, 1))
         seed = seed.reshape(k * m, -1)
-        result = solve_ik(model_at(frac_rows), R_rows, p_rows, seed, options.ik)
+        # one deformed model per minute, shared by that minute's rows
+        models = model_at(f).take(np.repeat(np.arange(k), m))
+        result = solve_ik(models, R_rows, p_rows, seed, options.ik)
         result = _repair_continuity(model_at, frac_rows, R_rows, p_rows, seed, result, previous_q, options.ik)
         previous_q = result.q[-m:]
         solve_seconds = time.perf_counter() - t0 + (setup_seconds if start == 0 else 0.0)
-        chunk = _finish_chunk(chain, model_at, np.repeat(minutes[block], m), frac_rows, np.tile(np.arange(m), k),
+        chunk = _finish_chunk(chain, models, np.repeat(minutes[block], m), frac_rows, np.tile(np.arange(m), k),
                               R_rows, p_rows, result, np.tile(nominal.q, (k, 1)), np.tile(nominal.status, k),
                               solve_seconds)
         done += chunk.n_rows
@@ -412,6 +414,35 @@ def _repair_continuity(model_at, frac_rows, R_rows, p_rows, seed, result, previo
     return result
 
 
+#: Every this many poses of a timed program, the full table is solved to
+#: predict the corrections of the poses between (:func:`_path_predictor`).
+PREDICTOR_STRIDE = 16
+
+
+def _path_predictor(model_at: ModelAt, frac: FloatArray, R: FloatArray, p: FloatArray, q_nominal: FloatArray,
+                    ik: IKOptions) -> FloatArray:
+    """Seeds for poses of a path, each at its own fraction of the table, ``(m, n)``.
+
+    The correction ``q(s) - q_nominal`` grows about linearly with the share
+    ``s`` of the table and varies smoothly along a path. So the full-table
+    correction is solved at every :data:`PREDICTOR_STRIDE`-th pose (and the
+    last), interpolated along the path, and scaled by each pose's ``s``. A
+    pose whose interpolated correction is off still converges from it (the
+    deformation is small), and a failed one is continued from the nominal
+    solution by :func:`_continue_to`.
+    """
+    m = frac.shape[0]
+    sample = np.unique(np.r_[np.arange(0, m, PREDICTOR_STRIDE), m - 1])
+    full = _continue_to(model_at, np.ones(sample.size), R[sample], p[sample], q_nominal[sample], ik)
+    delta = full.q - q_nominal[sample]
+    usable = full.status == Status.CONVERGED
+    if not np.any(usable):
+        return q_nominal
+    rows = np.arange(m)
+    correction = np.column_stack([np.interp(rows, sample[usable], delta[usable, j]) for j in range(delta.shape[1])])
+    return q_nominal + frac[:, None] * correction
+
+
 def _compensate_timed(chain, model_at, program, options, nominal, progress):
     m = program.n_targets
     done = 0
@@ -421,19 +452,19 @@ def _compensate_timed(chain, model_at, program, options, nominal, progress):
         minute = program.time_min[idx]
         frac = options.time_law.fraction(minute)
         R, p = program.R_world_tcp[idx], program.p_world_tcp[idx]
-        result = _continue_to(model_at, frac, R, p, nominal.q[idx], options.ik)
+        seed = _path_predictor(model_at, frac, R, p, nominal.q[idx], options.ik)
+        result = _continue_to(model_at, frac, R, p, seed, options.ik)
         solve_seconds = time.perf_counter() - t0
-        chunk = _finish_chunk(chain, model_at, minute, frac, idx, R, p, result, nominal.q[idx], nominal.status[idx],
-                              solve_seconds)
+        chunk = _finish_chunk(chain, model_at(frac), minute, frac, idx, R, p, result, nominal.q[idx],
+                              nominal.status[idx], solve_seconds)
         done += chunk.n_rows
         yield chunk
         if progress is not None:
             progress(done, m)
 
 
-def _finish_chunk(chain, model_at, minute, frac, target, R, p, result, q_nominal, nominal_status,
+def _finish_chunk(chain, deformed, minute, frac, target, R, p, result, q_nominal, nominal_status,
                   solve_seconds) -> CompensationChunk:
-    deformed = model_at(frac)
     # A row whose target has no nominal solution keeps the nominal failure: its
     # deformed solve started from a meaningless seed.
     status = np.where(nominal_status != Status.CONVERGED, nominal_status, result.status).astype(np.int8)

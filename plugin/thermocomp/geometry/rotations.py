@@ -15,6 +15,11 @@ import numpy as np
 from thermocomp._typing import ArrayLike, FloatArray
 
 
+#: ``cos(b)`` below which Euler xyz angles count as gimbal-locked (``a = 0``):
+#: a tenth of the IK orientation tolerance, so the choice is invisible to it.
+GIMBAL_LOCK_COS = 1e-10
+
+
 def rot_x(angle: ArrayLike) -> FloatArray:
     """Rotation about x by ``angle`` [rad]; shape ``(..., 3, 3)``."""
     return rot_axis(np.array([1.0, 0.0, 0.0]), angle)
@@ -95,13 +100,18 @@ def euler_xyz_from_matrix(R: ArrayLike) -> FloatArray:
     ``b = atan2(R02, hypot(R12, R22))`` and ``a = atan2(-R12, R22)``; then
     ``c`` is read from ``Ry(b)^T Rx(a)^T R``, so that near gimbal lock, where
     ``a`` and ``c`` are individually ill-defined, any error of ``a`` is taken
-    up by ``c`` and the angles still rebuild ``R`` to round-off. At exact
-    gimbal lock (``|R[0, 2]| == 1``) this returns ``a = 0``.
+    up by ``c`` and the angles still rebuild ``R`` to round-off.
+
+    Within :data:`GIMBAL_LOCK_COS` of the lock (``cos b`` below it), where
+    ``a`` would only reflect round-off, this returns ``a = 0``: the rebuilt
+    rotation is then off by at most ``pi * GIMBAL_LOCK_COS`` (3e-10 rad),
+    and a target typed as (0, 90, 0) reads back as (0, 90, 0), not as an
+    equivalent (-151, 90, 151).
     """
     R = np.asarray(R, dtype=float)
     cos_b = np.hypot(R[..., 1, 2], R[..., 2, 2])
     b = np.arctan2(R[..., 0, 2], cos_b)
-    a = np.where(cos_b > 0.0, np.arctan2(-R[..., 1, 2], R[..., 2, 2]), 0.0)
+    a = np.where(cos_b > GIMBAL_LOCK_COS, np.arctan2(-R[..., 1, 2], R[..., 2, 2]), 0.0)
     M = np.swapaxes(rot_x(a) @ rot_y(b), -1, -2) @ R  # = Rz(c) up to round-off
     c = np.arctan2(M[..., 1, 0], M[..., 0, 0])
     return np.stack([a, b, c], axis=-1)

@@ -68,35 +68,50 @@ def header(n_joints: int, convention: str) -> list[str]:
     ]
 
 
-def _cells(values: FloatArray, valid: np.ndarray) -> list[list[str]]:
-    """Format a ``(r, k)`` block with 12 significant digits; invalid rows become empty cells."""
-    text = np.char.mod("%.12g", values)
-    text[~valid] = ""
-    return text.tolist()
+def _format_rows(values: FloatArray) -> list[str]:
+    """Each row of ``values`` ``(r, k)`` as comma-separated cells, 12 significant digits."""
+    fmt = ",".join(["%.12g"] * values.shape[1])
+    return [fmt % tuple(row) for row in values.tolist()]
 
 
 def chunk_rows(chunk: CompensationChunk, names: tuple[str, ...], convention: str) -> list[str]:
-    """CSV lines (without newline) of a chunk."""
+    """CSV lines (without newline) of a chunk.
+
+    The compensated block (angles, reached pose, deviation, filtered pose) is
+    left empty where the row failed, the nominal block (program angles and
+    their miss) where the target has no nominal solution.
+    """
     ok = chunk.status == Status.CONVERGED
     nominal_ok = chunk.nominal_status == Status.CONVERGED
     dev = chunk.deviation
     udev = chunk.uncompensated_deviation
-    blocks = [
-        _cells(np.degrees(chunk.q), ok),
-        _cells(np.hstack([chunk.p_reached * 1e3, orientation_values(chunk.R_reached, convention)]), ok),
-        _cells(np.column_stack([dev[:, :3] * 1e3, np.linalg.norm(dev[:, :3], axis=1) * 1e3,
-                                np.degrees(dev[:, 3:]), np.degrees(np.linalg.norm(dev[:, 3:], axis=1))]), ok),
-        _cells(np.degrees(chunk.q_nominal), nominal_ok),
-        _cells(np.column_stack([np.linalg.norm(udev[:, :3], axis=1) * 1e3,
-                                np.degrees(np.linalg.norm(udev[:, 3:], axis=1))]), nominal_ok),
-        _cells(np.hstack([chunk.p_filtered * 1e3, orientation_values(chunk.R_filtered, convention)]), ok),
-    ]
+    compensated = np.hstack([
+        np.degrees(chunk.q),
+        chunk.p_reached * 1e3, orientation_values(chunk.R_reached, convention),
+        dev[:, :3] * 1e3, np.linalg.norm(dev[:, :3], axis=1, keepdims=True) * 1e3,
+        np.degrees(dev[:, 3:]), np.degrees(np.linalg.norm(dev[:, 3:], axis=1, keepdims=True)),
+    ])
+    nominal = np.hstack([
+        np.degrees(chunk.q_nominal),
+        np.linalg.norm(udev[:, :3], axis=1, keepdims=True) * 1e3,
+        np.degrees(np.linalg.norm(udev[:, 3:], axis=1, keepdims=True)),
+    ])
+    filtered = np.hstack([chunk.p_filtered * 1e3, orientation_values(chunk.R_filtered, convention)])
+    blocks = [(compensated, ok), (nominal, nominal_ok), (filtered, ok)]
+    # One format per row for the common case; failed rows assemble their blocks with empty cells.
+    body = _format_rows(np.hstack([b for b, _ in blocks]))
+    for i in np.flatnonzero(~(ok & nominal_ok)):
+        body[i] = ",".join(
+            _format_rows(b[i:i + 1])[0] if valid[i] else "," * (b.shape[1] - 1) for b, valid in blocks
+        )
+    labels = np.array([s.label for s in Status])[chunk.status]
     near = (chunk.sigma_min < NEAR_SINGULAR_SIGMA).astype(int)
-    lines = []
-    for i in range(chunk.n_rows):
-        head = [f"{chunk.minute[i]:g}", _quote(names[chunk.target[i]]), Status(int(chunk.status[i])).label, str(near[i])]
-        lines.append(",".join(head + [c for block in blocks for c in block[i]]))
-    return lines
+    minutes = _format_rows(chunk.minute[:, None])
+    quoted = [_quote(n) for n in names] if len(names) <= chunk.n_rows else None
+    return [
+        f"{minutes[i]},{quoted[t] if quoted is not None else _quote(names[t])},{labels[i]},{near[i]},{body[i]}"
+        for i, t in enumerate(chunk.target.tolist())
+    ]
 
 
 def _quote(name: str) -> str:

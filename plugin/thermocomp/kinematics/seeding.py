@@ -182,8 +182,10 @@ def solve_path(
     first pose (the first from ``q_start``); then the blocks advance together,
     one pose at a time, each pose seeded with its predecessor's solution. So
     the configuration carries along the path while the work is batched. A
-    pose whose continuation fails is searched from many starts, nearest its
-    predecessor's solution.
+    pose whose continuation fails, or lands more than
+    :data:`REFERENCE_ACCEPT` from its predecessor, is searched from many
+    starts, nearest its predecessor's solution. A block whose first pose
+    ended on another branch than the block before it is redone pose by pose.
 
     Parameters
     ----------
@@ -210,9 +212,12 @@ def solve_path(
         iterations=np.empty(m, dtype=np.int64), sigma_min=np.empty(m),
     )
 
-    def step(index: np.ndarray, seeds: np.ndarray) -> None:
+    def step(index: np.ndarray, seeds: np.ndarray, near_seed: bool) -> None:
         part = solve_ik(model, R_target[index], p_target[index], seeds, options)
-        bad = np.flatnonzero((part.status != Status.CONVERGED) | (np.max(np.abs(part.q - seeds), axis=1) > REFERENCE_ACCEPT))
+        bad = part.status != Status.CONVERGED
+        if near_seed:  # neighbouring poses: a solution far from the seed is another branch
+            bad |= np.max(np.abs(part.q - seeds), axis=1) > REFERENCE_ACCEPT
+        bad = np.flatnonzero(bad)
         if bad.size:
             searched = solve_nominal_configuration(model, R_target[index[bad]], p_target[index[bad]], seeds[bad],
                                                    starts=starts, seed=seed, options=options)
@@ -220,14 +225,25 @@ def solve_path(
         for name in IKResult.__dataclass_fields__:
             getattr(result, name)[index] = getattr(part, name)
 
+    # 1. block heads, in order, each from the previous head (they are a block apart:
+    #    no nearness test, the blocks' own continuity is checked in step 3)
     previous = np.asarray(q_start, dtype=float)
     for head in heads:
-        step(np.array([head]), previous[None])
+        step(np.array([head]), previous[None], near_seed=head == 0)
         previous = q[head]
+    # 2. all blocks advance together, one pose at a time
     for offset in range(1, block):
         index = heads + offset
         index = index[index < m]
         if index.size == 0:
             break
-        step(index, q[index - 1])
+        step(index, q[index - 1], near_seed=True)
+    # 3. a head that landed on another branch than the end of the block before it:
+    #    redo that block pose by pose from the previous block's last pose
+    for b in range(1, heads.size):
+        head = heads[b]
+        if np.max(np.abs(q[head] - q[head - 1])) <= REFERENCE_ACCEPT:
+            continue
+        for pose in range(head, min(head + block, m)):
+            step(np.array([pose]), q[pose - 1][None], near_seed=True)
     return result
