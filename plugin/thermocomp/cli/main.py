@@ -20,6 +20,7 @@ from thermocomp.errors import ConfigurationError, ThermocompError
 COMMANDS = (
     "thermocomp.cli.compensate",
     "thermocomp.cli.robot",
+    "thermocomp.cli.coppeliasim",
 )
 
 __all__ = ["EXIT_FAILED_ROWS", "EXIT_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "build_parser", "main", "run"]

@@ -1,1 +1,63 @@
-"""CoppeliaSim through its ZMQ remote API, and the authors' scene convention."""
+"""CoppeliaSim through its ZMQ remote API, and the authors' scene convention.
+
+A thin adapter over the official client ``coppeliasim-zmqremoteapi-client``
+(imported lazily, when a connection is made)::
+
+    from thermocomp.simulators.coppeliasim import connect, read_robot, compensate_in_scene
+    with connect("localhost", 23000) as session:
+        robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
+        report, check = compensate_in_scene(session, robot, table, program)
+
+Conventions of CoppeliaSim (quaternion x, y, z, w; Euler R = Rx Ry Rz; 12-number
+matrices) and the list of ``sim`` functions used: docs/coppeliasim.md. The
+authors' scene convention (converting their tables to the table form) is in
+:mod:`thermocomp.deformation.coppeliasim_convention`.
+"""
+
+from thermocomp.simulators.coppeliasim.addon import addon_source, install_addon
+from thermocomp.simulators.coppeliasim.compensation import (
+    SceneCheck,
+    check_nominal_fk,
+    check_poses,
+    compensate_in_scene,
+)
+from thermocomp.simulators.coppeliasim.connection import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    DEFAULT_TIMEOUT_S,
+    CoppeliaSimError,
+    CoppeliaSimProtocolMismatch,
+    CoppeliaSimUnreachable,
+    SceneError,
+    Session,
+    connect,
+)
+from thermocomp.simulators.coppeliasim.scene import (
+    SceneRobot,
+    apply_authors_script,
+    deformation_shown,
+    joint_positions,
+    preserved,
+    read_robot,
+    read_tip,
+    set_joint_positions,
+    show_model,
+)
+
+#: The ``sim`` functions the plugin calls (CoppeliaSim's regular API, 4.6 and
+#: later); docs/coppeliasim.md documents each. The tests check that the
+#: adapter calls no others.
+SIM_FUNCTIONS = (
+    "getObject", "getObjectsInTree", "getObjectParent", "getObjectAlias", "getJointType",
+    "getJointInterval", "getJointPosition", "setJointPosition", "getObjectMatrix",
+    "getObjectPose", "setObjectPose", "getObjectPosition", "setObjectPosition",
+    "getObjectOrientation", "setObjectOrientation", "getInt32Param",
+)
+
+__all__ = [
+    "DEFAULT_HOST", "DEFAULT_PORT", "DEFAULT_TIMEOUT_S", "SIM_FUNCTIONS",
+    "CoppeliaSimError", "CoppeliaSimProtocolMismatch", "CoppeliaSimUnreachable", "SceneCheck", "SceneError",
+    "SceneRobot", "Session", "addon_source", "apply_authors_script", "check_nominal_fk", "check_poses",
+    "compensate_in_scene", "connect", "deformation_shown", "install_addon", "joint_positions", "preserved",
+    "read_robot", "read_tip", "set_joint_positions", "show_model",
+]

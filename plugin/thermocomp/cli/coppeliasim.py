@@ -1,0 +1,361 @@
+"""``thermocomp coppeliasim``: the plugin in a running CoppeliaSim, and the authors' scene convention.
+
+Each action is one library call (:mod:`thermocomp.simulators.coppeliasim`,
+:mod:`thermocomp.deformation.coppeliasim_convention`). The CoppeliaSim add-on
+(``plugin/thermocomp/simulators/coppeliasim/thermocomp.lua``) runs these actions; see
+docs/coppeliasim.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK
+
+#: Actions of ``thermocomp coppeliasim``; the add-on may call only these (tests check it).
+ACTIONS = ("info", "read-robot", "check", "show", "compensate", "play", "convention", "install-addon")
+
+
+def _emit(args: argparse.Namespace, text: str) -> None:
+    """Print ``text``; with ``--report FILE`` also append it there (the add-on shows that file)."""
+    print(text, flush=True)
+    report = getattr(args, "report", None)
+    if report:
+        with open(report, "a", encoding="utf-8") as f:
+            f.write(text + "\n")
+
+
+def _connection_options(p: argparse.ArgumentParser) -> None:
+    from thermocomp.simulators.coppeliasim.connection import (
+        DEFAULT_HOST,
+        DEFAULT_PORT,
+        DEFAULT_TIMEOUT_S,
+    )
+
+    p.add_argument("--host", default=DEFAULT_HOST, help="host of CoppeliaSim's ZMQ remote API server")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help="its port (CoppeliaSim's zmqRemoteApi.rpcPort)")
+    p.add_argument("--timeout-s", type=float, default=DEFAULT_TIMEOUT_S, help="seconds to wait for any reply")
+    p.add_argument("--report", help="also append what is printed to this file (used by the add-on)")
+
+
+def _robot_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--robot-path", default="/IRB140", help="object path of the robot's base in the scene")
+    p.add_argument("--tip", help="object path of the TCP (a dummy under the last joint); default the last joint's frame")
+    p.add_argument("--joints", help="comma-separated object paths of the arm's joints, base to tip "
+                                    "(default: every joint under the base, which must form one chain)")
+
+
+def _law_options(p: argparse.ArgumentParser, minute_help: str) -> None:
+    law = p.add_mutually_exclusive_group()
+    law.add_argument("--stabilisation-min", type=float, default=200.0,
+                     help="minutes until thermal stabilisation (linear growth; the authors: D/T added each minute)")
+    law.add_argument("--static", action="store_true", help="the full table (the paper's static case)")
+    p.add_argument("--minute", type=float, default=None, help=minute_help)
+    p.add_argument("--convention", choices=("table", "authors"), default="table",
+                   help="'table': seed 002, Tables 6-7 (thermocomp's model); 'authors': the table applied as the "
+                        "paper authors' CoppeliaSim script did (world-frame increments of the joint objects)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``coppeliasim`` subcommand."""
+    fmt = argparse.ArgumentDefaultsHelpFormatter
+    cs = sub.add_parser("coppeliasim", help="work with a running CoppeliaSim (ZMQ remote API) and its add-on",
+                        description="Read a robot from a CoppeliaSim scene, show its deformation, compensate a "
+                                    "program and check it in the scene; convert the paper authors' scene "
+                                    "convention; install the CoppeliaSim add-on. See docs/coppeliasim.md.")
+    acts = cs.add_subparsers(dest="coppeliasim_command", required=True, metavar="ACTION")
+
+    info = acts.add_parser("info", help="connect and print CoppeliaSim's version and protocol", formatter_class=fmt)
+    _connection_options(info)
+
+    read = acts.add_parser("read-robot", help="print (or write) the scene robot in table form", formatter_class=fmt)
+    _connection_options(read)
+    _robot_options(read)
+    read.add_argument("--out", help="write the table-form CSV here instead of printing it")
+
+    check = acts.add_parser("check", help="compare CoppeliaSim's TCP with thermocomp's forward kinematics",
+                            formatter_class=fmt)
+    _connection_options(check)
+    _robot_options(check)
+    check.add_argument("--configurations", type=int, default=20, help="random configurations within the limits")
+    check.add_argument("--seed", type=int, default=0, help="seed of the random configurations")
+    check.add_argument("--compare", help="also compare the scene robot with this robot (built-in name or file)")
+
+    show = acts.add_parser("show", help="show the deformed robot, then restore the scene", formatter_class=fmt)
+    _connection_options(show)
+    _robot_options(show)
+    show.add_argument("--deformation", required=True, help="deformation table CSV [mm, deg]")
+    _law_options(show, "minute shown (default: the full table)")
+    show.add_argument("--magnification", type=float, default=1.0, help="scale the deformation for display")
+    show.add_argument("--hold-s", type=float, default=10.0, help="seconds to keep it shown (Ctrl-C ends early)")
+    show.add_argument("--until-file", help="end early as soon as this file exists (used by the add-on)")
+
+    comp = acts.add_parser("compensate", help="compensate a program on the scene robot and check it in the scene",
+                           formatter_class=fmt)
+    _connection_options(comp)
+    _robot_options(comp)
+    comp.add_argument("--deformation", required=True, help="deformation table CSV [mm, deg]")
+    comp.add_argument("--targets", required=True, help="targets CSV (as for thermocomp compensate)")
+    comp.add_argument("--out", required=True, help="results CSV (written completely or not at all)")
+    _law_options(comp, "with --convention authors and a ramp: the one minute solved (the authors' incremental "
+                       "law is a different table each minute)")
+    from thermocomp.cli.compensate import _minutes
+
+    comp.add_argument("--minutes", type=_minutes, default=None,
+                      help="minutes solved, START:STOP[:STEP] or a list (default 0:200, or 0 with --static)")
+    comp.add_argument("--check-minutes", type=_minutes, default=None,
+                      help="minutes replayed in the scene (default the last one solved)")
+    comp.add_argument("--orientation-euler-xyz-deg", type=float, nargs=3, metavar=("A", "B", "C"),
+                      help="orientation for position-only targets, CoppeliaSim Euler xyz [deg]")
+    comp.add_argument("--allow-failures", action="store_true", help="write the file even if some rows fail")
+
+    play = acts.add_parser("play", help="play the compensated program of a results CSV in the scene",
+                           formatter_class=fmt)
+    _connection_options(play)
+    _robot_options(play)
+    play.add_argument("--results", required=True, help="results CSV of thermocomp compensate")
+    play.add_argument("--deformation", help="show the robot deformed by this table while playing")
+    _law_options(play, "minute played (default: the last in the file)")
+    play.add_argument("--magnification", type=float, default=1.0, help="scale the shown deformation")
+    play.add_argument("--dwell-s", type=float, default=0.5, help="seconds at each target")
+
+    conv = acts.add_parser("convention", help="the authors' scene convention as a table-form table, and how far "
+                                              "it is from the paper's model", formatter_class=fmt)
+    conv.add_argument("--robot", default="irb140", help="built-in robot or robot file (the authors' joint "
+                                                        "frames are built in for irb140 only)")
+    conv.add_argument("--deformation", required=True, help="the authors' deformation table CSV [mm, deg]")
+    law = conv.add_mutually_exclusive_group()
+    law.add_argument("--stabilisation-min", type=float, default=None,
+                     help="incremental law: D/T added each minute, T minutes to stabilisation")
+    law.add_argument("--static", action="store_true", help="one-shot: the full table applied once (default)")
+    conv.add_argument("--minute", type=float, default=None, help="minute of the incremental law (default T)")
+    conv.add_argument("--configurations", type=int, default=2000, help="random configurations compared")
+    conv.add_argument("--seed", type=int, default=0, help="seed of the random configurations")
+    conv.add_argument("--out", help="write the equivalent table-form deformation CSV [mm, deg] here")
+
+    inst = acts.add_parser("install-addon", help="copy the add-on into CoppeliaSim's addOns/ folder",
+                           formatter_class=fmt)
+    inst.add_argument("--coppeliasim-dir", required=True, help="CoppeliaSim's installation folder")
+    inst.add_argument("--force", action="store_true", help="replace an existing, different add-on file")
+    cs.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    handlers = {
+        "info": _info, "read-robot": _read_robot, "check": _check, "show": _show, "compensate": _compensate,
+        "play": _play, "convention": _convention, "install-addon": _install_addon,
+    }
+    return handlers[args.coppeliasim_command](args)
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+def _connect(args):
+    from thermocomp.simulators.coppeliasim import connect
+
+    return connect(args.host, args.port, args.timeout_s)
+
+
+def _robot(session, args):
+    from thermocomp.simulators.coppeliasim import read_robot
+
+    joints = None if args.joints is None else [j.strip() for j in args.joints.split(",") if j.strip()]
+    return read_robot(session, args.robot_path, tip_path=args.tip, joint_paths=joints)
+
+
+def _law(args):
+    from thermocomp.deformation.timelaw import LinearRamp, Static
+
+    return Static() if args.static else LinearRamp(args.stabilisation_min)
+
+
+def _table(chain, args, minute: float | None, R_world_joint=None):
+    """The table to apply at ``minute`` and the fraction of it (table form).
+
+    ``R_world_joint``: the joint objects' world orientations at the zero pose
+    (a scene robot's own), for the authors' convention."""
+    from thermocomp.deformation.coppeliasim_convention import authors_deformation_table
+    from thermocomp.io.deformation_csv import read_deformation_csv
+
+    table = read_deformation_csv(args.deformation, n_joints=chain.n_joints)
+    law = _law(args)
+    if minute is None:
+        minute = 0.0 if args.static else args.stabilisation_min
+    if args.convention == "authors":
+        return authors_deformation_table(chain, table, minute, law, R_world_joint), 1.0
+    return table, float(law.fraction(minute))
+
+
+# --- actions --------------------------------------------------------------------------------------
+
+def _info(args) -> int:
+    with _connect(args) as session:
+        _emit(args, session.describe())
+    return EXIT_OK
+
+
+def _read_robot(args) -> int:
+    from thermocomp.io.chain_csv import chain_csv_text, write_chain_csv
+
+    with _connect(args) as session:
+        robot = _robot(session, args)
+    comments = (f"{robot.chain.name} read from the CoppeliaSim scene ({args.robot_path}), table form of seed 002, Table 7",)
+    if args.out:
+        write_chain_csv(robot.chain, args.out, comments=comments)
+        print(f"wrote {args.out}")
+    else:
+        print(chain_csv_text(robot.chain, comments=comments), end="")
+    return EXIT_OK
+
+
+def _check(args) -> int:
+    from thermocomp.kinematics.fk import fk_matrix
+    from thermocomp.kinematics.model import nominal_model
+    from thermocomp.robot.builtin import load_robot
+    from thermocomp.simulators.coppeliasim import check_nominal_fk
+
+    with _connect(args) as session:
+        robot = _robot(session, args)
+        chain = robot.chain
+        rng = np.random.default_rng(args.seed)
+        q = rng.uniform(chain.lower, chain.upper, size=(args.configurations, chain.n_joints))
+        d = check_nominal_fk(session, robot, q)
+    _emit(args, f"{session.describe()}; robot {chain.name} ({chain.n_joints} joints)")
+    _emit(args, f"CoppeliaSim's TCP vs thermocomp's forward kinematics, {len(q)} configurations: max "
+          f"{d[:, 0].max() * 1e3:.3g} mm, {np.degrees(d[:, 1].max()):.3g} deg")
+    if args.compare:
+        other = load_robot(args.compare)
+        T_a = fk_matrix(nominal_model(chain), q)
+        T_b = fk_matrix(nominal_model(other), q)
+        _emit(args, f"scene robot vs {other.name}: max {np.abs(T_a[:, :3, 3] - T_b[:, :3, 3]).max() * 1e3:.3g} mm "
+              f"apart on the same configurations")
+    return EXIT_OK
+
+
+def _show(args) -> int:
+    from thermocomp.deformation.apply import deformed_model
+    from thermocomp.errors import ConfigurationError
+    from thermocomp.simulators.coppeliasim import deformation_shown
+
+    if not args.magnification > 0:
+        raise ConfigurationError(f"magnification: expected > 0, got {args.magnification}")
+    with _connect(args) as session:
+        robot = _robot(session, args)
+        table, fraction = _table(robot.chain, args, args.minute, robot.R_world_joint)
+        model = deformed_model(robot.chain, table, fraction * args.magnification)
+        with deformation_shown(session, robot, model):
+            _emit(args, f"showing {table.source} x {args.magnification:g} on {robot.chain.name}; "
+                  f"restoring after {args.hold_s:g} s or on Ctrl-C")
+            deadline = time.monotonic() + args.hold_s
+            stop = None if args.until_file is None else Path(args.until_file)
+            while time.monotonic() < deadline and not (stop is not None and stop.exists()):
+                time.sleep(0.1)
+        _emit(args, "restored the nominal scene")
+    return EXIT_OK
+
+
+def _compensate(args) -> int:
+    from thermocomp.compensation.compensate import CompensationOptions
+    from thermocomp.deformation.timelaw import Static
+    from thermocomp.errors import ConfigurationError
+    from thermocomp.geometry.rotations import matrix_from_euler_xyz
+    from thermocomp.io.targets_csv import read_targets_csv
+    from thermocomp.pipeline import CompensationFailed
+    from thermocomp.simulators.coppeliasim import compensate_in_scene
+
+    law = _law(args)
+    with _connect(args) as session:
+        robot = _robot(session, args)
+        fixed = None
+        if args.orientation_euler_xyz_deg is not None:
+            fixed = matrix_from_euler_xyz(np.radians(args.orientation_euler_xyz_deg))
+        program = read_targets_csv(args.targets, fixed_orientation=fixed, n_joints=robot.chain.n_joints)
+        if args.convention == "authors":
+            if args.static:
+                minute = 0.0
+            else:
+                minutes = args.minutes or ((args.minute,) if args.minute is not None else (args.stabilisation_min,))
+                if len(minutes) != 1 or program.time_min is not None:
+                    raise ConfigurationError(
+                        "--convention authors with a ramp solves one minute at a time (each minute is a different "
+                        "table); give one minute with --minute or --minutes, and targets without time_min")
+                minute = minutes[0]
+            table, _ = _table(robot.chain, args, minute, robot.R_world_joint)
+            options = CompensationOptions(time_law=Static(), minutes=(float(minute),))
+        else:
+            from thermocomp.io.deformation_csv import read_deformation_csv
+
+            table = read_deformation_csv(args.deformation, n_joints=robot.chain.n_joints)
+            minutes = args.minutes or ((0.0,) if args.static else tuple(float(m) for m in range(201)))
+            options = CompensationOptions(time_law=law, minutes=minutes)
+        try:
+            report, check = compensate_in_scene(session, robot, table, program, options=options, out=args.out,
+                                                allow_failures=args.allow_failures,
+                                                check_minutes=args.check_minutes)
+        except CompensationFailed as exc:
+            _emit(args, exc.report.text())
+            print(f"thermocomp: error: {exc}", file=sys.stderr)
+            return EXIT_FAILED_ROWS
+    _emit(args, report.text())
+    _emit(args, check.text())
+    return EXIT_OK
+
+
+def _play(args) -> int:
+    from thermocomp.deformation.apply import deformed_model
+    from thermocomp.simulators.coppeliasim.play import play, read_results_rows
+
+    with _connect(args) as session:
+        robot = _robot(session, args)
+        rows = read_results_rows(args.results, robot.chain.n_joints, args.minute)
+        model = None
+        if args.deformation:
+            table, fraction = _table(robot.chain, args, rows.minute, robot.R_world_joint)
+            model = deformed_model(robot.chain, table, fraction * args.magnification)
+        _emit(args, f"playing {len(rows.target)} targets of minute {rows.minute:g} from {args.results}")
+        play(session, robot, rows.q, model=model, dwell_s=args.dwell_s,
+             on_row=lambda k: _emit(args, f"  {rows.target[k]}"))
+        _emit(args, "restored the nominal scene")
+    return EXIT_OK
+
+
+def _convention(args) -> int:
+    from thermocomp.deformation.coppeliasim_convention import convention_difference
+    from thermocomp.deformation.timelaw import LinearRamp, Static
+    from thermocomp.io.deformation_csv import (
+        deformation_csv_text,
+        read_deformation_csv,
+        write_deformation_csv,
+    )
+    from thermocomp.robot.builtin import load_robot
+
+    chain = load_robot(args.robot)
+    table = read_deformation_csv(args.deformation, n_joints=chain.n_joints)
+    if args.stabilisation_min is None:
+        law, minute = Static(), None
+    else:
+        law = LinearRamp(args.stabilisation_min)
+        minute = args.stabilisation_min if args.minute is None else args.minute
+    diff = convention_difference(chain, table, minute, law, n_configurations=args.configurations, seed=args.seed)
+    comments = (f"Table-form equivalent of {table.source} applied with the authors' CoppeliaSim scene convention "
+                f"({diff.law}), robot {chain.name}; rows: joints 1..n (docs/coppeliasim.md)",)
+    if args.out:
+        write_deformation_csv(diff.authors_table, args.out, comments=comments)
+        print(f"wrote {args.out}")
+    else:
+        print(deformation_csv_text(diff.authors_table, comments=comments), end="")
+    print(diff.text())
+    return EXIT_OK
+
+
+def _install_addon(args) -> int:
+    from thermocomp.simulators.coppeliasim import install_addon
+
+    path = install_addon(args.coppeliasim_dir, overwrite=args.force)
+    print(f"installed {path}; restart CoppeliaSim, then open Modules > Thermal compensation")
+    return EXIT_OK

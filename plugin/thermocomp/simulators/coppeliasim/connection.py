@@ -1,0 +1,284 @@
+"""Connecting to CoppeliaSim's ZMQ remote API through the official client.
+
+The official client (``coppeliasim-zmqremoteapi-client``, imported lazily)
+waits for replies forever and reports server errors as a bare ``Exception``.
+This module adds what a plugin needs around it:
+
+- a **probe** before the client's first call: one request in the client's
+  own first-contact form (CBOR map ``func, args, argsL, uuid, ver, lang,
+  timeout`` over a ZMQ REQ socket), answered within ``timeout_s`` or
+  :class:`CoppeliaSimUnreachable`; a reply in another protocol generation
+  (``success``/``error`` fields instead of ``ret``/``err``) raises
+  :class:`CoppeliaSimProtocolMismatch` naming the client's and the server's
+  protocol versions; the probe then releases its server slot (``_*end*_``);
+- receive and send timeouts on the client's socket (``zmq.RCVTIMEO``,
+  ``zmq.SNDTIMEO``, ``zmq.LINGER = 0``), so no call hangs and closing never blocks;
+- :meth:`Session.call`, which turns a timeout into :class:`CoppeliaSimUnreachable`
+  and reconnects by itself after a call that was interrupted (Ctrl-C between
+  a request and its reply leaves a REQ socket unusable).
+
+See docs/coppeliasim.md for the list of ``sim`` functions the plugin uses.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from thermocomp.errors import ConfigurationError, ThermocompError
+
+#: Default address of CoppeliaSim's ZMQ remote API server (its add-on's ``zmqRemoteApi.rpcPort``).
+DEFAULT_HOST = "localhost"
+DEFAULT_PORT = 23000
+#: Seconds to wait for any reply. CoppeliaSim answers between two frames of
+#: its main loop (tens of milliseconds); a busy scene or a modal dialog can
+#: hold it for seconds.
+DEFAULT_TIMEOUT_S = 5.0
+
+CLIENT_PACKAGE = "coppeliasim-zmqremoteapi-client"
+
+
+class CoppeliaSimError(ThermocompError):
+    """Base class of the CoppeliaSim adapter's errors."""
+
+
+class CoppeliaSimUnreachable(CoppeliaSimError):
+    """No ZMQ remote API server answered at the address within the timeout."""
+
+
+class CoppeliaSimProtocolMismatch(CoppeliaSimError):
+    """The server speaks another version of the ZMQ remote API protocol than the client."""
+
+
+class SceneError(CoppeliaSimError):
+    """The scene has no suitable robot (or object) at the given path."""
+
+
+def check_address(host: str, port: int, timeout_s: float) -> None:
+    """Raise :class:`ConfigurationError` unless host, port and timeout are usable."""
+    if not isinstance(host, str) or not host:
+        raise ConfigurationError(f"host: expected a host name or address, got {host!r}")
+    if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
+        raise ConfigurationError(f"port: expected an integer in 1..65535, got {port!r}")
+    if not (isinstance(timeout_s, (int, float)) and timeout_s > 0):
+        raise ConfigurationError(f"timeout: expected a positive number of seconds, got {timeout_s!r}")
+
+
+def client_version() -> str:
+    """Installed version of the official client package, e.g. ``"2.0.4"``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(CLIENT_PACKAGE)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _unreachable(endpoint: str, timeout_s: float) -> CoppeliaSimUnreachable:
+    return CoppeliaSimUnreachable(
+        f"no CoppeliaSim ZMQ remote API server answered at {endpoint} within {timeout_s:g} s. "
+        "Start CoppeliaSim (its 'ZMQ remote API server' add-on starts with it and listens on port "
+        f"{DEFAULT_PORT} unless the named parameter zmqRemoteApi.rpcPort says otherwise), or give the "
+        "right --host and --port."
+    )
+
+
+def probe(host: str, port: int, timeout_s: float, client_protocol: int) -> None:
+    """One request in the official client's first-contact form; raise unless a protocol-2 server answers.
+
+    Raises
+    ------
+    CoppeliaSimUnreachable
+        Nothing answered within ``timeout_s``.
+    CoppeliaSimProtocolMismatch
+        The reply is not in the client's protocol; the message names both versions.
+    """
+    import cbor2
+    import zmq
+
+    endpoint = f"tcp://{host}:{port}"
+    context = zmq.Context()
+    socket = context.socket(zmq.REQ)
+    socket.setsockopt(zmq.LINGER, 0)
+    socket.setsockopt(zmq.SNDTIMEO, int(timeout_s * 1000))
+    try:
+        socket.connect(endpoint)
+        probe_uuid = str(uuid.uuid4())
+        socket.send(cbor2.dumps({
+            "func": "zmqRemoteApi.require", "args": ["sim"], "argsL": 1, "uuid": probe_uuid,
+            "ver": client_protocol, "lang": "python", "timeout": max(1, int(timeout_s)),
+        }))
+        if not socket.poll(int(timeout_s * 1000), zmq.POLLIN):
+            raise _unreachable(endpoint, timeout_s)
+        try:
+            reply = cbor2.loads(socket.recv())
+        except cbor2.CBORDecodeError as exc:
+            raise CoppeliaSimProtocolMismatch(
+                f"the server at {endpoint} answered something that is not CBOR ({exc}): is it CoppeliaSim's "
+                f"ZMQ remote API? This client ({CLIENT_PACKAGE} {client_version()}) speaks protocol {client_protocol}."
+            ) from exc
+        mine = f"this client ({CLIENT_PACKAGE} {client_version()}) speaks protocol {client_protocol}"
+        if isinstance(reply, dict) and "ret" in reply:
+            socket.send(cbor2.dumps({"func": "_*end*_", "args": [], "uuid": probe_uuid}))
+            if socket.poll(int(timeout_s * 1000), zmq.POLLIN):
+                socket.recv()
+            return
+        if isinstance(reply, dict) and "success" in reply:
+            raise CoppeliaSimProtocolMismatch(
+                f"CoppeliaSim at {endpoint} speaks another version of the ZMQ remote API protocol: {mine} "
+                "(requests carry a client uuid, replies 'ret'/'err'); the server answered in protocol 1 "
+                f"(replies 'success'/'error': {reply.get('error', '')!r}). Use the client shipped with your "
+                "CoppeliaSim (programming/zmqRemoteApi/clients/python) or a CoppeliaSim whose server speaks "
+                f"protocol {client_protocol} (4.6 and later)."
+            )
+        if isinstance(reply, dict) and "err" in reply:
+            raise CoppeliaSimProtocolMismatch(
+                f"CoppeliaSim at {endpoint} refused the client's first request: {mine}; the server, of an "
+                f"unknown protocol version, answered: {reply['err']!r}"
+            )
+        raise CoppeliaSimProtocolMismatch(
+            f"CoppeliaSim at {endpoint} answered in an unknown protocol: {mine}; the server sent {reply!r}"
+        )
+    finally:
+        socket.close(0)
+        context.term()
+
+
+def version_text(full_version: int) -> str:
+    """CoppeliaSim's ``sim.intparam_program_full_version`` (e.g. 4090006) as ``"4.9.0 rev 6"``."""
+    v = int(full_version)
+    return f"{v // 1000000}.{v // 10000 % 100}.{v // 100 % 100} rev {v % 100}"
+
+
+class Session:
+    """A connection to CoppeliaSim: the official client and its ``sim`` object.
+
+    Use :func:`connect` to make one. ``session.call("getObjectMatrix", h, rel)``
+    calls ``sim.getObjectMatrix(h, rel)``; ``session.const("handle_world")``
+    reads a constant of ``sim``.
+    """
+
+    def __init__(self, host: str, port: int, timeout_s: float) -> None:
+        self.host, self.port, self.timeout_s = host, port, timeout_s
+        self.endpoint = f"tcp://{host}:{port}"
+        self._client: Any = None
+        self._sim: Any = None
+        self._broken = False
+        self.client_protocol = 0
+        self.coppeliasim_version = "unknown"
+
+    def _new_client(self) -> None:
+        """Make the official client (it connects lazily: nothing is sent yet) with timeouts on its socket."""
+        import zmq
+        from coppeliasim_zmqremoteapi_client import RemoteAPIClient
+
+        client = RemoteAPIClient(self.host, self.port)
+        ms = int(self.timeout_s * 1000)
+        client.socket.setsockopt(zmq.RCVTIMEO, ms)
+        client.socket.setsockopt(zmq.SNDTIMEO, ms)
+        client.socket.setsockopt(zmq.LINGER, 0)
+        self._client = client
+        # The protocol version the client sends on first contact ("ver"; 2 in client 2.0.x).
+        self.client_protocol = int(client.VERSION)
+        self._broken = False
+
+    def _require_sim(self) -> None:
+        client = self._client
+        self._sim = self._guarded(lambda: client.require("sim"), "zmqRemoteApi.require")
+
+    def _open(self) -> None:
+        self._new_client()
+        self._require_sim()
+
+    def _guarded(self, fn, what: str):
+        import zmq
+
+        done = False
+        try:
+            result = fn()
+            done = True
+        except zmq.Again as exc:
+            raise CoppeliaSimUnreachable(
+                f"CoppeliaSim at {self.endpoint} stopped answering ({what} got no reply within "
+                f"{self.timeout_s:g} s)"
+            ) from exc
+        finally:
+            if not done:
+                self._broken = True  # a request may be left without its reply: reconnect before the next call
+        return result
+
+    def call(self, name: str, *args: Any) -> Any:
+        """``sim.<name>(*args)`` on the server; see docs/coppeliasim.md for the functions used."""
+        if self._broken:
+            self.reconnect()
+        if self._sim is None:
+            raise CoppeliaSimError(f"the connection to {self.endpoint} is closed")
+        function = getattr(self._sim, name, None)
+        if function is None:
+            raise CoppeliaSimError(f"CoppeliaSim at {self.endpoint} ({self.coppeliasim_version}) has no sim.{name}")
+        return self._guarded(lambda: function(*args), f"sim.{name}")
+
+    def const(self, name: str) -> Any:
+        """A constant of ``sim`` (e.g. ``handle_world``)."""
+        value = getattr(self._sim, name, None)
+        if value is None:
+            raise CoppeliaSimError(f"CoppeliaSim at {self.endpoint} has no constant sim.{name}")
+        return value
+
+    def reconnect(self) -> None:
+        """Drop the client and connect a new one (new client uuid)."""
+        self._close_client()
+        self._open()
+
+    def _close_client(self) -> None:
+        client, self._client, self._sim = self._client, None, None
+        if client is not None:
+            client.socket.close(0)
+
+    def close(self) -> None:
+        """Close the connection (never blocks)."""
+        self._close_client()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def describe(self) -> str:
+        """One line: where, which CoppeliaSim, which protocol and client."""
+        return (f"CoppeliaSim {self.coppeliasim_version} at {self.endpoint}, ZMQ remote API protocol "
+                f"{self.client_protocol} ({CLIENT_PACKAGE} {client_version()})")
+
+
+def connect(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, timeout_s: float = DEFAULT_TIMEOUT_S) -> Session:
+    """Connect to CoppeliaSim's ZMQ remote API.
+
+    Parameters
+    ----------
+    host, port
+        Address of the server (default ``localhost:23000``).
+    timeout_s
+        Seconds to wait for any reply [s], > 0.
+
+    Raises
+    ------
+    CoppeliaSimUnreachable
+        Nothing answered within ``timeout_s`` (fails after about ``timeout_s``, never hangs).
+    CoppeliaSimProtocolMismatch
+        The server speaks another protocol version; the message names both.
+    """
+    check_address(host, port, timeout_s)
+    session = Session(host, port, timeout_s)
+    session._new_client()
+    connected = False
+    try:
+        probe(host, port, timeout_s, session.client_protocol)
+        session._require_sim()
+        full = session.call("getInt32Param", session.const("intparam_program_full_version"))
+        connected = True
+    finally:
+        if not connected:
+            session.close()
+    session.coppeliasim_version = version_text(full)
+    return session

@@ -1,0 +1,294 @@
+-- Thermal compensation (thermocomp) add-on for CoppeliaSim 4.6 and later.
+--
+-- Appears as [Modules > Thermal compensation]. Opens a panel with the entries:
+-- pick robot, load deformation, load targets, minute, magnification, show
+-- deformed, run compensation, play, write CSV.
+--
+-- Design (docs/coppeliasim.md): the add-on holds the user's choices and calls
+-- the Python plugin by launching `thermocomp coppeliasim <action> ...`
+-- processes with simSubprocess.execAsync. Each process connects back to this
+-- CoppeliaSim through the ZMQ remote API (the 'ZMQ remote API server' add-on,
+-- port zmqRemoteApi.rpcPort, 23000 by default), does its work with
+-- thermocomp's own solver (never simIK) and restores the robot to its nominal
+-- state before it ends. A blocking call (simSubprocess.exec) would freeze
+-- CoppeliaSim's main loop and with it the remote API server the process talks
+-- to, so every call is asynchronous and polled from sysCall_nonSimulation.
+--
+-- The executable is `thermocomp` on the PATH, or the value of the named
+-- string parameter `thermocomp.executable` (e.g. a virtual environment's
+-- bin/thermocomp), set with `sim.setNamedStringParam` or on the command line
+-- with `-Gthermocomp.executable=...`.
+
+sim = require 'sim'
+
+function sysCall_info()
+    return {autoStart = false, menu = 'Thermal compensation'}
+end
+
+-- --- state --------------------------------------------------------------------------
+
+local state = {
+    robotPath = '/IRB140',
+    tipPath = nil,
+    deformation = nil,
+    targets = nil,
+    minute = 200,
+    stabilisation = 200,
+    magnification = 1,
+    results = nil,
+}
+local running = nil       -- {handle = ..., what = ..., report = ..., done = function}
+local showing = nil       -- stop file of a running `show`
+local ui = nil
+local tempDir = nil
+
+local function executable()
+    local exe = sim.getNamedStringParam('thermocomp.executable')
+    if exe == nil or exe == '' then
+        exe = 'thermocomp'
+    end
+    return exe
+end
+
+local function port()
+    return sim.getNamedInt32Param('zmqRemoteApi.rpcPort') or 23000
+end
+
+local function log(text)
+    sim.addLog(sim.verbosity_scriptinfos, 'thermocomp: ' .. text)
+    if ui then
+        simUI.setLabelText(ui, 20, text)
+    end
+end
+
+local function readFile(path)
+    local f = io.open(path, 'r')
+    if not f then
+        return nil
+    end
+    local text = f:read('a')
+    f:close()
+    return text
+end
+
+local function touch(path)
+    local f = io.open(path, 'w')
+    if f then
+        f:write('stop\n')
+        f:close()
+    end
+end
+
+-- The options every scene action takes: where CoppeliaSim is and which robot.
+local function sceneOptions(args, report)
+    local extra = {'--host', '127.0.0.1', '--port', tostring(port()), '--robot-path', state.robotPath,
+                   '--report', report}
+    for _, v in ipairs(extra) do
+        table.insert(args, v)
+    end
+    if state.tipPath then
+        table.insert(args, '--tip')
+        table.insert(args, state.tipPath)
+    end
+    return args
+end
+
+local function lawOptions(args)
+    local extra = {'--stabilisation-min', tostring(state.stabilisation), '--minute', tostring(state.minute)}
+    for _, v in ipairs(extra) do
+        table.insert(args, v)
+    end
+    return args
+end
+
+-- Launch `thermocomp coppeliasim ...` without blocking; done(exitCode, reportText) when it ends.
+local function launch(what, args, done)
+    if running then
+        log('busy: ' .. running.what .. ' is still running')
+        return false
+    end
+    local report = tempDir .. '/thermocomp-report-' .. tostring(sim.getSystemTime()) .. '.txt'
+    sceneOptions(args, report)
+    local handle = simSubprocess.execAsync(executable(), args, {useSearchPath = true})
+    running = {handle = handle, what = what, report = report, done = done}
+    log(what .. '...')
+    return true
+end
+
+local function need(value, what)
+    if value == nil then
+        log('first ' .. what)
+        return false
+    end
+    return true
+end
+
+-- --- the entries ------------------------------------------------------------------------
+
+function onPickRobot()
+    local sel = sim.getObjectSel()
+    if #sel ~= 1 then
+        log('select the robot base (one object) in the scene hierarchy, then pick again')
+        return
+    end
+    state.robotPath = sim.getObjectAlias(sel[1], 2)
+    simUI.setLabelText(ui, 11, state.robotPath)
+    log('robot: ' .. state.robotPath)
+end
+
+local function pickFile(title, label)
+    local files = simUI.fileDialog(simUI.filedialog_type.load, title, '', '', 'CSV files', 'csv')
+    if files and #files > 0 then
+        simUI.setLabelText(ui, label, files[1])
+        return files[1]
+    end
+    return nil
+end
+
+function onLoadDeformation()
+    state.deformation = pickFile('Deformation table (Dx,Dy,Dz [mm], Dox,Doy,Doz [deg])', 12) or state.deformation
+end
+
+function onLoadTargets()
+    state.targets = pickFile('Targets (x_mm, y_mm, z_mm and orientation columns)', 13) or state.targets
+end
+
+function onMinute(ui_, id, value)
+    state.minute = tonumber(value) or state.minute
+end
+
+function onMagnification(ui_, id, value)
+    state.magnification = tonumber(value) or state.magnification
+end
+
+function onShowDeformed(ui_, id, value)
+    if value ~= 0 then
+        if not need(state.deformation, 'load a deformation table') then
+            return
+        end
+        showing = tempDir .. '/thermocomp-stop-show-' .. tostring(sim.getSystemTime())
+        launch('show deformed', lawOptions({'coppeliasim', 'show', '--deformation', state.deformation,
+                                            '--magnification', tostring(state.magnification),
+                                            '--hold-s', '86400', '--until-file', showing}),
+               function(code, text) showing = nil end)
+    elseif showing then
+        touch(showing)
+    end
+end
+
+function onRunCompensation()
+    if not (need(state.deformation, 'load a deformation table') and need(state.targets, 'load targets')) then
+        return
+    end
+    local out = tempDir .. '/thermocomp-results.csv'
+    launch('compensation', {'coppeliasim', 'compensate', '--deformation', state.deformation,
+                            '--targets', state.targets, '--out', out,
+                            '--stabilisation-min', tostring(state.stabilisation),
+                            '--minutes', tostring(state.minute), '--check-minutes', tostring(state.minute)},
+           function(code, text)
+               if code == 0 then
+                   state.results = out
+               end
+           end)
+end
+
+function onPlay()
+    if not need(state.results, 'run the compensation') then
+        return
+    end
+    local args = {'coppeliasim', 'play', '--results', state.results, '--dwell-s', '0.5',
+                  '--magnification', tostring(state.magnification)}
+    if state.deformation then
+        table.insert(args, '--deformation')
+        table.insert(args, state.deformation)
+    end
+    launch('play', lawOptions(args), function(code, text) end)
+end
+
+function onWriteCsv()
+    if not need(state.results, 'run the compensation') then
+        return
+    end
+    local files = simUI.fileDialog(simUI.filedialog_type.save, 'Write the compensated program', '',
+                                   'compensated.csv', 'CSV files', 'csv')
+    if not files or #files == 0 then
+        return
+    end
+    local text = readFile(state.results)
+    local f = text and io.open(files[1], 'w')
+    if not f then
+        log('could not write ' .. files[1])
+        return
+    end
+    f:write(text)
+    f:close()
+    log('wrote ' .. files[1])
+end
+
+function onClose()
+    leaveNow = true
+end
+
+-- --- the panel ------------------------------------------------------------------------------
+
+local xml = [[
+<ui title="Thermal compensation" closeable="true" on-close="onClose" resizable="true">
+    <group layout="form" flat="true">
+        <button text="Pick robot (selected base)" on-click="onPickRobot" />
+        <label id="11" text="/IRB140" />
+        <button text="Load deformation..." on-click="onLoadDeformation" />
+        <label id="12" text="(none)" />
+        <button text="Load targets..." on-click="onLoadTargets" />
+        <label id="13" text="(none)" />
+        <label text="Minute" />
+        <spinbox id="14" minimum="0" maximum="100000" value="200" on-change="onMinute" />
+        <label text="Magnification" />
+        <spinbox id="15" minimum="1" maximum="10000" value="1" on-change="onMagnification" />
+    </group>
+    <checkbox id="16" text="Show deformed" on-change="onShowDeformed" />
+    <button text="Run compensation" on-click="onRunCompensation" />
+    <button text="Play" on-click="onPlay" />
+    <button text="Write CSV..." on-click="onWriteCsv" />
+    <label id="20" text="" wordwrap="true" />
+</ui>
+]]
+
+function sysCall_init()
+    simUI = require 'simUI'
+    simSubprocess = require 'simSubprocess'
+    tempDir = sim.getStringParam(sim.stringparam_tempdir)
+    ui = simUI.create(xml)
+end
+
+function sysCall_nonSimulation()
+    if leaveNow then
+        return {cmd = 'cleanup'}
+    end
+    if running and not simSubprocess.isRunning(running.handle) then
+        local finished = running
+        running = nil
+        local code = simSubprocess.wait(finished.handle, 0)
+        local text = readFile(finished.report) or ''
+        if code == 0 then
+            log(finished.what .. ' done. ' .. text)
+        else
+            log(finished.what .. ' failed (exit ' .. tostring(code) .. '). ' .. text)
+        end
+        finished.done(code, text)
+    end
+end
+
+function sysCall_addOnScriptSuspend()
+    return {cmd = 'cleanup'}
+end
+
+function sysCall_cleanup()
+    -- A running `show` restores the nominal robot when its stop file appears.
+    if showing then
+        touch(showing)
+    end
+    if ui then
+        simUI.destroy(ui)
+        ui = nil
+    end
+end

@@ -1,0 +1,261 @@
+"""The CoppeliaSim adapter driving the unchanged official client against the fake CoppeliaSim."""
+
+from __future__ import annotations
+
+import socket as pysocket
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from coppeliasim_fake import FakeCoppeliaSim, build_irb140_scene
+from coppeliasim_fake.fixtures import START_DEG, TIMEOUT_S, fake_irb140, session  # noqa: F401  (fixtures)
+from thermocomp import DeformationTable, Static, load_robot
+from thermocomp.compensation.compensate import CompensationOptions
+from thermocomp.deformation.apply import deformed_model
+from thermocomp.deformation.coppeliasim_convention import (
+    authors_deformation_table,
+    authors_scene_poses,
+)
+from thermocomp.io.targets_csv import read_targets_csv
+from thermocomp.kinematics.fk import fk_matrix
+from thermocomp.kinematics.model import nominal_model
+from thermocomp.simulators.coppeliasim import (
+    SIM_FUNCTIONS,
+    CoppeliaSimProtocolMismatch,
+    CoppeliaSimUnreachable,
+    SceneError,
+    apply_authors_script,
+    compensate_in_scene,
+    connect,
+    deformation_shown,
+    joint_positions,
+    preserved,
+    read_robot,
+    read_tip,
+    set_joint_positions,
+)
+from thermocomp.simulators.coppeliasim.connection import client_version
+from thermocomp.simulators.coppeliasim.scene import (
+    T_from_coppeliasim_matrix,
+    save_state,
+)
+from thermocomp.tolerances import IK_POSITION_TOL
+
+REPO = Path(__file__).resolve().parents[1]
+EXAGGERATED = REPO / "deformations" / "exaggerated.csv"
+TARGETS = REPO / "examples" / "targets_random50.csv"
+#: Poses read from the fake are products of ~20 quaternion/matrix operations: 1e-13 covers their round-off.
+ROUND_OFF = 1e-13
+#: The authors' script near gimbal lock (joints 4 and 6, beta within a degree of 90) reads
+#: alpha = atan2(-R12, R22) from entries of size cos(beta) ~ 1e-5: round-off of 1e-16 in the
+#: stored pose becomes ~1e-11 in the angles, so the fake's quaternion storage and the
+#: conversion's matrices agree to about that, not to 1e-13.
+GIMBAL_ROUND_OFF = 1e-9
+
+
+def world_matrices(session, handles):
+    world = session.const("handle_world")
+    return np.array([session.call("getObjectMatrix", h, world) for h in handles])
+
+
+# --- connecting ---------------------------------------------------------------------------------------
+
+def test_connect_reports_versions(session):
+    assert session.coppeliasim_version == "4.9.0 rev 6"
+    assert f"protocol 2 (coppeliasim-zmqremoteapi-client {client_version()})" in session.describe()
+
+
+def test_unreachable_server_fails_fast_and_clearly():
+    with pysocket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    start = time.monotonic()
+    with pytest.raises(CoppeliaSimUnreachable, match=rf"tcp://127.0.0.1:{port} within 0.3 s.*Start CoppeliaSim"):
+        connect("127.0.0.1", port, 0.3)
+    assert time.monotonic() - start < 2.0
+
+
+def test_protocol_mismatch_names_both_versions():
+    with FakeCoppeliaSim(build_irb140_scene(), protocol=1, lifetime_s=20) as server:
+        with pytest.raises(CoppeliaSimProtocolMismatch) as info:
+            connect("127.0.0.1", server.port, TIMEOUT_S)
+    message = str(info.value)
+    assert "speaks protocol 2" in message and f"coppeliasim-zmqremoteapi-client {client_version()}" in message
+    assert "protocol 1" in message and "No such function: zmqRemoteApi.require" in message
+
+
+def test_server_that_stops_answering_times_out(fake_irb140, session):
+    fake_irb140.stop()
+    start = time.monotonic()
+    with pytest.raises(CoppeliaSimUnreachable, match="stopped answering"):
+        session.call("getObject", "/IRB140", {"noError": True})
+    assert time.monotonic() - start < TIMEOUT_S + 1.0
+
+
+# --- reading the robot -------------------------------------------------------------------------------------
+
+def test_chain_read_from_the_scene_is_the_builtin_irb140(session, rng):
+    robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
+    irb = load_robot("irb140")
+    c = robot.chain
+    np.testing.assert_allclose(c.p, irb.p, atol=ROUND_OFF)
+    np.testing.assert_allclose(c.axis, irb.axis, atol=ROUND_OFF)
+    np.testing.assert_allclose(c.T_last_tcp, irb.T_last_tcp, atol=ROUND_OFF)
+    np.testing.assert_allclose(c.T_world_base, irb.T_world_base, atol=ROUND_OFF)
+    np.testing.assert_allclose(c.lower, irb.lower, atol=1e-15)
+    np.testing.assert_allclose(c.upper, irb.upper, atol=1e-15)
+    np.testing.assert_allclose(np.degrees(c.home), START_DEG, atol=1e-12)  # the scene's configuration
+    q = rng.uniform(irb.lower, irb.upper, size=(100, 6))
+    np.testing.assert_allclose(fk_matrix(nominal_model(c), q), fk_matrix(nominal_model(irb), q), atol=ROUND_OFF)
+    # ... and the chain was read without moving the robot.
+    np.testing.assert_allclose(np.degrees(joint_positions(session, robot)), START_DEG, atol=1e-12)
+
+
+def test_scene_tip_equals_our_fk(session, rng):
+    robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
+    irb = load_robot("irb140")
+    with preserved(session, robot):
+        for q in rng.uniform(irb.lower, irb.upper, size=(10, 6)):
+            set_joint_positions(session, robot, q)
+            np.testing.assert_allclose(read_tip(session, robot), fk_matrix(nominal_model(irb), q), atol=ROUND_OFF)
+
+
+def test_without_tip_object_the_tcp_is_the_last_joint_frame(session):
+    robot = read_robot(session, "/IRB140")
+    assert robot.tip is None
+    np.testing.assert_allclose(robot.chain.T_last_tcp, load_robot("irb140").T_last_tcp, atol=ROUND_OFF)
+    q = np.radians(START_DEG)
+    np.testing.assert_allclose(read_tip(session, robot), fk_matrix(nominal_model(robot.chain), q), atol=ROUND_OFF)
+
+
+def test_scene_errors_are_clear(session):
+    with pytest.raises(SceneError, match="no object at '/UR5'"):
+        read_robot(session, "/UR5")
+    with pytest.raises(SceneError, match="expected a CoppeliaSim object path"):
+        read_robot(session, "IRB140")
+    with pytest.raises(SceneError, match="must hang under the last joint"):
+        read_robot(session, "/IRB140", tip_path="/IRB140/link")
+
+
+def test_branching_joints_are_not_a_serial_arm():
+    with FakeCoppeliaSim(build_irb140_scene(extra_branch=True), lifetime_s=20) as server:
+        with connect("127.0.0.1", server.port, TIMEOUT_S) as s:
+            with pytest.raises(SceneError, match="do not form one serial chain"):
+                read_robot(s, "/IRB140")
+
+
+# --- showing the deformation, always restoring -------------------------------------------------------------
+
+def test_deformation_shown_then_restored_exactly(session):
+    robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
+    before_state = save_state(session, robot)
+    before_world = world_matrices(session, robot.handles)
+    table = DeformationTable.from_mm_deg(np.full((6, 6), 1.0))
+    model = deformed_model(robot.chain, table, 50.0)  # magnified 50 times
+    q = np.radians(START_DEG)
+    with deformation_shown(session, robot, model):
+        np.testing.assert_allclose(read_tip(session, robot), fk_matrix(model, q), atol=ROUND_OFF)
+        assert np.abs(world_matrices(session, robot.handles) - before_world).max() > 0.01
+    assert save_state(session, robot) == before_state  # bit for bit
+    np.testing.assert_array_equal(world_matrices(session, robot.handles), before_world)
+
+
+@pytest.mark.parametrize("interruption", [RuntimeError, KeyboardInterrupt])
+def test_scene_restored_on_errors_and_ctrl_c(session, interruption):
+    robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
+    before = save_state(session, robot)
+    model = deformed_model(robot.chain, DeformationTable.from_mm_deg(np.full((6, 6), 1.0)))
+    with pytest.raises(interruption):
+        with deformation_shown(session, robot, model):
+            set_joint_positions(session, robot, np.zeros(6))
+            raise interruption("stop")
+    assert save_state(session, robot) == before
+
+
+def test_interrupted_call_reconnects_before_restoring(session):
+    robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
+    before = save_state(session, robot)
+    model = deformed_model(robot.chain, DeformationTable.from_mm_deg(np.full((6, 6), 1.0)))
+
+    class Interrupt(KeyboardInterrupt):
+        pass
+
+    with pytest.raises(Interrupt):
+        with deformation_shown(session, robot, model):
+            # Ctrl-C between a request and its reply: the REQ socket is left waiting.
+            session._client.socket.send(b"\xa0")
+            session._broken = False
+            session._guarded(lambda: (_ for _ in ()).throw(Interrupt()), "sim.test")
+    assert save_state(session, robot) == before
+
+
+def test_magnified_display_without_tip_refuses_a_tool_row(session):
+    robot = read_robot(session, "/IRB140")
+    table = DeformationTable(joints=np.zeros((6, 6)), tool=[0, 0, 1e-3, 0, 0, 0])
+    with pytest.raises(SceneError, match="moves the tool frame"):
+        with deformation_shown(session, robot, deformed_model(robot.chain, table)):
+            pass
+
+
+# --- compensation through the adapter ---------------------------------------------------------------------------
+
+def test_compensated_program_reaches_the_targets_in_the_scene(session, tmp_path):
+    robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
+    program = read_targets_csv(TARGETS, n_joints=6)
+    table = DeformationTable.from_mm_deg(np.full((6, 6), 1.0), source=str(EXAGGERATED))
+    before = save_state(session, robot)
+    report, check = compensate_in_scene(session, robot, table, program,
+                                        options=CompensationOptions(time_law=Static(), minutes=(0.0,)),
+                                        out=tmp_path / "out.csv")
+    assert check.n_rows == report.summary.n_rows == 50
+    assert check.position_to_target.max() < 1e-9  # 1e-6 mm
+    assert check.position_to_target.max() <= IK_POSITION_TOL * 10
+    assert check.angle_to_target.max() < 1e-8
+    assert check.position_to_model.max() < ROUND_OFF
+    assert (tmp_path / "out.csv").is_file()
+    assert save_state(session, robot) == before
+    # The uncompensated program would miss by millimetres on the same robot: the check can fail.
+    assert report.summary.uncompensated_max_position > 1e-3
+
+
+def test_adapter_uses_only_the_documented_sim_functions(fake_irb140, session, tmp_path):
+    robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
+    with preserved(session, robot):
+        apply_authors_script(session, robot, np.full((6, 6), 1e-3))
+    program = read_targets_csv(TARGETS, n_joints=6)
+    compensate_in_scene(session, robot, DeformationTable.zero(6), program,
+                        options=CompensationOptions(time_law=Static(), minutes=(0.0,)))
+    assert fake_irb140.sim_calls <= set(SIM_FUNCTIONS)
+
+
+# --- the authors' script, literally, against its table-form conversion -------------------------------------------
+
+def test_authors_script_in_the_scene_equals_the_conversion(session, rng):
+    robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
+    irb = load_robot("irb140")
+    table = DeformationTable.from_mm_deg(np.full((6, 6), 1.0))
+    passes = 3
+    with preserved(session, robot):
+        apply_authors_script(session, robot, table.joints / 200.0, passes=passes)
+        scene_joints = world_matrices(session, robot.joints)
+        set_joint_positions(session, robot, np.zeros(6))
+        G, tip = authors_scene_poses(irb, table.joints / 200.0, passes, robot.R_world_joint)
+        np.testing.assert_allclose(scene_joints.reshape(6, 3, 4), G[:, :3, :], atol=GIMBAL_ROUND_OFF)
+        np.testing.assert_allclose(read_tip(session, robot), tip, atol=GIMBAL_ROUND_OFF)
+        converted = authors_deformation_table(robot.chain, table, float(passes), _ramp(200.0), robot.R_world_joint)
+        model = deformed_model(robot.chain, converted)
+        for q in rng.uniform(irb.lower, irb.upper, size=(5, 6)):
+            set_joint_positions(session, robot, q)
+            np.testing.assert_allclose(read_tip(session, robot), fk_matrix(model, q), atol=GIMBAL_ROUND_OFF)
+
+
+def _ramp(T):
+    from thermocomp.deformation.timelaw import LinearRamp
+
+    return LinearRamp(T)
+
+
+def test_matrix_conversion_checks_its_input():
+    with pytest.raises(SceneError, match="12 numbers"):
+        T_from_coppeliasim_matrix([1.0, 2.0])

@@ -1,0 +1,107 @@
+"""``thermocomp coppeliasim ...`` through the real entry point ``main(argv)``, against the fake CoppeliaSim."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from coppeliasim_fake.fixtures import fake_irb140  # noqa: F401  (fixture)
+from thermocomp.cli.common import EXIT_INPUT, EXIT_OK
+from thermocomp.cli.main import main
+from thermocomp.simulators.coppeliasim import addon_source
+
+REPO = Path(__file__).resolve().parents[1]
+EXAGGERATED = str(REPO / "deformations" / "exaggerated.csv")
+TARGETS = str(REPO / "examples" / "targets_random50.csv")
+
+
+def scene_args(server, *more: str) -> list[str]:
+    return [*more, "--host", "127.0.0.1", "--port", str(server.port), "--timeout-s", "2",
+            "--robot-path", "/IRB140", "--tip", "/IRB140/tip"]
+
+
+def test_convention_prints_the_table_and_the_difference(capsys, tmp_path):
+    out = tmp_path / "authors.csv"
+    assert main(["coppeliasim", "convention", "--deformation", EXAGGERATED, "--configurations", "200",
+                 "--out", str(out)]) == EXIT_OK
+    text = capsys.readouterr().out
+    assert "authors' scene vs paper's model" in text and " mm (median)" in text
+    assert out.read_text().count("\n") >= 9  # comment, header, base, 6 joints, tool
+
+
+def test_info_and_read_robot(fake_irb140, capsys):
+    assert main(["coppeliasim", "info", "--host", "127.0.0.1", "--port", str(fake_irb140.port)]) == EXIT_OK
+    assert "CoppeliaSim 4.9.0 rev 6" in capsys.readouterr().out
+    assert main(["coppeliasim", "read-robot", *scene_args(fake_irb140)[0:]]) == EXIT_OK
+    text = capsys.readouterr().out
+    assert text.count(",joint") == 6 and "row,name,px_mm" in text
+
+
+def test_unreachable_is_exit_1_with_a_message(capsys):
+    assert main(["coppeliasim", "info", "--host", "127.0.0.1", "--port", "9", "--timeout-s", "0.2"]) == EXIT_INPUT
+    assert "no CoppeliaSim ZMQ remote API server answered" in capsys.readouterr().err
+
+
+def test_check_and_show(fake_irb140, capsys, tmp_path):
+    report = tmp_path / "report.txt"
+    assert main(["coppeliasim", "check", *scene_args(fake_irb140), "--compare", "irb140",
+                 "--configurations", "5", "--report", str(report)]) == EXIT_OK
+    assert "forward kinematics, 5 configurations" in report.read_text()
+    before = sorted(fake_irb140.scene.objects.items())
+    poses = [(h, o.local.p.tolist(), o.local.q.tolist(), o.position) for h, o in before]
+    assert main(["coppeliasim", "show", *scene_args(fake_irb140), "--deformation", EXAGGERATED,
+                 "--magnification", "20", "--hold-s", "0"]) == EXIT_OK
+    after = [(h, o.local.p.tolist(), o.local.q.tolist(), o.position) for h, o in sorted(fake_irb140.scene.objects.items())]
+    assert after == poses
+    assert "restored the nominal scene" in capsys.readouterr().out
+
+
+def test_compensate_then_play(fake_irb140, capsys, tmp_path):
+    out = tmp_path / "results.csv"
+    assert main(["coppeliasim", "compensate", *scene_args(fake_irb140), "--deformation", EXAGGERATED,
+                 "--targets", TARGETS, "--out", str(out), "--minutes", "0,100,200"]) == EXIT_OK
+    text = capsys.readouterr().out
+    assert "scene check (50 rows, minute 200)" in text
+    with out.open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 150
+    assert main(["coppeliasim", "play", *scene_args(fake_irb140), "--results", str(out), "--minute", "100",
+                 "--deformation", EXAGGERATED, "--dwell-s", "0"]) == EXIT_OK
+    assert "playing 50 targets of minute 100" in capsys.readouterr().out
+
+
+def test_compensate_with_the_authors_convention(fake_irb140, capsys, tmp_path):
+    out = tmp_path / "results.csv"
+    assert main(["coppeliasim", "compensate", *scene_args(fake_irb140), "--deformation", EXAGGERATED,
+                 "--targets", TARGETS, "--out", str(out), "--convention", "authors", "--static"]) == EXIT_OK
+    assert "authors' CoppeliaSim convention, static" in capsys.readouterr().out
+
+
+def test_install_addon(tmp_path, capsys):
+    not_cs = tmp_path / "somewhere"
+    not_cs.mkdir()
+    assert main(["coppeliasim", "install-addon", "--coppeliasim-dir", str(not_cs)]) == EXIT_INPUT
+    assert "does not look like a CoppeliaSim installation: no addOns/ or lua/" in capsys.readouterr().err
+    cs = tmp_path / "CoppeliaSim"
+    (cs / "addOns").mkdir(parents=True)
+    (cs / "lua").mkdir()
+    assert main(["coppeliasim", "install-addon", "--coppeliasim-dir", str(cs)]) == EXIT_OK
+    installed = cs / "addOns" / "thermocomp.lua"
+    assert installed.read_bytes() == addon_source().read_bytes()
+    assert main(["coppeliasim", "install-addon", "--coppeliasim-dir", str(cs)]) == EXIT_OK  # identical: fine
+    installed.write_text("-- a user's edits\n")
+    assert main(["coppeliasim", "install-addon", "--coppeliasim-dir", str(cs)]) == EXIT_INPUT
+    assert "rerun with --force" in capsys.readouterr().err
+    assert installed.read_text() == "-- a user's edits\n"  # never overwritten silently
+    assert main(["coppeliasim", "install-addon", "--coppeliasim-dir", str(cs), "--force"]) == EXIT_OK
+    assert installed.read_bytes() == addon_source().read_bytes()
+
+
+@pytest.mark.parametrize("action", ["info", "read-robot", "check", "show", "compensate", "play", "convention",
+                                    "install-addon"])
+def test_every_action_has_help(action, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["coppeliasim", action, "--help"])
+    assert exc.value.code == 0
+    assert "usage: thermocomp coppeliasim " + action in capsys.readouterr().out
