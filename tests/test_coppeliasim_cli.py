@@ -105,3 +105,18 @@ def test_every_action_has_help(action, capsys):
         main(["coppeliasim", action, "--help"])
     assert exc.value.code == 0
     assert "usage: thermocomp coppeliasim " + action in capsys.readouterr().out
+
+
+def test_compensate_with_simulator_option_is_the_same_run(fake_irb140, capsys, tmp_path):
+    """`thermocomp compensate --simulator coppeliasim` (the issue's spelling) = `coppeliasim compensate`."""
+    out = tmp_path / "results.csv"
+    assert main(["compensate", "--simulator", "coppeliasim", "--coppeliasim-host", "127.0.0.1",
+                 "--coppeliasim-port", str(fake_irb140.port), "--robot-path", "/IRB140", "--tip", "/IRB140/tip",
+                 "--deformation", EXAGGERATED, "--targets", TARGETS, "--static", "--out", str(out)]) == EXIT_OK
+    assert "scene check (50 rows, minute 0)" in capsys.readouterr().out
+    with out.open() as f:
+        assert len(list(csv.DictReader(f))) == 50
+    assert main(["compensate", "--simulator", "coppeliasim", "--coppeliasim-port", str(fake_irb140.port),
+                 "--deformation", EXAGGERATED, "--targets", TARGETS, "--plot", str(tmp_path / "x.png"),
+                 "--out", str(tmp_path / "other.csv")]) == EXIT_INPUT
+    assert "--plot cannot be combined" in capsys.readouterr().err

@@ -83,10 +83,20 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="write the file even if some rows fail (their status column says so); exit 0")
     comp.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                       help="show a progress bar on stderr (default: when stderr is a terminal)")
+    sim = comp.add_argument_group("CoppeliaSim", "with --simulator coppeliasim: the robot comes from a running "
+                                  "CoppeliaSim scene, and the result is replayed there (docs/coppeliasim.md)")
+    sim.add_argument("--simulator", choices=("none", "coppeliasim"), default="none",
+                     help="read the robot from a simulator scene and check the result in it")
+    sim.add_argument("--coppeliasim-host", default="localhost", help="host of CoppeliaSim's ZMQ remote API")
+    sim.add_argument("--coppeliasim-port", type=int, default=23000, help="port of CoppeliaSim's ZMQ remote API")
+    sim.add_argument("--robot-path", default="/IRB140", help="object path of the robot's base in the scene")
+    sim.add_argument("--tip", help="object path of the TCP dummy (default: the last joint's frame)")
     comp.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.simulator == "coppeliasim":
+        return _run_in_coppeliasim(args)
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.pipeline import CompensationFailed, run_compensation
 
@@ -122,3 +132,24 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+
+
+def _run_in_coppeliasim(args: argparse.Namespace) -> int:
+    """``--simulator coppeliasim``: the same compensation, on the scene's robot, replayed in the scene."""
+    from thermocomp.cli import coppeliasim
+    from thermocomp.errors import ConfigurationError
+    from thermocomp.simulators.coppeliasim.connection import DEFAULT_TIMEOUT_S
+
+    unsupported = [flag for flag, used in (("--composition", args.composition != "table"), ("--plot", bool(args.plot)),
+                                           ("--robot", args.robot != "irb140")) if used]
+    if unsupported:
+        raise ConfigurationError(f"{', '.join(unsupported)} cannot be combined with --simulator coppeliasim "
+                                 "(the robot comes from the scene: --robot-path, --tip)")
+    forwarded = argparse.Namespace(
+        host=args.coppeliasim_host, port=args.coppeliasim_port, timeout_s=DEFAULT_TIMEOUT_S, report=None,
+        robot_path=args.robot_path, tip=args.tip, joints=None,
+        stabilisation_min=args.stabilisation_min, static=args.static, minute=None, convention="table",
+        deformation=args.deformation, targets=args.targets, out=args.out, minutes=args.minutes, check_minutes=None,
+        orientation_euler_xyz_deg=args.orientation_euler_xyz_deg, allow_failures=args.allow_failures,
+    )
+    return coppeliasim._compensate(forwarded)
