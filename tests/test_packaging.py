@@ -24,4 +24,7 @@ def test_wheel_contains_the_builtin_robots(tmp_path):
     wheel = next(tmp_path.glob("thermocomp-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     for robot in ("irb140", "gofa", "ur5"):
-        assert f"thermocomp/_robots/{robot}/chain.csv" in names
+        for data in ("chain.csv", "inertia.csv", "meshes/base.stl", "meshes/link6.stl"):
+            assert f"thermocomp/_robots/{robot}/{data}" in names
+    assert "thermocomp/_robots/gofa/ros_industrial_meshes.csv" in names
+    assert "thermocomp/simulators/coppeliasim/thermocomp.lua" in names

@@ -63,3 +63,29 @@ REFERENCE_ACCEPT = 0.25
 #: those through and still rejects a typo or a component in the wrong column,
 #: which moves the norm by far more.
 QUAT_NORM_TOL = 1e-3
+
+#: Symmetry of an inertia tensor read from a user or a file, relative to its
+#: trace: ``max |I - I^T| <= INERTIA_RTOL * trace(I)``. Tensors computed here
+#: are symmetric by construction; the data files carry 10 significant digits
+#: (5e-11 relative per component), so a file that differs by more than 1e-8
+#: of the trace was not written symmetric.
+INERTIA_RTOL = 1e-8
+
+#: Triangle inequality of the principal moments, relative to the trace:
+#: ``I1 + I2 >= I3 - INERTIA_TRIANGLE_RTOL * trace(I)``. Equality holds for a
+#: flat plate; a sum of three components each rounded to 10 significant
+#: digits moves the sides by at most ~2e-10 of the trace, so 1e-8 only lets a
+#: plate's round-off through.
+INERTIA_TRIANGLE_RTOL = 1e-8
+
+#: Joint axis lines of a URDF and of the robot they are mapped onto must
+#: coincide within this distance [m] (and directions within
+#: :data:`AXIS_MATCH_TOL`). URDF joint origins are typed to 0.1 mm or better;
+#: a larger distance means another robot, another base frame or another zero
+#: pose, and mapping meshes by it would misplace them.
+FRAME_MATCH_TOL = 1e-4
+
+#: Angle [rad] within which a URDF joint axis must equal the robot's: URDF
+#: axes and rpy angles are typed to 6 or more digits (``1.5708`` is 4e-6 rad
+#: from pi/2); 1e-5 rad passes those and is 1 micrometre over 0.1 m.
+AXIS_MATCH_TOL = 1e-5

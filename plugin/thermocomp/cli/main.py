@@ -20,6 +20,7 @@ from thermocomp.errors import ConfigurationError, ThermocompError
 COMMANDS = (
     "thermocomp.cli.compensate",
     "thermocomp.cli.robot",
+    "thermocomp.cli.inertia",
     "thermocomp.cli.coppeliasim",
 )
 

@@ -46,12 +46,20 @@ def atomic_open(path: PathLike, newline: str | None = "") -> Iterator[IO[str]]:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as handle:
             yield handle
+        os.chmod(tmp, _new_file_mode())  # mkstemp makes 0600; a result file is as readable as any other
         os.replace(tmp, dest)
     except BaseException:
         # Cleanup only: the exception is re-raised unchanged.
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _new_file_mode() -> int:
+    """The mode ``open()`` would give a new file: 0666 less the process umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def atomic_write_text(path: PathLike, text: str) -> None:

@@ -1,0 +1,77 @@
+"""``thermocomp inertia``: link inertials from mesh files (seed 000, Step 1), printed and written into a URDF.
+
+One library call: :func:`thermocomp.inertia.robot.compute_inertials`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from thermocomp.cli.common import EXIT_OK
+from thermocomp.errors import InputError
+from thermocomp.inertia.solids import FALLBACKS
+from thermocomp.io.meshes import UNITS
+from thermocomp.robot.builtin import BUILTIN_ROBOTS
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``inertia`` subcommand."""
+    cmd = sub.add_parser(
+        "inertia", help="link masses, centres of mass and inertias from meshes (seed 000, Step 1)",
+        description="Compute each link's volume, mass, centre of mass and inertia tensor from closed meshes with one "
+                    "density from the robot's total mass (seed 000, Step 1), print them in the URDF link frames "
+                    "and write a URDF carrying them. See docs/inertia.md.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    cmd.add_argument("--robot", required=True, help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a .csv / .urdf file")
+    cmd.add_argument("--meshes", required=True,
+                     help="a folder of meshes named base.stl, link1.stl .. in the link frames (or the files a "
+                          "--mesh-map names), or a URDF whose links carry meshes")
+    cmd.add_argument("--units", required=True, choices=sorted(UNITS),
+                     help="unit of the mesh files (STL has none; for a URDF it must match its mesh scale)")
+    cmd.add_argument("--total-mass", required=True, type=float, metavar="KG",
+                     help="the robot's total mass [kg], base included: density = total mass / total volume")
+    cmd.add_argument("--out", help="URDF to write (atomically; never over an input); without it only the table is printed")
+    cmd.add_argument("--fallback", choices=FALLBACKS,
+                     help="for meshes that are not closed: 'signed' (divergence-theorem volume of a consistently "
+                          "oriented open surface) or 'convex_hull'; without it such a mesh is an error")
+    cmd.add_argument("--corrections", metavar="CSV",
+                     help="per-link factors lambda (columns link,lambda) scaling mass and inertia (seed 000, Eq. 9)")
+    cmd.add_argument("--mesh-map", metavar="CSV",
+                     help="which file in --meshes belongs to which link and its pose in the link frame "
+                          "(columns link,mesh,x_mm,y_mm,z_mm,rx_deg,ry_deg,rz_deg), e.g. robots/gofa/ros_industrial_meshes.csv")
+    cmd.add_argument("--mesh-kind", choices=("visual", "collision"), default="visual",
+                     help="with a URDF: which of its meshes")
+    cmd.add_argument("--tip-link", metavar="LINK",
+                     help="with a URDF: the chain's last link (default: the leaf with the most joints above it)")
+    cmd.add_argument("--package", action="append", default=[], metavar="NAME=DIR",
+                     help="with a URDF: the folder of a ROS package named in package:// mesh URIs (repeatable)")
+    cmd.set_defaults(handler=run)
+
+
+def _packages(items: list[str]) -> dict[str, Path]:
+    out = {}
+    for item in items:
+        name, sep, folder = item.partition("=")
+        if not sep or not name or not folder:
+            raise InputError(f"--package: expected NAME=DIR, got {item!r}")
+        out[name] = Path(folder)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from thermocomp.inertia.robot import InertiaOptions, compute_inertials
+    from thermocomp.io.meshes import metres_per_unit_from_name
+
+    options = InertiaOptions(total_mass=args.total_mass, metres_per_unit=metres_per_unit_from_name(args.units),
+                             fallback=args.fallback, mesh_kind=args.mesh_kind)
+    report = compute_inertials(args.robot, args.meshes, options, mesh_map=args.mesh_map,
+                               package_dirs=_packages(args.package), tip_link=args.tip_link,
+                               corrections=args.corrections)
+    print(report.text(), end="")
+    if args.out:
+        inputs = [p for p in (args.robot, args.meshes, args.mesh_map, args.corrections) if p and Path(p).exists()]
+        out = report.write_urdf(args.out, inputs=inputs)
+        print(f"wrote {out}")
+    return EXIT_OK

@@ -1,0 +1,364 @@
+"""A robot's link inertials from its mesh files: the library call behind ``thermocomp inertia``.
+
+Seed 000, Step 1: mesh volumes (trimesh), one average density from the
+robot's total mass, per-link mass, centre of mass and inertia tensor in the
+URDF link frames (docs/conventions.md, docs/inertia.md), optionally corrected
+by per-link factors (Step 2, Eq. 9), written into a URDF. From Python::
+
+    from thermocomp.inertia import InertiaOptions, compute_inertials
+    report = compute_inertials("gofa", "meshes/", InertiaOptions(total_mass=28.004, metres_per_unit=1.0))
+    print(report.text())
+    report.write_urdf("gofa_inertial.urdf")
+
+Frames. Each mesh is placed in its link frame by ``T_link_mesh``. For a
+folder of ``<link>.stl`` files it is the identity; a mesh map gives it per
+file; for a URDF it is ``inv(T_base_link) @ T_base_urdflink @
+T_urdflink_mesh`` at the zero pose, where ``T_base_link`` is the table-form
+link frame (origin on joint ``k``, base orientation) and ``T_base_urdflink``
+the URDF's own link frame, both in the common base frame. That mapping
+requires the URDF's chain to be the robot's: every joint axis line must
+coincide (:func:`check_chain_match`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from thermocomp._typing import FloatArray, PathLike
+from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import invert_transform, transform
+from thermocomp.inertia.checks import check_positive
+from thermocomp.inertia.links import RobotInertials, apply_corrections, inertials_from_solids, link_names
+from thermocomp.inertia.solids import FALLBACKS, Fallback, SolidProperties, combine_solids, solid_properties
+from thermocomp.tolerances import AXIS_MATCH_TOL, FRAME_MATCH_TOL
+from thermocomp.io.meshes import (
+    UNIT_MATCH_RTOL,
+    MeshRef,
+    mesh_refs_from_folder,
+    read_mesh,
+    read_mesh_map,
+    read_urdf_meshes,
+)
+from thermocomp.robot.chain import Chain
+
+MESH_KINDS = ("visual", "collision")
+
+
+@dataclass(frozen=True)
+class InertiaOptions:
+    """Options of :func:`compute_inertials`.
+
+    Parameters
+    ----------
+    total_mass
+        The robot's total mass [kg] (base and every link with a mesh), > 0:
+        the one density is ``total_mass / total volume``. No default.
+    metres_per_unit
+        Metres per mesh-file unit (1.0 for metres, 0.001 for millimetres), > 0.
+        No default: STL has no unit.
+    fallback
+        ``None``, ``"signed"`` or ``"convex_hull"``: what to do with a mesh
+        that is not closed (:func:`thermocomp.inertia.solids.solid_properties`).
+    mesh_kind
+        Which meshes of a URDF: ``"visual"`` (the detailed ones) or ``"collision"``.
+    """
+
+    total_mass: float
+    metres_per_unit: float
+    fallback: Fallback | None = None
+    mesh_kind: str = "visual"
+
+    def __post_init__(self) -> None:
+        check_positive(self.total_mass, "total mass", "kg")
+        check_positive(self.metres_per_unit, "metres per mesh unit", "m")
+        if self.fallback is not None and self.fallback not in FALLBACKS:
+            raise InputError(f"fallback: expected one of {', '.join(FALLBACKS)} or None, got {self.fallback!r}")
+        if self.mesh_kind not in MESH_KINDS:
+            raise InputError(f"mesh kind: expected one of {', '.join(MESH_KINDS)}, got {self.mesh_kind!r}")
+
+
+def zero_pose_link_frames(chain: Chain) -> dict[str, FloatArray]:
+    """``T_base_link`` ``(4, 4)`` of ``base``, ``link1`` .. at the zero pose (model angles 0) [m].
+
+    The table form's link ``k`` frame sits on joint ``k`` with the base
+    orientation (seed 002, Section 2.3, rule 1): its origin is ``p_1 + ... + p_k``.
+    """
+    origins = np.vstack([np.zeros(3), np.cumsum(chain.p, axis=0)])
+    return {name: transform(None, origin) for name, origin in zip(link_names(chain.n_joints), origins)}
+
+
+def check_chain_match(other: Chain, chain: Chain, source: str) -> float:
+    """Check that ``other`` (read from a URDF) has the joint axis lines of ``chain`` at the zero pose.
+
+    Axes may differ in sense (a joint turning the other way is the same
+    line); origins may differ along the axis (where on its axis a joint
+    frame sits is a convention). Returns the largest distance [m] between
+    corresponding axis lines.
+
+    Raises
+    ------
+    InputError
+        Naming ``source`` and the first joint whose axis differs by more than
+        :data:`AXIS_MATCH_TOL` or whose line lies farther than :data:`FRAME_MATCH_TOL`.
+    """
+    if other.n_joints != chain.n_joints:
+        raise InputError(f"expected a chain of {chain.n_joints} revolute joints like {chain.name}, "
+                         f"got {other.n_joints}", path=source)
+    o_other = np.cumsum(other.p, axis=0)
+    o_chain = np.cumsum(chain.p, axis=0)
+    worst = 0.0
+    for k in range(chain.n_joints):
+        a, b = other.axis[k], chain.axis[k]
+        angle = float(np.linalg.norm(np.cross(a, b)))
+        d = o_other[k] - o_chain[k]
+        distance = float(np.linalg.norm(d - (d @ b) * b))
+        if angle > AXIS_MATCH_TOL or distance > FRAME_MATCH_TOL:
+            raise InputError(
+                f"joint {k + 1} ({other.joint_names[k]!r}): expected the axis line of {chain.name}'s joint {k + 1} "
+                f"(through {np.round(o_chain[k] * 1000, 3).tolist()} mm along {np.round(b, 6).tolist()}) at the zero "
+                f"pose, got one through {np.round(o_other[k] * 1000, 3).tolist()} mm along {np.round(a, 6).tolist()} "
+                f"({angle:.3g} rad apart, {distance * 1000:.3g} mm away); the URDF's base frame, zero pose or "
+                "robot differ, so its meshes cannot be placed in the robot's link frames",
+                path=source,
+            )
+        worst = max(worst, distance)
+    return worst
+
+
+def mesh_refs_for_robot(
+    chain: Chain,
+    meshes: PathLike,
+    metres_per_unit: float,
+    *,
+    mesh_map: PathLike | None = None,
+    mesh_kind: str = "visual",
+    package_dirs: Mapping[str, PathLike] | None = None,
+    tip_link: str | None = None,
+) -> list[MeshRef]:
+    """Every mesh file of the robot with its pose ``T_link_mesh`` in its link frame.
+
+    Parameters
+    ----------
+    chain
+        The robot; its link frames are the targets.
+    meshes
+        A folder (files ``base.stl``, ``link1.stl`` .. in the link frames, or
+        the files a ``mesh_map`` names) or a ``.urdf`` file.
+    metres_per_unit
+        Metres per mesh unit; for a URDF it must equal every mesh's ``scale``.
+    mesh_map
+        A mesh map CSV (:func:`thermocomp.io.meshes.read_mesh_map`) for a folder.
+    mesh_kind, package_dirs, tip_link
+        For a URDF: which meshes, the folders of ``package://`` packages, and
+        the chain's tip link (:func:`thermocomp.io.meshes.read_urdf_meshes`).
+    """
+    names = link_names(chain.n_joints)
+    path = Path(meshes)
+    if path.suffix.lower() == ".urdf":
+        if mesh_map is not None:
+            raise InputError("a mesh map goes with a folder of meshes, not with a URDF", path=str(mesh_map))
+        found = read_urdf_meshes(path, mesh_kind, package_dirs, tip_link)
+        check_chain_match(found.chain, chain, str(path))
+        frames = zero_pose_link_frames(chain)
+        refs = []
+        for m in found.meshes:
+            if abs(m.ref.metres_per_unit - metres_per_unit) > UNIT_MATCH_RTOL * metres_per_unit:
+                raise InputError(
+                    f"link {m.urdf_link!r}: its mesh scale is {m.ref.metres_per_unit:g} m per unit, "
+                    f"but {metres_per_unit:g} m per unit was given; give the URDF's unit",
+                    path=str(path),
+                )
+            link = names[m.body]
+            T = invert_transform(frames[link]) @ m.T_base_link @ m.ref.T_link_mesh
+            refs.append(MeshRef(link, m.ref.path, T, m.ref.metres_per_unit))
+        missing = [n for n in names if n not in {r.link for r in refs}]
+        if missing:
+            raise InputError(f"expected {mesh_kind} meshes for every link, got none for {', '.join(missing)}",
+                             path=str(path))
+        return refs
+    if mesh_map is not None:
+        return read_mesh_map(mesh_map, path, names, metres_per_unit)
+    return mesh_refs_from_folder(path, names, metres_per_unit)
+
+
+def link_solids(refs: list[MeshRef], names: list[str], fallback: Fallback | None = None) -> dict[str, SolidProperties]:
+    """Read each mesh, integrate it (:func:`solid_properties`), place it in its link frame, combine per link.
+
+    Returns the solids by link name in the order of ``names``.
+    """
+    per_link: dict[str, list[SolidProperties]] = {n: [] for n in names}
+    for ref in refs:
+        mesh = read_mesh(ref.path, ref.metres_per_unit)
+        solid = solid_properties(mesh.vertices, mesh.faces, fallback=fallback, source=mesh.path)
+        per_link[ref.link].append(solid.transformed(ref.T_link_mesh))
+    return {n: combine_solids(s) for n, s in per_link.items()}
+
+
+@dataclass(frozen=True, eq=False)
+class InertiaReport:
+    """What :func:`compute_inertials` found: the inertials, and the meshes they came from.
+
+    Attributes
+    ----------
+    chain
+        The robot.
+    inertials
+        Per link: mass, centre of mass and inertia in the link frame (after
+        any correction).
+    refs
+        The mesh files and their poses in the link frames.
+    solids
+        Per link, the volume integrals in the link frame (with the topology
+        of single-mesh links).
+    options
+        The options used.
+    corrections_source
+        The corrections file, if any.
+    notes
+        Remarks for the printed table (e.g. links made of several meshes).
+    """
+
+    chain: Chain
+    inertials: RobotInertials
+    refs: tuple[MeshRef, ...]
+    solids: Mapping[str, SolidProperties]
+    options: InertiaOptions
+    corrections_source: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def text(self) -> str:
+        """The table printed by ``thermocomp inertia``: one row per link, then the density and notes."""
+        inertials = self.inertials
+        lines = [
+            f"{self.chain.name}: link inertials from meshes (seed 000, Step 1); frames: URDF link frames "
+            "(origin on joint k, base-oriented at the zero pose)",
+            f"{'link':<7} {'method':<12} {'volume_cm3':>11} {'mass_kg':>8} {'lambda':>6} "
+            f"{'com_x_mm':>9} {'com_y_mm':>9} {'com_z_mm':>9} {'I1_kg_m2':>10} {'I2_kg_m2':>10} {'I3_kg_m2':>10}",
+        ]
+        for link in inertials.links:
+            I1, I2, I3 = link.principal_moments
+            c = link.com * 1000.0
+            lines.append(
+                f"{link.link:<7} {link.method:<12} {link.volume * 1e6:>11.2f} {link.mass:>8.3f} {link.correction:>6.3f} "
+                f"{c[0]:>9.2f} {c[1]:>9.2f} {c[2]:>9.2f} {I1:>10.3e} {I2:>10.3e} {I3:>10.3e}"
+            )
+        lines.append(f"total {'':<13} {sum(x.volume for x in inertials.links) * 1e6:>11.2f} {inertials.mass:>8.3f}")
+        lines.append(f"density {inertials.density:.2f} kg/m^3 = total mass {inertials.total_mass:g} kg / total volume "
+                     f"(units: {self.options.metres_per_unit:g} m per mesh unit)")
+        if self.corrections_source:
+            lines.append(f"masses and inertias scaled by lambda from {self.corrections_source} (seed 000, Eq. 9)")
+        for name, solid in self.solids.items():
+            if solid.method == "signed":
+                top = solid.topology
+                detail = f"{top.describe()}; " if top is not None else ""
+                lines.append(
+                    f"note: {name}: 'signed' volume of an open surface ({detail}volume uncertain by "
+                    f"+-{solid.volume_spread / solid.volume * 100:.3g} % over reference points within the mesh)"
+                )
+            elif solid.method == "convex_hull":
+                lines.append(f"note: {name}: volume of the convex hull of the vertices (over-estimates the solid)")
+            elif "+" in solid.method:
+                lines.append(f"note: {name}: several meshes with different methods ({solid.method})")
+            if solid.flipped:
+                lines.append(f"note: {name}: the surface was oriented inward and has been reversed")
+        lines.extend(f"note: {n}" for n in self.notes)
+        return "\n".join(lines) + "\n"
+
+    def link_contents(self) -> dict:
+        """:class:`thermocomp.io.urdf.LinkContent` per link: the inertial and, for a link with one mesh, that mesh."""
+        from thermocomp.io.urdf import LinkContent
+
+        out = {}
+        for link in self.inertials.links:
+            refs = [r for r in self.refs if r.link == link.link]
+            mesh = None
+            kwargs: dict = {}
+            if len(refs) == 1:
+                mesh = str(refs[0].path.resolve())
+                kwargs = {"T_link_mesh": refs[0].T_link_mesh, "mesh_scale": refs[0].metres_per_unit}
+            out[link.link] = LinkContent(mass=link.mass, com=link.com, inertia=link.inertia,
+                                         visual_mesh=mesh, collision_mesh=mesh, **kwargs)
+        return out
+
+    def urdf_text(self) -> str:
+        """The robot's URDF (:func:`thermocomp.io.urdf.urdf_text`) with these inertials and meshes."""
+        from thermocomp.io.urdf import urdf_text
+
+        return urdf_text(self.chain, links=self.link_contents())
+
+    def write_urdf(self, path: PathLike, inputs: list[PathLike] | None = None) -> Path:
+        """Write :meth:`urdf_text` atomically; refuse to overwrite any input (mesh files and ``inputs``)."""
+        from thermocomp.io.atomic import atomic_write_text, check_not_input
+
+        check_not_input(path, [r.path for r in self.refs] + list(inputs or []))
+        atomic_write_text(path, self.urdf_text())
+        return Path(path)
+
+
+def compute_inertials(
+    robot: str | PathLike | Chain,
+    meshes: PathLike,
+    options: InertiaOptions,
+    *,
+    mesh_map: PathLike | None = None,
+    package_dirs: Mapping[str, PathLike] | None = None,
+    tip_link: str | None = None,
+    corrections: PathLike | Mapping[str, float] | None = None,
+) -> InertiaReport:
+    """A robot's link inertials from its meshes (seed 000, Step 1; Step 2, Eq. 9 with ``corrections``).
+
+    Parameters
+    ----------
+    robot
+        A built-in robot name, a robot file (``.csv``, ``.urdf``) or a chain.
+    meshes
+        Folder or URDF (:func:`mesh_refs_for_robot`).
+    options
+        Total mass, mesh unit, fallback, URDF mesh kind.
+    mesh_map, package_dirs, tip_link
+        See :func:`mesh_refs_for_robot`.
+    corrections
+        ``lambda_k`` per link: a mapping, or a CSV file
+        (:func:`thermocomp.inertia.files.read_corrections_csv`).
+
+    Returns
+    -------
+    InertiaReport
+    """
+    from thermocomp.robot.builtin import load_robot
+
+    chain = robot if isinstance(robot, Chain) else load_robot(robot)
+    names = link_names(chain.n_joints)
+    refs = mesh_refs_for_robot(chain, meshes, options.metres_per_unit, mesh_map=mesh_map,
+                               mesh_kind=options.mesh_kind, package_dirs=package_dirs, tip_link=tip_link)
+    solids = link_solids(refs, names, options.fallback)
+    inertials = inertials_from_solids(solids, options.total_mass, robot=chain.name)
+    source = None
+    if corrections is not None:
+        if isinstance(corrections, Mapping):
+            lambdas, source = dict(corrections), "the given factors"
+        else:
+            from thermocomp.inertia.files import read_corrections_csv
+
+            lambdas, source = read_corrections_csv(corrections, names), str(corrections)
+        inertials = apply_corrections(inertials, lambdas)
+    notes = []
+    multi = sorted({r.link for r in refs if sum(q.link == r.link for q in refs) > 1}, key=names.index)
+    if multi:
+        notes.append(f"{', '.join(multi)}: several meshes each; the URDF carries their inertial but no geometry")
+    return InertiaReport(chain, inertials, tuple(refs), solids, options, source, tuple(notes))
+
+
+__all__ = [
+    "InertiaOptions",
+    "InertiaReport",
+    "check_chain_match",
+    "compute_inertials",
+    "link_solids",
+    "mesh_refs_for_robot",
+    "zero_pose_link_frames",
+]

@@ -1,0 +1,585 @@
+"""Mesh files: reading STL, OBJ and COLLADA (DAE) with trimesh, writing binary STL, and finding a robot's meshes.
+
+Readers return plain validated data (:class:`MeshData`, :class:`MeshRef`);
+the mass properties are computed elsewhere (:mod:`thermocomp.inertia`).
+
+Units are never guessed. STL and OBJ carry no unit, so every reader takes
+``metres_per_unit`` (``1.0`` for metres, ``0.001`` for millimetres:
+:func:`metres_per_unit_from_name`). A COLLADA file states its unit
+(``<asset><unit meter="..."/>``, default 1 m) and its up axis; the unit must
+agree with the one given and the up axis must be ``Z_UP`` (trimesh ignores
+both, so a disagreement would silently scale or turn the mesh). A URDF's
+``<mesh scale="s s s"/>`` is its statement of the unit (URDF default 1: metres).
+
+Where a robot's meshes come from, and the frame each is in (every mesh ends
+up placed in a link frame of docs/conventions.md by ``T_link_mesh``, the pose
+of the mesh file's frame in the link frame):
+
+* a folder of files named after the links: ``base.stl``, ``link1.stl`` ..
+  (or ``.obj``, ``.dae``), already in the link frames (:func:`mesh_refs_from_folder`);
+* a mesh map, a CSV naming each link's file(s) in a folder and their pose
+  (:func:`read_mesh_map`);
+* a URDF whose links carry ``<visual>`` or ``<collision>`` meshes
+  (:func:`read_urdf_meshes`; the mapping of URDF link frames onto the
+  robot's link frames is done by :mod:`thermocomp.inertia.robot`).
+
+Optional dependency: COLLADA needs ``pycollada`` (``pip install pycollada``),
+imported only when a ``.dae`` file is read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import struct
+import tempfile
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import numpy as np
+
+from thermocomp._typing import ArrayLike, FloatArray, PathLike
+from thermocomp.errors import InputError
+from thermocomp.geometry.checks import check_array, check_transform
+from thermocomp.geometry.rotations import invert_transform, matrix_from_euler_xyz, transform
+from thermocomp.io.csvtext import check_header, iter_rows, parse_float
+from thermocomp.io.urdf import matrix_from_urdf_rpy, read_urdf
+from thermocomp.robot.chain import Chain
+
+#: Mesh units by name: metres per mesh unit.
+UNITS: dict[str, float] = {"m": 1.0, "mm": 1e-3}
+#: File types read by :func:`read_mesh`.
+MESH_SUFFIXES = (".stl", ".obj", ".dae")
+#: Columns of a mesh map (:func:`read_mesh_map`).
+MESH_MAP_COLUMNS = ["link", "mesh", "x_mm", "y_mm", "z_mm", "rx_deg", "ry_deg", "rz_deg"]
+#: Relative agreement required between a COLLADA file's declared unit (or a
+#: URDF mesh scale) and the unit given: both are typed decimal numbers
+#: (``0.001``), so they agree to round-off or not at all.
+UNIT_MATCH_RTOL = 1e-9
+
+
+def metres_per_unit_from_name(units: str) -> float:
+    """Metres per mesh unit from a unit name (:data:`UNITS`: ``"m"``, ``"mm"``)."""
+    try:
+        return UNITS[units]
+    except KeyError:
+        raise InputError(f"mesh units: expected one of {', '.join(UNITS)}, got {units!r}") from None
+
+
+def _check_scale(metres_per_unit: float, what: str) -> float:
+    x = float(metres_per_unit)
+    if not (math.isfinite(x) and x > 0):
+        raise InputError(f"{what}: expected metres per mesh unit > 0, got {metres_per_unit!r}")
+    return x
+
+
+@dataclass(frozen=True, eq=False)
+class MeshData:
+    """A triangle mesh read from a file, in metres, in the file's own frame.
+
+    Attributes
+    ----------
+    vertices
+        ``(n, 3)`` [m]: file coordinates times ``metres_per_unit``.
+    faces
+        ``(m, 3)`` vertex indices (int64); corners are as in the file
+        (identical vertices are merged by the inertia core, not here).
+    path
+        The file read.
+    metres_per_unit
+        The scale that was applied.
+    """
+
+    vertices: FloatArray
+    faces: np.ndarray
+    path: str
+    metres_per_unit: float
+
+
+def _dae_asset(path: Path) -> tuple[float, str]:
+    """``(metres per unit, up axis)`` declared by a COLLADA file (defaults 1.0, ``Y_UP`` per the spec)."""
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as exc:
+        raise InputError(f"expected COLLADA XML, got: {exc}", path=str(path)) from exc
+    meter, up = 1.0, "Y_UP"  # COLLADA 1.4 defaults
+    asset = next((e for e in root if e.tag.split("}")[-1] == "asset"), None)
+    if asset is not None:
+        for e in asset:
+            tag = e.tag.split("}")[-1]
+            if tag == "unit" and e.get("meter") is not None:
+                try:
+                    meter = float(e.get("meter", ""))
+                except ValueError:
+                    raise InputError(f"<unit meter>: expected a number, got {e.get('meter')!r}", path=str(path)) from None
+            elif tag == "up_axis" and e.text:
+                up = e.text.strip()
+    return meter, up
+
+
+def _check_stl(path: Path) -> None:
+    """An STL is binary (80-byte header, count, 50 bytes per triangle) or ASCII text starting with ``solid``."""
+    size = path.stat().st_size
+    with path.open("rb") as handle:
+        head = handle.read(84)
+    if size >= 84 and size == 84 + 50 * struct.unpack("<I", head[80:84])[0]:
+        return
+    try:
+        text = head.decode("ascii")
+    except UnicodeDecodeError:
+        text = ""
+    if not text.lstrip().lower().startswith("solid"):
+        raise InputError(f"expected a binary STL (84 + 50 bytes per triangle) or an ASCII STL ('solid ...'), "
+                         f"got {size} bytes that are neither", path=str(path))
+
+
+def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
+    """Read a triangle mesh (STL, OBJ or COLLADA) and scale it to metres.
+
+    Parameters
+    ----------
+    path
+        ``.stl`` (binary or ASCII), ``.obj`` or ``.dae`` file. Several bodies
+        in one file are concatenated (COLLADA node transforms applied).
+    metres_per_unit
+        Metres per file unit (``1.0``, ``0.001``, ...), given, never guessed.
+
+    Raises
+    ------
+    InputError
+        Naming the file: missing, unsupported type, unreadable, no
+        triangles, a COLLADA unit that disagrees with ``metres_per_unit`` or
+        an up axis other than ``Z_UP``, or ``pycollada`` missing for ``.dae``.
+    """
+    p = Path(path)
+    src = str(p)
+    scale = _check_scale(metres_per_unit, src)
+    suffix = p.suffix.lower()
+    if suffix not in MESH_SUFFIXES:
+        raise InputError(f"expected a mesh file ({', '.join(MESH_SUFFIXES)}), got {suffix or 'no suffix'!r}", path=src)
+    if not p.is_file():
+        raise InputError("mesh file not found" if not p.exists() else "expected a mesh file, got a directory", path=src)
+    if suffix == ".stl":
+        _check_stl(p)
+    if suffix == ".dae":
+        try:
+            import collada  # noqa: F401  (trimesh's COLLADA loader needs it)
+        except ModuleNotFoundError:
+            raise InputError("reading COLLADA (.dae) needs pycollada: pip install pycollada "
+                             "(or convert the mesh to STL or OBJ)", path=src) from None
+        declared, up = _dae_asset(p)
+        if abs(declared - scale) > UNIT_MATCH_RTOL * max(declared, scale):
+            raise InputError(f"the file declares {declared:g} m per unit (<unit meter>), but {scale:g} m per unit "
+                             "was given; give the file's unit", path=src)
+        if up != "Z_UP":
+            raise InputError(f"expected <up_axis> Z_UP (as ROS and URDF tools read meshes), got {up}; "
+                             "re-export the mesh with Z up", path=src)
+    import trimesh
+
+    try:
+        mesh = trimesh.load_mesh(str(p), process=False)
+    except (ValueError, KeyError, IndexError, struct.error, OSError) as exc:
+        raise InputError(f"cannot read the mesh: {exc}", path=src) from exc
+    if isinstance(mesh, trimesh.Scene):
+        mesh = mesh.to_geometry()
+    faces = np.asarray(getattr(mesh, "faces", np.empty((0, 3))), dtype=np.int64)
+    if faces.ndim != 2 or len(faces) == 0:
+        raise InputError("expected triangles, got none", path=src)
+    vertices = np.asarray(mesh.vertices, dtype=float) * scale
+    if not np.all(np.isfinite(vertices)):
+        raise InputError("expected finite vertex coordinates, got NaN or infinity", path=src)
+    return MeshData(vertices=vertices, faces=faces, path=src, metres_per_unit=scale)
+
+
+def stl_bytes(vertices: ArrayLike, faces: ArrayLike, header: str = "") -> bytes:
+    """Binary STL of a triangle mesh (float32 coordinates, outward normals from the corner order).
+
+    Parameters
+    ----------
+    vertices
+        ``(n, 3)`` in the unit the file should have (metres for thermocomp's meshes).
+    faces
+        ``(m, 3)`` vertex indices, counter-clockwise seen from outside.
+    header
+        Up to 80 ASCII characters (it must not start with ``solid``).
+    """
+    v = check_array(vertices, (None, 3), "STL vertices")
+    f = np.asarray(faces, dtype=np.int64)
+    text = header.encode("ascii")[:80]
+    if text.lower().startswith(b"solid"):
+        raise InputError("STL header: a binary STL header must not start with 'solid'")
+    tri = v[f].astype(np.float32)
+    n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]).astype(np.float64)
+    norm = np.linalg.norm(n, axis=1, keepdims=True)
+    n = np.divide(n, norm, out=np.zeros_like(n), where=norm > 0)
+    record = np.zeros(len(f), dtype=[("n", "<f4", 3), ("v", "<f4", (3, 3)), ("attr", "<u2")])
+    record["n"] = n
+    record["v"] = tri
+    return text.ljust(80, b" ") + struct.pack("<I", len(f)) + record.tobytes()
+
+
+def write_stl(path: PathLike, vertices: ArrayLike, faces: ArrayLike, header: str = "") -> None:
+    """Write :func:`stl_bytes` to ``path`` atomically (temporary file beside it, then rename)."""
+    data = stl_bytes(vertices, faces, header)
+    dest = Path(path)
+    directory = dest.parent if str(dest.parent) else Path(".")
+    if not directory.is_dir():
+        raise InputError("cannot write: the folder does not exist", path=str(dest))
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would hide a data file from other users
+        os.replace(tmp, dest)
+    except BaseException:
+        # Cleanup only: the exception is re-raised unchanged.
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+# --- where a robot's meshes are ---------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class MeshRef:
+    """One mesh file of a link and where it sits.
+
+    Attributes
+    ----------
+    link
+        The link it belongs to: ``base``, ``link1`` .. ``linkn`` (the link
+        frames of docs/conventions.md), or a URDF link name before mapping.
+    path
+        The mesh file.
+    T_link_mesh
+        Pose of the mesh file's frame in the link frame, ``(4, 4)`` [m].
+    metres_per_unit
+        Metres per mesh-file unit.
+    """
+
+    link: str
+    path: Path
+    T_link_mesh: FloatArray
+    metres_per_unit: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "T_link_mesh", check_transform(self.T_link_mesh, f"{self.path} T_link_mesh"))
+        object.__setattr__(self, "metres_per_unit", _check_scale(self.metres_per_unit, str(self.path)))
+
+
+def _check_folder(folder: PathLike) -> Path:
+    d = Path(folder)
+    if not d.is_dir():
+        raise InputError("expected a folder of mesh files, got " + ("a file" if d.exists() else "nothing"), path=str(d))
+    return d
+
+
+def mesh_refs_from_folder(folder: PathLike, link_names: Sequence[str], metres_per_unit: float) -> list[MeshRef]:
+    """One mesh per link from files named after the links (``base.stl``, ``link1.stl`` ...), in the link frames.
+
+    Raises
+    ------
+    InputError
+        Naming the folder: a link without a file (listing the names
+        expected), or a link with files of several types.
+    """
+    d = _check_folder(folder)
+    refs = []
+    missing = []
+    for link in link_names:
+        found = [d / f"{link}{s}" for s in MESH_SUFFIXES if (d / f"{link}{s}").is_file()]
+        found += [q for q in d.glob(f"{link}.*") if q.suffix.lower() in MESH_SUFFIXES and q not in found]
+        if not found:
+            missing.append(link)
+        elif len(found) > 1:
+            raise InputError(f"link {link!r}: expected one mesh file, got {sorted(q.name for q in found)}", path=str(d))
+        else:
+            refs.append(MeshRef(link, found[0], np.eye(4), metres_per_unit))
+    if missing:
+        raise InputError(
+            f"expected a mesh file per link named <link>{'|'.join(MESH_SUFFIXES)}, got none for {', '.join(missing)} "
+            f"(the folder has {sorted(q.name for q in d.iterdir() if q.suffix.lower() in MESH_SUFFIXES) or 'no mesh files'}); "
+            "for other names give a mesh map",
+            path=str(d),
+        )
+    return refs
+
+
+def read_mesh_map(path: PathLike, folder: PathLike, link_names: Sequence[str], metres_per_unit: float) -> list[MeshRef]:
+    """The meshes of a robot from a mesh map: which file belongs to which link, and its pose.
+
+    A mesh map is a CSV (``#`` lines are comments, for provenance)::
+
+        link,mesh,x_mm,y_mm,z_mm,rx_deg,ry_deg,rz_deg
+        link1,link_1.stl,0,0,77.5,0,0,0
+
+    One row per mesh file (a link may have several); ``mesh`` is relative to
+    ``folder``; ``x..z`` [mm] and ``rx..rz`` [deg] give ``T_link_mesh``, the
+    pose of the mesh file's frame in the link frame, rotation ``R = Rx @ Ry
+    @ Rz`` (Euler xyz as in the robot tables, docs/conventions.md).
+
+    Raises
+    ------
+    InputError
+        Naming file, line and column: bad header or numbers, an unknown link,
+        a missing mesh file, or a link without any row.
+    """
+    src = str(path)
+    d = _check_folder(folder)
+    rows = list(iter_rows(path))
+    if not rows:
+        raise InputError("expected a header and rows, got an empty file", path=src)
+    header_line, header = rows[0]
+    idx = check_header(header, MESH_MAP_COLUMNS, [], src, header_line)
+    refs = []
+    for line, cells in rows[1:]:
+        if len(cells) != len(header):
+            raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=line)
+        link = cells[idx["link"]].strip()
+        if link not in link_names:
+            raise InputError(f"expected a link among {', '.join(link_names)}, got {link!r}", path=src, row=line, column="link")
+        mesh = d / cells[idx["mesh"]].strip()
+        if not mesh.is_file():
+            raise InputError(f"mesh file {str(mesh)!r} not found", path=src, row=line, column="mesh")
+        # / 1000 (not * 1e-3) gives the double nearest the typed millimetres
+        xyz = [parse_float(cells[idx[c]], src, line, c) / 1000.0 for c in ("x_mm", "y_mm", "z_mm")]
+        rpy = [math.radians(parse_float(cells[idx[c]], src, line, c)) for c in ("rx_deg", "ry_deg", "rz_deg")]
+        refs.append(MeshRef(link, mesh, transform(matrix_from_euler_xyz(rpy), xyz), metres_per_unit))
+    missing = [name for name in link_names if name not in {r.link for r in refs}]
+    if missing:
+        raise InputError(f"expected at least one mesh for every link, got none for {', '.join(missing)}", path=src)
+    return refs
+
+
+# --- meshes referenced by a URDF -----------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class UrdfMesh:
+    """A ``<visual>`` or ``<collision>`` mesh of a URDF link, with the link's pose at the zero pose.
+
+    Attributes
+    ----------
+    urdf_link
+        The URDF link carrying the mesh.
+    body
+        The rigid body of the chain it moves with: 0 for the base (links
+        joined to the base link by fixed joints), ``i`` for the child of the
+        chain's ``i``-th revolute joint and links fixed to it.
+    T_base_link
+        Pose of the URDF link frame in the URDF base link frame at the zero
+        pose (all joint positions 0), ``(4, 4)`` [m].
+    ref
+        The mesh file, its pose ``T_link_mesh`` in the URDF link frame
+        (``<origin>``), and its scale (metres per unit).
+    """
+
+    urdf_link: str
+    body: int
+    T_base_link: FloatArray
+    ref: MeshRef
+
+
+def _origin(elem: ET.Element | None, what: str, src: str) -> FloatArray:
+    def floats(text: str | None) -> list[float]:
+        if text is None:
+            return [0.0, 0.0, 0.0]
+        try:
+            values = [float(v) for v in text.split()]
+        except ValueError:
+            values = []
+        if len(values) != 3 or not all(math.isfinite(v) for v in values):
+            raise InputError(f"{what} <origin>: expected 3 finite numbers, got {text!r}", path=src)
+        return values
+
+    if elem is None:
+        return np.eye(4)
+    return transform(matrix_from_urdf_rpy(floats(elem.get("rpy"))), floats(elem.get("xyz")))
+
+
+def _resolve(filename: str, urdf_dir: Path, package_dirs: Mapping[str, PathLike], what: str, src: str) -> Path:
+    url = urlparse(filename)
+    if url.scheme == "package":
+        if url.netloc not in package_dirs:
+            raise InputError(
+                f"{what}: mesh {filename!r} is in ROS package {url.netloc!r}, whose folder was not given; "
+                f"give it as package_dirs={{{url.netloc!r}: folder}} (command line: --package {url.netloc}=FOLDER)",
+                path=src,
+            )
+        return Path(package_dirs[url.netloc]) / unquote(url.path.lstrip("/"))
+    if url.scheme == "file":
+        return Path(unquote(url.path))
+    if url.scheme and len(url.scheme) > 1:  # (a one-letter scheme is a Windows drive)
+        raise InputError(f"{what}: expected a file path, file:// or package:// mesh, got {filename!r}", path=src)
+    p = Path(filename)
+    return p if p.is_absolute() else urdf_dir / p
+
+
+@dataclass(frozen=True, eq=False)
+class UrdfMeshes:
+    """The meshes of a URDF and the chain they hang on.
+
+    Attributes
+    ----------
+    chain
+        The URDF's serial chain in table form (:func:`thermocomp.io.urdf.read_urdf`
+        from the base link to ``tip_link``), in the URDF base link's frame.
+    meshes
+        Every ``<visual>`` (or ``<collision>``) mesh of the links rigidly
+        attached to the base or to a chain link.
+    tip_link
+        The tip link used.
+    """
+
+    chain: Chain
+    meshes: tuple[UrdfMesh, ...]
+    tip_link: str
+
+
+def read_urdf_meshes(
+    path: PathLike,
+    kind: str = "visual",
+    package_dirs: Mapping[str, PathLike] | None = None,
+    tip_link: str | None = None,
+) -> UrdfMeshes:
+    """The ``<visual>`` (or ``<collision>``) meshes of a URDF and where each sits at the zero pose.
+
+    The chain runs from the root (or the link below a ``world`` root, as
+    :func:`thermocomp.io.urdf.read_urdf` takes it) to ``tip_link``. Every link
+    rigidly attached to the base or to a chain link (through fixed joints)
+    contributes its meshes to that body.
+
+    Parameters
+    ----------
+    path
+        URDF file (xacro expanded).
+    kind
+        ``"visual"`` or ``"collision"``.
+    package_dirs
+        Folder of each ROS package named in ``package://`` mesh URIs.
+        Relative file names are relative to the URDF's folder.
+    tip_link
+        End of the chain. Default: the leaf link with the most revolute
+        joints above it, when only one leaf has that many (ROS-Industrial
+        descriptions hang fixed frames such as ``base`` off the base link:
+        those leaves carry no joint).
+
+    Raises
+    ------
+    InputError
+        Naming the URDF (and link): a non-mesh geometry, a non-uniform or
+        negative scale, a missing mesh file, an unresolved package, a mesh on
+        a link that moves with a joint off the chain, an ambiguous tip.
+    """
+    if kind not in ("visual", "collision"):
+        raise InputError(f"mesh kind: expected 'visual' or 'collision', got {kind!r}")
+    src = str(path)
+    try:
+        root_elem = ET.parse(path).getroot()
+    except (ET.ParseError, OSError) as exc:
+        raise InputError(f"cannot read the URDF: {exc}", path=src) from exc
+    package_dirs = {} if package_dirs is None else dict(package_dirs)
+    joints: dict[str, tuple[str, str, str, FloatArray]] = {}
+    for j in root_elem.findall("joint"):
+        parent, child = j.find("parent"), j.find("child")
+        if parent is None or child is None:
+            raise InputError(f"joint {j.get('name')!r}: expected <parent> and <child>", path=src)
+        joints[child.get("link", "")] = (j.get("name", ""), (j.get("type") or "").strip(), parent.get("link", ""),
+                                         _origin(j.find("origin"), f"joint {j.get('name')!r}", src))
+
+    def path_to_root(link: str) -> list[tuple[str, str, FloatArray]]:
+        out = []
+        while link in joints:
+            name, kind_, parent, T = joints[link]
+            out.append((name, kind_, T))
+            link = parent
+        return out[::-1]
+
+    links = [e.get("name", "") for e in root_elem.findall("link")]
+    roots = [name for name in links if name not in joints]
+    if len(roots) != 1:
+        raise InputError(f"expected one root link, got {roots}", path=src)
+    root = roots[0]
+    base = root
+    below_root = [c for c, (_, _, parent, _) in joints.items() if parent == root]
+    if root == "world" and len(below_root) == 1 and joints[below_root[0]][1] == "fixed":
+        base = below_root[0]
+    if tip_link is None:
+        parents = {parent for (_, _, parent, _) in joints.values()}
+        leaves = [name for name in links if name not in parents]
+        count = {leaf: sum(k != "fixed" for _, k, _ in path_to_root(leaf)) for leaf in leaves}
+        most = max(count.values())
+        best = [leaf for leaf in leaves if count[leaf] == most]
+        if len(best) != 1:
+            raise InputError(f"the chain's tip is ambiguous: leaves {best} each have {most} joints above them; "
+                             "give the tip link (--tip-link)", path=src)
+        tip_link = best[0]
+    chain = read_urdf(path, tip_link=tip_link)
+    T_root_base = np.eye(4)
+    for _, _, T in path_to_root(base):
+        T_root_base = T_root_base @ T
+    T_base_root = invert_transform(T_root_base)
+
+    out: list[UrdfMesh] = []
+    urdf_dir = Path(path).resolve().parent
+    for link_elem in root_elem.findall("link"):
+        name = link_elem.get("name", "")
+        what = f"link {name!r}"
+        elements = link_elem.findall(kind)
+        if not elements:
+            continue
+        steps = path_to_root(name)
+        movable = [j for j, k, _ in steps if k != "fixed"]
+        if movable != list(chain.joint_names[: len(movable)]):
+            on_chain = list(chain.joint_names) + [""] * len(movable)
+            off = next(j for j, c in zip(movable, on_chain) if j != c)
+            raise InputError(f"{what} has a {kind} mesh but moves with joint {off!r}, which is not on the chain "
+                             f"{', '.join(chain.joint_names)}; remove it from the URDF", path=src)
+        T_root_link = np.eye(4)
+        for _, _, T in steps:
+            T_root_link = T_root_link @ T
+        for element in elements:
+            geometry = element.find("geometry")
+            mesh = None if geometry is None else geometry.find("mesh")
+            if mesh is None or not mesh.get("filename"):
+                shape = "nothing" if geometry is None or len(geometry) == 0 else f"<{geometry[0].tag}>"
+                raise InputError(f"{what}: expected <{kind}><geometry><mesh filename=...>, got {shape}; "
+                                 "only meshes are supported", path=src)
+            scale_text = mesh.get("scale", "1 1 1")
+            try:
+                scale = [float(s) for s in scale_text.split()]
+            except ValueError:
+                scale = []
+            if len(scale) != 3 or not all(math.isfinite(s) and s > 0 for s in scale) or max(scale) != min(scale):
+                raise InputError(f"{what}: expected a uniform positive mesh scale 's s s', got {scale_text!r}", path=src)
+            file = _resolve(mesh.get("filename", ""), urdf_dir, package_dirs, what, src)
+            if not file.is_file():
+                raise InputError(f"{what}: mesh file {str(file)!r} not found", path=src)
+            ref = MeshRef(name, file, _origin(element.find("origin"), f"{what} <{kind}>", src), scale[0])
+            out.append(UrdfMesh(name, len(movable), T_base_root @ T_root_link, ref))
+    return UrdfMeshes(chain, tuple(out), tip_link)
+
+
+__all__ = [
+    "MESH_MAP_COLUMNS",
+    "MESH_SUFFIXES",
+    "UNITS",
+    "MeshData",
+    "MeshRef",
+    "UrdfMesh",
+    "UrdfMeshes",
+    "mesh_refs_from_folder",
+    "metres_per_unit_from_name",
+    "read_mesh",
+    "read_mesh_map",
+    "read_urdf_meshes",
+    "stl_bytes",
+    "write_stl",
+]
