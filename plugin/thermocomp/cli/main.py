@@ -22,6 +22,7 @@ COMMANDS = (
     "thermocomp.cli.robot",
     "thermocomp.cli.inertia",
     "thermocomp.cli.coppeliasim",
+    "thermocomp.cli.sim",
 )
 
 __all__ = ["EXIT_FAILED_ROWS", "EXIT_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "build_parser", "main", "run"]

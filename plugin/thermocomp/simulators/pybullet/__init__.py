@@ -1,1 +1,80 @@
-"""PyBullet: the deformed robot in a real simulator (headless and GUI)."""
+"""PyBullet: the deformed robot in a real simulator (headless and GUI).
+
+A thin adapter (STYLE.md, practice 7): PyBullet is imported only when a
+client is opened (:func:`open_client`), never by importing this package.
+PyBullet's quaternions are ``(x, y, z, w)`` (:mod:`.conversions`);
+thermocomp's are ``(w, x, y, z)``. Conventions: docs/conventions.md; how to
+use it: docs/pybullet.md; scene files: docs/scenes.md.
+
+The one-call entry points::
+
+    from thermocomp.simulators.pybullet import load_setup, measure, save_screenshot, run_gui
+    setup = load_setup("irb140", "deformations/exaggerated.csv", "examples/targets_random50.csv",
+                       scene="scenes/irb140_paper_cell.toml")
+    measurement, report = measure(setup, "measured.csv")    # the simulated laser tracker
+    save_screenshot(setup, "cell.png", magnification=50)    # TinyRenderer, no display
+    run_gui(setup)                                          # PyBullet's window
+"""
+
+from thermocomp.simulators.pybullet.cell import (
+    Cell,
+    Screenshot,
+    SimSetup,
+    check_collisions,
+    compensate_setup,
+    load_setup,
+    measure,
+    save_screenshot,
+)
+from thermocomp.simulators.pybullet.client import (
+    Client,
+    SimulatorUnavailable,
+    connect,
+    open_client,
+)
+from thermocomp.simulators.pybullet.collision import (
+    CollisionOptions,
+    CollisionReport,
+    check_program_collisions,
+)
+from thermocomp.simulators.pybullet.geometry import RobotGeometry, robot_geometry
+from thermocomp.simulators.pybullet.gui import run_gui
+from thermocomp.simulators.pybullet.robot import (
+    DeformedRobot,
+    RobotBody,
+    load_model,
+    load_urdf_body,
+)
+from thermocomp.simulators.pybullet.tracker import (
+    TrackerMeasurement,
+    measure_program,
+    write_tracker_csv,
+)
+
+__all__ = [
+    "Cell",
+    "Client",
+    "CollisionOptions",
+    "CollisionReport",
+    "DeformedRobot",
+    "RobotBody",
+    "RobotGeometry",
+    "Screenshot",
+    "SimSetup",
+    "SimulatorUnavailable",
+    "TrackerMeasurement",
+    "check_collisions",
+    "check_program_collisions",
+    "compensate_setup",
+    "connect",
+    "load_model",
+    "load_setup",
+    "load_urdf_body",
+    "measure",
+    "measure_program",
+    "open_client",
+    "robot_geometry",
+    "run_gui",
+    "save_screenshot",
+    "write_tracker_csv",
+]

@@ -1,0 +1,388 @@
+"""A robot cell in PyBullet: inputs read once, the scene, the deformed robot and its ghost.
+
+:func:`load_setup` reads and validates everything a simulation needs (robot,
+deformation table, targets, scene, meshes) into a :class:`SimSetup`. The
+three ways of using it are one call each:
+
+* :func:`measure` (``thermocomp sim --headless``): compensate, play the
+  program in PyBullet DIRECT and write what the simulator measured;
+* :func:`check_collisions`: the corrected program against the robot itself
+  and the cell;
+* :func:`save_screenshot` (``--screenshot``): a TinyRenderer picture;
+
+and :func:`thermocomp.simulators.pybullet.gui.run_gui` opens the GUI.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from thermocomp._typing import FloatArray, PathLike
+from thermocomp.compensation.compensate import CompensationOptions
+from thermocomp.compensation.program import Program
+from thermocomp.deformation.table import DeformationTable
+from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.io.deformation_csv import read_deformation_csv
+from thermocomp.io.scene_file import (
+    EMPTY_SCENE,
+    MeshMap,
+    Scene,
+    read_mesh_map,
+    read_scene,
+)
+from thermocomp.io.targets_csv import read_targets_csv
+from thermocomp.kinematics.model import nominal_model
+from thermocomp.pipeline import CompensationReport, run_compensation
+from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
+from thermocomp.robot.chain import Chain
+from thermocomp.simulators.pybullet.client import Client, connect
+from thermocomp.simulators.pybullet.collision import (
+    CollisionOptions,
+    CollisionReport,
+    check_program_collisions,
+)
+from thermocomp.simulators.pybullet.geometry import RobotGeometry, robot_geometry
+from thermocomp.simulators.pybullet.render import (
+    Camera,
+    camera_framing,
+    render_cell,
+    scene_points,
+    write_png,
+)
+from thermocomp.simulators.pybullet.robot import (
+    GHOST_RGBA,
+    DeformedRobot,
+    RobotBody,
+    load_model,
+    unique_urdf_path,
+)
+from thermocomp.simulators.pybullet.scene import SceneBodies, load_scene
+from thermocomp.simulators.pybullet.tracker import (
+    TrackerMeasurement,
+    measure_program,
+    write_tracker_csv,
+)
+
+#: Radius of the target markers in pictures [m].
+TARGET_MARKER_RADIUS = 0.006
+#: Colour of the target markers.
+TARGET_RGBA = (0.85, 0.1, 0.1, 1.0)
+
+
+@dataclass(frozen=True, eq=False)
+class SimSetup:
+    """Validated inputs of a simulation.
+
+    Attributes
+    ----------
+    chain
+        The robot, standing where the scene puts it (``T_world_base``
+        includes the scene's placement).
+    robot
+        The robot as given: a built-in name or a robot file path.
+    table
+        Full deformation table, SI.
+    program
+        Targets in the world frame.
+    scene
+        The cell (:data:`~thermocomp.io.scene_file.EMPTY_SCENE` when none).
+    options
+        Time law, minutes and solver settings of the compensation.
+    mesh_map
+        The user's link meshes, or ``None`` (built-in envelopes or primitives).
+    """
+
+    chain: Chain
+    robot: str
+    table: DeformationTable
+    program: Program
+    scene: Scene = EMPTY_SCENE
+    options: CompensationOptions = field(default_factory=CompensationOptions)
+    mesh_map: MeshMap | None = None
+
+    @property
+    def minutes(self) -> FloatArray:
+        """The program's minutes [min]: the targets' own times, or the options' grid, sorted and distinct."""
+        if self.program.time_min is not None:
+            return np.unique(self.program.time_min)
+        return np.asarray(self.options.minutes, dtype=float)
+
+    def fraction(self, minute: float) -> float:
+        """Share of the table applied at ``minute`` [min] (the options' time law)."""
+        return float(self.options.time_law.fraction(minute))
+
+    def geometry(self, cache_dir: PathLike) -> RobotGeometry:
+        """The robot's link meshes (mesh map, else built-in envelopes, else primitives in ``cache_dir``)."""
+        builtin = self.robot if self.robot in BUILTIN_ROBOTS else None
+        return robot_geometry(self.chain, cache_dir, robot=builtin, mesh_map=self.mesh_map)
+
+
+def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targets: PathLike | Program, *,
+               scene: PathLike | Scene | None = None, meshes: PathLike | None = None,
+               options: CompensationOptions | None = None,
+               fixed_orientation: FloatArray | None = None) -> SimSetup:
+    """Read and check the inputs of a simulation.
+
+    Parameters
+    ----------
+    robot
+        Built-in name (``irb140``, ``gofa``, ``ur5``) or a robot file; ``None``
+        takes the scene's ``[robot] model``.
+    deformation
+        The paper's deformation CSV [mm, deg] or a table.
+    targets
+        Targets CSV (world frame) or a program.
+    scene
+        Scene file (docs/scenes.md) or a scene; ``None``: the robot alone.
+    meshes
+        A mesh map file (the user's CAD); overrides the scene's.
+    options
+        Compensation settings (time law, minutes).
+    fixed_orientation
+        ``R_world_tcp`` ``(3, 3)`` for position-only target files.
+
+    Raises
+    ------
+    InputError
+        Any reader's located error; no robot named; a robot that differs
+        from the one the scene is made for.
+    """
+    scene_ = scene if isinstance(scene, Scene) else (EMPTY_SCENE if scene is None else read_scene(scene))
+    wanted = scene_.robot.model
+    if robot is None:
+        if wanted is None:
+            raise InputError("no robot given: name one (--robot) or use a scene whose [robot] has a model",
+                             path=None if scene is None else scene_.source)
+        robot = wanted
+    elif wanted is not None and not _same_robot(robot, wanted):
+        raise InputError(f"the scene is made for the robot {wanted!r}, got {robot!r}; choose a scene for that "
+                         "robot or leave the robot out to take the scene's", path=scene_.source)
+    chain = scene_.place(load_robot(robot))
+    table = (deformation if isinstance(deformation, DeformationTable)
+             else read_deformation_csv(deformation, n_joints=chain.n_joints))
+    table.check_matches(chain.n_joints, chain.name)
+    program = (targets if isinstance(targets, Program)
+               else read_targets_csv(targets, fixed_orientation=fixed_orientation, n_joints=chain.n_joints))
+    mesh_map = read_mesh_map(meshes) if meshes is not None else scene_.robot.meshes
+    return SimSetup(chain=chain, robot=str(robot), table=table, program=program, scene=scene_,
+                    options=CompensationOptions() if options is None else options, mesh_map=mesh_map)
+
+
+def _same_robot(a: str, b: str) -> bool:
+    if a in BUILTIN_ROBOTS or b in BUILTIN_ROBOTS:
+        return a == b
+    return Path(a).resolve() == Path(b).resolve()
+
+
+def compensate_setup(setup: SimSetup, *, allow_failures: bool = False,
+                     progress: Callable[[int, int], None] | None = None) -> CompensationReport:
+    """Run the core compensation (:func:`thermocomp.pipeline.run_compensation`) and keep every row.
+
+    Returns
+    -------
+    thermocomp.pipeline.CompensationReport
+        With ``chunks`` (every row) and ``target_names``.
+
+    Raises
+    ------
+    thermocomp.pipeline.CompensationFailed
+        Rows failed and ``allow_failures`` is False.
+    """
+    return run_compensation(setup.chain, setup.table, setup.program, None, options=setup.options,
+                            allow_failures=allow_failures, keep_results=True, progress=progress)
+
+
+class Cell:
+    """The scene, the deformed robot and (optionally) the nominal ghost in one PyBullet client.
+
+    Parameters
+    ----------
+    setup
+        The inputs.
+    client
+        An open connection (DIRECT or GUI).
+    workdir
+        Folder for regenerated URDFs and generated meshes (created if missing).
+    ghost
+        Also load the nominal robot as a translucent ghost that collides with nothing.
+    """
+
+    def __init__(self, setup: SimSetup, client: Client, workdir: PathLike, *, ghost: bool = True) -> None:
+        self.setup = setup
+        self.client = client
+        self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.geometry = setup.geometry(self.workdir / "meshes")
+        self.scene: SceneBodies = load_scene(client, setup.scene)
+        self.robot = DeformedRobot(client, setup.chain, setup.table, self.workdir, self.geometry,
+                                   composition=setup.options.composition)
+        self.ghost: RobotBody | None = None
+        if ghost:
+            self.ghost = load_model(client, nominal_model(setup.chain), unique_urdf_path(self.workdir, "ghost"),
+                                    self.geometry, cached_graphics=client.gui)
+            self.ghost.set_rgba(GHOST_RGBA)
+            self.ghost.disable_collisions()
+            self.ghost.set_q(setup.chain.home)
+        self.markers: list[int] = []
+
+    def set_q(self, q: FloatArray) -> None:
+        """Pose the deformed robot and the ghost at controller angles ``q`` [rad] ``(n,)``."""
+        self.robot.set_q(q)
+        if self.ghost is not None:
+            self.ghost.set_q(q)
+
+    def add_target_markers(self) -> None:
+        """Small spheres at the targets (visible in TinyRenderer pictures, unlike debug lines)."""
+        pb, cid = self.client.pb, self.client.id
+        shape = pb.createVisualShape(pb.GEOM_SPHERE, radius=TARGET_MARKER_RADIUS, rgbaColor=list(TARGET_RGBA),
+                                     physicsClientId=cid)
+        positions = self.setup.program.p_world_tcp.tolist()
+        made = pb.createMultiBody(baseMass=0.0, baseVisualShapeIndex=shape, batchPositions=positions,
+                                  physicsClientId=cid)
+        self.markers = list(made) if isinstance(made, (list, tuple)) else [made]
+
+    def framing_points(self) -> FloatArray:
+        """Points a picture must show [m] ``(k, 3)``: every body's bounding box and the targets."""
+        return np.vstack([scene_points(self.client), self.setup.program.p_world_tcp])
+
+    def close(self) -> None:
+        """Remove the robots and markers (the scene's bodies and the client belong to the caller)."""
+        self.robot.remove()
+        if self.ghost is not None:
+            self.ghost.remove()
+            self.ghost = None
+        for marker in self.markers:
+            self.client.pb.removeBody(marker, physicsClientId=self.client.id)
+        self.markers = []
+
+
+def measure(setup: SimSetup, out: PathLike | None = None, *, report: CompensationReport | None = None,
+            allow_failures: bool = False, progress: Callable[[int, int], None] | None = None
+            ) -> tuple[TrackerMeasurement, CompensationReport]:
+    """Compensate (unless ``report`` is given), play in PyBullet DIRECT, write the measurement CSV.
+
+    Parameters
+    ----------
+    setup
+        The inputs.
+    out
+        CSV of the measurement (:func:`write_tracker_csv`); ``None``: write nothing.
+    report
+        A :class:`thermocomp.pipeline.CompensationReport` with chunks, to reuse.
+
+    Returns
+    -------
+    measurement : TrackerMeasurement
+    report : thermocomp.pipeline.CompensationReport
+    """
+    from thermocomp.io.atomic import check_not_input
+
+    if out is not None:
+        check_not_input(out, [p for p in (setup.program.source, setup.table.source) if Path(str(p)).exists()])
+    if report is None:
+        report = compensate_setup(setup, allow_failures=allow_failures, progress=progress)
+    with connect("direct") as client, tempfile.TemporaryDirectory(prefix="thermocomp_sim_") as work:
+        measurement = measure_program(client, setup.chain, setup.table, setup.program, report.chunks, work,
+                                      composition=setup.options.composition)
+    if out is not None:
+        write_tracker_csv(measurement, out)
+    return measurement, report
+
+
+def check_collisions(setup: SimSetup, report: CompensationReport,
+                     options: CollisionOptions | None = None) -> CollisionReport:
+    """Check the corrected configurations of ``report`` against the robot itself and the scene (DIRECT)."""
+    with connect("direct") as client, tempfile.TemporaryDirectory(prefix="thermocomp_sim_") as work:
+        geometry = setup.geometry(Path(work) / "meshes")
+        bodies = load_scene(client, setup.scene)
+        return check_program_collisions(client, setup.chain, setup.table, setup.program.names, report.chunks,
+                                        geometry, bodies, work, options=options,
+                                        composition=setup.options.composition)
+
+
+@dataclass(frozen=True)
+class Screenshot:
+    """What :func:`save_screenshot` drew.
+
+    Attributes
+    ----------
+    path
+        The PNG.
+    camera
+        The camera used.
+    minute, magnification
+        Deformation shown.
+    robot_pixels
+        Pixels where the deformed robot is seen.
+    geometry
+        Where the robot's meshes came from.
+    reload_seconds
+        Duration of loading the deformed robot [s].
+    """
+
+    path: Path
+    camera: Camera
+    minute: float
+    magnification: float
+    robot_pixels: int
+    geometry: str
+    reload_seconds: float
+
+
+def save_screenshot(setup: SimSetup, path: PathLike, *, minute: float | None = None, magnification: float = 1.0,
+                    q: FloatArray | None = None, ghost: bool = True, targets: bool = True,
+                    camera: Camera | None = None, width: int = 960, height: int = 720) -> Screenshot:
+    """A TinyRenderer picture of the cell with the deformed robot (no display needed).
+
+    Parameters
+    ----------
+    setup
+        The inputs.
+    path
+        PNG to write (completely or not at all).
+    minute
+        Minute of the deformation shown [min]; default the program's last.
+    magnification
+        Display factor of the deformation (1 to 1000).
+    q
+        Controller angles [rad] ``(n,)``; default the robot's home configuration.
+    ghost
+        Draw the nominal robot translucent over the deformed one.
+    targets
+        Mark the targets with small red spheres.
+    camera
+        Default: framing the robot's reach, the scene and the targets.
+    """
+    minute = float(setup.minutes[-1]) if minute is None else float(minute)
+    if minute < 0:
+        raise ConfigurationError(f"minute: expected >= 0, got {minute:g}")
+    q = setup.chain.home if q is None else np.asarray(q, dtype=float)
+    with connect("direct") as client, tempfile.TemporaryDirectory(prefix="thermocomp_sim_") as work:
+        cell = Cell(setup, client, work, ghost=ghost)
+        cell.set_q(q)
+        body = cell.robot.show(setup.fraction(minute), magnification)
+        if targets:
+            cell.add_target_markers()
+        cam = camera if camera is not None else camera_framing(client, cell.framing_points(), width=width, height=height)
+        rgb, seg = render_cell(client, cam, ghost=cell.ghost)
+        written = write_png(path, rgb)
+        return Screenshot(path=written, camera=cam, minute=minute, magnification=magnification,
+                          robot_pixels=int(np.count_nonzero(seg == body.body)), geometry=cell.geometry.source,
+                          reload_seconds=cell.robot.reload_seconds[-1])
+
+
+__all__ = [
+    "Cell",
+    "Screenshot",
+    "SimSetup",
+    "check_collisions",
+    "compensate_setup",
+    "load_setup",
+    "measure",
+    "save_screenshot",
+]

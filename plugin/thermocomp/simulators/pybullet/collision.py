@@ -1,0 +1,270 @@
+"""Collision checks of a compensated program: the robot against itself and the cell (seed 004, Section 3-3).
+
+For every row (minute, target) whose compensation converged, the deformed
+robot of that minute is posed at the corrected angles and PyBullet's
+``getClosestPoints`` measures
+
+* **self**: every pair of links that are not neighbours in the chain
+  (``base``, ``link1`` .. ``linkn``; a link and its parent always touch at
+  their joint, so adjacent pairs are skipped);
+* **cell**: every link against every scene object with ``collide = true``,
+  except the object the robot is mounted on (``[robot] mount``), which its
+  ``base`` and ``link1`` touch by design.
+
+A pair is reported when its distance is at most the clearance; a negative
+distance is a penetration depth (a collision). Seed 004 proposes separating
+axis tests on oriented boxes; PyBullet's GJK/EPA on the links' convex hulls
+is the same family of test on tighter shapes. Distances are PyBullet's
+(single precision, far below any clearance worth asking for).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from thermocomp._typing import FloatArray, PathLike
+from thermocomp.compensation.compensate import CompensationChunk
+from thermocomp.deformation.table import DeformationTable
+from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.io.atomic import atomic_open
+from thermocomp.kinematics.ik import Status
+from thermocomp.robot.chain import Chain
+from thermocomp.simulators.pybullet.client import Client
+from thermocomp.simulators.pybullet.geometry import RobotGeometry, link_names
+from thermocomp.simulators.pybullet.robot import DeformedRobot, RobotBody
+from thermocomp.simulators.pybullet.scene import SceneBodies
+
+#: Links that may touch the object the robot is mounted on.
+MOUNT_LINKS = ("base", "link1")
+
+
+@dataclass(frozen=True)
+class CollisionOptions:
+    """Settings of a collision check.
+
+    Parameters
+    ----------
+    clearance
+        Report pairs closer than this [m], >= 0 (0: only touching or
+        penetrating pairs).
+    self_collision
+        Check non-adjacent links of the robot against each other.
+    cell
+        Check the robot against the scene's objects.
+    """
+
+    clearance: float = 0.0
+    self_collision: bool = True
+    cell: bool = True
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.clearance) and self.clearance >= 0):
+            raise ConfigurationError(f"clearance: expected a distance >= 0 m, got {self.clearance!r}")
+
+
+@dataclass(frozen=True, eq=False)
+class CollisionReport:
+    """Pairs that collide or pass within the clearance, one entry per (row, pair).
+
+    Attributes
+    ----------
+    names
+        Target names; ``target`` indexes them.
+    options
+        The check's settings.
+    n_rows
+        Configurations checked.
+    minute, target
+        Row of each entry, ``(h,)``.
+    kind
+        ``"self"`` or ``"cell"`` per entry.
+    link, other
+        The robot link and the other link or scene object, per entry.
+    distance
+        Smallest distance of the pair [m], ``(h,)``; negative: penetration depth.
+    skipped
+        Rows not checked because their compensation failed.
+    """
+
+    names: tuple[str, ...]
+    options: CollisionOptions
+    n_rows: int
+    minute: FloatArray
+    target: np.ndarray
+    kind: tuple[str, ...]
+    link: tuple[str, ...]
+    other: tuple[str, ...]
+    distance: FloatArray
+    skipped: int = 0
+    pairs_checked: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+    @property
+    def n_hits(self) -> int:
+        return int(self.distance.size)
+
+    def flagged_rows(self) -> list[tuple[float, int]]:
+        """The distinct (minute, target index) rows with at least one entry, in row order."""
+        seen: dict[tuple[float, int], None] = {}
+        for m, t in zip(self.minute.tolist(), self.target.tolist()):
+            seen[(m, t)] = None
+        return list(seen)
+
+    def text(self, limit: int = 20) -> str:
+        """Summary and the first ``limit`` entries."""
+        c = self.options.clearance
+        what = [w for w, on in (("itself (non-adjacent links)", self.options.self_collision),
+                                ("the cell", self.options.cell)) if on]
+        rows = self.flagged_rows()
+        lines = [f"collision check against {' and '.join(what)}, clearance {c * 1e3:g} mm: "
+                 f"{self.n_rows:,} configurations, {len(rows):,} flagged"
+                 + (f" ({self.skipped:,} rows not checked: compensation failed)" if self.skipped else "")]
+        for i in range(min(limit, self.n_hits)):
+            verdict = "collision" if self.distance[i] <= 0 else "within clearance"
+            lines.append(f"  minute {self.minute[i]:g}, target {self.names[int(self.target[i])]}: "
+                         f"{self.link[i]} - {self.other[i]} at {self.distance[i] * 1e3:.2f} mm ({verdict})")
+        if self.n_hits > limit:
+            lines.append(f"  ... and {self.n_hits - limit:,} more")
+        return "\n".join(lines)
+
+
+def collision_geometry(geometry: RobotGeometry) -> RobotGeometry:
+    """``geometry`` without visual meshes: what a collision check loads (faster to reload)."""
+    return RobotGeometry(links={k: replace(v, visual_mesh=None) for k, v in geometry.links.items()},
+                         source=geometry.source + ", collision meshes only")
+
+
+def self_pairs(chain: Chain, geometry: RobotGeometry) -> list[tuple[str, str]]:
+    """Pairs of links checked against each other: both have a collision mesh and are not neighbours."""
+    names = link_names(chain)
+    solid = [k for k, n in enumerate(names) if n in geometry.links and geometry.links[n].collision_mesh]
+    return [(names[a], names[b]) for i, a in enumerate(solid) for b in solid[i + 1:] if b - a >= 2]
+
+
+def check_configuration(body: RobotBody, pairs: Sequence[tuple[str, str]], cell: dict[str, int],
+                        mount: str | None, clearance: float) -> list[tuple[str, str, str, float]]:
+    """Pairs within ``clearance`` [m] at the body's current pose: ``(kind, link, other, distance)``.
+
+    Parameters
+    ----------
+    body
+        The posed robot.
+    pairs
+        Link pairs of the self check (:func:`self_pairs`); empty to skip it.
+    cell
+        Scene bodies by name to check against; empty to skip.
+    mount
+        Object the robot stands on: its contacts with :data:`MOUNT_LINKS` are expected.
+    """
+    pb, cid = body.client.pb, body.client.id
+    hits: list[tuple[str, str, str, float]] = []
+    for a, b in pairs:
+        points = pb.getClosestPoints(body.body, body.body, clearance, linkIndexA=body.link_index[a],
+                                     linkIndexB=body.link_index[b], physicsClientId=cid)
+        if points:
+            hits.append(("self", a, b, min(p[8] for p in points)))
+    names = {index: name for name, index in body.link_index.items()}
+    for obj, other in cell.items():
+        closest: dict[str, float] = {}
+        for p in pb.getClosestPoints(body.body, other, clearance, physicsClientId=cid):
+            link = names.get(p[3], str(p[3]))
+            if obj == mount and link in MOUNT_LINKS:
+                continue
+            closest[link] = min(closest.get(link, math.inf), p[8])
+        hits.extend(("cell", link, obj, d) for link, d in closest.items())
+    return hits
+
+
+def check_program_collisions(client: Client, chain: Chain, table: DeformationTable, names: Sequence[str],
+                             chunks: Sequence[CompensationChunk], geometry: RobotGeometry,
+                             scene_bodies: SceneBodies | None, workdir: PathLike, *,
+                             options: CollisionOptions | None = None, composition: str = "table") -> CollisionReport:
+    """Check every corrected configuration of a compensated program for collisions.
+
+    Parameters
+    ----------
+    client
+        A PyBullet connection holding the scene's bodies (DIRECT is enough).
+    chain, table, composition
+        The robot (placed in the world), its full table, how rows compose.
+    names
+        The program's target names.
+    chunks
+        Compensation results; rows whose status is not ``converged`` are
+        skipped (they have no corrected angles) and counted.
+    geometry
+        The robot's link meshes (their collision meshes are used).
+    scene_bodies
+        The cell (:func:`thermocomp.simulators.pybullet.scene.load_scene`), or ``None``.
+    workdir
+        Folder for the regenerated URDF.
+
+    Returns
+    -------
+    CollisionReport
+        Every (row, pair) within the clearance, in row order.
+    """
+    if not chunks:
+        raise InputError("expected compensation results to check, got none")
+    options = CollisionOptions() if options is None else options
+    geometry = collision_geometry(geometry)
+    pairs = self_pairs(chain, geometry) if options.self_collision else []
+    cell = scene_bodies.colliding() if (options.cell and scene_bodies is not None) else {}
+    mount = None if scene_bodies is None else scene_bodies.scene.robot.mount
+    minute = np.concatenate([c.minute for c in chunks])
+    fraction = np.concatenate([c.fraction for c in chunks])
+    target = np.concatenate([c.target for c in chunks])
+    q = np.concatenate([c.q for c in chunks])
+    ok = np.concatenate([c.status for c in chunks]) == Status.CONVERGED
+    robot = DeformedRobot(client, chain, table, workdir, geometry, composition=composition, rgba=None,
+                          name="collision")
+    out: list[tuple[int, str, str, str, float]] = []
+    try:
+        values, group = np.unique(fraction, return_inverse=True)
+        for k, value in enumerate(values.tolist()):
+            rows = np.flatnonzero((group == k) & ok)
+            if rows.size == 0:
+                continue
+            body = robot.show(value)
+            for i in rows.tolist():
+                body.set_q(q[i])
+                out.extend((i, *hit) for hit in check_configuration(body, pairs, cell, mount, options.clearance))
+    finally:
+        robot.remove()
+    out.sort(key=lambda h: h[0])  # row order (rows were visited grouped by minute)
+    rows_hit = np.array([h[0] for h in out], dtype=np.int64)
+    return CollisionReport(
+        names=tuple(names), options=options, n_rows=int(ok.sum()),
+        minute=minute[rows_hit], target=target[rows_hit],
+        kind=tuple(h[1] for h in out), link=tuple(h[2] for h in out), other=tuple(h[3] for h in out),
+        distance=np.array([h[4] for h in out], dtype=float), skipped=int((~ok).sum()),
+        pairs_checked=tuple(pairs) + tuple(("*", obj) for obj in cell),
+    )
+
+
+def write_collision_csv(report: CollisionReport, path: PathLike) -> None:
+    """Write the report's entries as CSV (``minute, target, kind, link, other, distance_mm, verdict``), atomically."""
+    with atomic_open(path, newline="") as handle:
+        handle.write("minute,target,kind,link,other,distance_mm,verdict\n")
+        for i in range(report.n_hits):
+            name = report.names[int(report.target[i])]
+            if any(ch in name for ch in ',"\n'):
+                name = '"' + name.replace('"', '""') + '"'
+            verdict = "collision" if report.distance[i] <= 0 else "within_clearance"
+            handle.write(f"{report.minute[i]:g},{name},{report.kind[i]},{report.link[i]},{report.other[i]},"
+                         f"{report.distance[i] * 1e3:.6g},{verdict}\n")
+
+
+__all__ = [
+    "MOUNT_LINKS",
+    "CollisionOptions",
+    "CollisionReport",
+    "check_configuration",
+    "check_program_collisions",
+    "collision_geometry",
+    "self_pairs",
+    "write_collision_csv",
+]

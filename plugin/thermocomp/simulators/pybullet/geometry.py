@@ -1,0 +1,253 @@
+"""The shape of a robot's links in the simulator: meshes per URDF link.
+
+Three sources, in the order :func:`robot_geometry` tries them:
+
+1. a **mesh map** the user gives (their CAD, :func:`thermocomp.io.scene_file.read_mesh_map`);
+2. the **built-in envelope meshes** shipped in ``robots/<name>/meshes/``
+   (``base.stl``, ``link1.stl`` .. ``link<n>.stl``, metres, in the URDF link
+   frames), used when every one of them is present;
+3. **primitive envelopes** generated here from the chain itself: per link a
+   cylinder from its joint to the next joint (or the TCP) with a sphere
+   closing it at the far joint; the base a cylinder from the base origin to
+   joint 1. They show the robot and make collision checks possible until
+   real meshes exist; they are a stand-in, not the robot's shape.
+
+Link frames are those of :func:`thermocomp.io.urdf.urdf_text`: ``base`` and
+``link1`` .. ``linkn``, each the table form's joint frame (base-oriented at
+the zero pose, origin on the joint axis; docs/conventions.md). PyBullet
+checks collisions of a moving link against the convex hull of its mesh.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from thermocomp._typing import FloatArray, PathLike
+from thermocomp.errors import InputError
+from thermocomp.io.scene_file import MeshMap
+from thermocomp.io.urdf import LinkContent
+from thermocomp.robot.chain import Chain
+
+#: Radius of the primitive envelopes [m] before the per-link limits of
+#: :func:`primitive_link_radii`: a 100 mm arm, the size of the IRB140's,
+#: GoFa's and UR5's upper arms within a factor 1.5.
+PRIMITIVE_RADIUS = 0.05
+#: A primitive envelope's radius is at most this share of the distance
+#: between the joints it bridges, so that links two apart (which are
+#: checked against each other) keep a gap at the zero pose.
+PRIMITIVE_RADIUS_SHARE = 0.3
+#: Smallest primitive radius [m]: short segments (a wrist) stay visible.
+PRIMITIVE_RADIUS_MIN = 0.015
+#: Facets around a primitive cylinder or sphere.
+PRIMITIVE_SECTIONS = 24
+
+
+@dataclass(frozen=True, eq=False)
+class RobotGeometry:
+    """Meshes of a robot's links, ready for :func:`thermocomp.io.urdf.urdf_text`.
+
+    Attributes
+    ----------
+    links
+        Inertials and meshes by URDF link name (``base``, ``link1`` ..);
+        the meshes are absolute paths.
+    source
+        What the meshes are, for messages and reports.
+    """
+
+    links: Mapping[str, LinkContent]
+    source: str
+
+
+#: No meshes at all: the fastest reload, for measurements that need only kinematics.
+NO_GEOMETRY = RobotGeometry(links={}, source="no meshes (kinematics only)")
+
+
+def link_names(chain: Chain) -> list[str]:
+    """URDF link names that carry a mesh: ``base``, ``link1`` .. ``linkn``."""
+    return ["base"] + [f"link{i + 1}" for i in range(chain.n_joints)]
+
+
+def builtin_mesh_dir(robot: str) -> Path | None:
+    """``robots/<robot>/meshes`` of a built-in robot when it holds every link's mesh, else ``None``.
+
+    The expected files are ``base.stl`` and ``link1.stl`` .. ``link6.stl``
+    (all built-in robots have six joints), in metres and URDF link frames.
+    """
+    from thermocomp.robot.builtin import BUILTIN_ROBOTS, robot_dir
+
+    if robot not in BUILTIN_ROBOTS:
+        return None
+    folder = robot_dir(robot) / "meshes"
+    names = ["base"] + [f"link{i}" for i in range(1, 7)]
+    if all((folder / f"{n}.stl").is_file() for n in names):
+        return folder
+    return None
+
+
+def builtin_geometry(robot: str) -> RobotGeometry | None:
+    """The built-in envelope meshes of ``robot`` (visual = collision), or ``None`` when absent.
+
+    When the robot also ships its approximate inertials (``robots/<name>/inertia.csv``,
+    :func:`thermocomp.inertia.builtin.builtin_link_contents`), the links carry
+    them, so PyBullet simulates with them; kinematics is unaffected.
+    """
+    from thermocomp.robot.builtin import robot_dir
+
+    folder = builtin_mesh_dir(robot)
+    if folder is None:
+        return None
+    if (robot_dir(robot) / "inertia.csv").is_file():
+        from thermocomp.inertia.builtin import builtin_link_contents
+
+        return RobotGeometry(links=builtin_link_contents(robot, meshes=True),
+                             source=f"built-in envelope meshes and approximate inertials ({folder.parent})")
+    links = {}
+    for name in ["base"] + [f"link{i}" for i in range(1, 7)]:
+        path = str((folder / f"{name}.stl").resolve())
+        links[name] = LinkContent(visual_mesh=path, collision_mesh=path)
+    return RobotGeometry(links=links, source=f"built-in envelope meshes ({folder})")
+
+
+def mesh_map_geometry(mesh_map: MeshMap, chain: Chain) -> RobotGeometry:
+    """Link meshes from a user's mesh map; link names must exist on ``chain``."""
+    known = set(link_names(chain))
+    unknown = sorted(set(mesh_map.links) - known)
+    if unknown:
+        raise InputError(
+            f"mesh map names links {', '.join(unknown)}; {chain.name} has {', '.join(link_names(chain))}",
+            path=mesh_map.source,
+        )
+    links = {
+        name: LinkContent(
+            visual_mesh=None if m.visual is None else str(m.visual),
+            collision_mesh=None if m.collision is None else str(m.collision),
+            T_link_mesh=m.T_link_mesh,
+            mesh_scale=m.scale,
+        )
+        for name, m in mesh_map.links.items()
+    }
+    return RobotGeometry(links=links, source=f"mesh map {mesh_map.source}")
+
+
+def _segments(chain: Chain) -> list[FloatArray]:
+    """Per link (``base``, ``link1`` ..), the vector from its frame origin to the next joint (or TCP) [m].
+
+    At the zero pose every link frame is base-oriented, so the vector from
+    joint ``i`` to joint ``i + 1`` in link ``i``'s frame is the table form's
+    ``p[i + 1]``; the last link ends at the TCP, the base at joint 1.
+    """
+    return [chain.p[0]] + [chain.p[i] for i in range(1, chain.n_joints)] + [chain.T_last_tcp[:3, 3]]
+
+
+def primitive_link_radii(chain: Chain, radius: float = PRIMITIVE_RADIUS) -> FloatArray:
+    """Radius [m] of each primitive link envelope, ``(n + 1,)`` (base first).
+
+    ``radius``, limited to :data:`PRIMITIVE_RADIUS_SHARE` of the link's own
+    length and of its neighbours' (zero-length segments are skipped), and
+    at least :data:`PRIMITIVE_RADIUS_MIN`.
+    """
+    lengths = np.array([np.linalg.norm(s) for s in _segments(chain)])
+    radii = np.full(lengths.size, float(radius))
+    for k in range(lengths.size):
+        near = [lengths[j] for j in (k - 1, k, k + 1) if 0 <= j < lengths.size and lengths[j] > 0]
+        if near:
+            radii[k] = min(radii[k], PRIMITIVE_RADIUS_SHARE * min(near))
+    return np.maximum(radii, PRIMITIVE_RADIUS_MIN)
+
+
+def _cylinder_between(a: FloatArray, b: FloatArray, radius: float):
+    import trimesh
+
+    return trimesh.creation.cylinder(radius=radius, segment=np.array([a, b]), sections=PRIMITIVE_SECTIONS)
+
+
+def _sphere_at(c: FloatArray, radius: float):
+    import trimesh
+
+    sphere = trimesh.creation.uv_sphere(radius=radius, count=[PRIMITIVE_SECTIONS // 2, PRIMITIVE_SECTIONS])
+    sphere.apply_translation(c)
+    return sphere
+
+
+def primitive_geometry(chain: Chain, out_dir: PathLike, radius: float = PRIMITIVE_RADIUS) -> RobotGeometry:
+    """Generate primitive envelope meshes of ``chain`` (STL, metres) into ``out_dir``.
+
+    Link ``k``: a cylinder from its joint to the next joint (the TCP for the
+    last link) closed by a sphere at the far end, radius from
+    :func:`primitive_link_radii`; a zero-length link is a sphere at its
+    joint. Base: a cylinder from the base origin to joint 1 (at least one
+    radius high, along the base z axis when joint 1 sits at the origin).
+    Files are named by a hash of the geometry, so a second call reuses them.
+
+    Returns
+    -------
+    RobotGeometry
+        Visual and collision mesh of every link (the same file).
+    """
+    import trimesh
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    radii = primitive_link_radii(chain, radius)
+    segments = _segments(chain)
+    links: dict[str, LinkContent] = {}
+    for k, (name, seg, r) in enumerate(zip(link_names(chain), segments, radii)):
+        origin = np.zeros(3)
+        length = float(np.linalg.norm(seg))
+        if k == 0:
+            end = seg if length >= r else np.array([0.0, 0.0, max(length, float(r))])
+            mesh = _cylinder_between(origin, end, 1.2 * r)
+        elif length > 0:
+            mesh = trimesh.util.concatenate([_cylinder_between(origin, seg, r), _sphere_at(seg, r)])
+        else:
+            mesh = _sphere_at(origin, r)
+        digest = hashlib.sha1(np.ascontiguousarray(mesh.vertices).tobytes()).hexdigest()[:12]
+        path = out / f"{chain.name}_{name}_{digest}.stl"
+        if not path.is_file():
+            mesh.export(path)
+        links[name] = LinkContent(visual_mesh=str(path.resolve()), collision_mesh=str(path.resolve()))
+    return RobotGeometry(links=links, source="primitive envelopes generated from the chain (a stand-in for meshes)")
+
+
+def robot_geometry(chain: Chain, cache_dir: PathLike, *, robot: str | None = None,
+                   mesh_map: MeshMap | None = None) -> RobotGeometry:
+    """The link meshes to show and collide: a mesh map, else built-in envelopes, else primitives.
+
+    Parameters
+    ----------
+    chain
+        The robot.
+    cache_dir
+        Folder for generated primitive meshes.
+    robot
+        Built-in robot name, to find ``robots/<name>/meshes``.
+    mesh_map
+        The user's meshes; overrides the rest.
+    """
+    if mesh_map is not None:
+        return mesh_map_geometry(mesh_map, chain)
+    if robot is not None:
+        found = builtin_geometry(robot)
+        if found is not None and chain.n_joints == 6:
+            return found
+    return primitive_geometry(chain, cache_dir)
+
+
+__all__ = [
+    "NO_GEOMETRY",
+    "PRIMITIVE_RADIUS",
+    "RobotGeometry",
+    "builtin_geometry",
+    "builtin_mesh_dir",
+    "link_names",
+    "mesh_map_geometry",
+    "primitive_geometry",
+    "primitive_link_radii",
+    "robot_geometry",
+]
