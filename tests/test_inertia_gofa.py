@@ -177,3 +177,16 @@ def test_command_line_on_the_real_meshes(tmp_path, capsys):
     assert "signed" in text and "28.004" in text and "1840 open (boundary) edges" in text
     assert read_urdf(out).n_joints == 6
     assert str(GOFA / "meshes" / "visual" / "link_2.stl") in out.read_text()
+
+
+def test_a_urdf_with_another_zero_for_joint_6_is_refused(tmp_path):
+    """Reviewer's case: joint_6's origin turned by pi/2 about its own axis (x) keeps every axis line but
+    would turn link 6's inertial; the tip (tool0) shows the turn."""
+    urdf = expand_xacro(tmp_path)
+    text = urdf.read_text()
+    block = re.search(r'<joint type="revolute" name="joint_6">.*?</joint>', text, flags=re.S).group(0)
+    urdf.write_text(text.replace(block, re.sub(r'rpy="[^"]*"', f'rpy="{math.pi / 2!r} 0 0"', block, count=1)))
+    options = InertiaOptions(total_mass=TABLE_II_TOTAL, metres_per_unit=1.0, fallback="signed")
+    with pytest.raises(InputError) as err:
+        compute_inertials("gofa", urdf, options, package_dirs={"abb_crb15000_support": tmp_path / "abb_crb15000_support"})
+    assert "'tool0' (on link6) is turned by 90 deg" in str(err.value) and "joint 6's own axis" in str(err.value)

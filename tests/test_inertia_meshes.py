@@ -22,7 +22,7 @@ from thermocomp.io.meshes import (
     stl_bytes,
     write_stl,
 )
-from thermocomp.io.urdf import matrix_from_urdf_rpy, read_urdf
+from thermocomp.io.urdf import matrix_from_urdf_rpy, read_urdf, urdf_rpy_from_matrix
 
 #: STL stores float32: a coordinate of ~0.3 m keeps 2^-24 of it, ~2e-8 m; volume
 #: integrals of such a mesh agree with the float64 original to ~1e-7 relative.
@@ -245,3 +245,30 @@ def test_a_urdf_of_another_robot_is_refused(tmp_path):
     with pytest.raises(InputError, match="6 revolute joints"):
         compute_inertials("gofa", urdf, InertiaOptions(total_mass=1.0, metres_per_unit=0.001),
                           package_dirs={"mypkg": tmp_path / "pkg"})
+
+
+def test_a_urdf_whose_last_link_is_turned_about_its_own_axis_is_refused(tmp_path):
+    """A zero offset on the last joint leaves every axis line in place but turns the last link's meshes:
+    the tip frame's orientation shows it (reviewer's case: joint_6 with rpy="pi/2 0 0")."""
+    urdf = make_urdf(tmp_path)
+    robot = read_urdf(urdf)
+    turn = 0.3  # [rad] about j2's own axis (z of its child frame)
+    R_turned = matrix_from_urdf_rpy(J2[1]) @ matrix_from_urdf_rpy([0.0, 0.0, turn])
+    text = urdf.read_text().replace(_origin(*J2), _origin(J2[0], urdf_rpy_from_matrix(R_turned).tolist()))
+    turned = tmp_path / "turned.urdf"
+    turned.write_text(text)
+    other = read_urdf(turned)
+    np.testing.assert_allclose(other.axis, robot.axis, atol=1e-12)  # the axis lines cannot tell
+    np.testing.assert_allclose(other.p, robot.p, atol=1e-12)
+    with pytest.raises(InputError) as err:
+        compute_inertials(robot, turned, InertiaOptions(total_mass=7.0, metres_per_unit=0.001),
+                          package_dirs={"mypkg": tmp_path / "pkg"})
+    message = str(err.value)
+    assert err.value.path == str(turned)
+    assert "'tool'" in message and f"{math.degrees(turn):.4g} deg" in message and "joint 2's own axis" in message
+    # A turn of the tip alone (not about the last axis) is refused too, without the joint hint.
+    tipped = tmp_path / "tipped.urdf"
+    tipped.write_text(urdf.read_text().replace(_origin(*TIP), _origin(TIP[0], (TIP[1][0], 0.2, 0.0))))
+    with pytest.raises(InputError, match=r"'tool' \(on link2\) is turned by 11.46 deg") as err:
+        check_chain_match(read_urdf(tipped), robot, str(tipped), "tool")
+    assert "own axis" not in str(err.value)

@@ -16,8 +16,8 @@ file; for a URDF it is ``inv(T_base_link) @ T_base_urdflink @
 T_urdflink_mesh`` at the zero pose, where ``T_base_link`` is the table-form
 link frame (origin on joint ``k``, base orientation) and ``T_base_urdflink``
 the URDF's own link frame, both in the common base frame. That mapping
-requires the URDF's chain to be the robot's: every joint axis line must
-coincide (:func:`check_chain_match`).
+requires the URDF's zero pose to be the robot's: every joint axis line must
+coincide, and the tip frame's orientation (:func:`check_chain_match`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
-from thermocomp.geometry.rotations import invert_transform, transform
+from thermocomp.geometry.rotations import invert_transform, rotvec_from_matrix, transform
 from thermocomp.inertia.checks import check_positive
 from thermocomp.inertia.links import RobotInertials, apply_corrections, inertials_from_solids, link_names
 from thermocomp.inertia.solids import FALLBACKS, Fallback, SolidProperties, combine_solids, solid_properties
@@ -91,19 +91,39 @@ def zero_pose_link_frames(chain: Chain) -> dict[str, FloatArray]:
     return {name: transform(None, origin) for name, origin in zip(link_names(chain.n_joints), origins)}
 
 
-def check_chain_match(other: Chain, chain: Chain, source: str) -> float:
-    """Check that ``other`` (read from a URDF) has the joint axis lines of ``chain`` at the zero pose.
+def check_chain_match(other: Chain, chain: Chain, source: str, tip_link: str | None = None) -> float:
+    """Check that ``other`` (read from a URDF) has the zero pose of ``chain``: its axis lines and its tip's orientation.
 
     Axes may differ in sense (a joint turning the other way is the same
     line); origins may differ along the axis (where on its axis a joint
-    frame sits is a convention). Returns the largest distance [m] between
-    corresponding axis lines.
+    frame sits is a convention). The axis lines fix every link's turn about
+    its own joint except the last one's: link ``n`` turned about joint ``n``
+    (a zero offset on the last joint) leaves every axis line in place. Only
+    the tip frame shows it, so the orientation of ``other``'s tip at the zero
+    pose (``T_last_tcp``, in the base frame) must equal that of ``chain``'s
+    TCP. The URDF's own link frames are not compared: how a URDF turns its
+    link frames is its convention (ur_description turns them; the mapping
+    ``inv(T_base_link) @ T_base_urdflink`` does not depend on it). Returns
+    the largest distance [m] between corresponding axis lines.
+
+    Parameters
+    ----------
+    other
+        The URDF's chain (:func:`thermocomp.io.urdf.read_urdf`), ``T_last_tcp`` its tip link.
+    chain
+        The robot.
+    source
+        The URDF's path, for messages.
+    tip_link
+        The name of ``other``'s tip link, for messages.
 
     Raises
     ------
     InputError
         Naming ``source`` and the first joint whose axis differs by more than
-        :data:`AXIS_MATCH_TOL` or whose line lies farther than :data:`FRAME_MATCH_TOL`.
+        :data:`AXIS_MATCH_TOL` or whose line lies farther than
+        :data:`FRAME_MATCH_TOL`, or the tip link and the angle [deg] by which
+        its orientation differs from the robot's TCP (more than :data:`AXIS_MATCH_TOL`).
     """
     if other.n_joints != chain.n_joints:
         raise InputError(f"expected a chain of {chain.n_joints} revolute joints like {chain.name}, "
@@ -126,6 +146,21 @@ def check_chain_match(other: Chain, chain: Chain, source: str) -> float:
                 path=source,
             )
         worst = max(worst, distance)
+    # The turn from the robot's TCP frame to the URDF's tip frame, as a rotation vector in the base frame.
+    R_base_tcp, R_base_tip = chain.T_last_tcp[:3, :3], other.T_last_tcp[:3, :3]
+    turn_base = R_base_tcp @ rotvec_from_matrix(R_base_tcp.T @ R_base_tip)
+    turn = float(np.linalg.norm(turn_base))
+    if turn > AXIS_MATCH_TOL:
+        tip = f"tip link {tip_link!r}" if tip_link else "the tip link"
+        about_last = float(np.linalg.norm(np.cross(turn_base / turn, chain.axis[-1])))
+        hint = (f" (a turn about joint {chain.n_joints}'s own axis: the URDF's zero pose of joint "
+                f"{chain.n_joints} differs)" if about_last < 1e-3 else "")
+        raise InputError(
+            f"{tip} (on link{chain.n_joints}) is turned by {np.degrees(turn):.4g} deg from {chain.name}'s TCP frame "
+            f"at the zero pose{hint}; its meshes on link{chain.n_joints} would be turned alike. Give a URDF with the "
+            f"robot's zero pose, or --tip-link naming the URDF link that is the robot's TCP (flange) frame",
+            path=source,
+        )
     return worst
 
 
@@ -162,7 +197,7 @@ def mesh_refs_for_robot(
         if mesh_map is not None:
             raise InputError("a mesh map goes with a folder of meshes, not with a URDF", path=str(mesh_map))
         found = read_urdf_meshes(path, mesh_kind, package_dirs, tip_link)
-        check_chain_match(found.chain, chain, str(path))
+        check_chain_match(found.chain, chain, str(path), found.tip_link)
         frames = zero_pose_link_frames(chain)
         refs = []
         for m in found.meshes:
