@@ -135,3 +135,13 @@ def test_console_script_help_lists_the_options():
     assert proc.returncode == 0, proc.stderr
     for option in ("--meshes", "--units", "--total-mass", "--fallback", "--corrections", "--mesh-map", "--out"):
         assert option in proc.stdout
+
+
+def test_out_naming_a_directory_fails_before_the_table(tmp_path, capsys):
+    folder = tmp_path / "results"
+    folder.mkdir()
+    code, text, err = run(capsys, "--robot", "gofa", "--meshes", str(MESHES), "--units", "m", "--total-mass", "28",
+                          "--out", str(folder))
+    assert code == 1 and str(folder) in err and "directory" in err and "Traceback" not in err
+    assert text == ""  # checked before computing: no table printed
+    assert list(folder.iterdir()) == [] and not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())

@@ -62,8 +62,13 @@ def _packages(items: list[str]) -> dict[str, Path]:
 
 def run(args: argparse.Namespace) -> int:
     from thermocomp.inertia.robot import InertiaOptions, compute_inertials
+    from thermocomp.io.atomic import check_destination, check_not_input
     from thermocomp.io.meshes import metres_per_unit_from_name
 
+    inputs = [p for p in (args.robot, args.meshes, args.mesh_map, args.corrections) if p and Path(p).exists()]
+    if args.out:  # a bad output path fails before anything is computed or printed
+        check_destination(args.out)
+        check_not_input(args.out, inputs)
     options = InertiaOptions(total_mass=args.total_mass, metres_per_unit=metres_per_unit_from_name(args.units),
                              fallback=args.fallback, mesh_kind=args.mesh_kind)
     report = compute_inertials(args.robot, args.meshes, options, mesh_map=args.mesh_map,
@@ -71,7 +76,6 @@ def run(args: argparse.Namespace) -> int:
                                corrections=args.corrections)
     print(report.text(), end="")
     if args.out:
-        inputs = [p for p in (args.robot, args.meshes, args.mesh_map, args.corrections) if p and Path(p).exists()]
         out = report.write_urdf(args.out, inputs=inputs)
         print(f"wrote {out}")
     return EXIT_OK

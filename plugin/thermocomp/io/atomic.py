@@ -3,7 +3,10 @@
 The temporary file lives beside the destination (same file system, so the
 rename is atomic) and is removed if anything fails, including Ctrl-C. An
 output path equal to an input path is refused by the callers that know
-their inputs (:func:`check_not_input`).
+their inputs (:func:`check_not_input`). A destination that cannot be written
+(a directory, a folder that does not exist, no permission) is an
+:class:`~thermocomp.errors.InputError` naming it; :func:`check_destination`
+lets a command check its output path before it computes.
 """
 
 from __future__ import annotations
@@ -28,31 +31,65 @@ def check_not_input(output: PathLike, inputs: list[PathLike]) -> None:
             raise InputError(f"output would overwrite the input {src}; choose another output path", path=str(out))
 
 
+def check_destination(path: PathLike) -> Path:
+    """Check that ``path`` can be the destination of an atomic write, before anything is computed.
+
+    Returns ``path`` as a :class:`~pathlib.Path`.
+
+    Raises
+    ------
+    InputError
+        Naming ``path``: it is a directory, or its folder does not exist.
+        (Permissions show only when writing: :func:`atomic_open`.)
+    """
+    dest = Path(path)
+    if dest.is_dir():
+        raise InputError("cannot write: expected a file path, got a directory", path=str(dest))
+    directory = dest.parent if str(dest.parent) else Path(".")
+    if not directory.is_dir():
+        raise InputError("cannot write: the folder does not exist", path=str(dest))
+    return dest
+
+
+@contextlib.contextmanager
+def _atomic_fd(path: PathLike) -> Iterator[tuple[int, str]]:
+    """A temporary file beside ``path`` (descriptor, name); renamed to ``path`` when the block succeeds."""
+    dest = check_destination(path)
+    directory = dest.parent if str(dest.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
+    try:
+        yield fd, tmp
+        os.chmod(tmp, _new_file_mode())  # mkstemp makes 0600; a result file is as readable as any other
+        try:
+            os.replace(tmp, dest)
+        except OSError as exc:  # e.g. a directory made at ``path`` meanwhile, or a read-only destination
+            raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
+    except BaseException:
+        # Cleanup only: the exception is re-raised unchanged.
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
 @contextlib.contextmanager
 def atomic_open(path: PathLike, newline: str | None = "") -> Iterator[IO[str]]:
     """Open a temporary text file beside ``path``; rename it to ``path`` on success.
 
     On any exception (or KeyboardInterrupt) the temporary file is deleted and
     ``path`` is left as it was.
+
+    Raises
+    ------
+    InputError
+        Naming ``path`` when it cannot be written (:func:`check_destination`,
+        or the rename fails); exceptions raised inside the block pass unchanged.
     """
-    dest = Path(path)
-    directory = dest.parent if str(dest.parent) else Path(".")
-    if not directory.is_dir():
-        raise InputError("cannot write: the folder does not exist", path=str(dest))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
-    try:
+    with _atomic_fd(path) as (fd, _tmp):
         with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as handle:
             yield handle
-        os.chmod(tmp, _new_file_mode())  # mkstemp makes 0600; a result file is as readable as any other
-        os.replace(tmp, dest)
-    except BaseException:
-        # Cleanup only: the exception is re-raised unchanged.
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 def _new_file_mode() -> int:
@@ -66,3 +103,10 @@ def atomic_write_text(path: PathLike, text: str) -> None:
     """Write ``text`` to ``path`` atomically."""
     with atomic_open(path) as handle:
         handle.write(text)
+
+
+def atomic_write_bytes(path: PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (binary files, e.g. STL)."""
+    with _atomic_fd(path) as (fd, _tmp):
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)

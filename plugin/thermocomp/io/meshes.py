@@ -29,11 +29,8 @@ imported only when a ``.dae`` file is read.
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
 import struct
-import tempfile
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -46,6 +43,7 @@ from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.checks import check_array, check_transform
 from thermocomp.geometry.rotations import invert_transform, matrix_from_euler_xyz, transform
+from thermocomp.io.atomic import atomic_write_bytes
 from thermocomp.io.csvtext import check_header, iter_rows, parse_float
 from thermocomp.io.urdf import matrix_from_urdf_rpy, read_urdf
 from thermocomp.robot.chain import Chain
@@ -223,25 +221,8 @@ def stl_bytes(vertices: ArrayLike, faces: ArrayLike, header: str = "") -> bytes:
 
 
 def write_stl(path: PathLike, vertices: ArrayLike, faces: ArrayLike, header: str = "") -> None:
-    """Write :func:`stl_bytes` to ``path`` atomically (temporary file beside it, then rename)."""
-    data = stl_bytes(vertices, faces, header)
-    dest = Path(path)
-    directory = dest.parent if str(dest.parent) else Path(".")
-    if not directory.is_dir():
-        raise InputError("cannot write: the folder does not exist", path=str(dest))
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would hide a data file from other users
-        os.replace(tmp, dest)
-    except BaseException:
-        # Cleanup only: the exception is re-raised unchanged.
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    """Write :func:`stl_bytes` to ``path`` atomically (:func:`thermocomp.io.atomic.atomic_write_bytes`)."""
+    atomic_write_bytes(path, stl_bytes(vertices, faces, header))
 
 
 # --- where a robot's meshes are ---------------------------------------------------------
