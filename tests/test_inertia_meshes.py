@@ -272,3 +272,23 @@ def test_a_urdf_whose_last_link_is_turned_about_its_own_axis_is_refused(tmp_path
     with pytest.raises(InputError, match=r"'tool' \(on link2\) is turned by 11.46 deg") as err:
         check_chain_match(read_urdf(tipped), robot, str(tipped), "tool")
     assert "own axis" not in str(err.value)
+
+
+def test_a_mesh_map_listing_a_file_twice_is_refused(tmp_path):
+    """The reviewer's map listed link_6.stl twice for link6 and doubled its mass; the same file on two
+    links, or spelled another way, is the same solid counted twice too."""
+    mesh = box()
+    write_stl(tmp_path / "a.stl", mesh.vertices, mesh.faces)
+    write_stl(tmp_path / "b.stl", mesh.vertices, mesh.faces)
+    header = "link,mesh,x_mm,y_mm,z_mm,rx_deg,ry_deg,rz_deg\n"
+    for second in ("base,a.stl,0,0,0,0,0,0", "link1,./a.stl,5,0,0,0,0,0"):
+        (tmp_path / "map.csv").write_text(f"# two rows, one file\n{header}base,a.stl,0,0,0,0,0,0\n"
+                                          f"link1,b.stl,0,0,0,0,0,0\n{second}\n")
+        with pytest.raises(InputError, match="already listed on line 3") as err:
+            read_mesh_map(tmp_path / "map.csv", tmp_path, ["base", "link1"], 1.0)
+        assert (err.value.path, err.value.row, err.value.column) == (str(tmp_path / "map.csv"), 5, "mesh")
+    # Two files with the same content are two solids: allowed, on one link or on two.
+    write_stl(tmp_path / "c.stl", mesh.vertices, mesh.faces)
+    (tmp_path / "map.csv").write_text(f"{header}base,a.stl,0,0,0,0,0,0\nbase,b.stl,0,0,0,0,0,0\nlink1,c.stl,0,0,0,0,0,0\n")
+    refs = read_mesh_map(tmp_path / "map.csv", tmp_path, ["base", "link1"], 1.0)
+    assert [(r.link, r.path.name) for r in refs] == [("base", "a.stl"), ("base", "b.stl"), ("link1", "c.stl")]

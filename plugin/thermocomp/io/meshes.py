@@ -301,7 +301,7 @@ def read_mesh_map(path: PathLike, folder: PathLike, link_names: Sequence[str], m
         link,mesh,x_mm,y_mm,z_mm,rx_deg,ry_deg,rz_deg
         link1,link_1.stl,0,0,77.5,0,0,0
 
-    One row per mesh file (a link may have several); ``mesh`` is relative to
+    One row per mesh file (a link may have several, a file appears once); ``mesh`` is relative to
     ``folder``; ``x..z`` [mm] and ``rx..rz`` [deg] give ``T_link_mesh``, the
     pose of the mesh file's frame in the link frame, rotation ``R = Rx @ Ry
     @ Rz`` (Euler xyz as in the robot tables, docs/conventions.md).
@@ -310,7 +310,8 @@ def read_mesh_map(path: PathLike, folder: PathLike, link_names: Sequence[str], m
     ------
     InputError
         Naming file, line and column: bad header or numbers, an unknown link,
-        a missing mesh file, or a link without any row.
+        a missing mesh file, a file listed twice (it would be counted twice),
+        or a link without any row.
     """
     src = str(path)
     d = _check_folder(folder)
@@ -320,6 +321,7 @@ def read_mesh_map(path: PathLike, folder: PathLike, link_names: Sequence[str], m
     header_line, header = rows[0]
     idx = check_header(header, MESH_MAP_COLUMNS, [], src, header_line)
     refs = []
+    first_line: dict[Path, tuple[int, str]] = {}  # each file's first row and link: a file is listed once
     for line, cells in rows[1:]:
         if len(cells) != len(header):
             raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=line)
@@ -329,6 +331,13 @@ def read_mesh_map(path: PathLike, folder: PathLike, link_names: Sequence[str], m
         mesh = d / cells[idx["mesh"]].strip()
         if not mesh.is_file():
             raise InputError(f"mesh file {str(mesh)!r} not found", path=src, row=line, column="mesh")
+        key = mesh.resolve()
+        if key in first_line:
+            earlier, earlier_link = first_line[key]
+            raise InputError(f"mesh file {cells[idx['mesh']].strip()!r} is already listed on line {earlier} "
+                             f"(link {earlier_link}); a file is one solid and is counted once (a part that occurs "
+                             "twice needs a file per occurrence)", path=src, row=line, column="mesh")
+        first_line[key] = (line, link)
         # / 1000 (not * 1e-3) gives the double nearest the typed millimetres
         xyz = [parse_float(cells[idx[c]], src, line, c) / 1000.0 for c in ("x_mm", "y_mm", "z_mm")]
         rpy = [math.radians(parse_float(cells[idx[c]], src, line, c)) for c in ("rx_deg", "ry_deg", "rz_deg")]
