@@ -71,6 +71,7 @@ class SceneObject:
     cyclic: bool = False
     interval: tuple[float, float] = (-math.pi, 2 * math.pi)  # (min, range) [rad]
     children: list[int] = field(default_factory=list)
+    custom: dict[str, bytes] = field(default_factory=dict)  # custom data blocks by tag
 
 
 class Scene:
@@ -80,6 +81,7 @@ class Scene:
         self.objects: dict[int, SceneObject] = {}
         self.roots: list[int] = []
         self.version = version
+        self.custom: dict[str, bytes] = {}  # custom data blocks of the scene (sim.handle_scene)
         self._next = 10
 
     # -- building ---------------------------------------------------------------
@@ -310,6 +312,27 @@ class FakeSim:
         pose = self.scene.get_pose(h, rel)
         self.scene.set_pose(h, Pose(pose.p, np.asarray(v, dtype=float) / np.linalg.norm(v)), rel)
         return []
+
+    # -- custom data (sim.writeCustomDataBlock / sim.readCustomDataBlock, CoppeliaSim 4.6 and later) --
+    def writeCustomDataBlock(self, h, tag, data):
+        """Store ``data`` under ``tag`` on the object (saved with the scene); empty data removes the tag."""
+        obj = self.scene.obj(h) if h != HANDLE_SCENE else None
+        if not isinstance(tag, str) or not tag:
+            raise SimError(f"invalid tag name {tag!r}")
+        if not isinstance(data, (str, bytes, bytearray)):
+            raise SimError(f"expected a buffer or string, got {type(data).__name__}")
+        raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        store = obj.custom if obj is not None else self.scene.custom
+        if raw:
+            store[tag] = raw
+        else:
+            store.pop(tag, None)
+        return []
+
+    def readCustomDataBlock(self, h, tag):
+        """The buffer stored under ``tag`` (bytes, as CoppeliaSim sends a Lua buffer), or nil."""
+        store = self.scene.obj(h).custom if h != HANDLE_SCENE else self.scene.custom
+        return [store.get(tag)]
 
     # -- parameters -------------------------------------------------------------------
     def getInt32Param(self, param):

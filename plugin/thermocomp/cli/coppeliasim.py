@@ -9,8 +9,12 @@ docs/coppeliasim.md.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +22,10 @@ import numpy as np
 from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK
 
 #: Actions of ``thermocomp coppeliasim``; the add-on may call only these (tests check it).
-ACTIONS = ("info", "read-robot", "check", "show", "compensate", "play", "convention", "install-addon")
+ACTIONS = ("info", "read-robot", "check", "show", "compensate", "play", "restore", "convention", "install-addon")
+
+#: Actions that change the scene: SIGTERM and SIGHUP end them through the same restore path as Ctrl-C.
+SCENE_ACTIONS = ("check", "show", "compensate", "play")
 
 
 def _emit(args: argparse.Namespace, text: str) -> None:
@@ -28,6 +35,44 @@ def _emit(args: argparse.Namespace, text: str) -> None:
     if report:
         with open(report, "a", encoding="utf-8") as f:
             f.write(text + "\n")
+
+
+def _report_error(args: argparse.Namespace, text: str) -> None:
+    """Append an error to ``--report`` (the add-on shows that file; it cannot see stderr)."""
+    report = getattr(args, "report", None)
+    if report:
+        with open(report, "a", encoding="utf-8") as f:
+            f.write(f"thermocomp: error: {text}\n")
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM and SIGHUP into ``KeyboardInterrupt`` for the block (main thread only).
+
+    A scene action killed with ``kill`` (or its terminal closed) then restores
+    the scene on its way out exactly as on Ctrl-C. A second signal while that
+    restore runs is ignored, so it cannot cut the restore short (SIGKILL
+    still ends the process; ``thermocomp coppeliasim restore`` then repairs the scene).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    names = [n for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    numbers = [getattr(signal, n) for n in names]
+    fired = []
+
+    def handler(signum, frame):
+        if fired:
+            return
+        fired.append(signum)
+        raise KeyboardInterrupt(f"terminated by {signal.Signals(signum).name}")
+
+    previous = {n: signal.signal(n, handler) for n in numbers}
+    try:
+        yield
+    finally:
+        for n, h in previous.items():
+            signal.signal(n, h)
 
 
 def _connection_options(p: argparse.ArgumentParser) -> None:
@@ -124,6 +169,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     play.add_argument("--magnification", type=float, default=1.0, help="scale the shown deformation")
     play.add_argument("--dwell-s", type=float, default=0.5, help="seconds at each target")
 
+    rest = acts.add_parser("restore", help="put back a robot an earlier run left deformed (killed before it "
+                                           "restored), from the nominal poses saved in the scene", formatter_class=fmt)
+    _connection_options(rest)
+    rest.add_argument("--robot-path", default="/IRB140", help="object path of the robot's base in the scene")
+    rest.add_argument("--forget", action="store_true",
+                      help="drop the saved nominal poses without restoring (accept the scene as it is as nominal)")
+
     conv = acts.add_parser("convention", help="the authors' scene convention as a table-form table, and how far "
                                               "it is from the paper's model", formatter_class=fmt)
     conv.add_argument("--robot", default="irb140", help="built-in robot or robot file (the authors' joint "
@@ -146,11 +198,25 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from thermocomp.errors import ThermocompError
+
     handlers = {
         "info": _info, "read-robot": _read_robot, "check": _check, "show": _show, "compensate": _compensate,
-        "play": _play, "convention": _convention, "install-addon": _install_addon,
+        "play": _play, "restore": _restore, "convention": _convention, "install-addon": _install_addon,
     }
-    return handlers[args.coppeliasim_command](args)
+    handler = handlers[args.coppeliasim_command]
+    try:
+        if args.coppeliasim_command in SCENE_ACTIONS:
+            with _terminate_as_interrupt():
+                return handler(args)
+        return handler(args)
+    except ThermocompError as exc:
+        _report_error(args, str(exc))  # then reported on stderr by main()
+        raise
+    except KeyboardInterrupt as exc:
+        restored = "; the scene was restored" if args.coppeliasim_command in SCENE_ACTIONS else ""
+        _report_error(args, f"interrupted ({exc or 'Ctrl-C'}){restored}")
+        raise
 
 
 # --- helpers ------------------------------------------------------------------------------------
@@ -299,6 +365,7 @@ def _compensate(args) -> int:
                                                 check_minutes=args.check_minutes)
         except CompensationFailed as exc:
             _emit(args, exc.report.text())
+            _report_error(args, str(exc))
             print(f"thermocomp: error: {exc}", file=sys.stderr)
             return EXIT_FAILED_ROWS
     _emit(args, report.text())
@@ -321,6 +388,20 @@ def _play(args) -> int:
         play(session, robot, rows.q, model=model, dwell_s=args.dwell_s,
              on_row=lambda k: _emit(args, f"  {rows.target[k]}"))
         _emit(args, "restored the nominal scene")
+    return EXIT_OK
+
+
+def _restore(args) -> int:
+    from thermocomp.simulators.coppeliasim import restore_saved_nominal
+
+    with _connect(args) as session:
+        count = restore_saved_nominal(session, args.robot_path, forget_only=args.forget)
+    if count is None:
+        _emit(args, f"nothing to restore: no nominal poses saved on {args.robot_path} (the last run restored it)")
+    elif args.forget:
+        _emit(args, f"dropped the saved nominal poses of {args.robot_path}; the scene as it is counts as nominal")
+    else:
+        _emit(args, f"restored the nominal poses of {count} objects of {args.robot_path}")
     return EXIT_OK
 
 

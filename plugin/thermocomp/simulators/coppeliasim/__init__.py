@@ -27,6 +27,7 @@ from thermocomp.simulators.coppeliasim.connection import (
     DEFAULT_TIMEOUT_S,
     CoppeliaSimError,
     CoppeliaSimProtocolMismatch,
+    CoppeliaSimServerError,
     CoppeliaSimUnreachable,
     SceneError,
     Session,
@@ -39,6 +40,8 @@ from thermocomp.simulators.coppeliasim.scene import (
     joint_positions,
     preserved,
     read_robot,
+    read_saved_nominal,
+    restore_saved_nominal,
     read_tip,
     set_joint_positions,
     show_model,
@@ -52,12 +55,13 @@ SIM_FUNCTIONS = (
     "getJointInterval", "getJointPosition", "setJointPosition", "getObjectMatrix",
     "getObjectPose", "setObjectPose", "getObjectPosition", "setObjectPosition",
     "getObjectOrientation", "setObjectOrientation", "getInt32Param",
+    "readCustomDataBlock", "writeCustomDataBlock",
 )
 
 __all__ = [
     "DEFAULT_HOST", "DEFAULT_PORT", "DEFAULT_TIMEOUT_S", "SIM_FUNCTIONS",
-    "CoppeliaSimError", "CoppeliaSimProtocolMismatch", "CoppeliaSimUnreachable", "SceneCheck", "SceneError",
+    "CoppeliaSimError", "CoppeliaSimProtocolMismatch", "CoppeliaSimServerError", "CoppeliaSimUnreachable", "SceneCheck", "SceneError",
     "SceneRobot", "Session", "addon_source", "apply_authors_script", "check_nominal_fk", "check_poses",
     "compensate_in_scene", "connect", "deformation_shown", "install_addon", "joint_positions", "preserved",
-    "read_robot", "read_tip", "set_joint_positions", "show_model",
+    "read_robot", "read_saved_nominal", "read_tip", "restore_saved_nominal", "set_joint_positions", "show_model",
 ]

@@ -50,6 +50,10 @@ class CoppeliaSimProtocolMismatch(CoppeliaSimError):
     """The server speaks another version of the ZMQ remote API protocol than the client."""
 
 
+class CoppeliaSimServerError(CoppeliaSimError):
+    """CoppeliaSim refused a call (an ``{err}`` reply); the message names the call and the server's text."""
+
+
 class SceneError(CoppeliaSimError):
     """The scene has no suitable robot (or object) at the given path."""
 
@@ -164,6 +168,8 @@ class Session:
         self._client: Any = None
         self._sim: Any = None
         self._broken = False
+        #: Robot bases this session has deformed and saved the nominal state of (scene.preserved).
+        self.deformed_bases: set[int] = set()
         self.client_protocol = 0
         self.coppeliasim_version = "unknown"
 
@@ -202,6 +208,18 @@ class Session:
                 f"CoppeliaSim at {self.endpoint} stopped answering ({what} got no reply within "
                 f"{self.timeout_s:g} s)"
             ) from exc
+        except Exception as exc:  # noqa: BLE001 -- the official client's only error type, see below
+            # The official client raises a bare ``Exception`` for an ``{err}`` reply
+            # (and for an argument it cannot encode, before sending). Both leave the
+            # REQ socket in step (the reply was received, or nothing was sent), so
+            # the session stays usable. Anything of another type is not the
+            # server's answer: let it through, and reconnect before the next call.
+            if type(exc) is not Exception:
+                raise
+            done = True
+            raise CoppeliaSimServerError(
+                f"{what} failed in CoppeliaSim at {self.endpoint}: {exc}"
+            ) from exc
         finally:
             if not done:
                 self._broken = True  # a request may be left without its reply: reconnect before the next call
@@ -216,7 +234,8 @@ class Session:
         function = getattr(self._sim, name, None)
         if function is None:
             raise CoppeliaSimError(f"CoppeliaSim at {self.endpoint} ({self.coppeliasim_version}) has no sim.{name}")
-        return self._guarded(lambda: function(*args), f"sim.{name}")
+        shown = ", ".join(repr(a) for a in args)
+        return self._guarded(lambda: function(*args), f"sim.{name}({shown[:200]})")
 
     def const(self, name: str) -> Any:
         """A constant of ``sim`` (e.g. ``handle_world``)."""
@@ -232,8 +251,27 @@ class Session:
 
     def _close_client(self) -> None:
         client, self._client, self._sim = self._client, None, None
-        if client is not None:
-            client.socket.close(0)
+        if client is None:
+            return
+        if not self._broken and client.sendCnt > 0:
+            self._send_end(client)
+        client.socket.close(0)
+
+    def _send_end(self, client: Any) -> None:
+        """Release this client's slot on the server: ``_*end*_``, as the protocol's clients do on leaving.
+
+        Best effort and bounded by the timeout: a server that does not answer
+        frees the slot after its own client timeout anyway.
+        """
+        import cbor2
+        import zmq
+
+        try:
+            client.socket.send(cbor2.dumps({"func": "_*end*_", "args": [], "uuid": client.uuid}))
+            if client.socket.poll(int(self.timeout_s * 1000), zmq.POLLIN):
+                client.socket.recv()
+        except zmq.ZMQError:
+            pass  # the socket is being dropped anyway; the server times the client out
 
     def close(self) -> None:
         """Close the connection (never blocks)."""

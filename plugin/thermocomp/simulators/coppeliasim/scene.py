@@ -18,6 +18,7 @@ does not depend on any joint position, so the zero pose is composed from those.
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -164,6 +165,7 @@ def read_robot(
     """
     world = session.const("handle_world")
     base = get_object(session, base_path, "robot base")
+    check_not_left_deformed(session, base, base_path)  # a deformed scene is not the nominal robot
     all_joints = [int(h) for h in session.call("getObjectsInTree", session.const("handle_scene"),
                                                    session.const("object_joint_type"), 0)]
     joint_set = set(all_joints)
@@ -313,14 +315,152 @@ def restore_state(session: Session, robot: SceneRobot, state: SceneState) -> Non
         session.call("setJointPosition", j, q)
 
 
+# --- the nominal poses kept in the scene, for a restore after a crash ------------------------
+
+#: Tag of the custom data block on the robot's base (``sim.writeCustomDataBlock``)
+#: that holds the nominal parent-relative poses and joint positions while
+#: thermocomp has the robot deformed. Present only while deformed: a run that
+#: ends cleanly removes it; one that was killed leaves it for ``restore``.
+NOMINAL_TAG = "thermocomp.nominal"
+NOMINAL_FORMAT = "thermocomp.nominal/1"
+
+#: Two parent-relative poses count as the same when no number (metres,
+#: quaternion components) differs by more than this: CoppeliaSim's own
+#: round-off when a pose is set and read back, far below any deformation shown.
+NOMINAL_MATCH_TOL = 1e-9
+
+
+def _object_path(session: Session, handle: int) -> str:
+    return str(session.call("getObjectAlias", handle, 2))
+
+
+def _text(data) -> str:
+    return data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else str(data)
+
+
+def read_saved_nominal(session: Session, base: int) -> dict | None:
+    """The nominal state a thermocomp run saved on the base (``sim.readCustomDataBlock``), or ``None``.
+
+    Returns
+    -------
+    dict or None
+        ``{"format", "objects": [{"path", "pose" (7 numbers, parent-relative,
+        quaternion x, y, z, w), "position" (joint position [rad] or None)}]}``.
+    """
+    data = session.call("readCustomDataBlock", base, NOMINAL_TAG)
+    if data is None or len(data) == 0:
+        return None
+    try:
+        saved = json.loads(_text(data))
+    except ValueError as exc:
+        raise SceneError(f"the {NOMINAL_TAG!r} data on the robot base is not thermocomp's ({exc})") from exc
+    if not isinstance(saved, dict) or saved.get("format") != NOMINAL_FORMAT or not isinstance(saved.get("objects"), list):
+        raise SceneError(f"the {NOMINAL_TAG!r} data on the robot base is not in the format {NOMINAL_FORMAT!r}")
+    return saved
+
+
+def _write_saved_nominal(session: Session, robot: SceneRobot, state: SceneState) -> None:
+    positions = list(state.positions) + [None] * (len(robot.handles) - len(robot.joints))
+    objects = [{"path": _object_path(session, h), "pose": list(pose), "position": q}
+               for h, pose, q in zip(robot.handles, state.poses, positions)]
+    text = json.dumps({"format": NOMINAL_FORMAT, "objects": objects})  # floats round-trip exactly
+    session.call("writeCustomDataBlock", robot.base, NOMINAL_TAG, text)
+
+
+def forget_saved_nominal(session: Session, base: int) -> None:
+    """Remove the saved nominal state from the base (an empty block removes the tag)."""
+    session.call("writeCustomDataBlock", base, NOMINAL_TAG, "")
+
+
+def _saved_handles(session: Session, saved: dict) -> list[int]:
+    handles = []
+    for entry in saved["objects"]:
+        handle = session.call("getObject", entry["path"], {"noError": True})
+        if handle is None or handle < 0:
+            raise SceneError(f"the saved nominal pose names {entry['path']!r}, which the scene no longer has")
+        handles.append(int(handle))
+    return handles
+
+
+def saved_nominal_matches(session: Session, saved: dict) -> bool:
+    """Whether the scene holds the saved nominal poses now (to :data:`NOMINAL_MATCH_TOL`)."""
+    parent = session.const("handle_parent")
+    for h, entry in zip(_saved_handles(session, saved), saved["objects"]):
+        now = np.asarray(session.call("getObjectPose", h, parent), dtype=float)
+        pose = np.asarray(entry["pose"], dtype=float)
+        # q and -q are the same rotation
+        if min(np.max(np.abs(now - pose)), np.max(np.abs(now - np.r_[pose[:3], -pose[3:]]))) > NOMINAL_MATCH_TOL:
+            return False
+    return True
+
+
+def check_not_left_deformed(session: Session, base: int, base_path: str) -> None:
+    """Raise :class:`SceneError` if an earlier run left the robot deformed (its saved nominal differs)."""
+    saved = read_saved_nominal(session, base)
+    if saved is not None and not saved_nominal_matches(session, saved):
+        raise SceneError(
+            f"the robot at {base_path!r} is still deformed by an earlier thermocomp run that did not end cleanly "
+            f"(its nominal poses are saved in the scene); put it back with 'thermocomp coppeliasim restore "
+            f"--robot-path {base_path}' (or accept the scene as it is with 'restore --forget')"
+        )
+
+
+def restore_saved_nominal(session: Session, base_path: str, *, forget_only: bool = False) -> int | None:
+    """Put back the nominal state a thermocomp run saved on the robot's base, and remove it.
+
+    Parameters
+    ----------
+    base_path
+        Object path of the robot's base.
+    forget_only
+        Remove the saved state without restoring (accept the scene as nominal).
+
+    Returns
+    -------
+    int or None
+        How many objects were restored (0 with ``forget_only``); ``None`` when
+        nothing was saved (the last run ended cleanly).
+    """
+    base = get_object(session, base_path, "robot base")
+    saved = read_saved_nominal(session, base)
+    if saved is None:
+        return None
+    if not forget_only:
+        parent = session.const("handle_parent")
+        handles = _saved_handles(session, saved)
+        for h, entry in zip(handles, saved["objects"]):
+            session.call("setObjectPose", h, [float(v) for v in entry["pose"]], parent)
+        for h, entry in zip(handles, saved["objects"]):
+            if entry.get("position") is not None:
+                session.call("setJointPosition", h, float(entry["position"]))
+    forget_saved_nominal(session, base)
+    return 0 if forget_only else len(saved["objects"])
+
+
 @contextlib.contextmanager
 def preserved(session: Session, robot: SceneRobot) -> Iterator[SceneState]:
-    """Save the robot's scene state, and restore it on leaving, also on errors and Ctrl-C."""
+    """Save the robot's scene state, and restore it on leaving, also on errors and Ctrl-C.
+
+    The state is also written into the scene (custom data :data:`NOMINAL_TAG`
+    on the base) and removed after restoring, so that ``thermocomp
+    coppeliasim restore`` can put the robot back if this process is killed
+    before it restores. A scene that still holds another run's saved state
+    that it no longer matches is refused (:func:`check_not_left_deformed`).
+    """
+    owner = robot.base not in session.deformed_bases  # not nested in another preserved() of this session
+    if owner:
+        check_not_left_deformed(session, robot.base, robot.base_path)
     state = save_state(session, robot)
+    if owner:
+        _write_saved_nominal(session, robot, state)
+        session.deformed_bases.add(robot.base)
     try:
         yield state
     finally:
         restore_state(session, robot, state)
+        if owner:
+            forget_saved_nominal(session, robot.base)
+            session.deformed_bases.discard(robot.base)
 
 
 # --- showing a deformed model ---------------------------------------------------------------
