@@ -76,17 +76,23 @@ def test_corrections_scale_mass_and_inertia(tmp_path, capsys):
     assert "Eq. 9" in text
 
 
-@pytest.mark.parametrize("content, words", [
-    ("link,lambda\nlink7,1.0\n", "link7"),
-    ("link,lambda\n1,-1\n", "> 0"),
-    ("link,lambda\n1,1\nlink1,1\n", "twice"),
+@pytest.mark.parametrize("content, where, words", [
+    ("link,lambda\nlink7,1.0\n", "line 2, column 'link'", "link7"),
+    ("link,lambda\n7,1.0\n", "line 2, column 'link'", "0..6, got '7'"),
+    ("link,lambda\n\u00b2,1.1\n", "line 2, column 'link'", "got '\u00b2'"),  # str.isdigit() is True for it
+    ("link,lambda\n1,1\n\u0663,1\n", "line 3, column 'link'", "got '\u0663'"),  # Arabic-Indic 3: int() reads 3
+    ("link,lambda\n1,-1\n", "line 2, column 'lambda'", "> 0"),
+    ("link,lambda\n1,x\n", "line 2, column 'lambda'", "x"),
+    ("link,lambda\n1,1\nlink1,1\n", "line 3, column 'link'", "twice"),
+    ("# nothing to correct\nlink,lambda\n", "", "corrects nothing"),
 ])
-def test_bad_corrections_name_file_and_line(tmp_path, capsys, content, words):
+def test_bad_corrections_name_file_line_and_column(tmp_path, capsys, content, where, words):
     lam = tmp_path / "lambda.csv"
-    lam.write_text(content)
-    code, _, err = run(capsys, "--robot", "gofa", "--meshes", str(MESHES), "--units", "m", "--total-mass", "28",
-                       "--corrections", str(lam))
-    assert code == 1 and str(lam) in err and "line" in err and words in err
+    lam.write_text(content, encoding="utf-8")
+    code, text, err = run(capsys, "--robot", "gofa", "--meshes", str(MESHES), "--units", "m", "--total-mass", "28",
+                          "--corrections", str(lam))
+    assert code == 1 and f"{lam}{', ' if where else ':'}{where}" in err and words in err, err
+    assert "Traceback" not in err and text == ""
 
 
 def test_an_open_mesh_needs_a_stated_fallback(tmp_path, capsys):

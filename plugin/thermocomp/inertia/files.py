@@ -117,7 +117,8 @@ def read_corrections_csv(path: PathLike, link_names: Sequence[str]) -> dict[str,
     ------
     InputError
         Naming file, line and column: unknown link, a link given twice, a
-        factor that is not a number > 0.
+        factor that is not a number > 0; naming the file: no rows (a file
+        that corrects nothing).
     """
     src = str(path)
     rows = list(iter_rows(path))
@@ -130,7 +131,9 @@ def read_corrections_csv(path: PathLike, link_names: Sequence[str]) -> dict[str,
         if len(cells) != len(header):
             raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=line)
         label = cells[idx["link"]].strip()
-        name = link_names[int(label)] if label.isdigit() and int(label) < len(link_names) else label
+        # ASCII digits only: str.isdigit() also accepts '²' or '٣', which int() refuses or reads otherwise.
+        is_number = label.isascii() and label.isdigit()
+        name = link_names[int(label)] if is_number and int(label) < len(link_names) else label
         if name not in link_names:
             raise InputError(f"expected a link among {', '.join(link_names)} or 0..{len(link_names) - 1}, got {label!r}",
                              path=src, row=line, column="link")
@@ -141,6 +144,9 @@ def read_corrections_csv(path: PathLike, link_names: Sequence[str]) -> dict[str,
             out[name] = check_positive(value, "lambda", "1")
         except InputError as exc:
             raise InputError(exc.message, path=src, row=line, column="lambda") from exc
+    if not out:
+        raise InputError("expected a row per corrected link after the header, got none: the file corrects nothing "
+                         "(leave out --corrections for lambda = 1 everywhere)", path=src)
     return out
 
 
