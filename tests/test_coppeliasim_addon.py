@@ -21,8 +21,9 @@ from thermocomp.cli.main import build_parser
 from thermocomp.simulators.coppeliasim import addon_source
 
 SOURCE = addon_source().read_text(encoding="utf-8")
-#: Lua source without comments (the tests read code, not prose).
-CODE = re.sub(r"--[^\n]*", "", SOURCE)
+#: Lua source without comments (the tests read code, not prose); a ``--`` inside a string
+#: literal (an option such as '--host') is code, not a comment.
+CODE = re.sub(r"""('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")|--[^\n]*""", lambda m: m.group(1) or "", SOURCE)
 
 #: CoppeliaSim API the add-on may use (CoppeliaSim 4.6+ regular API, simUI and simSubprocess plugins).
 ALLOWED_API = {
@@ -33,7 +34,7 @@ ALLOWED_API = {
 }
 #: Entries the issue asks for, as the panel's texts.
 ENTRIES = ("Pick robot", "Load deformation", "Load targets", "Minute", "Magnification", "Show deformed",
-           "Run compensation", "Play", "Write CSV")
+           "Run compensation", "Play", "Write CSV", "Restore nominal robot")
 
 
 def test_parses_with_luaparser():
@@ -74,8 +75,15 @@ def subparser(action: str) -> argparse.ArgumentParser:
     return acts.choices[action]
 
 
-def lua_tables_starting_with_coppeliasim() -> list[list[str]]:
-    """String literals of every table constructor ``{'coppeliasim', '<action>', ...}`` (to its closing brace)."""
+def lua_function_body(name: str) -> str:
+    m = re.search(rf"^(?:local )?function {name}\((.*?)^end", CODE, re.DOTALL | re.MULTILINE)
+    assert m, f"no function {name}"
+    return m.group(1)
+
+
+def lua_tables_starting_with_coppeliasim() -> list[tuple[list[str], str]]:
+    """String literals of every table constructor ``{'coppeliasim', '<action>', ...}`` (to its closing
+    brace), with the body of the top-level function it is in."""
     tables = []
     for m in re.finditer(r"\{\s*'coppeliasim'", CODE):
         depth, end = 0, m.start()
@@ -83,21 +91,35 @@ def lua_tables_starting_with_coppeliasim() -> list[list[str]]:
             depth += {"{": 1, "}": -1}.get(CODE[end], 0)
             if depth == 0:
                 break
-        tables.append(re.findall(r"'([^']*)'", CODE[m.start():end]))
+        start = CODE.rfind("\nfunction ", 0, m.start()) + 1
+        stop = CODE.find("\nend", m.start())
+        tables.append((re.findall(r"'([^']*)'", CODE[m.start():end]), CODE[start:stop]))
     return tables
 
 
 def test_launches_only_existing_actions_with_their_options():
     tables = lua_tables_starting_with_coppeliasim()
-    assert {t[1] for t in tables} == {"show", "compensate", "play"}
-    appended = set(re.findall(r"'(--[\w-]+)'", CODE)) - {o for t in tables for o in t if o.startswith("--")}
-    for t in tables:
+    assert {t[1] for t, _ in tables} == {"show", "compensate", "play", "restore"}
+    scene = set(re.findall(r"'(--[\w-]+)'", lua_function_body("sceneOptions")))
+    law = set(re.findall(r"'(--[\w-]+)'", lua_function_body("lawOptions")))
+    assert {"--host", "--port", "--robot-path", "--report", "--tip"} <= scene
+    for t, body in tables:
         action = t[1]
         assert action in ACTIONS
         options = {s for a in subparser(action)._actions for s in a.option_strings}
-        # Options written in the table, and those the helpers append to every scene action.
-        wanted = {o for o in t if o.startswith("--")} | appended
+        # Options written in the table, those sceneOptions appends (without --tip when launched
+        # withoutTip), and lawOptions' when the entry passes its table through lawOptions.
+        without_tip = re.search(r"end,\s*true\)", body) is not None
+        wanted = {o for o in t if o.startswith("--")} | (scene - ({"--tip"} if without_tip else set()))
+        if "lawOptions(" in body:
+            wanted |= law
         assert wanted <= options, f"{action}: unknown options {sorted(wanted - options)}"
+
+
+def test_a_failed_launch_names_the_executable_setting():
+    body = lua_function_body("launch")
+    assert "pcall(simSubprocess.execAsync" in body
+    assert "thermocomp.executable" in body and "PATH" in body
 
 
 def test_panel_has_every_entry_and_its_callbacks_exist():

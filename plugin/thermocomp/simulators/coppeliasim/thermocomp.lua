@@ -2,7 +2,7 @@
 --
 -- Appears as [Modules > Thermal compensation]. Opens a panel with the entries:
 -- pick robot, load deformation, load targets, minute, magnification, show
--- deformed, run compensation, play, write CSV.
+-- deformed, run compensation, play, write CSV, restore nominal robot.
 --
 -- Design (docs/coppeliasim.md): the add-on holds the user's choices and calls
 -- the Python plugin by launching `thermocomp coppeliasim <action> ...`
@@ -79,14 +79,15 @@ local function touch(path)
     end
 end
 
--- The options every scene action takes: where CoppeliaSim is and which robot.
-local function sceneOptions(args, report)
+-- The options every scene action takes: where CoppeliaSim is and which robot
+-- (and its tip, unless withoutTip: `restore` works on the base's saved poses).
+local function sceneOptions(args, report, withoutTip)
     local extra = {'--host', '127.0.0.1', '--port', tostring(port()), '--robot-path', state.robotPath,
                    '--report', report}
     for _, v in ipairs(extra) do
         table.insert(args, v)
     end
-    if state.tipPath then
+    if state.tipPath and not withoutTip then
         table.insert(args, '--tip')
         table.insert(args, state.tipPath)
     end
@@ -102,14 +103,23 @@ local function lawOptions(args)
 end
 
 -- Launch `thermocomp coppeliasim ...` without blocking; done(exitCode, reportText) when it ends.
-local function launch(what, args, done)
+-- The process appends what it prints, and its error if it fails, to the report file.
+local function launch(what, args, done, withoutTip)
     if running then
         log('busy: ' .. running.what .. ' is still running')
         return false
     end
     local report = tempDir .. '/thermocomp-report-' .. tostring(sim.getSystemTime()) .. '.txt'
-    sceneOptions(args, report)
-    local handle = simSubprocess.execAsync(executable(), args, {useSearchPath = true})
+    sceneOptions(args, report, withoutTip)
+    local exe = executable()
+    local ok, handle = pcall(simSubprocess.execAsync, exe, args, {useSearchPath = true})
+    if not ok then
+        log(what .. ' could not start "' .. exe .. '": ' .. tostring(handle) .. '. Install thermocomp so that '
+            .. 'it is on the PATH, or set the named string parameter thermocomp.executable to the full path of '
+            .. 'the thermocomp executable (e.g. start CoppeliaSim with '
+            .. '-Gthermocomp.executable=/path/to/.venv/bin/thermocomp)')
+        return false
+    end
     running = {handle = handle, what = what, report = report, done = done}
     log(what .. '...')
     return true
@@ -167,10 +177,13 @@ function onShowDeformed(ui_, id, value)
             return
         end
         showing = tempDir .. '/thermocomp-stop-show-' .. tostring(sim.getSystemTime())
-        launch('show deformed', lawOptions({'coppeliasim', 'show', '--deformation', state.deformation,
-                                            '--magnification', tostring(state.magnification),
-                                            '--hold-s', '86400', '--until-file', showing}),
-               function(code, text) showing = nil end)
+        local started = launch('show deformed', lawOptions({'coppeliasim', 'show', '--deformation', state.deformation,
+                                                            '--magnification', tostring(state.magnification),
+                                                            '--hold-s', '86400', '--until-file', showing}),
+                               function(code, text) showing = nil end)
+        if not started then
+            showing = nil
+        end
     elseif showing then
         touch(showing)
     end
@@ -225,6 +238,16 @@ function onWriteCsv()
     log('wrote ' .. files[1])
 end
 
+-- Put back a robot that an earlier run left deformed (it was killed before
+-- restoring): `restore` reads the nominal poses that run saved in the scene.
+function onRestore()
+    if showing then
+        log('untick "Show deformed" first: it restores the robot itself')
+        return
+    end
+    launch('restore', {'coppeliasim', 'restore'}, function(code, text) end, true)
+end
+
 function onClose()
     leaveNow = true
 end
@@ -249,6 +272,7 @@ local xml = [[
     <button text="Run compensation" on-click="onRunCompensation" />
     <button text="Play" on-click="onPlay" />
     <button text="Write CSV..." on-click="onWriteCsv" />
+    <button text="Restore nominal robot" on-click="onRestore" />
     <label id="20" text="" wordwrap="true" />
 </ui>
 ]]
