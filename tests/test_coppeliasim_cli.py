@@ -120,3 +120,42 @@ def test_compensate_with_simulator_option_is_the_same_run(fake_irb140, capsys, t
                  "--deformation", EXAGGERATED, "--targets", TARGETS, "--plot", str(tmp_path / "x.png"),
                  "--out", str(tmp_path / "other.csv")]) == EXIT_INPUT
     assert "--plot cannot be combined" in capsys.readouterr().err
+
+
+def test_compensate_with_simulator_forwards_the_solver_options(fake_irb140, capsys, tmp_path, monkeypatch):
+    """--starts, --seed, the tolerances and --progress reach the solver; none is dropped silently."""
+    import thermocomp.simulators.coppeliasim as cs
+
+    seen = {}
+    real = cs.compensate_in_scene
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cs, "compensate_in_scene", spy)
+    assert main(["compensate", "--simulator", "coppeliasim", "--coppeliasim-host", "127.0.0.1",
+                 "--coppeliasim-port", str(fake_irb140.port), "--tip", "/IRB140/tip",
+                 "--deformation", EXAGGERATED, "--targets", TARGETS, "--static", "--out", str(tmp_path / "r.csv"),
+                 "--starts", "7", "--seed", "3", "--position-tol-mm", "0.0005", "--orientation-tol-deg", "1e-5",
+                 "--progress"]) == EXIT_OK
+    captured = capsys.readouterr()
+    options = seen["options"]
+    assert (options.starts, options.seed) == (7, 3)
+    assert options.ik.position_tol == pytest.approx(5e-7) and options.ik.orientation_tol == pytest.approx(1.7453292519943295e-7)
+    assert "solver tolerance 0.0005 mm" in captured.out
+    assert "compensating" in captured.err  # the progress bar
+
+
+def test_compensate_with_simulator_names_its_own_address_options(capsys, monkeypatch, tmp_path):
+    import thermocomp.simulators.coppeliasim.connection as connection
+
+    monkeypatch.setattr(connection, "DEFAULT_TIMEOUT_S", 0.2)
+    assert main(["compensate", "--simulator", "coppeliasim", "--coppeliasim-host", "127.0.0.1",
+                 "--coppeliasim-port", "9", "--deformation", EXAGGERATED, "--targets", TARGETS,
+                 "--out", str(tmp_path / "never.csv")]) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "--coppeliasim-host (now 127.0.0.1), --coppeliasim-port (now 9)" in err
+    assert "--host and" not in err
+    assert main(["coppeliasim", "info", "--host", "127.0.0.1", "--port", "9", "--timeout-s", "0.2"]) == EXIT_INPUT
+    assert "Options: --host (now 127.0.0.1), --port (now 9)" in capsys.readouterr().err

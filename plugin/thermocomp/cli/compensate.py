@@ -147,9 +147,12 @@ def _run_in_coppeliasim(args: argparse.Namespace) -> int:
                                  "(the robot comes from the scene: --robot-path, --tip)")
     forwarded = argparse.Namespace(
         host=args.coppeliasim_host, port=args.coppeliasim_port, timeout_s=DEFAULT_TIMEOUT_S, report=None,
+        address_options=("--coppeliasim-host", "--coppeliasim-port"),
         robot_path=args.robot_path, tip=args.tip, joints=None,
         stabilisation_min=args.stabilisation_min, static=args.static, minute=None, convention="table",
         deformation=args.deformation, targets=args.targets, out=args.out, minutes=args.minutes, check_minutes=None,
         orientation_euler_xyz_deg=args.orientation_euler_xyz_deg, allow_failures=args.allow_failures,
+        position_tol_mm=args.position_tol_mm, orientation_tol_deg=args.orientation_tol_deg,
+        starts=args.starts, seed=args.seed, progress=args.progress,
     )
     return coppeliasim._compensate(forwarded)

@@ -106,6 +106,30 @@ def _law_options(p: argparse.ArgumentParser, minute_help: str) -> None:
                         "paper authors' CoppeliaSim script did (world-frame increments of the joint objects)")
 
 
+def _solver_options(p: argparse.ArgumentParser) -> None:
+    """The solver options of ``thermocomp compensate``, with the same defaults."""
+    from thermocomp.compensation.compensate import CompensationOptions
+    from thermocomp.kinematics.ik import IKOptions
+
+    ik, comp = IKOptions(), CompensationOptions()
+    p.add_argument("--position-tol-mm", type=float, default=ik.position_tol * 1e3, help="IK convergence on position [mm]")
+    p.add_argument("--orientation-tol-deg", type=float, default=float(np.degrees(ik.orientation_tol)),
+                   help="IK convergence on orientation [deg]")
+    p.add_argument("--starts", type=int, default=comp.starts, help="multi-start count of the nominal configuration search")
+    p.add_argument("--seed", type=int, default=comp.seed, help="seed of the multi-start spread")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show a progress bar on stderr (default: when stderr is a terminal)")
+
+
+def _solver(args) -> dict:
+    """``CompensationOptions`` fields from the solver options (SI)."""
+    from thermocomp.kinematics.ik import IKOptions
+
+    return {"ik": IKOptions(position_tol=args.position_tol_mm * 1e-3,
+                            orientation_tol=float(np.radians(args.orientation_tol_deg))),
+            "starts": args.starts, "seed": args.seed}
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``coppeliasim`` subcommand."""
     fmt = argparse.ArgumentDefaultsHelpFormatter
@@ -158,6 +182,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     comp.add_argument("--orientation-euler-xyz-deg", type=float, nargs=3, metavar=("A", "B", "C"),
                       help="orientation for position-only targets, CoppeliaSim Euler xyz [deg]")
     comp.add_argument("--allow-failures", action="store_true", help="write the file even if some rows fail")
+    _solver_options(comp)
 
     play = acts.add_parser("play", help="play the compensated program of a results CSV in the scene",
                            formatter_class=fmt)
@@ -222,9 +247,15 @@ def run(args: argparse.Namespace) -> int:
 # --- helpers ------------------------------------------------------------------------------------
 
 def _connect(args):
-    from thermocomp.simulators.coppeliasim import connect
+    from thermocomp.simulators.coppeliasim import CoppeliaSimUnreachable, connect
 
-    return connect(args.host, args.port, args.timeout_s)
+    try:
+        return connect(args.host, args.port, args.timeout_s)
+    except CoppeliaSimUnreachable as exc:
+        # Name the options of the command that was run (thermocomp compensate spells them --coppeliasim-*).
+        host_option, port_option = getattr(args, "address_options", ("--host", "--port"))
+        raise CoppeliaSimUnreachable(f"{exc} Options: {host_option} (now {args.host}), {port_option} "
+                                     f"(now {args.port}).") from exc
 
 
 def _robot(session, args):
@@ -326,6 +357,7 @@ def _show(args) -> int:
 
 
 def _compensate(args) -> int:
+    from thermocomp.cli.progress import ProgressBar
     from thermocomp.compensation.compensate import CompensationOptions
     from thermocomp.deformation.timelaw import Static
     from thermocomp.errors import ConfigurationError
@@ -352,17 +384,19 @@ def _compensate(args) -> int:
                         "table); give one minute with --minute or --minutes, and targets without time_min")
                 minute = minutes[0]
             table, _ = _table(robot.chain, args, minute, robot.R_world_joint)
-            options = CompensationOptions(time_law=Static(), minutes=(float(minute),))
+            options = CompensationOptions(time_law=Static(), minutes=(float(minute),), **_solver(args))
         else:
             from thermocomp.io.deformation_csv import read_deformation_csv
 
             table = read_deformation_csv(args.deformation, n_joints=robot.chain.n_joints)
             minutes = args.minutes or ((0.0,) if args.static else tuple(float(m) for m in range(201)))
-            options = CompensationOptions(time_law=law, minutes=minutes)
+            options = CompensationOptions(time_law=law, minutes=minutes, **_solver(args))
+        show_progress = sys.stderr.isatty() if args.progress is None else args.progress
         try:
             report, check = compensate_in_scene(session, robot, table, program, options=options, out=args.out,
                                                 allow_failures=args.allow_failures,
-                                                check_minutes=args.check_minutes)
+                                                check_minutes=args.check_minutes,
+                                                progress=ProgressBar("compensating", enabled=show_progress))
         except CompensationFailed as exc:
             _emit(args, exc.report.text())
             _report_error(args, str(exc))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from thermocomp._typing import FloatArray
-from thermocomp.compensation.compensate import CompensationOptions
+from thermocomp.compensation.compensate import CompensationOptions, ProgressCallback
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.apply import deformed_model
 from thermocomp.deformation.table import DeformationTable
@@ -141,6 +141,7 @@ def compensate_in_scene(
     out=None,
     allow_failures: bool = False,
     check_minutes: Sequence[float] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> tuple[CompensationReport, SceneCheck]:
     """Compensate ``program`` on the scene's robot, then replay it in the scene.
 
@@ -157,6 +158,8 @@ def compensate_in_scene(
     check_minutes
         Minutes whose converged rows are replayed in the scene; default the
         last minute of ``options.minutes`` (every row for a timed program).
+    progress
+        Called as ``progress(rows_done, rows_total)`` while solving.
 
     Returns
     -------
@@ -167,7 +170,7 @@ def compensate_in_scene(
     """
     options = CompensationOptions() if options is None else options
     report = run_compensation(robot.chain, table, program, out, options=options,
-                              allow_failures=allow_failures, keep_results=True)
+                              allow_failures=allow_failures, keep_results=True, progress=progress)
     rows = [(float(c.minute[k]), float(c.fraction[k]), int(c.target[k]), c.q[k])
             for c in report.chunks for k in range(c.n_rows) if c.status[k] == Status.CONVERGED]
     if program.time_min is None:

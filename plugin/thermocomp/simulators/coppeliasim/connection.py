@@ -82,8 +82,8 @@ def _unreachable(endpoint: str, timeout_s: float) -> CoppeliaSimUnreachable:
     return CoppeliaSimUnreachable(
         f"no CoppeliaSim ZMQ remote API server answered at {endpoint} within {timeout_s:g} s. "
         "Start CoppeliaSim (its 'ZMQ remote API server' add-on starts with it and listens on port "
-        f"{DEFAULT_PORT} unless the named parameter zmqRemoteApi.rpcPort says otherwise), or give the "
-        "right --host and --port."
+        f"{DEFAULT_PORT} unless the named parameter zmqRemoteApi.rpcPort says otherwise), or connect to the "
+        "right host and port."
     )
 
 
