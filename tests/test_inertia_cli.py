@@ -151,3 +151,52 @@ def test_out_naming_a_directory_fails_before_the_table(tmp_path, capsys):
     assert code == 1 and str(folder) in err and "directory" in err and "Traceback" not in err
     assert text == ""  # checked before computing: no table printed
     assert list(folder.iterdir()) == [] and not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())
+
+
+def test_help_shows_no_default_for_required_or_unset_options():
+    proc = subprocess.run([sys.executable, "-m", "thermocomp", "inertia", "--help"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "(default: None)" not in proc.stdout and "(default: [])" not in proc.stdout
+    assert "(default: visual)" in proc.stdout  # a real default is still shown
+
+
+def test_an_implausible_density_is_warned_with_its_value(tmp_path, capsys):
+    """Metre meshes given --units mm: volumes 1e-9 of the truth, so a density 1e9 times the right one."""
+    code, text, err = run(capsys, "--robot", "gofa", "--meshes", str(MESHES), "--units", "m", "--total-mass", "28")
+    assert code == 0 and "warning:" not in text, err
+    volume_cm3 = float(next(line for line in text.splitlines() if line.startswith("total")).split()[1])
+    code, text, err = run(capsys, "--robot", "gofa", "--meshes", str(MESHES), "--units", "mm", "--total-mass", "28")
+    assert code == 0, err
+    warning = next(line for line in text.splitlines() if line.startswith("warning:"))
+    assert "implausible" in warning and "mesh unit" in warning
+    value = float(warning.split("density is ")[1].split(" kg/m^3")[0])
+    assert value == pytest.approx(28.0 / (volume_cm3 * 1e-6 * 1e-9), rel=1e-3)  # .4g printed
+
+
+def test_columns_stay_aligned_with_a_flipped_mesh(tmp_path, capsys):
+    shutil.copytree(MESHES, tmp_path / "m")
+    m = read_mesh(tmp_path / "m" / "link3.stl", 1.0)
+    write_stl(tmp_path / "m" / "link3.stl", m.vertices, m.faces[:, ::-1])  # every face turned inward
+    code, text, err = run(capsys, "--robot", "gofa", "--meshes", str(tmp_path / "m"), "--units", "m",
+                          "--total-mass", "28")
+    assert code == 0, err
+    lines = text.splitlines()
+    header, rows = lines[1], lines[2:9]
+    assert "link3   closed (flipped) " in rows[3]
+    for column in ("volume_cm3", "mass_kg", "I3_kg_m2"):
+        end = header.index(column) + len(column)
+        for row in rows:  # right-aligned numbers end where their header ends
+            assert row[end - 1] != " " and (end == len(row) or row[end] == " "), (column, row)
+
+
+def test_the_placeholder_inertials_are_stated_with_the_urdf_total(tmp_path, capsys):
+    out = tmp_path / "x.urdf"
+    code, text, err = run(capsys, "--robot", "gofa", "--meshes", str(MESHES), "--units", "m", "--total-mass", "28",
+                          "--out", str(out))
+    assert code == 0, err
+    note = next(line for line in text.splitlines() if "placeholder" in line)
+    stated = float(note.split("masses sum to ")[1].split(" kg")[0])
+    masses = inertial_masses(out.read_text())
+    assert stated == pytest.approx(sum(masses.values()), abs=5e-4)  # printed to 1 g
+    assert sum(masses.values()) != pytest.approx(28.0, abs=1e-4)  # the placeholders are real

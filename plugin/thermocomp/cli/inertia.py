@@ -15,6 +15,19 @@ from thermocomp.io.meshes import UNITS
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Append ``(default: ...)`` only where there is one: not for required options, ``None`` or an empty list.
+
+    (The same idea as ``cli/sim.py``'s formatter; one shared in ``cli/common.py`` would serve every subcommand.)
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.required or action.default in (None, False, [], argparse.SUPPRESS) or "default" in text:
+            return text
+        return super()._get_help_string(action)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``inertia`` subcommand."""
     cmd = sub.add_parser(
@@ -22,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Compute each link's volume, mass, centre of mass and inertia tensor from closed meshes with one "
                     "density from the robot's total mass (seed 000, Step 1), print them in the URDF link frames "
                     "and write a URDF carrying them. See docs/inertia.md.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
     cmd.add_argument("--robot", required=True, help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a .csv / .urdf file")
     cmd.add_argument("--meshes", required=True,
@@ -44,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmd.add_argument("--mesh-kind", choices=("visual", "collision"), default="visual",
                      help="with a URDF: which of its meshes")
     cmd.add_argument("--tip-link", metavar="LINK",
-                     help="with a URDF: the chain's last link (default: the leaf with the most joints above it)")
+                     help="with a URDF: the chain's last link, the URDF link that is the robot's TCP frame (its orientation at the zero pose is checked; default: the leaf with the most joints above it)")
     cmd.add_argument("--package", action="append", default=[], metavar="NAME=DIR",
                      help="with a URDF: the folder of a ROS package named in package:// mesh URIs (repeatable)")
     cmd.set_defaults(handler=run)

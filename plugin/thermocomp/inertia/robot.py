@@ -47,6 +47,14 @@ from thermocomp.robot.chain import Chain
 
 MESH_KINDS = ("visual", "collision")
 
+#: Average densities [kg/m^3] a robot can plausibly have, its meshes taken as
+#: solid: from 500 (hollow cast and plastic shells around air; the built-in
+#: envelopes give 1,180 (GoFa) to 3,150 (IRB140), the real GoFa CAD meshes
+#: 1,410) to 20,000 (above solid tungsten, 19,300). A mesh unit given wrongly moves the density by
+#: 1e9 (mm read as m or back) or 25.4^3 = 16,387 (inches): far outside. Outside
+#: this range :func:`compute_inertials` warns (it cannot know the robot).
+PLAUSIBLE_DENSITY = (500.0, 20000.0)
+
 
 @dataclass(frozen=True)
 class InertiaOptions:
@@ -255,6 +263,9 @@ class InertiaReport:
         The corrections file, if any.
     notes
         Remarks for the printed table (e.g. links made of several meshes).
+    warnings
+        Results that are computed but doubtful (an implausible density),
+        printed as ``warning:`` lines.
     """
 
     chain: Chain
@@ -264,24 +275,31 @@ class InertiaReport:
     options: InertiaOptions
     corrections_source: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    warnings: tuple[str, ...] = field(default_factory=tuple)
 
     def text(self) -> str:
         """The table printed by ``thermocomp inertia``: one row per link, then the density and notes."""
+        from thermocomp.io.urdf import PLACEHOLDER_MASS
+
         inertials = self.inertials
+        # Columns as wide as their longest entry ("closed (flipped)", "closed+signed", long link names).
+        wl = max([7] + [len(x.link) for x in inertials.links])
+        wm = max([12] + [len(x.method) for x in inertials.links])
         lines = [
             f"{self.chain.name}: link inertials from meshes (seed 000, Step 1); frames: URDF link frames "
             "(origin on joint k, base-oriented at the zero pose)",
-            f"{'link':<7} {'method':<12} {'volume_cm3':>11} {'mass_kg':>8} {'lambda':>6} "
+            f"{'link':<{wl}} {'method':<{wm}} {'volume_cm3':>11} {'mass_kg':>8} {'lambda':>6} "
             f"{'com_x_mm':>9} {'com_y_mm':>9} {'com_z_mm':>9} {'I1_kg_m2':>10} {'I2_kg_m2':>10} {'I3_kg_m2':>10}",
         ]
         for link in inertials.links:
             I1, I2, I3 = link.principal_moments
             c = link.com * 1000.0
             lines.append(
-                f"{link.link:<7} {link.method:<12} {link.volume * 1e6:>11.2f} {link.mass:>8.3f} {link.correction:>6.3f} "
-                f"{c[0]:>9.2f} {c[1]:>9.2f} {c[2]:>9.2f} {I1:>10.3e} {I2:>10.3e} {I3:>10.3e}"
+                f"{link.link:<{wl}} {link.method:<{wm}} {link.volume * 1e6:>11.2f} {link.mass:>8.3f} "
+                f"{link.correction:>6.3f} {c[0]:>9.2f} {c[1]:>9.2f} {c[2]:>9.2f} {I1:>10.3e} {I2:>10.3e} {I3:>10.3e}"
             )
-        lines.append(f"total {'':<13} {sum(x.volume for x in inertials.links) * 1e6:>11.2f} {inertials.mass:>8.3f}")
+        lines.append(f"{'total':<{wl}} {'':<{wm}} {sum(x.volume for x in inertials.links) * 1e6:>11.2f} "
+                     f"{inertials.mass:>8.3f}")
         lines.append(f"density {inertials.density:.2f} kg/m^3 = total mass {inertials.total_mass:g} kg / total volume "
                      f"(units: {self.options.metres_per_unit:g} m per mesh unit)")
         if self.corrections_source:
@@ -301,6 +319,13 @@ class InertiaReport:
             if solid.flipped:
                 lines.append(f"note: {name}: the surface was oriented inward and has been reversed")
         lines.extend(f"note: {n}" for n in self.notes)
+        lines.append(
+            f"note: the URDF (--out) also gives its 'world' and 'tcp' links a {PLACEHOLDER_MASS * 1000:g} g placeholder "
+            "inertial each (PyBullet gives a link without one 1 kg): its masses sum to "
+            f"{inertials.mass + 2 * PLACEHOLDER_MASS:.3f} kg, and 'tcp' adds {PLACEHOLDER_MASS * 1000:g} g at the TCP "
+            f"to link{self.chain.n_joints}'s load"
+        )
+        lines.extend(f"warning: {w}" for w in self.warnings)
         return "\n".join(lines) + "\n"
 
     def link_contents(self) -> dict:
@@ -381,14 +406,25 @@ def compute_inertials(
 
             lambdas, source = read_corrections_csv(corrections, names), str(corrections)
         inertials = apply_corrections(inertials, lambdas)
+    warnings = []
+    low, high = PLAUSIBLE_DENSITY
+    density = inertials.density
+    if not low <= density <= high:
+        warnings.append(
+            f"the average density is {density:.4g} kg/m^3 (total mass {options.total_mass:g} kg / total volume "
+            f"{sum(s.volume for s in solids.values()):.4g} m^3), implausible for a robot (expected {low:g} .. "
+            f"{high:g} kg/m^3); check the mesh unit ({options.metres_per_unit:g} m per unit given: millimetre "
+            "meshes read as metres give 1e-9 of it, metre meshes read as millimetres 1e9) and the total mass"
+        )
     notes = []
     multi = sorted({r.link for r in refs if sum(q.link == r.link for q in refs) > 1}, key=names.index)
     if multi:
         notes.append(f"{', '.join(multi)}: several meshes each; the URDF carries their inertial but no geometry")
-    return InertiaReport(chain, inertials, tuple(refs), solids, options, source, tuple(notes))
+    return InertiaReport(chain, inertials, tuple(refs), solids, options, source, tuple(notes), tuple(warnings))
 
 
 __all__ = [
+    "PLAUSIBLE_DENSITY",
     "InertiaOptions",
     "InertiaReport",
     "check_chain_match",
