@@ -25,10 +25,68 @@ class SimulatorUnavailable(ThermocompError):
     """PyBullet cannot be imported, or its GUI cannot open a window here."""
 
 
-def import_pybullet() -> ModuleType:
-    """The ``pybullet`` module, or :class:`SimulatorUnavailable` saying how to install it."""
+def _flush_c_stdio() -> None:
+    """Flush Python's and the C library's stdio buffers (so nothing buffered crosses a redirection)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            stream.flush()
+    if os.name == "posix":
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError, TypeError):
+            ctypes.CDLL(None).fflush(None)  # fflush(NULL): every C output stream
+
+
+@contextlib.contextmanager
+def quiet_fds(*fds: int) -> Iterator[None]:
+    """Send the OS-level file descriptors ``fds`` to the null device for a block.
+
+    PyBullet's C code prints banners straight to the process's stdout and
+    stderr (``pybullet build time: ...`` at import, ``argv[0]=`` at connect),
+    below Python's ``sys.stdout``; only a redirection of the descriptors
+    themselves silences them. Buffers are flushed before and after, so
+    nothing written before the block is lost and nothing written inside it
+    leaks out later. A descriptor that cannot be duplicated (closed, or no
+    null device) is left alone: the banner is noise, never worth a failure.
+    Other threads' output to these descriptors is lost during the block,
+    which is why it spans only an import and a connect.
+    """
+    _flush_c_stdio()
     try:
-        import pybullet
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        yield
+        return
+    saved: list[tuple[int, int]] = []
+    try:
+        for fd in fds:
+            try:
+                copy = os.dup(fd)
+            except OSError:
+                continue
+            saved.append((fd, copy))
+            os.dup2(devnull, fd)
+        yield
+    finally:
+        _flush_c_stdio()
+        for fd, copy in saved:
+            os.dup2(copy, fd)
+            os.close(copy)
+        os.close(devnull)
+
+
+def import_pybullet() -> ModuleType:
+    """The ``pybullet`` module, or :class:`SimulatorUnavailable` saying how to install it.
+
+    The first import is made with stdout and stderr silenced (:func:`quiet_fds`):
+    PyBullet prints its build time there.
+    """
+    try:
+        if "pybullet" in sys.modules:
+            import pybullet
+        else:
+            with quiet_fds(1, 2):
+                import pybullet
     except ImportError as exc:
         raise SimulatorUnavailable(
             f"PyBullet is not importable ({exc}); install it with: pip install pybullet"
@@ -98,7 +156,9 @@ def open_client(mode: str = "direct", options: str = "") -> Client:
             "PyBullet's GUI needs a display and DISPLAY is not set: run on a desktop, under a virtual "
             "display (xvfb-run -a thermocomp sim ...), or headless with --headless / --screenshot"
         )
-    cid = pb.connect(pb.GUI if mode == "gui" else pb.DIRECT, options=options)
+    # PyBullet prints "argv[0]=" on stdout when it connects; stderr stays open for real errors.
+    with quiet_fds(1):
+        cid = pb.connect(pb.GUI if mode == "gui" else pb.DIRECT, options=options)
     if cid < 0:
         raise SimulatorUnavailable(f"PyBullet refused a {mode.upper()} connection (another GUI may be open)")
     return Client(pb=pb, id=cid, gui=mode == "gui")
@@ -133,4 +193,5 @@ def connect(mode: str = "direct") -> Iterator[Client]:
         client.close()
 
 
-__all__ = ["MODES", "Client", "SimulatorUnavailable", "connect", "display_available", "import_pybullet", "open_client", "paused_rendering"]
+__all__ = ["MODES", "Client", "SimulatorUnavailable", "connect", "display_available", "import_pybullet", "open_client",
+           "paused_rendering", "quiet_fds"]
