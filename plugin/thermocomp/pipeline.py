@@ -13,7 +13,7 @@ chunked, atomic results writer. From Python::
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -29,7 +29,8 @@ from thermocomp.compensation.compensate import (
 )
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
-from thermocomp.errors import InputError, ThermocompError
+from thermocomp.deformation.timelaw import Static
+from thermocomp.errors import ConfigurationError, InputError, ThermocompError
 from thermocomp.io.atomic import check_not_input
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.results_csv import results_writer
@@ -37,6 +38,13 @@ from thermocomp.io.targets_csv import iter_targets_csv
 from thermocomp.robot.builtin import load_robot
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
+
+
+#: A deformation that is its own table at each minute, not a fraction of one table
+#: (e.g. the authors' incremental scene law,
+#: :func:`thermocomp.deformation.coppeliasim_convention.authors_deformation_tables`):
+#: called once with every minute solved, returns one table per minute, each applied in full.
+MinuteTables = Callable[[Sequence[float]], Sequence[DeformationTable]]
 
 
 class CompensationFailed(ThermocompError):
@@ -153,6 +161,7 @@ def run_compensation(
     allow_failures: bool = False,
     keep_results: bool | None = None,
     progress: ProgressCallback | None = None,
+    tables_by_minute: MinuteTables | None = None,
 ) -> CompensationReport:
     """Compensate a program given by files (or objects); write the results CSV.
 
@@ -177,6 +186,11 @@ def run_compensation(
         Keep every chunk in ``report.chunks``; default: only when ``out`` is None.
     progress
         Called as ``progress(rows_done, rows_total)``.
+    tables_by_minute
+        A deformation that is a different table at each minute (not a
+        fraction of ``deformation``): each minute of ``options.minutes`` is
+        then solved with its own table in full (``deformation`` names the
+        source in the report). Programs without a time column only.
 
     Raises
     ------
@@ -212,7 +226,7 @@ def run_compensation(
             report.n_targets += program.n_targets
             if keep:
                 report.target_names.extend(program.names)
-            for chunk in compensate(chain, table, program, options, progress, q_previous):
+            for chunk in _compensate_chunks(chain, table, program, options, progress, q_previous, tables_by_minute):
                 q_previous = chunk.q_nominal[-1]
                 report.summary.add(chunk, program.names)
                 write(chunk, program.names)
@@ -221,6 +235,8 @@ def run_compensation(
         if report.summary.n_failed and not allow_failures:
             raise CompensationFailed(report)
 
+    if tables_by_minute is not None:
+        report.time_law += ", one table per minute"
     if out is None:
         run(lambda chunk, names: None)
     else:
@@ -228,6 +244,33 @@ def run_compensation(
             run(writer.write)
     return report
 
+
+def _compensate_chunks(chain, table, program, options, progress, q_previous, tables_by_minute):
+    """:func:`compensate`, or with ``tables_by_minute`` one static solve per minute, each with its own table."""
+    if tables_by_minute is None:
+        yield from compensate(chain, table, program, options, progress, q_previous)
+        return
+    if program.time_min is not None:
+        raise ConfigurationError(f"{program.source}: a deformation with its own table per minute solves every "
+                                 "target at the requested minutes; expected targets without a time_min column")
+    minutes = tuple(float(m) for m in options.minutes)
+    tables = tables_by_minute(minutes)
+    if len(tables) != len(minutes):
+        raise ConfigurationError(f"expected one deformation table per minute ({len(minutes)}), got {len(tables)}")
+    total, done = len(minutes) * program.n_targets, 0
+    for minute, table_at in zip(minutes, tables):
+        at_minute = replace(options, time_law=Static(), minutes=(minute,))
+        q_nominal = []
+        for chunk in compensate(chain, table_at, program, at_minute):
+            q_nominal.append(chunk.q_nominal)
+            done += chunk.n_rows
+            yield chunk
+            if progress is not None:
+                progress(done, total)
+        if program.q_reference is None and program.confdata is None:
+            # The nominal configurations do not change with the minute: found once, they
+            # are every later minute's references (no repeated multi-start search).
+            program = replace(program, q_reference=np.concatenate(q_nominal))
 
 
 def export_robot(

@@ -72,6 +72,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="how a deformation row composes with the nominal segment: 'table' translates by p + D "
                            "then rotates (seed 002, Tables 6-7); 'eq21' rotates the segment with the deviation "
                            "(seed 002, Eq. 21). See docs/conventions.md")
+    comp.add_argument("--convention", choices=("table", "authors-coppeliasim"), default="table",
+                      help="'table': the deformation table as seed 002, Tables 6-7 read it; 'authors-coppeliasim': "
+                           "applied as the paper authors' CoppeliaSim script did (world-frame increments of the "
+                           "joint objects; with a ramp D/T added every minute), offline, for irb140 "
+                           "(docs/coppeliasim.md)")
     comp.add_argument("--position-tol-mm", type=float, default=1e-6, help="IK convergence on position [mm]")
     comp.add_argument("--orientation-tol-deg", type=float, default=float(np.degrees(1e-9)),
                       help="IK convergence on orientation [deg]")
@@ -114,11 +119,17 @@ def run(args: argparse.Namespace) -> int:
     if args.orientation_euler_xyz_deg is not None:
         fixed = matrix_from_euler_xyz(np.radians(args.orientation_euler_xyz_deg))
     show = sys.stderr.isatty() if args.progress is None else args.progress
+    deformation, tables_by_minute = args.deformation, None
+    if args.convention == "authors-coppeliasim":
+        from thermocomp.cli.coppeliasim import authors_offline
+
+        deformation, tables_by_minute = authors_offline(args.robot, args.deformation, time_law, args.composition,
+                                                        args.out)
     try:
         report = run_compensation(
-            args.robot, args.deformation, args.targets, args.out,
+            args.robot, deformation, args.targets, args.out,
             options=options, fixed_orientation=fixed, allow_failures=args.allow_failures,
-            progress=ProgressBar("compensating", enabled=show),
+            progress=ProgressBar("compensating", enabled=show), tables_by_minute=tables_by_minute,
         )
     except CompensationFailed as exc:
         print(exc.report.text(), file=sys.stderr)
@@ -149,7 +160,8 @@ def _run_in_coppeliasim(args: argparse.Namespace) -> int:
         host=args.coppeliasim_host, port=args.coppeliasim_port, timeout_s=DEFAULT_TIMEOUT_S, report=None,
         address_options=("--coppeliasim-host", "--coppeliasim-port"),
         robot_path=args.robot_path, tip=args.tip, joints=None,
-        stabilisation_min=args.stabilisation_min, static=args.static, minute=None, convention="table",
+        stabilisation_min=args.stabilisation_min, static=args.static, minute=None,
+        convention="authors" if args.convention == "authors-coppeliasim" else "table",
         deformation=args.deformation, targets=args.targets, out=args.out, minutes=args.minutes, check_minutes=None,
         orientation_euler_xyz_deg=args.orientation_euler_xyz_deg, allow_failures=args.allow_failures,
         position_tol_mm=args.position_tol_mm, orientation_tol_deg=args.orientation_tol_deg,

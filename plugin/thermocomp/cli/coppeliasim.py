@@ -171,8 +171,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     comp.add_argument("--deformation", required=True, help="deformation table CSV [mm, deg]")
     comp.add_argument("--targets", required=True, help="targets CSV (as for thermocomp compensate)")
     comp.add_argument("--out", required=True, help="results CSV (written completely or not at all)")
-    _law_options(comp, "with --convention authors and a ramp: the one minute solved (the authors' incremental "
-                       "law is a different table each minute)")
+    _law_options(comp, "solve this one minute only (as --minutes M)")
     from thermocomp.cli.compensate import _minutes
 
     comp.add_argument("--minutes", type=_minutes, default=None,
@@ -288,6 +287,27 @@ def _table(chain, args, minute: float | None, R_world_joint=None):
     return table, float(law.fraction(minute))
 
 
+def authors_offline(robot, deformation, time_law, composition: str, out):
+    """``thermocomp compensate --convention authors-coppeliasim``: the authors' scene law without CoppeliaSim.
+
+    Returns ``(table, tables_by_minute)`` for :func:`thermocomp.pipeline.run_compensation`;
+    the joint-object orientations are the authors' IRB140 scene's (built in for irb140 only).
+    """
+    from thermocomp.deformation.coppeliasim_convention import authors_law
+    from thermocomp.errors import ConfigurationError
+    from thermocomp.io.atomic import check_not_input
+    from thermocomp.io.deformation_csv import read_deformation_csv
+    from thermocomp.robot.builtin import load_robot
+
+    if composition != "table":
+        raise ConfigurationError("--convention authors-coppeliasim gives the table-form equivalent of the authors' "
+                                 f"scene (composition 'table'); expected no --composition {composition}")
+    check_not_input(out, [deformation])
+    chain = load_robot(robot)
+    law = authors_law(chain, read_deformation_csv(deformation, n_joints=chain.n_joints), time_law)
+    return law.table, law.tables_by_minute
+
+
 # --- actions --------------------------------------------------------------------------------------
 
 def _info(args) -> int:
@@ -359,7 +379,7 @@ def _show(args) -> int:
 def _compensate(args) -> int:
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.compensation.compensate import CompensationOptions
-    from thermocomp.deformation.timelaw import Static
+    from thermocomp.deformation.coppeliasim_convention import authors_law
     from thermocomp.errors import ConfigurationError
     from thermocomp.geometry.rotations import matrix_from_euler_xyz
     from thermocomp.io.targets_csv import read_targets_csv
@@ -373,29 +393,26 @@ def _compensate(args) -> int:
         if args.orientation_euler_xyz_deg is not None:
             fixed = matrix_from_euler_xyz(np.radians(args.orientation_euler_xyz_deg))
         program = read_targets_csv(args.targets, fixed_orientation=fixed, n_joints=robot.chain.n_joints)
-        if args.convention == "authors":
-            if args.static:
-                minute = 0.0
-            else:
-                minutes = args.minutes or ((args.minute,) if args.minute is not None else (args.stabilisation_min,))
-                if len(minutes) != 1 or program.time_min is not None:
-                    raise ConfigurationError(
-                        "--convention authors with a ramp solves one minute at a time (each minute is a different "
-                        "table); give one minute with --minute or --minutes, and targets without time_min")
-                minute = minutes[0]
-            table, _ = _table(robot.chain, args, minute, robot.R_world_joint)
-            options = CompensationOptions(time_law=Static(), minutes=(float(minute),), **_solver(args))
-        else:
-            from thermocomp.io.deformation_csv import read_deformation_csv
+        from thermocomp.io.deformation_csv import read_deformation_csv
 
-            table = read_deformation_csv(args.deformation, n_joints=robot.chain.n_joints)
-            minutes = args.minutes or ((0.0,) if args.static else tuple(float(m) for m in range(201)))
-            options = CompensationOptions(time_law=law, minutes=minutes, **_solver(args))
+        table = read_deformation_csv(args.deformation, n_joints=robot.chain.n_joints)
+        minutes = args.minutes or ((0.0,) if args.static else tuple(float(m) for m in range(201)))
+        if args.minute is not None:
+            if args.minutes is not None:
+                raise ConfigurationError("give the minutes solved with --minutes or --minute, not both")
+            minutes = (float(args.minute),)
+        tables_by_minute = None
+        if args.convention == "authors":
+            # the scene's own joint-object orientations; with a ramp, each minute is its own table
+            authors = authors_law(robot.chain, table, law, robot.R_world_joint)
+            table, tables_by_minute = authors.table, authors.tables_by_minute
+        options = CompensationOptions(time_law=law, minutes=minutes, **_solver(args))
         show_progress = sys.stderr.isatty() if args.progress is None else args.progress
         try:
             report, check = compensate_in_scene(session, robot, table, program, options=options, out=args.out,
                                                 allow_failures=args.allow_failures,
                                                 check_minutes=args.check_minutes,
+                                                tables_by_minute=tables_by_minute,
                                                 progress=ProgressBar("compensating", enabled=show_progress))
         except CompensationFailed as exc:
             _emit(args, exc.report.text())

@@ -34,6 +34,7 @@ Pure numpy: no simulator, no files, no printing.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -350,6 +351,50 @@ def authors_deformation_table(
             raise ConfigurationError("the authors' incremental law needs a minute")
         minute = 0.0
     return authors_deformation_tables(chain, table, [minute], law, R_world_joint)[0]
+
+
+@dataclass(frozen=True)
+class AuthorsLaw:
+    """The authors' scene convention as the compensation consumes it (offline, no CoppeliaSim).
+
+    Attributes
+    ----------
+    table
+        Static law: the table-form equivalent of the one-shot scene, used
+        with :class:`Static`. Incremental law: the authors' table itself
+        (named in reports; each minute uses its own table, below).
+    tables_by_minute
+        ``None`` for the static law; for the incremental law
+        ``tables_by_minute(minutes)`` returns one table-form table per minute,
+        each applied in full (:data:`thermocomp.pipeline.MinuteTables`).
+    """
+
+    table: DeformationTable
+    tables_by_minute: Callable[[Sequence[float]], list[DeformationTable]] | None
+
+
+def authors_law(
+    chain: Chain, table: DeformationTable, law: TimeLaw, R_world_joint: ArrayLike | None = None
+) -> AuthorsLaw:
+    """The authors' scene convention under ``law``, ready for :func:`thermocomp.pipeline.run_compensation`.
+
+    :class:`Static`: one table (:func:`authors_deformation_table`).
+    :class:`LinearRamp` ``(T)``: ``D / T`` added once per whole minute on top of
+    the deformed scene (:func:`authors_deformation_tables`), a different
+    table every minute. Checked here, before any solving: the joint-object
+    orientations (built in for ``irb140`` only, else ``R_world_joint``), the
+    zero base and tool rows, and a whole number of minutes ``T``.
+    """
+    R_world_joint = joint_object_orientations(chain, R_world_joint)
+    if isinstance(law, Static):
+        return AuthorsLaw(authors_deformation_table(chain, table, None, law, R_world_joint), None)
+    _increments(law, 0.0)  # a LinearRamp with a whole number of minutes, or a clear error
+    table.check_matches(chain.n_joints, chain.name)
+
+    def tables_by_minute(minutes: Sequence[float]) -> list[DeformationTable]:
+        return authors_deformation_tables(chain, table, minutes, law, R_world_joint)
+
+    return AuthorsLaw(table, tables_by_minute)
 
 
 @dataclass(frozen=True)

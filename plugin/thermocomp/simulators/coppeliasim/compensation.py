@@ -23,7 +23,7 @@ from thermocomp.geometry.rotations import rotation_angle
 from thermocomp.kinematics.fk import fk_matrix
 from thermocomp.kinematics.ik import Status
 from thermocomp.kinematics.model import KinematicModel, nominal_model
-from thermocomp.pipeline import CompensationReport, run_compensation
+from thermocomp.pipeline import CompensationReport, MinuteTables, run_compensation
 from thermocomp.simulators.coppeliasim.connection import Session
 from thermocomp.simulators.coppeliasim.scene import (
     SceneRobot,
@@ -142,6 +142,7 @@ def compensate_in_scene(
     allow_failures: bool = False,
     check_minutes: Sequence[float] | None = None,
     progress: ProgressCallback | None = None,
+    tables_by_minute: MinuteTables | None = None,
 ) -> tuple[CompensationReport, SceneCheck]:
     """Compensate ``program`` on the scene's robot, then replay it in the scene.
 
@@ -160,6 +161,10 @@ def compensate_in_scene(
         last minute of ``options.minutes`` (every row for a timed program).
     progress
         Called as ``progress(rows_done, rows_total)`` while solving.
+    tables_by_minute
+        A deformation that is its own table at each minute (the authors'
+        incremental law), as :func:`thermocomp.pipeline.run_compensation`;
+        each checked minute then shows its own table.
 
     Returns
     -------
@@ -170,17 +175,25 @@ def compensate_in_scene(
     """
     options = CompensationOptions() if options is None else options
     report = run_compensation(robot.chain, table, program, out, options=options,
-                              allow_failures=allow_failures, keep_results=True, progress=progress)
+                              allow_failures=allow_failures, keep_results=True, progress=progress,
+                              tables_by_minute=tables_by_minute)
     rows = [(float(c.minute[k]), float(c.fraction[k]), int(c.target[k]), c.q[k])
             for c in report.chunks for k in range(c.n_rows) if c.status[k] == Status.CONVERGED]
     if program.time_min is None:
         wanted = {float(options.minutes[-1])} if check_minutes is None else {float(m) for m in check_minutes}
         rows = [r for r in rows if r[0] in wanted]
+    if tables_by_minute is None:  # rows sharing a fraction of the table share a deformed robot
+        keys = sorted({r[1] for r in rows})
+        key_of = 1
+        models = [deformed_model(robot.chain, table, f, options.composition) for f in keys]
+    else:  # each minute its own table, in full
+        keys = sorted({r[0] for r in rows})
+        key_of = 0
+        models = [deformed_model(robot.chain, t, 1.0, options.composition) for t in tables_by_minute(keys)]
     minutes, T_all, to_model, to_target, names = [], [], [], [], []
-    for fraction in sorted({r[1] for r in rows}):
-        group = [r for r in rows if r[1] == fraction]
+    for key, model in zip(keys, models):
+        group = [r for r in rows if r[key_of] == key]
         index = np.array([r[2] for r in group])
-        model = deformed_model(robot.chain, table, fraction, options.composition)
         T, d_model, d_target = check_poses(session, robot, model, np.array([r[3] for r in group]),
                                            program.R_world_tcp[index], program.p_world_tcp[index])
         minutes += [r[0] for r in group]
