@@ -1,9 +1,9 @@
 """Scene files: a robot cell described in a small declarative TOML file (docs/scenes.md).
 
 A scene places the robot in the cell and lists the static objects around it
-(a table, a print bed, a workpiece, fixtures). Both simulators read the same
-file: the PyBullet adapter (:mod:`thermocomp.simulators.pybullet`) and the
-CoppeliaSim add-on. A *mesh map* (a second, smaller TOML form) says which
+(a table, a print bed, a workpiece, fixtures). The PyBullet adapter
+(:mod:`thermocomp.simulators.pybullet`) reads it; the CoppeliaSim side reads
+the same file via this module's public readers. A *mesh map* (a second, smaller TOML form) says which
 mesh files give a robot's links their shape, in which unit and where.
 
 File conventions (the file boundary of docs/conventions.md):
@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from importlib import resources
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -131,6 +132,13 @@ class MeshMap:
     links: Mapping[str, LinkMesh]
     robot: str | None = None
     source: str = "<memory>"
+
+    def files(self) -> tuple[Path, ...]:
+        """Every file the map was read from or names: the map itself (if read from a file) and its meshes."""
+        found = [Path(self.source)] if Path(self.source).is_file() else []
+        for mesh in self.links.values():
+            found.extend(p for p in (mesh.visual, mesh.collision) if p is not None)
+        return tuple(dict.fromkeys(found))
 
 
 @dataclass(frozen=True, eq=False)
@@ -236,6 +244,21 @@ class Scene:
                 return obj
         raise KeyError(name)
 
+    def files(self) -> tuple[Path, ...]:
+        """Every file the scene was read from or names (its inputs), without repeats.
+
+        The scene file itself, its robot file (``[robot] model`` when not a
+        built-in), its mesh map and that map's meshes, and the mesh files of
+        its objects. A writer refuses to write over any of them.
+        """
+        found = [Path(self.source)] if Path(self.source).is_file() else []
+        if self.robot.model is not None and self.robot.model not in BUILTIN_ROBOTS:
+            found.append(Path(self.robot.model))
+        if self.robot.meshes is not None:
+            found.extend(self.robot.meshes.files())
+        found.extend(obj.mesh_file for obj in self.objects if obj.mesh_file is not None)
+        return tuple(dict.fromkeys(found))
+
     def place(self, chain: Chain) -> Chain:
         """``chain`` standing where the scene puts the robot.
 
@@ -246,6 +269,44 @@ class Scene:
 
 #: A scene with nothing but the robot at the world origin.
 EMPTY_SCENE = Scene(name="empty", robot=RobotPlacement(), source="<no scene>")
+
+#: The shipped cell of each built-in robot, a file name in the repository's ``scenes/``.
+BUILTIN_SCENES: Mapping[str, str] = {
+    "irb140": "irb140_paper_cell.toml",
+    "gofa": "gofa_cell.toml",
+    "ur5": "ur5_print_bed.toml",
+}
+
+
+def scenes_dir() -> Path | None:
+    """Folder of the shipped scenes, or ``None`` when this install has none.
+
+    An install that ships them as the package data ``thermocomp._scenes``
+    is looked at first; a source checkout (or an editable install, which
+    runs from ``plugin/thermocomp``) has them in the repository's top-level
+    ``scenes/``.
+    """
+    try:
+        packaged = Path(str(resources.files("thermocomp._scenes")))
+    except ModuleNotFoundError:
+        packaged = None
+    if packaged is not None and packaged.is_dir():
+        return packaged
+    checkout = Path(__file__).resolve().parents[3] / "scenes"
+    return checkout if checkout.is_dir() else None
+
+
+def builtin_scene(robot: str) -> Path | None:
+    """The shipped scene file of a built-in robot (:data:`BUILTIN_SCENES`).
+
+    Returns ``None`` for a robot that is not built in, or when the scene file
+    is not part of this install (:func:`scenes_dir`).
+    """
+    name = BUILTIN_SCENES.get(robot)
+    folder = scenes_dir()
+    if name is None or folder is None or not (folder / name).is_file():
+        return None
+    return folder / name
 
 
 # --- locating keys in the text ------------------------------------------------------------
@@ -641,6 +702,7 @@ def read_scene(path: PathLike) -> Scene:
 
 
 __all__ = [
+    "BUILTIN_SCENES",
     "EMPTY_SCENE",
     "MESH_UNITS",
     "ROLES",
@@ -651,6 +713,8 @@ __all__ = [
     "RobotPlacement",
     "Scene",
     "SceneObject",
+    "builtin_scene",
     "read_mesh_map",
     "read_scene",
+    "scenes_dir",
 ]
