@@ -159,3 +159,17 @@ def test_compensate_with_simulator_names_its_own_address_options(capsys, monkeyp
     assert "--host and" not in err
     assert main(["coppeliasim", "info", "--host", "127.0.0.1", "--port", "9", "--timeout-s", "0.2"]) == EXIT_INPUT
     assert "Options: --host (now 127.0.0.1), --port (now 9)" in capsys.readouterr().err
+
+
+def test_play_at_minute_0_of_a_ramp_says_the_robot_is_undeformed(fake_irb140, capsys, tmp_path):
+    out = tmp_path / "static.csv"
+    assert main(["coppeliasim", "compensate", *scene_args(fake_irb140), "--deformation", EXAGGERATED,
+                 "--targets", TARGETS, "--out", str(out), "--static"]) == EXIT_OK
+    capsys.readouterr()
+    assert main(["coppeliasim", "play", *scene_args(fake_irb140), "--results", str(out),
+                 "--deformation", EXAGGERATED, "--dwell-s", "0"]) == EXIT_OK
+    assert "shown undeformed; results of 'compensate --static' are played deformed with --static" in \
+        capsys.readouterr().out
+    assert main(["coppeliasim", "play", *scene_args(fake_irb140), "--results", str(out), "--static",
+                 "--deformation", EXAGGERATED, "--dwell-s", "0"]) == EXIT_OK
+    assert "undeformed" not in capsys.readouterr().out

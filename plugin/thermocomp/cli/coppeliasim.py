@@ -435,6 +435,9 @@ def _play(args) -> int:
         if args.deformation:
             table, fraction = _table(robot.chain, args, rows.minute, robot.R_world_joint)
             model = deformed_model(robot.chain, table, fraction * args.magnification)
+            if not args.static and args.convention == "table" and fraction == 0.0:
+                _emit(args, f"note: minute {rows.minute:g} of the linear ramp applies none of the table, so the robot "
+                            "is shown undeformed; results of 'compensate --static' are played deformed with --static")
         _emit(args, f"playing {len(rows.target)} targets of minute {rows.minute:g} from {args.results}")
         play(session, robot, rows.q, model=model, dwell_s=args.dwell_s,
              on_row=lambda k: _emit(args, f"  {rows.target[k]}"))
