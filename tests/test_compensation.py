@@ -211,3 +211,47 @@ def test_a_solution_on_another_branch_is_continued_from_the_previous_minute(irb1
     previous = good["q_nominal"][:m]  # a far but same-branch start: the cold robot's solution
     repaired = _repair_continuity(model_at, fractions, R_rows, p_rows, seeds, replace(wrong), previous, options.ik)
     np.testing.assert_allclose(repaired.q[rows7], good["q"][rows7], atol=1e-8)
+
+
+def test_cubic_weights_reproduce_cubics_and_stay_local():
+    """The path predictor's interpolation is exact on cubics, at any node spacing and at the ends."""
+    from thermocomp.compensation.compensate import _cubic_weights
+    rng = np.random.default_rng(3)
+    nodes = np.cumsum(rng.uniform(0.5, 2.0, 12))
+    x = np.linspace(nodes[0] - 1.0, nodes[-1] + 1.0, 97)
+    coefficients = rng.standard_normal(4)
+    window, weights = _cubic_weights(x, nodes)
+    assert window.shape == weights.shape == (97, 4)
+    np.testing.assert_allclose(np.sum(weights * np.polyval(coefficients, nodes[window]), axis=1),
+                               np.polyval(coefficients, x), rtol=1e-9, atol=1e-9)
+    inside = (x >= nodes[1]) & (x <= nodes[-2])  # the four nearest nodes bracket each inner point
+    assert np.all(nodes[window[inside, 1]] <= x[inside]) and np.all(x[inside] <= nodes[window[inside, 2]])
+    for k in (1, 2, 3):  # fewer nodes: the polynomial through all of them
+        window, weights = _cubic_weights(x, nodes[:k])
+        assert window.shape == (97, k)
+        np.testing.assert_allclose(weights.sum(axis=1), 1.0)
+
+
+def test_timed_path_with_reference_joints_converges_in_one_step_from_its_predictor(irb140, exaggerated):
+    """A smooth timed path with reference joints: every row converges, most from the first Newton step."""
+    from thermocomp.compensation.compensate import _path_predictor
+    from thermocomp.kinematics.fk import fk as fk_
+    from thermocomp.kinematics.ik import IKOptions, solve_ik
+    t = np.linspace(0, 1, 2000)
+    q_path = np.column_stack([0.6 * np.sin(2 * np.pi * t), 0.3 + 0.2 * t, -0.2 + 0.1 * np.cos(6 * t),
+                              1.0 * t, 0.7 + 0.2 * np.sin(3 * t), -1.5 * t])
+    R, p = fk_(nominal_model(irb140), q_path)
+    program = Program(tuple(f"p{i}" for i in range(t.size)), R, p, time_min=240 * t, q_reference=q_path)
+    options = CompensationOptions(chunk_rows=700)
+    rows = _rows(list(compensate(irb140, exaggerated, program, options)))
+    _check_reached(irb140, exaggerated, program, {**rows, "target": np.arange(t.size)})
+    np.testing.assert_allclose(rows["q_nominal"], q_path, atol=1e-9)
+
+    def model_at(fraction):
+        return deformed_model(irb140, exaggerated, fraction)
+
+    frac = options.time_law.fraction(program.time_min)
+    seed = _path_predictor(model_at, frac, R, p, q_path, IKOptions())
+    solved = solve_ik(model_at(frac), R, p, seed)
+    assert np.all(solved.status == Status.CONVERGED)
+    assert np.mean(solved.iterations <= 1) > 0.95

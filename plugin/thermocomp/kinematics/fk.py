@@ -42,6 +42,25 @@ def _rotate_about(R: FloatArray, axis: FloatArray, s: FloatArray, c: FloatArray)
     return out
 
 
+def _axis_in_world(R: FloatArray, axis: FloatArray) -> FloatArray:
+    """``R @ axis`` ``(..., 3)``; for a principal axis, the column of ``R`` it picks (the same values)."""
+    principal = _principal_axis(axis)
+    if principal is None:
+        return R @ axis
+    k, sign = principal
+    return R[..., :, k] if sign > 0 else -R[..., :, k]
+
+
+def _cross(a: FloatArray, b: FloatArray) -> FloatArray:
+    """``a x b`` over the last axis, broadcast: the formula of :func:`numpy.cross`, without its
+    moving of axes (about twice as fast on ``(m, n, 3)`` batches)."""
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
+    out[..., 1] = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
+    out[..., 2] = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    return out
+
+
 def _walk(model: KinematicModel, q: ArrayLike, jacobian: bool):
     """Compose ``F_base (F_1 Rot_1) ... (F_n Rot_n) F_tool``, keeping joint origins and axes."""
     chain = model.chain
@@ -60,7 +79,7 @@ def _walk(model: KinematicModel, q: ArrayLike, jacobian: bool):
             R = R @ model.R_joint[..., i, :, :]
         if jacobian:
             origins[..., i, :] = p
-            axes[..., i, :] = R @ chain.axis[i]
+            axes[..., i, :] = _axis_in_world(R, chain.axis[i])
         R = _rotate_about(R, chain.axis[i], sin[..., i], cos[..., i])
     p = p + np.einsum("...ij,...j->...i", R, model.p_tool)
     R = R @ model.R_tool
@@ -72,7 +91,7 @@ def _walk(model: KinematicModel, q: ArrayLike, jacobian: bool):
 def _jacobian(chain, p: FloatArray, origins: FloatArray, axes: FloatArray) -> FloatArray:
     n = chain.n_joints
     J = np.empty(p.shape[:-1] + (6, n))
-    J[..., :3, :] = np.swapaxes(np.cross(axes, p[..., None, :] - origins), -1, -2)
+    J[..., :3, :] = np.swapaxes(_cross(axes, p[..., None, :] - origins), -1, -2)
     J[..., 3:, :] = np.swapaxes(axes, -1, -2)
     J *= chain.sign  # d theta / d q
     return J

@@ -233,7 +233,7 @@ def solve_ik(
     active = np.arange(m)
     eye = np.eye(n)
     for it in range(options.max_iterations + 1):
-        sub = model.take(active) if per_target else model
+        sub = model.take(active) if per_target and active.size < m else model  # no copy while all are active
         R, p, J = fk_jacobian(sub, q[active])
         e = pose_error(R_target[active], p_target[active], R, p)
         pe = np.linalg.norm(e[:, :3], axis=1)
