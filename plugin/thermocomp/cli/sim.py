@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
-from pathlib import Path
 
 import numpy as np
 
 from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
+
+#: Picture size of ``--screenshot`` when ``--size`` is not given [px].
+DEFAULT_SIZE = (960, 720)
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Append ``(default: ...)`` only where it says something: not for ``None``, flags, or a help that names its default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.default in (None, False, argparse.SUPPRESS) or "default" in text:
+            return text
+        return super()._get_help_string(action)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,10 +36,12 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Show the thermally deformed robot in its cell in PyBullet's GUI (sliders for the minute and a "
             "display magnification, buttons to compensate and to play the program), or, headless, play the "
             "compensated program and write what PyBullet measured (--headless --out), save a picture "
-            "(--screenshot), check the corrected program for collisions (--collisions). Units: files in mm "
-            "and degrees; see docs/pybullet.md and docs/scenes.md."
+            "(--screenshot), check the corrected program for collisions (--collisions). A built-in robot "
+            "stands in its shipped cell unless --scene or --no-scene says otherwise. Every option and output "
+            "is checked before any work, and nothing is written when one is wrong. Units: files in mm and "
+            "degrees; see docs/pybullet.md and docs/scenes.md."
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_HelpFormatter,
     )
     sim.add_argument("--robot", default=None,
                      help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a .csv / .urdf file "
@@ -35,9 +50,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="deformation table CSV: Dx,Dy,Dz [mm], Dox,Doy,Doz [deg], one row per joint")
     sim.add_argument("--targets", required=True,
                      help="targets CSV in the world frame (the paper's form or the self-describing form)")
-    sim.add_argument("--scene", help="scene file (TOML, docs/scenes.md); default: the robot alone")
-    sim.add_argument("--meshes", help="mesh map (TOML, docs/scenes.md) of the robot's links, e.g. its CAD; "
-                                      "default: the scene's, else the built-in envelopes")
+    where = sim.add_mutually_exclusive_group()
+    where.add_argument("--scene", help="scene file (TOML, docs/scenes.md) (default: a built-in robot's shipped "
+                                       "cell: irb140_paper_cell, gofa_cell, ur5_print_bed; else the robot alone)")
+    where.add_argument("--no-scene", action="store_true", help="the robot alone, without a cell")
+    sim.add_argument("--meshes", help="mesh map (TOML, docs/scenes.md) of the robot's links, e.g. its CAD "
+                                      "(default: the scene's, else the built-in envelopes)")
     law = sim.add_mutually_exclusive_group()
     law.add_argument("--stabilisation-min", type=float, default=200.0,
                      help="minutes until thermal stabilisation: the table grows linearly to full by then")
@@ -56,28 +74,38 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "nominal and the corrected angles and their distance to the target")
     out.add_argument("--screenshot", metavar="PNG", help="save a picture of the cell (TinyRenderer, no display)")
     out.add_argument("--minute", type=float, default=None,
-                     help="minute of the deformation in the picture (default: the program's last)")
-    out.add_argument("--magnification", type=float, default=1.0,
-                     help="display magnification of the deformation in the picture, 1 to 1000")
-    out.add_argument("--size", type=int, nargs=2, default=(960, 720), metavar=("W", "H"), help="picture size [px]")
+                     help="minute of the deformation in the picture or the GUI's start, within the program's "
+                          "minutes (default: the program's last in a picture, 0 in the GUI)")
+    out.add_argument("--magnification", type=float, default=None,
+                     help="display magnification of the deformation in the picture or the GUI's start, "
+                          "1 to 1000 (default: 1)")
+    out.add_argument("--size", type=int, nargs=2, default=None, metavar=("W", "H"),
+                     help=f"picture size of --screenshot [px], each at least 16 (default: {DEFAULT_SIZE[0]} "
+                          f"{DEFAULT_SIZE[1]})")
     out.add_argument("--collisions", action="store_true",
                      help="check every corrected configuration against the robot itself and the cell")
-    out.add_argument("--clearance-mm", type=float, default=0.0,
-                     help="with --collisions: also report pairs closer than this [mm]")
+    out.add_argument("--clearance-mm", type=float, default=None,
+                     help="with --collisions: also report pairs closer than this [mm], >= 0 (default: 0)")
     out.add_argument("--collisions-out", metavar="CSV", help="with --collisions: write every flagged pair")
     sim.add_argument("--allow-failures", action="store_true",
                      help="go on when some rows cannot be compensated (their status says so)")
+    sim.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                     help="show progress bars on stderr for the compensation, the PyBullet measurement and the "
+                          "collision check (default: when stderr is a terminal)")
     sim.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from thermocomp.compensation.compensate import CompensationOptions
-    from thermocomp.deformation.timelaw import LinearRamp, Static
+def _check_options(args: argparse.Namespace) -> bool:
+    """Check the options that need no file, before anything is read; returns whether the GUI opens.
+
+    Raises
+    ------
+    ConfigurationError
+        An option out of range, or one that would have no effect.
+    """
     from thermocomp.errors import ConfigurationError
-    from thermocomp.geometry.rotations import matrix_from_euler_xyz
-    from thermocomp.io.atomic import check_not_input
-    from thermocomp.pipeline import CompensationFailed
-    from thermocomp.simulators.pybullet import cell as sim
+    from thermocomp.simulators.pybullet.render import check_picture_size
+    from thermocomp.simulators.pybullet.robot import check_magnification
 
     if args.out and not args.headless:
         raise ConfigurationError("--out is the measurement of --headless; add --headless")
@@ -85,10 +113,63 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigurationError("--headless writes its measurement to --out CSV; give --out")
     if args.collisions_out and not args.collisions:
         raise ConfigurationError("--collisions-out needs --collisions")
-    inputs = [p for p in (args.robot, args.deformation, args.targets, args.scene, args.meshes) if p and Path(p).exists()]
-    for output in (args.out, args.collisions_out, args.screenshot):
-        if output:
-            check_not_input(output, inputs)  # before any work: an input is never overwritten
+    if args.clearance_mm is not None:
+        if not args.collisions:
+            raise ConfigurationError("--clearance-mm sets the clearance of --collisions; add --collisions")
+        if not (math.isfinite(args.clearance_mm) and args.clearance_mm >= 0):
+            raise ConfigurationError(f"--clearance-mm: expected a distance >= 0 mm, got {args.clearance_mm:g}")
+    gui = not (args.headless or args.screenshot or args.collisions)
+    if args.size is not None:
+        if not args.screenshot:
+            raise ConfigurationError("--size is the picture size of --screenshot; add --screenshot")
+        check_picture_size(*args.size)
+    for flag, value in (("--minute", args.minute), ("--magnification", args.magnification)):
+        if value is not None and not (args.screenshot or gui):
+            raise ConfigurationError(f"{flag} sets the deformation shown in a picture (--screenshot) or the GUI; "
+                                     "it has no effect on --headless or --collisions")
+    if args.magnification is not None:
+        check_magnification(args.magnification)
+    if args.minute is not None and not math.isfinite(args.minute):
+        raise ConfigurationError(f"--minute: expected a finite minute, got {args.minute:g}")
+    return gui
+
+
+def _scene_argument(args: argparse.Namespace) -> str | None:
+    """The scene to load: ``--scene``, else the built-in robot's shipped cell (with a note), else none."""
+    from thermocomp.io.scene_file import BUILTIN_SCENES, builtin_scene
+
+    if args.scene is not None or args.no_scene:
+        return args.scene
+    if args.robot is None:
+        return None  # load_setup says to name a robot or a scene
+    if args.robot not in BUILTIN_ROBOTS:
+        return None
+    found = builtin_scene(args.robot)
+    if found is None:
+        print(f"thermocomp: note: the {args.robot} cell (scenes/{BUILTIN_SCENES[args.robot]}) is not part of this "
+              "install; showing the robot alone (give --scene FILE, or --no-scene to silence this)", file=sys.stderr)
+        return None
+    print(f"scene: {found} (the {args.robot}'s shipped cell; --scene FILE or --no-scene to change)")
+    return str(found)
+
+
+def run(args: argparse.Namespace) -> int:
+    from thermocomp.cli.progress import ProgressBar
+    from thermocomp.compensation.compensate import CompensationOptions
+    from thermocomp.deformation.timelaw import LinearRamp, Static
+    from thermocomp.geometry.rotations import matrix_from_euler_xyz
+    from thermocomp.pipeline import CompensationFailed
+    from thermocomp.simulators.pybullet import cell as sim
+
+    gui = _check_options(args)
+    outputs = [p for p in (args.out, args.collisions_out, args.screenshot) if p]
+    # Outputs that are the named input files are refused before those are even read.
+    sim.check_outputs(None, outputs, inputs=[p for p in (args.robot, args.deformation, args.targets, args.scene,
+                                                         args.meshes) if p and p not in BUILTIN_ROBOTS])
+    if args.screenshot:
+        from thermocomp.simulators.pybullet.render import check_png_path
+
+        check_png_path(args.screenshot)
     options = CompensationOptions(
         time_law=Static() if args.static else LinearRamp(args.stabilisation_min),
         minutes=args.minutes if args.minutes is not None else (
@@ -98,47 +179,67 @@ def run(args: argparse.Namespace) -> int:
     fixed = None
     if args.orientation_euler_xyz_deg is not None:
         fixed = matrix_from_euler_xyz(np.radians(args.orientation_euler_xyz_deg))
-    setup = sim.load_setup(args.robot, args.deformation, args.targets, scene=args.scene, meshes=args.meshes,
-                           options=options, fixed_orientation=fixed)
+    setup = sim.load_setup(args.robot, args.deformation, args.targets, scene=_scene_argument(args),
+                           meshes=args.meshes, options=options, fixed_orientation=fixed)
+    # Every input is known now (the scene's robot file, mesh maps, meshes): check again, still before any work.
+    sim.check_outputs(setup, outputs)
+    minute = None if args.minute is None else setup.check_minute(args.minute)
+    magnification = 1.0 if args.magnification is None else args.magnification
+    show = sys.stderr.isatty() if args.progress is None else args.progress
 
-    if not (args.headless or args.screenshot or args.collisions):
+    if gui:
         from thermocomp.simulators.pybullet.gui import run_gui
 
-        summary = run_gui(setup)
+        summary = run_gui(setup, start_minute=0.0 if minute is None else minute, start_magnification=magnification)
         if summary.reload_seconds:
             print(f"GUI closed after {summary.frames:,} frames; the deformed robot was reloaded "
                   f"{len(summary.reload_seconds)} times, {np.median(summary.reload_seconds) * 1e3:.1f} ms each (median)")
         return EXIT_OK
 
+    # All the work first, then every file: a failure in the work leaves no output behind.
     status = EXIT_OK
     report = None
+    writes = []
     if args.headless or args.collisions:
         try:
-            report = sim.compensate_setup(setup, allow_failures=args.allow_failures)
+            report = sim.compensate_setup(setup, allow_failures=args.allow_failures,
+                                          progress=ProgressBar("compensating", enabled=show))
         except CompensationFailed as exc:
             print(exc.report.text(), file=sys.stderr)
             print(f"thermocomp: error: {exc}", file=sys.stderr)
             return EXIT_FAILED_ROWS
         print(report.text())
     if args.headless:
-        measurement, _ = sim.measure(setup, args.out, report=report)
+        from thermocomp.simulators.pybullet.tracker import write_tracker_csv
+
+        measurement, _ = sim.measure(setup, None, report=report,
+                                     progress=ProgressBar("measuring in PyBullet", enabled=show))
         print(measurement.text())
-        print(f"wrote {args.out}")
+        writes.append((lambda: write_tracker_csv(measurement, args.out), f"wrote {args.out}"))
     if args.collisions:
         from thermocomp.simulators.pybullet.collision import (
             CollisionOptions,
             write_collision_csv,
         )
 
-        found = sim.check_collisions(setup, report, CollisionOptions(clearance=args.clearance_mm * 1e-3))
+        clearance = 0.0 if args.clearance_mm is None else args.clearance_mm * 1e-3
+        found = sim.check_collisions(setup, report, CollisionOptions(clearance=clearance),
+                                     progress=ProgressBar("checking collisions", enabled=show))
         print(found.text())
         if args.collisions_out:
-            write_collision_csv(found, args.collisions_out)
-            print(f"wrote {args.collisions_out}")
+            writes.append((lambda: write_collision_csv(found, args.collisions_out), f"wrote {args.collisions_out}"))
         if found.n_hits:
             status = EXIT_FAILED_ROWS
     if args.screenshot:
-        shot = sim.save_screenshot(setup, args.screenshot, minute=args.minute, magnification=args.magnification,
-                                   width=args.size[0], height=args.size[1])
-        print(f"wrote {shot.path} (minute {shot.minute:g}, magnification {shot.magnification:g}; {shot.geometry})")
+        from thermocomp.simulators.pybullet.render import write_png
+
+        width, height = DEFAULT_SIZE if args.size is None else args.size
+        rgb, shot = sim.render_screenshot(setup, minute=minute, magnification=magnification,
+                                          width=width, height=height)
+        writes.append((lambda: write_png(args.screenshot, rgb),
+                       f"wrote {args.screenshot} (minute {shot.minute:.12g}, magnification "
+                       f"{shot.magnification:g}; {shot.geometry})"))
+    for write, message in writes:
+        write()
+        print(message)
     return status

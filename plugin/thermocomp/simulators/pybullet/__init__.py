@@ -21,9 +21,11 @@ from thermocomp.simulators.pybullet.cell import (
     Screenshot,
     SimSetup,
     check_collisions,
+    check_outputs,
     compensate_setup,
     load_setup,
     measure,
+    render_screenshot,
     save_screenshot,
 )
 from thermocomp.simulators.pybullet.client import (
@@ -64,6 +66,7 @@ __all__ = [
     "SimulatorUnavailable",
     "TrackerMeasurement",
     "check_collisions",
+    "check_outputs",
     "check_program_collisions",
     "compensate_setup",
     "connect",
@@ -73,6 +76,7 @@ __all__ = [
     "measure",
     "measure_program",
     "open_client",
+    "render_screenshot",
     "robot_geometry",
     "run_gui",
     "save_screenshot",

@@ -15,9 +15,10 @@ and :func:`thermocomp.simulators.pybullet.gui.run_gui` opens the GUI.
 
 from __future__ import annotations
 
+import os
 import tempfile
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,7 @@ from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.io.atomic import check_not_input
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.scene_file import (
     EMPTY_SCENE,
@@ -50,6 +52,8 @@ from thermocomp.simulators.pybullet.geometry import RobotGeometry, robot_geometr
 from thermocomp.simulators.pybullet.render import (
     Camera,
     camera_framing,
+    check_picture_size,
+    check_png_path,
     render_cell,
     scene_points,
     write_png,
@@ -58,6 +62,7 @@ from thermocomp.simulators.pybullet.robot import (
     GHOST_RGBA,
     DeformedRobot,
     RobotBody,
+    check_magnification,
     load_model,
     unique_urdf_path,
 )
@@ -116,6 +121,29 @@ class SimSetup:
         """Share of the table applied at ``minute`` [min] (the options' time law)."""
         return float(self.options.time_law.fraction(minute))
 
+    def input_files(self) -> tuple[Path, ...]:
+        """Every file this setup was read from: robot, deformation, targets, scene and all it names, meshes.
+
+        Outputs are checked against this list before anything is written
+        (:func:`check_outputs`), so no input is ever overwritten.
+        """
+        found: list[Path] = []
+        if self.robot not in BUILTIN_ROBOTS:
+            found.append(Path(self.robot))
+        found.extend(Path(str(p)) for p in (self.table.source, self.program.source) if p is not None)
+        found.extend(self.scene.files())
+        if self.mesh_map is not None:
+            found.extend(self.mesh_map.files())
+        return tuple(p for p in dict.fromkeys(found) if p.is_file())
+
+    def check_minute(self, minute: float) -> float:
+        """``minute`` [min] if it lies within the program's minutes, else :class:`ConfigurationError`."""
+        first, last = float(self.minutes[0]), float(self.minutes[-1])
+        if not (np.isfinite(minute) and first <= minute <= last):
+            raise ConfigurationError(f"minute: expected a minute of the program, {first:.12g} to {last:.12g}, "
+                                     f"got {minute:.12g}")
+        return float(minute)
+
     def geometry(self, cache_dir: PathLike) -> RobotGeometry:
         """The robot's link meshes (mesh map, else built-in envelopes, else primitives in ``cache_dir``)."""
         builtin = self.robot if self.robot in BUILTIN_ROBOTS else None
@@ -171,6 +199,35 @@ def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targ
     mesh_map = read_mesh_map(meshes) if meshes is not None else scene_.robot.meshes
     return SimSetup(chain=chain, robot=str(robot), table=table, program=program, scene=scene_,
                     options=CompensationOptions() if options is None else options, mesh_map=mesh_map)
+
+
+def check_outputs(setup: SimSetup | None, outputs: Sequence[PathLike], *, inputs: Sequence[PathLike] = ()) -> None:
+    """Refuse outputs that cannot be written, before any work.
+
+    Each output's folder must exist and be writable; no output may be one
+    of the setup's inputs (:meth:`SimSetup.input_files`) or of ``inputs``,
+    nor the same file as another output.
+
+    Raises
+    ------
+    InputError
+        Naming the output and what is wrong with it.
+    """
+    known: list[PathLike] = list(inputs) + (list(setup.input_files()) if setup is not None else [])
+    for k, output in enumerate(outputs):
+        dest = Path(output)
+        folder = dest.parent if str(dest.parent) else Path(".")
+        if not folder.is_dir():
+            raise InputError(f"cannot write: the folder {folder} does not exist", path=str(dest))
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise InputError(f"cannot write: the folder {folder} is not writable", path=str(dest))
+        if dest.is_dir():
+            raise InputError("cannot write: expected a file path, got a folder", path=str(dest))
+        check_not_input(dest, [p for p in known if Path(p).exists()])
+        for other in outputs[:k]:
+            if Path(other).resolve() == dest.resolve():
+                raise InputError(f"the same file is given for two outputs ({other}); choose distinct paths",
+                                 path=str(dest))
 
 
 def _same_robot(a: str, b: str) -> bool:
@@ -274,45 +331,49 @@ def measure(setup: SimSetup, out: PathLike | None = None, *, report: Compensatio
         CSV of the measurement (:func:`write_tracker_csv`); ``None``: write nothing.
     report
         A :class:`thermocomp.pipeline.CompensationReport` with chunks, to reuse.
+    progress
+        Called as ``progress(rows_done, rows_total)`` by the compensation
+        (when it runs here) and by the measurement.
 
     Returns
     -------
     measurement : TrackerMeasurement
     report : thermocomp.pipeline.CompensationReport
     """
-    from thermocomp.io.atomic import check_not_input
-
     if out is not None:
-        check_not_input(out, [p for p in (setup.program.source, setup.table.source) if Path(str(p)).exists()])
+        check_outputs(setup, [out])
     if report is None:
         report = compensate_setup(setup, allow_failures=allow_failures, progress=progress)
     with connect("direct") as client, tempfile.TemporaryDirectory(prefix="thermocomp_sim_") as work:
         measurement = measure_program(client, setup.chain, setup.table, setup.program, report.chunks, work,
-                                      composition=setup.options.composition)
+                                      composition=setup.options.composition, progress=progress)
     if out is not None:
         write_tracker_csv(measurement, out)
     return measurement, report
 
 
-def check_collisions(setup: SimSetup, report: CompensationReport,
-                     options: CollisionOptions | None = None) -> CollisionReport:
-    """Check the corrected configurations of ``report`` against the robot itself and the scene (DIRECT)."""
+def check_collisions(setup: SimSetup, report: CompensationReport, options: CollisionOptions | None = None, *,
+                     progress: Callable[[int, int], None] | None = None) -> CollisionReport:
+    """Check the corrected configurations of ``report`` against the robot itself and the scene (DIRECT).
+
+    ``progress`` is called as ``progress(rows_done, rows_total)``.
+    """
     with connect("direct") as client, tempfile.TemporaryDirectory(prefix="thermocomp_sim_") as work:
         geometry = setup.geometry(Path(work) / "meshes")
         bodies = load_scene(client, setup.scene)
         return check_program_collisions(client, setup.chain, setup.table, setup.program.names, report.chunks,
                                         geometry, bodies, work, options=options,
-                                        composition=setup.options.composition)
+                                        composition=setup.options.composition, progress=progress)
 
 
 @dataclass(frozen=True)
 class Screenshot:
-    """What :func:`save_screenshot` drew.
+    """What :func:`save_screenshot` (or :func:`render_screenshot`) drew.
 
     Attributes
     ----------
     path
-        The PNG.
+        The PNG; ``None`` until it is written (:func:`render_screenshot`).
     camera
         The camera used.
     minute, magnification
@@ -325,13 +386,38 @@ class Screenshot:
         Duration of loading the deformed robot [s].
     """
 
-    path: Path
+    path: Path | None
     camera: Camera
     minute: float
     magnification: float
     robot_pixels: int
     geometry: str
     reload_seconds: float
+
+
+def render_screenshot(setup: SimSetup, *, minute: float | None = None, magnification: float = 1.0,
+                      q: FloatArray | None = None, ghost: bool = True, targets: bool = True,
+                      camera: Camera | None = None, width: int = 960, height: int = 720
+                      ) -> tuple[np.ndarray, Screenshot]:
+    """The picture of :func:`save_screenshot`, not written: ``(rgb (height, width, 3) uint8, what was drawn)``.
+
+    Parameters are those of :func:`save_screenshot` (without ``path``).
+    """
+    minute = float(setup.minutes[-1]) if minute is None else setup.check_minute(float(minute))
+    check_magnification(magnification)
+    check_picture_size(width, height)
+    q = setup.chain.home if q is None else np.asarray(q, dtype=float)
+    with connect("direct") as client, tempfile.TemporaryDirectory(prefix="thermocomp_sim_") as work:
+        cell = Cell(setup, client, work, ghost=ghost)
+        cell.set_q(q)
+        body = cell.robot.show(setup.fraction(minute), magnification)
+        if targets:
+            cell.add_target_markers()
+        cam = camera if camera is not None else camera_framing(client, cell.framing_points(), width=width, height=height)
+        rgb, seg = render_cell(client, cam, ghost=cell.ghost)
+        return rgb, Screenshot(path=None, camera=cam, minute=minute, magnification=magnification,
+                               robot_pixels=int(np.count_nonzero(seg == body.body)), geometry=cell.geometry.source,
+                               reload_seconds=cell.robot.reload_seconds[-1])
 
 
 def save_screenshot(setup: SimSetup, path: PathLike, *, minute: float | None = None, magnification: float = 1.0,
@@ -346,7 +432,8 @@ def save_screenshot(setup: SimSetup, path: PathLike, *, minute: float | None = N
     path
         PNG to write (completely or not at all).
     minute
-        Minute of the deformation shown [min]; default the program's last.
+        Minute of the deformation shown [min], within the program's minutes;
+        default the program's last.
     magnification
         Display factor of the deformation (1 to 1000).
     q
@@ -357,23 +444,24 @@ def save_screenshot(setup: SimSetup, path: PathLike, *, minute: float | None = N
         Mark the targets with small red spheres.
     camera
         Default: framing the robot's reach, the scene and the targets.
+    width, height
+        Picture size [px] of the default camera, at least
+        :data:`~thermocomp.simulators.pybullet.render.MIN_PICTURE_PX`.
+
+    Raises
+    ------
+    ConfigurationError
+        A minute outside the program, a magnification outside 1..1000, a
+        picture size too small; checked before anything is loaded.
+    InputError
+        ``path`` not a ``.png`` in an existing folder, or one of the setup's
+        inputs; checked before anything is rendered.
     """
-    minute = float(setup.minutes[-1]) if minute is None else float(minute)
-    if minute < 0:
-        raise ConfigurationError(f"minute: expected >= 0, got {minute:g}")
-    q = setup.chain.home if q is None else np.asarray(q, dtype=float)
-    with connect("direct") as client, tempfile.TemporaryDirectory(prefix="thermocomp_sim_") as work:
-        cell = Cell(setup, client, work, ghost=ghost)
-        cell.set_q(q)
-        body = cell.robot.show(setup.fraction(minute), magnification)
-        if targets:
-            cell.add_target_markers()
-        cam = camera if camera is not None else camera_framing(client, cell.framing_points(), width=width, height=height)
-        rgb, seg = render_cell(client, cam, ghost=cell.ghost)
-        written = write_png(path, rgb)
-        return Screenshot(path=written, camera=cam, minute=minute, magnification=magnification,
-                          robot_pixels=int(np.count_nonzero(seg == body.body)), geometry=cell.geometry.source,
-                          reload_seconds=cell.robot.reload_seconds[-1])
+    check_png_path(path)
+    check_outputs(setup, [path])
+    rgb, shot = render_screenshot(setup, minute=minute, magnification=magnification, q=q, ghost=ghost,
+                                  targets=targets, camera=camera, width=width, height=height)
+    return replace(shot, path=write_png(path, rgb))
 
 
 __all__ = [
@@ -381,8 +469,10 @@ __all__ = [
     "Screenshot",
     "SimSetup",
     "check_collisions",
+    "check_outputs",
     "compensate_setup",
     "load_setup",
     "measure",
+    "render_screenshot",
     "save_screenshot",
 ]

@@ -12,7 +12,24 @@ robot of that minute is posed at the corrected angles and PyBullet's
   ``base`` and ``link1`` touch by design.
 
 A pair is reported when its distance is at most the clearance; a negative
-distance is a penetration depth (a collision). Seed 004 proposes separating
+distance is a penetration depth (a collision).
+
+**Pairs close by design.** Some non-adjacent link envelopes sit within the
+clearance of each other whatever the program does (the UR5's ``base`` and
+``link2`` are 1.4 mm apart, the GoFa's about 10 mm). Reporting them would
+flag every row. The rule: a self pair whose distance at the robot's home
+configuration, nominal (zero deformation), is within the clearance is
+*close by design*; it is listed once in the report
+(:attr:`CollisionReport.close_by_design`) and, in the rows, checked for
+contact only: reported when its distance is <= 0, and for a pair that
+already touches at home, only when it penetrates deeper than there (by more
+than :data:`DESIGN_CONTACT_TOL`).
+
+PyBullet collides each moving link as **one convex hull** of its collision
+mesh. For the built-in envelope meshes (unions of cylinders and boxes) the
+hull is larger than the mesh for some links (up to 1.5 times its volume:
+docs/pybullet.md lists each), so a check on them errs on the safe side:
+it may report a contact that the mesh itself would not have. Seed 004 proposes separating
 axis tests on oriented boxes; PyBullet's GJK/EPA on the links' convex hulls
 is the same family of test on tighter shapes. Distances are PyBullet's
 (single precision, far below any clearance worth asking for).
@@ -21,7 +38,7 @@ is the same family of test on tighter shapes. Distances are PyBullet's
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -40,6 +57,10 @@ from thermocomp.simulators.pybullet.scene import SceneBodies
 
 #: Links that may touch the object the robot is mounted on.
 MOUNT_LINKS = ("base", "link1")
+#: How much deeper [m] than at home a pair that touches at home by design
+#: must penetrate to be reported: 10 um, above PyBullet's single-precision
+#: contact distances (about 1e-7 m at a metre) and far below any real contact.
+DESIGN_CONTACT_TOL = 1e-5
 
 
 @dataclass(frozen=True)
@@ -88,6 +109,12 @@ class CollisionReport:
         Smallest distance of the pair [m], ``(h,)``; negative: penetration depth.
     skipped
         Rows not checked because their compensation failed.
+    pairs_checked
+        Self pairs and ``("*", object)`` for each scene object checked.
+    close_by_design
+        ``(link, other, distance [m])`` of the self pairs within the
+        clearance at the nominal home configuration: checked for contact
+        only (module docstring).
     """
 
     names: tuple[str, ...]
@@ -101,6 +128,7 @@ class CollisionReport:
     distance: FloatArray
     skipped: int = 0
     pairs_checked: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    close_by_design: tuple[tuple[str, str, float], ...] = field(default_factory=tuple)
 
     @property
     def n_hits(self) -> int:
@@ -122,9 +150,13 @@ class CollisionReport:
         lines = [f"collision check against {' and '.join(what)}, clearance {c * 1e3:g} mm: "
                  f"{self.n_rows:,} configurations, {len(rows):,} flagged"
                  + (f" ({self.skipped:,} rows not checked: compensation failed)" if self.skipped else "")]
+        if self.close_by_design:
+            pairs = ", ".join(f"{a} - {b} ({d * 1e3:.2f} mm)" for a, b, d in self.close_by_design)
+            lines.append(f"  close by design (within the clearance at the nominal home configuration), "
+                         f"checked for contact only: {pairs}")
         for i in range(min(limit, self.n_hits)):
             verdict = "collision" if self.distance[i] <= 0 else "within clearance"
-            lines.append(f"  minute {self.minute[i]:g}, target {self.names[int(self.target[i])]}: "
+            lines.append(f"  minute {self.minute[i]:.12g}, target {self.names[int(self.target[i])]}: "
                          f"{self.link[i]} - {self.other[i]} at {self.distance[i] * 1e3:.2f} mm ({verdict})")
         if self.n_hits > limit:
             lines.append(f"  ... and {self.n_hits - limit:,} more")
@@ -145,7 +177,9 @@ def self_pairs(chain: Chain, geometry: RobotGeometry) -> list[tuple[str, str]]:
 
 
 def check_configuration(body: RobotBody, pairs: Sequence[tuple[str, str]], cell: dict[str, int],
-                        mount: str | None, clearance: float) -> list[tuple[str, str, str, float]]:
+                        mount: str | None, clearance: float,
+                        pair_limits: Mapping[tuple[str, str], float] | None = None
+                        ) -> list[tuple[str, str, str, float]]:
     """Pairs within ``clearance`` [m] at the body's current pose: ``(kind, link, other, distance)``.
 
     Parameters
@@ -158,14 +192,21 @@ def check_configuration(body: RobotBody, pairs: Sequence[tuple[str, str]], cell:
         Scene bodies by name to check against; empty to skip.
     mount
         Object the robot stands on: its contacts with :data:`MOUNT_LINKS` are expected.
+    pair_limits
+        A self pair's own limit [m] instead of ``clearance`` (pairs close by
+        design: reported when their distance is at most the limit).
     """
     pb, cid = body.client.pb, body.client.id
     hits: list[tuple[str, str, str, float]] = []
+    limits = {} if pair_limits is None else pair_limits
     for a, b in pairs:
-        points = pb.getClosestPoints(body.body, body.body, clearance, linkIndexA=body.link_index[a],
+        limit = limits.get((a, b), clearance)
+        points = pb.getClosestPoints(body.body, body.body, max(limit, 0.0), linkIndexA=body.link_index[a],
                                      linkIndexB=body.link_index[b], physicsClientId=cid)
         if points:
-            hits.append(("self", a, b, min(p[8] for p in points)))
+            d = min(p[8] for p in points)
+            if d <= limit:
+                hits.append(("self", a, b, d))
     names = {index: name for name, index in body.link_index.items()}
     for obj, other in cell.items():
         closest: dict[str, float] = {}
@@ -178,10 +219,27 @@ def check_configuration(body: RobotBody, pairs: Sequence[tuple[str, str]], cell:
     return hits
 
 
+def close_by_design(body: RobotBody, chain: Chain, pairs: Sequence[tuple[str, str]], clearance: float
+                    ) -> dict[tuple[str, str], float]:
+    """Self pairs within ``clearance`` [m] at the home configuration: their distance [m] there.
+
+    ``body`` must be the nominal robot (zero deformation); it is left at
+    ``chain.home``.
+    """
+    body.set_q(chain.home)
+    return {(a, b): d for _, a, b, d in check_configuration(body, pairs, {}, None, clearance)}
+
+
+def design_limits(close: Mapping[tuple[str, str], float]) -> dict[tuple[str, str], float]:
+    """Report limits [m] of pairs close by design: contact (0), or deeper than at home by :data:`DESIGN_CONTACT_TOL`."""
+    return {pair: (0.0 if d > 0 else d - DESIGN_CONTACT_TOL) for pair, d in close.items()}
+
+
 def check_program_collisions(client: Client, chain: Chain, table: DeformationTable, names: Sequence[str],
                              chunks: Sequence[CompensationChunk], geometry: RobotGeometry,
                              scene_bodies: SceneBodies | None, workdir: PathLike, *,
-                             options: CollisionOptions | None = None, composition: str = "table") -> CollisionReport:
+                             options: CollisionOptions | None = None, composition: str = "table",
+                             progress: Callable[[int, int], None] | None = None) -> CollisionReport:
     """Check every corrected configuration of a compensated program for collisions.
 
     Parameters
@@ -201,11 +259,14 @@ def check_program_collisions(client: Client, chain: Chain, table: DeformationTab
         The cell (:func:`thermocomp.simulators.pybullet.scene.load_scene`), or ``None``.
     workdir
         Folder for the regenerated URDF.
+    progress
+        Called as ``progress(rows_done, rows_total)`` (rows to check) after each minute's rows.
 
     Returns
     -------
     CollisionReport
-        Every (row, pair) within the clearance, in row order.
+        Every (row, pair) within the clearance, in row order; self pairs
+        close by design (module docstring) only when they touch.
     """
     if not chunks:
         raise InputError("expected compensation results to check, got none")
@@ -222,8 +283,13 @@ def check_program_collisions(client: Client, chain: Chain, table: DeformationTab
     robot = DeformedRobot(client, chain, table, workdir, geometry, composition=composition, rgba=None,
                           name="collision")
     out: list[tuple[int, str, str, str, float]] = []
+    close: dict[tuple[str, str], float] = {}
     try:
+        if pairs:
+            close = close_by_design(robot.show(0.0), chain, pairs, options.clearance)
+        limits = design_limits(close)
         values, group = np.unique(fraction, return_inverse=True)
+        total, done = int(ok.sum()), 0
         for k, value in enumerate(values.tolist()):
             rows = np.flatnonzero((group == k) & ok)
             if rows.size == 0:
@@ -231,7 +297,11 @@ def check_program_collisions(client: Client, chain: Chain, table: DeformationTab
             body = robot.show(value)
             for i in rows.tolist():
                 body.set_q(q[i])
-                out.extend((i, *hit) for hit in check_configuration(body, pairs, cell, mount, options.clearance))
+                out.extend((i, *hit) for hit in check_configuration(body, pairs, cell, mount, options.clearance,
+                                                                    limits))
+            done += rows.size
+            if progress is not None:
+                progress(done, total)
     finally:
         robot.remove()
     out.sort(key=lambda h: h[0])  # row order (rows were visited grouped by minute)
@@ -242,6 +312,7 @@ def check_program_collisions(client: Client, chain: Chain, table: DeformationTab
         kind=tuple(h[1] for h in out), link=tuple(h[2] for h in out), other=tuple(h[3] for h in out),
         distance=np.array([h[4] for h in out], dtype=float), skipped=int((~ok).sum()),
         pairs_checked=tuple(pairs) + tuple(("*", obj) for obj in cell),
+        close_by_design=tuple((a, b, d) for (a, b), d in close.items()),
     )
 
 
@@ -254,17 +325,20 @@ def write_collision_csv(report: CollisionReport, path: PathLike) -> None:
             if any(ch in name for ch in ',"\n'):
                 name = '"' + name.replace('"', '""') + '"'
             verdict = "collision" if report.distance[i] <= 0 else "within_clearance"
-            handle.write(f"{report.minute[i]:g},{name},{report.kind[i]},{report.link[i]},{report.other[i]},"
+            handle.write(f"{report.minute[i]:.12g},{name},{report.kind[i]},{report.link[i]},{report.other[i]},"
                          f"{report.distance[i] * 1e3:.6g},{verdict}\n")
 
 
 __all__ = [
+    "DESIGN_CONTACT_TOL",
     "MOUNT_LINKS",
     "CollisionOptions",
     "CollisionReport",
     "check_configuration",
     "check_program_collisions",
+    "close_by_design",
     "collision_geometry",
+    "design_limits",
     "self_pairs",
     "write_collision_csv",
 ]

@@ -73,13 +73,16 @@ class PanelValues:
 class DebugPanel:
     """PyBullet's parameter panel: two sliders and three buttons (``addUserDebugParameter``)."""
 
-    def __init__(self, client: Client, last_minute: float) -> None:
+    def __init__(self, client: Client, last_minute: float, start_minute: float = 0.0,
+                 start_magnification: float = MAGNIFICATION_RANGE[0]) -> None:
         pb, cid = client.pb, client.id
         self.client = client
         lo, hi = MAGNIFICATION_RANGE
         self.ids = {
-            "minute": pb.addUserDebugParameter("minute", 0.0, max(float(last_minute), 1e-9), 0.0, physicsClientId=cid),
-            "magnification": pb.addUserDebugParameter("magnification", lo, hi, lo, physicsClientId=cid),
+            "minute": pb.addUserDebugParameter("minute", 0.0, max(float(last_minute), 1e-9), float(start_minute),
+                                               physicsClientId=cid),
+            "magnification": pb.addUserDebugParameter("magnification", lo, hi, float(start_magnification),
+                                                      physicsClientId=cid),
             # rangeMin > rangeMax makes a button; reading it gives the click count.
             "compensate": pb.addUserDebugParameter("run compensation", 1, 0, 0, physicsClientId=cid),
             "play_nominal": pb.addUserDebugParameter("play without compensation", 1, 0, 0, physicsClientId=cid),
@@ -243,12 +246,16 @@ class SimGui:
         :class:`DebugPanel` (default) or :class:`ScriptedPanel`.
     play_interval
         Seconds between two targets when playing.
+    start_minute, start_magnification
+        Where the :class:`DebugPanel`'s sliders start [min], [-].
     """
 
     def __init__(self, setup: SimSetup, client: Client, workdir: PathLike, panel: Panel | None = None, *,
-                 play_interval: float = PLAY_INTERVAL) -> None:
+                 play_interval: float = PLAY_INTERVAL, start_minute: float = 0.0,
+                 start_magnification: float = MAGNIFICATION_RANGE[0]) -> None:
         self.setup = setup
         self.client = client
+        self.start = (float(start_minute), float(start_magnification))
         with paused_rendering(client):
             self._build(workdir, panel, play_interval)
         self._set_status("press 'run compensation' to compensate the program")
@@ -257,7 +264,7 @@ class SimGui:
         setup, client = self.setup, self.client
         self.cell = Cell(setup, client, workdir, ghost=True)
         self.minutes = setup.minutes
-        self.panel = panel if panel is not None else DebugPanel(client, float(self.minutes[-1]))
+        self.panel = panel if panel is not None else DebugPanel(client, float(self.minutes[-1]), *self.start)
         self.play_interval = play_interval
         self.plan: GuiPlan | None = None
         self.summary = GuiSummary()
@@ -424,7 +431,8 @@ class SimGui:
 
 
 def run_gui(setup: SimSetup, *, panel: Panel | None = None, max_frames: int | None = None, frame_seconds: float = FRAME_SECONDS,
-            play_interval: float = PLAY_INTERVAL, screenshot: PathLike | None = None) -> GuiSummary:
+            play_interval: float = PLAY_INTERVAL, screenshot: PathLike | None = None, start_minute: float = 0.0,
+            start_magnification: float = MAGNIFICATION_RANGE[0]) -> GuiSummary:
     """Open PyBullet's GUI with the cell and run it until the window is closed.
 
     Parameters
@@ -439,6 +447,8 @@ def run_gui(setup: SimSetup, *, panel: Panel | None = None, max_frames: int | No
         Pace of the loop and of the play.
     screenshot
         Save the GUI's own OpenGL picture of the last frame to this PNG.
+    start_minute, start_magnification
+        Where the minute [min] and magnification sliders start.
 
     Raises
     ------
@@ -448,7 +458,8 @@ def run_gui(setup: SimSetup, *, panel: Panel | None = None, max_frames: int | No
     client = open_client("gui", options=f"--width={WINDOW_SIZE[0]} --height={WINDOW_SIZE[1]}")
     try:
         with tempfile.TemporaryDirectory(prefix="thermocomp_gui_") as work:
-            gui = SimGui(setup, client, work, panel, play_interval=play_interval)
+            gui = SimGui(setup, client, work, panel, play_interval=play_interval, start_minute=start_minute,
+                         start_magnification=start_magnification)
             summary = gui.run(max_frames, frame_seconds)
             if screenshot is not None and client.pb.isConnected(physicsClientId=client.id):
                 _save_gui_picture(client, gui, Path(screenshot))

@@ -26,6 +26,29 @@ from thermocomp.simulators.pybullet.robot import RobotBody
 
 #: Background colour of the renders (TinyRenderer's own clear colour is white).
 BACKGROUND = (255, 255, 255)
+#: Smallest picture side [px]: below this a picture of a cell shows nothing useful.
+MIN_PICTURE_PX = 16
+
+
+def check_picture_size(width: int, height: int) -> tuple[int, int]:
+    """``(width, height)`` [px] if both are integers >= :data:`MIN_PICTURE_PX`, else :class:`ConfigurationError`."""
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (width, height)):
+        raise ConfigurationError(f"picture size: expected whole pixels, got {width!r} x {height!r}")
+    if width < MIN_PICTURE_PX or height < MIN_PICTURE_PX:
+        raise ConfigurationError(f"picture size: expected at least {MIN_PICTURE_PX} x {MIN_PICTURE_PX} px, "
+                                 f"got {width} x {height}")
+    return int(width), int(height)
+
+
+def check_png_path(path: PathLike) -> Path:
+    """``path`` if it ends in ``.png`` and its folder exists, else :class:`InputError` (before any rendering)."""
+    dest = Path(path)
+    if dest.suffix.lower() != ".png":
+        raise InputError(f"expected a picture path ending in .png, got {dest.name!r}", path=str(dest))
+    directory = dest.parent if str(dest.parent) else Path(".")
+    if not directory.is_dir():
+        raise InputError("cannot write: the folder does not exist", path=str(dest))
+    return dest
 
 
 @dataclass(frozen=True)
@@ -59,8 +82,7 @@ class Camera:
         if not (self.distance > 0 and 0 < self.fov_deg < 180):
             raise ConfigurationError(f"camera: expected distance > 0 and fov in (0, 180) deg, "
                                      f"got {self.distance}, {self.fov_deg}")
-        if self.width < 16 or self.height < 16:
-            raise ConfigurationError(f"camera: expected at least 16 x 16 px, got {self.width} x {self.height}")
+        check_picture_size(self.width, self.height)
 
 
 def scene_points(client: Client) -> FloatArray:
@@ -96,6 +118,7 @@ def camera_framing(client: Client, points: ArrayLike | None = None, *, yaw_deg: 
     across the view, and the distance is the smallest that keeps every
     point inside the field of view, times ``margin``.
     """
+    check_picture_size(width, height)  # before width / height is used: no division by zero
     pts = scene_points(client) if points is None else np.asarray(points, dtype=float).reshape(-1, 3)
     right, up, forward = view_axes(client, yaw_deg, pitch_deg)
     centre = 0.5 * (pts.min(axis=0) + pts.max(axis=0))
@@ -172,12 +195,8 @@ def write_png(path: PathLike, rgb: ArrayLike) -> Path:
 
     (:mod:`thermocomp.io.atomic` writes text; this is its binary twin.)
     """
-    dest = Path(path)
-    if dest.suffix.lower() != ".png":
-        raise InputError(f"expected a picture path ending in .png, got {dest.name!r}", path=str(dest))
+    dest = check_png_path(path)
     directory = dest.parent if str(dest.parent) else Path(".")
-    if not directory.is_dir():
-        raise InputError("cannot write: the folder does not exist", path=str(dest))
     data = png_bytes(rgb)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=directory)
@@ -221,4 +240,4 @@ def read_png_rgb(path: PathLike) -> np.ndarray:
     return raw[:, 1:].reshape(height, width, 3)
 
 
-__all__ = ["BACKGROUND", "Camera", "camera_framing", "png_bytes", "read_png_rgb", "render_cell", "scene_points", "view_axes", "write_png"]
+__all__ = ["BACKGROUND", "MIN_PICTURE_PX", "Camera", "check_picture_size", "check_png_path", "camera_framing", "png_bytes", "read_png_rgb", "render_cell", "scene_points", "view_axes", "write_png"]

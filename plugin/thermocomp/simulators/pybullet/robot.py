@@ -50,6 +50,14 @@ GHOST_RGBA = (0.55, 0.62, 0.75, 0.35)
 MAGNIFICATION_RANGE = (1.0, 1000.0)
 
 
+def check_magnification(magnification: float) -> float:
+    """``magnification`` if it lies in :data:`MAGNIFICATION_RANGE`, else :class:`ConfigurationError`."""
+    lo, hi = MAGNIFICATION_RANGE
+    if not (lo <= magnification <= hi):  # also refuses NaN
+        raise ConfigurationError(f"magnification: expected {lo:g} to {hi:g}, got {magnification:g}")
+    return float(magnification)
+
+
 @dataclass
 class RobotBody:
     """A robot body in PyBullet loaded from a thermocomp URDF.
@@ -281,9 +289,7 @@ class DeformedRobot:
         magnification
             Display factor in :data:`MAGNIFICATION_RANGE`.
         """
-        lo, hi = MAGNIFICATION_RANGE
-        if not (lo <= magnification <= hi):
-            raise ConfigurationError(f"magnification: expected {lo:g} to {hi:g}, got {magnification:g}")
+        check_magnification(magnification)
         scale = float(fraction) * float(magnification)
         if self.body is not None and scale == self.scale:
             return self.body
@@ -324,6 +330,7 @@ __all__ = [
     "MAGNIFICATION_RANGE",
     "DeformedRobot",
     "RobotBody",
+    "check_magnification",
     "load_model",
     "load_urdf_body",
     "unique_urdf_path",

@@ -14,7 +14,7 @@ degrees, orientation columns in the program's convention (docs/conventions.md).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -151,7 +151,8 @@ def _concat(chunks: Sequence[CompensationChunk], name: str) -> np.ndarray:
 
 def measure_program(client: Client, chain: Chain, table: DeformationTable, program: Program,
                     chunks: Sequence[CompensationChunk], workdir: PathLike, *,
-                    composition: str = "table") -> TrackerMeasurement:
+                    composition: str = "table",
+                    progress: Callable[[int, int], None] | None = None) -> TrackerMeasurement:
     """Play a compensated program on the deformed robot in PyBullet and measure the TCP.
 
     Parameters
@@ -168,6 +169,8 @@ def measure_program(client: Client, chain: Chain, table: DeformationTable, progr
         or ``CompensationReport.chunks``), ``target`` indexing ``program``.
     workdir
         Folder for the regenerated URDF.
+    progress
+        Called as ``progress(rows_done, rows_total)`` after each minute's rows.
 
     Returns
     -------
@@ -190,9 +193,11 @@ def measure_program(client: Client, chain: Chain, table: DeformationTable, progr
     robot = DeformedRobot(client, chain, table, workdir, composition=composition, rgba=None, name="tracker")
     try:
         values, group = np.unique(fraction, return_inverse=True)
+        done = 0
         for k, value in enumerate(values.tolist()):
             body = robot.show(value)
-            for i in np.flatnonzero(group == k).tolist():
+            rows = np.flatnonzero(group == k).tolist()
+            for i in rows:
                 if nominal_status[i] == Status.CONVERGED:
                     body.set_q(q_nominal[i])
                     position, quat_xyzw = body.tcp_inertial_state()
@@ -201,6 +206,9 @@ def measure_program(client: Client, chain: Chain, table: DeformationTable, progr
                     body.set_q(q[i])
                     position, quat_xyzw = body.tcp_inertial_state()
                     raw_corrected[i] = (*position, *quat_xyzw)
+            done += len(rows)
+            if progress is not None:
+                progress(done, r)
         # Every reload writes the same tcp inertial, so the last body converts them all.
         R_nominal, p_nominal = _tcp_poses(body, raw_nominal)
         R_corrected, p_corrected = _tcp_poses(body, raw_corrected)
@@ -243,6 +251,10 @@ def _cells(values: FloatArray, valid: np.ndarray) -> list[list[str]]:
 def write_tracker_csv(measurement: TrackerMeasurement, path: PathLike) -> None:
     """Write the measurement as CSV, completely or not at all (temporary file, then rename).
 
+    Numbers, the minute included, carry 12 significant digits, like the
+    results CSV of :mod:`thermocomp.io.results_csv`, so a minute reads back
+    as the same row of both files.
+
     One line per row: minute, target, status, the corrected and nominal
     angles [deg], the target pose, the pose PyBullet measured with the
     nominal angles (``sim_nominal_*``) and with the corrected ones
@@ -279,7 +291,7 @@ def write_tracker_csv(measurement: TrackerMeasurement, path: PathLike) -> None:
             name = m.names[int(m.target[i])]
             if any(ch in name for ch in ',"\n'):
                 name = '"' + name.replace('"', '""') + '"'
-            head = [f"{m.minute[i]:g}", name, Status(int(m.status[i])).label]
+            head = [f"{m.minute[i]:.12g}", name, Status(int(m.status[i])).label]
             handle.write(",".join(head + [c for block in blocks for c in block[i]]) + "\n")
 
 
