@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from coppeliasim_fake.fixtures import fake_irb140  # noqa: F401  (fixture)
 from thermocomp.cli.common import EXIT_INPUT, EXIT_OK
+from thermocomp.cli.coppeliasim import ACTIONS
 from thermocomp.cli.main import main
 from thermocomp.simulators.coppeliasim import addon_source
 
@@ -98,8 +99,7 @@ def test_install_addon(tmp_path, capsys):
     assert installed.read_bytes() == addon_source().read_bytes()
 
 
-@pytest.mark.parametrize("action", ["info", "read-robot", "check", "show", "compensate", "play", "convention",
-                                    "install-addon"])
+@pytest.mark.parametrize("action", ACTIONS)
 def test_every_action_has_help(action, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["coppeliasim", action, "--help"])

@@ -52,7 +52,15 @@ CONSTANTS = {
     "joint_revolute_subtype": JOINT_REVOLUTE,
     "joint_prismatic_subtype": JOINT_PRISMATIC,
     "intparam_program_full_version": INTPARAM_PROGRAM_FULL_VERSION,
+    "primitiveshape_plane": 1,
+    "primitiveshape_disc": 2,
+    "primitiveshape_cuboid": 3,
+    "primitiveshape_spheroid": 4,
+    "primitiveshape_cylinder": 5,
+    "colorcomponent_ambient_diffuse": 0,
 }
+#: Default aliases of new primitive shapes, by primitive type (as CoppeliaSim names them).
+PRIMITIVE_ALIASES = {1: "Plane", 2: "Disc", 3: "Cuboid", 4: "Sphere", 5: "Cylinder"}
 
 
 class SimError(Exception):
@@ -72,6 +80,8 @@ class SceneObject:
     interval: tuple[float, float] = (-math.pi, 2 * math.pi)  # (min, range) [rad]
     children: list[int] = field(default_factory=list)
     custom: dict[str, bytes] = field(default_factory=dict)  # custom data blocks by tag
+    primitive: tuple[int, tuple[float, ...]] | None = None  # (type, full sizes [m]) of a primitive shape
+    color: tuple[float, float, float] | None = None  # ambient-diffuse colour of a shape
 
 
 class Scene:
@@ -333,6 +343,53 @@ class FakeSim:
         """The buffer stored under ``tag`` (bytes, as CoppeliaSim sends a Lua buffer), or nil."""
         store = self.scene.obj(h).custom if h != HANDLE_SCENE else self.scene.custom
         return [store.get(tag)]
+
+    # -- creating objects (sim.createPrimitiveShape, sim.createDummy, sim.setObjectAlias,
+    #    sim.setObjectParent, sim.setShapeColor) ---------------------------------------------
+    def createPrimitiveShape(self, primitiveType, sizes, options=0):
+        """A new shape at the world origin; sizes are full extents [m] (a cylinder's x, y: its diameter)."""
+        if primitiveType not in PRIMITIVE_ALIASES:
+            raise SimError(f"invalid primitive type {primitiveType!r}")
+        if not isinstance(sizes, (list, tuple)) or len(sizes) != 3 or any(float(v) <= 0 for v in sizes):
+            raise SimError(f"expected 3 positive sizes, got {sizes!r}")
+        h = self.scene.add(PRIMITIVE_ALIASES[primitiveType], OBJECT_SHAPE, None)
+        self.scene.objects[h].primitive = (primitiveType, tuple(float(v) for v in sizes))
+        return [h]
+
+    def createDummy(self, size):
+        return [self.scene.add("Dummy", OBJECT_DUMMY, None)]
+
+    def setObjectAlias(self, h, alias):
+        if not isinstance(alias, str) or not alias or any(c in alias for c in "/:#[]"):
+            raise SimError(f"invalid alias {alias!r}")
+        self.scene.obj(h).alias = alias
+        return []
+
+    def setObjectParent(self, h, parent, keepInPlace=True):
+        s = self.scene
+        obj = s.obj(h)
+        if parent != HANDLE_WORLD:
+            s.obj(parent)
+            if parent == h or parent in s.descendants(h):
+                raise SimError("an object cannot become its own descendant")
+        world = s.world(h)
+        (s.objects[obj.parent].children if obj.parent is not None else s.roots).remove(h)
+        obj.parent = None if parent == HANDLE_WORLD else parent
+        (s.objects[obj.parent].children if obj.parent is not None else s.roots).append(h)
+        if keepInPlace:
+            s.set_pose(h, world, HANDLE_WORLD)
+        return []
+
+    def setShapeColor(self, h, colorName, colorComponent, rgbData):
+        obj = self.scene.obj(h)
+        if obj.kind != OBJECT_SHAPE:
+            raise SimError(f"object {h} is not a shape")
+        if colorName is not None or colorComponent != CONSTANTS["colorcomponent_ambient_diffuse"]:
+            raise SimError("the fake sets the ambient-diffuse colour of the whole shape only")
+        if len(rgbData) != 3 or not all(0.0 <= float(v) <= 1.0 for v in rgbData):
+            raise SimError(f"expected 3 colour values in 0..1, got {rgbData!r}")
+        obj.color = tuple(float(v) for v in rgbData)
+        return []
 
     # -- parameters -------------------------------------------------------------------
     def getInt32Param(self, param):

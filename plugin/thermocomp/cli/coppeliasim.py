@@ -22,7 +22,8 @@ import numpy as np
 from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK
 
 #: Actions of ``thermocomp coppeliasim``; the add-on may call only these (tests check it).
-ACTIONS = ("info", "read-robot", "check", "show", "compensate", "play", "restore", "convention", "install-addon")
+ACTIONS = ("info", "read-robot", "check", "show", "compensate", "play", "restore", "load-scene", "convention",
+           "install-addon")
 
 #: Actions that change the scene: SIGTERM and SIGHUP end them through the same restore path as Ctrl-C.
 SCENE_ACTIONS = ("check", "show", "compensate", "play")
@@ -200,6 +201,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     rest.add_argument("--forget", action="store_true",
                       help="drop the saved nominal poses without restoring (accept the scene as it is as nominal)")
 
+    load = acts.add_parser("load-scene", help="build a scene file's cell (boxes, cylinders, spheres) in CoppeliaSim "
+                                              "and place the robot's base as it says", formatter_class=fmt)
+    load.add_argument("scene", help="scene file, e.g. scenes/irb140_paper_cell.toml (docs/scenes.md)")
+    _connection_options(load)
+    load.add_argument("--robot-path", default="/IRB140",
+                      help="object path of the robot's base to place; 'none' leaves the robot where it is")
+
     conv = acts.add_parser("convention", help="the authors' scene convention as a table-form table, and how far "
                                               "it is from the paper's model", formatter_class=fmt)
     conv.add_argument("--robot", default="irb140", help="built-in robot or robot file (the authors' joint "
@@ -226,7 +234,8 @@ def run(args: argparse.Namespace) -> int:
 
     handlers = {
         "info": _info, "read-robot": _read_robot, "check": _check, "show": _show, "compensate": _compensate,
-        "play": _play, "restore": _restore, "convention": _convention, "install-addon": _install_addon,
+        "play": _play, "restore": _restore, "load-scene": _load_scene, "convention": _convention,
+        "install-addon": _install_addon,
     }
     handler = handlers[args.coppeliasim_command]
     try:
@@ -456,6 +465,18 @@ def _restore(args) -> int:
         _emit(args, f"dropped the saved nominal poses of {args.robot_path}; the scene as it is counts as nominal")
     else:
         _emit(args, f"restored the nominal poses of {count} objects of {args.robot_path}")
+    return EXIT_OK
+
+
+def _load_scene(args) -> int:
+    from thermocomp.io.scene_file import read_scene
+    from thermocomp.simulators.coppeliasim import load_cell
+
+    scene = read_scene(args.scene)  # read before connecting: a bad file touches nothing
+    robot_path = None if args.robot_path.lower() == "none" else args.robot_path
+    with _connect(args) as session:
+        loaded = load_cell(session, scene, robot_path)
+    _emit(args, loaded.text(scene))
     return EXIT_OK
 
 

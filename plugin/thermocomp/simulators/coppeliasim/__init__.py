@@ -15,6 +15,7 @@ authors' scene convention (converting their tables to the table form) is in
 """
 
 from thermocomp.simulators.coppeliasim.addon import addon_source, install_addon
+from thermocomp.simulators.coppeliasim.cell import LoadedCell, load_cell
 from thermocomp.simulators.coppeliasim.compensation import (
     SceneCheck,
     check_nominal_fk,
@@ -56,12 +57,14 @@ SIM_FUNCTIONS = (
     "getObjectPose", "setObjectPose", "getObjectPosition", "setObjectPosition",
     "getObjectOrientation", "setObjectOrientation", "getInt32Param",
     "readCustomDataBlock", "writeCustomDataBlock",
+    "createPrimitiveShape", "createDummy", "setObjectAlias", "setObjectParent", "setShapeColor",
 )
 
 __all__ = [
     "DEFAULT_HOST", "DEFAULT_PORT", "DEFAULT_TIMEOUT_S", "SIM_FUNCTIONS",
-    "CoppeliaSimError", "CoppeliaSimProtocolMismatch", "CoppeliaSimServerError", "CoppeliaSimUnreachable", "SceneCheck", "SceneError",
-    "SceneRobot", "Session", "addon_source", "apply_authors_script", "check_nominal_fk", "check_poses",
-    "compensate_in_scene", "connect", "deformation_shown", "install_addon", "joint_positions", "preserved",
-    "read_robot", "read_saved_nominal", "read_tip", "restore_saved_nominal", "set_joint_positions", "show_model",
+    "CoppeliaSimError", "CoppeliaSimProtocolMismatch", "CoppeliaSimServerError", "CoppeliaSimUnreachable",
+    "LoadedCell", "SceneCheck", "SceneError", "SceneRobot", "Session",
+    "addon_source", "apply_authors_script", "check_nominal_fk", "check_poses", "compensate_in_scene", "connect",
+    "deformation_shown", "install_addon", "joint_positions", "load_cell", "preserved", "read_robot",
+    "read_saved_nominal", "read_tip", "restore_saved_nominal", "set_joint_positions", "show_model",
 ]
