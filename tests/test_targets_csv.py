@@ -502,3 +502,81 @@ def test_write_refuses_multi_line_comment(tmp_path):
     with pytest.raises(InputError, match="one-line"):
         write_targets_csv(_program("rotvec"), tmp_path / "out.csv", comments=("a\nb",))
     assert not any(tmp_path.iterdir())
+
+
+# ---------------------------------------------------------------------------
+# The vectorised reading of plain blocks against the row-by-row path
+
+PLAIN_HEADER = "name,x_mm,y_mm,z_mm,quat_w,quat_x,quat_y,quat_z,time_min,q1_deg,q2_deg,q3_deg,q4_deg,q5_deg,q6_deg"
+
+
+def _plain_rows(m: int, seed: int = 5) -> list[str]:
+    rng = np.random.default_rng(seed)
+    quat = rng.normal(size=(m, 4))
+    quat /= np.linalg.norm(quat, axis=1, keepdims=True)
+    values = np.hstack([rng.uniform(-900, 900, (m, 3)), quat, np.linspace(0, 240, m)[:, None],
+                        rng.uniform(-170, 170, (m, 6))])
+    cells = [",".join(f"{v!r}" if k % 2 else f"{v:.12g}" for k, v in enumerate(row)) for row in values.tolist()]
+    return [f"T{i},{c}" for i, c in enumerate(cells)]
+
+
+def _read_both(path: Path, monkeypatch, chunk_rows: int = 64):
+    """Chunks read as shipped (plain blocks at once), then with every block read row by row."""
+    import thermocomp.io.targets_csv as targets_csv
+    fast = list(iter_targets_csv(path, chunk_rows, n_joints=6))
+    with monkeypatch.context() as patch:
+        patch.setattr(targets_csv, "_parse_plain", lambda *args: None)
+        slow = list(iter_targets_csv(path, chunk_rows, n_joints=6))
+    return fast, slow
+
+
+def test_plain_blocks_read_exactly_as_row_by_row(tmp_path, monkeypatch):
+    """Same chunks, names, lines and bit-identical values, also across odd lines that need the row path."""
+    rows = _plain_rows(300)
+    rows[40] = rows[40].replace("T40,", "  T40 ,")  # padded name: stripped by the row path
+    rows[41] = rows[41].replace("T41,", '"T,41",')  # quoted
+    cells = rows[170].split(",")
+    rows[170] = ",".join([cells[0], "1_0", *cells[2:]])  # float() reads underscores, numpy.loadtxt does not
+    rows.insert(200, "# a comment in the middle")
+    rows.insert(250, "")
+    path = write(tmp_path, PLAIN_HEADER + "\n" + "\n".join(rows) + "\n")
+    fast, slow = _read_both(path, monkeypatch)
+    assert [c.n_targets for c in fast] == [c.n_targets for c in slow] == [64] * 4 + [44]
+    for a, b in zip(fast, slow):
+        assert a.names == b.names
+        for name in ("lines", "p_world_tcp", "R_world_tcp", "time_min", "q_reference"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    names = sum((c.names for c in fast), ())
+    assert names[40] == "T40" and names[41] == "T,41"
+    assert fast[2].p_world_tcp[170 - 128, 0] == 0.01
+
+
+@pytest.mark.parametrize(
+    ("bad", "column", "words"),
+    [
+        (lambda r: r.rsplit(",", 1)[0], "q6_deg", "expected 15 cells"),
+        (lambda r: r + ",7", "16", "expected 15 cells"),
+        (lambda r: ",".join([*r.split(",")[:2], "2OO", *r.split(",")[3:]]), "y_mm", "expected a number, got '2OO'"),
+        (lambda r: "," + r.split(",", 1)[1], "name", "expected a target name"),
+        (lambda r: "T3," + r.split(",", 1)[1], "name", "duplicate target name 'T3'"),
+        (lambda r: r.split(",")[0] + ",1,2,nan," + ",".join(r.split(",")[4:]), "z_mm", "finite"),
+        (lambda r: r.split(",")[0] + ",1,2,3,0.5,0.5,0.5,0.6," + ",".join(r.split(",")[8:]), "quat_w", "unit quaternion"),
+        (lambda r: ",".join(r.split(",")[:8]) + ",-1," + ",".join(r.split(",")[9:]), "time_min", "time >= 0"),
+    ],
+)
+def test_errors_in_plain_blocks_are_located_as_row_by_row(tmp_path, monkeypatch, bad, column, words):
+    rows = _plain_rows(500)
+    k = 333
+    rows[k] = bad(rows[k])
+    path = write(tmp_path, PLAIN_HEADER + "\n" + "\n".join(rows) + "\n")
+    errors = []
+    for read in ("fast", "slow"):
+        import thermocomp.io.targets_csv as targets_csv
+        with monkeypatch.context() as patch:
+            if read == "slow":
+                patch.setattr(targets_csv, "_parse_plain", lambda *args: None)
+            errors.append(read_error(path, n_joints=6))
+    fast, slow = errors
+    assert (fast.row, fast.column, fast.message) == (slow.row, slow.column, slow.message)
+    assert_located(fast, path, k + 2, column)
+    assert words in fast.message

@@ -7,6 +7,7 @@ line), so a message points at what an editor shows.
 from __future__ import annotations
 
 import csv
+import itertools
 import math
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -15,49 +16,89 @@ from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 
 
-def iter_rows(path: PathLike) -> Iterator[tuple[int, list[str]]]:
-    """Yield ``(line_number, cells)`` of a CSV file, skipping blank and ``#`` lines, line by line.
+#: Raw lines read at a time by :func:`iter_rows`.
+_ROWS_BLOCK = 256
 
-    Memory stays bounded by the longest line, whatever the file's size (for
-    million-row toolpaths; a file whose lines all end in a bare ``\\r`` is
-    one long piece). Lines end where :meth:`str.splitlines` ends them
-    (newline, carriage return and the rest): the file is read in
-    newline-terminated pieces and each piece is split further, which gives
-    the same lines because no other line boundary spans a newline. A
-    malformed quoted cell (``"abc`` without its closing quote, ``"ab"c``) is
-    an error.
+#: Bytes that send a block of lines to the row-by-row path of :class:`CsvLines`:
+#: quotes, comment marks, and every control byte but the newline (the other
+#: line boundaries of :meth:`str.splitlines` among them).
+_NOT_PLAIN = bytes([*range(0x00, 0x0A), *range(0x0B, 0x20), 0x7F]) + b'"#'
 
-    Raises :class:`InputError` naming the file when it cannot be opened, and
-    the file and line when a line is not UTF-8 or not one CSV record. Being
-    a generator, it raises when iterated, not when called.
+
+class CsvLines:
+    """A CSV file read in blocks of raw lines, each block parsed row by row or handed over plain.
+
+    :meth:`rows` is the precise path: decoding, line splitting, comments and
+    quoting exactly as :func:`iter_rows` describes, with every error located.
+    :meth:`plain` recognises a block that needs none of that (ASCII without
+    quotes, ``#`` or control characters other than the newline ending each
+    line), so a caller can parse it at once with a vectorised parser and
+    :meth:`skip` it, coming back to :meth:`rows` only when that parser
+    rejects something. Either way the line numbers advance alike. Use as a
+    context manager.
+
+    Raises :class:`InputError` naming the file when it cannot be opened.
     """
-    p = Path(path)
-    src = str(p)
-    try:
-        handle = p.open("rb")
-    except FileNotFoundError as exc:
-        raise InputError("file not found", path=src) from exc
-    except IsADirectoryError as exc:
-        raise InputError("expected a file, got a directory", path=src) from exc
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=src) from exc
-    with handle:
-        number = 0
-        offset = 0
-        encoding = "utf-8-sig"  # a byte-order mark is dropped at the start of the file only
-        for raw in handle:
+
+    def __init__(self, path: PathLike) -> None:
+        p = Path(path)
+        self.src = str(p)
+        try:
+            self._handle = p.open("rb")
+        except FileNotFoundError as exc:
+            raise InputError("file not found", path=self.src) from exc
+        except IsADirectoryError as exc:
+            raise InputError("expected a file, got a directory", path=self.src) from exc
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", path=self.src) from exc
+        #: File lines consumed so far (the next line is ``number + 1``).
+        self.number = 0
+        self._offset = 0
+        self._encoding = "utf-8-sig"  # a byte-order mark is dropped at the start of the file only
+
+    def __enter__(self) -> "CsvLines":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._handle.close()
+
+    def read(self, count: int) -> list[bytes]:
+        """The next ``count`` raw lines (fewer at the end of the file), each with its ``\\n``."""
+        return list(itertools.islice(self._handle, count))
+
+    def plain(self, raw: list[bytes]) -> bool:
+        """True when every line of ``raw`` is plain: ASCII without quotes, ``#`` or control characters.
+
+        Then each raw line is one file line (the next is ``number + 1``) and its
+        cells are its comma-separated pieces, without the final newline.
+        Blank lines are plain too; a caller's cell-count check finds them.
+        """
+        text = b"".join(raw)
+        return text.isascii() and len(text.translate(None, _NOT_PLAIN)) == len(text)
+
+    def skip(self, raw: list[bytes]) -> None:
+        """Count plain lines ``raw`` as consumed (a caller parsed them)."""
+        self.number += len(raw)
+        self._offset += sum(map(len, raw))
+        self._encoding = "utf-8"
+
+    def rows(self, raw: list[bytes]) -> Iterator[tuple[int, list[str]]]:
+        """``(line_number, cells)`` of the lines in ``raw``, skipping blank and ``#`` lines (see :func:`iter_rows`)."""
+        src = self.src
+        for piece_bytes in raw:
             try:
-                piece = raw.decode(encoding)
+                piece = piece_bytes.decode(self._encoding)
             except UnicodeDecodeError as exc:
                 raise InputError(
-                    f"expected UTF-8 text, got undecodable byte at offset {offset + exc.start}",
+                    f"expected UTF-8 text, got undecodable byte at offset {self._offset + exc.start}",
                     path=src,
-                    row=number + 1,
+                    row=self.number + 1,
                 ) from exc
-            offset += len(raw)
-            encoding = "utf-8"
+            self._offset += len(piece_bytes)
+            self._encoding = "utf-8"
             for line in piece.splitlines():
-                number += 1
+                self.number += 1
+                number = self.number
                 if not line.strip() or line.lstrip().startswith("#"):
                     continue
                 if '"' not in line:
@@ -71,6 +112,27 @@ def iter_rows(path: PathLike) -> Iterator[tuple[int, list[str]]]:
                         f"expected one CSV record, got {line[:80]!r} ({exc})", path=src, row=number
                     ) from exc
                 yield number, cells
+
+
+def iter_rows(path: PathLike) -> Iterator[tuple[int, list[str]]]:
+    """Yield ``(line_number, cells)`` of a CSV file, skipping blank and ``#`` lines, block by block.
+
+    Memory stays bounded by a few hundred lines, whatever the file's size (for
+    million-row toolpaths; a file whose lines all end in a bare ``\\r`` is
+    one long piece). Lines end where :meth:`str.splitlines` ends them
+    (newline, carriage return and the rest): the file is read in
+    newline-terminated pieces and each piece is split further, which gives
+    the same lines because no other line boundary spans a newline. A
+    malformed quoted cell (``"abc`` without its closing quote, ``"ab"c``) is
+    an error.
+
+    Raises :class:`InputError` naming the file when it cannot be opened, and
+    the file and line when a line is not UTF-8 or not one CSV record. Being
+    a generator, it raises when iterated, not when called.
+    """
+    with CsvLines(path) as lines:
+        while raw := lines.read(_ROWS_BLOCK):
+            yield from lines.rows(raw)
 
 
 def parse_float(text: str, path: str, line: int, column: str, *, allow_empty: bool = False) -> float:

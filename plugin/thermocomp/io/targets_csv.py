@@ -45,11 +45,18 @@ describe the TCP pose in the world frame; inside thermocomp it is SI
 Lines starting with ``#`` are comments. Every error is an
 :class:`~thermocomp.errors.InputError` naming the file, the line (1-based,
 as an editor shows it) and the column.
+
+Reading is vectorised: a block of plain lines (ASCII, no quotes, comments or
+control characters) is parsed at once by :func:`numpy.loadtxt`; a block with
+anything else, or that the vectorised parse rejects, is read again row by
+row, which words and locates the error. Both paths give the same values.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
+import itertools
 import math
 import re
 from collections.abc import Iterator, Sequence
@@ -70,7 +77,7 @@ from thermocomp.geometry.rotations import (
     rotvec_from_matrix,
 )
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.csvtext import iter_rows, parse_floats
+from thermocomp.io.csvtext import CsvLines, parse_floats
 from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: The paper's columns after the name column: full pose, or position only.
@@ -417,9 +424,9 @@ def _parse_row(layout: _Layout, cells: list[str], src: str, line: int) -> tuple[
     return name, values
 
 
-def _program(layout: _Layout, src: str, names: list[str], values: list[list[float]], lines: list[int]) -> Program:
-    """A :class:`Program` from parsed rows (file units) of one chunk; SI from here on."""
-    v = np.array(values, dtype=float)
+def _program(layout: _Layout, src: str, names: list[str], values: FloatArray, lines: np.ndarray) -> Program:
+    """A :class:`Program` from parsed rows of one chunk: ``values`` ``(m, len(value_index))`` in file units; SI from here on."""
+    v = values
     p = v[:, 0:3] / layout.position_per_metre
     k = 3 + layout.n_orientation
     o = v[:, 3:k]
@@ -458,6 +465,52 @@ def _program(layout: _Layout, src: str, names: list[str], values: list[list[floa
     )
 
 
+def _rows_pass_checks(layout: _Layout, values: FloatArray) -> bool:
+    """The per-row checks of :func:`_parse_row` on a block ``(k, len(value_index))``, with the same arithmetic."""
+    if layout.convention == "quat_wxyz":
+        w, x, y, z = values[:, 3:7].T
+        if np.any(np.abs(np.sqrt(w * w + x * x + y * y + z * z) - 1.0) > QUAT_NORM_TOL):
+            return False
+    if layout.has_time and np.any(values[:, 3 + layout.n_orientation] < 0):
+        return False
+    if layout.has_confdata:
+        cfd = values[:, -4:]
+        if np.any(cfd != np.round(cfd)) or np.any((cfd[:, 3] < 0) | (cfd[:, 3] > 7)):
+            return False
+    return True
+
+
+def _parse_plain(layout: _Layout, raw: list[bytes], first_line: int) -> tuple[list[str], FloatArray] | None:
+    """Names and values ``(k, len(value_index))`` of ``k`` plain lines (:meth:`CsvLines.plain`) at once.
+
+    ``None`` as soon as anything would need a closer look -- a wrong cell
+    count, a cell :func:`numpy.loadtxt` does not read or that is not finite,
+    a name that is empty, padded or repeated, a failed row check -- so that
+    the caller re-reads the block row by row (:func:`_parse_row`), which
+    raises the located error. ``numpy.loadtxt`` converts a cell with
+    ``PyOS_string_to_double`` as :class:`float` does, so accepted values are
+    those of the row-by-row path.
+    """
+    commas = len(layout.columns) - 1
+    if any(line.count(b",") != commas for line in raw):
+        return None
+    text = b"".join(raw).decode("ascii")
+    try:
+        values = np.loadtxt(io.StringIO(text), delimiter=",", usecols=layout.value_index, dtype=float,
+                            comments=None, quotechar=None, ndmin=2)
+    except ValueError:
+        return None
+    if values.shape[0] != len(raw) or not np.all(np.isfinite(values)) or not _rows_pass_checks(layout, values):
+        return None
+    if layout.name_index is None:
+        return [f"row{first_line + k}" for k in range(len(raw))], values
+    i = layout.name_index
+    names = [line.split(",", i + 1)[i] for line in text.splitlines()]
+    if not all(name and name == name.strip() for name in names) or len(set(names)) != len(names):
+        return None
+    return names, values
+
+
 def iter_targets_csv(
     path: PathLike,
     chunk_rows: int,
@@ -467,7 +520,7 @@ def iter_targets_csv(
 ) -> Iterator[Program]:
     """Stream a targets file as :class:`Program` chunks of at most ``chunk_rows`` targets.
 
-    The file is read line by line: memory holds one chunk, plus 24 bytes per
+    The file is read a chunk of lines at a time: memory holds one chunk, plus 24 bytes per
     target for the duplicate-name check when the file has a ``name`` column
     (none without one: the default names ``row<line>`` are unique). Every
     chunk carries the file lines of its targets (``Program.lines``).
@@ -507,69 +560,143 @@ def iter_targets_csv(
         raise ConfigurationError(f"chunk_rows: expected an integer >= 1, got {chunk_rows!r}")
     R_fixed = None if fixed_orientation is None else check_rotation(fixed_orientation, "fixed_orientation")
     src = str(path)
-    rows = iter_rows(path)
-    first = next(rows, None)
-    if first is None:
-        raise InputError("expected a header line and one line per target, got an empty file", path=src)
-    header_line, header = first
-    layout = _layout(header, src, header_line, R_fixed, n_joints)
-    registry = None if layout.name_index is None else _NameRegistry()
+    with CsvLines(path) as reader:
+        header_row, pending = None, []  # a raw line may hold more lines than the header (bare \r)
+        while header_row is None:
+            raw = reader.read(1)
+            if not raw:
+                raise InputError("expected a header line and one line per target, got an empty file", path=src)
+            header_row, *pending = list(reader.rows(raw)) or [None]
+        header_line, header = header_row
+        layout = _layout(header, src, header_line, R_fixed, n_joints)
+        yield from _chunks(reader, layout, chunk_rows, header_line, pending)
 
-    names: list[str] = []
-    values: list[list[float]] = []
-    lines: list[int] = []
-    in_chunk: dict[str, int] = {}
+
+class _Chunk:
+    """The targets of the chunk being read: names, lines, values from plain blocks and single rows."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.lines: list[np.ndarray] = []
+        self.blocks: list[FloatArray] = []
+        self.rows: list[list[float]] = []  # single rows after the last block
+        self.row_lines: list[int] = []
+        self.first_line: dict[str, int] = {}  # name -> line, for the duplicate check within the chunk
+
+    def add_row(self, name: str, values: list[float], line: int) -> None:
+        self.names.append(name)
+        self.rows.append(values)
+        self.row_lines.append(line)
+        self.first_line[name] = line
+
+    def add_block(self, names: list[str], values: FloatArray, first_line: int) -> None:
+        self._close_rows()
+        lines = np.arange(first_line, first_line + len(names), dtype=np.int64)
+        self.names.extend(names)
+        self.blocks.append(values)
+        self.lines.append(lines)
+        self.first_line.update(zip(names, lines.tolist()))
+
+    def _close_rows(self) -> None:
+        if self.rows:
+            self.blocks.append(np.array(self.rows, dtype=float))
+            self.lines.append(np.array(self.row_lines, dtype=np.int64))
+            self.rows, self.row_lines = [], []
+
+    def values_and_lines(self) -> tuple[FloatArray, np.ndarray]:
+        self._close_rows()
+        return np.concatenate(self.blocks), np.concatenate(self.lines)
+
+
+def _chunks(reader: CsvLines, layout: _Layout, chunk_rows: int, header_line: int,
+            pending: list[tuple[int, list[str]]]) -> Iterator[Program]:
+    """The targets after the header, as :class:`Program` chunks of ``chunk_rows`` (the last may be shorter).
+
+    Plain blocks of lines are parsed at once (:func:`_parse_plain`); a block
+    that is not plain or that the vectorised parse rejects is read row by row
+    (:func:`_parse_row`), which raises the located error.
+    """
+    src = reader.src
+    registry = None if layout.name_index is None else _NameRegistry()
+    chunk = _Chunk()
     total = 0
 
     def earlier_duplicate(digests: np.ndarray | None = None) -> InputError | None:
-        """The first name of the current chunk that an earlier chunk had (``digests``: of ``names``)."""
-        if registry is None or not names:
+        """The first name of the current chunk that an earlier chunk had (``digests``: of its names)."""
+        if registry is None or not chunk.names:
             return None
-        seen = registry.first_seen(registry.digests(names) if digests is None else digests)
+        seen = registry.first_seen(registry.digests(chunk.names) if digests is None else digests)
         if seen is None:
             return None
         k, first_line = seen
-        return _duplicate_error(src, layout, names[k], first_line, lines[k])
+        _, lines = chunk.values_and_lines()
+        return _duplicate_error(src, layout, chunk.names[k], first_line, int(lines[k]))
 
-    while True:
-        try:
-            item = next(rows, None)
-            if item is None:
-                break
-            line, cells = item
-            name, row_values = _parse_row(layout, cells, src, line)
-            if registry is not None:
-                if name in in_chunk:
-                    raise _duplicate_error(src, layout, name, in_chunk[name], line)
-                in_chunk[name] = line
-        except InputError:
-            # Report problems in file order: a name repeated from an earlier
-            # chunk, on a line before this one, comes first.
-            earlier = earlier_duplicate()
-            if earlier is not None:
-                raise earlier from None
-            raise
-        names.append(name)
-        values.append(row_values)
-        lines.append(line)
-        if len(names) == chunk_rows:
-            if registry is not None:
-                digests = registry.digests(names)
-                earlier = earlier_duplicate(digests)
+    def add_rows(rows: Iterator[tuple[int, list[str]]]) -> None:
+        while True:
+            try:
+                item = next(rows, None)  # reading a row can fail too (not UTF-8, bad quoting)
+                if item is None:
+                    return
+                line, cells = item
+                name, row_values = _parse_row(layout, cells, src, line)
+                if registry is not None and name in chunk.first_line:
+                    raise _duplicate_error(src, layout, name, chunk.first_line[name], line)
+            except InputError:
+                # Report problems in file order: a name repeated from an earlier
+                # chunk, on a line before this one, comes first.
+                earlier = earlier_duplicate()
                 if earlier is not None:
-                    raise earlier
-                registry.add(digests, np.array(lines, dtype=np.int64))
-            total += len(names)
-            chunk = _program(layout, src, names, values, lines)
-            names, values, lines, in_chunk = [], [], [], {}
-            yield chunk
-    if total == 0 and not names:
+                    raise earlier from None
+                raise
+            chunk.add_row(name, row_values, line)
+
+    def add_plain(raw: list[bytes]) -> bool:
+        parsed = _parse_plain(layout, raw, reader.number + 1)
+        if parsed is None:
+            return False
+        names, values = parsed
+        if registry is not None and not chunk.first_line.keys().isdisjoint(names):
+            return False
+        chunk.add_block(names, values, reader.number + 1)
+        reader.skip(raw)
+        return True
+
+    def finish() -> Program:
+        if registry is not None:
+            digests = registry.digests(chunk.names)
+            earlier = earlier_duplicate(digests)
+            if earlier is not None:
+                raise earlier
+            registry.add(digests, chunk.values_and_lines()[1])
+        values, lines = chunk.values_and_lines()
+        return _program(layout, src, chunk.names, values, lines)
+
+    pending_rows = iter(pending)
+    while True:
+        room = chunk_rows - len(chunk.names)
+        if pending:
+            add_rows(itertools.islice(pending_rows, room))
+            pending = list(pending_rows)
+            pending_rows = iter(pending)
+        else:
+            raw = reader.read(room)
+            if not raw:
+                break
+            if not (reader.plain(raw) and add_plain(raw)):
+                rows = reader.rows(raw)
+                add_rows(itertools.islice(rows, room))
+                pending = list(rows)  # lines beyond the room, when a raw line held several
+                pending_rows = iter(pending)
+        if len(chunk.names) == chunk_rows:
+            total += chunk_rows
+            program = finish()
+            chunk = _Chunk()
+            yield program
+    if total == 0 and not chunk.names:
         raise InputError("expected one line per target after the header, got none", path=src, row=header_line)
-    if names:
-        earlier = earlier_duplicate()
-        if earlier is not None:
-            raise earlier
-        yield _program(layout, src, names, values, lines)
+    if chunk.names:
+        yield finish()
 
 
 def read_targets_csv(
