@@ -233,6 +233,16 @@ def test_without_shipped_scenes_the_robot_stands_alone_with_a_note(tmp_path: Pat
     assert "is not part of this install" in capsys.readouterr().err
 
 
+def test_an_install_that_ships_the_scenes_uses_them(tmp_path: Path, monkeypatch) -> None:
+    """Package data ``thermocomp._scenes`` (if pyproject.toml ships scenes/) comes before the checkout's."""
+    import types
+
+    (tmp_path / "gofa_cell.toml").write_text((SCENES / "gofa_cell.toml").read_text())
+    monkeypatch.setattr(scene_file, "resources", types.SimpleNamespace(files=lambda name: tmp_path))
+    assert builtin_scene("gofa") == tmp_path / "gofa_cell.toml"
+    assert builtin_scene("ur5") is None  # not in that install
+
+
 def test_scene_and_no_scene_exclude_each_other(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["sim", "--deformation", str(ZERO), "--targets", str(RANDOM50), "--scene", str(IRB140_CELL),

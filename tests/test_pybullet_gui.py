@@ -71,3 +71,31 @@ def test_gui_session_under_xvfb(tmp_path: Path) -> None:
     assert rgb.std() > 20.0  # the window drew the cell, not a blank screen
     r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
     assert np.count_nonzero((r > 150) & (b < 90) & (r > g + 40)) > 500  # the orange deformed robot
+
+
+PANEL_CHILD = textwrap.dedent("""
+    import json
+    from thermocomp.simulators.pybullet.client import open_client
+    from thermocomp.simulators.pybullet.gui import DebugPanel
+
+    client = open_client("gui")
+    try:
+        values = DebugPanel(client, 200.0, 100.5, 20.0).read()
+        print("RESULT " + json.dumps({"minute": values.minute, "magnification": values.magnification}))
+    finally:
+        client.close()
+""")
+
+
+def test_the_panel_starts_at_the_given_minute_and_magnification(tmp_path: Path) -> None:
+    """``thermocomp sim --minute M --magnification X`` (GUI): the sliders start there."""
+    xvfb_run = shutil.which("xvfb-run")
+    if xvfb_run is None or shutil.which("Xvfb") is None:
+        pytest.skip("Xvfb is not installed (apt-get install xvfb); the GUI needs a display")
+    proc = subprocess.run(
+        [xvfb_run, "-a", "-s", "-screen 0 1024x768x24", sys.executable, "-c", PANEL_CHILD],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False,
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, f"GUI child failed ({proc.returncode}):\n{proc.stderr[-3000:]}"
+    assert json.loads(lines[-1][len("RESULT "):]) == {"minute": 100.5, "magnification": 20.0}
