@@ -153,3 +153,25 @@ def test_close_releases_the_client(fake_irb140, session):
     time.sleep(0.05)
     assert fake_irb140.calls[-1] == "_*end*_"
     assert not fake_irb140.clients
+
+
+def test_restore_finds_the_objects_by_path_when_handles_changed(fake_irb140, session):
+    """After the scene was saved and reloaded, handles may differ: the saved object paths still lead."""
+    import json
+
+    from thermocomp.simulators.coppeliasim.scene import _write_saved_nominal, save_state
+
+    before = snapshot(fake_irb140)
+    robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
+    _write_saved_nominal(session, robot, save_state(session, robot))
+    parent = session.const("handle_parent")
+    pose = session.call("getObjectPose", robot.joints[2], parent)
+    session.call("setObjectPose", robot.joints[2], [pose[0], pose[1] + 0.02, *pose[2:]], parent)
+    custom = fake_irb140.scene.objects[robot.base].custom
+    saved = json.loads(custom[NOMINAL_TAG])
+    for entry in saved["objects"]:
+        entry["handle"] = 100000 + entry["handle"]  # handles of another session
+    custom[NOMINAL_TAG] = json.dumps(saved).encode()
+    assert main(["coppeliasim", "restore", "--host", "127.0.0.1", "--port", str(fake_irb140.port),
+                 "--robot-path", "/IRB140"]) == EXIT_OK
+    assert snapshot(fake_irb140) == before

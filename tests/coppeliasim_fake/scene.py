@@ -255,6 +255,9 @@ class FakeSim:
             return ["/" + "/".join(reversed(names))]
         raise SimError(f"alias option {options!r} is not supported by the fake")
 
+    def isHandle(self, h):
+        return [isinstance(h, int) and not isinstance(h, bool) and h in self.scene.objects]
+
     def getObjectType(self, h):
         return [self.scene.obj(h).kind]
 

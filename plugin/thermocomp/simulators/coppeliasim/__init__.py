@@ -56,7 +56,7 @@ SIM_FUNCTIONS = (
     "getJointInterval", "getJointPosition", "setJointPosition", "getObjectMatrix",
     "getObjectPose", "setObjectPose", "getObjectPosition", "setObjectPosition",
     "getObjectOrientation", "setObjectOrientation", "getInt32Param",
-    "readCustomDataBlock", "writeCustomDataBlock",
+    "readCustomDataBlock", "writeCustomDataBlock", "isHandle",
     "createPrimitiveShape", "createDummy", "setObjectAlias", "setObjectParent", "setShapeColor",
 )
 

@@ -361,7 +361,7 @@ def read_saved_nominal(session: Session, base: int) -> dict | None:
 
 def _write_saved_nominal(session: Session, robot: SceneRobot, state: SceneState) -> None:
     positions = list(state.positions) + [None] * (len(robot.handles) - len(robot.joints))
-    objects = [{"path": _object_path(session, h), "pose": list(pose), "position": q}
+    objects = [{"path": _object_path(session, h), "handle": h, "pose": list(pose), "position": q}
                for h, pose, q in zip(robot.handles, state.poses, positions)]
     text = json.dumps({"format": NOMINAL_FORMAT, "objects": objects})  # floats round-trip exactly
     session.call("writeCustomDataBlock", robot.base, NOMINAL_TAG, text)
@@ -373,8 +373,14 @@ def forget_saved_nominal(session: Session, base: int) -> None:
 
 
 def _saved_handles(session: Session, saved: dict) -> list[int]:
+    """The saved objects' handles: the saved handle while it still has the saved path (same
+    CoppeliaSim session; a path alone can be ambiguous), else the object at the path."""
     handles = []
     for entry in saved["objects"]:
+        kept = entry.get("handle")
+        if isinstance(kept, int) and session.call("isHandle", kept) and _object_path(session, kept) == entry["path"]:
+            handles.append(kept)
+            continue
         handle = session.call("getObject", entry["path"], {"noError": True})
         if handle is None or handle < 0:
             raise SceneError(f"the saved nominal pose names {entry['path']!r}, which the scene no longer has")
