@@ -273,13 +273,14 @@ ModelAt = Callable[[FloatArray], KinematicModel]
 
 
 def _continue_to(model_at: ModelAt, fraction: FloatArray, R: FloatArray, p: FloatArray,
-                 q_start: FloatArray, ik: IKOptions) -> IKResult:
+                 q_start: FloatArray, ik: IKOptions, model: KinematicModel | None = None) -> IKResult:
     """Solve targets at their own ``fraction`` of the table, starting from ``q_start``.
 
-    One step first; targets that fail are continued in sub-steps
+    One step first (on ``model``, when the caller has ``model_at(fraction)``
+    already); targets that fail are continued in sub-steps
     (:data:`CONTINUATION_STEPS`), each step warm-started from the last.
     """
-    result = solve_ik(model_at(fraction), R, p, q_start, ik)
+    result = solve_ik(model_at(fraction) if model is None else model, R, p, q_start, ik)
     for steps in CONTINUATION_STEPS:
         retry = np.flatnonzero(result.status != Status.CONVERGED)
         if retry.size == 0:
@@ -482,9 +483,10 @@ def _compensate_timed(chain, model_at, program, options, nominal, progress):
         frac = options.time_law.fraction(minute)
         R, p = program.R_world_tcp[idx], program.p_world_tcp[idx]
         seed = _path_predictor(model_at, frac, R, p, nominal.q[idx], options.ik)
-        result = _continue_to(model_at, frac, R, p, seed, options.ik)
+        deformed = model_at(frac)  # one robot per row, for the solve and the reached poses
+        result = _continue_to(model_at, frac, R, p, seed, options.ik, deformed)
         solve_seconds = time.perf_counter() - t0
-        chunk = _finish_chunk(chain, model_at(frac), minute, frac, idx, R, p, result, nominal.q[idx],
+        chunk = _finish_chunk(chain, deformed, minute, frac, idx, R, p, result, nominal.q[idx],
                               nominal.status[idx], solve_seconds)
         done += chunk.n_rows
         yield chunk

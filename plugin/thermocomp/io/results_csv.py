@@ -115,7 +115,7 @@ def chunk_rows(chunk: CompensationChunk, names: tuple[str, ...], convention: str
 
 
 def _quote(name: str) -> str:
-    if any(ch in name for ch in ',"\n'):
+    if "," in name or '"' in name or "\n" in name:  # three substring tests: a generator costs 10x more per name
         return '"' + name.replace('"', '""') + '"'
     return name
 

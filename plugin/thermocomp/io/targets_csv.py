@@ -492,7 +492,7 @@ def _parse_plain(layout: _Layout, raw: list[bytes], first_line: int) -> tuple[li
     those of the row-by-row path.
     """
     commas = len(layout.columns) - 1
-    if any(line.count(b",") != commas for line in raw):
+    if set(map(bytes.count, raw, itertools.repeat(b","))) != {commas}:
         return None
     text = b"".join(raw).decode("ascii")
     try:
@@ -506,7 +506,7 @@ def _parse_plain(layout: _Layout, raw: list[bytes], first_line: int) -> tuple[li
         return [f"row{first_line + k}" for k in range(len(raw))], values
     i = layout.name_index
     names = [line.split(",", i + 1)[i] for line in text.splitlines()]
-    if not all(name and name == name.strip() for name in names) or len(set(names)) != len(names):
+    if not all(names) or list(map(str.strip, names)) != names or len(set(names)) != len(names):
         return None
     return names, values
 
