@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from coppeliasim_fake.fixtures import TIMEOUT_S, fake_irb140, session  # noqa: F401  (fixtures)
+from coppeliasim_fake.fixtures import fake_irb140, session  # noqa: F401  (fixtures)
 from thermocomp.cli.common import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK
 from thermocomp.cli.main import main
 from thermocomp.simulators.coppeliasim import (

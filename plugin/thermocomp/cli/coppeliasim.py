@@ -391,6 +391,7 @@ def _compensate(args) -> int:
     from thermocomp.deformation.coppeliasim_convention import authors_law
     from thermocomp.errors import ConfigurationError
     from thermocomp.geometry.rotations import matrix_from_euler_xyz
+    from thermocomp.io.deformation_csv import read_deformation_csv
     from thermocomp.io.targets_csv import read_targets_csv
     from thermocomp.pipeline import CompensationFailed
     from thermocomp.simulators.coppeliasim import compensate_in_scene
@@ -402,8 +403,6 @@ def _compensate(args) -> int:
         if args.orientation_euler_xyz_deg is not None:
             fixed = matrix_from_euler_xyz(np.radians(args.orientation_euler_xyz_deg))
         program = read_targets_csv(args.targets, fixed_orientation=fixed, n_joints=robot.chain.n_joints)
-        from thermocomp.io.deformation_csv import read_deformation_csv
-
         table = read_deformation_csv(args.deformation, n_joints=robot.chain.n_joints)
         minutes = args.minutes or ((0.0,) if args.static else tuple(float(m) for m in range(201)))
         if args.minute is not None:
