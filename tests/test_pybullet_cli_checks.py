@@ -25,6 +25,7 @@ from thermocomp.cli.main import main
 from thermocomp.io import scene_file
 from thermocomp.io.scene_file import BUILTIN_SCENES, builtin_scene, read_scene
 from thermocomp.simulators.pybullet import cell as sim
+from thermocomp.simulators.pybullet.geometry import COLLISION_SLABS, convex_slab_pieces
 from thermocomp.simulators.pybullet.collision import (
     DESIGN_CONTACT_TOL,
     CollisionOptions,
@@ -254,19 +255,40 @@ def test_scene_and_no_scene_exclude_each_other(capsys) -> None:
 
 
 def test_pairs_close_at_home_are_reported_apart_not_on_every_row() -> None:
-    """UR5: base and link2 are within 5 mm at home whatever the program; with the zero table nothing touches."""
-    setup = sim.load_setup("ur5", ZERO, UR5_PATH)
-    report = sim.compensate_setup(setup)
-    found = sim.check_collisions(setup, report, CollisionOptions(clearance=5e-3))
-    close = {(a, b): d for a, b, d in found.close_by_design}
-    assert ("base", "link2") in close and 0 < close[("base", "link2")] < 5e-3
-    assert found.n_hits == 0
-    assert "close by design" in found.text() and "base - link2" in found.text()
-    # The same pair is reported once it touches: the exaggerated table bends link2 into the base.
+    """UR5: base and link2 are within 10 mm at home whatever the program; the check does not flag every row."""
     setup = sim.load_setup("ur5", EXAGGERATED, UR5_PATH)
-    found = sim.check_collisions(setup, sim.compensate_setup(setup), CollisionOptions(clearance=5e-3))
-    hits = [(a, b, d) for a, b, d in zip(found.link, found.other, found.distance) if (a, b) == ("base", "link2")]
-    assert hits and all(d <= 0 for _, _, d in hits)
+    report = sim.compensate_setup(setup)
+    found = sim.check_collisions(setup, report, CollisionOptions(clearance=10e-3))
+    close = {(a, b): d for a, b, d in found.close_by_design}
+    assert ("base", "link2") in close and 0 < close[("base", "link2")] < 10e-3
+    assert ("base", "link2") not in set(zip(found.link, found.other))
+    assert "close by design" in found.text() and "base - link2" in found.text()
+    # Pairs not close at home are still reported at the clearance: the wrist links pass within 10 mm.
+    assert found.n_hits > 0 and set(zip(found.link, found.other)) == {("link4", "link6")}
+    # Without the rule, base - link2 is within 10 mm in every row: every row would be flagged.
+    assert all(d < 10e-3 for d in _pair_distances(setup, report, ("base", "link2")))
+
+
+def _pair_distances(setup, report, pair: tuple[str, str]) -> list[float]:
+    """The pair's distance [m] in every converged row (no design rule)."""
+    import tempfile
+
+    from thermocomp.kinematics.ik import Status
+    from thermocomp.simulators.pybullet.client import connect
+    from thermocomp.simulators.pybullet.collision import check_configuration, collision_geometry
+    from thermocomp.simulators.pybullet.robot import DeformedRobot
+
+    out = []
+    with connect("direct") as client, tempfile.TemporaryDirectory() as work:
+        geometry = collision_geometry(setup.geometry(Path(work) / "meshes"))
+        robot = DeformedRobot(client, setup.chain, setup.table, work, geometry, rgba=None)
+        for chunk in report.chunks:
+            for i in np.flatnonzero(chunk.status == Status.CONVERGED).tolist():
+                body = robot.show(float(chunk.fraction[i]))
+                body.set_q(chunk.q[i])
+                out.append(check_configuration(body, [pair], {}, None, 1.0)[0][3])
+        robot.remove()
+    return out
 
 
 def test_design_limits() -> None:
@@ -275,17 +297,93 @@ def test_design_limits() -> None:
     assert limits[("link4", "link6")] == pytest.approx(-2e-4 - DESIGN_CONTACT_TOL)
 
 
-def test_documented_hull_over_estimates_match_the_meshes() -> None:
-    """docs/pybullet.md states, per link, how much larger PyBullet's convex hull is than the envelope mesh."""
+# --- 5b. collision shapes: convex pieces that contain the mesh -----------------------------------------------
+
+
+LINKS = ["base"] + [f"link{k}" for k in range(1, 7)]
+
+
+def test_documented_collision_volumes_match_the_meshes_and_the_pieces() -> None:
+    """docs/pybullet.md states, per link, one hull's and the convex pieces' volume over the mesh's."""
     import trimesh
 
     doc = (REPO / "docs" / "pybullet.md").read_text()
     for robot in ("irb140", "gofa", "ur5"):
-        ratios = []
-        for link in ["base"] + [f"link{k}" for k in range(1, 7)]:
+        hull, pieces = [], []
+        for link in LINKS:
             mesh = trimesh.load(REPO / "robots" / robot / "meshes" / f"{link}.stl")
-            ratios.append(f"{mesh.convex_hull.volume / mesh.volume:.2f}")
-        assert f"| {robot} | " + " | ".join(ratios) + " |" in doc
+            hull.append(f"{mesh.convex_hull.volume / mesh.volume:.2f}")
+            parts = convex_slab_pieces(mesh.vertices, mesh.edges_unique)
+            pieces.append(f"{sum(p.volume for p in parts) / mesh.volume:.2f}")
+        assert f"| {robot}, one hull | " + " | ".join(hull) + " |" in doc
+        assert f"| {robot}, {COLLISION_SLABS} convex pieces | " + " | ".join(pieces) + " |" in doc
+
+
+@pytest.mark.parametrize(("robot", "link"), [("irb140", "link4"), ("ur5", "link3"), ("gofa", "base")])
+def test_convex_pieces_contain_the_mesh_and_are_tighter_than_its_hull(robot: str, link: str) -> None:
+    import trimesh
+
+    mesh = trimesh.load(REPO / "robots" / robot / "meshes" / f"{link}.stl")
+    parts = convex_slab_pieces(mesh.vertices, mesh.edges_unique)
+    assert len(parts) > 1 and all(p.is_convex for p in parts)
+    surface, _ = trimesh.sample.sample_surface(mesh, 4000, seed=7)
+    points = np.vstack([surface, mesh.vertices, mesh.triangles_center])
+    # How far each point lies outside the nearest piece (<= 0: inside or on it); STL vertices are float32.
+    assert _outside_pieces(parts, points).max() < 1e-7
+    volume = sum(p.volume for p in parts)
+    assert mesh.volume <= volume < mesh.convex_hull.volume and volume < 1.13 * mesh.volume
+
+
+def _outside_pieces(parts, points: np.ndarray) -> np.ndarray:
+    """Per point, min over the convex pieces of max over their facet planes of the signed offset [m].
+
+    <= 0: inside or on a piece; > 0: a lower bound of the distance to every piece.
+    """
+    from scipy.spatial import ConvexHull
+
+    offsets = []
+    for p in parts:
+        eq = ConvexHull(p.vertices).equations  # unit normals: n . x + d <= 0 inside
+        offsets.append((points @ eq[:, :3].T + eq[:, 3]).max(axis=1))
+    return np.min(offsets, axis=0)
+
+
+def _one_link_body(client, folder: Path, collision_file: Path) -> int:
+    urdf = folder / f"{collision_file.stem}.urdf"
+    urdf.write_text(f'<robot name="r"><link name="base"><inertial><mass value="1"/><inertia ixx="1" iyy="1" '
+                    f'izz="1" ixy="0" ixz="0" iyz="0"/></inertial><collision><geometry><mesh filename="'
+                    f'{collision_file}"/></geometry></collision></link></robot>')
+    return client.pb.loadURDF(str(urdf), useFixedBase=True, physicsClientId=client.id)
+
+
+def test_pybullet_collides_the_pieces_not_the_hull(tmp_path: Path) -> None:
+    """A small ball in a concave corner of the IRB140's link4 touches its hull but not the pieces PyBullet gets."""
+    import trimesh
+
+    from thermocomp.simulators.pybullet.client import connect
+    from thermocomp.simulators.pybullet.geometry import builtin_geometry, convex_piece_geometry
+
+    stl = REPO / "robots" / "irb140" / "meshes" / "link4.stl"
+    mesh = trimesh.load(stl)
+    hull = mesh.convex_hull
+    rng = np.random.default_rng(3)
+    lo, hi = hull.bounds
+    candidates = rng.uniform(lo, hi, (20000, 3))
+    candidates = candidates[_outside_pieces([hull], candidates) < -5e-3]  # well inside the one hull
+    outside = _outside_pieces(convex_slab_pieces(mesh.vertices, mesh.edges_unique), candidates)
+    corner = candidates[int(np.argmax(outside))]  # deepest in the hull's filled-in corner, outside every piece
+    radius = 1e-3
+    assert outside.max() > 10 * radius
+    pieces = convex_piece_geometry(builtin_geometry("irb140"), tmp_path).links["link4"].collision_mesh
+    with connect("direct") as client:
+        pb, cid = client.pb, client.id
+        ball = pb.createMultiBody(0, pb.createCollisionShape(pb.GEOM_SPHERE, radius=radius, physicsClientId=cid),
+                                  basePosition=corner.tolist(), physicsClientId=cid)
+        distances = {}
+        for label, path in (("hull", stl), ("pieces", Path(pieces))):
+            body = _one_link_body(client, tmp_path, path)
+            distances[label] = min(p[8] for p in pb.getClosestPoints(body, ball, 1.0, physicsClientId=cid))
+    assert distances["hull"] < 0 < distances["pieces"]
 
 
 # --- 6. minutes round-trip -----------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ distance is a penetration depth (a collision).
 
 **Pairs close by design.** Some non-adjacent link envelopes sit within the
 clearance of each other whatever the program does (the UR5's ``base`` and
-``link2`` are 1.4 mm apart, the GoFa's about 10 mm). Reporting them would
+``link2`` are 7 mm apart at home, the GoFa's 10 mm). Reporting them would
 flag every row. The rule: a self pair whose distance at the robot's home
 configuration, nominal (zero deformation), is within the clearance is
 *close by design*; it is listed once in the report
@@ -25,12 +25,12 @@ contact only: reported when its distance is <= 0, and for a pair that
 already touches at home, only when it penetrates deeper than there (by more
 than :data:`DESIGN_CONTACT_TOL`).
 
-PyBullet collides each moving link as **one convex hull** of its collision
-mesh. For the built-in envelope meshes (unions of cylinders and boxes) the
-hull is larger than the mesh for some links (up to 1.5 times its volume:
-docs/pybullet.md lists each), so a check on them errs on the safe side:
-it may report a contact that the mesh itself would not have. Seed 004 proposes separating
-axis tests on oriented boxes; PyBullet's GJK/EPA on the links' convex hulls
+PyBullet collides each convex piece of a link's collision shape as its
+convex hull. The built-in envelopes and primitives come as convex pieces
+that contain the mesh (:func:`thermocomp.simulators.pybullet.geometry.convex_piece_geometry`,
+at most 1.12 times the mesh volume; docs/pybullet.md lists each link), so a
+check errs only on the safe side; a user's collision mesh is one hull. Seed 004 proposes separating
+axis tests on oriented boxes; PyBullet's GJK/EPA on the links' convex pieces
 is the same family of test on tighter shapes. Distances are PyBullet's
 (single precision, far below any clearance worth asking for).
 """

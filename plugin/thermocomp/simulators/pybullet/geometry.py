@@ -14,8 +14,20 @@ Three sources, in the order :func:`robot_geometry` tries them:
 
 Link frames are those of :func:`thermocomp.io.urdf.urdf_text`: ``base`` and
 ``link1`` .. ``linkn``, each the table form's joint frame (base-oriented at
-the zero pose, origin on the joint axis; docs/conventions.md). PyBullet
-checks collisions of a moving link against the convex hull of its mesh.
+the zero pose, origin on the joint axis; docs/conventions.md).
+
+**Collision shapes.** PyBullet collides a moving link's mesh as its convex
+hull. The built-in envelopes are unions of cylinders and boxes, so one hull
+over-estimates some links by up to 1.5 times their volume (docs/pybullet.md).
+For those and for the primitive stand-ins, :func:`robot_geometry` therefore
+gives PyBullet a compound of convex pieces instead
+(:func:`convex_slab_pieces`): the mesh is cut into :data:`COLLISION_SLABS`
+slabs along the axis that fits best and each slab is replaced by its convex
+hull, written as one object of an OBJ file, which PyBullet's URDF loader
+turns into one convex child shape per object. Each slab lies inside its
+hull, so the pieces still contain the whole mesh: a collision check stays
+on the safe side, within 12 % of the mesh's volume instead of 51 %. A user's
+mesh map is collided as given.
 """
 
 from __future__ import annotations
@@ -45,6 +57,12 @@ PRIMITIVE_RADIUS_SHARE = 0.3
 PRIMITIVE_RADIUS_MIN = 0.015
 #: Facets around a primitive cylinder or sphere.
 PRIMITIVE_SECTIONS = 24
+#: Slabs a built-in collision mesh is cut into, each collided as its convex
+#: hull. Measured on the built-in envelopes (docs/pybullet.md): 4 slabs
+#: leave the pieces at most 1.14 times the mesh volume, 8 at most 1.12, a
+#: single hull up to 1.51; PyBullet's GJK on 8 small hulls costs no more
+#: than on one larger one.
+COLLISION_SLABS = 8
 
 
 @dataclass(frozen=True, eq=False)
@@ -215,6 +233,110 @@ def primitive_geometry(chain: Chain, out_dir: PathLike, radius: float = PRIMITIV
     return RobotGeometry(links=links, source="primitive envelopes generated from the chain (a stand-in for meshes)")
 
 
+def convex_slab_pieces(vertices: FloatArray, edges: np.ndarray, slabs: int = COLLISION_SLABS):
+    """Convex pieces that together contain a closed mesh: the hulls of its slabs along the best axis.
+
+    For each of the x, y, z axes the mesh is cut by ``slabs - 1`` equally
+    spaced planes; the part of the mesh in a slab is a polyhedron whose
+    vertices are the mesh vertices in the slab and the points where mesh
+    edges cross the slab's planes, so the hull of those points contains it.
+    The axis whose hulls have the least total volume wins.
+
+    Parameters
+    ----------
+    vertices
+        Mesh vertices ``(v, 3)``, in the mesh's own unit and frame.
+    edges
+        Unique edges ``(e, 2)`` (vertex indices).
+    slabs
+        Number of slabs, >= 1 (1: the single convex hull).
+
+    Returns
+    -------
+    list of trimesh.Trimesh
+        Convex pieces in the mesh's frame; slabs without volume are left out
+        (their points lie on a neighbour's boundary).
+    """
+    import trimesh
+    from scipy.spatial import QhullError
+
+    V = np.asarray(vertices, dtype=float)
+    E = np.asarray(edges, dtype=np.int64)
+    if slabs < 1:
+        raise ValueError(f"slabs: expected >= 1, got {slabs}")
+    best: tuple[float, list] | None = None
+    for axis in range(3):
+        t = V[:, axis]
+        cuts = np.linspace(t.min(), t.max(), slabs + 1)
+        ta, tb = t[E[:, 0]], t[E[:, 1]]
+        crossings = []
+        for c in cuts[1:-1]:
+            m = (ta - c) * (tb - c) < 0
+            share = ((c - ta[m]) / (tb[m] - ta[m]))[:, None]
+            crossings.append(V[E[m, 0]] + share * (V[E[m, 1]] - V[E[m, 0]]))
+        hulls = []
+        for k in range(slabs):
+            points = [V[(t >= cuts[k]) & (t <= cuts[k + 1])]]
+            if k > 0:
+                points.append(crossings[k - 1])
+            if k < slabs - 1:
+                points.append(crossings[k])
+            P = np.vstack(points)
+            if len(P) < 4:
+                continue
+            try:
+                hull = trimesh.convex.convex_hull(P)
+            except QhullError:  # flat: no volume, covered by its neighbours' faces
+                continue
+            if hull.volume > 0:
+                hulls.append(hull)
+        volume = float(sum(h.volume for h in hulls))
+        if best is None or volume < best[0]:
+            best = (volume, hulls)
+    assert best is not None
+    return best[1]
+
+
+def obj_text_of_pieces(pieces) -> str:
+    """Wavefront OBJ text with one object (``o piece<k>``) per mesh of ``pieces`` (PyBullet: one convex child each)."""
+    lines, offset = [], 1
+    for k, piece in enumerate(pieces):
+        lines.append(f"o piece{k}")
+        lines.extend(f"v {x!r} {y!r} {z!r}" for x, y, z in np.asarray(piece.vertices, dtype=float).tolist())
+        lines.extend(f"f {a + offset} {b + offset} {c + offset}" for a, b, c in np.asarray(piece.faces).tolist())
+        offset += len(piece.vertices)
+    return "\n".join(lines) + "\n"
+
+
+def convex_piece_geometry(geometry: RobotGeometry, cache_dir: PathLike, slabs: int = COLLISION_SLABS) -> RobotGeometry:
+    """``geometry`` with each collision mesh replaced by an OBJ of its convex pieces (:func:`convex_slab_pieces`).
+
+    Files go to ``cache_dir``, named by a hash of the mesh file and ``slabs``,
+    so a second call reuses them. Visual meshes, scales and mesh poses are kept.
+    """
+    import dataclasses
+
+    import trimesh
+
+    out = Path(cache_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    links = {}
+    for name, content in geometry.links.items():
+        source = content.collision_mesh
+        if source is None:
+            links[name] = content
+            continue
+        data = Path(source).read_bytes()
+        digest = hashlib.sha1(data + str(slabs).encode()).hexdigest()[:12]
+        path = out / f"{Path(source).stem}_{digest}_convex{slabs}.obj"
+        if not path.is_file():
+            mesh = trimesh.load(source, force="mesh")
+            pieces = convex_slab_pieces(mesh.vertices, mesh.edges_unique, slabs)
+            path.write_text(obj_text_of_pieces(pieces), encoding="utf-8")
+        links[name] = dataclasses.replace(content, collision_mesh=str(path.resolve()))
+    return RobotGeometry(links=links, source=geometry.source + f", collided as convex pieces ({slabs} slabs a link)")
+
+
 def robot_geometry(chain: Chain, cache_dir: PathLike, *, robot: str | None = None,
                    mesh_map: MeshMap | None = None) -> RobotGeometry:
     """The link meshes to show and collide: a mesh map, else built-in envelopes, else primitives.
@@ -228,25 +350,32 @@ def robot_geometry(chain: Chain, cache_dir: PathLike, *, robot: str | None = Non
     robot
         Built-in robot name, to find ``robots/<name>/meshes``.
     mesh_map
-        The user's meshes; overrides the rest.
+        The user's meshes; overrides the rest and is collided as given.
+
+    The built-in envelopes and the primitives are collided as convex pieces
+    (:func:`convex_piece_geometry`, module docstring).
     """
     if mesh_map is not None:
         return mesh_map_geometry(mesh_map, chain)
     if robot is not None:
         found = builtin_geometry(robot)
         if found is not None and chain.n_joints == 6:
-            return found
-    return primitive_geometry(chain, cache_dir)
+            return convex_piece_geometry(found, cache_dir)
+    return convex_piece_geometry(primitive_geometry(chain, cache_dir), cache_dir)
 
 
 __all__ = [
+    "COLLISION_SLABS",
     "NO_GEOMETRY",
     "PRIMITIVE_RADIUS",
     "RobotGeometry",
     "builtin_geometry",
     "builtin_mesh_dir",
+    "convex_piece_geometry",
+    "convex_slab_pieces",
     "link_names",
     "mesh_map_geometry",
+    "obj_text_of_pieces",
     "primitive_geometry",
     "primitive_link_radii",
     "robot_geometry",
