@@ -237,3 +237,14 @@ def test_sigma_min_bound_is_a_lower_bound_and_exact_near_singularities(name, rng
     near = exact < 10 * NEAR_SINGULAR_SIGMA
     np.testing.assert_allclose(bound[near], exact[near], rtol=1e-12)
     assert np.any(near)
+
+
+def test_fk_helpers_equal_their_numpy_forms(rng):
+    """The column pick for a principal axis and the written-out cross product are R @ axis and np.cross."""
+    from thermocomp.geometry.rotations import matrix_from_quat_wxyz
+    from thermocomp.kinematics.fk import _axis_in_world, _cross
+    R = matrix_from_quat_wxyz(rng.normal(size=(50, 4)))
+    for axis in ([1.0, 0, 0], [0, -1.0, 0], [0, 0, 1.0], [0.6, 0, -0.8]):
+        np.testing.assert_array_equal(_axis_in_world(R, np.array(axis)), R @ np.array(axis))
+    a, b = rng.normal(size=(50, 6, 3)), rng.normal(size=(50, 1, 3))
+    np.testing.assert_allclose(_cross(a, b), np.cross(a, b), rtol=0, atol=1e-15)
