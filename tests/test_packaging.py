@@ -1,4 +1,4 @@
-"""Packaging: every subpackage is listed in pyproject.toml, and the wheel carries the robot data."""
+"""Packaging: every subpackage is listed in pyproject.toml, and the wheel carries the robot data and scenes."""
 
 from __future__ import annotations
 
@@ -28,3 +28,5 @@ def test_wheel_contains_the_builtin_robots(tmp_path):
             assert f"thermocomp/_robots/{robot}/{data}" in names
     assert "thermocomp/_robots/gofa/ros_industrial_meshes.csv" in names
     assert "thermocomp/simulators/coppeliasim/thermocomp.lua" in names
+    for scene in ("irb140_paper_cell.toml", "gofa_cell.toml", "ur5_print_bed.toml", "ur5_print_path.csv"):
+        assert f"thermocomp/_scenes/{scene}" in names
