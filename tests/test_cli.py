@@ -7,6 +7,7 @@ where there is one), a non-zero exit, and no output file.
 from __future__ import annotations
 
 import csv
+import re
 import signal
 import subprocess
 import sys
@@ -181,6 +182,17 @@ def test_help_names_every_option_with_units(capsys):
     for word in ["--robot", "--deformation", "--targets", "--out", "--static", "--stabilisation-min", "--minutes",
                  "--orientation-euler-xyz-deg", "--allow-failures", "mm", "deg"]:
         assert word in text
+
+
+@pytest.mark.parametrize("command", [["compensate"], ["robot", "export"], ["inertia"], ["sim"],
+                                     ["coppeliasim", "compensate"], ["coppeliasim", "show"]])
+def test_help_states_defaults_once_and_only_real_ones(capsys, command):
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: None)" not in text
+    assert not re.search(r"\(default:[^)]*\) \(default:", text)
 
 
 def test_console_script_entry_point(tmp_path):

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK
+from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import LinearRamp, Static
 from thermocomp.geometry.rotations import matrix_from_euler_xyz
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "what the uncompensated program would miss by, and the status. Units: files in mm and "
             "degrees; see docs/conventions.md."
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     comp.add_argument("--robot", default="irb140",
                       help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a table-form .csv / .urdf file")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK
+from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter
 
 #: Actions of ``thermocomp coppeliasim``; the add-on may call only these (tests check it).
 ACTIONS = ("info", "read-robot", "check", "show", "compensate", "play", "restore", "load-scene", "convention",
@@ -133,7 +133,7 @@ def _solver(args) -> dict:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``coppeliasim`` subcommand."""
-    fmt = argparse.ArgumentDefaultsHelpFormatter
+    fmt = HelpFormatter
     cs = sub.add_parser("coppeliasim", help="work with a running CoppeliaSim (ZMQ remote API) and its add-on",
                         description="Read a robot from a CoppeliaSim scene, show its deformation, compensate a "
                                     "program and check it in the scene; convert the paper authors' scene "

@@ -8,24 +8,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from thermocomp.cli.common import EXIT_OK
+from thermocomp.cli.common import EXIT_OK, HelpFormatter
 from thermocomp.errors import InputError
 from thermocomp.inertia.solids import FALLBACKS
 from thermocomp.io.meshes import UNITS
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
-
-class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Append ``(default: ...)`` only where there is one: not for required options, ``None`` or an empty list.
-
-    (The same idea as ``cli/sim.py``'s formatter; one shared in ``cli/common.py`` would serve every subcommand.)
-    """
-
-    def _get_help_string(self, action: argparse.Action) -> str:
-        text = action.help or ""
-        if action.required or action.default in (None, False, [], argparse.SUPPRESS) or "default" in text:
-            return text
-        return super()._get_help_string(action)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Compute each link's volume, mass, centre of mass and inertia tensor from closed meshes with one "
                     "density from the robot's total mass (seed 000, Step 1), print them in the URDF link frames "
                     "and write a URDF carrying them. See docs/inertia.md.",
-        formatter_class=_HelpFormatter,
+        formatter_class=HelpFormatter,
     )
     cmd.add_argument("--robot", required=True, help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a .csv / .urdf file")
     cmd.add_argument("--meshes", required=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_OK
+from thermocomp.cli.common import EXIT_OK, HelpFormatter
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
 
@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     show = rsub.add_parser("show", help="print the table form [mm, deg]")
     show.add_argument("robot", help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a .csv / .urdf file")
     export = rsub.add_parser("export", help="write the robot as .urdf or table-form .csv",
-                             formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                             formatter_class=HelpFormatter)
     export.add_argument("robot", help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a .csv / .urdf file")
     export.add_argument("--out", required=True, help="output file, .urdf or .csv (a deformed robot: .urdf only)")
     export.add_argument("--deformation", help="deformation table CSV [mm, deg] to apply")

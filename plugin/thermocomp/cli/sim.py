@@ -8,21 +8,12 @@ import sys
 
 import numpy as np
 
-from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK
+from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
 #: Picture size of ``--screenshot`` when ``--size`` is not given [px].
 DEFAULT_SIZE = (960, 720)
 
-
-class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Append ``(default: ...)`` only where it says something: not for ``None``, flags, or a help that names its default."""
-
-    def _get_help_string(self, action: argparse.Action) -> str:
-        text = action.help or ""
-        if action.default in (None, False, argparse.SUPPRESS) or "default" in text:
-            return text
-        return super()._get_help_string(action)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "is checked before any work, and nothing is written when one is wrong. Units: files in mm and "
             "degrees; see docs/pybullet.md and docs/scenes.md."
         ),
-        formatter_class=_HelpFormatter,
+        formatter_class=HelpFormatter,
     )
     sim.add_argument("--robot", default=None,
                      help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a .csv / .urdf file "
