@@ -255,3 +255,21 @@ def test_timed_path_with_reference_joints_converges_in_one_step_from_its_predict
     solved = solve_ik(model_at(frac), R, p, seed)
     assert np.all(solved.status == Status.CONVERGED)
     assert np.mean(solved.iterations <= 1) > 0.95
+
+
+def test_timed_path_with_a_jump_in_time_stays_on_its_branch(irb140, exaggerated):
+    """Two passes of one path (time back to 0 halfway): the predictor spans a jump in the table's share."""
+    from thermocomp.kinematics.fk import fk as fk_
+    t = np.linspace(0, 1, 600)
+    q_path = np.column_stack([0.6 * np.sin(2 * np.pi * t), 0.3 + 0.2 * t, -0.2 + 0.1 * np.cos(6 * t),
+                              1.0 * t, 0.7 + 0.2 * np.sin(3 * t), -1.5 * t])
+    R, p = fk_(nominal_model(irb140), q_path)
+    minutes = np.where(t < 0.5, 480 * t, 480 * (t - 0.5))  # 0..240 min, then again from 0
+    program = Program(tuple(f"p{i}" for i in range(t.size)), R, p, time_min=minutes, q_reference=q_path)
+    rows = _rows(list(compensate(irb140, exaggerated, program, CompensationOptions())))
+    _check_reached(irb140, exaggerated, program, {**rows, "target": np.arange(t.size)})
+    # the branch of each row's own continuation from its nominal solution
+    from thermocomp.kinematics.ik import solve_ik
+    alone = solve_ik(deformed_model(irb140, exaggerated, rows["fraction"]), R, p, rows["q_nominal"])
+    assert np.all(alone.status == Status.CONVERGED)
+    np.testing.assert_allclose(rows["q"], alone.q, atol=1e-6)
