@@ -430,10 +430,10 @@ def test_help_names_each_default_once(capsys) -> None:
     assert text.count("(default: the scene's robot)") == 1
     assert "(default: 200.0)" in text  # real defaults are still shown
     from thermocomp.cli.main import build_parser
-    from thermocomp.cli.sim import _HelpFormatter
+    from thermocomp.cli.common import HelpFormatter
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices["sim"]
-    formatter = _HelpFormatter("thermocomp sim")
+    formatter = HelpFormatter("thermocomp sim")
     for action in sub._actions:
         shown = formatter._get_help_string(action) or ""
         assert shown.count("(default:") <= 1, action.option_strings

@@ -108,6 +108,16 @@ def random_table(n: int, rng: np.random.Generator) -> DeformationTable:
 # --- conventions ------------------------------------------------------------------------------
 
 
+
+def assert_tcp_is_our_fk(body, model, q) -> None:
+    """PyBullet's TCP of ``body`` at every row of ``q`` is our extended FK of ``model``, to the solver tolerances."""
+    R_ours, p_ours = fk(model, q)
+    for k in range(q.shape[0]):
+        body.set_q(q[k])
+        R, p = body.tcp_pose()
+        np.testing.assert_allclose(p, p_ours[k], rtol=0, atol=IK_POSITION_TOL)
+        assert rotation_angle(R.T @ R_ours[k]) < IK_ORIENTATION_TOL
+
 def test_quaternion_order_matches_pybullet(client: Client) -> None:
     """PyBullet's quaternions are (x, y, z, w): our conversions agree with PyBullet's own."""
     rng = np.random.default_rng(1)
@@ -193,14 +203,7 @@ def test_deformed_tcp_in_pybullet_equals_extended_fk(client: Client, workdir: Pa
     q = rng.uniform(chain.lower, chain.upper, (15, chain.n_joints))
     try:
         for fraction, magnification in ((0.3, 1.0), (1.0, 1.0), (0.5, 40.0)):
-            body = deformed.show(fraction, magnification)
-            model = deformed.model(fraction, magnification)
-            R_ours, p_ours = fk(model, q)
-            for k in range(q.shape[0]):
-                body.set_q(q[k])
-                R, p = body.tcp_pose()
-                np.testing.assert_allclose(p, p_ours[k], rtol=0, atol=IK_POSITION_TOL)
-                assert rotation_angle(R.T @ R_ours[k]) < IK_ORIENTATION_TOL
+            assert_tcp_is_our_fk(deformed.show(fraction, magnification), deformed.model(fraction, magnification), q)
     finally:
         deformed.remove()
 
@@ -216,13 +219,7 @@ def test_tcp_pose_is_double_precision_with_a_real_tcp_inertial(client: Client, w
     body = load_model(client, model, workdir / "gofa_tcp_inertial.urdf", geometry)
     try:
         assert rotation_angle(body.T_tcp_inertial[:3, :3]) > 0.01  # diagonalised: the inertial frame turned
-        q = rng.uniform(chain.lower, chain.upper, (20, 6))
-        R_ours, p_ours = fk(model, q)
-        for k in range(q.shape[0]):
-            body.set_q(q[k])
-            R, p = body.tcp_pose()
-            np.testing.assert_allclose(p, p_ours[k], rtol=0, atol=IK_POSITION_TOL)
-            assert rotation_angle(R.T @ R_ours[k]) < IK_ORIENTATION_TOL
+        assert_tcp_is_our_fk(body, model, rng.uniform(chain.lower, chain.upper, (20, 6)))
     finally:
         body.remove()
 

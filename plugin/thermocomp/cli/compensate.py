@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter
+from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter, add_program_arguments
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import LinearRamp, Static
 from thermocomp.geometry.rotations import matrix_from_euler_xyz
@@ -15,24 +15,6 @@ from thermocomp.kinematics.ik import IKOptions
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
 
-def _minutes(text: str) -> tuple[float, ...]:
-    """``START:STOP[:STEP]`` (inclusive) or a comma list, in minutes."""
-    try:
-        if ":" in text:
-            parts = [float(x) for x in text.split(":")]
-            if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] <= 0):
-                raise ValueError
-            start, stop = parts[0], parts[1]
-            step = parts[2] if len(parts) == 3 else 1.0
-            count = int(np.floor((stop - start) / step + 1e-9)) + 1
-            if count < 1:
-                raise ValueError
-            return tuple(float(start + k * step) for k in range(count))
-        return tuple(float(x) for x in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected START:STOP[:STEP] or a comma list of minutes, got {text!r}"
-        ) from None
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,27 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     comp.add_argument("--robot", default="irb140",
                       help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a table-form .csv / .urdf file")
-    comp.add_argument("--deformation", required=True,
-                      help="deformation table CSV: Dx,Dy,Dz [mm], Dox,Doy,Doz [deg], one row per joint "
-                           "(optional 'row' column naming base, 1..n, tool)")
-    comp.add_argument("--targets", required=True,
-                      help="targets CSV: the paper's ',X,Y,Z,RX,RY,RZ' (mm, CoppeliaSim Euler xyz deg) or the "
-                           "self-describing form (x_mm.., euler_xyz_*_deg | quat_w.. | rotvec_*_rad, time_min, q1_deg..)")
+    add_program_arguments(comp, "solved")
     comp.add_argument("--out", required=True, help="results CSV (written completely or not at all; never an input)")
-    law = comp.add_mutually_exclusive_group()
-    law.add_argument("--stabilisation-min", type=float, default=200.0,
-                     help="minutes until thermal stabilisation: the table grows linearly from 0 to full by then")
-    law.add_argument("--static", action="store_true", help="apply the full table at every minute (the paper's static case)")
-    comp.add_argument("--minutes", type=_minutes, default=None,
-                      help="minutes at which every target is solved, START:STOP[:STEP] inclusive or a list "
-                           "(default 0:200, or 0 with --static); ignored when the targets have time_min")
-    comp.add_argument("--orientation-euler-xyz-deg", type=float, nargs=3, metavar=("A", "B", "C"),
-                      help="orientation for position-only targets, CoppeliaSim Euler xyz [deg] (R = Rx Ry Rz), "
-                           "e.g. 0 90 0 for the IRB140 tool pointing along +X")
-    comp.add_argument("--composition", choices=("table", "eq21"), default="table",
-                      help="how a deformation row composes with the nominal segment: 'table' translates by p + D "
-                           "then rotates (seed 002, Tables 6-7); 'eq21' rotates the segment with the deviation "
-                           "(seed 002, Eq. 21). See docs/conventions.md")
     comp.add_argument("--convention", choices=("table", "authors-coppeliasim"), default="table",
                       help="'table': the deformation table as seed 002, Tables 6-7 read it; 'authors-coppeliasim': "
                            "applied as the paper authors' CoppeliaSim script did (world-frame increments of the "

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter
+from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter, minutes_arg
 
 #: Actions of ``thermocomp coppeliasim``; the add-on may call only these (tests check it).
 ACTIONS = ("info", "read-robot", "check", "show", "compensate", "play", "restore", "load-scene", "convention",
@@ -173,11 +173,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     comp.add_argument("--targets", required=True, help="targets CSV (as for thermocomp compensate)")
     comp.add_argument("--out", required=True, help="results CSV (written completely or not at all)")
     _law_options(comp, "solve this one minute only (as --minutes M)")
-    from thermocomp.cli.compensate import _minutes
 
-    comp.add_argument("--minutes", type=_minutes, default=None,
+    comp.add_argument("--minutes", type=minutes_arg, default=None,
                       help="minutes solved, START:STOP[:STEP] or a list (default 0:200, or 0 with --static)")
-    comp.add_argument("--check-minutes", type=_minutes, default=None,
+    comp.add_argument("--check-minutes", type=minutes_arg, default=None,
                       help="minutes replayed in the scene (default the last one solved)")
     comp.add_argument("--orientation-euler-xyz-deg", type=float, nargs=3, metavar=("A", "B", "C"),
                       help="orientation for position-only targets, CoppeliaSim Euler xyz [deg]")

@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter
+from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter, add_program_arguments
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
 #: Picture size of ``--screenshot`` when ``--size`` is not given [px].
@@ -18,8 +18,6 @@ DEFAULT_SIZE = (960, 720)
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``sim`` subcommand."""
-    from thermocomp.cli.compensate import _minutes
-
     sim = sub.add_parser(
         "sim",
         help="the deformed robot in PyBullet: GUI, headless measurement, picture, collision check",
@@ -37,27 +35,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     sim.add_argument("--robot", default=None,
                      help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a .csv / .urdf file "
                           "(default: the scene's robot)")
-    sim.add_argument("--deformation", required=True,
-                     help="deformation table CSV: Dx,Dy,Dz [mm], Dox,Doy,Doz [deg], one row per joint")
-    sim.add_argument("--targets", required=True,
-                     help="targets CSV in the world frame (the paper's form or the self-describing form)")
+    add_program_arguments(sim, "played")
     where = sim.add_mutually_exclusive_group()
     where.add_argument("--scene", help="scene file (TOML, docs/scenes.md) (default: a built-in robot's shipped "
                                        "cell: irb140_paper_cell, gofa_cell, ur5_print_bed; else the robot alone)")
     where.add_argument("--no-scene", action="store_true", help="the robot alone, without a cell")
     sim.add_argument("--meshes", help="mesh map (TOML, docs/scenes.md) of the robot's links, e.g. its CAD "
                                       "(default: the scene's, else the built-in envelopes)")
-    law = sim.add_mutually_exclusive_group()
-    law.add_argument("--stabilisation-min", type=float, default=200.0,
-                     help="minutes until thermal stabilisation: the table grows linearly to full by then")
-    law.add_argument("--static", action="store_true", help="apply the full table at every minute")
-    sim.add_argument("--minutes", type=_minutes, default=None,
-                     help="minutes at which every target is played, START:STOP[:STEP] inclusive or a list "
-                          "(default 0:200, or 0 with --static); ignored when the targets have time_min")
-    sim.add_argument("--orientation-euler-xyz-deg", type=float, nargs=3, metavar=("A", "B", "C"),
-                     help="orientation for position-only targets, CoppeliaSim Euler xyz [deg] (R = Rx Ry Rz)")
-    sim.add_argument("--composition", choices=("table", "eq21"), default="table",
-                     help="how a deformation row composes with the nominal segment (docs/conventions.md)")
     out = sim.add_argument_group("without a display")
     out.add_argument("--headless", action="store_true",
                      help="no GUI: compensate, play the program in PyBullet DIRECT and write the measurement (--out)")
