@@ -580,3 +580,18 @@ def test_errors_in_plain_blocks_are_located_as_row_by_row(tmp_path, monkeypatch,
     assert (fast.row, fast.column, fast.message) == (slow.row, slow.column, slow.message)
     assert_located(fast, path, k + 2, column)
     assert words in fast.message
+
+
+def test_name_registry_merges_runs_into_sorted_order():
+    """The duplicate check's sorted runs stay sorted and keep each name's line through the merges."""
+    from thermocomp.io.targets_csv import _NameRegistry
+    registry = _NameRegistry()
+    names = [f"n{i}" for i in range(1000)]
+    for start in range(0, 1000, 37):
+        part = names[start:start + 37]
+        registry.add(registry.digests(part), np.arange(start, start + len(part)) + 2)
+    for run, lines in registry._runs:
+        assert np.all(run[:-1] < run[1:])
+    assert sum(len(run) for run, _ in registry._runs) == 1000
+    assert registry.first_seen(registry.digests(["new", "n517", "n3"])) == (1, 519)
+    assert registry.first_seen(registry.digests(["new", "other"])) is None
