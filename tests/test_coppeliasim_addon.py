@@ -33,7 +33,7 @@ ALLOWED_API = {
     "simSubprocess.execAsync", "simSubprocess.isRunning", "simSubprocess.wait",
 }
 #: Entries the issue asks for, as the panel's texts.
-ENTRIES = ("Pick robot", "Load deformation", "Load targets", "Minute", "Magnification", "Show deformed",
+ENTRIES = ("Pick robot", "Pick tip", "Load deformation", "Load targets", "Minute", "Magnification", "Show deformed",
            "Run compensation", "Play", "Write CSV", "Restore nominal robot")
 
 

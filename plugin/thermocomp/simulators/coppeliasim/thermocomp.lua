@@ -1,7 +1,7 @@
 -- Thermal compensation (thermocomp) add-on for CoppeliaSim 4.6 and later.
 --
 -- Appears as [Modules > Thermal compensation]. Opens a panel with the entries:
--- pick robot, load deformation, load targets, minute, magnification, show
+-- pick robot, pick tip, load deformation, load targets, minute, magnification, show
 -- deformed, run compensation, play, write CSV, restore nominal robot.
 --
 -- Design (docs/coppeliasim.md): the add-on holds the user's choices and calls
@@ -146,6 +146,25 @@ function onPickRobot()
     log('robot: ' .. state.robotPath)
 end
 
+-- The TCP: a dummy (or any object) hanging under the arm's last joint. Picking
+-- with nothing selected goes back to the last joint's own frame.
+function onPickTip()
+    local sel = sim.getObjectSel()
+    if #sel == 0 then
+        state.tipPath = nil
+        simUI.setLabelText(ui, 18, '(last joint)')
+        log('tip: the last joint\'s frame')
+        return
+    end
+    if #sel ~= 1 then
+        log('select the tip (one object under the last joint), or nothing for the last joint, then pick again')
+        return
+    end
+    state.tipPath = sim.getObjectAlias(sel[1], 2)
+    simUI.setLabelText(ui, 18, state.tipPath)
+    log('tip: ' .. state.tipPath)
+end
+
 local function pickFile(title, label)
     local files = simUI.fileDialog(simUI.filedialog_type.load, title, '', '', 'CSV files', 'csv')
     if files and #files > 0 then
@@ -259,6 +278,8 @@ local xml = [[
     <group layout="form" flat="true">
         <button text="Pick robot (selected base)" on-click="onPickRobot" />
         <label id="11" text="/IRB140" />
+        <button text="Pick tip (selected object)" on-click="onPickTip" />
+        <label id="18" text="(last joint)" />
         <button text="Load deformation..." on-click="onLoadDeformation" />
         <label id="12" text="(none)" />
         <button text="Load targets..." on-click="onLoadTargets" />
@@ -266,7 +287,7 @@ local xml = [[
         <label text="Minute" />
         <spinbox id="14" minimum="0" maximum="100000" value="200" on-change="onMinute" />
         <label text="Magnification" />
-        <spinbox id="15" minimum="1" maximum="10000" value="1" on-change="onMagnification" />
+        <spinbox id="15" minimum="1" maximum="1000" value="1" on-change="onMagnification" />
     </group>
     <checkbox id="16" text="Show deformed" on-change="onShowDeformed" />
     <button text="Run compensation" on-click="onRunCompensation" />
