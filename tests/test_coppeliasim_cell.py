@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from coppeliasim_fake.fixtures import fake_irb140, session  # noqa: F401  (fixtures)
 from coppeliasim_fake.scene import CONSTANTS, HANDLE_WORLD, OBJECT_DUMMY, OBJECT_SHAPE
 from thermocomp.cli.common import EXIT_INPUT, EXIT_OK
@@ -114,3 +115,23 @@ def test_a_missing_robot_creates_nothing(fake_irb140, capsys):
     assert len(fake_irb140.scene.objects) == count
     assert main(["coppeliasim", "load-scene", str(PAPER_CELL), *address(fake_irb140), "--robot-path", "none"]) == EXIT_OK
     assert "placed the robot" not in capsys.readouterr().out
+
+
+def test_a_refused_call_midway_takes_the_cell_down_again(fake_irb140, session, capsys):
+    # The reader refuses such names (test_pybullet_scene_file); a Scene made in code still reaches
+    # CoppeliaSim, which refuses the alias after the table was built. Nothing may stay behind.
+    from dataclasses import replace
+
+    from thermocomp.simulators.coppeliasim import CoppeliaSimError, load_cell
+
+    scene = read_scene(PAPER_CELL)
+    bad = replace(scene, objects=(scene.objects[0], replace(scene.objects[1], name="bed/1")))
+    s = fake_irb140.scene
+    before = set(s.objects)
+    with pytest.raises(CoppeliaSimError, match="bed/1"):
+        load_cell(session, bad)
+    assert set(s.objects) == before
+    assert "removeObjects" in fake_irb140.sim_calls
+    # so loading the cell again is not refused as "loaded"
+    assert main(["coppeliasim", "load-scene", str(PAPER_CELL), *address(fake_irb140)]) == EXIT_OK
+    assert "built 3 objects" in capsys.readouterr().out

@@ -189,3 +189,16 @@ def test_gofa_reference_mesh_map() -> None:
     xacro = np.array([[0, 0, 265], [0, 0, 265], [0, 0, 709], [0, 0, 819], [470, 0, 819], [571, 0, 899]]) / 1000
     for k in range(6):
         np.testing.assert_allclose(joints[k] + m.links[f"link{k + 1}"].T_link_mesh[:3, 3], xacro[k], atol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["bed/1", "bed 1", "bed:1", "bed#1", "bed[1]", "bed.1", "bett\u00e9"])
+def test_object_names_a_simulator_refuses_are_located_errors(tmp_path: Path, name: str) -> None:
+    path = write(tmp_path, MINIMAL + f'\n[[object]]\nrole = "print_bed"\nname = "{name}"\nshape = "box"\n'
+                            'size_mm = [100, 100, 10]\n', "s.toml")
+    with pytest.raises(InputError) as exc:
+        read_scene(path)
+    message = located(exc, path, 17)  # the line of the name key, not of its table
+    assert "[[object]] 2 name" in message and "letters, digits, '_' or '-'" in message and repr(name) in message
+    ok = read_scene(write(tmp_path, MINIMAL.replace('name = "table"', 'name = "table_1-A"').replace(
+        'mount = "table"', 'mount = "table_1-A"'), "ok.toml"))
+    assert ok.objects[0].name == "table_1-A"

@@ -347,8 +347,8 @@ class FakeSim:
         store = self.scene.obj(h).custom if h != HANDLE_SCENE else self.scene.custom
         return [store.get(tag)]
 
-    # -- creating objects (sim.createPrimitiveShape, sim.createDummy, sim.setObjectAlias,
-    #    sim.setObjectParent, sim.setShapeColor) ---------------------------------------------
+    # -- creating and removing objects (sim.createPrimitiveShape, sim.createDummy, sim.removeObjects,
+    #    sim.setObjectAlias, sim.setObjectParent, sim.setShapeColor) ---------------------------------------------
     def createPrimitiveShape(self, primitiveType, sizes, options=0):
         """A new shape at the world origin; sizes are full extents [m] (a cylinder's x, y: its diameter)."""
         if primitiveType not in PRIMITIVE_ALIASES:
@@ -361,6 +361,21 @@ class FakeSim:
 
     def createDummy(self, size):
         return [self.scene.add("Dummy", OBJECT_DUMMY, None)]
+
+    def removeObjects(self, handles, delayedRemoval=False):
+        """Remove the objects (sim.removeObjects); a removed object's children move to its parent, kept in place."""
+        s = self.scene
+        if not isinstance(handles, (list, tuple)):
+            raise SimError(f"expected a list of handles, got {handles!r}")
+        for h in handles:
+            s.obj(h)
+        for h in dict.fromkeys(handles):
+            obj = s.objects[h]
+            for c in list(obj.children):
+                self.setObjectParent(c, HANDLE_WORLD if obj.parent is None else obj.parent, True)
+            (s.objects[obj.parent].children if obj.parent is not None else s.roots).remove(h)
+            del s.objects[h]
+        return []
 
     def setObjectAlias(self, h, alias):
         if not isinstance(alias, str) or not alias or any(c in alias for c in "/:#[]"):

@@ -67,6 +67,16 @@ ROLE_RGBA: Mapping[str, tuple[float, float, float, float]] = {
 }
 #: Metres per mesh unit.
 MESH_UNITS: Mapping[str, float] = {"m": 1.0, "mm": 1e-3}
+#: Mesh file types a scene or mesh map can name: those PyBullet loads as
+#: collision shapes (its ``createCollisionShape`` and URDF loader read STL and
+#: Wavefront OBJ; :data:`thermocomp.io.meshes.MESH_SUFFIXES` adds COLLADA,
+#: which only the inertia reader takes).
+SCENE_MESH_SUFFIXES = (".stl", ".obj")
+#: Object names a scene accepts: letters, digits, ``_`` and ``-``. A simulator
+#: names its objects after them (a CoppeliaSim alias, which refuses ``/``,
+#: ``:``, ``#``, brackets and spaces), so a name that one of them refuses is
+#: caught here, before anything is built.
+OBJECT_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 #: Links of a robot a mesh map can name: ``base`` and ``link1`` .. ``linkn``
 #: (the links of :func:`thermocomp.io.urdf.urdf_text`).
 _LINK_NAME = re.compile(r"^(base|link[1-9][0-9]*)$")
@@ -507,6 +517,14 @@ def _format_version(reader: _Reader, key: str, versions: tuple[int, ...], kind: 
         raise reader.error(f"{key}: expected a format version in {list(versions)}, got {value!r}", line)
 
 
+def _check_mesh_suffix(table: _Table, key: str, path: Path | None) -> Path | None:
+    """``path`` if its suffix is one of :data:`SCENE_MESH_SUFFIXES`, else a located error naming it."""
+    if path is not None and path.suffix.lower() not in SCENE_MESH_SUFFIXES:
+        raise table.fail(key, f"expected a mesh file PyBullet loads ({', '.join(SCENE_MESH_SUFFIXES)}), "
+                              f"got {path.name!r} ({path})")
+    return path
+
+
 # --- mesh maps --------------------------------------------------------------------------------
 
 _MESH_MAP_KEYS = ("thermocomp_meshes", "robot", "dir", "mesh_unit", "links")
@@ -569,6 +587,7 @@ def read_mesh_map(path: PathLike) -> MeshMap:
             resolved = p if p.is_absolute() else ((base_dir / p) if base_dir is not None else reader.resolve(text))
             if not resolved.is_file():
                 raise table.fail(key, f"expected an existing mesh file, got {text!r} (resolved to {resolved})")
+            _check_mesh_suffix(table, key, resolved)
             files[key] = resolved
         if files["visual"] is None and files["collision"] is None:
             raise reader.error(f"[links.{name}]: expected a visual or a collision mesh, got neither", table.line)
@@ -591,6 +610,9 @@ def _scene_object(reader: _Reader, value: Any, k: int) -> SceneObject:
     table = _Table(reader, value, label, "object", k)
     name = table.string("name", required=True)
     assert name is not None
+    if not OBJECT_NAME.match(name):
+        raise table.fail("name", f"expected letters, digits, '_' or '-' only (it names a simulator object), "
+                                 f"got {name!r}")
     table.label = f"[[object]] {name!r}"
     table.check_keys(_OBJECT_KEYS)
     role = table.string("role", required=True)
@@ -611,7 +633,7 @@ def _scene_object(reader: _Reader, value: Any, k: int) -> SceneObject:
     if shape == "cylinder":
         kwargs["length"] = float(table.number("length_mm", positive=True, required=True)) / 1000.0
     if shape == "mesh":
-        kwargs["mesh_file"] = table.file("file", required=True)
+        kwargs["mesh_file"] = _check_mesh_suffix(table, "file", table.file("file", required=True))
         kwargs["mesh_scale"] = table.mesh_unit()
     rgba = tuple(float(v) for v in table.numbers("rgba", 4, within=(0.0, 1.0), default=ROLE_RGBA[role]))
     return SceneObject(
@@ -637,7 +659,7 @@ def read_scene(path: PathLike) -> Scene:
         meshes = "my_robot_cad.toml"  # optional: a mesh map (read_mesh_map)
 
         [[object]]
-        name = "table"
+        name = "table"                # letters, digits, _ and -, unique
         role = "table"                # table, print_bed, workpiece, fixture, obstacle
         shape = "box"                 # box (size_mm), cylinder (radius_mm, length_mm along z),
         size_mm = [1400, 1200, 40]    # sphere (radius_mm), mesh (file, mesh_unit)
@@ -656,8 +678,9 @@ def read_scene(path: PathLike) -> Scene:
     InputError
         Naming the file and the line of the offending key (or its table):
         not TOML, a missing or unknown format version, an unknown key, a
-        missing or ill-typed value, a size that is not positive, a duplicate
-        object name, a mount that is not an object, a missing file.
+        missing or ill-typed value, a size that is not positive, an object
+        name with other characters than letters, digits, ``_`` and ``-``, a
+        duplicate object name, a mount that is not an object, a missing file.
     """
     reader = _Reader(path, "scene")
     _format_version(reader, "thermocomp_scene", SCENE_FORMAT_VERSIONS, "scene")
@@ -705,8 +728,10 @@ __all__ = [
     "BUILTIN_SCENES",
     "EMPTY_SCENE",
     "MESH_UNITS",
+    "OBJECT_NAME",
     "ROLES",
     "ROLE_RGBA",
+    "SCENE_MESH_SUFFIXES",
     "SHAPES",
     "LinkMesh",
     "MeshMap",

@@ -57,7 +57,8 @@ SIM_FUNCTIONS = (
     "getObjectPose", "setObjectPose", "getObjectPosition", "setObjectPosition",
     "getObjectOrientation", "setObjectOrientation", "getInt32Param",
     "readCustomDataBlock", "writeCustomDataBlock", "isHandle",
-    "createPrimitiveShape", "createDummy", "setObjectAlias", "setObjectParent", "setShapeColor",
+    "createPrimitiveShape", "createDummy", "removeObjects", "setObjectAlias", "setObjectParent",
+    "setShapeColor",
 )
 
 __all__ = [

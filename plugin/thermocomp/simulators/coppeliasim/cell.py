@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from thermocomp.simulators.coppeliasim.connection import SceneError, Session
+from thermocomp.simulators.coppeliasim.connection import CoppeliaSimError, SceneError, Session
 from thermocomp.simulators.coppeliasim.scene import get_object, pose_xyzw_from_T
 
 if TYPE_CHECKING:  # the reader is needed only by whoever reads the file
@@ -97,6 +97,10 @@ def load_cell(session: Session, scene: Scene, robot_path: str | None = None) -> 
     SceneError
         The cell is already in the scene (an object ``/<scene name>``), or no
         object at ``robot_path``. Nothing is created then.
+    CoppeliaSimError
+        CoppeliaSim refused a call while building: the objects created so far
+        are removed (``sim.removeObjects``) before the error is raised, so the
+        cell can be loaded again once the cause is mended.
     """
     world = session.const("handle_world")
     existing = session.call("getObject", f"/{scene.name}", {"noError": True})
@@ -104,22 +108,37 @@ def load_cell(session: Session, scene: Scene, robot_path: str | None = None) -> 
         raise SceneError(f"the scene already has an object /{scene.name}: the cell is loaded; remove it in "
                          "CoppeliaSim first to load it again")
     base = None if robot_path is None else get_object(session, robot_path, "robot base")
-    group = int(session.call("createDummy", GROUP_DUMMY_SIZE))
-    session.call("setObjectAlias", group, scene.name)
-    created, skipped = [], []
-    for obj in scene.objects:
-        if obj.shape == "mesh":
-            skipped.append(f"{obj.name} (a mesh: import {obj.mesh_file} with File > Import > Mesh, "
-                           f"scale {obj.mesh_scale:g} m per unit)")
-            continue
-        kind, sizes = _sizes(obj)
-        h = int(session.call("createPrimitiveShape", session.const(kind), sizes, 0))
-        session.call("setObjectAlias", h, obj.name)
-        session.call("setObjectParent", h, group, True)
-        session.call("setObjectPose", h, pose_xyzw_from_T(obj.T_world_object), world)
-        session.call("setShapeColor", h, None, session.const("colorcomponent_ambient_diffuse"),
-                     [float(c) for c in obj.rgba[:3]])
-        created.append((obj.name, h))
-    if base is not None:
-        session.call("setObjectPose", base, pose_xyzw_from_T(scene.robot.T_world_robot), world)
+    made: list[int] = []  # every handle created, to remove them all if a later call fails
+    try:
+        group = int(session.call("createDummy", GROUP_DUMMY_SIZE))
+        made.append(group)
+        session.call("setObjectAlias", group, scene.name)
+        created, skipped = [], []
+        for obj in scene.objects:
+            if obj.shape == "mesh":
+                skipped.append(f"{obj.name} (a mesh: import {obj.mesh_file} with File > Import > Mesh, "
+                               f"scale {obj.mesh_scale:g} m per unit)")
+                continue
+            kind, sizes = _sizes(obj)
+            h = int(session.call("createPrimitiveShape", session.const(kind), sizes, 0))
+            made.append(h)
+            session.call("setObjectAlias", h, obj.name)
+            session.call("setObjectParent", h, group, True)
+            session.call("setObjectPose", h, pose_xyzw_from_T(obj.T_world_object), world)
+            session.call("setShapeColor", h, None, session.const("colorcomponent_ambient_diffuse"),
+                         [float(c) for c in obj.rgba[:3]])
+            created.append((obj.name, h))
+        if base is not None:
+            session.call("setObjectPose", base, pose_xyzw_from_T(scene.robot.T_world_robot), world)
+    except CoppeliaSimError as exc:
+        # A half-built cell would make the next load-scene refuse ("the cell is loaded"): take it down again.
+        if made:
+            try:
+                session.call("removeObjects", made)
+            except CoppeliaSimError as cleanup:
+                raise SceneError(
+                    f"{exc}; removing the {len(made)} objects created before that failed too ({cleanup}): "
+                    f"remove /{scene.name} in CoppeliaSim before loading the cell again"
+                ) from exc
+        raise
     return LoadedCell(group=group, objects=tuple(created), skipped=tuple(skipped), robot_base=base)
