@@ -118,3 +118,13 @@ def test_robots_without_known_joint_objects_are_refused(tmp_path, capsys):
     assert main(["compensate", "--convention", "authors-coppeliasim", "--stabilisation-min", "200.5",
                  "--deformation", EXAGGERATED, "--targets", TARGETS, "--out", str(tmp_path / "x.csv")]) == EXIT_INPUT
     assert "whole number of minutes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("row", ["base", "tool"])
+@pytest.mark.parametrize("law", [Static(), LinearRamp(200.0)], ids=["static", "ramp"])
+def test_base_and_tool_rows_are_refused_before_any_solving(row, law):
+    from thermocomp.deformation.table import DeformationTable
+
+    table = DeformationTable(joints=np.zeros((6, 6)), **{row: np.array([1e-3, 0, 0, 0, 0, 0])})
+    with pytest.raises(InputError, match="expected zero base and tool rows"):
+        authors_law(load_robot("irb140"), table, law)  # not later, inside run_compensation

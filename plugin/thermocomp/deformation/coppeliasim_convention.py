@@ -388,8 +388,9 @@ def authors_law(
     R_world_joint = joint_object_orientations(chain, R_world_joint)
     if isinstance(law, Static):
         return AuthorsLaw(authors_deformation_table(chain, table, None, law, R_world_joint), None)
-    _increments(law, 0.0)  # a LinearRamp with a whole number of minutes, or a clear error
-    table.check_matches(chain.n_joints, chain.name)
+    # Every check of the solving path, run once now on minute 0: the table's shape, the zero
+    # base and tool rows, and a LinearRamp with a whole number of minutes.
+    authors_deformation_tables(chain, table, [0.0], law, R_world_joint)
 
     def tables_by_minute(minutes: Sequence[float]) -> list[DeformationTable]:
         return authors_deformation_tables(chain, table, minutes, law, R_world_joint)
