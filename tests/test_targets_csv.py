@@ -583,15 +583,33 @@ def test_errors_in_plain_blocks_are_located_as_row_by_row(tmp_path, monkeypatch,
 
 
 def test_name_registry_merges_runs_into_sorted_order():
-    """The duplicate check's sorted runs stay sorted and keep each name's line through the merges."""
+    """The duplicate check's sorted runs stay sorted through the merges and find every earlier name."""
     from thermocomp.io.targets_csv import _NameRegistry
     registry = _NameRegistry()
     names = [f"n{i}" for i in range(1000)]
     for start in range(0, 1000, 37):
-        part = names[start:start + 37]
-        registry.add(registry.digests(part), np.arange(start, start + len(part)) + 2)
-    for run, lines in registry._runs:
+        registry.add(registry.digests(names[start:start + 37]))
+    for run in registry._runs:
         assert np.all(run[:-1] < run[1:])
-    assert sum(len(run) for run, _ in registry._runs) == 1000
-    assert registry.first_seen(registry.digests(["new", "n517", "n3"])) == (1, 519)
-    assert registry.first_seen(registry.digests(["new", "other"])) is None
+    assert sum(len(run) for run in registry._runs) == 1000
+    assert registry.candidates(registry.digests(["new", "n517", "n3"])).tolist() == [1, 2]
+    assert registry.candidates(registry.digests(["new", "other"])).size == 0
+
+
+def test_a_digest_collision_is_not_a_duplicate(tmp_path, monkeypatch):
+    """Digests only nominate candidates; the names read back from the file decide (no false error)."""
+    from thermocomp.io import targets_csv
+    rows = [f"T{i},{400 + i},0,400,0,90,0" for i in range(12)]
+    path = tmp_path / "targets.csv"
+    path.write_text(",X,Y,Z,RX,RY,RZ\n" + "\n".join(rows) + "\n")
+    # every name gets the same digest: each chunk after the first is all candidates
+    monkeypatch.setattr(targets_csv._NameRegistry, "digests",
+                        staticmethod(lambda names: np.zeros(len(names), dtype=np.uint64)))
+    parts = list(targets_csv.iter_targets_csv(path, 5))
+    assert [name for part in parts for name in part.names] == [f"T{i}" for i in range(12)]
+    # and a real duplicate among the candidates is still found, with both lines
+    path.write_text(",X,Y,Z,RX,RY,RZ\n" + "\n".join(rows + ["T3,1,2,3,0,90,0"]) + "\n")
+    with pytest.raises(InputError) as err:
+        list(targets_csv.iter_targets_csv(path, 5))
+    assert "duplicate target name 'T3' (lines 5 and 14)" in str(err.value)
+

@@ -77,7 +77,7 @@ from thermocomp.geometry.rotations import (
     rotvec_from_matrix,
 )
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.csvtext import CsvLines, parse_floats
+from thermocomp.io.csvtext import CsvLines, iter_rows, parse_floats
 from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: The paper's columns after the name column: full pose, or position only.
@@ -342,40 +342,59 @@ def _layout(header: list[str], src: str, line: int, R_fixed: FloatArray | None, 
 class _NameRegistry:
     """Target names of earlier chunks, for the duplicate check of a streamed file.
 
-    Keeps a 16-byte BLAKE2b digest and the line of each name (24 bytes per
-    target, against about 100 for a Python set of the names) in sorted runs
-    merged like a binary counter, so looking up a chunk costs
-    ``O(chunk log n)`` and merging ``O(n log n)`` in all. With 128-bit digests
-    a false duplicate among 10^9 names has a probability below 1e-20.
+    Keeps only an 8-byte BLAKE2b digest of each name (not the name, not its
+    line), in sorted runs merged like a binary counter: a lookup costs
+    ``O(chunk log n)``, merging ``O(n log n)`` in all, and a million names
+    take 8 MB. A digest found again is a *candidate* duplicate only; the
+    caller confirms it by reading the names of the earlier lines back from
+    the file (:func:`_first_lines`), which also gives the earlier line. So
+    the check is exact, and a 64-bit collision (about 3e-8 among a million
+    names) costs one extra pass over the file, never a false error.
     """
 
     def __init__(self) -> None:
-        self._runs: list[tuple[np.ndarray, np.ndarray]] = []
+        self._runs: list[np.ndarray] = []
 
     @staticmethod
     def digests(names: Sequence[str]) -> np.ndarray:
-        return np.array(
-            [hashlib.blake2b(n.encode("utf-8", "surrogatepass"), digest_size=16).digest() for n in names], dtype="S16"
-        )
+        """``(m,)`` uint64 digests of ``names``."""
+        joined = b"".join(hashlib.blake2b(n.encode("utf-8", "surrogatepass"), digest_size=8).digest() for n in names)
+        return np.frombuffer(joined, dtype=np.uint64)
 
-    def first_seen(self, digests: np.ndarray) -> tuple[int, int] | None:
-        """``(k, line)``: the first ``digests[k]`` seen before, and the line it was on; else ``None``."""
-        best: tuple[int, int] | None = None
-        for run, lines in self._runs:
+    def candidates(self, digests: np.ndarray) -> np.ndarray:
+        """Indices of ``digests`` seen in an earlier chunk, in order."""
+        seen = np.zeros(len(digests), dtype=bool)
+        for run in self._runs:
             at = np.minimum(np.searchsorted(run, digests), len(run) - 1)
-            hit = np.flatnonzero(run[at] == digests)
-            if hit.size and (best is None or hit[0] < best[0]):
-                best = (int(hit[0]), int(lines[at[hit[0]]]))
-        return best
+            seen |= run[at] == digests
+        return np.flatnonzero(seen)
 
-    def add(self, digests: np.ndarray, lines: np.ndarray) -> None:
-        order = np.argsort(digests, kind="stable")
-        self._runs.append((digests[order], lines[order]))
-        while len(self._runs) >= 2 and len(self._runs[-2][0]) <= len(self._runs[-1][0]):
-            (d2, l2), (d1, l1) = self._runs.pop(), self._runs.pop()
-            d, lines_ = np.concatenate([d1, d2]), np.concatenate([l1, l2])
-            order = np.argsort(d, kind="stable")
-            self._runs.append((d[order], lines_[order]))
+    def add(self, digests: np.ndarray) -> None:
+        self._runs.append(np.sort(digests))
+        while len(self._runs) >= 2 and len(self._runs[-2]) <= len(self._runs[-1]):
+            merged = np.concatenate([self._runs.pop(), self._runs.pop()])
+            merged.sort(kind="stable")  # two sorted runs: timsort merges them in linear time
+            self._runs.append(merged)
+
+
+def _first_lines(src: str, layout: _Layout, header_line: int, names: set[str], before: int) -> dict[str, int]:
+    """The first file line of each of ``names`` among the target lines (after ``header_line``) before ``before``.
+
+    The confirmation pass of :class:`_NameRegistry`: reads the file again
+    row by row (the rows before ``before`` were read once already, so they
+    parse), stopping at ``before``.
+    """
+    assert layout.name_index is not None
+    found: dict[str, int] = {}
+    for line, cells in iter_rows(src):
+        if line >= before or len(found) == len(names):
+            break
+        if line <= header_line or len(cells) <= layout.name_index:
+            continue
+        name = cells[layout.name_index].strip()
+        if name in names and name not in found:
+            found[name] = line
+    return found
 
 
 def _duplicate_error(src: str, layout: _Layout, name: str, first_line: int, line: int) -> InputError:
@@ -520,9 +539,11 @@ def iter_targets_csv(
 ) -> Iterator[Program]:
     """Stream a targets file as :class:`Program` chunks of at most ``chunk_rows`` targets.
 
-    The file is read a chunk of lines at a time: memory holds one chunk, plus 24 bytes per
+    The file is read a chunk of lines at a time: memory holds one chunk, plus 8 bytes per
     target for the duplicate-name check when the file has a ``name`` column
-    (none without one: the default names ``row<line>`` are unique). Every
+    (none without one: the default names ``row<line>`` are unique); a name
+    whose digest was seen before is confirmed by reading the earlier lines
+    again (:class:`_NameRegistry`). Every
     chunk carries the file lines of its targets (``Program.lines``).
 
     Parameters
@@ -625,12 +646,16 @@ def _chunks(reader: CsvLines, layout: _Layout, chunk_rows: int, header_line: int
         """The first name of the current chunk that an earlier chunk had (``digests``: of its names)."""
         if registry is None or not chunk.names:
             return None
-        seen = registry.first_seen(registry.digests(chunk.names) if digests is None else digests)
-        if seen is None:
+        candidates = registry.candidates(registry.digests(chunk.names) if digests is None else digests)
+        if candidates.size == 0:
             return None
-        k, first_line = seen
         _, lines = chunk.values_and_lines()
-        return _duplicate_error(src, layout, chunk.names[k], first_line, int(lines[k]))
+        names = [chunk.names[k] for k in candidates]
+        earlier = _first_lines(src, layout, header_line, set(names), before=int(lines.min()))
+        for k, name in zip(candidates.tolist(), names):
+            if name in earlier:
+                return _duplicate_error(src, layout, name, earlier[name], int(lines[k]))
+        return None  # digests that collided: no name repeats
 
     def add_rows(rows: Iterator[tuple[int, list[str]]]) -> None:
         while True:
@@ -668,7 +693,7 @@ def _chunks(reader: CsvLines, layout: _Layout, chunk_rows: int, header_line: int
             earlier = earlier_duplicate(digests)
             if earlier is not None:
                 raise earlier
-            registry.add(digests, chunk.values_and_lines()[1])
+            registry.add(digests)
         values, lines = chunk.values_and_lines()
         return _program(layout, src, chunk.names, values, lines)
 
