@@ -165,8 +165,8 @@ class CollisionReport:
 
 def collision_geometry(geometry: RobotGeometry) -> RobotGeometry:
     """``geometry`` without visual meshes: what a collision check loads (faster to reload)."""
-    return RobotGeometry(links={k: replace(v, visual_mesh=None) for k, v in geometry.links.items()},
-                         source=geometry.source + ", collision meshes only")
+    return replace(geometry, links={k: replace(v, visual_mesh=None) for k, v in geometry.links.items()},
+                   source=geometry.source + ", collision meshes only")
 
 
 def self_pairs(chain: Chain, geometry: RobotGeometry) -> list[tuple[str, str]]:

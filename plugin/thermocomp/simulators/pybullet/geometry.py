@@ -76,10 +76,14 @@ class RobotGeometry:
         the meshes are absolute paths.
     source
         What the meshes are, for messages and reports.
+    mesh_map_file
+        The mesh map the meshes were named in, or ``None``: where an error
+        about one of them points (:func:`thermocomp.simulators.pybullet.robot.check_geometry`).
     """
 
     links: Mapping[str, LinkContent]
     source: str
+    mesh_map_file: str | None = None
 
 
 #: No meshes at all: the fastest reload, for measurements that need only kinematics.
@@ -150,7 +154,7 @@ def mesh_map_geometry(mesh_map: MeshMap, chain: Chain) -> RobotGeometry:
         )
         for name, m in mesh_map.links.items()
     }
-    return RobotGeometry(links=links, source=f"mesh map {mesh_map.source}")
+    return RobotGeometry(links=links, source=f"mesh map {mesh_map.source}", mesh_map_file=mesh_map.source)
 
 
 def _segments(chain: Chain) -> list[FloatArray]:

@@ -210,6 +210,40 @@ def unique_urdf_path(folder: PathLike, stem: str) -> Path:
     return Path(folder) / f"{stem}_{uuid.uuid4().hex[:16]}.urdf"
 
 
+def check_geometry(client: Client, geometry: RobotGeometry) -> None:
+    """Check that PyBullet loads every mesh of a user's mesh map (``geometry.mesh_map_file``).
+
+    PyBullet's URDF loader skips an STL it cannot read without a word (the
+    link loses its shape) and fails on other files with "Cannot load URDF
+    file", naming neither the mesh nor the map. Each mesh is therefore
+    loaded once on its own first (``createCollisionShape``, the shape is
+    removed again). Geometry not from a mesh map is generated or shipped
+    and is not checked.
+
+    Raises
+    ------
+    InputError
+        Naming the mesh map, the link and the mesh file PyBullet cannot load.
+    """
+    if geometry.mesh_map_file is None:
+        return
+    pb, cid = client.pb, client.id
+    for link, content in geometry.links.items():
+        for kind, mesh in (("collision", content.collision_mesh), ("visual", content.visual_mesh)):
+            if mesh is None:
+                continue
+            try:
+                # Loaded as a concave trimesh: only parsed, no hull built (a hull of an
+                # empty mesh crashes PyBullet 3.2 instead of raising).
+                shape = pb.createCollisionShape(pb.GEOM_MESH, fileName=str(mesh), meshScale=[content.mesh_scale] * 3,
+                                                flags=pb.GEOM_FORCE_CONCAVE_TRIMESH,
+                                                physicsClientId=cid)
+            except pb.error as exc:
+                raise InputError(f"[links.{link}] {kind}: PyBullet cannot load the mesh {mesh} ({exc}); expected a "
+                                 "readable, non-empty STL or OBJ mesh", path=geometry.mesh_map_file) from exc
+            pb.removeCollisionShape(shape, physicsClientId=cid)
+
+
 def load_model(client: Client, model: KinematicModel, path: PathLike, geometry: RobotGeometry = NO_GEOMETRY,
                *, robot_name: str | None = None, cached_graphics: bool = False) -> RobotBody:
     """Write ``model`` (one robot, batch shape ``()``) as URDF to ``path`` and load it.
@@ -218,9 +252,20 @@ def load_model(client: Client, model: KinematicModel, path: PathLike, geometry: 
     connection: a second load of the same name gets the first contents even
     when the file changed. Give every different model its own ``path``
     (:func:`unique_urdf_path`).
+
+    Raises
+    ------
+    InputError
+        PyBullet cannot load the URDF; when its meshes come from a mesh map
+        the error names the map and the mesh (:func:`check_geometry`), not
+        the generated URDF.
     """
     Path(path).write_text(urdf_text(model, robot_name, links=geometry.links), encoding="utf-8")
-    return load_urdf_body(client, path, model.chain, cached_graphics=cached_graphics)
+    try:
+        return load_urdf_body(client, path, model.chain, cached_graphics=cached_graphics)
+    except InputError:
+        check_geometry(client, geometry)  # a mesh map's unloadable mesh is the cause: say which
+        raise
 
 
 class DeformedRobot:
@@ -270,6 +315,7 @@ class DeformedRobot:
         self.body: RobotBody | None = None
         self.scale: float | None = None  # fraction * magnification of the loaded body
         self.q: FloatArray = chain.home.copy()
+        check_geometry(client, geometry)
         #: Wall-clock seconds of each reload (URDF text, write, remove, load), for reports.
         self.reload_seconds: list[float] = []
 
@@ -330,6 +376,7 @@ __all__ = [
     "MAGNIFICATION_RANGE",
     "DeformedRobot",
     "RobotBody",
+    "check_geometry",
     "check_magnification",
     "load_model",
     "load_urdf_body",

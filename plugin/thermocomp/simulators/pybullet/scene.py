@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from thermocomp.errors import InputError
 from thermocomp.io.scene_file import Scene, SceneObject
 from thermocomp.simulators.pybullet.client import Client
 from thermocomp.simulators.pybullet.conversions import pybullet_pose_from_T
@@ -56,13 +57,25 @@ def _shape_args(client: Client, obj: SceneObject) -> tuple[dict, dict]:
 
 
 def load_scene(client: Client, scene: Scene) -> SceneBodies:
-    """Create a fixed body for every object of ``scene``; returns their ids by name."""
+    """Create a fixed body for every object of ``scene``; returns their ids by name.
+
+    Raises
+    ------
+    InputError
+        Naming the scene file, the object's line and its mesh file: PyBullet
+        cannot load the mesh (an unreadable or empty STL or OBJ).
+    """
     pb, cid = client.pb, client.id
     bodies: dict[str, int] = {}
     for obj in scene.objects:
         collision_args, visual_args = _shape_args(client, obj)
-        collision = pb.createCollisionShape(physicsClientId=cid, **collision_args)
-        visual = pb.createVisualShape(rgbaColor=list(obj.rgba), physicsClientId=cid, **visual_args)
+        try:
+            collision = pb.createCollisionShape(physicsClientId=cid, **collision_args)
+            visual = pb.createVisualShape(rgbaColor=list(obj.rgba), physicsClientId=cid, **visual_args)
+        except pb.error as exc:
+            raise InputError(f"[[object]] {obj.name!r}: PyBullet cannot load the {obj.shape} "
+                             f"{'' if obj.mesh_file is None else str(obj.mesh_file) + ' '}({exc}); expected a "
+                             "readable, non-empty STL or OBJ mesh", path=scene.source, row=obj.line) from exc
         position, quat_xyzw = pybullet_pose_from_T(obj.T_world_object)
         bodies[obj.name] = pb.createMultiBody(
             baseMass=0.0, baseCollisionShapeIndex=collision, baseVisualShapeIndex=visual,
