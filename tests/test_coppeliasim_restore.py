@@ -175,3 +175,45 @@ def test_restore_finds_the_objects_by_path_when_handles_changed(fake_irb140, ses
     assert main(["coppeliasim", "restore", "--host", "127.0.0.1", "--port", str(fake_irb140.port),
                  "--robot-path", "/IRB140"]) == EXIT_OK
     assert snapshot(fake_irb140) == before
+
+
+@pytest.mark.parametrize("corrupt, said", [
+    (lambda e: e.pop("path"), "expected an object path 'path'"),
+    (lambda e: e.update(path=7), "expected an object path 'path'"),
+    (lambda e: e.pop("pose"), "expected a 'pose' of 7 finite numbers"),
+    (lambda e: e.update(pose=e["pose"][:6]), "expected a 'pose' of 7 finite numbers"),
+    (lambda e: e.update(pose={"x": 0}), "expected a 'pose' of 7 finite numbers"),
+    (lambda e: e["pose"].__setitem__(3, "0.5"), "expected a 'pose' of 7 finite numbers"),
+    (lambda e: e.update(position="0.1"), "expected a joint 'position'"),
+])
+def test_a_corrupt_saved_nominal_is_a_scene_error(fake_irb140, session, capsys, corrupt, said):
+    import json
+
+    from thermocomp.simulators.coppeliasim.scene import _write_saved_nominal, save_state
+
+    robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
+    _write_saved_nominal(session, robot, save_state(session, robot))
+    custom = fake_irb140.scene.objects[robot.base].custom
+    saved = json.loads(custom[NOMINAL_TAG])
+    corrupt(saved["objects"][1])
+    custom[NOMINAL_TAG] = json.dumps(saved).encode()
+    with pytest.raises(SceneError, match="data on the robot base is corrupt: object 2") as exc:
+        read_saved_nominal(session, robot.base)
+    assert said in str(exc.value)
+    before = snapshot(fake_irb140)
+    assert main(["coppeliasim", "restore", "--host", "127.0.0.1", "--port", str(fake_irb140.port),
+                 "--robot-path", "/IRB140"]) == EXIT_INPUT
+    assert said in capsys.readouterr().err
+    assert snapshot(fake_irb140) == before  # nothing half-restored
+
+
+def test_a_saved_nominal_that_is_not_a_list_of_tables_is_a_scene_error(fake_irb140, session):
+    import json
+
+    from thermocomp.simulators.coppeliasim.scene import NOMINAL_FORMAT
+
+    base = base_handle(fake_irb140)
+    fake_irb140.scene.objects[base].custom[NOMINAL_TAG] = json.dumps(
+        {"format": NOMINAL_FORMAT, "objects": [["/IRB140/joint", [0] * 7]]}).encode()
+    with pytest.raises(SceneError, match="object 1: expected a table with path, pose and position"):
+        read_saved_nominal(session, base)

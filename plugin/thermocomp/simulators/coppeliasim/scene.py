@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -346,6 +347,12 @@ def read_saved_nominal(session: Session, base: int) -> dict | None:
     dict or None
         ``{"format", "objects": [{"path", "pose" (7 numbers, parent-relative,
         quaternion x, y, z, w), "position" (joint position [rad] or None)}]}``.
+
+    Raises
+    ------
+    SceneError
+        The block is not thermocomp's, or an entry lacks its path, its 7 pose
+        numbers or a numeric position (a corrupt block restores nothing).
     """
     data = session.call("readCustomDataBlock", base, NOMINAL_TAG)
     if data is None or len(data) == 0:
@@ -356,7 +363,31 @@ def read_saved_nominal(session: Session, base: int) -> dict | None:
         raise SceneError(f"the {NOMINAL_TAG!r} data on the robot base is not thermocomp's ({exc})") from exc
     if not isinstance(saved, dict) or saved.get("format") != NOMINAL_FORMAT or not isinstance(saved.get("objects"), list):
         raise SceneError(f"the {NOMINAL_TAG!r} data on the robot base is not in the format {NOMINAL_FORMAT!r}")
+    for k, entry in enumerate(saved["objects"]):
+        _check_saved_entry(entry, k)
     return saved
+
+
+def _finite_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_saved_entry(entry, k: int) -> None:
+    """Raise :class:`SceneError` unless ``entry`` is a saved object as :func:`_write_saved_nominal` writes it."""
+    what = f"the {NOMINAL_TAG!r} data on the robot base is corrupt: object {k + 1}"
+    if not isinstance(entry, dict):
+        raise SceneError(f"{what}: expected a table with path, pose and position, got {entry!r}")
+    path = entry.get("path")
+    if not isinstance(path, str) or not path:
+        raise SceneError(f"{what}: expected an object path 'path' such as /IRB140/joint, got {path!r}")
+    pose = entry.get("pose")
+    if not (isinstance(pose, list) and len(pose) == 7 and all(_finite_number(v) for v in pose)):
+        raise SceneError(f"{what} ({path}): expected a 'pose' of 7 finite numbers (x, y, z, qx, qy, qz, qw), "
+                         f"got {pose!r}")
+    position = entry.get("position")
+    if position is not None and not _finite_number(position):
+        raise SceneError(f"{what} ({path}): expected a joint 'position' [rad] (a finite number) or null, "
+                         f"got {position!r}")
 
 
 def _write_saved_nominal(session: Session, robot: SceneRobot, state: SceneState) -> None:
