@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+import os
 import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
+from thermocomp._typing import PathLike
 from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter, add_program_arguments
+from thermocomp.errors import InputError
+from thermocomp.io.atomic import check_destination
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
 #: Picture size of ``--screenshot`` when ``--size`` is not given [px].
@@ -171,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
                   f"{len(summary.reload_seconds)} times, {np.median(summary.reload_seconds) * 1e3:.1f} ms each (median)")
         return EXIT_OK
 
-    # All the work first, then every file: a failure in the work leaves no output behind.
+    # All the work first, then every file, all or none (write_all): a failure leaves no output behind.
     status = EXIT_OK
     report = None
     writes = []
@@ -190,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
         measurement, _ = sim.measure(setup, None, report=report,
                                      progress=ProgressBar("measuring in PyBullet", enabled=show))
         print(measurement.text())
-        writes.append((lambda: write_tracker_csv(measurement, args.out), f"wrote {args.out}"))
+        writes.append((args.out, lambda path: write_tracker_csv(measurement, path), f"wrote {args.out}"))
     if args.collisions:
         from thermocomp.simulators.pybullet.collision import (
             CollisionOptions,
@@ -202,7 +210,8 @@ def run(args: argparse.Namespace) -> int:
                                      progress=ProgressBar("checking collisions", enabled=show))
         print(found.text())
         if args.collisions_out:
-            writes.append((lambda: write_collision_csv(found, args.collisions_out), f"wrote {args.collisions_out}"))
+            writes.append((args.collisions_out, lambda path: write_collision_csv(found, path),
+                           f"wrote {args.collisions_out}"))
         if found.n_hits:
             status = EXIT_FAILED_ROWS
     if args.screenshot:
@@ -211,10 +220,52 @@ def run(args: argparse.Namespace) -> int:
         width, height = DEFAULT_SIZE if args.size is None else args.size
         rgb, shot = sim.render_screenshot(setup, minute=minute, magnification=magnification,
                                           width=width, height=height)
-        writes.append((lambda: write_png(args.screenshot, rgb),
+        writes.append((args.screenshot, lambda path: write_png(path, rgb),
                        f"wrote {args.screenshot} (minute {shot.minute:.12g}, magnification "
                        f"{shot.magnification:g}; {shot.geometry})"))
-    for write, message in writes:
-        write()
+    write_all([(dest, write) for dest, write, _ in writes])
+    for _, _, message in writes:
         print(message)
     return status
+
+
+def write_all(writes: Sequence[tuple[PathLike, Callable[[Path], object]]]) -> None:
+    """Write several outputs all or none: each to a temporary file beside it, then rename them all.
+
+    ``writes`` holds ``(destination, write)`` pairs; ``write(path)`` writes
+    the output to ``path`` (a temporary name with the destination's suffix,
+    so writers that check it accept it). If any write fails, every
+    temporary file is removed and no destination is touched; if a rename
+    fails (the disk changed under us), the outputs already renamed are
+    removed too, so a run never leaves some of its outputs behind.
+
+    Raises
+    ------
+    InputError
+        Naming a destination that cannot be written; exceptions of the
+        writers pass unchanged.
+    """
+    staged: list[tuple[Path, Path]] = []  # (temporary, destination)
+    renamed: list[Path] = []
+    try:
+        for dest, write in writes:
+            dest = check_destination(dest)
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=f".part{dest.suffix}", dir=dest.parent)
+            except OSError as exc:
+                raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
+            os.close(fd)
+            staged.append((Path(tmp), dest))
+            write(Path(tmp))
+        for tmp, dest in staged:
+            try:
+                os.replace(tmp, dest)
+            except OSError as exc:
+                raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
+            renamed.append(dest)
+    except BaseException:
+        # Cleanup only: the exception is re-raised unchanged.
+        for path in [tmp for tmp, _ in staged] + renamed:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        raise
