@@ -28,7 +28,7 @@ from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError
-from thermocomp.io.atomic import check_not_input
+from thermocomp.io.atomic import check_destination, check_not_input
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.scene_file import (
     EMPTY_SCENE,
@@ -215,14 +215,9 @@ def check_outputs(setup: SimSetup | None, outputs: Sequence[PathLike], *, inputs
     """
     known: list[PathLike] = list(inputs) + (list(setup.input_files()) if setup is not None else [])
     for k, output in enumerate(outputs):
-        dest = Path(output)
-        folder = dest.parent if str(dest.parent) else Path(".")
-        if not folder.is_dir():
-            raise InputError(f"cannot write: the folder {folder} does not exist", path=str(dest))
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise InputError(f"cannot write: the folder {folder} is not writable", path=str(dest))
-        if dest.is_dir():
-            raise InputError("cannot write: expected a file path, got a folder", path=str(dest))
+        dest = check_destination(output)
+        if not os.access(dest.parent, os.W_OK | os.X_OK):
+            raise InputError(f"cannot write: the folder {dest.parent} is not writable", path=str(dest))
         check_not_input(dest, [p for p in known if Path(p).exists()])
         for other in outputs[:k]:
             if Path(other).resolve() == dest.resolve():

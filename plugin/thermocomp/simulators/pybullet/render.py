@@ -9,10 +9,7 @@ the first picture with the ghost's alpha.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import struct
-import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +18,7 @@ import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.io.atomic import atomic_write_bytes, check_destination
 from thermocomp.simulators.pybullet.client import Client
 from thermocomp.simulators.pybullet.robot import RobotBody
 
@@ -41,14 +39,12 @@ def check_picture_size(width: int, height: int) -> tuple[int, int]:
 
 
 def check_png_path(path: PathLike) -> Path:
-    """``path`` if it ends in ``.png`` and its folder exists, else :class:`InputError` (before any rendering)."""
+    """``path`` if it ends in ``.png`` and can be written (:func:`~thermocomp.io.atomic.check_destination`),
+    else :class:`InputError` (before any rendering)."""
     dest = Path(path)
     if dest.suffix.lower() != ".png":
         raise InputError(f"expected a picture path ending in .png, got {dest.name!r}", path=str(dest))
-    directory = dest.parent if str(dest.parent) else Path(".")
-    if not directory.is_dir():
-        raise InputError("cannot write: the folder does not exist", path=str(dest))
-    return dest
+    return check_destination(dest)
 
 
 @dataclass(frozen=True)
@@ -191,30 +187,9 @@ def png_bytes(rgb: ArrayLike) -> bytes:
 
 
 def write_png(path: PathLike, rgb: ArrayLike) -> Path:
-    """Write ``rgb`` as PNG to ``path`` completely or not at all (temporary file, then rename).
-
-    (:mod:`thermocomp.io.atomic` writes text; this is its binary twin.)
-    """
+    """Write ``rgb`` as PNG to ``path`` completely or not at all (:func:`~thermocomp.io.atomic.atomic_write_bytes`)."""
     dest = check_png_path(path)
-    directory = dest.parent if str(dest.parent) else Path(".")
-    data = png_bytes(rgb)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
-    done = False
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a picture is as readable as any new file
-        os.replace(tmp, dest)
-        done = True
-    finally:
-        if not done:  # cleanup only; whatever went wrong propagates unchanged
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+    atomic_write_bytes(dest, png_bytes(rgb))
     return dest
 
 
