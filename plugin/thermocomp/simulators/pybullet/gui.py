@@ -28,7 +28,7 @@ import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.kinematics.ik import Status
-from thermocomp.simulators.pybullet.cell import Cell, SimSetup, compensate_setup
+from thermocomp.simulators.pybullet.cell import Cell, SimSetup, measure
 from thermocomp.simulators.pybullet.client import Client, open_client, paused_rendering
 from thermocomp.simulators.pybullet.render import camera_framing, view_axes
 from thermocomp.simulators.pybullet.robot import MAGNIFICATION_RANGE
@@ -180,14 +180,8 @@ class GuiPlan:
 
 
 def make_plan(setup: SimSetup) -> GuiPlan:
-    """Compensate the program and measure every row in a PyBullet DIRECT client (the GUI's numbers)."""
-    from thermocomp.simulators.pybullet.client import connect
-    from thermocomp.simulators.pybullet.tracker import measure_program
-
-    report = compensate_setup(setup, allow_failures=True)
-    with connect("direct") as client, tempfile.TemporaryDirectory(prefix="thermocomp_gui_") as work:
-        m = measure_program(client, setup.chain, setup.table, setup.program, report.chunks, work,
-                            composition=setup.options.composition)
+    """Compensate the program and measure every row in a PyBullet DIRECT client (the GUI's numbers, :func:`measure`)."""
+    m, _ = measure(setup, allow_failures=True)
     return GuiPlan(minute=m.minute, target=m.target, q=m.q, q_nominal=m.q_nominal,
                    ok=m.status == Status.CONVERGED, nominal_ok=m.nominal_status == Status.CONVERGED,
                    nominal_error=m.nominal_distance, corrected_error=m.corrected_distance,
