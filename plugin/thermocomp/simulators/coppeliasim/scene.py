@@ -309,11 +309,22 @@ def save_state(session: Session, robot: SceneRobot) -> SceneState:
 
 def restore_state(session: Session, robot: SceneRobot, state: SceneState) -> None:
     """Put the saved parent-relative poses and joint positions back."""
+    _put_back(session, robot.handles, state.poses, state.positions)
+
+
+def _put_back(session: Session, handles: Sequence[int], poses: Sequence[Sequence[float]],
+              positions: Sequence[float | None]) -> None:
+    """Set each object's parent-relative pose, then the joint positions (``None``: not a joint).
+
+    ``positions`` may be shorter than ``handles`` (the joints come first).
+    Serves both the in-process restore and ``coppeliasim restore``.
+    """
     parent = session.const("handle_parent")
-    for h, pose in zip(robot.handles, state.poses):
-        session.call("setObjectPose", h, list(pose), parent)
-    for j, q in zip(robot.joints, state.positions):
-        session.call("setJointPosition", j, q)
+    for h, pose in zip(handles, poses):
+        session.call("setObjectPose", h, [float(v) for v in pose], parent)
+    for h, q in zip(handles, positions):
+        if q is not None:
+            session.call("setJointPosition", h, float(q))
 
 
 # --- the nominal poses kept in the scene, for a restore after a crash ------------------------
@@ -463,13 +474,9 @@ def restore_saved_nominal(session: Session, base_path: str, *, forget_only: bool
     if saved is None:
         return None
     if not forget_only:
-        parent = session.const("handle_parent")
-        handles = _saved_handles(session, saved)
-        for h, entry in zip(handles, saved["objects"]):
-            session.call("setObjectPose", h, [float(v) for v in entry["pose"]], parent)
-        for h, entry in zip(handles, saved["objects"]):
-            if entry.get("position") is not None:
-                session.call("setJointPosition", h, float(entry["position"]))
+        entries = saved["objects"]
+        _put_back(session, _saved_handles(session, saved), [e["pose"] for e in entries],
+                  [e.get("position") for e in entries])
     forget_saved_nominal(session, base)
     return 0 if forget_only else len(saved["objects"])
 
