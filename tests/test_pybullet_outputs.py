@@ -68,3 +68,14 @@ def test_write_all_removes_renamed_outputs_when_a_later_rename_fails(tmp_path: P
         write_all([(a, lambda p: p.write_text("a")), (b, lambda p: p.write_text("b"))])
     assert exc.value.path == str(b)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_every_csv_writer_quotes_names_alike() -> None:
+    import csv
+    import io
+
+    from thermocomp.io.results_csv import quote_name
+
+    for name in ("plain", "a,b", 'say "hi"', "two\nlines"):
+        assert next(csv.reader(io.StringIO(quote_name(name) + ",x\n"))) == [name, "x"]
+    assert quote_name("plain") == "plain"

@@ -110,15 +110,19 @@ def chunk_rows(chunk: CompensationChunk, names: tuple[str, ...], convention: str
     minutes = _format_rows(chunk.minute[:, None])
     target = chunk.target.tolist()
     if len(names) <= chunk.n_rows:  # quote each name once
-        quoted = [_quote(n) for n in names]
+        quoted = [quote_name(n) for n in names]
         name = [quoted[t] for t in target]
     else:
-        name = [_quote(names[t]) for t in target]
+        name = [quote_name(names[t]) for t in target]
     # lists and one join per row: indexing numpy arrays per row costs several times more
     return list(map(",".join, zip(minutes, name, label, near, body)))
 
 
-def _quote(name: str) -> str:
+def quote_name(name: str) -> str:
+    """``name`` as one CSV field: in double quotes (inner ones doubled) when it holds ``,``, ``"`` or a newline.
+
+    Every CSV writer of target names uses it (results, tracker measurement, collision report).
+    """
     if "," in name or '"' in name or "\n" in name:  # three substring tests: a generator costs 10x more per name
         return '"' + name.replace('"', '""') + '"'
     return name

@@ -48,6 +48,7 @@ from thermocomp.compensation.compensate import CompensationChunk
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.atomic import atomic_open
+from thermocomp.io.results_csv import quote_name
 from thermocomp.kinematics.ik import Status
 from thermocomp.robot.chain import Chain
 from thermocomp.simulators.pybullet.client import Client
@@ -321,9 +322,7 @@ def write_collision_csv(report: CollisionReport, path: PathLike) -> None:
     with atomic_open(path, newline="") as handle:
         handle.write("minute,target,kind,link,other,distance_mm,verdict\n")
         for i in range(report.n_hits):
-            name = report.names[int(report.target[i])]
-            if any(ch in name for ch in ',"\n'):
-                name = '"' + name.replace('"', '""') + '"'
+            name = quote_name(report.names[int(report.target[i])])
             verdict = "collision" if report.distance[i] <= 0 else "within_clearance"
             handle.write(f"{report.minute[i]:.12g},{name},{report.kind[i]},{report.link[i]},{report.other[i]},"
                          f"{report.distance[i] * 1e3:.6g},{verdict}\n")

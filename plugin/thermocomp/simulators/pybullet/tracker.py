@@ -26,7 +26,7 @@ from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import rotation_angle
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.results_csv import orientation_columns, orientation_values
+from thermocomp.io.results_csv import orientation_columns, orientation_values, quote_name
 from thermocomp.kinematics.ik import Status
 from thermocomp.robot.chain import Chain
 from thermocomp.simulators.pybullet.client import Client
@@ -288,9 +288,7 @@ def write_tracker_csv(measurement: TrackerMeasurement, path: PathLike) -> None:
     with atomic_open(path, newline="") as handle:
         handle.write(",".join(tracker_header(n, conv)) + "\n")
         for i in range(m.n_rows):
-            name = m.names[int(m.target[i])]
-            if any(ch in name for ch in ',"\n'):
-                name = '"' + name.replace('"', '""') + '"'
+            name = quote_name(m.names[int(m.target[i])])
             head = [f"{m.minute[i]:.12g}", name, Status(int(m.status[i])).label]
             handle.write(",".join(head + [c for block in blocks for c in block[i]]) + "\n")
 
