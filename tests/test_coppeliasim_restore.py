@@ -217,3 +217,37 @@ def test_a_saved_nominal_that_is_not_a_list_of_tables_is_a_scene_error(fake_irb1
         {"format": NOMINAL_FORMAT, "objects": [["/IRB140/joint", [0] * 7]]}).encode()
     with pytest.raises(SceneError, match="object 1: expected a table with path, pose and position"):
         read_saved_nominal(session, base)
+
+
+def test_close_waits_briefly_for_a_server_gone_away():
+    """Closing hands the server its _*end*_ but does not wait the session's timeout for it."""
+    from coppeliasim_fake.irb140 import build_irb140_scene
+    from coppeliasim_fake.server import FakeCoppeliaSim
+    from thermocomp.simulators.coppeliasim import connect
+    from thermocomp.simulators.coppeliasim.connection import CLOSE_WAIT_S
+
+    server = FakeCoppeliaSim(build_irb140_scene(), lifetime_s=60.0).start()
+    session = connect("127.0.0.1", server.port, 5.0)
+    session.call("getObject", "/IRB140", {"noError": True})
+    server.stop()  # CoppeliaSim quit (or hangs) with the session open
+    start = time.monotonic()
+    session.close()
+    elapsed = time.monotonic() - start
+    assert elapsed < 2 * CLOSE_WAIT_S + 0.5 < 5.0, elapsed  # send and reply waits, plus scheduling
+
+
+def test_call_arguments_are_shown_only_when_a_call_fails(fake_irb140, session):
+    shown = []
+
+    class Handle(int):
+        def __repr__(self) -> str:
+            shown.append(int(self))
+            return int.__repr__(self)
+
+    joint = Handle(session.call("getObject", "/IRB140/joint", {"noError": True}))
+    link = Handle(session.call("getObject", "/IRB140/link", {"noError": True}))
+    assert session.call("getJointType", joint) == 10
+    assert shown == []  # a call that succeeds builds no text of its arguments
+    with pytest.raises(CoppeliaSimServerError, match=rf"sim\.getJointType\({int(link)}\) failed"):
+        session.call("getJointType", link)
+    assert shown == [int(link)]

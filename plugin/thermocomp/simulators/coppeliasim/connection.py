@@ -12,7 +12,8 @@ This module adds what a plugin needs around it:
   :class:`CoppeliaSimProtocolMismatch` naming the client's and the server's
   protocol versions; the probe then releases its server slot (``_*end*_``);
 - receive and send timeouts on the client's socket (``zmq.RCVTIMEO``,
-  ``zmq.SNDTIMEO``, ``zmq.LINGER = 0``), so no call hangs and closing never blocks;
+  ``zmq.SNDTIMEO``, ``zmq.LINGER = 0``), so no call hangs; closing waits at
+  most :data:`CLOSE_WAIT_S` for the send of ``_*end*_`` and as long for its reply;
 - :meth:`Session.call`, which turns a timeout into :class:`CoppeliaSimUnreachable`
   and reconnects by itself after a call that was interrupted (Ctrl-C between
   a request and its reply leaves a REQ socket unusable).
@@ -23,6 +24,7 @@ See docs/coppeliasim.md for the list of ``sim`` functions the plugin uses.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from thermocomp.errors import ConfigurationError, ThermocompError
@@ -34,6 +36,12 @@ DEFAULT_PORT = 23000
 #: its main loop (tens of milliseconds); a busy scene or a modal dialog can
 #: hold it for seconds.
 DEFAULT_TIMEOUT_S = 5.0
+
+#: Seconds closing waits, at most, to hand the server its ``_*end*_`` (send and
+#: reply): CoppeliaSim answers it between two frames (tens of milliseconds);
+#: a server that does not frees the slot after its own client timeout, so
+#: closing need not wait for it any longer than this.
+CLOSE_WAIT_S = 0.2
 
 CLIENT_PACKAGE = "coppeliasim-zmqremoteapi-client"
 
@@ -168,8 +176,6 @@ class Session:
         self._client: Any = None
         self._sim: Any = None
         self._broken = False
-        #: Robot bases this session has deformed and saved the nominal state of (scene.preserved).
-        self.deformed_bases: set[int] = set()
         self.client_protocol = 0
         self.coppeliasim_version = "unknown"
 
@@ -196,7 +202,8 @@ class Session:
         self._new_client()
         self._require_sim()
 
-    def _guarded(self, fn, what: str):
+    def _guarded(self, fn, what: str | Callable[[], str]):
+        """``fn()``, its failures as this module's errors; ``what`` names the call (or makes the name, on failure)."""
         import zmq
 
         done = False
@@ -204,6 +211,7 @@ class Session:
             result = fn()
             done = True
         except zmq.Again as exc:
+            what = what() if callable(what) else what
             raise CoppeliaSimUnreachable(
                 f"CoppeliaSim at {self.endpoint} stopped answering ({what} got no reply within "
                 f"{self.timeout_s:g} s)"
@@ -217,6 +225,7 @@ class Session:
             if type(exc) is not Exception:
                 raise
             done = True
+            what = what() if callable(what) else what
             raise CoppeliaSimServerError(
                 f"{what} failed in CoppeliaSim at {self.endpoint}: {exc}"
             ) from exc
@@ -234,8 +243,8 @@ class Session:
         function = getattr(self._sim, name, None)
         if function is None:
             raise CoppeliaSimError(f"CoppeliaSim at {self.endpoint} ({self.coppeliasim_version}) has no sim.{name}")
-        shown = ", ".join(repr(a) for a in args)
-        return self._guarded(lambda: function(*args), f"sim.{name}({shown[:200]})")
+        # The arguments are shown only when the call fails: no repr of them on every call.
+        return self._guarded(lambda: function(*args), lambda: f"sim.{name}({', '.join(map(repr, args))[:200]})")
 
     def const(self, name: str) -> Any:
         """A constant of ``sim`` (e.g. ``handle_world``)."""
@@ -260,21 +269,24 @@ class Session:
     def _send_end(self, client: Any) -> None:
         """Release this client's slot on the server: ``_*end*_``, as the protocol's clients do on leaving.
 
-        Best effort and bounded by the timeout: a server that does not answer
-        frees the slot after its own client timeout anyway.
+        Best effort, waiting at most :data:`CLOSE_WAIT_S` (or the session's
+        timeout, if shorter) for the send and for the reply each: a server
+        that does not answer frees the slot after its own client timeout anyway.
         """
         import cbor2
         import zmq
 
+        ms = int(min(self.timeout_s, CLOSE_WAIT_S) * 1000)
         try:
+            client.socket.setsockopt(zmq.SNDTIMEO, ms)  # a server gone away leaves nothing to send to
             client.socket.send(cbor2.dumps({"func": "_*end*_", "args": [], "uuid": client.uuid}))
-            if client.socket.poll(int(self.timeout_s * 1000), zmq.POLLIN):
+            if client.socket.poll(ms, zmq.POLLIN):
                 client.socket.recv()
         except zmq.ZMQError:
             pass  # the socket is being dropped anyway; the server times the client out
 
     def close(self) -> None:
-        """Close the connection (never blocks)."""
+        """Close the connection: at most :data:`CLOSE_WAIT_S` to send ``_*end*_`` and as long for its reply."""
         self._close_client()
 
     def __enter__(self) -> Session:

@@ -490,21 +490,19 @@ def preserved(session: Session, robot: SceneRobot) -> Iterator[SceneState]:
     coppeliasim restore`` can put the robot back if this process is killed
     before it restores. A scene that still holds another run's saved state
     that it no longer matches is refused (:func:`check_not_left_deformed`).
+
+    One block per robot at a time: it does not nest (the inner block would
+    take the outer one's deformed scene for a killed run's). Inside the
+    block, call :func:`show_model` as often as needed.
     """
-    owner = robot.base not in session.deformed_bases  # not nested in another preserved() of this session
-    if owner:
-        check_not_left_deformed(session, robot.base, robot.base_path)
+    check_not_left_deformed(session, robot.base, robot.base_path)
     state = save_state(session, robot)
-    if owner:
-        _write_saved_nominal(session, robot, state)
-        session.deformed_bases.add(robot.base)
+    _write_saved_nominal(session, robot, state)
     try:
         yield state
     finally:
         restore_state(session, robot, state)
-        if owner:
-            forget_saved_nominal(session, robot.base)
-            session.deformed_bases.discard(robot.base)
+        forget_saved_nominal(session, robot.base)
 
 
 # --- showing a deformed model ---------------------------------------------------------------
