@@ -14,6 +14,7 @@ from pathlib import Path
 
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
+from thermocomp.io.files import open_input
 
 
 #: Raw lines read at a time by :func:`iter_rows`.
@@ -43,14 +44,7 @@ class CsvLines:
     def __init__(self, path: PathLike) -> None:
         p = Path(path)
         self.src = str(p)
-        try:
-            self._handle = p.open("rb")
-        except FileNotFoundError as exc:
-            raise InputError("file not found", path=self.src) from exc
-        except IsADirectoryError as exc:
-            raise InputError("expected a file, got a directory", path=self.src) from exc
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror}", path=self.src) from exc
+        self._handle = open_input(p)  # read line by line: a targets file can be large
         #: File lines consumed so far (the next line is ``number + 1``).
         self.number = 0
         self._offset = 0

@@ -38,6 +38,8 @@ import numpy as np
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import matrix_from_euler_xyz, transform
+from thermocomp.io.files import read_input_bytes
+from thermocomp.io.meshes import UNITS, metres_per_unit_from_name
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
 from thermocomp.robot.chain import Chain
 
@@ -65,8 +67,8 @@ ROLE_RGBA: Mapping[str, tuple[float, float, float, float]] = {
     "fixture": (0.55, 0.55, 0.58, 1.0),
     "obstacle": (0.80, 0.25, 0.25, 1.0),
 }
-#: Metres per mesh unit.
-MESH_UNITS: Mapping[str, float] = {"m": 1.0, "mm": 1e-3}
+#: Metres per mesh unit, by name: the mesh readers' own table.
+MESH_UNITS: Mapping[str, float] = UNITS
 #: Mesh file types a scene or mesh map can name: those PyBullet loads as
 #: collision shapes (its ``createCollisionShape`` and URDF loader read STL and
 #: Wavefront OBJ; :data:`thermocomp.io.meshes.MESH_SUFFIXES` adds COLLADA,
@@ -371,14 +373,7 @@ class _Reader:
     def __init__(self, path: PathLike, kind: str) -> None:
         self.path = Path(path)
         self.src = str(path)
-        try:
-            data = self.path.read_bytes()
-        except FileNotFoundError as exc:
-            raise InputError("file not found", path=self.src) from exc
-        except IsADirectoryError as exc:
-            raise InputError(f"expected a {kind} file, got a directory", path=self.src) from exc
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror}", path=self.src) from exc
+        data = read_input_bytes(path, kind)
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -501,9 +496,10 @@ class _Table:
             raise self.r.error(
                 f"{self.label}: expected the key {key!r} (\"m\" or \"mm\"): mesh files carry no unit and "
                 "thermocomp does not guess one", self.line)
-        if unit not in MESH_UNITS:
-            raise self.fail(key, f"expected one of {', '.join(repr(u) for u in MESH_UNITS)}, got {unit!r}")
-        return MESH_UNITS[unit]
+        try:
+            return metres_per_unit_from_name(unit)
+        except InputError:  # the same refusal, located at the key
+            raise self.fail(key, f"expected one of {', '.join(repr(u) for u in UNITS)}, got {unit!r}") from None
 
 
 def _format_version(reader: _Reader, key: str, versions: tuple[int, ...], kind: str) -> None:

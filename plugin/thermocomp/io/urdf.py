@@ -39,6 +39,7 @@ from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.checks import check_array, check_transform
 from thermocomp.io.atomic import atomic_write_text
+from thermocomp.io.files import read_input_bytes
 from thermocomp.kinematics.model import KinematicModel, nominal_model
 from thermocomp.robot.chain import Chain
 
@@ -164,17 +165,10 @@ def _parse(path: PathLike) -> tuple[str, set[str], list[_Joint]]:
     src = str(path)
     p = Path(path)
     try:
-        tree = ET.parse(p)
-    except FileNotFoundError as exc:
-        raise InputError("file not found", path=src) from exc
-    except IsADirectoryError as exc:
-        raise InputError("expected a URDF file, got a directory", path=src) from exc
+        root = ET.fromstring(read_input_bytes(p, "URDF"))
     except ET.ParseError as exc:
         line, _ = exc.position
         raise InputError(f"expected well-formed XML, got: {exc}", path=src, row=line) from exc
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=src) from exc
-    root = tree.getroot()
     if root.tag != "robot":
         raise InputError(f"expected a <robot> root element, got <{root.tag}>", path=src)
     links: set[str] = set()
