@@ -62,3 +62,12 @@ def test_an_error_inside_the_block_passes_unchanged_and_keeps_the_old_file(tmp_p
             handle.write("new\n")
             1 / 0
     assert target.read_text() == "old\n" and leftovers(tmp_path) == []
+
+
+def test_a_bare_file_name_is_written_in_the_working_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert check_destination("bare.txt").parent.is_dir()  # Path("bare.txt").parent is Path(".")
+    atomic_write_text("bare.txt", "text")
+    atomic_write_bytes("bare.bin", b"\x00\x01")
+    assert (tmp_path / "bare.txt").read_text() == "text" and (tmp_path / "bare.bin").read_bytes() == b"\x00\x01"
+    assert leftovers(tmp_path) == []

@@ -45,23 +45,21 @@ def check_destination(path: PathLike) -> Path:
     dest = Path(path)
     if dest.is_dir():
         raise InputError("cannot write: expected a file path, got a directory", path=str(dest))
-    directory = dest.parent if str(dest.parent) else Path(".")
-    if not directory.is_dir():
+    if not dest.parent.is_dir():  # a bare file name's parent is Path(".")
         raise InputError("cannot write: the folder does not exist", path=str(dest))
     return dest
 
 
 @contextlib.contextmanager
-def _atomic_fd(path: PathLike) -> Iterator[tuple[int, str]]:
-    """A temporary file beside ``path`` (descriptor, name); renamed to ``path`` when the block succeeds."""
+def _atomic_fd(path: PathLike) -> Iterator[int]:
+    """A temporary file beside ``path`` (its descriptor); renamed to ``path`` when the block succeeds."""
     dest = check_destination(path)
-    directory = dest.parent if str(dest.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
     try:
-        yield fd, tmp
+        yield fd
         os.chmod(tmp, _new_file_mode())  # mkstemp makes 0600; a result file is as readable as any other
         try:
             os.replace(tmp, dest)
@@ -87,7 +85,7 @@ def atomic_open(path: PathLike, newline: str | None = "") -> Iterator[IO[str]]:
         Naming ``path`` when it cannot be written (:func:`check_destination`,
         or the rename fails); exceptions raised inside the block pass unchanged.
     """
-    with _atomic_fd(path) as (fd, _tmp):
+    with _atomic_fd(path) as fd:
         with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as handle:
             yield handle
 
@@ -107,6 +105,6 @@ def atomic_write_text(path: PathLike, text: str) -> None:
 
 def atomic_write_bytes(path: PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (binary files, e.g. STL)."""
-    with _atomic_fd(path) as (fd, _tmp):
+    with _atomic_fd(path) as fd:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
