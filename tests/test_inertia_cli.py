@@ -172,6 +172,8 @@ def test_an_implausible_density_is_warned_with_its_value(tmp_path, capsys):
     assert "implausible" in warning and "mesh unit" in warning
     value = float(warning.split("density is ")[1].split(" kg/m^3")[0])
     assert value == pytest.approx(28.0 / (volume_cm3 * 1e-6 * 1e-9), rel=1e-3)  # .4g printed
+    shown_m3 = float(warning.split("total volume ")[1].split(" m^3")[0])  # total mass / density
+    assert shown_m3 == pytest.approx(volume_cm3 * 1e-6 * 1e-9, rel=1e-3)
 
 
 def test_columns_stay_aligned_with_a_flipped_mesh(tmp_path, capsys):

@@ -412,7 +412,7 @@ def compute_inertials(
     if not low <= density <= high:
         warnings.append(
             f"the average density is {density:.4g} kg/m^3 (total mass {options.total_mass:g} kg / total volume "
-            f"{sum(s.volume for s in solids.values()):.4g} m^3), implausible for a robot (expected {low:g} .. "
+            f"{inertials.total_mass / density:.4g} m^3), implausible for a robot (expected {low:g} .. "
             f"{high:g} kg/m^3); check the mesh unit ({options.metres_per_unit:g} m per unit given: millimetre "
             "meshes read as metres give 1e-9 of it, metre meshes read as millimetres 1e9) and the total mass"
         )
