@@ -1,10 +1,24 @@
-"""What every subcommand shares: exit statuses and the help formatter."""
+"""What every subcommand shares: exit statuses, the help formatter and the program and solver options.
+
+The defaults of the solver and time-law options are those of the option
+classes (:class:`~thermocomp.kinematics.ik.IKOptions`,
+:class:`~thermocomp.compensation.compensate.CompensationOptions`,
+:class:`~thermocomp.deformation.timelaw.LinearRamp`), so the command line
+and the library cannot drift apart.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from dataclasses import dataclass
 
 import numpy as np
+
+from thermocomp._typing import FloatArray
+from thermocomp.compensation.compensate import CompensationOptions
+from thermocomp.deformation.timelaw import LinearRamp, Static, TimeLaw
+from thermocomp.kinematics.ik import IKOptions
 
 EXIT_OK, EXIT_INPUT, EXIT_FAILED_ROWS, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -59,7 +73,7 @@ def add_program_arguments(parser: argparse.ArgumentParser, verb: str = "solved")
                              "xyz deg) or the self-describing form (x_mm.., euler_xyz_*_deg | quat_w.. | "
                              "rotvec_*_rad, time_min, q1_deg..)")
     law = parser.add_mutually_exclusive_group()
-    law.add_argument("--stabilisation-min", type=float, default=200.0,
+    law.add_argument("--stabilisation-min", type=float, default=LinearRamp().stabilisation_min,
                      help="minutes until thermal stabilisation: the table grows linearly from 0 to full by then")
     law.add_argument("--static", action="store_true",
                      help="apply the full table at every minute (the paper's static case)")
@@ -74,3 +88,78 @@ def add_program_arguments(parser: argparse.ArgumentParser, verb: str = "solved")
                              "then rotates (seed 002, Tables 6-7); 'eq21' rotates the segment with the deviation "
                              "(seed 002, Eq. 21). See docs/conventions.md")
 
+
+
+def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--position-tol-mm``, ``--orientation-tol-deg``, ``--starts`` and ``--seed``, defaults from the option classes.
+
+    :func:`solver_options` turns them into :class:`CompensationOptions` fields.
+    """
+    ik, comp = IKOptions(), CompensationOptions()
+    # Divided by metres per mm (not times 1e3): 1e-06 mm exactly, and back to 1e-09 m exactly.
+    parser.add_argument("--position-tol-mm", type=float, default=ik.position_tol / 1e-3,
+                        help="IK convergence on position [mm]")
+    parser.add_argument("--orientation-tol-deg", type=float, default=float(np.degrees(ik.orientation_tol)),
+                        help="IK convergence on orientation [deg]")
+    parser.add_argument("--starts", type=int, default=comp.starts,
+                        help="multi-start count of the nominal configuration search")
+    parser.add_argument("--seed", type=int, default=comp.seed, help="seed of the multi-start spread")
+
+
+def add_progress_argument(parser: argparse.ArgumentParser,
+                          help: str = "show a progress bar on stderr (default: when stderr is a terminal)") -> None:
+    """``--progress`` / ``--no-progress``; unset, :func:`program_settings` shows progress when stderr is a terminal."""
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help=help)
+
+
+def solver_options(args: argparse.Namespace) -> dict:
+    """:class:`CompensationOptions` fields ``ik``, ``starts``, ``seed`` from :func:`add_solver_arguments`' options (SI)."""
+    return {"ik": IKOptions(position_tol=args.position_tol_mm * 1e-3,
+                            orientation_tol=float(np.radians(args.orientation_tol_deg))),
+            "starts": args.starts, "seed": args.seed}
+
+
+@dataclass(frozen=True, eq=False)
+class ProgramSettings:
+    """What the program options of a command mean (:func:`program_settings`).
+
+    Attributes
+    ----------
+    time_law
+        :class:`Static` with ``--static``, else :class:`LinearRamp` of ``--stabilisation-min``.
+    minutes
+        ``--minutes``, else 0 with ``--static``, else the default minutes of
+        :class:`CompensationOptions` (0 .. 200) [min].
+    fixed_orientation
+        ``R_world_tcp`` ``(3, 3)`` of ``--orientation-euler-xyz-deg``, or ``None``.
+    progress
+        Whether to show progress bars: ``--progress`` / ``--no-progress``,
+        else whether stderr is a terminal.
+    """
+
+    time_law: TimeLaw
+    minutes: tuple[float, ...]
+    fixed_orientation: FloatArray | None
+    progress: bool
+
+
+def program_settings(args: argparse.Namespace) -> ProgramSettings:
+    """The time law, minutes, fixed orientation and progress decision of a command's parsed options.
+
+    Reads ``static``, ``stabilisation_min``, ``minutes``,
+    ``orientation_euler_xyz_deg`` and ``progress`` (each optional on
+    ``args``; a missing one takes its default).
+    """
+    from thermocomp.geometry.rotations import matrix_from_euler_xyz
+
+    static = bool(getattr(args, "static", False))
+    time_law: TimeLaw = Static() if static else LinearRamp(getattr(args, "stabilisation_min",
+                                                                   LinearRamp().stabilisation_min))
+    minutes = getattr(args, "minutes", None)
+    if minutes is None:
+        minutes = (0.0,) if static else CompensationOptions().minutes
+    euler = getattr(args, "orientation_euler_xyz_deg", None)
+    fixed = None if euler is None else matrix_from_euler_xyz(np.radians(euler))
+    progress = getattr(args, "progress", None)
+    return ProgramSettings(time_law=time_law, minutes=tuple(minutes), fixed_orientation=fixed,
+                           progress=sys.stderr.isatty() if progress is None else bool(progress))

@@ -5,13 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
-
-from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter, add_program_arguments
+from thermocomp.cli.common import (
+    EXIT_FAILED_ROWS,
+    EXIT_OK,
+    HelpFormatter,
+    add_program_arguments,
+    add_progress_argument,
+    add_solver_arguments,
+    program_settings,
+    solver_options,
+)
 from thermocomp.compensation.compensate import CompensationOptions
-from thermocomp.deformation.timelaw import LinearRamp, Static
-from thermocomp.geometry.rotations import matrix_from_euler_xyz
-from thermocomp.kinematics.ik import IKOptions
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
 
@@ -40,17 +44,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                            "applied as the paper authors' CoppeliaSim script did (world-frame increments of the "
                            "joint objects; with a ramp D/T added every minute), offline, for irb140 "
                            "(docs/coppeliasim.md)")
-    comp.add_argument("--position-tol-mm", type=float, default=1e-6, help="IK convergence on position [mm]")
-    comp.add_argument("--orientation-tol-deg", type=float, default=float(np.degrees(1e-9)),
-                      help="IK convergence on orientation [deg]")
-    comp.add_argument("--starts", type=int, default=48, help="multi-start count of the nominal configuration search")
-    comp.add_argument("--seed", type=int, default=0, help="seed of the multi-start spread")
+    add_solver_arguments(comp)
     comp.add_argument("--plot", metavar="PNG",
                       help="also draw the TCP error before/after compensation and the joint corrections per minute")
     comp.add_argument("--allow-failures", action="store_true",
                       help="write the file even if some rows fail (their status column says so); exit 0")
-    comp.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                      help="show a progress bar on stderr (default: when stderr is a terminal)")
+    add_progress_argument(comp)
     sim = comp.add_argument_group("CoppeliaSim", "with --simulator coppeliasim: the robot comes from a running "
                                   "CoppeliaSim scene, and the result is replayed there (docs/coppeliasim.md)")
     sim.add_argument("--simulator", choices=("none", "coppeliasim"), default="none",
@@ -68,25 +67,15 @@ def run(args: argparse.Namespace) -> int:
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.pipeline import CompensationFailed, run_compensation
 
-    time_law = Static() if args.static else LinearRamp(args.stabilisation_min)
-    minutes = args.minutes if args.minutes is not None else ((0.0,) if args.static else tuple(float(m) for m in range(201)))
-    options = CompensationOptions(
-        time_law=time_law,
-        minutes=minutes,
-        ik=IKOptions(position_tol=args.position_tol_mm * 1e-3, orientation_tol=float(np.radians(args.orientation_tol_deg))),
-        starts=args.starts,
-        seed=args.seed,
-        composition=args.composition,
-    )
-    fixed = None
-    if args.orientation_euler_xyz_deg is not None:
-        fixed = matrix_from_euler_xyz(np.radians(args.orientation_euler_xyz_deg))
-    show = sys.stderr.isatty() if args.progress is None else args.progress
+    settings = program_settings(args)
+    options = CompensationOptions(time_law=settings.time_law, minutes=settings.minutes, composition=args.composition,
+                                  **solver_options(args))
+    fixed, show = settings.fixed_orientation, settings.progress
     deformation, tables_by_minute = args.deformation, None
     if args.convention == "authors-coppeliasim":
         from thermocomp.cli.coppeliasim import authors_offline
 
-        deformation, tables_by_minute = authors_offline(args.robot, args.deformation, time_law, args.composition,
+        deformation, tables_by_minute = authors_offline(args.robot, args.deformation, settings.time_law, args.composition,
                                                         args.out)
     try:
         report = run_compensation(

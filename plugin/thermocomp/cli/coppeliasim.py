@@ -19,7 +19,17 @@ from pathlib import Path
 
 import numpy as np
 
-from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter, minutes_arg
+from thermocomp.cli.common import (
+    EXIT_FAILED_ROWS,
+    EXIT_OK,
+    HelpFormatter,
+    add_progress_argument,
+    add_solver_arguments,
+    minutes_arg,
+    program_settings,
+    solver_options,
+)
+from thermocomp.deformation.timelaw import LinearRamp
 
 #: Actions of ``thermocomp coppeliasim``; the add-on may call only these (tests check it).
 ACTIONS = ("info", "read-robot", "check", "show", "compensate", "play", "restore", "load-scene", "convention",
@@ -98,37 +108,13 @@ def _robot_options(p: argparse.ArgumentParser) -> None:
 
 def _law_options(p: argparse.ArgumentParser, minute_help: str) -> None:
     law = p.add_mutually_exclusive_group()
-    law.add_argument("--stabilisation-min", type=float, default=200.0,
+    law.add_argument("--stabilisation-min", type=float, default=LinearRamp().stabilisation_min,
                      help="minutes until thermal stabilisation (linear growth; the authors: D/T added each minute)")
     law.add_argument("--static", action="store_true", help="the full table (the paper's static case)")
     p.add_argument("--minute", type=float, default=None, help=minute_help)
     p.add_argument("--convention", choices=("table", "authors"), default="table",
                    help="'table': seed 002, Tables 6-7 (thermocomp's model); 'authors': the table applied as the "
                         "paper authors' CoppeliaSim script did (world-frame increments of the joint objects)")
-
-
-def _solver_options(p: argparse.ArgumentParser) -> None:
-    """The solver options of ``thermocomp compensate``, with the same defaults."""
-    from thermocomp.compensation.compensate import CompensationOptions
-    from thermocomp.kinematics.ik import IKOptions
-
-    ik, comp = IKOptions(), CompensationOptions()
-    p.add_argument("--position-tol-mm", type=float, default=ik.position_tol * 1e3, help="IK convergence on position [mm]")
-    p.add_argument("--orientation-tol-deg", type=float, default=float(np.degrees(ik.orientation_tol)),
-                   help="IK convergence on orientation [deg]")
-    p.add_argument("--starts", type=int, default=comp.starts, help="multi-start count of the nominal configuration search")
-    p.add_argument("--seed", type=int, default=comp.seed, help="seed of the multi-start spread")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="show a progress bar on stderr (default: when stderr is a terminal)")
-
-
-def _solver(args) -> dict:
-    """``CompensationOptions`` fields from the solver options (SI)."""
-    from thermocomp.kinematics.ik import IKOptions
-
-    return {"ik": IKOptions(position_tol=args.position_tol_mm * 1e-3,
-                            orientation_tol=float(np.radians(args.orientation_tol_deg))),
-            "starts": args.starts, "seed": args.seed}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -181,7 +167,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     comp.add_argument("--orientation-euler-xyz-deg", type=float, nargs=3, metavar=("A", "B", "C"),
                       help="orientation for position-only targets, CoppeliaSim Euler xyz [deg]")
     comp.add_argument("--allow-failures", action="store_true", help="write the file even if some rows fail")
-    _solver_options(comp)
+    add_solver_arguments(comp)
+    add_progress_argument(comp)
 
     play = acts.add_parser("play", help="play the compensated program of a results CSV in the scene",
                            formatter_class=fmt)
@@ -273,9 +260,7 @@ def _robot(session, args):
 
 
 def _law(args):
-    from thermocomp.deformation.timelaw import LinearRamp, Static
-
-    return Static() if args.static else LinearRamp(args.stabilisation_min)
+    return program_settings(args).time_law
 
 
 def _table(chain, args, minute: float | None, R_world_joint=None):
@@ -389,21 +374,19 @@ def _compensate(args) -> int:
     from thermocomp.compensation.compensate import CompensationOptions
     from thermocomp.deformation.coppeliasim_convention import authors_law
     from thermocomp.errors import ConfigurationError
-    from thermocomp.geometry.rotations import matrix_from_euler_xyz
     from thermocomp.io.deformation_csv import read_deformation_csv
     from thermocomp.io.targets_csv import read_targets_csv
     from thermocomp.pipeline import CompensationFailed
     from thermocomp.simulators.coppeliasim import compensate_in_scene
 
-    law = _law(args)
+    settings = program_settings(args)
+    law = settings.time_law
     with _connect(args) as session:
         robot = _robot(session, args)
-        fixed = None
-        if args.orientation_euler_xyz_deg is not None:
-            fixed = matrix_from_euler_xyz(np.radians(args.orientation_euler_xyz_deg))
-        program = read_targets_csv(args.targets, fixed_orientation=fixed, n_joints=robot.chain.n_joints)
+        program = read_targets_csv(args.targets, fixed_orientation=settings.fixed_orientation,
+                                   n_joints=robot.chain.n_joints)
         table = read_deformation_csv(args.deformation, n_joints=robot.chain.n_joints)
-        minutes = args.minutes or ((0.0,) if args.static else tuple(float(m) for m in range(201)))
+        minutes = settings.minutes
         if args.minute is not None:
             if args.minutes is not None:
                 raise ConfigurationError("give the minutes solved with --minutes or --minute, not both")
@@ -413,8 +396,8 @@ def _compensate(args) -> int:
             # the scene's own joint-object orientations; with a ramp, each minute is its own table
             authors = authors_law(robot.chain, table, law, robot.R_world_joint)
             table, tables_by_minute = authors.table, authors.tables_by_minute
-        options = CompensationOptions(time_law=law, minutes=minutes, **_solver(args))
-        show_progress = sys.stderr.isatty() if args.progress is None else args.progress
+        options = CompensationOptions(time_law=law, minutes=minutes, **solver_options(args))
+        show_progress = settings.progress
         try:
             report, check = compensate_in_scene(session, robot, table, program, options=options, out=args.out,
                                                 allow_failures=args.allow_failures,

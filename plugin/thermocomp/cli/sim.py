@@ -14,7 +14,14 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import PathLike
-from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter, add_program_arguments
+from thermocomp.cli.common import (
+    EXIT_FAILED_ROWS,
+    EXIT_OK,
+    HelpFormatter,
+    add_program_arguments,
+    add_progress_argument,
+    program_settings,
+)
 from thermocomp.errors import InputError
 from thermocomp.io.atomic import check_destination
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
@@ -72,9 +79,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     out.add_argument("--collisions-out", metavar="CSV", help="with --collisions: write every flagged pair")
     sim.add_argument("--allow-failures", action="store_true",
                      help="go on when some rows cannot be compensated (their status says so)")
-    sim.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                     help="show progress bars on stderr for the compensation, the PyBullet measurement and the "
-                          "collision check (default: when stderr is a terminal)")
+    add_progress_argument(sim, help="show progress bars on stderr for the compensation, the PyBullet measurement "
+                                    "and the collision check (default: when stderr is a terminal)")
     sim.set_defaults(handler=run)
 
 
@@ -139,8 +145,6 @@ def _scene_argument(args: argparse.Namespace) -> str | None:
 def run(args: argparse.Namespace) -> int:
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.compensation.compensate import CompensationOptions
-    from thermocomp.deformation.timelaw import LinearRamp, Static
-    from thermocomp.geometry.rotations import matrix_from_euler_xyz
     from thermocomp.pipeline import CompensationFailed
     from thermocomp.simulators.pybullet import cell as sim
 
@@ -153,22 +157,15 @@ def run(args: argparse.Namespace) -> int:
         from thermocomp.simulators.pybullet.render import check_png_path
 
         check_png_path(args.screenshot)
-    options = CompensationOptions(
-        time_law=Static() if args.static else LinearRamp(args.stabilisation_min),
-        minutes=args.minutes if args.minutes is not None else (
-            (0.0,) if args.static else tuple(float(m) for m in range(201))),
-        composition=args.composition,
-    )
-    fixed = None
-    if args.orientation_euler_xyz_deg is not None:
-        fixed = matrix_from_euler_xyz(np.radians(args.orientation_euler_xyz_deg))
+    settings = program_settings(args)
+    options = CompensationOptions(time_law=settings.time_law, minutes=settings.minutes, composition=args.composition)
     setup = sim.load_setup(args.robot, args.deformation, args.targets, scene=_scene_argument(args),
-                           meshes=args.meshes, options=options, fixed_orientation=fixed)
+                           meshes=args.meshes, options=options, fixed_orientation=settings.fixed_orientation)
     # Every input is known now (the scene's robot file, mesh maps, meshes): check again, still before any work.
     sim.check_outputs(setup, outputs)
     minute = None if args.minute is None else setup.check_minute(args.minute)
     magnification = 1.0 if args.magnification is None else args.magnification
-    show = sys.stderr.isatty() if args.progress is None else args.progress
+    show = settings.progress
 
     if gui:
         from thermocomp.simulators.pybullet.gui import run_gui
