@@ -259,3 +259,19 @@ def _ramp(T):
 def test_matrix_conversion_checks_its_input():
     with pytest.raises(SceneError, match="12 numbers"):
         T_from_coppeliasim_matrix([1.0, 2.0])
+
+
+def test_scene_check_groups_rows_by_fraction_under_the_ramp_law(session, tmp_path):
+    """Paper convention, ramp law: each checked minute's rows are replayed on that minute's deformed robot."""
+    from thermocomp.deformation.timelaw import LinearRamp
+
+    robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
+    program = read_targets_csv(TARGETS, n_joints=6)
+    table = DeformationTable.from_mm_deg(np.full((6, 6), 1.0))
+    options = CompensationOptions(time_law=LinearRamp(200.0), minutes=(0.0, 100.0, 200.0))
+    report, check = compensate_in_scene(session, robot, table, program, options=options,
+                                        check_minutes=(200.0, 0.0, 100.0))
+    assert check.n_rows == report.summary.n_rows == 150
+    assert check.minute.tolist() == [0.0] * 50 + [100.0] * 50 + [200.0] * 50  # by fraction, ascending
+    assert check.position_to_model.max() < ROUND_OFF
+    assert check.position_to_target.max() <= IK_POSITION_TOL * 10

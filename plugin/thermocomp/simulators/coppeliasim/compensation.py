@@ -182,14 +182,15 @@ def compensate_in_scene(
     if program.time_min is None:
         wanted = {float(options.minutes[-1])} if check_minutes is None else {float(m) for m in check_minutes}
         rows = [r for r in rows if r[0] in wanted]
-    if tables_by_minute is None:  # rows sharing a fraction of the table share a deformed robot
-        keys = sorted({r[1] for r in rows})
-        key_of = 1
-        models = [deformed_model(robot.chain, table, f, options.composition) for f in keys]
-    else:  # each minute its own table, in full
-        keys = sorted({r[0] for r in rows})
-        key_of = 0
-        models = [deformed_model(robot.chain, t, 1.0, options.composition) for t in tables_by_minute(keys)]
+    # Rows sharing a deformed robot are checked together: those sharing a fraction of the table,
+    # or, when each minute has its own table (applied in full), those sharing a minute.
+    key_of = 1 if tables_by_minute is None else 0
+    keys = sorted({r[key_of] for r in rows})
+    if tables_by_minute is None:
+        tables, fractions = [table] * len(keys), keys
+    else:  # all minutes in one call: the authors' law builds them in one pass over the minutes
+        tables, fractions = tables_by_minute(keys), [1.0] * len(keys)
+    models = [deformed_model(robot.chain, t, f, options.composition) for t, f in zip(tables, fractions)]
     minutes, T_all, to_model, to_target, names = [], [], [], [], []
     for key, model in zip(keys, models):
         group = [r for r in rows if r[key_of] == key]
