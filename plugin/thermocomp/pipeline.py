@@ -29,8 +29,7 @@ from thermocomp.compensation.compensate import (
 )
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
-from thermocomp.deformation.timelaw import Static
-from thermocomp.errors import ConfigurationError, InputError, ThermocompError
+from thermocomp.errors import InputError, ThermocompError
 from thermocomp.io.atomic import check_not_input
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.results_csv import results_writer
@@ -219,6 +218,9 @@ def run_compensation(
         out=None if out is None else Path(out),
     )
 
+    # Computed once for the whole program, not per piece of a streamed one.
+    minute_tables = None if tables_by_minute is None else tables_by_minute(tuple(float(m) for m in options.minutes))
+
     def run(write) -> None:
         q_previous = None  # a streamed path carries its configuration from piece to piece
         for program in itertools.chain([first], programs):
@@ -226,7 +228,7 @@ def run_compensation(
             report.n_targets += program.n_targets
             if keep:
                 report.target_names.extend(program.names)
-            for chunk in _compensate_chunks(chain, table, program, options, progress, q_previous, tables_by_minute):
+            for chunk in compensate(chain, table, program, options, progress, q_previous, minute_tables=minute_tables):
                 q_previous = chunk.q_nominal[-1]
                 report.summary.add(chunk, program.names)
                 write(chunk, program.names)
@@ -243,34 +245,6 @@ def run_compensation(
         with results_writer(out, chain.n_joints, first.orientation_convention) as writer:
             run(writer.write)
     return report
-
-
-def _compensate_chunks(chain, table, program, options, progress, q_previous, tables_by_minute):
-    """:func:`compensate`, or with ``tables_by_minute`` one static solve per minute, each with its own table."""
-    if tables_by_minute is None:
-        yield from compensate(chain, table, program, options, progress, q_previous)
-        return
-    if program.time_min is not None:
-        raise ConfigurationError(f"{program.source}: a deformation with its own table per minute solves every "
-                                 "target at the requested minutes; expected targets without a time_min column")
-    minutes = tuple(float(m) for m in options.minutes)
-    tables = tables_by_minute(minutes)
-    if len(tables) != len(minutes):
-        raise ConfigurationError(f"expected one deformation table per minute ({len(minutes)}), got {len(tables)}")
-    total, done = len(minutes) * program.n_targets, 0
-    for minute, table_at in zip(minutes, tables):
-        at_minute = replace(options, time_law=Static(), minutes=(minute,))
-        q_nominal = []
-        for chunk in compensate(chain, table_at, program, at_minute):
-            q_nominal.append(chunk.q_nominal)
-            done += chunk.n_rows
-            yield chunk
-            if progress is not None:
-                progress(done, total)
-        if program.q_reference is None and program.confdata is None:
-            # The nominal configurations do not change with the minute: found once, they
-            # are every later minute's references (no repeated multi-start search).
-            program = replace(program, q_reference=np.concatenate(q_nominal))
 
 
 def export_robot(

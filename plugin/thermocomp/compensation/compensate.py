@@ -16,12 +16,19 @@ the continuation that is closer than the previous minute's solution
 target whose solution moved from its predictor by more than
 :data:`~thermocomp.tolerances.BRANCH_JUMP` (another branch), or failed, is
 re-solved minute by minute from the previous minute's solution.
+
+A deformation given as its own table per minute (``minute_tables`` of
+:func:`compensate`, e.g. the paper authors' CoppeliaSim law) has no common
+fraction to continue along: the nominal configurations are found once, and
+each minute is seeded with the previous minute's solution (the tables change
+little from one minute to the next); a target that failed or left its branch
+is continued from its nominal solution to that minute's table.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -305,6 +312,8 @@ def compensate(
     options: CompensationOptions | None = None,
     progress: ProgressCallback | None = None,
     q_previous: FloatArray | None = None,
+    *,
+    minute_tables: Sequence[DeformationTable] | None = None,
 ) -> Iterator[CompensationChunk]:
     """Compensate ``program`` on ``chain`` deformed by ``table``; yield result chunks.
 
@@ -326,6 +335,11 @@ def compensate(
     q_previous
         For a timed program streamed in pieces: the nominal solution of the
         pose before this piece, so the path's configuration carries over.
+    minute_tables
+        A deformation that is its own table at each minute rather than a
+        fraction of ``table``: one table per minute of ``options.minutes``,
+        each applied in full (the time law is not used; rows report fraction
+        1). Programs without a time column only.
 
     Yields
     ------
@@ -339,7 +353,20 @@ def compensate(
             f"{program.source}: reference joints have {program.q_reference.shape[1]} columns, "
             f"{chain.name} has {chain.n_joints} joints"
         )
+    if minute_tables is not None:
+        if program.time_min is not None:
+            raise ConfigurationError(f"{program.source}: a deformation with its own table per minute solves every "
+                                     "target at the requested minutes; expected targets without a time_min column")
+        if len(minute_tables) != len(options.minutes):
+            raise ConfigurationError(f"expected one deformation table per minute ({len(options.minutes)}), "
+                                     f"got {len(minute_tables)}")
+        for table_at in minute_tables:
+            table_at.check_matches(chain.n_joints, chain.name)
     nominal = nominal_solutions(chain, program, options, q_previous)
+
+    if minute_tables is not None:
+        yield from _compensate_minute_tables(chain, minute_tables, program, options, nominal, progress)
+        return
 
     def model_at(fraction: FloatArray) -> KinematicModel:
         return deformed_model(chain, table, fraction, options.composition)
@@ -385,6 +412,69 @@ def _compensate_grid(chain, model_at, program, options, nominal, progress):
         chunk = _finish_chunk(chain, models, np.repeat(minutes[block], m), frac_rows, np.tile(np.arange(m), k),
                               R_rows, p_rows, result, np.tile(nominal.q, (k, 1)), np.tile(nominal.status, k),
                               solve_seconds)
+        done += chunk.n_rows
+        yield chunk
+        if progress is not None:
+            progress(done, total)
+
+
+def _stack(models: Sequence[KinematicModel]) -> KinematicModel:
+    """Single models ``()`` stacked into one batch ``(k,)``."""
+    first = models[0]
+    return KinematicModel(first.chain, *(np.stack([getattr(mo, name) for mo in models]) for name in
+                                         ("R_base", "p_base", "R_joint", "p_joint", "R_tool", "p_tool")))
+
+
+def _compensate_minute_tables(chain, tables, program, options, nominal, progress):
+    """The grid with its own full table per minute (``minute_tables`` of :func:`compensate`).
+
+    One deformed model per minute, as in :func:`_compensate_grid`. In each
+    block of minutes, every :data:`PREDICTOR_STRIDE`-th minute (and the
+    last) is continued from the nominal solutions to its table
+    (:func:`_continue_to`), and the corrections of the minutes between are
+    interpolated by local cubics (:func:`_cubic_weights`), the previous
+    block's last minute being a node too; the block is then solved in one
+    batch from these seeds. A row that failed or moved more than
+    :data:`BRANCH_JUMP` from its seed is continued from its nominal
+    solution to its minute's table.
+    """
+    m = program.n_targets
+    minutes = np.asarray(options.minutes, dtype=float)
+    total = minutes.size * m
+    R, p = program.R_world_tcp, program.p_world_tcp
+    minute_models = _stack([deformed_model(chain, t, 1.0, options.composition) for t in tables])
+
+    def from_nominal(j: int, index: np.ndarray) -> IKResult:
+        """Targets ``index`` at minute ``j``, continued from their nominal solutions to its table."""
+        return _continue_to(lambda f: deformed_model(chain, tables[j], f, options.composition),
+                            np.ones(index.size), R[index], p[index], nominal.q[index], options.ik)
+
+    minutes_per_chunk = max(1, options.chunk_rows // m)
+    previous = None  # (minute index, solution (m, n)) of the minute before this block
+    done = 0
+    for start in range(0, minutes.size, minutes_per_chunk):
+        t0 = time.perf_counter()
+        stop = min(start + minutes_per_chunk, minutes.size)
+        k = stop - start
+        R_rows, p_rows = np.tile(R, (k, 1, 1)), np.tile(p, (k, 1))
+        # Predictor: corrections at sample minutes, interpolated along the minute index.
+        sample = np.unique(np.r_[np.arange(start, stop, PREDICTOR_STRIDE), stop - 1])
+        nodes = [] if previous is None else [previous]
+        nodes += [(j, from_nominal(j, np.arange(m)).q) for j in sample.tolist()]
+        at = np.array([j for j, _ in nodes], dtype=float)
+        correction = np.stack([q - nominal.q for _, q in nodes])  # (nodes, m, n)
+        window, weights = _cubic_weights(np.arange(start, stop, dtype=float), at)
+        seed = (nominal.q + np.einsum("kw,kwmn->kmn", weights, correction[window])).reshape(k * m, -1)
+        models = minute_models.take(np.repeat(np.arange(start, stop), m))
+        result = solve_ik(models, R_rows, p_rows, seed, options.ik)
+        bad = (np.max(np.abs(result.q - seed), axis=1) > BRANCH_JUMP) | (result.status != Status.CONVERGED)
+        for j in np.unique(np.flatnonzero(bad) // m).tolist():
+            targets = np.flatnonzero(bad[j * m:(j + 1) * m])
+            _assign(result, j * m + targets, from_nominal(start + j, targets))
+        previous = (stop - 1, result.q[-m:])
+        chunk = _finish_chunk(chain, models, np.repeat(minutes[start:stop], m), np.ones(k * m),
+                              np.tile(np.arange(m), k), R_rows, p_rows, result, np.tile(nominal.q, (k, 1)),
+                              np.tile(nominal.status, k), time.perf_counter() - t0)
         done += chunk.n_rows
         yield chunk
         if progress is not None:
