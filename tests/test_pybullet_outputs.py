@@ -79,3 +79,42 @@ def test_every_csv_writer_quotes_names_alike() -> None:
     for name in ("plain", "a,b", 'say "hi"', "two\nlines"):
         assert next(csv.reader(io.StringIO(quote_name(name) + ",x\n"))) == [name, "x"]
     assert quote_name("plain") == "plain"
+
+
+def test_one_sim_run_builds_the_convex_pieces_once(tmp_path: Path, monkeypatch) -> None:
+    """``--collisions --screenshot`` share one work folder: each link's pieces are cut once, not per step."""
+    from thermocomp.simulators.pybullet import geometry
+
+    calls = []
+    real = geometry.convex_slab_pieces
+    monkeypatch.setattr(geometry, "convex_slab_pieces", lambda *a, **k: calls.append(1) or real(*a, **k))
+    args = ["sim", "--robot", "irb140", "--no-scene", "--deformation", str(ZERO), "--targets", str(RANDOM50),
+            "--static", "--collisions", "--screenshot", str(tmp_path / "shot.png"), "--size", "32", "32"]
+    assert main(args) == 0
+    assert len(calls) == 7  # base and link1 .. link6, once each
+    assert (tmp_path / "shot.png").is_file()
+
+
+def test_generated_meshes_are_written_whole_or_not_at_all(tmp_path: Path, monkeypatch) -> None:
+    """An interrupted write leaves no file under the cached name, so a later run never reuses half a mesh."""
+    import os
+
+    from thermocomp.robot.builtin import load_robot
+    from thermocomp.simulators.pybullet import geometry
+
+    chain = load_robot("irb140")
+    real = os.replace
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        geometry.primitive_geometry(chain, tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        geometry.convex_piece_geometry(geometry.builtin_geometry("irb140"), tmp_path)
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(os, "replace", real)
+    made = geometry.convex_piece_geometry(geometry.primitive_geometry(chain, tmp_path), tmp_path)
+    for content in made.links.values():
+        assert Path(content.collision_mesh).read_text().startswith("o piece0")

@@ -176,54 +176,56 @@ def run(args: argparse.Namespace) -> int:
                   f"{len(summary.reload_seconds)} times, {np.median(summary.reload_seconds) * 1e3:.1f} ms each (median)")
         return EXIT_OK
 
-    # All the work first, then every file, all or none (write_all): a failure leaves no output behind.
-    status = EXIT_OK
-    report = None
-    writes = []
-    if args.headless or args.collisions:
-        try:
-            report = sim.compensate_setup(setup, allow_failures=args.allow_failures,
-                                          progress=ProgressBar("compensating", enabled=show))
-        except CompensationFailed as exc:
-            print(exc.report.text(), file=sys.stderr)
-            print(f"thermocomp: error: {exc}", file=sys.stderr)
-            return EXIT_FAILED_ROWS
-        print(report.text())
-    if args.headless:
-        from thermocomp.simulators.pybullet.tracker import write_tracker_csv
+    # One work folder for the whole run: the meshes generated for the collision check are reused by the picture.
+    with sim.work_directory() as work:
+        # All the work first, then every file, all or none (write_all): a failure leaves no output behind.
+        status = EXIT_OK
+        report = None
+        writes = []
+        if args.headless or args.collisions:
+            try:
+                report = sim.compensate_setup(setup, allow_failures=args.allow_failures,
+                                              progress=ProgressBar("compensating", enabled=show))
+            except CompensationFailed as exc:
+                print(exc.report.text(), file=sys.stderr)
+                print(f"thermocomp: error: {exc}", file=sys.stderr)
+                return EXIT_FAILED_ROWS
+            print(report.text())
+        if args.headless:
+            from thermocomp.simulators.pybullet.tracker import write_tracker_csv
 
-        measurement, _ = sim.measure(setup, None, report=report,
-                                     progress=ProgressBar("measuring in PyBullet", enabled=show))
-        print(measurement.text())
-        writes.append((args.out, lambda path: write_tracker_csv(measurement, path), f"wrote {args.out}"))
-    if args.collisions:
-        from thermocomp.simulators.pybullet.collision import (
-            CollisionOptions,
-            write_collision_csv,
-        )
+            measurement, _ = sim.measure(setup, None, report=report, workdir=work,
+                                         progress=ProgressBar("measuring in PyBullet", enabled=show))
+            print(measurement.text())
+            writes.append((args.out, lambda path: write_tracker_csv(measurement, path), f"wrote {args.out}"))
+        if args.collisions:
+            from thermocomp.simulators.pybullet.collision import (
+                CollisionOptions,
+                write_collision_csv,
+            )
 
-        clearance = 0.0 if args.clearance_mm is None else args.clearance_mm * 1e-3
-        found = sim.check_collisions(setup, report, CollisionOptions(clearance=clearance),
-                                     progress=ProgressBar("checking collisions", enabled=show))
-        print(found.text())
-        if args.collisions_out:
-            writes.append((args.collisions_out, lambda path: write_collision_csv(found, path),
-                           f"wrote {args.collisions_out}"))
-        if found.n_hits:
-            status = EXIT_FAILED_ROWS
-    if args.screenshot:
-        from thermocomp.simulators.pybullet.render import write_png
+            clearance = 0.0 if args.clearance_mm is None else args.clearance_mm * 1e-3
+            found = sim.check_collisions(setup, report, CollisionOptions(clearance=clearance), workdir=work,
+                                         progress=ProgressBar("checking collisions", enabled=show))
+            print(found.text())
+            if args.collisions_out:
+                writes.append((args.collisions_out, lambda path: write_collision_csv(found, path),
+                               f"wrote {args.collisions_out}"))
+            if found.n_hits:
+                status = EXIT_FAILED_ROWS
+        if args.screenshot:
+            from thermocomp.simulators.pybullet.render import write_png
 
-        width, height = DEFAULT_SIZE if args.size is None else args.size
-        rgb, shot = sim.render_screenshot(setup, minute=minute, magnification=magnification,
-                                          width=width, height=height)
-        writes.append((args.screenshot, lambda path: write_png(path, rgb),
-                       f"wrote {args.screenshot} (minute {shot.minute:.12g}, magnification "
-                       f"{shot.magnification:g}; {shot.geometry})"))
-    write_all([(dest, write) for dest, write, _ in writes])
-    for _, _, message in writes:
-        print(message)
-    return status
+            width, height = DEFAULT_SIZE if args.size is None else args.size
+            rgb, shot = sim.render_screenshot(setup, minute=minute, magnification=magnification,
+                                              width=width, height=height, workdir=work)
+            writes.append((args.screenshot, lambda path: write_png(path, rgb),
+                           f"wrote {args.screenshot} (minute {shot.minute:.12g}, magnification "
+                           f"{shot.magnification:g}; {shot.geometry})"))
+        write_all([(dest, write) for dest, write, _ in writes])
+        for _, _, message in writes:
+            print(message)
+        return status
 
 
 def write_all(writes: Sequence[tuple[PathLike, Callable[[Path], object]]]) -> None:

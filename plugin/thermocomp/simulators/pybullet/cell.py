@@ -15,9 +15,10 @@ and :func:`thermocomp.simulators.pybullet.gui.run_gui` opens the GUI.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -313,9 +314,28 @@ class Cell:
         self.markers = []
 
 
+@contextlib.contextmanager
+def work_directory(workdir: PathLike | None = None) -> Iterator[Path]:
+    """``workdir`` (created if missing), or a temporary folder removed afterwards when it is ``None``.
+
+    One run shares one folder (``thermocomp sim`` passes the same one to
+    :func:`measure`, :func:`check_collisions` and :func:`render_screenshot`),
+    so the meshes generated under its ``meshes/`` (primitive envelopes,
+    convex pieces; named by a hash of what they are made from) are built
+    once and reused.
+    """
+    if workdir is not None:
+        folder = Path(workdir)
+        folder.mkdir(parents=True, exist_ok=True)
+        yield folder
+        return
+    with tempfile.TemporaryDirectory(prefix="thermocomp_sim_") as work:
+        yield Path(work)
+
+
 def measure(setup: SimSetup, out: PathLike | None = None, *, report: CompensationReport | None = None,
-            allow_failures: bool = False, progress: Callable[[int, int], None] | None = None
-            ) -> tuple[TrackerMeasurement, CompensationReport]:
+            allow_failures: bool = False, progress: Callable[[int, int], None] | None = None,
+            workdir: PathLike | None = None) -> tuple[TrackerMeasurement, CompensationReport]:
     """Compensate (unless ``report`` is given), play in PyBullet DIRECT, write the measurement CSV.
 
     Parameters
@@ -329,6 +349,8 @@ def measure(setup: SimSetup, out: PathLike | None = None, *, report: Compensatio
     progress
         Called as ``progress(rows_done, rows_total)`` by the compensation
         (when it runs here) and by the measurement.
+    workdir
+        Folder for the generated URDFs (:func:`work_directory`).
 
     Returns
     -------
@@ -339,7 +361,7 @@ def measure(setup: SimSetup, out: PathLike | None = None, *, report: Compensatio
         check_outputs(setup, [out])
     if report is None:
         report = compensate_setup(setup, allow_failures=allow_failures, progress=progress)
-    with connect("direct") as client, tempfile.TemporaryDirectory(prefix="thermocomp_sim_") as work:
+    with connect("direct") as client, work_directory(workdir) as work:
         measurement = measure_program(client, setup.chain, setup.table, setup.program, report.chunks, work,
                                       composition=setup.options.composition, progress=progress)
     if out is not None:
@@ -348,13 +370,15 @@ def measure(setup: SimSetup, out: PathLike | None = None, *, report: Compensatio
 
 
 def check_collisions(setup: SimSetup, report: CompensationReport, options: CollisionOptions | None = None, *,
-                     progress: Callable[[int, int], None] | None = None) -> CollisionReport:
+                     progress: Callable[[int, int], None] | None = None,
+                     workdir: PathLike | None = None) -> CollisionReport:
     """Check the corrected configurations of ``report`` against the robot itself and the scene (DIRECT).
 
-    ``progress`` is called as ``progress(rows_done, rows_total)``.
+    ``progress`` is called as ``progress(rows_done, rows_total)``; ``workdir``
+    holds the generated files (:func:`work_directory`).
     """
-    with connect("direct") as client, tempfile.TemporaryDirectory(prefix="thermocomp_sim_") as work:
-        geometry = setup.geometry(Path(work) / "meshes")
+    with connect("direct") as client, work_directory(workdir) as work:
+        geometry = setup.geometry(work / "meshes")
         bodies = load_scene(client, setup.scene)
         return check_program_collisions(client, setup.chain, setup.table, setup.program.names, report.chunks,
                                         geometry, bodies, work, options=options,
@@ -392,8 +416,8 @@ class Screenshot:
 
 def render_screenshot(setup: SimSetup, *, minute: float | None = None, magnification: float = 1.0,
                       q: FloatArray | None = None, ghost: bool = True, targets: bool = True,
-                      camera: Camera | None = None, width: int = 960, height: int = 720
-                      ) -> tuple[np.ndarray, Screenshot]:
+                      camera: Camera | None = None, width: int = 960, height: int = 720,
+                      workdir: PathLike | None = None) -> tuple[np.ndarray, Screenshot]:
     """The picture of :func:`save_screenshot`, not written: ``(rgb (height, width, 3) uint8, what was drawn)``.
 
     Parameters are those of :func:`save_screenshot` (without ``path``).
@@ -402,7 +426,7 @@ def render_screenshot(setup: SimSetup, *, minute: float | None = None, magnifica
     check_magnification(magnification)
     check_picture_size(width, height)
     q = setup.chain.home if q is None else np.asarray(q, dtype=float)
-    with connect("direct") as client, tempfile.TemporaryDirectory(prefix="thermocomp_sim_") as work:
+    with connect("direct") as client, work_directory(workdir) as work:
         cell = Cell(setup, client, work, ghost=ghost)
         cell.set_q(q)
         body = cell.robot.show(setup.fraction(minute), magnification)
@@ -417,7 +441,8 @@ def render_screenshot(setup: SimSetup, *, minute: float | None = None, magnifica
 
 def save_screenshot(setup: SimSetup, path: PathLike, *, minute: float | None = None, magnification: float = 1.0,
                     q: FloatArray | None = None, ghost: bool = True, targets: bool = True,
-                    camera: Camera | None = None, width: int = 960, height: int = 720) -> Screenshot:
+                    camera: Camera | None = None, width: int = 960, height: int = 720,
+                    workdir: PathLike | None = None) -> Screenshot:
     """A TinyRenderer picture of the cell with the deformed robot (no display needed).
 
     Parameters
@@ -442,6 +467,8 @@ def save_screenshot(setup: SimSetup, path: PathLike, *, minute: float | None = N
     width, height
         Picture size [px] of the default camera, at least
         :data:`~thermocomp.simulators.pybullet.render.MIN_PICTURE_PX`.
+    workdir
+        Folder for the generated files (:func:`work_directory`).
 
     Raises
     ------
@@ -455,7 +482,7 @@ def save_screenshot(setup: SimSetup, path: PathLike, *, minute: float | None = N
     check_png_path(path)
     check_outputs(setup, [path])
     rgb, shot = render_screenshot(setup, minute=minute, magnification=magnification, q=q, ghost=ghost,
-                                  targets=targets, camera=camera, width=width, height=height)
+                                  targets=targets, camera=camera, width=width, height=height, workdir=workdir)
     return replace(shot, path=write_png(path, rgb))
 
 
@@ -470,4 +497,5 @@ __all__ = [
     "measure",
     "render_screenshot",
     "save_screenshot",
+    "work_directory",
 ]

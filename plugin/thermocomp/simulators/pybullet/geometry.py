@@ -41,6 +41,7 @@ import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
+from thermocomp.io.atomic import atomic_write_bytes
 from thermocomp.io.scene_file import MeshMap
 from thermocomp.io.urdf import LinkContent
 from thermocomp.robot.chain import Chain
@@ -231,8 +232,8 @@ def primitive_geometry(chain: Chain, out_dir: PathLike, radius: float = PRIMITIV
             mesh = _sphere_at(origin, r)
         digest = hashlib.sha1(np.ascontiguousarray(mesh.vertices).tobytes()).hexdigest()[:12]
         path = out / f"{chain.name}_{name}_{digest}.stl"
-        if not path.is_file():
-            mesh.export(path)
+        if not path.is_file():  # written atomically: a file of this name is always complete
+            atomic_write_bytes(path, mesh.export(file_type="stl"))
         links[name] = LinkContent(visual_mesh=str(path.resolve()), collision_mesh=str(path.resolve()))
     return RobotGeometry(links=links, source="primitive envelopes generated from the chain (a stand-in for meshes)")
 
@@ -336,7 +337,7 @@ def convex_piece_geometry(geometry: RobotGeometry, cache_dir: PathLike, slabs: i
         if not path.is_file():
             mesh = trimesh.load(source, force="mesh")
             pieces = convex_slab_pieces(mesh.vertices, mesh.edges_unique, slabs)
-            path.write_text(obj_text_of_pieces(pieces), encoding="utf-8")
+            atomic_write_bytes(path, obj_text_of_pieces(pieces).encode("utf-8"))  # never a half file to reuse
         links[name] = dataclasses.replace(content, collision_mesh=str(path.resolve()))
     return RobotGeometry(links=links, source=geometry.source + f", collided as convex pieces ({slabs} slabs a link)")
 

@@ -179,9 +179,12 @@ class GuiPlan:
         return " ".join(line.strip() for line in self.summary_lines(minute))
 
 
-def make_plan(setup: SimSetup) -> GuiPlan:
-    """Compensate the program and measure every row in a PyBullet DIRECT client (the GUI's numbers, :func:`measure`)."""
-    m, _ = measure(setup, allow_failures=True)
+def make_plan(setup: SimSetup, workdir: PathLike | None = None) -> GuiPlan:
+    """Compensate the program and measure every row in a PyBullet DIRECT client (the GUI's numbers, :func:`measure`).
+
+    ``workdir``: folder for the generated files, shared with the GUI's cell (default: a temporary one).
+    """
+    m, _ = measure(setup, allow_failures=True, workdir=workdir)
     return GuiPlan(minute=m.minute, target=m.target, q=m.q, q_nominal=m.q_nominal,
                    ok=m.status == Status.CONVERGED, nominal_ok=m.nominal_status == Status.CONVERGED,
                    nominal_error=m.nominal_distance, corrected_error=m.corrected_distance,
@@ -353,7 +356,7 @@ class SimGui:
 
     def _compute(self) -> None:
         self._set_status("compensating ...")
-        self.plan = make_plan(self.setup)  # the numerical work: once, on the button
+        self.plan = make_plan(self.setup, self.cell.workdir)  # the numerical work: once, on the button
         self.summary.planned = True
         self._set_status(self.plan.summary_lines(self._snap(self.last.minute)))
 
