@@ -135,34 +135,36 @@ end
 
 -- --- the entries ------------------------------------------------------------------------
 
-function onPickRobot()
+-- The full path of the one selected object, shown in label `label`; nil (and
+-- `hint` logged) unless exactly one object is selected.
+local function pickSelected(what, label, hint)
     local sel = sim.getObjectSel()
     if #sel ~= 1 then
-        log('select the robot base (one object) in the scene hierarchy, then pick again')
-        return
+        log(hint)
+        return nil
     end
-    state.robotPath = sim.getObjectAlias(sel[1], 2)
-    simUI.setLabelText(ui, 11, state.robotPath)
-    log('robot: ' .. state.robotPath)
+    local path = sim.getObjectAlias(sel[1], 2)
+    simUI.setLabelText(ui, label, path)
+    log(what .. ': ' .. path)
+    return path
+end
+
+function onPickRobot()
+    state.robotPath = pickSelected('robot', 11, 'select the robot base (one object) in the scene hierarchy, '
+        .. 'then pick again') or state.robotPath
 end
 
 -- The TCP: a dummy (or any object) hanging under the arm's last joint. Picking
 -- with nothing selected goes back to the last joint's own frame.
 function onPickTip()
-    local sel = sim.getObjectSel()
-    if #sel == 0 then
+    if #sim.getObjectSel() == 0 then
         state.tipPath = nil
         simUI.setLabelText(ui, 18, '(last joint)')
         log('tip: the last joint\'s frame')
         return
     end
-    if #sel ~= 1 then
-        log('select the tip (one object under the last joint), or nothing for the last joint, then pick again')
-        return
-    end
-    state.tipPath = sim.getObjectAlias(sel[1], 2)
-    simUI.setLabelText(ui, 18, state.tipPath)
-    log('tip: ' .. state.tipPath)
+    state.tipPath = pickSelected('tip', 18, 'select the tip (one object under the last joint), or nothing for '
+        .. 'the last joint, then pick again') or state.tipPath
 end
 
 local function pickFile(title, label)
