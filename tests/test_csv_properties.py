@@ -108,7 +108,6 @@ garbage = st.one_of(
 ).filter(_not_a_finite_number)
 
 
-
 # ---------------------------------------------------------------------------
 # Round trips
 

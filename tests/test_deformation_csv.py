@@ -20,10 +20,8 @@ HEADER = "Dx,Dy,Dz,Dox,Doy,Doz"
 ONES = "1,1,1,1,1,1"
 
 
-
 def write(tmp_path: Path, text: str, name: str = "table.csv") -> Path:
     return _write(tmp_path, text, name)
-
 
 
 def read_error(path: Path, **kwargs) -> InputError:

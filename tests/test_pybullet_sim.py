@@ -108,7 +108,6 @@ def random_table(n: int, rng: np.random.Generator) -> DeformationTable:
 # --- conventions ------------------------------------------------------------------------------
 
 
-
 def assert_tcp_is_our_fk(body, model, q) -> None:
     """PyBullet's TCP of ``body`` at every row of ``q`` is our extended FK of ``model``, to the solver tolerances."""
     R_ours, p_ours = fk(model, q)

@@ -30,17 +30,14 @@ SELF = "name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg"
 ROW = "100,200,300,0,90,0"
 
 
-
 def write(tmp_path: Path, text: str, name: str = "targets.csv") -> Path:
     return _write(tmp_path, text, name)
-
 
 
 def read_error(path: Path, **kwargs) -> InputError:
     with pytest.raises(InputError) as info:
         read_targets_csv(path, **kwargs)
     return info.value
-
 
 
 def plain_rows(path: Path) -> list[list[str]]:

@@ -89,7 +89,6 @@ def add_program_arguments(parser: argparse.ArgumentParser, verb: str = "solved")
                              "(seed 002, Eq. 21). See docs/conventions.md")
 
 
-
 def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
     """``--position-tol-mm``, ``--orientation-tol-deg``, ``--starts`` and ``--seed``, defaults from the option classes.
 

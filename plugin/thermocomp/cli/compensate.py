@@ -19,8 +19,6 @@ from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
 
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``compensate`` subcommand."""
     comp = sub.add_parser(
@@ -93,8 +91,6 @@ def run(args: argparse.Namespace) -> int:
 
         print(f"wrote {plot_summary(report.summary, args.plot, title=report.headline())}")
     return EXIT_OK
-
-
 
 
 def _run_in_coppeliasim(args: argparse.Namespace) -> int:

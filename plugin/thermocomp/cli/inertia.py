@@ -15,7 +15,6 @@ from thermocomp.io.meshes import UNITS
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
 
-
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``inertia`` subcommand."""
     cmd = sub.add_parser(

@@ -30,7 +30,6 @@ from thermocomp.robot.builtin import BUILTIN_ROBOTS
 DEFAULT_SIZE = (960, 720)
 
 
-
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``sim`` subcommand."""
     sim = sub.add_parser(
