@@ -161,6 +161,21 @@ def test_unreachable_target_is_reported_in_its_row_when_allowed(tmp_path, capsys
     assert len(good) == 49 and all(r["status"] == "converged" for r in good)
 
 
+def test_results_written_in_small_format_blocks_are_the_same_file(tmp_path, capsys, monkeypatch):
+    """Formatting a chunk block by block (failed rows included) gives the bytes of one block."""
+    from thermocomp.io import results_csv
+
+    targets = _with_unreachable(tmp_path)
+    args = ["--deformation", str(EXAGGERATED), "--targets", str(targets), "--minutes", "0,100,200", "--allow-failures"]
+    code, out, _, _ = run(args, tmp_path, capsys)
+    assert code == EXIT_OK
+    whole = out.read_bytes()
+    monkeypatch.setattr(results_csv, "FORMAT_BLOCK_ROWS", 7)
+    code, out, _, _ = run(args, tmp_path, capsys)
+    assert code == EXIT_OK
+    assert out.read_bytes() == whole and whole.count(b"unreachable") == 3
+
+
 def test_wrist_singular_target_is_solved_and_flagged(tmp_path, capsys):
     """At the IRB140's home pose joints 4 and 6 align (joint 5 at 0): a wrist singularity."""
     targets = write(tmp_path, "targets.csv",

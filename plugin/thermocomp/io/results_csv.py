@@ -74,8 +74,13 @@ def _format_rows(values: FloatArray) -> list[str]:
     return [fmt % tuple(row) for row in values.tolist()]
 
 
-def chunk_rows(chunk: CompensationChunk, names: tuple[str, ...], convention: str) -> list[str]:
-    """CSV lines (without newline) of a chunk.
+#: Rows formatted at a time: the Python strings and floats of a block are
+#: freed before the next, so a chunk's text never sits in memory whole.
+FORMAT_BLOCK_ROWS = 4096
+
+
+def chunk_text(chunk: CompensationChunk, names: tuple[str, ...], convention: str) -> Iterator[str]:
+    """The CSV lines of a chunk, in blocks of :data:`FORMAT_BLOCK_ROWS` lines, each block newline-terminated.
 
     The compensated block (angles, reached pose, deviation, filtered pose) is
     left empty where the row failed, the nominal block (program angles and
@@ -98,24 +103,26 @@ def chunk_rows(chunk: CompensationChunk, names: tuple[str, ...], convention: str
     ])
     filtered = np.hstack([chunk.p_filtered * 1e3, orientation_values(chunk.R_filtered, convention)])
     blocks = [(compensated, ok), (nominal, nominal_ok), (filtered, ok)]
-    # One format per row for the common case; failed rows assemble their blocks with empty cells.
-    body = _format_rows(np.hstack([b for b, _ in blocks]))
-    for i in np.flatnonzero(~(ok & nominal_ok)):
-        body[i] = ",".join(
-            _format_rows(b[i:i + 1])[0] if valid[i] else "," * (b.shape[1] - 1) for b, valid in blocks
-        )
+    values = np.hstack([b for b, _ in blocks])
     labels = [s.label for s in Status]
-    label = [labels[code] for code in chunk.status.tolist()]
-    near = ["1" if v else "0" for v in (chunk.sigma_min < NEAR_SINGULAR_SIGMA).tolist()]
-    minutes = _format_rows(chunk.minute[:, None])
-    target = chunk.target.tolist()
-    if len(names) <= chunk.n_rows:  # quote each name once
-        quoted = [quote_name(n) for n in names]
-        name = [quoted[t] for t in target]
-    else:
-        name = [quote_name(names[t]) for t in target]
-    # lists and one join per row: indexing numpy arrays per row costs several times more
-    return list(map(",".join, zip(minutes, name, label, near, body)))
+    near_singular = chunk.sigma_min < NEAR_SINGULAR_SIGMA
+    quoted = [quote_name(n) for n in names] if len(names) <= chunk.n_rows else None  # quote each name once
+    for start in range(0, chunk.n_rows, FORMAT_BLOCK_ROWS):
+        rows = slice(start, start + FORMAT_BLOCK_ROWS)
+        # One format per row for the common case; failed rows assemble their blocks with empty cells.
+        body = _format_rows(values[rows])
+        for i in np.flatnonzero(~(ok[rows] & nominal_ok[rows])):
+            k = start + i
+            body[i] = ",".join(
+                _format_rows(b[k:k + 1])[0] if valid[k] else "," * (b.shape[1] - 1) for b, valid in blocks
+            )
+        label = [labels[code] for code in chunk.status[rows].tolist()]
+        near = ["1" if v else "0" for v in near_singular[rows].tolist()]
+        minutes = _format_rows(chunk.minute[rows, None])
+        target = chunk.target[rows].tolist()
+        name = [quoted[t] for t in target] if quoted is not None else [quote_name(names[t]) for t in target]
+        # lists and one join per row: indexing numpy arrays per row costs several times more
+        yield "\n".join(map(",".join, zip(minutes, name, label, near, body))) + "\n"
 
 
 def quote_name(name: str) -> str:
@@ -150,5 +157,5 @@ class _Writer:
 
     def write(self, chunk: CompensationChunk, names: tuple[str, ...]) -> None:
         """Append the rows of ``chunk``; ``names`` are the program's target names."""
-        lines = chunk_rows(chunk, names, self._convention)
-        self._handle.write("\n".join(lines) + "\n")
+        for block in chunk_text(chunk, names, self._convention):
+            self._handle.write(block)
