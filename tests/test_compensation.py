@@ -180,6 +180,9 @@ def test_summary_by_minute_and_plot(irb140, program, exaggerated, tmp_path):
     png = plot_summary(summary, tmp_path / "run.png", title="test")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
     assert [p.name for p in tmp_path.iterdir()] == ["run.png"]
+    plain = tmp_path / "plain"
+    plain.write_bytes(b"")  # what open() gives a new file here: 0666 less the umask
+    assert png.stat().st_mode & 0o777 == plain.stat().st_mode & 0o777
 
 
 def test_a_solution_on_another_branch_is_continued_from_the_previous_minute(irb140, program, exaggerated):

@@ -7,8 +7,7 @@ PNG (atomically, like every output).
 
 from __future__ import annotations
 
-import os
-import tempfile
+import io
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +15,7 @@ import numpy as np
 from thermocomp._typing import PathLike
 from thermocomp.compensation.compensate import CompensationSummary
 from thermocomp.errors import InputError
+from thermocomp.io.atomic import atomic_write_bytes
 
 #: The paper's reported accuracy after compensation (seed 002, Tables 15 and 17) [mm].
 PAPER_STATIC_MM = 0.01
@@ -56,16 +56,11 @@ def plot_summary(summary: CompensationSummary, path: PathLike, title: str = "") 
     bottom.grid(True, alpha=0.3)
     if title:
         fig.suptitle(title, fontsize=10)
-    dest = Path(path)
-    if not dest.parent.is_dir():
-        raise InputError("cannot write: the folder does not exist", path=str(dest))
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".png", dir=dest.parent)
-    os.close(fd)
+    buffer = io.BytesIO()
     try:
-        fig.savefig(tmp, dpi=110)
-        os.replace(tmp, dest)
+        fig.savefig(buffer, format="png", dpi=110)
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    dest = Path(path)
+    atomic_write_bytes(dest, buffer.getvalue())
     return dest
