@@ -527,6 +527,34 @@ def _read_both(path: Path, monkeypatch, chunk_rows: int = 64):
     return fast, slow
 
 
+def test_windows_line_ends_take_the_fast_path_and_read_alike(tmp_path, monkeypatch):
+    """CRLF files are parsed block by block, with the values of the row path; a bare CR still goes row by row."""
+    import thermocomp.io.targets_csv as targets_csv
+    rows = _plain_rows(200)
+    path = tmp_path / "crlf.csv"
+    path.write_bytes((PLAIN_HEADER + "\r\n" + "\r\n".join(rows) + "\r\n").encode("ascii"))
+    parsed_at_once = []
+    original = targets_csv._parse_plain
+    monkeypatch.setattr(targets_csv, "_parse_plain",
+                        lambda *args: parsed_at_once.append(original(*args)) or parsed_at_once[-1])
+    fast = list(iter_targets_csv(path, 64, n_joints=6))
+    monkeypatch.undo()
+    assert parsed_at_once and all(p is not None for p in parsed_at_once)
+    lf = tmp_path / "lf.csv"
+    lf.write_text(PLAIN_HEADER + "\n" + "\n".join(rows) + "\n")
+    _, slow = _read_both(lf, monkeypatch)
+    for a, b in zip(fast, slow, strict=True):
+        assert a.names == b.names
+        for name in ("lines", "p_world_tcp", "R_world_tcp", "time_min", "q_reference"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    # a carriage return alone ends a line too (str.splitlines): the row path counts it
+    rows[10] = rows[10] + "\r" + rows[11]
+    del rows[11]
+    path.write_bytes((PLAIN_HEADER + "\r\n" + "\r\n".join(rows) + "\r\n").encode("ascii"))
+    again = [name for chunk in iter_targets_csv(path, 64, n_joints=6) for name in chunk.names]
+    assert again == [f"T{i}" for i in range(200)]
+
+
 def test_plain_blocks_read_exactly_as_row_by_row(tmp_path, monkeypatch):
     """Same chunks, names, lines and bit-identical values, also across odd lines that need the row path."""
     rows = _plain_rows(300)

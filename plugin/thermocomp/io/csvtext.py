@@ -26,6 +26,14 @@ _ROWS_BLOCK = 256
 _NOT_PLAIN = bytes([*range(0x00, 0x0A), *range(0x0B, 0x20), 0x7F]) + b'"#'
 
 
+def plain_bytes(raw: list[bytes]) -> bytes:
+    """The lines ``raw`` joined, with Windows line ends (``\r\n``) turned into ``\n``.
+
+    A carriage return anywhere else stays, so :meth:`CsvLines.plain` refuses it.
+    """
+    return b"".join(raw).replace(b"\r\n", b"\n")
+
+
 class CsvLines:
     """A CSV file read in blocks of raw lines, each block parsed row by row or handed over plain.
 
@@ -64,10 +72,11 @@ class CsvLines:
         """True when every line of ``raw`` is plain: ASCII without quotes, ``#`` or control characters.
 
         Then each raw line is one file line (the next is ``number + 1``) and its
-        cells are its comma-separated pieces, without the final newline.
+        cells are its comma-separated pieces, without the final newline
+        (``\n``, or ``\r\n`` as Windows programs write it: :func:`plain_bytes`).
         Blank lines are plain too; a caller's cell-count check finds them.
         """
-        text = b"".join(raw)
+        text = plain_bytes(raw)
         return text.isascii() and len(text.translate(None, _NOT_PLAIN)) == len(text)
 
     def skip(self, raw: list[bytes]) -> None:

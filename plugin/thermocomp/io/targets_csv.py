@@ -77,7 +77,7 @@ from thermocomp.geometry.rotations import (
     rotvec_from_matrix,
 )
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.csvtext import CsvLines, iter_rows, parse_floats
+from thermocomp.io.csvtext import CsvLines, iter_rows, parse_floats, plain_bytes
 from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: The paper's columns after the name column: full pose, or position only.
@@ -513,7 +513,7 @@ def _parse_plain(layout: _Layout, raw: list[bytes], first_line: int) -> tuple[li
     commas = len(layout.columns) - 1
     if set(map(bytes.count, raw, itertools.repeat(b","))) != {commas}:
         return None
-    text = b"".join(raw).decode("ascii")
+    text = plain_bytes(raw).decode("ascii")
     try:
         values = np.loadtxt(io.StringIO(text), delimiter=",", usecols=layout.value_index, dtype=float,
                             comments=None, quotechar=None, ndmin=2)
