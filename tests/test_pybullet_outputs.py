@@ -10,8 +10,8 @@ from helpers import REPO
 pb = pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 
 from thermocomp.cli.main import main
-from thermocomp.cli.sim import write_all
 from thermocomp.errors import InputError
+from thermocomp.io.atomic import atomic_write_all as write_all
 from thermocomp.simulators.pybullet import render
 
 ZERO = REPO / "deformations" / "zero.csv"

@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
-import os
 import sys
-import tempfile
-from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 
-from thermocomp._typing import PathLike
 from thermocomp.cli.common import (
     EXIT_FAILED_ROWS,
     EXIT_OK,
@@ -22,8 +16,7 @@ from thermocomp.cli.common import (
     add_progress_argument,
     program_settings,
 )
-from thermocomp.errors import InputError
-from thermocomp.io.atomic import check_destination
+from thermocomp.io.atomic import atomic_write_all
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
 #: Picture size of ``--screenshot`` when ``--size`` is not given [px].
@@ -177,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
 
     # One work folder for the whole run: the meshes generated for the collision check are reused by the picture.
     with sim.work_directory() as work:
-        # All the work first, then every file, all or none (write_all): a failure leaves no output behind.
+        # All the work first, then every file, all or none (atomic_write_all): a failure leaves no output behind.
         status = EXIT_OK
         report = None
         writes = []
@@ -221,49 +214,7 @@ def run(args: argparse.Namespace) -> int:
             writes.append((args.screenshot, lambda path: write_png(path, rgb),
                            f"wrote {args.screenshot} (minute {shot.minute:.12g}, magnification "
                            f"{shot.magnification:g}; {shot.geometry})"))
-        write_all([(dest, write) for dest, write, _ in writes])
+        atomic_write_all([(dest, write) for dest, write, _ in writes])
         for _, _, message in writes:
             print(message)
         return status
-
-
-def write_all(writes: Sequence[tuple[PathLike, Callable[[Path], object]]]) -> None:
-    """Write several outputs all or none: each to a temporary file beside it, then rename them all.
-
-    ``writes`` holds ``(destination, write)`` pairs; ``write(path)`` writes
-    the output to ``path`` (a temporary name with the destination's suffix,
-    so writers that check it accept it). If any write fails, every
-    temporary file is removed and no destination is touched; if a rename
-    fails (the disk changed under us), the outputs already renamed are
-    removed too, so a run never leaves some of its outputs behind.
-
-    Raises
-    ------
-    InputError
-        Naming a destination that cannot be written; exceptions of the
-        writers pass unchanged.
-    """
-    staged: list[tuple[Path, Path]] = []  # (temporary, destination)
-    renamed: list[Path] = []
-    try:
-        for dest, write in writes:
-            dest = check_destination(dest)
-            try:
-                fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=f".part{dest.suffix}", dir=dest.parent)
-            except OSError as exc:
-                raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
-            os.close(fd)
-            staged.append((Path(tmp), dest))
-            write(Path(tmp))
-        for tmp, dest in staged:
-            try:
-                os.replace(tmp, dest)
-            except OSError as exc:
-                raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
-            renamed.append(dest)
-    except BaseException:
-        # Cleanup only: the exception is re-raised unchanged.
-        for path in [tmp for tmp, _ in staged] + renamed:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-        raise

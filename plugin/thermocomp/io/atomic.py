@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -50,25 +50,39 @@ def check_destination(path: PathLike) -> Path:
     return dest
 
 
+def _temporary_beside(dest: Path, suffix: str) -> tuple[int, str]:
+    """A new temporary file in ``dest``'s folder (same file system, so renaming it is atomic): ``(fd, name)``."""
+    try:
+        return tempfile.mkstemp(prefix=f".{dest.name}.", suffix=suffix, dir=dest.parent)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
+
+
+def _publish(tmp: PathLike, dest: Path) -> None:
+    """Give the finished temporary file ``tmp`` a new file's mode and rename it to ``dest``."""
+    os.chmod(tmp, _new_file_mode())  # mkstemp makes 0600; a result file is as readable as any other
+    try:
+        os.replace(tmp, dest)
+    except OSError as exc:  # e.g. a directory made at ``dest`` meanwhile, or a read-only destination
+        raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
+
+
+def _remove_all(paths: list[Path]) -> None:
+    for path in paths:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
 @contextlib.contextmanager
 def _atomic_fd(path: PathLike) -> Iterator[int]:
     """A temporary file beside ``path`` (its descriptor); renamed to ``path`` when the block succeeds."""
     dest = check_destination(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
+    fd, tmp = _temporary_beside(dest, ".tmp")
     try:
         yield fd
-        os.chmod(tmp, _new_file_mode())  # mkstemp makes 0600; a result file is as readable as any other
-        try:
-            os.replace(tmp, dest)
-        except OSError as exc:  # e.g. a directory made at ``path`` meanwhile, or a read-only destination
-            raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
+        _publish(tmp, dest)
     except BaseException:
-        # Cleanup only: the exception is re-raised unchanged.
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        _remove_all([Path(tmp)])  # cleanup only: the exception is re-raised unchanged
         raise
 
 
@@ -108,3 +122,36 @@ def atomic_write_bytes(path: PathLike, data: bytes) -> None:
     with _atomic_fd(path) as fd:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+
+
+def atomic_write_all(writes: Sequence[tuple[PathLike, Callable[[Path], object]]]) -> None:
+    """Write several outputs all or none: each to a temporary file beside it, then rename them all.
+
+    ``writes`` holds ``(destination, write)`` pairs; ``write(path)`` writes
+    the output to ``path`` (a temporary name with the destination's suffix,
+    so writers that check it accept it). If any write fails, every
+    temporary file is removed and no destination is touched; if a rename
+    fails (the disk changed under us), the outputs already renamed are
+    removed too, so a run never leaves some of its outputs behind.
+
+    Raises
+    ------
+    InputError
+        Naming a destination that cannot be written; exceptions of the
+        writers pass unchanged.
+    """
+    staged: list[tuple[Path, Path]] = []  # (temporary, destination)
+    renamed: list[Path] = []
+    try:
+        for dest, write in writes:
+            dest = check_destination(dest)
+            fd, tmp = _temporary_beside(dest, f".part{dest.suffix}")
+            os.close(fd)
+            staged.append((Path(tmp), dest))
+            write(Path(tmp))
+        for tmp, dest in staged:
+            _publish(tmp, dest)
+            renamed.append(dest)
+    except BaseException:
+        _remove_all([tmp for tmp, _ in staged] + renamed)  # cleanup only: the exception is re-raised unchanged
+        raise
