@@ -10,8 +10,6 @@ import re
 import subprocess
 import sys
 
-import pytest
-
 from helpers import REPO
 
 EXAMPLES = sorted((REPO / "examples").glob("*.py"))
