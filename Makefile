@@ -23,6 +23,7 @@ demo: $(STAMP)
 		--plot out/irb140_exaggerated_transient.png
 
 test: $(STAMP)
+	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q
 
 bench: $(STAMP)

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
+
 import thermocomp as tc
 from thermocomp.geometry.rotations import rotation_angle
 

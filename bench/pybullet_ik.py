@@ -31,8 +31,9 @@ from importlib import metadata
 from pathlib import Path
 
 import numpy as np
-import thermocomp as tc
 from benchutil import median, pose_errors, solved_share
+
+import thermocomp as tc
 from thermocomp.geometry.rotations import quat_wxyz_from_matrix
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.targets_csv import read_targets_csv

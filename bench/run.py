@@ -33,9 +33,10 @@ import benchutil
 import large_programs
 import numpy as np
 import pybullet_ik
-import thermocomp as tc
 import transient
 from benchutil import median, table
+
+import thermocomp as tc
 
 #: Targets of the issue, with the margin "about" is read with on this shared machine.
 TARGET_US_PER_SOLVE = 10.0

@@ -24,8 +24,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import thermocomp as tc
 from scipy.interpolate import CubicSpline
+
+import thermocomp as tc
 from thermocomp.geometry.rotations import euler_xyz_from_matrix
 from thermocomp.kinematics.seeding import solve_nominal_configuration
 

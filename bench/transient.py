@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import thermocomp as tc
 from benchutil import median, pose_errors, solved_share, spread, timed
+
+import thermocomp as tc
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.targets_csv import read_targets_csv
 from thermocomp.kinematics.fk import fk_jacobian

@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+
 from thermocomp.compensation.program import Program
 from thermocomp.io.targets_csv import write_targets_csv
 

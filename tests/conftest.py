@@ -6,7 +6,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from helpers import PAPER, REPO  # noqa: F401  (REPO re-exported for older imports)
 
 

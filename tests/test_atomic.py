@@ -60,7 +60,7 @@ def test_an_error_inside_the_block_passes_unchanged_and_keeps_the_old_file(tmp_p
     with pytest.raises(ZeroDivisionError):
         with atomic_open(target) as handle:
             handle.write("new\n")
-            1 / 0
+            _ = 1 / 0
     assert target.read_text() == "old\n" and leftovers(tmp_path) == []
 
 

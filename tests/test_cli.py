@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import REPO
+
 from thermocomp.cli.main import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, main
 
 TARGETS = REPO / "examples" / "targets_random50.csv"

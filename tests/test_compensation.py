@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from helpers import REPO
+
 from thermocomp.compensation.compensate import CompensationOptions, compensate
 from thermocomp.compensation.program import Program
 from thermocomp.deformation import DeformationTable, LinearRamp, Static, deformed_model

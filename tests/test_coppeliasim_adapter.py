@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from coppeliasim_fake import FakeCoppeliaSim, build_irb140_scene
 from coppeliasim_fake.fixtures import START_DEG, TIMEOUT_S, fake_irb140, session  # noqa: F401  (fixtures)
+
 from thermocomp import DeformationTable, Static, load_robot
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.apply import deformed_model

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 
 import pytest
+
 from thermocomp.cli.coppeliasim import ACTIONS
 from thermocomp.cli.main import build_parser
 from thermocomp.simulators.coppeliasim import addon_source

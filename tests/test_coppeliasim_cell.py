@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from coppeliasim_fake.fixtures import fake_irb140, session  # noqa: F401  (fixtures)
 from coppeliasim_fake.scene import CONSTANTS, HANDLE_WORLD, OBJECT_DUMMY, OBJECT_SHAPE
+
 from thermocomp.cli.common import EXIT_INPUT, EXIT_OK
 from thermocomp.cli.main import main
 from thermocomp.geometry.rotations import matrix_from_euler_xyz

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from coppeliasim_fake.fixtures import fake_irb140  # noqa: F401  (fixture)
+
 from thermocomp.cli.common import EXIT_INPUT, EXIT_OK
 from thermocomp.cli.coppeliasim import ACTIONS
 from thermocomp.cli.main import main

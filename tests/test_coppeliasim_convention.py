@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from thermocomp import DeformationTable, LinearRamp, Static, load_robot
 from thermocomp.deformation.apply import deformed_model
 from thermocomp.deformation.coppeliasim_convention import (

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from coppeliasim_fake.fixtures import fake_irb140, session  # noqa: F401  (fixtures)
+
 from thermocomp import load_robot
 from thermocomp.cli.common import EXIT_INPUT, EXIT_OK
 from thermocomp.cli.main import main

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from coppeliasim_fake.fixtures import fake_irb140, session  # noqa: F401  (fixtures)
+
 from thermocomp.cli.common import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK
 from thermocomp.cli.main import main
 from thermocomp.simulators.coppeliasim import (
@@ -223,6 +224,7 @@ def test_close_waits_briefly_for_a_server_gone_away():
     """Closing hands the server its _*end*_ but does not wait the session's timeout for it."""
     from coppeliasim_fake.irb140 import build_irb140_scene
     from coppeliasim_fake.server import FakeCoppeliaSim
+
     from thermocomp.simulators.coppeliasim import connect
     from thermocomp.simulators.coppeliasim.connection import CLOSE_WAIT_S
 

@@ -19,6 +19,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+from helpers import assert_same_program
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,7 +27,6 @@ from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz
-from helpers import assert_same_program
 from thermocomp.io.csvtext import iter_rows
 from thermocomp.io.deformation_csv import read_deformation_csv, write_deformation_csv
 from thermocomp.io.targets_csv import iter_targets_csv, read_targets_csv, write_targets_csv

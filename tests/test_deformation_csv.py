@@ -7,14 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import assert_located
+from helpers import write as _write
 
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import InputError
 from thermocomp.io.deformation_csv import deformation_csv_text, read_deformation_csv, write_deformation_csv
 from thermocomp.tolerances import ROUNDTRIP_ANGLE_TOL, ROUNDTRIP_POSITION_TOL
-
-from helpers import assert_located
-from helpers import write as _write
 
 HEADER = "Dx,Dy,Dz,Dox,Doy,Doz"
 ONES = "1,1,1,1,1,1"

@@ -35,8 +35,8 @@ import pytest
 
 from thermocomp.cli.main import main
 from thermocomp.errors import InputError
-from thermocomp.inertia.robot import InertiaOptions, compute_inertials, zero_pose_link_frames
 from thermocomp.inertia.links import link_names
+from thermocomp.inertia.robot import InertiaOptions, compute_inertials, zero_pose_link_frames
 from thermocomp.io.meshes import read_mesh_map
 from thermocomp.io.urdf import read_urdf
 from thermocomp.robot.builtin import load_robot, robot_dir

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from thermocomp.errors import InputError
 from thermocomp.io.csvtext import CsvLines
 from thermocomp.io.files import open_input, read_input_bytes

@@ -40,7 +40,8 @@ def paper_fk(chain, table, q):
 
     rows = table.rows()
     theta = chain.theta_from_q(q)
-    T = trans(chain.T_world_base[:3, 3] + rows[0, :3]) @ rot(rot_x(rows[0, 3]) @ rot_y(rows[0, 4]) @ rot_z(rows[0, 5])) @ rot(chain.T_world_base[:3, :3])
+    T = (trans(chain.T_world_base[:3, 3] + rows[0, :3]) @ rot(rot_x(rows[0, 3]) @ rot_y(rows[0, 4]) @ rot_z(rows[0, 5]))
+         @ rot(chain.T_world_base[:3, :3]))
     for i in range(chain.n_joints):
         d = rows[i + 1]
         T = T @ trans([chain.p[i, 0] + d[0], 0, 0]) @ trans([0, chain.p[i, 1] + d[1], 0]) @ trans([0, 0, chain.p[i, 2] + d[2]])
@@ -200,7 +201,8 @@ def test_compositions_agree_without_angular_deviations(rng):
                                fk_matrix(deformed_model(chain, table, composition="eq21"), q), atol=1e-15)
 
 
-@pytest.mark.parametrize("beta", [0.3, np.pi / 2, np.pi / 2 - 1e-6, np.pi / 2 - 1e-9, np.pi / 2 - 1e-11, -np.pi / 2 + 1e-7, -np.pi / 2])
+@pytest.mark.parametrize("beta", [0.3, np.pi / 2, np.pi / 2 - 1e-6, np.pi / 2 - 1e-9, np.pi / 2 - 1e-11,
+                                  -np.pi / 2 + 1e-7, -np.pi / 2])
 def test_euler_xyz_round_trip_rebuilds_the_rotation_near_gimbal_lock(beta, rng):
     from thermocomp.geometry import euler_xyz_from_matrix, matrix_from_euler_xyz
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-import tomllib
 import subprocess
+import sys
 import zipfile
 
+import tomllib
 from helpers import REPO
 
 

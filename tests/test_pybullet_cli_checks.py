@@ -25,7 +25,6 @@ from thermocomp.cli.main import main
 from thermocomp.io import scene_file
 from thermocomp.io.scene_file import BUILTIN_SCENES, builtin_scene, read_scene
 from thermocomp.simulators.pybullet import cell as sim
-from thermocomp.simulators.pybullet.geometry import COLLISION_SLABS, convex_slab_pieces
 from thermocomp.simulators.pybullet.collision import (
     DESIGN_CONTACT_TOL,
     CollisionOptions,
@@ -33,6 +32,7 @@ from thermocomp.simulators.pybullet.collision import (
     design_limits,
     write_collision_csv,
 )
+from thermocomp.simulators.pybullet.geometry import COLLISION_SLABS, convex_slab_pieces
 
 SCENES = REPO / "scenes"
 IRB140_CELL = SCENES / "irb140_paper_cell.toml"
@@ -77,7 +77,7 @@ def test_mesh_map_and_its_meshes_and_scene_meshes_are_inputs(tmp_path: Path) -> 
 
     trimesh.creation.box(extents=(0.05, 0.05, 0.05)).export(tmp_path / "cube.stl")
     trimesh.creation.box(extents=(0.1, 0.1, 0.1)).export(tmp_path / "part.stl")
-    meshes = write(tmp_path, 'thermocomp_meshes = 1\nmesh_unit = "m"\n[links.link6]\nvisual = "cube.stl"\n',
+    write(tmp_path, 'thermocomp_meshes = 1\nmesh_unit = "m"\n[links.link6]\nvisual = "cube.stl"\n',
                    "cad.toml")
     scene = write(tmp_path, IRB140_CELL.read_text().replace('mount = "table"', 'mount = "table"\nmeshes = "cad.toml"')
                   + '\n[[object]]\nname = "part"\nrole = "workpiece"\nshape = "mesh"\nfile = "part.stl"\n'
@@ -429,8 +429,8 @@ def test_help_names_each_default_once(capsys) -> None:
     assert "(default: None)" not in text and "(default: False)" not in text
     assert text.count("(default: the scene's robot)") == 1
     assert "(default: 200.0)" in text  # real defaults are still shown
-    from thermocomp.cli.main import build_parser
     from thermocomp.cli.common import HelpFormatter
+    from thermocomp.cli.main import build_parser
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices["sim"]
     formatter = HelpFormatter("thermocomp sim")

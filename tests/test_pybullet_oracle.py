@@ -120,7 +120,8 @@ def test_deformed_robot_in_pybullet_equals_our_fk(client: int, tmp_path: Path, r
 @pytest.mark.parametrize("robot", BUILTIN_ROBOTS)
 def test_nominal_robot_in_pybullet_equals_our_fk(client: int, tmp_path: Path, robot: str) -> None:
     chain = load_robot(robot)
-    q = np.vstack([np.zeros(chain.n_joints), chain.home, np.random.default_rng(3).uniform(chain.lower, chain.upper, (10, chain.n_joints))])
+    q = np.vstack([np.zeros(chain.n_joints), chain.home,
+                   np.random.default_rng(3).uniform(chain.lower, chain.upper, (10, chain.n_joints))])
     assert_pybullet_matches(client, tmp_path, chain, nominal_model(chain), q)
 
 

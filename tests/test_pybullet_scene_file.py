@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import REFERENCE, REPO, write
+
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_euler_xyz
 from thermocomp.io.scene_file import MESH_UNITS, read_mesh_map, read_scene

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import REPO, write
+
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.apply import deformed_model
@@ -379,7 +380,8 @@ def test_screenshot_is_not_blank_and_shows_the_robot(irb140_setup: sim.SimSetup,
 
 
 def test_gui_logic_with_a_scripted_panel(irb140_setup: sim.SimSetup, client: Client, workdir: Path) -> None:
-    small = sim.load_setup(None, EXAGGERATED, _first(irb140_setup.program, 4), scene=IRB140_CELL, options=CompensationOptions(minutes=(0.0, 100.0, 200.0)))
+    small = sim.load_setup(None, EXAGGERATED, _first(irb140_setup.program, 4), scene=IRB140_CELL,
+                           options=CompensationOptions(minutes=(0.0, 100.0, 200.0)))
     panel = ScriptedPanel({2: {"compensate": 1}, 3: {"play_corrected": 1}, 10: {"minute": 180.0},
                            11: {"magnification": 300.0}, 12: {"play_nominal": 1}})
     gui = SimGui(small, client, workdir / "gui", panel, play_interval=0.0)
@@ -472,6 +474,7 @@ def test_cli_gui_without_a_display_says_what_to_do(monkeypatch, capsys) -> None:
 def test_users_cad_loads_from_a_mesh_map(client: Client, workdir: Path) -> None:
     """The GoFa's real CAD (../shared/reference) through scenes/gofa_reference_cad.toml."""
     from helpers import REFERENCE
+
     from thermocomp.io.scene_file import read_mesh_map
 
     if not (REFERENCE / "robots" / "abb_crb15000_5_95" / "meshes").is_dir():

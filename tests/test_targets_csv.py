@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import assert_located, assert_same_program
+from helpers import write as _write
 
 from thermocomp.compensation.program import Program
 from thermocomp.errors import ConfigurationError, InputError
@@ -22,9 +24,6 @@ from thermocomp.geometry.rotations import (
     rotvec_from_matrix,
 )
 from thermocomp.io.targets_csv import iter_targets_csv, read_targets_csv, write_targets_csv
-
-from helpers import assert_located, assert_same_program
-from helpers import write as _write
 
 SELF = "name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg"
 ROW = "100,200,300,0,90,0"

@@ -37,7 +37,8 @@ EXACT = 1e-12
 # camera branch off link l1. (name, type, parent, child, xyz, rpy, axis, limit)
 TOY = [
     ("mount", "fixed", "base_link", "l0", (0.1, 0.2, 0.3), (0.1, -0.2, 0.3), None, None),
-    ("j1", "revolute", "l0", "l1", (0.0, 0.0, 0.2), (0.5, 0.1, -0.4), (0.0, 0.0, 2.0), 'lower="-3" upper="3" velocity="2" effort="10"'),
+    ("j1", "revolute", "l0", "l1", (0.0, 0.0, 0.2), (0.5, 0.1, -0.4), (0.0, 0.0, 2.0),
+     'lower="-3" upper="3" velocity="2" effort="10"'),
     ("cam", "fixed", "l1", "camera", (0.0, 0.1, 0.0), (0.0, 0.0, 1.0), None, None),
     ("j2", "continuous", "l1", "l2", (0.3, 0.05, 0.0), (0.0, np.pi / 2, 0.0), (1.0, 1.0, 0.0), None),
     ("mid", "fixed", "l2", "l2b", (0.1, 0.0, 0.0), (0.2, 0.3, 0.4), None, None),
@@ -73,7 +74,7 @@ def oracle_fk(joints, q: np.ndarray, start: str = "base_link", stop: str = "tool
         link = by_child[link][2]
     T = np.eye(4)
     k = 0
-    for name, kind, _, _, xyz, rpy, axis, _ in reversed(path):
+    for _name, kind, _, _, xyz, rpy, axis, _ in reversed(path):
         origin = np.eye(4)
         origin[:3, :3] = Rotation.from_euler("xyz", rpy).as_matrix()  # extrinsic x, y, z = URDF rpy
         origin[:3, 3] = xyz
@@ -349,7 +350,8 @@ def test_link_contents_inertials_and_meshes_load_in_pybullet(tmp_path):
     client = pb.connect(pb.DIRECT)
     try:
         body = pb.loadURDF(str(path), useFixedBase=True, flags=pb.URDF_USE_INERTIA_FROM_FILE, physicsClientId=client)
-        names = [pb.getJointInfo(body, j, physicsClientId=client)[12].decode() for j in range(pb.getNumJoints(body, physicsClientId=client))]
+        names = [pb.getJointInfo(body, j, physicsClientId=client)[12].decode()
+                 for j in range(pb.getNumJoints(body, physicsClientId=client))]
         info = pb.getDynamicsInfo(body, names.index("link2"), physicsClientId=client)
         assert info[0] == 3.5
         np.testing.assert_allclose(info[3], [0.1, 0.02, 0.2], atol=1e-12)  # local inertial position = the COM

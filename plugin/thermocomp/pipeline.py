@@ -38,7 +38,6 @@ from thermocomp.robot.builtin import load_robot
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
 
-
 #: A deformation that is its own table at each minute, not a fraction of one table
 #: (e.g. the authors' incremental scene law,
 #: :func:`thermocomp.deformation.coppeliasim_convention.authors_deformation_tables`):
@@ -49,7 +48,7 @@ MinuteTables = Callable[[Sequence[float]], Sequence[DeformationTable]]
 class CompensationFailed(ThermocompError):
     """Some rows could not be compensated and failures were not allowed."""
 
-    def __init__(self, report: "CompensationReport") -> None:
+    def __init__(self, report: CompensationReport) -> None:
         self.report = report
         super().__init__(report.failure_text())
 
@@ -200,7 +199,8 @@ def run_compensation(
     """
     options = CompensationOptions() if options is None else options
     chain = robot if isinstance(robot, Chain) else load_robot(robot)
-    table = deformation if isinstance(deformation, DeformationTable) else read_deformation_csv(deformation, n_joints=chain.n_joints)
+    table = (deformation if isinstance(deformation, DeformationTable)
+             else read_deformation_csv(deformation, n_joints=chain.n_joints))
     table.check_matches(chain.n_joints, chain.name)
     if out is not None:
         check_not_input(out, [p for p in (deformation, targets, robot) if isinstance(p, (str, Path))])
@@ -280,6 +280,7 @@ def export_robot(
         return out
     if suffix != ".urdf":
         raise InputError("a deformed robot is written as URDF only; choose an output ending in .urdf", path=str(out))
-    table = deformation if isinstance(deformation, DeformationTable) else read_deformation_csv(deformation, n_joints=chain.n_joints)
+    table = (deformation if isinstance(deformation, DeformationTable)
+             else read_deformation_csv(deformation, n_joints=chain.n_joints))
     write_urdf(deformed_model(chain, table, fraction, composition), out, robot_name=f"{chain.name}_deformed")
     return out

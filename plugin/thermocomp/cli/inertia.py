@@ -44,7 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmd.add_argument("--mesh-kind", choices=("visual", "collision"), default="visual",
                      help="with a URDF: which of its meshes")
     cmd.add_argument("--tip-link", metavar="LINK",
-                     help="with a URDF: the chain's last link, the URDF link that is the robot's TCP frame (its orientation at the zero pose is checked; default: the leaf with the most joints above it)")
+                     help="with a URDF: the chain's last link, the URDF link that is the robot's TCP frame (its orientation "
+                          "at the zero pose is checked; default: the leaf with the most joints above it)")
     cmd.add_argument("--package", action="append", default=[], metavar="NAME=DIR",
                      help="with a URDF: the folder of a ROS package named in package:// mesh URIs (repeatable)")
     cmd.set_defaults(handler=run)

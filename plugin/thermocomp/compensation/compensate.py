@@ -39,10 +39,10 @@ from thermocomp.deformation.apply import COMPOSITIONS, deformed_model
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import LinearRamp, TimeLaw
 from thermocomp.errors import ConfigurationError
+from thermocomp.kinematics.confdata import same_configuration, to_quadrants
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKOptions, IKResult, Status, pose_error, solve_ik
 from thermocomp.kinematics.model import KinematicModel, nominal_model
-from thermocomp.kinematics.confdata import same_configuration, to_quadrants
 from thermocomp.kinematics.seeding import DEFAULT_STARTS, solve_multistart, solve_nominal_configuration, solve_path
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA

@@ -29,7 +29,6 @@ from thermocomp.geometry.rotations import matrix_from_euler_xyz
 from thermocomp.kinematics.model import KinematicModel
 from thermocomp.robot.chain import Chain
 
-
 #: Ways to compose a deformation row with the nominal translation.
 COMPOSITIONS = ("table", "eq21")
 

@@ -55,7 +55,7 @@ class DeformationTable:
         object.__setattr__(self, "tool", _frozen(check_array(self.tool, (6,), "deformation tool row")))
 
     @classmethod
-    def zero(cls, n_joints: int) -> "DeformationTable":
+    def zero(cls, n_joints: int) -> DeformationTable:
         """The all-zero table of a robot with ``n_joints`` joints: the nominal robot."""
         return cls(joints=np.zeros((n_joints, 6)), source="<zero>")
 
@@ -66,7 +66,7 @@ class DeformationTable:
         base_mm_deg: ArrayLike | None = None,
         tool_mm_deg: ArrayLike | None = None,
         source: str = "<memory>",
-    ) -> "DeformationTable":
+    ) -> DeformationTable:
         """Build from rows in the paper's units: ``Dx, Dy, Dz`` [mm], ``Dox, Doy, Doz`` [deg]."""
         def si(rows: ArrayLike) -> FloatArray:
             rows = np.array(rows, dtype=float)

@@ -14,7 +14,6 @@ import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
 
-
 #: ``cos(b)`` below which Euler xyz angles count as gimbal-locked (``a = 0``):
 #: a tenth of the IK orientation tolerance, so the choice is invisible to it.
 GIMBAL_LOCK_COS = 1e-10

@@ -34,7 +34,6 @@ from thermocomp.geometry.rotations import invert_transform, rotvec_from_matrix, 
 from thermocomp.inertia.checks import check_positive
 from thermocomp.inertia.links import RobotInertials, apply_corrections, inertials_from_solids, link_names
 from thermocomp.inertia.solids import FALLBACKS, Fallback, SolidProperties, combine_solids, solid_properties
-from thermocomp.tolerances import AXIS_MATCH_TOL, FRAME_MATCH_TOL
 from thermocomp.io.meshes import (
     UNIT_MATCH_RTOL,
     MeshRef,
@@ -44,6 +43,7 @@ from thermocomp.io.meshes import (
     read_urdf_meshes,
 )
 from thermocomp.robot.chain import Chain
+from thermocomp.tolerances import AXIS_MATCH_TOL, FRAME_MATCH_TOL
 
 MESH_KINDS = ("visual", "collision")
 

@@ -216,7 +216,7 @@ class SolidProperties:
         object.__setattr__(self, "inertia_per_density",
                            _frozen(check_array(self.inertia_per_density, (3, 3), "inertia per density")))
 
-    def transformed(self, T_a_self: ArrayLike) -> "SolidProperties":
+    def transformed(self, T_a_self: ArrayLike) -> SolidProperties:
         """The same solid expressed in frame ``a``, given the pose ``T_a_self`` ``(4, 4)`` of this frame in ``a``.
 
         ``com_a = R com + t`` and ``I_a = R I R^T`` (the tensor stays about

@@ -25,7 +25,7 @@ from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import euler_xyz_from_matrix, matrix_from_euler_xyz, transform
 from thermocomp.io.atomic import atomic_write_text
-from thermocomp.io.csvtext import check_header, parse_float, iter_rows
+from thermocomp.io.csvtext import check_header, iter_rows, parse_float
 from thermocomp.robot.chain import Chain
 
 COLUMNS = [
@@ -91,7 +91,8 @@ def read_chain_csv(path: PathLike, name: str | None = None) -> Chain:
         p.append([num(line, cells, c) / 1000.0 for c in ("px_mm", "py_mm", "pz_mm")])
         a = np.array([num(line, cells, c) for c in ("axis_x", "axis_y", "axis_z")])
         if abs(np.linalg.norm(a) - 1.0) > 1e-6:
-            raise InputError(f"expected a unit axis, got {a.tolist()} (norm {np.linalg.norm(a):.6g})", path=src, row=line, column="axis_x")
+            raise InputError(f"expected a unit axis, got {a.tolist()} (norm {np.linalg.norm(a):.6g})",
+                             path=src, row=line, column="axis_x")
         axis.append(a)
         s = num(line, cells, "sign")
         if s not in (1.0, -1.0):

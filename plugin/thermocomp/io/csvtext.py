@@ -16,7 +16,6 @@ from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 from thermocomp.io.files import open_input
 
-
 #: Raw lines read at a time by :func:`iter_rows`.
 _ROWS_BLOCK = 256
 
@@ -58,7 +57,7 @@ class CsvLines:
         self._offset = 0
         self._encoding = "utf-8-sig"  # a byte-order mark is dropped at the start of the file only
 
-    def __enter__(self) -> "CsvLines":
+    def __enter__(self) -> CsvLines:
         return self
 
     def __exit__(self, *exc: object) -> None:

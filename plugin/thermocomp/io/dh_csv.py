@@ -19,7 +19,7 @@ import numpy as np
 
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
-from thermocomp.io.csvtext import check_header, parse_float, iter_rows
+from thermocomp.io.csvtext import check_header, iter_rows, parse_float
 from thermocomp.robot.chain import Chain
 from thermocomp.robot.dh import chain_from_dh
 

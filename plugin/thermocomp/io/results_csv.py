@@ -136,7 +136,7 @@ def quote_name(name: str) -> str:
 
 
 @contextlib.contextmanager
-def results_writer(path: PathLike, n_joints: int, convention: str) -> Iterator["_Writer"]:
+def results_writer(path: PathLike, n_joints: int, convention: str) -> Iterator[_Writer]:
     """Open ``path`` for results; the file appears only when the block completes.
 
     Usage::

@@ -28,8 +28,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from importlib import resources
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 

@@ -160,7 +160,7 @@ def _group(
     header order; a mixed unit or a missing component is a located error.
     """
     unit = found[0][1]
-    for component, other, i in found:
+    for _component, other, i in found:
         if other != unit:
             raise InputError(
                 f"expected one unit in a column group, got {columns[found[0][2]]!r} and {columns[i]!r}",

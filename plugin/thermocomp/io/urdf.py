@@ -477,7 +477,8 @@ def urdf_text(
     Joint positions in the URDF are *model* angles ``theta = sign * q +
     offset`` (:meth:`Chain.theta_from_q`), not controller angles: the URDF's
     zero must be the geometry's zero. Limits are mapped the same way (speeds
-    are unchanged; an unknown speed, ``inf``, is left out of ``<limit>``). A URDF consumer that drives the robot from a program must convert
+    are unchanged; an unknown speed, ``inf``, is left out of ``<limit>``). A URDF consumer that drives the robot from a program
+    must convert
     ``q`` first; for chains with ``sign = +1`` and ``offset = 0`` (all
     built-in robots) the two coincide.
 

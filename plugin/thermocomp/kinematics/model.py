@@ -62,7 +62,7 @@ class KinematicModel:
         """Leading batch shape of the frames (``()`` for a single robot)."""
         return self.p_joint.shape[:-2]
 
-    def take(self, index: np.ndarray) -> "KinematicModel":
+    def take(self, index: np.ndarray) -> KinematicModel:
         """The models selected by ``index`` along a 1-D batch axis."""
         return KinematicModel(
             self.chain,

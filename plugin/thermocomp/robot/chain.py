@@ -131,7 +131,7 @@ class Chain:
         q = np.asarray(q, dtype=float)
         return np.all((q >= self.lower) & (q <= self.upper), axis=-1)
 
-    def replace(self, **changes: object) -> "Chain":
+    def replace(self, **changes: object) -> Chain:
         """A copy with some fields changed (validated again)."""
         fields = {
             k: getattr(self, k)

@@ -42,8 +42,8 @@ from thermocomp.simulators.coppeliasim.scene import (
     preserved,
     read_robot,
     read_saved_nominal,
-    restore_saved_nominal,
     read_tip,
+    restore_saved_nominal,
     set_joint_positions,
     show_model,
 )

@@ -202,7 +202,10 @@ def compensate_in_scene(
         T_all.append(T)
         to_model.append(d_model)
         to_target.append(d_target)
-    stack = (lambda parts, shape: np.concatenate(parts) if parts else np.empty(shape))
+
+    def stack(parts, shape):
+        return np.concatenate(parts) if parts else np.empty(shape)
+
     d_model = stack(to_model, (0, 2))
     d_target = stack(to_target, (0, 2))
     check = SceneCheck(

@@ -215,4 +215,5 @@ def read_png_rgb(path: PathLike) -> np.ndarray:
     return raw[:, 1:].reshape(height, width, 3)
 
 
-__all__ = ["BACKGROUND", "MIN_PICTURE_PX", "Camera", "check_picture_size", "check_png_path", "camera_framing", "png_bytes", "read_png_rgb", "render_cell", "scene_points", "view_axes", "write_png"]
+__all__ = ["BACKGROUND", "MIN_PICTURE_PX", "Camera", "camera_framing", "check_picture_size", "check_png_path", "png_bytes",
+           "read_png_rgb", "render_cell", "scene_points", "view_axes", "write_png"]
