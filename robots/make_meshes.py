@@ -1,7 +1,9 @@
 """Regenerate the built-in robots' envelope meshes and approximate inertials.
 
-Run from the repository root::
+Run from the repository root (it needs the ``meshes`` extra, manifold3d, which the
+plugin itself never imports)::
 
+    .venv/bin/pip install -e ".[meshes]"
     .venv/bin/python robots/make_meshes.py [irb140 gofa ur5]
 
 For each robot it writes ``robots/<name>/meshes/<link>.stl`` (``base``,
@@ -55,7 +57,10 @@ SEGMENTS = 24
 
 
 def _manifold():
-    import manifold3d
+    try:
+        import manifold3d
+    except ImportError:
+        sys.exit("robots/make_meshes.py needs manifold3d: .venv/bin/pip install -e \".[meshes]\"")
 
     return manifold3d.Manifold
 
