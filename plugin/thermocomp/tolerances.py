@@ -89,3 +89,8 @@ FRAME_MATCH_TOL = 1e-4
 #: axes and rpy angles are typed to 6 or more digits (``1.5708`` is 4e-6 rad
 #: from pi/2); 1e-5 rad passes those and is 1 micrometre over 0.1 m.
 AXIS_MATCH_TOL = 1e-5
+
+#: A model has a closed-form IK (kinematics/closed_form.py) when the offsets its
+#: structure needs to be zero are below this [m]: table values typed as 0 are 0
+#: exactly, and any real offset (the GoFa's 80 mm wrist) is far above it.
+CLOSED_FORM_STRUCTURE_TOL = 1e-12

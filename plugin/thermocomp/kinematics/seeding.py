@@ -11,6 +11,11 @@ reference. A solve started at the reference that stays within
 :data:`~thermocomp.tolerances.REFERENCE_ACCEPT` of it is kept without the
 search. A path (a toolpath with time stamps) is continued instead: every
 pose starts from the solution of the pose before it (:func:`solve_path`).
+
+A model with a closed-form IK (:mod:`thermocomp.kinematics.closed_form`: the
+IRB140, the UR5) skips the search: all its branches are computed at once,
+the in-limit one nearest the reference is kept and polished by Newton's
+method; only targets the closed form leaves without a solution are searched.
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ from collections.abc import Callable
 import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
+from thermocomp.kinematics.closed_form import ClosedForm, closed_form
 from thermocomp.kinematics.fk import fk_jacobian
-from thermocomp.kinematics.ik import IKOptions, IKResult, Status, sigma_min_lower_bound, solve_ik
+from thermocomp.kinematics.ik import IKOptions, IKResult, Status, fit_limits, sigma_min_lower_bound, solve_ik
 from thermocomp.kinematics.model import KinematicModel
 from thermocomp.tolerances import REFERENCE_ACCEPT
 
@@ -83,11 +89,71 @@ def solve_multistart(
     IKResult
         Per target, the converged in-limit solution nearest the reference
         (joint distance); else the best failed attempt with its status.
+        With a closed form (:func:`~thermocomp.kinematics.closed_form.closed_form`
+        of ``model``), its branches replace the starts; targets it leaves
+        without a solution are still searched from the starts.
     """
     options = IKOptions() if options is None else options
     R_target = np.asarray(R_target, dtype=float)
     p_target = np.asarray(p_target, dtype=float)
     q_reference = np.asarray(q_reference, dtype=float)
+    form = closed_form(model)
+    if form is None:
+        return _search(model, R_target, p_target, q_reference, starts, seed, options, accept)
+    found, result = _solve_closed_form(form, R_target, p_target, q_reference, options, accept)
+    rest = np.flatnonzero(~found)
+    if rest.size:
+        result = _merge(result, rest, _search(model, R_target[rest], p_target[rest], q_reference[rest], starts, seed,
+                                              options, None if accept is None else _rows_of(accept, rest, q_reference)))
+    return result
+
+
+def _rows_of(accept: Callable[[FloatArray], np.ndarray], rows: np.ndarray, q_reference: FloatArray
+             ) -> Callable[[FloatArray], np.ndarray]:
+    """``accept`` (written for all ``m`` targets) for the targets ``rows`` only."""
+    def accept_rows(q: FloatArray) -> np.ndarray:
+        full = np.repeat(q_reference[:, None, :], q.shape[1], axis=1)
+        full[rows] = q
+        return accept(full)[rows]
+    return accept_rows
+
+
+def _solve_closed_form(form: ClosedForm, R_target: FloatArray, p_target: FloatArray, q_reference: FloatArray,
+                       options: IKOptions, accept: Callable[[FloatArray], np.ndarray] | None
+                       ) -> tuple[np.ndarray, IKResult]:
+    """Per target, the closed-form branch nearest the reference, polished by Newton's method.
+
+    Ranks the in-limit (and accepted) branches by joint distance to the
+    reference; without an accept filter a branch outside the limits ranks
+    after them (its polish reports :attr:`Status.JOINT_LIMIT`). Returns a
+    boolean ``(m,)``, True where that gave a converged or joint-limit
+    solution, and the result (rows where False are placeholders).
+    """
+    q, valid = form.branches(R_target, p_target, q_reference)
+    exists = np.all(np.isfinite(q), axis=-1)
+    if accept is not None:
+        valid = valid & accept(np.where(exists[..., None], q, q_reference[:, None, :]))
+    distance = np.linalg.norm(np.where(exists[..., None], q, 0.0) - q_reference[:, None, :], axis=2)
+    rank = np.where(valid, distance, np.inf)
+    if accept is None:
+        rank = np.where(exists & ~valid, 1e6 + distance, rank)
+    m, n = q_reference.shape
+    pick = np.argmin(rank, axis=1)
+    has = np.flatnonzero(np.isfinite(rank[np.arange(m), pick]))
+    result = IKResult(q=q_reference.copy(), status=np.full(m, Status.NOT_CONVERGED, dtype=np.int8),
+                      position_error=np.full(m, np.inf), orientation_error=np.full(m, np.inf),
+                      iterations=np.zeros(m, dtype=np.int64), sigma_min=np.full(m, np.nan))
+    found = np.zeros(m, dtype=bool)
+    if has.size:
+        polished = solve_ik(form.model, R_target[has], p_target[has], q[has, pick[has]], options)
+        result = _merge(result, has, polished)
+        found[has] = np.isin(polished.status, (Status.CONVERGED, Status.JOINT_LIMIT))
+    return found, result
+
+
+def _search(model: KinematicModel, R_target: FloatArray, p_target: FloatArray, q_reference: FloatArray, starts: int,
+            seed: int, options: IKOptions, accept: Callable[[FloatArray], np.ndarray] | None) -> IKResult:
+    """The multi-start search of :func:`solve_multistart`."""
     m, n = q_reference.shape
     chain = model.chain
     rng = np.random.default_rng(seed)
@@ -149,12 +215,15 @@ def solve_nominal_configuration(
 
     One solve from the reference first; targets whose solution failed or
     moved more than :data:`REFERENCE_ACCEPT` from it go to
-    :func:`solve_multistart`. Parameters and result as there.
+    :func:`solve_multistart`. A model with a closed form goes there at once
+    (all branches cost less than one Newton solve). Parameters and result as there.
     """
     options = IKOptions() if options is None else options
     R_target = np.asarray(R_target, dtype=float)
     p_target = np.asarray(p_target, dtype=float)
     q_reference = np.asarray(q_reference, dtype=float)
+    if closed_form(model) is not None:  # every branch at once: no need to try the reference first
+        return solve_multistart(model, R_target, p_target, q_reference, starts=starts, seed=seed, options=options)
     first = solve_ik(model, R_target, p_target, q_reference, options)
     near = np.max(np.abs(first.q - q_reference), axis=1) <= REFERENCE_ACCEPT
     retry = np.flatnonzero((first.status != Status.CONVERGED) | ~near)
@@ -187,6 +256,10 @@ def solve_path(
     starts, nearest its predecessor's solution. A block whose first pose
     ended on another branch than the block before it is redone pose by pose.
 
+    With a closed form the continuation needs no solving: every branch of
+    every pose is computed at once and each pose takes the branch nearest
+    its predecessor's (:func:`_path_closed_form`).
+
     Parameters
     ----------
     model
@@ -202,6 +275,9 @@ def solve_path(
     options = IKOptions() if options is None else options
     R_target = np.asarray(R_target, dtype=float)
     p_target = np.asarray(p_target, dtype=float)
+    form = closed_form(model)
+    if form is not None:
+        return _path_closed_form(form, R_target, p_target, np.asarray(q_start, dtype=float), starts, seed, options)
     m = p_target.shape[0]
     n = model.chain.n_joints
     block = max(1, int(np.ceil(np.sqrt(m))))
@@ -247,3 +323,66 @@ def solve_path(
         for pose in range(head, min(head + block, m)):
             step(np.array([pose]), q[pose - 1][None], near_seed=True)
     return result
+
+
+def _wrapped(d: FloatArray) -> FloatArray:
+    """Angle differences brought into ``[-pi, pi)``."""
+    return (d + np.pi) % (2.0 * np.pi) - np.pi
+
+
+def _path_closed_form(form: ClosedForm, R_target: FloatArray, p_target: FloatArray, q_start: FloatArray,
+                      starts: int, seed: int, options: IKOptions) -> IKResult:
+    """:func:`solve_path` from the closed form: per pose the branch nearest the predecessor's, then Newton.
+
+    The distance between branches of neighbouring poses is measured on
+    angles modulo a turn, and the chosen angles are unwrapped along the path
+    (a joint with more than a turn of range keeps going past +-180 degrees
+    instead of jumping back), then shifted by whole turns into the limits
+    where they left them. All poses are then polished together by Newton's
+    method; poses without any branch, or whose polish failed, are continued
+    from their predecessor by :func:`solve_nominal_configuration`.
+    """
+    chain = form.model.chain
+    m = p_target.shape[0]
+    q, _ = form.branches(R_target, p_target, q_start)  # (m, 8, n), NaN where a branch does not exist
+    exists = np.all(np.isfinite(q), axis=-1)
+    within = exists & chain.within_limits(np.where(exists[..., None], q, chain.home))
+    big = 1e6  # a branch outside the limits ranks after every branch inside
+    penalty = np.where(within, 0.0, np.where(exists, big, np.inf))
+
+    def distance(a: FloatArray, b: FloatArray) -> FloatArray:
+        return np.linalg.norm(_wrapped(np.nan_to_num(a) - np.nan_to_num(b)), axis=-1)
+
+    # the branch of pose 0 nearest q_start; then, for every pose and branch, the nearest branch of the next pose
+    choice = np.empty(m, dtype=np.int64)
+    b = int(np.argmin(distance(q[0], q_start) + penalty[0]))
+    choice[0] = b
+    if m > 1:
+        following = np.empty((m - 1, q.shape[1]), dtype=np.int64)
+        for lo in range(0, m - 1, 4096):  # (4096, 8, 8) distances at a time
+            hi = min(lo + 4096, m - 1)
+            d = distance(q[lo:hi, :, None, :], q[lo + 1:hi + 1, None, :, :]) + penalty[lo + 1:hi + 1, None, :]
+            following[lo:hi] = np.argmin(d, axis=2)
+        i = 0
+        while i < m - 1:
+            change = np.flatnonzero(following[i:, b] != b)
+            stop = m - 1 if change.size == 0 else i + int(change[0])
+            choice[i + 1:stop + 1] = b
+            if stop < m - 1:
+                b = int(following[stop, b])
+                choice[stop + 1] = b
+            i = stop + 1
+    q_path = q[np.arange(m), choice]
+    # unwrap along the path from q_start, then back into the limits where needed
+    steps = _wrapped(np.diff(np.vstack([q_start[None], np.nan_to_num(q_path)]), axis=0))
+    unwrapped = q_start + np.cumsum(steps, axis=0)
+    q_path, _ = fit_limits(unwrapped, chain.lower, chain.upper, unwrapped)
+    result = solve_ik(form.model, R_target, p_target, q_path, options)
+    bad = np.flatnonzero(~np.isfinite(penalty[np.arange(m), choice]) | (result.status != Status.CONVERGED))
+    for pose in bad.tolist():  # rare: out of reach, or at a singularity the closed form lost digits at
+        before = q_start if pose == 0 else result.q[pose - 1]
+        part = solve_nominal_configuration(form.model, R_target[pose:pose + 1], p_target[pose:pose + 1],
+                                           before[None], starts=starts, seed=seed, options=options)
+        result = _merge(result, np.array([pose]), part)
+    return result
+

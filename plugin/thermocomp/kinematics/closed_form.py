@@ -1,0 +1,280 @@
+"""Closed-form inverse kinematics of the nominal robot: every branch at once, vectorised.
+
+Two structures of 6R arm have a closed form here, recognised from the
+:class:`~thermocomp.kinematics.model.KinematicModel` itself (its axes and
+translations, never from constants typed again), so a table-form CSV or a
+URDF of the same structure gets it too:
+
+``"opw"`` (ortho-parallel with a spherical wrist, e.g. the ABB IRB140)
+    Axes ``z, y, y, x, y, x`` (either sign) at the zero pose, no angular
+    deviations, and axes 4, 5, 6 meeting in one point (the wrist centre).
+    The wrist centre fixes joints 1-3 (shoulder: 2 solutions, elbow: 2), and
+    the wrist's ``x-y-x`` Euler angles fix joints 4-6 (2 solutions).
+``"ur"`` (three parallel axes and an offset wrist, e.g. the UR5)
+    Axes ``z, y, y, y, z, y`` (either sign), no angular deviations, joint 6
+    sitting on joint 5's axis. The point where axes 5 and 6 meet fixes
+    joint 1 (2 solutions); the direction of axis 6 fixes joint 5
+    (2 solutions) and then 6 and the sum 2+3+4; the planar elbow fixes
+    joints 2 and 3 (2 solutions).
+
+Both give at most 8 branches. The ABB GoFa (CRB 15000) fits neither: its
+joint 6 sits 80 mm off joint 4's axis (seed 000, Table I, link 6 ``z``), so
+its wrist is not spherical, and joints 4 and 5 are not parallel as the UR
+structure needs; it keeps the multi-start search of
+:mod:`thermocomp.kinematics.seeding`.
+
+Derivation (written for this project). With all joint frames keeping the
+base orientation at the zero pose (seed 002, Table 7), a joint about
+``s * e_k`` turns by ``Rot(e_k, s * theta)``; ``phi = s * theta`` is the
+canonical angle used below. Rotations about ``y`` keep the ``y`` coordinate,
+so in the frame turned by ``-phi_1`` the ``y`` coordinate of the wrist
+point is the constant sum ``L_y`` of the ``y`` translations:
+``r sin(atan2(Y, X) - phi_1) = L_y``. In the ``x-z`` plane that frame leaves
+a two-link arm ``t = Ry(phi_2) (a + Ry(phi_3) b)``: ``|t|^2`` fixes
+``a . Ry(phi_3) b = A cos(phi_3) + B sin(phi_3)``, and the angle of ``t``
+against ``a + Ry(phi_3) b`` gives ``phi_2`` (``Ry`` turns the ``(x, z)``
+plane by ``-phi``).
+
+Accuracy: round-off of a few 1e-15 m away from singularities; near one
+(wrist or elbow stretched) the branches merge and the closed form loses
+digits, which the Newton polish of
+:func:`thermocomp.kinematics.seeding.solve_nominal_configuration` recovers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from thermocomp._typing import ArrayLike, FloatArray
+from thermocomp.kinematics.ik import fit_limits
+from thermocomp.kinematics.model import KinematicModel
+from thermocomp.tolerances import CLOSED_FORM_STRUCTURE_TOL
+
+#: Number of branches a 6R closed form returns (shoulder x elbow x wrist).
+N_BRANCHES = 8
+
+_E = np.eye(3)
+_AXES = {"opw": (2, 1, 1, 0, 1, 0), "ur": (2, 1, 1, 1, 2, 1)}
+
+
+@dataclass(frozen=True, eq=False)
+class ClosedForm:
+    """A model recognised as having a closed-form IK (see the module docstring).
+
+    Attributes
+    ----------
+    kind
+        ``"opw"`` or ``"ur"``.
+    model
+        The model it was recognised on (batch shape ``()``).
+    axis_sign
+        ``s`` of each joint axis ``s * e_k``, ``(6,)``.
+    """
+
+    kind: str
+    model: KinematicModel
+    axis_sign: FloatArray
+
+    def branches(self, R_world_tcp: ArrayLike, p_world_tcp: ArrayLike, q_near: ArrayLike | None = None
+                 ) -> tuple[FloatArray, np.ndarray]:
+        """All IK branches of ``m`` targets, in controller angles.
+
+        Parameters
+        ----------
+        R_world_tcp, p_world_tcp
+            Targets in the world frame, ``(m, 3, 3)`` and ``(m, 3)`` [m].
+        q_near
+            ``(m, n)`` or ``(n,)`` [rad]: each angle is shifted by whole turns
+            into its limits, nearest this (default: the robot's home).
+
+        Returns
+        -------
+        q : ndarray, shape ``(m, 8, 6)`` [rad]
+            NaN rows where a branch does not exist (target out of reach).
+        valid : ndarray of bool, shape ``(m, 8)``
+            The branch exists and fits the joint limits.
+        """
+        chain = self.model.chain
+        R_world_tcp = np.asarray(R_world_tcp, dtype=float)
+        p_world_tcp = np.asarray(p_world_tcp, dtype=float)
+        phi = _opw(self.model, R_world_tcp, p_world_tcp) if self.kind == "opw" else _ur(self.model, R_world_tcp,
+                                                                                        p_world_tcp)
+        theta = phi * self.axis_sign
+        q = chain.q_from_theta(theta)
+        exists = np.all(np.isfinite(q), axis=-1)
+        near = chain.home if q_near is None else np.asarray(q_near, dtype=float)
+        near = np.broadcast_to(near[..., None, :] if near.ndim == 2 else near, q.shape)
+        q_fit, fits = fit_limits(np.where(exists[..., None], q, 0.0), chain.lower, chain.upper, near)
+        q = np.where(exists[..., None], q_fit, np.nan)
+        return q, exists & fits
+
+
+def closed_form_mismatch(model: KinematicModel) -> str | None:
+    """Why ``model`` has no closed form here, or None when it has one (kind in :func:`closed_form`)."""
+    return _recognise(model)[1]
+
+
+def closed_form(model: KinematicModel) -> ClosedForm | None:
+    """The closed form of ``model`` when its structure has one (module docstring), else None.
+
+    The answer is cached on the model (models are immutable).
+    """
+    cached = model.__dict__.get("_closed_form", False)
+    if cached is False:
+        cached = _recognise(model)[0]
+        object.__setattr__(model, "_closed_form", cached)
+    return cached
+
+
+def _recognise(model: KinematicModel) -> tuple[ClosedForm | None, str | None]:
+    chain = model.chain
+    if model.batch_shape != ():
+        return None, "a batch of models (one closed form per model is not built)"
+    if chain.n_joints != 6:
+        return None, f"{chain.n_joints} joints (a closed form needs 6)"
+    if not model.nominal_rotations:
+        return None, "angular deviations between joints (the axes are no longer parallel or orthogonal)"
+    k = np.argmax(np.abs(chain.axis), axis=1)
+    sign = chain.axis[np.arange(6), k]
+    if not np.all(np.abs(sign) == 1.0):
+        return None, "an axis that is not along x, y or z of the base at the zero pose"
+    p = model.p_joint
+    tol = CLOSED_FORM_STRUCTURE_TOL
+    kind = next((name for name, axes in _AXES.items() if tuple(k.tolist()) == axes), None)
+    if kind is None:
+        return None, f"axes along {''.join('xyz'[i] for i in k)} (closed forms: zyyxyx, zyyyzy)"
+    if kind == "opw":
+        # axes 4 (x) and 5 (y) meet: no z step from joint 4 to 5; axis 6 (x) passes through
+        # that point: joint 6 sits on axis 4's line shifted back by joint 5's y step.
+        off = max(abs(p[4, 2]), abs(p[5, 2]), abs(p[5, 1] + p[4, 1]))
+        if off > tol:
+            return None, (f"axes 4, 5, 6 do not meet in one point (wrist offset {off * 1e3:.6g} mm): "
+                          "not a spherical wrist")
+    else:
+        off = max(abs(p[5, 0]), abs(p[5, 1]))
+        if off > tol:
+            return None, f"joint 6 is {off * 1e3:.6g} mm off joint 5's axis"
+    return ClosedForm(kind, model, sign.astype(float)), None
+
+
+def _Rz(phi: FloatArray) -> FloatArray:
+    c, s = np.cos(phi), np.sin(phi)
+    z, o = np.zeros_like(phi), np.ones_like(phi)
+    return np.stack([np.stack([c, -s, z], -1), np.stack([s, c, z], -1), np.stack([z, z, o], -1)], -2)
+
+
+def _Ry(phi: FloatArray) -> FloatArray:
+    c, s = np.cos(phi), np.sin(phi)
+    z, o = np.zeros_like(phi), np.ones_like(phi)
+    return np.stack([np.stack([c, z, s], -1), np.stack([z, o, z], -1), np.stack([-s, z, c], -1)], -2)
+
+
+def _Rx(phi: FloatArray) -> FloatArray:
+    c, s = np.cos(phi), np.sin(phi)
+    z, o = np.zeros_like(phi), np.ones_like(phi)
+    return np.stack([np.stack([o, z, z], -1), np.stack([z, c, -s], -1), np.stack([z, s, c], -1)], -2)
+
+
+def _acos_pm(x: FloatArray) -> FloatArray:
+    """``(+acos(x), -acos(x))`` stacked last; NaN where ``|x| > 1`` beyond round-off."""
+    slop = 1e-12
+    x = np.where(np.abs(x) <= 1.0 + slop, np.clip(x, -1.0, 1.0), np.nan)
+    a = np.arccos(x)
+    return np.stack([a, -a], axis=-1)
+
+
+def _flange(model: KinematicModel, R_world_tcp: FloatArray, p_world_tcp: FloatArray):
+    """Last joint's frame ``R6`` ``(m, 3, 3)`` and origin ``o6`` ``(m, 3)``, in the base frame."""
+    R_base_tcp = model.R_base.T @ R_world_tcp
+    p_base_tcp = (p_world_tcp - model.p_base) @ model.R_base
+    R6 = R_base_tcp @ model.R_tool.T
+    o6 = p_base_tcp - R6 @ model.p_tool
+    return R6, o6
+
+
+def _shoulder(d: FloatArray, L_y: float) -> FloatArray:
+    """``phi_1`` ``(m, 2)``: ``Rz(-phi_1) d`` has ``y == L_y`` (front and back)."""
+    r = np.hypot(d[:, 0], d[:, 1])
+    ratio = np.where(r > 0, L_y / np.where(r > 0, r, 1.0), np.nan)
+    ratio = np.where(np.abs(ratio) <= 1.0, ratio, np.nan)
+    alpha = np.arcsin(ratio)
+    phi = np.arctan2(d[:, 1], d[:, 0])
+    return np.stack([phi - alpha, phi - (np.pi - alpha)], axis=-1)
+
+
+def _planar(t: FloatArray, a: FloatArray, b: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Two-link arm in the ``(x, z)`` plane: ``t = Ry(phi_2) (a + Ry(phi_3) b)``.
+
+    ``t`` ``(..., 2)``; ``a``, ``b`` ``(2,)`` as ``(x, z)``. Returns ``phi_2``,
+    ``phi_3``, each ``(..., 2)`` (elbow branches last).
+    """
+    A = a[0] * b[0] + a[1] * b[1]
+    B = a[0] * b[1] - a[1] * b[0]
+    K = 0.5 * (np.sum(t * t, axis=-1) - a @ a - b @ b)
+    phi3 = np.arctan2(B, A) + _acos_pm(K / np.hypot(A, B))
+    c3, s3 = np.cos(phi3), np.sin(phi3)
+    vx = a[0] + b[0] * c3 + b[1] * s3
+    vz = a[1] - b[0] * s3 + b[1] * c3
+    phi2 = np.arctan2(vz, vx) - np.arctan2(t[..., 1], t[..., 0])[..., None]
+    return phi2, phi3
+
+
+def _opw(model: KinematicModel, R_world_tcp: FloatArray, p_world_tcp: FloatArray) -> FloatArray:
+    """Canonical angles ``(m, 8, 6)`` of the ortho-parallel arm with a spherical wrist."""
+    p = model.p_joint
+    R6, o6 = _flange(model, R_world_tcp, p_world_tcp)
+    m = o6.shape[0]
+    w = o6 - p[5, 0] * R6[:, :, 0]  # wrist centre: joint 6's origin back along axis 6 (= x of R6)
+    e = p[3] + np.array([p[4, 0], 0.0, 0.0])  # joint 3's origin to the wrist centre, at phi_3 = 0
+    L_y = p[1, 1] + p[2, 1] + e[1]
+    d = w - p[0]
+    phi1 = _shoulder(d, L_y)  # (m, 2)
+    c1, s1 = np.cos(phi1), np.sin(phi1)
+    ux = c1 * d[:, 0, None] + s1 * d[:, 1, None]
+    t = np.stack([ux - p[1, 0], np.broadcast_to(d[:, 2, None] - p[1, 2], ux.shape)], axis=-1)  # (m, 2, 2)
+    phi2, phi3 = _planar(t, p[2, [0, 2]], e[[0, 2]])  # (m, 2, 2)
+    phi1 = np.broadcast_to(phi1[:, :, None], phi2.shape)
+    # wrist: M = R3^T R6 = Rx(phi4) Ry(phi5) Rx(phi6)
+    R3 = _Rz(phi1) @ _Ry(phi2 + phi3)  # (m, 2, 2, 3, 3)
+    M = np.swapaxes(R3, -1, -2) @ R6[:, None, None]
+    s5 = np.hypot(M[..., 0, 1], M[..., 0, 2])
+    phi5 = np.stack([np.arctan2(s5, M[..., 0, 0]), np.arctan2(-s5, M[..., 0, 0])], axis=-1)  # (m, 2, 2, 2)
+    phi4 = np.stack([np.arctan2(M[..., 1, 0], -M[..., 2, 0]), np.arctan2(-M[..., 1, 0], M[..., 2, 0])], axis=-1)
+    # phi6 from what phi4, phi5 leave (consistent even where the wrist is stretched, s5 = 0)
+    P = np.swapaxes(_Rx(phi4) @ _Ry(phi5), -1, -2) @ M[..., None, :, :]
+    phi6 = np.arctan2(P[..., 2, 1], P[..., 1, 1])
+    b = np.broadcast_to
+    out = np.stack([b(phi1[..., None], phi5.shape), b(phi2[..., None], phi5.shape), b(phi3[..., None], phi5.shape),
+                    phi4, phi5, phi6], axis=-1)
+    return out.reshape(m, N_BRANCHES, 6)
+
+
+def _ur(model: KinematicModel, R_world_tcp: FloatArray, p_world_tcp: FloatArray) -> FloatArray:
+    """Canonical angles ``(m, 8, 6)`` of the arm with three parallel axes (UR type)."""
+    p = model.p_joint
+    R6, o6 = _flange(model, R_world_tcp, p_world_tcp)
+    m = o6.shape[0]
+    L_y = p[1:, 1].sum()
+    d = o6 - p[0]  # joint 6's origin lies on axes 5 and 6
+    phi1 = _shoulder(d, L_y)  # (m, 2)
+    Rz1 = _Rz(phi1)  # (m, 2, 3, 3)
+    M = np.swapaxes(Rz1, -1, -2) @ R6[:, None]  # Ry(phi234) Rz(phi5) Ry(phi6)
+    phi5 = _acos_pm(M[..., 1, 1])  # the y row of M is (s5 c6, c5, s5 s6); (m, 2, 2)
+    s5 = np.sin(phi5)  # (m, 2, 2)
+    sgn = np.where(s5 < 0, -1.0, 1.0)
+    phi6 = np.arctan2(sgn * M[..., None, 1, 2], sgn * M[..., None, 1, 0])
+    N = M[:, :, None] @ np.swapaxes(_Ry(phi6), -1, -2) @ np.swapaxes(_Rz(phi5), -1, -2)
+    phi234 = np.arctan2(N[..., 0, 2], N[..., 0, 0])  # (m, 2, 2)
+    # joint 4's origin, in the frame turned by -phi1, relative to joint 1
+    u6 = np.einsum("mkji,mj->mki", Rz1, d)  # Rz1^T d, (m, 2, 3)
+    u4 = u6[:, :, None, :] - _Ry(phi234) @ (p[4] + p[5])
+    t = np.stack([u4[..., 0] - p[1, 0], u4[..., 2] - p[1, 2]], axis=-1)  # (m, 2, 2, 2)
+    phi2, phi3 = _planar(t, p[2, [0, 2]], p[3, [0, 2]])  # (m, 2, 2, 2)
+    phi4 = phi234[..., None] - phi2 - phi3
+    b = np.broadcast_to
+    shape = phi2.shape
+    out = np.stack([b(phi1[:, :, None, None], shape), phi2, phi3, phi4, b(phi5[..., None], shape),
+                    b(phi6[..., None], shape)], axis=-1)
+    return out.reshape(m, N_BRANCHES, 6)
