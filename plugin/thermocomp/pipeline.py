@@ -13,6 +13,7 @@ chunked, atomic results writer. From Python::
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,7 +25,9 @@ from thermocomp.compensation.compensate import (
     CompensationChunk,
     CompensationOptions,
     CompensationSummary,
+    NominalMemo,
     ProgressCallback,
+    announce_phase,
     compensate,
 )
 from thermocomp.compensation.program import Program
@@ -68,6 +71,8 @@ class CompensationReport:
     #: With ``keep_results``: every chunk, ``target`` indexing ``target_names``.
     chunks: list[CompensationChunk] = field(default_factory=list)
     target_names: list[str] = field(default_factory=list)
+    #: Wall time of the whole call [s] (the phases are in ``summary.phase_seconds``).
+    wall_seconds: float = 0.0
 
     def failure_text(self) -> str:
         s = self.summary
@@ -111,6 +116,8 @@ class CompensationReport:
         lines.append(
             f"solver: {s.solver_seconds:.3f} s for {s.n_rows:,} solves ({s.microseconds_per_solve:.1f} us per solve)"
         )
+        lines.append("time: " + ", ".join(f"{name} {seconds:.3f} s" for name, seconds in s.phase_seconds.items())
+                     + f"; whole run {self.wall_seconds:.3f} s")
         lines.append("paper (seed 002): static case about +-0.01 mm and 0.02 deg; transient case about 0.2 mm "
                      "and 0.1 deg, 3 min 42 s")
         if self.out is not None:
@@ -122,7 +129,8 @@ def _file_units(v: FloatArray) -> FloatArray:
     return np.concatenate([v[:3] * 1e3, np.degrees(v[3:])])
 
 
-def _programs(targets: PathLike | Program, chain: Chain, fixed_orientation, chunk_rows: int) -> Iterator[Program]:
+def _programs(targets: PathLike | Program, chain: Chain, fixed_orientation, chunk_rows: int,
+              reading: ProgressCallback | None = None) -> Iterator[Program]:
     """Program chunks: one whole program when it has no time column, else streamed chunks."""
     if isinstance(targets, Program):
         yield targets
@@ -132,7 +140,11 @@ def _programs(targets: PathLike | Program, chain: Chain, fixed_orientation, chun
     if first.time_min is not None:
         yield from itertools.chain([first], stream)
         return
-    rest = list(stream)
+    rest = []
+    for piece in stream:  # a program without times is solved whole: read all of it first
+        rest.append(piece)
+        if reading is not None:
+            reading(first.n_targets + sum(p.n_targets for p in rest), None)
     if not rest:
         yield first
         return
@@ -197,6 +209,7 @@ def run_compensation(
     CompensationFailed
         Rows failed and ``allow_failures`` is False; nothing is written.
     """
+    started = time.perf_counter()
     options = CompensationOptions() if options is None else options
     chain = robot if isinstance(robot, Chain) else load_robot(robot)
     table = (deformation if isinstance(deformation, DeformationTable)
@@ -205,8 +218,14 @@ def run_compensation(
     if out is not None:
         check_not_input(out, [p for p in (deformation, targets, robot) if isinstance(p, (str, Path))])
     keep = (out is None) if keep_results is None else keep_results
-    programs = _programs(targets, chain, fixed_orientation, options.chunk_rows)
+    announce_phase(progress, "reading", None)
+    t0 = time.perf_counter()
+    programs = _programs(targets, chain, fixed_orientation, options.chunk_rows,
+                         progress if getattr(progress, "phase", None) is not None else None)
     first = next(programs)
+    reading_first = time.perf_counter() - t0
+    if first.time_min is not None:  # streamed: reading, solving and writing take turns, one bar for the rows
+        announce_phase(progress, "solving", None)
     report = CompensationReport(
         robot=chain.name,
         deformation_source=table.source,
@@ -223,15 +242,20 @@ def run_compensation(
 
     def run(write) -> None:
         q_previous = None  # a streamed path carries its configuration from piece to piece
-        for program in itertools.chain([first], programs):
+        memo = NominalMemo()  # a target met again in a later piece is not solved again
+        phases = report.summary.phase_seconds
+        for program in _timed(itertools.chain([first], programs), phases, "reading"):
             offset = report.n_targets
             report.n_targets += program.n_targets
             if keep:
                 report.target_names.extend(program.names)
-            for chunk in compensate(chain, table, program, options, progress, q_previous, minute_tables=minute_tables):
+            for chunk in compensate(chain, table, program, options, progress, q_previous, minute_tables=minute_tables,
+                                    memo=memo):
                 q_previous = chunk.q_nominal[-1]
                 report.summary.add(chunk, program.names)
+                t0 = time.perf_counter()
                 write(chunk, program.names)
+                phases["writing"] += time.perf_counter() - t0
                 if keep:
                     report.chunks.append(replace(chunk, target=chunk.target + offset))
         if report.summary.n_failed and not allow_failures:
@@ -239,12 +263,25 @@ def run_compensation(
 
     if tables_by_minute is not None:
         report.time_law += ", one table per minute"
+    report.summary.phase_seconds["reading"] += reading_first
     if out is None:
         run(lambda chunk, names: None)
     else:
         with results_writer(out, chain.n_joints, first.orientation_convention) as writer:
             run(writer.write)
+    report.wall_seconds = time.perf_counter() - started
     return report
+
+
+def _timed(items: Iterator[Program], phases: dict[str, float], name: str) -> Iterator[Program]:
+    """``items``, adding the time each ``next`` takes to ``phases[name]``."""
+    while True:
+        t0 = time.perf_counter()
+        item = next(items, None)
+        phases[name] += time.perf_counter() - t0
+        if item is None:
+            return
+        yield item
 
 
 def export_robot(

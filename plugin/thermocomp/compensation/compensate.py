@@ -54,8 +54,33 @@ CONTINUATION_STEPS = (4, 16, 64)
 
 #: Failed rows a summary lists one by one (all are counted).
 MAX_FAILED_LISTED = 100
+#: Rows solved between two progress calls: a fraction of a second at a few
+#: microseconds a row, and batches still large enough for numpy to be efficient.
+PROGRESS_ROWS = 16_384
+#: Nominal solutions remembered across the pieces of a streamed program
+#: (:class:`NominalMemo`); bounds its memory on a long path of distinct poses.
+MEMO_ENTRIES = 100_000
 
 ProgressCallback = Callable[[int, int], None]
+#: The phases of a run, in order, as :attr:`CompensationSummary.phase_seconds` names them.
+PHASES = ("reading", "nominal configurations", "solving", "writing")
+
+
+def announce_phase(progress: ProgressCallback | None, name: str, total: int | None) -> None:
+    """Tell ``progress`` that phase ``name`` starts (``total`` rows, or None if unknown).
+
+    Only a callback with a ``phase(name, total)`` method (such as
+    :class:`thermocomp.cli.progress.ProgressBar`) hears of phases; a plain
+    ``(done, total)`` function keeps seeing the rows solved, as before.
+    """
+    phase = getattr(progress, "phase", None)
+    if phase is not None:
+        phase(name, total)
+
+
+def _phase_progress(progress: ProgressCallback | None) -> ProgressCallback | None:
+    """``progress`` for the rows of a phase other than solving: only callbacks that know phases."""
+    return progress if getattr(progress, "phase", None) is not None else None
 
 
 @dataclass(frozen=True)
@@ -147,6 +172,8 @@ class CompensationChunk:
     R_filtered: FloatArray
     p_filtered: FloatArray
     solve_seconds: float = 0.0
+    #: Time spent on the nominal configurations of these rows [s] (not in ``solve_seconds``).
+    nominal_seconds: float = 0.0
 
     @property
     def n_rows(self) -> int:
@@ -167,6 +194,10 @@ class CompensationSummary:
     uncompensated_max_position: float = 0.0
     uncompensated_max_angle: float = 0.0
     solver_seconds: float = 0.0
+    #: Wall time of each phase [s]: ``reading``, ``nominal configurations``,
+    #: ``solving``, ``writing`` (the library fills the middle two, the file
+    #: pipeline the others).
+    phase_seconds: dict[str, float] = field(default_factory=lambda: {name: 0.0 for name in PHASES})
     failed_rows: list[tuple[float, str, str]] = field(default_factory=list)
     #: Per whole minute (``floor(minute)``): the largest uncompensated position
     #: miss [m] and angle [rad], the largest compensated position and angle
@@ -193,6 +224,8 @@ class CompensationSummary:
             self.uncompensated_max_position = max(self.uncompensated_max_position, float(np.linalg.norm(u[:, :3], axis=1).max()))
             self.uncompensated_max_angle = max(self.uncompensated_max_angle, float(np.linalg.norm(u[:, 3:], axis=1).max()))
         self.solver_seconds += chunk.solve_seconds
+        self.phase_seconds["solving"] += chunk.solve_seconds
+        self.phase_seconds["nominal configurations"] += chunk.nominal_seconds
         self._add_minutes(chunk, ok & nominal_ok)
         room = max(0, MAX_FAILED_LISTED - len(self.failed_rows))
         for i in np.flatnonzero(~ok)[:room]:
@@ -241,10 +274,65 @@ class CompensationSummary:
         return 1e6 * self.solver_seconds / max(self.n_rows, 1)
 
 
+class NominalMemo:
+    """Nominal solutions already found, keyed by the bytes of their problem (:meth:`Program.distinct_rows`).
+
+    Shared by the pieces of a streamed program, so a target visited again in
+    a later piece is not solved again. Holds at most :data:`MEMO_ENTRIES`.
+    """
+
+    def __init__(self, capacity: int = MEMO_ENTRIES) -> None:
+        self.capacity = capacity
+        self._rows: dict[bytes, int] = {}
+        self._parts: list[IKResult] = []
+        self._offsets: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def lookup(self, keys: np.ndarray) -> np.ndarray:
+        """Memo row of each key ``(k,)``, -1 where unknown."""
+        return np.fromiter((self._rows.get(k.tobytes(), -1) for k in keys), dtype=np.int64, count=keys.size)
+
+    def add(self, keys: np.ndarray, result: IKResult) -> None:
+        """Remember ``result`` (one row per key) while there is room."""
+        room = self.capacity - len(self._rows)
+        if room <= 0 or keys.size == 0:
+            return
+        keys, result = keys[:room], _take(result, np.arange(min(room, keys.size)))
+        base = len(self._rows)
+        self._parts.append(result)
+        self._offsets.append(base)
+        for i, k in enumerate(keys):
+            self._rows[k.tobytes()] = base + i
+
+    def take(self, rows: np.ndarray) -> IKResult:
+        """The remembered results of memo rows ``rows``."""
+        if len(self._parts) > 1:
+            merged = IKResult(**{name: np.concatenate([getattr(p, name) for p in self._parts])
+                                 for name in IKResult.__dataclass_fields__})
+            self._parts, self._offsets = [merged], [0]
+        return _take(self._parts[0], rows)
+
+
+def _take(result: IKResult, index: np.ndarray) -> IKResult:
+    return IKResult(**{name: getattr(result, name)[index] for name in IKResult.__dataclass_fields__})
+
+
+def _empty_result(m: int, n: int) -> IKResult:
+    return IKResult(q=np.empty((m, n)), status=np.empty(m, dtype=np.int8), position_error=np.empty(m),
+                    orientation_error=np.empty(m), iterations=np.empty(m, dtype=np.int64), sigma_min=np.empty(m))
+
+
 def nominal_solutions(
-    chain: Chain, program: Program, options: CompensationOptions, q_previous: FloatArray | None = None
+    chain: Chain, program: Program, options: CompensationOptions, q_previous: FloatArray | None = None,
+    memo: NominalMemo | None = None, progress: ProgressCallback | None = None,
 ) -> IKResult:
     """The program's joint angles on the nominal robot: the configuration of every target.
+
+    Each distinct problem (pose, reference joints, confdata:
+    :meth:`Program.distinct_rows`) is solved once, and not at all when
+    ``memo`` knows it; repeated rows share its solution.
 
     - Targets with ABB confdata take the solution in that configuration
       nearest their reference (or home); none found: ``configuration_not_found``.
@@ -252,9 +340,31 @@ def nominal_solutions(
     - A timed program (a path) continues from pose to pose
       (:func:`~thermocomp.kinematics.seeding.solve_path`), starting from
       ``q_previous`` (the pose before this chunk) or, for the first pose, the
-      solution nearest the robot's home configuration.
+      solution nearest the robot's home configuration; a pose seen before
+      keeps its first solution.
     - Otherwise every target takes the solution nearest home.
+
+    ``progress``, if given, is called as ``progress(done, total)`` over the
+    distinct problems to solve.
     """
+    first, inverse, keys = program.distinct_rows()
+    memo = NominalMemo() if memo is None else memo
+    known = memo.lookup(keys)
+    new = np.flatnonzero(known < 0)
+    result = _empty_result(first.size, chain.n_joints)
+    if new.size:
+        solved = _nominal_distinct(chain, program.take(first[new]), options, q_previous, progress)
+        _assign(result, new, solved)
+        memo.add(keys[new], solved)
+    old = np.flatnonzero(known >= 0)
+    if old.size:
+        _assign(result, old, memo.take(known[old]))
+    return _take(result, inverse)
+
+
+def _nominal_distinct(chain: Chain, program: Program, options: CompensationOptions, q_previous: FloatArray | None,
+                      progress: ProgressCallback | None) -> IKResult:
+    """:func:`nominal_solutions` of a program whose rows are distinct problems."""
     model = nominal_model(chain)
     R, p = program.R_world_tcp, program.p_world_tcp
     kwargs = dict(starts=options.starts, seed=options.seed, options=options.ik)
@@ -267,13 +377,19 @@ def nominal_solutions(
         q = np.where(ok[:, None], to_quadrants(found.q, wanted), found.q)
         status = np.where(ok & ~chain.within_limits(q), np.int8(Status.JOINT_LIMIT), found.status).astype(np.int8)
         return replace(found, q=q, status=status)
-    if program.q_reference is not None:
-        return solve_nominal_configuration(model, R, p, program.q_reference, **kwargs)
-    if program.time_min is not None:
+    if program.time_min is not None and program.q_reference is None:
         if q_previous is None:
             q_previous = solve_nominal_configuration(model, R[:1], p[:1], chain.home[None], **kwargs).q[0]
         return solve_path(model, R, p, q_previous, **kwargs)
-    return solve_nominal_configuration(model, R, p, np.tile(chain.home, (program.n_targets, 1)), **kwargs)
+    m = program.n_targets
+    q_ref = program.q_reference if program.q_reference is not None else np.tile(chain.home, (m, 1))
+    result = _empty_result(m, chain.n_joints)
+    for start in range(0, m, PROGRESS_ROWS):
+        rows = np.arange(start, min(start + PROGRESS_ROWS, m))
+        _assign(result, rows, solve_nominal_configuration(model, R[rows], p[rows], q_ref[rows], **kwargs))
+        if progress is not None:
+            progress(int(rows[-1]) + 1, m)
+    return result
 
 
 ModelAt = Callable[[FloatArray], KinematicModel]
@@ -314,6 +430,7 @@ def compensate(
     q_previous: FloatArray | None = None,
     *,
     minute_tables: Sequence[DeformationTable] | None = None,
+    memo: NominalMemo | None = None,
 ) -> Iterator[CompensationChunk]:
     """Compensate ``program`` on ``chain`` deformed by ``table``; yield result chunks.
 
@@ -340,11 +457,15 @@ def compensate(
         fraction of ``table``: one table per minute of ``options.minutes``,
         each applied in full (the time law is not used; rows report fraction
         1). Programs without a time column only.
+    memo
+        Nominal solutions already known: pass one :class:`NominalMemo` to
+        every piece of a streamed program so a repeated target is solved once.
 
     Yields
     ------
     CompensationChunk
-        At most ``options.chunk_rows`` rows each.
+        At most ``options.chunk_rows`` rows each (and at most
+        :data:`PROGRESS_ROWS` for a timed program, so progress moves).
     """
     options = CompensationOptions() if options is None else options
     table.check_matches(chain.n_joints, chain.name)
@@ -362,19 +483,25 @@ def compensate(
                                      f"got {len(minute_tables)}")
         for table_at in minute_tables:
             table_at.check_matches(chain.n_joints, chain.name)
-    nominal = nominal_solutions(chain, program, options, q_previous)
-
-    if minute_tables is not None:
-        yield from _compensate_minute_tables(chain, minute_tables, program, options, nominal, progress)
-        return
+    memo = NominalMemo() if memo is None else memo
 
     def model_at(fraction: FloatArray) -> KinematicModel:
         return deformed_model(chain, table, fraction, options.composition)
 
     if program.time_min is not None:
-        yield from _compensate_timed(chain, model_at, program, options, nominal, progress)
+        yield from _compensate_timed(chain, model_at, program, options, q_previous, memo, progress)
+        return
+    t0 = time.perf_counter()
+    announce_phase(progress, "nominal configurations", None)
+    nominal = nominal_solutions(chain, program, options, q_previous, memo, _phase_progress(progress))
+    nominal_seconds = time.perf_counter() - t0
+    announce_phase(progress, "solving", None)
+    if minute_tables is not None:
+        chunks = _compensate_minute_tables(chain, minute_tables, program, options, nominal, progress)
     else:
-        yield from _compensate_grid(chain, model_at, program, options, nominal, progress)
+        chunks = _compensate_grid(chain, model_at, program, options, nominal, progress)
+    for i, chunk in enumerate(chunks):
+        yield replace(chunk, nominal_seconds=nominal_seconds) if i == 0 else chunk
 
 
 def _compensate_grid(chain, model_at, program, options, nominal, progress):
@@ -563,21 +690,71 @@ def _path_predictor(model_at: ModelAt, frac: FloatArray, R: FloatArray, p: Float
     return q_nominal + np.einsum("mw,mwn->mn", weights, correction[window])
 
 
-def _compensate_timed(chain, model_at, program, options, nominal, progress):
+#: A timed program whose rows repeat their targets at least this often on
+#: average is continued per target along the table's fraction (as a grid),
+#: not along the path: its neighbouring rows are different targets.
+REPEATS_FOR_TARGET_PREDICTOR = 3
+
+
+def _target_predictor(model_at: ModelAt, frac: FloatArray, R: FloatArray, p: FloatArray, q_nominal: FloatArray,
+                      target: np.ndarray, ik: IKOptions) -> FloatArray:
+    """Seeds ``(r, n)`` for rows that revisit few targets, each at its own fraction of the table.
+
+    The grid's predictor per distinct target (``target`` ``(r,)`` numbers
+    them): each is solved at its largest fraction ``s`` and at ``s / 2``, and
+    every row is seeded on the quadratic through the nominal, half and full
+    solutions at its own fraction (see :func:`_compensate_grid`). A target
+    whose predictor solve failed is seeded with its nominal solution.
+    """
+    distinct, local = np.unique(target, return_inverse=True)
+    k = distinct.size
+    first = np.zeros(k, dtype=np.int64)
+    first[local[::-1]] = np.arange(local.size)[::-1]  # a row of each distinct target
+    s_max = np.zeros(k)
+    np.maximum.at(s_max, local, frac)
+    q0, Rd, pd = q_nominal[first], R[first], p[first]
+    full = _continue_to(model_at, s_max, Rd, pd, q0, ik)
+    half = _continue_to(model_at, s_max / 2, Rd, pd, 0.5 * (q0 + full.q), ik)
+    ok = (full.status == Status.CONVERGED) & (half.status == Status.CONVERGED)
+    s_row = s_max[local]
+    u = np.divide(frac, s_row, out=np.zeros_like(frac), where=s_row > 0)[:, None]
+    seed = (((2 * u - 1) * (u - 1)) * q0[local] + (4 * u * (1 - u)) * half.q[local]
+            + (u * (2 * u - 1)) * full.q[local])
+    return np.where(ok[local][:, None], seed, q_nominal)
+
+
+def _compensate_timed(chain, model_at, program, options, q_previous, memo, progress):
+    """A program with a time column: each row once at its own time, in slices of :data:`PROGRESS_ROWS` rows.
+
+    Each slice finds its nominal configurations (distinct problems only,
+    :class:`NominalMemo` remembering them across slices), then solves the
+    deformed robot from a predictor: per target along the fraction when the
+    slice revisits few targets (:func:`_target_predictor`), else along the
+    path (:func:`_path_predictor`).
+    """
     m = program.n_targets
+    step = min(options.chunk_rows, PROGRESS_ROWS)
+    _, target_of_row, _ = program.distinct_rows()
     done = 0
-    for start in range(0, m, options.chunk_rows):
+    for start in range(0, m, step):
+        idx = np.arange(start, min(start + step, m))
         t0 = time.perf_counter()
-        idx = np.arange(start, min(start + options.chunk_rows, m))
+        nominal = nominal_solutions(chain, program.take(idx), options, q_previous, memo)
+        q_previous = nominal.q[-1]
+        t1 = time.perf_counter()
         minute = program.time_min[idx]
         frac = options.time_law.fraction(minute)
         R, p = program.R_world_tcp[idx], program.p_world_tcp[idx]
-        seed = _path_predictor(model_at, frac, R, p, nominal.q[idx], options.ik)
+        target = target_of_row[idx]
+        if np.unique(target).size * REPEATS_FOR_TARGET_PREDICTOR <= idx.size:
+            seed = _target_predictor(model_at, frac, R, p, nominal.q, target, options.ik)
+        else:
+            seed = _path_predictor(model_at, frac, R, p, nominal.q, options.ik)
         deformed = model_at(frac)  # one robot per row, for the solve and the reached poses
         result = _continue_to(model_at, frac, R, p, seed, options.ik, deformed)
-        solve_seconds = time.perf_counter() - t0
-        chunk = _finish_chunk(chain, deformed, minute, frac, idx, R, p, result, nominal.q[idx],
-                              nominal.status[idx], solve_seconds)
+        chunk = _finish_chunk(chain, deformed, minute, frac, idx, R, p, result, nominal.q, nominal.status,
+                              time.perf_counter() - t1)
+        chunk = replace(chunk, nominal_seconds=t1 - t0)
         done += chunk.n_rows
         yield chunk
         if progress is not None:

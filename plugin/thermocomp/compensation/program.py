@@ -25,7 +25,8 @@ class Program:
     Attributes
     ----------
     names
-        Target names, ``m`` entries, unique.
+        Target names, ``m`` entries; unique in a program without times, may
+        repeat in a timed one (a cycle revisits its targets).
     R_world_tcp
         Target TCP orientations in the world frame, ``(m, 3, 3)``.
     p_world_tcp
@@ -86,3 +87,45 @@ class Program:
     def line_of(self, index: int) -> int | None:
         """File line of target ``index``, if known."""
         return None if self.lines is None else int(self.lines[index])
+
+    def take(self, index: np.ndarray) -> Program:
+        """The targets ``index`` (int array) of this program, in that order."""
+        def pick(a):
+            return None if a is None else a[index]
+        return Program(
+            names=tuple(self.names[i] for i in index.tolist()), R_world_tcp=self.R_world_tcp[index],
+            p_world_tcp=self.p_world_tcp[index], time_min=pick(self.time_min), q_reference=pick(self.q_reference),
+            confdata=pick(self.confdata), orientation_convention=self.orientation_convention, source=self.source,
+            lines=pick(self.lines),
+        )
+
+    def distinct_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Targets that ask for the same nominal solution, found once.
+
+        Two rows are the same problem when their pose, reference joints and
+        confdata are equal bit for bit (names and times do not matter: a cycle
+        that visits the same target every 2 minutes is one problem).
+
+        Returns
+        -------
+        first : ndarray of int, shape ``(k,)``
+            Row of each distinct problem's first occurrence, increasing.
+        inverse : ndarray of int, shape ``(m,)``
+            Distinct problem of every row: ``first[inverse]`` has the same values.
+        keys : ndarray of void, shape ``(k,)``
+            The bytes of each distinct problem (for a memo across chunks).
+        """
+        m = self.n_targets
+        parts = [self.R_world_tcp.reshape(m, 9), self.p_world_tcp]
+        if self.q_reference is not None:
+            parts.append(self.q_reference)
+        if self.confdata is not None:
+            parts.append(self.confdata.astype(float))
+        key = np.ascontiguousarray(np.concatenate(parts, axis=1) + 0.0)  # + 0.0: -0.0 and 0.0 are one value
+        void = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
+        _, first, inverse = np.unique(void, return_index=True, return_inverse=True)
+        order = np.argsort(first)
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        return first[order], rank[inverse.ravel()], void[first[order]]
+

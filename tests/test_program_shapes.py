@@ -1,0 +1,143 @@
+"""Any program shape at grid cost (issue 10): timed programs that jump, repeat, stream; progress that moves.
+
+Cost is counted, not timed (timings live in ``make bench``): the number of
+nominal problems solved, and the Newton work of the deformed solves as
+row-iterations (each is one FK + Jacobian of one row), which are
+deterministic.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import REPO
+
+import thermocomp.compensation.compensate as compensate_module
+import thermocomp.kinematics.seeding as seeding_module
+from thermocomp.compensation.compensate import PHASES, PROGRESS_ROWS, CompensationOptions, compensate
+from thermocomp.compensation.program import Program
+from thermocomp.io.deformation_csv import read_deformation_csv
+from thermocomp.io.targets_csv import read_targets_csv, write_targets_csv
+from thermocomp.kinematics.ik import Status, solve_ik
+from thermocomp.pipeline import run_compensation
+from thermocomp.robot.builtin import load_robot
+
+MINUTES = np.linspace(0.0, 200.0, 60)
+_NOMINAL_DISTINCT = compensate_module._nominal_distinct
+
+
+@pytest.fixture(scope="module")
+def targets():
+    return read_targets_csv(REPO / "examples" / "targets_random50.csv")
+
+
+@pytest.fixture(scope="module")
+def exaggerated():
+    return read_deformation_csv(REPO / "deformations" / "exaggerated.csv", n_joints=6)
+
+
+def _jumping(targets: Program, rng: np.random.Generator) -> tuple[Program, np.ndarray]:
+    """The grid's 3,000 rows (50 targets x 60 minutes) as a pick-and-place program: each minute
+    visits the targets in a new random order, so neighbouring rows are different targets."""
+    m = targets.n_targets
+    order = np.concatenate([rng.permutation(m) for _ in MINUTES])
+    return Program(names=tuple(targets.names[i] for i in order), R_world_tcp=targets.R_world_tcp[order],
+                   p_world_tcp=targets.p_world_tcp[order], time_min=np.repeat(MINUTES, m)), order
+
+
+class Work:
+    """Counts nominal problems and Newton row-iterations while a compensation runs."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.nominal_problems = 0
+        self.row_iterations = 0
+
+        def nominal_distinct(chain, program, *args, **kwargs):
+            self.nominal_problems += program.n_targets
+            return _NOMINAL_DISTINCT(chain, program, *args, **kwargs)
+
+        def counting_solve_ik(*args, **kwargs):
+            result = solve_ik(*args, **kwargs)
+            self.row_iterations += int(np.sum(result.iterations + 1))
+            return result
+
+        monkeypatch.setattr(compensate_module, "_nominal_distinct", nominal_distinct)
+        monkeypatch.setattr(compensate_module, "solve_ik", counting_solve_ik)
+        monkeypatch.setattr(seeding_module, "solve_ik", counting_solve_ik)
+
+
+@pytest.mark.parametrize("robot", ["irb140", "gofa"])
+def test_a_jumping_timed_program_costs_at_most_twice_its_grid(robot, targets, exaggerated, rng, monkeypatch):
+    """Same 3,000 rows as a grid and as a jumping timed program: at most 2x the Newton work, the same
+    50 nominal problems (not 3,000), and the same angles. The GoFa has no closed form: multi-start, once per target."""
+    chain = load_robot(robot)
+    if robot == "gofa":  # the IRB140's targets, moved into the GoFa's reach
+        targets = Program(names=targets.names, R_world_tcp=targets.R_world_tcp,
+                          p_world_tcp=targets.p_world_tcp * 0.9 + np.array([0.0, 0.0, 0.15]))
+    table = exaggerated
+    grid_work = Work(monkeypatch)
+    grid = list(compensate(chain, table, targets, CompensationOptions(minutes=tuple(MINUTES))))
+    program, order = _jumping(targets, rng)
+    timed_work = Work(monkeypatch)
+    timed = list(compensate(chain, table, program, CompensationOptions()))
+    assert grid_work.nominal_problems == timed_work.nominal_problems == targets.n_targets
+    assert timed_work.row_iterations <= 2 * grid_work.row_iterations
+    q_grid = np.concatenate([c.q for c in grid]).reshape(MINUTES.size, targets.n_targets, 6)
+    q_timed = np.concatenate([c.q for c in timed])
+    status = np.concatenate([c.status for c in timed])
+    assert np.all(status == Status.CONVERGED)
+    minute_index = np.repeat(np.arange(MINUTES.size), targets.n_targets)
+    assert np.max(np.abs(q_timed - q_grid[minute_index, order])) < 1e-6
+
+
+def test_a_streamed_program_solves_each_repeated_target_once(targets, exaggerated, rng, monkeypatch, tmp_path):
+    """A 3,000-row timed CSV read in 300-row pieces: the memo carries the 50 nominal solutions across pieces;
+    repeated names are allowed with time_min and come back in the results in program order."""
+    program, order = _jumping(targets, rng)
+    path = tmp_path / "cycle.csv"
+    write_targets_csv(program, path)
+    work = Work(monkeypatch)
+    report = run_compensation("irb140", exaggerated, path, tmp_path / "out.csv",
+                              options=CompensationOptions(chunk_rows=300))
+    assert work.nominal_problems == targets.n_targets
+    assert report.summary.n_rows == 3000 and report.summary.n_failed == 0
+    lines = (tmp_path / "out.csv").read_text().splitlines()[1:]
+    assert [line.split(",")[1] for line in lines] == [targets.names[i] for i in order]
+
+
+class Recorder:
+    """A progress callback that knows phases (as the CLI's ProgressBar does)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+
+    def phase(self, name, total):
+        self.events.append(("phase", name))
+
+    def __call__(self, done, total):
+        self.events.append(("rows", done, total))
+
+
+def test_progress_moves_every_few_thousand_rows_in_every_phase(targets, exaggerated, rng, tmp_path):
+    m = 40_000
+    pick = rng.integers(0, targets.n_targets, m)
+    program = Program(names=tuple(targets.names[i] for i in pick), R_world_tcp=targets.R_world_tcp[pick],
+                      p_world_tcp=targets.p_world_tcp[pick], time_min=np.linspace(0.0, 200.0, m))
+    recorder = Recorder()
+    report = run_compensation("irb140", exaggerated, program, progress=recorder, keep_results=False)
+    phases = [e[1] for e in recorder.events if e[0] == "phase"]
+    assert phases == ["reading", "solving"]
+    done = [0] + [e[1] for e in recorder.events if e[0] == "rows"]
+    assert done[-1] == m and max(np.diff(done)) <= PROGRESS_ROWS
+    # a grid announces its nominal phase, and a plain (done, total) function still sees only the solved rows
+    grid_calls = []
+    grid = run_compensation("irb140", exaggerated, targets, progress=lambda d, t: grid_calls.append((d, t)))
+    assert grid_calls[-1] == (grid.summary.n_rows, grid.summary.n_rows)
+    recorder = Recorder()
+    run_compensation("irb140", exaggerated, targets, progress=recorder)
+    assert [e[1] for e in recorder.events if e[0] == "phase"] == ["reading", "nominal configurations", "solving"]
+    # the summary times every phase
+    assert list(report.summary.phase_seconds) == list(PHASES)
+    assert report.summary.phase_seconds["solving"] > 0 and report.summary.phase_seconds["nominal configurations"] > 0
+    text = report.text()
+    assert all(name in text for name in PHASES) and "whole run" in text
