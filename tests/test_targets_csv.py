@@ -582,7 +582,6 @@ def test_plain_blocks_read_exactly_as_row_by_row(tmp_path, monkeypatch):
         (lambda r: r + ",7", "16", "expected 15 cells"),
         (lambda r: ",".join([*r.split(",")[:2], "2OO", *r.split(",")[3:]]), "y_mm", "expected a number, got '2OO'"),
         (lambda r: "," + r.split(",", 1)[1], "name", "expected a target name"),
-        (lambda r: "T3," + r.split(",", 1)[1], "name", "duplicate target name 'T3'"),
         (lambda r: r.split(",")[0] + ",1,2,nan," + ",".join(r.split(",")[4:]), "z_mm", "finite"),
         (lambda r: r.split(",")[0] + ",1,2,3,0.5,0.5,0.5,0.6," + ",".join(r.split(",")[8:]), "quat_w", "unit quaternion"),
         (lambda r: ",".join(r.split(",")[:8]) + ",-1," + ",".join(r.split(",")[9:]), "time_min", "time >= 0"),
@@ -636,4 +635,21 @@ def test_a_digest_collision_is_not_a_duplicate(tmp_path, monkeypatch):
     with pytest.raises(InputError) as err:
         list(targets_csv.iter_targets_csv(path, 5))
     assert "duplicate target name 'T3' (lines 5 and 14)" in str(err.value)
+
+
+def test_a_timed_program_may_revisit_a_named_target(tmp_path):
+    """With time_min a name repeats (a cycle); without it a repeated name is still an error, located."""
+    rows = [f"T{i % 3},{400 + i % 3},0,400,0,90,0,{2.0 * i}" for i in range(3000)]
+    path = write(tmp_path, "name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg,time_min\n"
+                 + "\n".join(rows) + "\n")
+    for chunk_rows in (7, 1000, 5000):
+        parts = list(iter_targets_csv(path, chunk_rows))
+        names = [n for part in parts for n in part.names]
+        assert names == [f"T{i % 3}" for i in range(3000)]
+        assert np.array_equal(np.concatenate([p.time_min for p in parts]), 2.0 * np.arange(3000))
+        assert np.array_equal(np.concatenate([p.lines for p in parts]), np.arange(2, 3002))
+    untimed = write(tmp_path, "name,x_mm,y_mm,z_mm\n" + "\n".join(r.rsplit(",", 4)[0] for r in rows[:5]) + "\n")
+    info = read_error(untimed, fixed_orientation=np.eye(3))
+    assert_located(info, untimed, 5, "name")
+    assert "duplicate target name 'T0' (lines 2 and 5)" in info.message
 

@@ -28,7 +28,9 @@ its name, in any order:
     vector, axis times angle (UR);
 
 - ``time_min``: time of the target in the program [min], finite, >= 0
-  (optional);
+  (optional); with it, a name may repeat (a cycle visits the same target
+  again: name and time, or name and line, identify a row), without it
+  names are unique;
 - ``q1_deg`` .. ``qn_deg`` (or ``_rad``): reference joint configuration,
   controller angles, consecutive from 1 (optional);
 - ``cf1,cf4,cf6,cfx``: ABB configuration data, integers, ``cfx`` in 0..7
@@ -525,7 +527,9 @@ def _parse_plain(layout: _Layout, raw: list[bytes], first_line: int) -> tuple[li
         return [f"row{first_line + k}" for k in range(len(raw))], values
     i = layout.name_index
     names = [line.split(",", i + 1)[i] for line in text.splitlines()]
-    if not all(names) or list(map(str.strip, names)) != names or len(set(names)) != len(names):
+    if not all(names) or list(map(str.strip, names)) != names:
+        return None
+    if not layout.has_time and len(set(names)) != len(names):  # a timed program may revisit a target
         return None
     return names, values
 
@@ -572,7 +576,7 @@ def iter_targets_csv(
         Naming file, line and column of the first problem, when iterated to
         it (a header problem at the first ``next``): missing or empty file,
         header only, bad or missing columns, a wrong number of cells, a cell
-        that is not a finite number, an empty or duplicate name, a
+        that is not a finite number, an empty name, a duplicate name (without time_min), a
         quaternion that is not of unit norm, a negative time.
     ConfigurationError
         ``chunk_rows`` below 1.
@@ -638,7 +642,9 @@ def _chunks(reader: CsvLines, layout: _Layout, chunk_rows: int, header_line: int
     (:func:`_parse_row`), which raises the located error.
     """
     src = reader.src
-    registry = None if layout.name_index is None else _NameRegistry()
+    # Names must be unique unless rows carry time_min: a timed program revisits its targets
+    # (a cycle every few minutes), and name plus time, or name plus line, tells its rows apart.
+    registry = None if layout.name_index is None or layout.has_time else _NameRegistry()
     chunk = _Chunk()
     total = 0
 
@@ -823,8 +829,8 @@ def write_targets_csv(program: Program, path: PathLike, comments: tuple[str, ...
     Parameters
     ----------
     program
-        The targets; ``names`` must be unique, non-empty, on one line and
-        without surrounding spaces.
+        The targets; ``names`` must be non-empty, on one line and without
+        surrounding spaces, and unique unless the program has ``time_min``.
     path
         Destination file.
     comments
@@ -834,11 +840,11 @@ def write_targets_csv(program: Program, path: PathLike, comments: tuple[str, ...
     ------
     InputError
         A name or comment that cannot be written so that it reads back, or
-        duplicate names; nothing is written.
+        duplicate names without times; nothing is written.
     """
     src = str(path)
     name_cells = [_name_cell(n, src) for n in program.names]
-    if len(set(program.names)) != program.n_targets:
+    if program.time_min is None and len(set(program.names)) != program.n_targets:
         seen: set[str] = set()
         dup = next(n for n in program.names if n in seen or seen.add(n))
         raise InputError(f"expected unique target names, got {dup!r} twice", path=src)
