@@ -58,17 +58,19 @@ def minutes_arg(text: str) -> tuple[float, ...]:
         ) from None
 
 
-def add_program_arguments(parser: argparse.ArgumentParser, verb: str = "solved") -> None:
+def add_program_arguments(parser: argparse.ArgumentParser, verb: str = "solved", targets_required: bool = True) -> None:
     """The options that name a program and its deformation, shared by ``compensate`` and ``sim``.
 
     ``--deformation``, ``--targets``, the time law (``--stabilisation-min`` or
     ``--static``), ``--minutes``, ``--orientation-euler-xyz-deg`` and
-    ``--composition``; ``verb`` says what happens to each target at a minute.
+    ``--composition``; ``verb`` says what happens to each target at a minute;
+    ``targets_required=False`` when a command takes its targets another way too
+    (``compensate --program``).
     """
     parser.add_argument("--deformation", required=True,
                         help="deformation table CSV: Dx,Dy,Dz [mm], Dox,Doy,Doz [deg], one row per joint "
                              "(optional 'row' column naming base, 1..n, tool)")
-    parser.add_argument("--targets", required=True,
+    parser.add_argument("--targets", required=targets_required,
                         help="targets CSV in the world frame: the paper's ',X,Y,Z,RX,RY,RZ' (mm, CoppeliaSim Euler "
                              "xyz deg) or the self-describing form (x_mm.., euler_xyz_*_deg | quat_w.. | "
                              "rotvec_*_rad, time_min, q1_deg..)")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+import numpy as np
+
 from thermocomp.cli.common import (
     EXIT_FAILED_ROWS,
     EXIT_OK,
@@ -35,8 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     comp.add_argument("--robot", default="irb140",
                       help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a table-form .csv / .urdf file")
-    add_program_arguments(comp, "solved")
-    comp.add_argument("--out", required=True, help="results CSV (written completely or not at all; never an input)")
+    add_program_arguments(comp, "solved", targets_required=False)
+    comp.add_argument("--out", required=True, help="results CSV (written completely or not at all; never an input); "
+                      "with --program: the compensated program")
     comp.add_argument("--convention", choices=("table", "authors-coppeliasim"), default="table",
                       help="'table': the deformation table as seed 002, Tables 6-7 read it; 'authors-coppeliasim': "
                            "applied as the paper authors' CoppeliaSim script did (world-frame increments of the "
@@ -48,6 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     comp.add_argument("--allow-failures", action="store_true",
                       help="write the file even if some rows fail (their status column says so); exit 0")
     add_progress_argument(comp)
+    _add_robot_program_arguments(comp)
     sim = comp.add_argument_group("CoppeliaSim", "with --simulator coppeliasim: the robot comes from a running "
                                   "CoppeliaSim scene, and the result is replayed there (docs/coppeliasim.md)")
     sim.add_argument("--simulator", choices=("none", "coppeliasim"), default="none",
@@ -59,7 +63,88 @@ def register(sub: argparse._SubParsersAction) -> None:
     comp.set_defaults(handler=run)
 
 
+def _add_robot_program_arguments(comp: argparse.ArgumentParser) -> None:
+    group = comp.add_argument_group(
+        "robot programs", "--program instead of --targets: an ABB RAPID module (.mod, .modx, .prg) or a UR "
+        "URScript (.script, .urscript) in, the same program with only its motion targets changed out "
+        "(docs/programs.md)")
+    group.add_argument("--program", help="robot program to compensate (the format comes from the extension)")
+    group.add_argument("--program-output", choices=("filtered", "joints"), default="filtered",
+                       help="'filtered': Cartesian targets for the nominal controller that make the warm robot reach "
+                            "the true ones (linear and circular moves stay so); 'joints': joint targets "
+                            "(MoveAbsJ / movej), exact, but linear moves become joint moves")
+    time = group.add_mutually_exclusive_group()
+    time.add_argument("--at-minute", type=float, metavar="M",
+                      help="snapshot: the program compensated for minute M (default: the full table, the stabilised "
+                           "robot)")
+    time.add_argument("--timed", action="store_true",
+                      help="each motion compensated at the minute the timing estimate gives it (one long run)")
+    time.add_argument("--time-indexed", type=float, metavar="STEP_MIN",
+                      help="one program carrying the corrections for every STEP_MIN minutes up to stabilisation, "
+                           "picked from the controller's clock as it runs")
+    group.add_argument("--cycles", type=int, default=1, help="times the entry routine runs (timing)")
+    group.add_argument("--duration-min", type=float, help="run the cycle until this minute (timing)")
+    group.add_argument("--cycle-time-s", type=float, help="a measured cycle time that rescales the estimate [s]")
+    group.add_argument("--unsupported", choices=("refuse", "keep"), default="refuse",
+                       help="a construct that cannot be followed (IF, WHILE, interrupts, SearchL, ...): 'refuse' "
+                            "writes nothing and exits 1; 'keep' leaves it as written, with a warning")
+    group.add_argument("--program-report", metavar="TXT",
+                       help="also write the program report (text) and beside it a CSV with one row per motion")
+    group.add_argument("--results", metavar="CSV", help="also write the results CSV (one row per solve)")
+
+
+def _run_program(args: argparse.Namespace) -> int:
+    """``--program``: one call of :func:`thermocomp.programs.compensate_program`."""
+    from thermocomp.cli.progress import ProgressBar
+    from thermocomp.errors import ConfigurationError
+    from thermocomp.programs import ProgramCompensationFailed, ProgramOptions, TimingOptions, compensate_program
+
+    misplaced = [flag for flag, used in (("--targets", args.targets is not None), ("--minutes", args.minutes is not None),
+                                          ("--convention", args.convention != "table"),
+                                          ("--orientation-euler-xyz-deg", args.orientation_euler_xyz_deg is not None),
+                                          ("--simulator", args.simulator != "none")) if used]
+    if misplaced:
+        raise ConfigurationError(f"{', '.join(misplaced)} cannot be combined with --program (the program gives the "
+                                 "targets; --at-minute, --timed or --time-indexed give the time)")
+    settings = program_settings(args)
+    options = CompensationOptions(time_law=settings.time_law, composition=args.composition, **solver_options(args))
+    indexed = None
+    if args.time_indexed is not None:
+        if not args.time_indexed > 0:
+            raise ConfigurationError(f"--time-indexed: expected a step > 0 minutes, got {args.time_indexed:g}")
+        count = int(np.floor(args.stabilisation_min / args.time_indexed + 1e-9)) + 1
+        indexed = tuple(float(k * args.time_indexed) for k in range(count))
+    program_options = ProgramOptions(
+        output=args.program_output, at_minute=args.at_minute, timed=args.timed, indexed_minutes=indexed,
+        timing=TimingOptions(cycles=args.cycles, duration_min=args.duration_min, cycle_time_s=args.cycle_time_s),
+        unsupported=args.unsupported)
+    try:
+        report = compensate_program(args.robot, args.deformation, args.program, args.out, options=options,
+                                    program_options=program_options, allow_failures=args.allow_failures,
+                                    results=args.results, report=args.program_report,
+                                    progress=ProgressBar("compensating", enabled=settings.progress))
+    except ProgramCompensationFailed as exc:
+        print(exc.report.text(), file=sys.stderr)
+        print(f"thermocomp: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED_ROWS
+    print(report.text())
+    if report.unsupported:
+        print(f"thermocomp: warning: {len(report.unsupported)} construct(s) left as written, not compensated",
+              file=sys.stderr)
+    if args.plot:
+        from thermocomp.plotting import plot_summary
+
+        print(f"wrote {plot_summary(report.summary, args.plot, title=report.program)}")
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.program is not None:
+        return _run_program(args)
+    if args.targets is None:
+        from thermocomp.errors import ConfigurationError
+
+        raise ConfigurationError("one of --targets or --program is required")
     if args.simulator == "coppeliasim":
         return _run_in_coppeliasim(args)
     from thermocomp.cli.progress import ProgressBar

@@ -1,0 +1,653 @@
+"""Compensate a robot program file: RAPID or URScript in, the same program with corrected targets out.
+
+:func:`compensate_program` is the one library call behind ``thermocomp
+compensate --program``: read the program (:mod:`~thermocomp.programs.rapid`,
+:mod:`~thermocomp.programs.urscript`), find the nominal configuration of
+every point, estimate when each motion runs (:mod:`~thermocomp.programs.timing`),
+compensate the points with the core (:func:`thermocomp.compensation.compensate`),
+write the program (:mod:`~thermocomp.programs.writer`,
+:mod:`~thermocomp.programs.indexed`), check it (:mod:`~thermocomp.programs.feasibility`)
+and report. Every output is written all or none. docs/programs.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from thermocomp._typing import FloatArray, PathLike
+from thermocomp.compensation.compensate import (
+    CompensationChunk,
+    CompensationOptions,
+    CompensationSummary,
+    ProgressCallback,
+    compensate,
+    nominal_solutions,
+)
+from thermocomp.compensation.program import Program
+from thermocomp.deformation.table import DeformationTable
+from thermocomp.deformation.timelaw import LinearRamp, Static
+from thermocomp.errors import ConfigurationError, InputError, ThermocompError
+from thermocomp.geometry.rotations import invert_transform, rotation_angle, transform
+from thermocomp.io.atomic import atomic_write_all, atomic_write_text, check_destination, check_not_input
+from thermocomp.io.deformation_csv import read_deformation_csv
+from thermocomp.io.results_csv import results_writer
+from thermocomp.kinematics.confdata import confdata_from_q, to_quadrants
+from thermocomp.kinematics.fk import fk
+from thermocomp.kinematics.ik import Status
+from thermocomp.kinematics.model import nominal_model
+from thermocomp.kinematics.seeding import solve_nominal_configuration, solve_path
+from thermocomp.programs import writer as w
+from thermocomp.programs.model import ABSOLUTE_JOINT, CIRCULAR, Finding, Motion, Point, RobotProgram
+from thermocomp.programs.timing import Timing, TimingOptions, estimate_timing
+from thermocomp.robot.builtin import load_robot
+from thermocomp.robot.chain import Chain
+
+OUTPUT_FORMS = ("filtered", "joints")
+#: File extensions read as URScript.
+URSCRIPT_SUFFIXES = (".script", ".urscript")
+UNSUPPORTED_CHOICES = ("refuse", "keep")
+
+
+@dataclass(frozen=True)
+class ProgramOptions:
+    """What to write and for which time.
+
+    Parameters
+    ----------
+    output
+        ``"filtered"`` (default): every target becomes the pose the nominal
+        controller must be given so the warm robot reaches the true target
+        (RAPID confdata from the corrected joints); ``"joints"``: every
+        target becomes a joint target (``MoveAbsJ`` / ``movej``).
+    at_minute
+        Snapshot: the program compensated for this minute [min]. ``None``
+        and no other time form: the full table (the stabilised robot).
+    timed
+        Each motion compensated at the minute the timing estimate gives it
+        (one cycle: a long single run such as a print).
+    indexed_minutes
+        Time-indexed program: corrections for each of these minutes [min],
+        picked from the controller's clock while it runs (:mod:`~thermocomp.programs.indexed`).
+    timing
+        Cycles, duration, measured cycle time.
+    unsupported
+        ``"refuse"`` (default): a construct that cannot be followed stops
+        the run, nothing written; ``"keep"``: it is left as written, with a warning.
+    """
+
+    output: str = "filtered"
+    at_minute: float | None = None
+    timed: bool = False
+    indexed_minutes: tuple[float, ...] | None = None
+    timing: TimingOptions = TimingOptions()
+    unsupported: str = "refuse"
+
+    def __post_init__(self) -> None:
+        if self.output not in OUTPUT_FORMS:
+            raise ConfigurationError(f"--program-output: expected one of {OUTPUT_FORMS}, got {self.output!r}")
+        if self.unsupported not in UNSUPPORTED_CHOICES:
+            raise ConfigurationError(f"--unsupported: expected one of {UNSUPPORTED_CHOICES}, got {self.unsupported!r}")
+        forms = [self.at_minute is not None, self.timed, self.indexed_minutes is not None]
+        if sum(forms) > 1:
+            raise ConfigurationError("choose one time form: --at-minute, --timed or --time-indexed")
+        if self.at_minute is not None and not (np.isfinite(self.at_minute) and self.at_minute >= 0):
+            raise ConfigurationError(f"--at-minute: expected a minute >= 0, got {self.at_minute}")
+        if self.indexed_minutes is not None:
+            m = np.asarray(self.indexed_minutes, dtype=float)
+            if m.size < 1 or m[0] != 0 or np.any(np.diff(m) <= 0):
+                raise ConfigurationError("--time-indexed: expected increasing minutes starting at 0")
+            if np.any(np.abs(np.diff(m) - (m[1] - m[0])) > 1e-9) if m.size > 1 else False:
+                raise ConfigurationError("--time-indexed: expected evenly spaced minutes (the program computes "
+                                         "the index from the clock)")
+        if self.timed and (self.timing.cycles > 1 or self.timing.duration_min is not None):
+            raise ConfigurationError("--timed compensates each motion once, at its own minute: it needs one cycle "
+                                     "(for repeated cycles use --time-indexed)")
+
+
+class ProgramCompensationFailed(ThermocompError):
+    """Some points could not be compensated and failures were not allowed; nothing written."""
+
+    def __init__(self, report: "ProgramReport") -> None:
+        self.report = report
+        super().__init__(report.failure_text())
+
+
+@dataclass
+class MotionRow:
+    """One motion of the compensated program (a row of the program report CSV)."""
+
+    motion: int
+    instruction: str
+    line: int
+    minute_first: float
+    minute_last: float
+    change_mm: float
+    change_deg: float
+    joint_change_deg: float
+    status: str
+    findings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ProgramReport:
+    """What :func:`compensate_program` did."""
+
+    program: str
+    language: str
+    robot: str
+    deformation: str
+    output: str
+    time_form: str
+    out: Path | None
+    n_motions: int
+    n_points: int
+    n_changed_texts: int
+    summary: CompensationSummary
+    timing: Timing
+    rounding_position: float = 0.0
+    rounding_angle: float = 0.0
+    rounding_bound: float = 0.0
+    reach: float = 0.0
+    written_bytes: int = 0
+    rows: list[MotionRow] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    feasibility: list[str] = field(default_factory=list)
+
+    def failure_text(self) -> str:
+        lines = [f"{len(self.failed)} point(s) of {self.program} could not be compensated:"]
+        lines += [f"  {f}" for f in self.failed[:20]]
+        if len(self.failed) > 20:
+            lines.append(f"  ... and {len(self.failed) - 20} more")
+        lines.append("Nothing was written. Rerun with --allow-failures to write the program with those targets "
+                     "left as they were.")
+        return "\n".join(lines)
+
+    def text(self) -> str:
+        t = self.timing
+        s = self.summary
+        lines = [
+            f"{self.language} program {self.program}: {self.n_motions} motions, {self.n_points} points; robot "
+            f"{self.robot}; deformation {self.deformation}",
+            f"time: {self.time_form}",
+            f"timing estimate: cycle {t.estimated_cycle_s:.3g} s"
+            + (f", rescaled to {t.cycle_s:.6g} s" if t.cycle_s != t.estimated_cycle_s else "")
+            + f"; {t.cycles} cycle(s), {t.total_min:.4g} min",
+            f"output: {self.output}; {self.n_changed_texts} target text(s) changed",
+        ]
+        if s.n_rows:
+            lines.append(f"solves: {s.n_rows:,}, " + ", ".join(f"{v:,} {k}" for k, v in s.status_counts.items() if v)
+                         + f"; largest residual {s.max_position_error * 1e3:.3g} mm, "
+                         f"{np.degrees(s.max_orientation_error):.3g} deg")
+            lines.append(f"uncompensated, the deformed robot would miss by up to {s.uncompensated_max_position * 1e3:.4g} mm"
+                         f" and {np.degrees(s.uncompensated_max_angle):.4g} deg")
+        lines.append(
+            f"rounding of the written numbers (32-bit, as the controller stores them): up to "
+            f"{self.rounding_position * 1e3:.3g} mm and {np.degrees(self.rounding_angle):.3g} deg at the TCP "
+            f"(bound at the program's reach {self.reach * 1e3:.0f} mm: {self.rounding_bound * 1e3:.3g} mm)"
+        )
+        if self.output == "joints":
+            lines.append("note: joint targets change the interpolation of linear and circular moves (MoveL/MoveC, "
+                         "movel/movep/movec): the robot moves joint-interpolated between the targets")
+        for title, items in (("unsupported (left as written)", self.unsupported), ("notes", self.notes),
+                             ("failed (left as written)", self.failed), ("feasibility", self.feasibility)):
+            if items:
+                lines.append(f"{title}:")
+                lines += [f"  {x}" for x in items[:50]]
+                if len(items) > 50:
+                    lines.append(f"  ... and {len(items) - 50} more")
+        if self.out is not None:
+            lines.append(f"wrote {self.out} ({self.written_bytes:,} bytes)")
+        return "\n".join(lines)
+
+    def csv_text(self) -> str:
+        """One row per motion: motion, source line, minute, what changed and by how much, findings."""
+        head = ("motion,instruction,line,minute_first,minute_last,change_mm,change_deg,joint_change_deg,status,"
+                "findings")
+        out = [head]
+        for r in self.rows:
+            findings = "; ".join(r.findings).replace('"', '""')
+            out.append(f"{r.motion},{r.instruction},{r.line},{r.minute_first:.6g},{r.minute_last:.6g},"
+                       f"{r.change_mm:.6g},{r.change_deg:.6g},{r.joint_change_deg:.6g},{r.status},\"{findings}\"")
+        return "\n".join(out) + "\n"
+
+
+def read_program(path: PathLike) -> RobotProgram:
+    """Read a RAPID (``.mod``, ``.modx``, ``.prg``, ``.sys``) or URScript (``.script``, ``.urscript``) file."""
+    from thermocomp.programs.rapid import RAPID_SUFFIXES, read_rapid
+
+    suffix = Path(path).suffix.lower()
+    if suffix in RAPID_SUFFIXES:
+        return read_rapid(path)
+    raise InputError(f"expected a robot program ending in {', '.join(RAPID_SUFFIXES)}, "
+                     f"got {Path(path).name!r}", path=str(path))
+
+
+def _language_of(path: PathLike) -> str:
+    from thermocomp.programs.rapid import RAPID_SUFFIXES
+
+    return "rapid" if Path(path).suffix.lower() in RAPID_SUFFIXES else "urscript"
+
+
+@dataclass(frozen=True, eq=False)
+class PointPoses:
+    """Every point of a program, in execution order, as arrays (world frame, SI)."""
+
+    T_world_tcp: FloatArray  # (m, 4, 4)
+    T_world_flange: FloatArray  # (m, 4, 4)
+    q_given: FloatArray  # (m, n), nan where the point is Cartesian
+    is_joint: np.ndarray  # (m,)
+
+
+def point_poses(chain: Chain, points: tuple[Point, ...]) -> PointPoses:
+    """The TCP and flange targets of ``points``; joint targets through the nominal FK with their tool."""
+    m, n = len(points), chain.n_joints
+    is_joint = np.array([p.is_joint for p in points], dtype=bool)
+    q_given = np.full((m, n), np.nan)
+    T_flange_tcp = np.stack([p.T_flange_tcp for p in points]) if m else np.zeros((0, 4, 4))
+    T_world_tcp = np.empty((m, 4, 4))
+    for i, p in enumerate(points):
+        if p.is_joint:
+            if p.q.shape != (n,):
+                raise InputError(f"a joint target of {p.q.shape[0]} joints, {chain.name} has {n}",
+                                 row=p.argument.line)
+            q_given[i] = p.q
+        else:
+            T_world_tcp[i] = p.T_world_tcp
+    if np.any(is_joint):
+        R, pos = fk(nominal_model(chain), q_given[is_joint])
+        T_world_tcp[is_joint] = transform(R, pos) @ T_flange_tcp[is_joint]
+    T_world_flange = T_world_tcp @ invert_transform(T_flange_tcp)
+    return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint)
+
+
+def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPoses,
+                           options: CompensationOptions) -> tuple[FloatArray, np.ndarray]:
+    """Nominal joint angles of every point and their status, ``(m, n)`` and ``(m,)``.
+
+    Joint targets keep their joints. Cartesian targets continue along the
+    program from the point before (as the controller moves); RAPID points
+    then must match their confdata (else they are searched in that
+    configuration, nearest home), UR points take the continuation (UR's
+    controller picks the solution nearest the current joints).
+    """
+    model = nominal_model(chain)
+    T = poses.T_world_flange
+    m = T.shape[0]
+    kwargs = dict(starts=options.starts, seed=options.seed, options=options.ik)
+    q = np.empty((m, chain.n_joints))
+    status = np.zeros(m, dtype=np.int8)
+    joint = poses.is_joint
+    q[joint] = poses.q_given[joint]
+    # the pieces between joint targets continue from the joint target before them
+    cuts = np.flatnonzero(joint)
+    starts = np.r_[0, cuts + 1]
+    ends = np.r_[cuts, m]
+    for a, b in zip(starts.tolist(), ends.tolist()):
+        if b <= a:
+            continue
+        if a > 0:
+            q_start = q[a - 1]
+        else:
+            first = solve_nominal_configuration(model, T[:1, :3, :3], T[:1, :3, 3], chain.home[None], **kwargs)
+            q_start = first.q[0]
+        part = solve_path(model, T[a:b, :3, :3], T[a:b, :3, 3], q_start, **kwargs)
+        q[a:b], status[a:b] = part.q, part.status
+    if program.language == "rapid":
+        cartesian = np.flatnonzero(~joint)
+        wanted = np.array([program.points[i].confdata for i in cartesian], dtype=int).reshape(-1, 4)
+        ok = near_configuration(model, q[cartesian], wanted) & (status[cartesian] == Status.CONVERGED)
+        q[cartesian[ok]] = to_quadrants(q[cartesian[ok]], wanted[ok])
+        redo = cartesian[~ok]
+        if redo.size:
+            prog = Program(names=tuple(str(i) for i in redo), R_world_tcp=T[redo, :3, :3], p_world_tcp=T[redo, :3, 3],
+                           q_reference=np.tile(chain.home, (redo.size, 1)), confdata=wanted[~ok])
+            found = nominal_solutions(chain, prog, options)
+            q[redo], status[redo] = found.q, found.status
+        inside = chain.within_limits(q[cartesian])
+        status[cartesian] = np.where((status[cartesian] == Status.CONVERGED) & ~inside, np.int8(Status.JOINT_LIMIT),
+                                     status[cartesian])
+    return q, status
+
+
+def near_configuration(model, q: FloatArray, wanted: np.ndarray) -> np.ndarray:
+    """True where ``q`` ``(m, 6)`` has the programmed ``cfx`` and axes 1, 4, 6 within one quadrant of ``wanted``.
+
+    A robtarget derived with ``Offs`` or ``RelTool`` keeps the confdata of the
+    point it starts from, though a tool rotation may move axis 6 into the
+    next quadrant; the solution nearest the program's path is then the one
+    meant. Whole turns are compared modulo 4 quadrants.
+    """
+    got = confdata_from_q(model, q)
+    step = (got[:, :3] - wanted[:, :3]) % 4
+    return (got[:, 3] == wanted[:, 3]) & np.all((step <= 1) | (step == 3), axis=1)
+
+
+def compensate_program(
+    robot: str | Chain,
+    deformation: PathLike | DeformationTable,
+    program: PathLike,
+    out: PathLike | None = None,
+    *,
+    options: CompensationOptions | None = None,
+    program_options: ProgramOptions | None = None,
+    allow_failures: bool = False,
+    results: PathLike | None = None,
+    report: PathLike | None = None,
+    progress: ProgressCallback | None = None,
+) -> ProgramReport:
+    """Compensate the robot program ``program`` and write it to ``out``.
+
+    Parameters
+    ----------
+    robot
+        Built-in name or robot file; its tool row must be the flange (the
+        program's tooldata / ``set_tcp`` is the tool).
+    deformation
+        The paper's deformation CSV or a :class:`DeformationTable`.
+    program
+        RAPID or URScript file (format from the extension).
+    out
+        The compensated program (same language); ``None`` writes nothing.
+    options
+        Time law and solver settings (``minutes`` is not used: the time form is in ``program_options``).
+    program_options
+        Output form, time form, timing, what to do with unsupported constructs.
+    allow_failures
+        Write even if some points fail (they keep their text, the report lists them).
+    results
+        Also write the results CSV (one row per solve, as the CSV path).
+    report
+        Also write the program report: ``<report>`` as text and ``<report stem>.csv`` one row per motion.
+
+    Raises
+    ------
+    InputError
+        Bad input or an unsupported construct with ``unsupported="refuse"``
+        (every one named with file, line and column); nothing written.
+    ProgramCompensationFailed
+        Points failed and ``allow_failures`` is False; nothing written.
+    """
+    options = CompensationOptions() if options is None else options
+    popts = ProgramOptions() if program_options is None else program_options
+    chain = robot if isinstance(robot, Chain) else load_robot(robot)
+    table = deformation if isinstance(deformation, DeformationTable) else read_deformation_csv(deformation, n_joints=chain.n_joints)
+    table.check_matches(chain.n_joints, chain.name)
+    inputs = [p for p in (deformation, program, robot) if isinstance(p, (str, Path))]
+    outputs = [p for p in (out, results, report) if p is not None]
+    report_csv = None if report is None else Path(report).with_suffix(".csv")
+    if report_csv is not None:
+        outputs.append(report_csv)
+    for path in outputs:
+        check_not_input(path, inputs)
+        check_destination(path)
+    if len({Path(p).resolve() for p in outputs}) != len(outputs):
+        raise InputError("two outputs have the same path; choose different paths for --out, --results and "
+                         "--program-report (whose CSV is the report's name with .csv)")
+    if out is not None and _language_of(out) != _language_of(program) and Path(out).suffix.lower() != Path(program).suffix.lower():
+        raise InputError(f"the output must be in the program's language: expected an extension like "
+                         f"{Path(program).suffix!r}, got {Path(out).suffix!r}", path=str(out))
+
+    prog = read_program(program)
+    if prog.unsupported and popts.unsupported == "refuse":
+        listed = "\n".join("  " + f.text(prog.path) for f in prog.unsupported)
+        first = prog.unsupported[0]
+        raise InputError(f"{len(prog.unsupported)} construct(s) cannot be followed exactly:\n{listed}\n"
+                         "Nothing was written. Rerun with --unsupported keep to leave them as written "
+                         "(their motions are then not compensated).", path=prog.path, row=first.line,
+                         column=str(first.column))
+    points = prog.points
+    if not points:
+        raise InputError("no motion to compensate was found (the entry routine runs none)", path=prog.path)
+    if popts.output == "joints":
+        _check_joints_form(prog)
+    poses = point_poses(chain, points)
+    q_nominal, nominal_status = nominal_configurations(chain, prog, poses, options)
+    timing = estimate_timing(chain, prog, poses.T_world_tcp, q_nominal, popts.timing)
+    time_law = options.time_law
+    m = len(points)
+    names = tuple(f"{i + 1}:line{p.argument.line}" + (f":{p.name}" if p.name else "") for i, p in enumerate(points))
+
+    if popts.indexed_minutes is not None:
+        if isinstance(time_law, Static):
+            raise ConfigurationError("--time-indexed follows the time law: it cannot be combined with --static")
+        minutes = tuple(float(x) for x in popts.indexed_minutes)
+        time_form = (f"time-indexed program: corrections every {minutes[1] - minutes[0] if len(minutes) > 1 else 0:g} "
+                     f"min from 0 to {minutes[-1]:g} min ({len(minutes)} sets), picked from the controller's clock; "
+                     f"{time_law.describe()}")
+        core_program = Program(names=names, R_world_tcp=poses.T_world_flange[:, :3, :3],
+                               p_world_tcp=poses.T_world_flange[:, :3, 3], q_reference=q_nominal,
+                               source=prog.path)
+        run_options = replace(options, minutes=minutes)
+    else:
+        if popts.timed:
+            minute = timing.point_minutes(0)
+            time_form = (f"timed: each motion compensated at its estimated minute (0 to {minute.max():.4g} min); "
+                         f"{time_law.describe()}")
+        elif popts.at_minute is not None:
+            minute = np.full(m, popts.at_minute)
+            time_form = f"snapshot at minute {popts.at_minute:g}; {time_law.describe()}"
+        else:
+            at = 0.0 if isinstance(time_law, Static) else float(time_law.stabilisation_min)
+            minute = np.full(m, at)
+            time_form = ("snapshot of the full table (static)" if isinstance(time_law, Static)
+                         else f"snapshot of the stabilised robot (minute {at:g}, the full table); {time_law.describe()}")
+        core_program = Program(names=names, R_world_tcp=poses.T_world_flange[:, :3, :3],
+                               p_world_tcp=poses.T_world_flange[:, :3, 3], time_min=minute, q_reference=q_nominal,
+                               source=prog.path)
+        run_options = options
+
+    summary = CompensationSummary()
+    chunks: list[CompensationChunk] = []
+    for chunk in compensate(chain, table, core_program, run_options, progress):
+        summary.add(chunk, names)
+        chunks.append(chunk)
+    rep = ProgramReport(program=prog.path, language=prog.language, robot=chain.name, deformation=table.source,
+                        output=popts.output, time_form=time_form, out=None if out is None else Path(out),
+                        n_motions=len(prog.motions), n_points=m, n_changed_texts=0, summary=summary, timing=timing)
+    rep.unsupported = [f.text(prog.path) for f in prog.unsupported]
+    rep.notes = [f.text(prog.path) for f in prog.notes]
+
+    status = np.where(nominal_status != Status.CONVERGED, nominal_status, 0).astype(np.int8)
+    for chunk in chunks:
+        bad = chunk.status != Status.CONVERGED
+        status[chunk.target[bad]] = np.where(status[chunk.target[bad]] == 0, chunk.status[bad], status[chunk.target[bad]])
+    failed = np.flatnonzero(status != Status.CONVERGED)
+    rep.failed = [f"{prog.path}:{points[i].argument.line}:{points[i].argument.column}: "
+                  f"{Status(int(status[i])).label}" for i in failed]
+    if failed.size and not allow_failures:
+        raise ProgramCompensationFailed(rep)
+
+    from thermocomp.programs import feasibility
+
+    if popts.indexed_minutes is not None:
+        from thermocomp.programs import indexed
+
+        k = len(run_options.minutes)
+        q_grid = np.empty((k, m, chain.n_joints))
+        for chunk in chunks:
+            rows = np.searchsorted(np.asarray(run_options.minutes), chunk.minute)
+            q_grid[rows, chunk.target] = chunk.q
+        written = indexed.write_indexed(chain, prog, poses, q_grid, np.asarray(run_options.minutes), status, popts.output)
+        rep.n_changed_texts = written.n_changed
+        q_checked = q_grid
+        rep.rounding_position, rep.rounding_angle = written.rounding
+    else:
+        q_corr = np.empty((m, chain.n_joints))
+        for chunk in chunks:
+            q_corr[chunk.target] = chunk.q
+        written = write_snapshot(chain, prog, poses, q_corr, status, popts.output)
+        rep.n_changed_texts = written.n_changed
+        q_checked = q_corr[None]
+        rep.rounding_position, rep.rounding_angle = written.rounding
+    rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1)))
+    rep.rounding_bound = rounding_bound(rep.reach)
+    rows, findings = feasibility.check_program(chain, prog, poses, q_nominal, q_checked, timing, status,
+                                               linear_form=popts.output == "filtered")
+    rep.rows = rows
+    rep.feasibility = findings
+    data = written.text.encode("latin-1")
+    rep.written_bytes = len(data)
+
+    writes = []
+    if out is not None:
+        writes.append((out, lambda path: Path(path).write_bytes(data)))
+    if results is not None:
+        def write_results(path: Path) -> None:
+            convention = "quat_wxyz" if prog.language == "rapid" else "rotvec"
+            with results_writer(path, chain.n_joints, convention) as handle:
+                for chunk in chunks:
+                    handle.write(chunk, names)
+        writes.append((results, write_results))
+    if report is not None:
+        writes.append((report, lambda path: atomic_write_text(path, rep.text() + "\n")))
+        writes.append((report_csv, lambda path: atomic_write_text(path, rep.csv_text())))
+    atomic_write_all(writes)
+    return rep
+
+
+def rounding_bound(reach: float) -> float:
+    """Largest TCP position error [m] of writing x, y, z in mm as 32-bit floats at ``reach`` [m]: half a unit
+    in the last place per coordinate, ``sqrt(3) / 2 * ulp``."""
+    return float(np.sqrt(3.0) / 2.0 * np.spacing(np.float32(reach * 1e3)) * 1e-3)
+
+
+def _check_joints_form(prog: RobotProgram) -> None:
+    if prog.language == "urscript":
+        bad = [m for m in prog.motions if m.kind == CIRCULAR]
+        if bad:
+            raise InputError("movec has no joint form: --program-output joints cannot write it "
+                             "(use --program-output filtered)", path=prog.path, row=bad[0].line)
+
+
+@dataclass(frozen=True)
+class Written:
+    """A written program text, how many target texts changed, and the rounding the text leaves."""
+
+    text: str
+    n_changed: int
+    rounding: tuple[float, float]  # largest TCP position [m] and orientation [rad] error of the written numbers
+
+
+def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray,
+                   output: str) -> Written:
+    """The program with each point's text replaced by its compensated value (one minute)."""
+    nominal = nominal_model(chain)
+    points = prog.points
+    R_f, p_f = fk(nominal, q)
+    T_world_tcp_filtered = transform(R_f, p_f) @ np.stack([p.T_flange_tcp for p in points])
+    conf = confdata_from_q(nominal, q) if prog.language == "rapid" and chain.n_joints == 6 else None
+    values: list[str | None] = []
+    at_argument: list[bool] = []
+    edits: list[w.Edit] = []
+    error_position, error_angle = [0.0], [0.0]
+    motions_of_point = [mo for mo in prog.motions for _ in mo.points]
+    for i, p in enumerate(points):
+        motion = motions_of_point[i]
+        if status[i] != Status.CONVERGED:
+            values.append(None)
+            at_argument.append(False)
+            continue
+        joint_text = output == "joints" or p.is_joint
+        if joint_text:
+            changed = not p.is_joint or w.point_changed(p, None, q[i], None)
+            text = _joint_text(prog, q[i], p) if changed else None
+            if text is not None:
+                q_written = _read_back_joints(prog, text)
+                R_a, p_a = fk(nominal, np.stack([q[i], q_written]))
+                error_position.append(float(np.linalg.norm(p_a[1] - p_a[0])))
+                error_angle.append(float(rotation_angle(R_a[1] @ R_a[0].T)))
+        else:
+            cf = None if conf is None else tuple(int(c) for c in conf[i])
+            changed = w.point_changed(p, T_world_tcp_filtered[i], None, cf)
+            T_frame_tcp = invert_transform(p.T_world_frame) @ T_world_tcp_filtered[i]
+            text = _pose_text(prog, T_frame_tcp, cf, p) if changed else None
+            if text is not None:
+                T_written = _read_back_pose(prog, text)
+                error_position.append(float(np.linalg.norm(T_written[:3, 3] - T_frame_tcp[:3, 3])))
+                error_angle.append(float(rotation_angle(T_written[:3, :3] @ T_frame_tcp[:3, :3].T)))
+        values.append(text)
+        at_argument.append(output == "joints" and not p.is_joint)
+        if output == "joints" and not p.is_joint and motion.kind != ABSOLUTE_JOINT:
+            edits.extend(_joint_instruction_edits(prog, motion))
+    # a MoveC in joints form is rewritten as a whole statement; its points' own edits are dropped
+    whole = {(mo.statement.start, mo.statement.end) for mo in prog.motions
+             if output == "joints" and mo.kind == CIRCULAR}
+    point_edits = w.place_values(list(points), values, prog.path, at_argument=at_argument)
+    point_edits = [e for e in point_edits if not any(a <= e.start and e.end <= b for a, b in whole)]
+    if whole:
+        edits = [e for e in edits if (e.start, e.end) in whole or not any(a <= e.start < b for a, b in whole)]
+        edits += _movec_statements(prog, points, values, whole)
+    all_edits = point_edits + edits
+    text = w.apply_edits(prog.text, all_edits, prog.path)
+    n_changed = len({(e.start, e.end) for e in point_edits}) + len(whole)
+    return Written(text, n_changed, (max(error_position), max(error_angle)))
+
+
+def _joint_text(prog: RobotProgram, q: FloatArray, p: Point) -> str:
+    return w.rapid_jointtarget(q, p.extax) if prog.language == "rapid" else w.ur_joints(q)
+
+
+def _pose_text(prog: RobotProgram, T_frame_tcp: FloatArray, conf, p: Point) -> str:
+    if prog.language == "rapid":
+        return w.rapid_robtarget(T_frame_tcp, conf, p.extax, None)
+    return w.ur_pose(T_frame_tcp)
+
+
+def _numbers(text: str) -> list[float]:
+    import re
+
+    return [w.read_single(x) for x in re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", text)]
+
+
+def _read_back_joints(prog: RobotProgram, text: str) -> FloatArray:
+    values = _numbers(text)
+    return np.radians(values[:6]) if prog.language == "rapid" else np.asarray(values[:6])
+
+
+def _read_back_pose(prog: RobotProgram, text: str) -> FloatArray:
+    from thermocomp.geometry.rotations import matrix_from_quat_wxyz, matrix_from_rotvec
+
+    values = _numbers(text)
+    if prog.language == "rapid":
+        return transform(matrix_from_quat_wxyz(values[3:7]), np.asarray(values[:3]) * 1e-3)
+    return transform(matrix_from_rotvec(values[3:6]), np.asarray(values[:3]))
+
+
+def _joint_instruction_edits(prog: RobotProgram, motion: Motion) -> list[w.Edit]:
+    """The instruction name of a Cartesian move in joints form: ``MoveAbsJ`` / ``movej``."""
+    if motion.kind == CIRCULAR and prog.language == "rapid":
+        return []
+    new = "MoveAbsJ" if prog.language == "rapid" else "movej"
+    if motion.instruction == new:
+        return []
+    return [w.Edit(motion.name.start, motion.name.end, new)]
+
+
+def _movec_statements(prog: RobotProgram, points, values, whole) -> list[w.Edit]:
+    """A RAPID ``MoveC via, to, rest`` in joints form: ``MoveAbsJ via, rest`` and ``MoveAbsJ to, rest``."""
+    edits = []
+    index = {id(p): i for i, p in enumerate(points)}
+    for motion in prog.motions:
+        if (motion.statement.start, motion.statement.end) not in whole:
+            continue
+        via, to = motion.points
+        v_text, t_text = values[index[id(via)]], values[index[id(to)]]
+        if v_text is None or t_text is None:
+            continue
+        text = prog.text
+        prefix = text[motion.name.end:via.argument.start]
+        rest = text[to.argument.end:motion.statement.end]
+        line_start = text.rfind("\n", 0, motion.statement.start) + 1
+        indent = "".join(ch for ch in text[line_start:motion.statement.start] if ch in " \t")
+        new = f"MoveAbsJ{prefix}{v_text}{rest}{prog.newline}{indent}MoveAbsJ{prefix}{t_text}{rest}"
+        edits.append(w.Edit(motion.statement.start, motion.statement.end, new))
+    return edits
+
+
+__all__ = ["ProgramCompensationFailed", "ProgramOptions", "ProgramReport", "compensate_program", "read_program",
+           "Finding"]

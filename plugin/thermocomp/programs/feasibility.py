@@ -1,0 +1,218 @@
+"""Seed 004's checks on a compensated program, in the order the controller runs it.
+
+Seed 004 (Section 3-2) checks a trajectory before it runs: near-singular
+configurations matter because there "one of the joints has to have a higher
+velocity than possible", and a Cartesian move may switch configuration (its
+Figure 2-4). Here, for every motion of the compensated program:
+
+- **joint limits with margin**: each corrected joint at least
+  :data:`LIMIT_MARGIN` inside its limits;
+- **reach**: the point has a solution at all (the solver's status);
+- **linear and circular moves** (in the filtered form, where the controller
+  still interpolates in Cartesian space with its nominal model): the path
+  from the previous point is followed in :data:`PATH_STEPS` steps, each
+  solved from the step before, as the controller does. If it does not arrive
+  at the written configuration, the move **changes configuration** (a wrist,
+  elbow or shoulder flip: a MoveL that does this is not executable). At every
+  step the smallest singular value of the Jacobian is taken (**near
+  singular** below :data:`~thermocomp.tolerances.NEAR_SINGULAR_SIGMA`), and
+  the joint speeds the move's TCP speed demands, ``qd = J^-1 twist``, are
+  compared with the datasheet joint speeds (``chain.velocity``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from thermocomp._typing import FloatArray
+from thermocomp.geometry.rotations import matrix_from_rotvec, rotation_angle, rotvec_from_matrix
+from thermocomp.kinematics.fk import fk_jacobian
+from thermocomp.kinematics.ik import Status, solve_ik
+from thermocomp.kinematics.model import nominal_model
+from thermocomp.programs.model import ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram
+from thermocomp.programs.timing import Timing
+from thermocomp.robot.chain import Chain
+from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
+
+#: Distance a corrected joint must keep from its limits [rad] (1 degree: the
+#: controllers' own soft-limit margins are of this order, and a thermal
+#: correction is a few hundredths of a degree).
+LIMIT_MARGIN = np.radians(1.0)
+#: Steps along a linear or circular move at which configuration, singularity
+#: and joint speed are checked (the end point included).
+PATH_STEPS = 8
+
+
+def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray, q_versions: FloatArray,
+                  timing: Timing, status: np.ndarray, *, linear_form: bool):
+    """Check every motion of the compensated program.
+
+    Parameters
+    ----------
+    poses
+        :class:`~thermocomp.programs.compensate.PointPoses` of the program's points.
+    q_nominal
+        Nominal joints of each point [rad], ``(m, n)``.
+    q_versions
+        Corrected joints [rad], ``(k, m, n)``: one version (a snapshot) or one per
+        minute of a time-indexed program.
+    timing
+        When each motion runs.
+    status
+        Per point: :class:`Status` of its compensation, ``(m,)``.
+    linear_form
+        True when linear and circular moves stay Cartesian (the filtered form).
+
+    Returns
+    -------
+    rows : list of :class:`~thermocomp.programs.compensate.MotionRow`
+    findings : list of str
+        ``file:line: instruction ...: finding`` for every motion with a finding.
+    """
+    from thermocomp.programs.compensate import MotionRow
+
+    model = nominal_model(chain)
+    motions = prog.motions
+    k, m, n = q_versions.shape
+    ok = status == Status.CONVERGED
+    # corrected TCP poses of the nominal model (what the controller is given in the filtered form)
+    R_all, p_all = fk_jacobian(model, q_versions.reshape(k * m, n))[:2]
+    T_flange_tcp = np.stack([p.T_flange_tcp for p in prog.points])
+    R_tcp = (R_all.reshape(k, m, 3, 3) @ T_flange_tcp[None, :, :3, :3])
+    p_tcp = p_all.reshape(k, m, 3) + np.einsum("kmij,mj->kmi", R_all.reshape(k, m, 3, 3), T_flange_tcp[:, :3, 3])
+    findings_of: list[list[str]] = [[] for _ in motions]
+    point_motion = np.array([i for i, mo in enumerate(motions) for _ in mo.points], dtype=int)
+    last_point = np.cumsum([len(mo.points) for mo in motions]) - 1
+
+    # joint limits with margin
+    low = q_versions < chain.lower + LIMIT_MARGIN
+    high = q_versions > chain.upper - LIMIT_MARGIN
+    for version, point, joint in zip(*np.nonzero((low | high) & ok[None, :, None])):
+        q_deg = np.degrees(q_versions[version, point, joint])
+        findings_of[point_motion[point]].append(
+            f"joint {joint + 1} at {q_deg:.4g} deg, within {np.degrees(LIMIT_MARGIN):g} deg of its limits "
+            f"[{np.degrees(chain.lower[joint]):.4g}, {np.degrees(chain.upper[joint]):.4g}]")
+    for point in np.flatnonzero(~ok):
+        findings_of[point_motion[point]].append(f"point not reached: {Status(int(status[point])).label}")
+
+    if linear_form:
+        _check_paths(chain, model, motions, q_versions, R_tcp, p_tcp, T_flange_tcp, timing, ok, last_point,
+                     findings_of)
+
+    # rows: what changed and by how much (largest over versions), when it runs
+    change_p = np.linalg.norm(p_tcp - poses.T_world_tcp[None, :, :3, 3], axis=2).max(axis=0)
+    change_a = rotation_angle(R_tcp @ np.swapaxes(poses.T_world_tcp[None, :, :3, :3], -1, -2)).max(axis=0)
+    change_q = np.abs(q_versions - q_nominal[None]).max(axis=(0, 2))
+    first = timing.point_minutes(0)
+    final = timing.point_minutes(timing.cycles - 1)
+    rows, findings = [], []
+    start = 0
+    for i, motion in enumerate(motions):
+        pts = slice(start, start + len(motion.points))
+        start += len(motion.points)
+        to = pts.stop - 1
+        row_status = "ok" if np.all(ok[pts]) else Status(int(status[pts][~ok[pts]][0])).label
+        rows.append(MotionRow(
+            motion=i + 1, instruction=motion.instruction, line=motion.line,
+            minute_first=float(first[to]) if first.size else 0.0, minute_last=float(final[to]) if final.size else 0.0,
+            change_mm=float(change_p[pts].max() * 1e3), change_deg=float(np.degrees(change_a[pts].max())),
+            joint_change_deg=float(np.degrees(change_q[pts].max())), status=row_status,
+            findings=sorted(set(findings_of[i]))))
+        for f in rows[-1].findings:
+            findings.append(f"{prog.path}:{motion.line}: {motion.instruction} (motion {i + 1}): {f}")
+    return rows, findings
+
+
+def _check_paths(chain, model, motions, q_versions, R_tcp, p_tcp, T_flange_tcp, timing, ok, last_point, findings_of):
+    """Follow every linear and circular move in :data:`PATH_STEPS` steps (batched over moves and versions)."""
+    k, m, n = q_versions.shape
+    moves = [i for i, mo in enumerate(motions) if mo.kind not in (JOINT, ABSOLUTE_JOINT)]
+    if not moves:
+        return
+    to = np.array([last_point[i] for i in moves])
+    frm = np.array([last_point[i - 1] if i > 0 else last_point[-1] for i in moves])
+    via = np.array([to_i - 1 if motions[i].kind == CIRCULAR else -1 for i, to_i in zip(moves, to)])
+    durations = timing.step_duration_s[timing.motion_steps[np.array(moves)]]
+    usable = ok[to] & ok[frm]
+    # (k, L) arrays of start and end poses
+    pa, pb = p_tcp[:, frm], p_tcp[:, to]
+    Ra, Rb = R_tcp[:, frm], R_tcp[:, to]
+    rot = rotvec_from_matrix(Rb @ np.swapaxes(Ra, -1, -2))  # world-frame rotation from a to b
+    q_prev = q_versions[:, frm].reshape(-1, n)
+    sigma_min = np.full(k * len(moves), np.inf)
+    speed_ratio = np.zeros(k * len(moves))
+    speed_joint = np.zeros(k * len(moves), dtype=int)
+    T_tool = T_flange_tcp[to]
+    tool_R = np.broadcast_to(T_tool[None, :, :3, :3], (k, len(moves), 3, 3)).reshape(-1, 3, 3)
+    tool_p = np.broadcast_to(T_tool[None, :, :3, 3], (k, len(moves), 3)).reshape(-1, 3)
+    circular = via >= 0
+    for s in range(1, PATH_STEPS + 1):
+        u = s / PATH_STEPS
+        p_s = pa + u * (pb - pa)
+        if np.any(circular):
+            p_s[:, circular] = _arc_points(p_tcp[:, frm[circular]], p_tcp[:, via[circular]], p_tcp[:, to[circular]], u)
+        R_s = matrix_from_rotvec(u * rot) @ Ra
+        # the flange pose that puts the TCP there
+        R_f = R_s.reshape(-1, 3, 3) @ np.swapaxes(tool_R, -1, -2)
+        p_f = p_s.reshape(-1, 3) - np.einsum("kij,kj->ki", R_f, tool_p)
+        result = solve_ik(model, R_f, p_f, q_prev, measure_singularity=False)
+        q_s = np.where((result.status == Status.CONVERGED)[:, None], result.q, q_prev)
+        _, _, J = fk_jacobian(model, q_s)
+        sv = np.linalg.svd(J, compute_uv=False)
+        sigma_min = np.minimum(sigma_min, sv[:, -1])
+        # the twist of the TCP at this step: along the move at its programmed speed
+        d = (pb - pa).reshape(-1, 3)
+        t = np.maximum(np.repeat(durations[None], k, axis=0).reshape(-1), 1e-9)
+        v = d / t[:, None]
+        w = rot.reshape(-1, 3) / t[:, None]
+        # the Jacobian is of the flange: its linear velocity is the TCP's minus w x (TCP offset)
+        offset = np.einsum("kij,kj->ki", R_f, tool_p)
+        v_flange = v - np.cross(w, offset)
+        twist = np.concatenate([v_flange, w], axis=1)
+        qd = np.einsum("kij,kj->ki", np.linalg.pinv(J), twist)
+        ratio = np.abs(qd) / chain.velocity
+        worst = np.argmax(ratio, axis=1)
+        better = ratio[np.arange(ratio.shape[0]), worst] > speed_ratio
+        speed_ratio = np.where(better, ratio[np.arange(ratio.shape[0]), worst], speed_ratio)
+        speed_joint = np.where(better, worst, speed_joint)
+        q_prev = q_s
+    arrived = np.max(np.abs(q_prev - q_versions[:, to].reshape(-1, n)), axis=1)
+    for flat in range(k * len(moves)):
+        j = flat % len(moves)
+        if not usable[j]:
+            continue
+        i = moves[j]
+        if arrived[flat] > BRANCH_JUMP:
+            findings_of[i].append(
+                f"configuration change: followed linearly from the previous point, the robot arrives "
+                f"{np.degrees(arrived[flat]):.3g} deg away from the written configuration (a wrist, elbow or "
+                "shoulder flip; not executable as a linear move)")
+        if sigma_min[flat] < NEAR_SINGULAR_SIGMA:
+            findings_of[i].append(f"near singular on the way: smallest singular value {sigma_min[flat]:.2g} "
+                                  f"(< {NEAR_SINGULAR_SIGMA:g})")
+        if speed_ratio[flat] > 1.0:
+            joint = speed_joint[flat]
+            findings_of[i].append(
+                f"joint speed: the move's TCP speed demands {speed_ratio[flat] * np.degrees(chain.velocity[joint]):.4g} "
+                f"deg/s of joint {joint + 1} (datasheet {np.degrees(chain.velocity[joint]):.4g} deg/s)")
+
+
+def _arc_points(p0: FloatArray, pv: FloatArray, p1: FloatArray, u: float) -> FloatArray:
+    """The point at fraction ``u`` of the arc angle from ``p0`` through ``pv`` to ``p1``; shapes ``(k, L, 3)``."""
+    a, b = pv - p0, p1 - p0
+    nrm = np.cross(a, b)
+    nn = np.einsum("...i,...i->...", nrm, nrm)
+    safe = np.where(nn > 1e-18, nn, 1.0)
+    centre = p0 + (np.cross(nrm, a) * np.einsum("...i,...i->...", b, b)[..., None]
+                   + np.cross(b, nrm) * np.einsum("...i,...i->...", a, a)[..., None]) / (2.0 * safe[..., None])
+    r0, rv, r1 = p0 - centre, pv - centre, p1 - centre
+    axis = nrm / np.sqrt(safe)[..., None]
+
+    def angle(x, y):
+        return np.arctan2(np.einsum("...i,...i->...", np.cross(x, y), axis), np.einsum("...i,...i->...", x, y))
+
+    total = np.mod(angle(r0, rv), 2 * np.pi) + np.mod(angle(rv, r1), 2 * np.pi)
+    theta = u * total
+    radial = np.cos(theta)[..., None] * r0 + np.sin(theta)[..., None] * np.cross(axis, r0)
+    straight = p0 + u * (p1 - p0)
+    return np.where((nn > 1e-18)[..., None], centre + radial, straight)

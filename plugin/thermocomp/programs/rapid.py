@@ -1,0 +1,618 @@
+"""Read an ABB RAPID module: its motions in the order the controller runs them, with their source spans.
+
+The grammar (``rapid.lark``, lark LALR) covers what RobotStudio and the
+FlexPendant write: a ``MODULE`` (optionally after the ``%%% VERSION ... %%%``
+header of ``.prg`` files) with data declarations (``CONST``/``PERS``/``VAR``,
+``LOCAL``, ``TASK PERS``, in any order, inside routines too) and routines;
+keywords in any case, comments (``!``), statements continued over lines,
+Windows line ends.
+
+What is followed, in order, from the entry routine (``main``; without one,
+every parameterless ``PROC`` that no other routine calls, in file order):
+``MoveL``, ``MoveJ``, ``MoveC`` and ``MoveAbsJ`` with named or inline
+targets, ``\\WObj``, the tool argument, ``\\V``, ``\\T``; ``Offs(...)`` and
+``RelTool(...)`` evaluated; ``WaitTime``; ``VelSet``; calls of the module's
+parameterless ``PROC``s. Instructions that neither move the robot nor
+branch (``SetDO``, ``TPWrite``, ``ConfL``, ``AccSet``, ...) are passed over.
+What cannot be followed exactly is an *unsupported* finding with its line
+and column: conditions, loops, ``GOTO``, interrupts (``CONNECT``), searches
+and other motion instructions (``SearchL``, ``TriggL``, ``ArcL``, ...),
+program displacement, calls of routines outside the module or with
+arguments, and data changed at run time that a motion reads.
+
+Units: RAPID writes mm, degrees and quaternions ``[q1, q2, q3, q4] = (w,
+x, y, z)``; everything returned is SI (docs/conventions.md).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedInput
+
+from thermocomp._typing import FloatArray, PathLike
+from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z, transform
+from thermocomp.io.files import read_input_bytes
+from thermocomp.programs.model import (
+    ABSOLUTE_JOINT,
+    CIRCULAR,
+    JOINT,
+    LINEAR,
+    Finding,
+    Motion,
+    Point,
+    RobotProgram,
+    Span,
+    Wait,
+    newline_of,
+)
+from thermocomp.tolerances import QUAT_NORM_TOL
+
+#: File extensions read as RAPID.
+RAPID_SUFFIXES = (".mod", ".modx", ".prg", ".sys")
+
+#: Record types of RAPID data and their components, in order (ABB RAPID reference, "Data types").
+RECORDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "robtarget": (("trans", "pos"), ("rot", "orient"), ("robconf", "confdata"), ("extax", "extjoint")),
+    "jointtarget": (("robax", "robjoint"), ("extax", "extjoint")),
+    "pos": (("x", "num"), ("y", "num"), ("z", "num")),
+    "orient": (("q1", "num"), ("q2", "num"), ("q3", "num"), ("q4", "num")),
+    "confdata": (("cf1", "num"), ("cf4", "num"), ("cf6", "num"), ("cfx", "num")),
+    "robjoint": tuple((f"rax_{i}", "num") for i in range(1, 7)),
+    "extjoint": tuple((f"eax_{c}", "num") for c in "abcdef"),
+    "pose": (("trans", "pos"), ("rot", "orient")),
+    "tooldata": (("robhold", "bool"), ("tframe", "pose"), ("tload", "loaddata")),
+    "wobjdata": (("robhold", "bool"), ("ufprog", "bool"), ("ufmec", "string"), ("uframe", "pose"),
+                 ("oframe", "pose")),
+    "speeddata": (("v_tcp", "num"), ("v_ori", "num"), ("v_leax", "num"), ("v_reax", "num")),
+    "loaddata": (("mass", "num"), ("cog", "pos"), ("aom", "orient"), ("ix", "num"), ("iy", "num"), ("iz", "num")),
+}
+
+_IDENTITY_POSE = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]
+_LOAD0 = [0.0, [0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], 0.0, 0.0, 0.0]
+
+#: Predefined data of the RAPID base (ABB RAPID reference: tool0, wobj0, load0,
+#: speeddata v5..v7000 and vmax with v_ori 500 deg/s, zonedata).
+PREDEFINED: dict[str, tuple[str, object]] = {
+    "tool0": ("tooldata", [True, _IDENTITY_POSE, [0.001, [0.0, 0.0, 0.001], [1.0, 0.0, 0.0, 0.0], 0.0, 0.0, 0.0]]),
+    "wobj0": ("wobjdata", [False, True, "", _IDENTITY_POSE, _IDENTITY_POSE]),
+    "load0": ("loaddata", _LOAD0),
+    "vmax": ("speeddata", [5000.0, 500.0, 5000.0, 1000.0]),
+    **{f"v{v}": ("speeddata", [float(v), 500.0, 5000.0, 1000.0])
+       for v in (5, 10, 20, 30, 40, 50, 60, 80, 100, 150, 200, 300, 400, 500, 600, 800, 1000, 1500, 2000,
+                 2500, 3000, 4000, 5000, 6000, 7000)},
+    **{name: ("zonedata", None) for name in
+       ("fine", "z0", "z1", "z5", "z10", "z15", "z20", "z30", "z40", "z50", "z60", "z80", "z100", "z150", "z200")},
+    "true": ("bool", True),
+    "false": ("bool", False),
+}
+
+#: Motion instructions followed, with the positions of (points..., speed, zone, tool) among their arguments.
+MOTIONS = {
+    "movel": (LINEAR, 1),
+    "movej": (JOINT, 1),
+    "movec": (CIRCULAR, 2),
+    "moveabsj": (ABSOLUTE_JOINT, 1),
+}
+
+#: Instructions that move the robot, change the frame of later motions or
+#: wait for a path event in ways thermocomp does not follow.
+UNSUPPORTED_INSTRUCTIONS = frozenset(s.lower() for s in (
+    "SearchL", "SearchC", "SearchJ", "SearchExtJ", "TriggL", "TriggC", "TriggJ", "TriggLIOs", "TriggJIOs",
+    "MoveLDO", "MoveJDO", "MoveCDO", "MoveLAO", "MoveJAO", "MoveCAO", "MoveLGO", "MoveJGO", "MoveCGO",
+    "MoveLSync", "MoveJSync", "MoveCSync", "MoveExtJ", "ArcL", "ArcC", "ArcLStart", "ArcLEnd", "ArcCStart",
+    "ArcCEnd", "ArcL1", "ArcL2", "ArcC1", "ArcC2", "ArcMoveExtJ", "CapL", "CapC", "PaintL", "PaintC", "SpotL",
+    "SpotJ", "SpotML", "DispL", "DispC", "PDispOn", "PDispSet", "EOffsOn", "EOffsSet", "CorrCon", "CorrWrite",
+    "WZLimSup", "WZDOSet", "SyncMoveOn", "SyncMoveOff", "IndAMove", "IndCMove", "IndDMove", "IndRMove",
+    "ActUnit", "DeactUnit", "StorePath", "RestoPath", "ClearPath", "ExitCycle", "StopMoveReset", "SetSysData",
+    "TuneServo", "CirPathMode",
+))
+
+#: Instructions that neither move the robot nor branch: passed over.
+PASSIVE_INSTRUCTIONS = frozenset(s.lower() for s in (
+    "TPWrite", "TPErase", "ErrWrite", "ErrLog", "SetDO", "SetAO", "SetGO", "Set", "Reset", "PulseDO", "InvertDO",
+    "AccSet", "ConfJ", "ConfL", "SingArea", "GripLoad", "Stop", "Break", "Incr", "Decr", "Add", "Clear",
+    "ClkStart", "ClkStop", "ClkReset", "PathResol", "SoftAct", "SoftDeact", "StopMove", "StartMove", "PDispOff",
+    "EOffsOff", "CorrClear", "CorrDiscon", "IDelete", "ISleep", "IWatch", "IDisable", "IEnable", "Load",
+    "MechUnitLoad", "TriggIO", "TriggEquip", "TriggInt", "TriggSpeed", "SetDataSearch", "WaitLoad", "UnLoad",
+    "Comment", "MotionSup", "WaitRob",
+))
+
+#: Instructions that wait for something thermocomp cannot time.
+SIGNAL_WAITS = frozenset(s.lower() for s in ("WaitDI", "WaitDO", "WaitAI", "WaitAO", "WaitGI", "WaitGO",
+                                              "WaitUntil", "WaitSyncTask", "WaitTestAndSet"))
+
+#: Data types whose changes at run time a motion may read.
+_MUTATING = frozenset(("incr", "decr", "add", "clear"))
+
+
+@functools.lru_cache(maxsize=1)
+def rapid_parser() -> Lark:
+    """The RAPID parser (LALR, grammar ``rapid.lark`` kept in the package)."""
+    grammar = resources.files("thermocomp.programs").joinpath("rapid.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False)
+
+
+class _Unsupported(Exception):
+    """Raised inside the walker; becomes a :class:`Finding`."""
+
+    def __init__(self, message: str, where: Tree | Token) -> None:
+        super().__init__(message)
+        self.message = message
+        self.where = where
+
+
+def span_of(item: Tree | Token) -> Span:
+    """The :class:`Span` of a tree (lark ``propagate_positions``) or a token."""
+    if isinstance(item, Token):
+        return Span(item.start_pos, item.end_pos, item.line, item.column)
+    meta = item.meta
+    return Span(meta.start_pos, meta.end_pos, meta.line, meta.column)
+
+
+def _location(item: Tree | Token) -> tuple[int, int]:
+    s = span_of(item)
+    return s.line, s.column
+
+
+@dataclass
+class _Data:
+    type: str
+    value: object
+    node: Tree | None  # the declared value's tree (for its span), if any
+    name: str
+    declared: Token
+
+
+def parse_rapid_text(text: str, path: str) -> Tree:
+    """Parse ``text`` (a whole module) into lark's tree; a syntax error names line and column."""
+    parseable = ("   " + text[3:]) if text.startswith("\xef\xbb\xbf") else text  # a UTF-8 BOM, as latin-1
+    try:
+        return rapid_parser().parse(parseable)
+    except UnexpectedInput as exc:
+        found = getattr(exc, "token", None) or getattr(exc, "char", None)
+        raise InputError(f"RAPID syntax: unexpected {str(found)!r} (column {exc.column})", path=path,
+                         row=exc.line) from None
+
+
+def read_rapid(path: PathLike) -> RobotProgram:
+    """Read a RAPID module file (``.mod``, ``.modx``, ``.prg``, ``.sys``).
+
+    Returns
+    -------
+    RobotProgram
+        One cycle of the entry routine's motions and waits, with spans; the
+        constructs that cannot be followed are in ``unsupported``.
+
+    Raises
+    ------
+    InputError
+        A syntax error or invalid data (a robtarget of the wrong shape, a
+        quaternion that is not unit), naming the file, line and column.
+    """
+    text = read_input_bytes(path, "RAPID module").decode("latin-1")
+    return rapid_program_from_text(text, str(path))
+
+
+def rapid_program_from_text(text: str, path: str = "<text>") -> RobotProgram:
+    """:func:`read_rapid` on the text of a module (decoded as ISO-8859-1)."""
+    tree = parse_rapid_text(text, path)
+    return _Walker(text, path).run(tree)
+
+
+class _Walker:
+    """Follows a module's entry routine statement by statement."""
+
+    def __init__(self, text: str, path: str) -> None:
+        self.text = text
+        self.path = path
+        self.module_data: dict[str, _Data] = {}
+        self.procs: dict[str, Tree] = {}
+        self.routines: list[Tree] = []
+        self.steps: list[Motion | Wait] = []
+        self.unsupported: list[Finding] = []
+        self.notes: list[Finding] = []
+        self.assigned: dict[str, Token | Tree] = {}
+        self.visited: set[str] = set()
+        self.velset = (100.0, float("inf"))  # VelSet override [%], max TCP speed [mm/s]
+
+    # ----- errors and findings
+    def error(self, message: str, where: Tree | Token) -> InputError:
+        line, column = _location(where)
+        return InputError(f"{message} (column {column})", path=self.path, row=line)
+
+    def unsupported_at(self, message: str, where: Tree | Token) -> None:
+        line, column = _location(where)
+        self.unsupported.append(Finding(message, line, column))
+
+    # ----- the module
+    def run(self, tree: Tree) -> RobotProgram:
+        module = next(tree.find_data("module"))
+        for item in module.children:
+            if not isinstance(item, Tree):
+                continue
+            if item.data == "data_decl":
+                self.declare(item, self.module_data)
+            elif item.data in ("proc", "func", "trap"):
+                self.routines.append(item)
+                if item.data == "proc":
+                    self.procs[self._routine_name(item).lower()] = item
+        entry = self.entry_routines()
+        for proc in entry:
+            self.visited.add(self._routine_name(proc).lower())
+            self.run_routine(proc, depth=0)
+        self.note_unvisited()
+        return RobotProgram(
+            language="rapid", path=self.path, text=self.text, steps=tuple(self.steps),
+            unsupported=tuple(self.unsupported), notes=tuple(self.notes),
+            entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
+        )
+
+    @staticmethod
+    def _routine_name(routine: Tree) -> str:
+        return str(next(c for c in routine.children if isinstance(c, Token) and c.type == "NAME"))
+
+    @staticmethod
+    def _has_params(routine: Tree) -> bool:
+        return any(isinstance(c, Tree) and c.data == "params" for c in routine.children)
+
+    def entry_routines(self) -> list[Tree]:
+        if "main" in self.procs:
+            return [self.procs["main"]]
+        called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")
+                  if isinstance(c.children[0], Token)}
+        return [p for name, p in self.procs.items() if name not in called and not self._has_params(p)]
+
+    def note_unvisited(self) -> None:
+        for routine in self.routines:
+            name = self._routine_name(routine)
+            if name.lower() in self.visited:
+                continue
+            moves = [c for c in routine.find_data("call") if isinstance(c.children[0], Token)
+                     and (str(c.children[0]).lower() in MOTIONS or str(c.children[0]).lower() in UNSUPPORTED_INSTRUCTIONS)]
+            if moves:
+                line, column = _location(routine)
+                kind = {"proc": "PROC", "func": "FUNC", "trap": "TRAP"}[routine.data]
+                self.notes.append(Finding(f"{kind} {name} is not run from the entry routine: its {len(moves)} "
+                                          "motion(s) stay as written", line, column))
+
+    # ----- data
+    def declare(self, decl: Tree, scope: dict[str, _Data]) -> None:
+        names = [c for c in decl.children if isinstance(c, Token) and c.type == "NAME"]
+        type_token, name_token = names[0], names[1]
+        dtype = str(type_token).lower()
+        value_node = next((c for c in decl.children[decl.children.index(name_token) + 1:]
+                           if isinstance(c, (Tree, Token)) and not (isinstance(c, Tree) and c.data == "dims")), None)
+        is_array = any(isinstance(c, Tree) and c.data == "dims" for c in decl.children)
+        value: object = None
+        if value_node is not None and not is_array:
+            try:
+                value = self.evaluate(value_node, scope if scope is not self.module_data else None)
+            except _Unsupported:
+                value = None  # an initial value that cannot be evaluated: any use of it is unsupported
+            if value is not None and dtype in RECORDS:
+                self.check_record(value, dtype, value_node)
+        scope[str(name_token).lower()] = _Data(dtype if not is_array else dtype + "{}", value, value_node,
+                                               str(name_token), name_token)
+
+    def check_record(self, value: object, dtype: str, where: Tree | Token) -> None:
+        """``value`` has the shape of RAPID type ``dtype``; else an :class:`InputError` at ``where``."""
+        fields = RECORDS.get(dtype)
+        if fields is None:
+            return
+        if not isinstance(value, list) or len(value) != len(fields):
+            raise self.error(f"expected a {dtype} of {len(fields)} components "
+                             f"({', '.join(f for f, _ in fields)}), got {_describe(value)}", where)
+        for (field_name, field_type), item in zip(fields, value):
+            if field_type == "num" and (isinstance(item, bool) or not isinstance(item, float)):
+                raise self.error(f"{dtype}.{field_name}: expected a number, got {_describe(item)}", where)
+            self.check_record(item, field_type, where)
+
+    def lookup(self, token: Token, local: dict[str, _Data] | None) -> _Data:
+        key = str(token).lower()
+        if local is not None and key in local:
+            data = local[key]
+        elif key in self.module_data:
+            data = self.module_data[key]
+        elif key in PREDEFINED:
+            dtype, value = PREDEFINED[key]
+            return _Data(dtype, value, None, str(token), token)
+        else:
+            raise _Unsupported(f"{token} is not declared in this module", token)
+        if key in self.assigned:
+            line, column = _location(self.assigned[key])
+            raise _Unsupported(f"{token} is changed at run time (line {line}, column {column}); "
+                               "its value at this motion is not known", token)
+        if data.value is None:
+            raise _Unsupported(f"the value of {token} cannot be evaluated", token)
+        return data
+
+    # ----- expressions
+    def evaluate(self, node: Tree | Token, local: dict[str, _Data] | None) -> object:
+        return self.evaluate_typed(node, local)[0]
+
+    def evaluate_typed(self, node: Tree | Token, local: dict[str, _Data] | None) -> tuple[object, str | None]:
+        if isinstance(node, Token):
+            raise _Unsupported(f"cannot evaluate {node!s}", node)
+        kind = node.data
+        if kind == "number":
+            return float(node.children[0]), "num"
+        if kind == "string":
+            raw = str(node.children[0])[1:-1]
+            return raw.replace('""', '"'), "string"
+        if kind == "name":
+            data = self.lookup(node.children[0], local)
+            return data.value, data.type
+        if kind == "aggregate":
+            return [self.evaluate(c, local) for c in node.children], None
+        if kind == "signed":
+            sign, value = str(node.children[0]), self.evaluate(node.children[1], local)
+            if not isinstance(value, float):
+                raise _Unsupported("a sign before a value that is not a number", node)
+            return (-value if sign == "-" else value), "num"
+        if kind in ("sum", "product"):
+            value = self._number(node.children[0], local)
+            for op, operand in zip(node.children[1::2], node.children[2::2]):
+                op_text = str(op.children[0] if isinstance(op, Tree) else op).lower()
+                right = self._number(operand, local)
+                value = {"+": value + right, "-": value - right, "*": value * right}.get(op_text) \
+                    if op_text in "+-*" else self._divide(value, right, op_text, operand)
+            return value, "num"
+        if kind == "component":
+            base, btype = self.evaluate_typed(node.children[0], local)
+            field_name = str(node.children[1]).lower()
+            fields = RECORDS.get(btype or "")
+            names = [f for f, _ in fields] if fields else []
+            if field_name not in names:
+                raise _Unsupported(f"component {node.children[1]} of a {btype or 'value of unknown type'}", node)
+            i = names.index(field_name)
+            return base[i], fields[i][1]  # type: ignore[index]
+        if kind == "func_call":
+            return self.call_function(node, local)
+        raise _Unsupported(f"cannot evaluate this expression ({kind})", node)
+
+    def _number(self, node, local) -> float:
+        value = self.evaluate(node, local)
+        if isinstance(value, bool) or not isinstance(value, float):
+            raise _Unsupported(f"expected a number, got {_describe(value)}", node)
+        return value
+
+    @staticmethod
+    def _divide(a: float, b: float, op: str, where) -> float:
+        if b == 0:
+            raise _Unsupported("division by zero", where)
+        if op == "/":
+            return a / b
+        if op == "div":
+            return float(int(a) // int(b))
+        return float(int(a) % int(b))
+
+    def call_function(self, node: Tree, local) -> tuple[object, str]:
+        name = str(node.children[0])
+        positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
+        key = name.lower()
+        if key in ("offs", "reltool"):
+            if len(positional) != 4:
+                raise self.error(f"{name}: expected a robtarget and three offsets, got {len(positional)} arguments",
+                                 node)
+            point = self.evaluate_as(positional[0], local, "robtarget")
+            d = [self._number(a, local) for a in positional[1:]]
+            point = _copy(point)
+            if key == "offs":
+                point[0] = [point[0][i] + d[i] for i in range(3)]
+                return point, "robtarget"
+            R = matrix_from_quat_wxyz(point[1])
+            trans = np.asarray(point[0]) + R @ np.asarray(d)
+            angles = {k: 0.0 for k in ("rx", "ry", "rz")}
+            for opt_name, opt_value in optional.items():
+                if opt_name not in angles or opt_value is None:
+                    raise _Unsupported(f"RelTool argument \\{opt_name}", node)
+                angles[opt_name] = self._number(opt_value, local)
+            R_new = R @ rot_x(np.radians(angles["rx"])) @ rot_y(np.radians(angles["ry"])) @ rot_z(np.radians(angles["rz"]))
+            from thermocomp.geometry.rotations import quat_wxyz_from_matrix
+
+            point[0] = [float(v) for v in trans]
+            point[1] = [float(v) for v in quat_wxyz_from_matrix(R_new)]
+            return point, "robtarget"
+        raise _Unsupported(f"function {name} is not evaluated (only Offs and RelTool)", node)
+
+    def evaluate_as(self, node, local, dtype: str) -> object:
+        value, vtype = self.evaluate_typed(node, local)
+        if vtype is not None and vtype != dtype:
+            raise self.error(f"expected a {dtype}, got a {vtype}", node)
+        self.check_record(value, dtype, node)
+        return value
+
+    @staticmethod
+    def split_args(call_args: Tree | None) -> tuple[list, dict[str, Tree | None]]:
+        """Positional arguments (trees) and optional ones (``\\name`` -> value tree or None), by lower-case name."""
+        positional, optional = [], {}
+        if call_args is None:
+            return positional, optional
+        for arg in call_args.children:
+            if isinstance(arg, Tree) and arg.data == "opt_arg":
+                optional[str(arg.children[0]).lower()] = arg.children[1] if len(arg.children) > 1 else None
+            elif isinstance(arg, Tree) and arg.data == "cond_arg":
+                raise _Unsupported(f"conditional argument \\{arg.children[0]}?", arg)
+            else:
+                positional.append(arg)
+        return positional, optional
+
+    # ----- statements
+    def run_routine(self, routine: Tree, depth: int) -> None:
+        local: dict[str, _Data] = {}
+        body = next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
+        self.run_body(body, local, depth)
+
+    def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> None:
+        for statement in body.children:
+            try:
+                self.run_statement(statement, local, depth)
+            except _Unsupported as exc:
+                self.unsupported_at(exc.message, exc.where)
+                self.note_skipped_motions(statement)
+
+    def note_skipped_motions(self, statement: Tree) -> None:
+        if not isinstance(statement, Tree):
+            return
+        for call in statement.find_data("call"):
+            name = call.children[0]
+            if isinstance(name, Token) and str(name).lower() in MOTIONS and call is not statement:
+                line, column = _location(call)
+                self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column))
+
+    def run_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        kind = statement.data
+        if kind == "data_decl":
+            self.declare(statement, local)
+        elif kind == "assign":
+            root = statement.children[0]
+            while isinstance(root, Tree) and root.data in ("component", "index"):
+                root = root.children[0]
+            token = root.children[0] if isinstance(root, Tree) else root
+            self.assigned.setdefault(str(token).lower(), statement)
+        elif kind == "call":
+            self.run_call(statement, local, depth)
+        elif kind == "label":
+            raise _Unsupported(f"label {statement.children[0]}: (a GOTO target) is not followed", statement)
+        else:
+            construct = {
+                "if_stmt": "IF", "compact_if": "IF", "while_stmt": "WHILE", "for_stmt": "FOR", "test_stmt": "TEST",
+                "return_stmt": "RETURN", "exit_stmt": "EXIT", "goto_stmt": "GOTO", "retry_stmt": "RETRY",
+                "trynext_stmt": "TRYNEXT", "raise_stmt": "RAISE", "connect_stmt": "CONNECT (an interrupt)",
+                "late_call": "a late-bound call (%...%)",
+            }.get(kind, kind)
+            raise _Unsupported(f"{construct} is not followed (its outcome or count is not known before running)",
+                               statement)
+
+    def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        name_token = statement.children[0]
+        name = str(name_token)
+        key = name.lower()
+        call_args = statement.children[1] if len(statement.children) > 1 else None
+        if key in MOTIONS:
+            self.run_motion(statement, key, local)
+        elif key == "waittime":
+            positional, _ = self.split_args(call_args)
+            if len(positional) != 1:
+                raise self.error("WaitTime: expected one time [s]", statement)
+            seconds = self._number(positional[0], local)
+            if seconds < 0:
+                raise self.error(f"WaitTime: expected a time >= 0 s, got {seconds:g}", statement)
+            self.steps.append(Wait(seconds, span_of(statement)))
+        elif key == "velset":
+            positional, _ = self.split_args(call_args)
+            if len(positional) != 2:
+                raise self.error("VelSet: expected Override [%] and Max [mm/s]", statement)
+            self.velset = (self._number(positional[0], local), self._number(positional[1], local))
+        elif key in self.procs:
+            if call_args is not None:
+                raise _Unsupported(f"call of {name} with arguments is not followed", statement)
+            if depth > 32:
+                raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
+            self.visited.add(key)
+            self.run_routine(self.procs[key], depth + 1)
+        elif key in UNSUPPORTED_INSTRUCTIONS:
+            raise _Unsupported(f"{name} is not followed (thermocomp compensates MoveL, MoveJ, MoveC and MoveAbsJ)",
+                               statement)
+        elif key in SIGNAL_WAITS:
+            line, column = _location(statement)
+            self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", line, column))
+        elif key in PASSIVE_INSTRUCTIONS:
+            if key in _MUTATING and call_args is not None:
+                positional, _ = self.split_args(call_args)
+                if positional and isinstance(positional[0], Tree) and positional[0].data == "name":
+                    self.assigned.setdefault(str(positional[0].children[0]).lower(), statement)
+        else:
+            raise _Unsupported(f"{name} is neither a routine of this module nor an instruction thermocomp knows "
+                               "(a routine of another module could move the robot)", statement)
+
+    def run_motion(self, statement: Tree, key: str, local: dict[str, _Data]) -> None:
+        kind, n_points = MOTIONS[key]
+        name_token = statement.children[0]
+        positional, optional = self.split_args(statement.children[1] if len(statement.children) > 1 else None)
+        if len(positional) != n_points + 3:
+            raise self.error(f"{name_token}: expected {n_points + 3} arguments (point(s), speed, zone, tool), "
+                             f"got {len(positional)}", statement)
+        for opt in ("corr", "tload"):
+            if opt in optional:
+                raise _Unsupported(f"{name_token} \\{opt.capitalize()} is not followed", statement)
+        tool = self.evaluate_as(positional[n_points + 2], local, "tooldata")
+        if tool[0] is not True:
+            raise _Unsupported("a stationary tool (robhold FALSE) is not supported", positional[n_points + 2])
+        wobj_node = optional.get("wobj")
+        wobj = PREDEFINED["wobj0"][1] if wobj_node is None else self.evaluate_as(wobj_node, local, "wobjdata")
+        if wobj[0] is True or wobj[2] != "":  # type: ignore[index]
+            raise _Unsupported("a work object held by the robot or moved by a mechanical unit is not supported",
+                               wobj_node)
+        T_world_frame = _T_from_pose(wobj[3]) @ _T_from_pose(wobj[4])  # type: ignore[index]
+        T_flange_tcp = _T_from_pose(tool[1])
+        points = tuple(self.point(positional[i], local, kind, T_world_frame, T_flange_tcp) for i in range(n_points))
+        speed = self.evaluate_as(positional[n_points], local, "speeddata")
+        v_tcp, v_ori = float(speed[0]), float(speed[1])  # type: ignore[index]
+        if "v" in optional and optional["v"] is not None:
+            v_tcp = self._number(optional["v"], local)
+        override, v_max = self.velset
+        v_tcp = min(v_tcp * override / 100.0, v_max)
+        duration = None if optional.get("t") is None else self._number(optional["t"], local)
+        self.steps.append(Motion(
+            instruction=str(name_token), kind=kind, points=points, statement=span_of(statement),
+            name=span_of(name_token), tcp_speed=v_tcp * 1e-3, orientation_speed=np.radians(v_ori * override / 100.0),
+            duration_s=duration,
+        ))
+
+    def point(self, node, local, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray) -> Point:
+        dtype = "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"
+        value = self.evaluate_as(node, local, dtype)
+        text_node: Tree | Token = node
+        name = ""
+        if isinstance(node, Tree) and node.data == "name":
+            data = self.lookup(node.children[0], local)
+            name = data.name
+            if data.node is not None and isinstance(data.node, Tree) and data.node.data == "aggregate":
+                text_node = data.node
+        extax_text = ""
+        if isinstance(text_node, Tree) and text_node.data == "aggregate":
+            extax_node = text_node.children[-1]
+            extax_text = self.text[span_of(extax_node).start:span_of(extax_node).end]
+        if kind == ABSOLUTE_JOINT:
+            q = np.radians(np.asarray(value[0], dtype=float))  # type: ignore[index]
+            return Point(T_world_tcp=None, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, q=q, confdata=None,
+                         text=span_of(text_node), argument=span_of(node), extax=extax_text, name=name)
+        quat = np.asarray(value[1], dtype=float)  # type: ignore[index]
+        if abs(np.linalg.norm(quat) - 1.0) > QUAT_NORM_TOL:
+            raise self.error(f"robtarget orientation: expected a unit quaternion [q1, q2, q3, q4], "
+                             f"got norm {np.linalg.norm(quat):.6g}", text_node)
+        cf = value[2]  # type: ignore[index]
+        if any(c != int(c) for c in cf) or not 0 <= cf[3] <= 7:
+            raise self.error(f"robtarget confdata: expected integers with cfx in 0..7, got {cf}", text_node)
+        T_frame_tcp = _T_from_pose(value[:2])  # type: ignore[index]
+        return Point(T_world_tcp=T_world_frame @ T_frame_tcp, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp,
+                     q=None, confdata=tuple(int(c) for c in cf), text=span_of(text_node), argument=span_of(node),
+                     extax=extax_text, name=name)
+
+
+def _T_from_pose(pose) -> FloatArray:
+    """A RAPID ``pose`` ``[[x, y, z] mm, [q1..q4] (w, x, y, z)]`` as a transform [m]."""
+    return transform(matrix_from_quat_wxyz(np.asarray(pose[1], dtype=float)), np.asarray(pose[0], dtype=float) * 1e-3)
+
+
+def _copy(value):
+    return [_copy(v) for v in value] if isinstance(value, list) else value
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, list):
+        return f"an aggregate of {len(value)} components"
+    if isinstance(value, bool):
+        return "a bool"
+    if isinstance(value, float):
+        return f"the number {value:g}"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    return "no value"

@@ -1,0 +1,159 @@
+"""Write a compensated robot program: the same bytes, with only the motion targets replaced.
+
+Numbers are written with the digits the controller keeps. RAPID ``num`` is
+a 32-bit float (about 7 significant digits); UR's script numbers are taken
+as 32-bit too (what PolyScope shows of a double register, the safe side).
+Every value is written as the shortest decimal text that reads back as the
+same 32-bit float (:func:`format_single`): no digit more than the controller
+stores, none fewer. The error this rounding leaves at the TCP is computed by
+:mod:`thermocomp.programs.compensate` from the written text.
+
+A target whose correction is below :data:`KEEP_POSITION` and
+:data:`KEEP_ANGLE` keeps its text (so a zero table gives back the program
+byte for byte). A declared target (``CONST robtarget p10 := [...]``, UR
+``global wp1 = p[...]``) is replaced in its declaration when every motion
+that uses it gets the same new value; otherwise each motion gets its own
+inline value at its argument.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from thermocomp._typing import FloatArray
+from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import quat_wxyz_from_matrix, rotation_angle, rotvec_from_matrix
+from thermocomp.programs.model import Point, Span
+
+#: A correction below these keeps the target's text [m], [rad]: ten times the
+#: IK tolerances (tolerances.py), far below the 32-bit rounding of the text.
+KEEP_POSITION = 1e-8
+KEEP_ANGLE = 1e-8
+
+
+def format_single(x: float) -> str:
+    """The shortest decimal text of ``x`` rounded to a 32-bit float (``-0`` written ``0``)."""
+    text = np.format_float_positional(np.float32(x), unique=True, trim="-")
+    return "0" if text in ("-0", "0") else text
+
+
+def read_single(text: str) -> float:
+    """The value the controller stores for the written ``text``."""
+    return float(np.float32(float(text)))
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace ``text[start:end]`` by ``new``."""
+
+    start: int
+    end: int
+    new: str
+
+
+def apply_edits(text: str, edits: list[Edit], path: str) -> str:
+    """``text`` with ``edits`` applied; identical edits are merged, overlapping ones refused."""
+    unique = sorted(set(edits), key=lambda e: (e.start, e.end))
+    out, position = [], 0
+    for edit in unique:
+        if edit.start < position:
+            raise InputError(f"two different replacements overlap at offset {edit.start}; "
+                             "the same text would need two values", path=path)
+        out.append(text[position:edit.start])
+        out.append(edit.new)
+        position = edit.end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def point_changed(point: Point, T_world_tcp_new: FloatArray | None, q_new: FloatArray | None,
+                  confdata_new: tuple[int, ...] | None) -> bool:
+    """Whether a point's new value differs from its text by more than the keep thresholds."""
+    if point.q is not None and q_new is not None:
+        return bool(np.max(np.abs(q_new - point.q)) > KEEP_ANGLE)
+    assert T_world_tcp_new is not None
+    d = np.linalg.norm(T_world_tcp_new[:3, 3] - point.T_world_tcp[:3, 3])
+    angle = rotation_angle(T_world_tcp_new[:3, :3] @ point.T_world_tcp[:3, :3].T)
+    # confdata alone never changes a target: with the pose unchanged the joints are those the program's own
+    # confdata leads to (a RelTool or Offs target keeps its base point's confdata, which may be a quadrant off)
+    return bool(d > KEEP_POSITION or angle > KEEP_ANGLE)
+
+
+def place_values(points: list[Point], values: list[str | None], path: str, *, at_argument: list[bool] | None = None
+                 ) -> list[Edit]:
+    """Edits that write ``values[i]`` (``None``: unchanged) for ``points[i]``.
+
+    A point whose text is a declaration (``text != argument``) is written
+    there when all points sharing that declaration get the same value;
+    otherwise at each argument. ``at_argument[i]`` forces the argument
+    (a joint target replacing a Cartesian one cannot live in a robtarget
+    declaration).
+    """
+    at_argument = at_argument or [False] * len(points)
+    by_text: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for i, p in enumerate(points):
+        by_text[(p.text.start, p.text.end)].append(i)
+    edits: list[Edit] = []
+    for (start, end), members in by_text.items():
+        wanted = {values[i] for i in members}
+        declared = points[members[0]].text != points[members[0]].argument
+        inline = any(at_argument[i] for i in members)
+        if wanted == {None}:
+            continue
+        if len(wanted) == 1 and not inline:
+            edits.append(Edit(start, end, wanted.pop()))
+            continue
+        if not declared and len(wanted) > 1:
+            raise _conflict(points[members[0]].argument, path)
+        by_argument: dict[tuple[int, int], set] = defaultdict(set)
+        for i in members:
+            by_argument[(points[i].argument.start, points[i].argument.end)].add(values[i])
+        for (a_start, a_end), got in by_argument.items():
+            if len(got) > 1:
+                raise _conflict(next(points[i].argument for i in members if points[i].argument.start == a_start), path)
+            value = got.pop()
+            if value is not None:  # None: unchanged, and the declaration keeps the old value
+                edits.append(Edit(a_start, a_end, value))
+    return edits
+
+
+def _conflict(span: Span, path: str) -> InputError:
+    return InputError(f"the motion target at line {span.line}, column {span.column} is run more than once "
+                      "with different corrections (a routine called at different minutes, or with different tools "
+                      "or work objects); one text cannot hold them", path=path, row=span.line)
+
+
+# ---------------------------------------------------------------- RAPID
+def rapid_robtarget(T_frame_tcp: FloatArray, confdata: tuple[int, ...], extax: str, quat_hint: FloatArray | None) -> str:
+    """``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],[extax]]`` (mm, quaternion w first)."""
+    quat = quat_wxyz_from_matrix(T_frame_tcp[:3, :3])
+    if quat_hint is not None and float(quat @ quat_hint) < 0:
+        quat = -quat  # the same rotation, in the hemisphere the program used
+    trans = ",".join(format_single(v) for v in T_frame_tcp[:3, 3] * 1e3)
+    rot = ",".join(format_single(v) for v in quat)
+    conf = ",".join(str(int(c)) for c in confdata)
+    return f"[[{trans}],[{rot}],[{conf}],{extax or _NO_EXTAX}]"
+
+
+def rapid_jointtarget(q: FloatArray, extax: str) -> str:
+    """``[[j1,...,j6],[extax]]`` (degrees)."""
+    joints = ",".join(format_single(v) for v in np.degrees(q))
+    return f"[[{joints}],{extax or _NO_EXTAX}]"
+
+
+_NO_EXTAX = "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]"
+
+
+# ---------------------------------------------------------------- URScript
+def ur_pose(T_frame_tcp: FloatArray) -> str:
+    """``p[x,y,z,rx,ry,rz]`` (m, rotation vector rad)."""
+    values = np.concatenate([T_frame_tcp[:3, 3], rotvec_from_matrix(T_frame_tcp[:3, :3])])
+    return "p[" + ", ".join(format_single(v) for v in values) + "]"
+
+
+def ur_joints(q: FloatArray) -> str:
+    """``[q1, ..., q6]`` (rad)."""
+    return "[" + ", ".join(format_single(v) for v in q) + "]"

@@ -1,0 +1,140 @@
+"""Robot programs with known answers, written the way RobotStudio, the FlexPendant and PolyScope write them.
+
+Targets come from the nominal FK of joint configurations inside the limits,
+so every pose a program holds is known independently of the reader.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from thermocomp import fk, load_robot, nominal_model
+from thermocomp.geometry.rotations import (
+    invert_transform,
+    matrix_from_quat_wxyz,
+    quat_wxyz_from_matrix,
+    rot_z,
+    rotvec_from_matrix,
+    transform,
+)
+from thermocomp.kinematics.confdata import confdata_from_q
+
+
+def rapid_pose(T) -> str:
+    """``[[x,y,z],[q1..q4]]`` in mm, 9 significant digits (as RobotStudio writes)."""
+    q = quat_wxyz_from_matrix(T[:3, :3])
+    return ("[[" + ",".join(f"{v:.9g}" for v in T[:3, 3] * 1e3) + "],["
+            + ",".join(f"{v:.9g}" for v in q) + "]]")
+
+
+def pose_of_text(text: str):
+    """The transform [m] a ``[[x,y,z],[q1..q4]]`` text stands for (what the test knows, independently)."""
+    nums = [float(x) for x in text.replace("[", " ").replace("]", " ").replace(",", " ").split()]
+    return transform(matrix_from_quat_wxyz(nums[3:7]), np.array(nums[:3]) * 1e-3)
+
+
+def robtarget_text(T, confdata, split: bool = False) -> str:
+    trans, rot = rapid_pose(T)[2:-2].split("],[")  # "x,y,z", "q1,q2,q3,q4"
+    conf = ",".join(str(int(c)) for c in confdata)
+    sep = "\r\n      " if split else ""
+    return f"[[{trans}],{sep}[{rot}],{sep}[{conf}],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]]"
+
+
+@dataclass
+class RapidCase:
+    text: str
+    #: Expected TCP pose of each point in execution order, world frame [m].
+    T_world_tcp: list
+    #: Joint targets in execution order (None for Cartesian points).
+    q: list
+    T_flange_tcp_of_point: list
+
+
+def random_configurations(chain, rng, count, margin_deg=25.0):
+    """``count`` configurations near home, inside the limits by ``margin_deg``."""
+    lo = chain.lower + np.radians(margin_deg)
+    hi = chain.upper - np.radians(margin_deg)
+    q = chain.home + rng.uniform(-0.6, 0.6, (count, chain.n_joints))
+    q[:, 4] = np.where(np.abs(q[:, 4]) < 0.35, 0.35 * np.sign(q[:, 4] + 1e-12), q[:, 4])  # away from the wrist singularity
+    return np.clip(q, lo, hi)
+
+
+def rapid_case(robot: str, rng: np.random.Generator) -> RapidCase:
+    """A RAPID module (CRLF, %%% header, mixed case, continuations, comments, declarations in any order)."""
+    chain = load_robot(robot)
+    model = nominal_model(chain)
+    q = random_configurations(chain, rng, 5)
+    R, p = fk(model, q)
+    T_flange = transform(R, p)
+    cf = confdata_from_q(model, q)
+    tool_text = "[[31.8,0,229.8],[0.976296,0,0.21644,0]]"
+    T_tool = pose_of_text(tool_text)
+    uframe_text, oframe_text = "[[100,-50,20],[1,0,0,0]]", "[[0,0,0],[0.9961947,0,0,0.0871557]]"
+    T_wobj = pose_of_text(uframe_text) @ pose_of_text(oframe_text)
+    T_tcp = T_flange @ T_tool  # TCP in the world
+    T_obj = invert_transform(T_wobj) @ T_tcp  # target in the work object
+    # the texts, and the poses they stand for exactly
+    texts = [robtarget_text(T_obj[i], cf[i], split=(i == 1)) for i in range(5)]
+    written = [pose_of_text(rapid_pose(T_obj[i])) for i in range(5)]
+    home_deg = np.degrees(chain.home)
+    jhome = "[[" + ",".join(f"{v:.9g}" for v in home_deg) + "],[9E9,9E9,9E9,9E9,9E9,9E9]]"
+    offs = written[0].copy()
+    offs[:3, 3] += [0, 0, 0.05]
+    reltool = written[4] @ transform(rot_z(np.radians(30.0)), np.array([0.0, 0.0, -0.02]))
+    text = "\r\n".join([
+        "%%%",
+        "  VERSION:1",
+        "  LANGUAGE:ENGLISH",
+        "%%%",
+        "",
+        "MODULE Weld_Cell",
+        "  ! written as RobotStudio writes it: declarations, then routines",
+        f"  PERS tooldata tWeldGun:=[TRUE,{tool_text},[1.5,[-10,0,100],[1,0,0,0],0,0,0]];",
+        f"  TASK PERS wobjdata wobjTable:=[FALSE,TRUE,\"\",{uframe_text},{oframe_text}];",
+        f"  CONST robtarget Target_10:={texts[0]};",
+        f"  local const robtarget Target_20:={texts[1]};  ! continued over lines",
+        f"  VAR robtarget Target_30 := {texts[2]};",
+        f"  CONST jointtarget jHome:={jhome};",
+        "",
+        "  PROC main()",
+        "    MoveAbsJ jHome\\NoEOffs, v1000, z50, tool0;",
+        "    path_10;",
+        "    WaitTime 0.5;",
+        "    moveL Offs(Target_10, 0, 0, 50), v200, z10, tWeldGun\\WObj:=wobjTable;  ! lower case",
+        f"    MOVEJ {texts[3]}, v500, fine, tWeldGun \\WObj:=wobjTable;",
+        "  ENDPROC",
+        "",
+        f"  CONST robtarget Target_40:={texts[4]};",
+        "",
+        "  proc path_10()",
+        "    MoveJ Target_10,v1000,z100,tWeldGun\\WObj:=wobjTable;",
+        "    MoveL Target_20,v100,fine,tWeldGun\\WObj:=wobjTable;",
+        "    MoveC Target_30,Target_40,v100,z1,tWeldGun\\WObj:=wobjTable;",
+        "    MoveL RelTool(Target_40, 0, 0, -20 \\Rz:=30), v100, z1, tWeldGun\\WObj:=wobjTable;",
+        "  endproc",
+        "ENDMODULE",
+        "",
+    ])
+    R_home, p_home = fk(model, chain.home)
+    order_obj = [None, written[0], written[1], written[2], written[4], reltool, offs, written[3]]
+    T_world = [transform(R_home, p_home)] + [T_wobj @ t for t in order_obj[1:]]
+    q_list = [chain.home] + [None] * 7
+    tools = [np.eye(4)] + [T_tool] * 7
+    return RapidCase(text=text, T_world_tcp=T_world, q=q_list, T_flange_tcp_of_point=tools)
+
+
+def ur_pose_text(T) -> str:
+    v = np.concatenate([T[:3, 3], rotvec_from_matrix(T[:3, :3])])
+    return "p[" + ", ".join(_polyscope_number(x) for x in v) + "]"
+
+
+def _polyscope_number(x: float) -> str:
+    """PolyScope's way: 12 significant digits, no leading zero (``.417312853748``, ``-.191452018732``)."""
+    text = f"{x:.12g}"
+    if text.startswith("0."):
+        return text[1:]
+    if text.startswith("-0."):
+        return "-" + text[2:]
+    return text

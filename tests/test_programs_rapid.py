@@ -1,0 +1,246 @@
+"""RAPID modules in, compensated RAPID modules out (issue 11): reading, byte-identical zero table, round trip by FK.
+
+The modules are built from joint configurations whose poses are known
+(tests/program_builders.py), written as RobotStudio and the FlexPendant write
+them. The round trip reads the WRITTEN text back and runs the deformed
+model's FK on what the controller would do with it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from program_builders import rapid_case, random_configurations, robtarget_text
+from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
+from thermocomp.compensation.compensate import CompensationOptions, nominal_solutions
+from thermocomp.compensation.program import Program
+from thermocomp.deformation.timelaw import Static
+from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import rotation_angle, transform
+from thermocomp.kinematics.confdata import confdata_from_q
+from thermocomp.programs import ProgramOptions, compensate_program, read_program
+from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
+
+ROBOTS = ("irb140", "gofa")
+
+
+def small_table(rng, n=6):
+    """A plausible thermal table: up to 0.3 mm and 0.03 deg per joint."""
+    rows = np.hstack([rng.uniform(-0.3, 0.3, (n, 3)), rng.uniform(-0.03, 0.03, (n, 3))])
+    return DeformationTable.from_mm_deg(rows)
+
+
+@pytest.fixture(params=ROBOTS)
+def case(request, tmp_path, rng):
+    c = rapid_case(request.param, rng)
+    path = tmp_path / "weld.prg"
+    path.write_bytes(c.text.encode("latin-1"))
+    return request.param, c, path
+
+
+def test_reader_gives_the_known_poses_in_execution_order(case):
+    robot, c, path = case
+    prog = read_program(path)
+    assert prog.unsupported == () and prog.notes == ()
+    assert [m.instruction for m in prog.motions] == ["MoveAbsJ", "MoveJ", "MoveL", "MoveC", "MoveL", "moveL", "MOVEJ"]
+    assert prog.entry == ("main",)
+    points = prog.points
+    assert len(points) == len(c.T_world_tcp)
+    chain = load_robot(robot)
+    for point, T_want, q_want, tool in zip(points, c.T_world_tcp, c.q, c.T_flange_tcp_of_point):
+        np.testing.assert_allclose(point.T_flange_tcp, tool, atol=1e-15)
+        if q_want is not None:
+            np.testing.assert_allclose(point.q, q_want, atol=1e-12)
+            R, p = fk(nominal_model(chain), point.q)
+            T_got = transform(R, p) @ point.T_flange_tcp
+        else:
+            T_got = point.T_world_tcp
+        np.testing.assert_allclose(T_got, T_want, atol=1e-12)
+    # spans: the declaration's value for a named target, the argument for an inline one
+    text = c.text
+    assert text[points[1].text.start:points[1].text.end].startswith("[[")
+    assert text[points[1].argument.start:points[1].argument.end] == "Target_10"
+    assert text[points[5].argument.start:points[5].argument.end].startswith("RelTool(")
+    # the line of the motion (CRLF counted once per line)
+    assert prog.motions[1].line == text[:prog.motions[1].statement.start].count("\n") + 1
+
+
+def test_zero_table_gives_back_the_program_byte_identical(case, tmp_path):
+    robot, c, path = case
+    out = tmp_path / "out.prg"
+    zero = DeformationTable.from_mm_deg(np.zeros((6, 6)))
+    report = compensate_program(robot, zero, path, out)
+    assert out.read_bytes() == path.read_bytes()
+    assert report.n_changed_texts == 0
+
+
+def controller_joints(chain, prog):
+    """What the nominal controller does with the written program: IK of each robtarget in its confdata."""
+    points = prog.points
+    cart = [i for i, p in enumerate(points) if not p.is_joint]
+    T_flange = np.stack([points[i].T_world_tcp @ np.linalg.inv(points[i].T_flange_tcp) for i in cart])
+    found = nominal_solutions(chain, Program(names=tuple(map(str, cart)), R_world_tcp=T_flange[:, :3, :3],
+                                             p_world_tcp=T_flange[:, :3, 3],
+                                             confdata=np.array([points[i].confdata for i in cart]),
+                                             q_reference=np.tile(chain.home, (len(cart), 1))),
+                              CompensationOptions())
+    q = np.empty((len(points), chain.n_joints))
+    q[cart] = found.q
+    for i, p in enumerate(points):
+        if p.is_joint:
+            q[i] = p.q
+    return q, found.status
+
+
+@pytest.mark.parametrize("output", ["filtered", "joints"])
+def test_round_trip_the_warm_robot_reaches_the_targets(case, tmp_path, rng, output):
+    robot, c, path = case
+    chain = load_robot(robot)
+    table = small_table(rng)
+    out = tmp_path / "out.prg"
+    report = compensate_program(robot, table, path, out, options=CompensationOptions(time_law=Static()),
+                                program_options=ProgramOptions(output=output))
+    written = read_program(out)
+    assert written.unsupported == ()
+    assert len(written.points) == len(c.T_world_tcp)
+    if output == "joints":
+        assert all(m.instruction == "MoveAbsJ" for m in written.motions)
+        # MoveC became two joint moves through its two points: one motion more
+        assert len(written.motions) == len(read_program(path).motions) + 1
+        q = np.stack([p.q for p in written.points])
+    else:
+        assert [m.instruction for m in written.motions] == [m.instruction for m in read_program(path).motions]
+        q, status = controller_joints(chain, written)
+        assert np.all(status == 0)
+    R, p = fk(deformed_model(chain, table, 1.0), q)
+    tools = np.stack(c.T_flange_tcp_of_point)
+    T_reached = transform(R, p) @ tools
+    T_want = np.stack(c.T_world_tcp)
+    pos_err = np.linalg.norm(T_reached[:, :3, 3] - T_want[:, :3, 3], axis=1)
+    ang_err = rotation_angle(T_reached[:, :3, :3] @ np.swapaxes(T_want[:, :3, :3], -1, -2))
+    # the core's tolerance plus the rounding of the written 32-bit numbers (stated by the report)
+    assert report.rounding_position > 0
+    assert pos_err.max() <= 10 * IK_POSITION_TOL + 2 * report.rounding_position + 2 * report.rounding_angle * 0.3
+    assert ang_err.max() <= 10 * IK_ORIENTATION_TOL + 2 * report.rounding_angle
+    assert report.rounding_position <= report.rounding_bound
+    # and the uncompensated program would have missed by far more
+    assert report.summary.uncompensated_max_position > 100 * pos_err.max()
+    # every byte outside the targets is kept: the text between motions is unchanged
+    original, new = path.read_bytes().decode("latin-1"), out.read_bytes().decode("latin-1")
+    assert new.startswith(original[:original.index("CONST robtarget Target_10")])
+    assert new.endswith("  endproc\r\nENDMODULE\r\n")
+
+
+def test_filtered_confdata_is_recomputed_from_the_corrected_joints(tmp_path):
+    from helpers import REPO
+    from thermocomp.compensation.compensate import compensate
+    from thermocomp.io.deformation_csv import read_deformation_csv
+
+    chain = load_robot("irb140")
+    table = read_deformation_csv(REPO / "deformations" / "exaggerated.csv")
+
+    def correction(q):
+        R, p = fk(nominal_model(chain), q)
+        one = Program(names=("a",), R_world_tcp=R[None], p_world_tcp=p[None], time_min=np.zeros(1), q_reference=q[None])
+        return next(compensate(chain, table, one, CompensationOptions(time_law=Static()))).q[0] - q
+
+    # a target with axis 6 just below a quadrant border that the correction crosses
+    q = np.radians([10.0, 5.0, -5.0, 20.0, 40.0, 0.0])
+    dq6 = correction(q)[5]
+    q[5] = -0.5 * dq6 if dq6 > 0 else np.pi / 2 - 0.5 * dq6
+    R, p = fk(nominal_model(chain), q)
+    cf = confdata_from_q(nominal_model(chain), q)[0]
+    src = ("MODULE m\n  CONST robtarget a:=" + robtarget_text(transform(R, p), cf) + ";\n"
+           "  PROC main()\n    MoveL a, v100, fine, tool0;\n  ENDPROC\nENDMODULE\n")
+    path = tmp_path / "a.mod"
+    path.write_text(src)
+    out = tmp_path / "b.mod"
+    compensate_program("irb140", table, path, out,
+                       options=CompensationOptions(time_law=Static()))
+    point = read_program(out).points[0]
+    q_ctrl, status = controller_joints(chain, read_program(out))
+    assert status[0] == 0
+    assert point.confdata == tuple(confdata_from_q(nominal_model(chain), q_ctrl)[0])
+    assert point.confdata != tuple(cf)  # the correction moved axis 6 to the next quadrant
+
+
+UNSUPPORTED = [
+    ("    IF reg1 > 2 THEN\n      MoveL a, v100, fine, tool0;\n    ENDIF\n", "IF"),
+    ("    WHILE TRUE DO\n      MoveL a, v100, fine, tool0;\n    ENDWHILE\n", "WHILE"),
+    ("    SearchL \\Stop, di1, sp, a, v100, tool0;\n", "SearchL"),
+    ("    CONNECT intno1 WITH trap1;\n", "CONNECT"),
+    ("    OtherModuleRoutine;\n", "OtherModuleRoutine"),
+]
+
+
+@pytest.mark.parametrize("body,word", UNSUPPORTED)
+def test_unsupported_construct_is_named_with_its_line_and_nothing_is_written(tmp_path, body, word):
+    chain = load_robot("irb140")
+    R, p = fk(nominal_model(chain), chain.home)
+    head = ("MODULE m\n  VAR num reg1 := 0;\n  CONST robtarget a:=" + robtarget_text(transform(R, p), [0, 0, 0, 0])
+            + ";\n  PROC main()\n    MoveJ a, v100, fine, tool0;\n")
+    src = head + body + "  ENDPROC\nENDMODULE\n"
+    path = tmp_path / "u.mod"
+    path.write_text(src)
+    out = tmp_path / "u_out.mod"
+    zero = DeformationTable.from_mm_deg(np.zeros((6, 6)))
+    with pytest.raises(InputError) as info:
+        compensate_program("irb140", zero, path, out)
+    line = head.count("\n") + 1
+    assert info.value.row == line
+    assert f"{path}:{line}:5:" in str(info.value) and word in str(info.value)
+    assert not out.exists()
+    # --unsupported keep: written, the construct left as it was, the report names it
+    report = compensate_program("irb140", zero, path, out, program_options=ProgramOptions(unsupported="keep"))
+    assert out.read_text() == src
+    assert any(f":{line}:5:" in u for u in report.unsupported)
+
+
+def test_syntax_error_names_line_and_column(tmp_path):
+    path = tmp_path / "bad.mod"
+    path.write_text("MODULE m\n  PROC main()\n    MoveL a v100, fine, tool0;\n  ENDPROC\nENDMODULE\n")
+    with pytest.raises(InputError) as info:
+        read_program(path)
+    assert info.value.row == 3 and "column 13" in str(info.value)
+
+
+def test_a_routine_never_called_is_reported_not_dropped(tmp_path):
+    chain = load_robot("irb140")
+    R, p = fk(nominal_model(chain), chain.home)
+    src = ("MODULE m\n  CONST robtarget a:=" + robtarget_text(transform(R, p), [0, 0, 0, 0]) + ";\n"
+           "  PROC main()\n    MoveJ a, v100, fine, tool0;\n  ENDPROC\n"
+           "  PROC spare()\n    MoveL a, v100, fine, tool0;\n  ENDPROC\nENDMODULE\n")
+    path = tmp_path / "n.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert len(prog.motions) == 1
+    assert len(prog.notes) == 1 and prog.notes[0].line == 6 and "spare" in prog.notes[0].message
+
+
+def test_random_configurations_are_inside_the_limits(rng):
+    chain = load_robot("gofa")
+    q = random_configurations(chain, rng, 50)
+    assert np.all(chain.within_limits(q))
+
+
+def test_readme_command_runs_as_shown(tmp_path, capsys):
+    """The README's program command, through the real entry point (output redirected to tmp_path)."""
+    import re
+    import shlex
+
+    from helpers import REPO
+    from thermocomp.cli.main import main
+
+    readme = (REPO / "README.md").read_text()
+    block = re.search(r"```sh\n(\.venv/bin/thermocomp compensate [^`]*--program [^`]*)```", readme).group(1)
+    argv = shlex.split(block.replace("\\\n", " "))[1:]
+    out = tmp_path / "comp.mod"
+    argv[argv.index("--out") + 1] = str(out)
+    argv = [str(REPO / a) if a.startswith(("deformations/", "examples/")) else a for a in argv]
+    assert main(argv + ["--program-report", str(tmp_path / "report.txt")]) == 0
+    text = out.read_text()
+    assert text.count("CONST robtarget") == 6 and "MoveC pArcVia, pArcEnd" in text
+    rows = (tmp_path / "report.csv").read_text().splitlines()
+    assert rows[0].startswith("motion,instruction,line,minute") and len(rows) == 1 + 8
+    assert "wrote" in capsys.readouterr().out
