@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from program_builders import random_configurations, rapid_case, robtarget_text
 
-from program_builders import rapid_case, random_configurations, robtarget_text
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
 from thermocomp.compensation.compensate import CompensationOptions, nominal_solutions
 from thermocomp.compensation.program import Program
@@ -134,6 +134,7 @@ def test_round_trip_the_warm_robot_reaches_the_targets(case, tmp_path, rng, outp
 
 def test_filtered_confdata_is_recomputed_from_the_corrected_joints(tmp_path):
     from helpers import REPO
+
     from thermocomp.compensation.compensate import compensate
     from thermocomp.io.deformation_csv import read_deformation_csv
 
@@ -230,6 +231,7 @@ def test_readme_command_runs_as_shown(tmp_path, capsys):
     import shlex
 
     from helpers import REPO
+
     from thermocomp.cli.main import main
 
     readme = (REPO / "README.md").read_text()

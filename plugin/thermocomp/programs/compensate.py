@@ -28,7 +28,7 @@ from thermocomp.compensation.compensate import (
 )
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
-from thermocomp.deformation.timelaw import LinearRamp, Static
+from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import ConfigurationError, InputError, ThermocompError
 from thermocomp.geometry.rotations import invert_transform, rotation_angle, transform
 from thermocomp.io.atomic import atomic_write_all, atomic_write_text, check_destination, check_not_input
@@ -110,7 +110,7 @@ class ProgramOptions:
 class ProgramCompensationFailed(ThermocompError):
     """Some points could not be compensated and failures were not allowed; nothing written."""
 
-    def __init__(self, report: "ProgramReport") -> None:
+    def __init__(self, report: ProgramReport) -> None:
         self.report = report
         super().__init__(report.failure_text())
 
@@ -375,7 +375,10 @@ def compensate_program(
     options = CompensationOptions() if options is None else options
     popts = ProgramOptions() if program_options is None else program_options
     chain = robot if isinstance(robot, Chain) else load_robot(robot)
-    table = deformation if isinstance(deformation, DeformationTable) else read_deformation_csv(deformation, n_joints=chain.n_joints)
+    if isinstance(deformation, DeformationTable):
+        table = deformation
+    else:
+        table = read_deformation_csv(deformation, n_joints=chain.n_joints)
     table.check_matches(chain.n_joints, chain.name)
     inputs = [p for p in (deformation, program, robot) if isinstance(p, (str, Path))]
     outputs = [p for p in (out, results, report) if p is not None]
@@ -388,7 +391,7 @@ def compensate_program(
     if len({Path(p).resolve() for p in outputs}) != len(outputs):
         raise InputError("two outputs have the same path; choose different paths for --out, --results and "
                          "--program-report (whose CSV is the report's name with .csv)")
-    if out is not None and _language_of(out) != _language_of(program) and Path(out).suffix.lower() != Path(program).suffix.lower():
+    if out is not None and _language_of(out) != _language_of(program):
         raise InputError(f"the output must be in the program's language: expected an extension like "
                          f"{Path(program).suffix!r}, got {Path(out).suffix!r}", path=str(out))
 
