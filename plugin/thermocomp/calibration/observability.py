@@ -1,0 +1,159 @@
+"""Which poses to measure next: an observability index and a greedy choice among candidates.
+
+For the weighted, column-scaled identification Jacobian ``A`` (``N`` rows
+for ``m`` poses) with singular values ``s_1 >= ... >= s_r > 0`` on the
+identifiable subspace, the index of Borm and Menq is
+
+    O1 = (s_1 s_2 ... s_r)^(1/r) / sqrt(m)
+
+(the geometric mean per pose; larger is better). A greedy selection adds,
+one at a time, the candidate configuration that raises the rank most, and
+among equals the one with the largest ``O1``; it stops early when no
+candidate adds anything. The rank reached with *every* candidate stacked
+says what no choice of poses can identify (e.g. the tool's angular
+deviations from positions alone).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from thermocomp._typing import ArrayLike, FloatArray
+from thermocomp.calibration.identify import (
+    STATIC_FRACTIONS,
+    CalibrationOptions,
+    _candidates,
+    _Problem,
+)
+from thermocomp.calibration.measurements import Measurements
+from thermocomp.deformation.table import DeformationTable
+from thermocomp.errors import ConfigurationError
+from thermocomp.geometry.checks import check_array
+from thermocomp.robot.chain import Chain
+
+
+def observability_index(singular_values: FloatArray, rank: int, n_poses: int) -> float:
+    """``O1 = (prod s_i, i <= rank)^(1/rank) / sqrt(n_poses)``; 0 for rank 0."""
+    if rank == 0 or n_poses == 0:
+        return 0.0
+    return float(np.exp(np.mean(np.log(singular_values[:rank]))) / np.sqrt(n_poses))
+
+
+@dataclass(frozen=True, eq=False)
+class PoseSuggestion:
+    """The poses a greedy selection adds, and what they bring.
+
+    Attributes
+    ----------
+    index
+        Chosen candidates, in the order chosen, ``(k,)``.
+    q
+        Their controller angles [rad], ``(k, n)``.
+    rank
+        Rank after each addition, ``(k,)``; ``rank_before`` before any.
+    o1
+        Observability index after each addition, ``(k,)``; ``o1_before`` before any.
+    rank_all
+        Rank with every candidate stacked: the most these candidates can identify.
+    n_parameters
+        Table parameters that were candidates of the fit.
+    """
+
+    index: np.ndarray
+    q: FloatArray
+    rank: np.ndarray
+    o1: FloatArray
+    rank_before: int
+    o1_before: float
+    rank_all: int
+    n_parameters: int
+
+
+def _rows(chain: Chain, q: FloatArray, options: CalibrationOptions, table: DeformationTable,
+          orientation: bool) -> tuple[FloatArray, _Problem]:
+    """Weighted, scaled Jacobian rows ``(m, k, Z)`` of configurations ``q`` (a static fit at ``table``)."""
+    m = q.shape[0]
+    meas = Measurements(q=q, p_tracker_tcp=np.zeros((m, 3)), minute=np.zeros(m),
+                        R_tracker_tcp=np.broadcast_to(np.eye(3), (m, 3, 3)) if orientation else None)
+    problem = _Problem(chain, meas, options, STATIC_FRACTIONS)
+    _, J, *_ = problem.evaluate(table.rows().ravel(), np.zeros(0), np.eye(4))
+    return J.reshape(m, -1, J.shape[1]), problem
+
+
+def suggest_poses(chain: Chain, q_measured: ArrayLike, q_candidates: ArrayLike, n_poses: int,
+                  options: CalibrationOptions | None = None, table: DeformationTable | None = None,
+                  orientation: bool = False) -> PoseSuggestion:
+    """Choose up to ``n_poses`` of ``q_candidates`` to add to ``q_measured`` (greedy, see the module).
+
+    Parameters
+    ----------
+    q_measured
+        Configurations already measured [rad], ``(m, n)`` (may be empty).
+    q_candidates
+        Configurations one could measure [rad], ``(c, n)``, e.g. random
+        within the limits or a program's own poses.
+    n_poses
+        How many to add, >= 1.
+    options
+        The fit's options (weights, rows, tracker frame, ``rcond``).
+    table
+        Where to linearise (default the zero table; an identified one is better).
+    orientation
+        Whether the tracker measures orientation too.
+    """
+    options = CalibrationOptions() if options is None else options
+    table = DeformationTable.zero(chain.n_joints) if table is None else table
+    if n_poses < 1:
+        raise ConfigurationError(f"n_poses: expected >= 1, got {n_poses}")
+    q_measured = check_array(np.reshape(q_measured, (-1, chain.n_joints)), (None, chain.n_joints), "measured poses")
+    q_candidates = check_array(q_candidates, (None, chain.n_joints), "candidate poses")
+    cand_rows, problem = _rows(chain, q_candidates, options, table, orientation)
+    have = (_rows(chain, q_measured, options, table, orientation)[0].reshape(-1, cand_rows.shape[2])
+            if q_measured.shape[0] else np.zeros((0, cand_rows.shape[2])))
+    candidates = np.sort(_candidates(chain.n_joints, options.rows))
+    forced = np.arange(problem.P, problem.P + problem.B)
+    gram_candidates = np.einsum("ckz,cky->czy", cand_rows, cand_rows)  # (c, Z, Z)
+
+    def spectrum(G: FloatArray) -> FloatArray:
+        """Singular values (descending) of the candidate columns with the forced ones projected out,
+        from Gram matrices ``(..., Z, Z)`` (the Schur complement), batch."""
+        S = G[..., candidates[:, None], candidates]
+        if forced.size:
+            G_ff = G[..., forced[:, None], forced] + 1e-12 * np.eye(forced.size)
+            G_fc = G[..., forced[:, None], candidates]
+            S = S - np.swapaxes(G_fc, -1, -2) @ np.linalg.solve(G_ff, G_fc)
+        return np.sqrt(np.clip(np.linalg.eigvalsh(S)[..., ::-1], 0.0, None))
+
+    def score(s: FloatArray, m: int) -> tuple[int, float]:
+        rank = int(np.sum(s > options.rcond * s[0])) if s[0] > 0 else 0
+        return rank, observability_index(s, rank, m)
+
+    G_have = have.T @ have
+    rank_all = score(spectrum(G_have + gram_candidates.sum(axis=0)), 1)[0]
+    m = q_measured.shape[0]
+    rank0, o10 = score(spectrum(G_have), m) if m else (0, 0.0)
+    chosen: list[int] = []
+    ranks: list[int] = []
+    o1s: list[float] = []
+    current_rank, current_o1 = rank0, o10
+    for _ in range(min(n_poses, q_candidates.shape[0])):
+        spectra = spectrum(G_have[None] + gram_candidates)
+        scores = [score(spectra[c], m + len(chosen) + 1) if c not in chosen else (-1, -1.0)
+                  for c in range(q_candidates.shape[0])]
+        c = max(range(len(scores)), key=scores.__getitem__)
+        rank, o1 = scores[c]
+        if rank == current_rank and rank == rank_all and o1 <= current_o1:
+            break  # nothing more to gain
+        chosen.append(c)
+        ranks.append(rank)
+        o1s.append(o1)
+        G_have = G_have + gram_candidates[c]
+        current_rank, current_o1 = rank, o1
+    idx = np.array(chosen, dtype=int)
+    return PoseSuggestion(index=idx, q=q_candidates[idx], rank=np.array(ranks, dtype=int), o1=np.array(o1s),
+                          rank_before=rank0, o1_before=o10, rank_all=rank_all, n_parameters=candidates.size)
+
+
+__all__ = ["PoseSuggestion", "observability_index", "suggest_poses"]
