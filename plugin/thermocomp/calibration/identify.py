@@ -382,7 +382,8 @@ def identify(chain: Chain, meas: Measurements, options: CalibrationOptions | Non
     active = None
     converged = False
     iterations = 0
-    for iterations in range(1, options.max_iterations + 1):
+    for iteration in range(1, options.max_iterations + 1):
+        iterations = iteration
         step, ident = _step(problem, J, r, free_law and L > 0, active)
         if active is None and options.fix == "zero":
             active = ident.base

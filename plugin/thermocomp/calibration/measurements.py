@@ -84,7 +84,7 @@ class Measurements:
         """How a report names measurement ``i``: its file line, else its index."""
         return f"line {int(self.line[i])}" if self.line is not None else f"#{i}"
 
-    def take(self, index: ArrayLike) -> "Measurements":
+    def take(self, index: ArrayLike) -> Measurements:
         """The measurements selected by ``index`` (integer or boolean array)."""
         index = np.asarray(index)
         return Measurements(
