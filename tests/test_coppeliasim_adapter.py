@@ -6,10 +6,14 @@ import socket as pysocket
 import time
 from pathlib import Path
 
+import cbor2
 import numpy as np
 import pytest
+import zmq
 from coppeliasim_fake import FakeCoppeliaSim, build_irb140_scene
 from coppeliasim_fake.fixtures import START_DEG, TIMEOUT_S, fake_irb140, session  # noqa: F401  (fixtures)
+from coppeliasim_fake.scene import HANDLE_WORLD, LEGACY_FUNCTIONS
+from coppeliasim_zmqremoteapi_client import RemoteAPIClient
 
 from thermocomp import DeformationTable, Static, load_robot
 from thermocomp.compensation.compensate import CompensationOptions
@@ -22,8 +26,11 @@ from thermocomp.io.targets_csv import read_targets_csv
 from thermocomp.kinematics.fk import fk_matrix
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.simulators.coppeliasim import (
+    CURRENT_SIM_FUNCTIONS,
+    LEGACY_SIM_FUNCTIONS,
     SIM_FUNCTIONS,
     CoppeliaSimProtocolMismatch,
+    CoppeliaSimServerError,
     CoppeliaSimUnreachable,
     SceneError,
     apply_authors_script,
@@ -36,11 +43,13 @@ from thermocomp.simulators.coppeliasim import (
     read_tip,
     set_joint_positions,
 )
-from thermocomp.simulators.coppeliasim.connection import client_version
-from thermocomp.simulators.coppeliasim.scene import (
-    T_from_coppeliasim_matrix,
-    save_state,
+from thermocomp.simulators.coppeliasim.api import (
+    CurrentApi,
+    LegacyApi,
+    T_from_pose_xyzw,
 )
+from thermocomp.simulators.coppeliasim.connection import client_version
+from thermocomp.simulators.coppeliasim.scene import save_state
 from thermocomp.tolerances import IK_POSITION_TOL
 
 REPO = Path(__file__).resolve().parents[1]
@@ -55,16 +64,34 @@ ROUND_OFF = 1e-13
 GIMBAL_ROUND_OFF = 1e-9
 
 
-def world_matrices(session, handles):
-    world = session.const("handle_world")
-    return np.array([session.call("getObjectMatrix", h, world) for h in handles])
+def world_matrices(fake, handles):
+    """World matrices (12 numbers each) as the fake scene holds them: read beside the adapter, not through it."""
+    return np.array([fake.scene.get_pose(h, HANDLE_WORLD).matrix12() for h in handles])
 
 
 # --- connecting ---------------------------------------------------------------------------------------
 
-def test_connect_reports_versions(session):
-    assert session.coppeliasim_version == "4.9.0 rev 6"
-    assert f"protocol 2 (coppeliasim-zmqremoteapi-client {client_version()})" in session.describe()
+def test_connect_reports_versions_port_and_api(fake_irb140, session):
+    expected = {"4.6": ("4.6.0 rev 18", LegacyApi), "4.10": ("4.10.0 rev 5", CurrentApi)}[fake_irb140.version]
+    assert session.coppeliasim_version == expected[0]
+    assert type(session.api) is expected[1]
+    text = session.describe()
+    assert f"CoppeliaSim {expected[0]} at tcp://127.0.0.1:{fake_irb140.port} (port {fake_irb140.port})" in text
+    assert session.api.name in text
+    assert f"protocol 2 (coppeliasim-zmqremoteapi-client {client_version()})" in text
+
+
+def test_4_9_reads_its_version_the_old_way_and_keeps_the_old_calls():
+    """4.8-4.9 have getIntProperty but no app.productVersionNb (nil with noError): getInt32Param then."""
+    with FakeCoppeliaSim(build_irb140_scene(START_DEG), version="4.9", lifetime_s=20) as server:
+        with connect("127.0.0.1", server.port, TIMEOUT_S) as session:
+            assert session.coppeliasim_version == "4.9.0 rev 6" and type(session.api) is LegacyApi
+            robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
+            with preserved(session, robot):
+                pass
+        assert server.calls.index("sim.getIntProperty") < server.calls.index("sim.getInt32Param")
+        assert {"readCustomDataBlock", "writeCustomDataBlock"} <= server.sim_calls
+        assert not {"getBufferProperty", "setBufferProperty"} & server.sim_calls
 
 
 def test_unreachable_server_fails_fast_and_clearly():
@@ -84,6 +111,62 @@ def test_protocol_mismatch_names_both_versions():
     message = str(info.value)
     assert "speaks protocol 2" in message and f"coppeliasim-zmqremoteapi-client {client_version()}" in message
     assert "protocol 1" in message and "No such function: zmqRemoteApi.require" in message
+
+
+class BundledClient(RemoteAPIClient):
+    """The receive side of the client CoppeliaSim ships from 4.9.0 rev 6 on (zmqRemoteApi
+    clients/python, ``initialTimeout``; the registry's 2.0.4 lacks it), rewritten here from its
+    behaviour: the first reply is awaited ``initialTimeout`` seconds, after which a bare
+    ``Exception("Failed connecting to CoppeliaSim.")`` is raised; that receive timeout stays on the
+    socket for every later call (where a timeout is a bare ``zmq.Again``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.initialTimeout = 1  # 5 in the real client: shorter here, the behaviour is the same
+
+    def _recv(self):
+        if self.initialTimeout > 0:
+            self.socket.RCVTIMEO = self.initialTimeout * 1000
+            try:
+                raw = self.socket.recv()
+            except zmq.Again:
+                raise Exception("Failed connecting to CoppeliaSim.") from None  # noqa: TRY002 -- as the client does
+            self.initialTimeout = 0
+            return cbor2.loads(raw)
+        return super()._recv()
+
+
+@pytest.fixture
+def bundled_client(monkeypatch):
+    import coppeliasim_zmqremoteapi_client
+
+    monkeypatch.setattr(coppeliasim_zmqremoteapi_client, "RemoteAPIClient", BundledClient)
+
+
+def test_bundled_client_keeps_the_sessions_timeout(bundled_client):
+    with FakeCoppeliaSim(build_irb140_scene(), lifetime_s=20) as server:
+        with connect("127.0.0.1", server.port, 0.3) as session:
+            assert isinstance(session._client, BundledClient) and session._client.initialTimeout == 0
+            server.stall("sim.getObject", 0.9)
+            start = time.monotonic()
+            with pytest.raises(CoppeliaSimUnreachable, match="stopped answering.*within 0.3 s"):
+                session.call("getObject", "/IRB140", {"noError": True})
+            assert time.monotonic() - start < 0.8  # the session's 0.3 s, not the client's own
+            time.sleep(0.7)
+            assert session.call("getObject", "/IRB140", {"noError": True}) > 0  # reconnected by itself
+
+
+def test_bundled_clients_timeout_exception_is_not_a_server_error(bundled_client):
+    with FakeCoppeliaSim(build_irb140_scene(), lifetime_s=20) as server:
+        with connect("127.0.0.1", server.port, 2.0) as session:
+            session._client.initialTimeout = 1  # as if the first-contact guard were still armed
+            server.stall("sim.getObject", 1.3)
+            with pytest.raises(CoppeliaSimUnreachable, match="got no reply within the client's 5 s") as info:
+                session.call("getObject", "/IRB140", {"noError": True})
+            assert not isinstance(info.value, CoppeliaSimServerError)
+            assert session._broken  # the REQ socket still waits for that reply: the next call reconnects
+            time.sleep(0.4)
+            assert session.call("getObject", "/IRB140", {"noError": True}) > 0
 
 
 def test_server_that_stops_answering_times_out(fake_irb140, session):
@@ -148,18 +231,18 @@ def test_branching_joints_are_not_a_serial_arm():
 
 # --- showing the deformation, always restoring -------------------------------------------------------------
 
-def test_deformation_shown_then_restored_exactly(session):
+def test_deformation_shown_then_restored_exactly(fake_irb140, session):
     robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
     before_state = save_state(session, robot)
-    before_world = world_matrices(session, robot.handles)
+    before_world = world_matrices(fake_irb140, robot.handles)
     table = DeformationTable.from_mm_deg(np.full((6, 6), 1.0))
     model = deformed_model(robot.chain, table, 50.0)  # magnified 50 times
     q = np.radians(START_DEG)
     with deformation_shown(session, robot, model):
         np.testing.assert_allclose(read_tip(session, robot), fk_matrix(model, q), atol=ROUND_OFF)
-        assert np.abs(world_matrices(session, robot.handles) - before_world).max() > 0.01
+        assert np.abs(world_matrices(fake_irb140, robot.handles) - before_world).max() > 0.01
     assert save_state(session, robot) == before_state  # bit for bit
-    np.testing.assert_array_equal(world_matrices(session, robot.handles), before_world)
+    np.testing.assert_array_equal(world_matrices(fake_irb140, robot.handles), before_world)
 
 
 @pytest.mark.parametrize("interruption", [RuntimeError, KeyboardInterrupt])
@@ -227,19 +310,27 @@ def test_adapter_uses_only_the_documented_sim_functions(fake_irb140, session, tm
     program = read_targets_csv(TARGETS, n_joints=6)
     compensate_in_scene(session, robot, DeformationTable.zero(6), program,
                         options=CompensationOptions(time_law=Static(), minutes=(0.0,)))
-    assert fake_irb140.sim_calls <= set(SIM_FUNCTIONS)
+    # Per generation: the common calls and that generation's own; on 4.10, none of the functions the
+    # development head keeps only in its legacy table (sim-2 lacks them).
+    own = LEGACY_SIM_FUNCTIONS if fake_irb140.version == "4.6" else CURRENT_SIM_FUNCTIONS
+    assert fake_irb140.sim_calls <= set(SIM_FUNCTIONS) | set(own)
+    if fake_irb140.version == "4.10":
+        assert not fake_irb140.sim_calls & LEGACY_FUNCTIONS, sorted(fake_irb140.sim_calls & LEGACY_FUNCTIONS)
+        assert {"getBufferProperty", "setBufferProperty", "removeProperty", "getHandleProperty"} <= fake_irb140.sim_calls
+    else:
+        assert {"readCustomDataBlock", "writeCustomDataBlock", "getObjectParent"} <= fake_irb140.sim_calls
 
 
 # --- the authors' script, literally, against its table-form conversion -------------------------------------------
 
-def test_authors_script_in_the_scene_equals_the_conversion(session, rng):
+def test_authors_script_in_the_scene_equals_the_conversion(fake_irb140, session, rng):
     robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
     irb = load_robot("irb140")
     table = DeformationTable.from_mm_deg(np.full((6, 6), 1.0))
     passes = 3
     with preserved(session, robot):
         apply_authors_script(session, robot, table.joints / 200.0, passes=passes)
-        scene_joints = world_matrices(session, robot.joints)
+        scene_joints = world_matrices(fake_irb140, robot.joints)
         set_joint_positions(session, robot, np.zeros(6))
         G, tip = authors_scene_poses(irb, table.joints / 200.0, passes, robot.R_world_joint)
         np.testing.assert_allclose(scene_joints.reshape(6, 3, 4), G[:, :3, :], atol=GIMBAL_ROUND_OFF)
@@ -257,9 +348,9 @@ def _ramp(T):
     return LinearRamp(T)
 
 
-def test_matrix_conversion_checks_its_input():
-    with pytest.raises(SceneError, match="12 numbers"):
-        T_from_coppeliasim_matrix([1.0, 2.0])
+def test_pose_conversion_checks_its_input():
+    with pytest.raises(ValueError, match="7 numbers"):
+        T_from_pose_xyzw([1.0, 2.0])
 
 
 def test_scene_check_groups_rows_by_fraction_under_the_ramp_law(session, tmp_path):

@@ -34,7 +34,9 @@ def test_convention_prints_the_table_and_the_difference(capsys, tmp_path):
 
 def test_info_and_read_robot(fake_irb140, capsys):
     assert main(["coppeliasim", "info", "--host", "127.0.0.1", "--port", str(fake_irb140.port)]) == EXIT_OK
-    assert "CoppeliaSim 4.9.0 rev 6" in capsys.readouterr().out
+    version = {"4.6": "4.6.0 rev 18", "4.10": "4.10.0 rev 5"}[fake_irb140.version]
+    assert f"CoppeliaSim {version} at tcp://127.0.0.1:{fake_irb140.port} (port {fake_irb140.port})" in \
+        capsys.readouterr().out
     assert main(["coppeliasim", "read-robot", *scene_args(fake_irb140)[0:]]) == EXIT_OK
     text = capsys.readouterr().out
     assert text.count(",joint") == 6 and "row,name,px_mm" in text

@@ -11,6 +11,8 @@ import pytest
 import zmq
 from coppeliasim_fake import MISMATCH, FakeCoppeliaSim, Scene, build_irb140_scene
 from coppeliasim_fake.fixtures import fake_irb140  # noqa: F401  (fixture)
+from coppeliasim_fake.scene import LEGACY_FUNCTIONS
+from coppeliasim_fake.server import VERSIONS
 from coppeliasim_zmqremoteapi_client import RemoteAPIClient
 
 
@@ -24,7 +26,7 @@ def test_handshake_is_the_clients_first_contact(fake_irb140):
     client, sim = official_sim(fake_irb140)
     assert fake_irb140.calls[:2] == ["zmqRemoteApi.require", "zmqRemoteApi.info"]
     assert sim.handle_world == -1 and sim.handle_parent == -11 and sim.object_joint_type == 1
-    assert sim.getInt32Param(sim.intparam_program_full_version) == 4090006
+    assert sim.getInt32Param(sim.intparam_program_full_version) == VERSIONS[fake_irb140.version]
 
 
 def test_scene_tree_and_joints(fake_irb140):
@@ -101,3 +103,67 @@ def test_server_stops_by_itself():
 def test_extra_branch_scene_has_seven_joints():
     scene = build_irb140_scene(extra_branch=True)
     assert sum(1 for o in scene.objects.values() if o.kind == 1) == 7
+
+
+# --- the two API generations, as the real server plays them -------------------------------------------------------
+
+def test_a_missing_custom_data_block_reads_as_an_empty_string_not_nil():
+    """zmqRemoteApi's server add-on wraps sim.readCustomDataBlock: '' for a missing block (4.6.0 to master)."""
+    with FakeCoppeliaSim(build_irb140_scene(), version="4.6", lifetime_s=20) as server:
+        client, sim = official_sim(server)
+        base = sim.getObject("/IRB140")
+        assert sim.readCustomDataBlock(base, "nothing.here") == b""
+        sim.writeCustomDataBlock(base, "tag", "abc")
+        assert sim.readCustomDataBlock(base, "tag") == b"abc"
+
+
+def test_4_6_has_no_properties_api():
+    with FakeCoppeliaSim(build_irb140_scene(), version="4.6", lifetime_s=20) as server:
+        client, sim = official_sim(server)
+        assert not hasattr(sim, "getBufferProperty")
+        with pytest.raises(Exception, match="No such function: sim.getBufferProperty"):
+            client.call("sim.getBufferProperty", [sim.getObject("/IRB140"), "customData.tag"])
+        with pytest.raises(Exception, match="module 'sim-2' not found"):
+            client.require("sim-2")
+
+
+def test_4_10_sim_2_lacks_the_legacy_functions_and_sim_keeps_them():
+    with FakeCoppeliaSim(build_irb140_scene(), version="4.10", lifetime_s=20) as server:
+        client, sim = official_sim(server)  # require('sim') = sim-1: everything
+        base = sim.getObject("/IRB140")
+        assert len(sim.getObjectMatrix(base, sim.handle_world)) == 12
+        assert sim.getIntProperty(sim.handle_app, "productVersionNb") == 4100005
+        # What the client CoppeliaSim ships does for require('sim-2') (the registry's 2.0.4 predates versioned
+        # modules and would ask for the namespace 'sim-2').
+        client.call("zmqRemoteApi.require", ["sim-2"])
+        sim2 = client.getObject("sim")
+        names = {n for n in dir(sim2) if not n.startswith("_")}
+        assert not names & LEGACY_FUNCTIONS and not {"object_joint_type", "joint_revolute_subtype"} & names
+        assert {"getObjectPose", "getBufferProperty", "sceneobject_joint", "joint_revolute"} <= names
+        # The server's global sim is now sim-2, for every client: a call by name fails as the real one does.
+        with pytest.raises(Exception, match="No such function: sim.getObjectMatrix"):
+            client.call("sim.getObjectMatrix", [base, -1])
+
+
+def test_4_10_custom_data_is_a_buffer_property():
+    with FakeCoppeliaSim(build_irb140_scene(), version="4.10", lifetime_s=20) as server:
+        client, sim = official_sim(server)
+        base = sim.getObject("/IRB140")
+        assert sim.getBufferProperty(base, "customData.tag", {"noError": True}) is None
+        with pytest.raises(Exception, match="'customData.tag' property is unknown"):
+            sim.getBufferProperty(base, "customData.tag")
+        sim.setBufferProperty(base, "customData.tag", b"abc")
+        assert sim.getBufferProperty(base, "customData.tag") == b"abc"
+        sim.removeProperty(base, "customData.tag")
+        assert sim.getBufferProperty(base, "customData.tag", {"noError": True}) is None
+        children = sim.getHandleArrayProperty(base, "children")
+        assert [sim.getHandleProperty(c, "parent") for c in children] == [base] * len(children)
+
+
+def test_a_stalled_reply_times_the_client_out():
+    with FakeCoppeliaSim(build_irb140_scene(), lifetime_s=20) as server:
+        client, sim = official_sim(server)
+        client.socket.setsockopt(zmq.RCVTIMEO, 200)
+        server.stall("sim.getObject", 1.0)
+        with pytest.raises(zmq.Again):
+            sim.getObject("/IRB140")

@@ -40,7 +40,11 @@ JOINT_REVOLUTE = 10
 JOINT_PRISMATIC = 11
 INTPARAM_PROGRAM_FULL_VERSION = 39
 
-#: Constants published through ``zmqRemoteApi.info('sim')`` (values as CoppeliaSim's).
+HANDLE_APP = -13
+
+#: Constants published through ``zmqRemoteApi.info('sim')`` (values as CoppeliaSim's). The names
+#: CoppeliaSim moved to its legacy table (``sim1``) at the 4.10 development head are in
+#: :data:`LEGACY_CONSTANTS`; their new names in :data:`CURRENT_CONSTANTS`.
 CONSTANTS = {
     "handle_world": HANDLE_WORLD,
     "handle_all": HANDLE_ALL,
@@ -59,6 +63,42 @@ CONSTANTS = {
     "primitiveshape_cylinder": 5,
     "colorcomponent_ambient_diffuse": 0,
 }
+#: Constants only the legacy table has at the 4.10 development head (coppeliaSimLib master,
+#: sourceCode/interfaces/luaScriptFunctions.cpp: ``{"sim1.object_joint_type", ...}`` etc.).
+LEGACY_CONSTANTS = frozenset({
+    "object_shape_type", "object_joint_type", "object_dummy_type", "joint_revolute_subtype",
+    "joint_prismatic_subtype", "intparam_program_full_version", "colorcomponent_ambient_diffuse",
+})
+#: Constants of the current API (4.10: ``sim.sceneobject_joint``, ``sim.joint_revolute``,
+#: ``sim.handle_app``, ``sim.materialcomponent_diffuse``), same values as the legacy names.
+CURRENT_CONSTANTS = {
+    "handle_app": HANDLE_APP,
+    "sceneobject_shape": OBJECT_SHAPE,
+    "sceneobject_joint": OBJECT_JOINT,
+    "sceneobject_dummy": OBJECT_DUMMY,
+    "joint_revolute": JOINT_REVOLUTE,
+    "joint_prismatic": JOINT_PRISMATIC,
+    "materialcomponent_diffuse": 0,
+}
+
+#: ``sim`` functions of the 4.6-era API that the 4.10 development head keeps only in its legacy
+#: table (``sim1.*`` in coppeliaSimLib master's luaScriptFunctions.cpp; ``require 'sim'`` = sim-1
+#: merges them back in, ``require 'sim-2'`` has none of them). readCustomDataBlock /
+#: writeCustomDataBlock: C API until 4.6, Lua wrappers from 4.7 (zmqRemoteApi's server add-on
+#: defines ``sim.readCustomDataBlock`` over ``sim.readCustomStringData``).
+LEGACY_FUNCTIONS = frozenset({
+    "getObjectMatrix", "setObjectMatrix", "getObjectOrientation", "setObjectOrientation", "getInt32Param",
+    "readCustomDataBlock", "writeCustomDataBlock", "getObjectsInTree", "getObjectParent",
+})
+#: Functions of the properties API, absent before 4.8 (getBufferProperty & co., coppeliaSimLib
+#: coppeliasim-v4.8.0-rev0) or before the 4.10 development head (getHandleProperty,
+#: getHandleArrayProperty; properties ``parent`` and ``children``).
+PROPERTY_FUNCTIONS = frozenset({
+    "getBufferProperty", "setBufferProperty", "removeProperty", "getIntProperty", "getHandleProperty",
+    "getHandleArrayProperty",
+})
+#: Prefix of custom data in the properties API (coppeliaSimLib ``CUSTOMDATAPREFIX``).
+CUSTOM_DATA_PREFIX = "customData."
 #: Default aliases of new primitive shapes, by primitive type (as CoppeliaSim names them).
 PRIMITIVE_ALIASES = {1: "Plane", 2: "Disc", 3: "Cuboid", 4: "Sphere", 5: "Cylinder"}
 
@@ -343,9 +383,75 @@ class FakeSim:
         return []
 
     def readCustomDataBlock(self, h, tag):
-        """The buffer stored under ``tag`` (bytes, as CoppeliaSim sends a Lua buffer), or nil."""
+        """The buffer stored under ``tag`` (bytes, as CoppeliaSim sends a Lua buffer); an empty one when
+        there is none: the ZMQ remote API server wraps the function so that it "always returns a string"
+        (zmqRemoteApi, addOns/ZMQ remote API server.lua, 4.6.0 to master: ``if retVal == nil then
+        retVal = '' end``), never nil."""
         store = self.scene.obj(h).custom if h != HANDLE_SCENE else self.scene.custom
-        return [store.get(tag)]
+        return [store.get(tag, b"")]
+
+    # -- properties (CoppeliaSim 4.8 and later; handle properties: 4.10 development head) ------------
+    def _custom_tag(self, name) -> str:
+        if not isinstance(name, str) or not name.startswith(CUSTOM_DATA_PREFIX) or name == CUSTOM_DATA_PREFIX:
+            raise SimError(f"'{name}' property is unknown.")
+        return name[len(CUSTOM_DATA_PREFIX):]
+
+    def _store(self, target):
+        if target == HANDLE_SCENE:
+            return self.scene.custom
+        return self.scene.obj(target).custom
+
+    @staticmethod
+    def _no_error(options) -> bool:
+        return isinstance(options, dict) and bool(options.get("noError"))
+
+    def getBufferProperty(self, target, name, options=None):
+        """``customData.<tag>`` as bytes; nil with ``{noError = true}`` when absent, else an error."""
+        store = self._store(target)
+        tag = self._custom_tag(name)
+        if tag not in store:
+            if self._no_error(options):
+                return [None]
+            raise SimError(f"'{name}' property is unknown.")
+        return [store[tag]]
+
+    def setBufferProperty(self, target, name, value, options=None):
+        if not isinstance(value, (str, bytes, bytearray)):
+            raise SimError(f"expected a buffer, got {type(value).__name__}")
+        self._store(target)[self._custom_tag(name)] = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+        return []
+
+    def removeProperty(self, target, name, options=None):
+        store = self._store(target)
+        tag = self._custom_tag(name)
+        if tag not in store:
+            if self._no_error(options):
+                return []
+            raise SimError(f"'{name}' property is unknown.")
+        del store[tag]
+        return []
+
+    def getIntProperty(self, target, name, options=None):
+        if target == HANDLE_APP and name == "productVersionNb" and self.scene.version >= 4100000:
+            return [self.scene.version]
+        if self._no_error(options):
+            return [None]
+        raise SimError(f"'{name}' property is unknown.")
+
+    def getHandleProperty(self, target, name, options=None):
+        if name == "parent":
+            parent = self.scene.obj(target).parent
+            return [-1 if parent is None else parent]
+        if self._no_error(options):
+            return [None]
+        raise SimError(f"'{name}' property is unknown.")
+
+    def getHandleArrayProperty(self, target, name, options=None):
+        if name == "children":
+            return [list(self.scene.obj(target).children)]
+        if self._no_error(options):
+            return [None]
+        raise SimError(f"'{name}' property is unknown.")
 
     # -- creating and removing objects (sim.createPrimitiveShape, sim.createDummy, sim.removeObjects,
     #    sim.setObjectAlias, sim.setObjectParent, sim.setShapeColor) ---------------------------------------------

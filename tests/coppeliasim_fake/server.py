@@ -16,6 +16,25 @@ against it unchanged:
   server's mismatch reply ``{success: false, error: "The client ZeroMQ remote
   API version does not match CoppeliaSim's version"}``.
 
+``version`` picks the API generation it plays (see :data:`VERSIONS`):
+
+- ``"4.6"``: one ``sim`` namespace with the 4.6-era functions
+  (``getObjectMatrix``, ``getInt32Param``, ``readCustomDataBlock`` ...); the
+  properties API (``getBufferProperty`` ...) does not exist;
+- ``"4.9"``: the same, plus the properties API of 4.8-4.9 (no handle
+  properties, no ``app.productVersionNb``);
+- ``"4.10"`` (the 4.10 development head, coppeliaSimLib master): ``require
+  'sim'`` gives sim-1 (lua/sim.lua: ``return require('sim-1')``), which has
+  every function, the legacy ones merged back from ``sim1``; ``require
+  'sim-2'`` gives the new API, without the legacy functions and constants.
+  Like the real server, ``zmqRemoteApi.require(name)`` sets the *server's*
+  global ``sim`` (``_G[vname] = require(name)``), shared by every client.
+
+A function the namespace lacks fails as on the real server: ``{err: "No
+such function: sim.getObjectMatrix"}`` (``zmqRemoteApi.handleRequest``).
+:meth:`FakeCoppeliaSim.stall` holds the reply to a function for a while, as a
+CoppeliaSim held by a modal dialog or a long script does.
+
 ``protocol=1`` makes it answer like the first protocol generation instead
 (CoppeliaSim's ``simAddOnZMQ remote API.lua``): ``{success, ret | error}``
 replies, no ``uuid`` handling, no ``zmqRemoteApi.require``.
@@ -32,9 +51,36 @@ import time
 import cbor2
 import zmq
 
-from coppeliasim_fake.scene import CONSTANTS, FakeSim, Scene, SimError
+from coppeliasim_fake.scene import (
+    CONSTANTS,
+    CURRENT_CONSTANTS,
+    LEGACY_CONSTANTS,
+    LEGACY_FUNCTIONS,
+    PROPERTY_FUNCTIONS,
+    FakeSim,
+    Scene,
+    SimError,
+)
 
 MISMATCH = "The client ZeroMQ remote API version does not match CoppeliaSim's version"
+
+#: ``sim.intparam_program_full_version`` of each generation the fake plays (4.6.0 rev 18 and
+#: 4.9.0 rev 6: the last revisions tagged in CoppeliaRobotics/coppeliaSimLib; 4.10.0 rev 5: what the
+#: 4.10 development head's include/simLib/simConst.h says).
+VERSIONS = {"4.6": 4060018, "4.9": 4090006, "4.10": 4100005}
+
+
+def namespaces(version: str, sim: FakeSim) -> dict[str, tuple[frozenset[str], dict]]:
+    """The modules ``zmqRemoteApi.require`` can load: name -> (function names, constants)."""
+    every = frozenset(sim.names())
+    if version == "4.6":
+        return {"sim": (every - PROPERTY_FUNCTIONS, dict(CONSTANTS))}
+    if version == "4.9":  # the properties API without handle properties; app.productVersionNb comes with 4.10
+        return {"sim": (every - {"getHandleProperty", "getHandleArrayProperty"}, {**CONSTANTS, "handle_app": -13})}
+    sim1 = (every, {**CONSTANTS, **CURRENT_CONSTANTS})
+    sim2 = (every - LEGACY_FUNCTIONS,
+            {**{k: v for k, v in CONSTANTS.items() if k not in LEGACY_CONSTANTS}, **CURRENT_CONSTANTS})
+    return {"sim": sim1, "sim-1": sim1, "sim-2": sim2}
 
 
 class FakeCoppeliaSim:
@@ -46,13 +92,22 @@ class FakeCoppeliaSim:
         The in-memory scene.
     protocol
         2 (CoppeliaSim 4.6 and later, what the client 2.x speaks) or 1 (earlier).
+    version
+        The API generation played: a key of :data:`VERSIONS`.
     lifetime_s
         The server stops by itself after this many seconds.
     """
 
-    def __init__(self, scene: Scene, *, protocol: int = 2, lifetime_s: float = 60.0) -> None:
+    def __init__(self, scene: Scene, *, protocol: int = 2, lifetime_s: float = 60.0, version: str = "4.9") -> None:
+        if version not in VERSIONS:
+            raise ValueError(f"version: expected one of {sorted(VERSIONS)}, got {version!r}")
         self.scene = scene
+        scene.version = VERSIONS[version]
+        self.version = version
         self.sim = FakeSim(scene)
+        self.modules = namespaces(version, self.sim)
+        self.loaded: str | None = None  # the module the server's global ``sim`` holds (None: not yet required)
+        self._stalls: dict[str, float] = {}
         self.protocol = protocol
         self.lifetime_s = lifetime_s
         self.calls: list[str] = []  # every func received, in order
@@ -83,6 +138,10 @@ class FakeCoppeliaSim:
     def __exit__(self, *exc) -> None:
         self.stop()
 
+    def stall(self, func: str, seconds: float) -> None:
+        """Hold the reply to the next request for ``func`` (e.g. ``"sim.getObject"``) ``seconds`` long."""
+        self._stalls[func] = seconds
+
     @property
     def sim_calls(self) -> set[str]:
         """The ``sim.*`` functions called so far (names without the prefix)."""
@@ -99,7 +158,11 @@ class FakeCoppeliaSim:
                 if not socket.poll(20):
                     continue
                 raw = socket.recv()
-                socket.send(cbor2.dumps(self._reply(raw)))
+                reply = self._reply(raw)
+                held = self._stalls.pop(self.calls[-1], 0.0) if self.calls else 0.0
+                if held and self._stop.wait(held):
+                    break  # stopped while holding: the client never gets its reply
+                socket.send(cbor2.dumps(reply))
         finally:
             socket.close(0)
 
@@ -132,6 +195,7 @@ class FakeCoppeliaSim:
             return {"err": f"bad arguments: {exc} (in function '{func}')"}
 
     def _reply_v1(self, req: dict) -> dict:
+        self.loaded = "sim"  # protocol 1 had no require: sim is always there
         func = req.get("func")
         self.calls.append(str(func))
         args = list(req.get("args") or [])
@@ -144,15 +208,19 @@ class FakeCoppeliaSim:
 
     def _dispatch(self, func, args: list) -> list:
         if func == "zmqRemoteApi.require":
-            if args != ["sim"]:
-                raise SimError(f"module {args[0] if args else None!r} not found")
+            if len(args) != 1 or args[0] not in self.modules:
+                raise SimError(f"module '{args[0] if args else None}' not found")
+            self.loaded = args[0]  # _G[vname] = require(name): the server's global, for every client
             return []
         if func == "zmqRemoteApi.info":
-            if args != ["sim"]:
+            if args != ["sim"] or self.loaded is None:
                 raise SimError(f"no such namespace {args!r}")
-            info: dict = {name: {"func": {}} for name in self.sim.names()}
-            info.update({name: {"const": value} for name, value in CONSTANTS.items()})
+            functions, constants = self.modules[self.loaded]
+            info: dict = {name: {"func": {}} for name in functions}
+            info.update({name: {"const": value} for name, value in constants.items()})
             return [info]
-        if isinstance(func, str) and func.startswith("sim."):
+        if isinstance(func, str) and func.startswith("sim.") and self.loaded is not None:
+            if func[4:] not in self.modules[self.loaded][0]:
+                raise KeyError(func)
             return self.sim.call(func[4:], args)
         raise KeyError(func)

@@ -48,21 +48,29 @@ from thermocomp.simulators.coppeliasim.scene import (
     show_model,
 )
 
-#: The ``sim`` functions the plugin calls (CoppeliaSim's regular API, 4.6 and
-#: later); docs/coppeliasim.md documents each. The tests check that the
-#: adapter calls no others.
+#: The ``sim`` functions the plugin calls on every CoppeliaSim version (4.6 and later);
+#: docs/coppeliasim.md documents each. The tests check that the adapter calls no others
+#: than these and those of the server's API generation (:mod:`.api`).
 SIM_FUNCTIONS = (
-    "getObject", "getObjectsInTree", "getObjectParent", "getObjectAlias", "getJointType",
-    "getJointInterval", "getJointPosition", "setJointPosition", "getObjectMatrix",
-    "getObjectPose", "setObjectPose", "getObjectPosition", "setObjectPosition",
-    "getObjectOrientation", "setObjectOrientation", "getInt32Param",
-    "readCustomDataBlock", "writeCustomDataBlock", "isHandle",
+    "getObject", "getObjectAlias", "getJointType", "getJointInterval", "getJointPosition", "setJointPosition",
+    "getObjectPose", "setObjectPose", "getObjectPosition", "setObjectPosition", "isHandle",
     "createPrimitiveShape", "createDummy", "removeObjects", "setObjectAlias", "setObjectParent",
     "setShapeColor",
 )
+#: The calls of the 4.6-era API, used with CoppeliaSim 4.6 to 4.9 (:class:`.api.LegacyApi`).
+LEGACY_SIM_FUNCTIONS = (
+    "getInt32Param", "readCustomDataBlock", "writeCustomDataBlock", "getObjectParent", "getObjectsInTree",
+)
+#: The calls of the properties API, used with CoppeliaSim 4.10 and later (:class:`.api.CurrentApi`);
+#: ``getIntProperty`` also reads the version on 4.8 and 4.9 (nil there, then ``getInt32Param``).
+CURRENT_SIM_FUNCTIONS = (
+    "getIntProperty", "getBufferProperty", "setBufferProperty", "removeProperty", "getHandleProperty",
+    "getHandleArrayProperty", "getObjectType",
+)
 
 __all__ = [
-    "DEFAULT_HOST", "DEFAULT_PORT", "DEFAULT_TIMEOUT_S", "SIM_FUNCTIONS",
+    "CURRENT_SIM_FUNCTIONS", "DEFAULT_HOST", "DEFAULT_PORT", "DEFAULT_TIMEOUT_S", "LEGACY_SIM_FUNCTIONS",
+    "SIM_FUNCTIONS",
     "CoppeliaSimError", "CoppeliaSimProtocolMismatch", "CoppeliaSimServerError", "CoppeliaSimUnreachable",
     "LoadedCell", "SceneCheck", "SceneError", "SceneRobot", "Session",
     "addon_source", "apply_authors_script", "check_nominal_fk", "check_poses", "compensate_in_scene", "connect",

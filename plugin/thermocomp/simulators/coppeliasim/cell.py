@@ -22,8 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from thermocomp.simulators.coppeliasim.connection import CoppeliaSimError, SceneError, Session
-from thermocomp.simulators.coppeliasim.scene import get_object, pose_xyzw_from_T
+from thermocomp.simulators.coppeliasim.api import pose_xyzw_from_T
+from thermocomp.simulators.coppeliasim.connection import (
+    CoppeliaSimError,
+    SceneError,
+    Session,
+)
+from thermocomp.simulators.coppeliasim.scene import get_object
 
 if TYPE_CHECKING:  # the reader is needed only by whoever reads the file
     from thermocomp.io.scene_file import Scene
@@ -125,7 +130,7 @@ def load_cell(session: Session, scene: Scene, robot_path: str | None = None) -> 
             session.call("setObjectAlias", h, obj.name)
             session.call("setObjectParent", h, group, True)
             session.call("setObjectPose", h, pose_xyzw_from_T(obj.T_world_object), world)
-            session.call("setShapeColor", h, None, session.const("colorcomponent_ambient_diffuse"),
+            session.call("setShapeColor", h, None, session.const("materialcomponent_diffuse", "colorcomponent_ambient_diffuse"),
                          [float(c) for c in obj.rgba[:3]])
             created.append((obj.name, h))
         if base is not None:

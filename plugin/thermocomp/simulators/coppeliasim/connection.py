@@ -16,7 +16,25 @@ This module adds what a plugin needs around it:
   most :data:`CLOSE_WAIT_S` for the send of ``_*end*_`` and as long for its reply;
 - :meth:`Session.call`, which turns a timeout into :class:`CoppeliaSimUnreachable`
   and reconnects by itself after a call that was interrupted (Ctrl-C between
-  a request and its reply leaves a REQ socket unusable).
+  a request and its reply leaves a REQ socket unusable);
+- the client CoppeliaSim ships from 4.9.0 rev 6 on (still labelled 2.0.4; the
+  registry's 2.0.4 does not do this) waits at most 5 s for its first reply,
+  raising a bare ``Exception("Failed connecting to CoppeliaSim.")``, and leaves
+  that 5 s receive timeout on its socket for every later call
+  (zmqRemoteApi, clients/python/.../__init__.py, ``initialTimeout``, commit
+  b596d91). The probe has already made first contact, so the session turns
+  that off (``initialTimeout = 0``) and keeps its own timeout; should the
+  message come anyway, it is reported as the server not answering, never as
+  an error of CoppeliaSim's;
+- the choice of ``sim`` calls for the server's version, made once here
+  (:mod:`thermocomp.simulators.coppeliasim.api`, ``session.api``).
+
+CoppeliaSim's ZMQ server listens on ``23000 + `` its instance index
+(``sim.intparam_processid``: 0 for the first CoppeliaSim running on the
+machine, 1 for the second ...; zmqRemoteApi's server add-on from 4.7,
+``defaultRpcPort = 23000 + sim.getInt32Param(sim.intparam_processid)``) unless
+the named parameter ``zmqRemoteApi.rpcPort`` is set; :meth:`Session.describe`
+names the version and the port reached.
 
 See docs/coppeliasim.md for the list of ``sim`` functions the plugin uses.
 """
@@ -28,8 +46,15 @@ from collections.abc import Callable
 from typing import Any
 
 from thermocomp.errors import ConfigurationError, ThermocompError
+from thermocomp.simulators.coppeliasim.api import (
+    SimApi,
+    choose_api,
+    read_full_version,
+    version_text,
+)
 
-#: Default address of CoppeliaSim's ZMQ remote API server (its add-on's ``zmqRemoteApi.rpcPort``).
+#: Default address of CoppeliaSim's ZMQ remote API server (its add-on's ``zmqRemoteApi.rpcPort``):
+#: the first CoppeliaSim on the machine; the n-th one started while others run listens on 23000 + n - 1.
 DEFAULT_HOST = "localhost"
 DEFAULT_PORT = 23000
 #: Seconds to wait for any reply. CoppeliaSim answers between two frames of
@@ -44,6 +69,10 @@ DEFAULT_TIMEOUT_S = 5.0
 CLOSE_WAIT_S = 0.2
 
 CLIENT_PACKAGE = "coppeliasim-zmqremoteapi-client"
+
+#: What the client bundled with CoppeliaSim 4.9.0 rev 6 and later raises (a bare ``Exception``)
+#: when its first reply does not come within 5 s.
+BUNDLED_CLIENT_TIMEOUT_TEXT = "Failed connecting to CoppeliaSim."
 
 
 class CoppeliaSimError(ThermocompError):
@@ -90,8 +119,9 @@ def _unreachable(endpoint: str, timeout_s: float) -> CoppeliaSimUnreachable:
     return CoppeliaSimUnreachable(
         f"no CoppeliaSim ZMQ remote API server answered at {endpoint} within {timeout_s:g} s. "
         "Start CoppeliaSim (its 'ZMQ remote API server' add-on starts with it and listens on port "
-        f"{DEFAULT_PORT} unless the named parameter zmqRemoteApi.rpcPort says otherwise), or connect to the "
-        "right host and port."
+        f"{DEFAULT_PORT} + the instance index: {DEFAULT_PORT + 1} for a second CoppeliaSim started while the first "
+        "runs, and so on, unless the named parameter zmqRemoteApi.rpcPort says otherwise; CoppeliaSim logs "
+        "'ZeroMQ Remote API server starting (rpcPort=...)'), or connect to the right host and port (--port)."
     )
 
 
@@ -156,18 +186,13 @@ def probe(host: str, port: int, timeout_s: float, client_protocol: int) -> None:
         context.term()
 
 
-def version_text(full_version: int) -> str:
-    """CoppeliaSim's ``sim.intparam_program_full_version`` (e.g. 4090006) as ``"4.9.0 rev 6"``."""
-    v = int(full_version)
-    return f"{v // 1000000}.{v // 10000 % 100}.{v // 100 % 100} rev {v % 100}"
-
-
 class Session:
     """A connection to CoppeliaSim: the official client and its ``sim`` object.
 
-    Use :func:`connect` to make one. ``session.call("getObjectMatrix", h, rel)``
-    calls ``sim.getObjectMatrix(h, rel)``; ``session.const("handle_world")``
-    reads a constant of ``sim``.
+    Use :func:`connect` to make one. ``session.call("getObjectPose", h, rel)``
+    calls ``sim.getObjectPose(h, rel)``; ``session.const("handle_world")``
+    reads a constant of ``sim``; ``session.api`` makes the calls that differ
+    between CoppeliaSim versions (chosen once, at connection).
     """
 
     def __init__(self, host: str, port: int, timeout_s: float) -> None:
@@ -178,6 +203,8 @@ class Session:
         self._broken = False
         self.client_protocol = 0
         self.coppeliasim_version = "unknown"
+        self.full_version = 0
+        self.api: SimApi | None = None
 
     def _new_client(self) -> None:
         """Make the official client (it connects lazily: nothing is sent yet) with timeouts on its socket."""
@@ -189,6 +216,10 @@ class Session:
         client.socket.setsockopt(zmq.RCVTIMEO, ms)
         client.socket.setsockopt(zmq.SNDTIMEO, ms)
         client.socket.setsockopt(zmq.LINGER, 0)
+        if getattr(client, "initialTimeout", 0):
+            # The bundled client's 5 s first-contact guard would replace our receive timeout by its
+            # own for every call; the probe makes first contact, so it is not needed (module docstring).
+            client.initialTimeout = 0
         self._client = client
         # The protocol version the client sends on first contact ("ver"; 2 in client 2.0.x).
         self.client_protocol = int(client.VERSION)
@@ -224,8 +255,14 @@ class Session:
             # server's answer: let it through, and reconnect before the next call.
             if type(exc) is not Exception:
                 raise
-            done = True
             what = what() if callable(what) else what
+            if str(exc) == BUNDLED_CLIENT_TIMEOUT_TEXT:
+                # The bundled client's own receive timeout: no reply came, the REQ socket still waits for it.
+                raise CoppeliaSimUnreachable(
+                    f"CoppeliaSim at {self.endpoint} stopped answering ({what} got no reply within the "
+                    f"client's 5 s: '{exc}')"
+                ) from exc
+            done = True
             raise CoppeliaSimServerError(
                 f"{what} failed in CoppeliaSim at {self.endpoint}: {exc}"
             ) from exc
@@ -246,12 +283,17 @@ class Session:
         # The arguments are shown only when the call fails: no repr of them on every call.
         return self._guarded(lambda: function(*args), lambda: f"sim.{name}({', '.join(map(repr, args))[:200]})")
 
-    def const(self, name: str) -> Any:
-        """A constant of ``sim`` (e.g. ``handle_world``)."""
-        value = getattr(self._sim, name, None)
-        if value is None:
-            raise CoppeliaSimError(f"CoppeliaSim at {self.endpoint} has no constant sim.{name}")
-        return value
+    def has(self, name: str) -> bool:
+        """Whether the server's ``sim`` namespace lists the function ``name`` (``zmqRemoteApi.info``)."""
+        return callable(getattr(self._sim, name, None))
+
+    def const(self, name: str, *older: str) -> Any:
+        """A constant of ``sim`` (e.g. ``handle_world``); ``older``: its names in earlier versions, tried next."""
+        for n in (name, *older):
+            value = getattr(self._sim, n, None)
+            if value is not None:
+                return value
+        raise CoppeliaSimError(f"CoppeliaSim at {self.endpoint} has no constant sim.{name}")
 
     def reconnect(self) -> None:
         """Drop the client and connect a new one (new client uuid)."""
@@ -296,9 +338,10 @@ class Session:
         self.close()
 
     def describe(self) -> str:
-        """One line: where, which CoppeliaSim, which protocol and client."""
-        return (f"CoppeliaSim {self.coppeliasim_version} at {self.endpoint}, ZMQ remote API protocol "
-                f"{self.client_protocol} ({CLIENT_PACKAGE} {client_version()})")
+        """One line: where (host and port reached), which CoppeliaSim and API, which protocol and client."""
+        api = f", {self.api.name}" if self.api is not None else ""
+        return (f"CoppeliaSim {self.coppeliasim_version} at {self.endpoint} (port {self.port}){api}, ZMQ remote "
+                f"API protocol {self.client_protocol} ({CLIENT_PACKAGE} {client_version()})")
 
 
 def connect(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, timeout_s: float = DEFAULT_TIMEOUT_S) -> Session:
@@ -325,10 +368,12 @@ def connect(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, timeout_s: float
     try:
         probe(host, port, timeout_s, session.client_protocol)
         session._require_sim()
-        full = session.call("getInt32Param", session.const("intparam_program_full_version"))
+        full = read_full_version(session)
         connected = True
     finally:
         if not connected:
             session.close()
+    session.full_version = full
     session.coppeliasim_version = version_text(full)
+    session.api = choose_api(session, full)  # once, for the whole session
     return session

@@ -3,15 +3,17 @@
 CoppeliaSim's conventions (docs/coppeliasim.md):
 
 - a pose from ``sim.getObjectPose`` is ``[x, y, z, qx, qy, qz, qw]`` (quaternion
-  **x, y, z, w**), a matrix from ``sim.getObjectMatrix`` 12 numbers, row-major
-  3 x 4; positions in metres, angles in radians;
+  **x, y, z, w**); positions in metres, angles in radians. Every pose is read
+  with ``sim.getObjectPose`` (the matrix and Euler functions are legacy in
+  4.10); the calls that changed between versions go through ``session.api``
+  (:mod:`thermocomp.simulators.coppeliasim.api`);
 - Euler angles ``(alpha, beta, gamma)``: ``R = Rx(alpha) Ry(beta) Rz(gamma)``;
 - a joint object's own pose is its *base* frame, its z axis the joint axis;
   its children hang on its *moving* frame (base frame turned by the joint
   position about z); a pose relative to a joint is relative to its moving frame.
 
 The chain is read without moving the robot: the pose of joint ``i`` relative
-to the moving frame of joint ``i - 1`` (``sim.getObjectMatrix(J_i, J_{i-1})``)
+to the moving frame of joint ``i - 1`` (``sim.getObjectPose(J_i, J_{i-1})``)
 does not depend on any joint position, so the zero pose is composed from those.
 """
 
@@ -26,15 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
-from thermocomp.geometry.rotations import (
-    matrix_from_quat_wxyz,
-    quat_wxyz_from_matrix,
-    rot_axis,
-    rot_z,
-    transform,
-)
+from thermocomp.geometry.rotations import rot_axis, rot_z, transform
 from thermocomp.kinematics.model import KinematicModel
 from thermocomp.robot.chain import Chain
+from thermocomp.simulators.coppeliasim.api import pose_xyzw_from_T
 from thermocomp.simulators.coppeliasim.connection import SceneError, Session
 
 #: Limits given to a cyclic (unlimited) CoppeliaSim joint [rad]; the same as
@@ -44,29 +41,6 @@ CYCLIC_LIMIT = 4.0 * np.pi
 #: A model's tool frame counts as the nominal one (no tip object needed to show
 #: it) when it differs by less than this [m] / [rad]: round-off only.
 TOOL_UNCHANGED_TOL = 1e-12
-
-
-def T_from_coppeliasim_matrix(m: Sequence[float]) -> FloatArray:
-    """``(4, 4)`` transform from CoppeliaSim's 12-number matrix (row-major 3 x 4)."""
-    values = np.asarray(m, dtype=float)
-    if values.shape != (12,):
-        raise SceneError(f"expected a CoppeliaSim matrix of 12 numbers, got {m!r}")
-    T = np.eye(4)
-    T[:3, :] = values.reshape(3, 4)
-    return T
-
-
-def pose_xyzw_from_T(T: ArrayLike) -> list[float]:
-    """CoppeliaSim pose ``[x, y, z, qx, qy, qz, qw]`` of a ``(4, 4)`` transform."""
-    T = np.asarray(T, dtype=float)
-    w, x, y, z = quat_wxyz_from_matrix(T[:3, :3])
-    return [float(v) for v in (*T[:3, 3], x, y, z, w)]
-
-
-def T_from_pose_xyzw(pose: Sequence[float]) -> FloatArray:
-    """``(4, 4)`` transform from a CoppeliaSim pose ``[x, y, z, qx, qy, qz, qw]``."""
-    v = np.asarray(pose, dtype=float)
-    return transform(matrix_from_quat_wxyz([v[6], v[3], v[4], v[5]]), v[:3])
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,13 +93,13 @@ def get_object(session: Session, path: str, what: str = "object") -> int:
 def _joint_ancestors(session: Session, handle: int, joint_set: set[int], stop: int) -> tuple[int | None, bool]:
     """The nearest ancestor of ``handle`` that is a joint (of the whole scene), and whether ``stop`` is an ancestor."""
     nearest: int | None = None
-    current = int(session.call("getObjectParent", handle))
+    current = session.api.parent(handle)
     while current != -1:
         if current == stop:
             return nearest, True
         if nearest is None and current in joint_set:
             nearest = current
-        current = int(session.call("getObjectParent", current))
+        current = session.api.parent(current)
     return nearest, False
 
 
@@ -167,13 +141,14 @@ def read_robot(
     world = session.const("handle_world")
     base = get_object(session, base_path, "robot base")
     check_not_left_deformed(session, base, base_path)  # a deformed scene is not the nominal robot
-    all_joints = [int(h) for h in session.call("getObjectsInTree", session.const("handle_scene"),
-                                                   session.const("object_joint_type"), 0)]
-    joint_set = set(all_joints)
+    # The joints below the base: the only ones that can stand between a joint and the base
+    # (the walk up from a joint stops at the base).
+    tree_joints = session.api.joints_in_tree(base)
+    joint_set = set(tree_joints)
     if joint_paths is not None:
         joints = [get_object(session, p, f"joint {k + 1}") for k, p in enumerate(joint_paths)]
     else:
-        joints = [int(h) for h in session.call("getObjectsInTree", base, session.const("object_joint_type"), 1)]
+        joints = tree_joints
     if not joints:
         raise SceneError(f"no joints under {base_path!r}: expected the base of a robot arm")
     nearest: dict[int, int | None] = {}
@@ -204,15 +179,15 @@ def read_robot(
     if joint_paths is not None and order != joints:
         raise SceneError(f"the joints {list(joint_paths)} are not in chain order (base to tip)")
     for j in order:
-        if session.call("getJointType", j) != session.const("joint_revolute_subtype"):
+        if not session.api.is_revolute(j):
             raise SceneError(f"joint {alias[j]!r} of {base_path!r} is not revolute: thermocomp models revolute arms")
     n = len(order)
     # Zero pose: compose the joint-to-joint poses, each relative to the previous joint's moving frame.
-    T_world_base = T_from_coppeliasim_matrix(session.call("getObjectMatrix", base, world))
+    T_world_base = session.api.matrix(base, world)
     T_world_joint = np.empty((n, 4, 4))
-    T_world_joint[0] = T_from_coppeliasim_matrix(session.call("getObjectMatrix", order[0], world))
+    T_world_joint[0] = session.api.matrix(order[0], world)
     for i in range(1, n):
-        X = T_from_coppeliasim_matrix(session.call("getObjectMatrix", order[i], order[i - 1]))
+        X = session.api.matrix(order[i], order[i - 1])
         T_world_joint[i] = T_world_joint[i - 1] @ X
     tip = None
     T_last_moving_tip = np.eye(4)
@@ -221,7 +196,7 @@ def read_robot(
         tip_parent, under = _joint_ancestors(session, tip, joint_set, base)
         if not under or tip_parent != order[-1]:
             raise SceneError(f"the tip {tip_path!r} must hang under the last joint {alias[order[-1]]!r} of {base_path!r}")
-        T_last_moving_tip = T_from_coppeliasim_matrix(session.call("getObjectMatrix", tip, order[-1]))
+        T_last_moving_tip = session.api.matrix(tip, order[-1])
     R_base = T_world_base[:3, :3]
     origins = T_world_joint[:, :3, 3]
     previous = np.vstack([T_world_base[None, :3, 3], origins[:-1]])
@@ -283,9 +258,9 @@ def read_tip(session: Session, robot: SceneRobot) -> FloatArray:
     """
     world = session.const("handle_world")
     if robot.tip is not None:
-        return T_from_coppeliasim_matrix(session.call("getObjectMatrix", robot.tip, world))
+        return session.api.matrix(robot.tip, world)
     last = robot.joints[-1]
-    T = T_from_coppeliasim_matrix(session.call("getObjectMatrix", last, world))
+    T = session.api.matrix(last, world)
     T[:3, :3] = T[:3, :3] @ rot_z(float(session.call("getJointPosition", last)))
     return T
 
@@ -329,7 +304,8 @@ def _put_back(session: Session, handles: Sequence[int], poses: Sequence[Sequence
 
 # --- the nominal poses kept in the scene, for a restore after a crash ------------------------
 
-#: Tag of the custom data block on the robot's base (``sim.writeCustomDataBlock``)
+#: Tag of the custom data block on the robot's base (``sim.writeCustomDataBlock`` before 4.10,
+#: the buffer property ``customData.thermocomp.nominal`` from 4.10: ``session.api.write_data``)
 #: that holds the nominal parent-relative poses and joint positions while
 #: thermocomp has the robot deformed. Present only while deformed: a run that
 #: ends cleanly removes it; one that was killed leaves it for ``restore``.
@@ -346,12 +322,8 @@ def _object_path(session: Session, handle: int) -> str:
     return str(session.call("getObjectAlias", handle, 2))
 
 
-def _text(data) -> str:
-    return data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else str(data)
-
-
 def read_saved_nominal(session: Session, base: int) -> dict | None:
-    """The nominal state a thermocomp run saved on the base (``sim.readCustomDataBlock``), or ``None``.
+    """The nominal state a thermocomp run saved on the base (custom data :data:`NOMINAL_TAG`), or ``None``.
 
     Returns
     -------
@@ -365,11 +337,11 @@ def read_saved_nominal(session: Session, base: int) -> dict | None:
         The block is not thermocomp's, or an entry lacks its path, its 7 pose
         numbers or a numeric position (a corrupt block restores nothing).
     """
-    data = session.call("readCustomDataBlock", base, NOMINAL_TAG)
-    if data is None or len(data) == 0:
+    data = session.api.read_data(base, NOMINAL_TAG)  # None also for the '' the real server sends
+    if data is None:
         return None
     try:
-        saved = json.loads(_text(data))
+        saved = json.loads(data.decode("utf-8"))
     except ValueError as exc:
         raise SceneError(f"the {NOMINAL_TAG!r} data on the robot base is not thermocomp's ({exc})") from exc
     if not isinstance(saved, dict) or saved.get("format") != NOMINAL_FORMAT or not isinstance(saved.get("objects"), list):
@@ -406,12 +378,12 @@ def _write_saved_nominal(session: Session, robot: SceneRobot, state: SceneState)
     objects = [{"path": _object_path(session, h), "handle": h, "pose": list(pose), "position": q}
                for h, pose, q in zip(robot.handles, state.poses, positions)]
     text = json.dumps({"format": NOMINAL_FORMAT, "objects": objects})  # floats round-trip exactly
-    session.call("writeCustomDataBlock", robot.base, NOMINAL_TAG, text)
+    session.api.write_data(robot.base, NOMINAL_TAG, text.encode("utf-8"))
 
 
 def forget_saved_nominal(session: Session, base: int) -> None:
-    """Remove the saved nominal state from the base (an empty block removes the tag)."""
-    session.call("writeCustomDataBlock", base, NOMINAL_TAG, "")
+    """Remove the saved nominal state from the base."""
+    session.api.remove_data(base, NOMINAL_TAG)
 
 
 def _saved_handles(session: Session, saved: dict) -> list[int]:
@@ -582,8 +554,10 @@ def apply_authors_script(session: Session, robot: SceneRobot, rows: ArrayLike, p
     With the joints at zero, for each pass and joints 1..n in order: add
     ``rows[i, :3]`` [m] to the joint object's world position
     (``sim.getObjectPosition`` / ``sim.setObjectPosition``) and ``rows[i, 3:]``
-    [rad] to its world Euler angles (``sim.getObjectOrientation`` /
-    ``sim.setObjectOrientation``). Children follow their parents.
+    [rad] to its world Euler angles (the script's ``sim.getObjectOrientation`` /
+    ``sim.setObjectOrientation``, here computed from ``sim.getObjectPose`` the
+    way CoppeliaSim reads them, gimbal-lock branch included, and set with
+    ``sim.setObjectPose``: the same on every version). Children follow their parents.
     Changes the scene: wrap in :func:`preserved`. The table-form equivalent is
     :func:`thermocomp.deformation.coppeliasim_convention.authors_deformation_table`.
 
@@ -603,5 +577,4 @@ def apply_authors_script(session: Session, robot: SceneRobot, rows: ArrayLike, p
         for j, row in zip(robot.joints, rows):
             position = np.asarray(session.call("getObjectPosition", j, world), dtype=float)
             session.call("setObjectPosition", j, [float(v) for v in position + row[:3]], world)
-            euler = np.asarray(session.call("getObjectOrientation", j, world), dtype=float)
-            session.call("setObjectOrientation", j, [float(v) for v in euler + row[3:]], world)
+            session.api.set_euler(j, session.api.euler(j, world) + row[3:], world)
