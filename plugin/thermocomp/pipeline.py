@@ -36,6 +36,7 @@ from thermocomp.errors import InputError, ThermocompError
 from thermocomp.io.atomic import check_not_input
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.results_csv import results_writer
+from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.targets_csv import iter_targets_csv
 from thermocomp.robot.builtin import load_robot
 from thermocomp.robot.chain import Chain
@@ -172,6 +173,7 @@ def run_compensation(
     keep_results: bool | None = None,
     progress: ProgressCallback | None = None,
     tables_by_minute: MinuteTables | None = None,
+    robot_options: RobotFileOptions | None = None,
 ) -> CompensationReport:
     """Compensate a program given by files (or objects); write the results CSV.
 
@@ -201,6 +203,9 @@ def run_compensation(
         fraction of ``deformation``): each minute of ``options.minutes`` is
         then solved with its own table in full (``deformation`` names the
         source in the report). Programs without a time column only.
+    robot_options
+        How a ``.urdf`` / ``.xacro`` robot file is read (base and tip links,
+        xacro arguments, ROS packages; :mod:`thermocomp.io.robot_files`).
 
     Raises
     ------
@@ -211,7 +216,7 @@ def run_compensation(
     """
     started = time.perf_counter()
     options = CompensationOptions() if options is None else options
-    chain = robot if isinstance(robot, Chain) else load_robot(robot)
+    chain = robot if isinstance(robot, Chain) else load_robot(robot, robot_options)
     table = (deformation if isinstance(deformation, DeformationTable)
              else read_deformation_csv(deformation, n_joints=chain.n_joints))
     table.check_matches(chain.n_joints, chain.name)
@@ -291,6 +296,7 @@ def export_robot(
     deformation: PathLike | DeformationTable | None = None,
     fraction: float = 1.0,
     composition: str = "table",
+    robot_options: RobotFileOptions | None = None,
 ) -> Path:
     """Write a robot, optionally deformed, as URDF (``.urdf``) or table-form CSV (``.csv``).
 
@@ -302,7 +308,7 @@ def export_robot(
     from thermocomp.io.urdf import write_urdf
     from thermocomp.kinematics.model import nominal_model
 
-    chain = robot if isinstance(robot, Chain) else load_robot(robot)
+    chain = robot if isinstance(robot, Chain) else load_robot(robot, robot_options)
     out = Path(out)
     inputs = [p for p in (robot, deformation) if isinstance(p, (str, Path))]
     check_not_input(out, inputs)

@@ -19,6 +19,7 @@ from thermocomp._typing import FloatArray
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import LinearRamp, Static, TimeLaw
 from thermocomp.kinematics.ik import IKOptions
+from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
 EXIT_OK, EXIT_INPUT, EXIT_FAILED_ROWS, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -89,6 +90,40 @@ def add_program_arguments(parser: argparse.ArgumentParser, verb: str = "solved",
                         help="how a deformation row composes with the nominal segment: 'table' translates by p + D "
                              "then rotates (seed 002, Tables 6-7); 'eq21' rotates the segment with the deviation "
                              "(seed 002, Eq. 21). See docs/conventions.md")
+
+
+#: What ``--robot`` (or a command's robot argument) takes, for help texts.
+ROBOT_HELP = f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a robot file: table-form .csv, .urdf or .xacro"
+
+
+def add_robot_file_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--base-link``, ``--tip-link``, ``--xacro-arg``, ``--package-path``: how a .urdf / .xacro robot is read.
+
+    :func:`robot_file_options` turns them into
+    :class:`~thermocomp.io.robot_files.RobotFileOptions` (docs/robot_files.md).
+    """
+    group = parser.add_argument_group("robot files (.urdf, .xacro)", "how a URDF or xacro robot file is read "
+                                      "(docs/robot_files.md)")
+    group.add_argument("--base-link", metavar="LINK",
+                       help="URDF link that is the robot's base frame (default: the root link; e.g. 'base' for a "
+                            "ROS-Industrial UR: the controller's base frame)")
+    group.add_argument("--tip-link", metavar="LINK",
+                       help="URDF link that is the TCP (default: the only leaf link with joints above it, e.g. "
+                            "tool0 of a ROS-Industrial description; several leaves are listed)")
+    group.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
+                       help="argument of a .xacro robot file (repeatable)")
+    group.add_argument("--package-path", action="append", default=[], metavar="DIR",
+                       help="folder holding ROS packages for $(find NAME) and package://NAME/ (repeatable; searched "
+                            "before ROS_PACKAGE_PATH; a package is named by its package.xml)")
+
+
+def robot_file_options(args: argparse.Namespace):
+    """:class:`~thermocomp.io.robot_files.RobotFileOptions` of :func:`add_robot_file_arguments`' options."""
+    from thermocomp.io.robot_files import RobotFileOptions, xacro_arg
+
+    return RobotFileOptions(base_link=getattr(args, "base_link", None), tip_link=getattr(args, "tip_link", None),
+                            xacro_args=tuple(xacro_arg(a) for a in getattr(args, "xacro_arg", None) or ()),
+                            package_paths=tuple(getattr(args, "package_path", None) or ()))
 
 
 def add_solver_arguments(parser: argparse.ArgumentParser) -> None:

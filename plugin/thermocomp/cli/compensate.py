@@ -10,15 +10,17 @@ import numpy as np
 from thermocomp.cli.common import (
     EXIT_FAILED_ROWS,
     EXIT_OK,
+    ROBOT_HELP,
     HelpFormatter,
     add_program_arguments,
     add_progress_argument,
+    add_robot_file_arguments,
     add_solver_arguments,
     program_settings,
+    robot_file_options,
     solver_options,
 )
 from thermocomp.compensation.compensate import CompensationOptions
-from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,8 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=HelpFormatter,
     )
-    comp.add_argument("--robot", default="irb140",
-                      help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a table-form .csv / .urdf file")
+    comp.add_argument("--robot", default="irb140", help=ROBOT_HELP)
+    add_robot_file_arguments(comp)
     add_program_arguments(comp, "solved", targets_required=False)
     comp.add_argument("--out", required=True, help="results CSV (written completely or not at all; never an input); "
                       "with --program: the compensated program")
@@ -122,7 +124,8 @@ def _run_program(args: argparse.Namespace) -> int:
         report = compensate_program(args.robot, args.deformation, args.program, args.out, options=options,
                                     program_options=program_options, allow_failures=args.allow_failures,
                                     results=args.results, report=args.program_report,
-                                    progress=ProgressBar("compensating", enabled=settings.progress))
+                                    progress=ProgressBar("compensating", enabled=settings.progress),
+                                    robot_options=robot_file_options(args))
     except ProgramCompensationFailed as exc:
         print(exc.report.text(), file=sys.stderr)
         print(f"thermocomp: error: {exc}", file=sys.stderr)
@@ -165,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
             args.robot, deformation, args.targets, args.out,
             options=options, fixed_orientation=fixed, allow_failures=args.allow_failures,
             progress=ProgressBar("compensating", enabled=show), tables_by_minute=tables_by_minute,
+            robot_options=robot_file_options(args),
         )
     except CompensationFailed as exc:
         print(exc.report.text(), file=sys.stderr)

@@ -24,9 +24,11 @@ from thermocomp.cli.common import (
     EXIT_OK,
     HelpFormatter,
     add_progress_argument,
+    add_robot_file_arguments,
     add_solver_arguments,
     minutes_arg,
     program_settings,
+    robot_file_options,
     solver_options,
 )
 from thermocomp.deformation.timelaw import LinearRamp
@@ -198,6 +200,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                               "it is from the paper's model", formatter_class=fmt)
     conv.add_argument("--robot", default="irb140", help="built-in robot or robot file (the authors' joint "
                                                         "frames are built in for irb140 only)")
+    add_robot_file_arguments(conv)
     conv.add_argument("--deformation", required=True, help="the authors' deformation table CSV [mm, deg]")
     law = conv.add_mutually_exclusive_group()
     law.add_argument("--stabilisation-min", type=float, default=None,
@@ -471,7 +474,7 @@ def _convention(args) -> int:
     )
     from thermocomp.robot.builtin import load_robot
 
-    chain = load_robot(args.robot)
+    chain = load_robot(args.robot, robot_file_options(args))
     table = read_deformation_csv(args.deformation, n_joints=chain.n_joints)
     if args.stabilisation_min is None:
         law, minute = Static(), None

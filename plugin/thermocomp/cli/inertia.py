@@ -8,11 +8,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from thermocomp.cli.common import EXIT_OK, HelpFormatter
+from thermocomp.cli.common import EXIT_OK, ROBOT_HELP, HelpFormatter, add_robot_file_arguments, robot_file_options
 from thermocomp.errors import InputError
 from thermocomp.inertia.solids import FALLBACKS
 from thermocomp.io.meshes import UNITS
-from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,10 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "and write a URDF carrying them. See docs/inertia.md.",
         formatter_class=HelpFormatter,
     )
-    cmd.add_argument("--robot", required=True, help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a .csv / .urdf file")
+    cmd.add_argument("--robot", required=True, help=ROBOT_HELP)
+    add_robot_file_arguments(cmd)
     cmd.add_argument("--meshes", required=True,
                      help="a folder of meshes named base.stl, link1.stl .. in the link frames (or the files a "
-                          "--mesh-map names), or a URDF whose links carry meshes")
+                          "--mesh-map names), or a .urdf / .xacro file whose links carry meshes")
     cmd.add_argument("--units", required=True, choices=sorted(UNITS),
                      help="unit of the mesh files (STL has none; for a URDF it must match its mesh scale)")
     cmd.add_argument("--total-mass", required=True, type=float, metavar="KG",
@@ -43,11 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                           "(columns link,mesh,x_mm,y_mm,z_mm,rx_deg,ry_deg,rz_deg), e.g. robots/gofa/ros_industrial_meshes.csv")
     cmd.add_argument("--mesh-kind", choices=("visual", "collision"), default="visual",
                      help="with a URDF: which of its meshes")
-    cmd.add_argument("--tip-link", metavar="LINK",
-                     help="with a URDF: the chain's last link, the URDF link that is the robot's TCP frame (its orientation "
-                          "at the zero pose is checked; default: the leaf with the most joints above it)")
     cmd.add_argument("--package", action="append", default=[], metavar="NAME=DIR",
-                     help="with a URDF: the folder of a ROS package named in package:// mesh URIs (repeatable)")
+                     help="with a URDF: the folder of a ROS package named in package:// mesh URIs (repeatable; "
+                          "--package-path finds packages by their package.xml instead)")
     cmd.set_defaults(handler=run)
 
 
@@ -74,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
                              fallback=args.fallback, mesh_kind=args.mesh_kind)
     report = compute_inertials(args.robot, args.meshes, options, mesh_map=args.mesh_map,
                                package_dirs=_packages(args.package), tip_link=args.tip_link,
-                               corrections=args.corrections)
+                               corrections=args.corrections, robot_options=robot_file_options(args))
     print(report.text(), end="")
     if args.out:
         out = report.write_urdf(args.out, inputs=inputs)

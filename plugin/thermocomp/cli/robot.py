@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_OK, HelpFormatter
-from thermocomp.robot.builtin import BUILTIN_ROBOTS
+from thermocomp.cli.common import EXIT_OK, ROBOT_HELP, HelpFormatter, add_robot_file_arguments, robot_file_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -14,10 +13,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                          description="Show a robot's table form, or export it (optionally deformed) as URDF or CSV.")
     rsub = rob.add_subparsers(dest="robot_command", required=True, metavar="ACTION")
     show = rsub.add_parser("show", help="print the table form [mm, deg]")
-    show.add_argument("robot", help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a .csv / .urdf file")
+    show.add_argument("robot", help=ROBOT_HELP)
+    add_robot_file_arguments(show)
     export = rsub.add_parser("export", help="write the robot as .urdf or table-form .csv",
                              formatter_class=HelpFormatter)
-    export.add_argument("robot", help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a .csv / .urdf file")
+    export.add_argument("robot", help=ROBOT_HELP)
+    add_robot_file_arguments(export)
     export.add_argument("--out", required=True, help="output file, .urdf or .csv (a deformed robot: .urdf only)")
     export.add_argument("--deformation", help="deformation table CSV [mm, deg] to apply")
     export.add_argument("--fraction", type=float, default=1.0,
@@ -33,10 +34,10 @@ def run(args: argparse.Namespace) -> int:
     from thermocomp.robot.builtin import load_robot
 
     if args.robot_command == "show":
-        print(chain_csv_text(load_robot(args.robot)), end="")
+        print(chain_csv_text(load_robot(args.robot, robot_file_options(args))), end="")
         return EXIT_OK
     out = export_robot(args.robot, args.out, deformation=args.deformation, fraction=args.fraction,
-                       composition=args.composition)
+                       composition=args.composition, robot_options=robot_file_options(args))
     print(f"wrote {out}")
     return EXIT_OK
 

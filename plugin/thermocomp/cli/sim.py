@@ -11,10 +11,13 @@ import numpy as np
 from thermocomp.cli.common import (
     EXIT_FAILED_ROWS,
     EXIT_OK,
+    ROBOT_HELP,
     HelpFormatter,
     add_program_arguments,
     add_progress_argument,
+    add_robot_file_arguments,
     program_settings,
+    robot_file_options,
 )
 from thermocomp.io.atomic import atomic_write_all
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
@@ -39,9 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         formatter_class=HelpFormatter,
     )
-    sim.add_argument("--robot", default=None,
-                     help=f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a .csv / .urdf file "
-                          "(default: the scene's robot)")
+    sim.add_argument("--robot", default=None, help=ROBOT_HELP + " (default: the scene's robot)")
+    add_robot_file_arguments(sim)
     add_program_arguments(sim, "played")
     where = sim.add_mutually_exclusive_group()
     where.add_argument("--scene", help="scene file (TOML, docs/scenes.md) (default: a built-in robot's shipped "
@@ -152,7 +154,8 @@ def run(args: argparse.Namespace) -> int:
     settings = program_settings(args)
     options = CompensationOptions(time_law=settings.time_law, minutes=settings.minutes, composition=args.composition)
     setup = sim.load_setup(args.robot, args.deformation, args.targets, scene=_scene_argument(args),
-                           meshes=args.meshes, options=options, fixed_orientation=settings.fixed_orientation)
+                           meshes=args.meshes, options=options, fixed_orientation=settings.fixed_orientation,
+                           robot_options=robot_file_options(args))
     # Every input is known now (the scene's robot file, mesh maps, meshes): check again, still before any work.
     sim.check_outputs(setup, outputs)
     minute = None if args.minute is None else setup.check_minute(args.minute)

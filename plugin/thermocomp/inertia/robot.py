@@ -23,8 +23,9 @@ coincide, and the tip frame's orientation (:func:`check_chain_match`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -43,6 +44,9 @@ from thermocomp.io.meshes import (
     read_urdf_meshes,
 )
 from thermocomp.robot.chain import Chain
+
+if TYPE_CHECKING:
+    from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.tolerances import AXIS_MATCH_TOL, FRAME_MATCH_TOL
 
 MESH_KINDS = ("visual", "collision")
@@ -181,6 +185,7 @@ def mesh_refs_for_robot(
     mesh_kind: str = "visual",
     package_dirs: Mapping[str, PathLike] | None = None,
     tip_link: str | None = None,
+    robot_options: RobotFileOptions | None = None,
 ) -> list[MeshRef]:
     """Every mesh file of the robot with its pose ``T_link_mesh`` in its link frame.
 
@@ -190,7 +195,7 @@ def mesh_refs_for_robot(
         The robot; its link frames are the targets.
     meshes
         A folder (files ``base.stl``, ``link1.stl`` .. in the link frames, or
-        the files a ``mesh_map`` names) or a ``.urdf`` file.
+        the files a ``mesh_map`` names) or a ``.urdf`` or ``.xacro`` file.
     metres_per_unit
         Metres per mesh unit; for a URDF it must equal every mesh's ``scale``.
     mesh_map
@@ -198,13 +203,22 @@ def mesh_refs_for_robot(
     mesh_kind, package_dirs, tip_link
         For a URDF: which meshes, the folders of ``package://`` packages, and
         the chain's tip link (:func:`thermocomp.io.meshes.read_urdf_meshes`).
+    robot_options
+        For a URDF or xacro file: its base link, xacro arguments and ROS
+        package folders (:mod:`thermocomp.io.robot_files`; the packages it
+        finds come after ``package_dirs``).
     """
+    from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, RobotFileOptions, read_robot_description
+
     names = link_names(chain.n_joints)
     path = Path(meshes)
-    if path.suffix.lower() == ".urdf":
+    if path.suffix.lower() in ROBOT_FILE_SUFFIXES:
         if mesh_map is not None:
             raise InputError("a mesh map goes with a folder of meshes, not with a URDF", path=str(mesh_map))
-        found = read_urdf_meshes(path, mesh_kind, package_dirs, tip_link)
+        opts = RobotFileOptions() if robot_options is None else robot_options
+        description = read_robot_description(path, opts)
+        packages = {**description.packages, **(package_dirs or {})}
+        found = read_urdf_meshes(path, mesh_kind, packages, tip_link, base_link=opts.base_link, text=description.urdf)
         check_chain_match(found.chain, chain, str(path), found.tip_link)
         frames = zero_pose_link_frames(chain)
         refs = []
@@ -368,19 +382,21 @@ def compute_inertials(
     package_dirs: Mapping[str, PathLike] | None = None,
     tip_link: str | None = None,
     corrections: PathLike | Mapping[str, float] | None = None,
+    robot_options: RobotFileOptions | None = None,
 ) -> InertiaReport:
     """A robot's link inertials from its meshes (seed 000, Step 1; Step 2, Eq. 9 with ``corrections``).
 
     Parameters
     ----------
     robot
-        A built-in robot name, a robot file (``.csv``, ``.urdf``) or a chain.
+        A built-in robot name, a robot file (``.csv``, ``.urdf``, ``.xacro``) or a chain.
     meshes
         Folder or URDF (:func:`mesh_refs_for_robot`).
     options
         Total mass, mesh unit, fallback, URDF mesh kind.
-    mesh_map, package_dirs, tip_link
-        See :func:`mesh_refs_for_robot`.
+    mesh_map, package_dirs, tip_link, robot_options
+        See :func:`mesh_refs_for_robot`; ``robot_options`` also reads a
+        ``.urdf`` / ``.xacro`` ``robot`` (with ``tip_link`` as its tip).
     corrections
         ``lambda_k`` per link: a mapping, or a CSV file
         (:func:`thermocomp.inertia.files.read_corrections_csv`).
@@ -389,12 +405,19 @@ def compute_inertials(
     -------
     InertiaReport
     """
+    from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, RobotFileOptions
     from thermocomp.robot.builtin import load_robot
 
-    chain = robot if isinstance(robot, Chain) else load_robot(robot)
+    opts = RobotFileOptions() if robot_options is None else robot_options
+    if tip_link is not None:
+        opts = replace(opts, tip_link=tip_link)
+    is_file = not isinstance(robot, Chain) and Path(robot).suffix.lower() in ROBOT_FILE_SUFFIXES
+    # The base and tip links choose the chain of a URDF robot; of a built-in robot they name the mesh URDF's links.
+    chain = robot if isinstance(robot, Chain) else load_robot(robot, opts if is_file else None)
     names = link_names(chain.n_joints)
     refs = mesh_refs_for_robot(chain, meshes, options.metres_per_unit, mesh_map=mesh_map,
-                               mesh_kind=options.mesh_kind, package_dirs=package_dirs, tip_link=tip_link)
+                               mesh_kind=options.mesh_kind, package_dirs=package_dirs, tip_link=opts.tip_link,
+                               robot_options=opts)
     solids = link_solids(refs, names, options.fallback)
     inertials = inertials_from_solids(solids, options.total_mass, robot=chain.name)
     source = None

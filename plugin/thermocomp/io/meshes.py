@@ -45,7 +45,8 @@ from thermocomp.geometry.checks import check_array, check_transform
 from thermocomp.geometry.rotations import invert_transform, matrix_from_euler_xyz, transform
 from thermocomp.io.atomic import atomic_write_bytes
 from thermocomp.io.csvtext import check_header, iter_rows, parse_float
-from thermocomp.io.urdf import matrix_from_urdf_rpy, read_urdf
+from thermocomp.io.files import read_input_bytes
+from thermocomp.io.urdf import matrix_from_urdf_rpy, urdf_chain, urdf_chain_ends
 from thermocomp.robot.chain import Chain
 
 #: Mesh units by name: metres per mesh unit.
@@ -400,7 +401,8 @@ def _resolve(filename: str, urdf_dir: Path, package_dirs: Mapping[str, PathLike]
         if url.netloc not in package_dirs:
             raise InputError(
                 f"{what}: mesh {filename!r} is in ROS package {url.netloc!r}, whose folder was not given; "
-                f"give it as package_dirs={{{url.netloc!r}: folder}} (command line: --package {url.netloc}=FOLDER)",
+                f"give it as package_dirs={{{url.netloc!r}: folder}} (command line: --package-path DIR, a folder "
+                f"holding it, or ROS_PACKAGE_PATH; for inertia also --package {url.netloc}=FOLDER)",
                 path=src,
             )
         return Path(package_dirs[url.netloc]) / unquote(url.path.lstrip("/"))
@@ -438,11 +440,14 @@ def read_urdf_meshes(
     kind: str = "visual",
     package_dirs: Mapping[str, PathLike] | None = None,
     tip_link: str | None = None,
+    *,
+    base_link: str | None = None,
+    text: str | None = None,
 ) -> UrdfMeshes:
     """The ``<visual>`` (or ``<collision>``) meshes of a URDF and where each sits at the zero pose.
 
-    The chain runs from the root (or the link below a ``world`` root, as
-    :func:`thermocomp.io.urdf.read_urdf` takes it) to ``tip_link``. Every link
+    The chain runs from ``base_link`` to ``tip_link``, their defaults as
+    :func:`thermocomp.io.urdf.urdf_chain` takes them. Every link
     rigidly attached to the base or to a chain link (through fixed joints)
     contributes its meshes to that body.
 
@@ -455,11 +460,12 @@ def read_urdf_meshes(
     package_dirs
         Folder of each ROS package named in ``package://`` mesh URIs.
         Relative file names are relative to the URDF's folder.
-    tip_link
-        End of the chain. Default: the leaf link with the most revolute
-        joints above it, when only one leaf has that many (ROS-Industrial
-        descriptions hang fixed frames such as ``base`` off the base link:
-        those leaves carry no joint).
+    tip_link, base_link
+        Ends of the chain (:func:`thermocomp.io.urdf.urdf_chain`).
+    text
+        The URDF document, when it is not ``path``'s content (a xacro
+        file's expansion, :mod:`thermocomp.io.robot_files`); ``path`` then
+        only names it and places relative mesh file names.
 
     Raises
     ------
@@ -471,10 +477,9 @@ def read_urdf_meshes(
     if kind not in ("visual", "collision"):
         raise InputError(f"mesh kind: expected 'visual' or 'collision', got {kind!r}")
     src = str(path)
-    try:
-        root_elem = ET.parse(path).getroot()
-    except (ET.ParseError, OSError) as exc:
-        raise InputError(f"cannot read the URDF: {exc}", path=src) from exc
+    data = read_input_bytes(path, "URDF") if text is None else text
+    base_link, tip_link = urdf_chain_ends(data, src, base_link, tip_link)  # checks the tree, names the file
+    root_elem = ET.fromstring(data)
     package_dirs = {} if package_dirs is None else dict(package_dirs)
     joints: dict[str, tuple[str, str, str, FloatArray]] = {}
     for j in root_elem.findall("joint"):
@@ -492,28 +497,9 @@ def read_urdf_meshes(
             link = parent
         return out[::-1]
 
-    links = [e.get("name", "") for e in root_elem.findall("link")]
-    roots = [name for name in links if name not in joints]
-    if len(roots) != 1:
-        raise InputError(f"expected one root link, got {roots}", path=src)
-    root = roots[0]
-    base = root
-    below_root = [c for c, (_, _, parent, _) in joints.items() if parent == root]
-    if root == "world" and len(below_root) == 1 and joints[below_root[0]][1] == "fixed":
-        base = below_root[0]
-    if tip_link is None:
-        parents = {parent for (_, _, parent, _) in joints.values()}
-        leaves = [name for name in links if name not in parents]
-        count = {leaf: sum(k != "fixed" for _, k, _ in path_to_root(leaf)) for leaf in leaves}
-        most = max(count.values())
-        best = [leaf for leaf in leaves if count[leaf] == most]
-        if len(best) != 1:
-            raise InputError(f"the chain's tip is ambiguous: leaves {best} each have {most} joints above them; "
-                             "give the tip link (--tip-link)", path=src)
-        tip_link = best[0]
-    chain = read_urdf(path, tip_link=tip_link)
+    chain = urdf_chain(data, src, base_link, tip_link)
     T_root_base = np.eye(4)
-    for _, _, T in path_to_root(base):
+    for _, _, T in path_to_root(base_link):
         T_root_base = T_root_base @ T
     T_base_root = invert_transform(T_root_base)
 

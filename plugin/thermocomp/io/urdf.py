@@ -161,11 +161,9 @@ class _Joint:
         self.axis = _floats(None if axis_elem is None else axis_elem.get("xyz"), (1.0, 0.0, 0.0), f"{what} axis", src)
 
 
-def _parse(path: PathLike) -> tuple[str, set[str], list[_Joint]]:
-    src = str(path)
-    p = Path(path)
+def _parse(data: bytes | str, src: str) -> tuple[str, set[str], list[_Joint]]:
     try:
-        root = ET.fromstring(read_input_bytes(p, "URDF"))
+        root = ET.fromstring(data)
     except ET.ParseError as exc:
         line, _ = exc.position
         raise InputError(f"expected well-formed XML, got: {exc}", path=src, row=line) from exc
@@ -186,48 +184,35 @@ def _parse(path: PathLike) -> tuple[str, set[str], list[_Joint]]:
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise InputError(f"joint {dup!r} is defined twice", path=src)
-    return root.get("name") or p.stem, links, joints
+    return root.get("name") or Path(src).stem, links, joints
 
 
 def read_urdf(path: PathLike, base_link: str | None = None, tip_link: str | None = None) -> Chain:
-    """The table-form chain of a URDF's serial chain from ``base_link`` to ``tip_link``.
+    """The table-form chain of a URDF file's serial chain from ``base_link`` to ``tip_link``.
 
-    Parameters
-    ----------
-    path
-        URDF file (plain URDF; xacro must be expanded first).
-    base_link
-        Link whose frame becomes the chain's base frame. Default: the root
-        link, or, when the root is a link named ``world`` (the ROS convention
-        for the fixed world frame) with exactly one joint and that joint is
-        fixed, the link that joint places.
-    tip_link
-        Link whose frame becomes the TCP. Default: the only leaf link below
-        ``base_link``; a tree that branches below it needs ``tip_link``.
-
-    Returns
-    -------
-    Chain
-        Joint positions ``p`` [m] and unit axes in the base frame at the zero
-        pose (all joint positions 0); ``sign = +1`` and ``offset = 0``, so the
-        chain's angles are the URDF joint positions; limits [rad] and speeds
-        [rad/s] from ``<limit>`` (a missing ``velocity`` gives ``inf``:
-        unknown, no speed check); ``continuous`` joints get limits
-        ``+-CONTINUOUS_LIMIT`` (4 pi); ``T_world_base`` is the pose of the base
-        link in a root link named ``world`` when only fixed joints lie between
-        them, else identity; ``T_last_tcp`` is the tip link in the last
-        joint's base-oriented frame; ``home`` is 0 clipped into the limits.
-
-    Raises
-    ------
-    InputError
-        Naming the file (and the joint or link): missing or unreadable file,
-        malformed XML, no single root, a prismatic, floating or planar (or
-        mimic) joint on the chain, a branching tree without ``tip_link``,
-        unknown links, no revolute joint between base and tip, bad limits.
+    :func:`urdf_chain` of the file's text (plain URDF; a xacro file goes
+    through :func:`thermocomp.io.robot_files.load_robot_file`).
     """
-    src = str(path)
-    robot_name, links, joints = _parse(path)
+    return urdf_chain(read_input_bytes(path, "URDF"), str(path), base_link, tip_link)
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """A URDF tree and the chain chosen in it (:func:`_resolve`)."""
+
+    robot_name: str
+    root: str
+    base_link: str
+    tip_link: str
+    path_joints: list
+    T_common_base: FloatArray
+    path_between: object
+
+
+def _resolve(data: bytes | str, source: str, base_link: str | None, tip_link: str | None) -> _Resolved:
+    """Parse a URDF, check it is a tree, pick the chain from ``base_link`` to ``tip_link`` (defaults: :func:`urdf_chain`)."""
+    src = source
+    robot_name, links, joints = _parse(data, src)
     by_child: dict[str, _Joint] = {}
     children: dict[str, list[_Joint]] = {name: [] for name in links}
     for j in joints:
@@ -255,24 +240,6 @@ def read_urdf(path: PathLike, base_link: str | None = None, tip_link: str | None
     elif base_link not in links:
         raise InputError(f"base link {base_link!r} is not defined; links are {sorted(links)}", path=src)
 
-    if tip_link is None:
-        leaves: list[str] = []
-        stack = [base_link]
-        while stack:
-            link = stack.pop()
-            if not children[link]:
-                leaves.append(link)
-            stack.extend(j.child for j in children[link])
-        if len(leaves) != 1:
-            raise InputError(
-                f"the tree branches below {base_link!r} into {len(leaves)} leaves {sorted(leaves)}; "
-                "expected a serial chain, or give tip_link",
-                path=src,
-            )
-        tip_link = leaves[0]
-    elif tip_link not in links:
-        raise InputError(f"tip link {tip_link!r} is not defined; links are {sorted(links)}", path=src)
-
     def path_between(top: str, bottom: str) -> list[_Joint] | None:
         out: list[_Joint] = []
         link = bottom
@@ -284,10 +251,111 @@ def read_urdf(path: PathLike, base_link: str | None = None, tip_link: str | None
             link = j.parent
         return out[::-1]
 
-    path_joints = path_between(base_link, tip_link)
-    if path_joints is None:
-        raise InputError(f"tip link {tip_link!r} does not lie below base link {base_link!r}", path=src)
+    def moving_leaves(top: str) -> list[tuple[str, int]]:
+        """Leaf links below ``top`` with at least one movable joint between, and how many."""
+        out: list[tuple[str, int]] = []
+        stack = [top]
+        while stack:
+            link = stack.pop()
+            if not children[link]:
+                n = sum(j.type != "fixed" for j in path_between(top, link) or [])
+                if n:
+                    out.append((link, n))
+            stack.extend(j.child for j in children[link])
+        return sorted(out)
 
+    if tip_link is None:
+        # A base frame hung beside the chain (ROS-Industrial's 'base') has no leaf that moves below
+        # it: look from the link it is fixed to, as far up as fixed joints lead.
+        top = base_link
+        candidates = moving_leaves(top)
+        while not candidates and top in by_child and by_child[top].type == "fixed":
+            top = by_child[top].parent
+            candidates = moving_leaves(top)
+        if not candidates:
+            raise InputError(f"no revolute or continuous joint below {base_link!r}; expected a robot arm", path=src)
+        if len(candidates) != 1:
+            found = ", ".join(f"{link} ({n} joints)" for link, n in candidates) or "none"
+            raise InputError(
+                f"which link is the tool? below {base_link!r} there are {len(candidates)} leaf links with "
+                f"revolute joints above them: {found}; give tip_link (--tip-link)",
+                path=src,
+            )
+        tip_link = candidates[0][0]
+    elif tip_link not in links:
+        raise InputError(f"tip link {tip_link!r} is not defined; links are {sorted(links)}", path=src)
+
+    # The lowest common ancestor of base and tip; the base must hang off it through fixed joints only.
+    above_base = [base_link] + [j.parent for j in reversed(path_between(root, base_link) or [])]
+    common = next((link for link in above_base if path_between(link, tip_link) is not None), None)
+    to_base = [] if common is None else (path_between(common, base_link) or [])
+    if common is None or any(j.type != "fixed" for j in to_base):
+        raise InputError(f"tip link {tip_link!r} does not lie below base link {base_link!r} "
+                         "(nor beside it, joined to the chain by fixed joints only)", path=src)
+    path_joints = path_between(common, tip_link) or []
+    T_common_base = np.eye(4)
+    for j in to_base:
+        T_common_base = T_common_base @ j.T
+
+    return _Resolved(robot_name, root, base_link, tip_link, path_joints, T_common_base, path_between)
+
+
+def urdf_chain_ends(data: bytes | str, source: str, base_link: str | None = None,
+                    tip_link: str | None = None) -> tuple[str, str]:
+    """``(base_link, tip_link)`` that :func:`urdf_chain` takes for these arguments (the defaults resolved)."""
+    r = _resolve(data, source, base_link, tip_link)
+    return r.base_link, r.tip_link
+
+
+def urdf_chain(data: bytes | str, source: str, base_link: str | None = None, tip_link: str | None = None) -> Chain:
+    """The table-form chain of a URDF text's serial chain from ``base_link`` to ``tip_link``.
+
+    Parameters
+    ----------
+    data
+        The URDF document (plain URDF: xacro already expanded).
+    source
+        Where it came from (a file name), for messages.
+    base_link
+        Link whose frame becomes the chain's base frame. Default: the root
+        link, or, when the root is a link named ``world`` (the ROS convention
+        for the fixed world frame) with exactly one joint and that joint is
+        fixed, the link that joint places. A link beside the chain works too
+        when only fixed joints join it to the chain (ROS-Industrial's ``base``
+        frame of a UR: ``base_link`` turned by pi about z).
+    tip_link
+        Link whose frame becomes the TCP. Default: the only leaf link with a
+        revolute or continuous joint between ``base_link`` and it (leaves
+        fixed to the base, such as ROS-Industrial's ``base`` frame, do not
+        count: the default of a ROS-Industrial description is its ``tool0``);
+        when there are several, the message lists them and ``tip_link`` must
+        choose.
+
+    Returns
+    -------
+    Chain
+        Joint positions ``p`` [m] and unit axes in the base frame at the zero
+        pose (all joint positions 0); ``sign = +1`` and ``offset = 0``, so the
+        chain's angles are the URDF joint positions; limits [rad] and speeds
+        [rad/s] from ``<limit>`` (a missing ``velocity`` gives ``inf``:
+        unknown, no speed check); ``continuous`` joints get limits
+        ``+-CONTINUOUS_LIMIT`` (4 pi); ``T_world_base`` is the pose of the base
+        link in a root link named ``world`` when only fixed joints lie between
+        them, else identity; ``T_last_tcp`` is the tip link in the last
+        joint's base-oriented frame; ``home`` is 0 clipped into the limits.
+
+    Raises
+    ------
+    InputError
+        Naming the file (and the joint or link): missing or unreadable file,
+        malformed XML, no single root, a prismatic, floating or planar (or
+        mimic) joint on the chain, a branching tree without ``tip_link``,
+        unknown links, no revolute joint between base and tip, bad limits.
+    """
+    src = source
+    r = _resolve(data, src, base_link, tip_link)
+    robot_name, root, base_link, tip_link = r.robot_name, r.root, r.base_link, r.tip_link
+    path_joints, T_common_base, path_between = r.path_joints, r.T_common_base, r.path_between
     T_world_base = np.eye(4)
     if root == _ROOT_WORLD:
         above = path_between(root, base_link) or []
@@ -298,7 +366,7 @@ def read_urdf(path: PathLike, base_link: str | None = None, tip_link: str | None
     names: list[str] = []
     p, axis, lower, upper, velocity = [], [], [], [], []
     R_prev = np.eye(3)  # previous joint frame (or the base) in the base frame, at the zero pose
-    T_rel = np.eye(4)  # current frame in the previous joint frame
+    T_rel = _inverse(T_common_base)  # current frame in the previous joint frame (the base, at first)
     for j in path_joints:
         what = f"joint {j.name!r}"
         if j.type in _UNSUPPORTED:
@@ -342,6 +410,13 @@ def read_urdf(path: PathLike, base_link: str | None = None, tip_link: str | None
         T_last_tcp=T_last_tcp,
         home=np.clip(0.0, lower_, upper_),
     )
+
+
+def _inverse(T: FloatArray) -> FloatArray:
+    out = np.eye(4)
+    out[:3, :3] = T[:3, :3].T
+    out[:3, 3] = -T[:3, :3].T @ T[:3, 3]
+    return out
 
 
 def _limits(j: _Joint, src: str) -> tuple[float, float, float]:
@@ -559,6 +634,8 @@ __all__ = [
     "matrix_from_urdf_rpy",
     "read_urdf",
     "urdf_rpy_from_matrix",
+    "urdf_chain",
+    "urdf_chain_ends",
     "urdf_text",
     "write_urdf",
 ]

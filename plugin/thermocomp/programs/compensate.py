@@ -34,6 +34,7 @@ from thermocomp.geometry.rotations import invert_transform, rotation_angle, tran
 from thermocomp.io.atomic import atomic_write_all, atomic_write_text, check_destination, check_not_input
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.results_csv import results_writer
+from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.kinematics.confdata import confdata_from_q, to_quadrants
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import Status
@@ -339,6 +340,7 @@ def compensate_program(
     results: PathLike | None = None,
     report: PathLike | None = None,
     progress: ProgressCallback | None = None,
+    robot_options: RobotFileOptions | None = None,
 ) -> ProgramReport:
     """Compensate the robot program ``program`` and write it to ``out``.
 
@@ -346,7 +348,8 @@ def compensate_program(
     ----------
     robot
         Built-in name or robot file; its tool row must be the flange (the
-        program's tooldata / ``set_tcp`` is the tool).
+        program's tooldata / ``set_tcp`` is the tool); a ``.urdf`` / ``.xacro`` file is read with
+        ``robot_options`` (:mod:`thermocomp.io.robot_files`).
     deformation
         The paper's deformation CSV or a :class:`DeformationTable`.
     program
@@ -374,7 +377,7 @@ def compensate_program(
     """
     options = CompensationOptions() if options is None else options
     popts = ProgramOptions() if program_options is None else program_options
-    chain = robot if isinstance(robot, Chain) else load_robot(robot)
+    chain = robot if isinstance(robot, Chain) else load_robot(robot, robot_options)
     if isinstance(deformation, DeformationTable):
         table = deformation
     else:

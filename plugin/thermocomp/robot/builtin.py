@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 from thermocomp.robot.chain import Chain
+
+if TYPE_CHECKING:
+    from thermocomp.io.robot_files import RobotFileOptions
 
 #: Names of the built-in robots.
 BUILTIN_ROBOTS = ("irb140", "gofa", "ur5")
@@ -20,7 +24,8 @@ BUILTIN_ROBOTS = ("irb140", "gofa", "ur5")
 def robot_dir(name: str) -> Path:
     """Folder of a built-in robot's data files."""
     if name not in BUILTIN_ROBOTS:
-        raise InputError(f"unknown robot {name!r}; expected one of {', '.join(BUILTIN_ROBOTS)} or a path to a .csv or .urdf file")
+        raise InputError(f"unknown robot {name!r}; expected one of {', '.join(BUILTIN_ROBOTS)} or a path to a "
+                         ".csv, .urdf or .xacro file")
     return _robots_root() / name
 
 
@@ -33,28 +38,37 @@ def _robots_root() -> Path:
         return Path(__file__).resolve().parents[3] / "robots"
 
 
-def load_robot(name: str | PathLike) -> Chain:
+def load_robot(name: str | PathLike, options: RobotFileOptions | None = None) -> Chain:
     """A built-in robot by name, or a robot file by path.
 
     Parameters
     ----------
     name
         ``"irb140"``, ``"gofa"``, ``"ur5"``, or a path to a ``.csv`` (the table
-        form, or a DH table: see :mod:`thermocomp.io.dh_csv`) or a ``.urdf``
-        file (the chain from its root to its last link).
+        form, or a DH table: see :mod:`thermocomp.io.dh_csv`), a ``.urdf`` or
+        a ``.xacro`` file (:func:`thermocomp.io.robot_files.load_robot_file`).
+    options
+        For a ``.urdf`` or ``.xacro`` file: base and tip links, xacro
+        arguments, ROS package folders. A base or tip link given for a
+        built-in robot or a CSV is an error (they have no links to choose).
     """
     from thermocomp.io.chain_csv import read_chain_csv
     from thermocomp.io.csvtext import iter_rows
     from thermocomp.io.dh_csv import is_dh_header, read_dh_csv
+    from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, load_robot_file
 
     path = Path(name)
+    if path.suffix.lower() in ROBOT_FILE_SUFFIXES:
+        return load_robot_file(path, options)
+    if options is not None and (options.chooses_links or options.xacro_args):
+        given = [flag for flag, used in (("--base-link", options.base_link is not None),
+                                         ("--tip-link", options.tip_link is not None),
+                                         ("--xacro-arg", bool(options.xacro_args))) if used]
+        raise InputError(f"{', '.join(given)}: only for a .urdf or .xacro robot file, got robot {str(name)!r} "
+                         "(a built-in robot or a table has one chain)")
     if path.suffix.lower() == ".csv":
         first = next(iter(iter_rows(path)), None)
         if first is not None and is_dh_header(first[1]):
             return read_dh_csv(path)
         return read_chain_csv(path)
-    if path.suffix.lower() == ".urdf":
-        from thermocomp.io.urdf import read_urdf
-
-        return read_urdf(path)
     return read_chain_csv(robot_dir(str(name)) / "chain.csv", name=str(name))

@@ -31,6 +31,7 @@ from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.atomic import check_destination, check_not_input
 from thermocomp.io.deformation_csv import read_deformation_csv
+from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.scene_file import (
     EMPTY_SCENE,
     MeshMap,
@@ -101,6 +102,8 @@ class SimSetup:
         Time law, minutes and solver settings of the compensation.
     mesh_map
         The user's link meshes, or ``None`` (built-in envelopes or primitives).
+    robot_options
+        How a ``.urdf`` / ``.xacro`` robot file was read (:mod:`thermocomp.io.robot_files`).
     """
 
     chain: Chain
@@ -110,6 +113,7 @@ class SimSetup:
     scene: Scene = EMPTY_SCENE
     options: CompensationOptions = field(default_factory=CompensationOptions)
     mesh_map: MeshMap | None = None
+    robot_options: RobotFileOptions | None = None
 
     @property
     def minutes(self) -> FloatArray:
@@ -154,7 +158,8 @@ class SimSetup:
 def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targets: PathLike | Program, *,
                scene: PathLike | Scene | None = None, meshes: PathLike | None = None,
                options: CompensationOptions | None = None,
-               fixed_orientation: FloatArray | None = None) -> SimSetup:
+               fixed_orientation: FloatArray | None = None,
+               robot_options: RobotFileOptions | None = None) -> SimSetup:
     """Read and check the inputs of a simulation.
 
     Parameters
@@ -174,6 +179,9 @@ def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targ
         Compensation settings (time law, minutes).
     fixed_orientation
         ``R_world_tcp`` ``(3, 3)`` for position-only target files.
+    robot_options
+        How a ``.urdf`` / ``.xacro`` robot file is read: base and tip links,
+        xacro arguments, ROS package folders.
 
     Raises
     ------
@@ -191,7 +199,7 @@ def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targ
     elif wanted is not None and not _same_robot(robot, wanted):
         raise InputError(f"the scene is made for the robot {wanted!r}, got {robot!r}; choose a scene for that "
                          "robot or leave the robot out to take the scene's", path=scene_.source)
-    chain = scene_.place(load_robot(robot))
+    chain = scene_.place(load_robot(robot, robot_options))
     table = (deformation if isinstance(deformation, DeformationTable)
              else read_deformation_csv(deformation, n_joints=chain.n_joints))
     table.check_matches(chain.n_joints, chain.name)
@@ -199,7 +207,8 @@ def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targ
                else read_targets_csv(targets, fixed_orientation=fixed_orientation, n_joints=chain.n_joints))
     mesh_map = read_mesh_map(meshes) if meshes is not None else scene_.robot.meshes
     return SimSetup(chain=chain, robot=str(robot), table=table, program=program, scene=scene_,
-                    options=CompensationOptions() if options is None else options, mesh_map=mesh_map)
+                    options=CompensationOptions() if options is None else options, mesh_map=mesh_map,
+                    robot_options=robot_options)
 
 
 def check_outputs(setup: SimSetup | None, outputs: Sequence[PathLike], *, inputs: Sequence[PathLike] = ()) -> None:

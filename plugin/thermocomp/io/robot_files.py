@@ -1,0 +1,335 @@
+"""Robot description files as users have them: URDF and xacro, ROS packages, base and tip links.
+
+One loader for every command (``thermocomp compensate``, ``sim``, ``robot``,
+``inertia``, ``coppeliasim convention``): :func:`load_robot_file` reads a
+``.urdf`` or expands a ``.xacro`` (with the ``xacro`` package from PyPI,
+arguments ``name:=value``) and takes the serial chain from a base link to a
+tip link (:func:`thermocomp.io.urdf.urdf_chain`). ROS packages named by
+``$(find NAME)`` (xacro) and ``package://NAME/...`` (mesh URIs) are found
+the way ROS finds them: a folder holding a ``package.xml`` whose ``<name>``
+is ``NAME`` (not the folder's own name), searched under the folders given
+(``--package-path``) and then those of the ``ROS_PACKAGE_PATH`` environment
+variable. docs/robot_files.md says more.
+
+From Python::
+
+    from thermocomp.io.robot_files import RobotFileOptions, load_robot_file
+    chain = load_robot_file("ur5/urdf/ur5.xacro", RobotFileOptions(package_paths=("robots/",)))
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import xml.parsers.expat
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from thermocomp._typing import PathLike
+from thermocomp.errors import InputError
+from thermocomp.io.files import read_input_bytes
+from thermocomp.robot.chain import Chain
+
+#: File name endings of the robot files this module reads.
+ROBOT_FILE_SUFFIXES = (".urdf", ".xacro")
+#: Folders that ROS's package crawlers (rospack, ament, colcon) never enter when they hold one of these files.
+_IGNORE_MARKERS = ("CATKIN_IGNORE", "COLCON_IGNORE", "AMENT_IGNORE")
+#: How deep below a package-path folder packages are looked for (rospack has no limit; a bound keeps a
+#: mistaken ``--package-path /`` from walking the whole disk).
+MAX_PACKAGE_DEPTH = 6
+
+
+@dataclass(frozen=True)
+class RobotFileOptions:
+    """How to read a robot file (:func:`load_robot_file`).
+
+    Parameters
+    ----------
+    base_link
+        URDF link whose frame is the robot's base frame (``--base-link``).
+        Default: the root link (below a ``world`` root, the link it places).
+    tip_link
+        URDF link whose frame is the TCP (``--tip-link``). Default: the only
+        leaf with revolute joints above it (``tool0`` of a ROS-Industrial
+        description).
+    xacro_args
+        ``(name, value)`` pairs of xacro arguments (``--xacro-arg name:=value``).
+    package_paths
+        Folders to search for ROS packages before ``ROS_PACKAGE_PATH`` (``--package-path``).
+    use_ros_package_path
+        Also search the folders of the ``ROS_PACKAGE_PATH`` environment variable.
+    """
+
+    base_link: str | None = None
+    tip_link: str | None = None
+    xacro_args: tuple[tuple[str, str], ...] = ()
+    package_paths: tuple[Path, ...] = field(default=())
+    use_ros_package_path: bool = True
+
+    def __post_init__(self) -> None:
+        for name, _ in self.xacro_args:
+            if not re.fullmatch(r"[A-Za-z_][\w-]*", name):
+                raise InputError(f"--xacro-arg: expected an argument name (letters, digits, _ or -), got {name!r}")
+        object.__setattr__(self, "xacro_args", tuple((str(k), str(v)) for k, v in self.xacro_args))
+        object.__setattr__(self, "package_paths", tuple(Path(p) for p in self.package_paths))
+
+    @property
+    def chooses_links(self) -> bool:
+        """Whether a base or tip link is given (meaningless for a built-in robot or a table-form CSV)."""
+        return self.base_link is not None or self.tip_link is not None
+
+    def search_path(self) -> tuple[Path, ...]:
+        """The folders searched for packages: :attr:`package_paths`, then ``ROS_PACKAGE_PATH``'s."""
+        env = os.environ.get("ROS_PACKAGE_PATH", "") if self.use_ros_package_path else ""
+        return self.package_paths + tuple(Path(p) for p in env.split(os.pathsep) if p)
+
+
+def xacro_arg(text: str) -> tuple[str, str]:
+    """``name:=value`` as ``(name, value)`` (the form of ``xacro`` and ``roslaunch``)."""
+    name, sep, value = text.partition(":=")
+    if not sep or not name:
+        raise InputError(f"--xacro-arg: expected name:=value, got {text!r}")
+    return name, value
+
+
+def package_name(package_xml: PathLike) -> str:
+    """The ``<name>`` of a ROS ``package.xml`` (REP 127/140/149)."""
+    import xml.etree.ElementTree as ET
+
+    src = str(package_xml)
+    try:
+        root = ET.fromstring(read_input_bytes(package_xml, "package.xml"))
+    except ET.ParseError as exc:
+        raise InputError(f"expected well-formed XML, got: {exc}", path=src, row=exc.position[0]) from exc
+    name = root.findtext("name")
+    if root.tag != "package" or not name or not name.strip():
+        raise InputError("expected <package> with a <name>, got none", path=src)
+    return name.strip()
+
+
+def find_packages(search_path: tuple[Path, ...]) -> dict[str, Path]:
+    """ROS packages under the folders of ``search_path``: package name -> package folder.
+
+    As rospack and ament do: a folder with a ``package.xml`` is a package
+    (named by its ``<name>``) and is not searched further; folders holding
+    ``CATKIN_IGNORE``, ``COLCON_IGNORE`` or ``AMENT_IGNORE`` and hidden
+    folders are skipped; a folder of ``search_path`` may itself be a package.
+    The first folder of ``search_path`` that holds a name wins (as
+    ``ROS_PACKAGE_PATH`` overlays do); within one folder, the first in
+    sorted order. Folders that do not exist are skipped.
+    """
+    found: dict[str, Path] = {}
+    for top in search_path:
+        if not top.is_dir():
+            continue
+        in_this: dict[str, Path] = {}
+        stack: list[tuple[Path, int]] = [(top, 0)]
+        while stack:
+            folder, depth = stack.pop()
+            if (folder / "package.xml").is_file():
+                in_this.setdefault(package_name(folder / "package.xml"), folder)
+                continue
+            if depth >= MAX_PACKAGE_DEPTH or any((folder / m).exists() for m in _IGNORE_MARKERS):
+                continue
+            try:
+                subs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+            except OSError:
+                continue  # an unreadable folder holds no package we can use
+            stack.extend((p, depth + 1) for p in reversed(subs))
+        for name, folder in in_this.items():
+            found.setdefault(name, folder)
+    return found
+
+
+@dataclass(frozen=True)
+class RobotDescription:
+    """A robot file read and expanded: the URDF text and the packages its URIs name.
+
+    Attributes
+    ----------
+    source
+        The file (``.urdf`` or ``.xacro``).
+    urdf
+        The URDF document (for a xacro file: its expansion).
+    packages
+        Every ROS package found on the search path: name -> folder.
+    options
+        How it was read.
+    """
+
+    source: Path
+    urdf: str
+    packages: Mapping[str, Path]
+    options: RobotFileOptions
+
+    def chain(self) -> Chain:
+        """The serial chain from the base link to the tip link (:func:`thermocomp.io.urdf.urdf_chain`)."""
+        from thermocomp.io.urdf import urdf_chain
+
+        return urdf_chain(self.urdf, str(self.source), self.options.base_link, self.options.tip_link)
+
+
+def read_robot_description(path: PathLike, options: RobotFileOptions | None = None) -> RobotDescription:
+    """Read a ``.urdf`` file, or expand a ``.xacro`` file, with the packages it can name.
+
+    Raises
+    ------
+    InputError
+        Naming the file and, where known, the line: a missing or unreadable
+        file, a xacro error (an undefined property or argument, a bad
+        expression, malformed XML, an unknown package), another suffix.
+    """
+    options = RobotFileOptions() if options is None else options
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in ROBOT_FILE_SUFFIXES:
+        raise InputError(f"expected a robot file ending in {' or '.join(ROBOT_FILE_SUFFIXES)}, got {path.name!r}",
+                         path=str(path))
+    packages = find_packages(options.search_path())
+    if suffix == ".urdf":
+        if options.xacro_args:
+            raise InputError("--xacro-arg applies to .xacro files; this is a plain URDF", path=str(path))
+        data = read_input_bytes(path, "URDF")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"expected UTF-8 text, got byte {data[exc.start]:#04x} at offset {exc.start}",
+                             path=str(path)) from exc
+    else:
+        read_input_bytes(path, "xacro")  # the same messages as every reader for a missing file or a folder
+        text = expand_xacro(path, dict(options.xacro_args), packages, options.search_path())
+    return RobotDescription(source=path, urdf=text, packages=packages, options=options)
+
+
+def load_robot_file(path: PathLike, options: RobotFileOptions | None = None) -> Chain:
+    """The table-form chain of a ``.urdf`` or ``.xacro`` robot file.
+
+    Parameters
+    ----------
+    path
+        The robot file.
+    options
+        Base and tip links, xacro arguments, package search path.
+
+    Returns
+    -------
+    Chain
+        As :func:`thermocomp.io.urdf.urdf_chain`: SI units, the base link's
+        frame, angles = the URDF joint positions.
+    """
+    return read_robot_description(path, options).chain()
+
+
+class _PackageNotFound(LookupError):
+    """``$(find NAME)`` of a package that is not on the search path (raised inside xacro, reported by us)."""
+
+
+@contextlib.contextmanager
+def _xacro_finds(packages: Mapping[str, Path], search_path: tuple[Path, ...]) -> Iterator[None]:
+    """Resolve xacro's ``$(find NAME)`` from ``packages`` for the duration of one expansion.
+
+    The PyPI ``xacro`` resolves ``$(find NAME)`` with ``ament_index_python``
+    (a ROS 2 install), which a plain Python environment does not have; its
+    only hook is the module-level function ``substitution_args._eval_find``
+    (also in the ``$(eval ...)`` symbols). It is swapped here and restored
+    afterwards.
+    """
+    import xacro.substitution_args as sa
+
+    def find(name: str) -> str:
+        if name not in packages:
+            where = ", ".join(str(p) for p in search_path) or "nothing (no --package-path, ROS_PACKAGE_PATH unset)"
+            raise _PackageNotFound(
+                f"$(find {name}): no ROS package named {name!r} (by the <name> of its package.xml) under {where}; "
+                "give its parent folder with --package-path DIR or ROS_PACKAGE_PATH"
+            )
+        return str(packages[name].resolve())
+
+    saved, saved_eval = sa._eval_find, sa._eval_dict.get("find")
+    sa._eval_find, sa._eval_dict["find"] = find, find
+    try:
+        yield
+    finally:
+        sa._eval_find = saved
+        sa._eval_dict["find"] = saved_eval
+
+
+def expand_xacro(path: Path, args: dict[str, str], packages: Mapping[str, Path],
+                 search_path: tuple[Path, ...] = ()) -> str:
+    """The URDF text of a xacro file (the ``xacro`` package's own expansion, ``xacro FILE name:=value``).
+
+    Raises
+    ------
+    InputError
+        Naming the xacro file where the error is (an included one included)
+        and, for malformed XML or an expression written in a file, its line.
+    """
+    try:
+        import xacro
+    except ImportError as exc:  # declared in pyproject; a broken install should still say what to do
+        raise InputError("reading .xacro files needs the 'xacro' package: pip install xacro", path=str(path)) from exc
+
+    top = str(path.resolve())
+    # xacro keeps the files a run included in a module list that it never clears: start this run's afresh,
+    # so that an error is searched for in this file's includes only.
+    xacro.all_includes = []
+    with _xacro_finds(packages, search_path):
+        try:
+            doc = xacro.process_file(top, mappings=dict(args))
+        except xml.parsers.expat.ExpatError as exc:
+            where = (xacro.filestack or [top])[-1] or top
+            raise InputError(f"xacro: expected well-formed XML, got: {xml.parsers.expat.ErrorString(exc.code)}",
+                             path=where, row=exc.lineno) from exc
+        except xacro.XacroException as exc:
+            raise _located_xacro_error(exc, xacro, top) from exc
+    return doc.toprettyxml(indent="  ")
+
+
+def _located_xacro_error(exc: Exception, xacro_module, top: str) -> InputError:
+    """An :class:`InputError` for a xacro failure: the file being read, and the line of the expression."""
+    inner: BaseException | None = exc
+    while getattr(inner, "exc", None) is not None:
+        inner = inner.exc  # type: ignore[union-attr]
+    if isinstance(inner, _PackageNotFound):
+        text = str(inner)
+    else:
+        text = " ".join(str(exc).split())
+        if isinstance(inner, KeyError) and "substitution argument" in text.lower():
+            text += " (give it with --xacro-arg NAME:=VALUE)"
+    stack = [f for f in (xacro_module.filestack or []) if f] or [top]
+    where, row = stack[-1], None
+    match = re.search(r"when evaluating expression '(.+)'", str(exc), re.S)
+    needle = "${" + match.group(1) + "}" if match else None
+    if needle is None:
+        arg = re.search(r"\$\((find|arg) [^)]*\)", str(exc))
+        needle = arg.group(0) if arg else None
+    if needle is None and isinstance(inner, _PackageNotFound):
+        name = re.search(r"\$\(find (\S+)\)", text)
+        needle = f"$(find {name.group(1)})" if name else None
+    if needle is not None:
+        for candidate in [*reversed(stack), *xacro_module.all_includes]:
+            try:
+                lines = Path(candidate).read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                continue
+            hit = next((k for k, line in enumerate(lines, 1) if needle in line), None)
+            if hit is not None:
+                where, row = candidate, hit
+                break
+    return InputError(f"xacro: {text}", path=where, row=row)
+
+
+__all__ = [
+    "MAX_PACKAGE_DEPTH",
+    "ROBOT_FILE_SUFFIXES",
+    "RobotDescription",
+    "RobotFileOptions",
+    "expand_xacro",
+    "find_packages",
+    "load_robot_file",
+    "package_name",
+    "read_robot_description",
+    "xacro_arg",
+]
