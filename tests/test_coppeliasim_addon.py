@@ -20,6 +20,7 @@ import pytest
 from thermocomp.cli.coppeliasim import ACTIONS
 from thermocomp.cli.main import build_parser
 from thermocomp.simulators.coppeliasim import addon_source
+from thermocomp.simulators.coppeliasim.addon import ADDON_ACTIONS
 
 SOURCE = addon_source().read_text(encoding="utf-8")
 #: Lua source without comments (the tests read code, not prose); a ``--`` inside a string
@@ -29,7 +30,7 @@ CODE = re.sub(r"""('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")|--[^\n]*""", lambda 
 #: CoppeliaSim API the add-on may use (CoppeliaSim 4.6+ regular API, simUI and simSubprocess plugins).
 ALLOWED_API = {
     "sim.getNamedStringParam", "sim.getNamedInt32Param", "sim.addLog", "sim.getObjectSel", "sim.getObjectAlias",
-    "sim.getSystemTime", "sim.getStringParam",
+    "sim.getSystemTime", "sim.getStringParam",  # getStringParam: stringparam_tempdir, stringparam_usersettingsdir
     "simUI.create", "simUI.destroy", "simUI.setLabelText", "simUI.fileDialog",
     "simSubprocess.execAsync", "simSubprocess.isRunning", "simSubprocess.wait",
 }
@@ -100,7 +101,12 @@ def lua_tables_starting_with_coppeliasim() -> list[tuple[list[str], str]]:
 
 def test_launches_only_existing_actions_with_their_options():
     tables = lua_tables_starting_with_coppeliasim()
-    assert {t[1] for t, _ in tables} == {"show", "compensate", "play", "restore"}
+    assert {t[1] for t, _ in tables} == {"show", "compensate", "play", "restore", "addon-run"}
+    # The one command line launched: the action and its options travel in the request file.
+    launched = [t for t, _ in tables if t[1] == "addon-run"]
+    assert launched == [["coppeliasim", "addon-run"]] and "addon-run" in ACTIONS
+    tables = [(t, body) for t, body in tables if t[1] != "addon-run"]
+    assert {t[1] for t, _ in tables} == set(ADDON_ACTIONS)
     scene = set(re.findall(r"'(--[\w-]+)'", lua_function_body("sceneOptions")))
     law = set(re.findall(r"'(--[\w-]+)'", lua_function_body("lawOptions")))
     assert {"--host", "--port", "--robot-path", "--report", "--tip"} <= scene
@@ -117,10 +123,11 @@ def test_launches_only_existing_actions_with_their_options():
         assert wanted <= options, f"{action}: unknown options {sorted(wanted - options)}"
 
 
-def test_a_failed_launch_names_the_executable_setting():
+def test_a_failed_launch_names_the_executable_setting_or_the_refusal():
     body = lua_function_body("launch")
     assert "pcall(simSubprocess.execAsync" in body
     assert "thermocomp.executable" in body and "PATH" in body
+    assert "'Permission denied'" in body  # simSubprocess checkAuth's text on a refusal
 
 
 def test_panel_has_every_entry_and_its_callbacks_exist():

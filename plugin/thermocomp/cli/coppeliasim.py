@@ -21,6 +21,7 @@ import numpy as np
 
 from thermocomp.cli.common import (
     EXIT_FAILED_ROWS,
+    EXIT_INPUT,
     EXIT_OK,
     HelpFormatter,
     add_progress_argument,
@@ -35,7 +36,7 @@ from thermocomp.deformation.timelaw import LinearRamp
 
 #: Actions of ``thermocomp coppeliasim``; the add-on may call only these (tests check it).
 ACTIONS = ("info", "read-robot", "check", "show", "compensate", "play", "restore", "load-scene", "convention",
-           "install-addon")
+           "install-addon", "addon-run")
 
 #: Actions that change the scene: SIGTERM and SIGHUP end them through the same restore path as Ctrl-C.
 SCENE_ACTIONS = ("check", "show", "compensate", "play")
@@ -52,10 +53,14 @@ def _emit(args: argparse.Namespace, text: str) -> None:
 
 def _report_error(args: argparse.Namespace, text: str) -> None:
     """Append an error to ``--report`` (the add-on shows that file; it cannot see stderr)."""
+    _report_line(args, f"thermocomp: error: {text}")
+
+
+def _report_line(args: argparse.Namespace, text: str) -> None:
     report = getattr(args, "report", None)
     if report:
         with open(report, "a", encoding="utf-8") as f:
-            f.write(f"thermocomp: error: {text}\n")
+            f.write(text + "\n")
 
 
 @contextlib.contextmanager
@@ -215,6 +220,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                            formatter_class=fmt)
     inst.add_argument("--coppeliasim-dir", required=True, help="CoppeliaSim's installation folder")
     inst.add_argument("--force", action="store_true", help="replace an existing, different add-on file")
+
+    req = acts.add_parser("addon-run", help="run the action the add-on wrote into REQUEST (the add-on's one fixed "
+                                            "command line, so that CoppeliaSim asks its permission once)",
+                          formatter_class=fmt)
+    req.add_argument("request", type=Path, help="request file: 'thermocomp-addon-request/1', then one argument a line")
     cs.set_defaults(handler=run)
 
 
@@ -224,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
     handlers = {
         "info": _info, "read-robot": _read_robot, "check": _check, "show": _show, "compensate": _compensate,
         "play": _play, "restore": _restore, "load-scene": _load_scene, "convention": _convention,
-        "install-addon": _install_addon,
+        "install-addon": _install_addon, "addon-run": _addon_run,
     }
     handler = handlers[args.coppeliasim_command]
     try:
@@ -247,12 +257,18 @@ def _connect(args):
     from thermocomp.simulators.coppeliasim import CoppeliaSimUnreachable, connect
 
     try:
-        return connect(args.host, args.port, args.timeout_s)
+        session = connect(args.host, args.port, args.timeout_s)
     except CoppeliaSimUnreachable as exc:
         # Name the options of the command that was run (thermocomp compensate spells them --coppeliasim-*).
         host_option, port_option = getattr(args, "address_options", ("--host", "--port"))
         raise CoppeliaSimUnreachable(f"{exc} Options: {host_option} (now {args.host}), {port_option} "
                                      f"(now {args.port}).") from exc
+    if getattr(args, "coppeliasim_command", "info") != "info":  # info prints it on stdout anyway
+        # Which CoppeliaSim was reached (several instances listen on 23000, 23001, ...): on stderr, so that
+        # stdout stays the action's output (read-robot's CSV).
+        print(f"connected to {session.describe()}", file=sys.stderr, flush=True)
+        _report_line(args, f"connected to {session.describe()}")
+    return session
 
 
 def _robot(session, args):
@@ -491,6 +507,21 @@ def _convention(args) -> int:
         print(deformation_csv_text(diff.authors_table, comments=comments), end="")
     print(diff.text())
     return EXIT_OK
+
+
+def _addon_run(args) -> int:
+    from thermocomp.cli.main import main
+    from thermocomp.simulators.coppeliasim.addon import read_addon_request
+
+    argv = read_addon_request(args.request)
+    try:
+        return main(argv)
+    except SystemExit as exc:  # argparse refused an option of the request (already explained on stderr)
+        args.report = argv[argv.index("--report") + 1] if "--report" in argv[:-1] else None
+        _report_error(args, f"the add-on's request {args.request} has options this thermocomp does not accept "
+                            f"({' '.join(argv[:2])}): reinstall the add-on of this version (thermocomp coppeliasim "
+                            "install-addon --force)")
+        return EXIT_INPUT if exc.code else EXIT_OK
 
 
 def _install_addon(args) -> int:

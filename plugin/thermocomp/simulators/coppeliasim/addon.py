@@ -5,6 +5,16 @@ adds "Thermal compensation" under CoppeliaSim's Modules menu. It calls into
 the Python plugin by launching ``thermocomp coppeliasim ...`` subcommands
 (``simSubprocess.execAsync``), which connect back to the same CoppeliaSim
 through the ZMQ remote API. docs/coppeliasim.md describes the design.
+
+CoppeliaSim asks the user before a script launches a program, and remembers
+the answer for that exact command line (coppeliaSimLib
+``simCheckExecAuthorization_internal``: a hash of the program, its arguments
+and the script, kept as ``<hash>EXECUNSAFE`` in its persistent data; simSubprocess
+``checkAuth`` throws "Permission denied (by user)" on a refusal). So the
+add-on always launches the same command line, ``thermocomp coppeliasim
+addon-run <user settings folder>/thermocomp-addon-request.txt``, and writes
+what varies (the action and its options) into that request file:
+:func:`read_addon_request` reads it back.
 """
 
 from __future__ import annotations
@@ -18,6 +28,45 @@ from thermocomp.errors import InputError
 
 #: File name of the add-on; CoppeliaSim lists it under Modules by its sysCall_info menu.
 ADDON_FILE = "thermocomp.lua"
+
+#: First line of a request file the add-on writes (thermocomp.lua, ``REQUEST_FORMAT``).
+ADDON_REQUEST_FORMAT = "thermocomp-addon-request/1"
+#: The ``thermocomp coppeliasim`` actions a request may ask for: the add-on's entries.
+ADDON_ACTIONS = ("show", "compensate", "play", "restore")
+
+
+def read_addon_request(path: PathLike) -> list[str]:
+    """The command line (``["coppeliasim", action, options...]``) in an add-on request file.
+
+    The file: :data:`ADDON_REQUEST_FORMAT` on the first line, then one
+    argument per line (UTF-8; a path may hold spaces, never a line break).
+
+    Raises
+    ------
+    InputError
+        Naming the file and line: unreadable, another format, or an action
+        other than :data:`ADDON_ACTIONS`.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the add-on's request ({exc})") from exc
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = [line.removesuffix("\r") for line in lines]
+    if not lines or lines[0] != ADDON_REQUEST_FORMAT:
+        first = lines[0] if lines else ""
+        raise InputError(f"{path}:1:1: expected {ADDON_REQUEST_FORMAT!r} (a request the thermocomp add-on writes), "
+                         f"got {first[:60]!r}")
+    argv = lines[1:]
+    if len(argv) < 2 or argv[0] != "coppeliasim":
+        raise InputError(f"{path}:2:1: expected 'coppeliasim' and an action on lines 2 and 3, got {argv[:2]!r}")
+    if argv[1] not in ADDON_ACTIONS:
+        raise InputError(f"{path}:3:1: expected one of the add-on's actions {', '.join(ADDON_ACTIONS)}, "
+                         f"got {argv[1]!r}")
+    return argv
 
 
 def addon_source() -> Path:

@@ -5,14 +5,26 @@
 -- deformed, run compensation, play, write CSV, restore nominal robot.
 --
 -- Design (docs/coppeliasim.md): the add-on holds the user's choices and calls
--- the Python plugin by launching `thermocomp coppeliasim <action> ...`
--- processes with simSubprocess.execAsync. Each process connects back to this
+-- the Python plugin by launching `thermocomp coppeliasim addon-run REQUEST`
+-- with simSubprocess.execAsync, where REQUEST (a fixed file in CoppeliaSim's
+-- user settings folder) holds the action and its options, one argument a line.
+-- CoppeliaSim asks the user before a script launches a program and remembers
+-- the answer per exact command line (coppeliaSimLib
+-- simCheckExecAuthorization_internal hashes the program, its arguments and the
+-- script; simSubprocess's checkAuth throws "Permission denied (by user)" on a
+-- refusal): with one fixed command line it asks once, not at every click.
+-- Each process connects back to this
 -- CoppeliaSim through the ZMQ remote API (the 'ZMQ remote API server' add-on,
 -- port zmqRemoteApi.rpcPort, 23000 by default), does its work with
 -- thermocomp's own solver (never simIK) and restores the robot to its nominal
 -- state before it ends. A blocking call (simSubprocess.exec) would freeze
 -- CoppeliaSim's main loop and with it the remote API server the process talks
--- to, so every call is asynchronous and polled from sysCall_nonSimulation.
+-- to, so every call is asynchronous, and its end is noticed in sysCall_nonSimulation,
+-- sysCall_actuation (a simulation running) and sysCall_suspended (paused) alike.
+--
+-- `require 'sim'` is sim-1 in every CoppeliaSim from 4.6 to the 4.10 development head
+-- (lua/sim.lua: return require('sim-1')), which keeps getStringParam and
+-- getNamedStringParam even where sim-2 has dropped them.
 --
 -- The executable is `thermocomp` on the PATH, or the value of the named
 -- string parameter `thermocomp.executable` (e.g. a virtual environment's
@@ -38,6 +50,8 @@ local state = {
     results = nil,
 }
 local running = nil       -- {handle = ..., what = ..., report = ..., done = function}
+local REQUEST_FORMAT = 'thermocomp-addon-request/1'
+local REQUEST_FILE = 'thermocomp-addon-request.txt' -- in the user settings folder: the same path in every session
 local showing = nil       -- stop file of a running `show`
 local ui = nil
 local tempDir = nil
@@ -102,8 +116,28 @@ local function lawOptions(args)
     return args
 end
 
--- Launch `thermocomp coppeliasim ...` without blocking; done(exitCode, reportText) when it ends.
--- The process appends what it prints, and its error if it fails, to the report file.
+-- Write the request file: the format line, then one argument a line.
+local function writeRequest(path, args)
+    for _, a in ipairs(args) do
+        if string.find(a, '[\r\n]') then
+            return false, 'an argument holds a line break: ' .. a
+        end
+    end
+    local f, err = io.open(path, 'w')
+    if not f then
+        return false, err
+    end
+    f:write(REQUEST_FORMAT .. '\n')
+    for _, a in ipairs(args) do
+        f:write(a .. '\n')
+    end
+    f:close()
+    return true
+end
+
+-- Launch `thermocomp coppeliasim addon-run REQUEST` without blocking, REQUEST holding
+-- `args`; done(exitCode, reportText) when it ends. The process appends what it
+-- prints, and its error if it fails, to the report file.
 local function launch(what, args, done, withoutTip)
     if running then
         log('busy: ' .. running.what .. ' is still running')
@@ -111,13 +145,27 @@ local function launch(what, args, done, withoutTip)
     end
     local report = tempDir .. '/thermocomp-report-' .. tostring(sim.getSystemTime()) .. '.txt'
     sceneOptions(args, report, withoutTip)
+    local request = sim.getStringParam(sim.stringparam_usersettingsdir) .. '/' .. REQUEST_FILE
+    local written, err = writeRequest(request, args)
+    if not written then
+        log(what .. ': could not write the request file ' .. request .. ': ' .. tostring(err))
+        return false
+    end
     local exe = executable()
-    local ok, handle = pcall(simSubprocess.execAsync, exe, args, {useSearchPath = true})
+    -- The same command line every time: CoppeliaSim asks its permission once.
+    local ok, handle = pcall(simSubprocess.execAsync, exe, {'coppeliasim', 'addon-run', request},
+                             {useSearchPath = true})
     if not ok then
-        log(what .. ' could not start "' .. exe .. '": ' .. tostring(handle) .. '. Install thermocomp so that '
-            .. 'it is on the PATH, or set the named string parameter thermocomp.executable to the full path of '
-            .. 'the thermocomp executable (e.g. start CoppeliaSim with '
-            .. '-Gthermocomp.executable=/path/to/.venv/bin/thermocomp)')
+        if string.find(tostring(handle), 'Permission denied', 1, true) then
+            log(what .. ' was not started: CoppeliaSim\'s permission to run "' .. exe .. ' coppeliasim addon-run '
+                .. request .. '" was refused. Run the action again and allow it (CoppeliaSim asks once for this '
+                .. 'command line), or allow every program with execUnsafe=true in usrset.txt')
+        else
+            log(what .. ' could not start "' .. exe .. '": ' .. tostring(handle) .. '. Install thermocomp so that '
+                .. 'it is on the PATH, or set the named string parameter thermocomp.executable to the full path of '
+                .. 'the thermocomp executable (e.g. start CoppeliaSim with '
+                .. '-Gthermocomp.executable=/path/to/.venv/bin/thermocomp)')
+        end
         return false
     end
     running = {handle = handle, what = what, report = report, done = done}
@@ -307,10 +355,9 @@ function sysCall_init()
     ui = simUI.create(xml)
 end
 
-function sysCall_nonSimulation()
-    if leaveNow then
-        return {cmd = 'cleanup'}
-    end
+-- Notice a finished process: its exit code and report. Called in every state of
+-- the simulation (stopped, running, paused).
+local function checkFinished()
     if running and not simSubprocess.isRunning(running.handle) then
         local finished = running
         running = nil
@@ -323,6 +370,21 @@ function sysCall_nonSimulation()
         end
         finished.done(code, text)
     end
+end
+
+function sysCall_nonSimulation()
+    if leaveNow then
+        return {cmd = 'cleanup'}
+    end
+    checkFinished()
+end
+
+function sysCall_actuation()
+    checkFinished()
+end
+
+function sysCall_suspended()
+    checkFinished()
 end
 
 function sysCall_addOnScriptSuspend()
