@@ -14,6 +14,7 @@ from thermocomp import fk, load_robot, nominal_model
 from thermocomp.geometry.rotations import (
     invert_transform,
     matrix_from_quat_wxyz,
+    matrix_from_rotvec,
     quat_wxyz_from_matrix,
     rot_z,
     rotvec_from_matrix,
@@ -97,6 +98,7 @@ def rapid_case(robot: str, rng: np.random.Generator) -> RapidCase:
         f"  local const robtarget Target_20:={texts[1]};  ! continued over lines",
         f"  VAR robtarget Target_30 := {texts[2]};",
         f"  CONST jointtarget jHome:={jhome};",
+        f"  CONST robtarget Target_40:={texts[4]};",
         "",
         "  PROC main()",
         "    MoveAbsJ jHome\\NoEOffs, v1000, z50, tool0;",
@@ -105,8 +107,6 @@ def rapid_case(robot: str, rng: np.random.Generator) -> RapidCase:
         "    moveL Offs(Target_10, 0, 0, 50), v200, z10, tWeldGun\\WObj:=wobjTable;  ! lower case",
         f"    MOVEJ {texts[3]}, v500, fine, tWeldGun \\WObj:=wobjTable;",
         "  ENDPROC",
-        "",
-        f"  CONST robtarget Target_40:={texts[4]};",
         "",
         "  proc path_10()",
         "    MoveJ Target_10,v1000,z100,tWeldGun\\WObj:=wobjTable;",
@@ -138,3 +138,73 @@ def _polyscope_number(x: float) -> str:
     if text.startswith("-0."):
         return "-" + text[2:]
     return text
+
+
+@dataclass
+class URCase:
+    text: str
+    T_world_tcp: list  # expected TCP pose of each point in execution order [m]
+    q: list  # joint targets (None for poses)
+    q_nominal: object  # (m, 6) the configurations the poses were made from
+    tool: object
+
+
+def ur_case(rng: np.random.Generator) -> URCase:
+    """A URScript as PolyScope exports it (CRLF, $ steps, header calls, globals, .123 numbers, loop forever)."""
+    chain = load_robot("ur5")
+    model = nominal_model(chain)
+    q = random_configurations(chain, rng, 6)
+    R, p = fk(model, q)
+    tool = transform(np.eye(3), np.array([0.0, 0.02, 0.12]))
+    T = transform(R, p) @ tool
+    written = [_read_ur_pose(ur_pose_text(T[i])) for i in range(6)]
+    offset = transform(np.eye(3), np.array([0.0, 0.0, -0.02]))
+    q_text = "[" + ", ".join(_polyscope_number(x) for x in q[3]) + "]"
+    q_near = "[" + ", ".join(_polyscope_number(x) for x in q[0]) + "]"
+    text = "\r\n".join([
+        "def Print_Job():",
+        "  set_standard_analog_input_domain(0, 1)",
+        "  set_tool_communication(False, 115200, 0, 1, 1.5, 3.5)",
+        "  set_tcp(p[0.0,.02,.12,0.0,0.0,0.0])",
+        "  set_payload(1.0, [0.0, 0.0, .05])",
+        "  set_gravity([0.0, 0.0, 9.82])",
+        "  set_tool_voltage(24)",
+        "  global step_count = 0.0",
+        "  thread Step_Counter_Thread():",
+        "    while (True):",
+        "      step_count = step_count + 1.0",
+        "      sync()",
+        "    end",
+        "  end",
+        "  run Step_Counter_Thread()",
+        f"  global Waypoint_1_p={ur_pose_text(T[0])}",
+        f"  global Waypoint_1_q={q_near}",
+        f"  global Waypoint_2_p={ur_pose_text(T[1])}",
+        "  $ 1 \"Robot Program\"",
+        "  $ 2 \"MoveJ\"",
+        "  $ 3 \"Waypoint_1\" \"breakAfter\"",
+        "  movej(get_inverse_kin(Waypoint_1_p, qnear=Waypoint_1_q), a=1.3962634015954636, v=1.0471975511965976)",
+        "  while (True):",
+        "    $ 4 \"MoveL\"",
+        "    movel(Waypoint_2_p, a=1.2, v=0.25)  # a comment",
+        "    movel(pose_trans(Waypoint_2_p, p[0, 0, -.02, 0, 0, 0]), a=1.2,",
+        "          v=0.1)",
+        f"    movec({ur_pose_text(T[2])}, {ur_pose_text(T[4])}, a=1.2, v=0.1, r=0, mode=0)",
+        "    sleep(0.5)",
+        f"    movej({q_text}, a=1.4, v=1.05)",
+        f"    movep({ur_pose_text(T[5])}, a=1.2, v=0.25, r=0.001)",
+        "  end",
+        "end",
+        "",
+    ])
+    R3, p3 = fk(model, q[3])
+    expected = [written[0], written[1], written[1] @ offset, written[2], written[4],
+                transform(R3, p3) @ tool, written[5]]
+    qs = [None] * 5 + [q[3]] + [None]
+    q_nom = np.stack([q[0], q[1], q[1], q[2], q[4], q[3], q[5]])
+    return URCase(text=text, T_world_tcp=expected, q=qs, q_nominal=q_nom, tool=tool)
+
+
+def _read_ur_pose(text: str):
+    nums = [float(x) for x in text[2:-1].split(",")]
+    return transform(matrix_from_rotvec(np.array(nums[3:])), np.array(nums[:3]))

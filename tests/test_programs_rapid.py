@@ -59,8 +59,10 @@ def test_reader_gives_the_known_poses_in_execution_order(case):
         np.testing.assert_allclose(T_got, T_want, atol=1e-12)
     # spans: the declaration's value for a named target, the argument for an inline one
     text = c.text
-    assert text[points[1].text.start:points[1].text.end].startswith("[[")
-    assert text[points[1].argument.start:points[1].argument.end] == "Target_10"
+    assert text[points[2].text.start:points[2].text.end].startswith("[[")
+    assert text[points[2].argument.start:points[2].argument.end] == "Target_20"
+    # Target_10 is also read by Offs(Target_10, ...): its declaration must keep the old value
+    assert text[points[1].text.start:points[1].text.end] == "Target_10"
     assert text[points[5].argument.start:points[5].argument.end].startswith("RelTool(")
     # the line of the motion (CRLF counted once per line)
     assert prog.motions[1].line == text[:prog.motions[1].statement.start].count("\n") + 1

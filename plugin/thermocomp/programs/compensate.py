@@ -224,7 +224,11 @@ def read_program(path: PathLike) -> RobotProgram:
     suffix = Path(path).suffix.lower()
     if suffix in RAPID_SUFFIXES:
         return read_rapid(path)
-    raise InputError(f"expected a robot program ending in {', '.join(RAPID_SUFFIXES)}, "
+    if suffix in URSCRIPT_SUFFIXES:
+        from thermocomp.programs.urscript import read_urscript
+
+        return read_urscript(path)
+    raise InputError(f"expected a robot program ending in {', '.join(RAPID_SUFFIXES + URSCRIPT_SUFFIXES)}, "
                      f"got {Path(path).name!r}", path=str(path))
 
 
@@ -258,7 +262,7 @@ def point_poses(chain: Chain, points: tuple[Point, ...]) -> PointPoses:
                                  row=p.argument.line)
             q_given[i] = p.q
         else:
-            T_world_tcp[i] = p.T_world_tcp
+            T_world_tcp[i] = chain.T_world_base @ p.T_world_tcp  # the program's world is the robot base
     if np.any(is_joint):
         R, pos = fk(nominal_model(chain), q_given[is_joint])
         T_world_tcp[is_joint] = transform(R, pos) @ T_flange_tcp[is_joint]
@@ -545,7 +549,9 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     nominal = nominal_model(chain)
     points = prog.points
     R_f, p_f = fk(nominal, q)
-    T_world_tcp_filtered = transform(R_f, p_f) @ np.stack([p.T_flange_tcp for p in points])
+    # in the program's world frame, the robot base (docs/conventions.md)
+    T_world_tcp_filtered = invert_transform(chain.T_world_base) @ transform(R_f, p_f) @ np.stack(
+        [p.T_flange_tcp for p in points])
     conf = confdata_from_q(nominal, q) if prog.language == "rapid" and chain.n_joints == 6 else None
     values: list[str | None] = []
     at_argument: list[bool] = []
@@ -583,7 +589,10 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     # a MoveC in joints form is rewritten as a whole statement; its points' own edits are dropped
     whole = {(mo.statement.start, mo.statement.end) for mo in prog.motions
              if output == "joints" and mo.kind == CIRCULAR}
-    point_edits = w.place_values(list(points), values, prog.path, at_argument=at_argument)
+    # a joint target replaces the whole argument (UR: get_inverse_kin(pose, qnear=...) becomes the joint list)
+    placed = [replace(p, argument=p.whole_argument, text=p.whole_argument)
+              if at_argument[i] and p.whole_argument is not None else p for i, p in enumerate(points)]
+    point_edits = w.place_values(placed, values, prog.path, at_argument=at_argument)
     point_edits = [e for e in point_edits if not any(a <= e.start and e.end <= b for a, b in whole)]
     if whole:
         edits = [e for e in edits if (e.start, e.end) in whole or not any(a <= e.start < b for a, b in whole)]

@@ -46,8 +46,10 @@ class Point:
     Attributes
     ----------
     T_world_tcp
-        The TCP pose the program asks for, world frame [m], ``(4, 4)``. For a
-        joint target: the nominal forward kinematics of ``q`` with the tool.
+        The TCP pose the program asks for [m], ``(4, 4)``, in the controller's
+        world frame, which is the robot's base frame (ABB's default world, UR's
+        base; the compensation places it with the robot's ``T_world_base``).
+        ``None`` for a joint target (its pose is the nominal FK of ``q``).
     T_world_frame
         The frame the text writes the pose in (ABB work object ``uframe @
         oframe``; UR: the base), ``(4, 4)``.
@@ -66,9 +68,12 @@ class Point:
         RAPID: the text of the external axes (kept as written), else ``""``.
     name
         The declared name, or ``""`` for an inline value or an expression.
+    whole_argument
+        The motion's whole argument when the point sits inside it (UR
+        ``get_inverse_kin(pose, qnear=...)``): what a joint target replaces.
     """
 
-    T_world_tcp: FloatArray
+    T_world_tcp: FloatArray | None
     T_world_frame: FloatArray
     T_flange_tcp: FloatArray
     q: FloatArray | None
@@ -77,6 +82,7 @@ class Point:
     argument: Span
     extax: str = ""
     name: str = ""
+    whole_argument: Span | None = None
 
     @property
     def is_joint(self) -> bool:

@@ -26,6 +26,7 @@ x, y, z)``; everything returned is SI (docs/conventions.md).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from importlib import resources
@@ -220,6 +221,7 @@ class _Walker:
         self.assigned: dict[str, Token | Tree] = {}
         self.visited: set[str] = set()
         self.velset = (100.0, float("inf"))  # VelSet override [%], max TCP speed [mm/s]
+        self.direct_refs: set[int] = set()  # name tokens that are a followed motion's point
 
     # ----- errors and findings
     def error(self, message: str, where: Tree | Token) -> InputError:
@@ -248,10 +250,26 @@ class _Walker:
             self.run_routine(proc, depth=0)
         self.note_unvisited()
         return RobotProgram(
-            language="rapid", path=self.path, text=self.text, steps=tuple(self.steps),
+            language="rapid", path=self.path, text=self.text, steps=self.finish_points(tree),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
             entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
         )
+
+    def finish_points(self, tree: Tree) -> tuple:
+        """A declaration is rewritten only if every use of its name in the module is a followed motion's point
+        (an ``Offs(p10, ...)`` elsewhere, or a motion left as written, must keep reading the old value)."""
+        uses: dict[str, set[int]] = {}
+        for node in tree.find_data("name"):
+            token = node.children[0]
+            uses.setdefault(str(token).lower(), set()).add(token.start_pos)
+        steps = []
+        for step in self.steps:
+            if isinstance(step, Motion):
+                points = tuple(p if not p.name or p.text == p.argument or uses.get(p.name.lower(), set()) <= self.direct_refs
+                               else dataclasses.replace(p, text=p.argument) for p in step.points)
+                step = dataclasses.replace(step, points=points)
+            steps.append(step)
+        return tuple(steps)
 
     @staticmethod
     def _routine_name(routine: Tree) -> str:
@@ -574,6 +592,7 @@ class _Walker:
         if isinstance(node, Tree) and node.data == "name":
             data = self.lookup(node.children[0], local)
             name = data.name
+            self.direct_refs.add(node.children[0].start_pos)
             if data.node is not None and isinstance(data.node, Tree) and data.node.data == "aggregate":
                 text_node = data.node
         extax_text = ""

@@ -175,7 +175,8 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
     ends = starts + durations
     cycle = float(durations.sum())
     if options.duration_min is not None:
-        cycles = max(1, int(np.ceil(options.duration_min * 60.0 / cycle))) if cycle > 0 else 1
+        # cycles that start before the duration ends (1e-9: an exact multiple is not one cycle more)
+        cycles = max(1, int(np.ceil(options.duration_min * 60.0 / cycle - 1e-9))) if cycle > 0 else 1
     else:
         cycles = options.cycles
     return Timing(step_start_s=starts, step_duration_s=durations,

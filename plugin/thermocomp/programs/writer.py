@@ -34,9 +34,14 @@ KEEP_POSITION = 1e-8
 KEEP_ANGLE = 1e-8
 
 
+#: Decimals a value is rounded to before its 32-bit text (1e-9 mm, deg, m or rad: below any meaning; a
+#: solver's 1e-14 of noise on a zero correction is written 0, not -0.0000000000000063).
+NOISE_DECIMALS = 9
+
+
 def format_single(x: float) -> str:
     """The shortest decimal text of ``x`` rounded to a 32-bit float (``-0`` written ``0``)."""
-    text = np.format_float_positional(np.float32(x), unique=True, trim="-")
+    text = np.format_float_positional(np.float32(round(float(x), NOISE_DECIMALS)), unique=True, trim="-")
     return "0" if text in ("-0", "0") else text
 
 

@@ -1,0 +1,494 @@
+"""Read a UR URScript: its motions in the order the controller runs them, with their source spans.
+
+The grammar (``urscript.lark``, lark LALR) covers what PolyScope exports and
+CAM post-processors write: ``def ... end`` functions (nested too) and
+``thread`` definitions, one statement a line (a statement continues inside
+brackets), ``global`` / ``local`` variables, poses ``p[x, y, z, rx, ry, rz]``
+(metres, rotation vector), joint lists, keyword arguments, numbers written
+``.123``, ``#`` comments, PolyScope's step lines (``$ 3 "MoveJ"``), CRLF.
+
+What is followed, in order, from the entry (the statements outside any
+function when there are any besides definitions; else the file's only — or
+last — top-level function): ``movej``, ``movel``, ``movep``, ``movec`` with
+poses, joint lists, pose variables and ``get_inverse_kin(pose,
+qnear=...)``; ``pose_trans``, ``pose_add``, ``pose_inv`` of known values;
+``set_tcp``; ``sleep``; calls of the file's parameterless functions;
+``while True`` / ``while (True)`` (PolyScope's "loop forever": one pass is
+one cycle); a thread that never moves the robot (PolyScope's step counter).
+Calls that neither move the robot nor branch (``set_payload``,
+``set_gravity``, ``set_tool_voltage``, ``textmsg``, ...) are kept as they are.
+Unsupported, with line and column: ``if``, other loops, ``return``/``break``,
+threads that move the robot, force mode, ``speedj``/``servoj``, calls of
+functions not in the file or with arguments, and variables whose value at a
+motion is not known.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+from importlib import resources
+
+import numpy as np
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedInput
+
+from thermocomp._typing import FloatArray, PathLike
+from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import invert_transform, matrix_from_rotvec, rotvec_from_matrix, transform
+from thermocomp.io.files import read_input_bytes
+from thermocomp.programs.model import (
+    CIRCULAR,
+    JOINT,
+    LINEAR,
+    Finding,
+    Motion,
+    Point,
+    RobotProgram,
+    Span,
+    Wait,
+    newline_of,
+)
+from thermocomp.programs.rapid import span_of
+
+URSCRIPT_SUFFIXES = (".script", ".urscript")
+
+#: Motion functions: kind, number of points, default acceleration and speed (URScript manual).
+MOTIONS = {
+    "movej": (JOINT, 1, 1.4, 1.05),
+    "movel": (LINEAR, 1, 1.2, 0.25),
+    "movep": (LINEAR, 1, 1.2, 0.25),
+    "movec": (CIRCULAR, 2, 1.2, 0.25),
+}
+#: Their parameters in order (positional arguments), after the point(s).
+_PARAMETERS = {"movej": ("a", "v", "t", "r"), "movel": ("a", "v", "t", "r"), "movep": ("a", "v", "r"),
+               "movec": ("a", "v", "r", "mode")}
+
+#: Calls that move the robot in ways thermocomp does not follow.
+UNSUPPORTED_CALLS = frozenset((
+    "speedj", "speedl", "servoj", "servoc", "servol", "force_mode", "end_force_mode", "stopj", "stopl",
+    "movepath", "move_path", "path_offset_enable", "position_deviation_warning", "conveyor_pulse_decode",
+    "track_conveyor_linear", "track_conveyor_circular", "freedrive_mode", "teach_mode", "set_tool_direction",
+    "direct_torque", "torque_command", "screw_driving",
+))
+
+#: Prefixes and names of calls that neither move the robot nor branch: kept as they are.
+PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_", "varmsg", "sync",
+                    "zero_ftsensor", "enable_external_ft_sensor", "end_freedrive", "end_teach", "stop_conveyor",
+                    "request_", "register_", "clear_")
+
+
+def _postlex_brackets(stream):
+    """Drop newlines inside brackets and repeated newlines (a statement continues inside ``( [``)."""
+    depth = 0
+    last = "_NL"
+    for token in stream:
+        if token.type == "_NL":
+            if depth > 0 or last == "_NL":
+                continue
+        elif token.type in ("LPAR", "LSQB", "POSE_OPEN"):
+            depth += 1
+        elif token.type in ("RPAR", "RSQB"):
+            depth = max(0, depth - 1)
+        last = token.type
+        yield token
+
+
+class _PostLex:
+    always_accept = ("_NL",)
+
+    def process(self, stream):
+        return _postlex_brackets(stream)
+
+
+@functools.lru_cache(maxsize=1)
+def urscript_parser() -> Lark:
+    """The URScript parser (LALR, grammar ``urscript.lark`` kept in the package)."""
+    grammar = resources.files("thermocomp.programs").joinpath("urscript.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False, postlex=_PostLex())
+
+
+class _Unsupported(Exception):
+    def __init__(self, message: str, where) -> None:
+        super().__init__(message)
+        self.message = message
+        self.where = where
+
+
+@dataclass(frozen=True)
+class _Pose:
+    values: tuple[float, ...]
+
+    @property
+    def T(self) -> FloatArray:
+        v = np.asarray(self.values, dtype=float)
+        return transform(matrix_from_rotvec(v[3:]), v[:3])
+
+    @staticmethod
+    def from_T(T: FloatArray) -> _Pose:
+        return _Pose(tuple(float(x) for x in np.concatenate([T[:3, 3], rotvec_from_matrix(T[:3, :3])])))
+
+
+@dataclass
+class _Binding:
+    value: object
+    literal: Tree | None  # the pose or list literal the variable was given, if it was
+    name: str
+
+
+def read_urscript(path: PathLike) -> RobotProgram:
+    """Read a URScript file (``.script``, ``.urscript``); errors name the file, line and column."""
+    text = read_input_bytes(path, "URScript").decode("latin-1")
+    return urscript_program_from_text(text, str(path))
+
+
+def urscript_program_from_text(text: str, path: str = "<text>") -> RobotProgram:
+    """:func:`read_urscript` on the text of a script (decoded as ISO-8859-1)."""
+    parseable = ("   " + text[3:]) if text.startswith("\xef\xbb\xbf") else text
+    if not parseable.endswith("\n"):
+        parseable += "\n"
+    try:
+        tree = urscript_parser().parse(parseable)
+    except UnexpectedInput as exc:
+        found = getattr(exc, "token", None) or getattr(exc, "char", None)
+        raise InputError(f"URScript syntax: unexpected {str(found)!r} (column {exc.column})", path=path,
+                         row=exc.line) from None
+    return _Walker(text, path, tree).run()
+
+
+def _line_col(item) -> tuple[int, int]:
+    s = span_of(item)
+    return s.line, s.column
+
+
+class _Walker:
+    def __init__(self, text: str, path: str, tree: Tree) -> None:
+        self.text, self.path, self.tree = text, path, tree
+        self.functions: dict[str, Tree] = {}
+        self.threads: dict[str, Tree] = {}
+        self.globals: dict[str, _Binding] = {}
+        self.steps: list[Motion | Wait] = []
+        self.unsupported: list[Finding] = []
+        self.notes: list[Finding] = []
+        self.tool = np.eye(4)
+        self.visited: set[str] = set()
+        self.loop_noted = False
+        self.direct_refs: set[int] = set()
+
+    def error(self, message: str, where) -> InputError:
+        line, column = _line_col(where)
+        return InputError(f"{message} (column {column})", path=self.path, row=line)
+
+    # ----- structure
+    def collect(self, statements, into_functions=True) -> None:
+        for st in statements:
+            if isinstance(st, Tree) and st.data == "func_def":
+                self.functions[str(st.children[0])] = st
+                self.collect(self._body(st))
+            elif isinstance(st, Tree) and st.data == "thread_def":
+                self.threads[str(st.children[0])] = st
+
+    @staticmethod
+    def _body(definition: Tree) -> list:
+        return [c for c in definition.children[1:] if isinstance(c, Tree) and c.data != "params"]
+
+    def run(self) -> RobotProgram:
+        top = list(self.tree.children)
+        self.collect(top)
+        defs = [st for st in top if isinstance(st, Tree) and st.data == "func_def"]
+        executable = [st for st in top if isinstance(st, Tree) and st.data not in ("func_def", "thread_def")
+                      and not (st.data == "assign" and self._is_global_literal(st))]
+        if executable or not defs:
+            entry = ["<top level>"]
+            self.run_body(top, self.globals, 0)
+        else:
+            main = defs[-1]
+            entry = [str(main.children[0])]
+            for st in top:  # global literals before the function
+                if isinstance(st, Tree) and st.data == "assign":
+                    self.run_statement(st, self.globals, 0)
+            if len(defs) > 1:
+                line, column = _line_col(main)
+                self.notes.append(Finding(f"several top-level functions and no call: running the last, "
+                                          f"{main.children[0]}", line, column))
+            self.visited.add(entry[0])
+            self.run_body(self._body(main), {}, 0)
+        for name, fn in self.functions.items():
+            if name in self.visited:
+                continue
+            moves = [c for c in fn.find_data("call") if str(c.children[0]) in MOTIONS]
+            if moves:
+                line, column = _line_col(fn)
+                self.notes.append(Finding(f"function {name} is not run: its {len(moves)} motion(s) stay as written",
+                                          line, column))
+        steps = self.finish_points()
+        return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
+                            unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=tuple(entry),
+                            newline=newline_of(self.text))
+
+    def _is_global_literal(self, st: Tree) -> bool:
+        return isinstance(st.children[-1], Tree) and st.children[-1].data in ("pose", "list", "number")
+
+    def finish_points(self) -> list:
+        """A variable's literal is rewritten only if every use of the name in the file is a motion's point."""
+        uses: dict[str, set[int]] = {}
+        assigned = {id(a.children[-2]) for a in self.tree.find_data("assign")}  # ``x = ...``: not a use of x
+        for node in self.tree.find_data("name"):
+            if id(node) in assigned:
+                continue
+            token = node.children[0]
+            uses.setdefault(str(token), set()).add(token.start_pos)
+        steps = []
+        for step in self.steps:
+            if isinstance(step, Motion):
+                points = tuple(p if not p.name or uses.get(p.name, set()) <= self.direct_refs
+                               else replace(p, text=p.argument) for p in step.points)
+                step = replace(step, points=points)
+            steps.append(step)
+        return steps
+
+    # ----- statements
+    def run_body(self, statements, local: dict, depth: int) -> None:
+        for st in statements:
+            if not isinstance(st, Tree):
+                continue
+            try:
+                self.run_statement(st, local, depth)
+            except _Unsupported as exc:
+                line, column = _line_col(exc.where)
+                self.unsupported.append(Finding(exc.message, line, column))
+                for call in st.find_data("call"):
+                    if str(call.children[0]) in MOTIONS and call is not st:
+                        l2, c2 = _line_col(call)
+                        self.notes.append(Finding(f"{call.children[0]} inside an unsupported construct stays as "
+                                                  "written", l2, c2))
+
+    def run_statement(self, st: Tree, local: dict, depth: int) -> None:
+        kind = st.data
+        if kind in ("func_def", "thread_def", "step", "pass_stmt", "critical", "kill_stmt"):
+            return
+        if kind == "assign":
+            self.assign(st, local)
+        elif kind == "call_stmt":
+            self.run_call(st.children[0], local, depth)
+        elif kind == "while_stmt":
+            condition = st.children[0]
+            if isinstance(condition, Tree) and condition.data == "name" and str(condition.children[0]) == "True":
+                if not self.loop_noted:
+                    line, column = _line_col(st)
+                    self.notes.append(Finding("loop forever: one cycle is one pass of its body", line, column))
+                    self.loop_noted = True
+                self.run_body(st.children[1:], local, depth)
+                return
+            raise _Unsupported("while is not followed (its count is not known before running)", st)
+        elif kind == "run_stmt":
+            name = str(st.children[0])
+            thread = self.threads.get(name)
+            if thread is None:
+                raise _Unsupported(f"run {name}: no such thread in this file", st)
+            moving = set(MOTIONS) | UNSUPPORTED_CALLS
+            moves = [c for c in thread.find_data("call") if str(c.children[0]) in moving]
+            if moves:
+                raise _Unsupported(f"thread {name} moves the robot concurrently; not followed", st)
+        elif kind == "halt_stmt":
+            return
+        else:
+            word = {"if_stmt": "if", "return_stmt": "return", "break_stmt": "break",
+                    "continue_stmt": "continue"}.get(kind, kind)
+            raise _Unsupported(f"{word} is not followed (its outcome is not known before running)", st)
+
+    def assign(self, st: Tree, local: dict) -> None:
+        children = [c for c in st.children if not (isinstance(c, Token) and c.type in ("GLOBAL", "LOCAL"))]
+        scope_global = any(isinstance(c, Token) and c.type == "GLOBAL" for c in st.children)
+        target, expr = children
+        if not (isinstance(target, Tree) and target.data == "name"):
+            return  # an element of a list changed: any later read of it is not known
+        name = str(target.children[0])
+        try:
+            value = self.evaluate(expr, local)
+        except _Unsupported:
+            value = None
+        literal = expr if isinstance(expr, Tree) and expr.data in ("pose", "list") else None
+        binding = _Binding(value, literal, name)
+        if scope_global or (name not in local and name in self.globals):
+            self.globals[name] = binding
+        else:
+            local[name] = binding  # at the top level ``local`` is the globals
+
+    def lookup(self, token: Token, local: dict) -> _Binding:
+        name = str(token)
+        if name in local:
+            binding = local[name]
+        elif name in self.globals:
+            binding = self.globals[name]
+        elif name in ("True", "False"):
+            return _Binding(name == "True", None, name)
+        elif name == "pi":
+            return _Binding(float(np.pi), None, name)
+        else:
+            raise _Unsupported(f"{name} has no known value here", token)
+        if binding.value is None:
+            raise _Unsupported(f"the value of {name} is not known before running", token)
+        return binding
+
+    # ----- expressions
+    def evaluate(self, node, local: dict):
+        if isinstance(node, Token):
+            raise _Unsupported(f"cannot evaluate {node}", node)
+        kind = node.data
+        if kind == "number":
+            return float(node.children[0])
+        if kind == "string":
+            return str(node.children[0])[1:-1]
+        if kind == "name":
+            return self.lookup(node.children[0], local).value
+        if kind == "signed":
+            value = self._number(node.children[1], local)
+            return -value if str(node.children[0]) == "-" else value
+        if kind == "pose":
+            values = [self._number(c, local) for c in node.children[1:]]
+            if len(values) != 6:
+                raise self.error(f"expected a pose p[x, y, z, rx, ry, rz], got {len(values)} values", node)
+            return _Pose(tuple(values))
+        if kind == "list":
+            return [self.evaluate(c, local) for c in node.children]
+        if kind in ("sum", "product"):
+            value = self._number(node.children[0], local)
+            for op, operand in zip(node.children[1::2], node.children[2::2]):
+                right = self._number(operand, local)
+                op = str(op)
+                if op in "/%" and right == 0:
+                    raise _Unsupported("division by zero", operand)
+                value = {"+": value + right, "-": value - right, "*": value * right,
+                         "/": value / right if right else 0.0, "%": np.fmod(value, right) if right else 0.0}[op]
+            return value
+        if kind == "index":
+            base = self.evaluate(node.children[0], local)
+            i = int(self._number(node.children[1], local))
+            seq = base.values if isinstance(base, _Pose) else base
+            if not isinstance(seq, (list, tuple)) or not -len(seq) <= i < len(seq):
+                raise _Unsupported("index out of range", node)
+            return seq[i]
+        if kind == "call":
+            return self.call_function(node, local)
+        raise _Unsupported(f"cannot evaluate this expression ({kind})", node)
+
+    def _number(self, node, local) -> float:
+        value = self.evaluate(node, local)
+        if isinstance(value, bool) or not isinstance(value, float):
+            raise _Unsupported("expected a number", node)
+        return value
+
+    def _pose(self, node, local) -> _Pose:
+        value = self.evaluate(node, local)
+        if not isinstance(value, _Pose):
+            raise _Unsupported("expected a pose", node)
+        return value
+
+    def call_function(self, node: Tree, local: dict):
+        name = str(node.children[0])
+        args, kwargs = self.split(node)
+        if name in ("pose_trans", "pose_add") and len(args) == 2 and not kwargs:
+            a, b = self._pose(args[0], local), self._pose(args[1], local)
+            if name == "pose_trans":
+                return _Pose.from_T(a.T @ b.T)
+            T = transform(a.T[:3, :3] @ b.T[:3, :3], a.T[:3, 3] + b.T[:3, 3])
+            return _Pose.from_T(T)
+        if name == "pose_inv" and len(args) == 1:
+            return _Pose.from_T(invert_transform(self._pose(args[0], local).T))
+        if name in ("d2r", "r2d") and len(args) == 1:
+            x = self._number(args[0], local)
+            return float(np.radians(x) if name == "d2r" else np.degrees(x))
+        raise _Unsupported(f"{name}(...) is not evaluated (pose_trans, pose_add, pose_inv, d2r, r2d are)", node)
+
+    @staticmethod
+    def split(call: Tree) -> tuple[list, dict]:
+        args, kwargs = [], {}
+        for a in call.children[1:]:
+            if isinstance(a, Tree) and a.data == "kwarg":
+                kwargs[str(a.children[0])] = a.children[1]
+            else:
+                args.append(a)
+        return args, kwargs
+
+    # ----- calls
+    def run_call(self, call: Tree, local: dict, depth: int) -> None:
+        name = str(call.children[0])
+        args, kwargs = self.split(call)
+        if name in MOTIONS:
+            self.run_motion(call, name, args, kwargs, local)
+        elif name == "sleep":
+            if len(args) != 1:
+                raise self.error("sleep: expected one time [s]", call)
+            seconds = self._number(args[0], local)
+            self.steps.append(Wait(seconds, span_of(call)))
+        elif name == "set_tcp":
+            if len(args) != 1:
+                raise self.error("set_tcp: expected one pose", call)
+            self.tool = self._pose(args[0], local).T
+        elif name in self.functions:
+            if args or kwargs:
+                raise _Unsupported(f"call of {name} with arguments is not followed", call)
+            if depth > 32:
+                raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", call)
+            self.visited.add(name)
+            self.run_body(self._body(self.functions[name]), {}, depth + 1)
+        elif name in UNSUPPORTED_CALLS:
+            raise _Unsupported(f"{name} is not followed (thermocomp compensates movej, movel, movep, movec)", call)
+        elif name.startswith(PASSIVE_PREFIXES):
+            return
+        else:
+            raise _Unsupported(f"{name} is neither a function of this script nor one thermocomp knows "
+                               "(it could move the robot)", call)
+
+    def run_motion(self, call: Tree, name: str, args: list, kwargs: dict, local: dict) -> None:
+        kind, n_points, a_default, v_default = MOTIONS[name]
+        if len(args) < n_points:
+            raise self.error(f"{name}: expected {n_points} target(s), got {len(args)}", call)
+        params = dict(zip(_PARAMETERS[name], args[n_points:]))
+        params.update(kwargs)
+        unknown = set(params) - set(_PARAMETERS[name])
+        if unknown:
+            raise self.error(f"{name}: unknown argument(s) {sorted(unknown)}", call)
+        values = {k: self._number(v, local) for k, v in params.items()}
+        points = tuple(self.point(args[i], local, kind) for i in range(n_points))
+        a, v = values.get("a", a_default), values.get("v", v_default)
+        t = values.get("t", 0.0)
+        joint = kind == JOINT
+        self.steps.append(Motion(
+            instruction=name, kind=kind, points=points, statement=span_of(call), name=span_of(call.children[0]),
+            tcp_speed=float("inf") if joint else v, joint_speed=v if joint else float("inf"), acceleration=a,
+            duration_s=t if t > 0 else None,
+        ))
+
+    def point(self, node, local: dict, kind: str) -> Point:
+        outer = node
+        if isinstance(node, Tree) and node.data == "call" and str(node.children[0]) == "get_inverse_kin":
+            args, kwargs = self.split(node)
+            if len(args) != 1 or set(kwargs) - {"qnear", "maxPositionError", "maxOrientationError"}:
+                raise _Unsupported("get_inverse_kin: only a pose and qnear are followed", node)
+            node = args[0]
+        value = self.evaluate(node, local)
+        text_node = node
+        name = ""
+        if isinstance(node, Tree) and node.data == "name":
+            binding = self.lookup(node.children[0], local)
+            name = binding.name
+            self.direct_refs.add(node.children[0].start_pos)
+            if binding.literal is not None:
+                text_node = binding.literal
+        whole = span_of(outer)
+        if isinstance(value, _Pose):
+            return Point(T_world_tcp=value.T, T_world_frame=np.eye(4), T_flange_tcp=self.tool.copy(), q=None,
+                         confdata=None, text=span_of(text_node), argument=span_of(node), name=name,
+                         whole_argument=whole)
+        if isinstance(value, list) and len(value) == 6 and all(isinstance(x, float) for x in value):
+            if outer is not node:
+                raise _Unsupported("get_inverse_kin of joint positions", outer)
+            return Point(T_world_tcp=None, T_world_frame=np.eye(4), T_flange_tcp=self.tool.copy(),
+                         q=np.asarray(value, dtype=float), confdata=None, text=span_of(text_node),
+                         argument=span_of(node), name=name, whole_argument=whole)
+        raise self.error("expected a pose p[...] or 6 joint positions [...] as the target", node)
+
+
+__all__ = ["URSCRIPT_SUFFIXES", "read_urscript", "urscript_parser", "urscript_program_from_text", "Span"]

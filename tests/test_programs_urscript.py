@@ -1,0 +1,128 @@
+"""URScripts in, compensated URScripts out (issue 11): what PolyScope writes reads, zero table, FK round trip."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from program_builders import ur_case
+
+from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
+from thermocomp.cli.main import EXIT_INPUT, EXIT_OK, main
+from thermocomp.compensation.compensate import CompensationOptions
+from thermocomp.deformation.timelaw import Static
+from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import rotation_angle, transform
+from thermocomp.kinematics.ik import solve_ik
+from thermocomp.programs import ProgramOptions, compensate_program, read_program
+from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
+
+
+@pytest.fixture
+def case(tmp_path, rng):
+    c = ur_case(rng)
+    path = tmp_path / "print.script"
+    path.write_bytes(c.text.encode("latin-1"))
+    return c, path
+
+
+def small_table(rng):
+    return DeformationTable.from_mm_deg(np.hstack([rng.uniform(-0.3, 0.3, (6, 3)), rng.uniform(-0.03, 0.03, (6, 3))]))
+
+
+def test_polyscope_script_reads_with_the_known_poses(case):
+    c, path = case
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    assert [n.message for n in prog.notes] == ["loop forever: one cycle is one pass of its body"]
+    assert [m.instruction for m in prog.motions] == ["movej", "movel", "movel", "movec", "movej", "movep"]
+    chain = load_robot("ur5")
+    points = prog.points
+    assert len(points) == len(c.T_world_tcp)
+    for point, T_want, q_want in zip(points, c.T_world_tcp, c.q):
+        np.testing.assert_allclose(point.T_flange_tcp, c.tool, atol=1e-15)
+        if q_want is not None:
+            np.testing.assert_allclose(point.q, q_want, atol=1e-11)
+            R, p = fk(nominal_model(chain), point.q)
+            T_got = transform(R, p) @ point.T_flange_tcp
+        else:
+            T_got = point.T_world_tcp
+        np.testing.assert_allclose(T_got, T_want, atol=1e-11)
+    # speeds as written: movel v=0.25 m/s, movej v=1.05 rad/s; sleep 0.5 s
+    assert prog.motions[1].tcp_speed == 0.25 and prog.motions[4].joint_speed == 1.05
+    assert sum(getattr(s, "seconds", 0.0) for s in prog.steps) == 0.5
+
+
+def test_zero_table_gives_back_the_script_byte_identical(case, tmp_path):
+    c, path = case
+    out = tmp_path / "out.script"
+    report = compensate_program("ur5", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    assert out.read_bytes() == path.read_bytes()
+    assert report.n_changed_texts == 0
+
+
+@pytest.mark.parametrize("output", ["filtered", "joints"])
+def test_round_trip_the_warm_ur5_reaches_the_targets(case, tmp_path, rng, output):
+    c, path = case
+    chain = load_robot("ur5")
+    table = small_table(rng)
+    out = tmp_path / "out.script"
+    if output == "joints":  # movec has no joint form: refused with its line, nothing written
+        with pytest.raises(InputError, match="movec") as info:
+            compensate_program("ur5", table, path, out, program_options=ProgramOptions(output=output))
+        assert info.value.row == 28 and not out.exists()
+        text = path.read_text().replace(c.text.splitlines()[27], "    sleep(0.1)")
+        path.write_text(text)
+        keep = [0, 1, 2, 5, 6]
+    else:
+        keep = list(range(7))
+    report = compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()),
+                                program_options=ProgramOptions(output=output))
+    written = read_program(out)
+    assert written.unsupported == ()
+    if output == "joints":
+        assert all(m.instruction == "movej" for m in written.motions)
+        q = np.stack([p.q for p in written.points])
+    else:
+        # the UR controller solves each pose nearest its current joints: seeded with the program's own
+        T = np.stack([p.T_world_tcp @ np.linalg.inv(p.T_flange_tcp) if not p.is_joint else np.eye(4)
+                      for p in written.points])
+        result = solve_ik(nominal_model(chain), T[:, :3, :3], T[:, :3, 3], c.q_nominal)
+        q = np.stack([p.q if p.is_joint else result.q[i] for i, p in enumerate(written.points)])
+    R, p = fk(deformed_model(chain, table, 1.0), q)
+    T_reached = transform(R, p) @ c.tool
+    T_want = np.stack(c.T_world_tcp)[keep]
+    pos = np.linalg.norm(T_reached[:, :3, 3] - T_want[:, :3, 3], axis=1)
+    ang = rotation_angle(T_reached[:, :3, :3] @ np.swapaxes(T_want[:, :3, :3], -1, -2))
+    assert pos.max() <= 10 * IK_POSITION_TOL + 2 * report.rounding_position + 0.2 * 2 * report.rounding_angle
+    assert ang.max() <= 10 * IK_ORIENTATION_TOL + 2 * report.rounding_angle
+    assert report.summary.uncompensated_max_position > 100 * pos.max()
+    # PolyScope's lines are kept as they were
+    for line in ("  $ 3 \"Waypoint_1\" \"breakAfter\"", "  set_tool_voltage(24)", "  run Step_Counter_Thread()"):
+        assert line in out.read_text().splitlines()
+
+
+def test_unsupported_if_is_named_and_nothing_is_written(tmp_path, capsys):
+    src = ("def p():\n  movej([0, -1.57, 1.57, -1.57, -1.57, 0])\n  if get_digital_in(0):\n"
+           "    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\nend\n")
+    path = tmp_path / "u.script"
+    path.write_text(src)
+    out = tmp_path / "u_out.script"
+    code = main(["compensate", "--robot", "ur5", "--deformation", "deformations/exaggerated.csv",
+                 "--program", str(path), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == EXIT_INPUT and f"{path}:3:3: if is not followed" in err and not out.exists()
+    assert "Traceback" not in err
+    code = main(["compensate", "--robot", "ur5", "--deformation", "deformations/exaggerated.csv",
+                 "--program", str(path), "--out", str(out), "--unsupported", "keep"])
+    captured = capsys.readouterr()
+    assert code == EXIT_OK and "left as written" in captured.err
+    assert "movel inside an unsupported construct stays as written" in captured.out
+    assert out.read_text().splitlines()[3] == "    movel(p[.4, .1, .3, 0, 3.14, 0])"
+
+
+def test_syntax_error_names_line_and_column(tmp_path):
+    path = tmp_path / "bad.script"
+    path.write_text("def p():\n  movel(p[.4, .1, .3, 0, 3.14, 0]\nend\n")
+    with pytest.raises(InputError) as info:
+        read_program(path)
+    assert info.value.row == 3
