@@ -12,6 +12,14 @@ assume that a joint's parent is the previous joint. The tip is at the flange
 (ABB ``tool0``): at joint 6's origin, oriented like joint 6.
 
 Typed here from the paper and the issue, independently of thermocomp's robot files.
+Provenance of the numbers: ``P_MM`` is the X, Y, Z columns of seed 002, Table 9
+("Translation parameters [19]": 0/0/104.5, 70/65/247.5, 0/-123/360,
+238.5/58/0, 141.5/0/0), except joint 6, where Table 9 reads 39.5 and the
+fake (like the built-in irb140) uses ABB's 65 mm; the same numbers as
+robots/irb140/chain.csv, so this scene holds the *datasheet* geometry, not
+values read from the authors' scene file (which ../shared/reference does not
+have). ``EULER_DEG``: issue 4 (the authors' joint objects); ``LIMITS_DEG``: ABB's
+product specification. ``p_mm`` builds a scene that stores other joint positions.
 """
 
 from __future__ import annotations
@@ -41,8 +49,9 @@ def _rad(v):
     return [math.radians(x) for x in v]
 
 
-def build_irb140_scene(q_deg=(0, 0, 0, 0, 0, 0), *, with_tip: bool = True, extra_branch: bool = False) -> Scene:
-    """The scene, joints then set to ``q_deg`` [deg].
+def build_irb140_scene(q_deg=(0, 0, 0, 0, 0, 0), *, with_tip: bool = True, extra_branch: bool = False,
+                       p_mm=P_MM) -> Scene:
+    """The scene, joints then set to ``q_deg`` [deg]; ``p_mm``: the joint-to-joint translations [mm], (6, 3).
 
     ``extra_branch`` adds a second joint beside joint 6 (a gripper finger):
     the arm is then no longer a serial chain.
@@ -53,7 +62,7 @@ def build_irb140_scene(q_deg=(0, 0, 0, 0, 0, 0), *, with_tip: bool = True, extra
     origin = np.zeros(3)
     joints = []
     for i in range(6):
-        origin = origin + np.array(P_MM[i]) / 1000.0
+        origin = origin + np.array(p_mm[i], dtype=float) / 1000.0
         lo, hi = _rad(LIMITS_DEG[i])
         j = scene.add("joint", OBJECT_JOINT, parent, T_world=(origin, matrix_from_euler(*_rad(EULER_DEG[i]))),
                       joint_type=JOINT_REVOLUTE, interval=(lo, hi - lo))

@@ -45,8 +45,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     comp.add_argument("--convention", choices=("table", "authors-coppeliasim"), default="table",
                       help="'table': the deformation table as seed 002, Tables 6-7 read it; 'authors-coppeliasim': "
                            "applied as the paper authors' CoppeliaSim script did (world-frame increments of the "
-                           "joint objects; with a ramp D/T added every minute), offline, for irb140 "
-                           "(docs/coppeliasim.md)")
+                           "joint objects; with a ramp D/T added every minute), offline, for irb140 or a robot "
+                           "read from a scene with --joint-objects (docs/coppeliasim.md)")
+    comp.add_argument("--joint-objects", metavar="CSV",
+                      help="with --convention authors-coppeliasim: the scene's joint-object orientations, written by "
+                           "'thermocomp coppeliasim read-robot --joint-objects-out' beside the robot it read")
     add_solver_arguments(comp)
     comp.add_argument("--plot", metavar="PNG",
                       help="also draw the TCP error before/after compensation and the joint corrections per minute")
@@ -162,7 +165,11 @@ def run(args: argparse.Namespace) -> int:
         from thermocomp.cli.coppeliasim import authors_offline
 
         deformation, tables_by_minute = authors_offline(args.robot, args.deformation, settings.time_law, args.composition,
-                                                        args.out)
+                                                        args.out, args.joint_objects)
+    elif args.joint_objects is not None:
+        from thermocomp.errors import ConfigurationError
+
+        raise ConfigurationError("--joint-objects serves --convention authors-coppeliasim only")
     try:
         report = run_compensation(
             args.robot, deformation, args.targets, args.out,

@@ -140,6 +140,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     _connection_options(read)
     _robot_options(read)
     read.add_argument("--out", help="write the table-form CSV here instead of printing it")
+    read.add_argument("--joint-objects-out", metavar="CSV",
+                      help="also write the joint objects' world orientations at the zero pose (what "
+                           "'compensate --convention authors-coppeliasim --joint-objects' needs for this robot)")
 
     check = acts.add_parser("check", help="compare CoppeliaSim's TCP with thermocomp's forward kinematics",
                             formatter_class=fmt)
@@ -299,24 +302,28 @@ def _table(chain, args, minute: float | None, R_world_joint=None):
     return table, float(law.fraction(minute))
 
 
-def authors_offline(robot, deformation, time_law, composition: str, out):
+def authors_offline(robot, deformation, time_law, composition: str, out, joint_objects=None):
     """``thermocomp compensate --convention authors-coppeliasim``: the authors' scene law without CoppeliaSim.
 
     Returns ``(table, tables_by_minute)`` for :func:`thermocomp.pipeline.run_compensation`;
-    the joint-object orientations are the authors' IRB140 scene's (built in for irb140 only).
+    the joint-object orientations come from ``joint_objects`` (a file ``coppeliasim read-robot
+    --joint-objects-out`` wrote beside the robot it read), else the authors' IRB140 scene's
+    (built in for irb140 only).
     """
     from thermocomp.deformation.coppeliasim_convention import authors_law
     from thermocomp.errors import ConfigurationError
     from thermocomp.io.atomic import check_not_input
     from thermocomp.io.deformation_csv import read_deformation_csv
+    from thermocomp.io.scene_joints_csv import read_scene_joints_csv
     from thermocomp.robot.builtin import load_robot
 
     if composition != "table":
         raise ConfigurationError("--convention authors-coppeliasim gives the table-form equivalent of the authors' "
                                  f"scene (composition 'table'); expected no --composition {composition}")
-    check_not_input(out, [deformation])
+    check_not_input(out, [deformation] + ([] if joint_objects is None else [joint_objects]))
     chain = load_robot(robot)
-    law = authors_law(chain, read_deformation_csv(deformation, n_joints=chain.n_joints), time_law)
+    R_world_joint = None if joint_objects is None else read_scene_joints_csv(joint_objects, chain.n_joints)
+    law = authors_law(chain, read_deformation_csv(deformation, n_joints=chain.n_joints), time_law, R_world_joint)
     return law.table, law.tables_by_minute
 
 
@@ -339,6 +346,13 @@ def _read_robot(args) -> int:
         print(f"wrote {args.out}")
     else:
         print(chain_csv_text(robot.chain, comments=comments), end="")
+    if args.joint_objects_out:
+        from thermocomp.io.scene_joints_csv import write_scene_joints_csv
+
+        write_scene_joints_csv(args.joint_objects_out, robot.R_world_joint, comments=(
+            f"joint objects of {robot.chain.name} at the zero pose, read from the CoppeliaSim scene "
+            f"({args.robot_path}): world orientation, CoppeliaSim Euler angles (R = Rx Ry Rz) [deg]",))
+        print(f"wrote {args.joint_objects_out}", file=sys.stderr if not args.out else sys.stdout)
     return EXIT_OK
 
 

@@ -145,7 +145,9 @@ def joint_object_orientations(chain: Chain, R_world_joint: ArrayLike | None = No
             raise InputError(
                 f"robot {chain.name!r}: the authors' scene convention needs the world orientation of every "
                 "joint object at the zero pose; built in only for irb140 (the authors' scene). Read the robot "
-                "from your CoppeliaSim scene, or pass R_world_joint (n, 3, 3)"
+                "from your CoppeliaSim scene ('thermocomp coppeliasim read-robot --out ROBOT.csv "
+                "--joint-objects-out JOINTS.csv', then --robot ROBOT.csv --joint-objects JOINTS.csv), or pass "
+                "R_world_joint (n, 3, 3)"
             )
         R_world_joint = matrix_from_euler_xyz(np.radians(AUTHORS_IRB140_JOINT_EULER_DEG))
     R = check_array(R_world_joint, (n, 3, 3), f"{chain.name} joint object orientations")

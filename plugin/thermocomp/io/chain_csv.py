@@ -131,7 +131,7 @@ def _shortest(value: float, to_file, from_file) -> str:
         candidate = float(f"{to_file(value):.{digits}g}")
         if from_file(candidate) == value:
             return repr(candidate)
-    return repr(to_file(value))
+    return repr(float(to_file(value)))  # float(): numpy 2 reprs np.float64 as 'np.float64(...)'
 
 
 def _fmt_mm(metres: float) -> str:
