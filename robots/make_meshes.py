@@ -130,9 +130,10 @@ def irb140():
 
 
 def gofa():
-    """ABB GoFa CRB 15000-5/0.95 at the zero pose, base frame [m]. Joints: 1 (0,0,.1875) Z;
-    2 (0,-.085,.265) Y; 3 (0,-.086,.709) Y; 4 (.096,0,.819) X; 5 (.47,.0755,.819) Y;
-    6 (.538,0,.899) X; flange x .5706."""
+    """ABB GoFa CRB 15000-5/0.95 at the zero pose, base frame [m]. Joint axes (robots/gofa/chain.csv, the
+    ROS-Industrial xacro, whose joint origins lie on them): 1 Z through (0,0); 2 Y and 3 Y at z .265 and .709;
+    4 X at z .819; 5 Y at x .47; 6 X at z .899; flange at x .571. The housings sit where seed 000 Table I's
+    joint points put them (joint 2 housing at y -.085, elbow at y -.086, wrist 5 at y .0755, joint 6 from x .538)."""
     z2, z3, z4, z6 = 0.265, 0.709, 0.819, 0.899
     return {
         "base": union(cyl_z(0.0, 0.1875, 0.0, 0.0, 0.0825), box((-0.1245, -0.06, 0.0), (-0.05, 0.06, 0.12))),
@@ -142,7 +143,7 @@ def gofa():
         "link4": union(cyl_x(0.097, 0.42, 0.0, z4, 0.0528),
                        hull(cyl_x(0.40, 0.42, 0.0, z4, 0.0528), cyl_y(0.0755, 0.118, 0.47, z4, 0.05))),
         "link5": hull(cyl_y(-0.0935, 0.0745, 0.47, z4, 0.054), cyl_x(0.42, 0.538, 0.0, z6, 0.0527)),
-        "link6": cyl_x(0.538, 0.5706, 0.0, z6, 0.045),
+        "link6": cyl_x(0.538, 0.571, 0.0, z6, 0.045),
     }
 
 

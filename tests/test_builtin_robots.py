@@ -19,7 +19,7 @@ from scipy.spatial.transform import Rotation
 
 from thermocomp.kinematics.fk import fk, fk_jacobian, fk_matrix
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot, robot_dir
+from thermocomp.robot.builtin import BUILTIN_ROBOTS, BUILTIN_VARIANTS, load_robot, robot_dir
 from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
 
 REPO = Path(__file__).resolve().parents[1]
@@ -34,7 +34,7 @@ EXACT = 1e-12
 #: (joint 1 z 0.265, joint 3 +0.444, joint 4 +0.110, joint 5 x 0.470, joint 6 0.101 / 0.080).
 GOFA_XACRO_TOOL0_ZERO = np.array([0.571, 0.0, 0.899])
 #: Seed 000 Table I puts the flange this much nearer joint 5 than the xacro:
-#: 68 + 32.6 = 100.6 mm against 101 mm [m] (robots/gofa/chain.csv).
+#: 68 + 32.6 = 100.6 mm against 101 mm [m] (robots/gofa/chain_seed000.csv, the gofa-seed000 variant).
 GOFA_TABLE_I_SHORTFALL = 0.0004
 #: The printed 1e-7 m x values of Table I's links 1 and 2 [m] (before joints 2 and 3).
 GOFA_TABLE_I_X = (-7.366e-7, 7.105e-7)
@@ -55,15 +55,16 @@ def load_make_tables() -> ModuleType:
 # --- every built-in robot --------------------------------------------------------------
 
 
-@pytest.mark.parametrize("robot", BUILTIN_ROBOTS)
+@pytest.mark.parametrize("robot", [*BUILTIN_ROBOTS, *BUILTIN_VARIANTS])
 def test_builtin_robot_loads_with_provenance(robot: str) -> None:
     chain = load_robot(robot)
-    assert chain.n_joints == 6
+    assert chain.n_joints == 6 and chain.name == robot
     assert np.all(np.isfinite(chain.velocity)), "every built-in robot states its joint speeds"
-    assert (robot_dir(robot) / "chain.csv").read_text().startswith("# "), "provenance comments first"
+    folder, table = BUILTIN_VARIANTS.get(robot, (robot, "chain.csv"))
+    assert (robot_dir(folder) / table).read_text().startswith("# "), "provenance comments first"
 
 
-@pytest.mark.parametrize("robot", BUILTIN_ROBOTS)
+@pytest.mark.parametrize("robot", [*BUILTIN_ROBOTS, *BUILTIN_VARIANTS])
 def test_home_is_inside_limits_and_not_singular(robot: str) -> None:
     chain = load_robot(robot)
     assert chain.within_limits(chain.home)
@@ -85,8 +86,15 @@ def test_irb140_zero_pose_is_abb_tool0() -> None:
 
 
 def test_gofa_zero_pose() -> None:
-    """Tool0 at the xacro's (571, 0, 899) mm less Table I's 0.4 mm, z along +X."""
+    """The manufacturer's geometry: tool0 at the xacro's (571, 0, 899) mm, z along +X."""
     R, p = fk(nominal_model(load_robot("gofa")), np.zeros(6))
+    np.testing.assert_allclose(p, GOFA_XACRO_TOOL0_ZERO, rtol=0, atol=EXACT)
+    np.testing.assert_allclose(R[:, 2], [1.0, 0.0, 0.0], rtol=0, atol=EXACT)
+
+
+def test_gofa_seed000_zero_pose() -> None:
+    """Seed 000 Table I's variant: tool0 at the xacro's (571, 0, 899) mm less Table I's 0.4 mm, z along +X."""
+    R, p = fk(nominal_model(load_robot("gofa-seed000")), np.zeros(6))
     expected = GOFA_XACRO_TOOL0_ZERO + [sum(GOFA_TABLE_I_X) - GOFA_TABLE_I_SHORTFALL, 0.0, 0.0]
     np.testing.assert_allclose(p, expected, rtol=0, atol=EXACT)
     np.testing.assert_allclose(R[:, 2], [1.0, 0.0, 0.0], rtol=0, atol=EXACT)
@@ -131,9 +139,9 @@ def gofa_xacro_fk(xacro: dict[str, dict], q: np.ndarray) -> np.ndarray:
 
 @needs_reference
 def test_gofa_table_i_totals_match_xacro() -> None:
-    """Seed 000 Table I against the xacro: the sums the two share (robots/gofa/chain.csv)."""
+    """Seed 000 Table I against the xacro: the sums the two share (robots/gofa/chain_seed000.csv)."""
     x = read_gofa_xacro()
-    p, tool = load_robot("gofa").p, load_robot("gofa").T_last_tcp[:3, 3]
+    p, tool = load_robot("gofa-seed000").p, load_robot("gofa-seed000").T_last_tcp[:3, 3]
     assert p[0, 2] + p[1, 2] == pytest.approx(x["joint_1"]["xyz"][2] + x["joint_2"]["xyz"][2], abs=EXACT)  # 0.265
     assert p[2, 2] == pytest.approx(x["joint_3"]["xyz"][2], abs=EXACT)  # 0.444
     assert p[3, 2] == pytest.approx(x["joint_4"]["xyz"][2], abs=EXACT)  # 0.110
@@ -144,9 +152,10 @@ def test_gofa_table_i_totals_match_xacro() -> None:
 
 
 @needs_reference
-def test_gofa_axes_limits_speeds_and_tool_are_the_xacro() -> None:
+@pytest.mark.parametrize("robot", ["gofa", "gofa-seed000"])
+def test_gofa_axes_limits_speeds_and_tool_are_the_xacro(robot: str) -> None:
     x = read_gofa_xacro()
-    chain = load_robot("gofa")
+    chain = load_robot(robot)
     for i in range(6):
         j = x[chain.joint_names[i]]
         np.testing.assert_array_equal(chain.axis[i], j["axis"])
@@ -157,12 +166,25 @@ def test_gofa_axes_limits_speeds_and_tool_are_the_xacro() -> None:
 
 
 @needs_reference
-def test_gofa_is_the_xacro_robot_with_a_shorter_flange() -> None:
+def test_gofa_is_the_xacro_robot() -> None:
+    """The built-in gofa's table is the xacro's joint origins: the same tool0 at every configuration, to round-off."""
+    x = read_gofa_xacro()
+    chain = load_robot("gofa")
+    q = np.random.default_rng(11).uniform(chain.lower, chain.upper, (100, 6))
+    ours = fk_matrix(nominal_model(chain), q)
+    xacro = np.array([gofa_xacro_fk(x, qk) for qk in q])
+    np.testing.assert_allclose(ours, xacro, rtol=0, atol=EXACT)
+    for i, name in enumerate([f"joint_{k}" for k in range(1, 7)]):
+        np.testing.assert_allclose(chain.p[i], x[name]["xyz"], rtol=0, atol=EXACT)
+
+
+@needs_reference
+def test_gofa_seed000_is_the_xacro_robot_with_a_shorter_flange() -> None:
     """At every configuration the Table I robot's tool0 has the xacro's orientation and sits
     0.4 mm back along its own z (joint 6's axis): the other differences of the two tables
     (y offsets, joint 4's x) lie along joint axes and cancel, up to the printed 1e-7 m values."""
     x = read_gofa_xacro()
-    chain = load_robot("gofa")
+    chain = load_robot("gofa-seed000")
     q = np.random.default_rng(11).uniform(chain.lower, chain.upper, (100, 6))
     ours = fk_matrix(nominal_model(chain), q)
     xacro = np.array([gofa_xacro_fk(x, qk) for qk in q])

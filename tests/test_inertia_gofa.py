@@ -6,7 +6,10 @@ Their visual STL files are in metres, in the ROS link frames, and not closed
 (cracks where faces do not share vertices), but consistently oriented: the
 ``signed`` fallback applies. Mapped onto thermocomp's link frames by
 ``robots/gofa/ros_industrial_meshes.csv`` (or by the xacro itself, expanded to
-a URDF here), with Table II's total of 28.004 kg:
+a URDF here), with Table II's total of 28.004 kg. Table I's centres of mass are
+in Table I's own link frames (origins on its joint points, which lie elsewhere
+along the joint axes than the xacro's): they are compared on the
+``gofa-seed000`` variant, its meshes mapped by ``ros_industrial_meshes_seed000.csv``.
 
 * masses (measured): 4.932, 3.900, 6.043, 4.767, 3.915, 4.241, 0.206 kg
   against Table II's 4.933, 3.898, 6.042, 4.767, 3.915, 4.242, 0.206: at most
@@ -44,6 +47,7 @@ from thermocomp.robot.builtin import load_robot, robot_dir
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
 GOFA = REFERENCE / "robots" / "abb_crb15000_5_95"
 MESH_MAP = robot_dir("gofa") / "ros_industrial_meshes.csv"
+MESH_MAP_SEED000 = robot_dir("gofa") / "ros_industrial_meshes_seed000.csv"
 
 #: Seed 000, Table II: CAD masses [kg] of links 0 (base) .. 6, total 28.004.
 TABLE_II_CAD_MASS = [4.933, 3.898, 6.042, 4.767, 3.915, 4.242, 0.206]
@@ -75,17 +79,26 @@ def report():
     return compute_inertials("gofa", GOFA / "meshes" / "visual", options, mesh_map=MESH_MAP)
 
 
-def test_table_ii_cad_masses(report):
+@pytest.fixture(scope="module")
+def report_seed000():
+    """The same meshes on seed 000 Table I's link frames (the gofa-seed000 variant)."""
+    options = InertiaOptions(total_mass=TABLE_II_TOTAL, metres_per_unit=1.0, fallback="signed")
+    return compute_inertials("gofa-seed000", GOFA / "meshes" / "visual", options, mesh_map=MESH_MAP_SEED000)
+
+
+def test_table_ii_cad_masses(report, report_seed000):
     masses = [link.mass for link in report.inertials.links]
     for k, (got, want) in enumerate(zip(masses, TABLE_II_CAD_MASS)):
         assert abs(got - want) <= MASS_ROUNDING + MASS_TESSELLATION * want, f"link {k}: {got:.4f} vs {want} kg"
     assert sum(masses) == pytest.approx(TABLE_II_TOTAL, rel=1e-12)
     assert all(link.method == "signed" for link in report.inertials.links)
     assert max(s.volume_spread / s.volume for s in report.solids.values()) < 3e-4
+    # Masses do not depend on where the link frames sit.
+    np.testing.assert_allclose(masses, [link.mass for link in report_seed000.inertials.links], rtol=1e-12)
 
 
-def test_table_i_centres_of_mass(report):
-    com = np.array([link.com for link in report.inertials.links])
+def test_table_i_centres_of_mass(report_seed000):
+    com = np.array([link.com for link in report_seed000.inertials.links])
     np.testing.assert_allclose(com[1:], TABLE_I_COM[1:], rtol=0, atol=COM_TOL)
     assert com[0, 2] == pytest.approx(TABLE_I_COM[0, 2], abs=COM_TOL)
     assert np.all(np.abs(com[0, :2]) < 2e-3)  # Table I: 0 (not given)
@@ -124,7 +137,8 @@ def xacro_joint_origins() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-def test_the_shipped_mesh_map_is_the_xacro(tmp_path):
+@pytest.mark.parametrize(("robot", "mesh_map"), [("gofa", MESH_MAP), ("gofa-seed000", MESH_MAP_SEED000)])
+def test_the_shipped_mesh_map_is_the_xacro(robot, mesh_map):
     """Each row's translation = ROS link origin - our joint origin at the zero pose (xacro rpy all 0)."""
     origins = xacro_joint_origins()
     ros_links = ["base_link"] + [f"link_{i}" for i in range(1, 7)]
@@ -133,8 +147,8 @@ def test_the_shipped_mesh_map_is_the_xacro(tmp_path):
         xyz, rpy = origins[name]
         assert np.all(rpy == 0)
         position[name] = position[ros_links[ros_links.index(name) - 1]] + xyz
-    frames = zero_pose_link_frames(load_robot("gofa"))
-    refs = read_mesh_map(MESH_MAP, GOFA / "meshes" / "visual", link_names(6), 1.0)
+    frames = zero_pose_link_frames(load_robot(robot))
+    refs = read_mesh_map(mesh_map, GOFA / "meshes" / "visual", link_names(6), 1.0)
     for ref, ros, link in zip(refs, ros_links, link_names(6)):
         assert ref.link == link and ref.path.name == f"{ros}.stl"
         np.testing.assert_allclose(ref.T_link_mesh[:3, :3], np.eye(3), atol=0)

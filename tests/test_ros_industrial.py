@@ -80,14 +80,24 @@ def test_ur5_xacro_is_the_builtin_ur5() -> None:
                                rtol=0, atol=1e-12)
 
 
-def test_gofa_xacro_loads_with_tool0() -> None:
+def test_gofa_xacro_is_the_builtin_gofa() -> None:
+    """Root -> tool0 by default; the built-in gofa follows the manufacturer's geometry: equal to 1e-9 m.
+
+    (The seed-000 variant's tool0 sits 0.4 mm away: the table's flange is that much nearer joint 5.)
+    """
     description = read_robot_description(GOFA_XACRO, options())
     assert urdf_chain_ends(description.urdf, str(GOFA_XACRO)) == ("base_link", "tool0")
-    chain = description.chain()
-    assert chain.joint_names == tuple(f"joint_{i}" for i in range(1, 7))
-    R, p = fk(nominal_model(chain), np.zeros(6))
-    np.testing.assert_allclose(p, [0.571, 0.0, 0.899], rtol=0, atol=1e-12)  # the macro's joint origins summed
-    np.testing.assert_allclose(R[:, 2], [1.0, 0.0, 0.0], rtol=0, atol=1e-12)  # tool0 z along +X at zero
+    xacro = description.chain()
+    gofa = load_robot("gofa")
+    assert xacro.joint_names == gofa.joint_names
+    q = random_q(gofa)
+    theirs = fk_matrix(nominal_model(xacro), q)
+    np.testing.assert_allclose(theirs, fk_matrix(nominal_model(gofa), q), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(np.c_[xacro.lower, xacro.upper, xacro.velocity],
+                               np.c_[gofa.lower, gofa.upper, gofa.velocity], rtol=0, atol=1e-12)
+    seed000 = fk_matrix(nominal_model(load_robot("gofa-seed000")), q)
+    offset = np.linalg.norm(seed000[:, :3, 3] - theirs[:, :3, 3], axis=1)
+    np.testing.assert_allclose(offset, 0.0004, rtol=0, atol=2e-6)  # 0.4 mm, up to Table I's printed 1e-7 m values
 
 
 def _without_geometry(urdf: str) -> str:

@@ -19,7 +19,7 @@ from thermocomp._typing import FloatArray
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import LinearRamp, Static, TimeLaw
 from thermocomp.kinematics.ik import IKOptions
-from thermocomp.robot.builtin import BUILTIN_ROBOTS
+from thermocomp.robot.builtin import BUILTIN_ROBOTS, BUILTIN_VARIANTS
 
 EXIT_OK, EXIT_INPUT, EXIT_FAILED_ROWS, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -93,7 +93,8 @@ def add_program_arguments(parser: argparse.ArgumentParser, verb: str = "solved",
 
 
 #: What ``--robot`` (or a command's robot argument) takes, for help texts.
-ROBOT_HELP = f"built-in robot ({', '.join(BUILTIN_ROBOTS)}) or a robot file: table-form .csv, .urdf or .xacro"
+ROBOT_HELP = (f"built-in robot ({', '.join((*BUILTIN_ROBOTS, *BUILTIN_VARIANTS))}) or a robot file: table-form .csv, "
+              ".urdf or .xacro")
 
 
 def add_robot_file_arguments(parser: argparse.ArgumentParser) -> None:

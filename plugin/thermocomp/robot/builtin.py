@@ -17,15 +17,20 @@ from thermocomp.robot.chain import Chain
 if TYPE_CHECKING:
     from thermocomp.io.robot_files import RobotFileOptions
 
-#: Names of the built-in robots.
+#: Names of the built-in robots (each with its table, envelope meshes, inertials and cell).
 BUILTIN_ROBOTS = ("irb140", "gofa", "ur5")
+#: Kinematic variants of built-in robots: name -> (robot folder, table file). Tables only: their link frames
+#: are not their robot's, so they carry no meshes or inertials (a simulator draws them with primitives).
+#: ``gofa-seed000`` is seed 000 Table I's GoFa, whose flange sits 0.40 mm nearer joint 5 than the
+#: manufacturer's (the built-in ``gofa``); docs/conventions.md.
+BUILTIN_VARIANTS = {"gofa-seed000": ("gofa", "chain_seed000.csv")}
 
 
 def robot_dir(name: str) -> Path:
     """Folder of a built-in robot's data files."""
     if name not in BUILTIN_ROBOTS:
-        raise InputError(f"unknown robot {name!r}; expected one of {', '.join(BUILTIN_ROBOTS)} or a path to a "
-                         ".csv, .urdf or .xacro file")
+        raise InputError(f"unknown robot {name!r}; expected one of {', '.join((*BUILTIN_ROBOTS, *BUILTIN_VARIANTS))} "
+                         "or a path to a .csv, .urdf or .xacro file")
     return _robots_root() / name
 
 
@@ -44,7 +49,8 @@ def load_robot(name: str | PathLike, options: RobotFileOptions | None = None) ->
     Parameters
     ----------
     name
-        ``"irb140"``, ``"gofa"``, ``"ur5"``, or a path to a ``.csv`` (the table
+        ``"irb140"``, ``"gofa"``, ``"ur5"``, a variant of :data:`BUILTIN_VARIANTS`
+        (``"gofa-seed000"``), or a path to a ``.csv`` (the table
         form, or a DH table: see :mod:`thermocomp.io.dh_csv`), a ``.urdf`` or
         a ``.xacro`` file (:func:`thermocomp.io.robot_files.load_robot_file`).
     options
@@ -71,4 +77,7 @@ def load_robot(name: str | PathLike, options: RobotFileOptions | None = None) ->
         if first is not None and is_dh_header(first[1]):
             return read_dh_csv(path)
         return read_chain_csv(path)
+    if str(name) in BUILTIN_VARIANTS:
+        folder, table = BUILTIN_VARIANTS[str(name)]
+        return read_chain_csv(_robots_root() / folder / table, name=str(name))
     return read_chain_csv(robot_dir(str(name)) / "chain.csv", name=str(name))

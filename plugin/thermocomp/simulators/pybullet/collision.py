@@ -171,10 +171,12 @@ def collision_geometry(geometry: RobotGeometry) -> RobotGeometry:
 
 
 def self_pairs(chain: Chain, geometry: RobotGeometry) -> list[tuple[str, str]]:
-    """Pairs of links checked against each other: both have a collision mesh and are not neighbours."""
+    """Pairs of links checked against each other: both have a collision mesh, are not neighbours and do not
+    touch by construction (:attr:`RobotGeometry.touching`)."""
     names = link_names(chain)
     solid = [k for k, n in enumerate(names) if n in geometry.links and geometry.links[n].collision_mesh]
-    return [(names[a], names[b]) for i, a in enumerate(solid) for b in solid[i + 1:] if b - a >= 2]
+    return [(names[a], names[b]) for i, a in enumerate(solid) for b in solid[i + 1:]
+            if b - a >= 2 and (names[a], names[b]) not in geometry.touching]
 
 
 def check_configuration(body: RobotBody, pairs: Sequence[tuple[str, str]], cell: dict[str, int],

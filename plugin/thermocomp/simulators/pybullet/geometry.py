@@ -80,11 +80,17 @@ class RobotGeometry:
     mesh_map_file
         The mesh map the meshes were named in, or ``None``: where an error
         about one of them points (:func:`thermocomp.simulators.pybullet.robot.check_geometry`).
+    touching
+        Pairs of links that are not neighbours in the chain but touch by
+        construction, so the self-collision check skips them as it skips
+        neighbours: the primitive envelopes on both sides of a zero-length
+        link (two joints at one point, as URDF chains often have) meet there.
     """
 
     links: Mapping[str, LinkContent]
     source: str
     mesh_map_file: str | None = None
+    touching: frozenset[tuple[str, str]] = frozenset()
 
 
 #: No meshes at all: the fastest reload, for measurements that need only kinematics.
@@ -235,7 +241,11 @@ def primitive_geometry(chain: Chain, out_dir: PathLike, radius: float = PRIMITIV
         if not path.is_file():  # written atomically: a file of this name is always complete
             atomic_write_bytes(path, mesh.export(file_type="stl"))
         links[name] = LinkContent(visual_mesh=str(path.resolve()), collision_mesh=str(path.resolve()))
-    return RobotGeometry(links=links, source="primitive envelopes generated from the chain (a stand-in for meshes)")
+    names = link_names(chain)
+    touching = frozenset((names[k - 1], names[k + 1]) for k in range(1, len(names) - 1)
+                         if float(np.linalg.norm(segments[k])) == 0.0)
+    return RobotGeometry(links=links, source="primitive envelopes generated from the chain (a stand-in for meshes)",
+                         touching=touching)
 
 
 def convex_slab_pieces(vertices: FloatArray, edges: np.ndarray, slabs: int = COLLISION_SLABS):
