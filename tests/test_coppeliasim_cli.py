@@ -38,8 +38,13 @@ def test_info_and_read_robot(fake_irb140, capsys):
     assert f"CoppeliaSim {version} at tcp://127.0.0.1:{fake_irb140.port} (port {fake_irb140.port})" in \
         capsys.readouterr().out
     assert main(["coppeliasim", "read-robot", *scene_args(fake_irb140)[0:]]) == EXIT_OK
-    text = capsys.readouterr().out
+    captured = capsys.readouterr()
+    text = captured.out
     assert text.count(",joint") == 6 and "row,name,px_mm" in text
+    # Which CoppeliaSim was reached (several listen on 23000, 23001, ...): on stderr, stdout stays the CSV.
+    assert captured.err.startswith(f"connected to CoppeliaSim {version} at tcp://127.0.0.1:{fake_irb140.port} "
+                                   f"(port {fake_irb140.port})")
+    assert "connected" not in text
 
 
 def test_unreachable_is_exit_1_with_a_message(capsys):
