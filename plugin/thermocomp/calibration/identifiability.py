@@ -102,13 +102,14 @@ class Identifiability:
 
 
 def _orthonormal(A: FloatArray, rcond: float) -> tuple[FloatArray, bool, int]:
-    """Orthonormal basis of the columns of ``A``, whether they are independent, and the weakest column."""
+    """Orthonormal basis of the column space of ``A``, whether its columns are independent, and the weakest one."""
     if A.shape[1] == 0:
         return np.zeros((A.shape[0], 0)), True, -1
     U, s, Vt = np.linalg.svd(A, full_matrices=False)
     ok = bool(s[-1] > rcond * s[0]) if s[0] > 0 else False
     weak = int(np.argmax(np.abs(Vt[-1]))) if not ok else -1
-    return U, ok, weak
+    keep = s > rcond * s[0] if s[0] > 0 else np.zeros(s.size, dtype=bool)
+    return U[:, keep], ok, weak
 
 
 def analyse(A: FloatArray, candidates: np.ndarray, forced: np.ndarray, scale: FloatArray,

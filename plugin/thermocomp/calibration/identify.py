@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from thermocomp._typing import FloatArray
+from thermocomp.calibration._blas import single_threaded_blas
 from thermocomp.calibration.identifiability import Identifiability, analyse
 from thermocomp.calibration.jacobian import parameter_names, pose_jacobian
 from thermocomp.calibration.measurements import Measurements
@@ -318,6 +319,14 @@ def _initial_tracker(problem: _Problem, theta: FloatArray, x: FloatArray) -> Flo
     return kabsch(p_world, problem.meas.p_tracker_tcp)
 
 
+def _range_basis(A: FloatArray, rcond: float) -> FloatArray:
+    """Orthonormal basis of the column space of ``A`` (directions above ``rcond`` times the largest)."""
+    if A.shape[1] == 0:
+        return np.zeros((A.shape[0], 0))
+    U, s, _ = np.linalg.svd(A, full_matrices=False)
+    return U[:, s > rcond * s[0]] if s[0] > 0 else np.zeros((A.shape[0], 0))
+
+
 def _step(problem: _Problem, J: FloatArray, r: FloatArray, free_law: bool,
           active: np.ndarray | None) -> tuple[FloatArray, Identifiability]:
     """One linearised solve; returns the scaled step ``(Z,)`` and the identifiability it used."""
@@ -325,7 +334,7 @@ def _step(problem: _Problem, J: FloatArray, r: FloatArray, free_law: bool,
     candidates = _candidates(problem.chain.n_joints, problem.options.rows)
     forced = np.r_[np.arange(P, P + L) if free_law else np.zeros(0, dtype=int), np.arange(P + L, P + L + B)].astype(int)
     ident = analyse(J, candidates, forced, problem.scale, problem.options.rcond, active)
-    Q = np.linalg.svd(J[:, forced], full_matrices=False)[0] if forced.size else np.zeros((J.shape[0], 0))
+    Q = _range_basis(J[:, forced], problem.options.rcond)
     C = J[:, candidates] - Q @ (Q.T @ J[:, candidates])
     r_proj = r - Q @ (Q.T @ r)
     step = np.zeros(J.shape[1])
@@ -343,9 +352,10 @@ def _step(problem: _Problem, J: FloatArray, r: FloatArray, free_law: bool,
     return step, ident
 
 
+@single_threaded_blas()
 def identify(chain: Chain, meas: Measurements, options: CalibrationOptions | None = None,
              law: FractionModel = STATIC_FRACTIONS, theta0: FloatArray | None = None,
-             free_law: bool = True) -> Fit:
+             free_law: bool = True, start: Fit | None = None) -> Fit:
     """Fit the table (and the tracker frame, and the time law's parameters) to the measurements.
 
     Parameters
@@ -363,6 +373,9 @@ def identify(chain: Chain, meas: Measurements, options: CalibrationOptions | Non
         Starting parameters of the law ``(L,)``.
     free_law
         Whether the law's parameters are fitted (False: held at ``theta0``).
+    start
+        An earlier fit to start from (its table and tracker frame), e.g. with
+        the law held: the law's columns vanish at a zero table.
 
     Returns
     -------
@@ -375,8 +388,11 @@ def identify(chain: Chain, meas: Measurements, options: CalibrationOptions | Non
     theta = np.zeros(0) if theta0 is None else np.array(theta0, dtype=float)
     if theta.shape != (L,):
         raise ConfigurationError(f"theta0: expected {L} time-law parameters, got {theta.shape}")
-    x = np.zeros(P)
-    T = _initial_tracker(problem, theta, x)
+    if start is None:
+        x = np.zeros(P)
+        T = _initial_tracker(problem, theta, x)
+    else:
+        x, T = start.x.copy(), start.T_tracker_world.copy()
     r, J, *_ = problem.evaluate(x, theta, T)
     cost = float(r @ r)
     active = None

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
+from thermocomp.calibration._blas import single_threaded_blas
 from thermocomp.calibration.identify import (
     STATIC_FRACTIONS,
     CalibrationOptions,
@@ -82,6 +83,7 @@ def _rows(chain: Chain, q: FloatArray, options: CalibrationOptions, table: Defor
     return J.reshape(m, -1, J.shape[1]), problem
 
 
+@single_threaded_blas()
 def suggest_poses(chain: Chain, q_measured: ArrayLike, q_candidates: ArrayLike, n_poses: int,
                   options: CalibrationOptions | None = None, table: DeformationTable | None = None,
                   orientation: bool = False) -> PoseSuggestion:

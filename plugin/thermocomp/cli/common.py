@@ -59,6 +59,13 @@ def minutes_arg(text: str) -> tuple[float, ...]:
         ) from None
 
 
+def time_law_arg(text: str) -> str:
+    """``from:PATH``: the path of a time-law file (or of the table it sits beside)."""
+    if not text.startswith("from:") or len(text) == len("from:"):
+        raise argparse.ArgumentTypeError(f"expected from:FILE (a table CSV or its .law.toml), got {text!r}")
+    return text[len("from:"):]
+
+
 def add_program_arguments(parser: argparse.ArgumentParser, verb: str = "solved", targets_required: bool = True) -> None:
     """The options that name a program and its deformation, shared by ``compensate`` and ``sim``.
 
@@ -80,6 +87,9 @@ def add_program_arguments(parser: argparse.ArgumentParser, verb: str = "solved",
                      help="minutes until thermal stabilisation: the table grows linearly from 0 to full by then")
     law.add_argument("--static", action="store_true",
                      help="apply the full table at every minute (the paper's static case)")
+    law.add_argument("--time-law", type=time_law_arg, metavar="from:FILE",
+                     help="the time law fitted by 'thermocomp calibrate': from:table.csv reads table.law.toml beside "
+                          "it (or from:FILE.law.toml); docs/calibration.md")
     parser.add_argument("--minutes", type=minutes_arg, default=None,
                         help=f"minutes at which every target is {verb}, START:STOP[:STEP] inclusive or a list "
                              "(default 0:200, or 0 with --static); ignored when the targets have time_min")
@@ -163,7 +173,8 @@ class ProgramSettings:
     Attributes
     ----------
     time_law
-        :class:`Static` with ``--static``, else :class:`LinearRamp` of ``--stabilisation-min``.
+        :class:`Static` with ``--static``, the law read from ``--time-law from:FILE``,
+        else :class:`LinearRamp` of ``--stabilisation-min``.
     minutes
         ``--minutes``, else 0 with ``--static``, else the default minutes of
         :class:`CompensationOptions` (0 .. 200) [min].
@@ -192,6 +203,10 @@ def program_settings(args: argparse.Namespace) -> ProgramSettings:
     static = bool(getattr(args, "static", False))
     time_law: TimeLaw = Static() if static else LinearRamp(getattr(args, "stabilisation_min",
                                                                    LinearRamp().stabilisation_min))
+    if getattr(args, "time_law", None) is not None:  # --time-law from:FILE (calibrate's fitted law)
+        from thermocomp.io.timelaw_file import read_time_law
+        time_law = read_time_law(args.time_law)
+        static = isinstance(time_law, Static)
     minutes = getattr(args, "minutes", None)
     if minutes is None:
         minutes = (0.0,) if static else CompensationOptions().minutes
