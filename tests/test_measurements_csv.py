@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from helpers import assert_located, write
+
 from thermocomp.calibration.measurements import Measurements
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_euler_xyz, matrix_from_rotvec
