@@ -141,3 +141,46 @@ def test_progress_moves_every_few_thousand_rows_in_every_phase(targets, exaggera
     assert report.summary.phase_seconds["solving"] > 0 and report.summary.phase_seconds["nominal configurations"] > 0
     text = report.text()
     assert all(name in text for name in PHASES) and "whole run" in text
+
+
+def test_results_as_a_dataframe_equal_the_results_csv(targets, exaggerated, tmp_path):
+    """report.frame() has the CSV's columns and values (the CSV rounds to 12 significant digits)."""
+    pd = pytest.importorskip("pandas")
+    out = tmp_path / "out.csv"
+    options = CompensationOptions(minutes=(0.0, 100.0, 200.0))
+    report = run_compensation("irb140", exaggerated, targets, out, options=options, keep_results=True)
+    frame = report.frame()
+    written = pd.read_csv(out)
+    assert list(frame.columns) == list(written.columns)
+    assert len(frame) == 150 and list(frame["target"][:3]) == list(targets.names[:3])
+    assert list(frame["status"]) == list(written["status"])
+    numeric = [c for c in frame.columns if c not in ("target", "status", "near_singular")]
+    a, b = frame[numeric].to_numpy(float), written[numeric].to_numpy(float)
+    assert np.allclose(a, b, rtol=1e-11, atol=1e-11 * np.abs(a).max())
+
+
+def test_targets_from_a_dataframe_equal_the_same_csv(targets, exaggerated, tmp_path):
+    """A DataFrame with the self-describing columns is read as the CSV it would be; errors are located."""
+    pd = pytest.importorskip("pandas")
+    from thermocomp.errors import InputError
+    from thermocomp.io.targets_csv import read_targets_frame
+
+    path = tmp_path / "targets.csv"
+    write_targets_csv(targets, path)
+    frame = pd.read_csv(path)
+    from_frame = read_targets_frame(frame)
+    from_file = read_targets_csv(path)
+    assert from_frame.names == from_file.names
+    assert np.array_equal(from_frame.p_world_tcp, from_file.p_world_tcp)
+    assert np.array_equal(from_frame.R_world_tcp, from_file.R_world_tcp)
+    report = run_compensation("irb140", exaggerated, frame, options=CompensationOptions(minutes=(0.0,)))
+    assert report.summary.n_rows == 50 and report.summary.n_failed == 0
+    bad = frame.copy()
+    bad.loc[7, "y_mm"] = float("nan")
+    with pytest.raises(InputError) as info:
+        read_targets_frame(bad)
+    assert (info.value.path, info.value.row, info.value.column) == ("DataFrame", 9, "y_mm")
+    twice = frame.copy()
+    twice.loc[4, "name"] = twice.loc[1, "name"]
+    with pytest.raises(InputError, match="duplicate target name"):
+        read_targets_frame(twice)

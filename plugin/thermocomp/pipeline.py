@@ -32,12 +32,12 @@ from thermocomp.compensation.compensate import (
 )
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
-from thermocomp.errors import InputError, ThermocompError
+from thermocomp.errors import ConfigurationError, InputError, ThermocompError
 from thermocomp.io.atomic import check_not_input
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.results_csv import results_writer
 from thermocomp.io.robot_files import RobotFileOptions
-from thermocomp.io.targets_csv import iter_targets_csv
+from thermocomp.io.targets_csv import iter_targets_csv, read_targets_frame
 from thermocomp.robot.builtin import load_robot
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
@@ -74,6 +74,31 @@ class CompensationReport:
     target_names: list[str] = field(default_factory=list)
     #: Wall time of the whole call [s] (the phases are in ``summary.phase_seconds``).
     wall_seconds: float = 0.0
+    #: Orientation convention of the targets (and of the results' poses), and the robot's joints.
+    orientation_convention: str = "euler_xyz"
+    n_joints: int = 6
+
+    def frame(self):
+        """The results as a :class:`pandas.DataFrame`: one row per (minute, target), the results CSV's columns.
+
+        Needs the kept results (``keep_results``, the default without ``out``).
+        Units as in the CSV (mm, degrees, names carry them); a failed row has
+        NaN where the CSV leaves cells empty; ``target`` holds names.
+        """
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pandas is a dependency; a trimmed install may lack it
+            raise ConfigurationError("report.frame() needs pandas: pip install pandas") from exc
+        from thermocomp.io.results_csv import chunk_columns, header
+
+        if not self.chunks and self.summary.n_rows:
+            raise ConfigurationError("report.frame() needs the results: run with keep_results=True")
+        names = tuple(self.target_names)
+        parts = [chunk_columns(chunk, names, self.orientation_convention) for chunk in self.chunks]
+        columns = header(self.n_joints, self.orientation_convention)
+        if not parts:
+            return pd.DataFrame(columns=columns)
+        return pd.DataFrame({c: np.concatenate([part[c] for part in parts]) for c in columns})
 
     def failure_text(self) -> str:
         s = self.summary
@@ -136,6 +161,9 @@ def _programs(targets: PathLike | Program, chain: Chain, fixed_orientation, chun
     if isinstance(targets, Program):
         yield targets
         return
+    if hasattr(targets, "columns") and hasattr(targets, "iloc"):  # a pandas DataFrame
+        yield read_targets_frame(targets, fixed_orientation=fixed_orientation, n_joints=chain.n_joints)
+        return
     stream = iter_targets_csv(targets, chunk_rows, fixed_orientation=fixed_orientation, n_joints=chain.n_joints)
     first = next(stream)
     if first.time_min is not None:
@@ -185,7 +213,8 @@ def run_compensation(
     deformation
         The paper's deformation CSV (mm, degrees) or a :class:`DeformationTable`.
     targets
-        Targets CSV (paper or self-describing form) or a :class:`Program`.
+        Targets CSV (paper or self-describing form), a :class:`Program`, or a pandas DataFrame with the
+        self-describing columns (:func:`~thermocomp.io.targets_csv.read_targets_frame`).
     out
         Results CSV; written completely or not at all. ``None``: write nothing.
     options
@@ -240,6 +269,8 @@ def run_compensation(
         summary=CompensationSummary(),
         options=options,
         out=None if out is None else Path(out),
+        orientation_convention=first.orientation_convention,
+        n_joints=chain.n_joints,
     )
 
     # Computed once for the whole program, not per piece of a streamed one.

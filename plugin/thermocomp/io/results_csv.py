@@ -79,13 +79,31 @@ def _format_rows(values: FloatArray) -> list[str]:
 FORMAT_BLOCK_ROWS = 4096
 
 
-def chunk_text(chunk: CompensationChunk, names: tuple[str, ...], convention: str) -> Iterator[str]:
-    """The CSV lines of a chunk, in blocks of :data:`FORMAT_BLOCK_ROWS` lines, each block newline-terminated.
+def chunk_columns(chunk: CompensationChunk, names: tuple[str, ...], convention: str) -> dict[str, np.ndarray]:
+    """The columns of a results file for ``chunk``, as arrays ``(r,)`` in file units (:func:`header` order).
 
-    The compensated block (angles, reached pose, deviation, filtered pose) is
-    left empty where the row failed, the nominal block (program angles and
-    their miss) where the target has no nominal solution.
+    ``minute`` float, ``target`` the names (object), ``status`` labels
+    (object), ``near_singular`` bool, then floats: NaN where the CSV leaves
+    a cell empty (see :func:`chunk_text`).
     """
+    values, blocks = _values(chunk, convention)
+    values = values.copy()
+    at = 0
+    for block, valid in blocks:
+        values[~valid, at:at + block.shape[1]] = np.nan
+        at += block.shape[1]
+    labels = np.array([s.label for s in Status], dtype=object)
+    columns = header(chunk.q.shape[1], convention)
+    out: dict[str, np.ndarray] = {
+        "minute": chunk.minute, "target": np.array(names, dtype=object)[chunk.target],
+        "status": labels[chunk.status], "near_singular": chunk.sigma_min < NEAR_SINGULAR_SIGMA,
+    }
+    out.update(zip(columns[4:], values.T))
+    return out
+
+
+def _values(chunk: CompensationChunk, convention: str) -> tuple[FloatArray, list[tuple[FloatArray, np.ndarray]]]:
+    """The numeric cells ``(r, k)`` after ``near_singular``, and the blocks with the rows where each is filled."""
     ok = chunk.status == Status.CONVERGED
     nominal_ok = chunk.nominal_status == Status.CONVERGED
     dev = chunk.deviation
@@ -103,7 +121,19 @@ def chunk_text(chunk: CompensationChunk, names: tuple[str, ...], convention: str
     ])
     filtered = np.hstack([chunk.p_filtered * 1e3, orientation_values(chunk.R_filtered, convention)])
     blocks = [(compensated, ok), (nominal, nominal_ok), (filtered, ok)]
-    values = np.hstack([b for b, _ in blocks])
+    return np.hstack([b for b, _ in blocks]), blocks
+
+
+def chunk_text(chunk: CompensationChunk, names: tuple[str, ...], convention: str) -> Iterator[str]:
+    """The CSV lines of a chunk, in blocks of :data:`FORMAT_BLOCK_ROWS` lines, each block newline-terminated.
+
+    The compensated block (angles, reached pose, deviation, filtered pose) is
+    left empty where the row failed, the nominal block (program angles and
+    their miss) where the target has no nominal solution.
+    """
+    ok = chunk.status == Status.CONVERGED
+    nominal_ok = chunk.nominal_status == Status.CONVERGED
+    values, blocks = _values(chunk, convention)
     labels = [s.label for s in Status]
     near_singular = chunk.sigma_min < NEAR_SINGULAR_SIGMA
     quoted = [quote_name(n) for n in names] if len(names) <= chunk.n_rows else None  # quote each name once
