@@ -78,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     json.dump({
         "wall_s": wall,
         "solver_s": s.solver_seconds,
+        "phase_s": s.phase_seconds,
+        "compute_s": s.phase_seconds["nominal configurations"] + s.phase_seconds["solving"],
         "rows": s.n_rows,
         "status": s.status_counts,
         "max_position_m": s.max_position_error,

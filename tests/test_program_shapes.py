@@ -184,3 +184,28 @@ def test_targets_from_a_dataframe_equal_the_same_csv(targets, exaggerated, tmp_p
     twice.loc[4, "name"] = twice.loc[1, "name"]
     with pytest.raises(InputError, match="duplicate target name"):
         read_targets_frame(twice)
+
+
+def test_the_nominal_memo_never_confuses_two_problems_with_one_hash(targets, monkeypatch):
+    """Every key hashing alike: a lookup still finds only equal keys (a collision is a miss, never a wrong row)."""
+    from thermocomp.compensation.compensate import NominalMemo, _take
+    from thermocomp.kinematics.ik import IKResult
+
+    first, _, keys = targets.distinct_rows()
+    m = keys.size
+    result = IKResult(q=np.arange(6.0 * m).reshape(m, 6), status=np.zeros(m, dtype=np.int8),
+                      position_error=np.zeros(m), orientation_error=np.zeros(m),
+                      iterations=np.zeros(m, dtype=np.int64), sigma_min=np.ones(m))
+    for colliding in (False, True):
+        memo = NominalMemo()
+        if colliding:
+            monkeypatch.setattr(NominalMemo, "_hash", staticmethod(lambda k: np.zeros(k.size, dtype=np.uint64)))
+        memo.add(keys[:30], _take(result, np.arange(30)))
+        found = memo.lookup(keys[::-1])
+        known = found >= 0
+        # every hit is the right row; without collisions every remembered key is found
+        assert np.array_equal(found[known], (m - 1 - np.arange(m))[known])
+        assert np.all(found[: m - 30] == -1)
+        if not colliding:
+            assert np.all(known[m - 30:])
+        assert np.array_equal(memo.take(found[known]).q, result.q[(m - 1 - np.arange(m))[known]])

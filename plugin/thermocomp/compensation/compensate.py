@@ -279,40 +279,62 @@ class NominalMemo:
 
     Shared by the pieces of a streamed program, so a target visited again in
     a later piece is not solved again. Holds at most :data:`MEMO_ENTRIES`.
+    Lookups are vectorised: a 64-bit hash of each key is searched in a sorted
+    array, and a hit counts only when the whole key is equal (a hash
+    collision is a miss, solved again: never a wrong solution).
     """
 
     def __init__(self, capacity: int = MEMO_ENTRIES) -> None:
         self.capacity = capacity
-        self._rows: dict[bytes, int] = {}
-        self._parts: list[IKResult] = []
-        self._offsets: list[int] = []
+        self._keys: np.ndarray | None = None  # (k,) void, in insertion order
+        self._hashes = np.zeros(0, dtype=np.uint64)  # sorted
+        self._order = np.zeros(0, dtype=np.int64)  # insertion index of each sorted hash
+        self._results: IKResult | None = None
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return 0 if self._keys is None else int(self._keys.size)
+
+    @staticmethod
+    def _hash(keys: np.ndarray) -> np.ndarray:
+        words = np.frombuffer(keys.tobytes(), dtype=np.uint64).reshape(keys.size, -1)
+        h = np.full(keys.size, 0xCBF29CE484222325, dtype=np.uint64)
+        for column in words.T:  # FNV-style mixing, one 8-byte word at a time (wraps modulo 2**64)
+            h = (h ^ column) * np.uint64(0x100000001B3)
+            h ^= h >> np.uint64(29)
+        return h
 
     def lookup(self, keys: np.ndarray) -> np.ndarray:
         """Memo row of each key ``(k,)``, -1 where unknown."""
-        return np.fromiter((self._rows.get(k.tobytes(), -1) for k in keys), dtype=np.int64, count=keys.size)
+        found = np.full(keys.size, -1, dtype=np.int64)
+        if self._keys is None or keys.size == 0 or keys.dtype != self._keys.dtype:
+            return found
+        h = self._hash(keys)
+        at = np.minimum(np.searchsorted(self._hashes, h), self._hashes.size - 1)
+        row = self._order[at]
+        hit = (self._hashes[at] == h) & (self._keys[row] == keys)
+        found[hit] = row[hit]
+        return found
 
     def add(self, keys: np.ndarray, result: IKResult) -> None:
         """Remember ``result`` (one row per key) while there is room."""
-        room = self.capacity - len(self._rows)
-        if room <= 0 or keys.size == 0:
+        room = self.capacity - len(self)
+        if room <= 0 or keys.size == 0 or (self._keys is not None and keys.dtype != self._keys.dtype):
             return
         keys, result = keys[:room], _take(result, np.arange(min(room, keys.size)))
-        base = len(self._rows)
-        self._parts.append(result)
-        self._offsets.append(base)
-        for i, k in enumerate(keys):
-            self._rows[k.tobytes()] = base + i
+        base = len(self)
+        self._keys = keys.copy() if self._keys is None else np.concatenate([self._keys, keys])
+        self._results = result if self._results is None else IKResult(**{
+            name: np.concatenate([getattr(self._results, name), getattr(result, name)])
+            for name in IKResult.__dataclass_fields__})
+        hashes = np.concatenate([self._hashes, self._hash(keys)])
+        order = np.concatenate([self._order, base + np.arange(keys.size)])
+        sort = np.argsort(hashes, kind="stable")
+        self._hashes, self._order = hashes[sort], order[sort]
 
     def take(self, rows: np.ndarray) -> IKResult:
         """The remembered results of memo rows ``rows``."""
-        if len(self._parts) > 1:
-            merged = IKResult(**{name: np.concatenate([getattr(p, name) for p in self._parts])
-                                 for name in IKResult.__dataclass_fields__})
-            self._parts, self._offsets = [merged], [0]
-        return _take(self._parts[0], rows)
+        assert self._results is not None
+        return _take(self._results, rows)
 
 
 def _take(result: IKResult, index: np.ndarray) -> IKResult:
@@ -347,7 +369,13 @@ def nominal_solutions(
     ``progress``, if given, is called as ``progress(done, total)`` over the
     distinct problems to solve.
     """
-    first, inverse, keys = program.distinct_rows()
+    return _nominal_rows(chain, program, *program.distinct_rows(), options, q_previous, memo, progress)
+
+
+def _nominal_rows(chain: Chain, program: Program, first: np.ndarray, inverse: np.ndarray, keys: np.ndarray,
+                  options: CompensationOptions, q_previous: FloatArray | None, memo: NominalMemo | None,
+                  progress: ProgressCallback | None) -> IKResult:
+    """:func:`nominal_solutions` given the program's distinct problems (:meth:`Program.distinct_rows`)."""
     memo = NominalMemo() if memo is None else memo
     known = memo.lookup(keys)
     new = np.flatnonzero(known < 0)
@@ -734,23 +762,30 @@ def _compensate_timed(chain, model_at, program, options, q_previous, memo, progr
     """
     m = program.n_targets
     step = min(options.chunk_rows, PROGRESS_ROWS)
-    _, target_of_row, _ = program.distinct_rows()
+    _, target_of_row, keys = program.distinct_rows()
     done = 0
     for start in range(0, m, step):
         idx = np.arange(start, min(start + step, m))
         t0 = time.perf_counter()
-        nominal = nominal_solutions(chain, program.take(idx), options, q_previous, memo)
+        target = target_of_row[idx]
+        distinct, first, local = np.unique(target, return_index=True, return_inverse=True)
+        order = np.argsort(first)  # distinct problems in order of first appearance (the path's order)
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        nominal = _nominal_rows(chain, program.take(idx), first[order], rank[local], keys[distinct[order]], options,
+                                q_previous, memo, None)
         q_previous = nominal.q[-1]
         t1 = time.perf_counter()
         minute = program.time_min[idx]
         frac = options.time_law.fraction(minute)
         R, p = program.R_world_tcp[idx], program.p_world_tcp[idx]
-        target = target_of_row[idx]
-        if np.unique(target).size * REPEATS_FOR_TARGET_PREDICTOR <= idx.size:
+        if distinct.size * REPEATS_FOR_TARGET_PREDICTOR <= idx.size:
             seed = _target_predictor(model_at, frac, R, p, nominal.q, target, options.ik)
         else:
             seed = _path_predictor(model_at, frac, R, p, nominal.q, options.ik)
-        deformed = model_at(frac)  # one robot per row, for the solve and the reached poses
+        # one robot per row, for the solve and the reached poses (built once per distinct fraction)
+        fractions, at = np.unique(frac, return_inverse=True)
+        deformed = model_at(frac) if fractions.size * 2 > frac.size else model_at(fractions).take(at.ravel())
         result = _continue_to(model_at, frac, R, p, seed, options.ik, deformed)
         chunk = _finish_chunk(chain, deformed, minute, frac, idx, R, p, result, nominal.q, nominal.status,
                               time.perf_counter() - t1)

@@ -159,24 +159,6 @@ def _recognise(model: KinematicModel) -> tuple[ClosedForm | None, str | None]:
     return ClosedForm(kind, model, sign.astype(float)), None
 
 
-def _Rz(phi: FloatArray) -> FloatArray:
-    c, s = np.cos(phi), np.sin(phi)
-    z, o = np.zeros_like(phi), np.ones_like(phi)
-    return np.stack([np.stack([c, -s, z], -1), np.stack([s, c, z], -1), np.stack([z, z, o], -1)], -2)
-
-
-def _Ry(phi: FloatArray) -> FloatArray:
-    c, s = np.cos(phi), np.sin(phi)
-    z, o = np.zeros_like(phi), np.ones_like(phi)
-    return np.stack([np.stack([c, z, s], -1), np.stack([z, o, z], -1), np.stack([-s, z, c], -1)], -2)
-
-
-def _Rx(phi: FloatArray) -> FloatArray:
-    c, s = np.cos(phi), np.sin(phi)
-    z, o = np.zeros_like(phi), np.ones_like(phi)
-    return np.stack([np.stack([o, z, z], -1), np.stack([z, c, -s], -1), np.stack([z, s, c], -1)], -2)
-
-
 def _acos_pm(x: FloatArray) -> FloatArray:
     """``(+acos(x), -acos(x))`` stacked last; NaN where ``|x| > 1`` beyond round-off."""
     slop = 1e-12
@@ -235,20 +217,32 @@ def _opw(model: KinematicModel, R_world_tcp: FloatArray, p_world_tcp: FloatArray
     ux = c1 * d[:, 0, None] + s1 * d[:, 1, None]
     t = np.stack([ux - p[1, 0], np.broadcast_to(d[:, 2, None] - p[1, 2], ux.shape)], axis=-1)  # (m, 2, 2)
     phi2, phi3 = _planar(t, p[2, [0, 2]], e[[0, 2]])  # (m, 2, 2)
-    phi1 = np.broadcast_to(phi1[:, :, None], phi2.shape)
-    # wrist: M = R3^T R6 = Rx(phi4) Ry(phi5) Rx(phi6)
-    R3 = _Rz(phi1) @ _Ry(phi2 + phi3)  # (m, 2, 2, 3, 3)
-    M = np.swapaxes(R3, -1, -2) @ R6[:, None, None]
-    s5 = np.hypot(M[..., 0, 1], M[..., 0, 2])
-    phi5 = np.stack([np.arctan2(s5, M[..., 0, 0]), np.arctan2(-s5, M[..., 0, 0])], axis=-1)  # (m, 2, 2, 2)
-    phi4 = np.stack([np.arctan2(M[..., 1, 0], -M[..., 2, 0]), np.arctan2(-M[..., 1, 0], M[..., 2, 0])], axis=-1)
-    # phi6 from what phi4, phi5 leave (consistent even where the wrist is stretched, s5 = 0)
-    P = np.swapaxes(_Rx(phi4) @ _Ry(phi5), -1, -2) @ M[..., None, :, :]
-    phi6 = np.arctan2(P[..., 2, 1], P[..., 1, 1])
+    # wrist: M = R3^T R6 = Rx(phi4) Ry(phi5) Rx(phi6), R3 = Rz(phi1) Ry(phi2 + phi3), entry by entry
+    U = _rotate_rows_z(R6, c1, s1)  # Rz(-phi1) R6, rows (m, 2, 3) each
+    c23, s23 = np.cos(phi2 + phi3), np.sin(phi2 + phi3)  # (m, 2, 2)
+    u0, u1, u2 = (u[:, :, None, :] for u in U)
+    M0 = c23[..., None] * u0 - s23[..., None] * u2  # Ry(-phi23) rows: (c u0 - s u2, u1, s u0 + c u2)
+    M1 = np.broadcast_to(u1, M0.shape)
+    M2 = s23[..., None] * u0 + c23[..., None] * u2
+    s5 = np.hypot(M0[..., 1], M0[..., 2])
+    phi5 = np.stack([np.arctan2(s5, M0[..., 0]), np.arctan2(-s5, M0[..., 0])], axis=-1)  # (m, 2, 2, 2)
+    phi4 = np.stack([np.arctan2(M1[..., 0], -M2[..., 0]), np.arctan2(-M1[..., 0], M2[..., 0])], axis=-1)
+    # phi6 from what phi4 and phi5 leave, P = Ry(-phi5) Rx(-phi4) M (consistent even at s5 = 0):
+    # P11 = c4 M11 + s4 M21, P21 = s5 M01 + c5 (c4 M21 - s4 M11)
+    c4, s4, c5, sn5 = np.cos(phi4), np.sin(phi4), np.cos(phi5), np.sin(phi5)
+    M01, M11, M21 = M0[..., 1, None], M1[..., 1, None], M2[..., 1, None]
+    phi6 = np.arctan2(sn5 * M01 + c5 * (c4 * M21 - s4 * M11), c4 * M11 + s4 * M21)
     b = np.broadcast_to
-    out = np.stack([b(phi1[..., None], phi5.shape), b(phi2[..., None], phi5.shape), b(phi3[..., None], phi5.shape),
-                    phi4, phi5, phi6], axis=-1)
+    out = np.stack([b(phi1[:, :, None, None], phi5.shape), b(phi2[..., None], phi5.shape),
+                    b(phi3[..., None], phi5.shape), phi4, phi5, phi6], axis=-1)
     return out.reshape(m, N_BRANCHES, 6)
+
+
+def _rotate_rows_z(R: FloatArray, c: FloatArray, s: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Rows of ``Rz(-phi) @ R`` for ``R`` ``(m, 3, 3)`` and ``cos``/``sin`` of ``phi`` ``(m, k)``: three ``(m, k, 3)``."""
+    r0, r1, r2 = R[:, None, 0, :], R[:, None, 1, :], R[:, None, 2, :]
+    return c[..., None] * r0 + s[..., None] * r1, c[..., None] * r1 - s[..., None] * r0, np.broadcast_to(
+        r2, c.shape + (3,))
 
 
 def _ur(model: KinematicModel, R_world_tcp: FloatArray, p_world_tcp: FloatArray) -> FloatArray:
@@ -259,18 +253,23 @@ def _ur(model: KinematicModel, R_world_tcp: FloatArray, p_world_tcp: FloatArray)
     L_y = p[1:, 1].sum()
     d = o6 - p[0]  # joint 6's origin lies on axes 5 and 6
     phi1 = _shoulder(d, L_y)  # (m, 2)
-    Rz1 = _Rz(phi1)  # (m, 2, 3, 3)
-    M = np.swapaxes(Rz1, -1, -2) @ R6[:, None]  # Ry(phi234) Rz(phi5) Ry(phi6)
-    phi5 = _acos_pm(M[..., 1, 1])  # the y row of M is (s5 c6, c5, s5 s6); (m, 2, 2)
-    s5 = np.sin(phi5)  # (m, 2, 2)
-    sgn = np.where(s5 < 0, -1.0, 1.0)
-    phi6 = np.arctan2(sgn * M[..., None, 1, 2], sgn * M[..., None, 1, 0])
-    N = M[:, :, None] @ np.swapaxes(_Ry(phi6), -1, -2) @ np.swapaxes(_Rz(phi5), -1, -2)
-    phi234 = np.arctan2(N[..., 0, 2], N[..., 0, 0])  # (m, 2, 2)
-    # joint 4's origin, in the frame turned by -phi1, relative to joint 1
-    u6 = np.einsum("mkji,mj->mki", Rz1, d)  # Rz1^T d, (m, 2, 3)
-    u4 = u6[:, :, None, :] - _Ry(phi234) @ (p[4] + p[5])
-    t = np.stack([u4[..., 0] - p[1, 0], u4[..., 2] - p[1, 2]], axis=-1)  # (m, 2, 2, 2)
+    c1, s1 = np.cos(phi1), np.sin(phi1)
+    M0, M1, _ = _rotate_rows_z(R6, c1, s1)  # rows of M = Rz(-phi1) R6 = Ry(phi234) Rz(phi5) Ry(phi6)
+    phi5 = _acos_pm(M1[..., 1])  # the y row of M is (s5 c6, c5, s5 s6); (m, 2, 2)
+    sgn = np.where(np.sin(phi5) < 0, -1.0, 1.0)
+    phi6 = np.arctan2(sgn * M1[..., 2, None], sgn * M1[..., 0, None])
+    # first row of N = M Ry(-phi6) Rz(-phi5) = Ry(phi234): N00 = cos, N02 = sin
+    c6, s6, c5, s5 = np.cos(phi6), np.sin(phi6), np.cos(phi5), np.sin(phi5)
+    v0, v1, v2 = M0[..., 0, None], M0[..., 1, None], M0[..., 2, None]
+    w0, w2 = v0 * c6 + v2 * s6, v2 * c6 - v0 * s6
+    phi234 = np.arctan2(w2, w0 * c5 - v1 * s5)  # (m, 2, 2)
+    # joint 4's origin in the frame turned by -phi1, relative to joint 1: u6 - Ry(phi234) (p5 + p6)
+    u6x = c1 * d[:, 0, None] + s1 * d[:, 1, None]  # (m, 2)
+    f = p[4] + p[5]
+    c234, s234 = np.cos(phi234), np.sin(phi234)
+    u4x = u6x[..., None] - (c234 * f[0] + s234 * f[2])
+    u4z = d[:, 2, None, None] - (-s234 * f[0] + c234 * f[2])
+    t = np.stack([u4x - p[1, 0], u4z - p[1, 2]], axis=-1)  # (m, 2, 2, 2)
     phi2, phi3 = _planar(t, p[2, [0, 2]], p[3, [0, 2]])  # (m, 2, 2, 2)
     phi4 = phi234[..., None] - phi2 - phi3
     b = np.broadcast_to

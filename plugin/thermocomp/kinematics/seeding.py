@@ -215,15 +215,13 @@ def solve_nominal_configuration(
 
     One solve from the reference first; targets whose solution failed or
     moved more than :data:`REFERENCE_ACCEPT` from it go to
-    :func:`solve_multistart`. A model with a closed form goes there at once
-    (all branches cost less than one Newton solve). Parameters and result as there.
+    :func:`solve_multistart` (the closed form's branches, where the model
+    has one). Parameters and result as there.
     """
     options = IKOptions() if options is None else options
     R_target = np.asarray(R_target, dtype=float)
     p_target = np.asarray(p_target, dtype=float)
     q_reference = np.asarray(q_reference, dtype=float)
-    if closed_form(model) is not None:  # every branch at once: no need to try the reference first
-        return solve_multistart(model, R_target, p_target, q_reference, starts=starts, seed=seed, options=options)
     first = solve_ik(model, R_target, p_target, q_reference, options)
     near = np.max(np.abs(first.q - q_reference), axis=1) <= REFERENCE_ACCEPT
     retry = np.flatnonzero((first.status != Status.CONVERGED) | ~near)
