@@ -112,7 +112,25 @@ def fk(model: KinematicModel, q: ArrayLike) -> tuple[FloatArray, FloatArray]:
     R_world_tcp : ndarray, shape ``(..., 3, 3)``
     p_world_tcp : ndarray, shape ``(..., 3)`` [m]
     """
+    q = np.asarray(q, dtype=float)
+    if q.ndim == 2 and q.shape[0] >= COMPILED_FK_MIN_ROWS and model.batch_shape in ((), q.shape[:1]):
+        return _fk_compiled(model, q)
     R, p, _ = _walk(model, q, jacobian=False)
+    return R, p
+
+
+#: :func:`fk` of a batch of this many rows or more runs compiled
+#: (:func:`thermocomp.kinematics.newton_kernel.fk_rows`, the same products in the same order).
+COMPILED_FK_MIN_ROWS = 1000
+
+
+def _fk_compiled(model: KinematicModel, q: FloatArray) -> tuple[FloatArray, FloatArray]:
+    from thermocomp.kinematics.ik import compiled_model_arguments
+    from thermocomp.kinematics.newton_kernel import fk_rows
+
+    m = q.shape[0]
+    R, p = np.empty((m, 3, 3)), np.empty((m, 3))
+    fk_rows(*compiled_model_arguments(model), np.ascontiguousarray(q), R, p)
     return R, p
 
 

@@ -40,6 +40,11 @@ LM_FLOOR = 1e-12
 MAX_STEP = 0.5
 #: Iterations without a 0.1 % residual decrease before a solve counts as stalled.
 STALL_ITERATIONS = 6
+#: Solver engines of :class:`IKOptions`.
+ENGINES = ("auto", "numpy", "compiled")
+#: ``engine="auto"`` compiles from this batch size on: below it numpy's overhead is small and a
+#: short run does not pay for importing numba (about half a second).
+COMPILED_MIN_ROWS = 1000
 
 
 class Status(enum.IntEnum):
@@ -69,13 +74,20 @@ class IKOptions:
         Convergence on TCP orientation [rad], > 0.
     max_iterations
         Iterations per target, >= 1.
+    engine
+        ``"auto"`` (compiled for batches of :data:`COMPILED_MIN_ROWS` rows or
+        more, numpy below), ``"numpy"`` (the reference) or ``"compiled"``
+        (:mod:`thermocomp.kinematics.newton_kernel`): the same iteration.
     """
 
     position_tol: float = IK_POSITION_TOL
     orientation_tol: float = IK_ORIENTATION_TOL
     max_iterations: int = IK_MAX_ITERATIONS
+    engine: str = "auto"
 
     def __post_init__(self) -> None:
+        if self.engine not in ENGINES:
+            raise ConfigurationError(f"IK engine: expected one of {ENGINES}, got {self.engine!r}")
         if not (self.position_tol > 0 and self.orientation_tol > 0):
             raise ConfigurationError(
                 f"IK tolerances: expected > 0, got position {self.position_tol} m, "
@@ -222,6 +234,10 @@ def solve_ik(
     R_target = np.asarray(R_target, dtype=float)
     p_target = np.asarray(p_target, dtype=float)
     m, n = q.shape
+    if options.engine == "compiled" or (options.engine == "auto" and m >= COMPILED_MIN_ROWS):
+        q, pos_err, ori_err, iterations, sigma = _iterate_compiled(model, R_target, p_target, q, options,
+                                                                   measure_singularity)
+        return _result(chain, q, q_seed, pos_err, ori_err, iterations, sigma, options)
     per_target = model.batch_shape != ()
     pos_err = np.full(m, np.inf)
     ori_err = np.full(m, np.inf)
@@ -261,10 +277,54 @@ def solve_ik(
         biggest = np.max(np.abs(dq), axis=1, keepdims=True)
         dq *= np.minimum(1.0, MAX_STEP / np.maximum(biggest, 1e-300))
         q[active] += dq
+    return _result(chain, q, q_seed, pos_err, ori_err, iterations, sigma, options)
 
+
+def compiled_model_arguments(model: KinematicModel) -> tuple:
+    """``model`` as the compiled kernels take it (:mod:`thermocomp.kinematics.newton_kernel`): frames with a
+    leading batch dimension (1, or one per row), then the chain's axes (with their principal index and
+    sign), signs and offsets."""
+    chain = model.chain
+    n = chain.n_joints
+    lead = model.batch_shape != ()
+
+    def batch(a: FloatArray, dims: int) -> FloatArray:
+        a = np.ascontiguousarray(a, dtype=float)
+        return a if lead else a.reshape((1,) + a.shape[-dims:])
+
+    k = np.argmax(np.abs(chain.axis), axis=1)
+    along = np.abs(chain.axis[np.arange(n), k]) == 1.0
+    principal = np.where(along, k, -1).astype(np.int64)
+    principal_sign = np.where(along, chain.axis[np.arange(n), k], 1.0)
+    return (batch(model.R_base, 2), batch(model.p_base, 1), batch(model.R_joint, 3), batch(model.p_joint, 2),
+            model.nominal_rotations, batch(model.R_tool, 2), batch(model.p_tool, 1), np.ascontiguousarray(chain.axis),
+            principal, principal_sign, np.ascontiguousarray(chain.sign), np.ascontiguousarray(chain.offset))
+
+
+def _iterate_compiled(model: KinematicModel, R_target: FloatArray, p_target: FloatArray, q: FloatArray,
+                      options: IKOptions, measure_singularity: bool):
+    """:func:`solve_ik`'s iteration in compiled code (:mod:`thermocomp.kinematics.newton_kernel`)."""
+    from thermocomp.kinematics.newton_kernel import newton_rows
+
+    m, n = q.shape
+    q = np.ascontiguousarray(q)
+    pos_err, ori_err = np.empty(m), np.empty(m)
+    iterations = np.empty(m, dtype=np.int64)
+    J = np.empty((m, 6, n))
+    newton_rows(*compiled_model_arguments(model),
+                np.ascontiguousarray(np.broadcast_to(R_target, (m, 3, 3))),
+                np.ascontiguousarray(np.broadcast_to(p_target, (m, 3))), q,
+                options.position_tol, options.orientation_tol, options.max_iterations, LM_FLOOR, MAX_STEP,
+                STALL_ITERATIONS, pos_err, ori_err, iterations, J)
+    sigma = sigma_min_lower_bound(J) if measure_singularity else np.full(m, np.nan)
+    return q, pos_err, ori_err, iterations, sigma
+
+
+def _result(chain, q, q_seed, pos_err, ori_err, iterations, sigma, options: IKOptions) -> IKResult:
+    """Statuses and angles in the limits, from the iteration's end state."""
     converged = (pos_err <= options.position_tol) & (ori_err <= options.orientation_tol)
     q_fit, fits = fit_limits(q, chain.lower, chain.upper, np.asarray(q_seed, dtype=float))
-    status = np.full(m, Status.NOT_CONVERGED, dtype=np.int8)
+    status = np.full(q.shape[0], Status.NOT_CONVERGED, dtype=np.int8)
     far = (pos_err > UNREACHABLE_POSITION) | (ori_err > UNREACHABLE_ORIENTATION)
     status[far] = Status.UNREACHABLE
     status[converged & ~fits] = Status.JOINT_LIMIT

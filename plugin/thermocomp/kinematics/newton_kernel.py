@@ -1,0 +1,274 @@
+"""The damped Gauss-Newton iteration of :func:`thermocomp.kinematics.ik.solve_ik`, compiled row by row.
+
+The numpy solver pays numpy's per-call overhead on small arrays at every
+step of every iteration (FK, Jacobian, error, 6x6 solve); here each row
+runs its whole iteration in compiled code (numba, cached on disk with
+``cache=True``, so only the first run on a machine compiles). The algorithm
+is the numpy solver's, step for step: the same FK (seed 002, Eqs. 18-22),
+the same error (position, world-frame rotation vector), the same damping
+``|e|^2 + LM_FLOOR``, step limit, stall rule and iteration budget. The
+numpy path stays the reference: ``tests/test_newton_kernel.py`` compares
+the two on random deformed robots.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True)
+def _rot_axis_into(out, axis, s, c):
+    """Rodrigues: ``out = Rot(axis, theta)`` given sin and cos."""
+    x, y, z = axis[0], axis[1], axis[2]
+    t = 1.0 - c
+    out[0, 0] = c + t * x * x
+    out[0, 1] = t * x * y - s * z
+    out[0, 2] = t * x * z + s * y
+    out[1, 0] = t * x * y + s * z
+    out[1, 1] = c + t * y * y
+    out[1, 2] = t * y * z - s * x
+    out[2, 0] = t * x * z - s * y
+    out[2, 1] = t * y * z + s * x
+    out[2, 2] = c + t * z * z
+
+
+@njit(cache=True)
+def _matmul3(a, b, out):
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = a[i, 0] * b[0, j] + a[i, 1] * b[1, j] + a[i, 2] * b[2, j]
+
+
+@njit(cache=True)
+def _fk_jacobian(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign,
+                 offset, q, R, p, J, origins, axes, rot, tmp):
+    n = q.shape[0]
+    for i in range(3):
+        p[i] = p_base[i]
+        for j in range(3):
+            R[i, j] = R_base[i, j]
+    for k in range(n):
+        for i in range(3):
+            p[i] += R[i, 0] * p_joint[k, 0] + R[i, 1] * p_joint[k, 1] + R[i, 2] * p_joint[k, 2]
+        if not nominal:
+            _matmul3(R, R_joint[k], tmp)
+            for i in range(3):
+                for j in range(3):
+                    R[i, j] = tmp[i, j]
+        for i in range(3):
+            origins[k, i] = p[i]
+            axes[k, i] = R[i, 0] * axis[k, 0] + R[i, 1] * axis[k, 1] + R[i, 2] * axis[k, 2]
+        theta = sign[k] * q[k] + offset[k]
+        if principal[k] >= 0:  # +-e_k: only two columns of R mix (as fk._rotate_about)
+            kk = principal[k]
+            i1, j1 = (kk + 1) % 3, (kk + 2) % 3
+            st, ct = principal_sign[k] * math.sin(theta), math.cos(theta)
+            for i in range(3):
+                a, b = R[i, i1], R[i, j1]
+                R[i, i1] = ct * a + st * b
+                R[i, j1] = ct * b - st * a
+        else:
+            _rot_axis_into(rot, axis[k], math.sin(theta), math.cos(theta))
+            _matmul3(R, rot, tmp)
+            for i in range(3):
+                for j in range(3):
+                    R[i, j] = tmp[i, j]
+    for i in range(3):
+        p[i] += R[i, 0] * p_tool[0] + R[i, 1] * p_tool[1] + R[i, 2] * p_tool[2]
+    _matmul3(R, R_tool, tmp)
+    for i in range(3):
+        for j in range(3):
+            R[i, j] = tmp[i, j]
+    for k in range(n):
+        dx, dy, dz = p[0] - origins[k, 0], p[1] - origins[k, 1], p[2] - origins[k, 2]
+        ax, ay, az = axes[k, 0], axes[k, 1], axes[k, 2]
+        J[0, k] = (ay * dz - az * dy) * sign[k]
+        J[1, k] = (az * dx - ax * dz) * sign[k]
+        J[2, k] = (ax * dy - ay * dx) * sign[k]
+        J[3, k] = ax * sign[k]
+        J[4, k] = ay * sign[k]
+        J[5, k] = az * sign[k]
+
+
+@njit(cache=True)
+def _rotvec(M, out):
+    """Rotation vector of ``M`` (as :func:`thermocomp.geometry.rotations.rotvec_from_matrix`)."""
+    vx, vy, vz = M[2, 1] - M[1, 2], M[0, 2] - M[2, 0], M[1, 0] - M[0, 1]
+    half_norm = 0.5 * math.sqrt(vx * vx + vy * vy + vz * vz)
+    cos_angle = 0.5 * (M[0, 0] + M[1, 1] + M[2, 2] - 1.0)
+    angle = math.atan2(half_norm, cos_angle)
+    if cos_angle < -0.9:  # near pi: through the quaternion (Shepperd), as the numpy version
+        tr = M[0, 0] + M[1, 1] + M[2, 2]
+        if tr > 0.0:
+            s = 2.0 * math.sqrt(tr + 1.0)
+            w, x, y, z = 0.25 * s, (M[2, 1] - M[1, 2]) / s, (M[0, 2] - M[2, 0]) / s, (M[1, 0] - M[0, 1]) / s
+        elif M[0, 0] > M[1, 1] and M[0, 0] > M[2, 2]:
+            s = 2.0 * math.sqrt(1.0 + M[0, 0] - M[1, 1] - M[2, 2])
+            w, x, y, z = (M[2, 1] - M[1, 2]) / s, 0.25 * s, (M[0, 1] + M[1, 0]) / s, (M[0, 2] + M[2, 0]) / s
+        elif M[1, 1] > M[2, 2]:
+            s = 2.0 * math.sqrt(1.0 + M[1, 1] - M[0, 0] - M[2, 2])
+            w, x, y, z = (M[0, 2] - M[2, 0]) / s, (M[0, 1] + M[1, 0]) / s, 0.25 * s, (M[1, 2] + M[2, 1]) / s
+        else:
+            s = 2.0 * math.sqrt(1.0 + M[2, 2] - M[0, 0] - M[1, 1])
+            w, x, y, z = (M[1, 0] - M[0, 1]) / s, (M[0, 2] + M[2, 0]) / s, (M[1, 2] + M[2, 1]) / s, 0.25 * s
+        if w < 0.0:
+            w, x, y, z = -w, -x, -y, -z
+        nrm = math.sqrt(x * x + y * y + z * z)
+        f = 2.0 * math.atan2(nrm, w) / nrm
+        out[0], out[1], out[2] = x * f, y * f, z * f
+        return
+    if half_norm > 1e-8:
+        scale = angle / max(2.0 * half_norm, 1e-300)
+    else:
+        scale = 0.5 + angle * angle / 12.0
+    out[0], out[1], out[2] = vx * scale, vy * scale, vz * scale
+
+
+@njit(cache=True)
+def _solve_spd(A, b, x):
+    """``A x = b`` for a symmetric positive definite ``A`` (Cholesky, in place on ``A``)."""
+    n = A.shape[0]
+    for j in range(n):
+        d = A[j, j]
+        for k in range(j):
+            d -= A[j, k] * A[j, k]
+        d = math.sqrt(d)
+        A[j, j] = d
+        for i in range(j + 1, n):
+            v = A[i, j]
+            for k in range(j):
+                v -= A[i, k] * A[j, k]
+            A[i, j] = v / d
+    for i in range(n):
+        v = b[i]
+        for k in range(i):
+            v -= A[i, k] * x[k]
+        x[i] = v / A[i, i]
+    for i in range(n - 1, -1, -1):
+        v = x[i]
+        for k in range(i + 1, n):
+            v -= A[k, i] * x[k]
+        x[i] = v / A[i, i]
+
+
+@njit(cache=True, parallel=True)
+def newton_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign,
+                offset, R_target, p_target, q, position_tol, orientation_tol, max_iterations, lm_floor, max_step,
+                stall_iterations, pos_err, ori_err, iterations, J_final):
+    """Iterate every row of ``q`` ``(m, n)`` in place; fill the residuals, iterations and final Jacobians.
+
+    Model arrays have a leading batch dimension of 1 (one robot for all rows)
+    or ``m`` (one robot per row). ``principal[k]`` is the index of joint
+    ``k``'s axis when it is ``principal_sign[k] * e_index``, else -1. Rows are
+    independent: they run in parallel blocks, each row's result the same
+    whatever the blocks.
+    """
+    m = q.shape[0]
+    blocks = min(m, 64)
+    for blk in prange(blocks):
+        _rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign,
+              offset, R_target, p_target, q, position_tol, orientation_tol, max_iterations, lm_floor, max_step,
+              stall_iterations, pos_err, ori_err, iterations, J_final, blk * m // blocks, (blk + 1) * m // blocks)
+
+
+@njit(cache=True)
+def _rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign, offset,
+          R_target, p_target, q, position_tol, orientation_tol, max_iterations, lm_floor, max_step, stall_iterations,
+          pos_err, ori_err, iterations, J_final, start, stop):
+    n = q.shape[1]
+    per_row = p_joint.shape[0] > 1
+    R = np.empty((3, 3))
+    p = np.empty(3)
+    J = np.empty((6, n))
+    origins = np.empty((n, 3))
+    axes = np.empty((n, 3))
+    rot = np.empty((3, 3))
+    tmp = np.empty((3, 3))
+    Rerr = np.empty((3, 3))
+    e = np.empty(6)
+    w = np.empty(3)
+    A = np.empty((n, n))
+    g = np.empty(n)
+    dq = np.empty(n)
+    for r in range(start, stop):
+        b = r if per_row else 0
+        best = np.inf
+        stall = 0
+        for it in range(max_iterations + 1):
+            _fk_jacobian(R_base[b], p_base[b], R_joint[b], p_joint[b], nominal, R_tool[b], p_tool[b], axis, principal,
+                         principal_sign, sign, offset, q[r], R, p, J, origins, axes, rot, tmp)
+            for i in range(3):
+                e[i] = p_target[r, i] - p[i]
+            # R_target @ R.T
+            for i in range(3):
+                for j in range(3):
+                    Rerr[i, j] = (R_target[r, i, 0] * R[j, 0] + R_target[r, i, 1] * R[j, 1]
+                                  + R_target[r, i, 2] * R[j, 2])
+            _rotvec(Rerr, w)
+            e[3], e[4], e[5] = w[0], w[1], w[2]
+            pe = math.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
+            oe = math.sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5])
+            pos_err[r], ori_err[r], iterations[r] = pe, oe, it
+            finished = pe <= position_tol and oe <= orientation_tol
+            residual = pe * pe + oe * oe
+            if residual < 0.999 * best:
+                stall = 0
+            else:
+                stall += 1
+            best = min(best, residual)
+            if finished or stall >= stall_iterations or it == max_iterations:
+                for i in range(6):
+                    for j in range(n):
+                        J_final[r, i, j] = J[i, j]
+                break
+            damping = residual + lm_floor
+            for i in range(n):
+                v = 0.0
+                for k in range(6):
+                    v += J[k, i] * e[k]
+                g[i] = v
+                for j in range(i + 1):
+                    v = 0.0
+                    for k in range(6):
+                        v += J[k, i] * J[k, j]
+                    A[i, j] = v
+                    A[j, i] = v
+                A[i, i] += damping
+            _solve_spd(A, g, dq)
+            biggest = 0.0
+            for i in range(n):
+                biggest = max(biggest, abs(dq[i]))
+            scale = min(1.0, max_step / max(biggest, 1e-300))
+            for i in range(n):
+                q[r, i] += dq[i] * scale
+
+
+@njit(cache=True, parallel=True)
+def fk_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign, offset,
+            q, R_out, p_out):
+    """TCP pose of every row of ``q`` ``(m, n)``: ``R_out`` ``(m, 3, 3)``, ``p_out`` ``(m, 3)`` (model arrays as
+    :func:`newton_rows`)."""
+    m = q.shape[0]
+    blocks = min(m, 64)
+    for blk in prange(blocks):
+        _fk_block(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign,
+                  offset, q, R_out, p_out, blk * m // blocks, (blk + 1) * m // blocks)
+
+
+@njit(cache=True)
+def _fk_block(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign, offset,
+              q, R_out, p_out, start, stop):
+    n = q.shape[1]
+    per_row = p_joint.shape[0] > 1
+    J = np.empty((6, n))
+    origins = np.empty((n, 3))
+    axes = np.empty((n, 3))
+    rot = np.empty((3, 3))
+    tmp = np.empty((3, 3))
+    for r in range(start, stop):
+        b = r if per_row else 0
+        _fk_jacobian(R_base[b], p_base[b], R_joint[b], p_joint[b], nominal, R_tool[b], p_tool[b], axis, principal,
+                     principal_sign, sign, offset, q[r], R_out[r], p_out[r], J, origins, axes, rot, tmp)
