@@ -94,6 +94,25 @@ def test_4_9_reads_its_version_the_old_way_and_keeps_the_old_calls():
         assert not {"getBufferProperty", "setBufferProperty"} & server.sim_calls
 
 
+def test_a_loaded_sim_2_is_used_as_it_is_not_swapped_for_sim_1():
+    """On the 4.10 head a user's script may have required sim-2, which sets the server's global sim for every
+    client: the adapter works with it (no legacy calls needed) and never requires sim again."""
+    with FakeCoppeliaSim(build_irb140_scene(START_DEG), version="4.10", lifetime_s=30) as server:
+        user = RemoteAPIClient("127.0.0.1", server.port)
+        user.socket.setsockopt(zmq.RCVTIMEO, 2000)
+        user.call("zmqRemoteApi.require", ["sim-2"])
+        with connect("127.0.0.1", server.port, TIMEOUT_S) as session:
+            assert session.coppeliasim_version == "4.10.0 rev 5" and type(session.api) is CurrentApi
+            assert not session.has("getObjectMatrix")  # sim-2 indeed
+            robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
+            program = read_targets_csv(TARGETS, n_joints=6)
+            report, check = compensate_in_scene(session, robot, DeformationTable.from_mm_deg(np.full((6, 6), 1.0)),
+                                                program, options=CompensationOptions(time_law=Static(), minutes=(0.0,)))
+            assert check.position_to_target.max() < 1e-9
+        assert server.loaded == "sim-2" and server.calls.count("zmqRemoteApi.require") == 1
+        assert not server.sim_calls & LEGACY_FUNCTIONS
+
+
 def test_unreachable_server_fails_fast_and_clearly():
     with pysocket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
@@ -110,7 +129,7 @@ def test_protocol_mismatch_names_both_versions():
             connect("127.0.0.1", server.port, TIMEOUT_S)
     message = str(info.value)
     assert "speaks protocol 2" in message and f"coppeliasim-zmqremoteapi-client {client_version()}" in message
-    assert "protocol 1" in message and "No such function: zmqRemoteApi.require" in message
+    assert "answered in protocol 1 (replies 'success'/'error')" in message
 
 
 class BundledClient(RemoteAPIClient):

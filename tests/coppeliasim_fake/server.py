@@ -106,7 +106,10 @@ class FakeCoppeliaSim:
         self.version = version
         self.sim = FakeSim(scene)
         self.modules = namespaces(version, self.sim)
-        self.loaded: str | None = None  # the module the server's global ``sim`` holds (None: not yet required)
+        # The module the server's global ``sim`` holds: before 4.10 the server add-on's own ``sim = require 'sim'``
+        # is global from the start; the 4.10 head's is local (``local sim = require 'sim'``, zmqRemoteApi commit
+        # 92b2fc5), so ``sim`` is nil until a client requires it.
+        self.loaded: str | None = None if version == "4.10" else "sim"
         self._stalls: dict[str, float] = {}
         self.protocol = protocol
         self.lifetime_s = lifetime_s
@@ -213,8 +216,10 @@ class FakeCoppeliaSim:
             self.loaded = args[0]  # _G[vname] = require(name): the server's global, for every client
             return []
         if func == "zmqRemoteApi.info":
-            if args != ["sim"] or self.loaded is None:
+            if args != ["sim"]:
                 raise SimError(f"no such namespace {args!r}")
+            if self.loaded is None:
+                return [None]  # zmqRemoteApi.info of a nil global is nil
             functions, constants = self.modules[self.loaded]
             info: dict = {name: {"func": {}} for name in functions}
             info.update({name: {"const": value} for name, value in constants.items()})

@@ -23,10 +23,11 @@ sources; docs/coppeliasim.md, "API generations"):
 
 So the adapter
 
-- requires ``sim`` on every version (never ``sim-2``: ``zmqRemoteApi.require``
-  sets the *server's* global ``sim`` for every client, ``_G[vname] =
-  require(name)``, and would take the legacy functions away from the user's
-  own scripts connected to the same CoppeliaSim);
+- uses the server's ``sim`` as loaded, requiring ``sim`` only when none is
+  (``zmqRemoteApi.require`` sets the *server's* global ``sim`` for every
+  client, ``_G[vname] = require(name)``: requiring it would swap sim-1 and
+  sim-2 under the user's own scripts connected to the same CoppeliaSim), and
+  works with either;
 - reads poses with ``sim.getObjectPose`` / ``setObjectPose`` on every version
   (they exist from 4.5), computing matrices and CoppeliaSim Euler angles itself;
 - chooses, once, between :class:`LegacyApi` (before 4.10) and

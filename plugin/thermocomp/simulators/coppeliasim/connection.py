@@ -147,7 +147,7 @@ def probe(host: str, port: int, timeout_s: float, client_protocol: int) -> None:
         socket.connect(endpoint)
         probe_uuid = str(uuid.uuid4())
         socket.send(cbor2.dumps({
-            "func": "zmqRemoteApi.require", "args": ["sim"], "argsL": 1, "uuid": probe_uuid,
+            "func": "zmqRemoteApi.info", "args": ["sim"], "argsL": 1, "uuid": probe_uuid,
             "ver": client_protocol, "lang": "python", "timeout": max(1, int(timeout_s)),
         }))
         if not socket.poll(int(timeout_s * 1000), zmq.POLLIN):
@@ -160,16 +160,17 @@ def probe(host: str, port: int, timeout_s: float, client_protocol: int) -> None:
                 f"ZMQ remote API? This client ({CLIENT_PACKAGE} {client_version()}) speaks protocol {client_protocol}."
             ) from exc
         mine = f"this client ({CLIENT_PACKAGE} {client_version()}) speaks protocol {client_protocol}"
-        if isinstance(reply, dict) and "ret" in reply:
+        if isinstance(reply, dict) and "ret" in reply and "success" not in reply:  # protocol 1 sends both
             socket.send(cbor2.dumps({"func": "_*end*_", "args": [], "uuid": probe_uuid}))
             if socket.poll(int(timeout_s * 1000), zmq.POLLIN):
                 socket.recv()
             return
         if isinstance(reply, dict) and "success" in reply:
+            said = f": {reply['error']!r}" if reply.get("error") else ""
             raise CoppeliaSimProtocolMismatch(
                 f"CoppeliaSim at {endpoint} speaks another version of the ZMQ remote API protocol: {mine} "
                 "(requests carry a client uuid, replies 'ret'/'err'); the server answered in protocol 1 "
-                f"(replies 'success'/'error': {reply.get('error', '')!r}). Use the client shipped with your "
+                f"(replies 'success'/'error'{said}). Use the client shipped with your "
                 "CoppeliaSim (programming/zmqRemoteApi/clients/python) or a CoppeliaSim whose server speaks "
                 f"protocol {client_protocol} (4.6 and later)."
             )
@@ -226,8 +227,19 @@ class Session:
         self._broken = False
 
     def _require_sim(self) -> None:
+        """The server's ``sim`` namespace: as loaded, if some client (or, before 4.10, the server itself)
+        has loaded it; else ``require('sim')``. ``zmqRemoteApi.require`` sets the *server's* global ``sim``
+        for every client (``_G[vname] = require(name)``): requiring it again would put sim-1 under a user's
+        script working with sim-2 (or the reverse). :mod:`.api` works with either."""
         client = self._client
-        self._sim = self._guarded(lambda: client.require("sim"), "zmqRemoteApi.require")
+
+        def load():
+            info = client.call("zmqRemoteApi.info", ["sim"])
+            if isinstance(info, dict) and info:
+                return client.getObject("sim", _info=info)
+            return client.require("sim")
+
+        self._sim = self._guarded(load, "zmqRemoteApi.info('sim') / require('sim')")
 
     def _open(self) -> None:
         self._new_client()
