@@ -3,8 +3,11 @@
 The Jacobian of the TCP pose with respect to every table parameter
 (:mod:`.jacobian`, seed 002, Eqs. 18-22), a weighted Gauss-Newton fit that
 reports what the poses can and cannot identify (:mod:`.identify`,
-:mod:`.identifiability`), and which poses to add (:mod:`.observability`).
-Pure numpy core; docs/calibration.md explains how to plan a campaign.
+:mod:`.identifiability`), which poses to add (:mod:`.observability`), the
+time law fitted with the table (:mod:`.timefit`), validation on held-out
+measurements (:mod:`.validate`) and the file-level job of ``thermocomp
+calibrate`` (:mod:`.run`). Pure numpy core; docs/calibration.md explains how
+to plan a tracker campaign.
 """
 
 from thermocomp.calibration.identifiability import Combination, Identifiability, combination_matrix
@@ -13,20 +16,31 @@ from thermocomp.calibration.jacobian import PoseJacobian, parameter_names, pose_
 from thermocomp.calibration.measurements import Measurements
 from thermocomp.calibration.observability import PoseSuggestion, observability_index, suggest_poses
 from thermocomp.calibration.report import calibration_text
+from thermocomp.calibration.run import CalibrationRun, run_calibration
+from thermocomp.calibration.timefit import Calibration, TimeFitOptions, calibrate
+from thermocomp.calibration.validate import Validation, plot_validation, validate
 
 __all__ = [
+    "Calibration",
     "CalibrationOptions",
+    "CalibrationRun",
     "Combination",
     "Fit",
     "Identifiability",
     "Measurements",
     "PoseJacobian",
     "PoseSuggestion",
+    "TimeFitOptions",
+    "Validation",
+    "calibrate",
     "calibration_text",
     "combination_matrix",
     "identify",
     "observability_index",
     "parameter_names",
+    "plot_validation",
     "pose_jacobian",
+    "run_calibration",
     "suggest_poses",
+    "validate",
 ]

@@ -25,6 +25,7 @@ from thermocomp.calibration._blas import single_threaded_blas
 from thermocomp.calibration.identify import (
     STATIC_FRACTIONS,
     CalibrationOptions,
+    FractionModel,
     _candidates,
     _Problem,
 )
@@ -73,12 +74,13 @@ class PoseSuggestion:
 
 
 def _rows(chain: Chain, q: FloatArray, options: CalibrationOptions, table: DeformationTable,
-          orientation: bool) -> tuple[FloatArray, _Problem]:
-    """Weighted, scaled Jacobian rows ``(m, k, Z)`` of configurations ``q`` (a static fit at ``table``)."""
+          orientation: bool, fractions: FloatArray | None = None) -> tuple[FloatArray, _Problem]:
+    """Weighted, scaled Jacobian rows ``(m, k, Z)`` of configurations ``q`` at ``table`` and ``fractions`` (default 1)."""
     m = q.shape[0]
     meas = Measurements(q=q, p_tracker_tcp=np.zeros((m, 3)), minute=np.zeros(m),
                         R_tracker_tcp=np.broadcast_to(np.eye(3), (m, 3, 3)) if orientation else None)
-    problem = _Problem(chain, meas, options, STATIC_FRACTIONS)
+    law = STATIC_FRACTIONS if fractions is None else FractionModel((), np.zeros(0), lambda theta, meas: fractions)
+    problem = _Problem(chain, meas, options, law)
     _, J, *_ = problem.evaluate(table.rows().ravel(), np.zeros(0), np.eye(4))
     return J.reshape(m, -1, J.shape[1]), problem
 
@@ -86,7 +88,7 @@ def _rows(chain: Chain, q: FloatArray, options: CalibrationOptions, table: Defor
 @single_threaded_blas()
 def suggest_poses(chain: Chain, q_measured: ArrayLike, q_candidates: ArrayLike, n_poses: int,
                   options: CalibrationOptions | None = None, table: DeformationTable | None = None,
-                  orientation: bool = False) -> PoseSuggestion:
+                  orientation: bool = False, fractions: ArrayLike | None = None) -> PoseSuggestion:
     """Choose up to ``n_poses`` of ``q_candidates`` to add to ``q_measured`` (greedy, see the module).
 
     Parameters
@@ -104,6 +106,11 @@ def suggest_poses(chain: Chain, q_measured: ArrayLike, q_candidates: ArrayLike, 
         Where to linearise (default the zero table; an identified one is better).
     orientation
         Whether the tracker measures orientation too.
+    fractions
+        Share of the table at each measured pose ``(m,)`` (their minutes under
+        the fitted law; default 1). Candidates are judged on the stabilised
+        robot (fraction 1): measurements at several minutes are what separates
+        the base row from the tracker frame, and they are already counted.
     """
     options = CalibrationOptions() if options is None else options
     table = DeformationTable.zero(chain.n_joints) if table is None else table
@@ -112,7 +119,8 @@ def suggest_poses(chain: Chain, q_measured: ArrayLike, q_candidates: ArrayLike, 
     q_measured = check_array(np.reshape(q_measured, (-1, chain.n_joints)), (None, chain.n_joints), "measured poses")
     q_candidates = check_array(q_candidates, (None, chain.n_joints), "candidate poses")
     cand_rows, problem = _rows(chain, q_candidates, options, table, orientation)
-    have = (_rows(chain, q_measured, options, table, orientation)[0].reshape(-1, cand_rows.shape[2])
+    f_measured = None if fractions is None else check_array(fractions, (q_measured.shape[0],), "fractions")
+    have = (_rows(chain, q_measured, options, table, orientation, f_measured)[0].reshape(-1, cand_rows.shape[2])
             if q_measured.shape[0] else np.zeros((0, cand_rows.shape[2])))
     candidates = np.sort(_candidates(chain.n_joints, options.rows))
     forced = np.arange(problem.P, problem.P + problem.B)
