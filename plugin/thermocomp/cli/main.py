@@ -23,6 +23,8 @@ COMMANDS = (
     "thermocomp.cli.inertia",
     "thermocomp.cli.coppeliasim",
     "thermocomp.cli.sim",
+    "thermocomp.cli.calibrate",
+    "thermocomp.cli.track",
 )
 
 __all__ = ["EXIT_FAILED_ROWS", "EXIT_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "build_parser", "main", "run"]

@@ -1,0 +1,67 @@
+"""``thermocomp track``: PyBullet as a laser tracker: a measurement campaign, or a compensated program measured again."""
+
+from __future__ import annotations
+
+import argparse
+
+from thermocomp.cli.common import EXIT_OK, ROBOT_HELP, HelpFormatter, minutes_arg, time_law_arg
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``track`` subcommand."""
+    tr = sub.add_parser(
+        "track",
+        help="simulated laser tracker (PyBullet): measure the warm robot for calibrate, or a compensated program",
+        description=(
+            "PyBullet (headless, its own kinematics) measures the TCP of the robot deformed by --deformation under "
+            "its time law: either a campaign of random poses at --minutes (the input of thermocomp calibrate), or "
+            "every converged row of a compensated program (--results, from thermocomp compensate) to see how close "
+            "the warm robot gets to the targets. Writes a measurements CSV (time_min, q1_deg.., x_mm..). "
+            "See docs/calibration.md."
+        ),
+        formatter_class=HelpFormatter,
+    )
+    tr.add_argument("--robot", default="irb140", help=ROBOT_HELP)
+    tr.add_argument("--deformation", required=True, help="the (hidden, true) deformation table CSV")
+    law = tr.add_mutually_exclusive_group()
+    law.add_argument("--stabilisation-min", type=float, default=200.0,
+                     help="linear ramp to the full table at this minute")
+    law.add_argument("--static", action="store_true", help="the full table at every minute")
+    law.add_argument("--time-law", type=time_law_arg, metavar="from:FILE", help="a law file (TABLE.law.toml)")
+    tr.add_argument("--out", required=True, help="measurements CSV to write")
+    tr.add_argument("--results", metavar="CSV", help="measure these compensated rows (thermocomp compensate --out) "
+                    "instead of a campaign")
+    tr.add_argument("--poses", type=int, default=30, help="campaign: random configurations within 80%% of the limits")
+    tr.add_argument("--per-minute", type=int, default=None, help="campaign: poses measured at each minute "
+                    "(default: all)")
+    tr.add_argument("--minutes", type=minutes_arg, default=(200.0,), help="campaign: minutes of the measurements, "
+                    "START:STOP[:STEP] or a list")
+    tr.add_argument("--noise-mm", type=float, default=0.0, help="tracker noise, standard deviation per coordinate [mm]")
+    tr.add_argument("--orientation-noise-deg", type=float, default=None,
+                    help="campaign: measure orientation too, with this noise [deg]")
+    tr.add_argument("--tracker-pose", type=float, nargs=6, metavar=("X_MM", "Y_MM", "Z_MM", "A_DEG", "B_DEG", "C_DEG"),
+                    help="campaign: where the tracker is, T_tracker_world (CoppeliaSim Euler xyz); default the world")
+    tr.add_argument("--seed", type=int, default=0, help="seed of the poses and the noise")
+    tr.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from thermocomp.deformation.timelaw import LinearRamp, Static
+    from thermocomp.errors import ConfigurationError
+    from thermocomp.io.timelaw_file import read_time_law
+    from thermocomp.simulators.pybullet.campaign import measure_results, run_campaign
+
+    law = (read_time_law(args.time_law) if args.time_law is not None else Static() if args.static
+           else LinearRamp(args.stabilisation_min))
+    if args.results is not None:
+        if args.tracker_pose is not None or args.orientation_noise_deg is not None:
+            raise ConfigurationError("--tracker-pose and --orientation-noise-deg are for a campaign, not --results")
+        result = measure_results(args.robot, args.deformation, args.results, args.out, law, noise_mm=args.noise_mm,
+                                 seed=args.seed)
+    else:
+        result = run_campaign(args.robot, args.deformation, args.out, law, poses=args.poses, minutes=args.minutes,
+                              per_minute=args.per_minute, noise_mm=args.noise_mm,
+                              orientation_noise_deg=args.orientation_noise_deg, tracker_pose_mm_deg=args.tracker_pose,
+                              seed=args.seed)
+    print(result.text())
+    return EXIT_OK
