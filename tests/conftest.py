@@ -26,3 +26,26 @@ def paper(paper_dir: Path) -> Path:
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(20261122)
+
+
+@pytest.fixture(scope="session")
+def xvfb_run() -> str:
+    """``xvfb-run`` for the GUI tests: installed with apt-get when missing and allowed (root, apt), else a skip saying so."""
+    import os
+    import shutil
+    import subprocess
+
+    if shutil.which("xvfb-run") is None or shutil.which("Xvfb") is None:
+        apt = shutil.which("apt-get")
+        if apt is None or os.geteuid() != 0:
+            pytest.skip("Xvfb is not installed and cannot be installed here (needs root and apt-get): "
+                        "apt-get install xvfb; the GUI tests need a display")
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        done = subprocess.run([apt, "install", "-y", "-q", "xvfb"], capture_output=True, env=env, check=False)
+        if done.returncode != 0:  # the package lists may be missing on a fresh image
+            subprocess.run([apt, "update", "-q"], capture_output=True, env=env, check=False)
+            subprocess.run([apt, "install", "-y", "-q", "xvfb"], capture_output=True, env=env, check=False)
+    found = shutil.which("xvfb-run")
+    if found is None or shutil.which("Xvfb") is None:
+        pytest.skip("Xvfb could not be installed (apt-get install xvfb failed); the GUI tests need a display")
+    return found

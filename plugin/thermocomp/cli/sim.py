@@ -59,10 +59,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     out.add_argument("--screenshot", metavar="PNG", help="save a picture of the cell (TinyRenderer, no display)")
     out.add_argument("--minute", type=float, default=None,
                      help="minute of the deformation in the picture or the GUI's start, within the program's "
-                          "minutes (default: the program's last in a picture, 0 in the GUI)")
+                          "minutes (default: the program's last)")
     out.add_argument("--magnification", type=float, default=None,
                      help="display magnification of the deformation in the picture or the GUI's start, "
-                          "1 to 1000 (default: 1)")
+                          "1 to 1000 (default: 1 in a picture; in the GUI the factor that moves the TCP at home by "
+                          "5 %% of its reach, so that the deformation shows; said on screen)")
     out.add_argument("--size", type=int, nargs=2, default=None, metavar=("W", "H"),
                      help=f"picture size of --screenshot [px], each at least 16 (default: {DEFAULT_SIZE[0]} "
                           f"{DEFAULT_SIZE[1]})")
@@ -159,13 +160,13 @@ def run(args: argparse.Namespace) -> int:
     # Every input is known now (the scene's robot file, mesh maps, meshes): check again, still before any work.
     sim.check_outputs(setup, outputs)
     minute = None if args.minute is None else setup.check_minute(args.minute)
-    magnification = 1.0 if args.magnification is None else args.magnification
     show = settings.progress
 
     if gui:
         from thermocomp.simulators.pybullet.gui import run_gui
 
-        summary = run_gui(setup, start_minute=0.0 if minute is None else minute, start_magnification=magnification)
+        summary = run_gui(setup, start_minute=minute, start_magnification=args.magnification)
+        print(f"GUI opened at minute {summary.start_minute:g}, deformation magnified x{summary.start_magnification:g}")
         if summary.reload_seconds:
             print(f"GUI closed after {summary.frames:,} frames; the deformed robot was reloaded "
                   f"{len(summary.reload_seconds)} times, {np.median(summary.reload_seconds) * 1e3:.1f} ms each (median)")
@@ -212,6 +213,7 @@ def run(args: argparse.Namespace) -> int:
             from thermocomp.simulators.pybullet.render import write_png
 
             width, height = DEFAULT_SIZE if args.size is None else args.size
+            magnification = 1.0 if args.magnification is None else args.magnification
             rgb, shot = sim.render_screenshot(setup, minute=minute, magnification=magnification,
                                               width=width, height=height, workdir=work)
             writes.append((args.screenshot, lambda path: write_png(path, rgb),

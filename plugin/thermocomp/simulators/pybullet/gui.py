@@ -1,7 +1,7 @@
 """PyBullet's GUI: the deformed robot in its cell, driven from the parameter panel.
 
 What the window shows: the scene, the deformed robot (orange) and the nominal
-robot as a translucent ghost, the targets (red points) and the TCP path of
+robot as a translucent ghost, the targets (red spheres) and the TCP path of
 the last played program (red without compensation, green with), and a text
 with the TCP error before and after compensation as PyBullet measured it.
 
@@ -37,9 +37,14 @@ from thermocomp.simulators.pybullet.robot import MAGNIFICATION_RANGE
 PLAY_INTERVAL = 0.4
 #: Seconds per frame of the GUI loop (about 30 frames per second).
 FRAME_SECONDS = 1.0 / 30.0
-#: Lines of text drawn above the robot (status lines, then the play line), and their size.
-TEXT_LINES = 4
+#: Lines of text drawn above the robot (status lines, the line saying what is shown, the play line), and their size.
+TEXT_LINES = 5
 TEXT_SIZE = 1.2
+#: The GUI opens with the deformation magnified so that it moves the TCP of the robot at home by about this
+#: share of the robot's reach (about 40 mm on an IRB140): at magnification 1 a real thermal deformation
+#: (tenths of a millimetre) is invisible, the ghost hidden inside the robot. Seed 002's Figure 12 magnified
+#: "up to 1000 times".
+VISIBLE_SHARE = 0.05
 #: Share of the GUI's 3-D view that its side panels leave visible (measured on PyBullet 3.2.7's
 #: window: about 780 of 1280 px).
 GUI_VISIBLE_WIDTH = 0.6
@@ -179,6 +184,34 @@ class GuiPlan:
         return " ".join(line.strip() for line in self.summary_lines(minute))
 
 
+def display_magnification(setup: SimSetup, minute: float) -> float:
+    """The magnification at which the deformation at ``minute`` shows: :data:`VISIBLE_SHARE` of the reach.
+
+    The TCP of the robot at its home configuration moves by ``d`` [m] between
+    the nominal robot and the robot deformed at ``minute`` (seed 002,
+    Eqs. 18-22); the magnification is ``VISIBLE_SHARE * reach / d``, rounded
+    down to 1, 2 or 5 times a power of ten and kept within
+    :data:`MAGNIFICATION_RANGE` (1 when nothing is deformed). ``reach`` is the
+    length of the chain at its zero pose, joint to joint to the TCP.
+    """
+    from thermocomp.deformation.apply import deformed_model
+    from thermocomp.kinematics.fk import fk
+    from thermocomp.kinematics.model import nominal_model
+
+    chain = setup.chain
+    lo, hi = MAGNIFICATION_RANGE
+    _, p_nominal = fk(nominal_model(chain), chain.home)
+    _, p_deformed = fk(deformed_model(chain, setup.table, setup.fraction(minute), setup.options.composition), chain.home)
+    shift = float(np.linalg.norm(p_deformed - p_nominal))
+    reach = float(np.linalg.norm(chain.p, axis=1).sum() + np.linalg.norm(chain.T_last_tcp[:3, 3]))
+    if shift <= 0.0:
+        return lo
+    wanted = VISIBLE_SHARE * reach / shift
+    decade = 10.0 ** np.floor(np.log10(wanted))
+    nice = max(step * decade for step in (1.0, 2.0, 5.0) if step * decade <= wanted)
+    return float(np.clip(nice, lo, hi))
+
+
 def make_plan(setup: SimSetup, workdir: PathLike | None = None) -> GuiPlan:
     """Compensate the program and measure every row in a PyBullet DIRECT client (the GUI's numbers, :func:`measure`).
 
@@ -207,6 +240,10 @@ class GuiSummary:
         The last status text.
     planned
         Whether the compensation ran.
+    start_minute, start_magnification
+        Where the minute [min] and the display magnification started.
+    shown_text
+        The last text saying what was shown (minute and magnification).
     """
 
     frames: int = 0
@@ -214,6 +251,9 @@ class GuiSummary:
     rows_played: int = 0
     status: str = ""
     planned: bool = False
+    start_minute: float = 0.0
+    start_magnification: float = 1.0
+    shown_text: str = ""
 
 
 def _gui_field_of_view(client: Client) -> tuple[float, float]:
@@ -256,6 +296,7 @@ class SimGui:
         with paused_rendering(client):
             self._build(workdir, panel, play_interval)
         self._set_status("press 'run compensation' to compensate the program")
+        self._set_shown_text(*self.start)
 
     def _build(self, workdir: PathLike, panel: Panel | None, play_interval: float) -> None:
         setup, client = self.setup, self.client
@@ -297,9 +338,10 @@ class SimGui:
     # -- drawing helpers (PyBullet calls only) ---------------------------------------------------
 
     def _draw_targets(self) -> None:
-        pb, cid = self.client.pb, self.client.id
-        points = self.setup.program.p_world_tcp.tolist()
-        pb.addUserDebugPoints(points, [[0.85, 0.1, 0.1]] * len(points), pointSize=6, physicsClientId=cid)
+        # Small spheres, not debug points: PyBullet 3.2's addUserDebugPoints blanks every label of the
+        # window's widgets (sliders, buttons, tabs, menus) on a real X server (tests/test_pybullet_gui.py
+        # looks at the labels' pixels).
+        self.cell.add_target_markers()
 
     def _set_line(self, k: int, text: str, rgb: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> None:
         pb, cid = self.client.pb, self.client.id
@@ -310,8 +352,14 @@ class SimGui:
         """The status lines (all but the last text line)."""
         lines = [lines] if isinstance(lines, str) else lines
         self.summary.status = " ".join(line.strip() for line in lines)
-        for k in range(TEXT_LINES - 1):
+        for k in range(TEXT_LINES - 2):
             self._set_line(k, lines[k] if k < len(lines) else "")
+
+    def _set_shown_text(self, minute: float, magnification: float) -> None:
+        """The line saying what the robot on screen is: its minute and the display magnification."""
+        self.summary.shown_text = (f"minute {minute:g}: deformation shown magnified x{magnification:g} "
+                                   "(display only; the ghost is the nominal robot)")
+        self._set_line(TEXT_LINES - 2, self.summary.shown_text, (0.45, 0.2, 0.0))
 
     def _set_play_text(self, text: str) -> None:
         """The last text line: what is playing."""
@@ -327,6 +375,7 @@ class SimGui:
         if self.shown != (minute, magnification):
             self.cell.robot.show(self.setup.fraction(minute), magnification)
             self.shown = (minute, magnification)
+            self._set_shown_text(minute, magnification)
 
     # -- reacting to the panel -------------------------------------------------------------------
 
@@ -428,8 +477,8 @@ class SimGui:
 
 
 def run_gui(setup: SimSetup, *, panel: Panel | None = None, max_frames: int | None = None, frame_seconds: float = FRAME_SECONDS,
-            play_interval: float = PLAY_INTERVAL, screenshot: PathLike | None = None, start_minute: float = 0.0,
-            start_magnification: float = MAGNIFICATION_RANGE[0]) -> GuiSummary:
+            play_interval: float = PLAY_INTERVAL, screenshot: PathLike | None = None, start_minute: float | None = None,
+            start_magnification: float | None = None) -> GuiSummary:
     """Open PyBullet's GUI with the cell and run it until the window is closed.
 
     Parameters
@@ -445,19 +494,26 @@ def run_gui(setup: SimSetup, *, panel: Panel | None = None, max_frames: int | No
     screenshot
         Save the GUI's own OpenGL picture of the last frame to this PNG.
     start_minute, start_magnification
-        Where the minute [min] and magnification sliders start.
+        Where the minute [min] and magnification sliders start. Default: the
+        program's last minute (the full deformation of a ramp), magnified by
+        :func:`display_magnification` so that it shows.
 
     Raises
     ------
     thermocomp.simulators.pybullet.client.SimulatorUnavailable
         No display, or PyBullet refused the GUI connection.
     """
+    if start_minute is None:
+        start_minute = float(setup.minutes[-1])
+    if start_magnification is None:
+        start_magnification = display_magnification(setup, start_minute)
     client = open_client("gui", options=f"--width={WINDOW_SIZE[0]} --height={WINDOW_SIZE[1]}")
     try:
         with tempfile.TemporaryDirectory(prefix="thermocomp_gui_") as work:
             gui = SimGui(setup, client, work, panel, play_interval=play_interval, start_minute=start_minute,
                          start_magnification=start_magnification)
             summary = gui.run(max_frames, frame_seconds)
+            summary.start_minute, summary.start_magnification = float(start_minute), float(start_magnification)
             if screenshot is not None and client.pb.isConnected(physicsClientId=client.id):
                 _save_gui_picture(client, gui, Path(screenshot))
             return summary
@@ -479,4 +535,5 @@ def _save_gui_picture(client: Client, gui: SimGui, path: Path) -> None:
     write_png(path, np.asarray(rgba, dtype=np.uint8).reshape(h, w, 4)[..., :3])
 
 
-__all__ = ["DebugPanel", "GuiPlan", "GuiSummary", "PanelValues", "ScriptedPanel", "SimGui", "make_plan", "run_gui"]
+__all__ = ["DebugPanel", "GuiPlan", "GuiSummary", "PanelValues", "ScriptedPanel", "SimGui", "display_magnification",
+           "make_plan", "run_gui"]
