@@ -20,6 +20,7 @@ from thermocomp.cli.main import main
 from thermocomp.compensation.compensate import compensate
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.thermal_laws import FirstOrder
+from thermocomp.deformation.timelaw import Static
 from thermocomp.io.deformation_csv import read_deformation_csv, write_deformation_csv
 from thermocomp.io.measurements_csv import read_measurements_csv
 from thermocomp.io.targets_csv import write_targets_csv
@@ -117,3 +118,45 @@ def test_calibrate_bad_input_writes_nothing(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{bad}, line 2, column 'z_mm'" in err and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tracker.csv"]
+
+
+def test_calibrate_min_norm_with_orientation_from_the_command_line(tmp_path, capsys):
+    chain = load_robot("ur5")
+    rng = np.random.default_rng(55)
+    write_deformation_csv(random_table(chain, rng), tmp_path / "truth.csv")
+    f = lambda name: str(tmp_path / name)  # noqa: E731
+    assert main(["track", "--robot", "ur5", "--deformation", f("truth.csv"), "--static", "--poses", "25",
+                 "--noise-mm", "0.01", "--orientation-noise-deg", "0.001", "--out", f("tracker.csv")]) == 0
+    assert main(["calibrate", "--robot", "ur5", "--measurements", f("tracker.csv"), "--out", f("table.csv"),
+                 "--report", f("report.txt"), "--fix", "min-norm", "--sigma-mm", "0.01", "--sigma-deg", "0.001"]) == 0
+    report = (tmp_path / "report.txt").read_text()
+    assert "positions and orientations" in report
+    assert "given their minimum-norm value" in report
+    rank = int(report.split(" of 48 table parameters identifiable")[0].split()[-1])
+    assert rank > 25  # orientation shows more than positions can (the tool's angles among them)
+    assert read_time_law(tmp_path / "table.csv") == Static()  # the static fit's law, beside the table
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--heat-on", "5"], "--heat-on: expected START:STOP"),
+    (["--rows", "joints,wrist"], "rows: expected a non-empty subset"),
+    (["--sigma-mm", "0"], "position_sigma: expected a positive number"),
+])
+def test_calibrate_bad_options_exit_1_and_write_nothing(tmp_path, capsys, extra, message):
+    meas = tmp_path / "tracker.csv"
+    meas.write_text("time_min,q1_deg,q2_deg,q3_deg,q4_deg,q5_deg,q6_deg,x_mm,y_mm,z_mm\n0,0,0,0,0,0,0,1,2,3\n")
+    code = main(["calibrate", "--measurements", str(meas), "--out", str(tmp_path / "t.csv"),
+                 "--report", str(tmp_path / "r.txt"), *extra])
+    assert code == 1
+    assert message in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tracker.csv"]
+
+
+def test_calibrate_never_writes_over_its_input(tmp_path, capsys):
+    meas = tmp_path / "tracker.csv"
+    meas.write_text("time_min,q1_deg,q2_deg,q3_deg,q4_deg,q5_deg,q6_deg,x_mm,y_mm,z_mm\n0,0,0,0,0,0,0,1,2,3\n")
+    before = meas.read_bytes()
+    assert main(["calibrate", "--measurements", str(meas), "--out", str(tmp_path / "t.csv"),
+                 "--report", str(meas)]) == 1
+    assert "would overwrite the input" in capsys.readouterr().err
+    assert meas.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["tracker.csv"]
