@@ -114,3 +114,42 @@ def test_closed_form_path_keeps_the_configuration_along_a_smooth_path(name, rng)
     path = solve_path(model, R, p, q[0])
     assert np.all(path.status == Status.CONVERGED)
     assert np.max(np.abs(path.q - q)) < 1e-8
+
+
+def test_closed_form_path_crosses_the_wrist_singularity_on_the_same_configuration():
+    """Joint 5 of the IRB140 passes 0.05 mrad from 0 (axes 4 and 6 aligned): the branch formulas swap there,
+    the path must not (each pose takes the branch nearest its predecessor's)."""
+    chain = load_robot("irb140")
+    model = nominal_model(chain)
+    s = np.linspace(0.0, 1.0, 2001)[:, None]
+    q0 = chain.home + np.array([0.3, 0.2, -0.2, 0.5, 0.0, 0.4])
+    q0[4] = 0.3
+    q1 = q0 + np.array([0.0, 0.0, 0.0, 0.4, -0.6001, -0.3])
+    q = q0 + s * (q1 - q0)
+    assert np.min(np.abs(q[:, 4])) < 1e-4
+    R, p = fk(model, q)
+    path = solve_path(model, R, p, q[0])
+    assert np.all(path.status == Status.CONVERGED)
+    assert np.max(np.abs(path.q - q)) < 1e-8
+
+
+def test_closed_form_path_picks_pose_by_pose_the_branch_nearest_the_one_before(rng):
+    """On poses that jump (no two alike), the vectorised choice equals choosing one pose at a time."""
+    chain = load_robot("irb140")
+    model = nominal_model(chain)
+    form = closed_form(model)
+    q = _random_q(chain, rng, 400)
+    R, p = fk(model, q)
+    path = solve_path(model, R, p, chain.home)
+    branches, valid = form.branches(R, p, chain.home)
+    before = chain.home
+    for i in range(400):
+        d = branches[i] - before
+        d = np.linalg.norm(d - 2 * np.pi * np.round(d / (2 * np.pi)), axis=1)
+        d = np.where(valid[i], d, np.inf)
+        if np.all(np.isinf(d)):
+            continue
+        nearest = branches[i, np.argmin(d)]
+        wrapped = path.q[i] - nearest
+        assert np.max(np.abs(wrapped - 2 * np.pi * np.round(wrapped / (2 * np.pi)))) < 1e-8
+        before = path.q[i]

@@ -64,12 +64,15 @@ class KinematicModel:
 
     def take(self, index: np.ndarray) -> KinematicModel:
         """The models selected by ``index`` along a 1-D batch axis."""
-        return KinematicModel(
+        taken = KinematicModel(
             self.chain,
             self.R_base[index], self.p_base[index],
             self.R_joint[index], self.p_joint[index],
             self.R_tool[index], self.p_tool[index],
         )
+        if "_nominal_rotations" in self.__dict__:  # a selection of identities is identities: no new check
+            object.__setattr__(taken, "_nominal_rotations", self.__dict__["_nominal_rotations"])
+        return taken
 
 
 def nominal_model(chain: Chain) -> KinematicModel:

@@ -29,7 +29,7 @@ from thermocomp.kinematics.closed_form import ClosedForm, closed_form
 from thermocomp.kinematics.fk import fk_jacobian
 from thermocomp.kinematics.ik import IKOptions, IKResult, Status, fit_limits, sigma_min_lower_bound, solve_ik
 from thermocomp.kinematics.model import KinematicModel
-from thermocomp.tolerances import REFERENCE_ACCEPT
+from thermocomp.tolerances import BRANCH_JUMP, REFERENCE_ACCEPT
 
 #: Starts per target besides the reference; enough to find every branch of a
 #: 6R arm (at most 16) on the paper's targets and random reachable poses.
@@ -324,8 +324,8 @@ def solve_path(
 
 
 def _wrapped(d: FloatArray) -> FloatArray:
-    """Angle differences brought into ``[-pi, pi)``."""
-    return (d + np.pi) % (2.0 * np.pi) - np.pi
+    """Angle differences brought into ``[-pi, pi]`` (by whole turns; ``%`` on floats costs several times more)."""
+    return d - (2.0 * np.pi) * np.round(d * (0.5 / np.pi))
 
 
 def _path_closed_form(form: ClosedForm, R_target: FloatArray, p_target: FloatArray, q_start: FloatArray,
@@ -348,28 +348,41 @@ def _path_closed_form(form: ClosedForm, R_target: FloatArray, p_target: FloatArr
     big = 1e6  # a branch outside the limits ranks after every branch inside
     penalty = np.where(within, 0.0, np.where(exists, big, np.inf))
 
-    def distance(a: FloatArray, b: FloatArray) -> FloatArray:
-        return np.linalg.norm(_wrapped(np.nan_to_num(a) - np.nan_to_num(b)), axis=-1)
+    def distance(a: FloatArray, b: FloatArray) -> FloatArray:  # NaN (no branch) is ranked by ``penalty``
+        d = _wrapped(a - b)
+        return np.sqrt(np.einsum("...i,...i->...", d, d))
+
+    q = np.where(exists[..., None], q, 0.0)
 
     # the branch of pose 0 nearest q_start; then, for every pose and branch, the nearest branch of the next pose
     choice = np.empty(m, dtype=np.int64)
     b = int(np.argmin(distance(q[0], q_start) + penalty[0]))
     choice[0] = b
     if m > 1:
-        following = np.empty((m - 1, q.shape[1]), dtype=np.int64)
-        for lo in range(0, m - 1, 4096):  # (4096, 8, 8) distances at a time
-            hi = min(lo + 4096, m - 1)
-            d = distance(q[lo:hi, :, None, :], q[lo + 1:hi + 1, None, :, :]) + penalty[lo + 1:hi + 1, None, :]
-            following[lo:hi] = np.argmin(d, axis=2)
-        i = 0
+        # Along a smooth path a branch of the closed form follows itself: where it moved less than
+        # BRANCH_JUMP (and stays valid) it is the next pose's nearest; only the other (pose, branch)
+        # pairs compare all 8 branches of the next pose.
+        k = q.shape[1]
+        following = np.broadcast_to(np.arange(k), (m - 1, k)).copy()
+        itself = distance(q[:-1], q[1:]) + penalty[1:] < BRANCH_JUMP  # (m - 1, 8)
+        pose, branch = np.nonzero(~itself)
+        for lo in range(0, pose.size, 32768):  # (32768, 8) distances at a time
+            at, of = pose[lo:lo + 32768], branch[lo:lo + 32768]
+            d = distance(q[at, of][:, None, :], q[at + 1]) + penalty[at + 1]
+            following[at, of] = np.argmin(d, axis=1)
+        i, window = 0, 64  # follow the chosen branch; look ahead in growing windows for where it changes
         while i < m - 1:
-            change = np.flatnonzero(following[i:, b] != b)
-            stop = m - 1 if change.size == 0 else i + int(change[0])
+            change = np.flatnonzero(following[i:i + window, b] != b)
+            if change.size == 0:
+                stop = min(i + window, m - 1)
+                choice[i + 1:stop + 1] = b
+                i, window = stop, min(2 * window, 65536)
+                continue
+            stop = i + int(change[0])
             choice[i + 1:stop + 1] = b
-            if stop < m - 1:
-                b = int(following[stop, b])
-                choice[stop + 1] = b
-            i = stop + 1
+            b = int(following[stop, b])
+            choice[stop + 1] = b
+            i, window = stop + 1, 64
     q_path = q[np.arange(m), choice]
     # unwrap along the path from q_start, then back into the limits where needed
     steps = _wrapped(np.diff(np.vstack([q_start[None], np.nan_to_num(q_path)]), axis=0))
