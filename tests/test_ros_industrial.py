@@ -179,3 +179,32 @@ def test_xacro_robots_compensate_from_the_command_line(xacro, extra, targets, tm
         np.testing.assert_allclose(p, program.p_world_tcp[index[rows]], rtol=0, atol=1e-8)
         for R_k, R_target in zip(R, program.R_world_tcp[index[rows]]):
             assert rotation_angle(R_k.T @ R_target) < 1e-8
+
+
+def test_sim_draws_and_collides_the_xacro_meshes(tmp_path: Path) -> None:
+    """``sim`` with a ROS-I robot file: its own meshes (COLLADA visuals as OBJ, STL collisions as convex pieces)."""
+    pb = pytest.importorskip("pybullet")
+    from thermocomp.simulators.pybullet.cell import load_setup
+    from thermocomp.simulators.pybullet.robot import load_model
+
+    setup = load_setup(str(UR5_XACRO), REPO / "deformations" / "exaggerated.csv", REPO / "scenes" / "ur5_print_path.csv",
+                       robot_options=options(base_link="base"))
+    geometry = setup.geometry(tmp_path)
+    assert "the robot file's own meshes (ur5.xacro)" in geometry.source
+    assert sorted(geometry.links) == ["base"] + [f"link{i}" for i in range(1, 7)]
+    upper_arm = geometry.links["link2"]
+    assert Path(upper_arm.visual_mesh).name.startswith("upperarm_") and upper_arm.visual_mesh.endswith(".obj")
+    assert Path(upper_arm.collision_mesh).name.startswith("upperarm_") and "convex" in upper_arm.collision_mesh
+    assert Path(upper_arm.collision_mesh).read_text().count("\no piece") > 1  # convex pieces, not one hull
+    client = pb.connect(pb.DIRECT)
+    try:
+        from thermocomp.simulators.pybullet.client import Client
+
+        body = load_model(Client(pb, client, gui=False), nominal_model(setup.chain), tmp_path / "ur5.urdf", geometry)
+        link2 = body.link_index["link2"]
+        assert pb.getCollisionShapeData(body.body, link2, physicsClientId=client)
+        lo, hi = (np.array(v) for v in pb.getAABB(body.body, link2, physicsClientId=client))
+        # UR's upper arm at the zero pose: 425 mm between the shoulder and elbow axes, the housings beyond them.
+        assert (hi - lo).max() > 0.425
+    finally:
+        pb.disconnect(physicsClientId=client)

@@ -328,33 +328,49 @@ def export_robot(
     fraction: float = 1.0,
     composition: str = "table",
     robot_options: RobotFileOptions | None = None,
+    with_meshes: bool = False,
+    inertials: PathLike | None = None,
 ) -> Path:
     """Write a robot, optionally deformed, as URDF (``.urdf``) or table-form CSV (``.csv``).
 
     A deformed robot can only be written as URDF (the table form has no
     place for angular deviations); its joint positions are model angles.
+    Both forms keep the home configuration (the CSV's ``home_deg``, the
+    URDF's ``<thermocomp><home .../></thermocomp>``), so the robot read back
+    solves a program on the same configuration branch. A URDF can also carry
+    the robot's meshes (``with_meshes``: a built-in robot's envelopes, a
+    robot file's own visual and collision meshes) and link inertials
+    (``inertials``: an inertia CSV or the URDF of ``thermocomp inertia
+    --out``), :func:`thermocomp.robot.export.export_link_contents`.
     """
     from thermocomp.deformation.apply import deformed_model
     from thermocomp.io.chain_csv import write_chain_csv
     from thermocomp.io.urdf import write_urdf
     from thermocomp.kinematics.model import nominal_model
+    from thermocomp.robot.export import export_link_contents
 
     chain = robot if isinstance(robot, Chain) else load_robot(robot, robot_options)
     out = Path(out)
-    inputs = [p for p in (robot, deformation) if isinstance(p, (str, Path))]
+    inputs = [p for p in (robot, deformation, inertials) if isinstance(p, (str, Path))]
     check_not_input(out, inputs)
     suffix = out.suffix.lower()
     if suffix not in (".urdf", ".csv"):
         raise InputError(f"expected an output ending in .urdf or .csv, got {out.name!r}", path=str(out))
+    if suffix == ".csv" and (with_meshes or inertials is not None):
+        raise InputError("meshes and inertials are carried by a URDF only; choose an output ending in .urdf",
+                         path=str(out))
+    links = None if isinstance(robot, Chain) else export_link_contents(
+        robot, chain, with_meshes=with_meshes, inertials=inertials, robot_options=robot_options)
     if deformation is None:
         if suffix == ".csv":
             write_chain_csv(chain, out, comments=(f"{chain.name} in the table form of seed 002, Table 7",))
         else:
-            write_urdf(nominal_model(chain), out, robot_name=chain.name)
+            write_urdf(nominal_model(chain), out, robot_name=chain.name, links=links)
         return out
     if suffix != ".urdf":
         raise InputError("a deformed robot is written as URDF only; choose an output ending in .urdf", path=str(out))
     table = (deformation if isinstance(deformation, DeformationTable)
              else read_deformation_csv(deformation, n_joints=chain.n_joints))
-    write_urdf(deformed_model(chain, table, fraction, composition), out, robot_name=f"{chain.name}_deformed")
+    write_urdf(deformed_model(chain, table, fraction, composition), out, robot_name=f"{chain.name}_deformed",
+               links=links)
     return out

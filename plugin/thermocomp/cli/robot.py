@@ -25,6 +25,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="share of the table to apply (a minute t of a linear ramp to T: t / T)")
     export.add_argument("--composition", choices=("table", "eq21"), default="table",
                         help="how a deformation row composes with the segment (docs/conventions.md)")
+    export.add_argument("--with-meshes", action="store_true",
+                        help="URDF: carry the robot's meshes (a built-in robot's envelopes, a .urdf / .xacro file's own "
+                             "visual and collision meshes), placed in the exported link frames")
+    export.add_argument("--inertials", metavar="FILE",
+                        help="URDF: carry these link inertials: the URDF 'thermocomp inertia --out' wrote for this robot, "
+                             "or an inertia CSV (the form of robots/<name>/inertia.csv)")
     rob.set_defaults(handler=run)
 
 
@@ -37,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
         print(chain_csv_text(load_robot(args.robot, robot_file_options(args))), end="")
         return EXIT_OK
     out = export_robot(args.robot, args.out, deformation=args.deformation, fraction=args.fraction,
-                       composition=args.composition, robot_options=robot_file_options(args))
+                       composition=args.composition, robot_options=robot_file_options(args),
+                       with_meshes=args.with_meshes, inertials=args.inertials)
     print(f"wrote {out}")
     return EXIT_OK
 

@@ -57,6 +57,9 @@ PLACEHOLDER_MASS = 1e-3
 PLACEHOLDER_INERTIA = 1e-8
 
 _ROOT_WORLD = "world"
+#: thermocomp's own top-level URDF element: the home configuration, ``<home joint="..." position="..."/>`` per joint
+#: (URDF joint positions [rad]). URDF readers skip elements they do not know, as they skip ``<gazebo>``.
+HOME_ELEMENT = "thermocomp"
 _MOVABLE = ("revolute", "continuous")
 _UNSUPPORTED = ("prismatic", "floating", "planar")
 
@@ -161,7 +164,7 @@ class _Joint:
         self.axis = _floats(None if axis_elem is None else axis_elem.get("xyz"), (1.0, 0.0, 0.0), f"{what} axis", src)
 
 
-def _parse(data: bytes | str, src: str) -> tuple[str, set[str], list[_Joint]]:
+def _parse(data: bytes | str, src: str) -> tuple[str, set[str], list[_Joint], dict[str, float]]:
     try:
         root = ET.fromstring(data)
     except ET.ParseError as exc:
@@ -184,7 +187,19 @@ def _parse(data: bytes | str, src: str) -> tuple[str, set[str], list[_Joint]]:
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise InputError(f"joint {dup!r} is defined twice", path=src)
-    return root.get("name") or Path(src).stem, links, joints
+    homes: dict[str, float] = {}
+    for extra in root.findall(HOME_ELEMENT):
+        for home in extra.findall("home"):
+            joint, text = home.get("joint"), home.get("position")
+            try:
+                value = float(text or "")
+            except ValueError:
+                value = math.nan
+            if not joint or joint not in names or not math.isfinite(value):
+                raise InputError(f"<{HOME_ELEMENT}><home>: expected joint=\"<a joint>\" and a finite position [rad], "
+                                 f"got joint={joint!r} position={text!r}", path=src)
+            homes[joint] = value
+    return root.get("name") or Path(src).stem, links, joints, homes
 
 
 def read_urdf(path: PathLike, base_link: str | None = None, tip_link: str | None = None) -> Chain:
@@ -207,12 +222,13 @@ class _Resolved:
     path_joints: list
     T_common_base: FloatArray
     path_between: object
+    homes: dict
 
 
 def _resolve(data: bytes | str, source: str, base_link: str | None, tip_link: str | None) -> _Resolved:
     """Parse a URDF, check it is a tree, pick the chain from ``base_link`` to ``tip_link`` (defaults: :func:`urdf_chain`)."""
     src = source
-    robot_name, links, joints = _parse(data, src)
+    robot_name, links, joints, homes = _parse(data, src)
     by_child: dict[str, _Joint] = {}
     children: dict[str, list[_Joint]] = {name: [] for name in links}
     for j in joints:
@@ -297,7 +313,7 @@ def _resolve(data: bytes | str, source: str, base_link: str | None, tip_link: st
     for j in to_base:
         T_common_base = T_common_base @ j.T
 
-    return _Resolved(robot_name, root, base_link, tip_link, path_joints, T_common_base, path_between)
+    return _Resolved(robot_name, root, base_link, tip_link, path_joints, T_common_base, path_between, homes)
 
 
 def urdf_chain_ends(data: bytes | str, source: str, base_link: str | None = None,
@@ -342,7 +358,9 @@ def urdf_chain(data: bytes | str, source: str, base_link: str | None = None, tip
         ``+-CONTINUOUS_LIMIT`` (4 pi); ``T_world_base`` is the pose of the base
         link in a root link named ``world`` when only fixed joints lie between
         them, else identity; ``T_last_tcp`` is the tip link in the last
-        joint's base-oriented frame; ``home`` is 0 clipped into the limits.
+        joint's base-oriented frame; ``home`` is the file's
+        ``<thermocomp><home joint=... position=.../></thermocomp>`` (what
+        :func:`urdf_text` writes), else 0 clipped into the limits.
 
     Raises
     ------
@@ -396,6 +414,13 @@ def urdf_chain(data: bytes | str, source: str, base_link: str | None = None, tip
     T_last_tcp[:3, :3] = R_prev @ T_rel[:3, :3]
     T_last_tcp[:3, 3] = R_prev @ T_rel[:3, 3]
     lower_, upper_ = np.array(lower), np.array(upper)
+    home = np.clip(0.0, lower_, upper_)
+    for k, name in enumerate(names):
+        if name in r.homes:
+            if not lower_[k] <= r.homes[name] <= upper_[k]:
+                raise InputError(f"<{HOME_ELEMENT}><home> of joint {name!r}: expected a position within its limits "
+                                 f"[{lower_[k]:g}, {upper_[k]:g}] rad, got {r.homes[name]:g}", path=src)
+            home[k] = r.homes[name]
     return Chain(
         name=robot_name,
         joint_names=tuple(names),
@@ -408,7 +433,7 @@ def urdf_chain(data: bytes | str, source: str, base_link: str | None = None, tip
         velocity=np.array(velocity),
         T_world_base=T_world_base,
         T_last_tcp=T_last_tcp,
-        home=np.clip(0.0, lower_, upper_),
+        home=home,
     )
 
 
@@ -557,6 +582,10 @@ def urdf_text(
     ``q`` first; for chains with ``sign = +1`` and ``offset = 0`` (all
     built-in robots) the two coincide.
 
+    The home configuration goes in thermocomp's own element
+    (:data:`HOME_ELEMENT`), which :func:`urdf_chain` reads back, so a robot
+    exported and read again prefers the same configuration branch.
+
     Every link carries a placeholder inertial (:data:`PLACEHOLDER_MASS`);
     joints carry ``effort="0"`` (unknown). Floats are written with ``repr``
     so the file reproduces the model's doubles exactly.
@@ -591,6 +620,11 @@ def urdf_text(
         " Written by thermocomp. Joint positions are model angles theta = sign * q + offset"
         " (thermocomp Chain.theta_from_q); links without given inertials carry placeholders. "
     ))
+    # The home configuration (model angles, as the joint positions are), so that a robot read back keeps the
+    # configuration branch IK seeds prefer (:data:`HOME_ELEMENT`).
+    extra = ET.SubElement(robot, HOME_ELEMENT)
+    for name, theta in zip(chain.joint_names, chain.theta_from_q(chain.home)):
+        ET.SubElement(extra, "home", joint=name, position=repr(float(theta) + 0.0))
     taken = set(chain.joint_names)
     link_names = ["world", "base"] + [f"link{i + 1}" for i in range(chain.n_joints)] + ["tcp"]
     links = {} if links is None else dict(links)
@@ -630,6 +664,7 @@ def write_urdf(
 
 __all__ = [
     "CONTINUOUS_LIMIT",
+    "HOME_ELEMENT",
     "LinkContent",
     "matrix_from_urdf_rpy",
     "read_urdf",

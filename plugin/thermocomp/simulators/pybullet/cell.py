@@ -50,7 +50,7 @@ from thermocomp.simulators.pybullet.collision import (
     CollisionReport,
     check_program_collisions,
 )
-from thermocomp.simulators.pybullet.geometry import RobotGeometry, robot_geometry
+from thermocomp.simulators.pybullet.geometry import RobotGeometry, robot_file_geometry, robot_geometry
 from thermocomp.simulators.pybullet.render import (
     Camera,
     camera_framing,
@@ -150,7 +150,16 @@ class SimSetup:
         return float(minute)
 
     def geometry(self, cache_dir: PathLike) -> RobotGeometry:
-        """The robot's link meshes (mesh map, else built-in envelopes, else primitives in ``cache_dir``)."""
+        """The robot's link meshes: a mesh map, else a robot file's own meshes, else built-in envelopes, else primitives.
+
+        Generated files (primitives, convex pieces, OBJ copies of COLLADA visuals) go to ``cache_dir``.
+        """
+        from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES
+
+        if self.mesh_map is None and Path(self.robot).suffix.lower() in ROBOT_FILE_SUFFIXES:
+            found = robot_file_geometry(self.chain, self.robot, cache_dir, self.robot_options)
+            if found is not None:
+                return found
         builtin = self.robot if self.robot in BUILTIN_ROBOTS else None
         return robot_geometry(self.chain, cache_dir, robot=builtin, mesh_map=self.mesh_map)
 

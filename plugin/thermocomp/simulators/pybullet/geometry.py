@@ -1,12 +1,15 @@
 """The shape of a robot's links in the simulator: meshes per URDF link.
 
-Three sources, in the order :func:`robot_geometry` tries them:
+Four sources, in the order :func:`robot_geometry` tries them:
 
 1. a **mesh map** the user gives (their CAD, :func:`thermocomp.io.scene_file.read_mesh_map`);
-2. the **built-in envelope meshes** shipped in ``robots/<name>/meshes/``
+2. the meshes of a ``.urdf`` / ``.xacro`` **robot file** (:func:`robot_file_geometry`, which
+   :meth:`thermocomp.simulators.pybullet.cell.SimSetup.geometry` tries second: ``package://``
+   resolved, COLLADA visuals converted to OBJ, collided as convex pieces);
+3. the **built-in envelope meshes** shipped in ``robots/<name>/meshes/``
    (``base.stl``, ``link1.stl`` .. ``link<n>.stl``, metres, in the URDF link
    frames), used when every one of them is present;
-3. **primitive envelopes** generated here from the chain itself: per link a
+4. **primitive envelopes** generated here from the chain itself: per link a
    cylinder from its joint to the next joint (or the TCP) with a sphere
    closing it at the far joint; the base a cylinder from the base origin to
    joint 1. They show the robot and make collision checks possible until
@@ -379,6 +382,52 @@ def robot_geometry(chain: Chain, cache_dir: PathLike, *, robot: str | None = Non
     return convex_piece_geometry(primitive_geometry(chain, cache_dir), cache_dir)
 
 
+def robot_file_geometry(chain: Chain, path: PathLike, cache_dir: PathLike, robot_options=None) -> RobotGeometry | None:
+    """The meshes a ``.urdf`` / ``.xacro`` robot file carries, or ``None`` when it carries none.
+
+    Its ``<visual>`` and ``<collision>`` meshes (``package://`` URIs resolved,
+    :mod:`thermocomp.io.robot_files`) placed in the link frames
+    (:func:`thermocomp.robot.export.robot_file_link_meshes`). PyBullet's URDF
+    loader does not read COLLADA reliably: a ``.dae`` visual is converted to
+    OBJ with trimesh (pycollada) into ``cache_dir``, its colours dropped. The
+    collision meshes are collided as convex pieces, like the built-in
+    envelopes (:func:`convex_piece_geometry`).
+    """
+    import dataclasses
+
+    from thermocomp.robot.export import robot_file_link_meshes
+
+    found = robot_file_link_meshes(Path(path), chain, robot_options)
+    if not found:
+        return None
+    out = Path(cache_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    links = {}
+    for name, content in found.items():
+        visual = content.visual_mesh
+        if visual is not None and Path(visual).suffix.lower() == ".dae":
+            visual = str(_obj_of(Path(visual), content.mesh_scale, out))
+        links[name] = dataclasses.replace(content, visual_mesh=visual)
+    geometry = RobotGeometry(links=links, source=f"the robot file's own meshes ({Path(path).name})")
+    return convex_piece_geometry(geometry, cache_dir)
+
+
+def _obj_of(mesh: Path, metres_per_unit: float, out: Path) -> Path:
+    """An OBJ copy of a mesh file in its own unit (:func:`thermocomp.io.meshes.read_mesh`: COLLADA through
+    pycollada, its declared unit and up axis checked), named by a hash of its bytes."""
+    import trimesh
+
+    from thermocomp.io.meshes import read_mesh
+
+    data = mesh.read_bytes()
+    path = out / f"{mesh.stem}_{hashlib.sha1(data).hexdigest()[:12]}.obj"
+    if not path.is_file():
+        found = read_mesh(mesh, metres_per_unit)
+        obj = trimesh.Trimesh(found.vertices / metres_per_unit, found.faces, process=False).export(file_type="obj")
+        atomic_write_bytes(path, obj.encode("utf-8"))
+    return path
+
+
 __all__ = [
     "COLLISION_SLABS",
     "NO_GEOMETRY",
@@ -393,5 +442,6 @@ __all__ = [
     "obj_text_of_pieces",
     "primitive_geometry",
     "primitive_link_radii",
+    "robot_file_geometry",
     "robot_geometry",
 ]

@@ -1,0 +1,217 @@
+"""What an exported robot URDF carries besides its kinematics: meshes and inertials per link.
+
+:func:`export_link_contents` gathers, for ``thermocomp robot export --with-meshes --inertials FILE``
+(:func:`thermocomp.pipeline.export_robot`), each link's
+:class:`thermocomp.io.urdf.LinkContent` in the table form's link frames (docs/conventions.md):
+
+* meshes: a built-in robot's envelopes (``robots/<name>/meshes``), or a ``.urdf`` / ``.xacro``
+  robot file's own ``<visual>`` and ``<collision>`` meshes, placed in our link frames as
+  :func:`thermocomp.inertia.robot.mesh_refs_for_robot` places them;
+* inertials: an inertia CSV (the form of ``robots/<name>/inertia.csv``) or the URDF that
+  ``thermocomp inertia --out`` wrote for the same robot (its kinematics is checked against the
+  robot's, so that its link frames are the exported ones).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from thermocomp._typing import PathLike
+from thermocomp.errors import InputError
+from thermocomp.robot.chain import Chain
+
+#: Two descriptions of one robot agree to round-off; a URDF written with ``repr`` floats reproduces them.
+SAME_ROBOT_TOL = 1e-9
+
+
+def export_link_contents(robot: str | PathLike, chain: Chain, *, with_meshes: bool = False,
+                         inertials: PathLike | None = None, robot_options=None) -> dict | None:
+    """:class:`thermocomp.io.urdf.LinkContent` by link name (``base``, ``link1`` ..), or ``None`` for neither.
+
+    Parameters
+    ----------
+    robot
+        The robot as given (built-in name or file), where meshes come from.
+    chain
+        The robot loaded (its link frames are the URDF's).
+    with_meshes
+        Carry the robot's meshes (visual and collision).
+    inertials
+        An inertia CSV or a URDF written by ``thermocomp inertia --out``.
+    robot_options
+        How a ``.urdf`` / ``.xacro`` robot file is read.
+
+    Raises
+    ------
+    InputError
+        A robot without meshes, a link with several meshes of one kind or with visual and collision
+        meshes placed differently, inertials for other links or another robot.
+    """
+    from thermocomp.inertia.links import link_names
+    from thermocomp.io.urdf import LinkContent
+
+    if not with_meshes and inertials is None:
+        return None
+    names = link_names(chain.n_joints)
+    meshes = _meshes(robot, chain, robot_options) if with_meshes else {}
+    masses = _inertials(inertials, chain) if inertials is not None else {}
+    out = {}
+    for name in names:
+        kw: dict = {}
+        if name in masses:
+            kw.update(mass=masses[name].mass, com=masses[name].com, inertia=masses[name].inertia)
+        if name in meshes:
+            kw.update(meshes[name])
+        if kw:
+            out[name] = LinkContent(**kw)
+    return out
+
+
+def _meshes(robot: str | PathLike, chain: Chain, robot_options) -> dict[str, dict]:
+    """Per link: ``visual_mesh``, ``collision_mesh``, ``T_link_mesh``, ``mesh_scale`` (LinkContent fields)."""
+    from thermocomp.inertia.links import link_names
+    from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES
+    from thermocomp.robot.builtin import BUILTIN_ROBOTS
+
+    name = str(robot)
+    if name in BUILTIN_ROBOTS:
+        from thermocomp.inertia.builtin import builtin_mesh_path
+
+        out = {}
+        for link in link_names(chain.n_joints):
+            path = str(builtin_mesh_path(name, link).resolve())
+            out[link] = {"visual_mesh": path, "collision_mesh": path}
+        return out
+    if Path(name).suffix.lower() not in ROBOT_FILE_SUFFIXES:
+        raise InputError(f"--with-meshes: robot {name!r} has no meshes (a built-in robot or a .urdf / .xacro file with "
+                         "<visual> and <collision> meshes has)")
+    found = robot_file_link_meshes(Path(name), chain, robot_options)
+    if not found:
+        raise InputError("--with-meshes: the robot file has no <visual> or <collision> meshes", path=name)
+    return {link: {"visual_mesh": c.visual_mesh, "collision_mesh": c.collision_mesh, "T_link_mesh": c.T_link_mesh,
+                   "mesh_scale": c.mesh_scale} for link, c in found.items()}
+
+
+def robot_file_link_meshes(path: Path, chain: Chain, robot_options=None) -> dict:
+    """The meshes of a ``.urdf`` / ``.xacro`` robot file as :class:`~thermocomp.io.urdf.LinkContent` per link.
+
+    Each ``<visual>`` and ``<collision>`` mesh of a URDF link rigidly attached
+    to the base or to a chain link (``package://`` URIs resolved) is placed in
+    the table form's link frame of that body at the zero pose, as
+    :func:`thermocomp.inertia.robot.mesh_refs_for_robot` places them. Links
+    without meshes are left out; an empty result means the file has none.
+
+    Raises
+    ------
+    InputError
+        A link with several meshes of one kind, or with its visual and
+        collision meshes placed or scaled differently (a link carries one
+        pose and scale for both), a mesh that cannot be resolved.
+    """
+    from thermocomp.geometry.rotations import invert_transform
+    from thermocomp.inertia.links import link_names
+    from thermocomp.inertia.robot import zero_pose_link_frames
+    from thermocomp.io.meshes import read_urdf_meshes
+    from thermocomp.io.robot_files import RobotFileOptions, read_robot_description
+    from thermocomp.io.urdf import LinkContent
+
+    opts = RobotFileOptions() if robot_options is None else robot_options
+    description = read_robot_description(path, opts)
+    names = link_names(chain.n_joints)
+    frames = zero_pose_link_frames(chain)
+    found: dict[str, dict[str, list]] = {}
+    for kind in ("visual", "collision"):
+        urdf_meshes = read_urdf_meshes(path, kind, description.packages, opts.tip_link, base_link=opts.base_link,
+                                       text=description.urdf)
+        for m in urdf_meshes.meshes:
+            link = names[m.body]
+            T = invert_transform(frames[link]) @ m.T_base_link @ m.ref.T_link_mesh
+            found.setdefault(link, {}).setdefault(kind, []).append((str(m.ref.path.resolve()), T, m.ref.metres_per_unit))
+    out = {}
+    for link, kinds in found.items():
+        for kind, items in kinds.items():
+            if len(items) > 1:
+                raise InputError(f"link {link} carries {len(items)} {kind} meshes; a thermocomp URDF link holds one "
+                                 "(give a mesh map instead, docs/scenes.md)", path=str(path))
+        (vis,) = kinds.get("visual", [None])
+        (col,) = kinds.get("collision", [None])
+        first = vis or col
+        if vis is not None and col is not None and not (np.allclose(vis[1], col[1], rtol=0, atol=SAME_ROBOT_TOL)
+                                                        and vis[2] == col[2]):
+            raise InputError(f"link {link}'s visual and collision meshes are placed or scaled differently; a thermocomp "
+                             "URDF link places both alike (give a mesh map instead, docs/scenes.md)", path=str(path))
+        out[link] = LinkContent(visual_mesh=None if vis is None else vis[0], collision_mesh=None if col is None else col[0],
+                                T_link_mesh=first[1], mesh_scale=first[2])
+    return out
+
+
+def _inertials(path: PathLike, chain: Chain) -> dict:
+    """``LinkInertial`` by link name from an inertia CSV or a thermocomp inertia URDF, checked against ``chain``."""
+    from thermocomp.inertia.files import read_inertia_csv
+    from thermocomp.inertia.links import link_names
+
+    names = link_names(chain.n_joints)
+    suffix = Path(path).suffix.lower()
+    if suffix == ".csv":
+        links = {x.link: x for x in read_inertia_csv(path).links}
+    elif suffix == ".urdf":
+        links = read_urdf_inertials(path, chain)
+    else:
+        raise InputError(f"--inertials: expected an inertia .csv or the .urdf of 'thermocomp inertia --out', got "
+                         f"{Path(path).name!r}", path=str(path))
+    unknown = sorted(set(links) - set(names))
+    if unknown:
+        raise InputError(f"--inertials: expected links among {', '.join(names)}, got {', '.join(unknown)}", path=str(path))
+    return links
+
+
+def read_urdf_inertials(path: PathLike, chain: Chain) -> dict:
+    """The ``<inertial>`` of links ``base``, ``link1`` .. of a URDF that thermocomp wrote for ``chain``.
+
+    Its link frames are the table form's only if it is the same robot: its
+    forward kinematics (root ``world`` to ``tcp``) must equal ``chain``'s at
+    random configurations within :data:`SAME_ROBOT_TOL`.
+    """
+    import xml.etree.ElementTree as ET
+
+    from thermocomp.inertia.links import LinkInertial, link_names
+    from thermocomp.io.files import read_input_bytes
+    from thermocomp.io.urdf import matrix_from_urdf_rpy, urdf_chain
+    from thermocomp.kinematics.fk import fk_matrix
+    from thermocomp.kinematics.model import nominal_model
+
+    src = str(path)
+    data = read_input_bytes(path, "URDF")
+    other = urdf_chain(data, src, tip_link="tcp")
+    q = np.random.default_rng(0).uniform(np.maximum(chain.lower, -np.pi), np.minimum(chain.upper, np.pi),
+                                         (20, chain.n_joints))
+    # A thermocomp URDF holds model angles theta = sign * q + offset (thermocomp.io.urdf.urdf_text).
+    if other.n_joints != chain.n_joints or not np.allclose(fk_matrix(nominal_model(other), chain.theta_from_q(q)),
+                                                           fk_matrix(nominal_model(chain), q), rtol=0, atol=SAME_ROBOT_TOL):
+        raise InputError(f"--inertials: this URDF is another robot than {chain.name!r} (its kinematics differs), so its "
+                         "link frames are not the exported robot's; compute the inertials for this robot", path=src)
+    root = ET.fromstring(data)
+    out = {}
+    for link in root.findall("link"):
+        name = link.get("name", "")
+        inertial = link.find("inertial")
+        if name not in link_names(chain.n_joints) or inertial is None:
+            continue
+        origin, mass, inertia = inertial.find("origin"), inertial.find("mass"), inertial.find("inertia")
+        try:
+            com = np.array([float(v) for v in (origin.get("xyz", "0 0 0") if origin is not None else "0 0 0").split()])
+            if origin is not None and np.any(matrix_from_urdf_rpy([float(v) for v in origin.get("rpy", "0 0 0").split()])
+                                             != np.eye(3)):
+                raise ValueError("turned inertial frame")
+            m = float(mass.get("value", "")) if mass is not None else float("nan")
+            i = {k: float(inertia.get(k, "0")) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")} if inertia is not None else {}
+        except (ValueError, AttributeError) as exc:
+            raise InputError(f"--inertials: link {name}: expected <inertial> with origin xyz (rpy 0), mass and inertia, "
+                             f"got {exc}", path=src) from exc
+        if not i:
+            raise InputError(f"--inertials: link {name}: expected <inertia>", path=src)
+        tensor = np.array([[i["ixx"], i["ixy"], i["ixz"]], [i["ixy"], i["iyy"], i["iyz"]], [i["ixz"], i["iyz"], i["izz"]]])
+        out[name] = LinkInertial(link=name, mass=m, com=com, inertia=tensor, source=src)
+    return out
