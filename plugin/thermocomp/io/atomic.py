@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
+from thermocomp.io.job import Job, new_file_mode, temporary_beside
 
 
 def check_not_input(output: PathLike, inputs: list[PathLike]) -> None:
@@ -50,17 +50,9 @@ def check_destination(path: PathLike) -> Path:
     return dest
 
 
-def _temporary_beside(dest: Path, suffix: str) -> tuple[int, str]:
-    """A new temporary file in ``dest``'s folder (same file system, so renaming it is atomic): ``(fd, name)``."""
-    try:
-        return tempfile.mkstemp(prefix=f".{dest.name}.", suffix=suffix, dir=dest.parent)
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
-
-
 def _publish(tmp: PathLike, dest: Path) -> None:
     """Give the finished temporary file ``tmp`` a new file's mode and rename it to ``dest``."""
-    os.chmod(tmp, _new_file_mode())  # mkstemp makes 0600; a result file is as readable as any other
+    os.chmod(tmp, new_file_mode())  # mkstemp makes 0600; a result file is as readable as any other
     try:
         os.replace(tmp, dest)
     except OSError as exc:  # e.g. a directory made at ``dest`` meanwhile, or a read-only destination
@@ -77,12 +69,13 @@ def _remove_all(paths: list[Path]) -> None:
 def _atomic_fd(path: PathLike) -> Iterator[int]:
     """A temporary file beside ``path`` (its descriptor); renamed to ``path`` when the block succeeds."""
     dest = check_destination(path)
-    fd, tmp = _temporary_beside(dest, ".tmp")
+    tmp = temporary_beside(dest)  # a short name: an output name as long as the file system allows works
     try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_TRUNC)
         yield fd
         _publish(tmp, dest)
     except BaseException:
-        _remove_all([Path(tmp)])  # cleanup only: the exception is re-raised unchanged
+        _remove_all([tmp])  # cleanup only: the exception is re-raised unchanged
         raise
 
 
@@ -104,13 +97,6 @@ def atomic_open(path: PathLike, newline: str | None = "") -> Iterator[IO[str]]:
             yield handle
 
 
-def _new_file_mode() -> int:
-    """The mode ``open()`` would give a new file: 0666 less the process umask."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
 def atomic_write_text(path: PathLike, text: str) -> None:
     """Write ``text`` to ``path`` atomically."""
     with atomic_open(path) as handle:
@@ -125,14 +111,13 @@ def atomic_write_bytes(path: PathLike, data: bytes) -> None:
 
 
 def atomic_write_all(writes: Sequence[tuple[PathLike, Callable[[Path], object]]]) -> None:
-    """Write several outputs all or none: each to a temporary file beside it, then rename them all.
+    """Write several outputs all or none (a :class:`~thermocomp.io.job.Job` without options).
 
     ``writes`` holds ``(destination, write)`` pairs; ``write(path)`` writes
     the output to ``path`` (a temporary name with the destination's suffix,
     so writers that check it accept it). If any write fails, every
     temporary file is removed and no destination is touched; if a rename
-    fails (the disk changed under us), the outputs already renamed are
-    removed too, so a run never leaves some of its outputs behind.
+    fails, the outputs already renamed get their earlier content back.
 
     Raises
     ------
@@ -140,18 +125,10 @@ def atomic_write_all(writes: Sequence[tuple[PathLike, Callable[[Path], object]]]
         Naming a destination that cannot be written; exceptions of the
         writers pass unchanged.
     """
-    staged: list[tuple[Path, Path]] = []  # (temporary, destination)
-    renamed: list[Path] = []
-    try:
+    with Job() as job:
+        for dest, _ in writes:
+            job.output(check_destination(dest))
+        job.check()
         for dest, write in writes:
-            dest = check_destination(dest)
-            fd, tmp = _temporary_beside(dest, f".part{dest.suffix}")
-            os.close(fd)
-            staged.append((Path(tmp), dest))
-            write(Path(tmp))
-        for tmp, dest in staged:
-            _publish(tmp, dest)
-            renamed.append(dest)
-    except BaseException:
-        _remove_all([tmp for tmp, _ in staged] + renamed)  # cleanup only: the exception is re-raised unchanged
-        raise
+            job.write_with(Path(dest), write)
+        job.commit()

@@ -1,0 +1,450 @@
+"""One command run's files: every input and output declared, checked before any work, committed all or none.
+
+A :class:`Job` is what a command knows about its files (docs/jobs.md):
+
+* :meth:`Job.input` names a file the run reads, with the option that named
+  it (``--targets``); :meth:`Job.output` a file it will write (``--out``).
+* :meth:`Job.check` refuses, before any work, every output that is an
+  input (same resolved path, or the same file: ``st_dev`` and ``st_ino``,
+  symlinks and hard links followed), that is another output, that exists
+  and is not a regular file (a directory, a FIFO, a device), or that is not
+  a new name in an existing, writable folder. One
+  :class:`~thermocomp.errors.InputError` names every conflict with its
+  option.
+* Outputs are written to short temporary names beside their destinations
+  (:meth:`Job.open`, :meth:`Job.write_text`, :meth:`Job.write_bytes`,
+  :meth:`Job.write_with`) while the work runs, and :meth:`Job.commit`
+  renames them all at the end. If one rename fails, every destination
+  already replaced gets its earlier content back (kept as a hard link, or a
+  copy, until every rename has succeeded).
+* Leaving the ``with Job()`` block without a commit (an error, Ctrl-C, or
+  SIGTERM / SIGHUP turned into ``KeyboardInterrupt`` by
+  :func:`interrupt_on_termination`) removes every temporary: nothing is
+  written. A full disk (or any failed write) is an ``InputError`` naming the
+  output and its option.
+* One output may be the run's log (:meth:`Job.log`, e.g. ``--report``, which
+  the CoppeliaSim add-on shows): it is checked like the others, and every
+  :meth:`Job.echo` prints a line and rewrites the log whole under its name
+  (temporary, then rename; never appended to), so a reader always sees
+  complete lines, and an error of a failed run is logged too
+  (:meth:`Job.log_error`).
+
+Usage::
+
+    with Job() as job:
+        job.input(args.targets, "--targets")
+        out = job.output(args.out, "--out")
+        job.check()                      # before any work
+        rows = compute()
+        job.write_text(out, rows)        # a temporary beside the destination
+        job.commit()                     # all outputs appear, or none
+    for path in job.written:
+        print(f"wrote {path}")
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import signal
+import stat
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from thermocomp._typing import PathLike
+from thermocomp.errors import InputError
+
+#: Prefix of every temporary a job (or :mod:`thermocomp.io.atomic`) makes beside an output: a short,
+#: fixed-length name, so an output name of up to the file system's limit (255 bytes) works.
+TEMPORARY_PREFIX = ".tc-"
+#: Longest destination suffix copied onto a temporary name (writers check ``.png``, ``.urdf`` ...).
+_MAX_SUFFIX = 12
+#: Write errors that say the destination is full or too big, however they surface.
+_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
+
+@dataclass(frozen=True)
+class _Role:
+    """A file of the job and the option that named it."""
+
+    path: Path
+    option: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.option} {self.path}" if self.option else str(self.path)
+
+
+def temporary_beside(dest: Path, kind: str = "") -> Path:
+    """Create an empty temporary file in ``dest``'s folder (same file system: renaming it is atomic).
+
+    Its name is short (``.tc-XXXXXXXX`` plus ``dest``'s suffix when that is
+    at most 12 characters), whatever the length of ``dest``'s name.
+
+    Raises
+    ------
+    InputError
+        Naming ``dest`` when the folder refuses a new file.
+    """
+    suffix = dest.suffix if len(dest.suffix) <= _MAX_SUFFIX else ""
+    try:
+        fd, name = tempfile.mkstemp(prefix=TEMPORARY_PREFIX + kind, suffix=suffix, dir=dest.parent)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
+    os.close(fd)
+    return Path(name)
+
+
+def new_file_mode() -> int:
+    """The mode ``open()`` would give a new file: 0666 less the process umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    """``os.stat`` (symlinks followed), or ``None`` when nothing is there."""
+    try:
+        return path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def same_file(a: PathLike, b: PathLike) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same resolved path, or the same device and inode."""
+    a, b = Path(a), Path(b)
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    sa, sb = _stat(a), _stat(b)
+    return sa is not None and sb is not None and os.path.samestat(sa, sb)
+
+
+def _name_max(folder: Path) -> int:
+    try:
+        return int(os.pathconf(folder, "PC_NAME_MAX"))
+    except (OSError, ValueError, AttributeError):
+        return 255
+
+
+class Job:
+    """The inputs and outputs of one run of a command (see the module docstring and docs/jobs.md).
+
+    Attributes
+    ----------
+    written
+        The outputs :meth:`commit` published, in the order they were
+        declared (empty before the commit).
+    """
+
+    def __init__(self) -> None:
+        self._inputs: list[_Role] = []
+        self._outputs: list[_Role] = []
+        self._staged: dict[Path, Path] = {}  # destination (resolved) -> temporary
+        self._log: _Role | None = None
+        self._log_lines: list[str] = []
+        self._checked = False
+        self.written: list[Path] = []
+
+    # --- declaring -------------------------------------------------------------------------------
+
+    def input(self, path: PathLike | None, option: str = "") -> Path | None:
+        """Declare a file the run reads (``None`` passes through); returns it as a :class:`Path`."""
+        if path is None:
+            return None
+        role = _Role(Path(path), option)
+        if role not in self._inputs:
+            self._inputs.append(role)
+        return role.path
+
+    def inputs(self, paths: Any, option: str = "") -> None:
+        """Declare several input files (e.g. the meshes a scene names)."""
+        for path in paths:
+            self.input(path, option)
+
+    def output(self, path: PathLike | None, option: str = "") -> Path | None:
+        """Declare a file the run will write (``None`` passes through); returns it as a :class:`Path`.
+
+        Declaring the same path with the same option again (a library call
+        inside a larger run) is one output.
+        """
+        if path is None:
+            return None
+        role = _Role(Path(path), option)
+        if role not in self._outputs:
+            self._outputs.append(role)
+        return role.path
+
+    def log(self, path: PathLike | None, option: str = "--report") -> Path | None:
+        """Declare the run's log (``None`` passes through): an output rewritten whole at every :meth:`echo`."""
+        path = self.output(path, option)
+        if path is not None:
+            self._log = self._outputs[-1]
+        return path
+
+    def echo(self, text: str) -> None:
+        """Print ``text`` (stdout) and, once :meth:`check` has passed, rewrite the log with every line so far."""
+        print(text, flush=True)
+        self._log_lines.append(text)
+        self._write_log()
+
+    def log_error(self, text: str) -> None:
+        """Add ``thermocomp: error: text`` to the log only (the caller prints errors on stderr)."""
+        self._log_lines.append(f"thermocomp: error: {text}")
+        self._write_log()
+
+    def _write_log(self) -> None:
+        if self._log is None:
+            return
+        if not self._checked and self._conflicts_of(self._outputs.index(self._log)):
+            return  # before check(), only a log that is itself writable (an error is logged when another output fails)
+        dest = Path(os.path.realpath(self._log.path))
+        tmp = temporary_beside(dest)
+        try:
+            tmp.write_text("".join(f"{line}\n" for line in self._log_lines), encoding="utf-8")
+            os.chmod(tmp, new_file_mode())
+            os.replace(tmp, dest)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise InputError(f"cannot write: {exc.strerror or exc}", path=self._log.label) from exc
+        except BaseException:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
+
+    # --- checking --------------------------------------------------------------------------------
+
+    def conflicts(self) -> list[str]:
+        """Every reason an output cannot be written, one line each naming the option (empty: none)."""
+        return [line for k in range(len(self._outputs)) for line in self._conflicts_of(k)]
+
+    def _conflicts_of(self, k: int) -> list[str]:
+        out = self._outputs[k]
+        label = out.label
+        if not out.path.name or out.path.name in (".", ".."):
+            return [f"{label}: expected a file name, got a folder"]
+        try:
+            st = _stat(out.path)
+        except OSError as exc:
+            return [f"{label}: cannot write: {exc.strerror}"]
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            return [f"{label}: expected a regular file (a new name or a file to replace), got {_kind(st.st_mode)}"]
+        real = Path(os.path.realpath(out.path))
+        folder = real.parent
+        if not folder.is_dir():
+            return [f"{label}: cannot write: the folder {out.path.parent} does not exist"]
+        if not os.access(folder, os.W_OK | os.X_OK):
+            return [f"{label}: cannot write: the folder {out.path.parent} is not writable"]
+        if len(os.fsencode(real.name)) > _name_max(folder):
+            return [f"{label}: cannot write: the file name is too long for the file system ({_name_max(folder)} bytes)"]
+        found = []
+        for src in self._inputs:
+            if same_file(out.path, src.path):
+                found.append(f"{label}: would overwrite the input {src.path}"
+                             f"{f' ({src.option})' if src.option else ''}; choose another output path")
+        for other in self._outputs[:k]:
+            if same_file(out.path, other.path):
+                found.append(f"{label}: the same file as {other.label}; give each output its own path")
+        return found
+
+    def check(self) -> None:
+        """Refuse every conflict of the declared outputs at once (call before any work).
+
+        Raises
+        ------
+        InputError
+            Naming each output in conflict with its option, one per line.
+        """
+        found = self.conflicts()
+        if len(found) == 1:
+            raise InputError(found[0])
+        if found:
+            raise InputError(f"{len(found)} outputs cannot be written:\n  " + "\n  ".join(found))
+        if not self._checked:
+            self._checked = True
+            if self._log_lines:
+                self._write_log()
+
+    # --- writing ---------------------------------------------------------------------------------
+
+    def _role(self, dest: PathLike) -> _Role:
+        for role in self._outputs:
+            if role.path == Path(dest) and role is not self._log:
+                return role
+        raise ValueError(f"{dest} was not declared with Job.output")
+
+    def temporary(self, dest: PathLike) -> Path:
+        """The temporary file standing in for the declared output ``dest`` until :meth:`commit` (made once)."""
+        role = self._role(dest)
+        key = Path(os.path.realpath(role.path))
+        if key not in self._staged:
+            self._staged[key] = temporary_beside(key)
+        return self._staged[key]
+
+    @contextlib.contextmanager
+    def open(self, dest: PathLike, mode: str = "w", newline: str | None = "") -> Iterator[IO[Any]]:
+        """Open the temporary of ``dest`` for writing (text ``"w"``, UTF-8; or ``"wb"``)."""
+        tmp = self.temporary(dest)
+        with self._writing(dest):
+            if "b" in mode:
+                with open(tmp, mode) as handle:
+                    yield handle
+            else:
+                with open(tmp, mode, encoding="utf-8", newline=newline) as handle:
+                    yield handle
+
+    def write_text(self, dest: PathLike, text: str) -> None:
+        """Write ``text`` (UTF-8) as the content of ``dest``."""
+        with self.open(dest) as handle:
+            handle.write(text)
+
+    def write_bytes(self, dest: PathLike, data: bytes) -> None:
+        """Write ``data`` as the content of ``dest``."""
+        with self.open(dest, "wb") as handle:
+            handle.write(data)
+
+    def write_with(self, dest: PathLike, write: Callable[[Path], object]) -> None:
+        """Let ``write(path)`` write the content of ``dest`` to ``path`` (a temporary with ``dest``'s suffix)."""
+        tmp = self.temporary(dest)
+        with self._writing(dest):
+            write(tmp)
+
+    @contextlib.contextmanager
+    def _writing(self, dest: PathLike) -> Iterator[None]:
+        """An :class:`OSError` while writing ``dest`` (a full disk) becomes an ``InputError`` naming it."""
+        try:
+            yield
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror or exc}", path=self._role(dest).label) from exc
+
+    # --- committing ------------------------------------------------------------------------------
+
+    def commit(self) -> list[Path]:
+        """Give every written output its destination name, all or none.
+
+        The outputs are checked again first (inputs declared during the work
+        count too). Each destination that exists is kept (a hard link, else a
+        copy) until every rename has succeeded; if one fails, the ones
+        already renamed get their earlier content back, or are removed when
+        they are new.
+
+        Returns
+        -------
+        list of Path
+            The outputs written, as declared.
+
+        Raises
+        ------
+        InputError
+            A conflict, or a rename the file system refused, naming the output.
+        """
+        self.check()
+        mode = new_file_mode()
+        keep: dict[Path, Path | None] = {}  # destination -> its earlier content, or None when new
+        done: list[Path] = []
+        current: Path | None = None
+        try:
+            for dest, tmp in self._staged.items():
+                current = dest
+                os.chmod(tmp, mode)  # mkstemp makes 0600; an output is as readable as any new file
+                keep[dest] = _keep(dest) if dest.exists() else None
+            for dest, tmp in self._staged.items():
+                current = dest
+                os.replace(tmp, dest)
+                done.append(dest)
+        except BaseException as exc:
+            for dest in reversed(done):  # cleanup only: the exception is re-raised below
+                with contextlib.suppress(OSError):
+                    earlier = keep.get(dest)
+                    if earlier is None:
+                        dest.unlink()
+                    else:
+                        os.replace(earlier, dest)
+                        keep[dest] = None
+            self._discard(keep)
+            if isinstance(exc, OSError):
+                label = next((r.label for r in self._outputs if Path(os.path.realpath(r.path)) == current), str(current))
+                raise InputError(f"cannot write: {exc.strerror or exc}; no output was written "
+                                 "(the earlier files are as they were)", path=label) from exc
+            raise
+        self._staged.clear()
+        self._discard(keep)
+        published = set(done)
+        self.written = [r.path for r in self._outputs if Path(os.path.realpath(r.path)) in published]
+        return self.written
+
+    def _discard(self, keep: dict[Path, Path | None]) -> None:
+        for path in [*self._staged.values(), *(k for k in keep.values() if k is not None)]:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        self._staged.clear()
+
+    def discard(self) -> None:
+        """Remove every temporary (nothing is written); :meth:`__exit__` does it when the block ends."""
+        self._discard({})
+
+    def __enter__(self) -> Job:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        self.discard()  # after a commit there is nothing left; otherwise nothing is written
+        if isinstance(exc, OSError) and exc.errno in _FULL:
+            labels = ", ".join(r.label for r in self._outputs)
+            raise InputError(f"cannot write: {exc.strerror}; nothing was written", path=labels or None) from exc
+
+
+def _keep(dest: Path) -> Path:
+    """A second name for ``dest``'s current content (a hard link; a copy where links are refused)."""
+    backup = temporary_beside(dest, "keep-")
+    backup.unlink()
+    try:
+        os.link(dest, backup)
+    except OSError:
+        shutil.copy2(dest, backup)
+    return backup
+
+
+@contextlib.contextmanager
+def interrupt_on_termination() -> Iterator[None]:
+    """Turn SIGTERM and SIGHUP into ``KeyboardInterrupt`` for the block (main thread only).
+
+    A run ended with ``kill`` (or by closing its terminal) then cleans up
+    exactly as on Ctrl-C: temporaries are removed, a simulator scene is
+    restored. A second signal while that cleanup runs is ignored, so it
+    cannot cut the cleanup short (SIGKILL still ends the process).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    numbers = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    fired: list[int] = []
+
+    def handler(signum: int, frame: object) -> None:
+        if fired:
+            return
+        fired.append(signum)
+        raise KeyboardInterrupt(f"terminated by {signal.Signals(signum).name}")
+
+    previous = {n: signal.signal(n, handler) for n in numbers}
+    try:
+        yield
+    finally:
+        for n, h in previous.items():
+            signal.signal(n, h)
+
+
+__all__ = ["TEMPORARY_PREFIX", "Job", "interrupt_on_termination", "new_file_mode", "same_file", "temporary_beside"]

@@ -1,0 +1,142 @@
+"""The job layer (thermocomp.io.job): outputs checked before any work, committed all or none."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from thermocomp.errors import InputError
+from thermocomp.io.job import TEMPORARY_PREFIX, Job
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def leftovers(folder: Path) -> list[str]:
+    return [p.name for p in folder.iterdir() if p.name.startswith(TEMPORARY_PREFIX)]
+
+
+def test_an_output_that_is_an_input_is_refused_by_path_symlink_and_hard_link(tmp_path: Path) -> None:
+    targets = tmp_path / "t.csv"
+    targets.write_text("x\n")
+    (tmp_path / "link.csv").symlink_to(targets)
+    os.link(targets, tmp_path / "hard.csv")
+    for name in ("t.csv", "link.csv", "hard.csv", "./t.csv"):
+        job = Job()
+        job.input(targets, "--targets")
+        job.output(tmp_path / name, "--plot")
+        with pytest.raises(InputError, match=r"--plot .*would overwrite the input .*t\.csv \(--targets\)"):
+            job.check()
+    assert targets.read_text() == "x\n"
+
+
+def test_every_conflict_is_named_with_its_option(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "dir").mkdir()
+    job = Job()
+    job.input(tmp_path / "in.csv", "--targets")
+    job.output(tmp_path / "o.csv", "--out")
+    job.output(tmp_path / "o.csv", "--plot")
+    job.output(tmp_path / "fifo", "--collisions-out")
+    job.output(tmp_path / "dir", "--screenshot")
+    job.output(tmp_path / "nodir" / "x.csv", "--report")
+    job.output(tmp_path / "in.csv", "--urdf")
+    job.output(tmp_path / ("n" * 300), "--long")
+    with pytest.raises(InputError) as exc:
+        job.check()
+    text = str(exc.value)
+    assert text.startswith("6 outputs cannot be written")
+    for expected in ("--plot", "the same file as --out", "--collisions-out", "a FIFO", "--screenshot", "a directory",
+                     "--report", "does not exist", "--urdf", "would overwrite the input", "--long", "too long"):
+        assert expected in text
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_a_250_character_name_is_a_valid_output(tmp_path: Path) -> None:
+    name = "o" * 246 + ".csv"
+    with Job() as job:
+        out = job.output(tmp_path / name, "--out")
+        job.check()
+        job.write_text(out, "a\n")
+        job.commit()
+    assert (tmp_path / name).read_text() == "a\n" and leftovers(tmp_path) == []
+
+
+def test_nothing_is_written_until_the_commit_and_an_error_leaves_nothing(tmp_path: Path) -> None:
+    (tmp_path / "o.csv").write_text("earlier\n")
+    with pytest.raises(ZeroDivisionError):
+        with Job() as job:
+            out = job.output(tmp_path / "o.csv", "--out")
+            plot = job.output(tmp_path / "p.png", "--plot")
+            job.check()
+            job.write_text(out, "new\n")
+            assert (tmp_path / "o.csv").read_text() == "earlier\n"
+            job.write_bytes(plot, b"png")
+            _ = 1 / 0
+    assert snapshot(tmp_path) == {"o.csv": b"earlier\n"} and leftovers(tmp_path) == []
+
+
+def test_a_failed_rename_restores_every_earlier_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("m.csv", "c.csv"):
+        (tmp_path / name).write_text(f"old {name}\n")
+    real_replace = os.replace
+
+    def refuse_c(src, dst):  # as an immutable c.csv refuses
+        if Path(dst).name == "c.csv":
+            raise PermissionError(1, "Operation not permitted")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", refuse_c)
+    with pytest.raises(InputError, match=r"--collisions-out .*c\.csv.*Operation not permitted"):
+        with Job() as job:
+            m = job.output(tmp_path / "m.csv", "--out")
+            c = job.output(tmp_path / "c.csv", "--collisions-out")
+            new = job.output(tmp_path / "new.csv", "--other")
+            job.check()
+            job.write_text(new, "n\n")
+            job.write_text(m, "new m\n")
+            job.write_text(c, "new c\n")
+            job.commit()
+    monkeypatch.undo()
+    assert snapshot(tmp_path) == {"c.csv": b"old c.csv\n", "m.csv": b"old m.csv\n"}
+    assert leftovers(tmp_path) == []
+
+
+def test_a_full_disk_is_a_located_error_and_leaves_nothing(tmp_path: Path) -> None:
+    def full(path: Path) -> None:
+        path.write_text("part")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(InputError, match=r"--out .*o\.csv: cannot write: No space left on device"):
+        with Job() as job:
+            out = job.output(tmp_path / "o.csv", "--out")
+            job.write_with(out, full)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_commit_checks_inputs_declared_during_the_work(tmp_path: Path) -> None:
+    mesh = tmp_path / "mesh.stl"
+    mesh.write_bytes(b"solid")
+    with pytest.raises(InputError, match="would overwrite the input"):
+        with Job() as job:
+            out = job.output(mesh, "--out")
+            job.check()
+            job.input(mesh, "scene mesh")
+            job.write_bytes(out, b"x")
+            job.commit()
+    assert mesh.read_bytes() == b"solid" and leftovers(tmp_path) == []
+
+
+def test_an_output_through_a_symlink_replaces_the_linked_file(tmp_path: Path) -> None:
+    (tmp_path / "real.csv").write_text("old\n")
+    (tmp_path / "link.csv").symlink_to(tmp_path / "real.csv")
+    with Job() as job:
+        out = job.output(tmp_path / "link.csv", "--out")
+        job.check()
+        job.write_text(out, "new\n")
+        assert job.commit() == [out]
+    assert (tmp_path / "link.csv").is_symlink() and (tmp_path / "real.csv").read_text() == "new\n"
+    assert oct((tmp_path / "real.csv").stat().st_mode & 0o777) != oct(0o600)
