@@ -219,20 +219,27 @@ def test_console_script_entry_point(tmp_path):
     assert len(read_results(out)) == 100
 
 
-def test_interrupted_run_leaves_no_output(tmp_path):
-    """Ctrl-C (SIGINT) during a long run: exit 130, no results file, no temporary file."""
-    out = tmp_path / "out.csv"
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_interrupted_run_leaves_no_output(tmp_path, signame):
+    """Ctrl-C (SIGINT), kill (SIGTERM) or a closed terminal (SIGHUP) during a long run: exit 130, the earlier
+    results and plot byte for byte, no temporary file."""
+    from thermocomp.io.job import TEMPORARY_PREFIX
+
+    out, plot = tmp_path / "out.csv", tmp_path / "plot.png"
+    out.write_text("earlier results\n")
+    plot.write_bytes(b"earlier plot")
     proc = subprocess.Popen(
         [sys.executable, "-m", "thermocomp", "compensate", "--deformation", str(EXAGGERATED), "--targets", str(TARGETS),
-         "--minutes", "0:20000", "--stabilisation-min", "20000", "--out", str(out)],
+         "--minutes", "0:20000", "--stabilisation-min", "20000", "--out", str(out), "--plot", str(plot)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     deadline = time.monotonic() + 60
     # wait until the run is writing (its temporary file exists), then interrupt
-    while time.monotonic() < deadline and not any(p.name.startswith(".out.csv.") for p in tmp_path.iterdir()):
+    while time.monotonic() < deadline and not any(p.name.startswith(TEMPORARY_PREFIX) for p in tmp_path.iterdir()):
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(getattr(signal, signame))
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == EXIT_INTERRUPTED, err
-    assert "interrupted" in err
-    assert list(tmp_path.iterdir()) == []
+    assert "interrupted" in err and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "plot.png"]
+    assert out.read_text() == "earlier results\n" and plot.read_bytes() == b"earlier plot"

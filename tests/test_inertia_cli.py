@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from thermocomp.cli.main import main
+from thermocomp.cli.main import EXIT_USAGE, main
 from thermocomp.inertia import builtin_inertials
 from thermocomp.inertia.links import link_names
 from thermocomp.io.meshes import read_mesh, write_stl
@@ -130,7 +130,7 @@ def test_bad_options_are_errors(capsys, argv, words):
 def test_units_and_total_mass_are_required(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["inertia", "--robot", "gofa", "--meshes", str(MESHES), "--total-mass", "28"])
-    assert exc.value.code == 2 and "--units" in capsys.readouterr().err
+    assert exc.value.code == EXIT_USAGE and "--units" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["inertia", "--robot", "gofa", "--meshes", str(MESHES), "--units", "m"])
 

@@ -1,4 +1,4 @@
-"""A deformation with its own table per minute (the authors' CoppeliaSim law) is one compensation, not one per minute.
+"""A time law with its own table per minute (the authors' CoppeliaSim law) is one compensation, not one per minute.
 
 The nominal configurations are found once and each minute is seeded from
 its neighbours; the result is the per-minute static solve's, to the solver
@@ -16,7 +16,7 @@ from helpers import REPO
 from thermocomp.compensation import compensate as compensate_module
 from thermocomp.compensation.compensate import CompensationOptions, compensate
 from thermocomp.deformation.coppeliasim_convention import authors_law
-from thermocomp.deformation.timelaw import LinearRamp, Static
+from thermocomp.deformation.timelaw import LinearRamp, Static, TablePerMinute
 from thermocomp.errors import ConfigurationError
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.targets_csv import read_targets_csv
@@ -31,19 +31,20 @@ MINUTES = tuple(float(m) for m in range(0, 201, 10))
 
 def _case():
     chain = load_robot("irb140")
-    law = authors_law(chain, read_deformation_csv(EXAGGERATED, n_joints=6), LinearRamp(200.0))
+    table, law = authors_law(chain, read_deformation_csv(EXAGGERATED, n_joints=6), LinearRamp(200.0))
     program = read_targets_csv(RANDOM50, n_joints=6)
-    return chain, law, program
+    return chain, table, law, program
 
 
 def test_minute_tables_match_a_static_solve_per_minute_and_solve_the_nominal_once(monkeypatch) -> None:
-    chain, law, program = _case()
-    options = CompensationOptions(time_law=LinearRamp(200.0), minutes=MINUTES, chunk_rows=400)  # three blocks of 8 minutes
-    tables = law.tables_by_minute(MINUTES)
+    chain, authors_table, law, program = _case()
+    assert isinstance(law, TablePerMinute) and np.all(law.fraction(MINUTES) == 1.0)
+    options = CompensationOptions(time_law=law, minutes=MINUTES, chunk_rows=400)  # three blocks of 8 minutes
+    tables = law.tables(MINUTES)
     calls = []
     real = compensate_module.nominal_solutions
     monkeypatch.setattr(compensate_module, "nominal_solutions", lambda *a, **k: calls.append(1) or real(*a, **k))
-    chunks = list(compensate(chain, law.table, program, options, minute_tables=tables))
+    chunks = list(compensate(chain, authors_table, program, options))
     assert len(calls) == 1 and len(chunks) > 1
     q = np.concatenate([c.q for c in chunks])
     status = np.concatenate([c.status for c in chunks])
@@ -63,19 +64,32 @@ def test_minute_tables_match_a_static_solve_per_minute_and_solve_the_nominal_onc
     np.testing.assert_allclose(q, np.concatenate([c.q for c in want]), rtol=0, atol=max(tol, 1e-7))
 
 
+class _Counted:
+    """A per-minute law that counts its calls, or hands back one table too few."""
+
+    def __init__(self, law, short: bool = False) -> None:
+        self.law, self.short, self.calls = law, short, []
+
+    def fraction(self, minute):
+        return self.law.fraction(minute)
+
+    def describe(self) -> str:
+        return self.law.describe()
+
+    def tables(self, minutes):
+        self.calls.append(tuple(minutes))
+        tables = self.law.tables(minutes)
+        return tables[:-1] if self.short else tables
+
+
 def test_the_tables_are_computed_once_and_counted(tmp_path) -> None:
-    chain, law, _ = _case()
-    calls = []
-
-    def tables_by_minute(minutes):
-        calls.append(tuple(minutes))
-        return law.tables_by_minute(minutes)
-
-    options = CompensationOptions(time_law=LinearRamp(200.0), minutes=MINUTES, chunk_rows=100)
-    report = run_compensation(chain, law.table, RANDOM50, tmp_path / "out.csv", options=options,
-                              tables_by_minute=tables_by_minute)
-    assert calls == [MINUTES] and report.summary.n_failed == 0
+    chain, authors_table, law, _ = _case()
+    counted = _Counted(law)
+    options = CompensationOptions(time_law=counted, minutes=MINUTES, chunk_rows=100)
+    report = run_compensation(chain, authors_table, RANDOM50, tmp_path / "out.csv", options=options)
+    assert counted.calls == [MINUTES] and report.summary.n_failed == 0
+    assert "one table per minute" in report.time_law
     with pytest.raises(ConfigurationError, match="one deformation table per minute"):
-        run_compensation(chain, law.table, RANDOM50, tmp_path / "bad.csv", options=options,
-                         tables_by_minute=lambda minutes: law.tables_by_minute(minutes)[:-1])
+        run_compensation(chain, authors_table, RANDOM50, tmp_path / "bad.csv",
+                         options=replace(options, time_law=_Counted(law, short=True)))
     assert not (tmp_path / "bad.csv").exists()

@@ -12,9 +12,11 @@ chunked, atomic results writer. From Python::
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import math
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -22,6 +24,8 @@ import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.compensation.compensate import (
+    MAX_KEPT_ROWS,
+    MAX_ROWS,
     CompensationChunk,
     CompensationOptions,
     CompensationSummary,
@@ -33,20 +37,14 @@ from thermocomp.compensation.compensate import (
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError, ThermocompError
-from thermocomp.io.atomic import check_not_input
 from thermocomp.io.deformation_csv import read_deformation_csv
-from thermocomp.io.results_csv import results_writer
+from thermocomp.io.job import Job
+from thermocomp.io.results_csv import ResultsWriter
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.targets_csv import iter_targets_csv, read_targets_frame
-from thermocomp.robot.builtin import load_robot
+from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
-
-#: A deformation that is its own table at each minute, not a fraction of one table
-#: (e.g. the authors' incremental scene law,
-#: :func:`thermocomp.deformation.coppeliasim_convention.authors_deformation_tables`):
-#: called once with every minute solved, returns one table per minute, each applied in full.
-MinuteTables = Callable[[Sequence[float]], Sequence[DeformationTable]]
 
 
 class CompensationFailed(ThermocompError):
@@ -69,6 +67,8 @@ class CompensationReport:
     summary: CompensationSummary
     options: CompensationOptions
     out: Path | None = None
+    #: The files the run wrote (results, plot), once they are all written; empty when it wrote none.
+    written: list[Path] = field(default_factory=list)
     #: With ``keep_results``: every chunk, ``target`` indexing ``target_names``.
     chunks: list[CompensationChunk] = field(default_factory=list)
     target_names: list[str] = field(default_factory=list)
@@ -146,8 +146,7 @@ class CompensationReport:
                      + f"; whole run {self.wall_seconds:.3f} s")
         lines.append("paper (seed 002): static case about +-0.01 mm and 0.02 deg; transient case about 0.2 mm "
                      "and 0.1 deg, 3 min 42 s")
-        if self.out is not None:
-            lines.append(f"wrote {self.out}")
+        lines += [f"wrote {path}" for path in self.written]
         return "\n".join(lines)
 
 
@@ -189,21 +188,34 @@ def _programs(targets: PathLike | Program, chain: Chain, fixed_orientation, chun
     )
 
 
+def _robot_file(robot: object) -> PathLike | None:
+    """``robot`` when it names a robot file, ``None`` for a built-in name or a :class:`Chain`."""
+    return robot if isinstance(robot, (str, Path)) and str(robot) not in BUILTIN_ROBOTS else None
+
+
+def _file(source: object) -> PathLike | None:
+    """``source`` when it is a path, ``None`` for an object."""
+    return source if isinstance(source, (str, Path)) else None
+
+
 def run_compensation(
     robot: str | Chain,
     deformation: PathLike | DeformationTable,
     targets: PathLike | Program,
     out: PathLike | None = None,
     *,
+    plot: PathLike | None = None,
     options: CompensationOptions | None = None,
     fixed_orientation: FloatArray | None = None,
     allow_failures: bool = False,
     keep_results: bool | None = None,
     progress: ProgressCallback | None = None,
-    tables_by_minute: MinuteTables | None = None,
     robot_options: RobotFileOptions | None = None,
+    convention: str = "table",
+    joint_objects: PathLike | None = None,
+    job: Job | None = None,
 ) -> CompensationReport:
-    """Compensate a program given by files (or objects); write the results CSV.
+    """Compensate a program given by files (or objects); write the results CSV (and a plot).
 
     Parameters
     ----------
@@ -216,9 +228,14 @@ def run_compensation(
         Targets CSV (paper or self-describing form), a :class:`Program`, or a pandas DataFrame with the
         self-describing columns (:func:`~thermocomp.io.targets_csv.read_targets_frame`).
     out
-        Results CSV; written completely or not at all. ``None``: write nothing.
+        Results CSV. ``None``: write nothing.
+    plot
+        PNG of the errors and corrections per minute
+        (:func:`thermocomp.plotting.plot_png`), or ``None``.
     options
-        Time law, minutes, solver settings.
+        Time law (a per-minute law such as the authors'
+        :class:`~thermocomp.deformation.coppeliasim_convention.AuthorsIncrements`
+        included), minutes, solver settings.
     fixed_orientation
         Orientation ``(3, 3)`` for position-only target files.
     allow_failures
@@ -227,38 +244,95 @@ def run_compensation(
         Keep every chunk in ``report.chunks``; default: only when ``out`` is None.
     progress
         Called as ``progress(rows_done, rows_total)``.
-    tables_by_minute
-        A deformation that is a different table at each minute (not a
-        fraction of ``deformation``): each minute of ``options.minutes`` is
-        then solved with its own table in full (``deformation`` names the
-        source in the report). Programs without a time column only.
     robot_options
         How a ``.urdf`` / ``.xacro`` robot file is read (base and tip links,
         xacro arguments, ROS packages; :mod:`thermocomp.io.robot_files`).
+    convention
+        ``"table"``: the table as seed 002, Tables 6-7 read it.
+        ``"authors-coppeliasim"``: applied as the paper authors' CoppeliaSim
+        script did, offline (the joint objects of their IRB140 scene; with a
+        ramp, ``D / T`` added each minute:
+        :func:`~thermocomp.deformation.coppeliasim_convention.authors_law`).
+    joint_objects
+        With ``"authors-coppeliasim"``: the joint objects' world orientations
+        at the zero pose, as ``coppeliasim read-robot --joint-objects-out``
+        wrote them for a robot read from a scene; default the authors' IRB140
+        scene's (built in for irb140 only).
+    job
+        The :class:`~thermocomp.io.job.Job` of a larger run, which then
+        commits (and declares its own other files); default a job of its
+        own, committed here. Either way the inputs and outputs are declared
+        and checked (docs/jobs.md) before anything is read.
 
     Raises
     ------
     InputError
-        Bad input, naming file, line and column; nothing is written.
+        Bad input, naming file, line and column; an output that is an input
+        or cannot be written, naming its option; nothing is written.
     CompensationFailed
         Rows failed and ``allow_failures`` is False; nothing is written.
     """
     started = time.perf_counter()
     options = CompensationOptions() if options is None else options
+    own = job is None
+    job = Job() if job is None else job
+    with job if own else contextlib.nullcontext(job):
+        job.input(_robot_file(robot), "--robot")
+        job.input(_file(deformation), "--deformation")
+        job.input(_file(targets), "--targets")
+        job.input(joint_objects, "--joint-objects")
+        out = job.output(out, "--out")
+        plot = job.output(plot, "--plot")
+        job.check()
+        report = _compensate_into(job, robot, deformation, targets, out, options=options,
+                                  fixed_orientation=fixed_orientation, allow_failures=allow_failures,
+                                  keep=(out is None) if keep_results is None else keep_results, progress=progress,
+                                  robot_options=robot_options, convention=convention, joint_objects=joint_objects)
+        if plot is not None:
+            from thermocomp.plotting import plot_png
+
+            job.write_bytes(plot, plot_png(report.summary, title=report.headline(), where="--plot"))
+        if own:
+            report.written = job.commit()
+    report.wall_seconds = time.perf_counter() - started
+    return report
+
+
+def _compensate_into(job: Job, robot, deformation, targets, out: Path | None, *, options: CompensationOptions,
+                     fixed_orientation, allow_failures: bool, keep: bool, progress: ProgressCallback | None,
+                     robot_options: RobotFileOptions | None, convention: str,
+                     joint_objects: PathLike | None) -> CompensationReport:
+    """The work of :func:`run_compensation`, the results streamed into ``out``'s temporary in ``job``."""
+    if convention not in ("table", "authors-coppeliasim"):
+        raise ConfigurationError(f"--convention: expected 'table' or 'authors-coppeliasim', got {convention!r}")
+    if convention != "table" and options.composition != "table":
+        raise ConfigurationError("--convention authors-coppeliasim gives the table-form equivalent of the authors' "
+                                 f"scene (composition 'table'); expected no --composition {options.composition}")
+    if joint_objects is not None and convention != "authors-coppeliasim":
+        raise ConfigurationError("--joint-objects serves --convention authors-coppeliasim only")
     chain = robot if isinstance(robot, Chain) else load_robot(robot, robot_options)
     table = (deformation if isinstance(deformation, DeformationTable)
              else read_deformation_csv(deformation, n_joints=chain.n_joints))
     table.check_matches(chain.n_joints, chain.name)
-    if out is not None:
-        check_not_input(out, [p for p in (deformation, targets, robot) if isinstance(p, (str, Path))])
-    keep = (out is None) if keep_results is None else keep_results
+    if convention == "authors-coppeliasim":
+        from thermocomp.deformation.coppeliasim_convention import authors_law
+        from thermocomp.io.scene_joints_csv import read_scene_joints_csv
+
+        R_world_joint = None if joint_objects is None else read_scene_joints_csv(joint_objects, chain.n_joints)
+        table, time_law = authors_law(chain, table, options.time_law, R_world_joint)
+        options = replace(options, time_law=time_law)
     announce_phase(progress, "reading", None)
     t0 = time.perf_counter()
     programs = _programs(targets, chain, fixed_orientation, options.chunk_rows,
                          progress if getattr(progress, "phase", None) is not None else None)
     first = next(programs)
     reading_first = time.perf_counter() - t0
-    if first.time_min is not None:  # streamed: reading, solving and writing take turns, one bar for the rows
+    if first.time_min is None:  # a grid: every target at every minute, counted before any solving
+        rows, limit = first.n_targets * len(options.minutes), MAX_KEPT_ROWS if keep else MAX_ROWS
+        if rows > limit:
+            raise ConfigurationError(f"--minutes: {first.n_targets:,} targets x {len(options.minutes):,} minutes = "
+                                     f"{rows:,} rows; expected at most {limit:,} rows in one run (split the minutes)")
+    else:  # streamed: reading, solving and writing take turns, one bar for the rows
         announce_phase(progress, "solving", None)
     report = CompensationReport(
         robot=chain.name,
@@ -268,13 +342,10 @@ def run_compensation(
         n_targets=0,
         summary=CompensationSummary(),
         options=options,
-        out=None if out is None else Path(out),
+        out=out,
         orientation_convention=first.orientation_convention,
         n_joints=chain.n_joints,
     )
-
-    # Computed once for the whole program, not per piece of a streamed one.
-    minute_tables = None if tables_by_minute is None else tables_by_minute(tuple(float(m) for m in options.minutes))
 
     def run(write) -> None:
         q_previous = None  # a streamed path carries its configuration from piece to piece
@@ -285,8 +356,7 @@ def run_compensation(
             report.n_targets += program.n_targets
             if keep:
                 report.target_names.extend(program.names)
-            for chunk in compensate(chain, table, program, options, progress, q_previous, minute_tables=minute_tables,
-                                    memo=memo):
+            for chunk in compensate(chain, table, program, options, progress, q_previous, memo=memo):
                 q_previous = chunk.q_nominal[-1]
                 report.summary.add(chunk, program.names)
                 t0 = time.perf_counter()
@@ -297,15 +367,12 @@ def run_compensation(
         if report.summary.n_failed and not allow_failures:
             raise CompensationFailed(report)
 
-    if tables_by_minute is not None:
-        report.time_law += ", one table per minute"
     report.summary.phase_seconds["reading"] += reading_first
     if out is None:
         run(lambda chunk, names: None)
     else:
-        with results_writer(out, chain.n_joints, first.orientation_convention) as writer:
-            run(writer.write)
-    report.wall_seconds = time.perf_counter() - started
+        with job.open(out) as handle:
+            run(ResultsWriter(handle, chain.n_joints, first.orientation_convention).write)
     return report
 
 
@@ -335,6 +402,8 @@ def export_robot(
 
     A deformed robot can only be written as URDF (the table form has no
     place for angular deviations); its joint positions are model angles.
+    ``fraction`` is the share of the table applied: finite, 0 to 1 (a
+    minute of a linear ramp; more would extrapolate the measured table).
     Both forms keep the home configuration (the CSV's ``home_deg``, the
     URDF's ``<thermocomp><home .../></thermocomp>``), so the robot read back
     solves a program on the same configuration branch. A URDF can also carry
@@ -342,35 +411,49 @@ def export_robot(
     robot file's own visual and collision meshes) and link inertials
     (``inertials``: an inertia CSV or the URDF of ``thermocomp inertia
     --out``), :func:`thermocomp.robot.export.export_link_contents`.
+
+    Raises
+    ------
+    InputError
+        A bad input file or output path (naming ``--out``), a ``fraction``
+        outside 0..1 (naming ``--fraction``); nothing is written.
     """
     from thermocomp.deformation.apply import deformed_model
-    from thermocomp.io.chain_csv import write_chain_csv
-    from thermocomp.io.urdf import write_urdf
+    from thermocomp.io.chain_csv import chain_csv_text
+    from thermocomp.io.urdf import urdf_text
     from thermocomp.kinematics.model import nominal_model
     from thermocomp.robot.export import export_link_contents
 
-    chain = robot if isinstance(robot, Chain) else load_robot(robot, robot_options)
-    out = Path(out)
-    inputs = [p for p in (robot, deformation, inertials) if isinstance(p, (str, Path))]
-    check_not_input(out, inputs)
-    suffix = out.suffix.lower()
-    if suffix not in (".urdf", ".csv"):
-        raise InputError(f"expected an output ending in .urdf or .csv, got {out.name!r}", path=str(out))
-    if suffix == ".csv" and (with_meshes or inertials is not None):
-        raise InputError("meshes and inertials are carried by a URDF only; choose an output ending in .urdf",
-                         path=str(out))
-    links = None if isinstance(robot, Chain) else export_link_contents(
-        robot, chain, with_meshes=with_meshes, inertials=inertials, robot_options=robot_options)
-    if deformation is None:
-        if suffix == ".csv":
-            write_chain_csv(chain, out, comments=(f"{chain.name} in the table form of seed 002, Table 7",))
+    if not (math.isfinite(fraction) and 0.0 <= fraction <= 1.0):
+        raise InputError(f"--fraction: expected a share of the table from 0 to 1, got {fraction!r}")
+    with Job() as job:
+        job.input(_robot_file(robot), "--robot")
+        job.input(_file(deformation), "--deformation")
+        job.input(inertials, "--inertials")
+        out = job.output(out, "--out")
+        job.check()
+        suffix = out.suffix.lower()
+        if suffix not in (".urdf", ".csv"):
+            raise InputError(f"--out: expected an output ending in .urdf or .csv, got {out.name!r}", path=str(out))
+        if suffix == ".csv" and (with_meshes or inertials is not None):
+            raise InputError("--out: meshes and inertials are carried by a URDF only; choose an output ending in "
+                             ".urdf", path=str(out))
+        if deformation is not None and suffix != ".urdf":
+            raise InputError("--out: a deformed robot is written as URDF only; choose an output ending in .urdf",
+                             path=str(out))
+        chain = robot if isinstance(robot, Chain) else load_robot(robot, robot_options)
+        links = None if isinstance(robot, Chain) else export_link_contents(
+            robot, chain, with_meshes=with_meshes, inertials=inertials, robot_options=robot_options)
+        if deformation is None:
+            if suffix == ".csv":
+                text = chain_csv_text(chain, comments=(f"{chain.name} in the table form of seed 002, Table 7",))
+            else:
+                text = urdf_text(nominal_model(chain), robot_name=chain.name, links=links)
         else:
-            write_urdf(nominal_model(chain), out, robot_name=chain.name, links=links)
-        return out
-    if suffix != ".urdf":
-        raise InputError("a deformed robot is written as URDF only; choose an output ending in .urdf", path=str(out))
-    table = (deformation if isinstance(deformation, DeformationTable)
-             else read_deformation_csv(deformation, n_joints=chain.n_joints))
-    write_urdf(deformed_model(chain, table, fraction, composition), out, robot_name=f"{chain.name}_deformed",
-               links=links)
+            table = (deformation if isinstance(deformation, DeformationTable)
+                     else read_deformation_csv(deformation, n_joints=chain.n_joints))
+            text = urdf_text(deformed_model(chain, table, fraction, composition), robot_name=f"{chain.name}_deformed",
+                             links=links)
+        job.write_text(out, text)
+        job.commit()
     return out

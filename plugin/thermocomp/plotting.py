@@ -23,12 +23,24 @@ PAPER_TRANSIENT_MM = 0.2
 
 
 def plot_summary(summary: CompensationSummary, path: PathLike, title: str = "") -> Path:
-    """Plot the TCP error before and after compensation, and the joint corrections, per minute.
+    """Write :func:`plot_png` to ``path`` (atomically); returns ``path``."""
+    dest = Path(path)
+    atomic_write_bytes(dest, plot_png(summary, title, where=str(dest)))
+    return dest
+
+
+def plot_png(summary: CompensationSummary, title: str = "", where: str | None = None) -> bytes:
+    """PNG of the TCP error before and after compensation, and the joint corrections, per minute.
 
     Top: the largest position miss of the uncompensated program and the
     largest residual of the compensated one [mm], log scale, with the
     paper's reported accuracy for reference. Bottom: the largest correction
     ``|q - q_nominal|`` of each joint [deg].
+
+    Raises
+    ------
+    InputError
+        Nothing to plot (no converged row), naming ``where`` (the option or file).
     """
     import matplotlib
 
@@ -37,7 +49,7 @@ def plot_summary(summary: CompensationSummary, path: PathLike, title: str = "") 
 
     minutes, values = summary.by_minute()
     if minutes.size == 0:
-        raise InputError("nothing to plot: no row was compensated", path=str(path))
+        raise InputError("nothing to plot: no row was compensated", path=where)
     n = values.shape[1] - 4
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 7), sharex=True, constrained_layout=True)
     floor = 1e-9  # mm: below the solver's tolerance a log axis shows nothing useful
@@ -61,6 +73,4 @@ def plot_summary(summary: CompensationSummary, path: PathLike, title: str = "") 
         fig.savefig(buffer, format="png", dpi=110)
     finally:
         plt.close(fig)
-    dest = Path(path)
-    atomic_write_bytes(dest, buffer.getvalue())
-    return dest
+    return buffer.getvalue()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 
@@ -21,7 +22,36 @@ from thermocomp.deformation.timelaw import LinearRamp, Static, TimeLaw
 from thermocomp.kinematics.ik import IKOptions
 from thermocomp.robot.builtin import BUILTIN_ROBOTS, BUILTIN_VARIANTS
 
-EXIT_OK, EXIT_INPUT, EXIT_FAILED_ROWS, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: Exit statuses of every command (README, "Exit status"). EXIT_FAILED_ROWS: rows that could not be
+#: compensated, or collisions flagged by ``sim --collisions``; EXIT_USAGE: an option the parser refused
+#: (sysexits' EX_USAGE; argparse's own 2 would read as EXIT_FAILED_ROWS).
+EXIT_OK, EXIT_INPUT, EXIT_FAILED_ROWS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 64, 130
+
+
+def _plain_number(text: str, kind: type) -> float | int:
+    """``kind(text)`` for ASCII text without ``_`` (``6_41`` and other scripts' digits are typing errors)."""
+    from thermocomp.io.csvtext import number_text
+
+    if not number_text(text):
+        raise ValueError(text)
+    return kind(text)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """``argparse.ArgumentParser`` whose usage errors exit with :data:`EXIT_USAGE` (subparsers inherit it).
+
+    Options of ``type=float`` and ``type=int`` read plain ASCII numbers only
+    (no ``6_41``, no digits of other scripts), as the file readers do.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("type", float, lambda text: _plain_number(text, float))
+        self.register("type", int, lambda text: _plain_number(text, int))
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -41,9 +71,16 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 def minutes_arg(text: str) -> tuple[float, ...]:
     """``START:STOP[:STEP]`` (inclusive) or a comma list, in minutes."""
+    from thermocomp.compensation.compensate import MAX_MINUTES
+    from thermocomp.io.csvtext import number_text
+
     try:
+        if not number_text(text):
+            raise ValueError
+        parts = [float(x) for x in text.split(":" if ":" in text else ",")]
+        if not all(np.isfinite(parts)):
+            raise ValueError
         if ":" in text:
-            parts = [float(x) for x in text.split(":")]
             if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] <= 0):
                 raise ValueError
             start, stop = parts[0], parts[1]
@@ -51,11 +88,15 @@ def minutes_arg(text: str) -> tuple[float, ...]:
             count = int(np.floor((stop - start) / step + 1e-9)) + 1
             if count < 1:
                 raise ValueError
+            if count > MAX_MINUTES:
+                raise argparse.ArgumentTypeError(f"expected at most {MAX_MINUTES:,} minutes, got {count:,} from {text!r}")
             return tuple(float(start + k * step) for k in range(count))
-        return tuple(float(x) for x in text.split(","))
+        if len(parts) > MAX_MINUTES:
+            raise argparse.ArgumentTypeError(f"expected at most {MAX_MINUTES:,} minutes, got {len(parts):,}")
+        return tuple(parts)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected START:STOP[:STEP] or a comma list of minutes, got {text!r}"
+            f"expected START:STOP[:STEP] or a comma list of finite minutes, got {text!r}"
         ) from None
 
 

@@ -151,64 +151,37 @@ def run(args: argparse.Namespace) -> int:
         from thermocomp.errors import ConfigurationError
 
         raise ConfigurationError("one of --targets or --program is required")
-    if args.simulator == "coppeliasim":
-        return _run_in_coppeliasim(args)
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.pipeline import CompensationFailed, run_compensation
 
+    if args.simulator == "coppeliasim":
+        return _run_in_coppeliasim(args)
     settings = program_settings(args)
     options = CompensationOptions(time_law=settings.time_law, minutes=settings.minutes, composition=args.composition,
                                   **solver_options(args))
-    fixed, show = settings.fixed_orientation, settings.progress
-    deformation, tables_by_minute = args.deformation, None
-    if args.convention == "authors-coppeliasim":
-        from thermocomp.cli.coppeliasim import authors_offline
-
-        deformation, tables_by_minute = authors_offline(args.robot, args.deformation, settings.time_law, args.composition,
-                                                        args.out, args.joint_objects)
-    elif args.joint_objects is not None:
-        from thermocomp.errors import ConfigurationError
-
-        raise ConfigurationError("--joint-objects serves --convention authors-coppeliasim only")
     try:
         report = run_compensation(
-            args.robot, deformation, args.targets, args.out,
-            options=options, fixed_orientation=fixed, allow_failures=args.allow_failures,
-            progress=ProgressBar("compensating", enabled=show), tables_by_minute=tables_by_minute,
-            robot_options=robot_file_options(args),
+            args.robot, args.deformation, args.targets, args.out, plot=args.plot, options=options,
+            fixed_orientation=settings.fixed_orientation, allow_failures=args.allow_failures,
+            progress=ProgressBar("compensating", enabled=settings.progress), convention=args.convention,
+            robot_options=robot_file_options(args), joint_objects=args.joint_objects,
         )
     except CompensationFailed as exc:
         print(exc.report.text(), file=sys.stderr)
         print(f"thermocomp: error: {exc}", file=sys.stderr)
         return EXIT_FAILED_ROWS
     print(report.text())
-    if args.plot:
-        from thermocomp.plotting import plot_summary
-
-        print(f"wrote {plot_summary(report.summary, args.plot, title=report.headline())}")
     return EXIT_OK
 
 
 def _run_in_coppeliasim(args: argparse.Namespace) -> int:
     """``--simulator coppeliasim``: the same compensation, on the scene's robot, replayed in the scene."""
-    from thermocomp.cli import coppeliasim
+    from thermocomp.cli.coppeliasim import run_action
     from thermocomp.errors import ConfigurationError
-    from thermocomp.simulators.coppeliasim.connection import DEFAULT_TIMEOUT_S
 
     unsupported = [flag for flag, used in (("--composition", args.composition != "table"), ("--plot", bool(args.plot)),
                                            ("--robot", args.robot != "irb140")) if used]
     if unsupported:
         raise ConfigurationError(f"{', '.join(unsupported)} cannot be combined with --simulator coppeliasim "
                                  "(the robot comes from the scene: --robot-path, --tip)")
-    forwarded = argparse.Namespace(
-        host=args.coppeliasim_host, port=args.coppeliasim_port, timeout_s=DEFAULT_TIMEOUT_S, report=None,
-        address_options=("--coppeliasim-host", "--coppeliasim-port"),
-        robot_path=args.robot_path, tip=args.tip, joints=None,
-        stabilisation_min=args.stabilisation_min, static=args.static, minute=None,
-        convention="authors" if args.convention == "authors-coppeliasim" else "table",
-        deformation=args.deformation, targets=args.targets, out=args.out, minutes=args.minutes, check_minutes=None,
-        orientation_euler_xyz_deg=args.orientation_euler_xyz_deg, allow_failures=args.allow_failures,
-        position_tol_mm=args.position_tol_mm, orientation_tol_deg=args.orientation_tol_deg,
-        starts=args.starts, seed=args.seed, progress=args.progress,
-    )
-    return coppeliasim._compensate(forwarded)
+    return run_action("compensate-program", args, None)

@@ -1,7 +1,7 @@
 """``thermocomp coppeliasim``: the plugin in a running CoppeliaSim, and the authors' scene convention.
 
-Each action is one library call (:mod:`thermocomp.simulators.coppeliasim`,
-:mod:`thermocomp.deformation.coppeliasim_convention`). The CoppeliaSim add-on
+Each action is one library call (:mod:`thermocomp.simulators.coppeliasim.actions`)
+with the run's :class:`~thermocomp.io.job.Job` (docs/jobs.md). The CoppeliaSim add-on
 (``plugin/thermocomp/simulators/coppeliasim/thermocomp.lua``) runs these actions; see
 docs/coppeliasim.md.
 """
@@ -9,15 +9,8 @@ docs/coppeliasim.md.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import signal
 import sys
-import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import numpy as np
 
 from thermocomp.cli.common import (
     EXIT_FAILED_ROWS,
@@ -38,59 +31,8 @@ from thermocomp.deformation.timelaw import LinearRamp
 ACTIONS = ("info", "read-robot", "check", "show", "compensate", "play", "restore", "load-scene", "convention",
            "install-addon", "addon-run")
 
-#: Actions that change the scene: SIGTERM and SIGHUP end them through the same restore path as Ctrl-C.
+#: Actions that change the scene: SIGTERM and SIGHUP (turned into Ctrl-C by the entry point) restore it.
 SCENE_ACTIONS = ("check", "show", "compensate", "play")
-
-
-def _emit(args: argparse.Namespace, text: str) -> None:
-    """Print ``text``; with ``--report FILE`` also append it there (the add-on shows that file)."""
-    print(text, flush=True)
-    report = getattr(args, "report", None)
-    if report:
-        with open(report, "a", encoding="utf-8") as f:
-            f.write(text + "\n")
-
-
-def _report_error(args: argparse.Namespace, text: str) -> None:
-    """Append an error to ``--report`` (the add-on shows that file; it cannot see stderr)."""
-    _report_line(args, f"thermocomp: error: {text}")
-
-
-def _report_line(args: argparse.Namespace, text: str) -> None:
-    report = getattr(args, "report", None)
-    if report:
-        with open(report, "a", encoding="utf-8") as f:
-            f.write(text + "\n")
-
-
-@contextlib.contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """Turn SIGTERM and SIGHUP into ``KeyboardInterrupt`` for the block (main thread only).
-
-    A scene action killed with ``kill`` (or its terminal closed) then restores
-    the scene on its way out exactly as on Ctrl-C. A second signal while that
-    restore runs is ignored, so it cannot cut the restore short (SIGKILL
-    still ends the process; ``thermocomp coppeliasim restore`` then repairs the scene).
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    names = [n for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
-    numbers = [getattr(signal, n) for n in names]
-    fired = []
-
-    def handler(signum, frame):
-        if fired:
-            return
-        fired.append(signum)
-        raise KeyboardInterrupt(f"terminated by {signal.Signals(signum).name}")
-
-    previous = {n: signal.signal(n, handler) for n in numbers}
-    try:
-        yield
-    finally:
-        for n, h in previous.items():
-            signal.signal(n, h)
 
 
 def _connection_options(p: argparse.ArgumentParser) -> None:
@@ -231,316 +173,135 @@ def register(sub: argparse._SubParsersAction) -> None:
     cs.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from thermocomp.errors import ThermocompError
+def _address(args: argparse.Namespace):
+    from thermocomp.simulators.coppeliasim.actions import Address
 
-    handlers = {
-        "info": _info, "read-robot": _read_robot, "check": _check, "show": _show, "compensate": _compensate,
-        "play": _play, "restore": _restore, "load-scene": _load_scene, "convention": _convention,
-        "install-addon": _install_addon, "addon-run": _addon_run,
-    }
-    handler = handlers[args.coppeliasim_command]
-    try:
-        if args.coppeliasim_command in SCENE_ACTIONS:
-            with _terminate_as_interrupt():
-                return handler(args)
-        return handler(args)
-    except ThermocompError as exc:
-        _report_error(args, str(exc))  # then reported on stderr by main()
-        raise
-    except KeyboardInterrupt as exc:
-        restored = "; the scene was restored" if args.coppeliasim_command in SCENE_ACTIONS else ""
-        _report_error(args, f"interrupted ({exc or 'Ctrl-C'}){restored}")
-        raise
+    return Address(args.host, args.port, args.timeout_s, announce=args.coppeliasim_command != "info")
 
 
-# --- helpers ------------------------------------------------------------------------------------
+def _which(args: argparse.Namespace):
+    from thermocomp.simulators.coppeliasim.actions import RobotInScene
 
-def _connect(args):
-    from thermocomp.simulators.coppeliasim import CoppeliaSimUnreachable, connect
-
-    try:
-        session = connect(args.host, args.port, args.timeout_s)
-    except CoppeliaSimUnreachable as exc:
-        # Name the options of the command that was run (thermocomp compensate spells them --coppeliasim-*).
-        host_option, port_option = getattr(args, "address_options", ("--host", "--port"))
-        raise CoppeliaSimUnreachable(f"{exc} Options: {host_option} (now {args.host}), {port_option} "
-                                     f"(now {args.port}).") from exc
-    if getattr(args, "coppeliasim_command", "info") != "info":  # info prints it on stdout anyway
-        # Which CoppeliaSim was reached (several instances listen on 23000, 23001, ...): on stderr, so that
-        # stdout stays the action's output (read-robot's CSV).
-        print(f"connected to {session.describe()}", file=sys.stderr, flush=True)
-        _report_line(args, f"connected to {session.describe()}")
-    return session
+    return RobotInScene.from_text(args.robot_path, args.tip, args.joints)
 
 
-def _robot(session, args):
-    from thermocomp.simulators.coppeliasim import read_robot
+def _law(args: argparse.Namespace):
+    from thermocomp.simulators.coppeliasim.actions import SceneLaw
 
-    joints = None if args.joints is None else [j.strip() for j in args.joints.split(",") if j.strip()]
-    return read_robot(session, args.robot_path, tip_path=args.tip, joint_paths=joints)
-
-
-def _law(args):
-    return program_settings(args).time_law
+    return SceneLaw(program_settings(args).time_law, args.convention)
 
 
-def _table(chain, args, minute: float | None, R_world_joint=None):
-    """The table to apply at ``minute`` and the fraction of it (table form).
-
-    ``R_world_joint``: the joint objects' world orientations at the zero pose
-    (a scene robot's own), for the authors' convention."""
-    from thermocomp.deformation.coppeliasim_convention import authors_deformation_table
-    from thermocomp.io.deformation_csv import read_deformation_csv
-
-    table = read_deformation_csv(args.deformation, n_joints=chain.n_joints)
-    law = _law(args)
-    if minute is None:
-        minute = 0.0 if args.static else args.stabilisation_min
-    if args.convention == "authors":
-        return authors_deformation_table(chain, table, minute, law, R_world_joint), 1.0
-    return table, float(law.fraction(minute))
-
-
-def authors_offline(robot, deformation, time_law, composition: str, out, joint_objects=None):
-    """``thermocomp compensate --convention authors-coppeliasim``: the authors' scene law without CoppeliaSim.
-
-    Returns ``(table, tables_by_minute)`` for :func:`thermocomp.pipeline.run_compensation`;
-    the joint-object orientations come from ``joint_objects`` (a file ``coppeliasim read-robot
-    --joint-objects-out`` wrote beside the robot it read), else the authors' IRB140 scene's
-    (built in for irb140 only).
-    """
-    from thermocomp.deformation.coppeliasim_convention import authors_law
-    from thermocomp.errors import ConfigurationError
-    from thermocomp.io.atomic import check_not_input
-    from thermocomp.io.deformation_csv import read_deformation_csv
-    from thermocomp.io.scene_joints_csv import read_scene_joints_csv
-    from thermocomp.robot.builtin import load_robot
-
-    if composition != "table":
-        raise ConfigurationError("--convention authors-coppeliasim gives the table-form equivalent of the authors' "
-                                 f"scene (composition 'table'); expected no --composition {composition}")
-    check_not_input(out, [deformation] + ([] if joint_objects is None else [joint_objects]))
-    chain = load_robot(robot)
-    R_world_joint = None if joint_objects is None else read_scene_joints_csv(joint_objects, chain.n_joints)
-    law = authors_law(chain, read_deformation_csv(deformation, n_joints=chain.n_joints), time_law, R_world_joint)
-    return law.table, law.tables_by_minute
-
-
-# --- actions --------------------------------------------------------------------------------------
-
-def _info(args) -> int:
-    with _connect(args) as session:
-        _emit(args, session.describe())
-    return EXIT_OK
-
-
-def _read_robot(args) -> int:
-    from thermocomp.io.chain_csv import chain_csv_text, write_chain_csv
-
-    with _connect(args) as session:
-        robot = _robot(session, args)
-    comments = (f"{robot.chain.name} read from the CoppeliaSim scene ({args.robot_path}), table form of seed 002, Table 7",)
-    if args.out:
-        write_chain_csv(robot.chain, args.out, comments=comments)
-        print(f"wrote {args.out}")
-    else:
-        print(chain_csv_text(robot.chain, comments=comments), end="")
-    if args.joint_objects_out:
-        from thermocomp.io.scene_joints_csv import write_scene_joints_csv
-
-        write_scene_joints_csv(args.joint_objects_out, robot.R_world_joint, comments=(
-            f"joint objects of {robot.chain.name} at the zero pose, read from the CoppeliaSim scene "
-            f"({args.robot_path}): world orientation, CoppeliaSim Euler angles (R = Rx Ry Rz) [deg]",))
-        print(f"wrote {args.joint_objects_out}", file=sys.stderr if not args.out else sys.stdout)
-    return EXIT_OK
-
-
-def _check(args) -> int:
-    from thermocomp.kinematics.fk import fk_matrix
-    from thermocomp.kinematics.model import nominal_model
-    from thermocomp.robot.builtin import load_robot
-    from thermocomp.simulators.coppeliasim import check_nominal_fk
-
-    with _connect(args) as session:
-        robot = _robot(session, args)
-        chain = robot.chain
-        rng = np.random.default_rng(args.seed)
-        q = rng.uniform(chain.lower, chain.upper, size=(args.configurations, chain.n_joints))
-        d = check_nominal_fk(session, robot, q)
-    _emit(args, f"{session.describe()}; robot {chain.name} ({chain.n_joints} joints)")
-    _emit(args, f"CoppeliaSim's TCP vs thermocomp's forward kinematics, {len(q)} configurations: max "
-          f"{d[:, 0].max() * 1e3:.3g} mm, {np.degrees(d[:, 1].max()):.3g} deg")
-    if args.compare:
-        other = load_robot(args.compare)
-        T_a = fk_matrix(nominal_model(chain), q)
-        T_b = fk_matrix(nominal_model(other), q)
-        _emit(args, f"scene robot vs {other.name}: max {np.abs(T_a[:, :3, 3] - T_b[:, :3, 3]).max() * 1e3:.3g} mm "
-              f"apart on the same configurations")
-    return EXIT_OK
-
-
-def _show(args) -> int:
-    from thermocomp.deformation.apply import deformed_model
-    from thermocomp.errors import ConfigurationError
-    from thermocomp.simulators.coppeliasim import deformation_shown
-
-    if not args.magnification > 0:
-        raise ConfigurationError(f"magnification: expected > 0, got {args.magnification}")
-    with _connect(args) as session:
-        robot = _robot(session, args)
-        table, fraction = _table(robot.chain, args, args.minute, robot.R_world_joint)
-        model = deformed_model(robot.chain, table, fraction * args.magnification)
-        with deformation_shown(session, robot, model):
-            _emit(args, f"showing {table.source} x {args.magnification:g} on {robot.chain.name}; "
-                  f"restoring after {args.hold_s:g} s or on Ctrl-C")
-            deadline = time.monotonic() + args.hold_s
-            stop = None if args.until_file is None else Path(args.until_file)
-            while time.monotonic() < deadline and not (stop is not None and stop.exists()):
-                time.sleep(0.1)
-        _emit(args, "restored the nominal scene")
-    return EXIT_OK
-
-
-def _compensate(args) -> int:
+def _compensate(args: argparse.Namespace, job) -> int:
     from thermocomp.cli.progress import ProgressBar
-    from thermocomp.compensation.compensate import CompensationOptions
-    from thermocomp.deformation.coppeliasim_convention import authors_law
     from thermocomp.errors import ConfigurationError
-    from thermocomp.io.deformation_csv import read_deformation_csv
-    from thermocomp.io.targets_csv import read_targets_csv
-    from thermocomp.pipeline import CompensationFailed
-    from thermocomp.simulators.coppeliasim import compensate_in_scene
+    from thermocomp.simulators.coppeliasim import actions
 
     settings = program_settings(args)
-    law = settings.time_law
-    with _connect(args) as session:
-        robot = _robot(session, args)
-        program = read_targets_csv(args.targets, fixed_orientation=settings.fixed_orientation,
-                                   n_joints=robot.chain.n_joints)
-        table = read_deformation_csv(args.deformation, n_joints=robot.chain.n_joints)
-        minutes = settings.minutes
-        if args.minute is not None:
-            if args.minutes is not None:
-                raise ConfigurationError("give the minutes solved with --minutes or --minute, not both")
-            minutes = (float(args.minute),)
-        tables_by_minute = None
-        if args.convention == "authors":
-            # the scene's own joint-object orientations; with a ramp, each minute is its own table
-            authors = authors_law(robot.chain, table, law, robot.R_world_joint)
-            table, tables_by_minute = authors.table, authors.tables_by_minute
-        options = CompensationOptions(time_law=law, minutes=minutes, **solver_options(args))
-        show_progress = settings.progress
-        try:
-            report, check = compensate_in_scene(session, robot, table, program, options=options, out=args.out,
-                                                allow_failures=args.allow_failures,
-                                                check_minutes=args.check_minutes,
-                                                tables_by_minute=tables_by_minute,
-                                                progress=ProgressBar("compensating", enabled=show_progress))
-        except CompensationFailed as exc:
-            _emit(args, exc.report.text())
-            _report_error(args, str(exc))
-            print(f"thermocomp: error: {exc}", file=sys.stderr)
-            return EXIT_FAILED_ROWS
-    _emit(args, report.text())
-    _emit(args, check.text())
+    minutes = settings.minutes
+    if args.minute is not None:
+        if args.minutes is not None:
+            raise ConfigurationError("give the minutes solved with --minutes or --minute, not both")
+        minutes = (float(args.minute),)
+    actions.compensate(_address(args), _which(args), args.deformation, args.targets, args.out, _law(args),
+                       minutes=minutes, check_minutes=args.check_minutes, fixed_orientation=settings.fixed_orientation,
+                       solver=solver_options(args), allow_failures=args.allow_failures,
+                       progress=ProgressBar("compensating", enabled=settings.progress), job=job)
     return EXIT_OK
 
 
-def _play(args) -> int:
-    from thermocomp.deformation.apply import deformed_model
-    from thermocomp.simulators.coppeliasim.play import play, read_results_rows
+def _compensate_program(args: argparse.Namespace, job) -> int:
+    """``thermocomp compensate --simulator coppeliasim``: its options spelt ``--coppeliasim-host`` ...."""
+    from thermocomp.cli.progress import ProgressBar
+    from thermocomp.simulators.coppeliasim import actions
+    from thermocomp.simulators.coppeliasim.actions import Address, RobotInScene, SceneLaw
+    from thermocomp.simulators.coppeliasim.connection import DEFAULT_TIMEOUT_S
 
-    with _connect(args) as session:
-        robot = _robot(session, args)
-        rows = read_results_rows(args.results, robot.chain.n_joints, args.minute)
-        model = None
-        if args.deformation:
-            table, fraction = _table(robot.chain, args, rows.minute, robot.R_world_joint)
-            model = deformed_model(robot.chain, table, fraction * args.magnification)
-            if not args.static and args.convention == "table" and fraction == 0.0:
-                _emit(args, f"note: minute {rows.minute:g} of the linear ramp applies none of the table, so the robot "
-                            "is shown undeformed; results of 'compensate --static' are played deformed with --static")
-        _emit(args, f"playing {len(rows.target)} targets of minute {rows.minute:g} from {args.results}")
-        play(session, robot, rows.q, model=model, dwell_s=args.dwell_s,
-             on_row=lambda k: _emit(args, f"  {rows.target[k]}"))
-        _emit(args, "restored the nominal scene")
+    settings = program_settings(args)
+    address = Address(args.coppeliasim_host, args.coppeliasim_port, DEFAULT_TIMEOUT_S,
+                      options=("--coppeliasim-host", "--coppeliasim-port"))
+    law = SceneLaw(settings.time_law, "authors" if args.convention == "authors-coppeliasim" else "table")
+    actions.compensate(address, RobotInScene(args.robot_path, args.tip), args.deformation, args.targets, args.out, law,
+                       minutes=settings.minutes, fixed_orientation=settings.fixed_orientation,
+                       solver=solver_options(args), allow_failures=args.allow_failures,
+                       progress=ProgressBar("compensating", enabled=settings.progress), job=job)
     return EXIT_OK
 
 
-def _restore(args) -> int:
-    from thermocomp.simulators.coppeliasim import restore_saved_nominal
-
-    with _connect(args) as session:
-        count = restore_saved_nominal(session, args.robot_path, forget_only=args.forget)
-    if count is None:
-        _emit(args, f"nothing to restore: no nominal poses saved on {args.robot_path} (the last run restored it)")
-    elif args.forget:
-        _emit(args, f"dropped the saved nominal poses of {args.robot_path}; the scene as it is counts as nominal")
-    else:
-        _emit(args, f"restored the nominal poses of {count} objects of {args.robot_path}")
-    return EXIT_OK
-
-
-def _load_scene(args) -> int:
-    from thermocomp.io.scene_file import read_scene
-    from thermocomp.simulators.coppeliasim import load_cell
-
-    scene = read_scene(args.scene)  # read before connecting: a bad file touches nothing
-    robot_path = None if args.robot_path.lower() == "none" else args.robot_path
-    with _connect(args) as session:
-        loaded = load_cell(session, scene, robot_path)
-    _emit(args, loaded.text(scene))
-    return EXIT_OK
+#: Each action: one library call of :mod:`thermocomp.simulators.coppeliasim.actions` with the parsed options.
+ACTION_CALLS = {
+    "info": lambda a, job: actions().info(_address(a), job),
+    "read-robot": lambda a, job: actions().read_robot_table(_address(a), _which(a), a.out, job,
+                                                            joint_objects_out=a.joint_objects_out),
+    "check": lambda a, job: actions().check_fk(_address(a), _which(a), a.configurations, a.seed, a.compare, job),
+    "show": lambda a, job: actions().show(_address(a), _which(a), a.deformation, _law(a), a.minute, a.magnification,
+                                          a.hold_s, a.until_file, job),
+    "compensate": _compensate,
+    "compensate-program": _compensate_program,
+    "play": lambda a, job: actions().play(_address(a), _which(a), a.results, a.deformation, _law(a), a.minute,
+                                          a.magnification, a.dwell_s, job),
+    "restore": lambda a, job: actions().restore(_address(a), a.robot_path, a.forget, job),
+    "load-scene": lambda a, job: actions().load_scene(_address(a), a.scene,
+                                                      None if a.robot_path.lower() == "none" else a.robot_path, job),
+    "convention": lambda a, job: actions().convention(a.robot, a.deformation, a.stabilisation_min, a.minute,
+                                                      a.configurations, a.seed, a.out, job,
+                                                      robot_options=robot_file_options(a)),
+    "addon-run": lambda a, job: _addon_run(a),
+    "install-addon": lambda a, job: print(f"installed {actions().install(a.coppeliasim_dir, a.force)}; restart "
+                                          "CoppeliaSim, then open Modules > Thermal compensation"),
+}
 
 
-def _convention(args) -> int:
-    from thermocomp.deformation.coppeliasim_convention import convention_difference
-    from thermocomp.deformation.timelaw import LinearRamp, Static
-    from thermocomp.io.deformation_csv import (
-        deformation_csv_text,
-        read_deformation_csv,
-        write_deformation_csv,
-    )
-    from thermocomp.robot.builtin import load_robot
-
-    chain = load_robot(args.robot, robot_file_options(args))
-    table = read_deformation_csv(args.deformation, n_joints=chain.n_joints)
-    if args.stabilisation_min is None:
-        law, minute = Static(), None
-    else:
-        law = LinearRamp(args.stabilisation_min)
-        minute = args.stabilisation_min if args.minute is None else args.minute
-    diff = convention_difference(chain, table, minute, law, n_configurations=args.configurations, seed=args.seed)
-    comments = (f"Table-form equivalent of {table.source} applied with the authors' CoppeliaSim scene convention "
-                f"({diff.law}), robot {chain.name}; rows: joints 1..n (docs/coppeliasim.md)",)
-    if args.out:
-        write_deformation_csv(diff.authors_table, args.out, comments=comments)
-        print(f"wrote {args.out}")
-    else:
-        print(deformation_csv_text(diff.authors_table, comments=comments), end="")
-    print(diff.text())
-    return EXIT_OK
-
-
-def _addon_run(args) -> int:
+def _addon_run(args: argparse.Namespace) -> int:
+    """The action the add-on wrote into a request file, run as its own command line."""
     from thermocomp.cli.main import main
+    from thermocomp.io.job import Job
     from thermocomp.simulators.coppeliasim.addon import read_addon_request
 
     argv = read_addon_request(args.request)
     try:
         return main(argv)
     except SystemExit as exc:  # argparse refused an option of the request (already explained on stderr)
-        args.report = argv[argv.index("--report") + 1] if "--report" in argv[:-1] else None
-        _report_error(args, f"the add-on's request {args.request} has options this thermocomp does not accept "
-                            f"({' '.join(argv[:2])}): reinstall the add-on of this version (thermocomp coppeliasim "
-                            "install-addon --force)")
+        report = argv[argv.index("--report") + 1] if "--report" in argv[:-1] else None
+        with Job() as job:
+            job.log(report, "--report")
+            job.log_error(f"the add-on's request {args.request} has options this thermocomp does not accept "
+                          f"({' '.join(argv[:2])}): reinstall the add-on of this version (thermocomp coppeliasim "
+                          "install-addon --force)")
         return EXIT_INPUT if exc.code else EXIT_OK
 
 
-def _install_addon(args) -> int:
-    from thermocomp.simulators.coppeliasim import install_addon
+def actions():
+    """:mod:`thermocomp.simulators.coppeliasim.actions`, imported when an action runs."""
+    from thermocomp.simulators.coppeliasim import actions as module
 
-    path = install_addon(args.coppeliasim_dir, overwrite=args.force)
-    print(f"installed {path}; restart CoppeliaSim, then open Modules > Thermal compensation")
-    return EXIT_OK
+    return module
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the action with the run's job: ``--report`` holds what is printed, and the error of a failed run."""
+    return run_action(args.coppeliasim_command, args, getattr(args, "report", None))
+
+
+def run_action(action: str, args: argparse.Namespace, report: str | None) -> int:
+    """Run ``action`` (one of :data:`ACTIONS`) with ``args``; errors are also logged to ``report``."""
+    from thermocomp.errors import ThermocompError
+    from thermocomp.io.job import Job
+    from thermocomp.pipeline import CompensationFailed
+
+    with Job() as job:
+        job.log(report, "--report")
+        try:
+            status = ACTION_CALLS[action](args, job)
+            return EXIT_OK if status is None else status
+        except CompensationFailed as exc:
+            job.echo(exc.report.text())
+            job.log_error(str(exc))
+            print(f"thermocomp: error: {exc}", file=sys.stderr)
+            return EXIT_FAILED_ROWS
+        except ThermocompError as exc:
+            job.log_error(str(exc))  # then reported on stderr by main()
+            raise
+        except KeyboardInterrupt as exc:
+            restored = "; the scene was restored" if action in (*SCENE_ACTIONS, "compensate-program") else ""
+            job.log_error(f"interrupted ({exc or 'Ctrl-C'}){restored}")
+            raise

@@ -60,21 +60,15 @@ def _packages(items: list[str]) -> dict[str, Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from thermocomp.inertia.robot import InertiaOptions, compute_inertials
-    from thermocomp.io.atomic import check_destination, check_not_input
+    from thermocomp.inertia.robot import InertiaOptions, inertials_to_urdf
     from thermocomp.io.meshes import metres_per_unit_from_name
 
-    inputs = [p for p in (args.robot, args.meshes, args.mesh_map, args.corrections) if p and Path(p).exists()]
-    if args.out:  # a bad output path fails before anything is computed or printed
-        check_destination(args.out)
-        check_not_input(args.out, inputs)
     options = InertiaOptions(total_mass=args.total_mass, metres_per_unit=metres_per_unit_from_name(args.units),
                              fallback=args.fallback, mesh_kind=args.mesh_kind)
-    report = compute_inertials(args.robot, args.meshes, options, mesh_map=args.mesh_map,
-                               package_dirs=_packages(args.package), tip_link=args.tip_link,
-                               corrections=args.corrections, robot_options=robot_file_options(args))
+    report, written = inertials_to_urdf(args.robot, args.meshes, options, args.out, mesh_map=args.mesh_map,
+                                        package_dirs=_packages(args.package), tip_link=args.tip_link,
+                                        corrections=args.corrections, robot_options=robot_file_options(args))
     print(report.text(), end="")
-    if args.out:
-        out = report.write_urdf(args.out, inputs=inputs)
-        print(f"wrote {out}")
+    for path in written:
+        print(f"wrote {path}")
     return EXIT_OK

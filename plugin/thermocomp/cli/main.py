@@ -1,9 +1,12 @@
 """The ``thermocomp`` command line: each subcommand is one library call.
 
 ``main(argv=None) -> int`` returns the exit status: 0 success, 1 bad input
-or option, 2 rows that could not be compensated, 130 interrupted. Each
-subcommand lives in its own module with ``register(subparsers)``, which sets
-``handler``; :data:`COMMANDS` lists them.
+or option value, 2 rows that could not be compensated (or collisions found),
+64 an option the parser refused (raised as ``SystemExit(64)``), 130
+interrupted (Ctrl-C, SIGTERM, SIGHUP). Each subcommand lives in its own
+module with ``register(subparsers)``, which sets ``handler``; :data:`COMMANDS`
+lists them. Commands declare their files in a
+:class:`~thermocomp.io.job.Job` (docs/jobs.md).
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK
+from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, ArgumentParser
 from thermocomp.errors import ConfigurationError, ThermocompError
+from thermocomp.io.job import interrupt_on_termination
 
 #: Modules of the subcommands, in the order ``--help`` lists them.
 COMMANDS = (
@@ -27,11 +31,11 @@ COMMANDS = (
     "thermocomp.cli.track",
 )
 
-__all__ = ["EXIT_FAILED_ROWS", "EXIT_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "build_parser", "main", "run"]
+__all__ = ["EXIT_FAILED_ROWS", "EXIT_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_parser", "main", "run"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="thermocomp",
         description="Thermal-deformation compensation of industrial robots (seed 002 method).",
     )
@@ -45,13 +49,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     args = build_parser().parse_args(argv)
     try:
-        return args.handler(args)
+        # SIGTERM and SIGHUP end a run as Ctrl-C does: every temporary removed, a scene restored.
+        with interrupt_on_termination():
+            return args.handler(args)
     except (ThermocompError, ConfigurationError) as exc:
         print(f"thermocomp: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    except KeyboardInterrupt:
-        print("\nthermocomp: interrupted; no output was written", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        why = f" ({exc})" if str(exc) else ""
+        print(f"\nthermocomp: interrupted{why}; no output was written", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except OSError as exc:  # the operating system refused a file a reader or writer did not name itself
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"thermocomp: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_INPUT
 
 
 def run() -> None:

@@ -19,10 +19,9 @@ from thermocomp.cli.common import (
     program_settings,
     robot_file_options,
 )
-from thermocomp.io.atomic import atomic_write_all
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
-#: Picture size of ``--screenshot`` when ``--size`` is not given [px].
+#: Picture size of ``--screenshot`` when ``--size`` is not given [px] (the library's default).
 DEFAULT_SIZE = (960, 720)
 
 
@@ -140,86 +139,44 @@ def _scene_argument(args: argparse.Namespace) -> str | None:
 def run(args: argparse.Namespace) -> int:
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.compensation.compensate import CompensationOptions
+    from thermocomp.io.job import Job
     from thermocomp.pipeline import CompensationFailed
-    from thermocomp.simulators.pybullet import cell as sim
+    from thermocomp.simulators.pybullet.batch import BatchOutputs, prepare, run_batch
 
     gui = _check_options(args)
-    outputs = [p for p in (args.out, args.collisions_out, args.screenshot) if p]
-    # Outputs that are the named input files are refused before those are even read.
-    sim.check_outputs(None, outputs, inputs=[p for p in (args.robot, args.deformation, args.targets, args.scene,
-                                                         args.meshes) if p and p not in BUILTIN_ROBOTS])
     if args.screenshot:
         from thermocomp.simulators.pybullet.render import check_png_path
 
         check_png_path(args.screenshot)
     settings = program_settings(args)
     options = CompensationOptions(time_law=settings.time_law, minutes=settings.minutes, composition=args.composition)
-    setup = sim.load_setup(args.robot, args.deformation, args.targets, scene=_scene_argument(args),
-                           meshes=args.meshes, options=options, fixed_orientation=settings.fixed_orientation,
-                           robot_options=robot_file_options(args))
-    # Every input is known now (the scene's robot file, mesh maps, meshes): check again, still before any work.
-    sim.check_outputs(setup, outputs)
+    outputs = BatchOutputs(out=args.out, collisions=args.collisions, collisions_out=args.collisions_out,
+                           clearance=0.0 if args.clearance_mm is None else args.clearance_mm * 1e-3,
+                           screenshot=args.screenshot, size=DEFAULT_SIZE if args.size is None else tuple(args.size),
+                           minute=args.minute, magnification=args.magnification)
+    with Job() as job:
+        setup = prepare(job, args.robot, args.deformation, args.targets, scene=_scene_argument(args),
+                        meshes=args.meshes, options=options, fixed_orientation=settings.fixed_orientation,
+                        outputs=outputs.declared(), robot_options=robot_file_options(args))
+        if gui:
+            return _run_gui(setup, args)
+        try:
+            hits = run_batch(job, setup, outputs, allow_failures=args.allow_failures,
+                             progress=lambda label: ProgressBar(label, enabled=settings.progress))
+        except CompensationFailed as exc:
+            print(exc.report.text(), file=sys.stderr)
+            print(f"thermocomp: error: {exc}", file=sys.stderr)
+            return EXIT_FAILED_ROWS
+    return EXIT_FAILED_ROWS if hits else EXIT_OK
+
+
+def _run_gui(setup, args: argparse.Namespace) -> int:
+    from thermocomp.simulators.pybullet.gui import run_gui
+
     minute = None if args.minute is None else setup.check_minute(args.minute)
-    show = settings.progress
-
-    if gui:
-        from thermocomp.simulators.pybullet.gui import run_gui
-
-        summary = run_gui(setup, start_minute=minute, start_magnification=args.magnification)
-        print(f"GUI opened at minute {summary.start_minute:g}, deformation magnified x{summary.start_magnification:g}")
-        if summary.reload_seconds:
-            print(f"GUI closed after {summary.frames:,} frames; the deformed robot was reloaded "
-                  f"{len(summary.reload_seconds)} times, {np.median(summary.reload_seconds) * 1e3:.1f} ms each (median)")
-        return EXIT_OK
-
-    # One work folder for the whole run: the meshes generated for the collision check are reused by the picture.
-    with sim.work_directory() as work:
-        # All the work first, then every file, all or none (atomic_write_all): a failure leaves no output behind.
-        status = EXIT_OK
-        report = None
-        writes = []
-        if args.headless or args.collisions:
-            try:
-                report = sim.compensate_setup(setup, allow_failures=args.allow_failures,
-                                              progress=ProgressBar("compensating", enabled=show))
-            except CompensationFailed as exc:
-                print(exc.report.text(), file=sys.stderr)
-                print(f"thermocomp: error: {exc}", file=sys.stderr)
-                return EXIT_FAILED_ROWS
-            print(report.text())
-        if args.headless:
-            from thermocomp.simulators.pybullet.tracker import write_tracker_csv
-
-            measurement, _ = sim.measure(setup, None, report=report, workdir=work,
-                                         progress=ProgressBar("measuring in PyBullet", enabled=show))
-            print(measurement.text())
-            writes.append((args.out, lambda path: write_tracker_csv(measurement, path), f"wrote {args.out}"))
-        if args.collisions:
-            from thermocomp.simulators.pybullet.collision import (
-                CollisionOptions,
-                write_collision_csv,
-            )
-
-            clearance = 0.0 if args.clearance_mm is None else args.clearance_mm * 1e-3
-            found = sim.check_collisions(setup, report, CollisionOptions(clearance=clearance), workdir=work,
-                                         progress=ProgressBar("checking collisions", enabled=show))
-            print(found.text())
-            if args.collisions_out:
-                writes.append((args.collisions_out, lambda path: write_collision_csv(found, path),
-                               f"wrote {args.collisions_out}"))
-            if found.n_hits:
-                status = EXIT_FAILED_ROWS
-        if args.screenshot:
-            from thermocomp.simulators.pybullet.render import write_png
-
-            width, height = DEFAULT_SIZE if args.size is None else args.size
-            magnification = 1.0 if args.magnification is None else args.magnification
-            rgb, shot = sim.render_screenshot(setup, minute=minute, magnification=magnification,
-                                              width=width, height=height, workdir=work)
-            writes.append((args.screenshot, lambda path: write_png(path, rgb),
-                           f"wrote {args.screenshot} (minute {shot.minute:.12g}, magnification "
-                           f"{shot.magnification:g}; {shot.geometry})"))
-        atomic_write_all([(dest, write) for dest, write, _ in writes])
-        for _, _, message in writes:
-            print(message)
-        return status
+    summary = run_gui(setup, start_minute=minute, start_magnification=args.magnification)
+    print(f"GUI opened at minute {summary.start_minute:g}, deformation magnified x{summary.start_magnification:g}")
+    if summary.reload_seconds:
+        print(f"GUI closed after {summary.frames:,} frames; the deformed robot was reloaded "
+              f"{len(summary.reload_seconds)} times, {np.median(summary.reload_seconds) * 1e3:.1f} ms each (median)")
+    return EXIT_OK

@@ -17,8 +17,9 @@ target whose solution moved from its predictor by more than
 :data:`~thermocomp.tolerances.BRANCH_JUMP` (another branch), or failed, is
 re-solved minute by minute from the previous minute's solution.
 
-A deformation given as its own table per minute (``minute_tables`` of
-:func:`compensate`, e.g. the paper authors' CoppeliaSim law) has no common
+A time law that gives every minute its own table
+(:class:`~thermocomp.deformation.timelaw.TablePerMinute`, e.g. the paper
+authors' CoppeliaSim law) has no common
 fraction to continue along: the nominal configurations are found once, and
 each minute is seeded with the previous minute's solution (the tables change
 little from one minute to the next); a target that failed or left its branch
@@ -37,7 +38,7 @@ from thermocomp._typing import FloatArray
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.apply import COMPOSITIONS, deformed_model
 from thermocomp.deformation.table import DeformationTable
-from thermocomp.deformation.timelaw import LinearRamp, TimeLaw
+from thermocomp.deformation.timelaw import LinearRamp, TablePerMinute, TimeLaw
 from thermocomp.errors import ConfigurationError
 from thermocomp.kinematics.confdata import same_configuration, to_quadrants
 from thermocomp.kinematics.fk import fk
@@ -49,6 +50,14 @@ from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
 
 #: Rows solved per chunk: bounds memory on long programs (about 2 kB a row).
 DEFAULT_CHUNK_ROWS = 50_000
+#: Most minutes one compensation takes (``--minutes``): about two years of minutes; more is a typing error.
+MAX_MINUTES = 1_000_000
+#: Most multi-start seeds per target (``--starts``): each is a batched IK per target; 48 find every branch.
+MAX_STARTS = 10_000
+#: Most rows (targets x minutes) of one grid compensation written to a file (a results CSV of ~50 GB).
+MAX_ROWS = 100_000_000
+#: Most rows kept in memory (``keep_results``: the simulators' paths), each a few hundred bytes.
+MAX_KEPT_ROWS = 5_000_000
 #: Sub-steps tried, in order, when the full table cannot be reached in one step.
 CONTINUATION_STEPS = (4, 16, 64)
 
@@ -119,13 +128,19 @@ class CompensationOptions:
     def __post_init__(self) -> None:
         if self.composition not in COMPOSITIONS:
             raise ConfigurationError(f"composition: expected one of {COMPOSITIONS}, got {self.composition!r}")
+        if len(self.minutes) > MAX_MINUTES:
+            raise ConfigurationError(f"minutes (--minutes): expected at most {MAX_MINUTES:,}, got {len(self.minutes):,}")
         minutes = np.asarray(self.minutes, dtype=float)
         if minutes.ndim != 1 or minutes.size == 0 or not np.all(np.isfinite(minutes)) or np.any(minutes < 0):
             raise ConfigurationError(f"minutes: expected one or more finite values >= 0, got {self.minutes!r}")
         if np.any(np.diff(minutes) <= 0):
             raise ConfigurationError("minutes: expected strictly increasing values")
-        if self.starts < 0 or self.chunk_rows < 1:
-            raise ConfigurationError(f"starts >= 0 and chunk_rows >= 1 expected, got {self.starts}, {self.chunk_rows}")
+        if not 0 <= self.starts <= MAX_STARTS:
+            raise ConfigurationError(f"starts (--starts): expected 0 to {MAX_STARTS:,}, got {self.starts:,}")
+        if self.seed < 0:
+            raise ConfigurationError(f"seed (--seed): expected a whole number >= 0, got {self.seed}")
+        if self.chunk_rows < 1:
+            raise ConfigurationError(f"chunk_rows: expected >= 1, got {self.chunk_rows}")
 
 
 @dataclass(frozen=True)
@@ -457,7 +472,6 @@ def compensate(
     progress: ProgressCallback | None = None,
     q_previous: FloatArray | None = None,
     *,
-    minute_tables: Sequence[DeformationTable] | None = None,
     memo: NominalMemo | None = None,
 ) -> Iterator[CompensationChunk]:
     """Compensate ``program`` on ``chain`` deformed by ``table``; yield result chunks.
@@ -474,17 +488,15 @@ def compensate(
     program
         Targets in the world frame.
     options
-        Time law, minutes, solver settings.
+        Time law, minutes, solver settings. A time law with its own table per
+        minute (:class:`~thermocomp.deformation.timelaw.TablePerMinute`)
+        applies each minute's table in full (rows report fraction 1);
+        programs without a time column only.
     progress
         Called as ``progress(rows_done, rows_total)`` after each chunk.
     q_previous
         For a timed program streamed in pieces: the nominal solution of the
         pose before this piece, so the path's configuration carries over.
-    minute_tables
-        A deformation that is its own table at each minute rather than a
-        fraction of ``table``: one table per minute of ``options.minutes``,
-        each applied in full (the time law is not used; rows report fraction
-        1). Programs without a time column only.
     memo
         Nominal solutions already known: pass one :class:`NominalMemo` to
         every piece of a streamed program so a repeated target is solved once.
@@ -502,10 +514,12 @@ def compensate(
             f"{program.source}: reference joints have {program.q_reference.shape[1]} columns, "
             f"{chain.name} has {chain.n_joints} joints"
         )
-    if minute_tables is not None:
+    minute_tables = None
+    if isinstance(options.time_law, TablePerMinute):
         if program.time_min is not None:
             raise ConfigurationError(f"{program.source}: a deformation with its own table per minute solves every "
                                      "target at the requested minutes; expected targets without a time_min column")
+        minute_tables = options.time_law.tables(tuple(float(m) for m in options.minutes))
         if len(minute_tables) != len(options.minutes):
             raise ConfigurationError(f"expected one deformation table per minute ({len(options.minutes)}), "
                                      f"got {len(minute_tables)}")
@@ -581,7 +595,7 @@ def _stack(models: Sequence[KinematicModel]) -> KinematicModel:
 
 
 def _compensate_minute_tables(chain, tables, program, options, nominal, progress):
-    """The grid with its own full table per minute (``minute_tables`` of :func:`compensate`).
+    """The grid with its own full table per minute (a :class:`TablePerMinute` law, :func:`compensate`).
 
     One deformed model per minute, as in :func:`_compensate_grid`. In each
     block of minutes, every :data:`PREDICTOR_STRIDE`-th minute (and the

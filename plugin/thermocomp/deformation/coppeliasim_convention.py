@@ -34,7 +34,7 @@ Pure numpy: no simulator, no files, no printing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -355,49 +355,69 @@ def authors_deformation_table(
     return authors_deformation_tables(chain, table, [minute], law, R_world_joint)[0]
 
 
-@dataclass(frozen=True)
-class AuthorsLaw:
-    """The authors' scene convention as the compensation consumes it (offline, no CoppeliaSim).
+@dataclass(frozen=True, eq=False)
+class AuthorsIncrements:
+    """The authors' incremental scene law as a time law: ``D / T`` added once per whole minute.
 
-    Attributes
+    Not a fraction of one table: at minute ``t`` the script has added
+    ``D / T`` ``min(t, T)`` times, each on top of the deformed scene, so every
+    minute is its own table-form table (:meth:`tables`), applied in full
+    (:class:`~thermocomp.deformation.timelaw.TablePerMinute`). Checked when
+    made, before any solving: the joint-object orientations, the zero base
+    and tool rows, and a whole number of minutes ``T``.
+
+    Parameters
     ----------
+    chain
+        Nominal robot.
     table
-        Static law: the table-form equivalent of the one-shot scene, used
-        with :class:`Static`. Incremental law: the authors' table itself
-        (named in reports; each minute uses its own table, below).
-    tables_by_minute
-        ``None`` for the static law; for the incremental law
-        ``tables_by_minute(minutes)`` returns one table-form table per minute,
-        each applied in full (:data:`thermocomp.pipeline.MinuteTables`).
+        The authors' table (SI), as :func:`authors_deformation_tables` reads it.
+    ramp
+        :class:`LinearRamp` ``(T)``, ``T`` a whole number of minutes.
+    R_world_joint
+        Joint-object orientations at the zero pose ``(n, 3, 3)``; ``None``: the
+        authors' IRB140 scene (built in for irb140 only).
     """
 
+    chain: Chain
     table: DeformationTable
-    tables_by_minute: Callable[[Sequence[float]], list[DeformationTable]] | None
+    ramp: LinearRamp
+    R_world_joint: FloatArray | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "R_world_joint", joint_object_orientations(self.chain, self.R_world_joint))
+        authors_deformation_tables(self.chain, self.table, [0.0], self.ramp, self.R_world_joint)
+
+    def fraction(self, minute: ArrayLike) -> FloatArray:
+        """1.0 at every ``minute``: each minute's own table applies in full."""
+        return np.ones_like(np.asarray(minute, dtype=float))
+
+    def tables(self, minutes: Sequence[float]) -> list[DeformationTable]:
+        """The table-form table of each of ``minutes`` (whole minutes >= 0), in one pass over them."""
+        return authors_deformation_tables(self.chain, self.table, minutes, self.ramp, self.R_world_joint)
+
+    def describe(self) -> str:
+        return (f"the authors' CoppeliaSim law: D/{self.ramp.stabilisation_min:g} added each whole minute, "
+                "one table per minute")
 
 
 def authors_law(
     chain: Chain, table: DeformationTable, law: TimeLaw, R_world_joint: ArrayLike | None = None
-) -> AuthorsLaw:
-    """The authors' scene convention under ``law``, ready for :func:`thermocomp.pipeline.run_compensation`.
+) -> tuple[DeformationTable, TimeLaw | AuthorsIncrements]:
+    """The authors' scene convention under ``law``: the ``(table, time law)`` a compensation takes.
 
-    :class:`Static`: one table (:func:`authors_deformation_table`).
-    :class:`LinearRamp` ``(T)``: ``D / T`` added once per whole minute on top of
-    the deformed scene (:func:`authors_deformation_tables`), a different
-    table every minute. Checked here, before any solving: the joint-object
-    orientations (built in for ``irb140`` only, else ``R_world_joint``), the
-    zero base and tool rows, and a whole number of minutes ``T``.
+    :class:`Static`: the table-form equivalent of the one-shot scene
+    (:func:`authors_deformation_table`) with :class:`Static`.
+    :class:`LinearRamp` ``(T)``: the authors' table itself (named in reports)
+    with :class:`AuthorsIncrements`, a different table every minute. Checked
+    here, before any solving (see :class:`AuthorsIncrements`).
     """
     R_world_joint = joint_object_orientations(chain, R_world_joint)
     if isinstance(law, Static):
-        return AuthorsLaw(authors_deformation_table(chain, table, None, law, R_world_joint), None)
-    # Every check of the solving path, run once now on minute 0: the table's shape, the zero
-    # base and tool rows, and a LinearRamp with a whole number of minutes.
-    authors_deformation_tables(chain, table, [0.0], law, R_world_joint)
-
-    def tables_by_minute(minutes: Sequence[float]) -> list[DeformationTable]:
-        return authors_deformation_tables(chain, table, minutes, law, R_world_joint)
-
-    return AuthorsLaw(table, tables_by_minute)
+        return authors_deformation_table(chain, table, None, law, R_world_joint), law
+    if not isinstance(law, LinearRamp):
+        raise ConfigurationError(f"time law: expected Static or LinearRamp, got {law!r}")
+    return table, AuthorsIncrements(chain, table, law, R_world_joint)
 
 
 @dataclass(frozen=True)

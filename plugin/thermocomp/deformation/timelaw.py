@@ -9,12 +9,17 @@ table (translations and angles) is scaled by that fraction.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from thermocomp.deformation.table import DeformationTable
 
 
 @dataclass(frozen=True)
@@ -57,3 +62,27 @@ class Static:
 
 
 TimeLaw = LinearRamp | Static
+
+
+@runtime_checkable
+class TablePerMinute(Protocol):
+    """A time law that is not a fraction of one table: every minute has its own table, applied in full.
+
+    E.g. the paper authors' CoppeliaSim script, which adds ``D / T`` to the
+    deformed scene once per minute
+    (:class:`~thermocomp.deformation.coppeliasim_convention.AuthorsIncrements`).
+    ``fraction`` is 1 at every minute; :func:`minute_tables` asks for the tables.
+    """
+
+    def fraction(self, minute: ArrayLike) -> FloatArray: ...
+
+    def describe(self) -> str: ...
+
+    def tables(self, minutes: Sequence[float]) -> Sequence[DeformationTable]: ...
+
+
+def minute_tables(law: object, minutes: Sequence[float]) -> Sequence[DeformationTable] | None:
+    """One table per minute of ``minutes`` for a :class:`TablePerMinute` law, else ``None`` (a fraction law)."""
+    if isinstance(law, TablePerMinute):
+        return law.tables(tuple(float(m) for m in minutes))
+    return None

@@ -366,10 +366,15 @@ class InertiaReport:
 
     def write_urdf(self, path: PathLike, inputs: list[PathLike] | None = None) -> Path:
         """Write :meth:`urdf_text` atomically; refuse to overwrite any input (mesh files and ``inputs``)."""
-        from thermocomp.io.atomic import atomic_write_text, check_not_input
+        from thermocomp.io.job import Job
 
-        check_not_input(path, [r.path for r in self.refs] + list(inputs or []))
-        atomic_write_text(path, self.urdf_text())
+        with Job() as job:
+            job.inputs([r.path for r in self.refs], "mesh")
+            job.inputs(list(inputs or []))
+            out = job.output(path, "--out")
+            job.check()
+            job.write_text(out, self.urdf_text())
+            job.commit()
         return Path(path)
 
 
@@ -456,3 +461,43 @@ __all__ = [
     "mesh_refs_for_robot",
     "zero_pose_link_frames",
 ]
+
+
+def inertials_to_urdf(
+    robot: str | PathLike | Chain,
+    meshes: PathLike,
+    options: InertiaOptions,
+    out: PathLike | None = None,
+    *,
+    mesh_map: PathLike | None = None,
+    package_dirs: Mapping[str, PathLike] | None = None,
+    tip_link: str | None = None,
+    corrections: PathLike | None = None,
+    robot_options: RobotFileOptions | None = None,
+) -> tuple[InertiaReport, list[Path]]:
+    """:func:`compute_inertials`, and the URDF carrying them written to ``out`` (``thermocomp inertia``).
+
+    ``out`` is checked before any mesh is read (a :class:`~thermocomp.io.job.Job`:
+    never an input, never the robot file, a mesh map, the corrections, a
+    mesh or the mesh folder's files). Returns the report and the files
+    written (none without ``out``).
+    """
+    from thermocomp.io.job import Job
+    from thermocomp.robot.builtin import BUILTIN_ROBOTS
+
+    with Job() as job:
+        if isinstance(robot, (str, Path)) and str(robot) not in BUILTIN_ROBOTS:
+            job.input(robot, "--robot")
+        job.input(meshes, "--meshes")
+        job.input(mesh_map, "--mesh-map")
+        job.input(corrections, "--corrections")
+        for folder in package_dirs.values() if package_dirs else ():
+            job.input(folder, "--package")
+        out = job.output(out, "--out")
+        job.check()
+        report = compute_inertials(robot, meshes, options, mesh_map=mesh_map, package_dirs=package_dirs,
+                                   tip_link=tip_link, corrections=corrections, robot_options=robot_options)
+        job.inputs([r.path for r in report.refs], "mesh")  # checked again by the commit
+        if out is not None:
+            job.write_text(out, report.urdf_text())
+        return report, job.commit()

@@ -137,10 +137,21 @@ def iter_rows(path: PathLike) -> Iterator[tuple[int, list[str]]]:
             yield from lines.rows(raw)
 
 
+def number_text(cell: str) -> bool:
+    """Whether ``cell`` may be a number of a file: ASCII without ``_``.
+
+    :class:`float` also reads ``6_41`` (641, Python's digit grouping) and
+    digits of other scripts (``"\u0663"``, 3); no spreadsheet or controller
+    writes either, so both are typing errors rather than numbers.
+    """
+    return cell.isascii() and "_" not in cell
+
+
 def parse_float(text: str, path: str, line: int, column: str, *, allow_empty: bool = False) -> float:
     """A finite float from a cell, or an :class:`InputError` at (path, line, column).
 
-    An empty cell gives ``nan`` when ``allow_empty``.
+    An empty cell gives ``nan`` when ``allow_empty``. ASCII only, without
+    ``_`` (:func:`number_text`).
     """
     cell = text.strip()
     if cell == "":
@@ -148,6 +159,8 @@ def parse_float(text: str, path: str, line: int, column: str, *, allow_empty: bo
             return math.nan
         raise InputError("expected a number, got an empty cell", path=path, row=line, column=column)
     try:
+        if not number_text(cell):
+            raise ValueError(cell)
         value = float(cell)
     except ValueError:
         raise InputError(f"expected a number, got {cell!r}", path=path, row=line, column=column) from None
@@ -170,7 +183,8 @@ def parse_floats(
         values = [float(cells[i]) for i in indices]
     except ValueError:
         values = []
-    if len(values) != len(indices) or not all(map(math.isfinite, values)):
+    if (len(values) != len(indices) or not all(map(math.isfinite, values))
+            or not number_text("".join([cells[i] for i in indices]))):
         # Slow path only to locate and word the error.
         return [parse_float(cells[i], path, line, col) for i, col in zip(indices, columns)]
     return values

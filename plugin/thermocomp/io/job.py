@@ -203,7 +203,11 @@ class Job:
 
     def log_error(self, text: str) -> None:
         """Add ``thermocomp: error: text`` to the log only (the caller prints errors on stderr)."""
-        self._log_lines.append(f"thermocomp: error: {text}")
+        self.note(f"thermocomp: error: {text}")
+
+    def note(self, text: str) -> None:
+        """Add ``text`` to the log only (the caller shows it elsewhere, e.g. on stderr)."""
+        self._log_lines.append(text)
         self._write_log()
 
     def _write_log(self) -> None:

@@ -166,7 +166,7 @@ def quote_name(name: str) -> str:
 
 
 @contextlib.contextmanager
-def results_writer(path: PathLike, n_joints: int, convention: str) -> Iterator[_Writer]:
+def results_writer(path: PathLike, n_joints: int, convention: str) -> Iterator[ResultsWriter]:
     """Open ``path`` for results; the file appears only when the block completes.
 
     Usage::
@@ -176,14 +176,16 @@ def results_writer(path: PathLike, n_joints: int, convention: str) -> Iterator[_
                 w.write(chunk, program.names)
     """
     with atomic_open(path, newline="") as handle:
-        handle.write(",".join(header(n_joints, convention)) + "\n")
-        yield _Writer(handle, convention)
+        yield ResultsWriter(handle, n_joints, convention)
 
 
-class _Writer:
-    def __init__(self, handle: IO[str], convention: str) -> None:
+class ResultsWriter:
+    """Results rows onto an open text ``handle`` (e.g. a :class:`~thermocomp.io.job.Job` output); writes the header."""
+
+    def __init__(self, handle: IO[str], n_joints: int, convention: str) -> None:
         self._handle = handle
         self._convention = convention
+        handle.write(",".join(header(n_joints, convention)) + "\n")
 
     def write(self, chunk: CompensationChunk, names: tuple[str, ...]) -> None:
         """Append the rows of ``chunk``; ``names`` are the program's target names."""

@@ -293,14 +293,17 @@ def _self_describing_layout(
     q_unit = "rad"
     if joints:
         found_q = [(str(k), unit, i) for k, unit, i in joints]
-        n_q = max(k for k, _, _ in joints)
-        q_index, q_unit = _group(found_q, [str(k) for k in range(1, n_q + 1)], "q{}_{}", columns, src, line)
+        n_q, unit_q, i_q = max(joints)
+        if n_q > len(columns):  # before listing q1..qn: a header may name q999999999_deg
+            raise InputError(f"expected reference joint columns q1..qn, one per joint, got {columns[i_q]!r} in a "
+                             f"header of {len(columns)} columns", path=src, row=line, column=columns[i_q])
         if n_joints is not None and n_q != n_joints:
-            column = f"q{n_joints + 1}_{q_unit}" if n_q > n_joints else f"q{n_q + 1}_{q_unit}"
+            column = f"q{n_joints + 1}_{unit_q}" if n_q > n_joints else f"q{n_q + 1}_{unit_q}"
             raise InputError(
                 f"expected reference joint columns q1..q{n_joints} for a {n_joints}-joint robot, got q1..q{n_q}",
                 path=src, row=line, column=column,
             )
+        q_index, q_unit = _group(found_q, [str(k) for k in range(1, n_q + 1)], "q{}_{}", columns, src, line)
 
     confdata_index: tuple[int, ...] = ()
     if confdata:

@@ -9,6 +9,7 @@ deformed model's forward kinematics). The scene is restored afterwards.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -19,11 +20,13 @@ from thermocomp.compensation.compensate import CompensationOptions, ProgressCall
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.apply import deformed_model
 from thermocomp.deformation.table import DeformationTable
+from thermocomp.deformation.timelaw import TablePerMinute
 from thermocomp.geometry.rotations import rotation_angle
+from thermocomp.io.job import Job
 from thermocomp.kinematics.fk import fk_matrix
 from thermocomp.kinematics.ik import Status
 from thermocomp.kinematics.model import KinematicModel, nominal_model
-from thermocomp.pipeline import CompensationReport, MinuteTables, run_compensation
+from thermocomp.pipeline import CompensationReport, run_compensation
 from thermocomp.simulators.coppeliasim.connection import Session
 from thermocomp.simulators.coppeliasim.scene import (
     SceneRobot,
@@ -142,7 +145,7 @@ def compensate_in_scene(
     allow_failures: bool = False,
     check_minutes: Sequence[float] | None = None,
     progress: ProgressCallback | None = None,
-    tables_by_minute: MinuteTables | None = None,
+    job: Job | None = None,
 ) -> tuple[CompensationReport, SceneCheck]:
     """Compensate ``program`` on the scene's robot, then replay it in the scene.
 
@@ -155,16 +158,19 @@ def compensate_in_scene(
     program
         Targets in the world frame.
     options, out, allow_failures
-        As :func:`thermocomp.pipeline.run_compensation`.
+        As :func:`thermocomp.pipeline.run_compensation`. A time law with a
+        table per minute (the authors' incremental law,
+        :class:`~thermocomp.deformation.coppeliasim_convention.AuthorsIncrements`)
+        shows each checked minute's own table.
     check_minutes
         Minutes whose converged rows are replayed in the scene; default the
         last minute of ``options.minutes`` (every row for a timed program).
     progress
         Called as ``progress(rows_done, rows_total)`` while solving.
-    tables_by_minute
-        A deformation that is its own table at each minute (the authors'
-        incremental law), as :func:`thermocomp.pipeline.run_compensation`;
-        each checked minute then shows its own table.
+    job
+        The run's :class:`~thermocomp.io.job.Job`: ``out`` is written into it
+        and appears only when the caller commits, after the scene check;
+        default a job of its own, committed once the check has run.
 
     Returns
     -------
@@ -174,9 +180,20 @@ def compensate_in_scene(
         What CoppeliaSim computed for the replayed rows.
     """
     options = CompensationOptions() if options is None else options
-    report = run_compensation(robot.chain, table, program, out, options=options,
-                              allow_failures=allow_failures, keep_results=True, progress=progress,
-                              tables_by_minute=tables_by_minute)
+    own = job is None
+    job = Job() if job is None else job
+    with job if own else contextlib.nullcontext(job):
+        report = run_compensation(robot.chain, table, program, out, options=options, allow_failures=allow_failures,
+                                  keep_results=True, progress=progress, job=job)
+        check = _check_in_scene(session, robot, table, program, options, report, check_minutes)
+        if own:
+            report.written = job.commit()
+    return report, check
+
+
+def _check_in_scene(session, robot, table, program, options, report, check_minutes) -> SceneCheck:
+    """The scene check of :func:`compensate_in_scene`."""
+    per_minute = isinstance(options.time_law, TablePerMinute)
     rows = [(float(c.minute[k]), float(c.fraction[k]), int(c.target[k]), c.q[k])
             for c in report.chunks for k in range(c.n_rows) if c.status[k] == Status.CONVERGED]
     if program.time_min is None:
@@ -184,12 +201,12 @@ def compensate_in_scene(
         rows = [r for r in rows if r[0] in wanted]
     # Rows sharing a deformed robot are checked together: those sharing a fraction of the table,
     # or, when each minute has its own table (applied in full), those sharing a minute.
-    key_of = 1 if tables_by_minute is None else 0
+    key_of = 0 if per_minute else 1
     keys = sorted({r[key_of] for r in rows})
-    if tables_by_minute is None:
+    if not per_minute:
         tables, fractions = [table] * len(keys), keys
     else:  # all minutes in one call: the authors' law builds them in one pass over the minutes
-        tables, fractions = tables_by_minute(keys), [1.0] * len(keys)
+        tables, fractions = options.time_law.tables(keys), [1.0] * len(keys)
     models = [deformed_model(robot.chain, t, f, options.composition) for t, f in zip(tables, fractions)]
     minutes, T_all, to_model, to_target, names = [], [], [], [], []
     for key, model in zip(keys, models):
@@ -208,7 +225,7 @@ def compensate_in_scene(
 
     d_model = stack(to_model, (0, 2))
     d_target = stack(to_target, (0, 2))
-    check = SceneCheck(
+    return SceneCheck(
         minute=np.array(minutes, dtype=float),
         target=tuple(names),
         T_world_tcp_scene=stack(T_all, (0, 4, 4)),
@@ -217,4 +234,3 @@ def compensate_in_scene(
         position_to_model=d_model[:, 0],
         angle_to_model=d_model[:, 1],
     )
-    return report, check

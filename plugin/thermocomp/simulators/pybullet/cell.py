@@ -16,7 +16,6 @@ and :func:`thermocomp.simulators.pybullet.gui.run_gui` opens the GUI.
 from __future__ import annotations
 
 import contextlib
-import os
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -29,8 +28,8 @@ from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError
-from thermocomp.io.atomic import check_destination, check_not_input
 from thermocomp.io.deformation_csv import read_deformation_csv
+from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.scene_file import (
     EMPTY_SCENE,
@@ -221,27 +220,24 @@ def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targ
 
 
 def check_outputs(setup: SimSetup | None, outputs: Sequence[PathLike], *, inputs: Sequence[PathLike] = ()) -> None:
-    """Refuse outputs that cannot be written, before any work.
+    """Refuse outputs that cannot be written, before any work (a :class:`~thermocomp.io.job.Job`'s check).
 
     Each output's folder must exist and be writable; no output may be one
     of the setup's inputs (:meth:`SimSetup.input_files`) or of ``inputs``,
-    nor the same file as another output.
+    nor the same file as another output, nor anything but a regular file.
 
     Raises
     ------
     InputError
-        Naming the output and what is wrong with it.
+        Naming each output and what is wrong with it.
     """
-    known: list[PathLike] = list(inputs) + (list(setup.input_files()) if setup is not None else [])
-    for k, output in enumerate(outputs):
-        dest = check_destination(output)
-        if not os.access(dest.parent, os.W_OK | os.X_OK):
-            raise InputError(f"cannot write: the folder {dest.parent} is not writable", path=str(dest))
-        check_not_input(dest, [p for p in known if Path(p).exists()])
-        for other in outputs[:k]:
-            if Path(other).resolve() == dest.resolve():
-                raise InputError(f"the same file is given for two outputs ({other}); choose distinct paths",
-                                 path=str(dest))
+    job = Job()
+    job.inputs(inputs)
+    if setup is not None:
+        job.inputs(setup.input_files())
+    for output in outputs:
+        job.output(output)
+    job.check()
 
 
 def _same_robot(a: str, b: str) -> bool:

@@ -26,14 +26,17 @@ from thermocomp.simulators.pybullet.robot import RobotBody
 BACKGROUND = (255, 255, 255)
 #: Smallest picture side [px]: below this a picture of a cell shows nothing useful.
 MIN_PICTURE_PX = 16
+#: Largest picture side [px] (TinyRenderer keeps several buffers of width x height; 8192 x 8192 is ~1 GB).
+MAX_PICTURE_PX = 8192
 
 
 def check_picture_size(width: int, height: int) -> tuple[int, int]:
-    """``(width, height)`` [px] if both are integers >= :data:`MIN_PICTURE_PX`, else :class:`ConfigurationError`."""
+    """``(width, height)`` [px] if both are integers from :data:`MIN_PICTURE_PX` to :data:`MAX_PICTURE_PX`,
+    else :class:`ConfigurationError` naming ``--size``."""
     if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (width, height)):
-        raise ConfigurationError(f"picture size: expected whole pixels, got {width!r} x {height!r}")
-    if width < MIN_PICTURE_PX or height < MIN_PICTURE_PX:
-        raise ConfigurationError(f"picture size: expected at least {MIN_PICTURE_PX} x {MIN_PICTURE_PX} px, "
+        raise ConfigurationError(f"picture size (--size): expected whole pixels, got {width!r} x {height!r}")
+    if not (MIN_PICTURE_PX <= width <= MAX_PICTURE_PX and MIN_PICTURE_PX <= height <= MAX_PICTURE_PX):
+        raise ConfigurationError(f"picture size (--size): expected {MIN_PICTURE_PX} to {MAX_PICTURE_PX} px each, "
                                  f"got {width} x {height}")
     return int(width), int(height)
 
@@ -215,5 +218,5 @@ def read_png_rgb(path: PathLike) -> np.ndarray:
     return raw[:, 1:].reshape(height, width, 3)
 
 
-__all__ = ["BACKGROUND", "MIN_PICTURE_PX", "Camera", "camera_framing", "check_picture_size", "check_png_path", "png_bytes",
-           "read_png_rgb", "render_cell", "scene_points", "view_axes", "write_png"]
+__all__ = ["BACKGROUND", "MAX_PICTURE_PX", "MIN_PICTURE_PX", "Camera", "camera_framing", "check_picture_size",
+           "check_png_path", "png_bytes", "read_png_rgb", "render_cell", "scene_points", "view_axes", "write_png"]
