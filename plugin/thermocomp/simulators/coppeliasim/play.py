@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import csv
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.io.csvtext import iter_rows, parse_float, parse_floats
 from thermocomp.kinematics.model import KinematicModel
 from thermocomp.simulators.coppeliasim.connection import Session
 from thermocomp.simulators.coppeliasim.scene import (
@@ -49,39 +48,37 @@ def read_results_rows(path: PathLike, n_joints: int, minute: float | None = None
 
     Reads the columns ``minute``, ``target``, ``status`` and ``q1_deg``..``qn_deg``
     written by ``thermocomp compensate`` (docs/conventions.md, "Results").
+
+    Raises
+    ------
+    InputError
+        Located at the file, line and column: a file that cannot be read,
+        is not UTF-8, lacks a column, has a short row or a cell that is not
+        a finite number; no converged row of ``minute``.
     """
-    path = Path(path)
     src = str(path)
     wanted = ["minute", "target", "status", *[f"q{j + 1}_deg" for j in range(n_joints)]]
     rows: list[tuple[int, float, str, list[float]]] = []
-    with path.open(newline="", encoding="utf-8") as f:
-        lines = (line for line in f if not line.startswith("#"))
-        reader = csv.reader(lines)
-        header = next(reader, None)
-        if header is None:
-            raise InputError("expected a results CSV header, got an empty file", path=src)
-        index = {name.strip(): k for k, name in enumerate(header)}
-        missing = [w for w in wanted if w not in index]
-        if missing:
-            raise InputError(f"expected the results columns {', '.join(wanted)}; missing {', '.join(missing)}",
-                             path=src, row=1)
-        for number, cells in enumerate(reader, start=2):
-            if not cells or cells[index["status"]].strip() != "converged":
-                continue
-            try:
-                row_minute = float(cells[index["minute"]])
-            except ValueError:
-                raise InputError(f"expected a number, got {cells[index['minute']]!r}", path=src, row=number,
-                                 column="minute") from None
-            q = []
-            for j in range(n_joints):
-                column = f"q{j + 1}_deg"
-                try:
-                    q.append(float(cells[index[column]]))
-                except ValueError:
-                    raise InputError(f"expected a number, got {cells[index[column]]!r}", path=src, row=number,
-                                     column=column) from None
-            rows.append((number, row_minute, cells[index["target"]], q))
+    records = iter_rows(path)
+    first = next(records, None)
+    if first is None:
+        raise InputError("expected a results CSV header, got an empty file", path=src)
+    header_line, header = first
+    index = {name.strip(): k for k, name in enumerate(header)}
+    missing = [w for w in wanted if w not in index]
+    if missing:
+        raise InputError(f"expected the results columns {', '.join(wanted)}; missing {', '.join(missing)}",
+                         path=src, row=header_line, column=missing[0])
+    q_columns = wanted[3:]
+    for number, cells in records:
+        if len(cells) != len(header):
+            raise InputError(f"expected {len(header)} cells as in the header, got {len(cells)}", path=src,
+                             row=number)
+        if cells[index["status"]].strip() != "converged":
+            continue
+        row_minute = parse_float(cells[index["minute"]], src, number, "minute")
+        q = parse_floats(cells, [index[c] for c in q_columns], q_columns, src, number)
+        rows.append((number, row_minute, cells[index["target"]], q))
     if not rows:
         raise InputError("no converged rows to play", path=src)
     minutes = sorted({r[1] for r in rows})
