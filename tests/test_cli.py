@@ -232,6 +232,8 @@ def test_interrupted_run_leaves_no_output(tmp_path, signame):
         [sys.executable, "-m", "thermocomp", "compensate", "--deformation", str(EXAGGERATED), "--targets", str(TARGETS),
          "--minutes", "0:20000", "--stabilisation-min", "20000", "--out", str(out), "--plot", str(plot)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # a test run started in the background inherits an ignored SIGINT; the user's shell gives the default
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     # wait until the run is writing (its temporary file exists), then interrupt

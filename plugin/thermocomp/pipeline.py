@@ -198,6 +198,33 @@ def _file(source: object) -> PathLike | None:
     return source if isinstance(source, (str, Path)) else None
 
 
+#: Slack of the reference-joint limit check [rad]: a limit written in degrees to a few digits.
+REFERENCE_LIMIT_SLACK = 1e-9
+
+
+def check_references_within_limits(program: Program, chain: Chain) -> None:
+    """Refuse reference joints (``q1_deg``..) outside ``chain``'s limits, located at the file's line.
+
+    A reference the robot cannot take would seed a configuration it can
+    never reach; the file, not the solver, is wrong.
+
+    Raises
+    ------
+    InputError
+        Naming the file, line and joint column of the first angle outside its limits.
+    """
+    q = program.q_reference
+    if q is None:
+        return
+    outside = (q < chain.lower - REFERENCE_LIMIT_SLACK) | (q > chain.upper + REFERENCE_LIMIT_SLACK)
+    if np.any(outside):
+        k, j = (int(v) for v in np.argwhere(outside)[0])
+        raise InputError(f"reference joint {j + 1}: expected an angle within {chain.name}'s limits "
+                         f"{np.degrees(chain.lower[j]):.6g} to {np.degrees(chain.upper[j]):.6g} deg, got "
+                         f"{np.degrees(q[k, j]):.6g} deg (target {program.names[k]})",
+                         path=program.source, row=program.line_of(k), column=f"q{j + 1}_deg")
+
+
 def run_compensation(
     robot: str | Chain,
     deformation: PathLike | DeformationTable,
@@ -352,6 +379,7 @@ def _compensate_into(job: Job, robot, deformation, targets, out: Path | None, *,
         memo = NominalMemo()  # a target met again in a later piece is not solved again
         phases = report.summary.phase_seconds
         for program in _timed(itertools.chain([first], programs), phases, "reading"):
+            check_references_within_limits(program, chain)
             offset = report.n_targets
             report.n_targets += program.n_targets
             if keep:

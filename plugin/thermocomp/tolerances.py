@@ -94,3 +94,8 @@ AXIS_MATCH_TOL = 1e-5
 #: structure needs to be zero are below this [m]: table values typed as 0 are 0
 #: exactly, and any real offset (the GoFa's 80 mm wrist) is far above it.
 CLOSED_FORM_STRUCTURE_TOL = 1e-12
+
+#: Significant digits of the joint angles [deg] in a results file (``%.12g``). The compensation checks
+#: the angles as written, not as computed: a row whose written angles miss the IK tolerance is not
+#: converged (:func:`thermocomp.compensation.compensate.written_angles`).
+WRITTEN_DIGITS = 12

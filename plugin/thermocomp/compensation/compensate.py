@@ -46,7 +46,7 @@ from thermocomp.kinematics.ik import IKOptions, IKResult, Status, pose_error, so
 from thermocomp.kinematics.model import KinematicModel, nominal_model
 from thermocomp.kinematics.seeding import DEFAULT_STARTS, solve_multistart, solve_nominal_configuration, solve_path
 from thermocomp.robot.chain import Chain
-from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
+from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA, WRITTEN_DIGITS
 
 #: Rows solved per chunk: bounds memory on long programs (about 2 kB a row).
 DEFAULT_CHUNK_ROWS = 50_000
@@ -580,7 +580,7 @@ def _compensate_grid(chain, model_at, program, options, nominal, progress):
         solve_seconds = time.perf_counter() - t0 + (setup_seconds if start == 0 else 0.0)
         chunk = _finish_chunk(chain, models, np.repeat(minutes[block], m), frac_rows, np.tile(np.arange(m), k),
                               R_rows, p_rows, result, np.tile(nominal.q, (k, 1)), np.tile(nominal.status, k),
-                              solve_seconds)
+                              solve_seconds, options.ik)
         done += chunk.n_rows
         yield chunk
         if progress is not None:
@@ -643,7 +643,7 @@ def _compensate_minute_tables(chain, tables, program, options, nominal, progress
         previous = (stop - 1, result.q[-m:])
         chunk = _finish_chunk(chain, models, np.repeat(minutes[start:stop], m), np.ones(k * m),
                               np.tile(np.arange(m), k), R_rows, p_rows, result, np.tile(nominal.q, (k, 1)),
-                              np.tile(nominal.status, k), time.perf_counter() - t0)
+                              np.tile(nominal.status, k), time.perf_counter() - t0, options.ik)
         done += chunk.n_rows
         yield chunk
         if progress is not None:
@@ -802,7 +802,7 @@ def _compensate_timed(chain, model_at, program, options, q_previous, memo, progr
         deformed = model_at(frac) if fractions.size * 2 > frac.size else model_at(fractions).take(at.ravel())
         result = _continue_to(model_at, frac, R, p, seed, options.ik, deformed)
         chunk = _finish_chunk(chain, deformed, minute, frac, idx, R, p, result, nominal.q, nominal.status,
-                              time.perf_counter() - t1)
+                              time.perf_counter() - t1, options.ik)
         chunk = replace(chunk, nominal_seconds=t1 - t0)
         done += chunk.n_rows
         yield chunk
@@ -810,12 +810,49 @@ def _compensate_timed(chain, model_at, program, options, q_previous, memo, progr
             progress(done, m)
 
 
+def written_angles(q: FloatArray) -> FloatArray:
+    """``q`` [rad] as a results file gives it back: degrees to :data:`WRITTEN_DIGITS` significant digits.
+
+    Rounded in binary, so it may differ from parsing the decimal text by an
+    ulp of the angle: some 1e-16 rad, far below any tolerance.
+    """
+    deg = np.degrees(q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        exponent = np.floor(np.log10(np.abs(deg)))
+    scale = np.where(np.isfinite(exponent), 10.0 ** (WRITTEN_DIGITS - 1 - np.where(np.isfinite(exponent), exponent, 0)),
+                     1.0)
+    return np.radians(np.round(deg * scale) / scale)
+
+
+def _misses(R: FloatArray, p: FloatArray, R_reached: FloatArray, p_reached: FloatArray, ik: IKOptions) -> np.ndarray:
+    """Rows whose reached pose is farther from the target than the IK tolerances, ``(r,)`` bool."""
+    miss = pose_error(R, p, R_reached, p_reached)
+    return (np.linalg.norm(miss[:, :3], axis=1) > ik.position_tol) | (np.linalg.norm(miss[:, 3:], axis=1) > ik.orientation_tol)
+
+
 def _finish_chunk(chain, deformed, minute, frac, target, R, p, result, q_nominal, nominal_status,
-                  solve_seconds) -> CompensationChunk:
+                  solve_seconds, ik: IKOptions) -> CompensationChunk:
     # A row whose target has no nominal solution keeps the nominal failure: its
     # deformed solve started from a meaningless seed.
     status = np.where(nominal_status != Status.CONVERGED, nominal_status, result.status).astype(np.int8)
-    R_reached, p_reached = fk(deformed, result.q)
+    # What the file says is what the robot gets: the reached pose and the deviation are those of the
+    # angles as written, and a converged row whose written angles miss the tolerance is not converged
+    # (a 1 km deformation moves the TCP by 5e-5 mm per 12th digit of an angle in degrees).
+    # A row converged just inside the tolerance may leave it by the rounding (some 1e-12 m): it is solved
+    # again to a hundredth of the tolerance first, so only rows the written precision cannot carry fail.
+    q = result.q
+    R_reached, p_reached = fk(deformed, written_angles(q))
+    off = (status == Status.CONVERGED) & _misses(R, p, R_reached, p_reached, ik)
+    if np.any(off):
+        index = np.flatnonzero(off)
+        rows = deformed.take(index) if deformed.batch_shape != () else deformed
+        tight = replace(ik, position_tol=ik.position_tol / 100, orientation_tol=ik.orientation_tol / 100)
+        again = solve_ik(rows, R[index], p[index], q[index], tight)
+        q = q.copy()
+        q[index] = np.where((again.status == Status.CONVERGED)[:, None], again.q, q[index])
+        R_reached, p_reached = fk(deformed, written_angles(q))
+        status[(status == Status.CONVERGED) & _misses(R, p, R_reached, p_reached, ik)] = Status.NOT_CONVERGED
+    result = replace(result, q=q)
     R_uncomp, p_uncomp = fk(deformed, q_nominal)
     R_filtered, p_filtered = fk(nominal_model(chain), result.q)
     return CompensationChunk(

@@ -276,7 +276,8 @@ def _integrals(vertices: FloatArray, faces: np.ndarray, source: str) -> tuple[fl
     import trimesh.triangles
 
     origin = vertices.mean(axis=0)
-    props = trimesh.triangles.mass_properties((vertices - origin)[faces], density=1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a flat surface: zero volume, refused below
+        props = trimesh.triangles.mass_properties((vertices - origin)[faces], density=1.0)
     volume = float(props.volume)
     if not np.isfinite(volume) or volume == 0.0:
         raise InputError(f"expected a surface that encloses volume, got a signed volume of {volume!r} m^3", path=source)
@@ -393,7 +394,8 @@ def solid_properties(
     if method == "convex_hull":
         import trimesh
 
-        hull = trimesh.Trimesh(vertices=v, faces=f, process=False).convex_hull
+        with np.errstate(divide="ignore", invalid="ignore"):  # a flat hull has no volume: refused below
+            hull = trimesh.Trimesh(vertices=v, faces=f, process=False).convex_hull
         volume, com, inertia = _integrals(np.asarray(hull.vertices), np.asarray(hull.faces), source)
         if volume < 0:  # trimesh orients hulls outward; kept for safety, not a silent repair of input
             volume, inertia = -volume, -inertia

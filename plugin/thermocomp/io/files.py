@@ -48,4 +48,12 @@ def read_input_bytes(path: PathLike, kind: str | None = None) -> bytes:
             raise InputError(f"cannot read: {exc.strerror}", path=str(path)) from exc
 
 
-__all__ = ["open_input", "read_input_bytes"]
+def is_file(path: PathLike) -> bool:
+    """Whether ``path`` is an existing regular file; ``False`` also for a name the system refuses (too long)."""
+    try:
+        return Path(path).is_file()
+    except OSError:
+        return False
+
+
+__all__ = ["is_file", "open_input", "read_input_bytes"]

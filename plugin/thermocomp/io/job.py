@@ -213,8 +213,9 @@ class Job:
     def _write_log(self) -> None:
         if self._log is None:
             return
-        if not self._checked and self._conflicts_of(self._outputs.index(self._log)):
-            return  # before check(), only a log that is itself writable (an error is logged when another output fails)
+        if not self._checked and (self._conflicts_of(self._outputs.index(self._log))
+                                  or any(same_file(o.path, self._log.path) for o in self._outputs if o is not self._log)):
+            return  # before check(), only a log that is itself writable and no other output (an error is logged then)
         dest = Path(os.path.realpath(self._log.path))
         tmp = temporary_beside(dest)
         try:

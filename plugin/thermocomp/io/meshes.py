@@ -127,11 +127,8 @@ def _check_stl(path: Path) -> None:
         head = handle.read(84)
     if size >= 84 and size == 84 + 50 * struct.unpack("<I", head[80:84])[0]:
         return
-    try:
-        text = head.decode("ascii")
-    except UnicodeDecodeError:
-        text = ""
-    if not text.lstrip().lower().startswith("solid"):
+    # The name after 'solid' is free text (a CAD tool may write 'solid café' in Latin-1): test the bytes.
+    if not head.lstrip().lower().startswith(b"solid"):
         raise InputError(f"expected a binary STL (84 + 50 bytes per triangle) or an ASCII STL ('solid ...'), "
                          f"got {size} bytes that are neither", path=str(path))
 

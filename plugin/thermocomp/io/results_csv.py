@@ -33,7 +33,7 @@ from thermocomp.compensation.compensate import CompensationChunk
 from thermocomp.geometry.rotations import euler_xyz_from_matrix, quat_wxyz_from_matrix, rotvec_from_matrix
 from thermocomp.io.atomic import atomic_open
 from thermocomp.kinematics.ik import Status
-from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
+from thermocomp.tolerances import NEAR_SINGULAR_SIGMA, WRITTEN_DIGITS
 
 
 def orientation_columns(prefix: str, convention: str) -> list[str]:
@@ -69,8 +69,8 @@ def header(n_joints: int, convention: str) -> list[str]:
 
 
 def _format_rows(values: FloatArray) -> list[str]:
-    """Each row of ``values`` ``(r, k)`` as comma-separated cells, 12 significant digits."""
-    fmt = ",".join(["%.12g"] * values.shape[1])
+    """Each row of ``values`` ``(r, k)`` as comma-separated cells, :data:`WRITTEN_DIGITS` (12) significant digits."""
+    fmt = ",".join([f"%.{WRITTEN_DIGITS}g"] * values.shape[1])
     return [fmt % tuple(row) for row in values.tolist()]
 
 

@@ -38,7 +38,7 @@ import numpy as np
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import matrix_from_euler_xyz, transform
-from thermocomp.io.files import read_input_bytes
+from thermocomp.io.files import is_file, read_input_bytes
 from thermocomp.io.meshes import UNITS, metres_per_unit_from_name
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
 from thermocomp.robot.chain import Chain
@@ -451,8 +451,8 @@ class _Table:
         if key not in self.values:
             return default
         value = self.values[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise self.fail(key, f"expected a finite number, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
+            raise self.fail(key, f"expected a finite number, got {_short(value)}")
         if positive and value <= 0:
             raise self.fail(key, f"expected a number > 0, got {value!r}")
         return float(value)
@@ -465,9 +465,9 @@ class _Table:
             return np.array(default, dtype=float)
         value = self.values[key]
         ok = (isinstance(value, list) and len(value) == count
-              and all(not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) for v in value))
+              and all(not isinstance(v, bool) and isinstance(v, (int, float)) and _finite(v) for v in value))
         if not ok:
-            raise self.fail(key, f"expected a list of {count} finite numbers, got {value!r}")
+            raise self.fail(key, f"expected a list of {count} finite numbers, got {_short(value)}")
         arr = np.array(value, dtype=float)
         if positive and np.any(arr <= 0):
             raise self.fail(key, f"expected {count} numbers > 0, got {value!r}")
@@ -486,7 +486,7 @@ class _Table:
         if text is None:
             return None
         path = self.r.resolve(text)
-        if not path.is_file():
+        if not is_file(path):
             raise self.fail(key, f"expected an existing file, got {text!r} (resolved to {path})")
         return path
 
@@ -525,6 +525,20 @@ def _check_mesh_suffix(table: _Table, key: str, path: Path | None) -> Path | Non
 
 _MESH_MAP_KEYS = ("thermocomp_meshes", "robot", "dir", "mesh_unit", "links")
 _LINK_KEYS = ("visual", "collision", "mesh_unit", "xyz_mm", "euler_xyz_deg")
+
+
+def _finite(value: int | float) -> bool:
+    """Whether a TOML number is a finite double (a 400-digit integer is not: ``float`` overflows)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _short(value: object) -> str:
+    """``repr(value)``, cut to 80 characters for a message."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def read_mesh_map(path: PathLike) -> MeshMap:
@@ -581,7 +595,7 @@ def read_mesh_map(path: PathLike) -> MeshMap:
                 continue
             p = Path(text).expanduser()
             resolved = p if p.is_absolute() else ((base_dir / p) if base_dir is not None else reader.resolve(text))
-            if not resolved.is_file():
+            if not is_file(resolved):
                 raise table.fail(key, f"expected an existing mesh file, got {text!r} (resolved to {resolved})")
             _check_mesh_suffix(table, key, resolved)
             files[key] = resolved
@@ -703,7 +717,7 @@ def read_scene(path: PathLike) -> Scene:
         model = table.string("model")
         if model is not None and model not in BUILTIN_ROBOTS:
             resolved = reader.resolve(model)
-            if not resolved.is_file():
+            if not is_file(resolved):
                 raise table.fail("model", f"expected a built-in robot ({', '.join(BUILTIN_ROBOTS)}) or an existing "
                                           f"robot file, got {model!r} (resolved to {resolved})")
             model = str(resolved)

@@ -1,0 +1,204 @@
+"""Every reader, any bytes in: a result or a located InputError out, never another exception (issue 9).
+
+Property-based (hypothesis, derandomized so CI sees the same examples every
+run): arbitrary bytes, and valid files of each kind with random damage
+(bytes replaced, inserted or cut; tokens that broke readers before: NaN,
+1e400, 400-digit integers, ``6_41``, digits of other scripts, quotes, NUL,
+Latin-1 bytes, CR line ends). Bounded to run in a few seconds per reader.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from helpers import REPO
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from thermocomp.errors import InputError
+
+EXAMPLES = 60
+FUZZ = settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+#: Cell contents that broke a reader or would: non-finite, huge, Python-only number syntax, other scripts.
+TOKENS = [b"nan", b"inf", b"-inf", b"1e400", b"9" * 400, b"6_41", "\u0663".encode(), b'"', b'""', b",", b"\x00",
+          b"\xff", b"\xe9", b"\r", b"\r\n", b"\n", b"#", b"-", b"", b"[", b"]", b"=", b"<", b"/>", b"\t", b"0x10",
+          b"1,2,3", b"q999999999_deg", b"x" * 300]
+
+
+def damaged(seed: bytes) -> st.SearchStrategy[bytes]:
+    """``seed`` with one to three random edits: a slice replaced by random bytes or a token, or cut."""
+    edit = st.tuples(st.integers(0, len(seed)), st.integers(0, 40),
+                     st.one_of(st.sampled_from(TOKENS), st.binary(max_size=12)))
+
+    def apply(edits: list[tuple[int, int, bytes]]) -> bytes:
+        data = seed
+        for at, cut, new in edits:
+            at = min(at, len(data))
+            data = data[:at] + new + data[at + cut:]
+        return data
+
+    return st.lists(edit, min_size=1, max_size=3).map(apply)
+
+
+#: A value of a file: a number, a quoted string, or a cell between commas.
+VALUE = re.compile(rb'-?[0-9][0-9.eE+-]*|"[^"\n]*"|(?<=,)[^,\n]*')
+#: What a value may become: every token above, as it is and quoted, and long names and paths.
+REPLACEMENTS = [*TOKENS, *(b'"' + tok + b'"' for tok in TOKENS), b'"' + b"r" * 300 + b'.urdf"', b'"../' * 40 + b'x"',
+                b"1" * 20, b"-1", b"0", b"1e-320", b"[1, 2]", b"true", b'"/dev/null"', b'"."']
+
+
+def replaced(seed: bytes) -> st.SearchStrategy[bytes]:
+    """``seed`` with one to three of its values (numbers, strings, cells) replaced by a hostile one."""
+    spans = [m.span() for m in VALUE.finditer(seed)] or [(0, 0)]
+    edit = st.tuples(st.integers(0, len(spans) - 1), st.sampled_from(REPLACEMENTS))
+
+    def apply(edits: list[tuple[int, bytes]]) -> bytes:
+        chosen = dict(edits)  # the last replacement of a value wins
+        out, at = [], 0
+        for k, (start, stop) in enumerate(spans):
+            if k in chosen:
+                out += [seed[at:start], chosen[k]]
+                at = stop
+        return b"".join(out) + seed[at:]
+
+    return st.lists(edit, min_size=1, max_size=3).map(apply)
+
+
+def any_bytes_or_damaged(seed: bytes) -> st.SearchStrategy[bytes]:
+    return st.one_of(st.binary(max_size=200), damaged(seed), replaced(seed), replaced(seed))
+
+
+def check_reader(tmp_path: Path, name: str, data: bytes, read: Callable[[Path], object]) -> None:
+    """``read`` the bytes ``data`` written to ``name``: a result or a located InputError, nothing else."""
+    path = tmp_path / name
+    path.write_bytes(data)
+    try:
+        read(path)
+    except InputError as exc:
+        assert exc.path is not None, f"InputError without a file: {exc}"
+        assert str(exc).strip(), "empty message"
+
+
+def _small_targets() -> bytes:
+    return b"".join((REPO / "examples" / "targets_random50.csv").read_bytes().splitlines(keepends=True)[:9])
+
+
+@FUZZ
+@given(data=any_bytes_or_damaged(_small_targets()))
+def test_targets_csv(tmp_path_factory, data):
+    from thermocomp.io.targets_csv import read_targets_csv
+
+    check_reader(tmp_path_factory.mktemp("t"), "targets.csv", data, lambda p: read_targets_csv(p, n_joints=6))
+
+
+SELF_DESCRIBING = (b"name,x_mm,y_mm,z_mm,quat_w,quat_x,quat_y,quat_z,time_min,q1_deg,q2_deg,q3_deg,q4_deg,q5_deg,q6_deg\n"
+                   b"A,500,0,600,0,0,1,0,0,0,10,10,0,20,0\nB,520,10,600,0,0,1,0,1.5,0,10,10,0,20,0\n")
+
+
+@FUZZ
+@given(data=st.one_of(damaged(SELF_DESCRIBING), replaced(SELF_DESCRIBING)))
+def test_targets_csv_self_describing(tmp_path_factory, data):
+    from thermocomp.io.targets_csv import read_targets_csv
+
+    check_reader(tmp_path_factory.mktemp("t"), "targets.csv", data, lambda p: read_targets_csv(p, n_joints=6))
+
+
+@FUZZ
+@given(data=any_bytes_or_damaged((REPO / "deformations" / "exaggerated.csv").read_bytes()))
+def test_deformation_csv(tmp_path_factory, data):
+    from thermocomp.io.deformation_csv import read_deformation_csv
+
+    check_reader(tmp_path_factory.mktemp("d"), "d.csv", data, lambda p: read_deformation_csv(p, n_joints=6))
+
+
+@FUZZ
+@given(data=any_bytes_or_damaged((REPO / "robots" / "irb140" / "chain.csv").read_bytes()))
+def test_robot_csv(tmp_path_factory, data):
+    from thermocomp.io.chain_csv import read_chain_csv
+
+    check_reader(tmp_path_factory.mktemp("r"), "robot.csv", data, read_chain_csv)
+
+
+def _urdf() -> bytes:
+    from thermocomp.io.urdf import urdf_text
+    from thermocomp.kinematics.model import nominal_model
+    from thermocomp.robot.builtin import load_robot
+
+    return urdf_text(nominal_model(load_robot("irb140")), robot_name="irb140").encode()
+
+
+@FUZZ
+@given(data=any_bytes_or_damaged(_urdf()))
+def test_urdf(tmp_path_factory, data):
+    from thermocomp.io.urdf import read_urdf
+
+    check_reader(tmp_path_factory.mktemp("u"), "robot.urdf", data, read_urdf)
+
+
+@FUZZ
+@given(data=any_bytes_or_damaged((REPO / "scenes" / "irb140_paper_cell.toml").read_bytes()))
+def test_scene_toml(tmp_path_factory, data):
+    from thermocomp.io.scene_file import read_scene
+
+    check_reader(tmp_path_factory.mktemp("s"), "cell.toml", data, read_scene)
+
+
+MESH_MAP = b'thermocomp_meshes = 1\nmesh_unit = "m"\n[links.link6]\nvisual = "cube.stl"\n'
+
+
+@FUZZ
+@given(data=any_bytes_or_damaged(MESH_MAP))
+def test_mesh_map_toml(tmp_path_factory, data):
+    from thermocomp.io.scene_file import read_mesh_map
+
+    folder = tmp_path_factory.mktemp("m")
+    (folder / "cube.stl").write_bytes((REPO / "robots" / "irb140" / "meshes" / "link6.stl").read_bytes())
+    check_reader(folder, "meshes.toml", data, read_mesh_map)
+
+
+CORRECTIONS = b"link,lambda\nbase,1.0\nlink1,1.05\nlink2,0.95\n"
+
+
+@FUZZ
+@given(data=any_bytes_or_damaged(CORRECTIONS))
+def test_inertia_corrections_csv(tmp_path_factory, data):
+    from thermocomp.inertia.files import read_corrections_csv
+
+    names = ["base", *(f"link{k}" for k in range(1, 7))]
+    check_reader(tmp_path_factory.mktemp("c"), "corrections.csv", data, lambda p: read_corrections_csv(p, names))
+
+
+@pytest.fixture(scope="module")
+def results_bytes(tmp_path_factory) -> bytes:
+    from thermocomp.compensation.compensate import CompensationOptions
+    from thermocomp.deformation.timelaw import Static
+    from thermocomp.pipeline import run_compensation
+
+    out = tmp_path_factory.mktemp("results") / "o.csv"
+    targets = tmp_path_factory.mktemp("targets") / "t.csv"
+    targets.write_bytes(_small_targets())
+    run_compensation("irb140", REPO / "deformations" / "exaggerated.csv", targets, out,
+                     options=CompensationOptions(time_law=Static(), minutes=(0.0,)))
+    return out.read_bytes()
+
+
+def test_results_csv_for_play(tmp_path_factory, results_bytes):
+    from thermocomp.robot.builtin import load_robot
+    from thermocomp.simulators.coppeliasim.actions import read_played_rows
+
+    chain = load_robot("irb140")
+    folder = tmp_path_factory.mktemp("p")
+
+    @FUZZ
+    @given(data=any_bytes_or_damaged(results_bytes))
+    def run(data):
+        check_reader(folder, "results.csv", data, lambda p: read_played_rows(p, chain, None))
+
+    run()
+    (folder / "ok.csv").write_bytes(results_bytes)
+    assert read_played_rows(folder / "ok.csv", chain, None).q.shape == (len(results_bytes.splitlines()) - 1, 6)
