@@ -1,0 +1,225 @@
+"""A simulated robot that produces recordings with known truth: PyBullet's inverse dynamics of a chosen URDF.
+
+The robot follows its commanded motion exactly (ideal tracking), and its
+drives report the torque that motion takes: PyBullet's
+``calculateInverseDynamics`` on the truth URDF (rigid links, fixed base,
+``URDF_USE_INERTIA_FROM_FILE``), plus joint friction from a friction table
+(seed 000, Eq. 3), then what a real drive adds: Gaussian torque noise,
+quantisation to the drive's torque resolution, and saturation at the joint's
+torque limit (seed 003: "the motor torque can reach a saturation value").
+Positions are reported quantised to the encoder resolution.
+
+The experiments of the identification steps are methods:
+:meth:`SimulatedRobot.record` (any motion, e.g. an excitation, seed 003),
+:meth:`SimulatedRobot.static_torques` (static poses, seed 000 Step 2),
+:meth:`SimulatedRobot.constant_speed_runs` (symmetric constant-speed
+segments, Step 3). The PI loop at rest under a disturbance (Step 4) is
+:mod:`thermocomp.dynamics.controller`.
+
+PyBullet is imported when a robot is created; each robot has its own
+physics server (a reused server can keep a removed body's dynamics,
+docs/inertia.md), closed by :meth:`SimulatedRobot.close` or ``with``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from thermocomp._typing import ArrayLike, FloatArray, PathLike
+from thermocomp.dynamics.friction import FrictionTable
+from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.inertia.gravity import STANDARD_GRAVITY
+from thermocomp.io.recording_csv import Recording
+from thermocomp.io.urdf import read_urdf
+
+
+@dataclass(frozen=True)
+class DriveOptions:
+    """What the simulated drives add to the true torques.
+
+    Attributes
+    ----------
+    torque_noise
+        Standard deviation of the torque noise per joint [N m] (one value for
+        all, or one per joint), >= 0.
+    torque_resolution
+        Quantisation step of reported torques [N m], >= 0 (0: none).
+    torque_limit
+        Saturation per joint [N m] (one value or one per joint), > 0; ``inf``: none.
+    encoder_resolution
+        Quantisation step of reported positions [rad], >= 0.
+    """
+
+    torque_noise: tuple[float, ...] = (0.0,)
+    torque_resolution: float = 0.0
+    torque_limit: tuple[float, ...] = (math.inf,)
+    encoder_resolution: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("torque_noise", "torque_limit"):
+            value = getattr(self, name)
+            value = (value,) if np.isscalar(value) else tuple(value)
+            object.__setattr__(self, name, tuple(float(v) for v in value))
+        if any(not (v >= 0 and math.isfinite(v)) for v in self.torque_noise):
+            raise ConfigurationError(f"torque_noise: expected finite values >= 0 N m, got {self.torque_noise}")
+        if any(not v > 0 for v in self.torque_limit):
+            raise ConfigurationError(f"torque_limit: expected values > 0 N m, got {self.torque_limit}")
+        for name in ("torque_resolution", "encoder_resolution"):
+            v = getattr(self, name)
+            if not (math.isfinite(v) and v >= 0):
+                raise ConfigurationError(f"{name}: expected a finite value >= 0, got {v!r}")
+
+    def per_joint(self, values: tuple[float, ...], n: int, name: str) -> FloatArray:
+        if len(values) == 1:
+            return np.full(n, values[0])
+        if len(values) != n:
+            raise ConfigurationError(f"{name}: expected 1 or {n} values, got {len(values)}")
+        return np.array(values)
+
+
+@dataclass(eq=False)
+class SimulatedRobot:
+    """PyBullet with a truth URDF, a friction table and drive effects.
+
+    Parameters
+    ----------
+    urdf
+        The truth model (joint positions are the URDF's, which are the
+        chain's controller angles for URDFs read by :func:`read_urdf`).
+    friction
+        Joint friction (seed 000, Eq. 3); ``None``: none.
+    drives
+        Noise, quantisation and saturation.
+    rng
+        Generator of the noise.
+    gravity
+        World gravity [m/s^2].
+    """
+
+    urdf: PathLike
+    friction: FrictionTable | None = None
+    drives: DriveOptions = field(default_factory=DriveOptions)
+    rng: np.random.Generator | None = None
+    gravity: tuple[float, float, float] = STANDARD_GRAVITY
+
+    def __post_init__(self) -> None:
+        import pybullet
+
+        self.chain = read_urdf(self.urdf)
+        n = self.chain.n_joints
+        if self.friction is not None and self.friction.n_joints != n:
+            raise InputError(f"friction table: expected {n} joints, got {self.friction.n_joints}")
+        if self.rng is None:
+            self.rng = np.random.default_rng()
+        self._p = pybullet
+        self._cid = pybullet.connect(pybullet.DIRECT)
+        pybullet.setGravity(*self.gravity, physicsClientId=self._cid)
+        self._body = pybullet.loadURDF(str(self.urdf), useFixedBase=True, flags=pybullet.URDF_USE_INERTIA_FROM_FILE,
+                                       physicsClientId=self._cid)
+        movable = [j for j in range(pybullet.getNumJoints(self._body, physicsClientId=self._cid))
+                   if pybullet.getJointInfo(self._body, j, physicsClientId=self._cid)[2] != pybullet.JOINT_FIXED]
+        if len(movable) != n:
+            raise InputError(f"expected {n} movable joints in PyBullet, got {len(movable)}", path=str(self.urdf))
+        self.noise = self.drives.per_joint(self.drives.torque_noise, n, "torque_noise")
+        self.limit = self.drives.per_joint(self.drives.torque_limit, n, "torque_limit")
+
+    def close(self) -> None:
+        """Disconnect the physics server."""
+        if self._cid is not None:
+            self._p.disconnect(physicsClientId=self._cid)
+            self._cid = None
+
+    def __enter__(self) -> "SimulatedRobot":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def rigid_torques(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> FloatArray:
+        """PyBullet's inverse dynamics ``(N, n)`` [N m] at states ``(N, n)``: the truth without friction or noise."""
+        q, qd, qdd = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (q, qd, qdd))
+        p, body, cid = self._p, self._body, self._cid
+        return np.array([
+            p.calculateInverseDynamics(body, a.tolist(), b.tolist(), c.tolist(), physicsClientId=cid)
+            for a, b, c in zip(q, qd, qdd)
+        ])
+
+    def true_torques(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> FloatArray:
+        """Rigid-body plus friction torques ``(N, n)`` [N m] (what the drives deliver before sensing)."""
+        tau = self.rigid_torques(q, qd, qdd)
+        if self.friction is not None:
+            tau = tau + self.friction.torque(np.atleast_2d(qd))
+        return tau
+
+    def sense(self, tau: ArrayLike) -> FloatArray:
+        """What the drives report of torques ``tau`` ``(N, n)``: saturated, noisy, quantised."""
+        tau = np.clip(np.asarray(tau, dtype=float), -self.limit, self.limit)
+        tau = tau + self.rng.normal(0.0, 1.0, tau.shape) * self.noise
+        tau = np.clip(tau, -self.limit, self.limit)
+        step = self.drives.torque_resolution
+        return np.round(tau / step) * step if step > 0 else tau
+
+    def _encoder(self, q: FloatArray) -> FloatArray:
+        step = self.drives.encoder_resolution
+        return np.round(q / step) * step if step > 0 else q
+
+    def record(self, t: ArrayLike, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, *, with_derivatives: bool = False) -> Recording:
+        """A recording of the commanded motion ``(N, n)`` at times ``t`` ``(N,)`` [s] (ideal tracking).
+
+        ``with_derivatives`` also writes the exact ``qd`` and ``qdd`` (else the
+        identification estimates them from the positions).
+        """
+        q, qd, qdd = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (q, qd, qdd))
+        tau = self.sense(self.true_torques(q, qd, qdd))
+        return Recording(time=np.asarray(t, dtype=float), q=self._encoder(q), tau=tau,
+                         qd=qd if with_derivatives else None, qdd=qdd if with_derivatives else None,
+                         source=f"simulated {self.chain.name}")
+
+    def static_torques(self, poses: ArrayLike, samples: int = 1) -> FloatArray:
+        """Torques reported at rest at ``poses`` ``(m, n)``, averaged over ``samples`` readings, ``(m, n)`` [N m].
+
+        At rest friction holds no torque here (the seed's remedy for static
+        friction, small oscillations about the pose, is assumed).
+        """
+        poses = np.atleast_2d(np.asarray(poses, dtype=float))
+        zero = np.zeros_like(poses)
+        tau = self.rigid_torques(poses, zero, zero)
+        return np.mean([self.sense(tau) for _ in range(max(int(samples), 1))], axis=0)
+
+    def constant_speed_runs(
+        self, joint: int, speeds: ArrayLike, pose: ArrayLike, span: float, rate: float
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Seed 000, Step 3: joint ``joint`` (0-based) sweeps ``pose[joint] +- span/2`` at ``+v`` then ``-v``.
+
+        The other joints hold ``pose``. For each speed the segments are
+        sampled at the same configurations (the ``-v`` run retraces the ``+v``
+        one), at ``rate`` [Hz] over the constant-speed part.
+
+        Returns
+        -------
+        speeds : ``(m,)`` [rad/s]
+        tau_plus, tau_minus : ``(m, k)`` [N m] the joint's reported torque per segment
+        """
+        speeds = np.asarray(speeds, dtype=float)
+        pose = np.asarray(pose, dtype=float)
+        plus, minus = [], []
+        k = None
+        for v in speeds:
+            duration = span / v
+            count = max(int(math.floor(duration * rate)), 3) if k is None else k
+            k = count if k is None else k
+            s = np.linspace(-0.5 * span, 0.5 * span, count)
+            q = np.repeat(pose[None, :], count, axis=0)
+            q[:, joint] += s
+            qd = np.zeros_like(q)
+            qd[:, joint] = v
+            qdd = np.zeros_like(q)
+            plus.append(self.sense(self.true_torques(q, qd, qdd))[:, joint])
+            minus.append(self.sense(self.true_torques(q, -qd, qdd))[:, joint])
+        return speeds, np.array(plus), np.array(minus)
+
+
+__all__ = ["DriveOptions", "SimulatedRobot"]

@@ -1,0 +1,74 @@
+"""Friction tables (seed 000, Eq. 3 and Table III) as CSV: reader and writer.
+
+Form, one row per joint, joints ``1`` .. ``n`` in order::
+
+    joint,Fc_Nm,Fv_Nm_s_per_rad,Fs_Nm,vs_rad_s
+    1,8.5,3.43775,9.5,0.00872665
+
+``Fc`` Coulomb [N m], ``Fv`` viscous [N m s/rad], ``Fs`` static [N m], ``vs``
+Stribeck speed [rad/s] (:class:`thermocomp.dynamics.friction.FrictionTable`).
+Lines starting with ``#`` are comments.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from thermocomp._typing import PathLike
+from thermocomp.dynamics.friction import FrictionTable
+from thermocomp.errors import InputError
+from thermocomp.io.atomic import atomic_open
+from thermocomp.io.csvtext import check_header, iter_rows, parse_floats
+
+COLUMNS = ("joint", "Fc_Nm", "Fv_Nm_s_per_rad", "Fs_Nm", "vs_rad_s")
+
+
+def read_friction_csv(path: PathLike, n_joints: int | None = None) -> FrictionTable:
+    """Read a friction table; errors name the file, line and column."""
+    src = str(path)
+    rows = iter_rows(path)
+    first = next(rows, None)
+    if first is None:
+        raise InputError(f"expected a header {','.join(COLUMNS)}, got an empty file", path=src)
+    line, header = first
+    index = check_header(header, list(COLUMNS), [], src, line)
+    values = []
+    for number, cells in rows:
+        if len(cells) != len(header):
+            raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=number)
+        joint = cells[index["joint"]].strip()
+        if joint != str(len(values) + 1):
+            raise InputError(f"expected joint {len(values) + 1} (rows in joint order), got {joint!r}",
+                             path=src, row=number, column="joint")
+        cols = list(COLUMNS[1:])
+        row = parse_floats(cells, [index[c] for c in cols], cols, src, number)
+        for c, v in zip(cols, row):
+            if v < 0:
+                raise InputError(f"expected a value >= 0, got {v!r}", path=src, row=number, column=c)
+        if row[2] != row[0] and row[3] <= 0:
+            raise InputError(f"expected vs_rad_s > 0 when Fs_Nm != Fc_Nm, got {row[3]!r}", path=src, row=number,
+                             column="vs_rad_s")
+        values.append(row)
+    if not values:
+        raise InputError("expected one row per joint, got none", path=src)
+    if n_joints is not None and len(values) != n_joints:
+        raise InputError(f"expected {n_joints} joint rows, got {len(values)}", path=src)
+    a = np.array(values)
+    return FrictionTable(Fc=a[:, 0], Fv=a[:, 1], Fs=a[:, 2], vs=a[:, 3])
+
+
+def friction_csv_text(table: FrictionTable, comments: tuple[str, ...] = ()) -> str:
+    """The CSV text of ``table`` (``repr`` precision)."""
+    lines = [f"# {c}" for c in comments] + [",".join(COLUMNS)]
+    for j in range(table.n_joints):
+        lines.append(",".join([str(j + 1)] + [repr(float(x[j])) for x in (table.Fc, table.Fv, table.Fs, table.vs)]))
+    return "\n".join(lines) + "\n"
+
+
+def write_friction_csv(path: PathLike, table: FrictionTable, comments: tuple[str, ...] = ()) -> None:
+    """Write ``table`` atomically."""
+    with atomic_open(path) as fh:
+        fh.write(friction_csv_text(table, comments))
+
+
+__all__ = ["COLUMNS", "friction_csv_text", "read_friction_csv", "write_friction_csv"]
