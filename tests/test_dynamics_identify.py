@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from dynamics_truth import cad_and_truth
+
 from thermocomp.dynamics.excitation import Excitation, ExcitationOptions, design_excitation
 from thermocomp.dynamics.friction import SEED000_TABLE_III
 from thermocomp.dynamics.identify import identify

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from dynamics_truth import write_robot_urdf
+
 from thermocomp.dynamics.base_params import base_parameters, random_states
 from thermocomp.dynamics.parameters import (
     inertial_from_parameters,

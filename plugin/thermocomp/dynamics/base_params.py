@@ -120,7 +120,10 @@ class BaseParameters:
 
 
 def random_states(chain: Chain, count: int, rng: np.random.Generator) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """``count`` random ``(q, qd, qdd)`` ``(count, n)``: angles uniform within the limits (at most +-pi), speeds and accelerations N(0, 1)."""
+    """``count`` random ``(q, qd, qdd)`` ``(count, n)``.
+
+    Angles uniform within the limits (at most +-pi), speeds and accelerations N(0, 1).
+    """
     lo = np.maximum(chain.lower, -np.pi)
     hi = np.minimum(chain.upper, np.pi)
     n = chain.n_joints

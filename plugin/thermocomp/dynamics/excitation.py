@@ -302,7 +302,8 @@ def design_excitation(chain: Chain, options: ExcitationOptions = ExcitationOptio
         f[np.argsort(ideal)] = np.array(chosen, dtype=float) / D
     check = check_frequencies(f, T)
     if check.quality == "bad":
-        raise ConfigurationError("refused excitation: " + "; ".join(f"{i.cause}: {i.text}" for i in check.issues if i.quality == "bad"))
+        bad = [f"{i.cause}: {i.text}" for i in check.issues if i.quality == "bad"]
+        raise ConfigurationError("refused excitation: " + "; ".join(bad))
     amplitude = np.minimum(amplitude, speed / (2.0 * math.pi * f))
     return Excitation(centre=centre, amplitude=amplitude, frequency=f, duration=T, check=check)
 

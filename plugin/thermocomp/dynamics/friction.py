@@ -69,7 +69,7 @@ class FrictionTable:
         return int(self.Fc.size)
 
     @classmethod
-    def zero(cls, n: int) -> "FrictionTable":
+    def zero(cls, n: int) -> FrictionTable:
         z = np.zeros(n)
         return cls(z, z, z, z)
 

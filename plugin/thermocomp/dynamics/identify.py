@@ -41,7 +41,6 @@ from thermocomp.dynamics.base_params import BaseParameters, base_parameters
 from thermocomp.dynamics.filtering import default_cutoff, differentiate, edge_samples, lowpass, sample_rate
 from thermocomp.dynamics.friction import FrictionTable
 from thermocomp.dynamics.parameters import (
-    N_LINK_PARAMETERS,
     check_parameters,
     parameters_from_pseudo_inertia,
     pseudo_inertia,
@@ -411,8 +410,7 @@ def identify(
     S2 = scale**2
     start = ref_c + S2 * (K.T @ np.linalg.solve((K * S2) @ K.T, x[:pb] - K @ ref_c))
     chol = []
-    for k, (J_start, J_ref) in enumerate(zip(pseudo_inertia((start - att).reshape(n, 10)),
-                                             pseudo_inertia((ref_c - att).reshape(n, 10)))):
+    for J_start, J_ref in zip(pseudo_inertia((start - att).reshape(n, 10)), pseudo_inertia((ref_c - att).reshape(n, 10))):
         try:
             chol.append(_cholesky_vector(J_start))
         except np.linalg.LinAlgError:

@@ -214,7 +214,7 @@ def report_text(identification: Identification, own: TorqueCheck, validation: To
         f"Identification {'SUCCEEDED' if ok else 'FAILED'}: robot {chain.name}, recording {source or '-'}",
         f"success: every axis' maximum relative torque error below {100 * SUCCESS_MAX_RELATIVE_ERROR:.0f} % "
         "(seed 003) and none of the failure causes found",
-        f"filter: zero-phase Butterworth low-pass, cutoff "
+        "filter: zero-phase Butterworth low-pass, cutoff "
         + ("none (speeds and accelerations from the recording)" if math.isnan(ident.data.cutoff)
            else f"{ident.data.cutoff:.4g} Hz") + f"; sampling {ident.data.rate:.6g} Hz; "
         f"{ident.data.samples} samples recorded, {ident.data.dropped} dropped at each end",

@@ -132,7 +132,7 @@ class SimulatedRobot:
             self._p.disconnect(physicsClientId=self._cid)
             self._cid = None
 
-    def __enter__(self) -> "SimulatedRobot":
+    def __enter__(self) -> SimulatedRobot:
         return self
 
     def __exit__(self, *exc: object) -> None:
