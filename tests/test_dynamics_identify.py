@@ -73,6 +73,9 @@ def test_identification_from_positions_predicts_an_unseen_trajectory(setup, tmp_
     result = identify(robot.chain, recording, info.parameters, attached=info.attached)
     own = check_torques(result, recording, data=result.data, mask=result.mask)
     assert own.success, report_text(result, own)
+    # Friction from the unfiltered torques: Table III's Coulomb and viscous (Stribeck is below the speed threshold).
+    np.testing.assert_allclose(result.friction.Fc, SEED000_TABLE_III.Fc, rtol=0.05)
+    np.testing.assert_allclose(result.friction.Fv, SEED000_TABLE_III.Fv, rtol=0.05)
     assert all(is_consistent(pi) for pi in result.parameters.reshape(-1, 10))
     # An unseen motion: other amplitudes, speeds and phases.
     other = design_excitation(robot.chain, ExcitationOptions(duration=30.0, range_fraction=0.6, speed_fraction=0.6))

@@ -91,7 +91,7 @@ def recording_columns(n: int, speeds: bool = False, accelerations: bool = False)
     return cols
 
 
-def _layout(header: list[str], src: str, line: int) -> tuple[int, dict[str, list[int]]]:
+def _layout(header: list[str], src: str, line: int, torques: bool = True) -> tuple[int, dict[str, list[int]]]:
     """The number of joints and the column indices of each group, from the header."""
     names = [h.strip() for h in header]
     seen: dict[str, int] = {}
@@ -120,7 +120,7 @@ def _layout(header: list[str], src: str, line: int) -> tuple[int, dict[str, list
     out: dict[str, list[int]] = {}
     for group, unit in _GROUPS:
         cols = found[group]
-        if group in ("qd", "qdd") and not cols:
+        if (group in ("qd", "qdd") or (group == "tau" and not torques)) and not cols:
             continue
         for i in range(1, n + 1):
             if i not in cols:
@@ -135,13 +135,16 @@ def _layout(header: list[str], src: str, line: int) -> tuple[int, dict[str, list
     return n, out
 
 
-def read_recording_csv(path: PathLike, n_joints: int | None = None) -> Recording:
+def read_recording_csv(path: PathLike, n_joints: int | None = None, *, torques: bool = True) -> Recording:
     """Read a recording; every bad cell is an error naming the file, line and column.
 
     Parameters
     ----------
     n_joints
         When given, the file must hold exactly that many joints.
+    torques
+        ``False`` reads a trajectory (a motion to execute, e.g. from
+        ``thermocomp excite``): torque columns optional, ``tau`` zero when absent.
     """
     src = str(path)
     rows = iter_rows(path)
@@ -149,7 +152,7 @@ def read_recording_csv(path: PathLike, n_joints: int | None = None) -> Recording
     if first is None:
         raise InputError("expected a header line time_s,q1_rad,..,tau1_Nm,.., got an empty file", path=src)
     line, header = first
-    n, layout = _layout(header, src, line)
+    n, layout = _layout(header, src, line, torques)
     if n_joints is not None and n != n_joints:
         raise InputError(f"expected a recording of {n_joints} joints, got {n} (q1_rad .. q{n}_rad)", path=src, row=line)
     names = [h.strip() for h in header]
@@ -175,7 +178,8 @@ def read_recording_csv(path: PathLike, n_joints: int | None = None) -> Recording
         if group in layout:
             parts[group] = a[:, k:k + n]
             k += n
-    return Recording(time=t, q=parts["q"], tau=parts["tau"], qd=parts.get("qd"), qdd=parts.get("qdd"), source=src)
+    tau = parts["tau"] if "tau" in parts else np.zeros_like(parts["q"])
+    return Recording(time=t, q=parts["q"], tau=tau, qd=parts.get("qd"), qdd=parts.get("qdd"), source=src)
 
 
 def _line_of(path: PathLike, sample: int) -> int:
@@ -186,11 +190,17 @@ def _line_of(path: PathLike, sample: int) -> int:
     return -1
 
 
-def write_recording_csv(path: PathLike, recording: Recording, comments: tuple[str, ...] = ()) -> None:
-    """Write ``recording`` atomically (``repr`` precision: the doubles read back exactly)."""
+def write_recording_csv(path: PathLike, recording: Recording, comments: tuple[str, ...] = (), *,
+                        torques: bool = True) -> None:
+    """Write ``recording`` atomically (``repr`` precision: the doubles read back exactly).
+
+    ``torques=False`` leaves the torque columns out (a trajectory).
+    """
     n = recording.n_joints
     cols = recording_columns(n, recording.qd is not None, recording.qdd is not None)
-    blocks = [recording.time[:, None], recording.q, recording.tau]
+    if not torques:
+        cols = [c for c in cols if not c.startswith("tau")]
+    blocks = [recording.time[:, None], recording.q] + ([recording.tau] if torques else [])
     blocks += [b for b in (recording.qd, recording.qdd) if b is not None]
     a = np.hstack(blocks)
     with atomic_open(path) as fh:

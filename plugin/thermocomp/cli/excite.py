@@ -1,0 +1,57 @@
+"""``thermocomp excite``: an excitation trajectory for dynamic identification (seed 003).
+
+One library call: :func:`thermocomp.dynamics.campaign.run_excite`.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from thermocomp.cli.common import EXIT_OK, ROBOT_HELP, HelpFormatter, add_robot_file_arguments, robot_file_options
+from thermocomp.dynamics.excitation import ExcitationOptions
+
+
+def _frequencies(text: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a comma list of frequencies in Hz, got {text!r}") from None
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``excite`` subcommand."""
+    defaults = ExcitationOptions()
+    cmd = sub.add_parser(
+        "excite", help="design an excitation trajectory for dynamic identification (seed 003)",
+        description="One sine wave per joint with amplitudes near the joint ranges, peak speeds near the joint "
+                    "speed limits and frequencies whose motion does not repeat within the recording (seed 003); "
+                    "a bad frequency set is refused with its cause. Writes the trajectory (time_s, q<i>_rad, "
+                    "qd<i>_rad_s, qdd<i>_rad_s2) and a report. See docs/dynamics.md.",
+        formatter_class=HelpFormatter,
+    )
+    cmd.add_argument("--robot", required=True, help=ROBOT_HELP)
+    cmd.add_argument("--duration-s", type=float, default=defaults.duration, help="recording duration [s]")
+    cmd.add_argument("--rate-hz", type=float, default=100.0, help="sampling rate of the written trajectory [Hz]")
+    cmd.add_argument("--range-fraction", type=float, default=defaults.range_fraction,
+                     help="amplitude as a fraction of half of each joint's range")
+    cmd.add_argument("--speed-fraction", type=float, default=defaults.speed_fraction,
+                     help="peak speed as a fraction of each joint's speed limit")
+    cmd.add_argument("--frequencies-hz", type=_frequencies, metavar="F1,F2,..",
+                     help="use these frequencies (one per joint) instead of designing them; a bad set is refused")
+    cmd.add_argument("--out", required=True, help="trajectory CSV to write")
+    cmd.add_argument("--report", help="text report to write (it is printed either way)")
+    add_robot_file_arguments(cmd)
+    cmd.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from thermocomp.dynamics.campaign import run_excite
+    from thermocomp.robot.builtin import load_robot
+
+    chain = load_robot(args.robot, robot_file_options(args))
+    options = ExcitationOptions(duration=args.duration_s, range_fraction=args.range_fraction,
+                                speed_fraction=args.speed_fraction, frequencies=args.frequencies_hz or ())
+    _, text = run_excite(chain, options, args.rate_hz, args.out, args.report, inputs=(args.robot,))
+    print(text, end="")
+    print(f"wrote {args.out}" + (f" and {args.report}" if args.report else ""))
+    return EXIT_OK

@@ -1,0 +1,92 @@
+"""The identification campaign from the command line, through its real entry point: excite, simulate-recording,
+identify (docs/dynamics.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dynamics_truth import cad_and_truth
+from thermocomp.cli.main import main
+from thermocomp.dynamics.friction import SEED000_TABLE_III
+from thermocomp.io.friction_csv import read_friction_csv, write_friction_csv
+from thermocomp.io.recording_csv import read_recording_csv
+from thermocomp.io.urdf_inertials import read_urdf_parameters
+
+pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
+
+
+@pytest.mark.parametrize("name", ["gofa", "ur5"])
+def test_campaign_from_the_command_line(name, tmp_path, capsys):
+    cad, truth = cad_and_truth(name, tmp_path)
+    friction = tmp_path / "table3.csv"
+    write_friction_csv(friction, SEED000_TABLE_III)
+    exc, rec, val = tmp_path / "excitation.csv", tmp_path / "rec.csv", tmp_path / "val.csv"
+    assert main(["excite", "--robot", name, "--duration-s", "60", "--rate-hz", "25", "--out", str(exc),
+                 "--report", str(tmp_path / "excitation.txt")]) == 0
+    assert "frequency set: good" in (tmp_path / "excitation.txt").read_text()
+    exc2 = tmp_path / "excitation2.csv"
+    assert main(["excite", "--robot", name, "--duration-s", "40", "--rate-hz", "25", "--range-fraction", "0.7",
+                 "--speed-fraction", "0.7", "--out", str(exc2)]) == 0
+    common = ["--truth", str(truth), "--friction", str(friction), "--torque-noise-nm", "0.5",
+              "--torque-resolution-nm", "0.01"]
+    assert main(["simulate-recording", *common, "--trajectory", str(exc), "--seed", "1", "--out", str(rec)]) == 0
+    assert main(["simulate-recording", *common, "--trajectory", str(exc2), "--seed", "2", "--out", str(val)]) == 0
+    capsys.readouterr()
+    out = {k: tmp_path / f"identified.{k}" for k in ("urdf", "csv", "txt")}
+    code = main(["identify", "--robot", str(cad), "--recording", str(rec), "--urdf-out", str(out["urdf"]),
+                 "--friction-out", str(out["csv"]), "--report", str(out["txt"]), "--validate", str(val)])
+    stdout, stderr = capsys.readouterr()
+    assert code == 0, stdout + stderr
+    report = out["txt"].read_text()
+    assert report.startswith(f"Identification SUCCEEDED: robot {name}")
+    assert "validation on" in report and "passed" in report
+    table = read_friction_csv(out["csv"], 6)
+    np.testing.assert_allclose(table.Fc, SEED000_TABLE_III.Fc, rtol=0.05)
+    # The identified URDF is the input URDF with other inertials: same chain, and it reads back.
+    identified = read_urdf_parameters(out["urdf"])
+    np.testing.assert_array_equal(identified.chain.p, read_urdf_parameters(cad).chain.p)
+    assert read_recording_csv(rec).n_samples == 1501
+
+
+def test_excite_refuses_a_bad_frequency_set_and_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "excitation.csv"
+    code = main(["excite", "--robot", "gofa", "--duration-s", "9", "--frequencies-hz", "1,2,1.2,1.7,1.9,2.3",
+                 "--out", str(out)])
+    assert code == 1
+    assert "refused excitation: harmonic frequencies: joint 2 at 2 Hz is 2 x joint 1" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_identify_fails_on_a_short_recording_naming_the_cause(tmp_path, capsys):
+    cad, truth = cad_and_truth("gofa", tmp_path)
+    exc, rec = tmp_path / "excitation.csv", tmp_path / "rec.csv"
+    freqs = "0.106,0.121,0.136,0.167,0.197,0.258"
+    assert main(["excite", "--robot", "gofa", "--duration-s", "60", "--rate-hz", "25", "--frequencies-hz", freqs,
+                 "--out", str(exc)]) == 0
+    lines = exc.read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("time_s"))
+    exc.write_text("\n".join(lines[:header + 1 + 250]) + "\n")  # the first 10 s only
+    assert main(["simulate-recording", "--truth", str(truth), "--trajectory", str(exc), "--torque-noise-nm", "0.3",
+                 "--seed", "3", "--out", str(rec)]) == 0
+    capsys.readouterr()
+    report = tmp_path / "report.txt"
+    code = main(["identify", "--robot", str(cad), "--recording", str(rec), "--report", str(report)])
+    assert code == 2
+    text = report.read_text()
+    assert text.startswith("Identification FAILED")
+    assert "too short: joint 1 completes" in text
+
+
+def test_identify_bad_recording_is_located_and_writes_nothing(tmp_path, capsys):
+    cad, _ = cad_and_truth("gofa", tmp_path)
+    rec = tmp_path / "rec.csv"
+    head = "time_s," + ",".join(f"q{i}_rad" for i in range(1, 7)) + "," + ",".join(f"tau{i}_Nm" for i in range(1, 7))
+    rec.write_text(head + "\n" + "\n".join(",".join(["0.0"] * 13) for _ in range(3)) + "\n0.1," + ",".join(["x"] * 12) + "\n")
+    out = tmp_path / "identified.urdf"
+    assert main(["identify", "--robot", str(cad), "--recording", str(rec), "--urdf-out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"{rec}, line 5, column 'q1_rad': expected a number, got 'x'" in err
+    assert not out.exists()
+    assert main(["identify", "--robot", str(cad), "--recording", str(rec), "--urdf-out", str(cad)]) == 1
+    assert "output would overwrite the input" in capsys.readouterr().err
