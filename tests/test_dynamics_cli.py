@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from dynamics_truth import cad_and_truth
+
 from thermocomp.cli.main import main
 from thermocomp.dynamics.friction import SEED000_TABLE_III
 from thermocomp.io.friction_csv import read_friction_csv, write_friction_csv

@@ -113,7 +113,7 @@ class IdentifyRun:
 
 def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | None = None,
                  friction_out: PathLike | None = None, report: PathLike | None = None,
-                 validate: PathLike | None = None, options: IdentifyOptions = IdentifyOptions()) -> IdentifyRun:
+                 validate: PathLike | None = None, options: IdentifyOptions | None = None) -> IdentifyRun:
     """Identify from ``recording`` starting from the URDF ``robot``; write the identified URDF, friction and report.
 
     The outputs are written whether the identification succeeds or not (the
@@ -129,7 +129,7 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
     info = read_urdf_parameters(robot)
     chain = info.chain
     rec = read_recording_csv(recording, chain.n_joints)
-    result = identify(chain, rec, info.parameters, options, attached=info.attached)
+    result = identify(chain, rec, info.parameters, options or IdentifyOptions(), attached=info.attached)
     own = check_torques(result, rec, data=result.data, mask=result.mask)
     validation = check_torques(result, read_recording_csv(validate, chain.n_joints)) if validate else None
     text = report_text(result, own, validation, source=str(recording), validation_source=str(validate or ""))
