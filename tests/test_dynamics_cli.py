@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from dynamics_truth import cad_and_truth
+from dynamics_truth import LAMBDA, cad_and_truth
 
 from thermocomp.cli.main import main
 from thermocomp.dynamics.friction import SEED000_TABLE_III
@@ -90,3 +90,58 @@ def test_identify_bad_recording_is_located_and_writes_nothing(tmp_path, capsys):
     assert not out.exists()
     assert main(["identify", "--robot", str(cad), "--recording", str(rec), "--urdf-out", str(cad)]) == 1
     assert "output would overwrite the input" in capsys.readouterr().err
+
+
+def test_seed000_steps_2_and_3_from_the_command_line(tmp_path, capsys):
+    cad, truth = cad_and_truth("gofa", tmp_path)
+    friction = tmp_path / "table3.csv"
+    write_friction_csv(friction, SEED000_TABLE_III)
+    static, static_rec, lam = tmp_path / "static.csv", tmp_path / "static_rec.csv", tmp_path / "lambda.csv"
+    assert main(["excite", "--robot", str(cad), "--experiment", "static", "--rate-hz", "50", "--out", str(static)]) == 0
+    assert main(["simulate-recording", "--truth", str(truth), "--trajectory", str(static), "--torque-noise-nm", "0.5",
+                 "--with-derivatives", "--seed", "4", "--out", str(static_rec)]) == 0
+    assert main(["identify", "--step", "2", "--robot", str(cad), "--recording", str(static_rec), "--out", str(lam)]) == 0
+    # The factors file feeds Step 1's command (thermocomp inertia --corrections).
+    from thermocomp.inertia.files import read_corrections_csv
+
+    factors = read_corrections_csv(lam, ["base"] + [f"link{k}" for k in range(1, 7)])
+    assert abs(factors["link2"] - LAMBDA["link2"]) < 0.1 and abs(factors["link3"] - LAMBDA["link3"]) < 0.1
+    runs, runs_rec, fr = tmp_path / "runs.csv", tmp_path / "runs_rec.csv", tmp_path / "friction.csv"
+    assert main(["excite", "--robot", "gofa", "--experiment", "constant-speed", "--pose-deg", "0,20,-40,0,30,0",
+                 "--span-deg", "20", "--speeds-deg-s", "0.25,0.5,1,5,20,40", "--rate-hz", "20", "--out", str(runs)]) == 0
+    assert main(["simulate-recording", "--truth", str(truth), "--friction", str(friction), "--trajectory", str(runs),
+                 "--torque-noise-nm", "0.2", "--with-derivatives", "--seed", "5", "--out", str(runs_rec)]) == 0
+    assert main(["identify", "--step", "3", "--robot", "gofa", "--recording", str(runs_rec), "--out", str(fr)]) == 0
+    table = read_friction_csv(fr, 6)
+    np.testing.assert_allclose(table.Fc, SEED000_TABLE_III.Fc, rtol=0.02)
+    np.testing.assert_allclose(table.Fs, SEED000_TABLE_III.Fs, rtol=0.02)
+    assert "Eqs. 10-12" in capsys.readouterr().out
+
+
+def test_payload_collisions_and_feedforward_from_the_command_line(tmp_path, capsys):
+    cad, _ = cad_and_truth("ur5", tmp_path)  # the identified model is taken as exact here
+    exc, rec, ff = tmp_path / "excitation.csv", tmp_path / "rec.csv", tmp_path / "ff.csv"
+    assert main(["excite", "--robot", "ur5", "--duration-s", "20", "--rate-hz", "50", "--out", str(exc)]) == 0
+    assert main(["feedforward", "--robot", str(cad), "--trajectory", str(exc), "--out", str(ff)]) == 0
+    assert read_recording_csv(ff).n_samples == 1001
+    assert main(["simulate-recording", "--truth", str(cad), "--trajectory", str(exc), "--torque-noise-nm", "0.2",
+                 "--seed", "6", "--out", str(rec)]) == 0
+    capsys.readouterr()
+    flags = tmp_path / "flags.csv"
+    assert main(["collisions", "--robot", str(cad), "--recording", str(rec), "--threshold-nm", "3", "--out",
+                 str(flags)]) == 0
+    assert "none" in capsys.readouterr().out
+    # A push on joint 3 from sample 500 on.
+    lines = rec.read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("time_s"))
+    for i in range(header + 1 + 500, header + 1 + 520):
+        cells = lines[i].split(",")
+        cells[1 + 6 + 2] = repr(float(cells[1 + 6 + 2]) + 10.0)
+        lines[i] = ",".join(cells)
+    rec.write_text("\n".join(lines) + "\n")
+    assert main(["collisions", "--robot", str(cad), "--recording", str(rec), "--threshold-nm", "3", "--out",
+                 str(flags)]) == 2
+    assert "first at 10" in capsys.readouterr().out
+    assert flags.read_text().splitlines()[1].split(",")[1] == "3"
+    report = tmp_path / "payload.txt"
+    assert main(["identify", "--payload", "--robot", str(cad), "--recording", str(rec), "--report", str(report)]) == 0

@@ -38,6 +38,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="peak speed as a fraction of each joint's speed limit")
     cmd.add_argument("--frequencies-hz", type=_frequencies, metavar="F1,F2,..",
                      help="use these frequencies (one per joint) instead of designing them; a bad set is refused")
+    cmd.add_argument("--experiment", choices=("sine", "static", "constant-speed"), default="sine",
+                     help="sine: the excitation (seed 003); static: poses for seed 000 Step 2's explicit formulas "
+                          "(--robot a URDF with CAD inertials or a built-in robot); constant-speed: symmetric runs of "
+                          "each joint for Step 3")
+    cmd.add_argument("--pose-deg", type=_frequencies, metavar="Q1,..",
+                     help="constant-speed: the pose the joints sweep about [deg] (default: zero within the limits)")
+    cmd.add_argument("--speeds-deg-s", type=_frequencies, metavar="V1,..",
+                     help="constant-speed: the speeds [deg/s] (default 0.5, 1, 2, 5, 10, 20, 40)")
+    cmd.add_argument("--span-deg", type=float, help="constant-speed: the sweep [deg] (default 60)")
+    cmd.add_argument("--hold-s", type=float, default=10.0, help="static: how long each pose is held [s]")
+    cmd.add_argument("--seed", type=int, default=0, help="static: seed of the candidate poses searched")
     cmd.add_argument("--out", required=True, help="trajectory CSV to write")
     cmd.add_argument("--report", help="text report to write (it is printed either way)")
     add_robot_file_arguments(cmd)
@@ -45,8 +56,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from thermocomp.dynamics.campaign import run_excite
+    import math
+
+    from thermocomp.dynamics.campaign import run_excite, run_experiment
     from thermocomp.robot.builtin import load_robot
+
+    if args.experiment != "sine":
+        text = run_experiment(
+            args.robot, args.experiment, args.out, rate=args.rate_hz, report=args.report,
+            pose=tuple(math.radians(a) for a in args.pose_deg) if args.pose_deg else None,
+            speeds=tuple(math.radians(v) for v in args.speeds_deg_s) if args.speeds_deg_s else None,
+            span=math.radians(args.span_deg) if args.span_deg else None, hold=args.hold_s, seed=args.seed)
+        print(text, end="")
+        print(f"wrote {args.out}" + (f" and {args.report}" if args.report else ""))
+        return EXIT_OK
 
     chain = load_robot(args.robot, robot_file_options(args))
     options = ExcitationOptions(duration=args.duration_s, range_fraction=args.range_fraction,

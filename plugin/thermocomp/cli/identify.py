@@ -24,13 +24,24 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "status 2 when the identification fails. See docs/dynamics.md.",
         formatter_class=HelpFormatter,
     )
-    cmd.add_argument("--robot", required=True, help="URDF with the reference (CAD) inertials, e.g. from thermocomp inertia")
+    cmd.add_argument("--robot", required=True, help="URDF with the reference (CAD) inertials, e.g. from thermocomp "
+                                                   "inertia (--step 2 also takes a built-in robot; --step 3 any robot)")
     cmd.add_argument("--recording", required=True,
                      help="recording CSV: time_s, q<i>_rad, tau<i>_Nm (optional qd<i>_rad_s, qdd<i>_rad_s2)")
     cmd.add_argument("--urdf-out", help="the input URDF with the identified inertials")
     cmd.add_argument("--friction-out", help="friction CSV of the identified Coulomb and viscous friction")
     cmd.add_argument("--report", help="identification report to write (it is printed either way)")
     cmd.add_argument("--validate", help="a second recording on which the identified model is checked")
+    cmd.add_argument("--step", type=int, choices=(2, 3),
+                     help="one step of seed 000 instead: 2 = correction factors lambda from a recording of static "
+                          "poses (--out link,lambda CSV, for thermocomp inertia --corrections); 3 = friction from "
+                          "constant-speed runs (--out friction CSV). Trajectories: thermocomp excite --experiment")
+    cmd.add_argument("--out", help="with --step: the step's result file")
+    cmd.add_argument("--payload", action="store_true",
+                     help="identify only a payload (seed 003): --robot is the identified URDF, --friction its "
+                          "friction, the recording made with the payload; --urdf-out gets the URDF with the payload "
+                          "added to the last link (seed 001's rule of change)")
+    cmd.add_argument("--friction", help="with --payload: the friction CSV of the identified model")
     cmd.add_argument("--cutoff-hz", type=float,
                      help="low-pass cutoff [Hz] (default: ten times the highest motion frequency, within the "
                           "sampling rate and the drive bandwidth)")
@@ -38,7 +49,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from thermocomp.dynamics.campaign import run_identify
+    from thermocomp.dynamics.campaign import run_identify, run_identify_step
+
+    if args.payload:
+        from thermocomp.dynamics.campaign import run_payload
+
+        print(run_payload(args.robot, args.recording, friction=args.friction, urdf_out=args.urdf_out,
+                          report=args.report), end="")
+        return EXIT_OK
+    if args.step is not None:
+        print(run_identify_step(args.step, args.robot, args.recording, out=args.out, report=args.report), end="")
+        written = [p for p in (args.out, args.report) if p]
+        if written:
+            print("wrote " + ", ".join(written))
+        return EXIT_OK
 
     result = run_identify(args.robot, args.recording, urdf_out=args.urdf_out, friction_out=args.friction_out,
                           report=args.report, validate=args.validate, options=IdentifyOptions(cutoff=args.cutoff_hz))

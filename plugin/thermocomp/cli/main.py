@@ -28,6 +28,8 @@ COMMANDS = (
     "thermocomp.cli.excite",
     "thermocomp.cli.simulate_recording",
     "thermocomp.cli.identify",
+    "thermocomp.cli.feedforward",
+    "thermocomp.cli.collisions",
     "thermocomp.cli.coppeliasim",
     "thermocomp.cli.sim",
     "thermocomp.cli.calibrate",

@@ -13,7 +13,14 @@ commands: docs/dynamics.md; frames and units: docs/conventions.md.
 * :mod:`~thermocomp.dynamics.identify` -- weighted least squares, physically consistent parameters
 * :mod:`~thermocomp.dynamics.report` -- softMC's success criterion and failure diagnosis
 * :mod:`~thermocomp.dynamics.friction` -- Coulomb + viscous + Stribeck (seed 000 Eq. 3), Step 3
+* :mod:`~thermocomp.dynamics.friction_runs` -- Step 3's constant-speed runs and their analysis
+* :mod:`~thermocomp.dynamics.static_step` -- Step 2: correction factors from static torques, explicit formulas
+* :mod:`~thermocomp.dynamics.controller` -- Step 4: the PI controller of each joint
+* :mod:`~thermocomp.dynamics.payload` -- the payload's rule of change and its identification
+* :mod:`~thermocomp.dynamics.collision` -- torque-error collision detection
+* :mod:`~thermocomp.dynamics.feedforward` -- feed-forward torques of a trajectory
 * :mod:`~thermocomp.dynamics.simulate` -- PyBullet as a robot with known truth
+* :mod:`~thermocomp.dynamics.campaign` -- what each command does (read, compute, write all or none)
 """
 
 from thermocomp.dynamics.base_params import BaseParameters, base_parameters

@@ -148,4 +148,194 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
     return IdentifyRun(result, own, validation, text)
 
 
-__all__ = ["IdentifyRun", "excitation_report", "run_excite", "run_identify", "run_simulate_recording"]
+def _reference(robot: PathLike | str):
+    """Chain, reference parameters and fixed bodies' parameters of a .urdf (its inertials) or a built-in robot."""
+    from thermocomp.dynamics.parameters import robot_parameters
+    from thermocomp.inertia.builtin import builtin_inertials
+    from thermocomp.io.urdf_inertials import read_urdf_parameters
+    from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
+
+    if str(robot) in BUILTIN_ROBOTS:
+        chain = load_robot(str(robot))
+        return chain, robot_parameters(builtin_inertials(str(robot)), chain.n_joints), np.zeros(10 * chain.n_joints)
+    if Path(robot).suffix.lower() != ".urdf":
+        raise InputError("expected a built-in robot or a .urdf file carrying the reference (CAD) inertials",
+                         path=str(robot))
+    info = read_urdf_parameters(robot)
+    return info.chain, info.parameters, info.attached
+
+
+def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rate: float, report: PathLike | None = None,
+                   pose: tuple[float, ...] | None = None, speeds: tuple[float, ...] | None = None,
+                   span: float | None = None, hold: float = 10.0, seed: int = 0) -> str:
+    """The trajectory of seed 000's Step 2 (``static``: poses for the explicit formulas, each held ``hold`` s) or
+    Step 3 (``constant-speed``: symmetric runs of each joint about ``pose``); returns the report text."""
+    from thermocomp.dynamics.friction_runs import ConstantSpeedOptions, constant_speed_trajectory
+    from thermocomp.dynamics.static_step import plan_static_poses, static_trajectory
+
+    _outputs([out, report], [robot] if Path(str(robot)).exists() else [])
+    if experiment == "static":
+        chain, cad, fixed = _reference(robot)
+        poses = plan_static_poses(chain, cad, np.random.default_rng(seed), fixed=fixed)
+        trajectory = static_trajectory(chain, poses, hold, rate)
+        text = (f"Static poses for seed 000 Step 2 ({chain.name}): {len(poses)} poses held {hold:.3g} s each\n"
+                + "\n".join("  (" + ", ".join(f"{math.degrees(a):.2f}" for a in p) + ") deg" for p in poses) + "\n")
+    elif experiment == "constant-speed":
+        chain = _reference(robot)[0] if Path(str(robot)).suffix.lower() == ".urdf" else None
+        if chain is None:
+            from thermocomp.robot.builtin import load_robot
+
+            chain = load_robot(str(robot))
+        defaults = ConstantSpeedOptions()
+        options = ConstantSpeedOptions(speeds=speeds or defaults.speeds, span=span or defaults.span, rate=rate)
+        centre = np.clip(np.zeros(chain.n_joints) if pose is None else np.asarray(pose), chain.lower, chain.upper)
+        trajectory = constant_speed_trajectory(chain, centre, options=options)
+        text = (f"Constant-speed runs for seed 000 Step 3 ({chain.name}): each joint sweeps +-"
+                f"{math.degrees(options.span) / 2:.3g} deg about ("
+                + ", ".join(f"{math.degrees(a):.1f}" for a in centre) + ") deg at "
+                + ", ".join(f"{math.degrees(v):.3g}" for v in options.speeds) + " deg/s, both ways; "
+                f"{trajectory.duration:.0f} s\n")
+    else:
+        raise InputError(f"experiment: expected sine, static or constant-speed, got {experiment!r}")
+    writes = [(out, lambda p: write_recording_csv(p, trajectory, (text.splitlines()[0],), torques=False))]
+    if report:
+        writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
+    atomic_write_all(writes)
+    return text
+
+
+def run_identify_step(step: int, robot: PathLike, recording: PathLike, *, out: PathLike | None = None,
+                      report: PathLike | None = None) -> str:
+    """Seed 000 Step 2 (``lambda`` CSV ``link,lambda`` for ``thermocomp inertia --corrections``) or Step 3
+    (friction CSV) from a recording of its experiment; returns the report text."""
+    from thermocomp.dynamics.friction_runs import friction_from_recording
+    from thermocomp.dynamics.static_step import rest_segments, static_corrections
+    from thermocomp.io.friction_csv import write_friction_csv
+
+    _outputs([out, report], [robot, recording])
+    if step == 2:
+        chain, cad, fixed = _reference(robot)
+        rec = read_recording_csv(recording, chain.n_joints)
+        poses, tau, stderr = rest_segments(rec)
+        result = static_corrections(chain, cad, poses, tau, fixed=fixed, noise=float(stderr.max()))
+        text = result.text()
+
+        def write_out(p: Path) -> None:
+            lines = ["# seed 000 Step 2 correction factors (thermocomp identify --step 2); links left at 1 omitted",
+                     "link,lambda"]
+            lines += [f"link{k + 1},{float(result.lambdas[k])!r}" for k in range(chain.n_joints) if result.identified[k]]
+            p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    elif step == 3:
+        rec = read_recording_csv(recording)
+        result3 = friction_from_recording(rec)
+        text = result3.text()
+
+        def write_out(p: Path) -> None:
+            write_friction_csv(p, result3.table, (f"seed 000 Step 3 from {recording}",))
+    else:
+        raise InputError(f"step: expected 2 or 3, got {step!r}")
+    writes = []
+    if out:
+        writes.append((out, write_out))
+    if report:
+        writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
+    atomic_write_all(writes)
+    return text
+
+
+def _model(robot: PathLike, friction: PathLike | None):
+    from thermocomp.io.friction_csv import read_friction_csv
+    from thermocomp.io.urdf_inertials import read_urdf_parameters
+
+    if Path(robot).suffix.lower() != ".urdf":
+        raise InputError("expected a .urdf file carrying the (identified) inertials", path=str(robot))
+    info = read_urdf_parameters(robot)
+    table = read_friction_csv(friction, info.chain.n_joints) if friction else None
+    return info, table
+
+
+def run_feedforward(robot: PathLike, trajectory: PathLike, out: PathLike, *, friction: PathLike | None = None) -> Recording:
+    """Feed-forward torques (softMC's additive torque command) of ``trajectory`` with the URDF's inertials and
+    ``friction``; written as a recording CSV (``time_s, q, tau, qd, qdd``)."""
+    from thermocomp.dynamics.feedforward import feedforward_torques
+
+    _outputs([out], [robot, trajectory, friction])
+    info, table = _model(robot, friction)
+    motion = read_recording_csv(trajectory, info.chain.n_joints, torques=False)
+    result = feedforward_torques(info.chain, info.parameters, table, motion)
+    atomic_write_all([(out, lambda p: write_recording_csv(p, result, (f"feed-forward torques of {trajectory} with "
+                                                                      f"{robot} and friction {friction or 'none'}",)))])
+    return result
+
+
+def run_collisions(robot: PathLike, recording: PathLike, options, *, friction: PathLike | None = None,
+                   out: PathLike | None = None) -> str:
+    """Torque-error collision detection (seed 003) on a recording with the URDF's model; returns the report text
+    and writes, with ``out``, one row per flagged sample (``time_s``, the joints flagged, their errors [N m])."""
+    from thermocomp.dynamics.collision import detect_collisions
+    from thermocomp.dynamics.identify import IdentifyOptions, prepare
+    from thermocomp.dynamics.regressor import regressor
+
+    _outputs([out], [robot, recording, friction])
+    info, table = _model(robot, friction)
+    rec = read_recording_csv(recording, info.chain.n_joints)
+    data = prepare(rec, IdentifyOptions())
+    predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
+    if table is not None:
+        predicted = predicted + table.torque(data.qd)
+    result = detect_collisions(data.tau_raw, predicted, data.qd, options)
+    t = rec.time[data.dropped:data.dropped + data.q.shape[0]]
+    rows = np.flatnonzero(result.flags.any(axis=1))
+    lines = [f"Collision detection (seed 003: torque error above TorqueErrorMax {', '.join(f'{v:g}' for v in options.threshold)} "
+             f"N m, TorqueErrorFilter {options.filter_coefficient:g}, checked above {options.min_speed:g} rad/s): "
+             + (f"{rows.size} samples flagged, first at {t[rows[0]]:.6g} s" if rows.size else "none")]
+    for j in range(info.chain.n_joints):
+        lines.append(f"  joint {j + 1}: max |TE| {np.max(np.abs(result.error[:, j])):.4g} N m, "
+                     f"{int(result.flags[:, j].sum())} samples flagged")
+    text = "\n".join(lines) + "\n"
+    if out:
+        def write(p: Path) -> None:
+            body = ["time_s,joints," + ",".join(f"te{j + 1}_Nm" for j in range(info.chain.n_joints))]
+            for r in rows:
+                joints = " ".join(str(j + 1) for j in np.flatnonzero(result.flags[r]))
+                body.append(f"{t[r]!r},{joints}," + ",".join(repr(float(v)) for v in result.error[r]))
+            p.write_text("\n".join(body) + "\n", encoding="utf-8")
+
+        atomic_write_all([(out, write)])
+    return text
+
+
+def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | None = None,
+                urdf_out: PathLike | None = None, report: PathLike | None = None) -> str:
+    """Seed 003's payload identification with the URDF's (identified) model known; with ``urdf_out``, the URDF
+    with the payload added to the last link by seed 001's rule of change. Returns the report text."""
+    from thermocomp.dynamics.identify import IdentifyOptions, prepare
+    from thermocomp.dynamics.payload import identify_payload, with_payload
+    from thermocomp.dynamics.regressor import regressor
+    from thermocomp.io.urdf_inertials import urdf_with_parameters
+
+    _outputs([urdf_out, report], [robot, recording, friction])
+    info, table = _model(robot, friction)
+    rec = read_recording_csv(recording, info.chain.n_joints)
+    data = prepare(rec, IdentifyOptions())
+    predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
+    if table is not None:
+        predicted = predicted + table.torque(data.qd)
+    est = identify_payload(info.chain, data.q, data.qd, data.qdd, data.tau_raw, predicted)
+    text = est.text()
+    writes = []
+    if urdf_out:
+        if not est.identified[:4].all():
+            raise InputError("the recording does not determine the payload's mass and centre of mass; "
+                             "record a motion that moves the last links", path=str(recording))
+        payload = np.where(est.identified, est.parameters, 0.0)
+        urdf_text = urdf_with_parameters(robot, with_payload(info.parameters, payload))
+        writes.append((urdf_out, lambda p: p.write_text(urdf_text, encoding="utf-8")))
+    if report:
+        writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
+    atomic_write_all(writes)
+    return text
+
+
+__all__ = ["IdentifyRun", "excitation_report", "run_excite", "run_experiment", "run_identify", "run_identify_step",
+           "run_simulate_recording", "run_feedforward", "run_collisions", "run_payload"]
