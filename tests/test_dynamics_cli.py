@@ -47,6 +47,11 @@ def test_campaign_from_the_command_line(name, tmp_path, capsys):
     identified = read_urdf_parameters(out["urdf"])
     np.testing.assert_array_equal(identified.chain.p, read_urdf_parameters(cad).chain.p)
     assert read_recording_csv(rec).n_samples == 1501
+    # Seed 000, Step 5: the inertials with Step 3's friction held fixed.
+    step5 = tmp_path / "step5.txt"
+    assert main(["identify", "--robot", str(cad), "--recording", str(rec), "--friction", str(friction),
+                 "--report", str(step5)]) == 0
+    assert "held fixed" in step5.read_text()
 
 
 def test_excite_refuses_a_bad_frequency_set_and_writes_nothing(tmp_path, capsys):

@@ -33,3 +33,44 @@ def test_step4_refuses_a_joint_that_never_moves():
     t = np.arange(100) / 300.0
     with pytest.raises(InputError, match="never moves"):
         identify_pi(t, np.zeros(100), np.ones(100))
+
+
+def test_joint_inertias_equal_pybullet_mass_matrix(tmp_path):
+    pybullet = pytest.importorskip("pybullet")
+    from dynamics_truth import write_robot_urdf
+
+    from thermocomp.dynamics.controller import joint_inertias
+    from thermocomp.inertia.builtin import builtin_inertials
+    from thermocomp.io.urdf_inertials import read_urdf_parameters
+
+    urdf = write_robot_urdf("gofa", builtin_inertials("gofa"), tmp_path / "gofa.urdf")
+    info = read_urdf_parameters(urdf)
+    q = np.radians([10.0, 20.0, -30.0, 40.0, 50.0, 60.0])
+    cid = pybullet.connect(pybullet.DIRECT)
+    try:
+        body = pybullet.loadURDF(str(urdf), useFixedBase=True, flags=pybullet.URDF_USE_INERTIA_FROM_FILE,
+                                 physicsClientId=cid)
+        M = np.array(pybullet.calculateMassMatrix(body, q.tolist(), physicsClientId=cid))
+    finally:
+        pybullet.disconnect(cid)
+    np.testing.assert_allclose(joint_inertias(info.chain, info.parameters, q), np.diag(M), rtol=1e-9)
+
+
+def test_step4_from_the_command_line(tmp_path, capsys):
+    from thermocomp.cli.main import main
+    from thermocomp.io.recording_csv import Recording, write_recording_csv
+
+    columns = [simulate_pi_at_rest(0.4, SEED000_TABLE_IV["Kp"][j], SEED000_TABLE_IV["Ti"][j],
+                                   lambda t, j=j: disturbance(t + j), duration=6.0, rate=300.0, viscous=3.4,
+                                   hold_torque=5.0 * j, setpoint=0.1 * j, position_noise=1e-6, torque_noise=0.1,
+                                   rng=np.random.default_rng(10 + j)) for j in range(6)]
+    t = columns[0][0]
+    rec = tmp_path / "rest.csv"
+    write_recording_csv(rec, Recording(time=t, q=np.column_stack([c[1] for c in columns]),
+                                       tau=np.column_stack([c[2] for c in columns])))
+    out = tmp_path / "controllers.csv"
+    assert main(["identify", "--step", "4", "--robot", "gofa", "--recording", str(rec), "--out", str(out)]) == 0
+    assert "Eq. 7" in capsys.readouterr().out
+    rows = [line.split(",") for line in out.read_text().splitlines()[2:]]
+    np.testing.assert_allclose([float(r[1]) for r in rows], SEED000_TABLE_IV["Kp"], rtol=0.01)
+    np.testing.assert_allclose([float(r[2]) for r in rows], SEED000_TABLE_IV["Ti"], rtol=0.01)

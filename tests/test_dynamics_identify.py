@@ -117,3 +117,43 @@ def test_too_short_recording_fails_with_the_seed_diagnosis(setup):
     assert not check.success
     assert "too short" in check.causes
     assert any(d.startswith("too short: joint 1 completes") for d in check.diagnosis)
+
+
+def test_step5_with_step3_friction_held_fixed(setup):
+    """Seed 000, Step 5: the inertial parameters by least squares with the friction (Step 3's table) fixed."""
+    name, cad, truth, robot, excitation, t = setup
+    recording = robot.record(t, *excitation.states(t), with_derivatives=True)
+    info = read_urdf_parameters(cad)
+    result = identify(robot.chain, recording, info.parameters, attached=info.attached, friction=SEED000_TABLE_III)
+    z = (result.base_values - result.base.base_from_standard(read_urdf_parameters(truth).parameters)) / result.base_std
+    assert np.max(np.abs(z)) < 5.0
+    assert result.friction is SEED000_TABLE_III
+    own = check_torques(result, recording, data=result.data, mask=result.mask)
+    assert "held fixed" in report_text(result, own)
+
+
+def test_small_region_overlap_and_saturation_are_named(setup):
+    """Seed 003's other causes in one recording: joint 1 swings a tenth of its range, joints 2 and 3 share a
+    frequency, and joint 2's drive saturates."""
+    name, cad, truth, robot, excitation, t = setup
+    f = excitation.frequency.copy()
+    f[2] = f[1]
+    amplitude = excitation.amplitude.copy()
+    amplitude[0] = 0.1 * amplitude[0]
+    motion = Excitation(excitation.centre, amplitude, f, excitation.duration, excitation.check)
+    states = motion.states(t)
+    peak = np.max(np.abs(robot.true_torques(*states)), axis=0)
+    limits = np.full(6, np.inf)
+    limits[1] = 0.8 * peak[1]
+    with SimulatedRobot(truth, SEED000_TABLE_III, DriveOptions(torque_noise=(NOISE,), torque_resolution=0.01,
+                                                              torque_limit=tuple(limits)),
+                        rng=np.random.default_rng(2)) as clipped:
+        recording = clipped.record(t, *states)
+    info = read_urdf_parameters(cad)
+    result = identify(robot.chain, recording, info.parameters, attached=info.attached)
+    check = check_torques(result, recording, data=result.data, mask=result.mask)
+    assert not check.success
+    assert {"too small a region", "overlapping frequencies", "saturated torques"} <= set(check.causes), check.diagnosis
+    assert any(d.startswith("saturated torques: joint 2") for d in check.diagnosis)
+    assert any("joints 2 and 3" in d for d in check.diagnosis if d.startswith("overlapping"))
+    assert any(d.startswith("too small a region: joint 1") for d in check.diagnosis)

@@ -32,16 +32,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmd.add_argument("--friction-out", help="friction CSV of the identified Coulomb and viscous friction")
     cmd.add_argument("--report", help="identification report to write (it is printed either way)")
     cmd.add_argument("--validate", help="a second recording on which the identified model is checked")
-    cmd.add_argument("--step", type=int, choices=(2, 3),
+    cmd.add_argument("--step", type=int, choices=(2, 3, 4),
                      help="one step of seed 000 instead: 2 = correction factors lambda from a recording of static "
                           "poses (--out link,lambda CSV, for thermocomp inertia --corrections); 3 = friction from "
-                          "constant-speed runs (--out friction CSV). Trajectories: thermocomp excite --experiment")
+                          "constant-speed runs (--out friction CSV); 4 = each joint's PI controller from a recording at rest "
+                          "under a disturbance (--out joint,Kp_Nm_per_rad_s,Ti_s CSV). Trajectories: thermocomp "
+                          "excite --experiment")
     cmd.add_argument("--out", help="with --step: the step's result file")
     cmd.add_argument("--payload", action="store_true",
                      help="identify only a payload (seed 003): --robot is the identified URDF, --friction its "
                           "friction, the recording made with the payload; --urdf-out gets the URDF with the payload "
                           "added to the last link (seed 001's rule of change)")
-    cmd.add_argument("--friction", help="with --payload: the friction CSV of the identified model")
+    cmd.add_argument("--friction", help="a friction CSV held fixed (seed 000, Step 5: the inertial parameters with "
+                                        "Step 3's friction); with --payload: the identified model's friction")
     cmd.add_argument("--cutoff-hz", type=float,
                      help="low-pass cutoff [Hz] (default: ten times the highest motion frequency, within the "
                           "sampling rate and the drive bandwidth)")
@@ -65,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
 
     result = run_identify(args.robot, args.recording, urdf_out=args.urdf_out, friction_out=args.friction_out,
-                          report=args.report, validate=args.validate, options=IdentifyOptions(cutoff=args.cutoff_hz))
+                          report=args.report, validate=args.validate, options=IdentifyOptions(cutoff=args.cutoff_hz),
+                          friction=args.friction)
     print(result.text, end="")
     written = [p for p in (args.urdf_out, args.friction_out, args.report) if p]
     if written:

@@ -113,11 +113,14 @@ class IdentifyRun:
 
 def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | None = None,
                  friction_out: PathLike | None = None, report: PathLike | None = None,
-                 validate: PathLike | None = None, options: IdentifyOptions | None = None) -> IdentifyRun:
+                 validate: PathLike | None = None, options: IdentifyOptions | None = None,
+                 friction: PathLike | None = None) -> IdentifyRun:
     """Identify from ``recording`` starting from the URDF ``robot``; write the identified URDF, friction and report.
 
     The outputs are written whether the identification succeeds or not (the
-    report says which, as softMC's IDNT file does); all or none.
+    report says which, as softMC's IDNT file does); all or none. With
+    ``friction`` (a friction CSV, e.g. Step 3's) the friction is held fixed
+    and only the inertial parameters are identified (seed 000, Step 5).
     """
     from thermocomp.io.friction_csv import write_friction_csv
     from thermocomp.io.urdf_inertials import read_urdf_parameters, urdf_with_parameters
@@ -125,11 +128,15 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
     if Path(robot).suffix.lower() != ".urdf":
         raise InputError("expected a .urdf file carrying the reference (CAD) inertials, e.g. from thermocomp inertia",
                          path=str(robot))
-    _outputs([urdf_out, friction_out, report], [robot, recording, validate])
+    from thermocomp.io.friction_csv import read_friction_csv
+
+    _outputs([urdf_out, friction_out, report], [robot, recording, validate, friction])
     info = read_urdf_parameters(robot)
     chain = info.chain
     rec = read_recording_csv(recording, chain.n_joints)
-    result = identify(chain, rec, info.parameters, options or IdentifyOptions(), attached=info.attached)
+    fixed = read_friction_csv(friction, chain.n_joints) if friction else None
+    result = identify(chain, rec, info.parameters, options or IdentifyOptions(), attached=info.attached,
+                      friction=fixed)
     own = check_torques(result, rec, data=result.data, mask=result.mask)
     validation = check_torques(result, read_recording_csv(validate, chain.n_joints)) if validate else None
     text = report_text(result, own, validation, source=str(recording), validation_source=str(validate or ""))
@@ -141,7 +148,8 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
         writes.append((urdf_out, lambda p: p.write_text(urdf_text, encoding="utf-8")))
     if friction_out:
         writes.append((friction_out, lambda p: write_friction_csv(
-            p, result.friction, (f"identified by thermocomp identify from {recording} (Coulomb and viscous; Fs = Fc)",))))
+            p, result.friction, (f"identified by thermocomp identify from {recording} (Coulomb and viscous; Fs = Fc)"
+                                 if fixed is None else f"held fixed from {friction}",))))
     if report:
         writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
     atomic_write_all(writes)
@@ -206,8 +214,9 @@ def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rat
 
 def run_identify_step(step: int, robot: PathLike, recording: PathLike, *, out: PathLike | None = None,
                       report: PathLike | None = None) -> str:
-    """Seed 000 Step 2 (``lambda`` CSV ``link,lambda`` for ``thermocomp inertia --corrections``) or Step 3
-    (friction CSV) from a recording of its experiment; returns the report text."""
+    """Seed 000 Step 2 (``lambda`` CSV ``link,lambda`` for ``thermocomp inertia --corrections``), Step 3
+    (friction CSV) or Step 4 (``joint,Kp_Nm_per_rad_s,Ti_s,..`` CSV) from a recording of its experiment; returns
+    the report text."""
     from thermocomp.dynamics.friction_runs import friction_from_recording
     from thermocomp.dynamics.static_step import rest_segments, static_corrections
     from thermocomp.io.friction_csv import write_friction_csv
@@ -225,6 +234,17 @@ def run_identify_step(step: int, robot: PathLike, recording: PathLike, *, out: P
                      "link,lambda"]
             lines += [f"link{k + 1},{float(result.lambdas[k])!r}" for k in range(chain.n_joints) if result.identified[k]]
             p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    elif step == 4:
+        from thermocomp.dynamics.controller import controllers_from_recording, controllers_text
+
+        rec = read_recording_csv(recording)
+        estimates = controllers_from_recording(rec.time, rec.q, rec.tau)
+        text = controllers_text(estimates)
+
+        def write_out(p: Path) -> None:
+            lines = [f"# seed 000 Step 4 from {recording}", "joint,Kp_Nm_per_rad_s,Ti_s,setpoint_rad,nrmse_fit_percent"]
+            lines += [f"{e.joint + 1},{e.Kp!r},{e.Ti!r},{e.setpoint!r},{e.fit_percent!r}" for e in estimates]
+            p.write_text("\n".join(lines) + "\n", encoding="utf-8")
     elif step == 3:
         rec = read_recording_csv(recording)
         result3 = friction_from_recording(rec)
@@ -233,7 +253,7 @@ def run_identify_step(step: int, robot: PathLike, recording: PathLike, *, out: P
         def write_out(p: Path) -> None:
             write_friction_csv(p, result3.table, (f"seed 000 Step 3 from {recording}",))
     else:
-        raise InputError(f"step: expected 2 or 3, got {step!r}")
+        raise InputError(f"step: expected 2, 3 or 4, got {step!r}")
     writes = []
     if out:
         writes.append((out, write_out))

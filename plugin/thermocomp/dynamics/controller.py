@@ -126,4 +126,31 @@ def simulate_pi_at_rest(J: float, Kp: float, Ti: float, disturbance: Callable[[F
     return np.array(ts), qs_a, taus_a
 
 
-__all__ = ["SEED000_TABLE_IV", "PIEstimate", "identify_pi", "simulate_pi_at_rest"]
+def joint_inertias(chain, parameters: ArrayLike, q: ArrayLike) -> FloatArray:
+    """The diagonal of the mass matrix ``M_ii(q)`` ``(n,)`` [kg m^2]: what each joint's loop moves at pose ``q``."""
+    from thermocomp.dynamics.regressor import regressor
+
+    n = chain.n_joints
+    q = np.repeat(np.asarray(q, dtype=float)[None, :], n, axis=0)
+    Y = regressor(chain, q, np.zeros((n, n)), np.eye(n), gravity=(0.0, 0.0, 0.0))
+    return np.einsum("iip,p->i", Y, np.asarray(parameters, dtype=float))
+
+
+def controllers_from_recording(time: ArrayLike, q: ArrayLike, tau: ArrayLike) -> list[PIEstimate]:
+    """Step 4 for every joint of a recording at rest under disturbances: :func:`identify_pi` per column ``(N, n)``."""
+    q = np.asarray(q, dtype=float)
+    tau = np.asarray(tau, dtype=float)
+    return [identify_pi(time, q[:, j], tau[:, j], j) for j in range(q.shape[1])]
+
+
+def controllers_text(estimates: list[PIEstimate]) -> str:
+    """Seed 000, Table IV's layout: K_p, T_i and the NRMSE fit per joint."""
+    lines = ["PI controllers (seed 000, Step 4, Eq. 7: tau_m(s)/E(s) = K_p (1 + T_i s)/s), linear least squares",
+             "joint  Kp_Nm_per_rad_s  Ti_s  setpoint_deg  nrmse_fit_%"]
+    for e in estimates:
+        lines.append(f"{e.joint + 1:>5}  {e.Kp:>15.6g}  {e.Ti:.4g}  {math.degrees(e.setpoint):.4f}  {e.fit_percent:.2f}")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["SEED000_TABLE_IV", "PIEstimate", "controllers_from_recording", "controllers_text", "identify_pi",
+           "joint_inertias", "simulate_pi_at_rest"]

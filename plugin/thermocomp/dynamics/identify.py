@@ -225,9 +225,9 @@ class Identification:
                 + self.friction.torque(np.atleast_2d(qd)))
 
     def predict_base(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> FloatArray:
-        """Torques ``(N, n)`` of the WLS base-parameter model (Coulomb and viscous friction)."""
+        """Torques ``(N, n)`` of the WLS base-parameter model, with the friction table."""
         Y = self.base.columns(regressor(self.chain, q, qd, qdd, gravity=self.gravity))
-        return Y @ self.base_values + friction_regressor(qd) @ self.friction_values
+        return Y @ self.base_values + self.friction.torque(np.atleast_2d(qd))
 
 
 #: Bound of the logarithms of the Cholesky diagonal (a trial step of the
@@ -321,6 +321,7 @@ def identify(
     options: IdentifyOptions = IdentifyOptions(),
     *,
     attached: ArrayLike | None = None,
+    friction: FrictionTable | None = None,
 ) -> Identification:
     """Identify base parameters (WLS), consistent standard parameters and friction from one recording.
 
@@ -341,6 +342,11 @@ def identify(
         :attr:`thermocomp.io.urdf_inertials.UrdfParameters.attached`): each
         link's estimate is that plus a physically consistent remainder, so
         the remainder can be written into the URDF.
+    friction
+        A friction table to hold fixed (seed 000, Step 5: "the remaining
+        parameters by least squares with the others fixed", the friction
+        being Step 3's): its torques (Eq. 3, Stribeck included) are taken off
+        the recorded ones and only the inertial parameters are estimated.
 
     Raises
     ------
@@ -355,13 +361,18 @@ def identify(
     data = prepare(recording, options)
     base = base_parameters(chain, np.random.default_rng(options.seed), gravity=options.gravity)
     Y = regressor(chain, data.q, data.qd, data.qdd, gravity=options.gravity)  # (N, n, 10 n)
-    F = friction_regressor(data.qd)  # (N, n, 2 n)
+    fixed = friction is not None
+    if fixed and friction.n_joints != n:
+        raise InputError(f"friction table: expected {n} joints, got {friction.n_joints}")
+    F = friction_regressor(data.qd) if not fixed else np.zeros(data.qd.shape + (0,))  # (N, n, nf)
+    nf = F.shape[2]
+    tau_used = data.tau_raw - friction.torque(data.qd) if fixed else data.tau_raw
     peak = np.max(np.abs(data.qd), axis=0)
     thresholds = options.velocity_threshold_fraction * peak
     mask = np.abs(data.qd) > thresholds
     rows_Y = [Y[mask[:, i], i, :] for i in range(n)]
     rows_F = [F[mask[:, i], i, :] for i in range(n)]
-    rows_t = [data.tau_raw[mask[:, i], i] for i in range(n)]
+    rows_t = [tau_used[mask[:, i], i] for i in range(n)]
     counts = np.array([r.shape[0] for r in rows_t])
     Ys = np.vstack(rows_Y)
     Fs = np.vstack(rows_F)
@@ -393,7 +404,7 @@ def identify(
         diag = np.zeros(p)
     if np.min(diag) <= 1e-7 * np.max(diag):
         weak = int(np.argmin(diag))
-        labels = base.base_labels + [f"joint{j + 1}.{k}" for j in range(n) for k in ("Fc", "Fv")]
+        labels = base.base_labels + [f"joint{j + 1}.{k}" for j in range(n) for k in ("Fc", "Fv")][:nf]
         raise InputError(f"the recording does not determine {labels[weak]} (the motion does not excite it); "
                          "record a richer motion (docs/dynamics.md)", path=recording.source or None)
     x = scipy.linalg.solve_triangular(R, c)
@@ -430,18 +441,24 @@ def identify(
     def jacobian(z: FloatArray) -> FloatArray:
         D = scipy.linalg.block_diag(*_cholesky_jacobian(z[:10 * n].reshape(n, 10)))
         top = np.hstack([Rs[:, :10 * n] @ D, Rs[:, 10 * n:] * (2.0 * z[10 * n:])])
-        bottom = np.hstack([prior[:, None] * D, np.zeros((10 * n, 2 * n))])
+        bottom = np.hstack([prior[:, None] * D, np.zeros((10 * n, nf))])
         return np.vstack([top, bottom])
 
     fit = scipy.optimize.least_squares(residual, x0, jac=jacobian, method="lm", x_scale="jac",
                                        xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=40 * n)
     pi = att + _parameters_from_cholesky(fit.x[:10 * n].reshape(n, 10)).reshape(-1)
-    f = fit.x[10 * n:] ** 2
-    friction = FrictionTable(Fc=f[0::2], Fv=f[1::2], Fs=f[0::2], vs=np.zeros(n))
+    if fixed:
+        table = friction
+        friction_values = np.ravel(np.column_stack([friction.Fc, friction.Fv]))
+        friction_std = np.zeros(2 * n)
+    else:
+        f = fit.x[10 * n:] ** 2
+        table = FrictionTable(Fc=f[0::2], Fv=f[1::2], Fs=f[0::2], vs=np.zeros(n))
+        friction_values, friction_std = x[pb:], std[pb:]
     return Identification(
-        chain=chain, base=base, base_values=x[:pb], base_std=std[:pb], friction_values=x[pb:], friction_std=std[pb:],
-        parameters=pi, friction=friction, reference=ref, sigma=sigma, data=data, mask=mask, thresholds=thresholds,
-        gravity=options.gravity,
+        chain=chain, base=base, base_values=x[:pb], base_std=std[:pb], friction_values=friction_values,
+        friction_std=friction_std, parameters=pi, friction=table, reference=ref, sigma=sigma, data=data, mask=mask,
+        thresholds=thresholds, gravity=options.gravity,
     )
 
 

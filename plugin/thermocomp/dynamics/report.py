@@ -253,7 +253,9 @@ def report_text(identification: Identification, own: TorqueCheck, validation: To
     for v, s, comb in zip(ident.base_values, ident.base_std, ident.base.combinations()):
         rel = 100 * s / abs(v) if v != 0 else math.inf
         lines.append(f"  {v:.6g}  {s:.3g}  {rel:.3g}  {comb}")
-    lines += ["", "friction (Coulomb Fc [N m], viscous Fv [N m s/rad]; WLS value +- std):"]
+    held = not np.any(ident.friction_std)
+    lines += ["", "friction (Coulomb Fc [N m], viscous Fv [N m s/rad]; "
+              + ("held fixed, e.g. from Step 3: seed 000 Step 5):" if held else "WLS value +- std):")]
     for j in range(chain.n_joints):
         fc, fv = ident.friction_values[2 * j:2 * j + 2]
         sc, sv = ident.friction_std[2 * j:2 * j + 2]
