@@ -261,14 +261,42 @@ def fk_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, pri
 @njit(cache=True)
 def _fk_block(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign, offset,
               q, R_out, p_out, start, stop):
+    """:func:`_fk_jacobian` without the Jacobian, for rows ``start:stop``."""
     n = q.shape[1]
     per_row = p_joint.shape[0] > 1
-    J = np.empty((6, n))
-    origins = np.empty((n, 3))
-    axes = np.empty((n, 3))
+    R = np.empty((3, 3))
+    p = np.empty(3)
     rot = np.empty((3, 3))
     tmp = np.empty((3, 3))
     for r in range(start, stop):
         b = r if per_row else 0
-        _fk_jacobian(R_base[b], p_base[b], R_joint[b], p_joint[b], nominal, R_tool[b], p_tool[b], axis, principal,
-                     principal_sign, sign, offset, q[r], R_out[r], p_out[r], J, origins, axes, rot, tmp)
+        for i in range(3):
+            p[i] = p_base[b, i]
+            for j in range(3):
+                R[i, j] = R_base[b, i, j]
+        for k in range(n):
+            for i in range(3):
+                p[i] += R[i, 0] * p_joint[b, k, 0] + R[i, 1] * p_joint[b, k, 1] + R[i, 2] * p_joint[b, k, 2]
+            if not nominal:
+                _matmul3(R, R_joint[b, k], tmp)
+                for i in range(3):
+                    for j in range(3):
+                        R[i, j] = tmp[i, j]
+            theta = sign[k] * q[r, k] + offset[k]
+            if principal[k] >= 0:
+                kk = principal[k]
+                i1, j1 = (kk + 1) % 3, (kk + 2) % 3
+                st, ct = principal_sign[k] * math.sin(theta), math.cos(theta)
+                for i in range(3):
+                    a, c = R[i, i1], R[i, j1]
+                    R[i, i1] = ct * a + st * c
+                    R[i, j1] = ct * c - st * a
+            else:
+                _rot_axis_into(rot, axis[k], math.sin(theta), math.cos(theta))
+                _matmul3(R, rot, tmp)
+                for i in range(3):
+                    for j in range(3):
+                        R[i, j] = tmp[i, j]
+        for i in range(3):
+            p_out[r, i] = p[i] + R[i, 0] * p_tool[b, 0] + R[i, 1] * p_tool[b, 1] + R[i, 2] * p_tool[b, 2]
+        _matmul3(R, R_tool[b], R_out[r])
