@@ -365,7 +365,11 @@ def _path_closed_form(form: ClosedForm, R_target: FloatArray, p_target: FloatArr
         k = q.shape[1]
         following = np.broadcast_to(np.arange(k), (m - 1, k)).copy()
         itself = distance(q[:-1], q[1:]) + penalty[1:] < BRANCH_JUMP  # (m - 1, 8)
-        pose, branch = np.nonzero(~itself)
+        # a branch that does not exist at a pose is left for the best-ranked branch of the next pose
+        # (it is only followed when no branch exists there)
+        missing = ~np.isfinite(penalty[:-1])
+        following[missing] = np.broadcast_to(np.argmin(penalty[1:], axis=1)[:, None], missing.shape)[missing]
+        pose, branch = np.nonzero(~itself & ~missing)
         for lo in range(0, pose.size, 32768):  # (32768, 8) distances at a time
             at, of = pose[lo:lo + 32768], branch[lo:lo + 32768]
             d = distance(q[at, of][:, None, :], q[at + 1]) + penalty[at + 1]
