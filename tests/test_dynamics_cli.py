@@ -94,7 +94,8 @@ def test_identify_bad_recording_is_located_and_writes_nothing(tmp_path, capsys):
     assert f"{rec}, line 5, column 'q1_rad': expected a number, got 'x'" in err
     assert not out.exists()
     assert main(["identify", "--robot", str(cad), "--recording", str(rec), "--urdf-out", str(cad)]) == 1
-    assert "output would overwrite the input" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"--urdf-out {cad}: would overwrite the input" in err and "(--robot)" in err
 
 
 def test_seed000_steps_2_and_3_from_the_command_line(tmp_path, capsys):
@@ -150,3 +151,15 @@ def test_payload_collisions_and_feedforward_from_the_command_line(tmp_path, caps
     assert flags.read_text().splitlines()[1].split(",")[1] == "3"
     report = tmp_path / "payload.txt"
     assert main(["identify", "--payload", "--robot", str(cad), "--recording", str(rec), "--report", str(report)]) == 0
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--duration-s", "1e9"], "--duration-s x --rate-hz: expected at most 2,000,000 samples"),
+    (["--experiment", "constant-speed", "--speeds-deg-s", "1e-6"], "--span-deg / --speeds-deg-s x --rate-hz"),
+    (["--rate-hz", "0"], "--rate-hz: expected > 0"),
+])
+def test_excite_bounds_its_trajectory(argv, words, tmp_path, capsys):
+    out = tmp_path / "trajectory.csv"
+    assert main(["excite", "--robot", "gofa", *argv, "--out", str(out)]) == 1
+    assert words in capsys.readouterr().err
+    assert not out.exists()

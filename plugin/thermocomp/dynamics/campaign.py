@@ -2,13 +2,15 @@
 
 One function per command (``thermocomp excite``, ``simulate-recording``,
 ``identify``); each reads its inputs, calls the pure core and writes its
-outputs all or none (:func:`thermocomp.io.atomic.atomic_write_all`), never
-over an input. docs/dynamics.md.
+outputs through one job (:class:`thermocomp.io.job.Job`, docs/jobs.md): every
+conflict refused before any work, all outputs or none, never over an input. docs/dynamics.md.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,18 +20,40 @@ from thermocomp._typing import PathLike
 from thermocomp.dynamics.excitation import Excitation, ExcitationOptions, design_excitation
 from thermocomp.dynamics.identify import Identification, IdentifyOptions, identify
 from thermocomp.dynamics.report import TorqueCheck, check_torques, report_text
-from thermocomp.errors import InputError
-from thermocomp.io.atomic import atomic_write_all, check_not_input
+from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.io.job import Job
 from thermocomp.io.recording_csv import Recording, read_recording_csv, write_recording_csv
 from thermocomp.robot.chain import Chain
 
+#: Largest trajectory a command generates (samples): 2 million rows of 6 joints are about 300 MB of CSV and
+#: two hours at 300 Hz, more than an identification campaign records; beyond it the options are refused.
+MAX_TRAJECTORY_SAMPLES = 2_000_000
 
-def _outputs(outputs: list[PathLike | None], inputs: list[PathLike]) -> None:
-    given = [Path(o) for o in outputs if o]
-    for o in given:
-        check_not_input(o, [i for i in inputs if i and Path(i).exists()])
-    if len({o.resolve() for o in given}) != len(given):
-        raise InputError(f"expected distinct output files, got {', '.join(str(o) for o in given)}")
+
+def _check_samples(count: float, options: str) -> None:
+    if not count <= MAX_TRAJECTORY_SAMPLES:
+        raise ConfigurationError(f"{options}: expected at most {MAX_TRAJECTORY_SAMPLES:,} samples, got {count:,.0f}")
+
+
+@contextlib.contextmanager
+def _job(inputs: dict[str, PathLike | None], outputs: dict[str, PathLike | None]) -> Iterator[Job]:
+    """A job with ``inputs`` and ``outputs`` declared by option (files only; ``None`` and built-in names skipped)
+    and checked before any work."""
+    with Job() as job:
+        for option, path in inputs.items():
+            if path is not None and Path(path).exists():
+                job.input(path, option)
+        for option, path in outputs.items():
+            job.output(path, option)
+        job.check()
+        yield job
+
+
+def _commit(job: Job, writes: list[tuple[PathLike, Callable[[Path], object]]]) -> list[Path]:
+    """Write every output through ``job`` and publish them all together."""
+    for dest, write in writes:
+        job.write_with(dest, write)
+    return job.commit()
 
 
 def excitation_report(chain: Chain, excitation: Excitation, rate: float) -> str:
@@ -60,19 +84,20 @@ def run_excite(chain: Chain, options: ExcitationOptions, rate: float, out: PathL
     """
     if not (math.isfinite(rate) and rate > 0):
         raise InputError(f"--rate-hz: expected > 0, got {rate!r}")
-    _outputs([out, report], list(inputs))
-    excitation = design_excitation(chain, options)
-    t = excitation.times(rate)
-    q, qd, qdd = excitation.states(t)
-    trajectory = Recording(time=t, q=q, tau=np.zeros_like(q), qd=qd, qdd=qdd)
-    text = excitation_report(chain, excitation, rate)
-    comments = (f"excitation of {chain.name} by thermocomp excite (seed 003): "
-                + ", ".join(f"f{i + 1} = {f:.6g} Hz" for i, f in enumerate(excitation.frequency)),)
-    writes = [(out, lambda p: write_recording_csv(p, trajectory, comments, torques=False))]
-    if report:
-        writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
-    atomic_write_all(writes)
-    return excitation, text
+    _check_samples(options.duration * rate, "--duration-s x --rate-hz")
+    with _job({"--robot": inputs[0] if inputs else None}, {"--out": out, "--report": report}) as job:
+        excitation = design_excitation(chain, options)
+        t = excitation.times(rate)
+        q, qd, qdd = excitation.states(t)
+        trajectory = Recording(time=t, q=q, tau=np.zeros_like(q), qd=qd, qdd=qdd)
+        text = excitation_report(chain, excitation, rate)
+        comments = (f"excitation of {chain.name} by thermocomp excite (seed 003): "
+                    + ", ".join(f"f{i + 1} = {f:.6g} Hz" for i, f in enumerate(excitation.frequency)),)
+        writes = [(out, lambda p: write_recording_csv(p, trajectory, comments, torques=False))]
+        if report:
+            writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
+        _commit(job, writes)
+        return excitation, text
 
 
 def run_simulate_recording(truth: PathLike, trajectory: PathLike, out: PathLike, *, friction: PathLike | None = None,
@@ -81,20 +106,20 @@ def run_simulate_recording(truth: PathLike, trajectory: PathLike, out: PathLike,
     from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
     from thermocomp.io.friction_csv import read_friction_csv
 
-    _outputs([out], [truth, trajectory, friction])
-    motion = read_recording_csv(trajectory, torques=False)
-    if motion.qd is None or motion.qdd is None:
-        raise InputError("expected the columns qd<i>_rad_s and qdd<i>_rad_s2 (a trajectory from thermocomp excite)",
-                         path=str(trajectory))
-    table = read_friction_csv(friction, motion.n_joints) if friction else None
-    with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed)) as robot:
-        if robot.chain.n_joints != motion.n_joints:
-            raise InputError(f"expected a trajectory of {robot.chain.n_joints} joints, got {motion.n_joints}",
+    with _job({"--truth": truth, "--trajectory": trajectory, "--friction": friction}, {"--out": out}) as job:
+        motion = read_recording_csv(trajectory, torques=False)
+        if motion.qd is None or motion.qdd is None:
+            raise InputError("expected the columns qd<i>_rad_s and qdd<i>_rad_s2 (a trajectory from thermocomp excite)",
                              path=str(trajectory))
-        recording = robot.record(motion.time, motion.q, motion.qd, motion.qdd, with_derivatives=with_derivatives)
-    comment = (f"simulated by thermocomp simulate-recording: truth {truth}, friction {friction or 'none'}",)
-    atomic_write_all([(out, lambda p: write_recording_csv(p, recording, comment))])
-    return recording
+        table = read_friction_csv(friction, motion.n_joints) if friction else None
+        with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed)) as robot:
+            if robot.chain.n_joints != motion.n_joints:
+                raise InputError(f"expected a trajectory of {robot.chain.n_joints} joints, got {motion.n_joints}",
+                                 path=str(trajectory))
+            recording = robot.record(motion.time, motion.q, motion.qd, motion.qdd, with_derivatives=with_derivatives)
+        comment = (f"simulated by thermocomp simulate-recording: truth {truth}, friction {friction or 'none'}",)
+        _commit(job, [(out, lambda p: write_recording_csv(p, recording, comment))])
+        return recording
 
 
 @dataclass(frozen=True, eq=False)
@@ -130,30 +155,31 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
                          path=str(robot))
     from thermocomp.io.friction_csv import read_friction_csv
 
-    _outputs([urdf_out, friction_out, report], [robot, recording, validate, friction])
-    info = read_urdf_parameters(robot)
-    chain = info.chain
-    rec = read_recording_csv(recording, chain.n_joints)
-    fixed = read_friction_csv(friction, chain.n_joints) if friction else None
-    result = identify(chain, rec, info.parameters, options or IdentifyOptions(), attached=info.attached,
-                      friction=fixed)
-    own = check_torques(result, rec, data=result.data, mask=result.mask)
-    validation = check_torques(result, read_recording_csv(validate, chain.n_joints)) if validate else None
-    text = report_text(result, own, validation, source=str(recording), validation_source=str(validate or ""))
-    if info.notes:
-        text += "\nnotes on the input URDF:\n" + "\n".join(f"  {note}" for note in info.notes) + "\n"
-    writes = []
-    if urdf_out:
-        urdf_text = urdf_with_parameters(robot, result.parameters)
-        writes.append((urdf_out, lambda p: p.write_text(urdf_text, encoding="utf-8")))
-    if friction_out:
-        writes.append((friction_out, lambda p: write_friction_csv(
-            p, result.friction, (f"identified by thermocomp identify from {recording} (Coulomb and viscous; Fs = Fc)"
-                                 if fixed is None else f"held fixed from {friction}",))))
-    if report:
-        writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
-    atomic_write_all(writes)
-    return IdentifyRun(result, own, validation, text)
+    with _job({"--robot": robot, "--recording": recording, "--validate": validate, "--friction": friction},
+              {"--urdf-out": urdf_out, "--friction-out": friction_out, "--report": report}) as job:
+        info = read_urdf_parameters(robot)
+        chain = info.chain
+        rec = read_recording_csv(recording, chain.n_joints)
+        fixed = read_friction_csv(friction, chain.n_joints) if friction else None
+        result = identify(chain, rec, info.parameters, options or IdentifyOptions(), attached=info.attached,
+                          friction=fixed)
+        own = check_torques(result, rec, data=result.data, mask=result.mask)
+        validation = check_torques(result, read_recording_csv(validate, chain.n_joints)) if validate else None
+        text = report_text(result, own, validation, source=str(recording), validation_source=str(validate or ""))
+        if info.notes:
+            text += "\nnotes on the input URDF:\n" + "\n".join(f"  {note}" for note in info.notes) + "\n"
+        writes = []
+        if urdf_out:
+            urdf_text = urdf_with_parameters(robot, result.parameters)
+            writes.append((urdf_out, lambda p: p.write_text(urdf_text, encoding="utf-8")))
+        if friction_out:
+            writes.append((friction_out, lambda p: write_friction_csv(
+                p, result.friction, (f"identified by thermocomp identify from {recording} (Coulomb and viscous; Fs = Fc)"
+                                     if fixed is None else f"held fixed from {friction}",))))
+        if report:
+            writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
+        _commit(job, writes)
+        return IdentifyRun(result, own, validation, text)
 
 
 def _reference(robot: PathLike | str):
@@ -181,35 +207,40 @@ def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rat
     from thermocomp.dynamics.friction_runs import ConstantSpeedOptions, constant_speed_trajectory
     from thermocomp.dynamics.static_step import plan_static_poses, static_trajectory
 
-    _outputs([out, report], [robot] if Path(str(robot)).exists() else [])
-    if experiment == "static":
-        chain, cad, fixed = _reference(robot)
-        poses = plan_static_poses(chain, cad, np.random.default_rng(seed), fixed=fixed)
-        trajectory = static_trajectory(chain, poses, hold, rate)
-        text = (f"Static poses for seed 000 Step 2 ({chain.name}): {len(poses)} poses held {hold:.3g} s each\n"
-                + "\n".join("  (" + ", ".join(f"{math.degrees(a):.2f}" for a in p) + ") deg" for p in poses) + "\n")
-    elif experiment == "constant-speed":
-        chain = _reference(robot)[0] if Path(str(robot)).suffix.lower() == ".urdf" else None
-        if chain is None:
-            from thermocomp.robot.builtin import load_robot
+    with _job({"--robot": robot}, {"--out": out, "--report": report}) as job:
+        if experiment == "static":
+            chain, cad, fixed = _reference(robot)
+            if not (math.isfinite(rate) and rate > 0 and math.isfinite(hold) and hold > 0):
+                raise ConfigurationError(f"--rate-hz, --hold-s: expected > 0, got {rate!r}, {hold!r}")
+            _check_samples(chain.n_joints * hold * rate, "--hold-s x --rate-hz")
+            poses = plan_static_poses(chain, cad, np.random.default_rng(seed), fixed=fixed)
+            trajectory = static_trajectory(chain, poses, hold, rate)
+            text = (f"Static poses for seed 000 Step 2 ({chain.name}): {len(poses)} poses held {hold:.3g} s each\n"
+                    + "\n".join("  (" + ", ".join(f"{math.degrees(a):.2f}" for a in p) + ") deg" for p in poses) + "\n")
+        elif experiment == "constant-speed":
+            chain = _reference(robot)[0] if Path(str(robot)).suffix.lower() == ".urdf" else None
+            if chain is None:
+                from thermocomp.robot.builtin import load_robot
 
-            chain = load_robot(str(robot))
-        defaults = ConstantSpeedOptions()
-        options = ConstantSpeedOptions(speeds=speeds or defaults.speeds, span=span or defaults.span, rate=rate)
-        centre = np.clip(np.zeros(chain.n_joints) if pose is None else np.asarray(pose), chain.lower, chain.upper)
-        trajectory = constant_speed_trajectory(chain, centre, options=options)
-        text = (f"Constant-speed runs for seed 000 Step 3 ({chain.name}): each joint sweeps +-"
-                f"{math.degrees(options.span) / 2:.3g} deg about ("
-                + ", ".join(f"{math.degrees(a):.1f}" for a in centre) + ") deg at "
-                + ", ".join(f"{math.degrees(v):.3g}" for v in options.speeds) + " deg/s, both ways; "
-                f"{trajectory.duration:.0f} s\n")
-    else:
-        raise InputError(f"experiment: expected sine, static or constant-speed, got {experiment!r}")
-    writes = [(out, lambda p: write_recording_csv(p, trajectory, (text.splitlines()[0],), torques=False))]
-    if report:
-        writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
-    atomic_write_all(writes)
-    return text
+                chain = load_robot(str(robot))
+            defaults = ConstantSpeedOptions()
+            options = ConstantSpeedOptions(speeds=speeds or defaults.speeds, span=span or defaults.span, rate=rate)
+            _check_samples(chain.n_joints * sum(3 * options.span / v for v in options.speeds) * rate,
+                           "--span-deg / --speeds-deg-s x --rate-hz")
+            centre = np.clip(np.zeros(chain.n_joints) if pose is None else np.asarray(pose), chain.lower, chain.upper)
+            trajectory = constant_speed_trajectory(chain, centre, options=options)
+            text = (f"Constant-speed runs for seed 000 Step 3 ({chain.name}): each joint sweeps +-"
+                    f"{math.degrees(options.span) / 2:.3g} deg about ("
+                    + ", ".join(f"{math.degrees(a):.1f}" for a in centre) + ") deg at "
+                    + ", ".join(f"{math.degrees(v):.3g}" for v in options.speeds) + " deg/s, both ways; "
+                    f"{trajectory.duration:.0f} s\n")
+        else:
+            raise InputError(f"experiment: expected sine, static or constant-speed, got {experiment!r}")
+        writes = [(out, lambda p: write_recording_csv(p, trajectory, (text.splitlines()[0],), torques=False))]
+        if report:
+            writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
+        _commit(job, writes)
+        return text
 
 
 def run_identify_step(step: int, robot: PathLike, recording: PathLike, *, out: PathLike | None = None,
@@ -221,46 +252,46 @@ def run_identify_step(step: int, robot: PathLike, recording: PathLike, *, out: P
     from thermocomp.dynamics.static_step import rest_segments, static_corrections
     from thermocomp.io.friction_csv import write_friction_csv
 
-    _outputs([out, report], [robot, recording])
-    if step == 2:
-        chain, cad, fixed = _reference(robot)
-        rec = read_recording_csv(recording, chain.n_joints)
-        poses, tau, stderr = rest_segments(rec)
-        result = static_corrections(chain, cad, poses, tau, fixed=fixed, noise=float(stderr.max()))
-        text = result.text()
+    with _job({"--robot": robot, "--recording": recording}, {"--out": out, "--report": report}) as job:
+        if step == 2:
+            chain, cad, fixed = _reference(robot)
+            rec = read_recording_csv(recording, chain.n_joints)
+            poses, tau, stderr = rest_segments(rec)
+            result = static_corrections(chain, cad, poses, tau, fixed=fixed, noise=float(stderr.max()))
+            text = result.text()
 
-        def write_out(p: Path) -> None:
-            lines = ["# seed 000 Step 2 correction factors (thermocomp identify --step 2); links left at 1 omitted",
-                     "link,lambda"]
-            lines += [f"link{k + 1},{float(result.lambdas[k])!r}" for k in range(chain.n_joints) if result.identified[k]]
-            p.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    elif step == 4:
-        from thermocomp.dynamics.controller import controllers_from_recording, controllers_text
+            def write_out(p: Path) -> None:
+                lines = ["# seed 000 Step 2 correction factors (thermocomp identify --step 2); links left at 1 omitted",
+                         "link,lambda"]
+                lines += [f"link{k + 1},{float(result.lambdas[k])!r}" for k in range(chain.n_joints) if result.identified[k]]
+                p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        elif step == 4:
+            from thermocomp.dynamics.controller import controllers_from_recording, controllers_text
 
-        rec = read_recording_csv(recording)
-        estimates = controllers_from_recording(rec.time, rec.q, rec.tau)
-        text = controllers_text(estimates)
+            rec = read_recording_csv(recording)
+            estimates = controllers_from_recording(rec.time, rec.q, rec.tau)
+            text = controllers_text(estimates)
 
-        def write_out(p: Path) -> None:
-            lines = [f"# seed 000 Step 4 from {recording}", "joint,Kp_Nm_per_rad_s,Ti_s,setpoint_rad,nrmse_fit_percent"]
-            lines += [f"{e.joint + 1},{e.Kp!r},{e.Ti!r},{e.setpoint!r},{e.fit_percent!r}" for e in estimates]
-            p.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    elif step == 3:
-        rec = read_recording_csv(recording)
-        result3 = friction_from_recording(rec)
-        text = result3.text()
+            def write_out(p: Path) -> None:
+                lines = [f"# seed 000 Step 4 from {recording}", "joint,Kp_Nm_per_rad_s,Ti_s,setpoint_rad,nrmse_fit_percent"]
+                lines += [f"{e.joint + 1},{e.Kp!r},{e.Ti!r},{e.setpoint!r},{e.fit_percent!r}" for e in estimates]
+                p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        elif step == 3:
+            rec = read_recording_csv(recording)
+            result3 = friction_from_recording(rec)
+            text = result3.text()
 
-        def write_out(p: Path) -> None:
-            write_friction_csv(p, result3.table, (f"seed 000 Step 3 from {recording}",))
-    else:
-        raise InputError(f"step: expected 2, 3 or 4, got {step!r}")
-    writes = []
-    if out:
-        writes.append((out, write_out))
-    if report:
-        writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
-    atomic_write_all(writes)
-    return text
+            def write_out(p: Path) -> None:
+                write_friction_csv(p, result3.table, (f"seed 000 Step 3 from {recording}",))
+        else:
+            raise InputError(f"step: expected 2, 3 or 4, got {step!r}")
+        writes = []
+        if out:
+            writes.append((out, write_out))
+        if report:
+            writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
+        _commit(job, writes)
+        return text
 
 
 def _model(robot: PathLike, friction: PathLike | None):
@@ -279,13 +310,13 @@ def run_feedforward(robot: PathLike, trajectory: PathLike, out: PathLike, *, fri
     ``friction``; written as a recording CSV (``time_s, q, tau, qd, qdd``)."""
     from thermocomp.dynamics.feedforward import feedforward_torques
 
-    _outputs([out], [robot, trajectory, friction])
-    info, table = _model(robot, friction)
-    motion = read_recording_csv(trajectory, info.chain.n_joints, torques=False)
-    result = feedforward_torques(info.chain, info.parameters, table, motion)
-    atomic_write_all([(out, lambda p: write_recording_csv(p, result, (f"feed-forward torques of {trajectory} with "
-                                                                      f"{robot} and friction {friction or 'none'}",)))])
-    return result
+    with _job({"--robot": robot, "--trajectory": trajectory, "--friction": friction}, {"--out": out}) as job:
+        info, table = _model(robot, friction)
+        motion = read_recording_csv(trajectory, info.chain.n_joints, torques=False)
+        result = feedforward_torques(info.chain, info.parameters, table, motion)
+        _commit(job, [(out, lambda p: write_recording_csv(p, result, (f"feed-forward torques of {trajectory} with "
+                                                                          f"{robot} and friction {friction or 'none'}",)))])
+        return result
 
 
 def run_collisions(robot: PathLike, recording: PathLike, options, *, friction: PathLike | None = None,
@@ -296,33 +327,34 @@ def run_collisions(robot: PathLike, recording: PathLike, options, *, friction: P
     from thermocomp.dynamics.identify import IdentifyOptions, prepare
     from thermocomp.dynamics.regressor import regressor
 
-    _outputs([out], [robot, recording, friction])
-    info, table = _model(robot, friction)
-    rec = read_recording_csv(recording, info.chain.n_joints)
-    data = prepare(rec, IdentifyOptions())
-    predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
-    if table is not None:
-        predicted = predicted + table.torque(data.qd)
-    result = detect_collisions(data.tau_raw, predicted, data.qd, options)
-    t = rec.time[data.dropped:data.dropped + data.q.shape[0]]
-    rows = np.flatnonzero(result.flags.any(axis=1))
-    lines = [f"Collision detection (seed 003: torque error above TorqueErrorMax {', '.join(f'{v:g}' for v in options.threshold)} "
-             f"N m, TorqueErrorFilter {options.filter_coefficient:g}, checked above {options.min_speed:g} rad/s): "
-             + (f"{rows.size} samples flagged, first at {t[rows[0]]:.6g} s" if rows.size else "none")]
-    for j in range(info.chain.n_joints):
-        lines.append(f"  joint {j + 1}: max |TE| {np.max(np.abs(result.error[:, j])):.4g} N m, "
-                     f"{int(result.flags[:, j].sum())} samples flagged")
-    text = "\n".join(lines) + "\n"
-    if out:
-        def write(p: Path) -> None:
-            body = ["time_s,joints," + ",".join(f"te{j + 1}_Nm" for j in range(info.chain.n_joints))]
-            for r in rows:
-                joints = " ".join(str(j + 1) for j in np.flatnonzero(result.flags[r]))
-                body.append(f"{t[r]!r},{joints}," + ",".join(repr(float(v)) for v in result.error[r]))
-            p.write_text("\n".join(body) + "\n", encoding="utf-8")
+    with _job({"--robot": robot, "--recording": recording, "--friction": friction}, {"--out": out}) as job:
+        info, table = _model(robot, friction)
+        rec = read_recording_csv(recording, info.chain.n_joints)
+        data = prepare(rec, IdentifyOptions())
+        predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
+        if table is not None:
+            predicted = predicted + table.torque(data.qd)
+        result = detect_collisions(data.tau_raw, predicted, data.qd, options)
+        t = rec.time[data.dropped:data.dropped + data.q.shape[0]]
+        rows = np.flatnonzero(result.flags.any(axis=1))
+        limits = ", ".join(f"{v:g}" for v in options.threshold)
+        lines = [f"Collision detection (seed 003: torque error above TorqueErrorMax {limits} "
+                 f"N m, TorqueErrorFilter {options.filter_coefficient:g}, checked above {options.min_speed:g} rad/s): "
+                 + (f"{rows.size} samples flagged, first at {t[rows[0]]:.6g} s" if rows.size else "none")]
+        for j in range(info.chain.n_joints):
+            lines.append(f"  joint {j + 1}: max |TE| {np.max(np.abs(result.error[:, j])):.4g} N m, "
+                         f"{int(result.flags[:, j].sum())} samples flagged")
+        text = "\n".join(lines) + "\n"
+        if out:
+            def write(p: Path) -> None:
+                body = ["time_s,joints," + ",".join(f"te{j + 1}_Nm" for j in range(info.chain.n_joints))]
+                for r in rows:
+                    joints = " ".join(str(j + 1) for j in np.flatnonzero(result.flags[r]))
+                    body.append(f"{t[r]!r},{joints}," + ",".join(repr(float(v)) for v in result.error[r]))
+                p.write_text("\n".join(body) + "\n", encoding="utf-8")
 
-        atomic_write_all([(out, write)])
-    return text
+            _commit(job, [(out, write)])
+        return text
 
 
 def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | None = None,
@@ -334,27 +366,28 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
     from thermocomp.dynamics.regressor import regressor
     from thermocomp.io.urdf_inertials import urdf_with_parameters
 
-    _outputs([urdf_out, report], [robot, recording, friction])
-    info, table = _model(robot, friction)
-    rec = read_recording_csv(recording, info.chain.n_joints)
-    data = prepare(rec, IdentifyOptions())
-    predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
-    if table is not None:
-        predicted = predicted + table.torque(data.qd)
-    est = identify_payload(info.chain, data.q, data.qd, data.qdd, data.tau_raw, predicted)
-    text = est.text()
-    writes = []
-    if urdf_out:
-        if not est.identified[:4].all():
-            raise InputError("the recording does not determine the payload's mass and centre of mass; "
-                             "record a motion that moves the last links", path=str(recording))
-        payload = np.where(est.identified, est.parameters, 0.0)
-        urdf_text = urdf_with_parameters(robot, with_payload(info.parameters, payload))
-        writes.append((urdf_out, lambda p: p.write_text(urdf_text, encoding="utf-8")))
-    if report:
-        writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
-    atomic_write_all(writes)
-    return text
+    with _job({"--robot": robot, "--recording": recording, "--friction": friction},
+              {"--urdf-out": urdf_out, "--report": report}) as job:
+        info, table = _model(robot, friction)
+        rec = read_recording_csv(recording, info.chain.n_joints)
+        data = prepare(rec, IdentifyOptions())
+        predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
+        if table is not None:
+            predicted = predicted + table.torque(data.qd)
+        est = identify_payload(info.chain, data.q, data.qd, data.qdd, data.tau_raw, predicted)
+        text = est.text()
+        writes = []
+        if urdf_out:
+            if not est.identified[:4].all():
+                raise InputError("the recording does not determine the payload's mass and centre of mass; "
+                                 "record a motion that moves the last links", path=str(recording))
+            payload = np.where(est.identified, est.parameters, 0.0)
+            urdf_text = urdf_with_parameters(robot, with_payload(info.parameters, payload))
+            writes.append((urdf_out, lambda p: p.write_text(urdf_text, encoding="utf-8")))
+        if report:
+            writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
+        _commit(job, writes)
+        return text
 
 
 __all__ = ["IdentifyRun", "excitation_report", "run_excite", "run_experiment", "run_identify", "run_identify_step",
