@@ -248,3 +248,18 @@ def test_readme_command_runs_as_shown(tmp_path, capsys):
     rows = (tmp_path / "report.csv").read_text().splitlines()
     assert rows[0].startswith("motion,instruction,line,minute") and len(rows) == 1 + 8
     assert "wrote" in capsys.readouterr().out
+
+
+def test_numbers_expressions_and_aggregates_as_the_flexpendant_writes_them():
+    """``.5``, ``+5``, ``9E9``, a comment inside an aggregate, RAPID's operator precedence."""
+    from thermocomp.programs.rapid import rapid_program_from_text
+
+    text = ("MODULE m\n"
+            "  CONST robtarget a:=[[500,+0,600.],[.0,0,1,0],  ! a comment inside the aggregate\n"
+            "     [0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+            "  VAR num d := 10 + 2 * 3 - 8 / 4 MOD 3;\n"
+            "  PROC main()\n    MoveL Offs(a, d, -d, 2 * d - 1), v100, fine, tool0;\n  ENDPROC\nENDMODULE\n")
+    point = rapid_program_from_text(text).points[0]
+    # d = 10 + 6 - ((8 / 4) MOD 3) = 14
+    np.testing.assert_allclose(point.T_world_tcp[:3, 3], [0.514, -0.014, 0.627], atol=1e-15)
+    np.testing.assert_allclose(point.T_world_tcp[:3, :3], np.diag([-1.0, 1.0, -1.0]), atol=1e-15)

@@ -98,6 +98,20 @@ def test_arc_length_of_a_half_circle():
     assert arc_length(np.array([r, 0, 0]), np.array([0, r, 0]), np.array([-r, 0, 0])) == pytest.approx(np.pi * r)
 
 
+def _top_level(text: str) -> list[str]:
+    """``[a, [b], [[c]]]`` -> ``["a", "[b]", "[[c]]"]`` (whitespace around elements dropped)."""
+    parts, depth, start = [], 0, 1
+    for i, ch in enumerate(text):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if (ch == "," and depth == 1) or depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    return parts
+
+
 def _aggregate_texts(text: str, parser, name: str) -> list[str]:
     """The entries of the table ``name`` in a time-indexed program, read with the language's own grammar."""
     tree = parser.parse(text)
@@ -105,6 +119,8 @@ def _aggregate_texts(text: str, parser, name: str) -> list[str]:
         if node.data in ("data_decl", "assign") and any(str(t) == name for t in node.scan_values(lambda v: True)):
             value = node.children[-1]
             assert isinstance(value, Tree)
+            if value.data == "numbers":  # one token: split its top-level elements
+                return _top_level(str(value.children[0]))
             return [text[c.meta.start_pos:c.meta.end_pos] for c in value.children]
     raise AssertionError(f"no table {name}")
 

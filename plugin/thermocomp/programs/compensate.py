@@ -30,7 +30,15 @@ from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import ConfigurationError, InputError, ThermocompError
-from thermocomp.geometry.rotations import invert_transform, rotation_angle, transform
+from thermocomp.geometry.rotations import (
+    invert_transform,
+    matrix_from_quat_wxyz,
+    matrix_from_rotvec,
+    quat_wxyz_from_matrix,
+    rotation_angle,
+    rotvec_from_matrix,
+    transform,
+)
 from thermocomp.io.atomic import atomic_write_all, atomic_write_text, check_destination, check_not_input
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.results_csv import results_writer
@@ -553,39 +561,72 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     T_world_tcp_filtered = invert_transform(chain.T_world_base) @ transform(R_f, p_f) @ np.stack(
         [p.T_flange_tcp for p in points])
     conf = confdata_from_q(nominal, q) if prog.language == "rapid" and chain.n_joints == 6 else None
-    values: list[str | None] = []
-    at_argument: list[bool] = []
-    edits: list[w.Edit] = []
+    rapid = prog.language == "rapid"
+    m = len(points)
+    ok = status == Status.CONVERGED
+    is_joint = poses.is_joint
+    joint_text = ok & (is_joint | (output == "joints"))
+    pose_text = ok & ~joint_text
+    # what changed, in batch: joints against the written ones, poses against the program's (its world frame)
+    changed = np.zeros(m, dtype=bool)
+    changed[joint_text & ~is_joint] = True
+    jt = np.flatnonzero(joint_text & is_joint)
+    changed[jt] = np.max(np.abs(q[jt] - poses.q_given[jt]), axis=1) > w.KEEP_ANGLE
+    pt = np.flatnonzero(pose_text)
+    T_original = invert_transform(chain.T_world_base) @ poses.T_world_tcp[pt]
+    moved = np.linalg.norm(T_world_tcp_filtered[pt, :3, 3] - T_original[:, :3, 3], axis=1)
+    turned = rotation_angle(T_world_tcp_filtered[pt, :3, :3] @ np.swapaxes(T_original[:, :3, :3], -1, -2))
+    changed[pt] = (moved > w.KEEP_POSITION) | (turned > w.KEEP_ANGLE)
+    values: list[str | None] = [None] * m
     error_position, error_angle = [0.0], [0.0]
-    motions_of_point = [mo for mo in prog.motions for _ in mo.points]
-    for i, p in enumerate(points):
-        motion = motions_of_point[i]
-        if status[i] != Status.CONVERGED:
-            values.append(None)
-            at_argument.append(False)
-            continue
-        joint_text = output == "joints" or p.is_joint
-        if joint_text:
-            changed = not p.is_joint or w.point_changed(p, None, q[i], None)
-            text = _joint_text(prog, q[i], p) if changed else None
-            if text is not None:
-                q_written = _read_back_joints(prog, text)
-                R_a, p_a = fk(nominal, np.stack([q[i], q_written]))
-                error_position.append(float(np.linalg.norm(p_a[1] - p_a[0])))
-                error_angle.append(float(rotation_angle(R_a[1] @ R_a[0].T)))
+    # joint texts
+    jw = np.flatnonzero(joint_text & changed)
+    if jw.size:
+        shown = np.degrees(q[jw]) if rapid else q[jw]
+        texts = w.format_singles(shown)
+        extax = [points[i].extax for i in jw]
+        values_j = [w.rapid_joint_text(row, e) if rapid else "[" + ", ".join(row) + "]"
+                    for row, e in zip(texts, extax)]
+        for i, v in zip(jw.tolist(), values_j):
+            values[i] = v
+        back = w.stored_singles(shown)
+        q_back = np.radians(back) if rapid else back
+        R_a, p_a = fk(nominal, q[jw])
+        R_b, p_b = fk(nominal, q_back)
+        error_position.append(float(np.linalg.norm(p_b - p_a, axis=1).max()))
+        error_angle.append(float(rotation_angle(R_b @ np.swapaxes(R_a, -1, -2)).max()))
+    # pose texts
+    pw = np.flatnonzero(pose_text & changed)
+    if pw.size:
+        T_frame = invert_transform(np.stack([points[i].T_world_frame for i in pw])) @ T_world_tcp_filtered[pw]
+        if rapid:
+            quat = quat_wxyz_from_matrix(T_frame[:, :3, :3])
+            shown = np.hstack([T_frame[:, :3, 3] * 1e3, quat])
+            texts = w.format_singles(shown)
+            for k, i in enumerate(pw.tolist()):
+                values[i] = w.rapid_robtarget_text(texts[k], conf[i], points[i].extax)
+            back = w.stored_singles(shown)
+            R_back = matrix_from_quat_wxyz(back[:, 3:])
+            p_back = back[:, :3] * 1e-3
         else:
-            cf = None if conf is None else tuple(int(c) for c in conf[i])
-            changed = w.point_changed(p, T_world_tcp_filtered[i], None, cf)
-            T_frame_tcp = invert_transform(p.T_world_frame) @ T_world_tcp_filtered[i]
-            text = _pose_text(prog, T_frame_tcp, cf, p) if changed else None
-            if text is not None:
-                T_written = _read_back_pose(prog, text)
-                error_position.append(float(np.linalg.norm(T_written[:3, 3] - T_frame_tcp[:3, 3])))
-                error_angle.append(float(rotation_angle(T_written[:3, :3] @ T_frame_tcp[:3, :3].T)))
-        values.append(text)
-        at_argument.append(output == "joints" and not p.is_joint)
-        if output == "joints" and not p.is_joint and motion.kind != ABSOLUTE_JOINT:
-            edits.extend(_joint_instruction_edits(prog, motion))
+            shown = np.hstack([T_frame[:, :3, 3], rotvec_from_matrix(T_frame[:, :3, :3])])
+            texts = w.format_singles(shown)
+            for k, i in enumerate(pw.tolist()):
+                values[i] = "p[" + ", ".join(texts[k]) + "]"
+            back = w.stored_singles(shown)
+            R_back = matrix_from_rotvec(back[:, 3:])
+            p_back = back[:, :3]
+        error_position.append(float(np.linalg.norm(p_back - T_frame[:, :3, 3], axis=1).max()))
+        error_angle.append(float(rotation_angle(R_back @ np.swapaxes(T_frame[:, :3, :3], -1, -2)).max()))
+    at_argument = [bool(output == "joints" and not points[i].is_joint) for i in range(m)]
+    edits: list[w.Edit] = []
+    if output == "joints":
+        first = 0
+        for motion in prog.motions:
+            own = slice(first, first + len(motion.points))
+            first += len(motion.points)
+            if motion.kind != ABSOLUTE_JOINT and not all(p.is_joint for p in motion.points) and np.all(ok[own]):
+                edits.extend(_joint_instruction_edits(prog, motion))
     # a MoveC in joints form is rewritten as a whole statement; its points' own edits are dropped
     whole = {(mo.statement.start, mo.statement.end) for mo in prog.motions
              if output == "joints" and mo.kind == CIRCULAR}

@@ -27,7 +27,7 @@ import numpy as np
 from thermocomp._typing import FloatArray
 from thermocomp.geometry.rotations import matrix_from_rotvec, rotation_angle, rotvec_from_matrix
 from thermocomp.kinematics.fk import fk_jacobian
-from thermocomp.kinematics.ik import Status, solve_ik
+from thermocomp.kinematics.ik import Status, sigma_min_lower_bound, solve_ik
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.programs.model import ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram
 from thermocomp.programs.timing import Timing
@@ -158,8 +158,8 @@ def _check_paths(chain, model, motions, q_versions, R_tcp, p_tcp, T_flange_tcp, 
         result = solve_ik(model, R_f, p_f, q_prev, measure_singularity=False)
         q_s = np.where((result.status == Status.CONVERGED)[:, None], result.q, q_prev)
         _, _, J = fk_jacobian(model, q_s)
-        sv = np.linalg.svd(J, compute_uv=False)
-        sigma_min = np.minimum(sigma_min, sv[:, -1])
+        sigma = sigma_min_lower_bound(J)  # exact where it matters (below 10x the threshold)
+        sigma_min = np.minimum(sigma_min, sigma)
         # the twist of the TCP at this step: along the move at its programmed speed
         d = (pb - pa).reshape(-1, 3)
         t = np.maximum(np.repeat(durations[None], k, axis=0).reshape(-1), 1e-9)
@@ -169,7 +169,7 @@ def _check_paths(chain, model, motions, q_versions, R_tcp, p_tcp, T_flange_tcp, 
         offset = np.einsum("kij,kj->ki", R_f, tool_p)
         v_flange = v - np.cross(w, offset)
         twist = np.concatenate([v_flange, w], axis=1)
-        qd = np.einsum("kij,kj->ki", np.linalg.pinv(J), twist)
+        qd = _joint_rates(J, twist, sigma)
         ratio = np.abs(qd) / chain.velocity
         worst = np.argmax(ratio, axis=1)
         better = ratio[np.arange(ratio.shape[0]), worst] > speed_ratio
@@ -195,6 +195,18 @@ def _check_paths(chain, model, motions, q_versions, R_tcp, p_tcp, T_flange_tcp, 
             findings_of[i].append(
                 f"joint speed: the move's TCP speed demands {speed_ratio[flat] * np.degrees(chain.velocity[joint]):.4g} "
                 f"deg/s of joint {joint + 1} (datasheet {np.degrees(chain.velocity[joint]):.4g} deg/s)")
+
+
+def _joint_rates(J: FloatArray, twist: FloatArray, sigma: FloatArray) -> FloatArray:
+    """``J^-1 twist`` ``(r, n)``: solved where ``J`` is square and regular, least squares elsewhere."""
+    r, rows, n = J.shape
+    qd = np.empty((r, n))
+    regular = sigma > 1e-9 if rows == n else np.zeros(r, dtype=bool)
+    if np.any(regular):
+        qd[regular] = np.linalg.solve(J[regular], twist[regular][..., None])[..., 0]
+    if not np.all(regular):
+        qd[~regular] = np.einsum("kij,kj->ki", np.linalg.pinv(J[~regular]), twist[~regular])
+    return qd
 
 
 def _arc_points(p0: FloatArray, pv: FloatArray, p1: FloatArray, u: float) -> FloatArray:

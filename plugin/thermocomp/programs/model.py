@@ -16,6 +16,7 @@ See docs/programs.md and docs/conventions.md.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -187,12 +188,14 @@ class RobotProgram:
     newline: str = "\n"
     extra: dict = field(default_factory=dict)
 
-    @property
+    @functools.cached_property
     def motions(self) -> tuple[Motion, ...]:
+        """The motions of :attr:`steps`, in order (computed once)."""
         return tuple(s for s in self.steps if isinstance(s, Motion))
 
-    @property
+    @functools.cached_property
     def points(self) -> tuple[Point, ...]:
+        """Every point of every motion, in execution order (computed once)."""
         return tuple(p for m in self.motions for p in m.points)
 
 

@@ -26,8 +26,10 @@ x, y, z)``; everything returned is SI (docs/conventions.md).
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import functools
+import json
 from dataclasses import dataclass
 from importlib import resources
 
@@ -37,7 +39,7 @@ from lark.exceptions import UnexpectedInput
 
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
-from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z, transform
+from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
 from thermocomp.io.files import read_input_bytes
 from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
@@ -222,6 +224,7 @@ class _Walker:
         self.visited: set[str] = set()
         self.velset = (100.0, float("inf"))  # VelSet override [%], max TCP speed [mm/s]
         self.direct_refs: set[int] = set()  # name tokens that are a followed motion's point
+        self._cache: dict = {}
 
     # ----- errors and findings
     def error(self, message: str, where: Tree | Token) -> InputError:
@@ -258,6 +261,10 @@ class _Walker:
     def finish_points(self, tree: Tree) -> tuple:
         """A declaration is rewritten only if every use of its name in the module is a followed motion's point
         (an ``Offs(p10, ...)`` elsewhere, or a motion left as written, must keep reading the old value)."""
+        declared = {p.name.lower() for step in self.steps if isinstance(step, Motion) for p in step.points
+                    if p.name and p.text != p.argument}
+        if not declared:  # every target inline (a CAM program): nothing to check
+            return tuple(self.steps)
         uses: dict[str, set[int]] = {}
         for node in tree.find_data("name"):
             token = node.children[0]
@@ -368,19 +375,15 @@ class _Walker:
             return data.value, data.type
         if kind == "aggregate":
             return [self.evaluate(c, local) for c in node.children], None
+        if kind == "numbers":
+            return numbers_value(str(node.children[0])), None
         if kind == "signed":
             sign, value = str(node.children[0]), self.evaluate(node.children[1], local)
             if not isinstance(value, float):
                 raise _Unsupported("a sign before a value that is not a number", node)
             return (-value if sign == "-" else value), "num"
-        if kind in ("sum", "product"):
-            value = self._number(node.children[0], local)
-            for op, operand in zip(node.children[1::2], node.children[2::2]):
-                op_text = str(op.children[0] if isinstance(op, Tree) else op).lower()
-                right = self._number(operand, local)
-                value = {"+": value + right, "-": value - right, "*": value * right}.get(op_text) \
-                    if op_text in "+-*" else self._divide(value, right, op_text, operand)
-            return value, "num"
+        if kind == "expr":
+            return self.arithmetic(node, local), "num"
         if kind == "component":
             base, btype = self.evaluate_typed(node.children[0], local)
             field_name = str(node.children[1]).lower()
@@ -393,6 +396,25 @@ class _Walker:
         if kind == "func_call":
             return self.call_function(node, local)
         raise _Unsupported(f"cannot evaluate this expression ({kind})", node)
+
+    def arithmetic(self, node: Tree, local) -> float:
+        """``a op b op c ...`` with RAPID's precedence: ``* / DIV MOD`` before ``+ -`` (left to right)."""
+        operands = [node.children[0]] + node.children[2::2]
+        ops = [str(op.children[0]).lower() for op in node.children[1::2]]
+        if any(op not in ("+", "-", "*", "/", "div", "mod") for op in ops):
+            raise _Unsupported(f"a condition ({', '.join(sorted(set(ops)))}) is not evaluated", node)
+        terms, signs = [self._number(operands[0], local)], []
+        for op, operand in zip(ops, operands[1:]):
+            value = self._number(operand, local)
+            if op in ("+", "-"):
+                terms.append(value)
+                signs.append(op)
+            else:
+                terms[-1] = terms[-1] * value if op == "*" else self._divide(terms[-1], value, op, operand)
+        total = terms[0]
+        for op, value in zip(signs, terms[1:]):
+            total = total + value if op == "+" else total - value
+        return total
 
     def _number(self, node, local) -> float:
         value = self.evaluate(node, local)
@@ -560,18 +582,11 @@ class _Walker:
         for opt in ("corr", "tload"):
             if opt in optional:
                 raise _Unsupported(f"{name_token} \\{opt.capitalize()} is not followed", statement)
-        tool = self.evaluate_as(positional[n_points + 2], local, "tooldata")
-        if tool[0] is not True:
-            raise _Unsupported("a stationary tool (robhold FALSE) is not supported", positional[n_points + 2])
+        T_flange_tcp = self.frame(positional[n_points + 2], local, "tooldata")
         wobj_node = optional.get("wobj")
-        wobj = PREDEFINED["wobj0"][1] if wobj_node is None else self.evaluate_as(wobj_node, local, "wobjdata")
-        if wobj[0] is True or wobj[2] != "":  # type: ignore[index]
-            raise _Unsupported("a work object held by the robot or moved by a mechanical unit is not supported",
-                               wobj_node)
-        T_world_frame = _T_from_pose(wobj[3]) @ _T_from_pose(wobj[4])  # type: ignore[index]
-        T_flange_tcp = _T_from_pose(tool[1])
+        T_world_frame = np.eye(4) if wobj_node is None else self.frame(wobj_node, local, "wobjdata")
         points = tuple(self.point(positional[i], local, kind, T_world_frame, T_flange_tcp) for i in range(n_points))
-        speed = self.evaluate_as(positional[n_points], local, "speeddata")
+        speed = self.cached(positional[n_points], local, "speeddata")
         v_tcp, v_ori = float(speed[0]), float(speed[1])  # type: ignore[index]
         if "v" in optional and optional["v"] is not None:
             v_tcp = self._number(optional["v"], local)
@@ -584,6 +599,26 @@ class _Walker:
             duration_s=duration,
         ))
 
+    def cached(self, node, local, dtype: str):
+        """:meth:`evaluate_as` of a plain name, evaluated once per name (tools, work objects and speeds repeat)."""
+        if not (isinstance(node, Tree) and node.data == "name"):
+            return self.evaluate_as(node, local, dtype)
+        key = (dtype, str(node.children[0]).lower(), id(local) if str(node.children[0]).lower() in local else 0)
+        if key[1] in self.assigned or key not in self._cache:
+            self._cache[key] = self.evaluate_as(node, local, dtype)
+        return self._cache[key]
+
+    def frame(self, node, local, dtype: str) -> FloatArray:
+        """The TCP in the flange (``tooldata``) or the object frame in the world (``wobjdata``), ``(4, 4)``."""
+        value = self.cached(node, local, dtype)
+        if dtype == "tooldata":
+            if value[0] is not True:
+                raise _Unsupported("a stationary tool (robhold FALSE) is not supported", node)
+            return _T_from_pose(value[1])
+        if value[0] is True or value[2] != "":
+            raise _Unsupported("a work object held by the robot or moved by a mechanical unit is not supported", node)
+        return _T_from_pose(value[3]) @ _T_from_pose(value[4])
+
     def point(self, node, local, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray) -> Point:
         dtype = "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"
         value = self.evaluate_as(node, local, dtype)
@@ -593,12 +628,15 @@ class _Walker:
             data = self.lookup(node.children[0], local)
             name = data.name
             self.direct_refs.add(node.children[0].start_pos)
-            if data.node is not None and isinstance(data.node, Tree) and data.node.data == "aggregate":
+            if isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers"):
                 text_node = data.node
         extax_text = ""
         if isinstance(text_node, Tree) and text_node.data == "aggregate":
             extax_node = text_node.children[-1]
             extax_text = self.text[span_of(extax_node).start:span_of(extax_node).end]
+        elif isinstance(text_node, Tree) and text_node.data == "numbers":
+            whole = str(text_node.children[0])
+            extax_text = whole[whole.rfind("["):whole.rfind("]")].rstrip()
         if kind == ABSOLUTE_JOINT:
             q = np.radians(np.asarray(value[0], dtype=float))  # type: ignore[index]
             return Point(T_world_tcp=None, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, q=q, confdata=None,
@@ -616,9 +654,32 @@ class _Walker:
                      extax=extax_text, name=name)
 
 
+def numbers_value(text: str) -> list:
+    """The nested lists of floats of a ``NUMBERS`` token (``[[515,0,712],[1,0,0,0]]``, ``.5``, ``9E+09``)."""
+    try:
+        return json.loads(text, parse_int=float)
+    except ValueError:  # RAPID allows what JSON does not: .5, 5., +5
+        return _floats(ast.literal_eval(text))
+
+
+def _floats(value):
+    return [_floats(v) for v in value] if isinstance(value, (list, tuple)) else float(value)
+
+
 def _T_from_pose(pose) -> FloatArray:
-    """A RAPID ``pose`` ``[[x, y, z] mm, [q1..q4] (w, x, y, z)]`` as a transform [m]."""
-    return transform(matrix_from_quat_wxyz(np.asarray(pose[1], dtype=float)), np.asarray(pose[0], dtype=float) * 1e-3)
+    """A RAPID ``pose`` ``[[x, y, z] mm, [q1..q4] (w, x, y, z)]`` as a transform [m].
+
+    The quaternion is normalised (as :func:`~thermocomp.geometry.rotations.matrix_from_quat_wxyz`);
+    written out in plain Python: one pose at a time, numpy's per-call cost would dominate.
+    """
+    (x, y, z), (w, a, b, c) = pose[0], pose[1]
+    s = 1.0 / (w * w + a * a + b * b + c * c)
+    return np.array([
+        [1 - 2 * s * (b * b + c * c), 2 * s * (a * b - w * c), 2 * s * (a * c + w * b), x * 1e-3],
+        [2 * s * (a * b + w * c), 1 - 2 * s * (a * a + c * c), 2 * s * (b * c - w * a), y * 1e-3],
+        [2 * s * (a * c - w * b), 2 * s * (b * c + w * a), 1 - 2 * s * (a * a + b * b), z * 1e-3],
+        [0.0, 0.0, 0.0, 1.0],
+    ])
 
 
 def _copy(value):

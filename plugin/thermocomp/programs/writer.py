@@ -40,9 +40,39 @@ NOISE_DECIMALS = 9
 
 
 def format_single(x: float) -> str:
-    """The shortest decimal text of ``x`` rounded to a 32-bit float (``-0`` written ``0``)."""
-    text = np.format_float_positional(np.float32(round(float(x), NOISE_DECIMALS)), unique=True, trim="-")
-    return "0" if text in ("-0", "0") else text
+    """The shortest decimal text of ``x`` rounded to a 32-bit float (``-0`` written ``0``, ``5.0`` written ``5``)."""
+    return format_singles(np.array([[x]]))[0][0]
+
+
+def format_singles(values: FloatArray) -> list[list[str]]:
+    """:func:`format_single` of every entry of ``values`` ``(r, k)``, row by row (the batch form)."""
+    stored = np.round(np.asarray(values, dtype=float), NOISE_DECIMALS).astype(np.float32)
+    out = []
+    for row in stored:
+        texts = []
+        for v in row:
+            text = str(v)  # numpy's shortest text that reads back as the same 32-bit float
+            if text.endswith(".0"):
+                text = text[:-2]
+            texts.append("0" if text in ("-0", "0") else text)
+        out.append(texts)
+    return out
+
+
+def stored_singles(values: FloatArray) -> FloatArray:
+    """The values the controller stores for the texts of :func:`format_singles` (32-bit, as doubles)."""
+    return np.round(np.asarray(values, dtype=float), NOISE_DECIMALS).astype(np.float32).astype(float)
+
+
+def rapid_robtarget_text(texts: list[str], confdata, extax: str) -> str:
+    """A robtarget from the formatted ``x, y, z, q1..q4`` texts, confdata and the external axes' text."""
+    conf = ",".join(str(int(c)) for c in confdata)
+    return f"[[{','.join(texts[:3])}],[{','.join(texts[3:7])}],[{conf}],{extax or _NO_EXTAX}]"
+
+
+def rapid_joint_text(texts: list[str], extax: str) -> str:
+    """A jointtarget from the formatted joint texts [deg] and the external axes' text."""
+    return f"[[{','.join(texts)}],{extax or _NO_EXTAX}]"
 
 
 def read_single(text: str) -> float:

@@ -1,0 +1,127 @@
+"""A 100,000-motion RAPID program against the same targets as a timed CSV (issue 11's speed target).
+
+The toolpath of bench/toolpath.py (a layered spiral print, IRB140) is written
+twice: as a RAPID module of ``MoveL`` instructions with inline robtargets (as
+a CAM post-processor writes them, confdata from the path's joints), and as
+the self-describing targets CSV with ``time_min`` (variant B: no reference
+joints, as the program has none). Both are compensated with the exaggerated
+table, each motion at its own minute (``--timed`` for the program), in
+fresh processes; the script prints both wall times and their ratio.
+
+Run: ``.venv/bin/python bench/programs.py [--poses 100000] [--profile]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+DEFORMATION = REPO / "deformations" / "exaggerated.csv"
+#: "About the time of the same targets as CSV", read as this factor (the issue's wording; bench/run.py's ABOUT).
+ABOUT = 1.25
+
+
+def write_program(path: Path, csv: Path, poses: int) -> None:
+    sys.path.insert(0, str(HERE))
+    from toolpath import DURATION_MIN, Toolpath
+
+    import thermocomp as tc
+    from thermocomp.geometry.rotations import euler_xyz_from_matrix, quat_wxyz_from_matrix
+    from thermocomp.kinematics.confdata import confdata_from_q
+
+    path_ = Toolpath()
+    q = path_.q(poses)
+    model = tc.nominal_model(path_.chain)
+    R, p = tc.fk(model, q)
+    quat = quat_wxyz_from_matrix(R)
+    cf = confdata_from_q(model, q)
+    values = np.hstack([p * 1e3, quat])
+    line = ("    MoveL [[%.9g,%.9g,%.9g],[%.9g,%.9g,%.9g,%.9g],[%d,%d,%d,%d],"
+            "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]], v5, z1, tool0;\n")
+    with open(path, "w", encoding="latin-1") as handle:
+        handle.write("MODULE Print\n  PROC main()\n")
+        for start in range(0, poses, 50_000):
+            rows = zip(values[start:start + 50_000].tolist(), cf[start:start + 50_000].tolist())
+            handle.write("".join(line % (*v, *c) for v, c in rows))
+        handle.write("  ENDPROC\nENDMODULE\n")
+    euler = np.degrees(euler_xyz_from_matrix(R))
+    time_min = np.linspace(0.0, DURATION_MIN, poses)
+    table = np.hstack([p * 1e3, euler, time_min[:, None]])
+    with open(csv, "w", encoding="utf-8") as handle:
+        handle.write("name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg,time_min\n")
+        fmt = "T%d," + ",".join(["%.12g"] * table.shape[1]) + "\n"
+        handle.write("".join(fmt % (i, *row) for i, row in enumerate(table.tolist())))
+
+
+def worker(kind: str, source: Path, out: Path, profile: bool) -> dict:
+    import cProfile
+    import io
+    import pstats
+
+    import thermocomp as tc
+    from thermocomp.programs import ProgramOptions, compensate_program
+
+    t0 = time.perf_counter()
+    prof = cProfile.Profile() if profile else None
+    if prof:
+        prof.enable()
+    if kind == "program":
+        report = compensate_program("irb140", DEFORMATION, source, out, program_options=ProgramOptions(timed=True))
+        facts = {"rows": report.summary.n_rows, "failed": len(report.failed), "solver_s": report.summary.solver_seconds,
+                 "findings": len(report.feasibility)}
+    else:
+        report = tc.run_compensation("irb140", DEFORMATION, source, out=out)
+        facts = {"rows": report.summary.n_rows, "failed": report.summary.n_failed,
+                 "solver_s": report.summary.solver_seconds}
+    facts["wall_s"] = time.perf_counter() - t0
+    if prof:
+        prof.disable()
+        text = io.StringIO()
+        pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats(25)
+        facts["profile"] = text.getvalue()
+    return facts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--poses", type=int, default=100_000)
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--worker", nargs=3, metavar=("KIND", "SOURCE", "OUT"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        print(json.dumps(worker(args.worker[0], Path(args.worker[1]), Path(args.worker[2]), args.profile)))
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        program, csv = tmp / "print.mod", tmp / "print.csv"
+        t0 = time.perf_counter()
+        write_program(program, csv, args.poses)
+        print(f"wrote {args.poses:,} motions: {program.stat().st_size / 1e6:.1f} MB RAPID, "
+              f"{csv.stat().st_size / 1e6:.1f} MB CSV ({time.perf_counter() - t0:.1f} s)")
+        results = {}
+        for kind, source, out in (("csv", csv, tmp / "out.csv"), ("program", program, tmp / "out.mod")):
+            cmd = [sys.executable, __file__, "--worker", kind, str(source), str(out)] + (["--profile"] if args.profile else [])
+            done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            results[kind] = json.loads(done.stdout)
+            r = results[kind]
+            print(f"{kind:8} {r['wall_s']:7.1f} s wall, solver {r['solver_s']:.1f} s, {r['rows']:,} rows, "
+                  f"{r['failed']} failed" + (f", {r['findings']} feasibility findings" if "findings" in r else ""))
+            if args.profile:
+                print(r["profile"])
+        ratio = results["program"]["wall_s"] / results["csv"]["wall_s"]
+        verdict = "met" if ratio <= ABOUT else "MISSED"
+        print(f"program / CSV wall time: x{ratio:.2f} (target: about the same, <= x{ABOUT}): {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
