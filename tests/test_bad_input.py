@@ -385,3 +385,14 @@ def test_sim_killed_mid_run_leaves_nothing(tmp_path, signame):
     assert list(work.iterdir()) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.csv", "tmp"]
     assert (tmp_path / "m.csv").read_text() == "earlier measurement\n"
+
+
+def test_program_outputs_go_through_the_same_checks_and_the_plot_with_them(case, capsys):
+    """compensate --program: the plot is one of the outputs written all or none, never an input."""
+    (case / "p.mod").write_bytes((REPO / "examples" / "rapid_program.mod").read_bytes())
+    program = ["compensate", "--program", "p.mod", "--deformation", "d.csv", "--static"]
+    refused(case, capsys, [*program, "--out", "o.mod", "--plot", "p.mod"], EXIT_INPUT, "overwrite the input")
+    refused(case, capsys, [*program, "--out", "o.mod", "--plot", "nodir/p.png"], EXIT_INPUT, "folder does not exist")
+    code, out, err = run_cli(capsys, [*program, "--out", "o.mod", "--plot", "p.png"])
+    assert code == EXIT_OK, err
+    assert (case / "o.mod").is_file() and (case / "p.png").read_bytes().startswith(b"\x89PNG") and "wrote p.png" in out

@@ -128,19 +128,17 @@ def _run_program(args: argparse.Namespace) -> int:
                                     program_options=program_options, allow_failures=args.allow_failures,
                                     results=args.results, report=args.program_report,
                                     progress=ProgressBar("compensating", enabled=settings.progress),
-                                    robot_options=robot_file_options(args))
+                                    robot_options=robot_file_options(args), plot=args.plot)
     except ProgramCompensationFailed as exc:
         print(exc.report.text(), file=sys.stderr)
         print(f"thermocomp: error: {exc}", file=sys.stderr)
         return EXIT_FAILED_ROWS
     print(report.text())
+    if args.plot:
+        print(f"wrote {args.plot}")
     if report.unsupported:
         print(f"thermocomp: warning: {len(report.unsupported)} construct(s) left as written, not compensated",
               file=sys.stderr)
-    if args.plot:
-        from thermocomp.plotting import plot_summary
-
-        print(f"wrote {plot_summary(report.summary, args.plot, title=report.program)}")
     return EXIT_OK
 
 

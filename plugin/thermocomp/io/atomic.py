@@ -19,16 +19,20 @@ from typing import IO
 
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
-from thermocomp.io.job import Job, new_file_mode, temporary_beside
+from thermocomp.io.job import Job, new_file_mode, same_file, temporary_beside
 
 
 def check_not_input(output: PathLike, inputs: list[PathLike]) -> None:
-    """Refuse an output path that is one of the inputs (never overwrite an input)."""
-    out = Path(output)
+    """Refuse an output path that is one of the inputs (never overwrite an input).
+
+    The same file by resolved path, or by device and inode (symlinks and
+    hard links followed): :func:`thermocomp.io.job.same_file`. A command
+    declares its files in a :class:`~thermocomp.io.job.Job` instead, which
+    checks this and more with every option named (docs/jobs.md).
+    """
     for item in inputs:
-        src = Path(item)
-        if out.exists() and src.exists() and out.samefile(src) or out.resolve() == src.resolve():
-            raise InputError(f"output would overwrite the input {src}; choose another output path", path=str(out))
+        if same_file(output, item):
+            raise InputError(f"output would overwrite the input {item}; choose another output path", path=str(output))
 
 
 def check_destination(path: PathLike) -> Path:
@@ -39,14 +43,19 @@ def check_destination(path: PathLike) -> Path:
     Raises
     ------
     InputError
-        Naming ``path``: it is a directory, or its folder does not exist.
-        (Permissions show only when writing: :func:`atomic_open`.)
+        Naming ``path``: it is a directory, a FIFO, a device (anything but a
+        regular file or a new name), its folder does not exist or is not
+        writable (a :class:`~thermocomp.io.job.Job`'s check of one output).
     """
     dest = Path(path)
-    if dest.is_dir():
-        raise InputError("cannot write: expected a file path, got a directory", path=str(dest))
-    if not dest.parent.is_dir():  # a bare file name's parent is Path(".")
-        raise InputError("cannot write: the folder does not exist", path=str(dest))
+    job = Job()
+    job.output(dest)
+    found = job.conflicts()
+    if found:
+        message = found[0].split(": ", 1)[1] if found[0].startswith(f"{dest}: ") else found[0]
+        if "got a directory" in message:
+            message = "cannot write: expected a file path, got a directory"
+        raise InputError(message, path=str(dest))
     return dest
 
 

@@ -251,9 +251,9 @@ class Job:
         real = Path(os.path.realpath(out.path))
         folder = real.parent
         if not folder.is_dir():
-            return [f"{label}: cannot write: the folder {out.path.parent} does not exist"]
+            return [f"{label}: cannot write: the folder does not exist ({out.path.parent})"]
         if not os.access(folder, os.W_OK | os.X_OK):
-            return [f"{label}: cannot write: the folder {out.path.parent} is not writable"]
+            return [f"{label}: cannot write: the folder is not writable ({out.path.parent})"]
         if len(os.fsencode(real.name)) > _name_max(folder):
             return [f"{label}: cannot write: the file name is too long for the file system ({_name_max(folder)} bytes)"]
         found = []

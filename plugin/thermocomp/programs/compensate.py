@@ -353,6 +353,7 @@ def compensate_program(
     report: PathLike | None = None,
     progress: ProgressCallback | None = None,
     robot_options: RobotFileOptions | None = None,
+    plot: PathLike | None = None,
 ) -> ProgramReport:
     """Compensate the robot program ``program`` and write it to ``out``.
 
@@ -378,6 +379,9 @@ def compensate_program(
         Also write the results CSV (one row per solve, as the CSV path).
     report
         Also write the program report: ``<report>`` as text and ``<report stem>.csv`` one row per motion.
+    plot
+        Also draw the errors and corrections per minute as PNG
+        (:func:`thermocomp.plotting.plot_png`), written with the other outputs, all or none.
 
     Raises
     ------
@@ -396,7 +400,7 @@ def compensate_program(
         table = read_deformation_csv(deformation, n_joints=chain.n_joints)
     table.check_matches(chain.n_joints, chain.name)
     inputs = [p for p in (deformation, program, robot) if isinstance(p, (str, Path))]
-    outputs = [p for p in (out, results, report) if p is not None]
+    outputs = [p for p in (out, results, report, plot) if p is not None]
     report_csv = None if report is None else Path(report).with_suffix(".csv")
     if report_csv is not None:
         outputs.append(report_csv)
@@ -524,6 +528,11 @@ def compensate_program(
     if report is not None:
         writes.append((report, lambda path: atomic_write_text(path, rep.text() + "\n")))
         writes.append((report_csv, lambda path: atomic_write_text(path, rep.csv_text())))
+    if plot is not None:  # drawn before anything is written: all outputs appear together or none (docs/jobs.md)
+        from thermocomp.plotting import plot_png
+
+        png = plot_png(rep.summary, title=rep.program, where="--plot")
+        writes.append((plot, lambda path: Path(path).write_bytes(png)))
     atomic_write_all(writes)
     return rep
 
