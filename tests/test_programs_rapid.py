@@ -263,3 +263,17 @@ def test_numbers_expressions_and_aggregates_as_the_flexpendant_writes_them():
     # d = 10 + 6 - ((8 / 4) MOD 3) = 14
     np.testing.assert_allclose(point.T_world_tcp[:3, 3], [0.514, -0.014, 0.627], atol=1e-15)
     np.testing.assert_allclose(point.T_world_tcp[:3, :3], np.diag([-1.0, 1.0, -1.0]), atol=1e-15)
+
+
+def test_an_output_over_the_input_or_another_output_is_refused_before_any_work(tmp_path):
+    from helpers import REPO
+
+    program = tmp_path / "p.mod"
+    program.write_bytes((REPO / "examples" / "rapid_program.mod").read_bytes())
+    zero = DeformationTable.from_mm_deg(np.zeros((6, 6)))
+    with pytest.raises(InputError, match="--out"):
+        compensate_program("irb140", zero, program, program)
+    assert program.read_bytes() == (REPO / "examples" / "rapid_program.mod").read_bytes()
+    with pytest.raises(InputError, match="--results"):
+        compensate_program("irb140", zero, program, tmp_path / "o.mod", results=tmp_path / "o.mod")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.mod"]

@@ -39,8 +39,8 @@ from thermocomp.geometry.rotations import (
     rotvec_from_matrix,
     transform,
 )
-from thermocomp.io.atomic import atomic_write_all, atomic_write_text, check_destination, check_not_input
 from thermocomp.io.deformation_csv import read_deformation_csv
+from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.kinematics.confdata import confdata_from_q, to_quadrants
@@ -399,21 +399,32 @@ def compensate_program(
     else:
         table = read_deformation_csv(deformation, n_joints=chain.n_joints)
     table.check_matches(chain.n_joints, chain.name)
-    inputs = [p for p in (deformation, program, robot) if isinstance(p, (str, Path))]
-    outputs = [p for p in (out, results, report, plot) if p is not None]
-    report_csv = None if report is None else Path(report).with_suffix(".csv")
-    if report_csv is not None:
-        outputs.append(report_csv)
-    for path in outputs:
-        check_not_input(path, inputs)
-        check_destination(path)
-    if len({Path(p).resolve() for p in outputs}) != len(outputs):
-        raise InputError("two outputs have the same path; choose different paths for --out, --results and "
-                         "--program-report (whose CSV is the report's name with .csv)")
     if out is not None and _language_of(out) != _language_of(program):
         raise InputError(f"the output must be in the program's language: expected an extension like "
                          f"{Path(program).suffix!r}, got {Path(out).suffix!r}", path=str(out))
+    report_csv = None if report is None else Path(report).with_suffix(".csv")
+    # every file declared and checked before any work; the outputs appear all or none (issue 9's job)
+    with Job() as job:
+        for path, option in ((deformation, "--deformation"), (program, "--program"), (robot, "--robot")):
+            if isinstance(path, (str, Path)) and (option != "--robot" or Path(path).suffix):
+                job.input(path, option)
+        job.output(out, "--out")
+        job.output(results, "--results")
+        job.output(report, "--program-report")
+        job.output(report_csv, "--program-report (its CSV)")
+        job.output(plot, "--plot")
+        job.check()
+        rep, writes = _compensate_program(chain, table, program, out, options, popts, allow_failures, results,
+                                          report, report_csv, progress, plot)
+        for dest, write in writes:
+            job.write_with(dest, write)
+        job.commit()
+    return rep
 
+
+def _compensate_program(chain, table, program, out, options, popts, allow_failures, results, report, report_csv,
+                        progress, plot):
+    """The work of :func:`compensate_program`: returns the report and ``(destination, write)`` pairs."""
     prog = read_program(program)
     if prog.unsupported and popts.unsupported == "refuse":
         listed = "\n".join("  " + f.text(prog.path) for f in prog.unsupported)
@@ -526,15 +537,14 @@ def compensate_program(
                     handle.write(chunk, names)
         writes.append((results, write_results))
     if report is not None:
-        writes.append((report, lambda path: atomic_write_text(path, rep.text() + "\n")))
-        writes.append((report_csv, lambda path: atomic_write_text(path, rep.csv_text())))
+        writes.append((report, lambda path: Path(path).write_text(rep.text() + "\n", encoding="utf-8")))
+        writes.append((report_csv, lambda path: Path(path).write_text(rep.csv_text(), encoding="utf-8")))
     if plot is not None:  # drawn before anything is written: all outputs appear together or none (docs/jobs.md)
         from thermocomp.plotting import plot_png
 
         png = plot_png(rep.summary, title=rep.program, where="--plot")
         writes.append((plot, lambda path: Path(path).write_bytes(png)))
-    atomic_write_all(writes)
-    return rep
+    return rep, writes
 
 
 def rounding_bound(reach: float) -> float:
