@@ -194,7 +194,8 @@ def test_every_robot_command_takes_the_robot_file_options(tmp_path: Path, arm: P
     assert main(["robot", "export", str(arm), "--out", str(out), *common]) == EXIT_OK
     q = np.array([[0.3, -0.7]])
     np.testing.assert_allclose(fk_matrix(nominal_model(load_robot(str(out))), q), [oracle(q[0], 0.5)], rtol=0, atol=1e-9)
-    for command in (["compensate"], ["sim"], ["inertia"], ["coppeliasim", "convention"]):
+    for command in (["compensate"], ["sim"], ["inertia"], ["calibrate"], ["track"], ["robot", "show"],
+                    ["coppeliasim", "convention"]):
         text = capsys.readouterr() and _help(command, capsys)
         for flag in ("--base-link", "--tip-link", "--xacro-arg", "--package-path"):
             assert flag in text, (command, flag)

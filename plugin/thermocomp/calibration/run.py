@@ -24,6 +24,7 @@ from thermocomp.errors import ConfigurationError
 from thermocomp.io.atomic import atomic_write_all, check_destination, check_not_input
 from thermocomp.io.deformation_csv import write_deformation_csv
 from thermocomp.io.measurements_csv import read_measurements_csv
+from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.timelaw_file import time_law_path, write_time_law
 from thermocomp.robot.builtin import load_robot
 
@@ -85,13 +86,15 @@ def run_calibration(
     suggest: int = 0,
     candidates: int = 300,
     seed: int = 0,
+    robot_options: RobotFileOptions | None = None,
 ) -> CalibrationRun:
     """Calibrate a robot's deformation table from a tracker's measurements and write the results.
 
     Parameters
     ----------
     robot
-        Built-in name or robot file (:func:`thermocomp.load_robot`).
+        Built-in name or robot file (:func:`thermocomp.load_robot`; a ``.urdf`` /
+        ``.xacro`` file read with ``robot_options``, :mod:`thermocomp.io.robot_files`).
     measurements
         Measurements CSV (:mod:`thermocomp.io.measurements_csv`).
     out
@@ -122,7 +125,7 @@ def run_calibration(
         check_not_input(path, inputs)
     if len({p.resolve() for p in outputs}) != len(outputs):
         raise ConfigurationError(f"expected different paths for the outputs, got {', '.join(map(str, outputs))}")
-    chain = load_robot(robot)
+    chain = load_robot(robot, robot_options)
     meas = read_measurements_csv(measurements, chain.n_joints)
     held = read_measurements_csv(validate_with, chain.n_joints) if validate_with is not None else None
     cal = calibrate(chain, meas, options, time)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_OK, ROBOT_HELP, HelpFormatter
+from thermocomp.cli.common import EXIT_OK, ROBOT_HELP, HelpFormatter, add_robot_file_arguments, robot_file_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=HelpFormatter,
     )
     cal.add_argument("--robot", default="irb140", help=ROBOT_HELP)
+    add_robot_file_arguments(cal)
     cal.add_argument("--measurements", required=True,
                      help="tracker CSV: time_min, q1_deg.., x_mm,y_mm,z_mm (tracker frame), optional orientation "
                           "(targets' columns) and temp1_C..")
@@ -91,6 +92,6 @@ def run(args: argparse.Namespace) -> int:
     time = TimeFitOptions(args.time_law, heat_on, args.separate_cooling)
     result = run_calibration(args.robot, args.measurements, args.out, args.report, options=options, time=time,
                              validate_with=args.validate, plot=args.plot, suggest=args.suggest,
-                             candidates=args.candidates, seed=args.seed)
+                             candidates=args.candidates, seed=args.seed, robot_options=robot_file_options(args))
     print(result.text())
     return EXIT_OK

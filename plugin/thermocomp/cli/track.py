@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_OK, ROBOT_HELP, HelpFormatter, minutes_arg, time_law_arg
+from thermocomp.cli.common import (
+    EXIT_OK,
+    ROBOT_HELP,
+    HelpFormatter,
+    add_robot_file_arguments,
+    minutes_arg,
+    robot_file_options,
+    time_law_arg,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=HelpFormatter,
     )
     tr.add_argument("--robot", default="irb140", help=ROBOT_HELP)
+    add_robot_file_arguments(tr)
     tr.add_argument("--deformation", required=True, help="the (hidden, true) deformation table CSV")
     law = tr.add_mutually_exclusive_group()
     law.add_argument("--stabilisation-min", type=float, default=200.0,
@@ -57,11 +66,11 @@ def run(args: argparse.Namespace) -> int:
         if args.tracker_pose is not None or args.orientation_noise_deg is not None:
             raise ConfigurationError("--tracker-pose and --orientation-noise-deg are for a campaign, not --results")
         result = measure_results(args.robot, args.deformation, args.results, args.out, law, noise_mm=args.noise_mm,
-                                 seed=args.seed)
+                                 seed=args.seed, robot_options=robot_file_options(args))
     else:
         result = run_campaign(args.robot, args.deformation, args.out, law, poses=args.poses, minutes=args.minutes,
                               per_minute=args.per_minute, noise_mm=args.noise_mm,
                               orientation_noise_deg=args.orientation_noise_deg, tracker_pose_mm_deg=args.tracker_pose,
-                              seed=args.seed)
+                              seed=args.seed, robot_options=robot_file_options(args))
     print(result.text())
     return EXIT_OK

@@ -26,6 +26,7 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.checks import check_array, check_transform
 from thermocomp.geometry.rotations import matrix_from_rotvec
 from thermocomp.io.atomic import check_destination, check_not_input
+from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.robot.chain import Chain
 from thermocomp.simulators.pybullet.cell import work_directory
 from thermocomp.simulators.pybullet.client import connect
@@ -180,13 +181,15 @@ def tracker_transform(pose_mm_deg: ArrayLike | None) -> FloatArray:
 
 def run_campaign(robot: str | PathLike, deformation: PathLike, out: PathLike, law, *, poses: int, minutes: ArrayLike,
                  per_minute: int | None = None, noise_mm: float = 0.0, orientation_noise_deg: float | None = None,
-                 tracker_pose_mm_deg: ArrayLike | None = None, seed: int = 0, composition: str = "table") -> Campaign:
+                 tracker_pose_mm_deg: ArrayLike | None = None, seed: int = 0, composition: str = "table",
+                 robot_options: RobotFileOptions | None = None) -> Campaign:
     """Simulate a tracker campaign on the warm robot and write the measurements CSV.
 
     ``poses`` random configurations within 80 % of the joint limits (seeded
     by ``seed``); at every minute of ``minutes`` the tracker measures
     ``per_minute`` of them (default: all), drawn without repetition.
-    ``law`` is the hidden time law (``fraction(minute)``).
+    ``law`` is the hidden time law (``fraction(minute)``). A ``.urdf`` /
+    ``.xacro`` robot is read with ``robot_options`` (:mod:`thermocomp.io.robot_files`).
     """
     from thermocomp.io.deformation_csv import read_deformation_csv
     from thermocomp.io.measurements_csv import write_measurements_csv
@@ -194,7 +197,7 @@ def run_campaign(robot: str | PathLike, deformation: PathLike, out: PathLike, la
 
     check_destination(out)
     check_not_input(out, [deformation])
-    chain = load_robot(robot)
+    chain = load_robot(robot, robot_options)
     table = read_deformation_csv(deformation, chain.n_joints)
     minutes = check_array(np.atleast_1d(minutes), (None,), "minutes")
     per_minute = poses if per_minute is None else per_minute
@@ -243,14 +246,16 @@ def read_compensated_rows(path: PathLike, n_joints: int) -> tuple[FloatArray, Fl
 
 
 def measure_results(robot: str | PathLike, deformation: PathLike, results: PathLike, out: PathLike, law, *,
-                    noise_mm: float = 0.0, seed: int = 0, composition: str = "table") -> Campaign:
+                    noise_mm: float = 0.0, seed: int = 0, composition: str = "table",
+                    robot_options: RobotFileOptions | None = None) -> Campaign:
     """Measure a compensated program again on the (truly) warm robot: the closed loop's last step.
 
     Every converged row of ``results`` (``thermocomp compensate --out``) is
     played at its minute on the robot deformed by ``deformation`` under
     ``law`` (the truth, not the identified table), and the TCP is measured
     (world frame, optional noise). Writes the measurements CSV and returns
-    the distance to the targets the compensation aimed at.
+    the distance to the targets the compensation aimed at. A ``.urdf`` /
+    ``.xacro`` robot is read with ``robot_options``.
     """
     from thermocomp.io.deformation_csv import read_deformation_csv
     from thermocomp.io.measurements_csv import write_measurements_csv
@@ -258,7 +263,7 @@ def measure_results(robot: str | PathLike, deformation: PathLike, results: PathL
 
     check_destination(out)
     check_not_input(out, [deformation, results])
-    chain = load_robot(robot)
+    chain = load_robot(robot, robot_options)
     table = read_deformation_csv(deformation, chain.n_joints)
     minutes, q, p_target, lines = read_compensated_rows(results, chain.n_joints)
     rng = np.random.default_rng(seed)
