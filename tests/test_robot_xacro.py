@@ -215,3 +215,26 @@ def test_bad_xacro_from_the_command_line_exits_1_with_a_located_message(tmp_path
     assert status == EXIT_INPUT
     assert f"{macro.resolve()}, line 17: xacro: name 'uper' is not defined" in err
     assert "Traceback" not in err
+
+
+def test_no_output_lands_on_a_file_the_robot_is_made_of(tmp_path: Path, arm: Path, capsys) -> None:
+    """The included macro file (and a mesh) of a xacro robot are inputs: an output there is refused, nothing written."""
+    macro = arm.parent / "arm_macro.xacro"
+    mesh = arm.parent / "link_1.stl"
+    mesh.write_bytes(b"solid x\nendsolid x\n")
+    macro.write_text(macro.read_text().replace('<link name="${prefix}link_1"/>',
+                                               '<link name="${prefix}link_1"><visual><geometry><mesh '
+                                               'filename="package://toy_arm_description/urdf/link_1.stl"/>'
+                                               '</geometry></visual></link>'))
+    before = {p: p.read_bytes() for p in (macro, mesh)}
+    targets = tmp_path / "t.csv"
+    targets.write_text("name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg\nA,200,0,500,0,90,0\n")
+    deformation = tmp_path / "d.csv"
+    deformation.write_text("Dx,Dy,Dz,Dox,Doy,Doz\n0,0,0,0,0,0\n0,0,0,0,0,0\n")
+    for victim in (macro, mesh):
+        status = main(["compensate", "--robot", str(arm), "--package-path", str(tmp_path / "ws"), "--static",
+                       "--deformation", str(deformation), "--targets", str(targets), "--out", str(victim),
+                       "--allow-failures"])
+        assert status == EXIT_INPUT, capsys.readouterr()
+        assert victim.name in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in (macro, mesh)} == before

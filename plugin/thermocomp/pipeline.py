@@ -40,7 +40,7 @@ from thermocomp.errors import ConfigurationError, InputError, ThermocompError
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import ResultsWriter
-from thermocomp.io.robot_files import RobotFileOptions
+from thermocomp.io.robot_files import RobotFileOptions, robot_file_inputs
 from thermocomp.io.targets_csv import iter_targets_csv, read_targets_frame
 from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
 from thermocomp.robot.chain import Chain
@@ -338,6 +338,7 @@ def _compensate_into(job: Job, robot, deformation, targets, out: Path | None, *,
     if joint_objects is not None and convention != "authors-coppeliasim":
         raise ConfigurationError("--joint-objects serves --convention authors-coppeliasim only")
     chain = robot if isinstance(robot, Chain) else load_robot(robot, robot_options)
+    job.inputs(robot_file_inputs(robot, robot_options), "--robot")  # a xacro's includes and the meshes: checked at commit
     table = (deformation if isinstance(deformation, DeformationTable)
              else read_deformation_csv(deformation, n_joints=chain.n_joints))
     table.check_matches(chain.n_joints, chain.name)
@@ -470,6 +471,7 @@ def export_robot(
             raise InputError("--out: a deformed robot is written as URDF only; choose an output ending in .urdf",
                              path=str(out))
         chain = robot if isinstance(robot, Chain) else load_robot(robot, robot_options)
+        job.inputs(robot_file_inputs(robot, robot_options), "--robot")
         links = None if isinstance(robot, Chain) else export_link_contents(
             robot, chain, with_meshes=with_meshes, inertials=inertials, robot_options=robot_options)
         if deformation is None:

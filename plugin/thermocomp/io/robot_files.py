@@ -163,6 +163,29 @@ class RobotDescription:
     urdf: str
     packages: Mapping[str, Path]
     options: RobotFileOptions
+    included: tuple[Path, ...] = ()
+
+    def files(self) -> tuple[Path, ...]:
+        """Every file the robot is read from: the file, what a xacro includes or loads (YAML), the meshes it names.
+
+        Mesh URIs that do not resolve to a file are left out (reading the
+        meshes reports them). Outputs are checked against this list, so none
+        lands on a file the robot is made of.
+        """
+        import xml.etree.ElementTree as ET
+        from urllib.parse import unquote, urlparse
+
+        found = [self.source, *self.included]
+        for mesh in ET.fromstring(self.urdf).iter("mesh"):
+            url = urlparse(mesh.get("filename", ""))
+            if url.scheme == "package" and url.netloc in self.packages:
+                found.append(self.packages[url.netloc] / unquote(url.path.lstrip("/")))
+            elif url.scheme == "file":
+                found.append(Path(unquote(url.path)))
+            elif not url.scheme or len(url.scheme) == 1:
+                path = Path(mesh.get("filename", ""))
+                found.append(path if path.is_absolute() else self.source.parent / path)
+        return tuple(p for p in dict.fromkeys(found) if p.is_file())
 
     def chain(self) -> Chain:
         """The serial chain from the base link to the tip link (:func:`thermocomp.io.urdf.urdf_chain`)."""
@@ -199,8 +222,17 @@ def read_robot_description(path: PathLike, options: RobotFileOptions | None = No
                              path=str(path)) from exc
     else:
         read_input_bytes(path, "xacro")  # the same messages as every reader for a missing file or a folder
-        text = expand_xacro(path, dict(options.xacro_args), packages, options.search_path())
+        text, included = expand_xacro(path, dict(options.xacro_args), packages, options.search_path(),
+                                      with_includes=True)
+        return RobotDescription(source=path, urdf=text, packages=packages, options=options, included=included)
     return RobotDescription(source=path, urdf=text, packages=packages, options=options)
+
+
+def robot_file_inputs(robot: object, options: RobotFileOptions | None = None) -> tuple[Path, ...]:
+    """The files a ``.urdf`` / ``.xacro`` robot is read from (:meth:`RobotDescription.files`); none for anything else."""
+    if not isinstance(robot, (str, Path)) or Path(robot).suffix.lower() not in ROBOT_FILE_SUFFIXES:
+        return ()
+    return read_robot_description(robot, options).files()
 
 
 def load_robot_file(path: PathLike, options: RobotFileOptions | None = None) -> Chain:
@@ -257,8 +289,11 @@ def _xacro_finds(packages: Mapping[str, Path], search_path: tuple[Path, ...]) ->
 
 
 def expand_xacro(path: Path, args: dict[str, str], packages: Mapping[str, Path],
-                 search_path: tuple[Path, ...] = ()) -> str:
+                 search_path: tuple[Path, ...] = (), *, with_includes: bool = False):
     """The URDF text of a xacro file (the ``xacro`` package's own expansion, ``xacro FILE name:=value``).
+
+    With ``with_includes``: ``(text, included)``, ``included`` the files the
+    expansion read besides ``path`` (included xacro files, loaded YAML).
 
     Raises
     ------
@@ -284,7 +319,10 @@ def expand_xacro(path: Path, args: dict[str, str], packages: Mapping[str, Path],
                              path=where, row=exc.lineno) from exc
         except xacro.XacroException as exc:
             raise _located_xacro_error(exc, xacro, top) from exc
-    return doc.toprettyxml(indent="  ")
+    text = doc.toprettyxml(indent="  ")
+    if with_includes:
+        return text, tuple(dict.fromkeys(Path(f) for f in xacro.all_includes))
+    return text
 
 
 def _located_xacro_error(exc: Exception, xacro_module, top: str) -> InputError:
@@ -331,5 +369,6 @@ __all__ = [
     "load_robot_file",
     "package_name",
     "read_robot_description",
+    "robot_file_inputs",
     "xacro_arg",
 ]

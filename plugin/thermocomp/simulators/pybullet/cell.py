@@ -131,9 +131,12 @@ class SimSetup:
         Outputs are checked against this list before anything is written
         (:func:`check_outputs`), so no input is ever overwritten.
         """
+        from thermocomp.io.robot_files import robot_file_inputs
+
         found: list[Path] = []
         if self.robot not in BUILTIN_ROBOTS:
             found.append(Path(self.robot))
+        found.extend(robot_file_inputs(self.robot, self.robot_options))  # a xacro's includes, the file's meshes
         found.extend(Path(str(p)) for p in (self.table.source, self.program.source) if p is not None)
         found.extend(self.scene.files())
         if self.mesh_map is not None:
