@@ -208,3 +208,18 @@ def test_sim_draws_and_collides_the_xacro_meshes(tmp_path: Path) -> None:
         assert (hi - lo).max() > 0.425
     finally:
         pb.disconnect(physicsClientId=client)
+
+
+def test_inertia_reads_the_xacro_robot_and_its_own_meshes() -> None:
+    """``inertia --robot X.xacro --meshes X.xacro``: the GoFa's package:// meshes land in the same link frames as
+    the built-in gofa's mesh map puts them (the built-in is the xacro's robot), so the inertials agree to round-off."""
+    from thermocomp.inertia.robot import InertiaOptions, compute_inertials
+    from thermocomp.robot.builtin import robot_dir
+
+    opts = InertiaOptions(total_mass=28.004, metres_per_unit=1.0, fallback="signed")
+    via_xacro = compute_inertials(str(GOFA_XACRO), GOFA_XACRO, opts, robot_options=options())
+    via_map = compute_inertials("gofa", ROBOTS / "abb_crb15000_5_95" / "meshes" / "visual", opts,
+                                mesh_map=robot_dir("gofa") / "ros_industrial_meshes.csv")
+    for a, b in zip(via_xacro.inertials.links, via_map.inertials.links):
+        assert a.link == b.link and a.mass == pytest.approx(b.mass, rel=1e-12)
+        np.testing.assert_allclose(a.com, b.com, rtol=0, atol=1e-12)
