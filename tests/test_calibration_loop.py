@@ -160,3 +160,60 @@ def test_calibrate_never_writes_over_its_input(tmp_path, capsys):
                  "--report", str(meas)]) == 1
     assert "would overwrite the input" in capsys.readouterr().err
     assert meas.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["tracker.csv"]
+
+
+_MEAS = "time_min,q1_deg,q2_deg,q3_deg,q4_deg,q5_deg,q6_deg,x_mm,y_mm,z_mm\n0,0,0,0,0,0,0,1,2,3\n"
+
+
+def _refused(tmp_path, capsys, argv, names):
+    """Run ``argv`` (``{name}`` -> a file in tmp_path), expect exit 1, every name in stderr, no file touched or added."""
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    code = main([a.format(d=tmp_path) for a in argv])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "Traceback" not in err
+    for name in names:
+        assert name in err, err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    return err
+
+
+@pytest.mark.parametrize(("extra", "names"), [
+    # an output on an input: the message names the output's option and the input's
+    (["--out", "{d}/tracker.csv", "--report", "{d}/r.txt"], ["--out", "(--measurements)"]),
+    (["--out", "{d}/t.csv", "--report", "{d}/r.txt", "--validate", "{d}/held.csv", "--plot", "{d}/held.csv"],
+     ["--plot", "(--validate)"]),
+    # the law written beside the table lands on an input
+    (["--out", "{d}/held.csv", "--report", "{d}/r.txt", "--validate", "{d}/held.law.toml"],
+     ["--out (its time law)", "(--validate)"]),
+    (["--out", "{d}/t.csv", "--report", "{d}/r.txt", "--robot", "{d}/t.law.toml"], ["--out (its time law)", "(--robot)"]),
+    # two outputs on one file
+    (["--out", "{d}/t.csv", "--report", "{d}/t.csv"], ["--report", "the same file as --out"]),
+    (["--out", "{d}/t.csv", "--report", "{d}/r.png", "--plot", "{d}/r.png"], ["--plot", "the same file as --report"]),
+    (["--out", "{d}/t.csv", "--report", "{d}/t.law.toml"], ["--report", "the same file as --out (its time law)"]),
+])
+def test_calibrate_conflicts_name_both_options_and_touch_nothing(tmp_path, capsys, extra, names):
+    for name in ("tracker.csv", "held.csv", "held.law.toml", "t.law.toml", "r.png"):
+        (tmp_path / name).write_text(_MEAS)  # pre-existing files, inputs or not: none may change
+    _refused(tmp_path, capsys, ["calibrate", "--measurements", "{d}/tracker.csv", *extra], names)
+
+
+def test_calibrate_names_every_conflict_at_once(tmp_path, capsys):
+    (tmp_path / "tracker.csv").write_text(_MEAS)
+    err = _refused(tmp_path, capsys, ["calibrate", "--measurements", "{d}/tracker.csv", "--out", "{d}/tracker.csv",
+                                      "--report", "{d}/tracker.csv"], ["--out", "--report", "(--measurements)"])
+    assert "outputs cannot be written" in err
+
+
+@pytest.mark.parametrize(("extra", "names"), [
+    (["--out", "{d}/truth.csv"], ["--out", "(--deformation)"]),
+    (["--out", "{d}/truth.law.toml", "--time-law", "from:{d}/truth.csv"], ["--out", "(--time-law)"]),
+    (["--out", "{d}/res.csv", "--results", "{d}/res.csv"], ["--out", "(--results)"]),
+    (["--out", "{d}/robot.urdf", "--robot", "{d}/robot.urdf"], ["--out", "(--robot)"]),
+])
+def test_track_output_on_an_input_is_refused_naming_both_options(tmp_path, capsys, extra, names):
+    write_deformation_csv(DeformationTable.zero(6), tmp_path / "truth.csv")
+    (tmp_path / "truth.law.toml").write_text("not read: refused before any work\n")
+    (tmp_path / "res.csv").write_text("minute,status\n")
+    (tmp_path / "robot.urdf").write_text("<robot/>\n")
+    _refused(tmp_path, capsys, ["track", "--deformation", "{d}/truth.csv", *extra], names)

@@ -21,12 +21,12 @@ from thermocomp.calibration.report import calibration_text
 from thermocomp.calibration.timefit import Calibration, TimeFitOptions, calibrate
 from thermocomp.calibration.validate import Validation, plot_validation, validate
 from thermocomp.errors import ConfigurationError
-from thermocomp.io.atomic import atomic_write_all, check_destination, check_not_input
 from thermocomp.io.deformation_csv import write_deformation_csv
+from thermocomp.io.job import Job
 from thermocomp.io.measurements_csv import read_measurements_csv
-from thermocomp.io.robot_files import RobotFileOptions
+from thermocomp.io.robot_files import RobotFileOptions, robot_file_inputs
 from thermocomp.io.timelaw_file import time_law_path, write_time_law
-from thermocomp.robot.builtin import load_robot
+from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,45 +118,47 @@ def run_calibration(
     if suggest < 0 or candidates < 1:
         raise ConfigurationError(f"suggest and candidates: expected >= 0 and >= 1, got {suggest} and {candidates}")
     law_path = time_law_path(out)
-    outputs = [Path(out), law_path, Path(report)] + ([Path(plot)] if plot is not None else [])
-    inputs = [Path(measurements)] + ([Path(validate_with)] if validate_with is not None else [])
-    for path in outputs:
-        check_destination(path)
-        check_not_input(path, inputs)
-    if len({p.resolve() for p in outputs}) != len(outputs):
-        raise ConfigurationError(f"expected different paths for the outputs, got {', '.join(map(str, outputs))}")
-    chain = load_robot(robot, robot_options)
-    meas = read_measurements_csv(measurements, chain.n_joints)
-    held = read_measurements_csv(validate_with, chain.n_joints) if validate_with is not None else None
-    cal = calibrate(chain, meas, options, time)
-    validation = validate(chain, cal, held, options.composition) if held is not None else None
-    suggestion = None
-    if suggest:
-        rng = np.random.default_rng(seed)
-        pool = rng.uniform(chain.lower, chain.upper, size=(candidates, chain.n_joints))
-        suggestion = suggest_poses(chain, meas.q, pool, suggest, options, cal.fit.table, meas.has_orientation,
-                                   cal.fit.fractions)
-    text = calibration_text(cal.fit, meas, chain.name, cal.law_text(), suggestion)
-    if validation is not None:
-        text += "\n" + validation.text()
-    fixed = "fixed at 0" if options.fix == "zero" else "given their minimum-norm value"
-    comments = (f"identified by thermocomp calibrate from {meas.source} ({meas.n} measurements), robot {chain.name}",
-                f"parameters the poses cannot identify are {fixed}: see the report {report}",
-                f"time law beside it: {law_path.name} ({cal.law.describe()})")  # type: ignore[attr-defined]
-    table = cal.fit.table
-    writes = [
-        (out, lambda p: write_deformation_csv(table, p, comments)),
-        (law_path, lambda p: write_time_law(cal.law, p, Path(out).name, (f"fitted by thermocomp calibrate from "
-                                                                          f"{meas.source}",))),
-        (report, lambda p: p.write_text(text, encoding="utf-8")),
-    ]
-    if plot is not None:
-        shown = validation if validation is not None else validate(chain, cal, meas, options.composition)
-        title = f"{chain.name}: {'held-out' if validation is not None else 'fitted (in-sample)'} measurements"
-        writes.append((plot, lambda p: plot_validation(shown, p, title)))
-    atomic_write_all(writes)
+    with Job() as job:
+        job.input(measurements, "--measurements")
+        job.input(validate_with, "--validate")
+        if isinstance(robot, (str, Path)) and str(robot) not in BUILTIN_ROBOTS:
+            job.input(robot, "--robot")
+        out = job.output(out, "--out")
+        law_path = job.output(law_path, "--out (its time law)")
+        report = job.output(report, "--report")
+        plot = job.output(plot, "--plot")
+        job.check()  # before any work: every conflict, named with its option
+        chain = load_robot(robot, robot_options)
+        job.inputs(robot_file_inputs(robot, robot_options), "--robot")  # a xacro's includes and the meshes: checked at commit
+        meas = read_measurements_csv(measurements, chain.n_joints)
+        held = read_measurements_csv(validate_with, chain.n_joints) if validate_with is not None else None
+        cal = calibrate(chain, meas, options, time)
+        validation = validate(chain, cal, held, options.composition) if held is not None else None
+        suggestion = None
+        if suggest:
+            rng = np.random.default_rng(seed)
+            pool = rng.uniform(chain.lower, chain.upper, size=(candidates, chain.n_joints))
+            suggestion = suggest_poses(chain, meas.q, pool, suggest, options, cal.fit.table, meas.has_orientation,
+                                       cal.fit.fractions)
+        text = calibration_text(cal.fit, meas, chain.name, cal.law_text(), suggestion)
+        if validation is not None:
+            text += "\n" + validation.text()
+        fixed = "fixed at 0" if options.fix == "zero" else "given their minimum-norm value"
+        comments = (f"identified by thermocomp calibrate from {meas.source} ({meas.n} measurements), robot {chain.name}",
+                    f"parameters the poses cannot identify are {fixed}: see the report {report}",
+                    f"time law beside it: {law_path.name} ({cal.law.describe()})")  # type: ignore[attr-defined]
+        table = cal.fit.table
+        law_comments = (f"fitted by thermocomp calibrate from {meas.source}",)
+        job.write_with(out, lambda p: write_deformation_csv(table, p, comments))
+        job.write_with(law_path, lambda p: write_time_law(cal.law, p, out.name, law_comments))
+        job.write_text(report, text)
+        if plot is not None:
+            shown = validation if validation is not None else validate(chain, cal, meas, options.composition)
+            title = f"{chain.name}: {'held-out' if validation is not None else 'fitted (in-sample)'} measurements"
+            job.write_with(plot, lambda p: plot_validation(shown, p, title))
+        written = job.commit()
     return CalibrationRun(calibration=cal, measurements=meas, validation=validation, suggestion=suggestion,
-                          report=text, written=tuple(outputs))
+                          report=text, written=tuple(written))
 
 
 __all__ = ["CalibrationRun", "run_calibration"]

@@ -25,8 +25,8 @@ from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.checks import check_array, check_transform
 from thermocomp.geometry.rotations import matrix_from_rotvec
-from thermocomp.io.atomic import check_destination, check_not_input
-from thermocomp.io.robot_files import RobotFileOptions
+from thermocomp.io.job import Job
+from thermocomp.io.robot_files import RobotFileOptions, robot_file_inputs
 from thermocomp.robot.chain import Chain
 from thermocomp.simulators.pybullet.cell import work_directory
 from thermocomp.simulators.pybullet.client import connect
@@ -149,12 +149,15 @@ class Campaign:
         from the pose the compensation aimed at (``reached_*`` of the results,
         in the world frame); ``None`` for a campaign.
     out
-        The file written.
+        The measurements CSV.
+    written
+        The files written (what the job committed).
     """
 
     measurements: Measurements
     target_distance: FloatArray | None
     out: Path
+    written: tuple[Path, ...] = ()
 
     def text(self) -> str:
         m = self.measurements
@@ -164,7 +167,7 @@ class Campaign:
             d = self.target_distance * 1e3
             lines.append(f"  the compensated program reaches its targets within {d.max():.4f} mm "
                          f"(rms {np.sqrt(np.mean(d**2)):.4f} mm) on the simulated warm robot")
-        lines.append(f"wrote {self.out}")
+        lines += [f"wrote {p}" for p in self.written]
         return "\n".join(lines)
 
 
@@ -179,40 +182,69 @@ def tracker_transform(pose_mm_deg: ArrayLike | None) -> FloatArray:
     return T
 
 
+def _declare(job: Job, robot: object, deformation: PathLike, law_file: PathLike | None) -> None:
+    """Declare the inputs every ``track`` run reads: the robot file, the true table, the law file."""
+    from thermocomp.io.timelaw_file import time_law_path
+    from thermocomp.robot.builtin import BUILTIN_ROBOTS
+
+    if isinstance(robot, (str, Path)) and str(robot) not in BUILTIN_ROBOTS:
+        job.input(robot, "--robot")
+    job.input(deformation, "--deformation")
+    if law_file is not None:
+        job.input(time_law_path(law_file), "--time-law")
+
+
+def _law(law, law_file: PathLike | None):
+    """``law``, or the law read from ``law_file`` when one is given."""
+    from thermocomp.io.timelaw_file import read_time_law
+
+    return read_time_law(law_file) if law_file is not None else law
+
+
 def run_campaign(robot: str | PathLike, deformation: PathLike, out: PathLike, law, *, poses: int, minutes: ArrayLike,
                  per_minute: int | None = None, noise_mm: float = 0.0, orientation_noise_deg: float | None = None,
                  tracker_pose_mm_deg: ArrayLike | None = None, seed: int = 0, composition: str = "table",
-                 robot_options: RobotFileOptions | None = None) -> Campaign:
+                 law_file: PathLike | None = None, robot_options: RobotFileOptions | None = None) -> Campaign:
     """Simulate a tracker campaign on the warm robot and write the measurements CSV.
 
     ``poses`` random configurations within 80 % of the joint limits (seeded
     by ``seed``); at every minute of ``minutes`` the tracker measures
     ``per_minute`` of them (default: all), drawn without repetition.
-    ``law`` is the hidden time law (``fraction(minute)``). A ``.urdf`` /
-    ``.xacro`` robot is read with ``robot_options`` (:mod:`thermocomp.io.robot_files`).
+    ``law`` is the hidden time law (``fraction(minute)``), or ``law_file``
+    names it (a law file, or the table it sits beside: ``--time-law``). A
+    ``.urdf`` / ``.xacro`` robot is read with ``robot_options``
+    (:mod:`thermocomp.io.robot_files`).
+    Every file is declared in one :class:`~thermocomp.io.job.Job` and the
+    output checked before any work (docs/jobs.md).
     """
     from thermocomp.io.deformation_csv import read_deformation_csv
     from thermocomp.io.measurements_csv import write_measurements_csv
     from thermocomp.robot.builtin import load_robot
 
-    check_destination(out)
-    check_not_input(out, [deformation])
-    chain = load_robot(robot, robot_options)
-    table = read_deformation_csv(deformation, chain.n_joints)
-    minutes = check_array(np.atleast_1d(minutes), (None,), "minutes")
-    per_minute = poses if per_minute is None else per_minute
-    if not (poses >= 1 and 1 <= per_minute <= poses):
-        raise ConfigurationError(f"poses and per_minute: expected 1 <= per_minute <= poses, got {per_minute}, {poses}")
-    rng = np.random.default_rng(seed)
-    pool = rng.uniform(0.8 * chain.lower, 0.8 * chain.upper, size=(poses, chain.n_joints))
-    q = np.vstack([pool[rng.choice(poses, per_minute, replace=False)] for _ in minutes])
-    meas = simulate_measurements(
-        chain, table, q, np.repeat(minutes, per_minute), law.fraction,
-        T_tracker_world=tracker_transform(tracker_pose_mm_deg), position_noise=noise_mm * 1e-3,
-        orientation_noise=None if orientation_noise_deg is None else float(np.radians(orientation_noise_deg)),
-        rng=rng, composition=composition)
-    write_measurements_csv(meas, out)
-    return Campaign(meas, None, Path(out))
+    with Job() as job:
+        _declare(job, robot, deformation, law_file)
+        out = job.output(out, "--out")
+        job.check()  # before any work
+        law = _law(law, law_file)
+        chain = load_robot(robot, robot_options)
+        job.inputs(robot_file_inputs(robot, robot_options), "--robot")  # a xacro's includes, the meshes
+        table = read_deformation_csv(deformation, chain.n_joints)
+        minutes = check_array(np.atleast_1d(minutes), (None,), "minutes")
+        per_minute = poses if per_minute is None else per_minute
+        if not (poses >= 1 and 1 <= per_minute <= poses):
+            raise ConfigurationError(f"poses and per_minute: expected 1 <= per_minute <= poses, got {per_minute}, "
+                                     f"{poses}")
+        rng = np.random.default_rng(seed)
+        pool = rng.uniform(0.8 * chain.lower, 0.8 * chain.upper, size=(poses, chain.n_joints))
+        q = np.vstack([pool[rng.choice(poses, per_minute, replace=False)] for _ in minutes])
+        meas = simulate_measurements(
+            chain, table, q, np.repeat(minutes, per_minute), law.fraction,
+            T_tracker_world=tracker_transform(tracker_pose_mm_deg), position_noise=noise_mm * 1e-3,
+            orientation_noise=None if orientation_noise_deg is None else float(np.radians(orientation_noise_deg)),
+            rng=rng, composition=composition)
+        job.write_with(out, lambda p: write_measurements_csv(meas, p))
+        written = job.commit()
+    return Campaign(meas, None, Path(out), tuple(written))
 
 
 def read_compensated_rows(path: PathLike, n_joints: int) -> tuple[FloatArray, FloatArray, FloatArray, np.ndarray]:
@@ -247,32 +279,39 @@ def read_compensated_rows(path: PathLike, n_joints: int) -> tuple[FloatArray, Fl
 
 def measure_results(robot: str | PathLike, deformation: PathLike, results: PathLike, out: PathLike, law, *,
                     noise_mm: float = 0.0, seed: int = 0, composition: str = "table",
-                    robot_options: RobotFileOptions | None = None) -> Campaign:
+                    law_file: PathLike | None = None, robot_options: RobotFileOptions | None = None) -> Campaign:
     """Measure a compensated program again on the (truly) warm robot: the closed loop's last step.
 
     Every converged row of ``results`` (``thermocomp compensate --out``) is
     played at its minute on the robot deformed by ``deformation`` under
     ``law`` (the truth, not the identified table), and the TCP is measured
     (world frame, optional noise). Writes the measurements CSV and returns
-    the distance to the targets the compensation aimed at. A ``.urdf`` /
-    ``.xacro`` robot is read with ``robot_options``.
+    the distance to the targets the compensation aimed at. ``law_file`` as
+    and ``robot_options`` as in :func:`run_campaign`; every file is declared in one
+    :class:`~thermocomp.io.job.Job`, checked before any work.
     """
     from thermocomp.io.deformation_csv import read_deformation_csv
     from thermocomp.io.measurements_csv import write_measurements_csv
     from thermocomp.robot.builtin import load_robot
 
-    check_destination(out)
-    check_not_input(out, [deformation, results])
-    chain = load_robot(robot, robot_options)
-    table = read_deformation_csv(deformation, chain.n_joints)
-    minutes, q, p_target, lines = read_compensated_rows(results, chain.n_joints)
-    rng = np.random.default_rng(seed)
-    meas = simulate_measurements(chain, table, q, minutes, law.fraction, position_noise=noise_mm * 1e-3,
-                                 rng=rng, composition=composition)
-    meas = Measurements(q=meas.q, p_tracker_tcp=meas.p_tracker_tcp, minute=meas.minute, line=lines,
-                        source=str(results))
-    write_measurements_csv(meas, out)
-    return Campaign(meas, np.linalg.norm(meas.p_tracker_tcp - p_target, axis=1), Path(out))
+    with Job() as job:
+        _declare(job, robot, deformation, law_file)
+        job.input(results, "--results")
+        out = job.output(out, "--out")
+        job.check()  # before any work
+        law = _law(law, law_file)
+        chain = load_robot(robot, robot_options)
+        job.inputs(robot_file_inputs(robot, robot_options), "--robot")  # a xacro's includes, the meshes
+        table = read_deformation_csv(deformation, chain.n_joints)
+        minutes, q, p_target, lines = read_compensated_rows(results, chain.n_joints)
+        rng = np.random.default_rng(seed)
+        meas = simulate_measurements(chain, table, q, minutes, law.fraction, position_noise=noise_mm * 1e-3,
+                                     rng=rng, composition=composition)
+        meas = Measurements(q=meas.q, p_tracker_tcp=meas.p_tracker_tcp, minute=meas.minute, line=lines,
+                            source=str(results))
+        job.write_with(out, lambda p: write_measurements_csv(meas, p))
+        written = job.commit()
+    return Campaign(meas, np.linalg.norm(meas.p_tracker_tcp - p_target, axis=1), Path(out), tuple(written))
 
 
 __all__ = ["Campaign", "measure_poses", "measure_results", "read_compensated_rows", "run_campaign",
