@@ -140,3 +140,27 @@ def test_an_output_through_a_symlink_replaces_the_linked_file(tmp_path: Path) ->
         assert job.commit() == [out]
     assert (tmp_path / "link.csv").is_symlink() and (tmp_path / "real.csv").read_text() == "new\n"
     assert oct((tmp_path / "real.csv").stat().st_mode & 0o777) != oct(0o600)
+
+
+def test_a_termination_signal_whose_interrupt_was_swallowed_still_stops_the_commit(tmp_path: Path) -> None:
+    """SIGTERM lands inside code that eats the KeyboardInterrupt (a __del__, an import): the work runs on,
+    but the commit refuses, the earlier output stays and no temporary is left."""
+    import signal
+
+    from thermocomp.io.job import interrupt_on_termination
+
+    out = tmp_path / "o.csv"
+    out.write_text("earlier\n")
+    with interrupt_on_termination():
+        with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
+            with Job() as job:
+                target = job.output(out, "--out")
+                job.check()
+                job.write_text(target, "new\n")
+                try:
+                    os.kill(os.getpid(), signal.SIGTERM)
+                except KeyboardInterrupt:
+                    pass  # swallowed, as an exception raised inside a __del__ would be
+                job.commit()
+    assert out.read_text() == "earlier\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.csv"]

@@ -357,6 +357,8 @@ class Job:
         InputError
             A conflict, or a rename the file system refused, naming the output.
         """
+        if _TERMINATED:
+            raise KeyboardInterrupt(_termination_text())
         self.check()
         mode = new_file_mode()
         keep: dict[Path, Path | None] = {}  # destination -> its earlier content, or None when new
@@ -436,13 +438,12 @@ def interrupt_on_termination() -> Iterator[None]:
         yield
         return
     numbers = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
-    fired: list[int] = []
 
     def handler(signum: int, frame: object) -> None:
-        if fired:
+        if _TERMINATED:
             return
-        fired.append(signum)
-        raise KeyboardInterrupt(f"terminated by {signal.Signals(signum).name}")
+        _TERMINATED.append(signum)
+        raise KeyboardInterrupt(_termination_text())
 
     previous = {n: signal.signal(n, handler) for n in numbers}
     try:
@@ -450,6 +451,18 @@ def interrupt_on_termination() -> Iterator[None]:
     finally:
         for n, h in previous.items():
             signal.signal(n, h)
+        _TERMINATED.clear()
+
+
+#: The termination signal received inside :func:`interrupt_on_termination`, if any. The handler's
+#: ``KeyboardInterrupt`` can be lost when the signal lands inside code that swallows exceptions
+#: (a ``__del__``, a garbage-collector callback, an import): :meth:`Job.commit` reads this too, so a
+#: terminated run never gives its outputs their names, even if the work ran on to the end.
+_TERMINATED: list[int] = []
+
+
+def _termination_text() -> str:
+    return f"terminated by {signal.Signals(_TERMINATED[0]).name}"
 
 
 __all__ = ["TEMPORARY_PREFIX", "Job", "interrupt_on_termination", "new_file_mode", "same_file", "temporary_beside"]
