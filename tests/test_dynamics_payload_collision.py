@@ -55,9 +55,9 @@ def test_rule_of_change_matches_pybullet_with_the_tool(name, tmp_path, rng):
     assert np.array_equal(pi[:50], bare.parameters[:50])  # links 1..5 untouched
 
 
-def test_payload_identified_with_the_robot_model_known(tmp_path):
+@pytest.mark.parametrize("name", ["gofa", "ur5"])
+def test_payload_identified_with_the_robot_model_known(name, tmp_path):
     """Seed 003: with the robot's model known, a recording with the payload gives its mass and centre of mass."""
-    name = "gofa"
     bare = read_urdf_parameters(write_robot_urdf(name, builtin_inertials(name), tmp_path / "bare.urdf"))
     chain = bare.chain
     ex = design_excitation(chain, ExcitationOptions(duration=60.0))
@@ -78,9 +78,9 @@ def test_payload_identified_with_the_robot_model_known(tmp_path):
     assert "payload" in est.text()
 
 
-def test_collision_flags_an_injected_torque_and_nothing_else(tmp_path):
+@pytest.mark.parametrize("name", ["gofa", "ur5"])
+def test_collision_flags_an_injected_torque_and_nothing_else(name, tmp_path):
     """Seed 003: measured minus predicted torque above the threshold; a 12 N m push on joint 2 during 0.2 s."""
-    name = "gofa"
     urdf = write_robot_urdf(name, builtin_inertials(name), tmp_path / "robot.urdf")
     chain = read_urdf_parameters(urdf).chain
     ex = design_excitation(chain, ExcitationOptions(duration=20.0, speed_fraction=0.5))
@@ -105,8 +105,8 @@ def test_collision_flags_an_injected_torque_and_nothing_else(tmp_path):
     np.testing.assert_allclose(te[:, 0], [0.5, 0.75, 0.375])
 
 
-def test_feedforward_torques_of_the_identified_model_equal_pybullet(tmp_path):
-    name = "ur5"
+@pytest.mark.parametrize("name", ["gofa", "ur5"])
+def test_feedforward_torques_of_the_identified_model_equal_pybullet(name, tmp_path):
     urdf = write_robot_urdf(name, builtin_inertials(name), tmp_path / "robot.urdf")
     info = read_urdf_parameters(urdf)
     ex = design_excitation(info.chain, ExcitationOptions(duration=10.0))
