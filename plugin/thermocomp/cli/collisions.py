@@ -8,14 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter
-
-
-def _values(text: str) -> tuple[float, ...]:
-    try:
-        return tuple(float(x) for x in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected one number or a comma list (one per joint), got {text!r}") from None
+from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter, per_joint_values
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmd.add_argument("--robot", required=True, help="URDF with the identified inertials")
     cmd.add_argument("--friction", help="friction CSV; default none")
     cmd.add_argument("--recording", required=True, help="recording CSV (time_s, q<i>_rad, tau<i>_Nm)")
-    cmd.add_argument("--threshold-nm", type=_values, required=True, help="TorqueErrorMax [N m], one or one per joint")
+    cmd.add_argument("--threshold-nm", type=per_joint_values, required=True, help="TorqueErrorMax [N m], one or one per joint")
     cmd.add_argument("--filter", type=float, default=1.0, help="TorqueErrorFilter in (0, 1]")
     cmd.add_argument("--min-speed-rad-s", type=float, default=0.0, help="do not check a joint slower than this")
     cmd.add_argument("--out", help="CSV of the flagged samples")

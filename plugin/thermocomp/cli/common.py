@@ -69,6 +69,14 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
+def per_joint_values(text: str) -> tuple[float, ...]:
+    """An option's value: one number, or a comma list with one per joint (plain ASCII numbers, as every option)."""
+    try:
+        return tuple(_plain_number(x, float) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected one number or a comma list (one per joint), got {text!r}") from None
+
+
 def minutes_arg(text: str) -> tuple[float, ...]:
     """``START:STOP[:STEP]`` (inclusive) or a comma list, in minutes."""
     from thermocomp.compensation.compensate import MAX_MINUTES

@@ -7,14 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_OK, HelpFormatter
-
-
-def _values(text: str) -> tuple[float, ...]:
-    try:
-        return tuple(float(x) for x in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected one number or a comma list (one per joint), got {text!r}") from None
+from thermocomp.cli.common import EXIT_OK, HelpFormatter, per_joint_values
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,9 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmd.add_argument("--trajectory", required=True, help="trajectory CSV (time_s, q<i>_rad, qd<i>_rad_s, qdd<i>_rad_s2), "
                                                           "e.g. from thermocomp excite")
     cmd.add_argument("--friction", help="friction CSV (joint,Fc_Nm,Fv_Nm_s_per_rad,Fs_Nm,vs_rad_s); default none")
-    cmd.add_argument("--torque-noise-nm", type=_values, default=(0.0,), help="torque noise standard deviation [N m]")
+    cmd.add_argument("--torque-noise-nm", type=per_joint_values, default=(0.0,), help="torque noise standard deviation [N m]")
     cmd.add_argument("--torque-resolution-nm", type=float, default=0.0, help="torque quantisation step [N m]")
-    cmd.add_argument("--torque-limit-nm", type=_values, default=(float("inf"),), help="torque saturation [N m]")
+    cmd.add_argument("--torque-limit-nm", type=per_joint_values, default=(float("inf"),), help="torque saturation [N m]")
     cmd.add_argument("--encoder-resolution-rad", type=float, default=0.0, help="position quantisation step [rad]")
     cmd.add_argument("--seed", type=int, help="seed of the noise (default: a fresh one)")
     cmd.add_argument("--with-derivatives", action="store_true", help="also write the exact speeds and accelerations")

@@ -102,33 +102,24 @@ def constant_speed_trajectory(chain: Chain, pose: ArrayLike, joints: ArrayLike |
             raise ConfigurationError(f"joint {j + 1}: the sweep {math.degrees(lo[j]):.4g} .. {math.degrees(hi[j]):.4g} deg "
                                      "leaves the joint limits; choose another pose or a smaller span")
     qs, qds, qdds = [], [], []
+
+    def segment(j: int, motion: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Append one move of joint ``j`` (position, speed, acceleration), the other joints held at ``pose``."""
+        for out, values, rest in zip((qs, qds, qdds), motion, (pose, 0.0, 0.0), strict=True):
+            block = np.empty((values.size, n))
+            block[:] = rest
+            block[:, j] = values
+            out.append(block)
+
     for j in joints:
         q_j = pose[j]
         for v in options.speeds:
             for target in (lo[j], hi[j], lo[j]):
                 if target == q_j:
                     continue
-                p, dp, ddp = _move(q_j, target, v, options.acceleration, options.rate)
-                block = np.repeat(pose[None, :], p.size, axis=0)
-                block[:, j] = p
-                d = np.zeros_like(block)
-                d[:, j] = dp
-                dd = np.zeros_like(block)
-                dd[:, j] = ddp
-                qs.append(block)
-                qds.append(d)
-                qdds.append(dd)
+                segment(j, _move(q_j, target, v, options.acceleration, options.rate))
                 q_j = target
-        p, dp, ddp = _move(q_j, pose[j], options.speeds[-1], options.acceleration, options.rate)
-        block = np.repeat(pose[None, :], p.size, axis=0)
-        block[:, j] = p
-        d = np.zeros_like(block)
-        d[:, j] = dp
-        dd = np.zeros_like(block)
-        dd[:, j] = ddp
-        qs.append(block)
-        qds.append(d)
-        qdds.append(dd)
+        segment(j, _move(q_j, pose[j], options.speeds[-1], options.acceleration, options.rate))
     q = np.vstack(qs)
     t = np.arange(q.shape[0]) / options.rate
     return Recording(time=t, q=q, tau=np.zeros_like(q), qd=np.vstack(qds), qdd=np.vstack(qdds))
