@@ -32,8 +32,9 @@ from thermocomp._typing import FloatArray, PathLike
 from thermocomp.compensation.compensate import CompensationChunk
 from thermocomp.geometry.rotations import euler_xyz_from_matrix, quat_wxyz_from_matrix, rotvec_from_matrix
 from thermocomp.io.atomic import atomic_open
+from thermocomp.io.results_text import results_lines, utf8_table
 from thermocomp.kinematics.ik import Status
-from thermocomp.tolerances import NEAR_SINGULAR_SIGMA, WRITTEN_DIGITS
+from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
 
 
 def orientation_columns(prefix: str, convention: str) -> list[str]:
@@ -68,15 +69,8 @@ def header(n_joints: int, convention: str) -> list[str]:
     ]
 
 
-def _format_rows(values: FloatArray) -> list[str]:
-    """Each row of ``values`` ``(r, k)`` as comma-separated cells, :data:`WRITTEN_DIGITS` (12) significant digits."""
-    fmt = ",".join([f"%.{WRITTEN_DIGITS}g"] * values.shape[1])
-    return [fmt % tuple(row) for row in values.tolist()]
-
-
-#: Rows formatted at a time: the Python strings and floats of a block are
-#: freed before the next, so a chunk's text never sits in memory whole.
-FORMAT_BLOCK_ROWS = 4096
+#: Rows formatted at a time, so a chunk's text never sits in memory whole.
+FORMAT_BLOCK_ROWS = 16384
 
 
 def chunk_columns(chunk: CompensationChunk, names: tuple[str, ...], convention: str) -> dict[str, np.ndarray]:
@@ -84,7 +78,7 @@ def chunk_columns(chunk: CompensationChunk, names: tuple[str, ...], convention: 
 
     ``minute`` float, ``target`` the names (object), ``status`` labels
     (object), ``near_singular`` bool, then floats: NaN where the CSV leaves
-    a cell empty (see :func:`chunk_text`).
+    a cell empty (see :func:`chunk_bytes`).
     """
     values, blocks = _values(chunk, convention)
     values = values.copy()
@@ -124,35 +118,30 @@ def _values(chunk: CompensationChunk, convention: str) -> tuple[FloatArray, list
     return np.hstack([b for b, _ in blocks]), blocks
 
 
-def chunk_text(chunk: CompensationChunk, names: tuple[str, ...], convention: str) -> Iterator[str]:
-    """The CSV lines of a chunk, in blocks of :data:`FORMAT_BLOCK_ROWS` lines, each block newline-terminated.
+def chunk_bytes(chunk: CompensationChunk, names: tuple[str, ...], convention: str) -> Iterator[np.ndarray]:
+    """The CSV lines of a chunk as UTF-8 (uint8 arrays), in blocks of :data:`FORMAT_BLOCK_ROWS` lines.
+
+    Each block ends in a newline.
 
     The compensated block (angles, reached pose, deviation, filtered pose) is
     left empty where the row failed, the nominal block (program angles and
-    their miss) where the target has no nominal solution.
+    their miss) where the target has no nominal solution. Numbers are
+    ``%.12g`` text (:mod:`thermocomp.io.results_text`).
     """
-    ok = chunk.status == Status.CONVERGED
-    nominal_ok = chunk.nominal_status == Status.CONVERGED
     values, blocks = _values(chunk, convention)
-    labels = [s.label for s in Status]
+    empty = np.empty(values.shape, dtype=bool)
+    at = 0
+    for block, valid in blocks:
+        empty[:, at:at + block.shape[1]] = ~valid[:, None]
+        at += block.shape[1]
+    used, target = np.unique(chunk.target, return_inverse=True)  # a chunk names few of a long program's targets
+    names_table = utf8_table([quote_name(names[t]) for t in used.tolist()])
+    labels = utf8_table([s.label for s in Status])
     near_singular = chunk.sigma_min < NEAR_SINGULAR_SIGMA
-    quoted = [quote_name(n) for n in names] if len(names) <= chunk.n_rows else None  # quote each name once
     for start in range(0, chunk.n_rows, FORMAT_BLOCK_ROWS):
         rows = slice(start, start + FORMAT_BLOCK_ROWS)
-        # One format per row for the common case; failed rows assemble their blocks with empty cells.
-        body = _format_rows(values[rows])
-        for i in np.flatnonzero(~(ok[rows] & nominal_ok[rows])):
-            k = start + i
-            body[i] = ",".join(
-                _format_rows(b[k:k + 1])[0] if valid[k] else "," * (b.shape[1] - 1) for b, valid in blocks
-            )
-        label = [labels[code] for code in chunk.status[rows].tolist()]
-        near = ["1" if v else "0" for v in near_singular[rows].tolist()]
-        minutes = _format_rows(chunk.minute[rows, None])
-        target = chunk.target[rows].tolist()
-        name = [quoted[t] for t in target] if quoted is not None else [quote_name(names[t]) for t in target]
-        # lists and one join per row: indexing numpy arrays per row costs several times more
-        yield "\n".join(map(",".join, zip(minutes, name, label, near, body))) + "\n"
+        yield results_lines(chunk.minute[rows], target[rows], names_table, chunk.status[rows], labels,
+                            near_singular[rows], values[rows], empty[rows])
 
 
 def quote_name(name: str) -> str:
@@ -189,5 +178,11 @@ class ResultsWriter:
 
     def write(self, chunk: CompensationChunk, names: tuple[str, ...]) -> None:
         """Append the rows of ``chunk``; ``names`` are the program's target names."""
-        for block in chunk_text(chunk, names, self._convention):
-            self._handle.write(block)
+        binary = getattr(self._handle, "buffer", None)
+        if binary is not None and self._handle.encoding.lower().replace("-", "") == "utf8":
+            self._handle.flush()  # the header and earlier text first, then bytes straight to the file
+            for block in chunk_bytes(chunk, names, self._convention):
+                binary.write(block.data)
+        else:
+            for block in chunk_bytes(chunk, names, self._convention):
+                self._handle.write(block.tobytes().decode("utf-8"))

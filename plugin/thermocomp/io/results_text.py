@@ -1,0 +1,229 @@
+"""The text of results rows, formatted in compiled code (numba, cached on disk).
+
+Formatting 1,000,000 rows of some 45 numbers with Python's ``%`` operator
+took 13 s of a 23 s run (bench section 4); pandas and pyarrow's CSV writers
+were no faster than 11 us a row (measured 2026-11-23). This kernel writes the
+same text at about a microsecond a row.
+
+Numbers are written as C's ``%.12g`` (:data:`~thermocomp.tolerances.WRITTEN_DIGITS`
+significant digits, trailing zeros dropped, exponent form below 1e-4 and from
+1e12), rounded the way :func:`thermocomp.compensation.compensate.written_angles`
+rounds: ``rint(|v| * 10**(11 - e)) / 10**(11 - e)`` with ``e`` the decimal
+exponent. The text therefore parses back to exactly the value the written-angle
+check tested. It differs from Python's ``'%.12g' % v`` only where ``|v| * 10**n``
+lands within half a unit in the last place of a rounding tie (the last digit
+then differs by one; tests/test_results_text.py measures how rarely).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from thermocomp._typing import FloatArray
+from thermocomp.tolerances import WRITTEN_DIGITS
+
+#: Powers of ten as integers, ``_POWERS[n] == 10**n``.
+_POWERS = np.array([10 ** n for n in range(20)], dtype=np.uint64)
+#: Powers of ten exactly representable as doubles (10**0 .. 10**22), the same values ``10.0 ** n`` gives.
+_EXACT_POWERS = np.array([10.0 ** n for n in range(23)])
+#: ``_PAIRS[2 * i], _PAIRS[2 * i + 1]``: the two ASCII digits of ``i`` (0..99).
+_PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode("ascii"), dtype=np.uint8).copy()
+#: Longest text of one number: sign, 12 digits, point, ``e-308``.
+_NUMBER_BYTES = 24
+
+
+def utf8_table(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``strings`` as one UTF-8 byte array and offsets ``(n + 1,)``: string ``i`` is ``bytes[off[i]:off[i + 1]]``."""
+    encoded = [s.encode("utf-8") for s in strings]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), offsets
+
+
+def results_lines(minute: FloatArray, target: np.ndarray, names: tuple[np.ndarray, np.ndarray],
+                  status: np.ndarray, labels: tuple[np.ndarray, np.ndarray], near: np.ndarray,
+                  values: FloatArray, empty: np.ndarray) -> np.ndarray:
+    """The UTF-8 bytes ``(n,)`` uint8 of the CSV lines ``minute,name,label,near,v1,...,vk`` of ``r`` rows.
+
+    Each line ends in a newline.
+
+    Parameters
+    ----------
+    minute : (r,) float
+    target, status : (r,) int
+        Indices into ``names`` and ``labels``, each a :func:`utf8_table` (names already CSV-quoted).
+    near : (r,) bool
+        Written ``1``/``0``.
+    values : (r, k) float
+        The numeric cells, file units.
+    empty : (r, k) bool
+        Cells left empty (the row's block failed).
+    """
+    name_bytes, name_off = names
+    label_bytes, label_off = labels
+    r, k = values.shape
+    longest = int(np.max(np.diff(name_off))) if len(name_off) > 1 else 0
+    longest += int(np.max(np.diff(label_off))) if len(label_off) > 1 else 0
+    slots = np.empty((r, longest + 5 + (k + 1) * (_NUMBER_BYTES + 1)), dtype=np.uint8)
+    lengths = np.empty(r, dtype=np.int64)
+    _write_rows(slots, lengths, minute, target.astype(np.int64), name_bytes, name_off, status.astype(np.int64),
+                label_bytes, label_off, near, values, empty)
+    out = np.empty(int(lengths.sum()), dtype=np.uint8)
+    _join_rows(slots, lengths, out)
+    return out
+
+
+@njit(cache=True)
+def _put_bytes(out, at, source, start, stop):
+    for i in range(start, stop):
+        out[at] = source[i]
+        at += 1
+    return at
+
+
+@njit(cache=True)
+def _put_text(out, at, text):
+    for ch in text:
+        out[at] = ord(ch)
+        at += 1
+    return at
+
+
+@njit(cache=True)
+def _put_exponent(out, at, e):
+    out[at] = 101  # 'e'
+    at += 1
+    if e < 0:
+        out[at] = 45  # '-'
+        e = -e
+    else:
+        out[at] = 43  # '+'
+    at += 1
+    if e >= 100:
+        out[at] = 48 + e // 100
+        at += 1
+    out[at] = 48 + (e // 10) % 10
+    out[at + 1] = 48 + e % 10
+    return at + 2
+
+
+@njit(cache=True)
+def _scaled(v, n):
+    """``rint(v * 10**n)``; in two steps where ``10**n`` alone would overflow (subnormal ``v``)."""
+    if 0 <= n < _EXACT_POWERS.size:
+        return np.rint(v * _EXACT_POWERS[n])
+    if n > 300:
+        return np.rint(v * 1e100 * 10.0 ** (n - 100))
+    return np.rint(v * 10.0 ** n)
+
+
+@njit(cache=True)
+def _put_twelve_digits(buf, mantissa):
+    """The 12 decimal digits of ``mantissa`` (< 10**12) into ``buf[0:12]``, most significant first.
+
+    Two 6-digit halves in 32-bit arithmetic, two digits per division from a
+    table: the dependent divisions of one digit at a time were most of the
+    time of a number.
+    """
+    high = np.uint32(mantissa // np.uint64(1_000_000))
+    low = np.uint32(mantissa % np.uint64(1_000_000))
+    for k in range(3):
+        a = 2 * (high % np.uint32(100))
+        b = 2 * (low % np.uint32(100))
+        high //= np.uint32(100)
+        low //= np.uint32(100)
+        buf[5 - 2 * k] = _PAIRS[a + 1]
+        buf[4 - 2 * k] = _PAIRS[a]
+        buf[11 - 2 * k] = _PAIRS[b + 1]
+        buf[10 - 2 * k] = _PAIRS[b]
+
+
+@njit(cache=True)
+def _put_number(out, at, v, digits, buf):
+    """Write ``v`` as ``%.{digits}g`` at ``out[at]``, ``buf`` a scratch of ``digits`` bytes; return the end.
+
+    ``digits`` must be 12 (:func:`_put_twelve_digits`).
+    """
+    if np.isnan(v):
+        return _put_text(out, at, "nan")
+    if v < 0 or (v == 0 and np.signbit(v)):
+        out[at] = 45  # '-'
+        at += 1
+        v = -v
+    if np.isinf(v):
+        return _put_text(out, at, "inf")
+    if v == 0:
+        out[at] = 48
+        return at + 1
+    e = int(np.floor(np.log10(v)))
+    m = _scaled(v, digits - 1 - e)
+    # written_angles' arithmetic; m has `digits` decimal digits, or one more after a carry
+    mantissa = np.uint64(m)
+    top = _POWERS[digits]
+    if mantissa >= top:  # 9.999...e5 rounded up to 10.00...e5
+        mantissa //= np.uint64(10)
+        e += 1
+    elif mantissa < top // np.uint64(10):  # log10 rounded up at an exact power of ten
+        e -= 1
+        mantissa = np.uint64(_scaled(v, digits - 1 - e))
+    _put_twelve_digits(buf, mantissa)
+    n = digits
+    while n > 1 and buf[n - 1] == 48:
+        n -= 1
+    if -4 <= e < digits:
+        if e < 0:
+            out[at] = 48
+            out[at + 1] = 46  # '.'
+            at += 2
+            for _ in range(-e - 1):
+                out[at] = 48
+                at += 1
+            return _put_bytes(out, at, buf, 0, n)
+        integer = e + 1
+        if n <= integer:
+            return _put_bytes(out, at, buf, 0, integer)
+        at = _put_bytes(out, at, buf, 0, integer)
+        out[at] = 46
+        return _put_bytes(out, at + 1, buf, integer, n)
+    out[at] = buf[0]
+    at += 1
+    if n > 1:
+        out[at] = 46
+        at = _put_bytes(out, at + 1, buf, 1, n)
+    return _put_exponent(out, at, e)
+
+
+@njit(cache=True, parallel=True)
+def _write_rows(slots, lengths, minute, target, name_bytes, name_off, status, label_bytes, label_off, near, values,
+                empty):
+    """Row ``i``'s text into ``slots[i]``, its length into ``lengths[i]``; rows in parallel."""
+    r, k = values.shape
+    for i in prange(r):
+        out = slots[i]
+        buf = np.empty(WRITTEN_DIGITS, dtype=np.uint8)
+        at = _put_number(out, 0, minute[i], WRITTEN_DIGITS, buf)
+        out[at] = 44  # ','
+        at = _put_bytes(out, at + 1, name_bytes, name_off[target[i]], name_off[target[i] + 1])
+        out[at] = 44
+        at = _put_bytes(out, at + 1, label_bytes, label_off[status[i]], label_off[status[i] + 1])
+        out[at] = 44
+        out[at + 1] = 49 if near[i] else 48
+        at += 2
+        for j in range(k):
+            out[at] = 44
+            at += 1
+            if not empty[i, j]:
+                at = _put_number(out, at, values[i, j], WRITTEN_DIGITS, buf)
+        out[at] = 10  # '\n'
+        lengths[i] = at + 1
+
+
+@njit(cache=True)
+def _join_rows(slots, lengths, out):
+    """The rows of ``slots`` one after another into ``out``; return the length."""
+    at = 0
+    for i in range(slots.shape[0]):
+        out[at:at + lengths[i]] = slots[i, :lengths[i]]
+        at += lengths[i]
+    return at

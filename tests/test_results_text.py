@@ -1,0 +1,78 @@
+"""The compiled results formatter against Python's own ``%.12g`` and the written-angle check."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from thermocomp.compensation.compensate import written_angles
+from thermocomp.io.results_csv import quote_name
+from thermocomp.io.results_text import results_lines, utf8_table
+
+
+def _lines(values, empty=None, minute=None, names=("T",), target=None, labels=("converged", "unreachable"),
+           status=None, near=None):
+    r, _ = values.shape
+    text = results_lines(
+        np.zeros(r) if minute is None else minute,
+        np.zeros(r, dtype=int) if target is None else target,
+        utf8_table([quote_name(n) for n in names]),
+        np.zeros(r, dtype=int) if status is None else status,
+        utf8_table(list(labels)),
+        np.zeros(r, dtype=bool) if near is None else near,
+        values,
+        np.zeros(values.shape, dtype=bool) if empty is None else empty,
+    ).tobytes().decode("utf-8")
+    assert text.endswith("\n")
+    return text[:-1].split("\n")
+
+
+def _cells(values, **kw):
+    return [line.split(",")[4:] for line in _lines(values, **kw)]
+
+
+def test_agrees_with_python_percent_g_across_magnitudes():
+    rng = np.random.default_rng(7)
+    magnitude = 10.0 ** rng.uniform(-320, 308, size=20_000)
+    values = (magnitude * rng.choice([-1.0, 1.0], size=magnitude.size)).reshape(-1, 40)
+    cells = _cells(values)
+    differ = 0
+    for row, texts in zip(values, cells):
+        for v, text in zip(row, texts):
+            expected = f"{v:.12g}"
+            if text != expected:
+                differ += 1
+                # a rounding tie decided on v * 10**n in binary: one unit in the 12th digit at most
+                assert abs(float(text) - float(expected)) <= 1.01 * 10.0 ** (math.floor(math.log10(abs(v))) - 11)
+    assert differ <= values.size // 1000
+
+
+@pytest.mark.parametrize("v", [0.0, -0.0, 1.0, -180.0, 1e-4, 9.99999999999e-5, 1e-5, 1e12, 999999999999.4,
+                               999999999999.6, 9.9999999999996, 0.1 + 0.2, 123456789012.5, 5e-324, 1.7976931348623157e308,
+                               float("nan"), float("inf"), float("-inf"), 1e22, 1e23, 2.5e-7])
+def test_special_values_as_python_writes_them(v):
+    (text,) = _cells(np.array([[v]]))[0]
+    assert text == f"{v:.12g}"
+
+
+def test_parses_back_to_the_value_the_written_angle_check_tested():
+    rng = np.random.default_rng(3)
+    q = rng.uniform(-2 * np.pi, 2 * np.pi, size=(5_000, 6))
+    q[0] = [0.0, np.pi, -np.pi / 2, 1e-9, -1e-12, np.radians(90.0)]
+    cells = _cells(np.degrees(q))
+    parsed = np.radians(np.array([[float(c) for c in row] for row in cells]))
+    np.testing.assert_array_equal(parsed, written_angles(q))
+
+
+def test_prefix_columns_names_labels_flags_and_empty_cells():
+    values = np.array([[1.5, 2.0, 3.25], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
+    empty = np.array([[False, False, False], [False, True, True], [True, True, True]])
+    lines = _lines(values, empty=empty, minute=np.array([0.0, 12.5, 1e-7]), names=("plain", 'say "hi", ok', "Zürich"),
+                   target=np.array([2, 1, 0]), status=np.array([0, 1, 1]), near=np.array([True, False, False]))
+    assert lines == [
+        "0,Zürich,converged,1,1.5,2,3.25",
+        '12.5,"say ""hi"", ok",unreachable,0,4,,',
+        "1e-07,plain,unreachable,0,,,",
+    ]
