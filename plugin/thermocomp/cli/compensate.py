@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
-
 from thermocomp.cli.common import (
     EXIT_FAILED_ROWS,
     EXIT_OK,
@@ -103,6 +101,7 @@ def _run_program(args: argparse.Namespace) -> int:
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.errors import ConfigurationError
     from thermocomp.programs import ProgramCompensationFailed, ProgramOptions, TimingOptions, compensate_program
+    from thermocomp.programs.compensate import indexed_minutes
 
     misplaced = [flag for flag, used in (("--targets", args.targets is not None), ("--minutes", args.minutes is not None),
                                           ("--convention", args.convention != "table"),
@@ -114,11 +113,8 @@ def _run_program(args: argparse.Namespace) -> int:
     settings = program_settings(args)
     options = CompensationOptions(time_law=settings.time_law, composition=args.composition, **solver_options(args))
     indexed = None
-    if args.time_indexed is not None:
-        if not args.time_indexed > 0:
-            raise ConfigurationError(f"--time-indexed: expected a step > 0 minutes, got {args.time_indexed:g}")
-        count = int(np.floor(args.stabilisation_min / args.time_indexed + 1e-9)) + 1
-        indexed = tuple(float(k * args.time_indexed) for k in range(count))
+    if args.time_indexed is not None:  # every step up to the time law's stabilisation (--time-law from: included)
+        indexed = indexed_minutes(args.time_indexed, settings.time_law)
     program_options = ProgramOptions(
         output=args.program_output, at_minute=args.at_minute, timed=args.timed, indexed_minutes=indexed,
         timing=TimingOptions(cycles=args.cycles, duration_min=args.duration_min, cycle_time_s=args.cycle_time_s),

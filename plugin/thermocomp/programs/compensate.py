@@ -28,7 +28,7 @@ from thermocomp.compensation.compensate import (
 )
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
-from thermocomp.deformation.timelaw import Static
+from thermocomp.deformation.timelaw import Static, TimeLaw
 from thermocomp.errors import ConfigurationError, InputError, ThermocompError
 from thermocomp.geometry.rotations import (
     invert_transform,
@@ -114,6 +114,36 @@ class ProgramOptions:
         if self.timed and (self.timing.cycles > 1 or self.timing.duration_min is not None):
             raise ConfigurationError("--timed compensates each motion once, at its own minute: it needs one cycle "
                                      "(for repeated cycles use --time-indexed)")
+
+
+#: Most correction sets a time-indexed program may carry (200 minutes at one set every 0.02 min).
+MAX_INDEXED_SETS = 10_000
+#: Most entries (sets x points) of a time-indexed program's tables: some 100 bytes each in the file.
+MAX_INDEXED_ENTRIES = 2_000_000
+
+
+def indexed_minutes(step_min: float, time_law: TimeLaw) -> tuple[float, ...]:
+    """The minutes of a time-indexed program: every ``step_min`` from 0 to the time law's stabilisation.
+
+    Raises
+    ------
+    ConfigurationError
+        ``step_min`` not a positive number, a static law (nothing changes
+        with time), or more than :data:`MAX_INDEXED_SETS` sets (naming the
+        smallest step that fits).
+    """
+    if not (np.isfinite(step_min) and step_min > 0):
+        raise ConfigurationError(f"--time-indexed: expected a step > 0 minutes, got {step_min:g}")
+    if isinstance(time_law, Static):
+        raise ConfigurationError("--time-indexed follows the time law: it cannot be combined with --static")
+    end = float(time_law.stabilisation_min)
+    if end / step_min > MAX_INDEXED_SETS - 1:
+        raise ConfigurationError(
+            f"--time-indexed {step_min:g}: {end / step_min + 1:,.0f} correction sets up to minute {end:g} "
+            f"({time_law.describe()}); at most {MAX_INDEXED_SETS:,}: choose a step of at least "
+            f"{end / (MAX_INDEXED_SETS - 1):.3g} min")
+    count = int(np.floor(end / step_min + 1e-9)) + 1
+    return tuple(float(k * step_min) for k in range(count))
 
 
 class ProgramCompensationFailed(ThermocompError):
@@ -449,6 +479,11 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
         if isinstance(time_law, Static):
             raise ConfigurationError("--time-indexed follows the time law: it cannot be combined with --static")
         minutes = tuple(float(x) for x in popts.indexed_minutes)
+        if len(minutes) * m > MAX_INDEXED_ENTRIES:
+            raise ConfigurationError(
+                f"--time-indexed: {len(minutes):,} sets x {m:,} points = {len(minutes) * m:,} table entries (at most "
+                f"{MAX_INDEXED_ENTRIES:,}, some {MAX_INDEXED_ENTRIES // 10_000} MB of program text): choose a larger "
+                f"step (at least {(minutes[-1] if len(minutes) > 1 else 1.0) * m / MAX_INDEXED_ENTRIES:.3g} min)")
         time_form = (f"time-indexed program: corrections every {minutes[1] - minutes[0] if len(minutes) > 1 else 0:g} "
                      f"min from 0 to {minutes[-1]:g} min ({len(minutes)} sets), picked from the controller's clock; "
                      f"{time_law.describe()}")

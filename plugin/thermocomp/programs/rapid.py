@@ -58,6 +58,8 @@ from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: File extensions read as RAPID.
 RAPID_SUFFIXES = (".mod", ".modx", ".prg", ".sys")
+#: Largest magnitude of a RAPID ``num`` (single precision, IEEE 754 binary32).
+NUM_MAX = float(np.finfo(np.float32).max)
 
 #: Record types of RAPID data and their components, in order (ABB RAPID reference, "Data types").
 RECORDS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -366,7 +368,7 @@ class _Walker:
             raise _Unsupported(f"cannot evaluate {node!s}", node)
         kind = node.data
         if kind == "number":
-            return float(node.children[0]), "num"
+            return self.literal(node), "num"
         if kind == "string":
             raw = str(node.children[0])[1:-1]
             return raw.replace('""', '"'), "string"
@@ -376,7 +378,11 @@ class _Walker:
         if kind == "aggregate":
             return [self.evaluate(c, local) for c in node.children], None
         if kind == "numbers":
-            return numbers_value(str(node.children[0])), None
+            value = numbers_value(str(node.children[0]))
+            if not _largest(value) <= NUM_MAX:
+                raise self.error(f"a number of {node.children[0]!s} is out of range (RAPID num holds at most "
+                                 f"{NUM_MAX:.2g})", node)
+            return value, None
         if kind == "signed":
             sign, value = str(node.children[0]), self.evaluate(node.children[1], local)
             if not isinstance(value, float):
@@ -420,6 +426,13 @@ class _Walker:
         value = self.evaluate(node, local)
         if isinstance(value, bool) or not isinstance(value, float):
             raise _Unsupported(f"expected a number, got {_describe(value)}", node)
+        return value
+
+    def literal(self, node: Tree) -> float:
+        """A number literal's value; one a controller could not store (beyond 3.4e38, RAPID's ``num``) refused."""
+        value = float(node.children[0])
+        if not abs(value) <= NUM_MAX:
+            raise self.error(f"number {node.children[0]!s} is out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
         return value
 
     @staticmethod
@@ -588,11 +601,18 @@ class _Walker:
         points = tuple(self.point(positional[i], local, kind, T_world_frame, T_flange_tcp) for i in range(n_points))
         speed = self.cached(positional[n_points], local, "speeddata")
         v_tcp, v_ori = float(speed[0]), float(speed[1])  # type: ignore[index]
+        if not (v_tcp > 0 and v_ori > 0):
+            raise self.error(f"{name_token}: the speeddata must move: expected a TCP speed and an orientation speed "
+                             f"> 0, got {v_tcp:g} mm/s and {v_ori:g} deg/s", positional[n_points])
         if "v" in optional and optional["v"] is not None:
             v_tcp = self._number(optional["v"], local)
+            if not v_tcp > 0:
+                raise self.error(f"{name_token} \\V: expected a TCP speed > 0 mm/s, got {v_tcp:g}", optional["v"])
         override, v_max = self.velset
         v_tcp = min(v_tcp * override / 100.0, v_max)
         duration = None if optional.get("t") is None else self._number(optional["t"], local)
+        if duration is not None and not duration > 0:
+            raise self.error(f"{name_token} \\T: expected a time > 0 s, got {duration:g}", optional["t"])
         self.steps.append(Motion(
             instruction=str(name_token), kind=kind, points=points, statement=span_of(statement),
             name=span_of(name_token), tcp_speed=v_tcp * 1e-3, orientation_speed=np.radians(v_ori * override / 100.0),
@@ -660,6 +680,13 @@ def numbers_value(text: str) -> list:
         return json.loads(text, parse_int=float)
     except ValueError:  # RAPID allows what JSON does not: .5, 5., +5
         return _floats(ast.literal_eval(text))
+
+
+def _largest(value) -> float:
+    """The largest magnitude in nested lists of floats (NaN if one is NaN)."""
+    if isinstance(value, list):
+        return max((_largest(v) for v in value), default=0.0, key=lambda x: (x != x, x))
+    return abs(value)
 
 
 def _floats(value):

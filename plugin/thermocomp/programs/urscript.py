@@ -337,7 +337,10 @@ class _Walker:
             raise _Unsupported(f"cannot evaluate {node}", node)
         kind = node.data
         if kind == "number":
-            return float(node.children[0])
+            value = float(node.children[0])
+            if not np.isfinite(value):
+                raise self.error(f"number {node.children[0]!s} is out of range (beyond a double)", node)
+            return value
         if kind == "string":
             return str(node.children[0])[1:-1]
         if kind == "name":
@@ -454,6 +457,11 @@ class _Walker:
         points = tuple(self.point(args[i], local, kind) for i in range(n_points))
         a, v = values.get("a", a_default), values.get("v", v_default)
         t = values.get("t", 0.0)
+        for key, value in (("a", a), ("v", v)):
+            if not value > 0:
+                raise self.error(f"{name}: expected {key} > 0, got {value:g}", params.get(key, call))
+        if not t >= 0:
+            raise self.error(f"{name}: expected t >= 0 s, got {t:g}", params["t"])
         joint = kind == JOINT
         self.steps.append(Motion(
             instruction=name, kind=kind, points=points, statement=span_of(call), name=span_of(call.children[0]),

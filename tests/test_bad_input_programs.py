@@ -1,0 +1,76 @@
+"""Bad robot programs and program options through the real command line (issues 9 and 11).
+
+Found by an adversarial run over ``compensate --program``: numbers a controller
+cannot hold, speeds that never arrive, and a time-indexed step small enough to
+exhaust memory. Each is refused with the file, line and column (or the
+option), no traceback, and nothing written (tests/test_bad_input.py's checks).
+"""
+
+from __future__ import annotations
+
+import pytest
+from helpers import REPO
+from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
+
+from thermocomp.cli.common import EXIT_INPUT, EXIT_OK
+from thermocomp.deformation.thermal_laws import FirstOrder
+from thermocomp.io.timelaw_file import time_law_path, write_time_law
+from thermocomp.programs.compensate import MAX_INDEXED_SETS
+
+POINT = "[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
+
+
+def rapid(*body: str, data: str = "") -> str:
+    return "MODULE M\n" + data + f"CONST robtarget p:={POINT};\nPROC main()\n" + "".join(f"  {s}\n" for s in body) \
+        + "ENDPROC\nENDMODULE\n"
+
+
+def urscript(*body: str) -> str:
+    return "def f():\n" + "".join(f"  {s}\n" for s in body) + "end\n"
+
+
+@pytest.mark.parametrize(("name", "text", "line", "words"), [
+    # a literal beyond what the controller stores: RAPID num is single precision, URScript double
+    ("b.mod", rapid("MoveL Offs(p,0,0,1e39),v100,z1,tool0;"), 4, ["1e39", "out of range"]),
+    ("b.mod", rapid("MoveL p,v100,z1,t;", data="PERS tooldata t:=[TRUE,[[0,0,1e400],[1,0,0,0]],"
+                                             "[1,[0,0,1],[1,0,0,0],0,0,0]];\n"), 2, ["1e400", "out of range"]),
+    ("b.script", urscript("movel(p[1e400,0,0.5,0,3.14,0], a=1, v=0.1)"), 2, ["1e400", "out of range"]),
+    # speeds that never arrive: the timing would divide by them
+    ("b.mod", rapid("MoveL p,vz,z1,tool0;", data="CONST speeddata vz:=[0,500,5000,1000];\n"), 5,
+     ["speeddata must move", "0 mm/s"]),
+    ("b.mod", rapid("MoveL p,vz,z1,tool0;", data="CONST speeddata vz:=[-5,500,5000,1000];\n"), 5, ["-5 mm/s"]),
+    ("b.mod", rapid("MoveL p,v100,z1,tool0;", "MoveL Offs(p,0,0,9),v100\\V:=0,z1,tool0;"), 5, ["\\V", "> 0 mm/s"]),
+    ("b.mod", rapid("MoveL p,v100\\T:=-2,z1,tool0;"), 4, ["\\T", "> 0 s"]),
+    ("b.script", urscript("movel(p[0.4,0,0.5,0,3.14,0], a=1, v=0)"), 2, ["v > 0"]),
+    ("b.script", urscript("movej([0,-1.5,1.5,0,1.5,0], a=-1, v=1)"), 2, ["a > 0"]),
+    ("b.script", urscript("movel(p[0.4,0,0.5,0,3.14,0], a=1, v=0.1, t=-1)"), 2, ["t >= 0"]),
+])
+def test_values_a_controller_cannot_run_are_located(case, capsys, name, text, line, words):
+    (case / name).write_text(text)
+    robot = "irb140" if name.endswith(".mod") else "ur5"
+    out = "o" + name[1:]
+    err = refused(case, capsys, ["compensate", "--robot", robot, "--deformation", "d.csv", "--program", name,
+                                 "--out", out, "--timed"], EXIT_INPUT, f"{name}, line {line}", "column", *words)
+    assert "RuntimeWarning" not in err
+
+
+def test_a_time_indexed_step_is_bounded_before_any_work(case, capsys):
+    (case / "p.mod").write_bytes((REPO / "examples" / "rapid_program.mod").read_bytes())
+    program = ["compensate", "--program", "p.mod", "--deformation", "d.csv", "--out", "o.mod"]
+    for step in ("1e-9", "1e-300"):
+        refused(case, capsys, [*program, "--time-indexed", step], EXIT_INPUT, "--time-indexed", f"at most {MAX_INDEXED_SETS:,}",
+                "at least 0.02 min")
+
+
+def test_time_indexed_sets_follow_the_time_law_from_a_file(case, capsys):
+    """--time-indexed runs to the law's own stabilisation, not to --stabilisation-min's default."""
+    (case / "p.mod").write_bytes((REPO / "examples" / "rapid_program.mod").read_bytes())
+    law = FirstOrder(30.0)  # stabilised (99.9 %) at tau * ln(1000) = 207.2 min, not the default 200
+    write_time_law(law, time_law_path(case / "d.csv"), "d.csv")
+    code, out, err = run_cli(capsys, ["compensate", "--program", "p.mod", "--deformation", "d.csv", "--out", "o.mod",
+                                      "--time-indexed", "3", "--time-law", "from:d.csv"])
+    assert code == EXIT_OK, err
+    sets = int(law.stabilisation_min // 3) + 1
+    assert sets != int(200 // 3) + 1
+    assert f"({sets} sets)" in out
+    assert f"{sets} sets, one every 3 min" in (case / "o.mod").read_text(encoding="latin-1")
