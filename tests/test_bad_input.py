@@ -24,6 +24,7 @@ from helpers import REPO
 
 from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from thermocomp.cli.main import main
+from thermocomp.errors import InputError
 from thermocomp.io.job import TEMPORARY_PREFIX
 
 EXAGGERATED = REPO / "deformations" / "exaggerated.csv"
@@ -208,7 +209,9 @@ def test_a_250_character_output_name_works(case, capsys):
     (["--minutes", "0:1e12"], EXIT_USAGE, ["--minutes", "at most 1,000,000"]),
     (["--minutes", "6_41"], EXIT_USAGE, ["--minutes"]),
     (["--starts", "10000000"], EXIT_INPUT, ["--starts", "10,000"]),
-    (["--seed", "-1"], EXIT_INPUT, ["--seed"]),
+    (["--seed", "-1"], EXIT_USAGE, ["--seed", "expected a seed >= 0"]),
+    (["--position-tol-mm", "nan"], EXIT_USAGE, ["--position-tol-mm"]),
+    (["--stabilisation-min", "inf"], EXIT_USAGE, ["--stabilisation-min"]),
     (["--starts", "6_41"], EXIT_USAGE, ["--starts", "invalid int value: '6_41'"]),
     (["--stabilisation-min", "\u0663"], EXIT_USAGE, ["--stabilisation-min"]),
     (["--bogus"], EXIT_USAGE, ["unrecognized arguments"]),
@@ -231,11 +234,14 @@ def test_rows_times_minutes_are_bounded(case, capsys):
 def test_sizes_of_other_commands(case, capsys):
     refused(case, capsys, ["coppeliasim", "convention", "--deformation", "d.csv", "--configurations", "1000000000"],
             EXIT_INPUT, "--configurations")
-    refused(case, capsys, ["coppeliasim", "convention", "--deformation", "d.csv", "--seed", "-1"], EXIT_INPUT, "--seed")
+    refused(case, capsys, ["coppeliasim", "convention", "--deformation", "d.csv", "--seed", "-1"], EXIT_USAGE, "--seed")
+    refused(case, capsys, ["track", "--deformation", "d.csv", "--out", "m.csv", "--seed", "-1"], EXIT_USAGE, "--seed")
+    refused(case, capsys, ["track", "--deformation", "d.csv", "--out", "m.csv", "--noise-mm", "nan"], EXIT_USAGE,
+            "--noise-mm")
     refused(case, capsys, ["sim", "--robot", "irb140", "--no-scene", "--deformation", "d.csv", "--targets", "t.csv",
                            "--screenshot", "s.png", "--size", "100000", "100000"], EXIT_INPUT, "--size")
     refused(case, capsys, ["robot", "export", "irb140", "--deformation", "d.csv", "--fraction", "nan", "--out",
-                           "r.urdf"], EXIT_INPUT, "--fraction")
+                           "r.urdf"], EXIT_USAGE, "--fraction")
 
 
 def test_a_huge_joint_index_in_a_header_is_refused_at_once(case, capsys):
@@ -396,3 +402,21 @@ def test_program_outputs_go_through_the_same_checks_and_the_plot_with_them(case,
     code, out, err = run_cli(capsys, [*program, "--out", "o.mod", "--plot", "p.png"])
     assert code == EXIT_OK, err
     assert (case / "o.mod").is_file() and (case / "p.png").read_bytes().startswith(b"\x89PNG") and "wrote p.png" in out
+
+
+@pytest.mark.parametrize("value", ["1e300", "-2e12"])
+def test_numbers_no_robot_quantity_reaches_are_located(case, capsys, value):
+    """1e300 in a cell passed as finite, then overflowed (NaN torques, an SVD that did not converge)."""
+    from thermocomp.io.recording_csv import read_recording_csv
+
+    rows = EXAGGERATED.read_text().splitlines()
+    header = next(i for i, r in enumerate(rows) if r.startswith("row,") or r.startswith("Dx"))
+    cells = rows[header + 2].split(",")
+    cells[-1] = value
+    rows[header + 2] = ",".join(cells)
+    (case / "d.csv").write_text("\n".join(rows) + "\n")
+    refused(case, capsys, [*COMPENSATE, "--out", "o.csv"], EXIT_INPUT, f"d.csv, line {header + 3}, column 'Doz'",
+            "magnitude at most 1e+12")
+    (case / "rec.csv").write_text(f"time_s,q1_rad,tau1_Nm\n0,0,0\n0.1,{value},0\n0.2,0,0\n")
+    with pytest.raises(InputError, match=r"rec\.csv, line 3, column 'q1_rad'.*magnitude"):
+        read_recording_csv(case / "rec.csv")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_OK, ROBOT_HELP, HelpFormatter, add_robot_file_arguments, robot_file_options
+from thermocomp.cli.common import EXIT_OK, ROBOT_HELP, HelpFormatter, add_robot_file_arguments, robot_file_options, seed_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="suggest N poses that would make more parameters identifiable (greedy observability index)")
     cal.add_argument("--candidates", type=int, default=300,
                      help="random candidate configurations within the limits for --suggest")
-    cal.add_argument("--seed", type=int, default=0, help="seed of the candidates for --suggest")
+    cal.add_argument("--seed", type=seed_arg, default=0, help="seed of the candidates for --suggest")
     cal.set_defaults(handler=run)
 
 

@@ -10,6 +10,7 @@ and the library cannot drift apart.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from dataclasses import dataclass
 from typing import NoReturn
@@ -29,12 +30,26 @@ EXIT_OK, EXIT_INPUT, EXIT_FAILED_ROWS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 6
 
 
 def _plain_number(text: str, kind: type) -> float | int:
-    """``kind(text)`` for ASCII text without ``_`` (``6_41`` and other scripts' digits are typing errors)."""
+    """``kind(text)`` for ASCII text without ``_`` (``6_41`` and other scripts' digits are typing errors).
+
+    Floats must be finite: no option of a command means "not a number" or "infinitely many".
+    """
     from thermocomp.io.csvtext import number_text
 
     if not number_text(text):
         raise ValueError(text)
-    return kind(text)
+    value = kind(text)
+    if kind is float and not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+def seed_arg(text: str) -> int:
+    """A random seed: a plain non-negative integer (numpy's generators take no other)."""
+    value = _plain_number(text, int)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a seed >= 0, got {text}")
+    return int(value)
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -199,7 +214,7 @@ def add_solver_arguments(parser: argparse.ArgumentParser) -> None:
                         help="IK convergence on orientation [deg]")
     parser.add_argument("--starts", type=int, default=comp.starts,
                         help="multi-start count of the nominal configuration search")
-    parser.add_argument("--seed", type=int, default=comp.seed, help="seed of the multi-start spread")
+    parser.add_argument("--seed", type=seed_arg, default=comp.seed, help="seed of the multi-start spread")
 
 
 def add_progress_argument(parser: argparse.ArgumentParser,

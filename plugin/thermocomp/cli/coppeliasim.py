@@ -23,6 +23,7 @@ from thermocomp.cli.common import (
     minutes_arg,
     program_settings,
     robot_file_options,
+    seed_arg,
     solver_options,
 )
 from thermocomp.deformation.timelaw import LinearRamp
@@ -91,7 +92,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _connection_options(check)
     _robot_options(check)
     check.add_argument("--configurations", type=int, default=20, help="random configurations within the limits")
-    check.add_argument("--seed", type=int, default=0, help="seed of the random configurations")
+    check.add_argument("--seed", type=seed_arg, default=0, help="seed of the random configurations")
     check.add_argument("--compare", help="also compare the scene robot with this robot (built-in name or file)")
 
     show = acts.add_parser("show", help="show the deformed robot, then restore the scene", formatter_class=fmt)
@@ -158,7 +159,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     law.add_argument("--static", action="store_true", help="one-shot: the full table applied once (default)")
     conv.add_argument("--minute", type=float, default=None, help="minute of the incremental law (default T)")
     conv.add_argument("--configurations", type=int, default=2000, help="random configurations compared")
-    conv.add_argument("--seed", type=int, default=0, help="seed of the random configurations")
+    conv.add_argument("--seed", type=seed_arg, default=0, help="seed of the random configurations")
     conv.add_argument("--out", help="write the equivalent table-form deformation CSV [mm, deg] here")
 
     inst = acts.add_parser("install-addon", help="copy the add-on into CoppeliaSim's addOns/ folder",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_OK, ROBOT_HELP, HelpFormatter, add_robot_file_arguments, robot_file_options
+from thermocomp.cli.common import EXIT_OK, ROBOT_HELP, HelpFormatter, add_robot_file_arguments, robot_file_options, seed_arg
 from thermocomp.dynamics.excitation import ExcitationOptions
 
 
@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="constant-speed: the speeds [deg/s] (default 0.5, 1, 2, 5, 10, 20, 40)")
     cmd.add_argument("--span-deg", type=float, help="constant-speed: the sweep [deg] (default 60)")
     cmd.add_argument("--hold-s", type=float, default=10.0, help="static: how long each pose is held [s]")
-    cmd.add_argument("--seed", type=int, default=0, help="static: seed of the candidate poses searched")
+    cmd.add_argument("--seed", type=seed_arg, default=0, help="static: seed of the candidate poses searched")
     cmd.add_argument("--out", required=True, help="trajectory CSV to write")
     cmd.add_argument("--report", help="text report to write (it is printed either way)")
     add_robot_file_arguments(cmd)

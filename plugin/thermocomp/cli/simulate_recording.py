@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_OK, HelpFormatter, per_joint_values
+from thermocomp.cli.common import EXIT_OK, HelpFormatter, per_joint_values, seed_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmd.add_argument("--torque-resolution-nm", type=float, default=0.0, help="torque quantisation step [N m]")
     cmd.add_argument("--torque-limit-nm", type=per_joint_values, default=(float("inf"),), help="torque saturation [N m]")
     cmd.add_argument("--encoder-resolution-rad", type=float, default=0.0, help="position quantisation step [rad]")
-    cmd.add_argument("--seed", type=int, help="seed of the noise (default: a fresh one)")
+    cmd.add_argument("--seed", type=seed_arg, help="seed of the noise (default: a fresh one)")
     cmd.add_argument("--with-derivatives", action="store_true", help="also write the exact speeds and accelerations")
     cmd.add_argument("--out", required=True, help="recording CSV to write")
     cmd.set_defaults(handler=run)

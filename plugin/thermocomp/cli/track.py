@@ -11,6 +11,7 @@ from thermocomp.cli.common import (
     add_robot_file_arguments,
     minutes_arg,
     robot_file_options,
+    seed_arg,
     time_law_arg,
 )
 
@@ -50,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="campaign: measure orientation too, with this noise [deg]")
     tr.add_argument("--tracker-pose", type=float, nargs=6, metavar=("X_MM", "Y_MM", "Z_MM", "A_DEG", "B_DEG", "C_DEG"),
                     help="campaign: where the tracker is, T_tracker_world (CoppeliaSim Euler xyz); default the world")
-    tr.add_argument("--seed", type=int, default=0, help="seed of the poses and the noise")
+    tr.add_argument("--seed", type=seed_arg, default=0, help="seed of the poses and the noise")
     tr.set_defaults(handler=run)
 
 

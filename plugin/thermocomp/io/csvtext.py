@@ -147,8 +147,14 @@ def number_text(cell: str) -> bool:
     return cell.isascii() and "_" not in cell
 
 
+#: Largest magnitude a cell may hold, in its column's unit (mm, deg, rad, s, N m, kg m^2, ...): no robot
+#: quantity comes near it, and squares of larger values (least squares, norms) lose all precision or
+#: overflow (1e300 gave NaN torques and an SVD that did not converge).
+MAX_CELL = 1e12
+
+
 def parse_float(text: str, path: str, line: int, column: str, *, allow_empty: bool = False) -> float:
-    """A finite float from a cell, or an :class:`InputError` at (path, line, column).
+    """A finite float of magnitude at most :data:`MAX_CELL` from a cell, or an :class:`InputError` at (path, line, column).
 
     An empty cell gives ``nan`` when ``allow_empty``. ASCII only, without
     ``_`` (:func:`number_text`).
@@ -166,6 +172,9 @@ def parse_float(text: str, path: str, line: int, column: str, *, allow_empty: bo
         raise InputError(f"expected a number, got {cell!r}", path=path, row=line, column=column) from None
     if not math.isfinite(value):
         raise InputError(f"expected a finite number, got {cell!r}", path=path, row=line, column=column)
+    if abs(value) > MAX_CELL:
+        raise InputError(f"expected a number of magnitude at most {MAX_CELL:g} (in the column's unit), got {cell!r}",
+                         path=path, row=line, column=column)
     return value
 
 
@@ -183,7 +192,7 @@ def parse_floats(
         values = [float(cells[i]) for i in indices]
     except ValueError:
         values = []
-    if (len(values) != len(indices) or not all(map(math.isfinite, values))
+    if (len(values) != len(indices) or not all(map(math.isfinite, values)) or max(map(abs, values), default=0.0) > MAX_CELL
             or not number_text("".join([cells[i] for i in indices]))):
         # Slow path only to locate and word the error.
         return [parse_float(cells[i], path, line, col) for i, col in zip(indices, columns)]
