@@ -185,7 +185,7 @@ def _replace(name: str, **changes: object) -> list:
         (_replace("j1", limit='lower="1" upper="-1" velocity="1"'), "'j1': expected limit lower < upper"),
         (_replace("j1", limit='lower="-1" upper="1" velocity="-1"'), "positive limit velocity"),
         (_replace("j1", axis=(0.0, 0.0, 0.0)), "'j1': expected a non-zero axis"),
-        (_replace("j1", xyz=("a", 0, 0)), "'j1' origin xyz"),
+        (_replace("j1", xyz=("a", 0, 0)), "'j1' <origin> xyz"),
     ],
     ids=["prismatic", "floating", "unknown-type", "no-limit", "inverted-limit", "negative-speed", "zero-axis", "bad-number"],
 )
@@ -195,6 +195,31 @@ def test_reader_errors_name_file_and_joint(tmp_path: Path, joints: list, message
     with pytest.raises(InputError, match=message) as info:
         read_urdf(path, tip_link="tool")
     assert info.value.path == str(path)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ('<axis xyz="0 0 1"', '<axis xyz="0 0 6_41"'),  # float() reads 641
+    ('<axis xyz="0 0 1"', '<axis xyz="0 0 \u0661"'),  # Arabic-Indic one: float() reads 1
+    ('<axis xyz="0 0 1"', '<axis xyz="0 0 nan"'),
+    ('<axis xyz="0 0 1"', '<axis xyz="0 0"'),
+    ('<axis xyz="0 0 1"', '<axis xyz=""'),
+    ('velocity="2.0"', 'velocity="inf"'),
+    ('velocity="2.0"', 'velocity="2_0"'),
+    ('upper="2.9"', 'upper=" 2.9e999"'),
+])
+def test_numbers_are_plain_finite_and_located_at_their_element(tmp_path: Path, old: str, new: str) -> None:
+    joints = [(n, k, pa, ch, xyz, rpy, (0, 0, 1) if ax is not None else None,
+               'lower="-2.9" upper="2.9" velocity="2.0"' if lim is not None else None)
+              for n, k, pa, ch, xyz, rpy, ax, lim in TOY]
+    text = toy_urdf(joints).replace("><", ">\n<")  # one element a line
+    assert old in text
+    text = text.replace(old, new, 1)
+    path = tmp_path / "bad.urdf"
+    path.write_text(text, encoding="utf-8")
+    line = next(i for i, row in enumerate(text.splitlines(), start=1) if new in row)
+    with pytest.raises(InputError, match="plain finite number") as info:
+        read_urdf(path, tip_link="tool")
+    assert info.value.path == str(path) and info.value.row == line
 
 
 def test_missing_file(tmp_path: Path) -> None:

@@ -40,6 +40,7 @@ from thermocomp.errors import InputError
 from thermocomp.geometry.checks import check_array, check_transform
 from thermocomp.io.atomic import atomic_write_text
 from thermocomp.io.files import read_input_bytes
+from thermocomp.io.xml_values import attr_number, attr_numbers, line_of, parse_xml
 from thermocomp.kinematics.model import KinematicModel, nominal_model
 from thermocomp.robot.chain import Chain
 
@@ -110,39 +111,13 @@ def urdf_rpy_from_matrix(R: ArrayLike) -> FloatArray:
 # --- reading ---------------------------------------------------------------------------
 
 
-def _floats(text: str | None, default: tuple[float, ...], what: str, src: str) -> FloatArray:
-    if text is None:
-        return np.array(default, dtype=float)
-    try:
-        values = [float(v) for v in text.split()]
-    except ValueError:
-        hint = " (a xacro expression: expand the file with xacro first)" if "${" in text else ""
-        raise InputError(f"{what}: expected {len(default)} numbers, got {text!r}{hint}", path=src) from None
-    if len(values) != len(default) or not all(math.isfinite(v) for v in values):
-        raise InputError(f"{what}: expected {len(default)} finite numbers, got {text!r}", path=src)
-    return np.array(values)
-
-
-def _attr_float(elem: ET.Element, key: str, what: str, src: str) -> float | None:
-    text = elem.get(key)
-    if text is None:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{what}: expected a number for {key!r}, got {text!r}", path=src) from None
-    if not math.isfinite(value):
-        raise InputError(f"{what}: expected a finite {key!r}, got {text!r}", path=src)
-    return value
-
-
 class _Joint:
     """One parsed ``<joint>``: type, links, origin transform, axis, limit element."""
 
     def __init__(self, elem: ET.Element, src: str) -> None:
         name = elem.get("name")
         if not name:
-            raise InputError("a <joint> has no name attribute", path=src)
+            raise InputError("a <joint> has no name attribute", path=src, row=line_of(elem))
         self.name = name
         self.elem = elem
         self.type = (elem.get("type") or "").strip()
@@ -151,34 +126,30 @@ class _Joint:
         for tag in ("parent", "child"):
             sub = elem.find(tag)
             if sub is None or not sub.get("link"):
-                raise InputError(f"{what}: expected <{tag} link=\"...\"/>, got none", path=src)
+                raise InputError(f"{what}: expected <{tag} link=\"...\"/>, got none", path=src, row=line_of(elem))
             links.append(sub.get("link", ""))
         self.parent, self.child = links
         origin = elem.find("origin")
-        xyz = _floats(None if origin is None else origin.get("xyz"), (0.0, 0.0, 0.0), f"{what} origin xyz", src)
-        rpy = _floats(None if origin is None else origin.get("rpy"), (0.0, 0.0, 0.0), f"{what} origin rpy", src)
+        xyz = attr_numbers(origin, "xyz", (0.0, 0.0, 0.0), f"{what} <origin>", src)
+        rpy = attr_numbers(origin, "rpy", (0.0, 0.0, 0.0), f"{what} <origin>", src)
         self.T = np.eye(4)
         self.T[:3, :3] = matrix_from_urdf_rpy(rpy)
         self.T[:3, 3] = xyz
         axis_elem = elem.find("axis")
-        self.axis = _floats(None if axis_elem is None else axis_elem.get("xyz"), (1.0, 0.0, 0.0), f"{what} axis", src)
+        self.axis = attr_numbers(axis_elem, "xyz", (1.0, 0.0, 0.0), f"{what} <axis>", src)
 
 
 def _parse(data: bytes | str, src: str) -> tuple[str, set[str], list[_Joint], dict[str, float]]:
-    try:
-        root = ET.fromstring(data)
-    except ET.ParseError as exc:
-        line, _ = exc.position
-        raise InputError(f"expected well-formed XML, got: {exc}", path=src, row=line) from exc
+    root = parse_xml(data, src)
     if root.tag != "robot":
         raise InputError(f"expected a <robot> root element, got <{root.tag}>", path=src)
     links: set[str] = set()
     for link in root.findall("link"):
         name = link.get("name")
         if not name:
-            raise InputError("a <link> has no name attribute", path=src)
+            raise InputError("a <link> has no name attribute", path=src, row=line_of(link))
         if name in links:
-            raise InputError(f"link {name!r} is defined twice", path=src)
+            raise InputError(f"link {name!r} is defined twice", path=src, row=line_of(link))
         links.add(name)
     if not links:
         raise InputError("expected <link> elements under <robot>, got none (a xacro file must be expanded first)", path=src)
@@ -191,13 +162,10 @@ def _parse(data: bytes | str, src: str) -> tuple[str, set[str], list[_Joint], di
     for extra in root.findall(HOME_ELEMENT):
         for home in extra.findall("home"):
             joint, text = home.get("joint"), home.get("position")
-            try:
-                value = float(text or "")
-            except ValueError:
-                value = math.nan
+            value = attr_number(home, "position", f"<{HOME_ELEMENT}><home>", src, default=math.nan)
             if not joint or joint not in names or not math.isfinite(value):
                 raise InputError(f"<{HOME_ELEMENT}><home>: expected joint=\"<a joint>\" and a finite position [rad], "
-                                 f"got joint={joint!r} position={text!r}", path=src)
+                                 f"got joint={joint!r} position={text!r}", path=src, row=line_of(home))
             homes[joint] = value
     return root.get("name") or Path(src).stem, links, joints, homes
 
@@ -234,7 +202,7 @@ def _resolve(data: bytes | str, source: str, base_link: str | None, tip_link: st
     for j in joints:
         for role, link in (("parent", j.parent), ("child", j.child)):
             if link not in links:
-                raise InputError(f"joint {j.name!r}: its {role} link {link!r} is not defined", path=src)
+                raise InputError(f"joint {j.name!r}: its {role} link {link!r} is not defined", path=src, row=line_of(j.elem))
         if j.child in by_child:
             raise InputError(
                 f"link {j.child!r} is the child of two joints ({by_child[j.child].name!r} and {j.name!r}); "
@@ -388,17 +356,18 @@ def urdf_chain(data: bytes | str, source: str, base_link: str | None = None, tip
     for j in path_joints:
         what = f"joint {j.name!r}"
         if j.type in _UNSUPPORTED:
-            raise InputError(f"{what} is {j.type}; expected a chain of revolute, continuous and fixed joints", path=src)
+            raise InputError(f"{what} is {j.type}; expected a chain of revolute, continuous and fixed joints", path=src,
+                             row=line_of(j.elem))
         if j.type not in _MOVABLE + ("fixed",):
-            raise InputError(f"{what}: unknown joint type {j.type!r}", path=src)
+            raise InputError(f"{what}: unknown joint type {j.type!r}", path=src, row=line_of(j.elem))
         T_rel = T_rel @ j.T
         if j.type == "fixed":
             continue
         if j.elem.find("mimic") is not None:
-            raise InputError(f"{what} mimics another joint; expected independent joints", path=src)
+            raise InputError(f"{what} mimics another joint; expected independent joints", path=src, row=line_of(j.elem))
         norm = float(np.linalg.norm(j.axis))
         if norm == 0.0:
-            raise InputError(f"{what}: expected a non-zero axis, got {j.axis.tolist()}", path=src)
+            raise InputError(f"{what}: expected a non-zero axis, got {j.axis.tolist()}", path=src, row=line_of(j.elem))
         lo, hi, vel = _limits(j, src)
         names.append(j.name)
         p.append(R_prev @ T_rel[:3, 3])
@@ -450,19 +419,20 @@ def _limits(j: _Joint, src: str) -> tuple[float, float, float]:
     limit = j.elem.find("limit")
     if limit is None:
         if j.type == "revolute":
-            raise InputError(f"{what} is revolute without <limit>; expected lower, upper and velocity", path=src)
+            raise InputError(f"{what} is revolute without <limit>; expected lower, upper and velocity", path=src,
+                             row=line_of(j.elem))
         return -CONTINUOUS_LIMIT, CONTINUOUS_LIMIT, math.inf
-    vel = _attr_float(limit, "velocity", f"{what} limit", src)
+    vel = attr_number(limit, "velocity", f"{what} <limit>", src)
     if vel is not None and vel <= 0:
-        raise InputError(f"{what}: expected a positive limit velocity, got {vel:g}", path=src)
+        raise InputError(f"{what}: expected a positive limit velocity, got {vel:g}", path=src, row=line_of(limit))
     velocity = math.inf if vel is None else vel
     if j.type == "continuous":
         return -CONTINUOUS_LIMIT, CONTINUOUS_LIMIT, velocity
     # URDF: lower and upper default to 0.
-    lo = _attr_float(limit, "lower", f"{what} limit", src) or 0.0
-    hi = _attr_float(limit, "upper", f"{what} limit", src) or 0.0
+    lo = attr_number(limit, "lower", f"{what} <limit>", src, 0.0)
+    hi = attr_number(limit, "upper", f"{what} <limit>", src, 0.0)
     if lo >= hi:
-        raise InputError(f"{what}: expected limit lower < upper, got {lo:g} >= {hi:g} rad", path=src)
+        raise InputError(f"{what}: expected limit lower < upper, got {lo:g} >= {hi:g} rad", path=src, row=line_of(limit))
     return lo, hi, velocity
 
 

@@ -28,6 +28,7 @@ from thermocomp.dynamics.parameters import inertial_from_parameters, link_parame
 from thermocomp.errors import InputError
 from thermocomp.io.files import read_input_bytes
 from thermocomp.io.urdf import matrix_from_urdf_rpy, read_urdf
+from thermocomp.io.xml_values import attr_number, attr_numbers, line_of, parse_xml
 from thermocomp.robot.chain import Chain
 
 _MOVABLE = ("revolute", "continuous")
@@ -58,23 +59,11 @@ class UrdfParameters:
     notes: tuple[str, ...]
 
 
-def _floats(text: str | None, count: int, what: str, src: str) -> FloatArray:
-    if text is None:
-        return np.zeros(count)
-    try:
-        values = np.array([float(v) for v in text.split()])
-    except ValueError:
-        raise InputError(f"{what}: expected {count} numbers, got {text!r}", path=src) from None
-    if values.size != count or not np.all(np.isfinite(values)):
-        raise InputError(f"{what}: expected {count} finite numbers, got {text!r}", path=src)
-    return values
-
-
 def _origin(elem: ET.Element | None, what: str, src: str) -> FloatArray:
     T = np.eye(4)
     if elem is not None:
-        T[:3, :3] = matrix_from_urdf_rpy(_floats(elem.get("rpy"), 3, f"{what} rpy", src))
-        T[:3, 3] = _floats(elem.get("xyz"), 3, f"{what} xyz", src)
+        T[:3, :3] = matrix_from_urdf_rpy(attr_numbers(elem, "rpy", (0.0, 0.0, 0.0), what, src))
+        T[:3, 3] = attr_numbers(elem, "xyz", (0.0, 0.0, 0.0), what, src)
     return T
 
 
@@ -90,11 +79,10 @@ def _inertial(link: ET.Element, src: str) -> tuple[float, FloatArray, FloatArray
     inertia_el = inertial.find("inertia")
     if mass_el is None or inertia_el is None:
         raise InputError(f"{what}: expected <mass> and <inertia>", path=src)
-    try:
-        mass = float(mass_el.get("value", ""))
-        v = {k: float(inertia_el.get(k, "0")) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
-    except ValueError:
-        raise InputError(f"{what}: expected numbers in <mass value> and <inertia>", path=src) from None
+    mass = attr_number(mass_el, "value", f"{what} <mass>", src)
+    if mass is None:
+        raise InputError(f"{what} <mass>: expected a value attribute", path=src, row=line_of(mass_el))
+    v = {k: attr_number(inertia_el, k, f"{what} <inertia>", src, 0.0) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
     I = np.array([[v["ixx"], v["ixy"], v["ixz"]], [v["ixy"], v["iyy"], v["iyz"]], [v["ixz"], v["iyz"], v["izz"]]])
     R = T[:3, :3]
     return mass, T[:3, 3], R @ I @ R.T
@@ -114,7 +102,7 @@ def read_urdf_parameters(path: PathLike) -> UrdfParameters:
     """The chain of ``path`` and the standard parameters of what moves with each joint (see the module docstring)."""
     src = str(path)
     chain = read_urdf(path)
-    root_el = ET.fromstring(read_input_bytes(path, "URDF"))
+    root_el = parse_xml(read_input_bytes(path, "URDF"), src)
     links = {link.get("name"): link for link in root_el.findall("link")}
     by_child = _tree(root_el, src)
     names = list(chain.joint_names)
@@ -180,8 +168,7 @@ def urdf_with_parameters(path: PathLike, parameters: ArrayLike) -> str:
     chain = info.chain
     n = chain.n_joints
     pi = np.asarray(parameters, dtype=float).reshape(n, 10)
-    parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
-    root_el = ET.fromstring(read_input_bytes(path, "URDF"), parser=parser)
+    root_el = parse_xml(read_input_bytes(path, "URDF"), src, comments=True)
     links = {link.get("name"): link for link in root_el.findall("link")}
     by_child = _tree(root_el, src)
     origins = np.cumsum(chain.p, axis=0)
