@@ -277,3 +277,53 @@ def test_an_output_over_the_input_or_another_output_is_refused_before_any_work(t
     with pytest.raises(InputError, match="--results"):
         compensate_program("irb140", zero, program, tmp_path / "o.mod", results=tmp_path / "o.mod")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.mod"]
+
+
+def _for_module(chain, rng, loop: str, count_a: int = 2):
+    """A module with targets a and b at random configurations; ``loop`` is main's body after MoveJ a."""
+    q = random_configurations(chain, rng, count_a)
+    R, p = fk(nominal_model(chain), q)
+    cf = confdata_from_q(nominal_model(chain), q)
+    decl = "".join(f"  CONST robtarget {n}:=" + robtarget_text(transform(R[i], p[i]), cf[i]) + ";\n"
+                   for i, n in enumerate("ab"))
+    return "MODULE m\n" + decl + "  PROC main()\n    MoveJ a, v100, fine, tool0;\n" + loop + "  ENDPROC\nENDMODULE\n", p
+
+
+@pytest.mark.parametrize(("head", "passes"), [
+    ("FOR i FROM 1 TO 3 DO", 3), ("for k from 1 to 6 step 2 do", 3), ("FOR i FROM 3 TO 1 DO", 3),
+    ("FOR i FROM 1 TO 0 STEP 1 DO", 0), ("FOR i FROM 0.5 TO 2.5 DO", 3),
+])
+def test_a_for_loop_with_constant_bounds_is_unrolled(tmp_path, rng, head, passes):
+    chain = load_robot("irb140")
+    end = "ENDFOR" if head.isupper() else "endfor"
+    src, p = _for_module(chain, rng, f"    {head}\n      MoveL b, v100, fine, tool0;\n      WaitTime 2;\n"
+                                     f"      MoveL a, v100, fine, tool0;\n    {end}\n")
+    path = tmp_path / "f.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert not prog.unsupported
+    got = np.array([m.points[0].T_world_tcp[:3, 3] for m in prog.motions])
+    np.testing.assert_allclose(got, np.array([p[0]] + [p[1], p[0]] * passes), atol=1e-9)
+    # the written program: one text per motion, every pass reaches its targets (a zero table: byte-identical)
+    out = tmp_path / "f_out.mod"
+    compensate_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    assert out.read_text() == src
+
+
+@pytest.mark.parametrize(("loop", "word"), [
+    ("    FOR i FROM 1 TO 3 DO\n      MoveL Offs(b, 10 * i, 0, 0), v100, fine, tool0;\n    ENDFOR\n", "FOR counter i"),
+    ("    FOR i FROM 1 TO reg1 DO\n      MoveL b, v100, fine, tool0;\n    ENDFOR\n", "reg1"),
+    ("    FOR i FROM 1 TO 1000000 DO\n      MoveL b, v100, fine, tool0;\n    ENDFOR\n", "not unrolled"),
+    ("    FOR i FROM 1 TO 3 STEP 0 DO\n      MoveL b, v100, fine, tool0;\n    ENDFOR\n", "STEP 0"),
+])
+def test_a_for_loop_it_cannot_unroll_is_named_with_its_line(tmp_path, rng, loop, word):
+    chain = load_robot("irb140")
+    src, _ = _for_module(chain, rng, loop)
+    src = src.replace("MODULE m\n", "MODULE m\n  VAR num reg1 := 3;\n").replace(loop, "    reg1 := 4;\n" + loop)
+    path = tmp_path / "f.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    line = src.splitlines().index(loop.splitlines()[0]) + 1
+    assert [u.line for u in prog.unsupported] == [line]  # at the FOR, or at the value it cannot know
+    assert word in prog.unsupported[0].message
+    assert len(prog.motions) == 1  # nothing of the loop is kept

@@ -58,6 +58,8 @@ from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: File extensions read as RAPID.
 RAPID_SUFFIXES = (".mod", ".modx", ".prg", ".sys")
+#: Most passes of a FOR loop that is unrolled (each pass's motions are followed one by one).
+MAX_FOR_PASSES = 100_000
 #: Largest magnitude of a RAPID ``num`` (single precision, IEEE 754 binary32).
 NUM_MAX = float(np.finfo(np.float32).max)
 
@@ -235,7 +237,9 @@ class _Walker:
 
     def unsupported_at(self, message: str, where: Tree | Token) -> None:
         line, column = _location(where)
-        self.unsupported.append(Finding(message, line, column))
+        finding = Finding(message, line, column)
+        if finding not in self.unsupported:  # once, though met in every pass of a FOR loop
+            self.unsupported.append(finding)
 
     # ----- the module
     def run(self, tree: Tree) -> RobotProgram:
@@ -533,6 +537,8 @@ class _Walker:
             self.run_call(statement, local, depth)
         elif kind == "label":
             raise _Unsupported(f"label {statement.children[0]}: (a GOTO target) is not followed", statement)
+        elif kind == "for_stmt":
+            self.run_for(statement, local, depth)
         else:
             construct = {
                 "if_stmt": "IF", "compact_if": "IF", "while_stmt": "WHILE", "for_stmt": "FOR", "test_stmt": "TEST",
@@ -542,6 +548,43 @@ class _Walker:
             }.get(kind, kind)
             raise _Unsupported(f"{construct} is not followed (its outcome or count is not known before running)",
                                statement)
+
+    def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """A FOR loop with constant bounds, unrolled: its body runs once per value of the counter.
+
+        RAPID: without STEP the counter counts by 1, or by -1 when FROM is above
+        TO (ABB, RAPID instructions, "FOR"). Each pass's motions are motions of
+        their own (each gets its own time); the written program has one text per
+        motion, so a motion whose target changes with the counter is not
+        followed (nothing of the loop is kept then).
+        """
+        counter, start_node, stop_node, *rest = statement.children
+        body = rest[-1]
+        start, stop = self._number(start_node, local), self._number(stop_node, local)
+        step = self._number(rest[0], local) if len(rest) == 2 else (1.0 if start <= stop else -1.0)
+        if step == 0:
+            raise _Unsupported("FOR with STEP 0 never ends", statement)
+        passes = max(int(np.floor((stop - start) / step + 1e-9)) + 1, 0)
+        if passes > MAX_FOR_PASSES:
+            raise _Unsupported(f"FOR with {passes:,} passes (more than {MAX_FOR_PASSES:,}) is not unrolled", statement)
+        first_step = len(self.steps)
+        scopes = []  # every pass's scope stays alive: the evaluation cache keys local values by id(scope)
+        for k in range(passes):
+            scope = dict(local)
+            scope[str(counter).lower()] = _Data("num", start + k * step, None, str(counter), counter)
+            scopes.append(scope)
+            self.run_body(body, scope, depth)
+        by_text: dict[tuple, tuple] = {}
+        for motion in self.steps[first_step:]:
+            if not isinstance(motion, Motion):
+                continue
+            for point in motion.points:
+                value = point.q if point.T_world_tcp is None else point.T_world_tcp
+                seen = by_text.setdefault((point.text.start, point.text.end), value)
+                if not np.array_equal(seen, value):
+                    del self.steps[first_step:]
+                    raise _Unsupported(f"{motion.instruction}'s target changes with the FOR counter {counter}: one "
+                                       "written target cannot serve every pass", statement)
 
     def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         name_token = statement.children[0]
