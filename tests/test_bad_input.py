@@ -236,6 +236,9 @@ def test_sizes_of_other_commands(case, capsys):
             EXIT_INPUT, "--configurations")
     refused(case, capsys, ["coppeliasim", "convention", "--deformation", "d.csv", "--seed", "-1"], EXIT_USAGE, "--seed")
     refused(case, capsys, ["track", "--deformation", "d.csv", "--out", "m.csv", "--seed", "-1"], EXIT_USAGE, "--seed")
+    calibrate = ["calibrate", "--measurements", "t.csv", "--out", "c.csv", "--report", "r.txt", "--suggest"]
+    refused(case, capsys, [*calibrate, "5", "--candidates", "1000000000"], EXIT_INPUT, "--candidates", "100,000")
+    refused(case, capsys, [*calibrate, "1000000000"], EXIT_INPUT, "--suggest", "at most --candidates")
     refused(case, capsys, ["track", "--deformation", "d.csv", "--out", "m.csv", "--noise-mm", "nan"], EXIT_USAGE,
             "--noise-mm")
     refused(case, capsys, ["sim", "--robot", "irb140", "--no-scene", "--deformation", "d.csv", "--targets", "t.csv",

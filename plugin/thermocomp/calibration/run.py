@@ -73,6 +73,10 @@ class CalibrationRun:
         return "\n".join(lines)
 
 
+#: Most random candidate configurations ``--suggest`` weighs (some 0.5 KB of Jacobian each).
+MAX_CANDIDATES = 100_000
+
+
 def run_calibration(
     robot: str | PathLike,
     measurements: PathLike,
@@ -117,6 +121,11 @@ def run_calibration(
     time = TimeFitOptions() if time is None else time
     if suggest < 0 or candidates < 1:
         raise ConfigurationError(f"suggest and candidates: expected >= 0 and >= 1, got {suggest} and {candidates}")
+    if candidates > MAX_CANDIDATES:
+        raise ConfigurationError(f"--candidates: expected at most {MAX_CANDIDATES:,} configurations (each is a "
+                                 f"Jacobian to weigh), got {candidates:,}")
+    if suggest > candidates:
+        raise ConfigurationError(f"--suggest: expected at most --candidates ({candidates:,}) poses, got {suggest:,}")
     law_path = time_law_path(out)
     with Job() as job:
         job.input(measurements, "--measurements")
