@@ -81,7 +81,7 @@ from thermocomp.geometry.rotations import (
     rotvec_from_matrix,
 )
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.csvtext import CsvLines, iter_rows, parse_floats, plain_bytes
+from thermocomp.io.csvtext import MAX_CELL, CsvLines, iter_rows, parse_floats, plain_bytes
 from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: The paper's columns after the name column: full pose, or position only.
@@ -526,7 +526,7 @@ def _parse_block(layout: _Layout, text: bytes) -> tuple[list[str] | None, FloatA
     try:
         table = pa_csv.read_csv(
             io.BytesIO(text),
-            read_options=pa_csv.ReadOptions(column_names=names, use_threads=False),
+            read_options=pa_csv.ReadOptions(column_names=names, use_threads=True),
             parse_options=pa_csv.ParseOptions(delimiter=",", quote_char=False, newlines_in_values=False),
             convert_options=pa_csv.ConvertOptions(column_types=types, include_columns=include, null_values=[],
                                                   strings_can_be_null=False, quoted_strings_can_be_null=False),
@@ -558,7 +558,8 @@ def _parse_plain(layout: _Layout, raw: list[bytes], first_line: int) -> tuple[li
     if parsed is None:
         return None
     names, values = parsed
-    if values.shape[0] != len(raw) or not np.all(np.isfinite(values)) or not _rows_pass_checks(layout, values):
+    if (values.shape[0] != len(raw) or not np.all(np.isfinite(values)) or (values.size and np.abs(values).max() > MAX_CELL)
+            or not _rows_pass_checks(layout, values)):
         return None
     if names is None:
         return [f"row{first_line + k}" for k in range(len(raw))], values
