@@ -526,7 +526,7 @@ def _parse_block(layout: _Layout, text: bytes) -> tuple[list[str] | None, FloatA
     try:
         table = pa_csv.read_csv(
             io.BytesIO(text),
-            read_options=pa_csv.ReadOptions(column_names=names, use_threads=True),
+            read_options=pa_csv.ReadOptions(column_names=names, use_threads=False),
             parse_options=pa_csv.ParseOptions(delimiter=",", quote_char=False, newlines_in_values=False),
             convert_options=pa_csv.ConvertOptions(column_types=types, include_columns=include, null_values=[],
                                                   strings_can_be_null=False, quoted_strings_can_be_null=False),
