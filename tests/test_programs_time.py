@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from lark import Tree
-from program_builders import robtarget_text
+from program_builders import rapid_case, robtarget_text
 
 from thermocomp import DeformationTable, fk, load_robot, nominal_model
 from thermocomp.compensation.compensate import CompensationOptions
@@ -144,6 +144,31 @@ def test_time_indexed_rapid_entries_equal_the_snapshots_at_their_minutes(tmp_pat
     pstart = next(line for line in snapshot.read_text().splitlines() if "robtarget pStart" in line)
     assert pstart.split(":=")[1].rstrip(";\r") == entries[2]
     assert report.written_bytes == len(indexed.read_bytes())
+
+
+@pytest.mark.parametrize("robot", ["gofa", "irb140"])
+def test_time_indexed_rapid_of_a_flexpendant_module_holds_every_snapshot(tmp_path, rng, robot):
+    """Every table of the time-indexed module, entry k, is the target text the snapshot at minute k writes."""
+    import re
+
+    case = rapid_case(robot, rng)
+    program = tmp_path / "m.mod"
+    program.write_bytes(case.text.encode("latin-1"))
+    table = DeformationTable.from_mm_deg(np.hstack([rng.uniform(-0.3, 0.3, (6, 3)), rng.uniform(-0.03, 0.03, (6, 3))]))
+    minutes = (0.0, 100.0, 200.0)
+    indexed = tmp_path / "indexed.mod"
+    compensate_program(robot, table, program, indexed, program_options=ProgramOptions(indexed_minutes=minutes))
+    text = indexed.read_text(encoding="latin-1")
+    names = sorted(set(re.findall(r"\btc[RJ]\d+\b", text)))
+    assert names
+    for k, minute in enumerate(minutes[1:], start=1):  # at minute 0 a snapshot keeps the source's own digits
+        snapshot = tmp_path / f"s{k}.mod"
+        compensate_program(robot, table, program, snapshot, program_options=ProgramOptions(at_minute=minute))
+        flat = "".join(snapshot.read_text(encoding="latin-1").split())  # the snapshot may split a target's lines
+        for name in names:
+            entries = _aggregate_texts(text, rapid_parser(), name)
+            assert len(entries) == len(minutes)
+            assert "".join(entries[k].split()) in flat, (name, minute)
 
 
 def test_time_indexed_urscript_entries_equal_the_snapshots(tmp_path):

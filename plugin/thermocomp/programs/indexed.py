@@ -247,7 +247,8 @@ def _support_edits(prog: RobotProgram, declarations: list[str], K: int, step: fl
 def _module_keyword(text: str) -> int:
     import re
 
-    match = re.search(r"^\s*MODULE\b", text, flags=re.IGNORECASE | re.MULTILINE)
+    # [ \t], not \s: \s also crosses line ends, so a blank line before MODULE (after a %%% header) matched
+    match = re.search(r"^[ \t]*MODULE\b", text, flags=re.IGNORECASE | re.MULTILINE)
     if match is None:
         raise InputError("no MODULE line found")
     return match.start()
