@@ -14,8 +14,10 @@ from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
 
 from thermocomp.cli.common import EXIT_INPUT, EXIT_OK
 from thermocomp.deformation.thermal_laws import FirstOrder
+from thermocomp.deformation.timelaw import LinearRamp
+from thermocomp.errors import ConfigurationError
 from thermocomp.io.timelaw_file import time_law_path, write_time_law
-from thermocomp.programs.compensate import MAX_INDEXED_SETS
+from thermocomp.programs.compensate import MAX_INDEXED_SETS, indexed_minutes
 
 POINT = "[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
 
@@ -59,7 +61,15 @@ def test_a_time_indexed_step_is_bounded_before_any_work(case, capsys):
     program = ["compensate", "--program", "p.mod", "--deformation", "d.csv", "--out", "o.mod"]
     for step in ("1e-9", "1e-300"):
         refused(case, capsys, [*program, "--time-indexed", step], EXIT_INPUT, "--time-indexed", f"at most {MAX_INDEXED_SETS:,}",
-                "at least 0.02 min")
+                "at least 0.0201 min")
+
+
+def test_the_suggested_smallest_time_indexed_step_is_accepted():
+    """The refusal's suggestion, rounded for the message, still fits (it once read 0.02, itself refused)."""
+    with pytest.raises(ConfigurationError) as refusal:
+        indexed_minutes(1e-9, LinearRamp(200.0))
+    suggested = float(str(refusal.value).rsplit("at least ", 1)[1].split(" ")[0])
+    assert len(indexed_minutes(suggested, LinearRamp(200.0))) <= MAX_INDEXED_SETS
 
 
 def test_time_indexed_sets_follow_the_time_law_from_a_file(case, capsys):

@@ -122,6 +122,12 @@ MAX_INDEXED_SETS = 10_000
 MAX_INDEXED_ENTRIES = 2_000_000
 
 
+def _round_up(value: float, digits: int = 3) -> float:
+    """``value`` rounded up to ``digits`` significant digits (a suggested bound must itself pass it)."""
+    scale = 10.0 ** (np.floor(np.log10(value)) - digits + 1)
+    return float(np.ceil(value / scale * (1 - 1e-12)) * scale)
+
+
 def indexed_minutes(step_min: float, time_law: TimeLaw) -> tuple[float, ...]:
     """The minutes of a time-indexed program: every ``step_min`` from 0 to the time law's stabilisation.
 
@@ -141,7 +147,7 @@ def indexed_minutes(step_min: float, time_law: TimeLaw) -> tuple[float, ...]:
         raise ConfigurationError(
             f"--time-indexed {step_min:g}: {end / step_min + 1:,.0f} correction sets up to minute {end:g} "
             f"({time_law.describe()}); at most {MAX_INDEXED_SETS:,}: choose a step of at least "
-            f"{end / (MAX_INDEXED_SETS - 1):.3g} min")
+            f"{_round_up(end / (MAX_INDEXED_SETS - 1)):g} min")
     count = int(np.floor(end / step_min + 1e-9)) + 1
     return tuple(float(k * step_min) for k in range(count))
 
