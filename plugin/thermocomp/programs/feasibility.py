@@ -10,8 +10,10 @@ Figure 2-4). Here, for every motion of the compensated program:
 - **reach**: the point has a solution at all (the solver's status);
 - **linear and circular moves** (in the filtered form, where the controller
   still interpolates in Cartesian space with its nominal model): the path
-  from the previous point is followed in :data:`PATH_STEPS` steps, each
-  solved from the step before, as the controller does. If it does not arrive
+  from the previous point is followed in steps of at most
+  :data:`PATH_STEP_ANGLE` of joint travel (at most :data:`PATH_STEPS`; a
+  short move of a dense toolpath is one step), each solved from the step
+  before, as the controller does. If it does not arrive
   at the written configuration, the move **changes configuration** (a wrist,
   elbow or shoulder flip: a MoveL that does this is not executable). At every
   step the smallest singular value of the Jacobian is taken (**near
@@ -38,9 +40,13 @@ from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
 #: controllers' own soft-limit margins are of this order, and a thermal
 #: correction is a few hundredths of a degree).
 LIMIT_MARGIN = np.radians(1.0)
-#: Steps along a linear or circular move at which configuration, singularity
+#: Most steps along a linear or circular move at which configuration, singularity
 #: and joint speed are checked (the end point included).
 PATH_STEPS = 8
+#: Largest joint travel [rad] of one step (the nominal joints' largest change over the
+#: move, divided into steps): a 0.1 degree move of a 100,000-point print path is checked
+#: at its end point, a 60 degree wrist flip in :data:`PATH_STEPS` steps.
+PATH_STEP_ANGLE = np.radians(1.0)
 
 
 def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray, q_versions: FloatArray,
@@ -96,8 +102,8 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
         findings_of[point_motion[point]].append(f"point not reached: {Status(int(status[point])).label}")
 
     if linear_form:
-        _check_paths(chain, model, motions, q_versions, R_tcp, p_tcp, T_flange_tcp, timing, ok, last_point,
-                     findings_of)
+        _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_tcp, timing, ok,
+                     last_point, findings_of)
 
     # rows: what changed and by how much (largest over versions), when it runs
     change_p = np.linalg.norm(p_tcp - poses.T_world_tcp[None, :, :3, 3], axis=2).max(axis=0)
@@ -123,8 +129,9 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     return rows, findings
 
 
-def _check_paths(chain, model, motions, q_versions, R_tcp, p_tcp, T_flange_tcp, timing, ok, last_point, findings_of):
-    """Follow every linear and circular move in :data:`PATH_STEPS` steps (batched over moves and versions)."""
+def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_tcp, timing, ok, last_point,
+                 findings_of):
+    """Follow every linear and circular move in steps (batched over moves and versions)."""
     k, m, n = q_versions.shape
     moves = [i for i, mo in enumerate(motions) if mo.kind not in (JOINT, ABSOLUTE_JOINT)]
     if not moves:
@@ -146,42 +153,49 @@ def _check_paths(chain, model, motions, q_versions, R_tcp, p_tcp, T_flange_tcp, 
     tool_R = np.broadcast_to(T_tool[None, :, :3, :3], (k, len(moves), 3, 3)).reshape(-1, 3, 3)
     tool_p = np.broadcast_to(T_tool[None, :, :3, 3], (k, len(moves), 3)).reshape(-1, 3)
     circular = via >= 0
+    # steps of each move (its circle's via point included): the nominal joints' largest travel in PATH_STEP_ANGLE
+    travel = np.max(np.abs(q_nominal[to] - q_nominal[frm]), axis=1)
+    travel[circular] += np.max(np.abs(q_nominal[via[circular]] - q_nominal[frm[circular]]), axis=1)
+    steps = np.clip(np.ceil(travel / PATH_STEP_ANGLE), 1, PATH_STEPS).astype(int)
+    # the twist of the TCP along each move at its programmed speed (constant over the move)
+    t = np.maximum(np.tile(durations, k), 1e-9)
+    v = (pb - pa).reshape(-1, 3) / t[:, None]
+    w = rot.reshape(-1, 3) / t[:, None]
     for s in range(1, PATH_STEPS + 1):
-        u = s / PATH_STEPS
-        p_s = pa + u * (pb - pa)
-        if np.any(circular):
-            p_s[:, circular] = _arc_points(p_tcp[:, frm[circular]], p_tcp[:, via[circular]], p_tcp[:, to[circular]], u)
-        R_s = matrix_from_rotvec(u * rot) @ Ra
+        act = np.flatnonzero(steps >= s)  # the moves still on their way
+        if act.size == 0:
+            break
+        flat = (np.arange(k)[:, None] * len(moves) + act[None]).reshape(-1)
+        u = (s / steps[act])[None, :, None]
+        p_s = pa[:, act] + u * (pb[:, act] - pa[:, act])
+        arc = np.flatnonzero(circular[act])
+        if arc.size:
+            p_s[:, arc] = _arc_points(p_tcp[:, frm[act[arc]]], p_tcp[:, via[act[arc]]], p_tcp[:, to[act[arc]]],
+                                      u[:, arc, 0])
+        R_s = matrix_from_rotvec(u * rot[:, act]) @ Ra[:, act]
         # the flange pose that puts the TCP there
-        R_f = R_s.reshape(-1, 3, 3) @ np.swapaxes(tool_R, -1, -2)
-        p_f = p_s.reshape(-1, 3) - np.einsum("kij,kj->ki", R_f, tool_p)
-        result = solve_ik(model, R_f, p_f, q_prev, measure_singularity=False)
-        q_s = np.where((result.status == Status.CONVERGED)[:, None], result.q, q_prev)
+        R_f = R_s.reshape(-1, 3, 3) @ np.swapaxes(tool_R[flat], -1, -2)
+        p_f = p_s.reshape(-1, 3) - np.einsum("kij,kj->ki", R_f, tool_p[flat])
+        result = solve_ik(model, R_f, p_f, q_prev[flat], measure_singularity=False)
+        q_s = np.where((result.status == Status.CONVERGED)[:, None], result.q, q_prev[flat])
         _, _, J = fk_jacobian(model, q_s)
         sigma = sigma_min_lower_bound(J)  # exact where it matters (below 10x the threshold)
-        sigma_min = np.minimum(sigma_min, sigma)
-        # the twist of the TCP at this step: along the move at its programmed speed
-        d = (pb - pa).reshape(-1, 3)
-        t = np.maximum(np.repeat(durations[None], k, axis=0).reshape(-1), 1e-9)
-        v = d / t[:, None]
-        w = rot.reshape(-1, 3) / t[:, None]
+        sigma_min[flat] = np.minimum(sigma_min[flat], sigma)
         # the Jacobian is of the flange: its linear velocity is the TCP's minus w x (TCP offset)
-        offset = np.einsum("kij,kj->ki", R_f, tool_p)
-        v_flange = v - np.cross(w, offset)
-        twist = np.concatenate([v_flange, w], axis=1)
+        offset = np.einsum("kij,kj->ki", R_f, tool_p[flat])
+        twist = np.concatenate([v[flat] - np.cross(w[flat], offset), w[flat]], axis=1)
         qd = _joint_rates(J, twist, sigma)
         ratio = np.abs(qd) / chain.velocity
         worst = np.argmax(ratio, axis=1)
-        better = ratio[np.arange(ratio.shape[0]), worst] > speed_ratio
-        speed_ratio = np.where(better, ratio[np.arange(ratio.shape[0]), worst], speed_ratio)
-        speed_joint = np.where(better, worst, speed_joint)
-        q_prev = q_s
+        worst_ratio = ratio[np.arange(ratio.shape[0]), worst]
+        better = worst_ratio > speed_ratio[flat]
+        speed_ratio[flat] = np.where(better, worst_ratio, speed_ratio[flat])
+        speed_joint[flat] = np.where(better, worst, speed_joint[flat])
+        q_prev[flat] = q_s
     arrived = np.max(np.abs(q_prev - q_versions[:, to].reshape(-1, n)), axis=1)
-    for flat in range(k * len(moves)):
-        j = flat % len(moves)
-        if not usable[j]:
-            continue
-        i = moves[j]
+    flagged = (arrived > BRANCH_JUMP) | (sigma_min < NEAR_SINGULAR_SIGMA) | (speed_ratio > 1.0)
+    for flat in np.flatnonzero(flagged & np.tile(usable, k)).tolist():
+        i = moves[flat % len(moves)]
         if arrived[flat] > BRANCH_JUMP:
             findings_of[i].append(
                 f"configuration change: followed linearly from the previous point, the robot arrives "
@@ -209,8 +223,8 @@ def _joint_rates(J: FloatArray, twist: FloatArray, sigma: FloatArray) -> FloatAr
     return qd
 
 
-def _arc_points(p0: FloatArray, pv: FloatArray, p1: FloatArray, u: float) -> FloatArray:
-    """The point at fraction ``u`` of the arc angle from ``p0`` through ``pv`` to ``p1``; shapes ``(k, L, 3)``."""
+def _arc_points(p0: FloatArray, pv: FloatArray, p1: FloatArray, u: FloatArray) -> FloatArray:
+    """The point at fraction ``u`` ``(1, L)`` of the arc angle from ``p0`` through ``pv`` to ``p1``; shapes ``(k, L, 3)``."""
     a, b = pv - p0, p1 - p0
     nrm = np.cross(a, b)
     nn = np.einsum("...i,...i->...", nrm, nrm)
@@ -226,5 +240,5 @@ def _arc_points(p0: FloatArray, pv: FloatArray, p1: FloatArray, u: float) -> Flo
     total = np.mod(angle(r0, rv), 2 * np.pi) + np.mod(angle(rv, r1), 2 * np.pi)
     theta = u * total
     radial = np.cos(theta)[..., None] * r0 + np.sin(theta)[..., None] * np.cross(axis, r0)
-    straight = p0 + u * (p1 - p0)
+    straight = p0 + u[..., None] * (p1 - p0)
     return np.where((nn > 1e-18)[..., None], centre + radial, straight)

@@ -29,13 +29,16 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
+import gc
 import json
+import re
 from dataclasses import dataclass
 from importlib import resources
 
 import numpy as np
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
+from lark.tree import Meta
 
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
@@ -138,11 +141,58 @@ SIGNAL_WAITS = frozenset(s.lower() for s in ("WaitDI", "WaitDO", "WaitAI", "Wait
 _MUTATING = frozenset(("incr", "decr", "add", "clear"))
 
 
-@functools.lru_cache(maxsize=1)
-def rapid_parser() -> Lark:
-    """The RAPID parser (LALR, grammar ``rapid.lark`` kept in the package)."""
+#: The statement alternative that reads runs of plain motions as one ``MOVES`` token (rapid.lark).
+_RUNS_RULE = "?statement: MOVES -> moves\n          | data_decl"
+
+
+@functools.lru_cache(maxsize=2)
+def rapid_parser(runs: bool = True) -> Lark:
+    """The RAPID parser (LALR, grammar ``rapid.lark`` kept in the package).
+
+    With ``runs=False`` the ``MOVES`` terminal is left out: every statement goes
+    through the grammar's general rules (the reference the fast path is tested against).
+    """
     grammar = resources.files("thermocomp.programs").joinpath("rapid.lark").read_text(encoding="utf-8")
+    if not runs:
+        assert _RUNS_RULE in grammar
+        grammar = grammar.replace(_RUNS_RULE, "?statement: data_decl")
     return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False)
+
+
+# One statement of a MOVES token, with its parts named (the shape of rapid.lark's _MOVE).
+_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_SP = r"[ \t\r\n]*"
+_L1 = rf"\[{_SP}{_NUM}(?:{_SP},{_SP}{_NUM})*{_SP}\]"
+_L2 = rf"\[{_SP}(?:{_NUM}|{_L1})(?:{_SP},{_SP}(?:{_NUM}|{_L1}))*{_SP}\]"
+_AGGREGATE = rf"\[{_SP}(?:{_NUM}|{_L1}|{_L2})(?:{_SP},{_SP}(?:{_NUM}|{_L1}|{_L2}))*{_SP}\]"
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+_MOVE_STATEMENT = re.compile(
+    rf"(?P<instr>(?i:MoveL|MoveJ|MoveC|MoveAbsJ))\b{_SP}(?P<p1>{_AGGREGATE}|{_IDENT})"
+    rf"(?:{_SP},{_SP}(?P<p2>{_AGGREGATE}|{_IDENT}))?{_SP},{_SP}(?P<speed>{_IDENT}){_SP},{_SP}(?P<zone>{_IDENT})"
+    rf"{_SP},{_SP}(?P<tool>{_IDENT})(?:{_SP}\\(?i:WObj){_SP}:={_SP}(?P<wobj>{_IDENT}))?{_SP};")
+_MOVE_GAP = re.compile(r"(?:[ \t\f\r\n]|![^\n]*(?![^\n]))*")
+_NAMED_PARTS = ("p1", "p2", "speed", "zone", "tool", "wobj")
+#: What an inline robtarget / jointtarget of a MOVES run is, with the numbers taken out.
+_SKELETONS = {"robtarget": "[[,,],[,,,],[,,,],[,,,,,]]", "jointtarget": "[[,,,,,],[,,,,,]]"}
+_NOT_SKELETON = str.maketrans("", "", "0123456789.+-eE \t\r\n")
+_NOT_NUMBERS = str.maketrans("", "", "[] \t\r\n")
+
+
+class _Fallback(Exception):
+    """A ``MOVES`` run the fast path does not resolve: the module is read again without runs."""
+
+
+def move_statements(token: Token) -> list[re.Match]:
+    """The statements of a ``MOVES`` token (offsets within the token); :class:`_Fallback` if they do not tile it."""
+    text = str(token)
+    matches, pos = [], 0
+    while pos < len(text):
+        m = _MOVE_STATEMENT.match(text, pos)
+        if m is None:
+            raise _Fallback
+        matches.append(m)
+        pos = _MOVE_GAP.match(text, m.end()).end()
+    return matches
 
 
 class _Unsupported(Exception):
@@ -176,12 +226,18 @@ class _Data:
     declared: Token
 
 
-def parse_rapid_text(text: str, path: str) -> Tree:
-    """Parse ``text`` (a whole module) into lark's tree; a syntax error names line and column."""
+def parse_rapid_text(text: str, path: str, runs: bool = True) -> Tree:
+    """Parse ``text`` (a whole module) into lark's tree; a syntax error names line and column.
+
+    With ``runs`` (the default) runs of plain motion statements are ``moves``
+    nodes of one ``MOVES`` token each (see :func:`rapid_parser`).
+    """
     parseable = ("   " + text[3:]) if text.startswith("\xef\xbb\xbf") else text  # a UTF-8 BOM, as latin-1
     try:
-        return rapid_parser().parse(parseable)
+        return rapid_parser(runs).parse(parseable)
     except UnexpectedInput as exc:
+        if runs:  # the error as the general rules see it (the token found may otherwise be a whole run)
+            return parse_rapid_text(text, path, runs=False)
         found = getattr(exc, "token", None) or getattr(exc, "char", None)
         raise InputError(f"RAPID syntax: unexpected {str(found)!r} (column {exc.column})", path=path,
                          row=exc.line) from None
@@ -206,10 +262,24 @@ def read_rapid(path: PathLike) -> RobotProgram:
     return rapid_program_from_text(text, str(path))
 
 
-def rapid_program_from_text(text: str, path: str = "<text>") -> RobotProgram:
-    """:func:`read_rapid` on the text of a module (decoded as ISO-8859-1)."""
-    tree = parse_rapid_text(text, path)
-    return _Walker(text, path).run(tree)
+def rapid_program_from_text(text: str, path: str = "<text>", runs: bool = True) -> RobotProgram:
+    """:func:`read_rapid` on the text of a module (decoded as ISO-8859-1).
+
+    ``runs=False`` reads every statement through the grammar's general rules
+    (slower on long programs; the same program).
+    """
+    enabled = gc.isenabled()
+    gc.disable()  # a long program is a million objects that all stay alive: collecting them again and again is waste
+    try:
+        if runs:
+            try:
+                return _Walker(text, path).run(parse_rapid_text(text, path))
+            except _Fallback:
+                pass
+        return _Walker(text, path).run(parse_rapid_text(text, path, runs=False))
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class _Walker:
@@ -229,6 +299,8 @@ class _Walker:
         self.velset = (100.0, float("inf"))  # VelSet override [%], max TCP speed [mm/s]
         self.direct_refs: set[int] = set()  # name tokens that are a followed motion's point
         self._cache: dict = {}
+        self._matches: dict[int, list[re.Match]] = {}  # statements of each MOVES token, by its offset
+        self._newlines: np.ndarray | None = None
 
     # ----- errors and findings
     def error(self, message: str, where: Tree | Token) -> InputError:
@@ -275,6 +347,13 @@ class _Walker:
         for node in tree.find_data("name"):
             token = node.children[0]
             uses.setdefault(str(token).lower(), set()).add(token.start_pos)
+        for node in tree.find_data("moves"):
+            token = node.children[0]
+            for m in self.move_matches(token):
+                for part in _NAMED_PARTS:
+                    value = m.group(part)
+                    if value is not None and value[0] != "[":
+                        uses.setdefault(value.lower(), set()).add(token.start_pos + m.start(part))
         steps = []
         for step in self.steps:
             if isinstance(step, Motion):
@@ -306,10 +385,11 @@ class _Walker:
                 continue
             moves = [c for c in routine.find_data("call") if isinstance(c.children[0], Token)
                      and (str(c.children[0]).lower() in MOTIONS or str(c.children[0]).lower() in UNSUPPORTED_INSTRUCTIONS)]
-            if moves:
+            n_moves = len(moves) + sum(len(self.move_matches(run.children[0])) for run in routine.find_data("moves"))
+            if n_moves:
                 line, column = _location(routine)
                 kind = {"proc": "PROC", "func": "FUNC", "trap": "TRAP"}[routine.data]
-                self.notes.append(Finding(f"{kind} {name} is not run from the entry routine: its {len(moves)} "
+                self.notes.append(Finding(f"{kind} {name} is not run from the entry routine: its {n_moves} "
                                           "motion(s) stay as written", line, column))
 
     # ----- data
@@ -517,6 +597,8 @@ class _Walker:
     def note_skipped_motions(self, statement: Tree) -> None:
         if not isinstance(statement, Tree):
             return
+        if any(True for _ in statement.find_data("moves")):
+            raise _Fallback  # the notes in the general rules' order
         for call in statement.find_data("call"):
             name = call.children[0]
             if isinstance(name, Token) and str(name).lower() in MOTIONS and call is not statement:
@@ -535,6 +617,8 @@ class _Walker:
             self.assigned.setdefault(str(token).lower(), statement)
         elif kind == "call":
             self.run_call(statement, local, depth)
+        elif kind == "moves":
+            self.run_moves(statement.children[0], local)
         elif kind == "label":
             raise _Unsupported(f"label {statement.children[0]}: (a GOTO target) is not followed", statement)
         elif kind == "for_stmt":
@@ -662,6 +746,150 @@ class _Walker:
             duration_s=duration,
         ))
 
+    # ----- runs of plain motions (MOVES tokens)
+    def move_matches(self, token: Token) -> list[re.Match]:
+        """:func:`move_statements` of a ``MOVES`` token, split once."""
+        if token.start_pos not in self._matches:
+            self._matches[token.start_pos] = move_statements(token)
+        return self._matches[token.start_pos]
+
+    def lines_columns(self, positions: list[int]) -> tuple[list[int], list[int]]:
+        """1-based line and column of character offsets, as lark counts them."""
+        if self._newlines is None:
+            self._newlines = np.flatnonzero(np.frombuffer(self.text.encode("latin-1"), dtype=np.uint8) == 10)
+        pos = np.asarray(positions, dtype=np.int64)
+        before = np.searchsorted(self._newlines, pos)
+        last = np.where(before > 0, self._newlines[np.maximum(before - 1, 0)], -1)
+        return (before + 1).tolist(), (pos - last).tolist()
+
+    def _name_tree(self, token: Token, m: re.Match, part: str) -> Tree:
+        """A ``name`` node for a part of a run's statement, located as the general rules would locate it."""
+        start = token.start_pos + m.start(part)
+        (line,), (column,) = self.lines_columns([start])
+        name = Token("NAME", m.group(part), start, line, column, line, column + len(m.group(part)),
+                     start + len(m.group(part)))
+        meta = Meta()
+        meta.empty, meta.start_pos, meta.end_pos, meta.line, meta.column = False, start, name.end_pos, line, column
+        meta.end_line, meta.end_column = line, name.end_column
+        return Tree("name", [name], meta)
+
+    def run_moves(self, token: Token, local: dict[str, _Data]) -> None:
+        """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one.
+
+        Speed, tool and work object are resolved once per distinct combination,
+        inline points converted together. Anything that would end in a finding
+        or an error raises :class:`_Fallback`: the general rules then give it.
+        """
+        try:
+            self._run_moves(token, local)
+        except (_Unsupported, InputError) as exc:
+            raise _Fallback from exc
+
+    def _run_moves(self, token: Token, local: dict[str, _Data]) -> None:
+        matches = self.move_matches(token)
+        base = token.start_pos
+        shapes: dict[tuple, tuple] = {}
+        named: dict[tuple, Point] = {}
+        plan = []  # per statement: (match, kind, resolved shape, points: Point or (dtype, index into inline))
+        inline: dict[str, list[str]] = {"robtarget": [], "jointtarget": []}
+        inline_at: dict[str, list[tuple[int, int]]] = {"robtarget": [], "jointtarget": []}
+        for m in matches:
+            key = m.group("instr").lower()
+            kind, n_points = MOTIONS[key]
+            if (m.group("p2") is not None) != (n_points == 2):
+                raise _Fallback
+            shape = (kind, m.group("speed").lower(), m.group("tool").lower(), (m.group("wobj") or "").lower())
+            resolved = shapes.get(shape)
+            if resolved is None:
+                resolved = shapes[shape] = self._resolve_shape(token, m, local)
+            dtype = "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"
+            points = []
+            for part in ("p1", "p2")[:n_points]:
+                text = m.group(part)
+                if text[0] == "[":
+                    if text.translate(_NOT_SKELETON) != _SKELETONS[dtype]:
+                        raise _Fallback
+                    points.append((dtype, len(inline[dtype])))
+                    inline[dtype].append(text)
+                    inline_at[dtype].append((base + m.start(part), base + m.end(part)))
+                    continue
+                cache_key = (text.lower(), shape)
+                if cache_key not in named:
+                    named[cache_key] = self.point(self._name_tree(token, m, part), local, kind, resolved[0], resolved[1])
+                self.direct_refs.add(base + m.start(part))
+                points.append(cache_key)
+            plan.append((m, kind, resolved, points))
+        inline_points = {dtype: self._inline_points(dtype, texts, inline_at[dtype], plan)
+                         for dtype, texts in inline.items() if texts}
+
+        starts = [base + m.start() for m in matches]
+        named_starts = [base + m.start(part) for m, _, _, points in plan
+                        for part, p in zip(("p1", "p2"), points) if not isinstance(p[1], int)]
+        lines, columns = self.lines_columns(starts + named_starts)
+        named_at = iter(zip(named_starts, lines[len(starts):], columns[len(starts):]))
+        for (m, kind, resolved, points), start, line, column in zip(plan, starts, lines, columns):
+            built = []
+            for part, p in zip(("p1", "p2"), points):
+                if isinstance(p[1], int):
+                    built.append(inline_points[p[0]][p[1]])
+                else:
+                    at, name_line, name_column = next(named_at)
+                    built.append(dataclasses.replace(named[p], argument=Span(at, at + len(m.group(part)), name_line,
+                                                                             name_column)))
+            _, _, tcp_speed, orientation_speed = resolved
+            instr = m.group("instr")
+            self.steps.append(Motion(
+                instruction=instr, kind=kind, points=tuple(built), statement=Span(start, base + m.end(), line, column),
+                name=Span(start, start + len(instr), line, column), tcp_speed=tcp_speed,
+                orientation_speed=orientation_speed, duration_s=None))
+
+    def _resolve_shape(self, token: Token, m: re.Match, local: dict[str, _Data]) -> tuple:
+        """Work object frame, tool, TCP speed [m/s] and reorientation speed [rad/s] of a run's statement."""
+        T_flange_tcp = self.frame(self._name_tree(token, m, "tool"), local, "tooldata")
+        T_world_frame = np.eye(4) if m.group("wobj") is None else \
+            self.frame(self._name_tree(token, m, "wobj"), local, "wobjdata")
+        speed = self.cached(self._name_tree(token, m, "speed"), local, "speeddata")
+        v_tcp, v_ori = float(speed[0]), float(speed[1])  # type: ignore[index]
+        if not (v_tcp > 0 and v_ori > 0):
+            raise _Fallback
+        override, v_max = self.velset
+        v_tcp = min(v_tcp * override / 100.0, v_max)
+        return T_world_frame, T_flange_tcp, v_tcp * 1e-3, np.radians(v_ori * override / 100.0)
+
+    def _inline_points(self, dtype: str, texts: list[str], spans: list[tuple[int, int]], plan: list) -> list[Point]:
+        """The inline points of a run, converted together (the checks of :meth:`point`)."""
+        width = 17 if dtype == "robtarget" else 12
+        values = np.array(list(map(float, ",".join(texts).translate(_NOT_NUMBERS).split(","))))
+        values = values.reshape(len(texts), width)
+        if not np.all(np.abs(values) <= NUM_MAX):
+            raise _Fallback
+        frames = [None] * len(texts)  # the work object and tool of each inline point
+        for _, _, resolved, points in plan:
+            for p in points:
+                if p[0] == dtype and isinstance(p[1], int):
+                    frames[p[1]] = resolved
+        lines, columns = self.lines_columns([start for start, _ in spans])
+        extax = [t[t.rfind("["):t.rfind("]")].rstrip() for t in texts]
+        if dtype == "jointtarget":
+            q = np.radians(values[:, :6])
+            return [Point(T_world_tcp=None, T_world_frame=f[0], T_flange_tcp=f[1], q=q[i], confdata=None,
+                          text=(span := Span(start, end, line, column)), argument=span, extax=extax[i])
+                    for i, (f, (start, end), line, column) in enumerate(zip(frames, spans, lines, columns))]
+        quat = values[:, 3:7]
+        if np.any(np.abs(np.linalg.norm(quat, axis=1) - 1.0) > QUAT_NORM_TOL * (1.0 - 1e-6)):
+            raise _Fallback  # (at the tolerance's edge too: the general rules decide)
+        cf = values[:, 7:11]
+        if np.any(cf != np.trunc(cf)) or np.any((cf[:, 3] < 0) | (cf[:, 3] > 7)):
+            raise _Fallback
+        T_frame_tcp = _T_from_poses(values[:, :3], quat)
+        confdata = cf.astype(int).tolist()
+        points = []
+        for i, (f, (start, end), line, column) in enumerate(zip(frames, spans, lines, columns)):
+            span = Span(start, end, line, column)
+            points.append(Point(T_world_tcp=f[0] @ T_frame_tcp[i], T_world_frame=f[0], T_flange_tcp=f[1], q=None,
+                                confdata=tuple(confdata[i]), text=span, argument=span, extax=extax[i]))
+        return points
+
     def cached(self, node, local, dtype: str):
         """:meth:`evaluate_as` of a plain name, evaluated once per name (tools, work objects and speeds repeat)."""
         if not (isinstance(node, Tree) and node.data == "name"):
@@ -750,6 +978,25 @@ def _T_from_pose(pose) -> FloatArray:
         [2 * s * (a * c - w * b), 2 * s * (b * c + w * a), 1 - 2 * s * (a * a + b * b), z * 1e-3],
         [0.0, 0.0, 0.0, 1.0],
     ])
+
+
+def _T_from_poses(xyz: FloatArray, quat: FloatArray) -> FloatArray:
+    """:func:`_T_from_pose` of many poses (``(k, 3)`` mm and ``(k, 4)`` w, x, y, z): ``(k, 4, 4)`` [m].
+
+    The same arithmetic in the same order, so each transform equals the one of :func:`_T_from_pose`.
+    """
+    x, y, z = xyz.T
+    w, a, b, c = quat.T
+    s = 1.0 / (w * w + a * a + b * b + c * c)
+    T = np.zeros((len(xyz), 4, 4))
+    T[:, 0, 0], T[:, 0, 1], T[:, 0, 2], T[:, 0, 3] = 1 - 2 * s * (b * b + c * c), 2 * s * (a * b - w * c), \
+        2 * s * (a * c + w * b), x * 1e-3
+    T[:, 1, 0], T[:, 1, 1], T[:, 1, 2], T[:, 1, 3] = 2 * s * (a * b + w * c), 1 - 2 * s * (a * a + c * c), \
+        2 * s * (b * c - w * a), y * 1e-3
+    T[:, 2, 0], T[:, 2, 1], T[:, 2, 2], T[:, 2, 3] = 2 * s * (a * c - w * b), 2 * s * (b * c + w * a), \
+        1 - 2 * s * (a * a + b * b), z * 1e-3
+    T[:, 3, 3] = 1.0
+    return T
 
 
 def _copy(value):

@@ -102,16 +102,6 @@ class Timing:
         return (cycle * self.cycle_s + self.point_arrival_s) / 60.0
 
 
-def _trapezoid(distance: FloatArray, speed: float, acceleration: float) -> FloatArray:
-    """Time [s] to travel ``distance`` from rest to rest at top ``speed`` with ``acceleration``."""
-    if not np.isfinite(speed):
-        return np.zeros_like(distance)
-    if not np.isfinite(acceleration):
-        return distance / speed
-    ramp = speed * speed / acceleration  # distance used to speed up and slow down
-    return np.where(distance >= ramp, distance / speed + speed / acceleration, 2.0 * np.sqrt(distance / acceleration))
-
-
 def arc_length(p0: FloatArray, p_via: FloatArray, p1: FloatArray) -> float:
     """Length [m] of the circular arc from ``p0`` through ``p_via`` to ``p1`` (the polyline if they are collinear)."""
     a, b = p_via - p0, p1 - p0
@@ -151,19 +141,15 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
     options = TimingOptions() if options is None else options
     steps = program.steps
     durations = np.zeros(len(steps))
-    arrival_index = []  # (step index) of each point's arrival
-    m = q.shape[0]
-    j = 0
-    previous = m - 1  # the cycle repeats: its first motion starts from its last point
+    motion_steps = np.array([k for k, s in enumerate(steps) if isinstance(s, Motion)], dtype=int)
+    motions = [steps[k] for k in motion_steps.tolist()]
     for k, step in enumerate(steps):
         if isinstance(step, Wait):
             durations[k] = step.seconds
-            continue
-        assert isinstance(step, Motion)
-        last = j + len(step.points) - 1
-        durations[k] = _motion_time(chain, step, T_world_tcp, q, previous, j, last)
-        arrival_index.extend([k] * len(step.points))
-        previous, j = last, last + 1
+    if motions:
+        durations[motion_steps] = _motion_times(chain, motions, T_world_tcp, q)
+    n_points = np.array([len(mo.points) for mo in motions], dtype=int)
+    arrival_index = np.repeat(motion_steps, n_points)  # the step at whose end each point is reached
     estimated = float(durations.sum())
     scale = 1.0
     if options.cycle_time_s is not None:
@@ -179,32 +165,51 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
         cycles = max(1, int(np.ceil(options.duration_min * 60.0 / cycle - 1e-9))) if cycle > 0 else 1
     else:
         cycles = options.cycles
-    return Timing(step_start_s=starts, step_duration_s=durations,
-                  point_arrival_s=ends[np.asarray(arrival_index, dtype=int)] if arrival_index else np.zeros(0),
-                  estimated_cycle_s=estimated, cycle_s=cycle, cycles=cycles,
-                  motion_steps=np.array([k for k, s in enumerate(steps) if isinstance(s, Motion)], dtype=int))
+    return Timing(step_start_s=starts, step_duration_s=durations, point_arrival_s=ends[arrival_index],
+                  estimated_cycle_s=estimated, cycle_s=cycle, cycles=cycles, motion_steps=motion_steps)
 
 
-def _motion_time(chain: Chain, motion: Motion, T: FloatArray, q: FloatArray, previous: int, first: int,
-                 last: int) -> float:
-    if motion.duration_s is not None:
-        return float(motion.duration_s)
-    joint_travel = np.abs(q[last] - q[previous])
-    if motion.kind == CIRCULAR:
-        joint_travel = np.abs(q[first] - q[previous]) + np.abs(q[last] - q[first])
-    limiting_joint = float(np.max(joint_travel / chain.velocity))
+def _motion_times(chain: Chain, motions: list[Motion], T: FloatArray, q: FloatArray) -> FloatArray:
+    """Time [s] of each motion (the rules of the module docstring), all motions at once, ``(motions,)``."""
+    n_points = np.array([len(mo.points) for mo in motions], dtype=int)
+    last = np.cumsum(n_points) - 1
+    first = last - n_points + 1
+    previous = np.r_[last[-1], last[:-1]]  # the cycle repeats: its first motion starts from its last point
+    kind = np.array([mo.kind for mo in motions])
+    circular = kind == CIRCULAR
+    joint_move = (kind == JOINT) | (kind == ABSOLUTE_JOINT)
+    tcp_speed, orientation_speed, joint_speed, acceleration = (
+        np.array([getattr(mo, name) for mo in motions], dtype=float)
+        for name in ("tcp_speed", "orientation_speed", "joint_speed", "acceleration"))
+    stated = np.array([np.nan if mo.duration_s is None else mo.duration_s for mo in motions], dtype=float)
+
+    joint_travel = np.where(circular[:, None], np.abs(q[first] - q[previous]) + np.abs(q[last] - q[first]),
+                            np.abs(q[last] - q[previous]))
+    limiting_joint = np.max(joint_travel / chain.velocity, axis=1)
     p_from, p_to = T[previous, :3, 3], T[last, :3, 3]
-    if motion.kind == CIRCULAR:
-        distance = arc_length(p_from, T[first, :3, 3], p_to)
-    else:
-        distance = float(np.linalg.norm(p_to - p_from))
-    if motion.kind in (JOINT, ABSOLUTE_JOINT):
-        leading = float(np.max(joint_travel))
-        t_joint = float(_trapezoid(np.array(leading), motion.joint_speed, motion.acceleration)) \
-            if np.isfinite(motion.joint_speed) else 0.0
-        t_tcp = distance / motion.tcp_speed if np.isfinite(motion.tcp_speed) else 0.0
-        return max(limiting_joint, t_joint, t_tcp)
-    angle = float(rotation_angle(T[last, :3, :3] @ T[previous, :3, :3].T))
-    t_tcp = float(_trapezoid(np.array(distance), motion.tcp_speed, motion.acceleration))
-    t_ori = angle / motion.orientation_speed if np.isfinite(motion.orientation_speed) else 0.0
-    return max(limiting_joint, t_tcp, t_ori)
+    distance = np.linalg.norm(p_to - p_from, axis=1)
+    for i in np.flatnonzero(circular):
+        distance[i] = arc_length(p_from[i], T[first[i], :3, 3], p_to[i])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # joint moves: the limiting joint, UR's v for the leading joint, the speeddata's TCP speed
+        t_joint = np.where(np.isfinite(joint_speed),
+                           _trapezoids(np.max(joint_travel, axis=1), joint_speed, acceleration), 0.0)
+        t_straight = np.where(np.isfinite(tcp_speed), distance / tcp_speed, 0.0)
+        # linear and circular moves: TCP path, reorientation, limiting joint
+        angle = rotation_angle(T[last, :3, :3] @ np.swapaxes(T[previous, :3, :3], -1, -2))
+        t_path = _trapezoids(distance, tcp_speed, acceleration)
+        t_ori = np.where(np.isfinite(orientation_speed), angle / orientation_speed, 0.0)
+    estimate = np.where(joint_move, np.maximum(np.maximum(limiting_joint, t_joint), t_straight),
+                        np.maximum(np.maximum(limiting_joint, t_path), t_ori))
+    return np.where(np.isnan(stated), estimate, stated)
+
+
+def _trapezoids(distance: FloatArray, speed: FloatArray, acceleration: FloatArray) -> FloatArray:
+    """Time [s] to travel ``distance`` from rest to rest at top ``speed`` with ``acceleration`` (each move its own).
+
+    ``d / v + v / a``, or ``2 sqrt(d / a)`` when the speed is never reached;
+    ``d / v`` without an acceleration; 0 without a speed.
+    """
+    ramp = speed * speed / acceleration
+    profile = np.where(distance >= ramp, distance / speed + speed / acceleration, 2.0 * np.sqrt(distance / acceleration))
+    return np.where(~np.isfinite(speed), 0.0, np.where(~np.isfinite(acceleration), distance / speed, profile))

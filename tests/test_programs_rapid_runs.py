@@ -1,0 +1,170 @@
+"""Runs of plain motions (one ``MOVES`` token each) read exactly as the grammar's general rules read them.
+
+rapid.lark reads a run of plain ``MoveL``/``MoveJ``/``MoveC``/``MoveAbsJ``
+statements as one token, so a 100,000-line CAM program is a handful of
+tokens; ``rapid_program_from_text(..., runs=False)`` reads every statement
+through the general rules. Both must give the same program: the same steps,
+spans, poses (to the bit), findings and errors, on RobotStudio-style
+modules, on the corners of the run's shape, and on random mixes of
+statements (hypothesis).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from program_builders import rapid_case, robtarget_text
+
+from thermocomp import fk, load_robot, nominal_model
+from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import transform
+from thermocomp.kinematics.confdata import confdata_from_q
+from thermocomp.programs.model import Motion
+from thermocomp.programs.rapid import _Walker, parse_rapid_text, rapid_program_from_text
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rapid_program.mod"
+
+
+def _read(text: str, runs: bool):
+    try:
+        return rapid_program_from_text(text, "m.mod", runs=runs)
+    except InputError as exc:
+        return f"InputError: {exc}"
+
+
+def assert_same_program(text: str) -> None:
+    fast, plain = _read(text, True), _read(text, False)
+    if isinstance(plain, str) or isinstance(fast, str):
+        assert fast == plain
+        return
+    assert (fast.unsupported, fast.notes, fast.entry, fast.newline) == \
+        (plain.unsupported, plain.notes, plain.entry, plain.newline)
+    assert len(fast.steps) == len(plain.steps)
+    for a, b in zip(fast.steps, plain.steps):
+        assert type(a) is type(b)
+        if not isinstance(a, Motion):
+            assert a == b
+            continue
+        assert (a.instruction, a.kind, a.statement, a.name, a.tcp_speed, a.orientation_speed, a.joint_speed,
+                a.acceleration, a.duration_s) == (b.instruction, b.kind, b.statement, b.name, b.tcp_speed,
+                                                  b.orientation_speed, b.joint_speed, b.acceleration, b.duration_s)
+        assert len(a.points) == len(b.points)
+        for p, q in zip(a.points, b.points):
+            assert (p.confdata, p.text, p.argument, p.extax, p.name, p.whole_argument) == \
+                (q.confdata, q.text, q.argument, q.extax, q.name, q.whole_argument)
+            for x, y in ((p.T_world_tcp, q.T_world_tcp), (p.T_world_frame, q.T_world_frame),
+                         (p.T_flange_tcp, q.T_flange_tcp), (p.q, q.q)):
+                assert (x is None) == (y is None)
+                if x is not None:
+                    np.testing.assert_array_equal(x, y)
+
+
+def _no_fallback(text: str) -> None:
+    """The runs of ``text`` are read by the fast path itself (else the comparison above proves nothing)."""
+    _Walker(text, "m.mod").run(parse_rapid_text(text, "m.mod"))  # raises _Fallback when it gives up
+
+
+def _targets(robot: str, rng, count: int):
+    chain = load_robot(robot)
+    model = nominal_model(chain)
+    q = chain.home + rng.uniform(-0.5, 0.5, (count, chain.n_joints))
+    R, p = fk(model, q)
+    cf = confdata_from_q(model, q)
+    return [robtarget_text(transform(R[i], p[i]), cf[i]) for i in range(count)], np.degrees(q)
+
+
+HEAD = ("MODULE m\n"
+        "  PERS tooldata tGun:=[TRUE,[[31.8,0,229.8],[0.976296,0,0.21644,0]],[1.5,[-10,0,100],[1,0,0,0],0,0,0]];\n"
+        "  TASK PERS wobjdata wTable:=[FALSE,TRUE,\"\",[[100,-50,20],[1,0,0,0]],[[0,0,0],[0.9961947,0,0,0.0871557]]];\n"
+        "  CONST speeddata vSlow:=[12,30,5000,1000];\n")
+
+
+def test_robotstudio_modules_and_the_example_read_the_same(rng):
+    for robot in ("irb140", "gofa", "irb140"):
+        text = rapid_case(robot, rng).text
+        assert_same_program(text)
+        _no_fallback(text)
+    example = EXAMPLE.read_bytes().decode("latin-1")
+    assert_same_program(example)
+    _no_fallback(example)
+
+
+def test_a_cam_program_is_a_few_tokens_and_reads_the_same(rng):
+    texts, q_deg = _targets("irb140", rng, 40)
+    joints = "[[" + ",".join(f"{v:.6f}" for v in q_deg[0]) + "],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]]"
+    lines = [f"    MoveL {t}, v100, z1, tGun\\WObj:=wTable;" for t in texts[:30]]
+    lines[3] = f"    movej {texts[3]},vSlow,fine,tGun;   ! a trailing comment"
+    lines[5] = "    ! MoveL [[1,2,3],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;"  # commented out
+    lines[7] = f"    MoveL {texts[7]} ,\r\n      v100 , z1 ,tGun \\ WObj := wTable ;"  # continued, spaced, CRLF
+    lines[9] = f"    MoveC {texts[9]}, {texts[10]}, v100, z1, tGun;"
+    lines[11] = f"    MoveAbsJ {joints}, v100, z1, tool0;"
+    lines[13] = "    WaitTime 0.25;"
+    lines[15] = f"    MoveL {texts[15]}, v100\\V:=80, z1, tGun;"  # an option the run does not take
+    text = HEAD + "  PROC main()\n" + "\n".join(lines) + "\n  ENDPROC\nENDMODULE\n"
+    tree = parse_rapid_text(text, "m.mod")
+    runs = list(tree.find_data("moves"))
+    assert 2 <= len(runs) <= 6  # the other statements split the runs
+    assert_same_program(text)
+    assert len(rapid_program_from_text(text).motions) == 28
+    _no_fallback(text)
+
+
+def test_named_points_uses_elsewhere_and_unvisited_routines_read_the_same(rng):
+    texts, _ = _targets("gofa", rng, 4)
+    decl = "".join(f"  CONST robtarget p{i}:={t};\n" for i, t in enumerate(texts))
+    body = ("  PROC main()\n    MoveJ p0, v100, z1, tGun;\n    MoveL p1, v100, z1, tGun\\WObj:=wTable;\n"
+            "    MoveL p1, vSlow, fine, tool0;\n    MoveL Offs(p2, 0, 0, 10), v100, z1, tGun;\n    MoveL p2, v100, z1, tGun;\n"
+            "  ENDPROC\n  PROC spare()\n    MoveL p3, v100, z1, tGun;\n    MoveL p0, v100, z1, tGun;\n  ENDPROC\n")
+    text = HEAD + decl + body + "ENDMODULE\n"
+    assert_same_program(text)
+    _no_fallback(text)
+    prog = rapid_program_from_text(text)
+    p0_first = prog.motions[0].points[0]
+    assert p0_first.text == p0_first.argument  # p0 is used in spare(), not followed: its declaration is kept
+    assert len(prog.notes) == 1 and "2 motion(s)" in prog.notes[0].message
+
+
+@pytest.mark.parametrize("statement", [
+    "MoveL [[500,0,600],[0.5,0.5,0.5,0.4],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # not unit
+    "MoveL [[500,0,600],[1,0,0,0],[0,0,0,9],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # cfx out of range
+    "MoveL [[500,0,600],[1,0,0,0],[0,0.5,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # cf not integer
+    "MoveL [[5e39,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # beyond num
+    "MoveL [[500,0],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # wrong shape
+    "MoveL pNowhere, v100, z1, tGun;",  # not declared
+    "MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], vNowhere, z1, tGun;",
+    "MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun\\WObj:=tGun;",  # wrong type
+    "MoveC [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # a point missing
+    "MoveAbsJ [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # not joints
+    "MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun",  # no semicolon
+])
+def test_what_a_run_cannot_take_gives_the_general_rules_finding_or_error(statement):
+    good = "    MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;\n"
+    text = HEAD + "  PROC main()\n" + good + "    " + statement + "\n" + good + "  ENDPROC\nENDMODULE\n"
+    assert_same_program(text)
+    inside_if = HEAD + "  VAR num n := 1;\n  PROC main()\n    IF n > 0 THEN\n" + good + good + "    ENDIF\n" + good + \
+        "  ENDPROC\nENDMODULE\n"
+    assert_same_program(inside_if)
+
+
+STATEMENTS = st.sampled_from([
+    "MoveL {t}, v100, z1, tGun;", "MoveJ {t},vSlow,fine,tool0;", "MoveL {t}, v100, z1, tGun\\WObj:=wTable;",
+    "moveL\n      {t},\n      v1000, z10, tGun;", "MoveL p0, v200, z5, tGun;", "MoveC {t}, p1, v100, z1, tGun;",
+    "MoveAbsJ {j}, v100, fine, tool0;", "MoveAbsJ jHome, v100, fine, tool0;", "WaitTime 1;", "! a comment",
+    "SetDO do1, 1;", "MoveL {t}, v100\\T:=2, z1, tGun;", "VelSet 50, 800;", "MoveL Offs(p0, 0, 0, 5), v100, z1, tGun;",
+    "FOR i FROM 1 TO 2 DO\n      MoveL p1, v100, z1, tGun;\n    ENDFOR", "MoveL {t}, v100, z1, tGun; ! MoveL p0, v9, z9, t;",
+])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(STATEMENTS, st.integers(0, 7)), min_size=1, max_size=25))
+def test_random_mixes_of_statements_read_the_same(statements):
+    rng = np.random.default_rng(7)
+    texts, q_deg = _targets("irb140", rng, 8)
+    joints = "[[" + ",".join(f"{v:.6f}" for v in q_deg[1]) + "],[9E9,9E9,9E9,9E9,9E9,9E9]]"
+    decl = f"  CONST robtarget p0:={texts[0]};\n  CONST robtarget p1:={texts[1]};\n  CONST jointtarget jHome:={joints};\n"
+    body = "\n".join("    " + s.format(t=texts[k], j=joints) for s, k in statements)
+    assert_same_program(HEAD + decl + "  PROC main()\n" + body + "\n  ENDPROC\nENDMODULE\n")
