@@ -145,13 +145,17 @@ _MUTATING = frozenset(("incr", "decr", "add", "clear"))
 _RUNS_RULE = "?statement: MOVES -> moves\n          | data_decl"
 
 
-@functools.lru_cache(maxsize=2)
 def rapid_parser(runs: bool = True) -> Lark:
-    """The RAPID parser (LALR, grammar ``rapid.lark`` kept in the package).
+    """The RAPID parser (LALR, grammar ``rapid.lark`` kept in the package), built once per process.
 
     With ``runs=False`` the ``MOVES`` terminal is left out: every statement goes
     through the grammar's general rules (the reference the fast path is tested against).
     """
+    return _parser(bool(runs))
+
+
+@functools.lru_cache(maxsize=2)
+def _parser(runs: bool) -> Lark:
     grammar = resources.files("thermocomp.programs").joinpath("rapid.lark").read_text(encoding="utf-8")
     if not runs:
         assert _RUNS_RULE in grammar
