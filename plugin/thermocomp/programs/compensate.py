@@ -663,8 +663,9 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             quat = quat_wxyz_from_matrix(T_frame[:, :3, :3])
             shown = np.hstack([T_frame[:, :3, 3] * 1e3, quat])
             texts = w.format_singles(shown)
+            conf_rows = conf[pw].tolist()
             for k, i in enumerate(pw.tolist()):
-                values[i] = w.rapid_robtarget_text(texts[k], conf[i], points[i].extax)
+                values[i] = w.rapid_robtarget_text(texts[k], conf_rows[k], points[i].extax)
             back = w.stored_singles(shown)
             R_back = matrix_from_quat_wxyz(back[:, 3:])
             p_back = back[:, :3] * 1e-3

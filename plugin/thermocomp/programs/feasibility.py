@@ -87,8 +87,9 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     R_tcp = (R_all.reshape(k, m, 3, 3) @ T_flange_tcp[None, :, :3, :3])
     p_tcp = p_all.reshape(k, m, 3) + np.einsum("kmij,mj->kmi", R_all.reshape(k, m, 3, 3), T_flange_tcp[:, :3, 3])
     findings_of: list[list[str]] = [[] for _ in motions]
-    point_motion = np.array([i for i, mo in enumerate(motions) for _ in mo.points], dtype=int)
-    last_point = np.cumsum([len(mo.points) for mo in motions]) - 1
+    n_points = np.array([len(mo.points) for mo in motions], dtype=int)
+    point_motion = np.repeat(np.arange(len(motions)), n_points)
+    last_point = np.cumsum(n_points) - 1
 
     # joint limits with margin
     low = q_versions < chain.lower + LIMIT_MARGIN
@@ -111,19 +112,23 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     change_q = np.abs(q_versions - q_nominal[None]).max(axis=(0, 2))
     first = timing.point_minutes(0)
     final = timing.point_minutes(timing.cycles - 1)
+    # per motion (its points are consecutive): the largest change, the first failing point's status
+    starts = last_point - n_points + 1
+    per_motion = [np.maximum.reduceat(x, starts).tolist() for x in (change_p * 1e3, np.degrees(change_a),
+                                                                     np.degrees(change_q))]
+    failing = np.flatnonzero(~ok)
+    first_failing = {}
+    for point in failing[::-1].tolist():
+        first_failing[int(point_motion[point])] = Status(int(status[point])).label
+    minute_first = first[last_point].tolist() if first.size else [0.0] * len(motions)
+    minute_last = final[last_point].tolist() if final.size else [0.0] * len(motions)
     rows, findings = [], []
-    start = 0
     for i, motion in enumerate(motions):
-        pts = slice(start, start + len(motion.points))
-        start += len(motion.points)
-        to = pts.stop - 1
-        row_status = "ok" if np.all(ok[pts]) else Status(int(status[pts][~ok[pts]][0])).label
         rows.append(MotionRow(
-            motion=i + 1, instruction=motion.instruction, line=motion.line,
-            minute_first=float(first[to]) if first.size else 0.0, minute_last=float(final[to]) if final.size else 0.0,
-            change_mm=float(change_p[pts].max() * 1e3), change_deg=float(np.degrees(change_a[pts].max())),
-            joint_change_deg=float(np.degrees(change_q[pts].max())), status=row_status,
-            findings=sorted(set(findings_of[i]))))
+            motion=i + 1, instruction=motion.instruction, line=motion.statement.line, minute_first=minute_first[i],
+            minute_last=minute_last[i], change_mm=per_motion[0][i], change_deg=per_motion[1][i],
+            joint_change_deg=per_motion[2][i], status=first_failing.get(i, "ok"),
+            findings=sorted(set(findings_of[i])) if findings_of[i] else []))
         for f in rows[-1].findings:
             findings.append(f"{prog.path}:{motion.line}: {motion.instruction} (motion {i + 1}): {f}")
     return rows, findings

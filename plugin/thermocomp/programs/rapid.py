@@ -163,18 +163,19 @@ def _parser(runs: bool) -> Lark:
     return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False)
 
 
-# One statement of a MOVES token, with its parts named (the shape of rapid.lark's _MOVE).
-_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+# One statement of a MOVES token, with its parts named (the shape of rapid.lark's _MOVE). An inline point is
+# a list of numbers nested up to three deep, brackets balanced; its exact shape and its numbers are checked
+# when it is converted (_Walker._inline_points).
+_IN_LIST = r"[-+0-9.eE, \t\r\n]"
+_AGGREGATE = rf"\[(?:{_IN_LIST}++|\[(?:{_IN_LIST}++|\[{_IN_LIST}*+\])*\])*\]"
 _SP = r"[ \t\r\n]*"
-_L1 = rf"\[{_SP}{_NUM}(?:{_SP},{_SP}{_NUM})*{_SP}\]"
-_L2 = rf"\[{_SP}(?:{_NUM}|{_L1})(?:{_SP},{_SP}(?:{_NUM}|{_L1}))*{_SP}\]"
-_AGGREGATE = rf"\[{_SP}(?:{_NUM}|{_L1}|{_L2})(?:{_SP},{_SP}(?:{_NUM}|{_L1}|{_L2}))*{_SP}\]"
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+# (after the whitespace and comments before it)
 _MOVE_STATEMENT = re.compile(
+    r"(?:[ \t\f\r\n]|![^\n]*(?![^\n]))*"
     rf"(?P<instr>(?i:MoveL|MoveJ|MoveC|MoveAbsJ))\b{_SP}(?P<p1>{_AGGREGATE}|{_IDENT})"
     rf"(?:{_SP},{_SP}(?P<p2>{_AGGREGATE}|{_IDENT}))?{_SP},{_SP}(?P<speed>{_IDENT}){_SP},{_SP}(?P<zone>{_IDENT})"
     rf"{_SP},{_SP}(?P<tool>{_IDENT})(?:{_SP}\\(?i:WObj){_SP}:={_SP}(?P<wobj>{_IDENT}))?{_SP};")
-_MOVE_GAP = re.compile(r"(?:[ \t\f\r\n]|![^\n]*(?![^\n]))*")
 _NAMED_PARTS = ("p1", "p2", "speed", "zone", "tool", "wobj")
 #: What an inline robtarget / jointtarget of a MOVES run is, with the numbers taken out.
 _SKELETONS = {"robtarget": "[[,,],[,,,],[,,,],[,,,,,]]", "jointtarget": "[[,,,,,],[,,,,,]]"}
@@ -190,12 +191,13 @@ def move_statements(token: Token) -> list[re.Match]:
     """The statements of a ``MOVES`` token (offsets within the token); :class:`_Fallback` if they do not tile it."""
     text = str(token)
     matches, pos = [], 0
-    while pos < len(text):
-        m = _MOVE_STATEMENT.match(text, pos)
-        if m is None:
+    for m in _MOVE_STATEMENT.finditer(text):
+        if m.start() != pos:
             raise _Fallback
         matches.append(m)
-        pos = _MOVE_GAP.match(text, m.end()).end()
+        pos = m.end()
+    if pos != len(text):
+        raise _Fallback
     return matches
 
 
@@ -798,18 +800,18 @@ class _Walker:
         inline: dict[str, list[str]] = {"robtarget": [], "jointtarget": []}
         inline_at: dict[str, list[tuple[int, int]]] = {"robtarget": [], "jointtarget": []}
         for m in matches:
-            key = m.group("instr").lower()
-            kind, n_points = MOTIONS[key]
-            if (m.group("p2") is not None) != (n_points == 2):
-                raise _Fallback
-            shape = (kind, m.group("speed").lower(), m.group("tool").lower(), (m.group("wobj") or "").lower())
+            instr, p1, p2, speed, _, tool, wobj = m.groups()
+            shape = (instr, speed, tool, wobj)  # as written: a name written twice in two cases is resolved twice
             resolved = shapes.get(shape)
             if resolved is None:
-                resolved = shapes[shape] = self._resolve_shape(token, m, local)
+                kind, n_points = MOTIONS[instr.lower()]
+                if (p2 is not None) != (n_points == 2):
+                    raise _Fallback
+                resolved = shapes[shape] = (*self._resolve_shape(token, m, local), kind, n_points)
+            kind, n_points = resolved[4], resolved[5]
             dtype = "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"
             points = []
-            for part in ("p1", "p2")[:n_points]:
-                text = m.group(part)
+            for part, text in zip(("p1", "p2"), (p1, p2) if n_points == 2 else (p1,)):
                 if text[0] == "[":
                     if text.translate(_NOT_SKELETON) != _SKELETONS[dtype]:
                         raise _Fallback
@@ -826,7 +828,7 @@ class _Walker:
         inline_points = {dtype: self._inline_points(dtype, texts, inline_at[dtype], plan)
                          for dtype, texts in inline.items() if texts}
 
-        starts = [base + m.start() for m in matches]
+        starts = [base + m.start("instr") for m in matches]
         named_starts = [base + m.start(part) for m, _, _, points in plan
                         for part, p in zip(("p1", "p2"), points) if not isinstance(p[1], int)]
         lines, columns = self.lines_columns(starts + named_starts)
@@ -840,7 +842,7 @@ class _Walker:
                     at, name_line, name_column = next(named_at)
                     built.append(dataclasses.replace(named[p], argument=Span(at, at + len(m.group(part)), name_line,
                                                                              name_column)))
-            _, _, tcp_speed, orientation_speed = resolved
+            tcp_speed, orientation_speed = resolved[2], resolved[3]
             instr = m.group("instr")
             self.steps.append(Motion(
                 instruction=instr, kind=kind, points=tuple(built), statement=Span(start, base + m.end(), line, column),
@@ -863,7 +865,10 @@ class _Walker:
     def _inline_points(self, dtype: str, texts: list[str], spans: list[tuple[int, int]], plan: list) -> list[Point]:
         """The inline points of a run, converted together (the checks of :meth:`point`)."""
         width = 17 if dtype == "robtarget" else 12
-        values = np.array(list(map(float, ",".join(texts).translate(_NOT_NUMBERS).split(","))))
+        try:
+            values = np.array(list(map(float, ",".join(texts).translate(_NOT_NUMBERS).split(","))))
+        except ValueError:
+            raise _Fallback from None  # not a number: the general rules name it
         values = values.reshape(len(texts), width)
         if not np.all(np.abs(values) <= NUM_MAX):
             raise _Fallback
@@ -886,12 +891,18 @@ class _Walker:
         if np.any(cf != np.trunc(cf)) or np.any((cf[:, 3] < 0) | (cf[:, 3] > 7)):
             raise _Fallback
         T_frame_tcp = _T_from_poses(values[:, :3], quat)
-        confdata = cf.astype(int).tolist()
+        T_world_tcp = np.empty_like(T_frame_tcp)
+        by_frame: dict[int, list[int]] = {}
+        for i, f in enumerate(frames):
+            by_frame.setdefault(id(f[0]), []).append(i)
+        for members in by_frame.values():
+            T_world_tcp[members] = frames[members[0]][0] @ T_frame_tcp[members]
+        confdata = list(map(tuple, cf.astype(int).tolist()))
         points = []
         for i, (f, (start, end), line, column) in enumerate(zip(frames, spans, lines, columns)):
             span = Span(start, end, line, column)
-            points.append(Point(T_world_tcp=f[0] @ T_frame_tcp[i], T_world_frame=f[0], T_flange_tcp=f[1], q=None,
-                                confdata=tuple(confdata[i]), text=span, argument=span, extax=extax[i]))
+            points.append(Point(T_world_tcp=T_world_tcp[i], T_world_frame=f[0], T_flange_tcp=f[1], q=None,
+                                confdata=confdata[i], text=span, argument=span, extax=extax[i]))
         return points
 
     def cached(self, node, local, dtype: str):

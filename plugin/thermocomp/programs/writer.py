@@ -47,15 +47,10 @@ def format_single(x: float) -> str:
 def format_singles(values: FloatArray) -> list[list[str]]:
     """:func:`format_single` of every entry of ``values`` ``(r, k)``, row by row (the batch form)."""
     stored = np.round(np.asarray(values, dtype=float), NOISE_DECIMALS).astype(np.float32)
-    out = []
-    for row in stored:
-        texts = []
-        for v in row:
-            text = str(v)  # numpy's shortest text that reads back as the same 32-bit float
-            if text.endswith(".0"):
-                text = text[:-2]
-            texts.append("0" if text in ("-0", "0") else text)
-        out.append(texts)
+    # numpy's shortest text that reads back as the same 32-bit float (str of each value, converted in C)
+    out = [[t[:-2] if t.endswith(".0") else t for t in row] for row in stored.astype(str).tolist()]
+    for i, j in zip(*np.nonzero(stored == 0)):
+        out[i][j] = "0"  # -0 too
     return out
 
 
@@ -65,9 +60,10 @@ def stored_singles(values: FloatArray) -> FloatArray:
 
 
 def rapid_robtarget_text(texts: list[str], confdata, extax: str) -> str:
-    """A robtarget from the formatted ``x, y, z, q1..q4`` texts, confdata and the external axes' text."""
-    conf = ",".join(str(int(c)) for c in confdata)
-    return f"[[{','.join(texts[:3])}],[{','.join(texts[3:7])}],[{conf}],{extax or _NO_EXTAX}]"
+    """A robtarget from the formatted ``x, y, z, q1..q4`` texts, confdata (integers) and the external axes' text."""
+    x, y, z, q1, q2, q3, q4 = texts
+    cf1, cf4, cf6, cfx = (int(c) for c in confdata)
+    return f"[[{x},{y},{z}],[{q1},{q2},{q3},{q4}],[{cf1},{cf4},{cf6},{cfx}],{extax or _NO_EXTAX}]"
 
 
 def rapid_joint_text(texts: list[str], extax: str) -> str:
@@ -133,6 +129,12 @@ def place_values(points: list[Point], values: list[str | None], path: str, *, at
         by_text[(p.text.start, p.text.end)].append(i)
     edits: list[Edit] = []
     for (start, end), members in by_text.items():
+        if len(members) == 1:  # one point: its text, or its argument where it must go inline
+            i = members[0]
+            if values[i] is not None:
+                span = points[i].argument if at_argument[i] else points[i].text
+                edits.append(Edit(span.start, span.end, values[i]))
+            continue
         wanted = {values[i] for i in members}
         declared = points[members[0]].text != points[members[0]].argument
         inline = any(at_argument[i] for i in members)
