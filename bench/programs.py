@@ -91,6 +91,28 @@ def worker(kind: str, source: Path, out: Path, profile: bool) -> dict:
     return facts
 
 
+def compare(tmp: Path, poses: int, profile: bool = False, echo: bool = False) -> dict:
+    """Write both files in ``tmp``, compensate each in a fresh process; ``{"csv": .., "program": .., "ratio": ..}``."""
+    program, csv = tmp / "print.mod", tmp / "print.csv"
+    t0 = time.perf_counter()
+    write_program(program, csv, poses)
+    if echo:
+        print(f"wrote {poses:,} motions: {program.stat().st_size / 1e6:.1f} MB RAPID, "
+              f"{csv.stat().st_size / 1e6:.1f} MB CSV ({time.perf_counter() - t0:.1f} s)")
+    results: dict = {"poses": poses}
+    for kind, source, out in (("csv", csv, tmp / "out.csv"), ("program", program, tmp / "out.mod")):
+        cmd = [sys.executable, __file__, "--worker", kind, str(source), str(out)] + (["--profile"] if profile else [])
+        done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        results[kind] = r = json.loads(done.stdout)
+        if echo:
+            print(f"{kind:8} {r['wall_s']:7.1f} s wall, solver {r['solver_s']:.1f} s, {r['rows']:,} rows, "
+                  f"{r['failed']} failed" + (f", {r['findings']} feasibility findings" if "findings" in r else ""))
+            if profile:
+                print(r["profile"])
+    results["ratio"] = results["program"]["wall_s"] / results["csv"]["wall_s"]
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--poses", type=int, default=100_000)
@@ -101,25 +123,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(worker(args.worker[0], Path(args.worker[1]), Path(args.worker[2]), args.profile)))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        program, csv = tmp / "print.mod", tmp / "print.csv"
-        t0 = time.perf_counter()
-        write_program(program, csv, args.poses)
-        print(f"wrote {args.poses:,} motions: {program.stat().st_size / 1e6:.1f} MB RAPID, "
-              f"{csv.stat().st_size / 1e6:.1f} MB CSV ({time.perf_counter() - t0:.1f} s)")
-        results = {}
-        for kind, source, out in (("csv", csv, tmp / "out.csv"), ("program", program, tmp / "out.mod")):
-            cmd = [sys.executable, __file__, "--worker", kind, str(source), str(out)] + (["--profile"] if args.profile else [])
-            done = subprocess.run(cmd, capture_output=True, text=True, check=True)
-            results[kind] = json.loads(done.stdout)
-            r = results[kind]
-            print(f"{kind:8} {r['wall_s']:7.1f} s wall, solver {r['solver_s']:.1f} s, {r['rows']:,} rows, "
-                  f"{r['failed']} failed" + (f", {r['findings']} feasibility findings" if "findings" in r else ""))
-            if args.profile:
-                print(r["profile"])
-        ratio = results["program"]["wall_s"] / results["csv"]["wall_s"]
-        verdict = "met" if ratio <= ABOUT else "MISSED"
-        print(f"program / CSV wall time: x{ratio:.2f} (target: about the same, <= x{ABOUT}): {verdict}")
+        results = compare(Path(tmp), args.poses, args.profile, echo=True)
+        verdict = "met" if results["ratio"] <= ABOUT else "MISSED"
+        print(f"program / CSV wall time: x{results['ratio']:.2f} (target: about the same, <= x{ABOUT}): {verdict}")
     return 0
 
 

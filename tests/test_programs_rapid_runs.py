@@ -113,6 +113,19 @@ def test_a_cam_program_is_a_few_tokens_and_reads_the_same(rng):
     _no_fallback(text)
 
 
+def test_a_module_on_one_line_and_one_with_a_bom_read_the_same(rng):
+    texts, _ = _targets("irb140", rng, 3)
+    one_line = ("MODULE m PROC main() " + " ".join(f"MoveL {t}, v100, z1, tool0;" for t in texts)
+                + " ENDPROC ENDMODULE")
+    assert_same_program(one_line)
+    _no_fallback(one_line)
+    assert rapid_program_from_text(one_line).motions[2].statement.line == 1
+    with_bom = "\xef\xbb\xbf" + HEAD + "  PROC main()\n" + "".join(f"    MoveJ {t}, v100, z1, tGun;\n" for t in texts) \
+        + "  ENDPROC\nENDMODULE\n"
+    assert_same_program(with_bom)
+    _no_fallback(with_bom)
+
+
 def test_named_points_uses_elsewhere_and_unvisited_routines_read_the_same(rng):
     texts, _ = _targets("gofa", rng, 4)
     decl = "".join(f"  CONST robtarget p{i}:={t};\n" for i, t in enumerate(texts))
@@ -134,6 +147,9 @@ def test_named_points_uses_elsewhere_and_unvisited_routines_read_the_same(rng):
     "MoveL [[500,0,600],[1,0,0,0],[0,0.5,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # cf not integer
     "MoveL [[5e39,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # beyond num
     "MoveL [[500,0],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # wrong shape
+    "MoveL [[500 0,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # two numbers, no comma
+    "MoveL [[5e,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # not a number
+    "MoveL [[- 5,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # a signed expression
     "MoveL pNowhere, v100, z1, tGun;",  # not declared
     "MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], vNowhere, z1, tGun;",
     "MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun\\WObj:=tGun;",  # wrong type

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from thermocomp._gc import paused
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.compensation.compensate import (
     CompensationChunk,
@@ -450,8 +451,9 @@ def compensate_program(
         job.output(report_csv, "--program-report (its CSV)")
         job.output(plot, "--plot")
         job.check()
-        rep, writes = _compensate_program(chain, table, program, out, options, popts, allow_failures, results,
-                                          report, report_csv, progress, plot)
+        with paused():  # the program's objects live as long as the job (thermocomp._gc)
+            rep, writes = _compensate_program(chain, table, program, out, options, popts, allow_failures, results,
+                                              report, report_csv, progress, plot)
         for dest, write in writes:
             job.write_with(dest, write)
         job.commit()

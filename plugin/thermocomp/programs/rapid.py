@@ -29,7 +29,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
-import gc
 import json
 import re
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
 from lark.tree import Meta
 
+from thermocomp._gc import paused
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
@@ -180,7 +180,7 @@ _NAMED_PARTS = ("p1", "p2", "speed", "zone", "tool", "wobj")
 #: What an inline robtarget / jointtarget of a MOVES run is, with the numbers taken out.
 _SKELETONS = {"robtarget": "[[,,],[,,,],[,,,],[,,,,,]]", "jointtarget": "[[,,,,,],[,,,,,]]"}
 _NOT_SKELETON = str.maketrans("", "", "0123456789.+-eE \t\r\n")
-_NOT_NUMBERS = str.maketrans("", "", "[] \t\r\n")
+_NOT_NUMBERS = str.maketrans("", "", "[]")  # (whitespace stays: "500 0" is no number)
 
 
 class _Fallback(Exception):
@@ -274,18 +274,13 @@ def rapid_program_from_text(text: str, path: str = "<text>", runs: bool = True) 
     ``runs=False`` reads every statement through the grammar's general rules
     (slower on long programs; the same program).
     """
-    enabled = gc.isenabled()
-    gc.disable()  # a long program is a million objects that all stay alive: collecting them again and again is waste
-    try:
+    with paused():  # a long program is a million objects that all stay alive (thermocomp._gc)
         if runs:
             try:
                 return _Walker(text, path).run(parse_rapid_text(text, path))
             except _Fallback:
                 pass
         return _Walker(text, path).run(parse_rapid_text(text, path, runs=False))
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class _Walker:
@@ -761,12 +756,12 @@ class _Walker:
 
     def lines_columns(self, positions: list[int]) -> tuple[list[int], list[int]]:
         """1-based line and column of character offsets, as lark counts them."""
-        if self._newlines is None:
-            self._newlines = np.flatnonzero(np.frombuffer(self.text.encode("latin-1"), dtype=np.uint8) == 10)
+        if self._newlines is None:  # the offsets of the line ends, after a -1 before the first line
+            ends = np.flatnonzero(np.frombuffer(self.text.encode("latin-1"), dtype=np.uint8) == 10)
+            self._newlines = np.r_[-1, ends]
         pos = np.asarray(positions, dtype=np.int64)
-        before = np.searchsorted(self._newlines, pos)
-        last = np.where(before > 0, self._newlines[np.maximum(before - 1, 0)], -1)
-        return (before + 1).tolist(), (pos - last).tolist()
+        line = np.searchsorted(self._newlines, pos)  # line ends before pos, the -1 included
+        return line.tolist(), (pos - self._newlines[line - 1]).tolist()
 
     def _name_tree(self, token: Token, m: re.Match, part: str) -> Tree:
         """A ``name`` node for a part of a run's statement, located as the general rules would locate it."""
