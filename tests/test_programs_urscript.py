@@ -126,3 +126,50 @@ def test_syntax_error_names_line_and_column(tmp_path):
     with pytest.raises(InputError) as info:
         read_program(path)
     assert info.value.row == 3
+
+
+def test_the_example_script_compensates_with_the_command_in_its_header(tmp_path, capsys):
+    """examples/urscript_program.script, with the command its header gives (output in tmp_path), read back by FK."""
+    import shlex
+
+    from helpers import REPO
+
+    from thermocomp.io.deformation_csv import read_deformation_csv
+
+    example = REPO / "examples" / "urscript_program.script"
+    header = [line.strip().lstrip("#").strip() for line in example.read_text().splitlines()[:6]]
+    first = next(i for i, line in enumerate(header) if line.startswith("Compensate it:"))
+    command = (header[first].removeprefix("Compensate it:") + " " + header[first + 1]).replace("\\", " ")
+    argv = shlex.split(command)
+    assert argv[:2] == ["thermocomp", "compensate"]
+    argv = [str(REPO / a) if a.startswith(("deformations/", "examples/")) else a for a in argv[1:]]
+    out = tmp_path / "comp.script"
+    argv[argv.index("--out") + 1] = str(out)
+    assert main(argv + ["--static", "--program-report", str(tmp_path / "report.txt")]) == EXIT_OK
+    assert "wrote" in capsys.readouterr().out
+    original, written = read_program(example), read_program(out)
+    assert [m.instruction for m in written.motions] == [m.instruction for m in original.motions]
+    # every Cartesian point: the UR5 solves the written pose nearest the original's joints (nominal model);
+    # the warm robot (the whole table) then puts the TCP on the original target
+    chain = load_robot("ur5")
+    table = read_deformation_csv(argv[argv.index("--deformation") + 1])
+    cart = [i for i, p in enumerate(original.points) if not p.is_joint]
+    assert len(cart) >= 5
+    model = nominal_model(chain)
+
+    def flange(points):
+        T = np.stack([points[i].T_world_tcp @ np.linalg.inv(points[i].T_flange_tcp) for i in cart])
+        return T[:, :3, :3], T[:, :3, 3]
+
+    q_original = solve_ik(model, *flange(original.points), np.tile(chain.home, (len(cart), 1)))
+    assert np.all(q_original.status == 0)
+    q_written = solve_ik(model, *flange(written.points), q_original.q)
+    R, p = fk(deformed_model(chain, table, 1.0), q_written.q)
+    T_reached = transform(R, p) @ np.stack([written.points[i].T_flange_tcp for i in cart])
+    T_want = np.stack([original.points[i].T_world_tcp for i in cart])
+    pos = np.linalg.norm(T_reached[:, :3, 3] - T_want[:, :3, 3], axis=1)
+    assert pos.max() < 1e-6  # the 32-bit rounding of metres at under a metre of reach: well below a micrometre
+    # the program as it was would miss by the thermal error itself (the exaggerated table: millimetres)
+    R0, p0 = fk(deformed_model(chain, table, 1.0), q_original.q)
+    T_missed = transform(R0, p0) @ np.stack([original.points[i].T_flange_tcp for i in cart])
+    assert np.linalg.norm(T_missed[:, :3, 3] - T_want[:, :3, 3], axis=1).max() > 1e-4
