@@ -241,6 +241,25 @@ def test_sigma_min_bound_is_a_lower_bound_and_exact_near_singularities(name, rng
     assert np.any(near)
 
 
+def test_compiled_determinants_equal_lapacks(rng):
+    """det_rows (the sigma bound's first tier) against numpy's LAPACK det: random, permuted, singular, tiny."""
+    from thermocomp.kinematics.newton_kernel import det_rows
+
+    A = rng.normal(size=(400, 6, 6))
+    A[1] = A[1][[3, 1, 0, 2, 5, 4]]  # pivoting needed
+    A[2, :, 5] = A[2, :, 0]  # singular: equal columns
+    A[3] = np.zeros((6, 6))
+    A[4] *= 1e-60
+    A[5, 0, 0] = 0.0  # a zero first pivot
+    expected = np.linalg.det(A)
+    got = det_rows(A)
+    scale = np.prod(np.linalg.norm(A, axis=2), axis=1)  # Hadamard's bound: |det| <= prod of row norms
+    assert np.all(np.abs(got - expected) <= 1e-13 * scale)
+    assert got[3] == 0.0 and abs(got[2]) <= 1e-13 * scale[2]
+    B = rng.normal(size=(50, 3, 3))
+    np.testing.assert_allclose(det_rows(B), np.linalg.det(B), rtol=1e-12)
+
+
 def test_fk_helpers_equal_their_numpy_forms(rng):
     """The column pick for a principal axis and the written-out cross product are R @ axis and np.cross."""
     from thermocomp.geometry.rotations import matrix_from_quat_wxyz

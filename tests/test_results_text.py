@@ -76,3 +76,30 @@ def test_prefix_columns_names_labels_flags_and_empty_cells():
         '12.5,"say ""hi"", ok",unreachable,0,4,,',
         "1e-07,plain,unreachable,0,,,",
     ]
+
+
+@pytest.mark.parametrize("odd", ['weld, seam 3', 'say "hi"', None])
+def test_result_names_are_quoted_only_where_csv_needs_it(tmp_path, odd):
+    """The results file names each row's target as the targets file did, quoted or not (read back with csv)."""
+    import csv
+
+    from helpers import REPO
+
+    import thermocomp as tc
+
+    lines = [line for line in (REPO / "examples" / "targets_random50.csv").read_text().splitlines()
+             if not line.startswith("#")][:6]
+    names = [f"T{i}" for i in range(1, 6)]
+    if odd is not None:
+        names[2] = odd
+    rows = list(csv.reader(lines))
+    for row, name in zip(rows[1:], names):
+        row[0] = name
+    targets = tmp_path / "t.csv"
+    with open(targets, "w", newline="") as handle:
+        csv.writer(handle).writerows(rows)
+    out = tmp_path / "o.csv"
+    tc.run_compensation("irb140", REPO / "deformations" / "exaggerated.csv", targets, out=out)
+    with open(out, newline="") as handle:
+        read = [r["target"] for r in csv.DictReader(handle)]
+    assert read[:5] == names

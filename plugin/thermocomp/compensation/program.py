@@ -93,7 +93,7 @@ class Program:
         def pick(a):
             return None if a is None else a[index]
         return Program(
-            names=tuple(self.names[i] for i in index.tolist()), R_world_tcp=self.R_world_tcp[index],
+            names=tuple(map(self.names.__getitem__, index.tolist())), R_world_tcp=self.R_world_tcp[index],
             p_world_tcp=self.p_world_tcp[index], time_min=pick(self.time_min), q_reference=pick(self.q_reference),
             confdata=pick(self.confdata), orientation_convention=self.orientation_convention, source=self.source,
             lines=pick(self.lines),

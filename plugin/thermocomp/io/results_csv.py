@@ -135,7 +135,11 @@ def chunk_bytes(chunk: CompensationChunk, names: tuple[str, ...], convention: st
         empty[:, at:at + block.shape[1]] = ~valid[:, None]
         at += block.shape[1]
     used, target = np.unique(chunk.target, return_inverse=True)  # a chunk names few of a long program's targets
-    names_table = utf8_table([quote_name(names[t]) for t in used.tolist()])
+    used_names = list(map(names.__getitem__, used.tolist()))
+    joined = "".join(used_names)
+    if "," in joined or '"' in joined or "\n" in joined:  # else no name needs quotes
+        used_names = [quote_name(name) for name in used_names]
+    names_table = utf8_table(used_names)
     labels = utf8_table([s.label for s in Status])
     near_singular = chunk.sigma_min < NEAR_SINGULAR_SIGMA
     for start in range(0, chunk.n_rows, FORMAT_BLOCK_ROWS):

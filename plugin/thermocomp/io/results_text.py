@@ -35,8 +35,12 @@ _NUMBER_BYTES = 24
 
 def utf8_table(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """``strings`` as one UTF-8 byte array and offsets ``(n + 1,)``: string ``i`` is ``bytes[off[i]:off[i + 1]]``."""
+    offsets = np.zeros(len(strings) + 1, dtype=np.int64)
+    joined = "".join(strings)
+    if joined.isascii():  # one byte a character: the lengths are the strings' own
+        np.cumsum(np.fromiter(map(len, strings), dtype=np.int64, count=len(strings)), out=offsets[1:])
+        return np.frombuffer(joined.encode("ascii"), dtype=np.uint8).copy(), offsets
     encoded = [s.encode("utf-8") for s in strings]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(b) for b in encoded], out=offsets[1:])
     return np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), offsets
 

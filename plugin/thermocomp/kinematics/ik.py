@@ -154,13 +154,15 @@ def sigma_min_lower_bound(J: FloatArray) -> FloatArray:
     ``10 * NEAR_SINGULAR_SIGMA`` it is a true lower bound or the value to a
     relative 1e-10. Non-square Jacobians go straight to the SVD.
     """
+    from thermocomp.kinematics.newton_kernel import det_rows  # (numba: imported when first needed)
+
     m, rows, n = J.shape
     if rows != n or n < 2:
         return np.linalg.svd(J, compute_uv=False)[:, -1]
     near = 10.0 * NEAR_SINGULAR_SIGMA
     frobenius_sq = np.einsum("kij,kij->k", J, J)
     others = (np.maximum(frobenius_sq, 1e-300) / (n - 1)) ** ((n - 1) / 2)
-    value = np.abs(np.linalg.det(J)) / others
+    value = np.abs(det_rows(np.ascontiguousarray(J))) / others
     unsettled = np.flatnonzero(value < near)
     if unsettled.size:
         Ju = J[unsettled]
