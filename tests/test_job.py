@@ -164,3 +164,44 @@ def test_a_termination_signal_whose_interrupt_was_swallowed_still_stops_the_comm
                 job.commit()
     assert out.read_text() == "earlier\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o.csv"]
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_a_signal_lost_inside_a_callback_prints_no_traceback_and_stops_the_commit(tmp_path: Path, capfd, monkeypatch,
+                                                                                   signame: str) -> None:
+    """The signal lands inside a __del__ (as inside numba's compiler callback on a first run): Python can only
+    report the KeyboardInterrupt as "Exception ignored"; it is recorded instead, silently, and the commit refuses."""
+    import gc
+    import signal
+
+    from thermocomp.io.job import interrupt_on_termination
+
+    class Finalised:
+        def __del__(self) -> None:
+            os.kill(os.getpid(), getattr(signal, signame))
+            for _ in range(1000):  # the handler runs at the next check of the interpreter, still in here
+                pass
+
+    import sys
+
+    reported = []  # what Python would print as "Exception ignored in ..." (pytest's own hook turns it into a warning)
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)
+    out = tmp_path / "o.csv"
+    out.write_text("earlier\n")
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a shell (pytest may differ)
+    try:
+        with interrupt_on_termination():
+            with pytest.raises(KeyboardInterrupt):
+                with Job() as job:
+                    target = job.output(out, "--out")
+                    job.check()
+                    job.write_text(target, "new\n")
+                    Finalised()  # dropped at once: __del__ runs, its KeyboardInterrupt cannot propagate
+                    gc.collect()
+                    job.commit()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    err = capfd.readouterr().err
+    assert reported == [] and "Exception ignored" not in err and "Traceback" not in err
+    assert out.read_text() == "earlier\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.csv"]
