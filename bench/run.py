@@ -187,13 +187,9 @@ def main(argv: list[str] | None = None) -> int:
                note or f"compute us/row vs the grid's {grid.compute_us:.1f} us/row")
 
     for case in shape_cases[1:]:
-        if case.whole_call and not case.waiting:  # whole call per motion against the grid's whole call per row
-            value = case.wall_us / grid.wall_us
-            target(f"{case.name}: cost per row / grid", value, SHAPE_RATIO, f"{value:.2f}",
-                   f"whole call {case.wall_us:.0f} us/motion vs the grid's {grid.wall_us:.1f} us/row")
-            continue
-        ratio_row(f"{case.name}: cost per row / grid", None if case.waiting else case.compute_us,
-                  case.waiting or "")
+        note = case.waiting or (f"compute us/row vs the grid's {grid.compute_us:.1f}; whole call "
+                                f"{case.wall_us:.0f} us/motion" if case.phases else "")
+        ratio_row(f"{case.name}: cost per row / grid", None if case.waiting else case.compute_us, note)
     for variant in ("A", "B"):
         runs = [r for (v, p, mode), r in by.items() if v == variant and mode == "out"]
         r = max(runs, key=lambda r: r.poses) if runs else None

@@ -51,7 +51,7 @@ class Case:
     converged: int = 0
     max_position: float = np.nan
     waiting: str = ""  # why the case did not run
-    whole_call: bool = False  # compared with the grid by the whole call, not by its phases
+    phases: dict = field(default_factory=dict)  # the robot program's phases [s]
 
     @property
     def compute_us(self) -> float:
@@ -119,11 +119,13 @@ def robot_program_text(motions: int, seed: int = 11) -> str:
 def robot_program_case(tmp: Path, motions: int = ROBOT_PROGRAM_MOTIONS) -> Case:
     """Issue 11's case: a 100,000-motion RAPID program through :func:`thermocomp.programs.compensate_program`.
 
-    Judged on the whole call per motion (reading and parsing the module,
-    timing, nominal configurations, solving, checks) against the grid's
-    whole call per row, as the program path has no separate phases.
+    Judged like every shape on its compute per row (the program's nominal
+    configurations and solving phases) against the grid's; its whole call
+    (reading and parsing the module, timing, checks, writing too) is shown
+    with its phases, and bench/programs.py judges it against the same
+    targets as CSV (issue 11).
     """
-    case = Case(f"robot program, {motions:,} motions (RAPID, whole call)")
+    case = Case(f"robot program, {motions:,} motions (RAPID)")
     if importlib.util.find_spec("thermocomp.programs") is None:
         case.waiting = "waiting for issue 11 (compensate --program has not landed)"
         return case
@@ -133,12 +135,15 @@ def robot_program_case(tmp: Path, motions: int = ROBOT_PROGRAM_MOTIONS) -> Case:
     path.write_text(robot_program_text(motions), encoding="ascii")
     seconds, report = timed(lambda: compensate_program("irb140", DEFORMATION, path, allow_failures=True))
     s = report.summary
+    phases = report.phase_seconds
     case.rows = motions
     case.wall.append(seconds)
-    case.compute.append(seconds)  # the whole call: compared with the grid's whole call
-    case.nominal.append(s.phase_seconds["nominal configurations"])
+    # as for every shape: nominal configurations + solving (the program's own phases); the whole call, which
+    # also parses, times, checks and writes the module, is shown beside it and judged against the CSV in section 4
+    case.compute.append(phases["nominal configurations"] + phases["solving"])
+    case.nominal.append(phases["nominal configurations"])
     case.converged, case.max_position = s.status_counts["converged"], s.max_position_error
-    case.whole_call = True
+    case.phases = phases
     return case
 
 
@@ -172,11 +177,14 @@ def report_lines(cases: list[Case]) -> list[str]:
         if c.waiting:
             rows.append([c.name, "-", "-", "-", "-", "-", "-", c.waiting])
             continue
-        ratio = c.wall_us / grid.wall_us if c.whole_call else c.compute_us / grid.compute_us
+        ratio = c.compute_us / grid.compute_us
         rows.append([c.name, f"{c.rows:,}", spread(c.wall), f"{c.wall_us:.1f}", f"{c.compute_us:.1f}",
                      f"x{ratio:.2f}", f"{1e6 * median(c.nominal) / c.rows:.2f}",
                      f"{c.converged:,} converged, max {c.max_position:.1e} m"])
+    program = cases[-1]
+    extra = [f"{program.name}: phases " + ", ".join(f"{k} {v:.2f} s" for k, v in program.phases.items())] \
+        if program.phases else []
     return [table(["case", "rows", "whole call", "us/row", "compute us/row", "x grid", "nominal us/row", "result"],
-                  rows),
+                  rows), *extra,
             "compute = nominal configurations + solving (the summary's phases); whole call also reads the "
             "deformation and robot and builds the report"]

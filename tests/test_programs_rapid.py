@@ -327,3 +327,21 @@ def test_a_for_loop_it_cannot_unroll_is_named_with_its_line(tmp_path, rng, loop,
     assert [u.line for u in prog.unsupported] == [line]  # at the FOR, or at the value it cannot know
     assert word in prog.unsupported[0].message
     assert len(prog.motions) == 1  # nothing of the loop is kept
+
+
+def test_the_report_times_every_phase(tmp_path):
+    """The program's phases, in order, sum to no more than the whole call (issue 10: timings cover every phase)."""
+    import time
+
+    from helpers import REPO
+
+    from thermocomp.programs.compensate import PHASES
+
+    t0 = time.perf_counter()
+    report = compensate_program("irb140", REPO / "deformations" / "exaggerated.csv", REPO / "examples" / "rapid_program.mod",
+                                tmp_path / "o.mod")
+    wall = time.perf_counter() - t0
+    assert tuple(report.phase_seconds) == PHASES
+    assert all(v >= 0 for v in report.phase_seconds.values())
+    assert sum(report.phase_seconds.values()) <= wall
+    assert "phases: reading" in report.text()

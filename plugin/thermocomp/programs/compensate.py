@@ -12,6 +12,7 @@ and report. Every output is written all or none. docs/programs.md.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -177,6 +178,10 @@ class MotionRow:
     findings: list[str] = field(default_factory=list)
 
 
+#: The phases of :func:`compensate_program`, as :attr:`ProgramReport.phase_seconds` lists them.
+PHASES = ("reading", "nominal configurations", "timing", "solving", "checks", "writing")
+
+
 @dataclass
 class ProgramReport:
     """What :func:`compensate_program` did."""
@@ -203,6 +208,9 @@ class ProgramReport:
     notes: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     feasibility: list[str] = field(default_factory=list)
+    #: Wall time of each phase [s], in order: reading the program, nominal configurations, timing, solving,
+    #: checks (feasibility), writing (the program's text; the files are committed after).
+    phase_seconds: dict[str, float] = field(default_factory=dict)
 
     def failure_text(self) -> str:
         lines = [f"{len(self.failed)} point(s) of {self.program} could not be compensated:"]
@@ -246,6 +254,8 @@ class ProgramReport:
                 lines += [f"  {x}" for x in items[:50]]
                 if len(items) > 50:
                     lines.append(f"  ... and {len(items) - 50} more")
+        if self.phase_seconds:
+            lines.append("phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in self.phase_seconds.items()))
         if self.out is not None:
             lines.append(f"wrote {self.out} ({self.written_bytes:,} bytes)")
         return "\n".join(lines)
@@ -463,6 +473,14 @@ def compensate_program(
 def _compensate_program(chain, table, program, out, options, popts, allow_failures, results, report, report_csv,
                         progress, plot):
     """The work of :func:`compensate_program`: returns the report and ``(destination, write)`` pairs."""
+    phases: dict[str, float] = {}
+    clock = [time.perf_counter()]
+
+    def phase(name: str) -> None:  # the time since the previous phase ended
+        now = time.perf_counter()
+        phases[name] = phases.get(name, 0.0) + now - clock[0]
+        clock[0] = now
+
     prog = read_program(program)
     if prog.unsupported and popts.unsupported == "refuse":
         listed = "\n".join("  " + f.text(prog.path) for f in prog.unsupported)
@@ -477,8 +495,11 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     if popts.output == "joints":
         _check_joints_form(prog)
     poses = point_poses(chain, points)
+    phase("reading")
     q_nominal, nominal_status = nominal_configurations(chain, prog, poses, options)
+    phase("nominal configurations")
     timing = estimate_timing(chain, prog, poses.T_world_tcp, q_nominal, popts.timing)
+    phase("timing")
     time_law = options.time_law
     m = len(points)
     names = tuple(f"{i + 1}:line{p.argument.line}" + (f":{p.name}" if p.name else "") for i, p in enumerate(points))
@@ -522,6 +543,7 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     for chunk in compensate(chain, table, core_program, run_options, progress):
         summary.add(chunk, names)
         chunks.append(chunk)
+    phase("solving")
     rep = ProgramReport(program=prog.path, language=prog.language, robot=chain.name, deformation=table.source,
                         output=popts.output, time_form=time_form, out=None if out is None else Path(out),
                         n_motions=len(prog.motions), n_points=m, n_changed_texts=0, summary=summary, timing=timing)
@@ -562,12 +584,16 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
         rep.rounding_position, rep.rounding_angle = written.rounding
     rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1)))
     rep.rounding_bound = rounding_bound(rep.reach)
+    phase("writing")
     rows, findings = feasibility.check_program(chain, prog, poses, q_nominal, q_checked, timing, status,
                                                linear_form=popts.output == "filtered")
+    phase("checks")
     rep.rows = rows
     rep.feasibility = findings
     data = written.text.encode("latin-1")
     rep.written_bytes = len(data)
+    phase("writing")
+    rep.phase_seconds = {k: phases[k] for k in PHASES}
 
     writes = []
     if out is not None:
