@@ -111,8 +111,10 @@ def euler_xyz_from_matrix(R: ArrayLike) -> FloatArray:
     cos_b = np.hypot(R[..., 1, 2], R[..., 2, 2])
     b = np.arctan2(R[..., 0, 2], cos_b)
     a = np.where(cos_b > GIMBAL_LOCK_COS, np.arctan2(-R[..., 1, 2], R[..., 2, 2]), 0.0)
-    M = np.swapaxes(rot_x(a) @ rot_y(b), -1, -2) @ R  # = Rz(c) up to round-off
-    c = np.arctan2(M[..., 1, 0], M[..., 0, 0])
+    # M = (Rx(a) Ry(b))^T R = Rz(c) up to round-off; its entries (1, 0) and (0, 0) written out
+    ca, sa, cb, sb = np.cos(a), np.sin(a), np.cos(b), np.sin(b)
+    r00, r10, r20 = R[..., 0, 0], R[..., 1, 0], R[..., 2, 0]
+    c = np.arctan2(ca * r10 + sa * r20, cb * r00 + sb * (sa * r10 - ca * r20))
     return np.stack([a, b, c], axis=-1)
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import IO
 
 import numpy as np
@@ -185,8 +186,16 @@ class ResultsWriter:
         binary = getattr(self._handle, "buffer", None)
         if binary is not None and self._handle.encoding.lower().replace("-", "") == "utf8":
             self._handle.flush()  # the header and earlier text first, then bytes straight to the file
-            for block in chunk_bytes(chunk, names, self._convention):
-                binary.write(block.data)
+            # each block goes to the file from a second thread while the next one is formatted (the formatter
+            # and the write both release the GIL); every write has ended, or raised, when this returns
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="thermocomp-results") as pool:
+                writing = None
+                for block in chunk_bytes(chunk, names, self._convention):
+                    if writing is not None:
+                        writing.result()
+                    writing = pool.submit(binary.write, block.data)
+                if writing is not None:
+                    writing.result()
         else:
             for block in chunk_bytes(chunk, names, self._convention):
                 self._handle.write(block.tobytes().decode("utf-8"))

@@ -198,7 +198,7 @@ def _put_number(out, at, v, digits, buf):
     return _put_exponent(out, at, e)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _write_rows(slots, lengths, minute, target, name_bytes, name_off, status, label_bytes, label_off, near, values,
                 empty):
     """Row ``i``'s text into ``slots[i]``, its length into ``lengths[i]``; rows in parallel."""
@@ -223,7 +223,7 @@ def _write_rows(slots, lengths, minute, target, name_bytes, name_off, status, la
         lengths[i] = at + 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _join_rows(slots, lengths, out):
     """The rows of ``slots`` one after another into ``out``; return the length."""
     at = 0
