@@ -202,3 +202,28 @@ def test_results_csv_for_play(tmp_path_factory, results_bytes):
     run()
     (folder / "ok.csv").write_bytes(results_bytes)
     assert read_played_rows(folder / "ok.csv", chain, None).q.shape == (len(results_bytes.splitlines()) - 1, 6)
+
+
+#: A CAM-style run of plain motions (one MOVES token) with a named point, a work object and a comment.
+RAPID_RUN = (b"MODULE m\n  CONST robtarget p1:=[[500,0,600],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+             b"  PROC main()\n    MoveL [[500,0,600],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tool0;\n"
+             b"    ! a comment\n    MoveJ p1, v200, fine, tool0\\WObj:=wobj0;\n"
+             b"    MoveAbsJ [[0,0,0,0,30,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tool0;\n  ENDPROC\nENDMODULE\n")
+
+
+@FUZZ
+@given(data=st.one_of(any_bytes_or_damaged((REPO / "examples" / "rapid_program.mod").read_bytes()),
+                      damaged(RAPID_RUN), replaced(RAPID_RUN)))
+def test_rapid_module(tmp_path_factory, data):
+    """The RAPID reader, its runs of plain motions and the general rules both (a module fails or reads)."""
+    from thermocomp.programs.rapid import read_rapid
+
+    check_reader(tmp_path_factory.mktemp("p"), "p.mod", data, read_rapid)
+
+
+@FUZZ
+@given(data=any_bytes_or_damaged((REPO / "examples" / "urscript_program.script").read_bytes()))
+def test_urscript_program(tmp_path_factory, data):
+    from thermocomp.programs.urscript import read_urscript
+
+    check_reader(tmp_path_factory.mktemp("u"), "p.script", data, read_urscript)

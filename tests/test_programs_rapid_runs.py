@@ -184,3 +184,16 @@ def test_random_mixes_of_statements_read_the_same(statements):
     decl = f"  CONST robtarget p0:={texts[0]};\n  CONST robtarget p1:={texts[1]};\n  CONST jointtarget jHome:={joints};\n"
     body = "\n".join("    " + s.format(t=texts[k], j=joints) for s, k in statements)
     assert_same_program(HEAD + decl + "  PROC main()\n" + body + "\n  ENDPROC\nENDMODULE\n")
+
+
+def test_numbers_json_does_not_take_read_as_rapid_does():
+    """RAPID numbers with leading zeros, a leading point or sign, a trailing point (a declaration goes through
+    the general rules, the inline point through the run): both read 500 mm, not a SyntaxError traceback."""
+    decl = "  CONST robtarget p0:=[[0500,+0,0600.],[.0,0,1,0],[00,0,0,0],[9E+09,9E+09,9E+09,9E+09,9E+09,09]];\n"
+    text = (HEAD + decl + "  PROC main()\n    MoveL p0, v100, z1, tool0;\n"
+            "    MoveL [[0500,+0,0600.],[.0,0,1,0],[00,0,0,0],[9E+09,9E+09,9E+09,9E+09,9E+09,09]], v100, z1, tool0;\n"
+            "  ENDPROC\nENDMODULE\n")
+    assert_same_program(text)
+    prog = rapid_program_from_text(text)
+    for point in prog.points:
+        np.testing.assert_allclose(point.T_world_tcp[:3, 3], [0.5, 0.0, 0.6])

@@ -26,7 +26,6 @@ x, y, z)``; everything returned is SI (docs/conventions.md).
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import functools
 import json
@@ -181,6 +180,10 @@ _NAMED_PARTS = ("p1", "p2", "speed", "zone", "tool", "wobj")
 _SKELETONS = {"robtarget": "[[,,],[,,,],[,,,],[,,,,,]]", "jointtarget": "[[,,,,,],[,,,,,]]"}
 _NOT_SKELETON = str.maketrans("", "", "0123456789.+-eE \t\r\n")
 _NOT_NUMBERS = str.maketrans("", "", "[]")  # (whitespace stays: "500 0" is no number)
+
+
+#: A number of a NUMBERS token (rapid.lark's _NUM).
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 class _Fallback(Exception):
@@ -959,8 +962,8 @@ def numbers_value(text: str) -> list:
     """The nested lists of floats of a ``NUMBERS`` token (``[[515,0,712],[1,0,0,0]]``, ``.5``, ``9E+09``)."""
     try:
         return json.loads(text, parse_int=float)
-    except ValueError:  # RAPID allows what JSON does not: .5, 5., +5
-        return _floats(ast.literal_eval(text))
+    except ValueError:  # RAPID allows what JSON does not: .5, 5., +5, 09: each number rewritten as JSON first
+        return json.loads(_NUMBER.sub(lambda m: json.dumps(float(m.group())), text))
 
 
 def _largest(value) -> float:
@@ -968,10 +971,6 @@ def _largest(value) -> float:
     if isinstance(value, list):
         return max((_largest(v) for v in value), default=0.0, key=lambda x: (x != x, x))
     return abs(value)
-
-
-def _floats(value):
-    return [_floats(v) for v in value] if isinstance(value, (list, tuple)) else float(value)
 
 
 def _T_from_pose(pose) -> FloatArray:
