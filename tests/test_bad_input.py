@@ -423,3 +423,24 @@ def test_numbers_no_robot_quantity_reaches_are_located(case, capsys, value):
     (case / "rec.csv").write_text(f"time_s,q1_rad,tau1_Nm\n0,0,0\n0.1,{value},0\n0.2,0,0\n")
     with pytest.raises(InputError, match=r"rec\.csv, line 3, column 'q1_rad'.*magnitude"):
         read_recording_csv(case / "rec.csv")
+
+
+def test_a_robot_file_naming_two_joints_alike_is_located(tmp_path, capsys, monkeypatch):
+    """A robot CSV whose joints 2 and 5 share a name: file, line and column 'name', exit 1, nothing written
+    (the chain's own check had no file to name; found by the fuzz test of the robot reader)."""
+    case = tmp_path / "case"
+    case.mkdir()
+    lines = (REPO / "robots" / "irb140" / "chain.csv").read_text().splitlines()
+    header_at = next(i for i, line in enumerate(lines) if line.startswith("row,"))
+    header = lines[header_at].split(",")
+    row5 = header_at + 1 + 5  # after the base row: joint rows 1..6
+    cells = lines[row5].split(",")
+    cells[header.index("name")] = lines[header_at + 1 + 2].split(",")[header.index("name")]
+    lines[row5] = ",".join(cells)
+    (case / "robot.csv").write_text("\n".join(lines) + "\n")
+    (case / "d.csv").write_bytes(EXAGGERATED.read_bytes())
+    (case / "t.csv").write_text(TARGETS)
+    monkeypatch.chdir(case)
+    err = refused(case, capsys, [*COMPENSATE, "--robot", "robot.csv", "--out", "o.csv"], EXIT_INPUT, "robot.csv",
+                  f"line {row5 + 1}", "'name'")
+    assert "already the name of joint 2" in err

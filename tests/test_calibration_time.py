@@ -136,3 +136,17 @@ def test_law_file_errors_name_the_file_and_the_key(tmp_path):
     with pytest.raises(InputError) as info:
         read_time_law(path)
     assert_located(info.value, path, 2, "13")
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    ('law = [1, 2]\n', "key law"),  # not a name (an unhashable list broke the lookup)
+    ('law = "linear-ramp"\nstabilisation_min = ' + "9" * 400 + "\n", "stabilisation_min"),  # beyond a float
+    ('law = "linear-ramp"\nstabilisation_min = inf\n', "stabilisation_min"),
+    ('law = "first-order"\ntau_min = 1e300\n', "tau_min"),
+])
+def test_law_file_values_a_float_cannot_hold_are_named(tmp_path, body, words):
+    """Found by the fuzz test of the time-law reader: a TypeError and an OverflowError traceback before."""
+    path = write(tmp_path, 'format = "thermocomp-time-law"\nversion = 1\n' + body, "x.law.toml")
+    with pytest.raises(InputError, match=words) as info:
+        read_time_law(path)
+    assert info.value.path == str(path)

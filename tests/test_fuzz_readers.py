@@ -9,6 +9,7 @@ Latin-1 bytes, CR line ends). Bounded to run in a few seconds per reader.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +21,8 @@ from hypothesis import strategies as st
 
 from thermocomp.errors import InputError
 
-EXAMPLES = 60
+#: Examples per reader in CI; a longer hunt: ``THERMOCOMP_FUZZ_EXAMPLES=3000 pytest tests/test_fuzz_readers.py``.
+EXAMPLES = int(os.environ.get("THERMOCOMP_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -227,3 +229,108 @@ def test_urscript_program(tmp_path_factory, data):
     from thermocomp.programs.urscript import read_urscript
 
     check_reader(tmp_path_factory.mktemp("u"), "p.script", data, read_urscript)
+
+
+def _written(write: Callable[[Path], None], name: str) -> bytes:
+    """A valid file written by the library's own writer (the seed the damage starts from)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        write(path)
+        return path.read_bytes()
+
+
+def _friction_seed() -> bytes:
+    import numpy as np
+
+    from thermocomp.dynamics.friction import FrictionTable
+    from thermocomp.io.friction_csv import write_friction_csv
+
+    table = FrictionTable(Fc=np.full(6, 2.0), Fv=np.full(6, 0.5), Fs=np.full(6, 2.5), vs=np.full(6, 0.05))
+    return _written(lambda p: write_friction_csv(p, table), "f.csv")
+
+
+def _recording_seed() -> bytes:
+    import numpy as np
+
+    from thermocomp.io.recording_csv import Recording, write_recording_csv
+
+    t = np.linspace(0.0, 0.4, 5)
+    rec = Recording(time=t, q=np.outer(t, np.arange(1.0, 7.0)), tau=np.outer(np.cos(t), np.ones(6)))
+    return _written(lambda p: write_recording_csv(p, rec), "r.csv")
+
+
+def _measurements_seed() -> bytes:
+    import numpy as np
+
+    from thermocomp.calibration.measurements import Measurements
+    from thermocomp.io.measurements_csv import write_measurements_csv
+
+    q = np.radians([[0.0, 10, 20, 0, 30, 0], [5, 15, 25, 5, 35, 5], [10, 20, 10, -5, 40, 10]])
+    meas = Measurements(q=q, p_tracker_tcp=np.array([[0.5, 0, 0.6], [0.52, 0.01, 0.6], [0.48, -0.02, 0.61]]),
+                        minute=np.array([0.0, 30.0, 60.0]))
+    return _written(lambda p: write_measurements_csv(meas, p), "m.csv")
+
+
+def _time_law_seed() -> bytes:
+    from thermocomp.deformation.timelaw import LinearRamp
+    from thermocomp.io.timelaw_file import time_law_text
+
+    return time_law_text(LinearRamp(120.0), "table.csv").encode()
+
+
+def _scene_joints_seed() -> bytes:
+    import numpy as np
+
+    from thermocomp.io.scene_joints_csv import write_scene_joints_csv
+
+    return _written(lambda p: write_scene_joints_csv(p, np.tile(np.eye(3), (6, 1, 1))), "j.csv")
+
+
+@FUZZ
+@given(data=any_bytes_or_damaged(_friction_seed()))
+def test_friction_csv(tmp_path_factory, data):
+    from thermocomp.io.friction_csv import read_friction_csv
+
+    check_reader(tmp_path_factory.mktemp("f"), "friction.csv", data, lambda p: read_friction_csv(p, 6))
+
+
+@FUZZ
+@given(data=any_bytes_or_damaged(_recording_seed()))
+def test_recording_csv(tmp_path_factory, data):
+    from thermocomp.io.recording_csv import read_recording_csv
+
+    check_reader(tmp_path_factory.mktemp("r"), "recording.csv", data, lambda p: read_recording_csv(p, 6))
+
+
+@FUZZ
+@given(data=any_bytes_or_damaged(_measurements_seed()))
+def test_measurements_csv(tmp_path_factory, data):
+    from thermocomp.io.measurements_csv import read_measurements_csv
+
+    check_reader(tmp_path_factory.mktemp("m"), "measurements.csv", data, lambda p: read_measurements_csv(p, 6))
+
+
+@FUZZ
+@given(data=any_bytes_or_damaged(_time_law_seed()))
+def test_time_law_toml(tmp_path_factory, data):
+    from thermocomp.io.timelaw_file import read_time_law
+
+    check_reader(tmp_path_factory.mktemp("l"), "table.law.toml", data, read_time_law)
+
+
+@FUZZ
+@given(data=any_bytes_or_damaged(_scene_joints_seed()))
+def test_scene_joints_csv(tmp_path_factory, data):
+    from thermocomp.io.scene_joints_csv import read_scene_joints_csv
+
+    check_reader(tmp_path_factory.mktemp("j"), "joints.csv", data, lambda p: read_scene_joints_csv(p, 6))
+
+
+@FUZZ
+@given(data=any_bytes_or_damaged((REPO / "robots" / "irb140" / "inertia.csv").read_bytes()))
+def test_inertia_csv(tmp_path_factory, data):
+    from thermocomp.inertia.files import read_inertia_csv
+
+    check_reader(tmp_path_factory.mktemp("i"), "inertia.csv", data, read_inertia_csv)

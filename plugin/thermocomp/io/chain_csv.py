@@ -87,6 +87,9 @@ def read_chain_csv(path: PathLike, name: str | None = None) -> Chain:
         if label != str(k):
             raise InputError(f"expected joint row {k}, got {label!r}", path=src, row=line, column="row")
         names.append(cell(line, cells, "name").strip() or f"joint{k}")
+        if names[-1] in names[:-1]:
+            raise InputError(f"joint name {names[-1]!r} is already the name of joint {names.index(names[-1]) + 1}: "
+                             "names must be unique", path=src, row=line, column="name")
         # / 1000 (not * 1e-3) gives the double nearest the typed millimetres
         p.append([num(line, cells, c) / 1000.0 for c in ("px_mm", "py_mm", "pz_mm")])
         a = np.array([num(line, cells, c) for c in ("axis_x", "axis_y", "axis_z")])
@@ -110,13 +113,16 @@ def read_chain_csv(path: PathLike, name: str | None = None) -> Chain:
         velocity.append(math.inf if math.isnan(v) else math.radians(v))
         h = num(line, cells, "home_deg", empty=True)
         home.append(0.0 if math.isnan(h) else math.radians(h))
-    return Chain(
-        name=name or Path(path).stem,
-        joint_names=tuple(names),
-        p=np.array(p), axis=np.array(axis), sign=np.array(sign), offset=np.array(offset),
-        lower=np.array(lower), upper=np.array(upper), velocity=np.array(velocity),
-        T_world_base=T_world_base, T_last_tcp=T_last_tcp, home=np.array(home),
-    )
+    try:
+        return Chain(
+            name=name or Path(path).stem,
+            joint_names=tuple(names),
+            p=np.array(p), axis=np.array(axis), sign=np.array(sign), offset=np.array(offset),
+            lower=np.array(lower), upper=np.array(upper), velocity=np.array(velocity),
+            T_world_base=T_world_base, T_last_tcp=T_last_tcp, home=np.array(home),
+        )
+    except InputError as exc:  # what the chain itself refuses, located in this file
+        raise InputError(exc.message, path=src) from None
 
 
 def _fmt(x: float) -> str:

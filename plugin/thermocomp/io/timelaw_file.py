@@ -134,7 +134,7 @@ def read_time_law(path: PathLike):
     if data.get("version") != VERSION:
         raise InputError(f"key version: expected {VERSION}, got {data.get('version')!r}", path=src)
     kind = data.get("law")
-    if kind not in _KEYS:
+    if not isinstance(kind, str) or kind not in _KEYS:
         raise InputError(f"key law: expected one of {', '.join(_KEYS)}, got {kind!r}", path=src)
     for key in data:
         if key not in _COMMON and key not in _KEYS[kind]:
@@ -154,14 +154,20 @@ def read_time_law(path: PathLike):
                               tuple(tuple(ab) for ab in data.get("heat_on_min", ALWAYS_ON)))
         return TemperatureMap(tuple(data["weights_per_C"]), tuple(data["reference_C"]), tuple(data["log_minute"]),
                               tuple(tuple(row) for row in data["log_C"]))
-    except (ConfigurationError, TypeError, ValueError) as exc:
+    except (ConfigurationError, TypeError, ValueError, OverflowError) as exc:
         raise InputError(f"law {kind!r}: {exc}", path=src) from None
+
+
+#: Largest value of a number key [min] (a billion minutes is 1,900 years: beyond it, a typing slip).
+MAX_MINUTES = 1e9
 
 
 def _number(data: dict, key: str, src: str) -> float:
     value = data[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(f"key {key}: expected a number, got {value!r}", path=src)
+    if isinstance(value, int) and abs(value) > MAX_MINUTES or not abs(value) <= MAX_MINUTES:
+        raise InputError(f"key {key}: expected a finite number of at most {MAX_MINUTES:g}, got {value!r:.40}", path=src)
     return float(value)
 
 
