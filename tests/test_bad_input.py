@@ -444,3 +444,18 @@ def test_a_robot_file_naming_two_joints_alike_is_located(tmp_path, capsys, monke
     err = refused(case, capsys, [*COMPENSATE, "--robot", "robot.csv", "--out", "o.csv"], EXIT_INPUT, "robot.csv",
                   f"line {row5 + 1}", "'name'")
     assert "already the name of joint 2" in err
+
+
+def test_a_dh_table_whose_limits_leave_out_home_names_its_file(tmp_path, capsys, monkeypatch):
+    """A DH table whose joint 1 limits exclude the home angle 0: exit 1 naming the file (found by the fuzz test
+    of the DH reader: the chain's own check had no file to name)."""
+    case = tmp_path / "case"
+    case.mkdir()
+    (case / "ur5_dh.csv").write_text("joint,a_mm,alpha_deg,d_mm,theta_offset_deg,lower_deg,upper_deg\n"
+                                     "1,0,90,89.159,0,-360,-1\n2,-425,0,0,0,-360,360\n3,-392.25,0,0,0,-360,360\n"
+                                     "4,0,90,109.15,0,-360,360\n5,0,-90,94.65,0,-360,360\n6,0,0,82.3,0,-360,360\n")
+    (case / "d.csv").write_bytes(EXAGGERATED.read_bytes())
+    (case / "t.csv").write_text(TARGETS)
+    monkeypatch.chdir(case)
+    refused(case, capsys, [*COMPENSATE, "--robot", "ur5_dh.csv", "--out", "o.csv"], EXIT_INPUT, "ur5_dh.csv",
+            "home angle")

@@ -334,3 +334,35 @@ def test_inertia_csv(tmp_path_factory, data):
     from thermocomp.inertia.files import read_inertia_csv
 
     check_reader(tmp_path_factory.mktemp("i"), "inertia.csv", data, read_inertia_csv)
+
+
+#: The UR5's standard DH table (Universal Robots' published parameters).
+DH_UR5 = (b"joint,a_mm,alpha_deg,d_mm,theta_offset_deg,lower_deg,upper_deg\n1,0,90,89.159,0,-360,360\n"
+          b"2,-425,0,0,0,-360,360\n3,-392.25,0,0,0,-360,360\n4,0,90,109.15,0,-360,360\n5,0,-90,94.65,0,-360,360\n"
+          b"6,0,0,82.3,0,-360,360\n")
+
+
+@FUZZ
+@given(data=any_bytes_or_damaged(DH_UR5))
+def test_dh_csv(tmp_path_factory, data):
+    from thermocomp.io.dh_csv import read_dh_csv
+
+    check_reader(tmp_path_factory.mktemp("h"), "ur5_dh.csv", data, read_dh_csv)
+
+
+#: A tetrahedron as an ASCII STL and as an OBJ (mm).
+TETRA_STL = b"solid t\n" + b"".join(
+    b"facet normal 0 0 0\n outer loop\n" + b"".join(b"  vertex %s\n" % v for v in face) + b" endloop\nendfacet\n"
+    for face in ((b"0 0 0", b"0 10 0", b"10 0 0"), (b"0 0 0", b"10 0 0", b"0 0 10"), (b"0 0 0", b"0 0 10", b"0 10 0"),
+                 (b"10 0 0", b"0 10 0", b"0 0 10"))) + b"endsolid t\n"
+TETRA_OBJ = b"v 0 0 0\nv 10 0 0\nv 0 10 0\nv 0 0 10\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
+
+
+@FUZZ
+@given(data=st.one_of(any_bytes_or_damaged(TETRA_STL), damaged(TETRA_OBJ), replaced(TETRA_OBJ)))
+def test_mesh(tmp_path_factory, data):
+    from thermocomp.io.meshes import read_mesh
+
+    folder = tmp_path_factory.mktemp("mesh")
+    check_reader(folder, "link.stl", data, lambda p: read_mesh(p, 1e-3))
+    check_reader(folder, "link.obj", data, lambda p: read_mesh(p, 1e-3))

@@ -60,16 +60,19 @@ def read_dh_csv(path: PathLike, name: str | None = None) -> Chain:
     a_key, alpha_key = (required[1], required[2])
     velocity = np.radians(values["velocity_deg_s"])
     home = np.radians(values["home_deg"])
-    return chain_from_dh(
-        np.array(values[a_key]) / 1000.0,
-        np.radians(values[alpha_key]),
-        np.array(values["d_mm"]) / 1000.0,
-        np.radians(values["theta_offset_deg"]),
-        modified=modified,
-        name=name or Path(path).stem,
-        joint_names=tuple(names),
-        lower=np.radians(values["lower_deg"]),
-        upper=np.radians(values["upper_deg"]),
-        velocity=np.where(np.isnan(velocity), np.inf, velocity),
-        home=np.where(np.isnan(home), 0.0, home),
-    )
+    try:
+        return chain_from_dh(
+            np.array(values[a_key]) / 1000.0,
+            np.radians(values[alpha_key]),
+            np.array(values["d_mm"]) / 1000.0,
+            np.radians(values["theta_offset_deg"]),
+            modified=modified,
+            name=name or Path(path).stem,
+            joint_names=tuple(names),
+            lower=np.radians(values["lower_deg"]),
+            upper=np.radians(values["upper_deg"]),
+            velocity=np.where(np.isnan(velocity), np.inf, velocity),
+            home=np.where(np.isnan(home), 0.0, home),
+        )
+    except InputError as exc:  # what the chain itself refuses (limits, home, names), located in this file
+        raise InputError(exc.message, path=src) from None
