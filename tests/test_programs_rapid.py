@@ -345,3 +345,28 @@ def test_the_report_times_every_phase(tmp_path):
     assert all(v >= 0 for v in report.phase_seconds.values())
     assert sum(report.phase_seconds.values()) <= wall
     assert "phases: reading" in report.text()
+
+
+def test_progress_hears_every_phase_in_order(tmp_path):
+    """A bar that knows phases (the CLI's --progress) is told of each phase and sees it finish with its rows."""
+    from helpers import REPO
+
+    from thermocomp.programs.compensate import PHASES
+
+    class Bar:
+        def __init__(self):
+            self.events = []
+
+        def phase(self, name, total):
+            self.events.append(("phase", name))
+
+        def __call__(self, done, total):
+            self.events.append(("rows", done, total))
+
+    bar = Bar()
+    compensate_program("irb140", REPO / "deformations" / "exaggerated.csv", REPO / "examples" / "rapid_program.mod",
+                       tmp_path / "o.mod", progress=bar)
+    announced = [e[1] for e in bar.events if e[0] == "phase"]
+    assert announced == [p for p in PHASES if p != "timing"]  # (the timing estimate takes no time worth a line)
+    finished = [e for e in bar.events if e[0] == "rows" and e[1] == e[2]]
+    assert len(finished) >= 5 and all(e[1] > 0 for e in finished)

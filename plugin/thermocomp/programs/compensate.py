@@ -25,6 +25,8 @@ from thermocomp.compensation.compensate import (
     CompensationOptions,
     CompensationSummary,
     ProgressCallback,
+    _phase_progress,
+    announce_phase,
     compensate,
     nominal_solutions,
 )
@@ -272,13 +274,16 @@ class ProgramReport:
         return "\n".join(out) + "\n"
 
 
-def read_program(path: PathLike) -> RobotProgram:
-    """Read a RAPID (``.mod``, ``.modx``, ``.prg``, ``.sys``) or URScript (``.script``, ``.urscript``) file."""
+def read_program(path: PathLike, progress: ProgressCallback | None = None) -> RobotProgram:
+    """Read a RAPID (``.mod``, ``.modx``, ``.prg``, ``.sys``) or URScript (``.script``, ``.urscript``) file.
+
+    ``progress(motions, None)`` hears of a long RAPID module's motions as they are followed.
+    """
     from thermocomp.programs.rapid import RAPID_SUFFIXES, read_rapid
 
     suffix = Path(path).suffix.lower()
     if suffix in RAPID_SUFFIXES:
-        return read_rapid(path)
+        return read_rapid(path, progress)
     if suffix in URSCRIPT_SUFFIXES:
         from thermocomp.programs.urscript import read_urscript
 
@@ -475,13 +480,20 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     """The work of :func:`compensate_program`: returns the report and ``(destination, write)`` pairs."""
     phases: dict[str, float] = {}
     clock = [time.perf_counter()]
+    bar = _phase_progress(progress)  # a bar that knows phases (the CLI's --progress), else None
 
-    def phase(name: str) -> None:  # the time since the previous phase ended
+    def phase(name: str, done: int | None = None, then: str | None = None) -> None:
+        """Phase ``name`` ended (``done`` rows, drawn as finished), ``then`` starts."""
         now = time.perf_counter()
         phases[name] = phases.get(name, 0.0) + now - clock[0]
         clock[0] = now
+        if bar is not None and done is not None:
+            bar(done, done)
+        if then is not None:
+            announce_phase(progress, then, None)
 
-    prog = read_program(program)
+    announce_phase(progress, "reading", None)
+    prog = read_program(program, bar)
     if prog.unsupported and popts.unsupported == "refuse":
         listed = "\n".join("  " + f.text(prog.path) for f in prog.unsupported)
         first = prog.unsupported[0]
@@ -495,11 +507,11 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     if popts.output == "joints":
         _check_joints_form(prog)
     poses = point_poses(chain, points)
-    phase("reading")
+    phase("reading", len(points), then="nominal configurations")
     q_nominal, nominal_status = nominal_configurations(chain, prog, poses, options)
-    phase("nominal configurations")
+    phase("nominal configurations", len(points))
     timing = estimate_timing(chain, prog, poses.T_world_tcp, q_nominal, popts.timing)
-    phase("timing")
+    phase("timing", then="solving")
     time_law = options.time_law
     m = len(points)
     names = tuple(f"{i + 1}:line{p.argument.line}" + (f":{p.name}" if p.name else "") for i, p in enumerate(points))
@@ -543,7 +555,6 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     for chunk in compensate(chain, table, core_program, run_options, progress):
         summary.add(chunk, names)
         chunks.append(chunk)
-    phase("solving")
     rep = ProgramReport(program=prog.path, language=prog.language, robot=chain.name, deformation=table.source,
                         output=popts.output, time_form=time_form, out=None if out is None else Path(out),
                         n_motions=len(prog.motions), n_points=m, n_changed_texts=0, summary=summary, timing=timing)
@@ -563,36 +574,31 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     from thermocomp.programs import feasibility
 
     if popts.indexed_minutes is not None:
+        minutes_written = np.asarray(run_options.minutes)
+        q_checked = np.empty((len(minutes_written), m, chain.n_joints))  # one version per minute written
+        for chunk in chunks:
+            q_checked[np.searchsorted(minutes_written, chunk.minute), chunk.target] = chunk.q
+    else:
+        q_checked = np.empty((1, m, chain.n_joints))  # the snapshot
+        for chunk in chunks:
+            q_checked[0, chunk.target] = chunk.q
+    phase("solving", then="checks")  # (collecting the chunks' joints)
+    rep.rows, rep.feasibility = feasibility.check_program(chain, prog, poses, q_nominal, q_checked, timing, status,
+                                                          linear_form=popts.output == "filtered")
+    phase("checks", len(prog.motions), then="writing")
+    if popts.indexed_minutes is not None:
         from thermocomp.programs import indexed
 
-        k = len(run_options.minutes)
-        q_grid = np.empty((k, m, chain.n_joints))
-        for chunk in chunks:
-            rows = np.searchsorted(np.asarray(run_options.minutes), chunk.minute)
-            q_grid[rows, chunk.target] = chunk.q
-        written = indexed.write_indexed(chain, prog, poses, q_grid, np.asarray(run_options.minutes), status, popts.output)
-        rep.n_changed_texts = written.n_changed
-        q_checked = q_grid
-        rep.rounding_position, rep.rounding_angle = written.rounding
+        written = indexed.write_indexed(chain, prog, poses, q_checked, minutes_written, status, popts.output)
     else:
-        q_corr = np.empty((m, chain.n_joints))
-        for chunk in chunks:
-            q_corr[chunk.target] = chunk.q
-        written = write_snapshot(chain, prog, poses, q_corr, status, popts.output)
-        rep.n_changed_texts = written.n_changed
-        q_checked = q_corr[None]
-        rep.rounding_position, rep.rounding_angle = written.rounding
+        written = write_snapshot(chain, prog, poses, q_checked[0], status, popts.output)
+    rep.n_changed_texts = written.n_changed
+    rep.rounding_position, rep.rounding_angle = written.rounding
     rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1)))
     rep.rounding_bound = rounding_bound(rep.reach)
-    phase("writing")
-    rows, findings = feasibility.check_program(chain, prog, poses, q_nominal, q_checked, timing, status,
-                                               linear_form=popts.output == "filtered")
-    phase("checks")
-    rep.rows = rows
-    rep.feasibility = findings
     data = written.text.encode("latin-1")
     rep.written_bytes = len(data)
-    phase("writing")
+    phase("writing", len(points))
     rep.phase_seconds = {k: phases[k] for k in PHASES}
 
     writes = []

@@ -30,6 +30,7 @@ import dataclasses
 import functools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
@@ -62,6 +63,8 @@ from thermocomp.tolerances import QUAT_NORM_TOL
 RAPID_SUFFIXES = (".mod", ".modx", ".prg", ".sys")
 #: Most passes of a FOR loop that is unrolled (each pass's motions are followed one by one).
 MAX_FOR_PASSES = 100_000
+#: Motions between two progress reports while a module is read.
+PROGRESS_MOTIONS = 8192
 #: Largest magnitude of a RAPID ``num`` (single precision, IEEE 754 binary32).
 NUM_MAX = float(np.finfo(np.float32).max)
 
@@ -252,7 +255,7 @@ def parse_rapid_text(text: str, path: str, runs: bool = True) -> Tree:
                          row=exc.line) from None
 
 
-def read_rapid(path: PathLike) -> RobotProgram:
+def read_rapid(path: PathLike, progress: Callable[[int, int | None], None] | None = None) -> RobotProgram:
     """Read a RAPID module file (``.mod``, ``.modx``, ``.prg``, ``.sys``).
 
     Returns
@@ -268,30 +271,33 @@ def read_rapid(path: PathLike) -> RobotProgram:
         quaternion that is not unit), naming the file, line and column.
     """
     text = read_input_bytes(path, "RAPID module").decode("latin-1")
-    return rapid_program_from_text(text, str(path))
+    return rapid_program_from_text(text, str(path), progress=progress)
 
 
-def rapid_program_from_text(text: str, path: str = "<text>", runs: bool = True) -> RobotProgram:
+def rapid_program_from_text(text: str, path: str = "<text>", runs: bool = True,
+                            progress: Callable[[int, int | None], None] | None = None) -> RobotProgram:
     """:func:`read_rapid` on the text of a module (decoded as ISO-8859-1).
 
     ``runs=False`` reads every statement through the grammar's general rules
-    (slower on long programs; the same program).
+    (slower on long programs; the same program). ``progress(motions, None)``
+    hears of the motions followed, every few thousand.
     """
     with paused():  # a long program is a million objects that all stay alive (thermocomp._gc)
         if runs:
             try:
-                return _Walker(text, path).run(parse_rapid_text(text, path))
+                return _Walker(text, path, progress).run(parse_rapid_text(text, path))
             except _Fallback:
                 pass
-        return _Walker(text, path).run(parse_rapid_text(text, path, runs=False))
+        return _Walker(text, path, progress).run(parse_rapid_text(text, path, runs=False))
 
 
 class _Walker:
     """Follows a module's entry routine statement by statement."""
 
-    def __init__(self, text: str, path: str) -> None:
+    def __init__(self, text: str, path: str, progress: Callable[[int, int | None], None] | None = None) -> None:
         self.text = text
         self.path = path
+        self.progress = progress
         self.module_data: dict[str, _Data] = {}
         self.procs: dict[str, Tree] = {}
         self.routines: list[Tree] = []
@@ -842,6 +848,8 @@ class _Walker:
                                                                              name_column)))
             tcp_speed, orientation_speed = resolved[2], resolved[3]
             instr = m.group("instr")
+            if self.progress is not None and len(self.steps) % PROGRESS_MOTIONS == 0:
+                self.progress(len(self.steps), None)
             self.steps.append(Motion(
                 instruction=instr, kind=kind, points=tuple(built), statement=Span(start, base + m.end(), line, column),
                 name=Span(start, start + len(instr), line, column), tcp_speed=tcp_speed,
