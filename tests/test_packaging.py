@@ -30,3 +30,21 @@ def test_wheel_contains_the_builtin_robots(tmp_path):
     assert "thermocomp/simulators/coppeliasim/thermocomp.lua" in names
     for scene in ("irb140_paper_cell.toml", "gofa_cell.toml", "ur5_print_bed.toml", "ur5_print_path.csv"):
         assert f"thermocomp/_scenes/{scene}" in names
+
+
+def test_a_csv_run_imports_no_simulator_nor_pandas(tmp_path):
+    """What one feature needs stays out of the others: a CSV compensation imports neither the simulators nor
+    pandas (pyarrow's to_numpy imported pandas: 0.2 s of every run), in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    from helpers import REPO
+
+    code = ("import sys, thermocomp as tc\n"
+            f"tc.run_compensation('irb140', {str(REPO / 'deformations' / 'exaggerated.csv')!r}, "
+            f"{str(REPO / 'examples' / 'targets_random50.csv')!r}, out={str(tmp_path / 'o.csv')!r})\n"
+            "print(sorted(m for m in ('pandas', 'pybullet', 'coppeliasim_zmqremoteapi_client', 'zmq', 'matplotlib', "
+            "'trimesh', 'lark') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
