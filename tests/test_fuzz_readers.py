@@ -9,6 +9,7 @@ Latin-1 bytes, CR line ends). Bounded to run in a few seconds per reader.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable
@@ -213,22 +214,6 @@ RAPID_RUN = (b"MODULE m\n  CONST robtarget p1:=[[500,0,600],[0,0,1,0],[0,0,0,0],
              b"    MoveAbsJ [[0,0,0,0,30,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tool0;\n  ENDPROC\nENDMODULE\n")
 
 
-@FUZZ
-@given(data=st.one_of(any_bytes_or_damaged((REPO / "examples" / "rapid_program.mod").read_bytes()),
-                      damaged(RAPID_RUN), replaced(RAPID_RUN)))
-def test_rapid_module(tmp_path_factory, data):
-    """The RAPID reader, its runs of plain motions and the general rules both (a module fails or reads)."""
-    from thermocomp.programs.rapid import read_rapid
-
-    check_reader(tmp_path_factory.mktemp("p"), "p.mod", data, read_rapid)
-
-
-@FUZZ
-@given(data=any_bytes_or_damaged((REPO / "examples" / "urscript_program.script").read_bytes()))
-def test_urscript_program(tmp_path_factory, data):
-    from thermocomp.programs.urscript import read_urscript
-
-    check_reader(tmp_path_factory.mktemp("u"), "p.script", data, read_urscript)
 
 
 def _written(write: Callable[[Path], None], name: str) -> bytes:
@@ -288,52 +273,10 @@ def _scene_joints_seed() -> bytes:
     return _written(lambda p: write_scene_joints_csv(p, np.tile(np.eye(3), (6, 1, 1))), "j.csv")
 
 
-@FUZZ
-@given(data=any_bytes_or_damaged(_friction_seed()))
-def test_friction_csv(tmp_path_factory, data):
-    from thermocomp.io.friction_csv import read_friction_csv
-
-    check_reader(tmp_path_factory.mktemp("f"), "friction.csv", data, lambda p: read_friction_csv(p, 6))
 
 
-@FUZZ
-@given(data=any_bytes_or_damaged(_recording_seed()))
-def test_recording_csv(tmp_path_factory, data):
-    from thermocomp.io.recording_csv import read_recording_csv
-
-    check_reader(tmp_path_factory.mktemp("r"), "recording.csv", data, lambda p: read_recording_csv(p, 6))
 
 
-@FUZZ
-@given(data=any_bytes_or_damaged(_measurements_seed()))
-def test_measurements_csv(tmp_path_factory, data):
-    from thermocomp.io.measurements_csv import read_measurements_csv
-
-    check_reader(tmp_path_factory.mktemp("m"), "measurements.csv", data, lambda p: read_measurements_csv(p, 6))
-
-
-@FUZZ
-@given(data=any_bytes_or_damaged(_time_law_seed()))
-def test_time_law_toml(tmp_path_factory, data):
-    from thermocomp.io.timelaw_file import read_time_law
-
-    check_reader(tmp_path_factory.mktemp("l"), "table.law.toml", data, read_time_law)
-
-
-@FUZZ
-@given(data=any_bytes_or_damaged(_scene_joints_seed()))
-def test_scene_joints_csv(tmp_path_factory, data):
-    from thermocomp.io.scene_joints_csv import read_scene_joints_csv
-
-    check_reader(tmp_path_factory.mktemp("j"), "joints.csv", data, lambda p: read_scene_joints_csv(p, 6))
-
-
-@FUZZ
-@given(data=any_bytes_or_damaged((REPO / "robots" / "irb140" / "inertia.csv").read_bytes()))
-def test_inertia_csv(tmp_path_factory, data):
-    from thermocomp.inertia.files import read_inertia_csv
-
-    check_reader(tmp_path_factory.mktemp("i"), "inertia.csv", data, read_inertia_csv)
 
 
 #: The UR5's standard DH table (Universal Robots' published parameters).
@@ -341,13 +284,6 @@ DH_UR5 = (b"joint,a_mm,alpha_deg,d_mm,theta_offset_deg,lower_deg,upper_deg\n1,0,
           b"2,-425,0,0,0,-360,360\n3,-392.25,0,0,0,-360,360\n4,0,90,109.15,0,-360,360\n5,0,-90,94.65,0,-360,360\n"
           b"6,0,0,82.3,0,-360,360\n")
 
-
-@FUZZ
-@given(data=any_bytes_or_damaged(DH_UR5))
-def test_dh_csv(tmp_path_factory, data):
-    from thermocomp.io.dh_csv import read_dh_csv
-
-    check_reader(tmp_path_factory.mktemp("h"), "ur5_dh.csv", data, read_dh_csv)
 
 
 #: A tetrahedron as an ASCII STL and as an OBJ (mm).
@@ -366,3 +302,47 @@ def test_mesh(tmp_path_factory, data):
     folder = tmp_path_factory.mktemp("mesh")
     check_reader(folder, "link.stl", data, lambda p: read_mesh(p, 1e-3))
     check_reader(folder, "link.obj", data, lambda p: read_mesh(p, 1e-3))
+
+
+def _reader(module: str, function: str, *args):
+    """``module.function(path, *args)``, imported when first called."""
+    def read(path: Path):
+        import importlib
+
+        return getattr(importlib.import_module(module), function)(path, *args)
+    return read
+
+
+#: Readers fuzzed from seeds: id -> (file name, seed files (made when first needed), reader).
+SEEDED = {
+    "rapid": ("p.mod", lambda: [(REPO / "examples" / "rapid_program.mod").read_bytes(), RAPID_RUN],
+              _reader("thermocomp.programs.rapid", "read_rapid")),
+    "urscript": ("p.script", lambda: [(REPO / "examples" / "urscript_program.script").read_bytes()],
+                 _reader("thermocomp.programs.urscript", "read_urscript")),
+    "friction": ("friction.csv", lambda: [_friction_seed()], _reader("thermocomp.io.friction_csv", "read_friction_csv", 6)),
+    "recording": ("recording.csv", lambda: [_recording_seed()],
+                  _reader("thermocomp.io.recording_csv", "read_recording_csv", 6)),
+    "measurements": ("measurements.csv", lambda: [_measurements_seed()],
+                     _reader("thermocomp.io.measurements_csv", "read_measurements_csv", 6)),
+    "time law": ("table.law.toml", lambda: [_time_law_seed()], _reader("thermocomp.io.timelaw_file", "read_time_law")),
+    "scene joints": ("joints.csv", lambda: [_scene_joints_seed()],
+                     _reader("thermocomp.io.scene_joints_csv", "read_scene_joints_csv", 6)),
+    "inertia": ("inertia.csv", lambda: [(REPO / "robots" / "irb140" / "inertia.csv").read_bytes()],
+                _reader("thermocomp.inertia.files", "read_inertia_csv")),
+    "dh": ("ur5_dh.csv", lambda: [DH_UR5], _reader("thermocomp.io.dh_csv", "read_dh_csv")),
+}
+
+
+@functools.cache
+def _strategy(reader: str) -> st.SearchStrategy[bytes]:
+    seeds = SEEDED[reader][1]()
+    return st.one_of(*(any_bytes_or_damaged(seed) for seed in seeds))
+
+
+@pytest.mark.parametrize("reader", list(SEEDED))
+@FUZZ
+@given(data=st.data())
+def test_seeded_reader(tmp_path_factory, reader, data):
+    """Any bytes, or one of the reader's valid files damaged: a result or a located InputError."""
+    name, _, read = SEEDED[reader]
+    check_reader(tmp_path_factory.mktemp("f"), name, data.draw(_strategy(reader)), read)
