@@ -197,3 +197,39 @@ def test_numbers_json_does_not_take_read_as_rapid_does():
     prog = rapid_program_from_text(text)
     for point in prog.points:
         np.testing.assert_allclose(point.T_world_tcp[:3, 3], [0.5, 0.0, 0.6])
+
+
+@pytest.mark.parametrize("output", ["filtered", "joints"])
+def test_the_written_program_is_the_same_whichever_reading(tmp_path, rng, monkeypatch, output):
+    """End to end: a CAM-style module (MoveL, MoveJ, MoveC and MoveAbsJ runs, a work object, a declared point)
+    compensated with the runs read in batch and with every statement through the general rules gives the same
+    bytes and the same report rows."""
+    from thermocomp import DeformationTable
+    from thermocomp.programs import ProgramOptions, compensate_program
+    from thermocomp.programs import rapid as rapid_module
+
+    texts, q_deg = _targets("irb140", rng, 12)
+    joints = "[[" + ",".join(f"{v:.6f}" for v in q_deg[0]) + "],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]]"
+    body = [f"    MoveL {t}, v100, z1, tool0\\WObj:=wobj0;" for t in texts[1:6]]  # (the targets are flange poses)
+    body += [f"    MoveAbsJ {joints}, v200, fine, tool0;", "    MoveJ p0, vSlow, z5, tool0;"]
+    body += [f"    MoveC {texts[7]}, {texts[8]}, v100, z1, tool0;", f"    movel {texts[9]},v100,fine,tool0;"]
+    if output == "joints":
+        body = [line for line in body if "MoveC" not in line]
+    text = (HEAD + f"  CONST robtarget p0:={texts[0]};\n  PROC main()\n" + "\n".join(body)
+            + "\n  ENDPROC\nENDMODULE\n")
+    src = tmp_path / "cam.mod"
+    src.write_text(text)
+    table = DeformationTable.from_mm_deg(np.hstack([rng.uniform(-0.3, 0.3, (6, 3)), rng.uniform(-0.03, 0.03, (6, 3))]))
+    _no_fallback(text)
+    results = []
+    for runs in (True, False):
+        reader = rapid_module.rapid_program_from_text
+        monkeypatch.setattr(rapid_module, "rapid_program_from_text",
+                            lambda t, p="<text>", runs_=runs, progress=None, reader=reader: reader(t, p, runs_, progress))
+        out = tmp_path / f"out_{runs}.mod"
+        report = compensate_program("irb140", table, src, out, program_options=ProgramOptions(output=output, timed=True))
+        results.append((out.read_bytes(), [(r.line, r.minute_first, r.change_mm, r.status, r.findings)
+                                           for r in report.rows]))
+        monkeypatch.undo()
+    assert results[0] == results[1]
+    assert results[0][0] != src.read_bytes()  # something was compensated
