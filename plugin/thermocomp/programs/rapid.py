@@ -607,13 +607,18 @@ class _Walker:
     def note_skipped_motions(self, statement: Tree) -> None:
         if not isinstance(statement, Tree):
             return
-        if any(True for _ in statement.find_data("moves")):
-            raise _Fallback  # the notes in the general rules' order
-        for call in statement.find_data("call"):
-            name = call.children[0]
-            if isinstance(name, Token) and str(name).lower() in MOTIONS and call is not statement:
-                line, column = _location(call)
-                self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column))
+        found: list[tuple[str, int]] = []  # (instruction, offset), in the order the general rules list calls
+        for node in statement.iter_subtrees():
+            if node.data == "call" and node is not statement:
+                name = node.children[0]
+                if isinstance(name, Token) and str(name).lower() in MOTIONS:
+                    found.append((str(name), name.start_pos))
+            elif node.data == "moves":
+                token = node.children[0]
+                found += [(m.group("instr"), token.start_pos + m.start("instr")) for m in self.move_matches(token)]
+        lines, columns = self.lines_columns([at for _, at in found])
+        for (name, _), line, column in zip(found, lines, columns):
+            self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column))
 
     def run_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         kind = statement.data
