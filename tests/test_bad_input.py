@@ -178,6 +178,30 @@ def test_a_full_disk_is_a_located_message_and_leaves_nothing(case, capsys, monke
     refused(case, capsys, [*COMPENSATE, "--out", "o.csv"], EXIT_INPUT, "--out o.csv", "No space left on device")
 
 
+@pytest.mark.parametrize("failing", ["first", "last"])
+def test_a_full_disk_in_the_background_write_is_a_located_message_too(case, capsys, monkeypatch, failing):
+    """The results' blocks are written from a second thread while the work goes on; the disk filling up at the
+    first block (seen at the next one) or at the last (seen when the writer closes) is the same message."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from thermocomp.io import results_csv
+
+    calls = []
+
+    class Full(ThreadPoolExecutor):
+        def submit(self, fn, *args):
+            calls.append(1)
+            if failing == "first" and len(calls) == 1 or failing == "last":
+                def fn(*_):
+                    raise OSError(errno.ENOSPC, "No space left on device")
+            return super().submit(fn, *args)
+
+    monkeypatch.setattr(results_csv, "ThreadPoolExecutor", Full)
+    (case / "o.csv").write_text("earlier\n")
+    refused(case, capsys, [*COMPENSATE, "--out", "o.csv"], EXIT_INPUT, "--out o.csv", "No space left on device")
+    assert calls
+
+
 def test_a_failed_rename_restores_the_earlier_outputs(case, capsys, monkeypatch):
     (case / "o.csv").write_text("earlier results\n")
     (case / "p.png").write_bytes(b"earlier plot")

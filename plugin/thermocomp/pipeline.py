@@ -400,8 +400,8 @@ def _compensate_into(job: Job, robot, deformation, targets, out: Path | None, *,
     if out is None:
         run(lambda chunk, names: None)
     else:
-        with job.open(out) as handle:
-            run(ResultsWriter(handle, chain.n_joints, first.orientation_convention).write)
+        with job.open(out) as handle, ResultsWriter(handle, chain.n_joints, first.orientation_convention) as writer:
+            run(writer.write)
     return report
 
 

@@ -169,33 +169,61 @@ def results_writer(path: PathLike, n_joints: int, convention: str) -> Iterator[R
             for chunk in compensate(...):
                 w.write(chunk, program.names)
     """
-    with atomic_open(path, newline="") as handle:
-        yield ResultsWriter(handle, n_joints, convention)
+    with atomic_open(path, newline="") as handle, ResultsWriter(handle, n_joints, convention) as writer:
+        yield writer
 
 
 class ResultsWriter:
-    """Results rows onto an open text ``handle`` (e.g. a :class:`~thermocomp.io.job.Job` output); writes the header."""
+    """Results rows onto an open text ``handle`` (e.g. a :class:`~thermocomp.io.job.Job` output); writes the header.
+
+    Use it as a context manager around the writes: each formatted block goes to
+    the file from a second thread while the work goes on (the next block is
+    formatted, the next chunk solved); leaving the block waits for the last
+    write, so every row is in the file, or its error raised, before the file
+    is closed. ::
+
+        with ResultsWriter(handle, n_joints, convention) as writer:
+            for chunk in compensate(...):
+                writer.write(chunk, names)
+    """
 
     def __init__(self, handle: IO[str], n_joints: int, convention: str) -> None:
         self._handle = handle
         self._convention = convention
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending = None  # the write in flight (a Future), if any
         handle.write(",".join(header(n_joints, convention)) + "\n")
+
+    def __enter__(self) -> ResultsWriter:
+        return self
+
+    def __exit__(self, kind, error, trace) -> None:
+        try:
+            self._wait()
+        except OSError:
+            if kind is None:
+                raise
+            # the block already ends in an error: that one is reported, the file is discarded with it
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
+                self._pool = None
+
+    def _wait(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
 
     def write(self, chunk: CompensationChunk, names: tuple[str, ...]) -> None:
         """Append the rows of ``chunk``; ``names`` are the program's target names."""
         binary = getattr(self._handle, "buffer", None)
         if binary is not None and self._handle.encoding.lower().replace("-", "") == "utf8":
-            self._handle.flush()  # the header and earlier text first, then bytes straight to the file
-            # each block goes to the file from a second thread while the next one is formatted (the formatter
-            # and the write both release the GIL); every write has ended, or raised, when this returns
-            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="thermocomp-results") as pool:
-                writing = None
-                for block in chunk_bytes(chunk, names, self._convention):
-                    if writing is not None:
-                        writing.result()
-                    writing = pool.submit(binary.write, block.data)
-                if writing is not None:
-                    writing.result()
+            if self._pool is None:  # the header (text) first, then bytes straight to the file
+                self._handle.flush()
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="thermocomp-results")
+            for block in chunk_bytes(chunk, names, self._convention):
+                self._wait()  # one write in flight at a time: memory stays one block
+                self._pending = self._pool.submit(binary.write, block.data)
         else:
             for block in chunk_bytes(chunk, names, self._convention):
                 self._handle.write(block.tobytes().decode("utf-8"))
