@@ -154,6 +154,8 @@ def test_named_points_uses_elsewhere_and_unvisited_routines_read_the_same(rng):
     "MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], vNowhere, z1, tGun;",
     "MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun\\WObj:=tGun;",  # wrong type
     "MoveC [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # a point missing
+    "MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], [[500,0,600],[1,0,0,0],[0,0,0,0],"
+    "[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # a point too many, after a MoveL of the same speed and tool
     "MoveAbsJ [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # not joints
     "MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun",  # no semicolon
 ])
@@ -168,7 +170,8 @@ def test_what_a_run_cannot_take_gives_the_general_rules_finding_or_error(stateme
 
 
 STATEMENTS = st.sampled_from([
-    "MoveL {t}, v100, z1, tGun;", "MoveJ {t},vSlow,fine,tool0;", "MoveL {t}, v100, z1, tGun\\WObj:=wTable;",
+    "MoveL {t}, v100, z1, tGun;", "MoveJ {t},vSlow,fine,tool0;",
+    "MoveL {t}, p1, v100, z1, tGun;", "MoveL {t}, v100, z1, tGun\\WObj:=wTable;",
     "moveL\n      {t},\n      v1000, z10, tGun;", "MoveL p0, v200, z5, tGun;", "MoveC {t}, p1, v100, z1, tGun;",
     "MoveAbsJ {j}, v100, fine, tool0;", "MoveAbsJ jHome, v100, fine, tool0;", "WaitTime 1;", "! a comment",
     "SetDO do1, 1;", "MoveL {t}, v100\\T:=2, z1, tGun;", "VelSet 50, 800;", "MoveL Offs(p0, 0, 0, 5), v100, z1, tGun;",

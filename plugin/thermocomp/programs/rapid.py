@@ -813,11 +813,10 @@ class _Walker:
             shape = (instr, speed, tool, wobj)  # as written: a name written twice in two cases is resolved twice
             resolved = shapes.get(shape)
             if resolved is None:
-                kind, n_points = MOTIONS[instr.lower()]
-                if (p2 is not None) != (n_points == 2):
-                    raise _Fallback
-                resolved = shapes[shape] = (*self._resolve_shape(token, m, local), kind, n_points)
+                resolved = shapes[shape] = (*self._resolve_shape(token, m, local), *MOTIONS[instr.lower()])
             kind, n_points = resolved[4], resolved[5]
+            if (p2 is not None) != (n_points == 2):  # every statement: the count of points is its own
+                raise _Fallback
             dtype = "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"
             points = []
             for part, text in zip(("p1", "p2"), (p1, p2) if n_points == 2 else (p1,)):
