@@ -197,3 +197,22 @@ def test_gravity_torques_batch_equals_singles(rng):
         np.testing.assert_allclose(batch[idx], gravity_torques(model, q[idx], inertials), rtol=0, atol=1e-12)
     # Joint 1 (vertical axis) never holds weight.
     np.testing.assert_allclose(batch[..., 0], 0.0, atol=1e-12)
+
+
+def test_an_inertia_file_giving_a_link_twice_names_its_line(tmp_path):
+    """Two rows for one link: file, line and column 'link' (found by the fuzz test of the inertia reader: the
+    set of links refused it without a file)."""
+    from helpers import REPO, assert_located
+
+    from thermocomp.errors import InputError
+    from thermocomp.inertia.files import read_inertia_csv
+
+    lines = (REPO / "robots" / "irb140" / "inertia.csv").read_text().splitlines()
+    rows = [i for i, line in enumerate(lines) if line and not line.startswith("#")][1:]  # after the header
+    second, fifth = rows[1], rows[4]
+    lines[fifth] = lines[second].split(",")[0] + "," + lines[fifth].split(",", 1)[1]
+    path = tmp_path / "inertia.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match=f"already given on line {second + 1}") as info:
+        read_inertia_csv(path)
+    assert_located(info.value, path, fifth + 1, "link")

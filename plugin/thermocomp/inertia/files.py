@@ -59,9 +59,15 @@ def read_inertia_csv(path: PathLike, robot: str = "") -> RobotInertials:
     header_line, header = rows[0]
     idx = check_header(header, INERTIA_COLUMNS, INERTIA_OPTIONAL, src, header_line)
     links = []
+    seen: dict[str, int] = {}  # link name -> its line
     for line, cells in rows[1:]:
         if len(cells) != len(header):
             raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=line)
+        name = cells[idx["link"]].strip()
+        if name in seen:
+            raise InputError(f"link {name!r} is already given on line {seen[name]}: one row per link", path=src,
+                             row=line, column="link")
+        seen[name] = line
 
         def num(col: str, cells: list[str] = cells, line: int = line) -> float:
             return parse_float(cells[idx[col]], src, line, col)
@@ -81,7 +87,10 @@ def read_inertia_csv(path: PathLike, robot: str = "") -> RobotInertials:
             raise InputError(exc.message, path=src, row=line) from exc
     if not links:
         raise InputError("expected one row per link, got none", path=src)
-    return RobotInertials(robot=robot, links=tuple(links), total_mass=sum(x.mass for x in links))
+    try:
+        return RobotInertials(robot=robot, links=tuple(links), total_mass=sum(x.mass for x in links))
+    except InputError as exc:  # what the set of links itself refuses, located in this file
+        raise InputError(exc.message, path=src) from None
 
 
 def _g(x: float) -> str:
