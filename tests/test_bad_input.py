@@ -483,3 +483,14 @@ def test_a_dh_table_whose_limits_leave_out_home_names_its_file(tmp_path, capsys,
     monkeypatch.chdir(case)
     refused(case, capsys, [*COMPENSATE, "--robot", "ur5_dh.csv", "--out", "o.csv"], EXIT_INPUT, "ur5_dh.csv",
             "home angle")
+
+
+@pytest.mark.parametrize("body", [
+    '<xacro:include filename="s.xacro"/>',                                             # includes itself
+    '<xacro:macro name="m" params=""><xacro:m/></xacro:macro><xacro:m/>',              # calls itself
+])
+def test_a_xacro_that_recurses_forever_is_a_message_not_a_traceback(case, capsys, body):
+    """Found by the issue 9 follow-up adversarial run: xacro's RecursionError came out as a traceback."""
+    pytest.importorskip("xacro", reason="xacro is a dependency of thermocomp (pip install -e .)")
+    (case / "s.xacro").write_text(f'<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="s">{body}</robot>')
+    refused(case, capsys, ["robot", "show", "s.xacro"], EXIT_INPUT, "s.xacro", "unbounded recursion")

@@ -319,6 +319,10 @@ def expand_xacro(path: Path, args: dict[str, str], packages: Mapping[str, Path],
                              path=where, row=exc.lineno) from exc
         except xacro.XacroException as exc:
             raise _located_xacro_error(exc, xacro, top) from exc
+        except RecursionError as exc:  # a file that includes itself, a macro that calls itself: xacro recurses
+            where = next((f for f in reversed(xacro.filestack or []) if f), top)
+            raise InputError("xacro: expected an expansion that ends, got unbounded recursion (a file that "
+                             "includes itself, or a macro that calls itself)", path=where) from exc
     text = doc.toprettyxml(indent="  ")
     if with_includes:
         return text, tuple(dict.fromkeys(Path(f) for f in xacro.all_includes))
