@@ -137,8 +137,7 @@ def chunk_bytes(chunk: CompensationChunk, names: tuple[str, ...], convention: st
         at += block.shape[1]
     used, target = np.unique(chunk.target, return_inverse=True)  # a chunk names few of a long program's targets
     used_names = list(map(names.__getitem__, used.tolist()))
-    joined = "".join(used_names)
-    if "," in joined or '"' in joined or "\n" in joined:  # else no name needs quotes
+    if _needs_quotes("".join(used_names)):  # else no name needs quotes
         used_names = [quote_name(name) for name in used_names]
     names_table = utf8_table(used_names)
     labels = utf8_table([s.label for s in Status])
@@ -154,9 +153,14 @@ def quote_name(name: str) -> str:
 
     Every CSV writer of target names uses it (results, tracker measurement, collision report).
     """
-    if "," in name or '"' in name or "\n" in name:  # three substring tests: a generator costs 10x more per name
+    if _needs_quotes(name):
         return '"' + name.replace('"', '""') + '"'
     return name
+
+
+def _needs_quotes(text: str) -> bool:
+    """``text`` holds ``,``, ``"`` or a newline (three substring tests: a generator costs 10x more per name)."""
+    return "," in text or '"' in text or "\n" in text
 
 
 @contextlib.contextmanager

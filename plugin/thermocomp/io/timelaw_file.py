@@ -166,7 +166,7 @@ def _number(data: dict, key: str, src: str) -> float:
     value = data[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(f"key {key}: expected a number, got {value!r}", path=src)
-    if isinstance(value, int) and abs(value) > MAX_MINUTES or not abs(value) <= MAX_MINUTES:
+    if not abs(value) <= MAX_MINUTES:  # (NaN and inf too; an int of any size compares exactly)
         raise InputError(f"key {key}: expected a finite number of at most {MAX_MINUTES:g}, got {value!r:.40}", path=src)
     return float(value)
 

@@ -750,9 +750,7 @@ def _pose_text(prog: RobotProgram, T_frame_tcp: FloatArray, conf, p: Point) -> s
 
 
 def _numbers(text: str) -> list[float]:
-    import re
-
-    return [w.read_single(x) for x in re.findall(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", text)]
+    return [w.read_single(x) for x in w.NUMBER.findall(text)]
 
 
 def _read_back_joints(prog: RobotProgram, text: str) -> FloatArray:

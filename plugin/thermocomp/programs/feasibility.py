@@ -125,7 +125,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     rows, findings = [], []
     for i, motion in enumerate(motions):
         rows.append(MotionRow(
-            motion=i + 1, instruction=motion.instruction, line=motion.statement.line, minute_first=minute_first[i],
+            motion=i + 1, instruction=motion.instruction, line=motion.line, minute_first=minute_first[i],
             minute_last=minute_last[i], change_mm=per_motion[0][i], change_deg=per_motion[1][i],
             joint_change_deg=per_motion[2][i], status=first_failing.get(i, "ok"),
             findings=sorted(set(findings_of[i])) if findings_of[i] else []))

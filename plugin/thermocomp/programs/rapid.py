@@ -57,6 +57,7 @@ from thermocomp.programs.model import (
     Wait,
     newline_of,
 )
+from thermocomp.programs.writer import NUMBER
 from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: File extensions read as RAPID.
@@ -183,10 +184,6 @@ _NAMED_PARTS = ("p1", "p2", "speed", "zone", "tool", "wobj")
 _SKELETONS = {"robtarget": "[[,,],[,,,],[,,,],[,,,,,]]", "jointtarget": "[[,,,,,],[,,,,,]]"}
 _NOT_SKELETON = str.maketrans("", "", "0123456789.+-eE \t\r\n")
 _NOT_NUMBERS = str.maketrans("", "", "[]")  # (whitespace stays: "500 0" is no number)
-
-
-#: A number of a NUMBERS token (rapid.lark's _NUM).
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 class _Fallback(Exception):
@@ -807,7 +804,7 @@ class _Walker:
         named: dict[tuple, Point] = {}
         plan = []  # per statement: (match, kind, resolved shape, points: Point or (dtype, index into inline))
         inline: dict[str, list[str]] = {"robtarget": [], "jointtarget": []}
-        inline_at: dict[str, list[tuple[int, int]]] = {"robtarget": [], "jointtarget": []}
+        inline_at: dict[str, list[tuple[int, int, tuple]]] = {"robtarget": [], "jointtarget": []}  # span, shape
         for m in matches:
             instr, p1, p2, speed, _, tool, wobj = m.groups()
             shape = (instr, speed, tool, wobj)  # as written: a name written twice in two cases is resolved twice
@@ -825,7 +822,7 @@ class _Walker:
                         raise _Fallback
                     points.append((dtype, len(inline[dtype])))
                     inline[dtype].append(text)
-                    inline_at[dtype].append((base + m.start(part), base + m.end(part)))
+                    inline_at[dtype].append((base + m.start(part), base + m.end(part), resolved))
                     continue
                 cache_key = (text.lower(), shape)
                 if cache_key not in named:
@@ -833,7 +830,7 @@ class _Walker:
                 self.direct_refs.add(base + m.start(part))
                 points.append(cache_key)
             plan.append((m, kind, resolved, points))
-        inline_points = {dtype: self._inline_points(dtype, texts, inline_at[dtype], plan)
+        inline_points = {dtype: self._inline_points(dtype, texts, inline_at[dtype])
                          for dtype, texts in inline.items() if texts}
 
         starts = [base + m.start("instr") for m in matches]
@@ -872,8 +869,12 @@ class _Walker:
         v_tcp = min(v_tcp * override / 100.0, v_max)
         return T_world_frame, T_flange_tcp, v_tcp * 1e-3, np.radians(v_ori * override / 100.0)
 
-    def _inline_points(self, dtype: str, texts: list[str], spans: list[tuple[int, int]], plan: list) -> list[Point]:
-        """The inline points of a run, converted together (the checks of :meth:`point`)."""
+    def _inline_points(self, dtype: str, texts: list[str], at: list[tuple[int, int, tuple]]) -> list[Point]:
+        """The inline points of a run, converted together (the checks of :meth:`point`).
+
+        ``at``: each point's start and end offsets and its statement's resolved
+        work object and tool (:meth:`_resolve_shape`).
+        """
         width = 17 if dtype == "robtarget" else 12
         try:
             values = np.array(list(map(float, ",".join(texts).translate(_NOT_NUMBERS).split(","))))
@@ -882,11 +883,8 @@ class _Walker:
         values = values.reshape(len(texts), width)
         if not np.all(np.abs(values) <= NUM_MAX):
             raise _Fallback
-        frames = [None] * len(texts)  # the work object and tool of each inline point
-        for _, _, resolved, points in plan:
-            for p in points:
-                if p[0] == dtype and isinstance(p[1], int):
-                    frames[p[1]] = resolved
+        spans = [(start, end) for start, end, _ in at]
+        frames = [resolved for _, _, resolved in at]  # the work object and tool of each inline point
         lines, columns = self.lines_columns([start for start, _ in spans])
         extax = [t[t.rfind("["):t.rfind("]")].rstrip() for t in texts]
         if dtype == "jointtarget":
@@ -975,7 +973,7 @@ def numbers_value(text: str) -> list:
     try:
         return json.loads(text, parse_int=float)
     except ValueError:  # RAPID allows what JSON does not: .5, 5., +5, 09: each number rewritten as JSON first
-        return json.loads(_NUMBER.sub(lambda m: json.dumps(float(m.group())), text))
+        return json.loads(NUMBER.sub(lambda m: json.dumps(float(m.group())), text))
 
 
 def _largest(value) -> float:

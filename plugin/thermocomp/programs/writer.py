@@ -18,6 +18,7 @@ inline value at its argument.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -33,6 +34,9 @@ from thermocomp.programs.model import Point, Span
 KEEP_POSITION = 1e-8
 KEEP_ANGLE = 1e-8
 
+
+#: A number as RAPID and URScript write it (``-12``, ``.5``, ``5.``, ``+1e-3``; rapid.lark's ``_NUM``).
+NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 #: Decimals a value is rounded to before its 32-bit text (1e-9 mm, deg, m or rad: below any meaning; a
 #: solver's 1e-14 of noise on a zero correction is written 0, not -0.0000000000000063).
