@@ -739,23 +739,11 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     return Written(text, n_changed, (max(error_position), max(error_angle)))
 
 
-def _joint_text(prog: RobotProgram, q: FloatArray, p: Point) -> str:
-    return w.rapid_jointtarget(q, p.extax) if prog.language == "rapid" else w.ur_joints(q)
-
-
-def _pose_text(prog: RobotProgram, T_frame_tcp: FloatArray, conf, p: Point) -> str:
-    if prog.language == "rapid":
-        return w.rapid_robtarget(T_frame_tcp, conf, p.extax, None)
-    return w.ur_pose(T_frame_tcp)
 
 
 def _numbers(text: str) -> list[float]:
     return [w.read_single(x) for x in w.NUMBER.findall(text)]
 
-
-def _read_back_joints(prog: RobotProgram, text: str) -> FloatArray:
-    values = _numbers(text)
-    return np.radians(values[:6]) if prog.language == "rapid" else np.asarray(values[:6])
 
 
 def _read_back_pose(prog: RobotProgram, text: str) -> FloatArray:

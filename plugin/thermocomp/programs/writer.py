@@ -193,8 +193,3 @@ def ur_pose(T_frame_tcp: FloatArray) -> str:
     """``p[x,y,z,rx,ry,rz]`` (m, rotation vector rad)."""
     values = np.concatenate([T_frame_tcp[:3, 3], rotvec_from_matrix(T_frame_tcp[:3, :3])])
     return "p[" + ", ".join(format_single(v) for v in values) + "]"
-
-
-def ur_joints(q: FloatArray) -> str:
-    """``[q1, ..., q6]`` (rad)."""
-    return "[" + ", ".join(format_single(v) for v in q) + "]"
