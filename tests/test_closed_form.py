@@ -14,12 +14,14 @@ import pytest
 from thermocomp.deformation import DeformationTable, deformed_model
 from thermocomp.geometry import rotation_angle, transform
 from thermocomp.geometry.rotations import matrix_from_rotvec
-from thermocomp.kinematics.closed_form import N_BRANCHES, closed_form, closed_form_mismatch
+from thermocomp.kinematics.closed_form import N_BRANCHES, _opw, _ur, closed_form, closed_form_mismatch
+from thermocomp.kinematics.closed_form_kernel import follow_branches
 from thermocomp.kinematics.fk import fk
-from thermocomp.kinematics.ik import IKOptions, Status
+from thermocomp.kinematics.ik import IKOptions, Status, fit_limits
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.kinematics.seeding import _search, solve_multistart, solve_path
 from thermocomp.robot.builtin import load_robot
+from thermocomp.tolerances import BRANCH_JUMP
 
 #: Closed-form round-off stays far below this away from singularities [m], [rad].
 EXACT = 1e-9
@@ -153,3 +155,81 @@ def test_closed_form_path_picks_pose_by_pose_the_branch_nearest_the_one_before(r
         wrapped = path.q[i] - nearest
         assert np.max(np.abs(wrapped - 2 * np.pi * np.round(wrapped / (2 * np.pi)))) < 1e-8
         before = path.q[i]
+
+
+def _reference_branches(form, R, p, near):
+    """The numpy closed form (closed_form._opw / _ur) and ik.fit_limits: what the compiled twin must equal."""
+    chain = form.model.chain
+    phi = (_opw if form.kind == "opw" else _ur)(form.model, R, p)
+    q = chain.q_from_theta(phi * form.axis_sign)
+    exists = np.all(np.isfinite(q), axis=-1)
+    near = np.broadcast_to(near[:, None, :] if near.ndim == 2 else near, q.shape)
+    q_fit, _ = fit_limits(np.where(exists[..., None], q, 0.0), chain.lower, chain.upper, near)
+    q = np.where(exists[..., None], q_fit, np.nan)
+    return q, exists & chain.within_limits(np.where(exists[..., None], q, chain.home))
+
+
+@pytest.mark.parametrize("name", ["irb140", "ur5"])
+@pytest.mark.parametrize("placed", [False, True])
+def test_compiled_closed_form_equals_the_numpy_equations(name, placed, rng):
+    """Every branch of every pose, out-of-reach poses included (NaN in the same places), with per-pose and
+    shared ``q_near``: the compiled kernel is the numpy closed form to round-off."""
+    chain = load_robot(name)
+    if placed:
+        chain = _placed(chain, rng)
+    form = closed_form(nominal_model(chain))
+    q = _random_q(chain, rng, 2000)
+    R, p = fk(form.model, q)
+    p = p.copy()
+    p[1::11] = form.model.p_base  # on the base: shoulder undefined or wrist folded
+    p[::7] = form.model.p_base + [10.0, 0.0, 0.0]  # every 7th pose 10 m away: no branch
+    near = q + rng.normal(scale=2.0, size=q.shape)  # angles are shifted by whole turns towards this
+    for q_near in (near, chain.home):
+        got, got_valid = form.branches(R, p, q_near)
+        want, want_valid = _reference_branches(form, R, p, q_near)
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        assert np.isnan(got[::7]).all()
+        regular = np.ones(len(q), dtype=bool)
+        regular[1::11] = False  # degenerate poses: signed zeros in atan2 may give -pi for pi, a whole turn apart
+        np.testing.assert_allclose(got[regular], want[regular], rtol=0, atol=1e-12, equal_nan=True)
+        d = np.nan_to_num(got - want)
+        assert np.max(np.abs(d - 2 * np.pi * np.round(d / (2 * np.pi)))) < 1e-12
+        assert np.array_equal(got_valid[regular], want_valid[regular])
+        assert got_valid[~np.isnan(got[..., 0])].any() and not got_valid[::7].any()
+
+
+def _follow_reference(q, penalty, q_start, jump):
+    """follow_branches's rule, one pose at a time in plain Python (the spec the compiled loop must equal)."""
+    def dist(a, b):
+        d = a - b
+        d = d - 2 * np.pi * np.round(d / (2 * np.pi))
+        return float(np.sqrt(d @ d))
+
+    m, k = penalty.shape
+    b = int(np.argmin([dist(q[0, c], q_start) + penalty[0, c] for c in range(k)]))
+    choice = [b]
+    for i in range(m - 1):
+        if np.isinf(penalty[i, b]):
+            b = int(np.argmin(penalty[i + 1]))
+        elif dist(q[i, b], q[i + 1, b]) + penalty[i + 1, b] >= jump:
+            b = int(np.argmin([dist(q[i, b], q[i + 1, c]) + penalty[i + 1, c] for c in range(k)]))
+        choice.append(b)
+    return np.array(choice)
+
+
+def test_compiled_branch_following_equals_its_rule_pose_by_pose(rng):
+    """Random branch sets with small steps (a branch follows itself), jumps, branches outside the limits and
+    branches that do not exist, whole poses without any: the compiled loop makes the rule's choices."""
+    m, k, n = 3000, 8, 6
+    q = np.cumsum(rng.normal(scale=0.02, size=(m, k, n)), axis=0) + rng.uniform(-3, 3, (1, k, n))
+    jumps = rng.random(m) < 0.05
+    q[jumps] = rng.uniform(-4, 4, (jumps.sum(), k, n))
+    penalty = np.where(rng.random((m, k)) < 0.1, 1e6, 0.0)
+    penalty[rng.random((m, k)) < 0.1] = np.inf
+    penalty[rng.random(m) < 0.01] = np.inf
+    q_start = rng.uniform(-3, 3, n)
+    want = _follow_reference(q, penalty, q_start, BRANCH_JUMP)
+    got = follow_branches(q, penalty, q_start, BRANCH_JUMP)
+    assert np.array_equal(got, want)
+    assert len(np.unique(got)) == k and np.mean(got[1:] != got[:-1]) > 0.05  # the cases were met
+    assert follow_branches(q[:0], penalty[:0], q_start, BRANCH_JUMP).shape == (0,)

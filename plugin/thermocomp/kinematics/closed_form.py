@@ -35,6 +35,11 @@ a two-link arm ``t = Ry(phi_2) (a + Ry(phi_3) b)``: ``|t|^2`` fixes
 against ``a + Ry(phi_3) b`` gives ``phi_2`` (``Ry`` turns the ``(x, z)``
 plane by ``-phi``).
 
+Computation: :class:`ClosedForm` runs the compiled twin of these equations
+(:mod:`thermocomp.kinematics.closed_form_kernel`, pose by pose); the numpy
+functions :func:`_opw` and :func:`_ur` below are the reference the tests
+compare it against.
+
 Accuracy: round-off of a few 1e-15 m away from singularities; near one
 (wrist or elbow stretched) the branches merge and the closed form loses
 digits, which the Newton polish of
@@ -48,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
-from thermocomp.kinematics.ik import fit_limits
+from thermocomp.kinematics import closed_form_kernel
 from thermocomp.kinematics.model import KinematicModel
 from thermocomp.tolerances import CLOSED_FORM_STRUCTURE_TOL
 
@@ -99,16 +104,14 @@ class ClosedForm:
         chain = self.model.chain
         R_world_tcp = np.asarray(R_world_tcp, dtype=float)
         p_world_tcp = np.asarray(p_world_tcp, dtype=float)
-        phi = _opw(self.model, R_world_tcp, p_world_tcp) if self.kind == "opw" else _ur(self.model, R_world_tcp,
-                                                                                        p_world_tcp)
-        theta = phi * self.axis_sign
-        q = chain.q_from_theta(theta)
-        exists = np.all(np.isfinite(q), axis=-1)
+        phi = _compiled(self.kind, self.model, R_world_tcp, p_world_tcp)
         near = chain.home if q_near is None else np.asarray(q_near, dtype=float)
-        near = np.broadcast_to(near[..., None, :] if near.ndim == 2 else near, q.shape)
-        q_fit, fits = fit_limits(np.where(exists[..., None], q, 0.0), chain.lower, chain.upper, near)
-        q = np.where(exists[..., None], q_fit, np.nan)
-        return q, exists & fits
+        near = np.ascontiguousarray(np.broadcast_to(near, (phi.shape[0], 6)) if near.ndim == 2 else near[None])
+        q = np.empty_like(phi)
+        valid = np.empty(phi.shape[:2], dtype=bool)
+        closed_form_kernel.controller_rows(phi, self.axis_sign, chain.sign, chain.offset, chain.lower, chain.upper,
+                                           near, q, valid)
+        return q, valid
 
 
 def closed_form_mismatch(model: KinematicModel) -> str | None:
@@ -157,6 +160,15 @@ def _recognise(model: KinematicModel) -> tuple[ClosedForm | None, str | None]:
         if off > tol:
             return None, f"joint 6 is {off * 1e3:.6g} mm off joint 5's axis"
     return ClosedForm(kind, model, sign.astype(float)), None
+
+
+def _compiled(kind: str, model: KinematicModel, R_world_tcp: FloatArray, p_world_tcp: FloatArray) -> FloatArray:
+    """Canonical angles ``(m, 8, 6)`` from the compiled twin of :func:`_opw` or :func:`_ur` (same equations, same order)."""
+    R6, o6 = _flange(model, R_world_tcp.reshape(-1, 3, 3), p_world_tcp.reshape(-1, 3))
+    out = np.empty((o6.shape[0], N_BRANCHES, 6))
+    kernel = closed_form_kernel.opw_rows if kind == "opw" else closed_form_kernel.ur_rows
+    kernel(np.ascontiguousarray(R6), np.ascontiguousarray(o6), np.ascontiguousarray(model.p_joint), out)
+    return out
 
 
 def _acos_pm(x: FloatArray) -> FloatArray:

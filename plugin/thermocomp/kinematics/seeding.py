@@ -26,6 +26,7 @@ import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.kinematics.closed_form import ClosedForm, closed_form
+from thermocomp.kinematics.closed_form_kernel import follow_branches
 from thermocomp.kinematics.fk import fk_jacobian
 from thermocomp.kinematics.ik import IKOptions, IKResult, Status, fit_limits, sigma_min_lower_bound, solve_ik
 from thermocomp.kinematics.model import KinematicModel
@@ -332,6 +333,11 @@ def _path_closed_form(form: ClosedForm, R_target: FloatArray, p_target: FloatArr
                       starts: int, seed: int, options: IKOptions) -> IKResult:
     """:func:`solve_path` from the closed form: per pose the branch nearest the predecessor's, then Newton.
 
+    Along a smooth path a branch follows itself: a pose keeps its
+    predecessor's branch while that moved less than
+    :data:`~thermocomp.tolerances.BRANCH_JUMP` (inside the limits), else
+    takes the nearest of its branches (compiled:
+    :func:`~thermocomp.kinematics.closed_form_kernel.follow_branches`).
     The distance between branches of neighbouring poses is measured on
     angles modulo a turn, and the chosen angles are unwrapped along the path
     (a joint with more than a turn of range keeps going past +-180 degrees
@@ -342,51 +348,12 @@ def _path_closed_form(form: ClosedForm, R_target: FloatArray, p_target: FloatArr
     """
     chain = form.model.chain
     m = p_target.shape[0]
-    q, _ = form.branches(R_target, p_target, q_start)  # (m, 8, n), NaN where a branch does not exist
-    exists = np.all(np.isfinite(q), axis=-1)
-    within = exists & chain.within_limits(np.where(exists[..., None], q, chain.home))
+    q, within = form.branches(R_target, p_target, q_start)  # (m, 8, n), NaN where a branch does not exist
+    exists = ~np.isnan(q[..., 0])
     big = 1e6  # a branch outside the limits ranks after every branch inside
     penalty = np.where(within, 0.0, np.where(exists, big, np.inf))
-
-    def distance(a: FloatArray, b: FloatArray) -> FloatArray:  # NaN (no branch) is ranked by ``penalty``
-        d = _wrapped(a - b)
-        return np.sqrt(np.einsum("...i,...i->...", d, d))
-
     q = np.where(exists[..., None], q, 0.0)
-
-    # the branch of pose 0 nearest q_start; then, for every pose and branch, the nearest branch of the next pose
-    choice = np.empty(m, dtype=np.int64)
-    b = int(np.argmin(distance(q[0], q_start) + penalty[0]))
-    choice[0] = b
-    if m > 1:
-        # Along a smooth path a branch of the closed form follows itself: where it moved less than
-        # BRANCH_JUMP (and stays valid) it is the next pose's nearest; only the other (pose, branch)
-        # pairs compare all 8 branches of the next pose.
-        k = q.shape[1]
-        following = np.broadcast_to(np.arange(k), (m - 1, k)).copy()
-        itself = distance(q[:-1], q[1:]) + penalty[1:] < BRANCH_JUMP  # (m - 1, 8)
-        # a branch that does not exist at a pose is left for the best-ranked branch of the next pose
-        # (it is only followed when no branch exists there)
-        missing = ~np.isfinite(penalty[:-1])
-        following[missing] = np.broadcast_to(np.argmin(penalty[1:], axis=1)[:, None], missing.shape)[missing]
-        pose, branch = np.nonzero(~itself & ~missing)
-        for lo in range(0, pose.size, 32768):  # (32768, 8) distances at a time
-            at, of = pose[lo:lo + 32768], branch[lo:lo + 32768]
-            d = distance(q[at, of][:, None, :], q[at + 1]) + penalty[at + 1]
-            following[at, of] = np.argmin(d, axis=1)
-        i, window = 0, 64  # follow the chosen branch; look ahead in growing windows for where it changes
-        while i < m - 1:
-            change = np.flatnonzero(following[i:i + window, b] != b)
-            if change.size == 0:
-                stop = min(i + window, m - 1)
-                choice[i + 1:stop + 1] = b
-                i, window = stop, min(2 * window, 65536)
-                continue
-            stop = i + int(change[0])
-            choice[i + 1:stop + 1] = b
-            b = int(following[stop, b])
-            choice[stop + 1] = b
-            i, window = stop + 1, 64
+    choice = follow_branches(q, penalty, q_start, BRANCH_JUMP)
     q_path = q[np.arange(m), choice]
     # unwrap along the path from q_start, then back into the limits where needed
     steps = _wrapped(np.diff(np.vstack([q_start[None], np.nan_to_num(q_path)]), axis=0))

@@ -1,0 +1,253 @@
+"""The closed forms of :mod:`thermocomp.kinematics.closed_form`, compiled pose by pose, and the path's branch choice.
+
+The numpy closed forms build every branch of every pose from a few dozen
+``(m, 2, 2, 2)`` temporaries; here each pose computes its 8 branches in
+registers (numba, cached on disk with ``cache=True``, so only the first run
+on a machine compiles). The equations are the numpy ones, term for term
+(the derivation is in :mod:`thermocomp.kinematics.closed_form`), and the
+branch order is theirs: ``shoulder * 4 + elbow * 2 + wrist`` for the OPW
+arm, ``shoulder * 4 + wrist (joint 5) * 2 + elbow`` for the UR arm. The
+numpy functions stay the reference: ``tests/test_closed_form.py`` compares
+the two on random poses of placed robots.
+
+:func:`follow_branches` is the branch choice of
+:func:`thermocomp.kinematics.seeding._path_closed_form` as one sequential
+loop (each pose keeps its predecessor's branch when it moved less than
+:data:`~thermocomp.tolerances.BRANCH_JUMP`, else takes the nearest of the
+next pose's 8), where the numpy form had to compare the branches of every
+pose with every branch of the next to stay batched.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+#: ``|x| <= 1 + ACOS_SLOP`` still has an arc cosine (clipped): round-off of a stretched arm.
+ACOS_SLOP = 1e-12
+
+
+@njit(cache=True, nogil=True)
+def _shoulder(d0, d1, L_y):
+    """``phi_1`` front and back: ``Rz(-phi_1) d`` has ``y == L_y`` (NaN when out of reach)."""
+    r = math.hypot(d0, d1)
+    ratio = L_y / r if r > 0.0 else math.nan
+    if not abs(ratio) <= 1.0:
+        ratio = math.nan
+    alpha = math.asin(ratio)
+    phi = math.atan2(d1, d0)
+    return phi - alpha, phi - (math.pi - alpha)
+
+
+@njit(cache=True, nogil=True)
+def _planar(t0, t1, a0, a1, b0, b1, out2, out3):
+    """Two-link arm ``t = Ry(phi_2) (a + Ry(phi_3) b)`` in the ``(x, z)`` plane: both elbows into ``out2``, ``out3``."""
+    A = a0 * b0 + a1 * b1
+    B = a0 * b1 - a1 * b0
+    K = 0.5 * (t0 * t0 + t1 * t1 - (a0 * a0 + a1 * a1) - (b0 * b0 + b1 * b1))
+    x = K / math.hypot(A, B)
+    if abs(x) <= 1.0 + ACOS_SLOP:
+        x = min(1.0, max(-1.0, x))
+    else:
+        x = math.nan
+    acos = math.acos(x)
+    base = math.atan2(B, A)
+    target = math.atan2(t1, t0)
+    for e in range(2):
+        phi3 = base + (acos if e == 0 else -acos)
+        c3, s3 = math.cos(phi3), math.sin(phi3)
+        vx = a0 + b0 * c3 + b1 * s3
+        vz = a1 - b0 * s3 + b1 * c3
+        out2[e] = math.atan2(vz, vx) - target
+        out3[e] = phi3
+
+
+@njit(cache=True, nogil=True)
+def opw_rows(R6, o6, p, out):
+    """Canonical angles of the ortho-parallel arm with a spherical wrist, ``out`` ``(m, 8, 6)``.
+
+    ``R6`` ``(m, 3, 3)`` and ``o6`` ``(m, 3)``: the last joint's frame in the base
+    frame (``closed_form._flange``); ``p`` ``(6, 3)``: the model's joint translations.
+    """
+    e0, e1, e2 = p[3, 0] + p[4, 0], p[3, 1], p[3, 2]  # joint 3's origin to the wrist centre, at phi_3 = 0
+    L_y = p[1, 1] + p[2, 1] + e1
+    phi2 = np.empty(2)
+    phi3 = np.empty(2)
+    u0 = np.empty(3)
+    u1 = np.empty(3)
+    for j in range(o6.shape[0]):
+        d0 = o6[j, 0] - p[5, 0] * R6[j, 0, 0] - p[0, 0]  # wrist centre, from joint 1
+        d1 = o6[j, 1] - p[5, 0] * R6[j, 1, 0] - p[0, 1]
+        d2 = o6[j, 2] - p[5, 0] * R6[j, 2, 0] - p[0, 2]
+        shoulders = _shoulder(d0, d1, L_y)
+        for s in range(2):
+            phi1 = shoulders[s]
+            c1, s1 = math.cos(phi1), math.sin(phi1)
+            ux = c1 * d0 + s1 * d1
+            _planar(ux - p[1, 0], d2 - p[1, 2], p[2, 0], p[2, 2], e0, e2, phi2, phi3)
+            for k in range(3):  # rows 0 and 1 of Rz(-phi1) R6 (row 2 is R6's)
+                u0[k] = c1 * R6[j, 0, k] + s1 * R6[j, 1, k]
+                u1[k] = c1 * R6[j, 1, k] - s1 * R6[j, 0, k]
+            for e in range(2):
+                c23, s23 = math.cos(phi2[e] + phi3[e]), math.sin(phi2[e] + phi3[e])
+                # M = Ry(-phi23) Rz(-phi1) R6 = Rx(phi4) Ry(phi5) Rx(phi6): the entries used
+                M00 = c23 * u0[0] - s23 * R6[j, 2, 0]
+                M01 = c23 * u0[1] - s23 * R6[j, 2, 1]
+                M02 = c23 * u0[2] - s23 * R6[j, 2, 2]
+                M10, M11 = u1[0], u1[1]
+                M20 = s23 * u0[0] + c23 * R6[j, 2, 0]
+                M21 = s23 * u0[1] + c23 * R6[j, 2, 1]
+                s5 = math.hypot(M01, M02)
+                for w in range(2):
+                    phi5 = math.atan2(s5 if w == 0 else -s5, M00)
+                    phi4 = math.atan2(M10, -M20) if w == 0 else math.atan2(-M10, M20)
+                    c4, s4, c5, sn5 = math.cos(phi4), math.sin(phi4), math.cos(phi5), math.sin(phi5)
+                    phi6 = math.atan2(sn5 * M01 + c5 * (c4 * M21 - s4 * M11), c4 * M11 + s4 * M21)
+                    b = s * 4 + e * 2 + w
+                    out[j, b, 0] = phi1
+                    out[j, b, 1] = phi2[e]
+                    out[j, b, 2] = phi3[e]
+                    out[j, b, 3] = phi4
+                    out[j, b, 4] = phi5
+                    out[j, b, 5] = phi6
+
+
+@njit(cache=True, nogil=True)
+def ur_rows(R6, o6, p, out):
+    """Canonical angles of the arm with three parallel axes (UR type), ``out`` ``(m, 8, 6)``; inputs as :func:`opw_rows`."""
+    L_y = p[1, 1] + p[2, 1] + p[3, 1] + p[4, 1] + p[5, 1]
+    f0, f2 = p[4, 0] + p[5, 0], p[4, 2] + p[5, 2]
+    phi2 = np.empty(2)
+    phi3 = np.empty(2)
+    for j in range(o6.shape[0]):
+        d0, d1, d2 = o6[j, 0] - p[0, 0], o6[j, 1] - p[0, 1], o6[j, 2] - p[0, 2]  # joint 6 lies on axes 5 and 6
+        shoulders = _shoulder(d0, d1, L_y)
+        for s in range(2):
+            phi1 = shoulders[s]
+            c1, s1 = math.cos(phi1), math.sin(phi1)
+            # rows of M = Rz(-phi1) R6 = Ry(phi234) Rz(phi5) Ry(phi6)
+            v0 = c1 * R6[j, 0, 0] + s1 * R6[j, 1, 0]
+            v1 = c1 * R6[j, 0, 1] + s1 * R6[j, 1, 1]
+            v2 = c1 * R6[j, 0, 2] + s1 * R6[j, 1, 2]
+            M10 = c1 * R6[j, 1, 0] - s1 * R6[j, 0, 0]
+            M11 = c1 * R6[j, 1, 1] - s1 * R6[j, 0, 1]
+            M12 = c1 * R6[j, 1, 2] - s1 * R6[j, 0, 2]
+            x = M11  # the y row of M is (s5 c6, c5, s5 s6)
+            if abs(x) <= 1.0 + ACOS_SLOP:
+                x = min(1.0, max(-1.0, x))
+            else:
+                x = math.nan
+            acos = math.acos(x)
+            u6x = c1 * d0 + s1 * d1
+            for w in range(2):
+                phi5 = acos if w == 0 else -acos
+                c5, s5 = math.cos(phi5), math.sin(phi5)
+                sgn = -1.0 if s5 < 0.0 else 1.0
+                phi6 = math.atan2(sgn * M12, sgn * M10)
+                c6, s6 = math.cos(phi6), math.sin(phi6)
+                w0, w2 = v0 * c6 + v2 * s6, v2 * c6 - v0 * s6
+                phi234 = math.atan2(w2, w0 * c5 - v1 * s5)
+                c234, s234 = math.cos(phi234), math.sin(phi234)
+                u4x = u6x - (c234 * f0 + s234 * f2)
+                u4z = d2 - (-s234 * f0 + c234 * f2)
+                _planar(u4x - p[1, 0], u4z - p[1, 2], p[2, 0], p[2, 2], p[3, 0], p[3, 2], phi2, phi3)
+                for e in range(2):
+                    b = s * 4 + w * 2 + e
+                    out[j, b, 0] = phi1
+                    out[j, b, 1] = phi2[e]
+                    out[j, b, 2] = phi3[e]
+                    out[j, b, 3] = phi234 - phi2[e] - phi3[e]
+                    out[j, b, 4] = phi5
+                    out[j, b, 5] = phi6
+
+
+@njit(cache=True, nogil=True)
+def controller_rows(phi, axis_sign, sign, offset, lower, upper, near, q, valid):
+    """Canonical angles ``phi`` ``(m, k, n)`` to controller angles in ``q``, each shifted by whole turns into its limits.
+
+    ``theta = axis_sign * phi``, ``q = sign * (theta - offset)``; each joint
+    then moves by whole turns into ``[lower, upper]``, nearest ``near``
+    (``(m, n)``, or ``(1, n)`` for every pose), as
+    :func:`thermocomp.kinematics.ik.fit_limits`. A branch with a NaN angle
+    (it does not exist) is NaN throughout. ``valid`` ``(m, k)``: the branch
+    exists and every angle lies inside its limits.
+    """
+    m, k, n = phi.shape
+    two_pi = 2.0 * math.pi
+    shared = near.shape[0] == 1
+    for j in range(m):
+        r = 0 if shared else j
+        for b in range(k):
+            ok = True
+            for i in range(n):
+                x = sign[i] * (axis_sign[i] * phi[j, b, i] - offset[i])
+                if x != x:
+                    ok = False
+                    break
+                k_lo = math.ceil((lower[i] - x) / two_pi)
+                k_hi = math.floor((upper[i] - x) / two_pi)
+                if k_lo <= k_hi:
+                    x += two_pi * min(max(np.rint((near[r, i] - x) / two_pi), k_lo), k_hi)
+                q[j, b, i] = x
+                ok = ok and lower[i] <= x <= upper[i]
+            if x != x:
+                for i in range(n):
+                    q[j, b, i] = math.nan
+            valid[j, b] = ok
+
+
+@njit(cache=True, nogil=True)
+def _distance(q, i, a, r, b):
+    """``|wrap(q[i, a] - r[b])|``: joint-space distance modulo whole turns."""
+    total = 0.0
+    two_pi = 2.0 * math.pi
+    for k in range(q.shape[2]):
+        d = q[i, a, k] - r[b, k]
+        d -= two_pi * np.rint(d / two_pi)
+        total += d * d
+    return math.sqrt(total)
+
+
+@njit(cache=True, nogil=True)
+def follow_branches(q, penalty, q_start, jump):
+    """Per pose, the branch taken along the path: ``(m,)`` indices into ``q`` ``(m, k, n)``.
+
+    ``penalty`` ``(m, k)``: 0 for a branch inside the limits, a large number
+    outside them, inf where the branch does not exist (its ``q`` row holds
+    any finite numbers). Pose 0 takes the branch nearest ``q_start``; then a
+    branch is kept while it moves less than ``jump`` to the next pose (and
+    stays ranked under ``jump``), else the next pose's nearest branch is taken;
+    from a branch that does not exist, the next pose's best-ranked one.
+    Ties go to the lower index (as :func:`numpy.argmin`).
+    """
+    m, k = penalty.shape
+    choice = np.empty(m, dtype=np.int64)
+    if m == 0:
+        return choice
+    start = q_start.reshape(1, -1)
+    best, b = math.inf, 0
+    for c in range(k):
+        value = _distance(q, 0, c, start, 0) + penalty[0, c]
+        if c == 0 or value < best:
+            best, b = value, c
+    choice[0] = b
+    for i in range(m - 1):
+        nxt = q[i + 1]
+        if penalty[i, b] == math.inf:  # from a missing branch: the next pose's best-ranked
+            best, b_next = penalty[i + 1, 0], 0
+            for c in range(1, k):
+                if penalty[i + 1, c] < best:
+                    best, b_next = penalty[i + 1, c], c
+        elif _distance(q, i, b, nxt, b) + penalty[i + 1, b] < jump:
+            b_next = b
+        else:
+            best, b_next = math.inf, 0
+            for c in range(k):
+                value = _distance(q, i, b, nxt, c) + penalty[i + 1, c]
+                if c == 0 or value < best:
+                    best, b_next = value, c
+        choice[i + 1] = b_next
+        b = b_next
+    return choice
