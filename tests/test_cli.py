@@ -245,3 +245,30 @@ def test_interrupted_run_leaves_no_output(tmp_path, signame):
     assert "interrupted" in err and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "plot.png"]
     assert out.read_text() == "earlier results\n" and plot.read_bytes() == b"earlier plot"
+
+
+@pytest.mark.parametrize("module", ["numpy", "numba", "thermocomp.pipeline"])
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_signal_while_the_program_loads_exits_130_without_a_traceback(tmp_path, module, signame):
+    """The first second of a run is spent importing numpy, numba and the commands: a signal there (sent, to be
+    sure of the moment, as that import starts) ends the run as later: 130, one line, nothing written."""
+    out = tmp_path / "out.csv"
+    out.write_text("earlier results\n")
+    code = "\n".join([
+        "import os, signal, sys",
+        "def hook(event, args):",
+        f"    if event == 'import' and args[0] == {module!r} and not sent:",
+        "        sent.append(True)",
+        f"        os.kill(os.getpid(), signal.{signame})",
+        "sent = []",
+        "sys.addaudithook(hook)",
+        f"sys.argv = ['thermocomp', 'compensate', '--deformation', {str(EXAGGERATED)!r}, '--targets', "
+        f"{str(TARGETS)!r}, '--out', {str(out)!r}]",
+        "from thermocomp.cli.main import run",
+        "run()",
+    ])
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.returncode == EXIT_INTERRUPTED, proc.stderr
+    assert "interrupted" in proc.stderr and "Traceback" not in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"] and out.read_text() == "earlier results\n"

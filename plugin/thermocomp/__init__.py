@@ -5,16 +5,61 @@ robot, inverse kinematics on it for every target and minute, corrected joint
 angles. Conventions (units, frames, orientations): docs/conventions.md.
 """
 
-from thermocomp.compensation.compensate import CompensationOptions, compensate
-from thermocomp.compensation.program import Program
-from thermocomp.deformation import DeformationTable, LinearRamp, Static, deformed_model
-from thermocomp.errors import InputError, ThermocompError
-from thermocomp.kinematics.fk import fk, fk_jacobian, fk_matrix
-from thermocomp.kinematics.ik import IKOptions, IKResult, Status, solve_ik
-from thermocomp.kinematics.model import KinematicModel, nominal_model
-from thermocomp.pipeline import run_compensation
-from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
-from thermocomp.robot.chain import Chain
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from thermocomp.compensation.compensate import CompensationOptions, compensate
+    from thermocomp.compensation.program import Program
+    from thermocomp.deformation import DeformationTable, LinearRamp, Static, deformed_model
+    from thermocomp.errors import InputError, ThermocompError
+    from thermocomp.kinematics.fk import fk, fk_jacobian, fk_matrix
+    from thermocomp.kinematics.ik import IKOptions, IKResult, Status, solve_ik
+    from thermocomp.kinematics.model import KinematicModel, nominal_model
+    from thermocomp.pipeline import run_compensation
+    from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
+    from thermocomp.robot.chain import Chain
+
+#: Where each public name lives: imported on first use (PEP 562), so ``import thermocomp`` is cheap and
+#: the command line can install its signal handlers before numpy and numba load.
+_EXPORTS = {
+    "BUILTIN_ROBOTS": "thermocomp.robot.builtin",
+    "Chain": "thermocomp.robot.chain",
+    "CompensationOptions": "thermocomp.compensation.compensate",
+    "DeformationTable": "thermocomp.deformation",
+    "IKOptions": "thermocomp.kinematics.ik",
+    "IKResult": "thermocomp.kinematics.ik",
+    "InputError": "thermocomp.errors",
+    "KinematicModel": "thermocomp.kinematics.model",
+    "LinearRamp": "thermocomp.deformation",
+    "Program": "thermocomp.compensation.program",
+    "Static": "thermocomp.deformation",
+    "Status": "thermocomp.kinematics.ik",
+    "ThermocompError": "thermocomp.errors",
+    "compensate": "thermocomp.compensation.compensate",
+    "deformed_model": "thermocomp.deformation",
+    "fk": "thermocomp.kinematics.fk",
+    "fk_jacobian": "thermocomp.kinematics.fk",
+    "fk_matrix": "thermocomp.kinematics.fk",
+    "load_robot": "thermocomp.robot.builtin",
+    "nominal_model": "thermocomp.kinematics.model",
+    "run_compensation": "thermocomp.pipeline",
+    "solve_ik": "thermocomp.kinematics.ik",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'thermocomp' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __all__ = [
     "BUILTIN_ROBOTS",

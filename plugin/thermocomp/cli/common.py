@@ -18,15 +18,17 @@ from typing import NoReturn
 import numpy as np
 
 from thermocomp._typing import FloatArray
+from thermocomp.cli.exit_status import (  # noqa: F401 (every command takes them from here)
+    EXIT_FAILED_ROWS,
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+)
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import LinearRamp, Static, TimeLaw
 from thermocomp.kinematics.ik import IKOptions
 from thermocomp.robot.builtin import BUILTIN_ROBOTS, BUILTIN_VARIANTS
-
-#: Exit statuses of every command (README, "Exit status"). EXIT_FAILED_ROWS: rows that could not be
-#: compensated, or collisions flagged by ``sim --collisions``; EXIT_USAGE: an option the parser refused
-#: (sysexits' EX_USAGE; argparse's own 2 would read as EXIT_FAILED_ROWS).
-EXIT_OK, EXIT_INPUT, EXIT_FAILED_ROWS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 64, 130
 
 
 def _plain_number(text: str, kind: type) -> float | int:

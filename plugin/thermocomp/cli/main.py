@@ -16,9 +16,10 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, ArgumentParser
+# Standard library only up to main(): the signal handlers are in place before numpy, numba and the commands load.
+from thermocomp._signals import interrupt_on_termination
+from thermocomp.cli.exit_status import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from thermocomp.errors import ConfigurationError, ThermocompError
-from thermocomp.io.job import interrupt_on_termination
 
 #: Modules of the subcommands, in the order ``--help`` lists them.
 COMMANDS = (
@@ -40,6 +41,8 @@ __all__ = ["EXIT_FAILED_ROWS", "EXIT_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXI
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from thermocomp.cli.common import ArgumentParser  # imports numpy and the library
+
     parser = ArgumentParser(
         prog="thermocomp",
         description="Thermal-deformation compensation of industrial robots (seed 002 method).",
@@ -52,10 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
-    args = build_parser().parse_args(argv)
     try:
-        # SIGTERM and SIGHUP end a run as Ctrl-C does: every temporary removed, a scene restored.
+        # SIGTERM and SIGHUP end a run as Ctrl-C does: every temporary removed, a scene restored. Entered
+        # before the commands are imported (the first second of a run), so a signal then ends it the same way.
         with interrupt_on_termination():
+            args = build_parser().parse_args(argv)
             return args.handler(args)
     except (ThermocompError, ConfigurationError) as exc:
         print(f"thermocomp: error: {exc}", file=sys.stderr)

@@ -48,16 +48,14 @@ import contextlib
 import errno
 import os
 import shutil
-import signal
 import stat
-import sys
 import tempfile
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from thermocomp._signals import _TERMINATED, _termination_text, interrupt_on_termination
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 
@@ -424,65 +422,6 @@ def _keep(dest: Path) -> Path:
     except OSError:
         shutil.copy2(dest, backup)
     return backup
-
-
-@contextlib.contextmanager
-def interrupt_on_termination() -> Iterator[None]:
-    """Turn SIGTERM, SIGHUP and Ctrl-C into ``KeyboardInterrupt`` for the block, and remember them (main thread only).
-
-    A run ended with ``kill`` (or by closing its terminal) then cleans up
-    exactly as on Ctrl-C: temporaries are removed, a simulator scene is
-    restored. A second signal while that cleanup runs is ignored, so it
-    cannot cut the cleanup short (SIGKILL still ends the process).
-
-    The signal is also recorded (:data:`_TERMINATED`): a ``KeyboardInterrupt``
-    raised where Python cannot pass it on (inside a ctypes callback, such as
-    numba's compiler on a first run, a ``__del__``, a garbage-collector
-    callback) is lost, so :meth:`Job.commit` refuses to commit after any
-    recorded signal, and such a lost interrupt is not printed as an
-    "Exception ignored" traceback. Ctrl-C is taken over only where Python's
-    own handler is in place (an ignored SIGINT stays ignored).
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    numbers = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        numbers.append(signal.SIGINT)
-
-    def handler(signum: int, frame: object) -> None:
-        if _TERMINATED:
-            return
-        _TERMINATED.append(signum)
-        raise KeyboardInterrupt(_termination_text())
-
-    def unraisable(info: Any) -> None:
-        if _TERMINATED and issubclass(info.exc_type, KeyboardInterrupt):
-            return  # a recorded signal that landed where it could not be raised: Job.commit still sees it
-        previous_hook(info)
-
-    previous_hook = sys.unraisablehook
-    previous = {n: signal.signal(n, handler) for n in numbers}
-    sys.unraisablehook = unraisable
-    try:
-        yield
-    finally:
-        for n, h in previous.items():
-            signal.signal(n, h)
-        sys.unraisablehook = previous_hook
-        _TERMINATED.clear()
-
-
-#: The termination signal received inside :func:`interrupt_on_termination`, if any. The handler's
-#: ``KeyboardInterrupt`` can be lost when the signal lands inside code that swallows exceptions
-#: (a ``__del__``, a garbage-collector callback, an import): :meth:`Job.commit` reads this too, so a
-#: terminated run never gives its outputs their names, even if the work ran on to the end.
-_TERMINATED: list[int] = []
-
-
-def _termination_text() -> str:
-    """What ended the run, for the message ("" for Ctrl-C: the user knows)."""
-    return "" if _TERMINATED[0] == signal.SIGINT else f"terminated by {signal.Signals(_TERMINATED[0]).name}"
 
 
 __all__ = ["TEMPORARY_PREFIX", "Job", "interrupt_on_termination", "new_file_mode", "same_file", "temporary_beside"]
