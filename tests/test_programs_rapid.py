@@ -193,6 +193,7 @@ def test_unsupported_construct_is_named_with_its_line_and_nothing_is_written(tmp
     line = head.count("\n") + 1
     assert info.value.row == line
     assert f"{path}:{line}:5:" in str(info.value) and word in str(info.value)
+    assert str(info.value).startswith(f"{path}, line {line}, column 5: ")  # a character column, not a CSV header's
     assert not out.exists()
     # --unsupported keep: written, the construct left as it was, the report names it
     report = compensate_program("irb140", zero, path, out, program_options=ProgramOptions(unsupported="keep"))

@@ -111,6 +111,7 @@ def test_unsupported_if_is_named_and_nothing_is_written(tmp_path, capsys):
                  "--program", str(path), "--out", str(out)])
     err = capsys.readouterr().err
     assert code == EXIT_INPUT and f"{path}:3:3: if is not followed" in err and not out.exists()
+    assert f"{path}, line 3, column 3: " in err
     assert "Traceback" not in err
     code = main(["compensate", "--robot", "ur5", "--deformation", "deformations/exaggerated.csv",
                  "--program", str(path), "--out", str(out), "--unsupported", "keep"])

@@ -26,13 +26,14 @@ class InputError(ThermocompError):
     row
         1-based line number in the file (the header is line 1), if known.
     column
-        Column name (or 1-based index) in the file, if known.
+        Column name (a CSV header cell, shown quoted) or 1-based character
+        column (an int, as in a program's text), if known.
     """
 
     message: str
     path: str | None = None
     row: int | None = None
-    column: str | None = None
+    column: str | int | None = None
 
     def __post_init__(self) -> None:
         super().__init__(str(self))
@@ -44,7 +45,7 @@ class InputError(ThermocompError):
         if self.row is not None:
             where.append(f"line {self.row}")
         if self.column is not None:
-            where.append(f"column {self.column!r}")
+            where.append(f"column {self.column}" if isinstance(self.column, int) else f"column {self.column!r}")
         prefix = ", ".join(where)
         return f"{prefix}: {self.message}" if prefix else self.message
 

@@ -500,7 +500,7 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
         raise InputError(f"{len(prog.unsupported)} construct(s) cannot be followed exactly:\n{listed}\n"
                          "Nothing was written. Rerun with --unsupported keep to leave them as written "
                          "(their motions are then not compensated).", path=prog.path, row=first.line,
-                         column=str(first.column))
+                         column=first.column)
     points = prog.points
     if not points:
         raise InputError("no motion to compensate was found (the entry routine runs none)", path=prog.path)
