@@ -12,13 +12,15 @@ every parameterless ``PROC`` that no other routine calls, in file order):
 ``MoveL``, ``MoveJ``, ``MoveC`` and ``MoveAbsJ`` with named or inline
 targets, ``\\WObj``, the tool argument, ``\\V``, ``\\T``; ``Offs(...)`` and
 ``RelTool(...)`` evaluated; ``WaitTime``; ``VelSet``; calls of the module's
-parameterless ``PROC``s. Instructions that neither move the robot nor
+``PROC``s, arguments bound to parameters (:meth:`_Walker.bind_arguments`;
+one written text serves every call: :meth:`_Walker.drop_clashing_calls`). Instructions that neither move the robot nor
 branch (``SetDO``, ``TPWrite``, ``ConfL``, ``AccSet``, ...) are passed over.
 What cannot be followed exactly is an *unsupported* finding with its line
 and column: conditions, loops, ``GOTO``, interrupts (``CONNECT``), searches
 and other motion instructions (``SearchL``, ``TriggL``, ``ArcL``, ...),
-program displacement, calls of routines outside the module or with
-arguments, and data changed at run time that a motion reads.
+program displacement, calls of routines outside the module, a routine's
+text that two calls need written differently, and data changed at run time
+that a motion reads.
 
 Units: RAPID writes mm, degrees and quaternions ``[q1, q2, q3, q4] = (w,
 x, y, z)``; everything returned is SI (docs/conventions.md).
@@ -306,6 +308,9 @@ class _Walker:
         self.velset = (100.0, float("inf"))  # VelSet override [%], max TCP speed [mm/s]
         self.direct_refs: set[int] = set()  # name tokens that are a followed motion's point
         self._cache: dict = {}
+        self._scopes: list[dict[str, _Data]] = []  # every call's scope stays alive: the cache keys them by id
+        self._in_call: dict[int, tuple[str, Tree]] = {}  # id of a motion run by a call with arguments: that call
+        self._passed: dict[int, tuple[Tree, str]] = {}  # a call's argument naming data: its routine and parameter
         self._matches: dict[int, list[re.Match]] = {}  # statements of each MOVES token, by its offset
         self._newlines: np.ndarray | None = None
 
@@ -344,12 +349,32 @@ class _Walker:
         )
 
     def finish_points(self, tree: Tree) -> tuple:
+        """The steps, each point's text where it is written (:meth:`_finish_points`), clashing calls' motions left out.
+
+        Motions left as written (:meth:`drop_clashing_calls`) must keep
+        reading their declarations' old values: their uses no longer count as
+        followed, and the texts are decided again (at most once more per
+        routine with such a clash).
+        """
+        unfollowed: set[int] = set()
+        while True:
+            steps = self._finish_points(tree, unfollowed)
+            kept = self.drop_clashing_calls(steps)
+            ids = {id(step) for step in kept}
+            dropped = {p.argument.start for step in steps if isinstance(step, Motion) and id(step) not in ids
+                       for p in step.points} - unfollowed
+            if not dropped:
+                self.note_left_as_written(steps, kept)
+                return tuple(kept)
+            unfollowed |= dropped
+
+    def _finish_points(self, tree: Tree, unfollowed: set[int]) -> list[Motion | Wait]:
         """A declaration is rewritten only if every use of its name in the module is a followed motion's point
         (an ``Offs(p10, ...)`` elsewhere, or a motion left as written, must keep reading the old value)."""
         declared = {p.name.lower() for step in self.steps if isinstance(step, Motion) for p in step.points
                     if p.name and p.text != p.argument}
         if not declared:  # every target inline (a CAM program): nothing to check
-            return tuple(self.steps)
+            return list(self.steps)
         uses: dict[str, set[int]] = {}
         for node in tree.find_data("name"):
             token = node.children[0]
@@ -361,14 +386,36 @@ class _Walker:
                     value = m.group(part)
                     if value is not None and value[0] != "[":
                         uses.setdefault(value.lower(), set()).add(token.start_pos + m.start(part))
+        direct = self._direct_through_calls(uses, unfollowed)
         steps = []
         for step in self.steps:
             if isinstance(step, Motion):
-                points = tuple(p if not p.name or p.text == p.argument or uses.get(p.name.lower(), set()) <= self.direct_refs
+                points = tuple(p if not p.name or p.text == p.argument or uses.get(p.name.lower(), set()) <= direct
                                else dataclasses.replace(p, text=p.argument) for p in step.points)
                 step = dataclasses.replace(step, points=points)
             steps.append(step)
-        return tuple(steps)
+        return steps
+
+    def _direct_through_calls(self, uses: dict[str, set[int]], unfollowed: set[int]) -> set[int]:
+        """:attr:`direct_refs` and the call arguments that pass data on to a parameter used only as motion points.
+
+        A target passed to ``PROC pick(robtarget p)`` and used there only as
+        ``MoveL p, ...`` can still be written in its declaration; a parameter
+        used otherwise too (``Offs(p, ...)``, passed on further and used so)
+        keeps the argument from counting as such a use.
+        """
+        direct = self.direct_refs - unfollowed
+        changed = True
+        while changed:  # a parameter passed on to a further call counts once that call's argument does
+            changed = False
+            for at, (routine, param) in self._passed.items():
+                if at in direct:
+                    continue
+                span = span_of(routine)
+                if {u for u in uses.get(param, ()) if span.start <= u < span.end} <= direct:
+                    direct.add(at)
+                    changed = True
+        return direct
 
     @staticmethod
     def _routine_name(routine: Tree) -> str:
@@ -588,8 +635,8 @@ class _Walker:
         return positional, optional
 
     # ----- statements
-    def run_routine(self, routine: Tree, depth: int) -> None:
-        local: dict[str, _Data] = {}
+    def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data] | None = None) -> None:
+        local = {} if local is None else local
         body = next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
         self.run_body(body, local, depth)
 
@@ -644,6 +691,102 @@ class _Walker:
             }.get(kind, kind)
             raise _Unsupported(f"{construct} is not followed (its outcome or count is not known before running)",
                                statement)
+
+    def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data], statement: Tree
+                       ) -> dict[str, _Data]:
+        """The scope a call of ``routine`` starts with: each parameter bound to its argument.
+
+        An argument that names data passes that data on (a target then stays
+        written in its declaration); any other is evaluated in the caller's
+        scope (it is then written where the routine uses the parameter). A
+        switch or an optional parameter left out binds nothing that can be
+        evaluated. RAPID's own checks (number of arguments, names of optional
+        ones, types) are errors naming the call.
+        """
+        params = [c for c in next((c for c in routine.children if isinstance(c, Tree) and c.data == "params"),
+                                  Tree("params", [])).children]
+        positional, optional = self.split_args(call_args)
+        name = self._routine_name(routine)
+        required, optional_params = [], {}
+        for param in params:
+            names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
+            if any(isinstance(c, Tree) and c.data == "dims" for c in param.children):
+                raise _Unsupported(f"{name}'s array parameter {names[1]} is not followed", statement)
+            if self.text[:span_of(param).start].rstrip().endswith("\\") or self.text[span_of(param).start] == "\\":
+                optional_params[str(names[1]).lower()] = names
+            else:
+                required.append(names)
+        if len(positional) != len(required):
+            raise self.error(f"{name} takes {len(required)} argument(s) "
+                             f"({', '.join(str(n[1]) for n in required) or 'none'}), got {len(positional)}", statement)
+        unknown = sorted(set(optional) - set(optional_params))
+        if unknown:
+            raise self.error(f"{name} has no optional parameter \\{unknown[0]}", statement)
+        scope: dict[str, _Data] = {}
+        for (type_token, param_token), node in zip(required, positional):
+            scope[str(param_token).lower()] = self._argument(routine, str(type_token).lower(), param_token, node, local)
+        for key, (type_token, param_token) in optional_params.items():
+            node = optional.get(key)
+            value = None if node is None else self._argument(routine, str(type_token).lower(), param_token, node, local)
+            scope[key] = value or _Data(str(type_token).lower(), None, None, str(param_token), param_token)
+        self._scopes.append(scope)
+        return scope
+
+    def _argument(self, routine: Tree, dtype: str, param: Token, node: Tree | Token, local: dict[str, _Data]
+                  ) -> _Data:
+        if isinstance(node, Tree) and node.data == "name":
+            data = self.lookup(node.children[0], local)
+            self._passed[node.children[0].start_pos] = (routine, str(param).lower())
+            if data.type != dtype and dtype in RECORDS:
+                raise self.error(f"parameter {param} is a {dtype}, got {node.children[0]}, a {data.type}", node)
+            return data
+        return _Data(dtype, self.evaluate_as(node, local, dtype) if dtype in RECORDS else self.evaluate(node, local),
+                     None, str(param), param)
+
+    def drop_clashing_calls(self, steps: list[Motion | Wait]) -> list[Motion | Wait]:
+        """``steps`` (:meth:`finish_points`' final ones) less the motions whose written text calls disagree on.
+
+        A target written inside a routine called with arguments (its own
+        inline or ``Offs`` text, or the parameter itself where the target
+        cannot go back to its declaration) is one text for every call. Where
+        two calls need different targets (or tools) there, the later call is
+        named as unsupported, and every motion writing that text stays as
+        written, the earlier calls' too: no call runs another's correction.
+        """
+        if not self._in_call:
+            return steps
+        seen: dict[tuple[int, int], np.ndarray] = {}
+        frozen: set[tuple[int, int]] = set()
+        for old, new in zip(self.steps, steps):
+            call = self._in_call.get(id(old))
+            if call is None or not isinstance(new, Motion):
+                continue
+            for point in new.points:
+                if point.text != point.argument:
+                    continue  # written in its declaration: the caller's own target
+                key = (point.text.start, point.text.end)
+                value = np.concatenate([np.ravel(point.q if point.T_world_tcp is None else point.T_world_tcp),
+                                        np.ravel(point.T_flange_tcp)])
+                if not np.array_equal(seen.setdefault(key, value), value):
+                    frozen.add(key)
+                    if any(f.line == span_of(call[1]).line for f in self.unsupported):
+                        continue  # one finding a call
+                    self.unsupported_at(f"{new.instruction} at line {new.statement.line} needs another target on "
+                                        f"this call of {call[0]} than on an earlier one: one written target cannot "
+                                        "serve every call", call[1])
+        if not frozen:
+            return steps
+        return [step for step in steps
+                if not (isinstance(step, Motion) and any((p.text.start, p.text.end) in frozen for p in step.points))]
+
+    def note_left_as_written(self, steps: list[Motion | Wait], kept: list[Motion | Wait]) -> None:
+        if len(kept) == len(steps):
+            return
+        ids = {id(step) for step in kept}
+        for step in steps:
+            if isinstance(step, Motion) and id(step) not in ids:
+                self.notes.append(Finding(f"{step.instruction} stays as written: the calls of its routine need "
+                                          "different targets there", step.statement.line, step.statement.column))
 
     def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """A FOR loop with constant bounds, unrolled: its body runs once per value of the counter.
@@ -703,12 +846,16 @@ class _Walker:
                 raise self.error("VelSet: expected Override [%] and Max [mm/s]", statement)
             self.velset = (self._number(positional[0], local), self._number(positional[1], local))
         elif key in self.procs:
-            if call_args is not None:
-                raise _Unsupported(f"call of {name} with arguments is not followed", statement)
             if depth > 32:
                 raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
+            routine = self.procs[key]
+            scope = self.bind_arguments(routine, call_args, local, statement)
             self.visited.add(key)
-            self.run_routine(self.procs[key], depth + 1)
+            first = len(self.steps)
+            self.run_routine(routine, depth + 1, scope)
+            if scope:
+                for step in self.steps[first:]:  # the outermost call with arguments is the one named
+                    self._in_call[id(step)] = (name, statement)
         elif key in UNSUPPORTED_INSTRUCTIONS:
             raise _Unsupported(f"{name} is not followed (thermocomp compensates MoveL, MoveJ, MoveC and MoveAbsJ)",
                                statement)

@@ -158,7 +158,23 @@ def place_values(points: list[Point], values: list[str | None], path: str, *, at
             value = got.pop()
             if value is not None:  # None: unchanged, and the declaration keeps the old value
                 edits.append(Edit(a_start, a_end, value))
+    _check_each_point_runs_its_value(points, values, edits, path)
     return edits
+
+
+def _check_each_point_runs_its_value(points: list[Point], values: list[str | None], edits: list[Edit], path: str
+                                     ) -> None:
+    """What every point will run after ``edits`` is its own value: else a :func:`_conflict` naming it.
+
+    The rules above decide per declaration; an argument shared by points of
+    several declarations (a routine's parameter, called with different
+    targets) could otherwise be written for one and run by all.
+    """
+    at = {(e.start, e.end): e.new for e in edits}
+    for point, value in zip(points, values):
+        runs = at.get((point.argument.start, point.argument.end), at.get((point.text.start, point.text.end)))
+        if runs != value:
+            raise _conflict(point.argument, path)
 
 
 def _conflict(span: Span, path: str) -> InputError:

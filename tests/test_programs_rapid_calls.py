@@ -1,0 +1,168 @@
+"""RAPID routines called with arguments (``PROC pick(robtarget p, PERS tooldata t)``): followed per call.
+
+Each call binds its arguments: a target passed by name is written back in
+its declaration (when the routine uses the parameter only as a motion's
+point), any other argument is evaluated in the caller and written where the
+routine uses it. One written text serves every call: a routine whose own
+text would need another target on another call is named with the call's
+line (and with ``--unsupported keep`` all of those motions stay as written).
+The written programs are checked by reading the text back and running the
+deformed robot's FK on what the controller would do with it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from program_builders import random_configurations, robtarget_text
+from test_programs_rapid import controller_joints, small_table
+
+from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
+from thermocomp.compensation.compensate import CompensationOptions
+from thermocomp.deformation.timelaw import Static
+from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import transform
+from thermocomp.kinematics.confdata import confdata_from_q
+from thermocomp.programs import ProgramOptions, compensate_program, read_program
+from thermocomp.tolerances import IK_POSITION_TOL
+
+TOOL = "  PERS tooldata grip := [TRUE,[[0,0,120],[1,0,0,0]],[1,[0,0,50],[1,0,0,0],0,0,0]];\n"
+T_GRIP = transform(np.eye(3), [0.0, 0.0, 0.120])
+
+
+def _module(chain, rng, main: str, routines: str, names: str = "abc"):
+    """Targets ``names`` at random configurations (poses known), the tool ``grip``, ``main`` and ``routines``."""
+    q = random_configurations(chain, rng, len(names))
+    R, p = fk(nominal_model(chain), q)
+    T = transform(R, p) @ T_GRIP
+    cf = confdata_from_q(nominal_model(chain), q)
+    decl = "".join(f"  CONST robtarget {n}:=" + robtarget_text(T[i], cf[i]) + ";\n" for i, n in enumerate(names))
+    src = "MODULE m\n" + decl + TOOL + "  PROC main()\n" + main + "  ENDPROC\n" + routines + "ENDMODULE\n"
+    return src, dict(zip(names, T))
+
+
+PICK = "  PROC pick(robtarget p, PERS tooldata t)\n    MoveL p, v100, fine, t;\n  ENDPROC\n"
+
+
+def _reached(chain, table, path):
+    """World TCP poses the warm robot reaches running the written program (its points in order)."""
+    written = read_program(path)
+    q, status = controller_joints(chain, written)
+    assert np.all(status == 0)
+    R, p = fk(deformed_model(chain, table, 1.0), q)
+    return transform(R, p) @ np.stack([pt.T_flange_tcp for pt in written.points])
+
+
+def test_each_call_binds_its_own_targets_and_tool(tmp_path, rng):
+    chain = load_robot("irb140")
+    src, T = _module(chain, rng, "    pick a, grip;\n    pick b, grip;\n    MoveJ c, v100, fine, grip;\n"
+                                 "    pick c, grip;\n", PICK)
+    path = tmp_path / "p.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    got = np.stack([pt.T_world_tcp for pt in prog.points])
+    np.testing.assert_allclose(got, np.stack([T["a"], T["b"], T["c"], T["c"]]), atol=1e-12)
+    assert all(np.allclose(pt.T_flange_tcp, T_GRIP) for pt in prog.points)
+    # zero table: byte-identical; a warm table: each declaration written back, the routine untouched
+    out = tmp_path / "p_out.mod"
+    compensate_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    assert out.read_text() == src
+    table = small_table(rng)
+    compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
+    text = out.read_text()
+    assert text[text.index("  PROC main()"):] == src[src.index("  PROC main()"):]
+    reached = _reached(chain, table, out)
+    want = np.stack([T["a"], T["b"], T["c"], T["c"]])
+    assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
+
+
+def test_an_expression_argument_is_written_where_the_routine_uses_it(tmp_path, rng):
+    """``pick Offs(a, 0, 0, 20), grip``: the routine's ``p`` holds that call's corrected target."""
+    chain = load_robot("irb140")
+    src, T = _module(chain, rng, "    pick Offs(a, 0, 0, 20), grip;\n    MoveJ b, v100, fine, grip;\n", PICK)
+    path = tmp_path / "p.mod"
+    path.write_text(src)
+    table = small_table(rng)
+    out = tmp_path / "p_out.mod"
+    compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
+    assert "    MoveL [[" in out.read_text()  # written at the routine's use of p
+    want = T["a"].copy()
+    want[2, 3] += 0.020
+    reached = _reached(chain, table, out)
+    assert np.linalg.norm(reached[0, :3, 3] - want[:3, 3]) < 1e-6 + 10 * IK_POSITION_TOL
+
+
+APPROACH = ("  PROC pick(robtarget p, PERS tooldata t)\n    MoveL Offs(p, 0, 0, 50), v500, z10, t;\n"
+            "    MoveL p, v100, fine, t;\n  ENDPROC\n")
+
+
+def test_a_routine_whose_own_text_needs_another_target_per_call_is_named_at_the_call(tmp_path, rng):
+    """``Offs(p, ...)`` inside the routine is one text; two calls with two targets need two: refused at the
+    second call; kept as written on request (the calls' approach motions both, so no call runs the other's)."""
+    chain = load_robot("irb140")
+    src, T = _module(chain, rng, "    pick a, grip;\n    pick b, grip;\n    MoveJ c, v100, fine, grip;\n", APPROACH)
+    path = tmp_path / "p.mod"
+    path.write_text(src)
+    out = tmp_path / "p_out.mod"
+    with pytest.raises(InputError) as info:
+        compensate_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()))
+    line = src.splitlines().index("    pick b, grip;") + 1
+    assert info.value.row == line and "another target on this call of pick" in str(info.value)
+    assert not out.exists()
+    report = compensate_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()),
+                                program_options=ProgramOptions(unsupported="keep"))
+    text = out.read_text()
+    assert text[text.index("  PROC main()"):] == src[src.index("  PROC main()"):]  # pick's motions as written
+    assert text != src and text.count("CONST robtarget") == 3  # c written back in its declaration
+    for name in "ab":  # the calls read a and b as written
+        line = next(x for x in src.splitlines() if x.startswith(f"  CONST robtarget {name}:="))
+        assert line in text.splitlines()
+    assert len(report.unsupported) == 1 and len(report.summary.status_counts) > 0
+    assert sum(report.summary.status_counts.values()) == 1  # only MoveJ c was compensated
+
+
+def test_the_same_target_on_every_call_is_followed_offsets_included(tmp_path, rng):
+    chain = load_robot("irb140")
+    src, T = _module(chain, rng, "    pick a, grip;\n    MoveJ b, v100, fine, grip;\n    pick a, grip;\n", APPROACH)
+    path = tmp_path / "p.mod"
+    path.write_text(src)
+    table = small_table(rng)
+    out = tmp_path / "p_out.mod"
+    compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
+    above = T["a"].copy()
+    above[2, 3] += 0.050
+    want = np.stack([above, T["a"], T["b"], above, T["a"]])
+    reached = _reached(chain, table, out)
+    assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
+
+
+@pytest.mark.parametrize(("call", "words"), [
+    ("    pick a;\n", "takes 2 argument(s)"),
+    ("    pick a, grip, grip;\n", "takes 2 argument(s)"),
+    ("    pick a, grip \\Speed:=v100;\n", "no optional parameter"),
+    ("    pick grip, a;\n", "parameter p is a robtarget"),
+])
+def test_a_call_the_controller_would_refuse_is_an_error_at_its_line(tmp_path, rng, call, words):
+    chain = load_robot("irb140")
+    src, _ = _module(chain, rng, call, PICK)
+    path = tmp_path / "p.mod"
+    path.write_text(src)
+    with pytest.raises(InputError) as info:
+        read_program(path)
+    assert info.value.row == src.splitlines().index(call.rstrip("\n")) + 1 and words in str(info.value)
+
+
+def test_joint_output_of_one_routine_for_two_targets_is_refused_not_mixed_up(tmp_path, rng):
+    """``--program-output joints`` must write a jointtarget at the routine's ``p``: one text, two calls with two
+    targets: refused naming the line (never one call's joints run by the other)."""
+    chain = load_robot("irb140")
+    src, _ = _module(chain, rng, "    pick a, grip;\n    pick b, grip;\n", PICK)
+    path = tmp_path / "p.mod"
+    path.write_text(src)
+    out = tmp_path / "p_out.mod"
+    with pytest.raises(InputError) as info:
+        compensate_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()),
+                           program_options=ProgramOptions(output="joints"))
+    assert info.value.row == src.splitlines().index("    MoveL p, v100, fine, t;") + 1
+    assert not out.exists()
