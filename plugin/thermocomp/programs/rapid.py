@@ -13,7 +13,7 @@ every parameterless ``PROC`` that no other routine calls, in file order):
 targets, ``\\WObj``, the tool argument, ``\\V``, ``\\T``; ``Offs(...)`` and
 ``RelTool(...)`` evaluated; ``WaitTime``; ``VelSet``; calls of the module's
 ``PROC``s, arguments bound to parameters (:meth:`_Walker.bind_arguments`;
-one written text serves every call: :meth:`_Walker.drop_clashing_calls`). Instructions that neither move the robot nor
+one written text serves every call: :mod:`thermocomp.programs.calls`). Instructions that neither move the robot nor
 branch (``SetDO``, ``TPWrite``, ``ConfL``, ``AccSet``, ...) are passed over.
 What cannot be followed exactly is an *unsupported* finding with its line
 and column: conditions, loops, ``GOTO``, interrupts (``CONNECT``), searches
@@ -46,6 +46,7 @@ from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
 from thermocomp.io.files import read_input_bytes
+from thermocomp.programs import calls
 from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     CIRCULAR,
@@ -309,8 +310,8 @@ class _Walker:
         self.direct_refs: set[int] = set()  # name tokens that are a followed motion's point
         self._cache: dict = {}
         self._scopes: list[dict[str, _Data]] = []  # every call's scope stays alive: the cache keys them by id
-        self._in_call: dict[int, tuple[str, Tree]] = {}  # id of a motion run by a call with arguments: that call
-        self._passed: dict[int, tuple[Tree, str]] = {}  # a call's argument naming data: its routine and parameter
+        self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
+        self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming data: its routine and parameter
         self._matches: dict[int, list[re.Match]] = {}  # statements of each MOVES token, by its offset
         self._newlines: np.ndarray | None = None
 
@@ -349,24 +350,9 @@ class _Walker:
         )
 
     def finish_points(self, tree: Tree) -> tuple:
-        """The steps, each point's text where it is written (:meth:`_finish_points`), clashing calls' motions left out.
-
-        Motions left as written (:meth:`drop_clashing_calls`) must keep
-        reading their declarations' old values: their uses no longer count as
-        followed, and the texts are decided again (at most once more per
-        routine with such a clash).
-        """
-        unfollowed: set[int] = set()
-        while True:
-            steps = self._finish_points(tree, unfollowed)
-            kept = self.drop_clashing_calls(steps)
-            ids = {id(step) for step in kept}
-            dropped = {p.argument.start for step in steps if isinstance(step, Motion) and id(step) not in ids
-                       for p in step.points} - unfollowed
-            if not dropped:
-                self.note_left_as_written(steps, kept)
-                return tuple(kept)
-            unfollowed |= dropped
+        """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`)."""
+        return tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), self._in_call,
+                                  self.unsupported, self.notes))
 
     def _finish_points(self, tree: Tree, unfollowed: set[int]) -> list[Motion | Wait]:
         """A declaration is rewritten only if every use of its name in the module is a followed motion's point
@@ -386,7 +372,7 @@ class _Walker:
                     value = m.group(part)
                     if value is not None and value[0] != "[":
                         uses.setdefault(value.lower(), set()).add(token.start_pos + m.start(part))
-        direct = self._direct_through_calls(uses, unfollowed)
+        direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         steps = []
         for step in self.steps:
             if isinstance(step, Motion):
@@ -395,27 +381,6 @@ class _Walker:
                 step = dataclasses.replace(step, points=points)
             steps.append(step)
         return steps
-
-    def _direct_through_calls(self, uses: dict[str, set[int]], unfollowed: set[int]) -> set[int]:
-        """:attr:`direct_refs` and the call arguments that pass data on to a parameter used only as motion points.
-
-        A target passed to ``PROC pick(robtarget p)`` and used there only as
-        ``MoveL p, ...`` can still be written in its declaration; a parameter
-        used otherwise too (``Offs(p, ...)``, passed on further and used so)
-        keeps the argument from counting as such a use.
-        """
-        direct = self.direct_refs - unfollowed
-        changed = True
-        while changed:  # a parameter passed on to a further call counts once that call's argument does
-            changed = False
-            for at, (routine, param) in self._passed.items():
-                if at in direct:
-                    continue
-                span = span_of(routine)
-                if {u for u in uses.get(param, ()) if span.start <= u < span.end} <= direct:
-                    direct.add(at)
-                    changed = True
-        return direct
 
     @staticmethod
     def _routine_name(routine: Tree) -> str:
@@ -736,57 +701,12 @@ class _Walker:
                   ) -> _Data:
         if isinstance(node, Tree) and node.data == "name":
             data = self.lookup(node.children[0], local)
-            self._passed[node.children[0].start_pos] = (routine, str(param).lower())
+            self._passed[node.children[0].start_pos] = (span_of(routine), str(param).lower())
             if data.type != dtype and dtype in RECORDS:
                 raise self.error(f"parameter {param} is a {dtype}, got {node.children[0]}, a {data.type}", node)
             return data
         return _Data(dtype, self.evaluate_as(node, local, dtype) if dtype in RECORDS else self.evaluate(node, local),
                      None, str(param), param)
-
-    def drop_clashing_calls(self, steps: list[Motion | Wait]) -> list[Motion | Wait]:
-        """``steps`` (:meth:`finish_points`' final ones) less the motions whose written text calls disagree on.
-
-        A target written inside a routine called with arguments (its own
-        inline or ``Offs`` text, or the parameter itself where the target
-        cannot go back to its declaration) is one text for every call. Where
-        two calls need different targets (or tools) there, the later call is
-        named as unsupported, and every motion writing that text stays as
-        written, the earlier calls' too: no call runs another's correction.
-        """
-        if not self._in_call:
-            return steps
-        seen: dict[tuple[int, int], np.ndarray] = {}
-        frozen: set[tuple[int, int]] = set()
-        for old, new in zip(self.steps, steps):
-            call = self._in_call.get(id(old))
-            if call is None or not isinstance(new, Motion):
-                continue
-            for point in new.points:
-                if point.text != point.argument:
-                    continue  # written in its declaration: the caller's own target
-                key = (point.text.start, point.text.end)
-                value = np.concatenate([np.ravel(point.q if point.T_world_tcp is None else point.T_world_tcp),
-                                        np.ravel(point.T_flange_tcp)])
-                if not np.array_equal(seen.setdefault(key, value), value):
-                    frozen.add(key)
-                    if any(f.line == span_of(call[1]).line for f in self.unsupported):
-                        continue  # one finding a call
-                    self.unsupported_at(f"{new.instruction} at line {new.statement.line} needs another target on "
-                                        f"this call of {call[0]} than on an earlier one: one written target cannot "
-                                        "serve every call", call[1])
-        if not frozen:
-            return steps
-        return [step for step in steps
-                if not (isinstance(step, Motion) and any((p.text.start, p.text.end) in frozen for p in step.points))]
-
-    def note_left_as_written(self, steps: list[Motion | Wait], kept: list[Motion | Wait]) -> None:
-        if len(kept) == len(steps):
-            return
-        ids = {id(step) for step in kept}
-        for step in steps:
-            if isinstance(step, Motion) and id(step) not in ids:
-                self.notes.append(Finding(f"{step.instruction} stays as written: the calls of its routine need "
-                                          "different targets there", step.statement.line, step.statement.column))
 
     def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """A FOR loop with constant bounds, unrolled: its body runs once per value of the counter.
@@ -855,7 +775,7 @@ class _Walker:
             self.run_routine(routine, depth + 1, scope)
             if scope:
                 for step in self.steps[first:]:  # the outermost call with arguments is the one named
-                    self._in_call[id(step)] = (name, statement)
+                    self._in_call[id(step)] = (name, span_of(statement))
         elif key in UNSUPPORTED_INSTRUCTIONS:
             raise _Unsupported(f"{name} is not followed (thermocomp compensates MoveL, MoveJ, MoveC and MoveAbsJ)",
                                statement)

@@ -12,15 +12,17 @@ function when there are any besides definitions; else the file's only — or
 last — top-level function): ``movej``, ``movel``, ``movep``, ``movec`` with
 poses, joint lists, pose variables and ``get_inverse_kin(pose,
 qnear=...)``; ``pose_trans``, ``pose_add``, ``pose_inv`` of known values;
-``set_tcp``; ``sleep``; calls of the file's parameterless functions;
+``set_tcp``; ``sleep``; calls of the file's functions, arguments bound to
+parameters (:meth:`_Walker.bind_arguments`; one written text serves every
+call: :mod:`thermocomp.programs.calls`);
 ``while True`` / ``while (True)`` (PolyScope's "loop forever": one pass is
 one cycle); a thread that never moves the robot (PolyScope's step counter).
 Calls that neither move the robot nor branch (``set_payload``,
 ``set_gravity``, ``set_tool_voltage``, ``textmsg``, ...) are kept as they are.
 Unsupported, with line and column: ``if``, other loops, ``return``/``break``,
 threads that move the robot, force mode, ``speedj``/``servoj``, calls of
-functions not in the file or with arguments, and variables whose value at a
-motion is not known.
+functions not in the file, a function's text that two calls need written
+differently, and variables whose value at a motion is not known.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import invert_transform, matrix_from_rotvec, rotvec_from_matrix, transform
 from thermocomp.io.files import read_input_bytes
+from thermocomp.programs import calls
 from thermocomp.programs.model import (
     CIRCULAR,
     JOINT,
@@ -174,6 +177,8 @@ class _Walker:
         self.visited: set[str] = set()
         self.loop_noted = False
         self.direct_refs: set[int] = set()
+        self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
+        self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming a variable: function, parameter
 
     def error(self, message: str, where) -> InputError:
         line, column = _line_col(where)
@@ -230,6 +235,10 @@ class _Walker:
         return isinstance(st.children[-1], Tree) and st.children[-1].data in ("pose", "list", "number")
 
     def finish_points(self) -> list:
+        """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`)."""
+        return calls.finish(self.steps, self._finish_points, self._in_call, self.unsupported, self.notes)
+
+    def _finish_points(self, unfollowed: set[int]) -> list:
         """A variable's literal is rewritten only if every use of the name in the file is a motion's point."""
         uses: dict[str, set[int]] = {}
         assigned = {id(a.children[-2]) for a in self.tree.find_data("assign")}  # ``x = ...``: not a use of x
@@ -238,10 +247,11 @@ class _Walker:
                 continue
             token = node.children[0]
             uses.setdefault(str(token), set()).add(token.start_pos)
+        direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         steps = []
         for step in self.steps:
             if isinstance(step, Motion):
-                points = tuple(p if not p.name or uses.get(p.name, set()) <= self.direct_refs
+                points = tuple(p if not p.name or uses.get(p.name, set()) <= direct
                                else replace(p, text=p.argument) for p in step.points)
                 step = replace(step, points=points)
             steps.append(step)
@@ -430,12 +440,16 @@ class _Walker:
                 raise self.error("set_tcp: expected one pose", call)
             self.tool = self._pose(args[0], local).T
         elif name in self.functions:
-            if args or kwargs:
-                raise _Unsupported(f"call of {name} with arguments is not followed", call)
             if depth > 32:
                 raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", call)
+            function = self.functions[name]
+            scope = self.bind_arguments(function, args, kwargs, local, call)
             self.visited.add(name)
-            self.run_body(self._body(self.functions[name]), {}, depth + 1)
+            first = len(self.steps)
+            self.run_body(self._body(function), scope, depth + 1)
+            if scope:
+                for step in self.steps[first:]:  # the outermost call with arguments is the one named
+                    self._in_call[id(step)] = (name, span_of(call))
         elif name in UNSUPPORTED_CALLS:
             raise _Unsupported(f"{name} is not followed (thermocomp compensates movej, movel, movep, movec)", call)
         elif name.startswith(PASSIVE_PREFIXES):
@@ -443,6 +457,47 @@ class _Walker:
         else:
             raise _Unsupported(f"{name} is neither a function of this script nor one thermocomp knows "
                                "(it could move the robot)", call)
+
+    def bind_arguments(self, function: Tree, args: list, kwargs: dict, local: dict, call: Tree) -> dict:
+        """The local scope a call of ``function`` starts with: each parameter bound to its argument.
+
+        Positional arguments, then keyword ones, then the parameter's default
+        (a constant of the definition). An argument naming a variable passes
+        that variable on (a target literal then stays written where it was
+        given); any other is evaluated in the caller. URScript's own checks
+        (too many arguments, an unknown or repeated keyword, a parameter
+        without value) are errors naming the call.
+        """
+        params = next((c for c in function.children if isinstance(c, Tree) and c.data == "params"), None)
+        defined = [] if params is None else [(str(p.children[0]), p.children[1] if len(p.children) > 1 else None)
+                                             for p in params.children]
+        name, names = str(function.children[0]), [n for n, _ in defined]
+        if len(args) > len(defined):
+            raise self.error(f"{name} takes {len(defined)} argument(s) ({', '.join(names) or 'none'}), "
+                             f"got {len(args)}", call)
+        unknown = sorted(set(kwargs) - set(names))
+        if unknown:
+            raise self.error(f"{name} has no parameter {unknown[0]}", call)
+        scope: dict[str, _Binding] = {}
+        for i, (param, default) in enumerate(defined):
+            if i < len(args):
+                if param in kwargs:
+                    raise self.error(f"{name}: parameter {param} is given twice", call)
+                scope[param] = self._argument(function, param, args[i], local)
+            elif param in kwargs:
+                scope[param] = self._argument(function, param, kwargs[param], local)
+            elif default is not None:
+                scope[param] = _Binding(self.evaluate(default, {}), None, param)
+            else:
+                raise self.error(f"{name}: no value for parameter {param}", call)
+        return scope
+
+    def _argument(self, function: Tree, param: str, node, local: dict) -> _Binding:
+        if isinstance(node, Tree) and node.data == "name":
+            binding = self.lookup(node.children[0], local)
+            self._passed[node.children[0].start_pos] = (span_of(function), param)
+            return binding
+        return _Binding(self.evaluate(node, local), None, param)
 
     def run_motion(self, call: Tree, name: str, args: list, kwargs: dict, local: dict) -> None:
         kind, n_points, a_default, v_default = MOTIONS[name]

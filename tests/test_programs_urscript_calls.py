@@ -1,0 +1,120 @@
+"""URScript functions called with arguments (``def pick(pose, v=0.1):``): followed per call, as in RAPID.
+
+The rules are those of tests/test_programs_rapid_calls.py (thermocomp.programs.calls): a pose variable
+passed by name is written back where it was given when the function uses the parameter only as a
+motion's target; a text inside the function that two calls need written differently is named at the
+later call. Written scripts are checked by reading them back and running the warm UR5's FK on the joints
+the controller takes (IK nearest the program's own joints).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from program_builders import random_configurations, ur_pose_text
+
+from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
+from thermocomp.compensation.compensate import CompensationOptions
+from thermocomp.deformation.timelaw import Static
+from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import transform
+from thermocomp.kinematics.ik import solve_ik
+from thermocomp.programs import ProgramOptions, compensate_program, read_program
+from thermocomp.tolerances import IK_POSITION_TOL
+
+TCP = transform(np.eye(3), [0.0, 0.0, 0.15])
+
+
+def small_table(rng):
+    return DeformationTable.from_mm_deg(np.hstack([rng.uniform(-0.3, 0.3, (6, 3)), rng.uniform(-0.03, 0.03, (6, 3))]))
+
+
+def _script(rng, main: str, functions: str):
+    """Pose variables a, b, c (poses known, joints q), the TCP, the functions, then ``main``'s lines."""
+    chain = load_robot("ur5")
+    q = random_configurations(chain, rng, 3)
+    R, p = fk(nominal_model(chain), q)
+    T = transform(R, p) @ TCP
+    head = "def prog():\n  set_tcp(p[0, 0, 0.15, 0, 0, 0])\n" + "".join(
+        f"  global {n} = {ur_pose_text(T[i])}\n" for i, n in enumerate("abc"))
+    return head + functions + main + "end\n", dict(zip("abc", T)), dict(zip("abc", q))
+
+
+PICK = "  def pick(pose, speed=0.1):\n    movel(pose, a=1.2, v=speed)\n  end\n"
+APPROACH = ("  def pick(pose):\n    movel(pose_trans(pose, p[0, 0, -0.05, 0, 0, 0]), a=1.2, v=0.25)\n"
+            "    movel(pose, a=0.5, v=0.05)\n  end\n")
+
+
+def _reached(table, out, q_near):
+    chain = load_robot("ur5")
+    written = read_program(out)
+    T = np.stack([pt.T_world_tcp @ np.linalg.inv(pt.T_flange_tcp) for pt in written.points])
+    result = solve_ik(nominal_model(chain), T[:, :3, :3], T[:, :3, 3], q_near)
+    R, p = fk(deformed_model(chain, table, 1.0), result.q)
+    return transform(R, p) @ TCP
+
+
+def test_each_call_binds_its_own_pose_positional_keyword_or_default(tmp_path, rng):
+    src, T, q = _script(rng, "  pick(a)\n  pick(b, speed=0.2)\n  pick(pose=c)\n", PICK)
+    path = tmp_path / "p.script"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    np.testing.assert_allclose(np.stack([pt.T_world_tcp for pt in prog.points]), np.stack([T["a"], T["b"], T["c"]]),
+                               atol=1e-9)
+    out = tmp_path / "p_out.script"
+    compensate_program("ur5", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    assert out.read_text() == src
+    table = small_table(rng)
+    compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    text = out.read_text()
+    assert text[text.index("  def pick"):] == src[src.index("  def pick"):]  # the variables were written back
+    reached = _reached(table, out, np.stack([q["a"], q["b"], q["c"]]))
+    want = np.stack([T["a"], T["b"], T["c"]])
+    assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
+
+
+def test_a_function_text_that_two_calls_need_differently_is_named_at_the_later_call(tmp_path, rng):
+    src, T, q = _script(rng, "  pick(a)\n  pick(b)\n  movej(c, a=1.0, v=1.0)\n", APPROACH)
+    path = tmp_path / "p.script"
+    path.write_text(src)
+    out = tmp_path / "p_out.script"
+    with pytest.raises(InputError) as info:
+        compensate_program("ur5", small_table(rng), path, out, options=CompensationOptions(time_law=Static()))
+    assert info.value.row == src.splitlines().index("  pick(b)") + 1 and not out.exists()
+    report = compensate_program("ur5", small_table(rng), path, out, options=CompensationOptions(time_law=Static()),
+                                program_options=ProgramOptions(unsupported="keep"))
+    text = out.read_text()
+    assert text[text.index("  def pick"):text.index("  pick(a)")] == src[src.index("  def pick"):src.index("  pick(a)")]
+    for name in "ab":  # the calls still read a and b as given
+        line = next(x for x in src.splitlines() if x.startswith(f"  global {name} = "))
+        assert line in text.splitlines()
+    assert sum(report.summary.status_counts.values()) == 1  # only movej(c) compensated
+
+
+def test_one_call_writes_the_function_text_for_it(tmp_path, rng):
+    src, T, q = _script(rng, "  pick(a)\n", APPROACH)
+    path = tmp_path / "p.script"
+    path.write_text(src)
+    table = small_table(rng)
+    out = tmp_path / "p_out.script"
+    compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    above = T["a"] @ transform(np.eye(3), [0.0, 0.0, -0.05])
+    reached = _reached(table, out, np.stack([q["a"], q["a"]]))
+    want = np.stack([above, T["a"]])
+    assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
+
+
+@pytest.mark.parametrize(("call", "words"), [
+    ("  pick(a, 0.1, 3)\n", "takes 2 argument(s)"),
+    ("  pick(a, acc=1)\n", "no parameter acc"),
+    ("  pick(a, pose=b)\n", "given twice"),
+    ("  pick()\n", "no value for parameter pose"),
+])
+def test_a_call_the_controller_would_refuse_is_an_error_at_its_line(tmp_path, rng, call, words):
+    src, _, _ = _script(rng, call, PICK)
+    path = tmp_path / "p.script"
+    path.write_text(src)
+    with pytest.raises(InputError) as info:
+        read_program(path)
+    assert info.value.row == src.splitlines().index(call.rstrip("\n")) + 1 and words in str(info.value)
