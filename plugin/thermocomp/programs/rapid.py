@@ -798,9 +798,8 @@ class _Walker:
         if len(positional) != n_points + 3:
             raise self.error(f"{name_token}: expected {n_points + 3} arguments (point(s), speed, zone, tool), "
                              f"got {len(positional)}", statement)
-        for opt in ("corr", "tload"):
-            if opt in optional:
-                raise _Unsupported(f"{name_token} \\{opt.capitalize()} is not followed", statement)
+        if "corr" in optional:  # a sensor's path correction, known only while running (\TLoad, \Inpos: no effect)
+            raise _Unsupported(f"{name_token} \\Corr is not followed", statement)
         T_flange_tcp = self.frame(positional[n_points + 2], local, "tooldata")
         wobj_node = optional.get("wobj")
         T_world_frame = np.eye(4) if wobj_node is None else self.frame(wobj_node, local, "wobjdata")
