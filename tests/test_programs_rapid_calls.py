@@ -166,3 +166,25 @@ def test_joint_output_of_one_routine_for_two_targets_is_refused_not_mixed_up(tmp
                            program_options=ProgramOptions(output="joints"))
     assert info.value.row == src.splitlines().index("    MoveL p, v100, fine, t;") + 1
     assert not out.exists()
+
+
+def test_data_a_statement_not_followed_may_change_is_not_known_after_it(tmp_path, rng):
+    """``p := ...`` inside an IF (not followed) or inside a routine given ``p`` by reference: a later motion to p
+    cannot be compensated from p's declared value (it would be silently wrong with --unsupported keep)."""
+    chain = load_robot("irb140")
+    src, T = _module(chain, rng, "    MoveJ a, v100, fine, grip;\n    IF reg1 > 0 THEN\n      a := Offs(b, 0, 0, 10);\n"
+                                 "    ENDIF\n    MoveL a, v100, fine, grip;\n    shift b;\n    MoveL b, v100, fine, grip;\n"
+                                 "    MoveL c, v100, fine, grip;\n",
+                     "  PROC shift(INOUT robtarget x)\n    x := Offs(x, 0, 0, 5);\n  ENDPROC\n")
+    src = src.replace("MODULE m\n", "MODULE m\n  VAR num reg1 := 0;\n").replace("CONST robtarget a", "VAR robtarget a") \
+        .replace("CONST robtarget b", "VAR robtarget b")
+    path = tmp_path / "p.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    lines = src.splitlines()
+    found = {f.line: f.message for f in prog.unsupported}
+    assert found.keys() == {lines.index("    IF reg1 > 0 THEN") + 1, lines.index("    MoveL a, v100, fine, grip;") + 1,
+                            lines.index("    MoveL b, v100, fine, grip;") + 1}
+    assert "a is changed at run time" in found[lines.index("    MoveL a, v100, fine, grip;") + 1]
+    assert "b is changed at run time" in found[lines.index("    MoveL b, v100, fine, grip;") + 1]
+    np.testing.assert_allclose([p.T_world_tcp for p in prog.points], [T["a"], T["c"]], atol=1e-12)

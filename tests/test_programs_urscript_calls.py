@@ -118,3 +118,22 @@ def test_a_call_the_controller_would_refuse_is_an_error_at_its_line(tmp_path, rn
     with pytest.raises(InputError) as info:
         read_program(path)
     assert info.value.row == src.splitlines().index(call.rstrip("\n")) + 1 and words in str(info.value)
+
+
+def test_a_variable_an_unfollowed_statement_may_change_is_not_known_after_it(tmp_path, rng):
+    """An assignment inside an ``if`` (not followed), or to one element of a joint list: a later motion to that
+    variable cannot be compensated from its earlier value (silently wrong with --unsupported keep)."""
+    src, T, q = _script(rng, "  movel(a, a=1.0, v=0.1)\n  if get_digital_in(0):\n    a = b\n  end\n"
+                             "  movel(a, a=1.0, v=0.1)\n  global j = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0]\n"
+                             "  movej(j, a=1.0, v=1.0)\n  j[0] = 0.5\n  movej(j, a=1.0, v=1.0)\n"
+                             "  movel(c, a=1.0, v=0.1)\n", "")
+    path = tmp_path / "p.script"
+    path.write_text(src)
+    prog = read_program(path)
+    lines = src.splitlines()
+    found = {f.line: f.message for f in prog.unsupported}
+    second = lines.index("  movel(a, a=1.0, v=0.1)", lines.index("  movel(a, a=1.0, v=0.1)") + 1) + 1
+    assert found.keys() == {lines.index("  if get_digital_in(0):") + 1, second, len(lines) - 2}
+    assert "value of a is not known" in found[second]
+    assert "value of j is not known" in found[len(lines) - 2]
+    assert [m.instruction for m in prog.motions] == ["movel", "movej", "movel"]

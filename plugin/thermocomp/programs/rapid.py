@@ -612,6 +612,35 @@ class _Walker:
             except _Unsupported as exc:
                 self.unsupported_at(exc.message, exc.where)
                 self.note_skipped_motions(statement)
+                if isinstance(statement, Tree):  # what it may change is not known after it
+                    for node in statement.iter_subtrees():
+                        self.record_change(node, local)
+
+    def record_change(self, statement: Tree, local: dict[str, _Data]) -> None:
+        """The datum ``statement`` changes (an assignment, ``Incr``/``Add``/...) is changed at run time from now on.
+
+        A parameter bound to the caller's data changes that data too (RAPID
+        passes ``VAR``/``PERS``/``INOUT`` arguments by reference; a plain one
+        is taken the same way, to be safe): its name is recorded as well.
+        """
+        if statement.data == "assign":
+            root = statement.children[0]
+            while isinstance(root, Tree) and root.data in ("component", "index"):
+                root = root.children[0]
+            token = root.children[0] if isinstance(root, Tree) else root
+        elif statement.data == "call" and isinstance(statement.children[0], Token) \
+                and str(statement.children[0]).lower() in _MUTATING and len(statement.children) > 1:
+            positional, _ = self.split_args(statement.children[1])
+            if not (positional and isinstance(positional[0], Tree) and positional[0].data == "name"):
+                return
+            token = positional[0].children[0]
+        else:
+            return
+        key = str(token).lower()
+        self.assigned.setdefault(key, statement)
+        bound = local.get(key)
+        if bound is not None:
+            self.assigned.setdefault(bound.name.lower(), statement)
 
     def note_skipped_motions(self, statement: Tree) -> None:
         if not isinstance(statement, Tree):
@@ -634,11 +663,7 @@ class _Walker:
         if kind == "data_decl":
             self.declare(statement, local)
         elif kind == "assign":
-            root = statement.children[0]
-            while isinstance(root, Tree) and root.data in ("component", "index"):
-                root = root.children[0]
-            token = root.children[0] if isinstance(root, Tree) else root
-            self.assigned.setdefault(str(token).lower(), statement)
+            self.record_change(statement, local)
         elif kind == "call":
             self.run_call(statement, local, depth)
         elif kind == "moves":
@@ -783,10 +808,7 @@ class _Walker:
             line, column = _location(statement)
             self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", line, column))
         elif key in PASSIVE_INSTRUCTIONS:
-            if key in _MUTATING and call_args is not None:
-                positional, _ = self.split_args(call_args)
-                if positional and isinstance(positional[0], Tree) and positional[0].data == "name":
-                    self.assigned.setdefault(str(positional[0].children[0]).lower(), statement)
+            self.record_change(statement, local)
         else:
             raise _Unsupported(f"{name} is neither a routine of this module nor an instruction thermocomp knows "
                                "(a routine of another module could move the robot)", statement)

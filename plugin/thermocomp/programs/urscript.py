@@ -272,6 +272,8 @@ class _Walker:
                         l2, c2 = _line_col(call)
                         self.notes.append(Finding(f"{call.children[0]} inside an unsupported construct stays as "
                                                   "written", l2, c2))
+                for assignment in st.find_data("assign"):  # what it may change is not known after it
+                    self.forget(assignment, local)
 
     def run_statement(self, st: Tree, local: dict, depth: int) -> None:
         kind = st.data
@@ -312,7 +314,8 @@ class _Walker:
         scope_global = any(isinstance(c, Token) and c.type == "GLOBAL" for c in st.children)
         target, expr = children
         if not (isinstance(target, Tree) and target.data == "name"):
-            return  # an element of a list changed: any later read of it is not known
+            self.forget(st, local)  # an element of a list changed: any later read of it is not known
+            return
         name = str(target.children[0])
         try:
             value = self.evaluate(expr, local)
@@ -324,6 +327,22 @@ class _Walker:
             self.globals[name] = binding
         else:
             local[name] = binding  # at the top level ``local`` is the globals
+
+    def forget(self, st: Tree, local: dict) -> None:
+        """The variable an assignment that was not run may have changed: its value is no longer known."""
+        children = [c for c in st.children if not (isinstance(c, Token) and c.type in ("GLOBAL", "LOCAL"))]
+        target = children[0]
+        while isinstance(target, Tree) and target.data == "index":
+            target = target.children[0]
+        if not (isinstance(target, Tree) and target.data == "name"):
+            return
+        name = str(target.children[0])
+        binding = _Binding(None, None, name)
+        if any(isinstance(c, Token) and c.type == "GLOBAL" for c in st.children) or (
+                name not in local and name in self.globals):
+            self.globals[name] = binding
+        else:
+            local[name] = binding
 
     def lookup(self, token: Token, local: dict) -> _Binding:
         name = str(token)
