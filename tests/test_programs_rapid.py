@@ -398,6 +398,8 @@ MODULE MainModule(NOSTEPIN)
         ConfJ \\Off;
         ConfL \\On;
         AccSet 100, 100;
+        SpeedRefresh 80;
+        PathAccLim TRUE \\AccMax:=4, TRUE \\DecelMax:=4;
         GripLoad load1;
         Path_10;
         WaitTime \\InPos, 0.5;

@@ -188,3 +188,74 @@ def test_data_a_statement_not_followed_may_change_is_not_known_after_it(tmp_path
     assert "a is changed at run time" in found[lines.index("    MoveL a, v100, fine, grip;") + 1]
     assert "b is changed at run time" in found[lines.index("    MoveL b, v100, fine, grip;") + 1]
     np.testing.assert_allclose([p.T_world_tcp for p in prog.points], [T["a"], T["c"]], atol=1e-12)
+
+
+def _pallet(chain, rng):
+    """A palletizing module: pick, three places in a robtarget array, two homes in a jointtarget array."""
+    q = random_configurations(chain, rng, 6)
+    R, p = fk(nominal_model(chain), q)
+    T = transform(R, p) @ T_GRIP
+    cf = confdata_from_q(nominal_model(chain), q)
+    places = ",\n".join("        " + robtarget_text(T[i], cf[i]) for i in (1, 2, 3)).replace(",\n", ", ! first\n", 1)
+    homes = ",".join(f"[[{','.join(f'{x:.6f}' for x in np.degrees(q[i]))}],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]]"
+                     for i in (4, 5))
+    src = ("MODULE pallet\n" + TOOL + "  CONST robtarget pick:=" + robtarget_text(T[0], cf[0]) + ";\n"
+           "  CONST robtarget place{3}:=[\n" + places + "];\n  CONST jointtarget homes{2}:=[" + homes + "];\n"
+           "  PROC main()\n    MoveAbsJ homes{1}, v1000, z50, grip;\n    FOR i FROM 1 TO 3 DO\n"
+           "      MoveJ pick, v1000, z50, grip;\n      MoveL place{i}, v500, fine, grip;\n    ENDFOR\n"
+           "    MoveAbsJ homes{2}, v1000, fine, grip;\n  ENDPROC\nENDMODULE\n")
+    return src, T, np.radians(np.round(np.degrees(q), 6))
+
+
+def test_arrays_of_targets_are_followed_element_by_element(tmp_path, rng):
+    """``place{i}`` in a FOR loop reads element i; the compensated program writes each element back in place."""
+    chain = load_robot("irb140")
+    src, T, q = _pallet(chain, rng)
+    path = tmp_path / "pallet.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    assert len(prog.points) == 8
+    np.testing.assert_allclose(prog.points[0].q, q[4], atol=1e-12)
+    np.testing.assert_allclose(prog.points[7].q, q[5], atol=1e-12)
+    got = np.stack([pt.T_world_tcp for pt in prog.points[1:7]])
+    np.testing.assert_allclose(got, T[[0, 1, 0, 2, 0, 3]], atol=1e-12)
+    out = tmp_path / "pallet_out.mod"
+    compensate_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    assert out.read_text() == src
+    table = small_table(rng)
+    compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
+    text = out.read_text()
+    assert text[text.index("  PROC main()"):] == src[src.index("  PROC main()"):] and "]], ! first\n" in text
+    written = read_program(out)
+    q_ctrl, status = controller_joints(chain, written)
+    assert np.all(status == 0)
+    R, p = fk(deformed_model(chain, table, 1.0), q_ctrl)
+    reached = transform(R, p) @ np.stack([pt.T_flange_tcp for pt in written.points])
+    want = np.concatenate([fk_tcp(chain, q[4])[None], T[[0, 1, 0, 2, 0, 3]], fk_tcp(chain, q[5])[None]])
+    assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
+
+
+def fk_tcp(chain, q):
+    R, p = fk(nominal_model(chain), q)
+    return transform(R, p) @ T_GRIP
+
+
+@pytest.mark.parametrize(("change", "words", "error"), [
+    (("MoveL place{i}", "MoveL place{i + 1}"), "index 4 outside place{1..3}", True),
+    (("CONST robtarget place{3}", "CONST robtarget place{4}"), "expected 4 elements", True),
+    (("MoveL place{i}", "MoveL Offs(place{i}, 0, 0, 10 * i)"), "FOR counter i", False),
+    (("MoveAbsJ homes{1}", "MoveAbsJ homes{1, 1}"), "named one-dimensional array", False),
+])
+def test_an_array_use_it_cannot_follow_is_named_with_its_line(tmp_path, rng, change, words, error):
+    chain = load_robot("irb140")
+    src, _, _ = _pallet(chain, rng)
+    src = src.replace(*change)
+    path = tmp_path / "pallet.mod"
+    path.write_text(src)
+    if error:
+        with pytest.raises(InputError, match=words.replace("{", r"\{").replace("}", r"\}").replace(".", r"\.")):
+            read_program(path)
+    else:
+        prog = read_program(path)
+        assert len(prog.unsupported) == 1 and words in prog.unsupported[0].message

@@ -10,11 +10,12 @@ Windows line ends.
 What is followed, in order, from the entry routine (``main``; without one,
 every parameterless ``PROC`` that no other routine calls, in file order):
 ``MoveL``, ``MoveJ``, ``MoveC`` and ``MoveAbsJ`` with named or inline
-targets, ``\\WObj``, the tool argument, ``\\V``, ``\\T``; ``Offs(...)`` and
+targets or elements of one-dimensional arrays (``place{i}``, written back
+element by element), ``\\WObj``, the tool argument, ``\\V``, ``\\T``; ``Offs(...)`` and
 ``RelTool(...)`` evaluated; ``WaitTime``; ``VelSet``; calls of the module's
 ``PROC``s, arguments bound to parameters (:meth:`_Walker.bind_arguments`;
-one written text serves every call: :mod:`thermocomp.programs.calls`). Instructions that neither move the robot nor
-branch (``SetDO``, ``TPWrite``, ``ConfL``, ``AccSet``, ...) are passed over.
+one written text serves every call: :mod:`thermocomp.programs.calls`).
+Instructions that neither move the robot nor branch (``SetDO``, ``TPWrite``, ``ConfL``, ``AccSet``, ...) are passed over.
 What cannot be followed exactly is an *unsupported* finding with its line
 and column: conditions, loops, ``GOTO``, interrupts (``CONNECT``), searches
 and other motion instructions (``SearchL``, ``TriggL``, ``ArcL``, ...),
@@ -136,7 +137,7 @@ PASSIVE_INSTRUCTIONS = frozenset(s.lower() for s in (
     "ClkStart", "ClkStop", "ClkReset", "PathResol", "SoftAct", "SoftDeact", "StopMove", "StartMove", "PDispOff",
     "EOffsOff", "CorrClear", "CorrDiscon", "IDelete", "ISleep", "IWatch", "IDisable", "IEnable", "Load",
     "MechUnitLoad", "TriggIO", "TriggEquip", "TriggInt", "TriggSpeed", "SetDataSearch", "WaitLoad", "UnLoad",
-    "Comment", "MotionSup", "WaitRob",
+    "Comment", "MotionSup", "WaitRob", "SpeedRefresh", "PathAccLim", "WorldAccLim",
 ))
 
 #: Instructions that wait for something thermocomp cannot time.
@@ -418,17 +419,71 @@ class _Walker:
         dtype = str(type_token).lower()
         value_node = next((c for c in decl.children[decl.children.index(name_token) + 1:]
                            if isinstance(c, (Tree, Token)) and not (isinstance(c, Tree) and c.data == "dims")), None)
-        is_array = any(isinstance(c, Tree) and c.data == "dims" for c in decl.children)
+        dims = next((c for c in decl.children if isinstance(c, Tree) and c.data == "dims"), None)
+        is_array = dims is not None
         value: object = None
-        if value_node is not None and not is_array:
+        if value_node is not None:
             try:
                 value = self.evaluate(value_node, scope if scope is not self.module_data else None)
+                if is_array:
+                    value = self.array_value(value, dims, dtype, str(name_token), value_node)
             except _Unsupported:
                 value = None  # an initial value that cannot be evaluated: any use of it is unsupported
-            if value is not None and dtype in RECORDS:
+            if value is not None and dtype in RECORDS and not is_array:
                 self.check_record(value, dtype, value_node)
         scope[str(name_token).lower()] = _Data(dtype if not is_array else dtype + "{}", value, value_node,
                                                str(name_token), name_token)
+
+    def array_value(self, value: object, dims: Tree, dtype: str, name: str, where: Tree | Token) -> list:
+        """The elements of a one-dimensional array's initial value, each checked as ``dtype``.
+
+        More dimensions are :class:`_Unsupported` (any use of the array then is).
+        """
+        if len(dims.children) != 1:
+            raise _Unsupported(f"{name}: an array of {len(dims.children)} dimensions is not followed", dims)
+        size = self._number(dims.children[0], None)
+        if not isinstance(value, list) or len(value) != size:
+            raise self.error(f"{name}{{{size:g}}}: expected {size:g} elements, got {_describe(value)}", where)
+        for item in value:
+            self.check_record(item, dtype, where)
+        return value
+
+    def element(self, node: Tree, local) -> tuple[_Data, int]:
+        """The array datum and the 0-based element of ``name{i}`` (RAPID counts from 1)."""
+        if not (isinstance(node.children[0], Tree) and node.children[0].data == "name") or len(node.children) != 2:
+            raise _Unsupported("an index into anything but a named one-dimensional array is not followed", node)
+        data = self.lookup(node.children[0].children[0], local)
+        if not data.type.endswith("{}") or not isinstance(data.value, list):
+            raise _Unsupported(f"{data.name} is not an array of known values", node)
+        i = self._number(node.children[1], local)
+        if i != int(i) or not 1 <= i <= len(data.value):
+            raise self.error(f"index {i:g} outside {data.name}{{1..{len(data.value)}}}", node)
+        return data, int(i) - 1
+
+    def element_span(self, value_node: Tree | Token, i: int) -> tuple[int, int]:
+        """Start and end offsets of element ``i`` of an array's declared value."""
+        if isinstance(value_node, Tree) and value_node.data == "aggregate":
+            s = span_of(value_node.children[i])
+            return s.start, s.end
+        s = span_of(value_node)  # one NUMBERS token: numbers, brackets, commas and whitespace only
+        depth, starts, ends = 0, [], []
+        for k, c in enumerate(self.text[s.start:s.end]):
+            if c == "[":
+                depth += 1
+                if depth == 1:
+                    starts.append(k + 1)
+            elif c == "]":
+                if depth == 1:
+                    ends.append(k)
+                depth -= 1
+            elif c == "," and depth == 1:
+                ends.append(k)
+                starts.append(k + 1)
+        text = self.text[s.start:s.end]
+        a, b = starts[i], ends[i]
+        a += len(text[a:b]) - len(text[a:b].lstrip())
+        b -= len(text[a:b]) - len(text[a:b].rstrip())
+        return s.start + a, s.start + b
 
     def check_record(self, value: object, dtype: str, where: Tree | Token) -> None:
         """``value`` has the shape of RAPID type ``dtype``; else an :class:`InputError` at ``where``."""
@@ -502,6 +557,9 @@ class _Walker:
                 raise _Unsupported(f"component {node.children[1]} of a {btype or 'value of unknown type'}", node)
             i = names.index(field_name)
             return base[i], fields[i][1]  # type: ignore[index]
+        if kind == "index":
+            data, i = self.element(node, local)
+            return data.value[i], data.type[:-2]  # type: ignore[index]
         if kind == "func_call":
             return self.call_function(node, local)
         raise _Unsupported(f"cannot evaluate this expression ({kind})", node)
@@ -1026,23 +1084,40 @@ class _Walker:
         value = self.evaluate_as(node, local, dtype)
         text_node: Tree | Token = node
         name = ""
+        element: tuple[int, int] | None = None  # the element of an array declaration that is the text
         if isinstance(node, Tree) and node.data == "name":
             data = self.lookup(node.children[0], local)
             name = data.name
             self.direct_refs.add(node.children[0].start_pos)
             if isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers"):
                 text_node = data.node
+        elif isinstance(node, Tree) and node.data == "index":
+            data, i = self.element(node, local)
+            name = data.name
+            self.direct_refs.add(node.children[0].children[0].start_pos)
+            if isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers"):
+                element = self.element_span(data.node, i)
+                if isinstance(data.node, Tree) and data.node.data == "aggregate":
+                    text_node = data.node.children[i]
         extax_text = ""
-        if isinstance(text_node, Tree) and text_node.data == "aggregate":
+        if element is not None and text_node is node:  # an element inside one NUMBERS token
+            whole = self.text[element[0]:element[1]]
+            extax_text = whole[whole.rfind("["):whole.rfind("]")].rstrip()
+        elif isinstance(text_node, Tree) and text_node.data == "aggregate":
             extax_node = text_node.children[-1]
             extax_text = self.text[span_of(extax_node).start:span_of(extax_node).end]
         elif isinstance(text_node, Tree) and text_node.data == "numbers":
             whole = str(text_node.children[0])
             extax_text = whole[whole.rfind("["):whole.rfind("]")].rstrip()
+        if element is not None and text_node is node:
+            (line,), (column,) = self.lines_columns([element[0]])
+            text_span = Span(element[0], element[1], line, column)
+        else:
+            text_span = span_of(text_node)
         if kind == ABSOLUTE_JOINT:
             q = np.radians(np.asarray(value[0], dtype=float))  # type: ignore[index]
             return Point(T_world_tcp=None, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, q=q, confdata=None,
-                         text=span_of(text_node), argument=span_of(node), extax=extax_text, name=name)
+                         text=text_span, argument=span_of(node), extax=extax_text, name=name)
         quat = np.asarray(value[1], dtype=float)  # type: ignore[index]
         if abs(np.linalg.norm(quat) - 1.0) > QUAT_NORM_TOL:
             raise self.error(f"robtarget orientation: expected a unit quaternion [q1, q2, q3, q4], "
@@ -1052,7 +1127,7 @@ class _Walker:
             raise self.error(f"robtarget confdata: expected integers with cfx in 0..7, got {cf}", text_node)
         T_frame_tcp = _T_from_pose(value[:2])  # type: ignore[index]
         return Point(T_world_tcp=T_world_frame @ T_frame_tcp, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp,
-                     q=None, confdata=tuple(int(c) for c in cf), text=span_of(text_node), argument=span_of(node),
+                     q=None, confdata=tuple(int(c) for c in cf), text=text_span, argument=span_of(node),
                      extax=extax_text, name=name)
 
 
