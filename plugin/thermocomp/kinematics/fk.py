@@ -119,8 +119,9 @@ def fk(model: KinematicModel, q: ArrayLike) -> tuple[FloatArray, FloatArray]:
     return R, p
 
 
-#: :func:`fk` of a batch of this many rows or more runs compiled
-#: (:func:`thermocomp.kinematics.newton_kernel.fk_rows`, the same products in the same order).
+#: :func:`fk` and :func:`fk_jacobian` of a batch of this many rows or more run compiled
+#: (:func:`thermocomp.kinematics.newton_kernel.fk_rows` and ``fk_jacobian_rows``, the same products in the
+#: same order).
 COMPILED_FK_MIN_ROWS = 1000
 
 
@@ -155,8 +156,21 @@ def fk_jacobian(model: KinematicModel, q: ArrayLike) -> tuple[FloatArray, FloatA
         Rows 0-2: TCP linear velocity in the world frame [m/rad];
         rows 3-5: angular velocity in the world frame [rad/rad].
     """
+    q = np.asarray(q, dtype=float)
+    if q.ndim == 2 and q.shape[0] >= COMPILED_FK_MIN_ROWS and model.batch_shape in ((), q.shape[:1]):
+        return _fk_jacobian_compiled(model, q)
     R, p, (origins, axes) = _walk(model, q, jacobian=True)
     return R, p, _jacobian(model.chain, p, origins, axes)
+
+
+def _fk_jacobian_compiled(model: KinematicModel, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    from thermocomp.kinematics.ik import compiled_model_arguments
+    from thermocomp.kinematics.newton_kernel import fk_jacobian_rows
+
+    m, n = q.shape
+    R, p, J = np.empty((m, 3, 3)), np.empty((m, 3)), np.empty((m, 6, n))
+    fk_jacobian_rows(*compiled_model_arguments(model), np.ascontiguousarray(q), R, p, J)
+    return R, p, J
 
 
 def joint_frames(model: KinematicModel, q: ArrayLike) -> tuple[FloatArray, FloatArray]:

@@ -258,6 +258,25 @@ def fk_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, pri
                   offset, q, R_out, p_out, blk * m // blocks, (blk + 1) * m // blocks)
 
 
+@njit(cache=True, parallel=True, nogil=True)
+def fk_jacobian_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign,
+                     offset, q, R_out, p_out, J_out):
+    """TCP pose and geometric Jacobian of every row of ``q`` ``(m, n)`` (model arrays as :func:`newton_rows`):
+    ``R_out`` ``(m, 3, 3)``, ``p_out`` ``(m, 3)``, ``J_out`` ``(m, 6, n)`` (as :func:`_fk_jacobian`)."""
+    m, n = q.shape
+    blocks = min(m, 64)
+    per_row = p_joint.shape[0] > 1
+    for blk in prange(blocks):
+        origins = np.empty((n, 3))
+        axes = np.empty((n, 3))
+        rot = np.empty((3, 3))
+        tmp = np.empty((3, 3))
+        for r in range(blk * m // blocks, (blk + 1) * m // blocks):
+            b = r if per_row else 0
+            _fk_jacobian(R_base[b], p_base[b], R_joint[b], p_joint[b], nominal, R_tool[b], p_tool[b], axis, principal,
+                         principal_sign, sign, offset, q[r], R_out[r], p_out[r], J_out[r], origins, axes, rot, tmp)
+
+
 @njit(cache=True)
 def _fk_block(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign, offset,
               q, R_out, p_out, start, stop):

@@ -306,28 +306,29 @@ class PointPoses:
     T_world_flange: FloatArray  # (m, 4, 4)
     q_given: FloatArray  # (m, n), nan where the point is Cartesian
     is_joint: np.ndarray  # (m,)
+    T_flange_tcp: FloatArray  # (m, 4, 4): each point's tool
 
 
 def point_poses(chain: Chain, points: tuple[Point, ...]) -> PointPoses:
     """The TCP and flange targets of ``points``; joint targets through the nominal FK with their tool."""
     m, n = len(points), chain.n_joints
-    is_joint = np.array([p.is_joint for p in points], dtype=bool)
+    is_joint = np.array([p.q is not None for p in points], dtype=bool)
     q_given = np.full((m, n), np.nan)
     T_flange_tcp = np.stack([p.T_flange_tcp for p in points]) if m else np.zeros((0, 4, 4))
     T_world_tcp = np.empty((m, 4, 4))
-    for i, p in enumerate(points):
-        if p.is_joint:
-            if p.q.shape != (n,):
-                raise InputError(f"a joint target of {p.q.shape[0]} joints, {chain.name} has {n}",
-                                 row=p.argument.line)
-            q_given[i] = p.q
-        else:
-            T_world_tcp[i] = chain.T_world_base @ p.T_world_tcp  # the program's world is the robot base
+    for i in np.flatnonzero(is_joint).tolist():
+        p = points[i]
+        if p.q.shape != (n,):
+            raise InputError(f"a joint target of {p.q.shape[0]} joints, {chain.name} has {n}", row=p.argument.line)
+        q_given[i] = p.q
+    cartesian = np.flatnonzero(~is_joint)
+    if cartesian.size:  # the program's world is the robot base
+        T_world_tcp[cartesian] = chain.T_world_base @ np.stack([points[i].T_world_tcp for i in cartesian.tolist()])
     if np.any(is_joint):
         R, pos = fk(nominal_model(chain), q_given[is_joint])
         T_world_tcp[is_joint] = transform(R, pos) @ T_flange_tcp[is_joint]
     T_world_flange = T_world_tcp @ invert_transform(T_flange_tcp)
-    return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint)
+    return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint, T_flange_tcp)
 
 
 def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPoses,
@@ -652,8 +653,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     points = prog.points
     R_f, p_f = fk(nominal, q)
     # in the program's world frame, the robot base (docs/conventions.md)
-    T_world_tcp_filtered = invert_transform(chain.T_world_base) @ transform(R_f, p_f) @ np.stack(
-        [p.T_flange_tcp for p in points])
+    T_world_tcp_filtered = invert_transform(chain.T_world_base) @ transform(R_f, p_f) @ poses.T_flange_tcp
     conf = confdata_from_q(nominal, q) if prog.language == "rapid" and chain.n_joints == 6 else None
     rapid = prog.language == "rapid"
     m = len(points)
@@ -697,9 +697,8 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             quat = quat_wxyz_from_matrix(T_frame[:, :3, :3])
             shown = np.hstack([T_frame[:, :3, 3] * 1e3, quat])
             texts = w.format_singles(shown)
-            conf_rows = conf[pw].tolist()
-            for k, i in enumerate(pw.tolist()):
-                values[i] = w.rapid_robtarget_text(texts[k], conf_rows[k], points[i].extax)
+            for i, v in zip(pw.tolist(), w.rapid_robtarget_texts(texts, conf[pw], [points[i].extax for i in pw.tolist()])):
+                values[i] = v
             back = w.stored_singles(shown)
             R_back = matrix_from_quat_wxyz(back[:, 3:])
             p_back = back[:, :3] * 1e-3
@@ -713,7 +712,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             p_back = back[:, :3]
         error_position.append(float(np.linalg.norm(p_back - T_frame[:, :3, 3], axis=1).max()))
         error_angle.append(float(rotation_angle(R_back @ np.swapaxes(T_frame[:, :3, :3], -1, -2)).max()))
-    at_argument = [bool(output == "joints" and not points[i].is_joint) for i in range(m)]
+    at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
     edits: list[w.Edit] = []
     if output == "joints":
         first = 0
@@ -727,7 +726,8 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
              if output == "joints" and mo.kind == CIRCULAR}
     # a joint target replaces the whole argument (UR: get_inverse_kin(pose, qnear=...) becomes the joint list)
     placed = [replace(p, argument=p.whole_argument, text=p.whole_argument)
-              if at_argument[i] and p.whole_argument is not None else p for i, p in enumerate(points)]
+              if at_argument[i] and p.whole_argument is not None else p for i, p in enumerate(points)] \
+        if output == "joints" else list(points)
     point_edits = w.place_values(placed, values, prog.path, at_argument=at_argument)
     point_edits = [e for e in point_edits if not any(a <= e.start and e.end <= b for a, b in whole)]
     if whole:

@@ -28,7 +28,7 @@ import numpy as np
 
 from thermocomp._typing import FloatArray
 from thermocomp.geometry.rotations import matrix_from_rotvec, rotation_angle, rotvec_from_matrix
-from thermocomp.kinematics.fk import fk_jacobian
+from thermocomp.kinematics.fk import fk, fk_jacobian
 from thermocomp.kinematics.ik import Status, sigma_min_lower_bound, solve_ik
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.programs.model import ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram
@@ -82,8 +82,8 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     k, m, n = q_versions.shape
     ok = status == Status.CONVERGED
     # corrected TCP poses of the nominal model (what the controller is given in the filtered form)
-    R_all, p_all = fk_jacobian(model, q_versions.reshape(k * m, n))[:2]
-    T_flange_tcp = np.stack([p.T_flange_tcp for p in prog.points])
+    R_all, p_all = fk(model, q_versions.reshape(k * m, n))
+    T_flange_tcp = poses.T_flange_tcp
     R_tcp = (R_all.reshape(k, m, 3, 3) @ T_flange_tcp[None, :, :3, :3])
     p_tcp = p_all.reshape(k, m, 3) + np.einsum("kmij,mj->kmi", R_all.reshape(k, m, 3, 3), T_flange_tcp[:, :3, 3])
     findings_of: list[list[str]] = [[] for _ in motions]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,9 +28,12 @@ from thermocomp._typing import FloatArray
 LINEAR, JOINT, CIRCULAR, ABSOLUTE_JOINT = "linear", "joint", "circular", "absolute_joint"
 
 
-@dataclass(frozen=True)
-class Span:
-    """A piece of the source text: ``text[start:end]``, starting at 1-based ``line``, ``column``."""
+class Span(NamedTuple):
+    """A piece of the source text: ``text[start:end]``, starting at 1-based ``line``, ``column``.
+
+    A named tuple (immutable, compared and hashed by value), not a dataclass: a long program makes
+    several hundred thousand, and a tuple is built in C.
+    """
 
     start: int
     end: int

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -70,6 +70,12 @@ def rapid_robtarget_text(texts: list[str], confdata, extax: str) -> str:
     return f"[[{x},{y},{z}],[{q1},{q2},{q3},{q4}],[{cf1},{cf4},{cf6},{cfx}],{extax or _NO_EXTAX}]"
 
 
+def rapid_robtarget_texts(texts: list[list[str]], confdata: np.ndarray, extax: list[str]) -> list[str]:
+    """:func:`rapid_robtarget_text` of many points (one format string, confdata converted at once)."""
+    form = "[[{},{},{}],[{},{},{},{}],[{},{},{},{}],{}]".format
+    return [form(*t, *c, e or _NO_EXTAX) for t, c, e in zip(texts, np.asarray(confdata).astype(int).tolist(), extax)]
+
+
 def rapid_joint_text(texts: list[str], extax: str) -> str:
     """A jointtarget from the formatted joint texts [deg] and the external axes' text."""
     return f"[[{','.join(texts)}],{extax or _NO_EXTAX}]"
@@ -80,9 +86,8 @@ def read_single(text: str) -> float:
     return float(np.float32(float(text)))
 
 
-@dataclass(frozen=True)
-class Edit:
-    """Replace ``text[start:end]`` by ``new``."""
+class Edit(NamedTuple):
+    """Replace ``text[start:end]`` by ``new`` (a named tuple: built, hashed and sorted in C)."""
 
     start: int
     end: int
@@ -91,7 +96,7 @@ class Edit:
 
 def apply_edits(text: str, edits: list[Edit], path: str) -> str:
     """``text`` with ``edits`` applied; identical edits are merged, overlapping ones refused."""
-    unique = sorted(set(edits), key=lambda e: (e.start, e.end))
+    unique = sorted(set(edits))  # by start, end (and text: two texts for one span are refused below)
     out, position = [], 0
     for edit in unique:
         if edit.start < position:
@@ -128,6 +133,11 @@ def place_values(points: list[Point], values: list[str | None], path: str, *, at
     declaration).
     """
     at_argument = at_argument or [False] * len(points)
+    texts = [p.text[:2] for p in points]
+    if not any(at_argument) and len(set(texts)) == len(points) and len({p.argument for p in points}) == len(points):
+        # each point its own text and its own argument (a CAM program: every target inline): each writes its text,
+        # and none can run another's (no argument is shared, and a motion's argument is no declaration)
+        return [Edit(start, end, value) for (start, end), value in zip(texts, values) if value is not None]
     by_text: dict[tuple[int, int], list[int]] = defaultdict(list)
     for i, p in enumerate(points):
         by_text[(p.text.start, p.text.end)].append(i)
