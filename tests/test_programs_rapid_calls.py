@@ -44,6 +44,14 @@ def _module(chain, rng, main: str, routines: str, names: str = "abc"):
 PICK = "  PROC pick(robtarget p, PERS tooldata t)\n    MoveL p, v100, fine, t;\n  ENDPROC\n"
 
 
+def _compensated(tmp_path, src, table, **options):
+    """``src`` written as p.mod and compensated with ``table`` (the full table, static) into p_out.mod."""
+    path, out = tmp_path / "p.mod", tmp_path / "p_out.mod"
+    path.write_text(src)
+    compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()), **options)
+    return out
+
+
 def _reached(chain, table, path):
     """World TCP poses the warm robot reaches running the written program (its points in order)."""
     written = read_program(path)
@@ -81,11 +89,8 @@ def test_an_expression_argument_is_written_where_the_routine_uses_it(tmp_path, r
     """``pick Offs(a, 0, 0, 20), grip``: the routine's ``p`` holds that call's corrected target."""
     chain = load_robot("irb140")
     src, T = _module(chain, rng, "    pick Offs(a, 0, 0, 20), grip;\n    MoveJ b, v100, fine, grip;\n", PICK)
-    path = tmp_path / "p.mod"
-    path.write_text(src)
     table = small_table(rng)
-    out = tmp_path / "p_out.mod"
-    compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
+    out = _compensated(tmp_path, src, table)
     assert "    MoveL [[" in out.read_text()  # written at the routine's use of p
     want = T["a"].copy()
     want[2, 3] += 0.020
@@ -125,11 +130,8 @@ def test_a_routine_whose_own_text_needs_another_target_per_call_is_named_at_the_
 def test_the_same_target_on_every_call_is_followed_offsets_included(tmp_path, rng):
     chain = load_robot("irb140")
     src, T = _module(chain, rng, "    pick a, grip;\n    MoveJ b, v100, fine, grip;\n    pick a, grip;\n", APPROACH)
-    path = tmp_path / "p.mod"
-    path.write_text(src)
     table = small_table(rng)
-    out = tmp_path / "p_out.mod"
-    compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
+    out = _compensated(tmp_path, src, table)
     above = T["a"].copy()
     above[2, 3] += 0.050
     want = np.stack([above, T["a"], T["b"], above, T["a"]])
