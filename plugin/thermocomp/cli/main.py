@@ -19,6 +19,7 @@ from collections.abc import Sequence
 # Standard library only up to main(): the signal handlers are in place before numpy, numba and the commands load.
 from thermocomp._signals import interrupt_on_termination
 from thermocomp.cli.exit_status import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from thermocomp.cli.progress import stop_all
 from thermocomp.errors import ConfigurationError, ThermocompError
 
 #: Modules of the subcommands, in the order ``--help`` lists them.
@@ -59,8 +60,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # SIGTERM and SIGHUP end a run as Ctrl-C does: every temporary removed, a scene restored. Entered
         # before the commands are imported (the first second of a run), so a signal then ends it the same way.
         with interrupt_on_termination():
-            args = build_parser().parse_args(argv)
-            return args.handler(args)
+            try:
+                args = build_parser().parse_args(argv)
+                return args.handler(args)
+            finally:
+                stop_all()  # the progress lines end before the run's last words
     except (ThermocompError, ConfigurationError) as exc:
         print(f"thermocomp: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
