@@ -824,6 +824,8 @@ class _Walker:
                 value = point.q if point.T_world_tcp is None else point.T_world_tcp
                 seen = by_text.setdefault((point.text.start, point.text.end), value)
                 if not np.array_equal(seen, value):
+                    for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
+                        self._in_call.pop(id(dropped), None)
                     del self.steps[first_step:]
                     raise _Unsupported(f"{motion.instruction}'s target changes with the FOR counter {counter}: one "
                                        "written target cannot serve every pass", statement)
