@@ -42,6 +42,7 @@ from thermocomp.io.job import Job
 from thermocomp.io.results_csv import ResultsWriter
 from thermocomp.io.robot_files import RobotFileOptions, robot_file_inputs
 from thermocomp.io.targets_csv import iter_targets_csv, read_targets_frame
+from thermocomp.prepare import robot_and_table
 from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
@@ -330,25 +331,9 @@ def _compensate_into(job: Job, robot, deformation, targets, out: Path | None, *,
                      robot_options: RobotFileOptions | None, convention: str,
                      joint_objects: PathLike | None) -> CompensationReport:
     """The work of :func:`run_compensation`, the results streamed into ``out``'s temporary in ``job``."""
-    if convention not in ("table", "authors-coppeliasim"):
-        raise ConfigurationError(f"--convention: expected 'table' or 'authors-coppeliasim', got {convention!r}")
-    if convention != "table" and options.composition != "table":
-        raise ConfigurationError("--convention authors-coppeliasim gives the table-form equivalent of the authors' "
-                                 f"scene (composition 'table'); expected no --composition {options.composition}")
-    if joint_objects is not None and convention != "authors-coppeliasim":
-        raise ConfigurationError("--joint-objects serves --convention authors-coppeliasim only")
-    chain = robot if isinstance(robot, Chain) else load_robot(robot, robot_options)
-    job.inputs(robot_file_inputs(robot, robot_options), "--robot")  # a xacro's includes and the meshes: checked at commit
-    table = (deformation if isinstance(deformation, DeformationTable)
-             else read_deformation_csv(deformation, n_joints=chain.n_joints))
-    table.check_matches(chain.n_joints, chain.name)
-    if convention == "authors-coppeliasim":
-        from thermocomp.deformation.coppeliasim_convention import authors_law
-        from thermocomp.io.scene_joints_csv import read_scene_joints_csv
-
-        R_world_joint = None if joint_objects is None else read_scene_joints_csv(joint_objects, chain.n_joints)
-        table, time_law = authors_law(chain, table, options.time_law, R_world_joint)
-        options = replace(options, time_law=time_law)
+    bound = robot_and_table(robot, deformation, job=job, robot_options=robot_options, options=options,
+                            convention=convention, joint_objects=joint_objects)
+    chain, table, options = bound.chain, bound.table, bound.options
     announce_phase(progress, "reading", None)
     t0 = time.perf_counter()
     programs = _programs(targets, chain, fixed_orientation, options.chunk_rows,

@@ -24,9 +24,10 @@ from thermocomp.errors import ConfigurationError
 from thermocomp.io.deformation_csv import write_deformation_csv
 from thermocomp.io.job import Job
 from thermocomp.io.measurements_csv import read_measurements_csv
-from thermocomp.io.robot_files import RobotFileOptions, robot_file_inputs
+from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.timelaw_file import time_law_path, write_time_law
-from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
+from thermocomp.prepare import load_chain
+from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,8 +138,7 @@ def run_calibration(
         report = job.output(report, "--report")
         plot = job.output(plot, "--plot")
         job.check()  # before any work: every conflict, named with its option
-        chain = load_robot(robot, robot_options)
-        job.inputs(robot_file_inputs(robot, robot_options), "--robot")  # a xacro's includes and the meshes: checked at commit
+        chain = load_chain(robot, robot_options, job=job)  # (a robot file's includes: checked at commit)
         meas = read_measurements_csv(measurements, chain.n_joints)
         held = read_measurements_csv(validate_with, chain.n_joints) if validate_with is not None else None
         cal = calibrate(chain, meas, options, time)

@@ -43,7 +43,6 @@ from thermocomp.geometry.rotations import (
     rotvec_from_matrix,
     transform,
 )
-from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
 from thermocomp.io.robot_files import RobotFileOptions
@@ -52,10 +51,10 @@ from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import Status
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.kinematics.seeding import solve_nominal_configuration, solve_path
+from thermocomp.prepare import robot_and_table
 from thermocomp.programs import writer as w
 from thermocomp.programs.model import ABSOLUTE_JOINT, CIRCULAR, Finding, Motion, Point, RobotProgram
 from thermocomp.programs.timing import Timing, TimingOptions, estimate_timing
-from thermocomp.robot.builtin import load_robot
 from thermocomp.robot.chain import Chain
 
 OUTPUT_FORMS = ("filtered", "joints")
@@ -446,12 +445,6 @@ def compensate_program(
     """
     options = CompensationOptions() if options is None else options
     popts = ProgramOptions() if program_options is None else program_options
-    chain = robot if isinstance(robot, Chain) else load_robot(robot, robot_options)
-    if isinstance(deformation, DeformationTable):
-        table = deformation
-    else:
-        table = read_deformation_csv(deformation, n_joints=chain.n_joints)
-    table.check_matches(chain.n_joints, chain.name)
     if out is not None and _language_of(out) != _language_of(program):
         raise InputError(f"the output must be in the program's language: expected an extension like "
                          f"{Path(program).suffix!r}, got {Path(out).suffix!r}", path=str(out))
@@ -467,6 +460,8 @@ def compensate_program(
         job.output(report_csv, "--program-report (its CSV)")
         job.output(plot, "--plot")
         job.check()
+        bound = robot_and_table(robot, deformation, job=job, robot_options=robot_options, options=options)
+        chain, table, options = bound.chain, bound.table, bound.options
         with paused():  # the program's objects live as long as the job (thermocomp._gc)
             rep, writes = _compensate_program(chain, table, program, out, options, popts, allow_failures, results,
                                               report, report_csv, progress, plot)

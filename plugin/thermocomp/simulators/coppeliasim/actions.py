@@ -27,6 +27,7 @@ from thermocomp.deformation.timelaw import LinearRamp, Static, TimeLaw
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
+from thermocomp.prepare import bind_law, bind_table, robot_and_table
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
 #: Most random configurations ``check --configurations`` and ``convention --configurations`` take: each is a
@@ -216,7 +217,6 @@ def show(address: Address, which: RobotInScene, deformation: PathLike, law: Scen
          magnification: float, hold_s: float, until_file: PathLike | None, job: Job) -> None:
     """Show the deformed robot for ``hold_s`` seconds (or until ``until_file`` exists), then restore the scene."""
     from thermocomp.deformation.apply import deformed_model
-    from thermocomp.io.deformation_csv import read_deformation_csv
     from thermocomp.simulators.coppeliasim import deformation_shown
 
     if not (math.isfinite(magnification) and magnification > 0):
@@ -226,7 +226,7 @@ def show(address: Address, which: RobotInScene, deformation: PathLike, law: Scen
     job.check()
     with _connect(address, job) as session:
         robot = _read_robot(session, which)
-        table_file = read_deformation_csv(deformation, n_joints=robot.chain.n_joints)
+        table_file = bind_table(robot.chain, deformation)
         table, fraction = law.table_at(robot.chain, table_file, minute, robot.R_world_joint)
         model = deformed_model(robot.chain, table, fraction * magnification)
         with deformation_shown(session, robot, model):
@@ -251,8 +251,6 @@ def compensate(address: Address, which: RobotInScene, deformation: PathLike, tar
     :class:`~thermocomp.pipeline.CompensationFailed` as
     :func:`thermocomp.pipeline.run_compensation` does (nothing written).
     """
-    from thermocomp.deformation.coppeliasim_convention import authors_law
-    from thermocomp.io.deformation_csv import read_deformation_csv
     from thermocomp.io.targets_csv import read_targets_csv
     from thermocomp.simulators.coppeliasim import compensate_in_scene
 
@@ -264,11 +262,10 @@ def compensate(address: Address, which: RobotInScene, deformation: PathLike, tar
     with _connect(address, job) as session:
         robot = _read_robot(session, which)
         program = read_targets_csv(targets, fixed_orientation=fixed_orientation, n_joints=robot.chain.n_joints)
-        table = read_deformation_csv(deformation, n_joints=robot.chain.n_joints)
-        if law.convention == "authors":
-            # the scene's own joint-object orientations; with a ramp, each minute is its own table
-            table, time_law = authors_law(robot.chain, table, law.time_law, robot.R_world_joint)
-            options = CompensationOptions(time_law=time_law, minutes=options.minutes, **(solver or {}))
+        # the authors' convention with the scene's own joint-object orientations (a ramp: each minute its table)
+        table, options = bind_law(robot.chain, bind_table(robot.chain, deformation), options,
+                                  "authors-coppeliasim" if law.convention == "authors" else "table",
+                                  robot.R_world_joint)
         report, check = compensate_in_scene(session, robot, table, program, options=options, out=out,
                                             allow_failures=allow_failures, check_minutes=check_minutes,
                                             progress=progress, job=job)
@@ -295,7 +292,6 @@ def play(address: Address, which: RobotInScene, results: PathLike, deformation: 
          minute: float | None, magnification: float, dwell_s: float, job: Job) -> None:
     """Play the compensated rows of one minute of a results CSV in the scene (deformed by a table if given)."""
     from thermocomp.deformation.apply import deformed_model
-    from thermocomp.io.deformation_csv import read_deformation_csv
     from thermocomp.simulators.coppeliasim.play import play as play_rows
 
     if not (math.isfinite(magnification) and magnification > 0):
@@ -311,7 +307,7 @@ def play(address: Address, which: RobotInScene, results: PathLike, deformation: 
         rows = read_played_rows(results, robot.chain, minute)
         model = None
         if deformation is not None:
-            table_file = read_deformation_csv(deformation, n_joints=robot.chain.n_joints)
+            table_file = bind_table(robot.chain, deformation)
             table, fraction = law.table_at(robot.chain, table_file, rows.minute, robot.R_world_joint)
             model = deformed_model(robot.chain, table, fraction * magnification)
             if not isinstance(law.time_law, Static) and law.convention == "table" and fraction == 0.0:
@@ -357,8 +353,7 @@ def convention(robot: str, deformation: PathLike, stabilisation_min: float | Non
     """The authors' scene convention as a table-form table (echoed or written to ``out``), and its distance
     from the paper's model on random configurations."""
     from thermocomp.deformation.coppeliasim_convention import convention_difference
-    from thermocomp.io.deformation_csv import deformation_csv_text, read_deformation_csv
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.io.deformation_csv import deformation_csv_text
 
     check_configurations(configurations)
     check_seed(seed)
@@ -367,8 +362,8 @@ def convention(robot: str, deformation: PathLike, stabilisation_min: float | Non
     job.input(deformation, "--deformation")
     out = job.output(out, "--out")
     job.check()
-    chain = load_robot(robot, robot_options)
-    table = read_deformation_csv(deformation, n_joints=chain.n_joints)
+    bound = robot_and_table(robot, deformation, job=job, robot_options=robot_options)
+    chain, table = bound.chain, bound.table
     if stabilisation_min is None:
         law, at = Static(), None
     else:

@@ -26,7 +26,8 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.checks import check_array, check_transform
 from thermocomp.geometry.rotations import matrix_from_rotvec
 from thermocomp.io.job import Job
-from thermocomp.io.robot_files import RobotFileOptions, robot_file_inputs
+from thermocomp.io.robot_files import RobotFileOptions
+from thermocomp.prepare import robot_and_table
 from thermocomp.robot.chain import Chain
 from thermocomp.simulators.pybullet.cell import work_directory
 from thermocomp.simulators.pybullet.client import connect
@@ -217,18 +218,15 @@ def run_campaign(robot: str | PathLike, deformation: PathLike, out: PathLike, la
     Every file is declared in one :class:`~thermocomp.io.job.Job` and the
     output checked before any work (docs/jobs.md).
     """
-    from thermocomp.io.deformation_csv import read_deformation_csv
     from thermocomp.io.measurements_csv import write_measurements_csv
-    from thermocomp.robot.builtin import load_robot
 
     with Job() as job:
         _declare(job, robot, deformation, law_file)
         out = job.output(out, "--out")
         job.check()  # before any work
         law = _law(law, law_file)
-        chain = load_robot(robot, robot_options)
-        job.inputs(robot_file_inputs(robot, robot_options), "--robot")  # a xacro's includes, the meshes
-        table = read_deformation_csv(deformation, chain.n_joints)
+        bound = robot_and_table(robot, deformation, job=job, robot_options=robot_options)
+        chain, table = bound.chain, bound.table
         minutes = check_array(np.atleast_1d(minutes), (None,), "minutes")
         per_minute = poses if per_minute is None else per_minute
         if not (poses >= 1 and 1 <= per_minute <= poses):
@@ -290,9 +288,7 @@ def measure_results(robot: str | PathLike, deformation: PathLike, results: PathL
     and ``robot_options`` as in :func:`run_campaign`; every file is declared in one
     :class:`~thermocomp.io.job.Job`, checked before any work.
     """
-    from thermocomp.io.deformation_csv import read_deformation_csv
     from thermocomp.io.measurements_csv import write_measurements_csv
-    from thermocomp.robot.builtin import load_robot
 
     with Job() as job:
         _declare(job, robot, deformation, law_file)
@@ -300,9 +296,8 @@ def measure_results(robot: str | PathLike, deformation: PathLike, results: PathL
         out = job.output(out, "--out")
         job.check()  # before any work
         law = _law(law, law_file)
-        chain = load_robot(robot, robot_options)
-        job.inputs(robot_file_inputs(robot, robot_options), "--robot")  # a xacro's includes, the meshes
-        table = read_deformation_csv(deformation, chain.n_joints)
+        bound = robot_and_table(robot, deformation, job=job, robot_options=robot_options)
+        chain, table = bound.chain, bound.table
         minutes, q, p_target, lines = read_compensated_rows(results, chain.n_joints)
         rng = np.random.default_rng(seed)
         meas = simulate_measurements(chain, table, q, minutes, law.fraction, position_noise=noise_mm * 1e-3,

@@ -28,7 +28,6 @@ from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError
-from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.scene_file import (
@@ -41,7 +40,8 @@ from thermocomp.io.scene_file import (
 from thermocomp.io.targets_csv import read_targets_csv
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.pipeline import CompensationReport, run_compensation
-from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
+from thermocomp.prepare import robot_and_table
+from thermocomp.robot.builtin import BUILTIN_ROBOTS
 from thermocomp.robot.chain import Chain
 from thermocomp.simulators.pybullet.client import Client, connect
 from thermocomp.simulators.pybullet.collision import (
@@ -210,10 +210,8 @@ def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targ
     elif wanted is not None and not _same_robot(robot, wanted):
         raise InputError(f"the scene is made for the robot {wanted!r}, got {robot!r}; choose a scene for that "
                          "robot or leave the robot out to take the scene's", path=scene_.source)
-    chain = scene_.place(load_robot(robot, robot_options))
-    table = (deformation if isinstance(deformation, DeformationTable)
-             else read_deformation_csv(deformation, n_joints=chain.n_joints))
-    table.check_matches(chain.n_joints, chain.name)
+    bound = robot_and_table(robot, deformation, robot_options=robot_options, options=options, place=scene_.place)
+    chain, table = bound.chain, bound.table
     program = (targets if isinstance(targets, Program)
                else read_targets_csv(targets, fixed_orientation=fixed_orientation, n_joints=chain.n_joints))
     mesh_map = read_mesh_map(meshes) if meshes is not None else scene_.robot.meshes
