@@ -52,6 +52,19 @@ def test_unreachable_is_exit_1_with_a_message(capsys):
     assert "no CoppeliaSim ZMQ remote API server answered" in capsys.readouterr().err
 
 
+def test_report_rewrites_its_file_as_the_help_says(capsys, tmp_path):
+    # the help said "also append what is printed", the job rewrites the log whole (issue 9: no appending)
+    report = tmp_path / "report.txt"
+    report.write_text("an earlier run\n")
+    assert main(["coppeliasim", "info", "--host", "127.0.0.1", "--port", "9", "--timeout-s", "0.2",
+                 "--report", str(report)]) == EXIT_INPUT
+    assert "an earlier run" not in report.read_text()
+    with pytest.raises(SystemExit):
+        main(["coppeliasim", "info", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "append" not in text and "--report REPORT also write what is printed to this file, rewritten whole" in text
+
+
 def test_check_and_show(fake_irb140, capsys, tmp_path):
     report = tmp_path / "report.txt"
     assert main(["coppeliasim", "check", *scene_args(fake_irb140), "--compare", "irb140",

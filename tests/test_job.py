@@ -142,6 +142,22 @@ def test_an_output_through_a_symlink_replaces_the_linked_file(tmp_path: Path) ->
     assert oct((tmp_path / "real.csv").stat().st_mode & 0o777) != oct(0o600)
 
 
+def test_a_writer_through_a_symlink_gets_the_suffix_of_the_name_given(tmp_path: Path) -> None:
+    # `sim --screenshot cell.png` with cell.png a link to picture.dat: write_png checks for .png; the
+    # temporary took the linked file's suffix (.dat) and the run failed naming the temporary (issue 9 follow-up)
+    (tmp_path / "picture.dat").write_bytes(b"old")
+    (tmp_path / "cell.png").symlink_to(tmp_path / "picture.dat")
+    seen = []
+    with Job() as job:
+        out = job.output(tmp_path / "cell.png", "--screenshot")
+        job.check()
+        job.write_with(out, lambda path: (seen.append(Path(path).suffix), Path(path).write_bytes(b"png")))
+        job.commit()
+    assert seen == [".png"]
+    assert (tmp_path / "cell.png").is_symlink() and (tmp_path / "picture.dat").read_bytes() == b"png"
+    assert leftovers(tmp_path) == []
+
+
 def test_a_termination_signal_whose_interrupt_was_swallowed_still_stops_the_commit(tmp_path: Path) -> None:
     """SIGTERM lands inside code that eats the KeyboardInterrupt (a __del__, an import): the work runs on,
     but the commit refuses, the earlier output stays and no temporary is left."""

@@ -67,6 +67,22 @@ def test_dh_file_errors_name_file_line_and_column(tmp_path):
         load_robot(str(path))
 
 
+def test_a_table_form_row_with_more_cells_than_its_header_is_refused(tmp_path):
+    # an extra cell was dropped silently (found by the issue 9 follow-up adversarial run); the other
+    # CSV readers refuse it, naming the cell
+    from thermocomp.io.chain_csv import chain_csv_text
+
+    lines = chain_csv_text(load_robot("irb140")).splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("row,"))
+    lines[header + 2] += ",5"  # joint 1
+    path = tmp_path / "robot.csv"
+    path.write_text("\n".join(lines) + "\n")
+    n = len(lines[header].split(","))
+    with pytest.raises(InputError, match=rf"robot\.csv, line {header + 3}, column '{n + 1}': expected {n} cells, "
+                                         rf"got {n + 1}"):
+        load_robot(str(path))
+
+
 @pytest.mark.parametrize("name", BUILTIN_ROBOTS)
 def test_export_table_form_and_urdf_round_trip(name, tmp_path, capsys):
     chain = load_robot(name)

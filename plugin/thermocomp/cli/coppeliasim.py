@@ -46,7 +46,8 @@ def _connection_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default=DEFAULT_HOST, help="host of CoppeliaSim's ZMQ remote API server")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help="its port (CoppeliaSim's zmqRemoteApi.rpcPort)")
     p.add_argument("--timeout-s", type=float, default=DEFAULT_TIMEOUT_S, help="seconds to wait for any reply")
-    p.add_argument("--report", help="also append what is printed to this file (used by the add-on)")
+    p.add_argument("--report", help="also write what is printed to this file, rewritten whole as the run goes "
+                   "(the add-on reads it)")
 
 
 def _robot_options(p: argparse.ArgumentParser) -> None:

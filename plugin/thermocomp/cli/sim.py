@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -139,15 +140,15 @@ def _scene_argument(args: argparse.Namespace) -> str | None:
 def run(args: argparse.Namespace) -> int:
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.compensation.compensate import CompensationOptions
+    from thermocomp.errors import ConfigurationError
     from thermocomp.io.job import Job
     from thermocomp.pipeline import CompensationFailed
     from thermocomp.simulators.pybullet.batch import BatchOutputs, prepare, run_batch
 
     gui = _check_options(args)
-    if args.screenshot:
-        from thermocomp.simulators.pybullet.render import check_png_path
-
-        check_png_path(args.screenshot)
+    if args.screenshot and Path(args.screenshot).suffix.lower() != ".png":
+        # only the suffix here: the job checks the path (folder, type, inputs) naming --screenshot
+        raise ConfigurationError(f"--screenshot {args.screenshot}: expected a picture path ending in .png")
     settings = program_settings(args)
     options = CompensationOptions(time_law=settings.time_law, minutes=settings.minutes, composition=args.composition)
     outputs = BatchOutputs(out=args.out, collisions=args.collisions, collisions_out=args.collisions_out,

@@ -61,6 +61,11 @@ def read_chain_csv(path: PathLike, name: str | None = None) -> Chain:
     if len(body) < 3:
         raise InputError(f"expected a base row, at least one joint row and a tool row, got {len(body)} row(s)", path=src)
 
+    for line, cells in body:  # a cell beyond the header would be dropped unread
+        if len(cells) > len(header):
+            raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=line,
+                             column=str(len(header) + 1))
+
     def cell(line: int, cells: list[str], col: str) -> str:
         i = idx.get(col)
         if i is None:

@@ -80,18 +80,19 @@ class _Role:
         return f"{self.option} {self.path}" if self.option else str(self.path)
 
 
-def temporary_beside(dest: Path, kind: str = "") -> Path:
+def temporary_beside(dest: Path, kind: str = "", suffix: str | None = None) -> Path:
     """Create an empty temporary file in ``dest``'s folder (same file system: renaming it is atomic).
 
-    Its name is short (``.tc-XXXXXXXX`` plus ``dest``'s suffix when that is
-    at most 12 characters), whatever the length of ``dest``'s name.
+    Its name is short (``.tc-XXXXXXXX`` plus ``suffix``, by default ``dest``'s,
+    when that is at most 12 characters), whatever the length of ``dest``'s name.
 
     Raises
     ------
     InputError
         Naming ``dest`` when the folder refuses a new file.
     """
-    suffix = dest.suffix if len(dest.suffix) <= _MAX_SUFFIX else ""
+    suffix = dest.suffix if suffix is None else suffix
+    suffix = suffix if len(suffix) <= _MAX_SUFFIX else ""
     try:
         fd, name = tempfile.mkstemp(prefix=TEMPORARY_PREFIX + kind, suffix=suffix, dir=dest.parent)
     except OSError as exc:
@@ -296,7 +297,8 @@ class Job:
         role = self._role(dest)
         key = Path(os.path.realpath(role.path))
         if key not in self._staged:
-            self._staged[key] = temporary_beside(key)
+            # the suffix of the name given, not of a linked file's: writers check it (write_png: .png)
+            self._staged[key] = temporary_beside(key, suffix=Path(role.path).suffix)
         return self._staged[key]
 
     @contextlib.contextmanager
