@@ -265,6 +265,11 @@ def test_sizes_of_other_commands(case, capsys):
     refused(case, capsys, [*calibrate, "1000000000"], EXIT_INPUT, "--suggest", "at most --candidates")
     refused(case, capsys, ["track", "--deformation", "d.csv", "--out", "m.csv", "--noise-mm", "nan"], EXIT_USAGE,
             "--noise-mm")
+    # a campaign's poses and measurements: --poses 10000000 grew past 3 GB in two minutes (issue 9 follow-up run)
+    refused(case, capsys, ["track", "--deformation", "d.csv", "--out", "m.csv", "--poses", "10000000"], EXIT_INPUT,
+            "--poses", "1,000,000")
+    refused(case, capsys, ["track", "--deformation", "d.csv", "--out", "m.csv", "--poses", "30", "--minutes",
+                           "0:99999"], EXIT_INPUT, "--per-minute x --minutes", "3,000,000 measurements")
     refused(case, capsys, ["sim", "--robot", "irb140", "--no-scene", "--deformation", "d.csv", "--targets", "t.csv",
                            "--screenshot", "s.png", "--size", "100000", "100000"], EXIT_INPUT, "--size")
     refused(case, capsys, ["robot", "export", "irb140", "--deformation", "d.csv", "--fraction", "nan", "--out",

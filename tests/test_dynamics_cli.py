@@ -157,9 +157,27 @@ def test_payload_collisions_and_feedforward_from_the_command_line(tmp_path, caps
     (["--duration-s", "1e9"], "--duration-s x --rate-hz: expected at most 2,000,000 samples"),
     (["--experiment", "constant-speed", "--speeds-deg-s", "1e-6"], "--span-deg / --speeds-deg-s x --rate-hz"),
     (["--rate-hz", "0"], "--rate-hz: expected > 0"),
+    # five angles for six joints ended in a numpy broadcast traceback (issue 9 follow-up adversarial run)
+    (["--experiment", "constant-speed", "--pose-deg", "0,0,0,0,0"], "--pose-deg: expected 6 angles"),
 ])
 def test_excite_bounds_its_trajectory(argv, words, tmp_path, capsys):
     out = tmp_path / "trajectory.csv"
     assert main(["excite", "--robot", "gofa", *argv, "--out", str(out)]) == 1
     assert words in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("noise", ["1e308", "2e9", "-1"])
+def test_simulate_recording_refuses_a_noise_that_would_write_unreadable_torques(noise, tmp_path, capsys):
+    # 1e308 N m overflowed into inf torques written to the recording (issue 9 follow-up adversarial run)
+    from thermocomp.dynamics.simulate import DriveOptions
+    from thermocomp.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="--torque-noise-nm"):
+        DriveOptions(torque_noise=(float(noise),))
+    out = tmp_path / "rec.csv"
+    trajectory = tmp_path / "t.csv"
+    trajectory.write_text("time_s,q1_rad\n0,0\n")
+    assert main(["simulate-recording", "--truth", "missing.urdf", "--trajectory", str(trajectory),
+                 "--torque-noise-nm", noise, "--out", str(out)]) == 1
+    assert "--torque-noise-nm" in capsys.readouterr().err and not out.exists()

@@ -227,6 +227,9 @@ def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rat
             options = ConstantSpeedOptions(speeds=speeds or defaults.speeds, span=span or defaults.span, rate=rate)
             _check_samples(chain.n_joints * sum(3 * options.span / v for v in options.speeds) * rate,
                            "--span-deg / --speeds-deg-s x --rate-hz")
+            if pose is not None and len(pose) != chain.n_joints:
+                raise ConfigurationError(f"--pose-deg: expected {chain.n_joints} angles, one per joint of "
+                                         f"{chain.name}, got {len(pose)}")
             centre = np.clip(np.zeros(chain.n_joints) if pose is None else np.asarray(pose), chain.lower, chain.upper)
             trajectory = constant_speed_trajectory(chain, centre, options=options)
             text = (f"Constant-speed runs for seed 000 Step 3 ({chain.name}): each joint sweeps +-"

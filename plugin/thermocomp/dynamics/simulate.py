@@ -35,6 +35,10 @@ from thermocomp.inertia.gravity import STANDARD_GRAVITY
 from thermocomp.io.recording_csv import Recording
 from thermocomp.io.urdf import read_urdf
 
+#: Largest torque noise standard deviation [N m]: noisy torques then stay within what the recording
+#: readers take (io/csvtext.MAX_CELL, 1e12); 1e308 overflowed into inf written to the CSV.
+MAX_TORQUE_NOISE = 1e9
+
 
 @dataclass(frozen=True)
 class DriveOptions:
@@ -44,7 +48,7 @@ class DriveOptions:
     ----------
     torque_noise
         Standard deviation of the torque noise per joint [N m] (one value for
-        all, or one per joint), >= 0.
+        all, or one per joint), 0 to :data:`MAX_TORQUE_NOISE`.
     torque_resolution
         Quantisation step of reported torques [N m], >= 0 (0: none).
     torque_limit
@@ -63,8 +67,9 @@ class DriveOptions:
             value = getattr(self, name)
             value = (value,) if np.isscalar(value) else tuple(value)
             object.__setattr__(self, name, tuple(float(v) for v in value))
-        if any(not (v >= 0 and math.isfinite(v)) for v in self.torque_noise):
-            raise ConfigurationError(f"torque_noise: expected finite values >= 0 N m, got {self.torque_noise}")
+        if any(not (0 <= v <= MAX_TORQUE_NOISE) for v in self.torque_noise):
+            raise ConfigurationError(f"torque_noise (--torque-noise-nm): expected values 0 to {MAX_TORQUE_NOISE:g} N m "
+                                     f"(a recording's torques stay readable), got {self.torque_noise}")
         if any(not v > 0 for v in self.torque_limit):
             raise ConfigurationError(f"torque_limit: expected values > 0 N m, got {self.torque_limit}")
         for name in ("torque_resolution", "encoder_resolution"):

@@ -202,6 +202,11 @@ def _law(law, law_file: PathLike | None):
     return read_time_law(law_file) if law_file is not None else law
 
 
+#: Most poses, and most measurements (per minute x minutes), of one campaign: about 5 minutes of PyBullet and
+#: 200 MB of CSV (--poses 10000000 grew past 3 GB in two minutes before any check).
+MAX_MEASUREMENTS = 1_000_000
+
+
 def run_campaign(robot: str | PathLike, deformation: PathLike, out: PathLike, law, *, poses: int, minutes: ArrayLike,
                  per_minute: int | None = None, noise_mm: float = 0.0, orientation_noise_deg: float | None = None,
                  tracker_pose_mm_deg: ArrayLike | None = None, seed: int = 0, composition: str = "table",
@@ -232,6 +237,10 @@ def run_campaign(robot: str | PathLike, deformation: PathLike, out: PathLike, la
         if not (poses >= 1 and 1 <= per_minute <= poses):
             raise ConfigurationError(f"poses and per_minute: expected 1 <= per_minute <= poses, got {per_minute}, "
                                      f"{poses}")
+        if poses > MAX_MEASUREMENTS or per_minute * minutes.size > MAX_MEASUREMENTS:
+            raise ConfigurationError(f"--poses, --per-minute x --minutes: expected at most {MAX_MEASUREMENTS:,} poses "
+                                     f"and measurements, got {poses:,} poses and {per_minute * minutes.size:,} "
+                                     "measurements")
         rng = np.random.default_rng(seed)
         pool = rng.uniform(0.8 * chain.lower, 0.8 * chain.upper, size=(poses, chain.n_joints))
         q = np.vstack([pool[rng.choice(poses, per_minute, replace=False)] for _ in minutes])
