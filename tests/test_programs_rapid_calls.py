@@ -261,3 +261,40 @@ def test_an_array_use_it_cannot_follow_is_named_with_its_line(tmp_path, rng, cha
     else:
         prog = read_program(path)
         assert len(prog.unsupported) == 1 and words in prog.unsupported[0].message
+
+
+GRIPPER = ("  PROC grip_open()\n    VAR num tries := 0;\n    SetDO doGrip, 0;\n"
+           "    WHILE DInput(diOpen) = 0 AND tries < 10 DO\n      WaitTime 0.1;\n      Incr tries;\n    ENDWHILE\n"
+           "  ENDPROC\n  PROC grip_close(num force)\n    IF force > 10 THEN\n      SetAO aoForce, force;\n    ENDIF\n"
+           "    SetDO doGrip, 1;\n  ENDPROC\n")
+
+
+@pytest.mark.parametrize(("routines", "moves_nothing"), [
+    (GRIPPER, True),
+    (GRIPPER.replace("      WaitTime 0.1;\n", "      MoveL c, v100, fine, grip;\n"), False),  # it moves
+    (GRIPPER.replace("      Incr tries;\n", "      a := Offs(c, 0, 0, 5);\n"), False),  # it changes a target
+    (GRIPPER.replace("      SetAO aoForce, force;\n", "      VelSet 50, 500;\n"), False),  # it changes speeds
+    (GRIPPER.replace("      SetAO aoForce, force;\n", "      other;\n"), False),  # a routine of another module
+])
+def test_a_routine_that_moves_nothing_may_branch_its_conditions_are_passed_over(tmp_path, rng, routines,
+                                                                                moves_nothing):
+    """A gripper routine's WHILE and IF cannot change any motion when the routine (and what it calls) moves
+    nothing and changes nothing a motion reads: noted, not refused. Anything else stays unsupported."""
+    chain = load_robot("irb140")
+    src, T = _module(chain, rng, "    MoveJ a, v100, fine, grip;\n    grip_open;\n    MoveL b, v100, fine, grip;\n"
+                                 "    grip_close 20;\n    MoveL a, v100, fine, grip;\n", routines)
+    src = src.replace("CONST robtarget a", "VAR robtarget a")
+    path = tmp_path / "g.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    if moves_nothing:
+        assert prog.unsupported == () and len(prog.motions) == 3
+        passed = [n for n in prog.notes if "passed over" in n.message]
+        assert {n.line for n in passed} == {src.splitlines().index(x) + 1 for x in
+                                            ("    WHILE DInput(diOpen) = 0 AND tries < 10 DO", "    IF force > 10 THEN")}
+        out = tmp_path / "g_out.mod"
+        compensate_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()))
+        text = out.read_text()
+        assert text[text.index("  PROC grip_open()"):] == src[src.index("  PROC grip_open()"):]
+    else:
+        assert prog.unsupported != ()

@@ -137,3 +137,36 @@ def test_a_variable_an_unfollowed_statement_may_change_is_not_known_after_it(tmp
     assert "value of a is not known" in found[second]
     assert "value of j is not known" in found[len(lines) - 2]
     assert [m.instruction for m in prog.motions] == ["movel", "movej", "movel"]
+
+
+ROBODK = ("  def SprayOn(value):\n    DO_SPRAY = 5\n    if value == 0:\n      set_standard_digital_out(DO_SPRAY, False)\n"
+          "    else:\n      set_standard_digital_out(DO_SPRAY, True)\n    end\n  end\n")
+
+
+@pytest.mark.parametrize(("functions", "moves_nothing"), [
+    (ROBODK, True),
+    (ROBODK.replace("      set_standard_digital_out(DO_SPRAY, True)\n", "      movel(c, a=1.2, v=0.1)\n"), False),
+    (ROBODK.replace("    DO_SPRAY = 5\n", "    global a = b\n"), False),  # it changes a target
+    (ROBODK.replace("    DO_SPRAY = 5\n", "    set_tcp(p[0, 0, 0.2, 0, 0, 0])\n"), False),  # it changes the tool
+    (ROBODK.replace("      set_standard_digital_out(DO_SPRAY, False)\n", "      rq_open()\n"), False),  # unknown
+])
+def test_a_function_that_moves_nothing_may_branch_roboDK_s_spray_on(tmp_path, rng, functions, moves_nothing):
+    """RoboDK writes ``SprayOn(1)`` between motions, an ``if`` inside: it moves nothing and changes nothing a
+    motion reads, so the ``if`` is noted and passed over. Anything else stays unsupported."""
+    src, T, q = _script(rng, "  movel(a, a=1.2, v=0.25)\n  SprayOn(1)\n  movel(b, a=1.2, v=0.25)\n  SprayOn(0)\n"
+                             "  movel(c, a=1.2, v=0.25)\n", functions)
+    path = tmp_path / "r.script"
+    path.write_text(src)
+    prog = read_program(path)
+    if moves_nothing:
+        assert prog.unsupported == () and len(prog.motions) == 3
+        assert [n.line for n in prog.notes if "passed over" in n.message] == [src.splitlines().index(
+            "    if value == 0:") + 1]
+        table = small_table(rng)
+        out = tmp_path / "r_out.script"
+        compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+        reached = _reached(table, out, np.stack([q["a"], q["b"], q["c"]]))
+        want = np.stack([T["a"], T["b"], T["c"]])
+        assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
+    else:
+        assert prog.unsupported != ()

@@ -312,6 +312,7 @@ class _Walker:
         self._cache: dict = {}
         self._scopes: list[dict[str, _Data]] = []  # every call's scope stays alive: the cache keys them by id
         self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
+        self._quiet: list[str] = []  # the routines being run that move nothing (:meth:`moves_nothing`)
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming data: its routine and parameter
         self._matches: dict[int, list[re.Match]] = {}  # statements of each MOVES token, by its offset
         self._newlines: np.ndarray | None = None
@@ -668,7 +669,14 @@ class _Walker:
             try:
                 self.run_statement(statement, local, depth)
             except _Unsupported as exc:
-                self.unsupported_at(exc.message, exc.where)
+                if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
+                    line, column = _location(exc.where)
+                    note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
+                                   "a motion reads (its time is not estimated)", line, column)
+                    if note not in self.notes:
+                        self.notes.append(note)
+                else:
+                    self.unsupported_at(exc.message, exc.where)
                 self.note_skipped_motions(statement)
                 if isinstance(statement, Tree):  # what it may change is not known after it
                     for node in statement.iter_subtrees():
@@ -739,6 +747,46 @@ class _Walker:
             }.get(kind, kind)
             raise _Unsupported(f"{construct} is not followed (its outcome or count is not known before running)",
                                statement)
+
+    def moves_nothing(self, routine: Tree, calling: frozenset[str] = frozenset()) -> bool:
+        """``routine`` (and the module's routines it calls) moves nothing and changes nothing a motion reads.
+
+        No motion or other moving instruction, ``VelSet``, ``EXIT``, interrupt
+        or late-bound call; every call a routine of the module that moves
+        nothing, a passive instruction or a wait; every assignment (and
+        ``Incr``, ``Add``, ...) to data the routine declares itself (not to a
+        parameter: RAPID passes those by reference). Its conditions and
+        loops, which could not be followed, then cannot change a motion: they
+        are passed over with a note (a gripper routine's ``IF``/``WaitDI``).
+        """
+        name = self._routine_name(routine).lower()
+        if name in calling:
+            return False  # recursion: left to the rules
+        own = {str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+               for decl in routine.find_data("data_decl")}
+        for node in routine.iter_subtrees():
+            if node.data in ("moves", "late_call", "exit_stmt", "connect_stmt"):
+                return False
+            if node.data == "assign":
+                root = node.children[0]
+                while isinstance(root, Tree) and root.data in ("component", "index"):
+                    root = root.children[0]
+                token = root.children[0] if isinstance(root, Tree) else root
+                if str(token).lower() not in own:
+                    return False
+            if node.data == "call" and isinstance(node.children[0], Token):
+                key = str(node.children[0]).lower()
+                if key in self.procs:
+                    if not self.moves_nothing(self.procs[key], calling | {name}):
+                        return False
+                elif key in _MUTATING:
+                    positional, _ = self.split_args(node.children[1] if len(node.children) > 1 else None)
+                    if not (positional and isinstance(positional[0], Tree) and positional[0].data == "name"
+                            and str(positional[0].children[0]).lower() in own):
+                        return False
+                elif not (key in PASSIVE_INSTRUCTIONS or key in SIGNAL_WAITS or key == "waittime"):
+                    return False
+        return True
 
     def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data], statement: Tree
                        ) -> dict[str, _Data]:
@@ -857,7 +905,12 @@ class _Walker:
             scope = self.bind_arguments(routine, call_args, local, statement)
             self.visited.add(key)
             first = len(self.steps)
-            self.run_routine(routine, depth + 1, scope)
+            quiet = self.moves_nothing(routine)
+            self._quiet += [name] if quiet else []
+            try:
+                self.run_routine(routine, depth + 1, scope)
+            finally:
+                del self._quiet[len(self._quiet) - quiet:]
             if scope:
                 for step in self.steps[first:]:  # the outermost call with arguments is the one named
                     self._in_call[id(step)] = (name, span_of(statement))

@@ -75,6 +75,11 @@ UNSUPPORTED_CALLS = frozenset((
     "direct_torque", "torque_command", "screw_driving",
 ))
 
+#: Functions that only compute or read (URScript manual: math, pose and I/O reads): they move nothing.
+PURE_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "point_dist", "interpolate_pose", "rpy2rotvec",
+                 "rotvec2rpy", "d2r", "r2d", "sin", "cos", "tan", "asin", "acos", "atan", "sqrt", "pow", "floor",
+                 "ceil", "norm", "length", "random", "binary_list_to_integer", "integer_to_binary_list")
+
 #: Prefixes and names of calls that neither move the robot nor branch: kept as they are.
 PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_", "varmsg", "sync",
                     "zero_ftsensor", "enable_external_ft_sensor", "end_freedrive", "end_teach", "stop_conveyor",
@@ -179,6 +184,7 @@ class _Walker:
         self.direct_refs: set[int] = set()
         self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming a variable: function, parameter
+        self._quiet: list[str] = []  # the functions being run that move nothing (:meth:`moves_nothing`)
 
     def error(self, message: str, where) -> InputError:
         line, column = _line_col(where)
@@ -266,7 +272,13 @@ class _Walker:
                 self.run_statement(st, local, depth)
             except _Unsupported as exc:
                 line, column = _line_col(exc.where)
-                self.unsupported.append(Finding(exc.message, line, column))
+                if self._quiet:  # inside a function that moves nothing: what it does cannot change a motion
+                    note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
+                                   "a motion reads (its time is not estimated)", line, column)
+                    if note not in self.notes:
+                        self.notes.append(note)
+                elif Finding(exc.message, line, column) not in self.unsupported:
+                    self.unsupported.append(Finding(exc.message, line, column))
                 for call in st.find_data("call"):
                     if str(call.children[0]) in MOTIONS and call is not st:
                         l2, c2 = _line_col(call)
@@ -465,7 +477,12 @@ class _Walker:
             scope = self.bind_arguments(function, args, kwargs, local, call)
             self.visited.add(name)
             first = len(self.steps)
-            self.run_body(self._body(function), scope, depth + 1)
+            quiet = self.moves_nothing(function)
+            self._quiet += [name] if quiet else []
+            try:
+                self.run_body(self._body(function), scope, depth + 1)
+            finally:
+                del self._quiet[len(self._quiet) - quiet:]
             if scope:
                 for step in self.steps[first:]:  # the outermost call with arguments is the one named
                     self._in_call[id(step)] = (name, span_of(call))
@@ -476,6 +493,43 @@ class _Walker:
         else:
             raise _Unsupported(f"{name} is neither a function of this script nor one thermocomp knows "
                                "(it could move the robot)", call)
+
+    def moves_nothing(self, function: Tree, calling: frozenset[str] = frozenset()) -> bool:
+        """``function`` (and the file's functions it calls) moves nothing and changes nothing a motion reads.
+
+        No motion, tool (``set_tcp``), thread or unknown function; every call a
+        function of the file that moves nothing, one that only computes or
+        reads (:data:`PURE_PREFIXES`) or a passive one (:data:`PASSIVE_PREFIXES`,
+        ``sleep``); every assignment to its parameters or its own local
+        variables (no ``global``, no name of a global). Its conditions and
+        loops, which could not be followed, then cannot change a motion: they
+        are passed over with a note (RoboDK's ``SprayOn(value)``, gripper
+        functions).
+        """
+        name = str(function.children[0])
+        if name in calling:
+            return False  # recursion: left to the rules
+        for node in function.iter_subtrees():
+            if node.data in ("run_stmt", "thread_def"):
+                return False
+            if node.data == "assign":
+                if any(isinstance(c, Token) and c.type == "GLOBAL" for c in node.children):
+                    return False
+                target = [c for c in node.children if not isinstance(c, Token)][0]
+                while isinstance(target, Tree) and target.data == "index":
+                    target = target.children[0]
+                if not isinstance(target, Tree) or str(target.children[0]) in self.globals:
+                    return False
+            if node.data == "call":
+                callee = str(node.children[0])
+                if callee in MOTIONS or callee in UNSUPPORTED_CALLS or callee == "set_tcp":
+                    return False
+                if callee in self.functions:
+                    if not self.moves_nothing(self.functions[callee], calling | {name}):
+                        return False
+                elif not (callee == "sleep" or callee.startswith(PASSIVE_PREFIXES) or callee.startswith(PURE_PREFIXES)):
+                    return False
+        return True
 
     def bind_arguments(self, function: Tree, args: list, kwargs: dict, local: dict, call: Tree) -> dict:
         """The local scope a call of ``function`` starts with: each parameter bound to its argument.
