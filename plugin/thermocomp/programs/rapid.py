@@ -313,6 +313,9 @@ class _Walker:
         self._scopes: list[dict[str, _Data]] = []  # every call's scope stays alive: the cache keys them by id
         self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
         self._quiet: list[str] = []  # the routines being run that move nothing (:meth:`moves_nothing`)
+        self._params: dict[int, set[str]] = {}  # id of a call's scope -> its parameters' keys
+        self._first_read: dict[str, tuple[object, Token]] = {}  # data read before any followed assignment to it
+        self._followed: dict[str, tuple[object, Tree]] = {}  # data given a known value by a followed assignment
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming data: its routine and parameter
         self._matches: dict[int, list[re.Match]] = {}  # statements of each MOVES token, by its offset
         self._newlines: np.ndarray | None = None
@@ -344,6 +347,7 @@ class _Walker:
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
             self.run_routine(proc, depth=0)
+        self.check_cycles()
         self.note_unvisited()
         return RobotProgram(
             language="rapid", path=self.path, text=self.text, steps=self.finish_points(tree),
@@ -516,6 +520,8 @@ class _Walker:
                                "its value at this motion is not known", token)
         if data.value is None:
             raise _Unsupported(f"the value of {token} cannot be evaluated", token)
+        if key not in self._followed:
+            self._first_read.setdefault(key, (data.value, token))
         return data
 
     # ----- expressions
@@ -682,6 +688,45 @@ class _Walker:
                     for node in statement.iter_subtrees():
                         self.record_change(node, local)
 
+    def assign(self, statement: Tree, local: dict[str, _Data]) -> None:
+        """``x := value;`` followed in order: later reads of ``x`` see the value (RoboDK sets its tool, work
+        object and speed this way before the motions).
+
+        Only a whole record (a target, tool, work object, speed, zone ...) of
+        this routine or of the module, given a value that can be evaluated
+        here, is followed; anything else (a ``num``, a component, an element, a
+        parameter, a value not known) makes the datum changed at run time
+        (:meth:`record_change`).
+        """
+        target, value_node = statement.children[0], statement.children[-1]
+        token = target.children[0] if isinstance(target, Tree) and target.data == "name" else None
+        key = None if token is None else str(token).lower()
+        scope = local if key in local else (self.module_data if key in self.module_data else None)
+        if key is None or scope is None or key in self._params.get(id(local), ()) or scope[key].type not in RECORDS:
+            self.record_change(statement, local)  # (a num, a counter: changed at run time, as before)
+            return
+        try:
+            value = self.evaluate_as(value_node, local, scope[key].type)
+        except _Unsupported:
+            self.record_change(statement, local)
+            return
+        old = scope[key]
+        literal = value_node if isinstance(value_node, Tree) and value_node.data in ("aggregate", "numbers") else None
+        scope[key] = _Data(old.type, value, literal, old.name, old.declared)
+        self.assigned.pop(key, None)
+        self._followed.setdefault(key, (value, statement))
+        self._followed[key] = (value, self._followed[key][1])
+        self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
+
+    def check_cycles(self) -> None:
+        """Data a cycle reads before a followed assignment gives it another value: the next cycle reads that one."""
+        for key, (value, statement) in self._followed.items():
+            read = self._first_read.get(key)
+            if read is not None and read[0] != value:
+                line, column = _location(statement)
+                self.unsupported_at(f"{read[1]} is read here before line {line} gives it another value: the next "
+                                    "cycle would read that one", read[1])
+
     def record_change(self, statement: Tree, local: dict[str, _Data]) -> None:
         """The datum ``statement`` changes (an assignment, ``Incr``/``Add``/...) is changed at run time from now on.
 
@@ -729,7 +774,7 @@ class _Walker:
         if kind == "data_decl":
             self.declare(statement, local)
         elif kind == "assign":
-            self.record_change(statement, local)
+            self.assign(statement, local)
         elif kind == "call":
             self.run_call(statement, local, depth)
         elif kind == "moves":
@@ -826,6 +871,7 @@ class _Walker:
             value = None if node is None else self._argument(routine, str(type_token).lower(), param_token, node, local)
             scope[key] = value or _Data(str(type_token).lower(), None, None, str(param_token), param_token)
         self._scopes.append(scope)
+        self._params[id(scope)] = set(scope)
         return scope
 
     def _argument(self, routine: Tree, dtype: str, param: Token, node: Tree | Token, local: dict[str, _Data]
