@@ -170,3 +170,42 @@ def test_a_function_that_moves_nothing_may_branch_roboDK_s_spray_on(tmp_path, rn
         assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
     else:
         assert prog.unsupported != ()
+
+
+@pytest.mark.parametrize(("loop", "passes"), [
+    ("  Loop_1 = 0\n  while (Loop_1 < 3):\n{body}    Loop_1 = Loop_1 + 1\n  end\n", 3),  # PolyScope's "Loop 3 times"
+    ("  n = 5\n  while n > 0 and n != 1:\n{body}    n = n - 2\n  end\n", 2),
+    ("  k = 0\n  while not (k >= 2):\n{body}    k = k + 1\n  end\n", 2),
+    ("  k = 0\n  while k < 0:\n{body}    k = k + 1\n  end\n", 0),
+])
+def test_a_while_with_a_known_condition_is_unrolled(tmp_path, rng, loop, passes):
+    body = "    movel(b, a=1.2, v=0.25)\n    movel(c, a=1.2, v=0.25)\n"
+    src, T, q = _script(rng, "  movel(a, a=1.2, v=0.25)\n" + loop.format(body=body), "")
+    path = tmp_path / "l.script"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    np.testing.assert_allclose(np.stack([pt.T_world_tcp for pt in prog.points]),
+                               np.stack([T["a"]] + [T["b"], T["c"]] * passes), atol=1e-9)
+    out = tmp_path / "l_out.script"
+    compensate_program("ur5", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    assert out.read_text() == src
+
+
+@pytest.mark.parametrize(("loop", "words"), [
+    ("  k = 0\n  while k < 3:\n    movel(pose_trans(b, p[0, 0, 0.01 * k, 0, 0, 0]), a=1.2, v=0.25)\n"
+     "    k = k + 1\n  end\n", "changes from pass to pass"),
+    ("  while get_digital_in(0):\n    movel(b, a=1.2, v=0.25)\n  end\n", "count is not known"),
+    ("  k = 0\n  while k < 3:\n    movel(b, a=1.2, v=0.25)\n  end\n", "passes is not unrolled"),  # k never moves
+])
+def test_a_while_it_cannot_unroll_is_named_with_its_line(tmp_path, rng, loop, words, monkeypatch):
+    import thermocomp.programs.urscript as urscript_module
+
+    monkeypatch.setattr(urscript_module, "MAX_WHILE_PASSES", 1000)
+    src, T, q = _script(rng, "  movel(a, a=1.2, v=0.25)\n" + loop, "")
+    path = tmp_path / "l.script"
+    path.write_text(src)
+    prog = read_program(path)
+    line = next(i for i, x in enumerate(src.splitlines(), 1) if x.lstrip().startswith("while"))
+    assert [f.line for f in prog.unsupported] == [line] and words in prog.unsupported[0].message
+    assert len(prog.motions) == 1  # nothing of the loop is kept

@@ -16,10 +16,12 @@ qnear=...)``; ``pose_trans``, ``pose_add``, ``pose_inv`` of known values;
 parameters (:meth:`_Walker.bind_arguments`; one written text serves every
 call: :mod:`thermocomp.programs.calls`);
 ``while True`` / ``while (True)`` (PolyScope's "loop forever": one pass is
-one cycle); a thread that never moves the robot (PolyScope's step counter).
+one cycle); a ``while`` whose condition is known at every pass, unrolled
+(:meth:`_Walker.run_counted_while`); a thread that never moves the robot
+(PolyScope's step counter).
 Calls that neither move the robot nor branch (``set_payload``,
 ``set_gravity``, ``set_tool_voltage``, ``textmsg``, ...) are kept as they are.
-Unsupported, with line and column: ``if``, other loops, ``return``/``break``,
+Unsupported, with line and column: ``if``, loops whose count is not known, ``return``/``break``,
 threads that move the robot, force mode, ``speedj``/``servoj``, calls of
 functions not in the file, a function's text that two calls need written
 differently, and variables whose value at a motion is not known.
@@ -74,6 +76,9 @@ UNSUPPORTED_CALLS = frozenset((
     "track_conveyor_linear", "track_conveyor_circular", "freedrive_mode", "teach_mode", "set_tool_direction",
     "direct_torque", "torque_command", "screw_driving",
 ))
+
+#: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
+MAX_WHILE_PASSES = 100_000
 
 #: Functions that only compute or read (URScript manual: math, pose and I/O reads): they move nothing.
 PURE_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "point_dist", "interpolate_pose", "rpy2rotvec",
@@ -304,7 +309,7 @@ class _Walker:
                     self.loop_noted = True
                 self.run_body(st.children[1:], local, depth)
                 return
-            raise _Unsupported("while is not followed (its count is not known before running)", st)
+            self.run_counted_while(st, local, depth)
         elif kind == "run_stmt":
             name = str(st.children[0])
             thread = self.threads.get(name)
@@ -320,6 +325,59 @@ class _Walker:
             word = {"if_stmt": "if", "return_stmt": "return", "break_stmt": "break",
                     "continue_stmt": "continue"}.get(kind, kind)
             raise _Unsupported(f"{word} is not followed (its outcome is not known before running)", st)
+
+    def run_counted_while(self, st: Tree, local: dict, depth: int) -> None:
+        """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times":
+        ``Loop_1 = 0``, ``while (Loop_1 < 3):`` ... ``Loop_1 = Loop_1 + 1``).
+
+        Each pass's motions are motions of their own; as one written text
+        serves every pass, a motion whose target changes from pass to pass is
+        not followed (nothing of the loop is kept then), nor is a loop of
+        more than :data:`MAX_WHILE_PASSES` passes.
+        """
+        condition, body = st.children[0], st.children[1:]
+        first = len(self.steps)
+        passes = 0
+        try:
+            while self._condition(condition, local):
+                passes += 1
+                if passes > MAX_WHILE_PASSES:
+                    raise _Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
+                self.run_body(body, local, depth)
+        except _Unsupported as exc:
+            del self.steps[first:]
+            if passes == 0:
+                raise _Unsupported("while is not followed (its count is not known before running)", st) from exc
+            raise
+        by_text: dict[tuple, object] = {}
+        for motion in self.steps[first:]:
+            if not isinstance(motion, Motion):
+                continue
+            for point in motion.points:
+                value = point.q if point.T_world_tcp is None else point.T_world_tcp
+                seen = by_text.setdefault((point.text.start, point.text.end), value)
+                if not np.array_equal(seen, value):
+                    del self.steps[first:]
+                    raise _Unsupported(f"{motion.instruction}'s target changes from pass to pass of this while: one "
+                                       "written target cannot serve every pass", st)
+        line, column = _line_col(st)
+        self.notes.append(Finding(f"while followed for its {passes} pass(es)", line, column))
+
+    def _condition(self, node, local: dict) -> bool:
+        """A loop's condition, evaluated: a comparison of known numbers, ``not``, ``and``, ``or``."""
+        if isinstance(node, Tree) and node.data == "comparison":
+            left, op, right = node.children
+            a, b = self._number(left, local), self._number(right, local)
+            return {"==": a == b, "!=": a != b, "<=": a <= b, ">=": a >= b, "<": a < b, ">": a > b}[str(op)]
+        if isinstance(node, Tree) and node.data == "not_":
+            return not self._condition(node.children[0], local)
+        if isinstance(node, Tree) and node.data in ("and_expr", "or_expr"):
+            values = [self._condition(c, local) for c in node.children]
+            return all(values) if node.data == "and_expr" else any(values)
+        value = self.evaluate(node, local)
+        if not isinstance(value, bool):
+            raise _Unsupported("a condition that is not a comparison of known values", node)
+        return value
 
     def assign(self, st: Tree, local: dict) -> None:
         children = [c for c in st.children if not (isinstance(c, Token) and c.type in ("GLOBAL", "LOCAL"))]
