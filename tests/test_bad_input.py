@@ -276,6 +276,18 @@ def test_sizes_of_other_commands(case, capsys):
                            "r.urdf"], EXIT_USAGE, "--fraction")
 
 
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+@pytest.mark.parametrize("argv", [
+    [*COMPENSATE[:COMPENSATE.index("--targets")], "--targets", "/dev/zero", "--out", "o.csv"],
+    ["calibrate", "--measurements", "/dev/zero", "--out", "c.csv", "--report", "r.txt"],
+    ["sim", "--robot", "irb140", "--deformation", "d.csv", "--targets", "t.csv", "--static", "--scene", "/dev/zero",
+     "--screenshot", "s.png"],
+])
+def test_a_device_as_an_input_is_refused_before_it_is_read(case, capsys, argv):
+    option = argv[argv.index("/dev/zero") - 1]
+    refused(case, capsys, argv, EXIT_INPUT, f"{option} /dev/zero: expected a file to read, got a device")
+
+
 def test_a_huge_joint_index_in_a_header_is_refused_at_once(case, capsys):
     (case / "q.csv").write_text("name,x_mm,y_mm,z_mm,q999999999_deg\nA,641,21,473,0\n")
     refused(case, capsys, [*COMPENSATE[:4], "q.csv", "--static", "--out", "o.csv", "--orientation-euler-xyz-deg",

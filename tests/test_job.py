@@ -158,6 +158,20 @@ def test_a_writer_through_a_symlink_gets_the_suffix_of_the_name_given(tmp_path: 
     assert leftovers(tmp_path) == []
 
 
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_device_as_an_input_is_refused_and_a_fifo_is_not(tmp_path: Path) -> None:
+    # compensate --targets /dev/zero read one endless line until the kernel killed the run (issue 9 follow-up
+    # adversarial run); a FIFO (bash's <(...)) ends when its writer does and stays allowed
+    os.mkfifo(tmp_path / "pipe.csv")
+    with Job() as job:
+        job.input("/dev/zero", "--targets")
+        job.input(tmp_path / "pipe.csv", "--deformation")
+        job.output(tmp_path / "o.csv", "--out")
+        with pytest.raises(InputError) as info:
+            job.check()
+    assert str(info.value) == "--targets /dev/zero: expected a file to read, got a device"
+
+
 def test_a_termination_signal_whose_interrupt_was_swallowed_still_stops_the_commit(tmp_path: Path) -> None:
     """SIGTERM lands inside code that eats the KeyboardInterrupt (a __del__, an import): the work runs on,
     but the commit refuses, the earlier output stays and no temporary is left."""

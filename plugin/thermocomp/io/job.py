@@ -108,6 +108,16 @@ def new_file_mode() -> int:
     return 0o666 & ~umask
 
 
+def _endless(src: _Role) -> list[str]:
+    """A device as an input (``/dev/zero``, ``/dev/urandom``): read to its end, it filled memory until the
+    kernel killed the run. A FIFO (``<(...)``, a pipe) stays allowed: it ends when its writer does."""
+    with contextlib.suppress(OSError):
+        mode = os.stat(src.path).st_mode
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+            return [f"{src.label}: expected a file to read, got {_kind(mode)}"]
+    return []
+
+
 def _stat(path: Path) -> os.stat_result | None:
     """``os.stat`` (symlinks followed), or ``None`` when nothing is there."""
     try:
@@ -234,8 +244,10 @@ class Job:
     # --- checking --------------------------------------------------------------------------------
 
     def conflicts(self) -> list[str]:
-        """Every reason an output cannot be written, one line each naming the option (empty: none)."""
-        return [line for k in range(len(self._outputs)) for line in self._conflicts_of(k)]
+        """Every reason an output cannot be written, or an input cannot be read to its end, one line each naming
+        the option (empty: none)."""
+        return ([line for src in self._inputs for line in _endless(src)]
+                + [line for k in range(len(self._outputs)) for line in self._conflicts_of(k)])
 
     def _conflicts_of(self, k: int) -> list[str]:
         out = self._outputs[k]
