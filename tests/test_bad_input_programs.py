@@ -12,7 +12,7 @@ import pytest
 from helpers import REPO
 from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
 
-from thermocomp.cli.common import EXIT_INPUT, EXIT_OK
+from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_OK
 from thermocomp.deformation.thermal_laws import FirstOrder
 from thermocomp.deformation.timelaw import LinearRamp
 from thermocomp.errors import ConfigurationError
@@ -84,3 +84,26 @@ def test_time_indexed_sets_follow_the_time_law_from_a_file(case, capsys):
     assert sets != int(200 // 3) + 1
     assert f"({sets} sets)" in out
     assert f"{sets} sets, one every 3 min" in (case / "o.mod").read_text(encoding="latin-1")
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("b.mod", rapid("MoveL " + "Offs(" * 2000 + "p" + ",0,0,0)" * 2000 + ",v100,z1,tool0;")),
+    ("b.script", urscript("x = " + "[" * 5000 + "]" * 5000, "movel(p[-.45,-.15,.2,3.14,0,0], a=1, v=0.1)")),
+    ("b.script", urscript("movel(" + "pose_trans(" * 2000 + "p[-.45,-.15,.2,3.14,0,0]" + ",p[0,0,0,0,0,0])" * 2000
+                          + ", a=1, v=0.1)")),
+])
+def test_expressions_nested_thousands_deep_are_refused_naming_the_file(case, capsys, name, text):
+    # RecursionError tracebacks before (issue 9 follow-up adversarial run)
+    (case / name).write_text(text)
+    robot = "irb140" if name.endswith(".mod") else "ur5"
+    refused(case, capsys, ["compensate", "--robot", robot, "--deformation", "d.csv", "--program", name,
+                           "--out", "o" + name[1:], "--at-minute", "100"], EXIT_INPUT,
+            f"{name}: an expression or a value nested too deeply")
+
+
+def test_a_program_whose_points_fail_never_says_wrote(case, capsys):
+    # the report printed on exit 2 said "wrote o.mod (0 bytes)" above "Nothing was written" (issue 9 follow-up run)
+    (case / "far.mod").write_text(rapid("MoveL Offs(p,5000,0,0),v100,z1,tool0;"))
+    refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "far.mod",
+                           "--out", "o.mod", "--at-minute", "100"], EXIT_FAILED_ROWS, "unreachable",
+            "Nothing was written")

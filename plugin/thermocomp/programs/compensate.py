@@ -281,12 +281,16 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None) -> Ro
     from thermocomp.programs.rapid import RAPID_SUFFIXES, read_rapid
 
     suffix = Path(path).suffix.lower()
-    if suffix in RAPID_SUFFIXES:
-        return read_rapid(path, progress)
-    if suffix in URSCRIPT_SUFFIXES:
-        from thermocomp.programs.urscript import read_urscript
+    try:
+        if suffix in RAPID_SUFFIXES:
+            return read_rapid(path, progress)
+        if suffix in URSCRIPT_SUFFIXES:
+            from thermocomp.programs.urscript import read_urscript
 
-        return read_urscript(path)
+            return read_urscript(path)
+    except RecursionError:  # the readers evaluate nested expressions recursively: Offs(Offs(...)) 2000 deep
+        raise InputError("an expression or a value nested too deeply to follow (thousands of levels of "
+                         "brackets or calls)", path=str(path)) from None
     raise InputError(f"expected a robot program ending in {', '.join(RAPID_SUFFIXES + URSCRIPT_SUFFIXES)}, "
                      f"got {Path(path).name!r}", path=str(path))
 
@@ -565,6 +569,7 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     rep.failed = [f"{prog.path}:{points[i].argument.line}:{points[i].argument.column}: "
                   f"{Status(int(status[i])).label}" for i in failed]
     if failed.size and not allow_failures:
+        rep.out = None  # nothing is written: its text must not say "wrote"
         raise ProgramCompensationFailed(rep)
 
     from thermocomp.programs import feasibility
