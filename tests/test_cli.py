@@ -247,11 +247,13 @@ def test_interrupted_run_leaves_no_output(tmp_path, signame):
     assert out.read_text() == "earlier results\n" and plot.read_bytes() == b"earlier plot"
 
 
-@pytest.mark.parametrize("module", ["numpy", "numba", "thermocomp.pipeline"])
+@pytest.mark.parametrize("module", ["numpy", "numba", "thermocomp.pipeline", "datetime"])
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_signal_while_the_program_loads_exits_130_without_a_traceback(tmp_path, module, signame):
     """The first second of a run is spent importing numpy, numba and the commands: a signal there (sent, to be
-    sure of the moment, as that import starts) ends the run as later: 130, one line, nothing written."""
+    sure of the moment, as that import starts) ends the run as later: 130, one line, nothing written.
+    ``datetime``: numpy's C core imports it and wraps the interrupt in an ImportError ("PyCapsule_Import could
+    not import module datetime"), which came out as a traceback and exit 1 (issue 9 follow-up adversarial run)."""
     out = tmp_path / "out.csv"
     out.write_text("earlier results\n")
     code = "\n".join([

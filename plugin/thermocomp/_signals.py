@@ -77,4 +77,15 @@ def _termination_text() -> str:
     return "" if _TERMINATED[0] == signal.SIGINT else f"terminated by {signal.Signals(_TERMINATED[0]).name}"
 
 
-__all__ = ["interrupt_on_termination"]
+def terminated() -> bool:
+    """Whether a signal was received inside :func:`interrupt_on_termination` (its interrupt may have been lost
+    or wrapped in another exception)."""
+    return bool(_TERMINATED)
+
+
+def termination_text() -> str:
+    """What ended the run, for the message ("" for Ctrl-C, or when no signal was received)."""
+    return _termination_text() if _TERMINATED else ""
+
+
+__all__ = ["interrupt_on_termination", "terminated", "termination_text"]

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 # Standard library only up to main(): the signal handlers are in place before numpy, numba and the commands load.
-from thermocomp._signals import interrupt_on_termination
+from thermocomp._signals import interrupt_on_termination, terminated, termination_text
 from thermocomp.cli.exit_status import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from thermocomp.cli.progress import stop_all
 from thermocomp.errors import ConfigurationError, ThermocompError
@@ -63,6 +63,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 args = build_parser().parse_args(argv)
                 return args.handler(args)
+            except Exception:
+                # a signal's interrupt raised inside an import or a class body comes out wrapped (numpy's
+                # ImportError "PyCapsule_Import could not import module datetime", a RuntimeError of
+                # __set_name__): after a recorded signal, whatever ended the run is the interruption
+                if terminated():
+                    raise KeyboardInterrupt(termination_text()) from None
+                raise
             finally:
                 stop_all()  # the progress lines end before the run's last words
     except (ThermocompError, ConfigurationError) as exc:
