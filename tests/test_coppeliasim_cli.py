@@ -65,6 +65,17 @@ def test_report_rewrites_its_file_as_the_help_says(capsys, tmp_path):
     assert "append" not in text and "--report REPORT also write what is printed to this file, rewritten whole" in text
 
 
+@pytest.mark.parametrize("action", ["show", "play"])
+@pytest.mark.parametrize("value", ["1e308", "1001", "0"])
+def test_magnification_is_bounded_before_connecting(capsys, tmp_path, action, value):
+    # play --magnification 1e308 placed the joint objects 1e305 m away and exited 0 (issue 9 follow-up run);
+    # the add-on's spinbox and PyBullet stop at 1000
+    extra = ["--results", str(tmp_path / "r.csv")] if action == "play" else []
+    assert main(["coppeliasim", action, "--host", "127.0.0.1", "--port", "9", "--timeout-s", "0.2",
+                 "--deformation", EXAGGERATED, *extra, "--magnification", value]) == EXIT_INPUT
+    assert "--magnification: expected a number > 0 and at most 1000" in capsys.readouterr().err
+
+
 def test_check_and_show(fake_irb140, capsys, tmp_path):
     report = tmp_path / "report.txt"
     assert main(["coppeliasim", "check", *scene_args(fake_irb140), "--compare", "irb140",
@@ -194,3 +205,16 @@ def test_play_at_minute_0_of_a_ramp_says_the_robot_is_undeformed(fake_irb140, ca
     assert main(["coppeliasim", "play", *scene_args(fake_irb140), "--results", str(out), "--static",
                  "--deformation", EXAGGERATED, "--dwell-s", "0"]) == EXIT_OK
     assert "undeformed" not in capsys.readouterr().out
+
+
+def test_a_results_column_given_twice_is_refused_where_it_is(tmp_path):
+    # play read one of two q1_deg columns and ignored the other (issue 9 follow-up adversarial run)
+    from thermocomp.errors import InputError
+    from thermocomp.simulators.coppeliasim.play import read_results_rows
+
+    path = tmp_path / "r.csv"
+    q = ",".join(f"q{j}_deg" for j in range(1, 7))
+    path.write_text(f"minute,target,status,{q},q1_deg\n0,P1,converged,1,2,3,4,5,6,7\n")
+    with pytest.raises(InputError) as info:
+        read_results_rows(path, 6)
+    assert str(info.value) == f"{path}, line 1, column 'q1_deg': duplicate column 'q1_deg'"

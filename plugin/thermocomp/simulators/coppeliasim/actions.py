@@ -213,14 +213,24 @@ class SceneLaw:
         return table, float(law.fraction(minute))
 
 
+#: Largest magnification of the deformation shown, as PyBullet's (the paper's Figure 12 goes to 1000): 1e308
+#: placed the scene's joint objects 1e305 m away.
+MAX_MAGNIFICATION = 1000.0
+
+
+def _check_magnification(magnification: float) -> None:
+    if not (0 < magnification <= MAX_MAGNIFICATION):  # also refuses NaN
+        raise ConfigurationError(f"--magnification: expected a number > 0 and at most {MAX_MAGNIFICATION:g}, "
+                                 f"got {magnification!r}")
+
+
 def show(address: Address, which: RobotInScene, deformation: PathLike, law: SceneLaw, minute: float | None,
          magnification: float, hold_s: float, until_file: PathLike | None, job: Job) -> None:
     """Show the deformed robot for ``hold_s`` seconds (or until ``until_file`` exists), then restore the scene."""
     from thermocomp.deformation.apply import deformed_model
     from thermocomp.simulators.coppeliasim import deformation_shown
 
-    if not (math.isfinite(magnification) and magnification > 0):
-        raise ConfigurationError(f"--magnification: expected a finite number > 0, got {magnification!r}")
+    _check_magnification(magnification)
     _finite(hold_s, "--hold-s")
     job.input(deformation, "--deformation")
     job.check()
@@ -294,8 +304,7 @@ def play(address: Address, which: RobotInScene, results: PathLike, deformation: 
     from thermocomp.deformation.apply import deformed_model
     from thermocomp.simulators.coppeliasim.play import play as play_rows
 
-    if not (math.isfinite(magnification) and magnification > 0):
-        raise ConfigurationError(f"--magnification: expected a finite number > 0, got {magnification!r}")
+    _check_magnification(magnification)
     _finite(dwell_s, "--dwell-s")
     if minute is not None:
         _finite(minute, "--minute")

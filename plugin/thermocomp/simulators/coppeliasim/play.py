@@ -65,6 +65,10 @@ def read_results_rows(path: PathLike, n_joints: int, minute: float | None = None
         raise InputError("expected a results CSV header, got an empty file", path=src)
     header_line, header = first
     index = {name.strip(): k for k, name in enumerate(header)}
+    if len(index) < len(header):  # a name given twice: one of its columns would be read, the other ignored
+        names = [name.strip() for name in header]
+        twice = next(n for k, n in enumerate(names) if n in names[:k])
+        raise InputError(f"duplicate column {twice!r}", path=src, row=header_line, column=twice)
     missing = [w for w in wanted if w not in index]
     if missing:
         raise InputError(f"expected the results columns {', '.join(wanted)}; missing {', '.join(missing)}",
