@@ -107,3 +107,11 @@ def test_a_program_whose_points_fail_never_says_wrote(case, capsys):
     refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "far.mod",
                            "--out", "o.mod", "--at-minute", "100"], EXIT_FAILED_ROWS, "unreachable",
             "Nothing was written")
+
+
+def test_a_module_datum_declared_twice_is_refused_at_the_second(case, capsys):
+    # two CONST robtarget p: one was used silently (issue 9 follow-up adversarial run); RAPID refuses the module
+    (case / "b.mod").write_text(rapid("MoveL p,v100,z1,tool0;", data=f"CONST robtarget p:={POINT};\n"))
+    refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "b.mod",
+                           "--out", "o.mod", "--at-minute", "100"], EXIT_INPUT,
+            "b.mod, line 3: p is declared twice in the module (first at line 2)")

@@ -436,6 +436,9 @@ class _Walker:
                 value = None  # an initial value that cannot be evaluated: any use of it is unsupported
             if value is not None and dtype in RECORDS and not is_array:
                 self.check_record(value, dtype, value_node)
+        if scope is self.module_data and str(name_token).lower() in scope:  # RAPID refuses it: which one counts?
+            first = scope[str(name_token).lower()].declared
+            raise self.error(f"{name_token} is declared twice in the module (first at line {first.line})", name_token)
         scope[str(name_token).lower()] = _Data(dtype if not is_array else dtype + "{}", value, value_node,
                                                str(name_token), name_token)
 
