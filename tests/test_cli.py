@@ -274,3 +274,22 @@ def test_a_signal_while_the_program_loads_exits_130_without_a_traceback(tmp_path
     assert proc.returncode == EXIT_INTERRUPTED, proc.stderr
     assert "interrupted" in proc.stderr and "Traceback" not in proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"] and out.read_text() == "earlier results\n"
+
+
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_a_signal_after_the_outputs_are_written_keeps_the_exit_status(tmp_path, signame):
+    """A signal while the interpreter exits (sent here from an atexit hook) ended a finished run as killed by
+    the signal, with its outputs written (issue 9 follow-up adversarial run): the status stays the run's."""
+    out = tmp_path / "out.csv"
+    code = "\n".join([
+        "import atexit, os, signal, sys",
+        f"atexit.register(lambda: os.kill(os.getpid(), signal.{signame}))",
+        f"sys.argv = ['thermocomp', 'compensate', '--deformation', {str(EXAGGERATED)!r}, '--targets', "
+        f"{str(TARGETS)!r}, '--static', '--no-progress', '--out', {str(out)!r}]",
+        "from thermocomp.cli.main import run",
+        "run()",
+    ])
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and out.exists()

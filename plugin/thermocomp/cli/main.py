@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -87,7 +88,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run() -> None:
     """Console-script entry point."""
-    sys.exit(main())
+    status = main()
+    # The outcome is decided and every output is in place: a signal while the interpreter exits (numba,
+    # PyBullet and their threads take up to a second) ended the process "killed by SIGTERM" with every output
+    # written (found by the issue 9 follow-up adversarial run). From here on the signals are ignored.
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+    sys.exit(status)
 
 
 if __name__ == "__main__":
