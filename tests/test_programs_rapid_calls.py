@@ -362,3 +362,15 @@ def test_an_assignment_it_cannot_follow_for_every_cycle_is_named(tmp_path, rng, 
     path.write_text(src)
     prog = read_program(path)
     assert any(words in f.message for f in prog.unsupported), [f.message for f in prog.unsupported]
+
+
+def test_a_speed_a_cycle_changes_after_reading_it_changes_times_not_targets(tmp_path, rng):
+    """rdkSpeed read by the first motion, then given another value: the next cycle runs slower or faster, at the
+    same targets, so the module is followed (a tool changed so is refused: the test above)."""
+    chain = load_robot("irb140")
+    src, T = _robodk(chain, rng)
+    src = src.replace("    rdkSpeed := [500,500,5000,1000];\n", "")
+    path = tmp_path / "rdk.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported == () and [m.tcp_speed for m in prog.motions] == [0.5, 0.1, 0.1]

@@ -725,7 +725,9 @@ class _Walker:
         """Data a cycle reads before a followed assignment gives it another value: the next cycle reads that one."""
         for key, (value, statement) in self._followed.items():
             read = self._first_read.get(key)
-            if read is not None and read[0] != value:
+            timing_only = self.module_data.get(key) is not None and self.module_data[key].type in ("speeddata",
+                                                                                                 "loaddata")
+            if read is not None and read[0] != value and not timing_only:  # (a speed changes times, not targets)
                 line, column = _location(statement)
                 self.unsupported_at(f"{read[1]} is read here before line {line} gives it another value: the next "
                                     "cycle would read that one", read[1])
