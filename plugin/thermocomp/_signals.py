@@ -31,8 +31,9 @@ def interrupt_on_termination() -> Iterator[None]:
     raised where Python cannot pass it on (inside a ctypes callback, such as
     numba's compiler on a first run, a ``__del__``, a garbage-collector
     callback) is lost, so :meth:`Job.commit` refuses to commit after any
-    recorded signal, and such a lost interrupt is not printed as an
-    "Exception ignored" traceback. Ctrl-C is taken over only where Python's
+    recorded signal, and such a lost interrupt (or an object it left half
+    built failing in its ``__del__``) is not printed as an "Exception
+    ignored" traceback. Ctrl-C is taken over only where Python's
     own handler is in place (an ignored SIGINT stays ignored).
     """
     if threading.current_thread() is not threading.main_thread():
@@ -49,8 +50,10 @@ def interrupt_on_termination() -> Iterator[None]:
         raise KeyboardInterrupt(_termination_text())
 
     def unraisable(info: Any) -> None:
-        if _TERMINATED and issubclass(info.exc_type, KeyboardInterrupt):
-            return  # a recorded signal that landed where it could not be raised: Job.commit still sees it
+        if _TERMINATED:
+            # a recorded signal that landed where it could not be raised (Job.commit still sees it), or what it
+            # left behind: an object it interrupted while being built failing in its __del__ (llvmlite's)
+            return
         previous_hook(info)
 
     previous_hook = sys.unraisablehook

@@ -95,6 +95,8 @@ def run() -> None:
     for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_IGN)
+    if status == EXIT_INTERRUPTED:  # objects the signal left half built may fail in __del__ as Python exits: noise
+        sys.unraisablehook = lambda info: None
     sys.exit(status)
 
 
