@@ -37,6 +37,9 @@ def urscript(*body: str) -> str:
     ("b.mod", rapid("MoveL p,v100,z1,t;", data="PERS tooldata t:=[TRUE,[[0,0,1e400],[1,0,0,0]],"
                                              "[1,[0,0,1],[1,0,0,0],0,0,0]];\n"), 2, ["1e400", "out of range"]),
     ("b.script", urscript("movel(p[1e400,0,0.5,0,3.14,0], a=1, v=0.1)"), 2, ["1e400", "out of range"]),
+    # finite but no place: it overflowed into NaN joints and a message without a location
+    ("b.script", urscript("movel(p[1e308,-.15,.2,3.14159,0,0], a=1.2, v=0.25)"), 2, ["1e+308", "out of range"]),
+    ("b.script", urscript("movej([0, 1e9, 0, 0, 0, 0], a=1, v=1)"), 2, ["1e+09 rad", "out of range"]),
     # speeds that never arrive: the timing would divide by them
     ("b.mod", rapid("MoveL p,vz,z1,tool0;", data="CONST speeddata vz:=[0,500,5000,1000];\n"), 5,
      ["speeddata must move", "0 mm/s"]),

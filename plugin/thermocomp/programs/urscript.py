@@ -77,6 +77,10 @@ UNSUPPORTED_CALLS = frozenset((
     "direct_torque", "torque_command", "screw_driving",
 ))
 
+#: Largest magnitude of a pose coordinate [m], rotation-vector component or joint position [rad] taken: a
+#: 1e308 coordinate is a typo, not a place (it overflowed into a message without a location).
+MAX_POSE_VALUE = 1e6
+
 #: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
 MAX_WHILE_PASSES = 100_000
 
@@ -451,6 +455,9 @@ class _Walker:
             values = [self._number(c, local) for c in node.children[1:]]
             if len(values) != 6:
                 raise self.error(f"expected a pose p[x, y, z, rx, ry, rz], got {len(values)} values", node)
+            if not max(map(abs, values)) <= MAX_POSE_VALUE:
+                raise self.error(f"a pose value of {max(map(abs, values)):.6g} is out of range (at most "
+                                 f"{MAX_POSE_VALUE:g} m or rad)", node)
             return _Pose(tuple(values))
         if kind == "list":
             return [self.evaluate(c, local) for c in node.children]
@@ -677,6 +684,9 @@ class _Walker:
                          confdata=None, text=span_of(text_node), argument=span_of(node), name=name,
                          whole_argument=whole)
         if isinstance(value, list) and len(value) == 6 and all(isinstance(x, float) for x in value):
+            if not max(map(abs, value)) <= MAX_POSE_VALUE:
+                raise self.error(f"a joint position of {max(map(abs, value)):.6g} rad is out of range (at most "
+                                 f"{MAX_POSE_VALUE:g})", node)
             if outer is not node:
                 raise _Unsupported("get_inverse_kin of joint positions", outer)
             return Point(T_world_tcp=None, T_world_frame=np.eye(4), T_flange_tcp=self.tool.copy(),
