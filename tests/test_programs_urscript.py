@@ -174,3 +174,28 @@ def test_the_example_script_compensates_with_the_command_in_its_header(tmp_path,
     R0, p0 = fk(deformed_model(chain, table, 1.0), q_original.q)
     T_missed = transform(R0, p0) @ np.stack([original.points[i].T_flange_tcp for i in cart])
     assert np.linalg.norm(T_missed[:, :3, 3] - T_want[:, :3, 3], axis=1).max() > 1e-4
+
+
+@pytest.mark.parametrize(("name", "text", "line", "words"), [
+    ("eof.script", "def p():\n  movel(p[.4, .1, .3, 0, 3.14, 0]\n", 2, "unexpected the end of the file"),
+    ("eof.mod", "MODULE m\n  PROC main()\n    MoveL p, v100, fine, tool0;\n", 3, "unexpected the end of the file"),
+    ("seven.script", "def p():\n  movel(p[.4, 0, .3, 0, 3.14, 0], 1.2, 0.25, 0, 0, 5)\nend\n", 2,
+     "movel: expected at most 5 arguments"),
+])
+def test_a_program_cut_short_or_given_too_much_is_named_as_such(tmp_path, name, text, line, words):
+    """A file that ends inside a statement says so (it said "unexpected 'None'"); a motion with more positional
+    arguments than URScript defines is refused (the extra one was dropped silently)."""
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(InputError) as info:
+        read_program(path)
+    assert info.value.row == line and words in str(info.value) and "None" not in str(info.value)
+
+
+def test_an_output_in_another_language_names_the_option(tmp_path, capsys):
+    path = tmp_path / "p.script"
+    path.write_text("def p():\n  movel(p[.4, .1, .3, 0, 3.14, 0], a=1.2, v=0.25)\nend\n")
+    code = main(["compensate", "--robot", "ur5", "--deformation", "deformations/exaggerated.csv",
+                 "--program", str(path), "--out", str(tmp_path / "x.csv")])
+    err = capsys.readouterr().err
+    assert code == EXIT_INPUT and "--out" in err and "language" in err and not (tmp_path / "x.csv").exists()

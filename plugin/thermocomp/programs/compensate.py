@@ -295,6 +295,12 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None) -> Ro
                      f"got {Path(path).name!r}", path=str(path))
 
 
+def _suffixes_of(language: str) -> tuple[str, ...]:
+    from thermocomp.programs.rapid import RAPID_SUFFIXES
+
+    return RAPID_SUFFIXES if language == "rapid" else URSCRIPT_SUFFIXES
+
+
 def _language_of(path: PathLike) -> str:
     from thermocomp.programs.rapid import RAPID_SUFFIXES
 
@@ -449,9 +455,9 @@ def compensate_program(
     """
     options = CompensationOptions() if options is None else options
     popts = ProgramOptions() if program_options is None else program_options
-    if out is not None and _language_of(out) != _language_of(program):
-        raise InputError(f"the output must be in the program's language: expected an extension like "
-                         f"{Path(program).suffix!r}, got {Path(out).suffix!r}", path=str(out))
+    if out is not None and Path(out).suffix.lower() not in _suffixes_of(_language_of(program)):
+        raise InputError(f"--out: the output must be in the program's language: expected an extension among "
+                         f"{', '.join(_suffixes_of(_language_of(program)))}, got {Path(out).suffix!r}", path=str(out))
     report_csv = None if report is None else Path(report).with_suffix(".csv")
     # every file declared and checked before any work; the outputs appear all or none (issue 9's job)
     with Job() as job:

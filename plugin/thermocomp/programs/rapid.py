@@ -252,8 +252,11 @@ def parse_rapid_text(text: str, path: str, runs: bool = True) -> Tree:
         if runs:  # the error as the general rules see it (the token found may otherwise be a whole run)
             return parse_rapid_text(text, path, runs=False)
         found = getattr(exc, "token", None) or getattr(exc, "char", None)
-        raise InputError(f"RAPID syntax: unexpected {str(found)!r} (column {exc.column})", path=path,
-                         row=exc.line) from None
+        at_end = found is None or getattr(found, "type", "") == "$END"
+        what = "the end of the file" if at_end else repr(str(found))
+        line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
+        column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
+        raise InputError(f"RAPID syntax: unexpected {what} (column {column})", path=path, row=line) from None
 
 
 def read_rapid(path: PathLike, progress: Callable[[int, int | None], None] | None = None) -> RobotProgram:

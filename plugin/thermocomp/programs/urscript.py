@@ -168,8 +168,11 @@ def urscript_program_from_text(text: str, path: str = "<text>") -> RobotProgram:
         tree = urscript_parser().parse(parseable)
     except UnexpectedInput as exc:
         found = getattr(exc, "token", None) or getattr(exc, "char", None)
-        raise InputError(f"URScript syntax: unexpected {str(found)!r} (column {exc.column})", path=path,
-                         row=exc.line) from None
+        at_end = found is None or getattr(found, "type", "") == "$END"
+        what = "the end of the file" if at_end else repr(str(found))
+        line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
+        column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
+        raise InputError(f"URScript syntax: unexpected {what} (column {column})", path=path, row=line) from None
     return _Walker(text, path, tree).run()
 
 
@@ -641,6 +644,9 @@ class _Walker:
         kind, n_points, a_default, v_default = MOTIONS[name]
         if len(args) < n_points:
             raise self.error(f"{name}: expected {n_points} target(s), got {len(args)}", call)
+        if len(args) > n_points + len(_PARAMETERS[name]):
+            raise self.error(f"{name}: expected at most {n_points + len(_PARAMETERS[name])} arguments "
+                             f"({n_points} target(s), {', '.join(_PARAMETERS[name])}), got {len(args)}", call)
         params = dict(zip(_PARAMETERS[name], args[n_points:]))
         params.update(kwargs)
         unknown = set(params) - set(_PARAMETERS[name])
