@@ -52,6 +52,20 @@ def direct_through_calls(direct_refs: set[int], passed: dict[int, tuple[Span, st
     return direct
 
 
+def changing_motion(steps: list[Motion | Wait]) -> Motion | None:
+    """The first motion of ``steps`` (the passes of one loop) whose written text an earlier pass needed with
+    another target: one text cannot serve every pass. None when every text keeps its target."""
+    seen: dict[tuple[int, int], np.ndarray] = {}
+    for motion in steps:
+        if not isinstance(motion, Motion):
+            continue
+        for point in motion.points:
+            value = point.q if point.T_world_tcp is None else point.T_world_tcp
+            if not np.array_equal(seen.setdefault(_key(point.text), value), value):
+                return motion
+    return None
+
+
 def _key(span: Span) -> tuple[int, int]:
     return span.start, span.end
 
@@ -112,4 +126,4 @@ def finish(run: list[Motion | Wait], finish_points: Callable[[set[int]], list[Mo
     return [s for s in steps if id(s) not in ids]
 
 
-__all__ = ["Call", "direct_through_calls", "finish"]
+__all__ = ["Call", "changing_motion", "direct_through_calls", "finish"]

@@ -918,19 +918,13 @@ class _Walker:
             scope[str(counter).lower()] = _Data("num", start + k * step, None, str(counter), counter)
             scopes.append(scope)
             self.run_body(body, scope, depth)
-        by_text: dict[tuple, tuple] = {}
-        for motion in self.steps[first_step:]:
-            if not isinstance(motion, Motion):
-                continue
-            for point in motion.points:
-                value = point.q if point.T_world_tcp is None else point.T_world_tcp
-                seen = by_text.setdefault((point.text.start, point.text.end), value)
-                if not np.array_equal(seen, value):
-                    for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
-                        self._in_call.pop(id(dropped), None)
-                    del self.steps[first_step:]
-                    raise _Unsupported(f"{motion.instruction}'s target changes with the FOR counter {counter}: one "
-                                       "written target cannot serve every pass", statement)
+        changing = calls.changing_motion(self.steps[first_step:])
+        if changing is not None:
+            for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
+                self._in_call.pop(id(dropped), None)
+            del self.steps[first_step:]
+            raise _Unsupported(f"{changing.instruction}'s target changes with the FOR counter {counter}: one "
+                               "written target cannot serve every pass", statement)
 
     def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         name_token = statement.children[0]

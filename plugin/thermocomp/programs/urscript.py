@@ -356,17 +356,11 @@ class _Walker:
             if passes == 0:
                 raise _Unsupported("while is not followed (its count is not known before running)", st) from exc
             raise
-        by_text: dict[tuple, object] = {}
-        for motion in self.steps[first:]:
-            if not isinstance(motion, Motion):
-                continue
-            for point in motion.points:
-                value = point.q if point.T_world_tcp is None else point.T_world_tcp
-                seen = by_text.setdefault((point.text.start, point.text.end), value)
-                if not np.array_equal(seen, value):
-                    del self.steps[first:]
-                    raise _Unsupported(f"{motion.instruction}'s target changes from pass to pass of this while: one "
-                                       "written target cannot serve every pass", st)
+        changing = calls.changing_motion(self.steps[first:])
+        if changing is not None:
+            del self.steps[first:]
+            raise _Unsupported(f"{changing.instruction}'s target changes from pass to pass of this while: one "
+                               "written target cannot serve every pass", st)
         line, column = _line_col(st)
         self.notes.append(Finding(f"while followed for its {passes} pass(es)", line, column))
 
