@@ -235,6 +235,9 @@ def test_a_250_character_output_name_works(case, capsys):
     (["--starts", "10000000"], EXIT_INPUT, ["--starts", "10,000"]),
     (["--seed", "-1"], EXIT_USAGE, ["--seed", "expected a seed >= 0"]),
     (["--position-tol-mm", "nan"], EXIT_USAGE, ["--position-tol-mm"]),
+    # looser than the deformation: every uncompensated row would read "converged"
+    (["--position-tol-mm", "1e308"], EXIT_INPUT, ["--position-tol-mm", "at most 1 mm"]),
+    (["--orientation-tol-deg", "5"], EXIT_INPUT, ["--orientation-tol-deg", "1 deg"]),
     (["--stabilisation-min", "inf"], EXIT_USAGE, ["--stabilisation-min"]),
     (["--starts", "6_41"], EXIT_USAGE, ["--starts", "invalid int value: '6_41'"]),
     (["--stabilisation-min", "\u0663"], EXIT_USAGE, ["--stabilisation-min"]),

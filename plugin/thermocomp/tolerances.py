@@ -14,6 +14,12 @@ IK_POSITION_TOL = 1e-9
 #: IK convergence on orientation [rad], the angle of R_target @ R_reached.T.
 IK_ORIENTATION_TOL = 1e-9
 
+#: Loosest convergence a solve may be given: 1 mm and 1 degree, the order of the deformations compensated
+#: (the paper's exaggerated table is 1 mm and 1 degree a joint). A looser one (1e308 was accepted) calls an
+#: uncompensated row "converged".
+IK_MAX_POSITION_TOL = 1e-3
+IK_MAX_ORIENTATION_TOL = 0.017453292519943295  # 1 degree [rad]
+
 #: Newton iterations allowed per solve before a target is declared
 #: "not converged". Warm-started solves need 2-4; a cold multi-start seed
 #: may need 30.

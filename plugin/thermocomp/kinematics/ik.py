@@ -26,6 +26,8 @@ from thermocomp.kinematics.fk import fk_jacobian
 from thermocomp.kinematics.model import KinematicModel
 from thermocomp.tolerances import (
     IK_MAX_ITERATIONS,
+    IK_MAX_ORIENTATION_TOL,
+    IK_MAX_POSITION_TOL,
     IK_ORIENTATION_TOL,
     IK_POSITION_TOL,
     NEAR_SINGULAR_SIGMA,
@@ -69,9 +71,11 @@ class IKOptions:
     Parameters
     ----------
     position_tol
-        Convergence on TCP position [m], > 0.
+        Convergence on TCP position [m], > 0 and at most
+        :data:`~thermocomp.tolerances.IK_MAX_POSITION_TOL` (1 mm).
     orientation_tol
-        Convergence on TCP orientation [rad], > 0.
+        Convergence on TCP orientation [rad], > 0 and at most
+        :data:`~thermocomp.tolerances.IK_MAX_ORIENTATION_TOL` (1 degree).
     max_iterations
         Iterations per target, >= 1.
     engine
@@ -88,10 +92,11 @@ class IKOptions:
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:
             raise ConfigurationError(f"IK engine: expected one of {ENGINES}, got {self.engine!r}")
-        if not (self.position_tol > 0 and self.orientation_tol > 0):
+        if not (0 < self.position_tol <= IK_MAX_POSITION_TOL and 0 < self.orientation_tol <= IK_MAX_ORIENTATION_TOL):
             raise ConfigurationError(
-                f"IK tolerances: expected > 0, got position {self.position_tol} m, "
-                f"orientation {self.orientation_tol} rad"
+                f"IK tolerances: expected > 0 and at most {IK_MAX_POSITION_TOL * 1e3:g} mm and "
+                f"{np.degrees(IK_MAX_ORIENTATION_TOL):g} deg (--position-tol-mm, --orientation-tol-deg), got position "
+                f"{self.position_tol * 1e3:g} mm, orientation {np.degrees(self.orientation_tol):g} deg"
             )
         if self.max_iterations < 1:
             raise ConfigurationError(f"IK iterations: expected >= 1, got {self.max_iterations}")
