@@ -42,17 +42,18 @@ def _shoulder(d0, d1, L_y):
 
 
 @njit(cache=True, nogil=True)
+def _acos(x):
+    """``acos(x)``, ``x`` clipped to ``[-1, 1]`` within :data:`ACOS_SLOP` (round-off), NaN beyond (no branch)."""
+    return math.acos(min(1.0, max(-1.0, x))) if abs(x) <= 1.0 + ACOS_SLOP else math.nan
+
+
+@njit(cache=True, nogil=True)
 def _planar(t0, t1, a0, a1, b0, b1, out2, out3):
     """Two-link arm ``t = Ry(phi_2) (a + Ry(phi_3) b)`` in the ``(x, z)`` plane: both elbows into ``out2``, ``out3``."""
     A = a0 * b0 + a1 * b1
     B = a0 * b1 - a1 * b0
     K = 0.5 * (t0 * t0 + t1 * t1 - (a0 * a0 + a1 * a1) - (b0 * b0 + b1 * b1))
-    x = K / math.hypot(A, B)
-    if abs(x) <= 1.0 + ACOS_SLOP:
-        x = min(1.0, max(-1.0, x))
-    else:
-        x = math.nan
-    acos = math.acos(x)
+    acos = _acos(K / math.hypot(A, B))
     base = math.atan2(B, A)
     target = math.atan2(t1, t0)
     for e in range(2):
@@ -134,12 +135,7 @@ def ur_rows(R6, o6, p, out):
             M10 = c1 * R6[j, 1, 0] - s1 * R6[j, 0, 0]
             M11 = c1 * R6[j, 1, 1] - s1 * R6[j, 0, 1]
             M12 = c1 * R6[j, 1, 2] - s1 * R6[j, 0, 2]
-            x = M11  # the y row of M is (s5 c6, c5, s5 s6)
-            if abs(x) <= 1.0 + ACOS_SLOP:
-                x = min(1.0, max(-1.0, x))
-            else:
-                x = math.nan
-            acos = math.acos(x)
+            acos = _acos(M11)  # the y row of M is (s5 c6, c5, s5 s6)
             u6x = c1 * d0 + s1 * d1
             for w in range(2):
                 phi5 = acos if w == 0 else -acos

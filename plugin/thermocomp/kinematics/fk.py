@@ -113,7 +113,7 @@ def fk(model: KinematicModel, q: ArrayLike) -> tuple[FloatArray, FloatArray]:
     p_world_tcp : ndarray, shape ``(..., 3)`` [m]
     """
     q = np.asarray(q, dtype=float)
-    if q.ndim == 2 and q.shape[0] >= COMPILED_FK_MIN_ROWS and model.batch_shape in ((), q.shape[:1]):
+    if _runs_compiled(model, q):
         return _fk_compiled(model, q)
     R, p, _ = _walk(model, q, jacobian=False)
     return R, p
@@ -123,6 +123,11 @@ def fk(model: KinematicModel, q: ArrayLike) -> tuple[FloatArray, FloatArray]:
 #: (:func:`thermocomp.kinematics.newton_kernel.fk_rows` and ``fk_jacobian_rows``, the same products in the
 #: same order).
 COMPILED_FK_MIN_ROWS = 1000
+
+
+def _runs_compiled(model: KinematicModel, q: FloatArray) -> bool:
+    """A batch of ``(m, n)`` rows, at least :data:`COMPILED_FK_MIN_ROWS`, on one model or one per row."""
+    return q.ndim == 2 and q.shape[0] >= COMPILED_FK_MIN_ROWS and model.batch_shape in ((), q.shape[:1])
 
 
 def _fk_compiled(model: KinematicModel, q: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -157,7 +162,7 @@ def fk_jacobian(model: KinematicModel, q: ArrayLike) -> tuple[FloatArray, FloatA
         rows 3-5: angular velocity in the world frame [rad/rad].
     """
     q = np.asarray(q, dtype=float)
-    if q.ndim == 2 and q.shape[0] >= COMPILED_FK_MIN_ROWS and model.batch_shape in ((), q.shape[:1]):
+    if _runs_compiled(model, q):
         return _fk_jacobian_compiled(model, q)
     R, p, (origins, axes) = _walk(model, q, jacobian=True)
     return R, p, _jacobian(model.chain, p, origins, axes)

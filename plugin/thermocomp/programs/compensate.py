@@ -745,11 +745,8 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     return Written(text, n_changed, (max(error_position), max(error_angle)))
 
 
-
-
 def _numbers(text: str) -> list[float]:
     return [w.read_single(x) for x in w.NUMBER.findall(text)]
-
 
 
 def _read_back_pose(prog: RobotProgram, text: str) -> FloatArray:

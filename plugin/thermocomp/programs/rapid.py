@@ -720,8 +720,7 @@ class _Walker:
         literal = value_node if isinstance(value_node, Tree) and value_node.data in ("aggregate", "numbers") else None
         scope[key] = _Data(old.type, value, literal, old.name, old.declared)
         self.assigned.pop(key, None)
-        self._followed.setdefault(key, (value, statement))
-        self._followed[key] = (value, self._followed[key][1])
+        self._followed[key] = (value, self._followed.get(key, (None, statement))[1])  # the first assignment's line
         self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
 
     def check_cycles(self) -> None:
@@ -735,6 +734,21 @@ class _Walker:
                 self.unsupported_at(f"{read[1]} is read here before line {line} gives it another value: the next "
                                     "cycle would read that one", read[1])
 
+    def changed_token(self, statement: Tree) -> Token | None:
+        """The name of the datum ``statement`` changes: an assignment's root (``p.trans.x := ...`` changes ``p``)
+        or the first argument of ``Incr``/``Decr``/``Add``/``Clear``; None for anything else."""
+        if statement.data == "assign":
+            root = statement.children[0]
+            while isinstance(root, Tree) and root.data in ("component", "index"):
+                root = root.children[0]
+            return root.children[0] if isinstance(root, Tree) else root
+        if statement.data == "call" and isinstance(statement.children[0], Token) \
+                and str(statement.children[0]).lower() in _MUTATING and len(statement.children) > 1:
+            positional, _ = self.split_args(statement.children[1])
+            if positional and isinstance(positional[0], Tree) and positional[0].data == "name":
+                return positional[0].children[0]
+        return None
+
     def record_change(self, statement: Tree, local: dict[str, _Data]) -> None:
         """The datum ``statement`` changes (an assignment, ``Incr``/``Add``/...) is changed at run time from now on.
 
@@ -742,18 +756,8 @@ class _Walker:
         passes ``VAR``/``PERS``/``INOUT`` arguments by reference; a plain one
         is taken the same way, to be safe): its name is recorded as well.
         """
-        if statement.data == "assign":
-            root = statement.children[0]
-            while isinstance(root, Tree) and root.data in ("component", "index"):
-                root = root.children[0]
-            token = root.children[0] if isinstance(root, Tree) else root
-        elif statement.data == "call" and isinstance(statement.children[0], Token) \
-                and str(statement.children[0]).lower() in _MUTATING and len(statement.children) > 1:
-            positional, _ = self.split_args(statement.children[1])
-            if not (positional and isinstance(positional[0], Tree) and positional[0].data == "name"):
-                return
-            token = positional[0].children[0]
-        else:
+        token = self.changed_token(statement)
+        if token is None:
             return
         key = str(token).lower()
         self.assigned.setdefault(key, statement)
@@ -820,22 +824,15 @@ class _Walker:
         for node in routine.iter_subtrees():
             if node.data in ("moves", "late_call", "exit_stmt", "connect_stmt"):
                 return False
-            if node.data == "assign":
-                root = node.children[0]
-                while isinstance(root, Tree) and root.data in ("component", "index"):
-                    root = root.children[0]
-                token = root.children[0] if isinstance(root, Tree) else root
-                if str(token).lower() not in own:
+            if node.data == "assign" or (node.data == "call" and isinstance(node.children[0], Token)
+                                         and str(node.children[0]).lower() in _MUTATING):
+                token = self.changed_token(node)
+                if token is None or str(token).lower() not in own:
                     return False
-            if node.data == "call" and isinstance(node.children[0], Token):
+            elif node.data == "call" and isinstance(node.children[0], Token):
                 key = str(node.children[0]).lower()
                 if key in self.procs:
                     if not self.moves_nothing(self.procs[key], calling | {name}):
-                        return False
-                elif key in _MUTATING:
-                    positional, _ = self.split_args(node.children[1] if len(node.children) > 1 else None)
-                    if not (positional and isinstance(positional[0], Tree) and positional[0].data == "name"
-                            and str(positional[0].children[0]).lower() in own):
                         return False
                 elif not (key in PASSIVE_INSTRUCTIONS or key in SIGNAL_WAITS or key == "waittime"):
                     return False

@@ -181,6 +181,19 @@ def _line_col(item) -> tuple[int, int]:
     return s.line, s.column
 
 
+def _assignment(st: Tree) -> tuple[Tree | Token, Tree | Token, bool]:
+    """An assignment's target, its value and whether it says ``global``."""
+    target, expr = [c for c in st.children if not (isinstance(c, Token) and c.type in ("GLOBAL", "LOCAL"))]
+    return target, expr, any(isinstance(c, Token) and c.type == "GLOBAL" for c in st.children)
+
+
+def _root_name(target: Tree | Token) -> str | None:
+    """The variable an assignment's target changes (``q[0] = ...`` changes ``q``), or None."""
+    while isinstance(target, Tree) and target.data == "index":
+        target = target.children[0]
+    return str(target.children[0]) if isinstance(target, Tree) and target.data == "name" else None
+
+
 class _Walker:
     def __init__(self, text: str, path: str, tree: Tree) -> None:
         self.text, self.path, self.tree = text, path, tree
@@ -381,9 +394,7 @@ class _Walker:
         return value
 
     def assign(self, st: Tree, local: dict) -> None:
-        children = [c for c in st.children if not (isinstance(c, Token) and c.type in ("GLOBAL", "LOCAL"))]
-        scope_global = any(isinstance(c, Token) and c.type == "GLOBAL" for c in st.children)
-        target, expr = children
+        target, expr, is_global = _assignment(st)
         if not (isinstance(target, Tree) and target.data == "name"):
             self.forget(st, local)  # an element of a list changed: any later read of it is not known
             return
@@ -393,27 +404,20 @@ class _Walker:
         except _Unsupported:
             value = None
         literal = expr if isinstance(expr, Tree) and expr.data in ("pose", "list") else None
-        binding = _Binding(value, literal, name)
-        if scope_global or (name not in local and name in self.globals):
-            self.globals[name] = binding
-        else:
-            local[name] = binding  # at the top level ``local`` is the globals
+        self._bind(name, _Binding(value, literal, name), is_global, local)
 
     def forget(self, st: Tree, local: dict) -> None:
         """The variable an assignment that was not run may have changed: its value is no longer known."""
-        children = [c for c in st.children if not (isinstance(c, Token) and c.type in ("GLOBAL", "LOCAL"))]
-        target = children[0]
-        while isinstance(target, Tree) and target.data == "index":
-            target = target.children[0]
-        if not (isinstance(target, Tree) and target.data == "name"):
-            return
-        name = str(target.children[0])
-        binding = _Binding(None, None, name)
-        if any(isinstance(c, Token) and c.type == "GLOBAL" for c in st.children) or (
-                name not in local and name in self.globals):
+        target, _, is_global = _assignment(st)
+        name = _root_name(target)
+        if name is not None:
+            self._bind(name, _Binding(None, None, name), is_global, local)
+
+    def _bind(self, name: str, binding: _Binding, is_global: bool, local: dict) -> None:
+        if is_global or (name not in local and name in self.globals):
             self.globals[name] = binding
         else:
-            local[name] = binding
+            local[name] = binding  # at the top level ``local`` is the globals
 
     def lookup(self, token: Token, local: dict) -> _Binding:
         name = str(token)
@@ -575,12 +579,9 @@ class _Walker:
             if node.data in ("run_stmt", "thread_def"):
                 return False
             if node.data == "assign":
-                if any(isinstance(c, Token) and c.type == "GLOBAL" for c in node.children):
-                    return False
-                target = [c for c in node.children if not isinstance(c, Token)][0]
-                while isinstance(target, Tree) and target.data == "index":
-                    target = target.children[0]
-                if not isinstance(target, Tree) or str(target.children[0]) in self.globals:
+                target, _, is_global = _assignment(node)
+                root = _root_name(target)
+                if is_global or root is None or root in self.globals:
                     return False
             if node.data == "call":
                 callee = str(node.children[0])

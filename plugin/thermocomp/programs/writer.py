@@ -63,17 +63,19 @@ def stored_singles(values: FloatArray) -> FloatArray:
     return np.round(np.asarray(values, dtype=float), NOISE_DECIMALS).astype(np.float32).astype(float)
 
 
+#: A robtarget's text from x, y, z, q1..q4, cf1, cf4, cf6, cfx and the external axes' text.
+_ROBTARGET = "[[{},{},{}],[{},{},{},{}],[{},{},{},{}],{}]".format
+
+
 def rapid_robtarget_text(texts: list[str], confdata, extax: str) -> str:
     """A robtarget from the formatted ``x, y, z, q1..q4`` texts, confdata (integers) and the external axes' text."""
-    x, y, z, q1, q2, q3, q4 = texts
-    cf1, cf4, cf6, cfx = (int(c) for c in confdata)
-    return f"[[{x},{y},{z}],[{q1},{q2},{q3},{q4}],[{cf1},{cf4},{cf6},{cfx}],{extax or _NO_EXTAX}]"
+    return _ROBTARGET(*texts, *(int(c) for c in confdata), extax or _NO_EXTAX)
 
 
 def rapid_robtarget_texts(texts: list[list[str]], confdata: np.ndarray, extax: list[str]) -> list[str]:
     """:func:`rapid_robtarget_text` of many points (one format string, confdata converted at once)."""
-    form = "[[{},{},{}],[{},{},{},{}],[{},{},{},{}],{}]".format
-    return [form(*t, *c, e or _NO_EXTAX) for t, c, e in zip(texts, np.asarray(confdata).astype(int).tolist(), extax)]
+    return [_ROBTARGET(*t, *c, e or _NO_EXTAX) for t, c, e in zip(texts, np.asarray(confdata).astype(int).tolist(),
+                                                                  extax)]
 
 
 def rapid_joint_text(texts: list[str], extax: str) -> str:
