@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -95,9 +96,22 @@ def run() -> None:
     for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_IGN)
-    if status == EXIT_INTERRUPTED:  # objects the signal left half built may fail in __del__ as Python exits: noise
-        sys.unraisablehook = lambda info: None
+    if status == EXIT_INTERRUPTED:
+        # The interrupt may have landed inside native code (numba's compiler, llvmlite, OpenMP threads) and left
+        # its objects half built; finalizing them as Python exits once crashed the process with SIGSEGV after
+        # "interrupted" was printed (exit -11, not 130; a CI run). Every temporary is already removed and every
+        # earlier output restored: the process ends here, without finalizers.
+        _flush_standard_streams()
+        os._exit(status)
     sys.exit(status)
+
+
+def _flush_standard_streams() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):  # closed, a broken pipe, or None (no console)
+            pass
 
 
 if __name__ == "__main__":
