@@ -209,3 +209,44 @@ def test_the_nominal_memo_never_confuses_two_problems_with_one_hash(targets, mon
         if not colliding:
             assert np.all(known[m - 30:])
         assert np.array_equal(memo.take(found[known]).q, result.q[(m - 1 - np.arange(m))[known]])
+
+
+def test_distinct_rows_are_those_numpy_finds():
+    """The compiled hash table (distinct_kernel) against numpy's sort-based ``np.unique`` of the rows' bytes, on
+    keys with many repeats, signed zeros and NaN: the same first occurrences and the same row-to-problem map."""
+    from thermocomp.compensation.distinct_kernel import distinct_rows
+
+    rng = np.random.default_rng(3)
+    for m, w, values in ((20_000, 15, 50), (5_000, 3, 2), (1, 4, 3), (0, 12, 1)):
+        key = rng.integers(0, values, (m, w)).astype(float)
+        key[rng.random((m, w)) < 0.01] = np.nan
+        key[rng.random((m, w)) < 0.01] = -0.0
+        key = key[rng.integers(0, m // 4 + 1, m)]  # rows drawn from a quarter of them: repeats
+        first, inverse = distinct_rows(np.ascontiguousarray(key).view(np.uint64))
+        void = np.ascontiguousarray(key).view(np.dtype((np.void, 8 * w))).ravel()
+        _, first_np, inverse_np = np.unique(void, return_index=True, return_inverse=True)
+        order = np.argsort(first_np)
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        assert np.array_equal(first, first_np[order]) and np.array_equal(inverse, rank[inverse_np.ravel()])
+        assert m < 2 or first.size < m  # the repeats were found
+
+
+def test_a_memo_of_known_solutions_is_not_solved_again(targets, exaggerated, monkeypatch):
+    """A caller that found the nominal configurations (a robot program, along its path) hands them over in a
+    memo: nothing nominal is solved again, and the compensation is the one that solves them itself."""
+    from thermocomp.compensation.compensate import NominalMemo, nominal_solutions
+
+    chain = load_robot("irb140")
+    program, _ = _jumping(targets, np.random.default_rng(5))
+    found = nominal_solutions(chain, program, CompensationOptions())
+    given = Program(names=program.names, R_world_tcp=program.R_world_tcp, p_world_tcp=program.p_world_tcp,
+                    time_min=program.time_min, q_reference=found.q, source="known")
+    expected = list(compensate(chain, exaggerated, given, CompensationOptions()))
+    solved = []
+    monkeypatch.setattr(compensate_module, "_nominal_distinct", lambda *a, **k: solved.append(1) or _NOMINAL_DISTINCT(*a, **k))
+    memo = NominalMemo.solved(given, found.q, found.status)
+    got = list(compensate(chain, exaggerated, given, CompensationOptions(), memo=memo))
+    assert solved == []
+    assert np.array_equal(np.vstack([c.q for c in got]), np.vstack([c.q for c in expected]))
+    assert np.array_equal(np.concatenate([c.status for c in got]), np.concatenate([c.status for c in expected]))

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from thermocomp._typing import FloatArray
+from thermocomp.compensation import distinct_kernel
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.apply import COMPOSITIONS, deformed_model
 from thermocomp.deformation.table import DeformationTable
@@ -311,12 +312,7 @@ class NominalMemo:
 
     @staticmethod
     def _hash(keys: np.ndarray) -> np.ndarray:
-        words = np.frombuffer(keys.tobytes(), dtype=np.uint64).reshape(keys.size, -1)
-        h = np.full(keys.size, 0xCBF29CE484222325, dtype=np.uint64)
-        for column in words.T:  # FNV-style mixing, one 8-byte word at a time (wraps modulo 2**64)
-            h = (h ^ column) * np.uint64(0x100000001B3)
-            h ^= h >> np.uint64(29)
-        return h
+        return distinct_kernel.hash_rows(np.frombuffer(keys.tobytes(), dtype=np.uint64).reshape(keys.size, -1))
 
     def lookup(self, keys: np.ndarray) -> np.ndarray:
         """Memo row of each key ``(k,)``, -1 where unknown."""
@@ -345,6 +341,24 @@ class NominalMemo:
         order = np.concatenate([self._order, base + np.arange(keys.size)])
         sort = np.argsort(hashes, kind="stable")
         self._hashes, self._order = hashes[sort], order[sort]
+
+    @classmethod
+    def solved(cls, program: Program, q: FloatArray, status: np.ndarray) -> NominalMemo:
+        """A memo that knows every row of ``program``: its nominal joints ``q`` ``(m, n)`` [rad] and ``status`` ``(m,)``.
+
+        For a caller that found the nominal configurations its own way (a
+        robot program, along its path and with its confdata), so that
+        :func:`compensate` does not solve them again. Rows with the same
+        problem must have the same solution (the problem's key includes the
+        reference joints: pass ``q`` as the program's ``q_reference``).
+        """
+        first, _, keys = program.distinct_rows()
+        k = first.size
+        memo = cls(capacity=max(MEMO_ENTRIES, k))
+        memo.add(keys, IKResult(q=q[first], status=status[first].astype(np.int8), position_error=np.full(k, np.nan),
+                                orientation_error=np.full(k, np.nan), iterations=np.zeros(k, dtype=np.int64),
+                                sigma_min=np.full(k, np.nan)))
+        return memo
 
     def take(self, rows: np.ndarray) -> IKResult:
         """The remembered results of memo rows ``rows``."""

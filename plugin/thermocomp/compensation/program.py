@@ -123,9 +123,8 @@ class Program:
             parts.append(self.confdata.astype(float))
         key = np.ascontiguousarray(np.concatenate(parts, axis=1) + 0.0)  # + 0.0: -0.0 and 0.0 are one value
         void = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
-        _, first, inverse = np.unique(void, return_index=True, return_inverse=True)
-        order = np.argsort(first)
-        rank = np.empty_like(order)
-        rank[order] = np.arange(order.size)
-        return first[order], rank[inverse.ravel()], void[first[order]]
+        from thermocomp.compensation import distinct_kernel  # numba, loaded when the solving starts
+
+        first, inverse = distinct_kernel.distinct_rows(key.view(np.uint64))
+        return first, inverse, void[first]
 

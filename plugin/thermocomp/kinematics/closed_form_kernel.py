@@ -3,7 +3,7 @@
 The numpy closed forms build every branch of every pose from a few dozen
 ``(m, 2, 2, 2)`` temporaries; here each pose computes its 8 branches in
 registers (numba, cached on disk with ``cache=True``, so only the first run
-on a machine compiles). The equations are the numpy ones, term for term
+on a machine compiles), the poses in parallel blocks. The equations are the numpy ones, term for term
 (the derivation is in :mod:`thermocomp.kinematics.closed_form`), and the
 branch order is theirs: ``shoulder * 4 + elbow * 2 + wrist`` for the OPW
 arm, ``shoulder * 4 + wrist (joint 5) * 2 + elbow`` for the UR arm. The
@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 #: ``|x| <= 1 + ACOS_SLOP`` still has an arc cosine (clipped): round-off of a stretched arm.
 ACOS_SLOP = 1e-12
@@ -65,20 +65,34 @@ def _planar(t0, t1, a0, a1, b0, b1, out2, out3):
         out3[e] = phi3
 
 
-@njit(cache=True, nogil=True)
+#: Rows run in this many parallel blocks at most (each row's result is the same whatever the blocks).
+BLOCKS = 64
+
+
+@njit(cache=True, parallel=True)
 def opw_rows(R6, o6, p, out):
     """Canonical angles of the ortho-parallel arm with a spherical wrist, ``out`` ``(m, 8, 6)``.
 
     ``R6`` ``(m, 3, 3)`` and ``o6`` ``(m, 3)``: the last joint's frame in the base
     frame (``closed_form._flange``); ``p`` ``(6, 3)``: the model's joint translations.
+    Rows are independent: they run in parallel blocks.
     """
+    m = o6.shape[0]
+    blocks = min(m, BLOCKS)
+    for blk in prange(blocks):
+        _opw_block(R6, o6, p, out, blk * m // blocks, (blk + 1) * m // blocks)
+
+
+@njit(cache=True, nogil=True)
+def _opw_block(R6, o6, p, out, start, stop):
+    """:func:`opw_rows` of rows ``start:stop``."""
     e0, e1, e2 = p[3, 0] + p[4, 0], p[3, 1], p[3, 2]  # joint 3's origin to the wrist centre, at phi_3 = 0
     L_y = p[1, 1] + p[2, 1] + e1
     phi2 = np.empty(2)
     phi3 = np.empty(2)
     u0 = np.empty(3)
     u1 = np.empty(3)
-    for j in range(o6.shape[0]):
+    for j in range(start, stop):
         d0 = o6[j, 0] - p[5, 0] * R6[j, 0, 0] - p[0, 0]  # wrist centre, from joint 1
         d1 = o6[j, 1] - p[5, 0] * R6[j, 1, 0] - p[0, 1]
         d2 = o6[j, 2] - p[5, 0] * R6[j, 2, 0] - p[0, 2]
@@ -115,14 +129,23 @@ def opw_rows(R6, o6, p, out):
                     out[j, b, 5] = phi6
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, parallel=True)
 def ur_rows(R6, o6, p, out):
     """Canonical angles of the arm with three parallel axes (UR type), ``out`` ``(m, 8, 6)``; inputs as :func:`opw_rows`."""
+    m = o6.shape[0]
+    blocks = min(m, BLOCKS)
+    for blk in prange(blocks):
+        _ur_block(R6, o6, p, out, blk * m // blocks, (blk + 1) * m // blocks)
+
+
+@njit(cache=True, nogil=True)
+def _ur_block(R6, o6, p, out, start, stop):
+    """:func:`ur_rows` of rows ``start:stop``."""
     L_y = p[1, 1] + p[2, 1] + p[3, 1] + p[4, 1] + p[5, 1]
     f0, f2 = p[4, 0] + p[5, 0], p[4, 2] + p[5, 2]
     phi2 = np.empty(2)
     phi3 = np.empty(2)
-    for j in range(o6.shape[0]):
+    for j in range(start, stop):
         d0, d1, d2 = o6[j, 0] - p[0, 0], o6[j, 1] - p[0, 1], o6[j, 2] - p[0, 2]  # joint 6 lies on axes 5 and 6
         shoulders = _shoulder(d0, d1, L_y)
         for s in range(2):
@@ -159,7 +182,7 @@ def ur_rows(R6, o6, p, out):
                     out[j, b, 5] = phi6
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, parallel=True)
 def controller_rows(phi, axis_sign, sign, offset, lower, upper, near, q, valid):
     """Canonical angles ``phi`` ``(m, k, n)`` to controller angles in ``q``, each shifted by whole turns into its limits.
 
@@ -170,10 +193,20 @@ def controller_rows(phi, axis_sign, sign, offset, lower, upper, near, q, valid):
     (it does not exist) is NaN throughout. ``valid`` ``(m, k)``: the branch
     exists and every angle lies inside its limits.
     """
-    m, k, n = phi.shape
+    m = phi.shape[0]
+    blocks = min(m, BLOCKS)
+    for blk in prange(blocks):
+        _controller_block(phi, axis_sign, sign, offset, lower, upper, near, q, valid, blk * m // blocks,
+                          (blk + 1) * m // blocks)
+
+
+@njit(cache=True, nogil=True)
+def _controller_block(phi, axis_sign, sign, offset, lower, upper, near, q, valid, start, stop):
+    """:func:`controller_rows` of rows ``start:stop``."""
+    _, k, n = phi.shape
     two_pi = 2.0 * math.pi
     shared = near.shape[0] == 1
-    for j in range(m):
+    for j in range(start, stop):
         r = 0 if shared else j
         for b in range(k):
             ok = True

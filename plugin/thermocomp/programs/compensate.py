@@ -24,6 +24,7 @@ from thermocomp.compensation.compensate import (
     CompensationChunk,
     CompensationOptions,
     CompensationSummary,
+    NominalMemo,
     ProgressCallback,
     _phase_progress,
     announce_phase,
@@ -558,7 +559,8 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
 
     summary = CompensationSummary()
     chunks: list[CompensationChunk] = []
-    for chunk in compensate(chain, table, core_program, run_options, progress):
+    known = NominalMemo.solved(core_program, q_nominal, nominal_status)  # found above: not solved again
+    for chunk in compensate(chain, table, core_program, run_options, progress, memo=known):
         summary.add(chunk, names)
         chunks.append(chunk)
     rep = ProgramReport(program=prog.path, language=prog.language, robot=chain.name, deformation=table.source,
