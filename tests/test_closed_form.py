@@ -233,3 +233,33 @@ def test_compiled_branch_following_equals_its_rule_pose_by_pose(rng):
     assert np.array_equal(got, want)
     assert len(np.unique(got)) == k and np.mean(got[1:] != got[:-1]) > 0.05  # the cases were met
     assert follow_branches(q[:0], penalty[:0], q_start, BRANCH_JUMP).shape == (0,)
+
+
+@pytest.mark.parametrize("name", ["irb140", "ur5"])
+def test_following_a_path_computes_the_choice_all_branches_give(name, rng):
+    """ClosedForm.follow (only the branches the choice looks at) against every branch of every pose followed by
+    follow_branches, on a placed robot's path with smooth stretches, jumps, poses out of reach and poses whose
+    branches leave the limits: the same branch at every pose, to the last bit of its angles."""
+    chain = _placed(load_robot(name), rng)
+    model = nominal_model(chain)
+    form = closed_form(model)
+    m = 4000
+    q = np.cumsum(rng.normal(scale=0.01, size=(m, 6)), axis=0) + chain.home
+    jumps = rng.random(m) < 0.02
+    q[jumps] = _random_q(chain, rng, int(jumps.sum()))
+    R, p = fk(model, q)
+    far = rng.random(m) < 0.01
+    p[far] = p[far] * 50.0  # out of reach: no branch
+    q_start = chain.home + 0.1
+    branches, within = form.branches(R, p, q_start)
+    exists = ~np.isnan(branches[..., 0])
+    penalty = np.where(within, 0.0, np.where(exists, 1e6, np.inf))
+    choice = follow_branches(np.where(exists[..., None], branches, 0.0), penalty, q_start, BRANCH_JUMP)
+    q_path, got_penalty = form.follow(R, p, q_start, BRANCH_JUMP, 1e6)
+    want = np.where(exists[..., None], branches, 0.0)[np.arange(m), choice]
+    assert np.array_equal(q_path, want) and np.array_equal(got_penalty, penalty[np.arange(m), choice])
+    # the cases were met: jumps to another branch, missing branches, branches outside the limits
+    assert np.mean(choice[1:] != choice[:-1]) > 0.005 and np.isinf(got_penalty).sum() >= far.sum() > 0
+    assert name == "ur5" or np.any(penalty == 1e6)  # (the UR5's joints turn +-360 degrees: every branch fits)
+    empty = form.follow(R[:0], p[:0], q_start, BRANCH_JUMP, 1e6)
+    assert empty[0].shape == (0, 6) and empty[1].shape == (0,)

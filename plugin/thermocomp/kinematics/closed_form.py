@@ -58,7 +58,7 @@ from thermocomp.kinematics.model import KinematicModel
 from thermocomp.tolerances import CLOSED_FORM_STRUCTURE_TOL
 
 #: Number of branches a 6R closed form returns (shoulder x elbow x wrist).
-N_BRANCHES = 8
+N_BRANCHES = closed_form_kernel.N_BRANCHES
 
 _E = np.eye(3)
 _AXES = {"opw": (2, 1, 1, 0, 1, 0), "ur": (2, 1, 1, 1, 2, 1)}
@@ -112,6 +112,46 @@ class ClosedForm:
         closed_form_kernel.controller_rows(phi, self.axis_sign, chain.sign, chain.offset, chain.lower, chain.upper,
                                            near, q, valid)
         return q, valid
+
+    def follow(self, R_world_tcp: ArrayLike, p_world_tcp: ArrayLike, q_start: ArrayLike, jump: float,
+               outside_limits: float) -> tuple[FloatArray, FloatArray]:
+        """The branch a path of ``m`` targets takes at each pose, starting from ``q_start``.
+
+        The choice of :func:`~thermocomp.kinematics.closed_form_kernel.follow_branches`
+        on :meth:`branches` (angles nearest ``q_start``), computed without
+        building every branch of every pose
+        (:func:`~thermocomp.kinematics.closed_form_kernel.follow_path`).
+
+        Parameters
+        ----------
+        R_world_tcp, p_world_tcp
+            The path, ``(m, 3, 3)`` and ``(m, 3)`` [m], world frame.
+        q_start
+            Controller angles before the first pose [rad], ``(6,)``.
+        jump
+            A branch is kept while it moves less than this to the next pose [rad].
+        outside_limits
+            The rank added to a branch outside the joint limits.
+
+        Returns
+        -------
+        q : ndarray, shape ``(m, 6)`` [rad]
+            The chosen branch's controller angles, zeros where no branch exists.
+        penalty : ndarray, shape ``(m,)``
+            0 inside the limits, ``outside_limits`` outside, inf where no branch exists.
+        """
+        chain = self.model.chain
+        R6, o6 = _flange(self.model, np.asarray(R_world_tcp, dtype=float).reshape(-1, 3, 3),
+                         np.asarray(p_world_tcp, dtype=float).reshape(-1, 3))
+        m = o6.shape[0]
+        q = np.empty((m, 6))
+        penalty = np.empty(m)
+        closed_form_kernel.follow_path(self.kind == "opw", np.ascontiguousarray(R6), np.ascontiguousarray(o6),
+                                       np.ascontiguousarray(self.model.p_joint), self.axis_sign, chain.sign,
+                                       chain.offset, chain.lower, chain.upper,
+                                       np.ascontiguousarray(q_start, dtype=float), float(jump),
+                                       float(outside_limits), q, penalty)
+        return q, penalty
 
 
 def closed_form_mismatch(model: KinematicModel) -> str | None:

@@ -65,6 +65,8 @@ def _planar(t0, t1, a0, a1, b0, b1, out2, out3):
         out3[e] = phi3
 
 
+#: Branches of a pose (shoulder x elbow x wrist).
+N_BRANCHES = 8
 #: Rows run in this many parallel blocks at most (each row's result is the same whatever the blocks).
 BLOCKS = 64
 
@@ -86,47 +88,61 @@ def opw_rows(R6, o6, p, out):
 @njit(cache=True, nogil=True)
 def _opw_block(R6, o6, p, out, start, stop):
     """:func:`opw_rows` of rows ``start:stop``."""
+    scratch = np.empty(10)
+    for j in range(start, stop):
+        _opw_pose(R6, o6, p, j, -1, out[j], scratch)
+
+
+@njit(cache=True, nogil=True)
+def _opw_pose(R6, o6, p, j, only, out, scratch):
+    """Branches of pose ``j`` into ``out`` ``(8, 6)``: all of them, or only branch ``only`` (``>= 0``).
+
+    One branch alone is the same arithmetic as within all eight (the same
+    function), so its angles are equal to the last bit. ``scratch``: 10 floats.
+    """
     e0, e1, e2 = p[3, 0] + p[4, 0], p[3, 1], p[3, 2]  # joint 3's origin to the wrist centre, at phi_3 = 0
     L_y = p[1, 1] + p[2, 1] + e1
-    phi2 = np.empty(2)
-    phi3 = np.empty(2)
-    u0 = np.empty(3)
-    u1 = np.empty(3)
-    for j in range(start, stop):
-        d0 = o6[j, 0] - p[5, 0] * R6[j, 0, 0] - p[0, 0]  # wrist centre, from joint 1
-        d1 = o6[j, 1] - p[5, 0] * R6[j, 1, 0] - p[0, 1]
-        d2 = o6[j, 2] - p[5, 0] * R6[j, 2, 0] - p[0, 2]
-        shoulders = _shoulder(d0, d1, L_y)
-        for s in range(2):
-            phi1 = shoulders[s]
-            c1, s1 = math.cos(phi1), math.sin(phi1)
-            ux = c1 * d0 + s1 * d1
-            _planar(ux - p[1, 0], d2 - p[1, 2], p[2, 0], p[2, 2], e0, e2, phi2, phi3)
-            for k in range(3):  # rows 0 and 1 of Rz(-phi1) R6 (row 2 is R6's)
-                u0[k] = c1 * R6[j, 0, k] + s1 * R6[j, 1, k]
-                u1[k] = c1 * R6[j, 1, k] - s1 * R6[j, 0, k]
-            for e in range(2):
-                c23, s23 = math.cos(phi2[e] + phi3[e]), math.sin(phi2[e] + phi3[e])
-                # M = Ry(-phi23) Rz(-phi1) R6 = Rx(phi4) Ry(phi5) Rx(phi6): the entries used
-                M00 = c23 * u0[0] - s23 * R6[j, 2, 0]
-                M01 = c23 * u0[1] - s23 * R6[j, 2, 1]
-                M02 = c23 * u0[2] - s23 * R6[j, 2, 2]
-                M10, M11 = u1[0], u1[1]
-                M20 = s23 * u0[0] + c23 * R6[j, 2, 0]
-                M21 = s23 * u0[1] + c23 * R6[j, 2, 1]
-                s5 = math.hypot(M01, M02)
-                for w in range(2):
-                    phi5 = math.atan2(s5 if w == 0 else -s5, M00)
-                    phi4 = math.atan2(M10, -M20) if w == 0 else math.atan2(-M10, M20)
-                    c4, s4, c5, sn5 = math.cos(phi4), math.sin(phi4), math.cos(phi5), math.sin(phi5)
-                    phi6 = math.atan2(sn5 * M01 + c5 * (c4 * M21 - s4 * M11), c4 * M11 + s4 * M21)
-                    b = s * 4 + e * 2 + w
-                    out[j, b, 0] = phi1
-                    out[j, b, 1] = phi2[e]
-                    out[j, b, 2] = phi3[e]
-                    out[j, b, 3] = phi4
-                    out[j, b, 4] = phi5
-                    out[j, b, 5] = phi6
+    phi2, phi3, u0, u1 = scratch[0:2], scratch[2:4], scratch[4:7], scratch[7:10]
+    d0 = o6[j, 0] - p[5, 0] * R6[j, 0, 0] - p[0, 0]  # wrist centre, from joint 1
+    d1 = o6[j, 1] - p[5, 0] * R6[j, 1, 0] - p[0, 1]
+    d2 = o6[j, 2] - p[5, 0] * R6[j, 2, 0] - p[0, 2]
+    shoulders = _shoulder(d0, d1, L_y)
+    for s in range(2):
+        if only >= 0 and s != only // 4:
+            continue
+        phi1 = shoulders[s]
+        c1, s1 = math.cos(phi1), math.sin(phi1)
+        ux = c1 * d0 + s1 * d1
+        _planar(ux - p[1, 0], d2 - p[1, 2], p[2, 0], p[2, 2], e0, e2, phi2, phi3)
+        for k in range(3):  # rows 0 and 1 of Rz(-phi1) R6 (row 2 is R6's)
+            u0[k] = c1 * R6[j, 0, k] + s1 * R6[j, 1, k]
+            u1[k] = c1 * R6[j, 1, k] - s1 * R6[j, 0, k]
+        for e in range(2):
+            if only >= 0 and e != (only // 2) % 2:
+                continue
+            c23, s23 = math.cos(phi2[e] + phi3[e]), math.sin(phi2[e] + phi3[e])
+            # M = Ry(-phi23) Rz(-phi1) R6 = Rx(phi4) Ry(phi5) Rx(phi6): the entries used
+            M00 = c23 * u0[0] - s23 * R6[j, 2, 0]
+            M01 = c23 * u0[1] - s23 * R6[j, 2, 1]
+            M02 = c23 * u0[2] - s23 * R6[j, 2, 2]
+            M10, M11 = u1[0], u1[1]
+            M20 = s23 * u0[0] + c23 * R6[j, 2, 0]
+            M21 = s23 * u0[1] + c23 * R6[j, 2, 1]
+            s5 = math.hypot(M01, M02)
+            for w in range(2):
+                if only >= 0 and w != only % 2:
+                    continue
+                phi5 = math.atan2(s5 if w == 0 else -s5, M00)
+                phi4 = math.atan2(M10, -M20) if w == 0 else math.atan2(-M10, M20)
+                c4, s4, c5, sn5 = math.cos(phi4), math.sin(phi4), math.cos(phi5), math.sin(phi5)
+                phi6 = math.atan2(sn5 * M01 + c5 * (c4 * M21 - s4 * M11), c4 * M11 + s4 * M21)
+                b = s * 4 + e * 2 + w
+                out[b, 0] = phi1
+                out[b, 1] = phi2[e]
+                out[b, 2] = phi3[e]
+                out[b, 3] = phi4
+                out[b, 4] = phi5
+                out[b, 5] = phi6
 
 
 @njit(cache=True, parallel=True)
@@ -141,45 +157,57 @@ def ur_rows(R6, o6, p, out):
 @njit(cache=True, nogil=True)
 def _ur_block(R6, o6, p, out, start, stop):
     """:func:`ur_rows` of rows ``start:stop``."""
+    scratch = np.empty(10)
+    for j in range(start, stop):
+        _ur_pose(R6, o6, p, j, -1, out[j], scratch)
+
+
+@njit(cache=True, nogil=True)
+def _ur_pose(R6, o6, p, j, only, out, scratch):
+    """Branches of pose ``j`` into ``out`` ``(8, 6)``, all or only ``only``, as :func:`_opw_pose`."""
     L_y = p[1, 1] + p[2, 1] + p[3, 1] + p[4, 1] + p[5, 1]
     f0, f2 = p[4, 0] + p[5, 0], p[4, 2] + p[5, 2]
-    phi2 = np.empty(2)
-    phi3 = np.empty(2)
-    for j in range(start, stop):
-        d0, d1, d2 = o6[j, 0] - p[0, 0], o6[j, 1] - p[0, 1], o6[j, 2] - p[0, 2]  # joint 6 lies on axes 5 and 6
-        shoulders = _shoulder(d0, d1, L_y)
-        for s in range(2):
-            phi1 = shoulders[s]
-            c1, s1 = math.cos(phi1), math.sin(phi1)
-            # rows of M = Rz(-phi1) R6 = Ry(phi234) Rz(phi5) Ry(phi6)
-            v0 = c1 * R6[j, 0, 0] + s1 * R6[j, 1, 0]
-            v1 = c1 * R6[j, 0, 1] + s1 * R6[j, 1, 1]
-            v2 = c1 * R6[j, 0, 2] + s1 * R6[j, 1, 2]
-            M10 = c1 * R6[j, 1, 0] - s1 * R6[j, 0, 0]
-            M11 = c1 * R6[j, 1, 1] - s1 * R6[j, 0, 1]
-            M12 = c1 * R6[j, 1, 2] - s1 * R6[j, 0, 2]
-            acos = _acos(M11)  # the y row of M is (s5 c6, c5, s5 s6)
-            u6x = c1 * d0 + s1 * d1
-            for w in range(2):
-                phi5 = acos if w == 0 else -acos
-                c5, s5 = math.cos(phi5), math.sin(phi5)
-                sgn = -1.0 if s5 < 0.0 else 1.0
-                phi6 = math.atan2(sgn * M12, sgn * M10)
-                c6, s6 = math.cos(phi6), math.sin(phi6)
-                w0, w2 = v0 * c6 + v2 * s6, v2 * c6 - v0 * s6
-                phi234 = math.atan2(w2, w0 * c5 - v1 * s5)
-                c234, s234 = math.cos(phi234), math.sin(phi234)
-                u4x = u6x - (c234 * f0 + s234 * f2)
-                u4z = d2 - (-s234 * f0 + c234 * f2)
-                _planar(u4x - p[1, 0], u4z - p[1, 2], p[2, 0], p[2, 2], p[3, 0], p[3, 2], phi2, phi3)
-                for e in range(2):
-                    b = s * 4 + w * 2 + e
-                    out[j, b, 0] = phi1
-                    out[j, b, 1] = phi2[e]
-                    out[j, b, 2] = phi3[e]
-                    out[j, b, 3] = phi234 - phi2[e] - phi3[e]
-                    out[j, b, 4] = phi5
-                    out[j, b, 5] = phi6
+    phi2, phi3 = scratch[0:2], scratch[2:4]
+    d0, d1, d2 = o6[j, 0] - p[0, 0], o6[j, 1] - p[0, 1], o6[j, 2] - p[0, 2]  # joint 6 lies on axes 5 and 6
+    shoulders = _shoulder(d0, d1, L_y)
+    for s in range(2):
+        if only >= 0 and s != only // 4:
+            continue
+        phi1 = shoulders[s]
+        c1, s1 = math.cos(phi1), math.sin(phi1)
+        # rows of M = Rz(-phi1) R6 = Ry(phi234) Rz(phi5) Ry(phi6)
+        v0 = c1 * R6[j, 0, 0] + s1 * R6[j, 1, 0]
+        v1 = c1 * R6[j, 0, 1] + s1 * R6[j, 1, 1]
+        v2 = c1 * R6[j, 0, 2] + s1 * R6[j, 1, 2]
+        M10 = c1 * R6[j, 1, 0] - s1 * R6[j, 0, 0]
+        M11 = c1 * R6[j, 1, 1] - s1 * R6[j, 0, 1]
+        M12 = c1 * R6[j, 1, 2] - s1 * R6[j, 0, 2]
+        acos = _acos(M11)  # the y row of M is (s5 c6, c5, s5 s6)
+        u6x = c1 * d0 + s1 * d1
+        for w in range(2):
+            if only >= 0 and w != (only // 2) % 2:
+                continue
+            phi5 = acos if w == 0 else -acos
+            c5, s5 = math.cos(phi5), math.sin(phi5)
+            sgn = -1.0 if s5 < 0.0 else 1.0
+            phi6 = math.atan2(sgn * M12, sgn * M10)
+            c6, s6 = math.cos(phi6), math.sin(phi6)
+            w0, w2 = v0 * c6 + v2 * s6, v2 * c6 - v0 * s6
+            phi234 = math.atan2(w2, w0 * c5 - v1 * s5)
+            c234, s234 = math.cos(phi234), math.sin(phi234)
+            u4x = u6x - (c234 * f0 + s234 * f2)
+            u4z = d2 - (-s234 * f0 + c234 * f2)
+            _planar(u4x - p[1, 0], u4z - p[1, 2], p[2, 0], p[2, 2], p[3, 0], p[3, 2], phi2, phi3)
+            for e in range(2):
+                if only >= 0 and e != only % 2:
+                    continue
+                b = s * 4 + w * 2 + e
+                out[b, 0] = phi1
+                out[b, 1] = phi2[e]
+                out[b, 2] = phi3[e]
+                out[b, 3] = phi234 - phi2[e] - phi3[e]
+                out[b, 4] = phi5
+                out[b, 5] = phi6
 
 
 @njit(cache=True, parallel=True)
@@ -203,37 +231,51 @@ def controller_rows(phi, axis_sign, sign, offset, lower, upper, near, q, valid):
 @njit(cache=True, nogil=True)
 def _controller_block(phi, axis_sign, sign, offset, lower, upper, near, q, valid, start, stop):
     """:func:`controller_rows` of rows ``start:stop``."""
-    _, k, n = phi.shape
-    two_pi = 2.0 * math.pi
     shared = near.shape[0] == 1
     for j in range(start, stop):
         r = 0 if shared else j
-        for b in range(k):
-            ok = True
-            for i in range(n):
-                x = sign[i] * (axis_sign[i] * phi[j, b, i] - offset[i])
-                if x != x:
-                    ok = False
-                    break
-                k_lo = math.ceil((lower[i] - x) / two_pi)
-                k_hi = math.floor((upper[i] - x) / two_pi)
-                if k_lo <= k_hi:
-                    x += two_pi * min(max(np.rint((near[r, i] - x) / two_pi), k_lo), k_hi)
-                q[j, b, i] = x
-                ok = ok and lower[i] <= x <= upper[i]
-            if x != x:
-                for i in range(n):
-                    q[j, b, i] = math.nan
-            valid[j, b] = ok
+        for b in range(phi.shape[1]):
+            valid[j, b] = _controller_branch(phi[j, b], axis_sign, sign, offset, lower, upper, near[r], q[j, b])
+
+
+@njit(cache=True, nogil=True)
+def _controller_branch(phi, axis_sign, sign, offset, lower, upper, near, q):
+    """One branch's canonical angles ``phi`` ``(n,)`` to controller angles in ``q`` ``(n,)``, as :func:`controller_rows`;
+    returns whether the branch exists and fits the limits."""
+    n = phi.shape[0]
+    two_pi = 2.0 * math.pi
+    ok = True
+    x = 0.0
+    for i in range(n):
+        x = sign[i] * (axis_sign[i] * phi[i] - offset[i])
+        if x != x:
+            ok = False
+            break
+        k_lo = math.ceil((lower[i] - x) / two_pi)
+        k_hi = math.floor((upper[i] - x) / two_pi)
+        if k_lo <= k_hi:
+            x += two_pi * min(max(np.rint((near[i] - x) / two_pi), k_lo), k_hi)
+        q[i] = x
+        ok = ok and lower[i] <= x <= upper[i]
+    if x != x:
+        for i in range(n):
+            q[i] = math.nan
+    return ok
 
 
 @njit(cache=True, nogil=True)
 def _distance(q, i, a, r, b):
     """``|wrap(q[i, a] - r[b])|``: joint-space distance modulo whole turns."""
+    return _row_distance(q[i, a], r[b])
+
+
+@njit(cache=True, nogil=True)
+def _row_distance(x, y):
+    """``|wrap(x - y)|`` of two rows ``(n,)``: joint-space distance modulo whole turns."""
     total = 0.0
     two_pi = 2.0 * math.pi
-    for k in range(q.shape[2]):
-        d = q[i, a, k] - r[b, k]
+    for k in range(x.shape[0]):
+        d = x[k] - y[k]
         d -= two_pi * np.rint(d / two_pi)
         total += d * d
     return math.sqrt(total)
@@ -280,3 +322,79 @@ def follow_branches(q, penalty, q_start, jump):
         choice[i + 1] = b_next
         b = b_next
     return choice
+
+
+@njit(cache=True, nogil=True)
+def _fill(opw, R6, o6, p, j, only, axis_sign, sign, offset, lower, upper, near, big, phi, scratch, q, penalty):
+    """Branches of pose ``j`` (all, or only ``only``) as :func:`follow_branches` sees them: controller angles in
+    ``q`` ``(8, n)`` (zeros where a branch does not exist) and ``penalty`` ``(8,)`` (0 inside the limits, ``big``
+    outside, inf where the branch does not exist)."""
+    if opw:
+        _opw_pose(R6, o6, p, j, only, phi, scratch)
+    else:
+        _ur_pose(R6, o6, p, j, only, phi, scratch)
+    lo, hi = (0, phi.shape[0]) if only < 0 else (only, only + 1)
+    for b in range(lo, hi):
+        inside = _controller_branch(phi[b], axis_sign, sign, offset, lower, upper, near, q[b])
+        if q[b, 0] != q[b, 0]:
+            penalty[b] = math.inf
+            q[b, :] = 0.0
+        else:
+            penalty[b] = 0.0 if inside else big
+
+
+@njit(cache=True, nogil=True)
+def follow_path(opw, R6, o6, p, axis_sign, sign, offset, lower, upper, q_start, jump, big, q_out, penalty_out):
+    """:func:`follow_branches` along a path, computing only the branches it looks at.
+
+    Inputs as :func:`opw_rows` (``opw`` True) or :func:`ur_rows` (False) and
+    :func:`controller_rows` (every pose's angles shifted nearest
+    ``q_start``); ``big`` ranks a branch outside the limits. Fills, per pose,
+    the chosen branch's controller angles ``q_out`` ``(m, n)`` (zeros where it
+    does not exist) and its penalty ``penalty_out`` ``(m,)`` (0, ``big`` or
+    inf). The choice is :func:`follow_branches`'s on all eight branches of
+    every pose, to the bit: a pose that keeps its predecessor's branch (the
+    common case on a path) needs that branch only, computed by the same
+    functions; all eight are computed at the first pose, after a jump and
+    after a missing branch.
+    """
+    m = o6.shape[0]
+    n = q_start.shape[0]
+    if m == 0:
+        return
+    phi = np.empty((N_BRANCHES, n))
+    scratch = np.empty(10)
+    cur, nxt = np.empty((N_BRANCHES, n)), np.empty((N_BRANCHES, n))
+    pc, pn = np.empty(N_BRANCHES), np.empty(N_BRANCHES)
+    _fill(opw, R6, o6, p, 0, -1, axis_sign, sign, offset, lower, upper, q_start, big, phi, scratch, cur, pc)
+    best, b = math.inf, 0
+    for c in range(N_BRANCHES):
+        value = _row_distance(cur[c], q_start) + pc[c]
+        if c == 0 or value < best:
+            best, b = value, c
+    q_out[0] = cur[b]
+    penalty_out[0] = pc[b]
+    for i in range(m - 1):
+        if pc[b] == math.inf:  # from a missing branch: the next pose's best-ranked
+            _fill(opw, R6, o6, p, i + 1, -1, axis_sign, sign, offset, lower, upper, q_start, big, phi, scratch, nxt, pn)
+            best, b_next = pn[0], 0
+            for c in range(1, N_BRANCHES):
+                if pn[c] < best:
+                    best, b_next = pn[c], c
+        else:
+            _fill(opw, R6, o6, p, i + 1, b, axis_sign, sign, offset, lower, upper, q_start, big, phi, scratch, nxt, pn)
+            if _row_distance(cur[b], nxt[b]) + pn[b] < jump:
+                b_next = b
+            else:
+                _fill(opw, R6, o6, p, i + 1, -1, axis_sign, sign, offset, lower, upper, q_start, big, phi, scratch, nxt,
+                      pn)
+                best, b_next = math.inf, 0
+                for c in range(N_BRANCHES):
+                    value = _row_distance(cur[b], nxt[c]) + pn[c]
+                    if c == 0 or value < best:
+                        best, b_next = value, c
+        q_out[i + 1] = nxt[b_next]
+        penalty_out[i + 1] = pn[b_next]
+        cur, nxt = nxt, cur
+        pc, pn = pn, pc
+        b = b_next

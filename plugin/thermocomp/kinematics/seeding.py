@@ -26,7 +26,6 @@ import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.kinematics.closed_form import ClosedForm, closed_form
-from thermocomp.kinematics.closed_form_kernel import follow_branches
 from thermocomp.kinematics.fk import fk_jacobian
 from thermocomp.kinematics.ik import IKOptions, IKResult, Status, fit_limits, sigma_min_lower_bound, solve_ik
 from thermocomp.kinematics.model import KinematicModel
@@ -336,8 +335,8 @@ def _path_closed_form(form: ClosedForm, R_target: FloatArray, p_target: FloatArr
     Along a smooth path a branch follows itself: a pose keeps its
     predecessor's branch while that moved less than
     :data:`~thermocomp.tolerances.BRANCH_JUMP` (inside the limits), else
-    takes the nearest of its branches (compiled:
-    :func:`~thermocomp.kinematics.closed_form_kernel.follow_branches`).
+    takes the nearest of its branches (compiled, computing only the
+    branches that choice looks at: :meth:`ClosedForm.follow`).
     The distance between branches of neighbouring poses is measured on
     angles modulo a turn, and the chosen angles are unwrapped along the path
     (a joint with more than a turn of range keeps going past +-180 degrees
@@ -347,20 +346,14 @@ def _path_closed_form(form: ClosedForm, R_target: FloatArray, p_target: FloatArr
     from their predecessor by :func:`solve_nominal_configuration`.
     """
     chain = form.model.chain
-    m = p_target.shape[0]
-    q, within = form.branches(R_target, p_target, q_start)  # (m, 8, n), NaN where a branch does not exist
-    exists = ~np.isnan(q[..., 0])
-    big = 1e6  # a branch outside the limits ranks after every branch inside
-    penalty = np.where(within, 0.0, np.where(exists, big, np.inf))
-    q = np.where(exists[..., None], q, 0.0)
-    choice = follow_branches(q, penalty, q_start, BRANCH_JUMP)
-    q_path = q[np.arange(m), choice]
+    # a branch outside the limits ranks after every branch inside (1e6); zeros where no branch exists
+    q_path, penalty = form.follow(R_target, p_target, q_start, BRANCH_JUMP, 1e6)
     # unwrap along the path from q_start, then back into the limits where needed
-    steps = _wrapped(np.diff(np.vstack([q_start[None], np.nan_to_num(q_path)]), axis=0))
+    steps = _wrapped(np.diff(np.vstack([q_start[None], q_path]), axis=0))
     unwrapped = q_start + np.cumsum(steps, axis=0)
     q_path, _ = fit_limits(unwrapped, chain.lower, chain.upper, unwrapped)
     result = solve_ik(form.model, R_target, p_target, q_path, options)
-    bad = np.flatnonzero(~np.isfinite(penalty[np.arange(m), choice]) | (result.status != Status.CONVERGED))
+    bad = np.flatnonzero(~np.isfinite(penalty) | (result.status != Status.CONVERGED))
     for pose in bad.tolist():  # rare: out of reach, or at a singularity the closed form lost digits at
         before = q_start if pose == 0 else result.q[pose - 1]
         part = solve_nominal_configuration(form.model, R_target[pose:pose + 1], p_target[pose:pose + 1],
