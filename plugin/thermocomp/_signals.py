@@ -34,7 +34,8 @@ def interrupt_on_termination() -> Iterator[None]:
     recorded signal, and such a lost interrupt (or an object it left half
     built failing in its ``__del__``) is not printed as an "Exception
     ignored" traceback. Ctrl-C is taken over only where Python's
-    own handler is in place (an ignored SIGINT stays ignored).
+    own handler is in place (an ignored SIGINT stays ignored). After a
+    signal, such failures stay unprinted once the block is left too.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -64,8 +65,15 @@ def interrupt_on_termination() -> Iterator[None]:
     finally:
         for n, h in previous.items():
             signal.signal(n, h)
-        sys.unraisablehook = previous_hook
+        # After a signal the run is over, but what it left half built may still fail in a __del__ until the
+        # process ends (llvmlite's "Exception ignored in ObjectRef.__del__", after the "interrupted" line): the
+        # silence stays.
+        sys.unraisablehook = previous_hook if not _TERMINATED else _silent
         _TERMINATED.clear()
+
+
+def _silent(info: Any) -> None:
+    """An unraisable exception after a termination signal: not printed (see :func:`interrupt_on_termination`)."""
 
 
 #: The termination signal received inside :func:`interrupt_on_termination`, if any. The handler's

@@ -100,7 +100,8 @@ def run() -> None:
         # The interrupt may have landed inside native code (numba's compiler, llvmlite, OpenMP threads) and left
         # its objects half built; finalizing them as Python exits once crashed the process with SIGSEGV after
         # "interrupted" was printed (exit -11, not 130; a CI run). Every temporary is already removed and every
-        # earlier output restored: the process ends here, without finalizers.
+        # earlier output restored: the process ends here, without finalizers (such an object collected before
+        # that is not printed either: thermocomp._signals).
         _flush_standard_streams()
         os._exit(status)
     sys.exit(status)
