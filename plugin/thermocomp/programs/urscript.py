@@ -30,6 +30,8 @@ differently, and variables whose value at a motion is not known.
 from __future__ import annotations
 
 import functools
+import math
+import re
 from dataclasses import dataclass, replace
 from importlib import resources
 
@@ -37,6 +39,7 @@ import numpy as np
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
 
+from thermocomp._gc import paused
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import invert_transform, matrix_from_rotvec, rotvec_from_matrix, transform
@@ -118,11 +121,39 @@ class _PostLex:
         return _postlex_brackets(stream)
 
 
-@functools.lru_cache(maxsize=1)
-def urscript_parser() -> Lark:
-    """The URScript parser (LALR, grammar ``urscript.lark`` kept in the package)."""
+#: The statement alternative that reads runs of plain motions as one ``MOVES`` token (urscript.lark).
+_RUNS_RULE = "?statement: MOVES _NL -> moves\n          | func_def"
+
+
+def urscript_parser(runs: bool = True) -> Lark:
+    """The URScript parser (LALR, grammar ``urscript.lark`` kept in the package), built once per process.
+
+    With ``runs=False`` the ``MOVES`` terminal is left out: every statement goes
+    through the grammar's general rules (the reference the fast path is tested against).
+    """
+    return _parser(bool(runs))
+
+
+@functools.lru_cache(maxsize=2)
+def _parser(runs: bool) -> Lark:
     grammar = resources.files("thermocomp.programs").joinpath("urscript.lark").read_text(encoding="utf-8")
+    if not runs:
+        assert _RUNS_RULE in grammar
+        grammar = grammar.replace(_RUNS_RULE, "?statement: func_def")
     return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False, postlex=_PostLex())
+
+
+# One statement of a MOVES token (urscript.lark's _UMOVE) with the whitespace, comments and line ends before it.
+_U_SP = r"[ \t\f\r]*"
+_U_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_MOVE_STATEMENT = re.compile(
+    rf"(?:{_U_SP}(?:#[^\n]*)?\n)*{_U_SP}"
+    rf"(?P<name>movel|movej|movep)\({_U_SP}(?P<point>p?\[{_U_SP}{_U_NUM}(?:{_U_SP},{_U_SP}{_U_NUM})*{_U_SP}\])"
+    rf"(?P<args>(?:{_U_SP},{_U_SP}(?:[avtr]{_U_SP}={_U_SP})?{_U_NUM})*){_U_SP}\)")
+
+
+class _Fallback(Exception):
+    """A ``MOVES`` run the fast path does not resolve: the script is read again without runs."""
 
 
 class _Unsupported(Exception):
@@ -159,21 +190,79 @@ def read_urscript(path: PathLike) -> RobotProgram:
     return urscript_program_from_text(text, str(path))
 
 
-def urscript_program_from_text(text: str, path: str = "<text>") -> RobotProgram:
-    """:func:`read_urscript` on the text of a script (decoded as ISO-8859-1)."""
+def urscript_program_from_text(text: str, path: str = "<text>", runs: bool = True) -> RobotProgram:
+    """:func:`read_urscript` on the text of a script (decoded as ISO-8859-1).
+
+    ``runs=False`` reads every statement through the grammar's general rules
+    (slower on long scripts; the same program).
+    """
+    with paused():  # a long script is a million objects that all stay alive (thermocomp._gc)
+        if runs:
+            try:
+                return _Walker(text, path, parse_urscript_text(text, path)).run()
+            except _Fallback:
+                pass
+        return _Walker(text, path, parse_urscript_text(text, path, runs=False)).run()
+
+
+def parse_urscript_text(text: str, path: str, runs: bool = True) -> Tree:
+    """Parse ``text`` (a whole script) into lark's tree; a syntax error names line and column.
+
+    With ``runs`` (the default) runs of plain motions are ``moves`` nodes of one
+    ``MOVES`` token each (see :func:`urscript_parser`).
+    """
     parseable = ("   " + text[3:]) if text.startswith("\xef\xbb\xbf") else text
     if not parseable.endswith("\n"):
         parseable += "\n"
     try:
-        tree = urscript_parser().parse(parseable)
+        return urscript_parser(runs).parse(parseable)
     except UnexpectedInput as exc:
+        if runs and getattr(getattr(exc, "token", None), "type", "") == "MOVES":
+            # the error as the general rules see it (a whole run is no token to name). Elsewhere both readings
+            # meet the same characters in the same state (a run ends at a statement's end), and the error is
+            # named at once: reading a long script again only to refuse it took half a minute.
+            return parse_urscript_text(text, path, runs=False)
         found = getattr(exc, "token", None) or getattr(exc, "char", None)
         at_end = found is None or getattr(found, "type", "") == "$END"
         what = "the end of the file" if at_end else repr(str(found))
         line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
         column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
         raise InputError(f"URScript syntax: unexpected {what} (column {column})", path=path, row=line) from None
-    return _Walker(text, path, tree).run()
+
+
+def _motion_shape(name: str, args: str) -> tuple[str, float, float, float | None]:
+    """Kind, acceleration, speed and stated duration [s] (or None) of a run's motion ``name`` with the
+    arguments after its point as written (``", a=1.2, v=0.25"``), checked as :meth:`_Walker.run_motion`
+    checks them; :class:`_Fallback` where it would refuse them."""
+    kind, _, a_default, v_default = MOTIONS[name]
+    positional, keywords = [], {}
+    for arg in args.split(",")[1:]:
+        key, _, number = arg.rpartition("=")
+        value = float(number)
+        if not math.isfinite(value):
+            raise _Fallback
+        if key.strip():
+            keywords[key.strip()] = value
+        else:
+            positional.append(value)
+    parameters = _PARAMETERS[name]
+    if len(positional) > len(parameters):
+        raise _Fallback
+    given = dict(zip(parameters, positional))
+    given.update(keywords)
+    if set(given) - set(parameters):
+        raise _Fallback
+    a, speed, t = given.get("a", a_default), given.get("v", v_default), given.get("t", 0.0)
+    if not (a > 0 and speed > 0 and t >= 0):
+        raise _Fallback
+    return kind, a, speed, t if t > 0 else None
+
+
+def _no_runs(tree: Tree) -> None:
+    """:class:`_Fallback` if ``tree`` holds a run of motions: a construct looked into, not run, names each
+    motion call it holds (the general rules' tree has them)."""
+    if any(True for _ in tree.find_data("moves")):
+        raise _Fallback
 
 
 def _line_col(item) -> tuple[int, int]:
@@ -210,6 +299,7 @@ class _Walker:
         self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming a variable: function, parameter
         self._quiet: list[str] = []  # the functions being run that move nothing (:meth:`moves_nothing`)
+        self._newlines: np.ndarray | None = None  # offsets of the line ends, for a run's statements
 
     def error(self, message: str, where) -> InputError:
         line, column = _line_col(where)
@@ -252,6 +342,7 @@ class _Walker:
         for name, fn in self.functions.items():
             if name in self.visited:
                 continue
+            _no_runs(fn)
             moves = [c for c in fn.find_data("call") if str(c.children[0]) in MOTIONS]
             if moves:
                 line, column = _line_col(fn)
@@ -281,7 +372,7 @@ class _Walker:
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         steps = []
         for step in self.steps:
-            if isinstance(step, Motion):
+            if isinstance(step, Motion) and any(p.name and not uses.get(p.name, set()) <= direct for p in step.points):
                 points = tuple(p if not p.name or uses.get(p.name, set()) <= direct
                                else replace(p, text=p.argument) for p in step.points)
                 step = replace(step, points=points)
@@ -296,6 +387,7 @@ class _Walker:
             try:
                 self.run_statement(st, local, depth)
             except _Unsupported as exc:
+                _no_runs(st)  # (the notes below name each motion of the construct)
                 line, column = _line_col(exc.where)
                 if self._quiet:  # inside a function that moves nothing: what it does cannot change a motion
                     note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
@@ -318,6 +410,8 @@ class _Walker:
             return
         if kind == "assign":
             self.assign(st, local)
+        elif kind == "moves":
+            self.run_moves(st.children[0])
         elif kind == "call_stmt":
             self.run_call(st.children[0], local, depth)
         elif kind == "while_stmt":
@@ -336,6 +430,7 @@ class _Walker:
             if thread is None:
                 raise _Unsupported(f"run {name}: no such thread in this file", st)
             moving = set(MOTIONS) | UNSUPPORTED_CALLS
+            _no_runs(thread)
             moves = [c for c in thread.find_data("call") if str(c.children[0]) in moving]
             if moves:
                 raise _Unsupported(f"thread {name} moves the robot concurrently; not followed", st)
@@ -576,7 +671,7 @@ class _Walker:
         if name in calling:
             return False  # recursion: left to the rules
         for node in function.iter_subtrees():
-            if node.data in ("run_stmt", "thread_def"):
+            if node.data in ("run_stmt", "thread_def", "moves"):
                 return False
             if node.data == "assign":
                 target, _, is_global = _assignment(node)
@@ -662,6 +757,66 @@ class _Walker:
             tcp_speed=float("inf") if joint else v, joint_speed=v if joint else float("inf"), acceleration=a,
             duration_s=t if t > 0 else None,
         ))
+
+    def run_moves(self, token: Token) -> None:
+        """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one.
+
+        Each is checked as the general rules check it; anything they would
+        refuse or that is out of the ordinary raises :class:`_Fallback`, and
+        the general rules then read the script (and give the error).
+        """
+        text, base = str(token), token.start_pos
+        matches, pos = [], 0
+        for m in _MOVE_STATEMENT.finditer(text):
+            if m.start() != pos:
+                raise _Fallback
+            matches.append(m)
+            pos = m.end()
+        if pos != len(text) or not matches:
+            raise _Fallback
+        starts = [base + m.start("name") for m in matches]
+        points = [base + m.start("point") for m in matches]
+        lines, columns = self.lines_columns(starts + points)
+        k = len(matches)
+        texts = [m.group("point") for m in matches]
+        if any(t.count(",") != 5 for t in texts):
+            raise _Fallback
+        v = np.array(list(map(float, ",".join(t[t.index("[") + 1:-1] for t in texts).split(",")))).reshape(k, 6)
+        if not np.all(np.abs(v) <= MAX_POSE_VALUE):  # (NaN, inf: not <=)
+            raise _Fallback
+        poses = [t[0] == "p" for t in texts]
+        T = np.empty((k, 4, 4))
+        if any(poses):
+            rows = np.flatnonzero(poses)
+            T[rows] = transform(matrix_from_rotvec(v[rows, 3:]), v[rows, :3])
+        frame, tool = np.eye(4), self.tool.copy()  # (one each for the run: no point changes them)
+        shapes: dict[tuple[str, str], tuple] = {}  # (instruction, arguments as written): kind and speeds
+        for i, m in enumerate(matches):
+            name, args = m.group("name", "args")
+            shape = shapes.get((name, args))
+            if shape is None:
+                shape = shapes[(name, args)] = _motion_shape(name, args)
+            kind, a, speed, duration = shape
+            start, line, column = starts[i], lines[i], columns[i]
+            span = Span(points[i], base + m.end("point"), lines[k + i], columns[k + i])
+            point = Point(T_world_tcp=T[i] if poses[i] else None, T_world_frame=frame, T_flange_tcp=tool,
+                          q=None if poses[i] else v[i].copy(), confdata=None, text=span, argument=span,
+                          whole_argument=span)
+            joint = kind == JOINT
+            self.steps.append(Motion(
+                instruction=name, kind=kind, points=(point,), statement=Span(start, base + m.end(), line, column),
+                name=Span(start, start + len(name), line, column), tcp_speed=float("inf") if joint else speed,
+                joint_speed=speed if joint else float("inf"), acceleration=a, duration_s=duration,
+            ))
+
+    def lines_columns(self, positions: list[int]) -> tuple[list[int], list[int]]:
+        """1-based line and column of character offsets, as lark counts them."""
+        if self._newlines is None:  # the offsets of the line ends, after a -1 before the first line
+            ends = np.flatnonzero(np.frombuffer(self.text.encode("latin-1"), dtype=np.uint8) == 10)
+            self._newlines = np.r_[-1, ends]
+        pos = np.asarray(positions, dtype=np.int64)
+        line = np.searchsorted(self._newlines, pos)  # line ends before pos, the -1 included
+        return line.tolist(), (pos - self._newlines[line - 1]).tolist()
 
     def point(self, node, local: dict, kind: str) -> Point:
         outer = node

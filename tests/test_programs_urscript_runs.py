@@ -1,0 +1,172 @@
+"""Runs of plain URScript motions (one ``MOVES`` token each) read exactly as the grammar's general rules read them.
+
+urscript.lark reads a run of ``movel``/``movej``/``movep`` lines with literal
+poses or joint lists and numeric arguments as one token, so a 100,000-line
+CAM script is a handful of tokens (its parse through the general rules took
+about a minute); ``urscript_program_from_text(..., runs=False)`` reads every
+statement through the general rules. Both must give the same program: the
+same steps, spans, poses (to the bit), findings and errors, on PolyScope-style
+scripts, on the corners of a run's shape, and on random mixes of statements
+(hypothesis).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from program_builders import random_configurations, ur_case, ur_pose_text
+
+from thermocomp import fk, load_robot, nominal_model
+from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import transform
+from thermocomp.programs.model import Motion
+from thermocomp.programs.urscript import _Walker, parse_urscript_text, urscript_program_from_text
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "urscript_program.script"
+
+
+def _read(text: str, runs: bool):
+    try:
+        return urscript_program_from_text(text, "s.script", runs=runs)
+    except InputError as exc:
+        return f"InputError: {exc}"
+
+
+def assert_same_program(text: str) -> None:
+    fast, plain = _read(text, True), _read(text, False)
+    if isinstance(plain, str) or isinstance(fast, str):
+        assert fast == plain
+        return
+    assert (fast.unsupported, fast.notes, fast.entry, fast.newline) == \
+        (plain.unsupported, plain.notes, plain.entry, plain.newline)
+    assert len(fast.steps) == len(plain.steps)
+    for a, b in zip(fast.steps, plain.steps):
+        assert type(a) is type(b)
+        if not isinstance(a, Motion):
+            assert a == b
+            continue
+        assert (a.instruction, a.kind, a.statement, a.name, a.tcp_speed, a.orientation_speed, a.joint_speed,
+                a.acceleration, a.duration_s) == (b.instruction, b.kind, b.statement, b.name, b.tcp_speed,
+                                                  b.orientation_speed, b.joint_speed, b.acceleration, b.duration_s)
+        assert len(a.points) == len(b.points)
+        for p, q in zip(a.points, b.points):
+            assert (p.confdata, p.text, p.argument, p.extax, p.name, p.whole_argument) == \
+                (q.confdata, q.text, q.argument, q.extax, q.name, q.whole_argument)
+            for x, y in ((p.T_world_tcp, q.T_world_tcp), (p.T_world_frame, q.T_world_frame),
+                         (p.T_flange_tcp, q.T_flange_tcp), (p.q, q.q)):
+                assert (x is None) == (y is None)
+                if x is not None:
+                    np.testing.assert_array_equal(x, y)
+
+
+def _no_fallback(text: str) -> None:
+    """The runs of ``text`` are read by the fast path itself (else the comparison above proves nothing)."""
+    _Walker(text, "s.script", parse_urscript_text(text, "s.script")).run()  # raises _Fallback when it gives up
+
+
+def _poses(rng, count: int) -> list[str]:
+    chain = load_robot("ur5")
+    q = random_configurations(chain, rng, count)
+    R, p = fk(nominal_model(chain), q)
+    return [ur_pose_text(transform(R[i], p[i])) for i in range(count)]
+
+
+def _joints(rng) -> str:
+    q = random_configurations(load_robot("ur5"), rng, 1)[0]
+    return "[" + ", ".join(f"{x:.9f}" for x in q) + "]"
+
+
+def test_polyscope_scripts_and_the_example_read_the_same(rng):
+    for _ in range(3):
+        text = ur_case(rng).text
+        assert_same_program(text)
+        _no_fallback(text)
+    example = EXAMPLE.read_bytes().decode("latin-1")
+    assert_same_program(example)
+    _no_fallback(example)
+
+
+def test_a_cam_script_is_a_few_tokens_and_reads_the_same(rng):
+    poses = _poses(rng, 40)
+    lines = [f"  movel({p}, a=1.2, v=0.25)" for p in poses[:30]]
+    lines[2] = f"  movel({poses[2]},a=1.2,v=0.25)   # a trailing comment"
+    lines[4] = f"  movej({poses[4]}, 1.4, 1.05, 0, 0.002)"  # positional arguments
+    lines[5] = "  # movel(p[1, 2, 3, 0, 0, 0])  (commented out)"
+    lines[6] = f"  movel({poses[6]})\r"  # defaults, a CRLF line end
+    lines[8] = f"  movep({poses[8]}, a=1.2, v=0.25, r=0.001)"
+    lines[9] = f"  movej({_joints(rng)}, a=1.4, v=1.05)"
+    lines[11] = "  sleep(0.25)"
+    lines[13] = f"  movel({poses[13]}, a=1.2, v=0.25, t=2)"  # a stated time
+    lines[15] = f"  movel({poses[15]}, a=1.2, v=speed)"  # a variable: the general rules read it
+    lines[17] = "  set_tcp(p[0, 0, .1, 0, 0, 0])"
+    lines[19] = f"  movel({poses[19]}, a=+1.2e0, v=.25)"
+    lines[21] = f"  movec({poses[21]}, {poses[22]}, a=1.2, v=0.1, r=0, mode=0)"
+    lines[23] = "\n\n"  # blank lines inside a run
+    text = "def cam():\n  speed = 0.1\n" + "\n".join(lines) + "\nend\n"
+    runs = list(parse_urscript_text(text, "s.script").find_data("moves"))
+    assert 4 <= len(runs) <= 10  # the other statements split the runs
+    assert_same_program(text)
+    assert len(urscript_program_from_text(text).motions) == 26
+    _no_fallback(text)
+
+
+@pytest.mark.parametrize("statement", [
+    "movel(p[.5, 0, .6, 0, 3.14, 0], a=0, v=0.25)",  # a = 0
+    "movel(p[.5, 0, .6, 0, 3.14, 0], a=1.2, v=-0.25)",  # negative speed
+    "movel(p[.5, 0, .6, 0, 3.14, 0], t=-1)",  # negative time
+    "movep(p[.5, 0, .6, 0, 3.14, 0], t=1)",  # movep has no t
+    "movel(p[.5, 0, .6, 0, 3.14, 0], 1, 1, 0, 0, 7)",  # too many arguments
+    "movel(p[.5, 0, .6, 0, 3.14])",  # five values
+    "movej([0, -1.5, 1.5, 0, 1.5])",  # five joints
+    "movel(p[5e300, 0, .6, 0, 3.14, 0])",  # beyond the range taken
+    "movel(p[1e999, 0, .6, 0, 3.14, 0])",  # beyond a double
+    "movel(p[.5, 0, .6, 0, 3.14, 0], a=1e999)",  # an argument beyond a double
+    "movel(p[.5 0, .6, 0, 3.14, 0])",  # two numbers, no comma
+    "movel(p[.5e, 0, .6, 0, 3.14, 0])",  # not a number
+    "movel(p[- .5, 0, .6, 0, 3.14, 0])",  # a signed expression
+    "movel(p[.5, 0, .6, 0, 3.14, 0], e=1)",  # no such argument
+    "movel(p[.5, 0, .6, 0, 3.14, 0]) $ 3 \"x\"",  # something after it
+    "movel(p[.5, 0, .6, 0, 3.14, 0]",  # no closing parenthesis
+    "movel(p[.5, 0, .6, 0, 3.14, 0], a=1.2, a=1.3)",  # twice (the last counts)
+])
+def test_what_a_run_cannot_take_gives_the_general_rules_finding_or_error(statement):
+    good = "  movel(p[.4, -.1, .5, 0, 3.14, 0], a=1.2, v=0.25)\n"
+    text = "def main():\n" + good + "  " + statement + "\n" + good + "end\n"
+    assert_same_program(text)
+    inside_if = "def main():\n  if get_digital_in(1):\n" + good + good + "  end\n" + good + "end\n"
+    assert_same_program(inside_if)
+
+
+def test_a_long_script_with_a_bad_character_at_its_end_is_refused_at_it_quickly():
+    """A 2,000-line run, then a stray character: the error names its line and column as the general rules do
+    (the runs reading names it itself, not by reading the whole script again)."""
+    good = "  movel(p[.4, -.1, .5, 0, 3.14, 0], a=1.2, v=0.25)\n"
+    text = "def main():\n" + good * 2000 + "  movel(p[.4, -.1, .5, 0, 3.14, 0]) @\nend\n"
+    fast, plain = _read(text, True), _read(text, False)
+    assert fast == plain and "line 2002" in fast and "column 37" in fast
+
+
+STATEMENTS = st.sampled_from([
+    "movel({p}, a=1.2, v=0.25)", "movel({p})", "movej({p}, a=1.4, v=1.05)", "movej({j}, a=1.4, v=1.05)",
+    "movep({p}, a=1.2, v=0.25, r=0.001)", "movel({p}, 1.2, 0.25)", "movel({p}, a=1.2, v=0.25, t=0.5)",
+    "movel(wp, a=1.2, v=0.25)", "movel(pose_trans(wp, p[0, 0, -.01, 0, 0, 0]), a=1.2, v=0.25)",
+    "movec({p}, {p}, a=1.2, v=0.1)", "sleep(0.5)", "# a comment", "set_digital_out(1, True)",
+    "set_tcp(p[0, 0, .05, 0, 0, 0])", "movel({p},\n    a=1.2, v=0.25)", "$ 7 \"MoveL\"",
+    "if get_digital_in(0):\n    movel({p})\n    movej({j})\n  end",
+    "while (True):\n    movel({p}, a=1.2, v=0.25)\n    movel({p})\n  end",
+    "movel({p}, a=1.2, v=0.25)  # movel(p[0, 0, 0, 0, 0, 0])",
+])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(STATEMENTS, st.integers(0, 7)), min_size=1, max_size=25), st.booleans())
+def test_random_mixes_of_statements_read_the_same(statements, in_a_function):
+    rng = np.random.default_rng(7)
+    poses, joints = _poses(rng, 8), _joints(rng)
+    body = "\n".join("  " + s.format(p=poses[k], j=joints) for s, k in statements)
+    text = f"global wp = {poses[0]}\n" + (f"def main():\n{body}\nend\n" if in_a_function else body + "\n")
+    assert_same_program(text)
