@@ -11,6 +11,7 @@ statements (hypothesis).
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,7 @@ from thermocomp import fk, load_robot, nominal_model
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
-from thermocomp.programs.model import Motion
+from thermocomp.programs.model import Motion, MotionRun
 from thermocomp.programs.rapid import _Walker, parse_rapid_text, rapid_program_from_text
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rapid_program.mod"
@@ -61,6 +62,28 @@ def assert_same_program(text: str) -> None:
                 assert (x is None) == (y is None)
                 if x is not None:
                     np.testing.assert_array_equal(x, y)
+    assert_same_columns(fast.columns, plain.columns)
+
+
+def assert_same_columns(a, b) -> None:
+    """The arrays the compensation reads (:attr:`RobotProgram.columns`) are the same, a run's and the objects'."""
+    np.testing.assert_array_equal(a.motion_steps, b.motion_steps)
+    np.testing.assert_array_equal(a.wait_seconds, b.wait_seconds)
+    np.testing.assert_array_equal(a.T_world_frame, b.T_world_frame)
+    np.testing.assert_array_equal(a.T_flange_tcp, b.T_flange_tcp)
+    assert a.plain == b.plain
+    for f in dataclasses.fields(MotionRun):
+        if f.name in ("frames", "frame"):
+            continue  # (how the frames are shared; the frames of each point are compared above)
+        x, y = getattr(a.run, f.name), getattr(b.run, f.name)
+        if f.name == "q":  # (as many columns as the longest joint target, or more: NaN past each one's own)
+            width = int(a.run.q_len.max(initial=0))
+            x, y = x[:, :width], y[:, :width]
+        if isinstance(x, tuple):
+            assert x == y, f.name
+        else:
+            assert x.shape == y.shape and x.dtype == y.dtype, f.name
+            np.testing.assert_array_equal(x, y, err_msg=f.name)
 
 
 def _no_fallback(text: str) -> None:

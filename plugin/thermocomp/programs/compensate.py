@@ -54,7 +54,19 @@ from thermocomp.kinematics.model import nominal_model
 from thermocomp.kinematics.seeding import solve_nominal_configuration, solve_path
 from thermocomp.prepare import robot_and_table
 from thermocomp.programs import writer as w
-from thermocomp.programs.model import ABSOLUTE_JOINT, CIRCULAR, Finding, Motion, Point, RobotProgram
+from thermocomp.programs.model import (
+    _KIND_CODE,
+    ABSOLUTE_JOINT,
+    CIRCULAR,
+    LINEAR,
+    Finding,
+    Motion,
+    MotionRun,
+    Point,
+    ProgramColumns,
+    RobotProgram,
+    Span,
+)
 from thermocomp.programs.timing import Timing, TimingOptions, estimate_timing
 from thermocomp.robot.chain import Chain
 
@@ -319,26 +331,34 @@ class PointPoses:
     T_flange_tcp: FloatArray  # (m, 4, 4): each point's tool
 
 
-def point_poses(chain: Chain, points: tuple[Point, ...]) -> PointPoses:
-    """The TCP and flange targets of ``points``; joint targets through the nominal FK with their tool."""
-    m, n = len(points), chain.n_joints
-    is_joint = np.array([p.q is not None for p in points], dtype=bool)
+def point_poses(chain: Chain, points: ProgramColumns | tuple[Point, ...]) -> PointPoses:
+    """The TCP and flange targets of the program's points (its :attr:`~RobotProgram.columns`, or the points);
+    joint targets through the nominal FK with their tool."""
+    cols = points if isinstance(points, ProgramColumns) else \
+        ProgramColumns.of((MotionRun.of_motions([Motion("", LINEAR, tuple(points), _NO_SPAN, _NO_SPAN)]),))
+    run = cols.run
+    m, n = len(run.text), chain.n_joints
+    is_joint = run.q_len > 0
+    wrong = np.flatnonzero(is_joint & (run.q_len != n))
+    if wrong.size:
+        i = int(wrong[0])
+        raise InputError(f"a joint target of {run.q_len[i]} joints, {chain.name} has {n}", row=int(run.argument[i, 2]))
     q_given = np.full((m, n), np.nan)
-    T_flange_tcp = np.stack([p.T_flange_tcp for p in points]) if m else np.zeros((0, 4, 4))
+    if np.any(is_joint):
+        q_given[is_joint] = run.q[is_joint, :n]
+    T_flange_tcp = cols.T_flange_tcp if m else np.zeros((0, 4, 4))
     T_world_tcp = np.empty((m, 4, 4))
-    for i in np.flatnonzero(is_joint).tolist():
-        p = points[i]
-        if p.q.shape != (n,):
-            raise InputError(f"a joint target of {p.q.shape[0]} joints, {chain.name} has {n}", row=p.argument.line)
-        q_given[i] = p.q
-    cartesian = np.flatnonzero(~is_joint)
-    if cartesian.size:  # the program's world is the robot base
-        T_world_tcp[cartesian] = chain.T_world_base @ np.stack([points[i].T_world_tcp for i in cartesian.tolist()])
+    cartesian = ~is_joint
+    if np.any(cartesian):  # the program's world is the robot base
+        T_world_tcp[cartesian] = chain.T_world_base @ run.T_world_tcp[cartesian]
     if np.any(is_joint):
         R, pos = fk(nominal_model(chain), q_given[is_joint])
         T_world_tcp[is_joint] = transform(R, pos) @ T_flange_tcp[is_joint]
     T_world_flange = T_world_tcp @ invert_transform(T_flange_tcp)
     return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint, T_flange_tcp)
+
+
+_NO_SPAN = Span(0, 0, 0, 0)
 
 
 def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPoses,
@@ -375,7 +395,7 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
         q[a:b], status[a:b] = part.q, part.status
     if program.language == "rapid":
         cartesian = np.flatnonzero(~joint)
-        wanted = np.array([program.points[i].confdata for i in cartesian], dtype=int).reshape(-1, 4)
+        wanted = program.columns.run.confdata[cartesian].astype(int)
         ok = near_configuration(model, q[cartesian], wanted) & (status[cartesian] == Status.CONVERGED)
         q[cartesian[ok]] = to_quadrants(q[cartesian[ok]], wanted[ok])
         redo = cartesian[~ok]
@@ -508,20 +528,22 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
                          "Nothing was written. Rerun with --unsupported keep to leave them as written "
                          "(their motions are then not compensated).", path=prog.path, row=first.line,
                          column=first.column)
-    points = prog.points
-    if not points:
+    cols = prog.columns
+    run = cols.run
+    m = len(run.text)
+    if not m:
         raise InputError("no motion to compensate was found (the entry routine runs none)", path=prog.path)
     if popts.output == "joints":
         _check_joints_form(prog)
-    poses = point_poses(chain, points)
-    phase("reading", len(points), then="nominal configurations")
+    poses = point_poses(chain, cols)
+    phase("reading", m, then="nominal configurations")
     q_nominal, nominal_status = nominal_configurations(chain, prog, poses, options)
-    phase("nominal configurations", len(points))
+    phase("nominal configurations", m)
     timing = estimate_timing(chain, prog, poses.T_world_tcp, q_nominal, popts.timing)
     phase("timing", then="solving")
     time_law = options.time_law
-    m = len(points)
-    names = tuple(f"{i + 1}:line{p.argument.line}" + (f":{p.name}" if p.name else "") for i, p in enumerate(points))
+    names = tuple(f"{i}:line{line}:{name}" if name else f"{i}:line{line}"
+                  for i, line, name in zip(range(1, m + 1), run.argument[:, 2].tolist(), run.name_of_point))
 
     if popts.indexed_minutes is not None:
         if isinstance(time_law, Static):
@@ -565,7 +587,7 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
         chunks.append(chunk)
     rep = ProgramReport(program=prog.path, language=prog.language, robot=chain.name, deformation=table.source,
                         output=popts.output, time_form=time_form, out=None if out is None else Path(out),
-                        n_motions=len(prog.motions), n_points=m, n_changed_texts=0, summary=summary, timing=timing)
+                        n_motions=len(run.instruction), n_points=m, n_changed_texts=0, summary=summary, timing=timing)
     rep.unsupported = [f.text(prog.path) for f in prog.unsupported]
     rep.notes = [f.text(prog.path) for f in prog.notes]
 
@@ -574,7 +596,7 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
         bad = chunk.status != Status.CONVERGED
         status[chunk.target[bad]] = np.where(status[chunk.target[bad]] == 0, chunk.status[bad], status[chunk.target[bad]])
     failed = np.flatnonzero(status != Status.CONVERGED)
-    rep.failed = [f"{prog.path}:{points[i].argument.line}:{points[i].argument.column}: "
+    rep.failed = [f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
                   f"{Status(int(status[i])).label}" for i in failed]
     if failed.size and not allow_failures:
         rep.out = None  # nothing is written: its text must not say "wrote"
@@ -594,7 +616,7 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     phase("solving", then="checks")  # (collecting the chunks' joints)
     rep.rows, rep.feasibility = feasibility.check_program(chain, prog, poses, q_nominal, q_checked, timing, status,
                                                           linear_form=popts.output == "filtered")
-    phase("checks", len(prog.motions), then="writing")
+    phase("checks", len(run.instruction), then="writing")
     if popts.indexed_minutes is not None:
         from thermocomp.programs import indexed
 
@@ -607,7 +629,7 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     rep.rounding_bound = rounding_bound(rep.reach)
     data = written.text.encode("latin-1")
     rep.written_bytes = len(data)
-    phase("writing", len(points))
+    phase("writing", m)
     rep.phase_seconds = {k: phases[k] for k in PHASES}
 
     writes = []
@@ -639,10 +661,11 @@ def rounding_bound(reach: float) -> float:
 
 def _check_joints_form(prog: RobotProgram) -> None:
     if prog.language == "urscript":
-        bad = [m for m in prog.motions if m.kind == CIRCULAR]
-        if bad:
+        bad = np.flatnonzero(prog.columns.run.kind == _KIND_CODE[CIRCULAR])
+        if bad.size:
             raise InputError("movec has no joint form: --program-output joints cannot write it "
-                             "(use --program-output filtered)", path=prog.path, row=bad[0].line)
+                             "(use --program-output filtered)", path=prog.path,
+                             row=int(prog.columns.run.statement[bad[0], 2]))
 
 
 @dataclass(frozen=True)
@@ -658,13 +681,14 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
                    output: str) -> Written:
     """The program with each point's text replaced by its compensated value (one minute)."""
     nominal = nominal_model(chain)
-    points = prog.points
+    cols = prog.columns
+    extax_of = cols.run.extax
     R_f, p_f = fk(nominal, q)
     # in the program's world frame, the robot base (docs/conventions.md)
     T_world_tcp_filtered = invert_transform(chain.T_world_base) @ transform(R_f, p_f) @ poses.T_flange_tcp
     conf = confdata_from_q(nominal, q) if prog.language == "rapid" and chain.n_joints == 6 else None
     rapid = prog.language == "rapid"
-    m = len(points)
+    m = len(extax_of)
     ok = status == Status.CONVERGED
     is_joint = poses.is_joint
     joint_text = ok & (is_joint | (output == "joints"))
@@ -686,7 +710,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     if jw.size:
         shown = np.degrees(q[jw]) if rapid else q[jw]
         texts = w.format_singles(shown)
-        extax = [points[i].extax for i in jw]
+        extax = [extax_of[i] for i in jw.tolist()]
         values_j = [w.rapid_joint_text(row, e) if rapid else "[" + ", ".join(row) + "]"
                     for row, e in zip(texts, extax)]
         for i, v in zip(jw.tolist(), values_j):
@@ -700,12 +724,12 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     # pose texts
     pw = np.flatnonzero(pose_text & changed)
     if pw.size:
-        T_frame = invert_transform(np.stack([points[i].T_world_frame for i in pw])) @ T_world_tcp_filtered[pw]
+        T_frame = invert_transform(cols.T_world_frame[pw]) @ T_world_tcp_filtered[pw]
         if rapid:
             quat = quat_wxyz_from_matrix(T_frame[:, :3, :3])
             shown = np.hstack([T_frame[:, :3, 3] * 1e3, quat])
             texts = w.format_singles(shown)
-            for i, v in zip(pw.tolist(), w.rapid_robtarget_texts(texts, conf[pw], [points[i].extax for i in pw.tolist()])):
+            for i, v in zip(pw.tolist(), w.rapid_robtarget_texts(texts, conf[pw], [extax_of[i] for i in pw.tolist()])):
                 values[i] = v
             back = w.stored_singles(shown)
             R_back = matrix_from_quat_wxyz(back[:, 3:])
@@ -720,6 +744,12 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             p_back = back[:, :3]
         error_position.append(float(np.linalg.norm(p_back - T_frame[:, :3, 3], axis=1).max()))
         error_angle.append(float(rotation_angle(R_back @ np.swapaxes(T_frame[:, :3, :3], -1, -2)).max()))
+    if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
+        point_edits = [w.Edit(start, end, value) for start, end, value
+                       in zip(cols.run.text[:, 0].tolist(), cols.run.text[:, 1].tolist(), values) if value is not None]
+        text = w.apply_edits(prog.text, point_edits, prog.path)
+        return Written(text, len(point_edits), (max(error_position), max(error_angle)))
+    points = prog.points
     at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
     edits: list[w.Edit] = []
     if output == "joints":

@@ -24,6 +24,8 @@ Figure 2-4). Here, for every motion of the compensated program:
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 import numpy as np
 
 from thermocomp._typing import FloatArray
@@ -31,7 +33,7 @@ from thermocomp.geometry.rotations import matrix_from_rotvec, rotation_angle, ro
 from thermocomp.kinematics.fk import fk, fk_jacobian
 from thermocomp.kinematics.ik import Status, sigma_min_lower_bound, solve_ik
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.programs.model import ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram
+from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram
 from thermocomp.programs.timing import Timing
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
@@ -78,7 +80,8 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     from thermocomp.programs.compensate import MotionRow
 
     model = nominal_model(chain)
-    motions = prog.motions
+    motions = prog.columns.run
+    count = len(motions.instruction)
     k, m, n = q_versions.shape
     ok = status == Status.CONVERGED
     # corrected TCP poses of the nominal model (what the controller is given in the filtered form)
@@ -86,9 +89,9 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     T_flange_tcp = poses.T_flange_tcp
     R_tcp = (R_all.reshape(k, m, 3, 3) @ T_flange_tcp[None, :, :3, :3])
     p_tcp = p_all.reshape(k, m, 3) + np.einsum("kmij,mj->kmi", R_all.reshape(k, m, 3, 3), T_flange_tcp[:, :3, 3])
-    findings_of: list[list[str]] = [[] for _ in motions]
-    n_points = np.array([len(mo.points) for mo in motions], dtype=int)
-    point_motion = np.repeat(np.arange(len(motions)), n_points)
+    findings_of: dict[int, list[str]] = defaultdict(list)  # motion -> its findings
+    n_points = motions.n_points
+    point_motion = np.repeat(np.arange(count), n_points)
     last_point = np.cumsum(n_points) - 1
 
     # joint limits with margin
@@ -96,11 +99,11 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     high = q_versions > chain.upper - LIMIT_MARGIN
     for version, point, joint in zip(*np.nonzero((low | high) & ok[None, :, None])):
         q_deg = np.degrees(q_versions[version, point, joint])
-        findings_of[point_motion[point]].append(
+        findings_of[int(point_motion[point])].append(
             f"joint {joint + 1} at {q_deg:.4g} deg, within {np.degrees(LIMIT_MARGIN):g} deg of its limits "
             f"[{np.degrees(chain.lower[joint]):.4g}, {np.degrees(chain.upper[joint]):.4g}]")
     for point in np.flatnonzero(~ok):
-        findings_of[point_motion[point]].append(f"point not reached: {Status(int(status[point])).label}")
+        findings_of[int(point_motion[point])].append(f"point not reached: {Status(int(status[point])).label}")
 
     if linear_form:
         _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_tcp, timing, ok,
@@ -120,17 +123,17 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     first_failing = {}
     for point in failing[::-1].tolist():
         first_failing[int(point_motion[point])] = Status(int(status[point])).label
-    minute_first = first[last_point].tolist() if first.size else [0.0] * len(motions)
-    minute_last = final[last_point].tolist() if final.size else [0.0] * len(motions)
-    rows, findings = [], []
-    for i, motion in enumerate(motions):
-        rows.append(MotionRow(
-            motion=i + 1, instruction=motion.instruction, line=motion.line, minute_first=minute_first[i],
-            minute_last=minute_last[i], change_mm=per_motion[0][i], change_deg=per_motion[1][i],
-            joint_change_deg=per_motion[2][i], status=first_failing.get(i, "ok"),
-            findings=sorted(set(findings_of[i])) if findings_of[i] else []))
-        for f in rows[-1].findings:
-            findings.append(f"{prog.path}:{motion.line}: {motion.instruction} (motion {i + 1}): {f}")
+    minute_first = first[last_point].tolist() if first.size else [0.0] * count
+    minute_last = final[last_point].tolist() if final.size else [0.0] * count
+    lines = motions.statement[:, 2].tolist()
+    rows = [MotionRow(motion=i + 1, instruction=instruction, line=line, minute_first=a, minute_last=b, change_mm=dp,
+                      change_deg=da, joint_change_deg=dq, status=first_failing.get(i, "ok"))
+            for i, (instruction, line, a, b, dp, da, dq) in enumerate(zip(
+                motions.instruction, lines, minute_first, minute_last, *per_motion))]
+    findings = []
+    for i in sorted(findings_of):
+        rows[i].findings = sorted(set(findings_of[i]))
+        findings += [f"{prog.path}:{lines[i]}: {motions.instruction[i]} (motion {i + 1}): {f}" for f in rows[i].findings]
     return rows, findings
 
 
@@ -138,13 +141,13 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
                  findings_of):
     """Follow every linear and circular move in steps (batched over moves and versions)."""
     k, m, n = q_versions.shape
-    moves = [i for i, mo in enumerate(motions) if mo.kind not in (JOINT, ABSOLUTE_JOINT)]
-    if not moves:
+    moves = np.flatnonzero((motions.kind != _KIND_CODE[JOINT]) & (motions.kind != _KIND_CODE[ABSOLUTE_JOINT]))
+    if not moves.size:
         return
-    to = np.array([last_point[i] for i in moves])
-    frm = np.array([last_point[i - 1] if i > 0 else last_point[-1] for i in moves])
-    via = np.array([to_i - 1 if motions[i].kind == CIRCULAR else -1 for i, to_i in zip(moves, to)])
-    durations = timing.step_duration_s[timing.motion_steps[np.array(moves)]]
+    to = last_point[moves]
+    frm = last_point[moves - 1]  # (the first move starts from the cycle's last point: index -1)
+    via = np.where(motions.kind[moves] == _KIND_CODE[CIRCULAR], to - 1, -1)
+    durations = timing.step_duration_s[timing.motion_steps[moves]]
     usable = ok[to] & ok[frm]
     # (k, L) arrays of start and end poses
     pa, pb = p_tcp[:, frm], p_tcp[:, to]
@@ -200,7 +203,7 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
     arrived = np.max(np.abs(q_prev - q_versions[:, to].reshape(-1, n)), axis=1)
     flagged = (arrived > BRANCH_JUMP) | (sigma_min < NEAR_SINGULAR_SIGMA) | (speed_ratio > 1.0)
     for flat in np.flatnonzero(flagged & np.tile(usable, k)).tolist():
-        i = moves[flat % len(moves)]
+        i = int(moves[flat % len(moves)])
         if arrived[flat] > BRANCH_JUMP:
             findings_of[i].append(
                 f"configuration change: followed linearly from the previous point, the robot arrives "

@@ -49,16 +49,19 @@ from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, r
 from thermocomp.io.files import read_input_bytes
 from thermocomp.programs import calls
 from thermocomp.programs.model import (
+    _KIND_CODE,
     ABSOLUTE_JOINT,
     CIRCULAR,
     JOINT,
     LINEAR,
     Finding,
     Motion,
+    MotionRun,
     Point,
     RobotProgram,
     Span,
     Wait,
+    expand,
     newline_of,
 )
 from thermocomp.programs.writer import NUMBER
@@ -322,6 +325,7 @@ class _Walker:
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming data: its routine and parameter
         self._matches: dict[int, list[re.Match]] = {}  # statements of each MOVES token, by its offset
         self._newlines: np.ndarray | None = None
+        self._run_count = 0  # motions of runs followed (for progress)
 
     # ----- errors and findings
     def error(self, message: str, where: Tree | Token) -> InputError:
@@ -915,6 +919,7 @@ class _Walker:
             scope[str(counter).lower()] = _Data("num", start + k * step, None, str(counter), counter)
             scopes.append(scope)
             self.run_body(body, scope, depth)
+        self.steps[first_step:] = expand(self.steps[first_step:])  # each pass's motions, as objects
         changing = calls.changing_motion(self.steps[first_step:])
         if changing is not None:
             for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
@@ -957,6 +962,7 @@ class _Walker:
             finally:
                 del self._quiet[len(self._quiet) - quiet:]
             if scope:
+                self.steps[first:] = expand(self.steps[first:])  # each motion of the call, as an object
                 for step in self.steps[first:]:  # the outermost call with arguments is the one named
                     self._in_call[id(step)] = (name, span_of(statement))
         elif key in UNSUPPORTED_INSTRUCTIONS:
@@ -1047,60 +1053,110 @@ class _Walker:
         matches = self.move_matches(token)
         base = token.start_pos
         shapes: dict[tuple, tuple] = {}
+        shape_index: dict[int, int] = {}  # id of a resolved shape -> its index in frames
         named: dict[tuple, Point] = {}
-        plan = []  # per statement: (match, kind, resolved shape, points: Point or (dtype, index into inline))
+        r = len(matches)
+        instruction, kinds, speeds = [], [], []
+        n_points = np.ones(r, dtype=np.int64)
+        point_starts, point_ends, point_shape = [], [], []
+        named_at: list[tuple[int, tuple]] = []  # (point index, cache key) of the named points
         inline: dict[str, list[str]] = {"robtarget": [], "jointtarget": []}
-        inline_at: dict[str, list[tuple[int, int, tuple]]] = {"robtarget": [], "jointtarget": []}  # span, shape
+        inline_of: dict[str, list[int]] = {"robtarget": [], "jointtarget": []}  # each inline text's point index
         for m in matches:
             instr, p1, p2, speed, _, tool, wobj = m.groups()
             shape = (instr, speed, tool, wobj)  # as written: a name written twice in two cases is resolved twice
             resolved = shapes.get(shape)
             if resolved is None:
                 resolved = shapes[shape] = (*self._resolve_shape(token, m, local), *MOTIONS[instr.lower()])
-            kind, n_points = resolved[4], resolved[5]
-            if (p2 is not None) != (n_points == 2):  # every statement: the count of points is its own
+                shape_index[id(resolved)] = len(shape_index)
+            kind, count = resolved[4], resolved[5]
+            if (p2 is not None) != (count == 2):  # every statement: the count of points is its own
                 raise _Fallback
             dtype = "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"
-            points = []
-            for part, text in zip(("p1", "p2"), (p1, p2) if n_points == 2 else (p1,)):
+            if count == 2:
+                n_points[len(instruction)] = 2
+            instruction.append(instr)
+            kinds.append(_KIND_CODE[kind])
+            speeds.append((resolved[2], resolved[3]))
+            for part, text in zip(("p1", "p2"), (p1, p2) if count == 2 else (p1,)):
+                at = len(point_starts)
+                point_starts.append(base + m.start(part))
+                point_ends.append(base + m.end(part))
+                point_shape.append(shape_index[id(resolved)])
                 if text[0] == "[":
                     if text.translate(_NOT_SKELETON) != _SKELETONS[dtype]:
                         raise _Fallback
-                    points.append((dtype, len(inline[dtype])))
                     inline[dtype].append(text)
-                    inline_at[dtype].append((base + m.start(part), base + m.end(part), resolved))
+                    inline_of[dtype].append(at)
                     continue
                 cache_key = (text.lower(), shape)
                 if cache_key not in named:
                     named[cache_key] = self.point(self._name_tree(token, m, part), local, kind, resolved[0], resolved[1])
                 self.direct_refs.add(base + m.start(part))
-                points.append(cache_key)
-            plan.append((m, kind, resolved, points))
-        inline_points = {dtype: self._inline_points(dtype, texts, inline_at[dtype])
-                         for dtype, texts in inline.items() if texts}
-
+                named_at.append((at, cache_key))
+        p = len(point_starts)
         starts = [base + m.start("instr") for m in matches]
-        named_starts = [base + m.start(part) for m, _, _, points in plan
-                        for part, p in zip(("p1", "p2"), points) if not isinstance(p[1], int)]
-        lines, columns = self.lines_columns(starts + named_starts)
-        named_at = iter(zip(named_starts, lines[len(starts):], columns[len(starts):]))
-        for (m, kind, resolved, points), start, line, column in zip(plan, starts, lines, columns):
-            built = []
-            for part, p in zip(("p1", "p2"), points):
-                if isinstance(p[1], int):
-                    built.append(inline_points[p[0]][p[1]])
+        lines, columns = self.lines_columns(starts + point_starts)
+        text = np.empty((p, 4), dtype=np.int64)
+        text[:, 0], text[:, 1], text[:, 2], text[:, 3] = point_starts, point_ends, lines[r:], columns[r:]
+        T_world_tcp = np.full((p, 4, 4), np.nan)
+        q = np.full((p, 6), np.nan)
+        q_len = np.zeros(p, dtype=np.int64)
+        confdata = np.zeros((p, 4), dtype=np.int64)
+        has_confdata = np.zeros(p, dtype=bool)
+        extax: list[str] = [""] * p
+        names = [""] * p
+        frame = np.array(point_shape, dtype=np.int64)
+        frames = tuple((s[0], s[1]) for s in shapes.values())
+        for dtype, texts in inline.items():
+            if not texts:
+                continue
+            at = np.array(inline_of[dtype], dtype=np.int64)
+            values, texts_extax = self._inline_values(dtype, texts)
+            if dtype == "jointtarget":
+                q[at], q_len[at] = np.radians(values[:, :6]), 6
+            else:
+                T_frame_tcp = _T_from_poses(values[:, :3], values[:, 3:7])
+                for f in np.unique(frame[at]).tolist():  # each work object's points together
+                    members = at[frame[at] == f]
+                    T_world_tcp[members] = frames[f][0] @ T_frame_tcp[frame[at] == f]
+                confdata[at], has_confdata[at] = values[:, 7:11].astype(np.int64), True
+            for i, e in zip(inline_of[dtype], texts_extax):
+                extax[i] = e
+        argument = text
+        if named_at:
+            argument = text.copy()
+            for i, key in named_at:
+                point = named[key]
+                text[i] = tuple(point.text)
+                names[i], extax[i] = point.name, point.extax
+                if point.q is not None:
+                    q[i], q_len[i] = point.q, len(point.q)
                 else:
-                    at, name_line, name_column = next(named_at)
-                    built.append(dataclasses.replace(named[p], argument=Span(at, at + len(m.group(part)), name_line,
-                                                                             name_column)))
-            tcp_speed, orientation_speed = resolved[2], resolved[3]
-            instr = m.group("instr")
-            if self.progress is not None and len(self.steps) % PROGRESS_MOTIONS == 0:
-                self.progress(len(self.steps), None)
-            self.steps.append(Motion(
-                instruction=instr, kind=kind, points=tuple(built), statement=Span(start, base + m.end(), line, column),
-                name=Span(start, start + len(instr), line, column), tcp_speed=tcp_speed,
-                orientation_speed=orientation_speed, duration_s=None))
+                    T_world_tcp[i] = point.T_world_tcp
+                    confdata[i], has_confdata[i] = point.confdata, True
+        statement = np.empty((r, 4), dtype=np.int64)
+        statement[:, 0], statement[:, 2], statement[:, 3] = starts, lines[:r], columns[:r]
+        statement[:, 1] = [base + m.end() for m in matches]
+        name = statement.copy()
+        name[:, 1] = statement[:, 0] + np.array([len(i) for i in instruction], dtype=np.int64)
+        speed = np.array(speeds, dtype=float).reshape(-1, 2)
+        run = MotionRun(
+            instruction=tuple(instruction), kind=np.array(kinds, dtype=np.int8), n_points=n_points,
+            statement=statement, name=name, tcp_speed=speed[:, 0], orientation_speed=speed[:, 1],
+            joint_speed=np.full(r, np.inf), acceleration=np.full(r, np.inf), duration_s=np.full(r, np.nan),
+            text=text, argument=argument, T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata,
+            has_confdata=has_confdata, frames=frames, frame=frame, extax=tuple(extax), name_of_point=tuple(names),
+            whole_argument=(None,) * p)
+        if self.progress is not None:
+            for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS, self._run_count + r,
+                              PROGRESS_MOTIONS):
+                self.progress(done, None)
+        self._run_count += r
+        if named_at:  # a declared target: its text is decided per motion (:meth:`_finish_points`), on objects
+            self.steps.extend(run.motions())
+        else:
+            self.steps.append(run)
 
     def _resolve_shape(self, token: Token, m: re.Match, local: dict[str, _Data]) -> tuple:
         """Work object frame, tool, TCP speed [m/s] and reorientation speed [rad/s] of a run's statement."""
@@ -1115,12 +1171,9 @@ class _Walker:
         v_tcp = min(v_tcp * override / 100.0, v_max)
         return T_world_frame, T_flange_tcp, v_tcp * 1e-3, np.radians(v_ori * override / 100.0)
 
-    def _inline_points(self, dtype: str, texts: list[str], at: list[tuple[int, int, tuple]]) -> list[Point]:
-        """The inline points of a run, converted together (the checks of :meth:`point`).
-
-        ``at``: each point's start and end offsets and its statement's resolved
-        work object and tool (:meth:`_resolve_shape`).
-        """
+    def _inline_values(self, dtype: str, texts: list[str]) -> tuple[FloatArray, list[str]]:
+        """The numbers of a run's inline points ``(k, 17)`` or ``(k, 12)``, checked as :meth:`point` checks them,
+        and the text of each one's external axes."""
         width = 17 if dtype == "robtarget" else 12
         try:
             values = np.array(list(map(float, ",".join(texts).translate(_NOT_NUMBERS).split(","))))
@@ -1129,35 +1182,15 @@ class _Walker:
         values = values.reshape(len(texts), width)
         if not np.all(np.abs(values) <= NUM_MAX):
             raise _Fallback
-        spans = [(start, end) for start, end, _ in at]
-        frames = [resolved for _, _, resolved in at]  # the work object and tool of each inline point
-        lines, columns = self.lines_columns([start for start, _ in spans])
         extax = [t[t.rfind("["):t.rfind("]")].rstrip() for t in texts]
-        if dtype == "jointtarget":
-            q = np.radians(values[:, :6])
-            return [Point(T_world_tcp=None, T_world_frame=f[0], T_flange_tcp=f[1], q=q[i], confdata=None,
-                          text=(span := Span(start, end, line, column)), argument=span, extax=extax[i])
-                    for i, (f, (start, end), line, column) in enumerate(zip(frames, spans, lines, columns))]
-        quat = values[:, 3:7]
-        if np.any(np.abs(np.linalg.norm(quat, axis=1) - 1.0) > QUAT_NORM_TOL * (1.0 - 1e-6)):
-            raise _Fallback  # (at the tolerance's edge too: the general rules decide)
-        cf = values[:, 7:11]
-        if np.any(cf != np.trunc(cf)) or np.any((cf[:, 3] < 0) | (cf[:, 3] > 7)):
-            raise _Fallback
-        T_frame_tcp = _T_from_poses(values[:, :3], quat)
-        T_world_tcp = np.empty_like(T_frame_tcp)
-        by_frame: dict[int, list[int]] = {}
-        for i, f in enumerate(frames):
-            by_frame.setdefault(id(f[0]), []).append(i)
-        for members in by_frame.values():
-            T_world_tcp[members] = frames[members[0]][0] @ T_frame_tcp[members]
-        confdata = list(map(tuple, cf.astype(int).tolist()))
-        points = []
-        for i, (f, (start, end), line, column) in enumerate(zip(frames, spans, lines, columns)):
-            span = Span(start, end, line, column)
-            points.append(Point(T_world_tcp=T_world_tcp[i], T_world_frame=f[0], T_flange_tcp=f[1], q=None,
-                                confdata=confdata[i], text=span, argument=span, extax=extax[i]))
-        return points
+        if dtype == "robtarget":
+            quat = values[:, 3:7]
+            if np.any(np.abs(np.linalg.norm(quat, axis=1) - 1.0) > QUAT_NORM_TOL * (1.0 - 1e-6)):
+                raise _Fallback  # (at the tolerance's edge too: the general rules decide)
+            cf = values[:, 7:11]
+            if np.any(cf != np.trunc(cf)) or np.any((cf[:, 3] < 0) | (cf[:, 3] > 7)):
+                raise _Fallback
+        return values, extax
 
     def cached(self, node, local, dtype: str):
         """:meth:`evaluate_as` of a plain name, evaluated once per name (tools, work objects and speeds repeat)."""

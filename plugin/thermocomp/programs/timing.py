@@ -33,7 +33,7 @@ import numpy as np
 from thermocomp._typing import FloatArray
 from thermocomp.errors import ConfigurationError
 from thermocomp.geometry.rotations import rotation_angle
-from thermocomp.programs.model import ABSOLUTE_JOINT, CIRCULAR, JOINT, Motion, RobotProgram, Wait
+from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, MotionRun, RobotProgram
 from thermocomp.robot.chain import Chain
 
 
@@ -139,17 +139,12 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
         Cycles, duration, measured cycle time.
     """
     options = TimingOptions() if options is None else options
-    steps = program.steps
-    durations = np.zeros(len(steps))
-    motion_steps = np.array([k for k, s in enumerate(steps) if isinstance(s, Motion)], dtype=int)
-    motions = [steps[k] for k in motion_steps.tolist()]
-    for k, step in enumerate(steps):
-        if isinstance(step, Wait):
-            durations[k] = step.seconds
-    if motions:
-        durations[motion_steps] = _motion_times(chain, motions, T_world_tcp, q)
-    n_points = np.array([len(mo.points) for mo in motions], dtype=int)
-    arrival_index = np.repeat(motion_steps, n_points)  # the step at whose end each point is reached
+    cols = program.columns
+    durations = cols.wait_seconds.copy()
+    motion_steps = cols.motion_steps
+    if motion_steps.size:
+        durations[motion_steps] = _motion_times(chain, cols.run, T_world_tcp, q)
+    arrival_index = np.repeat(motion_steps, cols.run.n_points)  # the step at whose end each point is reached
     estimated = float(durations.sum())
     scale = 1.0
     if options.cycle_time_s is not None:
@@ -169,19 +164,17 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
                   estimated_cycle_s=estimated, cycle_s=cycle, cycles=cycles, motion_steps=motion_steps)
 
 
-def _motion_times(chain: Chain, motions: list[Motion], T: FloatArray, q: FloatArray) -> FloatArray:
+def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray) -> FloatArray:
     """Time [s] of each motion (the rules of the module docstring), all motions at once, ``(motions,)``."""
-    n_points = np.array([len(mo.points) for mo in motions], dtype=int)
+    n_points = motions.n_points
     last = np.cumsum(n_points) - 1
     first = last - n_points + 1
     previous = np.r_[last[-1], last[:-1]]  # the cycle repeats: its first motion starts from its last point
-    kind = np.array([mo.kind for mo in motions])
-    circular = kind == CIRCULAR
-    joint_move = (kind == JOINT) | (kind == ABSOLUTE_JOINT)
+    circular = motions.kind == _KIND_CODE[CIRCULAR]
+    joint_move = (motions.kind == _KIND_CODE[JOINT]) | (motions.kind == _KIND_CODE[ABSOLUTE_JOINT])
     tcp_speed, orientation_speed, joint_speed, acceleration = (
-        np.array([getattr(mo, name) for mo in motions], dtype=float)
-        for name in ("tcp_speed", "orientation_speed", "joint_speed", "acceleration"))
-    stated = np.array([np.nan if mo.duration_s is None else mo.duration_s for mo in motions], dtype=float)
+        motions.tcp_speed, motions.orientation_speed, motions.joint_speed, motions.acceleration)
+    stated = motions.duration_s
 
     joint_travel = np.where(circular[:, None], np.abs(q[first] - q[previous]) + np.abs(q[last] - q[first]),
                             np.abs(q[last] - q[previous]))
