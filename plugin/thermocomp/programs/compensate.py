@@ -13,6 +13,7 @@ and report. Every output is written all or none. docs/programs.md.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -217,7 +218,7 @@ class ProgramReport:
     rounding_bound: float = 0.0
     reach: float = 0.0
     written_bytes: int = 0
-    rows: list[MotionRow] = field(default_factory=list)
+    rows: Sequence[MotionRow] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
@@ -728,8 +729,8 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         if rapid:
             quat = quat_wxyz_from_matrix(T_frame[:, :3, :3])
             shown = np.hstack([T_frame[:, :3, 3] * 1e3, quat])
-            texts = w.format_singles(shown)
-            for i, v in zip(pw.tolist(), w.rapid_robtarget_texts(texts, conf[pw], [extax_of[i] for i in pw.tolist()])):
+            texts = w.single_texts(shown)
+            for i, v in zip(pw.tolist(), w.rapid_robtarget_column(texts, conf[pw], [extax_of[i] for i in pw.tolist()])):
                 values[i] = v
             back = w.stored_singles(shown)
             R_back = matrix_from_quat_wxyz(back[:, 3:])
@@ -745,10 +746,12 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         error_position.append(float(np.linalg.norm(p_back - T_frame[:, :3, 3], axis=1).max()))
         error_angle.append(float(rotation_angle(R_back @ np.swapaxes(T_frame[:, :3, :3], -1, -2)).max()))
     if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
-        point_edits = [w.Edit(start, end, value) for start, end, value
-                       in zip(cols.run.text[:, 0].tolist(), cols.run.text[:, 1].tolist(), values) if value is not None]
-        text = w.apply_edits(prog.text, point_edits, prog.path)
-        return Written(text, len(point_edits), (max(error_position), max(error_angle)))
+        starts, ends = cols.run.text[:, 0].tolist(), cols.run.text[:, 1].tolist()
+        text = w.apply_in_order(prog.text, starts, ends, values)
+        if text is None:  # (not in the order of the text)
+            text = w.apply_edits(prog.text, [w.Edit(a, b, v) for a, b, v in zip(starts, ends, values) if v is not None],
+                                 prog.path)
+        return Written(text, sum(v is not None for v in values), (max(error_position), max(error_angle)))
     points = prog.points
     at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
     edits: list[w.Edit] = []

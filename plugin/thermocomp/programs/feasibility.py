@@ -25,6 +25,7 @@ Figure 2-4). Here, for every motion of the compensated program:
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -73,7 +74,8 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
 
     Returns
     -------
-    rows : list of :class:`~thermocomp.programs.compensate.MotionRow`
+    rows : sequence of :class:`~thermocomp.programs.compensate.MotionRow`
+        (built when first read)
     findings : list of str
         ``file:line: instruction ...: finding`` for every motion with a finding.
     """
@@ -126,15 +128,39 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     minute_first = first[last_point].tolist() if first.size else [0.0] * count
     minute_last = final[last_point].tolist() if final.size else [0.0] * count
     lines = motions.statement[:, 2].tolist()
-    rows = [MotionRow(motion=i + 1, instruction=instruction, line=line, minute_first=a, minute_last=b, change_mm=dp,
-                      change_deg=da, joint_change_deg=dq, status=first_failing.get(i, "ok"))
-            for i, (instruction, line, a, b, dp, da, dq) in enumerate(zip(
-                motions.instruction, lines, minute_first, minute_last, *per_motion))]
-    findings = []
-    for i in sorted(findings_of):
-        rows[i].findings = sorted(set(findings_of[i]))
-        findings += [f"{prog.path}:{lines[i]}: {motions.instruction[i]} (motion {i + 1}): {f}" for f in rows[i].findings]
-    return rows, findings
+    found = {i: sorted(set(findings_of[i])) for i in sorted(findings_of)}
+    findings = [f"{prog.path}:{lines[i]}: {motions.instruction[i]} (motion {i + 1}): {f}"
+                for i, listed in found.items() for f in listed]
+
+    def rows() -> list:
+        return [MotionRow(motion=i + 1, instruction=instruction, line=line, minute_first=a, minute_last=b,
+                          change_mm=dp, change_deg=da, joint_change_deg=dq, status=first_failing.get(i, "ok"),
+                          findings=found.get(i, []))
+                for i, (instruction, line, a, b, dp, da, dq) in enumerate(zip(
+                    motions.instruction, lines, minute_first, minute_last, *per_motion))]
+
+    return Lazy(rows, count), findings
+
+
+class Lazy(Sequence):
+    """A list built when first read (a report's rows: a 100,000-motion program's rows are rarely all read)."""
+
+    def __init__(self, build, count: int) -> None:
+        self._build, self._count, self._items = build, count, None
+
+    def _all(self) -> list:
+        if self._items is None:
+            self._items = self._build()
+        return self._items
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index):
+        return self._all()[index]
+
+    def __iter__(self):
+        return iter(self._all())
 
 
 def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_tcp, timing, ok, last_point,

@@ -48,6 +48,7 @@ from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
 from thermocomp.io.files import read_input_bytes
 from thermocomp.programs import calls
+from thermocomp.programs.grammars import lalr_parser
 from thermocomp.programs.model import (
     _KIND_CODE,
     ABSOLUTE_JOINT,
@@ -170,7 +171,7 @@ def _parser(runs: bool) -> Lark:
     if not runs:
         assert _RUNS_RULE in grammar
         grammar = grammar.replace(_RUNS_RULE, "?statement: data_decl")
-    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False)
+    return lalr_parser(grammar, f"rapid_runs{int(runs)}", propagate_positions=True, maybe_placeholders=False)
 
 
 # One statement of a MOVES token, with its parts named (the shape of rapid.lark's _MOVE). An inline point is

@@ -45,6 +45,7 @@ from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import invert_transform, matrix_from_rotvec, rotvec_from_matrix, transform
 from thermocomp.io.files import read_input_bytes
 from thermocomp.programs import calls
+from thermocomp.programs.grammars import lalr_parser
 from thermocomp.programs.model import (
     CIRCULAR,
     JOINT,
@@ -140,7 +141,8 @@ def _parser(runs: bool) -> Lark:
     if not runs:
         assert _RUNS_RULE in grammar
         grammar = grammar.replace(_RUNS_RULE, "?statement: func_def")
-    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False, postlex=_PostLex())
+    return lalr_parser(grammar, f"urscript_runs{int(runs)}", propagate_positions=True, maybe_placeholders=False,
+                       postlex=_PostLex())
 
 
 # One statement of a MOVES token (urscript.lark's _UMOVE) with the whitespace, comments and line ends before it.

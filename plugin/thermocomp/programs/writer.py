@@ -50,12 +50,19 @@ def format_single(x: float) -> str:
 
 def format_singles(values: FloatArray) -> list[list[str]]:
     """:func:`format_single` of every entry of ``values`` ``(r, k)``, row by row (the batch form)."""
+    return single_texts(values).tolist()
+
+
+def single_texts(values: FloatArray) -> np.ndarray:
+    """:func:`format_singles` as an array of strings ``(r, k)``."""
     stored = np.round(np.asarray(values, dtype=float), NOISE_DECIMALS).astype(np.float32)
     # numpy's shortest text that reads back as the same 32-bit float (str of each value, converted in C)
-    out = [[t[:-2] if t.endswith(".0") else t for t in row] for row in stored.astype(str).tolist()]
-    for i, j in zip(*np.nonzero(stored == 0)):
-        out[i][j] = "0"  # -0 too
-    return out
+    text = stored.astype(str)
+    whole = np.char.endswith(text, ".0")
+    if np.any(whole):
+        text[whole] = [t[:-2] for t in text[whole].tolist()]
+    text[stored == 0] = "0"  # -0 too
+    return text
 
 
 def stored_singles(values: FloatArray) -> FloatArray:
@@ -76,6 +83,13 @@ def rapid_robtarget_texts(texts: list[list[str]], confdata: np.ndarray, extax: l
     """:func:`rapid_robtarget_text` of many points (one format string, confdata converted at once)."""
     return [_ROBTARGET(*t, *c, e or _NO_EXTAX) for t, c, e in zip(texts, np.asarray(confdata).astype(int).tolist(),
                                                                   extax)]
+
+
+def rapid_robtarget_column(texts: np.ndarray, confdata: np.ndarray, extax: list[str]) -> list[str]:
+    """:func:`rapid_robtarget_texts` of the texts of :func:`single_texts` ``(r, 7)``."""
+    flat = texts.ravel().tolist()
+    conf = np.asarray(confdata).astype(int).tolist()
+    return [_ROBTARGET(*flat[7 * i:7 * i + 7], *c, e or _NO_EXTAX) for i, (c, e) in enumerate(zip(conf, extax))]
 
 
 def rapid_joint_text(texts: list[str], extax: str) -> str:
@@ -107,6 +121,22 @@ def apply_edits(text: str, edits: list[Edit], path: str) -> str:
         out.append(text[position:edit.start])
         out.append(edit.new)
         position = edit.end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def apply_in_order(text: str, starts: list[int], ends: list[int], values: list[str | None]) -> str | None:
+    """``text`` with ``text[starts[i]:ends[i]]`` replaced by ``values[i]`` (``None``: kept), as :func:`apply_edits`,
+    for spans already in the order of the text and apart; ``None`` if they are not."""
+    out, position = [], 0
+    for start, end, value in zip(starts, ends, values):
+        if value is None:
+            continue
+        if start < position:
+            return None
+        out.append(text[position:start])
+        out.append(value)
+        position = end
     out.append(text[position:])
     return "".join(out)
 

@@ -1,0 +1,25 @@
+"""The LALR parsers of the program readers, their tables cached on disk between processes.
+
+Building lark's LALR tables from a grammar takes about half a second, on
+every run: more than a 10,000-line program takes to parse. lark keeps the
+built parser in a cache file named here (in the package's ``__pycache__``,
+as Python and numba do), checks it against a hash of the grammar and the
+options before using it, and builds the tables afresh (and tries to save
+them) when the file is missing, stale, unreadable or not writable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lark import Lark
+
+
+def lalr_parser(grammar: str, name: str, **options) -> Lark:
+    """``Lark(grammar, parser="lalr", **options)``, its tables cached as ``__pycache__/<name>.lark``."""
+    cache = Path(__file__).resolve().parent / "__pycache__"
+    try:
+        cache.mkdir(exist_ok=True)
+    except OSError:  # a read-only installation: built every time
+        return Lark(grammar, parser="lalr", **options)
+    return Lark(grammar, parser="lalr", cache=str(cache / f"{name}.lark"), **options)
