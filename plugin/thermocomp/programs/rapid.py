@@ -65,6 +65,7 @@ from thermocomp.programs.model import (
     expand,
     newline_of,
 )
+from thermocomp.programs.numbers_kernel import parse_numbers
 from thermocomp.programs.writer import NUMBER
 from thermocomp.tolerances import QUAT_NORM_TOL
 
@@ -191,7 +192,6 @@ _NAMED_PARTS = ("p1", "p2", "speed", "zone", "tool", "wobj")
 #: What an inline robtarget / jointtarget of a MOVES run is, with the numbers taken out.
 _SKELETONS = {"robtarget": "[[,,],[,,,],[,,,],[,,,,,]]", "jointtarget": "[[,,,,,],[,,,,,]]"}
 _NOT_SKELETON = str.maketrans("", "", "0123456789.+-eE \t\r\n")
-_NOT_NUMBERS = str.maketrans("", "", "[]")  # (whitespace stays: "500 0" is no number)
 
 
 class _Fallback(Exception):
@@ -1054,12 +1054,14 @@ class _Walker:
         matches = self.move_matches(token)
         base = token.start_pos
         shapes: dict[tuple, tuple] = {}
-        shape_index: dict[int, int] = {}  # id of a resolved shape -> its index in frames
         named: dict[tuple, Point] = {}
         r = len(matches)
-        instruction, kinds, speeds = [], [], []
-        n_points = np.ones(r, dtype=np.int64)
-        point_starts, point_ends, point_shape = [], [], []
+        instruction: list[str] = []
+        motion_shape: list[int] = []  # each statement's index into shapes
+        two = []  # the statements with two points
+        point_starts: list[int] = []
+        point_ends: list[int] = []
+        point_shape: list[int] = []
         named_at: list[tuple[int, tuple]] = []  # (point index, cache key) of the named points
         inline: dict[str, list[str]] = {"robtarget": [], "jointtarget": []}
         inline_of: dict[str, list[int]] = {"robtarget": [], "jointtarget": []}  # each inline text's point index
@@ -1068,33 +1070,41 @@ class _Walker:
             shape = (instr, speed, tool, wobj)  # as written: a name written twice in two cases is resolved twice
             resolved = shapes.get(shape)
             if resolved is None:
-                resolved = shapes[shape] = (*self._resolve_shape(token, m, local), *MOTIONS[instr.lower()])
-                shape_index[id(resolved)] = len(shape_index)
-            kind, count = resolved[4], resolved[5]
-            if (p2 is not None) != (count == 2):  # every statement: the count of points is its own
+                kind, count = MOTIONS[instr.lower()]
+                resolved = shapes[shape] = (*self._resolve_shape(token, m, local), kind, count, len(shapes),
+                                            "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget")
+            if (p2 is not None) != (resolved[5] == 2):  # every statement: the count of points is its own
                 raise _Fallback
-            dtype = "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"
-            if count == 2:
-                n_points[len(instruction)] = 2
             instruction.append(instr)
-            kinds.append(_KIND_CODE[kind])
-            speeds.append((resolved[2], resolved[3]))
-            for part, text in zip(("p1", "p2"), (p1, p2) if count == 2 else (p1,)):
+            motion_shape.append(resolved[6])
+            if p2 is not None:
+                two.append(len(motion_shape) - 1)
+            for group, text in ((2, p1), (3, p2)) if p2 is not None else ((2, p1),):
                 at = len(point_starts)
-                point_starts.append(base + m.start(part))
-                point_ends.append(base + m.end(part))
-                point_shape.append(shape_index[id(resolved)])
+                start, end = m.span(group)
+                point_starts.append(base + start)
+                point_ends.append(base + end)
+                point_shape.append(resolved[6])
                 if text[0] == "[":
-                    if text.translate(_NOT_SKELETON) != _SKELETONS[dtype]:
-                        raise _Fallback
-                    inline[dtype].append(text)
-                    inline_of[dtype].append(at)
+                    inline[resolved[7]].append(text)
+                    inline_of[resolved[7]].append(at)
                     continue
                 cache_key = (text.lower(), shape)
                 if cache_key not in named:
-                    named[cache_key] = self.point(self._name_tree(token, m, part), local, kind, resolved[0], resolved[1])
-                self.direct_refs.add(base + m.start(part))
+                    part = "p1" if group == 2 else "p2"
+                    named[cache_key] = self.point(self._name_tree(token, m, part), local, resolved[4], resolved[0],
+                                                  resolved[1])
+                self.direct_refs.add(base + start)
                 named_at.append((at, cache_key))
+        for dtype, texts in inline.items():  # each inline text an aggregate of the type's shape (a balanced
+            if "".join(texts).translate(_NOT_SKELETON) != _SKELETONS[dtype] * len(texts):  # one: all of them)
+                raise _Fallback
+        n_points = np.ones(r, dtype=np.int64)
+        n_points[two] = 2
+        by_shape = list(shapes.values())
+        motion_shape_ = np.array(motion_shape, dtype=np.int64)
+        kinds = np.array([_KIND_CODE[s[4]] for s in by_shape], dtype=np.int8)[motion_shape_]
+        speed = np.array([(s[2], s[3]) for s in by_shape], dtype=float).reshape(-1, 2)[motion_shape_]
         p = len(point_starts)
         starts = [base + m.start("instr") for m in matches]
         lines, columns = self.lines_columns(starts + point_starts)
@@ -1141,9 +1151,8 @@ class _Walker:
         statement[:, 1] = [base + m.end() for m in matches]
         name = statement.copy()
         name[:, 1] = statement[:, 0] + np.array([len(i) for i in instruction], dtype=np.int64)
-        speed = np.array(speeds, dtype=float).reshape(-1, 2)
         run = MotionRun(
-            instruction=tuple(instruction), kind=np.array(kinds, dtype=np.int8), n_points=n_points,
+            instruction=tuple(instruction), kind=kinds, n_points=n_points,
             statement=statement, name=name, tcp_speed=speed[:, 0], orientation_speed=speed[:, 1],
             joint_speed=np.full(r, np.inf), acceleration=np.full(r, np.inf), duration_s=np.full(r, np.nan),
             text=text, argument=argument, T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata,
@@ -1176,10 +1185,9 @@ class _Walker:
         """The numbers of a run's inline points ``(k, 17)`` or ``(k, 12)``, checked as :meth:`point` checks them,
         and the text of each one's external axes."""
         width = 17 if dtype == "robtarget" else 12
-        try:
-            values = np.array(list(map(float, ",".join(texts).translate(_NOT_NUMBERS).split(","))))
-        except ValueError:
-            raise _Fallback from None  # not a number: the general rules name it
+        values = parse_numbers(",".join(texts), len(texts) * width)
+        if values is None:
+            raise _Fallback  # not a number: the general rules name it
         values = values.reshape(len(texts), width)
         if not np.all(np.abs(values) <= NUM_MAX):
             raise _Fallback
