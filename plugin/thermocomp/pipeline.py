@@ -309,6 +309,7 @@ def run_compensation(
         job.input(_file(deformation), "--deformation")
         job.input(_file(targets), "--targets")
         job.input(joint_objects, "--joint-objects")
+        job.input(options.time_law_file, "--time-law")
         out = job.output(out, "--out")
         plot = job.output(plot, "--plot")
         job.check()

@@ -118,6 +118,8 @@ def robot_and_table(robot: str | PathLike | Chain, deformation: PathLike | Defor
                                  f"scene (composition 'table'); expected no --composition {options.composition}")
     if joint_objects is not None and convention != "authors-coppeliasim":
         raise ConfigurationError("--joint-objects serves --convention authors-coppeliasim only")
+    if job is not None:  # declared again here for the commands that check before they prepare: commit checks it
+        job.input(options.time_law_file, "--time-law")
     chain = load_chain(robot, robot_options, job=job, place=place)
     table = bind_table(chain, deformation)
     R_world_joint = None

@@ -249,12 +249,15 @@ class ProgramSettings:
     progress
         Whether to show progress bars: ``--progress`` / ``--no-progress``,
         else whether stderr is a terminal.
+    time_law_file
+        The law file of ``--time-law from:FILE`` (an input of the run), or None.
     """
 
     time_law: TimeLaw
     minutes: tuple[float, ...]
     fixed_orientation: FloatArray | None
     progress: bool
+    time_law_file: str | None = None
 
 
 def program_settings(args: argparse.Namespace) -> ProgramSettings:
@@ -269,9 +272,11 @@ def program_settings(args: argparse.Namespace) -> ProgramSettings:
     static = bool(getattr(args, "static", False))
     time_law: TimeLaw = Static() if static else LinearRamp(getattr(args, "stabilisation_min",
                                                                    LinearRamp().stabilisation_min))
+    time_law_file = None
     if getattr(args, "time_law", None) is not None:  # --time-law from:FILE (calibrate's fitted law)
-        from thermocomp.io.timelaw_file import read_time_law
+        from thermocomp.io.timelaw_file import read_time_law, time_law_path
         time_law = read_time_law(args.time_law)
+        time_law_file = str(time_law_path(args.time_law))
         static = isinstance(time_law, Static)
     minutes = getattr(args, "minutes", None)
     if minutes is None:
@@ -280,4 +285,5 @@ def program_settings(args: argparse.Namespace) -> ProgramSettings:
     fixed = None if euler is None else matrix_from_euler_xyz(np.radians(euler))
     progress = getattr(args, "progress", None)
     return ProgramSettings(time_law=time_law, minutes=tuple(minutes), fixed_orientation=fixed,
-                           progress=sys.stderr.isatty() if progress is None else bool(progress))
+                           progress=sys.stderr.isatty() if progress is None else bool(progress),
+                           time_law_file=time_law_file)

@@ -111,7 +111,8 @@ def _run_program(args: argparse.Namespace) -> int:
         raise ConfigurationError(f"{', '.join(misplaced)} cannot be combined with --program (the program gives the "
                                  "targets; --at-minute, --timed or --time-indexed give the time)")
     settings = program_settings(args)
-    options = CompensationOptions(time_law=settings.time_law, composition=args.composition, **solver_options(args))
+    options = CompensationOptions(time_law=settings.time_law, composition=args.composition,
+                                  time_law_file=settings.time_law_file, **solver_options(args))
     indexed = None
     if args.time_indexed is not None:  # every step up to the time law's stabilisation (--time-law from: included)
         indexed = indexed_minutes(args.time_indexed, settings.time_law)
@@ -152,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         return _run_in_coppeliasim(args)
     settings = program_settings(args)
     options = CompensationOptions(time_law=settings.time_law, minutes=settings.minutes, composition=args.composition,
-                                  **solver_options(args))
+                                  time_law_file=settings.time_law_file, **solver_options(args))
     try:
         report = run_compensation(
             args.robot, args.deformation, args.targets, args.out, plot=args.plot, options=options,

@@ -221,7 +221,8 @@ def _compensate_program(args: argparse.Namespace, job) -> int:
     settings = program_settings(args)
     address = Address(args.coppeliasim_host, args.coppeliasim_port, DEFAULT_TIMEOUT_S,
                       options=("--coppeliasim-host", "--coppeliasim-port"))
-    law = SceneLaw(settings.time_law, "authors" if args.convention == "authors-coppeliasim" else "table")
+    law = SceneLaw(settings.time_law, "authors" if args.convention == "authors-coppeliasim" else "table",
+                   settings.time_law_file)
     actions.compensate(address, RobotInScene(args.robot_path, args.tip), args.deformation, args.targets, args.out, law,
                        minutes=settings.minutes, fixed_orientation=settings.fixed_orientation,
                        solver=solver_options(args), allow_failures=args.allow_failures,

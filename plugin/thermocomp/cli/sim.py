@@ -150,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
         # only the suffix here: the job checks the path (folder, type, inputs) naming --screenshot
         raise ConfigurationError(f"--screenshot {args.screenshot}: expected a picture path ending in .png")
     settings = program_settings(args)
-    options = CompensationOptions(time_law=settings.time_law, minutes=settings.minutes, composition=args.composition)
+    options = CompensationOptions(time_law=settings.time_law, minutes=settings.minutes, composition=args.composition,
+                                  time_law_file=settings.time_law_file)
     outputs = BatchOutputs(out=args.out, collisions=args.collisions, collisions_out=args.collisions_out,
                            clearance=0.0 if args.clearance_mm is None else args.clearance_mm * 1e-3,
                            screenshot=args.screenshot, size=DEFAULT_SIZE if args.size is None else tuple(args.size),

@@ -116,6 +116,10 @@ class CompensationOptions:
         How a table row composes with the nominal translation: ``"table"``
         (seed 002, Tables 6-7, default) or ``"eq21"`` (seed 002, Eq. 21); see
         :func:`thermocomp.deformation.deformed_model`.
+    time_law_file
+        The law file ``time_law`` was read from (``--time-law from:FILE``),
+        or None: a job declares it as an input, so that no output of the run
+        lands on it.
     """
 
     time_law: TimeLaw = LinearRamp(200.0)
@@ -125,6 +129,7 @@ class CompensationOptions:
     seed: int = 0
     chunk_rows: int = DEFAULT_CHUNK_ROWS
     composition: str = "table"
+    time_law_file: str | None = None
 
     def __post_init__(self) -> None:
         if self.composition not in COMPOSITIONS:

@@ -185,10 +185,12 @@ def check_fk(address: Address, which: RobotInScene, configurations: int, seed: i
 
 @dataclass(frozen=True)
 class SceneLaw:
-    """How the table is applied in the scene: the time law and the convention (``"table"`` or ``"authors"``)."""
+    """How the table is applied in the scene: the time law, the convention (``"table"`` or ``"authors"``) and
+    the law file the time law was read from (``--time-law from:FILE``, an input of the run), if any."""
 
     time_law: TimeLaw
     convention: str = "table"
+    file: str | None = None
 
     def __post_init__(self) -> None:
         if self.convention not in ("table", "authors"):
@@ -266,6 +268,7 @@ def compensate(address: Address, which: RobotInScene, deformation: PathLike, tar
 
     job.input(deformation, "--deformation")
     job.input(targets, "--targets")
+    job.input(law.file, "--time-law")
     out = job.output(out, "--out")
     job.check()
     options = CompensationOptions(time_law=law.time_law, minutes=tuple(minutes), **(solver or {}))  # checked first

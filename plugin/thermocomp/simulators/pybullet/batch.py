@@ -75,6 +75,7 @@ def prepare(job: Job, robot: str | None, deformation: PathLike, targets: PathLik
     job.input(targets, "--targets")
     job.input(scene, "--scene")
     job.input(meshes, "--meshes")
+    job.input(options.time_law_file, "--time-law")
     for option, path in outputs.items():
         job.output(path, option)
     job.check()
