@@ -38,3 +38,74 @@ def test_no_output_of_a_scene_run_lands_on_the_time_law_file(case, capsys, fake_
                            "--minutes", "0", "--simulator", "coppeliasim", "--coppeliasim-port", fake_irb140.port,
                            "--robot-path", "/IRB140", "--tip", "/IRB140/tip", "--out", "d.law.toml"], EXIT_INPUT,
             "--out d.law.toml", "--time-law")
+
+
+def test_a_minute_the_convention_does_not_use_is_refused(case, capsys):
+    """coppeliasim convention --minute: the static convention has no minute (it was ignored); none is negative."""
+    base = ["coppeliasim", "convention", "--deformation", "d.csv", "--configurations", "10", "--out", "o.csv"]
+    refused(case, capsys, [*base, "--static", "--minute", "5"], EXIT_INPUT, "--minute 5", "--stabilisation-min")
+    refused(case, capsys, [*base, "--minute", "5"], EXIT_INPUT, "--minute 5")
+    refused(case, capsys, [*base, "--stabilisation-min", "100", "--minute", "-1"], EXIT_INPUT, "--minute", "-1")
+
+
+@pytest.mark.parametrize("pose", ["1000,0,0,0,0,0", "0,0,0,0,0,-500"])
+def test_a_pose_outside_the_limits_is_refused_as_given(case, capsys, pose):
+    """excite --experiment constant-speed --pose-deg 1000: clipped to 180, then quoted as the sweep 170 .. 190."""
+    joint, value = (1, "1000") if pose.startswith("1000") else (6, "-500")
+    refused(case, capsys, ["excite", "--robot", "irb140", "--experiment", "constant-speed", "--pose-deg", pose,
+                           "--speeds-deg-s", "10", "--span-deg", "20", "--out", "o.csv"], EXIT_INPUT,
+            "--pose-deg", f"joint {joint}", f"got {value}")
+
+
+def test_a_fifo_nobody_writes_to_is_a_message_not_a_hang(case, capsys, monkeypatch):
+    """A FIFO given as an input with no writer blocked the run for ever (open() waits for a writer)."""
+    import os
+    import threading
+
+    from thermocomp.io import files
+
+    monkeypatch.setattr(files, "FIFO_WAIT_S", 0.3)
+    os.mkfifo(case / "fifo.csv")
+    done = []
+    worker = threading.Thread(target=lambda: done.append(refused(
+        case, capsys, ["compensate", "--deformation", "d.csv", "--targets", "fifo.csv", "--static", "--out", "o.csv"],
+        EXIT_INPUT, "fifo.csv", "FIFO")), daemon=True)
+    worker.start()
+    worker.join(60)
+    if worker.is_alive():  # unblock the stuck open() so that the test process can end
+        with open(case / "fifo.csv", "wb"):
+            pass
+        pytest.fail("the run waited for a writer for ever")
+    assert done
+
+
+def test_a_fifo_with_a_writer_is_read(case, capsys):
+    """... and a FIFO whose writer starts late is still read whole (--targets <(slow_command))."""
+    import os
+    import threading
+    import time
+
+    os.mkfifo(case / "fifo.csv")
+    targets = (case / "t.csv").read_bytes()
+
+    def writer():
+        time.sleep(0.5)
+        with open(case / "fifo.csv", "wb") as handle:
+            handle.write(targets[:40])
+            handle.flush()
+            time.sleep(0.3)
+            handle.write(targets[40:])
+
+    threading.Thread(target=writer, daemon=True).start()
+    from test_bad_input import run_cli
+
+    code, out, err = run_cli(capsys, ["compensate", "--deformation", "d.csv", "--targets", "fifo.csv", "--static",
+                                      "--out", "o.csv"])
+    assert code == 0, err
+    assert len((case / "o.csv").read_text().splitlines()) == 3  # header and the two targets
+
+
+def test_a_sweep_leaving_the_limits_names_its_options(case, capsys):
+    refused(case, capsys, ["excite", "--robot", "irb140", "--experiment", "constant-speed", "--pose-deg",
+                           "0,0,0,0,0,-400", "--speeds-deg-s", "10", "--span-deg", "20", "--out", "o.csv"], EXIT_INPUT,
+            "joint 6", "--pose-deg", "--span-deg")

@@ -230,7 +230,13 @@ def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rat
             if pose is not None and len(pose) != chain.n_joints:
                 raise ConfigurationError(f"--pose-deg: expected {chain.n_joints} angles, one per joint of "
                                          f"{chain.name}, got {len(pose)}")
-            centre = np.clip(np.zeros(chain.n_joints) if pose is None else np.asarray(pose), chain.lower, chain.upper)
+            centre = np.clip(np.zeros(chain.n_joints), chain.lower, chain.upper) if pose is None else np.asarray(pose)
+            outside = ~np.isfinite(centre) | (centre < chain.lower) | (centre > chain.upper)
+            if np.any(outside):  # refused as given, not clipped to the limits and then quoted as the sweep's centre
+                j = int(np.argmax(outside))
+                raise ConfigurationError(f"--pose-deg: joint {j + 1}: expected an angle within its limits "
+                                         f"{math.degrees(chain.lower[j]):.6g} .. {math.degrees(chain.upper[j]):.6g} deg, "
+                                         f"got {math.degrees(centre[j]):.6g}")
             trajectory = constant_speed_trajectory(chain, centre, options=options)
             text = (f"Constant-speed runs for seed 000 Step 3 ({chain.name}): each joint sweeps +-"
                     f"{math.degrees(options.span) / 2:.3g} deg about ("

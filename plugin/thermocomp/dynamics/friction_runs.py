@@ -100,7 +100,7 @@ def constant_speed_trajectory(chain: Chain, pose: ArrayLike, joints: ArrayLike |
     for j in joints:
         if lo[j] < chain.lower[j] or hi[j] > chain.upper[j]:
             raise ConfigurationError(f"joint {j + 1}: the sweep {math.degrees(lo[j]):.4g} .. {math.degrees(hi[j]):.4g} deg "
-                                     "leaves the joint limits; choose another pose or a smaller span")
+                                     "leaves the joint limits; choose another pose or a smaller span (--pose-deg, --span-deg)")
     qs, qds, qdds = [], [], []
 
     def segment(j: int, motion: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:

@@ -7,11 +7,18 @@ its format.
 
 from __future__ import annotations
 
+import os
+import select
+import stat
 from pathlib import Path
 from typing import BinaryIO
 
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
+
+#: Seconds a FIFO given as an input (``--targets <(make_targets)``, ``mkfifo``) may stay silent before the
+#: run gives up on it: with no writer, opening it waited for ever.
+FIFO_WAIT_S = 30.0
 
 
 def open_input(path: PathLike, kind: str | None = None) -> BinaryIO:
@@ -30,6 +37,8 @@ def open_input(path: PathLike, kind: str | None = None) -> BinaryIO:
     """
     src = str(path)
     try:
+        if stat.S_ISFIFO(os.stat(path).st_mode):
+            return _open_fifo(path, src)
         return Path(path).open("rb")
     except FileNotFoundError as exc:
         raise InputError("file not found", path=src) from exc
@@ -37,6 +46,26 @@ def open_input(path: PathLike, kind: str | None = None) -> BinaryIO:
         raise InputError(f"expected {'a' if kind is None else f'a {kind}'} file, got a directory", path=src) from exc
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=src) from exc
+
+
+def _open_fifo(path: PathLike, src: str) -> BinaryIO:
+    """Open a FIFO without waiting for a writer, then wait at most :data:`FIFO_WAIT_S` for its first byte or end.
+
+    Opened for reading without ``O_NONBLOCK``, a FIFO nobody writes to blocks
+    the run for ever (and a signal cannot end it cleanly).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP)
+        if not poller.poll(FIFO_WAIT_S * 1000):
+            raise InputError(f"a FIFO nothing was written to in {FIFO_WAIT_S:g} s: give a file, or start its writer",
+                             path=src)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def read_input_bytes(path: PathLike, kind: str | None = None) -> bytes:

@@ -369,6 +369,11 @@ def convention(robot: str, deformation: PathLike, stabilisation_min: float | Non
 
     check_configurations(configurations)
     check_seed(seed)
+    if minute is not None:  # refused, not ignored: the static convention has no minute
+        _finite(minute, "--minute")
+        if stabilisation_min is None:
+            raise ConfigurationError(f"--minute {minute:g}: the static convention applies the full table once; "
+                                     "give --stabilisation-min T for the incremental law's minutes")
     if robot not in BUILTIN_ROBOTS:
         job.input(robot, "--robot")
     job.input(deformation, "--deformation")
