@@ -109,3 +109,14 @@ def test_a_sweep_leaving_the_limits_names_its_options(case, capsys):
     refused(case, capsys, ["excite", "--robot", "irb140", "--experiment", "constant-speed", "--pose-deg",
                            "0,0,0,0,0,-400", "--speeds-deg-s", "10", "--span-deg", "20", "--out", "o.csv"], EXIT_INPUT,
             "joint 6", "--pose-deg", "--span-deg")
+
+
+def test_option_values_out_of_range_name_their_option(case, capsys):
+    """The message names the option as typed (it said 'cutoff: ...', 'poses and per_minute: ...')."""
+    refused(case, capsys, ["track", "--deformation", "d.csv", "--static", "--poses", "5", "--per-minute", "1000000000",
+                           "--out", "o.csv"], EXIT_INPUT, "--per-minute")
+    from thermocomp.dynamics.filtering import lowpass
+    from thermocomp.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="--cutoff-hz"):
+        lowpass([[0.0]] * 10, 100.0, 1e300)

@@ -52,7 +52,7 @@ class FilterOptions:
 
     def __post_init__(self) -> None:
         if self.cutoff is not None and not (math.isfinite(self.cutoff) and self.cutoff > 0):
-            raise ConfigurationError(f"cutoff: expected > 0 Hz, got {self.cutoff!r}")
+            raise ConfigurationError(f"cutoff (--cutoff-hz): expected > 0 Hz, got {self.cutoff!r}")
 
 
 def sample_rate(t: ArrayLike, path: str | None = None) -> float:
@@ -87,7 +87,8 @@ def lowpass(x: ArrayLike, rate: float, cutoff: float) -> FloatArray:
     """Zero-phase Butterworth low-pass of ``x`` ``(N, ...)`` along axis 0 (:func:`scipy.signal.filtfilt`)."""
     nyquist = 0.5 * rate
     if not 0 < cutoff < nyquist:
-        raise ConfigurationError(f"cutoff: expected a value in (0, {nyquist:.6g}) Hz (the Nyquist frequency), got {cutoff!r}")
+        raise ConfigurationError(f"cutoff (--cutoff-hz): expected a value in (0, {nyquist:.6g}) Hz (the Nyquist "
+                                 f"frequency), got {cutoff!r}")
     b, a = scipy.signal.butter(FILTER_ORDER, cutoff / nyquist)
     return scipy.signal.filtfilt(b, a, np.asarray(x, dtype=float), axis=0)
 

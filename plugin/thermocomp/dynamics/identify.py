@@ -94,7 +94,7 @@ class IdentifyOptions:
 
     def __post_init__(self) -> None:
         if self.cutoff is not None and not (math.isfinite(self.cutoff) and self.cutoff > 0):
-            raise ConfigurationError(f"cutoff: expected > 0 Hz, got {self.cutoff!r}")
+            raise ConfigurationError(f"cutoff (--cutoff-hz): expected > 0 Hz, got {self.cutoff!r}")
         if not 0 <= self.velocity_threshold_fraction < 1:
             raise ConfigurationError(
                 f"velocity_threshold_fraction: expected a value in [0, 1), got {self.velocity_threshold_fraction!r}")
@@ -159,7 +159,8 @@ def prepare(recording: Recording, options: IdentifyOptions = IdentifyOptions()) 
         highest = float(np.max(dominant_frequency(recording.q, rate)))
         cutoff = options.cutoff if options.cutoff is not None else default_cutoff(rate, highest)
         if cutoff >= 0.5 * rate:
-            raise ConfigurationError(f"cutoff: expected below the Nyquist frequency {0.5 * rate:.6g} Hz, got {cutoff:.6g} Hz")
+            raise ConfigurationError(f"cutoff (--cutoff-hz): expected below the Nyquist frequency {0.5 * rate:.6g} Hz, "
+                                     f"got {cutoff:.6g} Hz")
         drop = edge_samples(rate, cutoff)
         q = lowpass(recording.q, rate, cutoff)
         tau = lowpass(recording.tau, rate, cutoff)

@@ -235,8 +235,8 @@ def run_campaign(robot: str | PathLike, deformation: PathLike, out: PathLike, la
         minutes = check_array(np.atleast_1d(minutes), (None,), "minutes")
         per_minute = poses if per_minute is None else per_minute
         if not (poses >= 1 and 1 <= per_minute <= poses):
-            raise ConfigurationError(f"poses and per_minute: expected 1 <= per_minute <= poses, got {per_minute}, "
-                                     f"{poses}")
+            raise ConfigurationError(f"poses and per_minute (--poses, --per-minute): expected 1 <= per_minute <= poses, "
+                                     f"got {per_minute}, {poses}")
         if poses > MAX_MEASUREMENTS or per_minute * minutes.size > MAX_MEASUREMENTS:
             raise ConfigurationError(f"--poses, --per-minute x --minutes: expected at most {MAX_MEASUREMENTS:,} poses "
                                      f"and measurements, got {poses:,} poses and {per_minute * minutes.size:,} "
