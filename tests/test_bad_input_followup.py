@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from coppeliasim_fake.fixtures import fake_irb140  # noqa: F401  (fixture)
-from test_bad_input import case, refused  # noqa: F401  (fixture)
+from test_bad_input import case, refused, run_cli, snapshot  # noqa: F401  (fixture)
 
 from thermocomp.cli.common import EXIT_INPUT
 from thermocomp.deformation.timelaw import LinearRamp
@@ -120,3 +120,32 @@ def test_option_values_out_of_range_name_their_option(case, capsys):
 
     with pytest.raises(ConfigurationError, match="--cutoff-hz"):
         lowpass([[0.0]] * 10, 100.0, 1e300)
+
+
+@pytest.mark.parametrize(("argv", "option"), [
+    (["excite", "--robot", "irb140", "--range-fraction", "1e-320", "--out", "o.csv"], "--range-fraction"),
+    (["excite", "--robot", "irb140", "--range-fraction", "0.001", "--out", "o.csv"], "--range-fraction"),
+])
+def test_a_range_fraction_too_small_for_a_design_is_refused(case, capsys, argv, option):
+    """--range-fraction 1e-320 ended in an OverflowError traceback; 1e-4 designed for 9 minutes."""
+    refused(case, capsys, argv, EXIT_INPUT, option)
+
+
+@pytest.mark.parametrize(("argv", "option"), [
+    (["excite", "--robot", "irb140", "--frequencies-hz", "0.1,0.13,0.17,0.19,\u0661\u0662,0.29", "--out", "o.csv"],
+     "--frequencies-hz"),
+    (["excite", "--robot", "irb140", "--experiment", "constant-speed", "--speeds-deg-s", "1_0", "--out", "o.csv"],
+     "--speeds-deg-s"),
+    (["excite", "--robot", "irb140", "--experiment", "constant-speed", "--pose-deg", "nan,0,0,0,0,0", "--out", "o.csv"],
+     "--pose-deg"),
+    (["calibrate", "--measurements", "t.csv", "--out", "o.csv", "--report", "o.txt", "--time-law", "first-order",
+      "--heat-on", "\u0661:5"], "--heat-on"),
+])
+def test_comma_lists_and_intervals_take_plain_numbers_only(case, capsys, argv, option):
+    """Other scripts' digits, 1_0 and nan in list options were read as numbers (float() takes them)."""
+    from thermocomp.cli.common import EXIT_USAGE
+
+    before = snapshot(case)
+    code, _, err = run_cli(capsys, argv)
+    assert code in (EXIT_INPUT, EXIT_USAGE) and option in err and "Traceback" not in err
+    assert snapshot(case) == before

@@ -69,8 +69,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _interval(text: str) -> tuple[float, float]:
     from thermocomp.errors import ConfigurationError
+    from thermocomp.io.csvtext import number_text
 
     try:
+        if not number_text(text):  # float() reads 1_0 and other scripts' digits
+            raise ValueError(text)
         a, b = (float(x) for x in text.split(":"))
     except ValueError:
         raise ConfigurationError(f"--heat-on: expected START:STOP in minutes, got {text!r}") from None

@@ -7,15 +7,24 @@ from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_OK, ROBOT_HELP, HelpFormatter, add_robot_file_arguments, robot_file_options, seed_arg
+from thermocomp.cli.common import (
+    EXIT_OK,
+    ROBOT_HELP,
+    HelpFormatter,
+    add_robot_file_arguments,
+    per_joint_values,
+    robot_file_options,
+    seed_arg,
+)
 from thermocomp.dynamics.excitation import ExcitationOptions
 
 
 def _frequencies(text: str) -> tuple[float, ...]:
+    """A comma list of plain finite numbers (``float`` alone read nan, inf, ``1_0`` and other scripts' digits)."""
     try:
-        return tuple(float(x) for x in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a comma list of frequencies in Hz, got {text!r}") from None
+        return per_joint_values(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a comma list of plain finite numbers, got {text!r}") from None
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -51,6 +51,14 @@ REPEAT_PHASE_TOL = 0.05
 #: with +-4 pi limits (continuous) swings +-pi at most.
 MAX_SPAN = 2.0 * math.pi
 
+#: Most cycle counts tried for one joint's frequency, the nearest to the ideal first: with a tiny range fraction the
+#: ideal frequency is thousands of Hz and trying every count below four times it took 9 minutes
+#: (``--range-fraction 1e-4``) or overflowed (``1e-320``).
+MAX_CANDIDATES = 2000
+
+#: Smallest share of a joint's range a sine may sweep (``--range-fraction``).
+MIN_RANGE_FRACTION = 0.01
+
 QUALITIES = ("good", "medium", "bad")
 
 
@@ -196,10 +204,12 @@ class ExcitationOptions:
     def __post_init__(self) -> None:
         if not (math.isfinite(self.duration) and self.duration > 0):
             raise ConfigurationError(f"duration: expected > 0 s, got {self.duration!r}")
-        for name in ("range_fraction", "speed_fraction"):
-            value = getattr(self, name)
-            if not (0 < value <= 1):
-                raise ConfigurationError(f"{name}: expected a value in (0, 1], got {value!r}")
+        if not (MIN_RANGE_FRACTION <= self.range_fraction <= 1):
+            raise ConfigurationError(f"range_fraction (--range-fraction): expected a value in [{MIN_RANGE_FRACTION:g}, 1], "
+                                     f"got {self.range_fraction!r}")
+        if not (0 < self.speed_fraction <= 1):
+            raise ConfigurationError(f"speed_fraction (--speed-fraction): expected a value in (0, 1], "
+                                     f"got {self.speed_fraction!r}")
         if not (math.isfinite(self.max_speed) and self.max_speed > 0):
             raise ConfigurationError(f"max_speed: expected > 0 rad/s, got {self.max_speed!r}")
         object.__setattr__(self, "frequencies", tuple(float(f) for f in self.frequencies))
@@ -285,7 +295,11 @@ def design_excitation(chain: Chain, options: ExcitationOptions = ExcitationOptio
         chosen: list[int] = []
         for i in np.argsort(ideal):
             target = max(ideal[i] * D, k_min)
-            candidates = sorted(range(k_min, int(math.ceil(target * 4)) + 4 * n), key=lambda k: (abs(math.log(k / target)), k))
+            lo, hi = k_min, int(math.ceil(target * 4)) + 4 * n
+            if hi - lo > MAX_CANDIDATES:  # the counts nearest the ideal one
+                lo = max(k_min, int(target) - MAX_CANDIDATES // 2)
+                hi = lo + MAX_CANDIDATES
+            candidates = sorted(range(lo, hi), key=lambda k: (abs(math.log(k / target)), k))
             for k in candidates:
                 if k in chosen or not _coprime_with_all(k, chosen):
                     continue
