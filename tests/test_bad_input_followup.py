@@ -149,3 +149,47 @@ def test_comma_lists_and_intervals_take_plain_numbers_only(case, capsys, argv, o
     code, _, err = run_cli(capsys, argv)
     assert code in (EXIT_INPUT, EXIT_USAGE) and option in err and "Traceback" not in err
     assert snapshot(case) == before
+
+
+def test_a_cutoff_too_low_for_any_recording_is_refused_naming_it():
+    """identify --cutoff-hz 1e-320: the filter's edge in samples overflowed (OverflowError traceback)."""
+    from thermocomp.dynamics.filtering import edge_samples
+    from thermocomp.errors import ConfigurationError
+
+    assert edge_samples(100.0, 10.0) == 30  # EDGE_PERIODS = 3 periods of 10 Hz at 100 Hz
+    with pytest.raises(ConfigurationError, match="--cutoff-hz"):
+        edge_samples(100.0, 1e-320)
+
+
+def test_the_authors_law_refuses_a_stabilisation_time_it_cannot_play(case, capsys):
+    """coppeliasim convention --stabilisation-min 1e308 applied the script's pass once a minute for ever."""
+    from thermocomp.deformation.coppeliasim_convention import MAX_AUTHORS_MINUTES, authors_deformation_table
+    from thermocomp.errors import ConfigurationError
+    from thermocomp.io.deformation_csv import read_deformation_csv
+    from thermocomp.robot.builtin import load_robot
+
+    chain = load_robot("irb140")
+    table = read_deformation_csv(case / "d.csv")
+    authors_deformation_table(chain, table, 5.0, LinearRamp(float(MAX_AUTHORS_MINUTES)))  # the longest it plays
+    with pytest.raises(ConfigurationError, match="--stabilisation-min"):
+        authors_deformation_table(chain, table, 5.0, LinearRamp(1e308))
+    refused(case, capsys, ["coppeliasim", "convention", "--deformation", "d.csv", "--configurations", "10",
+                           "--stabilisation-min", "1e308"], EXIT_INPUT, "--stabilisation-min")
+
+
+def test_a_negative_tracker_noise_names_its_option(case, capsys):
+    refused(case, capsys, ["track", "--deformation", "d.csv", "--static", "--poses", "5", "--orientation-noise-deg",
+                           "-1", "--out", "o.csv"], EXIT_INPUT, "--orientation-noise-deg")
+
+
+def test_a_urdf_pybullet_cannot_load_is_a_located_message(case, capsys):
+    """simulate-recording --truth with CR line ends: read by thermocomp, refused by PyBullet (a traceback)."""
+    from dynamics_truth import cad_and_truth
+
+    _, truth = cad_and_truth("irb140", case)
+    (case / "truth.urdf").write_bytes(truth.read_bytes().replace(b"\n", b"\r"))
+    truth.unlink()
+    assert run_cli(capsys, ["excite", "--robot", "irb140", "--duration-s", "3", "--rate-hz", "20",
+                            "--out", "traj.csv"])[0] == 0
+    refused(case, capsys, ["simulate-recording", "--truth", "truth.urdf", "--trajectory", "traj.csv", "--seed", "1",
+                           "--out", "o.csv"], EXIT_INPUT, "truth.urdf", "PyBullet")

@@ -254,12 +254,22 @@ def _table_from_scene(chain: Chain, R_world_joint: FloatArray, T_world_joint: Fl
     return DeformationTable(joints=joints, source=source)
 
 
+#: Longest stabilisation time [min] of the authors' incremental law: their script deforms the scene once a
+#: minute, so T bounds the passes of one table (10,000 passes: about 2.5 s; 1e308 ran for ever).
+MAX_AUTHORS_MINUTES = 10_000
+
+
 def _increments(law: TimeLaw, minute: float) -> tuple[int, float]:
     """``(k, scale)``: the script applied ``scale * D`` ``k`` times by ``minute``."""
     if isinstance(law, Static):
         return 1, 1.0
     if isinstance(law, LinearRamp):
         T = law.stabilisation_min
+        if T > MAX_AUTHORS_MINUTES:  # one pass of the script per minute: 1e308 ran for ever
+            raise ConfigurationError(
+                f"the authors' incremental law deforms the scene once per minute; expected a stabilisation time "
+                f"T (--stabilisation-min) of at most {MAX_AUTHORS_MINUTES:,} minutes, got {T:g}"
+            )
         if T != np.floor(T):
             raise ConfigurationError(
                 f"the authors' incremental law adds D/T once per minute; expected a whole number of minutes "

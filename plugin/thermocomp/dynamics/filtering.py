@@ -99,8 +99,18 @@ def differentiate(x: ArrayLike, rate: float) -> FloatArray:
 
 
 def edge_samples(rate: float, cutoff: float) -> int:
-    """Samples to drop at each end after filtering (:data:`EDGE_PERIODS` periods of the cutoff)."""
-    return int(math.ceil(EDGE_PERIODS * rate / cutoff))
+    """Samples to drop at each end after filtering (:data:`EDGE_PERIODS` periods of the cutoff).
+
+    Raises
+    ------
+    ConfigurationError
+        A cutoff so low that the edges are more than 1e9 samples (``--cutoff-hz 1e-320`` overflowed).
+    """
+    samples = EDGE_PERIODS * rate / cutoff
+    if not samples <= 1e9:
+        raise ConfigurationError(f"cutoff (--cutoff-hz): {cutoff:.3g} Hz is too low: the filter's edges would drop "
+                                 f"{samples:.3g} samples at each end of the recording")
+    return int(math.ceil(samples))
 
 
 __all__ = [

@@ -122,8 +122,12 @@ class SimulatedRobot:
         self._p = pybullet
         self._cid = pybullet.connect(pybullet.DIRECT)
         pybullet.setGravity(*self.gravity, physicsClientId=self._cid)
-        self._body = pybullet.loadURDF(str(self.urdf), useFixedBase=True, flags=pybullet.URDF_USE_INERTIA_FROM_FILE,
-                                       physicsClientId=self._cid)
+        try:
+            self._body = pybullet.loadURDF(str(self.urdf), useFixedBase=True,
+                                           flags=pybullet.URDF_USE_INERTIA_FROM_FILE, physicsClientId=self._cid)
+        except pybullet.error as exc:  # a file thermocomp reads that PyBullet's parser does not (CR line ends)
+            pybullet.disconnect(physicsClientId=self._cid)
+            raise InputError(f"PyBullet cannot load the URDF: {exc}", path=str(self.urdf)) from None
         movable = [j for j in range(pybullet.getNumJoints(self._body, physicsClientId=self._cid))
                    if pybullet.getJointInfo(self._body, j, physicsClientId=self._cid)[2] != pybullet.JOINT_FIXED]
         if len(movable) != n:

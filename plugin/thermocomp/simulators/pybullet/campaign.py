@@ -114,7 +114,9 @@ def simulate_measurements(
     q = check_array(q, (minutes.size, chain.n_joints), "configurations")
     T = np.eye(4) if T_tracker_world is None else check_transform(T_tracker_world, "T_tracker_world")
     if position_noise < 0 or (orientation_noise is not None and orientation_noise < 0):
-        raise ConfigurationError("noise: expected standard deviations >= 0")
+        raise ConfigurationError(f"noise (--noise-mm, --orientation-noise-deg): expected standard deviations >= 0, got "
+                                 f"{position_noise * 1e3:g} mm, "
+                                 f"{'none' if orientation_noise is None else f'{np.degrees(orientation_noise):g} deg'}")
     noisy = position_noise > 0 or bool(orientation_noise)
     if noisy and rng is None:
         raise ConfigurationError("noise: give rng=numpy.random.default_rng(seed) to draw the tracker's noise")
