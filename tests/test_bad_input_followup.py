@@ -193,3 +193,22 @@ def test_a_urdf_pybullet_cannot_load_is_a_located_message(case, capsys):
                             "--out", "traj.csv"])[0] == 0
     refused(case, capsys, ["simulate-recording", "--truth", "truth.urdf", "--trajectory", "traj.csv", "--seed", "1",
                            "--out", "o.csv"], EXIT_INPUT, "truth.urdf", "PyBullet")
+
+
+def test_install_addon_goes_through_the_job(case, capsys):
+    """install-addon: a FIFO as addOns/thermocomp.lua blocked for ever, and a user's thermocomp.lua.tmp was replaced
+    and then renamed away (the fixed temporary name); both are refused or kept now."""
+    import os
+
+    addons = case / "CS" / "addOns"
+    addons.mkdir(parents=True)
+    (case / "CS" / "lua").mkdir()
+    os.mkfifo(addons / "thermocomp.lua")
+    refused(case, capsys, ["coppeliasim", "install-addon", "--coppeliasim-dir", "CS", "--force"], EXIT_INPUT,
+            "--coppeliasim-dir", "FIFO")
+    (addons / "thermocomp.lua").unlink()
+    (addons / "thermocomp.lua.tmp").write_text("-- a user's own file\n")
+    code, out, err = run_cli(capsys, ["coppeliasim", "install-addon", "--coppeliasim-dir", "CS"])
+    assert code == 0, err
+    assert (addons / "thermocomp.lua.tmp").read_text() == "-- a user's own file\n"
+    assert sorted(p.name for p in addons.iterdir()) == ["thermocomp.lua", "thermocomp.lua.tmp"]

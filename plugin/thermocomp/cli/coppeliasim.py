@@ -249,7 +249,7 @@ ACTION_CALLS = {
                                                       a.configurations, a.seed, a.out, job,
                                                       robot_options=robot_file_options(a)),
     "addon-run": lambda a, job: _addon_run(a),
-    "install-addon": lambda a, job: print(f"installed {actions().install(a.coppeliasim_dir, a.force)}; restart "
+    "install-addon": lambda a, job: print(f"installed {actions().install(a.coppeliasim_dir, a.force, job)}; restart "
                                           "CoppeliaSim, then open Modules > Thermal compensation"),
 }
 

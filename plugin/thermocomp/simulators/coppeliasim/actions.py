@@ -399,9 +399,9 @@ def convention(robot: str, deformation: PathLike, stabilisation_min: float | Non
     print(diff.text())
 
 
-def install(coppeliasim_dir: PathLike, force: bool) -> Path:
-    """Copy the add-on into CoppeliaSim's ``addOns/`` folder; returns the installed file."""
+def install(coppeliasim_dir: PathLike, force: bool, job: Job | None = None) -> Path:
+    """Copy the add-on into CoppeliaSim's ``addOns/`` folder (an output of ``job``); returns the installed file."""
     from thermocomp.simulators.coppeliasim import install_addon
 
-    return install_addon(coppeliasim_dir, overwrite=force)
+    return install_addon(coppeliasim_dir, overwrite=force, job=job)
 

@@ -19,12 +19,14 @@ what varies (the action and its options) into that request file:
 
 from __future__ import annotations
 
-import shutil
+import contextlib
 from importlib import resources
 from pathlib import Path
 
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
+from thermocomp.io.files import read_input_bytes
+from thermocomp.io.job import Job
 
 #: File name of the add-on; CoppeliaSim lists it under Modules by its sysCall_info menu.
 ADDON_FILE = "thermocomp.lua"
@@ -98,8 +100,14 @@ def check_coppeliasim_dir(directory: PathLike) -> Path:
     return root
 
 
-def install_addon(coppeliasim_dir: PathLike, *, overwrite: bool = False) -> Path:
+def install_addon(coppeliasim_dir: PathLike, *, overwrite: bool = False, job: Job | None = None) -> Path:
     """Copy the add-on into ``<coppeliasim_dir>/addOns/``; return the installed path.
+
+    The copy is an output of a :class:`~thermocomp.io.job.Job` (``job``, or one
+    of its own): refused before anything is written when it is not a regular
+    file (a FIFO there blocked the comparison for ever) or its folder is not
+    writable, written under the job's temporary name (a fixed ``.tmp`` name
+    replaced a user's file of that name) and committed whole.
 
     Parameters
     ----------
@@ -108,17 +116,24 @@ def install_addon(coppeliasim_dir: PathLike, *, overwrite: bool = False) -> Path
     overwrite
         Replace an existing, different file of the same name. Without it an
         existing different file is an error; an identical one is left alone.
+    job
+        The job of a larger run, which then commits; default a job of its own.
     """
     root = check_coppeliasim_dir(coppeliasim_dir)
     source = addon_source()
-    target = root / "addOns" / ADDON_FILE
-    if target.exists():
-        if target.read_bytes() == source.read_bytes():
-            return target
-        if not overwrite:
-            raise InputError(f"{target} exists and differs from this version of the add-on; "
-                             "rerun with --force to replace it")
-    tmp = target.with_name(target.name + ".tmp")
-    shutil.copyfile(source, tmp)
-    tmp.replace(target)
+    own = job is None
+    job = Job() if job is None else job
+    with job if own else contextlib.nullcontext(job):
+        job.input(source, "the add-on")
+        target = job.output(root / "addOns" / ADDON_FILE, "--coppeliasim-dir (addOns/" + ADDON_FILE + ")")
+        job.check()
+        data = read_input_bytes(source)
+        if target.exists():
+            if read_input_bytes(target) == data:
+                return target
+            if not overwrite:
+                raise InputError(f"{target} exists and differs from this version of the add-on; "
+                                 "rerun with --force to replace it")
+        job.write_bytes(target, data)
+        job.commit()
     return target
