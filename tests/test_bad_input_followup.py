@@ -212,3 +212,32 @@ def test_install_addon_goes_through_the_job(case, capsys):
     assert code == 0, err
     assert (addons / "thermocomp.lua.tmp").read_text() == "-- a user's own file\n"
     assert sorted(p.name for p in addons.iterdir()) == ["thermocomp.lua", "thermocomp.lua.tmp"]
+
+
+def test_a_log_that_fails_after_the_commit_is_a_warning(case, capsys, monkeypatch):
+    """coppeliasim compensate --report on a full disk: the results were committed, then the log's last rewrite
+    failed and the run exited 1 (README: exit 1 writes nothing) with the results written."""
+    import errno
+    import os
+
+    from thermocomp.io import job as job_module
+    from thermocomp.io.job import Job
+
+    with Job() as job:
+        job.log(case / "r.txt")
+        out = job.output(case / "o.csv", "--out")
+        job.check()
+        job.echo("first line")
+        job.write_text(out, "results\n")
+        assert job.commit() == [case / "o.csv"]
+
+        def full(src, dst):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        monkeypatch.setattr(job_module.os, "replace", full)
+        job.echo("the report after the commit")
+    err = capsys.readouterr().err
+    assert "r.txt" in err and "warning" in err and "Traceback" not in err
+    assert (case / "o.csv").read_text() == "results\n"
+    assert (case / "r.txt").read_text() == "first line\n"
+    assert sorted(p.name for p in case.iterdir()) == ["d.csv", "o.csv", "r.txt", "t.csv"]  # no temporary left

@@ -49,6 +49,7 @@ import errno
 import os
 import shutil
 import stat
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -235,6 +236,10 @@ class Job:
         except OSError as exc:
             with contextlib.suppress(OSError):
                 tmp.unlink()
+            if self.written:  # after the commit: the outputs stand, so a failed log is a warning, not exit 1
+                print(f"thermocomp: warning: {self._log.label}: cannot write: {exc.strerror or exc} (the other "
+                      "outputs were written)", file=sys.stderr, flush=True)
+                return
             raise InputError(f"cannot write: {exc.strerror or exc}", path=self._log.label) from exc
         except BaseException:
             with contextlib.suppress(OSError):
