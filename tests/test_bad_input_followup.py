@@ -241,3 +241,45 @@ def test_a_log_that_fails_after_the_commit_is_a_warning(case, capsys, monkeypatc
     assert (case / "o.csv").read_text() == "results\n"
     assert (case / "r.txt").read_text() == "first line\n"
     assert sorted(p.name for p in case.iterdir()) == ["d.csv", "o.csv", "r.txt", "t.csv"]  # no temporary left
+
+
+def _fifo_writing(path, data: bytes):
+    """A FIFO at ``path`` and a thread that writes ``data`` into it once (as ``<(command)`` does)."""
+    import os
+    import threading
+
+    os.mkfifo(path)
+
+    def writer():
+        with open(path, "wb") as handle:
+            handle.write(data)
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_robot_file_given_through_a_fifo_is_read_once(case, capsys):
+    """excite --robot <(cat robot.urdf): read twice (chain, inertials), the second open waited 30 s for a writer."""
+    from dynamics_truth import cad_and_truth
+
+    _, truth = cad_and_truth("irb140", case)
+    _fifo_writing(case / "fifo.urdf", truth.read_bytes())
+    truth.unlink()
+    code, _, err = run_cli(capsys, ["excite", "--robot", "fifo.urdf", "--experiment", "static", "--rate-hz", "20",
+                                    "--hold-s", "1", "--seed", "1", "--out", "o.csv"])
+    assert code == 0, err
+    assert (case / "o.csv").stat().st_size > 0
+
+
+def test_pybullet_is_never_handed_a_fifo(case, capsys):
+    """simulate-recording --truth <(cat truth.urdf): PyBullet opened the drained FIFO again and waited for ever."""
+    from dynamics_truth import cad_and_truth
+
+    from thermocomp.dynamics.simulate import SimulatedRobot
+    from thermocomp.errors import InputError
+
+    _, truth = cad_and_truth("irb140", case)
+    _fifo_writing(case / "fifo.urdf", truth.read_bytes())
+    with pytest.raises(InputError, match="fifo.urdf.*regular file"):
+        SimulatedRobot(case / "fifo.urdf", None)

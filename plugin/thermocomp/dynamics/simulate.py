@@ -32,6 +32,7 @@ from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.dynamics.friction import FrictionTable
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.inertia.gravity import STANDARD_GRAVITY
+from thermocomp.io.files import is_file
 from thermocomp.io.recording_csv import Recording
 from thermocomp.io.urdf import read_urdf
 
@@ -113,6 +114,8 @@ class SimulatedRobot:
     def __post_init__(self) -> None:
         import pybullet
 
+        if not is_file(self.urdf):  # PyBullet opens the path itself: a FIFO read here first left it waiting for ever
+            raise InputError("PyBullet reads the URDF itself: expected a regular file", path=str(self.urdf))
         self.chain = read_urdf(self.urdf)
         n = self.chain.n_joints
         if self.friction is not None and self.friction.n_joints != n:

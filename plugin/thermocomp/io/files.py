@@ -7,6 +7,7 @@ its format.
 
 from __future__ import annotations
 
+import io
 import os
 import select
 import stat
@@ -19,6 +20,10 @@ from thermocomp.errors import InputError
 #: Seconds a FIFO given as an input (``--targets <(make_targets)``, ``mkfifo``) may stay silent before the
 #: run gives up on it: with no writer, opening it waited for ever.
 FIFO_WAIT_S = 30.0
+
+#: What each FIFO read so far gave, by (device, inode): several readers open one robot file (its chain, its
+#: inertials, its meshes), and a FIFO's content comes once (a second open waited for a writer that had gone).
+_FIFO_CONTENT: dict[tuple[int, int], bytes] = {}
 
 
 def open_input(path: PathLike, kind: str | None = None) -> BinaryIO:
@@ -37,8 +42,12 @@ def open_input(path: PathLike, kind: str | None = None) -> BinaryIO:
     """
     src = str(path)
     try:
-        if stat.S_ISFIFO(os.stat(path).st_mode):
-            return _open_fifo(path, src)
+        st = os.stat(path)
+        if stat.S_ISFIFO(st.st_mode):
+            key = (st.st_dev, st.st_ino)
+            if key not in _FIFO_CONTENT:
+                _FIFO_CONTENT[key] = _read_fifo(path, src)
+            return io.BytesIO(_FIFO_CONTENT[key])
         return Path(path).open("rb")
     except FileNotFoundError as exc:
         raise InputError("file not found", path=src) from exc
@@ -48,8 +57,8 @@ def open_input(path: PathLike, kind: str | None = None) -> BinaryIO:
         raise InputError(f"cannot read: {exc.strerror}", path=src) from exc
 
 
-def _open_fifo(path: PathLike, src: str) -> BinaryIO:
-    """Open a FIFO without waiting for a writer, then wait at most :data:`FIFO_WAIT_S` for its first byte or end.
+def _read_fifo(path: PathLike, src: str) -> bytes:
+    """Read a FIFO whole: opened without waiting for a writer, then at most :data:`FIFO_WAIT_S` for its first byte.
 
     Opened for reading without ``O_NONBLOCK``, a FIFO nobody writes to blocks
     the run for ever (and a signal cannot end it cleanly).
@@ -62,10 +71,10 @@ def _open_fifo(path: PathLike, src: str) -> BinaryIO:
             raise InputError(f"a FIFO nothing was written to in {FIFO_WAIT_S:g} s: give a file, or start its writer",
                              path=src)
         os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
         os.close(fd)
-        raise
 
 
 def read_input_bytes(path: PathLike, kind: str | None = None) -> bytes:
