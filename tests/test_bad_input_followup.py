@@ -27,7 +27,7 @@ LAW_RUNS = [
 def test_no_output_lands_on_the_time_law_file(case, capsys, argv, out):
     """--time-law from:d.csv reads d.law.toml: an input, never an output (compensate replaced it, exit 0)."""
     write_time_law(LinearRamp(120.0), case / "d.law.toml", "d.csv")
-    words = ("d.law.toml", "--time-law") if not out.endswith("/") else ("d.law.toml",)
+    words = ("d.law.toml", "--time-law") if not out.endswith("/") else ("d.law.toml/", "folder name")
     refused(case, capsys, [*argv, "--deformation", "d.csv", "--time-law", "from:d.csv", "--out", out], EXIT_INPUT,
             *words)
 
@@ -283,3 +283,10 @@ def test_pybullet_is_never_handed_a_fifo(case, capsys):
     _fifo_writing(case / "fifo.urdf", truth.read_bytes())
     with pytest.raises(InputError, match="fifo.urdf.*regular file"):
         SimulatedRobot(case / "fifo.urdf", None)
+
+
+@pytest.mark.parametrize("out", ["new.csv/", "t.csv/"])
+def test_an_output_name_ending_in_a_slash_is_refused(case, capsys, out):
+    """--out new.csv/ wrote a file new.csv (Path() drops the slash); --out t.csv/ said it would overwrite t.csv."""
+    refused(case, capsys, ["compensate", "--deformation", "d.csv", "--targets", "t.csv", "--static", "--out", out],
+            EXIT_INPUT, f"--out {out}", "folder name")

@@ -195,6 +195,9 @@ class Job:
         if path is None:
             return None
         role = _Role(Path(path), option)
+        if isinstance(path, str) and path.endswith(("/", os.sep)) and not Path(path).is_dir():
+            # Path() drops the slash: --out new.csv/ wrote a file new.csv where a folder was meant
+            raise InputError("expected a file name, got a folder name (it ends in '/')", path=f"{role.label}/")
         if role not in self._outputs:
             self._outputs.append(role)
         return role.path
