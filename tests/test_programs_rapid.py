@@ -170,7 +170,8 @@ def test_filtered_confdata_is_recomputed_from_the_corrected_joints(tmp_path):
 
 UNSUPPORTED = [
     ("    IF reg1 > 2 THEN\n      MoveL a, v100, fine, tool0;\n    ENDIF\n", "IF"),
-    ("    WHILE TRUE DO\n      MoveL a, v100, fine, tool0;\n    ENDWHILE\n", "WHILE"),
+    ("    WHILE TRUE DO\n      MoveL a, v100, fine, tool0;\n    ENDWHILE\n    MoveL a, v100, fine, tool0;\n", "WHILE"),
+    ("    WHILE reg1 < 3 DO\n      MoveL a, v100, fine, tool0;\n    ENDWHILE\n", "WHILE"),
     ("    SearchL \\Stop, di1, sp, a, v100, tool0;\n", "SearchL"),
     ("    CONNECT intno1 WITH trap1;\n", "CONNECT"),
     ("    OtherModuleRoutine;\n", "OtherModuleRoutine"),
@@ -328,6 +329,46 @@ def test_a_for_loop_it_cannot_unroll_is_named_with_its_line(tmp_path, rng, loop,
     assert [u.line for u in prog.unsupported] == [line]  # at the FOR, or at the value it cannot know
     assert word in prog.unsupported[0].message
     assert len(prog.motions) == 1  # nothing of the loop is kept
+
+
+def test_the_production_loop_is_one_cycle(tmp_path, rng):
+    """``WHILE TRUE DO ... ENDWHILE`` ending main (RobotStudio's main loop): one cycle is one pass of its body, as
+    URScript's ``while (True):``; the motions before it run first, the written program reaches its targets (a
+    zero table gives it back byte for byte)."""
+    chain = load_robot("irb140")
+    loop = "    WHILE TRUE DO\n      MoveL b, v100, fine, tool0;\n      WaitTime 1;\n      MoveL a, v100, fine, tool0;\n" \
+           "    ENDWHILE\n"
+    src, p = _for_module(chain, rng, loop)
+    src = src.replace("WHILE TRUE DO", "while true do")  # keywords in any case
+    path = tmp_path / "w.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert not prog.unsupported
+    line = src.splitlines().index("    while true do") + 1
+    assert [(n.line, n.column) for n in prog.notes if "loop forever" in n.message] == [(line, 5)]
+    got = np.array([m.points[0].T_world_tcp[:3, 3] for m in prog.motions])
+    np.testing.assert_allclose(got, np.array([p[0], p[1], p[0]]), atol=1e-9)
+    out = tmp_path / "w_out.mod"
+    compensate_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    assert out.read_text() == src
+
+
+@pytest.mark.parametrize("where", ["called", "not last"])
+def test_a_forever_loop_whose_end_would_skip_statements_is_unsupported(tmp_path, rng, where):
+    """A WHILE TRUE that is not the end of the entry routine: what follows it (the rest of main, or of the routine
+    that called it) never runs, so no cycle can be read from it: named with its line."""
+    chain = load_robot("irb140")
+    loop = "    WHILE TRUE DO\n      MoveL b, v100, fine, tool0;\n    ENDWHILE\n"
+    if where == "called":
+        src, _ = _for_module(chain, rng, "    cycle;\n")
+        src = src.replace("ENDMODULE\n", "  PROC cycle()\n" + loop + "  ENDPROC\nENDMODULE\n")
+    else:
+        src, _ = _for_module(chain, rng, loop + "    MoveL a, v100, fine, tool0;\n")
+    path = tmp_path / "w.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    line = src.splitlines().index("    WHILE TRUE DO") + 1
+    assert [(u.line, "WHILE" in u.message) for u in prog.unsupported] == [(line, True)]
 
 
 def test_the_report_times_every_phase(tmp_path):

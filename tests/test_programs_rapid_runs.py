@@ -263,3 +263,15 @@ def test_the_written_program_is_the_same_whichever_reading(tmp_path, rng, monkey
         monkeypatch.undo()
     assert results[0] == results[1]
     assert results[0][0] != src.read_bytes()  # something was compensated
+
+
+@pytest.mark.parametrize("tail", [" @", " MoveL", "\n    ENDPROC ENDPROC", " ;;"])
+def test_a_syntax_error_after_a_long_run_is_named_as_the_general_rules_name_it(tail):
+    """A 2,000-statement run, then a stray character, a dangling word, a second ENDPROC or empty statements:
+    the error names the line and column the general rules name (the runs reading names it itself, without
+    reading the whole module again, which took 13 s at 100,000 lines)."""
+    good = "    MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;\n"
+    text = HEAD + "  PROC main()\n" + good * 2000 + good.rstrip("\n") + tail + "\n  ENDPROC\nENDMODULE\n"
+    fast, plain = _read(text, True), _read(text, False)
+    assert fast == plain and fast.startswith("InputError")
+    assert int(fast.split("line ")[1].split(":")[0]) >= 2006  # at the end, where the tail is

@@ -14,10 +14,12 @@ targets or elements of one-dimensional arrays (``place{i}``, written back
 element by element), ``\\WObj``, the tool argument, ``\\V``, ``\\T``; ``Offs(...)`` and
 ``RelTool(...)`` evaluated; ``WaitTime``; ``VelSet``; calls of the module's
 ``PROC``s, arguments bound to parameters (:meth:`_Walker.bind_arguments`;
-one written text serves every call: :mod:`thermocomp.programs.calls`).
+one written text serves every call: :mod:`thermocomp.programs.calls`);
+``FOR`` loops with constant bounds, unrolled; ``WHILE TRUE DO`` ending the
+entry routine (the production loop: one cycle is one pass of its body).
 Instructions that neither move the robot nor branch (``SetDO``, ``TPWrite``, ``ConfL``, ``AccSet``, ...) are passed over.
 What cannot be followed exactly is an *unsupported* finding with its line
-and column: conditions, loops, ``GOTO``, interrupts (``CONNECT``), searches
+and column: conditions, other loops, ``GOTO``, interrupts (``CONNECT``), searches
 and other motion instructions (``SearchL``, ``TriggL``, ``ArcL``, ...),
 program displacement, calls of routines outside the module, a routine's
 text that two calls need written differently, and data changed at run time
@@ -253,7 +255,10 @@ def parse_rapid_text(text: str, path: str, runs: bool = True) -> Tree:
     try:
         return rapid_parser(runs).parse(parseable)
     except UnexpectedInput as exc:
-        if runs:  # the error as the general rules see it (the token found may otherwise be a whole run)
+        if runs and getattr(getattr(exc, "token", None), "type", "") == "MOVES":
+            # the error as the general rules see it (a whole run is no token to name). Elsewhere both readings
+            # meet the same characters in the same state (a run ends at a statement's end), and the error is
+            # named at once: reading a long module again only to refuse it took 13 s at 100,000 lines.
             return parse_rapid_text(text, path, runs=False)
         found = getattr(exc, "token", None) or getattr(exc, "char", None)
         at_end = found is None or getattr(found, "type", "") == "$END"
@@ -327,6 +332,7 @@ class _Walker:
         self._matches: dict[int, list[re.Match]] = {}  # statements of each MOVES token, by its offset
         self._newlines: np.ndarray | None = None
         self._run_count = 0  # motions of runs followed (for progress)
+        self._cycle_body: Tree | None = None  # the last entry routine's body
 
     # ----- errors and findings
     def error(self, message: str, where: Tree | Token) -> InputError:
@@ -352,6 +358,8 @@ class _Walker:
                 if item.data == "proc":
                     self.procs[self._routine_name(item).lower()] = item
         entry = self.entry_routines()
+        if entry:  # the body whose last statement may be the production loop (:meth:`loops_forever`)
+            self._cycle_body = next(c for c in entry[-1].children if isinstance(c, Tree) and c.data == "body")
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
             self.run_routine(proc, depth=0)
@@ -684,6 +692,12 @@ class _Walker:
     def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> None:
         for statement in body.children:
             try:
+                if self.loops_forever(statement, body):
+                    line, column = _location(statement)
+                    self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body", line,
+                                              column))
+                    self.run_body(statement.children[1], local, depth)
+                    continue
                 self.run_statement(statement, local, depth)
             except _Unsupported as exc:
                 if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
@@ -698,6 +712,16 @@ class _Walker:
                 if isinstance(statement, Tree):  # what it may change is not known after it
                     for node in statement.iter_subtrees():
                         self.record_change(node, local)
+
+    def loops_forever(self, statement: Tree | Token, body: Tree) -> bool:
+        """``WHILE TRUE DO ... ENDWHILE`` as the last statement of the (last) entry routine: the production loop,
+        whose every pass is one cycle (as URScript's ``while (True):``). Anywhere else the statements after it,
+        or the routines after it, would never run: it stays unsupported."""
+        if not (isinstance(statement, Tree) and statement.data == "while_stmt" and body is self._cycle_body
+                and statement is body.children[-1]):
+            return False
+        condition = statement.children[0]
+        return isinstance(condition, Tree) and condition.data == "name" and str(condition.children[0]).lower() == "true"
 
     def assign(self, statement: Tree, local: dict[str, _Data]) -> None:
         """``x := value;`` followed in order: later reads of ``x`` see the value (RoboDK sets its tool, work
