@@ -290,3 +290,26 @@ def test_an_output_name_ending_in_a_slash_is_refused(case, capsys, out):
     """--out new.csv/ wrote a file new.csv (Path() drops the slash); --out t.csv/ said it would overwrite t.csv."""
     refused(case, capsys, ["compensate", "--deformation", "d.csv", "--targets", "t.csv", "--static", "--out", out],
             EXIT_INPUT, f"--out {out}", "folder name")
+
+
+@pytest.mark.parametrize(("argv", "label"), [
+    (["compensate", "--deformation", "d.csv", "--targets", "t.csv", "--static", "--out", "-"], "--out -"),
+    (["compensate", "--deformation", "d.csv", "--targets", "t.csv", "--static", "--out", "o.csv", "--plot", "-"],
+     "--plot -"),
+    (["compensate", "--deformation", "d.csv", "--targets", "-", "--static", "--out", "o.csv"], "--targets -"),
+    (["compensate", "--deformation", "-", "--targets", "t.csv", "--static", "--out", "o.csv"], "--deformation -"),
+    (["robot", "export", "irb140", "--deformation", "d.csv", "--out", "-"], "--out -"),
+    (["track", "--deformation", "d.csv", "--static", "--poses", "5", "--out", "-"], "--out -"),
+    (["excite", "--robot", "irb140", "--out", "-"], "--out -"),
+])
+def test_a_dash_is_not_taken_for_a_file_called_dash(case, capsys, argv, label):
+    """--out - wrote a file named '-' (a user means standard output); --targets - looked for one. Refused by name."""
+    refused(case, capsys, argv, EXIT_INPUT, label, "'-'", "name the file")
+
+
+def test_a_program_of_an_unknown_language_is_named_before_its_output(case, capsys):
+    """--program weld.txt --out o.mod said the output must end in .script (the language was guessed from .txt)."""
+    (case / "weld.txt").write_text("MODULE M\nENDMODULE\n")
+    err = refused(case, capsys, ["compensate", "--deformation", "d.csv", "--program", "weld.txt", "--static",
+                                 "--out", "o.mod"], EXIT_INPUT, "weld.txt", "--program", ".mod, .modx")
+    assert "output must be in the program's language" not in err

@@ -295,6 +295,65 @@ def test_a_signal_while_the_program_loads_exits_130_without_a_traceback(tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"] and out.read_text() == "earlier results\n"
 
 
+@pytest.mark.parametrize("module", ["thermocomp.cli.main", "thermocomp.errors", "argparse"])
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_signal_before_the_command_line_has_loaded_exits_130_without_a_traceback(tmp_path, module, signame):
+    """The console script imports the command line before its handlers exist: Ctrl-C there printed Python's
+    KeyboardInterrupt traceback and SIGTERM ended the process killed by the signal (issue 9's adversarial run).
+    The script is loaded as pip's wrapper loads it (the installed entry point), the signal sent as the module
+    named starts loading."""
+    out = tmp_path / "out.csv"
+    out.write_text("earlier results\n")
+    code = "\n".join([
+        "import os, signal, sys",
+        "from importlib.metadata import entry_points",
+        "(script,) = entry_points(group='console_scripts', name='thermocomp')",
+        "def hook(event, args):",
+        f"    if event == 'import' and args[0] == {module!r} and not sent:",
+        "        sent.append(True)",
+        f"        os.kill(os.getpid(), signal.{signame})",
+        "sent = []",
+        "sys.addaudithook(hook)",
+        f"sys.argv = ['thermocomp', 'compensate', '--deformation', {str(EXAGGERATED)!r}, '--targets', "
+        f"{str(TARGETS)!r}, '--out', {str(out)!r}]",
+        "script.load()()",
+    ])
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.returncode == EXIT_INTERRUPTED, proc.stderr
+    assert "interrupted" in proc.stderr and "Traceback" not in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"] and out.read_text() == "earlier results\n"
+
+
+def test_the_console_scripts_early_exit_ends_once_the_run_has_started():
+    """After the run's own block (its outcome decided, outputs committed), a signal must not end it "interrupted;
+    no output was written" through the console script's early handler."""
+    code = "\n".join([
+        "import importlib, os, signal",
+        "import thermocomp._console as console",
+        "from thermocomp._signals import interrupt_on_termination",
+        "cli = importlib.import_module('thermocomp.cli.main')",
+        "def finished():",
+        "    with interrupt_on_termination():",
+        "        pass",
+        "    os.kill(os.getpid(), signal.SIGINT)",
+        "    print('finished', end='')",
+        "    return 0",
+        "cli.main = finished",
+        "console.run()",
+    ])
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert (proc.returncode, proc.stdout) == (EXIT_OK, "finished"), proc.stderr
+    assert "interrupted" not in proc.stderr
+
+
+def test_the_early_exit_status_is_the_interrupted_status():
+    from thermocomp import _signals
+
+    assert _signals._EXIT_INTERRUPTED == EXIT_INTERRUPTED
+
+
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
 def test_a_signal_after_the_outputs_are_written_keeps_the_exit_status(tmp_path, signame):
     """A signal while the interpreter exits (sent here from an atexit hook) ended a finished run as killed by

@@ -1,5 +1,5 @@
 """``python -m thermocomp``: the command line."""
 
-from thermocomp.cli.main import run
+from thermocomp._console import run
 
 run()

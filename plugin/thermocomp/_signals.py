@@ -11,6 +11,7 @@ commands, so a SIGTERM, SIGHUP or Ctrl-C during the first second of a run
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -40,8 +41,9 @@ def interrupt_on_termination() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    _STARTED.append(True)
     numbers = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    if signal.getsignal(signal.SIGINT) in (signal.default_int_handler, _before_start):
         numbers.append(signal.SIGINT)
 
     def handler(signum: int, frame: object) -> None:
@@ -72,6 +74,31 @@ def interrupt_on_termination() -> Iterator[None]:
         _TERMINATED.clear()
 
 
+def exit_on_signals_until_started() -> None:
+    """The console script's first act: SIGINT, SIGTERM and SIGHUP end the process at once, with one line, until
+    :func:`interrupt_on_termination` takes them over.
+
+    Before that, the command line is only loading its modules and nothing is open or written, so there is
+    nothing to clean up; without this, Ctrl-C there printed Python's ``KeyboardInterrupt`` traceback and SIGTERM
+    ended the run "killed by SIGTERM" instead of exit status 130 (issue 9's adversarial runs). A signal that
+    ignores is left ignored (``nohup``, a background job's SIGINT).
+    """
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) in (signal.default_int_handler, signal.SIG_DFL):
+            signal.signal(number, _before_start)
+
+
+def _before_start(signum: int, frame: object) -> None:
+    if _STARTED:
+        # the run's own block is over and its outcome decided (thermocomp.cli.main.run ignores signals from here)
+        return
+    why = "" if signum == signal.SIGINT else f" (terminated by {signal.Signals(signum).name})"
+    with contextlib.suppress(OSError):
+        os.write(2, f"\nthermocomp: interrupted{why}; no output was written\n".encode())
+    os._exit(_EXIT_INTERRUPTED)
+
+
 def _silent(info: Any) -> None:
     """An unraisable exception after a termination signal: not printed (see :func:`interrupt_on_termination`)."""
 
@@ -81,6 +108,10 @@ def _silent(info: Any) -> None:
 #: (a ``__del__``, a garbage-collector callback, an import): :meth:`Job.commit` reads this too, so a
 #: terminated run never gives its outputs their names, even if the work ran on to the end.
 _TERMINATED: list[int] = []
+#: Whether :func:`interrupt_on_termination` was entered (from then on the run handles its signals itself).
+_STARTED: list[bool] = []
+#: The command line's status for an interrupted run (thermocomp.cli.exit_status.EXIT_INTERRUPTED).
+_EXIT_INTERRUPTED = 130
 
 
 def _termination_text() -> str:
@@ -99,4 +130,4 @@ def termination_text() -> str:
     return _termination_text() if _TERMINATED else ""
 
 
-__all__ = ["interrupt_on_termination", "terminated", "termination_text"]
+__all__ = ["exit_on_signals_until_started", "interrupt_on_termination", "terminated", "termination_text"]

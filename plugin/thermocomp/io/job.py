@@ -177,6 +177,9 @@ class Job:
         if path is None:
             return None
         role = _Role(Path(path), option)
+        if str(path) == "-":  # the Unix spelling of standard input: never a file named '-' by surprise
+            raise InputError("expected a file name: '-' (standard input) is not read; name the file (./- for a "
+                             "file called '-')", path=role.label)
         if role not in self._inputs:
             self._inputs.append(role)
         return role.path
@@ -195,6 +198,9 @@ class Job:
         if path is None:
             return None
         role = _Role(Path(path), option)
+        if str(path) == "-":  # the Unix spelling of standard output: it wrote a file named '-'
+            raise InputError("expected a file name: '-' (standard output) is not written; name the file (./- for "
+                             "a file called '-')", path=role.label)
         if isinstance(path, str) and path.endswith(("/", os.sep)) and not Path(path).is_dir():
             # Path() drops the slash: --out new.csv/ wrote a file new.csv where a folder was meant
             raise InputError("expected a file name, got a folder name (it ends in '/')", path=f"{role.label}/")

@@ -316,9 +316,14 @@ def _suffixes_of(language: str) -> tuple[str, ...]:
 
 
 def _language_of(path: PathLike) -> str:
+    """``"rapid"`` or ``"urscript"`` from the program's extension (any other is refused, naming ``--program``)."""
     from thermocomp.programs.rapid import RAPID_SUFFIXES
 
-    return "rapid" if Path(path).suffix.lower() in RAPID_SUFFIXES else "urscript"
+    suffix = Path(path).suffix.lower()
+    if suffix not in RAPID_SUFFIXES + URSCRIPT_SUFFIXES:
+        raise InputError(f"--program: expected a robot program ending in {', '.join(RAPID_SUFFIXES + URSCRIPT_SUFFIXES)}"
+                         f", got {Path(path).name!r}", path=str(path))
+    return "rapid" if suffix in RAPID_SUFFIXES else "urscript"
 
 
 @dataclass(frozen=True, eq=False)
@@ -477,9 +482,10 @@ def compensate_program(
     """
     options = CompensationOptions() if options is None else options
     popts = ProgramOptions() if program_options is None else program_options
-    if out is not None and Path(out).suffix.lower() not in _suffixes_of(_language_of(program)):
+    language = _language_of(program) if isinstance(program, (str, Path)) else None
+    if out is not None and language is not None and Path(out).suffix.lower() not in _suffixes_of(language):
         raise InputError(f"--out: the output must be in the program's language: expected an extension among "
-                         f"{', '.join(_suffixes_of(_language_of(program)))}, got {Path(out).suffix!r}", path=str(out))
+                         f"{', '.join(_suffixes_of(language))}, got {Path(out).suffix!r}", path=str(out))
     report_csv = None if report is None else Path(report).with_suffix(".csv")
     # every file declared and checked before any work; the outputs appear all or none (issue 9's job)
     with Job() as job:
