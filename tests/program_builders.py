@@ -21,6 +21,7 @@ from thermocomp.geometry.rotations import (
     transform,
 )
 from thermocomp.kinematics.confdata import confdata_from_q
+from thermocomp.programs.model import Motion
 
 
 def rapid_pose(T) -> str:
@@ -208,3 +209,28 @@ def ur_case(rng: np.random.Generator) -> URCase:
 def _read_ur_pose(text: str):
     nums = [float(x) for x in text[2:-1].split(",")]
     return transform(matrix_from_rotvec(np.array(nums[3:])), np.array(nums[:3]))
+
+
+def assert_same_steps(fast, plain) -> None:
+    """Two readings of one program (a run's and the general rules') hold the same steps: motions with the same
+    arguments and points, poses and joints to the bit."""
+    assert (fast.unsupported, fast.notes, fast.entry, fast.newline) == \
+        (plain.unsupported, plain.notes, plain.entry, plain.newline)
+    assert len(fast.steps) == len(plain.steps)
+    for a, b in zip(fast.steps, plain.steps):
+        assert type(a) is type(b)
+        if not isinstance(a, Motion):
+            assert a == b
+            continue
+        assert (a.instruction, a.kind, a.statement, a.name, a.tcp_speed, a.orientation_speed, a.joint_speed,
+                a.acceleration, a.duration_s) == (b.instruction, b.kind, b.statement, b.name, b.tcp_speed,
+                                                  b.orientation_speed, b.joint_speed, b.acceleration, b.duration_s)
+        assert len(a.points) == len(b.points)
+        for p, q in zip(a.points, b.points):
+            assert (p.confdata, p.text, p.argument, p.extax, p.name, p.whole_argument) == \
+                (q.confdata, q.text, q.argument, q.extax, q.name, q.whole_argument)
+            for x, y in ((p.T_world_tcp, q.T_world_tcp), (p.T_world_frame, q.T_world_frame),
+                         (p.T_flange_tcp, q.T_flange_tcp), (p.q, q.q)):
+                assert (x is None) == (y is None)
+                if x is not None:
+                    np.testing.assert_array_equal(x, y)

@@ -273,26 +273,7 @@ def test_a_signal_while_the_program_loads_exits_130_without_a_traceback(tmp_path
     sure of the moment, as that import starts) ends the run as later: 130, one line, nothing written.
     ``datetime``: numpy's C core imports it and wraps the interrupt in an ImportError ("PyCapsule_Import could
     not import module datetime"), which came out as a traceback and exit 1 (issue 9 follow-up adversarial run)."""
-    out = tmp_path / "out.csv"
-    out.write_text("earlier results\n")
-    code = "\n".join([
-        "import os, signal, sys",
-        "def hook(event, args):",
-        f"    if event == 'import' and args[0] == {module!r} and not sent:",
-        "        sent.append(True)",
-        f"        os.kill(os.getpid(), signal.{signame})",
-        "sent = []",
-        "sys.addaudithook(hook)",
-        f"sys.argv = ['thermocomp', 'compensate', '--deformation', {str(EXAGGERATED)!r}, '--targets', "
-        f"{str(TARGETS)!r}, '--out', {str(out)!r}]",
-        "from thermocomp.cli.main import run",
-        "run()",
-    ])
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    assert proc.returncode == EXIT_INTERRUPTED, proc.stderr
-    assert "interrupted" in proc.stderr and "Traceback" not in proc.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"] and out.read_text() == "earlier results\n"
+    _assert_interrupted_while_loading(tmp_path, module, signame, ["from thermocomp.cli.main import run", "run()"])
 
 
 @pytest.mark.parametrize("module", ["thermocomp.cli.main", "thermocomp.errors", "argparse"])
@@ -302,12 +283,20 @@ def test_a_signal_before_the_command_line_has_loaded_exits_130_without_a_traceba
     KeyboardInterrupt traceback and SIGTERM ended the process killed by the signal (issue 9's adversarial run).
     The script is loaded as pip's wrapper loads it (the installed entry point), the signal sent as the module
     named starts loading."""
+    _assert_interrupted_while_loading(tmp_path, module, signame, [
+        "from importlib.metadata import entry_points",
+        "(script,) = entry_points(group='console_scripts', name='thermocomp')",
+        "script.load()()",
+    ])
+
+
+def _assert_interrupted_while_loading(tmp_path, module: str, signame: str, start: list[str]) -> None:
+    """Run compensate by the lines ``start``, sending ``signame`` as ``module`` starts loading: exit 130, one line,
+    no traceback, the earlier output as it was."""
     out = tmp_path / "out.csv"
     out.write_text("earlier results\n")
     code = "\n".join([
         "import os, signal, sys",
-        "from importlib.metadata import entry_points",
-        "(script,) = entry_points(group='console_scripts', name='thermocomp')",
         "def hook(event, args):",
         f"    if event == 'import' and args[0] == {module!r} and not sent:",
         "        sent.append(True)",
@@ -316,7 +305,7 @@ def test_a_signal_before_the_command_line_has_loaded_exits_130_without_a_traceba
         "sys.addaudithook(hook)",
         f"sys.argv = ['thermocomp', 'compensate', '--deformation', {str(EXAGGERATED)!r}, '--targets', "
         f"{str(TARGETS)!r}, '--out', {str(out)!r}]",
-        "script.load()()",
+        *start,
     ])
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))

@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from program_builders import rapid_case, robtarget_text
+from program_builders import assert_same_steps, rapid_case, robtarget_text
 
 from thermocomp import fk, load_robot, nominal_model
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
-from thermocomp.programs.model import Motion, MotionRun
+from thermocomp.programs.model import MotionRun
 from thermocomp.programs.rapid import _Walker, parse_rapid_text, rapid_program_from_text
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rapid_program.mod"
@@ -42,26 +42,7 @@ def assert_same_program(text: str) -> None:
     if isinstance(plain, str) or isinstance(fast, str):
         assert fast == plain
         return
-    assert (fast.unsupported, fast.notes, fast.entry, fast.newline) == \
-        (plain.unsupported, plain.notes, plain.entry, plain.newline)
-    assert len(fast.steps) == len(plain.steps)
-    for a, b in zip(fast.steps, plain.steps):
-        assert type(a) is type(b)
-        if not isinstance(a, Motion):
-            assert a == b
-            continue
-        assert (a.instruction, a.kind, a.statement, a.name, a.tcp_speed, a.orientation_speed, a.joint_speed,
-                a.acceleration, a.duration_s) == (b.instruction, b.kind, b.statement, b.name, b.tcp_speed,
-                                                  b.orientation_speed, b.joint_speed, b.acceleration, b.duration_s)
-        assert len(a.points) == len(b.points)
-        for p, q in zip(a.points, b.points):
-            assert (p.confdata, p.text, p.argument, p.extax, p.name, p.whole_argument) == \
-                (q.confdata, q.text, q.argument, q.extax, q.name, q.whole_argument)
-            for x, y in ((p.T_world_tcp, q.T_world_tcp), (p.T_world_frame, q.T_world_frame),
-                         (p.T_flange_tcp, q.T_flange_tcp), (p.q, q.q)):
-                assert (x is None) == (y is None)
-                if x is not None:
-                    np.testing.assert_array_equal(x, y)
+    assert_same_steps(fast, plain)
     assert_same_columns(fast.columns, plain.columns)
 
 

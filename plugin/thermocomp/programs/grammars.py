@@ -10,6 +10,7 @@ them) when the file is missing, stale, unreadable or not writable.
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 from lark import Lark
@@ -23,3 +24,18 @@ def lalr_parser(grammar: str, name: str, **options) -> Lark:
     except OSError:  # a read-only installation: built every time
         return Lark(grammar, parser="lalr", **options)
     return Lark(grammar, parser="lalr", cache=str(cache / f"{name}.lark"), **options)
+
+
+def runs_parser(grammar_file: str, runs_rule: str, runs: bool, **options) -> Lark:
+    """The parser of the package's program grammar ``grammar_file``, with or without its runs of motions.
+
+    ``runs_rule`` is the grammar's statement alternative whose first line reads a run of plain motions as
+    one ``MOVES`` token (``"?statement: MOVES -> moves\\n          | data_decl"``). With ``runs=False``
+    that line is left out: every statement goes through the grammar's general rules, the reference the
+    readers' fast paths are tested against.
+    """
+    grammar = resources.files("thermocomp.programs").joinpath(grammar_file).read_text(encoding="utf-8")
+    if not runs:
+        assert runs_rule in grammar
+        grammar = grammar.replace(runs_rule, "?statement: " + runs_rule.split("|", 1)[1].strip())
+    return lalr_parser(grammar, f"{Path(grammar_file).stem}_runs{int(runs)}", **options)

@@ -37,7 +37,6 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
 
 import numpy as np
 from lark import Lark, Token, Tree
@@ -50,7 +49,7 @@ from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
 from thermocomp.io.files import read_input_bytes
 from thermocomp.programs import calls
-from thermocomp.programs.grammars import lalr_parser
+from thermocomp.programs.grammars import runs_parser
 from thermocomp.programs.model import (
     _KIND_CODE,
     ABSOLUTE_JOINT,
@@ -170,11 +169,7 @@ def rapid_parser(runs: bool = True) -> Lark:
 
 @functools.lru_cache(maxsize=2)
 def _parser(runs: bool) -> Lark:
-    grammar = resources.files("thermocomp.programs").joinpath("rapid.lark").read_text(encoding="utf-8")
-    if not runs:
-        assert _RUNS_RULE in grammar
-        grammar = grammar.replace(_RUNS_RULE, "?statement: data_decl")
-    return lalr_parser(grammar, f"rapid_runs{int(runs)}", propagate_positions=True, maybe_placeholders=False)
+    return runs_parser("rapid.lark", _RUNS_RULE, runs, propagate_positions=True, maybe_placeholders=False)
 
 
 # One statement of a MOVES token, with its parts named (the shape of rapid.lark's _MOVE). An inline point is

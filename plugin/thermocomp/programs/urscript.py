@@ -33,7 +33,6 @@ import functools
 import math
 import re
 from dataclasses import dataclass, replace
-from importlib import resources
 
 import numpy as np
 from lark import Lark, Token, Tree
@@ -45,7 +44,7 @@ from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import invert_transform, matrix_from_rotvec, rotvec_from_matrix, transform
 from thermocomp.io.files import read_input_bytes
 from thermocomp.programs import calls
-from thermocomp.programs.grammars import lalr_parser
+from thermocomp.programs.grammars import runs_parser
 from thermocomp.programs.model import (
     CIRCULAR,
     JOINT,
@@ -137,11 +136,7 @@ def urscript_parser(runs: bool = True) -> Lark:
 
 @functools.lru_cache(maxsize=2)
 def _parser(runs: bool) -> Lark:
-    grammar = resources.files("thermocomp.programs").joinpath("urscript.lark").read_text(encoding="utf-8")
-    if not runs:
-        assert _RUNS_RULE in grammar
-        grammar = grammar.replace(_RUNS_RULE, "?statement: func_def")
-    return lalr_parser(grammar, f"urscript_runs{int(runs)}", propagate_positions=True, maybe_placeholders=False,
+    return runs_parser("urscript.lark", _RUNS_RULE, runs, propagate_positions=True, maybe_placeholders=False,
                        postlex=_PostLex())
 
 
