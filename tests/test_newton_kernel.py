@@ -59,8 +59,9 @@ def test_auto_compiles_large_batches_only_and_engines_are_checked(rng):
 
 @pytest.mark.parametrize("name", ["irb140", "gofa", "ur5"])
 def test_compiled_fk_of_a_large_batch_equals_the_numpy_products(name, rng):
-    """fk() of COMPILED_FK_MIN_ROWS rows or more runs compiled: the numpy walk is its reference."""
-    from thermocomp.kinematics.fk import COMPILED_FK_MIN_ROWS, _jacobian, _walk, fk_jacobian
+    """fk(), fk_jacobian() and joint_frames() of COMPILED_FK_MIN_ROWS rows or more run compiled: the numpy walk is
+    their reference."""
+    from thermocomp.kinematics.fk import COMPILED_FK_MIN_ROWS, _jacobian, _walk, fk_jacobian, joint_frames
 
     chain = load_robot(name)
     m = COMPILED_FK_MIN_ROWS + 7
@@ -80,3 +81,6 @@ def test_compiled_fk_of_a_large_batch_equals_the_numpy_products(name, rng):
         J_ref = _jacobian(chain, p_ref, origins, axes)
         assert np.max(np.abs(R2 - R_ref)) < 1e-14 and np.max(np.abs(p2 - p_ref)) < 1e-14
         assert np.max(np.abs(J - J_ref)) < 1e-13
+        # joint_frames too (confdata of a program's points and corrected joints)
+        got_origins, got_axes = joint_frames(model, q)
+        assert np.max(np.abs(got_origins - origins)) < 1e-14 and np.max(np.abs(got_axes - axes)) < 1e-15

@@ -186,5 +186,14 @@ def joint_frames(model: KinematicModel, q: ArrayLike) -> tuple[FloatArray, Float
     origins : ndarray, shape ``(..., n, 3)`` [m]
     axes : ndarray, shape ``(..., n, 3)``, unit vectors of the model angles' positive sense
     """
+    q = np.asarray(q, dtype=float)
+    if _runs_compiled(model, q):
+        from thermocomp.kinematics.ik import compiled_model_arguments
+        from thermocomp.kinematics.newton_kernel import joint_frames_rows
+
+        m, n = q.shape
+        origins, axes = np.empty((m, n, 3)), np.empty((m, n, 3))
+        joint_frames_rows(*compiled_model_arguments(model), np.ascontiguousarray(q), origins, axes)
+        return origins, axes
     _, _, (origins, axes) = _walk(model, q, jacobian=True)
     return origins, axes

@@ -277,6 +277,26 @@ def fk_jacobian_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, 
                          principal_sign, sign, offset, q[r], R_out[r], p_out[r], J_out[r], origins, axes, rot, tmp)
 
 
+@njit(cache=True, parallel=True, nogil=True)
+def joint_frames_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign,
+                      sign, offset, q, origins_out, axes_out):
+    """World origin and axis of every joint of every row of ``q`` ``(m, n)`` (model arrays as :func:`newton_rows`):
+    ``origins_out`` and ``axes_out`` ``(m, n, 3)``, as :func:`thermocomp.kinematics.fk.joint_frames`."""
+    m, n = q.shape
+    blocks = min(m, 64)
+    per_row = p_joint.shape[0] > 1
+    for blk in prange(blocks):
+        R = np.empty((3, 3))
+        p = np.empty(3)
+        J = np.empty((6, n))
+        rot = np.empty((3, 3))
+        tmp = np.empty((3, 3))
+        for r in range(blk * m // blocks, (blk + 1) * m // blocks):
+            b = r if per_row else 0
+            _fk_jacobian(R_base[b], p_base[b], R_joint[b], p_joint[b], nominal, R_tool[b], p_tool[b], axis, principal,
+                         principal_sign, sign, offset, q[r], R, p, J, origins_out[r], axes_out[r], rot, tmp)
+
+
 @njit(cache=True)
 def _fk_block(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign, offset,
               q, R_out, p_out, start, stop):
