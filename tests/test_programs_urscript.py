@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from program_builders import ur_case
@@ -177,8 +179,8 @@ def test_the_example_script_compensates_with_the_command_in_its_header(tmp_path,
 
 
 @pytest.mark.parametrize(("name", "text", "line", "words"), [
-    ("eof.script", "def p():\n  movel(p[.4, .1, .3, 0, 3.14, 0]\n", 2, "unexpected the end of the file"),
-    ("eof.mod", "MODULE m\n  PROC main()\n    MoveL p, v100, fine, tool0;\n", 3, "unexpected the end of the file"),
+    ("eof.script", "def p():\n  movel(p[.4, .1, .3, 0, 3.14, 0]\n", 2, "unexpected end of file"),
+    ("eof.mod", "MODULE m\n  PROC main()\n    MoveL p, v100, fine, tool0;\n", 3, "unexpected end of file"),
     ("seven.script", "def p():\n  movel(p[.4, 0, .3, 0, 3.14, 0], 1.2, 0.25, 0, 0, 5)\nend\n", 2,
      "movel: expected at most 5 arguments"),
 ])
@@ -199,3 +201,47 @@ def test_an_output_in_another_language_names_the_option(tmp_path, capsys):
                  "--program", str(path), "--out", str(tmp_path / "x.csv")])
     err = capsys.readouterr().err
     assert code == EXIT_INPUT and "--out" in err and "language" in err and not (tmp_path / "x.csv").exists()
+
+
+_UR_TEXT = "def p():\n  movel(p[.4, .1, .3, 0, 3.14, 0], a=1.2, v=0.25)\n  sleep(0.5)\n  movel(p[.4, .2, .3, 0, 3.14, 0])\nend\n"
+_RAPID_TEXT = ("MODULE m\n  PROC main()\n    MoveL [[500,0,600],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, "
+               "fine, tool0;\n    WaitTime 0.5;\n    MoveL [[500,100,600],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], "
+               "v100, fine, tool0;\n  ENDPROC\nENDMODULE\n")
+
+
+@pytest.mark.parametrize(("name", "data", "line", "words"), [
+    ("utf16.script", _UR_TEXT.encode("utf-16"), 1, "UTF-16"),
+    ("utf16.mod", _RAPID_TEXT.encode("utf-16"), 1, "UTF-16"),
+    ("cr.script", _UR_TEXT.replace("\n", "\r").encode(), 1, "CR alone"),
+    ("cr.mod", _RAPID_TEXT.replace("\n", "\r").encode(), 1, "CR alone"),
+    ("negative.script", _UR_TEXT.replace("sleep(0.5)", "sleep(-0.5)").encode(), 3, "sleep: expected a time >= 0"),
+])
+def test_a_program_in_a_form_no_controller_writes_is_named_as_such(tmp_path, name, data, line, words):
+    """UTF-16 text was refused as "unexpected 'ÿ'", CR-only line ends as an unexpected end of file on line 1, and
+    a negative URScript sleep went through (RAPID's negative WaitTime is refused): a third adversarial run."""
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(InputError) as info:
+        read_program(path)
+    assert info.value.row == line and words in str(info.value)
+
+
+@pytest.mark.parametrize(("name", "text", "extra", "words"), [
+    ("wait.mod", _RAPID_TEXT.replace("WaitTime 0.5", "WaitTime 1E30"), ["--timed"], "p.mod, line 4"),
+    ("sleep.script", _UR_TEXT.replace("sleep(0.5)", "sleep(1e300)"), ["--timed"], "p.script, line 3"),
+    ("slow.script", _UR_TEXT.replace("v=0.25", "v=1e-300"), [], "p.script, line 2"),
+    ("minute.mod", _RAPID_TEXT, ["--at-minute", "1e300"], "--at-minute"),
+])
+def test_a_time_beyond_any_time_law_is_refused_where_it_is_written(tmp_path, capsys, name, text, extra, words):
+    """A WaitTime of 1E30 s, a sleep of 1e300 s, a speed of 1e-300 m/s or --at-minute 1e300 ran to exit 0 with
+    numpy's "invalid value encountered in cast" and its source line printed (a third adversarial run): the
+    minutes are bounded as a targets file's time_min is (1e12), and the statement that passes the bound named."""
+    path = tmp_path / ("p" + Path(name).suffix)
+    path.write_text(text)
+    robot = "ur5" if name.endswith(".script") else "irb140"
+    code = main(["compensate", "--robot", robot, "--deformation", "deformations/exaggerated.csv", "--program",
+                 str(path), "--out", str(tmp_path / ("o" + path.suffix)), *extra])
+    err = capsys.readouterr().err
+    assert code == EXIT_INPUT, err
+    assert words in err and "1e+12" in err and "cast" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]

@@ -86,6 +86,24 @@ def read_input_bytes(path: PathLike, kind: str | None = None) -> bytes:
             raise InputError(f"cannot read: {exc.strerror}", path=str(path)) from exc
 
 
+def read_program_text(path: PathLike, kind: str) -> str:
+    """A robot program's text, decoded as ISO-8859-1 (every byte one character, so spans are byte offsets and
+    every byte is written back as it was read).
+
+    A text in UTF-16 or UTF-32 (a byte-order mark) or with line ends of CR alone (classic Mac OS) would
+    otherwise be refused as a syntax error at its first character or its last line; neither is what
+    RobotStudio, the FlexPendant or PolyScope write, and both are named here.
+    """
+    data = read_input_bytes(path, kind)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+        raise InputError(f"the {kind} is UTF-16 or UTF-32 encoded (a byte-order mark): save it as ASCII or UTF-8",
+                         path=str(path), row=1, column=1)
+    if b"\n" not in data and data.count(b"\r") > 1:
+        raise InputError(f"the {kind}'s lines end in CR alone (classic Mac OS): expected LF or CR LF line ends",
+                         path=str(path), row=1, column=data.index(b"\r") + 1)
+    return data.decode("latin-1")
+
+
 def is_file(path: PathLike) -> bool:
     """Whether ``path`` is an existing regular file; ``False`` also for a name the system refuses (too long)."""
     try:
@@ -94,4 +112,4 @@ def is_file(path: PathLike) -> bool:
         return False
 
 
-__all__ = ["is_file", "open_input", "read_input_bytes"]
+__all__ = ["is_file", "open_input", "read_input_bytes", "read_program_text"]

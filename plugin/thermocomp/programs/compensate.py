@@ -68,7 +68,7 @@ from thermocomp.programs.model import (
     RobotProgram,
     Span,
 )
-from thermocomp.programs.timing import Timing, TimingOptions, estimate_timing
+from thermocomp.programs.timing import MAX_MINUTES, Timing, TimingOptions, estimate_timing
 from thermocomp.robot.chain import Chain
 
 OUTPUT_FORMS = ("filtered", "joints")
@@ -119,8 +119,8 @@ class ProgramOptions:
         forms = [self.at_minute is not None, self.timed, self.indexed_minutes is not None]
         if sum(forms) > 1:
             raise ConfigurationError("choose one time form: --at-minute, --timed or --time-indexed")
-        if self.at_minute is not None and not (np.isfinite(self.at_minute) and self.at_minute >= 0):
-            raise ConfigurationError(f"--at-minute: expected a minute >= 0, got {self.at_minute}")
+        if self.at_minute is not None and not (np.isfinite(self.at_minute) and 0 <= self.at_minute <= MAX_MINUTES):
+            raise ConfigurationError(f"--at-minute: expected a minute from 0 to {MAX_MINUTES:g}, got {self.at_minute:g}")
         if self.indexed_minutes is not None:
             m = np.asarray(self.indexed_minutes, dtype=float)
             if m.size < 1 or m[0] != 0 or np.any(np.diff(m) <= 0):

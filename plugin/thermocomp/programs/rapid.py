@@ -47,7 +47,7 @@ from thermocomp._gc import paused
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
-from thermocomp.io.files import read_input_bytes
+from thermocomp.io.files import read_program_text
 from thermocomp.programs import calls
 from thermocomp.programs.grammars import runs_parser
 from thermocomp.programs.model import (
@@ -257,7 +257,7 @@ def parse_rapid_text(text: str, path: str, runs: bool = True) -> Tree:
             return parse_rapid_text(text, path, runs=False)
         found = getattr(exc, "token", None) or getattr(exc, "char", None)
         at_end = found is None or getattr(found, "type", "") == "$END"
-        what = "the end of the file" if at_end else repr(str(found))
+        what = "end of file" if at_end else repr(str(found))
         line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
         column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
         raise InputError(f"RAPID syntax: unexpected {what} (column {column})", path=path, row=line) from None
@@ -278,7 +278,7 @@ def read_rapid(path: PathLike, progress: Callable[[int, int | None], None] | Non
         A syntax error or invalid data (a robtarget of the wrong shape, a
         quaternion that is not unit), naming the file, line and column.
     """
-    text = read_input_bytes(path, "RAPID module").decode("latin-1")
+    text = read_program_text(path, "RAPID module")
     return rapid_program_from_text(text, str(path), progress=progress)
 
 

@@ -31,10 +31,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from thermocomp._typing import FloatArray
-from thermocomp.errors import ConfigurationError
+from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import rotation_angle
+from thermocomp.io.csvtext import MAX_CELL
 from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, MotionRun, RobotProgram
 from thermocomp.robot.chain import Chain
+
+#: The longest cycle an estimate may give [min]: a targets file's bound on ``time_min`` (io.csvtext.MAX_CELL).
+MAX_MINUTES = MAX_CELL
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,7 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
             raise ConfigurationError("--cycle-time-s: the program's estimated cycle time is 0; nothing to rescale")
         scale = options.cycle_time_s / estimated
     durations = durations * scale
+    _check_bounded(program, durations)
     starts = np.concatenate([[0.0], np.cumsum(durations)[:-1]])
     ends = starts + durations
     cycle = float(durations.sum())
@@ -162,6 +167,23 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
         cycles = options.cycles
     return Timing(step_start_s=starts, step_duration_s=durations, point_arrival_s=ends[arrival_index],
                   estimated_cycle_s=estimated, cycle_s=cycle, cycles=cycles, motion_steps=motion_steps)
+
+
+def _check_bounded(program: RobotProgram, durations: FloatArray) -> None:
+    """Refuse a cycle whose estimated time is not finite or passes :data:`MAX_MINUTES`, naming the step where it does.
+
+    A ``WaitTime 1E30`` or a speed of 1e-300 mm/s is a number the controller would take, but no robot's
+    time: the minutes it gives are beyond any time law, as a targets file's ``time_min`` beyond 1e12 is.
+    """
+    elapsed = np.cumsum(durations)
+    beyond = ~np.isfinite(elapsed) | (elapsed > MAX_MINUTES * 60.0)
+    if not np.any(beyond):
+        return
+    k = int(np.argmax(beyond))
+    where = program.steps[k].statement
+    raise InputError(f"the estimated time of one cycle passes {MAX_MINUTES:g} minutes at this statement (it takes "
+                     f"{durations[k]:.3g} s): a wait or a speed no robot program means", path=program.path,
+                     row=where.line, column=where.column)
 
 
 def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray) -> FloatArray:

@@ -42,7 +42,7 @@ from thermocomp._gc import paused
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import invert_transform, matrix_from_rotvec, rotvec_from_matrix, transform
-from thermocomp.io.files import read_input_bytes
+from thermocomp.io.files import read_program_text
 from thermocomp.programs import calls
 from thermocomp.programs.grammars import runs_parser
 from thermocomp.programs.model import (
@@ -183,7 +183,7 @@ class _Binding:
 
 def read_urscript(path: PathLike) -> RobotProgram:
     """Read a URScript file (``.script``, ``.urscript``); errors name the file, line and column."""
-    text = read_input_bytes(path, "URScript").decode("latin-1")
+    text = read_program_text(path, "URScript")
     return urscript_program_from_text(text, str(path))
 
 
@@ -221,7 +221,7 @@ def parse_urscript_text(text: str, path: str, runs: bool = True) -> Tree:
             return parse_urscript_text(text, path, runs=False)
         found = getattr(exc, "token", None) or getattr(exc, "char", None)
         at_end = found is None or getattr(found, "type", "") == "$END"
-        what = "the end of the file" if at_end else repr(str(found))
+        what = "end of file" if at_end else repr(str(found))
         line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
         column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
         raise InputError(f"URScript syntax: unexpected {what} (column {column})", path=path, row=line) from None
@@ -623,6 +623,8 @@ class _Walker:
             if len(args) != 1:
                 raise self.error("sleep: expected one time [s]", call)
             seconds = self._number(args[0], local)
+            if not seconds >= 0:
+                raise self.error(f"sleep: expected a time >= 0 s, got {seconds:g}", call)
             self.steps.append(Wait(seconds, span_of(call)))
         elif name == "set_tcp":
             if len(args) != 1:
