@@ -54,9 +54,24 @@ def format_singles(values: FloatArray) -> list[list[str]]:
 
 
 def single_texts(values: FloatArray) -> np.ndarray:
-    """:func:`format_singles` as an array of strings ``(r, k)``."""
+    """:func:`format_singles` as an array of strings ``(r, k)``.
+
+    The texts are written by :func:`thermocomp.programs.singles_kernel.shortest_texts` (compiled) where it
+    can, and by numpy (:func:`numpy_single_texts`, its reference) elsewhere: the same characters.
+    """
+    from thermocomp.programs.singles_kernel import shortest_texts
+
     stored = np.round(np.asarray(values, dtype=float), NOISE_DECIMALS).astype(np.float32)
-    # numpy's shortest text that reads back as the same 32-bit float (str of each value, converted in C)
+    fast, done = shortest_texts(stored)
+    text = fast.astype(str)
+    if not np.all(done):
+        text[~done] = numpy_single_texts(stored[~done])
+    return text
+
+
+def numpy_single_texts(stored: np.ndarray) -> np.ndarray:
+    """The texts of the 32-bit floats ``stored``: numpy's shortest text that reads back as the same 32-bit float
+    (``str`` of each value, converted in C), ``.0`` dropped, zero (and -0) written ``0``."""
     text = stored.astype(str)
     whole = np.char.endswith(text, ".0")
     if np.any(whole):
