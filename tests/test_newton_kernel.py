@@ -84,3 +84,21 @@ def test_compiled_fk_of_a_large_batch_equals_the_numpy_products(name, rng):
         # joint_frames too (confdata of a program's points and corrected joints)
         got_origins, got_axes = joint_frames(model, q)
         assert np.max(np.abs(got_origins - origins)) < 1e-14 and np.max(np.abs(got_axes - axes)) < 1e-15
+
+
+@pytest.mark.parametrize("name", ["irb140", "gofa"])
+def test_compiled_confdata_of_a_large_batch_equals_the_numpy_reference(name, rng):
+    """confdata_from_q of COMPILED_FK_MIN_ROWS rows or more runs compiled (newton_kernel.confdata_rows): the numpy
+    computation from the joint frames is its reference, on nominal and deformed robots, every quadrant and cfx."""
+    from thermocomp.kinematics.confdata import _confdata_numpy, confdata_from_q
+    from thermocomp.kinematics.fk import COMPILED_FK_MIN_ROWS
+
+    chain = load_robot(name)
+    m = COMPILED_FK_MIN_ROWS + 3000
+    table = DeformationTable.from_mm_deg(rng.normal(size=(chain.n_joints, 6)))
+    q = rng.uniform(chain.lower, chain.upper, (m, chain.n_joints))
+    for model in (nominal_model(chain), deformed_model(chain, table, 0.7), deformed_model(chain, table, rng.random(m))):
+        got = confdata_from_q(model, q)
+        want = _confdata_numpy(model, q)
+        np.testing.assert_array_equal(got, want)
+    assert len({tuple(c) for c in got[:, 3:].tolist()}) == 8 and len(set(got[:, 0].tolist())) >= 4

@@ -297,6 +297,50 @@ def joint_frames_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool,
                          principal_sign, sign, offset, q[r], R, p, J, origins_out[r], axes_out[r], rot, tmp)
 
 
+@njit(cache=True, parallel=True, nogil=True)
+def confdata_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign,
+                  offset, q, out):
+    """ABB confdata ``(cf1, cf4, cf6, cfx)`` of every row of ``q`` ``(m, 6)`` into ``out`` ``(m, 4)`` (model arrays
+    as :func:`newton_rows`): :func:`thermocomp.kinematics.confdata.confdata_from_q`, its reference, with the
+    joint frames of :func:`_fk_jacobian` and the forward direction taken from the walk after axis 1."""
+    m, n = q.shape
+    blocks = min(m, 64)
+    per_row = p_joint.shape[0] > 1
+    quarter = np.pi / 2
+    for blk in prange(blocks):
+        R = np.empty((3, 3))
+        p = np.empty(3)
+        J = np.empty((6, n))
+        origins = np.empty((n, 3))
+        axes = np.empty((n, 3))
+        rot = np.empty((3, 3))
+        tmp = np.empty((3, 3))
+        R1 = np.empty((3, 3))
+        for r in range(blk * m // blocks, (blk + 1) * m // blocks):
+            b = r if per_row else 0
+            _fk_jacobian(R_base[b], p_base[b], R_joint[b], p_joint[b], nominal, R_tool[b], p_tool[b], axis, principal,
+                         principal_sign, sign, offset, q[r], R, p, J, origins, axes, rot, tmp)
+            # the base x axis turned by axis 1: column 0 of R_base R_joint[0] Rot(axis 1, theta 1)
+            if nominal:
+                for i in range(3):
+                    for j in range(3):
+                        tmp[i, j] = R_base[b, i, j]
+            else:
+                _matmul3(R_base[b], R_joint[b, 0], tmp)
+            theta = sign[0] * q[r, 0] + offset[0]
+            _rot_axis_into(rot, axis[0], math.sin(theta), math.cos(theta))
+            _matmul3(tmp, rot, R1)
+            wx, wy, wz = origins[4, 0], origins[4, 1], origins[4, 2]
+            ahead = (wx - origins[0, 0]) * R1[0, 0] + (wy - origins[0, 1]) * R1[1, 0] + (wz - origins[0, 2]) * R1[2, 0]
+            lx, ly, lz = origins[2, 0] - origins[1, 0], origins[2, 1] - origins[1, 1], origins[2, 2] - origins[1, 2]
+            ux, uy, uz = wx - origins[1, 0], wy - origins[1, 1], wz - origins[1, 2]
+            side = ((ly * uz - lz * uy) * axes[1, 0] + (lz * ux - lx * uz) * axes[1, 1] + (lx * uy - ly * ux) * axes[1, 2])
+            out[r, 0] = math.floor(q[r, 0] / quarter)
+            out[r, 1] = math.floor(q[r, 3] / quarter)
+            out[r, 2] = math.floor(q[r, 5] / quarter)
+            out[r, 3] = 4 * (ahead < 0) + 2 * (side < 0) + (q[r, 4] < 0)
+
+
 @njit(cache=True)
 def _fk_block(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign, offset,
               q, R_out, p_out, start, stop):
