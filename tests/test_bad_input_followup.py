@@ -313,3 +313,36 @@ def test_a_program_of_an_unknown_language_is_named_before_its_output(case, capsy
     err = refused(case, capsys, ["compensate", "--deformation", "d.csv", "--program", "weld.txt", "--static",
                                  "--out", "o.mod"], EXIT_INPUT, "weld.txt", "--program", ".mod, .modx")
     assert "output must be in the program's language" not in err
+
+
+def test_more_option_values_out_of_range_name_their_option(case, capsys):
+    """A third adversarial run: --threshold-nm -0 said 'threshold: ...', --speeds-deg-s 0,20 said 'speeds: ...' in
+    rad/s, and a fixed orientation beside a file's orientations did not name --orientation-euler-xyz-deg."""
+    from thermocomp.dynamics.collision import CollisionOptions
+    from thermocomp.dynamics.friction_runs import ConstantSpeedOptions
+    from thermocomp.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="--threshold-nm"):
+        CollisionOptions(threshold=(-0.0,))
+    with pytest.raises(ConfigurationError, match=r"--speeds-deg-s.*0, 20 deg/s"):
+        ConstantSpeedOptions(speeds=(0.0, 0.3490658503988659))
+    refused(case, capsys, ["excite", "--robot", "irb140", "--experiment", "constant-speed", "--speeds-deg-s", "0,20",
+                           "--span-deg", "20", "--out", "o.csv"], EXIT_INPUT, "--speeds-deg-s")
+    (case / "e.csv").write_text("name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg\nP,500,0,600,0,90,0\n")
+    refused(case, capsys, ["compensate", "--deformation", "d.csv", "--targets", "e.csv", "--static", "--out", "o.csv",
+                           "--orientation-euler-xyz-deg", "0", "90", "0"], EXIT_INPUT, "--orientation-euler-xyz-deg")
+
+
+@pytest.mark.parametrize("kind", ["long folder", "link loop"])
+@pytest.mark.parametrize("option", ["--out", "--plot"])
+def test_an_output_the_system_refuses_to_look_at_names_its_option(case, capsys, kind, option):
+    """An output under a folder name too long for the file system, or a link that points at itself, was
+    reported as 'ddd.../x.csv: File name too long' or 'loop: Too many levels of symbolic links', without the option
+    (an OSError out of the job's checks, or of comparing it with another output): a third adversarial run."""
+    name = "d" * 300 + "/x.png" if kind == "long folder" else "loop.png"
+    if kind == "link loop":
+        (case / "loop.png").symlink_to("loop.png")
+    outputs = {"--out": ["--out", name.replace(".png", ".csv") if kind == "long folder" else name, "--plot", "p.png"],
+               "--plot": ["--out", "o.csv", "--plot", name]}[option]
+    refused(case, capsys, ["compensate", "--deformation", "d.csv", "--targets", "t.csv", "--static", *outputs],
+            EXIT_INPUT, option, "cannot write")

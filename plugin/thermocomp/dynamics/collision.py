@@ -47,11 +47,12 @@ class CollisionOptions:
         value = (self.threshold,) if np.isscalar(self.threshold) else tuple(self.threshold)
         object.__setattr__(self, "threshold", tuple(float(v) for v in value))
         if any(not (v > 0) for v in self.threshold):
-            raise ConfigurationError(f"threshold: expected values > 0 N m, got {self.threshold}")
+            raise ConfigurationError(f"threshold (--threshold-nm): expected values > 0 N m, got {self.threshold}")
         if not 0 < self.filter_coefficient <= 1:
-            raise ConfigurationError(f"filter_coefficient: expected a value in (0, 1], got {self.filter_coefficient!r}")
+            raise ConfigurationError(f"filter_coefficient (--filter): expected a value in (0, 1], got "
+                                     f"{self.filter_coefficient!r}")
         if not (math.isfinite(self.min_speed) and self.min_speed >= 0):
-            raise ConfigurationError(f"min_speed: expected >= 0 rad/s, got {self.min_speed!r}")
+            raise ConfigurationError(f"min_speed (--min-speed-rad-s): expected >= 0 rad/s, got {self.min_speed!r}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,7 +107,7 @@ def detect_collisions(measured: ArrayLike, predicted: ArrayLike, qd: ArrayLike,
     n = measured.shape[1]
     th = np.asarray(options.threshold, dtype=float)
     if th.size not in (1, n):
-        raise ConfigurationError(f"threshold: expected 1 or {n} values, got {th.size}")
+        raise ConfigurationError(f"threshold (--threshold-nm): expected 1 or {n} values, got {th.size}")
     te = torque_error_filter(measured - np.asarray(predicted, dtype=float), options.filter_coefficient)
     checked = np.abs(np.asarray(qd, dtype=float)) >= options.min_speed
     return CollisionResult(te, (np.abs(te) > th) & checked)

@@ -60,11 +60,12 @@ class ConstantSpeedOptions:
 
     def __post_init__(self) -> None:
         if not self.speeds or any(not (math.isfinite(v) and v > 0) for v in self.speeds):
-            raise ConfigurationError(f"speeds: expected positive values [rad/s], got {self.speeds}")
-        for name in ("span", "acceleration", "rate"):
+            raise ConfigurationError(f"speeds (--speeds-deg-s): expected positive values, got "
+                                     f"{', '.join(f'{math.degrees(v):g}' for v in self.speeds)} deg/s")
+        for name, option in (("span", " (--span-deg)"), ("acceleration", ""), ("rate", " (--rate-hz)")):
             v = getattr(self, name)
             if not (math.isfinite(v) and v > 0):
-                raise ConfigurationError(f"{name}: expected > 0, got {v!r}")
+                raise ConfigurationError(f"{name}{option}: expected > 0, got {v!r}")
 
 
 def _move(q0: float, q1: float, v: float, a: float, rate: float) -> tuple[FloatArray, FloatArray, FloatArray]:

@@ -140,7 +140,10 @@ def same_file(a: PathLike, b: PathLike) -> bool:
     a, b = Path(a), Path(b)
     if os.path.realpath(a) == os.path.realpath(b):
         return True
-    sa, sb = _stat(a), _stat(b)
+    try:
+        sa, sb = _stat(a), _stat(b)
+    except OSError:  # a loop of links, a name too long: no file there to be the same (its own check names it)
+        return False
     return sa is not None and sb is not None and os.path.samestat(sa, sb)
 
 
@@ -274,14 +277,18 @@ class Job:
             return [f"{label}: cannot write: {exc.strerror}"]
         if st is not None and not stat.S_ISREG(st.st_mode):
             return [f"{label}: expected a regular file (a new name or a file to replace), got {_kind(st.st_mode)}"]
-        real = Path(os.path.realpath(out.path))
-        folder = real.parent
-        if not folder.is_dir():
-            return [f"{label}: cannot write: the folder does not exist ({out.path.parent})"]
-        if not os.access(folder, os.W_OK | os.X_OK):
-            return [f"{label}: cannot write: the folder is not writable ({out.path.parent})"]
-        if len(os.fsencode(real.name)) > _name_max(folder):
-            return [f"{label}: cannot write: the file name is too long for the file system ({_name_max(folder)} bytes)"]
+        try:
+            real = Path(os.path.realpath(out.path))
+            folder = real.parent
+            if not folder.is_dir():
+                return [f"{label}: cannot write: the folder does not exist ({out.path.parent})"]
+            if not os.access(folder, os.W_OK | os.X_OK):
+                return [f"{label}: cannot write: the folder is not writable ({out.path.parent})"]
+            if len(os.fsencode(real.name)) > _name_max(folder):
+                return [f"{label}: cannot write: the file name is too long for the file system ({_name_max(folder)} "
+                        "bytes)"]
+        except OSError as exc:  # a folder name too long, a loop of links: the system's word, with the option
+            return [f"{label}: cannot write: {exc.strerror or exc}"]
         found = []
         for src in self._inputs:
             if same_file(out.path, src.path):

@@ -203,7 +203,8 @@ def _paper_layout(
         )
     if full and R_fixed is not None:
         raise InputError(
-            "the file gives orientations (RX,RY,RZ) and a fixed orientation was given too; give only one",
+            "the file gives orientations (RX,RY,RZ) and a fixed orientation was given too "
+            "(--orientation-euler-xyz-deg); give only one",
             path=src, row=line, column="RX",
         )
     if not full and R_fixed is None:
@@ -280,8 +281,8 @@ def _self_describing_layout(
         orientation_index, orientation_unit = _group(found, components, template, columns, src, line)
         if R_fixed is not None:
             raise InputError(
-                f"the file gives orientations ({columns[found[0][2]]!r}...) and a fixed orientation was given too; "
-                "give only one",
+                f"the file gives orientations ({columns[found[0][2]]!r}...) and a fixed orientation was given too "
+                "(--orientation-euler-xyz-deg); give only one",
                 path=src, row=line, column=columns[found[0][2]],
             )
     elif R_fixed is None:
