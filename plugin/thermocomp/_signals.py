@@ -80,13 +80,15 @@ def exit_on_signals_until_started() -> None:
 
     Before that, the command line is only loading its modules and nothing is open or written, so there is
     nothing to clean up; without this, Ctrl-C there printed Python's ``KeyboardInterrupt`` traceback and SIGTERM
-    ended the run "killed by SIGTERM" instead of exit status 130 (issue 9's adversarial runs). A signal that
-    ignores is left ignored (``nohup``, a background job's SIGINT).
+    ended the run "killed by SIGTERM" instead of exit status 130 (issue 9's adversarial runs). The signals are
+    taken as :func:`interrupt_on_termination` takes them: SIGTERM and SIGHUP always, Ctrl-C only where Python's
+    own handler is in place (a background job's ignored SIGINT stays ignored).
     """
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-        number = getattr(signal, name, None)
-        if number is not None and signal.getsignal(number) in (signal.default_int_handler, signal.SIG_DFL):
-            signal.signal(number, _before_start)
+    for name in ("SIGTERM", "SIGHUP"):  # taken over as interrupt_on_termination takes them (nohup's SIGHUP too)
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _before_start)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _before_start)
 
 
 def _before_start(signum: int, frame: object) -> None:
