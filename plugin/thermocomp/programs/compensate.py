@@ -735,8 +735,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         if rapid:
             quat = quat_wxyz_from_matrix(T_frame[:, :3, :3])
             shown = np.hstack([T_frame[:, :3, 3] * 1e3, quat])
-            texts = w.single_texts(shown)
-            for i, v in zip(pw.tolist(), w.rapid_robtarget_column(texts, conf[pw], [extax_of[i] for i in pw.tolist()])):
+            for i, v in zip(pw.tolist(), w.rapid_robtarget_values(shown, conf[pw], [extax_of[i] for i in pw.tolist()])):
                 values[i] = v
             back = w.stored_singles(shown)
             R_back = matrix_from_quat_wxyz(back[:, 3:])

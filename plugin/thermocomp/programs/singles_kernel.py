@@ -184,3 +184,87 @@ def shortest_texts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     done = np.zeros(flat.size, dtype=np.bool_)
     _texts(flat.view(np.uint32), out, done, _POW5)
     return out.view(f"S{WIDTH}").reshape(np.shape(values)), done.reshape(np.shape(values))
+
+
+@njit(cache=True, nogil=True)
+def _put_int(value, buf, k):
+    """Write the decimal text of the integer ``value`` at ``buf[k:]``; the position after it."""
+    if value < 0:
+        buf[k] = 45
+        k += 1
+        value = -value
+    start = k
+    while True:
+        buf[k] = 48 + value % 10
+        k += 1
+        value //= 10
+        if value == 0:
+            break
+    end = k - 1
+    while start < end:  # the digits were written last first
+        buf[start], buf[end] = buf[end], buf[start]
+        start += 1
+        end -= 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _robtarget_heads(texts, conf, buf):
+    """``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],`` of each row, each followed by a line end; the length."""
+    k = 0
+    for i in range(texts.shape[0]):
+        buf[k] = 91
+        buf[k + 1] = 91
+        k += 2
+        for j in range(7):
+            if j == 3:
+                buf[k] = 93
+                buf[k + 1] = 44
+                buf[k + 2] = 91
+                k += 3
+            elif j > 0:
+                buf[k] = 44
+                k += 1
+            for c in range(texts.shape[2]):
+                if texts[i, j, c] == 0:
+                    break
+                buf[k] = texts[i, j, c]
+                k += 1
+        buf[k] = 93
+        buf[k + 1] = 44
+        buf[k + 2] = 91
+        k += 3
+        for j in range(conf.shape[1]):
+            if j > 0:
+                buf[k] = 44
+                k += 1
+            k = _put_int(conf[i, j], buf, k)
+        buf[k] = 93
+        buf[k + 1] = 44
+        buf[k + 2] = 10
+        k += 3
+    return k
+
+
+def robtarget_heads(stored: np.ndarray, conf: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],`` of the float32 rows ``stored`` ``(r, 7)`` and integer
+    confdata ``(r, 4)``: the robtarget's text before its external axes, the numbers as :func:`shortest_texts`
+    writes them; and which rows were written here. A row with a value left to numpy (zero, ...) is not
+    (its text is empty; the caller writes it)."""
+    fast, done = shortest_texts(stored)
+    rows = np.flatnonzero(np.all(done, axis=1))
+    heads = [""] * fast.shape[0]
+    if rows.size == 0:
+        return heads, np.zeros(fast.shape[0], dtype=bool)
+    conf = np.ascontiguousarray(np.asarray(conf)[rows], dtype=np.int64)
+    digits = np.ascontiguousarray(fast[rows]).view(np.uint8).reshape(rows.size, 7, WIDTH)
+    buf = np.empty(rows.size * (7 * WIDTH + 4 * 21 + 16), dtype=np.uint8)
+    k = _robtarget_heads(digits, conf, buf)
+    written = buf[:k - 1].tobytes().decode("ascii").split("\n")
+    if rows.size == len(heads):
+        return written, np.ones(len(heads), dtype=bool)
+    for i, h in zip(rows.tolist(), written):
+        heads[i] = h
+    row_done = np.zeros(fast.shape[0], dtype=bool)
+    row_done[rows] = True
+    return heads, row_done

@@ -107,6 +107,25 @@ def rapid_robtarget_column(texts: np.ndarray, confdata: np.ndarray, extax: list[
     return [_ROBTARGET(*flat[7 * i:7 * i + 7], *c, e or _NO_EXTAX) for i, (c, e) in enumerate(zip(conf, extax))]
 
 
+def rapid_robtarget_values(shown: FloatArray, confdata: np.ndarray, extax: list[str]) -> list[str]:
+    """The robtarget texts of the values ``shown`` ``(r, 7)`` (x, y, z [mm], q1..q4), as
+    :func:`rapid_robtarget_column` of :func:`single_texts` writes them: the texts joined in compiled code
+    (:func:`thermocomp.programs.singles_kernel.robtarget_heads`) where every number of a row is one it writes,
+    that reference itself for the other rows."""
+    from thermocomp.programs.singles_kernel import robtarget_heads
+
+    shown = np.asarray(shown, dtype=float)
+    stored = np.round(shown, NOISE_DECIMALS).astype(np.float32)
+    heads, done = robtarget_heads(stored, np.asarray(confdata).astype(int))
+    out = [h + (e or _NO_EXTAX) + "]" for h, e in zip(heads, extax)]
+    rest = np.flatnonzero(~done)
+    if rest.size:
+        for i, v in zip(rest.tolist(), rapid_robtarget_column(single_texts(shown[rest]), np.asarray(confdata)[rest],
+                                                              [extax[i] for i in rest.tolist()])):
+            out[i] = v
+    return out
+
+
 def rapid_joint_text(texts: list[str], extax: str) -> str:
     """A jointtarget from the formatted joint texts [deg] and the external axes' text."""
     return f"[[{','.join(texts)}],{extax or _NO_EXTAX}]"
