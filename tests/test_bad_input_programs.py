@@ -118,3 +118,19 @@ def test_a_module_datum_declared_twice_is_refused_at_the_second(case, capsys):
     refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "b.mod",
                            "--out", "o.mod", "--at-minute", "100"], EXIT_INPUT,
             "b.mod, line 3: p is declared twice in the module (first at line 2)")
+
+
+@pytest.mark.parametrize(("data", "tool", "words"), [
+    ("PERS tooldata t:=[TRUE,[[0,0,100],[0,0,0,0]],[1,[0,0,1],[1,0,0,0],0,0,0]];\n", "t", ["tooldata tframe"]),
+    ("TASK PERS wobjdata w:=[FALSE,TRUE,\"\",[[450,-180,150],[0,0,0,0]],[[0,0,0],[1,0,0,0]]];\n", "tool0\\WObj:=w",
+     ["wobjdata uframe"]),
+    ("TASK PERS wobjdata w:=[FALSE,TRUE,\"\",[[0,0,0],[1,0,0,0]],[[0,0,0],[0,0,0,0]]];\n", "tool0\\WObj:=w",
+     ["wobjdata oframe"]),
+])
+def test_a_tool_or_work_object_of_zero_quaternion_is_refused_at_its_use(case, capsys, data, tool, words):
+    # issue 9's third adversarial run: a tooldata or wobjdata orientation [0,0,0,0] divided by zero normalising
+    # it (ZeroDivisionError traceback); a robtarget's was already refused
+    (case / "b.mod").write_text(rapid(f"MoveL p,v100,z1,{tool};", data=data))
+    refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "b.mod",
+                           "--out", "o.mod"], EXIT_INPUT, "b.mod, line 5", "column", "unit quaternion", "norm 0",
+            *words)

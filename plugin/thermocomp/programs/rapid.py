@@ -34,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -1235,10 +1236,20 @@ class _Walker:
         if dtype == "tooldata":
             if value[0] is not True:
                 raise _Unsupported("a stationary tool (robhold FALSE) is not supported", node)
-            return _T_from_pose(value[1])
+            return _T_from_pose(self._oriented(value[1], node, "tooldata tframe"))
         if value[0] is True or value[2] != "":
             raise _Unsupported("a work object held by the robot or moved by a mechanical unit is not supported", node)
-        return _T_from_pose(value[3]) @ _T_from_pose(value[4])
+        return (_T_from_pose(self._oriented(value[3], node, "wobjdata uframe"))
+                @ _T_from_pose(self._oriented(value[4], node, "wobjdata oframe")))
+
+    def _oriented(self, pose, node, what: str):
+        """``pose`` if its quaternion can be normalised: one of zero norm (``[0,0,0,0]``) or not finite divided by
+        zero in :func:`_T_from_pose` (a ZeroDivisionError traceback), and is an error naming the tool or work object."""
+        norm = math.sqrt(sum(float(q) * float(q) for q in pose[1]))
+        if not (math.isfinite(norm) and norm > 1e-9):
+            raise self.error(f"{what} orientation: expected a unit quaternion [q1, q2, q3, q4], got norm {norm:.6g}",
+                             node)
+        return pose
 
     def point(self, node, local, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray) -> Point:
         dtype = "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"
