@@ -346,3 +346,19 @@ def test_an_output_the_system_refuses_to_look_at_names_its_option(case, capsys, 
                "--plot": ["--out", "o.csv", "--plot", name]}[option]
     refused(case, capsys, ["compensate", "--deformation", "d.csv", "--targets", "t.csv", "--static", *outputs],
             EXIT_INPUT, option, "cannot write")
+
+
+@pytest.mark.parametrize(("expression", "words"), [
+    ("9**9**9", "did not end within"),
+    ("'x'*10**10", "when evaluating expression"),
+])
+def test_a_xacro_expression_without_bound_is_refused_within_bounds(case, capsys, monkeypatch, expression, words):
+    """A xacro file with ${9**9**9} ran for ever (the xacro package evaluates its expressions as Python, and no
+    signal interrupts one big-integer power: helper-23's adversarial run); the expansion now runs in a process of
+    its own, bounded in time (XACRO_TIME_S, 3 s here) and memory (XACRO_MEMORY_BYTES: a 10 GB string fails)."""
+    from thermocomp.io import robot_files
+
+    monkeypatch.setattr(robot_files, "XACRO_TIME_S", 3.0)
+    (case / "bomb.xacro").write_text('<?xml version="1.0"?>\n<robot xmlns:xacro="http://www.ros.org/wiki/xacro" '
+                                     f'name="a">\n  <link name="${{{expression}}}"/>\n</robot>\n')
+    refused(case, capsys, ["robot", "show", "bomb.xacro"], EXIT_INPUT, "bomb.xacro", "xacro", words)

@@ -288,19 +288,62 @@ def _xacro_finds(packages: Mapping[str, Path], search_path: tuple[Path, ...]) ->
         sa._eval_dict["find"] = saved_eval
 
 
+#: Bounds of one xacro expansion, which runs in a process of its own (:mod:`thermocomp.io.xacro_child`): its
+#: ``${...}`` expressions are Python evaluated by the xacro package, and ``${9**9**9}`` ran for ever in the
+#: command's own process (an adversarial run of issue 9), where no signal can interrupt one big-integer power.
+XACRO_TIME_S = 60.0
+XACRO_MEMORY_BYTES = 4 * 2**30
+
+
 def expand_xacro(path: Path, args: dict[str, str], packages: Mapping[str, Path],
                  search_path: tuple[Path, ...] = (), *, with_includes: bool = False):
     """The URDF text of a xacro file (the ``xacro`` package's own expansion, ``xacro FILE name:=value``).
 
     With ``with_includes``: ``(text, included)``, ``included`` the files the
-    expansion read besides ``path`` (included xacro files, loaded YAML).
+    expansion read besides ``path`` (included xacro files, loaded YAML). The
+    expansion runs in a child process, at most :data:`XACRO_TIME_S` seconds
+    and :data:`XACRO_MEMORY_BYTES` of memory.
 
     Raises
     ------
     InputError
         Naming the xacro file where the error is (an included one included)
-        and, for malformed XML or an expression written in a file, its line.
+        and, for malformed XML or an expression written in a file, its line;
+        or an expansion beyond the bounds.
     """
+    import json
+    import subprocess
+    import sys
+
+    request = json.dumps({"path": str(path), "args": dict(args), "packages": {k: str(v) for k, v in packages.items()},
+                          "search_path": [str(p) for p in search_path]})
+    try:
+        done = subprocess.run([sys.executable, "-m", "thermocomp.io.xacro_child"], input=request, capture_output=True,
+                              text=True, timeout=XACRO_TIME_S, preexec_fn=_bounded_memory)
+    except subprocess.TimeoutExpired:
+        raise InputError(f"xacro: the expansion did not end within {XACRO_TIME_S:g} s (an expression such as "
+                         "${9**9**9} that no robot description needs?)", path=str(path)) from None
+    try:
+        reply = json.loads(done.stdout)
+    except ValueError:
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        raise InputError(f"xacro: the expansion failed: {last}", path=str(path)) from None
+    if "error" in reply:
+        raise InputError(**reply["error"])
+    if with_includes:
+        return reply["text"], tuple(Path(f) for f in reply["included"])
+    return reply["text"]
+
+
+def _bounded_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (XACRO_MEMORY_BYTES, XACRO_MEMORY_BYTES))
+
+
+def expand_xacro_here(path: Path, args: dict[str, str], packages: Mapping[str, Path],
+                      search_path: tuple[Path, ...] = (), *, with_includes: bool = False):
+    """:func:`expand_xacro` in this process, unbounded (:mod:`thermocomp.io.xacro_child` calls it)."""
     try:
         import xacro
     except ImportError as exc:  # declared in pyproject; a broken install should still say what to do
@@ -369,6 +412,7 @@ __all__ = [
     "RobotDescription",
     "RobotFileOptions",
     "expand_xacro",
+    "expand_xacro_here",
     "find_packages",
     "load_robot_file",
     "package_name",
