@@ -173,6 +173,37 @@ def test_what_a_run_cannot_take_gives_the_general_rules_finding_or_error(stateme
     _no_fallback(inside_if)  # motions inside an unsupported construct are noted by the fast path itself
 
 
+_T = "[[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
+
+
+CORNERS = [  # the first four: runs the fast path reads itself
+    ["MoveL {t}, V100, z1, tGun;", "MoveL {t}, v100, z1, TGUN;", "MoveL {t}, v100, z1, tGun;"],  # cases differ
+    ["MoveL p0, v100, z1, tGun;", "MoveL P0, v100, z1, tGun;", "MoveL p0, v100, z1, tGun\\WObj:=wTable;"],
+    ["MoveL {t}, v100, z1, tGun; ! ; MoveL p0, v9, z9, t;", "\f  MoveL {t} , v100 ,z1,tGun ;"],  # gaps
+    ["MoveL {t}, v100, z1, tGun \\ wobj := wTable;", "MoveL {t}, v100, z1, tGun\\WOBJ:=wTable;"],
+    ["MoveL [[[500]],0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;"],  # 4 deep
+    ["MoveL [[500,0,600],[1,0,0,0],[0,0,0,0]],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;"],  # unbalanced
+    ["MoveLX {t}, v100, z1, tGun;", "MoveL {t}, v100, z1, tGun;"],  # not an instruction
+    ["MoveL {t}, v100, z1, tGun\\WObjX:=wTable;"], ["MoveL {t}, v100, z1, tGun, fine;"],  # off the shape
+    ["MoveL {t}, {t}, v100, z1, tGun;", "MoveC {t}, {t}, v100, z1, tGun;", "MoveC p0, p0, v100, z1, tGun;"],
+    ["MoveL {t}\n,\n v100, z1, tGun;", "MoveAbsJ [[1,2,3,4,5,6],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;"],
+    ["MoveL [[5.e2,0,+6E+2],[1.,0,0,.0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;"],
+    ["MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]  , v100, z1, tGun;",
+     "MoveL [ [ 500 , 0 , 600 ] , [1,0,0,0],[0,0,0,0],[ 9E9,9E9,9E9,9E9,9E9,9E9 ]\t], v100, z1, tGun;"],
+]
+
+
+@pytest.mark.parametrize("statements", CORNERS)
+def test_the_corners_of_a_run_read_as_the_general_rules_read_them(statements):
+    """Cases, spaces, comments and shapes at the edges of what a run's statement is (moves_kernel.split_moves)."""
+    decl = f"  CONST robtarget p0:={_T};\n"
+    body = "\n".join("    " + s.format(t=_T) for s in statements)
+    text = HEAD + decl + "  PROC main()\n    MoveL p0, v100, z1, tGun;\n" + body + "\n  ENDPROC\nENDMODULE\n"
+    assert_same_program(text)
+    if statements in CORNERS[:4]:
+        _no_fallback(text)
+
+
 STATEMENTS = st.sampled_from([
     "MoveL {t}, v100, z1, tGun;", "MoveJ {t},vSlow,fine,tool0;",
     "MoveL {t}, p1, v100, z1, tGun;", "MoveL {t}, v100, z1, tGun\\WObj:=wTable;",

@@ -103,6 +103,32 @@ def _parse(data, count, powers, out, slow):
         i += 1
 
 
+@njit(cache=True, nogil=True)
+def _parse_spans(data, starts, ends, width, powers, out, slow):
+    """:func:`_parse` of each span ``data[starts[k]:ends[k]]``, ``width`` numbers each, into row ``k`` of
+    ``out``; ``slow`` offsets are in ``data``. False when a span is not exactly that."""
+    for k in range(starts.shape[0]):
+        a = starts[k]
+        if _parse(data[a:ends[k]], width, powers, out[k], slow[k]) != width:
+            return False
+        for j in range(width):
+            if slow[k, j] >= 0:
+                slow[k, j] += a
+    return True
+
+
+def parse_spans(text: str, data: np.ndarray, starts: np.ndarray, ends: np.ndarray, width: int) -> np.ndarray | None:
+    """:func:`parse_numbers` of each span of ``text`` (``data``: its latin-1 bytes), ``width`` numbers each:
+    ``(k, width)``, or ``None`` when a span is not exactly that."""
+    out = np.empty((len(starts), width))
+    slow = np.full((len(starts), width), -1, dtype=np.int64)
+    if not _parse_spans(data, starts, ends, width, _EXACT_POWERS, out, slow):
+        return None
+    for k, j in zip(*np.nonzero(slow >= 0)):
+        out[k, j] = float(NUMBER.match(text, int(slow[k, j])).group())
+    return out
+
+
 def parse_numbers(text: str, count: int) -> np.ndarray | None:
     """The ``count`` numbers of ``text`` (``[1.5, -2e3], [.5]``: commas between numbers, brackets and whitespace
     around them), each the double ``float`` reads from its text; ``None`` when the text is not exactly that."""

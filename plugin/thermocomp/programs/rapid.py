@@ -35,7 +35,6 @@ import dataclasses
 import functools
 import json
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -49,7 +48,7 @@ from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
 from thermocomp.io.files import read_program_text
-from thermocomp.programs import calls
+from thermocomp.programs import calls, moves_kernel
 from thermocomp.programs.grammars import runs_parser
 from thermocomp.programs.model import (
     _KIND_CODE,
@@ -67,7 +66,7 @@ from thermocomp.programs.model import (
     expand,
     newline_of,
 )
-from thermocomp.programs.numbers_kernel import parse_numbers
+from thermocomp.programs.numbers_kernel import parse_spans
 from thermocomp.programs.writer import NUMBER
 from thermocomp.tolerances import QUAT_NORM_TOL
 
@@ -173,41 +172,70 @@ def _parser(runs: bool) -> Lark:
     return runs_parser("rapid.lark", _RUNS_RULE, runs, propagate_positions=True, maybe_placeholders=False)
 
 
-# One statement of a MOVES token, with its parts named (the shape of rapid.lark's _MOVE). An inline point is
-# a list of numbers nested up to three deep, brackets balanced; its exact shape and its numbers are checked
-# when it is converted (_Walker._inline_points).
-_IN_LIST = r"[-+0-9.eE, \t\r\n]"
-_AGGREGATE = rf"\[(?:{_IN_LIST}++|\[(?:{_IN_LIST}++|\[{_IN_LIST}*+\])*\])*\]"
-_SP = r"[ \t\r\n]*"
-_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
-# (after the whitespace and comments before it)
-_MOVE_STATEMENT = re.compile(
-    r"(?:[ \t\f\r\n]|![^\n]*(?![^\n]))*"
-    rf"(?P<instr>(?i:MoveL|MoveJ|MoveC|MoveAbsJ))\b{_SP}(?P<p1>{_AGGREGATE}|{_IDENT})"
-    rf"(?:{_SP},{_SP}(?P<p2>{_AGGREGATE}|{_IDENT}))?{_SP},{_SP}(?P<speed>{_IDENT}){_SP},{_SP}(?P<zone>{_IDENT})"
-    rf"{_SP},{_SP}(?P<tool>{_IDENT})(?:{_SP}\\(?i:WObj){_SP}:={_SP}(?P<wobj>{_IDENT}))?{_SP};")
-_NAMED_PARTS = ("p1", "p2", "speed", "zone", "tool", "wobj")
 #: What an inline robtarget / jointtarget of a MOVES run is, with the numbers taken out.
 _SKELETONS = {"robtarget": "[[,,],[,,,],[,,,],[,,,,,]]", "jointtarget": "[[,,,,,],[,,,,,]]"}
-_NOT_SKELETON = str.maketrans("", "", "0123456789.+-eE \t\r\n")
 
 
 class _Fallback(Exception):
     """A ``MOVES`` run the fast path does not resolve: the module is read again without runs."""
 
 
-def move_statements(token: Token) -> list[re.Match]:
-    """The statements of a ``MOVES`` token (offsets within the token); :class:`_Fallback` if they do not tile it."""
-    text = str(token)
-    matches, pos = [], 0
-    for m in _MOVE_STATEMENT.finditer(text):
-        if m.start() != pos:
+class MoveStatements:
+    """The statements of a ``MOVES`` token, columnar: where each part of each statement starts and ends.
+
+    The parts are :data:`~thermocomp.programs.moves_kernel.PARTS` (``instr``, ``p1``, ``p2``, ``speed``,
+    ``zone``, ``tool``, ``wobj``); offsets are within the token's text, -1 where a part is absent.
+    """
+
+    def __init__(self, token: Token) -> None:
+        self.text = str(token)
+        self.offsets = moves_kernel.split_moves(self.text)
+        if self.offsets is None:
             raise _Fallback
-        matches.append(m)
-        pos = m.end()
-    if pos != len(text):
-        raise _Fallback
-    return matches
+        self.data = np.frombuffer(self.text.encode("latin-1"), dtype=np.uint8)
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def starts(self, part: str) -> np.ndarray:
+        return self.offsets[:, moves_kernel.COLUMN[part]]
+
+    def ends(self, part: str) -> np.ndarray:
+        return self.offsets[:, moves_kernel.COLUMN[part] + 1]
+
+    def group(self, i: int, part: str) -> str | None:
+        a, b = self.offsets[i, moves_kernel.COLUMN[part]:moves_kernel.COLUMN[part] + 2].tolist()
+        return None if a < 0 else self.text[a:b]
+
+    def texts(self, part: str, lower: bool = False) -> list[str | None]:
+        """The text of ``part`` in every statement (``None`` where absent), each distinct text sliced once."""
+        first, inverse = moves_kernel.distinct_spans(self.data, self.starts(part), self.ends(part), lower)
+        distinct = [self.group(int(i), part) for i in first.tolist()]
+        if lower:
+            distinct = [None if t is None else t.lower() for t in distinct]
+        return [distinct[i] for i in inverse.tolist()]
+
+    def view(self, i: int) -> _StatementView:
+        return _StatementView(self, i)
+
+
+@dataclass(frozen=True)
+class _StatementView:
+    """Statement ``i`` of a :class:`MoveStatements`, read as a regular expression's match of it would be."""
+
+    statements: MoveStatements
+    i: int
+
+    def group(self, part: str) -> str | None:
+        return self.statements.group(self.i, part)
+
+    def start(self, part: str) -> int:
+        return int(self.statements.offsets[self.i, moves_kernel.COLUMN[part]])
+
+
+def move_statements(token: Token) -> MoveStatements:
+    """The statements of a ``MOVES`` token; :class:`_Fallback` if they are not exactly of the run's shape."""
+    return MoveStatements(token)
 
 
 class _Unsupported(Exception):
@@ -325,7 +353,7 @@ class _Walker:
         self._first_read: dict[str, tuple[object, Token]] = {}  # data read before any followed assignment to it
         self._followed: dict[str, tuple[object, Tree]] = {}  # data given a known value by a followed assignment
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming data: its routine and parameter
-        self._matches: dict[int, list[re.Match]] = {}  # statements of each MOVES token, by its offset
+        self._matches: dict[int, MoveStatements] = {}  # statements of each MOVES token, by its offset
         self._newlines: np.ndarray | None = None
         self._run_count = 0  # motions of runs followed (for progress)
         self._cycle_body: Tree | None = None  # the last entry routine's body
@@ -385,11 +413,12 @@ class _Walker:
             uses.setdefault(str(token).lower(), set()).add(token.start_pos)
         for node in tree.find_data("moves"):
             token = node.children[0]
-            for m in self.move_matches(token):
-                for part in _NAMED_PARTS:
-                    value = m.group(part)
+            statements = self.move_matches(token)
+            for part in moves_kernel.PARTS[1:]:
+                starts = (token.start_pos + statements.starts(part)).tolist()
+                for value, start in zip(statements.texts(part, lower=True), starts):
                     if value is not None and value[0] != "[":
-                        uses.setdefault(value.lower(), set()).add(token.start_pos + m.start(part))
+                        uses.setdefault(value, set()).add(start)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         steps = []
         for step in self.steps:
@@ -801,7 +830,8 @@ class _Walker:
                     found.append((str(name), name.start_pos))
             elif node.data == "moves":
                 token = node.children[0]
-                found += [(m.group("instr"), token.start_pos + m.start("instr")) for m in self.move_matches(token)]
+                statements = self.move_matches(token)
+                found += zip(statements.texts("instr"), (token.start_pos + statements.starts("instr")).tolist())
         lines, columns = self.lines_columns([at for _, at in found])
         for (name, _), line, column in zip(found, lines, columns):
             self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column))
@@ -1032,7 +1062,7 @@ class _Walker:
         ))
 
     # ----- runs of plain motions (MOVES tokens)
-    def move_matches(self, token: Token) -> list[re.Match]:
+    def move_matches(self, token: Token) -> MoveStatements:
         """:func:`move_statements` of a ``MOVES`` token, split once."""
         if token.start_pos not in self._matches:
             self._matches[token.start_pos] = move_statements(token)
@@ -1047,7 +1077,7 @@ class _Walker:
         line = np.searchsorted(self._newlines, pos)  # line ends before pos, the -1 included
         return line.tolist(), (pos - self._newlines[line - 1]).tolist()
 
-    def _name_tree(self, token: Token, m: re.Match, part: str) -> Tree:
+    def _name_tree(self, token: Token, m: _StatementView, part: str) -> Tree:
         """A ``name`` node for a part of a run's statement, located as the general rules would locate it."""
         start = token.start_pos + m.start(part)
         (line,), (column,) = self.lines_columns([start])
@@ -1071,65 +1101,45 @@ class _Walker:
             raise _Fallback from exc
 
     def _run_moves(self, token: Token, local: dict[str, _Data]) -> None:
-        matches = self.move_matches(token)
+        st = self.move_matches(token)
         base = token.start_pos
-        shapes: dict[tuple, tuple] = {}
-        named: dict[tuple, Point] = {}
-        r = len(matches)
-        instruction: list[str] = []
-        motion_shape: list[int] = []  # each statement's index into shapes
-        two = []  # the statements with two points
-        point_starts: list[int] = []
-        point_ends: list[int] = []
-        point_shape: list[int] = []
-        named_at: list[tuple[int, tuple]] = []  # (point index, cache key) of the named points
-        inline: dict[str, list[str]] = {"robtarget": [], "jointtarget": []}
-        inline_of: dict[str, list[int]] = {"robtarget": [], "jointtarget": []}  # each inline text's point index
-        for m in matches:
-            instr, p1, p2, speed, _, tool, wobj = m.groups()
-            shape = (instr, speed, tool, wobj)  # as written: a name written twice in two cases is resolved twice
-            resolved = shapes.get(shape)
-            if resolved is None:
-                kind, count = MOTIONS[instr.lower()]
-                resolved = shapes[shape] = (*self._resolve_shape(token, m, local), kind, count, len(shapes),
-                                            "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget")
-            if (p2 is not None) != (resolved[5] == 2):  # every statement: the count of points is its own
-                raise _Fallback
-            instruction.append(instr)
-            motion_shape.append(resolved[6])
-            if p2 is not None:
-                two.append(len(motion_shape) - 1)
-            for group, text in ((2, p1), (3, p2)) if p2 is not None else ((2, p1),):
-                at = len(point_starts)
-                start, end = m.span(group)
-                point_starts.append(base + start)
-                point_ends.append(base + end)
-                point_shape.append(resolved[6])
-                if text[0] == "[":
-                    inline[resolved[7]].append(text)
-                    inline_of[resolved[7]].append(at)
-                    continue
-                cache_key = (text.lower(), shape)
-                if cache_key not in named:
-                    part = "p1" if group == 2 else "p2"
-                    named[cache_key] = self.point(self._name_tree(token, m, part), local, resolved[4], resolved[0],
-                                                  resolved[1])
-                self.direct_refs.add(base + start)
-                named_at.append((at, cache_key))
-        for dtype, texts in inline.items():  # each inline text an aggregate of the type's shape (a balanced
-            if "".join(texts).translate(_NOT_SKELETON) != _SKELETONS[dtype] * len(texts):  # one: all of them)
-                raise _Fallback
-        n_points = np.ones(r, dtype=np.int64)
-        n_points[two] = 2
-        by_shape = list(shapes.values())
-        motion_shape_ = np.array(motion_shape, dtype=np.int64)
-        kinds = np.array([_KIND_CODE[s[4]] for s in by_shape], dtype=np.int8)[motion_shape_]
-        speed = np.array([(s[2], s[3]) for s in by_shape], dtype=float).reshape(-1, 2)[motion_shape_]
-        p = len(point_starts)
-        starts = [base + m.start("instr") for m in matches]
-        lines, columns = self.lines_columns(starts + point_starts)
+        r = len(st)
+        # speed, tool and work object: each combination as written resolved once, in order of appearance
+        parts = ("instr", "speed", "tool", "wobj")  # (a name written twice in two cases is resolved twice)
+        shape_first, shape_of = moves_kernel.distinct_spans(
+            st.data, np.stack([st.starts(p) for p in parts], axis=1), np.stack([st.ends(p) for p in parts], axis=1))
+        shapes = []
+        for i in shape_first.tolist():
+            m = st.view(i)
+            kind, count = MOTIONS[m.group("instr").lower()]
+            shapes.append((*self._resolve_shape(token, m, local), kind, count, len(shapes),
+                           "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"))
+        has_p2 = st.starts("p2") >= 0
+        if np.any(has_p2 != (np.array([s[5] for s in shapes])[shape_of] == 2)):
+            raise _Fallback  # every statement: the count of points is its own
+        instruction = st.texts("instr")
+        # the points, in order: each statement's first, then its second
+        n_points = np.where(has_p2, 2, 1).astype(np.int64)
+        p = int(n_points.sum())
+        first_point = np.cumsum(n_points) - n_points
+        second = first_point[has_p2] + 1
+        local_starts = np.empty(p, dtype=np.int64)
+        local_ends = np.empty(p, dtype=np.int64)
+        local_starts[first_point], local_ends[first_point] = st.starts("p1"), st.ends("p1")
+        local_starts[second], local_ends[second] = st.starts("p2")[has_p2], st.ends("p2")[has_p2]
+        point_statement = np.repeat(np.arange(r), n_points)
+        part_of = np.zeros(p, dtype=bool)  # True: the statement's second point
+        part_of[second] = True
+        frame = shape_of[point_statement].astype(np.int64)
+        inline = st.data[local_starts] == 91
+        dtype_of = np.array([s[7] == "jointtarget" for s in shapes])[frame]  # True: a jointtarget
+        kinds = np.array([_KIND_CODE[s[4]] for s in shapes], dtype=np.int8)[shape_of]
+        speed = np.array([(s[2], s[3]) for s in shapes], dtype=float).reshape(-1, 2)[shape_of]
+        starts = base + st.starts("instr")
+        point_starts = base + local_starts
+        lines, columns = self.lines_columns(np.concatenate([starts, point_starts]))
         text = np.empty((p, 4), dtype=np.int64)
-        text[:, 0], text[:, 1], text[:, 2], text[:, 3] = point_starts, point_ends, lines[r:], columns[r:]
+        text[:, 0], text[:, 1], text[:, 2], text[:, 3] = point_starts, base + local_ends, lines[r:], columns[r:]
         T_world_tcp = np.full((p, 4, 4), np.nan)
         q = np.full((p, 6), np.nan)
         q_len = np.zeros(p, dtype=np.int64)
@@ -1137,28 +1147,36 @@ class _Walker:
         has_confdata = np.zeros(p, dtype=bool)
         extax: list[str] = [""] * p
         names = [""] * p
-        frame = np.array(point_shape, dtype=np.int64)
-        frames = tuple((s[0], s[1]) for s in shapes.values())
-        for dtype, texts in inline.items():
-            if not texts:
+        frames = tuple((s[0], s[1]) for s in shapes)
+        for dtype, is_joint in (("robtarget", False), ("jointtarget", True)):
+            at = np.flatnonzero(inline & (dtype_of == is_joint))
+            if not at.size:
                 continue
-            at = np.array(inline_of[dtype], dtype=np.int64)
-            values, texts_extax = self._inline_values(dtype, texts)
-            if dtype == "jointtarget":
+            values, extax_at = self._inline_values(st, dtype, local_starts[at], local_ends[at])
+            if is_joint:
                 q[at], q_len[at] = np.radians(values[:, :6]), 6
             else:
                 T_frame_tcp = _T_from_poses(values[:, :3], values[:, 3:7])
                 for f in np.unique(frame[at]).tolist():  # each work object's points together
-                    members = at[frame[at] == f]
-                    T_world_tcp[members] = frames[f][0] @ T_frame_tcp[frame[at] == f]
+                    members = frame[at] == f
+                    T_world_tcp[at[members]] = frames[f][0] @ T_frame_tcp[members]
                 confdata[at], has_confdata[at] = values[:, 7:11].astype(np.int64), True
-            for i, e in zip(inline_of[dtype], texts_extax):
+            for i, e in zip(at.tolist(), extax_at):
                 extax[i] = e
         argument = text
-        if named_at:
+        named_at = np.flatnonzero(~inline)
+        if named_at.size:  # each (name, statement shape) resolved once, in order of appearance
             argument = text.copy()
-            for i, key in named_at:
-                point = named[key]
+            self.direct_refs.update(point_starts[named_at].tolist())
+            _, key_of = moves_kernel.distinct_spans(st.data, local_starts[named_at], local_ends[named_at], lower=True)
+            resolved: dict[tuple[int, int], Point] = {}
+            for k, i in enumerate(named_at.tolist()):
+                key = (int(key_of[k]), int(frame[i]))
+                point = resolved.get(key)
+                if point is None:
+                    m = st.view(int(point_statement[i]))
+                    point = resolved[key] = self.point(self._name_tree(token, m, "p2" if part_of[i] else "p1"), local,
+                                                       shapes[frame[i]][4], shapes[frame[i]][0], shapes[frame[i]][1])
                 text[i] = tuple(point.text)
                 names[i], extax[i] = point.name, point.extax
                 if point.q is not None:
@@ -1168,9 +1186,9 @@ class _Walker:
                     confdata[i], has_confdata[i] = point.confdata, True
         statement = np.empty((r, 4), dtype=np.int64)
         statement[:, 0], statement[:, 2], statement[:, 3] = starts, lines[:r], columns[:r]
-        statement[:, 1] = [base + m.end() for m in matches]
+        statement[:, 1] = base + st.offsets[:, moves_kernel.END]
         name = statement.copy()
-        name[:, 1] = statement[:, 0] + np.array([len(i) for i in instruction], dtype=np.int64)
+        name[:, 1] = base + st.ends("instr")
         run = MotionRun(
             instruction=tuple(instruction), kind=kinds, n_points=n_points,
             statement=statement, name=name, tcp_speed=speed[:, 0], orientation_speed=speed[:, 1],
@@ -1183,12 +1201,12 @@ class _Walker:
                               PROGRESS_MOTIONS):
                 self.progress(done, None)
         self._run_count += r
-        if named_at:  # a declared target: its text is decided per motion (:meth:`_finish_points`), on objects
+        if named_at.size:  # a declared target: its text is decided per motion (:meth:`_finish_points`), on objects
             self.steps.extend(run.motions())
         else:
             self.steps.append(run)
 
-    def _resolve_shape(self, token: Token, m: re.Match, local: dict[str, _Data]) -> tuple:
+    def _resolve_shape(self, token: Token, m: _StatementView, local: dict[str, _Data]) -> tuple:
         """Work object frame, tool, TCP speed [m/s] and reorientation speed [rad/s] of a run's statement."""
         T_flange_tcp = self.frame(self._name_tree(token, m, "tool"), local, "tooldata")
         T_world_frame = np.eye(4) if m.group("wobj") is None else \
@@ -1201,17 +1219,22 @@ class _Walker:
         v_tcp = min(v_tcp * override / 100.0, v_max)
         return T_world_frame, T_flange_tcp, v_tcp * 1e-3, np.radians(v_ori * override / 100.0)
 
-    def _inline_values(self, dtype: str, texts: list[str]) -> tuple[FloatArray, list[str]]:
-        """The numbers of a run's inline points ``(k, 17)`` or ``(k, 12)``, checked as :meth:`point` checks them,
-        and the text of each one's external axes."""
+    def _inline_values(self, st: MoveStatements, dtype: str, starts: np.ndarray,
+                       ends: np.ndarray) -> tuple[FloatArray, list[str]]:
+        """The numbers of a run's inline points ``(k, 17)`` or ``(k, 12)`` (spans of the token), checked as
+        :meth:`point` checks them, and the text of each one's external axes."""
+        if not moves_kernel.skeletons_ok(st.data, starts, ends, _SKELETONS[dtype]):
+            raise _Fallback  # (each inline text an aggregate of the type's shape)
         width = 17 if dtype == "robtarget" else 12
-        values = parse_numbers(",".join(texts), len(texts) * width)
+        values = parse_spans(st.text, st.data, starts, ends, width)
         if values is None:
             raise _Fallback  # not a number: the general rules name it
-        values = values.reshape(len(texts), width)
         if not np.all(np.abs(values) <= NUM_MAX):
             raise _Fallback
-        extax = [t[t.rfind("["):t.rfind("]")].rstrip() for t in texts]
+        spans = moves_kernel.extax_spans(st.data, starts, ends)
+        first, inverse = moves_kernel.distinct_spans(st.data, spans[:, 0].copy(), spans[:, 1].copy())
+        distinct = [st.text[a:b] for a, b in spans[first].tolist()]
+        extax = [distinct[i] for i in inverse.tolist()]
         if dtype == "robtarget":
             quat = values[:, 3:7]
             if np.any(np.abs(np.linalg.norm(quat, axis=1) - 1.0) > QUAT_NORM_TOL * (1.0 - 1e-6)):
