@@ -260,6 +260,29 @@ def test_compiled_determinants_equal_lapacks(rng):
     np.testing.assert_allclose(det_rows(B), np.linalg.det(B), rtol=1e-12)
 
 
+def test_compiled_solves_equal_lapacks(rng):
+    """solve_rows (the feasibility check's joint rates) against numpy's LAPACK solve, with the residual as the
+    independent check; a zero pivot gives NaN, a permutation is pivoted."""
+    from thermocomp.kinematics.newton_kernel import solve_rows
+
+    A = rng.normal(size=(300, 6, 6))
+    A[1] = A[1][[3, 1, 0, 2, 5, 4]]
+    A[2, 0, 0] = 0.0  # a zero first pivot: pivoting takes another row
+    A[3] = np.zeros((6, 6))
+    b = rng.normal(size=(300, 6))
+    got = solve_rows(A, b)
+    assert np.all(np.isnan(got[3]))
+    ok = np.arange(300) != 3
+    expected = np.linalg.solve(A[ok], b[ok][..., None])[..., 0]
+    cond = np.linalg.cond(A[ok])
+    assert np.all(np.linalg.norm(got[ok] - expected, axis=1) <= 1e-12 * cond * np.linalg.norm(expected, axis=1))
+    residual = np.einsum("kij,kj->ki", A[ok], got[ok]) - b[ok]
+    assert np.max(np.abs(residual)) < 1e-9
+    B = rng.normal(size=(20, 3, 3))
+    np.testing.assert_allclose(solve_rows(B, np.ones((20, 3))), np.linalg.solve(B, np.ones((20, 3, 1)))[..., 0],
+                               rtol=1e-9, atol=1e-12)
+
+
 def test_fk_helpers_equal_their_numpy_forms(rng):
     """The column pick for a principal axis and the written-out cross product are R @ axis and np.cross."""
     from thermocomp.geometry.rotations import matrix_from_quat_wxyz

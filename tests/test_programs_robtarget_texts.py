@@ -1,4 +1,4 @@
-"""The robtarget texts joined in compiled code (singles_kernel.robtarget_heads) against the reference.
+"""The robtarget texts joined in compiled code (singles_kernel.robtarget_rows) against the reference.
 
 writer.rapid_robtarget_values must write the characters of writer.rapid_robtarget_column of
 writer.single_texts: every sign and magnitude of the numbers, negative and zero confdata, external axes
@@ -28,10 +28,10 @@ def test_robtarget_values_match_the_reference(seed):
     conf[::13] = [-1, -12, 10, 0]
     extax = ["" if i % 3 else "[100,9E+09,9E+09,9E+09,9E+09,9E+09]" for i in range(rows)]
     shown[np.abs(shown) < 1e-3] = 1e-3  # every number written in compiled code: the fast path itself
-    from thermocomp.programs.singles_kernel import robtarget_heads
+    from thermocomp.programs.singles_kernel import robtarget_rows
 
     stored = np.round(shown, w.NOISE_DECIMALS).astype(np.float32)
-    assert robtarget_heads(stored, conf)[1].all()
+    assert robtarget_rows(stored, conf, [e or "[]" for e in extax])[3].all()
     got = w.rapid_robtarget_values(shown, conf, extax)
     assert got == _reference(shown, conf, extax)
 
@@ -59,3 +59,34 @@ def test_rows_left_to_numpy_among_compiled_ones():
 
 def test_no_rows():
     assert w.rapid_robtarget_values(np.zeros((0, 7)), np.zeros((0, 4), dtype=int), []) == []
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_spliced_values_equal_the_edits_applied_one_by_one(seed):
+    """writer.splice_values (compiled) writes what writer.apply_edits (the reference) writes: values kept
+    (None), written as strings, written as bytes pieces, spans touching, at both ends; out of order: None."""
+    rng = np.random.default_rng(seed)
+    text = "".join(rng.choice(list("abc;[]\n\r é"), 3000))
+    cuts = np.sort(rng.choice(np.arange(3001), 400, replace=False))
+    starts, ends = cuts[0::2], cuts[1::2]
+    if seed == 0:
+        starts[0], ends[-1] = 0, 3000  # the first span at the start, the last at the end
+    m = len(starts)
+    values = [None if rng.random() < 0.2 else "".join(rng.choice(list("xyzé0"), rng.integers(0, 9)))
+              for _ in range(m)]
+    rows = np.flatnonzero(rng.random(m) < 0.5)
+    piece_texts = ["[" + str(i) * int(rng.integers(0, 4)) + "ü]" for i in rows.tolist()]
+    encoded = [t.encode("latin-1") for t in piece_texts]
+    lengths = np.array([len(e) for e in encoded], dtype=np.int64)
+    start = np.cumsum(lengths) - lengths
+    buf = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    reference = list(values)
+    for i, t in zip(rows.tolist(), piece_texts):
+        reference[i] = t
+        values[i] = None
+    expected = w.apply_edits(text, [w.Edit(a, b, v) for a, b, v in zip(starts.tolist(), ends.tolist(), reference)
+                                    if v is not None], "x")
+    got = w.splice_values(text, starts, ends, values, (rows, buf, start, start + lengths))
+    assert got == expected
+    assert w.splice_values(text, starts[::-1].copy(), ends[::-1].copy(), ["v"] * m) is None  # not in order
+    assert w.splice_values(text, starts, ends, [None] * m) == text

@@ -417,3 +417,47 @@ def det_rows(A):
                     lu[i, j] -= f * lu[k, j]
         out[r] = det
     return out
+
+
+@njit(cache=True, parallel=True)
+def solve_rows(A, b):
+    """``x`` with ``A[r] x[r] = b[r]`` for each square ``A`` ``(m, n, n)``, ``b`` ``(m, n)``, by the LU of
+    :func:`det_rows` (as LAPACK's gesv); rows with a zero pivot are NaN.
+
+    ``numpy.linalg.solve`` of 100,000 6x6 systems costs 40-80 ms in its batched loop, most of it per-call
+    overhead; the tests compare the two (tests/test_kinematics.py).
+    """
+    m, n = A.shape[0], A.shape[1]
+    x = np.empty((m, n))
+    for r in prange(m):
+        lu = A[r].copy()
+        y = b[r].copy()
+        singular = False
+        for k in range(n):
+            pivot = k
+            for i in range(k + 1, n):
+                if abs(lu[i, k]) > abs(lu[pivot, k]):
+                    pivot = i
+            if lu[pivot, k] == 0.0:
+                singular = True
+                break
+            if pivot != k:
+                for j in range(n):
+                    lu[k, j], lu[pivot, j] = lu[pivot, j], lu[k, j]
+                y[k], y[pivot] = y[pivot], y[k]
+            for i in range(k + 1, n):
+                f = lu[i, k] / lu[k, k]
+                lu[i, k] = f
+                for j in range(k + 1, n):
+                    lu[i, j] -= f * lu[k, j]
+                y[i] -= f * y[k]
+        if singular:
+            for i in range(n):
+                x[r, i] = np.nan
+            continue
+        for i in range(n - 1, -1, -1):
+            s = y[i]
+            for j in range(i + 1, n):
+                s -= lu[i, j] * x[r, j]
+            x[r, i] = s / lu[i, i]
+    return x

@@ -711,6 +711,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     turned = rotation_angle(T_world_tcp_filtered[pt, :3, :3] @ np.swapaxes(T_original[:, :3, :3], -1, -2))
     changed[pt] = (moved > w.KEEP_POSITION) | (turned > w.KEEP_ANGLE)
     values: list[str | None] = [None] * m
+    pieces = None  # the robtarget texts, as bytes: (rows, buf, start, end) (w.rapid_robtarget_bytes)
     error_position, error_angle = [0.0], [0.0]
     # joint texts
     jw = np.flatnonzero(joint_text & changed)
@@ -735,8 +736,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         if rapid:
             quat = quat_wxyz_from_matrix(T_frame[:, :3, :3])
             shown = np.hstack([T_frame[:, :3, 3] * 1e3, quat])
-            for i, v in zip(pw.tolist(), w.rapid_robtarget_values(shown, conf[pw], [extax_of[i] for i in pw.tolist()])):
-                values[i] = v
+            pieces = (pw, *w.rapid_robtarget_bytes(shown, conf[pw], [extax_of[i] for i in pw.tolist()]))
             back = w.stored_singles(shown)
             R_back = matrix_from_quat_wxyz(back[:, 3:])
             p_back = back[:, :3] * 1e-3
@@ -750,13 +750,17 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             p_back = back[:, :3]
         error_position.append(float(np.linalg.norm(p_back - T_frame[:, :3, 3], axis=1).max()))
         error_angle.append(float(rotation_angle(R_back @ np.swapaxes(T_frame[:, :3, :3], -1, -2)).max()))
+    n_pieces = 0 if pieces is None else len(pieces[0])
     if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
-        starts, ends = cols.run.text[:, 0].tolist(), cols.run.text[:, 1].tolist()
-        text = w.apply_in_order(prog.text, starts, ends, values)
+        text = w.splice_values(prog.text, cols.run.text[:, 0], cols.run.text[:, 1], values, pieces)
         if text is None:  # (not in the order of the text)
+            _pieces_into(values, pieces)
+            starts, ends = cols.run.text[:, 0].tolist(), cols.run.text[:, 1].tolist()
             text = w.apply_edits(prog.text, [w.Edit(a, b, v) for a, b, v in zip(starts, ends, values) if v is not None],
                                  prog.path)
-        return Written(text, sum(v is not None for v in values), (max(error_position), max(error_angle)))
+            n_pieces = 0
+        return Written(text, sum(v is not None for v in values) + n_pieces, (max(error_position), max(error_angle)))
+    _pieces_into(values, pieces)
     points = prog.points
     at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
     edits: list[w.Edit] = []
@@ -783,6 +787,16 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     text = w.apply_edits(prog.text, all_edits, prog.path)
     n_changed = len({(e.start, e.end) for e in point_edits}) + len(whole)
     return Written(text, n_changed, (max(error_position), max(error_angle)))
+
+
+def _pieces_into(values: list[str | None], pieces) -> None:
+    """The texts of ``pieces`` ``(rows, buf, start, end)`` (:func:`w.rapid_robtarget_bytes`) into ``values``."""
+    if pieces is None:
+        return
+    rows, buf, start, end = pieces
+    text = buf.tobytes().decode("latin-1")
+    for i, a, b in zip(rows.tolist(), start.tolist(), end.tolist()):
+        values[i] = text[a:b]
 
 
 def _numbers(text: str) -> list[float]:

@@ -200,13 +200,19 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
         if act.size == 0:
             break
         flat = (np.arange(k)[:, None] * len(moves) + act[None]).reshape(-1)
-        u = (s / steps[act])[None, :, None]
-        p_s = pa[:, act] + u * (pb[:, act] - pa[:, act])
-        arc = np.flatnonzero(circular[act])
-        if arc.size:
-            p_s[:, arc] = _arc_points(p_tcp[:, frm[act[arc]]], p_tcp[:, via[act[arc]]], p_tcp[:, to[act[arc]]],
-                                      u[:, arc, 0])
-        R_s = matrix_from_rotvec(u * rot[:, act]) @ Ra[:, act]
+        # the step's TCP pose: the move's end at its last step (most moves of a dense path have one), else on the way
+        p_s, R_s = pb[:, act], Rb[:, act]
+        on_way = np.flatnonzero(s < steps[act])
+        if on_way.size:
+            p_s, R_s = p_s.copy(), R_s.copy()
+            way = act[on_way]
+            u = (s / steps[way])[None, :, None]
+            p_s[:, on_way] = pa[:, way] + u * (pb[:, way] - pa[:, way])
+            arc = np.flatnonzero(circular[way])
+            if arc.size:
+                p_s[:, on_way[arc]] = _arc_points(p_tcp[:, frm[way[arc]]], p_tcp[:, via[way[arc]]],
+                                                  p_tcp[:, to[way[arc]]], u[:, arc, 0])
+            R_s[:, on_way] = matrix_from_rotvec(u * rot[:, way]) @ Ra[:, way]
         # the flange pose that puts the TCP there
         R_f = R_s.reshape(-1, 3, 3) @ np.swapaxes(tool_R[flat], -1, -2)
         p_f = p_s.reshape(-1, 3) - np.einsum("kij,kj->ki", R_f, tool_p[flat])
@@ -247,11 +253,15 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
 
 def _joint_rates(J: FloatArray, twist: FloatArray, sigma: FloatArray) -> FloatArray:
     """``J^-1 twist`` ``(r, n)``: solved where ``J`` is square and regular, least squares elsewhere."""
+    from thermocomp.kinematics.newton_kernel import solve_rows  # (numba: imported when first needed)
+
     r, rows, n = J.shape
     qd = np.empty((r, n))
     regular = sigma > 1e-9 if rows == n else np.zeros(r, dtype=bool)
+    if np.all(regular):
+        return solve_rows(np.ascontiguousarray(J), np.ascontiguousarray(twist))
     if np.any(regular):
-        qd[regular] = np.linalg.solve(J[regular], twist[regular][..., None])[..., 0]
+        qd[regular] = solve_rows(J[regular], twist[regular])
     if not np.all(regular):
         qd[~regular] = np.einsum("kij,kj->ki", np.linalg.pinv(J[~regular]), twist[~regular])
     return qd

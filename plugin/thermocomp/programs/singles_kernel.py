@@ -209,10 +209,12 @@ def _put_int(value, buf, k):
 
 
 @njit(cache=True, nogil=True)
-def _robtarget_heads(texts, conf, buf):
-    """``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],`` of each row, each followed by a line end; the length."""
+def _robtarget_rows(texts, conf, extax_code, table, table_len, buf, start, end):
+    """``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],<extax>]`` of each row into ``buf``, row ``i`` at
+    ``buf[start[i]:end[i]]``; ``<extax>`` is row ``extax_code[i]`` of ``table`` (its first ``table_len`` bytes)."""
     k = 0
     for i in range(texts.shape[0]):
+        start[i] = k
         buf[k] = 91
         buf[k + 1] = 91
         k += 2
@@ -241,30 +243,42 @@ def _robtarget_heads(texts, conf, buf):
             k = _put_int(conf[i, j], buf, k)
         buf[k] = 93
         buf[k + 1] = 44
-        buf[k + 2] = 10
-        k += 3
+        k += 2
+        code = extax_code[i]
+        for c in range(table_len[code]):
+            buf[k] = table[code, c]
+            k += 1
+        buf[k] = 93
+        k += 1
+        end[i] = k
     return k
 
 
-def robtarget_heads(stored: np.ndarray, conf: np.ndarray) -> tuple[list[str], np.ndarray]:
-    """``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],`` of the float32 rows ``stored`` ``(r, 7)`` and integer
-    confdata ``(r, 4)``: the robtarget's text before its external axes, the numbers as :func:`shortest_texts`
-    writes them; and which rows were written here. A row with a value left to numpy (zero, ...) is not
-    (its text is empty; the caller writes it)."""
+def robtarget_rows(stored: np.ndarray, conf: np.ndarray, extax: list[str]) -> tuple[np.ndarray, np.ndarray,
+                                                                                     np.ndarray, np.ndarray]:
+    """The robtarget texts ``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],<extax>]`` of the float32 rows ``stored``
+    ``(r, 7)``, integer confdata ``(r, 4)`` and external axes' texts, as latin-1 bytes: ``(buf, start, end,
+    done)``, row ``i`` being ``buf[start[i]:end[i]]`` where ``done[i]``. The numbers are as
+    :func:`shortest_texts` writes them; a row with a value left to numpy (zero, ...) is not written (the
+    caller writes it)."""
     fast, done = shortest_texts(stored)
     rows = np.flatnonzero(np.all(done, axis=1))
-    heads = [""] * fast.shape[0]
+    r = fast.shape[0]
+    start, end = np.zeros(r, dtype=np.int64), np.zeros(r, dtype=np.int64)
+    row_done = np.zeros(r, dtype=bool)
     if rows.size == 0:
-        return heads, np.zeros(fast.shape[0], dtype=bool)
+        return np.zeros(0, dtype=np.uint8), start, end, row_done
+    index: dict[str, int] = {}
+    codes = np.array([index.setdefault(extax[i], len(index)) for i in rows.tolist()], dtype=np.int64)
+    encoded = [e.encode("latin-1") for e in index]
+    table = np.zeros((len(encoded), max(1, max(len(e) for e in encoded))), dtype=np.uint8)
+    for k, e in enumerate(encoded):
+        table[k, :len(e)] = np.frombuffer(e, dtype=np.uint8)
+    table_len = np.array([len(e) for e in encoded], dtype=np.int64)
     conf = np.ascontiguousarray(np.asarray(conf)[rows], dtype=np.int64)
     digits = np.ascontiguousarray(fast[rows]).view(np.uint8).reshape(rows.size, 7, WIDTH)
-    buf = np.empty(rows.size * (7 * WIDTH + 4 * 21 + 16), dtype=np.uint8)
-    k = _robtarget_heads(digits, conf, buf)
-    written = buf[:k - 1].tobytes().decode("ascii").split("\n")
-    if rows.size == len(heads):
-        return written, np.ones(len(heads), dtype=bool)
-    for i, h in zip(rows.tolist(), written):
-        heads[i] = h
-    row_done = np.zeros(fast.shape[0], dtype=bool)
-    row_done[rows] = True
-    return heads, row_done
+    buf = np.empty(rows.size * (7 * WIDTH + 4 * 21 + 16) + int(table_len[codes].sum()), dtype=np.uint8)
+    s, e = np.empty(rows.size, dtype=np.int64), np.empty(rows.size, dtype=np.int64)
+    k = _robtarget_rows(digits, conf, codes, table, table_len, buf, s, e)
+    start[rows], end[rows], row_done[rows] = s, e, True
+    return buf[:k], start, end, row_done

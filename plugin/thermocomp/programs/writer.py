@@ -107,23 +107,36 @@ def rapid_robtarget_column(texts: np.ndarray, confdata: np.ndarray, extax: list[
     return [_ROBTARGET(*flat[7 * i:7 * i + 7], *c, e or _NO_EXTAX) for i, (c, e) in enumerate(zip(conf, extax))]
 
 
-def rapid_robtarget_values(shown: FloatArray, confdata: np.ndarray, extax: list[str]) -> list[str]:
-    """The robtarget texts of the values ``shown`` ``(r, 7)`` (x, y, z [mm], q1..q4), as
-    :func:`rapid_robtarget_column` of :func:`single_texts` writes them: the texts joined in compiled code
-    (:func:`thermocomp.programs.singles_kernel.robtarget_heads`) where every number of a row is one it writes,
-    that reference itself for the other rows."""
-    from thermocomp.programs.singles_kernel import robtarget_heads
+def rapid_robtarget_bytes(shown: FloatArray, confdata: np.ndarray, extax: list[str]) -> tuple[np.ndarray, np.ndarray,
+                                                                                             np.ndarray]:
+    """The robtarget texts of the values ``shown`` ``(r, 7)`` (x, y, z [mm], q1..q4) as latin-1 bytes,
+    ``(buf, start, end)``, row ``i`` being ``buf[start[i]:end[i]]``: the characters of
+    :func:`rapid_robtarget_column` of :func:`single_texts`, written in compiled code
+    (:func:`thermocomp.programs.singles_kernel.robtarget_rows`) where every number of a row is one it writes,
+    by that reference itself for the other rows."""
+    from thermocomp.programs.singles_kernel import robtarget_rows
 
     shown = np.asarray(shown, dtype=float)
+    extax = [e or _NO_EXTAX for e in extax]
     stored = np.round(shown, NOISE_DECIMALS).astype(np.float32)
-    heads, done = robtarget_heads(stored, np.asarray(confdata).astype(int))
-    out = [h + (e or _NO_EXTAX) + "]" for h, e in zip(heads, extax)]
+    buf, start, end, done = robtarget_rows(stored, np.asarray(confdata).astype(int), extax)
     rest = np.flatnonzero(~done)
     if rest.size:
-        for i, v in zip(rest.tolist(), rapid_robtarget_column(single_texts(shown[rest]), np.asarray(confdata)[rest],
-                                                              [extax[i] for i in rest.tolist()])):
-            out[i] = v
-    return out
+        texts = rapid_robtarget_column(single_texts(shown[rest]), np.asarray(confdata)[rest],
+                                       [extax[i] for i in rest.tolist()])
+        more = [t.encode("latin-1") for t in texts]
+        lengths = np.array([len(t) for t in more], dtype=np.int64)
+        start[rest] = len(buf) + np.cumsum(lengths) - lengths
+        end[rest] = start[rest] + lengths
+        buf = np.concatenate([buf, np.frombuffer(b"".join(more), dtype=np.uint8)])
+    return buf, start, end
+
+
+def rapid_robtarget_values(shown: FloatArray, confdata: np.ndarray, extax: list[str]) -> list[str]:
+    """:func:`rapid_robtarget_bytes` as one string per row."""
+    buf, start, end = rapid_robtarget_bytes(shown, confdata, extax)
+    text = buf.tobytes().decode("latin-1")
+    return [text[a:b] for a, b in zip(start.tolist(), end.tolist())]
 
 
 def rapid_joint_text(texts: list[str], extax: str) -> str:
@@ -159,20 +172,32 @@ def apply_edits(text: str, edits: list[Edit], path: str) -> str:
     return "".join(out)
 
 
-def apply_in_order(text: str, starts: list[int], ends: list[int], values: list[str | None]) -> str | None:
-    """``text`` with ``text[starts[i]:ends[i]]`` replaced by ``values[i]`` (``None``: kept), as :func:`apply_edits`,
-    for spans already in the order of the text and apart; ``None`` if they are not."""
-    out, position = [], 0
-    for start, end, value in zip(starts, ends, values):
-        if value is None:
-            continue
-        if start < position:
-            return None
-        out.append(text[position:start])
-        out.append(value)
-        position = end
-    out.append(text[position:])
-    return "".join(out)
+def splice_values(text: str, starts: np.ndarray, ends: np.ndarray, values: list[str | None],
+                  pieces: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None) -> str | None:
+    """``text`` with ``text[starts[i]:ends[i]]`` replaced by ``values[i]`` (``None``: kept), or for the rows of
+    ``pieces`` ``(rows, buf, start, end)`` by the latin-1 bytes ``buf[start[k]:end[k]]``, as :func:`apply_edits`
+    would, in compiled code (:func:`thermocomp.programs.text_kernel.splice`); ``None`` if the replaced spans
+    are not in the order of the text and apart."""
+    from thermocomp.programs.text_kernel import splice
+
+    m = len(values)
+    rep_start, rep_end = np.full(m, -1, dtype=np.int64), np.full(m, -1, dtype=np.int64)
+    buffers, offset = [], 0
+    if pieces is not None:
+        rows, buf, start, end = pieces
+        rep_start[rows], rep_end[rows] = start, end
+        buffers.append(buf)
+        offset = len(buf)
+    others = [i for i, v in enumerate(values) if v is not None]
+    if others:
+        encoded = [values[i].encode("latin-1") for i in others]  # type: ignore[union-attr]
+        lengths = np.array([len(e) for e in encoded], dtype=np.int64)
+        rep_start[others] = offset + np.cumsum(lengths) - lengths
+        rep_end[others] = rep_start[others] + lengths
+        buffers.append(np.frombuffer(b"".join(encoded), dtype=np.uint8))
+    rep = np.concatenate(buffers) if buffers else np.zeros(0, dtype=np.uint8)
+    out = splice(np.frombuffer(text.encode("latin-1"), dtype=np.uint8), starts, ends, rep, rep_start, rep_end)
+    return None if out is None else out.tobytes().decode("latin-1")
 
 
 def point_changed(point: Point, T_world_tcp_new: FloatArray | None, q_new: FloatArray | None,
