@@ -283,6 +283,30 @@ def test_compiled_solves_equal_lapacks(rng):
                                rtol=1e-9, atol=1e-12)
 
 
+def test_compiled_pose_errors_equal_numpys(rng):
+    """pose_errors (compiled from COMPILED_MIN_ROWS rows on) against pose_error (numpy): random rotations, the
+    identity, angles near pi (the quaternion branch) and exactly pi."""
+    from thermocomp.geometry.rotations import matrix_from_rotvec
+    from thermocomp.kinematics.ik import COMPILED_MIN_ROWS, pose_error, pose_errors
+
+    m = COMPILED_MIN_ROWS + 500
+    axis = rng.normal(size=(m, 3))
+    axis /= np.linalg.norm(axis, axis=1, keepdims=True)
+    angle = rng.uniform(0, np.pi, m)
+    angle[:50] = 0.0
+    angle[50:100] = np.pi - rng.uniform(0, 1e-6, 50)
+    angle[100:150] = np.pi
+    angle[150:200] = rng.uniform(0, 1e-9, 50)
+    R = matrix_from_rotvec(rng.normal(size=(m, 3)))
+    R_target = matrix_from_rotvec(axis * angle[:, None]) @ R
+    p, p_target = rng.normal(size=(m, 3)), rng.normal(size=(m, 3))
+    got = pose_errors(R_target, p_target, R, p)
+    expected = pose_error(R_target, p_target, R, p)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+    assert np.all(np.abs(np.linalg.norm(got[:, 3:], axis=1) - angle) < 1e-7)  # the angle itself, independently
+    np.testing.assert_array_equal(pose_errors(R_target[:10], p_target[:10], R[:10], p[:10]), expected[:10])
+
+
 def test_fk_helpers_equal_their_numpy_forms(rng):
     """The column pick for a principal axis and the written-out cross product are R @ axis and np.cross."""
     from thermocomp.geometry.rotations import matrix_from_quat_wxyz

@@ -43,7 +43,7 @@ from thermocomp.deformation.timelaw import LinearRamp, TablePerMinute, TimeLaw
 from thermocomp.errors import ConfigurationError
 from thermocomp.kinematics.confdata import same_configuration, to_quadrants
 from thermocomp.kinematics.fk import fk
-from thermocomp.kinematics.ik import IKOptions, IKResult, Status, pose_error, solve_ik
+from thermocomp.kinematics.ik import IKOptions, IKResult, Status, pose_errors, solve_ik
 from thermocomp.kinematics.model import KinematicModel, nominal_model
 from thermocomp.kinematics.seeding import DEFAULT_STARTS, solve_multistart, solve_nominal_configuration, solve_path
 from thermocomp.robot.chain import Chain
@@ -843,9 +843,9 @@ def written_angles(q: FloatArray) -> FloatArray:
     return np.radians(np.round(deg * scale) / scale)
 
 
-def _misses(R: FloatArray, p: FloatArray, R_reached: FloatArray, p_reached: FloatArray, ik: IKOptions) -> np.ndarray:
-    """Rows whose reached pose is farther from the target than the IK tolerances, ``(r,)`` bool."""
-    miss = pose_error(R, p, R_reached, p_reached)
+def _misses(miss: FloatArray, ik: IKOptions) -> np.ndarray:
+    """Rows whose pose error ``miss`` ``(r, 6)`` (:func:`~thermocomp.kinematics.ik.pose_errors`) exceeds the IK
+    tolerances, ``(r,)`` bool."""
     return (np.linalg.norm(miss[:, :3], axis=1) > ik.position_tol) | (np.linalg.norm(miss[:, 3:], axis=1) > ik.orientation_tol)
 
 
@@ -861,7 +861,8 @@ def _finish_chunk(chain, deformed, minute, frac, target, R, p, result, q_nominal
     # again to a hundredth of the tolerance first, so only rows the written precision cannot carry fail.
     q = result.q
     R_reached, p_reached = fk(deformed, written_angles(q))
-    off = (status == Status.CONVERGED) & _misses(R, p, R_reached, p_reached, ik)
+    miss = pose_errors(R, p, R_reached, p_reached)
+    off = (status == Status.CONVERGED) & _misses(miss, ik)
     if np.any(off):
         index = np.flatnonzero(off)
         rows = deformed.take(index) if deformed.batch_shape != () else deformed
@@ -870,7 +871,8 @@ def _finish_chunk(chain, deformed, minute, frac, target, R, p, result, q_nominal
         q = q.copy()
         q[index] = np.where((again.status == Status.CONVERGED)[:, None], again.q, q[index])
         R_reached, p_reached = fk(deformed, written_angles(q))
-        status[(status == Status.CONVERGED) & _misses(R, p, R_reached, p_reached, ik)] = Status.NOT_CONVERGED
+        miss = pose_errors(R, p, R_reached, p_reached)
+        status[(status == Status.CONVERGED) & _misses(miss, ik)] = Status.NOT_CONVERGED
     result = replace(result, q=q)
     R_uncomp, p_uncomp = fk(deformed, q_nominal)
     R_filtered, p_filtered = fk(nominal_model(chain), result.q)
@@ -878,9 +880,9 @@ def _finish_chunk(chain, deformed, minute, frac, target, R, p, result, q_nominal
         minute=minute, fraction=frac, target=target, q=result.q, status=status,
         position_error=result.position_error, orientation_error=result.orientation_error,
         sigma_min=result.sigma_min,
-        deviation=-pose_error(R, p, R_reached, p_reached),
+        deviation=-miss,
         R_reached=R_reached, p_reached=p_reached,
         q_nominal=q_nominal, nominal_status=nominal_status,
-        uncompensated_deviation=-pose_error(R, p, R_uncomp, p_uncomp),
+        uncompensated_deviation=-pose_errors(R, p, R_uncomp, p_uncomp),
         R_filtered=R_filtered, p_filtered=p_filtered, solve_seconds=solve_seconds,
     )

@@ -185,6 +185,19 @@ def pose_error(R_target: FloatArray, p_target: FloatArray, R: FloatArray, p: Flo
     return np.concatenate([p_target - p, rotvec_from_matrix(R_target @ np.swapaxes(R, -1, -2))], axis=-1)
 
 
+def pose_errors(R_target: FloatArray, p_target: FloatArray, R: FloatArray, p: FloatArray) -> FloatArray:
+    """:func:`pose_error` of a batch ``(m, 3, 3)``, ``(m, 3)``: from :data:`COMPILED_MIN_ROWS` rows on in
+    compiled code (:func:`thermocomp.kinematics.newton_kernel.pose_error_rows`, the same operations;
+    tests/test_kinematics.py compares the two), where numpy's temporaries cost more than the arithmetic."""
+    if len(R) < COMPILED_MIN_ROWS:
+        return pose_error(R_target, p_target, R, p)
+    from thermocomp.kinematics.newton_kernel import pose_error_rows  # (numba: imported when first needed)
+
+    out = np.empty((len(R), 6))
+    pose_error_rows(*(np.ascontiguousarray(a, dtype=float) for a in (R_target, p_target, R, p)), out)
+    return out
+
+
 def fit_limits(q: FloatArray, lower: FloatArray, upper: FloatArray, q_near: FloatArray) -> tuple[FloatArray, np.ndarray]:
     """Shift each revolute angle by whole turns into its limits, nearest ``q_near``.
 

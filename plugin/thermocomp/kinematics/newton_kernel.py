@@ -461,3 +461,22 @@ def solve_rows(A, b):
                 s -= lu[i, j] * x[r, j]
             x[r, i] = s / lu[i, i]
     return x
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def pose_error_rows(R_target, p_target, R, p, out):
+    """:func:`thermocomp.kinematics.ik.pose_error` of every row into ``out`` ``(m, 6)``: ``p_target - p``, then
+    the rotation vector of ``R_target @ R.T`` (numpy's version builds a dozen ``(m, 3)`` temporaries)."""
+    m = R.shape[0]
+    blocks = min(m, 64)
+    for blk in prange(blocks):
+        Rerr = np.empty((3, 3))
+        w = np.empty(3)
+        for r in range(blk * m // blocks, (blk + 1) * m // blocks):
+            for i in range(3):
+                out[r, i] = p_target[r, i] - p[r, i]
+                for j in range(3):
+                    Rerr[i, j] = R_target[r, i, 0] * R[r, j, 0] + R_target[r, i, 1] * R[r, j, 1] \
+                        + R_target[r, i, 2] * R[r, j, 2]
+            _rotvec(Rerr, w)
+            out[r, 3], out[r, 4], out[r, 5] = w[0], w[1], w[2]

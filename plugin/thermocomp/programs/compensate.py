@@ -759,7 +759,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             text = w.apply_edits(prog.text, [w.Edit(a, b, v) for a, b, v in zip(starts, ends, values) if v is not None],
                                  prog.path)
             n_pieces = 0
-        return Written(text, sum(v is not None for v in values) + n_pieces, (max(error_position), max(error_angle)))
+        return Written(text, len(values) - values.count(None) + n_pieces, (max(error_position), max(error_angle)))
     _pieces_into(values, pieces)
     points = prog.points
     at_argument = (~is_joint).tolist() if output == "joints" else [False] * m

@@ -419,7 +419,7 @@ class ProgramColumns:
         r = self.run
         if not (r.argument is r.text or np.array_equal(r.argument, r.text)):
             return False
-        if any(r.name_of_point) or any(w is not None for w in r.whole_argument):
+        if any(r.name_of_point) or r.whole_argument.count(None) != len(r.whole_argument):
             return False
         starts = r.text[:, 0]
         return bool(np.all(np.diff(starts) > 0) or len(np.unique(starts)) == len(starts))
