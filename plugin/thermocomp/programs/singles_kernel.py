@@ -268,8 +268,9 @@ def robtarget_rows(stored: np.ndarray, conf: np.ndarray, extax: list[str]) -> tu
     row_done = np.zeros(r, dtype=bool)
     if rows.size == 0:
         return np.zeros(0, dtype=np.uint8), start, end, row_done
-    index: dict[str, int] = {}
-    codes = np.array([index.setdefault(extax[i], len(index)) for i in rows.tolist()], dtype=np.int64)
+    written = extax if rows.size == r else [extax[i] for i in rows.tolist()]
+    index = {e: k for k, e in enumerate(dict.fromkeys(written))}  # each distinct text once, in C loops
+    codes = np.fromiter(map(index.__getitem__, written), dtype=np.int64, count=rows.size)
     encoded = [e.encode("latin-1") for e in index]
     table = np.zeros((len(encoded), max(1, max(len(e) for e in encoded))), dtype=np.uint8)
     for k, e in enumerate(encoded):
