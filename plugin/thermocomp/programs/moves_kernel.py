@@ -1,7 +1,7 @@
 """The statements of a RAPID ``MOVES`` token split in compiled code: the parts of each, their texts grouped.
 
-rapid.lark reads a run of plain motion statements as one ``MOVES`` token; its
-statements then have one exact shape (``rapid._MOVE_STATEMENT``)::
+rapid.lark reads a run of plain motion statements as one ``MOVES`` token; each
+statement of a run has this shape::
 
     MoveL|MoveJ|MoveC|MoveAbsJ  point  [, point]  , speed , zone , tool  [\\WObj := wobj] ;
 
