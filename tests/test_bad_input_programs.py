@@ -134,3 +134,29 @@ def test_a_tool_or_work_object_of_zero_quaternion_is_refused_at_its_use(case, ca
     refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "b.mod",
                            "--out", "o.mod"], EXIT_INPUT, "b.mod, line 5", "column", "unit quaternion", "norm 0",
             *words)
+
+
+def test_the_program_report_csv_replaces_only_a_report_csv(case, capsys):
+    """``--program-report r.txt`` also writes r.csv, a name the user did not give: a file there that is not a
+    program report's CSV is refused, not replaced; the CSV of an earlier run is (a rerun)."""
+    (case / "p.mod").write_text(rapid("MoveL p,v100,z1,tool0;"))
+    (case / "r.csv").write_text("my measurements\n1,2,3\n")
+    argv = ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "p.mod", "--out", "o.mod",
+            "--static", "--program-report", "r.txt"]
+    refused(case, capsys, argv, EXIT_INPUT, "--program-report (its CSV) r.csv", "not a program report CSV")
+    (case / "r.csv").unlink()
+    for _ in range(2):  # the first run writes r.csv, the rerun replaces it
+        code, _, err = run_cli(capsys, argv)
+        assert code == EXIT_OK, err
+        assert (case / "r.csv").read_text().startswith("motion,instruction,line,")
+
+
+@pytest.mark.parametrize(("extra", "words"), [
+    (["--program-report", "r.csv"], ["--program-report (its CSV) r.csv", "the same file as --program-report r.csv"]),
+    (["--program-report", "r.txt", "--results", "r.csv"], ["the same file as --results r.csv"]),
+    (["--program-report", "d.txt"], ["--program-report (its CSV) d.csv", "would overwrite the input d.csv"]),
+])
+def test_the_program_report_csv_never_lands_on_another_file_of_the_run(case, capsys, extra, words):
+    (case / "p.mod").write_text(rapid("MoveL p,v100,z1,tool0;"))
+    refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "p.mod",
+                           "--out", "o.mod", "--static", *extra], EXIT_INPUT, *words)

@@ -191,6 +191,8 @@ def _refused(tmp_path, capsys, argv, names):
     (["--out", "{d}/t.csv", "--report", "{d}/t.csv"], ["--report", "the same file as --out"]),
     (["--out", "{d}/t.csv", "--report", "{d}/r.png", "--plot", "{d}/r.png"], ["--plot", "the same file as --report"]),
     (["--out", "{d}/t.csv", "--report", "{d}/t.law.toml"], ["--report", "the same file as --out (its time law)"]),
+    # the law's name is derived, not given: a file there that is no law file is not replaced
+    (["--out", "{d}/t.csv", "--report", "{d}/r.txt"], ["--out (its time law)", "t.law.toml", "not a time law file"]),
 ])
 def test_calibrate_conflicts_name_both_options_and_touch_nothing(tmp_path, capsys, extra, names):
     for name in ("tracker.csv", "held.csv", "held.law.toml", "t.law.toml", "r.png"):

@@ -25,7 +25,7 @@ from thermocomp.io.deformation_csv import write_deformation_csv
 from thermocomp.io.job import Job
 from thermocomp.io.measurements_csv import read_measurements_csv
 from thermocomp.io.robot_files import RobotFileOptions
-from thermocomp.io.timelaw_file import time_law_path, write_time_law
+from thermocomp.io.timelaw_file import LAW_FILE_BEGINS, time_law_path, write_time_law
 from thermocomp.prepare import load_chain
 from thermocomp.robot.builtin import BUILTIN_ROBOTS
 
@@ -134,7 +134,7 @@ def run_calibration(
         if isinstance(robot, (str, Path)) and str(robot) not in BUILTIN_ROBOTS:
             job.input(robot, "--robot")
         out = job.output(out, "--out")
-        law_path = job.output(law_path, "--out (its time law)")
+        law_path = job.derived_output(law_path, "--out (its time law)", LAW_FILE_BEGINS, "a time law file")
         report = job.output(report, "--report")
         plot = job.output(plot, "--plot")
         job.check()  # before any work: every conflict, named with its option

@@ -52,7 +52,7 @@ import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -75,6 +75,11 @@ class _Role:
 
     path: Path
     option: str
+    #: A derived output (a name no option gave, e.g. a report's CSV beside it): what a file there must begin
+    #: with to be one this option wrote, and so replaced; None for a named output.
+    begins: bytes | None = field(default=None, compare=False)
+    #: What a derived output is, for the message (``a program report CSV``).
+    kind: str = field(default="", compare=False)
 
     @property
     def label(self) -> str:
@@ -125,6 +130,15 @@ def _stat(path: Path) -> os.stat_result | None:
         return path.stat()
     except (FileNotFoundError, NotADirectoryError):
         return None
+
+
+def _begins_with(path: Path, begins: bytes) -> bool:
+    """Whether the regular file ``path`` begins with ``begins`` (unreadable: no)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(begins)) == begins
+    except OSError:
+        return False
 
 
 def _kind(mode: int) -> str:
@@ -211,6 +225,18 @@ class Job:
             self._outputs.append(role)
         return role.path
 
+    def derived_output(self, path: PathLike | None, option: str, begins: bytes, kind: str) -> Path | None:
+        """Declare a file the run writes under a name it derived (``None`` passes through): a report's CSV beside it.
+
+        No option names it, so a file already there is replaced only when it begins with ``begins`` (one this
+        option wrote before, a rerun); any other file there is a conflict of :meth:`check`, not silently replaced.
+        """
+        path = self.output(path, option)
+        if path is not None:
+            k = self._outputs.index(_Role(path, option))
+            self._outputs[k] = _Role(path, option, begins, kind)
+        return path
+
     def log(self, path: PathLike | None, option: str = "--report") -> Path | None:
         """Declare the run's log (``None`` passes through): an output rewritten whole at every :meth:`echo`."""
         path = self.output(path, option)
@@ -290,6 +316,11 @@ class Job:
         except OSError as exc:  # a folder name too long, a loop of links: the system's word, with the option
             return [f"{label}: cannot write: {exc.strerror or exc}"]
         found = []
+        if out.begins is not None and st is not None and not _begins_with(out.path, out.begins):
+            head = out.begins.decode(errors="replace")
+            found.append(f"{label}: exists and is not {out.kind} (it does not begin {head[:30] + '...'!r}); it is "
+                         f"the name {out.option.split(' (')[0]} derives, not one you gave, so it is not replaced: move "
+                         "it, or choose another name")
         for src in self._inputs:
             if same_file(out.path, src.path):
                 found.append(f"{label}: would overwrite the input {src.path}"

@@ -36,6 +36,9 @@ FORMAT = "thermocomp-time-law"
 VERSION = 1
 #: Suffix of the law file written beside a table: ``table.csv`` -> ``table.law.toml``.
 SUFFIX = ".law.toml"
+#: How every law file :func:`time_law_text` writes begins (``calibrate`` replaces a law file beside its table only
+#: when it begins so: the user did not name it).
+LAW_FILE_BEGINS = b"# thermocomp time law"
 _KEYS = {
     "static": (),
     "linear-ramp": ("stabilisation_min",),
@@ -83,7 +86,7 @@ def time_law_text(law: object, table_name: str | None = None, comments: tuple[st
                   ("log_C", [list(row) for row in law.log_C])]
     else:
         raise ConfigurationError(f"time law: expected Static, LinearRamp, FirstOrder or TemperatureMap, got {law!r}")
-    lines = ["# thermocomp time law: the share of the table beside it applied at each minute (docs/calibration.md)"]
+    lines = [LAW_FILE_BEGINS.decode() + ": the share of the table beside it applied at each minute (docs/calibration.md)"]
     lines += [f"# {c}" for c in comments]
     lines += [f"{key} = {_toml_value(value)}" for key, value in items]
     return "\n".join(lines) + "\n"
@@ -171,4 +174,4 @@ def _number(data: dict, key: str, src: str) -> float:
     return float(value)
 
 
-__all__ = ["FORMAT", "SUFFIX", "VERSION", "read_time_law", "time_law_path", "time_law_text", "write_time_law"]
+__all__ = ["FORMAT", "LAW_FILE_BEGINS", "SUFFIX", "VERSION", "read_time_law", "time_law_path", "time_law_text", "write_time_law"]

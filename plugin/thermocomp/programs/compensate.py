@@ -277,14 +277,17 @@ class ProgramReport:
 
     def csv_text(self) -> str:
         """One row per motion: motion, source line, minute, what changed and by how much, findings."""
-        head = ("motion,instruction,line,minute_first,minute_last,change_mm,change_deg,joint_change_deg,status,"
-                "findings")
-        out = [head]
+        out = [REPORT_CSV_HEAD]
         for r in self.rows:
             findings = "; ".join(r.findings).replace('"', '""')
             out.append(f"{r.motion},{r.instruction},{r.line},{r.minute_first:.6g},{r.minute_last:.6g},"
                        f"{r.change_mm:.6g},{r.change_deg:.6g},{r.joint_change_deg:.6g},{r.status},\"{findings}\"")
         return "\n".join(out) + "\n"
+
+
+#: The first line of the program report's CSV (``report.csv`` beside ``--program-report report.txt``).
+REPORT_CSV_HEAD = ("motion,instruction,line,minute_first,minute_last,change_mm,change_deg,joint_change_deg,status,"
+                   "findings")
 
 
 def read_program(path: PathLike, progress: ProgressCallback | None = None) -> RobotProgram:
@@ -495,7 +498,9 @@ def compensate_program(
         job.output(out, "--out")
         job.output(results, "--results")
         job.output(report, "--program-report")
-        job.output(report_csv, "--program-report (its CSV)")
+        # a name the user did not give: a file there that this option did not write is refused, not replaced
+        job.derived_output(report_csv, "--program-report (its CSV)", REPORT_CSV_HEAD.encode(),
+                           "a program report CSV")
         job.output(plot, "--plot")
         job.check()
         bound = robot_and_table(robot, deformation, job=job, robot_options=robot_options, options=options)
@@ -845,5 +850,5 @@ def _movec_statements(prog: RobotProgram, points, values, whole) -> list[w.Edit]
     return edits
 
 
-__all__ = ["ProgramCompensationFailed", "ProgramOptions", "ProgramReport", "compensate_program", "read_program",
-           "Finding"]
+__all__ = ["REPORT_CSV_HEAD", "ProgramCompensationFailed", "ProgramOptions", "ProgramReport", "compensate_program",
+           "read_program", "Finding"]
