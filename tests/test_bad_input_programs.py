@@ -13,6 +13,7 @@ from helpers import REPO
 from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
 
 from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_OK
+from thermocomp.cli.main import main
 from thermocomp.deformation.thermal_laws import FirstOrder
 from thermocomp.deformation.timelaw import LinearRamp
 from thermocomp.errors import ConfigurationError
@@ -134,6 +135,24 @@ def test_a_tool_or_work_object_of_zero_quaternion_is_refused_at_its_use(case, ca
     refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "b.mod",
                            "--out", "o.mod"], EXIT_INPUT, "b.mod, line 5", "column", "unit quaternion", "norm 0",
             *words)
+
+
+@pytest.mark.parametrize(("line", "old", "new", "words"), [
+    (90, 'xyz="0.07 0.065 0.2475"', 'xyz="1e300 0.065 0.2475"', ["joint 'axis2' <origin> xyz"]),
+    (92, 'velocity="3.490658503988659"', 'velocity="1e-300"', ["joint 'axis2'", "1e-06 rad/s"]),
+])
+def test_a_robot_file_value_no_robot_has_is_refused_in_the_robot_file(case, capsys, line, old, new, words):
+    """A URDF joint origin of 1e300 m was reported as a program-timing error at a RAPID line."""
+    assert main(["robot", "export", "irb140", "--out", "r.urdf"]) == EXIT_OK
+    lines = (case / "r.urdf").read_text().splitlines(keepends=True)
+    assert old in lines[line - 1]
+    lines[line - 1] = lines[line - 1].replace(old, new)
+    (case / "r.urdf").write_text("".join(lines))
+    (case / "p.mod").write_text(rapid("MoveL p,v100,z1,tool0;", "MoveL Offs(p,0,50,0),v100,z1,tool0;"))
+    capsys.readouterr()
+    err = refused(case, capsys, ["compensate", "--robot", "r.urdf", "--deformation", "d.csv", "--program", "p.mod",
+                                 "--out", "o.mod", "--timed"], EXIT_INPUT, f"r.urdf, line {line}", *words)
+    assert "p.mod" not in err and "RuntimeWarning" not in err
 
 
 def test_the_program_report_csv_replaces_only_a_report_csv(case, capsys):

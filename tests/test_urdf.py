@@ -394,3 +394,44 @@ def test_link_contents_reject_unknown_links_and_bad_masses():
         urdf_text(load_robot("irb140"), links={"link9": LinkContent(mass=1.0)})
     with pytest.raises(InputError, match="mass"):
         LinkContent(mass=-1.0)
+
+
+def _one_element_a_line(joints=TOY) -> str:
+    text = toy_urdf(joints).replace("><", ">\n<")
+    return text.replace('<link name="l1"/>', '<link name="l1">\n<inertial>\n<origin xyz="0 0 0.1" rpy="0 0 0"/>\n'
+                        '<mass value="2.5"/>\n<inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.01"/>\n'
+                        '</inertial>\n</link>')
+
+
+@pytest.mark.parametrize(("old", "new", "words"), [
+    # finite but absurd: 1e300 m passed and overflowed in a program's timing, reported against the program
+    ('<origin xyz="0.3 0.05 0.0"', '<origin xyz="1e300 0.05 0.0"', ["joint 'j2' <origin> xyz", "1e+12"]),
+    ('<origin xyz="0.3 0.05 0.0"', '<origin xyz="1001 0.05 0.0"', ["joint 'j2' <origin> xyz", "1000 m"]),
+    ('<origin xyz="0.3 0.05 0.0" rpy="0.0 1.5707963267948966 0.0"', '<origin xyz="0.3 0.05 0.0" rpy="0 1e4 0"',
+     ["joint 'j2' <origin> rpy", "1000 rad"]),
+    ('<axis xyz="0 0 1"', '<axis xyz="0 1e200 1e200"', ["joint 'j1' <axis> xyz", "1e+12"]),  # its norm overflowed
+    ('velocity="2.0"', 'velocity="1e-300"', ["joint 'j1'", "at least 1e-06 rad/s"]),
+    ('upper="2.9"', 'upper="1e300"', ["joint 'j1' <limit>", "1e+12"]),
+    ('upper="2.9"', 'upper="5000"', ["joint 'j1' <limit> lower and upper", "1000 rad"]),
+])
+def test_robot_file_values_no_robot_has_are_refused_at_their_element(tmp_path: Path, old: str, new: str,
+                                                                      words: list[str]) -> None:
+    joints = [(n, k, pa, ch, xyz, rpy, (0, 0, 1) if ax is not None else None,
+               'lower="-2.9" upper="2.9" velocity="2.0"' if lim is not None else None)
+              for n, k, pa, ch, xyz, rpy, ax, lim in TOY]
+    text = _one_element_a_line(joints)
+    read_urdf(_written(tmp_path / "good.urdf", text), tip_link="tool")  # the file before the change is a robot
+    assert old in text
+    text = text.replace(old, new, 1)
+    path = _written(tmp_path / "bad.urdf", text)
+    line = next(i for i, row in enumerate(text.splitlines(), start=1) if new in row)
+    with pytest.raises(InputError) as info:
+        read_urdf(path, tip_link="tool")
+    assert info.value.path == str(path) and info.value.row == line
+    for word in words:
+        assert word in str(info.value)
+
+
+def _written(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -42,6 +42,9 @@ from thermocomp.io.atomic import atomic_write_text
 from thermocomp.io.files import read_input_bytes
 from thermocomp.io.xml_values import attr_number, attr_numbers, line_of, parse_xml
 from thermocomp.kinematics.model import KinematicModel, nominal_model
+from thermocomp.robot.chain import MAX_ANGLE as _MAX_ANGLE
+from thermocomp.robot.chain import MAX_LENGTH as _MAX_LENGTH
+from thermocomp.robot.chain import MIN_SPEED as _MIN_SPEED
 from thermocomp.robot.chain import Chain
 
 #: Limits given to a ``continuous`` joint [rad]. :class:`Chain` needs finite
@@ -56,6 +59,15 @@ CONTINUOUS_LIMIT = 4.0 * math.pi
 #: Step 1) are written by the inertia pipeline, not here.
 PLACEHOLDER_MASS = 1e-3
 PLACEHOLDER_INERTIA = 1e-8
+
+#: Largest joint or inertial origin coordinate a robot file may give [m]
+#: (:data:`thermocomp.robot.chain.MAX_LENGTH`), largest origin angle and
+#: joint limit [rad] (:data:`thermocomp.robot.chain.MAX_ANGLE`), slowest
+#: joint speed [rad/s] (:data:`thermocomp.robot.chain.MIN_SPEED`): checked where
+#: they are read, with the file, line and joint.
+MAX_LENGTH = _MAX_LENGTH
+MAX_ANGLE = _MAX_ANGLE
+MIN_SPEED = _MIN_SPEED
 
 _ROOT_WORLD = "world"
 #: thermocomp's own top-level URDF element: the home configuration, ``<home joint="..." position="..."/>`` per joint
@@ -111,6 +123,19 @@ def urdf_rpy_from_matrix(R: ArrayLike) -> FloatArray:
 # --- reading ---------------------------------------------------------------------------
 
 
+def bounded(values: FloatArray, bound: float, unit: str, what: str, src: str, element: ET.Element | None) -> FloatArray:
+    """``values`` if every one is at most ``bound`` in magnitude; else a located :class:`InputError`.
+
+    A robot file's 1e300 m joint origin is finite, but no robot has it: it overflowed later, in a program's
+    timing, and was reported there, against the program.
+    """
+    big = np.abs(values) > bound
+    if np.any(big):
+        raise InputError(f"{what}: expected values of magnitude at most {bound:g} {unit}, got "
+                         f"{' '.join(f'{v:g}' for v in values)}", path=src, row=line_of(element))
+    return values
+
+
 class _Joint:
     """One parsed ``<joint>``: type, links, origin transform, axis, limit element."""
 
@@ -130,8 +155,10 @@ class _Joint:
             links.append(sub.get("link", ""))
         self.parent, self.child = links
         origin = elem.find("origin")
-        xyz = attr_numbers(origin, "xyz", (0.0, 0.0, 0.0), f"{what} <origin>", src)
-        rpy = attr_numbers(origin, "rpy", (0.0, 0.0, 0.0), f"{what} <origin>", src)
+        xyz = bounded(attr_numbers(origin, "xyz", (0.0, 0.0, 0.0), f"{what} <origin>", src), MAX_LENGTH, "m",
+                      f"{what} <origin> xyz", src, origin)
+        rpy = bounded(attr_numbers(origin, "rpy", (0.0, 0.0, 0.0), f"{what} <origin>", src), MAX_ANGLE, "rad",
+                      f"{what} <origin> rpy", src, origin)
         self.T = np.eye(4)
         self.T[:3, :3] = matrix_from_urdf_rpy(rpy)
         self.T[:3, 3] = xyz
@@ -423,14 +450,16 @@ def _limits(j: _Joint, src: str) -> tuple[float, float, float]:
                              row=line_of(j.elem))
         return -CONTINUOUS_LIMIT, CONTINUOUS_LIMIT, math.inf
     vel = attr_number(limit, "velocity", f"{what} <limit>", src)
-    if vel is not None and vel <= 0:
-        raise InputError(f"{what}: expected a positive limit velocity, got {vel:g}", path=src, row=line_of(limit))
+    if vel is not None and vel < MIN_SPEED:
+        raise InputError(f"{what}: expected a positive limit velocity, at least {MIN_SPEED:g} rad/s, got {vel:g}", path=src,
+                         row=line_of(limit))
     velocity = math.inf if vel is None else vel
     if j.type == "continuous":
         return -CONTINUOUS_LIMIT, CONTINUOUS_LIMIT, velocity
     # URDF: lower and upper default to 0.
-    lo = attr_number(limit, "lower", f"{what} <limit>", src, 0.0)
-    hi = attr_number(limit, "upper", f"{what} <limit>", src, 0.0)
+    lo, hi = bounded(np.array([attr_number(limit, "lower", f"{what} <limit>", src, 0.0),
+                               attr_number(limit, "upper", f"{what} <limit>", src, 0.0)]), MAX_ANGLE, "rad",
+                     f"{what} <limit> lower and upper", src, limit).tolist()
     if lo >= hi:
         raise InputError(f"{what}: expected limit lower < upper, got {lo:g} >= {hi:g} rad", path=src, row=line_of(limit))
     return lo, hi, velocity

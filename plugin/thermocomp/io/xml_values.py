@@ -7,7 +7,11 @@ error can name the line of the element it is about.
 
 Numbers in attributes are read as the CSV readers read cells
 (:func:`thermocomp.io.csvtext.number_text`): ASCII, no ``_`` (``float``
-would read ``6_41`` as 641 and other scripts' digits), finite.
+would read ``6_41`` as 641 and other scripts' digits), finite and of magnitude
+at most :data:`thermocomp.io.csvtext.MAX_CELL` (1e12, a CSV cell's bound: a
+joint origin of 1e300 m passed as finite and overflowed later, in a program's
+timing). Readers bound their own quantities more tightly where a physical
+bound exists (:data:`thermocomp.io.urdf.MAX_LENGTH`).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import numpy as np
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
-from thermocomp.io.csvtext import number_text
+from thermocomp.io.csvtext import MAX_CELL, number_text
 
 _LINES: weakref.WeakKeyDictionary[ET.Element, int] = weakref.WeakKeyDictionary()
 
@@ -59,7 +63,7 @@ def _number(text: str) -> float:
     if not number_text(text.strip()):
         raise ValueError(text)
     value = float(text)
-    if not math.isfinite(value):
+    if not (math.isfinite(value) and abs(value) <= MAX_CELL):
         raise ValueError(text)
     return value
 
@@ -82,8 +86,8 @@ def attr_numbers(element: ET.Element | None, key: str, default: tuple[float, ...
         values = []
     if len(values) != len(default):
         hint = " (a xacro expression: expand the file with xacro first)" if "${" in text else ""
-        raise InputError(f"{what} {key}: expected {len(default)} plain finite numbers, got {text!r}{hint}", path=src,
-                         row=line_of(element))
+        raise InputError(f"{what} {key}: expected {len(default)} plain finite numbers of magnitude at most "
+                         f"{MAX_CELL:g}, got {text!r}{hint}", path=src, row=line_of(element))
     return np.array(values)
 
 
@@ -95,5 +99,5 @@ def attr_number(element: ET.Element, key: str, what: str, src: str, default: flo
     try:
         return _number(text)
     except ValueError:
-        raise InputError(f"{what}: expected a plain finite number for {key!r}, got {text!r}", path=src,
-                         row=line_of(element)) from None
+        raise InputError(f"{what}: expected a plain finite number of magnitude at most {MAX_CELL:g} for {key!r}, "
+                         f"got {text!r}", path=src, row=line_of(element)) from None

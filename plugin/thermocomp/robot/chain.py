@@ -29,6 +29,19 @@ def _frozen(a: FloatArray) -> FloatArray:
     return a
 
 
+
+#: Largest length a robot may have anywhere [m]: a joint translation, the
+#: tool or the base offset. A kilometre holds any robot and any cell; a
+#: 1e300 m joint origin passed every check as finite and overflowed later, in
+#: a program's timing (reported against the program, not the robot file).
+MAX_LENGTH = 1e3
+#: Largest angle a robot file may give [rad]: a joint limit, a URDF origin's
+#: rpy. Writers give +-2 pi at most; 1e3 rad still keeps 13 digits of the angle.
+MAX_ANGLE = 1e3
+#: Slowest joint speed [rad/s] (0.00006 deg/s: a turn in 73 days): a slower
+#: one is a typing error that made a program's estimated time pass any bound.
+MIN_SPEED = 1e-6
+
 @dataclass(frozen=True, eq=False)
 class Chain:
     """A serial revolute chain in table form (seed 002, Table 7). SI units.
@@ -95,8 +108,19 @@ class Chain:
                 f"got {np.degrees(lower[bad]):.6g} deg >= {np.degrees(upper[bad]):.6g} deg"
             )
         velocity = np.asarray(self.velocity, dtype=float)
-        if velocity.shape != (n,) or np.any(np.isnan(velocity)) or np.any(velocity <= 0):
-            raise InputError(f"{self.name} joint speeds: expected {n} positive values, got {velocity.tolist()}")
+        if velocity.shape != (n,) or np.any(np.isnan(velocity)) or np.any(velocity < MIN_SPEED):
+            raise InputError(f"{self.name} joint speeds: expected {n} values of at least {MIN_SPEED:g} rad/s, got "
+                             f"{velocity.tolist()}")
+        T_world_base = check_transform(self.T_world_base, f"{self.name} T_world_base")
+        T_last_tcp = check_transform(self.T_last_tcp, f"{self.name} T_last_tcp")
+        for label, values, bound, unit in (("joint translations p", p, MAX_LENGTH, "m"),
+                                           ("base position (T_world_base)", T_world_base[:3, 3], MAX_LENGTH, "m"),
+                                           ("tool position (T_last_tcp)", T_last_tcp[:3, 3], MAX_LENGTH, "m"),
+                                           ("lower limits", lower, MAX_ANGLE, "rad"),
+                                           ("upper limits", upper, MAX_ANGLE, "rad")):
+            if np.any(np.abs(values) > bound):  # each reader names the file and line; this holds for every robot
+                raise InputError(f"{self.name} {label}: expected values of magnitude at most {bound:g} {unit}, got "
+                                 f"{np.asarray(values).tolist()}")
         home = np.zeros(n) if self.home is None else check_array(self.home, (n,), f"{self.name} home")
         if np.any((home < lower) | (home > upper)):
             bad = int(np.argmax((home < lower) | (home > upper)))
@@ -108,8 +132,7 @@ class Chain:
         for key, value in [
             ("p", p), ("axis", axis), ("sign", sign), ("offset", offset), ("lower", lower),
             ("upper", upper), ("velocity", velocity), ("home", home),
-            ("T_world_base", check_transform(self.T_world_base, f"{self.name} T_world_base")),
-            ("T_last_tcp", check_transform(self.T_last_tcp, f"{self.name} T_last_tcp")),
+            ("T_world_base", T_world_base), ("T_last_tcp", T_last_tcp),
         ]:
             object.__setattr__(self, key, _frozen(value))
 
