@@ -413,6 +413,13 @@ def _one_element_a_line(joints=TOY) -> str:
     ('velocity="2.0"', 'velocity="1e-300"', ["joint 'j1'", "at least 1e-06 rad/s"]),
     ('upper="2.9"', 'upper="1e300"', ["joint 'j1' <limit>", "1e+12"]),
     ('upper="2.9"', 'upper="5000"', ["joint 'j1' <limit> lower and upper", "1000 rad"]),
+    # link inertials: checked for every command (a negative mass is never physical)
+    ('<mass value="2.5"', '<mass value="-2.5"', ["link 'l1' <inertial> <mass>", "mass > 0 kg", "-2.5"]),
+    ('<mass value="2.5"', '<mass value="0"', ["link 'l1' <inertial> <mass>", "got 0"]),
+    ('<mass value="2.5"', '<mass value="nan"', ["link 'l1' <inertial> <mass>", "finite"]),
+    ('ixx="0.02"', 'ixx="-0.02"', ["link 'l1' <inertial> <inertia>", "principal moments >= 0"]),
+    ('izz="0.01"', 'izz="0.05"', ["link 'l1' <inertial> <inertia>", "I1 + I2 >= I3"]),
+    ('<origin xyz="0 0 0.1" rpy="0 0 0"', '<origin xyz="0 0 1e300" rpy="0 0 0"', ["link 'l1' <inertial> <origin>"]),
 ])
 def test_robot_file_values_no_robot_has_are_refused_at_their_element(tmp_path: Path, old: str, new: str,
                                                                       words: list[str]) -> None:
@@ -430,6 +437,19 @@ def test_robot_file_values_no_robot_has_are_refused_at_their_element(tmp_path: P
     assert info.value.path == str(path) and info.value.row == line
     for word in words:
         assert word in str(info.value)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ('<mass value="2.5"/>\n<inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.01"/>',
+     '<mass value="0"/>\n<inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/>'),  # a frame: nothing carried
+    ('ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.01"', 'ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"'),
+    ('izz="0.01"', 'izz="0.04"'),  # a flat plate: I1 + I2 = I3
+    ('izz="0.01"', 'izz="0.0400003"'),  # the same, typed to 6 digits
+])
+def test_physical_inertials_at_their_limits_are_read(tmp_path: Path, old: str, new: str) -> None:
+    text = _one_element_a_line()
+    assert old in text
+    read_urdf(_written(tmp_path / "ok.urdf", text.replace(old, new, 1)), tip_link="tool")
 
 
 def _written(path: Path, text: str) -> Path:

@@ -84,6 +84,13 @@ INERTIA_RTOL = 1e-8
 #: plate's round-off through.
 INERTIA_TRIANGLE_RTOL = 1e-8
 
+#: The same two rules for an inertia read from a URDF, relative to its largest
+#: principal moment: ``I1 >= -tol`` and ``I1 + I2 >= I3 - tol``. URDF writers
+#: type 4-7 significant digits (a CAD exporter's plate, ``izz = ixx + iyy``,
+#: rounded to 6 digits moves the sides by up to ~1e-6 of the largest moment),
+#: so 1e-5 lets round-off through and refuses a tensor no body has.
+URDF_INERTIA_RTOL = 1e-5
+
 #: Joint axis lines of a URDF and of the robot they are mapped onto must
 #: coincide within this distance [m] (and directions within
 #: :data:`AXIS_MATCH_TOL`). URDF joint origins are typed to 0.1 mm or better;

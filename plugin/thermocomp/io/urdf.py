@@ -46,6 +46,7 @@ from thermocomp.robot.chain import MAX_ANGLE as _MAX_ANGLE
 from thermocomp.robot.chain import MAX_LENGTH as _MAX_LENGTH
 from thermocomp.robot.chain import MIN_SPEED as _MIN_SPEED
 from thermocomp.robot.chain import Chain
+from thermocomp.tolerances import URDF_INERTIA_RTOL
 
 #: Limits given to a ``continuous`` joint [rad]. :class:`Chain` needs finite
 #: limits (its IK and limit checks compare against them); two turns either
@@ -166,6 +167,52 @@ class _Joint:
         self.axis = attr_numbers(axis_elem, "xyz", (1.0, 0.0, 0.0), f"{what} <axis>", src)
 
 
+def link_inertial(link: ET.Element, src: str) -> tuple[float, FloatArray, FloatArray] | None:
+    """``(mass [kg], T_link_inertial (4, 4), inertia about the centre of mass in the inertial frame [kg m^2] (3, 3))``
+    of a URDF ``<link>``, or None without ``<inertial>``.
+
+    Checked for every command that reads the file, kinematic ones too (a negative mass is never physical, and
+    the same file goes on to PyBullet and the dynamics): a finite mass >= 0 (0 only with a zero tensor: a frame
+    that carries nothing); a tensor whose principal moments are >= 0 and satisfy the triangle inequality
+    ``I1 + I2 >= I3`` (:func:`thermocomp.inertia.checks.check_inertia_tensor`'s rules, with
+    :data:`thermocomp.tolerances.URDF_INERTIA_RTOL` for the file's digits; a point mass, zero tensor, is
+    allowed); a centre of mass within :data:`MAX_LENGTH`.
+
+    Raises
+    ------
+    InputError
+        Naming the file, the line of the offending element and the link.
+    """
+    inertial = link.find("inertial")
+    if inertial is None:
+        return None
+    what = f"link {link.get('name')!r} <inertial>"
+    origin = inertial.find("origin")
+    T = np.eye(4)
+    T[:3, :3] = matrix_from_urdf_rpy(bounded(attr_numbers(origin, "rpy", (0.0, 0.0, 0.0), f"{what} <origin>", src),
+                                             MAX_ANGLE, "rad", f"{what} <origin> rpy", src, origin))
+    T[:3, 3] = bounded(attr_numbers(origin, "xyz", (0.0, 0.0, 0.0), f"{what} <origin>", src), MAX_LENGTH, "m",
+                       f"{what} <origin> xyz", src, origin)
+    mass_el, inertia_el = inertial.find("mass"), inertial.find("inertia")
+    if mass_el is None or inertia_el is None:
+        raise InputError(f"{what}: expected <mass> and <inertia>", path=src, row=line_of(inertial))
+    mass = attr_number(mass_el, "value", f"{what} <mass>", src)
+    if mass is None:
+        raise InputError(f"{what} <mass>: expected a value attribute", path=src, row=line_of(mass_el))
+    v = {k: attr_number(inertia_el, k, f"{what} <inertia>", src, 0.0) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
+    I = np.array([[v["ixx"], v["ixy"], v["ixz"]], [v["ixy"], v["iyy"], v["iyz"]], [v["ixz"], v["iyz"], v["izz"]]])
+    if mass < 0 or (mass == 0 and np.any(I != 0)):
+        raise InputError(f"{what} <mass>: expected a mass > 0 kg (or 0 with a zero <inertia>: a frame that carries "
+                         f"nothing), got {mass:g}", path=src, row=line_of(mass_el))
+    moments = np.linalg.eigvalsh(I)
+    scale = float(np.max(np.abs(moments)))
+    if moments[0] < -URDF_INERTIA_RTOL * scale or moments[0] + moments[1] < moments[2] - URDF_INERTIA_RTOL * scale:
+        raise InputError(f"{what} <inertia>: expected principal moments >= 0 with I1 + I2 >= I3 (a tensor some mass "
+                         f"distribution has), got {' '.join(f'{m:.6g}' for m in moments)} kg m^2", path=src,
+                         row=line_of(inertia_el))
+    return mass, T, I
+
+
 def _parse(data: bytes | str, src: str) -> tuple[str, set[str], list[_Joint], dict[str, float]]:
     root = parse_xml(data, src)
     if root.tag != "robot":
@@ -178,6 +225,7 @@ def _parse(data: bytes | str, src: str) -> tuple[str, set[str], list[_Joint], di
         if name in links:
             raise InputError(f"link {name!r} is defined twice", path=src, row=line_of(link))
         links.add(name)
+        link_inertial(link, src)
     if not links:
         raise InputError("expected <link> elements under <robot>, got none (a xacro file must be expanded first)", path=src)
     joints = [_Joint(j, src) for j in root.findall("joint")]

@@ -27,8 +27,8 @@ from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.dynamics.parameters import inertial_from_parameters, link_parameters
 from thermocomp.errors import InputError
 from thermocomp.io.files import read_input_bytes
-from thermocomp.io.urdf import matrix_from_urdf_rpy, read_urdf
-from thermocomp.io.xml_values import attr_number, attr_numbers, line_of, parse_xml
+from thermocomp.io.urdf import link_inertial, matrix_from_urdf_rpy, read_urdf
+from thermocomp.io.xml_values import attr_numbers, parse_xml
 from thermocomp.robot.chain import Chain
 
 _MOVABLE = ("revolute", "continuous")
@@ -68,22 +68,12 @@ def _origin(elem: ET.Element | None, what: str, src: str) -> FloatArray:
 
 
 def _inertial(link: ET.Element, src: str) -> tuple[float, FloatArray, FloatArray] | None:
-    """``(mass, com, inertia about com)`` in the URDF link frame, or None without ``<inertial>``."""
-    inertial = link.find("inertial")
-    if inertial is None:
+    """``(mass, com, inertia about com)`` in the URDF link frame, or None without ``<inertial>``
+    (checked: :func:`thermocomp.io.urdf.link_inertial`)."""
+    found = link_inertial(link, src)
+    if found is None:
         return None
-    name = link.get("name")
-    what = f"link {name!r} inertial"
-    T = _origin(inertial.find("origin"), f"{what} origin", src)
-    mass_el = inertial.find("mass")
-    inertia_el = inertial.find("inertia")
-    if mass_el is None or inertia_el is None:
-        raise InputError(f"{what}: expected <mass> and <inertia>", path=src)
-    mass = attr_number(mass_el, "value", f"{what} <mass>", src)
-    if mass is None:
-        raise InputError(f"{what} <mass>: expected a value attribute", path=src, row=line_of(mass_el))
-    v = {k: attr_number(inertia_el, k, f"{what} <inertia>", src, 0.0) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
-    I = np.array([[v["ixx"], v["ixy"], v["ixz"]], [v["ixy"], v["iyy"], v["iyz"]], [v["ixz"], v["iyz"], v["izz"]]])
+    mass, T, I = found
     R = T[:3, :3]
     return mass, T[:3, 3], R @ I @ R.T
 
