@@ -19,7 +19,15 @@ Figure 2-4). Here, for every motion of the compensated program:
   step the smallest singular value of the Jacobian is taken (**near
   singular** below :data:`~thermocomp.tolerances.NEAR_SINGULAR_SIGMA`), and
   the joint speeds the move's TCP speed demands, ``qd = J^-1 twist``, are
-  compared with the datasheet joint speeds (``chain.velocity``).
+  compared with the datasheet joint speeds (``chain.velocity``);
+- **circles** (``MoveC``, ``movec``, in the filtered form, where the written
+  move stays circular): the start (the previous point), via and end points
+  must define one circle, as the controller requires before it moves: each of
+  via and end at least :data:`CIRCLE_MIN_DISTANCE` from the start, and the
+  angle between them seen from the start at least :data:`CIRCLE_MIN_ANGLE`
+  from 0 and from 180 degrees (a via point on the end point, on the start, or
+  on the line through them). Checked on the program's points and on every
+  written version; the controller refuses such a move when it reaches it.
 """
 
 from __future__ import annotations
@@ -50,6 +58,12 @@ PATH_STEPS = 8
 #: move, divided into steps): a 0.1 degree move of a 100,000-point print path is checked
 #: at its end point, a 60 degree wrist flip in :data:`PATH_STEPS` steps.
 PATH_STEP_ANGLE = np.radians(1.0)
+#: Shortest distance [m] from a circle's start to its via and to its end point, and smallest angle [rad]
+#: between the two seen from the start (and from 180 degrees): ABB's MoveC restrictions (RAPID reference,
+#: MoveC: 0.1 mm and 1 degree), which this check applies to URScript's movec as well (UR gives no number;
+#: its controller refuses a circle it cannot compute).
+CIRCLE_MIN_DISTANCE = 1e-4
+CIRCLE_MIN_ANGLE = np.radians(1.0)
 
 
 def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray, q_versions: FloatArray,
@@ -110,6 +124,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     if linear_form:
         _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_tcp, timing, ok,
                      last_point, findings_of)
+        _check_circles(motions, poses.T_world_tcp[:, :3, 3], p_tcp, ok, last_point, findings_of)
 
     # rows: what changed and by how much (largest over versions), when it runs
     change_p = np.linalg.norm(p_tcp - poses.T_world_tcp[None, :, :3, 3], axis=2).max(axis=0)
@@ -249,6 +264,36 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
             findings_of[i].append(
                 f"joint speed: the move's TCP speed demands {speed_ratio[flat] * np.degrees(chain.velocity[joint]):.4g} "
                 f"deg/s of joint {joint + 1} (datasheet {np.degrees(chain.velocity[joint]):.4g} deg/s)")
+
+
+def _check_circles(motions, p_program: FloatArray, p_tcp: FloatArray, ok: np.ndarray, last_point: np.ndarray,
+                   findings_of) -> None:
+    """A finding for every circular move whose start, via and end points define no circle (:data:`CIRCLE_MIN_DISTANCE`,
+    :data:`CIRCLE_MIN_ANGLE`): in the program (``p_program`` ``(m, 3)``) or in a written version (``p_tcp``
+    ``(k, m, 3)``, where both ends were compensated; a failed point keeps its text)."""
+    moves = np.flatnonzero(motions.kind == _KIND_CODE[CIRCULAR])
+    if not moves.size:
+        return
+    to = last_point[moves]
+    via, frm = to - 1, last_point[moves - 1]  # (the first move starts from the cycle's last point: index -1)
+    written = np.where((ok[frm] & ok[via] & ok[to])[None, :, None], 1.0, np.nan)  # NaN: failed, not compared
+    reported: set[int] = set()
+    for what, versions, mask in (("the program's", p_program[None], 1.0), ("the written", p_tcp, written)):
+        a = (versions[:, via] - versions[:, frm]) * mask
+        b = (versions[:, to] - versions[:, frm]) * mask
+        la, lb = np.linalg.norm(a, axis=2), np.linalg.norm(b, axis=2)
+        angle = np.arctan2(np.linalg.norm(np.cross(a, b), axis=2), np.einsum("kli,kli->kl", a, b))
+        flat = (la < CIRCLE_MIN_DISTANCE) | (lb < CIRCLE_MIN_DISTANCE) | (angle < CIRCLE_MIN_ANGLE) \
+            | (angle > np.pi - CIRCLE_MIN_ANGLE)
+        for version, j in zip(*np.nonzero(flat)):
+            if j in reported:  # one finding a move: the program's own points first, else the first written version
+                continue
+            reported.add(j)
+            findings_of[int(moves[j])].append(
+                f"circle undefined: {what} via and end points are {la[version, j] * 1e3:.3g} mm and "
+                f"{lb[version, j] * 1e3:.3g} mm from the start, {np.degrees(angle[version, j]):.3g} deg apart (a "
+                f"circle needs {CIRCLE_MIN_DISTANCE * 1e3:g} mm, and {np.degrees(CIRCLE_MIN_ANGLE):g} deg from 0 and "
+                "180): the controller refuses this circular move")
 
 
 def _joint_rates(J: FloatArray, twist: FloatArray, sigma: FloatArray) -> FloatArray:
