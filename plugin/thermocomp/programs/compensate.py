@@ -759,12 +759,13 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         error_angle.append(float(rotation_angle(R_back @ np.swapaxes(T_frame[:, :3, :3], -1, -2)).max()))
     n_pieces = 0 if pieces is None else len(pieces[0])
     if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
-        text = w.splice_values(prog.text, cols.run.text[:, 0], cols.run.text[:, 1], values, pieces)
-        if text is None:  # (not in the order of the text)
+        text = w.splice_values(prog.text, cols.run.text[:, 0], cols.run.text[:, 1], values, pieces,
+                               w.COMMENT_STARTS[prog.language])
+        if text is None:  # (not in the order of the text, or a comment inside a target)
             _pieces_into(values, pieces)
             starts, ends = cols.run.text[:, 0].tolist(), cols.run.text[:, 1].tolist()
             text = w.apply_edits(prog.text, [w.Edit(a, b, v) for a, b, v in zip(starts, ends, values) if v is not None],
-                                 prog.path)
+                                 prog.path, w.COMMENT_STARTS[prog.language])
             n_pieces = 0
         return Written(text, len(values) - values.count(None) + n_pieces, (max(error_position), max(error_angle)))
     _pieces_into(values, pieces)
@@ -791,7 +792,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         edits = [e for e in edits if (e.start, e.end) in whole or not any(a <= e.start < b for a, b in whole)]
         edits += _movec_statements(prog, points, values, whole)
     all_edits = point_edits + edits
-    text = w.apply_edits(prog.text, all_edits, prog.path)
+    text = w.apply_edits(prog.text, all_edits, prog.path, w.COMMENT_STARTS[prog.language])
     n_changed = len({(e.start, e.end) for e in point_edits}) + len(whole)
     return Written(text, n_changed, (max(error_position), max(error_angle)))
 

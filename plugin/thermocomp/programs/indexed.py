@@ -134,7 +134,7 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, m
     edits = w.place_values(placed, values, prog.path, at_argument=at_argument) + extra_edits
     if tables:
         edits += _support_edits(prog, [decl for _, decl in tables.values()], K, step)
-    text = w.apply_edits(prog.text, edits, prog.path)
+    text = w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language])
     n_changed = sum(v is not None for v in values)
     return IndexedWritten(text, n_changed, len(tables), K, (max(error_position), max(error_angle)))
 

@@ -157,27 +157,83 @@ class Edit(NamedTuple):
     new: str
 
 
-def apply_edits(text: str, edits: list[Edit], path: str) -> str:
-    """``text`` with ``edits`` applied; identical edits are merged, overlapping ones refused."""
+#: What starts a comment, per program language (to the end of the line: RAPID ``!``, URScript ``#``).
+COMMENT_STARTS = {"rapid": "!", "urscript": "#"}
+_LAYOUT_CACHE: dict[str, re.Pattern] = {}
+
+
+def _layout_pattern(comment: str) -> re.Pattern:
+    """A comment (to the end of its line), a number, a run of whitespace, or any other character."""
+    if comment not in _LAYOUT_CACHE:
+        _LAYOUT_CACHE[comment] = re.compile(rf"(?P<comment>{re.escape(comment)}[^\n]*)|(?P<number>{NUMBER.pattern})"
+                                            r"|(?P<space>\s+)|(?P<other>.)", re.S)
+    return _LAYOUT_CACHE[comment]
+
+
+def keep_layout(old: str, new: str, comment: str) -> str:
+    """``new`` (a value written without comments or line breaks) in place of ``old``, keeping ``old``'s comments.
+
+    A comment inside a target's text (``[[500,0,400], ! approach`` on one line, the rest on the next) is
+    program text the compensation must keep ("only the motion targets changed, every other byte kept"):
+
+    - when ``old`` and ``new`` have the same skeleton (the same characters but numbers, whitespace and comments:
+      a robtarget written back as a robtarget), ``old`` is kept byte for byte with its numbers replaced by
+      ``new``'s, in order: its comments, line breaks and spacing stay where they were;
+    - otherwise (an ``Offs(...)`` replaced by its value, a joint target in place of a Cartesian one), ``new`` is
+      written with ``old``'s comments, each on its own line, just inside its first bracket (``[`` or ``(``; before
+      it when it has none), where both languages read a line break and a comment as whitespace.
+
+    ``old`` without ``comment`` gives ``new`` itself.
+    """
+    if comment not in old:
+        return new
+    pattern = _layout_pattern(comment)
+    pieces = [(m.lastgroup, m.group()) for m in pattern.finditer(old)]
+    numbers = [m.group() for m in pattern.finditer(new) if m.lastgroup == "number"]
+    skeleton_old = "".join(t for kind, t in pieces if kind == "other")
+    skeleton_new = "".join(m.group() for m in pattern.finditer(new) if m.lastgroup == "other")
+    if skeleton_old == skeleton_new and sum(kind == "number" for kind, _ in pieces) == len(numbers):
+        given = iter(numbers)
+        return "".join(next(given) if kind == "number" else t for kind, t in pieces)
+    comments = "".join(f" {t}\n{_indent_after(pieces, i)}" for i, (kind, t) in enumerate(pieces) if kind == "comment")
+    at = min((i for i in (new.find("["), new.find("(")) if i >= 0), default=-1) + 1
+    return new[:at] + comments + new[at:]
+
+
+def _indent_after(pieces: list[tuple[str | None, str]], i: int) -> str:
+    """The indentation of the line after the comment ``pieces[i]`` (what follows its line break)."""
+    if i + 1 < len(pieces) and pieces[i + 1][0] == "space":
+        return pieces[i + 1][1].rsplit("\n", 1)[-1]
+    return ""
+
+
+def apply_edits(text: str, edits: list[Edit], path: str, comment: str | None = None) -> str:
+    """``text`` with ``edits`` applied; identical edits are merged, overlapping ones refused.
+
+    With ``comment`` (the language's comment start, :data:`COMMENT_STARTS`), a replaced text's comments are kept
+    (:func:`keep_layout`).
+    """
     unique = sorted(set(edits))  # by start, end (and text: two texts for one span are refused below)
+    keep = comment is not None and comment in text
     out, position = [], 0
     for edit in unique:
         if edit.start < position:
             raise InputError(f"two different replacements overlap at offset {edit.start}; "
                              "the same text would need two values", path=path)
         out.append(text[position:edit.start])
-        out.append(edit.new)
+        out.append(keep_layout(text[edit.start:edit.end], edit.new, comment) if keep else edit.new)  # type: ignore[arg-type]
         position = edit.end
     out.append(text[position:])
     return "".join(out)
 
 
 def splice_values(text: str, starts: np.ndarray, ends: np.ndarray, values: list[str | None],
-                  pieces: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None) -> str | None:
+                  pieces: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
+                  comment: str | None = None) -> str | None:
     """``text`` with ``text[starts[i]:ends[i]]`` replaced by ``values[i]`` (``None``: kept), or for the rows of
     ``pieces`` ``(rows, buf, start, end)`` by the latin-1 bytes ``buf[start[k]:end[k]]``, as :func:`apply_edits`
     would, in compiled code (:func:`thermocomp.programs.text_kernel.splice`); ``None`` if the replaced spans
-    are not in the order of the text and apart."""
+    are not in the order of the text and apart, or if one holds a ``comment`` (:func:`apply_edits` keeps it)."""
     from thermocomp.programs.text_kernel import splice
 
     m = len(values)
@@ -196,7 +252,16 @@ def splice_values(text: str, starts: np.ndarray, ends: np.ndarray, values: list[
         rep_end[others] = rep_start[others] + lengths
         buffers.append(np.frombuffer(b"".join(encoded), dtype=np.uint8))
     rep = np.concatenate(buffers) if buffers else np.zeros(0, dtype=np.uint8)
-    out = splice(np.frombuffer(text.encode("latin-1"), dtype=np.uint8), starts, ends, rep, rep_start, rep_end)
+    src = np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
+    if comment is not None:  # a comment inside a replaced target (its text leaves the splice to apply_edits)
+        at = np.flatnonzero(src == ord(comment))
+        replaced = rep_start >= 0
+        if at.size and np.any(replaced):
+            a, b = np.asarray(starts)[replaced], np.asarray(ends)[replaced]
+            k = np.searchsorted(at, a)
+            if np.any((k < at.size) & (at[np.minimum(k, at.size - 1)] < b)):
+                return None
+    out = splice(src, starts, ends, rep, rep_start, rep_end)
     return None if out is None else out.tobytes().decode("latin-1")
 
 
