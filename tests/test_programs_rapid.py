@@ -8,8 +8,12 @@ model's FK on what the controller would do with it.
 
 from __future__ import annotations
 
+import random
+import re
+
 import numpy as np
 import pytest
+from helpers import REPO
 from program_builders import random_configurations, rapid_case, robtarget_text
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
@@ -484,3 +488,50 @@ def test_a_sensor_path_correction_is_not_followed(tmp_path):
     path.write_text(ROBOTSTUDIO.replace("MyTool \\TLoad:=load1", "MyTool \\Corr"))
     prog = read_program(path)
     assert [f.message for f in prog.unsupported] == ["MoveL \\Corr is not followed"]
+
+
+_CASES_HEAD = (REPO / "examples" / "rapid_program.mod").read_text().split("  PROC main()")[0]
+_CASES_HEAD = _CASES_HEAD.replace("  CONST speeddata", "  CONST robtarget place{2}:=[[[0,0,50],[0,0,1,0],[-1,0,-1,0],"
+                                  "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]],[[0,50,50],[0,0,1,0],[-1,0,-1,0],"
+                                  "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]]];\n  VAR robtarget pv;\n  CONST speeddata")
+_W = "tWeldGun\\WObj:=wobjTable"
+_CASES_BODY = (
+    f"  PROC main()\n    MoveAbsJ jHome\\NoEOffs, v1000, z50, tool0;\n    mOvEl pEnd, v100, z10, {_W};\n"
+    f"    pick pStart, tWeldGun;\n    pick pMid, tWeldGun;\n    MoveL Offs(PARCVIA,0,0,50), v100, fine, {_W};\n"
+    f"    MoveC pArcVia, PARCEND, v100, z1, {_W};\n    FOR I FROM 1 TO 2 DO\n      MoveL place{{i}}, v100, fine, {_W};\n"
+    f"    ENDFOR\n    pv := pApproach;\n    MoveL pV, v100, fine, {_W};\n  ENDPROC\n"
+    "  PROC pick(robtarget P, PERS tooldata T)\n    MoveL p, v100, fine, t\\WObj:=wobjTable;\n  ENDPROC\nENDMODULE\n")
+
+
+@pytest.mark.parametrize("form", [{}, {"output": "joints"}, {"indexed_minutes": (0.0, 100.0, 200.0)}])
+def test_letter_case_never_changes_the_written_form(tmp_path, form):
+    """RAPID is case-insensitive: the same module in other letter cases is written the same way (a target
+    declared ``pend`` and moved to as ``mOvEl pEnd`` keeps its declaration rewritten, not an inline value);
+    only the case of the program's own text differs."""
+    rng = random.Random(7)
+
+    def recased(text: str) -> str:
+        out = []
+        for line in text.splitlines(keepends=True):
+            code, bang, comment = line.partition("!")
+            code = re.sub(r'"[^"]*"|[A-Za-z_]\w*', lambda m: m.group() if m.group().startswith('"') else "".join(
+                c.upper() if rng.random() < 0.5 else c.lower() for c in m.group()), code)
+            out.append(code + bang + comment)
+        return "".join(out)
+
+    src = _CASES_HEAD + _CASES_BODY
+    if form:  # one text cannot serve a routine's or a loop's passes as joint targets, or at several minutes
+        src = re.sub(r"    pick .*\n|    FOR .*\n.*\n.*ENDFOR\n", "", src)
+    written = []
+    for k, text in enumerate((src, recased(src), src.upper(), src.lower())):
+        path = tmp_path / f"p{k}.mod"
+        path.write_text(text)
+        compensate_program("irb140", REPO / "deformations" / "exaggerated.csv", path, tmp_path / f"o{k}.mod",
+                           program_options=ProgramOptions(**form))
+        written.append((tmp_path / f"o{k}.mod").read_text())
+    assert written[0] != src.replace("\r", "")
+    if not form:  # the motion still names its target: the declaration is what is rewritten
+        assert "mOvEl pEnd," in written[0] and "CONST robtarget pEnd:=[[80,0,0]" not in written[0]
+    assert written[1].lower() == written[0].lower()
+    assert written[2].lower() == written[0].lower()
+    assert written[3].lower() == written[0].lower()
