@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -119,3 +121,40 @@ def test_show_prints_the_table_form(capsys):
     text = capsys.readouterr().out
     assert text.splitlines()[0].startswith("row,name,px_mm")
     assert "\n4,axis4,238.5,58.0,0.0," in text and "-120.0,120.0" in text  # the typed values, not round-off
+
+
+def _table_form_with(row: int, column: str, value: str) -> tuple[str, int]:
+    from thermocomp.io.chain_csv import chain_csv_text
+
+    lines = chain_csv_text(load_robot("irb140")).splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("row,"))
+    names = lines[header].split(",")
+    cells = lines[header + 1 + row].split(",")
+    cells[names.index(column)] = value
+    lines[header + 1 + row] = ",".join(cells)
+    return "\n".join(lines) + "\n", header + 2 + row
+
+
+@pytest.mark.parametrize(("form", "row", "column", "value", "words"), [
+    # finite but no robot has it: a 7e9 mm link and a 1e-300 deg/s joint made a program's timing overflow
+    ("table", 2, "px_mm", "7e9", "at most 1e+06 mm"),
+    ("table", 0, "pz_mm", "-2e6", "at most 1e+06 mm"),  # the base row
+    ("table", 2, "velocity_deg_s", "1e-300", "at least 5.73e-05 deg/s"),
+    ("table", 3, "upper_deg", "1e9", "at most 57295.8 deg"),
+    ("dh", 2, "a_mm", "-4.25e9", "at most 1e+06 mm"),
+    ("dh", 3, "velocity_deg_s", "1e-300", "at least 5.73e-05 deg/s"),
+    ("dh", 1, "lower_deg", "-1e7", "at most 57295.8 deg"),
+])
+def test_table_and_dh_values_no_robot_has_are_refused_at_their_cell(tmp_path, form, row, column, value, words):
+    if form == "table":
+        text, line = _table_form_with(row, column, value)
+    else:
+        lines = UR5_STANDARD.splitlines()
+        cells = lines[1 + row].split(",")
+        cells[lines[1].split(",").index(column)] = value
+        lines[1 + row] = ",".join(cells)
+        text, line = "\n".join(lines) + "\n", 2 + row
+    path = tmp_path / "robot.csv"
+    path.write_text(text)
+    with pytest.raises(InputError, match=rf"robot\.csv, line {line}, column '{column}': .*{re.escape(words)}"):
+        load_robot(str(path))

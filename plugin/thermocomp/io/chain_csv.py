@@ -26,7 +26,7 @@ from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import euler_xyz_from_matrix, matrix_from_euler_xyz, transform
 from thermocomp.io.atomic import atomic_write_text
 from thermocomp.io.csvtext import check_header, iter_rows, parse_float
-from thermocomp.robot.chain import Chain
+from thermocomp.robot.chain import MAX_ANGLE, MAX_LENGTH, MIN_SPEED, Chain
 
 COLUMNS = [
     "row", "name", "px_mm", "py_mm", "pz_mm", "axis_x", "axis_y", "axis_z",
@@ -77,10 +77,18 @@ def read_chain_csv(path: PathLike, name: str | None = None) -> Chain:
     def num(line: int, cells: list[str], col: str, empty: bool = False) -> float:
         return parse_float(cell(line, cells, col), src, line, col, allow_empty=empty)
 
+    def length(line: int, cells: list[str], col: str) -> float:
+        """A translation [m] from its cell [mm], at most :data:`MAX_LENGTH` (a robot's bound, located here)."""
+        x = num(line, cells, col)
+        if abs(x) > MAX_LENGTH * 1000.0:
+            raise InputError(f"expected a length of magnitude at most {MAX_LENGTH * 1000.0:g} mm, got {x:g}", path=src,
+                             row=line, column=col)
+        return x / 1000.0  # / 1000 (not * 1e-3) gives the double nearest the typed millimetres
+
     def fixed_frame(line: int, cells: list[str], label: str) -> np.ndarray:
         if cell(line, cells, "row").strip() != label:
             raise InputError(f"expected row {label!r} here, got {cell(line, cells, 'row')!r}", path=src, row=line, column="row")
-        p = np.array([num(line, cells, c) for c in ("px_mm", "py_mm", "pz_mm")]) / 1000.0
+        p = np.array([length(line, cells, c) for c in ("px_mm", "py_mm", "pz_mm")])
         euler = np.radians([num(line, cells, c) for c in ("rx_deg", "ry_deg", "rz_deg")])
         return transform(matrix_from_euler_xyz(euler), p)
 
@@ -95,8 +103,7 @@ def read_chain_csv(path: PathLike, name: str | None = None) -> Chain:
         if names[-1] in names[:-1]:
             raise InputError(f"joint name {names[-1]!r} is already the name of joint {names.index(names[-1]) + 1}: "
                              "names must be unique", path=src, row=line, column="name")
-        # / 1000 (not * 1e-3) gives the double nearest the typed millimetres
-        p.append([num(line, cells, c) / 1000.0 for c in ("px_mm", "py_mm", "pz_mm")])
+        p.append([length(line, cells, c) for c in ("px_mm", "py_mm", "pz_mm")])
         a = np.array([num(line, cells, c) for c in ("axis_x", "axis_y", "axis_z")])
         if abs(np.linalg.norm(a) - 1.0) > 1e-6:
             raise InputError(f"expected a unit axis, got {a.tolist()} (norm {np.linalg.norm(a):.6g})",
@@ -108,13 +115,18 @@ def read_chain_csv(path: PathLike, name: str | None = None) -> Chain:
         sign.append(s)
         offset.append(math.radians(num(line, cells, "offset_deg")))
         lo, hi = num(line, cells, "lower_deg"), num(line, cells, "upper_deg")
+        for col, x in (("lower_deg", lo), ("upper_deg", hi)):
+            if abs(x) > math.degrees(MAX_ANGLE):
+                raise InputError(f"expected a limit of magnitude at most {math.degrees(MAX_ANGLE):.6g} deg "
+                                 f"({MAX_ANGLE:g} rad), got {x:g}", path=src, row=line, column=col)
         if lo >= hi:
             raise InputError(f"expected lower_deg < upper_deg, got {lo:g} >= {hi:g}", path=src, row=line, column="lower_deg")
         lower.append(math.radians(lo))
         upper.append(math.radians(hi))
         v = num(line, cells, "velocity_deg_s", empty=True)
-        if not math.isnan(v) and v <= 0:
-            raise InputError(f"expected a positive speed, got {v:g}", path=src, row=line, column="velocity_deg_s")
+        if not math.isnan(v) and v < math.degrees(MIN_SPEED):
+            raise InputError(f"expected a positive speed, at least {math.degrees(MIN_SPEED):.3g} deg/s, got {v:g}",
+                             path=src, row=line, column="velocity_deg_s")
         velocity.append(math.inf if math.isnan(v) else math.radians(v))
         h = num(line, cells, "home_deg", empty=True)
         home.append(0.0 if math.isnan(h) else math.radians(h))
