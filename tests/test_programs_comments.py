@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 from helpers import REPO
 
@@ -79,3 +80,19 @@ def test_a_target_written_in_another_form_keeps_its_comments(tmp_path, name, tex
     assert NUMBER.findall(_uncommented(got, comment)) == NUMBER.findall(plain)
     (tmp_path / f"back{name[1:]}").write_text(got)
     read_program(tmp_path / f"back{name[1:]}")  # still a program the reader (and so the controller) reads
+
+
+def test_the_writer_finds_every_commented_target_however_many_comments_there_are():
+    from thermocomp.programs.writer import Edit, apply_edits, splice_values
+
+    line = "MoveL [[1,2,3], ! c\n [4]], v;\n"
+    plain = "MoveL [[1,2,3],[4]], v; ! after\n"
+    for lines in ([plain] * 9 + [line], [line] * 10, [plain, line] * 5):  # few comments, many, alternating
+        text = "! head\n" + "".join(lines)
+        starts = [text.index("[[", i) for i in (m for m in range(len(text)) if text.startswith("MoveL", m))]
+        ends = [text.index("]],", a) + 2 for a in starts]
+        got = apply_edits(text, [Edit(a, b, "[[7,8,9],[6]]") for a, b in zip(starts, ends)], "m.mod", "!")
+        assert got == text.replace("1,2,3", "7,8,9").replace("[4]", "[6]")
+        # the compiled splice leaves every text with a commented target to apply_edits
+        assert splice_values(text, np.array(starts), np.array(ends), ["[[7,8,9],[6]]"] * len(starts), None, "!") is None
+        assert splice_values(text, np.array(starts), np.array(ends), ["[[7,8,9],[6]]"] * len(starts)) is not None

@@ -18,6 +18,7 @@ inline value at its argument.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
 from typing import NamedTuple
@@ -207,6 +208,29 @@ def _indent_after(pieces: list[tuple[str | None, str]], i: int) -> str:
     return ""
 
 
+def _commented(starts: list[int], ends: list[int], text: str, comment: str | None) -> set[int]:
+    """Indices of the spans ``text[starts[k]:ends[k]]`` that hold ``comment``.
+
+    Found from the comments' positions when they are few (a program's header), by a bisection each, not by a
+    slice of every span: the writer of a 100,000-motion program pays for its comments, not for its motions.
+    """
+    if comment is None or not starts:
+        return set()
+    count = text.count(comment)
+    if count == 0:
+        return set()
+    if count > len(starts) // 4 or any(b < a for a, b in zip(starts, starts[1:])):  # many, or spans out of order
+        return {k for k, (a, b) in enumerate(zip(starts, ends)) if comment in text[a:b]}
+    found: set[int] = set()
+    at = text.find(comment)
+    while at >= 0:
+        k = bisect.bisect_right(starts, at) - 1  # the last span starting at or before it (spans do not overlap)
+        if k >= 0 and at < ends[k]:
+            found.add(k)
+        at = text.find(comment, at + 1)
+    return found
+
+
 def apply_edits(text: str, edits: list[Edit], path: str, comment: str | None = None) -> str:
     """``text`` with ``edits`` applied; identical edits are merged, overlapping ones refused.
 
@@ -214,14 +238,15 @@ def apply_edits(text: str, edits: list[Edit], path: str, comment: str | None = N
     (:func:`keep_layout`).
     """
     unique = sorted(set(edits))  # by start, end (and text: two texts for one span are refused below)
-    keep = comment is not None and comment in text
+    commented = _commented([e.start for e in unique], [e.end for e in unique], text, comment)
     out, position = [], 0
-    for edit in unique:
+    for k, edit in enumerate(unique):
         if edit.start < position:
             raise InputError(f"two different replacements overlap at offset {edit.start}; "
                              "the same text would need two values", path=path)
         out.append(text[position:edit.start])
-        out.append(keep_layout(text[edit.start:edit.end], edit.new, comment) if keep else edit.new)  # type: ignore[arg-type]
+        out.append(keep_layout(text[edit.start:edit.end], edit.new, comment) if k in commented  # type: ignore[arg-type]
+                   else edit.new)
         position = edit.end
     out.append(text[position:])
     return "".join(out)
