@@ -18,12 +18,14 @@ from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import InputError
 from thermocomp.io.urdf import (
     CONTINUOUS_LIMIT,
+    link_inertial,
     matrix_from_urdf_rpy,
     read_urdf,
     urdf_rpy_from_matrix,
     urdf_text,
     write_urdf,
 )
+from thermocomp.io.xml_values import parse_xml
 from thermocomp.kinematics.fk import fk_matrix
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
@@ -413,12 +415,9 @@ def _one_element_a_line(joints=TOY) -> str:
     ('velocity="2.0"', 'velocity="1e-300"', ["joint 'j1'", "at least 1e-06 rad/s"]),
     ('upper="2.9"', 'upper="1e300"', ["joint 'j1' <limit>", "1e+12"]),
     ('upper="2.9"', 'upper="5000"', ["joint 'j1' <limit> lower and upper", "1000 rad"]),
-    # link inertials: checked for every command (a negative mass is never physical)
-    ('<mass value="2.5"', '<mass value="-2.5"', ["link 'l1' <inertial> <mass>", "mass > 0 kg", "-2.5"]),
-    ('<mass value="2.5"', '<mass value="0"', ["link 'l1' <inertial> <mass>", "got 0"]),
+    # link inertials, for every command: numbers, bounds, a mass not below 0 (no exporter writes one)
+    ('<mass value="2.5"', '<mass value="-2.5"', ["link 'l1' <inertial> <mass>", "mass >= 0 kg", "-2.5"]),
     ('<mass value="2.5"', '<mass value="nan"', ["link 'l1' <inertial> <mass>", "finite"]),
-    ('ixx="0.02"', 'ixx="-0.02"', ["link 'l1' <inertial> <inertia>", "principal moments >= 0"]),
-    ('izz="0.01"', 'izz="0.05"', ["link 'l1' <inertial> <inertia>", "I1 + I2 >= I3"]),
     ('<origin xyz="0 0 0.1" rpy="0 0 0"', '<origin xyz="0 0 1e300" rpy="0 0 0"', ["link 'l1' <inertial> <origin>"]),
 ])
 def test_robot_file_values_no_robot_has_are_refused_at_their_element(tmp_path: Path, old: str, new: str,
@@ -439,6 +438,28 @@ def test_robot_file_values_no_robot_has_are_refused_at_their_element(tmp_path: P
         assert word in str(info.value)
 
 
+@pytest.mark.parametrize(("old", "new", "words"), [
+    ('<mass value="2.5"', '<mass value="0"', ["link 'l1' <inertial> <mass>", "got 0"]),
+    ('ixx="0.02"', 'ixx="-0.02"', ["link 'l1' <inertial> <inertia>", "principal moments >= 0"]),
+    ('izz="0.01"', 'izz="0.05"', ["link 'l1' <inertial> <inertia>", "I1 + I2 >= I3"]),
+])
+def test_an_inertial_no_body_has_is_refused_where_it_is_used_only(tmp_path: Path, old: str, new: str,
+                                                                   words: list[str]) -> None:
+    """The dynamics refuse a tensor no mass distribution has, at its element; the kinematics, which never use
+    it, read the file (real robot files carry placeholder tensors on links that matter to nobody)."""
+    text = _one_element_a_line()
+    assert old in text
+    text = text.replace(old, new, 1)
+    path = _written(tmp_path / "sloppy.urdf", text)
+    read_urdf(path, tip_link="tool")
+    line = next(i for i, row in enumerate(text.splitlines(), start=1) if new in row)
+    with pytest.raises(InputError) as info:
+        _body_of_l1(path)
+    assert info.value.path == str(path) and info.value.row == line
+    for word in words:
+        assert word in str(info.value)
+
+
 @pytest.mark.parametrize(("old", "new"), [
     ('<mass value="2.5"/>\n<inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.01"/>',
      '<mass value="0"/>\n<inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/>'),  # a frame: nothing carried
@@ -449,7 +470,14 @@ def test_robot_file_values_no_robot_has_are_refused_at_their_element(tmp_path: P
 def test_physical_inertials_at_their_limits_are_read(tmp_path: Path, old: str, new: str) -> None:
     text = _one_element_a_line()
     assert old in text
-    read_urdf(_written(tmp_path / "ok.urdf", text.replace(old, new, 1)), tip_link="tool")
+    path = _written(tmp_path / "ok.urdf", text.replace(old, new, 1))
+    read_urdf(path, tip_link="tool")
+    _body_of_l1(path)  # as the dynamics read it (io.urdf_inertials), the body checked
+
+
+def _body_of_l1(path: Path):
+    root = parse_xml(path.read_bytes(), str(path))
+    return link_inertial(next(link for link in root.findall("link") if link.get("name") == "l1"), str(path))
 
 
 def _written(path: Path, text: str) -> Path:

@@ -167,16 +167,19 @@ class _Joint:
         self.axis = attr_numbers(axis_elem, "xyz", (1.0, 0.0, 0.0), f"{what} <axis>", src)
 
 
-def link_inertial(link: ET.Element, src: str) -> tuple[float, FloatArray, FloatArray] | None:
+def link_inertial(link: ET.Element, src: str, *, physical: bool = True
+                  ) -> tuple[float, FloatArray, FloatArray] | None:
     """``(mass [kg], T_link_inertial (4, 4), inertia about the centre of mass in the inertial frame [kg m^2] (3, 3))``
     of a URDF ``<link>``, or None without ``<inertial>``.
 
-    Checked for every command that reads the file, kinematic ones too (a negative mass is never physical, and
-    the same file goes on to PyBullet and the dynamics): a finite mass >= 0 (0 only with a zero tensor: a frame
-    that carries nothing); a tensor whose principal moments are >= 0 and satisfy the triangle inequality
+    Checked for every command that reads the file: numbers at all (finite, within the file's bounds), a
+    centre of mass within :data:`MAX_LENGTH`, a mass not below 0 kg (no exporter writes one: a broken file).
+    With ``physical`` (the dynamics, which use the inertial), also a body some mass distribution is: a
+    mass above 0 (0 only with a zero tensor: a frame that carries nothing), principal moments >= 0 with
     ``I1 + I2 >= I3`` (:func:`thermocomp.inertia.checks.check_inertia_tensor`'s rules, with
     :data:`thermocomp.tolerances.URDF_INERTIA_RTOL` for the file's digits; a point mass, zero tensor, is
-    allowed); a centre of mass within :data:`MAX_LENGTH`.
+    allowed). Kinematic commands do not use the tensor, and real robot files carry sloppy ones for links
+    that matter to nobody (a placeholder tensor on a massless frame): those must not stop a compensation.
 
     Raises
     ------
@@ -201,6 +204,10 @@ def link_inertial(link: ET.Element, src: str) -> tuple[float, FloatArray, FloatA
         raise InputError(f"{what} <mass>: expected a value attribute", path=src, row=line_of(mass_el))
     v = {k: attr_number(inertia_el, k, f"{what} <inertia>", src, 0.0) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
     I = np.array([[v["ixx"], v["ixy"], v["ixz"]], [v["ixy"], v["iyy"], v["iyz"]], [v["ixz"], v["iyz"], v["izz"]]])
+    if mass < 0 and not physical:
+        raise InputError(f"{what} <mass>: expected a mass >= 0 kg, got {mass:g}", path=src, row=line_of(mass_el))
+    if not physical:
+        return mass, T, I
     if mass < 0 or (mass == 0 and np.any(I != 0)):
         raise InputError(f"{what} <mass>: expected a mass > 0 kg (or 0 with a zero <inertia>: a frame that carries "
                          f"nothing), got {mass:g}", path=src, row=line_of(mass_el))
@@ -225,7 +232,7 @@ def _parse(data: bytes | str, src: str) -> tuple[str, set[str], list[_Joint], di
         if name in links:
             raise InputError(f"link {name!r} is defined twice", path=src, row=line_of(link))
         links.add(name)
-        link_inertial(link, src)
+        link_inertial(link, src, physical=False)  # (the dynamics' reader checks the body: link_inertial)
     if not links:
         raise InputError("expected <link> elements under <robot>, got none (a xacro file must be expanded first)", path=src)
     joints = [_Joint(j, src) for j in root.findall("joint")]
