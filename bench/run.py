@@ -91,11 +91,15 @@ def profile_text(fn, limit: int = 14) -> str:
     return "\n".join([total, *lines[start:]])
 
 
+#: Most a warm-up may take [s]: a fresh checkout compiles every kernel (some 1-2 minutes on the 2-core machine).
+WARM_UP_BUDGET_S = 900.0
+
+
 def warm_up(tmp: Path) -> float:
     """Run the toolpath CSV (variants A and B) and the RAPID program path once on 2,000 rows, each in a fresh
     process, so every compiled kernel is in numba's cache before anything is timed; the seconds it took."""
     t0 = time.perf_counter()
-    section = large_programs.Section(tmp, deadline=float("inf"))
+    section = large_programs.Section(tmp, deadline=t0 + WARM_UP_BUDGET_S)
     for variant in ("A", "B"):
         section.run(variant, 2_000)
     programs.compare(tmp, 2_000)
