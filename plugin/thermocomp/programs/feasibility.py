@@ -15,7 +15,10 @@ Figure 2-4). Here, for every motion of the compensated program:
   short move of a dense toolpath is one step), each solved from the step
   before, as the controller does. If it does not arrive
   at the written configuration, the move **changes configuration** (a wrist,
-  elbow or shoulder flip: a MoveL that does this is not executable). At every
+  elbow or shoulder flip: a MoveL that does this is not executable). A last
+  step that starts within :data:`PATH_STEP_ANGLE` of the written configuration
+  in every joint arrives there without a solve (a flip moves joints by tens
+  of degrees; most moves of a dense path are such a step). At every
   step the smallest singular value of the Jacobian is taken (**near
   singular** below :data:`~thermocomp.tolerances.NEAR_SINGULAR_SIGMA`), and
   the joint speeds the move's TCP speed demands, ``qd = J^-1 twist``, are
@@ -38,9 +41,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from thermocomp._typing import FloatArray
-from thermocomp.geometry.rotations import matrix_from_rotvec, rotation_angle, rotvec_from_matrix
+from thermocomp.geometry.rotations import matrix_from_rotvec
 from thermocomp.kinematics.fk import fk, fk_jacobian
-from thermocomp.kinematics.ik import Status, sigma_min_lower_bound, solve_ik
+from thermocomp.kinematics.ik import Status, pose_errors, sigma_min_lower_bound, solve_ik
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram
 from thermocomp.programs.timing import Timing
@@ -128,7 +131,9 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
 
     # rows: what changed and by how much (largest over versions), when it runs
     change_p = np.linalg.norm(p_tcp - poses.T_world_tcp[None, :, :3, 3], axis=2).max(axis=0)
-    change_a = rotation_angle(R_tcp @ np.swapaxes(poses.T_world_tcp[None, :, :3, :3], -1, -2)).max(axis=0)
+    written_R = np.broadcast_to(poses.T_world_tcp[None, :, :3, :3], R_tcp.shape).reshape(-1, 3, 3)
+    turn = pose_errors(R_tcp.reshape(-1, 3, 3), np.zeros((len(written_R), 3)), written_R, np.zeros((len(written_R), 3)))
+    change_a = np.linalg.norm(turn[:, 3:], axis=1).reshape(k, m).max(axis=0)  # (the angle of the rotation between)
     change_q = np.abs(q_versions - q_nominal[None]).max(axis=(0, 2))
     first = timing.point_minutes(0)
     final = timing.point_minutes(timing.cycles - 1)
@@ -193,8 +198,11 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
     # (k, L) arrays of start and end poses
     pa, pb = p_tcp[:, frm], p_tcp[:, to]
     Ra, Rb = R_tcp[:, frm], R_tcp[:, to]
-    rot = rotvec_from_matrix(Rb @ np.swapaxes(Ra, -1, -2))  # world-frame rotation from a to b
+    zeros = np.zeros((Ra.shape[0] * Ra.shape[1], 3))
+    rot = pose_errors(Rb.reshape(-1, 3, 3), zeros, Ra.reshape(-1, 3, 3), zeros)[:, 3:].reshape(Ra.shape[:2] + (3,))
+    # (the world-frame rotation vector from a to b: of Rb Ra^T)
     q_prev = q_versions[:, frm].reshape(-1, n)
+    q_end = q_versions[:, to].reshape(-1, n)  # the written configuration each move must arrive at
     sigma_min = np.full(k * len(moves), np.inf)
     speed_ratio = np.zeros(k * len(moves))
     speed_joint = np.zeros(k * len(moves), dtype=int)
@@ -231,8 +239,15 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
         # the flange pose that puts the TCP there
         R_f = R_s.reshape(-1, 3, 3) @ np.swapaxes(tool_R[flat], -1, -2)
         p_f = p_s.reshape(-1, 3) - np.einsum("kij,kj->ki", R_f, tool_p[flat])
-        result = solve_ik(model, R_f, p_f, q_prev[flat], measure_singularity=False)
-        q_s = np.where((result.status == Status.CONVERGED)[:, None], result.q, q_prev[flat])
+        # a last step that starts within one step's travel of the written configuration arrives there: a wrist,
+        # elbow or shoulder flip moves joints by tens of degrees (docs/programs.md); the others are solved
+        last = np.repeat((s == steps[act])[None], k, axis=0).reshape(-1)
+        arrives = last & (np.max(np.abs(q_end[flat] - q_prev[flat]), axis=1) <= PATH_STEP_ANGLE)
+        q_s = q_end[flat]
+        solve = np.flatnonzero(~arrives)
+        if solve.size:
+            result = solve_ik(model, R_f[solve], p_f[solve], q_prev[flat[solve]], measure_singularity=False)
+            q_s[solve] = np.where((result.status == Status.CONVERGED)[:, None], result.q, q_prev[flat[solve]])
         _, _, J = fk_jacobian(model, q_s)
         sigma = sigma_min_lower_bound(J)  # exact where it matters (below 10x the threshold)
         sigma_min[flat] = np.minimum(sigma_min[flat], sigma)
@@ -247,7 +262,7 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
         speed_ratio[flat] = np.where(better, worst_ratio, speed_ratio[flat])
         speed_joint[flat] = np.where(better, worst, speed_joint[flat])
         q_prev[flat] = q_s
-    arrived = np.max(np.abs(q_prev - q_versions[:, to].reshape(-1, n)), axis=1)
+    arrived = np.max(np.abs(q_prev - q_end), axis=1)
     flagged = (arrived > BRANCH_JUMP) | (sigma_min < NEAR_SINGULAR_SIGMA) | (speed_ratio > 1.0)
     for flat in np.flatnonzero(flagged & np.tile(usable, k)).tolist():
         i = int(moves[flat % len(moves)])
