@@ -385,6 +385,23 @@ def _fk_block(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, p
         _matmul3(R, R_tool[b], R_out[r])
 
 
+@njit(cache=True)
+def _pivot(lu, k):
+    """Partial pivoting of column ``k``: the row of its largest entry at or below ``k`` swapped into row ``k``;
+    that row's index, or -1 when the column is zero there (a singular matrix)."""
+    n = lu.shape[0]
+    pivot = k
+    for i in range(k + 1, n):
+        if abs(lu[i, k]) > abs(lu[pivot, k]):
+            pivot = i
+    if lu[pivot, k] == 0.0:
+        return -1
+    if pivot != k:
+        for j in range(n):
+            lu[k, j], lu[pivot, j] = lu[pivot, j], lu[k, j]
+    return pivot
+
+
 @njit(cache=True, parallel=True)
 def det_rows(A):
     """Determinant of each square matrix ``A`` ``(m, n, n)`` by LU with partial pivoting (as LAPACK's getrf).
@@ -399,16 +416,11 @@ def det_rows(A):
         lu = A[r].copy()
         det = 1.0
         for k in range(n):
-            pivot = k
-            for i in range(k + 1, n):
-                if abs(lu[i, k]) > abs(lu[pivot, k]):
-                    pivot = i
-            if lu[pivot, k] == 0.0:
+            pivot = _pivot(lu, k)
+            if pivot < 0:
                 det = 0.0
                 break
             if pivot != k:
-                for j in range(n):
-                    lu[k, j], lu[pivot, j] = lu[pivot, j], lu[k, j]
                 det = -det
             det *= lu[k, k]
             for i in range(k + 1, n):
@@ -434,16 +446,11 @@ def solve_rows(A, b):
         y = b[r].copy()
         singular = False
         for k in range(n):
-            pivot = k
-            for i in range(k + 1, n):
-                if abs(lu[i, k]) > abs(lu[pivot, k]):
-                    pivot = i
-            if lu[pivot, k] == 0.0:
+            pivot = _pivot(lu, k)
+            if pivot < 0:
                 singular = True
                 break
             if pivot != k:
-                for j in range(n):
-                    lu[k, j], lu[pivot, j] = lu[pivot, j], lu[k, j]
                 y[k], y[pivot] = y[pivot], y[k]
             for i in range(k + 1, n):
                 f = lu[i, k] / lu[k, k]
