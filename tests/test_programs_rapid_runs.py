@@ -204,6 +204,21 @@ def test_the_corners_of_a_run_read_as_the_general_rules_read_them(statements):
         _no_fallback(text)
 
 
+@pytest.mark.parametrize("bad", ["44.5 31", "9E+", "1.2.3", "--5", "1e5e5", ",,"])
+@pytest.mark.parametrize("then", ["    m\\OVE aBSj jHome, v100, fine, tool0;",  # a later syntax error
+                                  "    MoveL [[500,0,600],[9,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;"])
+def test_a_number_the_general_rules_refuse_inside_a_run_is_the_error_named(bad, then):
+    """A run's terminal takes any digits, signs, points and exponents between an inline point's brackets: a
+    malformed number there is a syntax error the general rules name first, before a later syntax error or a
+    data error (a quaternion not unit) the walk would meet (fuzzing found both orders named differently)."""
+    good = "    MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;\n"
+    broken = f"    MoveAbsJ [[17.2,-18.6,{bad},2.5,53.0,-1.3],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, fine, tool0;\n"
+    for order in ((then + "\n", good, broken), (good, broken, then + "\n")):
+        text = (HEAD + "  CONST jointtarget jHome:=[[0,0,0,0,30,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n  PROC main()\n"
+                + good + "".join(order) + "  ENDPROC\nENDMODULE\n")
+        assert_same_program(text)
+
+
 STATEMENTS = st.sampled_from([
     "MoveL {t}, v100, z1, tGun;", "MoveJ {t},vSlow,fine,tool0;",
     "MoveL {t}, p1, v100, z1, tGun;", "MoveL {t}, v100, z1, tGun\\WObj:=wTable;",

@@ -140,3 +140,21 @@ def parse_numbers(text: str, count: int) -> np.ndarray | None:
     for k in np.flatnonzero(slow >= 0).tolist():
         out[k] = float(NUMBER.match(text, int(slow[k])).group())
     return out
+
+
+@njit(cache=True, nogil=True)
+def _first_malformed(data, starts, ends, powers):
+    for k in range(starts.shape[0]):
+        a, b = starts[k], ends[k]
+        out = np.empty(b - a + 1)
+        slow = np.empty(b - a + 1, dtype=np.int64)
+        if _parse(data[a:b], b - a + 1, powers, out, slow) < 0:
+            return k
+    return -1
+
+
+def all_read(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
+    """Every span ``data[starts[k]:ends[k]]`` (uint8) is a text of numbers :func:`parse_numbers` reads, however
+    many (commas between numbers, brackets and whitespace around them)."""
+    return _first_malformed(data, np.ascontiguousarray(starts, dtype=np.int64),
+                            np.ascontiguousarray(ends, dtype=np.int64), _EXACT_POWERS) < 0

@@ -66,7 +66,7 @@ from thermocomp.programs.model import (
     expand,
     newline_of,
 )
-from thermocomp.programs.numbers_kernel import parse_spans
+from thermocomp.programs.numbers_kernel import all_read, parse_spans
 from thermocomp.programs.writer import NUMBER
 from thermocomp.tolerances import QUAT_NORM_TOL
 
@@ -218,6 +218,16 @@ class MoveStatements:
     def view(self, i: int) -> _StatementView:
         return _StatementView(self, i)
 
+    def numbers_read(self) -> bool:
+        """Every inline point's text is numbers the general rules read (the ``MOVES`` terminal takes any digits,
+        signs, points and exponents between brackets: ``44.5 31``, ``9E+``, ``1.2.3``)."""
+        for part in ("p1", "p2"):
+            starts, ends = self.starts(part), self.ends(part)
+            inline = (starts >= 0) & (self.data[np.maximum(starts, 0)] == 91)
+            if not all_read(self.data, starts[inline], ends[inline]):
+                return False
+        return True
+
 
 @dataclass(frozen=True)
 class _StatementView:
@@ -279,10 +289,12 @@ def parse_rapid_text(text: str, path: str, runs: bool = True) -> Tree:
     try:
         return rapid_parser(runs).parse(parseable)
     except UnexpectedInput as exc:
-        if runs and getattr(getattr(exc, "token", None), "type", "") == "MOVES":
-            # the error as the general rules see it (a whole run is no token to name). Elsewhere both readings
-            # meet the same characters in the same state (a run ends at a statement's end), and the error is
-            # named at once: reading a long module again only to refuse it took 13 s at 100,000 lines.
+        if runs and (getattr(getattr(exc, "token", None), "type", "") == "MOVES"
+                     or _a_run_hides_an_error(parseable, _offset_of(exc, len(text)))):
+            # the error as the general rules see it (a whole run is no token to name; or a run before the error
+            # holds a number they refuse, which is then the first error). Elsewhere both readings meet the same
+            # characters in the same state (a run ends at a statement's end), and the error is named at once:
+            # reading a long module again only to refuse it took 13 s at 100,000 lines.
             return parse_rapid_text(text, path, runs=False)
         found = getattr(exc, "token", None) or getattr(exc, "char", None)
         at_end = found is None or getattr(found, "type", "") == "$END"
@@ -321,11 +333,43 @@ def rapid_program_from_text(text: str, path: str = "<text>", runs: bool = True,
     """
     with paused():  # a long program is a million objects that all stay alive (thermocomp._gc)
         if runs:
+            tree = parse_rapid_text(text, path)
+            walker = _Walker(text, path, progress)
             try:
-                return _Walker(text, path, progress).run(parse_rapid_text(text, path))
+                # a run's numbers the general rules refuse are a syntax error, named before anything the walk finds
+                if all(walker.run_reads(node.children[0]) for node in tree.find_data("moves")):
+                    return walker.run(tree)
             except _Fallback:
                 pass
         return _Walker(text, path, progress).run(parse_rapid_text(text, path, runs=False))
+
+
+def _offset_of(exc: UnexpectedInput, end: int) -> int:
+    """Where in the text lark met the error (the end for an unexpected end of file)."""
+    token = getattr(exc, "token", None)
+    if token is not None and getattr(token, "type", "") != "$END" and getattr(token, "start_pos", None) is not None:
+        return int(token.start_pos)
+    position = getattr(exc, "pos_in_stream", None)
+    return end if position is None or position < 0 else int(position)
+
+
+def _a_run_hides_an_error(text: str, before: int) -> bool:
+    """Whether a run of motions (a ``MOVES`` token) before offset ``before`` holds what the general rules
+    refuse: its terminal takes any digits, signs, points and exponents between an inline point's brackets
+    (``44.5 31``, ``9E+``), so a later syntax error would be named before that first one."""
+    try:
+        for token in rapid_parser(True).lex(text):
+            if token.start_pos >= before:
+                return False
+            if token.type == "MOVES":
+                try:
+                    if not MoveStatements(token).numbers_read():
+                        return True
+                except _Fallback:
+                    return True
+    except UnexpectedInput:  # (the lexer alone meets a character no token takes: read again to be sure)
+        return True
+    return False
 
 
 class _Walker:
@@ -1062,6 +1106,11 @@ class _Walker:
         ))
 
     # ----- runs of plain motions (MOVES tokens)
+    def run_reads(self, token: Token) -> bool:
+        """The numbers of a ``MOVES`` token are all numbers the general rules read (:meth:`MoveStatements.numbers_read`);
+        :class:`_Fallback` when its statements are not of the run's shape."""
+        return self.move_matches(token).numbers_read()
+
     def move_matches(self, token: Token) -> MoveStatements:
         """:func:`move_statements` of a ``MOVES`` token, split once."""
         if token.start_pos not in self._matches:
