@@ -130,6 +130,19 @@ def test_a_long_script_with_a_bad_character_at_its_end_is_refused_at_it_quickly(
     assert fast == plain and "line 2002" in fast and "column 37" in fast
 
 
+@pytest.mark.parametrize("bad", [".4 1", "1e", "1.2.3", "--5", "+-1", ",,"])
+@pytest.mark.parametrize("then", ["  movel(p[.1, .2, .3, 0, 0, 0]))",  # a later syntax error
+                                  "  movel(p[.1, .2, .3, 0, 0, 0], a=-1)"])  # a later refusal of the walk
+def test_what_the_general_rules_refuse_inside_a_run_is_the_error_named(bad, then):
+    """A run's terminal takes any digits, signs, points and exponents between a pose's brackets: a malformed
+    number there is a syntax error the general rules name first, before a later syntax error or a refusal the
+    walk would meet (fuzzing found both orders named differently)."""
+    good = "  movel(p[.4, -.1, .3, 3.14, 0, 0], a=1.2, v=0.25)\n"
+    broken = f"  movel(p[.4, -.1, {bad}, 3.14, 0, 0], a=1.2, v=0.25)\n"
+    for order in ((then + "\n", good, broken), (good, broken, then + "\n")):
+        assert_same_program("def main():\n" + good + "".join(order) + "end\n")
+
+
 STATEMENTS = st.sampled_from([
     "movel({p}, a=1.2, v=0.25)", "movel({p})", "movej({p}, a=1.4, v=1.05)", "movej({j}, a=1.4, v=1.05)",
     "movep({p}, a=1.2, v=0.25, r=0.001)", "movel({p}, 1.2, 0.25)", "movel({p}, a=1.2, v=0.25, t=0.5)",

@@ -153,6 +153,19 @@ class _Fallback(Exception):
     """A ``MOVES`` run the fast path does not resolve: the script is read again without runs."""
 
 
+def move_statements(text: str) -> list[re.Match] | None:
+    """The statements of a ``MOVES`` token's ``text``, each of the exact shape the general rules read
+    (:data:`_MOVE_STATEMENT`); None if they do not tile it (the terminal takes any digits, signs, points and
+    exponents between a pose's brackets: ``.4 1``, ``1e``)."""
+    matches, pos = [], 0
+    for m in _MOVE_STATEMENT.finditer(text):
+        if m.start() != pos:
+            return None
+        matches.append(m)
+        pos = m.end()
+    return matches if matches and pos == len(text) else None
+
+
 class _Unsupported(Exception):
     def __init__(self, message: str, where) -> None:
         super().__init__(message)
@@ -195,8 +208,13 @@ def urscript_program_from_text(text: str, path: str = "<text>", runs: bool = Tru
     """
     with paused():  # a long script is a million objects that all stay alive (thermocomp._gc)
         if runs:
+            walker = _Walker(text, path, parse_urscript_text(text, path))
             try:
-                return _Walker(text, path, parse_urscript_text(text, path)).run()
+                # every run of the exact shape first: what the general rules refuse there is a syntax error,
+                # named before anything the walk finds
+                for node in walker.tree.find_data("moves"):
+                    walker.move_matches(node.children[0])
+                return walker.run()
             except _Fallback:
                 pass
         return _Walker(text, path, parse_urscript_text(text, path, runs=False)).run()
@@ -214,10 +232,12 @@ def parse_urscript_text(text: str, path: str, runs: bool = True) -> Tree:
     try:
         return urscript_parser(runs).parse(parseable)
     except UnexpectedInput as exc:
-        if runs and getattr(getattr(exc, "token", None), "type", "") == "MOVES":
-            # the error as the general rules see it (a whole run is no token to name). Elsewhere both readings
-            # meet the same characters in the same state (a run ends at a statement's end), and the error is
-            # named at once: reading a long script again only to refuse it took half a minute.
+        if runs and (getattr(getattr(exc, "token", None), "type", "") == "MOVES"
+                     or _a_run_hides_an_error(parseable, _offset_of(exc, len(parseable)))):
+            # the error as the general rules see it (a whole run is no token to name; or a run before the error
+            # holds what they refuse, which is then the first error). Elsewhere both readings meet the same
+            # characters in the same state (a run ends at a statement's end), and the error is named at once:
+            # reading a long script again only to refuse it took half a minute.
             return parse_urscript_text(text, path, runs=False)
         found = getattr(exc, "token", None) or getattr(exc, "char", None)
         at_end = found is None or getattr(found, "type", "") == "$END"
@@ -225,6 +245,29 @@ def parse_urscript_text(text: str, path: str, runs: bool = True) -> Tree:
         line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
         column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
         raise InputError(f"URScript syntax: unexpected {what} (column {column})", path=path, row=line) from None
+
+
+def _offset_of(exc: UnexpectedInput, end: int) -> int:
+    """Where in the text lark met the error (the end for an unexpected end of file)."""
+    token = getattr(exc, "token", None)
+    if token is not None and getattr(token, "type", "") != "$END" and getattr(token, "start_pos", None) is not None:
+        return int(token.start_pos)
+    position = getattr(exc, "pos_in_stream", None)
+    return end if position is None or position < 0 else int(position)
+
+
+def _a_run_hides_an_error(text: str, before: int) -> bool:
+    """Whether a run of motions (a ``MOVES`` token) before offset ``before`` is not of the exact shape the
+    general rules read (:func:`move_statements`): a later syntax error is then not the first one."""
+    try:
+        for token in urscript_parser(True).lex(text):
+            if token.start_pos >= before:
+                return False
+            if token.type == "MOVES" and move_statements(str(token)) is None:
+                return True
+    except UnexpectedInput:  # (the lexer alone meets a character no token takes: read again to be sure)
+        return True
+    return False
 
 
 def _motion_shape(name: str, args: str) -> tuple[str, float, float, float | None]:
@@ -283,6 +326,7 @@ def _root_name(target: Tree | Token) -> str | None:
 class _Walker:
     def __init__(self, text: str, path: str, tree: Tree) -> None:
         self.text, self.path, self.tree = text, path, tree
+        self._matches: dict[int, list[re.Match] | None] = {}  # statements of each MOVES token, by its offset
         self.functions: dict[str, Tree] = {}
         self.threads: dict[str, Tree] = {}
         self.globals: dict[str, _Binding] = {}
@@ -757,6 +801,15 @@ class _Walker:
             duration_s=t if t > 0 else None,
         ))
 
+    def move_matches(self, token: Token) -> list[re.Match]:
+        """:func:`move_statements` of a ``MOVES`` token, split once; :class:`_Fallback` if not of the shape."""
+        if token.start_pos not in self._matches:
+            self._matches[token.start_pos] = move_statements(str(token))
+        matches = self._matches[token.start_pos]
+        if matches is None:
+            raise _Fallback
+        return matches
+
     def run_moves(self, token: Token) -> None:
         """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one.
 
@@ -764,15 +817,8 @@ class _Walker:
         refuse or that is out of the ordinary raises :class:`_Fallback`, and
         the general rules then read the script (and give the error).
         """
-        text, base = str(token), token.start_pos
-        matches, pos = [], 0
-        for m in _MOVE_STATEMENT.finditer(text):
-            if m.start() != pos:
-                raise _Fallback
-            matches.append(m)
-            pos = m.end()
-        if pos != len(text) or not matches:
-            raise _Fallback
+        base = token.start_pos
+        matches = self.move_matches(token)
         starts = [base + m.start("name") for m in matches]
         points = [base + m.start("point") for m in matches]
         lines, columns = self.lines_columns(starts + points)
