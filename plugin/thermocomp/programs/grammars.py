@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 from lark import Lark
+from lark.exceptions import UnexpectedInput
 
 
 def lalr_parser(grammar: str, name: str, **options) -> Lark:
@@ -39,3 +40,12 @@ def runs_parser(grammar_file: str, runs_rule: str, runs: bool, **options) -> Lar
         assert runs_rule in grammar
         grammar = grammar.replace(runs_rule, "?statement: " + runs_rule.split("|", 1)[1].strip())
     return lalr_parser(grammar, f"{Path(grammar_file).stem}_runs{int(runs)}", **options)
+
+
+def error_offset(exc: UnexpectedInput, end: int) -> int:
+    """Where in the text lark met the syntax error ``exc`` (``end`` for an unexpected end of file)."""
+    token = getattr(exc, "token", None)
+    if token is not None and getattr(token, "type", "") != "$END" and getattr(token, "start_pos", None) is not None:
+        return int(token.start_pos)
+    position = getattr(exc, "pos_in_stream", None)
+    return end if position is None or position < 0 else int(position)

@@ -49,7 +49,7 @@ from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
 from thermocomp.io.files import read_program_text
 from thermocomp.programs import calls, moves_kernel
-from thermocomp.programs.grammars import runs_parser
+from thermocomp.programs.grammars import error_offset, runs_parser
 from thermocomp.programs.model import (
     _KIND_CODE,
     ABSOLUTE_JOINT,
@@ -290,7 +290,7 @@ def parse_rapid_text(text: str, path: str, runs: bool = True) -> Tree:
         return rapid_parser(runs).parse(parseable)
     except UnexpectedInput as exc:
         if runs and (getattr(getattr(exc, "token", None), "type", "") == "MOVES"
-                     or _a_run_hides_an_error(parseable, _offset_of(exc, len(text)))):
+                     or _a_run_hides_an_error(parseable, error_offset(exc, len(text)))):
             # the error as the general rules see it (a whole run is no token to name; or a run before the error
             # holds a number they refuse, which is then the first error). Elsewhere both readings meet the same
             # characters in the same state (a run ends at a statement's end), and the error is named at once:
@@ -342,15 +342,6 @@ def rapid_program_from_text(text: str, path: str = "<text>", runs: bool = True,
             except _Fallback:
                 pass
         return _Walker(text, path, progress).run(parse_rapid_text(text, path, runs=False))
-
-
-def _offset_of(exc: UnexpectedInput, end: int) -> int:
-    """Where in the text lark met the error (the end for an unexpected end of file)."""
-    token = getattr(exc, "token", None)
-    if token is not None and getattr(token, "type", "") != "$END" and getattr(token, "start_pos", None) is not None:
-        return int(token.start_pos)
-    position = getattr(exc, "pos_in_stream", None)
-    return end if position is None or position < 0 else int(position)
 
 
 def _a_run_hides_an_error(text: str, before: int) -> bool:

@@ -44,7 +44,7 @@ from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import invert_transform, matrix_from_rotvec, rotvec_from_matrix, transform
 from thermocomp.io.files import read_program_text
 from thermocomp.programs import calls
-from thermocomp.programs.grammars import runs_parser
+from thermocomp.programs.grammars import error_offset, runs_parser
 from thermocomp.programs.model import (
     CIRCULAR,
     JOINT,
@@ -233,7 +233,7 @@ def parse_urscript_text(text: str, path: str, runs: bool = True) -> Tree:
         return urscript_parser(runs).parse(parseable)
     except UnexpectedInput as exc:
         if runs and (getattr(getattr(exc, "token", None), "type", "") == "MOVES"
-                     or _a_run_hides_an_error(parseable, _offset_of(exc, len(parseable)))):
+                     or _a_run_hides_an_error(parseable, error_offset(exc, len(parseable)))):
             # the error as the general rules see it (a whole run is no token to name; or a run before the error
             # holds what they refuse, which is then the first error). Elsewhere both readings meet the same
             # characters in the same state (a run ends at a statement's end), and the error is named at once:
@@ -245,15 +245,6 @@ def parse_urscript_text(text: str, path: str, runs: bool = True) -> Tree:
         line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
         column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
         raise InputError(f"URScript syntax: unexpected {what} (column {column})", path=path, row=line) from None
-
-
-def _offset_of(exc: UnexpectedInput, end: int) -> int:
-    """Where in the text lark met the error (the end for an unexpected end of file)."""
-    token = getattr(exc, "token", None)
-    if token is not None and getattr(token, "type", "") != "$END" and getattr(token, "start_pos", None) is not None:
-        return int(token.start_pos)
-    position = getattr(exc, "pos_in_stream", None)
-    return end if position is None or position < 0 else int(position)
 
 
 def _a_run_hides_an_error(text: str, before: int) -> bool:
