@@ -217,6 +217,13 @@ def test_a_number_the_general_rules_refuse_inside_a_run_is_the_error_named(bad, 
         text = (HEAD + "  CONST jointtarget jHome:=[[0,0,0,0,30,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n  PROC main()\n"
                 + good + "".join(order) + "  ENDPROC\nENDMODULE\n")
         assert_same_program(text)
+    # in a routine the entry routine does not run: never walked, still a syntax error
+    for main in (good, good.replace("[1,0,0,0]", "[9,0,0,0]")):  # (the second: and a data error where it runs)
+        text = (HEAD + "  PROC main()\n" + main + "  ENDPROC\n  PROC spare()\n" + good + broken
+                + "  ENDPROC\nENDMODULE\n")
+        assert_same_program(text)
+        if bad != "--5":  # (a double negation: an expression the general rules read)
+            assert "syntax" in _read(text, True)
 
 
 STATEMENTS = st.sampled_from([

@@ -144,10 +144,13 @@ def parse_numbers(text: str, count: int) -> np.ndarray | None:
 
 @njit(cache=True, nogil=True)
 def _first_malformed(data, starts, ends, powers):
+    longest = 0
+    for k in range(starts.shape[0]):
+        longest = max(longest, ends[k] - starts[k])
+    out = np.empty(longest + 1)  # (a span of n characters holds fewer than n + 1 numbers; one buffer for all)
+    slow = np.empty(longest + 1, dtype=np.int64)
     for k in range(starts.shape[0]):
         a, b = starts[k], ends[k]
-        out = np.empty(b - a + 1)
-        slow = np.empty(b - a + 1, dtype=np.int64)
         if _parse(data[a:b], b - a + 1, powers, out, slow) < 0:
             return k
     return -1

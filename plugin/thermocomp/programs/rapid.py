@@ -336,11 +336,16 @@ def rapid_program_from_text(text: str, path: str = "<text>", runs: bool = True,
             tree = parse_rapid_text(text, path)
             walker = _Walker(text, path, progress)
             try:
-                # a run's numbers the general rules refuse are a syntax error, named before anything the walk finds
-                if all(walker.run_reads(node.children[0]) for node in tree.find_data("moves")):
-                    return walker.run(tree)
+                program = walker.run(tree)
+            except InputError:
+                if walker.runs_read(tree):
+                    raise
             except _Fallback:
                 pass
+            else:
+                if walker.runs_read(tree):
+                    return program
+            # (a run's numbers the general rules refuse are a syntax error, named before anything the walk found)
         return _Walker(text, path, progress).run(parse_rapid_text(text, path, runs=False))
 
 
@@ -391,6 +396,7 @@ class _Walker:
         self._matches: dict[int, MoveStatements] = {}  # statements of each MOVES token, by its offset
         self._newlines: np.ndarray | None = None
         self._run_count = 0  # motions of runs followed (for progress)
+        self._numbers_read: set[int] = set()  # MOVES tokens (by offset) whose inline numbers the walk converted
         self._cycle_body: Tree | None = None  # the last entry routine's body
 
     # ----- errors and findings
@@ -1097,10 +1103,20 @@ class _Walker:
         ))
 
     # ----- runs of plain motions (MOVES tokens)
-    def run_reads(self, token: Token) -> bool:
-        """The numbers of a ``MOVES`` token are all numbers the general rules read (:meth:`MoveStatements.numbers_read`);
-        :class:`_Fallback` when its statements are not of the run's shape."""
-        return self.move_matches(token).numbers_read()
+    def runs_read(self, tree: Tree) -> bool:
+        """Every ``MOVES`` token of ``tree`` holds only numbers the general rules read: those the walk converted
+        (:meth:`_run_moves`), the others checked here (:meth:`MoveStatements.numbers_read`; a run of a routine
+        not followed, or after the statement the walk stopped at)."""
+        for node in tree.find_data("moves"):
+            token = node.children[0]
+            if token.start_pos in self._numbers_read:
+                continue
+            try:
+                if not self.move_matches(token).numbers_read():
+                    return False
+            except _Fallback:  # (not of the run's shape: the general rules decide)
+                return False
+        return True
 
     def move_matches(self, token: Token) -> MoveStatements:
         """:func:`move_statements` of a ``MOVES`` token, split once."""
@@ -1203,6 +1219,7 @@ class _Walker:
                 confdata[at], has_confdata[at] = values[:, 7:11].astype(np.int64), True
             for i, e in zip(at.tolist(), extax_at):
                 extax[i] = e
+        self._numbers_read.add(token.start_pos)
         argument = text
         named_at = np.flatnonzero(~inline)
         if named_at.size:  # each (name, statement shape) resolved once, in order of appearance
