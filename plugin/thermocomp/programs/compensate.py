@@ -802,9 +802,8 @@ def _pieces_into(values: list[str | None], pieces) -> None:
     if pieces is None:
         return
     rows, buf, start, end = pieces
-    text = buf.tobytes().decode("latin-1")
-    for i, a, b in zip(rows.tolist(), start.tolist(), end.tolist()):
-        values[i] = text[a:b]
+    for i, v in zip(rows.tolist(), w.unpacked(buf, start, end)):
+        values[i] = v
 
 
 def _numbers(text: str) -> list[float]:

@@ -18,14 +18,13 @@ inline value at its argument.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections import defaultdict
 from typing import NamedTuple
 
 import numpy as np
 
-from thermocomp._typing import FloatArray
+from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import quat_wxyz_from_matrix, rotation_angle, rotvec_from_matrix
 from thermocomp.programs.model import Point, Span
@@ -125,19 +124,29 @@ def rapid_robtarget_bytes(shown: FloatArray, confdata: np.ndarray, extax: list[s
     if rest.size:
         texts = rapid_robtarget_column(single_texts(shown[rest]), np.asarray(confdata)[rest],
                                        [extax[i] for i in rest.tolist()])
-        more = [t.encode("latin-1") for t in texts]
-        lengths = np.array([len(t) for t in more], dtype=np.int64)
-        start[rest] = len(buf) + np.cumsum(lengths) - lengths
-        end[rest] = start[rest] + lengths
-        buf = np.concatenate([buf, np.frombuffer(b"".join(more), dtype=np.uint8)])
+        more, start[rest], end[rest] = packed(texts, len(buf))
+        buf = np.concatenate([buf, more])
     return buf, start, end
+
+
+def packed(texts: list[str], offset: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``texts`` as one latin-1 byte buffer ``(buf, start, end)``: text ``k`` is ``buf[start[k] - offset:end[k] -
+    offset]`` (``offset``: where ``buf`` will stand in a longer buffer)."""
+    encoded = [t.encode("latin-1") for t in texts]
+    lengths = np.array([len(e) for e in encoded], dtype=np.int64)
+    start = offset + np.cumsum(lengths) - lengths
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8), start, start + lengths
+
+
+def unpacked(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[str]:
+    """The texts ``buf[start[k]:end[k]]`` of a latin-1 byte buffer (:func:`packed`, :func:`rapid_robtarget_bytes`)."""
+    text = buf.tobytes().decode("latin-1")
+    return [text[a:b] for a, b in zip(start.tolist(), end.tolist())]
 
 
 def rapid_robtarget_values(shown: FloatArray, confdata: np.ndarray, extax: list[str]) -> list[str]:
     """:func:`rapid_robtarget_bytes` as one string per row."""
-    buf, start, end = rapid_robtarget_bytes(shown, confdata, extax)
-    text = buf.tobytes().decode("latin-1")
-    return [text[a:b] for a, b in zip(start.tolist(), end.tolist())]
+    return unpacked(*rapid_robtarget_bytes(shown, confdata, extax))
 
 
 def rapid_joint_text(texts: list[str], extax: str) -> str:
@@ -208,27 +217,19 @@ def _indent_after(pieces: list[tuple[str | None, str]], i: int) -> str:
     return ""
 
 
-def _commented(starts: list[int], ends: list[int], text: str, comment: str | None) -> set[int]:
-    """Indices of the spans ``text[starts[k]:ends[k]]`` that hold ``comment``.
+def _commented(starts: ArrayLike, ends: ArrayLike, text: str, comment: str | None) -> np.ndarray:
+    """Indices of the spans ``text[starts[k]:ends[k]]`` that hold ``comment`` (one character).
 
-    Found from the comments' positions when they are few (a program's header), by a bisection each, not by a
-    slice of every span: the writer of a 100,000-motion program pays for its comments, not for its motions.
+    From the comments' positions, a bisection each span (the first comment at or after its start lies
+    before its end), not a slice of every span: the writer of a 100,000-motion program pays for its
+    comments, not for its motions.
     """
-    if comment is None or not starts:
-        return set()
-    count = text.count(comment)
-    if count == 0:
-        return set()
-    if count > len(starts) // 4 or any(b < a for a, b in zip(starts, starts[1:])):  # many, or spans out of order
-        return {k for k, (a, b) in enumerate(zip(starts, ends)) if comment in text[a:b]}
-    found: set[int] = set()
-    at = text.find(comment)
-    while at >= 0:
-        k = bisect.bisect_right(starts, at) - 1  # the last span starting at or before it (spans do not overlap)
-        if k >= 0 and at < ends[k]:
-            found.add(k)
-        at = text.find(comment, at + 1)
-    return found
+    starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
+    if comment is None or not starts.size or comment not in text:
+        return np.zeros(0, dtype=np.int64)
+    at = np.fromiter((m.start() for m in re.finditer(re.escape(comment), text)), dtype=np.int64)
+    k = np.searchsorted(at, starts)
+    return np.flatnonzero((k < at.size) & (at[np.minimum(k, at.size - 1)] < ends))
 
 
 def apply_edits(text: str, edits: list[Edit], path: str, comment: str | None = None) -> str:
@@ -238,7 +239,7 @@ def apply_edits(text: str, edits: list[Edit], path: str, comment: str | None = N
     (:func:`keep_layout`).
     """
     unique = sorted(set(edits))  # by start, end (and text: two texts for one span are refused below)
-    commented = _commented([e.start for e in unique], [e.end for e in unique], text, comment)
+    commented = set(_commented([e.start for e in unique], [e.end for e in unique], text, comment).tolist())
     out, position = [], 0
     for k, edit in enumerate(unique):
         if edit.start < position:
@@ -271,22 +272,13 @@ def splice_values(text: str, starts: np.ndarray, ends: np.ndarray, values: list[
         offset = len(buf)
     others = [i for i, v in enumerate(values) if v is not None]
     if others:
-        encoded = [values[i].encode("latin-1") for i in others]  # type: ignore[union-attr]
-        lengths = np.array([len(e) for e in encoded], dtype=np.int64)
-        rep_start[others] = offset + np.cumsum(lengths) - lengths
-        rep_end[others] = rep_start[others] + lengths
-        buffers.append(np.frombuffer(b"".join(encoded), dtype=np.uint8))
+        more, rep_start[others], rep_end[others] = packed([values[i] for i in others], offset)  # type: ignore[misc]
+        buffers.append(more)
     rep = np.concatenate(buffers) if buffers else np.zeros(0, dtype=np.uint8)
-    src = np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
-    if comment is not None:  # a comment inside a replaced target (its text leaves the splice to apply_edits)
-        at = np.flatnonzero(src == ord(comment))
-        replaced = rep_start >= 0
-        if at.size and np.any(replaced):
-            a, b = np.asarray(starts)[replaced], np.asarray(ends)[replaced]
-            k = np.searchsorted(at, a)
-            if np.any((k < at.size) & (at[np.minimum(k, at.size - 1)] < b)):
-                return None
-    out = splice(src, starts, ends, rep, rep_start, rep_end)
+    replaced = np.flatnonzero(rep_start >= 0)
+    if _commented(np.asarray(starts)[replaced], np.asarray(ends)[replaced], text, comment).size:
+        return None  # a comment inside a replaced target: its text is left to apply_edits, which keeps it
+    out = splice(np.frombuffer(text.encode("latin-1"), dtype=np.uint8), starts, ends, rep, rep_start, rep_end)
     return None if out is None else out.tobytes().decode("latin-1")
 
 
