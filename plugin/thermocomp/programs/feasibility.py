@@ -131,9 +131,8 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
 
     # rows: what changed and by how much (largest over versions), when it runs
     change_p = np.linalg.norm(p_tcp - poses.T_world_tcp[None, :, :3, 3], axis=2).max(axis=0)
-    written_R = np.broadcast_to(poses.T_world_tcp[None, :, :3, :3], R_tcp.shape).reshape(-1, 3, 3)
-    turn = pose_errors(R_tcp.reshape(-1, 3, 3), np.zeros((len(written_R), 3)), written_R, np.zeros((len(written_R), 3)))
-    change_a = np.linalg.norm(turn[:, 3:], axis=1).reshape(k, m).max(axis=0)  # (the angle of the rotation between)
+    change_a = np.linalg.norm(_turns(np.broadcast_to(poses.T_world_tcp[None, :, :3, :3], R_tcp.shape), R_tcp),
+                              axis=-1).max(axis=0)
     change_q = np.abs(q_versions - q_nominal[None]).max(axis=(0, 2))
     first = timing.point_minutes(0)
     final = timing.point_minutes(timing.cycles - 1)
@@ -198,9 +197,7 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
     # (k, L) arrays of start and end poses
     pa, pb = p_tcp[:, frm], p_tcp[:, to]
     Ra, Rb = R_tcp[:, frm], R_tcp[:, to]
-    zeros = np.zeros((Ra.shape[0] * Ra.shape[1], 3))
-    rot = pose_errors(Rb.reshape(-1, 3, 3), zeros, Ra.reshape(-1, 3, 3), zeros)[:, 3:].reshape(Ra.shape[:2] + (3,))
-    # (the world-frame rotation vector from a to b: of Rb Ra^T)
+    rot = _turns(Ra, Rb)  # world-frame rotation from a to b
     q_prev = q_versions[:, frm].reshape(-1, n)
     q_end = q_versions[:, to].reshape(-1, n)  # the written configuration each move must arrive at
     sigma_min = np.full(k * len(moves), np.inf)
@@ -309,6 +306,14 @@ def _check_circles(motions, p_program: FloatArray, p_tcp: FloatArray, ok: np.nda
                 f"{lb[version, j] * 1e3:.3g} mm from the start, {np.degrees(angle[version, j]):.3g} deg apart (a "
                 f"circle needs {CIRCLE_MIN_DISTANCE * 1e3:g} mm, and {np.degrees(CIRCLE_MIN_ANGLE):g} deg from 0 and "
                 "180): the controller refuses this circular move")
+
+
+def _turns(R_from: FloatArray, R_to: FloatArray) -> FloatArray:
+    """The world-frame rotation vectors that turn ``R_from`` into ``R_to`` (of ``R_to R_from^T``), ``(..., 3)``:
+    the rotation part of the compiled pose errors (:func:`~thermocomp.kinematics.ik.pose_errors`)."""
+    shape = R_to.shape[:-2]
+    zeros = np.zeros((int(np.prod(shape)), 3))
+    return pose_errors(R_to.reshape(-1, 3, 3), zeros, R_from.reshape(-1, 3, 3), zeros)[:, 3:].reshape(shape + (3,))
 
 
 def _joint_rates(J: FloatArray, twist: FloatArray, sigma: FloatArray) -> FloatArray:
