@@ -36,6 +36,22 @@ COLUMNS = [
 _JOINT_COLUMNS = ["axis_x", "axis_y", "axis_z", "sign", "offset_deg", "lower_deg", "upper_deg"]
 
 
+def check_robot_cell(x: float, column: str, src: str, line: int) -> None:
+    """A robot CSV cell (table form or DH) within a robot's bounds (:data:`thermocomp.robot.chain.MAX_LENGTH`,
+    ``MAX_ANGLE``, ``MIN_SPEED``), by its column: ``*_mm`` lengths, ``lower_deg``/``upper_deg`` limits,
+    ``velocity_deg_s`` (NaN, an empty cell, passes); refused at the cell, as the chain itself would refuse
+    it without the line."""
+    if column.endswith("_mm") and abs(x) > MAX_LENGTH * 1000.0:
+        raise InputError(f"expected a length of magnitude at most {MAX_LENGTH * 1000.0:g} mm, got {x:g}", path=src,
+                         row=line, column=column)
+    if column in ("lower_deg", "upper_deg") and abs(x) > math.degrees(MAX_ANGLE):
+        raise InputError(f"expected a limit of magnitude at most {math.degrees(MAX_ANGLE):.6g} deg ({MAX_ANGLE:g} rad), "
+                         f"got {x:g}", path=src, row=line, column=column)
+    if column == "velocity_deg_s" and x < math.degrees(MIN_SPEED):  # (NaN: empty, unknown speed)
+        raise InputError(f"expected a positive speed, at least {math.degrees(MIN_SPEED):.3g} deg/s, got {x:g}", path=src,
+                         row=line, column=column)
+
+
 def read_chain_csv(path: PathLike, name: str | None = None) -> Chain:
     """Read a robot in table form.
 
@@ -75,15 +91,13 @@ def read_chain_csv(path: PathLike, name: str | None = None) -> Chain:
         return cells[i]
 
     def num(line: int, cells: list[str], col: str, empty: bool = False) -> float:
-        return parse_float(cell(line, cells, col), src, line, col, allow_empty=empty)
+        x = parse_float(cell(line, cells, col), src, line, col, allow_empty=empty)
+        check_robot_cell(x, col, src, line)
+        return x
 
     def length(line: int, cells: list[str], col: str) -> float:
-        """A translation [m] from its cell [mm], at most :data:`MAX_LENGTH` (a robot's bound, located here)."""
-        x = num(line, cells, col)
-        if abs(x) > MAX_LENGTH * 1000.0:
-            raise InputError(f"expected a length of magnitude at most {MAX_LENGTH * 1000.0:g} mm, got {x:g}", path=src,
-                             row=line, column=col)
-        return x / 1000.0  # / 1000 (not * 1e-3) gives the double nearest the typed millimetres
+        """A translation [m] from its cell [mm]."""
+        return num(line, cells, col) / 1000.0  # / 1000 (not * 1e-3) gives the double nearest the typed millimetres
 
     def fixed_frame(line: int, cells: list[str], label: str) -> np.ndarray:
         if cell(line, cells, "row").strip() != label:
@@ -115,18 +129,11 @@ def read_chain_csv(path: PathLike, name: str | None = None) -> Chain:
         sign.append(s)
         offset.append(math.radians(num(line, cells, "offset_deg")))
         lo, hi = num(line, cells, "lower_deg"), num(line, cells, "upper_deg")
-        for col, x in (("lower_deg", lo), ("upper_deg", hi)):
-            if abs(x) > math.degrees(MAX_ANGLE):
-                raise InputError(f"expected a limit of magnitude at most {math.degrees(MAX_ANGLE):.6g} deg "
-                                 f"({MAX_ANGLE:g} rad), got {x:g}", path=src, row=line, column=col)
         if lo >= hi:
             raise InputError(f"expected lower_deg < upper_deg, got {lo:g} >= {hi:g}", path=src, row=line, column="lower_deg")
         lower.append(math.radians(lo))
         upper.append(math.radians(hi))
         v = num(line, cells, "velocity_deg_s", empty=True)
-        if not math.isnan(v) and v < math.degrees(MIN_SPEED):
-            raise InputError(f"expected a positive speed, at least {math.degrees(MIN_SPEED):.3g} deg/s, got {v:g}",
-                             path=src, row=line, column="velocity_deg_s")
         velocity.append(math.inf if math.isnan(v) else math.radians(v))
         h = num(line, cells, "home_deg", empty=True)
         home.append(0.0 if math.isnan(h) else math.radians(h))

@@ -19,8 +19,9 @@ import numpy as np
 
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
+from thermocomp.io.chain_csv import check_robot_cell
 from thermocomp.io.csvtext import check_header, iter_rows, parse_float
-from thermocomp.robot.chain import MAX_ANGLE, MAX_LENGTH, MIN_SPEED, Chain
+from thermocomp.robot.chain import Chain
 from thermocomp.robot.dh import chain_from_dh
 
 STANDARD = ["joint", "a_mm", "alpha_deg", "d_mm", "theta_offset_deg", "lower_deg", "upper_deg"]
@@ -32,19 +33,6 @@ def is_dh_header(header: list[str]) -> bool:
     """True when a CSV header is a DH table's (either convention)."""
     names = {h.strip() for h in header}
     return "a_mm" in names or "a_prev_mm" in names
-
-
-def _check_bound(x: float, column: str, src: str, line: int) -> None:
-    """A robot's bounds (:data:`thermocomp.robot.chain.MAX_LENGTH`, ``MAX_ANGLE``, ``MIN_SPEED``), located at the cell."""
-    if column.endswith("_mm") and abs(x) > MAX_LENGTH * 1000.0:
-        raise InputError(f"expected a length of magnitude at most {MAX_LENGTH * 1000.0:g} mm, got {x:g}", path=src,
-                         row=line, column=column)
-    if column in ("lower_deg", "upper_deg") and abs(x) > math.degrees(MAX_ANGLE):
-        raise InputError(f"expected a limit of magnitude at most {math.degrees(MAX_ANGLE):.6g} deg ({MAX_ANGLE:g} rad), "
-                         f"got {x:g}", path=src, row=line, column=column)
-    if column == "velocity_deg_s" and x < math.degrees(MIN_SPEED):  # (NaN: empty, unknown speed)
-        raise InputError(f"expected a positive speed, at least {math.degrees(MIN_SPEED):.3g} deg/s, got {x:g}", path=src,
-                         row=line, column=column)
 
 
 def read_dh_csv(path: PathLike, name: str | None = None) -> Chain:
@@ -68,7 +56,7 @@ def read_dh_csv(path: PathLike, name: str | None = None) -> Chain:
         for column in required[1:] + OPTIONAL:
             if column in idx:
                 values[column].append(parse_float(cells[idx[column]], src, number, column, allow_empty=column in OPTIONAL))
-                _check_bound(values[column][-1], column, src, number)
+                check_robot_cell(values[column][-1], column, src, number)
             else:
                 values[column].append(math.nan)
     a_key, alpha_key = (required[1], required[2])

@@ -29,7 +29,6 @@ def _frozen(a: FloatArray) -> FloatArray:
     return a
 
 
-
 #: Largest length a robot may have anywhere [m]: a joint translation, the
 #: tool or the base offset. A kilometre holds any robot and any cell; a
 #: 1e300 m joint origin passed every check as finite and overflowed later, in
@@ -41,6 +40,7 @@ MAX_ANGLE = 1e3
 #: Slowest joint speed [rad/s] (0.00006 deg/s: a turn in 73 days): a slower
 #: one is a typing error that made a program's estimated time pass any bound.
 MIN_SPEED = 1e-6
+
 
 @dataclass(frozen=True, eq=False)
 class Chain:
