@@ -283,6 +283,40 @@ def test_compiled_solves_equal_lapacks(rng):
                                rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("name", BUILTIN_ROBOTS)
+def test_compiled_jacobian_rates_equal_lapacks(name, rng):
+    """The feasibility check's one compiled pass (Jacobian, singular-value bound, joint rates) against numpy's SVD
+    and LAPACK's solve: the bound never exceeds the smallest singular value and equals it near a singularity,
+    the rates solve ``J qd = twist``, and a singular row falls back to least squares."""
+    from thermocomp.kinematics.fk import COMPILED_FK_MIN_ROWS
+    from thermocomp.programs.feasibility import _sigma_and_rates
+    from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
+
+    chain = load_robot(name)
+    model = nominal_model(chain)
+    q = random_q(chain, rng, COMPILED_FK_MIN_ROWS + 200)
+    q[:50, 4] = rng.uniform(-1e-4, 1e-4, 50)  # near singular
+    q[50:55, 4] = 0.0  # wrist stretched: singular for every built-in
+    twist = rng.normal(size=(q.shape[0], 6))
+    sigma, qd = _sigma_and_rates(model, q, twist)
+    _, _, J = fk_jacobian(model, q)
+    exact = np.linalg.svd(J, compute_uv=False)[:, -1]
+    assert np.all(sigma <= exact * (1 + 1e-9))
+    near = exact < 10 * NEAR_SINGULAR_SIGMA
+    np.testing.assert_allclose(sigma[near], exact[near], rtol=1e-12)
+    regular = exact > 1e-6
+    expected = np.linalg.solve(J[regular], twist[regular][..., None])[..., 0]
+    cond = exact[regular] ** -1 * np.linalg.norm(J[regular], ord=2, axis=(1, 2))
+    assert np.all(np.linalg.norm(qd[regular] - expected, axis=1)
+                  <= 1e-11 * cond * np.maximum(np.linalg.norm(expected, axis=1), 1.0))
+    least = np.einsum("kij,kj->ki", np.linalg.pinv(J[50:55]), twist[50:55])
+    np.testing.assert_allclose(qd[50:55], least, rtol=1e-9, atol=1e-12)
+    # the numpy reference path (fewer rows than the compiled pass takes) gives the same
+    few_sigma, few_qd = _sigma_and_rates(model, q[:200], twist[:200])
+    np.testing.assert_allclose(few_sigma, sigma[:200], rtol=1e-12)
+    np.testing.assert_allclose(few_qd, qd[:200], rtol=1e-9, atol=1e-9)
+
+
 def test_compiled_pose_errors_equal_numpys(rng):
     """pose_errors (compiled from COMPILED_MIN_ROWS rows on) against pose_error (numpy): random rotations, the
     identity, angles near pi (the quaternion branch) and exactly pi."""

@@ -164,10 +164,15 @@ def sigma_min_lower_bound(J: FloatArray) -> FloatArray:
     m, rows, n = J.shape
     if rows != n or n < 2:
         return np.linalg.svd(J, compute_uv=False)[:, -1]
-    near = 10.0 * NEAR_SINGULAR_SIGMA
     frobenius_sq = np.einsum("kij,kij->k", J, J)
     others = (np.maximum(frobenius_sq, 1e-300) / (n - 1)) ** ((n - 1) / 2)
-    value = np.abs(det_rows(np.ascontiguousarray(J))) / others
+    return settle_sigma_bound(J, np.abs(det_rows(np.ascontiguousarray(J))) / others)
+
+
+def settle_sigma_bound(J: FloatArray, value: FloatArray) -> FloatArray:
+    """Tiers 2 and 3 of :func:`sigma_min_lower_bound` on its first tier's ``value`` ``(m,)`` (updated in place
+    and returned): the rows below ``10 * NEAR_SINGULAR_SIGMA`` of square Jacobians ``J`` ``(m, n, n)``."""
+    near = 10.0 * NEAR_SINGULAR_SIGMA
     unsettled = np.flatnonzero(value < near)
     if unsettled.size:
         Ju = J[unsettled]

@@ -402,36 +402,62 @@ def _pivot(lu, k):
     return pivot
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
+def _lu_in_place(lu, y):
+    """LU with partial pivoting of the square ``lu`` in place (as LAPACK's getrf), the same row swaps and
+    eliminations applied to ``y``; returns the determinant, 0.0 when a column has no pivot (then stops)."""
+    n = lu.shape[0]
+    det = 1.0
+    for k in range(n):
+        pivot = _pivot(lu, k)
+        if pivot < 0:
+            return 0.0
+        if pivot != k:
+            det = -det
+            y[k], y[pivot] = y[pivot], y[k]
+        det *= lu[k, k]
+        for i in range(k + 1, n):
+            f = lu[i, k] / lu[k, k]
+            lu[i, k] = f
+            for j in range(k + 1, n):
+                lu[i, j] -= f * lu[k, j]
+            y[i] -= f * y[k]
+    return det
+
+
+@njit(cache=True)
+def _back_substitute(lu, y, x):
+    """``x`` of the upper triangle of :func:`_lu_in_place`'s ``lu`` and its ``y``."""
+    n = lu.shape[0]
+    for i in range(n - 1, -1, -1):
+        s = y[i]
+        for j in range(i + 1, n):
+            s -= lu[i, j] * x[j]
+        x[i] = s / lu[i, i]
+
+
+@njit(cache=True, parallel=True, nogil=True)
 def det_rows(A):
     """Determinant of each square matrix ``A`` ``(m, n, n)`` by LU with partial pivoting (as LAPACK's getrf).
 
     ``numpy.linalg.det`` of a million 6x6 Jacobians costs 0.6 s in numpy's
-    batched LAPACK loop; here each row is a few hundred flops. The same
-    factorisation, so the values agree to round-off (tests/test_kinematics.py).
+    batched LAPACK loop; here each row is a few hundred flops, in scratch
+    arrays of its block (an allocation a row cost as much as the flops). The
+    same factorisation, so the values agree to round-off (tests/test_kinematics.py).
     """
     m, n = A.shape[0], A.shape[1]
     out = np.empty(m)
-    for r in prange(m):
-        lu = A[r].copy()
-        det = 1.0
-        for k in range(n):
-            pivot = _pivot(lu, k)
-            if pivot < 0:
-                det = 0.0
-                break
-            if pivot != k:
-                det = -det
-            det *= lu[k, k]
-            for i in range(k + 1, n):
-                f = lu[i, k] / lu[k, k]
-                for j in range(k + 1, n):
-                    lu[i, j] -= f * lu[k, j]
-        out[r] = det
+    blocks = min(m, 64)
+    for blk in prange(blocks):
+        lu = np.empty((n, n))
+        y = np.zeros(n)
+        for r in range(blk * m // blocks, (blk + 1) * m // blocks):
+            lu[:, :] = A[r]
+            out[r] = _lu_in_place(lu, y)
     return out
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def solve_rows(A, b):
     """``x`` with ``A[r] x[r] = b[r]`` for each square ``A`` ``(m, n, n)``, ``b`` ``(m, n)``, by the LU of
     :func:`det_rows` (as LAPACK's gesv); rows with a zero pivot are NaN.
@@ -441,33 +467,58 @@ def solve_rows(A, b):
     """
     m, n = A.shape[0], A.shape[1]
     x = np.empty((m, n))
-    for r in prange(m):
-        lu = A[r].copy()
-        y = b[r].copy()
-        singular = False
-        for k in range(n):
-            pivot = _pivot(lu, k)
-            if pivot < 0:
-                singular = True
-                break
-            if pivot != k:
-                y[k], y[pivot] = y[pivot], y[k]
-            for i in range(k + 1, n):
-                f = lu[i, k] / lu[k, k]
-                lu[i, k] = f
-                for j in range(k + 1, n):
-                    lu[i, j] -= f * lu[k, j]
-                y[i] -= f * y[k]
-        if singular:
-            for i in range(n):
-                x[r, i] = np.nan
-            continue
-        for i in range(n - 1, -1, -1):
-            s = y[i]
-            for j in range(i + 1, n):
-                s -= lu[i, j] * x[r, j]
-            x[r, i] = s / lu[i, i]
+    blocks = min(m, 64)
+    for blk in prange(blocks):
+        lu = np.empty((n, n))
+        y = np.empty(n)
+        for r in range(blk * m // blocks, (blk + 1) * m // blocks):
+            lu[:, :] = A[r]
+            y[:] = b[r]
+            if _lu_in_place(lu, y) == 0.0:
+                x[r, :] = np.nan
+            else:
+                _back_substitute(lu, y, x[r])
     return x
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def jacobian_rates_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign,
+                        sign, offset, q, twist, J_out, bound_out, qd_out):
+    """Per row of ``q`` ``(m, n)``, in one pass (the feasibility check's steps along a path): the Jacobian
+    ``J_out[r]`` ``(6, n)`` (as :func:`fk_jacobian_rows`, model arrays as :func:`newton_rows`), the first tier of
+    :func:`thermocomp.kinematics.ik.sigma_min_lower_bound`, ``|det J| / (|J|_F^2 / (n - 1))^((n - 1) / 2)``, into
+    ``bound_out[r]``, and the joint rates ``qd_out[r] = J^-1 twist[r]`` (as :func:`solve_rows`: NaN where a pivot
+    is zero). ``n`` must be 6 (a square Jacobian)."""
+    m, n = q.shape
+    blocks = min(m, 64)
+    per_row = p_joint.shape[0] > 1
+    for blk in prange(blocks):
+        R = np.empty((3, 3))
+        p = np.empty(3)
+        origins = np.empty((n, 3))
+        axes = np.empty((n, 3))
+        rot = np.empty((3, 3))
+        tmp = np.empty((3, 3))
+        lu = np.empty((n, n))
+        y = np.empty(n)
+        for r in range(blk * m // blocks, (blk + 1) * m // blocks):
+            b = r if per_row else 0
+            J = J_out[r]
+            _fk_jacobian(R_base[b], p_base[b], R_joint[b], p_joint[b], nominal, R_tool[b], p_tool[b], axis, principal,
+                         principal_sign, sign, offset, q[r], R, p, J, origins, axes, rot, tmp)
+            frobenius_sq = 0.0
+            for i in range(n):
+                for j in range(n):
+                    lu[i, j] = J[i, j]
+                    frobenius_sq += J[i, j] * J[i, j]
+                y[i] = twist[r, i]
+            det = _lu_in_place(lu, y)
+            others = (max(frobenius_sq, 1e-300) / (n - 1)) ** ((n - 1) / 2)
+            bound_out[r] = abs(det) / others
+            if det == 0.0:
+                qd_out[r, :] = np.nan
+            else:
+                _back_substitute(lu, y, qd_out[r])
 
 
 @njit(cache=True, parallel=True, nogil=True)

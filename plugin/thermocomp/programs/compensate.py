@@ -618,25 +618,28 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
 
     from thermocomp.programs import feasibility
 
-    if popts.indexed_minutes is not None:
-        minutes_written = np.asarray(run_options.minutes)
-        q_checked = np.empty((len(minutes_written), m, chain.n_joints))  # one version per minute written
-        for chunk in chunks:
-            q_checked[np.searchsorted(minutes_written, chunk.minute), chunk.target] = chunk.q
-    else:
-        q_checked = np.empty((1, m, chain.n_joints))  # the snapshot
-        for chunk in chunks:
-            q_checked[0, chunk.target] = chunk.q
+    # the versions to check and write: one per minute written, or the snapshot; with the nominal robot's flange
+    # poses at their joints, which the chunks hold (their filtered poses)
+    minutes_written = np.asarray(run_options.minutes) if popts.indexed_minutes is not None else np.zeros(1)
+    q_checked = np.empty((len(minutes_written), m, chain.n_joints))
+    R_checked, p_checked = np.empty((len(minutes_written), m, 3, 3)), np.empty((len(minutes_written), m, 3))
+    for chunk in chunks:
+        version = np.searchsorted(minutes_written, chunk.minute) if popts.indexed_minutes is not None else 0
+        q_checked[version, chunk.target] = chunk.q
+        R_checked[version, chunk.target] = chunk.R_filtered
+        p_checked[version, chunk.target] = chunk.p_filtered
     phase("solving", then="checks")  # (collecting the chunks' joints)
     rep.rows, rep.feasibility = feasibility.check_program(chain, prog, poses, q_nominal, q_checked, timing, status,
-                                                          linear_form=popts.output == "filtered")
+                                                          linear_form=popts.output == "filtered",
+                                                          flange=(R_checked, p_checked))
     phase("checks", len(run.instruction), then="writing")
     if popts.indexed_minutes is not None:
         from thermocomp.programs import indexed
 
         written = indexed.write_indexed(chain, prog, poses, q_checked, minutes_written, status, popts.output)
     else:
-        written = write_snapshot(chain, prog, poses, q_checked[0], status, popts.output)
+        written = write_snapshot(chain, prog, poses, q_checked[0], status, popts.output,
+                                 flange=(R_checked[0], p_checked[0]))
     rep.n_changed_texts = written.n_changed
     rep.rounding_position, rep.rounding_angle = written.rounding
     rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1)))
@@ -692,12 +695,16 @@ class Written:
 
 
 def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray,
-                   output: str) -> Written:
-    """The program with each point's text replaced by its compensated value (one minute)."""
+                   output: str, flange: tuple[FloatArray, FloatArray] | None = None) -> Written:
+    """The program with each point's text replaced by its compensated value (one minute).
+
+    ``flange``: the nominal robot's flange poses at ``q`` (world frame, ``fk(nominal_model(chain), q)``), where the
+    caller has them (the compensation's filtered poses).
+    """
     nominal = nominal_model(chain)
     cols = prog.columns
     extax_of = cols.run.extax
-    R_f, p_f = fk(nominal, q)
+    R_f, p_f = fk(nominal, q) if flange is None else flange
     # in the program's world frame, the robot base (docs/conventions.md)
     T_world_tcp_filtered = invert_transform(chain.T_world_base) @ transform(R_f, p_f) @ poses.T_flange_tcp
     conf = confdata_from_q(nominal, q) if prog.language == "rapid" and chain.n_joints == 6 else None

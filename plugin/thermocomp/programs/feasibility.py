@@ -42,8 +42,15 @@ import numpy as np
 
 from thermocomp._typing import FloatArray
 from thermocomp.geometry.rotations import matrix_from_rotvec
-from thermocomp.kinematics.fk import fk, fk_jacobian
-from thermocomp.kinematics.ik import Status, pose_errors, sigma_min_lower_bound, solve_ik
+from thermocomp.kinematics.fk import COMPILED_FK_MIN_ROWS, fk, fk_jacobian
+from thermocomp.kinematics.ik import (
+    Status,
+    compiled_model_arguments,
+    pose_errors,
+    settle_sigma_bound,
+    sigma_min_lower_bound,
+    solve_ik,
+)
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram
 from thermocomp.programs.timing import Timing
@@ -70,7 +77,8 @@ CIRCLE_MIN_ANGLE = np.radians(1.0)
 
 
 def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray, q_versions: FloatArray,
-                  timing: Timing, status: np.ndarray, *, linear_form: bool):
+                  timing: Timing, status: np.ndarray, *, linear_form: bool,
+                  flange: tuple[FloatArray, FloatArray] | None = None):
     """Check every motion of the compensated program.
 
     Parameters
@@ -88,6 +96,9 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
         Per point: :class:`Status` of its compensation, ``(m,)``.
     linear_form
         True when linear and circular moves stay Cartesian (the filtered form).
+    flange
+        The nominal robot's flange poses at ``q_versions`` (world frame), ``(k, m, 3, 3)`` and ``(k, m, 3)``,
+        where the caller has them (the compensation's filtered poses); else computed here.
 
     Returns
     -------
@@ -104,7 +115,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     k, m, n = q_versions.shape
     ok = status == Status.CONVERGED
     # corrected TCP poses of the nominal model (what the controller is given in the filtered form)
-    R_all, p_all = fk(model, q_versions.reshape(k * m, n))
+    R_all, p_all = fk(model, q_versions.reshape(k * m, n)) if flange is None else flange
     T_flange_tcp = poses.T_flange_tcp
     R_tcp = (R_all.reshape(k, m, 3, 3) @ T_flange_tcp[None, :, :3, :3])
     p_tcp = p_all.reshape(k, m, 3) + np.einsum("kmij,mj->kmi", R_all.reshape(k, m, 3, 3), T_flange_tcp[:, :3, 3])
@@ -245,13 +256,11 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
         if solve.size:
             result = solve_ik(model, R_f[solve], p_f[solve], q_prev[flat[solve]], measure_singularity=False)
             q_s[solve] = np.where((result.status == Status.CONVERGED)[:, None], result.q, q_prev[flat[solve]])
-        _, _, J = fk_jacobian(model, q_s)
-        sigma = sigma_min_lower_bound(J)  # exact where it matters (below 10x the threshold)
-        sigma_min[flat] = np.minimum(sigma_min[flat], sigma)
         # the Jacobian is of the flange: its linear velocity is the TCP's minus w x (TCP offset)
         offset = np.einsum("kij,kj->ki", R_f, tool_p[flat])
         twist = np.concatenate([v[flat] - np.cross(w[flat], offset), w[flat]], axis=1)
-        qd = _joint_rates(J, twist, sigma)
+        sigma, qd = _sigma_and_rates(model, q_s, twist)
+        sigma_min[flat] = np.minimum(sigma_min[flat], sigma)
         ratio = np.abs(qd) / chain.velocity
         worst = np.argmax(ratio, axis=1)
         worst_ratio = ratio[np.arange(ratio.shape[0]), worst]
@@ -314,6 +323,28 @@ def _turns(R_from: FloatArray, R_to: FloatArray) -> FloatArray:
     shape = R_to.shape[:-2]
     zeros = np.zeros((int(np.prod(shape)), 3))
     return pose_errors(R_to.reshape(-1, 3, 3), zeros, R_from.reshape(-1, 3, 3), zeros)[:, 3:].reshape(shape + (3,))
+
+
+def _sigma_and_rates(model, q: FloatArray, twist: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The smallest singular value of the Jacobian at each ``q`` ``(r, n)`` (:func:`sigma_min_lower_bound`) and
+    the joint rates ``J^-1 twist`` (:func:`_joint_rates`): for many rows of a 6-joint robot in one compiled pass
+    (:func:`~thermocomp.kinematics.newton_kernel.jacobian_rates_rows`), else by those functions, the reference
+    the tests compare it with."""
+    r, n = q.shape
+    if n != 6 or r < COMPILED_FK_MIN_ROWS or model.batch_shape != ():
+        _, _, J = fk_jacobian(model, q)
+        sigma = sigma_min_lower_bound(J)  # exact where it matters (below 10x the threshold)
+        return sigma, _joint_rates(J, twist, sigma)
+    from thermocomp.kinematics.newton_kernel import jacobian_rates_rows  # (numba: imported when first needed)
+
+    J, sigma, qd = np.empty((r, 6, n)), np.empty(r), np.empty((r, n))
+    jacobian_rates_rows(*compiled_model_arguments(model), np.ascontiguousarray(q), np.ascontiguousarray(twist),
+                        J, sigma, qd)
+    sigma = settle_sigma_bound(J, sigma)
+    irregular = np.flatnonzero(sigma <= 1e-9)  # least squares there, as _joint_rates
+    if irregular.size:
+        qd[irregular] = _joint_rates(J[irregular], twist[irregular], sigma[irregular])
+    return sigma, qd
 
 
 def _joint_rates(J: FloatArray, twist: FloatArray, sigma: FloatArray) -> FloatArray:
