@@ -6,7 +6,8 @@ a CAM post-processor writes them, confdata from the path's joints), and as
 the self-describing targets CSV with ``time_min`` (variant B: no reference
 joints, as the program has none). Both are compensated with the exaggerated
 table, each motion at its own minute (``--timed`` for the program), in
-fresh processes; the script prints both wall times and their ratio.
+fresh processes; the script prints both wall times and their ratio: the median of
+three alternating pairs (``--pairs``), as ``make bench`` takes it.
 
 Run: ``.venv/bin/python bench/programs.py [--poses 100000] [--profile]``.
 """
@@ -91,25 +92,39 @@ def worker(kind: str, source: Path, out: Path, profile: bool) -> dict:
     return facts
 
 
-def compare(tmp: Path, poses: int, profile: bool = False, echo: bool = False) -> dict:
-    """Write both files in ``tmp``, compensate each in a fresh process; ``{"csv": .., "program": .., "ratio": ..}``."""
+def compare(tmp: Path, poses: int, profile: bool = False, echo: bool = False, pairs: int = 1) -> dict:
+    """Write both files in ``tmp``, compensate each in a fresh process, ``pairs`` times alternating (CSV, then
+    program); ``{"csv": .., "program": .., "ratio": ..}``, the wall times being the medians over the pairs and
+    ``ratio`` the median of the pairs' ratios (a run's time moves by a second on a shared machine)."""
     program, csv = tmp / "print.mod", tmp / "print.csv"
     t0 = time.perf_counter()
     write_program(program, csv, poses)
     if echo:
         print(f"wrote {poses:,} motions: {program.stat().st_size / 1e6:.1f} MB RAPID, "
               f"{csv.stat().st_size / 1e6:.1f} MB CSV ({time.perf_counter() - t0:.1f} s)")
-    results: dict = {"poses": poses}
-    for kind, source, out in (("csv", csv, tmp / "out.csv"), ("program", program, tmp / "out.mod")):
-        cmd = [sys.executable, __file__, "--worker", kind, str(source), str(out)] + (["--profile"] if profile else [])
-        done = subprocess.run(cmd, capture_output=True, text=True, check=True)
-        results[kind] = r = json.loads(done.stdout)
+    runs: dict[str, list[dict]] = {"csv": [], "program": []}
+    for _ in range(pairs):
+        for kind, source, out in (("csv", csv, tmp / "out.csv"), ("program", program, tmp / "out.mod")):
+            cmd = [sys.executable, __file__, "--worker", kind, str(source), str(out)] + (["--profile"] if profile else [])
+            done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            runs[kind].append(json.loads(done.stdout))
+    results: dict = {"poses": poses, "pairs": pairs}
+    for kind, done in runs.items():
+        r = dict(done[-1])
+        r["wall_s"] = float(np.median([d["wall_s"] for d in done]))
+        r["walls"] = [d["wall_s"] for d in done]
+        results[kind] = r
         if echo:
-            print(f"{kind:8} {r['wall_s']:7.1f} s wall, solver {r['solver_s']:.1f} s, {r['rows']:,} rows, "
+            spread = "" if pairs == 1 else " (median of " + ", ".join(f"{w:.1f}" for w in r["walls"]) + ")"
+            print(f"{kind:8} {r['wall_s']:7.1f} s wall{spread}, solver {r['solver_s']:.1f} s, {r['rows']:,} rows, "
                   f"{r['failed']} failed" + (f", {r['findings']} feasibility findings" if "findings" in r else ""))
             if profile:
                 print(r["profile"])
-    results["ratio"] = results["program"]["wall_s"] / results["csv"]["wall_s"]
+    ratios = [b["wall_s"] / a["wall_s"] for a, b in zip(runs["csv"], runs["program"])]
+    results["ratio"] = float(np.median(ratios))
+    results["ratios"] = ratios
+    if echo and pairs > 1:
+        print("program / CSV per pair: " + ", ".join(f"{x:.2f}" for x in ratios))
     return results
 
 
@@ -117,13 +132,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--poses", type=int, default=100_000)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--pairs", type=int, default=3, help="alternating CSV/program runs (median taken)")
     parser.add_argument("--worker", nargs=3, metavar=("KIND", "SOURCE", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args.worker[0], Path(args.worker[1]), Path(args.worker[2]), args.profile)))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        results = compare(Path(tmp), args.poses, args.profile, echo=True)
+        results = compare(Path(tmp), args.poses, args.profile, echo=True, pairs=args.pairs)
         verdict = "met" if results["ratio"] <= ABOUT else "MISSED"
         print(f"program / CSV wall time: x{results['ratio']:.2f} (target: about the same, <= x{ABOUT}): {verdict}")
     return 0
