@@ -65,6 +65,34 @@ def test_batch_fk_equals_matrix_by_matrix_product(name, rng):
 
 
 @pytest.mark.parametrize("name", BUILTIN_ROBOTS)
+def test_compiled_models_per_row_equal_numpys(name, rng, monkeypatch):
+    """One deformed robot per row (a timed program's rows), built in compiled code from COMPILED_MIN_ROWS rows on:
+    the same frames as numpy's, for a table with base and tool rows, a rotated base, zero and negative fractions;
+    and the paper's matrix-by-matrix FK on a sample."""
+    from dataclasses import replace
+
+    from thermocomp.deformation import apply
+
+    chain = replace(load_robot(name), T_world_base=transform(rot_z(0.7) @ rot_x(0.2), [0.1, -0.2, 0.3]))
+    table = random_table(rng, chain.n_joints)
+    fraction = rng.uniform(-0.5, 1.5, apply.COMPILED_MIN_ROWS + 37)
+    fraction[:3] = [0.0, -0.0, 1.0]
+    compiled = deformed_model(chain, table, fraction)
+    monkeypatch.setattr(apply, "COMPILED_MIN_ROWS", 10**12)
+    reference = deformed_model(chain, table, fraction)
+    for part in ("R_base", "p_base", "R_joint", "p_joint", "R_tool", "p_tool"):
+        got, expected = getattr(compiled, part), getattr(reference, part)
+        assert got.shape == expected.shape and got.flags.c_contiguous
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-15)
+    q = random_q(chain, rng, 5)
+    for k, r in enumerate([0, 3, 500, 900, len(fraction) - 1]):
+        scaled = DeformationTable(joints=table.joints * fraction[r], base=table.base * fraction[r],
+                                  tool=table.tool * fraction[r])
+        np.testing.assert_allclose(fk_matrix(compiled.take(np.array([r])), q[k:k + 1])[0],
+                                   paper_fk(chain, scaled, q[k]), atol=1e-14)
+
+
+@pytest.mark.parametrize("name", BUILTIN_ROBOTS)
 def test_zero_table_is_the_nominal_robot_exactly(name, rng):
     chain = load_robot(name)
     q = random_q(chain, rng, 50)

@@ -24,7 +24,8 @@ def _lines(values, empty=None, minute=None, names=("T",), target=None, labels=("
         np.zeros(r, dtype=bool) if near is None else near,
         values,
         np.zeros(values.shape, dtype=bool) if empty is None else empty,
-    ).tobytes().decode("utf-8")
+    )
+    text = b"".join(piece.tobytes() for piece in text).decode("utf-8")
     assert text.endswith("\n")
     return text[:-1].split("\n")
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from thermocomp._typing import ArrayLike
+from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError
 from thermocomp.geometry.rotations import matrix_from_euler_xyz
@@ -31,6 +31,9 @@ from thermocomp.robot.chain import Chain
 
 #: Ways to compose a deformation row with the nominal translation.
 COMPOSITIONS = ("table", "eq21")
+#: Rows (fractions) from which the models are built in compiled code (:mod:`.apply_kernel`); fewer stay in numpy,
+#: which needs no compiled kernel loaded.
+COMPILED_MIN_ROWS = 1000
 
 
 def deformed_model(
@@ -56,11 +59,14 @@ def deformed_model(
     table.check_matches(chain.n_joints, chain.name)
     if composition not in COMPOSITIONS:
         raise ConfigurationError(f"composition: expected one of {COMPOSITIONS}, got {composition!r}")
-    s = np.asarray(fraction, dtype=float)[..., None, None]  # (..., 1, 1)
+    p_nominal = np.vstack([chain.T_world_base[:3, 3], chain.p, chain.T_last_tcp[:3, 3]])  # (n + 2, 3)
+    fraction = np.asarray(fraction, dtype=float)
+    if composition == "table" and fraction.ndim == 1 and fraction.size >= COMPILED_MIN_ROWS:
+        return _deformed_compiled(chain, table, fraction, p_nominal)
+    s = fraction[..., None, None]  # (..., 1, 1)
     rows = table.rows() * s  # (..., n + 2, 6)
     R_dev = matrix_from_euler_xyz(rows[..., 3:])  # Rx @ Ry @ Rz of the deviations
     dp = rows[..., :3]
-    p_nominal = np.vstack([chain.T_world_base[:3, 3], chain.p, chain.T_last_tcp[:3, 3]])  # (n + 2, 3)
     if composition == "eq21":
         p_rows = np.einsum("...ij,...j->...i", R_dev, p_nominal) + dp
     else:
@@ -74,3 +80,19 @@ def deformed_model(
         R_tool=R_dev[..., -1, :, :] @ chain.T_last_tcp[:3, :3],
         p_tool=p_rows[..., -1, :],
     )
+
+
+def _deformed_compiled(chain: Chain, table: DeformationTable, fraction: FloatArray,
+                       p_nominal: FloatArray) -> KinematicModel:
+    """:func:`deformed_model` (``composition="table"``) of a 1-D ``fraction`` in compiled code, the same frames."""
+    from thermocomp.deformation.apply_kernel import deformed_rows  # (numba: imported when first needed)
+
+    m, n = fraction.size, chain.n_joints
+    R_base, p_base = np.empty((m, 3, 3)), np.empty((m, 3))
+    R_joint, p_joint = np.empty((m, n, 3, 3)), np.empty((m, n, 3))
+    R_tool, p_tool = np.empty((m, 3, 3)), np.empty((m, 3))
+    deformed_rows(np.ascontiguousarray(table.rows()), np.ascontiguousarray(fraction), np.ascontiguousarray(p_nominal),
+                  np.ascontiguousarray(chain.T_world_base[:3, :3]), np.ascontiguousarray(chain.T_last_tcp[:3, :3]),
+                  R_base, p_base, R_joint, p_joint, R_tool, p_tool)
+    return KinematicModel(chain, R_base=R_base, p_base=p_base, R_joint=R_joint, p_joint=p_joint, R_tool=R_tool,
+                          p_tool=p_tool)

@@ -119,8 +119,9 @@ def _values(chunk: CompensationChunk, convention: str) -> tuple[FloatArray, list
     return np.hstack([b for b, _ in blocks]), blocks
 
 
-def chunk_bytes(chunk: CompensationChunk, names: tuple[str, ...], convention: str) -> Iterator[np.ndarray]:
-    """The CSV lines of a chunk as UTF-8 (uint8 arrays), in blocks of :data:`FORMAT_BLOCK_ROWS` lines.
+def chunk_bytes(chunk: CompensationChunk, names: tuple[str, ...], convention: str) -> Iterator[list[np.ndarray]]:
+    """The CSV lines of a chunk as UTF-8, in blocks of :data:`FORMAT_BLOCK_ROWS` lines, each block a list of
+    pieces (uint8 arrays, :func:`~thermocomp.io.results_text.results_lines`) that follow one another.
 
     Each block ends in a newline.
 
@@ -227,7 +228,12 @@ class ResultsWriter:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="thermocomp-results")
             for block in chunk_bytes(chunk, names, self._convention):
                 self._wait()  # one write in flight at a time: memory stays one block
-                self._pending = self._pool.submit(binary.write, block.data)
+                self._pending = self._pool.submit(_write_pieces, binary, block)
         else:
             for block in chunk_bytes(chunk, names, self._convention):
-                self._handle.write(block.tobytes().decode("utf-8"))
+                self._handle.write(b"".join(piece.data for piece in block).decode("utf-8"))
+
+
+def _write_pieces(binary, pieces: list[np.ndarray]) -> None:
+    for piece in pieces:
+        binary.write(piece.data)

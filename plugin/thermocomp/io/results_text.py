@@ -31,6 +31,8 @@ _EXACT_POWERS = np.array([10.0 ** n for n in range(23)])
 _PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode("ascii"), dtype=np.uint8).copy()
 #: Longest text of one number: sign, 12 digits, point, ``e-308``.
 _NUMBER_BYTES = 24
+#: Blocks of rows written in parallel (each a piece of :func:`results_lines`' text).
+_BLOCKS = 64
 
 
 def utf8_table(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -47,10 +49,13 @@ def utf8_table(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 def results_lines(minute: FloatArray, target: np.ndarray, names: tuple[np.ndarray, np.ndarray],
                   status: np.ndarray, labels: tuple[np.ndarray, np.ndarray], near: np.ndarray,
-                  values: FloatArray, empty: np.ndarray) -> np.ndarray:
-    """The UTF-8 bytes ``(n,)`` uint8 of the CSV lines ``minute,name,label,near,v1,...,vk`` of ``r`` rows.
+                  values: FloatArray, empty: np.ndarray) -> list[np.ndarray]:
+    """The UTF-8 bytes of the CSV lines ``minute,name,label,near,v1,...,vk`` of ``r`` rows, as pieces (uint8
+    arrays) that follow one another: their concatenation is the text, each line ending in a newline.
 
-    Each line ends in a newline.
+    The rows are written in parallel blocks, each block's lines one after another in its own stretch of one
+    buffer; the pieces are those stretches, so the text is never copied into one array (at a million rows
+    that copy cost a second).
 
     Parameters
     ----------
@@ -69,13 +74,14 @@ def results_lines(minute: FloatArray, target: np.ndarray, names: tuple[np.ndarra
     r, k = values.shape
     longest = int(np.max(np.diff(name_off))) if len(name_off) > 1 else 0
     longest += int(np.max(np.diff(label_off))) if len(label_off) > 1 else 0
-    slots = np.empty((r, longest + 5 + (k + 1) * (_NUMBER_BYTES + 1)), dtype=np.uint8)
-    lengths = np.empty(r, dtype=np.int64)
-    _write_rows(slots, lengths, minute, target.astype(np.int64), name_bytes, name_off, status.astype(np.int64),
+    width = longest + 5 + (k + 1) * (_NUMBER_BYTES + 1)  # the longest a line can be
+    buffer = np.empty(r * width, dtype=np.uint8)
+    blocks = max(1, min(r, _BLOCKS))
+    ends = np.empty(blocks, dtype=np.int64)
+    _write_rows(buffer, width, ends, minute, target.astype(np.int64), name_bytes, name_off, status.astype(np.int64),
                 label_bytes, label_off, near, values, empty)
-    out = np.empty(int(lengths.sum()), dtype=np.uint8)
-    _join_rows(slots, lengths, out)
-    return out
+    starts = (np.arange(blocks) * r // blocks) * width
+    return [buffer[a:b] for a, b in zip(starts.tolist(), ends.tolist()) if b > a]
 
 
 @njit(cache=True)
@@ -199,35 +205,30 @@ def _put_number(out, at, v, digits, buf):
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def _write_rows(slots, lengths, minute, target, name_bytes, name_off, status, label_bytes, label_off, near, values,
-                empty):
-    """Row ``i``'s text into ``slots[i]``, its length into ``lengths[i]``; rows in parallel."""
+def _write_rows(buffer, width, ends, minute, target, name_bytes, name_off, status, label_bytes, label_off, near,
+                values, empty):
+    """The lines of ``len(ends)`` blocks of rows in parallel: block ``b`` (rows ``b * r // blocks`` on) writes its
+    lines one after another from ``buffer[first_row * width]``, and its end offset into ``ends[b]``."""
     r, k = values.shape
-    for i in prange(r):
-        out = slots[i]
+    blocks = ends.shape[0]
+    for b in prange(blocks):
+        first, stop = b * r // blocks, (b + 1) * r // blocks
+        at = first * width
         buf = np.empty(WRITTEN_DIGITS, dtype=np.uint8)
-        at = _put_number(out, 0, minute[i], WRITTEN_DIGITS, buf)
-        out[at] = 44  # ','
-        at = _put_bytes(out, at + 1, name_bytes, name_off[target[i]], name_off[target[i] + 1])
-        out[at] = 44
-        at = _put_bytes(out, at + 1, label_bytes, label_off[status[i]], label_off[status[i] + 1])
-        out[at] = 44
-        out[at + 1] = 49 if near[i] else 48
-        at += 2
-        for j in range(k):
-            out[at] = 44
+        for i in range(first, stop):
+            at = _put_number(buffer, at, minute[i], WRITTEN_DIGITS, buf)
+            buffer[at] = 44  # ','
+            at = _put_bytes(buffer, at + 1, name_bytes, name_off[target[i]], name_off[target[i] + 1])
+            buffer[at] = 44
+            at = _put_bytes(buffer, at + 1, label_bytes, label_off[status[i]], label_off[status[i] + 1])
+            buffer[at] = 44
+            buffer[at + 1] = 49 if near[i] else 48
+            at += 2
+            for j in range(k):
+                buffer[at] = 44
+                at += 1
+                if not empty[i, j]:
+                    at = _put_number(buffer, at, values[i, j], WRITTEN_DIGITS, buf)
+            buffer[at] = 10  # '\n'
             at += 1
-            if not empty[i, j]:
-                at = _put_number(out, at, values[i, j], WRITTEN_DIGITS, buf)
-        out[at] = 10  # '\n'
-        lengths[i] = at + 1
-
-
-@njit(cache=True, nogil=True)
-def _join_rows(slots, lengths, out):
-    """The rows of ``slots`` one after another into ``out``; return the length."""
-    at = 0
-    for i in range(slots.shape[0]):
-        out[at:at + lengths[i]] = slots[i, :lengths[i]]
-        at += lengths[i]
-    return at
+        ends[b] = at
