@@ -99,6 +99,7 @@ def _add_robot_program_arguments(comp: argparse.ArgumentParser) -> None:
 def _run_program(args: argparse.Namespace) -> int:
     """``--program``: one call of :func:`thermocomp.programs.compensate_program`."""
     from thermocomp.cli.progress import ProgressBar
+    from thermocomp.compile_notice import compile_notice
     from thermocomp.errors import ConfigurationError
     from thermocomp.programs import ProgramCompensationFailed, ProgramOptions, TimingOptions, compensate_program
     from thermocomp.programs.compensate import indexed_minutes
@@ -120,12 +121,13 @@ def _run_program(args: argparse.Namespace) -> int:
         output=args.program_output, at_minute=args.at_minute, timed=args.timed, indexed_minutes=indexed,
         timing=TimingOptions(cycles=args.cycles, duration_min=args.duration_min, cycle_time_s=args.cycle_time_s),
         unsupported=args.unsupported)
+    bar = ProgressBar("compensating", enabled=settings.progress)
     try:
-        report = compensate_program(args.robot, args.deformation, args.program, args.out, options=options,
-                                    program_options=program_options, allow_failures=args.allow_failures,
-                                    results=args.results, report=args.program_report,
-                                    progress=ProgressBar("compensating", enabled=settings.progress),
-                                    robot_options=robot_file_options(args), plot=args.plot)
+        with compile_notice(bar.note):
+            report = compensate_program(args.robot, args.deformation, args.program, args.out, options=options,
+                                        program_options=program_options, allow_failures=args.allow_failures,
+                                        results=args.results, report=args.program_report, progress=bar,
+                                        robot_options=robot_file_options(args), plot=args.plot)
     except ProgramCompensationFailed as exc:
         print(exc.report.text(), file=sys.stderr)
         print(f"thermocomp: error: {exc}", file=sys.stderr)
@@ -147,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
 
         raise ConfigurationError("one of --targets or --program is required")
     from thermocomp.cli.progress import ProgressBar
+    from thermocomp.compile_notice import compile_notice
     from thermocomp.pipeline import CompensationFailed, run_compensation
 
     if args.simulator == "coppeliasim":
@@ -154,13 +157,15 @@ def run(args: argparse.Namespace) -> int:
     settings = program_settings(args)
     options = CompensationOptions(time_law=settings.time_law, minutes=settings.minutes, composition=args.composition,
                                   time_law_file=settings.time_law_file, **solver_options(args))
+    bar = ProgressBar("compensating", enabled=settings.progress)
     try:
-        report = run_compensation(
-            args.robot, args.deformation, args.targets, args.out, plot=args.plot, options=options,
-            fixed_orientation=settings.fixed_orientation, allow_failures=args.allow_failures,
-            progress=ProgressBar("compensating", enabled=settings.progress), convention=args.convention,
-            robot_options=robot_file_options(args), joint_objects=args.joint_objects,
-        )
+        with compile_notice(bar.note):
+            report = run_compensation(
+                args.robot, args.deformation, args.targets, args.out, plot=args.plot, options=options,
+                fixed_orientation=settings.fixed_orientation, allow_failures=args.allow_failures,
+                progress=bar, convention=args.convention, robot_options=robot_file_options(args),
+                joint_objects=args.joint_objects,
+            )
     except CompensationFailed as exc:
         print(exc.report.text(), file=sys.stderr)
         print(f"thermocomp: error: {exc}", file=sys.stderr)

@@ -85,6 +85,12 @@ class ProgressBar:
                         self._state = None
                         return
 
+    def note(self, text: str) -> None:
+        """Print ``text`` on a line of its own (the bar, if drawn, goes on below it); always printed."""
+        with self._lock:
+            self._end_line()
+            print(text, file=self.stream, flush=True)
+
     def _end_line(self) -> None:
         if self._open and self.enabled:
             self.stream.write("\n")
