@@ -33,7 +33,7 @@ def hash_rows(words):
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _same(words, a, b):
     for k in range(words.shape[1]):
         if words[a, k] != words[b, k]:

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit, prange
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _frame(rows, i, s, p_nominal, R_after, R_out, p_out):
     """Frame ``i`` of the table ``rows`` scaled by ``s``: ``R_out = Rx Ry Rz (deviations) @ R_after`` and
     ``p_out = p_nominal[i] + s * translation`` (as :func:`~thermocomp.geometry.rotations.matrix_from_euler_xyz`;

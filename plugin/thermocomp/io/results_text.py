@@ -84,7 +84,7 @@ def results_lines(minute: FloatArray, target: np.ndarray, names: tuple[np.ndarra
     return [buffer[a:b] for a, b in zip(starts.tolist(), ends.tolist()) if b > a]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put_bytes(out, at, source, start, stop):
     for i in range(start, stop):
         out[at] = source[i]
@@ -92,7 +92,7 @@ def _put_bytes(out, at, source, start, stop):
     return at
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put_text(out, at, text):
     for ch in text:
         out[at] = ord(ch)
@@ -100,7 +100,7 @@ def _put_text(out, at, text):
     return at
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put_exponent(out, at, e):
     out[at] = 101  # 'e'
     at += 1
@@ -118,7 +118,7 @@ def _put_exponent(out, at, e):
     return at + 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _scaled(v, n):
     """``rint(v * 10**n)``; in two steps where ``10**n`` alone would overflow (subnormal ``v``)."""
     if 0 <= n < _EXACT_POWERS.size:
@@ -128,7 +128,7 @@ def _scaled(v, n):
     return np.rint(v * 10.0 ** n)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put_twelve_digits(buf, mantissa):
     """The 12 decimal digits of ``mantissa`` (< 10**12) into ``buf[0:12]``, most significant first.
 
@@ -149,7 +149,7 @@ def _put_twelve_digits(buf, mantissa):
         buf[10 - 2 * k] = _PAIRS[b]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put_number(out, at, v, digits, buf):
     """Write ``v`` as ``%.{digits}g`` at ``out[at]``, ``buf`` a scratch of ``digits`` bytes; return the end.
 

@@ -9,6 +9,12 @@ the same error (position, world-frame rotation vector), the same damping
 ``|e|^2 + LM_FLOOR``, step limit, stall rule and iteration budget. The
 numpy path stays the reference: ``tests/test_newton_kernel.py`` compares
 the two on random deformed robots.
+
+The helpers a row calls are inlined (``inline="always"``): a call that
+passes arrays makes numba update each array's reference count, an atomic
+operation on a counter both threads share; inlined, numba prunes those
+updates. Measured on 100,000 rows: ``fk_jacobian_rows`` 42 -> 20 ms,
+``newton_rows`` 235 -> 153-180 ms (the first run's compile takes longer).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rot_axis_into(out, axis, s, c):
     """Rodrigues: ``out = Rot(axis, theta)`` given sin and cos."""
     x, y, z = axis[0], axis[1], axis[2]
@@ -35,14 +41,14 @@ def _rot_axis_into(out, axis, s, c):
     out[2, 2] = c + t * z * z
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _matmul3(a, b, out):
     for i in range(3):
         for j in range(3):
             out[i, j] = a[i, 0] * b[0, j] + a[i, 1] * b[1, j] + a[i, 2] * b[2, j]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fk_jacobian(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign,
                  offset, q, R, p, J, origins, axes, rot, tmp):
     n = q.shape[0]
@@ -93,7 +99,7 @@ def _fk_jacobian(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis
         J[5, k] = az * sign[k]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rotvec(M, out):
     """Rotation vector of ``M`` (as :func:`thermocomp.geometry.rotations.rotvec_from_matrix`)."""
     vx, vy, vz = M[2, 1] - M[1, 2], M[0, 2] - M[2, 0], M[1, 0] - M[0, 1]
@@ -127,7 +133,7 @@ def _rotvec(M, out):
     out[0], out[1], out[2] = vx * scale, vy * scale, vz * scale
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _solve_spd(A, b, x):
     """``A x = b`` for a symmetric positive definite ``A`` (Cholesky, in place on ``A``)."""
     n = A.shape[0]
@@ -341,7 +347,7 @@ def confdata_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axi
             out[r, 3] = 4 * (ahead < 0) + 2 * (side < 0) + (q[r, 4] < 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fk_block(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign, offset,
               q, R_out, p_out, start, stop):
     """:func:`_fk_jacobian` without the Jacobian, for rows ``start:stop``."""
@@ -385,7 +391,7 @@ def _fk_block(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, p
         _matmul3(R, R_tool[b], R_out[r])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pivot(lu, k):
     """Partial pivoting of column ``k``: the row of its largest entry at or below ``k`` swapped into row ``k``;
     that row's index, or -1 when the column is zero there (a singular matrix)."""
@@ -402,7 +408,7 @@ def _pivot(lu, k):
     return pivot
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lu_in_place(lu, y):
     """LU with partial pivoting of the square ``lu`` in place (as LAPACK's getrf), the same row swaps and
     eliminations applied to ``y``; returns the determinant, 0.0 when a column has no pivot (then stops)."""
@@ -425,7 +431,7 @@ def _lu_in_place(lu, y):
     return det
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _back_substitute(lu, y, x):
     """``x`` of the upper triangle of :func:`_lu_in_place`'s ``lu`` and its ``y``."""
     n = lu.shape[0]

@@ -35,7 +35,7 @@ _POW5 = np.array([5 ** n for n in range(28)], dtype=np.int64)
 _POW10 = np.array([10 ** n for n in range(19)], dtype=np.int64)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _scaled(X, F, k, pow5):
     """``X * 2**F * 10**k`` as ``(q, r, d)``: the integer part, the remainder and its denominator (``q + r / d``)."""
     if k >= 0:
@@ -54,7 +54,7 @@ def _scaled(X, F, k, pow5):
     return X // d, X % d, d
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _digits(bits, pow5):
     """Shortest digits of the positive float32 of ``bits``: ``(c, x)``, the value being ``c`` read as
     ``d1.d2d3...`` times ``10**x`` (``c`` without trailing zeros)."""
@@ -102,7 +102,7 @@ def _digits(bits, pow5):
     return c, x
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _inside(X, lo, hi, F, k, pow5):
     """Which of ``T`` and ``T + 1`` (the value times ``10**k``, rounded down and up) lie strictly inside the
     interval: 0 neither, 1 ``T``, 2 ``T + 1``, 3 both; and ``T`` with the remainder ``r / d``."""
@@ -114,7 +114,7 @@ def _inside(X, lo, hi, F, k, pow5):
     return (1 if low else 0) + (2 if high else 0), T, r, d
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _write(negative, c, x, out):
     """The positional text of ``c`` (digits) at exponent ``x`` into ``out``; returns its length."""
     digits = np.empty(10, dtype=np.uint8)
@@ -186,7 +186,7 @@ def shortest_texts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out.view(f"S{WIDTH}").reshape(np.shape(values)), done.reshape(np.shape(values))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _put_int(value, buf, k):
     """Write the decimal text of the integer ``value`` at ``buf[k:]``; the position after it."""
     if value < 0:
