@@ -7,7 +7,7 @@ the self-describing targets CSV with ``time_min`` (variant B: no reference
 joints, as the program has none). Both are compensated with the exaggerated
 table, each motion at its own minute (``--timed`` for the program), in
 fresh processes; the script prints both wall times and their ratio: the median of
-three alternating pairs (``--pairs``), as ``make bench`` takes it.
+alternating pairs (``--pairs``, default 3; ``make bench`` takes five).
 
 Run: ``.venv/bin/python bench/programs.py [--poses 100000] [--profile]``.
 """

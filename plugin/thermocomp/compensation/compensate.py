@@ -43,7 +43,7 @@ from thermocomp.deformation.timelaw import LinearRamp, TablePerMinute, TimeLaw
 from thermocomp.errors import ConfigurationError
 from thermocomp.kinematics.confdata import same_configuration, to_quadrants
 from thermocomp.kinematics.fk import fk
-from thermocomp.kinematics.ik import IKOptions, IKResult, Status, pose_errors, solve_ik
+from thermocomp.kinematics.ik import COMPILED_MIN_ROWS, IKOptions, IKResult, Status, pose_errors, solve_ik
 from thermocomp.kinematics.model import KinematicModel, nominal_model
 from thermocomp.kinematics.seeding import DEFAULT_STARTS, solve_multistart, solve_nominal_configuration, solve_path
 from thermocomp.robot.chain import Chain
@@ -573,9 +573,14 @@ def _compensate_grid(chain, model_at, program, options, nominal, progress):
     R, p = program.R_world_tcp, program.p_world_tcp
     t0 = time.perf_counter()
     s_max = float(fractions.max())
-    # Quadratic predictor of the continuation through s = 0, s_max / 2 and s_max.
-    full = _continue_to(model_at, np.full(m, s_max), R, p, nominal.q, options.ik)
-    half = _continue_to(model_at, np.full(m, s_max / 2), R, p, 0.5 * (nominal.q + full.q), options.ik)
+    # Quadratic predictor of the continuation through s = 0, s_max / 2 and s_max. A grid that the compiled
+    # solver will solve anyway solves these few rows with it too (numpy's per-call overhead on 50 rows cost
+    # the paper's case a third of its solver time); the choice depends on the job's size alone.
+    predictor_ik = options.ik
+    if options.ik.engine == "auto" and total >= COMPILED_MIN_ROWS:
+        predictor_ik = replace(options.ik, engine="compiled")
+    full = _continue_to(model_at, np.full(m, s_max), R, p, nominal.q, predictor_ik)
+    half = _continue_to(model_at, np.full(m, s_max / 2), R, p, 0.5 * (nominal.q + full.q), predictor_ik)
     setup_seconds = time.perf_counter() - t0
     minutes_per_chunk = max(1, options.chunk_rows // m)
     previous_q = nominal.q  # the configuration before the first requested minute
