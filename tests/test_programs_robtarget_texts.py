@@ -90,3 +90,21 @@ def test_spliced_values_equal_the_edits_applied_one_by_one(seed):
     assert got == expected
     assert w.splice_values(text, starts[::-1].copy(), ends[::-1].copy(), ["v"] * m) is None  # not in order
     assert w.splice_values(text, starts, ends, [None] * m) == text
+
+
+def _list_reference(shown, prefix):
+    return [prefix + ", ".join(row) + "]" for row in w.format_singles(shown)]
+
+
+@pytest.mark.parametrize("prefix", ["p[", "["])
+def test_urscript_lists_match_the_reference(prefix):
+    """writer.list_bytes (URScript poses and joint lists joined in compiled code) writes the characters of
+    ``prefix + ", ".join(format_singles(row)) + "]"``: metres and radians of every sign, whole numbers, and rows
+    with a number left to numpy (zero, -0, tiny, huge) written by the reference among compiled ones."""
+    rng = np.random.default_rng(11)
+    shown = np.hstack([rng.uniform(-0.9, 0.9, (500, 3)), rng.uniform(-3.2, 3.2, (500, 3))])
+    shown[::9, :3] = np.round(shown[::9, :3])
+    shown[3, 1], shown[40, 5], shown[77, 0], shown[400, 2] = 0.0, -0.0, 1e-7, 3e6
+    buf, start, end = w.list_bytes(shown, prefix)
+    assert w.unpacked(buf, start, end) == _list_reference(shown, prefix)
+    assert w.unpacked(*w.list_bytes(np.zeros((0, 6)), prefix)) == []

@@ -756,9 +756,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             p_back = back[:, :3] * 1e-3
         else:
             shown = np.hstack([T_frame[:, :3, 3], rotvec_from_matrix(T_frame[:, :3, :3])])
-            texts = w.format_singles(shown)
-            for k, i in enumerate(pw.tolist()):
-                values[i] = "p[" + ", ".join(texts[k]) + "]"
+            pieces = (pw, *w.list_bytes(shown, "p["))
             back = w.stored_singles(shown)
             R_back = matrix_from_rotvec(back[:, 3:])
             p_back = back[:, :3]

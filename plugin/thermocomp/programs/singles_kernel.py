@@ -283,3 +283,52 @@ def robtarget_rows(stored: np.ndarray, conf: np.ndarray, extax: list[str]) -> tu
     k = _robtarget_rows(digits, conf, codes, table, table_len, buf, s, e)
     start[rows], end[rows], row_done[rows] = s, e, True
     return buf[:k], start, end, row_done
+
+
+@njit(cache=True, nogil=True)
+def _list_rows(texts, prefix, separator, suffix, buf, start, end):
+    """``<prefix>t1<separator>t2...<suffix>`` of each row of ``texts`` ``(r, k, WIDTH)`` (NUL-padded) into ``buf``,
+    row ``i`` at ``buf[start[i]:end[i]]``; returns the length written."""
+    at = 0
+    for i in range(texts.shape[0]):
+        start[i] = at
+        for c in range(prefix.shape[0]):
+            buf[at] = prefix[c]
+            at += 1
+        for j in range(texts.shape[1]):
+            if j > 0:
+                for c in range(separator.shape[0]):
+                    buf[at] = separator[c]
+                    at += 1
+            for c in range(texts.shape[2]):
+                if texts[i, j, c] == 0:
+                    break
+                buf[at] = texts[i, j, c]
+                at += 1
+        for c in range(suffix.shape[0]):
+            buf[at] = suffix[c]
+            at += 1
+        end[i] = at
+    return at
+
+
+def list_rows(stored: np.ndarray, prefix: str, separator: str, suffix: str) -> tuple[np.ndarray, np.ndarray,
+                                                                                     np.ndarray, np.ndarray]:
+    """The texts ``<prefix>v1<separator>v2...<suffix>`` of the float32 rows ``stored`` ``(r, k)`` (a URScript
+    ``p[x, y, z, rx, ry, rz]``), as latin-1 bytes ``(buf, start, end, done)``, row ``i`` being
+    ``buf[start[i]:end[i]]`` where ``done[i]``; the numbers as :func:`shortest_texts` writes them, a row with a
+    value left to numpy (zero, ...) not written (the caller writes it)."""
+    fast, done = shortest_texts(stored)
+    rows = np.flatnonzero(np.all(done, axis=1))
+    r, k = stored.shape
+    start, end = np.zeros(r, dtype=np.int64), np.zeros(r, dtype=np.int64)
+    row_done = np.zeros(r, dtype=bool)
+    if rows.size == 0:
+        return np.zeros(0, dtype=np.uint8), start, end, row_done
+    parts = [np.frombuffer(x.encode("latin-1"), dtype=np.uint8) for x in (prefix, separator, suffix)]
+    digits = np.ascontiguousarray(fast[rows]).view(np.uint8).reshape(rows.size, k, WIDTH)
+    buf = np.empty(rows.size * (k * (WIDTH + len(parts[1])) + len(parts[0]) + len(parts[2])), dtype=np.uint8)
+    s, e = np.empty(rows.size, dtype=np.int64), np.empty(rows.size, dtype=np.int64)
+    n = _list_rows(digits, *parts, buf, s, e)
+    start[rows], end[rows], row_done[rows] = s, e, True
+    return buf[:n], start, end, row_done

@@ -46,17 +46,21 @@ from thermocomp.io.files import read_program_text
 from thermocomp.programs import calls
 from thermocomp.programs.grammars import error_offset, runs_parser
 from thermocomp.programs.model import (
+    _KIND_CODE,
     CIRCULAR,
     JOINT,
     LINEAR,
     Finding,
     Motion,
+    MotionRun,
     Point,
     RobotProgram,
     Span,
     Wait,
+    expand,
     newline_of,
 )
+from thermocomp.programs.numbers_kernel import parse_spans
 from thermocomp.programs.rapid import span_of
 
 URSCRIPT_SUFFIXES = (".script", ".urscript")
@@ -496,6 +500,7 @@ class _Walker:
             if passes == 0:
                 raise _Unsupported("while is not followed (its count is not known before running)", st) from exc
             raise
+        self.steps[first:] = expand(self.steps[first:])  # each pass's motions, as objects
         changing = calls.changing_motion(self.steps[first:])
         if changing is not None:
             del self.steps[first:]
@@ -679,6 +684,7 @@ class _Walker:
             finally:
                 del self._quiet[len(self._quiet) - quiet:]
             if scope:
+                self.steps[first:] = expand(self.steps[first:])  # each motion of the call, as an object
                 for step in self.steps[first:]:  # the outermost call with arguments is the one named
                     self._in_call[id(step)] = (name, span_of(call))
         elif name in UNSUPPORTED_CALLS:
@@ -802,7 +808,8 @@ class _Walker:
         return matches
 
     def run_moves(self, token: Token) -> None:
-        """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one.
+        """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one, read into one
+        :class:`MotionRun` (columns: no object a motion).
 
         Each is checked as the general rules check it; anything they would
         refuse or that is out of the ordinary raises :class:`_Fallback`, and
@@ -810,40 +817,59 @@ class _Walker:
         """
         base = token.start_pos
         matches = self.move_matches(token)
-        starts = [base + m.start("name") for m in matches]
-        points = [base + m.start("point") for m in matches]
-        lines, columns = self.lines_columns(starts + points)
         k = len(matches)
+        name_start = np.array([m.start("name") for m in matches], dtype=np.int64)
+        point_start = np.array([m.start("point") for m in matches], dtype=np.int64)
+        point_end = np.array([m.end("point") for m in matches], dtype=np.int64)
+        statement_end = np.array([m.end() for m in matches], dtype=np.int64)
         texts = [m.group("point") for m in matches]
         if any(t.count(",") != 5 for t in texts):
             raise _Fallback
-        v = np.array(list(map(float, ",".join(t[t.index("[") + 1:-1] for t in texts).split(",")))).reshape(k, 6)
-        if not np.all(np.abs(v) <= MAX_POSE_VALUE):  # (NaN, inf: not <=)
+        text = str(token)
+        data = np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
+        is_pose = data[point_start] == 112  # "p[": a pose, "[": joints
+        v = parse_spans(text, data, point_start + is_pose, point_end, 6)  # (the brackets are skipped)
+        if v is None or not np.all(np.abs(v) <= MAX_POSE_VALUE):  # (NaN, inf: not <=)
             raise _Fallback
-        poses = [t[0] == "p" for t in texts]
-        T = np.empty((k, 4, 4))
-        if any(poses):
-            rows = np.flatnonzero(poses)
+        T = np.full((k, 4, 4), np.nan)
+        if np.any(is_pose):
+            rows = np.flatnonzero(is_pose)
             T[rows] = transform(matrix_from_rotvec(v[rows, 3:]), v[rows, :3])
-        frame, tool = np.eye(4), self.tool.copy()  # (one each for the run: no point changes them)
-        shapes: dict[tuple[str, str], tuple] = {}  # (instruction, arguments as written): kind and speeds
+        q = np.where(is_pose[:, None], np.nan, v)
+        # kind, acceleration, speed and duration of each (instruction, arguments as written), once each
+        shapes: dict[tuple[str, str], int] = {}
+        table: list[tuple] = []
+        shape_of = np.empty(k, dtype=np.int64)
         for i, m in enumerate(matches):
-            name, args = m.group("name", "args")
-            shape = shapes.get((name, args))
-            if shape is None:
-                shape = shapes[(name, args)] = _motion_shape(name, args)
-            kind, a, speed, duration = shape
-            start, line, column = starts[i], lines[i], columns[i]
-            span = Span(points[i], base + m.end("point"), lines[k + i], columns[k + i])
-            point = Point(T_world_tcp=T[i] if poses[i] else None, T_world_frame=frame, T_flange_tcp=tool,
-                          q=None if poses[i] else v[i].copy(), confdata=None, text=span, argument=span,
-                          whole_argument=span)
-            joint = kind == JOINT
-            self.steps.append(Motion(
-                instruction=name, kind=kind, points=(point,), statement=Span(start, base + m.end(), line, column),
-                name=Span(start, start + len(name), line, column), tcp_speed=float("inf") if joint else speed,
-                joint_speed=speed if joint else float("inf"), acceleration=a, duration_s=duration,
-            ))
+            key = m.group("name", "args")
+            at = shapes.get(key)
+            if at is None:
+                at = shapes[key] = len(table)
+                table.append(_motion_shape(*key))
+            shape_of[i] = at
+        joint = np.array([kind == JOINT for kind, _, _, _ in table], dtype=bool)[shape_of]
+        speed = np.array([s[2] for s in table], dtype=float)[shape_of]
+        lines, columns = self.lines_columns(np.concatenate([base + name_start, base + point_start]).tolist())
+        statement = np.empty((k, 4), dtype=np.int64)
+        statement[:, 0], statement[:, 1] = base + name_start, base + statement_end
+        statement[:, 2], statement[:, 3] = lines[:k], columns[:k]
+        instruction = tuple(key[0] for key in shapes)
+        instruction = tuple(instruction[j] for j in shape_of.tolist()) if len(instruction) > 1 else instruction * k
+        name = statement.copy()
+        name[:, 1] = name[:, 0] + np.array([len(x) for x in instruction], dtype=np.int64)
+        spans = np.empty((k, 4), dtype=np.int64)
+        spans[:, 0], spans[:, 1], spans[:, 2], spans[:, 3] = base + point_start, base + point_end, lines[k:], columns[k:]
+        self.steps.append(MotionRun(
+            instruction=instruction, kind=np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of],
+            n_points=np.ones(k, dtype=np.int64), statement=statement, name=name,
+            tcp_speed=np.where(joint, np.inf, speed), orientation_speed=np.full(k, np.inf),
+            joint_speed=np.where(joint, speed, np.inf),
+            acceleration=np.array([s[1] for s in table], dtype=float)[shape_of],
+            duration_s=np.array([np.nan if s[3] is None else s[3] for s in table], dtype=float)[shape_of],
+            text=spans, argument=spans, T_world_tcp=T, q=q, q_len=np.where(is_pose, 0, 6).astype(np.int64),
+            confdata=np.zeros((k, 4), dtype=np.int64), has_confdata=np.zeros(k, dtype=bool),
+            frames=((np.eye(4), self.tool.copy()),), frame=np.zeros(k, dtype=np.int64), extax=("",) * k,
+            name_of_point=("",) * k, whole_argument=(None,) * k))
 
     def lines_columns(self, positions: list[int]) -> tuple[list[int], list[int]]:
         """1-based line and column of character offsets, as lark counts them."""
@@ -870,7 +896,7 @@ class _Walker:
             self.direct_refs.add(node.children[0].start_pos)
             if binding.literal is not None:
                 text_node = binding.literal
-        whole = span_of(outer)
+        whole = span_of(outer) if outer is not node else None  # (a point that is its whole argument: none)
         if isinstance(value, _Pose):
             return Point(T_world_tcp=value.T, T_world_frame=np.eye(4), T_flange_tcp=self.tool.copy(), q=None,
                          confdata=None, text=span_of(text_node), argument=span_of(node), name=name,

@@ -129,6 +129,25 @@ def rapid_robtarget_bytes(shown: FloatArray, confdata: np.ndarray, extax: list[s
     return buf, start, end
 
 
+def list_bytes(shown: FloatArray, prefix: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The texts ``<prefix>v1, v2, ...]`` of the values ``shown`` ``(r, k)`` (a URScript pose ``p[...]`` or joint
+    list ``[...]``) as latin-1 bytes ``(buf, start, end)``, row ``i`` being ``buf[start[i]:end[i]]``: the
+    characters of ``prefix + ", ".join(row) + "]"`` of :func:`format_singles`, written in compiled code
+    (:func:`thermocomp.programs.singles_kernel.list_rows`) where every number of a row is one it writes, by that
+    reference itself for the other rows."""
+    from thermocomp.programs.singles_kernel import list_rows
+
+    shown = np.asarray(shown, dtype=float)
+    stored = np.round(shown, NOISE_DECIMALS).astype(np.float32)
+    buf, start, end, done = list_rows(stored, prefix, ", ", "]")
+    rest = np.flatnonzero(~done)
+    if rest.size:
+        texts = [prefix + ", ".join(row) + "]" for row in format_singles(shown[rest])]
+        more, start[rest], end[rest] = packed(texts, len(buf))
+        buf = np.concatenate([buf, more])
+    return buf, start, end
+
+
 def packed(texts: list[str], offset: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``texts`` as one latin-1 byte buffer ``(buf, start, end)``: text ``k`` is ``buf[start[k] - offset:end[k] -
     offset]`` (``offset``: where ``buf`` will stand in a longer buffer)."""
