@@ -1,15 +1,18 @@
-"""A 100,000-motion RAPID program against the same targets as a timed CSV (issue 11's speed target).
+"""A 100,000-motion robot program against the same targets as a timed CSV (issue 11's speed target).
 
-The toolpath of bench/toolpath.py (a layered spiral print, IRB140) is written
-twice: as a RAPID module of ``MoveL`` instructions with inline robtargets (as
-a CAM post-processor writes them, confdata from the path's joints), and as
-the self-describing targets CSV with ``time_min`` (variant B: no reference
-joints, as the program has none). Both are compensated with the exaggerated
-table, each motion at its own minute (``--timed`` for the program), in
-fresh processes; the script prints both wall times and their ratio: the median of
-alternating pairs (``--pairs``, default 3; ``make bench`` takes five).
+The toolpath of bench/toolpath.py (a layered spiral print) is written twice:
+as a program, and as the self-describing targets CSV with ``time_min``
+(variant B: no reference joints, as the program has none). ``--language
+rapid`` (the default): a RAPID module of ``MoveL`` instructions with inline
+robtargets for the IRB140 (as a CAM post-processor writes them, confdata from
+the path's joints). ``--language urscript``: a URScript of ``movel(p[...])``
+for the UR5, the same poses moved into its reach. Both files are compensated
+with the exaggerated table, each motion at its own minute (``--timed`` for
+the program), in fresh processes; the script prints both wall times and
+their ratio: the median of alternating pairs (``--pairs``, default 3; ``make
+bench`` takes five for RAPID, three for URScript).
 
-Run: ``.venv/bin/python bench/programs.py [--poses 100000] [--profile]``.
+Run: ``.venv/bin/python bench/programs.py [--poses 100000] [--language urscript] [--profile]``.
 """
 
 from __future__ import annotations
@@ -63,7 +66,41 @@ def write_program(path: Path, csv: Path, poses: int) -> None:
         handle.write("".join(fmt % (i, *row) for i, row in enumerate(table.tolist())))
 
 
-def worker(kind: str, source: Path, out: Path, profile: bool) -> dict:
+#: The UR5's copy of the print path: the IRB140 path's poses moved (not turned) into the UR5's reach [m].
+UR_CENTRE = (0.45, 0.15, 0.25)
+
+
+def write_urscript(path: Path, csv: Path, poses: int) -> None:
+    """The same toolpath for the UR5 as a CAM post-processor writes it (``movel(p[...], a=, v=)`` with a
+    ``set_tcp``), and its targets CSV with ``time_min`` (rotation vectors, as the script's)."""
+    sys.path.insert(0, str(HERE))
+    from toolpath import DURATION_MIN, Toolpath
+
+    import thermocomp as tc
+    from thermocomp.geometry.rotations import rotvec_from_matrix
+
+    path_ = Toolpath()
+    R, p = tc.fk(tc.nominal_model(path_.chain), path_.q(poses))
+    p = p - p.mean(axis=0) + np.array(UR_CENTRE)
+    values = np.hstack([p, rotvec_from_matrix(R)])
+    line = "  movel(p[%.6f, %.6f, %.6f, %.6f, %.6f, %.6f], a=1.2, v=0.05)\n"
+    with open(path, "w", encoding="latin-1") as handle:
+        handle.write("def print_part():\n  set_tcp(p[0, 0, 0.1, 0, 0, 0])\n")
+        for start in range(0, poses, 50_000):
+            handle.write("".join(line % tuple(v) for v in values[start:start + 50_000].tolist()))
+        handle.write("end\n")
+    table = np.hstack([p * 1e3, values[:, 3:], np.linspace(0.0, DURATION_MIN, poses)[:, None]])
+    with open(csv, "w", encoding="utf-8") as handle:
+        handle.write("name,x_mm,y_mm,z_mm,rotvec_x_rad,rotvec_y_rad,rotvec_z_rad,time_min\n")
+        fmt = "T%d," + ",".join(["%.12g"] * table.shape[1]) + "\n"
+        handle.write("".join(fmt % (i, *row) for i, row in enumerate(table.tolist())))
+
+
+#: Each language's writer and robot.
+LANGUAGES = {"rapid": (write_program, "irb140", ".mod"), "urscript": (write_urscript, "ur5", ".script")}
+
+
+def worker(kind: str, source: Path, out: Path, profile: bool, robot: str = "irb140") -> dict:
     import cProfile
     import io
     import pstats
@@ -76,11 +113,11 @@ def worker(kind: str, source: Path, out: Path, profile: bool) -> dict:
     if prof:
         prof.enable()
     if kind == "program":
-        report = compensate_program("irb140", DEFORMATION, source, out, program_options=ProgramOptions(timed=True))
+        report = compensate_program(robot, DEFORMATION, source, out, program_options=ProgramOptions(timed=True))
         facts = {"rows": report.summary.n_rows, "failed": len(report.failed), "solver_s": report.summary.solver_seconds,
                  "findings": len(report.feasibility)}
     else:
-        report = tc.run_compensation("irb140", DEFORMATION, source, out=out)
+        report = tc.run_compensation(robot, DEFORMATION, source, out=out)
         facts = {"rows": report.summary.n_rows, "failed": report.summary.n_failed,
                  "solver_s": report.summary.solver_seconds}
     facts["wall_s"] = time.perf_counter() - t0
@@ -92,23 +129,26 @@ def worker(kind: str, source: Path, out: Path, profile: bool) -> dict:
     return facts
 
 
-def compare(tmp: Path, poses: int, profile: bool = False, echo: bool = False, pairs: int = 1) -> dict:
+def compare(tmp: Path, poses: int, profile: bool = False, echo: bool = False, pairs: int = 1,
+            language: str = "rapid") -> dict:
     """Write both files in ``tmp``, compensate each in a fresh process, ``pairs`` times alternating (CSV, then
     program); ``{"csv": .., "program": .., "ratio": ..}``, the wall times being the medians over the pairs and
     ``ratio`` the median of the pairs' ratios (a run's time moves by a second on a shared machine)."""
-    program, csv = tmp / "print.mod", tmp / "print.csv"
+    write, robot, suffix = LANGUAGES[language]
+    program, csv = tmp / f"print{suffix}", tmp / f"print_{language}.csv"
     t0 = time.perf_counter()
-    write_program(program, csv, poses)
+    write(program, csv, poses)
     if echo:
-        print(f"wrote {poses:,} motions: {program.stat().st_size / 1e6:.1f} MB RAPID, "
+        print(f"wrote {poses:,} motions: {program.stat().st_size / 1e6:.1f} MB {language}, "
               f"{csv.stat().st_size / 1e6:.1f} MB CSV ({time.perf_counter() - t0:.1f} s)")
     runs: dict[str, list[dict]] = {"csv": [], "program": []}
     for _ in range(pairs):
-        for kind, source, out in (("csv", csv, tmp / "out.csv"), ("program", program, tmp / "out.mod")):
-            cmd = [sys.executable, __file__, "--worker", kind, str(source), str(out)] + (["--profile"] if profile else [])
+        for kind, source, out in (("csv", csv, tmp / "out.csv"), ("program", program, tmp / f"out{suffix}")):
+            cmd = [sys.executable, __file__, "--worker", kind, str(source), str(out), "--robot", robot] + \
+                (["--profile"] if profile else [])
             done = subprocess.run(cmd, capture_output=True, text=True, check=True)
             runs[kind].append(json.loads(done.stdout))
-    results: dict = {"poses": poses, "pairs": pairs}
+    results: dict = {"poses": poses, "pairs": pairs, "language": language}
     for kind, done in runs.items():
         r = dict(done[-1])
         r["wall_s"] = float(np.median([d["wall_s"] for d in done]))
@@ -133,13 +173,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--poses", type=int, default=100_000)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--pairs", type=int, default=3, help="alternating CSV/program runs (median taken)")
+    parser.add_argument("--language", choices=sorted(LANGUAGES), default="rapid")
+    parser.add_argument("--robot", default="irb140", help=argparse.SUPPRESS)
     parser.add_argument("--worker", nargs=3, metavar=("KIND", "SOURCE", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        print(json.dumps(worker(args.worker[0], Path(args.worker[1]), Path(args.worker[2]), args.profile)))
+        print(json.dumps(worker(args.worker[0], Path(args.worker[1]), Path(args.worker[2]), args.profile, args.robot)))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        results = compare(Path(tmp), args.poses, args.profile, echo=True, pairs=args.pairs)
+        results = compare(Path(tmp), args.poses, args.profile, echo=True, pairs=args.pairs, language=args.language)
         verdict = "met" if results["ratio"] <= ABOUT else "MISSED"
         print(f"program / CSV wall time: x{results['ratio']:.2f} (target: about the same, <= x{ABOUT}): {verdict}")
     return 0

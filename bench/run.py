@@ -15,7 +15,8 @@ Sections
        without (variant B), each run in a fresh process for its peak memory;
        and the same 100,000-pose toolpath as a RAPID program against its CSV
        (issue 11: "about the time of the same targets as CSV"; the median of five alternating
-       fresh-process pairs), bench/programs.py.
+       fresh-process pairs), and the same poses as a URScript for the UR5 against its CSV (three
+       pairs), bench/programs.py.
     5. The issue's targets, judged on this run's numbers by one rule: a row is
        MET when its measured value is at most its limit (times in seconds,
        ratios as measured / baseline of this run), else MISSED.
@@ -99,13 +100,15 @@ WARM_UP_BUDGET_S = 900.0
 
 
 def warm_up(tmp: Path) -> float:
-    """Run the toolpath CSV (variants A and B) and the RAPID program path once on 2,000 rows, each in a fresh
-    process, so every compiled kernel is in numba's cache before anything is timed; the seconds it took."""
+    """Run the toolpath CSV (variants A and B) and the RAPID and URScript program paths once on 2,000 rows, each
+    in a fresh process, so every compiled kernel is in numba's cache before anything is timed; the seconds it
+    took."""
     t0 = time.perf_counter()
     section = large_programs.Section(tmp, deadline=t0 + WARM_UP_BUDGET_S)
     for variant in ("A", "B"):
         section.run(variant, 2_000)
-    programs.compare(tmp, 2_000)
+    for language in programs.LANGUAGES:
+        programs.compare(tmp, 2_000, language=language)
     return time.perf_counter() - t0
 
 
@@ -189,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nthe toolpath's first {program_poses:,} poses as a RAPID module of MoveL (inline robtargets) and as "
               "a timed CSV, each compensated at its own minutes in a fresh process (bench/programs.py):")
         vs_csv = programs.compare(Path(tmp), program_poses, echo=True, pairs=1 if args.quick else PROGRAM_PAIRS)
+        print("\nthe same poses for the UR5 as a URScript of movel(p[...]) and as a timed CSV, likewise:")
+        ur_vs_csv = programs.compare(Path(tmp), program_poses, echo=True, pairs=1 if args.quick else 3,
+                                     language="urscript")
         profile_file = section.files.get(("A", 100_000))
         if args.profile:
             heading("Profile (cProfile, by own time)")
@@ -224,6 +230,10 @@ def main(argv: list[str] | None = None) -> int:
         label = "reference joints" if variant == "A" else "no reference joints"
         ratio_row(f"toolpath variant {variant} ({label}){'' if r is None else f', {r.poses:,} poses'}: "
                   "cost per row / grid", None if r is None else 1e6 * r.data["compute_s"] / r.poses)
+    target(f"URScript program, {ur_vs_csv['poses']:,} motions: wall time / same targets as CSV",
+           ur_vs_csv["ratio"], PROGRAM_VS_CSV, f"{ur_vs_csv['ratio']:.2f}",
+           f"{ur_vs_csv['program']['wall_s']:.1f} s vs {ur_vs_csv['csv']['wall_s']:.1f} s, fresh processes, median "
+           f"of {ur_vs_csv['pairs']} pair(s)")
     target(f"RAPID program, {vs_csv['poses']:,} motions: wall time / same targets as CSV", vs_csv["ratio"],
            PROGRAM_VS_CSV, f"{vs_csv['ratio']:.2f}",
            f"{vs_csv['program']['wall_s']:.1f} s vs {vs_csv['csv']['wall_s']:.1f} s, fresh processes, median of "
