@@ -208,6 +208,17 @@ def _put_int(value, buf, k):
     return k
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _put_text(texts, i, j, buf, k):
+    """The NUL-padded text ``texts[i, j]`` (:func:`shortest_texts`' bytes) at ``buf[k:]``; the position after it."""
+    for c in range(texts.shape[2]):
+        if texts[i, j, c] == 0:
+            break
+        buf[k] = texts[i, j, c]
+        k += 1
+    return k
+
+
 @njit(cache=True, nogil=True)
 def _robtarget_rows(texts, conf, extax_code, table, table_len, buf, start, end):
     """``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],<extax>]`` of each row into ``buf``, row ``i`` at
@@ -227,11 +238,7 @@ def _robtarget_rows(texts, conf, extax_code, table, table_len, buf, start, end):
             elif j > 0:
                 buf[k] = 44
                 k += 1
-            for c in range(texts.shape[2]):
-                if texts[i, j, c] == 0:
-                    break
-                buf[k] = texts[i, j, c]
-                k += 1
+            k = _put_text(texts, i, j, buf, k)
         buf[k] = 93
         buf[k + 1] = 44
         buf[k + 2] = 91
@@ -300,11 +307,7 @@ def _list_rows(texts, prefix, separator, suffix, buf, start, end):
                 for c in range(separator.shape[0]):
                     buf[at] = separator[c]
                     at += 1
-            for c in range(texts.shape[2]):
-                if texts[i, j, c] == 0:
-                    break
-                buf[at] = texts[i, j, c]
-                at += 1
+            at = _put_text(texts, i, j, buf, at)
         for c in range(suffix.shape[0]):
             buf[at] = suffix[c]
             at += 1
