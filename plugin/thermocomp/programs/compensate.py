@@ -636,7 +636,8 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     if popts.indexed_minutes is not None:
         from thermocomp.programs import indexed
 
-        written = indexed.write_indexed(chain, prog, poses, q_checked, minutes_written, status, popts.output)
+        written = indexed.write_indexed(chain, prog, poses, q_checked, minutes_written, status, popts.output,
+                                        flange=(R_checked, p_checked))
     else:
         written = write_snapshot(chain, prog, poses, q_checked[0], status, popts.output,
                                  flange=(R_checked[0], p_checked[0]))
