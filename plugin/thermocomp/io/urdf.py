@@ -42,10 +42,7 @@ from thermocomp.io.atomic import atomic_write_text
 from thermocomp.io.files import read_input_bytes
 from thermocomp.io.xml_values import attr_number, attr_numbers, line_of, parse_xml
 from thermocomp.kinematics.model import KinematicModel, nominal_model
-from thermocomp.robot.chain import MAX_ANGLE as _MAX_ANGLE
-from thermocomp.robot.chain import MAX_LENGTH as _MAX_LENGTH
-from thermocomp.robot.chain import MIN_SPEED as _MIN_SPEED
-from thermocomp.robot.chain import Chain
+from thermocomp.robot.chain import MAX_ANGLE, MAX_LENGTH, MIN_SPEED, Chain
 from thermocomp.tolerances import URDF_INERTIA_RTOL
 
 #: Limits given to a ``continuous`` joint [rad]. :class:`Chain` needs finite
@@ -60,15 +57,6 @@ CONTINUOUS_LIMIT = 4.0 * math.pi
 #: Step 1) are written by the inertia pipeline, not here.
 PLACEHOLDER_MASS = 1e-3
 PLACEHOLDER_INERTIA = 1e-8
-
-#: Largest joint or inertial origin coordinate a robot file may give [m]
-#: (:data:`thermocomp.robot.chain.MAX_LENGTH`), largest origin angle and
-#: joint limit [rad] (:data:`thermocomp.robot.chain.MAX_ANGLE`), slowest
-#: joint speed [rad/s] (:data:`thermocomp.robot.chain.MIN_SPEED`): checked where
-#: they are read, with the file, line and joint.
-MAX_LENGTH = _MAX_LENGTH
-MAX_ANGLE = _MAX_ANGLE
-MIN_SPEED = _MIN_SPEED
 
 _ROOT_WORLD = "world"
 #: thermocomp's own top-level URDF element: the home configuration, ``<home joint="..." position="..."/>`` per joint
@@ -137,6 +125,18 @@ def bounded(values: FloatArray, bound: float, unit: str, what: str, src: str, el
     return values
 
 
+def origin_transform(origin: ET.Element | None, what: str, src: str) -> FloatArray:
+    """The transform ``(4, 4)`` of an ``<origin xyz=... rpy=...>`` (identity without one), each triple within a
+    robot's bounds (:data:`~thermocomp.robot.chain.MAX_LENGTH` m, :data:`~thermocomp.robot.chain.MAX_ANGLE` rad);
+    ``what`` names the element in a located error."""
+    T = np.eye(4)
+    T[:3, 3] = bounded(attr_numbers(origin, "xyz", (0.0, 0.0, 0.0), what, src), MAX_LENGTH, "m", f"{what} xyz", src,
+                       origin)
+    T[:3, :3] = matrix_from_urdf_rpy(bounded(attr_numbers(origin, "rpy", (0.0, 0.0, 0.0), what, src), MAX_ANGLE,
+                                             "rad", f"{what} rpy", src, origin))
+    return T
+
+
 class _Joint:
     """One parsed ``<joint>``: type, links, origin transform, axis, limit element."""
 
@@ -155,14 +155,7 @@ class _Joint:
                 raise InputError(f"{what}: expected <{tag} link=\"...\"/>, got none", path=src, row=line_of(elem))
             links.append(sub.get("link", ""))
         self.parent, self.child = links
-        origin = elem.find("origin")
-        xyz = bounded(attr_numbers(origin, "xyz", (0.0, 0.0, 0.0), f"{what} <origin>", src), MAX_LENGTH, "m",
-                      f"{what} <origin> xyz", src, origin)
-        rpy = bounded(attr_numbers(origin, "rpy", (0.0, 0.0, 0.0), f"{what} <origin>", src), MAX_ANGLE, "rad",
-                      f"{what} <origin> rpy", src, origin)
-        self.T = np.eye(4)
-        self.T[:3, :3] = matrix_from_urdf_rpy(rpy)
-        self.T[:3, 3] = xyz
+        self.T = origin_transform(elem.find("origin"), f"{what} <origin>", src)
         axis_elem = elem.find("axis")
         self.axis = attr_numbers(axis_elem, "xyz", (1.0, 0.0, 0.0), f"{what} <axis>", src)
 
@@ -190,12 +183,7 @@ def link_inertial(link: ET.Element, src: str, *, physical: bool = True
     if inertial is None:
         return None
     what = f"link {link.get('name')!r} <inertial>"
-    origin = inertial.find("origin")
-    T = np.eye(4)
-    T[:3, :3] = matrix_from_urdf_rpy(bounded(attr_numbers(origin, "rpy", (0.0, 0.0, 0.0), f"{what} <origin>", src),
-                                             MAX_ANGLE, "rad", f"{what} <origin> rpy", src, origin))
-    T[:3, 3] = bounded(attr_numbers(origin, "xyz", (0.0, 0.0, 0.0), f"{what} <origin>", src), MAX_LENGTH, "m",
-                       f"{what} <origin> xyz", src, origin)
+    T = origin_transform(inertial.find("origin"), f"{what} <origin>", src)
     mass_el, inertia_el = inertial.find("mass"), inertial.find("inertia")
     if mass_el is None or inertia_el is None:
         raise InputError(f"{what}: expected <mass> and <inertia>", path=src, row=line_of(inertial))

@@ -27,8 +27,8 @@ from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.dynamics.parameters import inertial_from_parameters, link_parameters
 from thermocomp.errors import InputError
 from thermocomp.io.files import read_input_bytes
-from thermocomp.io.urdf import link_inertial, matrix_from_urdf_rpy, read_urdf
-from thermocomp.io.xml_values import attr_numbers, parse_xml
+from thermocomp.io.urdf import link_inertial, origin_transform, read_urdf
+from thermocomp.io.xml_values import parse_xml
 from thermocomp.robot.chain import Chain
 
 _MOVABLE = ("revolute", "continuous")
@@ -57,14 +57,6 @@ class UrdfParameters:
     attached: FloatArray
     main_links: tuple[str, ...]
     notes: tuple[str, ...]
-
-
-def _origin(elem: ET.Element | None, what: str, src: str) -> FloatArray:
-    T = np.eye(4)
-    if elem is not None:
-        T[:3, :3] = matrix_from_urdf_rpy(attr_numbers(elem, "rpy", (0.0, 0.0, 0.0), what, src))
-        T[:3, 3] = attr_numbers(elem, "xyz", (0.0, 0.0, 0.0), what, src)
-    return T
 
 
 def _inertial(link: ET.Element, src: str) -> tuple[float, FloatArray, FloatArray] | None:
@@ -103,7 +95,7 @@ def read_urdf_parameters(path: PathLike) -> UrdfParameters:
         k = 0
         while link in by_child:
             j, parent = by_child[link]
-            T = _origin(j.find("origin"), f"joint {j.get('name')!r} origin", src) @ T
+            T = origin_transform(j.find("origin"), f"joint {j.get('name')!r} origin", src) @ T
             if k == 0 and j.get("type") in _MOVABLE:
                 if j.get("name") not in names:
                     raise InputError(f"link {link!r} moves with joint {j.get('name')!r}, which is not on the serial chain",
@@ -167,7 +159,7 @@ def urdf_with_parameters(path: PathLike, parameters: ArrayLike) -> str:
         T = np.eye(4)
         while link in by_child:
             j, parent = by_child[link]
-            T = _origin(j.find("origin"), "origin", src) @ T
+            T = origin_transform(j.find("origin"), "origin", src) @ T
             link = parent
         return T
 

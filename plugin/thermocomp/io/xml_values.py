@@ -11,7 +11,7 @@ would read ``6_41`` as 641 and other scripts' digits), finite and of magnitude
 at most :data:`thermocomp.io.csvtext.MAX_CELL` (1e12, a CSV cell's bound: a
 joint origin of 1e300 m passed as finite and overflowed later, in a program's
 timing). Readers bound their own quantities more tightly where a physical
-bound exists (:data:`thermocomp.io.urdf.MAX_LENGTH`).
+bound exists (:data:`thermocomp.robot.chain.MAX_LENGTH`).
 """
 
 from __future__ import annotations
