@@ -34,6 +34,15 @@ DEFORMATION = REPO / "deformations" / "exaggerated.csv"
 ABOUT = 1.25
 
 
+def write_targets_csv(csv: Path, orientation: list[str], table: np.ndarray) -> None:
+    """A timed targets CSV: names ``T0``.., then ``table`` ``(m, 7)`` (x, y, z [mm], the three ``orientation``
+    columns, time [min]) as ``%.12g``."""
+    with open(csv, "w", encoding="utf-8") as handle:
+        handle.write(",".join(["name", "x_mm", "y_mm", "z_mm", *orientation, "time_min"]) + "\n")
+        fmt = "T%d," + ",".join(["%.12g"] * table.shape[1]) + "\n"
+        handle.write("".join(fmt % (i, *row) for i, row in enumerate(table.tolist())))
+
+
 def write_program(path: Path, csv: Path, poses: int) -> None:
     sys.path.insert(0, str(HERE))
     from toolpath import DURATION_MIN, Toolpath
@@ -60,10 +69,7 @@ def write_program(path: Path, csv: Path, poses: int) -> None:
     euler = np.degrees(euler_xyz_from_matrix(R))
     time_min = np.linspace(0.0, DURATION_MIN, poses)
     table = np.hstack([p * 1e3, euler, time_min[:, None]])
-    with open(csv, "w", encoding="utf-8") as handle:
-        handle.write("name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg,time_min\n")
-        fmt = "T%d," + ",".join(["%.12g"] * table.shape[1]) + "\n"
-        handle.write("".join(fmt % (i, *row) for i, row in enumerate(table.tolist())))
+    write_targets_csv(csv, ["euler_xyz_a_deg", "euler_xyz_b_deg", "euler_xyz_c_deg"], table)
 
 
 #: The UR5's copy of the print path: the IRB140 path's poses moved (not turned) into the UR5's reach [m].
@@ -90,10 +96,7 @@ def write_urscript(path: Path, csv: Path, poses: int) -> None:
             handle.write("".join(line % tuple(v) for v in values[start:start + 50_000].tolist()))
         handle.write("end\n")
     table = np.hstack([p * 1e3, values[:, 3:], np.linspace(0.0, DURATION_MIN, poses)[:, None]])
-    with open(csv, "w", encoding="utf-8") as handle:
-        handle.write("name,x_mm,y_mm,z_mm,rotvec_x_rad,rotvec_y_rad,rotvec_z_rad,time_min\n")
-        fmt = "T%d," + ",".join(["%.12g"] * table.shape[1]) + "\n"
-        handle.write("".join(fmt % (i, *row) for i, row in enumerate(table.tolist())))
+    write_targets_csv(csv, ["rotvec_x_rad", "rotvec_y_rad", "rotvec_z_rad"], table)
 
 
 #: Each language's writer and robot.

@@ -853,14 +853,14 @@ class _Walker:
         statement = np.empty((k, 4), dtype=np.int64)
         statement[:, 0], statement[:, 1] = base + name_start, base + statement_end
         statement[:, 2], statement[:, 3] = lines[:k], columns[:k]
-        instruction = tuple(key[0] for key in shapes)
-        instruction = tuple(instruction[j] for j in shape_of.tolist()) if len(instruction) > 1 else instruction * k
+        names = [key[0] for key in shapes]  # each shape's instruction
         name = statement.copy()
-        name[:, 1] = name[:, 0] + np.array([len(x) for x in instruction], dtype=np.int64)
+        name[:, 1] = name[:, 0] + np.array([len(x) for x in names], dtype=np.int64)[shape_of]
         spans = np.empty((k, 4), dtype=np.int64)
         spans[:, 0], spans[:, 1], spans[:, 2], spans[:, 3] = base + point_start, base + point_end, lines[k:], columns[k:]
         self.steps.append(MotionRun(
-            instruction=instruction, kind=np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of],
+            instruction=tuple(map(names.__getitem__, shape_of.tolist())),
+            kind=np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of],
             n_points=np.ones(k, dtype=np.int64), statement=statement, name=name,
             tcp_speed=np.where(joint, np.inf, speed), orientation_speed=np.full(k, np.inf),
             joint_speed=np.where(joint, speed, np.inf),
