@@ -6,15 +6,30 @@ built parser in a cache file named here (in the package's ``__pycache__``,
 as Python and numba do), checks it against a hash of the grammar and the
 options before using it, and builds the tables afresh (and tries to save
 them) when the file is missing, stale, unreadable or not writable.
+
+A grammar's ``MOVES`` terminal (a run of plain motion statements, thousands
+of lines long in a CAM program) is defined by its regular expression, and
+matched by a compiled scanner of the same language where the parser expects
+one: Python's regular-expression engine took 2 to 3 us a statement, a third
+of reading a 100,000-motion program. The scanner is handed to lark's
+contextual lexer through its ``_plugins`` option, the hook lark offers for
+replacing its lexer classes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 from lark import Lark
 from lark.exceptions import UnexpectedInput
+from lark.lexer import BasicLexer, ContextualLexer
+
+#: A run scanner: ``(data, start) -> end`` of the ``MOVES`` token starting at ``start`` of ``data`` (the text's
+#: latin-1 bytes, uint8), or -1 if none starts there.
+RunScanner = Callable[[np.ndarray, int], int]
 
 
 def lalr_parser(grammar: str, name: str, **options) -> Lark:
@@ -27,18 +42,58 @@ def lalr_parser(grammar: str, name: str, **options) -> Lark:
     return Lark(grammar, parser="lalr", cache=str(cache / f"{name}.lark"), **options)
 
 
-def runs_parser(grammar_file: str, runs_rule: str, runs: bool, **options) -> Lark:
+def _runs_lexer(scan: RunScanner, first: str) -> type[ContextualLexer]:
+    """lark's contextual lexer, with ``MOVES`` matched by ``scan`` where the parser accepts it and the text
+    there starts with one of the characters ``first``.
+
+    The scanner reads the same language as the terminal's regular expression,
+    and ``MOVES`` has the highest priority (lark tries it first): the tokens
+    are the same, the regular expression is still tried where the scanner
+    finds no run.
+    """
+    last: list = [None, None]  # the text last scanned and its bytes (one text is lexed at a time)
+
+    class RunsBasicLexer(BasicLexer):
+        def __init__(self, conf, *args) -> None:
+            super().__init__(conf, *args)
+            self.runs = any(t.name == "MOVES" for t in conf.terminals)
+
+        def match(self, text, pos):
+            if self.runs:
+                source = getattr(text, "text", text)  # (lark >= 1.2 hands the lexer a TextSlice)
+                if isinstance(source, str) and pos < len(source) and source[pos] in first:
+                    seen, data = last
+                    if seen is not source:
+                        data = np.frombuffer(source.encode("latin-1", errors="replace"), dtype=np.uint8)
+                        last[0], last[1] = source, data  # (one byte a character: offsets are the text's)
+                    end = scan(data[:getattr(text, "end", len(source))], pos)
+                    if end > pos:
+                        _ = self.scanner  # (lark builds its tables on the first match; next_token reads them)
+                        return source[pos:end], "MOVES"
+            return super().match(text, pos)
+
+    class RunsLexer(ContextualLexer):
+        BasicLexer = RunsBasicLexer
+
+    return RunsLexer
+
+
+def runs_parser(grammar_file: str, runs_rule: str, runs: bool, scan: RunScanner | None = None, first: str = "",
+                **options) -> Lark:
     """The parser of the package's program grammar ``grammar_file``, with or without its runs of motions.
 
     ``runs_rule`` is the grammar's statement alternative whose first line reads a run of plain motions as
     one ``MOVES`` token (``"?statement: MOVES -> moves\\n          | data_decl"``). With ``runs=False``
     that line is left out: every statement goes through the grammar's general rules, the reference the
-    readers' fast paths are tested against.
+    readers' fast paths are tested against. ``scan`` matches ``MOVES`` where the text starts with one of the
+    characters ``first`` (:func:`_runs_lexer`).
     """
     grammar = resources.files("thermocomp.programs").joinpath(grammar_file).read_text(encoding="utf-8")
     if not runs:
         assert runs_rule in grammar
         grammar = grammar.replace(runs_rule, "?statement: " + runs_rule.split("|", 1)[1].strip())
+    if runs and scan is not None:
+        options["_plugins"] = {"ContextualLexer": _runs_lexer(scan, first)}
     return lalr_parser(grammar, f"{Path(grammar_file).stem}_runs{int(runs)}", **options)
 
 

@@ -102,6 +102,97 @@ def _aggregate_end(data, i):
 
 
 @njit(cache=True, nogil=True)
+def _statement(data, i, instr_bytes, instr_lengths, row, items):
+    """The statement starting at ``i``, its parts into ``row`` (columns as :data:`COLUMN`); the offset after its
+    ``;``, or -1 if no statement of the shape starts there. ``items``: ``(5, 2)`` scratch."""
+    n = data.shape[0]
+    for col in range(row.shape[0]):
+        row[col] = -1
+    # the instruction, a whole word
+    end = _name_end(data, i)
+    if end < 0:
+        return -1
+    found = False
+    for w in range(instr_bytes.shape[0]):
+        if end - i == instr_lengths[w]:
+            same = True
+            for j in range(end - i):
+                if _lower(data[i + j]) != instr_bytes[w, j]:
+                    same = False
+                    break
+            if same:
+                found = True
+    if not found:
+        return -1
+    row[0], row[1] = i, end
+    i = _skip_sp(data, end)
+    # the comma-separated items up to "\" or ";"
+    count = 0
+    while True:
+        if count == 5:
+            return -1
+        if i < n and data[i] == 91:
+            end = _aggregate_end(data, i)
+        else:
+            end = _name_end(data, i)
+        if end < 0:
+            return -1
+        items[count, 0], items[count, 1] = i, end
+        count += 1
+        i = _skip_sp(data, end)
+        if i < n and data[i] == 44:
+            i = _skip_sp(data, i + 1)
+            continue
+        break
+    if count < 4:
+        return -1
+    first_name = 1 if count == 4 else 2  # speed, zone and tool are names; the points may be aggregates
+    for j in range(first_name, count):
+        if data[items[j, 0]] == 91:
+            return -1
+    row[2], row[3] = items[0, 0], items[0, 1]
+    if count == 5:
+        row[4], row[5] = items[1, 0], items[1, 1]
+    for j in range(3):
+        row[6 + 2 * j], row[7 + 2 * j] = items[first_name + j, 0], items[first_name + j, 1]
+    # \WObj := name
+    if i < n and data[i] == 92:
+        end = _name_end(data, i + 1)
+        if end != i + 5 or _lower(data[i + 1]) != 119 or _lower(data[i + 2]) != 111 \
+                or _lower(data[i + 3]) != 98 or _lower(data[i + 4]) != 106:
+            return -1
+        i = _skip_sp(data, end)
+        if not (i + 1 < n and data[i] == 58 and data[i + 1] == 61):
+            return -1
+        i = _skip_sp(data, i + 2)
+        end = _name_end(data, i)
+        if end < 0:
+            return -1
+        row[12], row[13] = i, end
+        i = _skip_sp(data, end)
+    if not (i < n and data[i] == 59):
+        return -1
+    row[14] = i + 1
+    return i + 1
+
+
+@njit(cache=True, nogil=True)
+def _gap_end(data, i):
+    """End of the whitespace (form feed included) and whole-line comments from ``i`` (rapid.lark's ``_MGAP``)."""
+    n = data.shape[0]
+    while i < n:
+        c = data[i]
+        if c == 32 or c == 9 or c == 12 or c == 13 or c == 10:
+            i += 1
+        elif c == 33:
+            while i < n and data[i] != 10:
+                i += 1
+        else:
+            break
+    return i
+
+
+@njit(cache=True, nogil=True)
 def _split(data, instr_bytes, instr_lengths, out):
     """Fill ``out`` (one row per statement, columns as :data:`COLUMN`); the count, or -1 off the shape."""
     n = data.shape[0]
@@ -109,91 +200,39 @@ def _split(data, instr_bytes, instr_lengths, out):
     k = 0
     items = np.empty((5, 2), dtype=np.int64)
     while i < n:
-        # whitespace and whole-line comments before the statement
-        while i < n:
-            c = data[i]
-            if c == 32 or c == 9 or c == 12 or c == 13 or c == 10:
-                i += 1
-            elif c == 33:
-                while i < n and data[i] != 10:
-                    i += 1
-            else:
-                break
+        i = _gap_end(data, i)  # whitespace and whole-line comments before the statement
         if i >= n:
             return -1  # (a token ends with a statement's ";": a gap after it, or no statement, is off the shape)
         if k >= out.shape[0]:
             return -1
-        row = out[k]
-        for col in range(row.shape[0]):
-            row[col] = -1
-        # the instruction, a whole word
-        end = _name_end(data, i)
-        if end < 0:
+        i = _statement(data, i, instr_bytes, instr_lengths, out[k], items)
+        if i < 0:
             return -1
-        found = False
-        for w in range(instr_bytes.shape[0]):
-            if end - i == instr_lengths[w]:
-                same = True
-                for j in range(end - i):
-                    if _lower(data[i + j]) != instr_bytes[w, j]:
-                        same = False
-                        break
-                if same:
-                    found = True
-        if not found:
-            return -1
-        row[0], row[1] = i, end
-        i = _skip_sp(data, end)
-        # the comma-separated items up to "\" or ";"
-        count = 0
-        while True:
-            if count == 5:
-                return -1
-            if i < n and data[i] == 91:
-                end = _aggregate_end(data, i)
-            else:
-                end = _name_end(data, i)
-            if end < 0:
-                return -1
-            items[count, 0], items[count, 1] = i, end
-            count += 1
-            i = _skip_sp(data, end)
-            if i < n and data[i] == 44:
-                i = _skip_sp(data, i + 1)
-                continue
-            break
-        if count < 4:
-            return -1
-        first_name = 1 if count == 4 else 2  # speed, zone and tool are names; the points may be aggregates
-        for j in range(first_name, count):
-            if data[items[j, 0]] == 91:
-                return -1
-        row[2], row[3] = items[0, 0], items[0, 1]
-        if count == 5:
-            row[4], row[5] = items[1, 0], items[1, 1]
-        for j in range(3):
-            row[6 + 2 * j], row[7 + 2 * j] = items[first_name + j, 0], items[first_name + j, 1]
-        # \WObj := name
-        if i < n and data[i] == 92:
-            end = _name_end(data, i + 1)
-            if end != i + 5 or _lower(data[i + 1]) != 119 or _lower(data[i + 2]) != 111 \
-                    or _lower(data[i + 3]) != 98 or _lower(data[i + 4]) != 106:
-                return -1
-            i = _skip_sp(data, end)
-            if not (i + 1 < n and data[i] == 58 and data[i + 1] == 61):
-                return -1
-            i = _skip_sp(data, i + 2)
-            end = _name_end(data, i)
-            if end < 0:
-                return -1
-            row[12], row[13] = i, end
-            i = _skip_sp(data, end)
-        if not (i < n and data[i] == 59):
-            return -1
-        row[14] = i + 1
-        i += 1
         k += 1
     return k
+
+
+@njit(cache=True, nogil=True)
+def _run_end(data, i, instr_bytes, instr_lengths):
+    row = np.empty(END + 1, dtype=np.int64)
+    items = np.empty((5, 2), dtype=np.int64)
+    end = -1
+    while True:
+        after = _statement(data, i, instr_bytes, instr_lengths, row, items)
+        if after < 0:
+            return end
+        end = after
+        i = _gap_end(data, after)
+        if i == after:  # (statements without a gap between them are two runs, as the terminal reads them)
+            return end
+
+
+def run_end(data: np.ndarray, start: int) -> int:
+    """End of the ``MOVES`` token (rapid.lark) starting at ``start`` of ``data`` (a module's latin-1 bytes), or -1
+    if none starts there: the statements of the shape, as many as follow one another with a gap (whitespace,
+    whole-line comments) between them. rapid.lark's lexer takes this in place of the terminal's regular
+    expression, which read a 100,000-motion module at 2 to 3 us a statement (:mod:`thermocomp.programs.grammars`)."""
+    return int(_run_end(data, start, _INSTR_BYTES, _INSTR_LENGTHS))
 
 
 def split_moves(text: str) -> np.ndarray | None:

@@ -169,7 +169,8 @@ def rapid_parser(runs: bool = True) -> Lark:
 
 @functools.lru_cache(maxsize=2)
 def _parser(runs: bool) -> Lark:
-    return runs_parser("rapid.lark", _RUNS_RULE, runs, propagate_positions=True, maybe_placeholders=False)
+    return runs_parser("rapid.lark", _RUNS_RULE, runs, scan=moves_kernel.run_end, first="Mm",
+                       propagate_positions=True, maybe_placeholders=False)
 
 
 #: What an inline robtarget / jointtarget of a MOVES run is, with the numbers taken out.

@@ -43,7 +43,7 @@ from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import invert_transform, matrix_from_rotvec, rotvec_from_matrix, transform
 from thermocomp.io.files import read_program_text
-from thermocomp.programs import calls
+from thermocomp.programs import calls, urmoves_kernel
 from thermocomp.programs.grammars import error_offset, runs_parser
 from thermocomp.programs.model import (
     _KIND_CODE,
@@ -60,7 +60,8 @@ from thermocomp.programs.model import (
     expand,
     newline_of,
 )
-from thermocomp.programs.numbers_kernel import parse_spans
+from thermocomp.programs.moves_kernel import distinct_spans
+from thermocomp.programs.numbers_kernel import all_read, parse_spans
 from thermocomp.programs.rapid import span_of
 
 URSCRIPT_SUFFIXES = (".script", ".urscript")
@@ -140,34 +141,51 @@ def urscript_parser(runs: bool = True) -> Lark:
 
 @functools.lru_cache(maxsize=2)
 def _parser(runs: bool) -> Lark:
-    return runs_parser("urscript.lark", _RUNS_RULE, runs, propagate_positions=True, maybe_placeholders=False,
+    return runs_parser("urscript.lark", _RUNS_RULE, runs, scan=urmoves_kernel.run_end, first="m",
+                       propagate_positions=True, maybe_placeholders=False,
                        postlex=_PostLex())
 
 
-# One statement of a MOVES token (urscript.lark's _UMOVE) with the whitespace, comments and line ends before it.
+# What the general rules read after a run's point, up to its ")": arguments of numbers, positional or a=, v=, t=, r=.
 _U_SP = r"[ \t\f\r]*"
 _U_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
-_MOVE_STATEMENT = re.compile(
-    rf"(?:{_U_SP}(?:#[^\n]*)?\n)*{_U_SP}"
-    rf"(?P<name>movel|movej|movep)\({_U_SP}(?P<point>p?\[{_U_SP}{_U_NUM}(?:{_U_SP},{_U_SP}{_U_NUM})*{_U_SP}\])"
-    rf"(?P<args>(?:{_U_SP},{_U_SP}(?:[avtr]{_U_SP}={_U_SP})?{_U_NUM})*){_U_SP}\)")
+_ARGUMENTS = re.compile(rf"(?:{_U_SP},{_U_SP}(?:[avtr]{_U_SP}={_U_SP})?{_U_NUM})*{_U_SP}")
 
 
 class _Fallback(Exception):
     """A ``MOVES`` run the fast path does not resolve: the script is read again without runs."""
 
 
-def move_statements(text: str) -> list[re.Match] | None:
-    """The statements of a ``MOVES`` token's ``text``, each of the exact shape the general rules read
-    (:data:`_MOVE_STATEMENT`); None if they do not tile it (the terminal takes any digits, signs, points and
-    exponents between a pose's brackets: ``.4 1``, ``1e``)."""
-    matches, pos = [], 0
-    for m in _MOVE_STATEMENT.finditer(text):
-        if m.start() != pos:
-            return None
-        matches.append(m)
-        pos = m.end()
-    return matches if matches and pos == len(text) else None
+@dataclass(frozen=True)
+class _Statements:
+    """The statements of a ``MOVES`` token, columnar."""
+
+    data: np.ndarray  # the token's latin-1 bytes
+    spans: np.ndarray  # (k, 7) offsets in the token (urmoves_kernel's columns)
+    values: np.ndarray | None  # (k, 6) each point's numbers; None if some point is not six numbers
+    shape_first: np.ndarray  # each distinct (instruction, arguments) text's first statement
+    shape_of: np.ndarray  # each statement's distinct text
+
+
+def move_statements(text: str) -> _Statements | None:
+    """The statements of a ``MOVES`` token's ``text``, each of the exact shape the general rules read; None if
+    they do not tile it (the terminal takes any digits, signs, points and exponents between a pose's brackets:
+    ``.4 1``, ``1e``, and any of them and ``a``, ``v``, ``t``, ``r``, ``=`` after it)."""
+    data = np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
+    spans = urmoves_kernel.split_moves(text, data)
+    if spans is None:
+        return None
+    point_start = spans[:, urmoves_kernel.POINT] + (data[spans[:, urmoves_kernel.POINT]] == 112)  # (after "p")
+    point_end = spans[:, urmoves_kernel.POINT_END]
+    values = parse_spans(text, data, point_start, point_end, 6)
+    if values is None and not all_read(data, point_start, point_end):
+        return None  # (numbers the general rules refuse)
+    parts = [urmoves_kernel.NAME, urmoves_kernel.ARGS]
+    first, shape_of = distinct_spans(data, spans[:, parts], spans[:, [p + 1 for p in parts]])
+    arguments = spans[first][:, [urmoves_kernel.ARGS, urmoves_kernel.ARGS_END]].tolist()
+    if not all(_ARGUMENTS.fullmatch(text, a, b) for a, b in arguments):
+        return None
+    return _Statements(data, spans, values, first, shape_of)
 
 
 class _Unsupported(Exception):
@@ -321,7 +339,7 @@ def _root_name(target: Tree | Token) -> str | None:
 class _Walker:
     def __init__(self, text: str, path: str, tree: Tree) -> None:
         self.text, self.path, self.tree = text, path, tree
-        self._matches: dict[int, list[re.Match] | None] = {}  # statements of each MOVES token, by its offset
+        self._matches: dict[int, _Statements | None] = {}  # statements of each MOVES token, by its offset
         self.functions: dict[str, Tree] = {}
         self.threads: dict[str, Tree] = {}
         self.globals: dict[str, _Binding] = {}
@@ -798,14 +816,14 @@ class _Walker:
             duration_s=t if t > 0 else None,
         ))
 
-    def move_matches(self, token: Token) -> list[re.Match]:
+    def move_matches(self, token: Token) -> _Statements:
         """:func:`move_statements` of a ``MOVES`` token, split once; :class:`_Fallback` if not of the shape."""
         if token.start_pos not in self._matches:
             self._matches[token.start_pos] = move_statements(str(token))
-        matches = self._matches[token.start_pos]
-        if matches is None:
+        statements = self._matches[token.start_pos]
+        if statements is None:
             raise _Fallback
-        return matches
+        return statements
 
     def run_moves(self, token: Token) -> None:
         """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one, read into one
@@ -816,48 +834,35 @@ class _Walker:
         the general rules then read the script (and give the error).
         """
         base = token.start_pos
-        matches = self.move_matches(token)
-        k = len(matches)
-        name_start = np.array([m.start("name") for m in matches], dtype=np.int64)
-        point_start = np.array([m.start("point") for m in matches], dtype=np.int64)
-        point_end = np.array([m.end("point") for m in matches], dtype=np.int64)
-        statement_end = np.array([m.end() for m in matches], dtype=np.int64)
-        texts = [m.group("point") for m in matches]
-        if any(t.count(",") != 5 for t in texts):
-            raise _Fallback
-        text = str(token)
-        data = np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
-        is_pose = data[point_start] == 112  # "p[": a pose, "[": joints
-        v = parse_spans(text, data, point_start + is_pose, point_end, 6)  # (the brackets are skipped)
+        st = self.move_matches(token)
+        spans, v, data = st.spans, st.values, st.data
+        k = len(spans)
         if v is None or not np.all(np.abs(v) <= MAX_POSE_VALUE):  # (NaN, inf: not <=)
             raise _Fallback
+        name_start, point_start = spans[:, urmoves_kernel.NAME], spans[:, urmoves_kernel.POINT]
+        is_pose = data[point_start] == 112  # "p[": a pose, "[": joints
         T = np.full((k, 4, 4), np.nan)
         if np.any(is_pose):
             rows = np.flatnonzero(is_pose)
             T[rows] = transform(matrix_from_rotvec(v[rows, 3:]), v[rows, :3])
         q = np.where(is_pose[:, None], np.nan, v)
         # kind, acceleration, speed and duration of each (instruction, arguments as written), once each
-        shapes: dict[tuple[str, str], int] = {}
-        table: list[tuple] = []
-        shape_of = np.empty(k, dtype=np.int64)
-        for i, m in enumerate(matches):
-            key = m.group("name", "args")
-            at = shapes.get(key)
-            if at is None:
-                at = shapes[key] = len(table)
-                table.append(_motion_shape(*key))
-            shape_of[i] = at
+        text = str(token)
+        names = [text[a:b] for a, b in spans[st.shape_first][:, :2].tolist()]  # each shape's instruction
+        table = [_motion_shape(name, text[a:b]) for name, (a, b) in
+                 zip(names, spans[st.shape_first][:, [urmoves_kernel.ARGS, urmoves_kernel.ARGS_END]].tolist())]
+        shape_of = st.shape_of
         joint = np.array([kind == JOINT for kind, _, _, _ in table], dtype=bool)[shape_of]
         speed = np.array([s[2] for s in table], dtype=float)[shape_of]
         lines, columns = self.lines_columns(np.concatenate([base + name_start, base + point_start]).tolist())
         statement = np.empty((k, 4), dtype=np.int64)
-        statement[:, 0], statement[:, 1] = base + name_start, base + statement_end
+        statement[:, 0], statement[:, 1] = base + name_start, base + spans[:, urmoves_kernel.END]
         statement[:, 2], statement[:, 3] = lines[:k], columns[:k]
-        names = [key[0] for key in shapes]  # each shape's instruction
         name = statement.copy()
-        name[:, 1] = name[:, 0] + np.array([len(x) for x in names], dtype=np.int64)[shape_of]
-        spans = np.empty((k, 4), dtype=np.int64)
-        spans[:, 0], spans[:, 1], spans[:, 2], spans[:, 3] = base + point_start, base + point_end, lines[k:], columns[k:]
+        name[:, 1] = base + spans[:, urmoves_kernel.NAME_END]
+        point = np.empty((k, 4), dtype=np.int64)
+        point[:, 0], point[:, 1], point[:, 2], point[:, 3] = (base + point_start, base + spans[:, urmoves_kernel.POINT_END],
+                                                              lines[k:], columns[k:])
         self.steps.append(MotionRun(
             instruction=tuple(map(names.__getitem__, shape_of.tolist())),
             kind=np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of],
@@ -866,7 +871,7 @@ class _Walker:
             joint_speed=np.where(joint, speed, np.inf),
             acceleration=np.array([s[1] for s in table], dtype=float)[shape_of],
             duration_s=np.array([np.nan if s[3] is None else s[3] for s in table], dtype=float)[shape_of],
-            text=spans, argument=spans, T_world_tcp=T, q=q, q_len=np.where(is_pose, 0, 6).astype(np.int64),
+            text=point, argument=point, T_world_tcp=T, q=q, q_len=np.where(is_pose, 0, 6).astype(np.int64),
             confdata=np.zeros((k, 4), dtype=np.int64), has_confdata=np.zeros(k, dtype=bool),
             frames=((np.eye(4), self.tool.copy()),), frame=np.zeros(k, dtype=np.int64), extax=("",) * k,
             name_of_point=("",) * k, whole_argument=(None,) * k))
