@@ -16,6 +16,7 @@ import thermocomp.compensation.compensate as compensate_module
 import thermocomp.kinematics.seeding as seeding_module
 from thermocomp.compensation.compensate import PHASES, PROGRESS_ROWS, CompensationOptions, compensate
 from thermocomp.compensation.program import Program
+from thermocomp.errors import InputError
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.targets_csv import read_targets_csv, write_targets_csv
 from thermocomp.kinematics.ik import Status, solve_ik
@@ -230,6 +231,32 @@ def test_distinct_rows_are_those_numpy_finds():
         rank[order] = np.arange(order.size)
         assert np.array_equal(first, first_np[order]) and np.array_equal(inverse, rank[inverse_np.ravel()])
         assert m < 2 or first.size < m  # the repeats were found
+
+
+def test_a_taken_program_is_the_one_its_rows_make():
+    """Program.take (views for a run of rows, no second check): every field equal to a Program made from the
+    same rows by its constructor, for runs, shuffled and repeated indices; an empty take is refused as before."""
+    rng = np.random.default_rng(5)
+    m = 300
+    R = np.stack([np.linalg.qr(rng.normal(size=(3, 3)))[0] for _ in range(m)])
+    whole = Program(names=tuple(f"T{i % 40}" for i in range(m)), R_world_tcp=R, p_world_tcp=rng.normal(size=(m, 3)),
+                    time_min=np.sort(rng.uniform(0, 200, m)), q_reference=rng.normal(size=(m, 6)),
+                    confdata=rng.integers(0, 4, (m, 4)), orientation_convention="quat_wxyz", source="t.csv",
+                    lines=np.arange(m) + 2)
+    for index in (np.arange(17, 230), np.arange(0, m), np.array([5]), rng.permutation(m)[:90],
+                  np.array([3, 3, 4, 9, 2]), np.arange(40, 10, -1)):
+        taken = whole.take(index)
+        made = Program(names=tuple(whole.names[i] for i in index), R_world_tcp=R[index], p_world_tcp=whole.p_world_tcp[index],
+                       time_min=whole.time_min[index], q_reference=whole.q_reference[index],
+                       confdata=whole.confdata[index], orientation_convention="quat_wxyz", source="t.csv",
+                       lines=whole.lines[index])
+        for name in ("names", "orientation_convention", "source"):
+            assert getattr(taken, name) == getattr(made, name)
+        for name in ("R_world_tcp", "p_world_tcp", "time_min", "q_reference", "confdata", "lines"):
+            assert np.array_equal(getattr(taken, name), getattr(made, name))
+        assert taken.take(np.arange(taken.n_targets)[::-1]).names == made.names[::-1]
+    with pytest.raises(InputError, match="at least one target"):
+        whole.take(np.zeros(0, dtype=np.int64))
 
 
 def test_a_memo_of_known_solutions_is_not_solved_again(targets, exaggerated, monkeypatch):

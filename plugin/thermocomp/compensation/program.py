@@ -6,7 +6,7 @@ self-describing CSV into this; the compensation reads nothing else.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -89,15 +89,31 @@ class Program:
         return None if self.lines is None else int(self.lines[index])
 
     def take(self, index: np.ndarray) -> Program:
-        """The targets ``index`` (int array) of this program, in that order."""
+        """The targets ``index`` (int array) of this program, in that order.
+
+        The values are this program's, checked when it was made: not checked
+        or copied again; a run of consecutive rows (a streamed slice) takes
+        views and a slice of the names.
+        """
+        index = np.asarray(index)
+        if index.size == 0:
+            return Program(names=(), R_world_tcp=self.R_world_tcp[:0], p_world_tcp=self.p_world_tcp[:0],
+                           source=self.source)  # (refused, as a program without targets is)
+        first, last = int(index[0]), int(index[-1])
+        run = last - first == index.size - 1 and bool(np.all(np.diff(index) == 1))
+        at = slice(first, last + 1) if run else index
+        names = self.names[at] if run else tuple(map(self.names.__getitem__, index.tolist()))
+
         def pick(a):
-            return None if a is None else a[index]
-        return Program(
-            names=tuple(map(self.names.__getitem__, index.tolist())), R_world_tcp=self.R_world_tcp[index],
-            p_world_tcp=self.p_world_tcp[index], time_min=pick(self.time_min), q_reference=pick(self.q_reference),
-            confdata=pick(self.confdata), orientation_convention=self.orientation_convention, source=self.source,
-            lines=pick(self.lines),
-        )
+            return None if a is None else a[at]
+        values = {"names": names, "R_world_tcp": self.R_world_tcp[at], "p_world_tcp": self.p_world_tcp[at],
+                  "time_min": pick(self.time_min), "q_reference": pick(self.q_reference),
+                  "confdata": pick(self.confdata), "orientation_convention": self.orientation_convention,
+                  "source": self.source, "lines": pick(self.lines)}
+        taken = object.__new__(Program)  # (frozen: its fields are set as the dataclass's own __init__ sets them)
+        for f in fields(Program):
+            object.__setattr__(taken, f.name, values[f.name])
+        return taken
 
     def distinct_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Targets that ask for the same nominal solution, found once.
