@@ -50,7 +50,7 @@ from thermocomp.io.results_csv import results_writer
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.kinematics.confdata import confdata_from_q, to_quadrants
 from thermocomp.kinematics.fk import fk
-from thermocomp.kinematics.ik import Status
+from thermocomp.kinematics.ik import Status, pose_errors
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.kinematics.seeding import solve_nominal_configuration, solve_path
 from thermocomp.prepare import robot_and_table
@@ -367,6 +367,14 @@ def point_poses(chain: Chain, points: ProgramColumns | tuple[Point, ...]) -> Poi
     return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint, T_flange_tcp)
 
 
+def tcp_poses(R_flange: FloatArray, p_flange: FloatArray, T_flange_tcp: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The TCP poses ``(..., m, 3, 3)``, ``(..., m, 3)`` of flange poses ``(..., m, 3, 3)``, ``(..., m, 3)`` with each
+    point's tool ``T_flange_tcp`` ``(m, 4, 4)``."""
+    R = R_flange @ T_flange_tcp[:, :3, :3]
+    p = p_flange + np.einsum("...mij,mj->...mi", R_flange, T_flange_tcp[:, :3, 3])
+    return R, p
+
+
 _NO_SPAN = Span(0, 0, 0, 0)
 
 
@@ -628,10 +636,12 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
         q_checked[version, chunk.target] = chunk.q
         R_checked[version, chunk.target] = chunk.R_filtered
         p_checked[version, chunk.target] = chunk.p_filtered
+    # and the TCP poses there, which the checks and the snapshot writer both read
+    R_tcp, p_tcp = tcp_poses(R_checked, p_checked, poses.T_flange_tcp)
     phase("solving", then="checks")  # (collecting the chunks' joints)
     rep.rows, rep.feasibility = feasibility.check_program(chain, prog, poses, q_nominal, q_checked, timing, status,
                                                           linear_form=popts.output == "filtered",
-                                                          flange=(R_checked, p_checked))
+                                                          tcp=(R_tcp, p_tcp))
     phase("checks", len(run.instruction), then="writing")
     if popts.indexed_minutes is not None:
         from thermocomp.programs import indexed
@@ -639,8 +649,7 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
         written = indexed.write_indexed(chain, prog, poses, q_checked, minutes_written, status, popts.output,
                                         flange=(R_checked, p_checked))
     else:
-        written = write_snapshot(chain, prog, poses, q_checked[0], status, popts.output,
-                                 flange=(R_checked[0], p_checked[0]))
+        written = write_snapshot(chain, prog, poses, q_checked[0], status, popts.output, tcp=(R_tcp[0], p_tcp[0]))
     rep.n_changed_texts = written.n_changed
     rep.rounding_position, rep.rounding_angle = written.rounding
     rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1)))
@@ -696,18 +705,20 @@ class Written:
 
 
 def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray,
-                   output: str, flange: tuple[FloatArray, FloatArray] | None = None) -> Written:
+                   output: str, tcp: tuple[FloatArray, FloatArray] | None = None) -> Written:
     """The program with each point's text replaced by its compensated value (one minute).
 
-    ``flange``: the nominal robot's flange poses at ``q`` (world frame, ``fk(nominal_model(chain), q)``), where the
-    caller has them (the compensation's filtered poses).
+    ``tcp``: the nominal robot's TCP poses at ``q`` (world frame: :func:`tcp_poses` of ``fk(nominal_model(chain),
+    q)``), where the caller has them (from the compensation's filtered poses).
     """
     nominal = nominal_model(chain)
     cols = prog.columns
     extax_of = cols.run.extax
-    R_f, p_f = fk(nominal, q) if flange is None else flange
+    R_tcp, p_tcp = tcp_poses(*fk(nominal, q), poses.T_flange_tcp) if tcp is None else tcp
     # in the program's world frame, the robot base (docs/conventions.md)
-    T_world_tcp_filtered = invert_transform(chain.T_world_base) @ transform(R_f, p_f) @ poses.T_flange_tcp
+    T_world_tcp_filtered = transform(R_tcp, p_tcp)
+    if not np.array_equal(chain.T_world_base, np.eye(4)):
+        T_world_tcp_filtered = invert_transform(chain.T_world_base) @ T_world_tcp_filtered
     conf = confdata_from_q(nominal, q) if prog.language == "rapid" and chain.n_joints == 6 else None
     rapid = prog.language == "rapid"
     m = len(extax_of)
@@ -721,10 +732,9 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     jt = np.flatnonzero(joint_text & is_joint)
     changed[jt] = np.max(np.abs(q[jt] - poses.q_given[jt]), axis=1) > w.KEEP_ANGLE
     pt = np.flatnonzero(pose_text)
-    T_original = invert_transform(chain.T_world_base) @ poses.T_world_tcp[pt]
-    moved = np.linalg.norm(T_world_tcp_filtered[pt, :3, 3] - T_original[:, :3, 3], axis=1)
-    turned = rotation_angle(T_world_tcp_filtered[pt, :3, :3] @ np.swapaxes(T_original[:, :3, :3], -1, -2))
-    changed[pt] = (moved > w.KEEP_POSITION) | (turned > w.KEEP_ANGLE)
+    miss = pose_errors(R_tcp[pt], p_tcp[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])  # (world)
+    changed[pt] = (np.linalg.norm(miss[:, :3], axis=1) > w.KEEP_POSITION) | \
+        (np.linalg.norm(miss[:, 3:], axis=1) > w.KEEP_ANGLE)
     values: list[str | None] = [None] * m
     pieces = None  # the robtarget texts, as bytes: (rows, buf, start, end) (w.rapid_robtarget_bytes)
     error_position, error_angle = [0.0], [0.0]

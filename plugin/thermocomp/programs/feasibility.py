@@ -78,7 +78,7 @@ CIRCLE_MIN_ANGLE = np.radians(1.0)
 
 def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray, q_versions: FloatArray,
                   timing: Timing, status: np.ndarray, *, linear_form: bool,
-                  flange: tuple[FloatArray, FloatArray] | None = None):
+                  tcp: tuple[FloatArray, FloatArray] | None = None):
     """Check every motion of the compensated program.
 
     Parameters
@@ -96,9 +96,10 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
         Per point: :class:`Status` of its compensation, ``(m,)``.
     linear_form
         True when linear and circular moves stay Cartesian (the filtered form).
-    flange
-        The nominal robot's flange poses at ``q_versions`` (world frame), ``(k, m, 3, 3)`` and ``(k, m, 3)``,
-        where the caller has them (the compensation's filtered poses); else computed here.
+    tcp
+        The nominal robot's TCP poses at ``q_versions`` (world frame), ``(k, m, 3, 3)`` and ``(k, m, 3)``,
+        where the caller has them (:func:`~thermocomp.programs.compensate.tcp_poses` of the compensation's
+        filtered poses); else computed here.
 
     Returns
     -------
@@ -115,10 +116,13 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     k, m, n = q_versions.shape
     ok = status == Status.CONVERGED
     # corrected TCP poses of the nominal model (what the controller is given in the filtered form)
-    R_all, p_all = fk(model, q_versions.reshape(k * m, n)) if flange is None else flange
     T_flange_tcp = poses.T_flange_tcp
-    R_tcp = (R_all.reshape(k, m, 3, 3) @ T_flange_tcp[None, :, :3, :3])
-    p_tcp = p_all.reshape(k, m, 3) + np.einsum("kmij,mj->kmi", R_all.reshape(k, m, 3, 3), T_flange_tcp[:, :3, 3])
+    if tcp is None:
+        from thermocomp.programs.compensate import tcp_poses
+
+        R_all, p_all = fk(model, q_versions.reshape(k * m, n))
+        tcp = tcp_poses(R_all.reshape(k, m, 3, 3), p_all.reshape(k, m, 3), T_flange_tcp)
+    R_tcp, p_tcp = tcp
     findings_of: dict[int, list[str]] = defaultdict(list)  # motion -> its findings
     n_points = motions.n_points
     point_motion = np.repeat(np.arange(count), n_points)
