@@ -784,6 +784,10 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
                                  prog.path, w.COMMENT_STARTS[prog.language])
             n_pieces = 0
         return Written(text, len(values) - values.count(None) + n_pieces, (max(error_position), max(error_angle)))
+    if output == "joints" and cols.plain:
+        text, n_changed = _joints_form_spliced(prog, values, ok, is_joint)
+        if text is not None:
+            return Written(text, n_changed, (max(error_position), max(error_angle)))
     _pieces_into(values, pieces)
     points = prog.points
     at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
@@ -811,6 +815,32 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     text = w.apply_edits(prog.text, all_edits, prog.path, w.COMMENT_STARTS[prog.language])
     n_changed = len({(e.start, e.end) for e in point_edits}) + len(whole)
     return Written(text, n_changed, (max(error_position), max(error_angle)))
+
+
+def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.ndarray, is_joint: np.ndarray
+                         ) -> tuple[str | None, int]:
+    """The joints form of a program whose every point is its own inline text (:attr:`ProgramColumns.plain`), from
+    its columns: each Cartesian motion whose points all converged renamed ``MoveAbsJ`` / ``movej`` and every
+    point's value spliced in (:func:`w.splice_values`), as the general rules below write it; ``(text, points
+    written)``, or ``(None, 0)`` where they are needed (a RAPID ``MoveC``, rewritten as two statements; spans
+    out of the text's order; a comment inside a replaced text)."""
+    run = prog.columns.run
+    rapid = prog.language == "rapid"
+    if rapid and np.any(run.kind == _KIND_CODE[CIRCULAR]):
+        return None, 0
+    new = "MoveAbsJ" if rapid else "movej"
+    first = np.cumsum(run.n_points) - run.n_points
+    renamed = ((run.kind != _KIND_CODE[ABSOLUTE_JOINT]) & ~np.logical_and.reduceat(is_joint, first)
+               & np.logical_and.reduceat(ok, first) & (np.asarray(run.instruction) != new))
+    named = np.flatnonzero(renamed)
+    written = [i for i, v in enumerate(values) if v is not None]
+    starts = np.concatenate([run.name[named, 0], run.argument[written, 0]])
+    ends = np.concatenate([run.name[named, 1], run.argument[written, 1]])
+    texts = [new] * named.size + [values[i] for i in written]
+    order = np.argsort(starts, kind="stable")
+    text = w.splice_values(prog.text, starts[order], ends[order], [texts[i] for i in order.tolist()], None,
+                           w.COMMENT_STARTS[prog.language])
+    return text, len(written)
 
 
 def _pieces_into(values: list[str | None], pieces) -> None:
