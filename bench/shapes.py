@@ -11,9 +11,9 @@ minutes) measured in the same run:
 - ``pick and place, 50,000 rows``: a timed program that jumps at random among
   the 50 targets at 50,000 increasing times over 200 minutes;
 - ``robot program``: issue 11's ``compensate --program`` on an ABB RAPID
-  module of MoveL instructions (whole call, compared with the grid's whole
-  call per row); the issue's size is 100,000 motions, ``bench/run.py``
-  runs fewer (the RAPID parser's cost per motion makes 100,000 a half-hour run).
+  module of 100,000 MoveL instructions (its compute per row as every
+  shape's; its whole call and phases shown beside it), the median of
+  :data:`ROBOT_PROGRAM_RUNS` runs.
 
 The cost of a row is the compensation's own work, nominal configurations plus
 solving (``summary.phase_seconds``), and, separately, the whole call.
@@ -39,6 +39,9 @@ TARGETS = REPO / "examples" / "targets_random50.csv"
 JUMPING_ROWS = 50_000
 #: Motions of issue 11's robot-program case.
 ROBOT_PROGRAM_MOTIONS = 100_000
+#: Timed runs of the robot-program case (the median counts, as the grid's median does): one run moved between
+#: x1.75 and x2.44 of the grid from one bench to the next on unchanged code.
+ROBOT_PROGRAM_RUNS = 3
 
 
 @dataclass
@@ -137,21 +140,25 @@ def robot_program_case(tmp: Path, motions: int = ROBOT_PROGRAM_MOTIONS) -> Case:
     compensate_program("irb140", DEFORMATION, warm, allow_failures=True)
     path = tmp / "bench_cycle.mod"
     path.write_text(robot_program_text(motions), encoding="ascii")
-    seconds, report = timed(lambda: compensate_program("irb140", DEFORMATION, path, allow_failures=True))
-    s = report.summary
-    phases = report.phase_seconds
     case.rows = motions
-    case.wall.append(seconds)
-    # as for every shape: nominal configurations + solving, each as the summary of the core counts it (its solver
-    # clock; the chunks' finishing, reached poses and summary are outside it for every shape). The program finds
-    # its nominal configurations itself (its own phase; the core's then only looks them up), so both count. The
-    # program's "solving" phase by the wall clock (core, chunk finishing, names, statuses) is shown beside it, and
-    # the whole call (parsing, timing, checks, writing too) is judged against the CSV in section 4.
-    nominal = phases["nominal configurations"] + s.phase_seconds["nominal configurations"]
-    case.compute.append(nominal + s.phase_seconds["solving"])
-    case.nominal.append(nominal)
+    runs_phases = []
+    for _ in range(ROBOT_PROGRAM_RUNS):
+        seconds, report = timed(lambda: compensate_program("irb140", DEFORMATION, path, allow_failures=True))
+        s = report.summary
+        phases = report.phase_seconds
+        case.wall.append(seconds)
+        # as for every shape: nominal configurations + solving, each as the summary of the core counts it (its
+        # solver clock; the chunks' finishing, reached poses and summary are outside it for every shape). The
+        # program finds its nominal configurations itself (its own phase; the core's then only looks them up), so
+        # both count. The program's "solving" phase by the wall clock (core, chunk finishing, names, statuses) is
+        # shown beside it, and the whole call (parsing, timing, checks, writing too) is judged against the CSV in
+        # section 4.
+        nominal = phases["nominal configurations"] + s.phase_seconds["nominal configurations"]
+        case.compute.append(nominal + s.phase_seconds["solving"])
+        case.nominal.append(nominal)
+        runs_phases.append(phases)
+    case.phases = runs_phases[int(np.argsort(case.compute)[len(case.compute) // 2])]  # (the median run's)
     case.converged, case.max_position = s.status_counts["converged"], s.max_position_error
-    case.phases = phases
     return case
 
 
