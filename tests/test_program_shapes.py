@@ -22,6 +22,7 @@ from thermocomp.io.targets_csv import read_targets_csv, write_targets_csv
 from thermocomp.kinematics.ik import Status, solve_ik
 from thermocomp.pipeline import run_compensation
 from thermocomp.robot.builtin import load_robot
+from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
 
 MINUTES = np.linspace(0.0, 200.0, 60)
 _NOMINAL_DISTINCT = compensate_module._nominal_distinct
@@ -231,6 +232,51 @@ def test_distinct_rows_are_those_numpy_finds():
         rank[order] = np.arange(order.size)
         assert np.array_equal(first, first_np[order]) and np.array_equal(inverse, rank[inverse_np.ravel()])
         assert m < 2 or first.size < m  # the repeats were found
+
+
+def test_the_summary_folds_chunks_as_numpy_does():
+    """CompensationSummary.add (one compiled pass a chunk, summary_kernel) against the same totals in numpy: extremes
+    over converged rows, the uncompensated miss over nominally solved rows, the table per minute, the counts; on
+    chunks with every status, nominal failures and minutes out of order."""
+    from thermocomp.compensation.compensate import CompensationChunk, CompensationSummary
+
+    rng = np.random.default_rng(9)
+    summary = CompensationSummary()
+    rows = []
+    for r in (500, 1, 2_000, 700):
+        status = rng.choice(np.arange(5, dtype=np.int8), r, p=[0.8, 0.05, 0.05, 0.05, 0.05])
+        nominal_status = np.where(rng.random(r) < 0.1, 3, 0).astype(np.int8)
+        chunk = CompensationChunk(
+            minute=rng.uniform(0, 30, r) if r != 2_000 else np.sort(rng.uniform(10, 40, r)),
+            fraction=np.zeros(r), target=np.arange(r), q=rng.normal(size=(r, 6)), status=status,
+            position_error=rng.uniform(0, 1e-9, r), orientation_error=rng.uniform(0, 1e-9, r),
+            sigma_min=rng.uniform(0, 0.1, r), deviation=rng.normal(size=(r, 6)) * 1e-6,
+            R_reached=np.zeros((r, 3, 3)), p_reached=np.zeros((r, 3)), q_nominal=rng.normal(size=(r, 6)),
+            nominal_status=nominal_status, uncompensated_deviation=rng.normal(size=(r, 6)) * 1e-3,
+            R_filtered=np.zeros((r, 3, 3)), p_filtered=np.zeros((r, 3)))
+        summary.add(chunk, tuple(f"T{i}" for i in range(r)))
+        rows.append(chunk)
+    cat = {name: np.concatenate([getattr(c, name) for c in rows])
+           for name in ("minute", "q", "status", "position_error", "orientation_error", "deviation", "q_nominal",
+                        "nominal_status", "uncompensated_deviation", "sigma_min")}
+    ok, nominal_ok = cat["status"] == 0, cat["nominal_status"] == 0
+    u, d = cat["uncompensated_deviation"], cat["deviation"]
+    assert summary.n_rows == cat["q"].shape[0] and summary.status_counts["converged"] == ok.sum()
+    assert summary.near_singular == np.count_nonzero(cat["sigma_min"] < NEAR_SINGULAR_SIGMA)
+    assert np.array_equal(summary.deviation_min, d[ok].min(axis=0))
+    assert np.array_equal(summary.deviation_max, d[ok].max(axis=0))
+    assert summary.max_position_error == cat["position_error"][ok].max()
+    assert summary.max_orientation_error == cat["orientation_error"][ok].max()
+    assert summary.uncompensated_max_position == np.linalg.norm(u[nominal_ok, :3], axis=1).max()
+    assert summary.uncompensated_max_angle == np.linalg.norm(u[nominal_ok, 3:], axis=1).max()
+    both = ok & nominal_ok
+    values = np.column_stack([np.linalg.norm(u[both, :3], axis=1), np.linalg.norm(u[both, 3:], axis=1),
+                              np.linalg.norm(d[both, :3], axis=1), np.linalg.norm(d[both, 3:], axis=1),
+                              np.abs(cat["q"][both] - cat["q_nominal"][both])])
+    minute = np.floor(cat["minute"][both]).astype(int)
+    minutes, table = summary.by_minute()
+    assert np.array_equal(minutes, np.unique(minute))
+    assert np.array_equal(table, np.array([values[minute == m].max(axis=0) for m in minutes]))
 
 
 def test_a_taken_program_is_the_one_its_rows_make():

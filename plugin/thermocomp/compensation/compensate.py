@@ -41,6 +41,7 @@ from thermocomp.deformation.apply import COMPOSITIONS, deformed_model
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import LinearRamp, TablePerMinute, TimeLaw
 from thermocomp.errors import ConfigurationError
+from thermocomp.geometry.vectors import row_norms
 from thermocomp.kinematics.confdata import same_configuration, to_quadrants
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import COMPILED_MIN_ROWS, IKOptions, IKResult, Status, pose_errors, solve_ik
@@ -228,43 +229,42 @@ class CompensationSummary:
 
     def add(self, chunk: CompensationChunk, names: tuple[str, ...]) -> None:
         """Count ``chunk``; ``names`` are the target names its ``target`` indices refer to."""
-        near_singular = chunk.sigma_min < NEAR_SINGULAR_SIGMA
+        from thermocomp.compensation.summary_kernel import chunk_totals  # (numba: loaded when the solving starts)
+
         self.n_rows += chunk.n_rows
         for s in Status:
             self.status_counts[s.label] += int(np.count_nonzero(chunk.status == s))
-        self.near_singular += int(np.count_nonzero(near_singular))
+        self.near_singular += int(np.count_nonzero(chunk.sigma_min < NEAR_SINGULAR_SIGMA))
         ok = chunk.status == Status.CONVERGED
-        if np.any(ok):
-            self.deviation_min = np.minimum(self.deviation_min, chunk.deviation[ok].min(axis=0))
-            self.deviation_max = np.maximum(self.deviation_max, chunk.deviation[ok].max(axis=0))
-            self.max_position_error = max(self.max_position_error, float(chunk.position_error[ok].max()))
-            self.max_orientation_error = max(self.max_orientation_error, float(chunk.orientation_error[ok].max()))
-        nominal_ok = chunk.nominal_status == Status.CONVERGED
-        if np.any(nominal_ok):
-            u = chunk.uncompensated_deviation[nominal_ok]
-            self.uncompensated_max_position = max(self.uncompensated_max_position, float(np.linalg.norm(u[:, :3], axis=1).max()))
-            self.uncompensated_max_angle = max(self.uncompensated_max_angle, float(np.linalg.norm(u[:, 3:], axis=1).max()))
+        # one pass over the rows: extremes over converged rows (and over rows with a nominal solution), and each
+        # row both converged and nominally solved for the table per minute
+        r, n = chunk.q.shape
+        extremes = np.zeros(16)
+        extremes[:6], extremes[6:12] = self.deviation_min, self.deviation_max
+        values, minutes = np.empty((r, 4 + n)), np.empty(r, dtype=np.int64)
+        k = chunk_totals(ok, chunk.nominal_status == Status.CONVERGED, *(np.ascontiguousarray(a, dtype=float) for a in (
+            chunk.deviation, chunk.uncompensated_deviation, chunk.q, chunk.q_nominal, chunk.minute,
+            chunk.position_error, chunk.orientation_error)), extremes, values, minutes)
+        self.deviation_min, self.deviation_max = extremes[:6].copy(), extremes[6:12].copy()
+        self.max_position_error = max(self.max_position_error, float(extremes[12]))
+        self.max_orientation_error = max(self.max_orientation_error, float(extremes[13]))
+        self.uncompensated_max_position = max(self.uncompensated_max_position, float(extremes[14]))
+        self.uncompensated_max_angle = max(self.uncompensated_max_angle, float(extremes[15]))
         self.solver_seconds += chunk.solve_seconds
         self.phase_seconds["solving"] += chunk.solve_seconds
         self.phase_seconds["nominal configurations"] += chunk.nominal_seconds
-        self._add_minutes(chunk, ok & nominal_ok)
+        self._add_minutes(minutes[:k], values[:k])
         room = max(0, MAX_FAILED_LISTED - len(self.failed_rows))
         for i in np.flatnonzero(~ok)[:room]:
             self.failed_rows.append((float(chunk.minute[i]), names[chunk.target[i]], Status(int(chunk.status[i])).label))
 
-    def _add_minutes(self, chunk: CompensationChunk, ok: np.ndarray) -> None:
-        if not np.any(ok):
+    def _add_minutes(self, minute: np.ndarray, values: FloatArray) -> None:
+        """Fold rows (whole minute, values as :meth:`by_minute`'s columns) into the table per minute."""
+        if not minute.size:
             return
-        u = chunk.uncompensated_deviation[ok]
-        d = chunk.deviation[ok]
-        values = np.column_stack([
-            np.linalg.norm(u[:, :3], axis=1), np.linalg.norm(u[:, 3:], axis=1),
-            np.linalg.norm(d[:, :3], axis=1), np.linalg.norm(d[:, 3:], axis=1),
-            np.abs(chunk.q[ok] - chunk.q_nominal[ok]),
-        ])
-        minute = np.floor(chunk.minute[ok]).astype(np.int64)
-        order = np.argsort(minute, kind="stable")
-        minute, values = minute[order], values[order]
+        if np.any(minute[1:] < minute[:-1]):  # (a timed program's rows come in time order: no sort)
+            order = np.argsort(minute, kind="stable")
+            minute, values = minute[order], values[order]
         starts = np.flatnonzero(np.r_[True, minute[1:] != minute[:-1]])
         for m, row in zip(minute[starts].tolist(), np.maximum.reduceat(values, starts, axis=0)):
             previous = self._minute_max.get(m)
@@ -851,7 +851,7 @@ def written_angles(q: FloatArray) -> FloatArray:
 def _misses(miss: FloatArray, ik: IKOptions) -> np.ndarray:
     """Rows whose pose error ``miss`` ``(r, 6)`` (:func:`~thermocomp.kinematics.ik.pose_errors`) exceeds the IK
     tolerances, ``(r,)`` bool."""
-    return (np.linalg.norm(miss[:, :3], axis=1) > ik.position_tol) | (np.linalg.norm(miss[:, 3:], axis=1) > ik.orientation_tol)
+    return (row_norms(miss[:, :3]) > ik.position_tol) | (row_norms(miss[:, 3:]) > ik.orientation_tol)
 
 
 def _finish_chunk(chain, deformed, minute, frac, target, R, p, result, q_nominal, nominal_status,

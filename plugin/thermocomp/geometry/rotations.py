@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
+from thermocomp.geometry.vectors import row_norms
 
 #: ``cos(b)`` below which Euler xyz angles count as gimbal-locked (``a = 0``):
 #: a tenth of the IK orientation tolerance, so the choice is invisible to it.
@@ -172,7 +173,7 @@ def matrix_from_rotvec(v: ArrayLike) -> FloatArray:
     This is UR's (RX, RY, RZ) orientation convention.
     """
     v = np.asarray(v, dtype=float)
-    angle = np.linalg.norm(v, axis=-1)
+    angle = row_norms(v)
     safe = np.where(angle > 0, angle, 1.0)
     axis = np.where((angle > 0)[..., None], v / safe[..., None], np.array([0.0, 0.0, 1.0]))
     return rot_axis(axis, angle)
@@ -187,7 +188,7 @@ def rotvec_from_matrix(R: ArrayLike) -> FloatArray:
     """
     R = np.asarray(R, dtype=float)
     v = np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], R[..., 1, 0] - R[..., 0, 1]], axis=-1)
-    half_norm = 0.5 * np.linalg.norm(v, axis=-1)  # sin(angle)
+    half_norm = 0.5 * row_norms(v)  # sin(angle)
     cos_angle = 0.5 * (R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2] - 1.0)
     angle = np.arctan2(half_norm, cos_angle)
     # angle / (2 sin angle) -> 1/2 as angle -> 0 (the error of the series is angle^2 / 12)
@@ -203,7 +204,7 @@ def rotvec_from_matrix(R: ArrayLike) -> FloatArray:
 
 def rotation_angle(R: ArrayLike) -> FloatArray:
     """Angle [rad] in [0, pi] of the rotation ``R``, shape ``(...)``; exact near 0."""
-    return np.linalg.norm(rotvec_from_matrix(R), axis=-1)
+    return row_norms(rotvec_from_matrix(R))
 
 
 def transform(R: ArrayLike | None = None, p: ArrayLike | None = None) -> FloatArray:

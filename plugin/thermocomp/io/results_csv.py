@@ -32,6 +32,7 @@ import numpy as np
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.compensation.compensate import CompensationChunk
 from thermocomp.geometry.rotations import euler_xyz_from_matrix, quat_wxyz_from_matrix, rotvec_from_matrix
+from thermocomp.geometry.vectors import row_norms
 from thermocomp.io.atomic import atomic_open
 from thermocomp.io.results_text import results_lines, utf8_table
 from thermocomp.kinematics.ik import Status
@@ -106,13 +107,13 @@ def _values(chunk: CompensationChunk, convention: str) -> tuple[FloatArray, list
     compensated = np.hstack([
         np.degrees(chunk.q),
         chunk.p_reached * 1e3, orientation_values(chunk.R_reached, convention),
-        dev[:, :3] * 1e3, np.linalg.norm(dev[:, :3], axis=1, keepdims=True) * 1e3,
-        np.degrees(dev[:, 3:]), np.degrees(np.linalg.norm(dev[:, 3:], axis=1, keepdims=True)),
+        dev[:, :3] * 1e3, row_norms(dev[:, :3])[:, None] * 1e3,
+        np.degrees(dev[:, 3:]), np.degrees(row_norms(dev[:, 3:])[:, None]),
     ])
     nominal = np.hstack([
         np.degrees(chunk.q_nominal),
-        np.linalg.norm(udev[:, :3], axis=1, keepdims=True) * 1e3,
-        np.degrees(np.linalg.norm(udev[:, 3:], axis=1, keepdims=True)),
+        row_norms(udev[:, :3])[:, None] * 1e3,
+        np.degrees(row_norms(udev[:, 3:])[:, None]),
     ])
     filtered = np.hstack([chunk.p_filtered * 1e3, orientation_values(chunk.R_filtered, convention)])
     blocks = [(compensated, ok), (nominal, nominal_ok), (filtered, ok)]

@@ -22,6 +22,7 @@ import numpy as np
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import ConfigurationError
 from thermocomp.geometry.rotations import rotvec_from_matrix
+from thermocomp.geometry.vectors import row_norms
 from thermocomp.kinematics.fk import fk_jacobian
 from thermocomp.kinematics.model import KinematicModel
 from thermocomp.tolerances import (
@@ -277,8 +278,8 @@ def solve_ik(
         sub = model.take(active) if per_target and active.size < m else model  # no copy while all are active
         R, p, J = fk_jacobian(sub, q[active])
         e = pose_error(R_target[active], p_target[active], R, p)
-        pe = np.linalg.norm(e[:, :3], axis=1)
-        oe = np.linalg.norm(e[:, 3:], axis=1)
+        pe = row_norms(e[:, :3])
+        oe = row_norms(e[:, 3:])
         pos_err[active], ori_err[active] = pe, oe
         iterations[active] = it
         finished = (pe <= options.position_tol) & (oe <= options.orientation_tol)

@@ -45,6 +45,7 @@ from thermocomp.geometry.rotations import (
     rotvec_from_matrix,
     transform,
 )
+from thermocomp.geometry.vectors import row_norms
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
 from thermocomp.io.robot_files import RobotFileOptions
@@ -733,8 +734,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     changed[jt] = np.max(np.abs(q[jt] - poses.q_given[jt]), axis=1) > w.KEEP_ANGLE
     pt = np.flatnonzero(pose_text)
     miss = pose_errors(R_tcp[pt], p_tcp[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])  # (world)
-    changed[pt] = (np.linalg.norm(miss[:, :3], axis=1) > w.KEEP_POSITION) | \
-        (np.linalg.norm(miss[:, 3:], axis=1) > w.KEEP_ANGLE)
+    changed[pt] = (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
     values: list[str | None] = [None] * m
     pieces = None  # the robtarget texts, as bytes: (rows, buf, start, end) (w.rapid_robtarget_bytes)
     error_position, error_angle = [0.0], [0.0]
@@ -752,7 +752,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         q_back = np.radians(back) if rapid else back
         R_a, p_a = fk(nominal, q[jw])
         R_b, p_b = fk(nominal, q_back)
-        error_position.append(float(np.linalg.norm(p_b - p_a, axis=1).max()))
+        error_position.append(float(row_norms(p_b - p_a).max()))
         error_angle.append(float(rotation_angle(R_b @ np.swapaxes(R_a, -1, -2)).max()))
     # pose texts
     pw = np.flatnonzero(pose_text & changed)
@@ -771,7 +771,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             back = w.stored_singles(shown)
             R_back = matrix_from_rotvec(back[:, 3:])
             p_back = back[:, :3]
-        error_position.append(float(np.linalg.norm(p_back - T_frame[:, :3, 3], axis=1).max()))
+        error_position.append(float(row_norms(p_back - T_frame[:, :3, 3]).max()))
         error_angle.append(float(rotation_angle(R_back @ np.swapaxes(T_frame[:, :3, :3], -1, -2)).max()))
     n_pieces = 0 if pieces is None else len(pieces[0])
     if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)

@@ -33,6 +33,7 @@ import numpy as np
 from thermocomp._typing import FloatArray
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import rotation_angle
+from thermocomp.geometry.vectors import row_norms
 from thermocomp.io.csvtext import MAX_CELL
 from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, MotionRun, RobotProgram
 from thermocomp.robot.chain import Chain
@@ -202,7 +203,7 @@ def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray
                             np.abs(q[last] - q[previous]))
     limiting_joint = np.max(joint_travel / chain.velocity, axis=1)
     p_from, p_to = T[previous, :3, 3], T[last, :3, 3]
-    distance = np.linalg.norm(p_to - p_from, axis=1)
+    distance = row_norms(p_to - p_from)
     for i in np.flatnonzero(circular):
         distance[i] = arc_length(p_from[i], T[first[i], :3, 3], p_to[i])
     with np.errstate(invalid="ignore", divide="ignore"):
