@@ -41,7 +41,7 @@ from thermocomp.deformation.apply import COMPOSITIONS, deformed_model
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import LinearRamp, TablePerMinute, TimeLaw
 from thermocomp.errors import ConfigurationError
-from thermocomp.geometry.vectors import row_norms
+from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.kinematics.confdata import same_configuration, to_quadrants
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import COMPILED_MIN_ROWS, IKOptions, IKResult, Status, pose_errors, solve_ik
@@ -660,7 +660,7 @@ def _compensate_minute_tables(chain, tables, program, options, nominal, progress
         seed = (nominal.q + np.einsum("kw,kwmn->kmn", weights, correction[window])).reshape(k * m, -1)
         models = minute_models.take(np.repeat(np.arange(start, stop), m))
         result = solve_ik(models, R_rows, p_rows, seed, options.ik)
-        bad = (np.max(np.abs(result.q - seed), axis=1) > BRANCH_JUMP) | (result.status != Status.CONVERGED)
+        bad = (row_max_abs(result.q - seed) > BRANCH_JUMP) | (result.status != Status.CONVERGED)
         for j in np.unique(np.flatnonzero(bad) // m).tolist():
             targets = np.flatnonzero(bad[j * m:(j + 1) * m])
             _assign(result, j * m + targets, from_nominal(start + j, targets))
@@ -684,7 +684,7 @@ def _repair_continuity(model_at, frac_rows, R_rows, p_rows, seed, result, previo
     solution of the minute before this block, ``(m, n)``.
     """
     m, n = previous_q.shape
-    left = np.max(np.abs(result.q - seed), axis=1) > BRANCH_JUMP
+    left = row_max_abs(result.q - seed) > BRANCH_JUMP
     bad = (left | (result.status != Status.CONVERGED)).reshape(-1, m)
     bad_targets = np.flatnonzero(np.any(bad, axis=0))
     if bad_targets.size == 0:

@@ -2,8 +2,9 @@
 
 ``np.linalg.norm(v, axis=-1)`` of 16,384 three-vectors takes 0.7 ms: numpy's
 reduction along a short last axis pays its loop set-up on every row. The same
-sums a column at a time take 0.12 ms. A million-pose run takes such norms a
-few hundred times (deviations, misses, rotation vectors).
+sums a column at a time take 0.12 ms; the largest absolute value of 100,000
+six-vectors (joint steps) 0.65 ms against 5 ms. A million-pose run takes
+such norms a few hundred times (deviations, misses, rotation vectors).
 """
 
 from __future__ import annotations
@@ -24,3 +25,13 @@ def row_norms(v: FloatArray) -> FloatArray:
     for j in range(1, v.shape[-1]):
         total += v[..., j] * v[..., j]
     return np.sqrt(total)
+
+
+def row_max_abs(v: FloatArray) -> FloatArray:
+    """The largest absolute value in each vector of ``v`` ``(..., k)``, ``k >= 1`` (its infinity norm):
+    ``np.max(np.abs(v), axis=-1)``, NaN included (a NaN in a vector gives NaN, as there)."""
+    v = np.asarray(v, dtype=float)
+    out = np.abs(v[..., 0])
+    for j in range(1, v.shape[-1]):
+        np.maximum(out, np.abs(v[..., j]), out=out)
+    return out

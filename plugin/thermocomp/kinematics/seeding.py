@@ -25,6 +25,7 @@ from collections.abc import Callable
 import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
+from thermocomp.geometry.vectors import row_max_abs
 from thermocomp.kinematics.closed_form import ClosedForm, closed_form
 from thermocomp.kinematics.fk import fk_jacobian
 from thermocomp.kinematics.ik import IKOptions, IKResult, Status, fit_limits, sigma_min_lower_bound, solve_ik
@@ -223,7 +224,7 @@ def solve_nominal_configuration(
     p_target = np.asarray(p_target, dtype=float)
     q_reference = np.asarray(q_reference, dtype=float)
     first = solve_ik(model, R_target, p_target, q_reference, options)
-    near = np.max(np.abs(first.q - q_reference), axis=1) <= REFERENCE_ACCEPT
+    near = row_max_abs(first.q - q_reference) <= REFERENCE_ACCEPT
     retry = np.flatnonzero((first.status != Status.CONVERGED) | ~near)
     if retry.size == 0:
         return first
@@ -290,7 +291,7 @@ def solve_path(
         part = solve_ik(model, R_target[index], p_target[index], seeds, options)
         bad = part.status != Status.CONVERGED
         if near_seed:  # neighbouring poses: a solution far from the seed is another branch
-            bad |= np.max(np.abs(part.q - seeds), axis=1) > REFERENCE_ACCEPT
+            bad |= row_max_abs(part.q - seeds) > REFERENCE_ACCEPT
         bad = np.flatnonzero(bad)
         if bad.size:
             searched = solve_nominal_configuration(model, R_target[index[bad]], p_target[index[bad]], seeds[bad],

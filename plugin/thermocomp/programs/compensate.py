@@ -45,7 +45,7 @@ from thermocomp.geometry.rotations import (
     rotvec_from_matrix,
     transform,
 )
-from thermocomp.geometry.vectors import row_norms
+from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
 from thermocomp.io.robot_files import RobotFileOptions
@@ -731,7 +731,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     changed = np.zeros(m, dtype=bool)
     changed[joint_text & ~is_joint] = True
     jt = np.flatnonzero(joint_text & is_joint)
-    changed[jt] = np.max(np.abs(q[jt] - poses.q_given[jt]), axis=1) > w.KEEP_ANGLE
+    changed[jt] = row_max_abs(q[jt] - poses.q_given[jt]) > w.KEEP_ANGLE
     pt = np.flatnonzero(pose_text)
     miss = pose_errors(R_tcp[pt], p_tcp[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])  # (world)
     changed[pt] = (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)

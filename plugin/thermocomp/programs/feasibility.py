@@ -42,6 +42,7 @@ import numpy as np
 
 from thermocomp._typing import FloatArray
 from thermocomp.geometry.rotations import matrix_from_rotvec
+from thermocomp.geometry.vectors import row_max_abs
 from thermocomp.kinematics.fk import COMPILED_FK_MIN_ROWS, fk, fk_jacobian
 from thermocomp.kinematics.ik import (
     Status,
@@ -223,8 +224,8 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
     tool_p = np.broadcast_to(T_tool[None, :, :3, 3], (k, len(moves), 3)).reshape(-1, 3)
     circular = via >= 0
     # steps of each move (its circle's via point included): the nominal joints' largest travel in PATH_STEP_ANGLE
-    travel = np.max(np.abs(q_nominal[to] - q_nominal[frm]), axis=1)
-    travel[circular] += np.max(np.abs(q_nominal[via[circular]] - q_nominal[frm[circular]]), axis=1)
+    travel = row_max_abs(q_nominal[to] - q_nominal[frm])
+    travel[circular] += row_max_abs(q_nominal[via[circular]] - q_nominal[frm[circular]])
     steps = np.clip(np.ceil(travel / PATH_STEP_ANGLE), 1, PATH_STEPS).astype(int)
     # the twist of the TCP along each move at its programmed speed (constant over the move)
     t = np.maximum(np.tile(durations, k), 1e-9)
@@ -235,8 +236,10 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
         if act.size == 0:
             break
         flat = (np.arange(k)[:, None] * len(moves) + act[None]).reshape(-1)
+        whole = act.size == len(moves)  # (the first step takes every move: views instead of copies)
+        at = slice(None) if whole else flat
         # the step's TCP pose: the move's end at its last step (most moves of a dense path have one), else on the way
-        p_s, R_s = pb[:, act], Rb[:, act]
+        p_s, R_s = (pb, Rb) if whole else (pb[:, act], Rb[:, act])
         on_way = np.flatnonzero(s < steps[act])
         if on_way.size:
             p_s, R_s = p_s.copy(), R_s.copy()
@@ -249,30 +252,29 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
                                                   p_tcp[:, to[way[arc]]], u[:, arc, 0])
             R_s[:, on_way] = matrix_from_rotvec(u * rot[:, way]) @ Ra[:, way]
         # the flange pose that puts the TCP there
-        R_f = R_s.reshape(-1, 3, 3) @ np.swapaxes(tool_R[flat], -1, -2)
-        p_f = p_s.reshape(-1, 3) - np.einsum("kij,kj->ki", R_f, tool_p[flat])
+        R_f = R_s.reshape(-1, 3, 3) @ np.swapaxes(tool_R[at], -1, -2)
+        offset = np.einsum("kij,kj->ki", R_f, tool_p[at])  # the TCP's offset from the flange, world frame
+        p_f = p_s.reshape(-1, 3) - offset
         # a last step that starts within one step's travel of the written configuration arrives there: a wrist,
         # elbow or shoulder flip moves joints by tens of degrees (docs/programs.md); the others are solved
         last = np.repeat((s == steps[act])[None], k, axis=0).reshape(-1)
-        arrives = last & (np.max(np.abs(q_end[flat] - q_prev[flat]), axis=1) <= PATH_STEP_ANGLE)
-        q_s = q_end[flat]
+        arrives = last & (row_max_abs(q_end[at] - q_prev[at]) <= PATH_STEP_ANGLE)
+        q_s = np.array(q_end[at])
         solve = np.flatnonzero(~arrives)
         if solve.size:
             result = solve_ik(model, R_f[solve], p_f[solve], q_prev[flat[solve]], measure_singularity=False)
             q_s[solve] = np.where((result.status == Status.CONVERGED)[:, None], result.q, q_prev[flat[solve]])
         # the Jacobian is of the flange: its linear velocity is the TCP's minus w x (TCP offset)
-        offset = np.einsum("kij,kj->ki", R_f, tool_p[flat])
-        twist = np.concatenate([v[flat] - np.cross(w[flat], offset), w[flat]], axis=1)
+        twist = np.concatenate([v[at] - np.cross(w[at], offset), w[at]], axis=1)
         sigma, qd = _sigma_and_rates(model, q_s, twist)
-        sigma_min[flat] = np.minimum(sigma_min[flat], sigma)
+        sigma_min[at] = np.minimum(sigma_min[at], sigma)
         ratio = np.abs(qd) / chain.velocity
-        worst = np.argmax(ratio, axis=1)
-        worst_ratio = ratio[np.arange(ratio.shape[0]), worst]
-        better = worst_ratio > speed_ratio[flat]
-        speed_ratio[flat] = np.where(better, worst_ratio, speed_ratio[flat])
-        speed_joint[flat] = np.where(better, worst, speed_joint[flat])
-        q_prev[flat] = q_s
-    arrived = np.max(np.abs(q_prev - q_end), axis=1)
+        worst_ratio = row_max_abs(ratio)
+        better = worst_ratio > speed_ratio[at]
+        speed_ratio[at] = np.where(better, worst_ratio, speed_ratio[at])
+        speed_joint[flat[better]] = np.argmax(ratio[better], axis=1)
+        q_prev[at] = q_s
+    arrived = row_max_abs(q_prev - q_end)
     flagged = (arrived > BRANCH_JUMP) | (sigma_min < NEAR_SINGULAR_SIGMA) | (speed_ratio > 1.0)
     for flat in np.flatnonzero(flagged & np.tile(usable, k)).tolist():
         i = int(moves[flat % len(moves)])
