@@ -25,7 +25,7 @@ from collections.abc import Callable
 import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
-from thermocomp.geometry.vectors import row_max_abs
+from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.kinematics.closed_form import ClosedForm, closed_form
 from thermocomp.kinematics.fk import fk_jacobian
 from thermocomp.kinematics.ik import IKOptions, IKResult, Status, fit_limits, sigma_min_lower_bound, solve_ik
@@ -134,7 +134,7 @@ def _solve_closed_form(form: ClosedForm, R_target: FloatArray, p_target: FloatAr
     exists = np.all(np.isfinite(q), axis=-1)
     if accept is not None:
         valid = valid & accept(np.where(exists[..., None], q, q_reference[:, None, :]))
-    distance = np.linalg.norm(np.where(exists[..., None], q, 0.0) - q_reference[:, None, :], axis=2)
+    distance = row_norms(np.where(exists[..., None], q, 0.0) - q_reference[:, None, :])
     rank = np.where(valid, distance, np.inf)
     if accept is None:
         rank = np.where(exists & ~valid, 1e6 + distance, rank)
@@ -177,7 +177,7 @@ def _search(model: KinematicModel, R_target: FloatArray, p_target: FloatArray, q
         accepted = ok & accept(q)
         wrong_configuration = np.any(ok, axis=1) & ~np.any(accepted, axis=1)
         ok = accepted
-    distance = np.linalg.norm(q - q_reference[:, None, :], axis=2)
+    distance = row_norms(q - q_reference[:, None, :])
     # Failed attempts rank after every success, the least wrong first.
     residual = (flat.position_error + flat.orientation_error).reshape(m, k)
     rank = np.where(ok, distance, 1e6 + status * 1e3 + np.minimum(residual, 1e2))

@@ -42,7 +42,7 @@ import numpy as np
 
 from thermocomp._typing import FloatArray
 from thermocomp.geometry.rotations import matrix_from_rotvec
-from thermocomp.geometry.vectors import row_max_abs
+from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.kinematics.fk import COMPILED_FK_MIN_ROWS, fk, fk_jacobian
 from thermocomp.kinematics.ik import (
     Status,
@@ -146,10 +146,9 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
         _check_circles(motions, poses.T_world_tcp[:, :3, 3], p_tcp, ok, last_point, findings_of)
 
     # rows: what changed and by how much (largest over versions), when it runs
-    change_p = np.linalg.norm(p_tcp - poses.T_world_tcp[None, :, :3, 3], axis=2).max(axis=0)
-    change_a = np.linalg.norm(_turns(np.broadcast_to(poses.T_world_tcp[None, :, :3, :3], R_tcp.shape), R_tcp),
-                              axis=-1).max(axis=0)
-    change_q = np.abs(q_versions - q_nominal[None]).max(axis=(0, 2))
+    change_p = row_norms(p_tcp - poses.T_world_tcp[None, :, :3, 3]).max(axis=0)
+    change_a = row_norms(_turns(np.broadcast_to(poses.T_world_tcp[None, :, :3, :3], R_tcp.shape), R_tcp)).max(axis=0)
+    change_q = row_max_abs(q_versions - q_nominal[None]).max(axis=0)
     first = timing.point_minutes(0)
     final = timing.point_minutes(timing.cycles - 1)
     # per motion (its points are consecutive): the largest change, the first failing point's status
