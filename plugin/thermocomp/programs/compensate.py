@@ -69,6 +69,7 @@ from thermocomp.programs.model import (
     RobotProgram,
     Span,
 )
+from thermocomp.programs.text_kernel import point_names
 from thermocomp.programs.timing import MAX_MINUTES, Timing, TimingOptions, estimate_timing
 from thermocomp.robot.chain import Chain
 
@@ -563,10 +564,9 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     timing = estimate_timing(chain, prog, poses.T_world_tcp, q_nominal, popts.timing)
     phase("timing", then="solving")
     time_law = options.time_law
-    lines = run.argument[:, 2].tolist()
     names = tuple([f"{i}:line{line}:{name}" if name else f"{i}:line{line}"
-                   for i, line, name in zip(range(1, m + 1), lines, run.name_of_point)] if any(run.name_of_point)
-                  else [f"{i}:line{line}" for i, line in zip(range(1, m + 1), lines)])
+                   for i, line, name in zip(range(1, m + 1), run.argument[:, 2].tolist(), run.name_of_point)]
+                  if any(run.name_of_point) else point_names(run.argument[:, 2]))
 
     if popts.indexed_minutes is not None:
         if isinstance(time_law, Static):
