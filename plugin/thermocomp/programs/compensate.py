@@ -361,11 +361,14 @@ def point_poses(chain: Chain, points: ProgramColumns | tuple[Point, ...]) -> Poi
     T_world_tcp = np.empty((m, 4, 4))
     cartesian = ~is_joint
     if np.any(cartesian):  # the program's world is the robot base
-        T_world_tcp[cartesian] = chain.T_world_base @ run.T_world_tcp[cartesian]
+        T_world_tcp[cartesian] = run.T_world_tcp[cartesian] if np.array_equal(chain.T_world_base, np.eye(4)) \
+            else chain.T_world_base @ run.T_world_tcp[cartesian]  # (the identity's product: the same bits)
     if np.any(is_joint):
         R, pos = fk(nominal_model(chain), q_given[is_joint])
         T_world_tcp[is_joint] = transform(R, pos) @ T_flange_tcp[is_joint]
-    T_world_flange = T_world_tcp @ invert_transform(T_flange_tcp)
+    tools_inverse = invert_transform(np.stack([f[1] for f in run.frames]))[run.frame] if run.frames and m \
+        else invert_transform(T_flange_tcp)  # (each tool inverted once)
+    T_world_flange = T_world_tcp @ tools_inverse
     return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint, T_flange_tcp)
 
 

@@ -33,7 +33,7 @@ import numpy as np
 from thermocomp._typing import FloatArray
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import rotation_angle
-from thermocomp.geometry.vectors import row_norms
+from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.io.csvtext import MAX_CELL
 from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, MotionRun, RobotProgram
 from thermocomp.robot.chain import Chain
@@ -201,7 +201,7 @@ def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray
 
     joint_travel = np.where(circular[:, None], np.abs(q[first] - q[previous]) + np.abs(q[last] - q[first]),
                             np.abs(q[last] - q[previous]))
-    limiting_joint = np.max(joint_travel / chain.velocity, axis=1)
+    limiting_joint = row_max_abs(joint_travel / chain.velocity)  # (travel and speeds >= 0)
     p_from, p_to = T[previous, :3, 3], T[last, :3, 3]
     distance = row_norms(p_to - p_from)
     for i in np.flatnonzero(circular):
@@ -209,7 +209,7 @@ def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray
     with np.errstate(invalid="ignore", divide="ignore"):
         # joint moves: the limiting joint, UR's v for the leading joint, the speeddata's TCP speed
         t_joint = np.where(np.isfinite(joint_speed),
-                           _trapezoids(np.max(joint_travel, axis=1), joint_speed, acceleration), 0.0)
+                           _trapezoids(row_max_abs(joint_travel), joint_speed, acceleration), 0.0)
         t_straight = np.where(np.isfinite(tcp_speed), distance / tcp_speed, 0.0)
         # linear and circular moves: TCP path, reorientation, limiting joint
         angle = rotation_angle(T[last, :3, :3] @ np.swapaxes(T[previous, :3, :3], -1, -2))
