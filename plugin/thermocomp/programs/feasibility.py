@@ -45,6 +45,8 @@ from thermocomp.geometry.rotations import matrix_from_rotvec
 from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.kinematics.fk import COMPILED_FK_MIN_ROWS, fk, fk_jacobian
 from thermocomp.kinematics.ik import (
+    COMPILED_MIN_ROWS,
+    IKOptions,
     Status,
     compiled_model_arguments,
     pose_errors,
@@ -230,6 +232,9 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
     t = np.maximum(np.tile(durations, k), 1e-9)
     v = (pb - pa).reshape(-1, 3) / t[:, None]
     w = rot.reshape(-1, 3) / t[:, None]
+    # the steps after the first are few rows each (the long moves): a long program solves them in compiled code,
+    # already loaded, where numpy's per-call cost is a few milliseconds a step (chosen by the job's size alone)
+    ik = IKOptions(engine="compiled") if k * len(moves) >= COMPILED_MIN_ROWS else None
     for s in range(1, PATH_STEPS + 1):
         act = np.flatnonzero(steps >= s)  # the moves still on their way
         if act.size == 0:
@@ -261,7 +266,7 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
         q_s = np.array(q_end[at])
         solve = np.flatnonzero(~arrives)
         if solve.size:
-            result = solve_ik(model, R_f[solve], p_f[solve], q_prev[flat[solve]], measure_singularity=False)
+            result = solve_ik(model, R_f[solve], p_f[solve], q_prev[flat[solve]], ik, measure_singularity=False)
             q_s[solve] = np.where((result.status == Status.CONVERGED)[:, None], result.q, q_prev[flat[solve]])
         # the Jacobian is of the flange: its linear velocity is the TCP's minus w x (TCP offset)
         twist = np.concatenate([v[at] - np.cross(w[at], offset), w[at]], axis=1)
