@@ -211,21 +211,23 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
     via = np.where(motions.kind[moves] == _KIND_CODE[CIRCULAR], to - 1, -1)
     durations = timing.step_duration_s[timing.motion_steps[moves]]
     usable = ok[to] & ok[frm]
-    # (k, L) arrays of start and end poses
-    pa, pb = p_tcp[:, frm], p_tcp[:, to]
-    Ra, Rb = R_tcp[:, frm], R_tcp[:, to]
+    # (k, L) arrays of start and end poses (the ends read only: views where the moves' ends are consecutive points,
+    # as in a program of linear moves; q_prev, written below, is always a copy)
+    end = _run_or(to)
+    pa, pb = p_tcp[:, frm], p_tcp[:, end]
+    Ra, Rb = R_tcp[:, frm], R_tcp[:, end]
     rot = _turns(Ra, Rb)  # world-frame rotation from a to b
     q_prev = q_versions[:, frm].reshape(-1, n)
-    q_end = q_versions[:, to].reshape(-1, n)  # the written configuration each move must arrive at
+    q_end = q_versions[:, end].reshape(-1, n)  # the written configuration each move must arrive at
     sigma_min = np.full(k * len(moves), np.inf)
     speed_ratio = np.zeros(k * len(moves))
     speed_joint = np.zeros(k * len(moves), dtype=int)
-    T_tool = T_flange_tcp[to]
+    T_tool = T_flange_tcp[end]
     tool_R = np.broadcast_to(T_tool[None, :, :3, :3], (k, len(moves), 3, 3)).reshape(-1, 3, 3)
     tool_p = np.broadcast_to(T_tool[None, :, :3, 3], (k, len(moves), 3)).reshape(-1, 3)
     circular = via >= 0
     # steps of each move (its circle's via point included): the nominal joints' largest travel in PATH_STEP_ANGLE
-    travel = row_max_abs(q_nominal[to] - q_nominal[frm])
+    travel = row_max_abs(q_nominal[end] - q_nominal[frm])
     travel[circular] += row_max_abs(q_nominal[via[circular]] - q_nominal[frm[circular]])
     steps = np.clip(np.ceil(travel / PATH_STEP_ANGLE), 1, PATH_STEPS).astype(int)
     # the twist of the TCP along each move at its programmed speed (constant over the move)
@@ -295,6 +297,13 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
             findings_of[i].append(
                 f"joint speed: the move's TCP speed demands {speed_ratio[flat] * np.degrees(chain.velocity[joint]):.4g} "
                 f"deg/s of joint {joint + 1} (datasheet {np.degrees(chain.velocity[joint]):.4g} deg/s)")
+
+
+def _run_or(index: np.ndarray) -> np.ndarray | slice:
+    """``index`` as a slice where it is a run of consecutive rows (indexing then gives a view), else itself."""
+    if index.size and index[-1] - index[0] == index.size - 1 and bool(np.all(np.diff(index) == 1)):
+        return slice(int(index[0]), int(index[-1]) + 1)
+    return index
 
 
 def _check_circles(motions, p_program: FloatArray, p_tcp: FloatArray, ok: np.ndarray, last_point: np.ndarray,
