@@ -760,7 +760,12 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     # pose texts
     pw = np.flatnonzero(pose_text & changed)
     if pw.size:
-        T_frame = invert_transform(cols.T_world_frame[pw]) @ T_world_tcp_filtered[pw]
+        # in each point's work object: each frame inverted once, and no product where every frame is the world's
+        # (the identity's product gives the same bits)
+        frames = np.stack([f[0] for f in cols.run.frames])
+        in_world = all(np.array_equal(frames[f], np.eye(4)) for f in np.unique(cols.run.frame[pw]).tolist())
+        T_frame = T_world_tcp_filtered[pw] if in_world \
+            else invert_transform(frames)[cols.run.frame[pw]] @ T_world_tcp_filtered[pw]
         if rapid:
             quat = quat_wxyz_from_matrix(T_frame[:, :3, :3])
             shown = np.hstack([T_frame[:, :3, 3] * 1e3, quat])

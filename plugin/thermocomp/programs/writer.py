@@ -289,7 +289,7 @@ def splice_values(text: str, starts: np.ndarray, ends: np.ndarray, values: list[
         rep_start[rows], rep_end[rows] = start, end
         buffers.append(buf)
         offset = len(buf)
-    others = [i for i, v in enumerate(values) if v is not None]
+    others = [] if values.count(None) == m else [i for i, v in enumerate(values) if v is not None]
     if others:
         more, rep_start[others], rep_end[others] = packed([values[i] for i in others], offset)  # type: ignore[misc]
         buffers.append(more)
