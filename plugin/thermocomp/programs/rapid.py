@@ -214,7 +214,7 @@ class MoveStatements:
         distinct = [self.group(int(i), part) for i in first.tolist()]
         if lower:
             distinct = [None if t is None else t.lower() for t in distinct]
-        return [distinct[i] for i in inverse.tolist()]
+        return _expanded(distinct, inverse)
 
     def view(self, i: int) -> _StatementView:
         return _StatementView(self, i)
@@ -242,6 +242,13 @@ class _StatementView:
 
     def start(self, part: str) -> int:
         return int(self.statements.offsets[self.i, moves_kernel.COLUMN[part]])
+
+
+def _expanded(distinct: list, inverse: np.ndarray) -> list:
+    """``[distinct[i] for i in inverse]``, by numpy's indexing of an object array (the same objects)."""
+    table = np.empty(len(distinct), dtype=object)
+    table[:] = distinct
+    return table[inverse].tolist()
 
 
 def move_statements(token: Token) -> MoveStatements:
@@ -1202,7 +1209,7 @@ class _Walker:
         q_len = np.zeros(p, dtype=np.int64)
         confdata = np.zeros((p, 4), dtype=np.int64)
         has_confdata = np.zeros(p, dtype=bool)
-        extax: list[str] = [""] * p
+        extax = np.full(p, "", dtype=object)
         names = [""] * p
         frames = tuple((s[0], s[1]) for s in shapes)
         for dtype, is_joint in (("robtarget", False), ("jointtarget", True)):
@@ -1216,10 +1223,10 @@ class _Walker:
                 T_frame_tcp = _T_from_poses(values[:, :3], values[:, 3:7])
                 for f in np.unique(frame[at]).tolist():  # each work object's points together
                     members = frame[at] == f
-                    T_world_tcp[at[members]] = frames[f][0] @ T_frame_tcp[members]
+                    T_world_tcp[at[members]] = T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
+                        else frames[f][0] @ T_frame_tcp[members]  # (the identity's product: the same bits)
                 confdata[at], has_confdata[at] = values[:, 7:11].astype(np.int64), True
-            for i, e in zip(at.tolist(), extax_at):
-                extax[i] = e
+            extax[at] = extax_at
         self._numbers_read.add(token.start_pos)
         argument = text
         named_at = np.flatnonzero(~inline)
@@ -1292,7 +1299,7 @@ class _Walker:
         spans = moves_kernel.extax_spans(st.data, starts, ends)
         first, inverse = moves_kernel.distinct_spans(st.data, spans[:, 0].copy(), spans[:, 1].copy())
         distinct = [st.text[a:b] for a, b in spans[first].tolist()]
-        extax = [distinct[i] for i in inverse.tolist()]
+        extax = _expanded(distinct, inverse)
         if dtype == "robtarget":
             quat = values[:, 3:7]
             if np.any(np.abs(np.linalg.norm(quat, axis=1) - 1.0) > QUAT_NORM_TOL * (1.0 - 1e-6)):
