@@ -81,6 +81,24 @@ def _name_end(data, i):
 
 
 @njit(cache=True, nogil=True)
+def word_in(data, start, end, words, lengths, fold_case):
+    """Whether ``data[start:end]`` is one of ``words`` (rows of a byte table, ``lengths`` each), compared in
+    lower case if ``fold_case`` (RAPID's keywords; URScript's are case-sensitive)."""
+    for w in range(words.shape[0]):
+        if end - start != lengths[w]:
+            continue
+        same = True
+        for j in range(end - start):
+            c = _lower(data[start + j]) if fold_case else data[start + j]
+            if c != words[w, j]:
+                same = False
+                break
+        if same:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def _aggregate_end(data, i):
     """End of the aggregate of numbers starting at ``i`` (``[``), brackets balanced and at most 3 deep; -1 if not one."""
     n = data.shape[0]
@@ -112,17 +130,7 @@ def _statement(data, i, instr_bytes, instr_lengths, row, items):
     end = _name_end(data, i)
     if end < 0:
         return -1
-    found = False
-    for w in range(instr_bytes.shape[0]):
-        if end - i == instr_lengths[w]:
-            same = True
-            for j in range(end - i):
-                if _lower(data[i + j]) != instr_bytes[w, j]:
-                    same = False
-                    break
-            if same:
-                found = True
-    if not found:
+    if not word_in(data, i, end, instr_bytes, instr_lengths, True):
         return -1
     row[0], row[1] = i, end
     i = _skip_sp(data, end)

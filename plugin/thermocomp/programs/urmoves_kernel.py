@@ -20,11 +20,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from thermocomp.programs.moves_kernel import word_in
+
 #: Columns of :func:`split_moves`: the instruction's start and end, the point's (``p[`` or ``[`` to ``]``), the
 #: arguments after it (from ``]`` to before ``)``), and the statement's end (after ``)``).
 NAME, NAME_END, POINT, POINT_END, ARGS, ARGS_END, END = range(7)
 
 _NAMES = np.frombuffer(b"movelmovejmovep", dtype=np.uint8).reshape(3, 5)
+_NAME_LENGTHS = np.full(3, 5, dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)
@@ -47,18 +50,7 @@ def _statement(data, i, names, row):
     """The motion starting at ``i`` (``_UMOVE``), its parts into ``row`` (columns as :data:`NAME`..); the offset
     after its ``)``, or -1 if none starts there."""
     n = data.shape[0]
-    if i + 6 > n or data[i + 5] != 40:  # "("
-        return -1
-    found = False
-    for w in range(names.shape[0]):
-        same = True
-        for j in range(5):
-            if data[i + j] != names[w, j]:
-                same = False
-                break
-        if same:
-            found = True
-    if not found:
+    if i + 6 > n or data[i + 5] != 40 or not word_in(data, i, i + 5, names, _NAME_LENGTHS, False):  # "name("
         return -1
     row[0], row[1] = i, i + 5
     k = i + 6
