@@ -51,7 +51,7 @@ def _runs_lexer(scan: RunScanner, first: str) -> type[ContextualLexer]:
     are the same, the regular expression is still tried where the scanner
     finds no run.
     """
-    last: list = [None, None]  # the text last scanned and its bytes (one text is lexed at a time)
+    last: list = [None]  # (the text being lexed, its bytes): one slot, replaced whole
 
     class RunsBasicLexer(BasicLexer):
         def __init__(self, conf, *args) -> None:
@@ -62,10 +62,11 @@ def _runs_lexer(scan: RunScanner, first: str) -> type[ContextualLexer]:
             if self.runs:
                 source = getattr(text, "text", text)  # (lark >= 1.2 hands the lexer a TextSlice)
                 if isinstance(source, str) and pos < len(source) and source[pos] in first:
-                    seen, data = last
-                    if seen is not source:
-                        data = np.frombuffer(source.encode("latin-1", errors="replace"), dtype=np.uint8)
-                        last[0], last[1] = source, data  # (one byte a character: offsets are the text's)
+                    entry = last[0]
+                    if entry is None or entry[0] is not source:
+                        entry = (source, np.frombuffer(source.encode("latin-1", errors="replace"), dtype=np.uint8))
+                        last[0] = entry  # (one byte a character: offsets in the bytes are the text's)
+                    data = entry[1]
                     end = scan(data[:getattr(text, "end", len(source))], pos)
                     if end > pos:
                         _ = self.scanner  # (lark builds its tables on the first match; next_token reads them)
@@ -74,6 +75,12 @@ def _runs_lexer(scan: RunScanner, first: str) -> type[ContextualLexer]:
 
     class RunsLexer(ContextualLexer):
         BasicLexer = RunsBasicLexer
+
+        def lex(self, lexer_state, parser_state):
+            try:
+                yield from super().lex(lexer_state, parser_state)
+            finally:  # (the text and its bytes are not kept past the parse)
+                last[0] = None
 
     return RunsLexer
 
