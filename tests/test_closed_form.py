@@ -116,6 +116,11 @@ def test_closed_form_path_keeps_the_configuration_along_a_smooth_path(name, rng)
     path = solve_path(model, R, p, q[0])
     assert np.all(path.status == Status.CONVERGED)
     assert np.max(np.abs(path.q - q)) < 1e-8
+    assert np.all(path.sigma_min > 0)
+    # without the singular values (a robot program's nominal configurations): the same joints, bit for bit
+    bare = solve_path(model, R, p, q[0], measure_singularity=False)
+    assert np.array_equal(bare.q, path.q) and np.array_equal(bare.status, path.status)
+    assert np.all(np.isnan(bare.sigma_min))
 
 
 def test_closed_form_path_crosses_the_wrist_singularity_on_the_same_configuration():

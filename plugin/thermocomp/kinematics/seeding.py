@@ -242,6 +242,7 @@ def solve_path(
     starts: int = DEFAULT_STARTS,
     seed: int = 0,
     options: IKOptions | None = None,
+    measure_singularity: bool = True,
 ) -> IKResult:
     """Nominal IK along a path: every pose continues from the solution of the pose before.
 
@@ -270,13 +271,17 @@ def solve_path(
         the end of the previous chunk, or a solution chosen for the first pose.
     starts, seed, options
         As :func:`solve_multistart`, for poses whose continuation fails.
+    measure_singularity
+        Fill ``sigma_min`` (else NaN where the closed form gave the pose): a caller that keeps only the joints
+        and statuses (a robot program's nominal configurations) leaves out a Jacobian's singular values a pose.
     """
     options = IKOptions() if options is None else options
     R_target = np.asarray(R_target, dtype=float)
     p_target = np.asarray(p_target, dtype=float)
     form = closed_form(model)
     if form is not None:
-        return _path_closed_form(form, R_target, p_target, np.asarray(q_start, dtype=float), starts, seed, options)
+        return _path_closed_form(form, R_target, p_target, np.asarray(q_start, dtype=float), starts, seed, options,
+                                 measure_singularity)
     m = p_target.shape[0]
     n = model.chain.n_joints
     block = max(1, int(np.ceil(np.sqrt(m))))
@@ -330,7 +335,7 @@ def _wrapped(d: FloatArray) -> FloatArray:
 
 
 def _path_closed_form(form: ClosedForm, R_target: FloatArray, p_target: FloatArray, q_start: FloatArray,
-                      starts: int, seed: int, options: IKOptions) -> IKResult:
+                      starts: int, seed: int, options: IKOptions, measure_singularity: bool = True) -> IKResult:
     """:func:`solve_path` from the closed form: per pose the branch nearest the predecessor's, then Newton.
 
     Along a smooth path a branch follows itself: a pose keeps its
@@ -353,7 +358,7 @@ def _path_closed_form(form: ClosedForm, R_target: FloatArray, p_target: FloatArr
     steps = _wrapped(np.diff(np.vstack([q_start[None], q_path]), axis=0))
     unwrapped = q_start + np.cumsum(steps, axis=0)
     q_path, _ = fit_limits(unwrapped, chain.lower, chain.upper, unwrapped)
-    result = solve_ik(form.model, R_target, p_target, q_path, options)
+    result = solve_ik(form.model, R_target, p_target, q_path, options, measure_singularity=measure_singularity)
     bad = np.flatnonzero(~np.isfinite(penalty) | (result.status != Status.CONVERGED))
     for pose in bad.tolist():  # rare: out of reach, or at a singularity the closed form lost digits at
         before = q_start if pose == 0 else result.q[pose - 1]

@@ -413,8 +413,8 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
         else:
             first = solve_nominal_configuration(model, T[:1, :3, :3], T[:1, :3, 3], chain.home[None], **kwargs)
             q_start = first.q[0]
-        part = solve_path(model, T[a:b, :3, :3], T[a:b, :3, 3], q_start, **kwargs)
-        q[a:b], status[a:b] = part.q, part.status
+        part = solve_path(model, T[a:b, :3, :3], T[a:b, :3, 3], q_start, measure_singularity=False, **kwargs)
+        q[a:b], status[a:b] = part.q, part.status  # (the joints and statuses: no singular values needed)
     if program.language == "rapid":
         cartesian = np.flatnonzero(~joint)
         wanted = program.columns.run.confdata[cartesian].astype(int)
