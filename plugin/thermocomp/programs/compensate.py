@@ -651,7 +651,7 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
         from thermocomp.programs import indexed
 
         written = indexed.write_indexed(chain, prog, poses, q_checked, minutes_written, status, popts.output,
-                                        flange=(R_checked, p_checked))
+                                        tcp=(R_tcp, p_tcp))
     else:
         written = write_snapshot(chain, prog, poses, q_checked[0], status, popts.output, tcp=(R_tcp[0], p_tcp[0]))
     rep.n_changed_texts = written.n_changed

@@ -58,7 +58,7 @@ class IndexedWritten:
 
 def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, minutes: FloatArray,
                   status: np.ndarray, output: str,
-                  flange: tuple[FloatArray, FloatArray] | None = None) -> IndexedWritten:
+                  tcp: tuple[FloatArray, FloatArray] | None = None) -> IndexedWritten:
     """The program with every changed target replaced by a lookup in its table of ``len(minutes)`` corrections.
 
     Parameters
@@ -71,19 +71,22 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, m
         Per point, ``(m,)``: failed points keep their text.
     output
         ``"filtered"`` or ``"joints"``.
-    flange
-        The nominal robot's flange poses at ``q_grid`` (world frame), ``(K, m, 3, 3)`` and ``(K, m, 3)``, where the
-        caller has them (the compensation's filtered poses); else computed here.
+    tcp
+        The nominal robot's TCP poses at ``q_grid`` (world frame), ``(K, m, 3, 3)`` and ``(K, m, 3)``, where the
+        caller has them (:func:`~thermocomp.programs.compensate.tcp_poses` of the compensation's filtered poses,
+        as the checks and the snapshot writer read them); else computed here.
     """
     K, m, n = q_grid.shape
     step = float(minutes[1] - minutes[0]) if K > 1 else 1.0
     nominal = nominal_model(chain)
     points = prog.points
     motions_of_point = [mo for mo in prog.motions for _ in mo.points]
-    R, p = fk(nominal, q_grid.reshape(K * m, n)) if flange is None else (flange[0].reshape(K * m, 3, 3),
-                                                                         flange[1].reshape(K * m, 3))
-    T_tool = np.stack([pt.T_flange_tcp for pt in points])
-    T_filtered = (invert_transform(chain.T_world_base) @ transform(R, p)).reshape(K, m, 4, 4) @ T_tool[None]
+    if tcp is None:
+        from thermocomp.programs.compensate import tcp_poses
+
+        R, p = fk(nominal, q_grid.reshape(K * m, n))
+        tcp = tcp_poses(R.reshape(K, m, 3, 3), p.reshape(K, m, 3), poses.T_flange_tcp)
+    T_filtered = invert_transform(chain.T_world_base) @ transform(*tcp)  # (K, m, 4, 4), the robot base's frame
     conf = confdata_from_q(nominal, q_grid.reshape(K * m, n)).reshape(K, m, 4) \
         if prog.language == "rapid" and n == 6 else None
     rapid = prog.language == "rapid"
