@@ -187,7 +187,7 @@ def shortest_texts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _put_int(value, buf, k):
+def put_int(value, buf, k):
     """Write the decimal text of the integer ``value`` at ``buf[k:]``; the position after it."""
     if value < 0:
         buf[k] = 45
@@ -247,7 +247,7 @@ def _robtarget_rows(texts, conf, extax_code, table, table_len, buf, start, end):
             if j > 0:
                 buf[k] = 44
                 k += 1
-            k = _put_int(conf[i, j], buf, k)
+            k = put_int(conf[i, j], buf, k)
         buf[k] = 93
         buf[k + 1] = 44
         k += 2

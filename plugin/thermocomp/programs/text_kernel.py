@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from thermocomp.programs.singles_kernel import put_int
+
 
 @njit(cache=True, nogil=True)
 def _splice(src, starts, ends, rep, rep_start, rep_end, out):
@@ -47,29 +49,15 @@ def splice(src: np.ndarray, starts: np.ndarray, ends: np.ndarray, rep: np.ndarra
     return None if k < 0 else out[:k]
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _put_int(out, at, value):
-    """The decimal digits of ``value`` (>= 0) at ``out[at]``; returns the end."""
-    digits = 1
-    rest = value // 10
-    while rest:
-        digits += 1
-        rest //= 10
-    for k in range(digits - 1, -1, -1):
-        out[at + k] = 48 + value % 10
-        value //= 10
-    return at + digits
-
-
 @njit(cache=True, nogil=True)
 def _point_names(lines, out):
     at = 0
     for i in range(lines.shape[0]):
-        at = _put_int(out, at, i + 1)
+        at = put_int(i + 1, out, at)
         for c in (58, 108, 105, 110, 101):  # ":line"
             out[at] = c
             at += 1
-        at = _put_int(out, at, lines[i])
+        at = put_int(lines[i], out, at)
         out[at] = 10
         at += 1
     return at
@@ -81,8 +69,6 @@ def point_names(lines: np.ndarray) -> list[str]:
     lines = np.ascontiguousarray(lines, dtype=np.int64)
     if lines.size == 0:
         return []
-    if lines.min() < 0:
-        return [f"{i}:line{line}" for i, line in enumerate(lines.tolist(), 1)]
-    out = np.empty(lines.size * 48, dtype=np.uint8)  # (two 19-digit integers, ":line" and a newline at most)
+    out = np.empty(lines.size * 48, dtype=np.uint8)  # (two signed 19-digit integers, ":line" and a newline at most)
     end = _point_names(lines, out)
     return out[:end - 1].tobytes().decode("ascii").split("\n")
