@@ -14,6 +14,15 @@ from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.geometry.checks import check_array
 
+
+def rows_or_run(index: np.ndarray) -> np.ndarray | slice:
+    """``index`` (int, ``(k,)``) as the slice it equals where it is a run of consecutive rows (indexing with it
+    then gives a view, not a copy), else ``index`` itself."""
+    if index.size and index[-1] - index[0] == index.size - 1 and bool(np.all(np.diff(index) == 1)):
+        return slice(int(index[0]), int(index[-1]) + 1)
+    return index
+
+
 #: Orientation conventions a program can carry (docs/conventions.md).
 ORIENTATION_CONVENTIONS = ("euler_xyz", "quat_wxyz", "rotvec", "fixed")
 
@@ -99,10 +108,8 @@ class Program:
         if index.size == 0:
             return Program(names=(), R_world_tcp=self.R_world_tcp[:0], p_world_tcp=self.p_world_tcp[:0],
                            source=self.source)  # (refused, as a program without targets is)
-        first, last = int(index[0]), int(index[-1])
-        run = last - first == index.size - 1 and bool(np.all(np.diff(index) == 1))
-        at = slice(first, last + 1) if run else index
-        names = self.names[at] if run else tuple(map(self.names.__getitem__, index.tolist()))
+        at = rows_or_run(index)
+        names = self.names[at] if isinstance(at, slice) else tuple(map(self.names.__getitem__, index.tolist()))
 
         def pick(a):
             return None if a is None else a[at]

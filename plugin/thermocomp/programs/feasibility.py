@@ -41,6 +41,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from thermocomp._typing import FloatArray
+from thermocomp.compensation.program import rows_or_run
 from thermocomp.geometry.rotations import matrix_from_rotvec
 from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.kinematics.fk import COMPILED_FK_MIN_ROWS, fk, fk_jacobian
@@ -213,7 +214,7 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
     usable = ok[to] & ok[frm]
     # (k, L) arrays of start and end poses (the ends read only: views where the moves' ends are consecutive points,
     # as in a program of linear moves; q_prev, written below, is always a copy)
-    end = _run_or(to)
+    end = rows_or_run(to)
     pa, pb = p_tcp[:, frm], p_tcp[:, end]
     Ra, Rb = R_tcp[:, frm], R_tcp[:, end]
     rot = _turns(Ra, Rb)  # world-frame rotation from a to b
@@ -297,13 +298,6 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
             findings_of[i].append(
                 f"joint speed: the move's TCP speed demands {speed_ratio[flat] * np.degrees(chain.velocity[joint]):.4g} "
                 f"deg/s of joint {joint + 1} (datasheet {np.degrees(chain.velocity[joint]):.4g} deg/s)")
-
-
-def _run_or(index: np.ndarray) -> np.ndarray | slice:
-    """``index`` as a slice where it is a run of consecutive rows (indexing then gives a view), else itself."""
-    if index.size and index[-1] - index[0] == index.size - 1 and bool(np.all(np.diff(index) == 1)):
-        return slice(int(index[0]), int(index[-1]) + 1)
-    return index
 
 
 def _check_circles(motions, p_program: FloatArray, p_tcp: FloatArray, ok: np.ndarray, last_point: np.ndarray,
