@@ -40,9 +40,10 @@ def chunk_totals(ok, nominal_ok, deviation, uncompensated, q, q_nominal, minute,
 
     ``extremes``: deviation minima (6) and maxima (6), then the largest position and orientation residual of
     rows ``ok``, then the largest uncompensated position and angle miss of rows ``nominal_ok`` (updated in
-    place: start from ``inf``, ``-inf``, zeros; a NaN, which no converged row holds, would stay). ``values[k]`` ``(4 + n)``: the
-    uncompensated position and angle miss, the deviation's position and angle, ``|q - q_nominal|``, of the
-    ``k``-th row both ``ok`` and ``nominal_ok``, its ``floor(minute)`` into ``minutes[k]``.
+    place: start from ``inf``, ``-inf``, zeros; a NaN, which no converged row holds, would stay).
+    ``values[k]`` ``(4 + n)``: the uncompensated position and angle miss, the deviation's position and angle,
+    ``|q - q_nominal|``, of the ``k``-th row both ``ok`` and ``nominal_ok``, its ``floor(minute)`` into
+    ``minutes[k]``.
     """
     r, n = q.shape
     k = 0

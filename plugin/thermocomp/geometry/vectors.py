@@ -18,7 +18,7 @@ def row_norms(v: FloatArray) -> FloatArray:
     """The Euclidean norm of each vector of ``v`` ``(..., k)``, ``k >= 1``: ``np.linalg.norm(v, axis=-1)``.
 
     Bit for bit the same for ``k <= 7``: numpy sums so few squares one after another from the first, as this
-    does (tests/test_geometry.py compares them).
+    does (tests/test_vectors.py compares them).
     """
     v = np.asarray(v, dtype=float)
     total = v[..., 0] * v[..., 0]
