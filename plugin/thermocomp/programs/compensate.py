@@ -366,7 +366,7 @@ def point_poses(chain: Chain, points: ProgramColumns | tuple[Point, ...]) -> Poi
     if np.any(is_joint):
         R, pos = fk(nominal_model(chain), q_given[is_joint])
         T_world_tcp[is_joint] = transform(R, pos) @ T_flange_tcp[is_joint]
-    tools_inverse = invert_transform(np.stack([f[1] for f in run.frames]))[run.frame] if run.frames and m \
+    tools_inverse = invert_transform(cols.frame_table(1))[run.frame] if run.frames and m \
         else invert_transform(T_flange_tcp)  # (each tool inverted once)
     T_world_flange = T_world_tcp @ tools_inverse
     return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint, T_flange_tcp)
@@ -762,7 +762,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     if pw.size:
         # in each point's work object: each frame inverted once, and no product where every frame is the world's
         # (the identity's product gives the same bits)
-        frames = np.stack([f[0] for f in cols.run.frames])
+        frames = cols.frame_table(0)
         in_world = all(np.array_equal(frames[f], np.eye(4)) for f in np.unique(cols.run.frame[pw]).tolist())
         T_frame = T_world_tcp_filtered[pw] if in_world \
             else invert_transform(frames)[cols.run.frame[pw]] @ T_world_tcp_filtered[pw]

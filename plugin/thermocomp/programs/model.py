@@ -408,10 +408,15 @@ class ProgramColumns:
     def T_flange_tcp(self) -> FloatArray:
         return self._frames(1)
 
-    def _frames(self, which: int) -> FloatArray:
+    def frame_table(self, which: int) -> FloatArray:
+        """The run's distinct frames ``(F, 4, 4)``: work objects (``which`` 0) or tools (1); point ``i``'s is row
+        ``run.frame[i]`` (a transform of each computed once serves every point)."""
         if not self.run.frames:
             return np.zeros((0, 4, 4))
-        return np.stack([f[which] for f in self.run.frames])[self.run.frame]
+        return np.stack([f[which] for f in self.run.frames])
+
+    def _frames(self, which: int) -> FloatArray:
+        return self.frame_table(which)[self.run.frame] if self.run.frames else np.zeros((0, 4, 4))
 
     @functools.cached_property
     def plain(self) -> bool:
