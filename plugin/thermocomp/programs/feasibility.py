@@ -154,22 +154,23 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     change_q = row_max_abs(q_versions - q_nominal[None]).max(axis=0)
     first = timing.point_minutes(0)
     final = timing.point_minutes(timing.cycles - 1)
-    # per motion (its points are consecutive): the largest change, the first failing point's status
-    starts = last_point - n_points + 1
-    per_motion = [np.maximum.reduceat(x, starts).tolist() for x in (change_p * 1e3, np.degrees(change_a),
-                                                                     np.degrees(change_q))]
     failing = np.flatnonzero(~ok)
     first_failing = {}
     for point in failing[::-1].tolist():
         first_failing[int(point_motion[point])] = Status(int(status[point])).label
-    minute_first = first[last_point].tolist() if first.size else [0.0] * count
-    minute_last = final[last_point].tolist() if final.size else [0.0] * count
-    lines = motions.statement[:, 2].tolist()
+    line_of = motions.statement[:, 2]
     found = {i: sorted(set(findings_of[i])) for i in sorted(findings_of)}
-    findings = [f"{prog.path}:{lines[i]}: {motions.instruction[i]} (motion {i + 1}): {f}"
+    findings = [f"{prog.path}:{line_of[i]}: {motions.instruction[i]} (motion {i + 1}): {f}"
                 for i, listed in found.items() for f in listed]
 
     def rows() -> list:
+        # per motion (its points are consecutive): the largest change, the first failing point's status
+        starts = last_point - n_points + 1
+        per_motion = [np.maximum.reduceat(x, starts).tolist() for x in (change_p * 1e3, np.degrees(change_a),
+                                                                         np.degrees(change_q))]
+        minute_first = first[last_point].tolist() if first.size else [0.0] * count
+        minute_last = final[last_point].tolist() if final.size else [0.0] * count
+        lines = line_of.tolist()
         return [MotionRow(motion=i + 1, instruction=instruction, line=line, minute_first=a, minute_last=b,
                           change_mm=dp, change_deg=da, joint_change_deg=dq, status=first_failing.get(i, "ok"),
                           findings=found.get(i, []))
