@@ -138,33 +138,33 @@ def matrix_from_quat_wxyz(q: ArrayLike) -> FloatArray:
     )
 
 
+#: Shepperd's method: for two quaternion components (w, x, y, z = 0..3), the matrix entries ``(a, b)`` and
+#: ``(c, d)`` whose difference (a pair with w) or sum (the others) is 4 times their product.
+_SHEPPERD_PAIRS = {(0, 1): (2, 1, 1, 2), (0, 2): (0, 2, 2, 0), (0, 3): (1, 0, 0, 1),
+                   (1, 2): (0, 1, 1, 0), (1, 3): (0, 2, 2, 0), (2, 3): (1, 2, 2, 1)}
+
+
 def quat_wxyz_from_matrix(R: ArrayLike) -> FloatArray:
     """Unit quaternion ``(w, x, y, z)`` with ``w >= 0`` from a rotation matrix ``(..., 3, 3)``."""
     R = np.asarray(R, dtype=float)
-    # Shepperd's method: pick the largest of the four diagonal combinations.
-    m00, m11, m22 = R[..., 0, 0], R[..., 1, 1], R[..., 2, 2]
-    cand = np.stack(
-        [1 + m00 + m11 + m22, 1 + m00 - m11 - m22, 1 - m00 + m11 - m22, 1 - m00 - m11 + m22],
-        axis=-1,
-    )
+    shape = R.shape[:-2]
+    R = R.reshape(-1, 3, 3)
+    # Shepperd's method: pick the largest of the four diagonal combinations (4 times a component squared)
+    m00, m11, m22 = R[:, 0, 0], R[:, 1, 1], R[:, 2, 2]
+    cand = np.stack([1 + m00 + m11 + m22, 1 + m00 - m11 - m22, 1 - m00 + m11 - m22, 1 - m00 - m11 + m22], axis=-1)
     k = np.argmax(cand, axis=-1)
-    s = 2.0 * np.sqrt(np.take_along_axis(cand, k[..., None], axis=-1)[..., 0])
-    q = np.empty(R.shape[:-2] + (4,))
-    r21_12 = R[..., 2, 1] - R[..., 1, 2]
-    r02_20 = R[..., 0, 2] - R[..., 2, 0]
-    r10_01 = R[..., 1, 0] - R[..., 0, 1]
-    r01_10 = R[..., 0, 1] + R[..., 1, 0]
-    r02p20 = R[..., 0, 2] + R[..., 2, 0]
-    r12_21 = R[..., 1, 2] + R[..., 2, 1]
-    options = [
-        np.stack([s / 4, r21_12 / s, r02_20 / s, r10_01 / s], axis=-1),
-        np.stack([r21_12 / s, s / 4, r01_10 / s, r02p20 / s], axis=-1),
-        np.stack([r02_20 / s, r01_10 / s, s / 4, r12_21 / s], axis=-1),
-        np.stack([r10_01 / s, r02p20 / s, r12_21 / s, s / 4], axis=-1),
-    ]
-    for i, option in enumerate(options):
-        q = np.where((k == i)[..., None], option, q)
-    return q * np.where(q[..., :1] < 0, -1.0, 1.0)
+    q = np.empty((len(R), 4))
+    for i in np.unique(k).tolist():  # the rows of each combination, with only its own formulas
+        at = slice(None) if np.all(k == i) else np.flatnonzero(k == i)
+        Ri = R[at]
+        s = 2.0 * np.sqrt(cand[at, i])  # 4 times component i
+        for j in range(4):
+            if j == i:
+                q[at, j] = s / 4
+                continue
+            a, b, c, d = _SHEPPERD_PAIRS[min(i, j), max(i, j)]
+            q[at, j] = (Ri[:, a, b] - Ri[:, c, d] if 0 in (i, j) else Ri[:, a, b] + Ri[:, c, d]) / s
+    return (q * np.where(q[:, :1] < 0, -1.0, 1.0)).reshape(shape + (4,))
 
 
 def matrix_from_rotvec(v: ArrayLike) -> FloatArray:
