@@ -658,7 +658,7 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     rep.rounding_position, rep.rounding_angle = written.rounding
     rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1)))
     rep.rounding_bound = rounding_bound(rep.reach)
-    data = written.text.encode("latin-1")
+    data = written.data
     rep.written_bytes = len(data)
     phase("writing", m)
     rep.phase_seconds = {k: phases[k] for k in PHASES}
@@ -701,11 +701,16 @@ def _check_joints_form(prog: RobotProgram) -> None:
 
 @dataclass(frozen=True)
 class Written:
-    """A written program text, how many target texts changed, and the rounding the text leaves."""
+    """A written program (latin-1 bytes, as the file will hold them), how many target texts changed, and the
+    rounding the text leaves."""
 
-    text: str
+    data: bytes
     n_changed: int
     rounding: tuple[float, float]  # largest TCP position [m] and orientation [rad] error of the written numbers
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("latin-1")
 
 
 def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray,
@@ -769,7 +774,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         if rapid:
             quat = quat_wxyz_from_matrix(T_frame[:, :3, :3])
             shown = np.hstack([T_frame[:, :3, 3] * 1e3, quat])
-            pieces = (pw, *w.rapid_robtarget_bytes(shown, conf[pw], [extax_of[i] for i in pw.tolist()]))
+            pieces = (pw, *w.rapid_robtarget_bytes(shown, conf[pw], extax_of, rows=pw))
             back = w.stored_singles(shown)
             R_back = matrix_from_quat_wxyz(back[:, 3:])
             p_back = back[:, :3] * 1e-3
@@ -783,19 +788,19 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         error_angle.append(float(rotation_angle(R_back @ np.swapaxes(T_frame[:, :3, :3], -1, -2)).max()))
     n_pieces = 0 if pieces is None else len(pieces[0])
     if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
-        text = w.splice_values(prog.text, cols.run.text[:, 0], cols.run.text[:, 1], values, pieces,
-                               w.COMMENT_STARTS[prog.language])
-        if text is None:  # (not in the order of the text, or a comment inside a target)
+        data = w.splice_bytes(prog.text, cols.run.text[:, 0], cols.run.text[:, 1], values, pieces,
+                              w.COMMENT_STARTS[prog.language])
+        if data is None:  # (not in the order of the text, or a comment inside a target)
             _pieces_into(values, pieces)
             starts, ends = cols.run.text[:, 0].tolist(), cols.run.text[:, 1].tolist()
-            text = w.apply_edits(prog.text, [w.Edit(a, b, v) for a, b, v in zip(starts, ends, values) if v is not None],
-                                 prog.path, w.COMMENT_STARTS[prog.language])
+            data = w.apply_edits(prog.text, [w.Edit(a, b, v) for a, b, v in zip(starts, ends, values) if v is not None],
+                                 prog.path, w.COMMENT_STARTS[prog.language]).encode("latin-1")
             n_pieces = 0
-        return Written(text, len(values) - values.count(None) + n_pieces, (max(error_position), max(error_angle)))
+        return Written(data, len(values) - values.count(None) + n_pieces, (max(error_position), max(error_angle)))
     if output == "joints" and cols.plain:
-        text, n_changed = _joints_form_spliced(prog, values, ok, is_joint)
-        if text is not None:
-            return Written(text, n_changed, (max(error_position), max(error_angle)))
+        data, n_changed = _joints_form_spliced(prog, values, ok, is_joint)
+        if data is not None:
+            return Written(data, n_changed, (max(error_position), max(error_angle)))
     _pieces_into(values, pieces)
     points = prog.points
     at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
@@ -822,14 +827,14 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     all_edits = point_edits + edits
     text = w.apply_edits(prog.text, all_edits, prog.path, w.COMMENT_STARTS[prog.language])
     n_changed = len({(e.start, e.end) for e in point_edits}) + len(whole)
-    return Written(text, n_changed, (max(error_position), max(error_angle)))
+    return Written(text.encode("latin-1"), n_changed, (max(error_position), max(error_angle)))
 
 
 def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.ndarray, is_joint: np.ndarray
-                         ) -> tuple[str | None, int]:
+                         ) -> tuple[bytes | None, int]:
     """The joints form of a program whose every point is its own inline text (:attr:`ProgramColumns.plain`), from
     its columns: each Cartesian motion whose points all converged renamed ``MoveAbsJ`` / ``movej`` and every
-    point's value spliced in (:func:`w.splice_values`), as the general rules below write it; ``(text, points
+    point's value spliced in (:func:`w.splice_bytes`), as the general rules below write it; ``(bytes, points
     written)``, or ``(None, 0)`` where they are needed (a RAPID ``MoveC``, rewritten as two statements; spans
     out of the text's order; a comment inside a replaced text)."""
     run = prog.columns.run
@@ -846,9 +851,9 @@ def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.nd
     ends = np.concatenate([run.name[named, 1], run.argument[written, 1]])
     texts = [new] * named.size + [values[i] for i in written]
     order = np.argsort(starts, kind="stable")
-    text = w.splice_values(prog.text, starts[order], ends[order], [texts[i] for i in order.tolist()], None,
-                           w.COMMENT_STARTS[prog.language])
-    return text, len(written)
+    data = w.splice_bytes(prog.text, starts[order], ends[order], [texts[i] for i in order.tolist()], None,
+                          w.COMMENT_STARTS[prog.language])
+    return data, len(written)
 
 
 def _pieces_into(values: list[str | None], pieces) -> None:

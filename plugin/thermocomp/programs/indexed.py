@@ -55,6 +55,11 @@ class IndexedWritten:
     entries: int
     rounding: tuple[float, float]
 
+    @property
+    def data(self) -> bytes:
+        """The text as the file holds it (latin-1)."""
+        return self.text.encode("latin-1")
+
 
 def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, minutes: FloatArray,
                   status: np.ndarray, output: str,

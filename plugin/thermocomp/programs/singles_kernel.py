@@ -261,13 +261,13 @@ def _robtarget_rows(texts, conf, extax_code, table, table_len, buf, start, end):
     return k
 
 
-def robtarget_rows(stored: np.ndarray, conf: np.ndarray, extax: list[str]) -> tuple[np.ndarray, np.ndarray,
-                                                                                     np.ndarray, np.ndarray]:
+def robtarget_rows(stored: np.ndarray, conf: np.ndarray, extax_code: np.ndarray,
+                   extax_table: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The robtarget texts ``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],<extax>]`` of the float32 rows ``stored``
-    ``(r, 7)``, integer confdata ``(r, 4)`` and external axes' texts, as latin-1 bytes: ``(buf, start, end,
-    done)``, row ``i`` being ``buf[start[i]:end[i]]`` where ``done[i]``. The numbers are as
-    :func:`shortest_texts` writes them; a row with a value left to numpy (zero, ...) is not written (the
-    caller writes it)."""
+    ``(r, 7)``, integer confdata ``(r, 4)`` and external axes' texts (row ``i``'s is
+    ``extax_table[extax_code[i]]``), as latin-1 bytes: ``(buf, start, end, done)``, row ``i`` being
+    ``buf[start[i]:end[i]]`` where ``done[i]``. The numbers are as :func:`shortest_texts` writes them; a row with
+    a value left to numpy (zero, ...) is not written (the caller writes it)."""
     fast, done = shortest_texts(stored)
     rows = np.flatnonzero(np.all(done, axis=1))
     r = fast.shape[0]
@@ -275,10 +275,8 @@ def robtarget_rows(stored: np.ndarray, conf: np.ndarray, extax: list[str]) -> tu
     row_done = np.zeros(r, dtype=bool)
     if rows.size == 0:
         return np.zeros(0, dtype=np.uint8), start, end, row_done
-    written = extax if rows.size == r else [extax[i] for i in rows.tolist()]
-    index = {e: k for k, e in enumerate(dict.fromkeys(written))}  # each distinct text once, in C loops
-    codes = np.fromiter(map(index.__getitem__, written), dtype=np.int64, count=rows.size)
-    encoded = [e.encode("latin-1") for e in index]
+    codes = np.ascontiguousarray(np.asarray(extax_code, dtype=np.int64)[rows])
+    encoded = [e.encode("latin-1") for e in extax_table]
     table = np.zeros((len(encoded), max(1, max(len(e) for e in encoded))), dtype=np.uint8)
     for k, e in enumerate(encoded):
         table[k, :len(e)] = np.frombuffer(e, dtype=np.uint8)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -107,26 +108,38 @@ def rapid_robtarget_column(texts: np.ndarray, confdata: np.ndarray, extax: list[
     return [_ROBTARGET(*flat[7 * i:7 * i + 7], *c, e or _NO_EXTAX) for i, (c, e) in enumerate(zip(conf, extax))]
 
 
-def rapid_robtarget_bytes(shown: FloatArray, confdata: np.ndarray, extax: list[str]) -> tuple[np.ndarray, np.ndarray,
-                                                                                             np.ndarray]:
+def rapid_robtarget_bytes(shown: FloatArray, confdata: np.ndarray, extax: Sequence[str],
+                          rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The robtarget texts of the values ``shown`` ``(r, 7)`` (x, y, z [mm], q1..q4) as latin-1 bytes,
     ``(buf, start, end)``, row ``i`` being ``buf[start[i]:end[i]]``: the characters of
     :func:`rapid_robtarget_column` of :func:`single_texts`, written in compiled code
     (:func:`thermocomp.programs.singles_kernel.robtarget_rows`) where every number of a row is one it writes,
-    by that reference itself for the other rows."""
+    by that reference itself for the other rows.
+
+    ``extax``: the external axes' texts of the rows, or, with ``rows`` (indices into it), of a longer list
+    (a program's points: each distinct text is then looked up once, by code)."""
     from thermocomp.programs.singles_kernel import robtarget_rows
 
     shown = np.asarray(shown, dtype=float)
-    extax = [e or _NO_EXTAX for e in extax]
+    codes, distinct = text_codes(extax)
+    if rows is not None:
+        codes = codes[rows]
+    distinct = [e or _NO_EXTAX for e in distinct]
     stored = np.round(shown, NOISE_DECIMALS).astype(np.float32)
-    buf, start, end, done = robtarget_rows(stored, np.asarray(confdata).astype(int), extax)
+    buf, start, end, done = robtarget_rows(stored, np.asarray(confdata).astype(int), codes, distinct)
     rest = np.flatnonzero(~done)
     if rest.size:
         texts = rapid_robtarget_column(single_texts(shown[rest]), np.asarray(confdata)[rest],
-                                       [extax[i] for i in rest.tolist()])
+                                       [distinct[c] for c in codes[rest].tolist()])
         more, start[rest], end[rest] = packed(texts, len(buf))
         buf = np.concatenate([buf, more])
     return buf, start, end
+
+
+def text_codes(texts: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Each text's index in the list of the distinct ones (in order of appearance): ``(codes, distinct)``."""
+    index = {t: k for k, t in enumerate(dict.fromkeys(texts))}  # in C loops: a program repeats a few texts
+    return np.fromiter(map(index.__getitem__, texts), dtype=np.int64, count=len(texts)), list(index)
 
 
 def list_bytes(shown: FloatArray, prefix: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -275,10 +288,19 @@ def apply_edits(text: str, edits: list[Edit], path: str, comment: str | None = N
 def splice_values(text: str, starts: np.ndarray, ends: np.ndarray, values: list[str | None],
                   pieces: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
                   comment: str | None = None) -> str | None:
+    """:func:`splice_bytes` as text."""
+    out = splice_bytes(text, starts, ends, values, pieces, comment)
+    return None if out is None else out.decode("latin-1")
+
+
+def splice_bytes(text: str, starts: np.ndarray, ends: np.ndarray, values: list[str | None],
+                 pieces: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
+                 comment: str | None = None, data: bytes | None = None) -> bytes | None:
     """``text`` with ``text[starts[i]:ends[i]]`` replaced by ``values[i]`` (``None``: kept), or for the rows of
     ``pieces`` ``(rows, buf, start, end)`` by the latin-1 bytes ``buf[start[k]:end[k]]``, as :func:`apply_edits`
-    would, in compiled code (:func:`thermocomp.programs.text_kernel.splice`); ``None`` if the replaced spans
-    are not in the order of the text and apart, or if one holds a ``comment`` (:func:`apply_edits` keeps it)."""
+    would, in compiled code (:func:`thermocomp.programs.text_kernel.splice`), as latin-1 bytes (``data``: the
+    text's own, where the caller has them); ``None`` if the replaced spans are not in the order of the text and
+    apart, or if one holds a ``comment`` (:func:`apply_edits` keeps it)."""
     from thermocomp.programs.text_kernel import splice
 
     m = len(values)
@@ -297,8 +319,9 @@ def splice_values(text: str, starts: np.ndarray, ends: np.ndarray, values: list[
     replaced = np.flatnonzero(rep_start >= 0)
     if _commented(np.asarray(starts)[replaced], np.asarray(ends)[replaced], text, comment).size:
         return None  # a comment inside a replaced target: its text is left to apply_edits, which keeps it
-    out = splice(np.frombuffer(text.encode("latin-1"), dtype=np.uint8), starts, ends, rep, rep_start, rep_end)
-    return None if out is None else out.tobytes().decode("latin-1")
+    source = np.frombuffer(text.encode("latin-1") if data is None else data, dtype=np.uint8)
+    out = splice(source, starts, ends, rep, rep_start, rep_end)
+    return None if out is None else out.tobytes()
 
 
 def point_changed(point: Point, T_world_tcp_new: FloatArray | None, q_new: FloatArray | None,
