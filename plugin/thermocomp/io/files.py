@@ -88,7 +88,12 @@ def read_input_bytes(path: PathLike, kind: str | None = None) -> bytes:
 
 def read_program_text(path: PathLike, kind: str) -> str:
     """A robot program's text, decoded as ISO-8859-1 (every byte one character, so spans are byte offsets and
-    every byte is written back as it was read).
+    every byte is written back as it was read): :func:`read_program_bytes`, decoded."""
+    return read_program_bytes(path, kind).decode("latin-1")
+
+
+def read_program_bytes(path: PathLike, kind: str) -> bytes:
+    """A robot program's bytes, checked to be a text of one byte a character.
 
     A text in UTF-16 or UTF-32 (a byte-order mark) or with line ends of CR alone (classic Mac OS) would
     otherwise be refused as a syntax error at its first character or its last line; neither is what
@@ -101,7 +106,7 @@ def read_program_text(path: PathLike, kind: str) -> str:
     if b"\n" not in data and data.count(b"\r") > 1:
         raise InputError(f"the {kind}'s lines end in CR alone (classic Mac OS): expected LF or CR LF line ends",
                          path=str(path), row=1, column=data.index(b"\r") + 1)
-    return data.decode("latin-1")
+    return data
 
 
 def is_file(path: PathLike) -> bool:
@@ -112,4 +117,4 @@ def is_file(path: PathLike) -> bool:
         return False
 
 
-__all__ = ["is_file", "open_input", "read_input_bytes", "read_program_text"]
+__all__ = ["is_file", "open_input", "read_input_bytes", "read_program_bytes", "read_program_text"]

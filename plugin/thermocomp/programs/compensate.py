@@ -701,16 +701,16 @@ def _check_joints_form(prog: RobotProgram) -> None:
 
 @dataclass(frozen=True)
 class Written:
-    """A written program (latin-1 bytes, as the file will hold them), how many target texts changed, and the
-    rounding the text leaves."""
+    """A written program (its latin-1 bytes as the file will hold them: ``bytes`` or a uint8 array), how many
+    target texts changed, and the rounding the text leaves."""
 
-    data: bytes
+    data: bytes | np.ndarray
     n_changed: int
     rounding: tuple[float, float]  # largest TCP position [m] and orientation [rad] error of the written numbers
 
     @property
     def text(self) -> str:
-        return self.data.decode("latin-1")
+        return bytes(self.data).decode("latin-1")
 
 
 def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray,
@@ -789,7 +789,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     n_pieces = 0 if pieces is None else len(pieces[0])
     if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
         data = w.splice_bytes(prog.text, cols.run.text[:, 0], cols.run.text[:, 1], values, pieces,
-                              w.COMMENT_STARTS[prog.language])
+                              w.COMMENT_STARTS[prog.language], prog.data)
         if data is None:  # (not in the order of the text, or a comment inside a target)
             _pieces_into(values, pieces)
             starts, ends = cols.run.text[:, 0].tolist(), cols.run.text[:, 1].tolist()
@@ -831,7 +831,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
 
 
 def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.ndarray, is_joint: np.ndarray
-                         ) -> tuple[bytes | None, int]:
+                         ) -> tuple[np.ndarray | None, int]:
     """The joints form of a program whose every point is its own inline text (:attr:`ProgramColumns.plain`), from
     its columns: each Cartesian motion whose points all converged renamed ``MoveAbsJ`` / ``movej`` and every
     point's value spliced in (:func:`w.splice_bytes`), as the general rules below write it; ``(bytes, points
@@ -852,7 +852,7 @@ def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.nd
     texts = [new] * named.size + [values[i] for i in written]
     order = np.argsort(starts, kind="stable")
     data = w.splice_bytes(prog.text, starts[order], ends[order], [texts[i] for i in order.tolist()], None,
-                          w.COMMENT_STARTS[prog.language])
+                          w.COMMENT_STARTS[prog.language], prog.data)
     return data, len(written)
 
 

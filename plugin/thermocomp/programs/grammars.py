@@ -18,7 +18,8 @@ replacing its lexer classes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
@@ -42,6 +43,22 @@ def lalr_parser(grammar: str, name: str, **options) -> Lark:
     return Lark(grammar, parser="lalr", cache=str(cache / f"{name}.lark"), **options)
 
 
+#: The text being lexed and its latin-1 bytes (uint8), where the run scanners read it: one slot, replaced whole,
+#: emptied when a parse ends; :func:`lexing` fills it with the bytes a reader already has.
+_LEXED: list = [None]
+
+
+@contextmanager
+def lexing(text: str, data: np.ndarray | None) -> Iterator[None]:
+    """While the block parses ``text``, the run scanners read ``data`` (its latin-1 bytes, uint8; ``None``:
+    they encode the text)."""
+    _LEXED[0] = None if data is None else (text, data)
+    try:
+        yield
+    finally:
+        _LEXED[0] = None
+
+
 def _runs_lexer(scan: RunScanner, first: str) -> type[ContextualLexer]:
     """lark's contextual lexer, with ``MOVES`` matched by ``scan`` where the parser accepts it and the text
     there starts with one of the characters ``first``.
@@ -51,7 +68,7 @@ def _runs_lexer(scan: RunScanner, first: str) -> type[ContextualLexer]:
     are the same, the regular expression is still tried where the scanner
     finds no run.
     """
-    last: list = [None]  # (the text being lexed, its bytes): one slot, replaced whole
+    last = _LEXED  # (the text being lexed, its bytes): one slot, replaced whole
 
     class RunsBasicLexer(BasicLexer):
         def __init__(self, conf, *args) -> None:

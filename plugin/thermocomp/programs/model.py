@@ -185,6 +185,8 @@ class RobotProgram:
         The routine(s) one cycle runs.
     newline
         The file's line end (``"\\r\\n"`` or ``"\\n"``), for inserted lines.
+    data
+        The text's latin-1 bytes (uint8), where the reader kept them (the writer splices them), else ``None``.
     """
 
     language: str
@@ -196,6 +198,7 @@ class RobotProgram:
     entry: tuple[str, ...] = ()
     newline: str = "\n"
     extra: dict = field(default_factory=dict)
+    data: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         parts = tuple(self.steps)

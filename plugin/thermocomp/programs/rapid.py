@@ -47,9 +47,9 @@ from thermocomp._gc import paused
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
-from thermocomp.io.files import read_program_text
+from thermocomp.io.files import read_program_bytes
 from thermocomp.programs import calls, moves_kernel
-from thermocomp.programs.grammars import error_offset, runs_parser
+from thermocomp.programs.grammars import error_offset, lexing, runs_parser
 from thermocomp.programs.model import (
     _KIND_CODE,
     ABSOLUTE_JOINT,
@@ -188,12 +188,14 @@ class MoveStatements:
     ``zone``, ``tool``, ``wobj``); offsets are within the token's text, -1 where a part is absent.
     """
 
-    def __init__(self, token: Token) -> None:
+    def __init__(self, token: Token, data: np.ndarray | None = None) -> None:
         self.text = str(token)
         self.offsets = moves_kernel.split_moves(self.text)
         if self.offsets is None:
             raise _Fallback
-        self.data = np.frombuffer(self.text.encode("latin-1"), dtype=np.uint8)
+        # its latin-1 bytes: a view of the whole text's (``data``) where the reader has them
+        self.data = np.frombuffer(self.text.encode("latin-1"), dtype=np.uint8) if data is None \
+            else data[token.start_pos:token.end_pos]
 
     def __len__(self) -> int:
         return len(self.offsets)
@@ -251,9 +253,10 @@ def _expanded(distinct: list, inverse: np.ndarray) -> list:
     return table[inverse].tolist()
 
 
-def move_statements(token: Token) -> MoveStatements:
-    """The statements of a ``MOVES`` token; :class:`_Fallback` if they are not exactly of the run's shape."""
-    return MoveStatements(token)
+def move_statements(token: Token, data: np.ndarray | None = None) -> MoveStatements:
+    """The statements of a ``MOVES`` token (``data``: the whole text's latin-1 bytes, if at hand);
+    :class:`_Fallback` if they are not exactly of the run's shape."""
+    return MoveStatements(token, data)
 
 
 class _Unsupported(Exception):
@@ -287,15 +290,17 @@ class _Data:
     declared: Token
 
 
-def parse_rapid_text(text: str, path: str, runs: bool = True) -> Tree:
+def parse_rapid_text(text: str, path: str, runs: bool = True, data: np.ndarray | None = None) -> Tree:
     """Parse ``text`` (a whole module) into lark's tree; a syntax error names line and column.
 
     With ``runs`` (the default) runs of plain motion statements are ``moves``
-    nodes of one ``MOVES`` token each (see :func:`rapid_parser`).
+    nodes of one ``MOVES`` token each (see :func:`rapid_parser`); ``data``: the
+    text's latin-1 bytes (uint8), where the caller has them.
     """
     parseable = ("   " + text[3:]) if text.startswith("\xef\xbb\xbf") else text  # a UTF-8 BOM, as latin-1
     try:
-        return rapid_parser(runs).parse(parseable)
+        with lexing(parseable, data if parseable is text else None):
+            return rapid_parser(runs).parse(parseable)
     except UnexpectedInput as exc:
         if runs and (getattr(getattr(exc, "token", None), "type", "") == "MOVES"
                      or _a_run_hides_an_error(parseable, error_offset(exc, len(text)))):
@@ -327,22 +332,25 @@ def read_rapid(path: PathLike, progress: Callable[[int, int | None], None] | Non
         A syntax error or invalid data (a robtarget of the wrong shape, a
         quaternion that is not unit), naming the file, line and column.
     """
-    text = read_program_text(path, "RAPID module")
-    return rapid_program_from_text(text, str(path), progress=progress)
+    data = read_program_bytes(path, "RAPID module")
+    return rapid_program_from_text(data.decode("latin-1"), str(path), progress=progress, data=data)
 
 
 def rapid_program_from_text(text: str, path: str = "<text>", runs: bool = True,
-                            progress: Callable[[int, int | None], None] | None = None) -> RobotProgram:
+                            progress: Callable[[int, int | None], None] | None = None,
+                            data: bytes | None = None) -> RobotProgram:
     """:func:`read_rapid` on the text of a module (decoded as ISO-8859-1).
 
     ``runs=False`` reads every statement through the grammar's general rules
     (slower on long programs; the same program). ``progress(motions, None)``
-    hears of the motions followed, every few thousand.
+    hears of the motions followed, every few thousand. ``data``: the file's
+    bytes, where the caller has them (else the text is encoded).
     """
+    codes = np.frombuffer(text.encode("latin-1") if data is None else data, dtype=np.uint8)
     with paused():  # a long program is a million objects that all stay alive (thermocomp._gc)
         if runs:
-            tree = parse_rapid_text(text, path)
-            walker = _Walker(text, path, progress)
+            tree = parse_rapid_text(text, path, data=codes)
+            walker = _Walker(text, path, progress, codes)
             try:
                 program = walker.run(tree)
             except InputError:
@@ -354,7 +362,7 @@ def rapid_program_from_text(text: str, path: str = "<text>", runs: bool = True,
                 if walker.runs_read(tree):
                     return program
             # (a run's numbers the general rules refuse are a syntax error, named before anything the walk found)
-        return _Walker(text, path, progress).run(parse_rapid_text(text, path, runs=False))
+        return _Walker(text, path, progress, codes).run(parse_rapid_text(text, path, runs=False))
 
 
 def _a_run_hides_an_error(text: str, before: int) -> bool:
@@ -379,8 +387,10 @@ def _a_run_hides_an_error(text: str, before: int) -> bool:
 class _Walker:
     """Follows a module's entry routine statement by statement."""
 
-    def __init__(self, text: str, path: str, progress: Callable[[int, int | None], None] | None = None) -> None:
+    def __init__(self, text: str, path: str, progress: Callable[[int, int | None], None] | None = None,
+                 data: np.ndarray | None = None) -> None:
         self.text = text
+        self.data = np.frombuffer(text.encode("latin-1"), dtype=np.uint8) if data is None else data  # (its bytes)
         self.path = path
         self.progress = progress
         self.module_data: dict[str, _Data] = {}
@@ -441,7 +451,7 @@ class _Walker:
         return RobotProgram(
             language="rapid", path=self.path, text=self.text, steps=self.finish_points(tree),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
-            entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
+            entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text), data=self.data,
         )
 
     def finish_points(self, tree: Tree) -> tuple:
@@ -1129,13 +1139,13 @@ class _Walker:
     def move_matches(self, token: Token) -> MoveStatements:
         """:func:`move_statements` of a ``MOVES`` token, split once."""
         if token.start_pos not in self._matches:
-            self._matches[token.start_pos] = move_statements(token)
+            self._matches[token.start_pos] = move_statements(token, self.data)
         return self._matches[token.start_pos]
 
     def lines_columns(self, positions: list[int]) -> tuple[list[int], list[int]]:
         """1-based line and column of character offsets, as lark counts them."""
         if self._newlines is None:  # the offsets of the line ends, after a -1 before the first line
-            ends = np.flatnonzero(np.frombuffer(self.text.encode("latin-1"), dtype=np.uint8) == 10)
+            ends = np.flatnonzero(self.data == 10)
             self._newlines = np.r_[-1, ends]
         pos = np.asarray(positions, dtype=np.int64)
         line = np.searchsorted(self._newlines, pos)  # line ends before pos, the -1 included

@@ -290,17 +290,17 @@ def splice_values(text: str, starts: np.ndarray, ends: np.ndarray, values: list[
                   comment: str | None = None) -> str | None:
     """:func:`splice_bytes` as text."""
     out = splice_bytes(text, starts, ends, values, pieces, comment)
-    return None if out is None else out.decode("latin-1")
+    return None if out is None else out.tobytes().decode("latin-1")
 
 
 def splice_bytes(text: str, starts: np.ndarray, ends: np.ndarray, values: list[str | None],
                  pieces: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
-                 comment: str | None = None, data: bytes | None = None) -> bytes | None:
+                 comment: str | None = None, data: np.ndarray | None = None) -> np.ndarray | None:
     """``text`` with ``text[starts[i]:ends[i]]`` replaced by ``values[i]`` (``None``: kept), or for the rows of
     ``pieces`` ``(rows, buf, start, end)`` by the latin-1 bytes ``buf[start[k]:end[k]]``, as :func:`apply_edits`
-    would, in compiled code (:func:`thermocomp.programs.text_kernel.splice`), as latin-1 bytes (``data``: the
-    text's own, where the caller has them); ``None`` if the replaced spans are not in the order of the text and
-    apart, or if one holds a ``comment`` (:func:`apply_edits` keeps it)."""
+    would, in compiled code (:func:`thermocomp.programs.text_kernel.splice`), as latin-1 bytes (uint8; ``data``:
+    the text's own, where the caller has them); ``None`` if the replaced spans are not in the order of the text
+    and apart, or if one holds a ``comment`` (:func:`apply_edits` keeps it)."""
     from thermocomp.programs.text_kernel import splice
 
     m = len(values)
@@ -319,9 +319,8 @@ def splice_bytes(text: str, starts: np.ndarray, ends: np.ndarray, values: list[s
     replaced = np.flatnonzero(rep_start >= 0)
     if _commented(np.asarray(starts)[replaced], np.asarray(ends)[replaced], text, comment).size:
         return None  # a comment inside a replaced target: its text is left to apply_edits, which keeps it
-    source = np.frombuffer(text.encode("latin-1") if data is None else data, dtype=np.uint8)
-    out = splice(source, starts, ends, rep, rep_start, rep_end)
-    return None if out is None else out.tobytes()
+    source = np.frombuffer(text.encode("latin-1"), dtype=np.uint8) if data is None else data
+    return splice(source, starts, ends, rep, rep_start, rep_end)
 
 
 def point_changed(point: Point, T_world_tcp_new: FloatArray | None, q_new: FloatArray | None,
