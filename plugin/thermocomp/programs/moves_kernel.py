@@ -243,11 +243,13 @@ def run_end(data: np.ndarray, start: int) -> int:
     return int(_run_end(data, start, _INSTR_BYTES, _INSTR_LENGTHS))
 
 
-def split_moves(text: str) -> np.ndarray | None:
+def split_moves(text: str, data: np.ndarray | None = None) -> np.ndarray | None:
     """Every statement of a ``MOVES`` token's ``text``, ``(r, 15)`` int64 offsets within it: the start and end
-    of each of :data:`PARTS` (-1, -1 where absent) and the statement's end; ``None`` off the exact shape."""
-    data = np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
-    out = np.empty((text.count(";") + 1, END + 1), dtype=np.int64)
+    of each of :data:`PARTS` (-1, -1 where absent) and the statement's end; ``None`` off the exact shape.
+    ``data``: the text's latin-1 bytes (uint8), where the caller has them."""
+    if data is None:
+        data = np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
+    out = np.empty((np.count_nonzero(data == 59) + 1, END + 1), dtype=np.int64)  # (a statement a ';')
     count = _split(data, _INSTR_BYTES, _INSTR_LENGTHS, out)
     return None if count <= 0 else out[:count]
 
@@ -299,7 +301,10 @@ def distinct_spans(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
     hashes = np.empty((r, c), dtype=np.uint64)
     for j in range(c):
         _hashes(data, np.ascontiguousarray(starts2[:, j]), np.ascontiguousarray(ends2[:, j]), lower, hashes[:, j])
-    keys = hashes[:, 0] if c == 1 else hashes.view(np.dtype((np.void, 8 * c))).ravel()
+    keys = hashes[:, 0].copy()
+    for j in range(1, c):  # a row's parts as one key (a collision of keys is caught below, as one of a part's)
+        keys *= np.uint64(1099511628211)
+        keys ^= hashes[:, j]
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # groups numbered in order of appearance
     rank = np.empty_like(order)
@@ -310,8 +315,24 @@ def distinct_spans(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
     for j in range(c):
         if not _same_as(data, np.ascontiguousarray(starts2[:, j]), np.ascontiguousarray(ends2[:, j]),
                         representative, lower):
-            raise ValueError("hash collision")  # (never seen: callers read such a run through the general rules)
+            return _exact_groups(data, starts2, ends2, lower)  # two texts of one hash: grouped by the texts
     return first, inverse
+
+
+def _exact_groups(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, lower: bool) -> tuple[np.ndarray,
+                                                                                                  np.ndarray]:
+    """:func:`distinct_spans` by the texts themselves (``starts``, ``ends`` ``(r, c)``), in Python."""
+    raw = data.tobytes()
+    groups: dict[tuple, int] = {}
+    first: list[int] = []
+    inverse = np.empty(len(starts), dtype=np.int64)
+    for i, (row_starts, row_ends) in enumerate(zip(starts.tolist(), ends.tolist())):
+        key = tuple(None if a < 0 else (raw[a:b].lower() if lower else raw[a:b]) for a, b in zip(row_starts, row_ends))
+        if key not in groups:
+            groups[key] = len(first)
+            first.append(i)
+        inverse[i] = groups[key]
+    return np.array(first, dtype=np.int64), inverse
 
 
 @njit(cache=True, nogil=True)

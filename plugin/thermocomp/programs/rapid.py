@@ -190,12 +190,12 @@ class MoveStatements:
 
     def __init__(self, token: Token, data: np.ndarray | None = None) -> None:
         self.text = str(token)
-        self.offsets = moves_kernel.split_moves(self.text)
-        if self.offsets is None:
-            raise _Fallback
         # its latin-1 bytes: a view of the whole text's (``data``) where the reader has them
         self.data = np.frombuffer(self.text.encode("latin-1"), dtype=np.uint8) if data is None \
             else data[token.start_pos:token.end_pos]
+        self.offsets = moves_kernel.split_moves(self.text, self.data)
+        if self.offsets is None:
+            raise _Fallback
 
     def __len__(self) -> int:
         return len(self.offsets)
