@@ -605,22 +605,33 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
                                source=prog.path)
         run_options = options
 
+    # the versions to check and write: one per minute written, or the snapshot; with the nominal robot's flange
+    # poses at their joints, which the chunks hold (their filtered poses). Each chunk is taken in as it comes, and
+    # kept only for the results CSV: a program's chunks hold a kilobyte a point.
+    minutes_written = np.asarray(run_options.minutes) if popts.indexed_minutes is not None else np.zeros(1)
+    q_checked = np.empty((len(minutes_written), m, chain.n_joints))
+    R_checked, p_checked = np.empty((len(minutes_written), m, 3, 3)), np.empty((len(minutes_written), m, 3))
+    status = np.where(nominal_status != Status.CONVERGED, nominal_status, 0).astype(np.int8)
     summary = CompensationSummary()
     chunks: list[CompensationChunk] = []
     known = NominalMemo.solved(core_program, q_nominal, nominal_status)  # found above: not solved again
     for chunk in compensate(chain, table, core_program, run_options, progress, memo=known):
         summary.add(chunk, names)
-        chunks.append(chunk)
+        version = np.searchsorted(minutes_written, chunk.minute) if popts.indexed_minutes is not None else 0
+        q_checked[version, chunk.target] = chunk.q
+        R_checked[version, chunk.target] = chunk.R_filtered
+        p_checked[version, chunk.target] = chunk.p_filtered
+        bad = chunk.status != Status.CONVERGED
+        status[chunk.target[bad]] = np.where(status[chunk.target[bad]] == 0, chunk.status[bad], status[chunk.target[bad]])
+        if results is not None:
+            chunks.append(chunk)
+        del chunk  # (its memory is the next chunk's)
     rep = ProgramReport(program=prog.path, language=prog.language, robot=chain.name, deformation=table.source,
                         output=popts.output, time_form=time_form, out=None if out is None else Path(out),
                         n_motions=len(run.instruction), n_points=m, n_changed_texts=0, summary=summary, timing=timing)
     rep.unsupported = [f.text(prog.path) for f in prog.unsupported]
     rep.notes = [f.text(prog.path) for f in prog.notes]
 
-    status = np.where(nominal_status != Status.CONVERGED, nominal_status, 0).astype(np.int8)
-    for chunk in chunks:
-        bad = chunk.status != Status.CONVERGED
-        status[chunk.target[bad]] = np.where(status[chunk.target[bad]] == 0, chunk.status[bad], status[chunk.target[bad]])
     failed = np.flatnonzero(status != Status.CONVERGED)
     rep.failed = [f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
                   f"{Status(int(status[i])).label}" for i in failed]
@@ -630,17 +641,7 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
 
     from thermocomp.programs import feasibility
 
-    # the versions to check and write: one per minute written, or the snapshot; with the nominal robot's flange
-    # poses at their joints, which the chunks hold (their filtered poses)
-    minutes_written = np.asarray(run_options.minutes) if popts.indexed_minutes is not None else np.zeros(1)
-    q_checked = np.empty((len(minutes_written), m, chain.n_joints))
-    R_checked, p_checked = np.empty((len(minutes_written), m, 3, 3)), np.empty((len(minutes_written), m, 3))
-    for chunk in chunks:
-        version = np.searchsorted(minutes_written, chunk.minute) if popts.indexed_minutes is not None else 0
-        q_checked[version, chunk.target] = chunk.q
-        R_checked[version, chunk.target] = chunk.R_filtered
-        p_checked[version, chunk.target] = chunk.p_filtered
-    # and the TCP poses there, which the checks and the snapshot writer both read
+    # the TCP poses of the versions, which the checks and the snapshot writer both read
     R_tcp, p_tcp = tcp_poses(R_checked, p_checked, poses.T_flange_tcp)
     phase("solving", then="checks")  # (collecting the chunks' joints)
     rep.rows, rep.feasibility = feasibility.check_program(chain, prog, poses, q_nominal, q_checked, timing, status,
