@@ -16,7 +16,7 @@ import thermocomp.compensation.compensate as compensate_module
 import thermocomp.kinematics.seeding as seeding_module
 from thermocomp.compensation.compensate import PHASES, PROGRESS_ROWS, CompensationOptions, compensate
 from thermocomp.compensation.program import Program
-from thermocomp.errors import InputError
+from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.targets_csv import read_targets_csv, write_targets_csv
 from thermocomp.kinematics.ik import Status, solve_ik
@@ -305,21 +305,31 @@ def test_a_taken_program_is_the_one_its_rows_make():
         whole.take(np.zeros(0, dtype=np.int64))
 
 
-def test_a_memo_of_known_solutions_is_not_solved_again(targets, exaggerated, monkeypatch):
-    """A caller that found the nominal configurations (a robot program, along its path) hands them over in a
-    memo: nothing nominal is solved again, and the compensation is the one that solves them itself."""
-    from thermocomp.compensation.compensate import NominalMemo, nominal_solutions
+def test_known_nominal_solutions_are_not_solved_again(targets, exaggerated, monkeypatch):
+    """A caller that found the nominal configurations (a robot program, along its path) hands them over
+    (``compensate(..., nominal=)``): nothing nominal is solved or looked up again, and the compensation is the
+    one that solves them itself; a timed program and a grid alike."""
+    from thermocomp.compensation.compensate import _take, nominal_solutions
 
     chain = load_robot("irb140")
     program, _ = _jumping(targets, np.random.default_rng(5))
-    found = nominal_solutions(chain, program, CompensationOptions())
-    given = Program(names=program.names, R_world_tcp=program.R_world_tcp, p_world_tcp=program.p_world_tcp,
-                    time_min=program.time_min, q_reference=found.q, source="known")
-    expected = list(compensate(chain, exaggerated, given, CompensationOptions()))
-    solved = []
-    monkeypatch.setattr(compensate_module, "_nominal_distinct", lambda *a, **k: solved.append(1) or _NOMINAL_DISTINCT(*a, **k))
-    memo = NominalMemo.solved(given, found.q, found.status)
-    got = list(compensate(chain, exaggerated, given, CompensationOptions(), memo=memo))
-    assert solved == []
-    assert np.array_equal(np.vstack([c.q for c in got]), np.vstack([c.q for c in expected]))
-    assert np.array_equal(np.concatenate([c.status for c in got]), np.concatenate([c.status for c in expected]))
+    solved: list[int] = []
+    for timed in (True, False):
+        rows = program if timed else program.take(np.arange(40))
+        found = nominal_solutions(chain, rows, CompensationOptions())
+        given = Program(names=rows.names, R_world_tcp=rows.R_world_tcp, p_world_tcp=rows.p_world_tcp,
+                        time_min=rows.time_min if timed else None, q_reference=found.q, source="known")
+        options = CompensationOptions() if timed else CompensationOptions(minutes=(0.0, 60.0, 200.0))
+        expected = list(compensate(chain, exaggerated, given, options))
+        monkeypatch.setattr(compensate_module, "_nominal_distinct",
+                            lambda *a, **k: solved.append(1) or _NOMINAL_DISTINCT(*a, **k))
+        monkeypatch.setattr(compensate_module.NominalMemo, "lookup", lambda *a: solved.append(2))
+        got = list(compensate(chain, exaggerated, given, options, nominal=found))
+        monkeypatch.undo()
+        assert solved == []
+        assert sum(c.n_rows for c in got) == (rows.n_targets if timed else 3 * rows.n_targets)
+        assert np.array_equal(np.vstack([c.q for c in got]), np.vstack([c.q for c in expected]))
+        assert np.array_equal(np.concatenate([c.status for c in got]), np.concatenate([c.status for c in expected]))
+        assert np.array_equal(np.vstack([c.q_nominal for c in got]), np.vstack([c.q_nominal for c in expected]))
+    with pytest.raises(ConfigurationError, match="nominal solutions for"):
+        next(compensate(chain, exaggerated, given, options, nominal=_take(found, np.arange(3))))

@@ -347,24 +347,6 @@ class NominalMemo:
         sort = np.argsort(hashes, kind="stable")
         self._hashes, self._order = hashes[sort], order[sort]
 
-    @classmethod
-    def solved(cls, program: Program, q: FloatArray, status: np.ndarray) -> NominalMemo:
-        """A memo that knows every row of ``program``: its nominal joints ``q`` ``(m, n)`` [rad] and ``status`` ``(m,)``.
-
-        For a caller that found the nominal configurations its own way (a
-        robot program, along its path and with its confdata), so that
-        :func:`compensate` does not solve them again. Rows with the same
-        problem must have the same solution (the problem's key includes the
-        reference joints: pass ``q`` as the program's ``q_reference``).
-        """
-        first, _, keys = program.distinct_rows()
-        k = first.size
-        memo = cls(capacity=max(MEMO_ENTRIES, k))
-        memo.add(keys, IKResult(q=q[first], status=status[first].astype(np.int8), position_error=np.full(k, np.nan),
-                                orientation_error=np.full(k, np.nan), iterations=np.zeros(k, dtype=np.int64),
-                                sigma_min=np.full(k, np.nan)))
-        return memo
-
     def take(self, rows: np.ndarray) -> IKResult:
         """The remembered results of memo rows ``rows``."""
         assert self._results is not None
@@ -492,6 +474,7 @@ def compensate(
     q_previous: FloatArray | None = None,
     *,
     memo: NominalMemo | None = None,
+    nominal: IKResult | None = None,
 ) -> Iterator[CompensationChunk]:
     """Compensate ``program`` on ``chain`` deformed by ``table``; yield result chunks.
 
@@ -519,6 +502,11 @@ def compensate(
     memo
         Nominal solutions already known: pass one :class:`NominalMemo` to
         every piece of a streamed program so a repeated target is solved once.
+    nominal
+        The nominal solution of every row (of every target for a program
+        without a time column), where the caller found them its own way (a
+        robot program, along its path and with its confdata): not solved,
+        nor looked up, again.
 
     Yields
     ------
@@ -549,12 +537,16 @@ def compensate(
     def model_at(fraction: FloatArray) -> KinematicModel:
         return deformed_model(chain, table, fraction, options.composition)
 
+    if nominal is not None and nominal.q.shape != (program.n_targets, chain.n_joints):
+        raise ConfigurationError(f"{program.source}: {nominal.q.shape[0]} nominal solutions for "
+                                 f"{program.n_targets} targets")
     if program.time_min is not None:
-        yield from _compensate_timed(chain, model_at, program, options, q_previous, memo, progress)
+        yield from _compensate_timed(chain, model_at, program, options, q_previous, memo, progress, nominal)
         return
     t0 = time.perf_counter()
     announce_phase(progress, "nominal configurations", None)
-    nominal = nominal_solutions(chain, program, options, q_previous, memo, _phase_progress(progress))
+    if nominal is None:
+        nominal = nominal_solutions(chain, program, options, q_previous, memo, _phase_progress(progress))
     nominal_seconds = time.perf_counter() - t0
     announce_phase(progress, "solving", None)
     if minute_tables is not None:
@@ -789,14 +781,14 @@ def _target_predictor(model_at: ModelAt, frac: FloatArray, R: FloatArray, p: Flo
     return np.where(ok[local][:, None], seed, q_nominal)
 
 
-def _compensate_timed(chain, model_at, program, options, q_previous, memo, progress):
+def _compensate_timed(chain, model_at, program, options, q_previous, memo, progress, known=None):
     """A program with a time column: each row once at its own time, in slices of :data:`PROGRESS_ROWS` rows.
 
     Each slice finds its nominal configurations (distinct problems only,
-    :class:`NominalMemo` remembering them across slices), then solves the
-    deformed robot from a predictor: per target along the fraction when the
-    slice revisits few targets (:func:`_target_predictor`), else along the
-    path (:func:`_path_predictor`).
+    :class:`NominalMemo` remembering them across slices; or takes the
+    caller's, ``known``), then solves the deformed robot from a predictor:
+    per target along the fraction when the slice revisits few targets
+    (:func:`_target_predictor`), else along the path (:func:`_path_predictor`).
     """
     m = program.n_targets
     step = min(options.chunk_rows, PROGRESS_ROWS)
@@ -810,8 +802,9 @@ def _compensate_timed(chain, model_at, program, options, q_previous, memo, progr
         order = np.argsort(first)  # distinct problems in order of first appearance (the path's order)
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
-        nominal = _nominal_rows(chain, program.take(idx), first[order], rank[local], keys[distinct[order]], options,
-                                q_previous, memo, None)
+        nominal = _take(known, idx) if known is not None else \
+            _nominal_rows(chain, program.take(idx), first[order], rank[local], keys[distinct[order]], options,
+                          q_previous, memo, None)
         q_previous = nominal.q[-1]
         t1 = time.perf_counter()
         minute = program.time_min[idx]

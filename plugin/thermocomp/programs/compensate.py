@@ -25,7 +25,6 @@ from thermocomp.compensation.compensate import (
     CompensationChunk,
     CompensationOptions,
     CompensationSummary,
-    NominalMemo,
     ProgressCallback,
     _phase_progress,
     announce_phase,
@@ -51,7 +50,7 @@ from thermocomp.io.results_csv import results_writer
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.kinematics.confdata import confdata_from_q, to_quadrants
 from thermocomp.kinematics.fk import fk
-from thermocomp.kinematics.ik import Status, pose_errors
+from thermocomp.kinematics.ik import IKResult, Status, pose_errors
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.kinematics.seeding import solve_nominal_configuration, solve_path
 from thermocomp.prepare import robot_and_table
@@ -614,8 +613,10 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     status = np.where(nominal_status != Status.CONVERGED, nominal_status, 0).astype(np.int8)
     summary = CompensationSummary()
     chunks: list[CompensationChunk] = []
-    known = NominalMemo.solved(core_program, q_nominal, nominal_status)  # found above: not solved again
-    for chunk in compensate(chain, table, core_program, run_options, progress, memo=known):
+    known = IKResult(q=q_nominal, status=nominal_status.astype(np.int8), position_error=np.full(m, np.nan),
+                     orientation_error=np.full(m, np.nan), iterations=np.zeros(m, dtype=np.int64),
+                     sigma_min=np.full(m, np.nan))  # found above: not solved again
+    for chunk in compensate(chain, table, core_program, run_options, progress, nominal=known):
         summary.add(chunk, names)
         version = np.searchsorted(minutes_written, chunk.minute) if popts.indexed_minutes is not None else 0
         q_checked[version, chunk.target] = chunk.q
