@@ -1,7 +1,9 @@
-"""moves_kernel.distinct_spans (hashes of the spans' bytes, checked) against grouping by the texts themselves.
+"""The run readers' byte helpers against plain Python on the same text.
 
-Groups are numbered in order of appearance; absent spans (start -1) are their own text, unlike empty ones;
+moves_kernel.distinct_spans (hashes of the spans' bytes, checked) against grouping by the texts themselves:
+groups are numbered in order of appearance; absent spans (start -1) are their own text, unlike empty ones;
 ``lower`` compares A-Z case-insensitively. Where two texts share a hash the texts decide.
+model.line_table (the line ends, found a block at a time) against the lines Python counts.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from thermocomp.programs import moves_kernel
+from thermocomp.programs import model, moves_kernel
 
 
 def _by_texts(text: bytes, starts: np.ndarray, ends: np.ndarray, lower: bool):
@@ -57,3 +59,17 @@ def test_texts_of_one_hash_are_told_apart(rng, monkeypatch):
     first, inverse = moves_kernel.distinct_spans(data, starts, ends, True)
     assert (first.tolist(), inverse.tolist()) == _by_texts(text, starts, ends, True)
     assert len(first) > 1
+
+
+@pytest.mark.parametrize("block", [7, 64, 1 << 20])
+def test_line_table_gives_lark_s_lines_and_columns(rng, monkeypatch, block):
+    monkeypatch.setattr(model, "_LINE_BLOCK", block)
+    text = "".join(rng.choice(["a", "b ", "\n", "\r\n", "xyz"], 300).tolist())
+    table = model.line_table(np.frombuffer(text.encode("latin-1"), dtype=np.uint8))
+    positions = np.arange(len(text))
+    line = np.searchsorted(table, positions)
+    column = positions - table[line - 1]
+    for pos in range(len(text)):
+        before = text[:pos]
+        assert (line[pos], column[pos]) == (before.count("\n") + 1, pos - before.rfind("\n"))
+    assert model.line_table(np.zeros(0, dtype=np.uint8)).tolist() == [-1]

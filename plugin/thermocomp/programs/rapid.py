@@ -64,6 +64,7 @@ from thermocomp.programs.model import (
     Span,
     Wait,
     expand,
+    line_table,
     newline_of,
 )
 from thermocomp.programs.numbers_kernel import all_read, parse_spans
@@ -189,7 +190,7 @@ class MoveStatements:
     """
 
     def __init__(self, token: Token, data: np.ndarray | None = None) -> None:
-        self.text = str(token)
+        self.text = token  # (a str: str(token) would copy it)
         # its latin-1 bytes: a view of the whole text's (``data``) where the reader has them
         self.data = np.frombuffer(self.text.encode("latin-1"), dtype=np.uint8) if data is None \
             else data[token.start_pos:token.end_pos]
@@ -1145,8 +1146,7 @@ class _Walker:
     def lines_columns(self, positions: list[int]) -> tuple[list[int], list[int]]:
         """1-based line and column of character offsets, as lark counts them."""
         if self._newlines is None:  # the offsets of the line ends, after a -1 before the first line
-            ends = np.flatnonzero(self.data == 10)
-            self._newlines = np.r_[-1, ends]
+            self._newlines = line_table(self.data)
         pos = np.asarray(positions, dtype=np.int64)
         line = np.searchsorted(self._newlines, pos)  # line ends before pos, the -1 included
         return line.tolist(), (pos - self._newlines[line - 1]).tolist()

@@ -58,6 +58,7 @@ from thermocomp.programs.model import (
     Span,
     Wait,
     expand,
+    line_table,
     newline_of,
 )
 from thermocomp.programs.moves_kernel import distinct_spans
@@ -879,8 +880,7 @@ class _Walker:
     def lines_columns(self, positions: list[int]) -> tuple[list[int], list[int]]:
         """1-based line and column of character offsets, as lark counts them."""
         if self._newlines is None:  # the offsets of the line ends, after a -1 before the first line
-            ends = np.flatnonzero(np.frombuffer(self.text.encode("latin-1"), dtype=np.uint8) == 10)
-            self._newlines = np.r_[-1, ends]
+            self._newlines = line_table(np.frombuffer(self.text.encode("latin-1"), dtype=np.uint8))
         pos = np.asarray(positions, dtype=np.int64)
         line = np.searchsorted(self._newlines, pos)  # line ends before pos, the -1 included
         return line.tolist(), (pos - self._newlines[line - 1]).tolist()
