@@ -3,6 +3,7 @@
 thermocomp.programs.numbers_kernel reads the numbers of a RAPID run's inline
 targets (1.7 million in a 100,000-motion program) with Clinger's exact fast
 path and ``float`` beyond it; Python's ``float`` is the independent reference.
+Its poses' transforms are those of the reader's one-pose function, bit for bit.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thermocomp.programs.numbers_kernel import parse_numbers
+from thermocomp.programs.numbers_kernel import parse_numbers, pose_transforms
+from thermocomp.programs.rapid import _T_from_pose
 
 
 def _same(text: str, tokens: list[str]) -> None:
@@ -54,3 +56,18 @@ _SPACE = st.sampled_from(["", " ", "\t", "\r\n"])
 def test_random_number_texts_read_as_float_reads_them(parts):
     tokens = [a + n + b for a, n, b in parts]
     _same(",".join(tokens), tokens)
+
+
+def test_pose_transforms_are_the_readers_one_pose_transforms(rng):
+    q = rng.normal(size=(500, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    q[:50] = np.round(q[:50], 3)  # written to a few digits: not unit to the last bit (each is normalised)
+    q[50:60] = [0.0, 0.0, 1.0, 0.0]
+    q[60] = [-0.0, 1.0, -0.0, 0.0]
+    xyz = np.hstack([rng.uniform(-2000, 2000, (500, 3))])
+    xyz[70] = [-0.0, 0.0, 1e-300]
+    values = np.hstack([xyz, q, rng.integers(-2, 3, (500, 4)), rng.uniform(0, 1, (500, 6))])  # a robtarget's 17
+    got = pose_transforms(values)
+    expected = np.array([_T_from_pose((row[:3].tolist(), row[3:7].tolist())) for row in values])
+    assert np.array_equal(got.view(np.int64), expected.view(np.int64))  # bit for bit, signs of zero too
+

@@ -44,7 +44,7 @@ def confdata_from_q(model: KinematicModel, q: ArrayLike) -> np.ndarray:
 
 def _confdata_numpy(model: KinematicModel, q: np.ndarray) -> np.ndarray:
     """:func:`confdata_from_q` in numpy (the reference of the compiled rows)."""
-    quadrant = np.floor(q[:, [0, 3, 5]] / (np.pi / 2)).astype(int)
+    quadrant = quadrants(q)
     origins, axes = joint_frames(model, q)
     forward = _forward_direction(model, q)
     wrist = origins[:, 4]
@@ -84,6 +84,10 @@ def to_quadrants(q: ArrayLike, wanted: ArrayLike) -> np.ndarray:
     """
     q = np.array(q, dtype=float)
     wanted = np.asarray(wanted)
-    got = np.floor(q[:, [0, 3, 5]] / (np.pi / 2)).astype(int)
-    q[:, [0, 3, 5]] += 2.0 * np.pi * np.round((wanted[:, :3] - got) / 4.0)
+    q[:, [0, 3, 5]] += 2.0 * np.pi * np.round((wanted[:, :3] - quadrants(q)) / 4.0)
     return q
+
+
+def quadrants(q: ArrayLike) -> np.ndarray:
+    """The quadrants of axes 1, 4 and 6 of ``q`` ``(m, 6)`` [rad] (``cf1, cf4, cf6``), int ``(m, 3)``."""
+    return np.floor(np.asarray(q, dtype=float)[:, [0, 3, 5]] / (np.pi / 2)).astype(int)

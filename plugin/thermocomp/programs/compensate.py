@@ -48,7 +48,7 @@ from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
 from thermocomp.io.robot_files import RobotFileOptions
-from thermocomp.kinematics.confdata import confdata_from_q, to_quadrants
+from thermocomp.kinematics.confdata import confdata_from_q, quadrants, to_quadrants
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKResult, Status, pose_errors
 from thermocomp.kinematics.model import nominal_model
@@ -418,7 +418,8 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
         cartesian = np.flatnonzero(~joint)
         wanted = program.columns.run.confdata[cartesian].astype(int)
         ok = near_configuration(model, q[cartesian], wanted) & (status[cartesian] == Status.CONVERGED)
-        q[cartesian[ok]] = to_quadrants(q[cartesian[ok]], wanted[ok])
+        turned = cartesian[ok][np.flatnonzero(np.any(quadrants(q[cartesian[ok]]) != wanted[ok, :3], axis=1))]
+        q[turned] = to_quadrants(q[turned], program.columns.run.confdata[turned].astype(int))  # (whole turns)
         redo = cartesian[~ok]
         if redo.size:
             prog = Program(names=tuple(str(i) for i in redo), R_world_tcp=T[redo, :3, :3], p_world_tcp=T[redo, :3, 3],

@@ -161,3 +161,38 @@ def all_read(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
     many (commas between numbers, brackets and whitespace around them)."""
     return _first_malformed(data, np.ascontiguousarray(starts, dtype=np.int64),
                             np.ascontiguousarray(ends, dtype=np.int64), _EXACT_POWERS) < 0
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _transforms(values, out):
+    for r in range(values.shape[0]):
+        x, y, z = values[r, 0], values[r, 1], values[r, 2]
+        w, a, b, c = values[r, 3], values[r, 4], values[r, 5], values[r, 6]
+        s = 1.0 / (w * w + a * a + b * b + c * c)
+        out[r, 0, 0] = 1 - 2 * s * (b * b + c * c)
+        out[r, 0, 1] = 2 * s * (a * b - w * c)
+        out[r, 0, 2] = 2 * s * (a * c + w * b)
+        out[r, 0, 3] = x * 1e-3
+        out[r, 1, 0] = 2 * s * (a * b + w * c)
+        out[r, 1, 1] = 1 - 2 * s * (a * a + c * c)
+        out[r, 1, 2] = 2 * s * (b * c - w * a)
+        out[r, 1, 3] = y * 1e-3
+        out[r, 2, 0] = 2 * s * (a * c - w * b)
+        out[r, 2, 1] = 2 * s * (b * c + w * a)
+        out[r, 2, 2] = 1 - 2 * s * (a * a + b * b)
+        out[r, 2, 3] = z * 1e-3
+        out[r, 3, 0] = 0.0
+        out[r, 3, 1] = 0.0
+        out[r, 3, 2] = 0.0
+        out[r, 3, 3] = 1.0
+
+
+def pose_transforms(values: np.ndarray) -> np.ndarray:
+    """The transforms ``(k, 4, 4)`` [m] of RAPID poses, the rows of ``values`` ``(k, >= 7)`` starting ``x, y, z``
+    [mm], ``q1..q4`` (w, x, y, z): the arithmetic of :func:`thermocomp.programs.rapid._T_from_pose` in its
+    order, so each transform is bit for bit that one."""
+    values = np.ascontiguousarray(values, dtype=float)
+    out = np.empty((values.shape[0], 4, 4))
+    _transforms(values, out)
+    return out
+

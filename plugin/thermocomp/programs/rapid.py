@@ -67,7 +67,7 @@ from thermocomp.programs.model import (
     line_table,
     newline_of,
 )
-from thermocomp.programs.numbers_kernel import all_read, parse_spans
+from thermocomp.programs.numbers_kernel import all_read, parse_spans, pose_transforms
 from thermocomp.programs.writer import NUMBER
 from thermocomp.tolerances import QUAT_NORM_TOL
 
@@ -1230,7 +1230,7 @@ class _Walker:
             if is_joint:
                 q[at], q_len[at] = np.radians(values[:, :6]), 6
             else:
-                T_frame_tcp = _T_from_poses(values[:, :3], values[:, 3:7])
+                T_frame_tcp = pose_transforms(values)
                 for f in np.unique(frame[at]).tolist():  # each work object's points together
                     members = frame[at] == f
                     T_world_tcp[at[members]] = T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
@@ -1430,25 +1430,6 @@ def _T_from_pose(pose) -> FloatArray:
         [2 * s * (a * c - w * b), 2 * s * (b * c + w * a), 1 - 2 * s * (a * a + b * b), z * 1e-3],
         [0.0, 0.0, 0.0, 1.0],
     ])
-
-
-def _T_from_poses(xyz: FloatArray, quat: FloatArray) -> FloatArray:
-    """:func:`_T_from_pose` of many poses (``(k, 3)`` mm and ``(k, 4)`` w, x, y, z): ``(k, 4, 4)`` [m].
-
-    The same arithmetic in the same order, so each transform equals the one of :func:`_T_from_pose`.
-    """
-    x, y, z = xyz.T
-    w, a, b, c = quat.T
-    s = 1.0 / (w * w + a * a + b * b + c * c)
-    T = np.zeros((len(xyz), 4, 4))
-    T[:, 0, 0], T[:, 0, 1], T[:, 0, 2], T[:, 0, 3] = 1 - 2 * s * (b * b + c * c), 2 * s * (a * b - w * c), \
-        2 * s * (a * c + w * b), x * 1e-3
-    T[:, 1, 0], T[:, 1, 1], T[:, 1, 2], T[:, 1, 3] = 2 * s * (a * b + w * c), 1 - 2 * s * (a * a + c * c), \
-        2 * s * (b * c - w * a), y * 1e-3
-    T[:, 2, 0], T[:, 2, 1], T[:, 2, 2], T[:, 2, 3] = 2 * s * (a * c - w * b), 2 * s * (b * c + w * a), \
-        1 - 2 * s * (a * a + b * b), z * 1e-3
-    T[:, 3, 3] = 1.0
-    return T
 
 
 def _copy(value):

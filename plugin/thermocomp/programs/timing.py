@@ -32,9 +32,9 @@ import numpy as np
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import ConfigurationError, InputError
-from thermocomp.geometry.rotations import rotation_angle
 from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.io.csvtext import MAX_CELL
+from thermocomp.kinematics.ik import pose_errors
 from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, MotionRun, RobotProgram
 from thermocomp.robot.chain import Chain
 
@@ -212,7 +212,9 @@ def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray
                            _trapezoids(row_max_abs(joint_travel), joint_speed, acceleration), 0.0)
         t_straight = np.where(np.isfinite(tcp_speed), distance / tcp_speed, 0.0)
         # linear and circular moves: TCP path, reorientation, limiting joint
-        angle = rotation_angle(T[last, :3, :3] @ np.swapaxes(T[previous, :3, :3], -1, -2))
+        # (the angle of R_last R_previous^T: the rotation part of the pose errors, compiled for a long program)
+        zero = np.zeros((len(last), 3))
+        angle = row_norms(pose_errors(T[last, :3, :3], zero, T[previous, :3, :3], zero)[:, 3:])
         t_path = _trapezoids(distance, tcp_speed, acceleration)
         t_ori = np.where(np.isfinite(orientation_speed), angle / orientation_speed, 0.0)
     estimate = np.where(joint_move, np.maximum(np.maximum(limiting_joint, t_joint), t_straight),
