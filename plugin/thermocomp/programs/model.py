@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from thermocomp._typing import FloatArray
+from thermocomp._typing import ArrayLike, FloatArray
 
 #: Motion kinds: how the controller interpolates to the point.
 LINEAR, JOINT, CIRCULAR, ABSOLUTE_JOINT = "linear", "joint", "circular", "absolute_joint"
@@ -494,6 +494,13 @@ def line_table(data: np.ndarray) -> np.ndarray:
     table[k - 1]``."""
     ends = [np.flatnonzero(data[at:at + _LINE_BLOCK] == 10) + at for at in range(0, len(data), _LINE_BLOCK)]
     return np.concatenate([np.array([-1], dtype=np.int64), *ends])
+
+
+def lines_columns(table: np.ndarray, positions: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """1-based line and column of character offsets, as lark counts them, from the text's :func:`line_table`."""
+    pos = np.asarray(positions, dtype=np.int64)
+    line = np.searchsorted(table, pos)  # line ends before pos, the -1 included
+    return line, pos - table[line - 1]
 
 
 def eye4() -> FloatArray:

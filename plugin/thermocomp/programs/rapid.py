@@ -44,7 +44,7 @@ from lark.exceptions import UnexpectedInput
 from lark.tree import Meta
 
 from thermocomp._gc import paused
-from thermocomp._typing import FloatArray, PathLike
+from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
 from thermocomp.io.files import read_program_bytes
@@ -65,6 +65,7 @@ from thermocomp.programs.model import (
     Wait,
     expand,
     line_table,
+    lines_columns,
     newline_of,
 )
 from thermocomp.programs.numbers_kernel import all_read, parse_spans, pose_transforms
@@ -1145,11 +1146,14 @@ class _Walker:
 
     def lines_columns(self, positions: list[int]) -> tuple[list[int], list[int]]:
         """1-based line and column of character offsets, as lark counts them."""
+        line, column = self.lines_columns_array(positions)
+        return line.tolist(), column.tolist()
+
+    def lines_columns_array(self, positions: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`lines_columns` as arrays (a run's thousands of positions)."""
         if self._newlines is None:  # the offsets of the line ends, after a -1 before the first line
             self._newlines = line_table(self.data)
-        pos = np.asarray(positions, dtype=np.int64)
-        line = np.searchsorted(self._newlines, pos)  # line ends before pos, the -1 included
-        return line.tolist(), (pos - self._newlines[line - 1]).tolist()
+        return lines_columns(self._newlines, positions)
 
     def _name_tree(self, token: Token, m: _StatementView, part: str) -> Tree:
         """A ``name`` node for a part of a run's statement, located as the general rules would locate it."""
@@ -1211,7 +1215,7 @@ class _Walker:
         speed = np.array([(s[2], s[3]) for s in shapes], dtype=float).reshape(-1, 2)[shape_of]
         starts = base + st.starts("instr")
         point_starts = base + local_starts
-        lines, columns = self.lines_columns(np.concatenate([starts, point_starts]))
+        lines, columns = self.lines_columns_array(np.concatenate([starts, point_starts]))
         text = np.empty((p, 4), dtype=np.int64)
         text[:, 0], text[:, 1], text[:, 2], text[:, 3] = point_starts, base + local_ends, lines[r:], columns[r:]
         T_world_tcp = np.full((p, 4, 4), np.nan)

@@ -39,7 +39,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
 
 from thermocomp._gc import paused
-from thermocomp._typing import FloatArray, PathLike
+from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import invert_transform, matrix_from_rotvec, rotvec_from_matrix, transform
 from thermocomp.io.files import read_program_text
@@ -59,6 +59,7 @@ from thermocomp.programs.model import (
     Wait,
     expand,
     line_table,
+    lines_columns,
     newline_of,
 )
 from thermocomp.programs.moves_kernel import distinct_spans
@@ -855,7 +856,7 @@ class _Walker:
         shape_of = st.shape_of
         joint = np.array([kind == JOINT for kind, _, _, _ in table], dtype=bool)[shape_of]
         speed = np.array([s[2] for s in table], dtype=float)[shape_of]
-        lines, columns = self.lines_columns(np.concatenate([base + name_start, base + point_start]).tolist())
+        lines, columns = self.lines_columns_array(np.concatenate([base + name_start, base + point_start]))
         statement = np.empty((k, 4), dtype=np.int64)
         statement[:, 0], statement[:, 1] = base + name_start, base + spans[:, urmoves_kernel.END]
         statement[:, 2], statement[:, 3] = lines[:k], columns[:k]
@@ -879,11 +880,14 @@ class _Walker:
 
     def lines_columns(self, positions: list[int]) -> tuple[list[int], list[int]]:
         """1-based line and column of character offsets, as lark counts them."""
+        line, column = self.lines_columns_array(positions)
+        return line.tolist(), column.tolist()
+
+    def lines_columns_array(self, positions: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`lines_columns` as arrays (a run's thousands of positions)."""
         if self._newlines is None:  # the offsets of the line ends, after a -1 before the first line
             self._newlines = line_table(np.frombuffer(self.text.encode("latin-1"), dtype=np.uint8))
-        pos = np.asarray(positions, dtype=np.int64)
-        line = np.searchsorted(self._newlines, pos)  # line ends before pos, the -1 included
-        return line.tolist(), (pos - self._newlines[line - 1]).tolist()
+        return lines_columns(self._newlines, positions)
 
     def point(self, node, local: dict, kind: str) -> Point:
         outer = node
