@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thermocomp.programs.singles_kernel import HIGH, LOW, shortest_texts
+from thermocomp.programs.singles_kernel import HIGH, LOW, SCIENTIFIC_BELOW, shortest_texts
 from thermocomp.programs.writer import NOISE_DECIMALS, numpy_single_texts, single_texts
 
 
@@ -41,12 +41,28 @@ def test_every_kind_of_float32_in_the_compiled_range_is_written_as_numpy_writes_
     np.testing.assert_array_equal(texts.astype(str).astype(np.float32), values)  # the text reads back
 
 
+def test_around_numpy_s_switch_to_scientific_notation():
+    """Every float32 within 20,000 units in the last place of 1e-4 (numpy: ``1e-04`` below, ``0.0001`` from it
+    on, decided on the exact value), and of powers of ten down to the range's end."""
+    texts = []
+    for centre in (SCIENTIFIC_BELOW, 1e-5, 1e-6, 1e-7 * 1.01):
+        bits = np.float32(centre).view(np.uint32).astype(np.int64) + np.arange(-20_000, 20_000)
+        values = bits.astype(np.uint32).view(np.float32)
+        values = values[values >= LOW]
+        assert shortest_texts(values)[1].all()
+        _same_as_numpy(values)
+        _same_as_numpy(-values)
+        texts += single_texts(values[::4000].astype(float)).tolist()
+    assert "1e-04" in texts and any(t.startswith("0.0001") for t in texts) and any("e-07" in t for t in texts)
+
+
 def test_the_values_left_to_numpy_are_written_as_before():
     corners = np.array([0.0, -0.0, 1e-4, -1e-4, 1.9e-4, 1e-5, 1e-39, 1e6, -1e6, 999999.94, 3.4e38, np.inf, -np.inf,
-                        np.nan, 1.0, -1.0, 5.0, 0.5, 1234.5, 65536.0, 16777216.0])
+                        np.nan, 1.0, -1.0, 5.0, 0.5, 1234.5, 65536.0, 16777216.0, 9e-8, -2e-12])
     _same_as_numpy(corners.astype(np.float32))
     _, done = shortest_texts(corners.astype(np.float32))
-    assert not done[[0, 1, 2, 5, 6, 7, 11, 13]].any()
+    assert not done[[0, 1, 6, 7, 11, 13, 21, 22]].any()
+    assert done[[2, 3, 4, 5, 9, 14]].all()
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)

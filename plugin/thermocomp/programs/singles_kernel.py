@@ -12,7 +12,8 @@ interval of decimals that read back as the value (half a unit in the last
 place each side, a quarter below a power of two); if both do, the nearer,
 and the even one on a tie. The text is written positionally as numpy writes
 a float32 between 1e-4 and 1e6 (``123.25``, ``0.00125``), without numpy's
-``.0`` on whole numbers.
+``.0`` on whole numbers, and below 1e-4 in numpy's scientific notation
+(``1.2345e-05``: a quaternion's component near zero).
 
 Only values from :data:`LOW` to :data:`HIGH` are written here, where every
 product fits in 63 bits; the others (and zero) are marked for numpy, which
@@ -25,9 +26,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-#: The range written here (others are left to numpy): numpy writes a float32 positionally above 1e-4 and
-#: below 1e6 (``1e-04``, ``1e+06`` and beyond in scientific notation); 2e-4 keeps clear of the lower switch.
-LOW, HIGH = 2e-4, 1e6
+#: The range written here (others are left to numpy, zero too): every product of :func:`_digits` fits in 63 bits
+#: from 1e-7 up; 1e6 is where numpy's positional text turns scientific (``1e+06``).
+LOW, HIGH = 1e-7, 1e6
+#: Below this numpy writes a float32 in scientific notation (``9.9999e-05``, ``1e-04``), from it on positionally
+#: (``0.0001``): its rule ``1e-4 <= |value|``, on the float32's exact value.
+SCIENTIFIC_BELOW = 1e-4
 #: Longest text: a sign, "0." and 3 zeros, 9 significant digits (or 6 integer digits, a point, 3 more).
 WIDTH = 24
 
@@ -151,6 +155,39 @@ def _write(negative, c, x, out):
     return i
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _write_scientific(negative, c, x, out):
+    """numpy's scientific text of ``c`` (digits) at exponent ``x``: ``d[.ddd]e-XX`` (two exponent digits at least)."""
+    digits = np.empty(10, dtype=np.uint8)
+    n = 0
+    while c > 0:
+        digits[n] = 48 + c % 10
+        c //= 10
+        n += 1
+    i = 0
+    if negative:
+        out[i] = 45  # '-'
+        i += 1
+    out[i] = digits[n - 1]
+    i += 1
+    if n > 1:
+        out[i] = 46  # '.'
+        i += 1
+        for j in range(n - 2, -1, -1):
+            out[i] = digits[j]
+            i += 1
+    out[i] = 101  # 'e'
+    out[i + 1] = 45 if x < 0 else 43
+    i += 2
+    e = -x if x < 0 else x
+    if e >= 100:
+        out[i] = 48 + e // 100
+        i += 1
+    out[i] = 48 + (e // 10) % 10
+    out[i + 1] = 48 + e % 10
+    return i + 2
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _texts(bits, out, done, pow5):
     for i in prange(bits.shape[0]):
@@ -169,7 +206,10 @@ def _texts(bits, out, done, pow5):
         if c < 0:
             done[i] = False
             continue
-        _write(negative, c, x, out[i])
+        if value < SCIENTIFIC_BELOW:
+            _write_scientific(negative, c, x, out[i])
+        else:
+            _write(negative, c, x, out[i])
         done[i] = True
 
 
