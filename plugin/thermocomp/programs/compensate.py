@@ -40,7 +40,6 @@ from thermocomp.geometry.rotations import (
     matrix_from_quat_wxyz,
     matrix_from_rotvec,
     quat_wxyz_from_matrix,
-    rotation_angle,
     rotvec_from_matrix,
     transform,
 )
@@ -764,7 +763,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         R_a, p_a = fk(nominal, q[jw])
         R_b, p_b = fk(nominal, q_back)
         error_position.append(float(row_norms(p_b - p_a).max()))
-        error_angle.append(float(rotation_angle(R_b @ np.swapaxes(R_a, -1, -2)).max()))
+        error_angle.append(_largest_turn(R_a, R_b))
     # pose texts
     pw = np.flatnonzero(pose_text & changed)
     if pw.size:
@@ -778,9 +777,11 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             quat = quat_wxyz_from_matrix(T_frame[:, :3, :3])
             shown = np.hstack([T_frame[:, :3, 3] * 1e3, quat])
             pieces = (pw, *w.rapid_robtarget_bytes(shown, conf[pw], extax_of, rows=pw))
+            from thermocomp.programs.numbers_kernel import pose_transforms  # (numba: imported when first needed)
+
             back = w.stored_singles(shown)
-            R_back = matrix_from_quat_wxyz(back[:, 3:])
-            p_back = back[:, :3] * 1e-3
+            T_back = pose_transforms(back)  # (as the reader reads the written robtargets)
+            R_back, p_back = T_back[:, :3, :3], T_back[:, :3, 3]
         else:
             shown = np.hstack([T_frame[:, :3, 3], rotvec_from_matrix(T_frame[:, :3, :3])])
             pieces = (pw, *w.list_bytes(shown, "p["))
@@ -788,7 +789,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             R_back = matrix_from_rotvec(back[:, 3:])
             p_back = back[:, :3]
         error_position.append(float(row_norms(p_back - T_frame[:, :3, 3]).max()))
-        error_angle.append(float(rotation_angle(R_back @ np.swapaxes(T_frame[:, :3, :3], -1, -2)).max()))
+        error_angle.append(_largest_turn(T_frame[:, :3, :3], R_back))
     n_pieces = 0 if pieces is None else len(pieces[0])
     if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
         data = w.splice_bytes(prog.text, cols.run.text[:, 0], cols.run.text[:, 1], values, pieces,
@@ -859,6 +860,15 @@ def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.nd
     return data, len(written)
 
 
+def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:
+    """The largest angle [rad] of the rotations ``R_to R_from^T`` ``(r, 3, 3)`` each (0 for none): the rotation
+    part of the pose errors, compiled for many rows."""
+    if not len(R_from):
+        return 0.0
+    zero = np.zeros((len(R_from), 3))
+    return float(row_norms(pose_errors(R_to, zero, R_from, zero)[:, 3:]).max())
+
+
 def _pieces_into(values: list[str | None], pieces) -> None:
     """The texts of ``pieces`` ``(rows, buf, start, end)`` (:func:`w.rapid_robtarget_bytes`) into ``values``."""
     if pieces is None:
@@ -873,8 +883,6 @@ def _numbers(text: str) -> list[float]:
 
 
 def _read_back_pose(prog: RobotProgram, text: str) -> FloatArray:
-    from thermocomp.geometry.rotations import matrix_from_quat_wxyz, matrix_from_rotvec
-
     values = _numbers(text)
     if prog.language == "rapid":
         return transform(matrix_from_quat_wxyz(values[3:7]), np.asarray(values[:3]) * 1e-3)
