@@ -356,10 +356,14 @@ def point_poses(chain: Chain, points: ProgramColumns | tuple[Point, ...]) -> Poi
     if np.any(is_joint):
         q_given[is_joint] = run.q[is_joint, :n]
     T_flange_tcp = cols.T_flange_tcp if m else np.zeros((0, 4, 4))
-    T_world_tcp = np.empty((m, 4, 4))
     cartesian = ~is_joint
-    if np.any(cartesian):  # the program's world is the robot base
-        T_world_tcp[cartesian] = run.T_world_tcp[cartesian] if np.array_equal(chain.T_world_base, np.eye(4)) \
+    at_base = np.array_equal(chain.T_world_base, np.eye(4))
+    if at_base and not np.any(is_joint):
+        T_world_tcp = run.T_world_tcp  # (read only, as the run's)
+    else:
+        T_world_tcp = np.empty((m, 4, 4))
+    if np.any(cartesian) and T_world_tcp is not run.T_world_tcp:  # the program's world is the robot base
+        T_world_tcp[cartesian] = run.T_world_tcp[cartesian] if at_base \
             else chain.T_world_base @ run.T_world_tcp[cartesian]  # (the identity's product: the same bits)
     if np.any(is_joint):
         R, pos = fk(nominal_model(chain), q_given[is_joint])

@@ -1218,7 +1218,7 @@ class _Walker:
         lines, columns = self.lines_columns_array(np.concatenate([starts, point_starts]))
         text = np.empty((p, 4), dtype=np.int64)
         text[:, 0], text[:, 1], text[:, 2], text[:, 3] = point_starts, base + local_ends, lines[r:], columns[r:]
-        T_world_tcp = np.full((p, 4, 4), np.nan)
+        T_world_tcp = None  # (built below: the inline robtargets' own array where they are every point)
         q = np.full((p, 6), np.nan)
         q_len = np.zeros(p, dtype=np.int64)
         confdata = np.zeros((p, 4), dtype=np.int64)
@@ -1235,12 +1235,20 @@ class _Walker:
                 q[at], q_len[at] = np.radians(values[:, :6]), 6
             else:
                 T_frame_tcp = pose_transforms(values)
-                for f in np.unique(frame[at]).tolist():  # each work object's points together
+                in_frames = np.unique(frame[at]).tolist()
+                if at.size == p and len(in_frames) == 1 and np.array_equal(frames[in_frames[0]][0], np.eye(4)):
+                    T_world_tcp = T_frame_tcp  # every point inline, in the world's frame
+                    in_frames = []
+                elif T_world_tcp is None:
+                    T_world_tcp = np.full((p, 4, 4), np.nan)
+                for f in in_frames:  # each work object's points together
                     members = frame[at] == f
                     T_world_tcp[at[members]] = T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
                         else frames[f][0] @ T_frame_tcp[members]  # (the identity's product: the same bits)
                 confdata[at], has_confdata[at] = values[:, 7:11].astype(np.int64), True
             extax[at] = extax_at
+        if T_world_tcp is None:
+            T_world_tcp = np.full((p, 4, 4), np.nan)
         self._numbers_read.add(token.start_pos)
         argument = text
         named_at = np.flatnonzero(~inline)
