@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from thermocomp.programs.numbers_kernel import parse_numbers, pose_transforms
+from thermocomp.programs.numbers_kernel import parse_numbers, parse_spans, pose_transforms
 from thermocomp.programs.rapid import _T_from_pose
 
 
@@ -70,4 +70,21 @@ def test_pose_transforms_are_the_readers_one_pose_transforms(rng):
     got = pose_transforms(values)
     expected = np.array([_T_from_pose((row[:3].tolist(), row[3:7].tolist())) for row in values])
     assert np.array_equal(got.view(np.int64), expected.view(np.int64))  # bit for bit, signs of zero too
+
+
+def test_spans_read_as_float_reads_them_however_many_need_float(rng):
+    """parse_spans: each span's numbers, those beyond the fast path (long mantissas, large exponents) read by
+    ``float`` wherever they fall, more of them than its first list holds; a span of another count refused."""
+    words = ["1.5", "-0", ".25", "3.14159265358979323846", "1e-30", "-2.5E+40", "123456789012345678", "7"]
+    rows = [[words[i] for i in rng.integers(0, len(words), 5)] for _ in range(300)]
+    texts = ["[" + ",".join(row[:2]) + "],[" + ", ".join(row[2:]) + "]" for row in rows]
+    text = " ".join(texts)
+    starts = np.cumsum([0] + [len(t) + 1 for t in texts[:-1]]).astype(np.int64)
+    ends = starts + np.array([len(t) for t in texts], dtype=np.int64)
+    data = np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
+    got = parse_spans(text, data, starts, ends, 5)
+    expected = np.array([[float(x) for x in row] for row in rows])
+    assert sum(w in words[3:7] for row in rows for w in row) > 64  # more than the first list holds
+    assert np.array_equal(got.view(np.int64), expected.view(np.int64))
+    assert parse_spans(text, data, starts, ends, 4) is None
 

@@ -106,26 +106,36 @@ def _parse(data, count, powers, out, slow):
 @njit(cache=True, nogil=True)
 def _parse_spans(data, starts, ends, width, powers, out, slow):
     """:func:`_parse` of each span ``data[starts[k]:ends[k]]``, ``width`` numbers each, into row ``k`` of
-    ``out``; ``slow`` offsets are in ``data``. False when a span is not exactly that."""
+    ``out``; the numbers that need ``float`` as rows ``(span, number, offset in data)`` of ``slow`` (as many as
+    it holds). Returns how many need it, or -1 when a span is not exactly that."""
+    row = np.empty(width, dtype=np.int64)
+    found = 0
     for k in range(starts.shape[0]):
         a = starts[k]
-        if _parse(data[a:ends[k]], width, powers, out[k], slow[k]) != width:
-            return False
+        row[:] = -1
+        if _parse(data[a:ends[k]], width, powers, out[k], row) != width:
+            return -1
         for j in range(width):
-            if slow[k, j] >= 0:
-                slow[k, j] += a
-    return True
+            if row[j] >= 0:
+                if found < slow.shape[0]:
+                    slow[found, 0], slow[found, 1], slow[found, 2] = k, j, row[j] + a
+                found += 1
+    return found
 
 
 def parse_spans(text: str, data: np.ndarray, starts: np.ndarray, ends: np.ndarray, width: int) -> np.ndarray | None:
     """:func:`parse_numbers` of each span of ``text`` (``data``: its latin-1 bytes), ``width`` numbers each:
     ``(k, width)``, or ``None`` when a span is not exactly that."""
     out = np.empty((len(starts), width))
-    slow = np.full((len(starts), width), -1, dtype=np.int64)
-    if not _parse_spans(data, starts, ends, width, _EXACT_POWERS, out, slow):
+    slow = np.empty((64, 3), dtype=np.int64)  # (few numbers need float: long mantissas, large exponents)
+    found = _parse_spans(data, starts, ends, width, _EXACT_POWERS, out, slow)
+    if found > len(slow):
+        slow = np.empty((found, 3), dtype=np.int64)
+        found = _parse_spans(data, starts, ends, width, _EXACT_POWERS, out, slow)
+    if found < 0:
         return None
-    for k, j in zip(*np.nonzero(slow >= 0)):
-        out[k, j] = float(NUMBER.match(text, int(slow[k, j])).group())
+    for k, j, at in slow[:found].tolist():
+        out[k, j] = float(NUMBER.match(text, at).group())
     return out
 
 
