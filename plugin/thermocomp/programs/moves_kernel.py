@@ -336,47 +336,40 @@ def _exact_groups(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, lower:
 
 
 @njit(cache=True, nogil=True)
-def _skeletons_ok(data, starts, ends, skeleton):
-    """True when each span, its number characters and spaces taken out, is exactly ``skeleton``."""
+def _aggregates(data, starts, ends, skeleton, extax):
+    """True when each span, its number characters and spaces taken out, is exactly ``skeleton``; in the same
+    pass, each span's last ``[`` up to its last ``]``, trailing spaces left out, into ``extax`` (a robtarget's
+    external axes)."""
     for k in range(starts.shape[0]):
         j = 0
-        for i in range(starts[k], ends[k]):
+        a = starts[k]
+        last_open, last_close = a, a
+        for i in range(a, ends[k]):
             c = data[i]
             if c == 91 or c == 93 or c == 44:
                 if j >= skeleton.shape[0] or skeleton[j] != c:
                     return False
                 j += 1
+                if c == 91:
+                    last_open = i
+                elif c == 93:
+                    last_close = i
             elif not _in_list(c):
                 return False
         if j != skeleton.shape[0]:
             return False
-    return True
-
-
-def skeletons_ok(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, skeleton: str) -> bool:
-    """Each span of ``data`` is an aggregate of numbers of the shape ``skeleton`` (``"[[,,],[,,,]]"``)."""
-    return bool(_skeletons_ok(data, starts, ends, np.frombuffer(skeleton.encode("ascii"), dtype=np.uint8)))
-
-
-@njit(cache=True, nogil=True)
-def _extax_spans(data, starts, ends, out):
-    """Each span's last ``[`` up to its last ``]``, trailing spaces left out (a robtarget's external axes)."""
-    for k in range(starts.shape[0]):
-        a, b = starts[k], ends[k]
-        last_open, last_close = a, a
-        for i in range(a, b):
-            if data[i] == 91:
-                last_open = i
-            elif data[i] == 93:
-                last_close = i
         e = last_close
         while e > last_open and _is_sp(data[e - 1]):
             e -= 1
-        out[k, 0], out[k, 1] = last_open, e
+        extax[k, 0], extax[k, 1] = last_open, e
+    return True
 
 
-def extax_spans(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """``(k, 2)`` start and end of each aggregate's external-axes text (``t[t.rfind("["):t.rfind("]")].rstrip()``)."""
-    out = np.empty((len(starts), 2), dtype=np.int64)
-    _extax_spans(data, starts, ends, out)
-    return out
+def aggregate_spans(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, skeleton: str) -> np.ndarray | None:
+    """Each span of ``data`` is an aggregate of numbers of the shape ``skeleton`` (``"[[,,],[,,,]]"``): then the
+    ``(k, 2)`` start and end of each one's external-axes text (``t[t.rfind("["):t.rfind("]")].rstrip()``), else
+    ``None``."""
+    extax = np.empty((len(starts), 2), dtype=np.int64)
+    ok = _aggregates(data, np.ascontiguousarray(starts), np.ascontiguousarray(ends),
+                     np.frombuffer(skeleton.encode("ascii"), dtype=np.uint8), extax)
+    return extax if ok else None

@@ -1310,7 +1310,8 @@ class _Walker:
                        ends: np.ndarray) -> tuple[FloatArray, list[str]]:
         """The numbers of a run's inline points ``(k, 17)`` or ``(k, 12)`` (spans of the token), checked as
         :meth:`point` checks them, and the text of each one's external axes."""
-        if not moves_kernel.skeletons_ok(st.data, starts, ends, _SKELETONS[dtype]):
+        spans = moves_kernel.aggregate_spans(st.data, starts, ends, _SKELETONS[dtype])
+        if spans is None:
             raise _Fallback  # (each inline text an aggregate of the type's shape)
         width = 17 if dtype == "robtarget" else 12
         values = parse_spans(st.text, st.data, starts, ends, width)
@@ -1318,7 +1319,6 @@ class _Walker:
             raise _Fallback  # not a number: the general rules name it
         if not np.all(np.abs(values) <= NUM_MAX):
             raise _Fallback
-        spans = moves_kernel.extax_spans(st.data, starts, ends)
         first, inverse = moves_kernel.distinct_spans(st.data, spans[:, 0].copy(), spans[:, 1].copy())
         distinct = [st.text[a:b] for a, b in spans[first].tolist()]
         extax = _expanded(distinct, inverse)
