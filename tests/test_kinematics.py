@@ -325,8 +325,9 @@ def test_compiled_jacobian_rates_equal_lapacks(name, rng):
     q = random_q(chain, rng, COMPILED_FK_MIN_ROWS + 200)
     q[:50, 4] = rng.uniform(-1e-4, 1e-4, 50)  # near singular
     q[50:55, 4] = 0.0  # wrist stretched: singular for every built-in
-    twist = rng.normal(size=(q.shape[0], 6))
-    sigma, qd = _sigma_and_rates(model, q, twist)
+    v, w, lever = (rng.normal(size=(q.shape[0], 3)) for _ in range(3))
+    twist = np.concatenate([v - np.cross(w, lever), w], axis=1)  # the flange's, of the TCP's (v, w) at lever
+    sigma, qd = _sigma_and_rates(model, q, (v, w, lever))
     _, _, J = fk_jacobian(model, q)
     exact = np.linalg.svd(J, compute_uv=False)[:, -1]
     assert np.all(sigma <= exact * (1 + 1e-9))
@@ -340,7 +341,7 @@ def test_compiled_jacobian_rates_equal_lapacks(name, rng):
     least = np.einsum("kij,kj->ki", np.linalg.pinv(J[50:55]), twist[50:55])
     np.testing.assert_allclose(qd[50:55], least, rtol=1e-9, atol=1e-12)
     # the numpy reference path (fewer rows than the compiled pass takes) gives the same
-    few_sigma, few_qd = _sigma_and_rates(model, q[:200], twist[:200])
+    few_sigma, few_qd = _sigma_and_rates(model, q[:200], (v[:200], w[:200], lever[:200]))
     np.testing.assert_allclose(few_sigma, sigma[:200], rtol=1e-12)
     np.testing.assert_allclose(few_qd, qd[:200], rtol=1e-9, atol=1e-9)
 

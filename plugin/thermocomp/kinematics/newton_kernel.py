@@ -489,12 +489,13 @@ def solve_rows(A, b):
 
 @njit(cache=True, parallel=True, nogil=True)
 def jacobian_rates_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign,
-                        sign, offset, q, twist, J_out, bound_out, qd_out):
+                        sign, offset, q, v, w, lever, J_out, bound_out, qd_out):
     """Per row of ``q`` ``(m, n)``, in one pass (the feasibility check's steps along a path): the Jacobian
     ``J_out[r]`` ``(6, n)`` (as :func:`fk_jacobian_rows`, model arrays as :func:`newton_rows`), the first tier of
     :func:`thermocomp.kinematics.ik.sigma_min_lower_bound`, ``|det J| / (|J|_F^2 / (n - 1))^((n - 1) / 2)``, into
     ``bound_out[r]``, and the joint rates ``qd_out[r] = J^-1 twist[r]`` (as :func:`solve_rows`: NaN where a pivot
-    is zero). ``n`` must be 6 (a square Jacobian)."""
+    is zero), the twist being ``(v - w x lever, w)`` of the rows of ``v``, ``w``, ``lever`` ``(m, 3)`` (numpy's
+    cross product's operations). ``n`` must be 6 (a square Jacobian)."""
     m, n = q.shape
     blocks = min(m, 64)
     per_row = p_joint.shape[0] > 1
@@ -517,7 +518,10 @@ def jacobian_rates_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_too
                 for j in range(n):
                     lu[i, j] = J[i, j]
                     frobenius_sq += J[i, j] * J[i, j]
-                y[i] = twist[r, i]
+            y[0] = v[r, 0] - (w[r, 1] * lever[r, 2] - w[r, 2] * lever[r, 1])
+            y[1] = v[r, 1] - (w[r, 2] * lever[r, 0] - w[r, 0] * lever[r, 2])
+            y[2] = v[r, 2] - (w[r, 0] * lever[r, 1] - w[r, 1] * lever[r, 0])
+            y[3], y[4], y[5] = w[r, 0], w[r, 1], w[r, 2]
             det = _lu_in_place(lu, y)
             others = (max(frobenius_sq, 1e-300) / (n - 1)) ** ((n - 1) / 2)
             bound_out[r] = abs(det) / others

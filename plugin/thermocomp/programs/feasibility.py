@@ -273,8 +273,7 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
             result = solve_ik(model, R_f[solve], p_f[solve], q_prev[flat[solve]], ik, measure_singularity=False)
             q_s[solve] = np.where((result.status == Status.CONVERGED)[:, None], result.q, q_prev[flat[solve]])
         # the Jacobian is of the flange: its linear velocity is the TCP's minus w x (TCP offset)
-        twist = np.concatenate([v[at] - np.cross(w[at], offset), w[at]], axis=1)
-        sigma, qd = _sigma_and_rates(model, q_s, twist)
+        sigma, qd = _sigma_and_rates(model, q_s, (v[at], w[at], offset))
         sigma_min[at] = np.minimum(sigma_min[at], sigma)
         ratio = np.abs(qd) / chain.velocity
         worst_ratio = row_max_abs(ratio)
@@ -339,26 +338,34 @@ def _turns(R_from: FloatArray, R_to: FloatArray) -> FloatArray:
     return pose_errors(R_to.reshape(-1, 3, 3), zeros, R_from.reshape(-1, 3, 3), zeros)[:, 3:].reshape(shape + (3,))
 
 
-def _sigma_and_rates(model, q: FloatArray, twist: FloatArray) -> tuple[FloatArray, FloatArray]:
+def _sigma_and_rates(model, q: FloatArray, motion: tuple[FloatArray, FloatArray, FloatArray]
+                     ) -> tuple[FloatArray, FloatArray]:
     """The smallest singular value of the Jacobian at each ``q`` ``(r, n)`` (:func:`sigma_min_lower_bound`) and
-    the joint rates ``J^-1 twist`` (:func:`_joint_rates`): for many rows of a 6-joint robot in one compiled pass
+    the joint rates ``J^-1 twist`` (:func:`_joint_rates`) of the twist ``(v - w x lever, w)`` of ``motion`` ``(v,
+    w, lever)``, each ``(r, 3)``: for many rows of a 6-joint robot in one compiled pass
     (:func:`~thermocomp.kinematics.newton_kernel.jacobian_rates_rows`), else by those functions, the reference
     the tests compare it with."""
     r, n = q.shape
     if n != 6 or r < COMPILED_FK_MIN_ROWS or model.batch_shape != ():
         _, _, J = fk_jacobian(model, q)
         sigma = sigma_min_lower_bound(J)  # exact where it matters (below 10x the threshold)
-        return sigma, _joint_rates(J, twist, sigma)
+        return sigma, _joint_rates(J, _twist(*motion), sigma)
     from thermocomp.kinematics.newton_kernel import jacobian_rates_rows  # (numba: imported when first needed)
 
     J, sigma, qd = np.empty((r, 6, n)), np.empty(r), np.empty((r, n))
-    jacobian_rates_rows(*compiled_model_arguments(model), np.ascontiguousarray(q), np.ascontiguousarray(twist),
-                        J, sigma, qd)
+    jacobian_rates_rows(*compiled_model_arguments(model), np.ascontiguousarray(q),
+                        *(np.ascontiguousarray(a, dtype=float) for a in motion), J, sigma, qd)
     sigma = settle_sigma_bound(J, sigma)
     irregular = np.flatnonzero(sigma <= 1e-9)  # least squares there, as _joint_rates
     if irregular.size:
-        qd[irregular] = _joint_rates(J[irregular], twist[irregular], sigma[irregular])
+        qd[irregular] = _joint_rates(J[irregular], _twist(*(a[irregular] for a in motion)), sigma[irregular])
     return sigma, qd
+
+
+def _twist(v: FloatArray, w: FloatArray, lever: FloatArray) -> FloatArray:
+    """``(v - w x lever, w)`` ``(r, 6)``: the flange's twist when the TCP moves at ``v`` and turns at ``w``,
+    ``lever`` being the TCP's offset from the flange (world frame)."""
+    return np.concatenate([v - np.cross(w, lever), w], axis=1)
 
 
 def _joint_rates(J: FloatArray, twist: FloatArray, sigma: FloatArray) -> FloatArray:
