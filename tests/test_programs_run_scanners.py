@@ -7,7 +7,8 @@ expression. The reference here is lark's own lexer on the same grammar, which
 uses the regular expression: every token (type, text, offsets, lines and
 columns) and every syntax error (kind and place) must be the same, on texts
 built at random from statements of the shape, statements just off it, and
-the gaps between them, cut anywhere.
+the gaps between them, cut anywhere. The RAPID scanner also keeps the statements' parts it found, which
+the reader takes instead of splitting the run again: they must be the reader's split.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from lark import Token
 from lark.exceptions import UnexpectedInput
 
 from thermocomp.programs import moves_kernel, rapid, urmoves_kernel, urscript
-from thermocomp.programs.grammars import runs_parser
+from thermocomp.programs.grammars import lexing, runs_parser
 
 
 def _lexed(parser, text: str):
@@ -84,12 +85,45 @@ def test_urscript_runs_lex_as_the_regular_expression_lexes_them(pieces, cut, in_
         assert _lexed(urscript.urscript_parser(True), t) == _lexed(_UR_REGEX, t)
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(RAPID_PIECES, RAPID_GAPS), min_size=1, max_size=12))
+def test_rapid_runs_split_while_lexed_are_the_readers_split(pieces):
+    body = "".join(piece + gap for piece, gap in pieces)
+    text = "MODULE M\n  PROC main()\n    " + body + "\n  ENDPROC\nENDMODULE\n"
+    data = np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
+    moves_kernel.forget_scanned()
+    try:
+        with lexing(text, data):
+            tree = rapid.rapid_parser(True).parse(text)
+    except UnexpectedInput:
+        return
+    finally:
+        kept = dict(moves_kernel._SCANNED)
+        moves_kernel.forget_scanned()
+    runs = list(tree.scan_values(lambda v: isinstance(v, Token) and v.type == "MOVES"))
+    assert len(kept) == len(runs)
+    for token in runs:
+        moves_kernel._SCANNED.update(kept)
+        rows = moves_kernel.scanned_rows(data, token.start_pos, token.end_pos)
+        assert rows is not None and np.array_equal(rows, moves_kernel.split_moves(str(token)))
+    moves_kernel.forget_scanned()
+
+
 def test_a_long_run_is_one_token_ending_at_its_last_statement():
-    """The scanners' answer on a run of 1,000 statements: one token, up to the ``;`` / ``)`` of the last one."""
-    rapid_text = "\n".join([f"  MoveL {_T}, v100, z1, tGun;"] * 1000) + "\n  WaitTime 1;"
+    """The scanners' answer on a run of 3,000 statements: one token, up to the ``;`` / ``)`` of the last one (and
+    for RAPID its statements' parts, the reader's split); a module read leaves no run kept."""
+    rapid_text = "\n".join([f"  MoveL {_T}, v100, z1, tGun;"] * 3000) + "\n  WaitTime 1;"
     data = np.frombuffer(rapid_text.encode("latin-1"), dtype=np.uint8)
-    assert moves_kernel.run_end(data, 2) == rapid_text.index("\n  WaitTime")
+    end = rapid_text.index("\n  WaitTime")
+    assert moves_kernel.run_end(data, 2) == end
+    rows = moves_kernel.scanned_rows(data, 2, end)
+    assert rows.shape == (3000, moves_kernel.END + 1)
+    assert np.array_equal(rows, moves_kernel.split_moves(rapid_text[2:end]))
+    assert moves_kernel.scanned_rows(data, 2, end) is None  # (taken once)
     assert moves_kernel.run_end(data, 3) == -1  # (not at a statement's start)
+    module = "MODULE M\n  PROC main()\n" + rapid_text.replace("tGun", "tool0") + "\n  ENDPROC\nENDMODULE\n"
+    assert len(rapid.rapid_program_from_text(module).motions) == 3000
+    assert not moves_kernel._SCANNED
     ur_text = "\n".join([f"  movel({_P}, a=1.2, v=0.25)"] * 1000) + "\n  sleep(1)"
     data = np.frombuffer(ur_text.encode("latin-1"), dtype=np.uint8)
     assert urmoves_kernel.run_end(data, 2) == ur_text.index("\n  sleep")

@@ -221,26 +221,59 @@ def _split(data, instr_bytes, instr_lengths, out):
 
 
 @njit(cache=True, nogil=True)
-def _run_end(data, i, instr_bytes, instr_lengths):
-    row = np.empty(END + 1, dtype=np.int64)
+def _run_rows(data, i, instr_bytes, instr_lengths):
+    """The statements of the run starting at ``i`` (:func:`run_end`): its end (-1 if none) and their rows (as
+    :func:`_split`'s, offsets from ``i``)."""
+    start = i
+    out = np.empty((1024, END + 1), dtype=np.int64)
     items = np.empty((5, 2), dtype=np.int64)
+    count = 0
     end = -1
     while True:
-        after = _statement(data, i, instr_bytes, instr_lengths, row, items)
+        if count == out.shape[0]:  # (grown by doubling: a run's length is known at its end)
+            bigger = np.empty((2 * count, END + 1), dtype=np.int64)
+            bigger[:count] = out
+            out = bigger
+        after = _statement(data, i, instr_bytes, instr_lengths, out[count], items)
         if after < 0:
-            return end
+            return end, out[:count]
+        for col in range(END + 1):
+            if out[count, col] >= 0:
+                out[count, col] -= start
+        count += 1
         end = after
         i = _gap_end(data, after)
         if i == after:  # (statements without a gap between them are two runs, as the terminal reads them)
-            return end
+            return end, out[:count]
+
+
+#: The statements of the runs the lexer found, by (address of the text's bytes, start) -> (end, rows): taken by
+#: :func:`scanned_rows` (the reader's split, done once), forgotten by :func:`forget_scanned` when a reading ends.
+_SCANNED: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
 
 
 def run_end(data: np.ndarray, start: int) -> int:
     """End of the ``MOVES`` token (rapid.lark) starting at ``start`` of ``data`` (a module's latin-1 bytes), or -1
     if none starts there: the statements of the shape, as many as follow one another with a gap (whitespace,
     whole-line comments) between them. rapid.lark's lexer takes this in place of the terminal's regular
-    expression, which read a 100,000-motion module at 2 to 3 us a statement (:mod:`thermocomp.programs.grammars`)."""
-    return int(_run_end(data, start, _INSTR_BYTES, _INSTR_LENGTHS))
+    expression, which read a 100,000-motion module at 2 to 3 us a statement (:mod:`thermocomp.programs.grammars`).
+    The statements' parts are kept for :func:`scanned_rows`."""
+    end, rows = _run_rows(data, start, _INSTR_BYTES, _INSTR_LENGTHS)
+    if end > start:
+        _SCANNED[(data.ctypes.data, start)] = (int(end), rows)
+    return int(end)
+
+
+def scanned_rows(data: np.ndarray, start: int, end: int) -> np.ndarray | None:
+    """The rows :func:`split_moves` gives for the run ``data[start:end]`` (``data``: the whole text's bytes), as
+    :func:`run_end` found them while the text was lexed; ``None`` if it did not."""
+    found = _SCANNED.pop((data.ctypes.data, start), None)
+    return found[1] if found is not None and found[0] == end else None
+
+
+def forget_scanned() -> None:
+    """Drop the runs :func:`run_end` kept (a reading ended: none is wanted any more)."""
+    _SCANNED.clear()
 
 
 def split_moves(text: str, data: np.ndarray | None = None) -> np.ndarray | None:

@@ -195,7 +195,8 @@ class MoveStatements:
         # its latin-1 bytes: a view of the whole text's (``data``) where the reader has them
         self.data = np.frombuffer(self.text.encode("latin-1"), dtype=np.uint8) if data is None \
             else data[token.start_pos:token.end_pos]
-        self.offsets = moves_kernel.split_moves(self.text, self.data)
+        found = None if data is None else moves_kernel.scanned_rows(data, token.start_pos, token.end_pos)
+        self.offsets = found if found is not None else moves_kernel.split_moves(self.text, self.data)
         if self.offsets is None:
             raise _Fallback
 
@@ -349,6 +350,14 @@ def rapid_program_from_text(text: str, path: str = "<text>", runs: bool = True,
     bytes, where the caller has them (else the text is encoded).
     """
     codes = np.frombuffer(text.encode("latin-1") if data is None else data, dtype=np.uint8)
+    try:
+        return _program_from_text(text, path, runs, progress, codes)
+    finally:
+        moves_kernel.forget_scanned()  # (the runs the lexer split, kept for the walk)
+
+
+def _program_from_text(text: str, path: str, runs: bool, progress: Callable[[int, int | None], None] | None,
+                       codes: np.ndarray) -> RobotProgram:
     with paused():  # a long program is a million objects that all stay alive (thermocomp._gc)
         if runs:
             tree = parse_rapid_text(text, path, data=codes)
