@@ -109,9 +109,11 @@ def test_rapid_runs_split_while_lexed_are_the_readers_split(pieces):
     moves_kernel.forget_scanned()
 
 
-def test_a_long_run_is_one_token_ending_at_its_last_statement():
+def test_a_long_run_is_one_token_ending_at_its_last_statement(monkeypatch):
     """The scanners' answer on a run of 3,000 statements: one token, up to the ``;`` / ``)`` of the last one (and
-    for RAPID its statements' parts, the reader's split); a module read leaves no run kept."""
+    for RAPID its statements' parts, the reader's split, their array grown past its first size); a module read
+    leaves no run kept."""
+    monkeypatch.setattr(moves_kernel, "RUN_ROWS_FIRST", 100)
     rapid_text = "\n".join([f"  MoveL {_T}, v100, z1, tGun;"] * 3000) + "\n  WaitTime 1;"
     data = np.frombuffer(rapid_text.encode("latin-1"), dtype=np.uint8)
     end = rapid_text.index("\n  WaitTime")

@@ -221,16 +221,18 @@ def _split(data, instr_bytes, instr_lengths, out):
 
 
 @njit(cache=True, nogil=True)
-def _run_rows(data, i, instr_bytes, instr_lengths):
+def _run_rows(data, i, instr_bytes, instr_lengths, most):
     """The statements of the run starting at ``i`` (:func:`run_end`): its end (-1 if none) and their rows (as
     :func:`_split`'s, offsets from ``i``)."""
     start = i
-    out = np.empty((1024, END + 1), dtype=np.int64)
+    # room for a statement every 14 bytes (the shortest, "MoveL a,b,c,d;"), up to ``most`` rows: pages that no
+    # row reaches are never touched
+    out = np.empty((min((data.shape[0] - i) // 14 + 1, most), END + 1), dtype=np.int64)
     items = np.empty((5, 2), dtype=np.int64)
     count = 0
     end = -1
     while True:
-        if count == out.shape[0]:  # (grown by doubling: a run's length is known at its end)
+        if count == out.shape[0]:  # (grown by doubling beyond)
             bigger = np.empty((2 * count, END + 1), dtype=np.int64)
             bigger[:count] = out
             out = bigger
@@ -247,6 +249,9 @@ def _run_rows(data, i, instr_bytes, instr_lengths):
             return end, out[:count]
 
 
+#: Rows a run's first array holds at most (a million: 120 MB of address space, touched only as far as used); a
+#: longer run's array grows by doubling.
+RUN_ROWS_FIRST = 1 << 20
 #: The statements of the runs the lexer found, by (address of the text's bytes, start) -> (end, rows): taken by
 #: :func:`scanned_rows` (the reader's split, done once), forgotten by :func:`forget_scanned` when a reading ends.
 _SCANNED: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
@@ -258,7 +263,7 @@ def run_end(data: np.ndarray, start: int) -> int:
     whole-line comments) between them. rapid.lark's lexer takes this in place of the terminal's regular
     expression, which read a 100,000-motion module at 2 to 3 us a statement (:mod:`thermocomp.programs.grammars`).
     The statements' parts are kept for :func:`scanned_rows`."""
-    end, rows = _run_rows(data, start, _INSTR_BYTES, _INSTR_LENGTHS)
+    end, rows = _run_rows(data, start, _INSTR_BYTES, _INSTR_LENGTHS, RUN_ROWS_FIRST)
     if end > start:
         _SCANNED[(data.ctypes.data, start)] = (int(end), rows)
     return int(end)
