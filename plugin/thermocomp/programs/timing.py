@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from thermocomp._typing import FloatArray
+from thermocomp.compensation.program import rows_or_run
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.io.csvtext import MAX_CELL
@@ -199,10 +200,12 @@ def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray
         motions.tcp_speed, motions.orientation_speed, motions.joint_speed, motions.acceleration)
     stated = motions.duration_s
 
-    joint_travel = np.where(circular[:, None], np.abs(q[first] - q[previous]) + np.abs(q[last] - q[first]),
-                            np.abs(q[last] - q[previous]))
+    at_last = rows_or_run(last)  # (views where every motion has one point)
+    joint_travel = np.abs(q[at_last] - q[previous])
+    arc = np.flatnonzero(circular)  # through the via point
+    joint_travel[arc] = np.abs(q[first[arc]] - q[previous[arc]]) + np.abs(q[last[arc]] - q[first[arc]])
     limiting_joint = row_max_abs(joint_travel / chain.velocity)  # (travel and speeds >= 0)
-    p_from, p_to = T[previous, :3, 3], T[last, :3, 3]
+    p_from, p_to = T[previous, :3, 3], T[at_last, :3, 3]
     distance = row_norms(p_to - p_from)
     for i in np.flatnonzero(circular):
         distance[i] = arc_length(p_from[i], T[first[i], :3, 3], p_to[i])
@@ -214,7 +217,7 @@ def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray
         # linear and circular moves: TCP path, reorientation, limiting joint
         # (the angle of R_last R_previous^T: the rotation part of the pose errors, compiled for a long program)
         zero = np.zeros((len(last), 3))
-        angle = row_norms(pose_errors(T[last, :3, :3], zero, T[previous, :3, :3], zero)[:, 3:])
+        angle = row_norms(pose_errors(T[at_last, :3, :3], zero, T[previous, :3, :3], zero)[:, 3:])
         t_path = _trapezoids(distance, tcp_speed, acceleration)
         t_ori = np.where(np.isfinite(orientation_speed), angle / orientation_speed, 0.0)
     estimate = np.where(joint_move, np.maximum(np.maximum(limiting_joint, t_joint), t_straight),
