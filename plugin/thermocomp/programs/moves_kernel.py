@@ -273,7 +273,10 @@ def scanned_rows(data: np.ndarray, start: int, end: int) -> np.ndarray | None:
     """The rows :func:`split_moves` gives for the run ``data[start:end]`` (``data``: the whole text's bytes), as
     :func:`run_end` found them while the text was lexed; ``None`` if it did not."""
     found = _SCANNED.pop((data.ctypes.data, start), None)
-    return found[1] if found is not None and found[0] == end else None
+    if found is None or found[0] != end:
+        return None
+    rows = found[1]
+    return rows if len(rows) and rows[0, 0] == 0 and rows[-1, END] == end - start else None
 
 
 def forget_scanned() -> None:

@@ -350,10 +350,11 @@ def rapid_program_from_text(text: str, path: str = "<text>", runs: bool = True,
     bytes, where the caller has them (else the text is encoded).
     """
     codes = np.frombuffer(text.encode("latin-1") if data is None else data, dtype=np.uint8)
+    moves_kernel.forget_scanned()  # (the runs the lexer splits are kept for this reading's walk only)
     try:
         return _program_from_text(text, path, runs, progress, codes)
     finally:
-        moves_kernel.forget_scanned()  # (the runs the lexer split, kept for the walk)
+        moves_kernel.forget_scanned()
 
 
 def _program_from_text(text: str, path: str, runs: bool, progress: Callable[[int, int | None], None] | None,
