@@ -101,7 +101,9 @@ def _put_text(out, at, text):
 
 
 @njit(cache=True, inline="always")
-def _put_exponent(out, at, e):
+def put_exponent(out, at, e):
+    """``e-05``, ``e+12``, ``e-300`` (two digits at least, as numpy and C write them) at ``out[at:]``; the position
+    after it."""
     out[at] = 101  # 'e'
     at += 1
     if e < 0:
@@ -201,7 +203,7 @@ def _put_number(out, at, v, digits, buf):
     if n > 1:
         out[at] = 46
         at = _put_bytes(out, at + 1, buf, 1, n)
-    return _put_exponent(out, at, e)
+    return put_exponent(out, at, e)
 
 
 @njit(cache=True, parallel=True, nogil=True)

@@ -26,6 +26,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from thermocomp.io.results_text import put_exponent
+
 #: The range written here (others are left to numpy, zero too): every product of :func:`_digits` fits in 63 bits
 #: from 1e-7 up; 1e6 is where numpy's positional text turns scientific (``1e+06``).
 LOW, HIGH = 1e-7, 1e6
@@ -119,19 +121,25 @@ def _inside(X, lo, hi, F, k, pow5):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _write(negative, c, x, out):
-    """The positional text of ``c`` (digits) at exponent ``x`` into ``out``; returns its length."""
-    digits = np.empty(10, dtype=np.uint8)
+def _digits_and_sign(negative, c, digits, out):
+    """The decimal digits of ``c`` into ``digits``, the last first, and a ``-`` at ``out[0]`` if ``negative``:
+    ``(n, i)``, how many digits and where the text goes on."""
     n = 0
     while c > 0:
         digits[n] = 48 + c % 10
         c //= 10
         n += 1
-    # digits[n-1] is the first digit
-    i = 0
     if negative:
-        out[i] = 45  # '-'
-        i += 1
+        out[0] = 45  # '-'
+        return n, 1
+    return n, 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _write(negative, c, x, out):
+    """The positional text of ``c`` (digits) at exponent ``x`` into ``out``; returns its length."""
+    digits = np.empty(10, dtype=np.uint8)
+    n, i = _digits_and_sign(negative, c, digits, out)  # digits[n-1] is the first digit
     if x >= 0:
         for j in range(x + 1):
             out[i] = digits[n - 1 - j] if j < n else 48
@@ -159,15 +167,7 @@ def _write(negative, c, x, out):
 def _write_scientific(negative, c, x, out):
     """numpy's scientific text of ``c`` (digits) at exponent ``x``: ``d[.ddd]e-XX`` (two exponent digits at least)."""
     digits = np.empty(10, dtype=np.uint8)
-    n = 0
-    while c > 0:
-        digits[n] = 48 + c % 10
-        c //= 10
-        n += 1
-    i = 0
-    if negative:
-        out[i] = 45  # '-'
-        i += 1
+    n, i = _digits_and_sign(negative, c, digits, out)
     out[i] = digits[n - 1]
     i += 1
     if n > 1:
@@ -176,16 +176,7 @@ def _write_scientific(negative, c, x, out):
         for j in range(n - 2, -1, -1):
             out[i] = digits[j]
             i += 1
-    out[i] = 101  # 'e'
-    out[i + 1] = 45 if x < 0 else 43
-    i += 2
-    e = -x if x < 0 else x
-    if e >= 100:
-        out[i] = 48 + e // 100
-        i += 1
-    out[i] = 48 + (e // 10) % 10
-    out[i + 1] = 48 + e % 10
-    return i + 2
+    return put_exponent(out, i, x)
 
 
 @njit(cache=True, nogil=True, parallel=True)
