@@ -102,3 +102,25 @@ def test_compiled_confdata_of_a_large_batch_equals_the_numpy_reference(name, rng
         want = _confdata_numpy(model, q)
         np.testing.assert_array_equal(got, want)
     assert len({tuple(c) for c in got[:, 3:].tolist()}) == 8 and len(set(got[:, 0].tolist())) >= 4
+
+
+def test_compiled_fit_limits_is_numpys_bit_for_bit(rng):
+    """fit_limits from COMPILED_MIN_ROWS rows on (newton_kernel.fit_limits_rows) against its numpy form: random
+    angles many turns out, continuous joints, NaN and infinite angles, half-turn ties and signed zeros."""
+    from thermocomp.kinematics import ik
+
+    m, n = 20_000, 6
+    q = rng.uniform(-20, 20, (m, n))
+    near = rng.uniform(-20, 20, (m, n))
+    q[::97, 2] = np.nan
+    near[::89, 1], near[::83, 3], near[::79, 0] = np.inf, -np.inf, np.nan
+    q[5] = [np.pi, -np.pi, 3 * np.pi, 0.5, -0.0, 0.0]
+    q[6], near[6] = -0.0, [0.0, -0.0, 1e-300, -1e-300, 7.0, -7.0]
+    near[10:20] = q[10:20] + np.pi * np.array([1, 3, 5, -1, -3, -5])  # exactly between two turns
+    lower = np.array([-3.14, -1.7, -np.inf, -4.0, -2.0, -6.98])
+    upper = np.array([3.14, 1.9, np.inf, 4.0, 2.0, 6.98])
+    assert m >= ik.COMPILED_MIN_ROWS
+    got, got_fits = ik.fit_limits(q, lower, upper, near)
+    expected, expected_fits = ik._fit_limits_numpy(q, lower, upper, near)
+    assert np.array_equal(got.view(np.int64), expected.view(np.int64))
+    assert np.array_equal(got_fits, expected_fits) and not got_fits.all() and got_fits.any()

@@ -209,8 +209,24 @@ def fit_limits(q: FloatArray, lower: FloatArray, upper: FloatArray, q_near: Floa
 
     A revolute joint at ``q`` and ``q + 2 pi k`` puts the robot in the same
     place; the controller sees different angles. Returns the shifted angles
-    ``(m, n)`` and a boolean ``(m,)`` that is True where every joint fits.
+    ``(m, n)`` and a boolean ``(m,)`` that is True where every joint fits. From :data:`COMPILED_MIN_ROWS` rows
+    on in compiled code (:func:`~thermocomp.kinematics.newton_kernel.fit_limits_rows`, the same operations).
     """
+    if q.ndim == 2 and len(q) >= COMPILED_MIN_ROWS:
+        from thermocomp.kinematics.newton_kernel import fit_limits_rows  # (numba: imported when first needed)
+
+        m, n = q.shape
+        out, fits = np.empty((m, n)), np.empty(m, dtype=bool)
+        fit_limits_rows(np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(np.broadcast_to(lower, (n,)), dtype=float),
+                        np.ascontiguousarray(np.broadcast_to(upper, (n,)), dtype=float),
+                        np.ascontiguousarray(np.broadcast_to(q_near, (m, n)), dtype=float), out, fits)
+        return out, fits
+    return _fit_limits_numpy(q, lower, upper, q_near)
+
+
+def _fit_limits_numpy(q: FloatArray, lower: FloatArray, upper: FloatArray, q_near: FloatArray
+                      ) -> tuple[FloatArray, np.ndarray]:
+    """:func:`fit_limits` in numpy (the reference of the compiled rows)."""
     two_pi = 2.0 * np.pi
     k_near = np.round((q_near - q) / two_pi)
     k_lo = np.ceil((lower - q) / two_pi)

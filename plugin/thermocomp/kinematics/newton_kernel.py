@@ -548,3 +548,28 @@ def pose_error_rows(R_target, p_target, R, p, out):
                         + R_target[r, i, 2] * R[r, j, 2]
             _rotvec(Rerr, w)
             out[r, 3], out[r, 4], out[r, 5] = w[0], w[1], w[2]
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def fit_limits_rows(q, lower, upper, q_near, out, fits):
+    """:func:`thermocomp.kinematics.ik.fit_limits` of every row of ``q`` ``(m, n)`` into ``out``, ``fits`` ``(m,)``:
+    its operations on each value in its order (numpy's ``round`` is ``rint``; its ``clip`` a maximum, then a
+    minimum, written as numpy's C loop writes them)."""
+    m, n = q.shape
+    two_pi = 2.0 * np.pi
+    blocks = min(m, 64)
+    for blk in prange(blocks):
+        for r in range(blk * m // blocks, (blk + 1) * m // blocks):
+            every = True
+            for j in range(n):
+                x = q[r, j]
+                k_near = np.rint((q_near[r, j] - x) / two_pi)
+                k_lo = np.ceil((lower[j] - x) / two_pi)
+                k_hi = np.floor((upper[j] - x) / two_pi)
+                k = k_near if (math.isnan(k_near) or k_near > k_lo) else k_lo  # numpy's clip: NaN kept, a
+                k = k if (math.isnan(k) or k < k_hi) else k_hi  # tie takes the bound (the sign of a zero too)
+                fit = k_lo <= k_hi
+                out[r, j] = x + two_pi * k if fit else x
+                every = every and fit
+            fits[r] = every
+
