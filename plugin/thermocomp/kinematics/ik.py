@@ -352,12 +352,12 @@ def _iterate_compiled(model: KinematicModel, R_target: FloatArray, p_target: Flo
     q = np.ascontiguousarray(q)
     pos_err, ori_err = np.empty(m), np.empty(m)
     iterations = np.empty(m, dtype=np.int64)
-    J = np.empty((m, 6, n))
+    J = np.empty((m if measure_singularity else 1, 6, n))  # (the final Jacobians: only for singular values)
     newton_rows(*compiled_model_arguments(model),
                 np.ascontiguousarray(np.broadcast_to(R_target, (m, 3, 3))),
                 np.ascontiguousarray(np.broadcast_to(p_target, (m, 3))), q,
                 options.position_tol, options.orientation_tol, options.max_iterations, LM_FLOOR, MAX_STEP,
-                STALL_ITERATIONS, pos_err, ori_err, iterations, J)
+                STALL_ITERATIONS, pos_err, ori_err, iterations, J, measure_singularity)
     sigma = sigma_min_lower_bound(J) if measure_singularity else np.full(m, np.nan)
     return q, pos_err, ori_err, iterations, sigma
 

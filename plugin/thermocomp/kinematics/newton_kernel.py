@@ -163,8 +163,9 @@ def _solve_spd(A, b, x):
 @njit(cache=True, parallel=True)
 def newton_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign,
                 offset, R_target, p_target, q, position_tol, orientation_tol, max_iterations, lm_floor, max_step,
-                stall_iterations, pos_err, ori_err, iterations, J_final):
-    """Iterate every row of ``q`` ``(m, n)`` in place; fill the residuals, iterations and final Jacobians.
+                stall_iterations, pos_err, ori_err, iterations, J_final, keep_jacobians):
+    """Iterate every row of ``q`` ``(m, n)`` in place; fill the residuals, iterations and, if ``keep_jacobians``,
+    the final Jacobians (else ``J_final`` is not written: it may be ``(1, 6, n)``).
 
     Model arrays have a leading batch dimension of 1 (one robot for all rows)
     or ``m`` (one robot per row). ``principal[k]`` is the index of joint
@@ -177,13 +178,14 @@ def newton_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis,
     for blk in prange(blocks):
         _rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign,
               offset, R_target, p_target, q, position_tol, orientation_tol, max_iterations, lm_floor, max_step,
-              stall_iterations, pos_err, ori_err, iterations, J_final, blk * m // blocks, (blk + 1) * m // blocks)
+              stall_iterations, pos_err, ori_err, iterations, J_final, keep_jacobians, blk * m // blocks,
+              (blk + 1) * m // blocks)
 
 
 @njit(cache=True)
 def _rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign, sign, offset,
           R_target, p_target, q, position_tol, orientation_tol, max_iterations, lm_floor, max_step, stall_iterations,
-          pos_err, ori_err, iterations, J_final, start, stop):
+          pos_err, ori_err, iterations, J_final, keep_jacobians, start, stop):
     n = q.shape[1]
     per_row = p_joint.shape[0] > 1
     R = np.empty((3, 3))
@@ -226,9 +228,10 @@ def _rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, princ
                 stall += 1
             best = min(best, residual)
             if finished or stall >= stall_iterations or it == max_iterations:
-                for i in range(6):
-                    for j in range(n):
-                        J_final[r, i, j] = J[i, j]
+                if keep_jacobians:
+                    for i in range(6):
+                        for j in range(n):
+                            J_final[r, i, j] = J[i, j]
                 break
             damping = residual + lm_floor
             for i in range(n):
