@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import thermocomp.kinematics.closed_form as closed_form_module
 from thermocomp.deformation import DeformationTable, deformed_model
 from thermocomp.geometry import rotation_angle, transform
 from thermocomp.geometry.rotations import matrix_from_rotvec
@@ -240,11 +241,15 @@ def test_compiled_branch_following_equals_its_rule_pose_by_pose(rng):
     assert follow_branches(q[:0], penalty[:0], q_start, BRANCH_JUMP).shape == (0,)
 
 
+@pytest.mark.parametrize("pieces", [1, 3])
 @pytest.mark.parametrize("name", ["irb140", "ur5"])
-def test_following_a_path_computes_the_choice_all_branches_give(name, rng):
+def test_following_a_path_computes_the_choice_all_branches_give(name, pieces, rng, monkeypatch):
     """ClosedForm.follow (only the branches the choice looks at) against every branch of every pose followed by
     follow_branches, on a placed robot's path with smooth stretches, jumps, poses out of reach and poses whose
-    branches leave the limits: the same branch at every pose, to the last bit of its angles."""
+    branches leave the limits: the same branch at every pose, to the last bit of its angles; followed in one
+    piece and in three at once (each piece's start guessed: wrong here, after the jumps)."""
+    monkeypatch.setattr(closed_form_module, "FOLLOW_PIECES_FROM", 1)
+    monkeypatch.setattr(closed_form_module, "FOLLOW_PIECES", pieces)
     chain = _placed(load_robot(name), rng)
     model = nominal_model(chain)
     form = closed_form(model)
@@ -268,3 +273,23 @@ def test_following_a_path_computes_the_choice_all_branches_give(name, rng):
     assert name == "ur5" or np.any(penalty == 1e6)  # (the UR5's joints turn +-360 degrees: every branch fits)
     empty = form.follow(R[:0], p[:0], q_start, BRANCH_JUMP, 1e6)
     assert empty[0].shape == (0, 6) and empty[1].shape == (0,)
+
+
+@pytest.mark.parametrize("pieces", [2, 5])
+def test_a_smooth_path_in_pieces_is_the_path_in_one(pieces, rng, monkeypatch):
+    """A path that keeps one branch (every piece's guessed start right) and one that changes branch once in its
+    last piece: followed in pieces, the angles of the path followed in one, bit for bit."""
+    chain = load_robot("irb140")
+    model = nominal_model(chain)
+    form = closed_form(model)
+    m = 3000
+    q = np.cumsum(rng.normal(scale=0.002, size=(m, 6)), axis=0) + chain.home
+    q[-200:, 4] = -q[-200:, 4]  # a wrist flip near the end
+    R, p = fk(model, q)
+    monkeypatch.setattr(closed_form_module, "FOLLOW_PIECES_FROM", 1)
+    monkeypatch.setattr(closed_form_module, "FOLLOW_PIECES", 1)
+    whole = form.follow(R, p, chain.home, BRANCH_JUMP, 1e6)
+    monkeypatch.setattr(closed_form_module, "FOLLOW_PIECES", pieces)
+    got = form.follow(R, p, chain.home, BRANCH_JUMP, 1e6)
+    assert np.array_equal(got[0], whole[0]) and np.array_equal(got[1], whole[1])
+

@@ -59,6 +59,10 @@ from thermocomp.tolerances import CLOSED_FORM_STRUCTURE_TOL
 
 #: Number of branches a 6R closed form returns (shoulder x elbow x wrist).
 N_BRANCHES = closed_form_kernel.N_BRANCHES
+#: A path of this many poses or more is followed in :data:`FOLLOW_PIECES` pieces at once (two cores: one piece
+#: each; a piece's start is guessed, and followed again where the guess was wrong: the same choice).
+FOLLOW_PIECES_FROM = 20_000
+FOLLOW_PIECES = 2
 
 _E = np.eye(3)
 _AXES = {"opw": (2, 1, 1, 0, 1, 0), "ur": (2, 1, 1, 1, 2, 1)}
@@ -150,7 +154,8 @@ class ClosedForm:
                                        np.ascontiguousarray(self.model.p_joint), self.axis_sign, chain.sign,
                                        chain.offset, chain.lower, chain.upper,
                                        np.ascontiguousarray(q_start, dtype=float), float(jump),
-                                       float(outside_limits), q, penalty)
+                                       float(outside_limits), FOLLOW_PIECES if m >= FOLLOW_PIECES_FROM else 1,
+                                       q, penalty)
         return q, penalty
 
 

@@ -344,37 +344,19 @@ def _fill(opw, R6, o6, p, j, only, axis_sign, sign, offset, lower, upper, near, 
 
 
 @njit(cache=True, nogil=True)
-def follow_path(opw, R6, o6, p, axis_sign, sign, offset, lower, upper, q_start, jump, big, q_out, penalty_out):
-    """:func:`follow_branches` along a path, computing only the branches it looks at.
-
-    Inputs as :func:`opw_rows` (``opw`` True) or :func:`ur_rows` (False) and
-    :func:`controller_rows` (every pose's angles shifted nearest
-    ``q_start``); ``big`` ranks a branch outside the limits. Fills, per pose,
-    the chosen branch's controller angles ``q_out`` ``(m, n)`` (zeros where it
-    does not exist) and its penalty ``penalty_out`` ``(m,)`` (0, ``big`` or
-    inf). The choice is :func:`follow_branches`'s on all eight branches of
-    every pose, to the bit: a pose that keeps its predecessor's branch (the
-    common case on a path) needs that branch only, computed by the same
-    functions; all eight are computed at the first pose, after a jump and
-    after a missing branch.
-    """
-    m = o6.shape[0]
+def _follow_from(opw, R6, o6, p, axis_sign, sign, offset, lower, upper, q_start, jump, big, start, stop, b, q_b,
+                 penalty_b, q_out, penalty_out):
+    """:func:`follow_path`'s choice for poses ``start..stop-1``, from the state before ``start``: branch ``b``,
+    its angles ``q_b`` and penalty ``penalty_b`` (only the taken branch of a pose is read by the next). Returns
+    the branch of the last pose."""
     n = q_start.shape[0]
-    if m == 0:
-        return
     phi = np.empty((N_BRANCHES, n))
     scratch = np.empty(10)
     cur, nxt = np.empty((N_BRANCHES, n)), np.empty((N_BRANCHES, n))
     pc, pn = np.empty(N_BRANCHES), np.empty(N_BRANCHES)
-    _fill(opw, R6, o6, p, 0, -1, axis_sign, sign, offset, lower, upper, q_start, big, phi, scratch, cur, pc)
-    best, b = math.inf, 0
-    for c in range(N_BRANCHES):
-        value = _row_distance(cur[c], q_start) + pc[c]
-        if c == 0 or value < best:
-            best, b = value, c
-    q_out[0] = cur[b]
-    penalty_out[0] = pc[b]
-    for i in range(m - 1):
+    cur[b] = q_b
+    pc[b] = penalty_b
+    for i in range(start - 1, stop - 1):
         if pc[b] == math.inf:  # from a missing branch: the next pose's best-ranked
             _fill(opw, R6, o6, p, i + 1, -1, axis_sign, sign, offset, lower, upper, q_start, big, phi, scratch, nxt, pn)
             best, b_next = pn[0], 0
@@ -398,3 +380,64 @@ def follow_path(opw, R6, o6, p, axis_sign, sign, offset, lower, upper, q_start, 
         cur, nxt = nxt, cur
         pc, pn = pn, pc
         b = b_next
+    return b
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def follow_path(opw, R6, o6, p, axis_sign, sign, offset, lower, upper, q_start, jump, big, segments, q_out,
+                penalty_out):
+    """:func:`follow_branches` along a path, computing only the branches it looks at.
+
+    Inputs as :func:`opw_rows` (``opw`` True) or :func:`ur_rows` (False) and
+    :func:`controller_rows` (every pose's angles shifted nearest
+    ``q_start``); ``big`` ranks a branch outside the limits. Fills, per pose,
+    the chosen branch's controller angles ``q_out`` ``(m, n)`` (zeros where it
+    does not exist) and its penalty ``penalty_out`` ``(m,)`` (0, ``big`` or
+    inf). The choice is :func:`follow_branches`'s on all eight branches of
+    every pose, to the bit: a pose that keeps its predecessor's branch (the
+    common case on a path) needs that branch only, computed by the same
+    functions; all eight are computed at the first pose, after a jump and
+    after a missing branch.
+
+    With ``segments`` > 1 the path is followed in that many pieces at once,
+    each but the first from the guess that the pose before it took the first
+    pose's branch (a smooth path keeps one branch): a piece whose guess the
+    piece before it did not end on is followed again, with the rest of the
+    path, from where that piece really ended. The choice is the same.
+    """
+    m = o6.shape[0]
+    n = q_start.shape[0]
+    if m == 0:
+        return
+    phi = np.empty((N_BRANCHES, n))
+    scratch = np.empty(10)
+    cur, pc = np.empty((N_BRANCHES, n)), np.empty(N_BRANCHES)
+    _fill(opw, R6, o6, p, 0, -1, axis_sign, sign, offset, lower, upper, q_start, big, phi, scratch, cur, pc)
+    best, b = math.inf, 0
+    for c in range(N_BRANCHES):
+        value = _row_distance(cur[c], q_start) + pc[c]
+        if c == 0 or value < best:
+            best, b = value, c
+    q_out[0] = cur[b]
+    penalty_out[0] = pc[b]
+    pieces = max(1, min(segments, m - 1))
+    ends = np.empty(pieces, dtype=np.int64)  # the branch each piece ended on
+    for s in prange(pieces):
+        start, stop = 1 + s * (m - 1) // pieces, 1 + (s + 1) * (m - 1) // pieces
+        if s == 0:
+            ends[s] = _follow_from(opw, R6, o6, p, axis_sign, sign, offset, lower, upper, q_start, jump, big, start,
+                                   stop, b, cur[b], pc[b], q_out, penalty_out)
+        else:  # guessed: the pose before took the first pose's branch
+            g_phi = np.empty((N_BRANCHES, n))
+            g_scratch = np.empty(10)
+            g_q, g_pen = np.empty((N_BRANCHES, n)), np.empty(N_BRANCHES)
+            _fill(opw, R6, o6, p, start - 1, b, axis_sign, sign, offset, lower, upper, q_start, big, g_phi, g_scratch,
+                  g_q, g_pen)
+            ends[s] = _follow_from(opw, R6, o6, p, axis_sign, sign, offset, lower, upper, q_start, jump, big, start,
+                                   stop, b, g_q[b], g_pen[b], q_out, penalty_out)
+    for s in range(1, pieces):
+        if ends[s - 1] != b:  # the guess was wrong: the rest again, from where the piece before really ended
+            start = 1 + s * (m - 1) // pieces
+            _follow_from(opw, R6, o6, p, axis_sign, sign, offset, lower, upper, q_start, jump, big, start, m,
+                         ends[s - 1], q_out[start - 1].copy(), penalty_out[start - 1], q_out, penalty_out)
+            break
