@@ -492,9 +492,10 @@ def solve_rows(A, b):
 
 @njit(cache=True, parallel=True, nogil=True)
 def jacobian_rates_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_tool, axis, principal, principal_sign,
-                        sign, offset, q, v, w, lever, J_out, bound_out, qd_out):
+                        sign, offset, q, v, w, lever, bound_out, qd_out):
     """Per row of ``q`` ``(m, n)``, in one pass (the feasibility check's steps along a path): the Jacobian
-    ``J_out[r]`` ``(6, n)`` (as :func:`fk_jacobian_rows`, model arrays as :func:`newton_rows`), the first tier of
+    (as :func:`fk_jacobian_rows`, model arrays as :func:`newton_rows`; not kept: the few rows whose bound
+    needs it again take it from :func:`fk_jacobian_rows`, the same bits), the first tier of
     :func:`thermocomp.kinematics.ik.sigma_min_lower_bound`, ``|det J| / (|J|_F^2 / (n - 1))^((n - 1) / 2)``, into
     ``bound_out[r]``, and the joint rates ``qd_out[r] = J^-1 twist[r]`` (as :func:`solve_rows`: NaN where a pivot
     is zero), the twist being ``(v - w x lever, w)`` of the rows of ``v``, ``w``, ``lever`` ``(m, 3)`` (numpy's
@@ -511,9 +512,9 @@ def jacobian_rates_rows(R_base, p_base, R_joint, p_joint, nominal, R_tool, p_too
         tmp = np.empty((3, 3))
         lu = np.empty((n, n))
         y = np.empty(n)
+        J = np.empty((6, n))
         for r in range(blk * m // blocks, (blk + 1) * m // blocks):
             b = r if per_row else 0
-            J = J_out[r]
             _fk_jacobian(R_base[b], p_base[b], R_joint[b], p_joint[b], nominal, R_tool[b], p_tool[b], axis, principal,
                          principal_sign, sign, offset, q[r], R, p, J, origins, axes, rot, tmp)
             frobenius_sq = 0.0

@@ -350,15 +350,22 @@ def _sigma_and_rates(model, q: FloatArray, motion: tuple[FloatArray, FloatArray,
         _, _, J = fk_jacobian(model, q)
         sigma = sigma_min_lower_bound(J)  # exact where it matters (below 10x the threshold)
         return sigma, _joint_rates(J, _twist(*motion), sigma)
-    from thermocomp.kinematics.newton_kernel import jacobian_rates_rows  # (numba: imported when first needed)
+    from thermocomp.kinematics.newton_kernel import fk_jacobian_rows, jacobian_rates_rows  # (numba: when needed)
 
-    J, sigma, qd = np.empty((r, 6, n)), np.empty(r), np.empty((r, n))
-    jacobian_rates_rows(*compiled_model_arguments(model), np.ascontiguousarray(q),
-                        *(np.ascontiguousarray(a, dtype=float) for a in motion), J, sigma, qd)
-    sigma = settle_sigma_bound(J, sigma)
-    irregular = np.flatnonzero(sigma <= 1e-9)  # least squares there, as _joint_rates
-    if irregular.size:
-        qd[irregular] = _joint_rates(J[irregular], _twist(*(a[irregular] for a in motion)), sigma[irregular])
+    q = np.ascontiguousarray(q)
+    sigma, qd = np.empty(r), np.empty((r, n))
+    jacobian_rates_rows(*compiled_model_arguments(model), q, *(np.ascontiguousarray(a, dtype=float) for a in motion),
+                        sigma, qd)
+    near = np.flatnonzero(sigma < 10.0 * NEAR_SINGULAR_SIGMA)  # (the rows settle_sigma_bound looks at again)
+    if near.size:  # their Jacobians again, by the same compiled walk
+        J = np.empty((near.size, 6, n))
+        fk_jacobian_rows(*compiled_model_arguments(model), q[near], np.empty((near.size, 3, 3)),
+                         np.empty((near.size, 3)), J)
+        sigma[near] = settle_sigma_bound(J, sigma[near])
+        irregular = np.flatnonzero(sigma[near] <= 1e-9)  # least squares there, as _joint_rates
+        if irregular.size:
+            rows = near[irregular]
+            qd[rows] = _joint_rates(J[irregular], _twist(*(a[rows] for a in motion)), sigma[rows])
     return sigma, qd
 
 
