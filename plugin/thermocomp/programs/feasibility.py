@@ -227,6 +227,7 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
     T_tool = T_flange_tcp[end]
     tool_R = np.broadcast_to(T_tool[None, :, :3, :3], (k, len(moves), 3, 3)).reshape(-1, 3, 3)
     tool_p = np.broadcast_to(T_tool[None, :, :3, 3], (k, len(moves), 3)).reshape(-1, 3)
+    tool_lever = np.einsum("kji,kj->ki", tool_R, tool_p)  # R_tool^T p_tool: the TCP's offset is R_s of it
     circular = via >= 0
     # steps of each move (its circle's via point included): the nominal joints' largest travel in PATH_STEP_ANGLE
     travel = row_max_abs(q_nominal[end] - q_nominal[frm])
@@ -259,18 +260,18 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
                 p_s[:, on_way[arc]] = _arc_points(p_tcp[:, frm[way[arc]]], p_tcp[:, via[way[arc]]],
                                                   p_tcp[:, to[way[arc]]], u[:, arc, 0])
             R_s[:, on_way] = matrix_from_rotvec(u * rot[:, way]) @ Ra[:, way]
-        # the flange pose that puts the TCP there
-        R_f = R_s.reshape(-1, 3, 3) @ np.swapaxes(tool_R[at], -1, -2)
-        offset = np.einsum("kij,kj->ki", R_f, tool_p[at])  # the TCP's offset from the flange, world frame
-        p_f = p_s.reshape(-1, 3) - offset
+        # the TCP's offset from the flange, world frame: R_s R_tool^T p_tool
+        offset = np.einsum("kij,kj->ki", R_s.reshape(-1, 3, 3), tool_lever[at])
         # a last step that starts within one step's travel of the written configuration arrives there: a wrist,
         # elbow or shoulder flip moves joints by tens of degrees (docs/programs.md); the others are solved
         last = np.repeat((s == steps[act])[None], k, axis=0).reshape(-1)
         arrives = last & (row_max_abs(q_end[at] - q_prev[at]) <= PATH_STEP_ANGLE)
         q_s = np.array(q_end[at])
         solve = np.flatnonzero(~arrives)
-        if solve.size:
-            result = solve_ik(model, R_f[solve], p_f[solve], q_prev[flat[solve]], ik, measure_singularity=False)
+        if solve.size:  # the flange pose that puts the TCP there
+            R_f = R_s.reshape(-1, 3, 3)[solve] @ np.swapaxes(tool_R[at][solve], -1, -2)
+            p_f = p_s.reshape(-1, 3)[solve] - np.einsum("kij,kj->ki", R_f, tool_p[at][solve])
+            result = solve_ik(model, R_f, p_f, q_prev[flat[solve]], ik, measure_singularity=False)
             q_s[solve] = np.where((result.status == Status.CONVERGED)[:, None], result.q, q_prev[flat[solve]])
         # the Jacobian is of the flange: its linear velocity is the TCP's minus w x (TCP offset)
         sigma, qd = _sigma_and_rates(model, q_s, (v[at], w[at], offset))
