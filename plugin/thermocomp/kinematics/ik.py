@@ -353,13 +353,22 @@ def _iterate_compiled(model: KinematicModel, R_target: FloatArray, p_target: Flo
     pos_err, ori_err = np.empty(m), np.empty(m)
     iterations = np.empty(m, dtype=np.int64)
     J = np.empty((m if measure_singularity else 1, 6, n))  # (the final Jacobians: only for singular values)
-    newton_rows(*compiled_model_arguments(model),
-                np.ascontiguousarray(np.broadcast_to(R_target, (m, 3, 3))),
-                np.ascontiguousarray(np.broadcast_to(p_target, (m, 3))), q,
+    newton_rows(*compiled_model_arguments(model), _read_only(np.broadcast_to(R_target, (m, 3, 3))),
+                _read_only(np.broadcast_to(p_target, (m, 3))), q,
                 options.position_tol, options.orientation_tol, options.max_iterations, LM_FLOOR, MAX_STEP,
                 STALL_ITERATIONS, pos_err, ori_err, iterations, J, measure_singularity)
     sigma = sigma_min_lower_bound(J) if measure_singularity else np.full(m, np.nan)
     return q, pos_err, ori_err, iterations, sigma
+
+
+def _read_only(a: FloatArray) -> FloatArray:
+    """``a`` C-contiguous and read-only (a view where it can be): the targets of every call of a kernel then have
+    one type, and a process loads one compiled version of it, not one per kind of caller's array."""
+    a = np.ascontiguousarray(a, dtype=float)
+    if a.flags.writeable:
+        a = a.view()
+        a.flags.writeable = False
+    return a
 
 
 def _result(chain, q, q_seed, pos_err, ori_err, iterations, sigma, options: IKOptions) -> IKResult:

@@ -377,10 +377,15 @@ def _twist(v: FloatArray, w: FloatArray, lever: FloatArray) -> FloatArray:
 
 
 def _joint_rates(J: FloatArray, twist: FloatArray, sigma: FloatArray) -> FloatArray:
-    """``J^-1 twist`` ``(r, n)``: solved where ``J`` is square and regular, least squares elsewhere."""
-    from thermocomp.kinematics.newton_kernel import solve_rows  # (numba: imported when first needed)
-
+    """``J^-1 twist`` ``(r, n)``: solved where ``J`` is square and regular (many rows by the compiled LU,
+    :func:`~thermocomp.kinematics.newton_kernel.solve_rows`; a few, a path's later steps, by LAPACK, without
+    loading a kernel for them), least squares elsewhere."""
     r, rows, n = J.shape
+    if r >= COMPILED_FK_MIN_ROWS:
+        from thermocomp.kinematics.newton_kernel import solve_rows  # (numba: imported when first needed)
+    else:
+        def solve_rows(A, b):
+            return np.linalg.solve(A, b[..., None])[..., 0]
     qd = np.empty((r, n))
     regular = sigma > 1e-9 if rows == n else np.zeros(r, dtype=bool)
     if np.all(regular):

@@ -339,13 +339,13 @@ def distinct_spans(data: np.ndarray, starts: np.ndarray, ends: np.ndarray,
     starts2 = starts.reshape(len(starts), -1)
     ends2 = ends.reshape(len(ends), -1)
     r, c = starts2.shape
-    hashes = np.empty((r, c), dtype=np.uint64)
+    hashes = np.empty((c, r), dtype=np.uint64)  # (a part's hashes contiguous: one compiled version of _hashes)
     for j in range(c):
-        _hashes(data, np.ascontiguousarray(starts2[:, j]), np.ascontiguousarray(ends2[:, j]), lower, hashes[:, j])
-    keys = hashes[:, 0].copy()
+        _hashes(data, np.ascontiguousarray(starts2[:, j]), np.ascontiguousarray(ends2[:, j]), lower, hashes[j])
+    keys = hashes[0].copy()
     for j in range(1, c):  # a row's parts as one key (a collision of keys is caught below, as one of a part's)
         keys *= np.uint64(1099511628211)
-        keys ^= hashes[:, j]
+        keys ^= hashes[j]
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # groups numbered in order of appearance
     rank = np.empty_like(order)
