@@ -204,6 +204,14 @@ def pose_errors(R_target: FloatArray, p_target: FloatArray, R: FloatArray, p: Fl
     return out
 
 
+def turns(R_from: FloatArray, R_to: FloatArray) -> FloatArray:
+    """The world-frame rotation vectors that turn ``R_from`` into ``R_to`` (of ``R_to R_from^T``), ``(..., 3)``:
+    the rotation part of :func:`pose_errors` (compiled for many rows); their norms are the angles."""
+    shape = R_to.shape[:-2]
+    zeros = np.zeros((int(np.prod(shape)), 3))
+    return pose_errors(R_to.reshape(-1, 3, 3), zeros, R_from.reshape(-1, 3, 3), zeros)[:, 3:].reshape(shape + (3,))
+
+
 def fit_limits(q: FloatArray, lower: FloatArray, upper: FloatArray, q_near: FloatArray) -> tuple[FloatArray, np.ndarray]:
     """Shift each revolute angle by whole turns into its limits, nearest ``q_near``.
 

@@ -49,7 +49,7 @@ from thermocomp.io.results_csv import results_writer
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.kinematics.confdata import confdata_from_q, quadrants, to_quadrants
 from thermocomp.kinematics.fk import fk
-from thermocomp.kinematics.ik import IKResult, Status, pose_errors
+from thermocomp.kinematics.ik import IKResult, Status, pose_errors, turns
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.kinematics.seeding import solve_nominal_configuration, solve_path
 from thermocomp.prepare import robot_and_table
@@ -865,12 +865,8 @@ def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.nd
 
 
 def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:
-    """The largest angle [rad] of the rotations ``R_to R_from^T`` ``(r, 3, 3)`` each (0 for none): the rotation
-    part of the pose errors, compiled for many rows."""
-    if not len(R_from):
-        return 0.0
-    zero = np.zeros((len(R_from), 3))
-    return float(row_norms(pose_errors(R_to, zero, R_from, zero)[:, 3:]).max())
+    """The largest angle [rad] of the rotations ``R_to R_from^T`` ``(r, 3, 3)`` each (0 for none)."""
+    return float(row_norms(turns(R_from, R_to)).max()) if len(R_from) else 0.0
 
 
 def _pieces_into(values: list[str | None], pieces) -> None:

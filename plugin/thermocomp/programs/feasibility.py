@@ -50,10 +50,10 @@ from thermocomp.kinematics.ik import (
     IKOptions,
     Status,
     compiled_model_arguments,
-    pose_errors,
     settle_sigma_bound,
     sigma_min_lower_bound,
     solve_ik,
+    turns,
 )
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram
@@ -150,7 +150,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
 
     # rows: what changed and by how much (largest over versions), when it runs
     change_p = row_norms(p_tcp - poses.T_world_tcp[None, :, :3, 3]).max(axis=0)
-    change_a = row_norms(_turns(np.broadcast_to(poses.T_world_tcp[None, :, :3, :3], R_tcp.shape), R_tcp)).max(axis=0)
+    change_a = row_norms(turns(np.broadcast_to(poses.T_world_tcp[None, :, :3, :3], R_tcp.shape), R_tcp)).max(axis=0)
     change_q = row_max_abs(q_versions - q_nominal[None]).max(axis=0)
     first = timing.point_minutes(0)
     final = timing.point_minutes(timing.cycles - 1)
@@ -218,7 +218,7 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
     end = rows_or_run(to)
     pa, pb = p_tcp[:, frm], p_tcp[:, end]
     Ra, Rb = R_tcp[:, frm], R_tcp[:, end]
-    rot = _turns(Ra, Rb)  # world-frame rotation from a to b
+    rot = turns(Ra, Rb)  # world-frame rotation from a to b
     q_prev = q_versions[:, frm].reshape(-1, n)
     q_end = q_versions[:, end].reshape(-1, n)  # the written configuration each move must arrive at
     sigma_min = np.full(k * len(moves), np.inf)
@@ -329,14 +329,6 @@ def _check_circles(motions, p_program: FloatArray, p_tcp: FloatArray, ok: np.nda
                 f"{lb[version, j] * 1e3:.3g} mm from the start, {np.degrees(angle[version, j]):.3g} deg apart (a "
                 f"circle needs {CIRCLE_MIN_DISTANCE * 1e3:g} mm, and {np.degrees(CIRCLE_MIN_ANGLE):g} deg from 0 and "
                 "180): the controller refuses this circular move")
-
-
-def _turns(R_from: FloatArray, R_to: FloatArray) -> FloatArray:
-    """The world-frame rotation vectors that turn ``R_from`` into ``R_to`` (of ``R_to R_from^T``), ``(..., 3)``:
-    the rotation part of the compiled pose errors (:func:`~thermocomp.kinematics.ik.pose_errors`)."""
-    shape = R_to.shape[:-2]
-    zeros = np.zeros((int(np.prod(shape)), 3))
-    return pose_errors(R_to.reshape(-1, 3, 3), zeros, R_from.reshape(-1, 3, 3), zeros)[:, 3:].reshape(shape + (3,))
 
 
 def _sigma_and_rates(model, q: FloatArray, motion: tuple[FloatArray, FloatArray, FloatArray]

@@ -35,7 +35,7 @@ from thermocomp.compensation.program import rows_or_run
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.io.csvtext import MAX_CELL
-from thermocomp.kinematics.ik import pose_errors
+from thermocomp.kinematics.ik import turns
 from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, MotionRun, RobotProgram
 from thermocomp.robot.chain import Chain
 
@@ -215,9 +215,7 @@ def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray
                            _trapezoids(row_max_abs(joint_travel), joint_speed, acceleration), 0.0)
         t_straight = np.where(np.isfinite(tcp_speed), distance / tcp_speed, 0.0)
         # linear and circular moves: TCP path, reorientation, limiting joint
-        # (the angle of R_last R_previous^T: the rotation part of the pose errors, compiled for a long program)
-        zero = np.zeros((len(last), 3))
-        angle = row_norms(pose_errors(T[at_last, :3, :3], zero, T[previous, :3, :3], zero)[:, 3:])
+        angle = row_norms(turns(T[previous, :3, :3], T[at_last, :3, :3]))
         t_path = _trapezoids(distance, tcp_speed, acceleration)
         t_ori = np.where(np.isfinite(orientation_speed), angle / orientation_speed, 0.0)
     estimate = np.where(joint_move, np.maximum(np.maximum(limiting_joint, t_joint), t_straight),
