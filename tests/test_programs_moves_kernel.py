@@ -3,7 +3,7 @@
 moves_kernel.distinct_spans (hashes of the spans' bytes, checked) against grouping by the texts themselves:
 groups are numbered in order of appearance; absent spans (start -1) are their own text, unlike empty ones;
 ``lower`` compares A-Z case-insensitively. Where two texts share a hash the texts decide.
-model.line_table (the line ends, found a block at a time) against the lines Python counts.
+model.TextLines (the line ends, found a block at a time) against the lines Python counts.
 """
 
 from __future__ import annotations
@@ -62,14 +62,14 @@ def test_texts_of_one_hash_are_told_apart(rng, monkeypatch):
 
 
 @pytest.mark.parametrize("block", [7, 64, 1 << 20])
-def test_line_table_gives_lark_s_lines_and_columns(rng, monkeypatch, block):
-    monkeypatch.setattr(model, "_LINE_BLOCK", block)
+def test_text_lines_give_lark_s_lines_and_columns(rng, monkeypatch, block):
+    monkeypatch.setattr(model.TextLines, "BLOCK", block)
     text = "".join(rng.choice(["a", "b ", "\n", "\r\n", "xyz"], 300).tolist())
-    table = model.line_table(np.frombuffer(text.encode("latin-1"), dtype=np.uint8))
-    positions = np.arange(len(text))
-    line = np.searchsorted(table, positions)
-    column = positions - table[line - 1]
-    for pos in range(len(text)):
-        before = text[:pos]
-        assert (line[pos], column[pos]) == (before.count("\n") + 1, pos - before.rfind("\n"))
-    assert model.line_table(np.zeros(0, dtype=np.uint8)).tolist() == [-1]
+    data = np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
+    for lines in (model.TextLines(text), model.TextLines(text, data)):  # (the text's bytes found, or given)
+        line, column = lines.arrays(np.arange(len(text)))
+        for pos in range(len(text)):
+            before = text[:pos]
+            assert (line[pos], column[pos]) == (before.count("\n") + 1, pos - before.rfind("\n"))
+        assert lines.lists([0, len(text) - 1]) == (line[[0, -1]].tolist(), column[[0, -1]].tolist())
+    assert model.TextLines("").table().tolist() == [-1]

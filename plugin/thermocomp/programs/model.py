@@ -484,23 +484,37 @@ def newline_of(text: str) -> str:
     return "\r\n" if i > 0 and text[i - 1] == "\r" else "\n"
 
 
-#: Bytes a line table compares at once (:func:`line_table`): its temporary stays small on a long program.
-_LINE_BLOCK = 1 << 20
+class TextLines:
+    """1-based line and column of character offsets in a text, as lark counts them (a reader's spans and
+    messages), from the offsets of its line ends, found when first asked for: in its latin-1 bytes ``data``
+    where the reader has them, else in the text's."""
 
+    #: Bytes compared at once while the line ends are found: the temporary stays small on a long program.
+    BLOCK = 1 << 20
 
-def line_table(data: np.ndarray) -> np.ndarray:
-    """-1, then the offset of every line end (``\\n``) of the latin-1 bytes ``data`` (uint8): line ``k``
-    (1-based) of a character at offset ``pos`` is ``searchsorted(table, pos)``, its column ``pos -
-    table[k - 1]``."""
-    ends = [np.flatnonzero(data[at:at + _LINE_BLOCK] == 10) + at for at in range(0, len(data), _LINE_BLOCK)]
-    return np.concatenate([np.array([-1], dtype=np.int64), *ends])
+    def __init__(self, text: str, data: np.ndarray | None = None) -> None:
+        self._text, self._data = text, data
+        self._table: np.ndarray | None = None  # -1, then the offset of every line end
 
+    def table(self) -> np.ndarray:
+        """-1, then the offset of every ``\\n``: the line of offset ``pos`` is ``searchsorted(table, pos)``."""
+        if self._table is None:
+            data = np.frombuffer(self._text.encode("latin-1"), dtype=np.uint8) if self._data is None else self._data
+            ends = [np.flatnonzero(data[at:at + self.BLOCK] == 10) + at for at in range(0, len(data), self.BLOCK)]
+            self._table = np.concatenate([np.array([-1], dtype=np.int64), *ends])
+        return self._table
 
-def lines_columns(table: np.ndarray, positions: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """1-based line and column of character offsets, as lark counts them, from the text's :func:`line_table`."""
-    pos = np.asarray(positions, dtype=np.int64)
-    line = np.searchsorted(table, pos)  # line ends before pos, the -1 included
-    return line, pos - table[line - 1]
+    def arrays(self, positions: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """Lines and columns of ``positions`` as arrays (a run's thousands of positions)."""
+        table = self.table()
+        pos = np.asarray(positions, dtype=np.int64)
+        line = np.searchsorted(table, pos)  # line ends before pos, the -1 included
+        return line, pos - table[line - 1]
+
+    def lists(self, positions: ArrayLike) -> tuple[list[int], list[int]]:
+        """:meth:`arrays` as lists of ints."""
+        line, column = self.arrays(positions)
+        return line.tolist(), column.tolist()
 
 
 def eye4() -> FloatArray:

@@ -44,7 +44,7 @@ from lark.exceptions import UnexpectedInput
 from lark.tree import Meta
 
 from thermocomp._gc import paused
-from thermocomp._typing import ArrayLike, FloatArray, PathLike
+from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
 from thermocomp.io.files import read_program_bytes
@@ -62,10 +62,9 @@ from thermocomp.programs.model import (
     Point,
     RobotProgram,
     Span,
+    TextLines,
     Wait,
     expand,
-    line_table,
-    lines_columns,
     newline_of,
 )
 from thermocomp.programs.numbers_kernel import all_read, parse_spans, pose_transforms
@@ -424,7 +423,7 @@ class _Walker:
         self._followed: dict[str, tuple[object, Tree]] = {}  # data given a known value by a followed assignment
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming data: its routine and parameter
         self._matches: dict[int, MoveStatements] = {}  # statements of each MOVES token, by its offset
-        self._newlines: np.ndarray | None = None
+        self.lines = TextLines(text, self.data)  # lines and columns of offsets
         self._run_count = 0  # motions of runs followed (for progress)
         self._numbers_read: set[int] = set()  # MOVES tokens (by offset) whose inline numbers the walk converted
         self._cycle_body: Tree | None = None  # the last entry routine's body
@@ -903,7 +902,7 @@ class _Walker:
                 token = node.children[0]
                 statements = self.move_matches(token)
                 found += zip(statements.texts("instr"), (token.start_pos + statements.starts("instr")).tolist())
-        lines, columns = self.lines_columns([at for _, at in found])
+        lines, columns = self.lines.lists([at for _, at in found])
         for (name, _), line, column in zip(found, lines, columns):
             self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column))
 
@@ -1154,21 +1153,10 @@ class _Walker:
             self._matches[token.start_pos] = move_statements(token, self.data)
         return self._matches[token.start_pos]
 
-    def lines_columns(self, positions: list[int]) -> tuple[list[int], list[int]]:
-        """1-based line and column of character offsets, as lark counts them."""
-        line, column = self.lines_columns_array(positions)
-        return line.tolist(), column.tolist()
-
-    def lines_columns_array(self, positions: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`lines_columns` as arrays (a run's thousands of positions)."""
-        if self._newlines is None:  # the offsets of the line ends, after a -1 before the first line
-            self._newlines = line_table(self.data)
-        return lines_columns(self._newlines, positions)
-
     def _name_tree(self, token: Token, m: _StatementView, part: str) -> Tree:
         """A ``name`` node for a part of a run's statement, located as the general rules would locate it."""
         start = token.start_pos + m.start(part)
-        (line,), (column,) = self.lines_columns([start])
+        (line,), (column,) = self.lines.lists([start])
         name = Token("NAME", m.group(part), start, line, column, line, column + len(m.group(part)),
                      start + len(m.group(part)))
         meta = Meta()
@@ -1225,7 +1213,7 @@ class _Walker:
         speed = np.array([(s[2], s[3]) for s in shapes], dtype=float).reshape(-1, 2)[shape_of]
         starts = base + st.starts("instr")
         point_starts = base + local_starts
-        lines, columns = self.lines_columns_array(np.concatenate([starts, point_starts]))
+        lines, columns = self.lines.arrays(np.concatenate([starts, point_starts]))
         text = np.empty((p, 4), dtype=np.int64)
         text[:, 0], text[:, 1], text[:, 2], text[:, 3] = point_starts, base + local_ends, lines[r:], columns[r:]
         T_world_tcp = None  # (built below: the inline robtargets' own array where they are every point)
@@ -1402,7 +1390,7 @@ class _Walker:
             whole = str(text_node.children[0])
             extax_text = whole[whole.rfind("["):whole.rfind("]")].rstrip()
         if element is not None and text_node is node:
-            (line,), (column,) = self.lines_columns([element[0]])
+            (line,), (column,) = self.lines.lists([element[0]])
             text_span = Span(element[0], element[1], line, column)
         else:
             text_span = span_of(text_node)

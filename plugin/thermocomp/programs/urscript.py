@@ -39,7 +39,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
 
 from thermocomp._gc import paused
-from thermocomp._typing import ArrayLike, FloatArray, PathLike
+from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import invert_transform, matrix_from_rotvec, rotvec_from_matrix, transform
 from thermocomp.io.files import read_program_text
@@ -56,10 +56,9 @@ from thermocomp.programs.model import (
     Point,
     RobotProgram,
     Span,
+    TextLines,
     Wait,
     expand,
-    line_table,
-    lines_columns,
     newline_of,
 )
 from thermocomp.programs.moves_kernel import distinct_spans
@@ -355,7 +354,7 @@ class _Walker:
         self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming a variable: function, parameter
         self._quiet: list[str] = []  # the functions being run that move nothing (:meth:`moves_nothing`)
-        self._newlines: np.ndarray | None = None  # offsets of the line ends, for a run's statements
+        self.lines = TextLines(text)  # lines and columns of offsets, for a run's statements
 
     def error(self, message: str, where) -> InputError:
         line, column = _line_col(where)
@@ -856,7 +855,7 @@ class _Walker:
         shape_of = st.shape_of
         joint = np.array([kind == JOINT for kind, _, _, _ in table], dtype=bool)[shape_of]
         speed = np.array([s[2] for s in table], dtype=float)[shape_of]
-        lines, columns = self.lines_columns_array(np.concatenate([base + name_start, base + point_start]))
+        lines, columns = self.lines.arrays(np.concatenate([base + name_start, base + point_start]))
         statement = np.empty((k, 4), dtype=np.int64)
         statement[:, 0], statement[:, 1] = base + name_start, base + spans[:, urmoves_kernel.END]
         statement[:, 2], statement[:, 3] = lines[:k], columns[:k]
@@ -877,17 +876,6 @@ class _Walker:
             confdata=np.zeros((k, 4), dtype=np.int64), has_confdata=np.zeros(k, dtype=bool),
             frames=((np.eye(4), self.tool.copy()),), frame=np.zeros(k, dtype=np.int64), extax=("",) * k,
             name_of_point=("",) * k, whole_argument=(None,) * k))
-
-    def lines_columns(self, positions: list[int]) -> tuple[list[int], list[int]]:
-        """1-based line and column of character offsets, as lark counts them."""
-        line, column = self.lines_columns_array(positions)
-        return line.tolist(), column.tolist()
-
-    def lines_columns_array(self, positions: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`lines_columns` as arrays (a run's thousands of positions)."""
-        if self._newlines is None:  # the offsets of the line ends, after a -1 before the first line
-            self._newlines = line_table(np.frombuffer(self.text.encode("latin-1"), dtype=np.uint8))
-        return lines_columns(self._newlines, positions)
 
     def point(self, node, local: dict, kind: str) -> Point:
         outer = node
