@@ -292,4 +292,3 @@ def test_a_smooth_path_in_pieces_is_the_path_in_one(pieces, rng, monkeypatch):
     monkeypatch.setattr(closed_form_module, "FOLLOW_PIECES", pieces)
     got = form.follow(R, p, chain.home, BRANCH_JUMP, 1e6)
     assert np.array_equal(got[0], whole[0]) and np.array_equal(got[1], whole[1])
-

@@ -87,4 +87,3 @@ def test_spans_read_as_float_reads_them_however_many_need_float(rng):
     assert sum(w in words[3:7] for row in rows for w in row) > 64  # more than the first list holds
     assert np.array_equal(got.view(np.int64), expected.view(np.int64))
     assert parse_spans(text, data, starts, ends, 4) is None
-

@@ -63,7 +63,7 @@ def test_no_rows():
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_spliced_values_equal_the_edits_applied_one_by_one(seed):
-    """writer.splice_values (compiled) writes what writer.apply_edits (the reference) writes: values kept
+    """writer.splice_bytes (compiled) writes what writer.apply_edits (the reference) writes: values kept
     (None), written as strings, written as bytes pieces, spans touching, at both ends; out of order: None."""
     rng = np.random.default_rng(seed)
     text = "".join(rng.choice(list("abc;[]\n\r é"), 3000))
@@ -86,10 +86,13 @@ def test_spliced_values_equal_the_edits_applied_one_by_one(seed):
         values[i] = None
     expected = w.apply_edits(text, [w.Edit(a, b, v) for a, b, v in zip(starts.tolist(), ends.tolist(), reference)
                                     if v is not None], "x")
-    got = w.splice_values(text, starts, ends, values, (rows, buf, start, start + lengths))
-    assert got == expected
-    assert w.splice_values(text, starts[::-1].copy(), ends[::-1].copy(), ["v"] * m) is None  # not in order
-    assert w.splice_values(text, starts, ends, [None] * m) == text
+    got = w.splice_bytes(text, starts, ends, values, (rows, buf, start, start + lengths))
+    assert got.tobytes().decode("latin-1") == expected
+    assert w.splice_bytes(text, starts[::-1].copy(), ends[::-1].copy(), ["v"] * m) is None  # not in order
+    assert w.splice_bytes(text, starts, ends, [None] * m).tobytes().decode("latin-1") == text
+    data = np.frombuffer(text.encode("latin-1"), dtype=np.uint8)  # (the text's bytes given: the same)
+    assert w.splice_bytes(text, starts, ends, values, (rows, buf, start, start + lengths), None, data).tobytes() \
+        == got.tobytes()
 
 
 def _list_reference(shown, prefix):

@@ -67,4 +67,3 @@ def test_the_compiled_rows_are_the_numpy_form_bit_for_bit():
     got = quat_wxyz_from_matrix(R)
     expected = rotations._quat_wxyz_numpy(R)
     assert np.array_equal(got.view(np.int64), expected.view(np.int64))  # NaNs and signs of zero too
-

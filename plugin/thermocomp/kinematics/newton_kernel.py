@@ -576,4 +576,3 @@ def fit_limits_rows(q, lower, upper, q_near, out, fits):
                 out[r, j] = x + two_pi * k if fit else x
                 every = every and fit
             fits[r] = every
-

@@ -205,4 +205,3 @@ def pose_transforms(values: np.ndarray) -> np.ndarray:
     out = np.empty((values.shape[0], 4, 4))
     _transforms(values, out)
     return out
-

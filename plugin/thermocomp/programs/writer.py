@@ -285,14 +285,6 @@ def apply_edits(text: str, edits: list[Edit], path: str, comment: str | None = N
     return "".join(out)
 
 
-def splice_values(text: str, starts: np.ndarray, ends: np.ndarray, values: list[str | None],
-                  pieces: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
-                  comment: str | None = None) -> str | None:
-    """:func:`splice_bytes` as text."""
-    out = splice_bytes(text, starts, ends, values, pieces, comment)
-    return None if out is None else out.tobytes().decode("latin-1")
-
-
 def splice_bytes(text: str, starts: np.ndarray, ends: np.ndarray, values: list[str | None],
                  pieces: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
                  comment: str | None = None, data: np.ndarray | None = None) -> np.ndarray | None:
