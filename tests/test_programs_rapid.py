@@ -106,7 +106,7 @@ def test_round_trip_the_warm_robot_reaches_the_targets(case, tmp_path, rng, outp
     table = small_table(rng)
     out = tmp_path / "out.prg"
     report = compensate_program(robot, table, path, out, options=CompensationOptions(time_law=Static()),
-                                program_options=ProgramOptions(output=output))
+                                program_options=ProgramOptions(output=output, joint_targets="compensate"))
     written = read_program(out)
     assert written.unsupported == ()
     assert len(written.points) == len(c.T_world_tcp)

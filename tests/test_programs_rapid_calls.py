@@ -226,7 +226,8 @@ def test_arrays_of_targets_are_followed_element_by_element(tmp_path, rng):
     compensate_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
     assert out.read_text() == src
     table = small_table(rng)
-    compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
+    compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()),
+                       program_options=ProgramOptions(joint_targets="compensate"))
     text = out.read_text()
     assert text[text.index("  PROC main()"):] == src[src.index("  PROC main()"):] and "]], ! first\n" in text
     written = read_program(out)

@@ -132,7 +132,8 @@ def test_time_indexed_rapid_entries_equal_the_snapshots_at_their_minutes(tmp_pat
     options = CompensationOptions(time_law=LinearRamp(200.0))
     indexed = tmp_path / "indexed.mod"
     report = compensate_program("irb140", REPO / EXAGGERATED, program, indexed, options=options,
-                                program_options=ProgramOptions(indexed_minutes=(0.0, 50.0, 100.0, 150.0, 200.0)))
+                                program_options=ProgramOptions(indexed_minutes=(0.0, 50.0, 100.0, 150.0, 200.0),
+                                                               joint_targets="compensate"))
     text = indexed.read_text()
     assert "MoveL tcR3{tcIdx()}, v200, fine, tWeldGun\\WObj:=wobjTable;" in text
     assert "ClkStart tcClock;" in text and "PERS num tcOffsetMin := 0;" in text
@@ -140,7 +141,7 @@ def test_time_indexed_rapid_entries_equal_the_snapshots_at_their_minutes(tmp_pat
     assert len(entries) == 5
     snapshot = tmp_path / "snap.mod"
     compensate_program("irb140", REPO / EXAGGERATED, program, snapshot, options=options,
-                       program_options=ProgramOptions(at_minute=100.0))
+                       program_options=ProgramOptions(at_minute=100.0, joint_targets="compensate"))
     pstart = next(line for line in snapshot.read_text().splitlines() if "robtarget pStart" in line)
     assert pstart.split(":=")[1].rstrip(";\r") == entries[2]
     assert report.written_bytes == len(indexed.read_bytes())
@@ -179,13 +180,14 @@ def test_time_indexed_urscript_entries_equal_the_snapshots(tmp_path):
     table = read_deformation_csv(EXAGGERATED)
     indexed = tmp_path / "i.script"
     compensate_program("ur5", table, path, indexed,
-                       program_options=ProgramOptions(indexed_minutes=(0.0, 100.0, 200.0)))
+                       program_options=ProgramOptions(indexed_minutes=(0.0, 100.0, 200.0), joint_targets="compensate"))
     text = indexed.read_text()
     assert "  movel(tc_pose(tc_p2), a=1.2, v=0.25)" in text and "  run tc_clock_thread()" in text
     entries = _aggregate_texts(text, urscript_parser(), "tc_p2")
     assert len(entries) == 18
     snapshot = tmp_path / "s.script"
-    compensate_program("ur5", table, path, snapshot, program_options=ProgramOptions(at_minute=200.0))
+    compensate_program("ur5", table, path, snapshot,
+                       program_options=ProgramOptions(at_minute=200.0, joint_targets="compensate"))
     pose = snapshot.read_text().splitlines()[3].split("movel(p[")[1].split("]")[0]
     assert [float(x) for x in pose.split(",")] == [float(x) for x in entries[12:18]]
 

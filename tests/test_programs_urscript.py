@@ -70,7 +70,8 @@ def test_round_trip_the_warm_ur5_reaches_the_targets(case, tmp_path, rng, output
     out = tmp_path / "out.script"
     if output == "joints":  # movec has no joint form: refused with its line, nothing written
         with pytest.raises(InputError, match="movec") as info:
-            compensate_program("ur5", table, path, out, program_options=ProgramOptions(output=output))
+            compensate_program("ur5", table, path, out, program_options=ProgramOptions(output=output,
+                                                                                  joint_targets="compensate"))
         assert info.value.row == 28 and not out.exists()
         text = path.read_text().replace(c.text.splitlines()[27], "    sleep(0.1)")
         path.write_text(text)
@@ -78,7 +79,7 @@ def test_round_trip_the_warm_ur5_reaches_the_targets(case, tmp_path, rng, output
     else:
         keep = list(range(7))
     report = compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()),
-                                program_options=ProgramOptions(output=output))
+                                program_options=ProgramOptions(output=output, joint_targets="compensate"))
     written = read_program(out)
     assert written.unsupported == ()
     if output == "joints":

@@ -121,8 +121,9 @@ def test_a_call_the_controller_would_refuse_is_an_error_at_its_line(tmp_path, rn
 
 
 def test_a_variable_an_unfollowed_statement_may_change_is_not_known_after_it(tmp_path, rng):
-    """An assignment inside an ``if`` (not followed), or to one element of a joint list: a later motion to that
-    variable cannot be compensated from its earlier value (silently wrong with --unsupported keep)."""
+    """An assignment inside an ``if`` known only while running (passed over: it moves nothing), or to one element
+    of a joint list: a later motion to that variable cannot be compensated from its earlier value (silently wrong
+    with --unsupported keep)."""
     src, T, q = _script(rng, "  movel(a, a=1.0, v=0.1)\n  if get_digital_in(0):\n    a = b\n  end\n"
                              "  movel(a, a=1.0, v=0.1)\n  global j = [0.0, -1.57, 1.57, -1.57, -1.57, 0.0]\n"
                              "  movej(j, a=1.0, v=1.0)\n  j[0] = 0.5\n  movej(j, a=1.0, v=1.0)\n"
@@ -133,7 +134,9 @@ def test_a_variable_an_unfollowed_statement_may_change_is_not_known_after_it(tmp
     lines = src.splitlines()
     found = {f.line: f.message for f in prog.unsupported}
     second = lines.index("  movel(a, a=1.0, v=0.1)", lines.index("  movel(a, a=1.0, v=0.1)") + 1) + 1
-    assert found.keys() == {lines.index("  if get_digital_in(0):") + 1, second, len(lines) - 2}
+    assert found.keys() == {second, len(lines) - 2}
+    assert [n.line for n in prog.notes if n.message.startswith("if passed over")] == [
+        lines.index("  if get_digital_in(0):") + 1]
     assert "value of a is not known" in found[second]
     assert "value of j is not known" in found[len(lines) - 2]
     assert [m.instruction for m in prog.motions] == ["movel", "movej", "movel"]
@@ -143,25 +146,29 @@ ROBODK = ("  def SprayOn(value):\n    DO_SPRAY = 5\n    if value == 0:\n      se
           "    else:\n      set_standard_digital_out(DO_SPRAY, True)\n    end\n  end\n")
 
 
-@pytest.mark.parametrize(("functions", "moves_nothing"), [
-    (ROBODK, True),
-    (ROBODK.replace("      set_standard_digital_out(DO_SPRAY, True)\n", "      movel(c, a=1.2, v=0.1)\n"), False),
-    (ROBODK.replace("    DO_SPRAY = 5\n", "    global a = b\n"), False),  # it changes a target
-    (ROBODK.replace("    DO_SPRAY = 5\n", "    set_tcp(p[0, 0, 0.2, 0, 0, 0])\n"), False),  # it changes the tool
-    (ROBODK.replace("      set_standard_digital_out(DO_SPRAY, False)\n", "      rq_open()\n"), False),  # unknown
+@pytest.mark.parametrize(("functions", "spray", "unsupported"), [
+    (ROBODK, "1", False),  # (the branch its argument takes is followed)
+    (ROBODK, "read_input_integer_register(0)", False),  # (known only while running: passed over)
+    (ROBODK.replace("      set_standard_digital_out(DO_SPRAY, True)\n", "      movel(c, a=1.2, v=0.1)\n"),
+     "read_input_integer_register(0)", True),  # a branch that moves
+    (ROBODK.replace("      set_standard_digital_out(DO_SPRAY, False)\n", "      set_tcp(p[0, 0, 0.1, 0, 0, 0])\n"),
+     "read_input_integer_register(0)", True),  # a branch that changes the tool
+    (ROBODK.replace("      set_standard_digital_out(DO_SPRAY, False)\n", "      rq_open()\n"),
+     "read_input_integer_register(0)", True),  # a function neither of the script nor known
 ])
-def test_a_function_that_moves_nothing_may_branch_roboDK_s_spray_on(tmp_path, rng, functions, moves_nothing):
-    """RoboDK writes ``SprayOn(1)`` between motions, an ``if`` inside: it moves nothing and changes nothing a
-    motion reads, so the ``if`` is noted and passed over. Anything else stays unsupported."""
-    src, T, q = _script(rng, "  movel(a, a=1.2, v=0.25)\n  SprayOn(1)\n  movel(b, a=1.2, v=0.25)\n  SprayOn(0)\n"
-                             "  movel(c, a=1.2, v=0.25)\n", functions)
+def test_a_function_that_moves_nothing_may_branch_roboDK_s_spray_on(tmp_path, rng, functions, spray, unsupported):
+    """RoboDK writes ``SprayOn(1)`` between motions, an ``if`` inside: the branch its argument takes is followed;
+    where the argument is known only while running, the ``if`` moves nothing and changes nothing a motion reads,
+    so it is noted and passed over. A branch that moves or changes the tool stays unsupported."""
+    src, T, q = _script(rng, f"  movel(a, a=1.2, v=0.25)\n  SprayOn({spray})\n  movel(b, a=1.2, v=0.25)\n"
+                             "  SprayOn(0)\n  movel(c, a=1.2, v=0.25)\n", functions)
     path = tmp_path / "r.script"
     path.write_text(src)
     prog = read_program(path)
-    if moves_nothing:
+    if not unsupported:
         assert prog.unsupported == () and len(prog.motions) == 3
-        assert [n.line for n in prog.notes if "passed over" in n.message] == [src.splitlines().index(
-            "    if value == 0:") + 1]
+        assert [n.line for n in prog.notes if "passed over" in n.message] == (
+            [] if spray == "1" else [src.splitlines().index("    if value == 0:") + 1])
         table = small_table(rng)
         out = tmp_path / "r_out.script"
         compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
@@ -169,7 +176,7 @@ def test_a_function_that_moves_nothing_may_branch_roboDK_s_spray_on(tmp_path, rn
         want = np.stack([T["a"], T["b"], T["c"]])
         assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
     else:
-        assert prog.unsupported != ()
+        assert src.splitlines().index("    if value == 0:") + 1 in [f.line for f in prog.unsupported]
 
 
 @pytest.mark.parametrize(("loop", "passes"), [
@@ -195,7 +202,7 @@ def test_a_while_with_a_known_condition_is_unrolled(tmp_path, rng, loop, passes)
 @pytest.mark.parametrize(("loop", "words"), [
     ("  k = 0\n  while k < 3:\n    movel(pose_trans(b, p[0, 0, 0.01 * k, 0, 0, 0]), a=1.2, v=0.25)\n"
      "    k = k + 1\n  end\n", "changes from pass to pass"),
-    ("  while get_digital_in(0):\n    movel(b, a=1.2, v=0.25)\n  end\n", "count is not known"),
+    ("  while get_digital_in(0):\n    movel(b, a=1.2, v=0.25)\n  end\n", "known only while running and it holds movel"),
     ("  k = 0\n  while k < 3:\n    movel(b, a=1.2, v=0.25)\n  end\n", "passes is not unrolled"),  # k never moves
 ])
 def test_a_while_it_cannot_unroll_is_named_with_its_line(tmp_path, rng, loop, words, monkeypatch):

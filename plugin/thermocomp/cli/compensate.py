@@ -91,6 +91,9 @@ def _add_robot_program_arguments(comp: argparse.ArgumentParser) -> None:
     group.add_argument("--unsupported", choices=("refuse", "keep"), default="refuse",
                        help="a construct that cannot be followed (IF, WHILE, interrupts, SearchL, ...): 'refuse' "
                             "writes nothing and exits 1; 'keep' leaves it as written, with a warning")
+    group.add_argument("--joint-targets", choices=("keep", "compensate"), default="keep",
+                       help="joint targets (MoveAbsJ, movej of a joint list: home and via positions): 'keep' leaves "
+                            "them as written and lists them in the report; 'compensate' compensates them too")
     group.add_argument("--program-report", metavar="TXT",
                        help="also write the program report (text) and beside it a CSV with one row per motion")
     group.add_argument("--results", metavar="CSV", help="also write the results CSV (one row per solve)")
@@ -120,7 +123,7 @@ def _run_program(args: argparse.Namespace) -> int:
     program_options = ProgramOptions(
         output=args.program_output, at_minute=args.at_minute, timed=args.timed, indexed_minutes=indexed,
         timing=TimingOptions(cycles=args.cycles, duration_min=args.duration_min, cycle_time_s=args.cycle_time_s),
-        unsupported=args.unsupported)
+        unsupported=args.unsupported, joint_targets=args.joint_targets)
     bar = ProgressBar("compensating", enabled=settings.progress)
     try:
         with compile_notice(bar.note):

@@ -75,6 +75,7 @@ OUTPUT_FORMS = ("filtered", "joints")
 #: File extensions read as URScript.
 URSCRIPT_SUFFIXES = (".script", ".urscript")
 UNSUPPORTED_CHOICES = ("refuse", "keep")
+JOINT_TARGET_CHOICES = ("keep", "compensate")
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,13 @@ class ProgramOptions:
     unsupported
         ``"refuse"`` (default): a construct that cannot be followed stops
         the run, nothing written; ``"keep"``: it is left as written, with a warning.
+    joint_targets
+        ``"keep"`` (default): joint targets (``MoveAbsJ``, URScript ``movej``
+        of a joint list: home and via positions) are left as written and
+        listed in the report; ``"compensate"``: compensated as the other
+        targets (their pose is the nominal FK of their joints); one that
+        cannot be (UR's home at full stretch with a growing arm) is then
+        left as written with a note instead of failing the program.
     """
 
     output: str = "filtered"
@@ -110,8 +118,12 @@ class ProgramOptions:
     indexed_minutes: tuple[float, ...] | None = None
     timing: TimingOptions = TimingOptions()
     unsupported: str = "refuse"
+    joint_targets: str = "keep"
 
     def __post_init__(self) -> None:
+        if self.joint_targets not in JOINT_TARGET_CHOICES:
+            raise ConfigurationError(f"--joint-targets: expected one of {JOINT_TARGET_CHOICES}, got "
+                                     f"{self.joint_targets!r}")
         if self.output not in OUTPUT_FORMS:
             raise ConfigurationError(f"--program-output: expected one of {OUTPUT_FORMS}, got {self.output!r}")
         if self.unsupported not in UNSUPPORTED_CHOICES:
@@ -573,6 +585,11 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     names = tuple([f"{i}:line{line}:{name}" if name else f"{i}:line{line}"
                    for i, line, name in zip(range(1, m + 1), run.argument[:, 2].tolist(), run.name_of_point)]
                   if any(run.name_of_point) else point_names(run.argument[:, 2]))
+    # joint targets are home and via positions: left as written unless asked (ProgramOptions.joint_targets)
+    kept = poses.is_joint if popts.joint_targets == "keep" else np.zeros(m, dtype=bool)
+    solved = np.flatnonzero(~kept)  # the core's rows are these points
+    if kept.any():
+        names = tuple(names[i] for i in solved.tolist())
 
     if popts.indexed_minutes is not None:
         if isinstance(time_law, Static):
@@ -586,9 +603,9 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
         time_form = (f"time-indexed program: corrections every {minutes[1] - minutes[0] if len(minutes) > 1 else 0:g} "
                      f"min from 0 to {minutes[-1]:g} min ({len(minutes)} sets), picked from the controller's clock; "
                      f"{time_law.describe()}")
-        core_program = Program(names=names, R_world_tcp=poses.T_world_flange[:, :3, :3],
-                               p_world_tcp=poses.T_world_flange[:, :3, 3], q_reference=q_nominal,
-                               source=prog.path)
+        core_program = Program(names=names, R_world_tcp=poses.T_world_flange[solved, :3, :3],
+                               p_world_tcp=poses.T_world_flange[solved, :3, 3], q_reference=q_nominal[solved],
+                               source=prog.path) if solved.size else None  # (None: only joint targets, kept)
         run_options = replace(options, minutes=minutes)
     else:
         if popts.timed:
@@ -603,9 +620,9 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
             minute = np.full(m, at)
             time_form = ("snapshot of the full table (static)" if isinstance(time_law, Static)
                          else f"snapshot of the stabilised robot (minute {at:g}, the full table); {time_law.describe()}")
-        core_program = Program(names=names, R_world_tcp=poses.T_world_flange[:, :3, :3],
-                               p_world_tcp=poses.T_world_flange[:, :3, 3], time_min=minute, q_reference=q_nominal,
-                               source=prog.path)
+        core_program = Program(names=names, R_world_tcp=poses.T_world_flange[solved, :3, :3],
+                               p_world_tcp=poses.T_world_flange[solved, :3, 3], time_min=minute[solved],
+                               q_reference=q_nominal[solved], source=prog.path) if solved.size else None
         run_options = options
 
     # the versions to check and write: one per minute written, or the snapshot; with the nominal robot's flange
@@ -617,25 +634,37 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     status = np.where(nominal_status != Status.CONVERGED, nominal_status, 0).astype(np.int8)
     summary = CompensationSummary()
     chunks: list[CompensationChunk] = []
-    known = IKResult(q=q_nominal, status=nominal_status.astype(np.int8), position_error=np.full(m, np.nan),
-                     orientation_error=np.full(m, np.nan), iterations=np.zeros(m, dtype=np.int64),
-                     sigma_min=np.full(m, np.nan))  # found above: not solved again
-    for chunk in compensate(chain, table, core_program, run_options, progress, nominal=known):
+    n_solved = solved.size
+    known = IKResult(q=q_nominal[solved], status=nominal_status[solved].astype(np.int8),
+                     position_error=np.full(n_solved, np.nan), orientation_error=np.full(n_solved, np.nan),
+                     iterations=np.zeros(n_solved, dtype=np.int64),
+                     sigma_min=np.full(n_solved, np.nan))  # found above: not solved again
+    for chunk in compensate(chain, table, core_program, run_options, progress, nominal=known) if n_solved else ():
         summary.add(chunk, names)
         version = np.searchsorted(minutes_written, chunk.minute) if popts.indexed_minutes is not None else 0
-        q_checked[version, chunk.target] = chunk.q
-        R_checked[version, chunk.target] = chunk.R_filtered
-        p_checked[version, chunk.target] = chunk.p_filtered
+        target = solved[chunk.target]
+        q_checked[version, target] = chunk.q
+        R_checked[version, target] = chunk.R_filtered
+        p_checked[version, target] = chunk.p_filtered
         bad = chunk.status != Status.CONVERGED
-        status[chunk.target[bad]] = np.where(status[chunk.target[bad]] == 0, chunk.status[bad], status[chunk.target[bad]])
+        status[target[bad]] = np.where(status[target[bad]] == 0, chunk.status[bad], status[target[bad]])
         if results is not None:
             chunks.append(chunk)
         del chunk  # (its memory is the next chunk's)
+    # joint targets left as written: those kept, and (when compensated) those that could not be
+    unsolved = poses.is_joint & ~kept & (status != Status.CONVERGED)
+    as_written = kept | unsolved
+    if as_written.any():
+        R_written, p_written = fk(nominal_model(chain), q_nominal[as_written])
+        q_checked[:, as_written], R_checked[:, as_written], p_checked[:, as_written] = \
+            q_nominal[as_written], R_written, p_written
+    joint_notes = _joint_target_notes(prog, kept, unsolved, status)
+    status[unsolved] = Status.CONVERGED
     rep = ProgramReport(program=prog.path, language=prog.language, robot=chain.name, deformation=table.source,
                         output=popts.output, time_form=time_form, out=None if out is None else Path(out),
                         n_motions=len(run.instruction), n_points=m, n_changed_texts=0, summary=summary, timing=timing)
     rep.unsupported = [f.text(prog.path) for f in prog.unsupported]
-    rep.notes = [f.text(prog.path) for f in prog.notes]
+    rep.notes = [f.text(prog.path) for f in prog.notes] + joint_notes
 
     failed = np.flatnonzero(status != Status.CONVERGED)
     rep.failed = [f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
@@ -694,6 +723,25 @@ def rounding_bound(reach: float) -> float:
     """Largest TCP position error [m] of writing x, y, z in mm as 32-bit floats at ``reach`` [m]: half a unit
     in the last place per coordinate, ``sqrt(3) / 2 * ulp``."""
     return float(np.sqrt(3.0) / 2.0 * np.spacing(np.float32(reach * 1e3)) * 1e-3)
+
+
+def _joint_target_notes(prog: RobotProgram, kept: np.ndarray, unsolved: np.ndarray, status: np.ndarray) -> list[str]:
+    """The report's notes on joint targets left as written: ``kept`` ``(m,)`` by the default policy, ``unsolved``
+    when compensated but not reached (``status`` of each point)."""
+    if not (kept.any() or unsolved.any()):
+        return []
+    run = prog.columns.run
+    instruction = np.repeat(np.arange(len(run.instruction)), run.n_points)
+    notes = []
+    if kept.any():
+        notes.append(f"{int(kept.sum())} joint target(s) left as written (joint positions: home and via poses); "
+                     "--joint-targets compensate compensates them")
+    for i in np.flatnonzero(kept | unsolved).tolist():
+        why = ("joint target left as written" if kept[i] else
+               f"joint target could not be compensated ({Status(int(status[i])).label}): left as written")
+        notes.append(f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
+                     f"{run.instruction[int(instruction[i])]} {why}")
+    return notes
 
 
 def _check_joints_form(prog: RobotProgram) -> None:

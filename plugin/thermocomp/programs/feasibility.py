@@ -23,6 +23,10 @@ Figure 2-4). Here, for every motion of the compensated program:
   singular** below :data:`~thermocomp.tolerances.NEAR_SINGULAR_SIGMA`), and
   the joint speeds the move's TCP speed demands, ``qd = J^-1 twist``, are
   compared with the datasheet joint speeds (``chain.velocity``);
+- **joint steps**: a point whose joint correction is more than
+  :data:`JOINT_STEP_GAIN` times its correction at the TCP (a wrist or
+  elbow singularity: UR's home straight up) is named, with the joint and
+  both sizes;
 - **circles** (``MoveC``, ``movec``, in the filtered form, where the written
   move stays circular): the start (the previous point), via and end points
   must define one circle, as the controller requires before it moves: each of
@@ -78,6 +82,15 @@ PATH_STEP_ANGLE = np.radians(1.0)
 #: its controller refuses a circle it cannot compute).
 CIRCLE_MIN_DISTANCE = 1e-4
 CIRCLE_MIN_ANGLE = np.radians(1.0)
+#: Largest ratio of a point's joint correction [rad] (its largest joint) to the size of its correction at the TCP,
+#: ``hypot(position [m], angle [rad])`` (the Jacobian's own units): past it the correction is made near a
+#: singularity (UR's home straight up turns joints 1 and 5, or 4 and 6, by a degree for 0.03 mm; a regular pose of a
+#: 6-axis arm needs at most a few tens: 1 / the Jacobian's smallest singular value, which
+#: :data:`~thermocomp.tolerances.NEAR_SINGULAR_SIGMA` bounds at 1000).
+JOINT_STEP_GAIN = 100.0
+#: Joint corrections below this [rad] are not compared (a thermal correction is hundredths of a degree: 0.1 degree
+#: is noticed; the ratio of two numbers near zero is not).
+JOINT_STEP_MIN = np.radians(0.1)
 
 
 def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray, q_versions: FloatArray,
@@ -152,6 +165,16 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     change_p = row_norms(p_tcp - poses.T_world_tcp[None, :, :3, 3]).max(axis=0)
     change_a = row_norms(turns(np.broadcast_to(poses.T_world_tcp[None, :, :3, :3], R_tcp.shape), R_tcp)).max(axis=0)
     change_q = row_max_abs(q_versions - q_nominal[None]).max(axis=0)
+    # a correction whose joint step is large for its size at the TCP: near a singularity (a wrist singularity
+    # swings joints 4 and 6 by degrees for a tenth of a millimetre)
+    for point in np.flatnonzero(ok & (change_q > JOINT_STEP_MIN)
+                                & (change_q > JOINT_STEP_GAIN * np.hypot(change_p, change_a))).tolist():
+        step = np.abs(q_versions[:, point] - q_nominal[None, point]).max(axis=0)
+        joint = int(np.argmax(step))
+        findings_of[int(point_motion[point])].append(
+            f"joint step large for its correction: joint {joint + 1} moves {np.degrees(step[joint]):.3g} deg for "
+            f"{change_p[point] * 1e3:.3g} mm and {np.degrees(change_a[point]):.3g} deg at the TCP (near a "
+            "singularity: the robot swings its joints to make this correction)")
     first = timing.point_minutes(0)
     final = timing.point_minutes(timing.cycles - 1)
     failing = np.flatnonzero(~ok)

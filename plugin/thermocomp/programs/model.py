@@ -25,6 +25,21 @@ from typing import NamedTuple
 import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
+from thermocomp.errors import ConfigurationError
+
+#: Most motions a program may unroll to by default (loops and calls followed, each pass and call counted too):
+#: a few kilobytes of nested loops or routine calls can stand for 2^40 motions, which would run until killed. Ten
+#: million motions are some hundred times the largest CAM programs (100,000 motions, 17 MB) and some gigabytes of
+#: memory. ``--max-motions`` sets another bound.
+MAX_MOTIONS_DEFAULT = 10_000_000
+
+
+def check_max_motions(max_motions: int) -> int:
+    """``max_motions`` if it is a whole number >= 1, else a :class:`~thermocomp.errors.ConfigurationError`."""
+    if isinstance(max_motions, bool) or not isinstance(max_motions, (int, np.integer)) or max_motions < 1:
+        raise ConfigurationError(f"--max-motions: expected a whole number >= 1, got {max_motions!r}")
+    return int(max_motions)
+
 
 #: Motion kinds: how the controller interpolates to the point.
 LINEAR, JOINT, CIRCULAR, ABSOLUTE_JOINT = "linear", "joint", "circular", "absolute_joint"

@@ -17,20 +17,31 @@ parameters (:meth:`_Walker.bind_arguments`; one written text serves every
 call: :mod:`thermocomp.programs.calls`);
 ``while True`` / ``while (True)`` (PolyScope's "loop forever": one pass is
 one cycle); a ``while`` whose condition is known at every pass, unrolled
-(:meth:`_Walker.run_counted_while`); a thread that never moves the robot
-(PolyScope's step counter).
-Calls that neither move the robot nor branch (``set_payload``,
-``set_gravity``, ``set_tool_voltage``, ``textmsg``, ...) are kept as they are.
-Unsupported, with line and column: ``if``, loops whose count is not known, ``return``/``break``,
-threads that move the robot, force mode, ``speedj``/``servoj``, calls of
+(:meth:`_Walker.run_counted_while`); the branch of an ``if``/``elif``/``else``
+whose condition is known; ``return`` (with its value where it is known);
+``struct(...)`` records and their members (``Waypoint_1.p``, ``pose.x``).
+Kept as they are: calls that neither move the robot nor branch
+(``set_payload``, ``set_gravity``, ``set_tool_voltage``, ``textmsg``, ...),
+method calls on objects (``rpc.get_value(...)``: their values are known only
+while running), threads started, killed and joined (``thrd = run
+Thread_1()``, ``kill thrd``, ``join thrd``; a motion inside a thread stays as
+written and is named), and an ``if`` or ``while`` whose course is known only
+while running when nothing in it moves the robot, changes the tool or ends a
+function or loop (:meth:`_Walker.pass_over`: PolyScope's "Wait" for an input;
+what it assigns is not known after it).
+Unsupported, with line and column: such an ``if``/``while`` that moves the
+robot, ``break``/``continue``, force mode, ``speedj``/``servoj``, calls of
 functions not in the file, a function's text that two calls need written
 differently, and variables whose value at a motion is not known.
+A script that unrolls (loops and calls) to more than ``max_motions`` motions,
+calls and loop passes is refused where it passes the bound.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import operator
 import re
 from dataclasses import dataclass, replace
 
@@ -50,6 +61,7 @@ from thermocomp.programs.model import (
     CIRCULAR,
     JOINT,
     LINEAR,
+    MAX_MOTIONS_DEFAULT,
     Finding,
     Motion,
     MotionRun,
@@ -58,6 +70,7 @@ from thermocomp.programs.model import (
     Span,
     TextLines,
     Wait,
+    check_max_motions,
     expand,
     newline_of,
 )
@@ -196,6 +209,14 @@ class _Unsupported(Exception):
         self.where = where
 
 
+class _Return(Exception):  # noqa: N818  (control flow, not an error)
+    """A ``return`` ran: the function ends, with ``value`` (None: none, or not known before running)."""
+
+    def __init__(self, value) -> None:
+        super().__init__()
+        self.value = value
+
+
 @dataclass(frozen=True)
 class _Pose:
     values: tuple[float, ...]
@@ -210,6 +231,19 @@ class _Pose:
         return _Pose(tuple(float(x) for x in np.concatenate([T[:3, 3], rotvec_from_matrix(T[:3, :3])])))
 
 
+@dataclass(frozen=True)
+class _Record:
+    """A URScript struct (``struct(p=p[...], q=[...])``): its members' values, and the pose or list literal each
+    member was given, if it was (where a motion to the member is written back)."""
+
+    values: dict
+    literals: dict
+
+
+#: Members of a pose by name (``pose.x``), as its indices.
+POSE_MEMBERS = {"x": 0, "y": 1, "z": 2, "rx": 3, "ry": 4, "rz": 5}
+
+
 @dataclass
 class _Binding:
     value: object
@@ -217,21 +251,28 @@ class _Binding:
     name: str
 
 
-def read_urscript(path: PathLike) -> RobotProgram:
-    """Read a URScript file (``.script``, ``.urscript``); errors name the file, line and column."""
+def read_urscript(path: PathLike, max_motions: int = MAX_MOTIONS_DEFAULT) -> RobotProgram:
+    """Read a URScript file (``.script``, ``.urscript``); errors name the file, line and column.
+
+    ``max_motions``: most motions, calls and loop passes the script may
+    unroll to (:data:`~thermocomp.programs.model.MAX_MOTIONS_DEFAULT`); past
+    it the script is refused with the count where it passed.
+    """
     text = read_program_text(path, "URScript")
-    return urscript_program_from_text(text, str(path))
+    return urscript_program_from_text(text, str(path), max_motions=max_motions)
 
 
-def urscript_program_from_text(text: str, path: str = "<text>", runs: bool = True) -> RobotProgram:
+def urscript_program_from_text(text: str, path: str = "<text>", runs: bool = True,
+                               max_motions: int = MAX_MOTIONS_DEFAULT) -> RobotProgram:
     """:func:`read_urscript` on the text of a script (decoded as ISO-8859-1).
 
     ``runs=False`` reads every statement through the grammar's general rules
     (slower on long scripts; the same program).
     """
+    check_max_motions(max_motions)
     with paused():  # a long script is a million objects that all stay alive (thermocomp._gc)
         if runs:
-            walker = _Walker(text, path, parse_urscript_text(text, path))
+            walker = _Walker(text, path, parse_urscript_text(text, path), max_motions)
             try:
                 # every run of the exact shape first: what the general rules refuse there is a syntax error,
                 # named before anything the walk finds
@@ -240,7 +281,7 @@ def urscript_program_from_text(text: str, path: str = "<text>", runs: bool = Tru
                 return walker.run()
             except _Fallback:
                 pass
-        return _Walker(text, path, parse_urscript_text(text, path, runs=False)).run()
+        return _Walker(text, path, parse_urscript_text(text, path, runs=False), max_motions).run()
 
 
 def parse_urscript_text(text: str, path: str, runs: bool = True) -> Tree:
@@ -337,9 +378,17 @@ def _root_name(target: Tree | Token) -> str | None:
     return str(target.children[0]) if isinstance(target, Tree) and target.data == "name" else None
 
 
+#: URScript's comparisons of numbers.
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge, "<": operator.lt,
+            ">": operator.gt}
+
+
 class _Walker:
-    def __init__(self, text: str, path: str, tree: Tree) -> None:
+    def __init__(self, text: str, path: str, tree: Tree, max_motions: int = MAX_MOTIONS_DEFAULT) -> None:
         self.text, self.path, self.tree = text, path, tree
+        self.max_motions = max_motions
+        self.unrolled = 0  # motions, calls and loop passes run so far (bounded by max_motions)
+        self._sizes: dict[str, int] = {}  # at least how many each function's call unrolls to (call_size)
         self._matches: dict[int, _Statements | None] = {}  # statements of each MOVES token, by its offset
         self.functions: dict[str, Tree] = {}
         self.threads: dict[str, Tree] = {}
@@ -381,7 +430,7 @@ class _Walker:
                       and not (st.data == "assign" and self._is_global_literal(st))]
         if executable or not defs:
             entry = ["<top level>"]
-            self.run_body(top, self.globals, 0)
+            self.run_entry(top, self.globals)
         else:
             main = defs[-1]
             entry = [str(main.children[0])]
@@ -393,7 +442,15 @@ class _Walker:
                 self.notes.append(Finding(f"several top-level functions and no call: running the last, "
                                           f"{main.children[0]}", line, column))
             self.visited.add(entry[0])
-            self.run_body(self._body(main), {}, 0)
+            self.run_entry(self._body(main), {})
+        for name, thread in self.threads.items():  # a thread runs beside the program: its motions are named
+            _no_runs(thread)
+            for call in thread.find_data("call"):
+                if str(call.children[0]) in MOTIONS:
+                    line, column = _line_col(call)
+                    self.notes.append(Finding(f"{call.children[0]} inside thread {name} stays as written: a thread "
+                                              "runs beside the program, at times not known before running (not "
+                                              "compensated)", line, column))
         for name, fn in self.functions.items():
             if name in self.visited:
                 continue
@@ -407,6 +464,44 @@ class _Walker:
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=tuple(entry),
                             newline=newline_of(self.text))
+
+    def run_entry(self, statements, local: dict) -> None:
+        """The entry's statements; a ``return`` there ends the program."""
+        try:
+            self.run_body(statements, local, 0)
+        except _Return:
+            pass
+
+    def count(self, n: int, where) -> None:
+        """``n`` more motions, calls or loop passes: past :attr:`max_motions` the script is refused, at ``where``."""
+        self.unrolled += n
+        if self.unrolled > self.max_motions:
+            raise self.error(f"the script unrolls to more than {self.max_motions:,} motions, calls and loop passes "
+                             f"(--max-motions {self.max_motions:,}); refused at this statement", where)
+
+    def call_size(self, name: str, calling: frozenset[str]) -> int:
+        """At least how many motions, calls and loop passes a call of the file's function ``name`` runs (each
+        loop counted once, each call with its function's own count; recursion counted once): a tree of calls
+        a few kilobytes long can stand for 2^40 motions, refused before it is followed."""
+        if name in calling:
+            return 0
+        if name not in self._sizes:
+            total, stack = 1, list(self._body(self.functions[name]))
+            while stack:
+                node = stack.pop()
+                if not isinstance(node, Tree) or node.data in ("func_def", "thread_def"):
+                    continue
+                if node.data == "moves":
+                    total += str(node.children[0]).count(")")  # (one a statement of a run)
+                elif node.data == "while_stmt":
+                    total += 1
+                elif node.data == "call" and str(node.children[0]) in MOTIONS:
+                    total += 1
+                elif node.data == "call" and str(node.children[0]) in self.functions:
+                    total += self.call_size(str(node.children[0]), calling | {name})
+                stack.extend(node.children)
+            self._sizes[name] = total
+        return self._sizes[name]
 
     def _is_global_literal(self, st: Tree) -> bool:
         return isinstance(st.children[-1], Tree) and st.children[-1].data in ("pose", "list", "number")
@@ -461,8 +556,8 @@ class _Walker:
 
     def run_statement(self, st: Tree, local: dict, depth: int) -> None:
         kind = st.data
-        if kind in ("func_def", "thread_def", "step", "pass_stmt", "critical", "kill_stmt"):
-            return
+        if kind in ("func_def", "thread_def", "step", "pass_stmt", "critical", "kill_stmt", "join_stmt", "method"):
+            return  # (a method call talks to an object outside the robot: an RPC server, a socket)
         if kind == "assign":
             self.assign(st, local)
         elif kind == "moves":
@@ -479,22 +574,117 @@ class _Walker:
                 self.run_body(st.children[1:], local, depth)
                 return
             self.run_counted_while(st, local, depth)
+        elif kind == "if_stmt":
+            self.run_if(st, local, depth)
         elif kind == "run_stmt":
-            name = str(st.children[0])
-            thread = self.threads.get(name)
-            if thread is None:
-                raise _Unsupported(f"run {name}: no such thread in this file", st)
-            moving = set(MOTIONS) | UNSUPPORTED_CALLS
-            _no_runs(thread)
-            moves = [c for c in thread.find_data("call") if str(c.children[0]) in moving]
-            if moves:
-                raise _Unsupported(f"thread {name} moves the robot concurrently; not followed", st)
+            self.start_thread(st)
         elif kind == "halt_stmt":
             return
+        elif kind == "return_stmt":
+            value = None
+            if st.children:
+                try:
+                    value = self.evaluate(st.children[0], local)
+                except _Unsupported:
+                    value = None  # (known only while running: an error where it is read)
+            raise _Return(value)
         else:
-            word = {"if_stmt": "if", "return_stmt": "return", "break_stmt": "break",
-                    "continue_stmt": "continue"}.get(kind, kind)
+            word = {"break_stmt": "break", "continue_stmt": "continue"}.get(kind, kind)
             raise _Unsupported(f"{word} is not followed (its outcome is not known before running)", st)
+
+    def start_thread(self, st: Tree) -> None:
+        """``run Thread_1()``: the thread must be the file's; its motions, if any, are named (:meth:`run`)."""
+        name = str(st.children[0])
+        if name not in self.threads:
+            raise _Unsupported(f"run {name}: no such thread in this file", st)
+
+    def run_if(self, st: Tree, local: dict, depth: int) -> None:
+        """An ``if``/``elif``/``else``: the branch a known condition takes is followed; where a condition is known
+        only while running, the construct is passed over when no branch moves the robot (:meth:`blocker`), the
+        data its branches assign then no longer known, and refused otherwise."""
+        branches = [(st.children[0], [c for c in st.children[1:] if not (isinstance(c, Tree) and c.data in
+                                                                         ("elif_part", "else_part"))])]
+        for part in st.children[1:]:
+            if isinstance(part, Tree) and part.data == "elif_part":
+                branches.append((part.children[0], list(part.children[1:])))
+            elif isinstance(part, Tree) and part.data == "else_part":
+                branches.append((None, list(part.children)))
+        for condition, body in branches:
+            try:
+                taken = condition is None or self._condition(condition, local)
+            except _Unsupported:
+                break  # known only while running
+            if taken:
+                self.run_body(body, local, depth)
+                return
+        else:
+            return  # no branch taken
+        self.pass_over(st, [b for _, b in branches], "if", local)
+
+    def pass_over(self, st: Tree, bodies: list[list], word: str, local: dict) -> None:
+        """A construct whose course is known only while running, passed over with a note when none of ``bodies``
+        moves the robot or changes what runs after it (:meth:`blocker`); the data they may assign is forgotten."""
+        for body in bodies:
+            for statement in body:
+                reason = self.blocker(statement, frozenset())
+                if reason is not None:
+                    raise _Unsupported(f"{word} is not followed: its course is known only while running and it "
+                                       f"holds {reason}", st)
+        for body in bodies:
+            for statement in body:
+                if isinstance(statement, Tree):
+                    for assignment in statement.iter_subtrees():
+                        if assignment.data == "assign":
+                            self.forget(assignment, local)
+                    for name in self.assigned_globals(statement, frozenset()):
+                        self.globals[name] = _Binding(None, None, name)
+        line, column = _line_col(st)
+        self.notes.append(Finding(f"{word} passed over: its course is known only while running, and no branch "
+                                  "moves the robot or changes its tool (what it assigns is not known after it)",
+                                  line, column))
+
+    def blocker(self, node, calling: frozenset[str]) -> str | None:
+        """Why ``node`` (a statement, with the file's functions it calls) cannot be passed over without following
+        it: a motion, a tool change, a call that could move the robot, or a ``return``/``break``/``continue`` (what
+        runs after it would change); None if nothing."""
+        if not isinstance(node, Tree):
+            return None
+        for sub in node.iter_subtrees_topdown():
+            where = f"at line {_line_col(sub)[0]}"
+            if sub.data == "moves":
+                return f"motions {where}"
+            if sub.data in ("return_stmt", "break_stmt", "continue_stmt"):
+                return f"{sub.data.split('_')[0]} {where}"
+            if sub.data != "call":
+                continue
+            callee = str(sub.children[0])
+            if callee in MOTIONS or callee in UNSUPPORTED_CALLS or callee == "set_tcp":
+                return f"{callee} {where}"
+            if callee in self.functions:
+                if callee in calling:
+                    return f"a recursive call of {callee} {where}"
+                inner = self.blocker(self.functions[callee], calling | {callee})
+                if inner is not None:
+                    return f"a call of {callee} {where}, which holds {inner}"
+            elif not (callee in ("sleep", "struct") or callee.startswith(PASSIVE_PREFIXES)
+                      or callee.startswith(PURE_PREFIXES)):
+                return f"{callee} {where}, a function neither of this script nor one thermocomp knows"
+        return None
+
+    def assigned_globals(self, node: Tree, calling: frozenset[str]) -> set[str]:
+        """The global variables ``node`` and the file's functions it calls may assign."""
+        names: set[str] = set()
+        for sub in node.iter_subtrees():
+            if sub.data == "assign":
+                target, _, is_global = _assignment(sub)
+                root = _root_name(target)
+                if root is not None and (is_global or root in self.globals):
+                    names.add(root)
+            elif sub.data == "call" and str(sub.children[0]) in self.functions:
+                callee = str(sub.children[0])
+                if callee not in calling:
+                    names |= self.assigned_globals(self.functions[callee], calling | {callee})
+        return names
 
     def run_counted_while(self, st: Tree, local: dict, depth: int) -> None:
         """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times":
@@ -508,19 +698,35 @@ class _Walker:
         condition, body = st.children[0], st.children[1:]
         first = len(self.steps)
         passes = 0
+        repeated = False
         try:
             while self._condition(condition, local):
                 passes += 1
                 if passes > MAX_WHILE_PASSES:
                     raise _Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
+                units, steps = self.unrolled, len(self.steps)
+                self.count(1, st)
                 self.run_body(body, local, depth)
-        except _Unsupported as exc:
+                counter = self._plain_counter(st) if passes == 1 else None
+                if counter is not None:  # every pass runs what the first ran: counted, then repeated
+                    more = self._remaining_passes(condition, local, *counter, st)
+                    self.count(more * (self.unrolled - units), st)
+                    self.steps[steps:] = expand(self.steps[steps:])  # (the first pass's motions, as objects)
+                    self.steps.extend(self.steps[steps:] * more)
+                    passes += more
+                    repeated = True
+                    break
+        except _Unsupported:
             del self.steps[first:]
-            if passes == 0:
-                raise _Unsupported("while is not followed (its count is not known before running)", st) from exc
+            if passes == 0:  # a wait for an input (PolyScope's "Wait"), a loop that only polls: passed over
+                self.pass_over(st, [list(body)], "while", local)
+                return
             raise
-        self.steps[first:] = expand(self.steps[first:])  # each pass's motions, as objects
-        changing = calls.changing_motion(self.steps[first:])
+        if not repeated:
+            self.steps[first:] = expand(self.steps[first:])  # each pass's motions, as objects
+        # (repeated passes are copies of the first: it alone is checked)
+        changing = calls.changing_motion(self.steps[first:first + (len(self.steps) - first) // passes]
+                                         if repeated else self.steps[first:])
         if changing is not None:
             del self.steps[first:]
             raise _Unsupported(f"{changing.instruction}'s target changes from pass to pass of this while: one "
@@ -528,12 +734,69 @@ class _Walker:
         line, column = _line_col(st)
         self.notes.append(Finding(f"while followed for its {passes} pass(es)", line, column))
 
+    def _plain_counter(self, st: Tree) -> tuple[str, float, bool] | None:
+        """``(name, step, global)`` when the ``while`` only counts: its body's one assignment anywhere is
+        ``name = name + step`` (a number) among its own statements, nothing else in it or in the functions it
+        calls reads ``name`` or changes the tool, and nothing ends it early: each pass then runs what the first
+        ran (PolyScope's "Loop N times"). None otherwise."""
+        body = [b for b in st.children[1:] if isinstance(b, Tree)]
+        inside = [sub for b in body for sub in b.iter_subtrees()]
+        assignments = [sub for sub in inside if sub.data == "assign"]
+        if len(assignments) != 1 or assignments[0] not in body:
+            return None
+        target, expr, is_global = _assignment(assignments[0])
+        name = _root_name(target)
+        if name is None or not (isinstance(target, Tree) and target.data == "name") or not (
+                isinstance(expr, Tree) and expr.data == "sum" and len(expr.children) == 3
+                and isinstance(expr.children[0], Tree) and expr.children[0].data == "name"
+                and str(expr.children[0].children[0]) == name and isinstance(expr.children[2], Tree)
+                and expr.children[2].data == "number"):
+            return None
+        callees = {str(sub.children[0]) for sub in inside if sub.data == "call"}
+        reach = [self.functions[c] for c in callees if c in self.functions]
+        for node in inside + [sub for f in reach for sub in f.iter_subtrees()]:
+            if node.data in ("return_stmt", "break_stmt", "continue_stmt", "run_stmt", "func_def", "thread_def"):
+                return None
+            if node.data == "call" and (str(node.children[0]) in ("set_tcp",) or (
+                    str(node.children[0]) in self.functions and self.functions[str(node.children[0])] not in reach)):
+                return None  # (a tool change; a call beyond one level: followed pass by pass)
+            if node.data == "name" and str(node.children[0]) == name and node is not target \
+                    and node is not expr.children[0]:
+                return None
+        if any(self.assigned_globals(f, frozenset()) for f in reach):
+            return None
+        step = float(expr.children[2].children[0])
+        return name, (-step if str(expr.children[1]) == "-" else step), is_global
+
+    def _remaining_passes(self, condition, local: dict, name: str, step: float, is_global: bool, st: Tree) -> int:
+        """The passes of a counting ``while`` after its first (:meth:`_plain_counter`), its counter advanced as
+        they would advance it."""
+        more, value = 0, self.lookup(name, local).value
+        compare = _COMPARE.get(str(condition.children[1])) if isinstance(condition, Tree) \
+            and condition.data == "comparison" else None
+        sides = [isinstance(c, Tree) and c.data == "name" and str(c.children[0]) == name
+                 for c in (condition.children[0], condition.children[2])] if compare else [False, False]
+        if sides[0] != sides[1]:  # ``name < bound``: the bound once, then numbers only
+            bound = self._number(condition.children[2 if sides[0] else 0], local)
+            holds = (lambda v: compare(v, bound)) if sides[0] else (lambda v: compare(bound, v))
+        else:
+            def holds(v: float) -> bool:
+                self._bind(name, _Binding(v, None, name), is_global, local)
+                return self._condition(condition, local)
+        while holds(value):
+            more += 1
+            if more >= MAX_WHILE_PASSES:
+                raise _Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
+            value = value + step
+        self._bind(name, _Binding(value, None, name), is_global, local)
+        return more
+
     def _condition(self, node, local: dict) -> bool:
         """A loop's condition, evaluated: a comparison of known numbers, ``not``, ``and``, ``or``."""
         if isinstance(node, Tree) and node.data == "comparison":
             left, op, right = node.children
             a, b = self._number(left, local), self._number(right, local)
-            return {"==": a == b, "!=": a != b, "<=": a <= b, ">=": a >= b, "<": a < b, ">": a > b}[str(op)]
+            return _COMPARE[str(op)](a, b)
         if isinstance(node, Tree) and node.data == "not_":
             return not self._condition(node.children[0], local)
         if isinstance(node, Tree) and node.data in ("and_expr", "or_expr"):
@@ -550,6 +813,8 @@ class _Walker:
             self.forget(st, local)  # an element of a list changed: any later read of it is not known
             return
         name = str(target.children[0])
+        if isinstance(expr, Tree) and expr.data == "run_stmt":  # ``thrd = run Thread_1()``: the thread's handle
+            self.start_thread(expr)
         try:
             value = self.evaluate(expr, local)
         except _Unsupported:
@@ -632,6 +897,15 @@ class _Walker:
             return seq[i]
         if kind == "call":
             return self.call_function(node, local)
+        if kind == "member":
+            base, member = self.evaluate(node.children[0], local), str(node.children[1])
+            if isinstance(base, _Pose) and member in POSE_MEMBERS:
+                return base.values[POSE_MEMBERS[member]]
+            if isinstance(base, _Record) and member in base.values:
+                return base.values[member]
+            raise _Unsupported(f"no member {member} known here", node)
+        if kind in ("method", "run_stmt"):
+            raise _Unsupported("a value known only while running (a method call, a thread)", node)
         raise _Unsupported(f"cannot evaluate this expression ({kind})", node)
 
     def _number(self, node, local) -> float:
@@ -660,6 +934,11 @@ class _Walker:
         if name in ("d2r", "r2d") and len(args) == 1:
             x = self._number(args[0], local)
             return float(np.radians(x) if name == "d2r" else np.degrees(x))
+        if name == "struct" and not args:
+            return _Record({k: self.evaluate(v, local) for k, v in kwargs.items()},
+                           {k: v for k, v in kwargs.items() if isinstance(v, Tree) and v.data in ("pose", "list")})
+        if name in self.functions:  # a function of the file, for its value: it runs here
+            return self.run_call(node, local, 0)
         raise _Unsupported(f"{name}(...) is not evaluated (pose_trans, pose_add, pose_inv, d2r, r2d are)", node)
 
     @staticmethod
@@ -673,7 +952,7 @@ class _Walker:
         return args, kwargs
 
     # ----- calls
-    def run_call(self, call: Tree, local: dict, depth: int) -> None:
+    def run_call(self, call: Tree, local: dict, depth: int):
         name = str(call.children[0])
         args, kwargs = self.split(call)
         if name in MOTIONS:
@@ -692,20 +971,29 @@ class _Walker:
         elif name in self.functions:
             if depth > 32:
                 raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", call)
+            size = self.call_size(name, frozenset())
+            if self.unrolled + size > self.max_motions:
+                raise self.error(f"the call of {name} unrolls to at least {size:,} motions, calls and loop passes "
+                                 f"(more than --max-motions {self.max_motions:,})", call)
+            self.count(1, call)
             function = self.functions[name]
             scope = self.bind_arguments(function, args, kwargs, local, call)
             self.visited.add(name)
             first = len(self.steps)
             quiet = self.moves_nothing(function)
             self._quiet += [name] if quiet else []
+            returned = None
             try:
                 self.run_body(self._body(function), scope, depth + 1)
+            except _Return as end:
+                returned = end.value
             finally:
                 del self._quiet[len(self._quiet) - quiet:]
             if scope:
                 self.steps[first:] = expand(self.steps[first:])  # each motion of the call, as an object
                 for step in self.steps[first:]:  # the outermost call with arguments is the one named
                     self._in_call[id(step)] = (name, span_of(call))
+            return returned  # (None: no value, or one known only while running)
         elif name in UNSUPPORTED_CALLS:
             raise _Unsupported(f"{name} is not followed (thermocomp compensates movej, movel, movep, movec)", call)
         elif name.startswith(PASSIVE_PREFIXES):
@@ -787,7 +1075,10 @@ class _Walker:
             binding = self.lookup(node.children[0], local)
             self._passed[node.children[0].start_pos] = (span_of(function), param)
             return binding
-        return _Binding(self.evaluate(node, local), None, param)
+        try:
+            return _Binding(self.evaluate(node, local), None, param)
+        except _Unsupported:  # known only while running (an input, a register): an error where it is read
+            return _Binding(None, None, param)
 
     def run_motion(self, call: Tree, name: str, args: list, kwargs: dict, local: dict) -> None:
         kind, n_points, a_default, v_default = MOTIONS[name]
@@ -811,6 +1102,7 @@ class _Walker:
         if not t >= 0:
             raise self.error(f"{name}: expected t >= 0 s, got {t:g}", params["t"])
         joint = kind == JOINT
+        self.count(1, call)
         self.steps.append(Motion(
             instruction=name, kind=kind, points=points, statement=span_of(call), name=span_of(call.children[0]),
             tcp_speed=float("inf") if joint else v, joint_speed=v if joint else float("inf"), acceleration=a,
@@ -840,6 +1132,7 @@ class _Walker:
         k = len(spans)
         if v is None or not np.all(np.abs(v) <= MAX_POSE_VALUE):  # (NaN, inf: not <=)
             raise _Fallback
+        self.count(k, token)
         name_start, point_start = spans[:, urmoves_kernel.NAME], spans[:, urmoves_kernel.POINT]
         is_pose = data[point_start] == 112  # "p[": a pose, "[": joints
         T = np.full((k, 4, 4), np.nan)
@@ -893,6 +1186,14 @@ class _Walker:
             self.direct_refs.add(node.children[0].start_pos)
             if binding.literal is not None:
                 text_node = binding.literal
+        elif isinstance(node, Tree) and node.data == "member" and isinstance(node.children[0], Tree) \
+                and node.children[0].data == "name":  # ``Waypoint_1.p``: written in the record's literal
+            binding = self.lookup(node.children[0].children[0], local)
+            literal = binding.value.literals.get(str(node.children[1])) if isinstance(binding.value, _Record) else None
+            if literal is not None:
+                name = binding.name
+                self.direct_refs.add(node.children[0].children[0].start_pos)
+                text_node = literal
         whole = span_of(outer) if outer is not node else None  # (a point that is its whole argument: none)
         if isinstance(value, _Pose):
             return Point(T_world_tcp=value.T, T_world_frame=np.eye(4), T_flange_tcp=self.tool.copy(), q=None,
