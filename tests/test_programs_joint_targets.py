@@ -93,6 +93,7 @@ def test_urscript_joint_targets_compensated_on_request_reach_their_pose(tmp_path
                                                                                 np.radians(via_row.change_deg))
 
 
+@pytest.mark.slow  # (an unreachable target is searched from many starts before it is called so: some 20 s)
 def test_ur_home_at_full_stretch_never_fails_the_program(tmp_path, rng):
     """Under most tables the straight-up home is out of reach of the deformed arm: left as written, named."""
     text, _ = ur_script(rng)

@@ -609,17 +609,15 @@ class _Walker:
                 branches.append((part.children[0], list(part.children[1:])))
             elif isinstance(part, Tree) and part.data == "else_part":
                 branches.append((None, list(part.children)))
-        for condition, body in branches:
+        for k, (condition, body) in enumerate(branches):
             try:
                 taken = condition is None or self._condition(condition, local)
-            except _Unsupported:
-                break  # known only while running
+            except _Unsupported:  # known only while running: this branch or a later one
+                self.pass_over(st, [b for _, b in branches[k:]], "if", local)
+                return
             if taken:
                 self.run_body(body, local, depth)
                 return
-        else:
-            return  # no branch taken
-        self.pass_over(st, [b for _, b in branches], "if", local)
 
     def pass_over(self, st: Tree, bodies: list[list], word: str, local: dict) -> None:
         """A construct whose course is known only while running, passed over with a note when none of ``bodies``
@@ -742,8 +740,12 @@ class _Walker:
         body = [b for b in st.children[1:] if isinstance(b, Tree)]
         inside = [sub for b in body for sub in b.iter_subtrees()]
         assignments = [sub for sub in inside if sub.data == "assign"]
-        if len(assignments) != 1 or assignments[0] not in body:
+        if len(assignments) != 1 or not any(assignments[0] is b for b in body):
             return None
+        condition = st.children[0]
+        if isinstance(condition, Tree) and any(str(c.children[0]) in self.functions
+                                               for c in condition.find_data("call")):
+            return None  # (a condition that calls the script's functions runs them at every pass)
         target, expr, is_global = _assignment(assignments[0])
         name = _root_name(target)
         if name is None or not (isinstance(target, Tree) and target.data == "name") or not (
