@@ -128,3 +128,10 @@ def test_rapid_moveabsj_is_left_as_written_by_default_and_compensated_on_request
     assert code == EXIT_OK, err
     written = read_program(case / "all.mod")
     assert written.points[0].q is not None and np.abs(written.points[0].q - q[1]).max() > 1e-4
+
+
+def test_a_joint_target_policy_that_does_not_exist_is_refused_naming_the_option():
+    from thermocomp.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="--joint-targets: expected one of"):
+        ProgramOptions(joint_targets="move")
