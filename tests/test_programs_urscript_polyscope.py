@@ -212,6 +212,22 @@ def test_a_record_member_target_is_written_back_in_the_record(tmp_path, rng):
     assert after[1].startswith("  global Wp = struct(p=p[") and after[1].endswith(", q=[0, -1.5, 1.5, -1.6, -1.57, 0])")
 
 
+@pytest.mark.parametrize(("change", "words"), [
+    ("    h = h - .01\n", "another in the next cycle"),  # a value each cycle changes
+    ("    if (get_standard_digital_in(0)):\n      h = .2\n    end\n", "value of h is not known"),  # a branch may
+])
+def test_a_main_loop_motion_the_next_cycle_runs_elsewhere_is_refused_at_its_line(change, words):
+    """PolyScope's main loop is one cycle a pass; a motion reading data the loop changes after it would be written
+    for the first cycle only."""
+    text = ("def f():\n  h = .3\n  while (True):\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n    movel(p[.4, .1, h, 0, 3.14, 0])\n"
+            + change + "  end\nend\n")
+    prog = urscript_program_from_text(text, "c.script")
+    assert [(f.line, words in f.message) for f in prog.unsupported] == [(5, True)]
+    assert [m.statement.line for m in prog.motions] == [4]  # (with --unsupported keep: left as written)
+    steady = text.replace(change, "    h = .3\n    if (get_standard_digital_in(0)):\n      textmsg(h)\n    end\n")
+    assert [m.statement.line for m in urscript_program_from_text(steady, "c.script").motions] == [4, 5]
+
+
 def _call_tree(depth: int) -> str:
     """``f0`` moves once; each ``f<k>`` calls ``f<k-1>`` twice: a call of ``f<depth>`` runs 2^depth motions."""
     defs = ["def f0():\n  movel(p[.4, .1, .3, 0, 3.14, 0], a=1.2, v=0.25)\nend\n"]

@@ -16,7 +16,7 @@ qnear=...)``; ``pose_trans``, ``pose_add``, ``pose_inv`` of known values;
 parameters (:meth:`_Walker.bind_arguments`; one written text serves every
 call: :mod:`thermocomp.programs.calls`);
 ``while True`` / ``while (True)`` (PolyScope's "loop forever": one pass is
-one cycle); a ``while`` whose condition is known at every pass, unrolled
+one cycle, the next compared where it could differ: :meth:`_Walker.run_forever`); a ``while`` whose condition is known at every pass, unrolled
 (:meth:`_Walker.run_counted_while`); the branch of an ``if``/``elif``/``else``
 whose condition is known; ``return`` (with its value where it is known);
 ``struct(...)`` records and their members (``Waypoint_1.p``, ``pose.x``).
@@ -389,6 +389,7 @@ class _Walker:
         self.max_motions = max_motions
         self.unrolled = 0  # motions, calls and loop passes run so far (bounded by max_motions)
         self._sizes: dict[str, int] = {}  # at least how many each function's call unrolls to (call_size)
+        self._discarded: list = []  # steps of a next cycle run to compare (run_forever), kept alive
         self._matches: dict[int, _Statements | None] = {}  # statements of each MOVES token, by its offset
         self.functions: dict[str, Tree] = {}
         self.threads: dict[str, Tree] = {}
@@ -571,7 +572,7 @@ class _Walker:
                     line, column = _line_col(st)
                     self.notes.append(Finding("loop forever: one cycle is one pass of its body", line, column))
                     self.loop_noted = True
-                self.run_body(st.children[1:], local, depth)
+                self.run_forever(st, local, depth)
                 return
             self.run_counted_while(st, local, depth)
         elif kind == "if_stmt":
@@ -591,6 +592,52 @@ class _Walker:
         else:
             word = {"break_stmt": "break", "continue_stmt": "continue"}.get(kind, kind)
             raise _Unsupported(f"{word} is not followed (its outcome is not known before running)", st)
+
+    def run_forever(self, st: Tree, local: dict, depth: int) -> None:
+        """``while (True):``: one cycle is one pass of its body. Where the body assigns data (or calls the script's
+        functions, or holds a branch), the next cycle is run too, to compare: a motion it runs with another target,
+        or cannot follow (data a passed-over branch changed), stays as written and is unsupported (one written
+        target cannot serve every cycle). The next cycle's steps and notes are not kept."""
+        body = st.children[1:]
+        first = len(self.steps)
+        self.run_body(body, local, depth)
+        if not any(sub.data in ("assign", "if_stmt", "while_stmt") or (
+                sub.data == "call" and str(sub.children[0]) in self.functions)
+                for b in body if isinstance(b, Tree) for sub in b.iter_subtrees()):
+            return
+        self.steps[first:] = expand(self.steps[first:])  # (each motion of the cycle, as an object)
+        second, notes = len(self.steps), len(self.notes)
+        try:
+            self.run_body(body, local, depth)
+        except _Return:
+            pass
+        again = expand(self.steps[second:])
+        del self.steps[second:], self.notes[notes:]
+        self._discarded.extend(again)  # (alive: the ids of its steps keyed tables)
+
+        def targets(steps) -> dict:
+            out: dict = {}
+            for step in steps:
+                if isinstance(step, Motion):
+                    out.setdefault(tuple(step.statement), []).append(
+                        [p.q if p.T_world_tcp is None else p.T_world_tcp for p in step.points])
+            return out
+
+        now, later = targets(self.steps[first:]), targets(again)
+        moved = {key for key, values in now.items() if key not in later or len(later[key]) != len(values) or any(
+            len(a) != len(b) or not all(np.array_equal(x, y) for x, y in zip(a, b))
+            for a, b in zip(values, later[key]))}
+        if not moved:
+            return
+        left = [step for step in self.steps[first:] if isinstance(step, Motion) and tuple(step.statement) in moved]
+        self.steps[first:] = [step for step in self.steps[first:]
+                              if not (isinstance(step, Motion) and tuple(step.statement) in moved)]
+        for motion in left:
+            finding = Finding(f"{motion.instruction}'s target is another in the next cycle, or known only while "
+                              "running (data the loop changes): one written target cannot serve every cycle",
+                              motion.statement.line, motion.statement.column)
+            if not any(f.line == finding.line for f in self.unsupported):  # (one finding a line: its read's first)
+                self.unsupported.append(finding)
 
     def start_thread(self, st: Tree) -> None:
         """``run Thread_1()``: the thread must be the file's; its motions, if any, are named (:meth:`run`)."""
