@@ -148,13 +148,13 @@ ROBODK = ("  def SprayOn(value):\n    DO_SPRAY = 5\n    if value == 0:\n      se
 
 @pytest.mark.parametrize(("functions", "spray", "unsupported"), [
     (ROBODK, "1", False),  # (the branch its argument takes is followed)
-    (ROBODK, "read_input_integer_register(0)", False),  # (known only while running: passed over)
+    (ROBODK, "read_input_integer_reg(0)", False),  # (known only while running: passed over)
     (ROBODK.replace("      set_standard_digital_out(DO_SPRAY, True)\n", "      movel(c, a=1.2, v=0.1)\n"),
-     "read_input_integer_register(0)", True),  # a branch that moves
+     "read_input_integer_reg(0)", True),  # a branch that moves
     (ROBODK.replace("      set_standard_digital_out(DO_SPRAY, False)\n", "      set_tcp(p[0, 0, 0.1, 0, 0, 0])\n"),
-     "read_input_integer_register(0)", True),  # a branch that changes the tool
+     "read_input_integer_reg(0)", True),  # a branch that changes the tool
     (ROBODK.replace("      set_standard_digital_out(DO_SPRAY, False)\n", "      rq_open()\n"),
-     "read_input_integer_register(0)", True),  # a function neither of the script nor known
+     "read_input_integer_reg(0)", True),  # a function neither of the script nor known
 ])
 def test_a_function_that_moves_nothing_may_branch_roboDK_s_spray_on(tmp_path, rng, functions, spray, unsupported):
     """RoboDK writes ``SprayOn(1)`` between motions, an ``if`` inside: the branch its argument takes is followed;
