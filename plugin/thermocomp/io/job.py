@@ -120,7 +120,7 @@ def _endless(src: _Role) -> list[str]:
     with contextlib.suppress(OSError):
         mode = os.stat(src.path).st_mode
         if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-            return [f"{src.label}: expected a file to read, got {_kind(mode)}"]
+            return [f"{src.label}: expected a file to read, got {file_kind(mode)}"]
     return []
 
 
@@ -141,7 +141,8 @@ def _begins_with(path: Path, begins: bytes) -> bool:
         return False
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, for messages: 'a directory', 'a FIFO', 'a device', ..."""
     for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
                        (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
         if test(mode):
@@ -311,7 +312,7 @@ class Job:
         except OSError as exc:
             return [f"{label}: cannot write: {exc.strerror}"]
         if st is not None and not stat.S_ISREG(st.st_mode):
-            return [f"{label}: expected a regular file (a new name or a file to replace), got {_kind(st.st_mode)}"]
+            return [f"{label}: expected a regular file (a new name or a file to replace), got {file_kind(st.st_mode)}"]
         try:
             real = destination(out.path)
             folder = real.parent
