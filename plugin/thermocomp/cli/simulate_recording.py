@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_OK, HelpFormatter, per_joint_values, seed_arg
+from thermocomp.cli.common import (
+    EXIT_OK,
+    HelpFormatter,
+    add_robot_file_arguments,
+    per_joint_values,
+    robot_file_options,
+    seed_arg,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,7 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "recording to rehearse an identification with. See docs/dynamics.md.",
         formatter_class=HelpFormatter,
     )
-    cmd.add_argument("--truth", required=True, help="URDF of the simulated robot (its inertials are the truth)")
+    cmd.add_argument("--truth", required=True,
+                     help="robot file (.urdf or .xacro) of the simulated robot (its inertials are the truth)")
+    add_robot_file_arguments(cmd)
     cmd.add_argument("--trajectory", required=True, help="trajectory CSV (time_s, q<i>_rad, qd<i>_rad_s, qdd<i>_rad_s2), "
                                                           "e.g. from thermocomp excite")
     cmd.add_argument("--friction", help="friction CSV (joint,Fc_Nm,Fv_Nm_s_per_rad,Fs_Nm,vs_rad_s); default none")
@@ -40,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     drives = DriveOptions(torque_noise=args.torque_noise_nm, torque_resolution=args.torque_resolution_nm,
                           torque_limit=args.torque_limit_nm, encoder_resolution=args.encoder_resolution_rad)
     recording = run_simulate_recording(args.truth, args.trajectory, args.out, friction=args.friction, drives=drives,
-                                       seed=args.seed, with_derivatives=args.with_derivatives)
+                                       seed=args.seed, with_derivatives=args.with_derivatives,
+                                       robot_options=robot_file_options(args))
     print(f"wrote {args.out}: {recording.n_samples} samples of {recording.n_joints} joints over {recording.duration:.6g} s")
     return EXIT_OK

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +23,8 @@ from thermocomp.dynamics.report import TorqueCheck, check_torques, report_text
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.recording_csv import Recording, read_recording_csv, write_recording_csv
+from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, RobotFileOptions
+from thermocomp.io.urdf_inertials import UrdfParameters
 from thermocomp.robot.chain import Chain
 
 #: Largest trajectory a command generates (samples): 2 million rows of 6 joints are about 300 MB of CSV and
@@ -36,13 +38,15 @@ def _check_samples(count: float, options: str) -> None:
 
 
 @contextlib.contextmanager
-def _job(inputs: dict[str, PathLike | None], outputs: dict[str, PathLike | None]) -> Iterator[Job]:
+def _job(inputs: dict[str, PathLike | None], outputs: dict[str, PathLike | None],
+         robot_files: Iterable[Path] = ()) -> Iterator[Job]:
     """A job with ``inputs`` and ``outputs`` declared by option (files only; ``None`` and built-in names skipped)
-    and checked before any work."""
+    and checked before any work; ``robot_files`` are what a robot file is read from (a xacro's includes)."""
     with Job() as job:
         for option, path in inputs.items():
             if path is not None and Path(path).exists():
                 job.input(path, option)
+        job.inputs(list(robot_files), "--robot")
         for option, path in outputs.items():
             job.output(path, option)
         job.check()
@@ -100,19 +104,35 @@ def run_excite(chain: Chain, options: ExcitationOptions, rate: float, out: PathL
         return excitation, text
 
 
+def robot_parameters(robot: PathLike, options: RobotFileOptions | None = None, what: str = "(identified)") -> UrdfParameters:
+    """The chain and inertials of a ``.urdf`` or ``.xacro`` robot file
+    (:func:`~thermocomp.io.urdf_inertials.read_urdf_parameters`); another file is refused, naming ``what``
+    inertials it should carry."""
+    from thermocomp.io.urdf_inertials import read_urdf_parameters
+
+    if Path(robot).suffix.lower() not in ROBOT_FILE_SUFFIXES:
+        raise InputError(f"expected a {' or '.join(ROBOT_FILE_SUFFIXES)} robot file carrying the {what} inertials",
+                         path=str(robot))
+    return read_urdf_parameters(robot, options)
+
+
 def run_simulate_recording(truth: PathLike, trajectory: PathLike, out: PathLike, *, friction: PathLike | None = None,
-                           drives=None, seed: int | None = None, with_derivatives: bool = False) -> Recording:
-    """Play ``trajectory`` on PyBullet with the ``truth`` URDF (and friction CSV) and write what the drives report."""
+                           drives=None, seed: int | None = None, with_derivatives: bool = False,
+                           robot_options: RobotFileOptions | None = None) -> Recording:
+    """Play ``trajectory`` on PyBullet with the ``truth`` robot file (and friction CSV) and write what the drives
+    report; ``robot_options``: its base and tip links, xacro arguments, ROS packages."""
     from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
     from thermocomp.io.friction_csv import read_friction_csv
 
-    with _job({"--truth": truth, "--trajectory": trajectory, "--friction": friction}, {"--out": out}) as job:
+    files = robot_parameters(truth, robot_options, "true").description.files()
+    with _job({"--truth": truth, "--trajectory": trajectory, "--friction": friction}, {"--out": out}, files) as job:
         motion = read_recording_csv(trajectory, torques=False)
         if motion.qd is None or motion.qdd is None:
             raise InputError("expected the columns qd<i>_rad_s and qdd<i>_rad_s2 (a trajectory from thermocomp excite)",
                              path=str(trajectory))
         table = read_friction_csv(friction, motion.n_joints) if friction else None
-        with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed)) as robot:
+        with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed),
+                            robot_options=robot_options) as robot:
             if robot.chain.n_joints != motion.n_joints:
                 raise InputError(f"expected a trajectory of {robot.chain.n_joints} joints, got {motion.n_joints}",
                                  path=str(trajectory))
@@ -139,25 +159,22 @@ class IdentifyRun:
 def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | None = None,
                  friction_out: PathLike | None = None, report: PathLike | None = None,
                  validate: PathLike | None = None, options: IdentifyOptions | None = None,
-                 friction: PathLike | None = None) -> IdentifyRun:
-    """Identify from ``recording`` starting from the URDF ``robot``; write the identified URDF, friction and report.
+                 friction: PathLike | None = None, robot_options: RobotFileOptions | None = None) -> IdentifyRun:
+    """Identify from ``recording`` starting from the robot file ``robot`` (``.urdf`` or ``.xacro``, read with
+    ``robot_options``); write the identified URDF, friction and report.
 
     The outputs are written whether the identification succeeds or not (the
     report says which, as softMC's IDNT file does); all or none. With
     ``friction`` (a friction CSV, e.g. Step 3's) the friction is held fixed
     and only the inertial parameters are identified (seed 000, Step 5).
     """
-    from thermocomp.io.friction_csv import write_friction_csv
-    from thermocomp.io.urdf_inertials import read_urdf_parameters, urdf_with_parameters
+    from thermocomp.io.friction_csv import read_friction_csv, write_friction_csv
+    from thermocomp.io.urdf_inertials import urdf_with_parameters
 
-    if Path(robot).suffix.lower() != ".urdf":
-        raise InputError("expected a .urdf file carrying the reference (CAD) inertials, e.g. from thermocomp inertia",
-                         path=str(robot))
-    from thermocomp.io.friction_csv import read_friction_csv
-
+    info = robot_parameters(robot, robot_options, "reference (CAD)")
     with _job({"--robot": robot, "--recording": recording, "--validate": validate, "--friction": friction},
-              {"--urdf-out": urdf_out, "--friction-out": friction_out, "--report": report}) as job:
-        info = read_urdf_parameters(robot)
+              {"--urdf-out": urdf_out, "--friction-out": friction_out, "--report": report},
+              info.description.files()) as job:
         chain = info.chain
         rec = read_recording_csv(recording, chain.n_joints)
         fixed = read_friction_csv(friction, chain.n_joints) if friction else None
@@ -170,7 +187,7 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
             text += "\nnotes on the input URDF:\n" + "\n".join(f"  {note}" for note in info.notes) + "\n"
         writes = []
         if urdf_out:
-            urdf_text = urdf_with_parameters(robot, result.parameters)
+            urdf_text = urdf_with_parameters(info, result.parameters)
             writes.append((urdf_out, lambda p: p.write_text(urdf_text, encoding="utf-8")))
         if friction_out:
             writes.append((friction_out, lambda p: write_friction_csv(
@@ -182,34 +199,41 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
         return IdentifyRun(result, own, validation, text)
 
 
-def _reference(robot: PathLike | str):
-    """Chain, reference parameters and fixed bodies' parameters of a .urdf (its inertials) or a built-in robot."""
-    from thermocomp.dynamics.parameters import robot_parameters
+def _reference(robot: PathLike | str, options: RobotFileOptions | None):
+    """Chain, reference parameters, fixed bodies' parameters and the files read, of a robot file (its inertials) or a
+    built-in robot (its CAD inertials)."""
+    from thermocomp.dynamics.parameters import robot_parameters as builtin_parameters
     from thermocomp.inertia.builtin import builtin_inertials
-    from thermocomp.io.urdf_inertials import read_urdf_parameters
     from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
 
     if str(robot) in BUILTIN_ROBOTS:
         chain = load_robot(str(robot))
-        return chain, robot_parameters(builtin_inertials(str(robot)), chain.n_joints), np.zeros(10 * chain.n_joints)
-    if Path(robot).suffix.lower() != ".urdf":
-        raise InputError("expected a built-in robot or a .urdf file carrying the reference (CAD) inertials",
-                         path=str(robot))
-    info = read_urdf_parameters(robot)
-    return info.chain, info.parameters, info.attached
+        return (chain, builtin_parameters(builtin_inertials(str(robot)), chain.n_joints), np.zeros(10 * chain.n_joints),
+                ())
+    if Path(robot).suffix.lower() not in ROBOT_FILE_SUFFIXES:
+        raise InputError(f"expected a built-in robot or a {' or '.join(ROBOT_FILE_SUFFIXES)} robot file carrying the "
+                         "reference (CAD) inertials", path=str(robot))
+    info = robot_parameters(robot, options, "reference (CAD)")
+    return info.chain, info.parameters, info.attached, info.description.files()
 
 
 def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rate: float, report: PathLike | None = None,
                    pose: tuple[float, ...] | None = None, speeds: tuple[float, ...] | None = None,
-                   span: float | None = None, hold: float = 10.0, seed: int = 0) -> str:
+                   span: float | None = None, hold: float = 10.0, seed: int = 0,
+                   robot_options: RobotFileOptions | None = None) -> str:
     """The trajectory of seed 000's Step 2 (``static``: poses for the explicit formulas, each held ``hold`` s) or
     Step 3 (``constant-speed``: symmetric runs of each joint about ``pose``); returns the report text."""
     from thermocomp.dynamics.friction_runs import ConstantSpeedOptions, constant_speed_trajectory
     from thermocomp.dynamics.static_step import plan_static_poses, static_trajectory
+    from thermocomp.io.robot_files import robot_file_inputs
+    from thermocomp.robot.builtin import load_robot
 
-    with _job({"--robot": robot}, {"--out": out, "--report": report}) as job:
+    if experiment == "static":
+        chain, cad, fixed, files = _reference(robot, robot_options)
+    else:
+        chain, files = load_robot(str(robot), robot_options), robot_file_inputs(robot, robot_options)
+    with _job({"--robot": robot}, {"--out": out, "--report": report}, files) as job:
         if experiment == "static":
-            chain, cad, fixed = _reference(robot)
             if not (math.isfinite(rate) and rate > 0 and math.isfinite(hold) and hold > 0):
                 raise ConfigurationError(f"--rate-hz, --hold-s: expected > 0, got {rate!r}, {hold!r}")
             _check_samples(chain.n_joints * hold * rate, "--hold-s x --rate-hz")
@@ -218,11 +242,6 @@ def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rat
             text = (f"Static poses for seed 000 Step 2 ({chain.name}): {len(poses)} poses held {hold:.3g} s each\n"
                     + "\n".join("  (" + ", ".join(f"{math.degrees(a):.2f}" for a in p) + ") deg" for p in poses) + "\n")
         elif experiment == "constant-speed":
-            chain = _reference(robot)[0] if Path(str(robot)).suffix.lower() == ".urdf" else None
-            if chain is None:
-                from thermocomp.robot.builtin import load_robot
-
-                chain = load_robot(str(robot))
             defaults = ConstantSpeedOptions()
             options = ConstantSpeedOptions(speeds=speeds or defaults.speeds, span=span or defaults.span, rate=rate)
             _check_samples(chain.n_joints * sum(3 * options.span / v for v in options.speeds) * rate,
@@ -253,7 +272,7 @@ def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rat
 
 
 def run_identify_step(step: int, robot: PathLike, recording: PathLike, *, out: PathLike | None = None,
-                      report: PathLike | None = None) -> str:
+                      report: PathLike | None = None, robot_options: RobotFileOptions | None = None) -> str:
     """Seed 000 Step 2 (``lambda`` CSV ``link,lambda`` for ``thermocomp inertia --corrections``), Step 3
     (friction CSV) or Step 4 (``joint,Kp_Nm_per_rad_s,Ti_s,..`` CSV) from a recording of its experiment; returns
     the report text."""
@@ -261,9 +280,9 @@ def run_identify_step(step: int, robot: PathLike, recording: PathLike, *, out: P
     from thermocomp.dynamics.static_step import rest_segments, static_corrections
     from thermocomp.io.friction_csv import write_friction_csv
 
-    with _job({"--robot": robot, "--recording": recording}, {"--out": out, "--report": report}) as job:
+    chain, cad, fixed, files = _reference(robot, robot_options) if step == 2 else (None, None, None, ())
+    with _job({"--robot": robot, "--recording": recording}, {"--out": out, "--report": report}, files) as job:
         if step == 2:
-            chain, cad, fixed = _reference(robot)
             rec = read_recording_csv(recording, chain.n_joints)
             poses, tau, stderr = rest_segments(rec)
             result = static_corrections(chain, cad, poses, tau, fixed=fixed, noise=float(stderr.max()))
@@ -303,24 +322,17 @@ def run_identify_step(step: int, robot: PathLike, recording: PathLike, *, out: P
         return text
 
 
-def _model(robot: PathLike, friction: PathLike | None):
-    from thermocomp.io.friction_csv import read_friction_csv
-    from thermocomp.io.urdf_inertials import read_urdf_parameters
-
-    if Path(robot).suffix.lower() != ".urdf":
-        raise InputError("expected a .urdf file carrying the (identified) inertials", path=str(robot))
-    info = read_urdf_parameters(robot)
-    table = read_friction_csv(friction, info.chain.n_joints) if friction else None
-    return info, table
-
-
-def run_feedforward(robot: PathLike, trajectory: PathLike, out: PathLike, *, friction: PathLike | None = None) -> Recording:
-    """Feed-forward torques (softMC's additive torque command) of ``trajectory`` with the URDF's inertials and
+def run_feedforward(robot: PathLike, trajectory: PathLike, out: PathLike, *, friction: PathLike | None = None,
+                    robot_options: RobotFileOptions | None = None) -> Recording:
+    """Feed-forward torques (softMC's additive torque command) of ``trajectory`` with the robot file's inertials and
     ``friction``; written as a recording CSV (``time_s, q, tau, qd, qdd``)."""
     from thermocomp.dynamics.feedforward import feedforward_torques
+    from thermocomp.io.friction_csv import read_friction_csv
 
-    with _job({"--robot": robot, "--trajectory": trajectory, "--friction": friction}, {"--out": out}) as job:
-        info, table = _model(robot, friction)
+    info = robot_parameters(robot, robot_options)
+    with _job({"--robot": robot, "--trajectory": trajectory, "--friction": friction}, {"--out": out},
+              info.description.files()) as job:
+        table = read_friction_csv(friction, info.chain.n_joints) if friction else None
         motion = read_recording_csv(trajectory, info.chain.n_joints, torques=False)
         result = feedforward_torques(info.chain, info.parameters, table, motion)
         _commit(job, [(out, lambda p: write_recording_csv(p, result, (f"feed-forward torques of {trajectory} with "
@@ -329,15 +341,18 @@ def run_feedforward(robot: PathLike, trajectory: PathLike, out: PathLike, *, fri
 
 
 def run_collisions(robot: PathLike, recording: PathLike, options, *, friction: PathLike | None = None,
-                   out: PathLike | None = None) -> str:
+                   out: PathLike | None = None, robot_options: RobotFileOptions | None = None) -> str:
     """Torque-error collision detection (seed 003) on a recording with the URDF's model; returns the report text
     and writes, with ``out``, one row per flagged sample (``time_s``, the joints flagged, their errors [N m])."""
     from thermocomp.dynamics.collision import detect_collisions
     from thermocomp.dynamics.identify import IdentifyOptions, prepare
     from thermocomp.dynamics.regressor import regressor
+    from thermocomp.io.friction_csv import read_friction_csv
 
-    with _job({"--robot": robot, "--recording": recording, "--friction": friction}, {"--out": out}) as job:
-        info, table = _model(robot, friction)
+    info = robot_parameters(robot, robot_options)
+    with _job({"--robot": robot, "--recording": recording, "--friction": friction}, {"--out": out},
+              info.description.files()) as job:
+        table = read_friction_csv(friction, info.chain.n_joints) if friction else None
         rec = read_recording_csv(recording, info.chain.n_joints)
         data = prepare(rec, IdentifyOptions())
         predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
@@ -367,17 +382,20 @@ def run_collisions(robot: PathLike, recording: PathLike, options, *, friction: P
 
 
 def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | None = None,
-                urdf_out: PathLike | None = None, report: PathLike | None = None) -> str:
+                urdf_out: PathLike | None = None, report: PathLike | None = None,
+                robot_options: RobotFileOptions | None = None) -> str:
     """Seed 003's payload identification with the URDF's (identified) model known; with ``urdf_out``, the URDF
     with the payload added to the last link by seed 001's rule of change. Returns the report text."""
     from thermocomp.dynamics.identify import IdentifyOptions, prepare
     from thermocomp.dynamics.payload import identify_payload, with_payload
     from thermocomp.dynamics.regressor import regressor
+    from thermocomp.io.friction_csv import read_friction_csv
     from thermocomp.io.urdf_inertials import urdf_with_parameters
 
+    info = robot_parameters(robot, robot_options)
     with _job({"--robot": robot, "--recording": recording, "--friction": friction},
-              {"--urdf-out": urdf_out, "--report": report}) as job:
-        info, table = _model(robot, friction)
+              {"--urdf-out": urdf_out, "--report": report}, info.description.files()) as job:
+        table = read_friction_csv(friction, info.chain.n_joints) if friction else None
         rec = read_recording_csv(recording, info.chain.n_joints)
         data = prepare(rec, IdentifyOptions())
         predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
@@ -391,7 +409,7 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
                 raise InputError("the recording does not determine the payload's mass and centre of mass; "
                                  "record a motion that moves the last links", path=str(recording))
             payload = np.where(est.identified, est.parameters, 0.0)
-            urdf_text = urdf_with_parameters(robot, with_payload(info.parameters, payload))
+            urdf_text = urdf_with_parameters(info, with_payload(info.parameters, payload))
             writes.append((urdf_out, lambda p: p.write_text(urdf_text, encoding="utf-8")))
         if report:
             writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
@@ -399,5 +417,5 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
         return text
 
 
-__all__ = ["IdentifyRun", "excitation_report", "run_excite", "run_experiment", "run_identify", "run_identify_step",
-           "run_simulate_recording", "run_feedforward", "run_collisions", "run_payload"]
+__all__ = ["IdentifyRun", "excitation_report", "robot_parameters", "run_excite", "run_experiment", "run_identify",
+           "run_identify_step", "run_simulate_recording", "run_feedforward", "run_collisions", "run_payload"]

@@ -16,6 +16,14 @@ The experiments of the identification steps are methods:
 segments, Step 3). The PI loop at rest under a disturbance (Step 4) is
 :mod:`thermocomp.dynamics.controller`.
 
+The truth is the robot file as :mod:`thermocomp.io.urdf_inertials` reads
+it (a ``.urdf`` or ``.xacro`` with its base and tip links): PyBullet loads a
+copy of its URDF (:func:`pybullet_urdf_text`) without geometry (inverse
+dynamics needs none, and PyBullet finds no ``package://`` mesh) and with an
+explicit zero inertial on links that have none (PyBullet would give them
+1 kg). Gravity acts along the root link's ``-z``; joints are matched to the
+chain's by name.
+
 PyBullet is imported when a robot is created; each robot has its own
 physics server (a reused server can keep a removed body's dynamics,
 docs/inertia.md), closed by :meth:`SimulatedRobot.close` or ``with``.
@@ -24,7 +32,10 @@ docs/inertia.md), closed by :meth:`SimulatedRobot.close` or ``with``.
 from __future__ import annotations
 
 import math
+import tempfile
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -32,9 +43,8 @@ from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.dynamics.friction import FrictionTable
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.inertia.gravity import STANDARD_GRAVITY
-from thermocomp.io.files import is_file
 from thermocomp.io.recording_csv import Recording
-from thermocomp.io.urdf import read_urdf
+from thermocomp.io.robot_files import RobotFileOptions, read_robot_description
 
 #: Largest torque noise standard deviation [N m]: noisy torques then stay within what the recording
 #: readers take (io/csvtext.MAX_CELL, 1e12); 1e308 overflowed into inf written to the CSV.
@@ -86,6 +96,21 @@ class DriveOptions:
         return np.array(values)
 
 
+def pybullet_urdf_text(urdf: str) -> str:
+    """The URDF ``urdf`` as PyBullet's inverse dynamics should read it: ``<visual>`` and ``<collision>`` removed,
+    and every link without ``<inertial>`` given a zero one (massless, as the dynamics count it)."""
+    root = ET.fromstring(urdf)
+    for link in root.iter("link"):
+        for tag in ("visual", "collision"):
+            for element in link.findall(tag):
+                link.remove(element)
+        if link.find("inertial") is None:
+            inertial = ET.SubElement(link, "inertial")
+            ET.SubElement(inertial, "mass", value="0")
+            ET.SubElement(inertial, "inertia", ixx="0", ixy="0", ixz="0", iyy="0", iyz="0", izz="0")
+    return ET.tostring(root, encoding="unicode")
+
+
 @dataclass(eq=False)
 class SimulatedRobot:
     """PyBullet with a truth URDF, a friction table and drive effects.
@@ -93,8 +118,8 @@ class SimulatedRobot:
     Parameters
     ----------
     urdf
-        The truth model (joint positions are the URDF's, which are the
-        chain's controller angles for URDFs read by :func:`read_urdf`).
+        The truth model: a ``.urdf`` or ``.xacro`` robot file (joint
+        positions are the URDF's, which are the chain's controller angles).
     friction
         Joint friction (seed 000, Eq. 3); ``None``: none.
     drives
@@ -102,7 +127,9 @@ class SimulatedRobot:
     rng
         Generator of the noise.
     gravity
-        World gravity [m/s^2].
+        Gravity in the URDF's root frame [m/s^2].
+    robot_options
+        Base and tip links, xacro arguments, ROS package folders of ``urdf``.
     """
 
     urdf: PathLike
@@ -110,13 +137,13 @@ class SimulatedRobot:
     drives: DriveOptions = field(default_factory=DriveOptions)
     rng: np.random.Generator | None = None
     gravity: tuple[float, float, float] = STANDARD_GRAVITY
+    robot_options: RobotFileOptions | None = None
 
     def __post_init__(self) -> None:
         import pybullet
 
-        if not is_file(self.urdf):  # PyBullet opens the path itself: a FIFO read here first left it waiting for ever
-            raise InputError("PyBullet reads the URDF itself: expected a regular file", path=str(self.urdf))
-        self.chain = read_urdf(self.urdf)
+        description = read_robot_description(self.urdf, self.robot_options)
+        self.chain = description.chain()
         n = self.chain.n_joints
         if self.friction is not None and self.friction.n_joints != n:
             raise InputError(f"friction table: expected {n} joints, got {self.friction.n_joints}")
@@ -125,16 +152,25 @@ class SimulatedRobot:
         self._p = pybullet
         self._cid = pybullet.connect(pybullet.DIRECT)
         pybullet.setGravity(*self.gravity, physicsClientId=self._cid)
-        try:
-            self._body = pybullet.loadURDF(str(self.urdf), useFixedBase=True,
-                                           flags=pybullet.URDF_USE_INERTIA_FROM_FILE, physicsClientId=self._cid)
-        except pybullet.error as exc:  # a file thermocomp reads that PyBullet's parser does not (CR line ends)
-            pybullet.disconnect(physicsClientId=self._cid)
-            raise InputError(f"PyBullet cannot load the URDF: {exc}", path=str(self.urdf)) from None
-        movable = [j for j in range(pybullet.getNumJoints(self._body, physicsClientId=self._cid))
-                   if pybullet.getJointInfo(self._body, j, physicsClientId=self._cid)[2] != pybullet.JOINT_FIXED]
-        if len(movable) != n:
-            raise InputError(f"expected {n} movable joints in PyBullet, got {len(movable)}", path=str(self.urdf))
+        # PyBullet opens the file itself: a copy it can read (a FIFO or a xacro file it could not), in a folder of its
+        # own, removed once loaded.
+        with tempfile.TemporaryDirectory(prefix="thermocomp-") as folder:
+            copy = Path(folder) / "truth.urdf"
+            copy.write_text(pybullet_urdf_text(description.urdf), encoding="utf-8")
+            try:
+                self._body = pybullet.loadURDF(str(copy), useFixedBase=True,
+                                               flags=pybullet.URDF_USE_INERTIA_FROM_FILE, physicsClientId=self._cid)
+            except pybullet.error as exc:  # a file thermocomp reads that PyBullet's parser does not
+                pybullet.disconnect(physicsClientId=self._cid)
+                raise InputError(f"PyBullet cannot load the URDF: {exc}", path=str(self.urdf)) from None
+        infos = [pybullet.getJointInfo(self._body, j, physicsClientId=self._cid)
+                 for j in range(pybullet.getNumJoints(self._body, physicsClientId=self._cid))]
+        movable = [info[1].decode() for info in infos if info[2] != pybullet.JOINT_FIXED]
+        if sorted(movable) != sorted(self.chain.joint_names):
+            raise InputError(f"expected the chain's {n} joints to be the movable ones in PyBullet, got "
+                             f"{', '.join(movable)}", path=str(self.urdf))
+        #: Chain joint i is PyBullet's degree of freedom ``self._dof[i]`` (PyBullet orders them as it walks the tree).
+        self._dof = np.array([movable.index(name) for name in self.chain.joint_names])
         self.noise = self.drives.per_joint(self.drives.torque_noise, n, "torque_noise")
         self.limit = self.drives.per_joint(self.drives.torque_limit, n, "torque_limit")
 
@@ -153,11 +189,13 @@ class SimulatedRobot:
     def rigid_torques(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> FloatArray:
         """PyBullet's inverse dynamics ``(N, n)`` [N m] at states ``(N, n)``: the truth without friction or noise."""
         q, qd, qdd = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (q, qd, qdd))
-        p, body, cid = self._p, self._body, self._cid
-        return np.array([
-            p.calculateInverseDynamics(body, a.tolist(), b.tolist(), c.tolist(), physicsClientId=cid)
+        p, body, cid, dof = self._p, self._body, self._cid, self._dof
+        order = np.argsort(dof)  # PyBullet's degrees of freedom from the chain's joints
+        tau = np.array([
+            p.calculateInverseDynamics(body, a[order].tolist(), b[order].tolist(), c[order].tolist(), physicsClientId=cid)
             for a, b, c in zip(q, qd, qdd)
         ])
+        return tau[:, dof]
 
     def true_torques(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> FloatArray:
         """Rigid-body plus friction torques ``(N, n)`` [N m] (what the drives deliver before sensing)."""
