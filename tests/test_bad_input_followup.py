@@ -182,17 +182,19 @@ def test_a_negative_tracker_noise_names_its_option(case, capsys):
                            "-1", "--out", "o.csv"], EXIT_INPUT, "--orientation-noise-deg")
 
 
-def test_a_urdf_pybullet_cannot_load_is_a_located_message(case, capsys):
-    """simulate-recording --truth with CR line ends: read by thermocomp, refused by PyBullet (a traceback)."""
+def test_a_urdf_with_cr_line_ends_simulates_as_the_same_file_with_lf(case, capsys):
+    """simulate-recording --truth with CR line ends: read by thermocomp, refused by PyBullet (a traceback). PyBullet
+    now loads the copy thermocomp writes of what it read, so the file is the same robot."""
     from dynamics_truth import cad_and_truth
 
     _, truth = cad_and_truth("irb140", case)
-    (case / "truth.urdf").write_bytes(truth.read_bytes().replace(b"\n", b"\r"))
-    truth.unlink()
+    (case / "cr.urdf").write_bytes(truth.read_bytes().replace(b"\n", b"\r"))
     assert run_cli(capsys, ["excite", "--robot", "irb140", "--duration-s", "3", "--rate-hz", "20",
                             "--out", "traj.csv"])[0] == 0
-    refused(case, capsys, ["simulate-recording", "--truth", "truth.urdf", "--trajectory", "traj.csv", "--seed", "1",
-                           "--out", "o.csv"], EXIT_INPUT, "truth.urdf", "PyBullet")
+    for urdf in ("cr.urdf", truth.name):
+        assert run_cli(capsys, ["simulate-recording", "--truth", urdf, "--trajectory", "traj.csv", "--seed", "1",
+                                "--out", f"{urdf}.csv"])[0] == 0
+    assert (case / "cr.urdf.csv").read_text().splitlines()[1:] == (case / f"{truth.name}.csv").read_text().splitlines()[1:]
 
 
 def test_install_addon_goes_through_the_job(case, capsys):

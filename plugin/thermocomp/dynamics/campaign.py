@@ -237,9 +237,13 @@ def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rat
             if not (math.isfinite(rate) and rate > 0 and math.isfinite(hold) and hold > 0):
                 raise ConfigurationError(f"--rate-hz, --hold-s: expected > 0, got {rate!r}, {hold!r}")
             _check_samples(chain.n_joints * hold * rate, "--hold-s x --rate-hz")
-            poses = plan_static_poses(chain, cad, np.random.default_rng(seed), fixed=fixed)
+            from thermocomp.simulators.pybullet.poses import PoseCheck
+
+            with PoseCheck(chain, robot=robot, robot_options=robot_options) as check:
+                poses = plan_static_poses(chain, cad, np.random.default_rng(seed), fixed=fixed, admissible=check)
             trajectory = static_trajectory(chain, poses, hold, rate)
-            text = (f"Static poses for seed 000 Step 2 ({chain.name}): {len(poses)} poses held {hold:.3g} s each\n"
+            text = (f"Static poses for seed 000 Step 2 ({chain.name}): {len(poses)} poses held {hold:.3g} s each, "
+                    f"above the floor and clear of the robot itself (PyBullet, {check.source})\n"
                     + "\n".join("  (" + ", ".join(f"{math.degrees(a):.2f}" for a in p) + ") deg" for p in poses) + "\n")
         elif experiment == "constant-speed":
             defaults = ConstantSpeedOptions()
