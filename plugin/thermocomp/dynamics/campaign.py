@@ -142,6 +142,49 @@ def run_simulate_recording(truth: PathLike, trajectory: PathLike, out: PathLike,
         return recording
 
 
+def run_simulate_disturbance(truth: PathLike, controllers: PathLike, out: PathLike, *, pose: tuple[float, ...] | None = None,
+                             duration: float = 10.0, rate: float = 300.0, amplitude: tuple[float, ...] = (5.0,),
+                             damping: tuple[float, ...] | None = None, friction: PathLike | None = None, drives=None,
+                             seed: int | None = None, robot_options: RobotFileOptions | None = None) -> Recording:
+    """Seed 000, Step 4's experiment on PyBullet: the ``truth`` robot at rest at ``pose`` [rad] (default: zero within
+    the limits), every joint held by its PI controller of ``controllers`` (a controllers CSV) under
+    :func:`~thermocomp.dynamics.controller.disturbance_torques` of ``amplitude`` [N m] for ``duration`` [s]; the
+    recording (``time_s, q, tau``: motor torques) at ``rate`` [Hz] to ``out``
+    (:meth:`~thermocomp.dynamics.simulate.SimulatedRobot.pi_at_rest`)."""
+    from thermocomp.dynamics.controller import disturbance_torques
+    from thermocomp.dynamics.simulate import DRIVE_DAMPING, DriveOptions, SimulatedRobot
+    from thermocomp.io.controllers_csv import read_controllers_csv
+    from thermocomp.io.friction_csv import read_friction_csv
+
+    if not (math.isfinite(duration) and duration > 0 and math.isfinite(rate) and rate > 0):
+        raise ConfigurationError(f"--duration-s, --rate-hz: expected > 0, got {duration!r}, {rate!r}")
+    _check_samples(duration * rate, "--duration-s x --rate-hz")
+    info = robot_parameters(truth, robot_options, "true")
+    with _job({"--truth": truth, "--controllers": controllers, "--friction": friction}, {"--out": out},
+              info.description.files()) as job:
+        chain = info.chain
+        n = chain.n_joints
+        Kp, Ti = read_controllers_csv(controllers, n)
+        table = read_friction_csv(friction, n) if friction else None
+        with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed),
+                            robot_options=robot_options) as robot:
+            centre = np.clip(np.zeros(n), chain.lower, chain.upper) if pose is None else np.asarray(pose, dtype=float)
+            if centre.shape != (n,) or np.any(~np.isfinite(centre) | (centre < chain.lower) | (centre > chain.upper)):
+                raise ConfigurationError(f"--pose-deg: expected {n} angles within the joint limits, got "
+                                         f"{np.degrees(centre).tolist()}")
+            per_joint = DriveOptions().per_joint
+            amp = per_joint(tuple(amplitude), n, "--disturbance-nm")
+            if np.any(~np.isfinite(amp) | (amp < 0)):
+                raise ConfigurationError(f"--disturbance-nm: expected values >= 0 N m, got {amp.tolist()}")
+            b = per_joint((DRIVE_DAMPING,) if damping is None else tuple(damping), n, "--drive-damping-nm-s-per-rad")
+            recording = robot.pi_at_rest(centre, Kp, Ti, lambda t: disturbance_torques(t, amp), duration, rate,
+                                         damping=b)
+        comment = (f"simulated by thermocomp simulate-recording: seed 000 Step 4, truth {truth} at rest under a "
+                   f"disturbance, controllers {controllers}, friction {friction or 'none'}",)
+        _commit(job, [(out, lambda p: write_recording_csv(p, recording, comment))])
+        return recording
+
+
 @dataclass(frozen=True, eq=False)
 class IdentifyRun:
     """What ``thermocomp identify`` did: the identification, its checks and the report text."""
@@ -305,9 +348,9 @@ def run_identify_step(step: int, robot: PathLike, recording: PathLike, *, out: P
             text = controllers_text(estimates)
 
             def write_out(p: Path) -> None:
-                lines = [f"# seed 000 Step 4 from {recording}", "joint,Kp_Nm_per_rad_s,Ti_s,setpoint_rad,nrmse_fit_percent"]
-                lines += [f"{e.joint + 1},{e.Kp!r},{e.Ti!r},{e.setpoint!r},{e.fit_percent!r}" for e in estimates]
-                p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+                from thermocomp.io.controllers_csv import write_controllers_csv
+
+                write_controllers_csv(p, estimates, (f"seed 000 Step 4 from {recording}",))
         elif step == 3:
             rec = read_recording_csv(recording)
             result3 = friction_from_recording(rec)
@@ -422,4 +465,5 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
 
 
 __all__ = ["IdentifyRun", "excitation_report", "robot_parameters", "run_excite", "run_experiment", "run_identify",
-           "run_identify_step", "run_simulate_recording", "run_feedforward", "run_collisions", "run_payload"]
+           "run_identify_step", "run_simulate_disturbance", "run_simulate_recording", "run_feedforward", "run_collisions",
+           "run_payload"]

@@ -13,8 +13,8 @@ The experiments of the identification steps are methods:
 :meth:`SimulatedRobot.record` (any motion, e.g. an excitation, seed 003),
 :meth:`SimulatedRobot.static_torques` (static poses, seed 000 Step 2),
 :meth:`SimulatedRobot.constant_speed_runs` (symmetric constant-speed
-segments, Step 3). The PI loop at rest under a disturbance (Step 4) is
-:mod:`thermocomp.dynamics.controller`.
+segments, Step 3), :meth:`SimulatedRobot.pi_at_rest` (every joint held by
+its PI controller under a disturbance, Step 4, on PyBullet's rigid-body model).
 
 The truth is the robot file as :mod:`thermocomp.io.urdf_inertials` reads
 it (a ``.urdf`` or ``.xacro`` with its base and tip links): PyBullet loads a
@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 import tempfile
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +46,14 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.inertia.gravity import STANDARD_GRAVITY
 from thermocomp.io.recording_csv import Recording
 from thermocomp.io.robot_files import RobotFileOptions, read_robot_description
+
+#: Damping of a drive [N m s/rad] in the PI loop at rest (:meth:`SimulatedRobot.pi_at_rest`): its back-EMF and
+#: transmission damping (seed 000, Eqs. 4-6), which rigid links lack; a PI loop on position (Eq. 7) on a bare
+#: inertia is unstable (Routh). 50 holds Table IV's gains on the GoFa's and UR5's arms (they need 10-30 when
+#: outstretched).
+DRIVE_DAMPING = 50.0
+#: Integration steps per recorded sample in the PI loop at rest.
+PI_SUBSTEPS = 10
 
 #: Largest torque noise standard deviation [N m]: noisy torques then stay within what the recording
 #: readers take (io/csvtext.MAX_CELL, 1e12); 1e308 overflowed into inf written to the CSV.
@@ -239,6 +248,77 @@ class SimulatedRobot:
         tau = self.rigid_torques(poses, zero, zero)
         return np.mean([self.sense(tau) for _ in range(max(int(samples), 1))], axis=0)
 
+    def pi_at_rest(self, setpoint: ArrayLike, Kp: ArrayLike, Ti: ArrayLike, disturbance: Callable[[FloatArray], FloatArray],
+                   duration: float, rate: float, *, damping: ArrayLike = DRIVE_DAMPING, substeps: int = PI_SUBSTEPS
+                   ) -> Recording:
+        """Seed 000, Step 4's experiment: every joint held at ``setpoint`` ``(n,)`` [rad] by its PI controller (Eq. 7)
+        while ``disturbance(t (N,)) -> (N, n)`` [N m] pushes the joints.
+
+        ``tau_m = K_p T_i e + K_p integral(e) dt``, ``e = setpoint - q`` per joint (``Kp`` [N m / (rad s)], ``Ti``
+        [s], ``(n,)``), the integrator starting at the gravity torque of the set point. The arm is PyBullet's
+        rigid-body model: ``M(q) qdd + h(q, qd) = tau_m - d(t) - b qd`` with PyBullet's mass matrix
+        (``calculateMassMatrix``) and Coriolis, centrifugal and gravity torques (``calculateInverseDynamics`` at
+        zero acceleration), ``b`` the drive's damping ``damping`` (one value or ``(n,)`` [N m s/rad]: back-EMF and
+        transmission, seed 000 Eqs. 4-6, which rigid links lack) plus the friction table's viscous ``F_v``
+        (Coulomb and static friction hold no torque at rest here, as in :meth:`static_torques`). Integrated
+        ``substeps`` times per sample, the damping and the proportional term implicitly (a wrist's 2e-4 kg m^2
+        under Table IV's gains is stiff), recorded at ``rate`` [Hz] for ``duration`` [s]: the drives report
+        ``tau_m`` (noise, quantisation and saturation as always) and the encoders ``q``.
+
+        Raises
+        ------
+        ConfigurationError
+            A loop its damping does not stabilise: ``J s^3 + b s^2 + K_p T_i s + K_p`` needs ``b T_i > J``
+            (Routh; ``J`` the joint's inertia ``M_ii`` at the set point).
+        """
+        n = self.chain.n_joints
+        sp, Kp, Ti = (np.broadcast_to(np.asarray(x, dtype=float), (n,)) for x in (setpoint, Kp, Ti))
+        for name, value in (("duration", duration), ("rate", rate), ("substeps", substeps)):
+            if not (math.isfinite(value) and value > 0):
+                raise ConfigurationError(f"{name}: expected > 0, got {value!r}")
+        if not (np.all(np.isfinite(Kp) & (Kp > 0)) and np.all(np.isfinite(Ti) & (Ti > 0))):
+            raise ConfigurationError(f"Kp, Ti: expected values > 0, got {Kp.tolist()}, {Ti.tolist()}")
+        drive = np.broadcast_to(np.asarray(damping, dtype=float), (n,))
+        if not np.all(np.isfinite(drive) & (drive >= 0)):
+            raise ConfigurationError(f"damping: expected values >= 0 N m s/rad, got {drive.tolist()}")
+        b = drive + (0.0 if self.friction is None else self.friction.Fv)
+        J = self.mass_matrix(sp).diagonal()
+        unstable = b * Ti <= J
+        if np.any(unstable):
+            j = int(np.argmax(unstable))
+            raise ConfigurationError(f"joint {j + 1}: its PI loop (K_p {Kp[j]:.6g} N m/(rad s), T_i {Ti[j]:.6g} s) on "
+                                     f"inertia {J[j]:.4g} kg m^2 needs damping above J / T_i = {J[j] / Ti[j]:.4g} "
+                                     f"N m s/rad to stay at rest, got {b[j]:.4g} (drive damping and viscous friction)")
+        count = int(round(duration * rate))
+        dt = 1.0 / (rate * substeps)
+        t = np.arange(count * substeps) * dt
+        d = np.asarray(disturbance(t), dtype=float).reshape(t.size, n)
+        zero = np.zeros(n)
+        q, v = sp.copy(), zero.copy()
+        integral = self.rigid_torques(sp, zero, zero)[0] / Kp  # the loop starts holding the arm
+        P = Kp * Ti
+        qs, taus = np.empty((count, n)), np.empty((count, n))
+        for k in range(t.size):
+            e = sp - q
+            tau_m = P * e + Kp * integral
+            if k % substeps == 0:
+                qs[k // substeps], taus[k // substeps] = q, tau_m
+            h = self.rigid_torques(q, v, zero)[0]
+            # (M + dt b + dt^2 P) a = tau_m - P dt v - h - b v - d: damping and the P term at the step's end.
+            a = np.linalg.solve(self.mass_matrix(q) + np.diag(dt * b + dt * dt * P), tau_m - P * dt * v - h - b * v - d[k])
+            v = v + dt * a
+            q = q + dt * v
+            integral = integral + e * dt
+        return Recording(time=t[::substeps].copy(), q=self._encoder(qs), tau=self.sense(taus),
+                         source=f"simulated {self.chain.name} at rest under a disturbance")
+
+    def mass_matrix(self, q: ArrayLike) -> FloatArray:
+        """PyBullet's joint-space mass matrix ``(n, n)`` [kg m^2] at ``q`` ``(n,)``, in the chain's joint order."""
+        order = np.argsort(self._dof)
+        M = np.array(self._p.calculateMassMatrix(self._body, np.asarray(q, dtype=float)[order].tolist(),
+                                                 physicsClientId=self._cid))
+        return M[np.ix_(self._dof, self._dof)]
+
     def constant_speed_runs(
         self, joint: int, speeds: ArrayLike, pose: ArrayLike, span: float, rate: float
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -272,4 +352,4 @@ class SimulatedRobot:
         return speeds, np.array(plus), np.array(minus)
 
 
-__all__ = ["DriveOptions", "SimulatedRobot"]
+__all__ = ["DRIVE_DAMPING", "PI_SUBSTEPS", "DriveOptions", "SimulatedRobot", "pybullet_urdf_text"]
