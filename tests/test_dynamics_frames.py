@@ -322,3 +322,81 @@ def test_round_trip_on_the_ros_industrial_ur5_gives_the_truth_back(expanded, tmp
     assert start > 0.05  # the CAD file is far from the truth
     print(f"round trip: {error:.3g} of the largest torque off, CAD {start:.3g}")
     assert error < 0.002, (error, start)  # measured 2e-4 (0.05 N m noise)
+
+
+@needs_robots
+@pytest.mark.slow
+def test_inertia_from_the_ur5_xacro_meshes_gives_pinocchios_torques(tmp_path, rng):
+    """``thermocomp inertia`` on the ROS-I UR5's own collision meshes: the URDF it writes has the dynamics of the
+    ROS-I description carrying, on each link, trimesh's mass properties of that link's mesh at the same density,
+    placed by the description's own frames (pinocchio)."""
+    trimesh = pytest.importorskip("trimesh")
+    from thermocomp.inertia.robot import InertiaOptions, compute_inertials
+    from thermocomp.io.urdf import PLACEHOLDER_INERTIA, PLACEHOLDER_MASS, matrix_from_urdf_rpy
+
+    out = tmp_path / "ur5_cad.urdf"
+    assert main(["inertia", "--robot", str(UR5_XACRO), "--meshes", str(UR5_XACRO), "--package-path", str(ROBOTS),
+                 "--mesh-kind", "collision", "--units", "m", "--total-mass", "18.4", "--out", str(out)]) == 0
+    info = read_urdf_parameters(out)
+    density = compute_inertials(str(UR5_XACRO), UR5_XACRO, InertiaOptions(total_mass=18.4, metres_per_unit=1.0,
+                                mesh_kind="collision"), robot_options=ros_options()).inertials.density
+    root = ET.fromstring(read_robot_description(UR5_XACRO, ros_options()).urdf)
+    for link in root.findall("link"):
+        for old in link.findall("inertial"):
+            link.remove(old)
+        collision = link.find("collision")
+        if link.get("name") == "tool0":  # the written URDF's 1 g tcp placeholder sits on tool0
+            mass, com, I = PLACEHOLDER_MASS, np.zeros(3), PLACEHOLDER_INERTIA * np.eye(3)
+        elif collision is not None:
+            uri = collision.find("geometry/mesh").get("filename")
+            mesh = trimesh.load(ROBOTS / "ur5" / uri.removeprefix("package://ur_description/"), force="mesh")
+            mesh.density = density
+            origin = collision.find("origin")
+            R = matrix_from_urdf_rpy([float(v) for v in origin.get("rpy", "0 0 0").split()])
+            t = np.array([float(v) for v in origin.get("xyz", "0 0 0").split()])
+            mass, com, I = mesh.mass, R @ mesh.center_mass + t, R @ mesh.moment_inertia @ R.T
+        else:
+            continue
+        inertial = ET.SubElement(link, "inertial")
+        ET.SubElement(inertial, "origin", xyz=_xyz(com), rpy="0 0 0")
+        ET.SubElement(inertial, "mass", value=repr(float(mass)))
+        ET.SubElement(inertial, "inertia", **{f"i{a}": repr(float(I[i, j])) for a, (i, j) in
+                                              zip(("xx", "xy", "xz", "yy", "yz", "zz"), np.transpose(np.triu_indices(3)))})
+    q, qd, qdd = states(info.chain, rng)
+    want = rnea(ET.tostring(root, encoding="unicode"), info.chain.joint_names, q, qd, qdd)
+    np.testing.assert_allclose(regressor(info.chain, q, qd, qdd) @ info.parameters, want, rtol=0,
+                               atol=1e-9 * np.max(np.abs(want)))  # trimesh's and thermocomp's volume integrals
+
+
+@needs_robots
+@pytest.mark.slow
+def test_payload_and_collisions_on_the_ros_industrial_ur5_xacro(expanded, tmp_path, capsys):
+    """A 2 kg payload fixed beyond tool0 in a turned frame: collisions with the truth's model sees no torque error,
+    and identify --payload from the ROS-I xacro writes a URDF whose dynamics is the truth's (pinocchio)."""
+    root = ET.fromstring(expanded["ur5"].read_text())
+    rng = np.random.default_rng(8)
+    payload = ET.SubElement(root, "link", name="payload")
+    add_inertial(payload, rng, mass=2.0)
+    joint = ET.SubElement(root, "joint", name="payload_joint", type="fixed")
+    ET.SubElement(joint, "parent", link="tool0")
+    ET.SubElement(joint, "child", link="payload")
+    ET.SubElement(joint, "origin", xyz="0.01 -0.02 0.05", rpy=_xyz(urdf_rpy_from_matrix(random_rotation(rng))))
+    truth = tmp_path / "truth.urdf"
+    truth.write_text(ET.tostring(root, encoding="unicode"))
+    files = ["--package-path", str(ROBOTS)]
+    exc, rec = tmp_path / "excitation.csv", tmp_path / "rec.csv"
+    assert main(["excite", "--robot", str(UR5_XACRO), *files, "--duration-s", "20", "--rate-hz", "50",
+                 "--out", str(exc)]) == 0
+    assert main(["simulate-recording", "--truth", str(truth), "--trajectory", str(exc), "--with-derivatives",
+                 "--out", str(rec)]) == 0
+    capsys.readouterr()
+    assert main(["collisions", "--robot", str(truth), "--recording", str(rec), "--threshold-nm", "1e-6"]) == 0
+    assert "none" in capsys.readouterr().out.splitlines()[0]
+    out = tmp_path / "with_payload.urdf"
+    assert main(["identify", "--payload", "--robot", str(UR5_XACRO), *files, "--recording", str(rec),
+                 "--urdf-out", str(out)]) == 0
+    chain = read_urdf_parameters(truth).chain
+    q, qd, qdd = states(chain, rng, 50)
+    got = rnea(out.read_text(), chain.joint_names, q, qd, qdd)
+    want = rnea(truth.read_text(), chain.joint_names, q, qd, qdd)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-7 * np.max(np.abs(want)))  # a least-squares fit of exact data
