@@ -114,6 +114,7 @@ def _bodies(root_el: ET.Element, src: str, joint_names: tuple[str, ...], base_li
 
     def walk(link: str) -> tuple[FloatArray, int]:
         """``T_root_link`` at the zero pose and the chain joint ``link`` moves with."""
+        start = link
         T = np.eye(4)
         k = 0
         foreign = None  # the nearest movable joint above, when it is not on the chain
@@ -126,10 +127,10 @@ def _bodies(root_el: ET.Element, src: str, joint_names: tuple[str, ...], base_li
                     k = joint_names.index(name) + 1
                     if foreign is not None:
                         raise InputError(
-                            f"a link below joint {foreign!r} moves with it, and that joint is not on the chain "
-                            f"(which ends at chain joint {name!r}'s side); expected the links of a serial chain: "
-                            "choose the chain with --base-link / --tip-link to include it", path=src,
-                            row=line_of(by_child[link]))
+                            f"link {start!r} moves with joint {foreign!r}, which is not on the chain, below chain "
+                            f"joint {name!r}: its inertia cannot be counted with a chain link; choose a chain that "
+                            "includes the joint (--base-link / --tip-link) or remove the branch", path=src,
+                            row=line_of(by_child[start]))
                 elif foreign is None:
                     foreign = name
             link = j.find("parent").get("link")
