@@ -104,7 +104,7 @@ def run_excite(chain: Chain, options: ExcitationOptions, rate: float, out: PathL
         return excitation, text
 
 
-def robot_parameters(robot: PathLike, options: RobotFileOptions | None = None, what: str = "(identified)") -> UrdfParameters:
+def robot_file_inertials(robot: PathLike, options: RobotFileOptions | None = None, what: str = "(identified)") -> UrdfParameters:
     """The chain and inertials of a ``.urdf`` or ``.xacro`` robot file
     (:func:`~thermocomp.io.urdf_inertials.read_urdf_parameters`); another file is refused, naming ``what``
     inertials it should carry."""
@@ -124,7 +124,7 @@ def run_simulate_recording(truth: PathLike, trajectory: PathLike, out: PathLike,
     from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
     from thermocomp.io.friction_csv import read_friction_csv
 
-    files = robot_parameters(truth, robot_options, "true").description.files()
+    files = robot_file_inertials(truth, robot_options, "true").description.files()
     with _job({"--truth": truth, "--trajectory": trajectory, "--friction": friction}, {"--out": out}, files) as job:
         motion = read_recording_csv(trajectory, torques=False)
         if motion.qd is None or motion.qdd is None:
@@ -159,7 +159,7 @@ def run_simulate_disturbance(truth: PathLike, controllers: PathLike, out: PathLi
     if not (math.isfinite(duration) and duration > 0 and math.isfinite(rate) and rate > 0):
         raise ConfigurationError(f"--duration-s, --rate-hz: expected > 0, got {duration!r}, {rate!r}")
     _check_samples(duration * rate, "--duration-s x --rate-hz")
-    info = robot_parameters(truth, robot_options, "true")
+    info = robot_file_inertials(truth, robot_options, "true")
     with _job({"--truth": truth, "--controllers": controllers, "--friction": friction}, {"--out": out},
               info.description.files()) as job:
         chain = info.chain
@@ -214,7 +214,7 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
     from thermocomp.io.friction_csv import read_friction_csv, write_friction_csv
     from thermocomp.io.urdf_inertials import urdf_with_parameters
 
-    info = robot_parameters(robot, robot_options, "reference (CAD)")
+    info = robot_file_inertials(robot, robot_options, "reference (CAD)")
     with _job({"--robot": robot, "--recording": recording, "--validate": validate, "--friction": friction},
               {"--urdf-out": urdf_out, "--friction-out": friction_out, "--report": report},
               info.description.files()) as job:
@@ -245,18 +245,18 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
 def _reference(robot: PathLike | str, options: RobotFileOptions | None):
     """Chain, reference parameters, fixed bodies' parameters and the files read, of a robot file (its inertials) or a
     built-in robot (its CAD inertials)."""
-    from thermocomp.dynamics.parameters import robot_parameters as builtin_parameters
+    from thermocomp.dynamics.parameters import robot_parameters
     from thermocomp.inertia.builtin import builtin_inertials
     from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
 
     if str(robot) in BUILTIN_ROBOTS:
         chain = load_robot(str(robot))
-        return (chain, builtin_parameters(builtin_inertials(str(robot)), chain.n_joints), np.zeros(10 * chain.n_joints),
+        return (chain, robot_parameters(builtin_inertials(str(robot)), chain.n_joints), np.zeros(10 * chain.n_joints),
                 ())
     if Path(robot).suffix.lower() not in ROBOT_FILE_SUFFIXES:
         raise InputError(f"expected a built-in robot or a {' or '.join(ROBOT_FILE_SUFFIXES)} robot file carrying the "
                          "reference (CAD) inertials", path=str(robot))
-    info = robot_parameters(robot, options, "reference (CAD)")
+    info = robot_file_inertials(robot, options, "reference (CAD)")
     return info.chain, info.parameters, info.attached, info.description.files()
 
 
@@ -376,7 +376,7 @@ def run_feedforward(robot: PathLike, trajectory: PathLike, out: PathLike, *, fri
     from thermocomp.dynamics.feedforward import feedforward_torques
     from thermocomp.io.friction_csv import read_friction_csv
 
-    info = robot_parameters(robot, robot_options)
+    info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot, "--trajectory": trajectory, "--friction": friction}, {"--out": out},
               info.description.files()) as job:
         table = read_friction_csv(friction, info.chain.n_joints) if friction else None
@@ -396,7 +396,7 @@ def run_collisions(robot: PathLike, recording: PathLike, options, *, friction: P
     from thermocomp.dynamics.regressor import regressor
     from thermocomp.io.friction_csv import read_friction_csv
 
-    info = robot_parameters(robot, robot_options)
+    info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot, "--recording": recording, "--friction": friction}, {"--out": out},
               info.description.files()) as job:
         table = read_friction_csv(friction, info.chain.n_joints) if friction else None
@@ -439,7 +439,7 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
     from thermocomp.io.friction_csv import read_friction_csv
     from thermocomp.io.urdf_inertials import urdf_with_parameters
 
-    info = robot_parameters(robot, robot_options)
+    info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot, "--recording": recording, "--friction": friction},
               {"--urdf-out": urdf_out, "--report": report}, info.description.files()) as job:
         table = read_friction_csv(friction, info.chain.n_joints) if friction else None
@@ -464,6 +464,6 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
         return text
 
 
-__all__ = ["IdentifyRun", "excitation_report", "robot_parameters", "run_excite", "run_experiment", "run_identify",
+__all__ = ["IdentifyRun", "excitation_report", "robot_file_inertials", "run_excite", "run_experiment", "run_identify",
            "run_identify_step", "run_simulate_disturbance", "run_simulate_recording", "run_feedforward", "run_collisions",
            "run_payload"]
