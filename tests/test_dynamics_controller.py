@@ -82,3 +82,14 @@ def test_step4_on_pybullet_from_the_command_line_returns_table_iv(name, tmp_path
     fits = [e.fit_percent for e in controllers_from_recording(rec.time, rec.q, rec.tau)]
     assert min(fits) > 90.0, fits
     np.testing.assert_allclose(rec.q.mean(axis=0), np.radians([10, 20, -30, 40, 50, 60]), atol=1e-3)  # at rest
+
+
+def test_a_bad_controllers_file_is_a_located_error_and_writes_nothing(tmp_path, capsys):
+    urdf = write_robot_urdf("ur5", builtin_inertials("ur5"), tmp_path / "truth.urdf")
+    table4 = tmp_path / "table4.csv"
+    table4.write_text("# Table IV\njoint,Kp_Nm_per_rad_s,Ti_s\n1,15562,0.2565\n2,3751.8,-0.1861\n")
+    out = tmp_path / "rest.csv"
+    assert main(["simulate-recording", "--truth", str(urdf), "--controllers", str(table4), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert str(table4) in err and "line 4" in err and "Ti_s" in err and "expected a value > 0" in err, err
+    assert not out.exists()
