@@ -64,3 +64,33 @@ def test_tracker_measurements_past_their_bound_are_refused(tmp_path: Path, monke
     err = capsys.readouterr().err
     assert status == EXIT_INPUT and "m.csv, line 22" in err and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.csv"]
+
+
+@pytest.mark.parametrize("kind", ["device", "silent fifo", "oversized", "not utf-8"])
+def test_addon_run_reads_its_request_with_the_checks_of_every_input(kind, tmp_path: Path, monkeypatch, capsys) -> None:
+    """`coppeliasim addon-run` read its request outside the job's input checks: /dev/zero gave MemoryError and a FIFO
+    with no writer hung (issue 28)."""
+    import os
+
+    from thermocomp.io import files
+    from thermocomp.simulators.coppeliasim.addon import ADDON_REQUEST_FORMAT, MAX_REQUEST_BYTES
+
+    request = tmp_path / "request.txt"
+    if kind == "device":
+        if not Path("/dev/zero").exists():
+            pytest.skip("needs /dev/zero")
+        request, words = Path("/dev/zero"), "got a device"
+    elif kind == "silent fifo":
+        monkeypatch.setattr(files, "FIFO_WAIT_S", 0.5)
+        os.mkfifo(request)
+        words = "a FIFO nothing was written to in 0.5 s"
+    elif kind == "oversized":
+        request.write_text(f"{ADDON_REQUEST_FORMAT}\ncoppeliasim\nshow\n" + "#" * MAX_REQUEST_BYTES)
+        words = "expected an add-on request of at most 65,536 bytes"
+    else:
+        request.write_bytes(f"{ADDON_REQUEST_FORMAT}\ncoppeliasim\nshow\n--robot-path\n/r\xe9\n".encode("latin-1"))
+        words = "expected UTF-8 text"
+    status = main(["coppeliasim", "addon-run", str(request)])
+    err = capsys.readouterr().err
+    assert status == EXIT_INPUT and words in err and "Traceback" not in err
+    assert str(request) in err
