@@ -16,8 +16,9 @@ qnear=...)``; ``pose_trans``, ``pose_add``, ``pose_inv`` of known values;
 parameters (:meth:`_Walker.bind_arguments`; one written text serves every
 call: :mod:`thermocomp.programs.calls`);
 ``while True`` / ``while (True)`` (PolyScope's "loop forever": one pass is
-one cycle, the next compared where it could differ: :meth:`_Walker.run_forever`); a ``while`` whose condition is known at every pass, unrolled
-(:meth:`_Walker.run_counted_while`); the branch of an ``if``/``elif``/``else``
+one cycle, the next compared where it could differ:
+:meth:`_Walker.run_forever`); a ``while`` whose condition is known at every
+pass, unrolled (:meth:`_Walker.run_counted_while`); the branch of an ``if``/``elif``/``else``
 whose condition is known; ``return`` (with its value where it is known);
 ``struct(...)`` records and their members (``Waypoint_1.p``, ``pose.x``).
 Kept as they are: calls that neither move the robot nor branch
