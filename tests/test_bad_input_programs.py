@@ -181,3 +181,13 @@ def test_the_program_report_csv_never_lands_on_another_file_of_the_run(case, cap
     (case / "p.mod").write_text(rapid("MoveL p,v100,z1,tool0;"))
     refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "p.mod",
                            "--out", "o.mod", "--static", *extra], EXIT_INPUT, *words)
+
+
+def test_a_script_unrolling_past_the_motion_bound_is_refused_with_its_count(case, capsys):
+    """A 2 KB tree of calls stands for 2^40 motions: it ran until killed (issue 28.3); now refused at its call."""
+    defs = ["def f0():\n  movel(p[.4, .1, .3, 0, 3.14, 0], a=1.2, v=0.25)\nend\n"]
+    defs += [f"def f{k}():\n  f{k - 1}()\n  f{k - 1}()\nend\n" for k in range(1, 41)]
+    (case / "b.script").write_text("".join(defs) + "f40()\n")
+    refused(case, capsys, ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--program", "b.script",
+                           "--out", "o.script"], EXIT_INPUT, "b.script, line 164", "column 1",
+            "the call of f40 unrolls to at least 3,298,534,883,327 motions", "--max-motions 10,000,000")
