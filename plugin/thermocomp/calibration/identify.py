@@ -585,12 +585,11 @@ def identify(chain: Chain, meas: Measurements, options: CalibrationOptions | Non
         else:  # the model misfits: only readings that stand apart from its bulk too are outliers
             outliers = np.flatnonzero(d > OUTLIER_GAP * np.quantile(d, 1.0 - MAX_OUTLIER_SHARE))
             outliers = outliers if outliers.size <= MAX_OUTLIER_SHARE * meas.n else np.zeros(0, dtype=int)
-        if outliers.size or np.any(d > c):  # else the robust run is the least-squares one
-            keep = ~np.isin(np.arange(meas.n), outliers)
-            robust = state
-            state = _gauss_newton(problem, _State(state.x, state.theta, state.T), free, active, keep, None,
-                                  options.max_iterations, options.step_tol)
-            state.iterations += robust.iterations  # (its convergence is the least-squares run's)
+        keep = ~np.isin(np.arange(meas.n), outliers)
+        robust = state
+        state = _gauss_newton(problem, _State(state.x, state.theta, state.T), free, active, keep, None,
+                              options.max_iterations, options.step_tol)
+        state.iterations += robust.iterations  # (its convergence is the least-squares run's)
     x, theta, T = state.x, state.theta, state.T
     keep = ~np.isin(np.arange(meas.n), outliers)
     rows = np.repeat(keep, k)
