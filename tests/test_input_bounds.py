@@ -64,3 +64,52 @@ def test_tracker_measurements_past_their_bound_are_refused(tmp_path: Path, monke
     err = capsys.readouterr().err
     assert status == EXIT_INPUT and "m.csv, line 22" in err and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.csv"]
+
+
+@pytest.mark.parametrize("kind", ["device", "silent fifo", "oversized", "not utf-8"])
+def test_addon_run_reads_its_request_with_the_checks_of_every_input(kind, tmp_path: Path, monkeypatch, capsys) -> None:
+    """`coppeliasim addon-run` read its request outside the job's input checks: /dev/zero gave MemoryError and a FIFO
+    with no writer hung (issue 28)."""
+    import os
+
+    from thermocomp.io import files
+    from thermocomp.simulators.coppeliasim.addon import ADDON_REQUEST_FORMAT, MAX_REQUEST_BYTES
+
+    request = tmp_path / "request.txt"
+    if kind == "device":
+        if not Path("/dev/zero").exists():
+            pytest.skip("needs /dev/zero")
+        request, words = Path("/dev/zero"), "got a device"
+    elif kind == "silent fifo":
+        monkeypatch.setattr(files, "FIFO_WAIT_S", 0.5)
+        os.mkfifo(request)
+        words = "a FIFO nothing was written to in 0.5 s"
+    elif kind == "oversized":
+        request.write_text(f"{ADDON_REQUEST_FORMAT}\ncoppeliasim\nshow\n" + "#" * MAX_REQUEST_BYTES)
+        words = "expected an add-on request of at most 65,536 bytes"
+    else:
+        request.write_bytes(f"{ADDON_REQUEST_FORMAT}\ncoppeliasim\nshow\n--robot-path\n/r\xe9\n".encode("latin-1"))
+        words = "expected UTF-8 text"
+    status = main(["coppeliasim", "addon-run", str(request)])
+    err = capsys.readouterr().err
+    assert status == EXIT_INPUT and words in err and "Traceback" not in err
+    assert str(request) in err
+
+
+def test_running_out_of_memory_is_a_message_and_exit_1(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Past the stated bounds, a MemoryError (a 4 GB mesh, 10 million rows: issue 28) is one line, exit 1, and the
+    job's temporaries are removed."""
+    from thermocomp.io import results_csv
+    from thermocomp.io.job import TEMPORARY_PREFIX
+
+    def exhausted(*args, **kwargs):  # the results' rows, formatted while the output's temporary is open
+        raise MemoryError
+
+    monkeypatch.setattr(results_csv, "chunk_bytes", exhausted)
+    out = tmp_path / "o.csv"
+    repo = Path(__file__).resolve().parents[1]
+    status = main(["compensate", "--deformation", str(repo / "deformations" / "exaggerated.csv"), "--targets",
+                   str(repo / "examples" / "targets_random50.csv"), "--static", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert status == EXIT_INPUT and "out of memory" in err and "Traceback" not in err
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(TEMPORARY_PREFIX)]
