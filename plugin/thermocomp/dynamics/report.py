@@ -91,10 +91,11 @@ SLOW_COMPONENT_SHARE = 0.01
 
 #: Condition number of the scaled regressor above which the excitation is
 #: poor. Measured on PyBullet recordings of the GoFa and the UR5 (36 base
-#: parameters, 12 friction columns): the designed sine excitation of 60 s
-#: 60-120, a 12-harmonic Fourier excitation 40-80; a joint held to a tenth
-#: of its range, or two joints moving together, several thousand.
-CONDITION_LIMIT = 1000.0
+#: parameters, 12 friction columns, 60 s at 25 Hz): the designed sines 5.5-5.7,
+#: 12-harmonic Fourier series 9-18; the GoFa's sines at 10 % of the speed
+#: limits 365, at a tenth of the amplitudes 1220. Two joints on one frequency
+#: stay at 8: the position correlation finds those.
+CONDITION_LIMIT = 100.0
 
 #: An axis whose residual deviation exceeds this share of its largest torque
 #: is noisy (seed 003: "the noise can be in the same order of magnitude of the
