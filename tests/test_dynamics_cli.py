@@ -16,6 +16,7 @@ from thermocomp.io.urdf_inertials import read_urdf_parameters
 pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gofa", "ur5"])
 def test_campaign_from_the_command_line(name, tmp_path, capsys):
     cad, truth = cad_and_truth(name, tmp_path)
@@ -63,6 +64,7 @@ def test_excite_refuses_a_bad_frequency_set_and_writes_nothing(tmp_path, capsys)
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_identify_warns_on_a_short_recording_and_the_50_percent_rule_decides(tmp_path, capsys):
     cad, truth = cad_and_truth("gofa", tmp_path)
     exc, rec = tmp_path / "excitation.csv", tmp_path / "rec.csv"
@@ -101,6 +103,7 @@ def test_identify_bad_recording_is_located_and_writes_nothing(tmp_path, capsys):
     assert f"--urdf-out {cad}: would overwrite the input" in err and "(--robot)" in err
 
 
+@pytest.mark.slow
 def test_seed000_steps_2_and_3_from_the_command_line(tmp_path, capsys):
     cad, truth = cad_and_truth("gofa", tmp_path)
     friction = tmp_path / "table3.csv"

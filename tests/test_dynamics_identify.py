@@ -23,6 +23,8 @@ from thermocomp.io.urdf_inertials import read_urdf_parameters, urdf_with_paramet
 
 pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 
+pytestmark = pytest.mark.slow  # each test simulates and identifies 60 s recordings: 5 to 40 s
+
 RATE = 25.0  # Hz: the excitations stay below 0.3 Hz; torques hold their low harmonics
 DURATION = 60.0
 NOISE = 0.5  # N m
@@ -165,7 +167,6 @@ def test_small_region_overlap_and_saturation_are_named(setup):
     assert any(d.startswith("too small a region: joint 1") for d in check.warnings)
 
 
-@pytest.mark.slow
 def test_identified_links_stay_inside_their_plausibility_ball(monkeypatch, tmp_path):
     """The plausibility bound is honoured where the data push against it: with balls shrunk to the reference's own
     RMS radius (no pad), the reference lies on each ball's boundary and an unguarded fit of the scaled truth puts
