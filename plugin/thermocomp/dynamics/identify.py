@@ -662,8 +662,8 @@ def identify(
     lam, share, story = prior_weight(A, tw - S[:, :10 * n] @ ref_c, penalised, fold_of_row)
     prior = math.sqrt(lam) / scale
     # What no torque can show (the directions the base parameters leave out, seed 001) is held at the reference
-    # with the data's mean information per parameter: the cross-validated weight may be too small for the
-    # nonlinear fit to keep them there.
+    # with HOLD_WEIGHT of the data's mean information per parameter: the cross-validated weight may be too small
+    # for the nonlinear fit to keep them there.
     K = base.projection
     unseen = scipy.linalg.null_space(K * scale[None, :]).T / scale[None, :]  # (10 n - p, 10 n)
     hold = HOLD_WEIGHT * math.sqrt(float(np.sum(A[:, :10 * n] ** 2)) / (10 * n)) * unseen
