@@ -89,6 +89,10 @@ def test_automatic_cutoff_covers_a_fourier_series_and_not_the_noise():
     assert "99.9 %" in cutoff.reason and "joint" in cutoff.reason
     sine = 0.8 * np.sin(2 * np.pi * 0.23 * t)[:, None]
     assert 0.23 <= bandwidth(sine, rate)[0] <= 0.23 + 2 / 60.0  # within the Hann main lobe: 2 bins of 1 / 60 s
+    # A joint at rest with encoder noise does not pull the cutoff up to the Nyquist bound.
+    still = np.column_stack([sine[:, 0], rng.normal(0.0, 1e-4, t.size)])
+    assert choose_cutoff(still, rate).value == pytest.approx(CUTOFF_MARGIN * bandwidth(sine, rate)[0])
+    assert bandwidth(still, rate)[1] == 0.0
     fast = choose_cutoff(np.sin(2 * np.pi * 3.0 * t)[:, None], rate)
     assert fast.value == pytest.approx(0.4 * 0.5 * rate) and "bounded by 0.4 x the Nyquist" in fast.reason
 

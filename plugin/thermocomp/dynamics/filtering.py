@@ -63,6 +63,9 @@ def sample_rate(t: ArrayLike, path: str | None = None) -> float:
 #: the 12th harmonic; 99.9 % puts the band's edge on it.
 BANDWIDTH_POWER_SHARE = 0.999
 
+#: A joint moves when its position power above the noise floor is at least this many times the noise's (20 dB).
+MOTION_SNR = 100.0
+
 #: Cutoff over the positions' bandwidth. The torques of a motion hold products of its components
 #: (``M(q) qdd``, ``C qd qd``, ``g(q)``): up to about twice its band; the 4th-order Butterworth run forwards and
 #: backwards passes ``1 / (1 + (f / fc)^8)`` of the power, 99.6 % at half the cutoff.
@@ -109,8 +112,9 @@ def bandwidth(x: ArrayLike, rate: float, share: float = BANDWIDTH_POWER_SHARE) -
     White noise (encoder quantisation, sensor noise) spreads its power evenly
     up to the Nyquist frequency; its level, the median power of the upper
     half of the band, is taken off every frequency first, so the band is the
-    motion's and not the noise's. A column without power above the noise
-    (a joint at rest) gets 0.
+    motion's and not the noise's. A column whose remaining power is not
+    :data:`MOTION_SNR` times the noise's (a joint at rest: what remains is
+    the noise's own scatter, spread up to the Nyquist frequency) gets 0.
     """
     freqs, power = power_spectrum(x, rate)
     upper = freqs >= 0.5 * freqs[-1]
@@ -121,7 +125,7 @@ def bandwidth(x: ArrayLike, rate: float, share: float = BANDWIDTH_POWER_SHARE) -
     cumulative = np.cumsum(signal, axis=0)
     out = np.zeros(signal.shape[1])
     for j in range(signal.shape[1]):
-        if total[j] > 0:
+        if total[j] > MOTION_SNR * floor[j] * freqs.size:
             out[j] = freqs[int(np.searchsorted(cumulative[:, j], share * total[j]))]
     return out
 
@@ -193,6 +197,7 @@ __all__ = [
     "DRIVE_BANDWIDTH",
     "FILTER_ORDER",
     "MAX_CUTOFF_NYQUIST",
+    "MOTION_SNR",
     "Cutoff",
     "bandwidth",
     "choose_cutoff",
