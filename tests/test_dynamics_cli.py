@@ -206,22 +206,22 @@ def _fourier_recording(tmp_path, noise, seed):
     return cad, rec
 
 
-@pytest.mark.slow
-def test_fourier_excitation_succeeds_and_the_written_urdf_loads_in_pybullet(tmp_path, capsys):
-    """Issue 27: a 12-harmonic Fourier excitation (the literature's standard design) identifies with SUCCEEDED and
-    exit 0; the automatic cutoff covers its harmonics (the old rule chose 1 Hz); the written URDF loads in PyBullet
-    with URDF_USE_INERTIA_FROM_FILE with every link's mass and inertia as written, each strictly inside the
-    consistent set by the stated margin."""
-    import pybullet
-
-    from thermocomp.dynamics.identify import CONSISTENCY_MARGIN, margin_of
-    from thermocomp.dynamics.parameters import inertial_from_parameters
-
+@pytest.fixture(scope="module")
+def fourier_identified(tmp_path_factory):
+    """``(code, report text, cad, recording, identified URDF)`` of ``identify`` on a 12-harmonic Fourier recording."""
+    tmp_path = tmp_path_factory.mktemp("fourier")
     cad, rec = _fourier_recording(tmp_path, (0.5,), 1)
     out, report = tmp_path / "identified.urdf", tmp_path / "report.txt"
     code = main(["identify", "--robot", str(cad), "--recording", str(rec), "--urdf-out", str(out),
                  "--report", str(report)])
-    text = report.read_text()
+    return code, report.read_text(), cad, rec, out
+
+
+@pytest.mark.slow
+def test_fourier_excitation_succeeds_with_a_cutoff_covering_its_harmonics(fourier_identified):
+    """Issue 27: a 12-harmonic Fourier excitation (the literature's standard design) identifies with SUCCEEDED and
+    exit 0; the automatic cutoff covers its harmonics (the old rule chose 1 Hz)."""
+    code, text, *_ = fourier_identified
     assert code == 0, text
     assert text.startswith("Identification SUCCEEDED")
     # Seed 003's reasons to look at stay warnings: joints sweeping less than half their range do not fail it.
@@ -229,6 +229,18 @@ def test_fourier_excitation_succeeds_and_the_written_urdf_loads_in_pybullet(tmp_
     cutoff = float(text.split("cutoff ")[1].split(" Hz")[0])
     assert 12 * 0.1 * 2 <= cutoff <= 0.4 * 12.5, text.splitlines()[3]  # twice the 12th harmonic, below 0.4 Nyquist
     assert "automatic: 4 x 1.2" in text  # the band found is the 12th harmonic's 1.2 Hz
+
+
+@pytest.mark.slow
+def test_written_urdf_loads_in_pybullet_as_written(fourier_identified):
+    """The written URDF loads in PyBullet with URDF_USE_INERTIA_FROM_FILE with every link's mass and inertia as
+    written (it set a boundary tensor to zero before), each strictly inside the consistent set by the margin."""
+    import pybullet
+
+    from thermocomp.dynamics.identify import CONSISTENCY_MARGIN, margin_of
+    from thermocomp.dynamics.parameters import inertial_from_parameters
+
+    *_, out = fourier_identified
     info = read_urdf_parameters(out)
     own = (info.parameters - info.attached).reshape(-1, 10)
     assert np.all(margin_of(own) >= CONSISTENCY_MARGIN * (1 - 1e-9)), margin_of(own)
@@ -246,6 +258,37 @@ def test_fourier_excitation_succeeds_and_the_written_urdf_loads_in_pybullet(tmp_
             assert min(diagonal) > 0
     finally:
         pybullet.disconnect(physicsClientId=cid)
+
+
+@pytest.mark.slow
+def test_written_urdf_loads_in_pinocchio_as_written(fourier_identified):
+    """pinocchio, an independent rigid-body library, loads the written URDF: each joint's body (the link with the
+    fixed bodies on it) has the identified mass and principal moments, and its inverse dynamics equals the
+    identified rigid-body model's on the recording's states."""
+    pinocchio = pytest.importorskip("pinocchio", reason="pinocchio (pip install pin) checks the written URDF")
+    from thermocomp.dynamics.parameters import inertial_from_parameters
+    from thermocomp.dynamics.regressor import regressor
+    from thermocomp.inertia.gravity import STANDARD_GRAVITY
+
+    *_, rec, out = fourier_identified
+    info = read_urdf_parameters(out)
+    model = pinocchio.buildModelFromUrdf(str(out))
+    model.gravity.linear = np.array(STANDARD_GRAVITY, dtype=float)
+    data = model.createData()
+    pi = info.parameters.reshape(-1, 10)
+    for k in range(pi.shape[0]):
+        link = inertial_from_parameters(pi[k], info.main_links[k])
+        body = model.inertias[k + 1]
+        assert body.mass == pytest.approx(link.mass, rel=1e-9)
+        np.testing.assert_allclose(np.linalg.eigvalsh(body.inertia), np.sort(link.principal_moments), rtol=1e-9,
+                                   atol=1e-12)
+    recording = read_recording_csv(rec)
+    q = recording.q[::50]
+    qd = np.cos(q)
+    qdd = np.sin(2 * q)
+    ours = regressor(info.chain, q, qd, qdd) @ info.parameters
+    theirs = np.array([pinocchio.rnea(model, data, a, b, c) for a, b, c in zip(q, qd, qdd)])
+    np.testing.assert_allclose(theirs, ours, rtol=0, atol=1e-9 * np.max(np.abs(ours)))
 
 
 @pytest.mark.slow
