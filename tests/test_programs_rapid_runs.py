@@ -151,6 +151,8 @@ def test_named_points_uses_elsewhere_and_unvisited_routines_read_the_same(rng):
     "MoveL [[500,0,600],[1,0,0,0],[0,0,0,9],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # cfx out of range
     "MoveL [[500,0,600],[1,0,0,0],[0,0.5,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # cf not integer
     "MoveL [[5e39,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # beyond num
+    "MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E39,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # external axis too
+    "MoveAbsJ [[0,0,0,0,30,0],[9E9,9E9,9E9,9E9,9E9,-1e999]], v100, z1, tGun;",  # a jointtarget's
     "MoveL [[500,0],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # wrong shape
     "MoveL [[500 0,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # two numbers, no comma
     "MoveL [[5e,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # not a number

@@ -38,7 +38,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, repeat
 
 import numpy as np
 from lark import Lark, Token, Tree
@@ -1140,7 +1140,7 @@ class _Walker:
         frames = tuple((s[0], s[1]) for s in shapes if s is not None)
         shape_p = shape_of[point_statement]
         frame = frame_of_shape[shape_p].astype(np.int64)
-        inline = np.fromiter((text[a] == "[" for a in local_starts.tolist()), dtype=bool, count=p)
+        inline = np.fromiter(map(text.startswith, repeat("["), local_starts.tolist()), dtype=bool, count=p)
         dtype_of = np.array([s is not None and s[6] == "jointtarget" for s in shapes], dtype=bool)[shape_p]
         kinds = np.array([_KIND_CODE[s[4]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
         speed = np.array([(s[2], s[3]) if s is not None else (0.0, 0.0) for s in shapes],
@@ -1354,26 +1354,30 @@ def _largest(value) -> float:
 
 def _inline_values(text: str, dtype: str, starts: np.ndarray, ends: np.ndarray
                    ) -> tuple[FloatArray, list[str], np.ndarray]:
-    """The numbers of a run's inline points ``text[starts[k]:ends[k]]``, ``(k, 17)`` for robtargets or ``(k, 12)``
-    for jointtargets, the text of each one's external axes, and which are read as :meth:`_Walker.point` reads
-    them (the type's shape, numbers a ``num`` holds, a unit quaternion, integer confdata with cfx in 0..7;
-    the others, NaN, are left to it)."""
+    """The numbers of a run's inline points ``text[starts[k]:ends[k]]`` before their external axes, ``(k, 11)``
+    for robtargets (x, y, z, q1..q4, confdata) or ``(k, 6)`` for jointtargets, the text of each one's external
+    axes, and which are read as :meth:`_Walker.point` reads them (the type's shape, numbers a ``num`` holds, a
+    unit quaternion, integer confdata with cfx in 0..7; the others, NaN, are left to it)."""
     texts = [text[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
     skeleton = _SKELETONS[dtype]
     read = np.fromiter((t.translate(_NOT_SKELETON) == skeleton for t in texts), dtype=bool, count=len(texts))
-    width = 17 if dtype == "robtarget" else 12
+    cuts = list(map(str.rfind, texts, repeat("[")))  # where each one's external axes start
+    extax = [t[c:t.rfind("]")].rstrip() for t, c in zip(texts, cuts)]
+    width = 11 if dtype == "robtarget" else 6
     values = np.full((len(texts), width), np.nan)
-    good = np.flatnonzero(read)
-    if good.size:  # (each number parsed by float(), as the general rules parse it)
-        numbers = ",".join([texts[k] for k in good.tolist()]).translate(_BRACKETS).split(",")
+    good = np.flatnonzero(read).tolist()
+    if good:  # (each number parsed by float(), as the general rules parse it)
+        numbers = "".join([texts[k][:cuts[k]] for k in good]).translate(_BRACKETS).split(",")[:-1]
         values[good] = np.fromiter(map(float, numbers), dtype=float, count=len(numbers)).reshape(-1, width)
+    beyond = {e for e in set(extax) if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(e))}
+    if beyond:  # (external axes a num cannot hold: few distinct texts, each checked once)
+        read &= np.fromiter((e not in beyond for e in extax), dtype=bool, count=len(extax))
     with np.errstate(invalid="ignore"):
         read &= np.all(np.abs(values) <= NUM_MAX, axis=1)
         if dtype == "robtarget":  # (at the tolerance's edge too: the general rules decide)
             read &= ~(np.abs(np.linalg.norm(values[:, 3:7], axis=1) - 1.0) > QUAT_NORM_TOL * (1.0 - 1e-6))
             cf = values[:, 7:11]
             read &= np.all(cf == np.trunc(cf), axis=1) & (cf[:, 3] >= 0) & (cf[:, 3] <= 7)
-    extax = [t[t.rfind("["):t.rfind("]")].rstrip() for t in texts]
     return values, extax, read
 
 
