@@ -753,10 +753,8 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     jw = np.flatnonzero(joint_text & changed)
     if jw.size:
         shown = np.degrees(q[jw]) if rapid else q[jw]
-        texts = w.format_singles(shown)
-        extax = [extax_of[i] for i in jw.tolist()]
-        values_j = [w.rapid_joint_text(row, e) if rapid else "[" + ", ".join(row) + "]"
-                    for row, e in zip(texts, extax)]
+        values_j = w.jointtarget_texts(shown, [extax_of[i] for i in jw.tolist()]) if rapid \
+            else w.list_texts(shown, "[")
         for i, v in zip(jw.tolist(), values_j):
             values[i] = v
         back = w.stored_singles(shown)

@@ -90,9 +90,10 @@ def list_texts(shown: FloatArray, prefix: str) -> list[str]:
     return [prefix + ", ".join(row) + "]" for row in format_singles(shown)]
 
 
-def rapid_joint_text(texts: list[str], extax: str) -> str:
-    """A jointtarget from the formatted joint texts [deg] and the external axes' text."""
-    return f"[[{','.join(texts)}],{extax or _NO_EXTAX}]"
+def jointtarget_texts(shown: FloatArray, extax: Sequence[str]) -> list[str]:
+    """The jointtargets ``[[j1,...,j6],[extax]]`` of the rows of ``shown`` ``(r, k)`` [deg] and their external
+    axes' texts (``""``: none)."""
+    return [f"[[{','.join(row)}],{e or _NO_EXTAX}]" for row, e in zip(format_singles(shown), extax)]
 
 
 def read_single(text: str) -> float:
@@ -280,20 +281,17 @@ def _conflict(span: Span, path: str) -> InputError:
 
 # ---------------------------------------------------------------- RAPID
 def rapid_robtarget(T_frame_tcp: FloatArray, confdata: tuple[int, ...], extax: str, quat_hint: FloatArray | None) -> str:
-    """``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],[extax]]`` (mm, quaternion w first)."""
+    """``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],[extax]]`` (mm, quaternion w first): :func:`robtarget_texts` of
+    one pose ``(4, 4)`` [m], its quaternion in the hemisphere of ``quat_hint`` where given."""
     quat = quat_wxyz_from_matrix(T_frame_tcp[:3, :3])
     if quat_hint is not None and float(quat @ quat_hint) < 0:
         quat = -quat  # the same rotation, in the hemisphere the program used
-    trans = ",".join(format_single(v) for v in T_frame_tcp[:3, 3] * 1e3)
-    rot = ",".join(format_single(v) for v in quat)
-    conf = ",".join(str(int(c)) for c in confdata)
-    return f"[[{trans}],[{rot}],[{conf}],{extax or _NO_EXTAX}]"
+    return robtarget_texts(np.concatenate([T_frame_tcp[:3, 3] * 1e3, quat])[None], [confdata], [extax])[0]
 
 
 def rapid_jointtarget(q: FloatArray, extax: str) -> str:
-    """``[[j1,...,j6],[extax]]`` (degrees)."""
-    joints = ",".join(format_single(v) for v in np.degrees(q))
-    return f"[[{joints}],{extax or _NO_EXTAX}]"
+    """``[[j1,...,j6],[extax]]`` (degrees): :func:`jointtarget_texts` of one joint vector ``q`` [rad]."""
+    return jointtarget_texts(np.degrees(q)[None], [extax])[0]
 
 
 _NO_EXTAX = "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]"
@@ -302,5 +300,4 @@ _NO_EXTAX = "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]"
 # ---------------------------------------------------------------- URScript
 def ur_pose(T_frame_tcp: FloatArray) -> str:
     """``p[x,y,z,rx,ry,rz]`` (m, rotation vector rad)."""
-    values = np.concatenate([T_frame_tcp[:3, 3], rotvec_from_matrix(T_frame_tcp[:3, :3])])
-    return "p[" + ", ".join(format_single(v) for v in values) + "]"
+    return list_texts(np.concatenate([T_frame_tcp[:3, 3], rotvec_from_matrix(T_frame_tcp[:3, :3])])[None], "p[")[0]
