@@ -6,6 +6,7 @@ so every pose a program holds is known independently of the reader.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -234,3 +235,13 @@ def assert_same_steps(fast, plain) -> None:
                 assert (x is None) == (y is None)
                 if x is not None:
                     np.testing.assert_array_equal(x, y)
+
+
+def general_rules_form(text: str, language: str = "rapid") -> str:
+    """``text`` with the space after each motion instruction a form feed: whitespace to the general rules, but
+    no statement of a run of plain motions (a ``MOVES`` token) any more. The same offsets, lines and columns:
+    the program the general rules read, statement by statement, to compare a run's reading with."""
+    if language == "rapid":
+        return re.sub(r"(?i)\b(MoveL|MoveJ|MoveC|MoveAbsJ)([ \t])", "\\1\f", text)
+    return re.sub(r"\b(movel|movej|movep)\((p?\[[^,\]\n]*),[ \t]", "\\1(\\2,\f", text)
+

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pytest
 from helpers import REPO
 
@@ -83,7 +82,7 @@ def test_a_target_written_in_another_form_keeps_its_comments(tmp_path, name, tex
 
 
 def test_the_writer_finds_every_commented_target_however_many_comments_there_are():
-    from thermocomp.programs.writer import Edit, apply_edits, splice_bytes
+    from thermocomp.programs.writer import Edit, apply_edits
 
     line = "MoveL [[1,2,3], ! c\n [4]], v;\n"
     plain = "MoveL [[1,2,3],[4]], v; ! after\n"
@@ -93,6 +92,3 @@ def test_the_writer_finds_every_commented_target_however_many_comments_there_are
         ends = [text.index("]],", a) + 2 for a in starts]
         got = apply_edits(text, [Edit(a, b, "[[7,8,9],[6]]") for a, b in zip(starts, ends)], "m.mod", "!")
         assert got == text.replace("1,2,3", "7,8,9").replace("[4]", "[6]")
-        # the compiled splice leaves every text with a commented target to apply_edits
-        assert splice_bytes(text, np.array(starts), np.array(ends), ["[[7,8,9],[6]]"] * len(starts), None, "!") is None
-        assert splice_bytes(text, np.array(starts), np.array(ends), ["[[7,8,9],[6]]"] * len(starts)) is not None

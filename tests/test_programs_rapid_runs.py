@@ -2,11 +2,11 @@
 
 rapid.lark reads a run of plain ``MoveL``/``MoveJ``/``MoveC``/``MoveAbsJ``
 statements as one token, so a 100,000-line CAM program is a handful of
-tokens; ``rapid_program_from_text(..., runs=False)`` reads every statement
-through the general rules. Both must give the same program: the same steps,
-spans, poses (to the bit), findings and errors, on RobotStudio-style
-modules, on the corners of the run's shape, and on random mixes of
-statements (hypothesis).
+tokens; with a form feed after each instruction (``general_rules_form``)
+every statement goes through the general rules. Both must give the same
+program: the same steps, spans, poses (to the bit), findings and errors, on
+RobotStudio-style modules, on the corners of the run's shape, and on random
+mixes of statements (hypothesis).
 """
 
 from __future__ import annotations
@@ -18,21 +18,21 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from program_builders import assert_same_steps, rapid_case, robtarget_text
+from program_builders import assert_same_steps, general_rules_form, rapid_case, robtarget_text
 
 from thermocomp import fk, load_robot, nominal_model
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
 from thermocomp.programs.model import MotionRun
-from thermocomp.programs.rapid import _Walker, parse_rapid_text, rapid_program_from_text
+from thermocomp.programs.rapid import parse_rapid_text, rapid_program_from_text
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rapid_program.mod"
 
 
 def _read(text: str, runs: bool):
     try:
-        return rapid_program_from_text(text, "m.mod", runs=runs)
+        return rapid_program_from_text(text if runs else general_rules_form(text), "m.mod")
     except InputError as exc:
         return f"InputError: {exc}"
 
@@ -68,8 +68,9 @@ def assert_same_columns(a, b) -> None:
 
 
 def _no_fallback(text: str) -> None:
-    """The runs of ``text`` are read by the fast path itself (else the comparison above proves nothing)."""
-    _Walker(text, "m.mod").run(parse_rapid_text(text, "m.mod"))  # raises _Fallback when it gives up
+    """``text`` has runs, and its general rules form none (else the comparison above proves nothing)."""
+    assert any(True for _ in parse_rapid_text(text, "m.mod").find_data("moves"))
+    assert not any(True for _ in parse_rapid_text(general_rules_form(text), "m.mod").find_data("moves"))
 
 
 def _targets(robot: str, rng, count: int):
@@ -150,6 +151,8 @@ def test_named_points_uses_elsewhere_and_unvisited_routines_read_the_same(rng):
     "MoveL [[500,0,600],[1,0,0,0],[0,0,0,9],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # cfx out of range
     "MoveL [[500,0,600],[1,0,0,0],[0,0.5,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # cf not integer
     "MoveL [[5e39,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # beyond num
+    "MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E39,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # external axis too
+    "MoveAbsJ [[0,0,0,0,30,0],[9E9,9E9,9E9,9E9,9E9,-1e999]], v100, z1, tGun;",  # a jointtarget's
     "MoveL [[500,0],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # wrong shape
     "MoveL [[500 0,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # two numbers, no comma
     "MoveL [[5e,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;",  # not a number
@@ -195,7 +198,7 @@ CORNERS = [  # the first four: runs the fast path reads itself
 
 @pytest.mark.parametrize("statements", CORNERS)
 def test_the_corners_of_a_run_read_as_the_general_rules_read_them(statements):
-    """Cases, spaces, comments and shapes at the edges of what a run's statement is (moves_kernel.split_moves)."""
+    """Cases, spaces, comments and shapes at the edges of what a run's statement is (rapid._STATEMENT)."""
     decl = f"  CONST robtarget p0:={_T};\n"
     body = "\n".join("    " + s.format(t=_T) for s in statements)
     text = HEAD + decl + "  PROC main()\n    MoveL p0, v100, z1, tGun;\n" + body + "\n  ENDPROC\nENDMODULE\n"
@@ -264,13 +267,12 @@ def test_numbers_json_does_not_take_read_as_rapid_does():
 
 
 @pytest.mark.parametrize("output", ["filtered", "joints"])
-def test_the_written_program_is_the_same_whichever_reading(tmp_path, rng, monkeypatch, output):
+def test_the_written_program_is_the_same_whichever_reading(tmp_path, rng, output):
     """End to end: a CAM-style module (MoveL, MoveJ, MoveC and MoveAbsJ runs, a work object, a declared point)
     compensated with the runs read in batch and with every statement through the general rules gives the same
     bytes and the same report rows."""
     from thermocomp import DeformationTable
     from thermocomp.programs import ProgramOptions, compensate_program
-    from thermocomp.programs import rapid as rapid_module
 
     texts, q_deg = _targets("irb140", rng, 12)
     joints = "[[" + ",".join(f"{v:.6f}" for v in q_deg[0]) + "],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]]"
@@ -287,17 +289,13 @@ def test_the_written_program_is_the_same_whichever_reading(tmp_path, rng, monkey
     _no_fallback(text)
     results = []
     for runs in (True, False):
-        reader = rapid_module.rapid_program_from_text
-        monkeypatch.setattr(rapid_module, "rapid_program_from_text",
-                            lambda t, p="<text>", runs_=runs, progress=None, data=None, reader=reader:
-                            reader(t, p, runs_, progress, data))
+        src.write_text(text if runs else general_rules_form(text))
         out = tmp_path / f"out_{runs}.mod"
         report = compensate_program("irb140", table, src, out, program_options=ProgramOptions(output=output, timed=True))
-        results.append((out.read_bytes(), [(r.line, r.minute_first, r.change_mm, r.status, r.findings)
-                                           for r in report.rows]))
-        monkeypatch.undo()
+        results.append((out.read_bytes().replace(b"\f", b" "), [(r.line, r.minute_first, r.change_mm, r.status,
+                                                                  r.findings) for r in report.rows]))
     assert results[0] == results[1]
-    assert results[0][0] != src.read_bytes()  # something was compensated
+    assert results[0][0] != text.encode()  # something was compensated
 
 
 @pytest.mark.parametrize("tail", [" @", " MoveL", "\n    ENDPROC ENDPROC", " ;;"])
@@ -310,3 +308,29 @@ def test_a_syntax_error_after_a_long_run_is_named_as_the_general_rules_name_it(t
     fast, plain = _read(text, True), _read(text, False)
     assert fast == plain and fast.startswith("InputError")
     assert int(fast.split("line ")[1].split(":")[0]) >= 2006  # at the end, where the tail is
+
+
+def test_the_grammars_run_is_the_statement_pattern_written_out():
+    """rapid.lark's ``MOVES`` is rapid.MOVES_PATTERN (its statements, without the parts' names): the grammar's
+    runs are what the reader splits."""
+    from thermocomp.programs.rapid import MOVES_PATTERN, rapid_parser
+
+    written = MOVES_PATTERN
+    for escape, character in (("\\t", "\t"), ("\\r", "\r"), ("\\n", "\n"), ("\\f", "\f")):
+        written = written.replace(escape, character)  # (lark gives a regular expression's escapes as characters)
+    assert rapid_parser().get_terminal("MOVES").pattern.value == written
+
+
+@pytest.mark.parametrize("finding", ["    MoveL pNowhere, v100, z1, tGun;",  # a target declared nowhere
+                                     "    MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], vNowhere, z1, "
+                                     "tGun;"])  # a speed declared nowhere
+def test_one_finding_among_a_runs_motions_leaves_the_rest_columns(finding):
+    """No cliff: the statement the columns do not read goes to the general rules alone; the motions before and
+    after it stay columns (no object a motion, no second reading), and the program is the general rules' own."""
+    good = "    MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;\n"
+    text = HEAD + "  PROC main()\n" + good * 300 + finding + "\n" + good * 200 + "  ENDPROC\nENDMODULE\n"
+    prog = rapid_program_from_text(text)
+    assert [len(part) for part in prog.parts if isinstance(part, MotionRun)] == [300, 200]
+    assert len(prog.unsupported) == 1 and "Nowhere" in prog.unsupported[0].message
+    assert prog.unsupported[0].line == HEAD.count("\n") + 302
+    assert_same_program(text)

@@ -112,14 +112,13 @@ def polyscope_script(rng):
 
 def test_a_polyscope_export_reads_with_its_threads_objects_records_and_branches(rng):
     text, want, _, motion_lines, home_line = polyscope_script(rng)
-    for runs in (True, False):
-        prog = urscript_program_from_text(text, "cell.script", runs=runs)
-        assert prog.unsupported == ()
-        assert [m.statement.line for m in prog.motions] == [home_line, *motion_lines]
-        got = [p.T_world_tcp for p in prog.points[1:]]
-        np.testing.assert_allclose(np.stack(got), np.stack(want), atol=1e-12)
-        notes = {n.line: n.message for n in prog.notes}
-        assert notes[30].startswith("while passed over") and notes[33].startswith("if passed over")
+    prog = urscript_program_from_text(text, "cell.script")
+    assert prog.unsupported == ()
+    assert [m.statement.line for m in prog.motions] == [home_line, *motion_lines]
+    got = [p.T_world_tcp for p in prog.points[1:]]
+    np.testing.assert_allclose(np.stack(got), np.stack(want), atol=1e-12)
+    notes = {n.line: n.message for n in prog.notes}
+    assert notes[30].startswith("while passed over") and notes[33].startswith("if passed over")
 
 
 def test_a_polyscope_export_compensates_with_default_options(tmp_path, rng):

@@ -3,8 +3,8 @@
 urscript.lark reads a run of ``movel``/``movej``/``movep`` lines with literal
 poses or joint lists and numeric arguments as one token, so a 100,000-line
 CAM script is a handful of tokens (its parse through the general rules took
-about a minute); ``urscript_program_from_text(..., runs=False)`` reads every
-statement through the general rules. Both must give the same program: the
+about a minute); with a form feed inside each point (``general_rules_form``)
+every statement goes through the general rules. Both must give the same program: the
 same steps, spans, poses (to the bit), findings and errors, on PolyScope-style
 scripts, on the corners of a run's shape, and on random mixes of statements
 (hypothesis).
@@ -18,19 +18,20 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from program_builders import assert_same_steps, random_configurations, ur_case, ur_pose_text
+from program_builders import assert_same_steps, general_rules_form, random_configurations, ur_case, ur_pose_text
 
 from thermocomp import fk, load_robot, nominal_model
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import transform
-from thermocomp.programs.urscript import _Walker, parse_urscript_text, urscript_program_from_text
+from thermocomp.programs.model import MotionRun
+from thermocomp.programs.urscript import parse_urscript_text, urscript_program_from_text
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "urscript_program.script"
 
 
 def _read(text: str, runs: bool):
     try:
-        return urscript_program_from_text(text, "s.script", runs=runs)
+        return urscript_program_from_text(text if runs else general_rules_form(text, "urscript"), "s.script")
     except InputError as exc:
         return f"InputError: {exc}"
 
@@ -44,8 +45,9 @@ def assert_same_program(text: str) -> None:
 
 
 def _no_fallback(text: str) -> None:
-    """The runs of ``text`` are read by the fast path itself (else the comparison above proves nothing)."""
-    _Walker(text, "s.script", parse_urscript_text(text, "s.script")).run()  # raises _Fallback when it gives up
+    """The general rules form of ``text`` has no runs (else the comparison above proves nothing)."""
+    general = general_rules_form(text, "urscript")
+    assert not any(True for _ in parse_urscript_text(general, "s.script").find_data("moves"))
 
 
 def _poses(rng, count: int) -> list[str]:
@@ -96,11 +98,11 @@ def test_a_cam_script_is_a_few_tokens_and_reads_the_same(rng):
 
 def test_a_cam_scripts_points_are_plain_columns_both_ways(rng):
     """A run is read into columns (no object a motion) whose points are their own texts, as the general rules'
-    points are, so both readings reach the writer's compiled splice (ProgramColumns.plain)."""
+    points are, so both readings reach the writer's plain splice (ProgramColumns.plain)."""
     poses = _poses(rng, 12)
     lines = [f"  movel({p}, a=1.2, v=0.25)" for p in poses[:10]] + [f"  movej({_joints(rng)}, a=1.4, v=1.05)"]
     text = "def cam():\n" + "\n".join(lines) + "\nend\n"
-    fast, plain = urscript_program_from_text(text, "s.script"), urscript_program_from_text(text, "s.script", runs=False)
+    fast, plain = _read(text, True), _read(text, False)
     assert fast.columns.plain and plain.columns.plain
     np.testing.assert_array_equal(fast.columns.run.text, plain.columns.run.text)
     np.testing.assert_array_equal(fast.columns.run.T_world_tcp, plain.columns.run.T_world_tcp)
@@ -175,4 +177,37 @@ def test_random_mixes_of_statements_read_the_same(statements, in_a_function):
     poses, joints = _poses(rng, 8), _joints(rng)
     body = "\n".join("  " + s.format(p=poses[k], j=joints) for s, k in statements)
     text = f"global wp = {poses[0]}\n" + (f"def main():\n{body}\nend\n" if in_a_function else body + "\n")
+    assert_same_program(text)
+
+
+def test_the_grammars_run_is_the_statement_pattern_written_out():
+    """urscript.lark's ``MOVES`` is urscript.MOVES_PATTERN (its statements, without the parts' names): the
+    grammar's runs are what the reader splits."""
+    from thermocomp.programs.urscript import MOVES_PATTERN, urscript_parser
+
+    written = MOVES_PATTERN
+    for escape, character in (("\\t", "\t"), ("\\r", "\r"), ("\\n", "\n"), ("\\f", "\f")):
+        written = written.replace(escape, character)  # (lark gives a regular expression's escapes as characters)
+    assert urscript_parser().get_terminal("MOVES").pattern.value == written
+
+
+@pytest.mark.parametrize("finding", ["  movel(pNowhere, a=1.2, v=0.25)",  # a variable with no value
+                                     "  speedj([0, 0, 0, 0, 0, 0.1], 0.5)"])  # a motion thermocomp does not follow
+def test_one_finding_among_a_runs_motions_leaves_the_rest_columns(finding):
+    """No cliff: the statement the columns do not read goes to the general rules alone; the motions before and
+    after it stay columns (no object a motion, no second reading), and the program is the general rules' own."""
+    good = "  movel(p[.4, -.1, .5, 0, 3.14, 0], a=1.2, v=0.25)\n"
+    text = "def main():\n" + good * 300 + finding + "\n" + good * 200 + "end\n"
+    prog = urscript_program_from_text(text)
+    assert [len(part) for part in prog.parts if isinstance(part, MotionRun)] == [300, 200]
+    assert len(prog.unsupported) == 1 and prog.unsupported[0].line == 302
+    assert_same_program(text)
+
+
+@pytest.mark.parametrize("statement", ["movel(p[.5, 0, .6, 0, 3.14], a=1.2)", "movel(p[.5, 0, .6, 0, 3.14, 0], a=0)"])
+def test_a_refused_statement_inside_a_run_is_the_general_rules_error(statement):
+    good = "  movel(p[.4, -.1, .5, 0, 3.14, 0], a=1.2, v=0.25)\n"
+    text = "def main():\n" + good * 50 + "  " + statement + "\n" + good * 50 + "end\n"
+    got = _read(text, True)
+    assert isinstance(got, str) and "line 52" in got
     assert_same_program(text)

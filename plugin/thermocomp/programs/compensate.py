@@ -67,7 +67,6 @@ from thermocomp.programs.model import (
     RobotProgram,
     Span,
 )
-from thermocomp.programs.text_kernel import point_names
 from thermocomp.programs.timing import MAX_MINUTES, Timing, TimingOptions, estimate_timing
 from thermocomp.robot.chain import Chain
 
@@ -583,8 +582,7 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     phase("timing", then="solving")
     time_law = options.time_law
     names = tuple([f"{i}:line{line}:{name}" if name else f"{i}:line{line}"
-                   for i, line, name in zip(range(1, m + 1), run.argument[:, 2].tolist(), run.name_of_point)]
-                  if any(run.name_of_point) else point_names(run.argument[:, 2]))
+                   for i, line, name in zip(range(1, m + 1), run.argument[:, 2].tolist(), run.name_of_point)])
     # joint targets are home and via positions: left as written unless asked (ProgramOptions.joint_targets)
     kept = poses.is_joint if popts.joint_targets == "keep" else np.zeros(m, dtype=bool)
     solved = np.flatnonzero(~kept)  # the core's rows are these points
@@ -755,16 +753,16 @@ def _check_joints_form(prog: RobotProgram) -> None:
 
 @dataclass(frozen=True)
 class Written:
-    """A written program (its latin-1 bytes as the file will hold them: ``bytes`` or a uint8 array), how many
-    target texts changed, and the rounding the text leaves."""
+    """A written program (its latin-1 bytes as the file will hold them), how many target texts changed, and the
+    rounding the text leaves."""
 
-    data: bytes | np.ndarray
+    data: bytes
     n_changed: int
     rounding: tuple[float, float]  # largest TCP position [m] and orientation [rad] error of the written numbers
 
     @property
     def text(self) -> str:
-        return bytes(self.data).decode("latin-1")
+        return self.data.decode("latin-1")
 
 
 def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray,
@@ -798,16 +796,13 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     miss = pose_errors(R_tcp[pt], p_tcp[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])  # (world)
     changed[pt] = (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
     values: list[str | None] = [None] * m
-    pieces = None  # the robtarget texts, as bytes: (rows, buf, start, end) (w.rapid_robtarget_bytes)
     error_position, error_angle = [0.0], [0.0]
     # joint texts
     jw = np.flatnonzero(joint_text & changed)
     if jw.size:
         shown = np.degrees(q[jw]) if rapid else q[jw]
-        texts = w.format_singles(shown)
-        extax = [extax_of[i] for i in jw.tolist()]
-        values_j = [w.rapid_joint_text(row, e) if rapid else "[" + ", ".join(row) + "]"
-                    for row, e in zip(texts, extax)]
+        values_j = w.jointtarget_texts(shown, [extax_of[i] for i in jw.tolist()]) if rapid \
+            else w.list_texts(shown, "[")
         for i, v in zip(jw.tolist(), values_j):
             values[i] = v
         back = w.stored_singles(shown)
@@ -828,36 +823,31 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         if rapid:
             quat = quat_wxyz_from_matrix(T_frame[:, :3, :3])
             shown = np.hstack([T_frame[:, :3, 3] * 1e3, quat])
-            pieces = (pw, *w.rapid_robtarget_bytes(shown, conf[pw], extax_of, rows=pw))
-            from thermocomp.programs.numbers_kernel import pose_transforms  # (numba: imported when first needed)
-
+            for i, v in zip(pw.tolist(), w.robtarget_texts(shown, conf[pw], [extax_of[i] for i in pw.tolist()])):
+                values[i] = v
             back = w.stored_singles(shown)
-            T_back = pose_transforms(back)  # (as the reader reads the written robtargets)
+            from thermocomp.programs.rapid import transforms_from_poses
+
+            T_back = transforms_from_poses(back)  # (as the reader reads the written robtargets)
             R_back, p_back = T_back[:, :3, :3], T_back[:, :3, 3]
         else:
             shown = np.hstack([T_frame[:, :3, 3], rotvec_from_matrix(T_frame[:, :3, :3])])
-            pieces = (pw, *w.list_bytes(shown, "p["))
+            for i, v in zip(pw.tolist(), w.list_texts(shown, "p[")):
+                values[i] = v
             back = w.stored_singles(shown)
             R_back = matrix_from_rotvec(back[:, 3:])
             p_back = back[:, :3]
         error_position.append(float(row_norms(p_back - T_frame[:, :3, 3]).max()))
         error_angle.append(_largest_turn(T_frame[:, :3, :3], R_back))
-    n_pieces = 0 if pieces is None else len(pieces[0])
     if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
-        data = w.splice_bytes(prog.text, cols.run.text[:, 0], cols.run.text[:, 1], values, pieces,
-                              w.COMMENT_STARTS[prog.language], prog.data)
-        if data is None:  # (not in the order of the text, or a comment inside a target)
-            _pieces_into(values, pieces)
-            starts, ends = cols.run.text[:, 0].tolist(), cols.run.text[:, 1].tolist()
-            data = w.apply_edits(prog.text, [w.Edit(a, b, v) for a, b, v in zip(starts, ends, values) if v is not None],
-                                 prog.path, w.COMMENT_STARTS[prog.language]).encode("latin-1")
-            n_pieces = 0
-        return Written(data, len(values) - values.count(None) + n_pieces, (max(error_position), max(error_angle)))
+        starts, ends = cols.run.text[:, 0].tolist(), cols.run.text[:, 1].tolist()
+        data = w.apply_edits(prog.text, [w.Edit(a, b, v) for a, b, v in zip(starts, ends, values) if v is not None],
+                             prog.path, w.COMMENT_STARTS[prog.language]).encode("latin-1")
+        return Written(data, len(values) - values.count(None), (max(error_position), max(error_angle)))
     if output == "joints" and cols.plain:
         data, n_changed = _joints_form_spliced(prog, values, ok, is_joint)
         if data is not None:
             return Written(data, n_changed, (max(error_position), max(error_angle)))
-    _pieces_into(values, pieces)
     points = prog.points
     at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
     edits: list[w.Edit] = []
@@ -887,12 +877,11 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
 
 
 def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.ndarray, is_joint: np.ndarray
-                         ) -> tuple[np.ndarray | None, int]:
+                         ) -> tuple[bytes | None, int]:
     """The joints form of a program whose every point is its own inline text (:attr:`ProgramColumns.plain`), from
     its columns: each Cartesian motion whose points all converged renamed ``MoveAbsJ`` / ``movej`` and every
-    point's value spliced in (:func:`w.splice_bytes`), as the general rules below write it; ``(bytes, points
-    written)``, or ``(None, 0)`` where they are needed (a RAPID ``MoveC``, rewritten as two statements; spans
-    out of the text's order; a comment inside a replaced text)."""
+    point's value written at its argument (:func:`w.apply_edits`), as the general rules below write it; ``(bytes,
+    points written)``, or ``(None, 0)`` for a RAPID ``MoveC`` (rewritten as two statements by those rules)."""
     run = prog.columns.run
     rapid = prog.language == "rapid"
     if rapid and np.any(run.kind == _KIND_CODE[CIRCULAR]):
@@ -906,24 +895,13 @@ def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.nd
     starts = np.concatenate([run.name[named, 0], run.argument[written, 0]])
     ends = np.concatenate([run.name[named, 1], run.argument[written, 1]])
     texts = [new] * named.size + [values[i] for i in written]
-    order = np.argsort(starts, kind="stable")
-    data = w.splice_bytes(prog.text, starts[order], ends[order], [texts[i] for i in order.tolist()], None,
-                          w.COMMENT_STARTS[prog.language], prog.data)
-    return data, len(written)
+    edits = [w.Edit(a, b, t) for a, b, t in zip(starts.tolist(), ends.tolist(), texts)]
+    return w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language]).encode("latin-1"), len(written)
 
 
 def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:
     """The largest angle [rad] of the rotations ``R_to R_from^T`` ``(r, 3, 3)`` each (0 for none)."""
     return float(row_norms(turns(R_from, R_to)).max()) if len(R_from) else 0.0
-
-
-def _pieces_into(values: list[str | None], pieces) -> None:
-    """The texts of ``pieces`` ``(rows, buf, start, end)`` (:func:`w.rapid_robtarget_bytes`) into ``values``."""
-    if pieces is None:
-        return
-    rows, buf, start, end = pieces
-    for i, v in zip(rows.tolist(), w.unpacked(buf, start, end)):
-        values[i] = v
 
 
 def _numbers(text: str) -> list[float]:

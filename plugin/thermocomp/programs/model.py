@@ -200,8 +200,6 @@ class RobotProgram:
         The routine(s) one cycle runs.
     newline
         The file's line end (``"\\r\\n"`` or ``"\\n"``), for inserted lines.
-    data
-        The text's latin-1 bytes (uint8), where the reader kept them (the writer splices them), else ``None``.
     """
 
     language: str
@@ -213,7 +211,6 @@ class RobotProgram:
     entry: tuple[str, ...] = ()
     newline: str = "\n"
     extra: dict = field(default_factory=dict)
-    data: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         parts = tuple(self.steps)
@@ -501,22 +498,17 @@ def newline_of(text: str) -> str:
 
 class TextLines:
     """1-based line and column of character offsets in a text, as lark counts them (a reader's spans and
-    messages), from the offsets of its line ends, found when first asked for: in its latin-1 bytes ``data``
-    where the reader has them, else in the text's."""
+    messages), from the offsets of its line ends, found when first asked for."""
 
-    #: Bytes compared at once while the line ends are found: the temporary stays small on a long program.
-    BLOCK = 1 << 20
-
-    def __init__(self, text: str, data: np.ndarray | None = None) -> None:
-        self._text, self._data = text, data
+    def __init__(self, text: str) -> None:
+        self._text = text
         self._table: np.ndarray | None = None  # -1, then the offset of every line end
 
     def table(self) -> np.ndarray:
         """-1, then the offset of every ``\\n``: the line of offset ``pos`` is ``searchsorted(table, pos)``."""
         if self._table is None:
-            data = np.frombuffer(self._text.encode("latin-1"), dtype=np.uint8) if self._data is None else self._data
-            ends = [np.flatnonzero(data[at:at + self.BLOCK] == 10) + at for at in range(0, len(data), self.BLOCK)]
-            self._table = np.concatenate([np.array([-1], dtype=np.int64), *ends])
+            codes = np.frombuffer(self._text.encode("latin-1", errors="replace"), dtype=np.uint8)  # (a byte a character)
+            self._table = np.concatenate([np.array([-1], dtype=np.int64), np.flatnonzero(codes == 10)])
         return self._table
 
     def arrays(self, positions: ArrayLike) -> tuple[np.ndarray, np.ndarray]:

@@ -35,21 +35,22 @@ import dataclasses
 import functools
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import chain, repeat
 
 import numpy as np
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
-from lark.tree import Meta
 
 from thermocomp._gc import paused
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
 from thermocomp.io.files import read_program_bytes
-from thermocomp.programs import calls, moves_kernel
-from thermocomp.programs.grammars import error_offset, lexing, runs_parser
+from thermocomp.programs import calls
+from thermocomp.programs.grammars import lalr_parser, node_meta, token_at
 from thermocomp.programs.model import (
     _KIND_CODE,
     ABSOLUTE_JOINT,
@@ -67,7 +68,6 @@ from thermocomp.programs.model import (
     expand,
     newline_of,
 )
-from thermocomp.programs.numbers_kernel import all_read, parse_spans, pose_transforms
 from thermocomp.programs.writer import NUMBER
 from thermocomp.tolerances import QUAT_NORM_TOL
 
@@ -155,83 +155,82 @@ SIGNAL_WAITS = frozenset(s.lower() for s in ("WaitDI", "WaitDO", "WaitAI", "Wait
 _MUTATING = frozenset(("incr", "decr", "add", "clear"))
 
 
-#: The statement alternative that reads runs of plain motions as one ``MOVES`` token (rapid.lark).
-_RUNS_RULE = "?statement: MOVES -> moves\n          | data_decl"
+@functools.lru_cache(maxsize=1)
+def rapid_parser() -> Lark:
+    """The RAPID parser (LALR, grammar ``rapid.lark`` kept in the package), built once per process."""
+    return lalr_parser("rapid.lark", propagate_positions=True, maybe_placeholders=False)
 
 
-def rapid_parser(runs: bool = True) -> Lark:
-    """The RAPID parser (LALR, grammar ``rapid.lark`` kept in the package), built once per process.
+# One plain motion statement of a ``MOVES`` token, its parts named: the one place they are. An inline point is a
+# list of lists of numbers (rapid.lark's NUMBERS, two deep); every repetition is possessive (no backtracking: a
+# 100,000-statement run is matched in a fifth of the time). rapid.lark's ``MOVES`` is :data:`MOVES_PATTERN`,
+# written out (tests/test_programs_rapid_runs.py checks they are the same).
+_S = r"[ \t\r\n]*+"
+_NUM = r"[+-]?+(?:\d++(?:\.\d*+)?+|\.\d++)(?:[eE][+-]?+\d++)?+"
+_LIST = rf"\[{_S}{_NUM}(?:{_S},{_S}{_NUM})*+{_S}\]"
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*+"
+_POINT = rf"\[{_S}{_LIST}(?:{_S},{_S}{_LIST})*+{_S}\]|{_NAME}"
+_GAP = r"(?:[ \t\f\r\n]++|![^\n]*+)++"
+_MOVE = (rf"(?P<instr>(?i:MoveL|MoveJ|MoveC|MoveAbsJ))\b{_S}(?P<p1>{_POINT}){_S},{_S}(?:(?P<p2>{_POINT}){_S},{_S})?"
+         rf"(?P<speed>{_NAME}){_S},{_S}(?P<zone>{_NAME}){_S},{_S}(?P<tool>{_NAME})"
+         rf"(?:{_S}\\(?P<wkey>(?i:WObj)){_S}:={_S}(?P<wobj>{_NAME}))?+{_S};")
+_STATEMENT = re.compile(rf"(?:{_GAP})?+{_MOVE}")
+#: A run of plain motion statements (rapid.lark's ``MOVES``): statements with whitespace and comments between.
+MOVES_PATTERN = re.sub(r"\(\?P<\w+>", "(?:", rf"{_MOVE}(?:{_GAP}{_MOVE})*+")
+#: The parts of a run's statement, in the order of :data:`_STATEMENT`'s groups.
+PARTS = ("instr", "p1", "p2", "speed", "zone", "tool", "wkey", "wobj")
+_COLUMN = {part: 2 * k for k, part in enumerate(PARTS)}
 
-    With ``runs=False`` the ``MOVES`` terminal is left out: every statement goes
-    through the grammar's general rules (the reference the fast path is tested against).
-    """
-    return _parser(bool(runs))
-
-
-@functools.lru_cache(maxsize=2)
-def _parser(runs: bool) -> Lark:
-    return runs_parser("rapid.lark", _RUNS_RULE, runs, scan=moves_kernel.run_end, first="Mm",
-                       propagate_positions=True, maybe_placeholders=False)
-
-
-#: What an inline robtarget / jointtarget of a MOVES run is, with the numbers taken out.
+#: What an inline robtarget / jointtarget is, with the numbers and whitespace taken out.
 _SKELETONS = {"robtarget": "[[,,],[,,,],[,,,],[,,,,,]]", "jointtarget": "[[,,,,,],[,,,,,]]"}
+_NOT_SKELETON = str.maketrans("", "", "0123456789+-.eE \t\r\n")
+_BRACKETS = str.maketrans("[]", "  ")
 
 
-class _Fallback(Exception):
-    """A ``MOVES`` run the fast path does not resolve: the module is read again without runs."""
+class _Irregular(Exception):
+    """A run's statement the columns do not read (not a number, a name that does not resolve, an argument the
+    instruction refuses): it is run through the general rules, one statement, for its finding or error."""
 
 
 class MoveStatements:
     """The statements of a ``MOVES`` token, columnar: where each part of each statement starts and ends.
 
-    The parts are :data:`~thermocomp.programs.moves_kernel.PARTS` (``instr``, ``p1``, ``p2``, ``speed``,
-    ``zone``, ``tool``, ``wobj``); offsets are within the token's text, -1 where a part is absent.
+    The parts are :data:`PARTS`; offsets are within the token's text, -1 where a part is absent.
     """
 
-    def __init__(self, token: Token, data: np.ndarray | None = None) -> None:
+    def __init__(self, token: Token) -> None:
         self.text = token  # (a str: str(token) would copy it)
-        # its latin-1 bytes: a view of the whole text's (``data``) where the reader has them
-        self.data = np.frombuffer(self.text.encode("latin-1"), dtype=np.uint8) if data is None \
-            else data[token.start_pos:token.end_pos]
-        found = None if data is None else moves_kernel.scanned_rows(data, token.start_pos, token.end_pos)
-        self.offsets = found if found is not None else moves_kernel.split_moves(self.text, self.data)
-        if self.offsets is None:
-            raise _Fallback
+        regs = [m.regs for m in _STATEMENT.finditer(token)]  # (every group's start and end, in C)
+        spans = np.fromiter(chain.from_iterable(chain.from_iterable(regs)), dtype=np.int64,
+                            count=len(regs) * 2 * (len(PARTS) + 1)).reshape(len(regs), -1)
+        ends = spans[:, 1]
+        if not (np.array_equal(spans[1:, 0], ends[:-1]) and spans[0, 0] == 0 and ends[-1] == len(token)):
+            raise AssertionError(f"a MOVES token at offset {token.start_pos} is not a run of statements (rapid.lark's "
+                                 "MOVES and rapid._STATEMENT differ)")
+        self.offsets = spans[:, 2:]  # (each part's start and end)
+        self.end = ends
 
     def __len__(self) -> int:
         return len(self.offsets)
 
     def starts(self, part: str) -> np.ndarray:
-        return self.offsets[:, moves_kernel.COLUMN[part]]
+        return self.offsets[:, _COLUMN[part]]
 
     def ends(self, part: str) -> np.ndarray:
-        return self.offsets[:, moves_kernel.COLUMN[part] + 1]
+        return self.offsets[:, _COLUMN[part] + 1]
 
     def group(self, i: int, part: str) -> str | None:
-        a, b = self.offsets[i, moves_kernel.COLUMN[part]:moves_kernel.COLUMN[part] + 2].tolist()
+        a, b = self.offsets[i, _COLUMN[part]:_COLUMN[part] + 2].tolist()
         return None if a < 0 else self.text[a:b]
 
     def texts(self, part: str, lower: bool = False) -> list[str | None]:
-        """The text of ``part`` in every statement (``None`` where absent), each distinct text sliced once."""
-        first, inverse = moves_kernel.distinct_spans(self.data, self.starts(part), self.ends(part), lower)
-        distinct = [self.group(int(i), part) for i in first.tolist()]
-        if lower:
-            distinct = [None if t is None else t.lower() for t in distinct]
-        return _expanded(distinct, inverse)
+        """The text of ``part`` in every statement (``None`` where absent)."""
+        text = self.text
+        out = [text[a:b] if a >= 0 else None for a, b in self.offsets[:, _COLUMN[part]:_COLUMN[part] + 2].tolist()]
+        return [None if t is None else t.lower() for t in out] if lower else out
 
     def view(self, i: int) -> _StatementView:
         return _StatementView(self, i)
-
-    def numbers_read(self) -> bool:
-        """Every inline point's text is numbers the general rules read (the ``MOVES`` terminal takes any digits,
-        signs, points and exponents between brackets: ``44.5 31``, ``9E+``, ``1.2.3``)."""
-        for part in ("p1", "p2"):
-            starts, ends = self.starts(part), self.ends(part)
-            inline = (starts >= 0) & (self.data[np.maximum(starts, 0)] == 91)
-            if not all_read(self.data, starts[inline], ends[inline]):
-                return False
-        return True
 
 
 @dataclass(frozen=True)
@@ -245,20 +244,7 @@ class _StatementView:
         return self.statements.group(self.i, part)
 
     def start(self, part: str) -> int:
-        return int(self.statements.offsets[self.i, moves_kernel.COLUMN[part]])
-
-
-def _expanded(distinct: list, inverse: np.ndarray) -> list:
-    """``[distinct[i] for i in inverse]``, by numpy's indexing of an object array (the same objects)."""
-    table = np.empty(len(distinct), dtype=object)
-    table[:] = distinct
-    return table[inverse].tolist()
-
-
-def move_statements(token: Token, data: np.ndarray | None = None) -> MoveStatements:
-    """The statements of a ``MOVES`` token (``data``: the whole text's latin-1 bytes, if at hand);
-    :class:`_Fallback` if they are not exactly of the run's shape."""
-    return MoveStatements(token, data)
+        return int(self.statements.offsets[self.i, _COLUMN[part]])
 
 
 class _Unsupported(Exception):
@@ -292,27 +278,19 @@ class _Data:
     declared: Token
 
 
-def parse_rapid_text(text: str, path: str, runs: bool = True, data: np.ndarray | None = None) -> Tree:
+def parse_rapid_text(text: str, path: str) -> Tree:
     """Parse ``text`` (a whole module) into lark's tree; a syntax error names line and column.
 
-    With ``runs`` (the default) runs of plain motion statements are ``moves``
-    nodes of one ``MOVES`` token each (see :func:`rapid_parser`); ``data``: the
-    text's latin-1 bytes (uint8), where the caller has them.
+    Runs of plain motion statements are ``moves`` nodes of one ``MOVES`` token each (rapid.lark).
     """
     parseable = ("   " + text[3:]) if text.startswith("\xef\xbb\xbf") else text  # a UTF-8 BOM, as latin-1
     try:
-        with lexing(parseable, data if parseable is text else None):
-            return rapid_parser(runs).parse(parseable)
+        return rapid_parser().parse(parseable)
     except UnexpectedInput as exc:
-        if runs and (getattr(getattr(exc, "token", None), "type", "") == "MOVES"
-                     or _a_run_hides_an_error(parseable, error_offset(exc, len(text)))):
-            # the error as the general rules see it (a whole run is no token to name; or a run before the error
-            # holds a number they refuse, which is then the first error). Elsewhere both readings meet the same
-            # characters in the same state (a run ends at a statement's end), and the error is named at once:
-            # reading a long module again only to refuse it took 13 s at 100,000 lines.
-            return parse_rapid_text(text, path, runs=False)
         found = getattr(exc, "token", None) or getattr(exc, "char", None)
         at_end = found is None or getattr(found, "type", "") == "$END"
+        if getattr(found, "type", "") == "MOVES":  # (where no statement may start: its instruction is unexpected)
+            found = re.match(_NAME, found)[0]  # type: ignore[index]
         what = "end of file" if at_end else repr(str(found))
         line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
         column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
@@ -335,73 +313,24 @@ def read_rapid(path: PathLike, progress: Callable[[int, int | None], None] | Non
         quaternion that is not unit), naming the file, line and column.
     """
     data = read_program_bytes(path, "RAPID module")
-    return rapid_program_from_text(data.decode("latin-1"), str(path), progress=progress, data=data)
+    return rapid_program_from_text(data.decode("latin-1"), str(path), progress=progress)
 
 
-def rapid_program_from_text(text: str, path: str = "<text>", runs: bool = True,
-                            progress: Callable[[int, int | None], None] | None = None,
-                            data: bytes | None = None) -> RobotProgram:
+def rapid_program_from_text(text: str, path: str = "<text>",
+                            progress: Callable[[int, int | None], None] | None = None) -> RobotProgram:
     """:func:`read_rapid` on the text of a module (decoded as ISO-8859-1).
 
-    ``runs=False`` reads every statement through the grammar's general rules
-    (slower on long programs; the same program). ``progress(motions, None)``
-    hears of the motions followed, every few thousand. ``data``: the file's
-    bytes, where the caller has them (else the text is encoded).
+    ``progress(motions, None)`` hears of the motions followed, every few thousand.
     """
-    codes = np.frombuffer(text.encode("latin-1") if data is None else data, dtype=np.uint8)
-    moves_kernel.forget_scanned()  # (the runs the lexer splits are kept for this reading's walk only)
-    try:
-        return _program_from_text(text, path, runs, progress, codes)
-    finally:
-        moves_kernel.forget_scanned()
-
-
-def _program_from_text(text: str, path: str, runs: bool, progress: Callable[[int, int | None], None] | None,
-                       codes: np.ndarray) -> RobotProgram:
     with paused():  # a long program is a million objects that all stay alive (thermocomp._gc)
-        if runs:
-            tree = parse_rapid_text(text, path, data=codes)
-            walker = _Walker(text, path, progress, codes)
-            try:
-                program = walker.run(tree)
-            except InputError:
-                if walker.runs_read(tree):
-                    raise
-            except _Fallback:
-                pass
-            else:
-                if walker.runs_read(tree):
-                    return program
-            # (a run's numbers the general rules refuse are a syntax error, named before anything the walk found)
-        return _Walker(text, path, progress, codes).run(parse_rapid_text(text, path, runs=False))
-
-
-def _a_run_hides_an_error(text: str, before: int) -> bool:
-    """Whether a run of motions (a ``MOVES`` token) before offset ``before`` holds what the general rules
-    refuse: its terminal takes any digits, signs, points and exponents between an inline point's brackets
-    (``44.5 31``, ``9E+``), so a later syntax error would be named before that first one."""
-    try:
-        for token in rapid_parser(True).lex(text):
-            if token.start_pos >= before:
-                return False
-            if token.type == "MOVES":
-                try:
-                    if not MoveStatements(token).numbers_read():
-                        return True
-                except _Fallback:
-                    return True
-    except UnexpectedInput:  # (the lexer alone meets a character no token takes: read again to be sure)
-        return True
-    return False
+        return _Walker(text, path, progress).run(parse_rapid_text(text, path))
 
 
 class _Walker:
     """Follows a module's entry routine statement by statement."""
 
-    def __init__(self, text: str, path: str, progress: Callable[[int, int | None], None] | None = None,
-                 data: np.ndarray | None = None) -> None:
+    def __init__(self, text: str, path: str, progress: Callable[[int, int | None], None] | None = None) -> None:
         self.text = text
-        self.data = np.frombuffer(text.encode("latin-1"), dtype=np.uint8) if data is None else data  # (its bytes)
         self.path = path
         self.progress = progress
         self.module_data: dict[str, _Data] = {}
@@ -423,9 +352,8 @@ class _Walker:
         self._followed: dict[str, tuple[object, Tree]] = {}  # data given a known value by a followed assignment
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming data: its routine and parameter
         self._matches: dict[int, MoveStatements] = {}  # statements of each MOVES token, by its offset
-        self.lines = TextLines(text, self.data)  # lines and columns of offsets
+        self.lines = TextLines(text)  # lines and columns of offsets
         self._run_count = 0  # motions of runs followed (for progress)
-        self._numbers_read: set[int] = set()  # MOVES tokens (by offset) whose inline numbers the walk converted
         self._cycle_body: Tree | None = None  # the last entry routine's body
 
     # ----- errors and findings
@@ -462,7 +390,7 @@ class _Walker:
         return RobotProgram(
             language="rapid", path=self.path, text=self.text, steps=self.finish_points(tree),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
-            entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text), data=self.data,
+            entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
         )
 
     def finish_points(self, tree: Tree) -> tuple:
@@ -484,7 +412,7 @@ class _Walker:
         for node in tree.find_data("moves"):
             token = node.children[0]
             statements = self.move_matches(token)
-            for part in moves_kernel.PARTS[1:]:
+            for part in ("p1", "p2", "speed", "zone", "tool", "wobj"):
                 starts = (token.start_pos + statements.starts(part)).tolist()
                 for value, start in zip(statements.texts(part, lower=True), starts):
                     if value is not None and value[0] != "[":
@@ -915,7 +843,7 @@ class _Walker:
         elif kind == "call":
             self.run_call(statement, local, depth)
         elif kind == "moves":
-            self.run_moves(statement.children[0], local)
+            self.run_moves(statement.children[0], local, depth)
         elif kind == "label":
             raise _Unsupported(f"label {statement.children[0]}: (a GOTO target) is not followed", statement)
         elif kind == "for_stmt":
@@ -1132,70 +1060,71 @@ class _Walker:
         ))
 
     # ----- runs of plain motions (MOVES tokens)
-    def runs_read(self, tree: Tree) -> bool:
-        """Every ``MOVES`` token of ``tree`` holds only numbers the general rules read: those the walk converted
-        (:meth:`_run_moves`), the others checked here (:meth:`MoveStatements.numbers_read`; a run of a routine
-        not followed, or after the statement the walk stopped at)."""
-        for node in tree.find_data("moves"):
-            token = node.children[0]
-            if token.start_pos in self._numbers_read:
-                continue
-            try:
-                if not self.move_matches(token).numbers_read():
-                    return False
-            except _Fallback:  # (not of the run's shape: the general rules decide)
-                return False
-        return True
-
     def move_matches(self, token: Token) -> MoveStatements:
-        """:func:`move_statements` of a ``MOVES`` token, split once."""
+        """The :class:`MoveStatements` of a ``MOVES`` token, split once."""
         if token.start_pos not in self._matches:
-            self._matches[token.start_pos] = move_statements(token, self.data)
+            self._matches[token.start_pos] = MoveStatements(token)
         return self._matches[token.start_pos]
+
+    def _leaf(self, token: Token, st: MoveStatements, i: int, part: str) -> Tree:
+        """Part ``part`` of statement ``i`` of a run as the general rules' tree has it: a ``name`` node, or a
+        ``numbers`` node for an inline point."""
+        value = st.group(i, part)
+        assert value is not None
+        terminal, rule = ("NUMBERS", "numbers") if value[0] == "[" else ("NAME", "name")
+        leaf = token_at(self.lines, terminal, value, token.start_pos + int(st.offsets[i, _COLUMN[part]]))
+        return Tree(rule, [leaf], node_meta(self.lines, leaf.start_pos, leaf.end_pos))
 
     def _name_tree(self, token: Token, m: _StatementView, part: str) -> Tree:
         """A ``name`` node for a part of a run's statement, located as the general rules would locate it."""
-        start = token.start_pos + m.start(part)
-        (line,), (column,) = self.lines.lists([start])
-        name = Token("NAME", m.group(part), start, line, column, line, column + len(m.group(part)),
-                     start + len(m.group(part)))
-        meta = Meta()
-        meta.empty, meta.start_pos, meta.end_pos, meta.line, meta.column = False, start, name.end_pos, line, column
-        meta.end_line, meta.end_column = line, name.end_column
-        return Tree("name", [name], meta)
+        return self._leaf(token, m.statements, m.i, part)
 
-    def run_moves(self, token: Token, local: dict[str, _Data]) -> None:
+    def _statement_tree(self, token: Token, st: MoveStatements, i: int) -> Tree:
+        """Statement ``i`` of a run as the general rules read it: ``call(NAME, call_args(...))``."""
+        args = [self._leaf(token, st, i, part) for part in ("p1", "p2", "speed", "zone", "tool")
+                if st.group(i, part) is not None]
+        if st.group(i, "wobj") is not None:
+            key = self._leaf(token, st, i, "wkey").children[0]
+            value = self._leaf(token, st, i, "wobj")
+            args.append(Tree("opt_arg", [key, value], node_meta(self.lines, key.start_pos - 1, value.meta.end_pos)))
+        name = self._leaf(token, st, i, "instr").children[0]
+        call_args = Tree("call_args", args, node_meta(self.lines, args[0].meta.start_pos, args[-1].meta.end_pos))
+        return Tree("call", [name, call_args], node_meta(self.lines, name.start_pos, token.start_pos + int(st.end[i])))
+
+    def run_moves(self, token: Token, local: dict[str, _Data], depth: int) -> None:
         """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one.
 
-        Speed, tool and work object are resolved once per distinct combination,
-        inline points converted together. Anything that would end in a finding
-        or an error raises :class:`_Fallback`: the general rules then give it.
+        Speed, tool and work object are resolved once per distinct combination
+        and inline points converted together, into :class:`MotionRun` columns. A
+        statement they do not read (a name that does not resolve, a number or an
+        argument the instruction refuses) is run by the general rules in its
+        place (:meth:`run_body`), for its finding or its error: the rest of the
+        run stays columns.
         """
-        try:
-            self._run_moves(token, local)
-        except (_Unsupported, InputError) as exc:
-            raise _Fallback from exc
-
-    def _run_moves(self, token: Token, local: dict[str, _Data]) -> None:
         st = self.move_matches(token)
         base = token.start_pos
+        text = st.text
         r = len(st)
         # speed, tool and work object: each combination as written resolved once, in order of appearance
-        parts = ("instr", "speed", "tool", "wobj")  # (a name written twice in two cases is resolved twice)
-        shape_first, shape_of = moves_kernel.distinct_spans(
-            st.data, np.stack([st.starts(p) for p in parts], axis=1), np.stack([st.ends(p) for p in parts], axis=1))
-        shapes = []
+        index: dict[tuple, int] = {}
+        shape_of = np.fromiter((index.setdefault(key, len(index)) for key in zip(
+            st.texts("instr"), st.texts("speed"), st.texts("tool"), st.texts("wobj"))), dtype=np.int64, count=r)
+        shape_first = np.empty(len(index), dtype=np.int64)
+        shape_first[shape_of[::-1]] = np.arange(r - 1, -1, -1)
+        shapes: list[tuple | None] = []
         for i in shape_first.tolist():
             m = st.view(i)
             kind, count = MOTIONS[m.group("instr").lower()]
-            shapes.append((*self._resolve_shape(token, m, local), kind, count, len(shapes),
-                           "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"))
+            try:
+                shapes.append((*self._resolve_shape(token, m, local), kind, count,
+                               "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"))
+            except (_Unsupported, InputError, _Irregular):
+                shapes.append(None)
         has_p2 = st.starts("p2") >= 0
-        if np.any(has_p2 != (np.array([s[5] for s in shapes])[shape_of] == 2)):
-            raise _Fallback  # every statement: the count of points is its own
-        instruction = st.texts("instr")
-        # the points, in order: each statement's first, then its second
         n_points = np.where(has_p2, 2, 1).astype(np.int64)
+        # a shape that resolves, with the instruction's own count of points
+        regular = np.array([0 if s is None else s[5] for s in shapes], dtype=np.int64)[shape_of] == n_points
+        # the points, in order: each statement's first, then its second
         p = int(n_points.sum())
         first_point = np.cumsum(n_points) - n_points
         second = first_point[has_p2] + 1
@@ -1206,63 +1135,73 @@ class _Walker:
         point_statement = np.repeat(np.arange(r), n_points)
         part_of = np.zeros(p, dtype=bool)  # True: the statement's second point
         part_of[second] = True
-        frame = shape_of[point_statement].astype(np.int64)
-        inline = st.data[local_starts] == 91
-        dtype_of = np.array([s[7] == "jointtarget" for s in shapes])[frame]  # True: a jointtarget
-        kinds = np.array([_KIND_CODE[s[4]] for s in shapes], dtype=np.int8)[shape_of]
-        speed = np.array([(s[2], s[3]) for s in shapes], dtype=float).reshape(-1, 2)[shape_of]
+        resolved_shape = [s is not None for s in shapes]
+        frame_of_shape = np.cumsum(resolved_shape) - 1  # each resolved shape's index in ``frames``
+        frames = tuple((s[0], s[1]) for s in shapes if s is not None)
+        shape_p = shape_of[point_statement]
+        frame = frame_of_shape[shape_p].astype(np.int64)
+        inline = np.fromiter(map(text.startswith, repeat("["), local_starts.tolist()), dtype=bool, count=p)
+        dtype_of = np.array([s is not None and s[6] == "jointtarget" for s in shapes], dtype=bool)[shape_p]
+        kinds = np.array([_KIND_CODE[s[4]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
+        speed = np.array([(s[2], s[3]) if s is not None else (0.0, 0.0) for s in shapes],
+                         dtype=float).reshape(-1, 2)[shape_of]
         starts = base + st.starts("instr")
         point_starts = base + local_starts
         lines, columns = self.lines.arrays(np.concatenate([starts, point_starts]))
-        text = np.empty((p, 4), dtype=np.int64)
-        text[:, 0], text[:, 1], text[:, 2], text[:, 3] = point_starts, base + local_ends, lines[r:], columns[r:]
-        T_world_tcp = None  # (built below: the inline robtargets' own array where they are every point)
+        text_span = np.empty((p, 4), dtype=np.int64)
+        text_span[:, 0], text_span[:, 1] = point_starts, base + local_ends
+        text_span[:, 2], text_span[:, 3] = lines[r:], columns[r:]
+        T_world_tcp = np.full((p, 4, 4), np.nan)
         q = np.full((p, 6), np.nan)
         q_len = np.zeros(p, dtype=np.int64)
         confdata = np.zeros((p, 4), dtype=np.int64)
         has_confdata = np.zeros(p, dtype=bool)
         extax = np.full(p, "", dtype=object)
         names = [""] * p
-        frames = tuple((s[0], s[1]) for s in shapes)
         for dtype, is_joint in (("robtarget", False), ("jointtarget", True)):
-            at = np.flatnonzero(inline & (dtype_of == is_joint))
+            at = np.flatnonzero(inline & (dtype_of == is_joint) & regular[point_statement])
             if not at.size:
                 continue
-            values, extax_at = self._inline_values(st, dtype, local_starts[at], local_ends[at])
+            values, extax_at, read = _inline_values(text, dtype, local_starts[at], local_ends[at])
+            regular[point_statement[at[~read]]] = False
+            extax[at] = extax_at
             if is_joint:
                 q[at], q_len[at] = np.radians(values[:, :6]), 6
-            else:
-                T_frame_tcp = pose_transforms(values)
-                in_frames = np.unique(frame[at]).tolist()
-                if at.size == p and len(in_frames) == 1 and np.array_equal(frames[in_frames[0]][0], np.eye(4)):
-                    T_world_tcp = T_frame_tcp  # every point inline, in the world's frame
-                    in_frames = []
-                elif T_world_tcp is None:
-                    T_world_tcp = np.full((p, 4, 4), np.nan)
-                for f in in_frames:  # each work object's points together
-                    members = frame[at] == f
-                    T_world_tcp[at[members]] = T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
-                        else frames[f][0] @ T_frame_tcp[members]  # (the identity's product: the same bits)
-                confdata[at], has_confdata[at] = values[:, 7:11].astype(np.int64), True
-            extax[at] = extax_at
-        if T_world_tcp is None:
-            T_world_tcp = np.full((p, 4, 4), np.nan)
-        self._numbers_read.add(token.start_pos)
-        argument = text
-        named_at = np.flatnonzero(~inline)
+                continue
+            T_frame_tcp = transforms_from_poses(values)
+            for f in np.unique(frame[at]).tolist():  # each work object's points together
+                members = frame[at] == f
+                T_world_tcp[at[members]] = T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
+                    else frames[f][0] @ T_frame_tcp[members]  # (the identity's product: the same bits)
+            confdata[at[read]], has_confdata[at] = values[read, 7:11].astype(np.int64), True
+        argument = text_span
+        named = np.zeros(r, dtype=bool)  # statements with a declared target
+        named_at = np.flatnonzero(~inline & regular[point_statement])
         if named_at.size:  # each (name, statement shape) resolved once, in order of appearance
-            argument = text.copy()
-            self.direct_refs.update(point_starts[named_at].tolist())
-            _, key_of = moves_kernel.distinct_spans(st.data, local_starts[named_at], local_ends[named_at], lower=True)
-            resolved: dict[tuple[int, int], Point] = {}
-            for k, i in enumerate(named_at.tolist()):
-                key = (int(key_of[k]), int(frame[i]))
-                point = resolved.get(key)
+            argument = text_span.copy()
+            resolved: dict[tuple[str, int], Point | None] = {}
+            for i, name in zip(named_at.tolist(), (text[a:b].lower() for a, b in zip(
+                    local_starts[named_at].tolist(), local_ends[named_at].tolist()))):
+                statement_i = int(point_statement[i])
+                if not regular[statement_i]:  # (its first point did not resolve: its second is not read)
+                    continue
+                key = (name, int(shape_p[i]))
+                if key not in resolved:
+                    shape = shapes[shape_p[i]]
+                    assert shape is not None
+                    m = st.view(statement_i)
+                    try:
+                        resolved[key] = self.point(self._name_tree(token, m, "p2" if part_of[i] else "p1"), local,
+                                                   shape[4], shape[0], shape[1])
+                    except (_Unsupported, InputError):
+                        resolved[key] = None
+                point = resolved[key]
                 if point is None:
-                    m = st.view(int(point_statement[i]))
-                    point = resolved[key] = self.point(self._name_tree(token, m, "p2" if part_of[i] else "p1"), local,
-                                                       shapes[frame[i]][4], shapes[frame[i]][0], shapes[frame[i]][1])
-                text[i] = tuple(point.text)
+                    regular[statement_i] = False
+                    continue
+                self.direct_refs.add(int(point_starts[i]))
+                named[statement_i] = True
+                text_span[i] = tuple(point.text)
                 names[i], extax[i] = point.name, point.extax
                 if point.q is not None:
                     q[i], q_len[i] = point.q, len(point.q)
@@ -1271,25 +1210,37 @@ class _Walker:
                     confdata[i], has_confdata[i] = point.confdata, True
         statement = np.empty((r, 4), dtype=np.int64)
         statement[:, 0], statement[:, 2], statement[:, 3] = starts, lines[:r], columns[:r]
-        statement[:, 1] = base + st.offsets[:, moves_kernel.END]
-        name = statement.copy()
-        name[:, 1] = base + st.ends("instr")
-        run = MotionRun(
-            instruction=tuple(instruction), kind=kinds, n_points=n_points,
-            statement=statement, name=name, tcp_speed=speed[:, 0], orientation_speed=speed[:, 1],
-            joint_speed=np.full(r, np.inf), acceleration=np.full(r, np.inf), duration_s=np.full(r, np.nan),
-            text=text, argument=argument, T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata,
-            has_confdata=has_confdata, frames=frames, frame=frame, extax=tuple(extax), name_of_point=tuple(names),
-            whole_argument=(None,) * p)
-        if self.progress is not None:
-            for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS, self._run_count + r,
-                              PROGRESS_MOTIONS):
-                self.progress(done, None)
-        self._run_count += r
-        if named_at.size:  # a declared target: its text is decided per motion (:meth:`_finish_points`), on objects
-            self.steps.extend(run.motions())
-        else:
-            self.steps.append(run)
+        statement[:, 1] = base + st.end
+        name_span = statement.copy()
+        name_span[:, 1] = base + st.ends("instr")
+        instruction = st.texts("instr")
+        extax_t, names_t = tuple(extax), tuple(names)
+        # the regular statements' columns, the others run by the general rules, in order
+        edges = np.flatnonzero(np.diff(regular.astype(np.int8), prepend=2, append=2))
+        for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
+            if not regular[a]:
+                for i in range(a, b):
+                    self.run_body(Tree("body", [self._statement_tree(token, st, i)]), local, depth)
+                continue
+            pa, pb = int(first_point[a]), int(first_point[b - 1] + n_points[b - 1])
+            run = MotionRun(
+                instruction=tuple(instruction[a:b]), kind=kinds[a:b], n_points=n_points[a:b],
+                statement=statement[a:b], name=name_span[a:b], tcp_speed=speed[a:b, 0],
+                orientation_speed=speed[a:b, 1], joint_speed=np.full(b - a, np.inf),
+                acceleration=np.full(b - a, np.inf), duration_s=np.full(b - a, np.nan), text=text_span[pa:pb],
+                argument=text_span[pa:pb] if argument is text_span else argument[pa:pb],
+                T_world_tcp=T_world_tcp[pa:pb], q=q[pa:pb], q_len=q_len[pa:pb], confdata=confdata[pa:pb],
+                has_confdata=has_confdata[pa:pb], frames=frames, frame=frame[pa:pb], extax=extax_t[pa:pb],
+                name_of_point=names_t[pa:pb], whole_argument=(None,) * (pb - pa))
+            if self.progress is not None:
+                for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS,
+                                  self._run_count + b - a, PROGRESS_MOTIONS):
+                    self.progress(done, None)
+            self._run_count += b - a
+            if named[a:b].any():  # a declared target: its text is decided per motion (:meth:`_finish_points`), on objects
+                self.steps.extend(run.motions())
+            else:
+                self.steps.append(run)
 
     def _resolve_shape(self, token: Token, m: _StatementView, local: dict[str, _Data]) -> tuple:
         """Work object frame, tool, TCP speed [m/s] and reorientation speed [rad/s] of a run's statement."""
@@ -1299,35 +1250,10 @@ class _Walker:
         speed = self.cached(self._name_tree(token, m, "speed"), local, "speeddata")
         v_tcp, v_ori = float(speed[0]), float(speed[1])  # type: ignore[index]
         if not (v_tcp > 0 and v_ori > 0):
-            raise _Fallback
+            raise _Irregular
         override, v_max = self.velset
         v_tcp = min(v_tcp * override / 100.0, v_max)
         return T_world_frame, T_flange_tcp, v_tcp * 1e-3, np.radians(v_ori * override / 100.0)
-
-    def _inline_values(self, st: MoveStatements, dtype: str, starts: np.ndarray,
-                       ends: np.ndarray) -> tuple[FloatArray, list[str]]:
-        """The numbers of a run's inline points ``(k, 17)`` or ``(k, 12)`` (spans of the token), checked as
-        :meth:`point` checks them, and the text of each one's external axes."""
-        spans = moves_kernel.aggregate_spans(st.data, starts, ends, _SKELETONS[dtype])
-        if spans is None:
-            raise _Fallback  # (each inline text an aggregate of the type's shape)
-        width = 17 if dtype == "robtarget" else 12
-        values = parse_spans(st.text, st.data, starts, ends, width)
-        if values is None:
-            raise _Fallback  # not a number: the general rules name it
-        if not np.all(np.abs(values) <= NUM_MAX):
-            raise _Fallback
-        first, inverse = moves_kernel.distinct_spans(st.data, spans[:, 0].copy(), spans[:, 1].copy())
-        distinct = [st.text[a:b] for a, b in spans[first].tolist()]
-        extax = _expanded(distinct, inverse)
-        if dtype == "robtarget":
-            quat = values[:, 3:7]
-            if np.any(np.abs(np.linalg.norm(quat, axis=1) - 1.0) > QUAT_NORM_TOL * (1.0 - 1e-6)):
-                raise _Fallback  # (at the tolerance's edge too: the general rules decide)
-            cf = values[:, 7:11]
-            if np.any(cf != np.trunc(cf)) or np.any((cf[:, 3] < 0) | (cf[:, 3] > 7)):
-                raise _Fallback
-        return values, extax
 
     def cached(self, node, local, dtype: str):
         """:meth:`evaluate_as` of a plain name, evaluated once per name (tools, work objects and speeds repeat)."""
@@ -1424,6 +1350,57 @@ def _largest(value) -> float:
     if isinstance(value, list):
         return max((_largest(v) for v in value), default=0.0, key=lambda x: (x != x, x))
     return abs(value)
+
+
+def _inline_values(text: str, dtype: str, starts: np.ndarray, ends: np.ndarray
+                   ) -> tuple[FloatArray, list[str], np.ndarray]:
+    """The numbers of a run's inline points ``text[starts[k]:ends[k]]`` before their external axes, ``(k, 11)``
+    for robtargets (x, y, z, q1..q4, confdata) or ``(k, 6)`` for jointtargets, the text of each one's external
+    axes, and which are read as :meth:`_Walker.point` reads them (the type's shape, numbers a ``num`` holds, a
+    unit quaternion, integer confdata with cfx in 0..7; the others, NaN, are left to it)."""
+    texts = [text[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
+    skeleton = _SKELETONS[dtype]
+    read = np.fromiter((t.translate(_NOT_SKELETON) == skeleton for t in texts), dtype=bool, count=len(texts))
+    cuts = list(map(str.rfind, texts, repeat("[")))  # where each one's external axes start
+    extax = [t[c:t.rfind("]")].rstrip() for t, c in zip(texts, cuts)]
+    width = 11 if dtype == "robtarget" else 6
+    values = np.full((len(texts), width), np.nan)
+    good = np.flatnonzero(read).tolist()
+    if good:  # (each number parsed by float(), as the general rules parse it)
+        numbers = "".join([texts[k][:cuts[k]] for k in good]).translate(_BRACKETS).split(",")[:-1]
+        values[good] = np.fromiter(map(float, numbers), dtype=float, count=len(numbers)).reshape(-1, width)
+    beyond = {e for e in set(extax) if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(e))}
+    if beyond:  # (external axes a num cannot hold: few distinct texts, each checked once)
+        read &= np.fromiter((e not in beyond for e in extax), dtype=bool, count=len(extax))
+    with np.errstate(invalid="ignore"):
+        read &= np.all(np.abs(values) <= NUM_MAX, axis=1)
+        if dtype == "robtarget":  # (at the tolerance's edge too: the general rules decide)
+            read &= ~(np.abs(np.linalg.norm(values[:, 3:7], axis=1) - 1.0) > QUAT_NORM_TOL * (1.0 - 1e-6))
+            cf = values[:, 7:11]
+            read &= np.all(cf == np.trunc(cf), axis=1) & (cf[:, 3] >= 0) & (cf[:, 3] <= 7)
+    return values, extax, read
+
+
+def transforms_from_poses(values: FloatArray) -> FloatArray:
+    """:func:`_T_from_pose` of the rows of ``values`` ``(k, >= 7)`` (x, y, z [mm], q1..q4): the same arithmetic
+    in the same order, so each transform ``(k, 4, 4)`` [m] is bit for bit that one (the batch form)."""
+    x, y, z, w, a, b, c = np.asarray(values, dtype=float)[:, :7].T
+    s = 1.0 / (w * w + a * a + b * b + c * c)
+    out = np.zeros((len(x), 4, 4))
+    out[:, 0, 0] = 1 - 2 * s * (b * b + c * c)
+    out[:, 0, 1] = 2 * s * (a * b - w * c)
+    out[:, 0, 2] = 2 * s * (a * c + w * b)
+    out[:, 0, 3] = x * 1e-3
+    out[:, 1, 0] = 2 * s * (a * b + w * c)
+    out[:, 1, 1] = 1 - 2 * s * (a * a + c * c)
+    out[:, 1, 2] = 2 * s * (b * c - w * a)
+    out[:, 1, 3] = y * 1e-3
+    out[:, 2, 0] = 2 * s * (a * c - w * b)
+    out[:, 2, 1] = 2 * s * (b * c + w * a)
+    out[:, 2, 2] = 1 - 2 * s * (a * a + b * b)
+    out[:, 2, 3] = z * 1e-3
+    out[:, 3, 3] = 1.0
+    return out
 
 
 def _T_from_pose(pose) -> FloatArray:

@@ -45,6 +45,7 @@ import math
 import operator
 import re
 from dataclasses import dataclass, replace
+from itertools import chain
 
 import numpy as np
 from lark import Lark, Token, Tree
@@ -55,8 +56,8 @@ from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import invert_transform, matrix_from_rotvec, rotvec_from_matrix, transform
 from thermocomp.io.files import read_program_text
-from thermocomp.programs import calls, urmoves_kernel
-from thermocomp.programs.grammars import error_offset, runs_parser
+from thermocomp.programs import calls
+from thermocomp.programs.grammars import lalr_parser, node_meta, token_at
 from thermocomp.programs.model import (
     _KIND_CODE,
     CIRCULAR,
@@ -75,8 +76,6 @@ from thermocomp.programs.model import (
     expand,
     newline_of,
 )
-from thermocomp.programs.moves_kernel import distinct_spans
-from thermocomp.programs.numbers_kernel import all_read, parse_spans
 from thermocomp.programs.rapid import span_of
 
 URSCRIPT_SUFFIXES = (".script", ".urscript")
@@ -141,66 +140,60 @@ class _PostLex:
         return _postlex_brackets(stream)
 
 
-#: The statement alternative that reads runs of plain motions as one ``MOVES`` token (urscript.lark).
-_RUNS_RULE = "?statement: MOVES _NL -> moves\n          | func_def"
+@functools.lru_cache(maxsize=1)
+def urscript_parser() -> Lark:
+    """The URScript parser (LALR, grammar ``urscript.lark`` kept in the package), built once per process."""
+    return lalr_parser("urscript.lark", propagate_positions=True, maybe_placeholders=False, postlex=_PostLex())
 
 
-def urscript_parser(runs: bool = True) -> Lark:
-    """The URScript parser (LALR, grammar ``urscript.lark`` kept in the package), built once per process.
-
-    With ``runs=False`` the ``MOVES`` terminal is left out: every statement goes
-    through the grammar's general rules (the reference the fast path is tested against).
-    """
-    return _parser(bool(runs))
-
-
-@functools.lru_cache(maxsize=2)
-def _parser(runs: bool) -> Lark:
-    return runs_parser("urscript.lark", _RUNS_RULE, runs, scan=urmoves_kernel.run_end, first="m",
-                       propagate_positions=True, maybe_placeholders=False,
-                       postlex=_PostLex())
-
-
-# What the general rules read after a run's point, up to its ")": arguments of numbers, positional or a=, v=, t=, r=.
-_U_SP = r"[ \t\f\r]*"
-_U_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
-_ARGUMENTS = re.compile(rf"(?:{_U_SP},{_U_SP}(?:[avtr]{_U_SP}={_U_SP})?{_U_NUM})*{_U_SP}")
+# One plain motion of a ``MOVES`` token, its parts named: the one place they are. Every repetition is possessive
+# (no backtracking); urscript.lark's ``MOVES`` is :data:`MOVES_PATTERN`, written out
+# (tests/test_programs_urscript_runs.py checks they are the same).
+_US = r"[ \t\r]*+"
+_NUM = r"[-+]?+(?:\d++(?:\.\d*+)?+|\.\d++)(?:[eE][+-]?+\d++)?+"
+_MOVE = (rf"(?P<name>movel|movej|movep)\((?P<point>p?\[{_US}{_NUM}(?:{_US},{_US}{_NUM})*+{_US}\])"
+         rf"(?P<args>(?:{_US},{_US}(?:[avtr]{_US}={_US})?+{_NUM})*+){_US}\)")
+_GAP = r"(?:[ \t\f\r]*+(?:#[^\n]*+)?+\n)++[ \t\f\r]*+"
+_STATEMENT = re.compile(rf"(?:{_GAP})?+{_MOVE}")
+#: A run of plain motions (urscript.lark's ``MOVES``): one a line, with blank lines and comments between.
+MOVES_PATTERN = re.sub(r"\(\?P<\w+>", "(?:", rf"{_MOVE}(?:{_GAP}{_MOVE})*+")
+_NUMBER = re.compile(_NUM)
+_ARGUMENT = re.compile(rf"{_US},{_US}(?:(?P<key>[avtr]){_US}={_US})?(?P<number>{_NUM})")
+_POINT_MARKS = str.maketrans("p[]", "   ")
+#: The columns of :attr:`_Statements.spans`: start and end of each group of :data:`_STATEMENT`, then the end.
+NAME, POINT, ARGS, END = 0, 2, 4, 6
 
 
-class _Fallback(Exception):
-    """A ``MOVES`` run the fast path does not resolve: the script is read again without runs."""
+class _Irregular(Exception):
+    """A run's statement the columns do not read (not six numbers, an argument the motion refuses): it is run
+    through the general rules, one statement, for its finding or error."""
 
 
 @dataclass(frozen=True)
 class _Statements:
     """The statements of a ``MOVES`` token, columnar."""
 
-    data: np.ndarray  # the token's latin-1 bytes
-    spans: np.ndarray  # (k, 7) offsets in the token (urmoves_kernel's columns)
-    values: np.ndarray | None  # (k, 6) each point's numbers; None if some point is not six numbers
+    text: str  # the token's text
+    spans: np.ndarray  # (k, 7): start and end of the name, the point and the arguments, then the statement's end
     shape_first: np.ndarray  # each distinct (instruction, arguments) text's first statement
     shape_of: np.ndarray  # each statement's distinct text
 
 
-def move_statements(text: str) -> _Statements | None:
-    """The statements of a ``MOVES`` token's ``text``, each of the exact shape the general rules read; None if
-    they do not tile it (the terminal takes any digits, signs, points and exponents between a pose's brackets:
-    ``.4 1``, ``1e``, and any of them and ``a``, ``v``, ``t``, ``r``, ``=`` after it)."""
-    data = np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
-    spans = urmoves_kernel.split_moves(text, data)
-    if spans is None:
-        return None
-    point_start = spans[:, urmoves_kernel.POINT] + (data[spans[:, urmoves_kernel.POINT]] == 112)  # (after "p")
-    point_end = spans[:, urmoves_kernel.POINT_END]
-    values = parse_spans(text, data, point_start, point_end, 6)
-    if values is None and not all_read(data, point_start, point_end):
-        return None  # (numbers the general rules refuse)
-    parts = [urmoves_kernel.NAME, urmoves_kernel.ARGS]
-    first, shape_of = distinct_spans(data, spans[:, parts], spans[:, [p + 1 for p in parts]])
-    arguments = spans[first][:, [urmoves_kernel.ARGS, urmoves_kernel.ARGS_END]].tolist()
-    if not all(_ARGUMENTS.fullmatch(text, a, b) for a, b in arguments):
-        return None
-    return _Statements(data, spans, values, first, shape_of)
+def move_statements(token: Token) -> _Statements:
+    """The statements of a ``MOVES`` token."""
+    regs = [m.regs for m in _STATEMENT.finditer(token)]  # (every group's start and end, in C)
+    spans = np.fromiter(chain.from_iterable(chain.from_iterable(regs)), dtype=np.int64,
+                        count=len(regs) * 8).reshape(len(regs), -1)
+    if not (np.array_equal(spans[1:, 0], spans[:-1, 1]) and spans[0, 0] == 0 and spans[-1, 1] == len(token)):
+        raise AssertionError(f"a MOVES token at offset {token.start_pos} is not a run of statements (urscript.lark's "
+                             "MOVES and urscript._STATEMENT differ)")
+    spans = np.concatenate([spans[:, 2:], spans[:, 1:2]], axis=1)  # each part's start and end, then the end
+    index: dict[tuple[str, str], int] = {}
+    shape_of = np.fromiter((index.setdefault((token[a:b], token[c:d]), len(index)) for a, b, c, d in
+                            spans[:, [NAME, NAME + 1, ARGS, ARGS + 1]].tolist()), dtype=np.int64, count=len(spans))
+    shape_first = np.empty(len(index), dtype=np.int64)
+    shape_first[shape_of[::-1]] = np.arange(len(spans) - 1, -1, -1)
+    return _Statements(token, spans, shape_first, shape_of)
 
 
 class _Unsupported(Exception):
@@ -263,102 +256,60 @@ def read_urscript(path: PathLike, max_motions: int = MAX_MOTIONS_DEFAULT) -> Rob
     return urscript_program_from_text(text, str(path), max_motions=max_motions)
 
 
-def urscript_program_from_text(text: str, path: str = "<text>", runs: bool = True,
-                               max_motions: int = MAX_MOTIONS_DEFAULT) -> RobotProgram:
-    """:func:`read_urscript` on the text of a script (decoded as ISO-8859-1).
-
-    ``runs=False`` reads every statement through the grammar's general rules
-    (slower on long scripts; the same program).
-    """
+def urscript_program_from_text(text: str, path: str = "<text>", max_motions: int = MAX_MOTIONS_DEFAULT) -> RobotProgram:
+    """:func:`read_urscript` on the text of a script (decoded as ISO-8859-1)."""
     check_max_motions(max_motions)
     with paused():  # a long script is a million objects that all stay alive (thermocomp._gc)
-        if runs:
-            walker = _Walker(text, path, parse_urscript_text(text, path), max_motions)
-            try:
-                # every run of the exact shape first: what the general rules refuse there is a syntax error,
-                # named before anything the walk finds
-                for node in walker.tree.find_data("moves"):
-                    walker.move_matches(node.children[0])
-                return walker.run()
-            except _Fallback:
-                pass
-        return _Walker(text, path, parse_urscript_text(text, path, runs=False), max_motions).run()
+        return _Walker(text, path, parse_urscript_text(text, path), max_motions).run()
 
 
-def parse_urscript_text(text: str, path: str, runs: bool = True) -> Tree:
+def parse_urscript_text(text: str, path: str) -> Tree:
     """Parse ``text`` (a whole script) into lark's tree; a syntax error names line and column.
 
-    With ``runs`` (the default) runs of plain motions are ``moves`` nodes of one
-    ``MOVES`` token each (see :func:`urscript_parser`).
+    Runs of plain motions are ``moves`` nodes of one ``MOVES`` token each (urscript.lark).
     """
     parseable = ("   " + text[3:]) if text.startswith("\xef\xbb\xbf") else text
     if not parseable.endswith("\n"):
         parseable += "\n"
     try:
-        return urscript_parser(runs).parse(parseable)
+        return urscript_parser().parse(parseable)
     except UnexpectedInput as exc:
-        if runs and (getattr(getattr(exc, "token", None), "type", "") == "MOVES"
-                     or _a_run_hides_an_error(parseable, error_offset(exc, len(parseable)))):
-            # the error as the general rules see it (a whole run is no token to name; or a run before the error
-            # holds what they refuse, which is then the first error). Elsewhere both readings meet the same
-            # characters in the same state (a run ends at a statement's end), and the error is named at once:
-            # reading a long script again only to refuse it took half a minute.
-            return parse_urscript_text(text, path, runs=False)
         found = getattr(exc, "token", None) or getattr(exc, "char", None)
         at_end = found is None or getattr(found, "type", "") == "$END"
+        if getattr(found, "type", "") == "MOVES":  # (where no statement may start: its function is unexpected)
+            found = found[:5]  # type: ignore[index]
         what = "end of file" if at_end else repr(str(found))
         line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
         column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
         raise InputError(f"URScript syntax: unexpected {what} (column {column})", path=path, row=line) from None
 
 
-def _a_run_hides_an_error(text: str, before: int) -> bool:
-    """Whether a run of motions (a ``MOVES`` token) before offset ``before`` is not of the exact shape the
-    general rules read (:func:`move_statements`): a later syntax error is then not the first one."""
-    try:
-        for token in urscript_parser(True).lex(text):
-            if token.start_pos >= before:
-                return False
-            if token.type == "MOVES" and move_statements(str(token)) is None:
-                return True
-    except UnexpectedInput:  # (the lexer alone meets a character no token takes: read again to be sure)
-        return True
-    return False
-
-
 def _motion_shape(name: str, args: str) -> tuple[str, float, float, float | None]:
     """Kind, acceleration, speed and stated duration [s] (or None) of a run's motion ``name`` with the
     arguments after its point as written (``", a=1.2, v=0.25"``), checked as :meth:`_Walker.run_motion`
-    checks them; :class:`_Fallback` where it would refuse them."""
+    checks them; :class:`_Irregular` where it would refuse them."""
     kind, _, a_default, v_default = MOTIONS[name]
     positional, keywords = [], {}
     for arg in args.split(",")[1:]:
         key, _, number = arg.rpartition("=")
         value = float(number)
         if not math.isfinite(value):
-            raise _Fallback
+            raise _Irregular
         if key.strip():
             keywords[key.strip()] = value
         else:
             positional.append(value)
     parameters = _PARAMETERS[name]
     if len(positional) > len(parameters):
-        raise _Fallback
+        raise _Irregular
     given = dict(zip(parameters, positional))
     given.update(keywords)
     if set(given) - set(parameters):
-        raise _Fallback
+        raise _Irregular
     a, speed, t = given.get("a", a_default), given.get("v", v_default), given.get("t", 0.0)
     if not (a > 0 and speed > 0 and t >= 0):
-        raise _Fallback
+        raise _Irregular
     return kind, a, speed, t if t > 0 else None
-
-
-def _no_runs(tree: Tree) -> None:
-    """:class:`_Fallback` if ``tree`` holds a run of motions: a construct looked into, not run, names each
-    motion call it holds (the general rules' tree has them)."""
-    if any(True for _ in tree.find_data("moves")):
-        raise _Fallback
 
 
 def _line_col(item) -> tuple[int, int]:
@@ -446,8 +397,7 @@ class _Walker:
             self.visited.add(entry[0])
             self.run_entry(self._body(main), {})
         for name, thread in self.threads.items():  # a thread runs beside the program: its motions are named
-            _no_runs(thread)
-            for call in thread.find_data("call"):
+            for call in self._general(thread).find_data("call"):
                 if str(call.children[0]) in MOTIONS:
                     line, column = _line_col(call)
                     self.notes.append(Finding(f"{call.children[0]} inside thread {name} stays as written: a thread "
@@ -456,8 +406,7 @@ class _Walker:
         for name, fn in self.functions.items():
             if name in self.visited:
                 continue
-            _no_runs(fn)
-            moves = [c for c in fn.find_data("call") if str(c.children[0]) in MOTIONS]
+            moves = [c for c in self._general(fn).find_data("call") if str(c.children[0]) in MOTIONS]
             if moves:
                 line, column = _line_col(fn)
                 self.notes.append(Finding(f"function {name} is not run: its {len(moves)} motion(s) stay as written",
@@ -539,7 +488,6 @@ class _Walker:
             try:
                 self.run_statement(st, local, depth)
             except _Unsupported as exc:
-                _no_runs(st)  # (the notes below name each motion of the construct)
                 line, column = _line_col(exc.where)
                 if self._quiet:  # inside a function that moves nothing: what it does cannot change a motion
                     note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
@@ -548,7 +496,7 @@ class _Walker:
                         self.notes.append(note)
                 elif Finding(exc.message, line, column) not in self.unsupported:
                     self.unsupported.append(Finding(exc.message, line, column))
-                for call in st.find_data("call"):
+                for call in self._general(st).find_data("call"):  # (each motion of a run too)
                     if str(call.children[0]) in MOTIONS and call is not st:
                         l2, c2 = _line_col(call)
                         self.notes.append(Finding(f"{call.children[0]} inside an unsupported construct stays as "
@@ -563,7 +511,7 @@ class _Walker:
         if kind == "assign":
             self.assign(st, local)
         elif kind == "moves":
-            self.run_moves(st.children[0])
+            self.run_moves(st.children[0], local, depth)
         elif kind == "call_stmt":
             self.run_call(st.children[0], local, depth)
         elif kind == "while_stmt":
@@ -1160,65 +1108,130 @@ class _Walker:
         ))
 
     def move_matches(self, token: Token) -> _Statements:
-        """:func:`move_statements` of a ``MOVES`` token, split once; :class:`_Fallback` if not of the shape."""
+        """:func:`move_statements` of a ``MOVES`` token, split once."""
         if token.start_pos not in self._matches:
-            self._matches[token.start_pos] = move_statements(str(token))
-        statements = self._matches[token.start_pos]
-        if statements is None:
-            raise _Fallback
-        return statements
+            self._matches[token.start_pos] = move_statements(token)
+        return self._matches[token.start_pos]
 
-    def run_moves(self, token: Token) -> None:
-        """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one, read into one
-        :class:`MotionRun` (columns: no object a motion).
+    def _number_tree(self, text: str, start: int) -> Tree:
+        """A number written ``text`` at offset ``start`` as the general rules read it (``signed`` with a sign)."""
+        if text[0] in "+-":
+            sign = token_at(self.lines, "ADD_OP", text[0], start)
+            return Tree("signed", [sign, self._number_tree(text[1:], start + 1)],
+                        node_meta(self.lines, start, start + len(text)))
+        return Tree("number", [token_at(self.lines, "NUMBER", text, start)],
+                    node_meta(self.lines, start, start + len(text)))
 
-        Each is checked as the general rules check it; anything they would
-        refuse or that is out of the ordinary raises :class:`_Fallback`, and
-        the general rules then read the script (and give the error).
+    def _statement_tree(self, token: Token, st: _Statements, i: int) -> Tree:
+        """Statement ``i`` of a run as the general rules read it: ``call_stmt(call(NAME, point, arguments...))``."""
+        base, text = token.start_pos, st.text
+        a, b, pa, pb, c, d, end = st.spans[i].tolist()
+        name = token_at(self.lines, "NAME", text[a:b], base + a)
+        numbers = [self._number_tree(m.group(), base + m.start()) for m in _NUMBER.finditer(text, pa, pb)]
+        if text[pa] == "p":
+            point = Tree("pose", [token_at(self.lines, "POSE_OPEN", "p[", base + pa), *numbers],
+                         node_meta(self.lines, base + pa, base + pb))
+        else:
+            point = Tree("list", numbers, node_meta(self.lines, base + pa, base + pb))
+        args: list = [point]
+        for m in _ARGUMENT.finditer(text, c, d):
+            value = self._number_tree(m.group("number"), base + m.start("number"))
+            if m.group("key") is None:
+                args.append(value)
+            else:
+                key = token_at(self.lines, "NAME", m.group("key"), base + m.start("key"))
+                args.append(Tree("kwarg", [key, value], node_meta(self.lines, key.start_pos, value.meta.end_pos)))
+        call = Tree("call", [name, *args], node_meta(self.lines, base + a, base + end))
+        return Tree("call_stmt", [call], node_meta(self.lines, base + a, base + end))
+
+    def _general(self, tree: Tree) -> Tree:
+        """``tree`` as the general rules read it: each run of motions (``moves``) replaced by its statements
+        (:meth:`_statement_tree`), for a construct looked into but not run (its motions named one by one)."""
+        if not any(True for _ in tree.find_data("moves")):
+            return tree
+        children: list = []
+        for child in tree.children:
+            if isinstance(child, Tree) and child.data == "moves":
+                st = self.move_matches(child.children[0])
+                children += [self._statement_tree(child.children[0], st, i) for i in range(len(st.spans))]
+            else:
+                children.append(self._general(child) if isinstance(child, Tree) else child)
+        return Tree(tree.data, children, tree.meta)
+
+    def run_moves(self, token: Token, local: dict, depth: int) -> None:
+        """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one, read into
+        :class:`MotionRun` columns (no object a motion).
+
+        A statement the columns do not read (a point not of six numbers a pose
+        or a joint list holds, arguments the motion refuses) is run by the
+        general rules in its place (:meth:`run_body`), for its finding or its
+        error: the rest of the run stays columns.
         """
         base = token.start_pos
         st = self.move_matches(token)
-        spans, v, data = st.spans, st.values, st.data
+        spans, text = st.spans, st.text
         k = len(spans)
-        if v is None or not np.all(np.abs(v) <= MAX_POSE_VALUE):  # (NaN, inf: not <=)
-            raise _Fallback
-        self.count(k, token)
-        name_start, point_start = spans[:, urmoves_kernel.NAME], spans[:, urmoves_kernel.POINT]
-        is_pose = data[point_start] == 112  # "p[": a pose, "[": joints
+        points = [text[a:b] for a, b in spans[:, POINT:POINT + 2].tolist()]
+        regular = np.fromiter((t.count(",") == 5 for t in points), dtype=bool, count=k)  # six numbers each
+        v = np.full((k, 6), np.nan)
+        good = np.flatnonzero(regular)
+        if good.size:  # (each number parsed by float(), as the general rules parse it)
+            numbers = ",".join([points[i] for i in good.tolist()]).translate(_POINT_MARKS).split(",")
+            v[good] = np.fromiter(map(float, numbers), dtype=float, count=len(numbers)).reshape(-1, 6)
+        with np.errstate(invalid="ignore"):
+            regular &= np.all(np.abs(v) <= MAX_POSE_VALUE, axis=1)  # (NaN, inf: not <=)
+        # kind, acceleration, speed and duration of each (instruction, arguments as written), once each
+        table = []
+        for a, b, c, d in spans[st.shape_first][:, [NAME, NAME + 1, ARGS, ARGS + 1]].tolist():
+            try:
+                table.append(_motion_shape(text[a:b], text[c:d]))
+            except _Irregular:
+                table.append(None)
+        shape_of = st.shape_of
+        regular &= np.array([s is not None for s in table], dtype=bool)[shape_of]
+        self.count(int(regular.sum()), token)  # (the others count where the general rules run them)
+        table = [s or (LINEAR, 1.0, 1.0, None) for s in table]
+        names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
+        name_start, point_start = spans[:, NAME], spans[:, POINT]
+        is_pose = np.fromiter((t[0] == "p" for t in points), dtype=bool, count=k)  # "p[": a pose, "[": joints
         T = np.full((k, 4, 4), np.nan)
-        if np.any(is_pose):
-            rows = np.flatnonzero(is_pose)
+        rows = np.flatnonzero(is_pose & regular)
+        if rows.size:
             T[rows] = transform(matrix_from_rotvec(v[rows, 3:]), v[rows, :3])
         q = np.where(is_pose[:, None], np.nan, v)
-        # kind, acceleration, speed and duration of each (instruction, arguments as written), once each
-        text = str(token)
-        names = [text[a:b] for a, b in spans[st.shape_first][:, :2].tolist()]  # each shape's instruction
-        table = [_motion_shape(name, text[a:b]) for name, (a, b) in
-                 zip(names, spans[st.shape_first][:, [urmoves_kernel.ARGS, urmoves_kernel.ARGS_END]].tolist())]
-        shape_of = st.shape_of
         joint = np.array([kind == JOINT for kind, _, _, _ in table], dtype=bool)[shape_of]
         speed = np.array([s[2] for s in table], dtype=float)[shape_of]
         lines, columns = self.lines.arrays(np.concatenate([base + name_start, base + point_start]))
         statement = np.empty((k, 4), dtype=np.int64)
-        statement[:, 0], statement[:, 1] = base + name_start, base + spans[:, urmoves_kernel.END]
+        statement[:, 0], statement[:, 1] = base + name_start, base + spans[:, END]
         statement[:, 2], statement[:, 3] = lines[:k], columns[:k]
         name = statement.copy()
-        name[:, 1] = base + spans[:, urmoves_kernel.NAME_END]
+        name[:, 1] = base + spans[:, NAME + 1]
         point = np.empty((k, 4), dtype=np.int64)
-        point[:, 0], point[:, 1], point[:, 2], point[:, 3] = (base + point_start, base + spans[:, urmoves_kernel.POINT_END],
-                                                              lines[k:], columns[k:])
-        self.steps.append(MotionRun(
-            instruction=tuple(map(names.__getitem__, shape_of.tolist())),
-            kind=np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of],
-            n_points=np.ones(k, dtype=np.int64), statement=statement, name=name,
-            tcp_speed=np.where(joint, np.inf, speed), orientation_speed=np.full(k, np.inf),
-            joint_speed=np.where(joint, speed, np.inf),
-            acceleration=np.array([s[1] for s in table], dtype=float)[shape_of],
-            duration_s=np.array([np.nan if s[3] is None else s[3] for s in table], dtype=float)[shape_of],
-            text=point, argument=point, T_world_tcp=T, q=q, q_len=np.where(is_pose, 0, 6).astype(np.int64),
-            confdata=np.zeros((k, 4), dtype=np.int64), has_confdata=np.zeros(k, dtype=bool),
-            frames=((np.eye(4), self.tool.copy()),), frame=np.zeros(k, dtype=np.int64), extax=("",) * k,
-            name_of_point=("",) * k, whole_argument=(None,) * k))
+        point[:, 0], point[:, 1] = base + point_start, base + spans[:, POINT + 1]
+        point[:, 2], point[:, 3] = lines[k:], columns[k:]
+        instruction = tuple(map(names.__getitem__, shape_of.tolist()))
+        kind = np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of]
+        acceleration = np.array([s[1] for s in table], dtype=float)[shape_of]
+        duration = np.array([np.nan if s[3] is None else s[3] for s in table], dtype=float)[shape_of]
+        q_len = np.where(is_pose, 0, 6).astype(np.int64)
+        # the regular statements' columns, the others run by the general rules, in order
+        edges = np.flatnonzero(np.diff(regular.astype(np.int8), prepend=2, append=2))
+        for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
+            if not regular[a]:
+                for i in range(a, b):
+                    self.run_body([self._statement_tree(token, st, i)], local, depth)
+                continue
+            n = b - a
+            self.steps.append(MotionRun(
+                instruction=instruction[a:b], kind=kind[a:b], n_points=np.ones(n, dtype=np.int64),
+                statement=statement[a:b], name=name[a:b], tcp_speed=np.where(joint[a:b], np.inf, speed[a:b]),
+                orientation_speed=np.full(n, np.inf), joint_speed=np.where(joint[a:b], speed[a:b], np.inf),
+                acceleration=acceleration[a:b], duration_s=duration[a:b], text=point[a:b], argument=point[a:b],
+                T_world_tcp=T[a:b], q=q[a:b], q_len=q_len[a:b], confdata=np.zeros((n, 4), dtype=np.int64),
+                has_confdata=np.zeros(n, dtype=bool), frames=((np.eye(4), self.tool.copy()),),
+                frame=np.zeros(n, dtype=np.int64), extax=("",) * n, name_of_point=("",) * n,
+                whole_argument=(None,) * n))
 
     def point(self, node, local: dict, kind: str) -> Point:
         outer = node

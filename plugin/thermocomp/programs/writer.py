@@ -55,24 +55,10 @@ def format_singles(values: FloatArray) -> list[list[str]]:
 
 
 def single_texts(values: FloatArray) -> np.ndarray:
-    """:func:`format_singles` as an array of strings ``(r, k)``.
-
-    The texts are written by :func:`thermocomp.programs.singles_kernel.shortest_texts` (compiled) where it
-    can, and by numpy (:func:`numpy_single_texts`, its reference) elsewhere: the same characters.
-    """
-    from thermocomp.programs.singles_kernel import shortest_texts
-
+    """:func:`format_singles` as an array of strings ``(r, k)``: numpy's shortest text of each 32-bit value (its
+    ``str``, Dragon4, converted in C) that reads back as the same 32-bit float, ``.0`` dropped, zero (and -0)
+    written ``0``."""
     stored = np.round(np.asarray(values, dtype=float), NOISE_DECIMALS).astype(np.float32)
-    fast, done = shortest_texts(stored)
-    text = fast.astype(str)
-    if not np.all(done):
-        text[~done] = numpy_single_texts(stored[~done])
-    return text
-
-
-def numpy_single_texts(stored: np.ndarray) -> np.ndarray:
-    """The texts of the 32-bit floats ``stored``: numpy's shortest text that reads back as the same 32-bit float
-    (``str`` of each value, converted in C), ``.0`` dropped, zero (and -0) written ``0``."""
     text = stored.astype(str)
     whole = np.char.endswith(text, ".0")
     if np.any(whole):
@@ -90,100 +76,24 @@ def stored_singles(values: FloatArray) -> FloatArray:
 _ROBTARGET = "[[{},{},{}],[{},{},{},{}],[{},{},{},{}],{}]".format
 
 
-def rapid_robtarget_text(texts: list[str], confdata, extax: str) -> str:
-    """A robtarget from the formatted ``x, y, z, q1..q4`` texts, confdata (integers) and the external axes' text."""
-    return _ROBTARGET(*texts, *(int(c) for c in confdata), extax or _NO_EXTAX)
-
-
-def rapid_robtarget_texts(texts: list[list[str]], confdata: np.ndarray, extax: list[str]) -> list[str]:
-    """:func:`rapid_robtarget_text` of many points (one format string, confdata converted at once)."""
-    return [_ROBTARGET(*t, *c, e or _NO_EXTAX) for t, c, e in zip(texts, np.asarray(confdata).astype(int).tolist(),
-                                                                  extax)]
-
-
-def rapid_robtarget_column(texts: np.ndarray, confdata: np.ndarray, extax: list[str]) -> list[str]:
-    """:func:`rapid_robtarget_texts` of the texts of :func:`single_texts` ``(r, 7)``."""
-    flat = texts.ravel().tolist()
+def robtarget_texts(shown: FloatArray, confdata: ArrayLike, extax: Sequence[str]) -> list[str]:
+    """The robtargets ``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],[extax]]`` of the rows of ``shown`` ``(r, 7)``
+    (x, y, z [mm], q1..q4), their confdata ``(r, 4)`` (integers) and external axes' texts (``""``: none)."""
+    flat = single_texts(np.asarray(shown, dtype=float).reshape(-1, 7)).ravel().tolist()
     conf = np.asarray(confdata).astype(int).tolist()
     return [_ROBTARGET(*flat[7 * i:7 * i + 7], *c, e or _NO_EXTAX) for i, (c, e) in enumerate(zip(conf, extax))]
 
 
-def rapid_robtarget_bytes(shown: FloatArray, confdata: np.ndarray, extax: Sequence[str],
-                          rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The robtarget texts of the values ``shown`` ``(r, 7)`` (x, y, z [mm], q1..q4) as latin-1 bytes,
-    ``(buf, start, end)``, row ``i`` being ``buf[start[i]:end[i]]``: the characters of
-    :func:`rapid_robtarget_column` of :func:`single_texts`, written in compiled code
-    (:func:`thermocomp.programs.singles_kernel.robtarget_rows`) where every number of a row is one it writes,
-    by that reference itself for the other rows.
-
-    ``extax``: the external axes' texts of the rows, or, with ``rows`` (indices into it), of a longer list
-    (a program's points: each distinct text is then looked up once, by code)."""
-    from thermocomp.programs.singles_kernel import robtarget_rows
-
-    shown = np.asarray(shown, dtype=float)
-    codes, distinct = text_codes(extax)
-    if rows is not None:
-        codes = codes[rows]
-    distinct = [e or _NO_EXTAX for e in distinct]
-    stored = np.round(shown, NOISE_DECIMALS).astype(np.float32)
-    buf, start, end, done = robtarget_rows(stored, np.asarray(confdata).astype(int), codes, distinct)
-    rest = np.flatnonzero(~done)
-    if rest.size:
-        texts = rapid_robtarget_column(single_texts(shown[rest]), np.asarray(confdata)[rest],
-                                       [distinct[c] for c in codes[rest].tolist()])
-        more, start[rest], end[rest] = packed(texts, len(buf))
-        buf = np.concatenate([buf, more])
-    return buf, start, end
+def list_texts(shown: FloatArray, prefix: str) -> list[str]:
+    """The texts ``<prefix>v1, v2, ...]`` of the rows of ``shown`` ``(r, k)`` (a URScript pose ``p[...]`` or joint
+    list ``[...]``)."""
+    return [prefix + ", ".join(row) + "]" for row in format_singles(shown)]
 
 
-def text_codes(texts: Sequence[str]) -> tuple[np.ndarray, list[str]]:
-    """Each text's index in the list of the distinct ones (in order of appearance): ``(codes, distinct)``."""
-    index = {t: k for k, t in enumerate(dict.fromkeys(texts))}  # in C loops: a program repeats a few texts
-    return np.fromiter(map(index.__getitem__, texts), dtype=np.int64, count=len(texts)), list(index)
-
-
-def list_bytes(shown: FloatArray, prefix: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The texts ``<prefix>v1, v2, ...]`` of the values ``shown`` ``(r, k)`` (a URScript pose ``p[...]`` or joint
-    list ``[...]``) as latin-1 bytes ``(buf, start, end)``, row ``i`` being ``buf[start[i]:end[i]]``: the
-    characters of ``prefix + ", ".join(row) + "]"`` of :func:`format_singles`, written in compiled code
-    (:func:`thermocomp.programs.singles_kernel.list_rows`) where every number of a row is one it writes, by that
-    reference itself for the other rows."""
-    from thermocomp.programs.singles_kernel import list_rows
-
-    shown = np.asarray(shown, dtype=float)
-    stored = np.round(shown, NOISE_DECIMALS).astype(np.float32)
-    buf, start, end, done = list_rows(stored, prefix, ", ", "]")
-    rest = np.flatnonzero(~done)
-    if rest.size:
-        texts = [prefix + ", ".join(row) + "]" for row in format_singles(shown[rest])]
-        more, start[rest], end[rest] = packed(texts, len(buf))
-        buf = np.concatenate([buf, more])
-    return buf, start, end
-
-
-def packed(texts: list[str], offset: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``texts`` as one latin-1 byte buffer ``(buf, start, end)``: text ``k`` is ``buf[start[k] - offset:end[k] -
-    offset]`` (``offset``: where ``buf`` will stand in a longer buffer)."""
-    encoded = [t.encode("latin-1") for t in texts]
-    lengths = np.array([len(e) for e in encoded], dtype=np.int64)
-    start = offset + np.cumsum(lengths) - lengths
-    return np.frombuffer(b"".join(encoded), dtype=np.uint8), start, start + lengths
-
-
-def unpacked(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[str]:
-    """The texts ``buf[start[k]:end[k]]`` of a latin-1 byte buffer (:func:`packed`, :func:`rapid_robtarget_bytes`)."""
-    text = buf.tobytes().decode("latin-1")
-    return [text[a:b] for a, b in zip(start.tolist(), end.tolist())]
-
-
-def rapid_robtarget_values(shown: FloatArray, confdata: np.ndarray, extax: list[str]) -> list[str]:
-    """:func:`rapid_robtarget_bytes` as one string per row."""
-    return unpacked(*rapid_robtarget_bytes(shown, confdata, extax))
-
-
-def rapid_joint_text(texts: list[str], extax: str) -> str:
-    """A jointtarget from the formatted joint texts [deg] and the external axes' text."""
-    return f"[[{','.join(texts)}],{extax or _NO_EXTAX}]"
+def jointtarget_texts(shown: FloatArray, extax: Sequence[str]) -> list[str]:
+    """The jointtargets ``[[j1,...,j6],[extax]]`` of the rows of ``shown`` ``(r, k)`` [deg] and their external
+    axes' texts (``""``: none)."""
+    return [f"[[{','.join(row)}],{e or _NO_EXTAX}]" for row, e in zip(format_singles(shown), extax)]
 
 
 def read_single(text: str) -> float:
@@ -285,36 +195,6 @@ def apply_edits(text: str, edits: list[Edit], path: str, comment: str | None = N
     return "".join(out)
 
 
-def splice_bytes(text: str, starts: np.ndarray, ends: np.ndarray, values: list[str | None],
-                 pieces: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
-                 comment: str | None = None, data: np.ndarray | None = None) -> np.ndarray | None:
-    """``text`` with ``text[starts[i]:ends[i]]`` replaced by ``values[i]`` (``None``: kept), or for the rows of
-    ``pieces`` ``(rows, buf, start, end)`` by the latin-1 bytes ``buf[start[k]:end[k]]``, as :func:`apply_edits`
-    would, in compiled code (:func:`thermocomp.programs.text_kernel.splice`), as latin-1 bytes (uint8; ``data``:
-    the text's own, where the caller has them); ``None`` if the replaced spans are not in the order of the text
-    and apart, or if one holds a ``comment`` (:func:`apply_edits` keeps it)."""
-    from thermocomp.programs.text_kernel import splice
-
-    m = len(values)
-    rep_start, rep_end = np.full(m, -1, dtype=np.int64), np.full(m, -1, dtype=np.int64)
-    buffers, offset = [], 0
-    if pieces is not None:
-        rows, buf, start, end = pieces
-        rep_start[rows], rep_end[rows] = start, end
-        buffers.append(buf)
-        offset = len(buf)
-    others = [] if values.count(None) == m else [i for i, v in enumerate(values) if v is not None]
-    if others:
-        more, rep_start[others], rep_end[others] = packed([values[i] for i in others], offset)  # type: ignore[misc]
-        buffers.append(more)
-    rep = np.concatenate(buffers) if buffers else np.zeros(0, dtype=np.uint8)
-    replaced = np.flatnonzero(rep_start >= 0)
-    if _commented(np.asarray(starts)[replaced], np.asarray(ends)[replaced], text, comment).size:
-        return None  # a comment inside a replaced target: its text is left to apply_edits, which keeps it
-    source = np.frombuffer(text.encode("latin-1"), dtype=np.uint8) if data is None else data
-    return splice(source, starts, ends, rep, rep_start, rep_end)
-
-
 def point_changed(point: Point, T_world_tcp_new: FloatArray | None, q_new: FloatArray | None,
                   confdata_new: tuple[int, ...] | None) -> bool:
     """Whether a point's new value differs from its text by more than the keep thresholds."""
@@ -401,20 +281,17 @@ def _conflict(span: Span, path: str) -> InputError:
 
 # ---------------------------------------------------------------- RAPID
 def rapid_robtarget(T_frame_tcp: FloatArray, confdata: tuple[int, ...], extax: str, quat_hint: FloatArray | None) -> str:
-    """``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],[extax]]`` (mm, quaternion w first)."""
+    """``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],[extax]]`` (mm, quaternion w first): :func:`robtarget_texts` of
+    one pose ``(4, 4)`` [m], its quaternion in the hemisphere of ``quat_hint`` where given."""
     quat = quat_wxyz_from_matrix(T_frame_tcp[:3, :3])
     if quat_hint is not None and float(quat @ quat_hint) < 0:
         quat = -quat  # the same rotation, in the hemisphere the program used
-    trans = ",".join(format_single(v) for v in T_frame_tcp[:3, 3] * 1e3)
-    rot = ",".join(format_single(v) for v in quat)
-    conf = ",".join(str(int(c)) for c in confdata)
-    return f"[[{trans}],[{rot}],[{conf}],{extax or _NO_EXTAX}]"
+    return robtarget_texts(np.concatenate([T_frame_tcp[:3, 3] * 1e3, quat])[None], [confdata], [extax])[0]
 
 
 def rapid_jointtarget(q: FloatArray, extax: str) -> str:
-    """``[[j1,...,j6],[extax]]`` (degrees)."""
-    joints = ",".join(format_single(v) for v in np.degrees(q))
-    return f"[[{joints}],{extax or _NO_EXTAX}]"
+    """``[[j1,...,j6],[extax]]`` (degrees): :func:`jointtarget_texts` of one joint vector ``q`` [rad]."""
+    return jointtarget_texts(np.degrees(q)[None], [extax])[0]
 
 
 _NO_EXTAX = "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]"
@@ -423,5 +300,4 @@ _NO_EXTAX = "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]"
 # ---------------------------------------------------------------- URScript
 def ur_pose(T_frame_tcp: FloatArray) -> str:
     """``p[x,y,z,rx,ry,rz]`` (m, rotation vector rad)."""
-    values = np.concatenate([T_frame_tcp[:3, 3], rotvec_from_matrix(T_frame_tcp[:3, :3])])
-    return "p[" + ", ".join(format_single(v) for v in values) + "]"
+    return list_texts(np.concatenate([T_frame_tcp[:3, 3], rotvec_from_matrix(T_frame_tcp[:3, :3])])[None], "p[")[0]
