@@ -645,8 +645,8 @@ class _Walker:
             return None
         for sub in node.iter_subtrees_topdown():
             where = f"at line {_line_col(sub)[0]}"
-            if sub.data == "moves":
-                return f"motions {where}"
+            if sub.data == "moves":  # (a run of motions: its first names it)
+                return f"{str(sub.children[0]).split('(', 1)[0]} {where}"
             if sub.data in ("return_stmt", "break_stmt", "continue_stmt"):
                 return f"{sub.data.split('_')[0]} {where}"
             if sub.data != "call":
