@@ -138,11 +138,11 @@ def _scene_argument(args: argparse.Namespace) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from thermocomp.application import CompensationFailed
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.compensation.compensate import CompensationOptions
     from thermocomp.errors import ConfigurationError
     from thermocomp.io.job import Job
-    from thermocomp.pipeline import CompensationFailed
     from thermocomp.simulators.pybullet.batch import BatchOutputs, prepare, run_batch
 
     gui = _check_options(args)

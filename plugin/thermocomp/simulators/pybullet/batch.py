@@ -96,7 +96,7 @@ def run_batch(job: Job, setup: sim.SimSetup, outputs: BatchOutputs, *, allow_fai
 
     Raises
     ------
-    thermocomp.pipeline.CompensationFailed
+    thermocomp.application.CompensationFailed
         Rows failed and ``allow_failures`` is False (nothing written).
     """
     from thermocomp.simulators.pybullet.collision import CollisionOptions, write_collision_csv

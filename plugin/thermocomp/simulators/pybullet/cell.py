@@ -258,7 +258,7 @@ def compensate_setup(setup: SimSetup, *, allow_failures: bool = False,
 
     Raises
     ------
-    thermocomp.pipeline.CompensationFailed
+    thermocomp.application.CompensationFailed
         Rows failed and ``allow_failures`` is False.
     """
     return run_compensation(setup.chain, setup.table, setup.program, None, options=setup.options,
