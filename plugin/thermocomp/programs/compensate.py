@@ -975,5 +975,5 @@ def _movec_statements(prog: RobotProgram, points, values, whole) -> list[w.Edit]
     return edits
 
 
-__all__ = ["REPORT_CSV_HEAD", "ProgramOptions", "ProgramReport", "compensate_program",
-           "read_program", "Finding"]
+__all__ = ["REPORT_CSV_HEAD", "ProgramOptions", "ProgramOutputs", "ProgramReport", "compensate_program",
+           "program_targets", "read_program", "Finding"]
