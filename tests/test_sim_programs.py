@@ -139,3 +139,21 @@ def test_the_magnification_is_capped_where_the_robot_would_dive_through_its_tabl
     assert 1.0 <= capped < 20.0
     assert _deepest_into_table(ur5_setup, capped, q_rows) > -sim.BELOW_PLANE_SLACK - 1e-3
     assert sim.automatic_magnification(ur5_setup, 200.0) <= sim.display_magnification(ur5_setup, 200.0)
+
+
+@pytest.mark.slow
+def test_the_gui_plays_a_program_with_a_scripted_panel(tmp_path):
+    """The GUI's loop (DIRECT, a scripted panel): compensate, then play the program's points in its order."""
+    from thermocomp.simulators.pybullet.gui import ScriptedPanel, SimGui
+
+    setup = sim.load_setup("irb140", EXAGGERATED, program=RAPID,
+                           options=CompensationOptions(time_law=LinearRamp(), minutes=(0.0, 200.0)))
+    assert setup.program.n_targets == 9 and setup.program.names[0].startswith("1:line")
+    panel = ScriptedPanel({2: {"compensate": 1}, 3: {"play_corrected": 1}})
+    with connect("direct") as client:
+        gui = SimGui(setup, client, tmp_path / "gui", panel, play_interval=0.0, start_minute=200.0)
+        summary = gui.run(max_frames=16, frame_seconds=0.0)
+        assert summary.planned and summary.rows_played == 9  # every point of the program, once
+        assert gui.plan.corrected_error[gui.plan.ok].max() <= 1e-8  # PyBullet: each point reached
+        assert len(gui.path_items) == 8
+        gui.cell.close()
