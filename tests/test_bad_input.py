@@ -429,7 +429,7 @@ def test_rows_reported_converged_reach_their_targets_with_the_angles_as_written(
 # --- 6. interrupted runs leave nothing (subprocess: real signals) -----------------------------------------------
 
 
-@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP", "SIGQUIT"])
 def test_sim_killed_mid_run_leaves_nothing(tmp_path, signame):
     """sim --headless under kill / a closed terminal: exit 130, no output, no temporary, no work folder."""
     work = tmp_path / "tmp"
