@@ -7,7 +7,6 @@ targets changed; :func:`read_program` gives the program as read
 """
 
 from thermocomp.programs.compensate import (
-    ProgramCompensationFailed,
     ProgramOptions,
     ProgramReport,
     compensate_program,
@@ -19,7 +18,6 @@ from thermocomp.programs.timing import TimingOptions
 __all__ = [
     "Motion",
     "Point",
-    "ProgramCompensationFailed",
     "ProgramOptions",
     "ProgramReport",
     "RobotProgram",

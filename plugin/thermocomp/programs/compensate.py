@@ -13,7 +13,7 @@ and report. Every output is written all or none. docs/programs.md.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -21,6 +21,7 @@ import numpy as np
 
 from thermocomp._gc import paused
 from thermocomp._typing import FloatArray, PathLike
+from thermocomp.application import CompensationFailed, Declared, Report, file_of, run_job
 from thermocomp.compensation.compensate import (
     CompensationChunk,
     CompensationOptions,
@@ -34,10 +35,9 @@ from thermocomp.compensation.compensate import (
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import Static, TimeLaw
-from thermocomp.errors import ConfigurationError, InputError, ThermocompError
+from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import (
     invert_transform,
-    matrix_from_quat_wxyz,
     matrix_from_rotvec,
     quat_wxyz_from_matrix,
     rotvec_from_matrix,
@@ -52,8 +52,9 @@ from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKResult, Status, pose_errors, turns
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.kinematics.seeding import solve_nominal_configuration, solve_path
-from thermocomp.prepare import robot_and_table
+from thermocomp.prepare import RobotAndTable
 from thermocomp.programs import writer as w
+from thermocomp.programs.feasibility import MotionRow
 from thermocomp.programs.model import (
     _KIND_CODE,
     ABSOLUTE_JOINT,
@@ -66,6 +67,7 @@ from thermocomp.programs.model import (
     ProgramColumns,
     RobotProgram,
     Span,
+    tcp_poses,
 )
 from thermocomp.programs.timing import MAX_MINUTES, Timing, TimingOptions, estimate_timing
 from thermocomp.robot.chain import Chain
@@ -168,36 +170,12 @@ def indexed_minutes(step_min: float, time_law: TimeLaw) -> tuple[float, ...]:
     return tuple(float(k * step_min) for k in range(count))
 
 
-class ProgramCompensationFailed(ThermocompError):
-    """Some points could not be compensated and failures were not allowed; nothing written."""
-
-    def __init__(self, report: ProgramReport) -> None:
-        self.report = report
-        super().__init__(report.failure_text())
-
-
-@dataclass
-class MotionRow:
-    """One motion of the compensated program (a row of the program report CSV)."""
-
-    motion: int
-    instruction: str
-    line: int
-    minute_first: float
-    minute_last: float
-    change_mm: float
-    change_deg: float
-    joint_change_deg: float
-    status: str
-    findings: list[str] = field(default_factory=list)
-
-
 #: The phases of :func:`compensate_program`, as :attr:`ProgramReport.phase_seconds` lists them.
 PHASES = ("reading", "nominal configurations", "timing", "solving", "checks", "writing")
 
 
 @dataclass
-class ProgramReport:
+class ProgramReport(Report):
     """What :func:`compensate_program` did."""
 
     program: str
@@ -225,6 +203,16 @@ class ProgramReport:
     #: Wall time of each phase [s], in order: reading the program, nominal configurations, timing, solving,
     #: checks (feasibility), writing (the program's text; the files are committed after).
     phase_seconds: dict[str, float] = field(default_factory=dict)
+    #: The plot asked for (``--plot``), as given.
+    plot: PathLike | None = None
+    #: The files the run wrote, once they are all committed (:func:`thermocomp.application.run_job`).
+    written: list[Path] = field(default_factory=list)
+
+    def closing_lines(self) -> list[str]:
+        return [] if self.plot is None else [f"wrote {self.plot}"]
+
+    def warnings(self) -> list[str]:
+        return [f"{len(self.unsupported)} construct(s) left as written, not compensated"] if self.unsupported else []
 
     def failure_text(self) -> str:
         lines = [f"{len(self.failed)} point(s) of {self.program} could not be compensated:"]
@@ -373,14 +361,6 @@ def point_poses(chain: Chain, points: ProgramColumns | tuple[Point, ...]) -> Poi
     return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint, T_flange_tcp)
 
 
-def tcp_poses(R_flange: FloatArray, p_flange: FloatArray, T_flange_tcp: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """The TCP poses ``(..., m, 3, 3)``, ``(..., m, 3)`` of flange poses ``(..., m, 3, 3)``, ``(..., m, 3)`` with each
-    point's tool ``T_flange_tcp`` ``(m, 4, 4)``."""
-    R = R_flange @ T_flange_tcp[:, :3, :3]
-    p = p_flange + np.einsum("...mij,mj->...mi", R_flange, T_flange_tcp[:, :3, 3])
-    return R, p
-
-
 _NO_SPAN = Span(0, 0, 0, 0)
 
 
@@ -461,6 +441,7 @@ def compensate_program(
     progress: ProgressCallback | None = None,
     robot_options: RobotFileOptions | None = None,
     plot: PathLike | None = None,
+    job: Job | None = None,
 ) -> ProgramReport:
     """Compensate the robot program ``program`` and write it to ``out``.
 
@@ -489,64 +470,140 @@ def compensate_program(
     plot
         Also draw the errors and corrections per minute as PNG
         (:func:`thermocomp.plotting.plot_png`), written with the other outputs, all or none.
+    job
+        The :class:`~thermocomp.io.job.Job` of a larger run, which then commits; default a job of its own
+        (:func:`thermocomp.application.run_job`).
 
     Raises
     ------
     InputError
         Bad input or an unsupported construct with ``unsupported="refuse"``
         (every one named with file, line and column); nothing written.
-    ProgramCompensationFailed
+    CompensationFailed
         Points failed and ``allow_failures`` is False; nothing written.
     """
-    options = CompensationOptions() if options is None else options
     popts = ProgramOptions() if program_options is None else program_options
     language = _language_of(program) if isinstance(program, (str, Path)) else None
     if out is not None and language is not None and Path(out).suffix.lower() not in _suffixes_of(language):
         raise InputError(f"--out: the output must be in the program's language: expected an extension among "
                          f"{', '.join(_suffixes_of(language))}, got {Path(out).suffix!r}", path=str(out))
-    report_csv = None if report is None else Path(report).with_suffix(".csv")
-    # every file declared and checked before any work; the outputs appear all or none (issue 9's job)
-    with Job() as job:
-        for path, option in ((deformation, "--deformation"), (program, "--program"), (robot, "--robot")):
-            if isinstance(path, (str, Path)) and (option != "--robot" or Path(path).suffix):
-                job.input(path, option)
-        job.output(out, "--out")
-        job.output(results, "--results")
-        job.output(report, "--program-report")
-        # a name the user did not give: a file there that this option did not write is refused, not replaced
-        job.derived_output(report_csv, "--program-report (its CSV)", REPORT_CSV_HEAD.encode(),
-                           "a program report CSV")
-        job.output(plot, "--plot")
-        job.check()
-        bound = robot_and_table(robot, deformation, job=job, robot_options=robot_options, options=options)
-        chain, table, options = bound.chain, bound.table, bound.options
+    outputs = ProgramOutputs(out=None if out is None else Path(out), results=results, report=report, plot=plot)
+
+    def work(job: Job, bound: RobotAndTable) -> ProgramReport:
         with paused():  # the program's objects live as long as the job (thermocomp._gc)
-            rep, writes = _compensate_program(chain, table, program, out, options, popts, allow_failures, results,
-                                              report, report_csv, progress, plot)
+            rep, writes = _compensate_program(bound, program, popts, outputs, allow_failures, progress)
         for dest, write in writes:
             job.write_with(dest, write)
-        job.commit()
-    return rep
+        return rep
+
+    files = Declared(inputs=[(file_of(program), "--program")],
+                     outputs=[(out, "--out"), (results, "--results"), (report, "--program-report"),
+                              (outputs.report_csv, "--program-report (its CSV)", REPORT_CSV_HEAD.encode(),
+                               "a program report CSV"),
+                              (plot, "--plot")])
+    return run_job(robot, deformation, work, files, options=options, robot_options=robot_options, job=job)
 
 
-def _compensate_program(chain, table, program, out, options, popts, allow_failures, results, report, report_csv,
-                        progress, plot):
-    """The work of :func:`compensate_program`: returns the report and ``(destination, write)`` pairs."""
-    phases: dict[str, float] = {}
-    clock = [time.perf_counter()]
-    bar = _phase_progress(progress)  # a bar that knows phases (the CLI's --progress), else None
+@dataclass(frozen=True)
+class ProgramOutputs:
+    """The files a program's compensation writes (``None``: not written): the program, the results CSV, the
+    report (text, and its CSV beside it), the plot."""
 
-    def phase(name: str, done: int | None = None, then: str | None = None) -> None:
+    out: Path | None = None
+    results: PathLike | None = None
+    report: PathLike | None = None
+    plot: PathLike | None = None
+
+    @property
+    def report_csv(self) -> Path | None:
+        """The report's CSV: the report's name with ``.csv``."""
+        return None if self.report is None else Path(self.report).with_suffix(".csv")
+
+
+class _Phases:
+    """The wall time of each phase of :func:`compensate_program` (:data:`PHASES`), and the progress bar's phase."""
+
+    def __init__(self, progress: ProgressCallback | None) -> None:
+        self.seconds: dict[str, float] = {}
+        self.clock = time.perf_counter()
+        self.progress = progress
+        self.bar = _phase_progress(progress)  # a bar that knows phases (the CLI's --progress), else None
+
+    def start(self, name: str) -> None:
+        announce_phase(self.progress, name, None)
+
+    def end(self, name: str, done: int | None = None, then: str | None = None) -> None:
         """Phase ``name`` ended (``done`` rows, drawn as finished), ``then`` starts."""
         now = time.perf_counter()
-        phases[name] = phases.get(name, 0.0) + now - clock[0]
-        clock[0] = now
-        if bar is not None and done is not None:
-            bar(done, done)
+        self.seconds[name] = self.seconds.get(name, 0.0) + now - self.clock
+        self.clock = now
+        if self.bar is not None and done is not None:
+            self.bar(done, done)
         if then is not None:
-            announce_phase(progress, then, None)
+            self.start(then)
 
-    announce_phase(progress, "reading", None)
+
+def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramOptions, outputs: ProgramOutputs,
+                        allow_failures: bool, progress: ProgressCallback | None):
+    """The work of :func:`compensate_program`: returns the report and ``(destination, write)`` pairs."""
+    chain, table, options = bound.chain, bound.table, bound.options
+    phases = _Phases(progress)
+    phases.start("reading")
+    prog = _read_checked(program, popts, phases.bar)
+    m = len(prog.columns.run.text)
+    poses = point_poses(chain, prog.columns)
+    phases.end("reading", m, then="nominal configurations")
+    q_nominal, nominal_status = nominal_configurations(chain, prog, poses, options)
+    phases.end("nominal configurations", m)
+    timing = estimate_timing(chain, prog, poses.T_world_tcp, q_nominal, popts.timing)
+    phases.end("timing", then="solving")
+    core_program, run_options, time_form = _timed_program(prog, poses, q_nominal, timing, options, popts)
+    solved = _solve(chain, table, core_program, run_options, q_nominal, nominal_status,
+                    indexed=popts.indexed_minutes is not None, keep_chunks=outputs.results is not None,
+                    progress=progress)
+    rep = ProgramReport(program=prog.path, language=prog.language, robot=chain.name, deformation=table.source,
+                        output=popts.output, time_form=time_form, out=outputs.out, n_motions=len(prog.columns.run.instruction),
+                        n_points=m, n_changed_texts=0, summary=solved.summary, timing=timing, plot=outputs.plot)
+    rep.unsupported = [f.text(prog.path) for f in prog.unsupported]
+    rep.notes = [f.text(prog.path) for f in prog.notes]
+    run = prog.columns.run
+    failed = np.flatnonzero(solved.status != Status.CONVERGED)
+    rep.failed = [f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
+                  f"{Status(int(solved.status[i])).label}" for i in failed]
+    if failed.size and not allow_failures:
+        rep.out = None  # nothing is written: its text must not say "wrote"
+        raise CompensationFailed(rep)
+
+    from thermocomp.programs import feasibility
+
+    # the TCP poses of the versions, which the checks and the snapshot writer both read
+    R_tcp, p_tcp = tcp_poses(solved.R_checked, solved.p_checked, poses.T_flange_tcp)
+    phases.end("solving", then="checks")  # (collecting the chunks' joints)
+    rep.rows, rep.feasibility = feasibility.check_program(chain, prog, poses, q_nominal, solved.q_checked, timing,
+                                                          solved.status, linear_form=popts.output == "filtered",
+                                                          tcp=(R_tcp, p_tcp))
+    phases.end("checks", len(run.instruction), then="writing")
+    if popts.indexed_minutes is not None:
+        from thermocomp.programs import indexed
+
+        written = indexed.write_indexed(chain, prog, poses, solved.q_checked, solved.minutes, solved.status,
+                                        popts.output, tcp=(R_tcp, p_tcp))
+    else:
+        written = write_snapshot(chain, prog, poses, solved.q_checked[0], solved.status, popts.output,
+                                 tcp=(R_tcp[0], p_tcp[0]))
+    rep.n_changed_texts = written.n_changed
+    rep.rounding_position, rep.rounding_angle = written.rounding
+    rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1)))
+    rep.rounding_bound = rounding_bound(rep.reach)
+    rep.written_bytes = len(written.data)
+    phases.end("writing", m)
+    rep.phase_seconds = {k: phases.seconds[k] for k in PHASES}
+    return rep, _writes(rep, written.data, solved.chunks, core_program.names, chain.n_joints, outputs)
+
+
+def _read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback | None) -> RobotProgram:
+    """The program as read, refused (nothing written) when it has an unsupported construct and ``popts`` refuses
+    them, when it runs no motion, or when its motions have no joints form and ``popts`` asks for it."""
     prog = read_program(program, bar)
     if prog.unsupported and popts.unsupported == "refuse":
         listed = "\n".join("  " + f.text(prog.path) for f in prog.unsupported)
@@ -555,23 +612,22 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
                          "Nothing was written. Rerun with --unsupported keep to leave them as written "
                          "(their motions are then not compensated).", path=prog.path, row=first.line,
                          column=first.column)
-    cols = prog.columns
-    run = cols.run
-    m = len(run.text)
-    if not m:
+    if not len(prog.columns.run.text):
         raise InputError("no motion to compensate was found (the entry routine runs none)", path=prog.path)
     if popts.output == "joints":
         _check_joints_form(prog)
-    poses = point_poses(chain, cols)
-    phase("reading", m, then="nominal configurations")
-    q_nominal, nominal_status = nominal_configurations(chain, prog, poses, options)
-    phase("nominal configurations", m)
-    timing = estimate_timing(chain, prog, poses.T_world_tcp, q_nominal, popts.timing)
-    phase("timing", then="solving")
-    time_law = options.time_law
-    names = tuple([f"{i}:line{line}:{name}" if name else f"{i}:line{line}"
-                   for i, line, name in zip(range(1, m + 1), run.argument[:, 2].tolist(), run.name_of_point)])
+    return prog
 
+
+def _timed_program(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, timing: Timing,
+                   options: CompensationOptions, popts: ProgramOptions) -> tuple[Program, CompensationOptions, str]:
+    """The core's program of the points' flange targets at the minutes of ``popts``'s time form, the options to
+    solve it with, and the time form's description."""
+    run = prog.columns.run
+    m = len(run.text)
+    time_law = options.time_law
+    flange = dict(names=_point_names(prog), R_world_tcp=poses.T_world_flange[:, :3, :3],
+                  p_world_tcp=poses.T_world_flange[:, :3, 3], q_reference=q_nominal, source=prog.path)
     if popts.indexed_minutes is not None:
         if isinstance(time_law, Static):
             raise ConfigurationError("--time-indexed follows the time law: it cannot be combined with --static")
@@ -584,108 +640,118 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
         time_form = (f"time-indexed program: corrections every {minutes[1] - minutes[0] if len(minutes) > 1 else 0:g} "
                      f"min from 0 to {minutes[-1]:g} min ({len(minutes)} sets), picked from the controller's clock; "
                      f"{time_law.describe()}")
-        core_program = Program(names=names, R_world_tcp=poses.T_world_flange[:, :3, :3],
-                               p_world_tcp=poses.T_world_flange[:, :3, 3], q_reference=q_nominal,
-                               source=prog.path)
-        run_options = replace(options, minutes=minutes)
+        return Program(**flange), replace(options, minutes=minutes), time_form
+    if popts.timed:
+        minute = timing.point_minutes(0)
+        time_form = (f"timed: each motion compensated at its estimated minute (0 to {minute.max():.4g} min); "
+                     f"{time_law.describe()}")
+    elif popts.at_minute is not None:
+        minute = np.full(m, popts.at_minute)
+        time_form = f"snapshot at minute {popts.at_minute:g}; {time_law.describe()}"
     else:
-        if popts.timed:
-            minute = timing.point_minutes(0)
-            time_form = (f"timed: each motion compensated at its estimated minute (0 to {minute.max():.4g} min); "
-                         f"{time_law.describe()}")
-        elif popts.at_minute is not None:
-            minute = np.full(m, popts.at_minute)
-            time_form = f"snapshot at minute {popts.at_minute:g}; {time_law.describe()}"
-        else:
-            at = 0.0 if isinstance(time_law, Static) else float(time_law.stabilisation_min)
-            minute = np.full(m, at)
-            time_form = ("snapshot of the full table (static)" if isinstance(time_law, Static)
-                         else f"snapshot of the stabilised robot (minute {at:g}, the full table); {time_law.describe()}")
-        core_program = Program(names=names, R_world_tcp=poses.T_world_flange[:, :3, :3],
-                               p_world_tcp=poses.T_world_flange[:, :3, 3], time_min=minute, q_reference=q_nominal,
-                               source=prog.path)
-        run_options = options
+        at = 0.0 if isinstance(time_law, Static) else float(time_law.stabilisation_min)
+        minute = np.full(m, at)
+        time_form = ("snapshot of the full table (static)" if isinstance(time_law, Static)
+                     else f"snapshot of the stabilised robot (minute {at:g}, the full table); {time_law.describe()}")
+    return Program(**flange, time_min=minute), options, time_form
 
-    # the versions to check and write: one per minute written, or the snapshot; with the nominal robot's flange
-    # poses at their joints, which the chunks hold (their filtered poses). Each chunk is taken in as it comes, and
-    # kept only for the results CSV: a program's chunks hold a kilobyte a point.
-    minutes_written = np.asarray(run_options.minutes) if popts.indexed_minutes is not None else np.zeros(1)
-    q_checked = np.empty((len(minutes_written), m, chain.n_joints))
-    R_checked, p_checked = np.empty((len(minutes_written), m, 3, 3)), np.empty((len(minutes_written), m, 3))
+
+def _point_names(prog: RobotProgram) -> tuple[str, ...]:
+    """The name of each point in the results: its place in the program, its line, and its declared name."""
+    run = prog.columns.run
+    return tuple([f"{i}:line{line}:{name}" if name else f"{i}:line{line}"
+                  for i, line, name in zip(range(1, len(run.text) + 1), run.argument[:, 2].tolist(),
+                                           run.name_of_point)])
+
+
+def program_targets(chain: Chain, program: PathLike, options: CompensationOptions | None = None) -> Program:
+    """The motion targets of a robot program as the core's :class:`Program`, in execution order (one cycle).
+
+    Each point is its flange target in the world frame (the program's tool taken off, the robot standing
+    where ``chain.T_world_base`` puts it), with the nominal configuration the controller takes
+    (:func:`nominal_configurations`) as its reference joints, named as in the results CSV of
+    :func:`compensate_program`. What ``thermocomp sim --program`` plays.
+
+    Raises
+    ------
+    InputError
+        As :func:`compensate_program` reading the program (an unsupported construct refused, no motion).
+    """
+    options = CompensationOptions() if options is None else options
+    prog = _read_checked(program, ProgramOptions(), None)
+    poses = point_poses(chain, prog.columns)
+    q_nominal, _ = nominal_configurations(chain, prog, poses, options)
+    return Program(names=_point_names(prog), R_world_tcp=poses.T_world_flange[:, :3, :3],
+                   p_world_tcp=poses.T_world_flange[:, :3, 3], q_reference=q_nominal, source=prog.path)
+
+
+@dataclass(frozen=True, eq=False)
+class _Solved:
+    """The compensated versions of a program's points: one per minute written (a time-indexed program), or the
+    snapshot; with the nominal robot's flange poses at their joints (the chunks' filtered poses)."""
+
+    minutes: FloatArray  # (k,): the minutes written, or [0] for the snapshot
+    q_checked: FloatArray  # (k, m, n)
+    R_checked: FloatArray  # (k, m, 3, 3)
+    p_checked: FloatArray  # (k, m, 3)
+    status: np.ndarray  # (m,): the first failure of each point over the versions, else CONVERGED
+    summary: CompensationSummary
+    chunks: list[CompensationChunk]  # kept only for the results CSV
+
+
+def _solve(chain: Chain, table: DeformationTable, core_program: Program, run_options: CompensationOptions,
+           q_nominal: FloatArray, nominal_status: np.ndarray, *, indexed: bool, keep_chunks: bool,
+           progress: ProgressCallback | None) -> _Solved:
+    """Compensate ``core_program``; each chunk is taken in as it comes, and kept only for the results CSV (a
+    program's chunks hold a kilobyte a point)."""
+    m = len(q_nominal)
+    names = core_program.names
+    minutes = np.asarray(run_options.minutes) if indexed else np.zeros(1)
+    q_checked = np.empty((len(minutes), m, chain.n_joints))
+    R_checked, p_checked = np.empty((len(minutes), m, 3, 3)), np.empty((len(minutes), m, 3))
     status = np.where(nominal_status != Status.CONVERGED, nominal_status, 0).astype(np.int8)
     summary = CompensationSummary()
     chunks: list[CompensationChunk] = []
     known = IKResult(q=q_nominal, status=nominal_status.astype(np.int8), position_error=np.full(m, np.nan),
                      orientation_error=np.full(m, np.nan), iterations=np.zeros(m, dtype=np.int64),
-                     sigma_min=np.full(m, np.nan))  # found above: not solved again
+                     sigma_min=np.full(m, np.nan))  # found before: not solved again
     for chunk in compensate(chain, table, core_program, run_options, progress, nominal=known):
         summary.add(chunk, names)
-        version = np.searchsorted(minutes_written, chunk.minute) if popts.indexed_minutes is not None else 0
+        version = np.searchsorted(minutes, chunk.minute) if indexed else 0
         q_checked[version, chunk.target] = chunk.q
         R_checked[version, chunk.target] = chunk.R_filtered
         p_checked[version, chunk.target] = chunk.p_filtered
         bad = chunk.status != Status.CONVERGED
         status[chunk.target[bad]] = np.where(status[chunk.target[bad]] == 0, chunk.status[bad], status[chunk.target[bad]])
-        if results is not None:
+        if keep_chunks:
             chunks.append(chunk)
         del chunk  # (its memory is the next chunk's)
-    rep = ProgramReport(program=prog.path, language=prog.language, robot=chain.name, deformation=table.source,
-                        output=popts.output, time_form=time_form, out=None if out is None else Path(out),
-                        n_motions=len(run.instruction), n_points=m, n_changed_texts=0, summary=summary, timing=timing)
-    rep.unsupported = [f.text(prog.path) for f in prog.unsupported]
-    rep.notes = [f.text(prog.path) for f in prog.notes]
+    return _Solved(minutes, q_checked, R_checked, p_checked, status, summary, chunks)
 
-    failed = np.flatnonzero(status != Status.CONVERGED)
-    rep.failed = [f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
-                  f"{Status(int(status[i])).label}" for i in failed]
-    if failed.size and not allow_failures:
-        rep.out = None  # nothing is written: its text must not say "wrote"
-        raise ProgramCompensationFailed(rep)
 
-    from thermocomp.programs import feasibility
-
-    # the TCP poses of the versions, which the checks and the snapshot writer both read
-    R_tcp, p_tcp = tcp_poses(R_checked, p_checked, poses.T_flange_tcp)
-    phase("solving", then="checks")  # (collecting the chunks' joints)
-    rep.rows, rep.feasibility = feasibility.check_program(chain, prog, poses, q_nominal, q_checked, timing, status,
-                                                          linear_form=popts.output == "filtered",
-                                                          tcp=(R_tcp, p_tcp))
-    phase("checks", len(run.instruction), then="writing")
-    if popts.indexed_minutes is not None:
-        from thermocomp.programs import indexed
-
-        written = indexed.write_indexed(chain, prog, poses, q_checked, minutes_written, status, popts.output,
-                                        tcp=(R_tcp, p_tcp))
-    else:
-        written = write_snapshot(chain, prog, poses, q_checked[0], status, popts.output, tcp=(R_tcp[0], p_tcp[0]))
-    rep.n_changed_texts = written.n_changed
-    rep.rounding_position, rep.rounding_angle = written.rounding
-    rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1)))
-    rep.rounding_bound = rounding_bound(rep.reach)
-    data = written.data
-    rep.written_bytes = len(data)
-    phase("writing", m)
-    rep.phase_seconds = {k: phases[k] for k in PHASES}
-
-    writes = []
-    if out is not None:
-        writes.append((out, lambda path: Path(path).write_bytes(data)))
-    if results is not None:
+def _writes(rep: ProgramReport, data: bytes | np.ndarray, chunks: list[CompensationChunk], names: tuple[str, ...],
+            n_joints: int, outputs: ProgramOutputs) -> list[tuple[PathLike, Callable[[Path], object]]]:
+    """``(destination, write)`` of every output asked for: all drawn before any is written, so all appear
+    together or none (docs/jobs.md)."""
+    writes: list[tuple[PathLike, Callable[[Path], object]]] = []
+    if outputs.out is not None:
+        writes.append((outputs.out, lambda path: Path(path).write_bytes(data)))
+    if outputs.results is not None:
         def write_results(path: Path) -> None:
-            convention = "quat_wxyz" if prog.language == "rapid" else "rotvec"
-            with results_writer(path, chain.n_joints, convention) as handle:
+            convention = "quat_wxyz" if rep.language == "rapid" else "rotvec"
+            with results_writer(path, n_joints, convention) as handle:
                 for chunk in chunks:
                     handle.write(chunk, names)
-        writes.append((results, write_results))
-    if report is not None:
-        writes.append((report, lambda path: Path(path).write_text(rep.text() + "\n", encoding="utf-8")))
-        writes.append((report_csv, lambda path: Path(path).write_text(rep.csv_text(), encoding="utf-8")))
-    if plot is not None:  # drawn before anything is written: all outputs appear together or none (docs/jobs.md)
+        writes.append((outputs.results, write_results))
+    if outputs.report is not None:
+        writes.append((outputs.report, lambda path: Path(path).write_text(rep.text() + "\n", encoding="utf-8")))
+        writes.append((outputs.report_csv, lambda path: Path(path).write_text(rep.csv_text(), encoding="utf-8")))
+    if outputs.plot is not None:
         from thermocomp.plotting import plot_png
 
         png = plot_png(rep.summary, title=rep.program, where="--plot")
-        writes.append((plot, lambda path: Path(path).write_bytes(png)))
-    return rep, writes
+        writes.append((outputs.plot, lambda path: Path(path).write_bytes(png)))
+    return writes
 
 
 def rounding_bound(reach: float) -> float:
@@ -856,15 +922,6 @@ def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:
     return float(row_norms(turns(R_from, R_to)).max()) if len(R_from) else 0.0
 
 
-def _numbers(text: str) -> list[float]:
-    return [w.read_single(x) for x in w.NUMBER.findall(text)]
-
-
-def _read_back_pose(prog: RobotProgram, text: str) -> FloatArray:
-    values = _numbers(text)
-    if prog.language == "rapid":
-        return transform(matrix_from_quat_wxyz(values[3:7]), np.asarray(values[:3]) * 1e-3)
-    return transform(matrix_from_rotvec(values[3:6]), np.asarray(values[:3]))
 
 
 def _joint_instruction_edits(prog: RobotProgram, motion: Motion) -> list[w.Edit]:
@@ -898,5 +955,5 @@ def _movec_statements(prog: RobotProgram, points, values, whole) -> list[w.Edit]
     return edits
 
 
-__all__ = ["REPORT_CSV_HEAD", "ProgramCompensationFailed", "ProgramOptions", "ProgramReport", "compensate_program",
-           "read_program", "Finding"]
+__all__ = ["REPORT_CSV_HEAD", "ProgramOptions", "ProgramOutputs", "ProgramReport", "compensate_program",
+           "program_targets", "read_program", "Finding"]

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -56,7 +57,7 @@ from thermocomp.kinematics.ik import (
     turns,
 )
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram
+from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram, tcp_poses
 from thermocomp.programs.timing import Timing
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
@@ -78,6 +79,23 @@ PATH_STEP_ANGLE = np.radians(1.0)
 #: its controller refuses a circle it cannot compute).
 CIRCLE_MIN_DISTANCE = 1e-4
 CIRCLE_MIN_ANGLE = np.radians(1.0)
+
+
+@dataclass
+class MotionRow:
+    """One motion of the compensated program (a row of the program report CSV)."""
+
+    motion: int
+    instruction: str
+    line: int
+    minute_first: float
+    minute_last: float
+    change_mm: float
+    change_deg: float
+    joint_change_deg: float
+    status: str
+    findings: list[str] = field(default_factory=list)
+
 
 
 def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray, q_versions: FloatArray,
@@ -102,18 +120,16 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
         True when linear and circular moves stay Cartesian (the filtered form).
     tcp
         The nominal robot's TCP poses at ``q_versions`` (world frame), ``(k, m, 3, 3)`` and ``(k, m, 3)``,
-        where the caller has them (:func:`~thermocomp.programs.compensate.tcp_poses` of the compensation's
+        where the caller has them (:func:`~thermocomp.programs.model.tcp_poses` of the compensation's
         filtered poses); else computed here.
 
     Returns
     -------
-    rows : sequence of :class:`~thermocomp.programs.compensate.MotionRow`
+    rows : sequence of :class:`MotionRow`
         (built when first read)
     findings : list of str
         ``file:line: instruction ...: finding`` for every motion with a finding.
     """
-    from thermocomp.programs.compensate import MotionRow
-
     model = nominal_model(chain)
     motions = prog.columns.run
     count = len(motions.instruction)
@@ -122,8 +138,6 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     # corrected TCP poses of the nominal model (what the controller is given in the filtered form)
     T_flange_tcp = poses.T_flange_tcp
     if tcp is None:
-        from thermocomp.programs.compensate import tcp_poses
-
         R_all, p_all = fk(model, q_versions.reshape(k * m, n))
         tcp = tcp_poses(R_all.reshape(k, m, 3, 3), p_all.reshape(k, m, 3), T_flange_tcp)
     R_tcp, p_tcp = tcp

@@ -509,5 +509,13 @@ class TextLines:
         return line.tolist(), column.tolist()
 
 
+def tcp_poses(R_flange: FloatArray, p_flange: FloatArray, T_flange_tcp: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The TCP poses ``(..., m, 3, 3)``, ``(..., m, 3)`` of flange poses ``(..., m, 3, 3)``, ``(..., m, 3)`` with each
+    point's tool ``T_flange_tcp`` ``(m, 4, 4)``."""
+    R = R_flange @ T_flange_tcp[:, :3, :3]
+    p = p_flange + np.einsum("...mij,mj->...mi", R_flange, T_flange_tcp[:, :3, 3])
+    return R, p
+
+
 def eye4() -> FloatArray:
     return np.eye(4)
