@@ -89,8 +89,20 @@ def _add_robot_program_arguments(comp: argparse.ArgumentParser) -> None:
     group.add_argument("--duration-min", type=float, help="run the cycle until this minute (timing)")
     group.add_argument("--cycle-time-s", type=float, help="a measured cycle time that rescales the estimate [s]")
     group.add_argument("--unsupported", choices=("refuse", "keep"), default="refuse",
-                       help="a construct that cannot be followed (IF, WHILE, interrupts, SearchL, ...): 'refuse' "
+                       help="a construct that cannot be followed (a branch that moves, interrupts, GOTO, ...): 'refuse' "
                             "writes nothing and exits 1; 'keep' leaves it as written, with a warning")
+    rapid = comp.add_argument_group("RAPID tasks", "a RAPID program is one module of its task (docs/programs.md)")
+    rapid.add_argument("--module", action="append", default=[], metavar="FILE",
+                       help="another module of the task (repeatable): its declarations (CalibData.mod's tooldata and "
+                            "wobjdata) are read and its routines checked where the program calls them; never written")
+    rapid.add_argument("--entry", default="main", metavar="NAME",
+                       help="the routine one cycle runs (default main; RobotStudio exports often hold Path_10)")
+    rapid.add_argument("--external", action="append", default=[], metavar="NAME[,NAME]",
+                       help="routines found in no module that neither move the robot nor change data a motion "
+                            "reads (repeatable): their calls are kept as written")
+    rapid.add_argument("--max-motions", type=int, metavar="N",
+                       help="most motions and waits the program may unroll to through FOR loops and calls "
+                            "(default 10,000,000); a program past it is refused with its count")
     group.add_argument("--program-report", metavar="TXT",
                        help="also write the program report (text) and beside it a CSV with one row per motion")
     group.add_argument("--results", metavar="CSV", help="also write the results CSV (one row per solve)")
@@ -101,7 +113,13 @@ def _run_program(args: argparse.Namespace) -> int:
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.compile_notice import compile_notice
     from thermocomp.errors import ConfigurationError
-    from thermocomp.programs import ProgramCompensationFailed, ProgramOptions, TimingOptions, compensate_program
+    from thermocomp.programs import (
+        ProgramCompensationFailed,
+        ProgramOptions,
+        RapidOptions,
+        TimingOptions,
+        compensate_program,
+    )
     from thermocomp.programs.compensate import indexed_minutes
 
     misplaced = [flag for flag, used in (("--targets", args.targets is not None), ("--minutes", args.minutes is not None),
@@ -120,7 +138,10 @@ def _run_program(args: argparse.Namespace) -> int:
     program_options = ProgramOptions(
         output=args.program_output, at_minute=args.at_minute, timed=args.timed, indexed_minutes=indexed,
         timing=TimingOptions(cycles=args.cycles, duration_min=args.duration_min, cycle_time_s=args.cycle_time_s),
-        unsupported=args.unsupported)
+        unsupported=args.unsupported,
+        rapid=RapidOptions(modules=tuple(args.module), entry=args.entry,
+                           external=tuple(n.strip() for names in args.external for n in names.split(",")),
+                           **({} if args.max_motions is None else {"max_motions": args.max_motions})))
     bar = ProgressBar("compensating", enabled=settings.progress)
     try:
         with compile_notice(bar.note):

@@ -14,6 +14,7 @@ from thermocomp.programs.compensate import (
     read_program,
 )
 from thermocomp.programs.model import Motion, Point, RobotProgram, Span, Wait
+from thermocomp.programs.rapid import RapidOptions
 from thermocomp.programs.timing import TimingOptions
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "ProgramCompensationFailed",
     "ProgramOptions",
     "ProgramReport",
+    "RapidOptions",
     "RobotProgram",
     "Span",
     "TimingOptions",

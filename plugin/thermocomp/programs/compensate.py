@@ -67,6 +67,7 @@ from thermocomp.programs.model import (
     RobotProgram,
     Span,
 )
+from thermocomp.programs.rapid import RapidOptions
 from thermocomp.programs.text_kernel import point_names
 from thermocomp.programs.timing import MAX_MINUTES, Timing, TimingOptions, estimate_timing
 from thermocomp.robot.chain import Chain
@@ -102,6 +103,9 @@ class ProgramOptions:
     unsupported
         ``"refuse"`` (default): a construct that cannot be followed stops
         the run, nothing written; ``"keep"``: it is left as written, with a warning.
+    rapid
+        How a RAPID program is read: the task's other modules, the entry routine, external routines, the
+        bound on unrolled motions (:class:`~thermocomp.programs.rapid.RapidOptions`).
     """
 
     output: str = "filtered"
@@ -110,6 +114,7 @@ class ProgramOptions:
     indexed_minutes: tuple[float, ...] | None = None
     timing: TimingOptions = TimingOptions()
     unsupported: str = "refuse"
+    rapid: RapidOptions = RapidOptions()
 
     def __post_init__(self) -> None:
         if self.output not in OUTPUT_FORMS:
@@ -290,17 +295,19 @@ REPORT_CSV_HEAD = ("motion,instruction,line,minute_first,minute_last,change_mm,c
                    "findings")
 
 
-def read_program(path: PathLike, progress: ProgressCallback | None = None) -> RobotProgram:
+def read_program(path: PathLike, progress: ProgressCallback | None = None,
+                 rapid: RapidOptions | None = None) -> RobotProgram:
     """Read a RAPID (``.mod``, ``.modx``, ``.prg``, ``.sys``) or URScript (``.script``, ``.urscript``) file.
 
-    ``progress(motions, None)`` hears of a long RAPID module's motions as they are followed.
+    ``progress(motions, None)`` hears of a long RAPID module's motions as they are followed; ``rapid``: the
+    task's other modules, entry routine, external routines (:class:`~thermocomp.programs.rapid.RapidOptions`).
     """
     from thermocomp.programs.rapid import RAPID_SUFFIXES, read_rapid
 
     suffix = Path(path).suffix.lower()
     try:
         if suffix in RAPID_SUFFIXES:
-            return read_rapid(path, progress)
+            return read_rapid(path, progress, rapid)
         if suffix in URSCRIPT_SUFFIXES:
             from thermocomp.programs.urscript import read_urscript
 
@@ -393,7 +400,9 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
     program from the point before (as the controller moves); RAPID points
     then must match their confdata (else they are searched in that
     configuration, nearest home), UR points take the continuation (UR's
-    controller picks the solution nearest the current joints).
+    controller picks the solution nearest the current joints), and so do
+    RAPID points whose confdata the controller ignores (run under
+    ``ConfL \\Off`` or ``ConfJ \\Off``: :func:`confdata_free`).
     """
     model = nominal_model(chain)
     T = poses.T_world_flange
@@ -418,7 +427,7 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
         part = solve_path(model, T[a:b, :3, :3], T[a:b, :3, 3], q_start, measure_singularity=False, **kwargs)
         q[a:b], status[a:b] = part.q, part.status  # (the joints and statuses: no singular values needed)
     if program.language == "rapid":
-        cartesian = np.flatnonzero(~joint)
+        cartesian = np.flatnonzero(~joint & ~confdata_free(program))
         wanted = program.columns.run.confdata[cartesian].astype(int)
         ok = near_configuration(model, q[cartesian], wanted) & (status[cartesian] == Status.CONVERGED)
         turned = cartesian[ok][np.flatnonzero(np.any(quadrants(q[cartesian[ok]]) != wanted[ok, :3], axis=1))]
@@ -433,6 +442,17 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
         status[cartesian] = np.where((status[cartesian] == Status.CONVERGED) & ~inside, np.int8(Status.JOINT_LIMIT),
                                      status[cartesian])
     return q, status
+
+
+def confdata_free(program: RobotProgram) -> np.ndarray:
+    """``(m,)`` True for each point whose motion ran with its confdata ignored (RAPID ``ConfL \\Off`` for linear
+    and circular moves, ``ConfJ \\Off`` for joint moves: the controller takes the configuration nearest the
+    robot's joints, ABB "RAPID Instructions", ConfL)."""
+    run = program.columns.run
+    free = program.extra.get("confdata_free", frozenset())
+    if not free:
+        return np.zeros(len(run.text), dtype=bool)
+    return np.repeat(np.isin(run.statement[:, 0], np.fromiter(free, dtype=np.int64, count=len(free))), run.n_points)
 
 
 def near_configuration(model, q: FloatArray, wanted: np.ndarray) -> np.ndarray:
@@ -508,7 +528,8 @@ def compensate_program(
     report_csv = None if report is None else Path(report).with_suffix(".csv")
     # every file declared and checked before any work; the outputs appear all or none (issue 9's job)
     with Job() as job:
-        for path, option in ((deformation, "--deformation"), (program, "--program"), (robot, "--robot")):
+        for path, option in ((deformation, "--deformation"), (program, "--program"), (robot, "--robot"),
+                             *((m, "--module") for m in popts.rapid.modules)):
             if isinstance(path, (str, Path)) and (option != "--robot" or Path(path).suffix):
                 job.input(path, option)
         job.output(out, "--out")
@@ -548,7 +569,7 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
             announce_phase(progress, then, None)
 
     announce_phase(progress, "reading", None)
-    prog = read_program(program, bar)
+    prog = read_program(program, bar, popts.rapid)
     if prog.unsupported and popts.unsupported == "refuse":
         listed = "\n".join("  " + f.text(prog.path) for f in prog.unsupported)
         first = prog.unsupported[0]
@@ -560,7 +581,10 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     run = cols.run
     m = len(run.text)
     if not m:
-        raise InputError("no motion to compensate was found (the entry routine runs none)", path=prog.path)
+        unrun = "; ".join(f"{name}: {n} motions, not called from {' and '.join(prog.entry) or 'the entry'}; rerun "
+                          f"with --entry {name}" for name, n in prog.extra.get("unrun", ()))
+        raise InputError(f"no motion to compensate was found: {' and '.join(prog.entry) or 'the entry routine'} "
+                         f"runs none{'; ' + unrun if unrun else ''}", path=prog.path)
     if popts.output == "joints":
         _check_joints_form(prog)
     poses = point_poses(chain, cols)
@@ -661,6 +685,7 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     else:
         written = write_snapshot(chain, prog, poses, q_checked[0], status, popts.output, tcp=(R_tcp[0], p_tcp[0]))
     rep.n_changed_texts = written.n_changed
+    rep.notes += confdata_notes(prog, *written.confdata_changed)
     rep.rounding_position, rep.rounding_angle = written.rounding
     rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1)))
     rep.rounding_bound = rounding_bound(rep.reach)
@@ -690,6 +715,21 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
     return rep, writes
 
 
+def confdata_notes(prog: RobotProgram, points: np.ndarray, written: np.ndarray) -> list[str]:
+    """A line for each written robtarget whose confdata differs from the program's: where, and why."""
+    run = prog.columns.run
+    free = confdata_free(prog)
+    notes = []
+    for i, conf in zip(points.tolist(), written.tolist()):
+        why = ("its motion runs under ConfL \\Off or ConfJ \\Off, where the controller ignores confdata: written "
+               "from the solution nearest the motion before" if free[i] else
+               "the corrected joints lie in another quadrant (cf1, cf4, cf6) or wrist configuration (cfx) than "
+               "the program's")
+        notes.append(f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: confdata written "
+                     f"[{','.join(map(str, conf))}], read [{','.join(map(str, run.confdata[i].tolist()))}]: {why}")
+    return notes
+
+
 def rounding_bound(reach: float) -> float:
     """Largest TCP position error [m] of writing x, y, z in mm as 32-bit floats at ``reach`` [m]: half a unit
     in the last place per coordinate, ``sqrt(3) / 2 * ulp``."""
@@ -697,6 +737,17 @@ def rounding_bound(reach: float) -> float:
 
 
 def _check_joints_form(prog: RobotProgram) -> None:
+    if prog.language == "rapid":
+        from thermocomp.programs.rapid import MOTIONS
+
+        run = prog.columns.run
+        process = [i for i, name in enumerate(run.instruction) if name.lower() not in MOTIONS]
+        if process:
+            i = process[0]
+            raise InputError(f"{run.instruction[i]} has no joint form (its process arguments belong to a "
+                             "Cartesian move): --program-output joints cannot write it (use --program-output "
+                             "filtered)", path=prog.path, row=int(run.statement[i, 2]),
+                             column=int(run.statement[i, 3]))
     if prog.language == "urscript":
         bad = np.flatnonzero(prog.columns.run.kind == _KIND_CODE[CIRCULAR])
         if bad.size:
@@ -713,6 +764,8 @@ class Written:
     data: bytes | np.ndarray
     n_changed: int
     rounding: tuple[float, float]  # largest TCP position [m] and orientation [rad] error of the written numbers
+    #: The points (indices) whose written robtarget carries other confdata than the program's, and that confdata.
+    confdata_changed: tuple[np.ndarray, np.ndarray] = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
 
     @property
     def text(self) -> str:
@@ -795,6 +848,10 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         error_position.append(float(row_norms(p_back - T_frame[:, :3, 3]).max()))
         error_angle.append(_largest_turn(T_frame[:, :3, :3], R_back))
     n_pieces = 0 if pieces is None else len(pieces[0])
+    conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
+    if rapid and conf is not None and pw.size:
+        differs = pw[cols.run.has_confdata[pw] & np.any(conf[pw] != cols.run.confdata[pw], axis=1)]
+        conf_changed = (differs, conf[differs])
     if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
         data = w.splice_bytes(prog.text, cols.run.text[:, 0], cols.run.text[:, 1], values, pieces,
                               w.COMMENT_STARTS[prog.language], prog.data)
@@ -804,7 +861,8 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             data = w.apply_edits(prog.text, [w.Edit(a, b, v) for a, b, v in zip(starts, ends, values) if v is not None],
                                  prog.path, w.COMMENT_STARTS[prog.language]).encode("latin-1")
             n_pieces = 0
-        return Written(data, len(values) - values.count(None) + n_pieces, (max(error_position), max(error_angle)))
+        return Written(data, len(values) - values.count(None) + n_pieces, (max(error_position), max(error_angle)),
+                       conf_changed)
     if output == "joints" and cols.plain:
         data, n_changed = _joints_form_spliced(prog, values, ok, is_joint)
         if data is not None:
@@ -835,7 +893,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     all_edits = point_edits + edits
     text = w.apply_edits(prog.text, all_edits, prog.path, w.COMMENT_STARTS[prog.language])
     n_changed = len({(e.start, e.end) for e in point_edits}) + len(whole)
-    return Written(text.encode("latin-1"), n_changed, (max(error_position), max(error_angle)))
+    return Written(text.encode("latin-1"), n_changed, (max(error_position), max(error_angle)), conf_changed)
 
 
 def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.ndarray, is_joint: np.ndarray

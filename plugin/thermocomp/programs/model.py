@@ -26,6 +26,9 @@ import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
 
+#: Default bound on the motions (and waits) a program may unroll to through its loops and routine calls.
+MAX_MOTIONS = 10_000_000
+
 #: Motion kinds: how the controller interpolates to the point.
 LINEAR, JOINT, CIRCULAR, ABSOLUTE_JOINT = "linear", "joint", "circular", "absolute_joint"
 

@@ -35,6 +35,7 @@ import dataclasses
 import functools
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -45,7 +46,7 @@ from lark.tree import Meta
 
 from thermocomp._gc import paused
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.errors import InputError
+from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
 from thermocomp.io.files import read_program_bytes
 from thermocomp.programs import calls, moves_kernel
@@ -55,7 +56,9 @@ from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     CIRCULAR,
     JOINT,
+    KINDS,
     LINEAR,
+    MAX_MOTIONS,
     Finding,
     Motion,
     MotionRun,
@@ -73,8 +76,6 @@ from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: File extensions read as RAPID.
 RAPID_SUFFIXES = (".mod", ".modx", ".prg", ".sys")
-#: Most passes of a FOR loop that is unrolled (each pass's motions are followed one by one).
-MAX_FOR_PASSES = 100_000
 #: Motions between two progress reports while a module is read.
 PROGRESS_MOTIONS = 8192
 #: Largest magnitude of a RAPID ``num`` (single precision, IEEE 754 binary32).
@@ -124,14 +125,44 @@ MOTIONS = {
     "moveabsj": (ABSOLUTE_JOINT, 1),
 }
 
+@dataclass(frozen=True)
+class _Signature:
+    """Where a motion instruction's points, speed and tool are among its positional arguments (ABB, "RAPID
+    Instructions"): ``points`` points from index ``first``, the speed right after them, the tool
+    ``after_tool`` arguments before the end (a process move's signal and value, ``MoveLSync``'s procedure).
+    ``writes``: the index of an argument the instruction gives a value (``SearchL``'s found point), or None."""
+
+    kind: str
+    points: int = 1
+    first: int = 0
+    after_tool: int = 0
+    writes: int | None = None
+
+
+def _signatures(names: str, **signature) -> dict[str, _Signature]:
+    return {name.lower(): _Signature(**signature) for name in names.split()}
+
+
+#: Process and search moves: the target is compensated like MoveL's, every other argument kept as written.
+PROCESS_MOTIONS: dict[str, _Signature] = {
+    **_signatures("MoveLDO MoveLAO MoveLGO", kind=LINEAR, after_tool=2),
+    **_signatures("MoveJDO MoveJAO MoveJGO", kind=JOINT, after_tool=2),
+    **_signatures("MoveCDO MoveCAO MoveCGO", kind=CIRCULAR, points=2, after_tool=2),
+    **_signatures("MoveLSync", kind=LINEAR, after_tool=1),
+    **_signatures("MoveJSync", kind=JOINT, after_tool=1),
+    **_signatures("MoveCSync", kind=CIRCULAR, points=2, after_tool=1),
+    **_signatures("TriggL TriggLIOs ArcL ArcLStart ArcLEnd ArcL1 ArcL2 CapL PaintL SpotL SpotML DispL", kind=LINEAR),
+    **_signatures("TriggJ TriggJIOs SpotJ", kind=JOINT),
+    **_signatures("TriggC ArcC ArcCStart ArcCEnd ArcC1 ArcC2 CapC PaintC DispC", kind=CIRCULAR, points=2),
+    **_signatures("SearchL", kind=LINEAR, first=2, writes=1),
+    **_signatures("SearchJ", kind=JOINT, first=2, writes=1),
+    **_signatures("SearchC", kind=CIRCULAR, points=2, first=2, writes=1),
+}
+
 #: Instructions that move the robot, change the frame of later motions or
 #: wait for a path event in ways thermocomp does not follow.
 UNSUPPORTED_INSTRUCTIONS = frozenset(s.lower() for s in (
-    "SearchL", "SearchC", "SearchJ", "SearchExtJ", "TriggL", "TriggC", "TriggJ", "TriggLIOs", "TriggJIOs",
-    "MoveLDO", "MoveJDO", "MoveCDO", "MoveLAO", "MoveJAO", "MoveCAO", "MoveLGO", "MoveJGO", "MoveCGO",
-    "MoveLSync", "MoveJSync", "MoveCSync", "MoveExtJ", "ArcL", "ArcC", "ArcLStart", "ArcLEnd", "ArcCStart",
-    "ArcCEnd", "ArcL1", "ArcL2", "ArcC1", "ArcC2", "ArcMoveExtJ", "CapL", "CapC", "PaintL", "PaintC", "SpotL",
-    "SpotJ", "SpotML", "DispL", "DispC", "PDispOn", "PDispSet", "EOffsOn", "EOffsSet", "CorrCon", "CorrWrite",
+    "SearchExtJ", "MoveExtJ", "ArcMoveExtJ", "PDispOn", "PDispSet", "EOffsOn", "EOffsSet", "CorrCon", "CorrWrite",
     "WZLimSup", "WZDOSet", "SyncMoveOn", "SyncMoveOff", "IndAMove", "IndCMove", "IndDMove", "IndRMove",
     "ActUnit", "DeactUnit", "StorePath", "RestoPath", "ClearPath", "ExitCycle", "StopMoveReset", "SetSysData",
     "TuneServo", "CirPathMode",
@@ -140,7 +171,7 @@ UNSUPPORTED_INSTRUCTIONS = frozenset(s.lower() for s in (
 #: Instructions that neither move the robot nor branch: passed over.
 PASSIVE_INSTRUCTIONS = frozenset(s.lower() for s in (
     "TPWrite", "TPErase", "ErrWrite", "ErrLog", "SetDO", "SetAO", "SetGO", "Set", "Reset", "PulseDO", "InvertDO",
-    "AccSet", "ConfJ", "ConfL", "SingArea", "GripLoad", "Stop", "Break", "Incr", "Decr", "Add", "Clear",
+    "AccSet", "SingArea", "GripLoad", "Stop", "Break", "Incr", "Decr", "Add", "Clear",
     "ClkStart", "ClkStop", "ClkReset", "PathResol", "SoftAct", "SoftDeact", "StopMove", "StartMove", "PDispOff",
     "EOffsOff", "CorrClear", "CorrDiscon", "IDelete", "ISleep", "IWatch", "IDisable", "IEnable", "Load",
     "MechUnitLoad", "TriggIO", "TriggEquip", "TriggInt", "TriggSpeed", "SetDataSearch", "WaitLoad", "UnLoad",
@@ -150,6 +181,69 @@ PASSIVE_INSTRUCTIONS = frozenset(s.lower() for s in (
 #: Instructions that wait for something thermocomp cannot time.
 SIGNAL_WAITS = frozenset(s.lower() for s in ("WaitDI", "WaitDO", "WaitAI", "WaitAO", "WaitGI", "WaitGO",
                                               "WaitUntil", "WaitSyncTask", "WaitTestAndSet"))
+
+#: Instructions that change how the motions after them run (speed, configuration checks): followed in order, so
+#: a branch holding one is not passed over.
+MODE_INSTRUCTIONS = frozenset(("velset", "confl", "confj"))
+
+#: A RAPID identifier (ABB, "RAPID kernel": at most 32 characters).
+_RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
+
+
+@dataclass(frozen=True)
+class RapidOptions:
+    """How a RAPID task is read: its other modules, its entry routine, routines known not to move, a size bound.
+
+    Parameters
+    ----------
+    modules
+        The task's other modules (``CalibData.mod``'s tooldata and wobjdata, a gripper library's PROCs): their
+        declarations are read and their routines checked where the program calls them. Nothing in them is written.
+    entry
+        The routine one cycle runs (``main``; RobotStudio's exports often hold only ``Path_10``).
+    external
+        Routines found in no module that neither move the robot nor change data a motion reads
+        (a gripper or process library the controller holds): calls of them are kept as written.
+    max_motions
+        Most motions and waits the entry routine may unroll to (FOR loops and calls, counted before
+        anything is followed): a module past it is refused with its count.
+    """
+
+    modules: tuple[str, ...] = ()
+    entry: str = "main"
+    external: tuple[str, ...] = ()
+    max_motions: int = MAX_MOTIONS
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "modules", tuple(str(m) for m in self.modules))
+        object.__setattr__(self, "external", tuple(self.external))
+        for option, names in (("--entry", (self.entry,)), ("--external", self.external)):
+            for name in names:
+                if not (isinstance(name, str) and _RAPID_NAME.fullmatch(name)):
+                    raise ConfigurationError(f"{option}: expected a RAPID routine name (a letter, then letters, "
+                                             f"digits or _), got {name!r}")
+        if isinstance(self.max_motions, bool) or not isinstance(self.max_motions, int) or self.max_motions < 1:
+            raise ConfigurationError(f"--max-motions: expected a whole number >= 1, got {self.max_motions!r}")
+
+
+#: Instructions that move the robot.
+_MOVING = frozenset(MOTIONS) | frozenset(PROCESS_MOTIONS) | UNSUPPORTED_INSTRUCTIONS
+
+#: Statements that branch or loop (or end a routine): passed over when they move nothing (:meth:`_Walker.blocker`).
+_BRANCHES = frozenset(("if_stmt", "compact_if", "while_stmt", "for_stmt", "test_stmt", "return_stmt", "exit_stmt",
+                       "raise_stmt", "retry_stmt", "trynext_stmt"))
+
+#: The statements the walker does not follow, as RAPID writes them.
+_CONSTRUCTS = {
+    "if_stmt": "IF", "compact_if": "IF", "while_stmt": "WHILE", "for_stmt": "FOR", "test_stmt": "TEST",
+    "return_stmt": "RETURN", "exit_stmt": "EXIT", "goto_stmt": "GOTO", "retry_stmt": "RETRY",
+    "trynext_stmt": "TRYNEXT", "raise_stmt": "RAISE", "connect_stmt": "CONNECT (an interrupt)",
+    "late_call": "a late-bound call (%...%)",
+}
+
+#: How a call of a routine found nowhere is named.
+_NOT_FOUND = ("found in no module of the task (give its module with --module FILE, or declare with --external "
+              "{name} that it does not move the robot)")
 
 #: Data types whose changes at run time a motion may read.
 _MUTATING = frozenset(("incr", "decr", "add", "clear"))
@@ -283,6 +377,15 @@ def _location(item: Tree | Token) -> tuple[int, int]:
     return s.line, s.column
 
 
+def _is_local(item: Tree) -> bool:
+    return isinstance(item.children[0], Token) and item.children[0].type == "LOCAL"
+
+
+#: The nodes that hold statements (what :meth:`_Walker.unrolled` counts through).
+_BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if", "while_stmt", "for_stmt", "test_stmt",
+                     "test_case"))
+
+
 @dataclass
 class _Data:
     type: str
@@ -290,6 +393,7 @@ class _Data:
     node: Tree | None  # the declared value's tree (for its span), if any
     name: str
     declared: Token
+    origin: str = ""  # the other module of the task that declares it ("": this one)
 
 
 def parse_rapid_text(text: str, path: str, runs: bool = True, data: np.ndarray | None = None) -> Tree:
@@ -319,8 +423,10 @@ def parse_rapid_text(text: str, path: str, runs: bool = True, data: np.ndarray |
         raise InputError(f"RAPID syntax: unexpected {what} (column {column})", path=path, row=line) from None
 
 
-def read_rapid(path: PathLike, progress: Callable[[int, int | None], None] | None = None) -> RobotProgram:
-    """Read a RAPID module file (``.mod``, ``.modx``, ``.prg``, ``.sys``).
+def read_rapid(path: PathLike, progress: Callable[[int, int | None], None] | None = None,
+               options: RapidOptions | None = None) -> RobotProgram:
+    """Read a RAPID module file (``.mod``, ``.modx``, ``.prg``, ``.sys``), with the task's other modules,
+    entry routine and external routines of ``options``.
 
     Returns
     -------
@@ -335,12 +441,12 @@ def read_rapid(path: PathLike, progress: Callable[[int, int | None], None] | Non
         quaternion that is not unit), naming the file, line and column.
     """
     data = read_program_bytes(path, "RAPID module")
-    return rapid_program_from_text(data.decode("latin-1"), str(path), progress=progress, data=data)
+    return rapid_program_from_text(data.decode("latin-1"), str(path), progress=progress, data=data, options=options)
 
 
 def rapid_program_from_text(text: str, path: str = "<text>", runs: bool = True,
                             progress: Callable[[int, int | None], None] | None = None,
-                            data: bytes | None = None) -> RobotProgram:
+                            data: bytes | None = None, options: RapidOptions | None = None) -> RobotProgram:
     """:func:`read_rapid` on the text of a module (decoded as ISO-8859-1).
 
     ``runs=False`` reads every statement through the grammar's general rules
@@ -348,20 +454,43 @@ def rapid_program_from_text(text: str, path: str = "<text>", runs: bool = True,
     hears of the motions followed, every few thousand. ``data``: the file's
     bytes, where the caller has them (else the text is encoded).
     """
+    options = RapidOptions() if options is None else options
+    modules = [_other_module(m) for m in options.modules]  # (read first: they hold no runs the lexer keeps)
     codes = np.frombuffer(text.encode("latin-1") if data is None else data, dtype=np.uint8)
     moves_kernel.forget_scanned()  # (the runs the lexer splits are kept for this reading's walk only)
     try:
-        return _program_from_text(text, path, runs, progress, codes)
+        return _program_from_text(text, path, runs, progress, codes, _Task(options, tuple(modules)))
     finally:
         moves_kernel.forget_scanned()
 
 
+@dataclass(frozen=True)
+class _Module:
+    """Another module of the task, as read: its file, text and tree (general rules only)."""
+
+    path: str
+    text: str
+    tree: Tree
+
+
+@dataclass(frozen=True)
+class _Task:
+    options: RapidOptions
+    modules: tuple[_Module, ...]
+
+
+def _other_module(path: str) -> _Module:
+    data = read_program_bytes(path, "RAPID module (--module)")
+    text = data.decode("latin-1")
+    return _Module(str(path), text, parse_rapid_text(text, str(path), runs=False))
+
+
 def _program_from_text(text: str, path: str, runs: bool, progress: Callable[[int, int | None], None] | None,
-                       codes: np.ndarray) -> RobotProgram:
+                       codes: np.ndarray, task: _Task) -> RobotProgram:
     with paused():  # a long program is a million objects that all stay alive (thermocomp._gc)
         if runs:
             tree = parse_rapid_text(text, path, data=codes)
-            walker = _Walker(text, path, progress, codes)
+            walker = _Walker(text, path, progress, codes, task)
             try:
                 program = walker.run(tree)
             except InputError:
@@ -373,7 +502,7 @@ def _program_from_text(text: str, path: str, runs: bool, progress: Callable[[int
                 if walker.runs_read(tree):
                     return program
             # (a run's numbers the general rules refuse are a syntax error, named before anything the walk found)
-        return _Walker(text, path, progress, codes).run(parse_rapid_text(text, path, runs=False))
+        return _Walker(text, path, progress, codes, task).run(parse_rapid_text(text, path, runs=False))
 
 
 def _a_run_hides_an_error(text: str, before: int) -> bool:
@@ -399,7 +528,12 @@ class _Walker:
     """Follows a module's entry routine statement by statement."""
 
     def __init__(self, text: str, path: str, progress: Callable[[int, int | None], None] | None = None,
-                 data: np.ndarray | None = None) -> None:
+                 data: np.ndarray | None = None, task: _Task | None = None) -> None:
+        self.task = _Task(RapidOptions(), ()) if task is None else task
+        self.external = {n.lower() for n in self.task.options.external}
+        self.origin: dict[int, str] = {}  # id of a routine of another module of the task: that module's file
+        self.conf_free: dict[int, bool] = {}  # a motion statement's offset: whether every run of it had Conf \Off
+        self.conf_on = {"linear": True, "joint": True}  # ConfL, ConfJ
         self.text = text
         self.data = np.frombuffer(text.encode("latin-1"), dtype=np.uint8) if data is None else data  # (its bytes)
         self.path = path
@@ -427,6 +561,7 @@ class _Walker:
         self._run_count = 0  # motions of runs followed (for progress)
         self._numbers_read: set[int] = set()  # MOVES tokens (by offset) whose inline numbers the walk converted
         self._cycle_body: Tree | None = None  # the last entry routine's body
+        self._unrolled: dict[str, int] = {}  # motions and waits a routine runs (:meth:`unrolled`)
 
     # ----- errors and findings
     def error(self, message: str, where: Tree | Token) -> InputError:
@@ -441,29 +576,112 @@ class _Walker:
 
     # ----- the module
     def run(self, tree: Tree) -> RobotProgram:
-        module = next(tree.find_data("module"))
-        for item in module.children:
-            if not isinstance(item, Tree):
-                continue
-            if item.data == "data_decl":
-                self.declare(item, self.module_data)
-            elif item.data in ("proc", "func", "trap"):
-                self.routines.append(item)
-                if item.data == "proc":
-                    self.procs[self._routine_name(item).lower()] = item
+        for other in self.task.modules:
+            self.collect(other.tree, other)
+        self.collect(tree, None)
         entry = self.entry_routines()
         if entry:  # the body whose last statement may be the production loop (:meth:`loops_forever`)
             self._cycle_body = next(c for c in entry[-1].children if isinstance(c, Tree) and c.data == "body")
+        self.check_size(entry)
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
             self.run_routine(proc, depth=0)
         self.check_cycles()
-        self.note_unvisited()
+        unrun = self.note_unvisited()
         return RobotProgram(
             language="rapid", path=self.path, text=self.text, steps=self.finish_points(tree),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
             entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text), data=self.data,
+            extra={"unrun": unrun, "confdata_free": frozenset(k for k, free in self.conf_free.items() if free)},
         )
+
+    def collect(self, tree: Tree, module: _Module | None) -> None:
+        """The declarations and routines of this module (``module`` None) or of another module of the task (its
+        task-global ones: a ``LOCAL`` one is its own)."""
+        for item in next(tree.find_data("module")).children:
+            if not isinstance(item, Tree) or (module is not None and _is_local(item)):
+                continue
+            if item.data == "data_decl":
+                if module is None:
+                    self.declare(item, self.module_data)
+                else:
+                    self.declare_other(item, module)
+            elif item.data in ("proc", "func", "trap"):
+                name = self._routine_name(item)
+                if module is None:
+                    self.routines.append(item)
+                else:
+                    self.origin[id(item)] = module.path
+                known = self.procs.get(name.lower())
+                if known is not None and item.data == "proc":
+                    first = self.origin.get(id(known), self.path)
+                    where = self.path if module is None else module.path
+                    raise InputError(f"PROC {name} is declared in two modules of the task: {first} (line "
+                                     f"{_location(known)[0]}) and here", path=where, row=_location(item)[0])
+                if item.data == "proc":
+                    self.procs[name.lower()] = item
+
+    def declare_other(self, decl: Tree, module: _Module) -> None:
+        """A task-global declaration of another module: its value read there (its errors name that file)."""
+        reader = _Walker(module.text, module.path, task=_Task(self.task.options, ()))
+        reader.declare(decl, reader.module_data)
+        (key, data), = reader.module_data.items()
+        if key in self.module_data:
+            first = self.module_data[key]
+            raise InputError(f"{data.name} is declared in two modules of the task: {first.origin or self.path} "
+                             f"(line {first.declared.line}) and here", path=module.path, row=data.declared.line)
+        self.module_data[key] = dataclasses.replace(data, origin=module.path)
+
+    def check_size(self, entry: list[Tree]) -> None:
+        """The motions and waits the entry routine unrolls to, counted before any is followed: past
+        ``max_motions`` the module is refused with the count (a few kilobytes of nested FOR loops or calls can
+        stand for 2^40 motions)."""
+        limit = self.task.options.max_motions
+        total = sum(self.unrolled(proc, frozenset()) for proc in entry)
+        if total > limit:
+            where = entry[0] if entry else None
+            raise InputError(f"{self._routine_name(where) if where is not None else 'the module'} unrolls to "
+                             f"{total:,} motions and waits (through its FOR loops and routine calls): more than "
+                             f"--max-motions {limit:,}", path=self.path,
+                             row=None if where is None else _location(where)[0])
+
+    def unrolled(self, node: Tree, calling: frozenset[str]) -> int:
+        """How many motions and waits ``node`` (a routine or a statement) runs: FOR loops with bounds known from
+        the module's data times their body, calls times the routine's count (each routine counted once), every
+        branch of a condition; recursion counts once (it is refused when followed)."""
+        if node.data in ("proc", "func", "trap"):
+            name = self._routine_name(node).lower()
+            if name in calling:
+                return 0
+            if name not in self._unrolled:
+                body = next(c for c in node.children if isinstance(c, Tree) and c.data == "body")
+                self._unrolled[name] = self.unrolled(body, calling | {name})
+            return self._unrolled[name]
+        if node.data == "moves":
+            return len(self.move_matches(node.children[0]))
+        if node.data == "call":
+            key = str(node.children[0]).lower() if isinstance(node.children[0], Token) else ""
+            if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime":
+                return 1
+            routine = self.procs.get(key)
+            return 0 if routine is None or id(routine) in self.origin else self.unrolled(routine, calling)
+        count = sum(self.unrolled(c, calling) for c in node.children if isinstance(c, Tree) and c.data in _BLOCKS)
+        if node.data == "for_stmt" and count:
+            try:
+                count *= self.for_passes(node, None)[2]
+            except _Unsupported:
+                pass  # (bounds known only while running: counted when it runs, :meth:`run_for`)
+        return count
+
+    def for_passes(self, statement: Tree, local: dict[str, _Data] | None) -> tuple[float, float, int]:
+        """A FOR loop's first value, step and number of passes (RAPID: without STEP the counter counts by 1, or
+        by -1 when FROM is above TO; ABB, RAPID instructions, "FOR")."""
+        _, start_node, stop_node, *rest = statement.children
+        start, stop = self._number(start_node, local), self._number(stop_node, local)
+        step = self._number(rest[0], local) if len(rest) == 2 else (1.0 if start <= stop else -1.0)
+        if step == 0:
+            raise _Unsupported("FOR with STEP 0 never ends", statement)
+        return start, step, max(int(np.floor((stop - start) / step + 1e-9)) + 1, 0)
 
     def finish_points(self, tree: Tree) -> tuple:
         """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`)."""
@@ -491,11 +709,14 @@ class _Walker:
                         uses.setdefault(value, set()).add(start)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         steps = []
+        done: dict[int, Motion] = {}  # a step repeated (the passes of a FOR loop): decided once
         for step in self.steps:
             if isinstance(step, Motion):
-                points = tuple(p if not p.name or p.text == p.argument or uses.get(p.name.lower(), set()) <= direct
-                               else dataclasses.replace(p, text=p.argument) for p in step.points)
-                step = dataclasses.replace(step, points=points)
+                if id(step) not in done:
+                    points = tuple(p if not p.name or p.text == p.argument or uses.get(p.name.lower(), set()) <= direct
+                                   else dataclasses.replace(p, text=p.argument) for p in step.points)
+                    done[id(step)] = dataclasses.replace(step, points=points)
+                step = done[id(step)]
             steps.append(step)
         return steps
 
@@ -508,25 +729,38 @@ class _Walker:
         return any(isinstance(c, Tree) and c.data == "params" for c in routine.children)
 
     def entry_routines(self) -> list[Tree]:
-        if "main" in self.procs:
-            return [self.procs["main"]]
+        """The entry routine (``--entry``, default ``main``); without a ``main``, every parameterless PROC of the
+        module that no routine calls, in file order."""
+        entry = self.task.options.entry
+        found = self.procs.get(entry.lower())
+        if found is not None and id(found) not in self.origin:
+            return [found]
+        own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
+        if entry.lower() != "main":
+            raise InputError(f"--entry {entry}: expected a PROC of this module, got none of that name (its PROCs: "
+                             f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")
                   if isinstance(c.children[0], Token)}
-        return [p for name, p in self.procs.items() if name not in called and not self._has_params(p)]
+        return [p for name, p in own.items() if name not in called and not self._has_params(p)]
 
-    def note_unvisited(self) -> None:
+    def note_unvisited(self) -> tuple[tuple[str, int], ...]:
+        """A note for each routine of the module the entry does not run that holds motions; ``(name, motions)``
+        of each."""
+        unrun = []
         for routine in self.routines:
             name = self._routine_name(routine)
             if name.lower() in self.visited:
                 continue
             moves = [c for c in routine.find_data("call") if isinstance(c.children[0], Token)
-                     and (str(c.children[0]).lower() in MOTIONS or str(c.children[0]).lower() in UNSUPPORTED_INSTRUCTIONS)]
+                     and str(c.children[0]).lower() in _MOVING]
             n_moves = len(moves) + sum(len(self.move_matches(run.children[0])) for run in routine.find_data("moves"))
             if n_moves:
                 line, column = _location(routine)
                 kind = {"proc": "PROC", "func": "FUNC", "trap": "TRAP"}[routine.data]
                 self.notes.append(Finding(f"{kind} {name} is not run from the entry routine: its {n_moves} "
                                           "motion(s) stay as written", line, column))
+                unrun.append((name, n_moves))
+        return tuple(unrun)
 
     # ----- data
     def declare(self, decl: Tree, scope: dict[str, _Data]) -> None:
@@ -795,18 +1029,87 @@ class _Walker:
                     continue
                 self.run_statement(statement, local, depth)
             except _Unsupported as exc:
-                if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
+                changed: set[str] = set()
+                reason = self.blocker(statement, changed=changed) if isinstance(statement, Tree) \
+                    and statement.data in _BRANCHES else "it"
+                if reason is None:  # a branch or loop that moves nothing: kept as written, what it assigns unknown
+                    line, column = _location(statement)
+                    note = Finding(f"{_CONSTRUCTS[statement.data]} moves nothing and changes nothing a motion "
+                                   "reads: passed over, kept as written (its time is not estimated)", line, column)
+                    if note not in self.notes:
+                        self.notes.append(note)
+                    for key in changed:  # (assigned by a routine it calls)
+                        self.assigned.setdefault(key, statement)
+                elif self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
                     line, column = _location(exc.where)
                     note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
                                    "a motion reads (its time is not estimated)", line, column)
                     if note not in self.notes:
                         self.notes.append(note)
                 else:
-                    self.unsupported_at(exc.message, exc.where)
+                    self.unsupported_at(exc.message if reason == "it" else f"{exc.message}: it holds {reason}",
+                                        exc.where)
                 self.note_skipped_motions(statement)
                 if isinstance(statement, Tree):  # what it may change is not known after it
                     for node in statement.iter_subtrees():
                         self.record_change(node, local)
+
+    def blocker(self, node: Tree, own: frozenset[str] = frozenset(), params: frozenset[str] = frozenset(),
+                calling: frozenset[str] = frozenset(), changed: set[str] | None = None, path: str = "") -> str | None:
+        """What in ``node`` (a statement, or a routine with its data ``own`` and parameters ``params``) moves the
+        robot or changes how later motions run, with its line; None if nothing does.
+
+        A motion or another moving instruction, ``VelSet``/``ConfL``/``ConfJ``, an interrupt, a ``GOTO``, a
+        late-bound call, a call of a routine found in no module (and not ``--external``), an assignment to a
+        routine's parameter (RAPID passes data by reference), recursion. The data it assigns otherwise (its
+        routines' own data left out) are added to ``changed``.
+        """
+        changed = set() if changed is None else changed
+        path = path or self.origin.get(id(node), "")
+        for sub in node.iter_subtrees_topdown():
+            kind = sub.data
+            if kind in ("moves", "late_call", "connect_stmt", "goto_stmt", "label"):
+                what = {"moves": re.match(r"\w*", sub.children[0]).group() if kind == "moves" else "",
+                        "late_call": "a late-bound call (%...%)", "connect_stmt": "an interrupt "
+                        "(CONNECT)", "goto_stmt": "a GOTO", "label": "a label (a GOTO target)"}[kind]
+                return f"{what} at {self._at(sub, path)}"
+            token = self.changed_token(sub) if kind in ("assign", "call") else None
+            if token is not None:
+                key = str(token).lower()
+                if key in params:
+                    return f"an assignment to its parameter {token} at {self._at(sub, path)}"
+                if key not in own:
+                    changed.add(key)
+            if kind != "call" or not isinstance(sub.children[0], Token):
+                continue
+            name = str(sub.children[0])
+            key = name.lower()
+            if key in _MOVING or key in MODE_INSTRUCTIONS:
+                return f"{name} at {self._at(sub, path)}"
+            if key in self.external or key in PASSIVE_INSTRUCTIONS or key in SIGNAL_WAITS or key == "waittime":
+                continue
+            routine = self.procs.get(key)
+            if routine is None:
+                return f"{name} at {self._at(sub, path)}, a routine {_NOT_FOUND.format(name=name)}"
+            if key in calling:
+                return f"a recursive call of {name} at {self._at(sub, path)}"
+            reason = self.blocker(routine, *self._routine_names(routine), calling | {key}, changed)
+            if reason is not None:
+                return f"{reason} (in {name}, called at {self._at(sub, path)})"
+        return None
+
+    def _at(self, node: Tree | Token, path: str) -> str:
+        line = _location(node)[0]
+        return f"line {line}" if not path or path == self.path else f"{path}, line {line}"
+
+    @staticmethod
+    def _routine_names(routine: Tree) -> tuple[frozenset[str], frozenset[str]]:
+        """The names a routine declares itself, and its parameters' (lower case)."""
+        own = frozenset(str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+                        for decl in routine.find_data("data_decl"))
+        params = frozenset(str([c for c in p.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+                           for p in routine.find_data("param"))
+        return own, params
 
     def loops_forever(self, statement: Tree | Token, body: Tree) -> bool:
         """``WHILE TRUE DO ... ENDWHILE`` as the last statement of the (last) entry routine: the production loop,
@@ -862,10 +1165,7 @@ class _Walker:
         """The name of the datum ``statement`` changes: an assignment's root (``p.trans.x := ...`` changes ``p``)
         or the first argument of ``Incr``/``Decr``/``Add``/``Clear``; None for anything else."""
         if statement.data == "assign":
-            root = statement.children[0]
-            while isinstance(root, Tree) and root.data in ("component", "index"):
-                root = root.children[0]
-            return root.children[0] if isinstance(root, Tree) else root
+            return self.changed_root(statement.children[0])
         if statement.data == "call" and isinstance(statement.children[0], Token) \
                 and str(statement.children[0]).lower() in _MUTATING and len(statement.children) > 1:
             positional, _ = self.split_args(statement.children[1])
@@ -880,7 +1180,11 @@ class _Walker:
         passes ``VAR``/``PERS``/``INOUT`` arguments by reference; a plain one
         is taken the same way, to be safe): its name is recorded as well.
         """
-        token = self.changed_token(statement)
+        self.mark_changed(self.changed_token(statement), statement, local)
+
+    def mark_changed(self, token: Token | None, statement: Tree, local: dict[str, _Data]) -> None:
+        """The datum named ``token`` (and the caller's datum a parameter of that name is bound to) is changed at run
+        time from ``statement`` on."""
         if token is None:
             return
         key = str(token).lower()
@@ -888,6 +1192,15 @@ class _Walker:
         bound = local.get(key)
         if bound is not None:
             self.assigned.setdefault(bound.name.lower(), statement)
+
+    @staticmethod
+    def changed_root(target: Tree | Token) -> Token | None:
+        """The name at the root of ``p``, ``p.trans.x`` or ``p{2}`` (None for anything else)."""
+        while isinstance(target, Tree) and target.data in ("component", "index"):
+            target = target.children[0]
+        if isinstance(target, Tree) and target.data == "name":
+            return target.children[0]
+        return target if isinstance(target, Token) and target.type == "NAME" else None
 
     def note_skipped_motions(self, statement: Tree) -> None:
         if not isinstance(statement, Tree):
@@ -915,53 +1228,26 @@ class _Walker:
         elif kind == "call":
             self.run_call(statement, local, depth)
         elif kind == "moves":
+            first = len(self.steps)
             self.run_moves(statement.children[0], local)
+            self.note_conf(self.steps[first:])
         elif kind == "label":
             raise _Unsupported(f"label {statement.children[0]}: (a GOTO target) is not followed", statement)
         elif kind == "for_stmt":
             self.run_for(statement, local, depth)
         else:
-            construct = {
-                "if_stmt": "IF", "compact_if": "IF", "while_stmt": "WHILE", "for_stmt": "FOR", "test_stmt": "TEST",
-                "return_stmt": "RETURN", "exit_stmt": "EXIT", "goto_stmt": "GOTO", "retry_stmt": "RETRY",
-                "trynext_stmt": "TRYNEXT", "raise_stmt": "RAISE", "connect_stmt": "CONNECT (an interrupt)",
-                "late_call": "a late-bound call (%...%)",
-            }.get(kind, kind)
+            construct = _CONSTRUCTS.get(kind, kind)
             raise _Unsupported(f"{construct} is not followed (its outcome or count is not known before running)",
                                statement)
 
-    def moves_nothing(self, routine: Tree, calling: frozenset[str] = frozenset()) -> bool:
-        """``routine`` (and the module's routines it calls) moves nothing and changes nothing a motion reads.
-
-        No motion or other moving instruction, ``VelSet``, ``EXIT``, interrupt
-        or late-bound call; every call a routine of the module that moves
-        nothing, a passive instruction or a wait; every assignment (and
-        ``Incr``, ``Add``, ...) to data the routine declares itself (not to a
-        parameter: RAPID passes those by reference). Its conditions and
-        loops, which could not be followed, then cannot change a motion: they
-        are passed over with a note (a gripper routine's ``IF``/``WaitDI``).
-        """
+    def moves_nothing(self, routine: Tree) -> bool:
+        """``routine`` (and the routines it calls) moves nothing and changes nothing a motion reads
+        (:meth:`blocker`, no data but its own assigned). Its conditions and loops, which could not be followed,
+        then cannot change a motion: they are passed over with a note (a gripper routine's ``IF``/``WaitDI``)."""
+        changed: set[str] = set()
         name = self._routine_name(routine).lower()
-        if name in calling:
-            return False  # recursion: left to the rules
-        own = {str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
-               for decl in routine.find_data("data_decl")}
-        for node in routine.iter_subtrees():
-            if node.data in ("moves", "late_call", "exit_stmt", "connect_stmt"):
-                return False
-            if node.data == "assign" or (node.data == "call" and isinstance(node.children[0], Token)
-                                         and str(node.children[0]).lower() in _MUTATING):
-                token = self.changed_token(node)
-                if token is None or str(token).lower() not in own:
-                    return False
-            elif node.data == "call" and isinstance(node.children[0], Token):
-                key = str(node.children[0]).lower()
-                if key in self.procs:
-                    if not self.moves_nothing(self.procs[key], calling | {name}):
-                        return False
-                elif not (key in PASSIVE_INSTRUCTIONS or key in SIGNAL_WAITS or key == "waittime"):
-                    return False
-        return True
+        return self.blocker(routine, *self._routine_names(routine), frozenset((name,)), changed) is None \
+            and not changed
 
     def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data], statement: Tree
                        ) -> dict[str, _Data]:
@@ -1023,23 +1309,28 @@ class _Walker:
         their own (each gets its own time); the written program has one text per
         motion, so a motion whose target changes with the counter is not
         followed (nothing of the loop is kept then).
+        A body that does not read the counter and changes nothing
+        (:meth:`changes_state`) runs the same way every pass: it is followed
+        once and its steps repeated.
         """
-        counter, start_node, stop_node, *rest = statement.children
-        body = rest[-1]
-        start, stop = self._number(start_node, local), self._number(stop_node, local)
-        step = self._number(rest[0], local) if len(rest) == 2 else (1.0 if start <= stop else -1.0)
-        if step == 0:
-            raise _Unsupported("FOR with STEP 0 never ends", statement)
-        passes = max(int(np.floor((stop - start) / step + 1e-9)) + 1, 0)
-        if passes > MAX_FOR_PASSES:
-            raise _Unsupported(f"FOR with {passes:,} passes (more than {MAX_FOR_PASSES:,}) is not unrolled", statement)
+        counter, body = statement.children[0], statement.children[-1]
+        start, step, passes = self.for_passes(statement, local)
+        count = passes * self.unrolled(body, frozenset())
+        if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
+            raise self.error(f"FOR with {passes:,} passes unrolls to {count:,} motions and waits: more than "
+                             f"--max-motions {self.task.options.max_motions:,}", statement)
         first_step = len(self.steps)
         scopes = []  # every pass's scope stays alive: the evaluation cache keys local values by id(scope)
-        for k in range(passes):
+        same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
+            lambda v: isinstance(v, Token) and v.type == "NAME")) and not self.changes_state(body, frozenset())
+        for k in range(min(passes, 1) if same else passes):
             scope = dict(local)
             scope[str(counter).lower()] = _Data("num", start + k * step, None, str(counter), counter)
             scopes.append(scope)
             self.run_body(body, scope, depth)
+        if same:
+            self.steps.extend(self.steps[first_step:] * max(passes - 1, 0))
+            return
         self.steps[first_step:] = expand(self.steps[first_step:])  # each pass's motions, as objects
         changing = calls.changing_motion(self.steps[first_step:])
         if changing is not None:
@@ -1049,13 +1340,47 @@ class _Walker:
             raise _Unsupported(f"{changing.instruction}'s target changes with the FOR counter {counter}: one "
                                "written target cannot serve every pass", statement)
 
+    def changes_state(self, node: Tree, calling: frozenset[str]) -> bool:
+        """Whether ``node`` (or a routine of the module it calls) may leave the walk in another state: an
+        assignment, ``Incr``/``Add``/..., ``VelSet``/``ConfL``/``ConfJ``, a search's found point, a late-bound
+        call, recursion."""
+        for sub in node.iter_subtrees_topdown():
+            if sub.data in ("assign", "late_call"):
+                return True
+            if sub.data != "call" or not isinstance(sub.children[0], Token):
+                continue
+            key = str(sub.children[0]).lower()
+            if key in _MUTATING or key in MODE_INSTRUCTIONS or key in calling \
+                    or (key in PROCESS_MOTIONS and PROCESS_MOTIONS[key].writes is not None):
+                return True
+            routine = self.procs.get(key)
+            if routine is not None and id(routine) not in self.origin \
+                    and self.changes_state(routine, calling | {key}):
+                return True
+        return False
+
     def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         name_token = statement.children[0]
         name = str(name_token)
         key = name.lower()
         call_args = statement.children[1] if len(statement.children) > 1 else None
-        if key in MOTIONS:
+        if key in MOTIONS or key in PROCESS_MOTIONS:
             self.run_motion(statement, key, local)
+        elif key in ("confl", "confj"):  # \Off: the controller ignores the confdata of the motions after it
+            _, optional = self.split_args(call_args)
+            if "on" in optional or "off" in optional:
+                self.conf_on[LINEAR if key == "confl" else JOINT] = "on" in optional
+        elif key in self.external:
+            pass  # declared by the user: moves nothing, changes nothing a motion reads
+        elif key in self.procs and id(self.procs[key]) in self.origin:
+            routine = self.procs[key]
+            changed: set[str] = set()
+            reason = self.blocker(routine, *self._routine_names(routine), frozenset((key,)), changed)
+            if reason is not None:
+                raise _Unsupported(f"{name} (a routine of {self.origin[id(routine)]}) is not followed: it holds "
+                                   f"{reason}; only the program's own file is written", statement)
+            for changed_key in changed:
+                self.assigned.setdefault(changed_key, statement)
         elif key == "waittime":
             positional, _ = self.split_args(call_args)
             if len(positional) != 1:
@@ -1087,26 +1412,36 @@ class _Walker:
                 for step in self.steps[first:]:  # the outermost call with arguments is the one named
                     self._in_call[id(step)] = (name, span_of(statement))
         elif key in UNSUPPORTED_INSTRUCTIONS:
-            raise _Unsupported(f"{name} is not followed (thermocomp compensates MoveL, MoveJ, MoveC and MoveAbsJ)",
-                               statement)
+            raise _Unsupported(f"{name} is not followed (it moves the robot or changes the frame of its motions in "
+                               "a way known only while running)", statement)
         elif key in SIGNAL_WAITS:
             line, column = _location(statement)
             self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", line, column))
         elif key in PASSIVE_INSTRUCTIONS:
             self.record_change(statement, local)
         else:
-            raise _Unsupported(f"{name} is neither a routine of this module nor an instruction thermocomp knows "
-                               "(a routine of another module could move the robot)", statement)
+            raise _Unsupported(f"{name} is no instruction thermocomp knows and a routine {_NOT_FOUND.format(name=name)}",
+                               statement)
 
     def run_motion(self, statement: Tree, key: str, local: dict[str, _Data]) -> None:
-        kind, n_points = MOTIONS[key]
+        """A motion: ``MoveL``, ``MoveJ``, ``MoveC``, ``MoveAbsJ``, or a process or search move (:data:`PROCESS_MOTIONS`),
+        whose points, speed and tool are read as ``MoveL``'s and every other argument kept as written."""
+        signature = PROCESS_MOTIONS.get(key) or _Signature(*MOTIONS[key])
+        kind, n_points, first = signature.kind, signature.points, signature.first
         name_token = statement.children[0]
         positional, optional = self.split_args(statement.children[1] if len(statement.children) > 1 else None)
-        if len(positional) != n_points + 3:
+        if key in MOTIONS and len(positional) != n_points + 3:
             raise self.error(f"{name_token}: expected {n_points + 3} arguments (point(s), speed, zone, tool), "
                              f"got {len(positional)}", statement)
+        if len(positional) < first + n_points + 2 + signature.after_tool:
+            raise self.error(f"{name_token}: expected at least {first + n_points + 2 + signature.after_tool} "
+                             f"arguments, got {len(positional)}", statement)
         if "corr" in optional:  # a sensor's path correction, known only while running (\TLoad, \Inpos: no effect)
             raise _Unsupported(f"{name_token} \\Corr is not followed", statement)
+        if signature.writes is not None:  # SearchL's found point: known only while running
+            self.mark_changed(self.changed_root(positional[signature.writes]), statement, local)
+        tool_node = positional[len(positional) - 1 - signature.after_tool]
+        positional = positional[first:first + n_points + 1] + [None, tool_node]  # (points, speed, -, tool)
         T_flange_tcp = self.frame(positional[n_points + 2], local, "tooldata")
         wobj_node = optional.get("wobj")
         T_world_frame = np.eye(4) if wobj_node is None else self.frame(wobj_node, local, "wobjdata")
@@ -1130,6 +1465,22 @@ class _Walker:
             name=span_of(name_token), tcp_speed=v_tcp * 1e-3, orientation_speed=np.radians(v_ori * override / 100.0),
             duration_s=duration,
         ))
+        self.note_conf(self.steps[-1:])
+
+    def note_conf(self, steps: list) -> None:
+        """Whether every run of each motion statement of ``steps`` had its confdata ignored (``ConfL \\Off`` for
+        linear and circular moves, ``ConfJ \\Off`` for joint moves), by the statement's offset."""
+        for step in steps:
+            if isinstance(step, Motion):
+                starts, kinds = [step.statement.start], [step.kind]
+            elif isinstance(step, MotionRun):
+                starts, kinds = step.statement[:, 0].tolist(), [KINDS[k] for k in step.kind.tolist()]
+            else:
+                continue
+            for start, kind in zip(starts, kinds):
+                if kind != ABSOLUTE_JOINT:
+                    free = not self.conf_on[JOINT if kind == JOINT else LINEAR]
+                    self.conf_free[start] = self.conf_free.get(start, True) and free
 
     # ----- runs of plain motions (MOVES tokens)
     def runs_read(self, tree: Tree) -> bool:
