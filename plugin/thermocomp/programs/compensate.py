@@ -427,12 +427,13 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
         part = solve_path(model, T[a:b, :3, :3], T[a:b, :3, 3], q_start, measure_singularity=False, **kwargs)
         q[a:b], status[a:b] = part.q, part.status  # (the joints and statuses: no singular values needed)
     if program.language == "rapid":
-        cartesian = np.flatnonzero(~joint & ~confdata_free(program))
-        wanted = program.columns.run.confdata[cartesian].astype(int)
-        ok = near_configuration(model, q[cartesian], wanted) & (status[cartesian] == Status.CONVERGED)
-        turned = cartesian[ok][np.flatnonzero(np.any(quadrants(q[cartesian[ok]]) != wanted[ok, :3], axis=1))]
+        cartesian = np.flatnonzero(~joint)
+        bound = cartesian[~confdata_free(program)[cartesian]]  # (the others: the continuation, as the controller)
+        wanted = program.columns.run.confdata[bound].astype(int)
+        ok = near_configuration(model, q[bound], wanted) & (status[bound] == Status.CONVERGED)
+        turned = bound[ok][np.flatnonzero(np.any(quadrants(q[bound[ok]]) != wanted[ok, :3], axis=1))]
         q[turned] = to_quadrants(q[turned], program.columns.run.confdata[turned].astype(int))  # (whole turns)
-        redo = cartesian[~ok]
+        redo = bound[~ok]
         if redo.size:
             prog = Program(names=tuple(str(i) for i in redo), R_world_tcp=T[redo, :3, :3], p_world_tcp=T[redo, :3, 3],
                            q_reference=np.tile(chain.home, (redo.size, 1)), confdata=wanted[~ok])

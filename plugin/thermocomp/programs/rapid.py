@@ -782,8 +782,12 @@ class _Walker:
             if value is not None and dtype in RECORDS and not is_array:
                 self.check_record(value, dtype, value_node)
         if scope is self.module_data and str(name_token).lower() in scope:  # RAPID refuses it: which one counts?
-            first = scope[str(name_token).lower()].declared
-            raise self.error(f"{name_token} is declared twice in the module (first at line {first.line})", name_token)
+            first = scope[str(name_token).lower()]
+            if first.origin:
+                raise self.error(f"{name_token} is declared in two modules of the task: {first.origin} (line "
+                                 f"{first.declared.line}) and here", name_token)
+            raise self.error(f"{name_token} is declared twice in the module (first at line {first.declared.line})",
+                             name_token)
         scope[str(name_token).lower()] = _Data(dtype if not is_array else dtype + "{}", value, value_node,
                                                str(name_token), name_token)
 
@@ -861,7 +865,8 @@ class _Walker:
             dtype, value = PREDEFINED[key]
             return _Data(dtype, value, None, str(token), token)
         else:
-            raise _Unsupported(f"{token} is not declared in this module", token)
+            raise _Unsupported(f"{token} is not declared in this module (a datum of another module of the task: "
+                               "give that module with --module FILE)", token)
         if key in self.assigned:
             line, column = _location(self.assigned[key])
             raise _Unsupported(f"{token} is changed at run time (line {line}, column {column}); "
@@ -1132,6 +1137,9 @@ class _Walker:
         (:meth:`record_change`).
         """
         target, value_node = statement.children[0], statement.children[-1]
+        if isinstance(target, Tree) and target.data == "component":
+            self.assign_component(statement, local)
+            return
         token = target.children[0] if isinstance(target, Tree) and target.data == "name" else None
         key = None if token is None else str(token).lower()
         scope = local if key in local else (self.module_data if key in self.module_data else None)
@@ -1143,12 +1151,52 @@ class _Walker:
         except _Unsupported:
             self.record_change(statement, local)
             return
-        old = scope[key]
         literal = value_node if isinstance(value_node, Tree) and value_node.data in ("aggregate", "numbers") else None
-        scope[key] = _Data(old.type, value, literal, old.name, old.declared)
+        self.give(scope, key, value, literal, statement)
+
+    def give(self, scope: dict[str, _Data], key: str, value: object, literal: Tree | None, statement: Tree) -> None:
+        """``scope[key]`` holds ``value`` from ``statement`` on (written in ``literal``, this module's text, or
+        nowhere: a motion's target is then written at the motion)."""
+        scope[key] = dataclasses.replace(scope[key], value=value, node=literal, origin="")
         self.assigned.pop(key, None)
         self._followed[key] = (value, self._followed.get(key, (None, statement))[1])  # the first assignment's line
         self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
+
+    def assign_component(self, statement: Tree, local: dict[str, _Data]) -> None:
+        """``wobj.oframe.trans.z := 25;``: a component of a whole record of this routine or of the module, whose
+        value is known, given a number or a record known here (a work object moved from constants); anything
+        else makes the record changed at run time (:meth:`record_change`)."""
+        target, value_node = statement.children[0], statement.children[-1]
+        fields = []
+        while isinstance(target, Tree) and target.data == "component":
+            fields.insert(0, str(target.children[1]).lower())
+            target = target.children[0]
+        key = str(target.children[0]).lower() if isinstance(target, Tree) and target.data == "name" else None
+        scope = local if key in local else (self.module_data if key in self.module_data else None)
+        if key is None or scope is None or key in self._params.get(id(local), ()) or key in self.assigned \
+                or scope[key].type not in RECORDS or scope[key].value is None:
+            self.record_change(statement, local)
+            return
+        value = _copy(scope[key].value)  # (not a read the next cycle depends on: the component is overwritten)
+        holder, dtype = value, scope[key].type
+        try:
+            for i, field_name in enumerate(fields):
+                names = [f for f, _ in RECORDS.get(dtype, ())]
+                if field_name not in names:
+                    raise _Unsupported(f"component {field_name} of a {dtype}", statement)
+                at, dtype = names.index(field_name), RECORDS[dtype][names.index(field_name)][1]
+                if i < len(fields) - 1:
+                    holder = holder[at]
+                elif dtype == "num":
+                    holder[at] = self._number(value_node, local)
+                elif dtype in RECORDS:
+                    holder[at] = self.evaluate_as(value_node, local, dtype)
+                else:
+                    raise _Unsupported(f"a {dtype} component is not followed", statement)
+        except _Unsupported:
+            self.record_change(statement, local)
+            return
+        self.give(scope, key, value, None, statement)
 
     def check_cycles(self) -> None:
         """Data a cycle reads before a followed assignment gives it another value: the next cycle reads that one."""
@@ -1716,6 +1764,12 @@ class _Walker:
         text_node: Tree | Token = node
         name = ""
         element: tuple[int, int] | None = None  # the element of an array declaration that is the text
+        if isinstance(node, Tree) and node.data in ("name", "index"):
+            root = node if node.data == "name" else node.children[0]
+            data = self.lookup(root.children[0], local) if isinstance(root, Tree) and root.data == "name" else None
+            if data is not None and data.origin and data.node is not None:
+                raise _Unsupported(f"{data.name} is declared in {data.origin} (line {data.declared.line}): its "
+                                   "target is written there, and only the program's own file is written", node)
         if isinstance(node, Tree) and node.data == "name":
             data = self.lookup(node.children[0], local)
             name = data.name
