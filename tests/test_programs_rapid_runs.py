@@ -289,8 +289,8 @@ def test_the_written_program_is_the_same_whichever_reading(tmp_path, rng, monkey
     for runs in (True, False):
         reader = rapid_module.rapid_program_from_text
         monkeypatch.setattr(rapid_module, "rapid_program_from_text",
-                            lambda t, p="<text>", runs_=runs, progress=None, data=None, reader=reader:
-                            reader(t, p, runs_, progress, data))
+                            lambda t, p="<text>", runs_=runs, progress=None, data=None, options=None, reader=reader:
+                            reader(t, p, runs_, progress, data, options))
         out = tmp_path / f"out_{runs}.mod"
         report = compensate_program("irb140", table, src, out, program_options=ProgramOptions(output=output, timed=True))
         results.append((out.read_bytes(), [(r.line, r.minute_first, r.change_mm, r.status, r.findings)

@@ -685,8 +685,8 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
                                         tcp=(R_tcp, p_tcp))
     else:
         written = write_snapshot(chain, prog, poses, q_checked[0], status, popts.output, tcp=(R_tcp[0], p_tcp[0]))
+        rep.notes += confdata_notes(prog, *written.confdata_changed)
     rep.n_changed_texts = written.n_changed
-    rep.notes += confdata_notes(prog, *written.confdata_changed)
     rep.rounding_position, rep.rounding_angle = written.rounding
     rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1)))
     rep.rounding_bound = rounding_bound(rep.reach)

@@ -7,23 +7,33 @@ header of ``.prg`` files) with data declarations (``CONST``/``PERS``/``VAR``,
 keywords in any case, comments (``!``), statements continued over lines,
 Windows line ends.
 
-What is followed, in order, from the entry routine (``main``; without one,
-every parameterless ``PROC`` that no other routine calls, in file order):
-``MoveL``, ``MoveJ``, ``MoveC`` and ``MoveAbsJ`` with named or inline
-targets or elements of one-dimensional arrays (``place{i}``, written back
-element by element), ``\\WObj``, the tool argument, ``\\V``, ``\\T``; ``Offs(...)`` and
-``RelTool(...)`` evaluated; ``WaitTime``; ``VelSet``; calls of the module's
-``PROC``s, arguments bound to parameters (:meth:`_Walker.bind_arguments`;
-one written text serves every call: :mod:`thermocomp.programs.calls`);
-``FOR`` loops with constant bounds, unrolled; ``WHILE TRUE DO`` ending the
-entry routine (the production loop: one cycle is one pass of its body).
-Instructions that neither move the robot nor branch (``SetDO``, ``TPWrite``, ``ConfL``, ``AccSet``, ...) are passed over.
-What cannot be followed exactly is an *unsupported* finding with its line
-and column: conditions, other loops, ``GOTO``, interrupts (``CONNECT``), searches
-and other motion instructions (``SearchL``, ``TriggL``, ``ArcL``, ...),
-program displacement, calls of routines outside the module, a routine's
-text that two calls need written differently, and data changed at run time
-that a motion reads.
+What is followed, in order, from the entry routine (``main`` or
+:attr:`RapidOptions.entry`; without ``main``, every parameterless ``PROC``
+that no other routine calls, in file order): ``MoveL``, ``MoveJ``, ``MoveC``
+and ``MoveAbsJ`` with named or inline targets or elements of one-dimensional
+arrays (``place{i}``, written back element by element), ``\\WObj``, the tool
+argument, ``\\V``, ``\\T``; process and search moves (``MoveLDO``, ``TriggL``,
+``ArcL``, ``SearchL``, ...: :data:`PROCESS_MOTIONS`), whose target is
+compensated and other arguments kept; ``Offs(...)`` and ``RelTool(...)``
+evaluated; assignments of known values (whole records, components); ``WaitTime``;
+``VelSet``; ``ConfL``/``ConfJ`` ``\\On``/``\\Off``; calls of the module's
+``PROC``s, arguments bound to parameters (:meth:`_Walker.bind_arguments`; one
+written text serves every call: :mod:`thermocomp.programs.calls`); ``FOR``
+loops with constant bounds, unrolled (a pass that changes nothing followed
+once and repeated); ``WHILE TRUE DO`` ending the entry routine (the production
+loop: one cycle is one pass of its body). Instructions that neither move the
+robot nor branch (``SetDO``, ``TPWrite``, ``AccSet``, ...) are passed over,
+and so are branches and loops that move nothing (:meth:`_Walker.blocker`).
+The task's other modules (:attr:`RapidOptions.modules`) give declarations and
+routines that are checked where called, never walked or written. Before
+anything is followed, the motions the entry unrolls to are counted
+(:meth:`_Walker.unrolled`): past :attr:`RapidOptions.max_motions` the module
+is refused with the count. What cannot be followed exactly is an
+*unsupported* finding with its line and column: branches and loops that move,
+``GOTO``, interrupts (``CONNECT``), program displacement, calls of routines
+found in no module, routines of other modules that move, a routine's text
+that two calls need written differently, and data changed at run time that a
+motion reads.
 
 Units: RAPID writes mm, degrees and quaternions ``[q1, q2, q3, q4] = (w,
 x, y, z)``; everything returned is SI (docs/conventions.md).
@@ -117,13 +127,14 @@ PREDEFINED: dict[str, tuple[str, object]] = {
     "false": ("bool", False),
 }
 
-#: Motion instructions followed, with the positions of (points..., speed, zone, tool) among their arguments.
+#: The plain motion instructions: their kind and number of points (then speed, zone, tool).
 MOTIONS = {
     "movel": (LINEAR, 1),
     "movej": (JOINT, 1),
     "movec": (CIRCULAR, 2),
     "moveabsj": (ABSOLUTE_JOINT, 1),
 }
+
 
 @dataclass(frozen=True)
 class _Signature:
@@ -598,14 +609,15 @@ class _Walker:
     def collect(self, tree: Tree, module: _Module | None) -> None:
         """The declarations and routines of this module (``module`` None) or of another module of the task (its
         task-global ones: a ``LOCAL`` one is its own)."""
+        reader = None if module is None else _Walker(module.text, module.path, task=_Task(self.task.options, ()))
         for item in next(tree.find_data("module")).children:
             if not isinstance(item, Tree) or (module is not None and _is_local(item)):
                 continue
             if item.data == "data_decl":
-                if module is None:
+                if reader is None:
                     self.declare(item, self.module_data)
                 else:
-                    self.declare_other(item, module)
+                    self.declare_other(item, reader)
             elif item.data in ("proc", "func", "trap"):
                 name = self._routine_name(item)
                 if module is None:
@@ -621,16 +633,17 @@ class _Walker:
                 if item.data == "proc":
                     self.procs[name.lower()] = item
 
-    def declare_other(self, decl: Tree, module: _Module) -> None:
-        """A task-global declaration of another module: its value read there (its errors name that file)."""
-        reader = _Walker(module.text, module.path, task=_Task(self.task.options, ()))
+    def declare_other(self, decl: Tree, reader: _Walker) -> None:
+        """A task-global declaration of another module, read by that module's ``reader`` (its errors name that
+        file; its values may use the module's earlier declarations)."""
         reader.declare(decl, reader.module_data)
-        (key, data), = reader.module_data.items()
+        key = str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+        data = reader.module_data[key]
         if key in self.module_data:
             first = self.module_data[key]
             raise InputError(f"{data.name} is declared in two modules of the task: {first.origin or self.path} "
-                             f"(line {first.declared.line}) and here", path=module.path, row=data.declared.line)
-        self.module_data[key] = dataclasses.replace(data, origin=module.path)
+                             f"(line {first.declared.line}) and here", path=reader.path, row=data.declared.line)
+        self.module_data[key] = dataclasses.replace(data, origin=reader.path)
 
     def check_size(self, entry: list[Tree]) -> None:
         """The motions and waits the entry routine unrolls to, counted before any is followed: past
