@@ -110,6 +110,7 @@ QUIET = [
     "    FOR i FROM 1 TO GInput(giParts) DO\n      PulseDO doY;\n    ENDFOR\n",
     "    IF DInput(diStop) = 1 Stop;\n",
     "    IF DInput(diAbort) = 1 THEN\n      RETURN;\n    ENDIF\n",
+    "    IF DInput(diAsk) = 1 THEN\n      TPReadNum nCount, \"Parts?\";\n      TPWrite \"Parts\" \\Num:=nCount;\n    ENDIF\n",
 ]
 
 
@@ -441,6 +442,7 @@ def test_targets_and_work_objects_computed_from_constants_are_followed(tmp_path,
     ("    box := Offs(a, 0, 0, 10);\n    Incr nCount;\n    box.trans.z := box.trans.z + nCount;\n",
      "box is changed at run time"),
     ("    SocketReceive sock \\Str:=sText;\n    box := a;\n", "SocketReceive"),
+    ("    TPReadNum nLift, \"Lift [mm]?\";\n    box := Offs(a, 0, 0, nLift);\n", "box is changed at run time"),
 ])
 def test_data_known_only_at_run_time_is_refused_with_its_line(tmp_path, rng, change, word):
     src, _ = _module(load_robot("irb140"), rng, change + "    MoveJ box, v500, z10, tGrip;\n",

@@ -186,7 +186,8 @@ PASSIVE_INSTRUCTIONS = frozenset(s.lower() for s in (
     "ClkStart", "ClkStop", "ClkReset", "PathResol", "SoftAct", "SoftDeact", "StopMove", "StartMove", "PDispOff",
     "EOffsOff", "CorrClear", "CorrDiscon", "IDelete", "ISleep", "IWatch", "IDisable", "IEnable", "Load",
     "MechUnitLoad", "TriggIO", "TriggEquip", "TriggInt", "TriggSpeed", "SetDataSearch", "WaitLoad", "UnLoad",
-    "Comment", "MotionSup", "WaitRob", "SpeedRefresh", "PathAccLim", "WorldAccLim",
+    "Comment", "MotionSup", "WaitRob", "SpeedRefresh", "PathAccLim", "WorldAccLim", "TPReadNum", "TPReadDnum",
+    "TPReadFK",
 ))
 
 #: Instructions that wait for something thermocomp cannot time.
@@ -256,8 +257,8 @@ _CONSTRUCTS = {
 _NOT_FOUND = ("found in no module of the task (give its module with --module FILE, or declare with --external "
               "{name} that it does not move the robot)")
 
-#: Data types whose changes at run time a motion may read.
-_MUTATING = frozenset(("incr", "decr", "add", "clear"))
+#: Instructions that give their first argument a value known only while running.
+_MUTATING = frozenset(("incr", "decr", "add", "clear", "tpreadnum", "tpreaddnum", "tpreadfk"))
 
 
 #: The statement alternative that reads runs of plain motions as one ``MOVES`` token (rapid.lark).
