@@ -238,7 +238,7 @@ class RapidOptions:
             raise ConfigurationError(f"--max-motions: expected a whole number >= 1, got {self.max_motions!r}")
 
 
-#: Instructions that move the robot.
+#: Instructions that move the robot or change how it moves.
 _MOVING = frozenset(MOTIONS) | frozenset(PROCESS_MOTIONS) | UNSUPPORTED_INSTRUCTIONS
 
 #: Statements that branch or loop (or end a routine): passed over when they move nothing (:meth:`_Walker.blocker`).
