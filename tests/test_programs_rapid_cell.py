@@ -541,3 +541,18 @@ def _help() -> str:
         main(["compensate", "--help"])
     assert f"{MAX_MOTIONS:,}" in " ".join(buffer.getvalue().split())
     return " ".join(buffer.getvalue().split())
+
+
+def test_a_branch_passed_over_that_changes_a_target_read_before_it_is_named_at_the_read(tmp_path, rng):
+    """``MoveL pShift; IF ... THEN pShift := Offs(...); ENDIF``: this cycle reads the declared value, the next may
+    read the other: named at the read."""
+    chain = load_robot("irb140")
+    targets, _, _ = _targets(chain, rng, "s")
+    src, _ = _module(chain, rng, "    MoveJ a, v500, z10, tGrip;\n    MoveL s, v100, fine, tGrip;\n"
+                     "    IF DInput(diShift) = 1 THEN\n      s := Offs(b, 0, 0, 5);\n    ENDIF\n",
+                     decl=targets.replace("CONST", "VAR"))
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert [(f.line, "may give it another value" in f.message) for f in prog.unsupported] == \
+        [(src.splitlines().index("    MoveL s, v100, fine, tGrip;") + 1, True)]

@@ -594,7 +594,9 @@ class _Walker:
         entry = self.entry_routines()
         if entry:  # the body whose last statement may be the production loop (:meth:`loops_forever`)
             self._cycle_body = next(c for c in entry[-1].children if isinstance(c, Tree) and c.data == "body")
+        first_read = dict(self._first_read)
         self.check_size(entry)
+        self._first_read = first_read  # (counting reads the bounds of FOR loops: no read of a cycle)
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
             self.run_routine(proc, depth=0)
@@ -1213,14 +1215,18 @@ class _Walker:
         self.give(scope, key, value, None, statement)
 
     def check_cycles(self) -> None:
-        """Data a cycle reads before a followed assignment gives it another value: the next cycle reads that one."""
-        for key, (value, statement) in self._followed.items():
+        """Data of the module a cycle reads before a followed assignment gives it another value, or before a
+        statement not followed (a branch passed over, ``Incr``) may change it: the next cycle reads that one."""
+        changed = [(key, (None, statement)) for key, statement in self.assigned.items()
+                   if key in self.module_data and key not in self._followed]
+        for key, (value, statement) in [*self._followed.items(), *changed]:
             read = self._first_read.get(key)
             timing_only = self.module_data.get(key) is not None and self.module_data[key].type in ("speeddata",
                                                                                                  "loaddata")
             if read is not None and read[0] != value and not timing_only:  # (a speed changes times, not targets)
                 line, column = _location(statement)
-                self.unsupported_at(f"{read[1]} is read here before line {line} gives it another value: the next "
+                self.unsupported_at(f"{read[1]} is read here before line {line} "
+                                    f"{'may give' if value is None else 'gives'} it another value: the next "
                                     "cycle would read that one", read[1])
 
     def changed_token(self, statement: Tree) -> Token | None:
