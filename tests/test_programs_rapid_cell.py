@@ -525,6 +525,10 @@ def test_the_cli_takes_the_task_options(tmp_path, rng, capsys):
     out.unlink()
     assert main(argv + ["--module", modules[0], "--module", modules[1], "--max-motions", "1"]) == 1
     assert "--max-motions 1" in capsys.readouterr().err and not out.exists()
+    (tmp_path / "t.csv").write_text("name,x_mm,y_mm,z_mm,quat_w,quat_x,quat_y,quat_z\nA,500,0,600,0,0,1,0\n")
+    assert main(["compensate", "--deformation", str(tmp_path / "zero.csv"), "--targets", str(tmp_path / "t.csv"),
+                 "--out", str(tmp_path / "r.csv"), "--entry", "Path_10"]) != 0
+    assert "--entry: only with --program" in capsys.readouterr().err and not (tmp_path / "r.csv").exists()
     help_text = _help()
     assert "--module FILE" in help_text and "--entry NAME" in help_text and "(default 10,000,000)" in help_text
 

@@ -165,10 +165,15 @@ def _run_program(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.program is not None:
         return _run_program(args)
-    if args.targets is None:
-        from thermocomp.errors import ConfigurationError
+    from thermocomp.errors import ConfigurationError
 
+    if args.targets is None:
         raise ConfigurationError("one of --targets or --program is required")
+    task = [flag for flag, used in (("--module", args.module), ("--entry", args.entry != "main"),
+                                    ("--external", args.external), ("--max-motions", args.max_motions is not None))
+            if used]
+    if task:
+        raise ConfigurationError(f"{', '.join(task)}: only with --program (they describe a RAPID program's task)")
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.compile_notice import compile_notice
     from thermocomp.pipeline import CompensationFailed, run_compensation
