@@ -30,6 +30,7 @@ imported only when a ``.dae`` file is read.
 from __future__ import annotations
 
 import math
+import stat
 import struct
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
@@ -46,6 +47,7 @@ from thermocomp.geometry.rotations import invert_transform, matrix_from_euler_xy
 from thermocomp.io.atomic import atomic_write_bytes
 from thermocomp.io.csvtext import check_header, iter_rows, parse_float
 from thermocomp.io.files import read_input_bytes
+from thermocomp.io.job import file_kind
 from thermocomp.io.urdf import matrix_from_urdf_rpy, urdf_chain, urdf_chain_ends
 from thermocomp.robot.chain import Chain
 
@@ -53,6 +55,9 @@ from thermocomp.robot.chain import Chain
 UNITS: dict[str, float] = {"m": 1.0, "mm": 1e-3}
 #: File types read by :func:`read_mesh`.
 MESH_SUFFIXES = (".stl", ".obj", ".dae")
+#: The largest mesh file read [bytes]. A robot link's CAD export is a few MB (the GoFa's ROS-Industrial
+#: meshes: at most 3 MB); a 4 GB mesh ran out of memory in trimesh (issue 28).
+MAX_MESH_BYTES = 512 * 2**20
 #: Columns of a mesh map (:func:`read_mesh_map`).
 MESH_MAP_COLUMNS = ["link", "mesh", "x_mm", "y_mm", "z_mm", "rx_deg", "ry_deg", "rz_deg"]
 #: Relative agreement required between a COLLADA file's declared unit (or a
@@ -133,6 +138,21 @@ def _check_stl(path: Path) -> None:
                          f"got {size} bytes that are neither", path=str(path))
 
 
+def check_mesh_file(path: Path) -> None:
+    """A mesh file is a regular file of at most :data:`MAX_MESH_BYTES` (an :class:`InputError` naming it)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise InputError("mesh file not found", path=str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the mesh: {exc.strerror}", path=str(path)) from exc
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"expected a mesh file, got {file_kind(st.st_mode)}", path=str(path))
+    if st.st_size > MAX_MESH_BYTES:
+        raise InputError(f"expected a mesh file of at most {MAX_MESH_BYTES // 2**20} MiB, got {st.st_size:,} bytes (a "
+                         "robot link needs far fewer triangles: decimate the mesh)", path=str(path))
+
+
 def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
     """Read a triangle mesh (STL, OBJ or COLLADA) and scale it to metres.
 
@@ -147,7 +167,8 @@ def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
     Raises
     ------
     InputError
-        Naming the file: missing, unsupported type, unreadable, no
+        Naming the file: missing, not a regular file, larger than
+        :data:`MAX_MESH_BYTES`, unsupported type, unreadable, no
         triangles, a COLLADA unit that disagrees with ``metres_per_unit`` or
         an up axis other than ``Z_UP``, or ``pycollada`` missing for ``.dae``.
     """
@@ -157,8 +178,7 @@ def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
     suffix = p.suffix.lower()
     if suffix not in MESH_SUFFIXES:
         raise InputError(f"expected a mesh file ({', '.join(MESH_SUFFIXES)}), got {suffix or 'no suffix'!r}", path=src)
-    if not p.is_file():
-        raise InputError("mesh file not found" if not p.exists() else "expected a mesh file, got a directory", path=src)
+    check_mesh_file(p)
     if suffix == ".stl":
         _check_stl(p)
     if suffix == ".dae":
@@ -178,8 +198,11 @@ def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
 
     try:
         mesh = trimesh.load_mesh(str(p), process=False)
-    except (ValueError, KeyError, IndexError, struct.error, OSError) as exc:
+    except (ValueError, KeyError, IndexError, struct.error, OSError, NotImplementedError) as exc:
         raise InputError(f"cannot read the mesh: {exc}", path=src) from exc
+    except MemoryError:
+        raise InputError(f"cannot read the mesh: it needs more memory than this machine has "
+                         f"({p.stat().st_size / 2**20:.0f} MiB of file)", path=src) from None
     if isinstance(mesh, trimesh.Scene):
         mesh = mesh.to_geometry()
     faces = np.asarray(getattr(mesh, "faces", np.empty((0, 3))), dtype=np.int64)
@@ -541,6 +564,8 @@ def read_urdf_meshes(
 
 
 __all__ = [
+    "MAX_MESH_BYTES",
+    "check_mesh_file",
     "MESH_MAP_COLUMNS",
     "MESH_SUFFIXES",
     "UNITS",
