@@ -33,6 +33,7 @@ from thermocomp.programs import (
     compensate_program,
     read_program,
 )
+from thermocomp.programs.model import MAX_MOTIONS
 from thermocomp.tolerances import IK_POSITION_TOL
 
 ZERO = DeformationTable.from_mm_deg(np.zeros((6, 6)))
@@ -465,7 +466,7 @@ def test_a_tree_of_calls_unrolling_to_2_to_the_40_motions_is_refused_at_once(tmp
     with pytest.raises(InputError) as info:
         read_program(path)
     assert time.perf_counter() - started < 30  # (counted, not unrolled: a fraction of a second unloaded)
-    assert f"{2 ** 40:,} motions" in str(info.value) and "--max-motions 10,000,000" in str(info.value)
+    assert f"{2 ** 40:,} motions" in str(info.value) and f"--max-motions {MAX_MOTIONS:,}" in str(info.value)
 
 
 @pytest.mark.parametrize(("loops", "count"), [
@@ -530,7 +531,7 @@ def test_the_cli_takes_the_task_options(tmp_path, rng, capsys):
                  "--out", str(tmp_path / "r.csv"), "--entry", "Path_10"]) != 0
     assert "--entry: only with --program" in capsys.readouterr().err and not (tmp_path / "r.csv").exists()
     help_text = _help()
-    assert "--module FILE" in help_text and "--entry NAME" in help_text and "(default 10,000,000)" in help_text
+    assert "--module FILE" in help_text and "--entry NAME" in help_text and f"(default {MAX_MOTIONS:,}" in help_text
 
 
 def _help() -> str:
