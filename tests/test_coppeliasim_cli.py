@@ -218,3 +218,21 @@ def test_a_results_column_given_twice_is_refused_where_it_is(tmp_path):
     with pytest.raises(InputError) as info:
         read_results_rows(path, 6)
     assert str(info.value) == f"{path}, line 1, column 'q1_deg': duplicate column 'q1_deg'"
+
+
+def test_check_compare_reads_robot_files_with_the_robot_file_options(fake_irb140, capsys, tmp_path):
+    """``check --compare`` takes a built-in variant, or a URDF read with --base-link/--tip-link like every command."""
+    assert main(["coppeliasim", "check", *scene_args(fake_irb140), "--compare", "irb140-paper-scene",
+                 "--configurations", "5"]) == EXIT_OK
+    apart = float(capsys.readouterr().out.split("scene robot vs irb140-paper-scene: max ")[1].split(" mm")[0])
+    assert 0.001 < apart < 0.05  # the fake holds the datasheet geometry; the paper's scene sits 0.02 mm off
+    urdf = tmp_path / "irb140.urdf"
+    assert main(["robot", "export", "irb140", "--out", str(urdf)]) == EXIT_OK
+    capsys.readouterr()
+    assert main(["coppeliasim", "check", *scene_args(fake_irb140), "--compare", str(urdf),
+                 "--configurations", "5"]) == EXIT_OK
+    assert float(capsys.readouterr().out.split("scene robot vs ")[1].split("max ")[1].split(" mm")[0]) < 1e-6
+    assert main(["coppeliasim", "check", *scene_args(fake_irb140), "--compare", str(urdf), "--tip-link", "no_link",
+                 "--configurations", "5"]) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "no_link" in err and "Traceback" not in err

@@ -23,6 +23,8 @@ from thermocomp.io.urdf_inertials import read_urdf_parameters, urdf_with_paramet
 
 pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 
+pytestmark = pytest.mark.slow  # each test simulates and identifies 60 s recordings: 5 to 40 s
+
 RATE = 25.0  # Hz: the excitations stay below 0.3 Hz; torques hold their low harmonics
 DURATION = 60.0
 NOISE = 0.5  # N m
@@ -87,26 +89,31 @@ def test_identification_from_positions_predicts_an_unseen_trajectory(setup, tmp_
     assert np.all(nrmse < 0.03), nrmse
     # The identified URDF: input URDF with the consistent inertials; PyBullet agrees with our model.
     out = tmp_path / "identified.urdf"
-    out.write_text(urdf_with_parameters(cad, result.parameters))
+    out.write_text(urdf_with_parameters(read_urdf_parameters(cad), result.parameters))
     with SimulatedRobot(out) as identified:
         rigid = identified.rigid_torques(*states)
+    # PyBullet diagonalises each inertia by Jacobi rotations to 1e-6 of its trace and drops the rest (measured:
+    # up to 2e-7 of the trace, 7e-9 of the largest torque); a frame or sign error is 1e-2 or more.
     np.testing.assert_allclose(rigid, result.predict(*states) - result.friction.torque(states[1]), rtol=0,
-                               atol=1e-9 * np.max(np.abs(rigid)))
+                               atol=1e-7 * np.max(np.abs(rigid)))
 
 
-def test_too_slow_recording_fails_with_the_seed_diagnosis(setup):
+def test_too_slow_recording_is_a_warning_with_its_numbers(setup):
+    """Seed 003: a slow motion "may be reported as successful": the verdict stays the 50 % rule's, the report warns."""
     name, cad, truth, robot, excitation, t = setup
     slow = design_excitation(robot.chain, ExcitationOptions(duration=DURATION, speed_fraction=0.1))
     recording = robot.record(t, *slow.states(t))
     info = read_urdf_parameters(cad)
     result = identify(robot.chain, recording, info.parameters, attached=info.attached)
     check = check_torques(result, recording, data=result.data, mask=result.mask)
-    assert not check.success
     assert "too slow" in check.causes
-    assert "Identification FAILED" in report_text(result, check)
+    assert any(w.startswith("too slow: joint") and "% of its" in w for w in check.warnings)
+    text = report_text(result, check)
+    assert text.startswith(f"Identification {'SUCCEEDED' if check.success else 'FAILED'}")
+    assert "warnings (seed 003's reasons to look at):" in text
 
 
-def test_too_short_recording_fails_with_the_seed_diagnosis(setup):
+def test_too_short_recording_is_a_warning_counting_periods_of_the_slowest_component(setup):
     name, cad, truth, robot, excitation, t = setup
     short = Excitation(excitation.centre, excitation.amplitude, excitation.frequency, 8.0, excitation.check)
     ts = short.times(RATE)
@@ -114,9 +121,11 @@ def test_too_short_recording_fails_with_the_seed_diagnosis(setup):
     info = read_urdf_parameters(cad)
     result = identify(robot.chain, recording, info.parameters, attached=info.attached)
     check = check_torques(result, recording, data=result.data, mask=result.mask)
-    assert not check.success
     assert "too short" in check.causes
-    assert any(d.startswith("too short: joint 1 completes") for d in check.diagnosis)
+    # Each joint's slowest component is its own sine: f_i x 8 s periods, within the spectrum's resolution (1 / 8 s).
+    periods = np.array([a.periods for a in check.axes])
+    np.testing.assert_allclose(periods, excitation.frequency * recording.duration, atol=0.3)
+    assert any(d.startswith("too short: joint 1 completes") for d in check.warnings)
 
 
 def test_step5_with_step3_friction_held_fixed(setup):
@@ -133,8 +142,8 @@ def test_step5_with_step3_friction_held_fixed(setup):
 
 
 def test_small_region_overlap_and_saturation_are_named(setup):
-    """Seed 003's other causes in one recording: joint 1 swings a tenth of its range, joints 2 and 3 share a
-    frequency, and joint 2's drive saturates."""
+    """Seed 003's other reasons in one recording: joint 1 swings a tenth of its range, joints 2 and 3 share a
+    frequency (and move together), and joint 2's drive saturates."""
     name, cad, truth, robot, excitation, t = setup
     f = excitation.frequency.copy()
     f[2] = f[1]
@@ -152,8 +161,37 @@ def test_small_region_overlap_and_saturation_are_named(setup):
     info = read_urdf_parameters(cad)
     result = identify(robot.chain, recording, info.parameters, attached=info.attached)
     check = check_torques(result, recording, data=result.data, mask=result.mask)
-    assert not check.success
-    assert {"too small a region", "overlapping frequencies", "saturated torques"} <= set(check.causes), check.diagnosis
-    assert any(d.startswith("saturated torques: joint 2") for d in check.diagnosis)
-    assert any("joints 2 and 3" in d for d in check.diagnosis if d.startswith("overlapping"))
-    assert any(d.startswith("too small a region: joint 1") for d in check.diagnosis)
+    assert {"too small a region", "overlapping motions", "saturated torques"} <= set(check.causes), check.warnings
+    assert any(d.startswith("saturated torques: joint 2") for d in check.warnings)
+    assert any("joints 2 and 3" in d for d in check.warnings if d.startswith("overlapping"))
+    assert any(d.startswith("too small a region: joint 1") for d in check.warnings)
+
+
+def test_identified_links_stay_inside_their_plausibility_ball(monkeypatch, tmp_path):
+    """The plausibility bound is honoured where the data push against it: with balls shrunk to the reference's own
+    RMS radius (no pad), the reference lies on each ball's boundary and an unguarded fit of the scaled truth puts
+    links 5 and 6 outside (measured: 0.7 % and 0.15 % of m r^2); guarded, every link stays inside, and the report's
+    rms/ball column says so."""
+    import importlib
+
+    module = importlib.import_module("thermocomp.dynamics.identify")
+    monkeypatch.setattr(module, "LINK_PAD", 0.0)
+    monkeypatch.setattr(module, "PLAUSIBLE_REFERENCE_FACTOR", 1.0)
+    cad, truth = cad_and_truth("gofa", tmp_path)
+    info = read_urdf_parameters(cad)
+    n = info.chain.n_joints
+    balls = module.link_balls(info.chain, info.parameters - info.attached)
+    with SimulatedRobot(truth, SEED000_TABLE_III, DRIVES, rng=np.random.default_rng(11)) as robot:
+        excitation = design_excitation(robot.chain, ExcitationOptions(duration=DURATION))
+        t = excitation.times(RATE)
+        recording = robot.record(t, *excitation.states(t))
+    result = identify(info.chain, recording, info.parameters, attached=info.attached)
+    np.testing.assert_allclose(result.balls, balls, rtol=1e-3)  # from the reference lifted into the margin
+    balls = result.balls
+    own = (result.parameters - info.attached).reshape(n, 10)
+    outside = [module._ball_moment(own[k], balls[k, :3], balls[k, 3]) / (own[k, 0] * balls[k, 3] ** 2)
+               for k in range(n)]
+    assert max(outside) <= 1e-9, outside
+    text = report_text(result, check_torques(result, recording, data=result.data, mask=result.mask))
+    table = text.split("rms/ball\n")[1].split("\n\n")[0].splitlines()
+    assert len(table) == n and all(float(line.split()[-1]) <= 1 + 1e-6 for line in table), table

@@ -94,3 +94,22 @@ def test_addon_run_reads_its_request_with_the_checks_of_every_input(kind, tmp_pa
     err = capsys.readouterr().err
     assert status == EXIT_INPUT and words in err and "Traceback" not in err
     assert str(request) in err
+
+
+def test_running_out_of_memory_is_a_message_and_exit_1(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Past the stated bounds, a MemoryError (a 4 GB mesh, 10 million rows: issue 28) is one line, exit 1, and the
+    job's temporaries are removed."""
+    from thermocomp.io import results_csv
+    from thermocomp.io.job import TEMPORARY_PREFIX
+
+    def exhausted(*args, **kwargs):  # the results' rows, formatted while the output's temporary is open
+        raise MemoryError
+
+    monkeypatch.setattr(results_csv, "chunk_bytes", exhausted)
+    out = tmp_path / "o.csv"
+    repo = Path(__file__).resolve().parents[1]
+    status = main(["compensate", "--deformation", str(repo / "deformations" / "exaggerated.csv"), "--targets",
+                   str(repo / "examples" / "targets_random50.csv"), "--static", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert status == EXIT_INPUT and "out of memory" in err and "Traceback" not in err
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(TEMPORARY_PREFIX)]

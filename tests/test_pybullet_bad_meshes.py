@@ -120,3 +120,24 @@ def test_a_fifo_or_an_oversized_file_as_a_mesh_is_named_for_what_it_is(tmp_path:
     with pytest.raises(InputError, match=r"expected a mesh file of at most 512 MiB, got 536,870,913 bytes") as exc:
         read_mesh(huge, 1.0)
     assert exc.value.path == str(huge)
+
+
+@pytest.mark.parametrize(("element", "attribute", "bad"), [
+    ("visual", "origin xyz", "0 0 zz"), ("collision", "origin rpy", "nan 0 0"), ("visual", "mesh scale", "a b c"),
+])
+def test_a_bad_number_of_a_urdf_mesh_is_named_with_its_line(tmp_path: Path, element, attribute, bad) -> None:
+    """A URDF's mesh origin or scale that is not a number named the file but not the line (issue 28)."""
+    from thermocomp.io.meshes import read_urdf_meshes
+
+    urdf = tmp_path / "r.urdf"
+    assert main(["robot", "export", "irb140", "--with-meshes", "--out", str(urdf)]) == 0
+    lines = urdf.read_text().splitlines()
+    tag, key = attribute.split()
+    start = next(k for k, line in enumerate(lines) if line.strip() == f"<{element}>")
+    row = next(k for k in range(start, len(lines)) if f"<{tag} " in lines[k])
+    old = lines[row].split(f'{key}="')[1].split('"')[0]
+    lines[row] = lines[row].replace(f'{key}="{old}"', f'{key}="{bad}"')
+    urdf.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as exc:
+        read_urdf_meshes(urdf, element)
+    assert exc.value.path == str(urdf) and exc.value.row == row + 1 and repr(bad) in exc.value.message

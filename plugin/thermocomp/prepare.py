@@ -60,6 +60,7 @@ def bind_table(chain: Chain, deformation: PathLike | DeformationTable) -> Deform
     table = (deformation if isinstance(deformation, DeformationTable)
              else read_deformation_csv(deformation, n_joints=chain.n_joints))
     table.check_matches(chain.n_joints, chain.name)
+    table.check_plausible(chain.size, chain.name)
     return table
 
 

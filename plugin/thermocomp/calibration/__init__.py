@@ -18,7 +18,7 @@ from thermocomp.calibration.jacobian import PoseJacobian, parameter_names, pose_
 from thermocomp.calibration.measurements import Measurements
 from thermocomp.calibration.observability import PoseSuggestion, observability_index, suggest_poses
 from thermocomp.calibration.report import calibration_text
-from thermocomp.calibration.timefit import Calibration, TimeFitOptions, calibrate
+from thermocomp.calibration.timefit import Calibration, LawCandidate, TimeFitOptions, calibrate
 from thermocomp.calibration.validate import Validation, plot_validation, validate
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "Combination",
     "Fit",
     "Identifiability",
+    "LawCandidate",
     "Measurements",
     "PoseJacobian",
     "PoseSuggestion",

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.stats
 
 from thermocomp._typing import FloatArray
 from thermocomp.calibration._blas import single_threaded_blas
@@ -43,6 +44,24 @@ ROW_GROUPS = ("base", "joints", "tool")
 #: One scaled unit of a translation parameter [m]: the fit is conditioned in
 #: millimetres, the size of the deformations it looks for.
 TRANSLATION_UNIT = 1e-3
+#: Huber's weight: a measurement keeps its full weight while its normalised residual is within the
+#: stated noise with this probability (:func:`huber_threshold`).
+HUBER_QUANTILE = 0.99
+#: The outlier test: the chance that a campaign that follows the model with the stated noise
+#: has a measurement named an outlier (:func:`outlier_threshold`).
+OUTLIER_ALPHA = 1e-3
+#: Most measurements the outlier test leaves out, as a share of all: an outlier is a rare, isolated reading
+#: (a broken line of sight, a typing slip); more measurements beyond the limit say that the model or the law
+#: does not explain the data, and leaving them out would hide that.
+MAX_OUTLIER_SHARE = 0.05
+#: When more than MAX_OUTLIER_SHARE of the measurements are beyond the outlier limit, the outliers are those
+#: beyond this many times the residual that all but that share of the measurements stay within: gross errors.
+OUTLIER_GAP = 10.0
+#: The robust run's convergence [scaled units, about mm at the TCP]: it only has to name the outliers, whose
+#: residuals are many stated deviations (tens of micrometres) off; the least-squares run converges to ``step_tol``.
+ROBUST_STEP_TOL = 1e-4
+#: Measurements the tracker frame's robust start compares each one with (distances to a spread sample).
+KABSCH_SAMPLE = 200
 
 
 @dataclass(frozen=True)
@@ -164,6 +183,23 @@ class Fit:
         Gauss-Newton iterations used and whether the step fell below ``step_tol``.
     fractions
         Share of the table at each measurement ``(m,)``.
+    outliers
+        Indices of the measurements the outlier test left out of the fit
+        (:func:`outlier_threshold`); ``chi2`` and ``dof`` count the others.
+    beyond_limit
+        Indices of the measurements beyond the outlier test's limit in the
+        robust fit: the outliers when they are at most :data:`MAX_OUTLIER_SHARE`
+        of the measurements; more are a model (or law) that does not explain
+        the data, and only those beyond :data:`OUTLIER_GAP` times the bulk's
+        residuals are left out.
+    normalised_residual
+        ``(m,)`` each measurement's residual divided by the stated standard
+        deviations, as one norm (outliers included).
+    cost
+        Huber's cost of every measurement (outliers included) at the estimate
+        (:func:`huber_cost`): ``chi2`` where no measurement is beyond
+        :func:`huber_threshold`, growing only linearly beyond it. The same data
+        for every law, so a time-law choice can compare fits by it.
     """
 
     table: DeformationTable
@@ -181,6 +217,10 @@ class Fit:
     converged: bool
     fractions: FloatArray
     options: CalibrationOptions = field(default_factory=CalibrationOptions)
+    outliers: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    beyond_limit: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    normalised_residual: FloatArray = field(default_factory=lambda: np.zeros(0))
+    cost: float = float("nan")
 
     @property
     def x(self) -> FloatArray:
@@ -193,14 +233,9 @@ class Fit:
         return float(np.sqrt(self.chi2 / self.dof)) if self.dof > 0 else float("nan")
 
 
-def characteristic_length(chain: Chain) -> float:
-    """The robot's size [m]: the sum of its segment lengths and the tool offset (angle scaling)."""
-    return float(np.sum(np.linalg.norm(chain.p, axis=1)) + np.linalg.norm(chain.T_last_tcp[:3, 3]))
-
-
 def table_scale(chain: Chain) -> FloatArray:
     """One scaled unit of each table parameter ``(6 (n + 2),)``: 1 mm, or the angle that moves the reach by 1 mm."""
-    angle = TRANSLATION_UNIT / characteristic_length(chain)
+    angle = TRANSLATION_UNIT / chain.size
     return np.tile([TRANSLATION_UNIT] * 3 + [angle] * 3, chain.n_joints + 2)
 
 
@@ -257,7 +292,7 @@ class _Problem:
         n = chain.n_joints
         self.P, self.L = 6 * (n + 2), len(law.names)
         self.B = 6 if options.estimate_base else 0
-        length = characteristic_length(chain)
+        length = chain.size
         tracker_scale = [TRANSLATION_UNIT] * 3 + [TRANSLATION_UNIT / length] * 3
         self.scale = np.concatenate([table_scale(chain), law.scale, tracker_scale[: self.B]])
         w = np.full((meas.n, 6 if meas.has_orientation else 3), 1.0 / options.position_sigma)
@@ -316,7 +351,15 @@ def _initial_tracker(problem: _Problem, theta: FloatArray, x: FloatArray) -> Flo
         return np.eye(4)
     _, _, r_p, _, _ = problem.evaluate(x, theta, np.eye(4), jacobian=False)
     p_world = problem.meas.p_tracker_tcp - r_p
-    return kabsch(p_world, problem.meas.p_tracker_tcp)
+    p_tracker = problem.meas.p_tracker_tcp
+    # A rigid motion keeps distances: a measurement whose distances to the others disagree with the
+    # model's (median over a spread sample of the others) is far off, and stays out of the start.
+    sample = np.unique(np.linspace(0, p_world.shape[0] - 1, min(p_world.shape[0], KABSCH_SAMPLE)).astype(int))
+    d_world = np.linalg.norm(p_world[:, None] - p_world[sample][None], axis=-1)
+    d_tracker = np.linalg.norm(p_tracker[:, None] - p_tracker[sample][None], axis=-1)
+    disagreement = np.median(np.abs(d_world - d_tracker), axis=1)
+    near = disagreement <= 10.0 * np.median(disagreement) + 10.0 * problem.options.position_sigma
+    return kabsch(p_world[near], p_tracker[near]) if near.sum() >= 3 else kabsch(p_world, p_tracker)
 
 
 def _range_basis(A: FloatArray, rcond: float) -> FloatArray:
@@ -352,11 +395,131 @@ def _step(problem: _Problem, J: FloatArray, r: FloatArray, free_law: bool,
     return step, ident
 
 
+def huber_threshold(k: int) -> float:
+    """Huber's threshold ``c`` for a measurement of ``k`` coordinates, in stated standard deviations.
+
+    ``c^2`` is the :data:`HUBER_QUANTILE` quantile of ``chi2(k)``: a measurement
+    whose residual is within the stated noise keeps its full weight with that
+    probability (3.37 for a position: 99 %).
+    """
+    return float(np.sqrt(scipy.stats.chi2.ppf(HUBER_QUANTILE, k)))
+
+
+def outlier_threshold(k: int, m: int) -> float:
+    """The outlier test's limit on a measurement's normalised residual ``|r| / sigma``, in stated deviations.
+
+    A campaign of ``m`` measurements that follow the model with the stated
+    noise has a chance of :data:`OUTLIER_ALPHA` of one beyond it (Bonferroni:
+    each ``chi2(k)`` beyond its ``1 - alpha / m`` quantile); 5.1 for 100 positions.
+    """
+    return float(np.sqrt(scipy.stats.chi2.isf(OUTLIER_ALPHA / m, k)))
+
+
+def huber_cost(d: FloatArray, c: float) -> float:
+    """Huber's cost of normalised residual norms ``d`` ``(m,)``: ``d^2`` within ``c``, ``2 c d - c^2`` beyond."""
+    return float(np.sum(np.where(d <= c, d**2, 2.0 * c * d - c * c)))
+
+
+@dataclass
+class _State:
+    """Where a Gauss-Newton run stands (scaled step units in ``problem.scale``)."""
+
+    x: FloatArray
+    theta: FloatArray
+    T: FloatArray
+    iterations: int = 0
+    converged: bool = False
+
+
+def _gauss_newton(problem: _Problem, state: _State, free_law: bool, active: np.ndarray | None,
+                  keep: np.ndarray, huber: float | None, max_iterations: int, step_tol: float) -> _State:
+    """Iteratively reweighted Gauss-Newton: least squares over ``keep``, Huber's cost with threshold ``huber``.
+
+    Each measurement (one tracker reading) is weighted as a whole: ``1`` while
+    its normalised residual ``d`` is within ``huber``, ``huber / d`` beyond
+    (its pull on the fit stays that of a measurement ``huber`` deviations off,
+    however far it is), ``0`` outside ``keep``. Steps are halved until the
+    cost does not grow.
+    """
+    P, L = problem.P, problem.L
+    k = problem.weight.shape[1]
+    x, theta, T = state.x, state.theta, state.T
+
+    def weights(r: FloatArray) -> tuple[FloatArray, FloatArray]:
+        d = np.linalg.norm(r.reshape(-1, k), axis=1)
+        w = keep.astype(float)
+        if huber is not None:
+            far = d > huber
+            w[far] *= huber / d[far]
+        return np.sqrt(w), d
+
+    def cost(d: FloatArray) -> FloatArray:  # per measurement
+        rho = d**2 if huber is None else np.where(d <= huber, d**2, 2.0 * huber * d - huber * huber)
+        return np.where(keep, rho, 0.0)
+
+    r, J, *_ = problem.evaluate(x, theta, T)
+    sw, d = weights(r)
+    rho = cost(d)
+    converged = False
+    iterations = 0
+    for iteration in range(1, max_iterations + 1):
+        iterations = iteration
+        rows = np.repeat(sw, k)
+        step, _ = _step(problem, J * rows[:, None], r * rows, free_law, active)
+        delta = step * problem.scale
+        for _ in range(12):  # halve the step until the cost does not grow
+            x_new = x + delta[:P]
+            theta_new = theta + (delta[P:P + L] if free_law else 0.0)
+            T_new = T
+            if problem.B:
+                b = delta[P + L:]
+                T_new = np.eye(4)
+                T_new[:3, :3] = matrix_from_rotvec(b[3:]) @ T[:3, :3]
+                T_new[:3, 3] = matrix_from_rotvec(b[3:]) @ T[:3, 3] + b[:3]
+            r_new, J_new, *_ = problem.evaluate(x_new, theta_new, T_new)
+            _, d_new = weights(r_new)
+            rho_new = cost(d_new)
+            # Summed per measurement: a far outlier's own large cost does not hide the others' change.
+            if np.sum(rho_new - rho) <= 1e-12 * np.sum(rho) or not np.all(np.isfinite(rho)):
+                break
+            delta = delta / 2
+        x, theta, T, r, J, rho = x_new, theta_new, T_new, r_new, J_new, rho_new
+        sw, d = weights(r)
+        if not np.all(np.isfinite(rho)):
+            break
+        if np.max(np.abs(step)) < step_tol:
+            converged = True
+            break
+    return _State(x, theta, T, iterations, converged)
+
+
+def _onto_base(x: FloatArray, ident: Identifiability) -> FloatArray:
+    """``x`` with every identified combination carried by its base parameter alone (the others 0).
+
+    The combinations' values (what the measurements see, to first order) are
+    kept; a parameter the analysis does not pick as a base becomes exactly 0.
+    """
+    y = np.zeros_like(x)
+    for combo in ident.combinations:
+        y[combo.base] = x[combo.base] + sum(c * x[i] for i, c in combo.terms)
+    return y
+
+
 @single_threaded_blas()
 def identify(chain: Chain, meas: Measurements, options: CalibrationOptions | None = None,
              law: FractionModel = STATIC_FRACTIONS, theta0: FloatArray | None = None,
-             free_law: bool = True, start: Fit | None = None) -> Fit:
+             free_law: bool = True, start: Fit | None = None, outlier_test: bool = True) -> Fit:
     """Fit the table (and the tracker frame, and the time law's parameters) to the measurements.
+
+    Robust first, then least squares: a Gauss-Newton run with Huber's cost
+    (:func:`huber_threshold`, the stated noise as its scale) finds the fit
+    that no single measurement can drag away; measurements whose residual
+    there is beyond :func:`outlier_threshold` (times the residuals' own robust
+    scale when the model explains the data less well than the stated noise)
+    are outliers: left out, and listed in :attr:`Fit.outliers` (when they are
+    few: :data:`MAX_OUTLIER_SHARE`). A least-squares
+    run on the others gives the estimate, its residuals and its standard
+    deviations.
 
     Parameters
     ----------
@@ -375,7 +538,13 @@ def identify(chain: Chain, meas: Measurements, options: CalibrationOptions | Non
         Whether the law's parameters are fitted (False: held at ``theta0``).
     start
         An earlier fit to start from (its table and tracker frame), e.g. with
-        the law held: the law's columns vanish at a zero table.
+        the law held: the law's columns vanish at a zero table. With
+        ``fix="zero"`` its table is first re-expressed on this fit's base
+        parameters (:func:`_onto_base`), so that a parameter reported as fixed
+        at 0 is exactly 0.
+    outlier_test
+        False: the robust run only (no outliers named, no least-squares run;
+        e.g. the starting grid of a time law).
 
     Returns
     -------
@@ -385,6 +554,8 @@ def identify(chain: Chain, meas: Measurements, options: CalibrationOptions | Non
     check_measurements(chain, meas, options)
     problem = _Problem(chain, meas, options, law)
     P, L = problem.P, problem.L
+    free = free_law and L > 0
+    k = problem.weight.shape[1]
     theta = np.zeros(0) if theta0 is None else np.array(theta0, dtype=float)
     if theta.shape != (L,):
         raise ConfigurationError(f"theta0: expected {L} time-law parameters, got {theta.shape}")
@@ -393,55 +564,59 @@ def identify(chain: Chain, meas: Measurements, options: CalibrationOptions | Non
         T = _initial_tracker(problem, theta, x)
     else:
         x, T = start.x.copy(), start.T_tracker_world.copy()
-    r, J, *_ = problem.evaluate(x, theta, T)
-    cost = float(r @ r)
     active = None
-    converged = False
-    iterations = 0
-    for iteration in range(1, options.max_iterations + 1):
-        iterations = iteration
-        step, ident = _step(problem, J, r, free_law and L > 0, active)
-        if active is None and options.fix == "zero":
-            active = ident.base
-        delta = step * problem.scale
-        for _ in range(12):  # halve the step until the cost does not grow
-            x_new = x + delta[:P]
-            theta_new = theta + (delta[P:P + L] if free_law else 0.0)
-            T_new = T
-            if problem.B:
-                b = delta[P + L:]
-                T_new = np.eye(4)
-                T_new[:3, :3] = matrix_from_rotvec(b[3:]) @ T[:3, :3]
-                T_new[:3, 3] = matrix_from_rotvec(b[3:]) @ T[:3, 3] + b[:3]
-            r_new, J_new, *_ = problem.evaluate(x_new, theta_new, T_new)
-            cost_new = float(r_new @ r_new)
-            if cost_new <= cost * (1 + 1e-12) or not np.isfinite(cost):
-                break
-            delta = delta / 2
-        x, theta, T, r, J, cost = x_new, theta_new, T_new, r_new, J_new, cost_new
-        if np.max(np.abs(step)) < options.step_tol:
-            converged = True
-            break
+    if options.fix == "zero":  # the base parameters, once: what stays at 0 stays at 0
+        r, J, *_ = problem.evaluate(x, theta, T)
+        _, ident0 = _step(problem, J, r, free, None)
+        active = ident0.base
+        if start is not None:
+            x = _onto_base(x, ident0)
+    everyone = np.ones(meas.n, dtype=bool)
+    c = huber_threshold(k)
+    robust_tol = max(options.step_tol, ROBUST_STEP_TOL) if outlier_test else options.step_tol
+    state = _gauss_newton(problem, _State(x, theta, T), free, active, everyone, c, options.max_iterations, robust_tol)
+    d = np.linalg.norm(problem.evaluate(state.x, state.theta, state.T, jacobian=False)[0].reshape(-1, k), axis=1)
+    outliers = beyond = np.zeros(0, dtype=int)
+    if outlier_test and np.all(np.isfinite(d)):
+        scale = max(1.0, float(np.median(d)) / float(np.sqrt(scipy.stats.chi2.ppf(0.5, k))))
+        beyond = np.flatnonzero(d > scale * outlier_threshold(k, meas.n))
+        if beyond.size <= MAX_OUTLIER_SHARE * meas.n:
+            outliers = beyond
+        else:  # the model misfits: only readings that stand apart from its bulk too are outliers
+            outliers = np.flatnonzero(d > OUTLIER_GAP * np.quantile(d, 1.0 - MAX_OUTLIER_SHARE))
+            outliers = outliers if outliers.size <= MAX_OUTLIER_SHARE * meas.n else np.zeros(0, dtype=int)
+        keep = ~np.isin(np.arange(meas.n), outliers)
+        robust = state
+        state = _gauss_newton(problem, _State(state.x, state.theta, state.T), free, active, keep, None,
+                              options.max_iterations, options.step_tol)
+        state.iterations += robust.iterations  # (its convergence is the least-squares run's)
+    x, theta, T = state.x, state.theta, state.T
+    keep = ~np.isin(np.arange(meas.n), outliers)
+    rows = np.repeat(keep, k)
+    r, J, *_ = problem.evaluate(x, theta, T)
     # The report's identifiability: table columns at the zero table (the structure of the
     # chain, exact; at the estimate, second-order terms of the table add coefficients of 1e-5),
     # forced columns (law, tracker) at the estimate.
     J_report = J.copy()
     cand = _candidates(chain.n_joints, options.rows)
     J_report[:, cand] = problem.evaluate(np.zeros(P), theta, T)[1][:, cand]
-    _, ident = _step(problem, J_report, r, free_law and L > 0, active)
-    r, _, r_p, r_o, s = problem.evaluate(x, theta, T, jacobian=False)
+    _, ident = _step(problem, J_report[rows], r[rows], free, active)
+    r_all, _, r_p, r_o, s = problem.evaluate(x, theta, T, jacobian=False)
+    d = np.linalg.norm(r_all.reshape(-1, k), axis=1)
     theta_std = np.full(L, np.nan)
-    if L and free_law:
+    if free:
         cols = np.r_[ident.base, np.arange(P, P + L + problem.B)].astype(int)
-        A = J[:, cols]
+        A = J[rows][:, cols]
         cov = np.linalg.pinv(A.T @ A)
         theta_std = np.sqrt(np.diag(cov)[ident.base.size:ident.base.size + L]) * problem.scale[P:P + L]
+    r_kept = r_all[rows]
     return Fit(
         table=problem.table(x), T_tracker_world=T, theta=theta, theta_std=theta_std,
         names=parameter_names(chain.n_joints), status=_status(problem, ident),
         identifiability=ident, residual_position=r_p, residual_angle=None if r_o is None else np.linalg.norm(r_o, axis=1),
-        chi2=float(r @ r), dof=int(r.size - ident.rank - (L if free_law else 0) - problem.B),
-        iterations=iterations, converged=converged, fractions=s, options=options,
+        chi2=float(r_kept @ r_kept), dof=int(r_kept.size - ident.rank - (L if free_law else 0) - problem.B),
+        iterations=state.iterations, converged=state.converged, fractions=s, options=options,
+        outliers=outliers, beyond_limit=beyond, normalised_residual=d, cost=huber_cost(d, c),
     )
 
 
@@ -460,4 +635,5 @@ def _status(problem: _Problem, ident: Identifiability) -> tuple[str, ...]:
 
 
 __all__ = ["FIXES", "ROW_GROUPS", "STATIC_FRACTIONS", "CalibrationOptions", "Fit", "FractionModel",
-           "characteristic_length", "check_measurements", "identify", "kabsch", "table_scale"]
+           "HUBER_QUANTILE", "MAX_OUTLIER_SHARE", "OUTLIER_ALPHA", "OUTLIER_GAP", "check_measurements", "huber_cost",
+           "huber_threshold", "identify", "kabsch", "outlier_threshold", "table_scale"]

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from thermocomp.calibration.identify import Fit
+from thermocomp.calibration.identify import MAX_OUTLIER_SHARE, OUTLIER_ALPHA, OUTLIER_GAP, Fit, huber_threshold, outlier_threshold
 from thermocomp.calibration.measurements import Measurements
 from thermocomp.calibration.observability import PoseSuggestion
+from thermocomp.calibration.timefit import Calibration
 from thermocomp.geometry.rotations import euler_xyz_from_matrix
 
 _MM, _DEG = 1e3, float(np.degrees(1.0))
@@ -34,13 +35,46 @@ def combination_lines(fit: Fit) -> list[str]:
     return lines
 
 
+def law_lines(calibration: Calibration) -> list[str]:
+    """The time-law section: the law, and with an automatic choice every candidate and its criterion."""
+    lines = ["Time law", f"  {calibration.law_text()}"]
+    if not calibration.candidates:
+        return lines
+    lines += ["  chosen automatically: each law the measurements can determine was fitted; the lowest Bayesian "
+              "information criterion BIC = Huber cost (chi2 with the stated noise, linear beyond "
+              f"{huber_threshold(3):.3g} deviations per position) + k ln N (k identified parameters, N measured "
+              "coordinates) wins", f"  {'law':<12} {'BIC - best':>12} {'k':>4} {'sigma ratio':>12} {'outliers':>9}  fit"]
+    best = min((c.criterion for c in calibration.candidates if np.isfinite(c.criterion)), default=float("nan"))
+    for c in calibration.candidates:
+        if c.calibration is None:
+            lines.append(f"  {c.kind:<12} {'-':>12} {'-':>4} {'-':>12} {'-':>9}  not fitted: {c.reason}")
+            continue
+        f = c.calibration.fit
+        k = f.identifiability.rank + f.theta.size + (6 if f.options.estimate_base else 0)
+        mark = " <- chosen" if c.kind == calibration.kind else ""
+        what = c.calibration.law_text() if not c.reason else f"FAILED: {c.reason}"
+        lines.append(f"  {c.kind:<12} {c.criterion - best:>12.1f} {k:>4} {f.sigma_ratio:>12.3g} {f.outliers.size:>9}  "
+                     f"{what}{mark}")
+    return lines
+
+
 def calibration_text(fit: Fit, meas: Measurements, robot: str, law_text: str | None = None,
-                     suggestion: PoseSuggestion | None = None) -> str:
-    """The report of a calibration, as text (see the module docstring)."""
+                     suggestion: PoseSuggestion | None = None, calibration: Calibration | None = None) -> str:
+    """The report of a calibration, as text (see the module docstring).
+
+    With ``calibration`` (its ``fit`` is ``fit``): its verdict (FAILED and why,
+    or the warnings) first, and its time law with the candidates of an automatic choice.
+    """
     o = fit.options
     ident = fit.identifiability
     what = "positions and orientations" if meas.has_orientation else "positions only"
+    head = []
+    if calibration is not None:
+        if calibration.failure is not None:
+            head = [f"FAILED: {calibration.failure}; no table written", ""]
+        head += [f"WARNING: {w}" for w in calibration.warnings] + ([""] if calibration.warnings else [])
     lines = [
+        *head,
         f"thermocomp calibration of {robot} from {meas.source}",
         f"  {meas.n} measurements ({what}) at minutes {meas.minute.min():g} to {meas.minute.max():g}; "
         f"stated tracker uncertainty {o.position_sigma * _MM:g} mm"
@@ -59,7 +93,9 @@ def calibration_text(fit: Fit, meas: Measurements, robot: str, law_text: str | N
     if not ident.forced_rank_ok:
         lines.append("  WARNING: the tracker frame or the time law's parameters are not identifiable from these "
                      "measurements; their values are not determined")
-    if law_text:
+    if calibration is not None:
+        lines += ["", *law_lines(calibration)]
+    elif law_text:
         lines += ["", "Time law", f"  {law_text}"]
     if o.estimate_base:
         T = fit.T_tracker_world
@@ -84,11 +120,27 @@ def calibration_text(fit: Fit, meas: Measurements, robot: str, law_text: str | N
               f"  {'where':<10} {'minute':>8} {'|dp| mm':>10}" + (f" {'angle deg':>10}" if meas.has_orientation else "")]
     dist = np.linalg.norm(fit.residual_position, axis=1)
     limit = 3.0 * np.sqrt(3.0) * o.position_sigma
+    outlier = np.isin(np.arange(meas.n), fit.outliers)
     for i in range(meas.n):
-        flag = "  > 3 sigma" if dist[i] > limit else ""
+        flag = ("  OUTLIER, left out of the fit" if outlier[i] else "  > 3 sigma" if dist[i] > limit else "")
         angle = f" {np.degrees(fit.residual_angle[i]):>10.5f}" if fit.residual_angle is not None else ""
         lines.append(f"  {meas.label(i):<10} {meas.minute[i]:>8g} {dist[i] * _MM:>10.5f}{angle}{flag}")
-    lines.append(f"  rms {np.sqrt(np.mean(dist**2)) * _MM:.5f} mm, max {dist.max() * _MM:.5f} mm")
+    kept = dist[~outlier]
+    lines.append(f"  rms {np.sqrt(np.mean(kept**2)) * _MM:.5f} mm, max {kept.max() * _MM:.5f} mm"
+                 + (" (outliers left out)" if outlier.any() else ""))
+    k = 6 if meas.has_orientation else 3
+    lines += ["", f"Outliers: a measurement whose residual, divided by the stated uncertainty, exceeds "
+              f"{outlier_threshold(k, meas.n):.3g} (chance {OUTLIER_ALPHA:g} in a campaign that follows the model; "
+              "times the residuals' own robust scale when that is above 1) in a fit with Huber weights is left out"]
+    for i in fit.outliers:
+        lines.append(f"  {meas.label(int(i))}: minute {meas.minute[i]:g}, residual {dist[i] * _MM:.6g} mm, "
+                     f"{fit.normalised_residual[i]:.4g} x the stated uncertainty")
+    if fit.beyond_limit.size > fit.outliers.size:
+        lines.append(f"  {fit.beyond_limit.size} measurements are beyond the limit, more than {MAX_OUTLIER_SHARE:.0%} "
+                     "of them: the model or the time law does not explain these measurements; only those beyond "
+                     f"{OUTLIER_GAP:g} x the residual {1 - MAX_OUTLIER_SHARE:.0%} of them stay within are left out")
+    if not fit.outliers.size:
+        lines.append("  none")
     if suggestion is not None:
         lines += ["", "Suggested poses (greedy, observability index O1 = (prod s_i)^(1/r) / sqrt(m))",
                   f"  now: rank {suggestion.rank_before}, O1 {suggestion.o1_before:.4g}; the candidates "
@@ -104,4 +156,4 @@ def calibration_text(fit: Fit, meas: Measurements, robot: str, law_text: str | N
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["calibration_text", "combination_lines"]
+__all__ = ["calibration_text", "combination_lines", "law_lines"]

@@ -27,7 +27,7 @@ from thermocomp.io.measurements_csv import read_measurements_csv
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.timelaw_file import LAW_FILE_BEGINS, time_law_path, write_time_law
 from thermocomp.prepare import load_chain
-from thermocomp.robot.builtin import BUILTIN_ROBOTS
+from thermocomp.robot.builtin import is_builtin
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,11 +43,11 @@ class CalibrationRun:
     validation
         On the held-out measurements (``None`` without them).
     suggestion
-        Suggested poses (``None`` unless asked for).
+        Suggested poses (``None`` unless asked for, or when the calibration failed).
     report
         The report's text (also written to the report file).
     written
-        The files written, in order: table, law, report, plot.
+        The files written, in order: table, law, report, plot (the report alone when the calibration failed).
     """
 
     calibration: Calibration
@@ -57,15 +57,28 @@ class CalibrationRun:
     report: str
     written: tuple[Path, ...] = field(default=())
 
+    @property
+    def failed(self) -> bool:
+        """Whether the fit is unusable (:attr:`Calibration.failure`): no table was written."""
+        return self.calibration.failure is not None
+
     def text(self) -> str:
         """A short summary for the screen."""
         fit = self.calibration.fit
         ident = fit.identifiability
-        lines = [f"calibrated from {self.measurements.n} measurements: {ident.rank} of {ident.candidates.size} table "
+        if self.failed:
+            return "\n".join([f"calibration FAILED: {self.calibration.failure}; no table written (see the report)",
+                               *[f"wrote {p}" for p in self.written]])
+        kept = np.delete(fit.residual_position, fit.outliers, axis=0)
+        lines = [*[f"WARNING: {w}" for w in self.calibration.warnings],
+                 f"calibrated from {self.measurements.n} measurements: {ident.rank} of {ident.candidates.size} table "
                  f"parameters identifiable (condition number {ident.condition:.4g}); the rest fixed as the report "
                  "lists",
-                 f"  time law: {self.calibration.law_text()}",
-                 f"  residuals: rms {np.sqrt(np.mean(np.sum(fit.residual_position**2, axis=1))) * 1e3:.4f} mm"]
+                 f"  time law: {self.calibration.law_text()}"
+                 + (f" (chosen among {len(self.calibration.candidates)} laws by BIC; the report lists each)"
+                    if self.calibration.candidates else ""),
+                 f"  residuals: rms {np.sqrt(np.mean(np.sum(kept**2, axis=1))) * 1e3:.4f} mm"
+                 + (f" ({fit.outliers.size} outliers left out)" if fit.outliers.size else "")]
         if self.validation is not None:
             v = self.validation
             lines.append(f"  held-out: TCP error {np.sqrt(np.mean(v.before**2)) * 1e3:.4f} mm rms before compensation, "
@@ -131,7 +144,7 @@ def run_calibration(
     with Job() as job:
         job.input(measurements, "--measurements")
         job.input(validate_with, "--validate")
-        if isinstance(robot, (str, Path)) and str(robot) not in BUILTIN_ROBOTS:
+        if isinstance(robot, (str, Path)) and not is_builtin(str(robot)):
             job.input(robot, "--robot")
         out = job.output(out, "--out")
         law_path = job.derived_output(law_path, "--out (its time law)", LAW_FILE_BEGINS, "a time law file")
@@ -142,14 +155,15 @@ def run_calibration(
         meas = read_measurements_csv(measurements, chain.n_joints)
         held = read_measurements_csv(validate_with, chain.n_joints) if validate_with is not None else None
         cal = calibrate(chain, meas, options, time)
-        validation = validate(chain, cal, held, options.composition) if held is not None else None
+        ok = cal.failure is None
+        validation = validate(chain, cal, held, options.composition) if held is not None and ok else None
         suggestion = None
-        if suggest:
+        if suggest and ok:
             rng = np.random.default_rng(seed)
             pool = rng.uniform(chain.lower, chain.upper, size=(candidates, chain.n_joints))
             suggestion = suggest_poses(chain, meas.q, pool, suggest, options, cal.fit.table, meas.has_orientation,
                                        cal.fit.fractions)
-        text = calibration_text(cal.fit, meas, chain.name, cal.law_text(), suggestion)
+        text = calibration_text(cal.fit, meas, chain.name, suggestion=suggestion, calibration=cal)
         if validation is not None:
             text += "\n" + validation.text()
         fixed = "fixed at 0" if options.fix == "zero" else "given their minimum-norm value"
@@ -157,11 +171,14 @@ def run_calibration(
                     f"parameters the poses cannot identify are {fixed}: see the report {report}",
                     f"time law beside it: {law_path.name} ({cal.law.describe()})")  # type: ignore[attr-defined]
         table = cal.fit.table
-        law_comments = (f"fitted by thermocomp calibrate from {meas.source}",)
-        job.write_with(out, lambda p: write_deformation_csv(table, p, comments))
-        job.write_with(law_path, lambda p: write_time_law(cal.law, p, out.name, law_comments))
+        chosen = (f"; chosen among {', '.join(c.kind for c in cal.candidates)} by BIC (see the report)"
+                  if cal.candidates else "")
+        law_comments = (f"fitted by thermocomp calibrate from {meas.source}{chosen}",)
+        if ok:
+            job.write_with(out, lambda p: write_deformation_csv(table, p, comments))
+            job.write_with(law_path, lambda p: write_time_law(cal.law, p, out.name, law_comments))
         job.write_text(report, text)
-        if plot is not None:
+        if plot is not None and ok:
             shown = validation if validation is not None else validate(chain, cal, meas, options.composition)
             title = f"{chain.name}: {'held-out' if validation is not None else 'fitted (in-sample)'} measurements"
             job.write_with(plot, lambda p: plot_validation(shown, p, title))

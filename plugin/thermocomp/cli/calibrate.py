@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_OK, ROBOT_HELP, HelpFormatter, add_robot_file_arguments, robot_file_options, seed_arg
+from thermocomp.cli.common import (
+    EXIT_FAILED_ROWS,
+    EXIT_OK,
+    ROBOT_HELP,
+    HelpFormatter,
+    add_robot_file_arguments,
+    robot_file_options,
+    seed_arg,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``calibrate`` subcommand."""
     from thermocomp.calibration.identify import FIXES, CalibrationOptions
-    from thermocomp.calibration.timefit import LAW_KINDS
+    from thermocomp.calibration.timefit import LAW_CHOICES, RESIDUAL_WARNING_RATIO
 
     defaults = CalibrationOptions()
     cal = sub.add_parser(
@@ -21,8 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
             "tracker measured at known joint angles and minutes: weighted Gauss-Newton on the extended FK, with "
             "an identifiability report (what these poses cannot see, and how it was fixed), residuals per "
             "measurement, and optionally the tracker frame, the time law, a hold-out validation and suggested "
-            "poses. Writes the table CSV, its time law beside it (TABLE.law.toml, read by compensate --time-law "
-            "from:TABLE.csv) and the report, all or none. See docs/calibration.md."
+            "poses. Measurements far off the fit (Huber-weighted) are named as outliers and left out. Writes the "
+            "table CSV, its time law beside it (TABLE.law.toml, read by compensate --time-law from:TABLE.csv) and "
+            "the report, all or none. A fit that did not converge or whose table is no deformation of the robot "
+            "is a failure: exit 2, the report says why, no table. See docs/calibration.md."
         ),
         formatter_class=HelpFormatter,
     )
@@ -36,10 +46,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     cal.add_argument("--estimate-base", action="store_true",
                      help="estimate the tracker frame T_tracker_world too (6 parameters); otherwise the "
                           "measurements must be in the robot's world frame")
-    cal.add_argument("--time-law", choices=LAW_KINDS, default="static",
+    cal.add_argument("--time-law", choices=LAW_CHOICES, default="auto",
                      help="how the table grows with time: 'static' (every measurement sees the full table), "
                           "'ramp' (seed 002's linear ramp to stabilisation), 'first-order' (1 - exp(-t/tau), "
-                          "cooling in pauses), 'temperature' (linear map from temp1_C..)")
+                          "cooling in pauses), 'temperature' (linear map from temp1_C..), or 'auto': fit each law "
+                          "the measurements can determine (temperature only with temp1_C..; static alone for one "
+                          "minute) and keep the lowest BIC, every candidate in the report. A fit whose residuals "
+                          f"exceed {RESIDUAL_WARNING_RATIO:g} x --sigma-mm is reported with a WARNING")
     cal.add_argument("--heat-on", metavar="START:STOP", action="append", default=None,
                      help="first-order law: an interval [min] in which the robot worked (repeat for each; "
                           "default: always); it cooled outside them. STOP may be 'inf'")
@@ -97,4 +110,4 @@ def run(args: argparse.Namespace) -> int:
                              validate_with=args.validate, plot=args.plot, suggest=args.suggest,
                              candidates=args.candidates, seed=args.seed, robot_options=robot_file_options(args))
     print(result.text())
-    return EXIT_OK
+    return EXIT_FAILED_ROWS if result.failed else EXIT_OK

@@ -94,7 +94,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     _robot_options(check)
     check.add_argument("--configurations", type=int, default=20, help="random configurations within the limits")
     check.add_argument("--seed", type=seed_arg, default=0, help="seed of the random configurations")
-    check.add_argument("--compare", help="also compare the scene robot with this robot (built-in name or file)")
+    check.add_argument("--compare", metavar="ROBOT",
+                       help="also compare the scene robot with this robot (built-in name, e.g. irb140-paper-scene, or "
+                            "a robot file: table-form .csv, .urdf or .xacro, read with the robot-file options below)")
+    add_robot_file_arguments(check)
 
     show = acts.add_parser("show", help="show the deformed robot, then restore the scene", formatter_class=fmt)
     _connection_options(show)
@@ -235,7 +238,8 @@ ACTION_CALLS = {
     "info": lambda a, job: actions().info(_address(a), job),
     "read-robot": lambda a, job: actions().read_robot_table(_address(a), _which(a), a.out, job,
                                                             joint_objects_out=a.joint_objects_out),
-    "check": lambda a, job: actions().check_fk(_address(a), _which(a), a.configurations, a.seed, a.compare, job),
+    "check": lambda a, job: actions().check_fk(_address(a), _which(a), a.configurations, a.seed, a.compare, job,
+                                               robot_options=robot_file_options(a)),
     "show": lambda a, job: actions().show(_address(a), _which(a), a.deformation, _law(a), a.minute, a.magnification,
                                           a.hold_s, a.until_file, job),
     "compensate": _compensate,

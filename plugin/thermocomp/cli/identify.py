@@ -1,15 +1,16 @@
 """``thermocomp identify``: inertial and friction parameters from a recording, with a softMC-style report.
 
 One library call: :func:`thermocomp.dynamics.campaign.run_identify`. Exit
-status 0 when the identification succeeds, 2 when it fails (the outputs are
-written either way and the report names the causes), 1 on bad input.
+status 0 when the identification succeeds, 2 when it fails (seed 003: an
+axis' maximum relative torque error of 50 % or more; the outputs are written
+either way and the report gives the warnings found), 1 on bad input.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter
+from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter, add_robot_file_arguments, robot_file_options
 from thermocomp.dynamics.identify import IdentifyOptions
 
 
@@ -18,16 +19,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmd = sub.add_parser(
         "identify", help="identify link inertials and joint friction from recorded torques (seeds 001, 003)",
         description="Base parameters by weighted least squares, physically consistent link inertials (written into "
-                    "the input URDF), Coulomb and viscous friction, and softMC's success report: per axis the "
-                    "maximum and mean relative torque error, success below 50 %%, with the failure causes found "
-                    "(too slow, too short, too small a region, overlapping frequencies, saturated torques). Exit "
-                    "status 2 when the identification fails. See docs/dynamics.md.",
+                    "the input URDF strictly inside the consistent set), Coulomb and viscous friction, and softMC's "
+                    "report: per axis the maximum and mean relative torque error. The identification succeeds "
+                    "when every axis' maximum is below 50 % (seed 003), exit status 0; else it fails, exit status "
+                    "2. Seed 003's reasons to look at are warnings with their numbers and do not change the "
+                    "verdict: too slow, too short (periods of a joint's slowest component), too small a region, "
+                    "poorly conditioned regressor, overlapping motions, saturated torques, noisy axis. See "
+                    "docs/dynamics.md.",
         formatter_class=HelpFormatter,
     )
-    cmd.add_argument("--robot", required=True, help="URDF with the reference (CAD) inertials, e.g. from thermocomp "
-                                                   "inertia (--step 2 also takes a built-in robot; --step 3 any robot)")
+    cmd.add_argument("--robot", required=True, help="robot file (.urdf or .xacro) with the reference (CAD) inertials, "
+                                                   "e.g. from thermocomp inertia (--step 2 also takes a built-in robot; "
+                                                   "--step 3 any robot)")
+    add_robot_file_arguments(cmd)
     cmd.add_argument("--recording", required=True,
-                     help="recording CSV: time_s, q<i>_rad, tau<i>_Nm (optional qd<i>_rad_s, qdd<i>_rad_s2)")
+                     help="recording CSV: time_s, q<i>_rad, tau<i>_Nm (optional qd<i>_rad_s, qdd<i>_rad_s2: recorded "
+                          "speeds and accelerations are used when given)")
     cmd.add_argument("--urdf-out", help="the input URDF with the identified inertials")
     cmd.add_argument("--friction-out", help="friction CSV of the identified Coulomb and viscous friction")
     cmd.add_argument("--report", help="identification report to write (it is printed either way)")
@@ -46,22 +53,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmd.add_argument("--friction", help="a friction CSV held fixed (seed 000, Step 5: the inertial parameters with "
                                         "Step 3's friction); with --payload: the identified model's friction")
     cmd.add_argument("--cutoff-hz", type=float,
-                     help="low-pass cutoff [Hz] (default: ten times the highest motion frequency, within the "
-                          "sampling rate and the drive bandwidth)")
+                     help="low-pass cutoff [Hz] (default: 4 x the recorded positions' bandwidth, the frequency "
+                          "below which 99.9 %% of their power lies once the white-noise floor is removed; at most "
+                          "0.4 x the Nyquist frequency and 125 Hz; the report says why)")
     cmd.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from thermocomp.dynamics.campaign import run_identify, run_identify_step
 
+    robot_options = robot_file_options(args)
     if args.payload:
         from thermocomp.dynamics.campaign import run_payload
 
         print(run_payload(args.robot, args.recording, friction=args.friction, urdf_out=args.urdf_out,
-                          report=args.report), end="")
+                          report=args.report, robot_options=robot_options), end="")
         return EXIT_OK
     if args.step is not None:
-        print(run_identify_step(args.step, args.robot, args.recording, out=args.out, report=args.report), end="")
+        print(run_identify_step(args.step, args.robot, args.recording, out=args.out, report=args.report,
+                                robot_options=robot_options), end="")
         written = [p for p in (args.out, args.report) if p]
         if written:
             print("wrote " + ", ".join(written))
@@ -69,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
     result = run_identify(args.robot, args.recording, urdf_out=args.urdf_out, friction_out=args.friction_out,
                           report=args.report, validate=args.validate, options=IdentifyOptions(cutoff=args.cutoff_hz),
-                          friction=args.friction)
+                          friction=args.friction, robot_options=robot_options)
     print(result.text, end="")
     written = [p for p in (args.urdf_out, args.friction_out, args.report) if p]
     if written:

@@ -81,6 +81,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         why = f" ({exc})" if str(exc) else ""
         print(f"\nthermocomp: interrupted{why}; no output was written", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except MemoryError:  # past every stated bound (docs/jobs.md), what is left is this machine's size
+        print("thermocomp: error: out of memory: the inputs need more memory than this machine has; no output was "
+              "written (docs/jobs.md lists each input's size bound)", file=sys.stderr)
+        return EXIT_INPUT
     except OSError as exc:  # the operating system refused a file a reader or writer did not name itself
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"thermocomp: error: {where}{exc.strerror or exc}", file=sys.stderr)

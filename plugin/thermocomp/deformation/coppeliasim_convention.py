@@ -126,8 +126,9 @@ def joint_object_orientations(chain: Chain, R_world_joint: ArrayLike | None = No
         Shape ``(n, 3, 3)``: the rotation of each joint object in the world at
         the zero pose (a robot read from a CoppeliaSim scene brings its own:
         :attr:`thermocomp.simulators.coppeliasim.SceneRobot.R_world_joint`).
-        ``None``: the authors' IRB140 scene (:data:`AUTHORS_IRB140_JOINT_EULER_DEG`),
-        only for a robot named ``irb140``.
+        ``None``: the authors' IRB140 scene, for a robot named ``irb140``
+        (:data:`AUTHORS_IRB140_JOINT_EULER_DEG`) or ``irb140-paper-scene`` (the
+        scene's own joint objects, :data:`thermocomp.robot.builtin.BUILTIN_JOINT_OBJECTS`).
 
     Returns
     -------
@@ -139,12 +140,17 @@ def joint_object_orientations(chain: Chain, R_world_joint: ArrayLike | None = No
         Wrong shape, not rotations, or a joint object's z axis that is not the
         chain's joint axis.
     """
+    from thermocomp.robot.builtin import BUILTIN_JOINT_OBJECTS, builtin_joint_objects
+
     n = chain.n_joints
+    if R_world_joint is None:
+        R_world_joint = builtin_joint_objects(chain.name, n)
     if R_world_joint is None:
         if chain.name != "irb140":
             raise InputError(
                 f"robot {chain.name!r}: the authors' scene convention needs the world orientation of every "
-                "joint object at the zero pose; built in only for irb140 (the authors' scene). Read the robot "
+                f"joint object at the zero pose; built in only for {', '.join(('irb140', *BUILTIN_JOINT_OBJECTS))} "
+                "(the authors' scene). Read the robot "
                 "from your CoppeliaSim scene ('thermocomp coppeliasim read-robot --out ROBOT.csv "
                 "--joint-objects-out JOINTS.csv', then --robot ROBOT.csv --joint-objects JOINTS.csv), or pass "
                 "R_world_joint (n, 3, 3)"

@@ -24,6 +24,14 @@ def _frozen(a: ArrayLike) -> FloatArray:
     return arr
 
 
+#: Largest translation of a row, as a share of its robot's size (:attr:`thermocomp.robot.chain.Chain.size`),
+#: and largest angle of a row [rad]: beyond them a table does not describe a deformation of that robot
+#: (the paper's exaggerated case holds 1 mm and 1 degree) but a typing slip or a failed fit, on which
+#: the solvers would only fail later, without saying why.
+MAX_ROW_TRANSLATION_SHARE = 1.0
+MAX_ROW_ANGLE = float(np.radians(30.0))
+
+
 @dataclass(frozen=True, eq=False)
 class DeformationTable:
     """Deviations of the base, each joint and the tool. SI units.
@@ -89,6 +97,26 @@ class DeformationTable:
     def rows(self) -> FloatArray:
         """All rows in chain order: base, joints 1..n, tool; shape ``(n + 2, 6)``, SI."""
         return np.vstack([self.base[None], self.joints, self.tool[None]])
+
+    def implausible(self, size: float) -> str | None:
+        """What makes the table no deformation of a robot of ``size`` [m] (see :data:`MAX_ROW_ANGLE`), or ``None``."""
+        rows = self.rows()
+        labels = ("base", *[str(i + 1) for i in range(self.n_joints)], "tool")
+        t, a = np.max(np.abs(rows[:, :3]), axis=1), np.max(np.abs(rows[:, 3:]), axis=1)
+        for i, label in enumerate(labels):
+            if not t[i] <= MAX_ROW_TRANSLATION_SHARE * size:
+                return (f"row {label}: expected translations of at most {MAX_ROW_TRANSLATION_SHARE * size * 1e3:.6g} mm "
+                        f"(the robot's size), got {t[i] * 1e3:.6g} mm")
+            if not a[i] <= MAX_ROW_ANGLE:
+                return (f"row {label}: expected angles of at most {np.degrees(MAX_ROW_ANGLE):g} deg, "
+                        f"got {np.degrees(a[i]):.6g} deg")
+        return None
+
+    def check_plausible(self, size: float, robot_name: str = "robot") -> None:
+        """Raise :class:`InputError` when the table is no deformation of the robot (:meth:`implausible`)."""
+        why = self.implausible(size)
+        if why is not None:
+            raise InputError(f"not a deformation of {robot_name}: {why}", path=self.source)
 
     def check_matches(self, n_joints: int, robot_name: str = "robot") -> None:
         """Raise :class:`InputError` unless the table has one row per joint of the robot."""

@@ -1,7 +1,7 @@
 """Robot dynamics: the inverse dynamic model linear in its parameters, excitation, identification, friction.
 
 Seeds 001 (linear parametrisation, base parameters, least squares, payload),
-003 (softMC: sine excitation, filtering, success report, failure causes,
+003 (softMC: sine excitation, filtering, success report, reasons to look at,
 collision detection) and 000 (the GoFa's five steps). Method, files and
 commands: docs/dynamics.md; frames and units: docs/conventions.md.
 
@@ -11,7 +11,7 @@ commands: docs/dynamics.md; frames and units: docs/conventions.md.
 * :mod:`~thermocomp.dynamics.excitation` -- per-joint sine waves, frequency rules (seed 003)
 * :mod:`~thermocomp.dynamics.filtering` -- zero-phase low-pass, non-causal differentiation
 * :mod:`~thermocomp.dynamics.identify` -- weighted least squares, physically consistent parameters
-* :mod:`~thermocomp.dynamics.report` -- softMC's success criterion and failure diagnosis
+* :mod:`~thermocomp.dynamics.report` -- softMC's success criterion (the verdict) and the warnings
 * :mod:`~thermocomp.dynamics.friction` -- Coulomb + viscous + Stribeck (seed 000 Eq. 3), Step 3
 * :mod:`~thermocomp.dynamics.friction_runs` -- Step 3's constant-speed runs and their analysis
 * :mod:`~thermocomp.dynamics.static_step` -- Step 2: correction factors from static torques, explicit formulas

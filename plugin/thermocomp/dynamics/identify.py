@@ -1,8 +1,10 @@
 """Identification of the inertial and friction parameters from a recording (seed 001; seed 003; seed 000 Step 5).
 
 1. **Data** (:func:`prepare`): positions and torques low-pass filtered with
-   zero phase, speeds and accelerations by central differences
-   (:mod:`thermocomp.dynamics.filtering`), unless the recording gives them;
+   zero phase at a cutoff that follows the positions' own band
+   (:func:`thermocomp.dynamics.filtering.choose_cutoff`), speeds and
+   accelerations by central differences (:mod:`thermocomp.dynamics.filtering`)
+   where the recording does not give them (given ones are filtered alike);
    the filter's edge samples dropped. The least squares take the *recorded*
    torques at those samples: their noise averages out without bias, while a
    low-pass smears the Coulomb step at every speed reversal over a wide band
@@ -20,15 +22,23 @@
    weighted pseudoinverse, to take into account different levels of noise").
    Standard deviations of the estimates from the covariance
    ``sigma^2 (W^T W)^-1``.
-3. **Physically consistent standard parameters**: per link the 4 x 4
-   pseudo-inertia ``J_k = L_k L_k^T`` (:func:`thermocomp.dynamics.parameters.pseudo_inertia`,
-   ``L_k`` lower triangular with a positive diagonal: 10 numbers per link),
-   so every estimate has positive mass and a positive definite inertia that
-   satisfies the triangle inequality. They minimise the same weighted
-   residual plus a small pull towards the reference (CAD, seed 000 Step 1)
-   parameters, which fixes what the torques cannot see (the non-base
-   directions) at the CAD values. Coulomb and viscous friction are kept
-   non-negative.
+3. **Physically consistent standard parameters**, strictly inside the
+   consistent set: per link the mass ``m > 0``, the centre of mass ``c`` and
+   the second moments of the mass about it ``Sigma_C = tr(I_C)/2 E - I_C``
+   written as ``B + beta tr(B) E`` with ``B = L L^T`` (``L`` lower
+   triangular, positive diagonal), so that every eigenvalue of ``Sigma_C`` is
+   at least :data:`CONSISTENCY_MARGIN` times its trace: the inertia at the
+   centre of mass is positive definite and each triangle inequality
+   ``I_i < I_j + I_k`` holds with a slack of at least that margin times
+   ``tr(I_C)`` (the pseudo-inertia of Wensing, Kim and Slotine, RA-L 2018,
+   kept away from its boundary, where simulators round it off). The
+   parameters minimise the same weighted residual plus a ridge pull towards
+   the reference (CAD, seed 000 Step 1) parameters, whose weight is chosen
+   from the data by cross-validation over contiguous time blocks
+   (:func:`prior_weight`); the report says per parameter how much comes
+   from the data. A **plausibility bound** keeps each link's mass inside a
+   ball around the link (:func:`link_balls`). Coulomb and viscous friction
+   are kept non-negative.
 
 Pure core (numpy, scipy).
 """
@@ -44,13 +54,9 @@ import scipy.optimize
 
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.dynamics.base_params import BaseParameters, base_parameters
-from thermocomp.dynamics.filtering import default_cutoff, differentiate, edge_samples, lowpass, sample_rate
+from thermocomp.dynamics.filtering import choose_cutoff, differentiate, edge_samples, lowpass, sample_rate
 from thermocomp.dynamics.friction import FrictionTable
-from thermocomp.dynamics.parameters import (
-    check_parameters,
-    parameters_from_pseudo_inertia,
-    pseudo_inertia,
-)
+from thermocomp.dynamics.parameters import check_parameters, parameters_from_pseudo_inertia, tensor_from_six
 from thermocomp.dynamics.regressor import friction_regressor, regressor
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.inertia.gravity import STANDARD_GRAVITY
@@ -62,13 +68,43 @@ from thermocomp.robot.chain import Chain
 #: report uses 0.04 to 0.06 rad/s for peaks of a few rad/s).
 VELOCITY_THRESHOLD_FRACTION = 0.02
 
-#: Weight of the pull towards the reference parameters in the consistent
-#: fit, relative to the data: the reference rows are scaled so that their
-#: information is this fraction of the data's along the weakest identifiable
-#: direction. Small enough that the data decide every base parameter they
-#: determine to well below its standard deviation; large enough to fix the
-#: directions the data do not see.
-PRIOR_WEIGHT = 1e-3
+#: Every written link's second moments of mass about its centre of mass are at
+#: least this share of their sum: each triangle inequality of the principal
+#: moments of inertia ``I_i < I_j + I_k`` holds with a slack of at least this
+#: times ``tr(I_C)``. Real links stay far inside (the built-in robots' CAD
+#: links: 0.017 to 0.32); PyBullet's loader diagonalises to 1e-6 of the trace
+#: and refuses a tensor on the boundary ("Bad inertia tensor properties").
+CONSISTENCY_MARGIN = 1e-3
+
+#: Plausibility: each link's mass lies in a ball centred midway between its
+#: joint and the next one (the tool point for the last link), of radius half
+#: that distance plus this [m] (the link's half-thickness and offsets), or
+#: :data:`PLAUSIBLE_REFERENCE_FACTOR` times the reference's RMS radius about
+#: that centre if larger. A body inside a ball of radius ``r`` about ``c0``
+#: has ``integral |x - c0|^2 dm <= m r^2`` (Wensing, Kim and Slotine 2018),
+#: so its centre of mass is within ``r`` of ``c0`` and its inertia bounded.
+LINK_PAD = 0.2
+
+#: See :data:`LINK_PAD`.
+PLAUSIBLE_REFERENCE_FACTOR = 1.5
+
+#: Contiguous time blocks of the cross-validation that chooses the prior's weight.
+CV_FOLDS = 5
+
+#: Prior weights tried, relative to the data's mean information per scaled parameter (log grid).
+CV_WEIGHTS = tuple(10.0 ** k for k in np.arange(-10.0, 2.5, 0.5))
+
+#: The directions no torque shows (outside the base parameters) are held at the reference with this
+#: fraction of the data's mean information per parameter (square root: a residual weight). Strong enough
+#: that the fit does not wander along them (with the cross-validated weight alone, 1e-8 on a test, link 1's
+#: mass drifted from 2.79 to 0.2 kg), weak enough to give way where the consistency margin or a
+#: plausibility ball needs it.
+HOLD_WEIGHT = 1e-2
+
+#: A parameter whose value is at least this share the data's (the diagonal of
+#: the ridge's resolution matrix) is reported as from the data; at most
+#: ``1 -`` this share, from the prior; between, mixed.
+DATA_SHARE = 0.9
 
 
 @dataclass(frozen=True)
@@ -78,7 +114,7 @@ class IdentifyOptions:
     Attributes
     ----------
     cutoff
-        Low-pass cutoff [Hz]; ``None``: :func:`thermocomp.dynamics.filtering.default_cutoff`.
+        Low-pass cutoff [Hz]; ``None``: :func:`thermocomp.dynamics.filtering.choose_cutoff`.
     velocity_threshold_fraction
         See :data:`VELOCITY_THRESHOLD_FRACTION`, in [0, 1).
     gravity
@@ -114,6 +150,8 @@ class PreparedData:
         Sampling rate [Hz].
     cutoff
         Filter cutoff [Hz]; ``nan`` when the recording gave the derivatives and nothing was filtered.
+    cutoff_reason
+        Why that cutoff (a sentence for the report).
     dropped
         Samples dropped at each end (filter transients).
     samples
@@ -127,51 +165,60 @@ class PreparedData:
     tau_raw: FloatArray
     rate: float
     cutoff: float
+    cutoff_reason: str
     dropped: int
     samples: int
 
 
-def dominant_frequency(x: ArrayLike, rate: float) -> FloatArray:
-    """The frequency [Hz] of the largest spectral peak of each column of ``x`` ``(N, n)`` (mean removed)."""
-    x = np.asarray(x, dtype=float)
-    x = x - x.mean(axis=0)
-    n = x.shape[0]
-    pad = 4 * n
-    spectrum = np.abs(np.fft.rfft(x * np.hanning(n)[:, None], n=pad, axis=0))
-    freqs = np.fft.rfftfreq(pad, 1.0 / rate)
-    spectrum[0] = 0.0
-    return freqs[np.argmax(spectrum, axis=0)]
+def check_signals(recording: Recording) -> None:
+    """Refuse a recording with a joint at rest or an axis whose torques never change (e.g. all zero).
+
+    Raises
+    ------
+    InputError
+        Naming the column.
+    """
+    src = recording.source or None
+    for j in range(recording.n_joints):
+        if np.ptp(recording.q[:, j]) == 0:
+            raise InputError(f"joint {j + 1} does not move (every sample at {float(recording.q[0, j])!r} rad); expected a "
+                             "motion of every joint", path=src, column=f"q{j + 1}_rad")
+        if np.ptp(recording.tau[:, j]) == 0:
+            raise InputError(f"every torque of joint {j + 1} reads {float(recording.tau[0, j])!r} N m; expected the "
+                             "recorded torques of a moving joint", path=src, column=f"tau{j + 1}_Nm")
 
 
 def prepare(recording: Recording, options: IdentifyOptions = IdentifyOptions()) -> PreparedData:
-    """Filter and differentiate a recording (seed 003's low-pass, seed 001's non-causal differentiation)."""
+    """Filter and differentiate a recording (seed 003's low-pass, seed 001's non-causal differentiation).
+
+    Recorded speeds and accelerations are used when given (filtered like the
+    positions, or as they are when both are given and no cutoff is);
+    missing ones are central differences of the filtered positions (speeds).
+    """
     src = recording.source or None
     rate = sample_rate(recording.time, src)
-    if recording.qd is not None and recording.qdd is not None:
-        if options.cutoff is None:
-            return PreparedData(recording.q, recording.qd, recording.qdd, recording.tau, recording.tau, rate,
-                                math.nan, 0, recording.n_samples)
-        cutoff = options.cutoff
-        drop = edge_samples(rate, cutoff)
-        tau = lowpass(recording.tau, rate, cutoff)
-        q, qd, qdd = recording.q, recording.qd, recording.qdd
+    if recording.qd is not None and recording.qdd is not None and options.cutoff is None:
+        return PreparedData(recording.q, recording.qd, recording.qdd, recording.tau, recording.tau, rate,
+                            math.nan, "none: speeds and accelerations from the recording", 0, recording.n_samples)
+    if options.cutoff is not None:
+        cutoff, reason = options.cutoff, "given (--cutoff-hz)"
     else:
-        highest = float(np.max(dominant_frequency(recording.q, rate)))
-        cutoff = options.cutoff if options.cutoff is not None else default_cutoff(rate, highest)
-        if cutoff >= 0.5 * rate:
-            raise ConfigurationError(f"cutoff (--cutoff-hz): expected below the Nyquist frequency {0.5 * rate:.6g} Hz, "
-                                     f"got {cutoff:.6g} Hz")
-        drop = edge_samples(rate, cutoff)
-        q = lowpass(recording.q, rate, cutoff)
-        tau = lowpass(recording.tau, rate, cutoff)
-        qd = differentiate(q, rate)
-        qdd = differentiate(qd, rate)
+        chosen = choose_cutoff(recording.q, rate)
+        cutoff, reason = chosen.value, chosen.reason
+    if cutoff >= 0.5 * rate:
+        raise ConfigurationError(f"cutoff (--cutoff-hz): expected below the Nyquist frequency {0.5 * rate:.6g} Hz, "
+                                 f"got {cutoff:.6g} Hz")
+    drop = edge_samples(rate, cutoff)
     if recording.n_samples <= 2 * drop + 10:
         raise InputError(
             f"expected more than {2 * drop + 10} samples for a {cutoff:.3g} Hz filter at {rate:.6g} Hz "
             f"({drop} are dropped at each end), got {recording.n_samples}", path=src)
+    q = lowpass(recording.q, rate, cutoff)
+    tau = lowpass(recording.tau, rate, cutoff)
+    qd = lowpass(recording.qd, rate, cutoff) if recording.qd is not None else differentiate(q, rate)
+    qdd = lowpass(recording.qdd, rate, cutoff) if recording.qdd is not None else differentiate(qd, rate)
     keep = slice(drop, recording.n_samples - drop)
-    return PreparedData(q[keep], qd[keep], qdd[keep], tau[keep], recording.tau[keep], rate, cutoff, drop,
+    return PreparedData(q[keep], qd[keep], qdd[keep], tau[keep], recording.tau[keep], rate, cutoff, reason, drop,
                         recording.n_samples)
 
 
@@ -190,7 +237,8 @@ class Identification:
     friction_values, friction_std
         WLS Coulomb and viscous friction ``(2 n,)`` (``Fc_1, Fv_1, ..``) and their standard deviations.
     parameters
-        Physically consistent standard parameters ``(10 n,)``, link frames.
+        Physically consistent standard parameters ``(10 n,)``, link frames, strictly inside the consistent set
+        (:data:`CONSISTENCY_MARGIN`).
     friction
         The consistent fit's friction table (``Fs = Fc``: the excitation does not see the Stribeck term).
     reference
@@ -203,6 +251,17 @@ class Identification:
         ``(N, n)``: the samples used in each joint's equations (above the speed threshold).
     thresholds
         The speed threshold per joint [rad/s].
+    condition_number
+        Of the regressor of the base parameters and friction over the used samples, columns scaled to unit norm
+        (seed 001: an exciting trajectory keeps it small).
+    prior_weight
+        The ridge weight of the pull to the reference, chosen by cross-validation (:func:`prior_weight`), and the
+        cross-validation's story in words (``prior_story``).
+    data_share
+        ``(10 n,)``: per standard parameter, the share of its value that the data decide (the diagonal of the
+        ridge's resolution matrix: 1 from the data, 0 from the reference).
+    balls
+        ``(n, 4)``: per link the plausibility ball's centre [m] (link frame) and radius [m] (:func:`link_balls`).
     """
 
     chain: Chain
@@ -218,6 +277,12 @@ class Identification:
     data: PreparedData
     mask: np.ndarray
     thresholds: FloatArray
+    condition_number: float
+    prior_weight: float
+    prior_story: str
+    data_share: FloatArray
+    balls: FloatArray
+    attached: FloatArray
     gravity: tuple[float, float, float] = STANDARD_GRAVITY
 
     def predict(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> FloatArray:
@@ -231,54 +296,165 @@ class Identification:
         return Y @ self.base_values + self.friction.torque(np.atleast_2d(qd))
 
 
-#: Bound of the logarithms of the Cholesky diagonal (a trial step of the
-#: solver must not overflow; e^30 m would be no robot).
+#: Bound of the logarithms of the mass and of the Cholesky diagonal (a trial step of the solver must not
+#: overflow; e^30 kg would be no robot).
 _LOG_LIMIT = 30.0
 
+#: ``Sigma_C = B + beta tr(B) E`` has eigenvalues at least ``beta / (1 + 3 beta)`` of its trace: the margin.
+_BETA = CONSISTENCY_MARGIN / (1.0 - 3.0 * CONSISTENCY_MARGIN)
 
-def _cholesky_vector(J: FloatArray) -> FloatArray:
-    """10 numbers ``(log diag, strict lower)`` of the Cholesky factor of a positive definite ``J`` (4 x 4)."""
-    L = np.linalg.cholesky(J)
-    return np.concatenate([np.log(np.diag(L)), L[np.tril_indices(4, -1)]])
-
-
-def _parameters_from_cholesky(x: FloatArray) -> FloatArray:
-    """``pi_k`` ``(..., 10)`` from :func:`_cholesky_vector` numbers ``(..., 10)``."""
-    L = np.zeros(x.shape[:-1] + (4, 4))
-    idx = np.arange(4)
-    L[..., idx, idx] = np.exp(np.clip(x[..., :4], -_LOG_LIMIT, _LOG_LIMIT))
-    rows, cols = np.tril_indices(4, -1)
-    L[..., rows, cols] = x[..., 4:]
-    return parameters_from_pseudo_inertia(L @ np.swapaxes(L, -1, -2))
+_ROWS3, _COLS3 = np.tril_indices(3, -1)
 
 
-def _cholesky_jacobian(x: FloatArray) -> FloatArray:
-    """``d pi_k / d x`` ``(..., 10, 10)`` of :func:`_parameters_from_cholesky` (``J = L L^T`` is bilinear in ``L``)."""
-    L = np.zeros(x.shape[:-1] + (4, 4))
-    idx = np.arange(4)
-    L[..., idx, idx] = np.exp(np.clip(x[..., :4], -_LOG_LIMIT, _LOG_LIMIT))
-    rows, cols = np.tril_indices(4, -1)
-    L[..., rows, cols] = x[..., 4:]
-    entries = [(i, i) for i in range(4)] + list(zip(rows.tolist(), cols.tolist()))
-    out = np.empty(x.shape[:-1] + (10, 10))
+def _unpack(x: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``(m (n,), c (n, 3), L (n, 3, 3))`` from the fit's numbers ``(n, 10)``: ``log m``, ``c``, ``log diag L``,
+    strict lower ``L``."""
+    m = np.exp(np.clip(x[:, 0], -_LOG_LIMIT, _LOG_LIMIT))
+    L = np.zeros((x.shape[0], 3, 3))
+    idx = np.arange(3)
+    L[:, idx, idx] = np.exp(np.clip(x[:, 4:7], -_LOG_LIMIT, _LOG_LIMIT))
+    L[:, _ROWS3, _COLS3] = x[:, 7:10]
+    return m, x[:, 1:4], L
+
+
+def _pseudo(m: FloatArray, c: FloatArray, sigma_c: FloatArray) -> FloatArray:
+    """The pseudo-inertia about the link origin ``(n, 4, 4)`` from mass, centre of mass and ``Sigma_C``."""
+    J = np.zeros((m.shape[0], 4, 4))
+    J[:, :3, :3] = sigma_c + m[:, None, None] * c[:, :, None] * c[:, None, :]
+    J[:, :3, 3] = J[:, 3, :3] = m[:, None] * c
+    J[:, 3, 3] = m
+    return J
+
+
+def _second_moments(B: FloatArray) -> FloatArray:
+    """``Sigma_C = B + beta tr(B) E`` ``(n, 3, 3)``."""
+    return B + _BETA * np.trace(B, axis1=1, axis2=2)[:, None, None] * np.eye(3)
+
+
+def _parameters_from_x(x: FloatArray) -> FloatArray:
+    """Standard parameters ``(n, 10)`` of the fit's numbers ``(n, 10)``: every one strictly consistent."""
+    m, c, L = _unpack(x)
+    return parameters_from_pseudo_inertia(_pseudo(m, c, _second_moments(L @ np.swapaxes(L, 1, 2))))
+
+
+def _jacobian_x(x: FloatArray) -> FloatArray:
+    """``d pi_k / d x_k`` ``(n, 10, 10)`` of :func:`_parameters_from_x` (``pi`` is linear in the pseudo-inertia)."""
+    m, c, L = _unpack(x)
+    n = x.shape[0]
+    out = np.empty((n, 10, 10))
+    zero = np.zeros((n, 3, 3))
+    out[:, :, 0] = parameters_from_pseudo_inertia(_pseudo(m, c, zero))  # d/d log m scales every m term
+    for a in range(3):
+        e = np.zeros(3)
+        e[a] = 1.0
+        dJ = np.zeros((n, 4, 4))
+        dJ[:, :3, :3] = m[:, None, None] * (e[None, :, None] * c[:, None, :] + c[:, :, None] * e[None, None, :])
+        dJ[:, :3, 3] = dJ[:, 3, :3] = m[:, None] * e
+        out[:, :, 1 + a] = parameters_from_pseudo_inertia(dJ)
+    entries = [(0, 0), (1, 1), (2, 2)] + list(zip(_ROWS3.tolist(), _COLS3.tolist()))
     for v, (a, b) in enumerate(entries):
-        dL = np.zeros_like(L)
-        dL[..., a, b] = L[..., a, b] if a == b else 1.0  # d exp(x)/dx = exp(x) on the diagonal
-        dJ = dL @ np.swapaxes(L, -1, -2)
-        dJ = dJ + np.swapaxes(dJ, -1, -2)
-        out[..., :, v] = parameters_from_pseudo_inertia(dJ)
+        dL = np.zeros((n, 3, 3))
+        dL[:, a, b] = L[:, a, b] if a == b else 1.0  # d exp(x)/dx = exp(x) on the diagonal
+        dB = dL @ np.swapaxes(L, 1, 2)
+        dJ = np.zeros((n, 4, 4))
+        dJ[:, :3, :3] = _second_moments(dB + np.swapaxes(dB, 1, 2))
+        out[:, :, 4 + v] = parameters_from_pseudo_inertia(dJ)
     return out
 
 
-def _consistent_reference(pi: FloatArray) -> FloatArray:
-    """Reference parameters made strictly consistent (a pseudo-inertia at least 1e-9 of its scale above singular)."""
-    J = pseudo_inertia(pi.reshape(-1, 10))
+def _x_from_parameters(pi: FloatArray) -> FloatArray:
+    """The fit's numbers ``(n, 10)`` of parameters ``(n, 10)`` inside the margin; ``numpy.linalg.LinAlgError`` when
+    a link is not strictly inside it."""
+    m = pi[:, 0]
+    if np.any(m <= 0):
+        raise np.linalg.LinAlgError("mass")
+    c = pi[:, 1:4] / m[:, None]
+    I_O = tensor_from_six(pi[:, 4:])
+    sigma_o = 0.5 * np.trace(I_O, axis1=1, axis2=2)[:, None, None] * np.eye(3) - I_O
+    sigma_c = sigma_o - m[:, None, None] * c[:, :, None] * c[:, None, :]
+    B = sigma_c - _BETA / (1 + 3 * _BETA) * np.trace(sigma_c, axis1=1, axis2=2)[:, None, None] * np.eye(3)
+    L = np.linalg.cholesky(B)
+    return np.column_stack([np.log(m), c, np.log(L[:, [0, 1, 2], [0, 1, 2]]), L[:, _ROWS3, _COLS3]])
+
+
+def margin_of(pi: ArrayLike) -> FloatArray:
+    """Per link of ``pi`` ``(..., 10)``: the smallest eigenvalue of ``Sigma_C`` over its trace (``-inf`` for a
+    mass <= 0). Physically consistent: > 0; as written by :func:`identify`: >= :data:`CONSISTENCY_MARGIN`."""
+    pi = np.asarray(pi, dtype=float)
+    m = pi[..., 0]
+    safe = np.where(m > 0, m, 1.0)
+    c = pi[..., 1:4] / safe[..., None]
+    I_O = tensor_from_six(pi[..., 4:])
+    sigma_o = 0.5 * np.trace(I_O, axis1=-2, axis2=-1)[..., None, None] * np.eye(3) - I_O
+    sigma_c = sigma_o - m[..., None, None] * c[..., :, None] * c[..., None, :]
+    w = np.linalg.eigvalsh(sigma_c)
+    tr = np.sum(w, axis=-1)
+    return np.where((m > 0) & (tr > 0), w[..., 0] / np.where(tr > 0, tr, 1.0), -np.inf)
+
+
+def _inside_margin(pi: FloatArray, scale_mass: float) -> FloatArray:
+    """Parameters ``(n, 10)`` moved strictly inside the margin set: a mass below ``1e-6 scale_mass`` raised to it
+    (centre of mass at the origin), ``Sigma_C`` raised isotropically until its smallest eigenvalue is twice
+    :data:`CONSISTENCY_MARGIN` of its trace (the reference of a fit; a CAD link is far inside already)."""
     out = []
-    for Jk in J:
-        w, V = np.linalg.eigh(Jk)
-        floor = 1e-9 * max(abs(w[-1]), 1e-9)
-        out.append(parameters_from_pseudo_inertia((V * np.maximum(w, floor)) @ V.T))
-    return np.array(out).reshape(-1)
+    floor = 1e-6 * scale_mass
+    for p in pi:
+        m = float(p[0])
+        if m < floor:
+            m, c, sigma = floor, np.zeros(3), np.zeros((3, 3))
+        else:
+            c = p[1:4] / m
+            I_O = tensor_from_six(p[4:])
+            sigma = 0.5 * np.trace(I_O) * np.eye(3) - I_O - m * np.outer(c, c)
+        w = np.linalg.eigvalsh(sigma)
+        target = 2 * CONSISTENCY_MARGIN
+        tr = max(float(np.sum(w)), m * 1e-6)  # a point mass gets a 1 mm gyration radius
+        lift = max((target * tr - w[0]) / (1 - 3 * target), 0.0)
+        if w[0] + lift <= 0:
+            lift = tr / 3 - w[0]
+        sigma = sigma + lift * np.eye(3)
+        out.append(parameters_from_pseudo_inertia(_pseudo(np.array([m]), c[None, :], sigma[None])[0]))
+    return np.array(out)
+
+
+def link_balls(chain: Chain, reference: ArrayLike) -> FloatArray:
+    """Per link the plausibility ball ``(n, 4)``: centre [m] (link frame) and radius [m].
+
+    Centre midway between the link's joint and the next joint (the tool point
+    ``T_last_tcp`` for the last link); radius half that distance plus
+    :data:`LINK_PAD`, or :data:`PLAUSIBLE_REFERENCE_FACTOR` times the
+    reference's RMS radius about the centre if larger. ``reference``: the
+    links' own parameters ``(10 n,)``.
+    """
+    n = chain.n_joints
+    ref = np.asarray(reference, dtype=float).reshape(n, 10)
+    out = np.zeros((n, 4))
+    for k in range(n):
+        seg = chain.p[k + 1] if k < n - 1 else chain.T_last_tcp[:3, 3]
+        c0 = 0.5 * np.asarray(seg, dtype=float)
+        m = ref[k, 0]
+        rms = math.sqrt(max(float(_ball_moment(ref[k], c0, 0.0)) / m, 0.0)) if m > 0 else 0.0
+        out[k, :3] = c0
+        out[k, 3] = max(0.5 * float(np.linalg.norm(seg)) + LINK_PAD, PLAUSIBLE_REFERENCE_FACTOR * rms)
+    return out
+
+
+def _ball_moment(pi: FloatArray, c0: FloatArray, r: float) -> FloatArray:
+    """``integral |x - c0|^2 dm - m r^2`` of parameters ``(..., 10)``: <= 0 for a body that can lie in the ball
+    (linear in the parameters: ``tr(I_O) / 2 - 2 m c . c0 + m (|c0|^2 - r^2)``)."""
+    return (0.5 * (pi[..., 4] + pi[..., 7] + pi[..., 9]) - 2.0 * pi[..., 1:4] @ c0
+            + pi[..., 0] * (float(c0 @ c0) - r * r))
+
+
+def _ball_rows(balls: FloatArray) -> FloatArray:
+    """``(n, 10)``: :func:`_ball_moment` of link ``k`` is ``rows[k] . pi_k``."""
+    rows = np.zeros((balls.shape[0], 10))
+    for k, (x, y, z, r) in enumerate(balls):
+        c0 = np.array([x, y, z])
+        rows[k, 0] = float(c0 @ c0) - r * r
+        rows[k, 1:4] = -2.0 * c0
+        rows[k, [4, 7, 9]] = 0.5
+    return rows
 
 
 def _triangular_factor(A: FloatArray, b: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -313,6 +489,61 @@ def _rank_safe_factor(A: FloatArray, b: FloatArray) -> tuple[FloatArray, FloatAr
     c = np.zeros_like(root)
     c[keep] = (V.T @ (As.T @ b))[keep] / root[keep]
     return R, c
+
+
+def prior_weight(
+    A: FloatArray, b: FloatArray, penalised: np.ndarray, fold_of_row: np.ndarray
+) -> tuple[float, FloatArray, str]:
+    """The ridge weight of the pull to the reference, by k-fold cross-validation over contiguous time blocks.
+
+    The ridge problem ``min ||A u - b||^2 + lam ||u[penalised]||^2`` (``u``:
+    the parameters' departure from the reference, scaled; ``A`` the weighted
+    regressor ``(rows, p)``, ``b`` the weighted torques the reference leaves
+    unexplained ``(rows,)``) is solved on all blocks but one and scored on
+    the one left out, for every ``lam`` of :data:`CV_WEIGHTS` times the
+    data's mean information per penalised parameter. The weight kept is the
+    largest whose error is within one standard error of the smallest (the
+    "one standard error rule": Hastie, Tibshirani, Friedman, *The Elements of
+    Statistical Learning*, 7.10): what the data cannot tell apart from the
+    reference stays at the reference. Blocks in time, not random samples:
+    neighbouring samples share their noise through the filter.
+
+    Returns
+    -------
+    lam : float
+        The weight, for the whole data (the training blocks' weight scaled by
+        ``k / (k - 1)`` for the data's larger information).
+    share : ``(p,)``
+        The diagonal of the resolution matrix ``(G + lam P)^-1 G`` of the
+        whole data: per parameter the share of its value that the data decide.
+    story : str
+        The choice in words.
+    """
+    G = A.T @ A
+    h = A.T @ b
+    P = np.diag(penalised.astype(float))
+    unit = float(np.trace(G[np.ix_(penalised, penalised)])) / max(int(penalised.sum()), 1)
+    folds = np.unique(fold_of_row)
+    grid = unit * np.array(CV_WEIGHTS)
+    errors = np.zeros((grid.size, folds.size))
+    for f_i, f in enumerate(folds):
+        test = fold_of_row == f
+        At, bt = A[test], b[test]
+        Gt, ht = G - At.T @ At, h - At.T @ bt
+        for l_i, lam in enumerate(grid):
+            u = np.linalg.lstsq(Gt + lam * P, ht, rcond=None)[0]
+            errors[l_i, f_i] = float(np.sum((At @ u - bt) ** 2))
+    total = errors.sum(axis=1)
+    best = int(np.argmin(total))
+    se = math.sqrt(folds.size) * float(np.std(errors[best], ddof=1)) if folds.size > 1 else 0.0
+    chosen = int(max(i for i in range(grid.size) if total[i] <= total[best] + se))
+    k = folds.size
+    lam = float(grid[chosen]) * (k / (k - 1) if k > 1 else 1.0)
+    share = np.clip(np.diag(np.linalg.lstsq(G + lam * P, G, rcond=None)[0]), 0.0, 1.0)
+    story = (f"{k}-fold cross-validation over contiguous time blocks, one-standard-error rule: weight "
+             f"{CV_WEIGHTS[chosen]:.3g} of the data's mean information per parameter (held-out weighted residual "
+             f"{total[chosen]:.6g} against {total[best]:.6g} at the best weight {CV_WEIGHTS[best]:.3g})")
+    return lam, share, story
 
 
 def identify(
@@ -359,6 +590,7 @@ def identify(
     if recording.n_joints != n:
         raise InputError(f"expected a recording of {n} joints, got {recording.n_joints}", path=recording.source or None)
     ref = check_parameters(reference, n, "reference parameters")
+    check_signals(recording)
     data = prepare(recording, options)
     base = base_parameters(chain, np.random.default_rng(options.seed), gravity=options.gravity)
     Y = regressor(chain, data.q, data.qd, data.qdd, gravity=options.gravity)  # (N, n, 10 n)
@@ -393,7 +625,7 @@ def identify(
     dof = max(W.shape[0] - p, 1)
     sigma = np.array([math.sqrt(float(np.sum(res[joint_of_row == i] ** 2)) / max(counts[i] - p / n, 1.0))
                       for i in range(n)])
-    sigma = np.maximum(sigma, 1e-12 * max(float(np.max(np.abs(t))), 1e-300))
+    sigma = np.maximum(sigma, 1e-12 * float(np.max(np.abs(t))))  # > 0: check_signals refused all-zero torques
     w = 1.0 / sigma[joint_of_row]
     Ww = W * w[:, None]
     tw = t * w
@@ -414,62 +646,107 @@ def identify(
     Rinv = scipy.linalg.solve_triangular(R, np.eye(p))
     std = np.sqrt(s2 * np.sum(Rinv**2, axis=1))
     pb = base.n_base
-    # Physically consistent standard parameters: the same weighted residual, J_k = L_k L_k^T.
+    condition = float(np.linalg.cond(R / np.linalg.norm(Ww, axis=0)[None, :]))
+    # Physically consistent standard parameters: the same weighted residual, each link strictly inside the margin.
     S = np.hstack([Ys, Fs]) * w[:, None]
     Rs, target = _rank_safe_factor(S, tw)
     att = np.zeros(10 * n) if attached is None else check_parameters(attached, n, "attached parameters")
-    ref_c = att + _consistent_reference(ref - att)
+    own_ref = _inside_margin((ref - att).reshape(n, 10), float(np.max(np.abs(ref[0::10]))) or 1.0)
+    ref_c = att + own_ref.reshape(-1)
     scale = np.maximum(np.abs(ref_c), 1e-3 * np.max(np.abs(ref_c.reshape(n, 10)), axis=1).repeat(10))
-    prior = math.sqrt(PRIOR_WEIGHT) * float(np.min(diag)) / scale
+    # The prior's weight from the data: ridge cross-validation over contiguous time blocks.
+    sample_of_row = np.concatenate([np.flatnonzero(mask[:, i]) for i in range(n)])
+    fold_of_row = (sample_of_row * CV_FOLDS) // data.q.shape[0]
+    A = np.hstack([S[:, :10 * n] * scale[None, :], S[:, 10 * n:]])
+    penalised = np.arange(10 * n + nf) < 10 * n
+    lam, share, story = prior_weight(A, tw - S[:, :10 * n] @ ref_c, penalised, fold_of_row)
+    prior = math.sqrt(lam) / scale
+    # What no torque can show (the directions the base parameters leave out, seed 001) is held at the reference
+    # with HOLD_WEIGHT of the data's mean information per parameter: the cross-validated weight may be too small
+    # for the nonlinear fit to keep them there.
+    K = base.projection
+    unseen = scipy.linalg.null_space(K * scale[None, :]).T / scale[None, :]  # (10 n - p, 10 n)
+    hold = HOLD_WEIGHT * math.sqrt(float(np.sum(A[:, :10 * n] ** 2)) / (10 * n)) * unseen
+    balls = link_balls(chain, own_ref.reshape(-1))
+    ball_rows = _ball_rows(balls)
+    ball_scale = np.maximum(own_ref[:, 0], 1e-300) * balls[:, 3] ** 2
     # Friction f = z^2 >= 0. MINPACK's Levenberg-Marquardt (no bounds, no BLAS threads on these small matrices).
     # Start where the base parameters equal the WLS estimate and the rest is nearest the reference (the
-    # minimum-norm correction in the prior's metric); links where that start is not consistent start at the reference.
-    K = base.projection
+    # minimum-norm correction in the prior's metric); links where that start is not inside the margin start at the
+    # reference.
     S2 = scale**2
-    start = ref_c + S2 * (K.T @ np.linalg.solve((K * S2) @ K.T, x[:pb] - K @ ref_c))
-    chol = []
-    for J_start, J_ref in zip(pseudo_inertia((start - att).reshape(n, 10)), pseudo_inertia((ref_c - att).reshape(n, 10))):
+    start = (ref_c + S2 * (K.T @ np.linalg.solve((K * S2) @ K.T, x[:pb] - K @ ref_c)) - att).reshape(n, 10)
+    x_links = _x_from_parameters(own_ref)
+    for k in range(n):
         try:
-            chol.append(_cholesky_vector(J_start))
+            x_links[k] = _x_from_parameters(start[k:k + 1])[0]
         except np.linalg.LinAlgError:
-            chol.append(_cholesky_vector(J_ref))
-    x0 = np.concatenate([np.concatenate(chol), np.sqrt(np.maximum(x[pb:], 1e-6))])
+            pass
+    z = np.concatenate([x_links.reshape(-1), np.sqrt(np.maximum(x[pb:], 1e-6))])
+    # The plausibility ball as a penalty, made stiffer until no link is outside (by more than 1e-9 of m r^2).
+    stiffness = 10.0 * math.sqrt(t.size)
+    for _ in range(4):
+        weight = stiffness / ball_scale
 
-    def residual(z: FloatArray) -> FloatArray:
-        pi = att + _parameters_from_cholesky(z[:10 * n].reshape(n, 10)).reshape(-1)
-        return np.concatenate([Rs @ np.concatenate([pi, z[10 * n:] ** 2]) - target, prior * (pi - ref_c)])
+        def residual(z: FloatArray, weight: FloatArray = weight) -> FloatArray:
+            own = _parameters_from_x(z[:10 * n].reshape(n, 10))
+            pi = att + own.reshape(-1)
+            outside = np.maximum(np.sum(ball_rows * own, axis=1), 0.0)
+            return np.concatenate([Rs @ np.concatenate([pi, z[10 * n:] ** 2]) - target, prior * (pi - ref_c),
+                                   hold @ (pi - ref_c), weight * outside])
 
-    def jacobian(z: FloatArray) -> FloatArray:
-        D = scipy.linalg.block_diag(*_cholesky_jacobian(z[:10 * n].reshape(n, 10)))
-        top = np.hstack([Rs[:, :10 * n] @ D, Rs[:, 10 * n:] * (2.0 * z[10 * n:])])
-        bottom = np.hstack([prior[:, None] * D, np.zeros((10 * n, nf))])
-        return np.vstack([top, bottom])
+        def jacobian(z: FloatArray, weight: FloatArray = weight) -> FloatArray:
+            xs = z[:10 * n].reshape(n, 10)
+            D_links = _jacobian_x(xs)
+            D = scipy.linalg.block_diag(*D_links)
+            top = np.hstack([Rs[:, :10 * n] @ D, Rs[:, 10 * n:] * (2.0 * z[10 * n:])])
+            middle = np.hstack([np.vstack([prior[:, None] * D, hold @ D]), np.zeros((20 * n - pb, nf))])
+            outside = np.sum(ball_rows * _parameters_from_x(xs), axis=1) > 0
+            rows = np.zeros((n, 10 * n + nf))
+            for k in np.flatnonzero(outside):
+                rows[k, 10 * k:10 * k + 10] = weight[k] * (ball_rows[k] @ D_links[k])
+            return np.vstack([top, middle, rows])
 
-    fit = scipy.optimize.least_squares(residual, x0, jac=jacobian, method="lm", x_scale="jac",
-                                       xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=40 * n)
-    pi = att + _parameters_from_cholesky(fit.x[:10 * n].reshape(n, 10)).reshape(-1)
+        fit = scipy.optimize.least_squares(residual, z, jac=jacobian, method="lm", x_scale="jac",
+                                           xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=100 * n)
+        z = fit.x
+        own = _parameters_from_x(z[:10 * n].reshape(n, 10))
+        if np.all(np.sum(ball_rows * own, axis=1) <= 1e-9 * ball_scale):
+            break
+        stiffness *= 100.0
+    pi = att + own.reshape(-1)
     if fixed:
         table = friction
         friction_values = np.ravel(np.column_stack([friction.Fc, friction.Fv]))
         friction_std = np.zeros(2 * n)
     else:
-        f = fit.x[10 * n:] ** 2
+        f = z[10 * n:] ** 2
         table = FrictionTable(Fc=f[0::2], Fv=f[1::2], Fs=f[0::2], vs=np.zeros(n))
         friction_values, friction_std = x[pb:], std[pb:]
     return Identification(
         chain=chain, base=base, base_values=x[:pb], base_std=std[:pb], friction_values=friction_values,
         friction_std=friction_std, parameters=pi, friction=table, reference=ref, sigma=sigma, data=data, mask=mask,
-        thresholds=thresholds, gravity=options.gravity,
+        thresholds=thresholds, condition_number=condition, prior_weight=lam, prior_story=story, data_share=share[:10 * n],
+        balls=balls, attached=att, gravity=options.gravity,
     )
 
 
 __all__ = [
-    "PRIOR_WEIGHT",
+    "CONSISTENCY_MARGIN",
+    "CV_FOLDS",
+    "CV_WEIGHTS",
+    "DATA_SHARE",
+    "HOLD_WEIGHT",
+    "LINK_PAD",
+    "PLAUSIBLE_REFERENCE_FACTOR",
     "VELOCITY_THRESHOLD_FRACTION",
     "Identification",
     "IdentifyOptions",
     "PreparedData",
-    "dominant_frequency",
+    "check_signals",
     "identify",
+    "link_balls",
+    "margin_of",
     "prepare",
+    "prior_weight",
 ]

@@ -49,6 +49,7 @@ from thermocomp.io.csvtext import check_header, iter_rows, parse_float
 from thermocomp.io.files import read_input_bytes
 from thermocomp.io.job import file_kind
 from thermocomp.io.urdf import matrix_from_urdf_rpy, urdf_chain, urdf_chain_ends
+from thermocomp.io.xml_values import line_of, parse_xml
 from thermocomp.robot.chain import Chain
 
 #: Mesh units by name: metres per mesh unit.
@@ -407,7 +408,7 @@ def _origin(elem: ET.Element | None, what: str, src: str) -> FloatArray:
         except ValueError:
             values = []
         if len(values) != 3 or not all(math.isfinite(v) for v in values):
-            raise InputError(f"{what} <origin>: expected 3 finite numbers, got {text!r}", path=src)
+            raise InputError(f"{what} <origin>: expected 3 finite numbers, got {text!r}", path=src, row=line_of(elem))
         return values
 
     if elem is None:
@@ -415,7 +416,8 @@ def _origin(elem: ET.Element | None, what: str, src: str) -> FloatArray:
     return transform(matrix_from_urdf_rpy(floats(elem.get("rpy"))), floats(elem.get("xyz")))
 
 
-def _resolve(filename: str, urdf_dir: Path, package_dirs: Mapping[str, PathLike], what: str, src: str) -> Path:
+def _resolve(filename: str, urdf_dir: Path, package_dirs: Mapping[str, PathLike], what: str, src: str,
+             row: int | None = None) -> Path:
     url = urlparse(filename)
     if url.scheme == "package":
         if url.netloc not in package_dirs:
@@ -423,13 +425,14 @@ def _resolve(filename: str, urdf_dir: Path, package_dirs: Mapping[str, PathLike]
                 f"{what}: mesh {filename!r} is in ROS package {url.netloc!r}, whose folder was not given; "
                 f"give it as package_dirs={{{url.netloc!r}: folder}} (command line: --package-path DIR, a folder "
                 f"holding it, or ROS_PACKAGE_PATH; for inertia also --package {url.netloc}=FOLDER)",
-                path=src,
+                path=src, row=row,
             )
         return Path(package_dirs[url.netloc]) / unquote(url.path.lstrip("/"))
     if url.scheme == "file":
         return Path(unquote(url.path))
     if url.scheme and len(url.scheme) > 1:  # (a one-letter scheme is a Windows drive)
-        raise InputError(f"{what}: expected a file path, file:// or package:// mesh, got {filename!r}", path=src)
+        raise InputError(f"{what}: expected a file path, file:// or package:// mesh, got {filename!r}", path=src,
+                         row=row)
     p = Path(filename)
     return p if p.is_absolute() else urdf_dir / p
 
@@ -499,13 +502,13 @@ def read_urdf_meshes(
     src = str(path)
     data = read_input_bytes(path, "URDF") if text is None else text
     base_link, tip_link = urdf_chain_ends(data, src, base_link, tip_link)  # checks the tree, names the file
-    root_elem = ET.fromstring(data)
+    root_elem = parse_xml(data, src)  # its elements' lines name where a bad value is
     package_dirs = {} if package_dirs is None else dict(package_dirs)
     joints: dict[str, tuple[str, str, str, FloatArray]] = {}
     for j in root_elem.findall("joint"):
         parent, child = j.find("parent"), j.find("child")
         if parent is None or child is None:
-            raise InputError(f"joint {j.get('name')!r}: expected <parent> and <child>", path=src)
+            raise InputError(f"joint {j.get('name')!r}: expected <parent> and <child>", path=src, row=line_of(j))
         joints[child.get("link", "")] = (j.get("name", ""), (j.get("type") or "").strip(), parent.get("link", ""),
                                          _origin(j.find("origin"), f"joint {j.get('name')!r}", src))
 
@@ -537,7 +540,8 @@ def read_urdf_meshes(
             on_chain = list(chain.joint_names) + [""] * len(movable)
             off = next(j for j, c in zip(movable, on_chain) if j != c)
             raise InputError(f"{what} has a {kind} mesh but moves with joint {off!r}, which is not on the chain "
-                             f"{', '.join(chain.joint_names)}; remove it from the URDF", path=src)
+                             f"{', '.join(chain.joint_names)}; remove it from the URDF", path=src,
+                             row=line_of(link_elem))
         T_root_link = np.eye(4)
         for _, _, T in steps:
             T_root_link = T_root_link @ T
@@ -547,17 +551,18 @@ def read_urdf_meshes(
             if mesh is None or not mesh.get("filename"):
                 shape = "nothing" if geometry is None or len(geometry) == 0 else f"<{geometry[0].tag}>"
                 raise InputError(f"{what}: expected <{kind}><geometry><mesh filename=...>, got {shape}; "
-                                 "only meshes are supported", path=src)
+                                 "only meshes are supported", path=src, row=line_of(element))
             scale_text = mesh.get("scale", "1 1 1")
             try:
                 scale = [float(s) for s in scale_text.split()]
             except ValueError:
                 scale = []
             if len(scale) != 3 or not all(math.isfinite(s) and s > 0 for s in scale) or max(scale) != min(scale):
-                raise InputError(f"{what}: expected a uniform positive mesh scale 's s s', got {scale_text!r}", path=src)
-            file = _resolve(mesh.get("filename", ""), urdf_dir, package_dirs, what, src)
+                raise InputError(f"{what}: expected a uniform positive mesh scale 's s s', got {scale_text!r}", path=src,
+                                 row=line_of(mesh))
+            file = _resolve(mesh.get("filename", ""), urdf_dir, package_dirs, what, src, line_of(mesh))
             if not file.is_file():
-                raise InputError(f"{what}: mesh file {str(file)!r} not found", path=src)
+                raise InputError(f"{what}: mesh file {str(file)!r} not found", path=src, row=line_of(mesh))
             ref = MeshRef(name, file, _origin(element.find("origin"), f"{what} <{kind}>", src), scale[0])
             out.append(UrdfMesh(name, len(movable), T_base_root @ T_root_link, ref))
     return UrdfMeshes(chain, tuple(out), tip_link)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from thermocomp._data import data_folder
-from thermocomp._typing import PathLike
+from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.robot.chain import Chain
 
@@ -22,8 +22,30 @@ BUILTIN_ROBOTS = ("irb140", "gofa", "ur5")
 #: Kinematic variants of built-in robots: name -> (robot folder, table file). Tables only: their link frames
 #: are not their robot's, so they carry no meshes or inertials (a simulator draws them with primitives).
 #: ``gofa-seed000`` is seed 000 Table I's GoFa, whose flange sits 0.40 mm nearer joint 5 than the
-#: manufacturer's (the built-in ``gofa``); docs/conventions.md.
-BUILTIN_VARIANTS = {"gofa-seed000": ("gofa", "chain_seed000.csv")}
+#: manufacturer's (the built-in ``gofa``); docs/conventions.md. ``irb140-paper-scene`` is the IRB140 as the
+#: authors of seed 002 stored it in their CoppeliaSim scenes (joint origins up to 0.02 mm from the datasheet
+#: ``irb140``), derived from the scene's object poses by robots/make_tables.py (docs/coppeliasim.md).
+BUILTIN_VARIANTS = {"gofa-seed000": ("gofa", "chain_seed000.csv"),
+                    "irb140-paper-scene": ("irb140", "chain_paper_scene.csv")}
+#: Built-in robots read from a CoppeliaSim scene, with their joint objects' world orientations at the zero
+#: pose (the authors' scene convention needs them): name -> (robot folder, joint-objects file,
+#: :mod:`thermocomp.io.scene_joints_csv`).
+BUILTIN_JOINT_OBJECTS = {"irb140-paper-scene": ("irb140", "joint_objects_paper_scene.csv")}
+
+
+def is_builtin(name: object) -> bool:
+    """Whether ``name`` names a built-in robot or variant (not a file to read)."""
+    return isinstance(name, str) and (name in BUILTIN_ROBOTS or name in BUILTIN_VARIANTS)
+
+
+def builtin_joint_objects(name: str, n_joints: int) -> FloatArray | None:
+    """The joint objects' world orientations ``(n, 3, 3)`` of a built-in scene robot, or ``None`` for other names."""
+    from thermocomp.io.scene_joints_csv import read_scene_joints_csv
+
+    if name not in BUILTIN_JOINT_OBJECTS:
+        return None
+    folder, file = BUILTIN_JOINT_OBJECTS[name]
+    return read_scene_joints_csv(_robots_root() / folder / file, n_joints)
 
 
 def robot_dir(name: str) -> Path:
@@ -45,7 +67,7 @@ def load_robot(name: str | PathLike, options: RobotFileOptions | None = None) ->
     ----------
     name
         ``"irb140"``, ``"gofa"``, ``"ur5"``, a variant of :data:`BUILTIN_VARIANTS`
-        (``"gofa-seed000"``), or a path to a ``.csv`` (the table
+        (``"gofa-seed000"``, ``"irb140-paper-scene"``), or a path to a ``.csv`` (the table
         form, or a DH table: see :mod:`thermocomp.io.dh_csv`), a ``.urdf`` or
         a ``.xacro`` file (:func:`thermocomp.io.robot_files.load_robot_file`).
     options

@@ -141,6 +141,11 @@ class Chain:
         """Number of joints ``n``."""
         return len(self.joint_names)
 
+    @property
+    def size(self) -> float:
+        """The robot's size [m]: the sum of its segment lengths and its tool offset."""
+        return float(np.sum(np.linalg.norm(self.p, axis=1)) + np.linalg.norm(self.T_last_tcp[:3, 3]))
+
     def theta_from_q(self, q: ArrayLike) -> FloatArray:
         """Model angles ``theta = sign * q + offset`` [rad] from controller angles ``(..., n)``."""
         return self.sign * np.asarray(q, dtype=float) + self.offset

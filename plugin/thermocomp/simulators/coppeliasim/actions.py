@@ -28,7 +28,7 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.prepare import bind_law, bind_table, robot_and_table
-from thermocomp.robot.builtin import BUILTIN_ROBOTS
+from thermocomp.robot.builtin import is_builtin
 
 #: Most random configurations ``check --configurations`` and ``convention --configurations`` take: each is a
 #: few kB of work, and a scene round trip for ``check``; more says nothing new.
@@ -152,19 +152,23 @@ def read_robot_table(address: Address, which: RobotInScene, out: PathLike | None
 
 
 def check_fk(address: Address, which: RobotInScene, configurations: int, seed: int, compare: str | None,
-             job: Job) -> None:
-    """Compare CoppeliaSim's TCP with thermocomp's forward kinematics on random configurations."""
+             job: Job, robot_options: RobotFileOptions | None = None) -> None:
+    """Compare CoppeliaSim's TCP with thermocomp's forward kinematics on random configurations.
+
+    ``compare``: also compare the scene robot with this robot (built-in name or
+    robot file, a ``.urdf`` / ``.xacro`` read with ``robot_options``).
+    """
     from thermocomp.kinematics.fk import fk_matrix
     from thermocomp.kinematics.model import nominal_model
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.prepare import load_chain
     from thermocomp.simulators.coppeliasim import check_nominal_fk
 
     check_configurations(configurations)
     check_seed(seed)
-    if compare is not None and compare not in BUILTIN_ROBOTS:
+    if compare is not None and not is_builtin(compare):
         job.input(compare, "--compare")
     job.check()
-    other = None if compare is None else load_robot(compare)
+    other = None if compare is None else load_chain(compare, robot_options, job=job)
     with _connect(address, job) as session:
         robot = _read_robot(session, which)
         chain = robot.chain
@@ -374,7 +378,7 @@ def convention(robot: str, deformation: PathLike, stabilisation_min: float | Non
         if stabilisation_min is None:
             raise ConfigurationError(f"--minute {minute:g}: the static convention applies the full table once; "
                                      "give --stabilisation-min T for the incremental law's minutes")
-    if robot not in BUILTIN_ROBOTS:
+    if not is_builtin(robot):
         job.input(robot, "--robot")
     job.input(deformation, "--deformation")
     out = job.output(out, "--out")
