@@ -99,8 +99,20 @@ def _add_robot_program_arguments(comp: argparse.ArgumentParser) -> None:
     group.add_argument("--duration-min", type=float, help="run the cycle until this minute (timing)")
     group.add_argument("--cycle-time-s", type=float, help="a measured cycle time that rescales the estimate [s]")
     group.add_argument("--unsupported", choices=("refuse", "keep"), default="refuse",
-                       help="a construct that cannot be followed (IF, WHILE, interrupts, SearchL, ...): 'refuse' "
+                       help="a construct that cannot be followed (a branch that moves, interrupts, GOTO, ...): 'refuse' "
                             "writes nothing and exits 1; 'keep' leaves it as written, with a warning")
+    rapid = comp.add_argument_group("RAPID tasks", "a RAPID program is one module of its task (docs/programs.md)")
+    rapid.add_argument("--module", action="append", default=[], metavar="FILE",
+                       help="another module of the task (repeatable): its declarations (CalibData.mod's tooldata and "
+                            "wobjdata) are read and its routines checked where the program calls them; never written")
+    rapid.add_argument("--entry", default="main", metavar="NAME",
+                       help="the routine one cycle runs (default main; RobotStudio exports often hold Path_10)")
+    rapid.add_argument("--external", action="append", default=[], metavar="NAME[,NAME]",
+                       help="routines found in no module that neither move the robot nor change data a motion "
+                            "reads (repeatable): their calls are kept as written")
+    rapid.add_argument("--max-motions", type=int, metavar="N",
+                       help="most motions and waits the program may unroll to through FOR loops and calls "
+                            "(default 2,000,000, some 8 GB of memory); a program past it is refused with its count")
     group.add_argument("--program-report", metavar="TXT",
                        help="also write the program report (text) and beside it a CSV with one row per motion")
     group.add_argument("--results", metavar="CSV", help="also write the results CSV (one row per solve)")
@@ -110,7 +122,7 @@ def _program_options(args: argparse.Namespace, settings):
     """``--program``'s own options (:class:`~thermocomp.programs.ProgramOptions`), after refusing the options of
     ``--targets``."""
     from thermocomp.errors import ConfigurationError
-    from thermocomp.programs import ProgramOptions, TimingOptions
+    from thermocomp.programs import ProgramOptions, RapidOptions, TimingOptions
     from thermocomp.programs.compensate import indexed_minutes
 
     misplaced = [flag for flag, used in (("--targets", args.targets is not None), ("--minutes", args.minutes is not None),
@@ -126,7 +138,21 @@ def _program_options(args: argparse.Namespace, settings):
     return ProgramOptions(
         output=args.program_output, at_minute=args.at_minute, timed=args.timed, indexed_minutes=indexed,
         timing=TimingOptions(cycles=args.cycles, duration_min=args.duration_min, cycle_time_s=args.cycle_time_s),
-        unsupported=args.unsupported)
+        unsupported=args.unsupported,
+        rapid=RapidOptions(modules=tuple(args.module), entry=args.entry,
+                           external=tuple(n.strip() for names in args.external for n in names.split(",")),
+                           **({} if args.max_motions is None else {"max_motions": args.max_motions})))
+
+
+def _check_task_options(args: argparse.Namespace) -> None:
+    """The RAPID task options describe a program's task: refused with --targets, naming them."""
+    from thermocomp.errors import ConfigurationError
+
+    task = [flag for flag, used in (("--module", args.module), ("--entry", args.entry != "main"),
+                                    ("--external", args.external), ("--max-motions", args.max_motions is not None))
+            if used]
+    if task:
+        raise ConfigurationError(f"{', '.join(task)}: only with --program (they describe a RAPID program's task)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -139,6 +165,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.program is None and args.targets is None:
         raise ConfigurationError("one of --targets or --program is required")
+    if args.program is None:
+        _check_task_options(args)
     if args.out_dir is not None:
         return _run_programs(args)
     if args.program is None and args.simulator == "coppeliasim":

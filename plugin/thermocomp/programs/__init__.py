@@ -13,6 +13,7 @@ from thermocomp.programs.compensate import (
     read_program,
 )
 from thermocomp.programs.model import Motion, Point, RobotProgram, Span, Wait
+from thermocomp.programs.rapid import RapidOptions
 from thermocomp.programs.timing import TimingOptions
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "Point",
     "ProgramOptions",
     "ProgramReport",
+    "RapidOptions",
     "RobotProgram",
     "Span",
     "TimingOptions",

@@ -69,6 +69,7 @@ from thermocomp.programs.model import (
     Span,
     tcp_poses,
 )
+from thermocomp.programs.rapid import RapidOptions
 from thermocomp.programs.timing import MAX_MINUTES, Timing, TimingOptions, estimate_timing
 from thermocomp.robot.chain import Chain
 
@@ -103,6 +104,9 @@ class ProgramOptions:
     unsupported
         ``"refuse"`` (default): a construct that cannot be followed stops
         the run, nothing written; ``"keep"``: it is left as written, with a warning.
+    rapid
+        How a RAPID program is read: the task's other modules, the entry routine, external routines, the
+        bound on unrolled motions (:class:`~thermocomp.programs.rapid.RapidOptions`).
     """
 
     output: str = "filtered"
@@ -111,6 +115,7 @@ class ProgramOptions:
     indexed_minutes: tuple[float, ...] | None = None
     timing: TimingOptions = TimingOptions()
     unsupported: str = "refuse"
+    rapid: RapidOptions = RapidOptions()
 
     def __post_init__(self) -> None:
         if self.output not in OUTPUT_FORMS:
@@ -277,17 +282,19 @@ REPORT_CSV_HEAD = ("motion,instruction,line,minute_first,minute_last,change_mm,c
                    "findings")
 
 
-def read_program(path: PathLike, progress: ProgressCallback | None = None) -> RobotProgram:
+def read_program(path: PathLike, progress: ProgressCallback | None = None,
+                 rapid: RapidOptions | None = None) -> RobotProgram:
     """Read a RAPID (``.mod``, ``.modx``, ``.prg``, ``.sys``) or URScript (``.script``, ``.urscript``) file.
 
-    ``progress(motions, None)`` hears of a long RAPID module's motions as they are followed.
+    ``progress(motions, None)`` hears of a long RAPID module's motions as they are followed; ``rapid``: the
+    task's other modules, entry routine, external routines (:class:`~thermocomp.programs.rapid.RapidOptions`).
     """
     from thermocomp.programs.rapid import RAPID_SUFFIXES, read_rapid
 
     suffix = Path(path).suffix.lower()
     try:
         if suffix in RAPID_SUFFIXES:
-            return read_rapid(path, progress)
+            return read_rapid(path, progress, rapid)
         if suffix in URSCRIPT_SUFFIXES:
             from thermocomp.programs.urscript import read_urscript
 
@@ -372,7 +379,9 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
     program from the point before (as the controller moves); RAPID points
     then must match their confdata (else they are searched in that
     configuration, nearest home), UR points take the continuation (UR's
-    controller picks the solution nearest the current joints).
+    controller picks the solution nearest the current joints), and so do
+    RAPID points whose confdata the controller ignores (run under
+    ``ConfL \\Off`` or ``ConfJ \\Off``: :func:`confdata_free`).
     """
     model = nominal_model(chain)
     T = poses.T_world_flange
@@ -398,11 +407,12 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
         q[a:b], status[a:b] = part.q, part.status  # (the joints and statuses: no singular values needed)
     if program.language == "rapid":
         cartesian = np.flatnonzero(~joint)
-        wanted = program.columns.run.confdata[cartesian].astype(int)
-        ok = near_configuration(model, q[cartesian], wanted) & (status[cartesian] == Status.CONVERGED)
-        turned = cartesian[ok][np.flatnonzero(np.any(quadrants(q[cartesian[ok]]) != wanted[ok, :3], axis=1))]
+        bound = cartesian[~confdata_free(program)[cartesian]]  # (the others: the continuation, as the controller)
+        wanted = program.columns.run.confdata[bound].astype(int)
+        ok = near_configuration(model, q[bound], wanted) & (status[bound] == Status.CONVERGED)
+        turned = bound[ok][np.flatnonzero(np.any(quadrants(q[bound[ok]]) != wanted[ok, :3], axis=1))]
         q[turned] = to_quadrants(q[turned], program.columns.run.confdata[turned].astype(int))  # (whole turns)
-        redo = cartesian[~ok]
+        redo = bound[~ok]
         if redo.size:
             prog = Program(names=tuple(str(i) for i in redo), R_world_tcp=T[redo, :3, :3], p_world_tcp=T[redo, :3, 3],
                            q_reference=np.tile(chain.home, (redo.size, 1)), confdata=wanted[~ok])
@@ -412,6 +422,17 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
         status[cartesian] = np.where((status[cartesian] == Status.CONVERGED) & ~inside, np.int8(Status.JOINT_LIMIT),
                                      status[cartesian])
     return q, status
+
+
+def confdata_free(program: RobotProgram) -> np.ndarray:
+    """``(m,)`` True for each point whose motion ran with its confdata ignored (RAPID ``ConfL \\Off`` for linear
+    and circular moves, ``ConfJ \\Off`` for joint moves: the controller takes the configuration nearest the
+    robot's joints, ABB "RAPID Instructions", ConfL)."""
+    run = program.columns.run
+    free = program.extra.get("confdata_free", frozenset())
+    if not free:
+        return np.zeros(len(run.text), dtype=bool)
+    return np.repeat(np.isin(run.statement[:, 0], np.fromiter(free, dtype=np.int64, count=len(free))), run.n_points)
 
 
 def near_configuration(model, q: FloatArray, wanted: np.ndarray) -> np.ndarray:
@@ -496,7 +517,7 @@ def compensate_program(
             job.write_with(dest, write)
         return rep
 
-    files = Declared(inputs=[(file_of(program), "--program")],
+    files = Declared(inputs=[(file_of(program), "--program"), *((m, "--module") for m in popts.rapid.modules)],
                      outputs=[(out, "--out"), (results, "--results"), (report, "--program-report"),
                               (outputs.report_csv, "--program-report (its CSV)", REPORT_CSV_HEAD.encode(),
                                "a program report CSV"),
@@ -591,6 +612,7 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     else:
         written = write_snapshot(chain, prog, poses, solved.q_checked[0], solved.status, popts.output,
                                  tcp=(R_tcp[0], p_tcp[0]))
+        rep.notes += confdata_notes(prog, *written.confdata_changed)
     rep.n_changed_texts = written.n_changed
     rep.rounding_position, rep.rounding_angle = written.rounding
     rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1)))
@@ -604,7 +626,7 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
 def _read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback | None) -> RobotProgram:
     """The program as read, refused (nothing written) when it has an unsupported construct and ``popts`` refuses
     them, when it runs no motion, or when its motions have no joints form and ``popts`` asks for it."""
-    prog = read_program(program, bar)
+    prog = read_program(program, bar, popts.rapid)
     if prog.unsupported and popts.unsupported == "refuse":
         listed = "\n".join("  " + f.text(prog.path) for f in prog.unsupported)
         first = prog.unsupported[0]
@@ -613,7 +635,10 @@ def _read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallbac
                          "(their motions are then not compensated).", path=prog.path, row=first.line,
                          column=first.column)
     if not len(prog.columns.run.text):
-        raise InputError("no motion to compensate was found (the entry routine runs none)", path=prog.path)
+        unrun = "; ".join(f"{name}: {n} motions, not called from {' and '.join(prog.entry) or 'the entry'}; rerun "
+                          f"with --entry {name}" for name, n in prog.extra.get("unrun", ()))
+        raise InputError(f"no motion to compensate was found: {' and '.join(prog.entry) or 'the entry routine'} "
+                         f"runs none{'; ' + unrun if unrun else ''}", path=prog.path)
     if popts.output == "joints":
         _check_joints_form(prog)
     return prog
@@ -754,6 +779,21 @@ def _writes(rep: ProgramReport, data: bytes | np.ndarray, chunks: list[Compensat
     return writes
 
 
+def confdata_notes(prog: RobotProgram, points: np.ndarray, written: np.ndarray) -> list[str]:
+    """A line for each written robtarget whose confdata differs from the program's: where, and why."""
+    run = prog.columns.run
+    free = confdata_free(prog)
+    notes = []
+    for i, conf in zip(points.tolist(), written.tolist()):
+        why = ("its motion runs under ConfL \\Off or ConfJ \\Off, where the controller ignores confdata: written "
+               "from the solution nearest the motion before" if free[i] else
+               "the corrected joints lie in another quadrant (cf1, cf4, cf6) or wrist configuration (cfx) than "
+               "the program's")
+        notes.append(f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: confdata written "
+                     f"[{','.join(map(str, conf))}], read [{','.join(map(str, run.confdata[i].tolist()))}]: {why}")
+    return notes
+
+
 def rounding_bound(reach: float) -> float:
     """Largest TCP position error [m] of writing x, y, z in mm as 32-bit floats at ``reach`` [m]: half a unit
     in the last place per coordinate, ``sqrt(3) / 2 * ulp``."""
@@ -761,6 +801,17 @@ def rounding_bound(reach: float) -> float:
 
 
 def _check_joints_form(prog: RobotProgram) -> None:
+    if prog.language == "rapid":
+        from thermocomp.programs.rapid import MOTIONS
+
+        run = prog.columns.run
+        process = [i for i, name in enumerate(run.instruction) if name.lower() not in MOTIONS]
+        if process:
+            i = process[0]
+            raise InputError(f"{run.instruction[i]} has no joint form (its process arguments belong to a "
+                             "Cartesian move): --program-output joints cannot write it (use --program-output "
+                             "filtered)", path=prog.path, row=int(run.statement[i, 2]),
+                             column=int(run.statement[i, 3]))
     if prog.language == "urscript":
         bad = np.flatnonzero(prog.columns.run.kind == _KIND_CODE[CIRCULAR])
         if bad.size:
@@ -777,6 +828,8 @@ class Written:
     data: bytes
     n_changed: int
     rounding: tuple[float, float]  # largest TCP position [m] and orientation [rad] error of the written numbers
+    #: The points (indices) whose written robtarget carries other confdata than the program's, and that confdata.
+    confdata_changed: tuple[np.ndarray, np.ndarray] = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
 
     @property
     def text(self) -> str:
@@ -857,11 +910,15 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             p_back = back[:, :3]
         error_position.append(float(row_norms(p_back - T_frame[:, :3, 3]).max()))
         error_angle.append(_largest_turn(T_frame[:, :3, :3], R_back))
+    conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
+    if rapid and conf is not None and pw.size:
+        differs = pw[cols.run.has_confdata[pw] & np.any(conf[pw] != cols.run.confdata[pw], axis=1)]
+        conf_changed = (differs, conf[differs])
     if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
         starts, ends = cols.run.text[:, 0].tolist(), cols.run.text[:, 1].tolist()
         data = w.apply_edits(prog.text, [w.Edit(a, b, v) for a, b, v in zip(starts, ends, values) if v is not None],
                              prog.path, w.COMMENT_STARTS[prog.language]).encode("latin-1")
-        return Written(data, len(values) - values.count(None), (max(error_position), max(error_angle)))
+        return Written(data, len(values) - values.count(None), (max(error_position), max(error_angle)), conf_changed)
     if output == "joints" and cols.plain:
         data, n_changed = _joints_form_spliced(prog, values, ok, is_joint)
         if data is not None:
@@ -891,7 +948,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     all_edits = point_edits + edits
     text = w.apply_edits(prog.text, all_edits, prog.path, w.COMMENT_STARTS[prog.language])
     n_changed = len({(e.start, e.end) for e in point_edits}) + len(whole)
-    return Written(text.encode("latin-1"), n_changed, (max(error_position), max(error_angle)))
+    return Written(text.encode("latin-1"), n_changed, (max(error_position), max(error_angle)), conf_changed)
 
 
 def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.ndarray, is_joint: np.ndarray
