@@ -190,4 +190,4 @@ def test_a_script_unrolling_past_the_motion_bound_is_refused_with_its_count(case
     (case / "b.script").write_text("".join(defs) + "f40()\n")
     refused(case, capsys, ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--program", "b.script",
                            "--out", "o.script"], EXIT_INPUT, "b.script, line 164", "column 1",
-            "the call of f40 unrolls to at least 3,298,534,883,327 motions", "--max-motions 10,000,000")
+            "the call of f40 unrolls to at least 3,298,534,883,327 motions", "--max-motions 2,000,000")

@@ -298,3 +298,36 @@ def test_what_a_signal_leaves_half_built_fails_silently(tmp_path: Path, monkeypa
             "keep = HalfBuilt()\nm.main = lambda: m.EXIT_INTERRUPTED\nm.run()\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 130 and "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+
+
+def test_temporaries_handed_over_are_committed_or_removed_with_the_adopting_job(tmp_path: Path) -> None:
+    """A batch's program runs in a job of its own and hands its written temporaries to the batch's job."""
+    for commit in (False, True):
+        folder = tmp_path / f"commit_{commit}"
+        folder.mkdir()
+        with Job() as batch:
+            batch.output(folder / "a.mod", "--out-dir")
+            batch.check()
+            with Job() as one:
+                one.output(folder / "a.mod", "--out")
+                one.check()
+                one.write_text(folder / "a.mod", "compensated\n")
+                staged = one.hand_over()
+            assert len(leftovers(folder)) == 1  # leaving the program's job kept it
+            batch.adopt(staged)
+            if commit:
+                assert batch.commit() == [folder / "a.mod"]
+        assert leftovers(folder) == []
+        assert snapshot(folder) == ({"a.mod": b"compensated\n"} if commit else {})
+
+
+def test_a_job_adopts_only_its_own_outputs(tmp_path: Path) -> None:
+    with Job() as one:
+        one.output(tmp_path / "x.mod", "--out")
+        one.check()
+        one.write_text(tmp_path / "x.mod", "x\n")
+        staged = one.hand_over()
+    with Job() as batch, pytest.raises(ValueError, match="was not declared"):
+        batch.output(tmp_path / "y.mod", "--out-dir")
+        batch.adopt(staged)
+    assert leftovers(tmp_path) == [] and snapshot(tmp_path) == {}  # removed with the job that refused it

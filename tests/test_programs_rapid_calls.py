@@ -171,8 +171,9 @@ def test_joint_output_of_one_routine_for_two_targets_is_refused_not_mixed_up(tmp
 
 
 def test_data_a_statement_not_followed_may_change_is_not_known_after_it(tmp_path, rng):
-    """``p := ...`` inside an IF (not followed) or inside a routine given ``p`` by reference: a later motion to p
-    cannot be compensated from p's declared value (it would be silently wrong with --unsupported keep)."""
+    """``p := ...`` inside an IF (not followed: it moves nothing, so it is kept) or inside a routine given ``p`` by
+    reference: a later motion to p cannot be compensated from p's declared value (it would be silently wrong with
+    --unsupported keep)."""
     chain = load_robot("irb140")
     src, T = _module(chain, rng, "    MoveJ a, v100, fine, grip;\n    IF reg1 > 0 THEN\n      a := Offs(b, 0, 0, 10);\n"
                                  "    ENDIF\n    MoveL a, v100, fine, grip;\n    shift b;\n    MoveL b, v100, fine, grip;\n"
@@ -185,8 +186,12 @@ def test_data_a_statement_not_followed_may_change_is_not_known_after_it(tmp_path
     prog = read_program(path)
     lines = src.splitlines()
     found = {f.line: f.message for f in prog.unsupported}
-    assert found.keys() == {lines.index("    IF reg1 > 0 THEN") + 1, lines.index("    MoveL a, v100, fine, grip;") + 1,
+    assert found.keys() == {lines.index("    MoveJ a, v100, fine, grip;") + 1,  # the next cycle's a may differ
+                            lines.index("    MoveL a, v100, fine, grip;") + 1,
+                            lines.index("    shift b;") + 1,  # (the next cycle passes shift another b)
                             lines.index("    MoveL b, v100, fine, grip;") + 1}
+    assert "may give it another value" in found[lines.index("    MoveJ a, v100, fine, grip;") + 1]
+    assert [n.line for n in prog.notes if "passed over" in n.message] == [lines.index("    IF reg1 > 0 THEN") + 1]
     assert "a is changed at run time" in found[lines.index("    MoveL a, v100, fine, grip;") + 1]
     assert "b is changed at run time" in found[lines.index("    MoveL b, v100, fine, grip;") + 1]
     np.testing.assert_allclose([p.T_world_tcp for p in prog.points], [T["a"], T["c"]], atol=1e-12)

@@ -27,7 +27,7 @@ from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_rotvec, rotation_angle, transform
 from thermocomp.kinematics.ik import solve_ik
 from thermocomp.programs import compensate_program, read_program
-from thermocomp.programs.model import MAX_MOTIONS_DEFAULT
+from thermocomp.programs.model import MAX_MOTIONS
 from thermocomp.programs.urscript import urscript_program_from_text
 from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
 
@@ -241,7 +241,7 @@ def test_a_tree_of_calls_standing_for_2_to_the_40_motions_is_refused_at_once_wit
     assert time.perf_counter() - started < 30  # (it ran until killed)
     message = str(refusal.value)
     assert refusal.value.row == 164 and f"{2 ** 41 + 2 ** 40 - 1:,} motions, calls and loop passes" in message
-    assert f"--max-motions {MAX_MOTIONS_DEFAULT:,}" in message
+    assert f"--max-motions {MAX_MOTIONS:,}" in message
     assert len(urscript_program_from_text(_call_tree(4), "tree.script").motions) == 16
 
 

@@ -12,7 +12,6 @@ chunked, atomic results writer. From Python::
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
+from thermocomp.application import CompensationFailed, Declared, Report, file_of, robot_file, run_job
 from thermocomp.compensation.compensate import (
     MAX_KEPT_ROWS,
     MAX_ROWS,
@@ -36,29 +36,21 @@ from thermocomp.compensation.compensate import (
 )
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
-from thermocomp.errors import ConfigurationError, InputError, ThermocompError
+from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import ResultsWriter
 from thermocomp.io.robot_files import RobotFileOptions, robot_file_inputs
 from thermocomp.io.targets_csv import iter_targets_csv, read_targets_frame
-from thermocomp.prepare import robot_and_table
-from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
+from thermocomp.prepare import RobotAndTable
+from thermocomp.robot.builtin import load_robot
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
 
 
-class CompensationFailed(ThermocompError):
-    """Some rows could not be compensated and failures were not allowed."""
-
-    def __init__(self, report: CompensationReport) -> None:
-        self.report = report
-        super().__init__(report.failure_text())
-
-
 @dataclass
-class CompensationReport:
-    """What a compensation run did: counts, extremes, timing, and where it wrote."""
+class CompensationReport(Report):
+    """What the compensation of targets did: counts, extremes, timing, and where it wrote."""
 
     robot: str
     deformation_source: str
@@ -189,16 +181,6 @@ def _programs(targets: PathLike | Program, chain: Chain, fixed_orientation, chun
     )
 
 
-def _robot_file(robot: object) -> PathLike | None:
-    """``robot`` when it names a robot file, ``None`` for a built-in name or a :class:`Chain`."""
-    return robot if isinstance(robot, (str, Path)) and str(robot) not in BUILTIN_ROBOTS else None
-
-
-def _file(source: object) -> PathLike | None:
-    """``source`` when it is a path, ``None`` for an object."""
-    return source if isinstance(source, (str, Path)) else None
-
-
 #: Slack of the reference-joint limit check [rad]: a limit written in degrees to a few digits.
 REFERENCE_LIMIT_SLACK = 1e-9
 
@@ -302,38 +284,28 @@ def run_compensation(
     """
     started = time.perf_counter()
     options = CompensationOptions() if options is None else options
-    own = job is None
-    job = Job() if job is None else job
-    with job if own else contextlib.nullcontext(job):
-        job.input(_robot_file(robot), "--robot")
-        job.input(_file(deformation), "--deformation")
-        job.input(_file(targets), "--targets")
-        job.input(joint_objects, "--joint-objects")
-        job.input(options.time_law_file, "--time-law")
-        out = job.output(out, "--out")
-        plot = job.output(plot, "--plot")
-        job.check()
-        report = _compensate_into(job, robot, deformation, targets, out, options=options,
-                                  fixed_orientation=fixed_orientation, allow_failures=allow_failures,
-                                  keep=(out is None) if keep_results is None else keep_results, progress=progress,
-                                  robot_options=robot_options, convention=convention, joint_objects=joint_objects)
+    keep = (out is None) if keep_results is None else keep_results
+
+    def work(job: Job, bound: RobotAndTable) -> CompensationReport:
+        report = _compensate_into(job, bound, targets, None if out is None else Path(out),
+                                  fixed_orientation=fixed_orientation, allow_failures=allow_failures, keep=keep,
+                                  progress=progress)
         if plot is not None:
             from thermocomp.plotting import plot_png
 
             job.write_bytes(plot, plot_png(report.summary, title=report.headline(), where="--plot"))
-        if own:
-            report.written = job.commit()
+        return report
+
+    files = Declared(inputs=[(file_of(targets), "--targets")], outputs=[(out, "--out"), (plot, "--plot")])
+    report = run_job(robot, deformation, work, files, options=options, robot_options=robot_options,
+                     convention=convention, joint_objects=joint_objects, job=job)
     report.wall_seconds = time.perf_counter() - started
     return report
 
 
-def _compensate_into(job: Job, robot, deformation, targets, out: Path | None, *, options: CompensationOptions,
-                     fixed_orientation, allow_failures: bool, keep: bool, progress: ProgressCallback | None,
-                     robot_options: RobotFileOptions | None, convention: str,
-                     joint_objects: PathLike | None) -> CompensationReport:
+def _compensate_into(job: Job, bound: RobotAndTable, targets, out: Path | None, *, fixed_orientation,
+                     allow_failures: bool, keep: bool, progress: ProgressCallback | None) -> CompensationReport:
     """The work of :func:`run_compensation`, the results streamed into ``out``'s temporary in ``job``."""
-    bound = robot_and_table(robot, deformation, job=job, robot_options=robot_options, options=options,
-                            convention=convention, joint_objects=joint_objects)
     chain, table, options = bound.chain, bound.table, bound.options
     announce_phase(progress, "reading", None)
     t0 = time.perf_counter()
@@ -442,8 +414,8 @@ def export_robot(
     if not (math.isfinite(fraction) and 0.0 <= fraction <= 1.0):
         raise InputError(f"--fraction: expected a share of the table from 0 to 1, got {fraction!r}")
     with Job() as job:
-        job.input(_robot_file(robot), "--robot")
-        job.input(_file(deformation), "--deformation")
+        job.input(robot_file(robot), "--robot")
+        job.input(file_of(deformation), "--deformation")
         job.input(inertials, "--inertials")
         out = job.output(out, "--out")
         job.check()

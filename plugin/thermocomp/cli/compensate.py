@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from thermocomp.cli.common import (
     EXIT_FAILED_ROWS,
+    EXIT_INPUT,
     EXIT_OK,
     ROBOT_HELP,
     HelpFormatter,
@@ -38,8 +40,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     comp.add_argument("--robot", default="irb140", help=ROBOT_HELP)
     add_robot_file_arguments(comp)
     add_program_arguments(comp, "solved", targets_required=False)
-    comp.add_argument("--out", required=True, help="results CSV (written completely or not at all; never an input); "
-                      "with --program: the compensated program")
+    where = comp.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", help="results CSV (written completely or not at all; never an input); "
+                       "with --program: the compensated program")
+    where.add_argument("--out-dir", metavar="DIR",
+                       help="with --program (several programs, or folders of them): an existing folder receiving each "
+                            "compensated program under its own name, all or none per program; prints a summary table")
     comp.add_argument("--convention", choices=("table", "authors-coppeliasim"), default="table",
                       help="'table': the deformation table as seed 002, Tables 6-7 read it; 'authors-coppeliasim': "
                            "applied as the paper authors' CoppeliaSim script did (world-frame increments of the "
@@ -71,7 +77,11 @@ def _add_robot_program_arguments(comp: argparse.ArgumentParser) -> None:
         "robot programs", "--program instead of --targets: an ABB RAPID module (.mod, .modx, .prg) or a UR "
         "URScript (.script, .urscript) in, the same program with only its motion targets changed out "
         "(docs/programs.md)")
-    group.add_argument("--program", help="robot program to compensate (the format comes from the extension)")
+    group.add_argument("--program", nargs="+", metavar="PROGRAM",
+                       help="robot program to compensate (the format comes from the extension); with --out-dir: "
+                            "several, or folders of them")
+    group.add_argument("--jobs", type=int, default=1, metavar="N",
+                       help="with --out-dir: programs compensated at once, each in its own process")
     group.add_argument("--program-output", choices=("filtered", "joints"), default="filtered",
                        help="'filtered': Cartesian targets for the nominal controller that make the warm robot reach "
                             "the true ones (linear and circular moves stay so); 'joints': joint targets "
@@ -89,22 +99,33 @@ def _add_robot_program_arguments(comp: argparse.ArgumentParser) -> None:
     group.add_argument("--duration-min", type=float, help="run the cycle until this minute (timing)")
     group.add_argument("--cycle-time-s", type=float, help="a measured cycle time that rescales the estimate [s]")
     group.add_argument("--unsupported", choices=("refuse", "keep"), default="refuse",
-                       help="a construct that cannot be followed (IF, WHILE, interrupts, SearchL, ...): 'refuse' "
+                       help="a construct that cannot be followed (a branch that moves, interrupts, GOTO, ...): 'refuse' "
                             "writes nothing and exits 1; 'keep' leaves it as written, with a warning")
     group.add_argument("--joint-targets", choices=("keep", "compensate"), default="keep",
                        help="joint targets (MoveAbsJ, movej of a joint list: home and via positions): 'keep' leaves "
                             "them as written and lists them in the report; 'compensate' compensates them too")
+    rapid = comp.add_argument_group("RAPID tasks", "a RAPID program is one module of its task (docs/programs.md)")
+    rapid.add_argument("--module", action="append", default=[], metavar="FILE",
+                       help="another module of the task (repeatable): its declarations (CalibData.mod's tooldata and "
+                            "wobjdata) are read and its routines checked where the program calls them; never written")
+    rapid.add_argument("--entry", default="main", metavar="NAME",
+                       help="the routine one cycle runs (default main; RobotStudio exports often hold Path_10)")
+    rapid.add_argument("--external", action="append", default=[], metavar="NAME[,NAME]",
+                       help="routines found in no module that neither move the robot nor change data a motion "
+                            "reads (repeatable): their calls are kept as written")
+    rapid.add_argument("--max-motions", type=int, metavar="N",
+                       help="most motions and waits the program may unroll to through FOR loops and calls "
+                            "(default 2,000,000, some 8 GB of memory); a program past it is refused with its count")
     group.add_argument("--program-report", metavar="TXT",
                        help="also write the program report (text) and beside it a CSV with one row per motion")
     group.add_argument("--results", metavar="CSV", help="also write the results CSV (one row per solve)")
 
 
-def _run_program(args: argparse.Namespace) -> int:
-    """``--program``: one call of :func:`thermocomp.programs.compensate_program`."""
-    from thermocomp.cli.progress import ProgressBar
-    from thermocomp.compile_notice import compile_notice
+def _program_options(args: argparse.Namespace, settings):
+    """``--program``'s own options (:class:`~thermocomp.programs.ProgramOptions`), after refusing the options of
+    ``--targets``."""
     from thermocomp.errors import ConfigurationError
-    from thermocomp.programs import ProgramCompensationFailed, ProgramOptions, TimingOptions, compensate_program
+    from thermocomp.programs import ProgramOptions, RapidOptions, TimingOptions
     from thermocomp.programs.compensate import indexed_minutes
 
     misplaced = [flag for flag, used in (("--targets", args.targets is not None), ("--minutes", args.minutes is not None),
@@ -114,67 +135,112 @@ def _run_program(args: argparse.Namespace) -> int:
     if misplaced:
         raise ConfigurationError(f"{', '.join(misplaced)} cannot be combined with --program (the program gives the "
                                  "targets; --at-minute, --timed or --time-indexed give the time)")
-    settings = program_settings(args)
-    options = CompensationOptions(time_law=settings.time_law, composition=args.composition,
-                                  time_law_file=settings.time_law_file, **solver_options(args))
     indexed = None
     if args.time_indexed is not None:  # every step up to the time law's stabilisation (--time-law from: included)
         indexed = indexed_minutes(args.time_indexed, settings.time_law)
-    program_options = ProgramOptions(
+    return ProgramOptions(
         output=args.program_output, at_minute=args.at_minute, timed=args.timed, indexed_minutes=indexed,
         timing=TimingOptions(cycles=args.cycles, duration_min=args.duration_min, cycle_time_s=args.cycle_time_s),
-        unsupported=args.unsupported, joint_targets=args.joint_targets)
-    bar = ProgressBar("compensating", enabled=settings.progress)
-    try:
-        with compile_notice(bar.note):
-            report = compensate_program(args.robot, args.deformation, args.program, args.out, options=options,
-                                        program_options=program_options, allow_failures=args.allow_failures,
-                                        results=args.results, report=args.program_report, progress=bar,
-                                        robot_options=robot_file_options(args), plot=args.plot)
-    except ProgramCompensationFailed as exc:
-        print(exc.report.text(), file=sys.stderr)
-        print(f"thermocomp: error: {exc}", file=sys.stderr)
-        return EXIT_FAILED_ROWS
-    print(report.text())
-    if args.plot:
-        print(f"wrote {args.plot}")
-    if report.unsupported:
-        print(f"thermocomp: warning: {len(report.unsupported)} construct(s) left as written, not compensated",
-              file=sys.stderr)
-    return EXIT_OK
+        unsupported=args.unsupported, joint_targets=args.joint_targets,
+        rapid=RapidOptions(modules=tuple(args.module), entry=args.entry,
+                           external=tuple(n.strip() for names in args.external for n in names.split(",")),
+                           **({} if args.max_motions is None else {"max_motions": args.max_motions})))
+
+
+def _check_task_options(args: argparse.Namespace) -> None:
+    """The RAPID task options describe a program's task: refused with --targets, naming them."""
+    from thermocomp.errors import ConfigurationError
+
+    task = [flag for flag, used in (("--module", args.module), ("--entry", args.entry != "main"),
+                                    ("--external", args.external), ("--max-motions", args.max_motions is not None))
+            if used]
+    if task:
+        raise ConfigurationError(f"{', '.join(task)}: only with --program (they describe a RAPID program's task)")
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.program is not None:
-        return _run_program(args)
-    if args.targets is None:
-        from thermocomp.errors import ConfigurationError
-
-        raise ConfigurationError("one of --targets or --program is required")
+    """One call of :func:`thermocomp.runs.compensate_source`, for --targets and --program alike."""
+    from thermocomp.application import CompensationFailed
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.compile_notice import compile_notice
-    from thermocomp.pipeline import CompensationFailed, run_compensation
+    from thermocomp.errors import ConfigurationError
+    from thermocomp.runs import compensate_source
 
-    if args.simulator == "coppeliasim":
+    if args.program is None and args.targets is None:
+        raise ConfigurationError("one of --targets or --program is required")
+    if args.program is None:
+        _check_task_options(args)
+    if args.out_dir is not None:
+        return _run_programs(args)
+    if args.program is None and args.simulator == "coppeliasim":
         return _run_in_coppeliasim(args)
+    if args.program is not None and (len(args.program) > 1 or Path(args.program[0]).is_dir()):
+        raise ConfigurationError("--program: several programs, or a folder, are written with --out-dir DIR, "
+                                 "not --out")
+    if args.jobs != 1:
+        raise ConfigurationError("--jobs serves --out-dir only")
     settings = program_settings(args)
-    options = CompensationOptions(time_law=settings.time_law, minutes=settings.minutes, composition=args.composition,
-                                  time_law_file=settings.time_law_file, **solver_options(args))
+    program = args.program is not None
+    program_options = _program_options(args, settings) if program else None
+    options = CompensationOptions(time_law=settings.time_law, composition=args.composition,
+                                  time_law_file=settings.time_law_file, **solver_options(args),
+                                  **({} if program else {"minutes": settings.minutes}))
     bar = ProgressBar("compensating", enabled=settings.progress)
     try:
         with compile_notice(bar.note):
-            report = run_compensation(
-                args.robot, args.deformation, args.targets, args.out, plot=args.plot, options=options,
-                fixed_orientation=settings.fixed_orientation, allow_failures=args.allow_failures,
-                progress=bar, convention=args.convention, robot_options=robot_file_options(args),
-                joint_objects=args.joint_objects,
-            )
+            report = compensate_source(
+                args.robot, args.deformation, targets=args.targets, program=args.program[0] if program else None,
+                out=args.out,
+                options=options, program_options=program_options, allow_failures=args.allow_failures,
+                plot=args.plot, results=args.results if program else None,
+                report=args.program_report if program else None, progress=bar,
+                robot_options=robot_file_options(args), convention=args.convention,
+                joint_objects=args.joint_objects, fixed_orientation=settings.fixed_orientation)
     except CompensationFailed as exc:
         print(exc.report.text(), file=sys.stderr)
         print(f"thermocomp: error: {exc}", file=sys.stderr)
         return EXIT_FAILED_ROWS
     print(report.text())
+    for line in report.closing_lines():
+        print(line)
+    for line in report.warnings():
+        print(f"thermocomp: warning: {line}", file=sys.stderr)
     return EXIT_OK
+
+
+def _run_programs(args: argparse.Namespace) -> int:
+    """``--program ... --out-dir DIR``: one call of :func:`thermocomp.runs.compensate_programs`; the summary table;
+    the exit status of the worst program."""
+    from thermocomp.errors import ConfigurationError
+    from thermocomp.runs import STATUSES, compensate_programs, summary_table
+
+    if args.program is None:
+        raise ConfigurationError("--out-dir serves --program only (--targets writes one results CSV: --out)")
+    misplaced = [flag for flag, used in (("--results", args.results is not None),
+                                          ("--program-report", args.program_report is not None),
+                                          ("--plot", args.plot is not None), ("--progress", args.progress))
+                 if used]
+    if misplaced:
+        raise ConfigurationError(f"{', '.join(misplaced)} cannot be combined with --out-dir (each program's report "
+                                 "is in the summary; compensate one program with --out for the other outputs)")
+    settings = program_settings(args)
+    options = CompensationOptions(time_law=settings.time_law, composition=args.composition,
+                                  time_law_file=settings.time_law_file, **solver_options(args))
+    outcomes = compensate_programs(args.robot, args.deformation, args.program, args.out_dir, options=options,
+                                   program_options=_program_options(args, settings),
+                                   allow_failures=args.allow_failures, robot_options=robot_file_options(args),
+                                   jobs=args.jobs)
+    for outcome in outcomes:
+        if outcome.status != "ok":
+            print(f"thermocomp: error: {outcome.message}", file=sys.stderr)
+    print(summary_table(outcomes))
+    worst = max((STATUSES.index(o.status) for o in outcomes), default=0)
+    return EXIT_OF_STATUS[STATUSES[worst]]
+
+
+#: The exit status of each status of a program of a batch (:data:`thermocomp.runs.STATUSES`, best first): a
+#: refused program (bad input) is worse than one whose points could not all be compensated.
+EXIT_OF_STATUS = {"ok": EXIT_OK, "failed": EXIT_FAILED_ROWS, "refused": EXIT_INPUT}
 
 
 def _run_in_coppeliasim(args: argparse.Namespace) -> int:

@@ -291,9 +291,9 @@ def run(args: argparse.Namespace) -> int:
 
 def run_action(action: str, args: argparse.Namespace, report: str | None) -> int:
     """Run ``action`` (one of :data:`ACTIONS`) with ``args``; errors are also logged to ``report``."""
+    from thermocomp.application import CompensationFailed
     from thermocomp.errors import ThermocompError
     from thermocomp.io.job import Job
-    from thermocomp.pipeline import CompensationFailed
 
     with Job() as job:
         job.log(report, "--report")

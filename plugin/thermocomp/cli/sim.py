@@ -44,7 +44,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     sim.add_argument("--robot", default=None, help=ROBOT_HELP + " (default: the scene's robot)")
     add_robot_file_arguments(sim)
-    add_program_arguments(sim, "played")
+    add_program_arguments(sim, "played", targets_required=False)
+    sim.add_argument("--program", metavar="FILE",
+                     help="instead of --targets: a robot program (RAPID .mod/.modx/.prg/.sys, URScript .script/"
+                          ".urscript), original or compensated, played as the controller runs it: its motion "
+                          "targets in execution order, each in the configuration the controller takes "
+                          "(docs/programs.md)")
     where = sim.add_mutually_exclusive_group()
     where.add_argument("--scene", help="scene file (TOML, docs/scenes.md) (default: a built-in robot's shipped "
                                        "cell: irb140_paper_cell, gofa_cell, ur5_print_bed; else the robot alone)")
@@ -62,8 +67,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                           "minutes (default: the program's last)")
     out.add_argument("--magnification", type=float, default=None,
                      help="display magnification of the deformation in the picture or the GUI's start, "
-                          "1 to 1000 (default: 1 in a picture; in the GUI the factor that moves the TCP at home by "
-                          "5 %% of its reach, so that the deformation shows; said on screen)")
+                          "1 to 1000 (default: the factor that moves the TCP at home by 5 %% of its reach, so that "
+                          "the deformation shows, lowered until no link of the magnified robot goes below the "
+                          "plane it stands on along the program; said on screen and in the picture's legend)")
     out.add_argument("--size", type=int, nargs=2, default=None, metavar=("W", "H"),
                      help=f"picture size of --screenshot [px], each at least 16 (default: {DEFAULT_SIZE[0]} "
                           f"{DEFAULT_SIZE[1]})")
@@ -91,6 +97,11 @@ def _check_options(args: argparse.Namespace) -> bool:
     from thermocomp.simulators.pybullet.render import check_picture_size
     from thermocomp.simulators.pybullet.robot import check_magnification
 
+    if (args.targets is None) == (args.program is None):
+        raise ConfigurationError("expected --targets CSV or --program FILE (one of the two)")
+    if args.program is not None and args.orientation_euler_xyz_deg is not None:
+        raise ConfigurationError("--orientation-euler-xyz-deg serves position-only --targets; a program's targets "
+                                 "carry their orientation")
     if args.out and not args.headless:
         raise ConfigurationError("--out is the measurement of --headless; add --headless")
     if args.headless and not args.out:
@@ -138,11 +149,11 @@ def _scene_argument(args: argparse.Namespace) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from thermocomp.application import CompensationFailed
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.compensation.compensate import CompensationOptions
     from thermocomp.errors import ConfigurationError
     from thermocomp.io.job import Job
-    from thermocomp.pipeline import CompensationFailed
     from thermocomp.simulators.pybullet.batch import BatchOutputs, prepare, run_batch
 
     gui = _check_options(args)
@@ -157,7 +168,8 @@ def run(args: argparse.Namespace) -> int:
                            screenshot=args.screenshot, size=DEFAULT_SIZE if args.size is None else tuple(args.size),
                            minute=args.minute, magnification=args.magnification)
     with Job() as job:
-        setup = prepare(job, args.robot, args.deformation, args.targets, scene=_scene_argument(args),
+        setup = prepare(job, args.robot, args.deformation, args.targets, program=args.program,
+                        scene=_scene_argument(args),
                         meshes=args.meshes, options=options, fixed_orientation=settings.fixed_orientation,
                         outputs=outputs.declared(), robot_options=robot_file_options(args))
         if gui:

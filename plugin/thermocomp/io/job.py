@@ -475,6 +475,34 @@ class Job:
                 path.unlink()
         self._staged.clear()
 
+    def hand_over(self) -> dict[Path, Path]:
+        """The written temporaries, ``{destination: temporary}``, for a larger job to commit (:meth:`adopt`).
+
+        This job forgets them: leaving its block no longer removes them. A
+        batch of programs run in worker processes commits every program's
+        output together this way (docs/jobs.md).
+        """
+        if _TERMINATED:
+            raise KeyboardInterrupt(_termination_text())
+        self.check()
+        staged, self._staged = dict(self._staged), {}
+        return staged
+
+    def adopt(self, staged: dict[Path, Path]) -> None:
+        """Take the temporaries another job handed over (:meth:`hand_over`): committed or removed with this job's.
+
+        Their destinations must be outputs declared in this job.
+        """
+        self._staged.update(staged)  # first: removed with this job's if a destination is not its own
+        for dest in staged:
+            self._role_of_resolved(dest)
+
+    def _role_of_resolved(self, dest: Path) -> _Role:
+        for role in self._outputs:
+            if Path(os.path.realpath(role.path)) == dest:
+                return role
+        raise ValueError(f"{dest} was not declared with Job.output")
+
     def discard(self) -> None:
         """Remove every temporary (nothing is written); :meth:`__exit__` does it when the block ends."""
         self._discard({})

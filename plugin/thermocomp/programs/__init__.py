@@ -7,21 +7,21 @@ targets changed; :func:`read_program` gives the program as read
 """
 
 from thermocomp.programs.compensate import (
-    ProgramCompensationFailed,
     ProgramOptions,
     ProgramReport,
     compensate_program,
     read_program,
 )
 from thermocomp.programs.model import Motion, Point, RobotProgram, Span, Wait
+from thermocomp.programs.rapid import RapidOptions
 from thermocomp.programs.timing import TimingOptions
 
 __all__ = [
     "Motion",
     "Point",
-    "ProgramCompensationFailed",
     "ProgramOptions",
     "ProgramReport",
+    "RapidOptions",
     "RobotProgram",
     "Span",
     "TimingOptions",

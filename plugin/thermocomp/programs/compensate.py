@@ -13,7 +13,7 @@ and report. Every output is written all or none. docs/programs.md.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -21,6 +21,7 @@ import numpy as np
 
 from thermocomp._gc import paused
 from thermocomp._typing import FloatArray, PathLike
+from thermocomp.application import CompensationFailed, Declared, Report, file_of, run_job
 from thermocomp.compensation.compensate import (
     CompensationChunk,
     CompensationOptions,
@@ -34,10 +35,9 @@ from thermocomp.compensation.compensate import (
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import Static, TimeLaw
-from thermocomp.errors import ConfigurationError, InputError, ThermocompError
+from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import (
     invert_transform,
-    matrix_from_quat_wxyz,
     matrix_from_rotvec,
     quat_wxyz_from_matrix,
     rotvec_from_matrix,
@@ -52,8 +52,9 @@ from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKResult, Status, pose_errors, turns
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.kinematics.seeding import solve_nominal_configuration, solve_path
-from thermocomp.prepare import robot_and_table
+from thermocomp.prepare import RobotAndTable
 from thermocomp.programs import writer as w
+from thermocomp.programs.feasibility import MotionRow
 from thermocomp.programs.model import (
     _KIND_CODE,
     ABSOLUTE_JOINT,
@@ -66,7 +67,9 @@ from thermocomp.programs.model import (
     ProgramColumns,
     RobotProgram,
     Span,
+    tcp_poses,
 )
+from thermocomp.programs.rapid import RapidOptions
 from thermocomp.programs.timing import MAX_MINUTES, Timing, TimingOptions, estimate_timing
 from thermocomp.robot.chain import Chain
 
@@ -102,6 +105,10 @@ class ProgramOptions:
     unsupported
         ``"refuse"`` (default): a construct that cannot be followed stops
         the run, nothing written; ``"keep"``: it is left as written, with a warning.
+    rapid
+        How a RAPID program is read: the task's other modules, the entry routine, external routines, the
+        bound on unrolled motions (:class:`~thermocomp.programs.rapid.RapidOptions`; the bound applies to
+        URScript too).
     joint_targets
         ``"keep"`` (default): joint targets (``MoveAbsJ``, URScript ``movej``
         of a joint list: home and via positions) are left as written and
@@ -117,6 +124,7 @@ class ProgramOptions:
     indexed_minutes: tuple[float, ...] | None = None
     timing: TimingOptions = TimingOptions()
     unsupported: str = "refuse"
+    rapid: RapidOptions = RapidOptions()
     joint_targets: str = "keep"
 
     def __post_init__(self) -> None:
@@ -180,36 +188,12 @@ def indexed_minutes(step_min: float, time_law: TimeLaw) -> tuple[float, ...]:
     return tuple(float(k * step_min) for k in range(count))
 
 
-class ProgramCompensationFailed(ThermocompError):
-    """Some points could not be compensated and failures were not allowed; nothing written."""
-
-    def __init__(self, report: ProgramReport) -> None:
-        self.report = report
-        super().__init__(report.failure_text())
-
-
-@dataclass
-class MotionRow:
-    """One motion of the compensated program (a row of the program report CSV)."""
-
-    motion: int
-    instruction: str
-    line: int
-    minute_first: float
-    minute_last: float
-    change_mm: float
-    change_deg: float
-    joint_change_deg: float
-    status: str
-    findings: list[str] = field(default_factory=list)
-
-
 #: The phases of :func:`compensate_program`, as :attr:`ProgramReport.phase_seconds` lists them.
 PHASES = ("reading", "nominal configurations", "timing", "solving", "checks", "writing")
 
 
 @dataclass
-class ProgramReport:
+class ProgramReport(Report):
     """What :func:`compensate_program` did."""
 
     program: str
@@ -237,6 +221,16 @@ class ProgramReport:
     #: Wall time of each phase [s], in order: reading the program, nominal configurations, timing, solving,
     #: checks (feasibility), writing (the program's text; the files are committed after).
     phase_seconds: dict[str, float] = field(default_factory=dict)
+    #: The plot asked for (``--plot``), as given.
+    plot: PathLike | None = None
+    #: The files the run wrote, once they are all committed (:func:`thermocomp.application.run_job`).
+    written: list[Path] = field(default_factory=list)
+
+    def closing_lines(self) -> list[str]:
+        return [] if self.plot is None else [f"wrote {self.plot}"]
+
+    def warnings(self) -> list[str]:
+        return [f"{len(self.unsupported)} construct(s) left as written, not compensated"] if self.unsupported else []
 
     def failure_text(self) -> str:
         lines = [f"{len(self.failed)} point(s) of {self.program} could not be compensated:"]
@@ -301,21 +295,23 @@ REPORT_CSV_HEAD = ("motion,instruction,line,minute_first,minute_last,change_mm,c
                    "findings")
 
 
-def read_program(path: PathLike, progress: ProgressCallback | None = None) -> RobotProgram:
+def read_program(path: PathLike, progress: ProgressCallback | None = None,
+                 rapid: RapidOptions | None = None) -> RobotProgram:
     """Read a RAPID (``.mod``, ``.modx``, ``.prg``, ``.sys``) or URScript (``.script``, ``.urscript``) file.
 
-    ``progress(motions, None)`` hears of a long RAPID module's motions as they are followed.
+    ``progress(motions, None)`` hears of a long RAPID module's motions as they are followed; ``rapid``: the
+    task's other modules, entry routine, external routines (:class:`~thermocomp.programs.rapid.RapidOptions`).
     """
     from thermocomp.programs.rapid import RAPID_SUFFIXES, read_rapid
 
     suffix = Path(path).suffix.lower()
     try:
         if suffix in RAPID_SUFFIXES:
-            return read_rapid(path, progress)
+            return read_rapid(path, progress, rapid)
         if suffix in URSCRIPT_SUFFIXES:
             from thermocomp.programs.urscript import read_urscript
 
-            return read_urscript(path)
+            return read_urscript(path, (RapidOptions() if rapid is None else rapid).max_motions)
     except RecursionError:  # the readers evaluate nested expressions recursively: Offs(Offs(...)) 2000 deep
         raise InputError("an expression or a value nested too deeply to follow (thousands of levels of "
                          "brackets or calls)", path=str(path)) from None
@@ -385,14 +381,6 @@ def point_poses(chain: Chain, points: ProgramColumns | tuple[Point, ...]) -> Poi
     return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint, T_flange_tcp)
 
 
-def tcp_poses(R_flange: FloatArray, p_flange: FloatArray, T_flange_tcp: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """The TCP poses ``(..., m, 3, 3)``, ``(..., m, 3)`` of flange poses ``(..., m, 3, 3)``, ``(..., m, 3)`` with each
-    point's tool ``T_flange_tcp`` ``(m, 4, 4)``."""
-    R = R_flange @ T_flange_tcp[:, :3, :3]
-    p = p_flange + np.einsum("...mij,mj->...mi", R_flange, T_flange_tcp[:, :3, 3])
-    return R, p
-
-
 _NO_SPAN = Span(0, 0, 0, 0)
 
 
@@ -404,7 +392,9 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
     program from the point before (as the controller moves); RAPID points
     then must match their confdata (else they are searched in that
     configuration, nearest home), UR points take the continuation (UR's
-    controller picks the solution nearest the current joints).
+    controller picks the solution nearest the current joints), and so do
+    RAPID points whose confdata the controller ignores (run under
+    ``ConfL \\Off`` or ``ConfJ \\Off``: :func:`confdata_free`).
     """
     model = nominal_model(chain)
     T = poses.T_world_flange
@@ -430,11 +420,12 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
         q[a:b], status[a:b] = part.q, part.status  # (the joints and statuses: no singular values needed)
     if program.language == "rapid":
         cartesian = np.flatnonzero(~joint)
-        wanted = program.columns.run.confdata[cartesian].astype(int)
-        ok = near_configuration(model, q[cartesian], wanted) & (status[cartesian] == Status.CONVERGED)
-        turned = cartesian[ok][np.flatnonzero(np.any(quadrants(q[cartesian[ok]]) != wanted[ok, :3], axis=1))]
+        bound = cartesian[~confdata_free(program)[cartesian]]  # (the others: the continuation, as the controller)
+        wanted = program.columns.run.confdata[bound].astype(int)
+        ok = near_configuration(model, q[bound], wanted) & (status[bound] == Status.CONVERGED)
+        turned = bound[ok][np.flatnonzero(np.any(quadrants(q[bound[ok]]) != wanted[ok, :3], axis=1))]
         q[turned] = to_quadrants(q[turned], program.columns.run.confdata[turned].astype(int))  # (whole turns)
-        redo = cartesian[~ok]
+        redo = bound[~ok]
         if redo.size:
             prog = Program(names=tuple(str(i) for i in redo), R_world_tcp=T[redo, :3, :3], p_world_tcp=T[redo, :3, 3],
                            q_reference=np.tile(chain.home, (redo.size, 1)), confdata=wanted[~ok])
@@ -444,6 +435,17 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
         status[cartesian] = np.where((status[cartesian] == Status.CONVERGED) & ~inside, np.int8(Status.JOINT_LIMIT),
                                      status[cartesian])
     return q, status
+
+
+def confdata_free(program: RobotProgram) -> np.ndarray:
+    """``(m,)`` True for each point whose motion ran with its confdata ignored (RAPID ``ConfL \\Off`` for linear
+    and circular moves, ``ConfJ \\Off`` for joint moves: the controller takes the configuration nearest the
+    robot's joints, ABB "RAPID Instructions", ConfL)."""
+    run = program.columns.run
+    free = program.extra.get("confdata_free", frozenset())
+    if not free:
+        return np.zeros(len(run.text), dtype=bool)
+    return np.repeat(np.isin(run.statement[:, 0], np.fromiter(free, dtype=np.int64, count=len(free))), run.n_points)
 
 
 def near_configuration(model, q: FloatArray, wanted: np.ndarray) -> np.ndarray:
@@ -473,6 +475,7 @@ def compensate_program(
     progress: ProgressCallback | None = None,
     robot_options: RobotFileOptions | None = None,
     plot: PathLike | None = None,
+    job: Job | None = None,
 ) -> ProgramReport:
     """Compensate the robot program ``program`` and write it to ``out``.
 
@@ -501,65 +504,147 @@ def compensate_program(
     plot
         Also draw the errors and corrections per minute as PNG
         (:func:`thermocomp.plotting.plot_png`), written with the other outputs, all or none.
+    job
+        The :class:`~thermocomp.io.job.Job` of a larger run, which then commits; default a job of its own
+        (:func:`thermocomp.application.run_job`).
 
     Raises
     ------
     InputError
         Bad input or an unsupported construct with ``unsupported="refuse"``
         (every one named with file, line and column); nothing written.
-    ProgramCompensationFailed
+    CompensationFailed
         Points failed and ``allow_failures`` is False; nothing written.
     """
-    options = CompensationOptions() if options is None else options
     popts = ProgramOptions() if program_options is None else program_options
     language = _language_of(program) if isinstance(program, (str, Path)) else None
     if out is not None and language is not None and Path(out).suffix.lower() not in _suffixes_of(language):
         raise InputError(f"--out: the output must be in the program's language: expected an extension among "
                          f"{', '.join(_suffixes_of(language))}, got {Path(out).suffix!r}", path=str(out))
-    report_csv = None if report is None else Path(report).with_suffix(".csv")
-    # every file declared and checked before any work; the outputs appear all or none (issue 9's job)
-    with Job() as job:
-        for path, option in ((deformation, "--deformation"), (program, "--program"), (robot, "--robot")):
-            if isinstance(path, (str, Path)) and (option != "--robot" or Path(path).suffix):
-                job.input(path, option)
-        job.output(out, "--out")
-        job.output(results, "--results")
-        job.output(report, "--program-report")
-        # a name the user did not give: a file there that this option did not write is refused, not replaced
-        job.derived_output(report_csv, "--program-report (its CSV)", REPORT_CSV_HEAD.encode(),
-                           "a program report CSV")
-        job.output(plot, "--plot")
-        job.check()
-        bound = robot_and_table(robot, deformation, job=job, robot_options=robot_options, options=options)
-        chain, table, options = bound.chain, bound.table, bound.options
+    outputs = ProgramOutputs(out=None if out is None else Path(out), results=results, report=report, plot=plot)
+
+    def work(job: Job, bound: RobotAndTable) -> ProgramReport:
         with paused():  # the program's objects live as long as the job (thermocomp._gc)
-            rep, writes = _compensate_program(chain, table, program, out, options, popts, allow_failures, results,
-                                              report, report_csv, progress, plot)
+            rep, writes = _compensate_program(bound, program, popts, outputs, allow_failures, progress)
         for dest, write in writes:
             job.write_with(dest, write)
-        job.commit()
-    return rep
+        return rep
+
+    files = Declared(inputs=[(file_of(program), "--program"), *((m, "--module") for m in popts.rapid.modules)],
+                     outputs=[(out, "--out"), (results, "--results"), (report, "--program-report"),
+                              (outputs.report_csv, "--program-report (its CSV)", REPORT_CSV_HEAD.encode(),
+                               "a program report CSV"),
+                              (plot, "--plot")])
+    return run_job(robot, deformation, work, files, options=options, robot_options=robot_options, job=job)
 
 
-def _compensate_program(chain, table, program, out, options, popts, allow_failures, results, report, report_csv,
-                        progress, plot):
-    """The work of :func:`compensate_program`: returns the report and ``(destination, write)`` pairs."""
-    phases: dict[str, float] = {}
-    clock = [time.perf_counter()]
-    bar = _phase_progress(progress)  # a bar that knows phases (the CLI's --progress), else None
+@dataclass(frozen=True)
+class ProgramOutputs:
+    """The files a program's compensation writes (``None``: not written): the program, the results CSV, the
+    report (text, and its CSV beside it), the plot."""
 
-    def phase(name: str, done: int | None = None, then: str | None = None) -> None:
+    out: Path | None = None
+    results: PathLike | None = None
+    report: PathLike | None = None
+    plot: PathLike | None = None
+
+    @property
+    def report_csv(self) -> Path | None:
+        """The report's CSV: the report's name with ``.csv``."""
+        return None if self.report is None else Path(self.report).with_suffix(".csv")
+
+
+class _Phases:
+    """The wall time of each phase of :func:`compensate_program` (:data:`PHASES`), and the progress bar's phase."""
+
+    def __init__(self, progress: ProgressCallback | None) -> None:
+        self.seconds: dict[str, float] = {}
+        self.clock = time.perf_counter()
+        self.progress = progress
+        self.bar = _phase_progress(progress)  # a bar that knows phases (the CLI's --progress), else None
+
+    def start(self, name: str) -> None:
+        announce_phase(self.progress, name, None)
+
+    def end(self, name: str, done: int | None = None, then: str | None = None) -> None:
         """Phase ``name`` ended (``done`` rows, drawn as finished), ``then`` starts."""
         now = time.perf_counter()
-        phases[name] = phases.get(name, 0.0) + now - clock[0]
-        clock[0] = now
-        if bar is not None and done is not None:
-            bar(done, done)
+        self.seconds[name] = self.seconds.get(name, 0.0) + now - self.clock
+        self.clock = now
+        if self.bar is not None and done is not None:
+            self.bar(done, done)
         if then is not None:
-            announce_phase(progress, then, None)
+            self.start(then)
 
-    announce_phase(progress, "reading", None)
-    prog = read_program(program, bar)
+
+def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramOptions, outputs: ProgramOutputs,
+                        allow_failures: bool, progress: ProgressCallback | None):
+    """The work of :func:`compensate_program`: returns the report and ``(destination, write)`` pairs."""
+    chain, table, options = bound.chain, bound.table, bound.options
+    phases = _Phases(progress)
+    phases.start("reading")
+    prog = _read_checked(program, popts, phases.bar)
+    m = len(prog.columns.run.text)
+    poses = point_poses(chain, prog.columns)
+    phases.end("reading", m, then="nominal configurations")
+    q_nominal, nominal_status = nominal_configurations(chain, prog, poses, options)
+    phases.end("nominal configurations", m)
+    timing = estimate_timing(chain, prog, poses.T_world_tcp, q_nominal, popts.timing)
+    phases.end("timing", then="solving")
+    # joint targets are home and via positions: left as written unless asked (ProgramOptions.joint_targets)
+    kept = poses.is_joint if popts.joint_targets == "keep" else np.zeros(m, dtype=bool)
+    rows = np.flatnonzero(~kept)  # the core's points
+    core_program, run_options, time_form = _timed_program(prog, poses, q_nominal, timing, options, popts, rows)
+    solved = _solve(chain, table, core_program, run_options, q_nominal, nominal_status, rows,
+                    indexed=popts.indexed_minutes is not None, keep_chunks=outputs.results is not None,
+                    progress=progress)
+    joint_notes = _keep_joint_targets(chain, prog, poses, q_nominal, kept, solved)
+    rep = ProgramReport(program=prog.path, language=prog.language, robot=chain.name, deformation=table.source,
+                        output=popts.output, time_form=time_form, out=outputs.out, n_motions=len(prog.columns.run.instruction),
+                        n_points=m, n_changed_texts=0, summary=solved.summary, timing=timing, plot=outputs.plot)
+    rep.unsupported = [f.text(prog.path) for f in prog.unsupported]
+    rep.notes = [f.text(prog.path) for f in prog.notes] + joint_notes
+    run = prog.columns.run
+    failed = np.flatnonzero(solved.status != Status.CONVERGED)
+    rep.failed = [f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
+                  f"{Status(int(solved.status[i])).label}" for i in failed]
+    if failed.size and not allow_failures:
+        rep.out = None  # nothing is written: its text must not say "wrote"
+        raise CompensationFailed(rep)
+
+    from thermocomp.programs import feasibility
+
+    # the TCP poses of the versions, which the checks and the snapshot writer both read
+    R_tcp, p_tcp = tcp_poses(solved.R_checked, solved.p_checked, poses.T_flange_tcp)
+    phases.end("solving", then="checks")  # (collecting the chunks' joints)
+    rep.rows, rep.feasibility = feasibility.check_program(chain, prog, poses, q_nominal, solved.q_checked, timing,
+                                                          solved.status, linear_form=popts.output == "filtered",
+                                                          tcp=(R_tcp, p_tcp))
+    phases.end("checks", len(run.instruction), then="writing")
+    if popts.indexed_minutes is not None:
+        from thermocomp.programs import indexed
+
+        written = indexed.write_indexed(chain, prog, poses, solved.q_checked, solved.minutes, solved.status,
+                                        popts.output, tcp=(R_tcp, p_tcp))
+    else:
+        written = write_snapshot(chain, prog, poses, solved.q_checked[0], solved.status, popts.output,
+                                 tcp=(R_tcp[0], p_tcp[0]))
+        rep.notes += confdata_notes(prog, *written.confdata_changed)
+    rep.n_changed_texts = written.n_changed
+    rep.rounding_position, rep.rounding_angle = written.rounding
+    rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1)))
+    rep.rounding_bound = rounding_bound(rep.reach)
+    rep.written_bytes = len(written.data)
+    phases.end("writing", m)
+    rep.phase_seconds = {k: phases.seconds[k] for k in PHASES}
+    return rep, _writes(rep, written.data, solved.chunks, () if core_program is None else core_program.names,
+                        chain.n_joints, outputs)
+
+
+def _read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback | None) -> RobotProgram:
+    """The program as read, refused (nothing written) when it has an unsupported construct and ``popts`` refuses
+    them, when it runs no motion, or when its motions have no joints form and ``popts`` asks for it."""
+    prog = read_program(program, bar, popts.rapid)
     if prog.unsupported and popts.unsupported == "refuse":
         listed = "\n".join("  " + f.text(prog.path) for f in prog.unsupported)
         first = prog.unsupported[0]
@@ -567,28 +652,28 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
                          "Nothing was written. Rerun with --unsupported keep to leave them as written "
                          "(their motions are then not compensated).", path=prog.path, row=first.line,
                          column=first.column)
-    cols = prog.columns
-    run = cols.run
-    m = len(run.text)
-    if not m:
-        raise InputError("no motion to compensate was found (the entry routine runs none)", path=prog.path)
+    if not len(prog.columns.run.text):
+        unrun = "; ".join(f"{name}: {n} motions, not called from {' and '.join(prog.entry) or 'the entry'}; rerun "
+                          f"with --entry {name}" for name, n in prog.extra.get("unrun", ()))
+        raise InputError(f"no motion to compensate was found: {' and '.join(prog.entry) or 'the entry routine'} "
+                         f"runs none{'; ' + unrun if unrun else ''}", path=prog.path)
     if popts.output == "joints":
         _check_joints_form(prog)
-    poses = point_poses(chain, cols)
-    phase("reading", m, then="nominal configurations")
-    q_nominal, nominal_status = nominal_configurations(chain, prog, poses, options)
-    phase("nominal configurations", m)
-    timing = estimate_timing(chain, prog, poses.T_world_tcp, q_nominal, popts.timing)
-    phase("timing", then="solving")
-    time_law = options.time_law
-    names = tuple([f"{i}:line{line}:{name}" if name else f"{i}:line{line}"
-                   for i, line, name in zip(range(1, m + 1), run.argument[:, 2].tolist(), run.name_of_point)])
-    # joint targets are home and via positions: left as written unless asked (ProgramOptions.joint_targets)
-    kept = poses.is_joint if popts.joint_targets == "keep" else np.zeros(m, dtype=bool)
-    solved = np.flatnonzero(~kept)  # the core's rows are these points
-    if kept.any():
-        names = tuple(names[i] for i in solved.tolist())
+    return prog
 
+
+def _timed_program(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, timing: Timing,
+                   options: CompensationOptions, popts: ProgramOptions, rows: np.ndarray
+                   ) -> tuple[Program | None, CompensationOptions, str]:
+    """The core's program of the flange targets of the points ``rows`` (None if there are none) at the minutes of
+    ``popts``'s time form, the options to solve it with, and the time form's description."""
+    run = prog.columns.run
+    m = len(run.text)
+    time_law = options.time_law
+    names = _point_names(prog)
+    flange = dict(names=tuple(names[i] for i in rows.tolist()) if len(rows) < m else names,
+                  R_world_tcp=poses.T_world_flange[rows, :3, :3], p_world_tcp=poses.T_world_flange[rows, :3, 3],
+                  q_reference=q_nominal[rows], source=prog.path)
     if popts.indexed_minutes is not None:
         if isinstance(time_law, Static):
             raise ConfigurationError("--time-indexed follows the time law: it cannot be combined with --static")
@@ -601,120 +686,160 @@ def _compensate_program(chain, table, program, out, options, popts, allow_failur
         time_form = (f"time-indexed program: corrections every {minutes[1] - minutes[0] if len(minutes) > 1 else 0:g} "
                      f"min from 0 to {minutes[-1]:g} min ({len(minutes)} sets), picked from the controller's clock; "
                      f"{time_law.describe()}")
-        core_program = Program(names=names, R_world_tcp=poses.T_world_flange[solved, :3, :3],
-                               p_world_tcp=poses.T_world_flange[solved, :3, 3], q_reference=q_nominal[solved],
-                               source=prog.path) if solved.size else None  # (None: only joint targets, kept)
-        run_options = replace(options, minutes=minutes)
+        return Program(**flange) if len(rows) else None, replace(options, minutes=minutes), time_form
+    if popts.timed:
+        minute = timing.point_minutes(0)
+        time_form = (f"timed: each motion compensated at its estimated minute (0 to {minute.max():.4g} min); "
+                     f"{time_law.describe()}")
+    elif popts.at_minute is not None:
+        minute = np.full(m, popts.at_minute)
+        time_form = f"snapshot at minute {popts.at_minute:g}; {time_law.describe()}"
     else:
-        if popts.timed:
-            minute = timing.point_minutes(0)
-            time_form = (f"timed: each motion compensated at its estimated minute (0 to {minute.max():.4g} min); "
-                         f"{time_law.describe()}")
-        elif popts.at_minute is not None:
-            minute = np.full(m, popts.at_minute)
-            time_form = f"snapshot at minute {popts.at_minute:g}; {time_law.describe()}"
-        else:
-            at = 0.0 if isinstance(time_law, Static) else float(time_law.stabilisation_min)
-            minute = np.full(m, at)
-            time_form = ("snapshot of the full table (static)" if isinstance(time_law, Static)
-                         else f"snapshot of the stabilised robot (minute {at:g}, the full table); {time_law.describe()}")
-        core_program = Program(names=names, R_world_tcp=poses.T_world_flange[solved, :3, :3],
-                               p_world_tcp=poses.T_world_flange[solved, :3, 3], time_min=minute[solved],
-                               q_reference=q_nominal[solved], source=prog.path) if solved.size else None
-        run_options = options
+        at = 0.0 if isinstance(time_law, Static) else float(time_law.stabilisation_min)
+        minute = np.full(m, at)
+        time_form = ("snapshot of the full table (static)" if isinstance(time_law, Static)
+                     else f"snapshot of the stabilised robot (minute {at:g}, the full table); {time_law.describe()}")
+    return Program(**flange, time_min=minute[rows]) if len(rows) else None, options, time_form
 
-    # the versions to check and write: one per minute written, or the snapshot; with the nominal robot's flange
-    # poses at their joints, which the chunks hold (their filtered poses). Each chunk is taken in as it comes, and
-    # kept only for the results CSV: a program's chunks hold a kilobyte a point.
-    minutes_written = np.asarray(run_options.minutes) if popts.indexed_minutes is not None else np.zeros(1)
-    q_checked = np.empty((len(minutes_written), m, chain.n_joints))
-    R_checked, p_checked = np.empty((len(minutes_written), m, 3, 3)), np.empty((len(minutes_written), m, 3))
+
+def _point_names(prog: RobotProgram) -> tuple[str, ...]:
+    """The name of each point in the results: its place in the program, its line, and its declared name."""
+    run = prog.columns.run
+    return tuple([f"{i}:line{line}:{name}" if name else f"{i}:line{line}"
+                  for i, line, name in zip(range(1, len(run.text) + 1), run.argument[:, 2].tolist(),
+                                           run.name_of_point)])
+
+
+def program_targets(chain: Chain, program: PathLike, options: CompensationOptions | None = None) -> Program:
+    """The motion targets of a robot program as the core's :class:`Program`, in execution order (one cycle).
+
+    Each point is its flange target in the world frame (the program's tool taken off, the robot standing
+    where ``chain.T_world_base`` puts it), with the nominal configuration the controller takes
+    (:func:`nominal_configurations`) as its reference joints, named as in the results CSV of
+    :func:`compensate_program`. What ``thermocomp sim --program`` plays.
+
+    Raises
+    ------
+    InputError
+        As :func:`compensate_program` reading the program (an unsupported construct refused, no motion).
+    """
+    options = CompensationOptions() if options is None else options
+    prog = _read_checked(program, ProgramOptions(), None)
+    poses = point_poses(chain, prog.columns)
+    q_nominal, _ = nominal_configurations(chain, prog, poses, options)
+    return Program(names=_point_names(prog), R_world_tcp=poses.T_world_flange[:, :3, :3],
+                   p_world_tcp=poses.T_world_flange[:, :3, 3], q_reference=q_nominal, source=prog.path)
+
+
+@dataclass(frozen=True, eq=False)
+class _Solved:
+    """The compensated versions of a program's points: one per minute written (a time-indexed program), or the
+    snapshot; with the nominal robot's flange poses at their joints (the chunks' filtered poses)."""
+
+    minutes: FloatArray  # (k,): the minutes written, or [0] for the snapshot
+    q_checked: FloatArray  # (k, m, n)
+    R_checked: FloatArray  # (k, m, 3, 3)
+    p_checked: FloatArray  # (k, m, 3)
+    status: np.ndarray  # (m,): the first failure of each point over the versions, else CONVERGED
+    summary: CompensationSummary
+    chunks: list[CompensationChunk]  # kept only for the results CSV
+
+
+def _solve(chain: Chain, table: DeformationTable, core_program: Program | None, run_options: CompensationOptions,
+           q_nominal: FloatArray, nominal_status: np.ndarray, rows: np.ndarray, *, indexed: bool, keep_chunks: bool,
+           progress: ProgressCallback | None) -> _Solved:
+    """Compensate ``core_program``, the points ``rows`` of the program (None: none); each chunk is taken in as it
+    comes, and kept only for the results CSV (a program's chunks hold a kilobyte a point)."""
+    m = len(q_nominal)
+    names = () if core_program is None else core_program.names
+    minutes = np.asarray(run_options.minutes) if indexed else np.zeros(1)
+    q_checked = np.empty((len(minutes), m, chain.n_joints))
+    R_checked, p_checked = np.empty((len(minutes), m, 3, 3)), np.empty((len(minutes), m, 3))
     status = np.where(nominal_status != Status.CONVERGED, nominal_status, 0).astype(np.int8)
     summary = CompensationSummary()
     chunks: list[CompensationChunk] = []
-    n_solved = solved.size
-    known = IKResult(q=q_nominal[solved], status=nominal_status[solved].astype(np.int8),
-                     position_error=np.full(n_solved, np.nan), orientation_error=np.full(n_solved, np.nan),
-                     iterations=np.zeros(n_solved, dtype=np.int64),
-                     sigma_min=np.full(n_solved, np.nan))  # found above: not solved again
-    for chunk in compensate(chain, table, core_program, run_options, progress, nominal=known) if n_solved else ():
+    r = len(rows)
+    known = IKResult(q=q_nominal[rows], status=nominal_status[rows].astype(np.int8), position_error=np.full(r, np.nan),
+                     orientation_error=np.full(r, np.nan), iterations=np.zeros(r, dtype=np.int64),
+                     sigma_min=np.full(r, np.nan))  # found before: not solved again
+    for chunk in () if core_program is None else compensate(chain, table, core_program, run_options, progress,
+                                                             nominal=known):
         summary.add(chunk, names)
-        version = np.searchsorted(minutes_written, chunk.minute) if popts.indexed_minutes is not None else 0
-        target = solved[chunk.target]
+        version = np.searchsorted(minutes, chunk.minute) if indexed else 0
+        target = rows[chunk.target]
         q_checked[version, target] = chunk.q
         R_checked[version, target] = chunk.R_filtered
         p_checked[version, target] = chunk.p_filtered
         bad = chunk.status != Status.CONVERGED
         status[target[bad]] = np.where(status[target[bad]] == 0, chunk.status[bad], status[target[bad]])
-        if results is not None:
+        if keep_chunks:
             chunks.append(chunk)
         del chunk  # (its memory is the next chunk's)
-    # joint targets left as written: those kept, and (when compensated) those that could not be
-    unsolved = poses.is_joint & ~kept & (status != Status.CONVERGED)
-    as_written = kept | unsolved
-    if as_written.any():
-        R_written, p_written = fk(nominal_model(chain), q_nominal[as_written])
-        q_checked[:, as_written], R_checked[:, as_written], p_checked[:, as_written] = \
-            q_nominal[as_written], R_written, p_written
-    joint_notes = _joint_target_notes(prog, kept, unsolved, status)
-    status[unsolved] = Status.CONVERGED
-    rep = ProgramReport(program=prog.path, language=prog.language, robot=chain.name, deformation=table.source,
-                        output=popts.output, time_form=time_form, out=None if out is None else Path(out),
-                        n_motions=len(run.instruction), n_points=m, n_changed_texts=0, summary=summary, timing=timing)
-    rep.unsupported = [f.text(prog.path) for f in prog.unsupported]
-    rep.notes = [f.text(prog.path) for f in prog.notes] + joint_notes
+    return _Solved(minutes, q_checked, R_checked, p_checked, status, summary, chunks)
 
-    failed = np.flatnonzero(status != Status.CONVERGED)
-    rep.failed = [f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
-                  f"{Status(int(status[i])).label}" for i in failed]
-    if failed.size and not allow_failures:
-        rep.out = None  # nothing is written: its text must not say "wrote"
-        raise ProgramCompensationFailed(rep)
 
-    from thermocomp.programs import feasibility
+def _keep_joint_targets(chain: Chain, prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, kept: np.ndarray,
+                        solved: _Solved) -> list[str]:
+    """Joint targets left as written in ``solved`` (their joints and nominal flange poses in every version): those
+    ``kept`` ``(m,)`` by the default policy, and compensated ones that could not be (no failure then: a joint
+    position the robot reaches as written). The report's notes on them."""
+    unsolved = poses.is_joint & ~kept & (solved.status != Status.CONVERGED)
+    written = kept | unsolved
+    if not written.any():
+        return []
+    R, p = fk(nominal_model(chain), q_nominal[written])
+    solved.q_checked[:, written], solved.R_checked[:, written], solved.p_checked[:, written] = q_nominal[written], R, p
+    run = prog.columns.run
+    instruction = np.repeat(np.arange(len(run.instruction)), run.n_points)
+    notes = [f"{int(kept.sum())} joint target(s) left as written (joint positions: home and via poses); "
+             "--joint-targets compensate compensates them"] if kept.any() else []
+    for i in np.flatnonzero(written).tolist():
+        why = ("joint target left as written" if kept[i] else
+               f"joint target could not be compensated ({Status(int(solved.status[i])).label}): left as written")
+        notes.append(f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: {run.instruction[int(instruction[i])]} "
+                     f"{why}")
+    solved.status[unsolved] = Status.CONVERGED
+    return notes
 
-    # the TCP poses of the versions, which the checks and the snapshot writer both read
-    R_tcp, p_tcp = tcp_poses(R_checked, p_checked, poses.T_flange_tcp)
-    phase("solving", then="checks")  # (collecting the chunks' joints)
-    rep.rows, rep.feasibility = feasibility.check_program(chain, prog, poses, q_nominal, q_checked, timing, status,
-                                                          linear_form=popts.output == "filtered",
-                                                          tcp=(R_tcp, p_tcp))
-    phase("checks", len(run.instruction), then="writing")
-    if popts.indexed_minutes is not None:
-        from thermocomp.programs import indexed
 
-        written = indexed.write_indexed(chain, prog, poses, q_checked, minutes_written, status, popts.output,
-                                        tcp=(R_tcp, p_tcp))
-    else:
-        written = write_snapshot(chain, prog, poses, q_checked[0], status, popts.output, tcp=(R_tcp[0], p_tcp[0]))
-    rep.n_changed_texts = written.n_changed
-    rep.rounding_position, rep.rounding_angle = written.rounding
-    rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1)))
-    rep.rounding_bound = rounding_bound(rep.reach)
-    data = written.data
-    rep.written_bytes = len(data)
-    phase("writing", m)
-    rep.phase_seconds = {k: phases[k] for k in PHASES}
-
-    writes = []
-    if out is not None:
-        writes.append((out, lambda path: Path(path).write_bytes(data)))
-    if results is not None:
+def _writes(rep: ProgramReport, data: bytes | np.ndarray, chunks: list[CompensationChunk], names: tuple[str, ...],
+            n_joints: int, outputs: ProgramOutputs) -> list[tuple[PathLike, Callable[[Path], object]]]:
+    """``(destination, write)`` of every output asked for: all drawn before any is written, so all appear
+    together or none (docs/jobs.md)."""
+    writes: list[tuple[PathLike, Callable[[Path], object]]] = []
+    if outputs.out is not None:
+        writes.append((outputs.out, lambda path: Path(path).write_bytes(data)))
+    if outputs.results is not None:
         def write_results(path: Path) -> None:
-            convention = "quat_wxyz" if prog.language == "rapid" else "rotvec"
-            with results_writer(path, chain.n_joints, convention) as handle:
+            convention = "quat_wxyz" if rep.language == "rapid" else "rotvec"
+            with results_writer(path, n_joints, convention) as handle:
                 for chunk in chunks:
                     handle.write(chunk, names)
-        writes.append((results, write_results))
-    if report is not None:
-        writes.append((report, lambda path: Path(path).write_text(rep.text() + "\n", encoding="utf-8")))
-        writes.append((report_csv, lambda path: Path(path).write_text(rep.csv_text(), encoding="utf-8")))
-    if plot is not None:  # drawn before anything is written: all outputs appear together or none (docs/jobs.md)
+        writes.append((outputs.results, write_results))
+    if outputs.report is not None:
+        writes.append((outputs.report, lambda path: Path(path).write_text(rep.text() + "\n", encoding="utf-8")))
+        writes.append((outputs.report_csv, lambda path: Path(path).write_text(rep.csv_text(), encoding="utf-8")))
+    if outputs.plot is not None:
         from thermocomp.plotting import plot_png
 
         png = plot_png(rep.summary, title=rep.program, where="--plot")
-        writes.append((plot, lambda path: Path(path).write_bytes(png)))
-    return rep, writes
+        writes.append((outputs.plot, lambda path: Path(path).write_bytes(png)))
+    return writes
+
+
+def confdata_notes(prog: RobotProgram, points: np.ndarray, written: np.ndarray) -> list[str]:
+    """A line for each written robtarget whose confdata differs from the program's: where, and why."""
+    run = prog.columns.run
+    free = confdata_free(prog)
+    notes = []
+    for i, conf in zip(points.tolist(), written.tolist()):
+        why = ("its motion runs under ConfL \\Off or ConfJ \\Off, where the controller ignores confdata: written "
+               "from the solution nearest the motion before" if free[i] else
+               "the corrected joints lie in another quadrant (cf1, cf4, cf6) or wrist configuration (cfx) than "
+               "the program's")
+        notes.append(f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: confdata written "
+                     f"[{','.join(map(str, conf))}], read [{','.join(map(str, run.confdata[i].tolist()))}]: {why}")
+    return notes
 
 
 def rounding_bound(reach: float) -> float:
@@ -723,26 +848,18 @@ def rounding_bound(reach: float) -> float:
     return float(np.sqrt(3.0) / 2.0 * np.spacing(np.float32(reach * 1e3)) * 1e-3)
 
 
-def _joint_target_notes(prog: RobotProgram, kept: np.ndarray, unsolved: np.ndarray, status: np.ndarray) -> list[str]:
-    """The report's notes on joint targets left as written: ``kept`` ``(m,)`` by the default policy, ``unsolved``
-    when compensated but not reached (``status`` of each point)."""
-    if not (kept.any() or unsolved.any()):
-        return []
-    run = prog.columns.run
-    instruction = np.repeat(np.arange(len(run.instruction)), run.n_points)
-    notes = []
-    if kept.any():
-        notes.append(f"{int(kept.sum())} joint target(s) left as written (joint positions: home and via poses); "
-                     "--joint-targets compensate compensates them")
-    for i in np.flatnonzero(kept | unsolved).tolist():
-        why = ("joint target left as written" if kept[i] else
-               f"joint target could not be compensated ({Status(int(status[i])).label}): left as written")
-        notes.append(f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
-                     f"{run.instruction[int(instruction[i])]} {why}")
-    return notes
-
-
 def _check_joints_form(prog: RobotProgram) -> None:
+    if prog.language == "rapid":
+        from thermocomp.programs.rapid import MOTIONS
+
+        run = prog.columns.run
+        process = [i for i, name in enumerate(run.instruction) if name.lower() not in MOTIONS]
+        if process:
+            i = process[0]
+            raise InputError(f"{run.instruction[i]} has no joint form (its process arguments belong to a "
+                             "Cartesian move): --program-output joints cannot write it (use --program-output "
+                             "filtered)", path=prog.path, row=int(run.statement[i, 2]),
+                             column=int(run.statement[i, 3]))
     if prog.language == "urscript":
         bad = np.flatnonzero(prog.columns.run.kind == _KIND_CODE[CIRCULAR])
         if bad.size:
@@ -759,6 +876,8 @@ class Written:
     data: bytes
     n_changed: int
     rounding: tuple[float, float]  # largest TCP position [m] and orientation [rad] error of the written numbers
+    #: The points (indices) whose written robtarget carries other confdata than the program's, and that confdata.
+    confdata_changed: tuple[np.ndarray, np.ndarray] = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
 
     @property
     def text(self) -> str:
@@ -839,11 +958,15 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             p_back = back[:, :3]
         error_position.append(float(row_norms(p_back - T_frame[:, :3, 3]).max()))
         error_angle.append(_largest_turn(T_frame[:, :3, :3], R_back))
+    conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
+    if rapid and conf is not None and pw.size:
+        differs = pw[cols.run.has_confdata[pw] & np.any(conf[pw] != cols.run.confdata[pw], axis=1)]
+        conf_changed = (differs, conf[differs])
     if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
         starts, ends = cols.run.text[:, 0].tolist(), cols.run.text[:, 1].tolist()
         data = w.apply_edits(prog.text, [w.Edit(a, b, v) for a, b, v in zip(starts, ends, values) if v is not None],
                              prog.path, w.COMMENT_STARTS[prog.language]).encode("latin-1")
-        return Written(data, len(values) - values.count(None), (max(error_position), max(error_angle)))
+        return Written(data, len(values) - values.count(None), (max(error_position), max(error_angle)), conf_changed)
     if output == "joints" and cols.plain:
         data, n_changed = _joints_form_spliced(prog, values, ok, is_joint)
         if data is not None:
@@ -873,7 +996,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     all_edits = point_edits + edits
     text = w.apply_edits(prog.text, all_edits, prog.path, w.COMMENT_STARTS[prog.language])
     n_changed = len({(e.start, e.end) for e in point_edits}) + len(whole)
-    return Written(text.encode("latin-1"), n_changed, (max(error_position), max(error_angle)))
+    return Written(text.encode("latin-1"), n_changed, (max(error_position), max(error_angle)), conf_changed)
 
 
 def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.ndarray, is_joint: np.ndarray
@@ -904,15 +1027,6 @@ def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:
     return float(row_norms(turns(R_from, R_to)).max()) if len(R_from) else 0.0
 
 
-def _numbers(text: str) -> list[float]:
-    return [w.read_single(x) for x in w.NUMBER.findall(text)]
-
-
-def _read_back_pose(prog: RobotProgram, text: str) -> FloatArray:
-    values = _numbers(text)
-    if prog.language == "rapid":
-        return transform(matrix_from_quat_wxyz(values[3:7]), np.asarray(values[:3]) * 1e-3)
-    return transform(matrix_from_rotvec(values[3:6]), np.asarray(values[:3]))
 
 
 def _joint_instruction_edits(prog: RobotProgram, motion: Motion) -> list[w.Edit]:
@@ -946,5 +1060,5 @@ def _movec_statements(prog: RobotProgram, points, values, whole) -> list[w.Edit]
     return edits
 
 
-__all__ = ["REPORT_CSV_HEAD", "ProgramCompensationFailed", "ProgramOptions", "ProgramReport", "compensate_program",
-           "read_program", "Finding"]
+__all__ = ["REPORT_CSV_HEAD", "ProgramOptions", "ProgramOutputs", "ProgramReport", "compensate_program",
+           "program_targets", "read_program", "Finding"]

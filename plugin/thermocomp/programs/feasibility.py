@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -60,7 +61,7 @@ from thermocomp.kinematics.ik import (
     turns,
 )
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram
+from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram, tcp_poses
 from thermocomp.programs.timing import Timing
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
@@ -93,6 +94,23 @@ JOINT_STEP_GAIN = 100.0
 JOINT_STEP_MIN = np.radians(0.1)
 
 
+@dataclass
+class MotionRow:
+    """One motion of the compensated program (a row of the program report CSV)."""
+
+    motion: int
+    instruction: str
+    line: int
+    minute_first: float
+    minute_last: float
+    change_mm: float
+    change_deg: float
+    joint_change_deg: float
+    status: str
+    findings: list[str] = field(default_factory=list)
+
+
+
 def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray, q_versions: FloatArray,
                   timing: Timing, status: np.ndarray, *, linear_form: bool,
                   tcp: tuple[FloatArray, FloatArray] | None = None):
@@ -115,18 +133,16 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
         True when linear and circular moves stay Cartesian (the filtered form).
     tcp
         The nominal robot's TCP poses at ``q_versions`` (world frame), ``(k, m, 3, 3)`` and ``(k, m, 3)``,
-        where the caller has them (:func:`~thermocomp.programs.compensate.tcp_poses` of the compensation's
+        where the caller has them (:func:`~thermocomp.programs.model.tcp_poses` of the compensation's
         filtered poses); else computed here.
 
     Returns
     -------
-    rows : sequence of :class:`~thermocomp.programs.compensate.MotionRow`
+    rows : sequence of :class:`MotionRow`
         (built when first read)
     findings : list of str
         ``file:line: instruction ...: finding`` for every motion with a finding.
     """
-    from thermocomp.programs.compensate import MotionRow
-
     model = nominal_model(chain)
     motions = prog.columns.run
     count = len(motions.instruction)
@@ -135,8 +151,6 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     # corrected TCP poses of the nominal model (what the controller is given in the filtered form)
     T_flange_tcp = poses.T_flange_tcp
     if tcp is None:
-        from thermocomp.programs.compensate import tcp_poses
-
         R_all, p_all = fk(model, q_versions.reshape(k * m, n))
         tcp = tcp_poses(R_all.reshape(k, m, 3, 3), p_all.reshape(k, m, 3), T_flange_tcp)
     R_tcp, p_tcp = tcp

@@ -35,13 +35,19 @@ import numpy as np
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
-from thermocomp.geometry.rotations import invert_transform, rotation_angle, transform
+from thermocomp.geometry.rotations import (
+    invert_transform,
+    matrix_from_quat_wxyz,
+    matrix_from_rotvec,
+    rotation_angle,
+    transform,
+)
 from thermocomp.kinematics.confdata import confdata_from_q
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import Status
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.programs import writer as w
-from thermocomp.programs.model import ABSOLUTE_JOINT, CIRCULAR, RobotProgram
+from thermocomp.programs.model import ABSOLUTE_JOINT, CIRCULAR, RobotProgram, tcp_poses
 from thermocomp.robot.chain import Chain
 
 
@@ -78,7 +84,7 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, m
         ``"filtered"`` or ``"joints"``.
     tcp
         The nominal robot's TCP poses at ``q_grid`` (world frame), ``(K, m, 3, 3)`` and ``(K, m, 3)``, where the
-        caller has them (:func:`~thermocomp.programs.compensate.tcp_poses` of the compensation's filtered poses,
+        caller has them (:func:`~thermocomp.programs.model.tcp_poses` of the compensation's filtered poses,
         as the checks and the snapshot writer read them); else computed here.
     """
     K, m, n = q_grid.shape
@@ -87,8 +93,6 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, m
     points = prog.points
     motions_of_point = [mo for mo in prog.motions for _ in mo.points]
     if tcp is None:
-        from thermocomp.programs.compensate import tcp_poses
-
         R, p = fk(nominal, q_grid.reshape(K * m, n))
         tcp = tcp_poses(R.reshape(K, m, 3, 3), p.reshape(K, m, 3), poses.T_flange_tcp)
     T_filtered = invert_transform(chain.T_world_base) @ transform(*tcp)  # (K, m, 4, 4), the robot base's frame
@@ -158,6 +162,17 @@ def _joint_entry(prog: RobotProgram, q: FloatArray, extax: str) -> str:
     return ", ".join(w.format_single(v) for v in q)
 
 
+def _numbers(text: str) -> list[float]:
+    return [w.read_single(x) for x in w.NUMBER.findall(text)]
+
+
+def _read_back_pose(prog: RobotProgram, text: str) -> FloatArray:
+    values = _numbers(text)
+    if prog.language == "rapid":
+        return transform(matrix_from_quat_wxyz(values[3:7]), np.asarray(values[:3]) * 1e-3)
+    return transform(matrix_from_rotvec(values[3:6]), np.asarray(values[:3]))
+
+
 def _pose_entry(prog: RobotProgram, T: FloatArray, conf, extax: str) -> str:
     if prog.language == "rapid":
         return w.rapid_robtarget(T, tuple(int(c) for c in conf), extax, None)
@@ -165,8 +180,6 @@ def _pose_entry(prog: RobotProgram, T: FloatArray, conf, extax: str) -> str:
 
 
 def _read_pose(prog: RobotProgram, entry: str) -> FloatArray:
-    from thermocomp.programs.compensate import _read_back_pose
-
     return _read_back_pose(prog, entry if prog.language == "rapid" else f"p[{entry}]")
 
 

@@ -7,23 +7,33 @@ header of ``.prg`` files) with data declarations (``CONST``/``PERS``/``VAR``,
 keywords in any case, comments (``!``), statements continued over lines,
 Windows line ends.
 
-What is followed, in order, from the entry routine (``main``; without one,
-every parameterless ``PROC`` that no other routine calls, in file order):
-``MoveL``, ``MoveJ``, ``MoveC`` and ``MoveAbsJ`` with named or inline
-targets or elements of one-dimensional arrays (``place{i}``, written back
-element by element), ``\\WObj``, the tool argument, ``\\V``, ``\\T``; ``Offs(...)`` and
-``RelTool(...)`` evaluated; ``WaitTime``; ``VelSet``; calls of the module's
-``PROC``s, arguments bound to parameters (:meth:`_Walker.bind_arguments`;
-one written text serves every call: :mod:`thermocomp.programs.calls`);
-``FOR`` loops with constant bounds, unrolled; ``WHILE TRUE DO`` ending the
-entry routine (the production loop: one cycle is one pass of its body).
-Instructions that neither move the robot nor branch (``SetDO``, ``TPWrite``, ``ConfL``, ``AccSet``, ...) are passed over.
-What cannot be followed exactly is an *unsupported* finding with its line
-and column: conditions, other loops, ``GOTO``, interrupts (``CONNECT``), searches
-and other motion instructions (``SearchL``, ``TriggL``, ``ArcL``, ...),
-program displacement, calls of routines outside the module, a routine's
-text that two calls need written differently, and data changed at run time
-that a motion reads.
+What is followed, in order, from the entry routine (``main`` or
+:attr:`RapidOptions.entry`; without ``main``, every parameterless ``PROC``
+that no other routine calls, in file order): ``MoveL``, ``MoveJ``, ``MoveC``
+and ``MoveAbsJ`` with named or inline targets or elements of one-dimensional
+arrays (``place{i}``, written back element by element), ``\\WObj``, the tool
+argument, ``\\V``, ``\\T``; process and search moves (``MoveLDO``, ``TriggL``,
+``ArcL``, ``SearchL``, ...: :data:`PROCESS_MOTIONS`), whose target is
+compensated and other arguments kept; ``Offs(...)`` and ``RelTool(...)``
+evaluated; assignments of known values (whole records, components); ``WaitTime``;
+``VelSet``; ``ConfL``/``ConfJ`` ``\\On``/``\\Off``; calls of the module's
+``PROC``s, arguments bound to parameters (:meth:`_Walker.bind_arguments`; one
+written text serves every call: :mod:`thermocomp.programs.calls`); ``FOR``
+loops with constant bounds, unrolled (a pass that changes nothing followed
+once and repeated); ``WHILE TRUE DO`` ending the entry routine (the production
+loop: one cycle is one pass of its body). Instructions that neither move the
+robot nor branch (``SetDO``, ``TPWrite``, ``AccSet``, ...) are passed over,
+and so are branches and loops that move nothing (:meth:`_Walker.blocker`).
+The task's other modules (:attr:`RapidOptions.modules`) give declarations and
+routines that are checked where called, never walked or written. Before
+anything is followed, the motions the entry unrolls to are counted
+(:meth:`_Walker.unrolled`): past :attr:`RapidOptions.max_motions` the module
+is refused with the count. What cannot be followed exactly is an
+*unsupported* finding with its line and column: branches and loops that move,
+``GOTO``, interrupts (``CONNECT``), program displacement, calls of routines
+found in no module, routines of other modules that move, a routine's text
+that two calls need written differently, and data changed at run time that a
+motion reads.
 
 Units: RAPID writes mm, degrees and quaternions ``[q1, q2, q3, q4] = (w,
 x, y, z)``; everything returned is SI (docs/conventions.md).
@@ -46,7 +56,7 @@ from lark.exceptions import UnexpectedInput
 
 from thermocomp._gc import paused
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.errors import InputError
+from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
 from thermocomp.io.files import read_program_bytes
 from thermocomp.programs import calls
@@ -56,7 +66,9 @@ from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     CIRCULAR,
     JOINT,
+    KINDS,
     LINEAR,
+    MAX_MOTIONS,
     Finding,
     Motion,
     MotionRun,
@@ -73,8 +85,6 @@ from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: File extensions read as RAPID.
 RAPID_SUFFIXES = (".mod", ".modx", ".prg", ".sys")
-#: Most passes of a FOR loop that is unrolled (each pass's motions are followed one by one).
-MAX_FOR_PASSES = 100_000
 #: Motions between two progress reports while a module is read.
 PROGRESS_MOTIONS = 8192
 #: Largest magnitude of a RAPID ``num`` (single precision, IEEE 754 binary32).
@@ -116,7 +126,7 @@ PREDEFINED: dict[str, tuple[str, object]] = {
     "false": ("bool", False),
 }
 
-#: Motion instructions followed, with the positions of (points..., speed, zone, tool) among their arguments.
+#: The plain motion instructions: their kind and number of points (then speed, zone, tool).
 MOTIONS = {
     "movel": (LINEAR, 1),
     "movej": (JOINT, 1),
@@ -124,14 +134,45 @@ MOTIONS = {
     "moveabsj": (ABSOLUTE_JOINT, 1),
 }
 
+
+@dataclass(frozen=True)
+class _Signature:
+    """Where a motion instruction's points, speed and tool are among its positional arguments (ABB, "RAPID
+    Instructions"): ``points`` points from index ``first``, the speed right after them, the tool
+    ``after_tool`` arguments before the end (a process move's signal and value, ``MoveLSync``'s procedure).
+    ``writes``: the index of an argument the instruction gives a value (``SearchL``'s found point), or None."""
+
+    kind: str
+    points: int = 1
+    first: int = 0
+    after_tool: int = 0
+    writes: int | None = None
+
+
+def _signatures(names: str, **signature) -> dict[str, _Signature]:
+    return {name.lower(): _Signature(**signature) for name in names.split()}
+
+
+#: Process and search moves: the target is compensated like MoveL's, every other argument kept as written.
+PROCESS_MOTIONS: dict[str, _Signature] = {
+    **_signatures("MoveLDO MoveLAO MoveLGO", kind=LINEAR, after_tool=2),
+    **_signatures("MoveJDO MoveJAO MoveJGO", kind=JOINT, after_tool=2),
+    **_signatures("MoveCDO MoveCAO MoveCGO", kind=CIRCULAR, points=2, after_tool=2),
+    **_signatures("MoveLSync", kind=LINEAR, after_tool=1),
+    **_signatures("MoveJSync", kind=JOINT, after_tool=1),
+    **_signatures("MoveCSync", kind=CIRCULAR, points=2, after_tool=1),
+    **_signatures("TriggL TriggLIOs ArcL ArcLStart ArcLEnd ArcL1 ArcL2 CapL PaintL SpotL SpotML DispL", kind=LINEAR),
+    **_signatures("TriggJ TriggJIOs SpotJ", kind=JOINT),
+    **_signatures("TriggC ArcC ArcCStart ArcCEnd ArcC1 ArcC2 CapC PaintC DispC", kind=CIRCULAR, points=2),
+    **_signatures("SearchL", kind=LINEAR, first=2, writes=1),
+    **_signatures("SearchJ", kind=JOINT, first=2, writes=1),
+    **_signatures("SearchC", kind=CIRCULAR, points=2, first=2, writes=1),
+}
+
 #: Instructions that move the robot, change the frame of later motions or
 #: wait for a path event in ways thermocomp does not follow.
 UNSUPPORTED_INSTRUCTIONS = frozenset(s.lower() for s in (
-    "SearchL", "SearchC", "SearchJ", "SearchExtJ", "TriggL", "TriggC", "TriggJ", "TriggLIOs", "TriggJIOs",
-    "MoveLDO", "MoveJDO", "MoveCDO", "MoveLAO", "MoveJAO", "MoveCAO", "MoveLGO", "MoveJGO", "MoveCGO",
-    "MoveLSync", "MoveJSync", "MoveCSync", "MoveExtJ", "ArcL", "ArcC", "ArcLStart", "ArcLEnd", "ArcCStart",
-    "ArcCEnd", "ArcL1", "ArcL2", "ArcC1", "ArcC2", "ArcMoveExtJ", "CapL", "CapC", "PaintL", "PaintC", "SpotL",
-    "SpotJ", "SpotML", "DispL", "DispC", "PDispOn", "PDispSet", "EOffsOn", "EOffsSet", "CorrCon", "CorrWrite",
+    "SearchExtJ", "MoveExtJ", "ArcMoveExtJ", "PDispOn", "PDispSet", "EOffsOn", "EOffsSet", "CorrCon", "CorrWrite",
     "WZLimSup", "WZDOSet", "SyncMoveOn", "SyncMoveOff", "IndAMove", "IndCMove", "IndDMove", "IndRMove",
     "ActUnit", "DeactUnit", "StorePath", "RestoPath", "ClearPath", "ExitCycle", "StopMoveReset", "SetSysData",
     "TuneServo", "CirPathMode",
@@ -140,19 +181,83 @@ UNSUPPORTED_INSTRUCTIONS = frozenset(s.lower() for s in (
 #: Instructions that neither move the robot nor branch: passed over.
 PASSIVE_INSTRUCTIONS = frozenset(s.lower() for s in (
     "TPWrite", "TPErase", "ErrWrite", "ErrLog", "SetDO", "SetAO", "SetGO", "Set", "Reset", "PulseDO", "InvertDO",
-    "AccSet", "ConfJ", "ConfL", "SingArea", "GripLoad", "Stop", "Break", "Incr", "Decr", "Add", "Clear",
+    "AccSet", "SingArea", "GripLoad", "Stop", "Break", "Incr", "Decr", "Add", "Clear",
     "ClkStart", "ClkStop", "ClkReset", "PathResol", "SoftAct", "SoftDeact", "StopMove", "StartMove", "PDispOff",
     "EOffsOff", "CorrClear", "CorrDiscon", "IDelete", "ISleep", "IWatch", "IDisable", "IEnable", "Load",
     "MechUnitLoad", "TriggIO", "TriggEquip", "TriggInt", "TriggSpeed", "SetDataSearch", "WaitLoad", "UnLoad",
-    "Comment", "MotionSup", "WaitRob", "SpeedRefresh", "PathAccLim", "WorldAccLim",
+    "Comment", "MotionSup", "WaitRob", "SpeedRefresh", "PathAccLim", "WorldAccLim", "TPReadNum", "TPReadDnum",
+    "TPReadFK",
 ))
 
 #: Instructions that wait for something thermocomp cannot time.
 SIGNAL_WAITS = frozenset(s.lower() for s in ("WaitDI", "WaitDO", "WaitAI", "WaitAO", "WaitGI", "WaitGO",
                                               "WaitUntil", "WaitSyncTask", "WaitTestAndSet"))
 
-#: Data types whose changes at run time a motion may read.
-_MUTATING = frozenset(("incr", "decr", "add", "clear"))
+#: Instructions that change how the motions after them run (speed, configuration checks): followed in order, so
+#: a branch holding one is not passed over.
+MODE_INSTRUCTIONS = frozenset(("velset", "confl", "confj"))
+
+#: A RAPID identifier (ABB, "RAPID kernel": at most 32 characters).
+_RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
+
+
+@dataclass(frozen=True)
+class RapidOptions:
+    """How a RAPID task is read: its other modules, its entry routine, routines known not to move, a size bound.
+
+    Parameters
+    ----------
+    modules
+        The task's other modules (``CalibData.mod``'s tooldata and wobjdata, a gripper library's PROCs): their
+        declarations are read and their routines checked where the program calls them. Nothing in them is written.
+    entry
+        The routine one cycle runs (``main``; RobotStudio's exports often hold only ``Path_10``).
+    external
+        Routines found in no module that neither move the robot nor change data a motion reads
+        (a gripper or process library the controller holds): calls of them are kept as written.
+    max_motions
+        Most motions and waits the entry routine may unroll to (FOR loops and calls, counted before
+        anything is followed): a module past it is refused with its count.
+    """
+
+    modules: tuple[str, ...] = ()
+    entry: str = "main"
+    external: tuple[str, ...] = ()
+    max_motions: int = MAX_MOTIONS
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "modules", tuple(str(m) for m in self.modules))
+        object.__setattr__(self, "external", tuple(self.external))
+        for option, names in (("--entry", (self.entry,)), ("--external", self.external)):
+            for name in names:
+                if not (isinstance(name, str) and _RAPID_NAME.fullmatch(name)):
+                    raise ConfigurationError(f"{option}: expected a RAPID routine name (a letter, then letters, "
+                                             f"digits or _), got {name!r}")
+        if isinstance(self.max_motions, bool) or not isinstance(self.max_motions, int) or self.max_motions < 1:
+            raise ConfigurationError(f"--max-motions: expected a whole number >= 1, got {self.max_motions!r}")
+
+
+#: Instructions that move the robot or change how it moves.
+_MOVING = frozenset(MOTIONS) | frozenset(PROCESS_MOTIONS) | UNSUPPORTED_INSTRUCTIONS
+
+#: Statements that branch or loop (or end a routine): passed over when they move nothing (:meth:`_Walker.blocker`).
+_BRANCHES = frozenset(("if_stmt", "compact_if", "while_stmt", "for_stmt", "test_stmt", "return_stmt", "exit_stmt",
+                       "raise_stmt", "retry_stmt", "trynext_stmt"))
+
+#: The statements the walker does not follow, as RAPID writes them.
+_CONSTRUCTS = {
+    "if_stmt": "IF", "compact_if": "IF", "while_stmt": "WHILE", "for_stmt": "FOR", "test_stmt": "TEST",
+    "return_stmt": "RETURN", "exit_stmt": "EXIT", "goto_stmt": "GOTO", "retry_stmt": "RETRY",
+    "trynext_stmt": "TRYNEXT", "raise_stmt": "RAISE", "connect_stmt": "CONNECT (an interrupt)",
+    "late_call": "a late-bound call (%...%)",
+}
+
+#: How a call of a routine found nowhere is named.
+_NOT_FOUND = ("found in no module of the task (give its module with --module FILE, or declare with --external "
+              "{name} that it does not move the robot)")
+
+#: Instructions that give their first argument a value known only while running.
+_MUTATING = frozenset(("incr", "decr", "add", "clear", "tpreadnum", "tpreaddnum", "tpreadfk"))
 
 
 @functools.lru_cache(maxsize=1)
@@ -269,6 +374,15 @@ def _location(item: Tree | Token) -> tuple[int, int]:
     return s.line, s.column
 
 
+def _is_local(item: Tree) -> bool:
+    return isinstance(item.children[0], Token) and item.children[0].type == "LOCAL"
+
+
+#: The nodes that hold statements (what :meth:`_Walker.unrolled` counts through).
+_BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if", "while_stmt", "for_stmt", "test_stmt",
+                     "test_case"))
+
+
 @dataclass
 class _Data:
     type: str
@@ -276,6 +390,7 @@ class _Data:
     node: Tree | None  # the declared value's tree (for its span), if any
     name: str
     declared: Token
+    origin: str = ""  # the other module of the task that declares it ("": this one)
 
 
 def parse_rapid_text(text: str, path: str) -> Tree:
@@ -297,8 +412,10 @@ def parse_rapid_text(text: str, path: str) -> Tree:
         raise InputError(f"RAPID syntax: unexpected {what} (column {column})", path=path, row=line) from None
 
 
-def read_rapid(path: PathLike, progress: Callable[[int, int | None], None] | None = None) -> RobotProgram:
-    """Read a RAPID module file (``.mod``, ``.modx``, ``.prg``, ``.sys``).
+def read_rapid(path: PathLike, progress: Callable[[int, int | None], None] | None = None,
+               options: RapidOptions | None = None) -> RobotProgram:
+    """Read a RAPID module file (``.mod``, ``.modx``, ``.prg``, ``.sys``), with the task's other modules,
+    entry routine and external routines of ``options``.
 
     Returns
     -------
@@ -313,23 +430,53 @@ def read_rapid(path: PathLike, progress: Callable[[int, int | None], None] | Non
         quaternion that is not unit), naming the file, line and column.
     """
     data = read_program_bytes(path, "RAPID module")
-    return rapid_program_from_text(data.decode("latin-1"), str(path), progress=progress)
+    return rapid_program_from_text(data.decode("latin-1"), str(path), progress=progress, options=options)
 
 
 def rapid_program_from_text(text: str, path: str = "<text>",
-                            progress: Callable[[int, int | None], None] | None = None) -> RobotProgram:
+                            progress: Callable[[int, int | None], None] | None = None,
+                            options: RapidOptions | None = None) -> RobotProgram:
     """:func:`read_rapid` on the text of a module (decoded as ISO-8859-1).
 
     ``progress(motions, None)`` hears of the motions followed, every few thousand.
     """
+    options = RapidOptions() if options is None else options
+    modules = tuple(_other_module(m) for m in options.modules)
     with paused():  # a long program is a million objects that all stay alive (thermocomp._gc)
-        return _Walker(text, path, progress).run(parse_rapid_text(text, path))
+        return _Walker(text, path, progress, _Task(options, modules)).run(parse_rapid_text(text, path))
+
+
+@dataclass(frozen=True)
+class _Module:
+    """Another module of the task, as read: its file, text and tree."""
+
+    path: str
+    text: str
+    tree: Tree
+
+
+@dataclass(frozen=True)
+class _Task:
+    options: RapidOptions
+    modules: tuple[_Module, ...]
+
+
+def _other_module(path: str) -> _Module:
+    data = read_program_bytes(path, "RAPID module (--module)")
+    text = data.decode("latin-1")
+    return _Module(str(path), text, parse_rapid_text(text, str(path)))
 
 
 class _Walker:
     """Follows a module's entry routine statement by statement."""
 
-    def __init__(self, text: str, path: str, progress: Callable[[int, int | None], None] | None = None) -> None:
+    def __init__(self, text: str, path: str, progress: Callable[[int, int | None], None] | None = None,
+                 task: _Task | None = None) -> None:
+        self.task = _Task(RapidOptions(), ()) if task is None else task
+        self.external = {n.lower() for n in self.task.options.external}
+        self.origin: dict[int, str] = {}  # id of a routine of another module of the task: that module's file
+        self.conf_free: dict[int, bool] = {}  # a motion statement's offset: whether every run of it had Conf \Off
+        self.conf_on = {"linear": True, "joint": True}  # ConfL, ConfJ
         self.text = text
         self.path = path
         self.progress = progress
@@ -355,6 +502,7 @@ class _Walker:
         self.lines = TextLines(text)  # lines and columns of offsets
         self._run_count = 0  # motions of runs followed (for progress)
         self._cycle_body: Tree | None = None  # the last entry routine's body
+        self._unrolled: dict[str, int] = {}  # motions and waits a routine runs (:meth:`unrolled`)
 
     # ----- errors and findings
     def error(self, message: str, where: Tree | Token) -> InputError:
@@ -369,29 +517,116 @@ class _Walker:
 
     # ----- the module
     def run(self, tree: Tree) -> RobotProgram:
-        module = next(tree.find_data("module"))
-        for item in module.children:
-            if not isinstance(item, Tree):
-                continue
-            if item.data == "data_decl":
-                self.declare(item, self.module_data)
-            elif item.data in ("proc", "func", "trap"):
-                self.routines.append(item)
-                if item.data == "proc":
-                    self.procs[self._routine_name(item).lower()] = item
+        for other in self.task.modules:
+            self.collect(other.tree, other)
+        self.collect(tree, None)
         entry = self.entry_routines()
         if entry:  # the body whose last statement may be the production loop (:meth:`loops_forever`)
             self._cycle_body = next(c for c in entry[-1].children if isinstance(c, Tree) and c.data == "body")
+        first_read = dict(self._first_read)
+        self.check_size(entry)
+        self._first_read = first_read  # (counting reads the bounds of FOR loops: no read of a cycle)
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
             self.run_routine(proc, depth=0)
         self.check_cycles()
-        self.note_unvisited()
+        unrun = self.note_unvisited()
         return RobotProgram(
             language="rapid", path=self.path, text=self.text, steps=self.finish_points(tree),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
             entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
+            extra={"unrun": unrun, "confdata_free": frozenset(k for k, free in self.conf_free.items() if free)},
         )
+
+    def collect(self, tree: Tree, module: _Module | None) -> None:
+        """The declarations and routines of this module (``module`` None) or of another module of the task (its
+        task-global ones: a ``LOCAL`` one is its own)."""
+        reader = None if module is None else _Walker(module.text, module.path, task=_Task(self.task.options, ()))
+        for item in next(tree.find_data("module")).children:
+            if not isinstance(item, Tree) or (module is not None and _is_local(item)):
+                continue
+            if item.data == "data_decl":
+                if reader is None:
+                    self.declare(item, self.module_data)
+                else:
+                    self.declare_other(item, reader)
+            elif item.data in ("proc", "func", "trap"):
+                name = self._routine_name(item)
+                if module is None:
+                    self.routines.append(item)
+                else:
+                    self.origin[id(item)] = module.path
+                known = self.procs.get(name.lower())
+                if known is not None and item.data == "proc":
+                    first = self.origin.get(id(known), self.path)
+                    where = self.path if module is None else module.path
+                    raise InputError(f"PROC {name} is declared in two modules of the task: {first} (line "
+                                     f"{_location(known)[0]}) and here", path=where, row=_location(item)[0])
+                if item.data == "proc":
+                    self.procs[name.lower()] = item
+
+    def declare_other(self, decl: Tree, reader: _Walker) -> None:
+        """A task-global declaration of another module, read by that module's ``reader`` (its errors name that
+        file; its values may use the module's earlier declarations)."""
+        reader.declare(decl, reader.module_data)
+        key = str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+        data = reader.module_data[key]
+        if key in self.module_data:
+            first = self.module_data[key]
+            raise InputError(f"{data.name} is declared in two modules of the task: {first.origin or self.path} "
+                             f"(line {first.declared.line}) and here", path=reader.path, row=data.declared.line)
+        self.module_data[key] = dataclasses.replace(data, origin=reader.path)
+
+    def check_size(self, entry: list[Tree]) -> None:
+        """The motions and waits the entry routine unrolls to, counted before any is followed: past
+        ``max_motions`` the module is refused with the count (a few kilobytes of nested FOR loops or calls can
+        stand for 2^40 motions)."""
+        limit = self.task.options.max_motions
+        total = sum(self.unrolled(proc, frozenset()) for proc in entry)
+        if total > limit:
+            where = entry[0] if entry else None
+            raise InputError(f"{self._routine_name(where) if where is not None else 'the module'} unrolls to "
+                             f"{total:,} motions and waits (through its FOR loops and routine calls): more than "
+                             f"--max-motions {limit:,}", path=self.path,
+                             row=None if where is None else _location(where)[0])
+
+    def unrolled(self, node: Tree, calling: frozenset[str]) -> int:
+        """How many motions and waits ``node`` (a routine or a statement) runs: FOR loops with bounds known from
+        the module's data times their body, calls times the routine's count (each routine counted once), every
+        branch of a condition; recursion counts once (it is refused when followed)."""
+        if node.data in ("proc", "func", "trap"):
+            name = self._routine_name(node).lower()
+            if name in calling:
+                return 0
+            if name not in self._unrolled:
+                body = next(c for c in node.children if isinstance(c, Tree) and c.data == "body")
+                self._unrolled[name] = self.unrolled(body, calling | {name})
+            return self._unrolled[name]
+        if node.data == "moves":
+            return len(self.move_matches(node.children[0]))
+        if node.data == "call":
+            key = str(node.children[0]).lower() if isinstance(node.children[0], Token) else ""
+            if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime":
+                return 1
+            routine = self.procs.get(key)
+            return 0 if routine is None or id(routine) in self.origin else self.unrolled(routine, calling)
+        count = sum(self.unrolled(c, calling) for c in node.children if isinstance(c, Tree) and c.data in _BLOCKS)
+        if node.data == "for_stmt" and count:
+            try:
+                count *= self.for_passes(node, None)[2]
+            except _Unsupported:
+                pass  # (bounds known only while running: counted when it runs, :meth:`run_for`)
+        return count
+
+    def for_passes(self, statement: Tree, local: dict[str, _Data] | None) -> tuple[float, float, int]:
+        """A FOR loop's first value, step and number of passes (RAPID: without STEP the counter counts by 1, or
+        by -1 when FROM is above TO; ABB, RAPID instructions, "FOR")."""
+        _, start_node, stop_node, *rest = statement.children
+        start, stop = self._number(start_node, local), self._number(stop_node, local)
+        step = self._number(rest[0], local) if len(rest) == 2 else (1.0 if start <= stop else -1.0)
+        if step == 0:
+            raise _Unsupported("FOR with STEP 0 never ends", statement)
+        return start, step, max(int(np.floor((stop - start) / step + 1e-9)) + 1, 0)
 
     def finish_points(self, tree: Tree) -> tuple:
         """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`)."""
@@ -419,11 +654,14 @@ class _Walker:
                         uses.setdefault(value, set()).add(start)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         steps = []
+        done: dict[int, Motion] = {}  # a step repeated (the passes of a FOR loop): decided once
         for step in self.steps:
             if isinstance(step, Motion):
-                points = tuple(p if not p.name or p.text == p.argument or uses.get(p.name.lower(), set()) <= direct
-                               else dataclasses.replace(p, text=p.argument) for p in step.points)
-                step = dataclasses.replace(step, points=points)
+                if id(step) not in done:
+                    points = tuple(p if not p.name or p.text == p.argument or uses.get(p.name.lower(), set()) <= direct
+                                   else dataclasses.replace(p, text=p.argument) for p in step.points)
+                    done[id(step)] = dataclasses.replace(step, points=points)
+                step = done[id(step)]
             steps.append(step)
         return steps
 
@@ -436,25 +674,38 @@ class _Walker:
         return any(isinstance(c, Tree) and c.data == "params" for c in routine.children)
 
     def entry_routines(self) -> list[Tree]:
-        if "main" in self.procs:
-            return [self.procs["main"]]
+        """The entry routine (``--entry``, default ``main``); without a ``main``, every parameterless PROC of the
+        module that no routine calls, in file order."""
+        entry = self.task.options.entry
+        found = self.procs.get(entry.lower())
+        if found is not None and id(found) not in self.origin:
+            return [found]
+        own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
+        if entry.lower() != "main":
+            raise InputError(f"--entry {entry}: expected a PROC of this module, got none of that name (its PROCs: "
+                             f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")
                   if isinstance(c.children[0], Token)}
-        return [p for name, p in self.procs.items() if name not in called and not self._has_params(p)]
+        return [p for name, p in own.items() if name not in called and not self._has_params(p)]
 
-    def note_unvisited(self) -> None:
+    def note_unvisited(self) -> tuple[tuple[str, int], ...]:
+        """A note for each routine of the module the entry does not run that holds motions; ``(name, motions)``
+        of each."""
+        unrun = []
         for routine in self.routines:
             name = self._routine_name(routine)
             if name.lower() in self.visited:
                 continue
             moves = [c for c in routine.find_data("call") if isinstance(c.children[0], Token)
-                     and (str(c.children[0]).lower() in MOTIONS or str(c.children[0]).lower() in UNSUPPORTED_INSTRUCTIONS)]
+                     and str(c.children[0]).lower() in _MOVING]
             n_moves = len(moves) + sum(len(self.move_matches(run.children[0])) for run in routine.find_data("moves"))
             if n_moves:
                 line, column = _location(routine)
                 kind = {"proc": "PROC", "func": "FUNC", "trap": "TRAP"}[routine.data]
                 self.notes.append(Finding(f"{kind} {name} is not run from the entry routine: its {n_moves} "
                                           "motion(s) stay as written", line, column))
+                unrun.append((name, n_moves))
+        return tuple(unrun)
 
     # ----- data
     def declare(self, decl: Tree, scope: dict[str, _Data]) -> None:
@@ -476,8 +727,12 @@ class _Walker:
             if value is not None and dtype in RECORDS and not is_array:
                 self.check_record(value, dtype, value_node)
         if scope is self.module_data and str(name_token).lower() in scope:  # RAPID refuses it: which one counts?
-            first = scope[str(name_token).lower()].declared
-            raise self.error(f"{name_token} is declared twice in the module (first at line {first.line})", name_token)
+            first = scope[str(name_token).lower()]
+            if first.origin:
+                raise self.error(f"{name_token} is declared in two modules of the task: {first.origin} (line "
+                                 f"{first.declared.line}) and here", name_token)
+            raise self.error(f"{name_token} is declared twice in the module (first at line {first.declared.line})",
+                             name_token)
         scope[str(name_token).lower()] = _Data(dtype if not is_array else dtype + "{}", value, value_node,
                                                str(name_token), name_token)
 
@@ -555,7 +810,8 @@ class _Walker:
             dtype, value = PREDEFINED[key]
             return _Data(dtype, value, None, str(token), token)
         else:
-            raise _Unsupported(f"{token} is not declared in this module", token)
+            raise _Unsupported(f"{token} is not declared in this module (a datum of another module of the task: "
+                               "give that module with --module FILE)", token)
         if key in self.assigned:
             line, column = _location(self.assigned[key])
             raise _Unsupported(f"{token} is changed at run time (line {line}, column {column}); "
@@ -723,18 +979,87 @@ class _Walker:
                     continue
                 self.run_statement(statement, local, depth)
             except _Unsupported as exc:
-                if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
+                changed: set[str] = set()
+                reason = self.blocker(statement, changed=changed) if isinstance(statement, Tree) \
+                    and statement.data in _BRANCHES else "it"
+                if reason is None:  # a branch or loop that moves nothing: kept as written, what it assigns unknown
+                    line, column = _location(statement)
+                    note = Finding(f"{_CONSTRUCTS[statement.data]} moves nothing and changes nothing a motion "
+                                   "reads: passed over, kept as written (its time is not estimated)", line, column)
+                    if note not in self.notes:
+                        self.notes.append(note)
+                    for key in changed:  # (assigned by a routine it calls)
+                        self.assigned.setdefault(key, statement)
+                elif self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
                     line, column = _location(exc.where)
                     note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
                                    "a motion reads (its time is not estimated)", line, column)
                     if note not in self.notes:
                         self.notes.append(note)
                 else:
-                    self.unsupported_at(exc.message, exc.where)
+                    self.unsupported_at(exc.message if reason == "it" else f"{exc.message}: it holds {reason}",
+                                        exc.where)
                 self.note_skipped_motions(statement)
                 if isinstance(statement, Tree):  # what it may change is not known after it
                     for node in statement.iter_subtrees():
                         self.record_change(node, local)
+
+    def blocker(self, node: Tree, own: frozenset[str] = frozenset(), params: frozenset[str] = frozenset(),
+                calling: frozenset[str] = frozenset(), changed: set[str] | None = None, path: str = "") -> str | None:
+        """What in ``node`` (a statement, or a routine with its data ``own`` and parameters ``params``) moves the
+        robot or changes how later motions run, with its line; None if nothing does.
+
+        A motion or another moving instruction, ``VelSet``/``ConfL``/``ConfJ``, an interrupt, a ``GOTO``, a
+        late-bound call, a call of a routine found in no module (and not ``--external``), an assignment to a
+        routine's parameter (RAPID passes data by reference), recursion. The data it assigns otherwise (its
+        routines' own data left out) are added to ``changed``.
+        """
+        changed = set() if changed is None else changed
+        path = path or self.origin.get(id(node), "")
+        for sub in node.iter_subtrees_topdown():
+            kind = sub.data
+            if kind in ("moves", "late_call", "connect_stmt", "goto_stmt", "label"):
+                what = {"moves": re.match(r"\w*", sub.children[0]).group() if kind == "moves" else "",
+                        "late_call": "a late-bound call (%...%)", "connect_stmt": "an interrupt "
+                        "(CONNECT)", "goto_stmt": "a GOTO", "label": "a label (a GOTO target)"}[kind]
+                return f"{what} at {self._at(sub, path)}"
+            token = self.changed_token(sub) if kind in ("assign", "call") else None
+            if token is not None:
+                key = str(token).lower()
+                if key in params:
+                    return f"an assignment to its parameter {token} at {self._at(sub, path)}"
+                if key not in own:
+                    changed.add(key)
+            if kind != "call" or not isinstance(sub.children[0], Token):
+                continue
+            name = str(sub.children[0])
+            key = name.lower()
+            if key in _MOVING or key in MODE_INSTRUCTIONS:
+                return f"{name} at {self._at(sub, path)}"
+            if key in self.external or key in PASSIVE_INSTRUCTIONS or key in SIGNAL_WAITS or key == "waittime":
+                continue
+            routine = self.procs.get(key)
+            if routine is None:
+                return f"{name} at {self._at(sub, path)}, a routine {_NOT_FOUND.format(name=name)}"
+            if key in calling:
+                return f"a recursive call of {name} at {self._at(sub, path)}"
+            reason = self.blocker(routine, *self._routine_names(routine), calling | {key}, changed)
+            if reason is not None:
+                return f"{reason} (in {name}, called at {self._at(sub, path)})"
+        return None
+
+    def _at(self, node: Tree | Token, path: str) -> str:
+        line = _location(node)[0]
+        return f"line {line}" if not path or path == self.path else f"{path}, line {line}"
+
+    @staticmethod
+    def _routine_names(routine: Tree) -> tuple[frozenset[str], frozenset[str]]:
+        """The names a routine declares itself, and its parameters' (lower case)."""
+        own = frozenset(str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+                        for decl in routine.find_data("data_decl"))
+        params = frozenset(str([c for c in p.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+                           for p in routine.find_data("param"))
+        return own, params
 
     def loops_forever(self, statement: Tree | Token, body: Tree) -> bool:
         """``WHILE TRUE DO ... ENDWHILE`` as the last statement of the (last) entry routine: the production loop,
@@ -757,6 +1082,9 @@ class _Walker:
         (:meth:`record_change`).
         """
         target, value_node = statement.children[0], statement.children[-1]
+        if isinstance(target, Tree) and target.data == "component":
+            self.assign_component(statement, local)
+            return
         token = target.children[0] if isinstance(target, Tree) and target.data == "name" else None
         key = None if token is None else str(token).lower()
         scope = local if key in local else (self.module_data if key in self.module_data else None)
@@ -768,32 +1096,73 @@ class _Walker:
         except _Unsupported:
             self.record_change(statement, local)
             return
-        old = scope[key]
         literal = value_node if isinstance(value_node, Tree) and value_node.data in ("aggregate", "numbers") else None
-        scope[key] = _Data(old.type, value, literal, old.name, old.declared)
+        self.give(scope, key, value, literal, statement)
+
+    def give(self, scope: dict[str, _Data], key: str, value: object, literal: Tree | None, statement: Tree) -> None:
+        """``scope[key]`` holds ``value`` from ``statement`` on (written in ``literal``, this module's text, or
+        nowhere: a motion's target is then written at the motion)."""
+        scope[key] = dataclasses.replace(scope[key], value=value, node=literal, origin="")
         self.assigned.pop(key, None)
         self._followed[key] = (value, self._followed.get(key, (None, statement))[1])  # the first assignment's line
         self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
 
+    def assign_component(self, statement: Tree, local: dict[str, _Data]) -> None:
+        """``wobj.oframe.trans.z := 25;``: a component of a whole record of this routine or of the module, whose
+        value is known, given a number or a record known here (a work object moved from constants); anything
+        else makes the record changed at run time (:meth:`record_change`)."""
+        target, value_node = statement.children[0], statement.children[-1]
+        fields = []
+        while isinstance(target, Tree) and target.data == "component":
+            fields.insert(0, str(target.children[1]).lower())
+            target = target.children[0]
+        key = str(target.children[0]).lower() if isinstance(target, Tree) and target.data == "name" else None
+        scope = local if key in local else (self.module_data if key in self.module_data else None)
+        if key is None or scope is None or key in self._params.get(id(local), ()) or key in self.assigned \
+                or scope[key].type not in RECORDS or scope[key].value is None:
+            self.record_change(statement, local)
+            return
+        value = _copy(scope[key].value)  # (not a read the next cycle depends on: the component is overwritten)
+        holder, dtype = value, scope[key].type
+        try:
+            for i, field_name in enumerate(fields):
+                names = [f for f, _ in RECORDS.get(dtype, ())]
+                if field_name not in names:
+                    raise _Unsupported(f"component {field_name} of a {dtype}", statement)
+                at, dtype = names.index(field_name), RECORDS[dtype][names.index(field_name)][1]
+                if i < len(fields) - 1:
+                    holder = holder[at]
+                elif dtype == "num":
+                    holder[at] = self._number(value_node, local)
+                elif dtype in RECORDS:
+                    holder[at] = self.evaluate_as(value_node, local, dtype)
+                else:
+                    raise _Unsupported(f"a {dtype} component is not followed", statement)
+        except _Unsupported:
+            self.record_change(statement, local)
+            return
+        self.give(scope, key, value, None, statement)
+
     def check_cycles(self) -> None:
-        """Data a cycle reads before a followed assignment gives it another value: the next cycle reads that one."""
-        for key, (value, statement) in self._followed.items():
+        """Data of the module a cycle reads before a followed assignment gives it another value, or before a
+        statement not followed (a branch passed over, ``Incr``) may change it: the next cycle reads that one."""
+        changed = [(key, (None, statement)) for key, statement in self.assigned.items()
+                   if key in self.module_data and key not in self._followed]
+        for key, (value, statement) in [*self._followed.items(), *changed]:
             read = self._first_read.get(key)
             timing_only = self.module_data.get(key) is not None and self.module_data[key].type in ("speeddata",
                                                                                                  "loaddata")
             if read is not None and read[0] != value and not timing_only:  # (a speed changes times, not targets)
                 line, column = _location(statement)
-                self.unsupported_at(f"{read[1]} is read here before line {line} gives it another value: the next "
+                self.unsupported_at(f"{read[1]} is read here before line {line} "
+                                    f"{'may give' if value is None else 'gives'} it another value: the next "
                                     "cycle would read that one", read[1])
 
     def changed_token(self, statement: Tree) -> Token | None:
         """The name of the datum ``statement`` changes: an assignment's root (``p.trans.x := ...`` changes ``p``)
         or the first argument of ``Incr``/``Decr``/``Add``/``Clear``; None for anything else."""
         if statement.data == "assign":
-            root = statement.children[0]
-            while isinstance(root, Tree) and root.data in ("component", "index"):
-                root = root.children[0]
-            return root.children[0] if isinstance(root, Tree) else root
+            return self.changed_root(statement.children[0])
         if statement.data == "call" and isinstance(statement.children[0], Token) \
                 and str(statement.children[0]).lower() in _MUTATING and len(statement.children) > 1:
             positional, _ = self.split_args(statement.children[1])
@@ -808,7 +1177,11 @@ class _Walker:
         passes ``VAR``/``PERS``/``INOUT`` arguments by reference; a plain one
         is taken the same way, to be safe): its name is recorded as well.
         """
-        token = self.changed_token(statement)
+        self.mark_changed(self.changed_token(statement), statement, local)
+
+    def mark_changed(self, token: Token | None, statement: Tree, local: dict[str, _Data]) -> None:
+        """The datum named ``token`` (and the caller's datum a parameter of that name is bound to) is changed at run
+        time from ``statement`` on."""
         if token is None:
             return
         key = str(token).lower()
@@ -816,6 +1189,15 @@ class _Walker:
         bound = local.get(key)
         if bound is not None:
             self.assigned.setdefault(bound.name.lower(), statement)
+
+    @staticmethod
+    def changed_root(target: Tree | Token) -> Token | None:
+        """The name at the root of ``p``, ``p.trans.x`` or ``p{2}`` (None for anything else)."""
+        while isinstance(target, Tree) and target.data in ("component", "index"):
+            target = target.children[0]
+        if isinstance(target, Tree) and target.data == "name":
+            return target.children[0]
+        return target if isinstance(target, Token) and target.type == "NAME" else None
 
     def note_skipped_motions(self, statement: Tree) -> None:
         if not isinstance(statement, Tree):
@@ -843,53 +1225,26 @@ class _Walker:
         elif kind == "call":
             self.run_call(statement, local, depth)
         elif kind == "moves":
+            first = len(self.steps)
             self.run_moves(statement.children[0], local, depth)
+            self.note_conf(self.steps[first:])
         elif kind == "label":
             raise _Unsupported(f"label {statement.children[0]}: (a GOTO target) is not followed", statement)
         elif kind == "for_stmt":
             self.run_for(statement, local, depth)
         else:
-            construct = {
-                "if_stmt": "IF", "compact_if": "IF", "while_stmt": "WHILE", "for_stmt": "FOR", "test_stmt": "TEST",
-                "return_stmt": "RETURN", "exit_stmt": "EXIT", "goto_stmt": "GOTO", "retry_stmt": "RETRY",
-                "trynext_stmt": "TRYNEXT", "raise_stmt": "RAISE", "connect_stmt": "CONNECT (an interrupt)",
-                "late_call": "a late-bound call (%...%)",
-            }.get(kind, kind)
+            construct = _CONSTRUCTS.get(kind, kind)
             raise _Unsupported(f"{construct} is not followed (its outcome or count is not known before running)",
                                statement)
 
-    def moves_nothing(self, routine: Tree, calling: frozenset[str] = frozenset()) -> bool:
-        """``routine`` (and the module's routines it calls) moves nothing and changes nothing a motion reads.
-
-        No motion or other moving instruction, ``VelSet``, ``EXIT``, interrupt
-        or late-bound call; every call a routine of the module that moves
-        nothing, a passive instruction or a wait; every assignment (and
-        ``Incr``, ``Add``, ...) to data the routine declares itself (not to a
-        parameter: RAPID passes those by reference). Its conditions and
-        loops, which could not be followed, then cannot change a motion: they
-        are passed over with a note (a gripper routine's ``IF``/``WaitDI``).
-        """
+    def moves_nothing(self, routine: Tree) -> bool:
+        """``routine`` (and the routines it calls) moves nothing and changes nothing a motion reads
+        (:meth:`blocker`, no data but its own assigned). Its conditions and loops, which could not be followed,
+        then cannot change a motion: they are passed over with a note (a gripper routine's ``IF``/``WaitDI``)."""
+        changed: set[str] = set()
         name = self._routine_name(routine).lower()
-        if name in calling:
-            return False  # recursion: left to the rules
-        own = {str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
-               for decl in routine.find_data("data_decl")}
-        for node in routine.iter_subtrees():
-            if node.data in ("moves", "late_call", "exit_stmt", "connect_stmt"):
-                return False
-            if node.data == "assign" or (node.data == "call" and isinstance(node.children[0], Token)
-                                         and str(node.children[0]).lower() in _MUTATING):
-                token = self.changed_token(node)
-                if token is None or str(token).lower() not in own:
-                    return False
-            elif node.data == "call" and isinstance(node.children[0], Token):
-                key = str(node.children[0]).lower()
-                if key in self.procs:
-                    if not self.moves_nothing(self.procs[key], calling | {name}):
-                        return False
-                elif not (key in PASSIVE_INSTRUCTIONS or key in SIGNAL_WAITS or key == "waittime"):
-                    return False
-        return True
+        return self.blocker(routine, *self._routine_names(routine), frozenset((name,)), changed) is None \
+            and not changed
 
     def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data], statement: Tree
                        ) -> dict[str, _Data]:
@@ -951,23 +1306,28 @@ class _Walker:
         their own (each gets its own time); the written program has one text per
         motion, so a motion whose target changes with the counter is not
         followed (nothing of the loop is kept then).
+        A body that does not read the counter and changes nothing
+        (:meth:`changes_state`) runs the same way every pass: it is followed
+        once and its steps repeated.
         """
-        counter, start_node, stop_node, *rest = statement.children
-        body = rest[-1]
-        start, stop = self._number(start_node, local), self._number(stop_node, local)
-        step = self._number(rest[0], local) if len(rest) == 2 else (1.0 if start <= stop else -1.0)
-        if step == 0:
-            raise _Unsupported("FOR with STEP 0 never ends", statement)
-        passes = max(int(np.floor((stop - start) / step + 1e-9)) + 1, 0)
-        if passes > MAX_FOR_PASSES:
-            raise _Unsupported(f"FOR with {passes:,} passes (more than {MAX_FOR_PASSES:,}) is not unrolled", statement)
+        counter, body = statement.children[0], statement.children[-1]
+        start, step, passes = self.for_passes(statement, local)
+        count = passes * self.unrolled(body, frozenset())
+        if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
+            raise self.error(f"FOR with {passes:,} passes unrolls to {count:,} motions and waits: more than "
+                             f"--max-motions {self.task.options.max_motions:,}", statement)
         first_step = len(self.steps)
         scopes = []  # every pass's scope stays alive: the evaluation cache keys local values by id(scope)
-        for k in range(passes):
+        same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
+            lambda v: isinstance(v, Token) and v.type == "NAME")) and not self.changes_state(body, frozenset())
+        for k in range(min(passes, 1) if same else passes):
             scope = dict(local)
             scope[str(counter).lower()] = _Data("num", start + k * step, None, str(counter), counter)
             scopes.append(scope)
             self.run_body(body, scope, depth)
+        if same:
+            self.steps.extend(self.steps[first_step:] * max(passes - 1, 0))
+            return
         self.steps[first_step:] = expand(self.steps[first_step:])  # each pass's motions, as objects
         changing = calls.changing_motion(self.steps[first_step:])
         if changing is not None:
@@ -977,13 +1337,47 @@ class _Walker:
             raise _Unsupported(f"{changing.instruction}'s target changes with the FOR counter {counter}: one "
                                "written target cannot serve every pass", statement)
 
+    def changes_state(self, node: Tree, calling: frozenset[str]) -> bool:
+        """Whether ``node`` (or a routine of the module it calls) may leave the walk in another state: an
+        assignment, ``Incr``/``Add``/..., ``VelSet``/``ConfL``/``ConfJ``, a search's found point, a late-bound
+        call, recursion."""
+        for sub in node.iter_subtrees_topdown():
+            if sub.data in ("assign", "late_call"):
+                return True
+            if sub.data != "call" or not isinstance(sub.children[0], Token):
+                continue
+            key = str(sub.children[0]).lower()
+            if key in _MUTATING or key in MODE_INSTRUCTIONS or key in calling \
+                    or (key in PROCESS_MOTIONS and PROCESS_MOTIONS[key].writes is not None):
+                return True
+            routine = self.procs.get(key)
+            if routine is not None and id(routine) not in self.origin \
+                    and self.changes_state(routine, calling | {key}):
+                return True
+        return False
+
     def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         name_token = statement.children[0]
         name = str(name_token)
         key = name.lower()
         call_args = statement.children[1] if len(statement.children) > 1 else None
-        if key in MOTIONS:
+        if key in MOTIONS or key in PROCESS_MOTIONS:
             self.run_motion(statement, key, local)
+        elif key in ("confl", "confj"):  # \Off: the controller ignores the confdata of the motions after it
+            _, optional = self.split_args(call_args)
+            if "on" in optional or "off" in optional:
+                self.conf_on[LINEAR if key == "confl" else JOINT] = "on" in optional
+        elif key in self.external:
+            pass  # declared by the user: moves nothing, changes nothing a motion reads
+        elif key in self.procs and id(self.procs[key]) in self.origin:
+            routine = self.procs[key]
+            changed: set[str] = set()
+            reason = self.blocker(routine, *self._routine_names(routine), frozenset((key,)), changed)
+            if reason is not None:
+                raise _Unsupported(f"{name} (a routine of {self.origin[id(routine)]}) is not followed: it holds "
+                                   f"{reason}; only the program's own file is written", statement)
+            for changed_key in changed:
+                self.assigned.setdefault(changed_key, statement)
         elif key == "waittime":
             positional, _ = self.split_args(call_args)
             if len(positional) != 1:
@@ -1015,26 +1409,36 @@ class _Walker:
                 for step in self.steps[first:]:  # the outermost call with arguments is the one named
                     self._in_call[id(step)] = (name, span_of(statement))
         elif key in UNSUPPORTED_INSTRUCTIONS:
-            raise _Unsupported(f"{name} is not followed (thermocomp compensates MoveL, MoveJ, MoveC and MoveAbsJ)",
-                               statement)
+            raise _Unsupported(f"{name} is not followed (it moves the robot or changes the frame of its motions in "
+                               "a way known only while running)", statement)
         elif key in SIGNAL_WAITS:
             line, column = _location(statement)
             self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", line, column))
         elif key in PASSIVE_INSTRUCTIONS:
             self.record_change(statement, local)
         else:
-            raise _Unsupported(f"{name} is neither a routine of this module nor an instruction thermocomp knows "
-                               "(a routine of another module could move the robot)", statement)
+            raise _Unsupported(f"{name} is no instruction thermocomp knows and a routine {_NOT_FOUND.format(name=name)}",
+                               statement)
 
     def run_motion(self, statement: Tree, key: str, local: dict[str, _Data]) -> None:
-        kind, n_points = MOTIONS[key]
+        """A motion: ``MoveL``, ``MoveJ``, ``MoveC``, ``MoveAbsJ``, or a process or search move (:data:`PROCESS_MOTIONS`),
+        whose points, speed and tool are read as ``MoveL``'s and every other argument kept as written."""
+        signature = PROCESS_MOTIONS.get(key) or _Signature(*MOTIONS[key])
+        kind, n_points, first = signature.kind, signature.points, signature.first
         name_token = statement.children[0]
         positional, optional = self.split_args(statement.children[1] if len(statement.children) > 1 else None)
-        if len(positional) != n_points + 3:
+        if key in MOTIONS and len(positional) != n_points + 3:
             raise self.error(f"{name_token}: expected {n_points + 3} arguments (point(s), speed, zone, tool), "
                              f"got {len(positional)}", statement)
+        if len(positional) < first + n_points + 2 + signature.after_tool:
+            raise self.error(f"{name_token}: expected at least {first + n_points + 2 + signature.after_tool} "
+                             f"arguments, got {len(positional)}", statement)
         if "corr" in optional:  # a sensor's path correction, known only while running (\TLoad, \Inpos: no effect)
             raise _Unsupported(f"{name_token} \\Corr is not followed", statement)
+        if signature.writes is not None:  # SearchL's found point: known only while running
+            self.mark_changed(self.changed_root(positional[signature.writes]), statement, local)
+        tool_node = positional[len(positional) - 1 - signature.after_tool]
+        positional = positional[first:first + n_points + 1] + [None, tool_node]  # (points, speed, -, tool)
         T_flange_tcp = self.frame(positional[n_points + 2], local, "tooldata")
         wobj_node = optional.get("wobj")
         T_world_frame = np.eye(4) if wobj_node is None else self.frame(wobj_node, local, "wobjdata")
@@ -1058,6 +1462,22 @@ class _Walker:
             name=span_of(name_token), tcp_speed=v_tcp * 1e-3, orientation_speed=np.radians(v_ori * override / 100.0),
             duration_s=duration,
         ))
+        self.note_conf(self.steps[-1:])
+
+    def note_conf(self, steps: list) -> None:
+        """Whether every run of each motion statement of ``steps`` had its confdata ignored (``ConfL \\Off`` for
+        linear and circular moves, ``ConfJ \\Off`` for joint moves), by the statement's offset."""
+        for step in steps:
+            if isinstance(step, Motion):
+                starts, kinds = [step.statement.start], [step.kind]
+            elif isinstance(step, MotionRun):
+                starts, kinds = step.statement[:, 0].tolist(), [KINDS[k] for k in step.kind.tolist()]
+            else:
+                continue
+            for start, kind in zip(starts, kinds):
+                if kind != ABSOLUTE_JOINT:
+                    free = not self.conf_on[JOINT if kind == JOINT else LINEAR]
+                    self.conf_free[start] = self.conf_free.get(start, True) and free
 
     # ----- runs of plain motions (MOVES tokens)
     def move_matches(self, token: Token) -> MoveStatements:
@@ -1291,6 +1711,12 @@ class _Walker:
         text_node: Tree | Token = node
         name = ""
         element: tuple[int, int] | None = None  # the element of an array declaration that is the text
+        if isinstance(node, Tree) and node.data in ("name", "index"):
+            root = node if node.data == "name" else node.children[0]
+            data = self.lookup(root.children[0], local) if isinstance(root, Tree) and root.data == "name" else None
+            if data is not None and data.origin and data.node is not None:
+                raise _Unsupported(f"{data.name} is declared in {data.origin} (line {data.declared.line}): its "
+                                   "target is written there, and only the program's own file is written", node)
         if isinstance(node, Tree) and node.data == "name":
             data = self.lookup(node.children[0], local)
             name = data.name

@@ -63,7 +63,7 @@ from thermocomp.programs.model import (
     CIRCULAR,
     JOINT,
     LINEAR,
-    MAX_MOTIONS_DEFAULT,
+    MAX_MOTIONS,
     Finding,
     Motion,
     MotionRun,
@@ -72,7 +72,6 @@ from thermocomp.programs.model import (
     Span,
     TextLines,
     Wait,
-    check_max_motions,
     expand,
     newline_of,
 )
@@ -245,20 +244,19 @@ class _Binding:
     name: str
 
 
-def read_urscript(path: PathLike, max_motions: int = MAX_MOTIONS_DEFAULT) -> RobotProgram:
+def read_urscript(path: PathLike, max_motions: int = MAX_MOTIONS) -> RobotProgram:
     """Read a URScript file (``.script``, ``.urscript``); errors name the file, line and column.
 
     ``max_motions``: most motions, calls and loop passes the script may
-    unroll to (:data:`~thermocomp.programs.model.MAX_MOTIONS_DEFAULT`); past
+    unroll to (:data:`~thermocomp.programs.model.MAX_MOTIONS`); past
     it the script is refused with the count where it passed.
     """
     text = read_program_text(path, "URScript")
     return urscript_program_from_text(text, str(path), max_motions=max_motions)
 
 
-def urscript_program_from_text(text: str, path: str = "<text>", max_motions: int = MAX_MOTIONS_DEFAULT) -> RobotProgram:
+def urscript_program_from_text(text: str, path: str = "<text>", max_motions: int = MAX_MOTIONS) -> RobotProgram:
     """:func:`read_urscript` on the text of a script (decoded as ISO-8859-1)."""
-    check_max_motions(max_motions)
     with paused():  # a long script is a million objects that all stay alive (thermocomp._gc)
         return _Walker(text, path, parse_urscript_text(text, path), max_motions).run()
 
@@ -336,7 +334,7 @@ _COMPARE = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": opera
 
 
 class _Walker:
-    def __init__(self, text: str, path: str, tree: Tree, max_motions: int = MAX_MOTIONS_DEFAULT) -> None:
+    def __init__(self, text: str, path: str, tree: Tree, max_motions: int = MAX_MOTIONS) -> None:
         self.text, self.path, self.tree = text, path, tree
         self.max_motions = max_motions
         self.unrolled = 0  # motions, calls and loop passes run so far (bounded by max_motions)

@@ -264,7 +264,7 @@ def compensate(address: Address, which: RobotInScene, deformation: PathLike, tar
     The results appear only after the scene check has run (one commit).
     ``solver``: the ``ik``, ``starts`` and ``seed`` fields of
     :class:`CompensationOptions`. Raises
-    :class:`~thermocomp.pipeline.CompensationFailed` as
+    :class:`~thermocomp.application.CompensationFailed` as
     :func:`thermocomp.pipeline.run_compensation` does (nothing written).
     """
     from thermocomp.io.targets_csv import read_targets_csv

@@ -44,7 +44,8 @@ class BatchOutputs:
     size
         Picture size ``(width, height)`` [px].
     minute, magnification
-        Deformation shown in the picture; ``None``: the program's last minute, 1.
+        Deformation shown in the picture; ``None``: the program's last minute, and the magnification the GUI
+        opens with (:func:`~thermocomp.simulators.pybullet.cell.automatic_magnification`).
     """
 
     out: PathLike | None = None
@@ -61,9 +62,10 @@ class BatchOutputs:
         return {"--out": self.out, "--collisions-out": self.collisions_out, "--screenshot": self.screenshot}
 
 
-def prepare(job: Job, robot: str | None, deformation: PathLike, targets: PathLike, *, scene: PathLike | None,
+def prepare(job: Job, robot: str | None, deformation: PathLike, targets: PathLike | None, *, scene: PathLike | None,
             meshes: PathLike | None, options: CompensationOptions, fixed_orientation: FloatArray | None,
-            outputs: dict[str, PathLike | None], robot_options: RobotFileOptions | None = None) -> sim.SimSetup:
+            outputs: dict[str, PathLike | None], robot_options: RobotFileOptions | None = None,
+            program: PathLike | None = None) -> sim.SimSetup:
     """Declare the inputs and ``outputs`` (by option) in ``job``, check them, read the inputs, check again.
 
     The second check covers the files only the inputs name (the scene's
@@ -73,13 +75,14 @@ def prepare(job: Job, robot: str | None, deformation: PathLike, targets: PathLik
         job.input(robot, "--robot")
     job.input(deformation, "--deformation")
     job.input(targets, "--targets")
+    job.input(program, "--program")
     job.input(scene, "--scene")
     job.input(meshes, "--meshes")
     job.input(options.time_law_file, "--time-law")
     for option, path in outputs.items():
         job.output(path, option)
     job.check()
-    setup = sim.load_setup(robot, deformation, targets, scene=scene, meshes=meshes, options=options,
+    setup = sim.load_setup(robot, deformation, targets, program=program, scene=scene, meshes=meshes, options=options,
                            fixed_orientation=fixed_orientation, robot_options=robot_options)
     job.inputs(setup.input_files(), "a file the inputs name")
     job.check()
@@ -96,7 +99,7 @@ def run_batch(job: Job, setup: sim.SimSetup, outputs: BatchOutputs, *, allow_fai
 
     Raises
     ------
-    thermocomp.pipeline.CompensationFailed
+    thermocomp.application.CompensationFailed
         Rows failed and ``allow_failures`` is False (nothing written).
     """
     from thermocomp.simulators.pybullet.collision import CollisionOptions, write_collision_csv
@@ -104,7 +107,6 @@ def run_batch(job: Job, setup: sim.SimSetup, outputs: BatchOutputs, *, allow_fai
     from thermocomp.simulators.pybullet.tracker import write_tracker_csv
 
     minute = None if outputs.minute is None else setup.check_minute(outputs.minute)
-    magnification = 1.0 if outputs.magnification is None else outputs.magnification
     hits = 0
     notes: list[str] = []
     with sim.work_directory() as work:  # the meshes generated for the collision check are reused by the picture
@@ -126,7 +128,7 @@ def run_batch(job: Job, setup: sim.SimSetup, outputs: BatchOutputs, *, allow_fai
                 job.write_with(outputs.collisions_out, lambda path: write_collision_csv(found, path))
         if outputs.screenshot is not None:
             width, height = outputs.size
-            rgb, shot = sim.render_screenshot(setup, minute=minute, magnification=magnification, width=width,
+            rgb, shot = sim.render_screenshot(setup, minute=minute, magnification=outputs.magnification, width=width,
                                               height=height, workdir=work)
             job.write_with(outputs.screenshot, lambda path: write_png(path, rgb))
             notes.append(f" (minute {shot.minute:.12g}, magnification {shot.magnification:g}; {shot.geometry})")

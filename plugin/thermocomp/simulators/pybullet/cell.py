@@ -57,10 +57,12 @@ from thermocomp.simulators.pybullet.render import (
     check_png_path,
     render_cell,
     scene_points,
+    with_legend,
     write_png,
 )
 from thermocomp.simulators.pybullet.robot import (
     GHOST_RGBA,
+    MAGNIFICATION_RANGE,
     DeformedRobot,
     RobotBody,
     check_magnification,
@@ -166,9 +168,9 @@ class SimSetup:
         return robot_geometry(self.chain, cache_dir, robot=builtin, mesh_map=self.mesh_map)
 
 
-def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targets: PathLike | Program, *,
-               scene: PathLike | Scene | None = None, meshes: PathLike | None = None,
-               options: CompensationOptions | None = None,
+def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targets: PathLike | Program | None = None,
+               *, program: PathLike | None = None, scene: PathLike | Scene | None = None,
+               meshes: PathLike | None = None, options: CompensationOptions | None = None,
                fixed_orientation: FloatArray | None = None,
                robot_options: RobotFileOptions | None = None) -> SimSetup:
     """Read and check the inputs of a simulation.
@@ -181,7 +183,11 @@ def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targ
     deformation
         The paper's deformation CSV [mm, deg] or a table.
     targets
-        Targets CSV (world frame) or a program.
+        Targets CSV (world frame) or a :class:`Program`.
+    program
+        Instead of ``targets``: a robot program (RAPID, URScript), its motion targets in execution order
+        (:func:`thermocomp.programs.compensate.program_targets`): the points the controller goes to, with
+        the configuration it takes.
     scene
         Scene file (docs/scenes.md) or a scene; ``None``: the robot alone.
     meshes
@@ -200,6 +206,8 @@ def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targ
         Any reader's located error; no robot named; a robot that differs
         from the one the scene is made for.
     """
+    if (targets is None) == (program is None):
+        raise ConfigurationError("expected targets or a robot program (--targets or --program), one of the two")
     scene_ = scene if isinstance(scene, Scene) else (EMPTY_SCENE if scene is None else read_scene(scene))
     wanted = scene_.robot.model
     if robot is None:
@@ -212,10 +220,16 @@ def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targ
                          "robot or leave the robot out to take the scene's", path=scene_.source)
     bound = robot_and_table(robot, deformation, robot_options=robot_options, options=options, place=scene_.place)
     chain, table = bound.chain, bound.table
-    program = (targets if isinstance(targets, Program)
-               else read_targets_csv(targets, fixed_orientation=fixed_orientation, n_joints=chain.n_joints))
+    if program is not None:
+        from thermocomp.programs.compensate import program_targets
+
+        played = program_targets(chain, program, bound.options)
+    elif isinstance(targets, Program):
+        played = targets
+    else:
+        played = read_targets_csv(targets, fixed_orientation=fixed_orientation, n_joints=chain.n_joints)
     mesh_map = read_mesh_map(meshes) if meshes is not None else scene_.robot.meshes
-    return SimSetup(chain=chain, robot=str(robot), table=table, program=program, scene=scene_,
+    return SimSetup(chain=chain, robot=str(robot), table=table, program=played, scene=scene_,
                     options=CompensationOptions() if options is None else options, mesh_map=mesh_map,
                     robot_options=robot_options)
 
@@ -247,6 +261,125 @@ def _same_robot(a: str, b: str) -> bool:
     return Path(a).resolve() == Path(b).resolve()
 
 
+#: The GUI opens with the deformation magnified so that it moves the TCP of the robot at home by about this
+#: share of the robot's reach (about 40 mm on an IRB140): at magnification 1 a real thermal deformation
+#: (tenths of a millimetre) is invisible, the ghost hidden inside the robot. Seed 002's Figure 12 magnified
+#: "up to 1000 times".
+VISIBLE_SHARE = 0.05
+
+
+def display_magnification(setup: SimSetup, minute: float) -> float:
+    """The magnification at which the deformation at ``minute`` shows: :data:`VISIBLE_SHARE` of the reach.
+
+    The TCP of the robot at its home configuration moves by ``d`` [m] between
+    the nominal robot and the robot deformed at ``minute`` (seed 002,
+    Eqs. 18-22); the magnification is ``VISIBLE_SHARE * reach / d``, rounded
+    down to 1, 2 or 5 times a power of ten and kept within
+    :data:`MAGNIFICATION_RANGE` (1 when nothing is deformed). ``reach`` is the
+    length of the chain at its zero pose, joint to joint to the TCP.
+    """
+    from thermocomp.deformation.apply import deformed_model
+    from thermocomp.kinematics.fk import fk
+    from thermocomp.kinematics.model import nominal_model
+
+    chain = setup.chain
+    lo, hi = MAGNIFICATION_RANGE
+    _, p_nominal = fk(nominal_model(chain), chain.home)
+    _, p_deformed = fk(deformed_model(chain, setup.table, setup.fraction(minute), setup.options.composition), chain.home)
+    shift = float(np.linalg.norm(p_deformed - p_nominal))
+    reach = float(np.linalg.norm(chain.p, axis=1).sum() + np.linalg.norm(chain.T_last_tcp[:3, 3]))
+    if shift <= 0.0:
+        return lo
+    wanted = VISIBLE_SHARE * reach / shift
+    decade = 10.0 ** np.floor(np.log10(wanted))
+    nice = max(step * decade for step in (1.0, 2.0, 5.0) if step * decade <= wanted)
+    return float(np.clip(nice, lo, hi))
+
+
+#: How far [m] a link of the magnified robot may reach below the plane the robot stands on (or below the real
+#: robot's own lowest point at the same pose, where that is lower): PyBullet's AABB margin is some millimetres.
+BELOW_PLANE_SLACK = 1e-3
+
+
+def support_plane_z(setup: SimSetup) -> float:
+    """Height [m] of the plane the robot stands on: its base's (the floor, or the table of its cell's mount)."""
+    return float(setup.chain.T_world_base[2, 3])
+
+
+def program_configurations(setup: SimSetup) -> tuple[FloatArray, np.ndarray]:
+    """The nominal joints of every target ``(m, n)`` [rad] (the program's, as the controller takes them) and
+    which converged ``(m,)`` (:func:`thermocomp.compensation.compensate.nominal_solutions`)."""
+    from thermocomp.compensation.compensate import nominal_solutions
+    from thermocomp.kinematics.ik import Status
+
+    found = nominal_solutions(setup.chain, setup.program, setup.options)
+    return found.q, found.status == Status.CONVERGED
+
+
+def largest_deviation(setup: SimSetup, minute: float, q: FloatArray, ok: np.ndarray) -> float:
+    """The largest TCP miss [m] of the uncompensated program at ``minute``: the nominal joints ``q`` ``(m, n)``
+    of the targets where ``ok`` on the robot deformed at that minute (seed 002, Eqs. 18-22), against the targets."""
+    from thermocomp.deformation.apply import deformed_model
+    from thermocomp.kinematics.fk import fk
+
+    if not np.any(ok):
+        return float("nan")
+    model = deformed_model(setup.chain, setup.table, setup.fraction(minute), setup.options.composition)
+    _, p = fk(model, q[ok])
+    return float(np.linalg.norm(p - setup.program.p_world_tcp[ok], axis=1).max())
+
+
+def lowest_link_z(body: RobotBody, q_rows: FloatArray) -> FloatArray:
+    """The lowest point [m] of the links that move (``link1`` .. ``tcp``, not the base) of ``body`` at each
+    configuration ``(k, n)``: the least z of their PyBullet AABBs, ``(k,)``."""
+    pb, cid = body.client.pb, body.client.id
+    links = [index for name, index in body.link_index.items() if name not in ("world", "base")]
+    lowest = np.empty(len(q_rows))
+    for k, q in enumerate(q_rows):
+        body.set_q(q)
+        lowest[k] = min(pb.getAABB(body.body, link, physicsClientId=cid)[0][2] for link in links)
+    return lowest
+
+
+def magnification_ladder(magnification: float) -> list[float]:
+    """``magnification`` and the values 1, 2, 5 times a power of ten below it, down to 1, largest first."""
+    lo, _ = MAGNIFICATION_RANGE
+    steps = [step * 10.0 ** k for k in range(0, 4) for step in (1.0, 2.0, 5.0)]
+    return [float(magnification)] + sorted((x for x in steps if lo <= x < magnification), reverse=True)
+
+
+def magnification_within_cell(setup: SimSetup, magnification: float, *, workdir: PathLike | None = None) -> float:
+    """The largest of :func:`magnification_ladder` (``magnification``) at which no moving link of the magnified
+    robot goes below the plane it stands on (:func:`support_plane_z`) at any configuration of the program (home
+    and every target's nominal joints) and any of its minutes.
+
+    A magnified deformation tilts the links (tens of degrees at x20 with a degree per joint): the magnified
+    robot dived through the table of its cell. Checked in PyBullet (DIRECT) on the link AABBs of the robot's
+    meshes, against the real robot's (magnification 1) at the same pose, which may itself reach below the
+    plane (then that is the bound), with :data:`BELOW_PLANE_SLACK`.
+    """
+    if check_magnification(magnification) <= 1.0:
+        return 1.0  # the real robot
+    q, ok = program_configurations(setup)
+    q_rows = np.vstack([setup.chain.home[None], q[ok]])
+    fraction = max(setup.fraction(float(m)) for m in setup.minutes)
+    plane = support_plane_z(setup)
+    with connect("direct") as client, work_directory(workdir) as work:
+        robot = DeformedRobot(client, setup.chain, setup.table, work, setup.geometry(work / "meshes"),
+                              composition=setup.options.composition, rgba=None, name="cap")
+        bound = np.minimum(lowest_link_z(robot.show(fraction, 1.0), q_rows), plane) - BELOW_PLANE_SLACK
+        for candidate in magnification_ladder(magnification):
+            if candidate <= 1.0 or np.all(lowest_link_z(robot.show(fraction, candidate), q_rows) >= bound):
+                return candidate
+    return 1.0
+
+
+def automatic_magnification(setup: SimSetup, minute: float, *, workdir: PathLike | None = None) -> float:
+    """The magnification a picture and the GUI open with: :func:`display_magnification` at ``minute``, within the
+    cell (:func:`magnification_within_cell`)."""
+    return magnification_within_cell(setup, display_magnification(setup, minute), workdir=workdir)
+
+
 def compensate_setup(setup: SimSetup, *, allow_failures: bool = False,
                      progress: Callable[[int, int], None] | None = None) -> CompensationReport:
     """Run the core compensation (:func:`thermocomp.pipeline.run_compensation`) and keep every row.
@@ -258,7 +391,7 @@ def compensate_setup(setup: SimSetup, *, allow_failures: bool = False,
 
     Raises
     ------
-    thermocomp.pipeline.CompensationFailed
+    thermocomp.application.CompensationFailed
         Rows failed and ``allow_failures`` is False.
     """
     return run_compensation(setup.chain, setup.table, setup.program, None, options=setup.options,
@@ -418,6 +551,11 @@ class Screenshot:
         Where the robot's meshes came from.
     reload_seconds
         Duration of loading the deformed robot [s].
+    deviation
+        The largest TCP miss [m] of the uncompensated program at ``minute`` (:func:`largest_deviation`).
+    legend
+        The lines written in the picture's upper left corner: robot, program, minute, magnification, largest
+        deviation (empty without a legend).
     """
 
     path: Path | None
@@ -427,37 +565,59 @@ class Screenshot:
     robot_pixels: int
     geometry: str
     reload_seconds: float
+    deviation: float = float("nan")
+    legend: tuple[str, ...] = ()
 
 
-def render_screenshot(setup: SimSetup, *, minute: float | None = None, magnification: float = 1.0,
+def render_screenshot(setup: SimSetup, *, minute: float | None = None, magnification: float | None = None,
                       q: FloatArray | None = None, ghost: bool = True, targets: bool = True,
                       camera: Camera | None = None, width: int = 960, height: int = 720,
-                      workdir: PathLike | None = None) -> tuple[np.ndarray, Screenshot]:
+                      workdir: PathLike | None = None, legend: bool = True) -> tuple[np.ndarray, Screenshot]:
     """The picture of :func:`save_screenshot`, not written: ``(rgb (height, width, 3) uint8, what was drawn)``.
 
     Parameters are those of :func:`save_screenshot` (without ``path``).
     """
     minute = float(setup.minutes[-1]) if minute is None else setup.check_minute(float(minute))
-    check_magnification(magnification)
+    if magnification is not None:
+        check_magnification(magnification)
     check_picture_size(width, height)
     q = setup.chain.home if q is None else np.asarray(q, dtype=float)
-    with connect("direct") as client, work_directory(workdir) as work:
-        cell = Cell(setup, client, work, ghost=ghost)
-        cell.set_q(q)
-        body = cell.robot.show(setup.fraction(minute), magnification)
-        if targets:
-            cell.add_target_markers()
-        cam = camera if camera is not None else camera_framing(client, cell.framing_points(), width=width, height=height)
-        rgb, seg = render_cell(client, cam, ghost=cell.ghost)
-        return rgb, Screenshot(path=None, camera=cam, minute=minute, magnification=magnification,
-                               robot_pixels=int(np.count_nonzero(seg == body.body)), geometry=cell.geometry.source,
-                               reload_seconds=cell.robot.reload_seconds[-1])
+    with work_directory(workdir) as work:
+        if magnification is None:
+            magnification = automatic_magnification(setup, minute, workdir=work)
+        deviation = largest_deviation(setup, minute, *program_configurations(setup)) if legend else float("nan")
+        with connect("direct") as client:
+            cell = Cell(setup, client, work, ghost=ghost)
+            cell.set_q(q)
+            body = cell.robot.show(setup.fraction(minute), magnification)
+            if targets:
+                cell.add_target_markers()
+            cam = camera if camera is not None else camera_framing(client, cell.framing_points(), width=width,
+                                                                   height=height)
+            rgb, seg = render_cell(client, cam, ghost=cell.ghost)
+            shot = Screenshot(path=None, camera=cam, minute=minute, magnification=magnification,
+                              robot_pixels=int(np.count_nonzero(seg == body.body)), geometry=cell.geometry.source,
+                              reload_seconds=cell.robot.reload_seconds[-1], deviation=deviation)
+    if not legend:
+        return rgb, shot
+    lines = legend_lines(setup, shot)
+    return with_legend(rgb, lines), replace(shot, legend=lines)
 
 
-def save_screenshot(setup: SimSetup, path: PathLike, *, minute: float | None = None, magnification: float = 1.0,
-                    q: FloatArray | None = None, ghost: bool = True, targets: bool = True,
-                    camera: Camera | None = None, width: int = 960, height: int = 720,
-                    workdir: PathLike | None = None) -> Screenshot:
+def legend_lines(setup: SimSetup, shot: Screenshot) -> tuple[str, ...]:
+    """What a picture says about itself, as the GUI's text does: robot, program, minute, magnification, and the
+    largest deviation of the uncompensated program at that minute."""
+    program = Path(setup.program.source).name if setup.program.source else f"{setup.program.n_targets} targets"
+    deviation = "n/a" if not np.isfinite(shot.deviation) else f"{shot.deviation * 1e3:.4g} mm"
+    return (f"robot {setup.chain.name}; program {program}",
+            f"minute {shot.minute:g}; deformation magnified x{shot.magnification:g} (display only)",
+            f"largest deviation without compensation: {deviation}")
+
+
+def save_screenshot(setup: SimSetup, path: PathLike, *, minute: float | None = None,
+                    magnification: float | None = None, q: FloatArray | None = None, ghost: bool = True,
+                    targets: bool = True, camera: Camera | None = None, width: int = 960, height: int = 720,
+                    workdir: PathLike | None = None, legend: bool = True) -> Screenshot:
     """A TinyRenderer picture of the cell with the deformed robot (no display needed).
 
     Parameters
@@ -470,7 +630,8 @@ def save_screenshot(setup: SimSetup, path: PathLike, *, minute: float | None = N
         Minute of the deformation shown [min], within the program's minutes;
         default the program's last.
     magnification
-        Display factor of the deformation (1 to 1000).
+        Display factor of the deformation (1 to 1000); default :func:`automatic_magnification`: the GUI's,
+        without a link going below the plane the robot stands on.
     q
         Controller angles [rad] ``(n,)``; default the robot's home configuration.
     ghost
@@ -484,6 +645,8 @@ def save_screenshot(setup: SimSetup, path: PathLike, *, minute: float | None = N
         :data:`~thermocomp.simulators.pybullet.render.MIN_PICTURE_PX`.
     workdir
         Folder for the generated files (:func:`work_directory`).
+    legend
+        Write :func:`legend_lines` in the picture's upper left corner.
 
     Raises
     ------
@@ -497,17 +660,24 @@ def save_screenshot(setup: SimSetup, path: PathLike, *, minute: float | None = N
     check_png_path(path)
     check_outputs(setup, [path])
     rgb, shot = render_screenshot(setup, minute=minute, magnification=magnification, q=q, ghost=ghost,
-                                  targets=targets, camera=camera, width=width, height=height, workdir=workdir)
+                                  targets=targets, camera=camera, width=width, height=height, workdir=workdir,
+                                  legend=legend)
     return replace(shot, path=write_png(path, rgb))
 
 
 __all__ = [
+    "VISIBLE_SHARE",
     "Cell",
     "Screenshot",
     "SimSetup",
     "check_collisions",
+    "automatic_magnification",
     "check_outputs",
     "compensate_setup",
+    "display_magnification",
+    "largest_deviation",
+    "legend_lines",
+    "magnification_within_cell",
     "load_setup",
     "measure",
     "render_screenshot",

@@ -28,7 +28,14 @@ import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.kinematics.ik import Status
-from thermocomp.simulators.pybullet.cell import Cell, SimSetup, measure
+from thermocomp.simulators.pybullet.cell import (  # noqa: F401 (VISIBLE_SHARE, display_magnification: the GUI's)
+    VISIBLE_SHARE,
+    Cell,
+    SimSetup,
+    automatic_magnification,
+    display_magnification,
+    measure,
+)
 from thermocomp.simulators.pybullet.client import Client, open_client, paused_rendering
 from thermocomp.simulators.pybullet.render import camera_framing, view_axes
 from thermocomp.simulators.pybullet.robot import MAGNIFICATION_RANGE
@@ -40,11 +47,6 @@ FRAME_SECONDS = 1.0 / 30.0
 #: Lines of text drawn above the robot (status lines, the line saying what is shown, the play line), and their size.
 TEXT_LINES = 5
 TEXT_SIZE = 1.2
-#: The GUI opens with the deformation magnified so that it moves the TCP of the robot at home by about this
-#: share of the robot's reach (about 40 mm on an IRB140): at magnification 1 a real thermal deformation
-#: (tenths of a millimetre) is invisible, the ghost hidden inside the robot. Seed 002's Figure 12 magnified
-#: "up to 1000 times".
-VISIBLE_SHARE = 0.05
 #: Share of the GUI's 3-D view that its side panels leave visible (measured on PyBullet 3.2.7's
 #: window: about 780 of 1280 px).
 GUI_VISIBLE_WIDTH = 0.6
@@ -182,34 +184,6 @@ class GuiPlan:
     def summary(self, minute: float) -> str:
         """:meth:`summary_lines` on one line."""
         return " ".join(line.strip() for line in self.summary_lines(minute))
-
-
-def display_magnification(setup: SimSetup, minute: float) -> float:
-    """The magnification at which the deformation at ``minute`` shows: :data:`VISIBLE_SHARE` of the reach.
-
-    The TCP of the robot at its home configuration moves by ``d`` [m] between
-    the nominal robot and the robot deformed at ``minute`` (seed 002,
-    Eqs. 18-22); the magnification is ``VISIBLE_SHARE * reach / d``, rounded
-    down to 1, 2 or 5 times a power of ten and kept within
-    :data:`MAGNIFICATION_RANGE` (1 when nothing is deformed). ``reach`` is the
-    length of the chain at its zero pose, joint to joint to the TCP.
-    """
-    from thermocomp.deformation.apply import deformed_model
-    from thermocomp.kinematics.fk import fk
-    from thermocomp.kinematics.model import nominal_model
-
-    chain = setup.chain
-    lo, hi = MAGNIFICATION_RANGE
-    _, p_nominal = fk(nominal_model(chain), chain.home)
-    _, p_deformed = fk(deformed_model(chain, setup.table, setup.fraction(minute), setup.options.composition), chain.home)
-    shift = float(np.linalg.norm(p_deformed - p_nominal))
-    reach = float(np.linalg.norm(chain.p, axis=1).sum() + np.linalg.norm(chain.T_last_tcp[:3, 3]))
-    if shift <= 0.0:
-        return lo
-    wanted = VISIBLE_SHARE * reach / shift
-    decade = 10.0 ** np.floor(np.log10(wanted))
-    nice = max(step * decade for step in (1.0, 2.0, 5.0) if step * decade <= wanted)
-    return float(np.clip(nice, lo, hi))
 
 
 def make_plan(setup: SimSetup, workdir: PathLike | None = None) -> GuiPlan:
@@ -496,7 +470,8 @@ def run_gui(setup: SimSetup, *, panel: Panel | None = None, max_frames: int | No
     start_minute, start_magnification
         Where the minute [min] and magnification sliders start. Default: the
         program's last minute (the full deformation of a ramp), magnified by
-        :func:`display_magnification` so that it shows.
+        :func:`~thermocomp.simulators.pybullet.cell.automatic_magnification` so that it shows, without a
+        link going below the plane the robot stands on.
 
     Raises
     ------
@@ -505,10 +480,10 @@ def run_gui(setup: SimSetup, *, panel: Panel | None = None, max_frames: int | No
     """
     if start_minute is None:
         start_minute = float(setup.minutes[-1])
-    if start_magnification is None:
-        start_magnification = display_magnification(setup, start_minute)
     client = open_client("gui", options=f"--width={WINDOW_SIZE[0]} --height={WINDOW_SIZE[1]}")
     try:
+        if start_magnification is None:
+            start_magnification = automatic_magnification(setup, start_minute)
         with tempfile.TemporaryDirectory(prefix="thermocomp_gui_") as work:
             gui = SimGui(setup, client, work, panel, play_interval=play_interval, start_minute=start_minute,
                          start_magnification=start_magnification)

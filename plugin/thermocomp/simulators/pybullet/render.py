@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -174,6 +175,33 @@ def render_cell(client: Client, camera: Camera, ghost: RobotBody | None = None, 
     return rgb, seg
 
 
+#: Height of a legend line in a picture, as a share of the picture's height (at least :data:`LEGEND_MIN_PX`).
+LEGEND_LINE_SHARE = 0.035
+LEGEND_MIN_PX = 9
+
+
+def with_legend(rgb: ArrayLike, lines: Sequence[str]) -> np.ndarray:
+    """``rgb`` ``(h, w, 3)`` uint8 with ``lines`` written in its upper left corner on a light box, as the GUI
+    writes its text above the robot (matplotlib's Agg renderer, off-screen); the rest of the picture unchanged."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    img = np.asarray(rgb)
+    h, w, _ = img.shape
+    dpi = 100.0
+    fig = Figure(figsize=(w / dpi, h / dpi), dpi=dpi)
+    canvas = FigureCanvasAgg(fig)
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.imshow(img, interpolation="nearest", aspect="auto")
+    ax.set_axis_off()
+    size_pt = max(LEGEND_MIN_PX, LEGEND_LINE_SHARE * h) * 72.0 / dpi / 1.2
+    fig.text(0.01, 0.99, "\n".join(lines), ha="left", va="top", fontsize=size_pt, family="monospace",
+             color=(0.1, 0.1, 0.1), bbox=dict(boxstyle="square,pad=0.3", facecolor=(1.0, 1.0, 1.0, 0.8),
+                                             edgecolor="none"))
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
+
+
 def png_bytes(rgb: ArrayLike) -> bytes:
     """A PNG file (8-bit RGB, no interlace) of ``rgb`` ``(h, w, 3)`` uint8."""
     img = np.asarray(rgb)
@@ -219,4 +247,4 @@ def read_png_rgb(path: PathLike) -> np.ndarray:
 
 
 __all__ = ["BACKGROUND", "MAX_PICTURE_PX", "MIN_PICTURE_PX", "Camera", "camera_framing", "check_picture_size",
-           "check_png_path", "png_bytes", "read_png_rgb", "render_cell", "scene_points", "view_axes", "write_png"]
+           "check_png_path", "png_bytes", "read_png_rgb", "render_cell", "scene_points", "view_axes", "with_legend", "write_png"]

@@ -1,0 +1,563 @@
+"""RAPID programs as robot cells run them (issue 25, RAPID; issue 28, the unrolled size).
+
+Written from ABB's documented RAPID syntax ("Technical reference manual - RAPID Instructions, Functions and Data
+types"; "RAPID kernel"), not copied from any program: branches and loops that move nothing (IF/ELSEIF/ELSE, TEST,
+WHILE, FOR), process and search moves (MoveLDO, TriggL, ArcL, MoveLSync, SearchL, ...), a task of several modules
+(``--module``, ``--external``), the entry routine (``--entry``), ``ConfL \\Off`` / ``ConfJ \\Off``, error handlers
+with error numbers, targets and work objects computed at run time from constants, and the bound on the motions a
+module may unroll to. Each class: the program compensates with default options, a zero table gives it back byte
+for byte, only motion targets change, and the written targets take the warm robot (FK of the deformed model) to
+the programmed poses.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+import pytest
+from program_builders import random_configurations, robtarget_text
+from test_programs_rapid import controller_joints, small_table
+
+from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
+from thermocomp.compensation.compensate import CompensationOptions
+from thermocomp.deformation.timelaw import Static
+from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.geometry.rotations import transform
+from thermocomp.kinematics.confdata import confdata_from_q
+from thermocomp.programs import (
+    ProgramCompensationFailed,
+    ProgramOptions,
+    RapidOptions,
+    compensate_program,
+    read_program,
+)
+from thermocomp.programs.model import MAX_MOTIONS
+from thermocomp.tolerances import IK_POSITION_TOL
+
+ZERO = DeformationTable.from_mm_deg(np.zeros((6, 6)))
+TOOL = "  PERS tooldata tGrip := [TRUE,[[0,0,120],[1,0,0,0]],[1,[0,0,50],[1,0,0,0],0,0,0]];\n"
+T_GRIP = transform(np.eye(3), [0.0, 0.0, 0.120])
+
+
+def _targets(chain, rng, names="abc", T_tool=T_GRIP, confdata=None):
+    """Declarations of robtargets ``names`` at random configurations (their TCP poses with ``T_tool``)."""
+    q = random_configurations(chain, rng, len(names))
+    R, p = fk(nominal_model(chain), q)
+    T = transform(R, p) @ T_tool
+    cf = confdata_from_q(nominal_model(chain), q) if confdata is None else np.tile(confdata, (len(names), 1))
+    decl = "".join(f"  CONST robtarget {n}:=" + robtarget_text(T[i], cf[i]) + ";\n" for i, n in enumerate(names))
+    return decl, dict(zip(names, T)), q
+
+
+def _module(chain, rng, main: str, routines: str = "", decl: str = "", names="abc"):
+    targets, T, _ = _targets(chain, rng, names)
+    src = ("MODULE cell\n" + targets + TOOL + "  VAR num nCount := 0;\n" + decl + "  PROC main()\n" + main
+           + "  ENDPROC\n" + routines + "ENDMODULE\n")
+    return src, T
+
+
+def _outside_targets(path, **options) -> str:
+    """The program's text with every motion target's text taken out: what must never change."""
+    prog = read_program(path, rapid=RapidOptions(**options))
+    text, spans = prog.text, sorted({(p.text.start, p.text.end) for p in prog.points})
+    pieces, at = [], 0
+    for a, b in spans:
+        pieces.append(text[at:a])
+        at = b
+    return "\x00".join(pieces + [text[at:]])
+
+
+def _reached(chain, table, path, **options):
+    """TCP poses [m] the warm robot reaches running the written program: its points' controller joints (IK in each
+    robtarget's written confdata), then the deformed model's FK."""
+    written = read_program(path, rapid=RapidOptions(**options))
+    q, status = controller_joints(chain, written)
+    assert np.all(status == 0)
+    R, p = fk(deformed_model(chain, table, 1.0), q)
+    return transform(R, p) @ np.stack([pt.T_flange_tcp for pt in written.points])
+
+
+def _check_compensated(tmp_path, src, want, rng, **options):
+    """Zero table: byte for byte; a warm table: only target texts change, every point reached."""
+    chain = load_robot("irb140")
+    path, out = tmp_path / "cell.mod", tmp_path / "cell_out.mod"
+    path.write_text(src)
+    popts = ProgramOptions(rapid=RapidOptions(**options))
+    compensate_program("irb140", ZERO, path, out, program_options=popts)
+    assert out.read_bytes() == path.read_bytes()
+    table = small_table(rng)
+    report = compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()),
+                                program_options=popts)
+    assert report.n_changed_texts > 0
+    assert _outside_targets(out, **options) == _outside_targets(path, **options)
+    reached = _reached(chain, table, out, **options)
+    assert len(reached) == len(want)
+    assert np.max(np.linalg.norm(reached[:, :3, 3] - np.stack(want)[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
+    return report
+
+
+# ----- control flow that moves nothing
+
+QUIET = [
+    "    IF TestDI(diPart) THEN WaitDI diPart, 0; ENDIF\n",
+    "    IF DInput(diX) = 1 THEN SetDO doY, 1; ENDIF\n",
+    "    IF nCount > 3 THEN\n      SetDO doY, 1;\n    ELSEIF nCount = 2 THEN\n      TPWrite \"two\";\n    ELSE\n"
+    "      Incr nCount;\n    ENDIF\n",
+    "    TEST nCount\n    CASE 1, 2:\n      SetDO doY, 0;\n    CASE 3:\n      WaitTime 0.5;\n    DEFAULT:\n"
+    "      PulseDO doY;\n    ENDTEST\n",
+    "    WHILE DInput(diReady) = 0 DO\n      WaitTime 0.1;\n    ENDWHILE\n",
+    "    FOR i FROM 1 TO GInput(giParts) DO\n      PulseDO doY;\n    ENDFOR\n",
+    "    IF DInput(diStop) = 1 Stop;\n",
+    "    IF DInput(diAbort) = 1 THEN\n      RETURN;\n    ENDIF\n",
+    "    IF DInput(diAsk) = 1 THEN\n      TPReadNum nCount, \"Parts?\";\n      TPWrite \"Parts\" \\Num:=nCount;\n    ENDIF\n",
+]
+
+
+@pytest.mark.parametrize("where", ["main", "routine"])
+@pytest.mark.parametrize("branch", QUIET)
+def test_a_branch_or_loop_that_moves_nothing_is_kept(tmp_path, rng, branch, where):
+    """Between two motions, in the entry routine or in a routine it calls: read without a finding, every motion
+    followed in order, the construct noted as passed over at its line."""
+    chain = load_robot("irb140")
+    if where == "main":
+        src, T = _module(chain, rng, "    MoveJ a, v500, z10, tGrip;\n" + branch + "    MoveL b, v100, fine, tGrip;\n")
+    else:
+        src, T = _module(chain, rng, "    MoveJ a, v500, z10, tGrip;\n    check;\n    MoveL b, v100, fine, tGrip;\n",
+                         "  PROC check()\n" + branch + "  ENDPROC\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), np.stack([T["a"], T["b"]]), atol=1e-12)
+    line = src.splitlines().index(branch.splitlines()[0]) + 1
+    assert line in {n.line for n in prog.notes if "passed over" in n.message}
+
+
+def test_a_program_full_of_quiet_branches_compensates_only_its_targets(tmp_path, rng):
+    src, T = _module(load_robot("irb140"), rng, "    MoveJ a, v500, z10, tGrip;\n" + "".join(QUIET[:6])
+                     + "    MoveL b, v100, fine, tGrip;\n" + "".join(QUIET[6:]) + "    MoveL c, v100, fine, tGrip;\n")
+    _check_compensated(tmp_path, src, [T["a"], T["b"], T["c"]], rng)
+
+
+@pytest.mark.parametrize(("branch", "holds"), [
+    ("    IF DInput(diX) = 1 THEN\n      MoveL c, v100, fine, tGrip;\n    ENDIF\n", "MoveL at line"),
+    ("    WHILE DInput(diX) = 0 DO\n      MoveL c, v100, fine, tGrip;\n    ENDWHILE\n", "MoveL at line"),
+    ("    TEST nCount\n    CASE 1:\n      place;\n    ENDTEST\n", "(in place, called at line"),
+    ("    IF DInput(diX) = 1 THEN\n      VelSet 50, 500;\n    ENDIF\n", "VelSet at line"),
+    ("    IF DInput(diX) = 1 THEN\n      g_Unknown;\n    ENDIF\n", "--external g_Unknown"),
+])
+def test_a_branch_that_moves_is_named_and_its_motions_are_kept(tmp_path, rng, branch, holds):
+    """A branch holding a motion (or a call of a routine that moves, or of one found nowhere, or a change of how
+    later motions run) stays a finding at its line, naming what it holds; its motion is never dropped: with
+    --unsupported keep it stays as written."""
+    src, _ = _module(load_robot("irb140"), rng,
+                     "    MoveJ a, v500, z10, tGrip;\n" + branch + "    MoveL b, v100, fine, tGrip;\n",
+                     "  PROC place()\n    MoveL c, v100, fine, tGrip;\n  ENDPROC\n")
+    path, out = tmp_path / "cell.mod", tmp_path / "cell_out.mod"
+    path.write_text(src)
+    line = src.splitlines().index(branch.splitlines()[0]) + 1
+    with pytest.raises(InputError) as info:
+        compensate_program("irb140", small_table(rng), path, out)
+    assert info.value.row == line and holds in str(info.value)
+    assert not out.exists()
+    compensate_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()),
+                       program_options=ProgramOptions(unsupported="keep"))
+    text = out.read_text()
+    assert branch in text and text != src  # the branch kept, its motion as written; the others compensated
+    declared_c = next(x for x in src.splitlines() if "robtarget c:=" in x)
+    assert declared_c in text.splitlines()  # c's motion is not followed: its target stays as written
+
+
+# ----- process and search moves
+
+PROCESS = [
+    ("MoveLDO {p}, v100, fine, tGrip, doGlue, 1;", 1),
+    ("MoveJDO {p}, v500, z10, tGrip, doGlue, 0;", 1),
+    ("MoveLAO {p}, v100, z5, tGrip, aoFlow, 2.5;", 1),
+    ("MoveLSync {p}, v100, z5, tGrip, \"glue_on\";", 1),
+    ("TriggL {p}, v100, trGlue, z5, tGrip;", 1),
+    ("TriggL \\Conc, {p}, v100, trGlue \\T2:=trOff, z5, tGrip \\WObj:=wobj0;", 1),
+    ("TriggJ {p}, v500, trGlue, z10, tGrip;", 1),
+    ("ArcL {p}, v100, seam1, weld1, weave1, z1, tGrip;", 1),
+    ("ArcLStart {p}, v100, seam1, weld1, fine, tGrip;", 1),
+    ("ArcC {q}, {p}, v100, seam1, weld1, weave1, z1, tGrip;", 2),
+    ("MoveCDO {q}, {p}, v100, z5, tGrip, doGlue, 1;", 2),
+    ("SearchL \\Stop, diEdge, pFound, {p}, v50, tGrip;", 1),
+    ("SpotL {p}, vmax, gun1, tGrip;", 1),
+]
+
+
+@pytest.mark.parametrize(("statement", "n_points"), PROCESS)
+def test_a_process_move_is_read_as_a_motion_to_its_target(tmp_path, rng, statement, n_points):
+    chain = load_robot("irb140")
+    move = "    " + statement.format(p="b", q="c") + "\n"
+    src, T = _module(chain, rng, "    MoveJ a, v500, z10, tGrip;\n" + move + "    MoveL a, v100, fine, tGrip;\n",
+                     decl="  VAR robtarget pFound;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    assert [m.instruction for m in prog.motions] == ["MoveJ", re.match(r"\w+", statement).group(), "MoveL"]
+    assert [len(m.points) for m in prog.motions] == [1, n_points, 1]
+    want = [T["a"]] + ([T["c"]] if n_points == 2 else []) + [T["b"], T["a"]]
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), want, atol=1e-12)
+    assert all(np.allclose(p.T_flange_tcp, T_GRIP) for p in prog.points)
+
+
+def test_process_moves_have_their_targets_compensated_and_the_rest_kept(tmp_path, rng):
+    names = "abcdefghijklmnop"
+    targets, T, _ = _targets(load_robot("irb140"), rng, names)
+    body, want, k = "", [], 0
+    for statement, n_points in PROCESS:
+        p, q = names[k], names[k + 1]
+        body += "    " + statement.format(p=p, q=q) + "\n"
+        want += ([T[q]] if n_points == 2 else []) + [T[p]]
+        k = (k + 2) % (len(names) - 1)
+    src = ("MODULE cell\n" + targets + TOOL + "  VAR robtarget pFound;\n  PROC main()\n" + body
+           + "  ENDPROC\nENDMODULE\n")
+    _check_compensated(tmp_path, src, want, rng)
+
+
+def test_a_search_s_found_point_is_known_only_while_running(tmp_path, rng):
+    src, _ = _module(load_robot("irb140"), rng, "    SearchL \\Stop, diEdge, pFound, b, v50, tGrip;\n"
+                     "    MoveL pFound, v100, fine, tGrip;\n", decl="  VAR robtarget pFound;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert [(f.line, "pFound is changed at run time" in f.message) for f in prog.unsupported] == \
+        [(src.splitlines().index("    MoveL pFound, v100, fine, tGrip;") + 1, True)]
+
+
+def test_a_process_move_has_no_joint_form(tmp_path, rng):
+    src, _ = _module(load_robot("irb140"), rng, "    MoveJ a, v500, z10, tGrip;\n"
+                     "    TriggL b, v100, trGlue, z5, tGrip;\n")
+    path, out = tmp_path / "cell.mod", tmp_path / "cell_out.mod"
+    path.write_text(src)
+    with pytest.raises(InputError, match="TriggL has no joint form") as info:
+        compensate_program("irb140", ZERO, path, out, program_options=ProgramOptions(output="joints"))
+    assert info.value.row == src.splitlines().index("    TriggL b, v100, trGlue, z5, tGrip;") + 1
+    assert not out.exists()
+
+
+# ----- a task of several modules
+
+CALIB = ("MODULE CalibData\n  TASK PERS tooldata tSucker := [TRUE,[[0,0,150],[1,0,0,0]],[2,[0,0,60],[1,0,0,0],0,0,0]];\n"
+         "  PERS wobjdata wTable := [FALSE,TRUE,\"\",[[400,-100,50],[1,0,0,0]],[[0,0,0],[1,0,0,0]]];\n"
+         "  LOCAL PERS num nOwn := 1;\nENDMODULE\n")
+GRIP = ("MODULE GripLib\n  PROC g_GripIn()\n    SetDO doVacuum, 1;\n    IF NOT TestDI(diVacuum) THEN\n"
+        "      WaitDI diVacuum, 1 \\MaxTime:=2;\n    ENDIF\n  ENDPROC\n  PROC g_GripOut()\n    SetDO doVacuum, 0;\n"
+        "    WaitTime 0.2;\n  ENDPROC\n  PROC g_Home()\n    MoveAbsJ [[0,0,0,0,30,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v500,"
+        " fine, tool0;\n  ENDPROC\nENDMODULE\n")
+
+
+def _task(tmp_path, rng, main):
+    """A program using CalibData.mod's tool and work object and GripLib.mod's routines; the targets' poses."""
+    chain = load_robot("irb140")
+    T_tool = transform(np.eye(3), [0.0, 0.0, 0.150])
+    T_wobj = transform(np.eye(3), [0.4, -0.1, 0.05])
+    q = random_configurations(chain, rng, 2)
+    R, p = fk(nominal_model(chain), q)
+    T = transform(R, p) @ T_tool
+    cf = confdata_from_q(nominal_model(chain), q)
+    decl = "".join(f"  CONST robtarget {n}:=" + robtarget_text(np.linalg.inv(T_wobj) @ T[i], cf[i]) + ";\n"
+                   for i, n in enumerate("ab"))
+    src = "MODULE PickPlace\n" + decl + "  PROC main()\n" + main + "  ENDPROC\nENDMODULE\n"
+    (tmp_path / "CalibData.mod").write_text(CALIB)
+    (tmp_path / "GripLib.mod").write_text(GRIP)
+    return src, T, (str(tmp_path / "CalibData.mod"), str(tmp_path / "GripLib.mod"))
+
+
+PICK = ("    MoveJ a, v500, z10, tSucker \\WObj:=wTable;\n    g_GripIn;\n    MoveL b, v100, fine, tSucker \\WObj:=wTable;\n"
+        "    g_GripOut;\n")
+
+
+def test_the_task_s_other_modules_give_their_data_and_routines(tmp_path, rng):
+    src, T, modules = _task(tmp_path, rng, PICK)
+    path = tmp_path / "PickPlace.mod"
+    path.write_text(src)
+    alone = read_program(path)
+    assert {f.line for f in alone.unsupported} == {src.splitlines().index(x) + 1 for x in PICK.splitlines()}
+    assert any("--module" in f.message for f in alone.unsupported)
+    prog = read_program(path, rapid=RapidOptions(modules=modules))
+    assert prog.unsupported == ()
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), T, atol=1e-12)
+    before = {m: open(m, "rb").read() for m in modules}
+    _check_compensated(tmp_path, src, list(T), rng, modules=modules)
+    assert {m: open(m, "rb").read() for m in modules} == before  # the other modules are never written
+
+
+def test_a_routine_of_another_module_that_moves_and_one_found_nowhere_are_named(tmp_path, rng):
+    src, _, modules = _task(tmp_path, rng, PICK + "    g_Home;\n    g_Flash 3;\n")
+    path = tmp_path / "PickPlace.mod"
+    path.write_text(src)
+    prog = read_program(path, rapid=RapidOptions(modules=modules))
+    found = {f.line: f.message for f in prog.unsupported}
+    home, flash = (src.splitlines().index(x) + 1 for x in ("    g_Home;", "    g_Flash 3;"))
+    assert found.keys() == {home, flash}
+    assert "MoveAbsJ at " in found[home] and "GripLib.mod, line 13" in found[home]
+    assert "--module FILE" in found[flash] and "--external g_Flash" in found[flash]
+    with pytest.raises(InputError) as info:
+        compensate_program("irb140", ZERO, path, tmp_path / "o.mod",
+                           program_options=ProgramOptions(rapid=RapidOptions(modules=modules)))
+    assert f"{path}:{home}:5:" in str(info.value) and f"{path}:{flash}:5:" in str(info.value)
+    # --external: a routine the controller holds that does not move the robot
+    prog = read_program(path, rapid=RapidOptions(modules=modules, external=("g_Flash",)))
+    assert [f.line for f in prog.unsupported] == [home]
+
+
+def test_a_target_declared_in_another_module_is_named(tmp_path, rng):
+    src, _, modules = _task(tmp_path, rng, PICK)
+    calib = CALIB.replace("ENDMODULE", "  CONST robtarget pDrop := [[400,0,400],[0,0,1,0],[0,0,0,0],"
+                                       "[9E9,9E9,9E9,9E9,9E9,9E9]];\nENDMODULE")
+    (tmp_path / "CalibData.mod").write_text(calib)
+    src = src.replace("    g_GripOut;\n", "    g_GripOut;\n    MoveL pDrop, v100, fine, tSucker;\n")
+    path = tmp_path / "PickPlace.mod"
+    path.write_text(src)
+    prog = read_program(path, rapid=RapidOptions(modules=modules))
+    assert [(f.line, "pDrop is declared in" in f.message) for f in prog.unsupported] == \
+        [(src.splitlines().index("    MoveL pDrop, v100, fine, tSucker;") + 1, True)]
+
+
+def test_a_name_declared_in_two_modules_is_an_error_naming_both(tmp_path, rng):
+    src, _, modules = _task(tmp_path, rng, PICK)
+    path = tmp_path / "PickPlace.mod"
+    path.write_text(src.replace("  PROC main()", TOOL.replace("tGrip", "tSucker") + "  PROC main()"))
+    with pytest.raises(InputError, match="tSucker is declared in two modules") as info:
+        read_program(path, rapid=RapidOptions(modules=modules))
+    assert "CalibData.mod" in str(info.value)
+
+
+# ----- the entry routine
+
+def test_an_entry_that_moves_nothing_names_the_routines_that_do(tmp_path, rng):
+    """RobotStudio's default export: an empty main and a Path_10 nothing calls."""
+    chain = load_robot("irb140")
+    targets, T, _ = _targets(chain, rng, "ab")
+    src = ("MODULE Module1\n" + targets + TOOL + "  PROC main()\n    !Add your code here\n  ENDPROC\n"
+           "  PROC Path_10()\n    MoveJ a, v1000, z100, tGrip\\WObj:=wobj0;\n    MoveL b, v1000, z100, tGrip\\WObj:=wobj0;\n"
+           "  ENDPROC\nENDMODULE\n")
+    path, out = tmp_path / "Module1.mod", tmp_path / "out.mod"
+    path.write_text(src)
+    with pytest.raises(InputError, match="Path_10: 2 motions, not called from main; rerun with --entry Path_10"):
+        compensate_program("irb140", ZERO, path, out)
+    assert not out.exists()
+    _check_compensated(tmp_path, src.replace("MODULE Module1", "MODULE cell"), [T["a"], T["b"]], rng, entry="Path_10")
+    with pytest.raises(InputError, match="--entry Path_20: expected a PROC of this module.*main, Path_10"):
+        read_program(path, rapid=RapidOptions(entry="Path_20"))
+
+
+@pytest.mark.parametrize(("options", "word"), [
+    ({"entry": "1st"}, "--entry"), ({"external": ("ok", "not a name")}, "--external"),
+    ({"max_motions": 0}, "--max-motions"), ({"max_motions": 2.5}, "--max-motions"),
+])
+def test_rapid_options_are_checked(options, word):
+    with pytest.raises(ConfigurationError, match=word):
+        RapidOptions(**options)
+
+
+# ----- ConfL \Off, ConfJ \Off
+
+def _generated(chain, rng, conf_lines: str):
+    """A program as generators write it: approximate confdata [0,0,0,0] on targets whose configuration is another
+    (axis 1 turned past 90 degrees: cf1 = 1; axis 6 past 90: cf6 = 1; axis 5 negative: cfx odd)."""
+    q = random_configurations(chain, rng, 3)
+    q[:, 0] = np.radians([100.0, 105.0, 110.0])
+    q[:, 4] = -np.abs(q[:, 4])
+    q[:, 5] = np.radians([120.0, 125.0, 130.0])
+    R, p = fk(nominal_model(chain), q)
+    T = transform(R, p) @ T_GRIP
+    assert np.all(confdata_from_q(nominal_model(chain), q)[:, [0, 2, 3]] % 2 == 1)
+    decl = "".join(f"  CONST robtarget {n}:=" + robtarget_text(T[i], [0, 0, 0, 0]) + ";\n" for i, n in enumerate("abc"))
+    src = ("MODULE gen\n" + decl + TOOL + "  PROC main()\n" + conf_lines + "    MoveJ a, v500, z10, tGrip;\n"
+           "    MoveL b, v100, z1, tGrip;\n    MoveL c, v100, fine, tGrip;\n  ENDPROC\nENDMODULE\n")
+    return src, T, q
+
+
+def test_confdata_the_controller_ignores_does_not_fail_the_program(tmp_path, rng):
+    """Under ConfJ \\Off and ConfL \\Off the controller takes the solution nearest the robot's joints: the program
+    compensates, each written confdata is the corrected joints' own, and the report says where it changed and
+    why. Under \\On the same targets cannot be reached in the confdata written."""
+    chain = load_robot("irb140")
+    src, T, q = _generated(chain, rng, "    ConfJ \\Off;\n    ConfL \\Off;\n")
+    path = tmp_path / "gen.mod"
+    path.write_text(src)
+    report = _check_compensated(tmp_path, src, list(T), rng)
+    lines = [src.splitlines().index(f"    {x} {n}, v{v}, {z}, tGrip;") + 1
+             for x, n, v, z in (("MoveJ", "a", 500, "z10"), ("MoveL", "b", 100, "z1"), ("MoveL", "c", 100, "fine"))]
+    changed = [n for n in report.notes if "confdata written" in n]
+    assert [int(n.split(":")[1]) for n in changed] == lines  # each motion, in the order they run
+    assert all("read [0,0,0,0]" in n and "ConfL \\Off or ConfJ \\Off" in n for n in changed)
+    # \On (the default): the controller keeps to the confdata written, in which no solution reaches these targets
+    path.write_text(src.replace("    ConfJ \\Off;\n    ConfL \\Off;\n", ""))
+    with pytest.raises(ProgramCompensationFailed, match="configuration"):
+        compensate_program("irb140", ZERO, path, tmp_path / "on.mod")
+
+
+def test_conf_off_covers_only_the_motions_after_it(tmp_path, rng):
+    chain = load_robot("irb140")
+    src, _, _ = _generated(chain, rng, "")
+    src = src.replace("    MoveL b,", "    ConfL \\Off;\n    MoveL b,").replace("    MoveL c,", "    ConfL \\On;\n    MoveL c,")
+    path = tmp_path / "gen.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    from thermocomp.programs.compensate import confdata_free
+
+    np.testing.assert_array_equal(confdata_free(prog), [False, True, False])
+
+
+# ----- syntax real files use
+
+def test_error_handlers_with_error_numbers_are_read(tmp_path, rng):
+    handler = ("  ERROR (LONG_JMP_ALL_ERR)\n    IF ERRNO = ERR_PATH_STOP THEN\n      StartMove;\n      RETRY;\n    ENDIF\n")
+    routine = ("  PROC place()\n    MoveL c, v100, fine, tGrip;\n  ERROR (ERR_WAIT_MAXTIME, 1234)\n"
+               "    TRYNEXT;\n  ENDPROC\n")
+    src, T = _module(load_robot("irb140"), rng, "    MoveJ a, v500, z10, tGrip;\n    place;\n"
+                     "    MoveL b, v100, fine, tGrip;\n" + handler, routine)
+    _check_compensated(tmp_path, src, [T["a"], T["c"], T["b"]], rng)
+
+
+def test_targets_and_work_objects_computed_from_constants_are_followed(tmp_path, rng):
+    """``box := Offs(a, 0, 0, 50);`` and a work object moved by components, at run time from constants: evaluated
+    as straight-line code (the motion at box has its target written at the motion)."""
+    chain = load_robot("irb140")
+    T_w = transform(np.eye(3), [0.1, 0.0, 0.0])
+    src, T = _module(chain, rng, "    box := Offs(a, 0, 0, 50);\n    MoveJ box, v500, z10, tGrip;\n"
+                     "    MoveL a, v100, fine, tGrip;\n    wShift.uframe.trans.x := 100;\n"
+                     "    MoveL RelTool(b, 0, 0, -20), v100, fine, tGrip \\WObj:=wShift;\n",
+                     decl="  VAR robtarget box;\n  VAR wobjdata wShift := [FALSE,TRUE,\"\",[[0,0,0],[1,0,0,0]],"
+                          "[[0,0,0],[1,0,0,0]]];\n")
+    up = transform(np.eye(3), [0.0, 0.0, 0.050]) @ T["a"]
+    back = T_w @ T["b"] @ transform(np.eye(3), [0.0, 0.0, -0.020])
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), [up, T["a"], back], atol=1e-12)
+    _check_compensated(tmp_path, src, [up, T["a"], back], rng)
+
+
+@pytest.mark.parametrize(("change", "word"), [
+    ("    nLift := AInput(aiHeight);\n    box := Offs(a, 0, 0, nLift);\n", "box is changed at run time"),
+    ("    box := Offs(a, 0, 0, 10);\n    Incr nCount;\n    box.trans.z := box.trans.z + nCount;\n",
+     "box is changed at run time"),
+    ("    SocketReceive sock \\Str:=sText;\n    box := a;\n", "SocketReceive"),
+    ("    TPReadNum nLift, \"Lift [mm]?\";\n    box := Offs(a, 0, 0, nLift);\n", "box is changed at run time"),
+])
+def test_data_known_only_at_run_time_is_refused_with_its_line(tmp_path, rng, change, word):
+    src, _ = _module(load_robot("irb140"), rng, change + "    MoveJ box, v500, z10, tGrip;\n",
+                     decl="  VAR robtarget box;\n  VAR num nLift := 0;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported and any(word in f.message for f in prog.unsupported), prog.unsupported
+
+
+# ----- the size a program unrolls to (issue 28)
+
+def test_a_tree_of_calls_unrolling_to_2_to_the_40_motions_is_refused_at_once(tmp_path, rng):
+    tree = "".join(f"  PROC r{i}()\n    r{i + 1};\n    r{i + 1};\n  ENDPROC\n" for i in range(40))
+    src, _ = _module(load_robot("irb140"), rng, "    r0;\n",
+                     tree + "  PROC r40()\n    MoveL a, v100, fine, tGrip;\n  ENDPROC\n")
+    path = tmp_path / "bomb.mod"
+    path.write_text(src)
+    started = time.perf_counter()
+    with pytest.raises(InputError) as info:
+        read_program(path)
+    assert time.perf_counter() - started < 30  # (counted, not unrolled: a fraction of a second unloaded)
+    assert f"{2 ** 40:,} motions" in str(info.value) and f"--max-motions {MAX_MOTIONS:,}" in str(info.value)
+
+
+@pytest.mark.parametrize(("loops", "count"), [
+    ("    FOR i FROM 1 TO 10000 DO\n      FOR j FROM 1 TO 10000 DO\n        MoveL a, v100, fine, tGrip;\n"
+     "      ENDFOR\n    ENDFOR\n", 10 ** 8),
+    ("    FOR i FROM 1 TO 3 DO\n      MoveL a, v100, fine, tGrip;\n      WaitTime 1;\n    ENDFOR\n", 6),
+])
+def test_the_bound_counts_loops_and_waits_and_is_an_option(tmp_path, rng, loops, count):
+    src, _ = _module(load_robot("irb140"), rng, loops)
+    path = tmp_path / "loops.mod"
+    path.write_text(src)
+    with pytest.raises(InputError, match=f"unrolls to {count:,} motions and waits.*--max-motions {count - 1:,}"):
+        read_program(path, rapid=RapidOptions(max_motions=count - 1))
+    if count < 1000:
+        assert len(read_program(path, rapid=RapidOptions(max_motions=count)).steps) == count
+
+
+def test_a_bound_known_only_when_the_loop_runs_is_checked_there(tmp_path, rng):
+    src, _ = _module(load_robot("irb140"), rng, "    rows 50;\n",
+                     "  PROC rows(num n)\n    FOR i FROM 1 TO n DO\n      MoveL a, v100, fine, tGrip;\n"
+                     "    ENDFOR\n  ENDPROC\n")
+    path = tmp_path / "rows.mod"
+    path.write_text(src)
+    with pytest.raises(InputError, match="FOR with 50 passes unrolls to 50 motions") as info:
+        read_program(path, rapid=RapidOptions(max_motions=49))
+    assert info.value.row == src.splitlines().index("    FOR i FROM 1 TO n DO") + 1
+
+
+@pytest.mark.slow
+def test_a_100000_pass_loop_is_read_in_seconds(tmp_path, rng):
+    """One pass is followed and repeated when the body neither reads the counter nor changes anything (245 s
+    before, each pass followed statement by statement)."""
+    src, T = _module(load_robot("irb140"), rng, "    FOR i FROM 1 TO 100000 DO\n      MoveL a, v100, z1, tGrip;\n"
+                     "      MoveL Offs(b, 0, 0, 10), v100, z1, tGrip;\n    ENDFOR\n")
+    path = tmp_path / "long.mod"
+    path.write_text(src)
+    started = time.perf_counter()
+    prog = read_program(path)
+    columns = prog.columns
+    assert time.perf_counter() - started < 60
+    assert len(columns.run.instruction) == 200_000 and prog.unsupported == ()
+    np.testing.assert_allclose(columns.run.T_world_tcp[-2], T["a"], atol=1e-12)
+
+
+def test_the_cli_takes_the_task_options(tmp_path, rng, capsys):
+    from thermocomp.cli.main import main
+
+    src, T, modules = _task(tmp_path, rng, PICK + "    g_Flash 3;\n")
+    path = tmp_path / "PickPlace.mod"
+    path.write_text(src.replace("  PROC main()", "  PROC Path_10()"))
+    (tmp_path / "zero.csv").write_text("Dx,Dy,Dz,Dox,Doy,Doz\n" + "0,0,0,0,0,0\n" * 6)
+    out = tmp_path / "out.mod"
+    argv = ["compensate", "--robot", "irb140", "--deformation", str(tmp_path / "zero.csv"), "--program", str(path),
+            "--out", str(out), "--entry", "Path_10", "--external", "g_Flash,g_Other"]
+    assert main(argv + [a for m in modules for a in ("--module", m)]) == 0
+    assert out.read_bytes() == path.read_bytes()
+    out.unlink()
+    assert main(argv + ["--module", modules[0], "--module", modules[1], "--max-motions", "1"]) == 1
+    assert "--max-motions 1" in capsys.readouterr().err and not out.exists()
+    (tmp_path / "t.csv").write_text("name,x_mm,y_mm,z_mm,quat_w,quat_x,quat_y,quat_z\nA,500,0,600,0,0,1,0\n")
+    assert main(["compensate", "--deformation", str(tmp_path / "zero.csv"), "--targets", str(tmp_path / "t.csv"),
+                 "--out", str(tmp_path / "r.csv"), "--entry", "Path_10"]) != 0
+    assert "--entry: only with --program" in capsys.readouterr().err and not (tmp_path / "r.csv").exists()
+    help_text = _help()
+    assert "--module FILE" in help_text and "--entry NAME" in help_text and f"(default {MAX_MOTIONS:,}" in help_text
+
+
+def _help() -> str:
+    import contextlib
+    import io
+
+    from thermocomp.cli.main import main
+    from thermocomp.programs.model import MAX_MOTIONS
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer), pytest.raises(SystemExit):
+        main(["compensate", "--help"])
+    assert f"{MAX_MOTIONS:,}" in " ".join(buffer.getvalue().split())
+    return " ".join(buffer.getvalue().split())
+
+
+def test_a_branch_passed_over_that_changes_a_target_read_before_it_is_named_at_the_read(tmp_path, rng):
+    """``MoveL pShift; IF ... THEN pShift := Offs(...); ENDIF``: this cycle reads the declared value, the next may
+    read the other: named at the read."""
+    chain = load_robot("irb140")
+    targets, _, _ = _targets(chain, rng, "s")
+    src, _ = _module(chain, rng, "    MoveJ a, v500, z10, tGrip;\n    MoveL s, v100, fine, tGrip;\n"
+                     "    IF DInput(diShift) = 1 THEN\n      s := Offs(b, 0, 0, 5);\n    ENDIF\n",
+                     decl=targets.replace("CONST", "VAR"))
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert [(f.line, "may give it another value" in f.message) for f in prog.unsupported] == \
+        [(src.splitlines().index("    MoveL s, v100, fine, tGrip;") + 1, True)]
