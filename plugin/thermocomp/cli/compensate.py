@@ -114,8 +114,9 @@ def _add_robot_program_arguments(comp: argparse.ArgumentParser) -> None:
                        help="routines found in no module that neither move the robot nor change data a motion "
                             "reads (repeatable): their calls are kept as written")
     rapid.add_argument("--max-motions", type=int, metavar="N",
-                       help="most motions and waits the program may unroll to through FOR loops and calls "
-                            "(default 2,000,000, some 8 GB of memory); a program past it is refused with its count")
+                       help="most motions and waits the program may unroll to through loops (RAPID FOR, URScript while) "
+                            "and calls (default 2,000,000, some 8 GB of memory); a program past it is refused with its "
+                            "count")
     group.add_argument("--program-report", metavar="TXT",
                        help="also write the program report (text) and beside it a CSV with one row per motion")
     group.add_argument("--results", metavar="CSV", help="also write the results CSV (one row per solve)")
