@@ -21,13 +21,13 @@ from program_builders import random_configurations, robtarget_text
 from test_programs_rapid import controller_joints, small_table
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
+from thermocomp.application import CompensationFailed
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
 from thermocomp.programs import (
-    ProgramCompensationFailed,
     ProgramOptions,
     RapidOptions,
     compensate_program,
@@ -391,7 +391,7 @@ def test_confdata_the_controller_ignores_does_not_fail_the_program(tmp_path, rng
     assert all("read [0,0,0,0]" in n and "ConfL \\Off or ConfJ \\Off" in n for n in changed)
     # \On (the default): the controller keeps to the confdata written, in which no solution reaches these targets
     path.write_text(src.replace("    ConfJ \\Off;\n    ConfL \\Off;\n", ""))
-    with pytest.raises(ProgramCompensationFailed, match="configuration"):
+    with pytest.raises(CompensationFailed, match="configuration"):
         compensate_program("irb140", ZERO, path, tmp_path / "on.mod")
 
 
