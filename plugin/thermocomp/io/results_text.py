@@ -18,9 +18,10 @@ then differs by one; tests/test_results_text.py measures how rarely).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from thermocomp._typing import FloatArray
+from thermocomp.compiled import njit
 from thermocomp.tolerances import WRITTEN_DIGITS
 
 #: Powers of ten as integers, ``_POWERS[n] == 10**n``.

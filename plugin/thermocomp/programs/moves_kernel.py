@@ -20,7 +20,8 @@ tested against (tests/test_programs_rapid_runs.py).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from thermocomp.compiled import njit
 
 #: The parts of a statement, in the order of :func:`split_moves`'s columns (start, end of each; -1 if absent).
 PARTS = ("instr", "p1", "p2", "speed", "zone", "tool", "wobj")

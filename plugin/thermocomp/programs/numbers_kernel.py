@@ -14,8 +14,8 @@ are marked and read by ``float`` afterwards.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from thermocomp.compiled import njit
 from thermocomp.programs.writer import NUMBER
 
 _EXACT_POWERS = np.array([10.0 ** n for n in range(23)])

@@ -24,8 +24,9 @@ to the same text.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from thermocomp.compiled import njit
 from thermocomp.io.results_text import put_exponent
 
 #: The range written here (others are left to numpy, zero too): every product of :func:`_digits` fits in 63 bits

@@ -10,8 +10,8 @@ the text are offsets in the bytes).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from thermocomp.compiled import njit
 from thermocomp.programs.singles_kernel import put_int
 
 

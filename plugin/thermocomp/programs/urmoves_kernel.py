@@ -18,8 +18,8 @@ rules being the reference both are tested against.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from thermocomp.compiled import njit
 from thermocomp.programs.moves_kernel import word_in
 
 #: Columns of :func:`split_moves`: the instruction's start and end, the point's (``p[`` or ``[`` to ``]``), the
