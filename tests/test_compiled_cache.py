@@ -15,6 +15,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 KERNEL = '''
 from {module} import njit
 
@@ -42,12 +44,14 @@ def _run(code: Path, env: dict) -> subprocess.CompletedProcess:
                           env=env, capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 def test_plain_numba_refuses_there_so_the_simulation_is_real(tmp_path):
     code, env = _read_only_install(tmp_path, "numba", "(cache=True)")
     done = _run(code, env)
     assert done.returncode != 0 and "cannot cache function" in done.stderr
 
 
+@pytest.mark.slow
 def test_the_cache_moves_to_a_private_folder_of_the_temporary_directory(tmp_path):
     code, env = _read_only_install(tmp_path, "thermocomp.compiled", "")
     folder = tmp_path / "tmp" / f"thermocomp-numba-{os.getuid()}"
@@ -60,6 +64,7 @@ def test_the_cache_moves_to_a_private_folder_of_the_temporary_directory(tmp_path
     assert any(folder.rglob("*.nbi")) and (folder.stat().st_mode & 0o777) == 0o700
 
 
+@pytest.mark.slow
 def test_without_a_folder_of_its_own_it_compiles_in_every_run(tmp_path):
     code, env = _read_only_install(tmp_path, "thermocomp.compiled", "")
     (tmp_path / "tmp" / f"thermocomp-numba-{os.getuid()}").write_text("someone else's")  # not a private folder

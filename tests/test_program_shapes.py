@@ -68,6 +68,7 @@ class Work:
         monkeypatch.setattr(seeding_module, "solve_ik", counting_solve_ik)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("robot", ["irb140", "gofa"])
 def test_a_jumping_timed_program_costs_at_most_twice_its_grid(robot, targets, exaggerated, rng, monkeypatch):
     """Same 3,000 rows as a grid and as a jumping timed program: at most 2x the Newton work, the same
@@ -92,6 +93,7 @@ def test_a_jumping_timed_program_costs_at_most_twice_its_grid(robot, targets, ex
     assert np.max(np.abs(q_timed - q_grid[minute_index, order])) < 1e-6
 
 
+@pytest.mark.slow
 def test_a_streamed_program_solves_each_repeated_target_once(targets, exaggerated, rng, monkeypatch, tmp_path):
     """A 3,000-row timed CSV read in 300-row pieces: the memo carries the 50 nominal solutions across pieces;
     repeated names are allowed with time_min and come back in the results in program order."""
