@@ -102,6 +102,21 @@ def test_an_output_hard_linked_or_symlinked_to_an_input_is_refused(case, capsys)
     refused(case, capsys, [*COMPENSATE, "--out", "o.csv", "--plot", "soft.csv"], EXIT_INPUT, "--plot soft.csv")
 
 
+@pytest.mark.parametrize("target", ["existing", "missing"])
+@pytest.mark.parametrize("option", ["--out", "--plot"])
+def test_an_output_that_is_a_symbolic_link_is_refused_and_its_target_untouched(case, capsys, target, option):
+    """--out link.csv with link.csv -> victim.csv replaced victim.csv, and a dangling link created a file in
+    another folder (issue 28): every output option refuses a link, naming itself; the linked file is as it was."""
+    other = case / "other"
+    other.mkdir()
+    if target == "existing":
+        (other / "victim.csv").write_text("precious\n")
+    (case / "link.csv").symlink_to(other / "victim.csv")
+    outputs = {"--out": ["--out", "link.csv"], "--plot": ["--out", "o.csv", "--plot", "link.csv"]}[option]
+    refused(case, capsys, [*COMPENSATE, *outputs], EXIT_INPUT, "link.csv", "cannot write through a symbolic link")
+    assert sorted(p.name for p in other.iterdir()) == (["victim.csv"] if target == "existing" else [])
+
+
 def test_every_conflict_is_named_at_once(case, capsys):
     err = refused(case, capsys, [*COMPENSATE, "--out", "t.csv", "--plot", "d.csv"], EXIT_INPUT)
     assert "2 outputs cannot be written" in err and "--out t.csv" in err and "--plot d.csv" in err
@@ -414,7 +429,7 @@ def test_rows_reported_converged_reach_their_targets_with_the_angles_as_written(
 # --- 6. interrupted runs leave nothing (subprocess: real signals) -----------------------------------------------
 
 
-@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP", "SIGQUIT"])
 def test_sim_killed_mid_run_leaves_nothing(tmp_path, signame):
     """sim --headless under kill / a closed terminal: exit 130, no output, no temporary, no work folder."""
     work = tmp_path / "tmp"

@@ -219,7 +219,7 @@ def test_console_script_entry_point(tmp_path):
     assert len(read_results(out)) == 100
 
 
-@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"])
 def test_interrupted_run_leaves_no_output(tmp_path, signame):
     """Ctrl-C (SIGINT), kill (SIGTERM) or a closed terminal (SIGHUP) during a long run: exit 130, the earlier
     results and plot byte for byte, no temporary file."""
@@ -267,7 +267,7 @@ def test_an_interrupted_run_ends_without_finalizers():
 
 
 @pytest.mark.parametrize("module", ["numpy", "numba", "thermocomp.pipeline", "datetime"])
-@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"])
 def test_a_signal_while_the_program_loads_exits_130_without_a_traceback(tmp_path, module, signame):
     """The first second of a run is spent importing numpy, numba and the commands: a signal there (sent, to be
     sure of the moment, as that import starts) ends the run as later: 130, one line, nothing written.
@@ -277,7 +277,7 @@ def test_a_signal_while_the_program_loads_exits_130_without_a_traceback(tmp_path
 
 
 @pytest.mark.parametrize("module", ["thermocomp.cli.main", "thermocomp.errors", "argparse"])
-@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"])
 def test_a_signal_before_the_command_line_has_loaded_exits_130_without_a_traceback(tmp_path, module, signame):
     """The console script imports the command line before its handlers exist: Ctrl-C there printed Python's
     KeyboardInterrupt traceback and SIGTERM ended the process killed by the signal (issue 9's adversarial run).

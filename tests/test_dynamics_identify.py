@@ -87,7 +87,7 @@ def test_identification_from_positions_predicts_an_unseen_trajectory(setup, tmp_
     assert np.all(nrmse < 0.03), nrmse
     # The identified URDF: input URDF with the consistent inertials; PyBullet agrees with our model.
     out = tmp_path / "identified.urdf"
-    out.write_text(urdf_with_parameters(cad, result.parameters))
+    out.write_text(urdf_with_parameters(read_urdf_parameters(cad), result.parameters))
     with SimulatedRobot(out) as identified:
         rigid = identified.rigid_torques(*states)
     np.testing.assert_allclose(rigid, result.predict(*states) - result.friction.torque(states[1]), rtol=0,

@@ -134,5 +134,5 @@ def test_urdf_parameters_round_trip(name, tmp_path):
     np.testing.assert_allclose(info.parameters, cad_parameters(name), rtol=0, atol=1e-15)
     changed = info.parameters * 1.2
     out = tmp_path / "changed.urdf"
-    out.write_text(urdf_with_parameters(urdf, changed))
+    out.write_text(urdf_with_parameters(info, changed))
     np.testing.assert_allclose(read_urdf_parameters(out).parameters, changed, rtol=0, atol=1e-14)

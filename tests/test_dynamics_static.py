@@ -53,3 +53,74 @@ def test_step2_returns_the_perturbation_factors(name, tmp_path):
     assert np.all(result.std[ids] < 0.05)
     assert np.all(result.lambdas[~result.identified] == 1.0)
     assert "Cramer" in result.text() or all(len(eq.links) == 1 for eq in result.equations)
+
+
+def _below_floor(chain, poses) -> np.ndarray:
+    """Per pose, how far the lowest joint origin beyond joint 2, or the TCP, lies below the base plane [m] (FK)."""
+    from thermocomp.kinematics.fk import fk, joint_frames
+    from thermocomp.kinematics.model import nominal_model
+
+    model = nominal_model(chain.replace(T_world_base=np.eye(4)))
+    origins, _ = joint_frames(model, poses)
+    _, tcp = fk(model, poses)
+    return -np.minimum(origins[:, 2:, 2].min(axis=1), tcp[:, 2])
+
+
+def _pybullet_contacts(chain, robot, poses, tmp_path) -> list[str]:
+    """Links of the robot's collision geometry touching the floor (a plane z = 0 of the base) or each other (pairs
+    not neighbours and not touching at home), by PyBullet's contact query on its own plane and self-collision."""
+    import pybullet as p
+
+    from thermocomp.io.urdf import urdf_text
+    from thermocomp.simulators.pybullet.geometry import robot_geometry
+
+    geometry = robot_geometry(chain.replace(T_world_base=np.eye(4)), tmp_path, robot=robot)
+    urdf = tmp_path / "robot.urdf"
+    urdf.write_text(urdf_text(chain.replace(T_world_base=np.eye(4)), links=geometry.links))
+    cid = p.connect(p.DIRECT)
+    try:
+        body = p.loadURDF(str(urdf), useFixedBase=True, physicsClientId=cid)
+        floor = p.createMultiBody(0, p.createCollisionShape(p.GEOM_PLANE, physicsClientId=cid), physicsClientId=cid)
+        index = {p.getJointInfo(body, j, physicsClientId=cid)[12].decode(): j
+                 for j in range(p.getNumJoints(body, physicsClientId=cid))}
+        revolute = [j for j in range(p.getNumJoints(body, physicsClientId=cid))
+                    if p.getJointInfo(body, j, physicsClientId=cid)[2] == p.JOINT_REVOLUTE]
+        links = ["base"] + [f"link{k}" for k in range(1, chain.n_joints + 1)]
+        pairs = [(a, b) for i, a in enumerate(links) for b in links[i + 2:]]
+
+        def touching(q) -> set[str]:
+            for j, angle in zip(revolute, q):
+                p.resetJointState(body, j, angle, physicsClientId=cid)
+            found = {f"{name}-floor" for name in links[2:]
+                     if p.getClosestPoints(body, floor, 0.0, linkIndexA=index[name], physicsClientId=cid)}
+            return found | {f"{a}-{b}" for a, b in pairs
+                            if p.getClosestPoints(body, body, 0.0, linkIndexA=index[a], linkIndexB=index[b],
+                                                  physicsClientId=cid)}
+        at_home = touching(chain.home)
+        return sorted({hit for q in poses for hit in touching(q) - at_home})
+    finally:
+        p.disconnect(cid)
+
+
+@pytest.mark.parametrize("name", ["gofa", "ur5", "irb140"])
+def test_step2_poses_stay_above_the_floor_and_clear_of_the_robot(name, tmp_path, capsys):
+    """excite --experiment static: every pose keeps the robot above its base plane and clear of itself, checked with
+    forward kinematics and with PyBullet's contact queries on the robot's collision geometry. Without the check the
+    same seed chose the GoFa's wrist 0.69 m below the base plane."""
+    from thermocomp.cli.main import main
+    from thermocomp.dynamics.parameters import robot_parameters
+    from thermocomp.io.recording_csv import read_recording_csv
+    from thermocomp.robot.builtin import load_robot
+
+    out = tmp_path / "static.csv"
+    assert main(["excite", "--robot", name, "--experiment", "static", "--rate-hz", "10", "--hold-s", "1",
+                 "--seed", "1", "--out", str(out)]) == 0
+    assert "above the floor and clear of the robot itself" in capsys.readouterr().out
+    chain = load_robot(name)
+    poses = rest_segments(read_recording_csv(out, torques=False))[0]  # the held poses
+    assert len(poses) >= 2
+    assert np.all(_below_floor(chain, poses) < 0.0)
+    assert _pybullet_contacts(chain, name, poses, tmp_path) == []
+    if name == "gofa":
+        unchecked = plan_static_poses(chain, robot_parameters(builtin_inertials(name), 6), np.random.default_rng(1))
+        assert _below_floor(chain, unchecked).max() > 0.6

@@ -28,7 +28,8 @@ def test_an_output_that_is_an_input_is_refused_by_path_symlink_and_hard_link(tmp
         job = Job()
         job.input(targets, "--targets")
         job.output(tmp_path / name, "--plot")
-        with pytest.raises(InputError, match=r"--plot .*would overwrite the input .*t\.csv \(--targets\)"):
+        words = "cannot write through a symbolic link" if name == "link.csv" else r"would overwrite the input .*t\.csv"
+        with pytest.raises(InputError, match=rf"--plot .*{words}"):
             job.check()
     assert targets.read_text() == "x\n"
 
@@ -130,32 +131,53 @@ def test_commit_checks_inputs_declared_during_the_work(tmp_path: Path) -> None:
     assert mesh.read_bytes() == b"solid" and leftovers(tmp_path) == []
 
 
-def test_an_output_through_a_symlink_replaces_the_linked_file(tmp_path: Path) -> None:
-    (tmp_path / "real.csv").write_text("old\n")
-    (tmp_path / "link.csv").symlink_to(tmp_path / "real.csv")
+@pytest.mark.parametrize("target", ["existing", "missing"])
+def test_an_output_that_is_a_symbolic_link_is_refused_and_nothing_is_written_through_it(tmp_path: Path, target) -> None:
+    # --out link.csv with link.csv -> victim.csv replaced victim.csv; a dangling link made a file in another folder
+    # (issue 28): an output that is a link is refused, naming its option, and its target is untouched
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    victim = elsewhere / "victim.csv"
+    if target == "existing":
+        victim.write_text("precious\n")
+    (tmp_path / "link.csv").symlink_to(victim)
     with Job() as job:
-        out = job.output(tmp_path / "link.csv", "--out")
+        job.output(tmp_path / "link.csv", "--out")
+        with pytest.raises(InputError, match=r"--out .*link\.csv: cannot write through a symbolic link"):
+            job.check()
+    assert (tmp_path / "link.csv").is_symlink()
+    assert sorted(p.name for p in elsewhere.iterdir()) == (["victim.csv"] if target == "existing" else [])
+    if target == "existing":
+        assert victim.read_text() == "precious\n"
+    assert leftovers(tmp_path) == [] and leftovers(elsewhere) == []
+
+
+def test_a_log_that_is_a_symbolic_link_is_refused_and_never_written(tmp_path: Path) -> None:
+    # the --report log of a coppeliasim command is rewritten at every line: not through a link either
+    victim = tmp_path / "victim.log"
+    victim.write_text("precious\n")
+    (tmp_path / "run.log").symlink_to(victim)
+    with Job() as job:
+        job.log(tmp_path / "run.log", "--report")
+        job.echo("a line")
+        with pytest.raises(InputError, match=r"--report .*run\.log: cannot write through a symbolic link"):
+            job.check()
+        job.echo("another line")
+    assert victim.read_text() == "precious\n" and (tmp_path / "run.log").is_symlink()
+
+
+def test_a_link_made_after_the_check_is_replaced_as_a_link_not_written_through(tmp_path: Path) -> None:
+    # a link placed at the output's name while the work runs: the commit renames onto the name, never the target
+    victim = tmp_path / "victim.csv"
+    victim.write_text("precious\n")
+    with Job() as job:
+        out = job.output(tmp_path / "o.csv", "--out")
         job.check()
         job.write_text(out, "new\n")
-        assert job.commit() == [out]
-    assert (tmp_path / "link.csv").is_symlink() and (tmp_path / "real.csv").read_text() == "new\n"
-    assert oct((tmp_path / "real.csv").stat().st_mode & 0o777) != oct(0o600)
-
-
-def test_a_writer_through_a_symlink_gets_the_suffix_of_the_name_given(tmp_path: Path) -> None:
-    # `sim --screenshot cell.png` with cell.png a link to picture.dat: write_png checks for .png; the
-    # temporary took the linked file's suffix (.dat) and the run failed naming the temporary (issue 9 follow-up)
-    (tmp_path / "picture.dat").write_bytes(b"old")
-    (tmp_path / "cell.png").symlink_to(tmp_path / "picture.dat")
-    seen = []
-    with Job() as job:
-        out = job.output(tmp_path / "cell.png", "--screenshot")
-        job.check()
-        job.write_with(out, lambda path: (seen.append(Path(path).suffix), Path(path).write_bytes(b"png")))
-        job.commit()
-    assert seen == [".png"]
-    assert (tmp_path / "cell.png").is_symlink() and (tmp_path / "picture.dat").read_bytes() == b"png"
-    assert leftovers(tmp_path) == []
+        (tmp_path / "o.csv").symlink_to(victim)
+        with pytest.raises(InputError, match="cannot write through a symbolic link"):
+            job.commit()
+    assert victim.read_text() == "precious\n" and leftovers(tmp_path) == []
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")

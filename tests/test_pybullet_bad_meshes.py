@@ -87,3 +87,57 @@ def test_a_garbage_mesh_map_mesh_is_an_error_naming_the_map_and_the_mesh(tmp_pat
     assert main(_sim(scene, "--collisions")) == 1
     err = capsys.readouterr().err
     assert f"{meshes}: [links.link6]" in err and str(tmp_path / "link6.stl") in err and ".urdf" not in err
+
+
+def test_a_robot_file_mesh_of_a_type_no_reader_takes_is_refused_by_sim(tmp_path: Path, capsys) -> None:
+    """A URDF robot whose collision mesh is a .3ds ended `sim` in trimesh's NotImplementedError (issue 28)."""
+    urdf = tmp_path / "r.urdf"
+    assert main(["robot", "export", "irb140", "--with-meshes", "--out", str(urdf)]) == 0
+    (tmp_path / "link1.3ds").write_bytes((REPO / "robots" / "irb140" / "meshes" / "link1.stl").read_bytes())
+    urdf.write_text(urdf.read_text().replace(str(REPO / "robots" / "irb140" / "meshes" / "link1.stl"), "link1.3ds"))
+    capsys.readouterr()
+    shot = tmp_path / "shot.png"
+    status = main(["sim", "--robot", str(urdf), "--deformation", str(ZERO), "--targets", str(RANDOM50), "--static",
+                   "--minutes", "0", "--screenshot", str(shot)])
+    err = capsys.readouterr().err
+    assert status == 1 and "Traceback" not in err
+    assert "link1.3ds" in err and "expected a mesh file (.stl, .obj, .dae)" in err
+    assert not shot.exists()
+
+
+def test_a_fifo_or_an_oversized_file_as_a_mesh_is_named_for_what_it_is(tmp_path: Path) -> None:
+    """A FIFO given as a mesh was reported as 'got a directory'; a 4 GB mesh ran out of memory (issue 28)."""
+    import os
+
+    from thermocomp.io.meshes import MAX_MESH_BYTES, read_mesh
+
+    os.mkfifo(tmp_path / "pipe.stl")
+    with pytest.raises(InputError, match="expected a mesh file, got a FIFO"):
+        read_mesh(tmp_path / "pipe.stl", 1.0)
+    huge = tmp_path / "huge.stl"
+    with huge.open("wb") as handle:  # sparse: no disk used, and never read
+        handle.truncate(MAX_MESH_BYTES + 1)
+    with pytest.raises(InputError, match=r"expected a mesh file of at most 512 MiB, got 536,870,913 bytes") as exc:
+        read_mesh(huge, 1.0)
+    assert exc.value.path == str(huge)
+
+
+@pytest.mark.parametrize(("element", "attribute", "bad"), [
+    ("visual", "origin xyz", "0 0 zz"), ("collision", "origin rpy", "nan 0 0"), ("visual", "mesh scale", "a b c"),
+])
+def test_a_bad_number_of_a_urdf_mesh_is_named_with_its_line(tmp_path: Path, element, attribute, bad) -> None:
+    """A URDF's mesh origin or scale that is not a number named the file but not the line (issue 28)."""
+    from thermocomp.io.meshes import read_urdf_meshes
+
+    urdf = tmp_path / "r.urdf"
+    assert main(["robot", "export", "irb140", "--with-meshes", "--out", str(urdf)]) == 0
+    lines = urdf.read_text().splitlines()
+    tag, key = attribute.split()
+    start = next(k for k, line in enumerate(lines) if line.strip() == f"<{element}>")
+    row = next(k for k in range(start, len(lines)) if f"<{tag} " in lines[k])
+    old = lines[row].split(f'{key}="')[1].split('"')[0]
+    lines[row] = lines[row].replace(f'{key}="{old}"', f'{key}="{bad}"')
+    urdf.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as exc:
+        read_urdf_meshes(urdf, element)
+    assert exc.value.path == str(urdf) and exc.value.row == row + 1 and repr(bad) in exc.value.message

@@ -2,7 +2,7 @@
 
 Standard library only: the command line (:mod:`thermocomp.cli.main`) enters
 :func:`interrupt_on_termination` before it imports numpy, numba and the
-commands, so a SIGTERM, SIGHUP or Ctrl-C during the first second of a run
+commands, so a SIGTERM, SIGHUP, SIGQUIT or Ctrl-C during the first second of a run
 (while those imports run) ends it as one later does: the message
 "interrupted" and exit status 130, no traceback, nothing written.
 :class:`thermocomp.io.job.Job` reads :data:`_TERMINATED` before it commits.
@@ -18,10 +18,14 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+#: The signals that end a run as Ctrl-C does: kill's SIGTERM, a closed terminal's SIGHUP, and Ctrl-\'s SIGQUIT
+#: (whose default, a core dump, left a partial temporary file beside an output: issue 28).
+TERMINATION_SIGNALS = ("SIGTERM", "SIGHUP", "SIGQUIT")
+
 
 @contextlib.contextmanager
 def interrupt_on_termination() -> Iterator[None]:
-    """Turn SIGTERM, SIGHUP and Ctrl-C into ``KeyboardInterrupt`` for the block, and remember them (main thread only).
+    """Turn SIGTERM, SIGHUP, SIGQUIT and Ctrl-C into ``KeyboardInterrupt`` for the block, and remember them (main thread only).
 
     A run ended with ``kill`` (or by closing its terminal) then cleans up
     exactly as on Ctrl-C: temporaries are removed, a simulator scene is
@@ -42,7 +46,7 @@ def interrupt_on_termination() -> Iterator[None]:
         yield
         return
     _STARTED.append(True)
-    numbers = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    numbers = [getattr(signal, n) for n in TERMINATION_SIGNALS if hasattr(signal, n)]
     if signal.getsignal(signal.SIGINT) in (signal.default_int_handler, _before_start):
         numbers.append(signal.SIGINT)
 
@@ -75,16 +79,16 @@ def interrupt_on_termination() -> Iterator[None]:
 
 
 def exit_on_signals_until_started() -> None:
-    """The console script's first act: SIGINT, SIGTERM and SIGHUP end the process at once, with one line, until
+    """The console script's first act: SIGINT and :data:`TERMINATION_SIGNALS` end the process at once, with one line, until
     :func:`interrupt_on_termination` takes them over.
 
     Before that, the command line is only loading its modules and nothing is open or written, so there is
     nothing to clean up; without this, Ctrl-C there printed Python's ``KeyboardInterrupt`` traceback and SIGTERM
     ended the run "killed by SIGTERM" instead of exit status 130 (issue 9's adversarial runs). The signals are
-    taken as :func:`interrupt_on_termination` takes them: SIGTERM and SIGHUP always, Ctrl-C only where Python's
+    taken as :func:`interrupt_on_termination` takes them: :data:`TERMINATION_SIGNALS` always, Ctrl-C only where Python's
     own handler is in place (a background job's ignored SIGINT stays ignored).
     """
-    for name in ("SIGTERM", "SIGHUP"):  # taken over as interrupt_on_termination takes them (nohup's SIGHUP too)
+    for name in TERMINATION_SIGNALS:  # taken over as interrupt_on_termination takes them (nohup's SIGHUP too)
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), _before_start)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
@@ -132,4 +136,4 @@ def termination_text() -> str:
     return _termination_text() if _TERMINATED else ""
 
 
-__all__ = ["exit_on_signals_until_started", "interrupt_on_termination", "terminated", "termination_text"]
+__all__ = ["TERMINATION_SIGNALS", "exit_on_signals_until_started", "interrupt_on_termination", "terminated", "termination_text"]

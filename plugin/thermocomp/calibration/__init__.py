@@ -6,8 +6,10 @@ reports what the poses can and cannot identify (:mod:`.identify`,
 :mod:`.identifiability`), which poses to add (:mod:`.observability`), the
 time law fitted with the table (:mod:`.timefit`), validation on held-out
 measurements (:mod:`.validate`) and the file-level job of ``thermocomp
-calibrate`` (:mod:`.run`). Pure numpy core; docs/calibration.md explains how
-to plan a tracker campaign.
+calibrate`` (:mod:`.run`, imported by its own name: it reads files through
+:mod:`thermocomp.io`, whose measurement reader imports this package, so
+re-exporting it here made an import cycle). Pure numpy core;
+docs/calibration.md explains how to plan a tracker campaign.
 """
 
 from thermocomp.calibration.identifiability import Combination, Identifiability, combination_matrix
@@ -16,14 +18,12 @@ from thermocomp.calibration.jacobian import PoseJacobian, parameter_names, pose_
 from thermocomp.calibration.measurements import Measurements
 from thermocomp.calibration.observability import PoseSuggestion, observability_index, suggest_poses
 from thermocomp.calibration.report import calibration_text
-from thermocomp.calibration.run import CalibrationRun, run_calibration
 from thermocomp.calibration.timefit import Calibration, TimeFitOptions, calibrate
 from thermocomp.calibration.validate import Validation, plot_validation, validate
 
 __all__ = [
     "Calibration",
     "CalibrationOptions",
-    "CalibrationRun",
     "Combination",
     "Fit",
     "Identifiability",
@@ -40,7 +40,6 @@ __all__ = [
     "parameter_names",
     "plot_validation",
     "pose_jacobian",
-    "run_calibration",
     "suggest_poses",
     "validate",
 ]

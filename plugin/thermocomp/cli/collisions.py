@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter, per_joint_values
+from thermocomp.cli.common import (
+    EXIT_FAILED_ROWS,
+    EXIT_OK,
+    HelpFormatter,
+    add_robot_file_arguments,
+    per_joint_values,
+    robot_file_options,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "TorqueErrorMax per joint. Exit status 2 when a collision is flagged. See docs/dynamics.md.",
         formatter_class=HelpFormatter,
     )
-    cmd.add_argument("--robot", required=True, help="URDF with the identified inertials")
+    cmd.add_argument("--robot", required=True, help="robot file (.urdf or .xacro) with the identified inertials")
+    add_robot_file_arguments(cmd)
     cmd.add_argument("--friction", help="friction CSV; default none")
     cmd.add_argument("--recording", required=True, help="recording CSV (time_s, q<i>_rad, tau<i>_Nm)")
     cmd.add_argument("--threshold-nm", type=per_joint_values, required=True, help="TorqueErrorMax [N m], one or one per joint")
@@ -35,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
     options = CollisionOptions(threshold=args.threshold_nm, filter_coefficient=args.filter,
                                min_speed=args.min_speed_rad_s)
-    text = run_collisions(args.robot, args.recording, options, friction=args.friction, out=args.out)
+    text = run_collisions(args.robot, args.recording, options, friction=args.friction, out=args.out,
+                          robot_options=robot_file_options(args))
     print(text, end="")
     return EXIT_OK if "flagged, first at" not in text.splitlines()[0] else EXIT_FAILED_ROWS

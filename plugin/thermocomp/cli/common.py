@@ -174,7 +174,7 @@ ROBOT_HELP = (f"built-in robot ({', '.join((*BUILTIN_ROBOTS, *BUILTIN_VARIANTS))
 
 
 def add_robot_file_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--base-link``, ``--tip-link``, ``--xacro-arg``, ``--package-path``: how a .urdf / .xacro robot is read.
+    """``--base-link``, ``--tip-link``, ``--xacro-arg``, ``--xacro-allow-env``, ``--package-path``: how a robot file is read.
 
     :func:`robot_file_options` turns them into
     :class:`~thermocomp.io.robot_files.RobotFileOptions` (docs/robot_files.md).
@@ -189,6 +189,9 @@ def add_robot_file_arguments(parser: argparse.ArgumentParser) -> None:
                             "tool0 of a ROS-Industrial description; several leaves are listed)")
     group.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
                        help="argument of a .xacro robot file (repeatable)")
+    group.add_argument("--xacro-allow-env", action="store_true",
+                       help="let a .xacro file read environment variables ($(env NAME), $(optenv NAME)); off by "
+                            "default, so that a robot file expands the same for everyone")
     group.add_argument("--package-path", action="append", default=[], metavar="DIR",
                        help="folder holding ROS packages for $(find NAME) and package://NAME/ (repeatable; searched "
                             "before ROS_PACKAGE_PATH; a package is named by its package.xml)")
@@ -200,7 +203,8 @@ def robot_file_options(args: argparse.Namespace):
 
     return RobotFileOptions(base_link=getattr(args, "base_link", None), tip_link=getattr(args, "tip_link", None),
                             xacro_args=tuple(xacro_arg(a) for a in getattr(args, "xacro_arg", None) or ()),
-                            package_paths=tuple(getattr(args, "package_path", None) or ()))
+                            package_paths=tuple(getattr(args, "package_path", None) or ()),
+                            xacro_env=bool(getattr(args, "xacro_allow_env", False)))
 
 
 def add_solver_arguments(parser: argparse.ArgumentParser) -> None:

@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
             args.robot, args.experiment, args.out, rate=args.rate_hz, report=args.report,
             pose=tuple(math.radians(a) for a in args.pose_deg) if args.pose_deg else None,
             speeds=tuple(math.radians(v) for v in args.speeds_deg_s) if args.speeds_deg_s else None,
-            span=math.radians(args.span_deg) if args.span_deg else None, hold=args.hold_s, seed=args.seed)
+            span=math.radians(args.span_deg) if args.span_deg else None, hold=args.hold_s, seed=args.seed,
+            robot_options=robot_file_options(args))
         print(text, end="")
         print(f"wrote {args.out}" + (f" and {args.report}" if args.report else ""))
         return EXIT_OK

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_OK, HelpFormatter
+from thermocomp.cli.common import EXIT_OK, HelpFormatter, add_robot_file_arguments, robot_file_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,7 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "by central differences when absent). See docs/dynamics.md.",
         formatter_class=HelpFormatter,
     )
-    cmd.add_argument("--robot", required=True, help="URDF with the identified inertials (thermocomp identify --urdf-out)")
+    cmd.add_argument("--robot", required=True, help="robot file (.urdf or .xacro) with the identified inertials "
+                                                   "(thermocomp identify --urdf-out)")
+    add_robot_file_arguments(cmd)
     cmd.add_argument("--friction", help="friction CSV (thermocomp identify --friction-out); default none")
     cmd.add_argument("--trajectory", required=True, help="trajectory CSV")
     cmd.add_argument("--out", required=True, help="CSV to write: time_s, q<i>_rad, tau<i>_Nm, qd<i>_rad_s, qdd<i>_rad_s2")
@@ -29,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from thermocomp.dynamics.campaign import run_feedforward
 
-    result = run_feedforward(args.robot, args.trajectory, args.out, friction=args.friction)
+    result = run_feedforward(args.robot, args.trajectory, args.out, friction=args.friction,
+                             robot_options=robot_file_options(args))
     print(f"wrote {args.out}: feed-forward torques of {result.n_samples} samples")
     return EXIT_OK

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter
+from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter, add_robot_file_arguments, robot_file_options
 from thermocomp.dynamics.identify import IdentifyOptions
 
 
@@ -24,8 +24,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "status 2 when the identification fails. See docs/dynamics.md.",
         formatter_class=HelpFormatter,
     )
-    cmd.add_argument("--robot", required=True, help="URDF with the reference (CAD) inertials, e.g. from thermocomp "
-                                                   "inertia (--step 2 also takes a built-in robot; --step 3 any robot)")
+    cmd.add_argument("--robot", required=True, help="robot file (.urdf or .xacro) with the reference (CAD) inertials, "
+                                                   "e.g. from thermocomp inertia (--step 2 also takes a built-in robot; "
+                                                   "--step 3 any robot)")
+    add_robot_file_arguments(cmd)
     cmd.add_argument("--recording", required=True,
                      help="recording CSV: time_s, q<i>_rad, tau<i>_Nm (optional qd<i>_rad_s, qdd<i>_rad_s2)")
     cmd.add_argument("--urdf-out", help="the input URDF with the identified inertials")
@@ -54,14 +56,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from thermocomp.dynamics.campaign import run_identify, run_identify_step
 
+    robot_options = robot_file_options(args)
     if args.payload:
         from thermocomp.dynamics.campaign import run_payload
 
         print(run_payload(args.robot, args.recording, friction=args.friction, urdf_out=args.urdf_out,
-                          report=args.report), end="")
+                          report=args.report, robot_options=robot_options), end="")
         return EXIT_OK
     if args.step is not None:
-        print(run_identify_step(args.step, args.robot, args.recording, out=args.out, report=args.report), end="")
+        print(run_identify_step(args.step, args.robot, args.recording, out=args.out, report=args.report,
+                                robot_options=robot_options), end="")
         written = [p for p in (args.out, args.report) if p]
         if written:
             print("wrote " + ", ".join(written))
@@ -69,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
     result = run_identify(args.robot, args.recording, urdf_out=args.urdf_out, friction_out=args.friction_out,
                           report=args.report, validate=args.validate, options=IdentifyOptions(cutoff=args.cutoff_hz),
-                          friction=args.friction)
+                          friction=args.friction, robot_options=robot_options)
     print(result.text, end="")
     written = [p for p in (args.urdf_out, args.friction_out, args.report) if p]
     if written:

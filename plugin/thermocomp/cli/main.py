@@ -3,7 +3,7 @@
 ``main(argv=None) -> int`` returns the exit status: 0 success, 1 bad input
 or option value, 2 rows that could not be compensated (or collisions found),
 64 an option the parser refused (raised as ``SystemExit(64)``), 130
-interrupted (Ctrl-C, SIGTERM, SIGHUP). Each subcommand lives in its own
+interrupted (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT). Each subcommand lives in its own
 module with ``register(subparsers)``, which sets ``handler``; :data:`COMMANDS`
 lists them. Commands declare their files in a
 :class:`~thermocomp.io.job.Job` (docs/jobs.md).
@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 
 # Standard library only up to main(): the signal handlers are in place before numpy, numba and the commands load.
-from thermocomp._signals import interrupt_on_termination, terminated, termination_text
+from thermocomp._signals import TERMINATION_SIGNALS, interrupt_on_termination, terminated, termination_text
 from thermocomp.cli.exit_status import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from thermocomp.cli.progress import stop_all
 from thermocomp.errors import ConfigurationError, ThermocompError
@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     try:
-        # SIGTERM and SIGHUP end a run as Ctrl-C does: every temporary removed, a scene restored. Entered
+        # SIGTERM, SIGHUP and SIGQUIT end a run as Ctrl-C does: every temporary removed, a scene restored. Entered
         # before the commands are imported (the first second of a run), so a signal then ends it the same way.
         with interrupt_on_termination():
             try:
@@ -81,6 +81,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         why = f" ({exc})" if str(exc) else ""
         print(f"\nthermocomp: interrupted{why}; no output was written", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except MemoryError:  # past every stated bound (docs/jobs.md), what is left is this machine's size
+        print("thermocomp: error: out of memory: the inputs need more memory than this machine has; no output was "
+              "written (docs/jobs.md lists each input's size bound)", file=sys.stderr)
+        return EXIT_INPUT
     except OSError as exc:  # the operating system refused a file a reader or writer did not name itself
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"thermocomp: error: {where}{exc.strerror or exc}", file=sys.stderr)
@@ -93,7 +97,7 @@ def run() -> None:
     # The outcome is decided and every output is in place: a signal while the interpreter exits (numba,
     # PyBullet and their threads take up to a second) ended the process "killed by SIGTERM" with every output
     # written (found by the issue 9 follow-up adversarial run). From here on the signals are ignored.
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+    for name in ("SIGINT", *TERMINATION_SIGNALS):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_IGN)
     if status == EXIT_INTERRUPTED:

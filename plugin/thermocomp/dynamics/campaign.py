@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +23,8 @@ from thermocomp.dynamics.report import TorqueCheck, check_torques, report_text
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.recording_csv import Recording, read_recording_csv, write_recording_csv
+from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, RobotFileOptions
+from thermocomp.io.urdf_inertials import UrdfParameters
 from thermocomp.robot.chain import Chain
 
 #: Largest trajectory a command generates (samples): 2 million rows of 6 joints are about 300 MB of CSV and
@@ -36,13 +38,15 @@ def _check_samples(count: float, options: str) -> None:
 
 
 @contextlib.contextmanager
-def _job(inputs: dict[str, PathLike | None], outputs: dict[str, PathLike | None]) -> Iterator[Job]:
+def _job(inputs: dict[str, PathLike | None], outputs: dict[str, PathLike | None],
+         robot_files: Iterable[Path] = ()) -> Iterator[Job]:
     """A job with ``inputs`` and ``outputs`` declared by option (files only; ``None`` and built-in names skipped)
-    and checked before any work."""
+    and checked before any work; ``robot_files`` are what a robot file is read from (a xacro's includes)."""
     with Job() as job:
         for option, path in inputs.items():
             if path is not None and Path(path).exists():
                 job.input(path, option)
+        job.inputs(list(robot_files), "--robot")
         for option, path in outputs.items():
             job.output(path, option)
         job.check()
@@ -100,24 +104,83 @@ def run_excite(chain: Chain, options: ExcitationOptions, rate: float, out: PathL
         return excitation, text
 
 
+def robot_file_inertials(robot: PathLike, options: RobotFileOptions | None = None, what: str = "(identified)") -> UrdfParameters:
+    """The chain and inertials of a ``.urdf`` or ``.xacro`` robot file
+    (:func:`~thermocomp.io.urdf_inertials.read_urdf_parameters`); another file is refused, naming ``what``
+    inertials it should carry."""
+    from thermocomp.io.urdf_inertials import read_urdf_parameters
+
+    if Path(robot).suffix.lower() not in ROBOT_FILE_SUFFIXES:
+        raise InputError(f"expected a {' or '.join(ROBOT_FILE_SUFFIXES)} robot file carrying the {what} inertials",
+                         path=str(robot))
+    return read_urdf_parameters(robot, options)
+
+
 def run_simulate_recording(truth: PathLike, trajectory: PathLike, out: PathLike, *, friction: PathLike | None = None,
-                           drives=None, seed: int | None = None, with_derivatives: bool = False) -> Recording:
-    """Play ``trajectory`` on PyBullet with the ``truth`` URDF (and friction CSV) and write what the drives report."""
+                           drives=None, seed: int | None = None, with_derivatives: bool = False,
+                           robot_options: RobotFileOptions | None = None) -> Recording:
+    """Play ``trajectory`` on PyBullet with the ``truth`` robot file (and friction CSV) and write what the drives
+    report; ``robot_options``: its base and tip links, xacro arguments, ROS packages."""
     from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
     from thermocomp.io.friction_csv import read_friction_csv
 
-    with _job({"--truth": truth, "--trajectory": trajectory, "--friction": friction}, {"--out": out}) as job:
+    files = robot_file_inertials(truth, robot_options, "true").description.files()
+    with _job({"--truth": truth, "--trajectory": trajectory, "--friction": friction}, {"--out": out}, files) as job:
         motion = read_recording_csv(trajectory, torques=False)
         if motion.qd is None or motion.qdd is None:
             raise InputError("expected the columns qd<i>_rad_s and qdd<i>_rad_s2 (a trajectory from thermocomp excite)",
                              path=str(trajectory))
         table = read_friction_csv(friction, motion.n_joints) if friction else None
-        with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed)) as robot:
+        with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed),
+                            robot_options=robot_options) as robot:
             if robot.chain.n_joints != motion.n_joints:
                 raise InputError(f"expected a trajectory of {robot.chain.n_joints} joints, got {motion.n_joints}",
                                  path=str(trajectory))
             recording = robot.record(motion.time, motion.q, motion.qd, motion.qdd, with_derivatives=with_derivatives)
         comment = (f"simulated by thermocomp simulate-recording: truth {truth}, friction {friction or 'none'}",)
+        _commit(job, [(out, lambda p: write_recording_csv(p, recording, comment))])
+        return recording
+
+
+def run_simulate_disturbance(truth: PathLike, controllers: PathLike, out: PathLike, *, pose: tuple[float, ...] | None = None,
+                             duration: float = 10.0, rate: float = 300.0, amplitude: tuple[float, ...] = (5.0,),
+                             damping: tuple[float, ...] | None = None, friction: PathLike | None = None, drives=None,
+                             seed: int | None = None, robot_options: RobotFileOptions | None = None) -> Recording:
+    """Seed 000, Step 4's experiment on PyBullet: the ``truth`` robot at rest at ``pose`` [rad] (default: zero within
+    the limits), every joint held by its PI controller of ``controllers`` (a controllers CSV) under
+    :func:`~thermocomp.dynamics.controller.disturbance_torques` of ``amplitude`` [N m] for ``duration`` [s]; the
+    recording (``time_s, q, tau``: motor torques) at ``rate`` [Hz] to ``out``
+    (:meth:`~thermocomp.dynamics.simulate.SimulatedRobot.pi_at_rest`)."""
+    from thermocomp.dynamics.controller import disturbance_torques
+    from thermocomp.dynamics.simulate import DRIVE_DAMPING, DriveOptions, SimulatedRobot
+    from thermocomp.io.controllers_csv import read_controllers_csv
+    from thermocomp.io.friction_csv import read_friction_csv
+
+    if not (math.isfinite(duration) and duration > 0 and math.isfinite(rate) and rate > 0):
+        raise ConfigurationError(f"--duration-s, --rate-hz: expected > 0, got {duration!r}, {rate!r}")
+    _check_samples(duration * rate, "--duration-s x --rate-hz")
+    info = robot_file_inertials(truth, robot_options, "true")
+    with _job({"--truth": truth, "--controllers": controllers, "--friction": friction}, {"--out": out},
+              info.description.files()) as job:
+        chain = info.chain
+        n = chain.n_joints
+        Kp, Ti = read_controllers_csv(controllers, n)
+        table = read_friction_csv(friction, n) if friction else None
+        with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed),
+                            robot_options=robot_options) as robot:
+            centre = np.clip(np.zeros(n), chain.lower, chain.upper) if pose is None else np.asarray(pose, dtype=float)
+            if centre.shape != (n,) or np.any(~np.isfinite(centre) | (centre < chain.lower) | (centre > chain.upper)):
+                raise ConfigurationError(f"--pose-deg: expected {n} angles within the joint limits, got "
+                                         f"{np.degrees(centre).tolist()}")
+            per_joint = DriveOptions().per_joint
+            amp = per_joint(tuple(amplitude), n, "--disturbance-nm")
+            if np.any(~np.isfinite(amp) | (amp < 0)):
+                raise ConfigurationError(f"--disturbance-nm: expected values >= 0 N m, got {amp.tolist()}")
+            b = per_joint((DRIVE_DAMPING,) if damping is None else tuple(damping), n, "--drive-damping-nm-s-per-rad")
+            recording = robot.pi_at_rest(centre, Kp, Ti, lambda t: disturbance_torques(t, amp), duration, rate,
+                                         damping=b)
+        comment = (f"simulated by thermocomp simulate-recording: seed 000 Step 4, truth {truth} at rest under a "
+                   f"disturbance, controllers {controllers}, friction {friction or 'none'}",)
         _commit(job, [(out, lambda p: write_recording_csv(p, recording, comment))])
         return recording
 
@@ -139,25 +202,22 @@ class IdentifyRun:
 def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | None = None,
                  friction_out: PathLike | None = None, report: PathLike | None = None,
                  validate: PathLike | None = None, options: IdentifyOptions | None = None,
-                 friction: PathLike | None = None) -> IdentifyRun:
-    """Identify from ``recording`` starting from the URDF ``robot``; write the identified URDF, friction and report.
+                 friction: PathLike | None = None, robot_options: RobotFileOptions | None = None) -> IdentifyRun:
+    """Identify from ``recording`` starting from the robot file ``robot`` (``.urdf`` or ``.xacro``, read with
+    ``robot_options``); write the identified URDF, friction and report.
 
     The outputs are written whether the identification succeeds or not (the
     report says which, as softMC's IDNT file does); all or none. With
     ``friction`` (a friction CSV, e.g. Step 3's) the friction is held fixed
     and only the inertial parameters are identified (seed 000, Step 5).
     """
-    from thermocomp.io.friction_csv import write_friction_csv
-    from thermocomp.io.urdf_inertials import read_urdf_parameters, urdf_with_parameters
+    from thermocomp.io.friction_csv import read_friction_csv, write_friction_csv
+    from thermocomp.io.urdf_inertials import urdf_with_parameters
 
-    if Path(robot).suffix.lower() != ".urdf":
-        raise InputError("expected a .urdf file carrying the reference (CAD) inertials, e.g. from thermocomp inertia",
-                         path=str(robot))
-    from thermocomp.io.friction_csv import read_friction_csv
-
+    info = robot_file_inertials(robot, robot_options, "reference (CAD)")
     with _job({"--robot": robot, "--recording": recording, "--validate": validate, "--friction": friction},
-              {"--urdf-out": urdf_out, "--friction-out": friction_out, "--report": report}) as job:
-        info = read_urdf_parameters(robot)
+              {"--urdf-out": urdf_out, "--friction-out": friction_out, "--report": report},
+              info.description.files()) as job:
         chain = info.chain
         rec = read_recording_csv(recording, chain.n_joints)
         fixed = read_friction_csv(friction, chain.n_joints) if friction else None
@@ -170,7 +230,7 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
             text += "\nnotes on the input URDF:\n" + "\n".join(f"  {note}" for note in info.notes) + "\n"
         writes = []
         if urdf_out:
-            urdf_text = urdf_with_parameters(robot, result.parameters)
+            urdf_text = urdf_with_parameters(info, result.parameters)
             writes.append((urdf_out, lambda p: p.write_text(urdf_text, encoding="utf-8")))
         if friction_out:
             writes.append((friction_out, lambda p: write_friction_csv(
@@ -182,47 +242,53 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
         return IdentifyRun(result, own, validation, text)
 
 
-def _reference(robot: PathLike | str):
-    """Chain, reference parameters and fixed bodies' parameters of a .urdf (its inertials) or a built-in robot."""
+def _reference(robot: PathLike | str, options: RobotFileOptions | None):
+    """Chain, reference parameters, fixed bodies' parameters and the files read, of a robot file (its inertials) or a
+    built-in robot (its CAD inertials)."""
     from thermocomp.dynamics.parameters import robot_parameters
     from thermocomp.inertia.builtin import builtin_inertials
-    from thermocomp.io.urdf_inertials import read_urdf_parameters
     from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
 
     if str(robot) in BUILTIN_ROBOTS:
         chain = load_robot(str(robot))
-        return chain, robot_parameters(builtin_inertials(str(robot)), chain.n_joints), np.zeros(10 * chain.n_joints)
-    if Path(robot).suffix.lower() != ".urdf":
-        raise InputError("expected a built-in robot or a .urdf file carrying the reference (CAD) inertials",
-                         path=str(robot))
-    info = read_urdf_parameters(robot)
-    return info.chain, info.parameters, info.attached
+        return (chain, robot_parameters(builtin_inertials(str(robot)), chain.n_joints), np.zeros(10 * chain.n_joints),
+                ())
+    if Path(robot).suffix.lower() not in ROBOT_FILE_SUFFIXES:
+        raise InputError(f"expected a built-in robot or a {' or '.join(ROBOT_FILE_SUFFIXES)} robot file carrying the "
+                         "reference (CAD) inertials", path=str(robot))
+    info = robot_file_inertials(robot, options, "reference (CAD)")
+    return info.chain, info.parameters, info.attached, info.description.files()
 
 
 def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rate: float, report: PathLike | None = None,
                    pose: tuple[float, ...] | None = None, speeds: tuple[float, ...] | None = None,
-                   span: float | None = None, hold: float = 10.0, seed: int = 0) -> str:
+                   span: float | None = None, hold: float = 10.0, seed: int = 0,
+                   robot_options: RobotFileOptions | None = None) -> str:
     """The trajectory of seed 000's Step 2 (``static``: poses for the explicit formulas, each held ``hold`` s) or
     Step 3 (``constant-speed``: symmetric runs of each joint about ``pose``); returns the report text."""
     from thermocomp.dynamics.friction_runs import ConstantSpeedOptions, constant_speed_trajectory
     from thermocomp.dynamics.static_step import plan_static_poses, static_trajectory
+    from thermocomp.io.robot_files import robot_file_inputs
+    from thermocomp.robot.builtin import load_robot
 
-    with _job({"--robot": robot}, {"--out": out, "--report": report}) as job:
+    if experiment == "static":
+        chain, cad, fixed, files = _reference(robot, robot_options)
+    else:
+        chain, files = load_robot(str(robot), robot_options), robot_file_inputs(robot, robot_options)
+    with _job({"--robot": robot}, {"--out": out, "--report": report}, files) as job:
         if experiment == "static":
-            chain, cad, fixed = _reference(robot)
             if not (math.isfinite(rate) and rate > 0 and math.isfinite(hold) and hold > 0):
                 raise ConfigurationError(f"--rate-hz, --hold-s: expected > 0, got {rate!r}, {hold!r}")
             _check_samples(chain.n_joints * hold * rate, "--hold-s x --rate-hz")
-            poses = plan_static_poses(chain, cad, np.random.default_rng(seed), fixed=fixed)
+            from thermocomp.simulators.pybullet.poses import PoseCheck
+
+            with PoseCheck(chain, robot=robot, robot_options=robot_options) as check:
+                poses = plan_static_poses(chain, cad, np.random.default_rng(seed), fixed=fixed, admissible=check)
             trajectory = static_trajectory(chain, poses, hold, rate)
-            text = (f"Static poses for seed 000 Step 2 ({chain.name}): {len(poses)} poses held {hold:.3g} s each\n"
+            text = (f"Static poses for seed 000 Step 2 ({chain.name}): {len(poses)} poses held {hold:.3g} s each, "
+                    f"above the floor and clear of the robot itself (PyBullet, {check.source})\n"
                     + "\n".join("  (" + ", ".join(f"{math.degrees(a):.2f}" for a in p) + ") deg" for p in poses) + "\n")
         elif experiment == "constant-speed":
-            chain = _reference(robot)[0] if Path(str(robot)).suffix.lower() == ".urdf" else None
-            if chain is None:
-                from thermocomp.robot.builtin import load_robot
-
-                chain = load_robot(str(robot))
             defaults = ConstantSpeedOptions()
             options = ConstantSpeedOptions(speeds=speeds or defaults.speeds, span=span or defaults.span, rate=rate)
             _check_samples(chain.n_joints * sum(3 * options.span / v for v in options.speeds) * rate,
@@ -253,7 +319,7 @@ def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rat
 
 
 def run_identify_step(step: int, robot: PathLike, recording: PathLike, *, out: PathLike | None = None,
-                      report: PathLike | None = None) -> str:
+                      report: PathLike | None = None, robot_options: RobotFileOptions | None = None) -> str:
     """Seed 000 Step 2 (``lambda`` CSV ``link,lambda`` for ``thermocomp inertia --corrections``), Step 3
     (friction CSV) or Step 4 (``joint,Kp_Nm_per_rad_s,Ti_s,..`` CSV) from a recording of its experiment; returns
     the report text."""
@@ -261,9 +327,9 @@ def run_identify_step(step: int, robot: PathLike, recording: PathLike, *, out: P
     from thermocomp.dynamics.static_step import rest_segments, static_corrections
     from thermocomp.io.friction_csv import write_friction_csv
 
-    with _job({"--robot": robot, "--recording": recording}, {"--out": out, "--report": report}) as job:
+    chain, cad, fixed, files = _reference(robot, robot_options) if step == 2 else (None, None, None, ())
+    with _job({"--robot": robot, "--recording": recording}, {"--out": out, "--report": report}, files) as job:
         if step == 2:
-            chain, cad, fixed = _reference(robot)
             rec = read_recording_csv(recording, chain.n_joints)
             poses, tau, stderr = rest_segments(rec)
             result = static_corrections(chain, cad, poses, tau, fixed=fixed, noise=float(stderr.max()))
@@ -282,9 +348,9 @@ def run_identify_step(step: int, robot: PathLike, recording: PathLike, *, out: P
             text = controllers_text(estimates)
 
             def write_out(p: Path) -> None:
-                lines = [f"# seed 000 Step 4 from {recording}", "joint,Kp_Nm_per_rad_s,Ti_s,setpoint_rad,nrmse_fit_percent"]
-                lines += [f"{e.joint + 1},{e.Kp!r},{e.Ti!r},{e.setpoint!r},{e.fit_percent!r}" for e in estimates]
-                p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+                from thermocomp.io.controllers_csv import write_controllers_csv
+
+                write_controllers_csv(p, estimates, (f"seed 000 Step 4 from {recording}",))
         elif step == 3:
             rec = read_recording_csv(recording)
             result3 = friction_from_recording(rec)
@@ -303,24 +369,17 @@ def run_identify_step(step: int, robot: PathLike, recording: PathLike, *, out: P
         return text
 
 
-def _model(robot: PathLike, friction: PathLike | None):
-    from thermocomp.io.friction_csv import read_friction_csv
-    from thermocomp.io.urdf_inertials import read_urdf_parameters
-
-    if Path(robot).suffix.lower() != ".urdf":
-        raise InputError("expected a .urdf file carrying the (identified) inertials", path=str(robot))
-    info = read_urdf_parameters(robot)
-    table = read_friction_csv(friction, info.chain.n_joints) if friction else None
-    return info, table
-
-
-def run_feedforward(robot: PathLike, trajectory: PathLike, out: PathLike, *, friction: PathLike | None = None) -> Recording:
-    """Feed-forward torques (softMC's additive torque command) of ``trajectory`` with the URDF's inertials and
+def run_feedforward(robot: PathLike, trajectory: PathLike, out: PathLike, *, friction: PathLike | None = None,
+                    robot_options: RobotFileOptions | None = None) -> Recording:
+    """Feed-forward torques (softMC's additive torque command) of ``trajectory`` with the robot file's inertials and
     ``friction``; written as a recording CSV (``time_s, q, tau, qd, qdd``)."""
     from thermocomp.dynamics.feedforward import feedforward_torques
+    from thermocomp.io.friction_csv import read_friction_csv
 
-    with _job({"--robot": robot, "--trajectory": trajectory, "--friction": friction}, {"--out": out}) as job:
-        info, table = _model(robot, friction)
+    info = robot_file_inertials(robot, robot_options)
+    with _job({"--robot": robot, "--trajectory": trajectory, "--friction": friction}, {"--out": out},
+              info.description.files()) as job:
+        table = read_friction_csv(friction, info.chain.n_joints) if friction else None
         motion = read_recording_csv(trajectory, info.chain.n_joints, torques=False)
         result = feedforward_torques(info.chain, info.parameters, table, motion)
         _commit(job, [(out, lambda p: write_recording_csv(p, result, (f"feed-forward torques of {trajectory} with "
@@ -329,15 +388,18 @@ def run_feedforward(robot: PathLike, trajectory: PathLike, out: PathLike, *, fri
 
 
 def run_collisions(robot: PathLike, recording: PathLike, options, *, friction: PathLike | None = None,
-                   out: PathLike | None = None) -> str:
+                   out: PathLike | None = None, robot_options: RobotFileOptions | None = None) -> str:
     """Torque-error collision detection (seed 003) on a recording with the URDF's model; returns the report text
     and writes, with ``out``, one row per flagged sample (``time_s``, the joints flagged, their errors [N m])."""
     from thermocomp.dynamics.collision import detect_collisions
     from thermocomp.dynamics.identify import IdentifyOptions, prepare
     from thermocomp.dynamics.regressor import regressor
+    from thermocomp.io.friction_csv import read_friction_csv
 
-    with _job({"--robot": robot, "--recording": recording, "--friction": friction}, {"--out": out}) as job:
-        info, table = _model(robot, friction)
+    info = robot_file_inertials(robot, robot_options)
+    with _job({"--robot": robot, "--recording": recording, "--friction": friction}, {"--out": out},
+              info.description.files()) as job:
+        table = read_friction_csv(friction, info.chain.n_joints) if friction else None
         rec = read_recording_csv(recording, info.chain.n_joints)
         data = prepare(rec, IdentifyOptions())
         predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
@@ -367,17 +429,20 @@ def run_collisions(robot: PathLike, recording: PathLike, options, *, friction: P
 
 
 def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | None = None,
-                urdf_out: PathLike | None = None, report: PathLike | None = None) -> str:
+                urdf_out: PathLike | None = None, report: PathLike | None = None,
+                robot_options: RobotFileOptions | None = None) -> str:
     """Seed 003's payload identification with the URDF's (identified) model known; with ``urdf_out``, the URDF
     with the payload added to the last link by seed 001's rule of change. Returns the report text."""
     from thermocomp.dynamics.identify import IdentifyOptions, prepare
     from thermocomp.dynamics.payload import identify_payload, with_payload
     from thermocomp.dynamics.regressor import regressor
+    from thermocomp.io.friction_csv import read_friction_csv
     from thermocomp.io.urdf_inertials import urdf_with_parameters
 
+    info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot, "--recording": recording, "--friction": friction},
-              {"--urdf-out": urdf_out, "--report": report}) as job:
-        info, table = _model(robot, friction)
+              {"--urdf-out": urdf_out, "--report": report}, info.description.files()) as job:
+        table = read_friction_csv(friction, info.chain.n_joints) if friction else None
         rec = read_recording_csv(recording, info.chain.n_joints)
         data = prepare(rec, IdentifyOptions())
         predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
@@ -391,7 +456,7 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
                 raise InputError("the recording does not determine the payload's mass and centre of mass; "
                                  "record a motion that moves the last links", path=str(recording))
             payload = np.where(est.identified, est.parameters, 0.0)
-            urdf_text = urdf_with_parameters(robot, with_payload(info.parameters, payload))
+            urdf_text = urdf_with_parameters(info, with_payload(info.parameters, payload))
             writes.append((urdf_out, lambda p: p.write_text(urdf_text, encoding="utf-8")))
         if report:
             writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
@@ -399,5 +464,6 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
         return text
 
 
-__all__ = ["IdentifyRun", "excitation_report", "run_excite", "run_experiment", "run_identify", "run_identify_step",
-           "run_simulate_recording", "run_feedforward", "run_collisions", "run_payload"]
+__all__ = ["IdentifyRun", "excitation_report", "robot_file_inertials", "run_excite", "run_experiment", "run_identify",
+           "run_identify_step", "run_simulate_disturbance", "run_simulate_recording", "run_feedforward", "run_collisions",
+           "run_payload"]

@@ -15,9 +15,10 @@ iterative search (the seed used MATLAB's System Identification Toolbox).
 The fit's quality is reported as the seed's Table IV does, MATLAB's
 "NRMSE fit" ``100 (1 - ||tau - tau_fit|| / ||tau - mean(tau)||)`` %.
 
-:func:`simulate_pi_at_rest` is the experiment on a simulated joint: inertia
-``J`` (the joint's diagonal mass-matrix entry at the pose), viscous
-friction, the PI loop and a disturbance, integrated at 10 kHz.
+The experiment on a simulated robot is
+:meth:`thermocomp.dynamics.simulate.SimulatedRobot.pi_at_rest` (PyBullet's
+rigid-body model, every joint under its PI loop and
+:func:`disturbance_torques`; ``thermocomp simulate-recording --controllers``).
 
 Pure core.
 """
@@ -25,14 +26,13 @@ Pure core.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.integrate
 
 from thermocomp._typing import ArrayLike, FloatArray
-from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.errors import InputError
 
 #: Seed 000, Table IV (ABB GoFa): K_p and T_i of joints 1..6, and the NRMSE fits (%) the seed reached.
 SEED000_TABLE_IV = {
@@ -85,55 +85,26 @@ def identify_pi(time: ArrayLike, q: ArrayLike, tau: ArrayLike, joint: int = 0) -
     return PIEstimate(joint, float(Kp), float(Ti), float(setpoint), float(fit_percent))
 
 
-def simulate_pi_at_rest(J: float, Kp: float, Ti: float, disturbance: Callable[[FloatArray], FloatArray], *,
-                        duration: float, rate: float, viscous: float = 0.0, hold_torque: float = 0.0,
-                        setpoint: float = 0.0, position_noise: float = 0.0, torque_noise: float = 0.0,
-                        rng: np.random.Generator | None = None) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """One joint at rest under a PI loop (Eq. 7) and a disturbance torque ``disturbance(t)`` [N m].
+#: Frequencies [Hz] and weights of the three sines of :func:`disturbance_torques` (joint ``j``'s frequencies are
+#: these times ``1 + 0.13 j``, so that no two joints are pushed alike).
+DISTURBANCE_HZ = (0.31, 0.73, 2.3)
+DISTURBANCE_WEIGHTS = (0.5, 0.3, 0.2)
 
-    ``J ddq = tau_m - hold_torque - viscous dq - disturbance(t)``, ``tau_m = K_p T_i e + K_p integral(e)``,
-    ``e = setpoint - q``; the integrator starts holding ``hold_torque`` (gravity). Integrated at 10 kHz
-    (semi-implicit Euler), sampled at ``rate``.
 
-    Returns
-    -------
-    t, q, tau_m : ``(N,)`` [s, rad, N m] with the noises added.
+def disturbance_torques(t: ArrayLike, amplitude: ArrayLike) -> FloatArray:
+    """Seed 000, Step 4's disturbance: ``(N, n)`` [N m] at times ``t`` ``(N,)`` [s], varying in time and never above
+    ``amplitude`` ``(n,)`` [N m] in magnitude (the seed: not large enough to trigger the safety stop).
+
+    Joint ``j``: ``amplitude_j sum_i w_i sin(2 pi f_i (1 + 0.13 j) t + phi_ij)`` with :data:`DISTURBANCE_HZ`,
+    :data:`DISTURBANCE_WEIGHTS` (summing to 1) and fixed phases ``phi_ij = 1.7 i + 0.9 j``.
     """
-    for name, value in (("J", J), ("Kp", Kp), ("Ti", Ti), ("duration", duration), ("rate", rate)):
-        if not (math.isfinite(value) and value > 0):
-            raise ConfigurationError(f"{name}: expected > 0, got {value!r}")
-    dt = 1e-4
-    steps = int(round(duration / dt))
-    every = max(int(round(1.0 / (rate * dt))), 1)
-    t_all = np.arange(steps) * dt
-    d_all = np.asarray(disturbance(t_all), dtype=float)
-    q, v, integral = setpoint, 0.0, hold_torque / Kp
-    ts, qs, taus = [], [], []
-    for k in range(steps):
-        e = setpoint - q
-        tau_m = Kp * Ti * e + Kp * integral
-        if k % every == 0:
-            ts.append(t_all[k])
-            qs.append(q)
-            taus.append(tau_m)
-        acc = (tau_m - hold_torque - viscous * v - d_all[k]) / J
-        v += acc * dt
-        q += v * dt
-        integral += e * dt
-    rng = rng or np.random.default_rng()
-    qs_a = np.array(qs) + rng.normal(0.0, 1.0, len(qs)) * position_noise
-    taus_a = np.array(taus) + rng.normal(0.0, 1.0, len(taus)) * torque_noise
-    return np.array(ts), qs_a, taus_a
-
-
-def joint_inertias(chain, parameters: ArrayLike, q: ArrayLike) -> FloatArray:
-    """The diagonal of the mass matrix ``M_ii(q)`` ``(n,)`` [kg m^2]: what each joint's loop moves at pose ``q``."""
-    from thermocomp.dynamics.regressor import regressor
-
-    n = chain.n_joints
-    q = np.repeat(np.asarray(q, dtype=float)[None, :], n, axis=0)
-    Y = regressor(chain, q, np.zeros((n, n)), np.eye(n), gravity=(0.0, 0.0, 0.0))
-    return np.einsum("iip,p->i", Y, np.asarray(parameters, dtype=float))
+    t = np.asarray(t, dtype=float)[:, None]
+    amplitude = np.asarray(amplitude, dtype=float)
+    j = np.arange(amplitude.size)[None, :]
+    out = np.zeros((t.shape[0], amplitude.size))
+    for i, (f, w) in enumerate(zip(DISTURBANCE_HZ, DISTURBANCE_WEIGHTS)):
+        out += w * np.sin(2 * np.pi * f * (1 + 0.13 * j) * t + 1.7 * i + 0.9 * j)
+    return amplitude * out
 
 
 def controllers_from_recording(time: ArrayLike, q: ArrayLike, tau: ArrayLike) -> list[PIEstimate]:
@@ -152,5 +123,5 @@ def controllers_text(estimates: list[PIEstimate]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["SEED000_TABLE_IV", "PIEstimate", "controllers_from_recording", "controllers_text", "identify_pi",
-           "joint_inertias", "simulate_pi_at_rest"]
+__all__ = ["DISTURBANCE_HZ", "DISTURBANCE_WEIGHTS", "SEED000_TABLE_IV", "PIEstimate", "controllers_from_recording",
+           "controllers_text", "disturbance_torques", "identify_pi"]

@@ -13,8 +13,16 @@ The experiments of the identification steps are methods:
 :meth:`SimulatedRobot.record` (any motion, e.g. an excitation, seed 003),
 :meth:`SimulatedRobot.static_torques` (static poses, seed 000 Step 2),
 :meth:`SimulatedRobot.constant_speed_runs` (symmetric constant-speed
-segments, Step 3). The PI loop at rest under a disturbance (Step 4) is
-:mod:`thermocomp.dynamics.controller`.
+segments, Step 3), :meth:`SimulatedRobot.pi_at_rest` (every joint held by
+its PI controller under a disturbance, Step 4, on PyBullet's rigid-body model).
+
+The truth is the robot file as :mod:`thermocomp.io.urdf_inertials` reads
+it (a ``.urdf`` or ``.xacro`` with its base and tip links): PyBullet loads a
+copy of its URDF (:func:`pybullet_urdf_text`) without geometry (inverse
+dynamics needs none, and PyBullet finds no ``package://`` mesh) and with an
+explicit zero inertial on links that have none (PyBullet would give them
+1 kg). Gravity acts along the root link's ``-z``; joints are matched to the
+chain's by name.
 
 PyBullet is imported when a robot is created; each robot has its own
 physics server (a reused server can keep a removed body's dynamics,
@@ -24,7 +32,11 @@ docs/inertia.md), closed by :meth:`SimulatedRobot.close` or ``with``.
 from __future__ import annotations
 
 import math
+import tempfile
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -32,9 +44,16 @@ from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.dynamics.friction import FrictionTable
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.inertia.gravity import STANDARD_GRAVITY
-from thermocomp.io.files import is_file
 from thermocomp.io.recording_csv import Recording
-from thermocomp.io.urdf import read_urdf
+from thermocomp.io.robot_files import RobotFileOptions, read_robot_description
+
+#: Damping of a drive [N m s/rad] in the PI loop at rest (:meth:`SimulatedRobot.pi_at_rest`): its back-EMF and
+#: transmission damping (seed 000, Eqs. 4-6), which rigid links lack; a PI loop on position (Eq. 7) on a bare
+#: inertia is unstable (Routh). 50 holds Table IV's gains on the GoFa's and UR5's arms (they need 10-30 when
+#: outstretched).
+DRIVE_DAMPING = 50.0
+#: Integration steps per recorded sample in the PI loop at rest.
+PI_SUBSTEPS = 10
 
 #: Largest torque noise standard deviation [N m]: noisy torques then stay within what the recording
 #: readers take (io/csvtext.MAX_CELL, 1e12); 1e308 overflowed into inf written to the CSV.
@@ -86,6 +105,21 @@ class DriveOptions:
         return np.array(values)
 
 
+def pybullet_urdf_text(urdf: str) -> str:
+    """The URDF ``urdf`` as PyBullet's inverse dynamics should read it: ``<visual>`` and ``<collision>`` removed,
+    and every link without ``<inertial>`` given a zero one (massless, as the dynamics count it)."""
+    root = ET.fromstring(urdf)
+    for link in root.iter("link"):
+        for tag in ("visual", "collision"):
+            for element in link.findall(tag):
+                link.remove(element)
+        if link.find("inertial") is None:
+            inertial = ET.SubElement(link, "inertial")
+            ET.SubElement(inertial, "mass", value="0")
+            ET.SubElement(inertial, "inertia", ixx="0", ixy="0", ixz="0", iyy="0", iyz="0", izz="0")
+    return ET.tostring(root, encoding="unicode")
+
+
 @dataclass(eq=False)
 class SimulatedRobot:
     """PyBullet with a truth URDF, a friction table and drive effects.
@@ -93,8 +127,8 @@ class SimulatedRobot:
     Parameters
     ----------
     urdf
-        The truth model (joint positions are the URDF's, which are the
-        chain's controller angles for URDFs read by :func:`read_urdf`).
+        The truth model: a ``.urdf`` or ``.xacro`` robot file (joint
+        positions are the URDF's, which are the chain's controller angles).
     friction
         Joint friction (seed 000, Eq. 3); ``None``: none.
     drives
@@ -102,7 +136,9 @@ class SimulatedRobot:
     rng
         Generator of the noise.
     gravity
-        World gravity [m/s^2].
+        Gravity in the URDF's root frame [m/s^2].
+    robot_options
+        Base and tip links, xacro arguments, ROS package folders of ``urdf``.
     """
 
     urdf: PathLike
@@ -110,13 +146,13 @@ class SimulatedRobot:
     drives: DriveOptions = field(default_factory=DriveOptions)
     rng: np.random.Generator | None = None
     gravity: tuple[float, float, float] = STANDARD_GRAVITY
+    robot_options: RobotFileOptions | None = None
 
     def __post_init__(self) -> None:
         import pybullet
 
-        if not is_file(self.urdf):  # PyBullet opens the path itself: a FIFO read here first left it waiting for ever
-            raise InputError("PyBullet reads the URDF itself: expected a regular file", path=str(self.urdf))
-        self.chain = read_urdf(self.urdf)
+        description = read_robot_description(self.urdf, self.robot_options)
+        self.chain = description.chain()
         n = self.chain.n_joints
         if self.friction is not None and self.friction.n_joints != n:
             raise InputError(f"friction table: expected {n} joints, got {self.friction.n_joints}")
@@ -125,16 +161,25 @@ class SimulatedRobot:
         self._p = pybullet
         self._cid = pybullet.connect(pybullet.DIRECT)
         pybullet.setGravity(*self.gravity, physicsClientId=self._cid)
-        try:
-            self._body = pybullet.loadURDF(str(self.urdf), useFixedBase=True,
-                                           flags=pybullet.URDF_USE_INERTIA_FROM_FILE, physicsClientId=self._cid)
-        except pybullet.error as exc:  # a file thermocomp reads that PyBullet's parser does not (CR line ends)
-            pybullet.disconnect(physicsClientId=self._cid)
-            raise InputError(f"PyBullet cannot load the URDF: {exc}", path=str(self.urdf)) from None
-        movable = [j for j in range(pybullet.getNumJoints(self._body, physicsClientId=self._cid))
-                   if pybullet.getJointInfo(self._body, j, physicsClientId=self._cid)[2] != pybullet.JOINT_FIXED]
-        if len(movable) != n:
-            raise InputError(f"expected {n} movable joints in PyBullet, got {len(movable)}", path=str(self.urdf))
+        # PyBullet opens the file itself: a copy it can read (a FIFO or a xacro file it could not), in a folder of its
+        # own, removed once loaded.
+        with tempfile.TemporaryDirectory(prefix="thermocomp-") as folder:
+            copy = Path(folder) / "truth.urdf"
+            copy.write_text(pybullet_urdf_text(description.urdf), encoding="utf-8")
+            try:
+                self._body = pybullet.loadURDF(str(copy), useFixedBase=True,
+                                               flags=pybullet.URDF_USE_INERTIA_FROM_FILE, physicsClientId=self._cid)
+            except pybullet.error as exc:  # a file thermocomp reads that PyBullet's parser does not
+                pybullet.disconnect(physicsClientId=self._cid)
+                raise InputError(f"PyBullet cannot load the URDF: {exc}", path=str(self.urdf)) from None
+        infos = [pybullet.getJointInfo(self._body, j, physicsClientId=self._cid)
+                 for j in range(pybullet.getNumJoints(self._body, physicsClientId=self._cid))]
+        movable = [info[1].decode() for info in infos if info[2] != pybullet.JOINT_FIXED]
+        if sorted(movable) != sorted(self.chain.joint_names):
+            raise InputError(f"expected the chain's {n} joints to be the movable ones in PyBullet, got "
+                             f"{', '.join(movable)}", path=str(self.urdf))
+        #: Chain joint i is PyBullet's degree of freedom ``self._dof[i]`` (PyBullet orders them as it walks the tree).
+        self._dof = np.array([movable.index(name) for name in self.chain.joint_names])
         self.noise = self.drives.per_joint(self.drives.torque_noise, n, "torque_noise")
         self.limit = self.drives.per_joint(self.drives.torque_limit, n, "torque_limit")
 
@@ -153,11 +198,13 @@ class SimulatedRobot:
     def rigid_torques(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> FloatArray:
         """PyBullet's inverse dynamics ``(N, n)`` [N m] at states ``(N, n)``: the truth without friction or noise."""
         q, qd, qdd = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (q, qd, qdd))
-        p, body, cid = self._p, self._body, self._cid
-        return np.array([
-            p.calculateInverseDynamics(body, a.tolist(), b.tolist(), c.tolist(), physicsClientId=cid)
+        p, body, cid, dof = self._p, self._body, self._cid, self._dof
+        order = np.argsort(dof)  # PyBullet's degrees of freedom from the chain's joints
+        tau = np.array([
+            p.calculateInverseDynamics(body, a[order].tolist(), b[order].tolist(), c[order].tolist(), physicsClientId=cid)
             for a, b, c in zip(q, qd, qdd)
         ])
+        return tau[:, dof]
 
     def true_torques(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> FloatArray:
         """Rigid-body plus friction torques ``(N, n)`` [N m] (what the drives deliver before sensing)."""
@@ -201,6 +248,77 @@ class SimulatedRobot:
         tau = self.rigid_torques(poses, zero, zero)
         return np.mean([self.sense(tau) for _ in range(max(int(samples), 1))], axis=0)
 
+    def pi_at_rest(self, setpoint: ArrayLike, Kp: ArrayLike, Ti: ArrayLike, disturbance: Callable[[FloatArray], FloatArray],
+                   duration: float, rate: float, *, damping: ArrayLike = DRIVE_DAMPING, substeps: int = PI_SUBSTEPS
+                   ) -> Recording:
+        """Seed 000, Step 4's experiment: every joint held at ``setpoint`` ``(n,)`` [rad] by its PI controller (Eq. 7)
+        while ``disturbance(t (N,)) -> (N, n)`` [N m] pushes the joints.
+
+        ``tau_m = K_p T_i e + K_p integral(e) dt``, ``e = setpoint - q`` per joint (``Kp`` [N m / (rad s)], ``Ti``
+        [s], ``(n,)``), the integrator starting at the gravity torque of the set point. The arm is PyBullet's
+        rigid-body model: ``M(q) qdd + h(q, qd) = tau_m - d(t) - b qd`` with PyBullet's mass matrix
+        (``calculateMassMatrix``) and Coriolis, centrifugal and gravity torques (``calculateInverseDynamics`` at
+        zero acceleration), ``b`` the drive's damping ``damping`` (one value or ``(n,)`` [N m s/rad]: back-EMF and
+        transmission, seed 000 Eqs. 4-6, which rigid links lack) plus the friction table's viscous ``F_v``
+        (Coulomb and static friction hold no torque at rest here, as in :meth:`static_torques`). Integrated
+        ``substeps`` times per sample, the damping and the proportional term implicitly (a wrist's 2e-4 kg m^2
+        under Table IV's gains is stiff), recorded at ``rate`` [Hz] for ``duration`` [s]: the drives report
+        ``tau_m`` (noise, quantisation and saturation as always) and the encoders ``q``.
+
+        Raises
+        ------
+        ConfigurationError
+            A loop its damping does not stabilise: ``J s^3 + b s^2 + K_p T_i s + K_p`` needs ``b T_i > J``
+            (Routh; ``J`` the joint's inertia ``M_ii`` at the set point).
+        """
+        n = self.chain.n_joints
+        sp, Kp, Ti = (np.broadcast_to(np.asarray(x, dtype=float), (n,)) for x in (setpoint, Kp, Ti))
+        for name, value in (("duration", duration), ("rate", rate), ("substeps", substeps)):
+            if not (math.isfinite(value) and value > 0):
+                raise ConfigurationError(f"{name}: expected > 0, got {value!r}")
+        if not (np.all(np.isfinite(Kp) & (Kp > 0)) and np.all(np.isfinite(Ti) & (Ti > 0))):
+            raise ConfigurationError(f"Kp, Ti: expected values > 0, got {Kp.tolist()}, {Ti.tolist()}")
+        drive = np.broadcast_to(np.asarray(damping, dtype=float), (n,))
+        if not np.all(np.isfinite(drive) & (drive >= 0)):
+            raise ConfigurationError(f"damping: expected values >= 0 N m s/rad, got {drive.tolist()}")
+        b = drive + (0.0 if self.friction is None else self.friction.Fv)
+        J = self.mass_matrix(sp).diagonal()
+        unstable = b * Ti <= J
+        if np.any(unstable):
+            j = int(np.argmax(unstable))
+            raise ConfigurationError(f"joint {j + 1}: its PI loop (K_p {Kp[j]:.6g} N m/(rad s), T_i {Ti[j]:.6g} s) on "
+                                     f"inertia {J[j]:.4g} kg m^2 needs damping above J / T_i = {J[j] / Ti[j]:.4g} "
+                                     f"N m s/rad to stay at rest, got {b[j]:.4g} (drive damping and viscous friction)")
+        count = int(round(duration * rate))
+        dt = 1.0 / (rate * substeps)
+        t = np.arange(count * substeps) * dt
+        d = np.asarray(disturbance(t), dtype=float).reshape(t.size, n)
+        zero = np.zeros(n)
+        q, v = sp.copy(), zero.copy()
+        integral = self.rigid_torques(sp, zero, zero)[0] / Kp  # the loop starts holding the arm
+        P = Kp * Ti
+        qs, taus = np.empty((count, n)), np.empty((count, n))
+        for k in range(t.size):
+            e = sp - q
+            tau_m = P * e + Kp * integral
+            if k % substeps == 0:
+                qs[k // substeps], taus[k // substeps] = q, tau_m
+            h = self.rigid_torques(q, v, zero)[0]
+            # (M + dt b + dt^2 P) a = tau_m - P dt v - h - b v - d: damping and the P term at the step's end.
+            a = np.linalg.solve(self.mass_matrix(q) + np.diag(dt * b + dt * dt * P), tau_m - P * dt * v - h - b * v - d[k])
+            v = v + dt * a
+            q = q + dt * v
+            integral = integral + e * dt
+        return Recording(time=t[::substeps].copy(), q=self._encoder(qs), tau=self.sense(taus),
+                         source=f"simulated {self.chain.name} at rest under a disturbance")
+
+    def mass_matrix(self, q: ArrayLike) -> FloatArray:
+        """PyBullet's joint-space mass matrix ``(n, n)`` [kg m^2] at ``q`` ``(n,)``, in the chain's joint order."""
+        order = np.argsort(self._dof)
+        M = np.array(self._p.calculateMassMatrix(self._body, np.asarray(q, dtype=float)[order].tolist(),
+                                                 physicsClientId=self._cid))
+        return M[np.ix_(self._dof, self._dof)]
+
     def constant_speed_runs(
         self, joint: int, speeds: ArrayLike, pose: ArrayLike, span: float, rate: float
     ) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -234,4 +352,4 @@ class SimulatedRobot:
         return speeds, np.array(plus), np.array(minus)
 
 
-__all__ = ["DriveOptions", "SimulatedRobot"]
+__all__ = ["DRIVE_DAMPING", "PI_SUBSTEPS", "DriveOptions", "SimulatedRobot", "pybullet_urdf_text"]

@@ -33,6 +33,7 @@ Pure core.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -124,17 +125,41 @@ def _choose(G: FloatArray, min_torque: float) -> tuple[list[StaticEquation], dic
 
 def plan_static_poses(chain: Chain, cad: ArrayLike, rng: np.random.Generator, *,
                       fixed: ArrayLike | None = None, min_torque: float = MIN_GRAVITY_TORQUE,
-                      candidates: int = CANDIDATES, gravity: ArrayLike = STANDARD_GRAVITY) -> FloatArray:
-    """Poses ``(m, n)`` [rad] for Step 2: for each factor, the candidate pose where its formula is best conditioned."""
+                      candidates: int = CANDIDATES, gravity: ArrayLike = STANDARD_GRAVITY,
+                      admissible: Callable[[FloatArray], np.ndarray] | None = None) -> FloatArray:
+    """Poses ``(m, n)`` [rad] for Step 2: for each factor, the candidate pose where its formula is best conditioned.
+
+    ``admissible(poses (k, n)) -> (k,)`` booleans says which poses the robot can take (above the floor, clear of
+    itself: :class:`thermocomp.simulators.pybullet.poses.PoseCheck`); the choice is made again without the
+    refused ones until every chosen pose is admissible (only chosen poses are checked).
+
+    Raises
+    ------
+    ConfigurationError
+        When no admissible candidate is left for a formula.
+    """
     if candidates < 2:
         raise ConfigurationError(f"candidates: expected at least 2, got {candidates}")
     lo = np.maximum(chain.lower, -np.pi)
     hi = np.minimum(chain.upper, np.pi)
     poses = rng.uniform(lo, hi, (candidates, chain.n_joints))
     G, _ = gravity_contributions(chain, cad, poses, fixed, gravity=gravity)
-    equations, _ = _choose(G, min_torque)
-    chosen = sorted({p for eq in equations for p in eq.poses})
-    return poses[chosen]
+    keep = np.ones(candidates, dtype=bool)
+    checked = np.zeros(candidates, dtype=bool)
+    while True:
+        if not keep.any():
+            raise ConfigurationError(f"none of {candidates} random poses within the limits is admissible (above the "
+                                     "floor, clear of the robot itself)")
+        index = np.flatnonzero(keep)
+        equations, _ = _choose(G[index], min_torque)
+        chosen = index[sorted({p for eq in equations for p in eq.poses})]
+        if admissible is None:
+            return poses[chosen]
+        new = chosen[~checked[chosen]]
+        checked[new] = True
+        keep[new[~np.asarray(admissible(poses[new]), dtype=bool)]] = False
+        if keep[chosen].all():
+            return poses[chosen]
 
 
 @dataclass(frozen=True, eq=False)

@@ -120,7 +120,7 @@ def _endless(src: _Role) -> list[str]:
     with contextlib.suppress(OSError):
         mode = os.stat(src.path).st_mode
         if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-            return [f"{src.label}: expected a file to read, got {_kind(mode)}"]
+            return [f"{src.label}: expected a file to read, got {file_kind(mode)}"]
     return []
 
 
@@ -141,7 +141,8 @@ def _begins_with(path: Path, begins: bytes) -> bool:
         return False
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, for messages: 'a directory', 'a FIFO', 'a device', ..."""
     for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
                        (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
         if test(mode):
@@ -159,6 +160,12 @@ def same_file(a: PathLike, b: PathLike) -> bool:
     except OSError:  # a loop of links, a name too long: no file there to be the same (its own check names it)
         return False
     return sa is not None and sb is not None and os.path.samestat(sa, sb)
+
+
+def destination(path: PathLike) -> Path:
+    """Where an output lands: the real path of its folder and its own name, never the target of a link at it."""
+    path = Path(path)
+    return Path(os.path.realpath(path.parent)) / path.name
 
 
 def _name_max(folder: Path) -> int:
@@ -265,7 +272,7 @@ class Job:
         if not self._checked and (self._conflicts_of(self._outputs.index(self._log))
                                   or any(same_file(o.path, self._log.path) for o in self._outputs if o is not self._log)):
             return  # before check(), only a log that is itself writable and no other output (an error is logged then)
-        dest = Path(os.path.realpath(self._log.path))
+        dest = destination(self._log.path)
         tmp = temporary_beside(dest)
         try:
             tmp.write_text("".join(f"{line}\n" for line in self._log_lines), encoding="utf-8")
@@ -298,13 +305,16 @@ class Job:
         if not out.path.name or out.path.name in (".", ".."):
             return [f"{label}: expected a file name, got a folder"]
         try:
+            if out.path.is_symlink():
+                return [f"{label}: cannot write through a symbolic link (it points to {os.readlink(out.path)}); "
+                        "outputs are never written through links: remove the link or choose another name"]
             st = _stat(out.path)
         except OSError as exc:
             return [f"{label}: cannot write: {exc.strerror}"]
         if st is not None and not stat.S_ISREG(st.st_mode):
-            return [f"{label}: expected a regular file (a new name or a file to replace), got {_kind(st.st_mode)}"]
+            return [f"{label}: expected a regular file (a new name or a file to replace), got {file_kind(st.st_mode)}"]
         try:
-            real = Path(os.path.realpath(out.path))
+            real = destination(out.path)
             folder = real.parent
             if not folder.is_dir():
                 return [f"{label}: cannot write: the folder does not exist ({out.path.parent})"]
@@ -359,7 +369,7 @@ class Job:
     def temporary(self, dest: PathLike) -> Path:
         """The temporary file standing in for the declared output ``dest`` until :meth:`commit` (made once)."""
         role = self._role(dest)
-        key = Path(os.path.realpath(role.path))
+        key = destination(role.path)
         if key not in self._staged:
             # the suffix of the name given, not of a linked file's: writers check it (write_png: .png)
             self._staged[key] = temporary_beside(key, suffix=Path(role.path).suffix)
@@ -449,14 +459,14 @@ class Job:
                         keep[dest] = None
             self._discard(keep)
             if isinstance(exc, OSError):
-                label = next((r.label for r in self._outputs if Path(os.path.realpath(r.path)) == current), str(current))
+                label = next((r.label for r in self._outputs if destination(r.path) == current), str(current))
                 raise InputError(f"cannot write: {exc.strerror or exc}; no output was written "
                                  "(the earlier files are as they were)", path=label) from exc
             raise
         self._staged.clear()
         self._discard(keep)
         published = set(done)
-        self.written = [r.path for r in self._outputs if Path(os.path.realpath(r.path)) in published]
+        self.written = [r.path for r in self._outputs if destination(r.path) in published]
         return self.written
 
     def _discard(self, keep: dict[Path, Path | None]) -> None:

@@ -40,6 +40,11 @@ COLUMNS_HELP = ("time_min, q1_deg..qn_deg, x_mm,y_mm,z_mm, optionally an orienta
                 "(euler_xyz_{a,b,c}_deg | quat_w,quat_x,quat_y,quat_z | rotvec_{x,y,z}_rad), temp1_C.., name")
 
 
+#: The most measurements a file may hold: calibration's Jacobian has three rows (six with orientations) per
+#: measurement and a column per table parameter; 2 million tracker rows ran out of memory.
+MAX_MEASUREMENTS = 100_000
+
+
 def read_measurements_csv(path: PathLike, n_joints: int | None = None) -> Measurements:
     """Read tracker measurements (see the module docstring); SI from here on.
 
@@ -81,6 +86,9 @@ def read_measurements_csv(path: PathLike, n_joints: int | None = None) -> Measur
     temp_columns = [names[i] for i in temp_index]
     values, temperature, lines, labels = [], [], [], []
     for line, cells in rows:
+        if len(values) == MAX_MEASUREMENTS:
+            raise InputError(f"expected at most {MAX_MEASUREMENTS:,} measurements (a tracker campaign takes hundreds "
+                             "to thousands), got more", path=src, row=line)
         if len(cells) != len(names):
             column = names[len(cells)] if len(cells) < len(names) else str(len(names) + 1)
             raise InputError(f"expected {len(names)} cells ({','.join(names)}), got {len(cells)}", path=src,
@@ -121,4 +129,4 @@ def write_measurements_csv(meas: Measurements, path: PathLike) -> None:
             handle.write(",".join(repr(float(v)) for v in row) + "\n")
 
 
-__all__ = ["COLUMNS_HELP", "read_measurements_csv", "write_measurements_csv"]
+__all__ = ["COLUMNS_HELP", "MAX_MEASUREMENTS", "read_measurements_csv", "write_measurements_csv"]

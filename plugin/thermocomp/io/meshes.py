@@ -30,6 +30,7 @@ imported only when a ``.dae`` file is read.
 from __future__ import annotations
 
 import math
+import stat
 import struct
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
@@ -46,13 +47,18 @@ from thermocomp.geometry.rotations import invert_transform, matrix_from_euler_xy
 from thermocomp.io.atomic import atomic_write_bytes
 from thermocomp.io.csvtext import check_header, iter_rows, parse_float
 from thermocomp.io.files import read_input_bytes
+from thermocomp.io.job import file_kind
 from thermocomp.io.urdf import matrix_from_urdf_rpy, urdf_chain, urdf_chain_ends
+from thermocomp.io.xml_values import line_of, parse_xml
 from thermocomp.robot.chain import Chain
 
 #: Mesh units by name: metres per mesh unit.
 UNITS: dict[str, float] = {"m": 1.0, "mm": 1e-3}
 #: File types read by :func:`read_mesh`.
 MESH_SUFFIXES = (".stl", ".obj", ".dae")
+#: The largest mesh file read [bytes]. A robot link's CAD export is a few MB (the GoFa's ROS-Industrial
+#: meshes: at most 3 MB); a 4 GB mesh ran out of memory in trimesh (issue 28).
+MAX_MESH_BYTES = 512 * 2**20
 #: Columns of a mesh map (:func:`read_mesh_map`).
 MESH_MAP_COLUMNS = ["link", "mesh", "x_mm", "y_mm", "z_mm", "rx_deg", "ry_deg", "rz_deg"]
 #: Relative agreement required between a COLLADA file's declared unit (or a
@@ -133,6 +139,21 @@ def _check_stl(path: Path) -> None:
                          f"got {size} bytes that are neither", path=str(path))
 
 
+def check_mesh_file(path: Path) -> None:
+    """A mesh file is a regular file of at most :data:`MAX_MESH_BYTES` (an :class:`InputError` naming it)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise InputError("mesh file not found", path=str(path)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the mesh: {exc.strerror}", path=str(path)) from exc
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"expected a mesh file, got {file_kind(st.st_mode)}", path=str(path))
+    if st.st_size > MAX_MESH_BYTES:
+        raise InputError(f"expected a mesh file of at most {MAX_MESH_BYTES // 2**20} MiB, got {st.st_size:,} bytes (a "
+                         "robot link needs far fewer triangles: decimate the mesh)", path=str(path))
+
+
 def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
     """Read a triangle mesh (STL, OBJ or COLLADA) and scale it to metres.
 
@@ -147,7 +168,8 @@ def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
     Raises
     ------
     InputError
-        Naming the file: missing, unsupported type, unreadable, no
+        Naming the file: missing, not a regular file, larger than
+        :data:`MAX_MESH_BYTES`, unsupported type, unreadable, no
         triangles, a COLLADA unit that disagrees with ``metres_per_unit`` or
         an up axis other than ``Z_UP``, or ``pycollada`` missing for ``.dae``.
     """
@@ -157,8 +179,7 @@ def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
     suffix = p.suffix.lower()
     if suffix not in MESH_SUFFIXES:
         raise InputError(f"expected a mesh file ({', '.join(MESH_SUFFIXES)}), got {suffix or 'no suffix'!r}", path=src)
-    if not p.is_file():
-        raise InputError("mesh file not found" if not p.exists() else "expected a mesh file, got a directory", path=src)
+    check_mesh_file(p)
     if suffix == ".stl":
         _check_stl(p)
     if suffix == ".dae":
@@ -178,8 +199,11 @@ def read_mesh(path: PathLike, metres_per_unit: float) -> MeshData:
 
     try:
         mesh = trimesh.load_mesh(str(p), process=False)
-    except (ValueError, KeyError, IndexError, struct.error, OSError) as exc:
+    except (ValueError, KeyError, IndexError, struct.error, OSError, NotImplementedError) as exc:
         raise InputError(f"cannot read the mesh: {exc}", path=src) from exc
+    except MemoryError:
+        raise InputError(f"cannot read the mesh: it needs more memory than this machine has "
+                         f"({p.stat().st_size / 2**20:.0f} MiB of file)", path=src) from None
     if isinstance(mesh, trimesh.Scene):
         mesh = mesh.to_geometry()
     faces = np.asarray(getattr(mesh, "faces", np.empty((0, 3))), dtype=np.int64)
@@ -384,7 +408,7 @@ def _origin(elem: ET.Element | None, what: str, src: str) -> FloatArray:
         except ValueError:
             values = []
         if len(values) != 3 or not all(math.isfinite(v) for v in values):
-            raise InputError(f"{what} <origin>: expected 3 finite numbers, got {text!r}", path=src)
+            raise InputError(f"{what} <origin>: expected 3 finite numbers, got {text!r}", path=src, row=line_of(elem))
         return values
 
     if elem is None:
@@ -392,7 +416,8 @@ def _origin(elem: ET.Element | None, what: str, src: str) -> FloatArray:
     return transform(matrix_from_urdf_rpy(floats(elem.get("rpy"))), floats(elem.get("xyz")))
 
 
-def _resolve(filename: str, urdf_dir: Path, package_dirs: Mapping[str, PathLike], what: str, src: str) -> Path:
+def _resolve(filename: str, urdf_dir: Path, package_dirs: Mapping[str, PathLike], what: str, src: str,
+             row: int | None = None) -> Path:
     url = urlparse(filename)
     if url.scheme == "package":
         if url.netloc not in package_dirs:
@@ -400,13 +425,14 @@ def _resolve(filename: str, urdf_dir: Path, package_dirs: Mapping[str, PathLike]
                 f"{what}: mesh {filename!r} is in ROS package {url.netloc!r}, whose folder was not given; "
                 f"give it as package_dirs={{{url.netloc!r}: folder}} (command line: --package-path DIR, a folder "
                 f"holding it, or ROS_PACKAGE_PATH; for inertia also --package {url.netloc}=FOLDER)",
-                path=src,
+                path=src, row=row,
             )
         return Path(package_dirs[url.netloc]) / unquote(url.path.lstrip("/"))
     if url.scheme == "file":
         return Path(unquote(url.path))
     if url.scheme and len(url.scheme) > 1:  # (a one-letter scheme is a Windows drive)
-        raise InputError(f"{what}: expected a file path, file:// or package:// mesh, got {filename!r}", path=src)
+        raise InputError(f"{what}: expected a file path, file:// or package:// mesh, got {filename!r}", path=src,
+                         row=row)
     p = Path(filename)
     return p if p.is_absolute() else urdf_dir / p
 
@@ -476,13 +502,13 @@ def read_urdf_meshes(
     src = str(path)
     data = read_input_bytes(path, "URDF") if text is None else text
     base_link, tip_link = urdf_chain_ends(data, src, base_link, tip_link)  # checks the tree, names the file
-    root_elem = ET.fromstring(data)
+    root_elem = parse_xml(data, src)  # its elements' lines name where a bad value is
     package_dirs = {} if package_dirs is None else dict(package_dirs)
     joints: dict[str, tuple[str, str, str, FloatArray]] = {}
     for j in root_elem.findall("joint"):
         parent, child = j.find("parent"), j.find("child")
         if parent is None or child is None:
-            raise InputError(f"joint {j.get('name')!r}: expected <parent> and <child>", path=src)
+            raise InputError(f"joint {j.get('name')!r}: expected <parent> and <child>", path=src, row=line_of(j))
         joints[child.get("link", "")] = (j.get("name", ""), (j.get("type") or "").strip(), parent.get("link", ""),
                                          _origin(j.find("origin"), f"joint {j.get('name')!r}", src))
 
@@ -514,7 +540,8 @@ def read_urdf_meshes(
             on_chain = list(chain.joint_names) + [""] * len(movable)
             off = next(j for j, c in zip(movable, on_chain) if j != c)
             raise InputError(f"{what} has a {kind} mesh but moves with joint {off!r}, which is not on the chain "
-                             f"{', '.join(chain.joint_names)}; remove it from the URDF", path=src)
+                             f"{', '.join(chain.joint_names)}; remove it from the URDF", path=src,
+                             row=line_of(link_elem))
         T_root_link = np.eye(4)
         for _, _, T in steps:
             T_root_link = T_root_link @ T
@@ -524,23 +551,26 @@ def read_urdf_meshes(
             if mesh is None or not mesh.get("filename"):
                 shape = "nothing" if geometry is None or len(geometry) == 0 else f"<{geometry[0].tag}>"
                 raise InputError(f"{what}: expected <{kind}><geometry><mesh filename=...>, got {shape}; "
-                                 "only meshes are supported", path=src)
+                                 "only meshes are supported", path=src, row=line_of(element))
             scale_text = mesh.get("scale", "1 1 1")
             try:
                 scale = [float(s) for s in scale_text.split()]
             except ValueError:
                 scale = []
             if len(scale) != 3 or not all(math.isfinite(s) and s > 0 for s in scale) or max(scale) != min(scale):
-                raise InputError(f"{what}: expected a uniform positive mesh scale 's s s', got {scale_text!r}", path=src)
-            file = _resolve(mesh.get("filename", ""), urdf_dir, package_dirs, what, src)
+                raise InputError(f"{what}: expected a uniform positive mesh scale 's s s', got {scale_text!r}", path=src,
+                                 row=line_of(mesh))
+            file = _resolve(mesh.get("filename", ""), urdf_dir, package_dirs, what, src, line_of(mesh))
             if not file.is_file():
-                raise InputError(f"{what}: mesh file {str(file)!r} not found", path=src)
+                raise InputError(f"{what}: mesh file {str(file)!r} not found", path=src, row=line_of(mesh))
             ref = MeshRef(name, file, _origin(element.find("origin"), f"{what} <{kind}>", src), scale[0])
             out.append(UrdfMesh(name, len(movable), T_base_root @ T_root_link, ref))
     return UrdfMeshes(chain, tuple(out), tip_link)
 
 
 __all__ = [
+    "MAX_MESH_BYTES",
+    "check_mesh_file",
     "MESH_MAP_COLUMNS",
     "MESH_SUFFIXES",
     "UNITS",

@@ -81,6 +81,11 @@ class Recording:
         return float(self.time[-1] - self.time[0]) if self.time.size else 0.0
 
 
+#: The most samples a recording may hold. Identification builds a regressor of samples x joints rows and about
+#: 13 columns per joint (7 GB for a million 6-joint samples); a 10-million-row recording ran out of memory.
+MAX_SAMPLES = 1_000_000
+
+
 def recording_columns(n: int, speeds: bool = False, accelerations: bool = False) -> list[str]:
     """Column names of a recording of ``n`` joints."""
     cols = ["time_s"] + [f"q{i}_rad" for i in range(1, n + 1)] + [f"tau{i}_Nm" for i in range(1, n + 1)]
@@ -160,6 +165,9 @@ def read_recording_csv(path: PathLike, n_joints: int | None = None, *, torques: 
     cols = [names[i] for i in order]
     data = []
     for number, cells in rows:
+        if len(data) == MAX_SAMPLES:
+            raise InputError(f"expected at most {MAX_SAMPLES:,} samples (1 kHz for about 17 minutes), got more: "
+                             "downsample the recording or split it", path=src, row=number)
         if len(cells) != len(names):
             raise InputError(f"expected {len(names)} cells, got {len(cells)}", path=src, row=number)
         data.append(parse_floats(cells, order, cols, src, number))
@@ -211,4 +219,4 @@ def write_recording_csv(path: PathLike, recording: Recording, comments: tuple[st
             fh.write(",".join(repr(float(v)) for v in row) + "\n")
 
 
-__all__ = ["Recording", "read_recording_csv", "recording_columns", "write_recording_csv"]
+__all__ = ["MAX_SAMPLES", "Recording", "read_recording_csv", "recording_columns", "write_recording_csv"]

@@ -20,6 +20,7 @@ From Python::
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import xml.parsers.expat
@@ -30,6 +31,7 @@ from pathlib import Path
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 from thermocomp.io.files import read_input_bytes
+from thermocomp.io.xacro_expressions import UnsafeExpression
 from thermocomp.robot.chain import Chain
 
 #: File name endings of the robot files this module reads.
@@ -60,6 +62,9 @@ class RobotFileOptions:
         Folders to search for ROS packages before ``ROS_PACKAGE_PATH`` (``--package-path``).
     use_ros_package_path
         Also search the folders of the ``ROS_PACKAGE_PATH`` environment variable.
+    xacro_env
+        Let a xacro file read environment variables (``$(env NAME)``, ``$(optenv NAME ...)``;
+        ``--xacro-allow-env``). Off: a robot file's expansion does not depend on who runs it.
     """
 
     base_link: str | None = None
@@ -67,6 +72,7 @@ class RobotFileOptions:
     xacro_args: tuple[tuple[str, str], ...] = ()
     package_paths: tuple[Path, ...] = field(default=())
     use_ros_package_path: bool = True
+    xacro_env: bool = False
 
     def __post_init__(self) -> None:
         for name, _ in self.xacro_args:
@@ -223,7 +229,7 @@ def read_robot_description(path: PathLike, options: RobotFileOptions | None = No
     else:
         read_input_bytes(path, "xacro")  # the same messages as every reader for a missing file or a folder
         text, included = expand_xacro(path, dict(options.xacro_args), packages, options.search_path(),
-                                      with_includes=True)
+                                      with_includes=True, env=options.xacro_env)
         return RobotDescription(source=path, urdf=text, packages=packages, options=options, included=included)
     return RobotDescription(source=path, urdf=text, packages=packages, options=options)
 
@@ -288,6 +294,76 @@ def _xacro_finds(packages: Mapping[str, Path], search_path: tuple[Path, ...]) ->
         sa._eval_dict["find"] = saved_eval
 
 
+@contextlib.contextmanager
+def _xacro_sandbox(roots: tuple[Path, ...], env: bool) -> Iterator[None]:
+    """Evaluate the ``${...}`` and ``$(eval ...)`` of one expansion without Python's ``eval``.
+
+    The ``xacro`` package evaluates both with ``eval``, which a robot file can
+    use to run any command (issue 28). Its module-level evaluators
+    (``xacro.safe_eval``, ``substitution_args._eval``) and environment readers
+    are swapped for :mod:`thermocomp.io.xacro_expressions` for the duration of
+    one expansion, and restored afterwards. ``xacro.load_yaml`` reads only
+    files under ``roots`` (the robot file's folder and the package folders).
+    """
+    import xacro
+    import xacro.substitution_args as sa
+
+    from thermocomp.io import xacro_expressions as xe
+
+    def load_yaml(filename):
+        name = xacro.abs_filename_spec(filename)
+        if not xe.inside(Path(name), roots):
+            raise xe.UnsafeExpression(f"xacro.load_yaml: expected a file inside the robot file's folder or a ROS "
+                                      f"package's (--package-path), got {name}")
+        return xacro.load_yaml(name)
+
+    def fatal(*args):
+        raise xacro.XacroException(" ".join(map(str, args)))
+
+    functions = xe.base_functions()
+    functions.update({"xacro.load_yaml": load_yaml, "load_yaml": load_yaml, "xacro.fatal": fatal,
+                      "xacro.dotify": xacro.YamlDictWrapper,
+                      "xacro.arg": lambda name: xacro.substitution_args_context["arg"][name]})
+
+    def safe_eval(expr, globals, locals=None):
+        def lookup(name: str):
+            try:
+                return (locals if locals is not None and name in locals else globals)[name]
+            except KeyError:
+                raise NameError(f"name '{name}' is not defined") from None
+
+        return xe.evaluate(expr, lookup, functions)
+
+    def eval_substitution(text: str, context: dict):
+        args = context.setdefault("arg", {})
+
+        def lookup(name: str):
+            if name in vars(math) and not callable(vars(math)[name]):
+                return vars(math)[name]
+            if name in args:
+                return sa.convert_value(args[name], "auto")
+            raise NameError(f"name '{name}' is not defined")
+
+        in_eval = dict(functions)
+        in_eval.update({"arg": lambda name: sa.convert_value(sa._eval_arg(name, args=args), "auto"),
+                        "dirname": lambda: sa._eval_dirname(context["filename"]),
+                        "find": lambda name: sa._eval_find(name), "env": sa._eval_env, "optenv": sa._eval_optenv})
+        return str(xe.evaluate(text, lookup, in_eval, shown="$(eval %s)"))
+
+    def no_env(name, *default, **named_default):
+        raise sa.SubstitutionException(f"$(env {name}) / $(optenv {name}): reading the environment is off, so that "
+                                       "a robot file expands the same for everyone; allow it with --xacro-allow-env")
+
+    saved = (xacro.safe_eval, sa._eval, sa._eval_env, sa._eval_optenv)
+    xacro.safe_eval, sa._eval = safe_eval, eval_substitution
+    if not env:
+        sa._eval_env = sa._eval_optenv = no_env
+    try:
+        yield
+    finally:
+        xacro.safe_eval, sa._eval, sa._eval_env, sa._eval_optenv = saved
+
+
 #: Bounds of one xacro expansion, which runs in a process of its own (:mod:`thermocomp.io.xacro_child`): its
 #: ``${...}`` expressions are Python evaluated by the xacro package, and ``${9**9**9}`` ran for ever in the
 #: command's own process (an adversarial run of issue 9), where no signal can interrupt one big-integer power.
@@ -296,27 +372,32 @@ XACRO_MEMORY_BYTES = 4 * 2**30
 
 
 def expand_xacro(path: Path, args: dict[str, str], packages: Mapping[str, Path],
-                 search_path: tuple[Path, ...] = (), *, with_includes: bool = False):
+                 search_path: tuple[Path, ...] = (), *, with_includes: bool = False, env: bool = False):
     """The URDF text of a xacro file (the ``xacro`` package's own expansion, ``xacro FILE name:=value``).
 
     With ``with_includes``: ``(text, included)``, ``included`` the files the
     expansion read besides ``path`` (included xacro files, loaded YAML). The
     expansion runs in a child process, at most :data:`XACRO_TIME_S` seconds
-    and :data:`XACRO_MEMORY_BYTES` of memory.
+    and :data:`XACRO_MEMORY_BYTES` of memory, and its expressions are
+    evaluated by :mod:`thermocomp.io.xacro_expressions`, never as Python
+    (:func:`_xacro_sandbox`). With ``env`` the file may read environment
+    variables.
 
     Raises
     ------
     InputError
         Naming the xacro file where the error is (an included one included)
-        and, for malformed XML or an expression written in a file, its line;
-        or an expansion beyond the bounds.
+        and, for malformed XML or an expression written in a file, its line:
+        an expression outside the language robot descriptions use, YAML
+        loaded from outside the robot's folders, ``$(env ...)`` without
+        ``env``; or an expansion beyond the bounds.
     """
     import json
     import subprocess
     import sys
 
     request = json.dumps({"path": str(path), "args": dict(args), "packages": {k: str(v) for k, v in packages.items()},
-                          "search_path": [str(p) for p in search_path]})
+                          "search_path": [str(p) for p in search_path], "env": env})
     try:
         done = subprocess.run([sys.executable, "-m", "thermocomp.io.xacro_child"], input=request, capture_output=True,
                               text=True, timeout=XACRO_TIME_S, preexec_fn=_bounded_memory)
@@ -342,7 +423,7 @@ def _bounded_memory() -> None:
 
 
 def expand_xacro_here(path: Path, args: dict[str, str], packages: Mapping[str, Path],
-                      search_path: tuple[Path, ...] = (), *, with_includes: bool = False):
+                      search_path: tuple[Path, ...] = (), *, with_includes: bool = False, env: bool = False):
     """:func:`expand_xacro` in this process, unbounded (:mod:`thermocomp.io.xacro_child` calls it)."""
     try:
         import xacro
@@ -353,7 +434,8 @@ def expand_xacro_here(path: Path, args: dict[str, str], packages: Mapping[str, P
     # xacro keeps the files a run included in a module list that it never clears: start this run's afresh,
     # so that an error is searched for in this file's includes only.
     xacro.all_includes = []
-    with _xacro_finds(packages, search_path):
+    roots = (path.resolve().parent, *packages.values(), *search_path)
+    with _xacro_finds(packages, search_path), _xacro_sandbox(roots, env):
         try:
             doc = xacro.process_file(top, mappings=dict(args))
         except xml.parsers.expat.ExpatError as exc:
@@ -377,7 +459,7 @@ def _located_xacro_error(exc: Exception, xacro_module, top: str) -> InputError:
     inner: BaseException | None = exc
     while getattr(inner, "exc", None) is not None:
         inner = inner.exc  # type: ignore[union-attr]
-    if isinstance(inner, _PackageNotFound):
+    if isinstance(inner, (_PackageNotFound, UnsafeExpression)):
         text = str(inner)
     else:
         text = " ".join(str(exc).split())
@@ -388,7 +470,7 @@ def _located_xacro_error(exc: Exception, xacro_module, top: str) -> InputError:
     match = re.search(r"when evaluating expression '(.+)'", str(exc), re.S)
     needle = "${" + match.group(1) + "}" if match else None
     if needle is None:
-        arg = re.search(r"\$\((find|arg) [^)]*\)", str(exc))
+        arg = re.search(r"\$\(eval .*\)$|\$\((find|arg) [^)]*\)", text)
         needle = arg.group(0) if arg else None
     if needle is None and isinstance(inner, _PackageNotFound):
         name = re.search(r"\$\(find (\S+)\)", text)

@@ -29,12 +29,12 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from thermocomp._data import data_folder
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import matrix_from_euler_xyz, transform
@@ -293,19 +293,12 @@ BUILTIN_SCENES: Mapping[str, str] = {
 def scenes_dir() -> Path | None:
     """Folder of the shipped scenes, or ``None`` when this install has none.
 
-    An install that ships them as the package data ``thermocomp._scenes``
-    is looked at first; a source checkout (or an editable install, which
-    runs from ``plugin/thermocomp``) has them in the repository's top-level
-    ``scenes/``.
+    An installed wheel ships them as ``thermocomp/_scenes``; a source
+    checkout has them in the repository's top-level ``scenes/``
+    (:func:`thermocomp._data.data_folder`).
     """
-    try:
-        packaged = Path(str(resources.files("thermocomp._scenes")))
-    except ModuleNotFoundError:
-        packaged = None
-    if packaged is not None and packaged.is_dir():
-        return packaged
-    checkout = Path(__file__).resolve().parents[3] / "scenes"
-    return checkout if checkout.is_dir() else None
+    folder = data_folder("scenes")
+    return folder if folder.is_dir() else None
 
 
 def builtin_scene(robot: str) -> Path | None:

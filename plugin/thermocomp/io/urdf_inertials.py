@@ -1,19 +1,42 @@
-"""The inertials of a URDF as standard parameters of the table form's links, and a URDF carrying identified ones.
+"""The inertials of a robot file as standard parameters of the table form's links, and a URDF carrying identified ones.
 
-Reading (:func:`read_urdf_parameters`): every URDF link that moves with
-joint ``k`` of the serial chain (the child of revolute joint ``k`` and the
-links fixed to it, such as a ROS ``flange`` and ``tool0``) contributes its
-``<inertial>`` to the standard parameters of the table form's link ``k``
-(:mod:`thermocomp.dynamics.parameters`: origin on joint ``k``,
-base-oriented at the zero pose; docs/conventions.md). Links that do not move
-(the base, a ``world`` root) are left out. A URDF link without
-``<inertial>`` counts as massless here (PyBullet would give it 1 kg: such a
-file is not a good truth model, and the reader says so in ``notes``).
+Frames. The chain is the robot file's serial chain from its base link to
+its tip link (:func:`thermocomp.io.urdf.urdf_chain`; ``--base-link`` and
+``--tip-link`` choose them). Every URDF link below the base has a pose at
+the zero pose (every joint at 0) in the base link's frame, composed from the
+joint origins between them, whatever fixed, displaced or rotated links lie
+between the base and joint 1 or between two joints (ROS-Industrial's UR
+hangs ``shoulder_link`` from ``base_link_inertia``, turned by pi about z from
+the root ``base_link``). A link moves with chain joint ``k`` when ``k`` is the
+nearest movable joint above it: the child of joint ``k`` and every link fixed
+to it (a ROS ``flange``, ``tool0``, a camera beyond the tip). Its
+``<inertial>`` (mass, centre of mass and tensor in the ``<inertial><origin>``
+frame) is rotated and moved into the table form's link ``k`` frame (origin
+on joint ``k``, base-oriented at the zero pose;
+:mod:`thermocomp.dynamics.parameters`, docs/conventions.md) and the links of
+one joint add up (parallel axis theorem). Links that do not move with the
+chain (the base, a ``world`` root, a frame beside the base) carry no torque
+of the chain and are left out. A URDF link without ``<inertial>`` counts as
+massless (what pinocchio and ``urdf_parser`` do; PyBullet would give it 1 kg,
+:mod:`thermocomp.dynamics.simulate` writes it massless for PyBullet) and the
+reader says so in ``notes``.
 
-Writing (:func:`urdf_with_parameters`): the input URDF, element for element,
-with the ``<inertial>`` of each revolute joint's child link replaced so that
-the links moving with joint ``k`` carry the given parameters in total (the
-links fixed to it keep their own inertials, which are subtracted).
+Gravity acts along ``-z`` of the URDF's root link, as in PyBullet,
+pinocchio and Gazebo: the chain returned is placed in the root
+(``T_world_base`` = the base link's pose in the root at the zero pose), so a
+base link turned or tilted from the root keeps gravity where the file has it.
+
+Reading (:func:`read_urdf_parameters`): a ``.urdf`` or ``.xacro`` file with
+:class:`~thermocomp.io.robot_files.RobotFileOptions` (base and tip links,
+xacro arguments, ROS packages), as the kinematic commands read it.
+
+Writing (:func:`urdf_with_parameters`): the robot file's URDF (a xacro file
+expanded), element for element, with the ``<inertial>`` of each chain
+joint's child link replaced so that the links moving with joint ``k`` carry
+the given parameters in total (the links fixed to it keep their own
+inertials, which are subtracted; when nothing is left, the child link is
+written without ``<inertial>``, massless); the inertial is written in that
+URDF link's own frame, so reading the written file gives the parameters back.
 """
 
 from __future__ import annotations
@@ -26,12 +49,12 @@ import numpy as np
 from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.dynamics.parameters import inertial_from_parameters, link_parameters
 from thermocomp.errors import InputError
-from thermocomp.io.files import read_input_bytes
-from thermocomp.io.urdf import link_inertial, origin_transform, read_urdf
-from thermocomp.io.xml_values import parse_xml
+from thermocomp.io.robot_files import RobotDescription, RobotFileOptions, read_robot_description
+from thermocomp.io.urdf import link_inertial, origin_transform, urdf_chain_ends
+from thermocomp.io.xml_values import line_of, parse_xml
 from thermocomp.robot.chain import Chain
 
-_MOVABLE = ("revolute", "continuous")
+_MOVABLE = ("revolute", "continuous", "prismatic", "planar", "floating")
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,22 +64,30 @@ class UrdfParameters:
     Attributes
     ----------
     chain
-        The table-form chain (:func:`thermocomp.io.urdf.read_urdf`).
+        The table-form chain (:func:`thermocomp.io.urdf.urdf_chain`), placed
+        in the URDF's root frame (``T_world_base``: the base link's pose in
+        the root at the zero pose; gravity is along the root's ``-z``).
     parameters
         Standard parameters of links 1..n, ``(10 n,)``: everything moving with each joint.
     attached
         The part of ``parameters`` carried by links fixed to the joint's child link, ``(10 n,)``.
     main_links
-        The URDF link that is each revolute joint's child, ``n`` names.
+        The URDF link that is each chain joint's child, ``n`` names.
+    T_base_main
+        Each main link's frame in the base link's frame at the zero pose, ``(n, 4, 4)``.
     notes
         Remarks (links without ``<inertial>``).
+    description
+        The robot file as read (its URDF text; a xacro file expanded).
     """
 
     chain: Chain
     parameters: FloatArray
     attached: FloatArray
     main_links: tuple[str, ...]
+    T_base_main: FloatArray
     notes: tuple[str, ...]
+    description: RobotDescription
 
 
 def _inertial(link: ET.Element, src: str) -> tuple[float, FloatArray, FloatArray] | None:
@@ -70,55 +101,80 @@ def _inertial(link: ET.Element, src: str) -> tuple[float, FloatArray, FloatArray
     return mass, T[:3, 3], R @ I @ R.T
 
 
-def _tree(root_el: ET.Element, src: str):
-    joints = {}
+def _bodies(root_el: ET.Element, src: str, joint_names: tuple[str, ...], base_link: str
+            ) -> tuple[FloatArray, dict[str, tuple[FloatArray, int]]]:
+    """``T_root_base`` and, per URDF link, ``(T_base_link, k)``: its zero-pose frame in the base link's frame and
+    the chain joint it moves with (1-based; 0: it does not move with the chain)."""
+    by_child = {}
     for j in root_el.findall("joint"):
-        parent, child = j.find("parent"), j.find("child")
-        if parent is None or child is None:
-            raise InputError(f"joint {j.get('name')!r}: expected <parent> and <child>", path=src)
-        joints[child.get("link")] = (j, parent.get("link"))
-    return joints
+        child = j.find("child")
+        by_child[child.get("link")] = j  # (a tree: urdf_chain checked it)
+    chain_joints = set(joint_names)
+    out: dict[str, tuple[FloatArray, int]] = {}
 
-
-def read_urdf_parameters(path: PathLike) -> UrdfParameters:
-    """The chain of ``path`` and the standard parameters of what moves with each joint (see the module docstring)."""
-    src = str(path)
-    chain = read_urdf(path)
-    root_el = parse_xml(read_input_bytes(path, "URDF"), src)
-    links = {link.get("name"): link for link in root_el.findall("link")}
-    by_child = _tree(root_el, src)
-    names = list(chain.joint_names)
-
-    def pose_and_joint(link: str) -> tuple[FloatArray, int]:
-        """Zero-pose pose in the root frame, and the index (1-based, 0 = none) of the chain joint it moves with."""
+    def walk(link: str) -> tuple[FloatArray, int]:
+        """``T_root_link`` at the zero pose and the chain joint ``link`` moves with."""
+        start = link
         T = np.eye(4)
         k = 0
+        foreign = None  # the nearest movable joint above, when it is not on the chain
         while link in by_child:
-            j, parent = by_child[link]
-            T = origin_transform(j.find("origin"), f"joint {j.get('name')!r} origin", src) @ T
+            j = by_child[link]
+            T = origin_transform(j.find("origin"), f"joint {j.get('name')!r} <origin>", src) @ T
+            name = j.get("name")
             if k == 0 and j.get("type") in _MOVABLE:
-                if j.get("name") not in names:
-                    raise InputError(f"link {link!r} moves with joint {j.get('name')!r}, which is not on the serial chain",
-                                     path=src)
-                k = names.index(j.get("name")) + 1
-            link = parent
+                if name in chain_joints:
+                    k = joint_names.index(name) + 1
+                    if foreign is not None:
+                        raise InputError(
+                            f"link {start!r} moves with joint {foreign!r}, which is not on the chain, below chain "
+                            f"joint {name!r}: its inertia cannot be counted with a chain link; choose a chain that "
+                            "includes the joint (--base-link / --tip-link) or remove the branch", path=src,
+                            row=line_of(by_child[start]))
+                elif foreign is None:
+                    foreign = name
+            link = j.find("parent").get("link")
         return T, k
 
-    # The base frame: the parent link of the first chain joint, moved by no joint.
-    first = next(j for j, _ in by_child.values() if j.get("name") == names[0])
-    T_root_base = pose_and_joint(first.find("parent").get("link"))[0]
-    # Table-form joint origins in the base frame at the zero pose.
-    origins = np.cumsum(chain.p, axis=0)
+    links = [link.get("name") for link in root_el.findall("link")]
+    T_root_base = walk(base_link)[0]
+    for name in links:
+        T_root_link, k = walk(name)
+        out[name] = (np.linalg.solve(T_root_base, T_root_link), k)
+    return T_root_base, out
+
+
+def read_urdf_parameters(path: PathLike, options: RobotFileOptions | None = None) -> UrdfParameters:
+    """The chain of the robot file ``path`` and the standard parameters of what moves with each joint.
+
+    Parameters
+    ----------
+    path
+        A ``.urdf`` or ``.xacro`` file (:func:`thermocomp.io.robot_files.read_robot_description`).
+    options
+        Base and tip links, xacro arguments, ROS package folders.
+
+    See the module docstring for the frames.
+    """
+    description = read_robot_description(path, options)
+    src = str(description.source)
+    opts = description.options
+    chain = description.chain()
+    base_link, _ = urdf_chain_ends(description.urdf, src, opts.base_link, opts.tip_link)
+    root_el = parse_xml(description.urdf, src)
+    T_root_base, bodies = _bodies(root_el, src, chain.joint_names, base_link)
+    origins = np.cumsum(chain.p, axis=0)  # table-form joint origins in the base frame at the zero pose
     n = chain.n_joints
     params = np.zeros((n, 10))
     attached = np.zeros((n, 10))
     main = [""] * n
-    for j, _ in by_child.values():
-        if j.get("name") in names:
-            main[names.index(j.get("name"))] = j.find("child").get("link")
+    for j in root_el.findall("joint"):
+        if j.get("name") in chain.joint_names:
+            main[chain.joint_names.index(j.get("name"))] = j.find("child").get("link")
     notes = []
-    for name, link in links.items():
-        T_root_link, k = pose_and_joint(name)
+    for link in root_el.findall("link"):
+        name = link.get("name")
+        T_base_link, k = bodies[name]
         if k == 0:
             continue
         inertial = _inertial(link, src)
@@ -126,18 +182,18 @@ def read_urdf_parameters(path: PathLike) -> UrdfParameters:
             notes.append(f"link {name!r} has no <inertial> (counted massless; PyBullet would give it 1 kg)")
             continue
         mass, com, I = inertial
-        T_base_link = np.linalg.solve(T_root_base, T_root_link)
         R = T_base_link[:3, :3]
-        c = R @ com + T_base_link[:3, 3] - origins[k - 1]
-        pi = link_parameters(mass, c, R @ I @ R.T)
+        pi = link_parameters(mass, R @ com + T_base_link[:3, 3] - origins[k - 1], R @ I @ R.T)
         params[k - 1] += pi
         if name != main[k - 1]:
             attached[k - 1] += pi
-    return UrdfParameters(chain, params.reshape(-1), attached.reshape(-1), tuple(main), tuple(notes))
+    return UrdfParameters(chain.replace(T_world_base=T_root_base), params.reshape(-1), attached.reshape(-1),
+                          tuple(main), np.array([bodies[name][0] for name in main]), tuple(notes), description)
 
 
-def urdf_with_parameters(path: PathLike, parameters: ArrayLike) -> str:
-    """The text of the URDF ``path`` with inertials that carry ``parameters`` ``(10 n,)`` (see the module docstring).
+def urdf_with_parameters(robot: UrdfParameters, parameters: ArrayLike) -> str:
+    """The URDF text of the robot file ``robot`` was read from (:func:`read_urdf_parameters`) with inertials that
+    carry ``parameters`` ``(10 n,)`` (see the module docstring).
 
     Raises
     ------
@@ -145,39 +201,29 @@ def urdf_with_parameters(path: PathLike, parameters: ArrayLike) -> str:
         When the parameters of a link, less what its fixed attachments carry,
         are not physically consistent (they cannot be written as a URDF inertial).
     """
-    src = str(path)
-    info = read_urdf_parameters(path)
+    info = robot
+    src = str(info.description.source)
     chain = info.chain
     n = chain.n_joints
     pi = np.asarray(parameters, dtype=float).reshape(n, 10)
-    root_el = parse_xml(read_input_bytes(path, "URDF"), src, comments=True)
+    root_el = parse_xml(info.description.urdf, src, comments=True)
     links = {link.get("name"): link for link in root_el.findall("link")}
-    by_child = _tree(root_el, src)
     origins = np.cumsum(chain.p, axis=0)
-
-    def T_root(link: str) -> FloatArray:
-        T = np.eye(4)
-        while link in by_child:
-            j, parent = by_child[link]
-            T = origin_transform(j.find("origin"), "origin", src) @ T
-            link = parent
-        return T
-
-    first = next(j for j, _ in by_child.values() if j.get("name") == chain.joint_names[0])
-    T_root_base = T_root(first.find("parent").get("link"))
     for k in range(n):
         name = info.main_links[k]
         own = pi[k] - info.attached[10 * k:10 * k + 10]
-        inertial = inertial_from_parameters(own, f"link {k + 1} (URDF link {name!r})")
-        T_base_link = np.linalg.solve(T_root_base, T_root(name))
-        R, t = T_base_link[:3, :3], T_base_link[:3, 3]
-        com = R.T @ (inertial.com + origins[k] - t)
-        I = R.T @ inertial.inertia @ R
         link = links[name]
         old = link.find("inertial")
         position = list(link).index(old) if old is not None else 0
         if old is not None:
             link.remove(old)
+        if not np.any(own):  # a massless frame, what fixed links carry is all (as read)
+            continue
+        inertial = inertial_from_parameters(own, f"link {k + 1} (URDF link {name!r})")
+        T_base_link = info.T_base_main[k]
+        R, t = T_base_link[:3, :3], T_base_link[:3, 3]
+        com = R.T @ (inertial.com + origins[k] - t)
+        I = R.T @ inertial.inertia @ R
         new = ET.Element("inertial")
         ET.SubElement(new, "origin", xyz=" ".join(repr(float(v)) for v in com), rpy="0 0 0")
         ET.SubElement(new, "mass", value=repr(inertial.mass))

@@ -1,9 +1,9 @@
 """One xacro expansion in a process of its own, for :func:`thermocomp.io.robot_files.expand_xacro`.
 
 The parent bounds this process in time and memory: a xacro file's ``${...}``
-expressions are Python that the xacro package evaluates, and one of them
-(``${9**9**9}``) can compute for ever. The request comes as JSON on standard
-input (``path``, ``args``, ``packages``, ``search_path``); the reply goes as
+expressions, evaluated by :mod:`thermocomp.io.xacro_expressions` (never as
+Python), could still compute for long or build a large text. The request comes as JSON on standard
+input (``path``, ``args``, ``packages``, ``search_path``, ``env``); the reply goes as
 JSON on standard output: ``{"text", "included"}``, or ``{"error": {message,
 path, row, column}}`` for a refusal (an :class:`~thermocomp.errors.InputError`).
 """
@@ -24,7 +24,8 @@ def main() -> int:
     try:
         text, included = expand_xacro_here(path, request["args"],
                                            {k: Path(v) for k, v in request["packages"].items()},
-                                           tuple(Path(p) for p in request["search_path"]), with_includes=True)
+                                           tuple(Path(p) for p in request["search_path"]), with_includes=True,
+                                           env=request["env"])
         reply = {"text": text, "included": [str(f) for f in included]}
     except InputError as exc:
         reply = {"error": {"message": exc.message, "path": exc.path, "row": exc.row, "column": exc.column}}

@@ -6,10 +6,10 @@ pyproject.toml), so ``load_robot("irb140")`` works from any install.
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from thermocomp._data import data_folder
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 from thermocomp.robot.chain import Chain
@@ -35,12 +35,7 @@ def robot_dir(name: str) -> Path:
 
 
 def _robots_root() -> Path:
-    try:
-        return Path(str(resources.files("thermocomp._robots")))
-    except ModuleNotFoundError:
-        # A development (editable) install runs the package from plugin/thermocomp
-        # in the source tree, where the data sits in the repository's robots/.
-        return Path(__file__).resolve().parents[3] / "robots"
+    return data_folder("robots")
 
 
 def load_robot(name: str | PathLike, options: RobotFileOptions | None = None) -> Chain:

@@ -37,6 +37,10 @@ ADDON_REQUEST_FORMAT = "thermocomp-addon-request/1"
 ADDON_ACTIONS = ("show", "compensate", "play", "restore")
 
 
+#: The largest add-on request read [bytes]: the add-on writes one action and its options, a few hundred bytes.
+MAX_REQUEST_BYTES = 64 * 1024
+
+
 def read_addon_request(path: PathLike) -> list[str]:
     """The command line (``["coppeliasim", action, options...]``) in an add-on request file.
 
@@ -46,14 +50,30 @@ def read_addon_request(path: PathLike) -> list[str]:
     Raises
     ------
     InputError
-        Naming the file and line: unreadable, another format, or an action
-        other than :data:`ADDON_ACTIONS`.
+        Naming the file and line: unreadable, a device, a FIFO nothing is
+        written to, more than :data:`MAX_REQUEST_BYTES`, another format, or
+        an action other than :data:`ADDON_ACTIONS`.
     """
+    from thermocomp.io.files import read_input_bytes
+    from thermocomp.io.job import Job
+
     path = Path(path)
+    job = Job()  # the checks of every input: a device (/dev/zero) is refused, a FIFO waits a bounded time
+    job.input(path, "REQUEST")
+    found = job.conflicts()
+    if found:
+        raise InputError(found[0])
+    if path.is_file() and path.stat().st_size > MAX_REQUEST_BYTES:
+        raise InputError(f"expected an add-on request of at most {MAX_REQUEST_BYTES:,} bytes (the add-on writes a "
+                         f"few hundred), got {path.stat().st_size:,}", path=str(path))
+    data = read_input_bytes(path, "add-on request")
+    if len(data) > MAX_REQUEST_BYTES:
+        raise InputError(f"expected an add-on request of at most {MAX_REQUEST_BYTES:,} bytes, got more", path=str(path))
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the add-on's request ({exc})") from exc
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"expected UTF-8 text (what the add-on writes), got byte {data[exc.start]:#04x} at offset "
+                         f"{exc.start}", path=str(path)) from None
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

@@ -336,6 +336,8 @@ def convex_piece_geometry(geometry: RobotGeometry, cache_dir: PathLike, slabs: i
 
     import trimesh
 
+    from thermocomp.io.meshes import check_mesh_file, read_mesh
+
     out = Path(cache_dir)
     out.mkdir(parents=True, exist_ok=True)
     links = {}
@@ -344,11 +346,13 @@ def convex_piece_geometry(geometry: RobotGeometry, cache_dir: PathLike, slabs: i
         if source is None:
             links[name] = content
             continue
+        check_mesh_file(Path(source))  # a file of a type or size no reader takes is named before it is read
         data = Path(source).read_bytes()
         digest = hashlib.sha1(data + str(slabs).encode()).hexdigest()[:12]
         path = out / f"{Path(source).stem}_{digest}_convex{slabs}.obj"
         if not path.is_file():
-            mesh = trimesh.load(source, force="mesh")
+            found = read_mesh(source, content.mesh_scale)
+            mesh = trimesh.Trimesh(found.vertices / content.mesh_scale, found.faces)  # merged as trimesh.load does
             pieces = convex_slab_pieces(mesh.vertices, mesh.edges_unique, slabs)
             atomic_write_bytes(path, obj_text_of_pieces(pieces).encode("utf-8"))  # never a half file to reuse
         links[name] = dataclasses.replace(content, collision_mesh=str(path.resolve()))

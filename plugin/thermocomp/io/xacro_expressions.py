@@ -1,0 +1,231 @@
+"""The expressions a xacro robot file may hold, evaluated without running code from the file.
+
+The ``xacro`` package evaluates ``${...}`` and ``$(eval ...)`` with Python's
+``eval``, filtering only names that start with ``__``. A robot file from a
+stranger gets round that filter with string keys (``python.vars(...)['__globals__']``)
+and reaches ``os.system``. This module replaces both evaluations with its own
+interpreter of the small language robot descriptions use (docs/robot_files.md):
+
+- numbers, strings, ``True``/``False``/``None``, lists, tuples and dicts;
+- names of properties and arguments, ``pi``, ``e``, ``tau``, ``inf``, ``nan``;
+- arithmetic, comparisons, ``and``/``or``/``not``, ``a if c else b``;
+- items (``cfg['shoulder']['x']``, slices) and dotted keys of loaded YAML (``cfg.shoulder.x``);
+- calls of a fixed list of functions, chosen by the name written in the file,
+  never by what a property holds: the ``math`` functions (bare or ``math.``),
+  ``radians``/``degrees``, ``min``/``max``/``round``/``int``/``float``/
+  ``str``/``bool``/``len``/``dict``/``list`` (the builtins stock xacro exposes),
+  ``xacro.load_yaml`` of a file inside the robot's folders, ``xacro.arg``,
+  ``xacro.fatal``; in ``$(eval ...)`` also ``arg``, ``find`` and ``dirname``.
+
+Everything else (attributes of anything but YAML data, method calls,
+lambdas, comprehensions, an object that is not plain data) is refused with
+:class:`UnsafeExpression` before anything is evaluated that could act.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+#: The largest integer power and repeated text an expression may build (a robot description needs neither;
+#: ``${9**9**9}`` would compute for ever).
+MAX_RESULT_BITS = 1 << 16
+MAX_TEXT_LENGTH = 1 << 20
+
+
+class UnsafeExpression(ValueError):
+    """An expression outside the language robot descriptions use."""
+
+
+_BINARY = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+}
+_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg, ast.Not: operator.not_}
+_COMPARE = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
+    ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+    ast.Is: operator.is_, ast.IsNot: operator.is_not,
+}
+
+_MATH_FUNCTIONS = {name: f for name, f in vars(math).items() if callable(f) and not name.startswith("_")}
+_BUILTINS: dict[str, Callable] = {
+    "min": min, "max": max, "round": round, "int": int, "float": float, "str": str, "bool": bool, "len": len,
+    "dict": dict, "list": list,
+}
+#: Plain data: what a name, an item or a result may be (YAML wrappers are dict and list subclasses).
+_DATA = (int, float, complex, str, bool, type(None), list, tuple, dict)
+
+
+def base_functions() -> dict[str, Callable]:
+    """The functions every expression may call, by the name written in the file."""
+    functions = dict(_BUILTINS)
+    functions.update(_MATH_FUNCTIONS)
+    functions.update({f"math.{name}": f for name, f in _MATH_FUNCTIONS.items()})
+    return functions
+
+
+def evaluate(text: str, lookup: Callable[[str], Any], functions: Mapping[str, Callable], shown: str = "${%s}") -> Any:
+    """The value of ``text``, with names from ``lookup`` and calls only of ``functions``.
+
+    ``shown`` is how the expression stands in the file (``"${%s}"``, ``"$(eval %s)"``), for messages.
+
+    Raises
+    ------
+    UnsafeExpression
+        The expression uses anything outside the language above (what, and where in ``text``).
+    NameError
+        A name ``lookup`` does not know (as Python's ``eval``).
+    """
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise UnsafeExpression(f"expected an expression, got a syntax error in "
+                               f"{shown.replace('%s', text.strip())}: {exc.msg}") from None
+    return _Evaluator(text.strip(), lookup, functions, shown).value(tree.body)
+
+
+class _Evaluator:
+    def __init__(self, text: str, lookup: Callable[[str], Any], functions: Mapping[str, Callable], shown: str) -> None:
+        self.text, self.lookup, self.functions, self.shown = text, lookup, functions, shown
+
+    def refuse(self, node: ast.AST, what: str) -> UnsafeExpression:
+        piece = ast.get_source_segment(self.text, node) or self.text
+        return UnsafeExpression(f"expected an expression of a robot description (numbers, names, arithmetic, "
+                                f"the math functions, xacro.load_yaml; docs/robot_files.md), got {what} "
+                                f"{piece!r} in {self.shown.replace('%s', self.text)}")
+
+    def data(self, node: ast.AST, value: Any) -> Any:
+        if not isinstance(value, _DATA):
+            raise self.refuse(node, f"a value of type {type(value).__name__} (not plain data) from")
+        return value
+
+    def value(self, node: ast.AST) -> Any:
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            raise self.refuse(node, f"a Python {type(node).__name__}")
+        return method(node)
+
+    def _Constant(self, node: ast.Constant) -> Any:
+        return self.data(node, node.value)
+
+    def _Name(self, node: ast.Name) -> Any:
+        if node.id.startswith("_"):
+            raise self.refuse(node, "a name starting with '_'")
+        return self.data(node, self.lookup(node.id))
+
+    def _Attribute(self, node: ast.Attribute) -> Any:
+        # Dotted keys: math.pi, or a key of loaded YAML (xacro.dotify); never an attribute of a Python object.
+        if node.attr.startswith("_"):
+            raise self.refuse(node, "an attribute starting with '_'")
+        if isinstance(node.value, ast.Name) and node.value.id == "math" and node.attr in vars(math):
+            return self.data(node, vars(math)[node.attr])
+        owner = self.value(node.value)
+        if not isinstance(owner, dict) or node.attr not in owner:
+            raise self.refuse(node, "an attribute that is not a key of loaded YAML")
+        return self.data(node, owner[node.attr])
+
+    def _Subscript(self, node: ast.Subscript) -> Any:
+        owner, key = self.value(node.value), self.value(node.slice)
+        if isinstance(key, str) and key.startswith("_"):
+            raise self.refuse(node, "a key starting with '_'")
+        return self.data(node, owner[key])
+
+    def _Slice(self, node: ast.Slice) -> slice:
+        return slice(*(None if part is None else self.value(part) for part in (node.lower, node.upper, node.step)))
+
+    def _Tuple(self, node: ast.Tuple) -> tuple:
+        return tuple(self.value(e) for e in node.elts)
+
+    def _List(self, node: ast.List) -> list:
+        return [self.value(e) for e in node.elts]
+
+    def _Dict(self, node: ast.Dict) -> dict:
+        if any(k is None for k in node.keys):
+            raise self.refuse(node, "a ** inside a dict")
+        return {self.value(k): self.value(v) for k, v in zip(node.keys, node.values)}
+
+    def _BinOp(self, node: ast.BinOp) -> Any:
+        op = _BINARY.get(type(node.op))
+        if op is None:
+            raise self.refuse(node, f"the operator {type(node.op).__name__}")
+        left, right = self.value(node.left), self.value(node.right)
+        self._bounded(node, op, left, right)
+        return self.data(node, op(left, right))
+
+    def _bounded(self, node: ast.AST, op: Callable, left: Any, right: Any) -> None:
+        if op is operator.pow and isinstance(left, int) and isinstance(right, int) and right > 0:
+            if max(abs(left), 1).bit_length() * right > MAX_RESULT_BITS:
+                raise self.refuse(node, f"a number of more than {MAX_RESULT_BITS} bits")
+        if op is operator.mul and isinstance(left, (str, list, tuple)) != isinstance(right, (str, list, tuple)):
+            seq, count = (left, right) if isinstance(left, (str, list, tuple)) else (right, left)
+            if isinstance(count, int) and len(seq) * count > MAX_TEXT_LENGTH:
+                raise self.refuse(node, f"a text or list longer than {MAX_TEXT_LENGTH} items")
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> Any:
+        op = _UNARY.get(type(node.op))
+        if op is None:
+            raise self.refuse(node, f"the operator {type(node.op).__name__}")
+        return self.data(node, op(self.value(node.operand)))
+
+    def _BoolOp(self, node: ast.BoolOp) -> Any:
+        result = None
+        for operand in node.values:  # short-circuit as Python does
+            result = self.value(operand)
+            if isinstance(node.op, ast.And) != bool(result):
+                return result
+        return result
+
+    def _Compare(self, node: ast.Compare) -> bool:
+        left = self.value(node.left)
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self.value(right_node)
+            if not _COMPARE[type(op)](left, right):
+                return False
+            left = right
+        return True
+
+    def _IfExp(self, node: ast.IfExp) -> Any:
+        return self.value(node.body) if self.value(node.test) else self.value(node.orelse)
+
+    def _JoinedStr(self, node: ast.JoinedStr) -> str:
+        return "".join(str(self.value(v)) for v in node.values)
+
+    def _FormattedValue(self, node: ast.FormattedValue) -> str:
+        value = self.value(node.value)
+        conversion = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}[node.conversion]
+        spec = self.value(node.format_spec) if node.format_spec is not None else ""
+        return format(conversion(value), spec)
+
+    def _Call(self, node: ast.Call) -> Any:
+        name = _dotted(node.func)
+        function = self.functions.get(name) if name is not None else None
+        if function is None:
+            raise self.refuse(node, "a call of a function that robot descriptions do not need")
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            raise self.refuse(node, "* or ** arguments")
+        args = [self.value(a) for a in node.args]
+        kwargs = {k.arg: self.value(k.value) for k in node.keywords}
+        return self.data(node, function(*args, **kwargs))
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """``name`` or ``a.b`` as written, for the call table; None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
+def inside(path: Path, roots: tuple[Path, ...]) -> bool:
+    """Whether ``path`` (symbolic links resolved) lies in one of the folders ``roots``."""
+    real = path.resolve()
+    return any(real.is_relative_to(root.resolve()) for root in roots)
+
+
+__all__ = ["MAX_RESULT_BITS", "MAX_TEXT_LENGTH", "UnsafeExpression", "base_functions", "evaluate", "inside"]
