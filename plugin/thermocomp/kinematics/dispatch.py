@@ -1,10 +1,12 @@
 """When the kinematics run in the compiled engine (:mod:`thermocomp.kinematics.engine`) and when in numpy.
 
-One rule for every entry (FK, Jacobian, joint frames, Newton, closed forms,
-deformed frames): a batch of :data:`ENGINE_MIN_ROWS` rows or more runs
-compiled; a smaller one runs the numpy reference, where numpy's per-call
-overhead is small and a short run does not pay for loading numba (about
-half a second) and the engine.
+One rule for every entry with a numpy form beside it (FK, Jacobian, joint
+frames, Newton, pose errors, deformed frames): a batch of
+:data:`ENGINE_MIN_ROWS` rows or more runs compiled; a smaller one runs the
+numpy reference, where numpy's per-call overhead is small and a short run
+does not pay for loading numba and the engine (about a second). The closed
+forms always run compiled (their numpy equations are the tests' reference
+only).
 """
 
 from __future__ import annotations
