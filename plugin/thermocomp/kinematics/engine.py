@@ -175,20 +175,20 @@ def _matmul3(a, b, out):
 
 
 @njit(inline="always")
-def _joint(M, k, q_k, R, rot, tmp):
+def _joint(axis, principal, principal_sign, sign, offset, k, q_k, R, rot, tmp):
     """Turn ``R`` by joint ``k`` of model ``M`` at controller angle ``q_k``: only two columns mix
     for a principal axis (as :func:`thermocomp.kinematics.fk._rotate_about`), else ``R @ Rot(axis, theta)``."""
-    theta = M.sign[k] * q_k + M.offset[k]
-    if M.principal[k] >= 0:
-        kk = M.principal[k]
+    theta = sign[k] * q_k + offset[k]
+    if principal[k] >= 0:
+        kk = principal[k]
         i1, j1 = (kk + 1) % 3, (kk + 2) % 3
-        st, ct = M.principal_sign[k] * math.sin(theta), math.cos(theta)
+        st, ct = principal_sign[k] * math.sin(theta), math.cos(theta)
         for i in range(3):
             a, c = R[i, i1], R[i, j1]
             R[i, i1] = ct * a + st * c
             R[i, j1] = ct * c - st * a
     else:
-        _rot_axis_into(rot, M.axis[k], math.sin(theta), math.cos(theta))
+        _rot_axis_into(rot, axis[k], math.sin(theta), math.cos(theta))
         _matmul3(R, rot, tmp)
         for i in range(3):
             for j in range(3):
@@ -196,52 +196,48 @@ def _joint(M, k, q_k, R, rot, tmp):
 
 
 @njit(inline="always")
-def _link(M, b, k, R, p, tmp):
+def _link(p_joint, R_joint, nominal, b, k, R, p, tmp):
     """Step to joint ``k``'s frame: ``p += R p_joint[k]``, ``R = R R_joint[k]`` (skipped on a nominal model)."""
     for i in range(3):
-        p[i] += R[i, 0] * M.p_joint[b, k, 0] + R[i, 1] * M.p_joint[b, k, 1] + R[i, 2] * M.p_joint[b, k, 2]
-    if not M.nominal:
-        _matmul3(R, M.R_joint[b, k], tmp)
+        p[i] += R[i, 0] * p_joint[b, k, 0] + R[i, 1] * p_joint[b, k, 1] + R[i, 2] * p_joint[b, k, 2]
+    if not nominal:
+        _matmul3(R, R_joint[b, k], tmp)
         for i in range(3):
             for j in range(3):
                 R[i, j] = tmp[i, j]
 
 
-def _walk_jacobian(M, b, q, R, p, J, origins, axes, rot, tmp):
+@njit(inline="always")
+def _walk_jacobian(R_base, p_base, R_joint, p_joint, R_tool, p_tool, axis, principal, principal_sign, sign, offset,
+                   nominal, b, q, R, p, J, origins, axes, rot, tmp):
     """TCP pose ``R``, ``p`` of robot ``b`` at ``q`` ``(n,)``, the joints' world ``origins`` and ``axes``
     ``(n, 3)`` and the geometric Jacobian ``J`` ``(6, n)`` (as :func:`thermocomp.kinematics.fk.fk_jacobian`)."""
     n = q.shape[0]
     for i in range(3):
-        p[i] = M.p_base[b, i]
+        p[i] = p_base[b, i]
         for j in range(3):
-            R[i, j] = M.R_base[b, i, j]
+            R[i, j] = R_base[b, i, j]
     for k in range(n):
-        _link(M, b, k, R, p, tmp)
+        _link(p_joint, R_joint, nominal, b, k, R, p, tmp)
         for i in range(3):
             origins[k, i] = p[i]
-            axes[k, i] = R[i, 0] * M.axis[k, 0] + R[i, 1] * M.axis[k, 1] + R[i, 2] * M.axis[k, 2]
-        _joint(M, k, q[k], R, rot, tmp)
+            axes[k, i] = R[i, 0] * axis[k, 0] + R[i, 1] * axis[k, 1] + R[i, 2] * axis[k, 2]
+        _joint(axis, principal, principal_sign, sign, offset, k, q[k], R, rot, tmp)
     for i in range(3):
-        p[i] += R[i, 0] * M.p_tool[b, 0] + R[i, 1] * M.p_tool[b, 1] + R[i, 2] * M.p_tool[b, 2]
-    _matmul3(R, M.R_tool[b], tmp)
+        p[i] += R[i, 0] * p_tool[b, 0] + R[i, 1] * p_tool[b, 1] + R[i, 2] * p_tool[b, 2]
+    _matmul3(R, R_tool[b], tmp)
     for i in range(3):
         for j in range(3):
             R[i, j] = tmp[i, j]
     for k in range(n):
         dx, dy, dz = p[0] - origins[k, 0], p[1] - origins[k, 1], p[2] - origins[k, 2]
         ax, ay, az = axes[k, 0], axes[k, 1], axes[k, 2]
-        J[0, k] = (ay * dz - az * dy) * M.sign[k]
-        J[1, k] = (az * dx - ax * dz) * M.sign[k]
-        J[2, k] = (ax * dy - ay * dx) * M.sign[k]
-        J[3, k] = ax * M.sign[k]
-        J[4, k] = ay * M.sign[k]
-        J[5, k] = az * M.sign[k]
-
-
-#: The walk with the Jacobian, compiled once for the entries that call it; the Newton iteration has it inlined
-#: (a call passing ten arrays updates their reference counts, atomically, at every iteration: some 20 % of it).
-_fk_jacobian = njit(types.none(MODEL, _I, F1, F2, F1, F2, F2, F2, F2, F2))(_walk_jacobian)
-_fk_jacobian_inline = njit(inline="always")(_walk_jacobian)
+        J[0, k] = (ay * dz - az * dy) * sign[k]
+        J[1, k] = (az * dx - ax * dz) * sign[k]
+        J[2, k] = (ax * dy - ay * dx) * sign[k]
+        J[3, k] = ax * sign[k]
+        J[4, k] = ay * sign[k]
+        J[5, k] = az * sign[k]
 
 
 @njit((MODEL, F2, F3, F2, _I, _I), nogil=True)
@@ -249,7 +245,8 @@ def fk_block(M, q, R_out, p_out, start, stop):
     """TCP pose of rows ``start:stop`` of ``q`` ``(m, n)`` into ``R_out`` ``(m, 3, 3)``, ``p_out`` ``(m, 3)``
     (the walk of :func:`_walk_jacobian` without the Jacobian)."""
     n = q.shape[1]
-    per_row = M.p_joint.shape[0] > 1
+    R_base, p_base, R_joint, p_joint, R_tool, p_tool, axis, principal, principal_sign, sign, offset, nominal = M
+    per_row = p_joint.shape[0] > 1
     R = np.empty((3, 3))
     p = np.empty(3)
     rot = np.empty((3, 3))
@@ -257,15 +254,15 @@ def fk_block(M, q, R_out, p_out, start, stop):
     for r in range(start, stop):
         b = r if per_row else 0
         for i in range(3):
-            p[i] = M.p_base[b, i]
+            p[i] = p_base[b, i]
             for j in range(3):
-                R[i, j] = M.R_base[b, i, j]
+                R[i, j] = R_base[b, i, j]
         for k in range(n):
-            _link(M, b, k, R, p, tmp)
-            _joint(M, k, q[r, k], R, rot, tmp)
+            _link(p_joint, R_joint, nominal, b, k, R, p, tmp)
+            _joint(axis, principal, principal_sign, sign, offset, k, q[r, k], R, rot, tmp)
         for i in range(3):
-            p_out[r, i] = p[i] + R[i, 0] * M.p_tool[b, 0] + R[i, 1] * M.p_tool[b, 1] + R[i, 2] * M.p_tool[b, 2]
-        _matmul3(R, M.R_tool[b], R_out[r])
+            p_out[r, i] = p[i] + R[i, 0] * p_tool[b, 0] + R[i, 1] * p_tool[b, 1] + R[i, 2] * p_tool[b, 2]
+        _matmul3(R, R_tool[b], R_out[r])
 
 
 @njit((MODEL, F2, F3, F2, F3, _I, _I), nogil=True)
@@ -273,13 +270,15 @@ def fk_jacobian_block(M, q, R_out, p_out, J_out, start, stop):
     """TCP pose and geometric Jacobian of rows ``start:stop`` of ``q`` ``(m, n)``: ``R_out`` ``(m, 3, 3)``,
     ``p_out`` ``(m, 3)``, ``J_out`` ``(m, 6, n)``."""
     n = q.shape[1]
-    per_row = M.p_joint.shape[0] > 1
+    R_base, p_base, R_joint, p_joint, R_tool, p_tool, axis, principal, principal_sign, sign, offset, nominal = M
+    per_row = p_joint.shape[0] > 1
     origins = np.empty((n, 3))
     axes = np.empty((n, 3))
     rot = np.empty((3, 3))
     tmp = np.empty((3, 3))
     for r in range(start, stop):
-        _fk_jacobian(M, r if per_row else 0, q[r], R_out[r], p_out[r], J_out[r], origins, axes, rot, tmp)
+        _walk_jacobian(R_base, p_base, R_joint, p_joint, R_tool, p_tool, axis, principal, principal_sign,
+                       sign, offset, nominal, r if per_row else 0, q[r], R_out[r], p_out[r], J_out[r], origins, axes, rot, tmp)
 
 
 @njit((MODEL, F2, F3, F3, _I, _I), nogil=True)
@@ -287,14 +286,16 @@ def joint_frames_block(M, q, origins_out, axes_out, start, stop):
     """World origin and axis of every joint of rows ``start:stop`` of ``q`` ``(m, n)``: ``origins_out`` and
     ``axes_out`` ``(m, n, 3)``, as :func:`thermocomp.kinematics.fk.joint_frames`."""
     n = q.shape[1]
-    per_row = M.p_joint.shape[0] > 1
+    R_base, p_base, R_joint, p_joint, R_tool, p_tool, axis, principal, principal_sign, sign, offset, nominal = M
+    per_row = p_joint.shape[0] > 1
     R = np.empty((3, 3))
     p = np.empty(3)
     J = np.empty((6, n))
     rot = np.empty((3, 3))
     tmp = np.empty((3, 3))
     for r in range(start, stop):
-        _fk_jacobian(M, r if per_row else 0, q[r], R, p, J, origins_out[r], axes_out[r], rot, tmp)
+        _walk_jacobian(R_base, p_base, R_joint, p_joint, R_tool, p_tool, axis, principal, principal_sign,
+                       sign, offset, nominal, r if per_row else 0, q[r], R, p, J, origins_out[r], axes_out[r], rot, tmp)
 
 
 # -- small linear algebra of one row --------------------------------------------------------------------------
@@ -449,7 +450,8 @@ def newton_block(M, R_target, p_target, q, settings, pos_err, ori_err, iteration
     ``|e|^2 + lm_floor``, step limit, stall rule and iteration budget.
     """
     n = q.shape[1]
-    per_row = M.p_joint.shape[0] > 1
+    R_base, p_base, R_joint, p_joint, R_tool, p_tool, axis, principal, principal_sign, sign, offset, nominal = M
+    per_row = p_joint.shape[0] > 1
     R = np.empty((3, 3))
     p = np.empty(3)
     J = np.empty((6, n))
@@ -469,7 +471,8 @@ def newton_block(M, R_target, p_target, q, settings, pos_err, ori_err, iteration
         best = np.inf
         stall = 0
         for it in range(settings.max_iterations + 1):
-            _fk_jacobian_inline(M, b, q[r], R, p, J, origins, axes, rot, tmp)
+            _walk_jacobian(R_base, p_base, R_joint, p_joint, R_tool, p_tool, axis, principal, principal_sign,
+                           sign, offset, nominal, b, q[r], R, p, J, origins, axes, rot, tmp)
             for i in range(3):
                 e[i] = p_target[r, i] - p[i]
             for i in range(3):  # R_target @ R.T
@@ -525,7 +528,8 @@ def jacobian_rates_block(M, q, v, w, lever, bound_out, qd_out, start, stop):
     twist being ``(v - w x lever, w)`` of the rows of ``v``, ``w``, ``lever`` ``(m, 3)`` (numpy's cross
     product's operations)."""
     n = q.shape[1]
-    per_row = M.p_joint.shape[0] > 1
+    R_base, p_base, R_joint, p_joint, R_tool, p_tool, axis, principal, principal_sign, sign, offset, nominal = M
+    per_row = p_joint.shape[0] > 1
     R = np.empty((3, 3))
     p = np.empty(3)
     origins = np.empty((n, 3))
@@ -536,7 +540,8 @@ def jacobian_rates_block(M, q, v, w, lever, bound_out, qd_out, start, stop):
     y = np.empty(n)
     J = np.empty((6, n))
     for r in range(start, stop):
-        _fk_jacobian(M, r if per_row else 0, q[r], R, p, J, origins, axes, rot, tmp)
+        _walk_jacobian(R_base, p_base, R_joint, p_joint, R_tool, p_tool, axis, principal, principal_sign,
+                       sign, offset, nominal, r if per_row else 0, q[r], R, p, J, origins, axes, rot, tmp)
         y[0] = v[r, 0] - (w[r, 1] * lever[r, 2] - w[r, 2] * lever[r, 1])
         y[1] = v[r, 1] - (w[r, 2] * lever[r, 0] - w[r, 0] * lever[r, 2])
         y[2] = v[r, 2] - (w[r, 0] * lever[r, 1] - w[r, 1] * lever[r, 0])
