@@ -10,6 +10,8 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --editable ".[test]"
+	@echo "compiling the kinematics engine and the file readers for this machine (once; cached)"
+	$(PY) -m thermocomp.warm_up
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -1,8 +1,10 @@
 """thermocomp benchmarks: ``make bench`` (``.venv/bin/python bench/run.py``).
 
 Sections
-    0. A warm-up: every path once on small inputs in fresh processes, so that numba's
-       compile on a fresh checkout (cached after) lands in no timing.
+    0. Cold start (bench/coldstart.py): CPU seconds of the install step, the demo and a RAPID
+       program on an empty compiled-code cache against the same commands warm; then the warm-up
+       of this checkout's own cache (``python -m thermocomp.warm_up``), so that no timing below
+       includes a compile.
     1. The paper's transient case (IRB140, exaggerated table, 50 targets x
        201 minutes = 10,050 solves) through ``thermocomp.run_compensation``.
     2. PyBullet's own IK on the same 10,050 rows (defaults and tuned), the
@@ -34,12 +36,14 @@ import io
 import os
 import platform
 import pstats
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import benchutil
+import coldstart
 import large_programs
 import numpy as np
 import programs
@@ -96,15 +100,15 @@ def profile_text(fn, limit: int = 14) -> str:
     return "\n".join([total, *lines[start:]])
 
 
-#: Most a warm-up may take [s]: a fresh checkout compiles every kernel (some 1-2 minutes on the 2-core machine).
+#: Seconds the warm-up's program runs may take (a fresh checkout's first run reads the grammars' tables too).
 WARM_UP_BUDGET_S = 900.0
 
 
 def warm_up(tmp: Path) -> float:
-    """Run the toolpath CSV (variants A and B) and the RAPID and URScript program paths once on 2,000 rows, each
-    in a fresh process, so every compiled kernel is in numba's cache before anything is timed; the seconds it
-    took."""
+    """``python -m thermocomp.warm_up`` (what ``make install`` runs) on this checkout's cache, then a small run of
+    each program shape in ``tmp`` (their first reading of the grammars); the seconds it took."""
     t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "thermocomp.warm_up"], check=True)
     section = large_programs.Section(tmp, deadline=t0 + WARM_UP_BUDGET_S)
     for variant in ("A", "B"):
         section.run(variant, 2_000)
@@ -131,13 +135,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"thermocomp benchmarks{' (--quick)' if args.quick else ''}: python {platform.python_version()}, "
           f"numpy {np.__version__}, {os.cpu_count()} cores, load average {benchutil.load_average()}")
 
-    heading("0. Warm-up: the compiled kernels")
+    heading("0. Cold start: an empty compiled-code cache against a warm one (CPU seconds, fresh processes)")
+    t0 = time.perf_counter()
+    cold = coldstart.run()
+    for line in coldstart.report_lines(cold):
+        print(line)
     with tempfile.TemporaryDirectory(prefix="thermocomp-bench-warm-up-") as tmp:
         seconds = warm_up(Path(tmp))
-    deadline += seconds  # (a fresh checkout's compile is not the benchmarks' budget)
-    print(f"every path below run once on 2,000 rows in fresh processes: {seconds:.1f} s. numba compiles the kernels "
-          "on a checkout's first run (tens of seconds) and caches them in the package's __pycache__; the runs "
-          "below load them from there, as a user's every run after the first does")
+    deadline += time.perf_counter() - t0  # (compiles are not the benchmarks' budget)
+    print(f"then this checkout's own cache warmed (python -m thermocomp.warm_up): {seconds:.1f} s; every timing below "
+          "loads the compiled code, as a user's every run after the install does")
 
     heading("1. Transient case: IRB140, exaggerated table ramped over 200 min, 50 targets x 201 minutes")
     tr = transient.run(repeats, repeats_out)
@@ -240,6 +247,15 @@ def main(argv: list[str] | None = None) -> int:
         target(f"{name} program, {r['poses']:,} motions: one finding among its motions / clean", r["ratio"],
                PROGRAM_NO_CLIFF, f"{r['ratio']:.2f}",
                f"{r['finding']['wall_s']:.2f} s vs {clean:.2f} s, median of {r['pairs']} pair(s)")
+    target("first demo after the install step: CPU over the warm demo [s]",
+           cold["demo, first"] - cold["demo, warm"], coldstart.DEMO_EXTRA_CPU_S,
+           f"{cold['demo, first'] - cold['demo, warm']:.1f}",
+           f"{cold['demo, first']:.1f} vs {cold['demo, warm']:.1f} s CPU; the install step itself "
+           f"{cold['install step']:.1f} s")
+    target("RAPID program after it: CPU over the warm program [s]",
+           cold["program, first"] - cold["program, warm"], coldstart.PROGRAM_EXTRA_CPU_S,
+           f"{cold['program, first'] - cold['program, warm']:.1f}",
+           f"{cold['program, first']:.1f} vs {cold['program, warm']:.1f} s CPU")
     target("transient case, whole call (no file) [s]", median(tr.wall), TARGET_TRANSIENT_WALL_S,
            f"{median(tr.wall):.3f}", "run_compensation, median")
     target("transient case, solver [s]", median(tr.solver), TARGET_TRANSIENT_SOLVER_S, f"{median(tr.solver):.3f}",

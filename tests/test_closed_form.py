@@ -16,7 +16,6 @@ from thermocomp.deformation import DeformationTable, deformed_model
 from thermocomp.geometry import rotation_angle, transform
 from thermocomp.geometry.rotations import matrix_from_rotvec
 from thermocomp.kinematics.closed_form import N_BRANCHES, _opw, _ur, closed_form, closed_form_mismatch
-from thermocomp.kinematics.closed_form_kernel import follow_branches
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKOptions, Status, fit_limits
 from thermocomp.kinematics.model import nominal_model
@@ -205,7 +204,7 @@ def test_compiled_closed_form_equals_the_numpy_equations(name, placed, rng):
 
 
 def _follow_reference(q, penalty, q_start, jump):
-    """follow_branches's rule, one pose at a time in plain Python (the spec the compiled loop must equal)."""
+    """The path's branch choice (ClosedForm.follow), one pose at a time in plain Python on every branch of every pose."""
     def dist(a, b):
         d = a - b
         d = d - 2 * np.pi * np.round(d / (2 * np.pi))
@@ -223,29 +222,11 @@ def _follow_reference(q, penalty, q_start, jump):
     return np.array(choice)
 
 
-def test_compiled_branch_following_equals_its_rule_pose_by_pose(rng):
-    """Random branch sets with small steps (a branch follows itself), jumps, branches outside the limits and
-    branches that do not exist, whole poses without any: the compiled loop makes the rule's choices."""
-    m, k, n = 3000, 8, 6
-    q = np.cumsum(rng.normal(scale=0.02, size=(m, k, n)), axis=0) + rng.uniform(-3, 3, (1, k, n))
-    jumps = rng.random(m) < 0.05
-    q[jumps] = rng.uniform(-4, 4, (jumps.sum(), k, n))
-    penalty = np.where(rng.random((m, k)) < 0.1, 1e6, 0.0)
-    penalty[rng.random((m, k)) < 0.1] = np.inf
-    penalty[rng.random(m) < 0.01] = np.inf
-    q_start = rng.uniform(-3, 3, n)
-    want = _follow_reference(q, penalty, q_start, BRANCH_JUMP)
-    got = follow_branches(q, penalty, q_start, BRANCH_JUMP)
-    assert np.array_equal(got, want)
-    assert len(np.unique(got)) == k and np.mean(got[1:] != got[:-1]) > 0.05  # the cases were met
-    assert follow_branches(q[:0], penalty[:0], q_start, BRANCH_JUMP).shape == (0,)
-
-
 @pytest.mark.parametrize("pieces", [1, 3])
 @pytest.mark.parametrize("name", ["irb140", "ur5"])
 def test_following_a_path_computes_the_choice_all_branches_give(name, pieces, rng, monkeypatch):
     """ClosedForm.follow (only the branches the choice looks at) against every branch of every pose followed by
-    follow_branches, on a placed robot's path with smooth stretches, jumps, poses out of reach and poses whose
+    the rule (_follow_reference), on a placed robot's path with smooth stretches, jumps, poses out of reach and poses whose
     branches leave the limits: the same branch at every pose, to the last bit of its angles; followed in one
     piece and in three at once (each piece's start guessed: wrong here, after the jumps)."""
     monkeypatch.setattr(closed_form_module, "FOLLOW_PIECES_FROM", 1)
@@ -264,7 +245,7 @@ def test_following_a_path_computes_the_choice_all_branches_give(name, pieces, rn
     branches, within = form.branches(R, p, q_start)
     exists = ~np.isnan(branches[..., 0])
     penalty = np.where(within, 0.0, np.where(exists, 1e6, np.inf))
-    choice = follow_branches(np.where(exists[..., None], branches, 0.0), penalty, q_start, BRANCH_JUMP)
+    choice = _follow_reference(np.where(exists[..., None], branches, 0.0), penalty, q_start, BRANCH_JUMP)
     q_path, got_penalty = form.follow(R, p, q_start, BRANCH_JUMP, 1e6)
     want = np.where(exists[..., None], branches, 0.0)[np.arange(m), choice]
     assert np.array_equal(q_path, want) and np.array_equal(got_penalty, penalty[np.arange(m), choice])

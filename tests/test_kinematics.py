@@ -66,19 +66,20 @@ def test_batch_fk_equals_matrix_by_matrix_product(name, rng):
 
 @pytest.mark.parametrize("name", BUILTIN_ROBOTS)
 def test_compiled_models_per_row_equal_numpys(name, rng, monkeypatch):
-    """One deformed robot per row (a timed program's rows), built in compiled code from COMPILED_MIN_ROWS rows on:
+    """One deformed robot per row (a timed program's rows), built in the compiled engine from ENGINE_MIN_ROWS rows on:
     the same frames as numpy's, for a table with base and tool rows, a rotated base, zero and negative fractions;
     and the paper's matrix-by-matrix FK on a sample."""
     from dataclasses import replace
 
     from thermocomp.deformation import apply
+    from thermocomp.kinematics.dispatch import ENGINE_MIN_ROWS
 
     chain = replace(load_robot(name), T_world_base=transform(rot_z(0.7) @ rot_x(0.2), [0.1, -0.2, 0.3]))
     table = random_table(rng, chain.n_joints)
-    fraction = rng.uniform(-0.5, 1.5, apply.COMPILED_MIN_ROWS + 37)
+    fraction = rng.uniform(-0.5, 1.5, ENGINE_MIN_ROWS + 37)
     fraction[:3] = [0.0, -0.0, 1.0]
     compiled = deformed_model(chain, table, fraction)
-    monkeypatch.setattr(apply, "COMPILED_MIN_ROWS", 10**12)
+    monkeypatch.setattr(apply, "runs_compiled", lambda rows: False)
     reference = deformed_model(chain, table, fraction)
     for part in ("R_base", "p_base", "R_joint", "p_joint", "R_tool", "p_tool"):
         got, expected = getattr(compiled, part), getattr(reference, part)
@@ -269,60 +270,18 @@ def test_sigma_min_bound_is_a_lower_bound_and_exact_near_singularities(name, rng
     assert np.any(near)
 
 
-def test_compiled_determinants_equal_lapacks(rng):
-    """det_rows (the sigma bound's first tier) against numpy's LAPACK det: random, permuted, singular, tiny."""
-    from thermocomp.kinematics.newton_kernel import det_rows
-
-    A = rng.normal(size=(400, 6, 6))
-    A[1] = A[1][[3, 1, 0, 2, 5, 4]]  # pivoting needed
-    A[2, :, 5] = A[2, :, 0]  # singular: equal columns
-    A[3] = np.zeros((6, 6))
-    A[4] *= 1e-60
-    A[5, 0, 0] = 0.0  # a zero first pivot
-    expected = np.linalg.det(A)
-    got = det_rows(A)
-    scale = np.prod(np.linalg.norm(A, axis=2), axis=1)  # Hadamard's bound: |det| <= prod of row norms
-    assert np.all(np.abs(got - expected) <= 1e-13 * scale)
-    assert got[3] == 0.0 and abs(got[2]) <= 1e-13 * scale[2]
-    B = rng.normal(size=(50, 3, 3))
-    np.testing.assert_allclose(det_rows(B), np.linalg.det(B), rtol=1e-12)
-
-
-def test_compiled_solves_equal_lapacks(rng):
-    """solve_rows (the feasibility check's joint rates) against numpy's LAPACK solve, with the residual as the
-    independent check; a zero pivot gives NaN, a permutation is pivoted."""
-    from thermocomp.kinematics.newton_kernel import solve_rows
-
-    A = rng.normal(size=(300, 6, 6))
-    A[1] = A[1][[3, 1, 0, 2, 5, 4]]
-    A[2, 0, 0] = 0.0  # a zero first pivot: pivoting takes another row
-    A[3] = np.zeros((6, 6))
-    b = rng.normal(size=(300, 6))
-    got = solve_rows(A, b)
-    assert np.all(np.isnan(got[3]))
-    ok = np.arange(300) != 3
-    expected = np.linalg.solve(A[ok], b[ok][..., None])[..., 0]
-    cond = np.linalg.cond(A[ok])
-    assert np.all(np.linalg.norm(got[ok] - expected, axis=1) <= 1e-12 * cond * np.linalg.norm(expected, axis=1))
-    residual = np.einsum("kij,kj->ki", A[ok], got[ok]) - b[ok]
-    assert np.max(np.abs(residual)) < 1e-9
-    B = rng.normal(size=(20, 3, 3))
-    np.testing.assert_allclose(solve_rows(B, np.ones((20, 3))), np.linalg.solve(B, np.ones((20, 3, 1)))[..., 0],
-                               rtol=1e-9, atol=1e-12)
-
-
 @pytest.mark.parametrize("name", BUILTIN_ROBOTS)
 def test_compiled_jacobian_rates_equal_lapacks(name, rng):
     """The feasibility check's one compiled pass (Jacobian, singular-value bound, joint rates) against numpy's SVD
     and LAPACK's solve: the bound never exceeds the smallest singular value and equals it near a singularity,
     the rates solve ``J qd = twist``, and a singular row falls back to least squares."""
-    from thermocomp.kinematics.fk import COMPILED_FK_MIN_ROWS
+    from thermocomp.kinematics.dispatch import ENGINE_MIN_ROWS
     from thermocomp.programs.feasibility import _sigma_and_rates
     from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
 
     chain = load_robot(name)
     model = nominal_model(chain)
-    q = random_q(chain, rng, COMPILED_FK_MIN_ROWS + 200)
+    q = random_q(chain, rng, ENGINE_MIN_ROWS + 200)
     q[:50, 4] = rng.uniform(-1e-4, 1e-4, 50)  # near singular
     q[50:55, 4] = 0.0  # wrist stretched: singular for every built-in
     v, w, lever = (rng.normal(size=(q.shape[0], 3)) for _ in range(3))
@@ -352,12 +311,13 @@ def test_compiled_jacobian_rates_equal_lapacks(name, rng):
 
 
 def test_compiled_pose_errors_equal_numpys(rng):
-    """pose_errors (compiled from COMPILED_MIN_ROWS rows on) against pose_error (numpy): random rotations, the
+    """pose_errors (in the engine from ENGINE_MIN_ROWS rows on) against pose_error (numpy): random rotations, the
     identity, angles near pi (the quaternion branch) and exactly pi."""
     from thermocomp.geometry.rotations import matrix_from_rotvec
-    from thermocomp.kinematics.ik import COMPILED_MIN_ROWS, pose_error, pose_errors
+    from thermocomp.kinematics.dispatch import ENGINE_MIN_ROWS
+    from thermocomp.kinematics.ik import pose_error, pose_errors
 
-    m = COMPILED_MIN_ROWS + 500
+    m = ENGINE_MIN_ROWS + 500
     axis = rng.normal(size=(m, 3))
     axis /= np.linalg.norm(axis, axis=1, keepdims=True)
     angle = rng.uniform(0, np.pi, m)

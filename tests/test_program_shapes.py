@@ -68,6 +68,7 @@ class Work:
         monkeypatch.setattr(seeding_module, "solve_ik", counting_solve_ik)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("robot", ["irb140", "gofa"])
 def test_a_jumping_timed_program_costs_at_most_twice_its_grid(robot, targets, exaggerated, rng, monkeypatch):
     """Same 3,000 rows as a grid and as a jumping timed program: at most 2x the Newton work, the same
@@ -92,6 +93,7 @@ def test_a_jumping_timed_program_costs_at_most_twice_its_grid(robot, targets, ex
     assert np.max(np.abs(q_timed - q_grid[minute_index, order])) < 1e-6
 
 
+@pytest.mark.slow
 def test_a_streamed_program_solves_each_repeated_target_once(targets, exaggerated, rng, monkeypatch, tmp_path):
     """A 3,000-row timed CSV read in 300-row pieces: the memo carries the 50 nominal solutions across pieces;
     repeated names are allowed with time_min and come back in the results in program order."""
@@ -214,9 +216,10 @@ def test_the_nominal_memo_never_confuses_two_problems_with_one_hash(targets, mon
 
 
 def test_distinct_rows_are_those_numpy_finds():
-    """The compiled hash table (distinct_kernel) against numpy's sort-based ``np.unique`` of the rows' bytes, on
-    keys with many repeats, signed zeros and NaN: the same first occurrences and the same row-to-problem map."""
-    from thermocomp.compensation.distinct_kernel import distinct_rows
+    """distinct_rows (grouped by a 64-bit hash, each row checked word by word) against ``np.unique`` of the rows'
+    bytes, on keys with many repeats, signed zeros and NaN, and with every hash alike (the fallback): the same
+    first occurrences and the same row-to-problem map."""
+    from thermocomp.compensation import program
 
     rng = np.random.default_rng(3)
     for m, w, values in ((20_000, 15, 50), (5_000, 3, 2), (1, 4, 3), (0, 12, 1)):
@@ -224,18 +227,22 @@ def test_distinct_rows_are_those_numpy_finds():
         key[rng.random((m, w)) < 0.01] = np.nan
         key[rng.random((m, w)) < 0.01] = -0.0
         key = key[rng.integers(0, m // 4 + 1, m)]  # rows drawn from a quarter of them: repeats
-        first, inverse = distinct_rows(np.ascontiguousarray(key).view(np.uint64))
         void = np.ascontiguousarray(key).view(np.dtype((np.void, 8 * w))).ravel()
         _, first_np, inverse_np = np.unique(void, return_index=True, return_inverse=True)
         order = np.argsort(first_np)
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
-        assert np.array_equal(first, first_np[order]) and np.array_equal(inverse, rank[inverse_np.ravel()])
+        for colliding in (False, True):
+            with pytest.MonkeyPatch.context() as patch:
+                if colliding:
+                    patch.setattr(program, "hash_rows", lambda words: np.zeros(len(words), dtype=np.uint64))
+                first, inverse = program.distinct_rows(np.ascontiguousarray(key).view(np.uint64))
+            assert np.array_equal(first, first_np[order]) and np.array_equal(inverse, rank[inverse_np.ravel()])
         assert m < 2 or first.size < m  # the repeats were found
 
 
 def test_the_summary_folds_chunks_as_numpy_does():
-    """CompensationSummary.add (one compiled pass a chunk, summary_kernel) against the same totals in numpy: extremes
+    """CompensationSummary.add (a few array passes a chunk) against the same totals computed row set by row set: extremes
     over converged rows, the uncompensated miss over nominally solved rows, the table per minute, the counts; on
     chunks with every status, nominal failures and minutes out of order."""
     from thermocomp.compensation.compensate import CompensationChunk, CompensationSummary

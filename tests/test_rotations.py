@@ -1,8 +1,7 @@
 """Quaternions from rotation matrices (geometry.rotations.quat_wxyz_from_matrix) against scipy's Rotation.
 
 Shepperd's method takes one of four formulas per row, by the largest diagonal combination; a batch mixes
-them, and each row's quaternion must not depend on the other rows of its batch. A long batch goes through
-the compiled rows (geometry.rotations_kernel), bit for bit the numpy form's.
+them, and each row's quaternion must not depend on the other rows of its batch.
 """
 
 from __future__ import annotations
@@ -11,7 +10,6 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from thermocomp.geometry import rotations
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, quat_wxyz_from_matrix
 
 
@@ -51,19 +49,3 @@ def test_a_row_does_not_depend_on_its_batch():
     assert np.array_equal(quat_wxyz_from_matrix(R.reshape(20, 20, 3, 3)).reshape(400, 4), whole)
     assert quat_wxyz_from_matrix(np.zeros((0, 3, 3))).shape == (0, 4)
     assert np.array_equal(quat_wxyz_from_matrix(np.eye(3)), [1.0, 0.0, 0.0, 0.0])
-
-
-def test_the_compiled_rows_are_the_numpy_form_bit_for_bit():
-    rng = np.random.default_rng(7)
-    R = Rotation.random(6000, random_state=8).as_matrix()
-    R[:200] = Rotation.from_rotvec(np.pi * np.eye(3)[rng.integers(0, 3, 200)]).as_matrix()  # exact half turns
-    R[200:400] = np.round(R[200:400], 2)  # not quite rotations: combinations near ties
-    R[400] = np.eye(3)
-    R[401] = np.diag([1.0, -1.0, -1.0])
-    R[402] = -0.0 * np.eye(3)
-    R[403, 1, 1] = np.nan
-    R[404, 2, 2] = np.nan
-    assert len(R) >= rotations.COMPILED_MIN_ROWS
-    got = quat_wxyz_from_matrix(R)
-    expected = rotations._quat_wxyz_numpy(R)
-    assert np.array_equal(got.view(np.int64), expected.view(np.int64))  # NaNs and signs of zero too

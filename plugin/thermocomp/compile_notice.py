@@ -1,11 +1,12 @@
-"""A word when numba compiles the kernels, so a first run does not look like a hang.
+"""A word when numba compiles, so a first run does not look like a hang.
 
-The compiled kernels (:mod:`thermocomp.kinematics.newton_kernel` and the
-others) are cached on disk by numba (``cache=True``, in the package's
-``__pycache__``): every run loads them in a fraction of a second, but the first
-run after installing or updating compiles them, which takes a minute or two
-with nothing else to show. numba announces a compilation (a cache miss, never
-a load) as its ``numba:compile`` event; :func:`compile_notice` listens for it.
+The compiled code (:mod:`thermocomp.kinematics.engine` and the file readers'
+kernels) is cached on disk by numba (:mod:`thermocomp.compiled`): ``make
+install`` compiles it once, and every run loads it in a fraction of a second.
+A run after a source update (or with the cache emptied) compiles again, which
+takes tens of seconds with nothing else to show. numba announces a
+compilation (a cache miss, never a load) as its ``numba:compile`` event;
+:func:`compile_notice` listens for it.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import contextlib
 from collections.abc import Callable, Iterator
 
 #: What the listener says, once per process.
-MESSAGE = ("thermocomp: compiling the numerical kernels for this machine (the first run after installing or "
-           "updating; cached for the runs after it): this takes a minute or two")
+MESSAGE = ("thermocomp: compiling the numerical kernels for this machine (not yet cached: `make install` or "
+           "`python -m thermocomp.warm_up` does it once): this takes up to a minute")
 
 
 @contextlib.contextmanager

@@ -35,16 +35,16 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from thermocomp._typing import FloatArray
-from thermocomp.compensation import distinct_kernel
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.program import Program, hash_rows
 from thermocomp.deformation.apply import COMPOSITIONS, deformed_model
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import LinearRamp, TablePerMinute, TimeLaw
 from thermocomp.errors import ConfigurationError
 from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.kinematics.confdata import same_configuration, to_quadrants
+from thermocomp.kinematics.dispatch import runs_compiled
 from thermocomp.kinematics.fk import fk
-from thermocomp.kinematics.ik import COMPILED_MIN_ROWS, IKOptions, IKResult, Status, pose_errors, solve_ik
+from thermocomp.kinematics.ik import IKOptions, IKResult, Status, pose_errors, solve_ik
 from thermocomp.kinematics.model import KinematicModel, nominal_model
 from thermocomp.kinematics.seeding import DEFAULT_STARTS, solve_multistart, solve_nominal_configuration, solve_path
 from thermocomp.robot.chain import Chain
@@ -229,31 +229,35 @@ class CompensationSummary:
 
     def add(self, chunk: CompensationChunk, names: tuple[str, ...]) -> None:
         """Count ``chunk``; ``names`` are the target names its ``target`` indices refer to."""
-        from thermocomp.compensation.summary_kernel import chunk_totals  # (numba: loaded when the solving starts)
-
         self.n_rows += chunk.n_rows
         for s in Status:
             self.status_counts[s.label] += int(np.count_nonzero(chunk.status == s))
         self.near_singular += int(np.count_nonzero(chunk.sigma_min < NEAR_SINGULAR_SIGMA))
         ok = chunk.status == Status.CONVERGED
-        # one pass over the rows: extremes over converged rows (and over rows with a nominal solution), and each
-        # row both converged and nominally solved for the table per minute
-        r, n = chunk.q.shape
-        extremes = np.zeros(16)
-        extremes[:6], extremes[6:12] = self.deviation_min, self.deviation_max
-        values, minutes = np.empty((r, 4 + n)), np.empty(r, dtype=np.int64)
-        k = chunk_totals(ok, chunk.nominal_status == Status.CONVERGED, *(np.ascontiguousarray(a, dtype=float) for a in (
-            chunk.deviation, chunk.uncompensated_deviation, chunk.q, chunk.q_nominal, chunk.minute,
-            chunk.position_error, chunk.orientation_error)), extremes, values, minutes)
-        self.deviation_min, self.deviation_max = extremes[:6].copy(), extremes[6:12].copy()
-        self.max_position_error = max(self.max_position_error, float(extremes[12]))
-        self.max_orientation_error = max(self.max_orientation_error, float(extremes[13]))
-        self.uncompensated_max_position = max(self.uncompensated_max_position, float(extremes[14]))
-        self.uncompensated_max_angle = max(self.uncompensated_max_angle, float(extremes[15]))
+        nominal_ok = chunk.nominal_status == Status.CONVERGED
+        # extremes over converged rows (and over rows with a nominal solution), and each row both converged and
+        # nominally solved for the table per minute
+        deviation = chunk.deviation[ok]
+        self.deviation_min = _fold(self.deviation_min, deviation, smallest=True)
+        self.deviation_max = _fold(self.deviation_max, deviation, smallest=False)
+        self.max_position_error = max(self.max_position_error, float(_fold(
+            np.zeros(1), chunk.position_error[ok, None], smallest=False)[0]))
+        self.max_orientation_error = max(self.max_orientation_error, float(_fold(
+            np.zeros(1), chunk.orientation_error[ok, None], smallest=False)[0]))
+        miss = row_norms(chunk.uncompensated_deviation[:, :3])
+        turn = row_norms(chunk.uncompensated_deviation[:, 3:])
+        self.uncompensated_max_position = max(self.uncompensated_max_position, float(_fold(
+            np.zeros(1), miss[nominal_ok, None], smallest=False)[0]))
+        self.uncompensated_max_angle = max(self.uncompensated_max_angle, float(_fold(
+            np.zeros(1), turn[nominal_ok, None], smallest=False)[0]))
+        both = ok & nominal_ok
+        values = np.column_stack([miss[both], turn[both], row_norms(chunk.deviation[both, :3]),
+                                  row_norms(chunk.deviation[both, 3:]),
+                                  np.abs(chunk.q[both] - chunk.q_nominal[both])])
+        self._add_minutes(np.floor(chunk.minute[both]).astype(np.int64), values)
         self.solver_seconds += chunk.solve_seconds
         self.phase_seconds["solving"] += chunk.solve_seconds
         self.phase_seconds["nominal configurations"] += chunk.nominal_seconds
-        self._add_minutes(minutes[:k], values[:k])
         room = max(0, MAX_FAILED_LISTED - len(self.failed_rows))
         for i in np.flatnonzero(~ok)[:room]:
             self.failed_rows.append((float(chunk.minute[i]), names[chunk.target[i]], Status(int(chunk.status[i])).label))
@@ -295,6 +299,18 @@ class CompensationSummary:
         return 1e6 * self.solver_seconds / max(self.n_rows, 1)
 
 
+def _fold(extreme: FloatArray, rows: FloatArray, smallest: bool) -> FloatArray:
+    """``extreme`` ``(k,)`` folded with the rows ``(r, k)`` one after another, as ``x if x < extreme else extreme``
+    (``>`` for the largest): a NaN wins, and of equal values (0.0 and -0.0) the earliest stays."""
+    if not len(rows):
+        return extreme.copy()
+    best = rows.min(axis=0) if smallest else rows.max(axis=0)
+    first = rows[np.argmax(rows == best, axis=0), np.arange(rows.shape[1])]  # the earliest row holding it
+    first = np.where(np.isnan(best), best, first)
+    better = (first < extreme) if smallest else (first > extreme)
+    return np.where(better | np.isnan(first), first, extreme)
+
+
 class NominalMemo:
     """Nominal solutions already found, keyed by the bytes of their problem (:meth:`Program.distinct_rows`).
 
@@ -317,7 +333,7 @@ class NominalMemo:
 
     @staticmethod
     def _hash(keys: np.ndarray) -> np.ndarray:
-        return distinct_kernel.hash_rows(np.frombuffer(keys.tobytes(), dtype=np.uint64).reshape(keys.size, -1))
+        return hash_rows(np.frombuffer(keys.tobytes(), dtype=np.uint64).reshape(keys.size, -1))
 
     def lookup(self, keys: np.ndarray) -> np.ndarray:
         """Memo row of each key ``(k,)``, -1 where unknown."""
@@ -569,7 +585,7 @@ def _compensate_grid(chain, model_at, program, options, nominal, progress):
     # solver will solve anyway solves these few rows with it too (numpy's per-call overhead on 50 rows cost
     # the paper's case a third of its solver time); the choice depends on the job's size alone.
     predictor_ik = options.ik
-    if options.ik.engine == "auto" and total >= COMPILED_MIN_ROWS:
+    if options.ik.engine == "auto" and runs_compiled(total):
         predictor_ik = replace(options.ik, engine="compiled")
     full = _continue_to(model_at, np.full(m, s_max), R, p, nominal.q, predictor_ik)
     half = _continue_to(model_at, np.full(m, s_max / 2), R, p, 0.5 * (nominal.q + full.q), predictor_ik)

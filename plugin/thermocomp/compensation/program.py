@@ -146,8 +146,46 @@ class Program:
             parts.append(self.confdata.astype(float))
         key = np.ascontiguousarray(np.concatenate(parts, axis=1) + 0.0)  # + 0.0: -0.0 and 0.0 are one value
         void = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
-        from thermocomp.compensation import distinct_kernel  # numba, loaded when the solving starts
-
-        first, inverse = distinct_kernel.distinct_rows(key.view(np.uint64))
+        first, inverse = distinct_rows(key.view(np.uint64))
         return first, inverse, void[first]
 
+
+
+#: FNV-1a's 64-bit offset basis and prime, with a shift that folds high bits down after each word.
+_BASIS = np.uint64(0xCBF29CE484222325)
+_PRIME = np.uint64(0x100000001B3)
+_FOLD = np.uint64(29)
+
+
+def hash_rows(words: np.ndarray) -> np.ndarray:
+    """One 64-bit hash per row of ``words`` ``(m, w)`` uint64 (FNV-style mixing, one word at a time)."""
+    h = np.full(words.shape[0], _BASIS, dtype=np.uint64)
+    for k in range(words.shape[1]):
+        h ^= words[:, k]
+        h *= _PRIME
+        h ^= h >> _FOLD
+    return h
+
+
+def distinct_rows(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``words`` ``(m, w)`` uint64, by value.
+
+    Returns ``first`` ``(k,)``, the row of each distinct value's first
+    occurrence, increasing, and ``inverse`` ``(m,)``, the distinct value of
+    every row (``words[first[inverse]] == words``). Rows are grouped by
+    their 64-bit hash (:func:`hash_rows`: sorting 8 bytes a row, not the
+    whole row), and each row is compared with its group's first on every
+    word; should two different rows share a hash, the rows' bytes are sorted
+    instead. Either way the answer is exact.
+    """
+    m = words.shape[0]
+    _, first, inverse = np.unique(hash_rows(words), return_index=True, return_inverse=True)
+    inverse = inverse.reshape(m)
+    if not np.array_equal(words, words[first[inverse]]):  # a hash shared by different rows
+        void = np.ascontiguousarray(words).view(np.dtype((np.void, 8 * words.shape[1]))).ravel()
+        _, first, inverse = np.unique(void, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(m)
+    order = np.argsort(first, kind="stable")  # the distinct values in the order they first occur
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    return first[order], rank[inverse]

@@ -26,14 +26,12 @@ from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError
 from thermocomp.geometry.rotations import matrix_from_euler_xyz
+from thermocomp.kinematics.dispatch import runs_compiled
 from thermocomp.kinematics.model import KinematicModel
 from thermocomp.robot.chain import Chain
 
 #: Ways to compose a deformation row with the nominal translation.
 COMPOSITIONS = ("table", "eq21")
-#: Rows (fractions) from which the models are built in compiled code (:mod:`.apply_kernel`); fewer stay in numpy,
-#: which needs no compiled kernel loaded.
-COMPILED_MIN_ROWS = 1000
 
 
 def deformed_model(
@@ -61,7 +59,7 @@ def deformed_model(
         raise ConfigurationError(f"composition: expected one of {COMPOSITIONS}, got {composition!r}")
     p_nominal = np.vstack([chain.T_world_base[:3, 3], chain.p, chain.T_last_tcp[:3, 3]])  # (n + 2, 3)
     fraction = np.asarray(fraction, dtype=float)
-    if composition == "table" and fraction.ndim == 1 and fraction.size >= COMPILED_MIN_ROWS:
+    if composition == "table" and fraction.ndim == 1 and runs_compiled(fraction.size):
         return _deformed_compiled(chain, table, fraction, p_nominal)
     s = fraction[..., None, None]  # (..., 1, 1)
     rows = table.rows() * s  # (..., n + 2, 6)
@@ -84,15 +82,16 @@ def deformed_model(
 
 def _deformed_compiled(chain: Chain, table: DeformationTable, fraction: FloatArray,
                        p_nominal: FloatArray) -> KinematicModel:
-    """:func:`deformed_model` (``composition="table"``) of a 1-D ``fraction`` in compiled code, the same frames."""
-    from thermocomp.deformation.apply_kernel import deformed_rows  # (numba: imported when first needed)
+    """:func:`deformed_model` (``composition="table"``) of a 1-D ``fraction`` in the compiled engine
+    (:func:`thermocomp.kinematics.engine.deformed_block`, the same frames by the same arithmetic, row by row)."""
+    from thermocomp.kinematics import engine
 
     m, n = fraction.size, chain.n_joints
     R_base, p_base = np.empty((m, 3, 3)), np.empty((m, 3))
     R_joint, p_joint = np.empty((m, n, 3, 3)), np.empty((m, n, 3))
     R_tool, p_tool = np.empty((m, 3, 3)), np.empty((m, 3))
-    deformed_rows(np.ascontiguousarray(table.rows()), np.ascontiguousarray(fraction), np.ascontiguousarray(p_nominal),
-                  np.ascontiguousarray(chain.T_world_base[:3, :3]), np.ascontiguousarray(chain.T_last_tcp[:3, :3]),
-                  R_base, p_base, R_joint, p_joint, R_tool, p_tool)
+    engine.run_blocks(engine.deformed_block, m, *(engine.c_array(a) for a in (
+        table.rows(), fraction, p_nominal, chain.T_world_base[:3, :3], chain.T_last_tcp[:3, :3])),
+        R_base, p_base, R_joint, p_joint, R_tool, p_tool)
     return KinematicModel(chain, R_base=R_base, p_base=p_base, R_joint=R_joint, p_joint=p_joint, R_tool=R_tool,
                           p_tool=p_tool)

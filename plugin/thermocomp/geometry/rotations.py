@@ -18,8 +18,6 @@ from thermocomp.geometry.vectors import row_norms
 #: ``cos(b)`` below which Euler xyz angles count as gimbal-locked (``a = 0``):
 #: a tenth of the IK orientation tolerance, so the choice is invisible to it.
 GIMBAL_LOCK_COS = 1e-10
-#: Rows from which a batch goes through the compiled form (:mod:`thermocomp.geometry.rotations_kernel`).
-COMPILED_MIN_ROWS = 1000
 
 
 def rot_x(angle: ArrayLike) -> FloatArray:
@@ -151,17 +149,6 @@ def quat_wxyz_from_matrix(R: ArrayLike) -> FloatArray:
     R = np.asarray(R, dtype=float)
     shape = R.shape[:-2]
     R = R.reshape(-1, 3, 3)
-    if len(R) >= COMPILED_MIN_ROWS:  # the same operations row by row, without numpy's temporaries
-        from thermocomp.geometry.rotations_kernel import quat_rows  # (numba: imported when first needed)
-
-        out = np.empty((len(R), 4))
-        quat_rows(np.ascontiguousarray(R), out)
-        return out.reshape(shape + (4,))
-    return _quat_wxyz_numpy(R).reshape(shape + (4,))
-
-
-def _quat_wxyz_numpy(R: FloatArray) -> FloatArray:
-    """:func:`quat_wxyz_from_matrix` of ``R`` ``(m, 3, 3)`` in numpy (the reference of the compiled rows)."""
     # Shepperd's method: pick the largest of the four diagonal combinations (4 times a component squared)
     m00, m11, m22 = R[:, 0, 0], R[:, 1, 1], R[:, 2, 2]
     cand = np.stack([1 + m00 + m11 + m22, 1 + m00 - m11 - m22, 1 - m00 + m11 - m22, 1 - m00 - m11 + m22], axis=-1)
@@ -177,7 +164,7 @@ def _quat_wxyz_numpy(R: FloatArray) -> FloatArray:
                 continue
             a, b, c, d = _SHEPPERD_PAIRS[min(i, j), max(i, j)]
             q[at, j] = (Ri[:, a, b] - Ri[:, c, d] if 0 in (i, j) else Ri[:, a, b] + Ri[:, c, d]) / s
-    return q * np.where(q[:, :1] < 0, -1.0, 1.0)
+    return (q * np.where(q[:, :1] < 0, -1.0, 1.0)).reshape(shape + (4,))
 
 
 def matrix_from_rotvec(v: ArrayLike) -> FloatArray:

@@ -1,9 +1,8 @@
 """The text of results rows, formatted in compiled code (numba, cached on disk).
 
-Formatting 1,000,000 rows of some 45 numbers with Python's ``%`` operator
-took 13 s of a 23 s run (bench section 4); pandas and pyarrow's CSV writers
-were no faster than 11 us a row (measured 2026-11-23). This kernel writes the
-same text at about a microsecond a row.
+Compiled because no library reaches the rate a million-row run needs: Python's
+``%`` took 13 s for 1,000,000 rows of some 45 numbers, pandas' and pyarrow's CSV
+writers 11 us a row or more; this writes the same text at about 1 us a row.
 
 Numbers are written as C's ``%.12g`` (:data:`~thermocomp.tolerances.WRITTEN_DIGITS`
 significant digits, trailing zeros dropped, exponent form below 1e-4 and from
@@ -18,9 +17,10 @@ then differs by one; tests/test_results_text.py measures how rarely).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from thermocomp._typing import FloatArray
+from thermocomp.compiled import njit
 from thermocomp.tolerances import WRITTEN_DIGITS
 
 #: Powers of ten as integers, ``_POWERS[n] == 10**n``.

@@ -35,8 +35,9 @@ a two-link arm ``t = Ry(phi_2) (a + Ry(phi_3) b)``: ``|t|^2`` fixes
 against ``a + Ry(phi_3) b`` gives ``phi_2`` (``Ry`` turns the ``(x, z)``
 plane by ``-phi``).
 
-Computation: :class:`ClosedForm` runs the compiled twin of these equations
-(:mod:`thermocomp.kinematics.closed_form_kernel`, pose by pose); the numpy
+Computation: :class:`ClosedForm` runs these equations pose by pose in the
+compiled engine (:func:`thermocomp.kinematics.engine.branches_block` and the
+path's :func:`~thermocomp.kinematics.engine.follow_piece`); the numpy
 functions :func:`_opw` and :func:`_ur` below are the reference the tests
 compare it against.
 
@@ -53,12 +54,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
-from thermocomp.kinematics import closed_form_kernel
 from thermocomp.kinematics.model import KinematicModel
 from thermocomp.tolerances import CLOSED_FORM_STRUCTURE_TOL
 
 #: Number of branches a 6R closed form returns (shoulder x elbow x wrist).
-N_BRANCHES = closed_form_kernel.N_BRANCHES
+N_BRANCHES = 8
 #: A path of this many poses or more is followed in :data:`FOLLOW_PIECES` pieces at once (two cores: one piece
 #: each; a piece's start is guessed, and followed again where the guess was wrong: the same choice).
 FOLLOW_PIECES_FROM = 20_000
@@ -105,26 +105,39 @@ class ClosedForm:
         valid : ndarray of bool, shape ``(m, 8)``
             The branch exists and fits the joint limits.
         """
+        from thermocomp.kinematics import engine
+
         chain = self.model.chain
         R_world_tcp = np.asarray(R_world_tcp, dtype=float)
         p_world_tcp = np.asarray(p_world_tcp, dtype=float)
         phi = _compiled(self.kind, self.model, R_world_tcp, p_world_tcp)
         near = chain.home if q_near is None else np.asarray(q_near, dtype=float)
-        near = np.ascontiguousarray(np.broadcast_to(near, (phi.shape[0], 6)) if near.ndim == 2 else near[None])
+        near = engine.c_array(np.broadcast_to(near, (phi.shape[0], 6)) if near.ndim == 2 else near[None])
         q = np.empty_like(phi)
         valid = np.empty(phi.shape[:2], dtype=bool)
-        closed_form_kernel.controller_rows(phi, self.axis_sign, chain.sign, chain.offset, chain.lower, chain.upper,
-                                           near, q, valid)
+        engine.run_blocks(engine.controller_block, len(phi), phi, *(engine.c_array(a) for a in (
+            self.axis_sign, chain.sign, chain.offset, chain.lower, chain.upper)), near, q, valid)
         return q, valid
 
     def follow(self, R_world_tcp: ArrayLike, p_world_tcp: ArrayLike, q_start: ArrayLike, jump: float,
                outside_limits: float) -> tuple[FloatArray, FloatArray]:
         """The branch a path of ``m`` targets takes at each pose, starting from ``q_start``.
 
-        The choice of :func:`~thermocomp.kinematics.closed_form_kernel.follow_branches`
-        on :meth:`branches` (angles nearest ``q_start``), computed without
-        building every branch of every pose
-        (:func:`~thermocomp.kinematics.closed_form_kernel.follow_path`).
+        Pose 0 takes the branch nearest ``q_start``; then a branch is kept
+        while it moves less than ``jump`` to the next pose (ranked with its
+        penalty), else the next pose's nearest branch is taken; from a branch
+        that does not exist, the next pose's best-ranked one; ties go to the
+        lower index. That is the choice on :meth:`branches` (angles nearest
+        ``q_start``), computed without building every branch of every pose
+        (:func:`~thermocomp.kinematics.engine.follow_piece`: a pose that
+        keeps its branch computes only that one, by the same arithmetic).
+
+        A path of :data:`FOLLOW_PIECES_FROM` poses or more is followed in
+        :data:`FOLLOW_PIECES` pieces at once, each but the first from the
+        guess that the pose before it took the first pose's branch (a smooth
+        path keeps one branch); a piece whose guess the piece before it did
+        not end on is followed again, with the rest of the path, from where
+        that piece really ended. The choice is the same.
 
         Parameters
         ----------
@@ -144,18 +157,33 @@ class ClosedForm:
         penalty : ndarray, shape ``(m,)``
             0 inside the limits, ``outside_limits`` outside, inf where no branch exists.
         """
+        from thermocomp.kinematics import engine
+
         chain = self.model.chain
         R6, o6 = _flange(self.model, np.asarray(R_world_tcp, dtype=float).reshape(-1, 3, 3),
                          np.asarray(p_world_tcp, dtype=float).reshape(-1, 3))
         m = o6.shape[0]
         q = np.empty((m, 6))
         penalty = np.empty(m)
-        closed_form_kernel.follow_path(self.kind == "opw", np.ascontiguousarray(R6), np.ascontiguousarray(o6),
-                                       np.ascontiguousarray(self.model.p_joint), self.axis_sign, chain.sign,
-                                       chain.offset, chain.lower, chain.upper,
-                                       np.ascontiguousarray(q_start, dtype=float), float(jump),
-                                       float(outside_limits), FOLLOW_PIECES if m >= FOLLOW_PIECES_FROM else 1,
-                                       q, penalty)
+        if m == 0:
+            return q, penalty
+        path = engine.Path(self.kind == "opw", *(engine.c_array(a) for a in (
+            R6, o6, self.model.p_joint, self.axis_sign, chain.sign, chain.offset, chain.lower, chain.upper,
+            q_start)), float(jump), float(outside_limits))
+        b = engine.follow_start(path, q, penalty)
+        pieces = max(1, min(FOLLOW_PIECES if m >= FOLLOW_PIECES_FROM else 1, m - 1))
+        starts = [1 + s * (m - 1) // pieces for s in range(pieces + 1)]
+        ends = [0] * pieces  # the branch each piece ended on
+
+        def piece(s: int) -> None:
+            ends[s] = engine.follow_piece(path, starts[s], starts[s + 1], b, s > 0, q[0], penalty[0], q, penalty)
+
+        engine.run_pieces(piece, pieces)
+        for s in range(1, pieces):
+            if ends[s - 1] != b:  # the guess was wrong: the rest again, from where the piece before really ended
+                engine.follow_piece(path, starts[s], m, ends[s - 1], False, q[starts[s] - 1].copy(),
+                                    penalty[starts[s] - 1], q, penalty)
+                break
         return q, penalty
 
 
@@ -209,10 +237,12 @@ def _recognise(model: KinematicModel) -> tuple[ClosedForm | None, str | None]:
 
 def _compiled(kind: str, model: KinematicModel, R_world_tcp: FloatArray, p_world_tcp: FloatArray) -> FloatArray:
     """Canonical angles ``(m, 8, 6)`` from the compiled twin of :func:`_opw` or :func:`_ur` (same equations, same order)."""
+    from thermocomp.kinematics import engine
+
     R6, o6 = _flange(model, R_world_tcp.reshape(-1, 3, 3), p_world_tcp.reshape(-1, 3))
     out = np.empty((o6.shape[0], N_BRANCHES, 6))
-    kernel = closed_form_kernel.opw_rows if kind == "opw" else closed_form_kernel.ur_rows
-    kernel(np.ascontiguousarray(R6), np.ascontiguousarray(o6), np.ascontiguousarray(model.p_joint), out)
+    engine.run_blocks(engine.branches_block, len(o6), kind == "opw", engine.c_array(R6), engine.c_array(o6),
+                      engine.c_array(model.p_joint), out)
     return out
 
 

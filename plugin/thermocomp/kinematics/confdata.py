@@ -22,7 +22,7 @@ import numpy as np
 
 from thermocomp._typing import ArrayLike
 from thermocomp.geometry.rotations import rot_axis
-from thermocomp.kinematics.fk import COMPILED_FK_MIN_ROWS, joint_frames
+from thermocomp.kinematics.fk import joint_frames
 from thermocomp.kinematics.model import KinematicModel
 
 
@@ -31,19 +31,6 @@ def confdata_from_q(model: KinematicModel, q: ArrayLike) -> np.ndarray:
     q = np.atleast_2d(np.asarray(q, dtype=float))
     if q.shape[1] != 6:
         raise ValueError(f"confdata is defined for 6-axis robots, got {q.shape[1]} joints")
-    if q.shape[0] >= COMPILED_FK_MIN_ROWS and model.batch_shape in ((), q.shape[:1]):
-        # compiled (newton_kernel.confdata_rows): the same quantities, the walk of the compiled fk
-        from thermocomp.kinematics.ik import compiled_model_arguments
-        from thermocomp.kinematics.newton_kernel import confdata_rows
-
-        out = np.empty((q.shape[0], 4), dtype=int)
-        confdata_rows(*compiled_model_arguments(model), np.ascontiguousarray(q), out)
-        return out
-    return _confdata_numpy(model, q)
-
-
-def _confdata_numpy(model: KinematicModel, q: np.ndarray) -> np.ndarray:
-    """:func:`confdata_from_q` in numpy (the reference of the compiled rows)."""
     quadrant = quadrants(q)
     origins, axes = joint_frames(model, q)
     forward = _forward_direction(model, q)

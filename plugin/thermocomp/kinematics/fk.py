@@ -10,6 +10,7 @@ import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.geometry.rotations import skew
+from thermocomp.kinematics.dispatch import runs_compiled
 from thermocomp.kinematics.model import KinematicModel
 
 
@@ -119,24 +120,19 @@ def fk(model: KinematicModel, q: ArrayLike) -> tuple[FloatArray, FloatArray]:
     return R, p
 
 
-#: :func:`fk` and :func:`fk_jacobian` of a batch of this many rows or more run compiled
-#: (:func:`thermocomp.kinematics.newton_kernel.fk_rows` and ``fk_jacobian_rows``, the same products in the
-#: same order).
-COMPILED_FK_MIN_ROWS = 1000
-
-
 def _runs_compiled(model: KinematicModel, q: FloatArray) -> bool:
-    """A batch of ``(m, n)`` rows, at least :data:`COMPILED_FK_MIN_ROWS`, on one model or one per row."""
-    return q.ndim == 2 and q.shape[0] >= COMPILED_FK_MIN_ROWS and model.batch_shape in ((), q.shape[:1])
+    """A batch of ``(m, n)`` rows (:func:`~thermocomp.kinematics.dispatch.runs_compiled`), on one model or one per
+    row: the engine's walk (:mod:`thermocomp.kinematics.engine`, the same products in the same order as
+    :func:`_walk`, to round-off)."""
+    return q.ndim == 2 and runs_compiled(q.shape[0]) and model.batch_shape in ((), q.shape[:1])
 
 
 def _fk_compiled(model: KinematicModel, q: FloatArray) -> tuple[FloatArray, FloatArray]:
-    from thermocomp.kinematics.ik import compiled_model_arguments
-    from thermocomp.kinematics.newton_kernel import fk_rows
+    from thermocomp.kinematics import engine
 
     m = q.shape[0]
     R, p = np.empty((m, 3, 3)), np.empty((m, 3))
-    fk_rows(*compiled_model_arguments(model), np.ascontiguousarray(q), R, p)
+    engine.run_blocks(engine.fk_block, m, engine.engine_model(model), engine.c_array(q), R, p)
     return R, p
 
 
@@ -169,12 +165,11 @@ def fk_jacobian(model: KinematicModel, q: ArrayLike) -> tuple[FloatArray, FloatA
 
 
 def _fk_jacobian_compiled(model: KinematicModel, q: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-    from thermocomp.kinematics.ik import compiled_model_arguments
-    from thermocomp.kinematics.newton_kernel import fk_jacobian_rows
+    from thermocomp.kinematics import engine
 
     m, n = q.shape
     R, p, J = np.empty((m, 3, 3)), np.empty((m, 3)), np.empty((m, 6, n))
-    fk_jacobian_rows(*compiled_model_arguments(model), np.ascontiguousarray(q), R, p, J)
+    engine.run_blocks(engine.fk_jacobian_block, m, engine.engine_model(model), engine.c_array(q), R, p, J)
     return R, p, J
 
 
@@ -188,12 +183,11 @@ def joint_frames(model: KinematicModel, q: ArrayLike) -> tuple[FloatArray, Float
     """
     q = np.asarray(q, dtype=float)
     if _runs_compiled(model, q):
-        from thermocomp.kinematics.ik import compiled_model_arguments
-        from thermocomp.kinematics.newton_kernel import joint_frames_rows
+        from thermocomp.kinematics import engine
 
         m, n = q.shape
         origins, axes = np.empty((m, n, 3)), np.empty((m, n, 3))
-        joint_frames_rows(*compiled_model_arguments(model), np.ascontiguousarray(q), origins, axes)
+        engine.run_blocks(engine.joint_frames_block, m, engine.engine_model(model), engine.c_array(q), origins, axes)
         return origins, axes
     _, _, (origins, axes) = _walk(model, q, jacobian=True)
     return origins, axes

@@ -23,6 +23,7 @@ from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import ConfigurationError
 from thermocomp.geometry.rotations import rotvec_from_matrix
 from thermocomp.geometry.vectors import row_norms
+from thermocomp.kinematics.dispatch import runs_compiled
 from thermocomp.kinematics.fk import fk_jacobian
 from thermocomp.kinematics.model import KinematicModel
 from thermocomp.tolerances import (
@@ -45,9 +46,6 @@ MAX_STEP = 0.5
 STALL_ITERATIONS = 6
 #: Solver engines of :class:`IKOptions`.
 ENGINES = ("auto", "numpy", "compiled")
-#: ``engine="auto"`` compiles from this batch size on: below it numpy's overhead is small and a
-#: short run does not pay for importing numba (about half a second).
-COMPILED_MIN_ROWS = 1000
 
 
 class Status(enum.IntEnum):
@@ -80,9 +78,9 @@ class IKOptions:
     max_iterations
         Iterations per target, >= 1.
     engine
-        ``"auto"`` (compiled for batches of :data:`COMPILED_MIN_ROWS` rows or
-        more, numpy below), ``"numpy"`` (the reference) or ``"compiled"``
-        (:mod:`thermocomp.kinematics.newton_kernel`): the same iteration.
+        ``"auto"`` (compiled where :func:`~thermocomp.kinematics.dispatch.runs_compiled`
+        says, numpy below), ``"numpy"`` (the reference) or ``"compiled"``
+        (:func:`thermocomp.kinematics.engine.newton_block`): the same iteration.
     """
 
     position_tol: float = IK_POSITION_TOL
@@ -158,16 +156,15 @@ def sigma_min_lower_bound(J: FloatArray) -> FloatArray:
 
     So the result is exact (SVD) wherever a singularity is near, and above
     ``10 * NEAR_SINGULAR_SIGMA`` it is a true lower bound or the value to a
-    relative 1e-10. Non-square Jacobians go straight to the SVD.
+    relative 1e-10. Non-square Jacobians go straight to the SVD. (The compiled
+    Newton iteration computes the first tier itself, by its own LU.)
     """
-    from thermocomp.kinematics.newton_kernel import det_rows  # (numba: imported when first needed)
-
     m, rows, n = J.shape
     if rows != n or n < 2:
         return np.linalg.svd(J, compute_uv=False)[:, -1]
     frobenius_sq = np.einsum("kij,kij->k", J, J)
     others = (np.maximum(frobenius_sq, 1e-300) / (n - 1)) ** ((n - 1) / 2)
-    return settle_sigma_bound(J, np.abs(det_rows(np.ascontiguousarray(J))) / others)
+    return settle_sigma_bound(J, np.abs(np.linalg.det(J)) / others)
 
 
 def settle_sigma_bound(J: FloatArray, value: FloatArray) -> FloatArray:
@@ -192,15 +189,15 @@ def pose_error(R_target: FloatArray, p_target: FloatArray, R: FloatArray, p: Flo
 
 
 def pose_errors(R_target: FloatArray, p_target: FloatArray, R: FloatArray, p: FloatArray) -> FloatArray:
-    """:func:`pose_error` of a batch ``(m, 3, 3)``, ``(m, 3)``: from :data:`COMPILED_MIN_ROWS` rows on in
-    compiled code (:func:`thermocomp.kinematics.newton_kernel.pose_error_rows`, the same operations;
-    tests/test_kinematics.py compares the two), where numpy's temporaries cost more than the arithmetic."""
-    if len(R) < COMPILED_MIN_ROWS:
+    """:func:`pose_error` of a batch ``(m, 3, 3)``, ``(m, 3)``: in the compiled engine where
+    :func:`~thermocomp.kinematics.dispatch.runs_compiled` says (:func:`thermocomp.kinematics.engine.pose_error_block`,
+    the Newton iteration's own error; tests/test_kinematics.py compares the two)."""
+    if not runs_compiled(len(R)):
         return pose_error(R_target, p_target, R, p)
-    from thermocomp.kinematics.newton_kernel import pose_error_rows  # (numba: imported when first needed)
+    from thermocomp.kinematics import engine
 
     out = np.empty((len(R), 6))
-    pose_error_rows(*(np.ascontiguousarray(a, dtype=float) for a in (R_target, p_target, R, p)), out)
+    engine.run_blocks(engine.pose_error_block, len(R), *(engine.c_array(a) for a in (R_target, p_target, R, p)), out)
     return out
 
 
@@ -217,24 +214,8 @@ def fit_limits(q: FloatArray, lower: FloatArray, upper: FloatArray, q_near: Floa
 
     A revolute joint at ``q`` and ``q + 2 pi k`` puts the robot in the same
     place; the controller sees different angles. Returns the shifted angles
-    ``(m, n)`` and a boolean ``(m,)`` that is True where every joint fits. From :data:`COMPILED_MIN_ROWS` rows
-    on in compiled code (:func:`~thermocomp.kinematics.newton_kernel.fit_limits_rows`, the same operations).
+    ``(m, n)`` and a boolean ``(m,)`` that is True where every joint fits.
     """
-    if q.ndim == 2 and len(q) >= COMPILED_MIN_ROWS:
-        from thermocomp.kinematics.newton_kernel import fit_limits_rows  # (numba: imported when first needed)
-
-        m, n = q.shape
-        out, fits = np.empty((m, n)), np.empty(m, dtype=bool)
-        fit_limits_rows(np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(np.broadcast_to(lower, (n,)), dtype=float),
-                        np.ascontiguousarray(np.broadcast_to(upper, (n,)), dtype=float),
-                        np.ascontiguousarray(np.broadcast_to(q_near, (m, n)), dtype=float), out, fits)
-        return out, fits
-    return _fit_limits_numpy(q, lower, upper, q_near)
-
-
-def _fit_limits_numpy(q: FloatArray, lower: FloatArray, upper: FloatArray, q_near: FloatArray
-                      ) -> tuple[FloatArray, np.ndarray]:
-    """:func:`fit_limits` in numpy (the reference of the compiled rows)."""
     two_pi = 2.0 * np.pi
     k_near = np.round((q_near - q) / two_pi)
     k_lo = np.ceil((lower - q) / two_pi)
@@ -284,7 +265,7 @@ def solve_ik(
     R_target = np.asarray(R_target, dtype=float)
     p_target = np.asarray(p_target, dtype=float)
     m, n = q.shape
-    if options.engine == "compiled" or (options.engine == "auto" and m >= COMPILED_MIN_ROWS):
+    if options.engine == "compiled" or (options.engine == "auto" and runs_compiled(m)):
         q, pos_err, ori_err, iterations, sigma = _iterate_compiled(model, R_target, p_target, q, options,
                                                                    measure_singularity)
         return _result(chain, q, q_seed, pos_err, ori_err, iterations, sigma, options)
@@ -330,53 +311,30 @@ def solve_ik(
     return _result(chain, q, q_seed, pos_err, ori_err, iterations, sigma, options)
 
 
-def compiled_model_arguments(model: KinematicModel) -> tuple:
-    """``model`` as the compiled kernels take it (:mod:`thermocomp.kinematics.newton_kernel`): frames with a
-    leading batch dimension (1, or one per row), then the chain's axes (with their principal index and
-    sign), signs and offsets."""
-    chain = model.chain
-    n = chain.n_joints
-    lead = model.batch_shape != ()
-
-    def batch(a: FloatArray, dims: int) -> FloatArray:
-        a = np.ascontiguousarray(a, dtype=float)
-        return a if lead else a.reshape((1,) + a.shape[-dims:])
-
-    k = np.argmax(np.abs(chain.axis), axis=1)
-    along = np.abs(chain.axis[np.arange(n), k]) == 1.0
-    principal = np.where(along, k, -1).astype(np.int64)
-    principal_sign = np.where(along, chain.axis[np.arange(n), k], 1.0)
-    return (batch(model.R_base, 2), batch(model.p_base, 1), batch(model.R_joint, 3), batch(model.p_joint, 2),
-            model.nominal_rotations, batch(model.R_tool, 2), batch(model.p_tool, 1), np.ascontiguousarray(chain.axis),
-            principal, principal_sign, np.ascontiguousarray(chain.sign), np.ascontiguousarray(chain.offset))
-
-
 def _iterate_compiled(model: KinematicModel, R_target: FloatArray, p_target: FloatArray, q: FloatArray,
                       options: IKOptions, measure_singularity: bool):
-    """:func:`solve_ik`'s iteration in compiled code (:mod:`thermocomp.kinematics.newton_kernel`)."""
-    from thermocomp.kinematics.newton_kernel import newton_rows
+    """:func:`solve_ik`'s iteration in the compiled engine (:func:`thermocomp.kinematics.engine.newton_block`)."""
+    from thermocomp.kinematics import engine
 
     m, n = q.shape
-    q = np.ascontiguousarray(q)
+    q = engine.c_array(q)
     pos_err, ori_err = np.empty(m), np.empty(m)
     iterations = np.empty(m, dtype=np.int64)
-    J = np.empty((m if measure_singularity else 1, 6, n))  # (the final Jacobians: only for singular values)
-    newton_rows(*compiled_model_arguments(model), _read_only(np.broadcast_to(R_target, (m, 3, 3))),
-                _read_only(np.broadcast_to(p_target, (m, 3))), q,
-                options.position_tol, options.orientation_tol, options.max_iterations, LM_FLOOR, MAX_STEP,
-                STALL_ITERATIONS, pos_err, ori_err, iterations, J, measure_singularity)
-    sigma = sigma_min_lower_bound(J) if measure_singularity else np.full(m, np.nan)
+    kept = m if measure_singularity else 1  # (the final Jacobians and bounds: only for singular values)
+    J, bound = np.empty((kept, 6, n)), np.empty(kept)
+    settings = engine.NewtonSettings(float(options.position_tol), float(options.orientation_tol),
+                                     int(options.max_iterations), LM_FLOOR, MAX_STEP, STALL_ITERATIONS)
+    engine.run_blocks(engine.newton_block, m, engine.engine_model(model),
+                      engine.c_array(np.broadcast_to(R_target, (m, 3, 3))),
+                      engine.c_array(np.broadcast_to(p_target, (m, 3))), q, settings, pos_err, ori_err, iterations,
+                      J, bound, measure_singularity)
+    if not measure_singularity:
+        sigma = np.full(m, np.nan)
+    elif n == 6:
+        sigma = settle_sigma_bound(J, bound)
+    else:
+        sigma = sigma_min_lower_bound(J)
     return q, pos_err, ori_err, iterations, sigma
-
-
-def _read_only(a: FloatArray) -> FloatArray:
-    """``a`` C-contiguous and read-only (a view where it can be): the targets of every call of a kernel then have
-    one type, and a process loads one compiled version of it, not one per kind of caller's array."""
-    a = np.ascontiguousarray(a, dtype=float)
-    if a.flags.writeable:
-        a = a.view()
-        a.flags.writeable = False
-    return a
 
 
 def _result(chain, q, q_seed, pos_err, ori_err, iterations, sigma, options: IKOptions) -> IKResult:

@@ -49,12 +49,11 @@ from thermocomp._typing import FloatArray
 from thermocomp.compensation.program import rows_or_run
 from thermocomp.geometry.rotations import matrix_from_rotvec
 from thermocomp.geometry.vectors import row_max_abs, row_norms
-from thermocomp.kinematics.fk import COMPILED_FK_MIN_ROWS, fk, fk_jacobian
+from thermocomp.kinematics.dispatch import runs_compiled
+from thermocomp.kinematics.fk import fk, fk_jacobian
 from thermocomp.kinematics.ik import (
-    COMPILED_MIN_ROWS,
     IKOptions,
     Status,
-    compiled_model_arguments,
     settle_sigma_bound,
     sigma_min_lower_bound,
     solve_ik,
@@ -276,7 +275,7 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
     w = rot.reshape(-1, 3) / t[:, None]
     # the steps after the first are few rows each (the long moves): a long program solves them in compiled code,
     # already loaded, where numpy's per-call cost is a few milliseconds a step (chosen by the job's size alone)
-    ik = IKOptions(engine="compiled") if k * len(moves) >= COMPILED_MIN_ROWS else None
+    ik = IKOptions(engine="compiled") if runs_compiled(k * len(moves)) else None
     for s in range(1, PATH_STEPS + 1):
         act = np.flatnonzero(steps >= s)  # the moves still on their way
         if act.size == 0:
@@ -373,24 +372,24 @@ def _sigma_and_rates(model, q: FloatArray, motion: tuple[FloatArray, FloatArray,
     """The smallest singular value of the Jacobian at each ``q`` ``(r, n)`` (:func:`sigma_min_lower_bound`) and
     the joint rates ``J^-1 twist`` (:func:`_joint_rates`) of the twist ``(v - w x lever, w)`` of ``motion`` ``(v,
     w, lever)``, each ``(r, 3)``: for many rows of a 6-joint robot in one compiled pass
-    (:func:`~thermocomp.kinematics.newton_kernel.jacobian_rates_rows`), else by those functions, the reference
+    (:func:`~thermocomp.kinematics.engine.jacobian_rates_block`), else by those functions, the reference
     the tests compare it with."""
     r, n = q.shape
-    if n != 6 or r < COMPILED_FK_MIN_ROWS or model.batch_shape != ():
+    if n != 6 or not runs_compiled(r) or model.batch_shape != ():
         _, _, J = fk_jacobian(model, q)
         sigma = sigma_min_lower_bound(J)  # exact where it matters (below 10x the threshold)
         return sigma, _joint_rates(J, _twist(*motion), sigma)
-    from thermocomp.kinematics.newton_kernel import fk_jacobian_rows, jacobian_rates_rows  # (numba: when needed)
+    from thermocomp.kinematics import engine
 
-    q = np.ascontiguousarray(q)
+    q = engine.c_array(q)
     sigma, qd = np.empty(r), np.empty((r, n))
-    jacobian_rates_rows(*compiled_model_arguments(model), q, *(np.ascontiguousarray(a, dtype=float) for a in motion),
-                        sigma, qd)
+    engine.run_blocks(engine.jacobian_rates_block, r, engine.engine_model(model), q,
+                      *(engine.c_array(a) for a in motion), sigma, qd)
     near = np.flatnonzero(sigma < 10.0 * NEAR_SINGULAR_SIGMA)  # (the rows settle_sigma_bound looks at again)
     if near.size:  # their Jacobians again, by the same compiled walk
         J = np.empty((near.size, 6, n))
-        fk_jacobian_rows(*compiled_model_arguments(model), q[near], np.empty((near.size, 3, 3)),
-                         np.empty((near.size, 3)), J)
+        engine.fk_jacobian_block(engine.engine_model(model), q[near], np.empty((near.size, 3, 3)),
+                                 np.empty((near.size, 3)), J, 0, near.size)
         sigma[near] = settle_sigma_bound(J, sigma[near])
         irregular = np.flatnonzero(sigma[near] <= 1e-9)  # least squares there, as _joint_rates
         if irregular.size:
@@ -406,15 +405,11 @@ def _twist(v: FloatArray, w: FloatArray, lever: FloatArray) -> FloatArray:
 
 
 def _joint_rates(J: FloatArray, twist: FloatArray, sigma: FloatArray) -> FloatArray:
-    """``J^-1 twist`` ``(r, n)``: solved where ``J`` is square and regular (many rows by the compiled LU,
-    :func:`~thermocomp.kinematics.newton_kernel.solve_rows`; a few, a path's later steps, by LAPACK, without
-    loading a kernel for them), least squares elsewhere."""
+    """``J^-1 twist`` ``(r, n)``: solved (LAPACK) where ``J`` is square and regular, least squares elsewhere."""
     r, rows, n = J.shape
-    if r >= COMPILED_FK_MIN_ROWS:
-        from thermocomp.kinematics.newton_kernel import solve_rows  # (numba: imported when first needed)
-    else:
-        def solve_rows(A, b):
-            return np.linalg.solve(A, b[..., None])[..., 0]
+
+    def solve_rows(A, b):
+        return np.linalg.solve(A, b[..., None])[..., 0]
     qd = np.empty((r, n))
     regular = sigma > 1e-9 if rows == n else np.zeros(r, dtype=bool)
     if np.all(regular):

@@ -37,7 +37,7 @@ So the adapter
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -50,8 +50,16 @@ from thermocomp.geometry.rotations import (
     transform,
 )
 
-if TYPE_CHECKING:
-    from thermocomp.simulators.coppeliasim.connection import Session
+
+class Session(Protocol):
+    """What the adapter calls on a connection (:class:`thermocomp.simulators.coppeliasim.connection.Session`,
+    which builds the adapter: named here, not imported, so the two modules do not import each other)."""
+
+    def call(self, name: str, *args: Any) -> Any: ...
+
+    def has(self, name: str) -> bool: ...
+
+    def const(self, name: str, *older: str) -> Any: ...
 
 #: ``sim.intparam_program_full_version`` (major * 1000000 + minor * 10000 + patch * 100 + revision)
 #: from which the adapter uses the current API: 4.10.0 rev 0.

@@ -1,7 +1,9 @@
-"""The compiled Newton iteration (kinematics/newton_kernel.py) against the numpy solver, its reference.
+"""The compiled kinematics engine (kinematics/engine.py) against its numpy reference.
 
-Same algorithm step for step, so the same iterations, statuses and (to round-off of a 6x6
-Cholesky against LAPACK's LU) the same angles, on deformed robots, far seeds and unreachable targets.
+The Newton iteration: the same algorithm step for step, so the same iterations, statuses and (to
+round-off of a 6x6 Cholesky against LAPACK's LU) the same angles, on deformed robots, far seeds and
+unreachable targets. The FK, Jacobian and joint frames of a large batch: the numpy walk's products.
+(The closed forms: tests/test_closed_form.py; the deformed frames and pose errors: tests/test_kinematics.py.)
 """
 
 from __future__ import annotations
@@ -59,12 +61,13 @@ def test_auto_compiles_large_batches_only_and_engines_are_checked(rng):
 
 @pytest.mark.parametrize("name", ["irb140", "gofa", "ur5"])
 def test_compiled_fk_of_a_large_batch_equals_the_numpy_products(name, rng):
-    """fk(), fk_jacobian() and joint_frames() of COMPILED_FK_MIN_ROWS rows or more run compiled: the numpy walk is
+    """fk(), fk_jacobian() and joint_frames() of ENGINE_MIN_ROWS rows or more run compiled: the numpy walk is
     their reference."""
-    from thermocomp.kinematics.fk import COMPILED_FK_MIN_ROWS, _jacobian, _walk, fk_jacobian, joint_frames
+    from thermocomp.kinematics.dispatch import ENGINE_MIN_ROWS
+    from thermocomp.kinematics.fk import _jacobian, _walk, fk_jacobian, joint_frames
 
     chain = load_robot(name)
-    m = COMPILED_FK_MIN_ROWS + 7
+    m = ENGINE_MIN_ROWS + 7
     table = DeformationTable.from_mm_deg(rng.normal(size=(chain.n_joints, 6)))
     q = rng.uniform(-3.0, 3.0, (m, chain.n_joints))
     tilted = chain.axis + 0.3 * np.roll(chain.axis, 1, axis=1)  # axes off x, y, z: the general rotation
@@ -84,43 +87,3 @@ def test_compiled_fk_of_a_large_batch_equals_the_numpy_products(name, rng):
         # joint_frames too (confdata of a program's points and corrected joints)
         got_origins, got_axes = joint_frames(model, q)
         assert np.max(np.abs(got_origins - origins)) < 1e-14 and np.max(np.abs(got_axes - axes)) < 1e-15
-
-
-@pytest.mark.parametrize("name", ["irb140", "gofa"])
-def test_compiled_confdata_of_a_large_batch_equals_the_numpy_reference(name, rng):
-    """confdata_from_q of COMPILED_FK_MIN_ROWS rows or more runs compiled (newton_kernel.confdata_rows): the numpy
-    computation from the joint frames is its reference, on nominal and deformed robots, every quadrant and cfx."""
-    from thermocomp.kinematics.confdata import _confdata_numpy, confdata_from_q
-    from thermocomp.kinematics.fk import COMPILED_FK_MIN_ROWS
-
-    chain = load_robot(name)
-    m = COMPILED_FK_MIN_ROWS + 3000
-    table = DeformationTable.from_mm_deg(rng.normal(size=(chain.n_joints, 6)))
-    q = rng.uniform(chain.lower, chain.upper, (m, chain.n_joints))
-    for model in (nominal_model(chain), deformed_model(chain, table, 0.7), deformed_model(chain, table, rng.random(m))):
-        got = confdata_from_q(model, q)
-        want = _confdata_numpy(model, q)
-        np.testing.assert_array_equal(got, want)
-    assert len({tuple(c) for c in got[:, 3:].tolist()}) == 8 and len(set(got[:, 0].tolist())) >= 4
-
-
-def test_compiled_fit_limits_is_numpys_bit_for_bit(rng):
-    """fit_limits from COMPILED_MIN_ROWS rows on (newton_kernel.fit_limits_rows) against its numpy form: random
-    angles many turns out, continuous joints, NaN and infinite angles, half-turn ties and signed zeros."""
-    from thermocomp.kinematics import ik
-
-    m, n = 20_000, 6
-    q = rng.uniform(-20, 20, (m, n))
-    near = rng.uniform(-20, 20, (m, n))
-    q[::97, 2] = np.nan
-    near[::89, 1], near[::83, 3], near[::79, 0] = np.inf, -np.inf, np.nan
-    q[5] = [np.pi, -np.pi, 3 * np.pi, 0.5, -0.0, 0.0]
-    q[6], near[6] = -0.0, [0.0, -0.0, 1e-300, -1e-300, 7.0, -7.0]
-    near[10:20] = q[10:20] + np.pi * np.array([1, 3, 5, -1, -3, -5])  # exactly between two turns
-    lower = np.array([-3.14, -1.7, -np.inf, -4.0, -2.0, -6.98])
-    upper = np.array([3.14, 1.9, np.inf, 4.0, 2.0, 6.98])
-    assert m >= ik.COMPILED_MIN_ROWS
-    got, got_fits = ik.fit_limits(q, lower, upper, near)
-    expected, expected_fits = ik._fit_limits_numpy(q, lower, upper, near)
-    assert np.array_equal(got.view(np.int64), expected.view(np.int64))
-    assert np.array_equal(got_fits, expected_fits) and not got_fits.all() and got_fits.any()

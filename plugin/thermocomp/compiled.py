@@ -1,0 +1,71 @@
+"""Compiled code (numba): the one decorator of the package, and where its compiled code is kept.
+
+numba keeps the machine code it compiles on disk (``cache=True``): beside
+the source in the package's ``__pycache__`` or, where that is read-only, in
+the user's cache folder (``~/.cache/numba``). A system-wide or container
+install may have neither writable, and numba then refuses every compiled
+function with ``RuntimeError: cannot cache function``. :func:`njit` caches
+every function and, when numba finds no place, keeps the cache in a folder
+of this user's in the temporary directory (``thermocomp-numba-<uid>``, made
+private; one it does not own is not used) or, failing that, compiles in
+every process without a cache. Either fallback is said once, in one line on
+stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import tempfile
+
+#: Whether functions are cached (None: not decided yet; decided at the first function numba cannot cache).
+_CACHING: list[bool] = []
+
+
+def njit(*args, **options):
+    """``numba.njit`` with ``cache=True`` (as ``@njit``, ``@njit(signature, ...)`` or ``@njit(**options)``; a
+    ``cache`` option is ignored), falling back as the module docstring says when numba has no writable place for
+    its cache."""
+    options.pop("cache", None)
+    if len(args) == 1 and callable(args[0]) and not options:
+        return _compile(args[0], (), {})
+    return lambda function: _compile(function, args, options)
+
+
+def _compile(function, args: tuple, options: dict):
+    import numba
+
+    if _CACHING and not _CACHING[0]:
+        return numba.njit(*args, **options)(function)
+    try:
+        return numba.njit(*args, cache=True, **options)(function)
+    except RuntimeError as error:
+        if "cannot cache function" not in str(error) or _CACHING:
+            raise
+    _CACHING.append(_private_cache_folder() is not None)
+    return _compile(function, args, options)
+
+
+def _private_cache_folder() -> str | None:
+    """Point numba's cache at ``<tmp>/thermocomp-numba-<uid>`` when that folder is, or can be made, this user's
+    alone; its path, or None (no cache). Says which on stderr."""
+    import numba
+
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    folder = os.path.join(tempfile.gettempdir(), f"thermocomp-numba-{uid if uid is not None else 'user'}")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        info = os.lstat(folder)
+        private = stat.S_ISDIR(info.st_mode) and not info.st_mode & 0o077 and (uid is None or info.st_uid == uid)
+    except OSError:
+        private = False
+    if private:
+        numba.config.CACHE_DIR = folder
+        print(f"thermocomp: no writable cache folder for compiled code beside the package or in the home folder: "
+              f"caching it in {folder}", file=sys.stderr)
+        return folder
+    print(f"thermocomp: no writable cache folder for compiled code (beside the package, in the home folder, or a "
+          f"private {folder}): compiling in every run", file=sys.stderr)
+    return None
+

@@ -1,0 +1,20 @@
+"""When the kinematics run in the compiled engine (:mod:`thermocomp.kinematics.engine`) and when in numpy.
+
+One rule for every entry with a numpy form beside it (FK, Jacobian, joint
+frames, Newton, pose errors, deformed frames): a batch of
+:data:`ENGINE_MIN_ROWS` rows or more runs compiled; a smaller one runs the
+numpy reference, where numpy's per-call overhead is small and a short run
+does not pay for loading numba and the engine (about a second). The closed
+forms always run compiled (their numpy equations are the tests' reference
+only).
+"""
+
+from __future__ import annotations
+
+#: Rows from which a batch runs in the compiled engine.
+ENGINE_MIN_ROWS = 1000
+
+
+def runs_compiled(rows: int) -> bool:
+    """Whether a batch of ``rows`` rows runs in the compiled engine."""
+    return rows >= ENGINE_MIN_ROWS

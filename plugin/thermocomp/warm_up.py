@@ -1,0 +1,63 @@
+"""``python -m thermocomp.warm_up``: compile every compiled function once, as ``make install`` does.
+
+The numba cache it fills is :mod:`thermocomp.compiled`'s; docs/speed.md says why this runs at install time.
+"""
+
+from __future__ import annotations
+
+
+def warm_up() -> None:
+    """Compile, or load from the cache, every compiled function a command runs: ``make install`` runs this once
+    (``python -m thermocomp.warm_up``), so that no later command compiles.
+
+    The kinematics engine compiles whole on import (explicit signatures); the results writer and the robot
+    programs' readers compile on their first use, so a tiny job of each kind runs here: a timed targets CSV
+    with and without reference joints, a RAPID module and a URScript, in a temporary folder.
+    """
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    import thermocomp.kinematics.engine  # noqa: F401  - every entry point, compiled or loaded
+    from thermocomp.deformation import DeformationTable
+    from thermocomp.geometry.rotations import euler_xyz_from_matrix, quat_wxyz_from_matrix, rotvec_from_matrix
+    from thermocomp.kinematics.fk import fk
+    from thermocomp.kinematics.model import nominal_model
+    from thermocomp.pipeline import run_compensation
+    from thermocomp.programs import compensate_program
+    from thermocomp.robot.builtin import load_robot
+
+    def poses(robot: str) -> tuple[np.ndarray, np.ndarray]:
+        chain = load_robot(robot)
+        q = chain.home + np.linspace(-0.1, 0.1, 4)[:, None] * np.ones(chain.n_joints)
+        return fk(nominal_model(chain), q)
+
+    with tempfile.TemporaryDirectory(prefix="thermocomp-warm-up-") as folder:
+        tmp = Path(folder)
+        table = DeformationTable.from_mm_deg(np.full((6, 6), 0.5))
+        R, p = poses("irb140")
+        q_deg = np.degrees(load_robot("irb140").home) + np.zeros((len(p), 6))
+        rows = np.hstack([p * 1e3, np.degrees(euler_xyz_from_matrix(R)), np.linspace(0, 60, len(p))[:, None]])
+        for with_joints in (True, False):
+            header = "name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg,time_min"
+            values = np.hstack([rows, q_deg]) if with_joints else rows
+            header += "".join(f",q{j + 1}_deg" for j in range(6)) if with_joints else ""
+            text = "\n".join([header] + [f"T{i}," + ",".join(f"{v:.12g}" for v in row) for i, row in enumerate(values)])
+            (tmp / "targets.csv").write_text(text + "\n", encoding="utf-8")
+            run_compensation("irb140", table, tmp / "targets.csv", tmp / "results.csv")
+        quat = quat_wxyz_from_matrix(R)
+        moves = "".join(f"    MoveL [[{x:.6f},{y:.6f},{z:.6f}],[{w:.9f},{a:.9f},{b:.9f},{c:.9f}],[0,0,0,0],"
+                        "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]], v100, z1, tool0;\n"
+                        for (x, y, z), (w, a, b, c) in zip(p * 1e3, quat))
+        (tmp / "warm.mod").write_text(f"MODULE Warm\n  PROC main()\n{moves}  ENDPROC\nENDMODULE\n", encoding="latin-1")
+        compensate_program("irb140", table, tmp / "warm.mod", tmp / "warm_out.mod", results=tmp / "warm.csv")
+        R, p = poses("ur5")
+        moves = "".join(f"  movel(p[{x:.6f}, {y:.6f}, {z:.6f}, {a:.6f}, {b:.6f}, {c:.6f}], a=1.2, v=0.05)\n"
+                        for (x, y, z), (a, b, c) in zip(p, rotvec_from_matrix(R)))
+        (tmp / "warm.script").write_text(f"def warm():\n{moves}end\n", encoding="latin-1")
+        compensate_program("ur5", table, tmp / "warm.script", tmp / "warm_out.script", results=tmp / "warm.csv")
+
+
+if __name__ == "__main__":
+    warm_up()
