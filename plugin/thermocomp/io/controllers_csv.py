@@ -16,13 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.dynamics.controller import PIEstimate
 from thermocomp.errors import InputError
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.csvtext import check_header, iter_rows, parse_floats
+from thermocomp.io.csvtext import joint_rows
 
 REQUIRED = ("joint", "Kp_Nm_per_rad_s", "Ti_s")
 OPTIONAL = ("setpoint_rad", "nrmse_fit_percent")
@@ -30,32 +28,12 @@ OPTIONAL = ("setpoint_rad", "nrmse_fit_percent")
 
 def read_controllers_csv(path: PathLike, n_joints: int | None = None) -> tuple[FloatArray, FloatArray]:
     """``(Kp, Ti)``, each ``(n,)``, of a controllers CSV; errors name the file, line and column."""
-    src = str(path)
-    rows = iter_rows(path)
-    first = next(rows, None)
-    if first is None:
-        raise InputError(f"expected a header {','.join(REQUIRED)}, got an empty file", path=src)
-    line, header = first
-    index = check_header(header, list(REQUIRED), list(OPTIONAL), src, line)
-    values = []
-    for number, cells in rows:
-        if len(cells) != len(header):
-            raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=number)
-        joint = cells[index["joint"]].strip()
-        if joint != str(len(values) + 1):
-            raise InputError(f"expected joint {len(values) + 1} (rows in joint order), got {joint!r}",
-                             path=src, row=number, column="joint")
-        cols = list(REQUIRED[1:])
-        row = parse_floats(cells, [index[c] for c in cols], cols, src, number)
-        for c, v in zip(cols, row):
+    def positive(number: int, row: list[float]) -> None:
+        for c, v in zip(REQUIRED[1:], row):
             if not v > 0:
-                raise InputError(f"expected a value > 0, got {v!r}", path=src, row=number, column=c)
-        values.append(row)
-    if not values:
-        raise InputError("expected one row per joint, got none", path=src)
-    if n_joints is not None and len(values) != n_joints:
-        raise InputError(f"expected {n_joints} joint rows, got {len(values)}", path=src)
-    a = np.array(values)
+                raise InputError(f"expected a value > 0, got {v!r}", path=str(path), row=number, column=c)
+
+    a = joint_rows(path, REQUIRED, OPTIONAL, n_joints, positive)
     return a[:, 0], a[:, 1]
 
 

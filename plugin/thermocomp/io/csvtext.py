@@ -9,10 +9,12 @@ from __future__ import annotations
 import csv
 import itertools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from thermocomp._typing import PathLike
+import numpy as np
+
+from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.io.files import open_input
 
@@ -198,6 +200,42 @@ def parse_floats(
         # Slow path only to locate and word the error.
         return [parse_float(cells[i], path, line, col) for i, col in zip(indices, columns)]
     return values
+
+
+def joint_rows(path: PathLike, required: tuple[str, ...], optional: tuple[str, ...] = (),
+               n_joints: int | None = None, check: Callable[[int, list[float]], None] | None = None) -> FloatArray:
+    """The values of a per-joint table (a ``joint`` column, 1..n in order, then the numbers of ``required[1:]``).
+
+    Returns ``(n, len(required) - 1)``, in the order of ``required[1:]``. ``check(line, values)`` is each table's
+    own check of a row, called as the row is read. Errors name the file, line and column: an empty file, a bad
+    header, a row of another length, a joint out of order, a cell that is not a number, no rows, or not
+    ``n_joints`` rows.
+    """
+    src = str(path)
+    rows = iter_rows(path)
+    first = next(rows, None)
+    if first is None:
+        raise InputError(f"expected a header {','.join(required)}, got an empty file", path=src)
+    line, header = first
+    index = check_header(header, list(required), list(optional), src, line)
+    columns = list(required[1:])
+    found: list[list[float]] = []
+    for number, cells in rows:
+        if len(cells) != len(header):
+            raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=number)
+        joint = cells[index["joint"]].strip()
+        if joint != str(len(found) + 1):
+            raise InputError(f"expected joint {len(found) + 1} (rows in joint order), got {joint!r}",
+                             path=src, row=number, column="joint")
+        values = parse_floats(cells, [index[c] for c in columns], columns, src, number)
+        if check is not None:
+            check(number, values)
+        found.append(values)
+    if not found:
+        raise InputError("expected one row per joint, got none", path=src)
+    if n_joints is not None and len(found) != n_joints:
+        raise InputError(f"expected {n_joints} joint rows, got {len(found)}", path=src)
+    return np.array(found)
 
 
 def check_header(header: list[str], required: list[str], optional: list[str], path: str, line: int) -> dict[str, int]:

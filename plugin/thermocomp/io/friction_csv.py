@@ -12,48 +12,26 @@ Lines starting with ``#`` are comments.
 
 from __future__ import annotations
 
-import numpy as np
-
 from thermocomp._typing import PathLike
 from thermocomp.dynamics.friction import FrictionTable
 from thermocomp.errors import InputError
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.csvtext import check_header, iter_rows, parse_floats
+from thermocomp.io.csvtext import joint_rows
 
 COLUMNS = ("joint", "Fc_Nm", "Fv_Nm_s_per_rad", "Fs_Nm", "vs_rad_s")
 
 
 def read_friction_csv(path: PathLike, n_joints: int | None = None) -> FrictionTable:
     """Read a friction table; errors name the file, line and column."""
-    src = str(path)
-    rows = iter_rows(path)
-    first = next(rows, None)
-    if first is None:
-        raise InputError(f"expected a header {','.join(COLUMNS)}, got an empty file", path=src)
-    line, header = first
-    index = check_header(header, list(COLUMNS), [], src, line)
-    values = []
-    for number, cells in rows:
-        if len(cells) != len(header):
-            raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=number)
-        joint = cells[index["joint"]].strip()
-        if joint != str(len(values) + 1):
-            raise InputError(f"expected joint {len(values) + 1} (rows in joint order), got {joint!r}",
-                             path=src, row=number, column="joint")
-        cols = list(COLUMNS[1:])
-        row = parse_floats(cells, [index[c] for c in cols], cols, src, number)
-        for c, v in zip(cols, row):
+    def friction_row(number: int, row: list[float]) -> None:
+        for c, v in zip(COLUMNS[1:], row):
             if v < 0:
-                raise InputError(f"expected a value >= 0, got {v!r}", path=src, row=number, column=c)
+                raise InputError(f"expected a value >= 0, got {v!r}", path=str(path), row=number, column=c)
         if row[2] != row[0] and row[3] <= 0:
-            raise InputError(f"expected vs_rad_s > 0 when Fs_Nm != Fc_Nm, got {row[3]!r}", path=src, row=number,
-                             column="vs_rad_s")
-        values.append(row)
-    if not values:
-        raise InputError("expected one row per joint, got none", path=src)
-    if n_joints is not None and len(values) != n_joints:
-        raise InputError(f"expected {n_joints} joint rows, got {len(values)}", path=src)
-    a = np.array(values)
+            raise InputError(f"expected vs_rad_s > 0 when Fs_Nm != Fc_Nm, got {row[3]!r}", path=str(path),
+                             row=number, column="vs_rad_s")
+
+    a = joint_rows(path, COLUMNS, (), n_joints, friction_row)
     return FrictionTable(Fc=a[:, 0], Fv=a[:, 1], Fs=a[:, 2], vs=a[:, 3])
 
 
