@@ -238,12 +238,14 @@ def test_without_shipped_scenes_the_robot_stands_alone_with_a_note(tmp_path: Pat
 
 
 def test_an_install_that_ships_the_scenes_uses_them(tmp_path: Path, monkeypatch) -> None:
-    """Package data ``thermocomp._scenes`` (if pyproject.toml ships scenes/) comes before the checkout's."""
-    import types
+    """An installed package's ``thermocomp/_scenes`` (pyproject.toml ships scenes/ there) comes before the checkout's."""
+    from thermocomp import _data
 
-    (tmp_path / "gofa_cell.toml").write_text((SCENES / "gofa_cell.toml").read_text())
-    monkeypatch.setattr(scene_file, "resources", types.SimpleNamespace(files=lambda name: tmp_path))
-    assert builtin_scene("gofa") == tmp_path / "gofa_cell.toml"
+    package = tmp_path / "site-packages" / "thermocomp"
+    (package / "_scenes").mkdir(parents=True)
+    (package / "_scenes" / "gofa_cell.toml").write_text((SCENES / "gofa_cell.toml").read_text())
+    monkeypatch.setattr(_data, "_PACKAGE", package)
+    assert builtin_scene("gofa") == package / "_scenes" / "gofa_cell.toml"
     assert builtin_scene("ur5") is None  # not in that install
 
 

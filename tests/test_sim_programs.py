@@ -63,10 +63,11 @@ def test_sim_program_headless_measures_what_the_original_and_the_compensated_pro
     assert max(float(r["sim_nominal_dist_mm"]) for r in at_start) <= 1e-5  # cold: the program as written
 
     # the program compensated for the stabilised robot (minute 200), run by the controller on the warm robot,
-    # goes where the original's targets are: PyBullet's reached TCP against the original's targets
+    # goes where the original's targets are: PyBullet's reached TCP against the original's targets (every point,
+    # the MoveAbsJ home too: joint targets are left as written unless asked for)
     compensated = tmp_path / "compensated.mod"
     assert main(["compensate", "--robot", "irb140", "--deformation", str(EXAGGERATED), "--program", str(RAPID),
-                 "--out", str(compensated)]) == EXIT_OK
+                 "--joint-targets", "compensate", "--out", str(compensated)]) == EXIT_OK
     played = [r for r in _sim_program(compensated, tmp_path / "compensated.csv", capsys) if r["minute"] == "200"]
     reached = np.array([[float(r[f"sim_nominal_{c}_mm"]) for c in "xyz"] for r in played])
     wanted = np.array([[float(r[f"target_{c}_mm"]) for c in "xyz"] for r in at_end])
