@@ -914,16 +914,15 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     pt = np.flatnonzero(pose_text)
     miss = pose_errors(R_tcp[pt], p_tcp[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])  # (world)
     changed[pt] = (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
-    values: list[str | None] = [None] * m
+    written_at: list[np.ndarray] = []  # the points given a text, and their texts, in that order
+    texts: list[str] = []
     error_position, error_angle = [0.0], [0.0]
     # joint texts
     jw = np.flatnonzero(joint_text & changed)
     if jw.size:
         shown = np.degrees(q[jw]) if rapid else q[jw]
-        values_j = w.jointtarget_texts(shown, [extax_of[i] for i in jw.tolist()]) if rapid \
-            else w.list_texts(shown, "[")
-        for i, v in zip(jw.tolist(), values_j):
-            values[i] = v
+        written_at.append(jw)
+        texts += w.jointtarget_texts(shown, [extax_of[i] for i in jw.tolist()]) if rapid else w.list_texts(shown, "[")
         back = w.stored_singles(shown)
         q_back = np.radians(back) if rapid else back
         R_a, p_a = fk(nominal, q[jw])
@@ -942,8 +941,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         if rapid:
             quat = quat_wxyz_from_matrix(T_frame[:, :3, :3])
             shown = np.hstack([T_frame[:, :3, 3] * 1e3, quat])
-            for i, v in zip(pw.tolist(), w.robtarget_texts(shown, conf[pw], [extax_of[i] for i in pw.tolist()])):
-                values[i] = v
+            texts += w.robtarget_texts(shown, conf[pw], [extax_of[i] for i in pw.tolist()])
             back = w.stored_singles(shown)
             from thermocomp.programs.rapid import transforms_from_poses
 
@@ -951,22 +949,26 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             R_back, p_back = T_back[:, :3, :3], T_back[:, :3, 3]
         else:
             shown = np.hstack([T_frame[:, :3, 3], rotvec_from_matrix(T_frame[:, :3, :3])])
-            for i, v in zip(pw.tolist(), w.list_texts(shown, "p[")):
-                values[i] = v
+            texts += w.list_texts(shown, "p[")
             back = w.stored_singles(shown)
             R_back = matrix_from_rotvec(back[:, 3:])
             p_back = back[:, :3]
         error_position.append(float(row_norms(p_back - T_frame[:, :3, 3]).max()))
         error_angle.append(_largest_turn(T_frame[:, :3, :3], R_back))
+        written_at.append(pw)
     conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
     if rapid and conf is not None and pw.size:
         differs = pw[cols.run.has_confdata[pw] & np.any(conf[pw] != cols.run.confdata[pw], axis=1)]
         conf_changed = (differs, conf[differs])
+    written = np.concatenate(written_at) if written_at else np.zeros(0, dtype=np.int64)
     if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
-        starts, ends = cols.run.text[:, 0].tolist(), cols.run.text[:, 1].tolist()
-        data = w.apply_edits(prog.text, [w.Edit(a, b, v) for a, b, v in zip(starts, ends, values) if v is not None],
-                             prog.path, w.COMMENT_STARTS[prog.language]).encode("latin-1")
-        return Written(data, len(values) - values.count(None), (max(error_position), max(error_angle)), conf_changed)
+        spans = cols.run.text[written]
+        data = w.apply_edits(prog.text, w.Edits(spans[:, 0], spans[:, 1], texts), prog.path,
+                             w.COMMENT_STARTS[prog.language]).encode("latin-1")
+        return Written(data, len(texts), (max(error_position), max(error_angle)), conf_changed)
+    values: list[str | None] = [None] * m
+    for i, text in zip(written.tolist(), texts):
+        values[i] = text
     if output == "joints" and cols.plain:
         data, n_changed = _joints_form_spliced(prog, values, ok, is_joint)
         if data is not None:
@@ -1018,8 +1020,8 @@ def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.nd
     starts = np.concatenate([run.name[named, 0], run.argument[written, 0]])
     ends = np.concatenate([run.name[named, 1], run.argument[written, 1]])
     texts = [new] * named.size + [values[i] for i in written]
-    edits = [w.Edit(a, b, t) for a, b, t in zip(starts.tolist(), ends.tolist(), texts)]
-    return w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language]).encode("latin-1"), len(written)
+    return w.apply_edits(prog.text, w.Edits(starts, ends, texts), prog.path,
+                         w.COMMENT_STARTS[prog.language]).encode("latin-1"), len(written)
 
 
 def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import InputError
@@ -51,49 +53,74 @@ def format_single(x: float) -> str:
 
 def format_singles(values: FloatArray) -> list[list[str]]:
     """:func:`format_single` of every entry of ``values`` ``(r, k)``, row by row (the batch form)."""
-    return single_texts(values).tolist()
+    return [list(row) for row in zip(*(column.to_pylist() for column in single_columns(values)))]
 
 
-def single_texts(values: FloatArray) -> np.ndarray:
-    """:func:`format_singles` as an array of strings ``(r, k)``: numpy's shortest text of each 32-bit value (its
-    ``str``, Dragon4, converted in C) that reads back as the same 32-bit float, ``.0`` dropped, zero (and -0)
-    written ``0``."""
-    stored = np.round(np.asarray(values, dtype=float), NOISE_DECIMALS).astype(np.float32)
-    text = stored.astype(str)
-    whole = np.char.endswith(text, ".0")
-    if np.any(whole):
-        text[whole] = [t[:-2] for t in text[whole].tolist()]
-    text[stored == 0] = "0"  # -0 too
-    return text
+#: Where numpy writes a 32-bit value positionally (``0.5``, ``1500.25``: from 1e-4 to 1e6), with a margin: there
+#: pyarrow's cast writes the same digits; outside it numpy writes an exponent (``1e-05``, ``1.5e+06``) its own way.
+_POSITIONAL = (2e-4, 5e5)
+
+
+def single_columns(values: FloatArray) -> list[pa.StringArray]:
+    """The texts of :func:`format_singles`, one array a column of ``values`` ``(r, k)``.
+
+    Each is the shortest decimal text that reads back as the same 32-bit float (``.0`` dropped, zero and -0
+    written ``0``): pyarrow's cast (double-conversion's shortest form, in C++), which writes numpy's own text
+    (``str`` of the ``float32``, Dragon4) where numpy writes positionally; numpy's text for the few values it writes
+    with an exponent (tests/test_programs_writer_numbers.py compares the two).
+    """
+    stored = _stored(values) + np.float32(0)  # (-0 + 0 is 0)
+    magnitude = np.abs(stored)
+    odd = (stored != 0) & ~((magnitude >= _POSITIONAL[0]) & (magnitude < _POSITIONAL[1]))  # (NaN and inf too)
+    columns = []
+    for k in range(stored.shape[1]):
+        text = pc.cast(pa.array(stored[:, k]), pa.string())
+        if odd[:, k].any():
+            own = [t[:-2] if t.endswith(".0") else t for t in stored[odd[:, k], k].astype(str).tolist()]
+            text = pc.replace_with_mask(text, pa.array(odd[:, k]), pa.array(own, pa.string()))
+        columns.append(text)
+    return columns
+
+
+def _stored(values: FloatArray) -> np.ndarray:
+    """The 32-bit values the controller stores for ``values`` rounded to :data:`NOISE_DECIMALS`."""
+    return np.round(np.asarray(values, dtype=float), NOISE_DECIMALS).astype(np.float32)
 
 
 def stored_singles(values: FloatArray) -> FloatArray:
     """The values the controller stores for the texts of :func:`format_singles` (32-bit, as doubles)."""
-    return np.round(np.asarray(values, dtype=float), NOISE_DECIMALS).astype(np.float32).astype(float)
+    return _stored(values).astype(float)
 
 
-#: A robtarget's text from x, y, z, q1..q4, cf1, cf4, cf6, cfx and the external axes' text.
-_ROBTARGET = "[[{},{},{}],[{},{},{},{}],[{},{},{},{}],{}]".format
+def _joined(*parts: str | pa.Array) -> list[str]:
+    """Row by row, the texts ``parts`` (arrays of strings, and literal texts) written one after the other."""
+    return pc.binary_join_element_wise(*parts, "").to_pylist()
 
 
 def robtarget_texts(shown: FloatArray, confdata: ArrayLike, extax: Sequence[str]) -> list[str]:
     """The robtargets ``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],[extax]]`` of the rows of ``shown`` ``(r, 7)``
     (x, y, z [mm], q1..q4), their confdata ``(r, 4)`` (integers) and external axes' texts (``""``: none)."""
-    flat = single_texts(np.asarray(shown, dtype=float).reshape(-1, 7)).ravel().tolist()
-    conf = np.asarray(confdata).astype(int).tolist()
-    return [_ROBTARGET(*flat[7 * i:7 * i + 7], *c, e or _NO_EXTAX) for i, (c, e) in enumerate(zip(conf, extax))]
+    x, y, z, q1, q2, q3, q4 = single_columns(np.asarray(shown, dtype=float).reshape(-1, 7))
+    conf = np.asarray(confdata).astype(np.int64).reshape(-1, 4)
+    cf1, cf4, cf6, cfx = (pc.cast(pa.array(conf[:, k]), pa.string()) for k in range(4))
+    return _joined("[[", x, ",", y, ",", z, "],[", q1, ",", q2, ",", q3, ",", q4, "],[", cf1, ",", cf4, ",", cf6, ",",
+                   cfx, "],", _extax_texts(extax), "]")
 
 
 def list_texts(shown: FloatArray, prefix: str) -> list[str]:
     """The texts ``<prefix>v1, v2, ...]`` of the rows of ``shown`` ``(r, k)`` (a URScript pose ``p[...]`` or joint
     list ``[...]``)."""
-    return [prefix + ", ".join(row) + "]" for row in format_singles(shown)]
+    return _joined(prefix, pc.binary_join_element_wise(*single_columns(shown), ", "), "]")
 
 
 def jointtarget_texts(shown: FloatArray, extax: Sequence[str]) -> list[str]:
     """The jointtargets ``[[j1,...,j6],[extax]]`` of the rows of ``shown`` ``(r, k)`` [deg] and their external
     axes' texts (``""``: none)."""
-    return [f"[[{','.join(row)}],{e or _NO_EXTAX}]" for row, e in zip(format_singles(shown), extax)]
+    return _joined("[[", pc.binary_join_element_wise(*single_columns(shown), ","), "],", _extax_texts(extax), "]")
+
+
+def _extax_texts(extax: Sequence[str]) -> pa.StringArray:
+    return pa.array([e or _NO_EXTAX for e in extax], pa.string())
 
 
 def read_single(text: str) -> float:
@@ -174,24 +201,40 @@ def _commented(starts: ArrayLike, ends: ArrayLike, text: str, comment: str | Non
     return np.flatnonzero((k < at.size) & (at[np.minimum(k, at.size - 1)] < ends))
 
 
-def apply_edits(text: str, edits: list[Edit], path: str, comment: str | None = None) -> str:
+class Edits(NamedTuple):
+    """Edits as columns: replace ``text[start[k]:end[k]]`` by ``new[k]`` (a program's hundred thousand targets
+    without an object each)."""
+
+    start: np.ndarray
+    end: np.ndarray
+    new: list[str]
+
+    @classmethod
+    def of(cls, edits: Sequence[Edit]) -> Edits:
+        return cls(np.array([e.start for e in edits], dtype=np.int64), np.array([e.end for e in edits], dtype=np.int64),
+                   [e.new for e in edits])
+
+
+def apply_edits(text: str, edits: Sequence[Edit] | Edits, path: str, comment: str | None = None) -> str:
     """``text`` with ``edits`` applied; identical edits are merged, overlapping ones refused.
 
     With ``comment`` (the language's comment start, :data:`COMMENT_STARTS`), a replaced text's comments are kept
     (:func:`keep_layout`).
     """
-    unique = sorted(set(edits))  # by start, end (and text: two texts for one span are refused below)
-    commented = set(_commented([e.start for e in unique], [e.end for e in unique], text, comment).tolist())
-    out, position = [], 0
-    for k, edit in enumerate(unique):
-        if edit.start < position:
-            raise InputError(f"two different replacements overlap at offset {edit.start}; "
-                             "the same text would need two values", path=path)
-        out.append(text[position:edit.start])
-        out.append(keep_layout(text[edit.start:edit.end], edit.new, comment) if k in commented  # type: ignore[arg-type]
-                   else edit.new)
-        position = edit.end
-    out.append(text[position:])
+    start, end, new = edits if isinstance(edits, Edits) else Edits.of(edits)
+    order = np.lexsort((end, start))  # by start, then end
+    start, end, new = start[order], end[order], [new[i] for i in order.tolist()]
+    if np.any((start[1:] == start[:-1]) & (end[1:] == end[:-1])):  # a span written twice: once, or by text order
+        start, end, new = Edits.of(sorted({Edit(*e) for e in zip(start.tolist(), end.tolist(), new)}))
+    overlap = np.flatnonzero(start[1:] < end[:-1])
+    if overlap.size:
+        raise InputError(f"two different replacements overlap at offset {start[overlap[0] + 1]}; "
+                         "the same text would need two values", path=path)
+    for k in _commented(start, end, text, comment).tolist():
+        new[k] = keep_layout(text[start[k]:end[k]], new[k], comment)  # type: ignore[arg-type]
+    out: list[str] = [""] * (2 * len(new) + 1)
+    out[0::2] = [text[a:b] for a, b in zip([0, *end.tolist()], [*start.tolist(), len(text)])]
+    out[1::2] = new
     return "".join(out)
 
 
