@@ -198,7 +198,7 @@ CORNERS = [  # the first four: runs the fast path reads itself
 
 @pytest.mark.parametrize("statements", CORNERS)
 def test_the_corners_of_a_run_read_as_the_general_rules_read_them(statements):
-    """Cases, spaces, comments and shapes at the edges of what a run's statement is (rapid._STATEMENT)."""
+    """Cases, spaces, comments and shapes at the edges of what a run's statement is (rapid.MOVES_PATTERN)."""
     decl = f"  CONST robtarget p0:={_T};\n"
     body = "\n".join("    " + s.format(t=_T) for s in statements)
     text = HEAD + decl + "  PROC main()\n    MoveL p0, v100, z1, tGun;\n" + body + "\n  ENDPROC\nENDMODULE\n"

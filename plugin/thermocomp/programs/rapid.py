@@ -48,7 +48,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import chain, repeat
+from itertools import repeat
 
 import numpy as np
 from lark import Lark, Token, Tree
@@ -60,7 +60,7 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
 from thermocomp.io.files import read_program_bytes
 from thermocomp.programs import calls
-from thermocomp.programs.grammars import lalr_parser, node_meta, token_at
+from thermocomp.programs.grammars import lalr_parser, node_meta, parse_numbers, token_at
 from thermocomp.programs.model import (
     _KIND_CODE,
     ABSOLUTE_JOINT,
@@ -266,30 +266,38 @@ def rapid_parser() -> Lark:
     return lalr_parser("rapid.lark", propagate_positions=True, maybe_placeholders=False)
 
 
-# One plain motion statement of a ``MOVES`` token, its parts named: the one place they are. An inline point is a
-# list of lists of numbers (rapid.lark's NUMBERS, two deep); every repetition is possessive (no backtracking: a
-# 100,000-statement run is matched in a fifth of the time). rapid.lark's ``MOVES`` is :data:`MOVES_PATTERN`,
-# written out (tests/test_programs_rapid_runs.py checks they are the same).
+# One plain motion statement of a ``MOVES`` token: the one place it is written. An inline point is a list of lists
+# of numbers (rapid.lark's NUMBERS, two deep); every repetition is possessive (no backtracking). rapid.lark's
+# ``MOVES`` is :data:`MOVES_PATTERN` written out (tests/test_programs_rapid_runs.py checks they are the same).
 _S = r"[ \t\r\n]*+"
 _NUM = r"[+-]?+(?:\d++(?:\.\d*+)?+|\.\d++)(?:[eE][+-]?+\d++)?+"
 _LIST = rf"\[{_S}{_NUM}(?:{_S},{_S}{_NUM})*+{_S}\]"
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*+"
 _POINT = rf"\[{_S}{_LIST}(?:{_S},{_S}{_LIST})*+{_S}\]|{_NAME}"
 _GAP = r"(?:[ \t\f\r\n]++|![^\n]*+)++"
-_MOVE = (rf"(?P<instr>(?i:MoveL|MoveJ|MoveC|MoveAbsJ))\b{_S}(?P<p1>{_POINT}){_S},{_S}(?:(?P<p2>{_POINT}){_S},{_S})?"
-         rf"(?P<speed>{_NAME}){_S},{_S}(?P<zone>{_NAME}){_S},{_S}(?P<tool>{_NAME})"
-         rf"(?:{_S}\\(?P<wkey>(?i:WObj)){_S}:={_S}(?P<wobj>{_NAME}))?+{_S};")
-_STATEMENT = re.compile(rf"(?:{_GAP})?+{_MOVE}")
+_MOVE = (rf"(?:(?i:MoveL|MoveJ|MoveC|MoveAbsJ))\b{_S}(?:{_POINT}){_S},{_S}(?:(?:{_POINT}){_S},{_S})?"
+         rf"(?:{_NAME}){_S},{_S}(?:{_NAME}){_S},{_S}(?:{_NAME})"
+         rf"(?:{_S}\\(?:(?i:WObj)){_S}:={_S}(?:{_NAME}))?+{_S};")
 #: A run of plain motion statements (rapid.lark's ``MOVES``): statements with whitespace and comments between.
-MOVES_PATTERN = re.sub(r"\(\?P<\w+>", "(?:", rf"{_MOVE}(?:{_GAP}{_MOVE})*+")
-#: The parts of a run's statement, in the order of :data:`_STATEMENT`'s groups.
+MOVES_PATTERN = rf"{_MOVE}(?:{_GAP}{_MOVE})*+"
+#: The parts of a run's statement, in the order of :attr:`MoveStatements.offsets`' columns.
 PARTS = ("instr", "p1", "p2", "speed", "zone", "tool", "wkey", "wobj")
 _COLUMN = {part: 2 * k for k, part in enumerate(PARTS)}
 
 #: What an inline robtarget / jointtarget is, with the numbers and whitespace taken out.
-_SKELETONS = {"robtarget": "[[,,],[,,,],[,,,],[,,,,,]]", "jointtarget": "[[,,,,,],[,,,,,]]"}
-_NOT_SKELETON = str.maketrans("", "", "0123456789+-.eE \t\r\n")
-_BRACKETS = str.maketrans("[]", "  ")
+_SKELETONS = {"robtarget": b"[[,,],[,,,],[,,,],[,,,,,]]", "jointtarget": b"[[,,,,,],[,,,,,]]"}
+_NOT_SKELETON = b"0123456789+-.eE \t\r\n"
+_BRACKETS = bytes.maketrans(b"[]", b"  ")
+
+#: The bytes that delimit a run's statements and their parts (:class:`MoveStatements`), by code; 0 for the others.
+_OPEN, _CLOSE, _COMMA, _END, _BACKSLASH, _BANG, _NEWLINE = range(1, 8)
+_CODES = np.zeros(256, dtype=np.int8)
+_CODES[[ord(c) for c in "[],;\\!\n"]] = np.arange(1, 8)
+#: Whitespace inside a statement (``_S``), and between statements (``_GAP``, comments aside).
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[[ord(c) for c in " \t\r\n"]] = True
+_GAP_SPACE = _SPACE.copy()
+_GAP_SPACE[ord("\f")] = True
 
 
 class _Irregular(Exception):
@@ -300,20 +308,60 @@ class _Irregular(Exception):
 class MoveStatements:
     """The statements of a ``MOVES`` token, columnar: where each part of each statement starts and ends.
 
-    The parts are :data:`PARTS`; offsets are within the token's text, -1 where a part is absent.
+    The parts are :data:`PARTS`; offsets are within the token's text, -1 where a part is absent. The token is
+    one the grammar matched (:data:`MOVES_PATTERN`), so its bytes alone place the parts: outside comments (``!``
+    to the line's end, between statements only) every ``;`` ends a statement, every ``\\`` starts its ``\\WObj``,
+    and the commas outside brackets separate its arguments (three, or four with a second point); each part is
+    what lies between them, whitespace aside. Found with numpy over the token's bytes, no match object a
+    statement (a regular expression's groups took a second for 100,000 statements).
     """
 
     def __init__(self, token: Token) -> None:
         self.text = token  # (a str: str(token) would copy it)
-        regs = [m.regs for m in _STATEMENT.finditer(token)]  # (every group's start and end, in C)
-        spans = np.fromiter(chain.from_iterable(chain.from_iterable(regs)), dtype=np.int64,
-                            count=len(regs) * 2 * (len(PARTS) + 1)).reshape(len(regs), -1)
-        ends = spans[:, 1]
-        if not (np.array_equal(spans[1:, 0], ends[:-1]) and spans[0, 0] == 0 and ends[-1] == len(token)):
-            raise AssertionError(f"a MOVES token at offset {token.start_pos} is not a run of statements (rapid.lark's "
-                                 "MOVES and rapid._STATEMENT differ)")
-        self.offsets = spans[:, 2:]  # (each part's start and end)
-        self.end = ends
+        b = np.frombuffer(token.encode("latin-1"), dtype=np.uint8)
+        codes = _CODES[b]
+        at = np.flatnonzero(codes)
+        code = codes[at]
+        newlines = at[code == _NEWLINE]
+        if np.any(code == _BANG):  # (a byte after a "!" on its line is a comment's)
+            last_bang = np.maximum.accumulate(np.where(code == _BANG, at, -1))
+            outside = last_bang <= np.maximum.accumulate(np.where(code == _NEWLINE, at, -1))
+            at, code = at[outside], code[outside]
+        depth = np.cumsum((code == _OPEN).astype(np.int32) - (code == _CLOSE))
+        ends = at[code == _END]
+        commas = at[(code == _COMMA) & (depth == 0)]
+        first = np.searchsorted(np.searchsorted(ends, commas), np.arange(len(ends)))  # each statement's first comma
+        two_points = np.diff(np.append(first, len(commas))) == 4
+        backslashes = at[code == _BACKSLASH]
+        wobj = np.zeros(len(ends), dtype=bool)
+        wobj[np.searchsorted(ends, backslashes)] = True
+        tool_end = ends.copy()
+        tool_end[wobj] = backslashes
+        # each statement starts past the gap after the one before: whitespace, and comments to their line's end
+        start = np.concatenate([np.zeros(1, dtype=np.int64), ends[:-1] + 1])
+        active = np.arange(len(ends))
+        while active.size:
+            byte = b[start[active]]
+            bang = active[byte == ord("!")]
+            start[bang] = newlines[np.searchsorted(newlines, start[bang])]
+            start[active[_GAP_SPACE[byte]]] += 1
+            active = active[_GAP_SPACE[byte] | (byte == ord("!"))]
+        offsets = np.full((len(ends), 2 * len(PARTS)), -1, dtype=np.int64)
+        instr_end = start + np.where((b[start + 4] | 0x20) == ord("a"), 8, 5)  # MoveAbsJ; MoveL, MoveJ, MoveC
+        comma = [commas[np.minimum(first + k, len(commas) - 1)] for k in range(4)]
+        offsets[:, 0], offsets[:, 1] = start, instr_end
+        offsets[:, 2], offsets[:, 3] = _skip_space(b, instr_end), _skip_space(b, comma[0], -1)
+        two = np.flatnonzero(two_points)
+        offsets[two, 4], offsets[two, 5] = _skip_space(b, comma[0][two] + 1), _skip_space(b, comma[1][two], -1)
+        after = [np.where(two_points, comma[k + 1], comma[k]) for k in range(3)]  # the commas after the points
+        for column, (a, z) in zip((6, 8, 10), ((after[0], after[1]), (after[1], after[2]), (after[2], tool_end))):
+            offsets[:, column], offsets[:, column + 1] = _skip_space(b, a + 1), _skip_space(b, z, -1)
+        w = np.flatnonzero(wobj)
+        key = _skip_space(b, tool_end[w] + 1)
+        offsets[w, 12], offsets[w, 13] = key, key + 4
+        offsets[w, 14], offsets[w, 15] = _skip_space(b, _skip_space(b, key + 4) + 2), _skip_space(b, ends[w], -1)
+        self.offsets = offsets
+        self.end = ends + 1
 
     def __len__(self) -> int:
         return len(self.offsets)
@@ -336,6 +384,18 @@ class MoveStatements:
 
     def view(self, i: int) -> _StatementView:
         return _StatementView(self, i)
+
+
+def _skip_space(b: np.ndarray, at: np.ndarray, step: int = 1) -> np.ndarray:
+    """Offsets ``at`` into the bytes ``b`` moved past whitespace (``_S``): forward, or with ``step`` -1 back to
+    just after the last byte before them that is not whitespace."""
+    at = at.copy()
+    look = 0 if step == 1 else -1
+    active = np.flatnonzero(_SPACE[b[at + look]])
+    while active.size:
+        at[active] += step
+        active = active[_SPACE[b[at[active] + look]]]
+    return at
 
 
 @dataclass(frozen=True)
@@ -1784,17 +1844,19 @@ def _inline_values(text: str, dtype: str, starts: np.ndarray, ends: np.ndarray
     for robtargets (x, y, z, q1..q4, confdata) or ``(k, 6)`` for jointtargets, the text of each one's external
     axes, and which are read as :meth:`_Walker.point` reads them (the type's shape, numbers a ``num`` holds, a
     unit quaternion, integer confdata with cfx in 0..7; the others, NaN, are left to it)."""
-    texts = [text[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
+    data = text.encode("latin-1")  # (a byte a character)
+    spans = list(zip(starts.tolist(), ends.tolist()))
     skeleton = _SKELETONS[dtype]
-    read = np.fromiter((t.translate(_NOT_SKELETON) == skeleton for t in texts), dtype=bool, count=len(texts))
-    cuts = list(map(str.rfind, texts, repeat("[")))  # where each one's external axes start
-    extax = [t[c:t.rfind("]")].rstrip() for t, c in zip(texts, cuts)]
+    read = np.fromiter((data[a:b].translate(None, _NOT_SKELETON) == skeleton for a, b in spans), dtype=bool,
+                       count=len(spans))
+    cuts = [data.rfind(b"[", a, b) for a, b in spans]  # where each one's external axes start
+    extax = [text[c:text.rfind("]", c, b)].rstrip() for (_, b), c in zip(spans, cuts)]
     width = 11 if dtype == "robtarget" else 6
-    values = np.full((len(texts), width), np.nan)
+    values = np.full((len(spans), width), np.nan)
     good = np.flatnonzero(read).tolist()
-    if good:  # (each number parsed by float(), as the general rules parse it)
-        numbers = "".join([texts[k][:cuts[k]] for k in good]).translate(_BRACKETS).split(",")[:-1]
-        values[good] = np.fromiter(map(float, numbers), dtype=float, count=len(numbers)).reshape(-1, width)
+    if good:
+        values[good] = parse_numbers(b"".join([data[spans[k][0]:cuts[k]] for k in good]).translate(_BRACKETS)
+                                     ).reshape(-1, width)
     beyond = {e for e in set(extax) if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(e))}
     if beyond:  # (external axes a num cannot hold: few distinct texts, each checked once)
         read &= np.fromiter((e not in beyond for e in extax), dtype=bool, count=len(extax))
