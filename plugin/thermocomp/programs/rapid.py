@@ -66,7 +66,6 @@ from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     CIRCULAR,
     JOINT,
-    KINDS,
     LINEAR,
     MAX_MOTIONS,
     Finding,
@@ -286,7 +285,6 @@ _COLUMN = {part: 2 * k for k, part in enumerate(PARTS)}
 
 #: What an inline robtarget / jointtarget is, with the numbers and whitespace taken out.
 _SKELETONS = {"robtarget": b"[[,,],[,,,],[,,,],[,,,,,]]", "jointtarget": b"[[,,,,,],[,,,,,]]"}
-_NOT_SKELETON = b"0123456789+-.eE \t\r\n"
 _BRACKETS = bytes.maketrans(b"[]", b"  ")
 
 #: The bytes that delimit a run's statements and their parts (:class:`MoveStatements`), by code; 0 for the others.
@@ -362,6 +360,7 @@ class MoveStatements:
         offsets[w, 14], offsets[w, 15] = _skip_space(b, _skip_space(b, key + 4) + 2), _skip_space(b, ends[w], -1)
         self.offsets = offsets
         self.end = ends + 1
+        self.delimiters, self.codes = at, code  # (outside comments)
 
     def __len__(self) -> int:
         return len(self.offsets)
@@ -1528,16 +1527,16 @@ class _Walker:
         """Whether every run of each motion statement of ``steps`` had its confdata ignored (``ConfL \\Off`` for
         linear and circular moves, ``ConfJ \\Off`` for joint moves), by the statement's offset."""
         for step in steps:
-            if isinstance(step, Motion):
-                starts, kinds = [step.statement.start], [step.kind]
-            elif isinstance(step, MotionRun):
-                starts, kinds = step.statement[:, 0].tolist(), [KINDS[k] for k in step.kind.tolist()]
-            else:
-                continue
-            for start, kind in zip(starts, kinds):
-                if kind != ABSOLUTE_JOINT:
-                    free = not self.conf_on[JOINT if kind == JOINT else LINEAR]
-                    self.conf_free[start] = self.conf_free.get(start, True) and free
+            if isinstance(step, Motion) and step.kind != ABSOLUTE_JOINT:
+                free = not self.conf_on[JOINT if step.kind == JOINT else LINEAR]
+                self.conf_free[step.statement.start] = self.conf_free.get(step.statement.start, True) and free
+            elif isinstance(step, MotionRun):  # (the same, a run's statements together)
+                starts, kinds = step.statement[:, 0], step.kind
+                free = np.where(kinds == _KIND_CODE[JOINT], not self.conf_on[JOINT], not self.conf_on[LINEAR])
+                moved = kinds != _KIND_CODE[ABSOLUTE_JOINT]
+                for start in starts[moved & free].tolist():
+                    self.conf_free.setdefault(start, True)
+                self.conf_free.update(dict.fromkeys(starts[moved & ~free].tolist(), False))
 
     # ----- runs of plain motions (MOVES tokens)
     def move_matches(self, token: Token) -> MoveStatements:
@@ -1586,9 +1585,10 @@ class _Walker:
         text = st.text
         r = len(st)
         # speed, tool and work object: each combination as written resolved once, in order of appearance
-        index: dict[tuple, int] = {}
-        shape_of = np.fromiter((index.setdefault(key, len(index)) for key in zip(
-            st.texts("instr"), st.texts("speed"), st.texts("tool"), st.texts("wobj"))), dtype=np.int64, count=r)
+        index: dict[tuple, int] = {}  # (the instruction, and its text from the speed on)
+        shape_of = np.fromiter((index.setdefault((text[a:b], text[c:d]), len(index)) for a, b, c, d in zip(
+            st.starts("instr").tolist(), st.ends("instr").tolist(), st.starts("speed").tolist(), st.end.tolist())),
+            dtype=np.int64, count=r)
         shape_first = np.empty(len(index), dtype=np.int64)
         shape_first[shape_of[::-1]] = np.arange(r - 1, -1, -1)
         shapes: list[tuple | None] = []
@@ -1642,7 +1642,7 @@ class _Walker:
             at = np.flatnonzero(inline & (dtype_of == is_joint) & regular[point_statement])
             if not at.size:
                 continue
-            values, extax_at, read = _inline_values(text, dtype, local_starts[at], local_ends[at])
+            values, extax_at, read = _inline_values(st, dtype, local_starts[at], local_ends[at])
             regular[point_statement[at[~read]]] = False
             extax[at] = extax_at
             if is_joint:
@@ -1693,7 +1693,8 @@ class _Walker:
         statement[:, 1] = base + st.end
         name_span = statement.copy()
         name_span[:, 1] = base + st.ends("instr")
-        instruction = st.texts("instr")
+        instruction = [st.group(i, "instr") for i in shape_first.tolist()]  # each shape's, as written
+        instruction = list(map(instruction.__getitem__, shape_of.tolist()))
         extax_t, names_t = tuple(extax), tuple(names)
         # the regular statements' columns, the others run by the general rules, in order
         edges = np.flatnonzero(np.diff(regular.astype(np.int8), prepend=2, append=2))
@@ -1838,25 +1839,33 @@ def _largest(value) -> float:
     return abs(value)
 
 
-def _inline_values(text: str, dtype: str, starts: np.ndarray, ends: np.ndarray
+def _inline_values(st: MoveStatements, dtype: str, starts: np.ndarray, ends: np.ndarray
                    ) -> tuple[FloatArray, list[str], np.ndarray]:
-    """The numbers of a run's inline points ``text[starts[k]:ends[k]]`` before their external axes, ``(k, 11)``
+    """The numbers of a run's inline points ``st.text[starts[k]:ends[k]]`` before their external axes, ``(k, 11)``
     for robtargets (x, y, z, q1..q4, confdata) or ``(k, 6)`` for jointtargets, the text of each one's external
     axes, and which are read as :meth:`_Walker.point` reads them (the type's shape, numbers a ``num`` holds, a
-    unit quaternion, integer confdata with cfx in 0..7; the others, NaN, are left to it)."""
-    data = text.encode("latin-1")  # (a byte a character)
-    spans = list(zip(starts.tolist(), ends.tolist()))
-    skeleton = _SKELETONS[dtype]
-    read = np.fromiter((data[a:b].translate(None, _NOT_SKELETON) == skeleton for a, b in spans), dtype=bool,
-                       count=len(spans))
-    cuts = [data.rfind(b"[", a, b) for a, b in spans]  # where each one's external axes start
-    extax = [text[c:text.rfind("]", c, b)].rstrip() for (_, b), c in zip(spans, cuts)]
+    unit quaternion, integer confdata with cfx in 0..7; the others, NaN, are left to it).
+
+    A point's shape is its brackets and commas (the grammar matched lists of numbers between them), compared with
+    the type's (:data:`_SKELETONS`) among the run's delimiters (:attr:`MoveStatements.delimiters`)."""
+    text, skeleton = st.text, _SKELETONS[dtype]
+    first = np.searchsorted(st.delimiters, starts)
+    read = np.searchsorted(st.delimiters, ends) - first == len(skeleton)
+    shaped = np.flatnonzero(read)
+    read[shaped] = np.all(st.codes[first[shaped, None] + np.arange(len(skeleton))]
+                          == _CODES[np.frombuffer(skeleton, dtype=np.uint8)], axis=1)
+    good = np.flatnonzero(read)
+    cuts = st.delimiters[first[good] + skeleton.rfind(b"[")]  # where each one's external axes start, and end
+    closes = st.delimiters[first[good] + len(skeleton) - 2] + 1
+    extax = [""] * len(starts)  # (the others are the general rules')
+    for k, a, b in zip(good.tolist(), cuts.tolist(), closes.tolist()):
+        extax[k] = text[a:b]
     width = 11 if dtype == "robtarget" else 6
-    values = np.full((len(spans), width), np.nan)
-    good = np.flatnonzero(read).tolist()
-    if good:
-        values[good] = parse_numbers(b"".join([data[spans[k][0]:cuts[k]] for k in good]).translate(_BRACKETS)
-                                     ).reshape(-1, width)
+    values = np.full((len(starts), width), np.nan)
+    if good.size:
+        data = text.encode("latin-1")  # (a byte a character)
+        values[good] = parse_numbers(b"".join([data[a:b] for a, b in zip(starts[good].tolist(), cuts.tolist())])
+                                     .translate(_BRACKETS)).reshape(-1, width)
     beyond = {e for e in set(extax) if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(e))}
     if beyond:  # (external axes a num cannot hold: few distinct texts, each checked once)
         read &= np.fromiter((e not in beyond for e in extax), dtype=bool, count=len(extax))

@@ -45,7 +45,6 @@ import math
 import operator
 import re
 from dataclasses import dataclass, replace
-from itertools import chain
 
 import numpy as np
 from lark import Lark, Token, Tree
@@ -57,7 +56,7 @@ from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import invert_transform, matrix_from_rotvec, rotvec_from_matrix, transform
 from thermocomp.io.files import read_program_text
 from thermocomp.programs import calls
-from thermocomp.programs.grammars import lalr_parser, node_meta, token_at
+from thermocomp.programs.grammars import lalr_parser, node_meta, parse_numbers, token_at
 from thermocomp.programs.model import (
     _KIND_CODE,
     CIRCULAR,
@@ -145,22 +144,27 @@ def urscript_parser() -> Lark:
     return lalr_parser("urscript.lark", propagate_positions=True, maybe_placeholders=False, postlex=_PostLex())
 
 
-# One plain motion of a ``MOVES`` token, its parts named: the one place they are. Every repetition is possessive
-# (no backtracking); urscript.lark's ``MOVES`` is :data:`MOVES_PATTERN`, written out
+# One plain motion of a ``MOVES`` token: the one place it is written. Every repetition is possessive (no
+# backtracking); urscript.lark's ``MOVES`` is :data:`MOVES_PATTERN`, written out
 # (tests/test_programs_urscript_runs.py checks they are the same).
 _US = r"[ \t\r]*+"
 _NUM = r"[-+]?+(?:\d++(?:\.\d*+)?+|\.\d++)(?:[eE][+-]?+\d++)?+"
-_MOVE = (rf"(?P<name>movel|movej|movep)\((?P<point>p?\[{_US}{_NUM}(?:{_US},{_US}{_NUM})*+{_US}\])"
-         rf"(?P<args>(?:{_US},{_US}(?:[avtr]{_US}={_US})?+{_NUM})*+){_US}\)")
+_MOVE = (rf"(?:movel|movej|movep)\((?:p?\[{_US}{_NUM}(?:{_US},{_US}{_NUM})*+{_US}\])"
+         rf"(?:(?:{_US},{_US}(?:[avtr]{_US}={_US})?+{_NUM})*+){_US}\)")
 _GAP = r"(?:[ \t\f\r]*+(?:#[^\n]*+)?+\n)++[ \t\f\r]*+"
-_STATEMENT = re.compile(rf"(?:{_GAP})?+{_MOVE}")
 #: A run of plain motions (urscript.lark's ``MOVES``): one a line, with blank lines and comments between.
-MOVES_PATTERN = re.sub(r"\(\?P<\w+>", "(?:", rf"{_MOVE}(?:{_GAP}{_MOVE})*+")
+MOVES_PATTERN = rf"{_MOVE}(?:{_GAP}{_MOVE})*+"
 _NUMBER = re.compile(_NUM)
 _ARGUMENT = re.compile(rf"{_US},{_US}(?:(?P<key>[avtr]){_US}={_US})?(?P<number>{_NUM})")
-_POINT_MARKS = str.maketrans("p[]", "   ")
-#: The columns of :attr:`_Statements.spans`: start and end of each group of :data:`_STATEMENT`, then the end.
+_POINT_MARKS = bytes.maketrans(b"p[]", b"   ")
+#: The columns of :attr:`_Statements.spans`: start and end of the name, the point and the arguments, then the end.
 NAME, POINT, ARGS, END = 0, 2, 4, 6
+#: The bytes that delimit a run's statements and their parts (:func:`move_statements`), by code; 0 for the others.
+_OPEN, _CLOSE, _POINT_END, _HASH, _NEWLINE = range(1, 6)
+_CODES = np.zeros(256, dtype=np.int8)
+_CODES[[ord(c) for c in "()]#\n"]] = np.arange(1, 6)
+_SPACE = np.zeros(256, dtype=bool)  # (``_US``)
+_SPACE[[ord(c) for c in " \t\r"]] = True
 
 
 class _Irregular(Exception):
@@ -179,14 +183,28 @@ class _Statements:
 
 
 def move_statements(token: Token) -> _Statements:
-    """The statements of a ``MOVES`` token."""
-    regs = [m.regs for m in _STATEMENT.finditer(token)]  # (every group's start and end, in C)
-    spans = np.fromiter(chain.from_iterable(chain.from_iterable(regs)), dtype=np.int64,
-                        count=len(regs) * 8).reshape(len(regs), -1)
-    if not (np.array_equal(spans[1:, 0], spans[:-1, 1]) and spans[0, 0] == 0 and spans[-1, 1] == len(token)):
-        raise AssertionError(f"a MOVES token at offset {token.start_pos} is not a run of statements (urscript.lark's "
-                             "MOVES and urscript._STATEMENT differ)")
-    spans = np.concatenate([spans[:, 2:], spans[:, 1:2]], axis=1)  # each part's start and end, then the end
+    """The statements of a ``MOVES`` token.
+
+    The token is one the grammar matched (:data:`MOVES_PATTERN`), so its bytes alone place the parts: outside
+    comments (``#`` to the line's end, between statements only) each statement is its name (five letters), ``(``,
+    its point to the only ``]``, its arguments and ``)``. Found with numpy over the token's bytes, no match
+    object a statement.
+    """
+    b = np.frombuffer(token.encode("latin-1"), dtype=np.uint8)
+    codes = _CODES[b]
+    at = np.flatnonzero(codes)
+    code = codes[at]
+    if np.any(code == _HASH):  # (a byte after a "#" on its line is a comment's)
+        last_hash = np.maximum.accumulate(np.where(code == _HASH, at, -1))
+        outside = last_hash <= np.maximum.accumulate(np.where(code == _NEWLINE, at, -1))
+        at, code = at[outside], code[outside]
+    opens, closes, point_ends = at[code == _OPEN], at[code == _CLOSE], at[code == _POINT_END] + 1
+    args_end = closes.copy()  # (back past the whitespace before the ")")
+    active = np.flatnonzero(_SPACE[b[args_end - 1]])
+    while active.size:
+        args_end[active] -= 1
+        active = active[_SPACE[b[args_end[active] - 1]]]
+    spans = np.stack([opens - 5, opens, opens + 1, point_ends, point_ends, args_end, closes + 1], axis=1)
     index: dict[tuple[str, str], int] = {}
     shape_of = np.fromiter((index.setdefault((token[a:b], token[c:d]), len(index)) for a, b, c, d in
                             spans[:, [NAME, NAME + 1, ARGS, ARGS + 1]].tolist()), dtype=np.int64, count=len(spans))
@@ -1169,13 +1187,14 @@ class _Walker:
         st = self.move_matches(token)
         spans, text = st.spans, st.text
         k = len(spans)
-        points = [text[a:b] for a, b in spans[:, POINT:POINT + 2].tolist()]
-        regular = np.fromiter((t.count(",") == 5 for t in points), dtype=bool, count=k)  # six numbers each
+        data = text.encode("latin-1")  # (a byte a character)
+        points = spans[:, POINT:POINT + 2].tolist()
+        regular = np.fromiter((data.count(b",", a, b) == 5 for a, b in points), dtype=bool, count=k)  # six numbers
         v = np.full((k, 6), np.nan)
         good = np.flatnonzero(regular)
-        if good.size:  # (each number parsed by float(), as the general rules parse it)
-            numbers = ",".join([points[i] for i in good.tolist()]).translate(_POINT_MARKS).split(",")
-            v[good] = np.fromiter(map(float, numbers), dtype=float, count=len(numbers)).reshape(-1, 6)
+        if good.size:
+            v[good] = parse_numbers(b",".join([data[a:b] for a, b in (points[i] for i in good.tolist())] + [b""])
+                                    .translate(_POINT_MARKS)).reshape(-1, 6)
         with np.errstate(invalid="ignore"):
             regular &= np.all(np.abs(v) <= MAX_POSE_VALUE, axis=1)  # (NaN, inf: not <=)
         # kind, acceleration, speed and duration of each (instruction, arguments as written), once each
@@ -1191,7 +1210,7 @@ class _Walker:
         table = [s or (LINEAR, 1.0, 1.0, None) for s in table]
         names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
         name_start, point_start = spans[:, NAME], spans[:, POINT]
-        is_pose = np.fromiter((t[0] == "p" for t in points), dtype=bool, count=k)  # "p[": a pose, "[": joints
+        is_pose = np.frombuffer(data, dtype=np.uint8)[spans[:, POINT]] == ord("p")  # "p[": a pose, "[": joints
         T = np.full((k, 4, 4), np.nan)
         rows = np.flatnonzero(is_pose & regular)
         if rows.size:
