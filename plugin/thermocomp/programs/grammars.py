@@ -52,8 +52,8 @@ def token_at(lines: TextLines, terminal: str, value: str, start: int) -> Token:
 
 
 def parse_numbers(text: bytes) -> FloatArray:
-    """The numbers of ``text``, each followed by a comma, with whitespace around them (``b" 1, .5 ,9E+09,"``): a
-    run's inline numbers, which the grammar matched (``_NUM``), parsed together by pyarrow's cast (in C++; exactly
-    Python's ``float``: the nearest double, as both round)."""
+    """The numbers of ``text``, each followed by a comma (``b"1,.5,9E+09,"``): a run's inline numbers, which the
+    grammar matched (``_NUM``), parsed together by pyarrow's cast (in C++; exactly Python's ``float``: the
+    nearest double, as both round)."""
     numbers = pc.split_pattern(pa.array([text], pa.large_binary()).cast(pa.large_string()), ",").flatten()
-    return pc.cast(pc.utf8_trim_whitespace(numbers[:-1]), pa.float64()).to_numpy()
+    return pc.cast(numbers[:-1], pa.float64()).to_numpy()

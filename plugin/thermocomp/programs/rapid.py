@@ -285,7 +285,7 @@ _COLUMN = {part: 2 * k for k, part in enumerate(PARTS)}
 
 #: What an inline robtarget / jointtarget is, with the numbers and whitespace taken out.
 _SKELETONS = {"robtarget": b"[[,,],[,,,],[,,,],[,,,,,]]", "jointtarget": b"[[,,,,,],[,,,,,]]"}
-_BRACKETS = bytes.maketrans(b"[]", b"  ")
+_NOT_NUMBER = b"[] \t\r\n"  # (what an inline point holds besides its numbers and commas)
 
 #: The bytes that delimit a run's statements and their parts (:class:`MoveStatements`), by code; 0 for the others.
 _OPEN, _CLOSE, _COMMA, _END, _BACKSLASH, _BANG, _NEWLINE = range(1, 8)
@@ -325,7 +325,7 @@ class MoveStatements:
             last_bang = np.maximum.accumulate(np.where(code == _BANG, at, -1))
             outside = last_bang <= np.maximum.accumulate(np.where(code == _NEWLINE, at, -1))
             at, code = at[outside], code[outside]
-        depth = np.cumsum((code == _OPEN).astype(np.int32) - (code == _CLOSE))
+        depth = np.cumsum((code == _OPEN).astype(np.int8) - (code == _CLOSE), dtype=np.int8)  # (0 to 2)
         ends = at[code == _END]
         commas = at[(code == _COMMA) & (depth == 0)]
         first = np.searchsorted(np.searchsorted(ends, commas), np.arange(len(ends)))  # each statement's first comma
@@ -1865,7 +1865,7 @@ def _inline_values(st: MoveStatements, dtype: str, starts: np.ndarray, ends: np.
     if good.size:
         data = text.encode("latin-1")  # (a byte a character)
         values[good] = parse_numbers(b"".join([data[a:b] for a, b in zip(starts[good].tolist(), cuts.tolist())])
-                                     .translate(_BRACKETS)).reshape(-1, width)
+                                     .translate(None, _NOT_NUMBER)).reshape(-1, width)
     beyond = {e for e in set(extax) if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(e))}
     if beyond:  # (external axes a num cannot hold: few distinct texts, each checked once)
         read &= np.fromiter((e not in beyond for e in extax), dtype=bool, count=len(extax))

@@ -156,7 +156,7 @@ _GAP = r"(?:[ \t\f\r]*+(?:#[^\n]*+)?+\n)++[ \t\f\r]*+"
 MOVES_PATTERN = rf"{_MOVE}(?:{_GAP}{_MOVE})*+"
 _NUMBER = re.compile(_NUM)
 _ARGUMENT = re.compile(rf"{_US},{_US}(?:(?P<key>[avtr]){_US}={_US})?(?P<number>{_NUM})")
-_POINT_MARKS = bytes.maketrans(b"p[]", b"   ")
+_NOT_NUMBER = b"p[] \t\r"  # (what a point holds besides its numbers and commas)
 #: The columns of :attr:`_Statements.spans`: start and end of the name, the point and the arguments, then the end.
 NAME, POINT, ARGS, END = 0, 2, 4, 6
 #: The bytes that delimit a run's statements and their parts (:func:`move_statements`), by code; 0 for the others.
@@ -1194,7 +1194,7 @@ class _Walker:
         good = np.flatnonzero(regular)
         if good.size:
             v[good] = parse_numbers(b",".join([data[a:b] for a, b in (points[i] for i in good.tolist())] + [b""])
-                                    .translate(_POINT_MARKS)).reshape(-1, 6)
+                                    .translate(None, _NOT_NUMBER)).reshape(-1, 6)
         with np.errstate(invalid="ignore"):
             regular &= np.all(np.abs(v) <= MAX_POSE_VALUE, axis=1)  # (NaN, inf: not <=)
         # kind, acceleration, speed and duration of each (instruction, arguments as written), once each
