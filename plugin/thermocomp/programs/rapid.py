@@ -381,9 +381,6 @@ class MoveStatements:
         out = [text[a:b] if a >= 0 else None for a, b in self.offsets[:, _COLUMN[part]:_COLUMN[part] + 2].tolist()]
         return [None if t is None else t.lower() for t in out] if lower else out
 
-    def view(self, i: int) -> _StatementView:
-        return _StatementView(self, i)
-
 
 def _skip_space(b: np.ndarray, at: np.ndarray, step: int = 1) -> np.ndarray:
     """Offsets ``at`` into the bytes ``b`` moved past whitespace (``_S``): forward, or with ``step`` -1 back to
@@ -395,20 +392,6 @@ def _skip_space(b: np.ndarray, at: np.ndarray, step: int = 1) -> np.ndarray:
         at[active] += step
         active = active[_SPACE[b[at[active] + look]]]
     return at
-
-
-@dataclass(frozen=True)
-class _StatementView:
-    """Statement ``i`` of a :class:`MoveStatements`, read as a regular expression's match of it would be."""
-
-    statements: MoveStatements
-    i: int
-
-    def group(self, part: str) -> str | None:
-        return self.statements.group(self.i, part)
-
-    def start(self, part: str) -> int:
-        return int(self.statements.offsets[self.i, _COLUMN[part]])
 
 
 class _Unsupported(Exception):
@@ -1554,10 +1537,6 @@ class _Walker:
         leaf = token_at(self.lines, terminal, value, token.start_pos + int(st.offsets[i, _COLUMN[part]]))
         return Tree(rule, [leaf], node_meta(self.lines, leaf.start_pos, leaf.end_pos))
 
-    def _name_tree(self, token: Token, m: _StatementView, part: str) -> Tree:
-        """A ``name`` node for a part of a run's statement, located as the general rules would locate it."""
-        return self._leaf(token, m.statements, m.i, part)
-
     def _statement_tree(self, token: Token, st: MoveStatements, i: int) -> Tree:
         """Statement ``i`` of a run as the general rules read it: ``call(NAME, call_args(...))``."""
         args = [self._leaf(token, st, i, part) for part in ("p1", "p2", "speed", "zone", "tool")
@@ -1593,10 +1572,9 @@ class _Walker:
         shape_first[shape_of[::-1]] = np.arange(r - 1, -1, -1)
         shapes: list[tuple | None] = []
         for i in shape_first.tolist():
-            m = st.view(i)
-            kind, count = MOTIONS[m.group("instr").lower()]
+            kind, count = MOTIONS[st.group(i, "instr").lower()]  # type: ignore[union-attr]
             try:
-                shapes.append((*self._resolve_shape(token, m, local), kind, count,
+                shapes.append((*self._resolve_shape(token, st, i, local), kind, count,
                                "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"))
             except (_Unsupported, InputError, _Irregular):
                 shapes.append(None)
@@ -1669,9 +1647,8 @@ class _Walker:
                 if key not in resolved:
                     shape = shapes[shape_p[i]]
                     assert shape is not None
-                    m = st.view(statement_i)
                     try:
-                        resolved[key] = self.point(self._name_tree(token, m, "p2" if part_of[i] else "p1"), local,
+                        resolved[key] = self.point(self._leaf(token, st, statement_i, "p2" if part_of[i] else "p1"), local,
                                                    shape[4], shape[0], shape[1])
                     except (_Unsupported, InputError):
                         resolved[key] = None
@@ -1723,12 +1700,12 @@ class _Walker:
             else:
                 self.steps.append(run)
 
-    def _resolve_shape(self, token: Token, m: _StatementView, local: dict[str, _Data]) -> tuple:
+    def _resolve_shape(self, token: Token, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple:
         """Work object frame, tool, TCP speed [m/s] and reorientation speed [rad/s] of a run's statement."""
-        T_flange_tcp = self.frame(self._name_tree(token, m, "tool"), local, "tooldata")
-        T_world_frame = np.eye(4) if m.group("wobj") is None else \
-            self.frame(self._name_tree(token, m, "wobj"), local, "wobjdata")
-        speed = self.cached(self._name_tree(token, m, "speed"), local, "speeddata")
+        T_flange_tcp = self.frame(self._leaf(token, st, i, "tool"), local, "tooldata")
+        T_world_frame = np.eye(4) if st.group(i, "wobj") is None else \
+            self.frame(self._leaf(token, st, i, "wobj"), local, "wobjdata")
+        speed = self.cached(self._leaf(token, st, i, "speed"), local, "speeddata")
         v_tcp, v_ori = float(speed[0]), float(speed[1])  # type: ignore[index]
         if not (v_tcp > 0 and v_ori > 0):
             raise _Irregular
