@@ -69,7 +69,7 @@ def single_columns(values: FloatArray) -> list[pa.StringArray]:
     (``str`` of the ``float32``, Dragon4) where numpy writes positionally; numpy's text for the few values it writes
     with an exponent (tests/test_programs_writer_numbers.py compares the two).
     """
-    stored = _stored(values) + np.float32(0)  # (-0 + 0 is 0)
+    stored = stored_singles(values).astype(np.float32) + np.float32(0)  # (-0 + 0 is 0)
     magnitude = np.abs(stored)
     odd = (stored != 0) & ~((magnitude >= _POSITIONAL[0]) & (magnitude < _POSITIONAL[1]))  # (NaN and inf too)
     columns = []
@@ -82,14 +82,9 @@ def single_columns(values: FloatArray) -> list[pa.StringArray]:
     return columns
 
 
-def _stored(values: FloatArray) -> np.ndarray:
-    """The 32-bit values the controller stores for ``values`` rounded to :data:`NOISE_DECIMALS`."""
-    return np.round(np.asarray(values, dtype=float), NOISE_DECIMALS).astype(np.float32)
-
-
 def stored_singles(values: FloatArray) -> FloatArray:
     """The values the controller stores for the texts of :func:`format_singles` (32-bit, as doubles)."""
-    return _stored(values).astype(float)
+    return np.round(np.asarray(values, dtype=float), NOISE_DECIMALS).astype(np.float32).astype(float)
 
 
 def _joined(*parts: str | pa.Array) -> list[str]:
