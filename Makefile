@@ -1,11 +1,12 @@
 # thermocomp: `make demo` sets everything up and compensates the paper's IRB140 case;
-# `make test` runs the tests; `make bench` runs the benchmarks.
+# `make test` runs the tests (those marked slow left out; `make test-all` runs every one);
+# `make bench` runs the benchmarks.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test test-all bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,9 +25,14 @@ demo: $(STAMP)
 		--out out/irb140_exaggerated_transient.csv \
 		--plot out/irb140_exaggerated_transient.png
 
+# pytest-xdist spreads the tests over this machine's cores (-n auto).
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto -m "not slow"
+
+test-all: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest -q -n auto
 
 bench: $(STAMP)
 	$(PY) bench/run.py
