@@ -48,7 +48,6 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import repeat
 
 import numpy as np
 from lark import Lark, Token, Tree
@@ -316,7 +315,8 @@ class MoveStatements:
 
     def __init__(self, token: Token) -> None:
         self.text = token  # (a str: str(token) would copy it)
-        b = np.frombuffer(token.encode("latin-1"), dtype=np.uint8)
+        self.data = token.encode("latin-1")  # (a byte a character)
+        b = self.bytes = np.frombuffer(self.data, dtype=np.uint8)
         codes = _CODES[b]
         at = np.flatnonzero(codes)
         code = codes[at]
@@ -1598,7 +1598,7 @@ class _Walker:
         frames = tuple((s[0], s[1]) for s in shapes if s is not None)
         shape_p = shape_of[point_statement]
         frame = frame_of_shape[shape_p].astype(np.int64)
-        inline = np.fromiter(map(text.startswith, repeat("["), local_starts.tolist()), dtype=bool, count=p)
+        inline = st.bytes[local_starts] == ord("[")
         dtype_of = np.array([s is not None and s[6] == "jointtarget" for s in shapes], dtype=bool)[shape_p]
         kinds = np.array([_KIND_CODE[s[4]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
         speed = np.array([(s[2], s[3]) if s is not None else (0.0, 0.0) for s in shapes],
@@ -1840,7 +1840,7 @@ def _inline_values(st: MoveStatements, dtype: str, starts: np.ndarray, ends: np.
     width = 11 if dtype == "robtarget" else 6
     values = np.full((len(starts), width), np.nan)
     if good.size:
-        data = text.encode("latin-1")  # (a byte a character)
+        data = st.data
         values[good] = parse_numbers(b"".join([data[a:b] for a, b in zip(starts[good].tolist(), cuts.tolist())])
                                      .translate(None, _NOT_NUMBER)).reshape(-1, width)
     beyond = {e for e in set(extax) if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(e))}
