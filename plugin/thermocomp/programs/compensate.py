@@ -830,15 +830,16 @@ def _writes(rep: ProgramReport, data: bytes | np.ndarray, chunks: list[Compensat
 def confdata_notes(prog: RobotProgram, points: np.ndarray, written: np.ndarray) -> list[str]:
     """A line for each written robtarget whose confdata differs from the program's: where, and why."""
     run = prog.columns.run
-    free = confdata_free(prog)
+    free = confdata_free(prog)[points].tolist()
     notes = []
-    for i, conf in zip(points.tolist(), written.tolist()):
+    for (line, column), conf, read, free_i in zip(run.argument[points, 2:].tolist(), written.tolist(),
+                                                  run.confdata[points].tolist(), free):
         why = ("its motion runs under ConfL \\Off or ConfJ \\Off, where the controller ignores confdata: written "
-               "from the solution nearest the motion before" if free[i] else
+               "from the solution nearest the motion before" if free_i else
                "the corrected joints lie in another quadrant (cf1, cf4, cf6) or wrist configuration (cfx) than "
                "the program's")
-        notes.append(f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: confdata written "
-                     f"[{','.join(map(str, conf))}], read [{','.join(map(str, run.confdata[i].tolist()))}]: {why}")
+        notes.append(f"{prog.path}:{line}:{column}: confdata written [{','.join(map(str, conf))}], read "
+                     f"[{','.join(map(str, read))}]: {why}")
     return notes
 
 
