@@ -70,8 +70,9 @@ class CsvLines:
         """The next ``count`` raw lines (fewer at the end of the file), each with its ``\\n``."""
         return list(itertools.islice(self._handle, count))
 
-    def plain(self, raw: list[bytes]) -> bool:
-        """True when every line of ``raw`` is plain: ASCII without quotes, ``#`` or control characters.
+    def plain(self, raw: list[bytes]) -> bytes | None:
+        """The lines of ``raw`` joined (:func:`plain_bytes`) when every one is plain: ASCII without quotes, ``#`` or
+        control characters; else None.
 
         Then each raw line is one file line (the next is ``number + 1``) and its
         cells are its comma-separated pieces, without the final newline
@@ -79,7 +80,7 @@ class CsvLines:
         Blank lines are plain too; a caller's cell-count check finds them.
         """
         text = plain_bytes(raw)
-        return text.isascii() and len(text.translate(None, _NOT_PLAIN)) == len(text)
+        return text if text.isascii() and len(text.translate(None, _NOT_PLAIN)) == len(text) else None
 
     def skip(self, raw: list[bytes]) -> None:
         """Count plain lines ``raw`` as consumed (a caller parsed them)."""
