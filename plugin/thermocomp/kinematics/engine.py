@@ -128,16 +128,32 @@ def _threads() -> int:
 
 
 def run_pieces(task, count: int) -> None:
-    """``task(i)`` for ``i`` in ``0..count-1``, on as many threads as the process may use (on the calling thread
-    when there is one piece or one thread)."""
-    if count <= 1 or _threads() == 1:
+    """``task(i)`` for ``i`` in ``0..count-1``, on as many threads as the process may use, the calling thread one
+    of them (all on it when there is one piece or one thread).
+
+    Each thread takes the next piece not taken yet until none is left: one
+    hand-over to each helper thread a call, however many pieces (the
+    pieces' costs vary, so none waits while another has several left).
+    """
+    helpers = min(_threads(), count) - 1
+    if helpers <= 0:
         for i in range(count):
             task(i)
         return
     if not _POOL:
-        _POOL.append(ThreadPoolExecutor(_threads(), thread_name_prefix="thermocomp-engine"))
-    for future in [_POOL[0].submit(task, i) for i in range(count)]:
-        future.result()
+        _POOL.append(ThreadPoolExecutor(_threads() - 1, thread_name_prefix="thermocomp-engine"))
+    pieces = iter(range(count))  # (next() of a range iterator is one step under the interpreter lock)
+
+    def work() -> None:
+        for i in pieces:
+            task(i)
+
+    futures = [_POOL[0].submit(work) for _ in range(helpers)]
+    try:
+        work()
+    finally:
+        for future in futures:
+            future.result()
 
 
 def run_blocks(loop, m: int, *args) -> None:
