@@ -343,8 +343,9 @@ def test_known_nominal_solutions_are_not_solved_again(targets, exaggerated, monk
 
 
 def test_a_bad_cell_in_a_later_piece_is_refused_at_its_line_with_nothing_written(targets, exaggerated, tmp_path):
-    """The next piece of a streamed file is read while the current one is solved: a bad cell in a later piece
-    still stops the run with its file, line and column, and no results file appears."""
+    """Earlier pieces of a streamed file are solved and their results written (on the writer's thread) before a
+    bad cell in a later piece is read: it still stops the run with its file, line and column, and no results
+    file appears."""
     program = Program(names=tuple(f"{name}_{k}" for k in range(3) for name in targets.names),
                       R_world_tcp=np.tile(targets.R_world_tcp, (3, 1, 1)), p_world_tcp=np.tile(targets.p_world_tcp, (3, 1)),
                       time_min=np.linspace(0.0, 200.0, 3 * targets.n_targets))

@@ -16,7 +16,6 @@ import itertools
 import math
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -338,7 +337,7 @@ def _compensate_into(job: Job, bound: RobotAndTable, targets, out: Path | None, 
         q_previous = None  # a streamed path carries its configuration from piece to piece
         memo = NominalMemo()  # a target met again in a later piece is not solved again
         phases = report.summary.phase_seconds
-        for program in _timed(_read_ahead(itertools.chain([first], programs)), phases, "reading"):
+        for program in _timed(itertools.chain([first], programs), phases, "reading"):
             check_references_within_limits(program, chain)
             offset = report.n_targets
             report.n_targets += program.n_targets
@@ -362,24 +361,6 @@ def _compensate_into(job: Job, bound: RobotAndTable, targets, out: Path | None, 
         with job.open(out) as handle, ResultsWriter(handle, chain.n_joints, first.orientation_convention) as writer:
             run(writer.write)
     return report
-
-
-def _read_ahead(items: Iterator[Program]) -> Iterator[Program]:
-    """``items``, each next one read on a second thread while the caller works on the current one.
-
-    A streamed file's next piece is then read while this one is solved and
-    written (pyarrow parses without the interpreter lock), at the memory of
-    one more piece. An error of a piece comes out where that piece would
-    have; leaving early waits for the read in flight.
-    """
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="thermocomp-reading") as pool:
-        pending = pool.submit(next, items, None)
-        while True:
-            item = pending.result()
-            if item is None:
-                return
-            pending = pool.submit(next, items, None)
-            yield item
 
 
 def _timed(items: Iterator[Program], phases: dict[str, float], name: str) -> Iterator[Program]:
