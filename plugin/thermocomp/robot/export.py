@@ -73,10 +73,10 @@ def _meshes(robot: str | PathLike, chain: Chain, robot_options) -> dict[str, dic
     """Per link: ``visual_mesh``, ``collision_mesh``, ``T_link_mesh``, ``mesh_scale`` (LinkContent fields)."""
     from thermocomp.inertia.links import link_names
     from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES
-    from thermocomp.robot.builtin import BUILTIN_ROBOTS
+    from thermocomp.robot.builtin import robot_file
 
     name = str(robot)
-    if name in BUILTIN_ROBOTS:
+    if robot_file(robot) is None:  # a built-in robot (a variant has no meshes: builtin_mesh_path says so)
         from thermocomp.inertia.builtin import builtin_mesh_path
 
         out = {}

@@ -188,10 +188,9 @@ def tracker_transform(pose_mm_deg: ArrayLike | None) -> FloatArray:
 def _declare(job: Job, robot: object, deformation: PathLike, law_file: PathLike | None) -> None:
     """Declare the inputs every ``track`` run reads: the robot file, the true table, the law file."""
     from thermocomp.io.timelaw_file import time_law_path
-    from thermocomp.robot.builtin import BUILTIN_ROBOTS
+    from thermocomp.robot.builtin import robot_file
 
-    if isinstance(robot, (str, Path)) and str(robot) not in BUILTIN_ROBOTS:
-        job.input(robot, "--robot")
+    job.input(robot_file(robot), "--robot")
     job.input(deformation, "--deformation")
     if law_file is not None:
         job.input(time_law_path(law_file), "--time-law")
