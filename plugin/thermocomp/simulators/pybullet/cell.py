@@ -375,6 +375,20 @@ def magnification_within_cell(setup: SimSetup, magnification: float, *, workdir:
     return 1.0
 
 
+def magnification_warning(setup: SimSetup, magnification: float, option: str = "--magnification", *,
+                          workdir: PathLike | None = None) -> str | None:
+    """What is wrong with an explicit ``magnification`` that drives the robot through the plane it stands on (its
+    cell's table or the floor) along the program, naming ``option``, the value and the cap the automatic choice
+    would use (:func:`magnification_within_cell`); ``None`` when it stays above. The value is taken as given: a
+    display magnification only changes the picture."""
+    cap = magnification_within_cell(setup, check_magnification(magnification, option), workdir=workdir)
+    if cap >= magnification:
+        return None
+    return (f"{option} {magnification:g}: the magnified robot goes below the plane it stands on (its cell's table "
+            f"or the floor) along the program; the automatic magnification is capped at {cap:g} for this robot, "
+            "cell and program")
+
+
 def automatic_magnification(setup: SimSetup, minute: float, *, workdir: PathLike | None = None) -> float:
     """The magnification a picture and the GUI open with: :func:`display_magnification` at ``minute``, within the
     cell (:func:`magnification_within_cell`)."""
@@ -678,6 +692,7 @@ __all__ = [
     "display_magnification",
     "largest_deviation",
     "legend_lines",
+    "magnification_warning",
     "magnification_within_cell",
     "load_setup",
     "measure",
