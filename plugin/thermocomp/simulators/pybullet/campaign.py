@@ -258,14 +258,10 @@ def run_campaign(robot: str | PathLike, deformation: PathLike, out: PathLike, la
 def read_compensated_rows(path: PathLike, n_joints: int) -> tuple[FloatArray, FloatArray, FloatArray, np.ndarray]:
     """Converged rows of a results CSV: minutes ``(r,)``, corrected angles [rad] ``(r, n)``,
     the reached (target) positions [m] ``(r, 3)`` and the file lines ``(r,)``."""
-    from thermocomp.io.csvtext import check_header, iter_rows, parse_floats
+    from thermocomp.io.csvtext import check_header, header_and_rows, parse_floats
 
     src = str(path)
-    rows = iter_rows(path)
-    first = next(rows, None)
-    if first is None:
-        raise InputError("expected a results CSV (thermocomp compensate --out), got an empty file", path=src)
-    line, header = first
+    line, header, rows = header_and_rows(path, "expected a results CSV (thermocomp compensate --out), got an empty file")
     wanted = ["minute", "status", *[f"q{j + 1}_deg" for j in range(n_joints)], "reached_x_mm", "reached_y_mm",
               "reached_z_mm"]
     names = [h.strip() for h in header]
