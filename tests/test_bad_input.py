@@ -168,6 +168,7 @@ def test_sim_outputs_are_checked_against_each_other_and_the_inputs(case, capsys)
 # --- 2. all or nothing: failures, full disks, failed renames --------------------------------------------------
 
 
+@pytest.mark.slow
 def test_nothing_to_plot_writes_no_results_either(case, capsys):
     """Every row fails (the target is out of reach): --allow-failures would write the results, but the plot
     has nothing to draw, so neither is written."""
@@ -429,6 +430,7 @@ def test_rows_reported_converged_reach_their_targets_with_the_angles_as_written(
 # --- 6. interrupted runs leave nothing (subprocess: real signals) -----------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP", "SIGQUIT"])
 def test_sim_killed_mid_run_leaves_nothing(tmp_path, signame):
     """sim --headless under kill / a closed terminal: exit 130, no output, no temporary, no work folder."""

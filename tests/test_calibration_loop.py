@@ -71,6 +71,7 @@ def test_python_loop_first_order_law_gofa():
     assert np.median(v.before) > 0.1e-3 and np.sqrt(np.mean(v.after**2)) < 2 * np.sqrt(3) * SIGMA
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("robot", ["irb140", "gofa", "ur5"])
 def test_command_line_loop(robot, tmp_path, capsys):
     rng = np.random.default_rng(sum(map(ord, robot)))

@@ -53,6 +53,7 @@ def _campaign(robot, law, minutes, per_minute, rng, temperature=None, sigma=2e-5
     return chain, truth, meas
 
 
+@pytest.mark.slow
 def test_tau_of_a_first_order_law_with_a_pause_recovered_within_a_few_percent():
     rng = np.random.default_rng(45)
     law = FirstOrder(45.0, heat_on=SCHEDULE)

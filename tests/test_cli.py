@@ -154,6 +154,7 @@ def test_unreachable_target_is_reported_in_its_row_when_allowed(tmp_path, capsys
     assert len(good) == 49 and all(r["status"] == "converged" for r in good)
 
 
+@pytest.mark.slow
 def test_results_written_in_small_format_blocks_are_the_same_file(tmp_path, capsys, monkeypatch):
     """Formatting a chunk block by block (failed rows included) gives the bytes of one block."""
     from thermocomp.io import results_csv
@@ -203,6 +204,7 @@ def test_help_states_defaults_once_and_only_real_ones(capsys, command):
     assert not re.search(r"\(default:[^)]*\) \(default:", text)
 
 
+@pytest.mark.slow
 def test_console_script_entry_point(tmp_path):
     out = tmp_path / "out.csv"
     exe = Path(sys.executable).with_name("thermocomp")
@@ -212,6 +214,7 @@ def test_console_script_entry_point(tmp_path):
     assert len(read_results(out)) == 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"])
 def test_interrupted_run_leaves_no_output(tmp_path, signame):
     """Ctrl-C (SIGINT), kill (SIGTERM) or a closed terminal (SIGHUP) during a long run: exit 130, the earlier
@@ -259,6 +262,7 @@ def test_an_interrupted_run_ends_without_finalizers():
     assert finished.returncode == -signal.SIGSEGV  # the handler does run on other exits: the check above can fail
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", ["numpy", "numba", "thermocomp.pipeline", "datetime"])
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"])
 def test_a_signal_while_the_program_loads_exits_130_without_a_traceback(tmp_path, module, signame):
@@ -336,6 +340,7 @@ def test_the_early_exit_status_is_the_interrupted_status():
     assert _signals._EXIT_INTERRUPTED == EXIT_INTERRUPTED
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
 def test_a_signal_after_the_outputs_are_written_keeps_the_exit_status(tmp_path, signame):
     """A signal while the interpreter exits (sent here from an atexit hook) ended a finished run as killed by

@@ -110,6 +110,7 @@ def test_reference_joints_choose_the_configuration(irb140, program, exaggerated)
     assert np.all(np.sign(rows["q"][:50, 4]) == np.sign(flipped[:, 4]))
 
 
+@pytest.mark.slow
 def test_unreachable_target_reported_in_its_row(irb140, program, exaggerated):
     p = program.p_world_tcp.copy()
     p[3] = [2.0, 0.0, 0.4]

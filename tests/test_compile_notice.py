@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from thermocomp.cli.progress import ProgressBar
 from thermocomp.compile_notice import MESSAGE, compile_notice
 
@@ -36,6 +38,7 @@ def test_said_once_when_numba_compiles_and_not_outside_the_block():
     assert said == [MESSAGE]
 
 
+@pytest.mark.slow
 def test_said_on_the_first_run_not_when_the_kernel_comes_from_the_cache(tmp_path):
     (tmp_path / "kernel_mod.py").write_text(textwrap.dedent('''
         from numba import njit

@@ -69,6 +69,7 @@ def test_offline_agrees_with_the_scene_driven_run(fake_irb140, tmp_path, capsys)
     assert np.abs(q_off[50:100] - q_off[100:]).max() > 1.0  # minutes 37 and 200 really differ
 
 
+@pytest.mark.slow
 def test_offline_solution_compensates_the_authors_script_in_the_scene(fake_irb140, session, tmp_path):
     """The authors' script itself, run in the (fake) scene 37 times with D/200, reaches the targets with the
     offline joint angles of minute 37."""

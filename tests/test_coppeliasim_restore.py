@@ -64,6 +64,7 @@ def start_show(server, tmp_path) -> subprocess.Popen:
     return proc
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
 def test_sigterm_restores_the_scene(fake_irb140, tmp_path, signame):
     before = snapshot(fake_irb140)
@@ -79,6 +80,7 @@ def test_sigterm_restores_the_scene(fake_irb140, tmp_path, signame):
         (tmp_path / "report.txt").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_a_killed_run_is_refused_as_nominal_and_restore_puts_it_back(fake_irb140, tmp_path, capsys):
     before = snapshot(fake_irb140)

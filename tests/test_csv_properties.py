@@ -19,6 +19,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 from helpers import assert_same_program
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -112,6 +113,7 @@ garbage = st.one_of(
 # Round trips
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(program=programs(), chunk_rows=st.integers(1, 5))
 def test_program_round_trip(tmp_path: Path, program: Program, chunk_rows: int) -> None:

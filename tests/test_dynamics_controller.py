@@ -56,6 +56,7 @@ def test_an_unstable_loop_is_refused(tmp_path):
                          lambda t: disturbance_torques(t, np.ones(6)), 1.0, 100.0, damping=0.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gofa", "ur5"])
 def test_step4_on_pybullet_from_the_command_line_returns_table_iv(name, tmp_path, capsys):
     """simulate-recording --controllers (Table IV) at rest under a disturbance, then identify --step 4: the

@@ -259,6 +259,7 @@ def trajectory_file(chain, path: Path, rng, count: int = 40) -> Recording:
     return motion
 
 
+@pytest.mark.slow
 @needs_robots
 def test_feedforward_and_simulate_recording_of_the_ros_industrial_ur5_xacro(tmp_path, rng, capsys):
     """The xacro file itself, with --package-path: feedforward (thermocomp's regressor) and simulate-recording

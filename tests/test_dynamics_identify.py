@@ -42,6 +42,7 @@ def setup(request, tmp_path_factory):
     robot.close()
 
 
+@pytest.mark.slow
 def test_base_parameters_recovered_within_the_noise(setup):
     """Exact speeds and accelerations in the file: the only error is the torque noise, so the WLS estimate must
     lie within a few of its own standard deviations of the truth's base parameters."""
@@ -66,6 +67,7 @@ def test_base_parameters_recovered_within_the_noise(setup):
     assert np.max(np.abs(z_cad)) > 10.0
 
 
+@pytest.mark.slow
 def test_identification_from_positions_predicts_an_unseen_trajectory(setup, tmp_path):
     """Positions and torques only: filtered, differentiated, identified; the consistent model written to a URDF
     predicts a second trajectory within a few percent, and PyBullet loads the URDF with the same dynamics."""
@@ -141,6 +143,7 @@ def test_step5_with_step3_friction_held_fixed(setup):
     assert "held fixed" in report_text(result, own)
 
 
+@pytest.mark.slow
 def test_small_region_overlap_and_saturation_are_named(setup):
     """Seed 003's other reasons in one recording: joint 1 swings a tenth of its range, joints 2 and 3 share a
     frequency (and move together), and joint 2's drive saturates."""

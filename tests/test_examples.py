@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 
+import pytest
 from helpers import REPO
 
 EXAMPLES = sorted((REPO / "examples").glob("*.py"))
@@ -27,6 +28,7 @@ def test_every_example_is_tested_here():
     assert {p.name for p in EXAMPLES} == tested
 
 
+@pytest.mark.slow
 def test_paper_case(tmp_path):
     out = run_example("paper_case.py", str(tmp_path / "out"), cwd=tmp_path)
     worst_mm = float(re.search(r"every target within (\S+) mm", out).group(1))
@@ -44,6 +46,7 @@ def test_core_api(tmp_path):
         assert float(miss_mm) > 1.0 and float(residual_mm) <= 1e-6
 
 
+@pytest.mark.slow
 def test_pybullet_tracker(tmp_path):
     out = run_example("pybullet_tracker.py", str(tmp_path), cwd=tmp_path)
     found = re.search(r"up to (\S+) mm, with compensation by (\S+) mm", out)

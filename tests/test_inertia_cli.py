@@ -135,6 +135,7 @@ def test_units_and_total_mass_are_required(capsys):
         main(["inertia", "--robot", "gofa", "--meshes", str(MESHES), "--units", "m"])
 
 
+@pytest.mark.slow
 def test_console_script_help_lists_the_options():
     proc = subprocess.run([sys.executable, "-m", "thermocomp", "inertia", "--help"], capture_output=True, text=True,
                           timeout=60)
@@ -153,6 +154,7 @@ def test_out_naming_a_directory_fails_before_the_table(tmp_path, capsys):
     assert list(folder.iterdir()) == [] and not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_help_shows_no_default_for_required_or_unset_options():
     proc = subprocess.run([sys.executable, "-m", "thermocomp", "inertia", "--help"], capture_output=True, text=True,
                           timeout=60)

@@ -94,6 +94,7 @@ def test_builtin_meshes_urdf_from_the_command(name, client, tmp_path, capsys, rn
     check_against_pybullet(out, name, report.inertials, client, rng)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not GOFA.is_dir(), reason=f"GoFa reference meshes not found at {GOFA} (../shared beside the repository)")
 def test_real_gofa_meshes_urdf_from_the_command(client, tmp_path, capsys, rng):
     meshes = GOFA / "meshes" / "visual"

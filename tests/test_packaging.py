@@ -19,6 +19,7 @@ def test_every_subpackage_is_listed_in_pyproject():
     assert found - listed == set(), "add these to [tool.setuptools] packages"
 
 
+@pytest.mark.slow
 def test_wheel_contains_the_builtin_robots(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
                            "-w", str(tmp_path), str(REPO)], capture_output=True, text=True, timeout=300)
@@ -34,6 +35,7 @@ def test_wheel_contains_the_builtin_robots(tmp_path):
         assert f"thermocomp/_scenes/{scene}" in names
 
 
+@pytest.mark.slow
 def test_a_csv_run_imports_no_simulator_nor_pandas(tmp_path):
     """What one feature needs stays out of the others: a CSV compensation imports neither the simulators nor
     pandas (pyarrow's to_numpy imported pandas: 0.2 s of every run), in a fresh interpreter."""

@@ -56,6 +56,7 @@ def _urscript_text(rng) -> str:
     return "\n".join(lines)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", ["rapid", "urscript"])
 def test_the_joints_form_from_columns_is_the_general_rules_text(tmp_path, rng, monkeypatch, language):
     robot, suffix, text = (("irb140", ".mod", _rapid_text(rng)) if language == "rapid"

@@ -147,6 +147,7 @@ def test_time_indexed_rapid_entries_equal_the_snapshots_at_their_minutes(tmp_pat
     assert report.written_bytes == len(indexed.read_bytes())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("robot", ["gofa", "irb140"])
 def test_time_indexed_rapid_of_a_flexpendant_module_holds_every_snapshot(tmp_path, rng, robot):
     """Every table of the time-indexed module, entry k, is the target text the snapshot at minute k writes."""

@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import io
 import re
+import signal
+import threading
 import time
 
+import pytest
+
 import thermocomp.cli.progress as progress_module
+from thermocomp import _signals
 from thermocomp.cli.progress import ProgressBar, stop_all
 
 
@@ -56,3 +61,24 @@ def test_a_disabled_bar_draws_nothing_and_starts_no_thread(monkeypatch):
     bar(5, 10)
     time.sleep(0.2)
     assert stream.getvalue() == "" and bar._beat is None
+
+
+def test_a_signal_whose_interrupt_was_lost_ends_the_work_at_its_next_progress_step(monkeypatch):
+    """A termination signal landing where Python swallows its KeyboardInterrupt (a __del__, a C callback) is only
+    recorded; a 2000-minute sim then ran on for minutes before its commit refused. Every progress step, shown or
+    not, raises the recorded interrupt on the main thread; a worker thread's step leaves it to the main thread."""
+    for enabled in (True, False):
+        bar = ProgressBar("compensating", stream=io.StringIO(), enabled=enabled)
+        bar.phase("solving", 100)
+        bar(10, 100)
+        monkeypatch.setattr(_signals, "_TERMINATED", [signal.SIGTERM])
+        raised = []
+        worker = threading.Thread(target=lambda: raised.append(bar(20, 100)))  # noqa: B023
+        worker.start()
+        worker.join()
+        assert raised == [None]
+        with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
+            bar(30, 100)
+        monkeypatch.setattr(_signals, "_TERMINATED", [])
+        bar(100, 100)
+        bar.stop()

@@ -65,6 +65,7 @@ def test_a_mesh_map_mesh_of_another_type_is_refused_at_its_line(tmp_path: Path) 
     assert "link6.ply" in str(exc.value) and "visual" in str(exc.value)
 
 
+@pytest.mark.slow
 def test_a_garbage_scene_mesh_is_an_error_naming_scene_line_and_mesh(tmp_path: Path, capsys) -> None:
     (tmp_path / "part.stl").write_bytes(GARBAGE)
     scene, line = _scene(tmp_path, "part.stl")

@@ -181,6 +181,7 @@ def test_minute_and_magnification_reach_the_picture(tmp_path: Path, capsys) -> N
 # --- 3. progress -------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_progress_bars_for_compensation_measurement_and_collisions(tmp_path: Path, capsys) -> None:
     base = ["sim", "--robot", "irb140", "--deformation", str(EXAGGERATED), "--targets", str(RANDOM50),
             "--minutes", "0:20", "--headless", "--out", str(tmp_path / "m.csv"), "--collisions"]
@@ -259,6 +260,7 @@ def test_scene_and_no_scene_exclude_each_other(capsys) -> None:
 # --- 5. link pairs close by design ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_pairs_close_at_home_are_reported_apart_not_on_every_row() -> None:
     """UR5: base and link2 are within 10 mm at home whatever the program; the check does not flag every row."""
     setup = sim.load_setup("ur5", EXAGGERATED, UR5_PATH)
@@ -308,6 +310,7 @@ def test_design_limits() -> None:
 LINKS = ["base"] + [f"link{k}" for k in range(1, 7)]
 
 
+@pytest.mark.slow
 def test_documented_collision_volumes_match_the_meshes_and_the_pieces() -> None:
     """docs/pybullet.md states, per link, one hull's and the convex pieces' volume over the mesh's."""
     import trimesh
@@ -416,6 +419,7 @@ def test_minutes_in_the_csvs_read_back_as_the_same_row(tmp_path: Path) -> None:
 # --- 7. PyBullet's banners, 8. help ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_pybullet_banners_stay_off_stdout_and_stderr(tmp_path: Path) -> None:
     out = tmp_path / "m.csv"
     code = "import sys; from thermocomp.cli.main import main; sys.exit(main(sys.argv[1:]))"

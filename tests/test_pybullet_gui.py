@@ -57,6 +57,7 @@ CHILD = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_gui_session_under_xvfb(tmp_path: Path, xvfb_run: str) -> None:
     picture = tmp_path / "gui.png"
     proc = subprocess.run(
@@ -90,6 +91,7 @@ PANEL_CHILD = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_the_panel_starts_at_the_given_minute_and_magnification(tmp_path: Path, xvfb_run: str) -> None:
     """``thermocomp sim --minute M --magnification X`` (GUI): the sliders start there."""
     proc = subprocess.run(
@@ -172,6 +174,7 @@ def _screens_of_gui(xvfb_run: str, tmp_path: Path, variants: tuple[str, ...]) ->
     return found
 
 
+@pytest.mark.slow
 def test_the_panel_labels_are_drawn(tmp_path: Path, xvfb_run: str) -> None:
     """The slider and button labels show on the screen (PyBullet's addUserDebugPoints would blank them all),
     and the window says the magnification it opened at (x1 for the exaggerated table at minute 200)."""

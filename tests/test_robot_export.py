@@ -99,6 +99,7 @@ def test_inertials_of_another_robot_are_refused(tmp_path: Path, capsys) -> None:
                  "--out", str(tmp_path / "g.urdf")]) == EXIT_INPUT
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not GOFA_XACRO.is_file(), reason=f"ROS-Industrial packages not found in {ROBOTS} (../shared/reference)")
 def test_a_xacro_robot_exports_its_own_meshes(tmp_path: Path, capsys) -> None:
     """The GoFa xacro with its package:// meshes resolved: one URDF that PyBullet loads, the same kinematics."""

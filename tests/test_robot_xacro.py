@@ -107,6 +107,7 @@ def test_packages_are_named_by_package_xml_not_by_folder(tmp_path: Path, arm: Pa
     assert find_packages((tmp_path / "overlay", tmp_path / "ws"))["toy_arm_description"] == other.parents[1]
 
 
+@pytest.mark.slow
 def test_xacro_loads_with_tool0_and_its_argument(tmp_path: Path, arm: Path) -> None:
     options = RobotFileOptions(package_paths=(tmp_path / "ws",), use_ros_package_path=False)
     chain = load_robot_file(arm, options)
@@ -184,6 +185,7 @@ def test_links_are_refused_for_a_builtin_robot() -> None:
         load_robot("irb140", RobotFileOptions(tip_link="tool0"))
 
 
+@pytest.mark.slow
 def test_every_robot_command_takes_the_robot_file_options(tmp_path: Path, arm: Path, capsys) -> None:
     ws = str(tmp_path / "ws")
     common = ["--package-path", ws, "--xacro-arg", "reach:=0.5", "--tip-link", "tool0"]
@@ -217,6 +219,7 @@ def test_bad_xacro_from_the_command_line_exits_1_with_a_located_message(tmp_path
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_no_output_lands_on_a_file_the_robot_is_made_of(tmp_path: Path, arm: Path, capsys) -> None:
     """The included macro file (and a mesh) of a xacro robot are inputs: an output there is refused, nothing written."""
     macro = arm.parent / "arm_macro.xacro"

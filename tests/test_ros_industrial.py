@@ -61,6 +61,7 @@ def test_packages_are_found_by_their_package_xml() -> None:
     assert found["abb_resources"] == ROBOTS / "abb_resources"
 
 
+@pytest.mark.slow
 def test_ur5_xacro_is_the_builtin_ur5() -> None:
     """Root -> tool0 by default; the built-in UR5 turned by pi about z (its base is the controller's 'base')."""
     description = read_robot_description(UR5_XACRO, options())
@@ -154,6 +155,7 @@ def _results(path: Path) -> tuple[np.ndarray, np.ndarray, list[str]]:
     ],
     ids=["ur5-print-path", "gofa-random50"],
 )
+@pytest.mark.slow
 def test_xacro_robots_compensate_from_the_command_line(xacro, extra, targets, tmp_path: Path, capsys) -> None:
     """The Done-when criterion: each ROS-I xacro compensates the paper's kind of program, no hand edit.
 
@@ -181,6 +183,7 @@ def test_xacro_robots_compensate_from_the_command_line(xacro, extra, targets, tm
             assert rotation_angle(R_k.T @ R_target) < 1e-8
 
 
+@pytest.mark.slow
 def test_sim_draws_and_collides_the_xacro_meshes(tmp_path: Path) -> None:
     """``sim`` with a ROS-I robot file: its own meshes (COLLADA visuals as OBJ, STL collisions as convex pieces)."""
     pb = pytest.importorskip("pybullet")
@@ -210,6 +213,7 @@ def test_sim_draws_and_collides_the_xacro_meshes(tmp_path: Path) -> None:
         pb.disconnect(physicsClientId=client)
 
 
+@pytest.mark.slow
 def test_inertia_reads_the_xacro_robot_and_its_own_meshes() -> None:
     """``inertia --robot X.xacro --meshes X.xacro``: the GoFa's package:// meshes land in the same link frames as
     the built-in gofa's mesh map puts them (the built-in is the xacro's robot), so the inertials agree to round-off."""

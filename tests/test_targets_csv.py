@@ -366,6 +366,7 @@ def test_chunk_rows_must_be_positive(tmp_path):
             next(iter_targets_csv(path, bad))
 
 
+@pytest.mark.slow
 def test_memory_does_not_grow_with_file_size(tmp_path):
     """Peak memory while streaming a 4x longer file stays the same (one chunk, no per-line state)."""
 

@@ -92,6 +92,7 @@ def test_eval_substitutions_reach_no_builtins(tmp_path: Path) -> None:
         read_robot_description(robot)
 
 
+@pytest.mark.slow
 def test_load_yaml_reads_only_inside_the_robots_folders(tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere" / "secret.yaml"
     outside.parent.mkdir()

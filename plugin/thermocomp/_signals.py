@@ -78,6 +78,14 @@ def interrupt_on_termination() -> Iterator[None]:
         _TERMINATED.clear()
 
 
+def raise_if_terminated() -> None:
+    """Raise the ``KeyboardInterrupt`` of a termination signal that was recorded but lost (see
+    :func:`interrupt_on_termination`), on the main thread: long work calls this as it reports progress, so such a
+    run ends within a progress step instead of running on to its end and being refused at the commit."""
+    if _TERMINATED and threading.current_thread() is threading.main_thread():
+        raise KeyboardInterrupt(_termination_text())
+
+
 def exit_on_signals_until_started() -> None:
     """The console script's first act: SIGINT and :data:`TERMINATION_SIGNALS` end the process at once, with one line, until
     :func:`interrupt_on_termination` takes them over.

@@ -8,6 +8,8 @@ import time
 import weakref
 from typing import TextIO
 
+from thermocomp._signals import raise_if_terminated
+
 #: Seconds between two redraws of the bar (it moves at least once a second while rows are reported).
 REDRAW_SECONDS = 0.2
 #: A phase with nothing reported for this long is redrawn anyway (its elapsed time moves): a first run
@@ -98,6 +100,7 @@ class ProgressBar:
         self._open = False
 
     def __call__(self, done: int, total: int | None) -> None:
+        raise_if_terminated()
         if not self.enabled:
             return
         with self._lock:

@@ -151,9 +151,12 @@ def _put_twelve_digits(buf, mantissa):
         buf[10 - 2 * k] = _PAIRS[b]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _put_number(out, at, v, digits, buf):
     """Write ``v`` as ``%.{digits}g`` at ``out[at]``, ``buf`` a scratch of ``digits`` bytes; return the end.
+
+    Called, not inlined into the row loop by numba: its two inlined copies took 18 s of CPU to compile, this
+    takes 6 s and writes within 5 % of that speed.
 
     ``digits`` must be 12 (:func:`_put_twelve_digits`).
     """
