@@ -141,6 +141,21 @@ def iter_rows(path: PathLike) -> Iterator[tuple[int, list[str]]]:
             yield from lines.rows(raw)
 
 
+def header_and_rows(path: PathLike, empty: str) -> tuple[int, list[str], Iterator[tuple[int, list[str]]]]:
+    """The opening of every CSV reader: the header's line and cells, and the rows below it (:func:`iter_rows`).
+
+    Raises :class:`InputError` naming the file with the reader's own message ``empty`` for a file without a
+    line (blank and ``#`` lines only), and as :func:`iter_rows` does when the file cannot be opened or its first
+    line read.
+    """
+    rows = iter_rows(path)
+    first = next(rows, None)
+    if first is None:
+        raise InputError(empty, path=str(path))
+    line, header = first
+    return line, header, rows
+
+
 def number_text(cell: str) -> bool:
     """Whether ``cell`` may be a number of a file: ASCII without ``_``.
 
@@ -213,11 +228,7 @@ def joint_rows(path: PathLike, required: tuple[str, ...], optional: tuple[str, .
     ``n_joints`` rows.
     """
     src = str(path)
-    rows = iter_rows(path)
-    first = next(rows, None)
-    if first is None:
-        raise InputError(f"expected a header {','.join(required)}, got an empty file", path=src)
-    line, header = first
+    line, header, rows = header_and_rows(path, f"expected a header {','.join(required)}, got an empty file")
     index = check_header(header, list(required), list(optional), src, line)
     columns = list(required[1:])
     found: list[list[float]] = []
