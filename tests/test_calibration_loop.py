@@ -187,7 +187,8 @@ def _refused(tmp_path, capsys, argv, names):
     # the law written beside the table lands on an input
     (["--out", "{d}/held.csv", "--report", "{d}/r.txt", "--validate", "{d}/held.law.toml"],
      ["--out (its time law)", "(--validate)"]),
-    (["--out", "{d}/t.csv", "--report", "{d}/r.txt", "--robot", "{d}/t.law.toml"], ["--out (its time law)", "(--robot)"]),
+    # (a .toml is no robot file: refused as one before any output is weighed)
+    (["--out", "{d}/t.csv", "--report", "{d}/r.txt", "--robot", "{d}/t.law.toml"], ["--robot: unknown robot", "t.law.toml"]),
     # two outputs on one file
     (["--out", "{d}/t.csv", "--report", "{d}/t.csv"], ["--report", "the same file as --out"]),
     (["--out", "{d}/t.csv", "--report", "{d}/r.png", "--plot", "{d}/r.png"], ["--plot", "the same file as --report"]),

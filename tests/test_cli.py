@@ -113,13 +113,6 @@ def test_bad_deformation_tables(tmp_path, capsys, table_text, expected):
         assert word in err, f"{word!r} not in {err!r}"
 
 
-def test_unknown_robot(tmp_path, capsys):
-    code, out, _, err = run(["--robot", "irb9999", "--deformation", str(EXAGGERATED), "--targets", str(TARGETS)],
-                            tmp_path, capsys)
-    assert code == EXIT_INPUT and not out.exists()
-    assert "irb9999" in err and "irb140" in err
-
-
 def test_output_that_cannot_be_written(tmp_path, capsys):
     code = main(["compensate", "--deformation", str(EXAGGERATED), "--targets", str(TARGETS), "--static",
                  "--out", str(tmp_path / "no" / "such" / "folder" / "out.csv")])

@@ -45,3 +45,48 @@ def test_scene_files_use_the_mesh_readers_units():
     from thermocomp.io.scene_file import MESH_UNITS
 
     assert MESH_UNITS is UNITS
+
+
+def _csv_readers():
+    """Every CSV reader opening with :func:`thermocomp.io.csvtext.header_and_rows`, and its empty-file message."""
+    from thermocomp.inertia.files import read_corrections_csv, read_inertia_csv
+    from thermocomp.io.chain_csv import read_chain_csv
+    from thermocomp.io.csvtext import joint_rows
+    from thermocomp.io.deformation_csv import COLUMNS, read_deformation_csv
+    from thermocomp.io.dh_csv import read_dh_csv
+    from thermocomp.io.measurements_csv import COLUMNS_HELP, read_measurements_csv
+    from thermocomp.io.meshes import read_mesh_map as read_mesh_map_csv
+    from thermocomp.io.recording_csv import read_recording_csv
+    from thermocomp.io.scene_joints_csv import read_scene_joints_csv
+    from thermocomp.simulators.coppeliasim.play import read_results_rows
+    from thermocomp.simulators.pybullet.campaign import read_compensated_rows
+
+    rows = "expected a header and rows, got an empty file"
+    return {
+        "joint table": (lambda p: joint_rows(p, ("joint", "a")), "expected a header joint,a, got an empty file"),
+        "measurements": (lambda p: read_measurements_csv(p, 6), f"empty file: expected a header with {COLUMNS_HELP}"),
+        "recording": (read_recording_csv, "expected a header line time_s,q1_rad,..,tau1_Nm,.., got an empty file"),
+        "deformation": (read_deformation_csv,
+                        f"expected a header {','.join(COLUMNS)} and one row per joint, got an empty file"),
+        "results (track)": (lambda p: read_compensated_rows(p, 6),
+                            "expected a results CSV (thermocomp compensate --out), got an empty file"),
+        "results (play)": (lambda p: read_results_rows(p, 6), "expected a results CSV header, got an empty file"),
+        "inertia": (read_inertia_csv, rows),
+        "corrections": (lambda p: read_corrections_csv(p, ["base", "link1"]), rows),
+        "mesh map": (lambda p: read_mesh_map_csv(p, p.parent, ["base"], 1.0), rows),
+        "chain": (read_chain_csv, rows),
+        "DH": (read_dh_csv, "expected a header and one row per joint, got an empty file"),
+        "scene joints": (lambda p: read_scene_joints_csv(p, 6),
+                         "expected a header 'joint,alpha_deg,beta_deg,gamma_deg' and rows, got an empty file"),
+    }
+
+
+@pytest.mark.parametrize("kind", list(_csv_readers()))
+@pytest.mark.parametrize("text", ["", "\n\n", "# a comment only\n  \n"])
+def test_every_csv_reader_refuses_an_empty_file_in_its_words(tmp_path, kind, text):
+    reader, message = _csv_readers()[kind]
+    path = tmp_path / "empty.csv"
+    path.write_text(text)
+    with pytest.raises(InputError) as exc:
+        reader(path)
+    assert (exc.value.message, exc.value.path, exc.value.row) == (message, str(path), None)

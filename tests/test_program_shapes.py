@@ -340,3 +340,26 @@ def test_known_nominal_solutions_are_not_solved_again(targets, exaggerated, monk
         assert np.array_equal(np.vstack([c.q_nominal for c in got]), np.vstack([c.q_nominal for c in expected]))
     with pytest.raises(ConfigurationError, match="nominal solutions for"):
         next(compensate(chain, exaggerated, given, options, nominal=_take(found, np.arange(3))))
+
+
+def test_a_bad_cell_in_a_later_piece_is_refused_at_its_line_with_nothing_written(targets, exaggerated, tmp_path):
+    """Earlier pieces of a streamed file are solved and their results written (on the writer's thread) before a
+    bad cell in a later piece is read: it still stops the run with its file, line and column, and no results
+    file appears."""
+    program = Program(names=tuple(f"{name}_{k}" for k in range(3) for name in targets.names),
+                      R_world_tcp=np.tile(targets.R_world_tcp, (3, 1, 1)), p_world_tcp=np.tile(targets.p_world_tcp, (3, 1)),
+                      time_min=np.linspace(0.0, 200.0, 3 * targets.n_targets))
+    path = tmp_path / "timed.csv"
+    write_targets_csv(program, path)
+    lines = path.read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("name,"))
+    bad = header + 1 + 120  # the 121st target: the third 50-row piece
+    cells = lines[bad].split(",")
+    cells[2] = "nan?"
+    lines[bad] = ",".join(cells)
+    path.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out.csv"
+    with pytest.raises(InputError) as caught:
+        run_compensation("irb140", exaggerated, path, out, options=CompensationOptions(chunk_rows=50))
+    assert caught.value.row == bad + 1 and caught.value.column == lines[header].split(",")[2]
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["timed.csv"]

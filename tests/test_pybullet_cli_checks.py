@@ -21,7 +21,7 @@ from helpers import REPO, write
 
 pb = pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 
-from thermocomp.cli.main import main
+from thermocomp.cli.main import EXIT_USAGE, main
 from thermocomp.io import scene_file
 from thermocomp.io.scene_file import BUILTIN_SCENES, builtin_scene, read_scene
 from thermocomp.simulators.pybullet import cell as sim
@@ -110,7 +110,7 @@ def test_two_outputs_may_not_be_the_same_file(tmp_path: Path, capsys) -> None:
     ("extra", "words"),
     [
         (("--headless", "--out", "a.csv", "--screenshot", "b.png", "--magnification", "5000"),
-         "magnification: expected 1 to 1000"),
+         "--magnification: expected a finite number from 1 to 1000, got 5000"),
         (("--headless", "--out", "a.csv", "--screenshot", "b.png", "--minute", "500"),
          "minute: expected a minute of the program, 0 to 200"),
         # the picture's path named with its option, as every other output is (issue 9 follow-up)
@@ -446,3 +446,45 @@ def test_help_names_each_default_once(capsys) -> None:
     for action in sub._actions:
         shown = formatter._get_help_string(action) or ""
         assert shown.count("(default:") <= 1, action.option_strings
+
+
+# --- an explicit magnification: checked, then taken as given with a warning when it dives through the cell ---------
+
+
+@pytest.mark.parametrize(("value", "code", "words"), [
+    *((v, 1, f"--magnification: expected a finite number from 1 to 1000, got {v}") for v in ("0", "-5", "0.5", "1000.5")),
+    *((v, EXIT_USAGE, f"argument --magnification: invalid float value: '{v}'") for v in ("nan", "inf")),  # parser
+])
+def test_an_explicit_magnification_outside_its_range_is_refused(value, code, words, tmp_path: Path, capsys) -> None:
+    shot = tmp_path / "cell.png"
+    try:
+        got = main(["sim", "--robot", "ur5", "--deformation", str(EXAGGERATED), "--targets", str(UR5_PATH), "--static",
+                    "--screenshot", str(shot), "--magnification", value])
+    except SystemExit as exc:  # a usage error, as argparse reports it
+        got = exc.code
+    assert got == code
+    err = capsys.readouterr().err
+    assert words in err and err.count("error:") == 1, err
+    assert not shot.exists()
+
+
+@pytest.mark.slow
+def test_an_explicit_magnification_through_the_table_is_warned_about(tmp_path: Path, capsys) -> None:
+    """x20 drives the UR5's wrist into its print bed (test_sim_programs.py): drawn as asked, with the cap said."""
+    from thermocomp.compensation.compensate import CompensationOptions
+    from thermocomp.deformation.timelaw import Static
+
+    setup = sim.load_setup("ur5", EXAGGERATED, UR5_PATH, scene=SCENES / "ur5_print_bed.toml",
+                           options=CompensationOptions(time_law=Static()))
+    cap = sim.magnification_within_cell(setup, 20.0)
+    assert cap < 20.0
+    for value, warned in (("20", True), (f"{cap:g}", False)):
+        shot = tmp_path / f"x{value}.png"
+        assert main(["sim", "--robot", "ur5", "--deformation", str(EXAGGERATED), "--targets", str(UR5_PATH),
+                     "--static", "--screenshot", str(shot), "--size", "64", "48", "--magnification", value]) == 0
+        out, err = capsys.readouterr()
+        warning = (f"thermocomp: warning: --magnification 20: the magnified robot goes below the plane it stands on "
+                   f"(its cell's table or the floor) along the program; the automatic magnification is capped at "
+                   f"{cap:g} for this robot, cell and program")
+        assert (warning in err) == warned, err
+        assert f"magnification {float(value):g};" in out and shot.is_file()  # taken as given

@@ -25,7 +25,7 @@ from thermocomp.errors import ThermocompError
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.prepare import RobotAndTable, robot_and_table
-from thermocomp.robot.builtin import BUILTIN_ROBOTS
+from thermocomp.robot.builtin import robot_file
 from thermocomp.robot.chain import Chain
 
 
@@ -75,11 +75,6 @@ class Declared:
 
     inputs: Sequence[tuple[PathLike | None, str]] = ()
     outputs: Sequence[tuple] = ()
-
-
-def robot_file(robot: object) -> PathLike | None:
-    """``robot`` when it names a robot file, ``None`` for a built-in name or a :class:`Chain`."""
-    return robot if isinstance(robot, (str, Path)) and str(robot) not in BUILTIN_ROBOTS else None
 
 
 def file_of(source: object) -> PathLike | None:
@@ -140,4 +135,4 @@ def run_job(robot: str | PathLike | Chain, deformation: PathLike | DeformationTa
     return report
 
 
-__all__ = ["CompensationFailed", "Declared", "Report", "file_of", "robot_file", "run_job"]
+__all__ = ["CompensationFailed", "Declared", "Report", "file_of", "run_job"]

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.application import CompensationFailed, Declared, Report, file_of, robot_file, run_job
+from thermocomp.application import CompensationFailed, Declared, Report, file_of, run_job
 from thermocomp.compensation.compensate import (
     MAX_KEPT_ROWS,
     MAX_ROWS,
@@ -43,7 +43,7 @@ from thermocomp.io.results_csv import ResultsWriter
 from thermocomp.io.robot_files import RobotFileOptions, robot_file_inputs
 from thermocomp.io.targets_csv import iter_targets_csv, read_targets_frame
 from thermocomp.prepare import RobotAndTable
-from thermocomp.robot.builtin import load_robot
+from thermocomp.robot.builtin import load_robot, robot_file
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
 

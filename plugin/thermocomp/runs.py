@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.application import CompensationFailed, Report, file_of, robot_file
+from thermocomp.application import CompensationFailed, Report, file_of
 from thermocomp.compensation.compensate import CompensationOptions, ProgressCallback
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError, ThermocompError
@@ -31,6 +31,7 @@ from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.pipeline import run_compensation
 from thermocomp.programs.compensate import URSCRIPT_SUFFIXES, ProgramOptions, ProgramReport, compensate_program
 from thermocomp.programs.rapid import RAPID_SUFFIXES
+from thermocomp.robot.builtin import robot_file
 from thermocomp.robot.chain import Chain
 
 

@@ -27,7 +27,7 @@ from thermocomp.io.measurements_csv import read_measurements_csv
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.timelaw_file import LAW_FILE_BEGINS, time_law_path, write_time_law
 from thermocomp.prepare import load_chain
-from thermocomp.robot.builtin import is_builtin
+from thermocomp.robot.builtin import robot_file
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,8 +144,7 @@ def run_calibration(
     with Job() as job:
         job.input(measurements, "--measurements")
         job.input(validate_with, "--validate")
-        if isinstance(robot, (str, Path)) and not is_builtin(str(robot)):
-            job.input(robot, "--robot")
+        job.input(robot_file(robot), "--robot")
         out = job.output(out, "--out")
         law_path = job.derived_output(law_path, "--out (its time law)", LAW_FILE_BEGINS, "a time law file")
         report = job.output(report, "--report")

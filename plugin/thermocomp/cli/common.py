@@ -28,7 +28,7 @@ from thermocomp.cli.exit_status import (  # noqa: F401 (every command takes them
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import LinearRamp, Static, TimeLaw
 from thermocomp.kinematics.ik import IKOptions
-from thermocomp.robot.builtin import BUILTIN_ROBOTS, BUILTIN_VARIANTS
+from thermocomp.robot.builtin import BUILTIN_NAMES
 
 
 def _plain_number(text: str, kind: type) -> float | int:
@@ -169,7 +169,7 @@ def add_program_arguments(parser: argparse.ArgumentParser, verb: str = "solved",
 
 
 #: What ``--robot`` (or a command's robot argument) takes, for help texts.
-ROBOT_HELP = (f"built-in robot ({', '.join((*BUILTIN_ROBOTS, *BUILTIN_VARIANTS))}) or a robot file: table-form .csv, "
+ROBOT_HELP = (f"built-in robot ({', '.join(BUILTIN_NAMES)}) or a robot file: table-form .csv, "
               ".urdf or .xacro")
 
 

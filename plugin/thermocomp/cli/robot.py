@@ -29,8 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="URDF: carry the robot's meshes (a built-in robot's envelopes, a .urdf / .xacro file's own "
                              "visual and collision meshes), placed in the exported link frames")
     export.add_argument("--inertials", metavar="FILE",
-                        help="URDF: carry these link inertials: the URDF 'thermocomp inertia --out' wrote for this robot, "
-                             "or an inertia CSV (the form of robots/<name>/inertia.csv)")
+                        help="URDF: carry these link inertials: a .urdf / .xacro file of this robot with <inertial> "
+                             "elements ('thermocomp inertia --out', a ROS-Industrial description; read with the "
+                             "robot-file options below), or an inertia CSV (the form of robots/<name>/inertia.csv)")
     rob.set_defaults(handler=run)
 
 

@@ -69,7 +69,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="display magnification of the deformation in the picture or the GUI's start, "
                           "1 to 1000 (default: the factor that moves the TCP at home by 5 %% of its reach, so that "
                           "the deformation shows, lowered until no link of the magnified robot goes below the "
-                          "plane it stands on along the program; said on screen and in the picture's legend)")
+                          "plane it stands on along the program; said on screen and in the picture's legend). A "
+                          "value given is taken as is, with a warning when the magnified robot goes below that "
+                          "plane, naming the cap the default would use")
     out.add_argument("--size", type=int, nargs=2, default=None, metavar=("W", "H"),
                      help=f"picture size of --screenshot [px], each at least 16 (default: {DEFAULT_SIZE[0]} "
                           f"{DEFAULT_SIZE[1]})")
@@ -123,7 +125,7 @@ def _check_options(args: argparse.Namespace) -> bool:
             raise ConfigurationError(f"{flag} sets the deformation shown in a picture (--screenshot) or the GUI; "
                                      "it has no effect on --headless or --collisions")
     if args.magnification is not None:
-        check_magnification(args.magnification)
+        check_magnification(args.magnification, "--magnification")
     if args.minute is not None and not math.isfinite(args.minute):
         raise ConfigurationError(f"--minute: expected a finite minute, got {args.minute:g}")
     return gui
@@ -154,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
     from thermocomp.compensation.compensate import CompensationOptions
     from thermocomp.errors import ConfigurationError
     from thermocomp.io.job import Job
+    from thermocomp.simulators.pybullet import cell as sim
     from thermocomp.simulators.pybullet.batch import BatchOutputs, prepare, run_batch
 
     gui = _check_options(args)
@@ -172,6 +175,10 @@ def run(args: argparse.Namespace) -> int:
                         scene=_scene_argument(args),
                         meshes=args.meshes, options=options, fixed_orientation=settings.fixed_orientation,
                         outputs=outputs.declared(), robot_options=robot_file_options(args))
+        if args.magnification is not None:
+            warning = sim.magnification_warning(setup, args.magnification)
+            if warning is not None:
+                print(f"thermocomp: warning: {warning}", file=sys.stderr)
         if gui:
             return _run_gui(setup, args)
         try:

@@ -176,10 +176,15 @@ def distinct_rows(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     their 64-bit hash (:func:`hash_rows`: sorting 8 bytes a row, not the
     whole row), and each row is compared with its group's first on every
     word; should two different rows share a hash, the rows' bytes are sorted
-    instead. Either way the answer is exact.
+    instead. Either way the answer is exact. When no hash repeats (a path of
+    distinct poses), no row repeats: each is its own first, without grouping.
     """
     m = words.shape[0]
-    _, first, inverse = np.unique(hash_rows(words), return_index=True, return_inverse=True)
+    hashes = hash_rows(words)
+    ordered = np.sort(hashes)
+    if not np.any(ordered[1:] == ordered[:-1]):  # every hash once: every row is its own first (a path's poses)
+        return np.arange(m), np.arange(m)
+    _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
     inverse = inverse.reshape(m)
     if not np.array_equal(words, words[first[inverse]]):  # a hash shared by different rows
         void = np.ascontiguousarray(words).view(np.dtype((np.void, 8 * words.shape[1]))).ravel()

@@ -25,6 +25,7 @@ from thermocomp.io.job import Job
 from thermocomp.io.recording_csv import Recording, read_recording_csv, write_recording_csv
 from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, RobotFileOptions
 from thermocomp.io.urdf_inertials import UrdfParameters
+from thermocomp.robot.builtin import robot_file
 from thermocomp.robot.chain import Chain
 
 #: Largest trajectory a command generates (samples): 2 million rows of 6 joints are about 300 MB of CSV and
@@ -89,7 +90,7 @@ def run_excite(chain: Chain, options: ExcitationOptions, rate: float, out: PathL
     if not (math.isfinite(rate) and rate > 0):
         raise InputError(f"--rate-hz: expected > 0, got {rate!r}")
     _check_samples(options.duration * rate, "--duration-s x --rate-hz")
-    with _job({"--robot": inputs[0] if inputs else None}, {"--out": out, "--report": report}) as job:
+    with _job({"--robot": robot_file(inputs[0]) if inputs else None}, {"--out": out, "--report": report}) as job:
         excitation = design_excitation(chain, options)
         t = excitation.times(rate)
         q, qd, qdd = excitation.states(t)
@@ -104,15 +105,19 @@ def run_excite(chain: Chain, options: ExcitationOptions, rate: float, out: PathL
         return excitation, text
 
 
-def robot_file_inertials(robot: PathLike, options: RobotFileOptions | None = None, what: str = "(identified)") -> UrdfParameters:
+def robot_file_inertials(robot: PathLike, options: RobotFileOptions | None = None, what: str = "(identified)",
+                         option: str = "--robot") -> UrdfParameters:
     """The chain and inertials of a ``.urdf`` or ``.xacro`` robot file
-    (:func:`~thermocomp.io.urdf_inertials.read_urdf_parameters`); another file is refused, naming ``what``
-    inertials it should carry."""
+    (:func:`~thermocomp.io.urdf_inertials.read_urdf_parameters`); another file or a built-in name is refused,
+    naming ``option`` and ``what`` inertials it should carry."""
     from thermocomp.io.urdf_inertials import read_urdf_parameters
 
-    if Path(robot).suffix.lower() not in ROBOT_FILE_SUFFIXES:
-        raise InputError(f"expected a {' or '.join(ROBOT_FILE_SUFFIXES)} robot file carrying the {what} inertials",
-                         path=str(robot))
+    expected = f"expected a {' or '.join(ROBOT_FILE_SUFFIXES)} robot file carrying the {what} inertials"
+    path = robot_file(robot, option)
+    if path is None:
+        raise InputError(f"{option}: {expected}, got the built-in robot {str(robot)!r}")
+    if path.suffix.lower() not in ROBOT_FILE_SUFFIXES:
+        raise InputError(expected, path=str(robot))
     return read_urdf_parameters(robot, options)
 
 
@@ -124,7 +129,7 @@ def run_simulate_recording(truth: PathLike, trajectory: PathLike, out: PathLike,
     from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
     from thermocomp.io.friction_csv import read_friction_csv
 
-    files = robot_file_inertials(truth, robot_options, "true").description.files()
+    files = robot_file_inertials(truth, robot_options, "true", "--truth").description.files()
     with _job({"--truth": truth, "--trajectory": trajectory, "--friction": friction}, {"--out": out}, files) as job:
         motion = read_recording_csv(trajectory, torques=False)
         if motion.qd is None or motion.qdd is None:
@@ -159,7 +164,7 @@ def run_simulate_disturbance(truth: PathLike, controllers: PathLike, out: PathLi
     if not (math.isfinite(duration) and duration > 0 and math.isfinite(rate) and rate > 0):
         raise ConfigurationError(f"--duration-s, --rate-hz: expected > 0, got {duration!r}, {rate!r}")
     _check_samples(duration * rate, "--duration-s x --rate-hz")
-    info = robot_file_inertials(truth, robot_options, "true")
+    info = robot_file_inertials(truth, robot_options, "true", "--truth")
     with _job({"--truth": truth, "--controllers": controllers, "--friction": friction}, {"--out": out},
               info.description.files()) as job:
         chain = info.chain
@@ -215,7 +220,7 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
     from thermocomp.io.urdf_inertials import urdf_with_parameters
 
     info = robot_file_inertials(robot, robot_options, "reference (CAD)")
-    with _job({"--robot": robot, "--recording": recording, "--validate": validate, "--friction": friction},
+    with _job({"--robot": robot_file(robot), "--recording": recording, "--validate": validate, "--friction": friction},
               {"--urdf-out": urdf_out, "--friction-out": friction_out, "--report": report},
               info.description.files()) as job:
         chain = info.chain
@@ -247,13 +252,14 @@ def _reference(robot: PathLike | str, options: RobotFileOptions | None):
     built-in robot (its CAD inertials)."""
     from thermocomp.dynamics.parameters import robot_parameters
     from thermocomp.inertia.builtin import builtin_inertials
-    from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
+    from thermocomp.robot.builtin import load_robot
 
-    if str(robot) in BUILTIN_ROBOTS:
+    path = robot_file(robot)
+    if path is None:  # a built-in robot (a variant has no inertials: builtin_inertials says so)
+        inertials = builtin_inertials(str(robot))
         chain = load_robot(str(robot))
-        return (chain, robot_parameters(builtin_inertials(str(robot)), chain.n_joints), np.zeros(10 * chain.n_joints),
-                ())
-    if Path(robot).suffix.lower() not in ROBOT_FILE_SUFFIXES:
+        return chain, robot_parameters(inertials, chain.n_joints), np.zeros(10 * chain.n_joints), ()
+    if path.suffix.lower() not in ROBOT_FILE_SUFFIXES:
         raise InputError(f"expected a built-in robot or a {' or '.join(ROBOT_FILE_SUFFIXES)} robot file carrying the "
                          "reference (CAD) inertials", path=str(robot))
     info = robot_file_inertials(robot, options, "reference (CAD)")
@@ -275,7 +281,7 @@ def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rat
         chain, cad, fixed, files = _reference(robot, robot_options)
     else:
         chain, files = load_robot(str(robot), robot_options), robot_file_inputs(robot, robot_options)
-    with _job({"--robot": robot}, {"--out": out, "--report": report}, files) as job:
+    with _job({"--robot": robot_file(robot)}, {"--out": out, "--report": report}, files) as job:
         if experiment == "static":
             if not (math.isfinite(rate) and rate > 0 and math.isfinite(hold) and hold > 0):
                 raise ConfigurationError(f"--rate-hz, --hold-s: expected > 0, got {rate!r}, {hold!r}")
@@ -328,7 +334,7 @@ def run_identify_step(step: int, robot: PathLike, recording: PathLike, *, out: P
     from thermocomp.io.friction_csv import write_friction_csv
 
     chain, cad, fixed, files = _reference(robot, robot_options) if step == 2 else (None, None, None, ())
-    with _job({"--robot": robot, "--recording": recording}, {"--out": out, "--report": report}, files) as job:
+    with _job({"--robot": robot_file(robot), "--recording": recording}, {"--out": out, "--report": report}, files) as job:
         if step == 2:
             rec = read_recording_csv(recording, chain.n_joints)
             poses, tau, stderr = rest_segments(rec)
@@ -377,7 +383,7 @@ def run_feedforward(robot: PathLike, trajectory: PathLike, out: PathLike, *, fri
     from thermocomp.io.friction_csv import read_friction_csv
 
     info = robot_file_inertials(robot, robot_options)
-    with _job({"--robot": robot, "--trajectory": trajectory, "--friction": friction}, {"--out": out},
+    with _job({"--robot": robot_file(robot), "--trajectory": trajectory, "--friction": friction}, {"--out": out},
               info.description.files()) as job:
         table = read_friction_csv(friction, info.chain.n_joints) if friction else None
         motion = read_recording_csv(trajectory, info.chain.n_joints, torques=False)
@@ -397,7 +403,7 @@ def run_collisions(robot: PathLike, recording: PathLike, options, *, friction: P
     from thermocomp.io.friction_csv import read_friction_csv
 
     info = robot_file_inertials(robot, robot_options)
-    with _job({"--robot": robot, "--recording": recording, "--friction": friction}, {"--out": out},
+    with _job({"--robot": robot_file(robot), "--recording": recording, "--friction": friction}, {"--out": out},
               info.description.files()) as job:
         table = read_friction_csv(friction, info.chain.n_joints) if friction else None
         rec = read_recording_csv(recording, info.chain.n_joints)
@@ -440,7 +446,7 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
     from thermocomp.io.urdf_inertials import urdf_with_parameters
 
     info = robot_file_inertials(robot, robot_options)
-    with _job({"--robot": robot, "--recording": recording, "--friction": friction},
+    with _job({"--robot": robot_file(robot), "--recording": recording, "--friction": friction},
               {"--urdf-out": urdf_out, "--report": report}, info.description.files()) as job:
         table = read_friction_csv(friction, info.chain.n_joints) if friction else None
         rec = read_recording_csv(recording, info.chain.n_joints)

@@ -34,7 +34,7 @@ from thermocomp.errors import InputError
 from thermocomp.inertia.checks import check_positive
 from thermocomp.inertia.links import LinkInertial, RobotInertials
 from thermocomp.io.atomic import atomic_write_text
-from thermocomp.io.csvtext import check_header, iter_rows, parse_float
+from thermocomp.io.csvtext import check_header, header_and_rows, parse_float
 
 INERTIA_COLUMNS = [
     "link", "mass_kg", "com_x_mm", "com_y_mm", "com_z_mm",
@@ -53,14 +53,12 @@ def read_inertia_csv(path: PathLike, robot: str = "") -> RobotInertials:
         Naming file, line and column.
     """
     src = str(path)
-    rows = list(iter_rows(path))
-    if not rows:
-        raise InputError("expected a header and rows, got an empty file", path=src)
-    header_line, header = rows[0]
+    header_line, header, rest = header_and_rows(path, "expected a header and rows, got an empty file")
+    body = list(rest)
     idx = check_header(header, INERTIA_COLUMNS, INERTIA_OPTIONAL, src, header_line)
     links = []
     seen: dict[str, int] = {}  # link name -> its line
-    for line, cells in rows[1:]:
+    for line, cells in body:
         if len(cells) != len(header):
             raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=line)
         name = cells[idx["link"]].strip()
@@ -130,13 +128,11 @@ def read_corrections_csv(path: PathLike, link_names: Sequence[str]) -> dict[str,
         that corrects nothing).
     """
     src = str(path)
-    rows = list(iter_rows(path))
-    if not rows:
-        raise InputError("expected a header and rows, got an empty file", path=src)
-    header_line, header = rows[0]
+    header_line, header, rest = header_and_rows(path, "expected a header and rows, got an empty file")
+    body = list(rest)
     idx = check_header(header, CORRECTION_COLUMNS, [], src, header_line)
     out: dict[str, float] = {}
-    for line, cells in rows[1:]:
+    for line, cells in body:
         if len(cells) != len(header):
             raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=line)
         label = cells[idx["link"]].strip()

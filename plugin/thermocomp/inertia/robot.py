@@ -483,11 +483,10 @@ def inertials_to_urdf(
     written (none without ``out``).
     """
     from thermocomp.io.job import Job
-    from thermocomp.robot.builtin import BUILTIN_ROBOTS
+    from thermocomp.robot.builtin import robot_file
 
     with Job() as job:
-        if isinstance(robot, (str, Path)) and str(robot) not in BUILTIN_ROBOTS:
-            job.input(robot, "--robot")
+        job.input(robot_file(robot), "--robot")
         job.input(meshes, "--meshes")
         job.input(mesh_map, "--mesh-map")
         job.input(corrections, "--corrections")

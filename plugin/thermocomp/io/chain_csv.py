@@ -25,7 +25,7 @@ from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import euler_xyz_from_matrix, matrix_from_euler_xyz, transform
 from thermocomp.io.atomic import atomic_write_text
-from thermocomp.io.csvtext import check_header, iter_rows, parse_float
+from thermocomp.io.csvtext import check_header, header_and_rows, parse_float
 from thermocomp.robot.chain import MAX_ANGLE, MAX_LENGTH, MIN_SPEED, Chain
 
 COLUMNS = [
@@ -68,12 +68,9 @@ def read_chain_csv(path: PathLike, name: str | None = None) -> Chain:
         Naming file, line and column of the first problem.
     """
     src = str(path)
-    rows = list(iter_rows(path))
-    if not rows:
-        raise InputError("expected a header and rows, got an empty file", path=src)
-    header_line, header = rows[0]
+    header_line, header, rest = header_and_rows(path, "expected a header and rows, got an empty file")
+    body = list(rest)
     idx = check_header(header, COLUMNS[:11] + _JOINT_COLUMNS[3:], ["velocity_deg_s", "home_deg"], src, header_line)
-    body = rows[1:]
     if len(body) < 3:
         raise InputError(f"expected a base row, at least one joint row and a tool row, got {len(body)} row(s)", path=src)
 

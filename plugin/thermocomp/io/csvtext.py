@@ -70,8 +70,9 @@ class CsvLines:
         """The next ``count`` raw lines (fewer at the end of the file), each with its ``\\n``."""
         return list(itertools.islice(self._handle, count))
 
-    def plain(self, raw: list[bytes]) -> bool:
-        """True when every line of ``raw`` is plain: ASCII without quotes, ``#`` or control characters.
+    def plain(self, raw: list[bytes]) -> bytes | None:
+        """The lines of ``raw`` joined (:func:`plain_bytes`) when every one is plain: ASCII without quotes, ``#`` or
+        control characters; else None.
 
         Then each raw line is one file line (the next is ``number + 1``) and its
         cells are its comma-separated pieces, without the final newline
@@ -79,7 +80,7 @@ class CsvLines:
         Blank lines are plain too; a caller's cell-count check finds them.
         """
         text = plain_bytes(raw)
-        return text.isascii() and len(text.translate(None, _NOT_PLAIN)) == len(text)
+        return text if text.isascii() and len(text.translate(None, _NOT_PLAIN)) == len(text) else None
 
     def skip(self, raw: list[bytes]) -> None:
         """Count plain lines ``raw`` as consumed (a caller parsed them)."""
@@ -138,6 +139,21 @@ def iter_rows(path: PathLike) -> Iterator[tuple[int, list[str]]]:
     with CsvLines(path) as lines:
         while raw := lines.read(_ROWS_BLOCK):
             yield from lines.rows(raw)
+
+
+def header_and_rows(path: PathLike, empty: str) -> tuple[int, list[str], Iterator[tuple[int, list[str]]]]:
+    """The opening of every CSV reader: the header's line and cells, and the rows below it (:func:`iter_rows`).
+
+    Raises :class:`InputError` naming the file with the reader's own message ``empty`` for a file without a
+    line (blank and ``#`` lines only), and as :func:`iter_rows` does when the file cannot be opened or its first
+    line read.
+    """
+    rows = iter_rows(path)
+    first = next(rows, None)
+    if first is None:
+        raise InputError(empty, path=str(path))
+    line, header = first
+    return line, header, rows
 
 
 def number_text(cell: str) -> bool:
@@ -212,11 +228,7 @@ def joint_rows(path: PathLike, required: tuple[str, ...], optional: tuple[str, .
     ``n_joints`` rows.
     """
     src = str(path)
-    rows = iter_rows(path)
-    first = next(rows, None)
-    if first is None:
-        raise InputError(f"expected a header {','.join(required)}, got an empty file", path=src)
-    line, header = first
+    line, header, rows = header_and_rows(path, f"expected a header {','.join(required)}, got an empty file")
     index = check_header(header, list(required), list(optional), src, line)
     columns = list(required[1:])
     found: list[list[float]] = []

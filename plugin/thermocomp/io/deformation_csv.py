@@ -26,7 +26,7 @@ from thermocomp._typing import PathLike
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import InputError
 from thermocomp.io.atomic import atomic_write_text
-from thermocomp.io.csvtext import iter_rows, parse_floats
+from thermocomp.io.csvtext import header_and_rows, parse_floats
 
 #: The value columns, in file units: ``Dx, Dy, Dz`` [mm], ``Dox, Doy, Doz`` [deg].
 COLUMNS = ("Dx", "Dy", "Dz", "Dox", "Doy", "Doz")
@@ -86,13 +86,8 @@ def read_deformation_csv(path: PathLike, n_joints: int | None = None) -> Deforma
         or a number of joint rows other than ``n_joints``.
     """
     src = str(path)
-    rows = iter_rows(path)
-    first = next(rows, None)
-    if first is None:
-        raise InputError(
-            f"expected a header {','.join(COLUMNS)} and one row per joint, got an empty file", path=src
-        )
-    header_line, header = first
+    header_line, header, rows = header_and_rows(
+        path, f"expected a header {','.join(COLUMNS)} and one row per joint, got an empty file")
     index = _header_index(header, src, header_line)
     names = [h.strip() for h in header]
     value_index = [index[c] for c in COLUMNS]

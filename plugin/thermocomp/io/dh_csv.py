@@ -20,7 +20,7 @@ import numpy as np
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 from thermocomp.io.chain_csv import check_robot_cell
-from thermocomp.io.csvtext import check_header, iter_rows, parse_float
+from thermocomp.io.csvtext import check_header, header_and_rows, parse_float
 from thermocomp.robot.chain import Chain
 from thermocomp.robot.dh import chain_from_dh
 
@@ -38,18 +38,16 @@ def is_dh_header(header: list[str]) -> bool:
 def read_dh_csv(path: PathLike, name: str | None = None) -> Chain:
     """Read a DH table (standard or modified, by its columns) as a table-form chain."""
     src = str(path)
-    rows = list(iter_rows(path))
-    if not rows:
-        raise InputError("expected a header and one row per joint, got an empty file", path=src)
-    line, header = rows[0]
+    line, header, rest = header_and_rows(path, "expected a header and one row per joint, got an empty file")
+    body = list(rest)
     modified = "a_prev_mm" in {h.strip() for h in header}
     required = MODIFIED if modified else STANDARD
     idx = check_header(header, required, OPTIONAL, src, line)
-    if len(rows) < 2:
+    if not body:
         raise InputError("expected one row per joint, got only the header", path=src)
     values: dict[str, list[float]] = {c: [] for c in required[1:] + OPTIONAL}
     names = []
-    for number, cells in rows[1:]:
+    for number, cells in body:
         if len(cells) != len(header):
             raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=number)
         names.append(cells[idx["joint"]].strip() or f"joint{len(names) + 1}")

@@ -32,7 +32,7 @@ from thermocomp._typing import PathLike
 from thermocomp.calibration.measurements import Measurements
 from thermocomp.errors import InputError
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.csvtext import iter_rows, parse_floats
+from thermocomp.io.csvtext import header_and_rows, parse_floats
 from thermocomp.io.targets_csv import _ORIENTATION_GROUPS, _layout, _parse_row, _program
 
 _TEMP_RE = re.compile(r"temp([1-9][0-9]*)_C")
@@ -59,11 +59,7 @@ def read_measurements_csv(path: PathLike, n_joints: int | None = None) -> Measur
         Located at file, line and column.
     """
     src = str(path)
-    rows = iter_rows(path)
-    first = next(rows, None)
-    if first is None:
-        raise InputError(f"empty file: expected a header with {COLUMNS_HELP}", path=src)
-    header_line, header = first
+    header_line, header, rows = header_and_rows(path, f"empty file: expected a header with {COLUMNS_HELP}")
     names = [h.strip() for h in header]
     temps = [(int(m[1]), i) for i, h in enumerate(names) if (m := _TEMP_RE.fullmatch(h))]
     temps.sort()

@@ -45,7 +45,7 @@ from thermocomp.errors import InputError
 from thermocomp.geometry.checks import check_array, check_transform
 from thermocomp.geometry.rotations import invert_transform, matrix_from_euler_xyz, transform
 from thermocomp.io.atomic import atomic_write_bytes
-from thermocomp.io.csvtext import check_header, iter_rows, parse_float
+from thermocomp.io.csvtext import check_header, header_and_rows, parse_float
 from thermocomp.io.files import read_input_bytes
 from thermocomp.io.job import file_kind
 from thermocomp.io.urdf import matrix_from_urdf_rpy, urdf_chain, urdf_chain_ends
@@ -337,14 +337,12 @@ def read_mesh_map(path: PathLike, folder: PathLike, link_names: Sequence[str], m
     """
     src = str(path)
     d = _check_folder(folder)
-    rows = list(iter_rows(path))
-    if not rows:
-        raise InputError("expected a header and rows, got an empty file", path=src)
-    header_line, header = rows[0]
+    header_line, header, rest = header_and_rows(path, "expected a header and rows, got an empty file")
+    body = list(rest)
     idx = check_header(header, MESH_MAP_COLUMNS, [], src, header_line)
     refs = []
     first_line: dict[Path, tuple[int, str]] = {}  # each file's first row and link: a file is listed once
-    for line, cells in rows[1:]:
+    for line, cells in body:
         if len(cells) != len(header):
             raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=line)
         link = cells[idx["link"]].strip()

@@ -22,7 +22,7 @@ import numpy as np
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.csvtext import iter_rows, parse_floats
+from thermocomp.io.csvtext import header_and_rows, iter_rows, parse_floats
 
 _GROUPS = (("q", "_rad"), ("tau", "_Nm"), ("qd", "_rad_s"), ("qdd", "_rad_s2"))
 
@@ -152,11 +152,7 @@ def read_recording_csv(path: PathLike, n_joints: int | None = None, *, torques: 
         ``thermocomp excite``): torque columns optional, ``tau`` zero when absent.
     """
     src = str(path)
-    rows = iter_rows(path)
-    first = next(rows, None)
-    if first is None:
-        raise InputError("expected a header line time_s,q1_rad,..,tau1_Nm,.., got an empty file", path=src)
-    line, header = first
+    line, header, rows = header_and_rows(path, "expected a header line time_s,q1_rad,..,tau1_Nm,.., got an empty file")
     n, layout = _layout(header, src, line, torques)
     if n_joints is not None and n != n_joints:
         raise InputError(f"expected a recording of {n_joints} joints, got {n} (q1_rad .. q{n}_rad)", path=src, row=line)

@@ -72,7 +72,7 @@ def header(n_joints: int, convention: str) -> list[str]:
 
 
 #: Rows formatted at a time, so a chunk's text never sits in memory whole.
-FORMAT_BLOCK_ROWS = 16384
+FORMAT_BLOCK_ROWS = 4096
 
 
 def chunk_columns(chunk: CompensationChunk, names: tuple[str, ...], convention: str) -> dict[str, np.ndarray]:
@@ -182,11 +182,10 @@ def results_writer(path: PathLike, n_joints: int, convention: str) -> Iterator[R
 class ResultsWriter:
     """Results rows onto an open text ``handle`` (e.g. a :class:`~thermocomp.io.job.Job` output); writes the header.
 
-    Use it as a context manager around the writes: each formatted block goes to
-    the file from a second thread while the work goes on (the next block is
-    formatted, the next chunk solved); leaving the block waits for the last
-    write, so every row is in the file, or its error raised, before the file
-    is closed. ::
+    Use it as a context manager around the writes: each chunk is formatted and
+    written to the file from a second thread while the work goes on (the next
+    chunk is solved); leaving the block waits for the last write, so every row
+    is in the file, or its error raised, before the file is closed. ::
 
         with ResultsWriter(handle, n_joints, convention) as writer:
             for chunk in compensate(...):
@@ -227,14 +226,14 @@ class ResultsWriter:
             if self._pool is None:  # the header (text) first, then bytes straight to the file
                 self._handle.flush()
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="thermocomp-results")
-            for block in chunk_bytes(chunk, names, self._convention):
-                self._wait()  # one write in flight at a time: memory stays one block
-                self._pending = self._pool.submit(_write_pieces, binary, block)
+            self._wait()  # one chunk in flight at a time: memory stays one chunk and one block of its text
+            self._pending = self._pool.submit(_write_chunk, binary, chunk, names, self._convention)
         else:
             for block in chunk_bytes(chunk, names, self._convention):
                 self._handle.write(b"".join(piece.data for piece in block).decode("utf-8"))
 
 
-def _write_pieces(binary, pieces: list[np.ndarray]) -> None:
-    for piece in pieces:
-        binary.write(piece.data)
+def _write_chunk(binary, chunk: CompensationChunk, names: tuple[str, ...], convention: str) -> None:
+    for block in chunk_bytes(chunk, names, convention):
+        for piece in block:
+            binary.write(piece.data)

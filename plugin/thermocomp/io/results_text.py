@@ -17,7 +17,6 @@ then differs by one; tests/test_results_text.py measures how rarely).
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
 from thermocomp._typing import FloatArray
 from thermocomp.compiled import njit
@@ -31,8 +30,6 @@ _EXACT_POWERS = np.array([10.0 ** n for n in range(23)])
 _PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode("ascii"), dtype=np.uint8).copy()
 #: Longest text of one number: sign, 12 digits, point, ``e-308``.
 _NUMBER_BYTES = 24
-#: Blocks of rows written in parallel (each a piece of :func:`results_lines`' text).
-_BLOCKS = 64
 
 
 def utf8_table(strings: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -53,9 +50,9 @@ def results_lines(minute: FloatArray, target: np.ndarray, names: tuple[np.ndarra
     """The UTF-8 bytes of the CSV lines ``minute,name,label,near,v1,...,vk`` of ``r`` rows, as pieces (uint8
     arrays) that follow one another: their concatenation is the text, each line ending in a newline.
 
-    The rows are written in parallel blocks, each block's lines one after another in its own stretch of one
-    buffer; the pieces are those stretches, so the text is never copied into one array (at a million rows
-    that copy cost a second).
+    One piece: the lines one after another at the start of a buffer sized for the longest lines, not copied
+    again (at a million rows a copy cost a second). The rows are written on the calling thread: a results
+    writer formats on its own thread while the solver goes on (:class:`~thermocomp.io.results_csv.ResultsWriter`).
 
     Parameters
     ----------
@@ -76,12 +73,9 @@ def results_lines(minute: FloatArray, target: np.ndarray, names: tuple[np.ndarra
     longest += int(np.max(np.diff(label_off))) if len(label_off) > 1 else 0
     width = longest + 5 + (k + 1) * (_NUMBER_BYTES + 1)  # the longest a line can be
     buffer = np.empty(r * width, dtype=np.uint8)
-    blocks = max(1, min(r, _BLOCKS))
-    ends = np.empty(blocks, dtype=np.int64)
-    _write_rows(buffer, width, ends, minute, target.astype(np.int64), name_bytes, name_off, status.astype(np.int64),
-                label_bytes, label_off, near, values, empty)
-    starts = (np.arange(blocks) * r // blocks) * width
-    return [buffer[a:b] for a, b in zip(starts.tolist(), ends.tolist()) if b > a]
+    end = _write_rows(buffer, minute, target.astype(np.int64), name_bytes, name_off, status.astype(np.int64),
+                      label_bytes, label_off, near, values, empty)
+    return [buffer[:end]] if end else []
 
 
 @njit(cache=True, inline="always")
@@ -209,31 +203,26 @@ def _put_number(out, at, v, digits, buf):
     return put_exponent(out, at, e)
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _write_rows(buffer, width, ends, minute, target, name_bytes, name_off, status, label_bytes, label_off, near,
-                values, empty):
-    """The lines of ``len(ends)`` blocks of rows in parallel: block ``b`` (rows ``b * r // blocks`` on) writes its
-    lines one after another from ``buffer[first_row * width]``, and its end offset into ``ends[b]``."""
+@njit(cache=True, nogil=True)
+def _write_rows(buffer, minute, target, name_bytes, name_off, status, label_bytes, label_off, near, values, empty):
+    """The lines of the rows one after another from ``buffer[0]``; returns where they end."""
     r, k = values.shape
-    blocks = ends.shape[0]
-    for b in prange(blocks):
-        first, stop = b * r // blocks, (b + 1) * r // blocks
-        at = first * width
-        buf = np.empty(WRITTEN_DIGITS, dtype=np.uint8)
-        for i in range(first, stop):
-            at = _put_number(buffer, at, minute[i], WRITTEN_DIGITS, buf)
-            buffer[at] = 44  # ','
-            at = _put_bytes(buffer, at + 1, name_bytes, name_off[target[i]], name_off[target[i] + 1])
+    at = 0
+    buf = np.empty(WRITTEN_DIGITS, dtype=np.uint8)
+    for i in range(r):
+        at = _put_number(buffer, at, minute[i], WRITTEN_DIGITS, buf)
+        buffer[at] = 44  # ','
+        at = _put_bytes(buffer, at + 1, name_bytes, name_off[target[i]], name_off[target[i] + 1])
+        buffer[at] = 44
+        at = _put_bytes(buffer, at + 1, label_bytes, label_off[status[i]], label_off[status[i] + 1])
+        buffer[at] = 44
+        buffer[at + 1] = 49 if near[i] else 48
+        at += 2
+        for j in range(k):
             buffer[at] = 44
-            at = _put_bytes(buffer, at + 1, label_bytes, label_off[status[i]], label_off[status[i] + 1])
-            buffer[at] = 44
-            buffer[at + 1] = 49 if near[i] else 48
-            at += 2
-            for j in range(k):
-                buffer[at] = 44
-                at += 1
-                if not empty[i, j]:
-                    at = _put_number(buffer, at, values[i, j], WRITTEN_DIGITS, buf)
-            buffer[at] = 10  # '\n'
             at += 1
-        ends[b] = at
+            if not empty[i, j]:
+                at = _put_number(buffer, at, values[i, j], WRITTEN_DIGITS, buf)
+        buffer[at] = 10  # '\n'
+        at += 1
+    return at

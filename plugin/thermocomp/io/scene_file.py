@@ -40,7 +40,7 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import matrix_from_euler_xyz, transform
 from thermocomp.io.files import is_file, read_input_bytes
 from thermocomp.io.meshes import UNITS, metres_per_unit_from_name
-from thermocomp.robot.builtin import BUILTIN_ROBOTS
+from thermocomp.robot.builtin import BUILTIN_NAMES, is_builtin
 from thermocomp.robot.chain import Chain
 
 #: Format versions this reader understands (top-level key ``thermocomp_scene``).
@@ -264,7 +264,7 @@ class Scene:
         its objects. A writer refuses to write over any of them.
         """
         found = [Path(self.source)] if Path(self.source).is_file() else []
-        if self.robot.model is not None and self.robot.model not in BUILTIN_ROBOTS:
+        if self.robot.model is not None and not is_builtin(self.robot.model):
             found.append(Path(self.robot.model))
         if self.robot.meshes is not None:
             found.extend(self.robot.meshes.files())
@@ -708,10 +708,10 @@ def read_scene(path: PathLike) -> Scene:
         table = _Table(reader, reader.doc["robot"], "[robot]", "robot")
         table.check_keys(_ROBOT_KEYS)
         model = table.string("model")
-        if model is not None and model not in BUILTIN_ROBOTS:
+        if model is not None and not is_builtin(model):
             resolved = reader.resolve(model)
             if not is_file(resolved):
-                raise table.fail("model", f"expected a built-in robot ({', '.join(BUILTIN_ROBOTS)}) or an existing "
+                raise table.fail("model", f"expected a built-in robot ({', '.join(BUILTIN_NAMES)}) or an existing "
                                           f"robot file, got {model!r} (resolved to {resolved})")
             model = str(resolved)
         mount = table.string("mount")

@@ -24,7 +24,7 @@ from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import euler_xyz_from_matrix, matrix_from_euler_xyz
 from thermocomp.io.atomic import atomic_write_text
-from thermocomp.io.csvtext import check_header, iter_rows, parse_float
+from thermocomp.io.csvtext import check_header, header_and_rows, parse_float
 
 COLUMNS = ["joint", "alpha_deg", "beta_deg", "gamma_deg"]
 
@@ -54,12 +54,10 @@ def read_scene_joints_csv(path: PathLike, n_joints: int) -> FloatArray:
         number that is not one, or another count of joints than the robot's.
     """
     src = str(path)
-    rows = list(iter_rows(path))
-    if not rows:
-        raise InputError("expected a header 'joint,alpha_deg,beta_deg,gamma_deg' and rows, got an empty file", path=src)
-    header_line, header = rows[0]
+    header_line, header, rest = header_and_rows(
+        path, "expected a header 'joint,alpha_deg,beta_deg,gamma_deg' and rows, got an empty file")
+    body = list(rest)
     idx = check_header(header, COLUMNS, [], src, header_line)
-    body = rows[1:]
     if len(body) != n_joints:
         raise InputError(f"expected one row per joint of the robot ({n_joints}), got {len(body)}", path=src)
     euler = np.empty((n_joints, 3))

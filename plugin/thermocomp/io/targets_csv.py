@@ -81,7 +81,7 @@ from thermocomp.geometry.rotations import (
     rotvec_from_matrix,
 )
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.csvtext import MAX_CELL, CsvLines, iter_rows, parse_floats, plain_bytes
+from thermocomp.io.csvtext import MAX_CELL, CsvLines, iter_rows, parse_floats
 from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: The paper's columns after the name column: full pose, or position only.
@@ -552,8 +552,10 @@ def _float_column(column) -> FloatArray:
     return np.concatenate(parts) if parts else np.zeros(0)
 
 
-def _parse_plain(layout: _Layout, raw: list[bytes], first_line: int) -> tuple[list[str], FloatArray] | None:
-    """Names and values ``(k, len(value_index))`` of ``k`` plain lines (:meth:`CsvLines.plain`) at once.
+def _parse_plain(layout: _Layout, raw: list[bytes], text: bytes, first_line: int
+                 ) -> tuple[list[str], FloatArray] | None:
+    """Names and values ``(k, len(value_index))`` of ``k`` plain lines ``raw`` (:meth:`CsvLines.plain`, which
+    joined them into ``text``) at once.
 
     ``None`` as soon as anything would need a closer look -- a wrong cell
     count, a cell pyarrow does not read (:func:`_parse_block`) or that is not finite,
@@ -562,10 +564,7 @@ def _parse_plain(layout: _Layout, raw: list[bytes], first_line: int) -> tuple[li
     raises the located error. Accepted values are those of the row-by-row
     path (correctly rounded decimal conversion, as :class:`float`).
     """
-    commas = len(layout.columns) - 1
-    if set(map(bytes.count, raw, itertools.repeat(b","))) != {commas}:
-        return None
-    parsed = _parse_block(layout, plain_bytes(raw))
+    parsed = _parse_block(layout, text)  # (it refuses a line of another cell count; it skips a blank line)
     if parsed is None:
         return None
     names, values = parsed
@@ -647,19 +646,22 @@ def iter_targets_csv(
 class _Chunk:
     """The targets of the chunk being read: names, lines, values from plain blocks and single rows."""
 
-    def __init__(self) -> None:
+    def __init__(self, unique_names: bool) -> None:
         self.names: list[str] = []
         self.lines: list[np.ndarray] = []
         self.blocks: list[FloatArray] = []
         self.rows: list[list[float]] = []  # single rows after the last block
         self.row_lines: list[int] = []
-        self.first_line: dict[str, int] = {}  # name -> line, for the duplicate check within the chunk
+        #: name -> line, for the duplicate check within the chunk (kept only when names must be unique)
+        self.unique_names = unique_names
+        self.first_line: dict[str, int] = {}
 
     def add_row(self, name: str, values: list[float], line: int) -> None:
         self.names.append(name)
         self.rows.append(values)
         self.row_lines.append(line)
-        self.first_line[name] = line
+        if self.unique_names:
+            self.first_line[name] = line
 
     def add_block(self, names: list[str], values: FloatArray, first_line: int) -> None:
         self._close_rows()
@@ -667,7 +669,8 @@ class _Chunk:
         self.names.extend(names)
         self.blocks.append(values)
         self.lines.append(lines)
-        self.first_line.update(zip(names, lines.tolist()))
+        if self.unique_names:
+            self.first_line.update(zip(names, lines.tolist()))
 
     def _close_rows(self) -> None:
         if self.rows:
@@ -692,7 +695,7 @@ def _chunks(reader: CsvLines, layout: _Layout, chunk_rows: int, header_line: int
     # Names must be unique unless rows carry time_min: a timed program revisits its targets
     # (a cycle every few minutes), and name plus time, or name plus line, tells its rows apart.
     registry = None if layout.name_index is None or layout.has_time else _NameRegistry()
-    chunk = _Chunk()
+    chunk = _Chunk(registry is not None)
     total = 0
 
     def earlier_duplicate(digests: np.ndarray | None = None) -> InputError | None:
@@ -729,8 +732,8 @@ def _chunks(reader: CsvLines, layout: _Layout, chunk_rows: int, header_line: int
                 raise
             chunk.add_row(name, row_values, line)
 
-    def add_plain(raw: list[bytes]) -> bool:
-        parsed = _parse_plain(layout, raw, reader.number + 1)
+    def add_plain(raw: list[bytes], text: bytes) -> bool:
+        parsed = _parse_plain(layout, raw, text, reader.number + 1)
         if parsed is None:
             return False
         names, values = parsed
@@ -761,7 +764,8 @@ def _chunks(reader: CsvLines, layout: _Layout, chunk_rows: int, header_line: int
             raw = reader.read(room)
             if not raw:
                 break
-            if not (reader.plain(raw) and add_plain(raw)):
+            text = reader.plain(raw)
+            if text is None or not add_plain(raw, text):
                 rows = reader.rows(raw)
                 add_rows(itertools.islice(rows, room))
                 pending = list(rows)  # lines beyond the room, when a raw line held several
@@ -769,7 +773,7 @@ def _chunks(reader: CsvLines, layout: _Layout, chunk_rows: int, header_line: int
         if len(chunk.names) == chunk_rows:
             total += chunk_rows
             program = finish()
-            chunk = _Chunk()
+            chunk = _Chunk(registry is not None)
             yield program
     if total == 0 and not chunk.names:
         raise InputError("expected one line per target after the header, got none", path=src, row=header_line)

@@ -33,9 +33,38 @@ BUILTIN_VARIANTS = {"gofa-seed000": ("gofa", "chain_seed000.csv"),
 BUILTIN_JOINT_OBJECTS = {"irb140-paper-scene": ("irb140", "joint_objects_paper_scene.csv")}
 
 
+#: Every name ``--robot`` takes besides a file: the built-in robots, then their variants.
+BUILTIN_NAMES = (*BUILTIN_ROBOTS, *BUILTIN_VARIANTS)
+#: How a robot file's name ends (``.csv`` table form or DH table, ``.urdf``, ``.xacro``): a robot given by any
+#: other name is a built-in name or an error, never a file.
+ROBOT_SUFFIXES = (".csv", ".urdf", ".xacro")
+
+
 def is_builtin(name: object) -> bool:
-    """Whether ``name`` names a built-in robot or variant (not a file to read)."""
-    return isinstance(name, str) and (name in BUILTIN_ROBOTS or name in BUILTIN_VARIANTS)
+    """Whether ``name`` names a built-in robot or variant of :data:`BUILTIN_NAMES` (not a file to read)."""
+    return isinstance(name, (str, Path)) and str(name) in BUILTIN_NAMES
+
+
+def robot_file(robot: object, option: str = "--robot") -> Path | None:
+    """The robot file ``robot`` names; ``None`` for a built-in name or a model object (a :class:`Chain`).
+
+    The one place that tells a built-in robot's name from a file: every
+    command declares, reads and protects its robot through it.
+
+    Raises
+    ------
+    InputError
+        ``robot`` is a name that is neither built in nor a path ending in
+        ``.csv``, ``.urdf`` or ``.xacro``; the message names ``option`` and
+        lists the built-in names.
+    """
+    if not isinstance(robot, (str, Path)) or is_builtin(robot):
+        return None
+    if Path(robot).suffix.lower() not in ROBOT_SUFFIXES:
+        raise InputError(f"{option}: unknown robot {str(robot)!r}; expected a built-in robot "
+                         f"({', '.join(BUILTIN_NAMES)}) or a path to a {', '.join(ROBOT_SUFFIXES[:-1])} or "
+                         f"{ROBOT_SUFFIXES[-1]} file")
+    return Path(robot)
 
 
 def builtin_joint_objects(name: str, n_joints: int) -> FloatArray | None:
@@ -49,10 +78,14 @@ def builtin_joint_objects(name: str, n_joints: int) -> FloatArray | None:
 
 
 def robot_dir(name: str) -> Path:
-    """Folder of a built-in robot's data files."""
+    """Folder of a built-in robot's data files (its table, meshes, inertials); a variant has none."""
+    if name in BUILTIN_VARIANTS:
+        folder = BUILTIN_VARIANTS[name][0]
+        raise InputError(f"robot {name!r} is a kinematic variant of {folder!r} (a table only, its link frames are "
+                         f"not {folder}'s): it has no meshes or inertials; use {folder!r} or a robot file for them")
     if name not in BUILTIN_ROBOTS:
-        raise InputError(f"unknown robot {name!r}; expected one of {', '.join((*BUILTIN_ROBOTS, *BUILTIN_VARIANTS))} "
-                         "or a path to a .csv, .urdf or .xacro file")
+        robot_file(name)  # the unknown-name error
+        raise InputError(f"expected a built-in robot ({', '.join(BUILTIN_ROBOTS)}), got the file {name!r}")
     return _robots_root() / name
 
 
@@ -80,8 +113,8 @@ def load_robot(name: str | PathLike, options: RobotFileOptions | None = None) ->
     from thermocomp.io.dh_csv import is_dh_header, read_dh_csv
     from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, load_robot_file
 
-    path = Path(name)
-    if path.suffix.lower() in ROBOT_FILE_SUFFIXES:
+    path = robot_file(name)
+    if path is not None and path.suffix.lower() in ROBOT_FILE_SUFFIXES:
         return load_robot_file(path, options)
     if options is not None and (options.chooses_links or options.xacro_args):
         given = [flag for flag, used in (("--base-link", options.base_link is not None),
@@ -89,7 +122,7 @@ def load_robot(name: str | PathLike, options: RobotFileOptions | None = None) ->
                                          ("--xacro-arg", bool(options.xacro_args))) if used]
         raise InputError(f"{', '.join(given)}: only for a .urdf or .xacro robot file, got robot {str(name)!r} "
                          "(a built-in robot or a table has one chain)")
-    if path.suffix.lower() == ".csv":
+    if path is not None:  # a .csv
         first = next(iter(iter_rows(path)), None)
         if first is not None and is_dh_header(first[1]):
             return read_dh_csv(path)

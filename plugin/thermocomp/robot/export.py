@@ -7,9 +7,9 @@
 * meshes: a built-in robot's envelopes (``robots/<name>/meshes``), or a ``.urdf`` / ``.xacro``
   robot file's own ``<visual>`` and ``<collision>`` meshes, placed in our link frames as
   :func:`thermocomp.inertia.robot.mesh_refs_for_robot` places them;
-* inertials: an inertia CSV (the form of ``robots/<name>/inertia.csv``) or the URDF that
-  ``thermocomp inertia --out`` wrote for the same robot (its kinematics is checked against the
-  robot's, so that its link frames are the exported ones).
+* inertials: an inertia CSV (the form of ``robots/<name>/inertia.csv``) or the ``<inertial>`` elements of a
+  ``.urdf`` / ``.xacro`` file of the same robot (``thermocomp inertia --out``'s, a ROS-Industrial
+  description), read as the dynamics commands read them and moved into the exported link frames.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def export_link_contents(robot: str | PathLike, chain: Chain, *, with_meshes: bo
     with_meshes
         Carry the robot's meshes (visual and collision).
     inertials
-        An inertia CSV or a URDF written by ``thermocomp inertia --out``.
+        An inertia CSV, or a ``.urdf`` / ``.xacro`` file of the same robot with ``<inertial>`` elements.
     robot_options
         How a ``.urdf`` / ``.xacro`` robot file is read.
 
@@ -56,7 +56,7 @@ def export_link_contents(robot: str | PathLike, chain: Chain, *, with_meshes: bo
         return None
     names = link_names(chain.n_joints)
     meshes = _meshes(robot, chain, robot_options) if with_meshes else {}
-    masses = _inertials(inertials, chain) if inertials is not None else {}
+    masses = _inertials(inertials, chain, robot_options) if inertials is not None else {}
     out = {}
     for name in names:
         kw: dict = {}
@@ -73,10 +73,10 @@ def _meshes(robot: str | PathLike, chain: Chain, robot_options) -> dict[str, dic
     """Per link: ``visual_mesh``, ``collision_mesh``, ``T_link_mesh``, ``mesh_scale`` (LinkContent fields)."""
     from thermocomp.inertia.links import link_names
     from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES
-    from thermocomp.robot.builtin import BUILTIN_ROBOTS
+    from thermocomp.robot.builtin import robot_file
 
     name = str(robot)
-    if name in BUILTIN_ROBOTS:
+    if robot_file(robot) is None:  # a built-in robot (a variant has no meshes: builtin_mesh_path says so)
         from thermocomp.inertia.builtin import builtin_mesh_path
 
         out = {}
@@ -147,19 +147,20 @@ def robot_file_link_meshes(path: Path, chain: Chain, robot_options=None) -> dict
     return out
 
 
-def _inertials(path: PathLike, chain: Chain) -> dict:
-    """``LinkInertial`` by link name from an inertia CSV or a thermocomp inertia URDF, checked against ``chain``."""
+def _inertials(path: PathLike, chain: Chain, robot_options=None) -> dict:
+    """``LinkInertial`` by link name from an inertia CSV or a robot file's ``<inertial>`` elements, checked against ``chain``."""
     from thermocomp.inertia.files import read_inertia_csv
     from thermocomp.inertia.links import link_names
+    from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES
 
     names = link_names(chain.n_joints)
     suffix = Path(path).suffix.lower()
     if suffix == ".csv":
         links = {x.link: x for x in read_inertia_csv(path).links}
-    elif suffix == ".urdf":
-        links = read_urdf_inertials(path, chain)
+    elif suffix in ROBOT_FILE_SUFFIXES:
+        links = robot_file_link_inertials(path, chain, robot_options)
     else:
-        raise InputError(f"--inertials: expected an inertia .csv or the .urdf of 'thermocomp inertia --out', got "
+        raise InputError(f"--inertials: expected an inertia .csv or a .urdf / .xacro robot file with <inertial>s, got "
                          f"{Path(path).name!r}", path=str(path))
     unknown = sorted(set(links) - set(names))
     if unknown:
@@ -167,51 +168,59 @@ def _inertials(path: PathLike, chain: Chain) -> dict:
     return links
 
 
-def read_urdf_inertials(path: PathLike, chain: Chain) -> dict:
-    """The ``<inertial>`` of links ``base``, ``link1`` .. of a URDF that thermocomp wrote for ``chain``.
+def robot_file_link_inertials(path: PathLike, chain: Chain, robot_options=None) -> dict:
+    """``LinkInertial`` of ``link1`` .. ``linkn`` of ``chain`` from the ``<inertial>`` elements of a ``.urdf`` / ``.xacro`` file.
 
-    Its link frames are the table form's only if it is the same robot: its
-    forward kinematics (root ``world`` to ``tcp``) must equal ``chain``'s at
-    random configurations within :data:`SAME_ROBOT_TOL`.
+    The file is read as the dynamics commands read it
+    (:func:`thermocomp.io.urdf_inertials.read_urdf_parameters`, with
+    ``robot_options``' packages and links): what moves with each joint, in
+    the file's table-form link frames. The file must describe the same
+    robot, its base frame possibly elsewhere (a ROS-Industrial UR's
+    ``base_link`` is the controller's ``base`` turned by pi): its tip in
+    its base frame, at the angles ``chain`` gives its URDF
+    (``theta = sign q + offset``), is ``chain``'s TCP moved by one constant
+    transform ``T_base_filebase`` at random configurations, within
+    :data:`SAME_ROBOT_TOL`. What moves with each joint (its child link and
+    the links fixed to it: a ROS ``flange`` or ``tool0``, the 1 g ``tcp``
+    placeholder of a thermocomp URDF), as the dynamics commands count it,
+    is then moved from the file's link frame into ``chain``'s (zero pose;
+    docs/conventions.md). The base, which does not move, carries none; a
+    massless link is left out.
     """
-    import xml.etree.ElementTree as ET
-
-    from thermocomp.inertia.links import LinkInertial, link_names
-    from thermocomp.io.files import read_input_bytes
-    from thermocomp.io.urdf import matrix_from_urdf_rpy, urdf_chain
+    from thermocomp.dynamics.parameters import inertial_from_parameters
+    from thermocomp.geometry.rotations import invert_transform
+    from thermocomp.inertia.links import LinkInertial
+    from thermocomp.inertia.robot import zero_pose_link_frames
+    from thermocomp.io.urdf_inertials import read_urdf_parameters
     from thermocomp.kinematics.fk import fk_matrix
     from thermocomp.kinematics.model import nominal_model
 
     src = str(path)
-    data = read_input_bytes(path, "URDF")
-    other = urdf_chain(data, src, tip_link="tcp")
-    q = np.random.default_rng(0).uniform(np.maximum(chain.lower, -np.pi), np.minimum(chain.upper, np.pi),
-                                         (20, chain.n_joints))
-    # A thermocomp URDF holds model angles theta = sign * q + offset (thermocomp.io.urdf.urdf_text).
-    if other.n_joints != chain.n_joints or not np.allclose(fk_matrix(nominal_model(other), chain.theta_from_q(q)),
-                                                           fk_matrix(nominal_model(chain), q), rtol=0, atol=SAME_ROBOT_TOL):
-        raise InputError(f"--inertials: this URDF is another robot than {chain.name!r} (its kinematics differs), so its "
-                         "link frames are not the exported robot's; compute the inertials for this robot", path=src)
-    root = ET.fromstring(data)
+    info = read_urdf_parameters(path, robot_options)
+    other = info.chain.replace(T_world_base=np.eye(4))
+    ours = chain.replace(T_world_base=np.eye(4))
+    n = chain.n_joints
+    q = np.random.default_rng(0).uniform(np.maximum(chain.lower, -np.pi), np.minimum(chain.upper, np.pi), (20, n))
+    T_base_filebase = None
+    if other.n_joints == n:
+        T = fk_matrix(nominal_model(ours), q) @ invert_transform(fk_matrix(nominal_model(other), chain.theta_from_q(q)))
+        if np.allclose(T, T[0], rtol=0, atol=SAME_ROBOT_TOL):
+            T_base_filebase = T[0]
+    if T_base_filebase is None:
+        raise InputError(f"--inertials: this robot file is another robot than {chain.name!r} (its kinematics differs), "
+                         "so its link frames are not the exported robot's; compute the inertials for this robot",
+                         path=src)
+    ours_frames = zero_pose_link_frames(ours)
+    theirs_frames = zero_pose_link_frames(other)
     out = {}
-    for link in root.findall("link"):
-        name = link.get("name", "")
-        inertial = link.find("inertial")
-        if name not in link_names(chain.n_joints) or inertial is None:
+    for k in range(n):
+        link = f"link{k + 1}"
+        pi = info.parameters[10 * k:10 * k + 10]  # everything moving with joint k
+        if pi[0] == 0.0:
             continue
-        origin, mass, inertia = inertial.find("origin"), inertial.find("mass"), inertial.find("inertia")
-        try:
-            com = np.array([float(v) for v in (origin.get("xyz", "0 0 0") if origin is not None else "0 0 0").split()])
-            if origin is not None and np.any(matrix_from_urdf_rpy([float(v) for v in origin.get("rpy", "0 0 0").split()])
-                                             != np.eye(3)):
-                raise ValueError("turned inertial frame")
-            m = float(mass.get("value", "")) if mass is not None else float("nan")
-            i = {k: float(inertia.get(k, "0")) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")} if inertia is not None else {}
-        except (ValueError, AttributeError) as exc:
-            raise InputError(f"--inertials: link {name}: expected <inertial> with origin xyz (rpy 0), mass and inertia, "
-                             f"got {exc}", path=src) from exc
-        if not i:
-            raise InputError(f"--inertials: link {name}: expected <inertia>", path=src)
-        tensor = np.array([[i["ixx"], i["ixy"], i["ixz"]], [i["ixy"], i["iyy"], i["iyz"]], [i["ixz"], i["iyz"], i["izz"]]])
-        out[name] = LinkInertial(link=name, mass=m, com=com, inertia=tensor, source=src)
+        theirs = inertial_from_parameters(pi, f"--inertials: {link}")
+        T = invert_transform(ours_frames[link]) @ T_base_filebase @ theirs_frames[link]
+        R = T[:3, :3]
+        out[link] = LinkInertial(link=link, mass=theirs.mass, com=R @ theirs.com + T[:3, 3],
+                                 inertia=R @ theirs.inertia @ R.T, source=src)
     return out

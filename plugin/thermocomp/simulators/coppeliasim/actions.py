@@ -28,7 +28,7 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.prepare import bind_law, bind_table, robot_and_table
-from thermocomp.robot.builtin import is_builtin
+from thermocomp.robot.builtin import robot_file
 
 #: Most random configurations ``check --configurations`` and ``convention --configurations`` take: each is a
 #: few kB of work, and a scene round trip for ``check``; more says nothing new.
@@ -165,8 +165,7 @@ def check_fk(address: Address, which: RobotInScene, configurations: int, seed: i
 
     check_configurations(configurations)
     check_seed(seed)
-    if compare is not None and not is_builtin(compare):
-        job.input(compare, "--compare")
+    job.input(robot_file(compare, "--compare"), "--compare")
     job.check()
     other = None if compare is None else load_chain(compare, robot_options, job=job)
     with _connect(address, job) as session:
@@ -378,8 +377,7 @@ def convention(robot: str, deformation: PathLike, stabilisation_min: float | Non
         if stabilisation_min is None:
             raise ConfigurationError(f"--minute {minute:g}: the static convention applies the full table once; "
                                      "give --stabilisation-min T for the incremental law's minutes")
-    if not is_builtin(robot):
-        job.input(robot, "--robot")
+    job.input(robot_file(robot), "--robot")
     job.input(deformation, "--deformation")
     out = job.output(out, "--out")
     job.check()

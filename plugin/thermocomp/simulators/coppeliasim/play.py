@@ -10,7 +10,7 @@ import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import ConfigurationError, InputError
-from thermocomp.io.csvtext import iter_rows, parse_float, parse_floats
+from thermocomp.io.csvtext import header_and_rows, parse_float, parse_floats
 from thermocomp.kinematics.model import KinematicModel
 from thermocomp.simulators.coppeliasim.connection import Session
 from thermocomp.simulators.coppeliasim.scene import (
@@ -59,11 +59,7 @@ def read_results_rows(path: PathLike, n_joints: int, minute: float | None = None
     src = str(path)
     wanted = ["minute", "target", "status", *[f"q{j + 1}_deg" for j in range(n_joints)]]
     rows: list[tuple[int, float, str, list[float]]] = []
-    records = iter_rows(path)
-    first = next(records, None)
-    if first is None:
-        raise InputError("expected a results CSV header, got an empty file", path=src)
-    header_line, header = first
+    header_line, header, records = header_and_rows(path, "expected a results CSV header, got an empty file")
     index = {name.strip(): k for k, name in enumerate(header)}
     if len(index) < len(header):  # a name given twice: one of its columns would be read, the other ignored
         names = [name.strip() for name in header]

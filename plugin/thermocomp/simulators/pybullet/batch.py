@@ -18,7 +18,7 @@ from thermocomp._typing import FloatArray, PathLike
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
-from thermocomp.robot.builtin import BUILTIN_ROBOTS
+from thermocomp.robot.builtin import robot_file
 from thermocomp.simulators.pybullet import cell as sim
 
 #: Picture size of a screenshot when none is given [px].
@@ -71,8 +71,7 @@ def prepare(job: Job, robot: str | None, deformation: PathLike, targets: PathLik
     The second check covers the files only the inputs name (the scene's
     robot file, mesh maps, meshes), still before any work.
     """
-    if robot is not None and robot not in BUILTIN_ROBOTS:
-        job.input(robot, "--robot")
+    job.input(robot_file(robot), "--robot")
     job.input(deformation, "--deformation")
     job.input(targets, "--targets")
     job.input(program, "--program")

@@ -188,10 +188,9 @@ def tracker_transform(pose_mm_deg: ArrayLike | None) -> FloatArray:
 def _declare(job: Job, robot: object, deformation: PathLike, law_file: PathLike | None) -> None:
     """Declare the inputs every ``track`` run reads: the robot file, the true table, the law file."""
     from thermocomp.io.timelaw_file import time_law_path
-    from thermocomp.robot.builtin import BUILTIN_ROBOTS
+    from thermocomp.robot.builtin import robot_file
 
-    if isinstance(robot, (str, Path)) and str(robot) not in BUILTIN_ROBOTS:
-        job.input(robot, "--robot")
+    job.input(robot_file(robot), "--robot")
     job.input(deformation, "--deformation")
     if law_file is not None:
         job.input(time_law_path(law_file), "--time-law")
@@ -259,14 +258,10 @@ def run_campaign(robot: str | PathLike, deformation: PathLike, out: PathLike, la
 def read_compensated_rows(path: PathLike, n_joints: int) -> tuple[FloatArray, FloatArray, FloatArray, np.ndarray]:
     """Converged rows of a results CSV: minutes ``(r,)``, corrected angles [rad] ``(r, n)``,
     the reached (target) positions [m] ``(r, 3)`` and the file lines ``(r,)``."""
-    from thermocomp.io.csvtext import check_header, iter_rows, parse_floats
+    from thermocomp.io.csvtext import check_header, header_and_rows, parse_floats
 
     src = str(path)
-    rows = iter_rows(path)
-    first = next(rows, None)
-    if first is None:
-        raise InputError("expected a results CSV (thermocomp compensate --out), got an empty file", path=src)
-    line, header = first
+    line, header, rows = header_and_rows(path, "expected a results CSV (thermocomp compensate --out), got an empty file")
     wanted = ["minute", "status", *[f"q{j + 1}_deg" for j in range(n_joints)], "reached_x_mm", "reached_y_mm",
               "reached_z_mm"]
     names = [h.strip() for h in header]

@@ -41,7 +41,7 @@ from thermocomp.io.targets_csv import read_targets_csv
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.pipeline import CompensationReport, run_compensation
 from thermocomp.prepare import robot_and_table
-from thermocomp.robot.builtin import BUILTIN_ROBOTS
+from thermocomp.robot.builtin import BUILTIN_ROBOTS, is_builtin, robot_file
 from thermocomp.robot.chain import Chain
 from thermocomp.simulators.pybullet.client import Client, connect
 from thermocomp.simulators.pybullet.collision import (
@@ -136,8 +136,9 @@ class SimSetup:
         from thermocomp.io.robot_files import robot_file_inputs
 
         found: list[Path] = []
-        if self.robot not in BUILTIN_ROBOTS:
-            found.append(Path(self.robot))
+        path = robot_file(self.robot)
+        if path is not None:
+            found.append(path)
         found.extend(robot_file_inputs(self.robot, self.robot_options))  # a xacro's includes, the file's meshes
         found.extend(Path(str(p)) for p in (self.table.source, self.program.source) if p is not None)
         found.extend(self.scene.files())
@@ -256,7 +257,7 @@ def check_outputs(setup: SimSetup | None, outputs: Sequence[PathLike], *, inputs
 
 
 def _same_robot(a: str, b: str) -> bool:
-    if a in BUILTIN_ROBOTS or b in BUILTIN_ROBOTS:
+    if is_builtin(a) or is_builtin(b):
         return a == b
     return Path(a).resolve() == Path(b).resolve()
 
@@ -372,6 +373,20 @@ def magnification_within_cell(setup: SimSetup, magnification: float, *, workdir:
             if candidate <= 1.0 or np.all(lowest_link_z(robot.show(fraction, candidate), q_rows) >= bound):
                 return candidate
     return 1.0
+
+
+def magnification_warning(setup: SimSetup, magnification: float, option: str = "--magnification", *,
+                          workdir: PathLike | None = None) -> str | None:
+    """What is wrong with an explicit ``magnification`` that drives the robot through the plane it stands on (its
+    cell's table or the floor) along the program, naming ``option``, the value and the cap the automatic choice
+    would use (:func:`magnification_within_cell`); ``None`` when it stays above. The value is taken as given: a
+    display magnification only changes the picture."""
+    cap = magnification_within_cell(setup, check_magnification(magnification, option), workdir=workdir)
+    if cap >= magnification:
+        return None
+    return (f"{option} {magnification:g}: the magnified robot goes below the plane it stands on (its cell's table "
+            f"or the floor) along the program; the automatic magnification is capped at {cap:g} for this robot, "
+            "cell and program")
 
 
 def automatic_magnification(setup: SimSetup, minute: float, *, workdir: PathLike | None = None) -> float:
@@ -677,6 +692,7 @@ __all__ = [
     "display_magnification",
     "largest_deviation",
     "legend_lines",
+    "magnification_warning",
     "magnification_within_cell",
     "load_setup",
     "measure",

@@ -50,11 +50,13 @@ GHOST_RGBA = (0.55, 0.62, 0.75, 0.35)
 MAGNIFICATION_RANGE = (1.0, 1000.0)
 
 
-def check_magnification(magnification: float) -> float:
-    """``magnification`` if it lies in :data:`MAGNIFICATION_RANGE`, else :class:`ConfigurationError`."""
+def check_magnification(magnification: float, option: str = "magnification") -> float:
+    """``magnification`` if it is a finite number in :data:`MAGNIFICATION_RANGE`, else :class:`ConfigurationError`
+    naming ``option``. A value within the range may still drive the robot through its cell's table or floor:
+    :func:`thermocomp.simulators.pybullet.cell.magnification_warning` says so."""
     lo, hi = MAGNIFICATION_RANGE
-    if not (lo <= magnification <= hi):  # also refuses NaN
-        raise ConfigurationError(f"magnification: expected {lo:g} to {hi:g}, got {magnification:g}")
+    if not (lo <= magnification <= hi):  # also refuses NaN and infinities
+        raise ConfigurationError(f"{option}: expected a finite number from {lo:g} to {hi:g}, got {magnification:g}")
     return float(magnification)
 
 
