@@ -80,9 +80,10 @@ def interrupt_on_termination() -> Iterator[None]:
 
 def raise_if_terminated() -> None:
     """Raise the ``KeyboardInterrupt`` of a termination signal that was recorded but lost (see
-    :func:`interrupt_on_termination`), on the main thread: long work calls this as it reports progress, so such a
-    run ends within a progress step instead of running on to its end and being refused at the commit."""
-    if _TERMINATED and threading.current_thread() is threading.main_thread():
+    :func:`interrupt_on_termination`): :meth:`Job.commit` calls this before it names any output, and long work
+    on the main thread as it reports progress, so such a run ends within a progress step instead of running on
+    to its end and being refused at the commit."""
+    if _TERMINATED:
         raise KeyboardInterrupt(_termination_text())
 
 

@@ -100,7 +100,8 @@ class ProgressBar:
         self._open = False
 
     def __call__(self, done: int, total: int | None) -> None:
-        raise_if_terminated()
+        if threading.current_thread() is threading.main_thread():  # a worker's step leaves it to the main thread
+            raise_if_terminated()
         if not self.enabled:
             return
         with self._lock:

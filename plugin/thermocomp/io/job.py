@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from thermocomp._signals import _TERMINATED, _termination_text, interrupt_on_termination
+from thermocomp._signals import interrupt_on_termination, raise_if_terminated
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 
@@ -432,8 +432,7 @@ class Job:
         InputError
             A conflict, or a rename the file system refused, naming the output.
         """
-        if _TERMINATED:
-            raise KeyboardInterrupt(_termination_text())
+        raise_if_terminated()
         self.check()
         mode = new_file_mode()
         keep: dict[Path, Path | None] = {}  # destination -> its earlier content, or None when new
@@ -482,8 +481,7 @@ class Job:
         batch of programs run in worker processes commits every program's
         output together this way (docs/jobs.md).
         """
-        if _TERMINATED:
-            raise KeyboardInterrupt(_termination_text())
+        raise_if_terminated()
         self.check()
         staged, self._staged = dict(self._staged), {}
         return staged
