@@ -190,12 +190,12 @@ def test_targets_from_a_dataframe_equal_the_same_csv(targets, exaggerated, tmp_p
         read_targets_frame(twice)
 
 
-def test_the_nominal_memo_never_confuses_two_problems_with_one_hash(targets, monkeypatch):
+def test_the_nominal_memo_never_confuses_two_problems_with_one_hash(targets):
     """Every key hashing alike: a lookup still finds only equal keys (a collision is a miss, never a wrong row)."""
     from thermocomp.compensation.compensate import NominalMemo, _take
     from thermocomp.kinematics.ik import IKResult
 
-    first, _, keys = targets.distinct_rows()
+    first, _, keys, hashes = targets.distinct_rows()
     m = keys.size
     result = IKResult(q=np.arange(6.0 * m).reshape(m, 6), status=np.zeros(m, dtype=np.int8),
                       position_error=np.zeros(m), orientation_error=np.zeros(m),
@@ -203,9 +203,9 @@ def test_the_nominal_memo_never_confuses_two_problems_with_one_hash(targets, mon
     for colliding in (False, True):
         memo = NominalMemo()
         if colliding:
-            monkeypatch.setattr(NominalMemo, "_hash", staticmethod(lambda k: np.zeros(k.size, dtype=np.uint64)))
-        memo.add(keys[:30], _take(result, np.arange(30)))
-        found = memo.lookup(keys[::-1])
+            hashes = np.zeros(m, dtype=np.uint64)
+        memo.add(keys[:30], hashes[:30], _take(result, np.arange(30)))
+        found = memo.lookup(keys[::-1], hashes[::-1])
         known = found >= 0
         # every hit is the right row; without collisions every remembered key is found
         assert np.array_equal(found[known], (m - 1 - np.arange(m))[known])
@@ -236,8 +236,10 @@ def test_distinct_rows_are_those_numpy_finds():
             with pytest.MonkeyPatch.context() as patch:
                 if colliding:
                     patch.setattr(program, "hash_rows", lambda words: np.zeros(len(words), dtype=np.uint64))
-                first, inverse = program.distinct_rows(np.ascontiguousarray(key).view(np.uint64))
+                words = np.ascontiguousarray(key).view(np.uint64)
+                first, inverse, hashes = program.distinct_rows(words)
             assert np.array_equal(first, first_np[order]) and np.array_equal(inverse, rank[inverse_np.ravel()])
+            assert np.array_equal(hashes, program.hash_rows(words) if not colliding else np.zeros(m, np.uint64))
         assert m < 2 or first.size < m  # the repeats were found
 
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from thermocomp._typing import FloatArray
-from thermocomp.compensation.program import Program, hash_rows
+from thermocomp.compensation.program import Program
 from thermocomp.deformation.apply import COMPOSITIONS, deformed_model
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import LinearRamp, TablePerMinute, TimeLaw
@@ -323,9 +323,11 @@ class NominalMemo:
 
     Shared by the pieces of a streamed program, so a target visited again in
     a later piece is not solved again. Holds at most :data:`MEMO_ENTRIES`.
-    Lookups are vectorised: a 64-bit hash of each key is searched in a sorted
-    array, and a hit counts only when the whole key is equal (a hash
-    collision is a miss, solved again: never a wrong solution).
+    Lookups are vectorised: the 64-bit hash of each key (found with the keys
+    by :meth:`Program.distinct_rows`) is searched in a sorted array, and a
+    hit counts only when the whole key is equal (a hash collision is a miss,
+    solved again: never a wrong solution); only keys whose hash is known are
+    compared.
     """
 
     def __init__(self, capacity: int = MEMO_ENTRIES) -> None:
@@ -338,34 +340,30 @@ class NominalMemo:
     def __len__(self) -> int:
         return 0 if self._keys is None else int(self._keys.size)
 
-    @staticmethod
-    def _hash(keys: np.ndarray) -> np.ndarray:
-        return hash_rows(np.frombuffer(keys.tobytes(), dtype=np.uint64).reshape(keys.size, -1))
-
-    def lookup(self, keys: np.ndarray) -> np.ndarray:
-        """Memo row of each key ``(k,)``, -1 where unknown."""
+    def lookup(self, keys: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+        """Memo row of each key ``(k,)`` (``hashes`` ``(k,)`` their hashes), -1 where unknown."""
         found = np.full(keys.size, -1, dtype=np.int64)
         if self._keys is None or keys.size == 0 or keys.dtype != self._keys.dtype:
             return found
-        h = self._hash(keys)
-        at = np.minimum(np.searchsorted(self._hashes, h), self._hashes.size - 1)
-        row = self._order[at]
-        hit = (self._hashes[at] == h) & (self._keys[row] == keys)
-        found[hit] = row[hit]
+        at = np.minimum(np.searchsorted(self._hashes, hashes), self._hashes.size - 1)
+        known = np.flatnonzero(self._hashes[at] == hashes)
+        row = self._order[at[known]]
+        equal = self._keys[row] == keys[known]
+        found[known[equal]] = row[equal]
         return found
 
-    def add(self, keys: np.ndarray, result: IKResult) -> None:
-        """Remember ``result`` (one row per key) while there is room."""
+    def add(self, keys: np.ndarray, hashes: np.ndarray, result: IKResult) -> None:
+        """Remember ``result`` (one row per key; ``hashes`` the keys' hashes) while there is room."""
         room = self.capacity - len(self)
         if room <= 0 or keys.size == 0 or (self._keys is not None and keys.dtype != self._keys.dtype):
             return
-        keys, result = keys[:room], _take(result, np.arange(min(room, keys.size)))
+        keys, hashes, result = keys[:room], hashes[:room], _take(result, np.arange(min(room, keys.size)))
         base = len(self)
         self._keys = keys.copy() if self._keys is None else np.concatenate([self._keys, keys])
         self._results = result if self._results is None else IKResult(**{
             name: np.concatenate([getattr(self._results, name), getattr(result, name)])
             for name in IKResult.__dataclass_fields__})
-        hashes = np.concatenate([self._hashes, self._hash(keys)])
+        hashes = np.concatenate([self._hashes, hashes])
         order = np.concatenate([self._order, base + np.arange(keys.size)])
         sort = np.argsort(hashes, kind="stable")
         self._hashes, self._order = hashes[sort], order[sort]
@@ -412,17 +410,17 @@ def nominal_solutions(
 
 
 def _nominal_rows(chain: Chain, program: Program, first: np.ndarray, inverse: np.ndarray, keys: np.ndarray,
-                  options: CompensationOptions, q_previous: FloatArray | None, memo: NominalMemo | None,
+                  hashes: np.ndarray, options: CompensationOptions, q_previous: FloatArray | None, memo: NominalMemo | None,
                   progress: ProgressCallback | None) -> IKResult:
     """:func:`nominal_solutions` given the program's distinct problems (:meth:`Program.distinct_rows`)."""
     memo = NominalMemo() if memo is None else memo
-    known = memo.lookup(keys)
+    known = memo.lookup(keys, hashes)
     new = np.flatnonzero(known < 0)
     result = _empty_result(first.size, chain.n_joints)
     if new.size:
         solved = _nominal_distinct(chain, program.take(first[new]), options, q_previous, progress)
         _assign(result, new, solved)
-        memo.add(keys[new], solved)
+        memo.add(keys[new], hashes[new], solved)
     old = np.flatnonzero(known >= 0)
     if old.size:
         _assign(result, old, memo.take(known[old]))
@@ -818,7 +816,7 @@ def _compensate_timed(chain, model_at, program, options, q_previous, memo, progr
     """
     m = program.n_targets
     step = min(options.chunk_rows, PROGRESS_ROWS)
-    _, target_of_row, keys = program.distinct_rows()
+    _, target_of_row, keys, hashes = program.distinct_rows()
     done = 0
     for start in range(0, m, step):
         idx = np.arange(start, min(start + step, m))
@@ -829,8 +827,8 @@ def _compensate_timed(chain, model_at, program, options, q_previous, memo, progr
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
         nominal = _take(known, idx) if known is not None else \
-            _nominal_rows(chain, program.take(idx), first[order], rank[local], keys[distinct[order]], options,
-                          q_previous, memo, None)
+            _nominal_rows(chain, program.take(idx), first[order], rank[local], keys[distinct[order]],
+                          hashes[distinct[order]], options, q_previous, memo, None)
         q_previous = nominal.q[-1]
         t1 = time.perf_counter()
         minute = program.time_min[idx]

@@ -122,7 +122,7 @@ class Program:
             object.__setattr__(taken, f.name, values[f.name])
         return taken
 
-    def distinct_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def distinct_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Targets that ask for the same nominal solution, found once.
 
         Two rows are the same problem when their pose, reference joints and
@@ -137,6 +137,9 @@ class Program:
             Distinct problem of every row: ``first[inverse]`` has the same values.
         keys : ndarray of void, shape ``(k,)``
             The bytes of each distinct problem (for a memo across chunks).
+        hashes : ndarray of uint64, shape ``(k,)``
+            The 64-bit hash of each key (:func:`hash_rows` of its words), found
+            once here for the memo's lookups too.
         """
         m = self.n_targets
         parts = [self.R_world_tcp.reshape(m, 9), self.p_world_tcp]
@@ -146,9 +149,8 @@ class Program:
             parts.append(self.confdata.astype(float))
         key = np.ascontiguousarray(np.concatenate(parts, axis=1) + 0.0)  # + 0.0: -0.0 and 0.0 are one value
         void = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).ravel()
-        first, inverse = distinct_rows(key.view(np.uint64))
-        return first, inverse, void[first]
-
+        first, inverse, hashes = distinct_rows(key.view(np.uint64))
+        return first, inverse, void[first], hashes[first]
 
 
 #: FNV-1a's 64-bit offset basis and prime, with a shift that folds high bits down after each word.
@@ -167,13 +169,14 @@ def hash_rows(words: np.ndarray) -> np.ndarray:
     return h
 
 
-def distinct_rows(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def distinct_rows(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct rows of ``words`` ``(m, w)`` uint64, by value.
 
     Returns ``first`` ``(k,)``, the row of each distinct value's first
-    occurrence, increasing, and ``inverse`` ``(m,)``, the distinct value of
-    every row (``words[first[inverse]] == words``). Rows are grouped by
-    their 64-bit hash (:func:`hash_rows`: sorting 8 bytes a row, not the
+    occurrence, increasing, ``inverse`` ``(m,)``, the distinct value of
+    every row (``words[first[inverse]] == words``), and ``hashes`` ``(m,)``,
+    every row's :func:`hash_rows`. Rows are grouped by
+    their 64-bit hash (sorting 8 bytes a row, not the
     whole row), and each row is compared with its group's first on every
     word; should two different rows share a hash, the rows' bytes are sorted
     instead. Either way the answer is exact. When no hash repeats (a path of
@@ -183,7 +186,7 @@ def distinct_rows(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     hashes = hash_rows(words)
     ordered = np.sort(hashes)
     if not np.any(ordered[1:] == ordered[:-1]):  # every hash once: every row is its own first (a path's poses)
-        return np.arange(m), np.arange(m)
+        return np.arange(m), np.arange(m), hashes
     _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
     inverse = inverse.reshape(m)
     if not np.array_equal(words, words[first[inverse]]):  # a hash shared by different rows
@@ -193,4 +196,4 @@ def distinct_rows(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     order = np.argsort(first, kind="stable")  # the distinct values in the order they first occur
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(order.size)
-    return first[order], rank[inverse]
+    return first[order], rank[inverse], hashes
