@@ -7,7 +7,7 @@ line), so a message points at what an editor shows.
 from __future__ import annotations
 
 import csv
-import itertools
+import io
 import math
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -20,20 +20,46 @@ from thermocomp.io.files import open_input
 
 #: Raw lines read at a time by :func:`iter_rows`.
 _ROWS_BLOCK = 256
+#: Bytes :meth:`CsvLines.read` reads from the file at a time (about what the lines asked for need, by their
+#: length so far, within these bounds), and the line length it assumes before the first line.
+_READ_BYTES_MIN = 4096
+_READ_BYTES_MAX = 1 << 20
+_FIRST_LINE_BYTES = 128
+#: Up to this many lines, :func:`_line_end` finds them one ``find`` at a time; beyond, with numpy.
+_FIND_LINES = 1024
 
-#: Bytes that send a block of lines to the row-by-row path of :class:`CsvLines`:
-#: quotes, comment marks, and every control byte but the newline (the other
-#: line boundaries of :meth:`str.splitlines` among them).
-_NOT_PLAIN = bytes([*range(0x00, 0x0A), *range(0x0B, 0x20), 0x7F]) + b'"#'
+#: Bytes that send a block of lines to the row-by-row path of :class:`CsvLines`: quotes and comment marks
+#: (searched for), DEL, and every control byte but the newline (counted, with the newlines, among the bytes
+#: below a space).
+_NOT_PLAIN_MARKS = (b'"', b"#", b"\x7f")
 
 
-def plain_bytes(raw: list[bytes]) -> bytes:
-    """The lines ``raw`` joined, with Windows line ends (``\r\n``) turned into ``\n``.
+class RawLines:
+    """Consecutive raw lines of a file as one block of bytes: ``data`` holds ``len(self)`` lines, each ending in
+    ``\n`` (but the file's last line when the file does not end in one)."""
 
-    A carriage return anywhere else stays, so :meth:`CsvLines.plain` refuses it.
-    """
-    joined = b"".join(raw)
-    return joined.replace(b"\r\n", b"\n") if b"\r" in joined else joined  # the search is a memchr, the replace a copy
+    __slots__ = ("data", "count")
+
+    def __init__(self, data: bytes, count: int) -> None:
+        self.data = data
+        self.count = count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[bytes]:
+        """The lines, each with its ``\n``: the pieces of the file split where iterating over it splits."""
+        return iter(io.BytesIO(self.data))
+
+
+def _line_end(data: bytes, k: int) -> int:
+    """The offset just after the ``k``-th ``\n`` of ``data``, which has at least ``k >= 1``."""
+    if k <= _FIND_LINES:
+        at = -1
+        for _ in range(k):
+            at = data.find(b"\n", at + 1)
+        return at + 1
+    return int(np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)[k - 1]) + 1
 
 
 class CsvLines:
@@ -48,13 +74,20 @@ class CsvLines:
     rejects something. Either way the line numbers advance alike. Use as a
     context manager.
 
+    The file is read about a block at a time (by the lines' length so far)
+    and a block is cut after its last line's newline (the bytes after it wait
+    for the next block): no object per line on the plain path.
+
     Raises :class:`InputError` naming the file when it cannot be opened.
     """
 
     def __init__(self, path: PathLike) -> None:
         p = Path(path)
         self.src = str(p)
-        self._handle = open_input(p)  # read line by line: a targets file can be large
+        self._handle = open_input(p)  # read a block at a time: a targets file can be large
+        self._rest = b""  # bytes read from the file after the last block's lines
+        self._seen_bytes = 0  # bytes and lines of the blocks read so far
+        self._seen_lines = 0
         #: File lines consumed so far (the next line is ``number + 1``).
         self.number = 0
         self._offset = 0
@@ -66,29 +99,60 @@ class CsvLines:
     def __exit__(self, *exc: object) -> None:
         self._handle.close()
 
-    def read(self, count: int) -> list[bytes]:
-        """The next ``count`` raw lines (fewer at the end of the file), each with its ``\\n``."""
-        return list(itertools.islice(self._handle, count))
+    def read(self, count: int) -> RawLines:
+        """The next ``count`` raw lines (fewer at the end of the file), each with its ``\n``."""
+        parts: list[bytes] = []
+        found = 0
+        data, self._rest = self._rest, b""
+        while True:
+            if data:
+                lines = data.count(b"\n")  # (a memchr: cheaper than finding where each line ends)
+                if found + lines >= count:
+                    end = _line_end(data, count - found)
+                    parts.append(data[:end])
+                    self._rest = data[end:]
+                    found = count
+                    break
+                parts.append(data)
+                found += lines
+            data = self._handle.read(self._read_size(count - found))
+            if not data:
+                if parts and not parts[-1].endswith(b"\n"):
+                    found += 1  # the file's last line, without a newline
+                break
+        block = b"".join(parts)
+        self._seen_bytes += len(block)
+        self._seen_lines += found
+        return RawLines(block, found)
 
-    def plain(self, raw: list[bytes]) -> bytes | None:
-        """The lines of ``raw`` joined (:func:`plain_bytes`) when every one is plain: ASCII without quotes, ``#`` or
-        control characters; else None.
+    def _read_size(self, lines: int) -> int:
+        """Bytes to read for about ``lines`` more lines: their length so far, a sixteenth more, within bounds."""
+        per_line = self._seen_bytes / self._seen_lines if self._seen_lines else _FIRST_LINE_BYTES
+        return int(min(max(lines * per_line * 17 / 16, _READ_BYTES_MIN), _READ_BYTES_MAX))
+
+    def plain(self, raw: RawLines) -> bytes | None:
+        """The lines of ``raw`` (with Windows line ends, ``\r\n``, turned into ``\n``) when every one is plain:
+        ASCII without quotes, ``#`` or control characters; else None.
 
         Then each raw line is one file line (the next is ``number + 1``) and its
-        cells are its comma-separated pieces, without the final newline
-        (``\n``, or ``\r\n`` as Windows programs write it: :func:`plain_bytes`).
+        cells are its comma-separated pieces, without the final newline.
         Blank lines are plain too; a caller's cell-count check finds them.
         """
-        text = plain_bytes(raw)
-        return text if text.isascii() and len(text.translate(None, _NOT_PLAIN)) == len(text) else None
+        text = raw.data
+        if b"\r" in text:  # (the search is a memchr, the replace a copy) a carriage return elsewhere stays: refused
+            text = text.replace(b"\r\n", b"\n")
+        if not text.isascii() or any(mark in text for mark in _NOT_PLAIN_MARKS):
+            return None
+        below_space = np.count_nonzero(np.frombuffer(text, dtype=np.uint8) < 0x20)
+        return text if below_space == text.count(b"\n") else None
 
-    def skip(self, raw: list[bytes]) -> None:
+    def skip(self, raw: RawLines) -> None:
         """Count plain lines ``raw`` as consumed (a caller parsed them)."""
         self.number += len(raw)
-        self._offset += sum(map(len, raw))
+        self._offset += len(raw.data)
         self._encoding = "utf-8"
 
-    def rows(self, raw: list[bytes]) -> Iterator[tuple[int, list[str]]]:
+    def rows(self, raw: RawLines) -> Iterator[tuple[int, list[str]]]:
         """``(line_number, cells)`` of the lines in ``raw``, skipping blank and ``#`` lines (see :func:`iter_rows`)."""
         src = self.src
         for piece_bytes in raw:

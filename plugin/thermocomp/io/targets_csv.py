@@ -81,7 +81,7 @@ from thermocomp.geometry.rotations import (
     rotvec_from_matrix,
 )
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.csvtext import MAX_CELL, CsvLines, iter_rows, parse_floats
+from thermocomp.io.csvtext import MAX_CELL, CsvLines, RawLines, iter_rows, parse_floats
 from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: The paper's columns after the name column: full pose, or position only.
@@ -552,10 +552,10 @@ def _float_column(column) -> FloatArray:
     return np.concatenate(parts) if parts else np.zeros(0)
 
 
-def _parse_plain(layout: _Layout, raw: list[bytes], text: bytes, first_line: int
+def _parse_plain(layout: _Layout, raw: RawLines, text: bytes, first_line: int
                  ) -> tuple[list[str], FloatArray] | None:
-    """Names and values ``(k, len(value_index))`` of ``k`` plain lines ``raw`` (:meth:`CsvLines.plain`, which
-    joined them into ``text``) at once.
+    """Names and values ``(k, len(value_index))`` of ``k`` plain lines ``raw`` (whose text
+    :meth:`CsvLines.plain` gave as ``text``) at once.
 
     ``None`` as soon as anything would need a closer look -- a wrong cell
     count, a cell pyarrow does not read (:func:`_parse_block`) or that is not finite,
@@ -732,7 +732,7 @@ def _chunks(reader: CsvLines, layout: _Layout, chunk_rows: int, header_line: int
                 raise
             chunk.add_row(name, row_values, line)
 
-    def add_plain(raw: list[bytes], text: bytes) -> bool:
+    def add_plain(raw: RawLines, text: bytes) -> bool:
         parsed = _parse_plain(layout, raw, text, reader.number + 1)
         if parsed is None:
             return False
