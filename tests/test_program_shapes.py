@@ -288,6 +288,29 @@ def test_the_summary_folds_chunks_as_numpy_does():
     assert np.array_equal(table, np.array([values[minute == m].max(axis=0) for m in minutes]))
 
 
+def test_the_summary_fold_is_the_row_by_row_fold():
+    """_fold (numpy's arg functions over the rows) against folding the rows one after another as
+    ``x if x < extreme else extreme`` (``>`` for the largest), on columns with ties of 0.0 and -0.0, and NaN:
+    the same bits."""
+    from thermocomp.compensation.compensate import _fold
+
+    rng = np.random.default_rng(4)
+    rows = rng.choice(np.array([0.0, -0.0, 1.0, -1.0, np.nan]), size=(300, 40), p=[0.3, 0.3, 0.15, 0.15, 0.1])
+    rows[:, :10] = np.where(np.isnan(rows[:, :10]), 0.0, rows[:, :10])  # columns without NaN too
+    for smallest in (True, False):
+        for extreme in (np.full(40, np.inf if smallest else -np.inf), np.full(40, -0.0), rng.normal(size=40)):
+            expected = extreme.copy()
+            for row in rows:
+                for j, x in enumerate(row):
+                    if (x < expected[j]) if smallest else (x > expected[j]):
+                        expected[j] = x
+                    elif np.isnan(x) and not np.isnan(expected[j]):
+                        expected[j] = x
+            got = _fold(extreme, rows, smallest)
+            assert np.array_equal(np.signbit(got), np.signbit(expected))
+            assert np.array_equal(got, expected, equal_nan=True)
+
+
 def test_a_taken_program_is_the_one_its_rows_make():
     """Program.take (views for a run of rows, no second check): every field equal to a Program made from the
     same rows by its constructor, for runs, shuffled and repeated indices; an empty take is refused as before."""

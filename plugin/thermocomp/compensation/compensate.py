@@ -247,24 +247,23 @@ class CompensationSummary:
         ok = chunk.status == Status.CONVERGED
         nominal_ok = chunk.nominal_status == Status.CONVERGED
         # extremes over converged rows (and over rows with a nominal solution), and each row both converged and
-        # nominally solved for the table per minute
-        deviation = chunk.deviation[ok]
+        # nominally solved for the table per minute; row by row, then the rows kept (all of them, mostly: no copy)
+        converged, solved, both = (_kept(mask) for mask in (ok, nominal_ok, ok & nominal_ok))
+        deviation = chunk.deviation[converged]
         self.deviation_min = _fold(self.deviation_min, deviation, smallest=True)
         self.deviation_max = _fold(self.deviation_max, deviation, smallest=False)
         self.max_position_error = max(self.max_position_error, float(_fold(
-            np.zeros(1), chunk.position_error[ok, None], smallest=False)[0]))
+            np.zeros(1), chunk.position_error[converged, None], smallest=False)[0]))
         self.max_orientation_error = max(self.max_orientation_error, float(_fold(
-            np.zeros(1), chunk.orientation_error[ok, None], smallest=False)[0]))
+            np.zeros(1), chunk.orientation_error[converged, None], smallest=False)[0]))
         miss = row_norms(chunk.uncompensated_deviation[:, :3])
         turn = row_norms(chunk.uncompensated_deviation[:, 3:])
         self.uncompensated_max_position = max(self.uncompensated_max_position, float(_fold(
-            np.zeros(1), miss[nominal_ok, None], smallest=False)[0]))
+            np.zeros(1), miss[solved, None], smallest=False)[0]))
         self.uncompensated_max_angle = max(self.uncompensated_max_angle, float(_fold(
-            np.zeros(1), turn[nominal_ok, None], smallest=False)[0]))
-        both = ok & nominal_ok
-        values = np.column_stack([miss[both], turn[both], row_norms(chunk.deviation[both, :3]),
-                                  row_norms(chunk.deviation[both, 3:]),
-                                  np.abs(chunk.q[both] - chunk.q_nominal[both])])
+            np.zeros(1), turn[solved, None], smallest=False)[0]))
+        values = np.column_stack([miss, turn, row_norms(chunk.deviation[:, :3]), row_norms(chunk.deviation[:, 3:]),
+                                  np.abs(chunk.q - chunk.q_nominal)])[both]
         self._add_minutes(np.floor(chunk.minute[both]).astype(np.int64), values)
         self.solver_seconds += chunk.solve_seconds
         self.phase_seconds["solving"] += chunk.solve_seconds
@@ -310,14 +309,20 @@ class CompensationSummary:
         return 1e6 * self.solver_seconds / max(self.n_rows, 1)
 
 
+def _kept(rows: np.ndarray) -> np.ndarray | slice:
+    """The boolean ``rows`` as an index: every row (a slice: a view, not a copy) when all are True."""
+    return slice(None) if rows.all() else rows
+
+
 def _fold(extreme: FloatArray, rows: FloatArray, smallest: bool) -> FloatArray:
     """``extreme`` ``(k,)`` folded with the rows ``(r, k)`` one after another, as ``x if x < extreme else extreme``
     (``>`` for the largest): a NaN wins, and of equal values (0.0 and -0.0) the earliest stays."""
     if not len(rows):
         return extreme.copy()
-    best = rows.min(axis=0) if smallest else rows.max(axis=0)
-    first = rows[np.argmax(rows == best, axis=0), np.arange(rows.shape[1])]  # the earliest row holding it
-    first = np.where(np.isnan(best), best, first)
+    # the earliest row holding each column's extreme (numpy's arg functions take the first of equal values,
+    # 0.0 and -0.0 among them, and the first NaN)
+    at = np.argmin(rows, axis=0) if smallest else np.argmax(rows, axis=0)
+    first = rows[at, np.arange(rows.shape[1])]
     better = (first < extreme) if smallest else (first > extreme)
     return np.where(better | np.isnan(first), first, extreme)
 
