@@ -10,6 +10,7 @@ import pytest
 from thermocomp.compensation.compensate import written_angles
 from thermocomp.io.results_csv import quote_name
 from thermocomp.io.results_text import results_lines, utf8_table
+from thermocomp.tolerances import WRITTEN_DIGITS
 
 
 def _lines(values, empty=None, minute=None, names=("T",), target=None, labels=("converged", "unreachable"),
@@ -65,6 +66,22 @@ def test_parses_back_to_the_value_the_written_angle_check_tested():
     cells = _cells(np.degrees(q))
     parsed = np.radians(np.array([[float(c) for c in row] for row in cells]))
     np.testing.assert_array_equal(parsed, written_angles(q))
+
+
+def test_written_angles_round_as_the_element_wise_powers_do():
+    """written_angles looks its scales up; raising 10 to each row's power (its former form) gives the same bits on
+    doubles of every kind: random bit patterns (subnormal, huge, NaN, inf), zeros and angles."""
+    rng = np.random.default_rng(8)
+    q = np.concatenate([rng.integers(0, 2**63, 200_000, dtype=np.uint64).view(np.float64),
+                        -rng.integers(0, 2**63, 200_000, dtype=np.uint64).view(np.float64),
+                        rng.uniform(-2 * np.pi, 2 * np.pi, 200_000), [0.0, -0.0, 5e-324, 1.7976931348623157e308]])
+    with np.errstate(all="ignore"):
+        deg = np.degrees(q)
+        exponent = np.floor(np.log10(np.abs(deg)))
+        scale = np.where(np.isfinite(exponent), 10.0 ** (WRITTEN_DIGITS - 1 - np.where(np.isfinite(exponent), exponent, 0)), 1.0)
+        expected = np.radians(np.round(deg * scale) / scale)
+        got = written_angles(q)
+    assert np.array_equal(got.view(np.uint64), expected.view(np.uint64))
 
 
 def test_prefix_columns_names_labels_flags_and_empty_cells():
