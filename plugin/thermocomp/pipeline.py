@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -42,6 +44,7 @@ from thermocomp.io.job import Job
 from thermocomp.io.results_csv import ResultsWriter
 from thermocomp.io.robot_files import RobotFileOptions, robot_file_inputs
 from thermocomp.io.targets_csv import iter_targets_csv, read_targets_frame
+from thermocomp.kinematics.dispatch import runs_compiled
 from thermocomp.prepare import RobotAndTable
 from thermocomp.robot.builtin import load_robot, robot_file
 from thermocomp.robot.chain import Chain
@@ -333,12 +336,17 @@ def _compensate_into(job: Job, bound: RobotAndTable, targets, out: Path | None, 
         n_joints=chain.n_joints,
     )
 
+    pieces = _checked(itertools.chain([first], programs), chain)
+    phases = report.summary.phase_seconds
+    if first.time_min is not None and runs_compiled(first.n_targets):  # streamed, and the rows run compiled
+        pieces = _read_while_loading(pieces, phases)
+    else:
+        pieces = _timed(pieces, phases, "reading")
+
     def run(write) -> None:
         q_previous = None  # a streamed path carries its configuration from piece to piece
         memo = NominalMemo()  # a target met again in a later piece is not solved again
-        phases = report.summary.phase_seconds
-        for program in _timed(itertools.chain([first], programs), phases, "reading"):
-            check_references_within_limits(program, chain)
+        for program in pieces:
             offset = report.n_targets
             report.n_targets += program.n_targets
             if keep:
@@ -361,6 +369,62 @@ def _compensate_into(job: Job, bound: RobotAndTable, targets, out: Path | None, 
         with job.open(out) as handle, ResultsWriter(handle, chain.n_joints, first.orientation_convention) as writer:
             run(writer.write)
     return report
+
+
+def _checked(programs: Iterator[Program], chain: Chain) -> Iterator[Program]:
+    """``programs``, each refused when its reference joints are outside ``chain``'s limits
+    (:func:`check_references_within_limits`) before the next is read: errors come in file order."""
+    for program in programs:
+        check_references_within_limits(program, chain)
+        yield program
+
+
+#: Most pieces of a streamed file held while the compiled code loads, the first among them
+#: (:func:`_read_while_loading`): their memory, until each is solved.
+READ_AHEAD_PIECES = 4
+#: The interpreter's switch interval while the two threads share it [s] (:func:`sys.setswitchinterval`; 5 ms by
+#: default): the reading thread gets the lock back soon after each file read or parse that let go of it.
+_SHARED_SWITCH_S = 0.0005
+
+
+def _read_while_loading(pieces: Iterator[Program], phases: dict[str, float]) -> Iterator[Program]:
+    """``pieces``, the first :data:`READ_AHEAD_PIECES` of them read while the compiled code of a run (the engine
+    and the results' formatter: numba and its cached machine code, about a second, once a process) loads on a
+    second thread, the time they took counted as reading; each is let go once it is taken.
+
+    The loading holds the interpreter lock most of the time, the reading does not (file reads, pyarrow's
+    parse): the two overlap. Nothing is loaded twice: the rows' own import of the engine waits for this one,
+    and raises its error, if any, on the calling thread.
+    """
+    ahead: list[Program] = []
+    if "thermocomp.kinematics.engine" not in sys.modules:
+        loading = threading.Thread(target=_load_compiled_code, name="thermocomp-loading", daemon=True)
+        interval = sys.getswitchinterval()
+        t0 = time.perf_counter()
+        sys.setswitchinterval(min(interval, _SHARED_SWITCH_S))
+        try:
+            loading.start()
+            while loading.is_alive() and len(ahead) < READ_AHEAD_PIECES:
+                piece = next(pieces, None)
+                if piece is None:
+                    break
+                ahead.append(piece)
+        finally:
+            sys.setswitchinterval(interval)
+            phases["reading"] += time.perf_counter() - t0
+    ahead.reverse()
+    while ahead:
+        yield ahead.pop()
+    yield from _timed(pieces, phases, "reading")
+
+
+def _load_compiled_code() -> None:
+    """Import the compiled modules of a run (:func:`_read_while_loading`'s second thread)."""
+    try:
+        import thermocomp.kinematics.engine  # noqa: F401 (first: the rows need it first)
+        import thermocomp.io.results_text  # noqa: F401
+    except BaseException:  # noqa: S110 -- not lost: the rows' own import raises it again, on the calling thread
+        pass
 
 
 def _timed(items: Iterator[Program], phases: dict[str, float], name: str) -> Iterator[Program]:

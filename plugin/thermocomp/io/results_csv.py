@@ -34,7 +34,6 @@ from thermocomp.compensation.compensate import CompensationChunk
 from thermocomp.geometry.rotations import euler_xyz_from_matrix, quat_wxyz_from_matrix, rotvec_from_matrix
 from thermocomp.geometry.vectors import row_norms
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.results_text import results_lines, utf8_table
 from thermocomp.kinematics.ik import Status
 from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
 
@@ -131,6 +130,8 @@ def chunk_bytes(chunk: CompensationChunk, names: tuple[str, ...], convention: st
     their miss) where the target has no nominal solution. Numbers are
     ``%.12g`` text (:mod:`thermocomp.io.results_text`).
     """
+    from thermocomp.io.results_text import results_lines, utf8_table  # compiled: numba loads when rows are written
+
     values, blocks = _values(chunk, convention)
     empty = np.empty(values.shape, dtype=bool)
     at = 0
