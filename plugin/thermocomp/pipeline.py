@@ -12,6 +12,7 @@ chunked, atomic results writer. From Python::
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 import sys
@@ -421,8 +422,8 @@ def _read_while_loading(pieces: Iterator[Program], phases: dict[str, float]) -> 
 def _load_compiled_code() -> None:
     """Import the compiled modules of a run (:func:`_read_while_loading`'s second thread)."""
     try:
-        import thermocomp.kinematics.engine  # noqa: F401 (first: the rows need it first)
-        import thermocomp.io.results_text  # noqa: F401
+        for name in ("thermocomp.kinematics.engine", "thermocomp.io.results_text"):  # the engine first: rows wait
+            importlib.import_module(name)
     except BaseException:  # noqa: S110 -- not lost: the rows' own import raises it again, on the calling thread
         pass
 
