@@ -514,7 +514,8 @@ def _parse_block(layout: _Layout, text: bytes) -> tuple[list[str] | None, FloatA
     does (measured: bit for bit on a million cells, bench/io.py); anything it
     does not read as a number (or reads as null or non-finite) sends the block
     to the row-by-row path, which words and locates the error. About 5x
-    faster than :func:`numpy.loadtxt` (docs/speed.md).
+    faster than :func:`numpy.loadtxt` (docs/speed.md). It parses on pyarrow's
+    threads: reading takes turns with the solving, so the cores are free.
     """
     n = len(layout.columns)
     names = [f"c{k}" for k in range(n)]
@@ -527,7 +528,7 @@ def _parse_block(layout: _Layout, text: bytes) -> tuple[list[str] | None, FloatA
     try:
         table = pa_csv.read_csv(
             io.BytesIO(text),
-            read_options=pa_csv.ReadOptions(column_names=names, use_threads=False),
+            read_options=pa_csv.ReadOptions(column_names=names, use_threads=True),
             parse_options=pa_csv.ParseOptions(delimiter=",", quote_char=False, newlines_in_values=False),
             convert_options=pa_csv.ConvertOptions(column_types=types, include_columns=include, null_values=[],
                                                   strings_can_be_null=False, quoted_strings_can_be_null=False),
