@@ -53,7 +53,8 @@ class KinematicModel:
         """True when every ``R_joint`` is the identity (no angular deviations): FK skips them."""
         cached = self.__dict__.get("_nominal_rotations")
         if cached is None:
-            cached = bool(np.all(self.R_joint == np.eye(3)))
+            last = self.R_joint.reshape((-1,) + self.R_joint.shape[-3:])[-1:]  # the last robot of a batch first:
+            cached = bool(np.all(last == np.eye(3)) and np.all(self.R_joint == np.eye(3)))  # a deformed one ends it
             object.__setattr__(self, "_nominal_rotations", cached)
         return cached
 
