@@ -367,6 +367,67 @@ def test_known_nominal_solutions_are_not_solved_again(targets, exaggerated, monk
         next(compensate(chain, exaggerated, given, options, nominal=_take(found, np.arange(3))))
 
 
+def test_a_streamed_run_reads_its_first_pieces_while_the_compiled_code_loads(targets, exaggerated, tmp_path,
+                                                                              monkeypatch):
+    """While the compiled code loads on its thread, a streamed run reads ahead at most READ_AHEAD_PIECES pieces
+    (each checked as it is read), then takes turns again; the results file is byte for byte that of a run which
+    read each piece when it got to it; the interpreter's switch interval comes back; a bad cell in a piece read
+    ahead stops the run at its line with nothing written."""
+    import sys
+    import threading
+
+    import thermocomp.pipeline as pipeline
+
+    copies = 100  # 5,000 rows: 5 pieces of 1,000, each run compiled
+    program = Program(names=tuple(f"{name}_{k}" for k in range(copies) for name in targets.names),
+                      R_world_tcp=np.tile(targets.R_world_tcp, (copies, 1, 1)),
+                      p_world_tcp=np.tile(targets.p_world_tcp, (copies, 1)),
+                      time_min=np.linspace(0.0, 200.0, copies * targets.n_targets))
+    path = tmp_path / "timed.csv"
+    write_targets_csv(program, path)
+    options = CompensationOptions(chunk_rows=1_000)
+    interval = sys.getswitchinterval()
+
+    def run(loading: bool, out) -> list[str]:
+        events: list[str] = []
+        loaded = threading.Event()
+        check, solve = pipeline.check_references_within_limits, pipeline.compensate
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(pipeline, "_compiled_code_loaded", lambda: not loading)
+            patch.setattr(pipeline, "_load_compiled_code", lambda: loaded.wait(30))  # loading, until released
+            patch.setattr(pipeline, "check_references_within_limits", lambda *a: events.append("read") or check(*a))
+
+            def solving(*args, **kwargs):
+                events.append("solve")
+                yield from solve(*args, **kwargs)
+
+            patch.setattr(pipeline, "compensate", solving)
+            try:
+                run_compensation("irb140", exaggerated, path, out, options=options)
+            finally:
+                loaded.set()
+        return events
+
+    ahead, turns = tmp_path / "ahead.csv", tmp_path / "turns.csv"
+    events = run(True, ahead)
+    held = pipeline.READ_AHEAD_PIECES
+    assert events == ["read"] * held + ["solve"] * held + ["read", "solve"] * (5 - held)
+    assert run(False, turns) == ["read", "solve"] * 5
+    assert ahead.read_bytes() == turns.read_bytes()
+    assert sys.getswitchinterval() == interval
+
+    lines = path.read_text().splitlines()
+    bad = next(i for i, line in enumerate(lines) if line.startswith("name,")) + 1 + 2_500  # the third piece
+    cells = lines[bad].split(",")
+    cells[2] = "nan?"
+    lines[bad] = ",".join(cells)
+    path.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "bad.csv"
+    with pytest.raises(InputError) as caught:
+        run(True, out)
+    assert caught.value.row == bad + 1 and not out.exists()
+
+
 def test_a_bad_cell_in_a_later_piece_is_refused_at_its_line_with_nothing_written(targets, exaggerated, tmp_path):
     """Earlier pieces of a streamed file are solved and their results written (on the writer's thread) before a
     bad cell in a later piece is read: it still stops the run with its file, line and column, and no results

@@ -398,7 +398,7 @@ def _read_while_loading(pieces: Iterator[Program], phases: dict[str, float]) -> 
     and raises its error, if any, on the calling thread.
     """
     ahead: list[Program] = []
-    if "thermocomp.kinematics.engine" not in sys.modules:
+    if not _compiled_code_loaded():
         loading = threading.Thread(target=_load_compiled_code, name="thermocomp-loading", daemon=True)
         interval = sys.getswitchinterval()
         t0 = time.perf_counter()
@@ -417,6 +417,11 @@ def _read_while_loading(pieces: Iterator[Program], phases: dict[str, float]) -> 
     while ahead:
         yield ahead.pop()
     yield from _timed(pieces, phases, "reading")
+
+
+def _compiled_code_loaded() -> bool:
+    """Whether this process has loaded the engine already (then :func:`_read_while_loading` reads nothing ahead)."""
+    return "thermocomp.kinematics.engine" in sys.modules
 
 
 def _load_compiled_code() -> None:
