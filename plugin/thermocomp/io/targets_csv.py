@@ -681,6 +681,8 @@ class _Chunk:
 
     def values_and_lines(self) -> tuple[FloatArray, np.ndarray]:
         self._close_rows()
+        if len(self.blocks) == 1:  # one plain block (a streamed file's usual chunk): no copy
+            return self.blocks[0], self.lines[0]
         return np.concatenate(self.blocks), np.concatenate(self.lines)
 
 
