@@ -10,9 +10,10 @@ def warm_up() -> None:
     """Compile, or load from the cache, every compiled function a command runs: ``make install`` runs this once
     (``python -m thermocomp.warm_up``), so that no later command compiles.
 
-    The kinematics engine compiles whole on import (explicit signatures); the results writer and the robot
-    programs' readers compile on their first use, so a tiny job of each kind runs here: a timed targets CSV
-    with and without reference joints, a RAPID module and a URScript, in a temporary folder.
+    The kinematics engine compiles whole on import (explicit signatures); the results writer compiles on its
+    first use and the program readers cache their grammars' parse tables, so a tiny job of each kind runs
+    here: a timed targets CSV with and without reference joints, a RAPID module and a URScript, in a
+    temporary folder.
 
     It also writes the Python bytecode of every module those jobs and the command line import, even where the
     environment says not to (``PYTHONDONTWRITEBYTECODE``, set on some CI images): ``make install`` installs
