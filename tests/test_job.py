@@ -80,6 +80,20 @@ def test_nothing_is_written_until_the_commit_and_an_error_leaves_nothing(tmp_pat
     assert snapshot(tmp_path) == {"o.csv": b"earlier\n"} and leftovers(tmp_path) == []
 
 
+def test_an_output_written_twice_holds_the_second_content(tmp_path: Path) -> None:
+    """The first write opens the new, empty temporary without truncating it; a second write replaces it whole,
+    text or bytes, shorter or not."""
+    with Job() as job:
+        out = job.output(tmp_path / "o.csv", "--out")
+        job.check()
+        job.write_text(out, "a longer first content\n")
+        job.write_bytes(out, b"second\n")
+        with job.open(out) as handle:
+            handle.write("third\r\n")
+        job.commit()
+    assert snapshot(tmp_path) == {"o.csv": b"third\r\n"} and leftovers(tmp_path) == []
+
+
 def test_a_failed_rename_restores_every_earlier_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("m.csv", "c.csv"):
         (tmp_path / name).write_text(f"old {name}\n")

@@ -380,11 +380,15 @@ class Job:
         """Open the temporary of ``dest`` for writing (text ``"w"``, UTF-8; or ``"wb"``)."""
         tmp = self.temporary(dest)
         with self._writing(dest):
+            # The temporary is new and empty: opened without truncating it (O_TRUNC), which ext4 answers by
+            # writing back every page written when the file is closed (its replace-by-truncate safeguard: 0.25 s
+            # for a 550 MB results file, in the run's time). Opened a second time, it is truncated as "w" says.
+            fd = os.open(tmp, os.O_WRONLY | getattr(os, "O_BINARY", 0) | (os.O_TRUNC if os.path.getsize(tmp) else 0))
             if "b" in mode:
-                with open(tmp, mode) as handle:
+                with open(fd, mode) as handle:
                     yield handle
             else:
-                with open(tmp, mode, encoding="utf-8", newline=newline) as handle:
+                with open(fd, mode, encoding="utf-8", newline=newline) as handle:
                     yield handle
 
     def write_text(self, dest: PathLike, text: str) -> None:
