@@ -59,7 +59,15 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
 from thermocomp.io.files import read_program_bytes
 from thermocomp.programs import calls
-from thermocomp.programs.grammars import lalr_parser, node_meta, parse_numbers, token_at
+from thermocomp.programs.grammars import (
+    byte_spans,
+    first_seen,
+    joined_bytes,
+    lalr_parser,
+    node_meta,
+    parse_numbers,
+    token_at,
+)
 from thermocomp.programs.model import (
     _KIND_CODE,
     ABSOLUTE_JOINT,
@@ -1563,12 +1571,11 @@ class _Walker:
         base = token.start_pos
         text = st.text
         r = len(st)
-        # speed, tool and work object: each combination as written resolved once, in order of appearance
-        index: dict[tuple, int] = {}  # (the instruction, and its text from the speed on)
-        shape_of = np.fromiter((index.setdefault((text[a:b], text[c:d]), len(index)) for a, b, c, d in zip(
-            st.starts("instr").tolist(), st.ends("instr").tolist(), st.starts("speed").tolist(), st.end.tolist())),
-            dtype=np.int64, count=r)
-        shape_first = np.empty(len(index), dtype=np.int64)
+        # speed, tool and work object: each combination as written (the instruction, and its text from the speed
+        # on) resolved once, in order of appearance
+        shape_of = first_seen(byte_spans(st.data, st.starts("instr"), st.ends("instr")),
+                              byte_spans(st.data, st.starts("speed"), st.end))
+        shape_first = np.empty(int(shape_of.max()) + 1, dtype=np.int64)
         shape_first[shape_of[::-1]] = np.arange(r - 1, -1, -1)
         shapes: list[tuple | None] = []
         for i in shape_first.tolist():
@@ -1825,7 +1832,7 @@ def _inline_values(st: MoveStatements, dtype: str, starts: np.ndarray, ends: np.
 
     A point's shape is its brackets and commas (the grammar matched lists of numbers between them), compared with
     the type's (:data:`_SKELETONS`) among the run's delimiters (:attr:`MoveStatements.delimiters`)."""
-    text, skeleton = st.text, _SKELETONS[dtype]
+    skeleton = _SKELETONS[dtype]
     first = np.searchsorted(st.delimiters, starts)
     read = np.searchsorted(st.delimiters, ends) - first == len(skeleton)
     shaped = np.flatnonzero(read)
@@ -1834,18 +1841,20 @@ def _inline_values(st: MoveStatements, dtype: str, starts: np.ndarray, ends: np.
     good = np.flatnonzero(read)
     cuts = st.delimiters[first[good] + skeleton.rfind(b"[")]  # where each one's external axes start, and end
     closes = st.delimiters[first[good] + len(skeleton) - 2] + 1
-    extax = [""] * len(starts)  # (the others are the general rules')
-    for k, a, b in zip(good.tolist(), cuts.tolist(), closes.tolist()):
-        extax[k] = text[a:b]
+    # each one's external axes: the few distinct texts, and which each is ("": the others, the general rules')
+    encoded = byte_spans(st.data, cuts, closes).dictionary_encode()
+    distinct = [e.decode("latin-1") for e in encoded.dictionary.to_pylist()] + [""]
+    which = np.full(len(starts), len(distinct) - 1, dtype=np.int64)
+    which[good] = encoded.indices.to_numpy(zero_copy_only=False)
+    extax = np.array(distinct, dtype=object)[which].tolist()
     width = 11 if dtype == "robtarget" else 6
     values = np.full((len(starts), width), np.nan)
     if good.size:
-        data = st.data
-        values[good] = parse_numbers(b"".join([data[a:b] for a, b in zip(starts[good].tolist(), cuts.tolist())])
+        values[good] = parse_numbers(joined_bytes(byte_spans(st.data, starts[good], cuts))
                                      .translate(None, _NOT_NUMBER)).reshape(-1, width)
-    beyond = {e for e in set(extax) if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(e))}
-    if beyond:  # (external axes a num cannot hold: few distinct texts, each checked once)
-        read &= np.fromiter((e not in beyond for e in extax), dtype=bool, count=len(extax))
+    beyond = [k for k, e in enumerate(distinct) if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(e))]
+    if beyond:  # (external axes a num cannot hold: each distinct text checked once)
+        read &= ~np.isin(which, beyond)
     with np.errstate(invalid="ignore"):
         read &= np.all(np.abs(values) <= NUM_MAX, axis=1)
         if dtype == "robtarget":  # (at the tolerance's edge too: the general rules decide)
