@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
 from thermocomp._gc import paused
 from thermocomp._typing import FloatArray, PathLike
@@ -916,14 +917,15 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     miss = pose_errors(R_tcp[pt], p_tcp[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])  # (world)
     changed[pt] = (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
     written_at: list[np.ndarray] = []  # the points given a text, and their texts, in that order
-    texts: list[str] = []
+    texts: list[pa.StringArray] = []
     error_position, error_angle = [0.0], [0.0]
     # joint texts
     jw = np.flatnonzero(joint_text & changed)
     if jw.size:
         shown = np.degrees(q[jw]) if rapid else q[jw]
         written_at.append(jw)
-        texts += w.jointtarget_texts(shown, [extax_of[i] for i in jw.tolist()]) if rapid else w.list_texts(shown, "[")
+        texts.append(w.jointtarget_texts(shown, [extax_of[i] for i in jw.tolist()]) if rapid
+                     else w.list_texts(shown, "["))
         back = w.stored_singles(shown)
         q_back = np.radians(back) if rapid else back
         R_a, p_a = fk(nominal, q[jw])
@@ -942,7 +944,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         if rapid:
             quat = quat_wxyz_from_matrix(T_frame[:, :3, :3])
             shown = np.hstack([T_frame[:, :3, 3] * 1e3, quat])
-            texts += w.robtarget_texts(shown, conf[pw], [extax_of[i] for i in pw.tolist()])
+            texts.append(w.robtarget_texts(shown, conf[pw], [extax_of[i] for i in pw.tolist()]))
             back = w.stored_singles(shown)
             from thermocomp.programs.rapid import transforms_from_poses
 
@@ -950,7 +952,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             R_back, p_back = T_back[:, :3, :3], T_back[:, :3, 3]
         else:
             shown = np.hstack([T_frame[:, :3, 3], rotvec_from_matrix(T_frame[:, :3, :3])])
-            texts += w.list_texts(shown, "p[")
+            texts.append(w.list_texts(shown, "p["))
             back = w.stored_singles(shown)
             R_back = matrix_from_rotvec(back[:, 3:])
             p_back = back[:, :3]
@@ -962,13 +964,14 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         differs = pw[cols.run.has_confdata[pw] & np.any(conf[pw] != cols.run.confdata[pw], axis=1)]
         conf_changed = (differs, conf[differs])
     written = np.concatenate(written_at) if written_at else np.zeros(0, dtype=np.int64)
+    new = pa.concat_arrays(texts) if texts else pa.array([], pa.string())
     if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
         spans = cols.run.text[written]
-        data = w.apply_edits(prog.text, w.Edits(spans[:, 0], spans[:, 1], texts), prog.path,
-                             w.COMMENT_STARTS[prog.language]).encode("latin-1")
-        return Written(data, len(texts), (max(error_position), max(error_angle)), conf_changed)
+        data = w.apply_edits(prog.text, w.Edits(spans[:, 0], spans[:, 1], new), prog.path,
+                             w.COMMENT_STARTS[prog.language])
+        return Written(data, len(new), (max(error_position), max(error_angle)), conf_changed)
     values: list[str | None] = [None] * m
-    for i, text in zip(written.tolist(), texts):
+    for i, text in zip(written.tolist(), new.to_pylist()):
         values[i] = text
     if output == "joints" and cols.plain:
         data, n_changed = _joints_form_spliced(prog, values, ok, is_joint)
@@ -997,9 +1000,9 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         edits = [e for e in edits if (e.start, e.end) in whole or not any(a <= e.start < b for a, b in whole)]
         edits += _movec_statements(prog, points, values, whole)
     all_edits = point_edits + edits
-    text = w.apply_edits(prog.text, all_edits, prog.path, w.COMMENT_STARTS[prog.language])
+    data = w.apply_edits(prog.text, all_edits, prog.path, w.COMMENT_STARTS[prog.language])
     n_changed = len({(e.start, e.end) for e in point_edits}) + len(whole)
-    return Written(text.encode("latin-1"), n_changed, (max(error_position), max(error_angle)), conf_changed)
+    return Written(data, n_changed, (max(error_position), max(error_angle)), conf_changed)
 
 
 def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.ndarray, is_joint: np.ndarray
@@ -1022,7 +1025,7 @@ def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.nd
     ends = np.concatenate([run.name[named, 1], run.argument[written, 1]])
     texts = [new] * named.size + [values[i] for i in written]
     return w.apply_edits(prog.text, w.Edits(starts, ends, texts), prog.path,
-                         w.COMMENT_STARTS[prog.language]).encode("latin-1"), len(written)
+                         w.COMMENT_STARTS[prog.language]), len(written)
 
 
 def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:

@@ -53,18 +53,17 @@ from thermocomp.robot.chain import Chain
 
 @dataclass(frozen=True)
 class IndexedWritten:
-    """The time-indexed program text and what it holds."""
+    """The time-indexed program as the file holds it (latin-1) and what it holds."""
 
-    text: str
+    data: bytes
     n_changed: int
     n_tables: int
     entries: int
     rounding: tuple[float, float]
 
     @property
-    def data(self) -> bytes:
-        """The text as the file holds it (latin-1)."""
-        return self.text.encode("latin-1")
+    def text(self) -> str:
+        return self.data.decode("latin-1")
 
 
 def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, minutes: FloatArray,
@@ -151,9 +150,9 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, m
     edits = w.place_values(placed, values, prog.path, at_argument=at_argument) + extra_edits
     if tables:
         edits += _support_edits(prog, [decl for _, decl in tables.values()], K, step)
-    text = w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language])
+    data = w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language])
     n_changed = sum(v is not None for v in values)
-    return IndexedWritten(text, n_changed, len(tables), K, (max(error_position), max(error_angle)))
+    return IndexedWritten(data, n_changed, len(tables), K, (max(error_position), max(error_angle)))
 
 
 def _joint_entry(prog: RobotProgram, q: FloatArray, extax: str) -> str:
