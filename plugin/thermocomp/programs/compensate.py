@@ -942,7 +942,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         T_frame = T_world_tcp_filtered[pw] if in_world \
             else invert_transform(frames)[cols.run.frame[pw]] @ T_world_tcp_filtered[pw]
         if rapid:
-            quat = quat_wxyz_from_matrix(T_frame[:, :3, :3])
+            quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(T_frame[:, :3, :3]), cols.run.quat[pw])
             shown = np.hstack([T_frame[:, :3, 3] * 1e3, quat])
             texts.append(w.robtarget_texts(shown, conf[pw], [extax_of[i] for i in pw.tolist()]))
             back = w.stored_singles(shown)

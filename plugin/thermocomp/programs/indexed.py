@@ -118,7 +118,7 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, m
             entries = None
             if changed:
                 T_frame = invert_transform(pt.T_world_frame)[None] @ T_filtered[:, i]
-                entries = [_pose_entry(prog, T_frame[k], None if conf is None else conf[k, i], pt.extax)
+                entries = [_pose_entry(prog, T_frame[k], None if conf is None else conf[k, i], pt.extax, pt.quat)
                            for k in range(K)]
                 for k in (0, K - 1):
                     T_w = _read_pose(prog, entries[k])
@@ -172,9 +172,9 @@ def _read_back_pose(prog: RobotProgram, text: str) -> FloatArray:
     return transform(matrix_from_rotvec(values[3:6]), np.asarray(values[:3]))
 
 
-def _pose_entry(prog: RobotProgram, T: FloatArray, conf, extax: str) -> str:
+def _pose_entry(prog: RobotProgram, T: FloatArray, conf, extax: str, written: FloatArray | None) -> str:
     if prog.language == "rapid":
-        return w.rapid_robtarget(T, tuple(int(c) for c in conf), extax, None)
+        return w.rapid_robtarget(T, tuple(int(c) for c in conf), extax, written)
     return w.ur_pose(T)[2:-1]  # the six numbers
 
 

@@ -1621,6 +1621,7 @@ class _Walker:
         q_len = np.zeros(p, dtype=np.int64)
         confdata = np.zeros((p, 4), dtype=np.int64)
         has_confdata = np.zeros(p, dtype=bool)
+        quat = np.full((p, 4), np.nan)
         extax = np.full(p, "", dtype=object)
         names = [""] * p
         for dtype, is_joint in (("robtarget", False), ("jointtarget", True)):
@@ -1639,6 +1640,7 @@ class _Walker:
                 T_world_tcp[at[members]] = T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
                     else frames[f][0] @ T_frame_tcp[members]  # (the identity's product: the same bits)
             confdata[at[read]], has_confdata[at] = values[read, 7:11].astype(np.int64), True
+            quat[at] = values[:, 3:7]
         argument = text_span
         named = np.zeros(r, dtype=bool)  # statements with a declared target
         named_at = np.flatnonzero(~inline & regular[point_statement])
@@ -1672,6 +1674,7 @@ class _Walker:
                 else:
                     T_world_tcp[i] = point.T_world_tcp
                     confdata[i], has_confdata[i] = point.confdata, True
+                    quat[i] = point.quat
         statement = np.empty((r, 4), dtype=np.int64)
         statement[:, 0], statement[:, 2], statement[:, 3] = starts, lines[:r], columns[:r]
         statement[:, 1] = base + st.end
@@ -1696,7 +1699,7 @@ class _Walker:
                 argument=text_span[pa:pb] if argument is text_span else argument[pa:pb],
                 T_world_tcp=T_world_tcp[pa:pb], q=q[pa:pb], q_len=q_len[pa:pb], confdata=confdata[pa:pb],
                 has_confdata=has_confdata[pa:pb], frames=frames, frame=frame[pa:pb], extax=extax_t[pa:pb],
-                name_of_point=names_t[pa:pb], whole_argument=(None,) * (pb - pa))
+                name_of_point=names_t[pa:pb], whole_argument=(None,) * (pb - pa), quat=quat[pa:pb])
             if self.progress is not None:
                 for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS,
                                   self._run_count + b - a, PROGRESS_MOTIONS):
@@ -1805,7 +1808,7 @@ class _Walker:
         T_frame_tcp = _T_from_pose(value[:2])  # type: ignore[index]
         return Point(T_world_tcp=T_world_frame @ T_frame_tcp, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp,
                      q=None, confdata=tuple(int(c) for c in cf), text=text_span, argument=span_of(node),
-                     extax=extax_text, name=name)
+                     extax=extax_text, name=name, quat=quat)
 
 
 def numbers_value(text: str) -> list:

@@ -1248,7 +1248,7 @@ class _Walker:
                 T_world_tcp=T[a:b], q=q[a:b], q_len=q_len[a:b], confdata=np.zeros((n, 4), dtype=np.int64),
                 has_confdata=np.zeros(n, dtype=bool), frames=((np.eye(4), self.tool.copy()),),
                 frame=np.zeros(n, dtype=np.int64), extax=("",) * n, name_of_point=("",) * n,
-                whole_argument=(None,) * n))
+                whole_argument=(None,) * n, quat=np.full((n, 4), np.nan)))
 
     def point(self, node, local: dict, kind: str) -> Point:
         outer = node

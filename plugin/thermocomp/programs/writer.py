@@ -333,12 +333,23 @@ def _conflict(span: Span, path: str) -> InputError:
 
 
 # ---------------------------------------------------------------- RAPID
-def rapid_robtarget(T_frame_tcp: FloatArray, confdata: tuple[int, ...], extax: str, quat_hint: FloatArray | None) -> str:
+def quat_in_hemisphere(quat: FloatArray, written: FloatArray) -> FloatArray:
+    """The quaternions ``quat`` ``(..., 4)``, each negated where its dot with the ``written`` one is negative: ``q``
+    and ``-q`` are one rotation, and a target compensated by a little keeps the signs the program wrote (a
+    diff of the programs shows the corrections, not every number of the orientation flipped). Rows where
+    ``written`` is NaN (none written) keep their sign."""
+    with np.errstate(invalid="ignore"):
+        flip = np.einsum("...i,...i->...", quat, written) < 0
+    return np.where(flip[..., None], -quat, quat)
+
+
+def rapid_robtarget(T_frame_tcp: FloatArray, confdata: tuple[int, ...], extax: str, written: FloatArray | None) -> str:
     """``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],[extax]]`` (mm, quaternion w first): :func:`robtarget_texts` of
-    one pose ``(4, 4)`` [m], its quaternion in the hemisphere of ``quat_hint`` where given."""
+    one pose ``(4, 4)`` [m], its quaternion in the hemisphere of the ``written`` one (:func:`quat_in_hemisphere`)
+    where given."""
     quat = quat_wxyz_from_matrix(T_frame_tcp[:3, :3])
-    if quat_hint is not None and float(quat @ quat_hint) < 0:
-        quat = -quat  # the same rotation, in the hemisphere the program used
+    if written is not None:
+        quat = quat_in_hemisphere(quat, written)
     return robtarget_texts(np.concatenate([T_frame_tcp[:3, 3] * 1e3, quat])[None], [confdata], [extax])[0].as_py()
 
 
