@@ -61,6 +61,7 @@ from thermocomp.io.files import read_program_bytes
 from thermocomp.programs import calls
 from thermocomp.programs.grammars import (
     byte_spans,
+    delimiters,
     first_seen,
     joined_bytes,
     lalr_parser,
@@ -325,9 +326,7 @@ class MoveStatements:
         self.text = token  # (a str: str(token) would copy it)
         self.data = token.encode("latin-1")  # (a byte a character)
         b = self.bytes = np.frombuffer(self.data, dtype=np.uint8)
-        codes = _CODES[b]
-        at = np.flatnonzero(codes)
-        code = codes[at]
+        at, code = delimiters(self.data, _CODES)
         newlines = at[code == _NEWLINE]
         if np.any(code == _BANG):  # (a byte after a "!" on its line is a comment's)
             last_bang = np.maximum.accumulate(np.where(code == _BANG, at, -1))
