@@ -530,7 +530,3 @@ def tcp_poses(R_flange: FloatArray, p_flange: FloatArray, T_flange_tcp: FloatArr
     R = R_flange @ T_flange_tcp[:, :3, :3]
     p = p_flange + np.einsum("...mij,mj->...mi", R_flange, T_flange_tcp[:, :3, 3])
     return R, p
-
-
-def eye4() -> FloatArray:
-    return np.eye(4)
