@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from thermocomp._gc import paused
 from thermocomp._typing import FloatArray, PathLike
@@ -836,19 +837,23 @@ def _writes(rep: ProgramReport, data: bytes | np.ndarray, chunks: list[Compensat
 
 
 def confdata_notes(prog: RobotProgram, points: np.ndarray, written: np.ndarray) -> list[str]:
-    """A line for each written robtarget whose confdata differs from the program's: where, and why."""
+    """A line for each written robtarget whose confdata differs from the program's: where, and why (written by
+    arrow: a toolpath program has thousands)."""
     run = prog.columns.run
-    free = confdata_free(prog)[points].tolist()
-    notes = []
-    for (line, column), conf, read, free_i in zip(run.argument[points, 2:].tolist(), written.tolist(),
-                                                  run.confdata[points].tolist(), free):
-        why = ("its motion runs under ConfL \\Off or ConfJ \\Off, where the controller ignores confdata: written "
-               "from the solution nearest the motion before" if free_i else
-               "the corrected joints lie in another quadrant (cf1, cf4, cf6) or wrist configuration (cfx) than "
-               "the program's")
-        notes.append(f"{prog.path}:{line}:{column}: confdata written [{','.join(map(str, conf))}], read "
-                     f"[{','.join(map(str, read))}]: {why}")
-    return notes
+
+    def texts(values: np.ndarray) -> pa.StringArray:  # "[cf1,cf4,cf6,cfx]" of each row
+        return pc.binary_join_element_wise("[", pc.binary_join_element_wise(
+            *(pc.cast(pa.array(values[:, k]), pa.string()) for k in range(4)), ","), "]", "")
+
+    line, column = (pc.cast(pa.array(run.argument[points, k]), pa.string()) for k in (2, 3))
+    why = pc.if_else(pa.array(confdata_free(prog)[points]),
+                     "its motion runs under ConfL \\Off or ConfJ \\Off, where the controller ignores confdata: "
+                     "written from the solution nearest the motion before",
+                     "the corrected joints lie in another quadrant (cf1, cf4, cf6) or wrist configuration (cfx) than "
+                     "the program's")
+    return pc.binary_join_element_wise(f"{prog.path}:", line, ":", column, ": confdata written ",
+                                       texts(np.asarray(written).reshape(-1, 4)), ", read ",
+                                       texts(run.confdata[points]), ": ", why, "").to_pylist()
 
 
 def rounding_bound(reach: float) -> float:
