@@ -909,10 +909,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     cols = prog.columns
     extax_of = cols.run.extax
     R_tcp, p_tcp = tcp_poses(*fk(nominal, q), poses.T_flange_tcp) if tcp is None else tcp
-    # in the program's world frame, the robot base (docs/conventions.md)
-    T_world_tcp_filtered = transform(R_tcp, p_tcp)
-    if not np.array_equal(chain.T_world_base, np.eye(4)):
-        T_world_tcp_filtered = invert_transform(chain.T_world_base) @ T_world_tcp_filtered
+    at_base = np.array_equal(chain.T_world_base, np.eye(4))  # (the program's world frame is the robot base)
     conf = confdata_from_q(nominal, q) if prog.language == "rapid" and chain.n_joints == 6 else None
     rapid = prog.language == "rapid"
     m = len(extax_of)
@@ -951,11 +948,16 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         # (the identity's product gives the same bits)
         frames = cols.frame_table(0)
         in_world = all(np.array_equal(frames[f], np.eye(4)) for f in np.unique(cols.run.frame[pw]).tolist())
-        T_frame = T_world_tcp_filtered[pw] if in_world \
-            else invert_transform(frames)[cols.run.frame[pw]] @ T_world_tcp_filtered[pw]
+        if in_world and at_base:
+            R_frame, p_frame = R_tcp[pw], p_tcp[pw]
+        else:  # in the program's world frame, the robot base (docs/conventions.md), then in the work object
+            T_world_tcp = transform(R_tcp[pw], p_tcp[pw])
+            T_world_tcp = T_world_tcp if at_base else invert_transform(chain.T_world_base) @ T_world_tcp
+            T_frame = T_world_tcp if in_world else invert_transform(frames)[cols.run.frame[pw]] @ T_world_tcp
+            R_frame, p_frame = T_frame[:, :3, :3], T_frame[:, :3, 3]
         if rapid:
-            quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(T_frame[:, :3, :3]), cols.run.quat[pw])
-            shown = np.hstack([T_frame[:, :3, 3] * 1e3, quat])
+            quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(R_frame), cols.run.quat[pw])
+            shown = np.hstack([p_frame * 1e3, quat])
             texts.append(w.robtarget_texts(shown, conf[pw], [extax_of[i] for i in pw.tolist()]))
             back = w.stored_singles(shown)
             from thermocomp.programs.rapid import transforms_from_poses
@@ -963,13 +965,13 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             T_back = transforms_from_poses(back)  # (as the reader reads the written robtargets)
             R_back, p_back = T_back[:, :3, :3], T_back[:, :3, 3]
         else:
-            shown = np.hstack([T_frame[:, :3, 3], rotvec_from_matrix(T_frame[:, :3, :3])])
+            shown = np.hstack([p_frame, rotvec_from_matrix(R_frame)])
             texts.append(w.list_texts(shown, "p["))
             back = w.stored_singles(shown)
             R_back = matrix_from_rotvec(back[:, 3:])
             p_back = back[:, :3]
-        error_position.append(float(row_norms(p_back - T_frame[:, :3, 3]).max()))
-        error_angle.append(_largest_turn(T_frame[:, :3, :3], R_back))
+        error_position.append(float(row_norms(p_back - p_frame).max()))
+        error_angle.append(_largest_turn(R_frame, R_back))
         written_at.append(pw)
     conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
     if rapid and conf is not None and pw.size:
