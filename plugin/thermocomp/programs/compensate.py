@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -617,27 +616,21 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
 
     from thermocomp.programs import feasibility
 
-    # the TCP poses of the versions, which the checks and the writer both read
+    # the TCP poses of the versions, which the checks and the snapshot writer both read
     R_tcp, p_tcp = tcp_poses(solved.R_checked, solved.p_checked, poses.T_flange_tcp)
     phases.end("solving", then="checks")  # (collecting the chunks' joints)
+    rep.rows, rep.feasibility = feasibility.check_program(chain, prog, poses, q_nominal, solved.q_checked, timing,
+                                                          solved.status, linear_form=popts.output == "filtered",
+                                                          tcp=(R_tcp, p_tcp))
+    phases.end("checks", len(run.instruction), then="writing")
     if popts.indexed_minutes is not None:
         from thermocomp.programs import indexed
 
-        write, args = indexed.write_indexed, (solved.q_checked, solved.minutes, solved.status, popts.output,
-                                              (R_tcp, p_tcp))
+        written = indexed.write_indexed(chain, prog, poses, solved.q_checked, solved.minutes, solved.status,
+                                        popts.output, tcp=(R_tcp, p_tcp))
     else:
-        write, args = write_snapshot, (solved.q_checked[0], solved.status, popts.output, (R_tcp[0], p_tcp[0]))
-    # the program is written while it is checked: neither reads what the other gives, and both spend their time
-    # in numpy, arrow and the compiled engine, which let the other thread run
-    with ThreadPoolExecutor(1, thread_name_prefix="thermocomp-writer") as writer:
-        writing = writer.submit(write, chain, prog, poses, *args)
-        rep.rows, rep.feasibility = feasibility.check_program(chain, prog, poses, q_nominal, solved.q_checked,
-                                                              timing, solved.status,
-                                                              linear_form=popts.output == "filtered",
-                                                              tcp=(R_tcp, p_tcp))
-        phases.end("checks", len(run.instruction), then="writing")
-        written = writing.result()
-    if popts.indexed_minutes is None:
+        written = write_snapshot(chain, prog, poses, solved.q_checked[0], solved.status, popts.output,
+                                 tcp=(R_tcp[0], p_tcp[0]))
         rep.notes += confdata_notes(prog, *written.confdata_changed)
     rep.n_changed_texts = written.n_changed
     rep.rounding_position, rep.rounding_angle = written.rounding
