@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	# --no-compile: Python compiles the modules a command imports when it first imports them, not the
+	# --no-compile: the warm-up below writes the bytecode of the modules the commands import, not of the
 	# dependencies' thousands of others (about 40 s of CPU less on a 2-core machine)
 	$(PY) -m pip install --quiet --no-compile --editable ".[test]"
 	@echo "compiling the kinematics engine and the file readers for this machine (once; cached)"

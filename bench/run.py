@@ -20,7 +20,8 @@ Sections
        and no cliff; the median of three alternating fresh-process pairs), bench/programs.py.
     5. The issue's targets, judged on this run's numbers by one rule: a row is
        MET when its measured value is at most its limit (times in seconds,
-       ratios as measured / baseline of this run), else MISSED.
+       ratios as measured / baseline of this run), else MISSED. The shapes' and toolpaths'
+       baseline, the grid, is measured in section 3 and again after section 4 (the median of both).
 
 ``--quick`` (about a minute) repeats less and stops the toolpath at 100,000
 poses (so the 1,000,000-pose targets are not judged). The machine is shared: timings are medians of repeats, and the ratio
@@ -216,9 +217,13 @@ def main(argv: list[str] | None = None) -> int:
                     transient.ROBOT, transient.DEFORMATION, profile_file, out=Path(tmp) / "profiled.csv",
                     keep_results=False)))
 
+    grid = shape_cases[0]
+    shapes.measure_grid_again(grid, repeats)
+    print(f"\nthe grid again after the toolpaths: compute {grid.compute_us:.1f} us/row, median of both sections' "
+          f"{len(grid.compute)} runs (the ratios' baseline)")
+
     heading("5. Targets (judged on this run's numbers: MET when measured <= limit)")
     by = {(r.variant, r.poses, r.mode): r for r in section.runs if not r.skipped}
-    grid = shape_cases[0]
     rows = []
 
     def target(text: str, measured: float | None, limit: float, shown: str, note: str = "") -> None:

@@ -10,23 +10,42 @@ def warm_up() -> None:
     """Compile, or load from the cache, every compiled function a command runs: ``make install`` runs this once
     (``python -m thermocomp.warm_up``), so that no later command compiles.
 
-    The kinematics engine compiles whole on import (explicit signatures); the results writer and the robot
-    programs' readers compile on their first use, so a tiny job of each kind runs here: a timed targets CSV
-    with and without reference joints, a RAPID module and a URScript, in a temporary folder.
+    The kinematics engine compiles whole on import (explicit signatures); the results writer compiles on its
+    first use and the program readers cache their grammars' parse tables, so a tiny job of each kind runs
+    here: a timed targets CSV with and without reference joints, a RAPID module and a URScript, in a
+    temporary folder.
+
+    It also writes the Python bytecode of every module those jobs and the command line import, even where the
+    environment says not to (``PYTHONDONTWRITEBYTECODE``, set on some CI images): ``make install`` installs
+    with ``pip --no-compile`` (pip would compile all of every dependency, about 40 s of CPU), and without the
+    bytecode every later command would compile those modules again, about 4.5 s of CPU each time.
     """
+    import os
+    import subprocess
+    import sys
+
+    sys.dont_write_bytecode = False
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    # the engine compiles in a process of its own (about 40 s of CPU on one core) while this one writes the
+    # commands' bytecode and compiles the results writer on the other
+    engine = subprocess.Popen([sys.executable, "-c", "import thermocomp.kinematics.engine"], env=env)
+    try:
+        _commands_and_writer()
+    finally:
+        if engine.wait() != 0:
+            raise SystemExit(f"thermocomp.warm_up: compiling the kinematics engine failed (exit {engine.returncode})")
     import tempfile
     from pathlib import Path
 
     import numpy as np
 
-    import thermocomp.kinematics.engine  # noqa: F401  - every entry point, compiled or loaded
+    import thermocomp.kinematics.engine  # noqa: F401  - every entry point, loaded from the cache just filled
     from thermocomp.deformation import DeformationTable
     from thermocomp.geometry.rotations import euler_xyz_from_matrix, quat_wxyz_from_matrix, rotvec_from_matrix
     from thermocomp.kinematics.fk import fk
     from thermocomp.kinematics.model import nominal_model
-    from thermocomp.pipeline import run_compensation
-    from thermocomp.programs import compensate_program
     from thermocomp.robot.builtin import load_robot
+    from thermocomp.runs import compensate_source  # (the commands' one way in)
 
     def poses(robot: str) -> tuple[np.ndarray, np.ndarray]:
         chain = load_robot(robot)
@@ -45,18 +64,34 @@ def warm_up() -> None:
             header += "".join(f",q{j + 1}_deg" for j in range(6)) if with_joints else ""
             text = "\n".join([header] + [f"T{i}," + ",".join(f"{v:.12g}" for v in row) for i, row in enumerate(values)])
             (tmp / "targets.csv").write_text(text + "\n", encoding="utf-8")
-            run_compensation("irb140", table, tmp / "targets.csv", tmp / "results.csv")
+            compensate_source("irb140", table, targets=tmp / "targets.csv", out=tmp / "results.csv")
         quat = quat_wxyz_from_matrix(R)
         moves = "".join(f"    MoveL [[{x:.6f},{y:.6f},{z:.6f}],[{w:.9f},{a:.9f},{b:.9f},{c:.9f}],[0,0,0,0],"
                         "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]], v100, z1, tool0;\n"
                         for (x, y, z), (w, a, b, c) in zip(p * 1e3, quat))
         (tmp / "warm.mod").write_text(f"MODULE Warm\n  PROC main()\n{moves}  ENDPROC\nENDMODULE\n", encoding="latin-1")
-        compensate_program("irb140", table, tmp / "warm.mod", tmp / "warm_out.mod", results=tmp / "warm.csv")
+        compensate_source("irb140", table, program=tmp / "warm.mod", out=tmp / "warm_out.mod", results=tmp / "warm.csv")
         R, p = poses("ur5")
         moves = "".join(f"  movel(p[{x:.6f}, {y:.6f}, {z:.6f}, {a:.6f}, {b:.6f}, {c:.6f}], a=1.2, v=0.05)\n"
                         for (x, y, z), (a, b, c) in zip(p, rotvec_from_matrix(R)))
         (tmp / "warm.script").write_text(f"def warm():\n{moves}end\n", encoding="latin-1")
-        compensate_program("ur5", table, tmp / "warm.script", tmp / "warm_out.script", results=tmp / "warm.csv")
+        compensate_source("ur5", table, program=tmp / "warm.script", out=tmp / "warm_out.script",
+                          results=tmp / "warm.csv")
+
+
+def _commands_and_writer() -> None:
+    """Import every command (their bytecode is written) and compile the results writer on two rows."""
+    import numpy as np
+
+    import thermocomp._console  # noqa: F401  - the console script's entry
+    import thermocomp.compile_notice  # noqa: F401
+    from thermocomp.cli.main import build_parser
+    from thermocomp.io.results_text import results_lines, utf8_table
+
+    build_parser()
+    names = utf8_table(["a", "b"])
+    results_lines(np.zeros(2), np.zeros(2, dtype=np.int64), names, np.zeros(2, dtype=np.int64), names,
+                  np.zeros(2, dtype=bool), np.ones((2, 3)), np.zeros((2, 3), dtype=bool))
 
 
 if __name__ == "__main__":

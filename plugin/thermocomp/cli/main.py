@@ -24,26 +24,30 @@ from thermocomp.cli.exit_status import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_INTERR
 from thermocomp.cli.progress import stop_all
 from thermocomp.errors import ConfigurationError, ThermocompError
 
-#: Modules of the subcommands, in the order ``--help`` lists them.
-COMMANDS = (
-    "thermocomp.cli.compensate",
-    "thermocomp.cli.robot",
-    "thermocomp.cli.inertia",
-    "thermocomp.cli.excite",
-    "thermocomp.cli.simulate_recording",
-    "thermocomp.cli.identify",
-    "thermocomp.cli.feedforward",
-    "thermocomp.cli.collisions",
-    "thermocomp.cli.coppeliasim",
-    "thermocomp.cli.sim",
-    "thermocomp.cli.calibrate",
-    "thermocomp.cli.track",
-)
+#: The subcommands and their modules, in the order ``--help`` lists them. A run imports only its command's
+#: module (and the library it needs); ``--help`` and a name that is not here import them all.
+COMMANDS = {
+    "compensate": "thermocomp.cli.compensate",
+    "robot": "thermocomp.cli.robot",
+    "inertia": "thermocomp.cli.inertia",
+    "excite": "thermocomp.cli.excite",
+    "simulate-recording": "thermocomp.cli.simulate_recording",
+    "identify": "thermocomp.cli.identify",
+    "feedforward": "thermocomp.cli.feedforward",
+    "collisions": "thermocomp.cli.collisions",
+    "coppeliasim": "thermocomp.cli.coppeliasim",
+    "sim": "thermocomp.cli.sim",
+    "calibrate": "thermocomp.cli.calibrate",
+    "track": "thermocomp.cli.track",
+}
 
 __all__ = ["EXIT_FAILED_ROWS", "EXIT_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_parser", "main", "run"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: with every subcommand, or with ``command``'s alone when it is one of
+    :data:`COMMANDS` (a run then does not import the other commands' libraries: SciPy's signal processing,
+    the simulators, about 2 s of CPU)."""
     from thermocomp.cli.common import ArgumentParser  # imports numpy and the library
 
     parser = ArgumentParser(
@@ -51,8 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Thermal-deformation compensation of industrial robots (seed 002 method).",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in COMMANDS:
-        importlib.import_module(module).register(sub)
+    for name, module in COMMANDS.items():
+        if command not in COMMANDS or command == name:
+            importlib.import_module(module).register(sub)
     return parser
 
 
@@ -63,7 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # before the commands are imported (the first second of a run), so a signal then ends it the same way.
         with interrupt_on_termination():
             try:
-                args = build_parser().parse_args(argv)
+                argv = sys.argv[1:] if argv is None else list(argv)
+                args = build_parser(argv[0] if argv else None).parse_args(argv)
                 return args.handler(args)
             except Exception:
                 # a signal's interrupt raised inside an import or a class body comes out wrapped (numpy's

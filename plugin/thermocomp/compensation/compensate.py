@@ -447,7 +447,8 @@ def _nominal_distinct(chain: Chain, program: Program, options: CompensationOptio
     if program.time_min is not None and program.q_reference is None:
         if q_previous is None:
             q_previous = solve_nominal_configuration(model, R[:1], p[:1], chain.home[None], **kwargs).q[0]
-        return solve_path(model, R, p, q_previous, **kwargs)
+        # (the nominal solutions seed the deformed solve; their singular values are not read: not measured)
+        return solve_path(model, R, p, q_previous, **kwargs, measure_singularity=False)
     m = program.n_targets
     q_ref = program.q_reference if program.q_reference is not None else np.tile(chain.home, (m, 1))
     result = _empty_result(m, chain.n_joints)

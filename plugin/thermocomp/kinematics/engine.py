@@ -20,7 +20,10 @@ decides when this module runs instead. The robot is passed as one object,
 Compilation: every entry point has one explicit signature (C-contiguous
 float64 arrays, int64 indices), so importing this module compiles the whole
 engine once, or loads it from numba's disk cache
-(:mod:`thermocomp.compiled`), and no later call compiles. Rows are
+(:mod:`thermocomp.compiled`), and no later call compiles. Rows are copied
+element by element, not by slice assignment: numba's array-to-array
+assignment brings about 5 s of CPU of its own library code into that
+compile. Rows are
 independent: :func:`run_blocks` runs blocks of them on threads (the loops
 release the GIL), and a row's result does not depend on the blocks.
 """
@@ -543,7 +546,8 @@ def jacobian_rates_block(M, q, v, w, lever, bound_out, qd_out, start, stop):
         y[3], y[4], y[5] = w[r, 0], w[r, 1], w[r, 2]
         bound_out[r], det = _sigma_bound(J, lu, y)
         if det == 0.0:
-            qd_out[r, :] = np.nan
+            for k in range(qd_out.shape[1]):
+                qd_out[r, k] = np.nan
         else:
             _back_substitute(lu, y, qd_out[r])
 
@@ -794,7 +798,8 @@ def _fill(P, j, only, phi, scratch, q, penalty):
         inside = _controller_branch(phi[b], P.axis_sign, P.sign, P.offset, P.lower, P.upper, P.q_start, q[b])
         if q[b, 0] != q[b, 0]:
             penalty[b] = math.inf
-            q[b, :] = 0.0
+            for k in range(q.shape[1]):
+                q[b, k] = 0.0
         else:
             penalty[b] = 0.0 if inside else P.big
 
@@ -813,7 +818,8 @@ def follow_start(P, q_out, penalty_out):
         value = _row_distance(cur[c], P.q_start) + pc[c]
         if c == 0 or value < best:
             best, b = value, c
-    q_out[0] = cur[b]
+    for k in range(n):
+        q_out[0, k] = cur[b, k]
     penalty_out[0] = pc[b]
     return b
 
@@ -833,7 +839,8 @@ def follow_piece(P, start, stop, b, guess, q_b, penalty_b, q_out, penalty_out):
     if guess:
         _fill(P, start - 1, b, phi, scratch, cur, pc)
     else:
-        cur[b] = q_b
+        for k in range(n):
+            cur[b, k] = q_b[k]
         pc[b] = penalty_b
     for i in range(start - 1, stop - 1):
         if pc[b] == math.inf:  # from a missing branch: the next pose's best-ranked
@@ -853,7 +860,8 @@ def follow_piece(P, start, stop, b, guess, q_b, penalty_b, q_out, penalty_out):
                     value = _row_distance(cur[b], nxt[c]) + pn[c]
                     if c == 0 or value < best:
                         best, b_next = value, c
-        q_out[i + 1] = nxt[b_next]
+        for k in range(n):
+            q_out[i + 1, k] = nxt[b_next, k]
         penalty_out[i + 1] = pn[b_next]
         cur, nxt = nxt, cur
         pc, pn = pn, pc
