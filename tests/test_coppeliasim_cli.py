@@ -66,14 +66,14 @@ def test_report_rewrites_its_file_as_the_help_says(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("action", ["show", "play"])
-@pytest.mark.parametrize("value", ["1e308", "1001", "0"])
+@pytest.mark.parametrize("value", ["1e308", "1001", "0", "0.5"])
 def test_magnification_is_bounded_before_connecting(capsys, tmp_path, action, value):
     # play --magnification 1e308 placed the joint objects 1e305 m away and exited 0 (issue 9 follow-up run);
-    # the add-on's spinbox and PyBullet stop at 1000
+    # the add-on's spinbox and PyBullet go from 1 to 1000: one range (thermocomp.simulators.magnification)
     extra = ["--results", str(tmp_path / "r.csv")] if action == "play" else []
     assert main(["coppeliasim", action, "--host", "127.0.0.1", "--port", "9", "--timeout-s", "0.2",
                  "--deformation", EXAGGERATED, *extra, "--magnification", value]) == EXIT_INPUT
-    assert "--magnification: expected a number > 0 and at most 1000" in capsys.readouterr().err
+    assert "--magnification: expected a finite number from 1 to 1000, got " in capsys.readouterr().err
 
 
 def test_check_and_show(fake_irb140, capsys, tmp_path):

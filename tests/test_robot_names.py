@@ -151,7 +151,8 @@ def test_variant_meshes_refused_by_name(name, tmp_path, capsys):
 def test_unknown_name_one_error(command, tmp_path, capsys):
     argv, _ = COMMANDS[command]
     args = argv(BUILTIN_ROBOTS[0], tmp_path)
-    option = "--truth" if command == "simulate-recording" else "--robot"
+    # (the option or argument that named the robot: robot show/export take it as their argument ROBOT)
+    option = {"simulate-recording": "--truth", "robot show": "ROBOT", "robot export": "ROBOT"}.get(command, "--robot")
     args[args.index(BUILTIN_ROBOTS[0])] = "irb6700"
     assert main(args) == EXIT_INPUT
     err = capsys.readouterr().err

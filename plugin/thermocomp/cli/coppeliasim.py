@@ -104,7 +104,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _robot_options(show)
     show.add_argument("--deformation", required=True, help="deformation table CSV [mm, deg]")
     _law_options(show, "minute shown (default: the full table)")
-    show.add_argument("--magnification", type=float, default=1.0, help="scale the deformation for display")
+    show.add_argument("--magnification", type=float, default=1.0, help="scale the deformation for display, 1 to 1000")
     show.add_argument("--hold-s", type=float, default=10.0, help="seconds to keep it shown (Ctrl-C ends early)")
     show.add_argument("--until-file", help="end early as soon as this file exists (used by the add-on)")
 
@@ -134,7 +134,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     play.add_argument("--results", required=True, help="results CSV of thermocomp compensate")
     play.add_argument("--deformation", help="show the robot deformed by this table while playing")
     _law_options(play, "minute played (default: the last in the file)")
-    play.add_argument("--magnification", type=float, default=1.0, help="scale the shown deformation")
+    play.add_argument("--magnification", type=float, default=1.0, help="scale the shown deformation, 1 to 1000")
     play.add_argument("--dwell-s", type=float, default=0.5, help="seconds at each target")
 
     rest = acts.add_parser("restore", help="put back a robot an earlier run left deformed (killed before it "

@@ -13,11 +13,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                          description="Show a robot's table form, or export it (optionally deformed) as URDF or CSV.")
     rsub = rob.add_subparsers(dest="robot_command", required=True, metavar="ACTION")
     show = rsub.add_parser("show", help="print the table form [mm, deg]")
-    show.add_argument("robot", help=ROBOT_HELP)
+    show.add_argument("robot", metavar="ROBOT", help=ROBOT_HELP)
     add_robot_file_arguments(show)
     export = rsub.add_parser("export", help="write the robot as .urdf or table-form .csv",
                              formatter_class=HelpFormatter)
-    export.add_argument("robot", help=ROBOT_HELP)
+    export.add_argument("robot", metavar="ROBOT", help=ROBOT_HELP)
     add_robot_file_arguments(export)
     export.add_argument("--out", required=True, help="output file, .urdf or .csv (a deformed robot: .urdf only)")
     export.add_argument("--deformation", help="deformation table CSV [mm, deg] to apply")
@@ -38,8 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from thermocomp.io.chain_csv import chain_csv_text
     from thermocomp.pipeline import export_robot
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.robot.builtin import load_robot, robot_file
 
+    robot_file(args.robot, "ROBOT")  # an unknown name: the error names this argument, not --robot
     if args.robot_command == "show":
         print(chain_csv_text(load_robot(args.robot, robot_file_options(args))), end="")
         return EXIT_OK

@@ -96,8 +96,8 @@ def _check_options(args: argparse.Namespace) -> bool:
         An option out of range, or one that would have no effect.
     """
     from thermocomp.errors import ConfigurationError
+    from thermocomp.simulators.magnification import check_magnification
     from thermocomp.simulators.pybullet.render import check_picture_size
-    from thermocomp.simulators.pybullet.robot import check_magnification
 
     if (args.targets is None) == (args.program is None):
         raise ConfigurationError("expected --targets CSV or --program FILE (one of the two)")

@@ -29,6 +29,7 @@ from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.prepare import bind_law, bind_table, robot_and_table
 from thermocomp.robot.builtin import robot_file
+from thermocomp.simulators.magnification import check_magnification
 
 #: Most random configurations ``check --configurations`` and ``convention --configurations`` take: each is a
 #: few kB of work, and a scene round trip for ``check``; more says nothing new.
@@ -218,24 +219,13 @@ class SceneLaw:
         return table, float(law.fraction(minute))
 
 
-#: Largest magnification of the deformation shown, as PyBullet's (the paper's Figure 12 goes to 1000): 1e308
-#: placed the scene's joint objects 1e305 m away.
-MAX_MAGNIFICATION = 1000.0
-
-
-def _check_magnification(magnification: float) -> None:
-    if not (0 < magnification <= MAX_MAGNIFICATION):  # also refuses NaN
-        raise ConfigurationError(f"--magnification: expected a number > 0 and at most {MAX_MAGNIFICATION:g}, "
-                                 f"got {magnification!r}")
-
-
 def show(address: Address, which: RobotInScene, deformation: PathLike, law: SceneLaw, minute: float | None,
          magnification: float, hold_s: float, until_file: PathLike | None, job: Job) -> None:
     """Show the deformed robot for ``hold_s`` seconds (or until ``until_file`` exists), then restore the scene."""
     from thermocomp.deformation.apply import deformed_model
     from thermocomp.simulators.coppeliasim import deformation_shown
 
-    _check_magnification(magnification)
+    check_magnification(magnification, "--magnification")  # (1e308 placed the joint objects 1e305 m away)
     _finite(hold_s, "--hold-s")
     job.input(deformation, "--deformation")
     job.check()
@@ -310,7 +300,7 @@ def play(address: Address, which: RobotInScene, results: PathLike, deformation: 
     from thermocomp.deformation.apply import deformed_model
     from thermocomp.simulators.coppeliasim.play import play as play_rows
 
-    _check_magnification(magnification)
+    check_magnification(magnification, "--magnification")  # (1e308 placed the joint objects 1e305 m away)
     _finite(dwell_s, "--dwell-s")
     if minute is not None:
         _finite(minute, "--minute")

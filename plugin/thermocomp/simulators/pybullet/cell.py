@@ -43,6 +43,7 @@ from thermocomp.pipeline import CompensationReport, run_compensation
 from thermocomp.prepare import robot_and_table
 from thermocomp.robot.builtin import BUILTIN_ROBOTS, is_builtin, robot_file
 from thermocomp.robot.chain import Chain
+from thermocomp.simulators.magnification import MAGNIFICATION_RANGE, check_magnification
 from thermocomp.simulators.pybullet.client import Client, connect
 from thermocomp.simulators.pybullet.collision import (
     CollisionOptions,
@@ -62,10 +63,8 @@ from thermocomp.simulators.pybullet.render import (
 )
 from thermocomp.simulators.pybullet.robot import (
     GHOST_RGBA,
-    MAGNIFICATION_RANGE,
     DeformedRobot,
     RobotBody,
-    check_magnification,
     load_model,
     unique_urdf_path,
 )

@@ -28,6 +28,7 @@ import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.kinematics.ik import Status
+from thermocomp.simulators.magnification import MAGNIFICATION_RANGE
 from thermocomp.simulators.pybullet.cell import (  # noqa: F401 (VISIBLE_SHARE, display_magnification: the GUI's)
     VISIBLE_SHARE,
     Cell,
@@ -38,7 +39,6 @@ from thermocomp.simulators.pybullet.cell import (  # noqa: F401 (VISIBLE_SHARE, 
 )
 from thermocomp.simulators.pybullet.client import Client, open_client, paused_rendering
 from thermocomp.simulators.pybullet.render import camera_framing, view_axes
-from thermocomp.simulators.pybullet.robot import MAGNIFICATION_RANGE
 
 #: Seconds between two targets when a program plays.
 PLAY_INTERVAL = 0.4

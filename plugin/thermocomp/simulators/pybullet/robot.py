@@ -30,11 +30,12 @@ import numpy as np
 from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.deformation.apply import deformed_model
 from thermocomp.deformation.table import DeformationTable
-from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import invert_transform
 from thermocomp.io.urdf import urdf_text
 from thermocomp.kinematics.model import KinematicModel
 from thermocomp.robot.chain import Chain
+from thermocomp.simulators.magnification import check_magnification
 from thermocomp.simulators.pybullet.client import Client, paused_rendering
 from thermocomp.simulators.pybullet.conversions import (
     T_from_pybullet_pose,
@@ -46,20 +47,6 @@ from thermocomp.simulators.pybullet.geometry import NO_GEOMETRY, RobotGeometry
 DEFORMED_RGBA = (0.93, 0.55, 0.15, 1.0)
 #: Colour of the nominal robot drawn as a translucent ghost.
 GHOST_RGBA = (0.55, 0.62, 0.75, 0.35)
-#: Magnifications of the deformation offered for display (the paper's Figure 12 goes to 1000).
-MAGNIFICATION_RANGE = (1.0, 1000.0)
-
-
-def check_magnification(magnification: float, option: str = "magnification") -> float:
-    """``magnification`` if it is a finite number in :data:`MAGNIFICATION_RANGE`, else :class:`ConfigurationError`
-    naming ``option``. A value within the range may still drive the robot through its cell's table or floor:
-    :func:`thermocomp.simulators.pybullet.cell.magnification_warning` says so."""
-    lo, hi = MAGNIFICATION_RANGE
-    if not (lo <= magnification <= hi):  # also refuses NaN and infinities
-        raise ConfigurationError(f"{option}: expected a finite number from {lo:g} to {hi:g}, got {magnification:g}")
-    return float(magnification)
-
-
 @dataclass
 class RobotBody:
     """A robot body in PyBullet loaded from a thermocomp URDF.
@@ -375,11 +362,9 @@ class DeformedRobot:
 __all__ = [
     "DEFORMED_RGBA",
     "GHOST_RGBA",
-    "MAGNIFICATION_RANGE",
     "DeformedRobot",
     "RobotBody",
     "check_geometry",
-    "check_magnification",
     "load_model",
     "load_urdf_body",
     "unique_urdf_path",
