@@ -90,5 +90,5 @@ def test_the_writer_finds_every_commented_target_however_many_comments_there_are
         text = "! head\n" + "".join(lines)
         starts = [text.index("[[", i) for i in (m for m in range(len(text)) if text.startswith("MoveL", m))]
         ends = [text.index("]],", a) + 2 for a in starts]
-        got = apply_edits(text, [Edit(a, b, "[[7,8,9],[6]]") for a, b in zip(starts, ends)], "m.mod", "!")
+        got = apply_edits(text, [Edit(a, b, "[[7,8,9],[6]]") for a, b in zip(starts, ends)], "m.mod", "!").decode("latin-1")
         assert got == text.replace("1,2,3", "7,8,9").replace("[4]", "[6]")

@@ -21,7 +21,7 @@ from thermocomp.compensation.compensate import CompensationOptions, nominal_solu
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
-from thermocomp.geometry.rotations import rotation_angle, transform
+from thermocomp.geometry.rotations import quat_wxyz_from_matrix, rotation_angle, transform
 from thermocomp.kinematics.confdata import confdata_from_q
 from thermocomp.programs import ProgramOptions, compensate_program, read_program
 from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
@@ -534,3 +534,34 @@ def test_letter_case_never_changes_the_written_form(tmp_path, form):
     assert written[1].lower() == written[0].lower()
     assert written[2].lower() == written[0].lower()
     assert written[3].lower() == written[0].lower()
+
+
+@pytest.mark.parametrize("form", [ProgramOptions(), ProgramOptions(indexed_minutes=(0.0, 60.0, 120.0))],
+                         ids=["snapshot", "time-indexed"])
+def test_a_small_correction_keeps_the_sign_of_each_written_quaternion(form, tmp_path, rng):
+    """q and -q are one rotation: a target written with q1 (w) < 0, or any sign a generator chose, is written
+    back with the same signs (near the written quaternion, not its negation), declared or inline, in a run of
+    motions or not."""
+    chain = load_robot("irb140")
+    model = nominal_model(chain)
+    q = random_configurations(chain, rng, 8)
+    R, p = fk(model, q)
+    T = np.linalg.inv(chain.T_world_base) @ transform(R, p)  # tool0 in the program's world, the robot base
+    quat = -quat_wxyz_from_matrix(T[:, :3, :3])  # w <= 0: the sign the writer's own convention flips
+    quat[::3] *= -1  # and some with w >= 0
+    cf = confdata_from_q(model, q)
+    texts = ["[[" + ",".join(f"{v:.9g}" for v in T[i, :3, 3] * 1e3) + "],[" + ",".join(f"{v:.9g}" for v in quat[i])
+             + "],[" + ",".join(str(c) for c in cf[i]) + "],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]]" for i in range(8)]
+    text = "\n".join(["MODULE Signs", f"  CONST robtarget pDeclared:={texts[0]};", "  PROC main()",
+                      "    MoveJ pDeclared, v100, z10, tool0;", "    WaitTime 0.5;",
+                      *(f"    MoveL {t}, v100, z10, tool0;" for t in texts[1:]), "  ENDPROC", "ENDMODULE", ""])
+    path = tmp_path / "signs.mod"
+    path.write_text(text, encoding="latin-1")
+    out = tmp_path / "out.mod"
+    report = compensate_program("irb140", small_table(rng), path, out, program_options=form)
+    assert report.n_changed_texts == 8  # (every target corrected)
+    written = [[float(x) for x in m.group(1).split(",")]
+               for m in re.finditer(r"\[\[[^\]]*\],\[([^\]]*)\],\[", out.read_text(encoding="latin-1"))]
+    assert len(written) >= 8
+    for got in np.array(written):  # each near its own written quaternion: a 0.03 deg table turns it by < 1e-3
+        assert np.min(np.linalg.norm(quat - got, axis=1)) < 1e-2

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from thermocomp._gc import paused
 from thermocomp._typing import FloatArray, PathLike
@@ -828,19 +830,23 @@ def _writes(rep: ProgramReport, data: bytes | np.ndarray, chunks: list[Compensat
 
 
 def confdata_notes(prog: RobotProgram, points: np.ndarray, written: np.ndarray) -> list[str]:
-    """A line for each written robtarget whose confdata differs from the program's: where, and why."""
+    """A line for each written robtarget whose confdata differs from the program's: where, and why (written by
+    arrow: a toolpath program has thousands)."""
     run = prog.columns.run
-    free = confdata_free(prog)[points].tolist()
-    notes = []
-    for (line, column), conf, read, free_i in zip(run.argument[points, 2:].tolist(), written.tolist(),
-                                                  run.confdata[points].tolist(), free):
-        why = ("its motion runs under ConfL \\Off or ConfJ \\Off, where the controller ignores confdata: written "
-               "from the solution nearest the motion before" if free_i else
-               "the corrected joints lie in another quadrant (cf1, cf4, cf6) or wrist configuration (cfx) than "
-               "the program's")
-        notes.append(f"{prog.path}:{line}:{column}: confdata written [{','.join(map(str, conf))}], read "
-                     f"[{','.join(map(str, read))}]: {why}")
-    return notes
+
+    def texts(values: np.ndarray) -> pa.StringArray:  # "[cf1,cf4,cf6,cfx]" of each row
+        return pc.binary_join_element_wise("[", pc.binary_join_element_wise(
+            *(pc.cast(pa.array(values[:, k]), pa.string()) for k in range(4)), ","), "]", "")
+
+    line, column = (pc.cast(pa.array(run.argument[points, k]), pa.string()) for k in (2, 3))
+    why = pc.if_else(pa.array(confdata_free(prog)[points]),
+                     "its motion runs under ConfL \\Off or ConfJ \\Off, where the controller ignores confdata: "
+                     "written from the solution nearest the motion before",
+                     "the corrected joints lie in another quadrant (cf1, cf4, cf6) or wrist configuration (cfx) than "
+                     "the program's")
+    return pc.binary_join_element_wise(f"{prog.path}:", line, ":", column, ": confdata written ",
+                                       texts(np.asarray(written).reshape(-1, 4)), ", read ",
+                                       texts(run.confdata[points]), ": ", why, "").to_pylist()
 
 
 def rounding_bound(reach: float) -> float:
@@ -896,10 +902,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     cols = prog.columns
     extax_of = cols.run.extax
     R_tcp, p_tcp = tcp_poses(*fk(nominal, q), poses.T_flange_tcp) if tcp is None else tcp
-    # in the program's world frame, the robot base (docs/conventions.md)
-    T_world_tcp_filtered = transform(R_tcp, p_tcp)
-    if not np.array_equal(chain.T_world_base, np.eye(4)):
-        T_world_tcp_filtered = invert_transform(chain.T_world_base) @ T_world_tcp_filtered
+    at_base = np.array_equal(chain.T_world_base, np.eye(4))  # (the program's world frame is the robot base)
     conf = confdata_from_q(nominal, q) if prog.language == "rapid" and chain.n_joints == 6 else None
     rapid = prog.language == "rapid"
     m = len(extax_of)
@@ -916,14 +919,15 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     miss = pose_errors(R_tcp[pt], p_tcp[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])  # (world)
     changed[pt] = (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
     written_at: list[np.ndarray] = []  # the points given a text, and their texts, in that order
-    texts: list[str] = []
+    texts: list[pa.StringArray] = []
     error_position, error_angle = [0.0], [0.0]
     # joint texts
     jw = np.flatnonzero(joint_text & changed)
     if jw.size:
         shown = np.degrees(q[jw]) if rapid else q[jw]
         written_at.append(jw)
-        texts += w.jointtarget_texts(shown, [extax_of[i] for i in jw.tolist()]) if rapid else w.list_texts(shown, "[")
+        texts.append(w.jointtarget_texts(shown, [extax_of[i] for i in jw.tolist()]) if rapid
+                     else w.list_texts(shown, "["))
         back = w.stored_singles(shown)
         q_back = np.radians(back) if rapid else back
         R_a, p_a = fk(nominal, q[jw])
@@ -937,38 +941,44 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         # (the identity's product gives the same bits)
         frames = cols.frame_table(0)
         in_world = all(np.array_equal(frames[f], np.eye(4)) for f in np.unique(cols.run.frame[pw]).tolist())
-        T_frame = T_world_tcp_filtered[pw] if in_world \
-            else invert_transform(frames)[cols.run.frame[pw]] @ T_world_tcp_filtered[pw]
+        if in_world and at_base:
+            R_frame, p_frame = R_tcp[pw], p_tcp[pw]
+        else:  # in the program's world frame, the robot base (docs/conventions.md), then in the work object
+            T_world_tcp = transform(R_tcp[pw], p_tcp[pw])
+            T_world_tcp = T_world_tcp if at_base else invert_transform(chain.T_world_base) @ T_world_tcp
+            T_frame = T_world_tcp if in_world else invert_transform(frames)[cols.run.frame[pw]] @ T_world_tcp
+            R_frame, p_frame = T_frame[:, :3, :3], T_frame[:, :3, 3]
         if rapid:
-            quat = quat_wxyz_from_matrix(T_frame[:, :3, :3])
-            shown = np.hstack([T_frame[:, :3, 3] * 1e3, quat])
-            texts += w.robtarget_texts(shown, conf[pw], [extax_of[i] for i in pw.tolist()])
+            quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(R_frame), cols.run.quat[pw])
+            shown = np.hstack([p_frame * 1e3, quat])
+            texts.append(w.robtarget_texts(shown, conf[pw], [extax_of[i] for i in pw.tolist()]))
             back = w.stored_singles(shown)
             from thermocomp.programs.rapid import transforms_from_poses
 
             T_back = transforms_from_poses(back)  # (as the reader reads the written robtargets)
             R_back, p_back = T_back[:, :3, :3], T_back[:, :3, 3]
         else:
-            shown = np.hstack([T_frame[:, :3, 3], rotvec_from_matrix(T_frame[:, :3, :3])])
-            texts += w.list_texts(shown, "p[")
+            shown = np.hstack([p_frame, rotvec_from_matrix(R_frame)])
+            texts.append(w.list_texts(shown, "p["))
             back = w.stored_singles(shown)
             R_back = matrix_from_rotvec(back[:, 3:])
             p_back = back[:, :3]
-        error_position.append(float(row_norms(p_back - T_frame[:, :3, 3]).max()))
-        error_angle.append(_largest_turn(T_frame[:, :3, :3], R_back))
+        error_position.append(float(row_norms(p_back - p_frame).max()))
+        error_angle.append(_largest_turn(R_frame, R_back))
         written_at.append(pw)
     conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
     if rapid and conf is not None and pw.size:
         differs = pw[cols.run.has_confdata[pw] & np.any(conf[pw] != cols.run.confdata[pw], axis=1)]
         conf_changed = (differs, conf[differs])
     written = np.concatenate(written_at) if written_at else np.zeros(0, dtype=np.int64)
+    new = pa.concat_arrays(texts) if texts else pa.array([], pa.string())
     if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
         spans = cols.run.text[written]
-        data = w.apply_edits(prog.text, w.Edits(spans[:, 0], spans[:, 1], texts), prog.path,
-                             w.COMMENT_STARTS[prog.language]).encode("latin-1")
-        return Written(data, len(texts), (max(error_position), max(error_angle)), conf_changed)
+        data = w.apply_edits(prog.text, w.Edits(spans[:, 0], spans[:, 1], new), prog.path,
+                             w.COMMENT_STARTS[prog.language])
+        return Written(data, len(new), (max(error_position), max(error_angle)), conf_changed)
     values: list[str | None] = [None] * m
-    for i, text in zip(written.tolist(), texts):
+    for i, text in zip(written.tolist(), new.to_pylist()):
         values[i] = text
     if output == "joints" and cols.plain:
         data, n_changed = _joints_form_spliced(prog, values, ok, is_joint)
@@ -997,9 +1007,9 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         edits = [e for e in edits if (e.start, e.end) in whole or not any(a <= e.start < b for a, b in whole)]
         edits += _movec_statements(prog, points, values, whole)
     all_edits = point_edits + edits
-    text = w.apply_edits(prog.text, all_edits, prog.path, w.COMMENT_STARTS[prog.language])
+    data = w.apply_edits(prog.text, all_edits, prog.path, w.COMMENT_STARTS[prog.language])
     n_changed = len({(e.start, e.end) for e in point_edits}) + len(whole)
-    return Written(text.encode("latin-1"), n_changed, (max(error_position), max(error_angle)), conf_changed)
+    return Written(data, n_changed, (max(error_position), max(error_angle)), conf_changed)
 
 
 def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.ndarray, is_joint: np.ndarray
@@ -1022,7 +1032,7 @@ def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.nd
     ends = np.concatenate([run.name[named, 1], run.argument[written, 1]])
     texts = [new] * named.size + [values[i] for i in written]
     return w.apply_edits(prog.text, w.Edits(starts, ends, texts), prog.path,
-                         w.COMMENT_STARTS[prog.language]).encode("latin-1"), len(written)
+                         w.COMMENT_STARTS[prog.language]), len(written)
 
 
 def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:

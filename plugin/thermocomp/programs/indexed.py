@@ -53,18 +53,17 @@ from thermocomp.robot.chain import Chain
 
 @dataclass(frozen=True)
 class IndexedWritten:
-    """The time-indexed program text and what it holds."""
+    """The time-indexed program as the file holds it (latin-1) and what it holds."""
 
-    text: str
+    data: bytes
     n_changed: int
     n_tables: int
     entries: int
     rounding: tuple[float, float]
 
     @property
-    def data(self) -> bytes:
-        """The text as the file holds it (latin-1)."""
-        return self.text.encode("latin-1")
+    def text(self) -> str:
+        return self.data.decode("latin-1")
 
 
 def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, minutes: FloatArray,
@@ -119,7 +118,7 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, m
             entries = None
             if changed:
                 T_frame = invert_transform(pt.T_world_frame)[None] @ T_filtered[:, i]
-                entries = [_pose_entry(prog, T_frame[k], None if conf is None else conf[k, i], pt.extax)
+                entries = [_pose_entry(prog, T_frame[k], None if conf is None else conf[k, i], pt.extax, pt.quat)
                            for k in range(K)]
                 for k in (0, K - 1):
                     T_w = _read_pose(prog, entries[k])
@@ -151,9 +150,9 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, m
     edits = w.place_values(placed, values, prog.path, at_argument=at_argument) + extra_edits
     if tables:
         edits += _support_edits(prog, [decl for _, decl in tables.values()], K, step)
-    text = w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language])
+    data = w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language])
     n_changed = sum(v is not None for v in values)
-    return IndexedWritten(text, n_changed, len(tables), K, (max(error_position), max(error_angle)))
+    return IndexedWritten(data, n_changed, len(tables), K, (max(error_position), max(error_angle)))
 
 
 def _joint_entry(prog: RobotProgram, q: FloatArray, extax: str) -> str:
@@ -173,9 +172,9 @@ def _read_back_pose(prog: RobotProgram, text: str) -> FloatArray:
     return transform(matrix_from_rotvec(values[3:6]), np.asarray(values[:3]))
 
 
-def _pose_entry(prog: RobotProgram, T: FloatArray, conf, extax: str) -> str:
+def _pose_entry(prog: RobotProgram, T: FloatArray, conf, extax: str, written: FloatArray | None) -> str:
     if prog.language == "rapid":
-        return w.rapid_robtarget(T, tuple(int(c) for c in conf), extax, None)
+        return w.rapid_robtarget(T, tuple(int(c) for c in conf), extax, written)
     return w.ur_pose(T)[2:-1]  # the six numbers
 
 

@@ -83,6 +83,9 @@ class Point:
     whole_argument
         The motion's whole argument when the point sits inside it (UR
         ``get_inverse_kin(pose, qnear=...)``): what a joint target replaces.
+    quat
+        RAPID: the robtarget's quaternion ``(q1, q2, q3, q4)`` as written, ``(4,)`` (``q`` and ``-q`` are one
+        rotation: the writer keeps the written one's sign), else ``None``.
     """
 
     T_world_tcp: FloatArray | None
@@ -95,6 +98,7 @@ class Point:
     extax: str = ""
     name: str = ""
     whole_argument: Span | None = None
+    quat: FloatArray | None = None
 
     @property
     def is_joint(self) -> bool:
@@ -259,6 +263,8 @@ class MotionRun:
         The distinct ``(T_world_frame, T_flange_tcp)`` pairs and each point's index into them, ``(p,)``.
     extax, name_of_point, whole_argument
         Per point, as in :class:`Point`.
+    quat
+        ``(p, 4)``: each point's :attr:`Point.quat`, NaN where it has none.
     """
 
     instruction: tuple[str, ...]
@@ -283,6 +289,7 @@ class MotionRun:
     extax: tuple[str, ...]
     name_of_point: tuple[str, ...]
     whole_argument: tuple[Span | None, ...]
+    quat: FloatArray
 
     def __len__(self) -> int:
         return len(self.instruction)
@@ -298,7 +305,8 @@ class MotionRun:
         points = [Point(T_world_tcp=None if joint[i] else self.T_world_tcp[i], T_world_frame=frames[i][0],
                         T_flange_tcp=frames[i][1], q=self.q[i, :self.q_len[i]] if joint[i] else None,
                         confdata=tuple(conf[i]) if has_conf[i] else None, text=spans[i], argument=arguments[i],
-                        extax=self.extax[i], name=self.name_of_point[i], whole_argument=self.whole_argument[i])
+                        extax=self.extax[i], name=self.name_of_point[i], whole_argument=self.whole_argument[i],
+                        quat=None if self.quat[i, 0] != self.quat[i, 0] else self.quat[i])
                   for i in range(len(spans))]
         last = np.cumsum(self.n_points).tolist()
         out = []
@@ -354,7 +362,9 @@ class MotionRun:
             frames=tuple(pairs), frame=np.array([frames[(id(pt.T_world_frame), id(pt.T_flange_tcp))]
                                                  for pt in points], dtype=np.int64),
             extax=tuple(pt.extax for pt in points), name_of_point=tuple(pt.name for pt in points),
-            whole_argument=tuple(pt.whole_argument for pt in points))
+            whole_argument=tuple(pt.whole_argument for pt in points),
+            quat=np.array([np.full(4, np.nan) if pt.quat is None else pt.quat for pt in points], dtype=float)
+            .reshape(-1, 4))
 
 
 class Steps(Sequence):
@@ -520,7 +530,3 @@ def tcp_poses(R_flange: FloatArray, p_flange: FloatArray, T_flange_tcp: FloatArr
     R = R_flange @ T_flange_tcp[:, :3, :3]
     p = p_flange + np.einsum("...mij,mj->...mi", R_flange, T_flange_tcp[:, :3, 3])
     return R, p
-
-
-def eye4() -> FloatArray:
-    return np.eye(4)

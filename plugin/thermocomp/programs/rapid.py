@@ -59,7 +59,16 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
 from thermocomp.io.files import read_program_bytes
 from thermocomp.programs import calls
-from thermocomp.programs.grammars import lalr_parser, node_meta, parse_numbers, token_at
+from thermocomp.programs.grammars import (
+    byte_spans,
+    delimiters,
+    first_seen,
+    joined_bytes,
+    lalr_parser,
+    node_meta,
+    parse_numbers,
+    token_at,
+)
 from thermocomp.programs.model import (
     _KIND_CODE,
     ABSOLUTE_JOINT,
@@ -317,9 +326,7 @@ class MoveStatements:
         self.text = token  # (a str: str(token) would copy it)
         self.data = token.encode("latin-1")  # (a byte a character)
         b = self.bytes = np.frombuffer(self.data, dtype=np.uint8)
-        codes = _CODES[b]
-        at = np.flatnonzero(codes)
-        code = codes[at]
+        at, code = delimiters(self.data, _CODES)
         newlines = at[code == _NEWLINE]
         if np.any(code == _BANG):  # (a byte after a "!" on its line is a comment's)
             last_bang = np.maximum.accumulate(np.where(code == _BANG, at, -1))
@@ -1563,12 +1570,11 @@ class _Walker:
         base = token.start_pos
         text = st.text
         r = len(st)
-        # speed, tool and work object: each combination as written resolved once, in order of appearance
-        index: dict[tuple, int] = {}  # (the instruction, and its text from the speed on)
-        shape_of = np.fromiter((index.setdefault((text[a:b], text[c:d]), len(index)) for a, b, c, d in zip(
-            st.starts("instr").tolist(), st.ends("instr").tolist(), st.starts("speed").tolist(), st.end.tolist())),
-            dtype=np.int64, count=r)
-        shape_first = np.empty(len(index), dtype=np.int64)
+        # speed, tool and work object: each combination as written (the instruction, and its text from the speed
+        # on) resolved once, in order of appearance
+        shape_of = first_seen(byte_spans(st.data, st.starts("instr"), st.ends("instr")),
+                              byte_spans(st.data, st.starts("speed"), st.end))
+        shape_first = np.empty(int(shape_of.max()) + 1, dtype=np.int64)
         shape_first[shape_of[::-1]] = np.arange(r - 1, -1, -1)
         shapes: list[tuple | None] = []
         for i in shape_first.tolist():
@@ -1614,6 +1620,7 @@ class _Walker:
         q_len = np.zeros(p, dtype=np.int64)
         confdata = np.zeros((p, 4), dtype=np.int64)
         has_confdata = np.zeros(p, dtype=bool)
+        quat = np.full((p, 4), np.nan)
         extax = np.full(p, "", dtype=object)
         names = [""] * p
         for dtype, is_joint in (("robtarget", False), ("jointtarget", True)):
@@ -1632,6 +1639,7 @@ class _Walker:
                 T_world_tcp[at[members]] = T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
                     else frames[f][0] @ T_frame_tcp[members]  # (the identity's product: the same bits)
             confdata[at[read]], has_confdata[at] = values[read, 7:11].astype(np.int64), True
+            quat[at] = values[:, 3:7]
         argument = text_span
         named = np.zeros(r, dtype=bool)  # statements with a declared target
         named_at = np.flatnonzero(~inline & regular[point_statement])
@@ -1665,6 +1673,7 @@ class _Walker:
                 else:
                     T_world_tcp[i] = point.T_world_tcp
                     confdata[i], has_confdata[i] = point.confdata, True
+                    quat[i] = point.quat
         statement = np.empty((r, 4), dtype=np.int64)
         statement[:, 0], statement[:, 2], statement[:, 3] = starts, lines[:r], columns[:r]
         statement[:, 1] = base + st.end
@@ -1689,7 +1698,7 @@ class _Walker:
                 argument=text_span[pa:pb] if argument is text_span else argument[pa:pb],
                 T_world_tcp=T_world_tcp[pa:pb], q=q[pa:pb], q_len=q_len[pa:pb], confdata=confdata[pa:pb],
                 has_confdata=has_confdata[pa:pb], frames=frames, frame=frame[pa:pb], extax=extax_t[pa:pb],
-                name_of_point=names_t[pa:pb], whole_argument=(None,) * (pb - pa))
+                name_of_point=names_t[pa:pb], whole_argument=(None,) * (pb - pa), quat=quat[pa:pb])
             if self.progress is not None:
                 for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS,
                                   self._run_count + b - a, PROGRESS_MOTIONS):
@@ -1798,7 +1807,7 @@ class _Walker:
         T_frame_tcp = _T_from_pose(value[:2])  # type: ignore[index]
         return Point(T_world_tcp=T_world_frame @ T_frame_tcp, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp,
                      q=None, confdata=tuple(int(c) for c in cf), text=text_span, argument=span_of(node),
-                     extax=extax_text, name=name)
+                     extax=extax_text, name=name, quat=quat)
 
 
 def numbers_value(text: str) -> list:
@@ -1825,7 +1834,7 @@ def _inline_values(st: MoveStatements, dtype: str, starts: np.ndarray, ends: np.
 
     A point's shape is its brackets and commas (the grammar matched lists of numbers between them), compared with
     the type's (:data:`_SKELETONS`) among the run's delimiters (:attr:`MoveStatements.delimiters`)."""
-    text, skeleton = st.text, _SKELETONS[dtype]
+    skeleton = _SKELETONS[dtype]
     first = np.searchsorted(st.delimiters, starts)
     read = np.searchsorted(st.delimiters, ends) - first == len(skeleton)
     shaped = np.flatnonzero(read)
@@ -1834,18 +1843,20 @@ def _inline_values(st: MoveStatements, dtype: str, starts: np.ndarray, ends: np.
     good = np.flatnonzero(read)
     cuts = st.delimiters[first[good] + skeleton.rfind(b"[")]  # where each one's external axes start, and end
     closes = st.delimiters[first[good] + len(skeleton) - 2] + 1
-    extax = [""] * len(starts)  # (the others are the general rules')
-    for k, a, b in zip(good.tolist(), cuts.tolist(), closes.tolist()):
-        extax[k] = text[a:b]
+    # each one's external axes: the few distinct texts, and which each is ("": the others, the general rules')
+    encoded = byte_spans(st.data, cuts, closes).dictionary_encode()
+    distinct = [e.decode("latin-1") for e in encoded.dictionary.to_pylist()] + [""]
+    which = np.full(len(starts), len(distinct) - 1, dtype=np.int64)
+    which[good] = encoded.indices.to_numpy(zero_copy_only=False)
+    extax = np.array(distinct, dtype=object)[which].tolist()
     width = 11 if dtype == "robtarget" else 6
     values = np.full((len(starts), width), np.nan)
     if good.size:
-        data = st.data
-        values[good] = parse_numbers(b"".join([data[a:b] for a, b in zip(starts[good].tolist(), cuts.tolist())])
+        values[good] = parse_numbers(joined_bytes(byte_spans(st.data, starts[good], cuts))
                                      .translate(None, _NOT_NUMBER)).reshape(-1, width)
-    beyond = {e for e in set(extax) if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(e))}
-    if beyond:  # (external axes a num cannot hold: few distinct texts, each checked once)
-        read &= np.fromiter((e not in beyond for e in extax), dtype=bool, count=len(extax))
+    beyond = [k for k, e in enumerate(distinct) if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(e))]
+    if beyond:  # (external axes a num cannot hold: each distinct text checked once)
+        read &= ~np.isin(which, beyond)
     with np.errstate(invalid="ignore"):
         read &= np.all(np.abs(values) <= NUM_MAX, axis=1)
         if dtype == "robtarget":  # (at the tolerance's edge too: the general rules decide)

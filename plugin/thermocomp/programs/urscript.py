@@ -56,7 +56,7 @@ from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import invert_transform, matrix_from_rotvec, rotvec_from_matrix, transform
 from thermocomp.io.files import read_program_text
 from thermocomp.programs import calls
-from thermocomp.programs.grammars import lalr_parser, node_meta, parse_numbers, token_at
+from thermocomp.programs.grammars import delimiters, lalr_parser, node_meta, parse_numbers, token_at
 from thermocomp.programs.model import (
     _KIND_CODE,
     CIRCULAR,
@@ -190,10 +190,9 @@ def move_statements(token: Token) -> _Statements:
     its point to the only ``]``, its arguments and ``)``. Found with numpy over the token's bytes, no match
     object a statement.
     """
-    b = np.frombuffer(token.encode("latin-1"), dtype=np.uint8)
-    codes = _CODES[b]
-    at = np.flatnonzero(codes)
-    code = codes[at]
+    data = token.encode("latin-1")
+    b = np.frombuffer(data, dtype=np.uint8)
+    at, code = delimiters(data, _CODES)
     if np.any(code == _HASH):  # (a byte after a "#" on its line is a comment's)
         last_hash = np.maximum.accumulate(np.where(code == _HASH, at, -1))
         outside = last_hash <= np.maximum.accumulate(np.where(code == _NEWLINE, at, -1))
@@ -1248,7 +1247,7 @@ class _Walker:
                 T_world_tcp=T[a:b], q=q[a:b], q_len=q_len[a:b], confdata=np.zeros((n, 4), dtype=np.int64),
                 has_confdata=np.zeros(n, dtype=bool), frames=((np.eye(4), self.tool.copy()),),
                 frame=np.zeros(n, dtype=np.int64), extax=("",) * n, name_of_point=("",) * n,
-                whole_argument=(None,) * n))
+                whole_argument=(None,) * n, quat=np.full((n, 4), np.nan)))
 
     def point(self, node, local: dict, kind: str) -> Point:
         outer = node

@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import quat_wxyz_from_matrix, rotation_angle, rotvec_from_matrix
+from thermocomp.programs.grammars import byte_spans, joined_bytes
 from thermocomp.programs.model import Point, Span
 
 #: A correction below these keeps the target's text [m], [rad]: ten times the
@@ -87,12 +88,12 @@ def stored_singles(values: FloatArray) -> FloatArray:
     return np.round(np.asarray(values, dtype=float), NOISE_DECIMALS).astype(np.float32).astype(float)
 
 
-def _joined(*parts: str | pa.Array) -> list[str]:
+def _joined(*parts: str | pa.Array) -> pa.StringArray:
     """Row by row, the texts ``parts`` (arrays of strings, and literal texts) written one after the other."""
-    return pc.binary_join_element_wise(*parts, "").to_pylist()
+    return pc.binary_join_element_wise(*parts, "")
 
 
-def robtarget_texts(shown: FloatArray, confdata: ArrayLike, extax: Sequence[str]) -> list[str]:
+def robtarget_texts(shown: FloatArray, confdata: ArrayLike, extax: Sequence[str]) -> pa.StringArray:
     """The robtargets ``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],[extax]]`` of the rows of ``shown`` ``(r, 7)``
     (x, y, z [mm], q1..q4), their confdata ``(r, 4)`` (integers) and external axes' texts (``""``: none)."""
     x, y, z, q1, q2, q3, q4 = single_columns(np.asarray(shown, dtype=float).reshape(-1, 7))
@@ -102,13 +103,13 @@ def robtarget_texts(shown: FloatArray, confdata: ArrayLike, extax: Sequence[str]
                    cfx, "],", _extax_texts(extax), "]")
 
 
-def list_texts(shown: FloatArray, prefix: str) -> list[str]:
+def list_texts(shown: FloatArray, prefix: str) -> pa.StringArray:
     """The texts ``<prefix>v1, v2, ...]`` of the rows of ``shown`` ``(r, k)`` (a URScript pose ``p[...]`` or joint
     list ``[...]``)."""
     return _joined(prefix, pc.binary_join_element_wise(*single_columns(shown), ", "), "]")
 
 
-def jointtarget_texts(shown: FloatArray, extax: Sequence[str]) -> list[str]:
+def jointtarget_texts(shown: FloatArray, extax: Sequence[str]) -> pa.StringArray:
     """The jointtargets ``[[j1,...,j6],[extax]]`` of the rows of ``shown`` ``(r, k)`` [deg] and their external
     axes' texts (``""``: none)."""
     return _joined("[[", pc.binary_join_element_wise(*single_columns(shown), ","), "],", _extax_texts(extax), "]")
@@ -198,11 +199,11 @@ def _commented(starts: ArrayLike, ends: ArrayLike, text: str, comment: str | Non
 
 class Edits(NamedTuple):
     """Edits as columns: replace ``text[start[k]:end[k]]`` by ``new[k]`` (a program's hundred thousand targets
-    without an object each)."""
+    without an object each: ``new`` an arrow array of the texts, as the batch writers give them, or a list)."""
 
     start: np.ndarray
     end: np.ndarray
-    new: list[str]
+    new: list[str] | pa.StringArray
 
     @classmethod
     def of(cls, edits: Sequence[Edit]) -> Edits:
@@ -210,27 +211,41 @@ class Edits(NamedTuple):
                    [e.new for e in edits])
 
 
-def apply_edits(text: str, edits: Sequence[Edit] | Edits, path: str, comment: str | None = None) -> str:
-    """``text`` with ``edits`` applied; identical edits are merged, overlapping ones refused.
+def apply_edits(text: str, edits: Sequence[Edit] | Edits, path: str, comment: str | None = None) -> bytes:
+    """``text`` with ``edits`` applied, as the file holds it (latin-1); identical edits are merged, overlapping ones
+    refused.
 
     With ``comment`` (the language's comment start, :data:`COMMENT_STARTS`), a replaced text's comments are kept
-    (:func:`keep_layout`).
+    (:func:`keep_layout`). The text's pieces between the edits and the new texts are interleaved by one arrow
+    ``take`` (:func:`~thermocomp.programs.grammars.byte_spans`), no Python string a piece.
     """
     start, end, new = edits if isinstance(edits, Edits) else Edits.of(edits)
     order = np.lexsort((end, start))  # by start, then end
-    start, end, new = start[order], end[order], [new[i] for i in order.tolist()]
-    if np.any((start[1:] == start[:-1]) & (end[1:] == end[:-1])):  # a span written twice: once, or by text order
+    start, end = start[order], end[order]
+    new = new.take(pa.array(order)) if isinstance(new, pa.Array) else [new[i] for i in order.tolist()]
+    commented = _commented(start, end, text, comment)
+    twice = np.any((start[1:] == start[:-1]) & (end[1:] == end[:-1]))
+    if isinstance(new, pa.Array) and (twice or commented.size or not pc.all(pc.string_is_ascii(new)).as_py()):
+        new = new.to_pylist()  # (texts to merge or to lay out, or a comment's latin-1 letters: as strings)
+    if twice:  # a span written twice: once, or by text order
         start, end, new = Edits.of(sorted({Edit(*e) for e in zip(start.tolist(), end.tolist(), new)}))
+        commented = _commented(start, end, text, comment)
     overlap = np.flatnonzero(start[1:] < end[:-1])
     if overlap.size:
         raise InputError(f"two different replacements overlap at offset {start[overlap[0] + 1]}; "
                          "the same text would need two values", path=path)
-    for k in _commented(start, end, text, comment).tolist():
-        new[k] = keep_layout(text[start[k]:end[k]], new[k], comment)  # type: ignore[arg-type]
-    out: list[str] = [""] * (2 * len(new) + 1)
-    out[0::2] = [text[a:b] for a, b in zip([0, *end.tolist()], [*start.tolist(), len(text)])]
-    out[1::2] = new
-    return "".join(out)
+    if isinstance(new, pa.Array):
+        texts = new.cast(pa.large_binary())  # (ASCII: its UTF-8 is its latin-1)
+    else:
+        for k in commented.tolist():
+            new[k] = keep_layout(text[start[k]:end[k]], new[k], comment)  # type: ignore[arg-type]
+        texts = pa.array([t.encode("latin-1") for t in new], pa.large_binary())
+    data = text.encode("latin-1")
+    n = len(texts)
+    gaps = byte_spans(data, np.concatenate([[0], end]), np.concatenate([start, [len(data)]]))  # n + 1 pieces
+    interleaved = np.empty(2 * n + 1, dtype=np.int64)
+    interleaved[0::2], interleaved[1::2] = np.arange(n + 1), np.arange(n + 1, 2 * n + 1)
+    return joined_bytes(pa.concat_arrays([gaps, texts]).take(pa.array(interleaved)))
 
 
 def point_changed(point: Point, T_world_tcp_new: FloatArray | None, q_new: FloatArray | None,
@@ -318,18 +333,29 @@ def _conflict(span: Span, path: str) -> InputError:
 
 
 # ---------------------------------------------------------------- RAPID
-def rapid_robtarget(T_frame_tcp: FloatArray, confdata: tuple[int, ...], extax: str, quat_hint: FloatArray | None) -> str:
+def quat_in_hemisphere(quat: FloatArray, written: FloatArray) -> FloatArray:
+    """The quaternions ``quat`` ``(..., 4)``, each negated where its dot with the ``written`` one is negative: ``q``
+    and ``-q`` are one rotation, and a target compensated by a little keeps the signs the program wrote (a
+    diff of the programs shows the corrections, not every number of the orientation flipped). Rows where
+    ``written`` is NaN (none written) keep their sign."""
+    with np.errstate(invalid="ignore"):
+        flip = np.einsum("...i,...i->...", quat, written) < 0
+    return np.where(flip[..., None], -quat, quat)
+
+
+def rapid_robtarget(T_frame_tcp: FloatArray, confdata: tuple[int, ...], extax: str, written: FloatArray | None) -> str:
     """``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],[extax]]`` (mm, quaternion w first): :func:`robtarget_texts` of
-    one pose ``(4, 4)`` [m], its quaternion in the hemisphere of ``quat_hint`` where given."""
+    one pose ``(4, 4)`` [m], its quaternion in the hemisphere of the ``written`` one (:func:`quat_in_hemisphere`)
+    where given."""
     quat = quat_wxyz_from_matrix(T_frame_tcp[:3, :3])
-    if quat_hint is not None and float(quat @ quat_hint) < 0:
-        quat = -quat  # the same rotation, in the hemisphere the program used
-    return robtarget_texts(np.concatenate([T_frame_tcp[:3, 3] * 1e3, quat])[None], [confdata], [extax])[0]
+    if written is not None:
+        quat = quat_in_hemisphere(quat, written)
+    return robtarget_texts(np.concatenate([T_frame_tcp[:3, 3] * 1e3, quat])[None], [confdata], [extax])[0].as_py()
 
 
 def rapid_jointtarget(q: FloatArray, extax: str) -> str:
     """``[[j1,...,j6],[extax]]`` (degrees): :func:`jointtarget_texts` of one joint vector ``q`` [rad]."""
-    return jointtarget_texts(np.degrees(q)[None], [extax])[0]
+    return jointtarget_texts(np.degrees(q)[None], [extax])[0].as_py()
 
 
 _NO_EXTAX = "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]"
@@ -338,4 +364,4 @@ _NO_EXTAX = "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]"
 # ---------------------------------------------------------------- URScript
 def ur_pose(T_frame_tcp: FloatArray) -> str:
     """``p[x,y,z,rx,ry,rz]`` (m, rotation vector rad)."""
-    return list_texts(np.concatenate([T_frame_tcp[:3, 3], rotvec_from_matrix(T_frame_tcp[:3, :3])])[None], "p[")[0]
+    return list_texts(np.concatenate([T_frame_tcp[:3, 3], rotvec_from_matrix(T_frame_tcp[:3, :3])])[None], "p[")[0].as_py()
