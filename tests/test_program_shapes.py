@@ -416,16 +416,24 @@ def test_a_streamed_run_reads_its_first_pieces_while_the_compiled_code_loads(tar
     assert ahead.read_bytes() == turns.read_bytes()
     assert sys.getswitchinterval() == interval
 
-    lines = path.read_text().splitlines()
-    bad = next(i for i, line in enumerate(lines) if line.startswith("name,")) + 1 + 2_500  # the third piece
-    cells = lines[bad].split(",")
-    cells[2] = "nan?"
-    lines[bad] = ",".join(cells)
-    path.write_text("\n".join(lines) + "\n")
+    bad, _ = _spoil_third_cell(path, 2_500)  # the third piece
     out = tmp_path / "bad.csv"
     with pytest.raises(InputError) as caught:
         run(True, out)
     assert caught.value.row == bad + 1 and not out.exists()
+
+
+def _spoil_third_cell(path, row: int) -> tuple[int, str]:
+    """Row ``row`` (0-based, after the header) of the targets file ``path`` with ``nan?`` in its third cell: the
+    line's 0-based index in the file and that column's name."""
+    lines = path.read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("name,"))
+    bad = header + 1 + row
+    cells = lines[bad].split(",")
+    cells[2] = "nan?"
+    lines[bad] = ",".join(cells)
+    path.write_text("\n".join(lines) + "\n")
+    return bad, lines[header].split(",")[2]
 
 
 def test_a_bad_cell_in_a_later_piece_is_refused_at_its_line_with_nothing_written(targets, exaggerated, tmp_path):
@@ -437,15 +445,9 @@ def test_a_bad_cell_in_a_later_piece_is_refused_at_its_line_with_nothing_written
                       time_min=np.linspace(0.0, 200.0, 3 * targets.n_targets))
     path = tmp_path / "timed.csv"
     write_targets_csv(program, path)
-    lines = path.read_text().splitlines()
-    header = next(i for i, line in enumerate(lines) if line.startswith("name,"))
-    bad = header + 1 + 120  # the 121st target: the third 50-row piece
-    cells = lines[bad].split(",")
-    cells[2] = "nan?"
-    lines[bad] = ",".join(cells)
-    path.write_text("\n".join(lines) + "\n")
+    bad, column = _spoil_third_cell(path, 120)  # the 121st target: the third 50-row piece
     out = tmp_path / "out.csv"
     with pytest.raises(InputError) as caught:
         run_compensation("irb140", exaggerated, path, out, options=CompensationOptions(chunk_rows=50))
-    assert caught.value.row == bad + 1 and caught.value.column == lines[header].split(",")[2]
+    assert caught.value.row == bad + 1 and caught.value.column == column
     assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["timed.csv"]
