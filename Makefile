@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	# --no-compile: the warm-up below writes the bytecode of the modules the commands import, not of the
 	# dependencies' thousands of others (about 40 s of CPU less on a 2-core machine)
 	$(PY) -m pip install --quiet --no-compile --editable ".[test]"
-	@echo "compiling the kinematics engine and the file readers for this machine (once; cached)"
+	@echo "compiling the kinematics engine and the results writer for this machine, with the bytecode of the commands (once; cached)"
 	$(PY) -m thermocomp.warm_up
 	touch $(STAMP)
 

@@ -1,7 +1,7 @@
 """A word when numba compiles, so a first run does not look like a hang.
 
-The compiled code (:mod:`thermocomp.kinematics.engine` and the file readers'
-kernels) is cached on disk by numba (:mod:`thermocomp.compiled`): ``make
+The compiled code (:mod:`thermocomp.kinematics.engine` and the results
+writer, :mod:`thermocomp.io.results_text`) is cached on disk by numba (:mod:`thermocomp.compiled`): ``make
 install`` compiles it once, and every run loads it in a fraction of a second.
 A run after a source update (or with the cache emptied) compiles again, which
 takes tens of seconds with nothing else to show. numba announces a
