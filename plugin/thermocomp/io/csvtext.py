@@ -25,8 +25,6 @@ _ROWS_BLOCK = 256
 _READ_BYTES_MIN = 4096
 _READ_BYTES_MAX = 1 << 20
 _FIRST_LINE_BYTES = 128
-#: Up to this many lines, :func:`_line_end` finds them one ``find`` at a time; beyond, with numpy.
-_FIND_LINES = 1024
 
 #: Bytes that send a block of lines to the row-by-row path of :class:`CsvLines`: quotes and comment marks
 #: (searched for), DEL, and every control byte but the newline (counted, with the newlines, among the bytes
@@ -52,19 +50,10 @@ class RawLines:
         return iter(io.BytesIO(self.data))
 
 
-def _newlines(data: bytes) -> int:
-    """The number of ``\n`` in ``data`` (numpy's vectorised count: ``bytes.count`` goes a byte at a time)."""
-    return int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A))
-
-
-def _line_end(data: bytes, k: int) -> int:
-    """The offset just after the ``k``-th ``\n`` of ``data``, which has at least ``k >= 1``."""
-    if k <= _FIND_LINES:
-        at = -1
-        for _ in range(k):
-            at = data.find(b"\n", at + 1)
-        return at + 1
-    return int(np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A)[k - 1]) + 1
+def _newline_ends(data: bytes) -> np.ndarray:
+    """The offset just after each ``\n`` of ``data`` (numpy's vectorised search: ``bytes.count`` and ``find`` go a
+    byte at a time)."""
+    return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 0x0A) + 1
 
 
 class CsvLines:
@@ -111,9 +100,10 @@ class CsvLines:
         data, self._rest = self._rest, b""
         while True:
             if data:
-                lines = _newlines(data)
+                ends = _newline_ends(data)
+                lines = ends.size
                 if found + lines >= count:
-                    end = _line_end(data, count - found)
+                    end = int(ends[count - found - 1])
                     parts.append(data[:end])
                     self._rest = data[end:]
                     found = count
