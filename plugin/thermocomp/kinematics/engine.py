@@ -23,9 +23,10 @@ engine once, or loads it from numba's disk cache
 (:mod:`thermocomp.compiled`), and no later call compiles. Rows are copied
 element by element, not by slice assignment: numba's array-to-array
 assignment brings about 5 s of CPU of its own library code into that
-compile. Rows are
-independent: :func:`run_blocks` runs blocks of them on threads (the loops
-release the GIL), and a row's result does not depend on the blocks.
+compile.
+
+Rows are independent: :func:`run_blocks` runs blocks of them on threads (the
+loops release the GIL), and a row's result does not depend on the blocks.
 """
 
 from __future__ import annotations
