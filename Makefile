@@ -10,9 +10,11 @@ STAMP := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	# --no-compile: the warm-up below writes the bytecode of the modules the commands import, not of the
-	# dependencies' thousands of others (about 40 s of CPU less on a 2-core machine)
-	$(PY) -m pip install --quiet --no-compile --editable ".[test]"
+	# uv installs what pyproject.toml lists, as pip would, but downloads and unpacks in parallel: about 16 s
+	# against pip's 57 s here (the wheels are 400 MB). Like pip --no-compile it writes no bytecode: the
+	# warm-up below writes that of the modules the commands import, not of the dependencies' thousands of others.
+	$(PY) -m pip install --quiet "uv>=0.4"
+	$(VENV)/bin/uv pip install --quiet --python $(PY) --editable ".[test]"
 	@echo "compiling the kinematics engine and the results writer for this machine, with the bytecode of the commands (once; cached)"
 	$(PY) -m thermocomp.warm_up
 	touch $(STAMP)

@@ -17,7 +17,7 @@ def warm_up() -> None:
 
     It also writes the Python bytecode of every module those jobs and the command line import, even where the
     environment says not to (``PYTHONDONTWRITEBYTECODE``, set on some CI images): ``make install`` installs
-    with ``pip --no-compile`` (pip would compile all of every dependency, about 40 s of CPU), and without the
+    with uv, which writes none (pip would compile all of every dependency, about 40 s of CPU), and without the
     bytecode every later command would compile those modules again, about 4.5 s of CPU each time.
     """
     import os
