@@ -3,6 +3,7 @@ machine code (numba's cache) nor bytecode, even where the environment says not t
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -38,3 +39,20 @@ def test_after_the_warm_up_a_command_compiles_nothing(tmp_path):
     stdlib = sysconfig.get_paths()["stdlib"].lstrip("/")  # (it has its own bytecode, beside the sources)
     missing = sorted(name for name in after - written if not name.startswith(stdlib))
     assert not missing, f"the demo compiled {len(missing)} modules: {missing}"
+
+
+def test_the_engines_two_compiling_shares_name_its_entry_points():
+    """The warm-up compiles the engine in two processes: one takes the entry points ``_ENGINE_SHARE`` names, the
+    other the rest. Every name there is a compiled function of the engine's (a stale one is refused), and neither
+    share is empty."""
+    script = ("import json; from thermocomp import compiled; compiled.defer(); import thermocomp.kinematics.engine\n"
+              "names = [name for name, _, _ in compiled._DEFERRED]\n"
+              "try:\n    compiled.compile_deferred({'no_such_block'}, True)\nexcept ValueError as error:\n"
+              "    print(json.dumps([names, str(error)]))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    names, refusal = json.loads(done.stdout)
+    from thermocomp.warm_up import _ENGINE_SHARE
+
+    assert _ENGINE_SHARE < set(names), sorted(_ENGINE_SHARE - set(names))
+    assert {"fk_block", "follow_piece"} <= set(names) - _ENGINE_SHARE
+    assert "no_such_block" in refusal

@@ -22,6 +22,30 @@ import tempfile
 #: Whether functions are cached (None: not decided yet; decided at the first function numba cannot cache).
 _CACHING: list[bool] = []
 
+#: While the warm-up shares a module's compiling between processes (:func:`defer`): the functions given a
+#: signature, as (name, dispatcher, signature), registered at import instead of compiled.
+_DEFERRED: list[tuple] | None = None
+
+
+def defer() -> None:
+    """From now on, register the functions given a signature instead of compiling them at import;
+    :func:`compile_deferred` compiles (into the cache) those this process is to compile."""
+    global _DEFERRED
+    _DEFERRED = []
+
+
+def compile_deferred(names: set[str], share: bool) -> None:
+    """Compile, in the order they were defined, the deferred functions named in ``names`` (``share`` True) or
+    all the others (False). A name that no deferred function has is an error: the caller's list is stale."""
+    assert _DEFERRED is not None, "compiled.defer() was not called before the import"
+    unknown = names - {name for name, _, _ in _DEFERRED}
+    if unknown:
+        raise ValueError(f"no compiled function named {sorted(unknown)}")
+    for name, dispatcher, signature in _DEFERRED:
+        if (name in names) == share:
+            dispatcher.compile(signature)
+            dispatcher.disable_compile()  # as numba.njit(signature) does: its callers use this one specialisation
+
 
 def njit(*args, **options):
     """``numba.njit`` with ``cache=True`` (as ``@njit``, ``@njit(signature, ...)`` or ``@njit(**options)``; a
@@ -36,6 +60,10 @@ def njit(*args, **options):
 def _compile(function, args: tuple, options: dict):
     import numba
 
+    if _DEFERRED is not None and args:
+        dispatcher = numba.njit(cache=True, **options)(function)
+        _DEFERRED.append((function.__name__, dispatcher, args[0]))
+        return dispatcher
     if _CACHING and not _CACHING[0]:
         return numba.njit(*args, **options)(function)
     try:
