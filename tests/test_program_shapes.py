@@ -367,18 +367,18 @@ def test_known_nominal_solutions_are_not_solved_again(targets, exaggerated, monk
         next(compensate(chain, exaggerated, given, options, nominal=_take(found, np.arange(3))))
 
 
-def test_a_streamed_run_reads_its_first_pieces_while_the_compiled_code_loads(targets, exaggerated, tmp_path,
-                                                                              monkeypatch):
-    """While the compiled code loads on its thread, a streamed run reads ahead at most READ_AHEAD_PIECES pieces
-    (each checked as it is read), then takes turns again; the results file is byte for byte that of a run which
-    read each piece when it got to it; the interpreter's switch interval comes back; a bad cell in a piece read
-    ahead stops the run at its line with nothing written."""
-    import sys
+def test_a_streamed_run_reads_its_pieces_ahead_on_a_thread(targets, exaggerated, tmp_path):
+    """A streamed run reads its pieces on a thread, at most READ_AHEAD_PIECES queued beyond the one being solved
+    and the one being handed over (each checked as it is read); the results file is byte for byte that of a
+    run which read each piece when it got to it; a bad cell in a piece read ahead stops the run at its line
+    with nothing written, as an error while solving does, and the reading thread has ended and closed the file
+    when the run returns."""
     import threading
+    import time
 
     import thermocomp.pipeline as pipeline
 
-    copies = 100  # 5,000 rows: 5 pieces of 1,000, each run compiled
+    copies = 100  # 5,000 rows: 5 pieces of 1,000
     program = Program(names=tuple(f"{name}_{k}" for k in range(copies) for name in targets.names),
                       R_world_tcp=np.tile(targets.R_world_tcp, (copies, 1, 1)),
                       p_world_tcp=np.tile(targets.p_world_tcp, (copies, 1)),
@@ -386,41 +386,55 @@ def test_a_streamed_run_reads_its_first_pieces_while_the_compiled_code_loads(tar
     path = tmp_path / "timed.csv"
     write_targets_csv(program, path)
     options = CompensationOptions(chunk_rows=1_000)
-    interval = sys.getswitchinterval()
+    pieces, most = 5, pipeline.READ_AHEAD_PIECES + 2
 
-    def run(loading: bool, out) -> list[str]:
+    def run(out, ahead: bool = True, fail_at: int | None = None) -> list[str]:
         events: list[str] = []
-        loaded = threading.Event()
         check, solve = pipeline.check_references_within_limits, pipeline.compensate
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(pipeline, "_compiled_code_loaded", lambda: not loading)
-            patch.setattr(pipeline, "_load_compiled_code", lambda: loaded.wait(30))  # loading, until released
             patch.setattr(pipeline, "check_references_within_limits", lambda *a: events.append("read") or check(*a))
+            if not ahead:
+                patch.setattr(pipeline, "_read_ahead", lambda p, phases: pipeline._timed(p, phases, "reading"))
 
             def solving(*args, **kwargs):
+                solved = events.count("solve")
+                if ahead:  # let the reader go as far as it may (until it stops reading), and a little more
+                    seen, since = events.count("read"), time.monotonic()
+                    while events.count("read") < min(pieces, solved + most) and time.monotonic() - since < 0.2:
+                        time.sleep(0.005)
+                        if events.count("read") != seen:
+                            seen, since = events.count("read"), time.monotonic()
+                    time.sleep(0.05)
                 events.append("solve")
+                if solved == fail_at:
+                    raise RuntimeError("stopped while solving")
                 yield from solve(*args, **kwargs)
 
             patch.setattr(pipeline, "compensate", solving)
-            try:
-                run_compensation("irb140", exaggerated, path, out, options=options)
-            finally:
-                loaded.set()
+            run_compensation("irb140", exaggerated, path, out, options=options)
         return events
 
+    def reading_threads() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name == "thermocomp-reading"]
+
     ahead, turns = tmp_path / "ahead.csv", tmp_path / "turns.csv"
-    events = run(True, ahead)
-    held = pipeline.READ_AHEAD_PIECES
-    assert events == ["read"] * held + ["solve"] * held + ["read", "solve"] * (5 - held)
-    assert run(False, turns) == ["read", "solve"] * 5
+    events = run(ahead)
+    ahead_by = [events[:i].count("read") - events[:i].count("solve") for i in range(len(events) + 1)]
+    assert max(ahead_by) == most and events.count("read") == events.count("solve") == pieces
+    assert run(turns, ahead=False) == ["read", "solve"] * pieces
     assert ahead.read_bytes() == turns.read_bytes()
-    assert sys.getswitchinterval() == interval
+    assert not reading_threads()
+
+    with pytest.raises(RuntimeError, match="stopped while solving"):
+        run(tmp_path / "stopped.csv", fail_at=1)
+    assert not reading_threads() and not (tmp_path / "stopped.csv").exists()
 
     bad, _ = _spoil_third_cell(path, 2_500)  # the third piece
     out = tmp_path / "bad.csv"
     with pytest.raises(InputError) as caught:
-        run(True, out)
+        run(out)
     assert caught.value.row == bad + 1 and not out.exists()
+    assert not reading_threads()
 
 
 def _spoil_third_cell(path, row: int) -> tuple[int, str]:

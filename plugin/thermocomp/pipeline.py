@@ -12,10 +12,9 @@ chunked, atomic results writer. From Python::
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import math
-import sys
+import queue
 import threading
 import time
 from collections.abc import Iterator
@@ -45,7 +44,6 @@ from thermocomp.io.job import Job
 from thermocomp.io.results_csv import ResultsWriter
 from thermocomp.io.robot_files import RobotFileOptions, robot_file_inputs
 from thermocomp.io.targets_csv import iter_targets_csv, read_targets_frame
-from thermocomp.kinematics.dispatch import runs_compiled
 from thermocomp.prepare import RobotAndTable
 from thermocomp.robot.builtin import load_robot, robot_file
 from thermocomp.robot.chain import Chain
@@ -339,8 +337,8 @@ def _compensate_into(job: Job, bound: RobotAndTable, targets, out: Path | None, 
 
     pieces = _checked(itertools.chain([first], programs), chain)
     phases = report.summary.phase_seconds
-    if first.time_min is not None and runs_compiled(first.n_targets):  # streamed, and the rows run compiled
-        pieces = _read_while_loading(pieces, phases)
+    if first.time_min is not None:  # a streamed file
+        pieces = _read_ahead(pieces, phases)
     else:
         pieces = _timed(pieces, phases, "reading")
 
@@ -380,57 +378,62 @@ def _checked(programs: Iterator[Program], chain: Chain) -> Iterator[Program]:
         yield program
 
 
-#: Most pieces of a streamed file held while the compiled code loads, the first among them
-#: (:func:`_read_while_loading`): their memory, until each is solved.
-READ_AHEAD_PIECES = 4
-#: The interpreter's switch interval while the two threads share it [s] (:func:`sys.setswitchinterval`; 5 ms by
-#: default): the reading thread gets the lock back soon after each file read or parse that let go of it.
-_SHARED_SWITCH_S = 0.0005
+#: Most pieces of a streamed file read ahead of the one being solved (:func:`_read_ahead`): their memory.
+READ_AHEAD_PIECES = 1
+#: How often a reading thread whose queue is full looks whether the run has stopped [s].
+_READ_AHEAD_POLL_S = 0.05
 
 
-def _read_while_loading(pieces: Iterator[Program], phases: dict[str, float]) -> Iterator[Program]:
-    """``pieces``, the first :data:`READ_AHEAD_PIECES` of them read while the compiled code of a run (the engine
-    and the results' formatter: numba and its cached machine code, about a second, once a process) loads on a
-    second thread, the time they took counted as reading; each is let go once it is taken.
+def _read_ahead(pieces: Iterator[Program], phases: dict[str, float]) -> Iterator[Program]:
+    """``pieces``, read on a thread of their own up to :data:`READ_AHEAD_PIECES` ahead of the one being solved;
+    the time spent waiting for each is counted as reading.
 
-    The loading holds the interpreter lock most of the time, the reading does not (file reads, pyarrow's
-    parse): the two overlap. Nothing is loaded twice: the rows' own import of the engine waits for this one,
-    and raises its error, if any, on the calling thread.
+    Reading (file reads and pyarrow's parse) and solving (the engine's rows) mostly let go of the interpreter
+    lock, so the two overlap: while the engine loads, the first pieces are read, and later each piece is read
+    while the one before is solved. A reading error is raised here, when its piece's turn comes: errors come in
+    file order. When the run stops early (an error, an interrupt), the thread stops before its next piece and
+    closes the file before this generator returns.
     """
-    ahead: list[Program] = []
-    if not _compiled_code_loaded():
-        loading = threading.Thread(target=_load_compiled_code, name="thermocomp-loading", daemon=True)
-        interval = sys.getswitchinterval()
-        t0 = time.perf_counter()
-        sys.setswitchinterval(min(interval, _SHARED_SWITCH_S))
+    ahead: queue.Queue = queue.Queue(maxsize=READ_AHEAD_PIECES)
+    stop = threading.Event()
+
+    def put(item: tuple[Program | None, BaseException | None]) -> None:
+        while not stop.is_set():
+            try:
+                ahead.put(item, timeout=_READ_AHEAD_POLL_S)
+                return
+            except queue.Full:
+                continue
+
+    def read() -> None:
         try:
-            loading.start()
-            while loading.is_alive() and len(ahead) < READ_AHEAD_PIECES:
-                piece = next(pieces, None)
-                if piece is None:
-                    break
-                ahead.append(piece)
+            for piece in pieces:
+                put((piece, None))
+                if stop.is_set():
+                    return
+            put((None, None))
+        except BaseException as error:  # noqa: BLE001 -- handed to the solving thread, raised there in its turn
+            put((None, error))
         finally:
-            sys.setswitchinterval(interval)
-            phases["reading"] += time.perf_counter() - t0
-    ahead.reverse()
-    while ahead:
-        yield ahead.pop()
-    yield from _timed(pieces, phases, "reading")
+            close = getattr(pieces, "close", None)
+            if close is not None:
+                close()
 
-
-def _compiled_code_loaded() -> bool:
-    """Whether this process has loaded the engine already (then :func:`_read_while_loading` reads nothing ahead)."""
-    return "thermocomp.kinematics.engine" in sys.modules
-
-
-def _load_compiled_code() -> None:
-    """Import the compiled modules of a run (:func:`_read_while_loading`'s second thread)."""
+    reader = threading.Thread(target=read, name="thermocomp-reading", daemon=True)
+    reader.start()
     try:
-        for name in ("thermocomp.kinematics.engine", "thermocomp.io.results_text"):  # the engine first: rows wait
-            importlib.import_module(name)
-    except BaseException:  # noqa: S110 -- not lost: the rows' own import raises it again, on the calling thread
-        pass
+        while True:
+            t0 = time.perf_counter()
+            piece, error = ahead.get()
+            phases["reading"] += time.perf_counter() - t0
+            if error is not None:
+                raise error
+            if piece is None:
+                return
+            yield piece
+    finally:
+        stop.set()
+        reader.join()
 
 
 def _timed(items: Iterator[Program], phases: dict[str, float], name: str) -> Iterator[Program]:
