@@ -93,8 +93,7 @@ class Section:
         targets = self.file(variant, poses)
         out = self.tmp / f"results_{variant}_{poses}.csv"
         cmd = [sys.executable, str(HERE / "worker.py"), str(targets), str(out)]
-        if mode != "out":
-            cmd.append(f"--{mode}")
+        cmd.append(f"--{mode}" if mode != "out" else "--baseline")
         timeout = max(left, 0.0) + TIMEOUT_GRACE
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=timeout)

@@ -21,7 +21,7 @@ Sections
     5. The issue's targets, judged on this run's numbers by one rule: a row is
        MET when its measured value is at most its limit (times in seconds,
        ratios as measured / baseline of this run), else MISSED. The shapes' and toolpaths'
-       baseline, the grid, is measured in section 3 and again after section 4 (the median of both).
+       baseline, the grid, is measured right before each sample in the same process (shapes.grid_compute_us).
 
 ``--quick`` (about a minute) repeats less and stops the toolpath at 100,000
 poses (so the 1,000,000-pose targets are not judged). The machine is shared: timings are medians of repeats, and the ratio
@@ -217,10 +217,6 @@ def main(argv: list[str] | None = None) -> int:
                     transient.ROBOT, transient.DEFORMATION, profile_file, out=Path(tmp) / "profiled.csv",
                     keep_results=False)))
 
-    grid = shape_cases[0]
-    shapes.measure_grid_again(grid, repeats)
-    print(f"\nthe grid again after the toolpaths: compute {grid.compute_us:.1f} us/row, median of both sections' "
-          f"{len(grid.compute)} runs (the ratios' baseline)")
 
     heading("5. Targets (judged on this run's numbers: MET when measured <= limit)")
     by = {(r.variant, r.poses, r.mode): r for r in section.runs if not r.skipped}
@@ -229,21 +225,27 @@ def main(argv: list[str] | None = None) -> int:
     def target(text: str, measured: float | None, limit: float, shown: str, note: str = "") -> None:
         rows.append([text, shown if measured is not None else "-", f"{limit:g}", verdict(measured, limit), note])
 
-    def ratio_row(text: str, compute_us: float | None, note: str = "") -> None:
-        value = None if compute_us is None else compute_us / grid.compute_us
-        target(text, value, SHAPE_RATIO, "-" if value is None else f"{value:.2f}",
-               note or f"compute us/row vs the grid's {grid.compute_us:.1f} us/row")
+    def ratio_row(text: str, ratio: float, compute_us: float, grid_us: float, when: str, extra: str = "") -> None:
+        target(text, ratio, SHAPE_RATIO, f"{ratio:.2f}",
+               f"compute {compute_us:.1f} us/row vs the grid's {grid_us:.1f} measured {when}{extra}")
 
     for case in shape_cases[1:]:
-        note = case.waiting or (f"compute us/row vs the grid's {grid.compute_us:.1f}; whole call "
-                                f"{case.wall_us:.0f} us/motion" if case.phases else "")
-        ratio_row(f"{case.name}: cost per row / grid", None if case.waiting else case.compute_us, note)
+        if case.waiting:
+            target(f"{case.name}: cost per row / grid", None, SHAPE_RATIO, "-", case.waiting)
+            continue
+        extra = f"; whole call {case.wall_us:.0f} us/motion" if case.phases else ""
+        ratio_row(f"{case.name}: cost per row / grid", case.ratio, case.compute_us, median(case.baseline),
+                  "just before", extra)
     for variant in ("A", "B"):
         runs = [r for (v, p, mode), r in by.items() if v == variant and mode == "out"]
         r = max(runs, key=lambda r: r.poses) if runs else None
         label = "reference joints" if variant == "A" else "no reference joints"
-        ratio_row(f"toolpath variant {variant} ({label}){'' if r is None else f', {r.poses:,} poses'}: "
-                  "cost per row / grid", None if r is None else 1e6 * r.data["compute_s"] / r.poses)
+        text = f"toolpath variant {variant} ({label}){'' if r is None else f', {r.poses:,} poses'}: cost per row / grid"
+        if r is None:
+            target(text, None, SHAPE_RATIO, "-")
+            continue
+        compute_us, grid_us = 1e6 * r.data["compute_s"] / r.poses, r.data["grid_compute_us"]
+        ratio_row(text, compute_us / grid_us, compute_us, grid_us, "right after it, in its process")
     for name, r in (("RAPID", rapid_runs), ("URScript", ur_runs)):
         clean = r["clean"]["wall_s"]
         target(f"{name} program, {r['poses']:,} motions, compensated warm [s]", clean, PROGRAM_WARM_S,

@@ -17,6 +17,11 @@ minutes) measured in the same run:
 
 The cost of a row is the compensation's own work, nominal configurations plus
 solving (``summary.phase_seconds``), and, separately, the whole call.
+
+Each sample of a case is judged against the grid measured right before it in the same process
+(:func:`grid_compute_us`): this machine's speed drifts by a third within minutes (the grid alone
+measured 2.5 and 4.4 us/row a few minutes apart), so a baseline measured at another moment moved
+every ratio with it.
 """
 
 from __future__ import annotations
@@ -55,10 +60,16 @@ class Case:
     max_position: float = np.nan
     waiting: str = ""  # why the case did not run
     phases: dict = field(default_factory=dict)  # the robot program's phases [s]
+    baseline: list[float] = field(default_factory=list)  # the grid's compute us/row right before each sample
 
     @property
     def compute_us(self) -> float:
         return 1e6 * median(self.compute) / self.rows
+
+    @property
+    def ratio(self) -> float:
+        """Compute per row over the grid's, sample by sample against the grid measured just before; the median."""
+        return median([1e6 * c / self.rows / b for c, b in zip(self.compute, self.baseline)])
 
     @property
     def wall_us(self) -> float:
@@ -143,6 +154,7 @@ def robot_program_case(tmp: Path, motions: int = ROBOT_PROGRAM_MOTIONS) -> Case:
     case.rows = motions
     runs_phases = []
     for _ in range(ROBOT_PROGRAM_RUNS):
+        case.baseline.append(grid_compute_us())
         seconds, report = timed(lambda: compensate_program("irb140", DEFORMATION, path, allow_failures=True))
         s = report.summary
         phases = report.phase_seconds
@@ -162,12 +174,30 @@ def robot_program_case(tmp: Path, motions: int = ROBOT_PROGRAM_MOTIONS) -> Case:
     return case
 
 
+#: Runs of the grid whose median is the baseline of one sample (:func:`grid_compute_us`).
+BASELINE_RUNS = 3
+
+
+def grid_compute_us(runs: int = BASELINE_RUNS) -> float:
+    """The grid's compute per row [us] in this process now: the median of ``runs`` runs (after an untimed one)."""
+    def call():
+        return tc.run_compensation("irb140", DEFORMATION, TARGETS, keep_results=False)
+    rows = call().summary.n_rows
+    samples = []
+    for _ in range(runs):
+        phases = call().summary.phase_seconds
+        samples.append(1e6 * (phases["nominal configurations"] + phases["solving"]) / rows)
+    return median(samples)
+
+
 def _measure(case: Case, program: Program | Path, repeats: int) -> None:
-    """``repeats`` timed runs of ``program`` (after an untimed one), appended to ``case``'s samples."""
+    """``repeats`` timed runs of ``program`` (after an untimed one), appended to ``case``'s samples, each after
+    its baseline (:func:`grid_compute_us`)."""
     def call():
         return tc.run_compensation("irb140", DEFORMATION, program, keep_results=False)
     call()  # warm-up
     for _ in range(repeats):
+        case.baseline.append(grid_compute_us())
         seconds, report = timed(call)
         phases = report.summary.phase_seconds
         case.wall.append(seconds)
@@ -188,36 +218,24 @@ def run(repeats: int, tmp: Path, robot_motions: int = ROBOT_PROGRAM_MOTIONS) -> 
     return cases
 
 
-def measure_grid_again(grid: Case, repeats: int) -> None:
-    """``repeats`` more runs of the grid, added to its samples (its median then spans both times).
-
-    The toolpaths of section 4 are judged against the grid minutes after
-    section 3 measured it; on a shared machine one busy moment moved the
-    grid's median from 2.9 to 3.9 us/row between two benches of the same
-    code, and every ratio with it. Measured at both times, the baseline
-    covers the whole comparison.
-    """
-    _measure(grid, TARGETS, repeats)
-
-
 def report_lines(cases: list[Case]) -> list[str]:
     from benchutil import table
 
-    grid = cases[0]
     rows = []
     for c in cases:
         if c.waiting:
-            rows.append([c.name, "-", "-", "-", "-", "-", "-", c.waiting])
+            rows.append([c.name, "-", "-", "-", "-", "-", "-", "-", c.waiting])
             continue
-        ratio = c.compute_us / grid.compute_us
         rows.append([c.name, f"{c.rows:,}", spread(c.wall), f"{c.wall_us:.1f}", f"{c.compute_us:.1f}",
-                     f"x{ratio:.2f}", f"{1e6 * median(c.nominal) / c.rows:.2f}",
+                     f"{median(c.baseline):.1f}", f"x{c.ratio:.2f}", f"{1e6 * median(c.nominal) / c.rows:.2f}",
                      f"{c.converged:,} converged, max {c.max_position:.1e} m"])
     program = cases[-1]
     extra = [f"{program.name}: phases " + ", ".join(f"{k} {v:.2f} s" for k, v in program.phases.items())] \
         if program.phases else []
-    return [table(["case", "rows", "whole call", "us/row", "compute us/row", "x grid", "nominal us/row", "result"],
-                  rows), *extra,
+    return [table(["case", "rows", "whole call", "us/row", "compute us/row", "grid us/row", "x grid",
+                   "nominal us/row", "result"], rows), *extra,
+            "grid us/row = the grid's compute per row measured right before each sample (median); x grid = the "
+            "median of the samples' ratios to it",
             "compute = nominal configurations + solving (the summary's phases: the solver's clock; a robot program "
             "adds its own nominal phase, and its wall-clock 'solving' phase above also holds the chunks' finishing); "
             "whole call also reads the deformation and robot and builds the report"]

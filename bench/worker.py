@@ -2,13 +2,14 @@
 
 Usage (from bench/run.py)::
 
-    python bench/worker.py TARGETS.csv OUT.csv [--no-out | --read-only] [--starts N] [--chunk-rows N]
+    python bench/worker.py TARGETS.csv OUT.csv [--no-out | --read-only] [--starts N] [--chunk-rows N] [--baseline]
 
 Runs :func:`thermocomp.run_compensation` on the IRB140 with the exaggerated
 table (linear ramp to 200 min) and prints one JSON object: wall time [s],
 solver seconds, rows, status counts, largest errors [m, rad], and the
 process's peak resident memory [MiB] after the imports and at the end
-(:func:`peak_mib`). ``--no-out`` runs
+(:func:`peak_mib`); with ``--baseline``, after the run, the grid's compute per row in
+this process (:func:`shapes.grid_compute_us`), the baseline of its cost per row. ``--no-out`` runs
 without a results file (and without keeping results); ``--read-only`` only
 reads the targets file, in the pipeline's chunks.
 """
@@ -52,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out")
     parser.add_argument("--starts", type=int, default=None, help="CompensationOptions.starts (default: the library's)")
     parser.add_argument("--chunk-rows", type=int, default=None, help="CompensationOptions.chunk_rows")
+    parser.add_argument("--baseline", action="store_true", help="then measure the grid's compute per row")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--no-out", action="store_true", help="compensate without writing or keeping results")
     mode.add_argument("--read-only", action="store_true", help="only read the targets file")
@@ -74,6 +76,12 @@ def main(argv: list[str] | None = None) -> int:
     report = tc.run_compensation("irb140", DEFORMATION, args.targets, out=out, options=options,
                                  allow_failures=True, keep_results=False)
     wall = time.perf_counter() - t0
+    peak = peak_mib()  # (before the baseline's runs)
+    grid_us = None
+    if args.baseline:
+        from shapes import grid_compute_us  # (bench/, this script's folder)
+
+        grid_us = grid_compute_us()
     s = report.summary
     json.dump({
         "wall_s": wall,
@@ -86,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         "max_orientation_rad": s.max_orientation_error,
         "uncompensated_max_position_m": s.uncompensated_max_position,
         "rss_after_imports_mib": baseline,
-        "rss_peak_mib": peak_mib(),
+        "rss_peak_mib": peak,
+        "grid_compute_us": grid_us,
         "out_bytes": 0 if out is None else Path(out).stat().st_size,
     }, sys.stdout)
     return 0
