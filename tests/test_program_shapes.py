@@ -19,6 +19,7 @@ from thermocomp.compensation.program import Program
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.targets_csv import read_targets_csv, write_targets_csv
+from thermocomp.kinematics.dispatch import ENGINE_MIN_ROWS
 from thermocomp.kinematics.ik import Status, solve_ik
 from thermocomp.pipeline import run_compensation
 from thermocomp.robot.builtin import load_robot
@@ -132,7 +133,7 @@ def test_progress_moves_every_few_thousand_rows_in_every_phase(targets, exaggera
     phases = [e[1] for e in recorder.events if e[0] == "phase"]
     assert phases == ["reading", "solving"]
     done = [0] + [e[1] for e in recorder.events if e[0] == "rows"]
-    assert done[-1] == m and max(np.diff(done)) <= PROGRESS_ROWS
+    assert done[-1] == m and max(np.diff(done)) < PROGRESS_ROWS + ENGINE_MIN_ROWS
     # a grid announces its nominal phase, and a plain (done, total) function still sees only the solved rows
     grid_calls = []
     grid = run_compensation("irb140", exaggerated, targets, progress=lambda d, t: grid_calls.append((d, t)))
@@ -145,6 +146,41 @@ def test_progress_moves_every_few_thousand_rows_in_every_phase(targets, exaggera
     assert report.summary.phase_seconds["solving"] > 0 and report.summary.phase_seconds["nominal configurations"] > 0
     text = report.text()
     assert all(name in text for name in PHASES) and "whole run" in text
+
+
+@pytest.mark.parametrize("m", [1, 999, 1_000, 16_384, 16_385, 17_383, 17_384, 50_000, 65_536, 66_535])
+def test_a_timed_programs_slices_leave_no_short_remainder(m):
+    """The slices cover the rows in order; none is shorter than ENGINE_MIN_ROWS unless the whole program is (the
+    remainder joins the slice before), so none is longer than PROGRESS_ROWS plus that."""
+    from thermocomp.compensation.compensate import _slices
+
+    slices = _slices(m, PROGRESS_ROWS)
+    assert slices[0][0] == 0 and slices[-1][1] == m
+    assert all(a[1] == b[0] for a, b in zip(slices, slices[1:]))
+    sizes = [stop - start for start, stop in slices]
+    assert min(sizes) >= min(m, ENGINE_MIN_ROWS) and max(sizes) < PROGRESS_ROWS + ENGINE_MIN_ROWS
+
+
+def test_every_row_of_a_long_timed_program_runs_in_the_engine(targets, exaggerated, monkeypatch):
+    """Two slices and a 500-row remainder: numpy's kinematics see only the 50 distinct targets' nominal problems,
+    never a slice's rows (the remainder used to run in numpy, its results depending on where the slices fell)."""
+    import thermocomp.kinematics.fk as fk_module
+
+    m = 2 * PROGRESS_ROWS + 500
+    pick = np.arange(m) % targets.n_targets
+    program = Program(names=tuple(f"P{i}" for i in range(m)), R_world_tcp=targets.R_world_tcp[pick],
+                      p_world_tcp=targets.p_world_tcp[pick], time_min=np.linspace(0.0, 200.0, m))
+    batches = []
+    walk = fk_module._walk
+
+    def recording(model, q, *args, **kwargs):
+        batches.append(int(np.prod(np.shape(q)[:-1])))
+        return walk(model, q, *args, **kwargs)
+
+    monkeypatch.setattr(fk_module, "_walk", recording)
+    report = run_compensation("irb140", exaggerated, program, keep_results=False)
+    assert report.summary.status_counts["converged"] == m
+    assert batches and max(batches) <= targets.n_targets
 
 
 def test_results_as_a_dataframe_equal_the_results_csv(targets, exaggerated, tmp_path):

@@ -42,7 +42,7 @@ from thermocomp.deformation.timelaw import LinearRamp, TablePerMinute, TimeLaw
 from thermocomp.errors import ConfigurationError
 from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.kinematics.confdata import same_configuration, to_quadrants
-from thermocomp.kinematics.dispatch import runs_compiled
+from thermocomp.kinematics.dispatch import ENGINE_MIN_ROWS, runs_compiled
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKOptions, IKResult, Status, pose_errors, solve_ik
 from thermocomp.kinematics.model import KinematicModel, nominal_model
@@ -819,8 +819,20 @@ def _target_predictor(model_at: ModelAt, frac: FloatArray, R: FloatArray, p: Flo
     return np.where(ok[local][:, None], seed, q_nominal)
 
 
+def _slices(m: int, step: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` of ``m`` rows in slices of ``step``, a remainder shorter than
+    :data:`~thermocomp.kinematics.dispatch.ENGINE_MIN_ROWS` joining the slice before: a long program's rows all
+    run in the engine, whatever its length (a 50,000-row piece had left 848 rows to numpy)."""
+    stops = list(range(step, m, step))
+    if stops and m - stops[-1] < ENGINE_MIN_ROWS:
+        stops.pop()
+    starts = [0, *stops]
+    return list(zip(starts, [*stops, m]))
+
+
 def _compensate_timed(chain, model_at, program, options, q_previous, memo, progress, known=None):
-    """A program with a time column: each row once at its own time, in slices of :data:`PROGRESS_ROWS` rows.
+    """A program with a time column: each row once at its own time, in slices of :data:`PROGRESS_ROWS` rows
+    (:func:`_slices`).
 
     Each slice finds its nominal configurations (distinct problems only,
     :class:`NominalMemo` remembering them across slices; or takes the
@@ -829,11 +841,10 @@ def _compensate_timed(chain, model_at, program, options, q_previous, memo, progr
     (:func:`_target_predictor`), else along the path (:func:`_path_predictor`).
     """
     m = program.n_targets
-    step = min(options.chunk_rows, PROGRESS_ROWS)
     _, target_of_row, keys, hashes = program.distinct_rows()
     done = 0
-    for start in range(0, m, step):
-        idx = np.arange(start, min(start + step, m))
+    for start, stop in _slices(m, min(options.chunk_rows, PROGRESS_ROWS)):
+        idx = np.arange(start, stop)
         t0 = time.perf_counter()
         target = target_of_row[idx]
         distinct, first, local = np.unique(target, return_index=True, return_inverse=True)
