@@ -11,10 +11,12 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	# uv installs what pyproject.toml lists, as pip would, but downloads and unpacks in parallel: about 16 s
-	# against pip's 57 s here (the wheels are 400 MB). Like pip --no-compile it writes no bytecode: the
-	# warm-up below writes that of the modules the commands import, not of the dependencies' thousands of others.
-	$(PY) -m pip install --quiet "uv>=0.4"
-	$(VENV)/bin/uv pip install --quiet --python $(PY) --editable ".[test]"
+	# against pip's 57 s here (the wheels are 400 MB). Where uv cannot run or reach the index (it reads no
+	# pip.conf: a private mirror), pip does it. Neither writes bytecode: the warm-up below writes that of the
+	# modules the commands import, not of the dependencies' thousands of others.
+	( $(PY) -m pip install --quiet "uv>=0.4" && \
+	  $(VENV)/bin/uv pip install --quiet --python $(PY) --editable ".[test]" ) || \
+	  $(PY) -m pip install --quiet --no-compile --editable ".[test]"
 	@echo "compiling the kinematics engine and the results writer for this machine, with the bytecode of the commands (once; cached)"
 	$(PY) -m thermocomp.warm_up
 	touch $(STAMP)
