@@ -407,8 +407,8 @@ def test_a_streamed_run_reads_its_pieces_ahead_on_a_thread(targets, exaggerated,
     """A streamed run reads its pieces on a thread, at most READ_AHEAD_PIECES queued beyond the one being solved
     and the one being handed over (each checked as it is read); the results file is byte for byte that of a
     run which read each piece when it got to it; a bad cell in a piece read ahead stops the run at its line
-    with nothing written, as an error while solving does, and the reading thread has ended and closed the file
-    when the run returns."""
+    with nothing written, as an error while solving does, and the reading thread has ended when the run
+    returns."""
     import threading
     import time
 

@@ -392,7 +392,7 @@ def _read_ahead(pieces: Iterator[Program], phases: dict[str, float]) -> Iterator
     lock, so the two overlap: while the engine loads, the first pieces are read, and later each piece is read
     while the one before is solved. A reading error is raised here, when its piece's turn comes: errors come in
     file order. When the run stops early (an error, an interrupt), the thread stops before its next piece and
-    closes the file before this generator returns.
+    has ended when this generator returns.
     """
     ahead: queue.Queue = queue.Queue(maxsize=READ_AHEAD_PIECES)
     stop = threading.Event()
@@ -415,7 +415,7 @@ def _read_ahead(pieces: Iterator[Program], phases: dict[str, float]) -> Iterator
         except BaseException as error:  # noqa: BLE001 -- handed to the solving thread, raised there in its turn
             put((None, error))
         finally:
-            close = getattr(pieces, "close", None)
+            close = getattr(pieces, "close", None)  # (a generator: let go of the piece it is at on this thread)
             if close is not None:
                 close()
 
