@@ -475,16 +475,21 @@ ModelAt = Callable[[FloatArray], KinematicModel]
 
 
 def _continue_to(model_at: ModelAt, fraction: FloatArray, R: FloatArray, p: FloatArray,
-                 q_start: FloatArray, ik: IKOptions, model: KinematicModel | None = None) -> IKResult:
+                 q_start: FloatArray, ik: IKOptions, model: KinematicModel | None = None,
+                 lost: np.ndarray | None = None) -> IKResult:
     """Solve targets at their own ``fraction`` of the table, starting from ``q_start``.
 
     One step first (on ``model``, when the caller has ``model_at(fraction)``
     already); targets that fail are continued in sub-steps
-    (:data:`CONTINUATION_STEPS`), each step warm-started from the last.
+    (:data:`CONTINUATION_STEPS`), each step warm-started from the last. Rows
+    ``lost`` (bool) have no nominal solution and keep its failure whatever
+    their deformed solve gives (:func:`_finish_chunk`): they are solved once,
+    not continued (84 more solves of a hopeless row took seconds).
     """
     result = solve_ik(model_at(fraction) if model is None else model, R, p, q_start, ik)
     for steps in CONTINUATION_STEPS:
-        retry = np.flatnonzero(result.status != Status.CONVERGED)
+        failed = result.status != Status.CONVERGED
+        retry = np.flatnonzero(failed if lost is None else failed & ~lost)
         if retry.size == 0:
             break
         q = q_start[retry]
@@ -609,8 +614,9 @@ def _compensate_grid(chain, model_at, program, options, nominal, progress):
     predictor_ik = options.ik
     if options.ik.engine == "auto" and runs_compiled(total):
         predictor_ik = replace(options.ik, engine="compiled")
-    full = _continue_to(model_at, np.full(m, s_max), R, p, nominal.q, predictor_ik)
-    half = _continue_to(model_at, np.full(m, s_max / 2), R, p, 0.5 * (nominal.q + full.q), predictor_ik)
+    lost = nominal.status != Status.CONVERGED
+    full = _continue_to(model_at, np.full(m, s_max), R, p, nominal.q, predictor_ik, lost=lost)
+    half = _continue_to(model_at, np.full(m, s_max / 2), R, p, 0.5 * (nominal.q + full.q), predictor_ik, lost=lost)
     setup_seconds = time.perf_counter() - t0
     minutes_per_chunk = max(1, options.chunk_rows // m)
     previous_q = nominal.q  # the configuration before the first requested minute
@@ -629,7 +635,7 @@ def _compensate_grid(chain, model_at, program, options, nominal, progress):
         # one deformed model per minute, shared by that minute's rows
         models = model_at(f).take(np.repeat(np.arange(k), m))
         result = solve_ik(models, R_rows, p_rows, seed, options.ik)
-        result = _repair_continuity(model_at, frac_rows, R_rows, p_rows, seed, result, previous_q, options.ik)
+        result = _repair_continuity(model_at, frac_rows, R_rows, p_rows, seed, result, previous_q, options.ik, lost)
         previous_q = result.q[-m:]
         solve_seconds = time.perf_counter() - t0 + (setup_seconds if start == 0 else 0.0)
         chunk = _finish_chunk(chain, models, np.repeat(minutes[block], m), frac_rows, np.tile(np.arange(m), k),
@@ -670,7 +676,8 @@ def _compensate_minute_tables(chain, tables, program, options, nominal, progress
     def from_nominal(j: int, index: np.ndarray) -> IKResult:
         """Targets ``index`` at minute ``j``, continued from their nominal solutions to its table."""
         return _continue_to(lambda f: deformed_model(chain, tables[j], f, options.composition),
-                            np.ones(index.size), R[index], p[index], nominal.q[index], options.ik)
+                            np.ones(index.size), R[index], p[index], nominal.q[index], options.ik,
+                            lost=nominal.status[index] != Status.CONVERGED)
 
     minutes_per_chunk = max(1, options.chunk_rows // m)
     previous = None  # (minute index, solution (m, n)) of the minute before this block
@@ -704,18 +711,21 @@ def _compensate_minute_tables(chain, tables, program, options, nominal, progress
             progress(done, total)
 
 
-def _repair_continuity(model_at, frac_rows, R_rows, p_rows, seed, result, previous_q, ik):
+def _repair_continuity(model_at, frac_rows, R_rows, p_rows, seed, result, previous_q, ik, lost=None):
     """Re-solve, minute by minute from the previous minute, targets that failed or left their branch.
 
     A solution that moved more than :data:`BRANCH_JUMP` from its predictor
     seed has converged to another configuration (the predictor itself is
     within micro-radians of the continuation); such a target, and one whose
     solve failed, is continued minute by minute from ``previous_q``, the
-    solution of the minute before this block, ``(m, n)``.
+    solution of the minute before this block, ``(m, n)``. Targets ``lost`` ``(m,)``, which have no
+    nominal solution (:func:`_continue_to`), are left as they are.
     """
     m, n = previous_q.shape
     left = row_max_abs(result.q - seed) > BRANCH_JUMP
     bad = (left | (result.status != Status.CONVERGED)).reshape(-1, m)
+    if lost is not None:
+        bad &= ~lost
     bad_targets = np.flatnonzero(np.any(bad, axis=0))
     if bad_targets.size == 0:
         return result
@@ -760,7 +770,7 @@ def _cubic_weights(x: FloatArray, nodes: FloatArray) -> tuple[np.ndarray, FloatA
 
 
 def _path_predictor(model_at: ModelAt, frac: FloatArray, R: FloatArray, p: FloatArray, q_nominal: FloatArray,
-                    ik: IKOptions) -> FloatArray:
+                    ik: IKOptions, lost: np.ndarray | None = None) -> FloatArray:
     """Seeds for poses of a path, each at its own fraction of the table, ``(m, n)``.
 
     The correction ``q - q_nominal`` varies smoothly along a path, with the
@@ -777,7 +787,8 @@ def _path_predictor(model_at: ModelAt, frac: FloatArray, R: FloatArray, p: Float
     """
     m = frac.shape[0]
     sample = np.unique(np.r_[np.arange(0, m, PREDICTOR_STRIDE), m - 1])
-    solved = _continue_to(model_at, frac[sample], R[sample], p[sample], q_nominal[sample], ik)
+    solved = _continue_to(model_at, frac[sample], R[sample], p[sample], q_nominal[sample], ik,
+                          lost=None if lost is None else lost[sample])
     usable = solved.status == Status.CONVERGED
     if not np.any(usable):
         return q_nominal
@@ -793,7 +804,7 @@ REPEATS_FOR_TARGET_PREDICTOR = 3
 
 
 def _target_predictor(model_at: ModelAt, frac: FloatArray, R: FloatArray, p: FloatArray, q_nominal: FloatArray,
-                      target: np.ndarray, ik: IKOptions) -> FloatArray:
+                      target: np.ndarray, ik: IKOptions, lost: np.ndarray | None = None) -> FloatArray:
     """Seeds ``(r, n)`` for rows that revisit few targets, each at its own fraction of the table.
 
     The grid's predictor per distinct target (``target`` ``(r,)`` numbers
@@ -809,8 +820,9 @@ def _target_predictor(model_at: ModelAt, frac: FloatArray, R: FloatArray, p: Flo
     s_max = np.zeros(k)
     np.maximum.at(s_max, local, frac)
     q0, Rd, pd = q_nominal[first], R[first], p[first]
-    full = _continue_to(model_at, s_max, Rd, pd, q0, ik)
-    half = _continue_to(model_at, s_max / 2, Rd, pd, 0.5 * (q0 + full.q), ik)
+    lost = None if lost is None else lost[first]  # (targets with no nominal solution: see _continue_to)
+    full = _continue_to(model_at, s_max, Rd, pd, q0, ik, lost=lost)
+    half = _continue_to(model_at, s_max / 2, Rd, pd, 0.5 * (q0 + full.q), ik, lost=lost)
     ok = (full.status == Status.CONVERGED) & (half.status == Status.CONVERGED)
     s_row = s_max[local]
     u = np.divide(frac, s_row, out=np.zeros_like(frac), where=s_row > 0)[:, None]
@@ -859,14 +871,15 @@ def _compensate_timed(chain, model_at, program, options, q_previous, memo, progr
         minute = program.time_min[idx]
         frac = options.time_law.fraction(minute)
         R, p = program.R_world_tcp[idx], program.p_world_tcp[idx]
+        lost = nominal.status != Status.CONVERGED
         if distinct.size * REPEATS_FOR_TARGET_PREDICTOR <= idx.size:
-            seed = _target_predictor(model_at, frac, R, p, nominal.q, target, options.ik)
+            seed = _target_predictor(model_at, frac, R, p, nominal.q, target, options.ik, lost)
         else:
-            seed = _path_predictor(model_at, frac, R, p, nominal.q, options.ik)
+            seed = _path_predictor(model_at, frac, R, p, nominal.q, options.ik, lost)
         # one robot per row, for the solve and the reached poses (built once per distinct fraction)
         fractions, at = np.unique(frac, return_inverse=True)
         deformed = model_at(frac) if fractions.size * 2 > frac.size else model_at(fractions).take(at.ravel())
-        result = _continue_to(model_at, frac, R, p, seed, options.ik, deformed)
+        result = _continue_to(model_at, frac, R, p, seed, options.ik, deformed, lost)
         chunk = _finish_chunk(chain, deformed, minute, frac, idx, R, p, result, nominal.q, nominal.status,
                               time.perf_counter() - t1, options.ik)
         chunk = replace(chunk, nominal_seconds=t1 - t0)
