@@ -213,12 +213,15 @@ def _follow_reference(q, penalty, q_start, jump):
     m, k = penalty.shape
     b = int(np.argmin([dist(q[0, c], q_start) + penalty[0, c] for c in range(k)]))
     choice = [b]
+    last = q[0, b] if np.isfinite(penalty[0, b]) else q_start  # the last pose that had its branch
     for i in range(m - 1):
         if np.isinf(penalty[i, b]):
-            b = int(np.argmin(penalty[i + 1]))
+            b = int(np.argmin([dist(last, q[i + 1, c]) + penalty[i + 1, c] for c in range(k)]))
         elif dist(q[i, b], q[i + 1, b]) + penalty[i + 1, b] >= jump:
             b = int(np.argmin([dist(q[i, b], q[i + 1, c]) + penalty[i + 1, c] for c in range(k)]))
         choice.append(b)
+        if np.isfinite(penalty[i + 1, b]):
+            last = q[i + 1, b]
     return np.array(choice)
 
 

@@ -284,8 +284,8 @@ def test_a_target_with_no_nominal_solution_is_solved_once_not_continued(irb140, 
                                                                         shape):
     """A target the cold robot cannot reach keeps that failure whatever its deformed solve gives, so it is never
     continued in sub-steps nor repaired minute by minute (on the paper's 201-minute grid that took 75 s for one
-    such target): a few solves for the whole job. On the grid every other row is exactly as in the job without
-    it (a path's later poses follow its nominal branch choice, which the failed pose takes part in)."""
+    such target): a few solves for the whole job, and every other row as in the job without it (a path goes on
+    past it in its configuration: the same nominal angles)."""
     import thermocomp.compensation.compensate as compensate_module
 
     far = 4
@@ -311,8 +311,8 @@ def test_a_target_with_no_nominal_solution_is_solved_once_not_continued(irb140, 
     assert len(solves) <= 8
     lost = np.isin(rows["target"], np.flatnonzero(pick == far))
     assert np.all(rows["status"][lost] == Status.UNREACHABLE) and np.all(rows["status"][~lost] == Status.CONVERGED)
-    if shape != "grid":
-        return
-    clean = _rows(list(compensate(irb140, exaggerated, program, options)))
-    for name in ("q", "p_reached", "q_nominal"):
-        np.testing.assert_array_equal(rows[name][~lost], clean[name][~lost])
+    clean = _rows(list(compensate(irb140, exaggerated, shaped(program), options)))
+    # a path unwraps its angles along its poses and predicts its rows from every 16th (the lost one left out): the
+    # same solutions, to round-off (a branch flip or a turn of a joint is radians off)
+    for name in ("q_nominal", "q", "p_reached"):
+        np.testing.assert_allclose(rows[name][~lost], clean[name][~lost], rtol=0, atol=0 if shape == "grid" else 1e-12)

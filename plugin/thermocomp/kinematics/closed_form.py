@@ -125,9 +125,10 @@ class ClosedForm:
 
         Pose 0 takes the branch nearest ``q_start``; then a branch is kept
         while it moves less than ``jump`` to the next pose (ranked with its
-        penalty), else the next pose's nearest branch is taken; from a branch
-        that does not exist, the next pose's best-ranked one; ties go to the
-        lower index. That is the choice on :meth:`branches` (angles nearest
+        penalty), else the next pose's nearest branch is taken; after a pose
+        without the branch (out of reach), the branch nearest the last pose
+        that had its branch (or ``q_start``), so the path goes on in its
+        configuration; ties go to the lower index. That is the choice on :meth:`branches` (angles nearest
         ``q_start``), computed without building every branch of every pose
         (:func:`~thermocomp.kinematics.engine.follow_piece`: a pose that
         keeps its branch computes only that one, by the same arithmetic).
@@ -175,14 +176,22 @@ class ClosedForm:
         starts = [1 + s * (m - 1) // pieces for s in range(pieces + 1)]
         ends = [0] * pieces  # the branch each piece ended on
 
+        first = q[0] if np.isfinite(penalty[0]) else path.q_start
+
         def piece(s: int) -> None:
-            ends[s] = engine.follow_piece(path, starts[s], starts[s + 1], b, s > 0, q[0], penalty[0], q, penalty)
+            ends[s] = engine.follow_piece(path, starts[s], starts[s + 1], b, s > 0, q[0], penalty[0], first, q,
+                                          penalty)
 
         engine.run_pieces(piece, pieces)
         for s in range(1, pieces):
-            if ends[s - 1] != b:  # the guess was wrong: the rest again, from where the piece before really ended
-                engine.follow_piece(path, starts[s], m, ends[s - 1], False, q[starts[s] - 1].copy(),
-                                    penalty[starts[s] - 1], q, penalty)
+            before = starts[s] - 1
+            if ends[s - 1] != b or not np.isfinite(penalty[before]):
+                # the guess was wrong (or the piece before ended out of reach, where the choice goes on from the
+                # last pose in reach): the rest again, from where the piece before really ended
+                reached = np.flatnonzero(np.isfinite(penalty[:before + 1]))
+                last = q[reached[-1]].copy() if reached.size else path.q_start
+                engine.follow_piece(path, starts[s], m, ends[s - 1], False, q[before].copy(), penalty[before], last,
+                                    q, penalty)
                 break
         return q, penalty
 

@@ -825,31 +825,40 @@ def follow_start(P, q_out, penalty_out):
     return b
 
 
-@njit((PATH, _I, _I, _I, _B, F1, _F, F2, F1), nogil=True)
-def follow_piece(P, start, stop, b, guess, q_b, penalty_b, q_out, penalty_out):
+@njit((PATH, _I, _I, _I, _B, F1, _F, F1, F2, F1), nogil=True)
+def follow_piece(P, start, stop, b, guess, q_b, penalty_b, q_last, q_out, penalty_out):
     """The branch choice for poses ``start..stop-1`` from the state before ``start``: branch ``b`` with angles
     ``q_b`` and penalty ``penalty_b`` or, with ``guess``, branch ``b`` of pose ``start - 1`` computed here
-    (only the taken branch of a pose is read by the next). Each pose keeps its predecessor's branch while it
-    moves less than ``P.jump`` (ranked by the penalty), else takes the nearest of its 8; after a branch that
-    does not exist, its best-ranked one. Returns the branch of the last pose."""
+    (only the taken branch of a pose is read by the next); ``q_last``, the angles of the last pose before
+    ``start`` that had its branch (or ``P.q_start``). Each pose keeps its predecessor's branch while it moves
+    less than ``P.jump`` (ranked by the penalty), else takes the nearest of its 8; after a branch that does not
+    exist (a pose out of reach), the one nearest the last pose that had its branch. Returns the branch of the
+    last pose."""
     n = P.q_start.shape[0]
     phi = np.empty((N_BRANCHES, n))
     scratch = np.empty(10)
     cur, nxt = np.empty((N_BRANCHES, n)), np.empty((N_BRANCHES, n))
     pc, pn = np.empty(N_BRANCHES), np.empty(N_BRANCHES)
+    last = np.empty(n)
+    for k in range(n):
+        last[k] = q_last[k]
     if guess:
         _fill(P, start - 1, b, phi, scratch, cur, pc)
     else:
         for k in range(n):
             cur[b, k] = q_b[k]
         pc[b] = penalty_b
+    if pc[b] != math.inf:
+        for k in range(n):
+            last[k] = cur[b, k]
     for i in range(start - 1, stop - 1):
-        if pc[b] == math.inf:  # from a missing branch: the next pose's best-ranked
+        if pc[b] == math.inf:  # from a missing branch: the branch nearest the last pose that had one
             _fill(P, i + 1, -1, phi, scratch, nxt, pn)
-            best, b_next = pn[0], 0
-            for c in range(1, N_BRANCHES):
-                if pn[c] < best:
-                    best, b_next = pn[c], c
+            best, b_next = math.inf, 0
+            for c in range(N_BRANCHES):
+                value = _row_distance(last, nxt[c]) + pn[c]
+                if c == 0 or value < best:
+                    best, b_next = value, c
         else:
             _fill(P, i + 1, b, phi, scratch, nxt, pn)
             if _row_distance(cur[b], nxt[b]) + pn[b] < P.jump:
@@ -864,6 +873,9 @@ def follow_piece(P, start, stop, b, guess, q_b, penalty_b, q_out, penalty_out):
         for k in range(n):
             q_out[i + 1, k] = nxt[b_next, k]
         penalty_out[i + 1] = pn[b_next]
+        if pn[b_next] != math.inf:
+            for k in range(n):
+                last[k] = nxt[b_next, k]
         cur, nxt = nxt, cur
         pc, pn = pn, pc
         b = b_next

@@ -354,6 +354,10 @@ def _path_closed_form(form: ClosedForm, R_target: FloatArray, p_target: FloatArr
     chain = form.model.chain
     # a branch outside the limits ranks after every branch inside (1e6); zeros where no branch exists
     q_path, penalty = form.follow(R_target, p_target, q_start, BRANCH_JUMP, 1e6)
+    # a pose out of reach (no branch) holds the angles of the last pose in reach, so the unwrapping goes on from it
+    reached = np.where(np.isfinite(penalty), np.arange(len(penalty)), -1)
+    np.maximum.accumulate(reached, out=reached)
+    q_path = np.where((reached >= 0)[:, None], q_path[np.maximum(reached, 0)], q_start)
     # unwrap along the path from q_start, then back into the limits where needed
     steps = _wrapped(np.diff(np.vstack([q_start[None], q_path]), axis=0))
     unwrapped = q_start + np.cumsum(steps, axis=0)
