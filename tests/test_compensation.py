@@ -316,3 +316,30 @@ def test_a_target_with_no_nominal_solution_is_solved_once_not_continued(irb140, 
     # same solutions, to round-off (a branch flip or a turn of a joint is radians off)
     for name in ("q_nominal", "q", "p_reached"):
         np.testing.assert_allclose(rows[name][~lost], clean[name][~lost], rtol=0, atol=0 if shape == "grid" else 1e-12)
+
+
+def test_a_path_without_a_closed_form_goes_on_past_a_pose_out_of_reach_in_its_configuration(exaggerated, rng):
+    """The GoFa (no closed form: the path is continued by Newton from pose to pose): a pose out of reach in the
+    middle of a smooth path leaves every other pose in the configuration of the path without it (to the solver's
+    tolerance: the pose after it starts from the pose before it). It used to seed the next pose with the failed
+    one's angles, and the rest of the path went on in another configuration, radians away."""
+    chain = load_robot("gofa")
+    model = nominal_model(chain)
+    m, far = 60, 20
+    q = chain.home + np.cumsum(rng.normal(scale=0.03, size=(m, 6)), axis=0)
+    R, p = fk(model, q)
+    p_far = p.copy()
+    p_far[far] = [3.0, 0.0, 0.4]  # 3 m out
+
+    def nominal(p_rows):
+        program = Program(names=tuple(f"P{i}" for i in range(m)), R_world_tcp=R, p_world_tcp=p_rows,
+                          time_min=np.linspace(0.0, 200.0, m))
+        rows = _rows(list(compensate(chain, exaggerated, program, CompensationOptions(time_law=LinearRamp(200.0)))))
+        return rows["q_nominal"], rows["status"]
+
+    clean, clean_status = nominal(p)
+    spoilt, status = nominal(p_far)
+    others = np.arange(m) != far
+    assert np.all(clean_status == Status.CONVERGED) and status[far] == Status.UNREACHABLE
+    assert np.all(status[others] == Status.CONVERGED)
+    np.testing.assert_allclose(spoilt[others], clean[others], rtol=0, atol=1e-8)

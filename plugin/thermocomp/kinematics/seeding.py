@@ -255,6 +255,8 @@ def solve_path(
     :data:`REFERENCE_ACCEPT` from its predecessor, is searched from many
     starts, nearest its predecessor's solution. A block whose first pose
     ended on another branch than the block before it is redone pose by pose.
+    A pose that fails (out of reach) leaves the path where it was: the pose
+    after it continues from the last pose that converged.
 
     With a closed form the continuation needs no solving: every branch of
     every pose is computed at once and each pose takes the branch nearest
@@ -292,6 +294,10 @@ def solve_path(
         iterations=np.empty(m, dtype=np.int64), sigma_min=np.empty(m),
     )
 
+    # per pose, the angles the pose after it continues from: its own when it converged, else those the pose before
+    # it continued from (a pose out of reach does not move the path to another configuration)
+    carry = np.empty((m, n))
+
     def step(index: np.ndarray, seeds: np.ndarray, near_seed: bool) -> None:
         part = solve_ik(model, R_target[index], p_target[index], seeds, options)
         bad = part.status != Status.CONVERGED
@@ -304,28 +310,29 @@ def solve_path(
             part = _merge(part, bad, searched)
         for name in IKResult.__dataclass_fields__:
             getattr(result, name)[index] = getattr(part, name)
+        carry[index] = np.where((part.status == Status.CONVERGED)[:, None], part.q, seeds)
 
     # 1. block heads, in order, each from the previous head (they are a block apart:
     #    no nearness test, the blocks' own continuity is checked in step 3)
     previous = np.asarray(q_start, dtype=float)
     for head in heads:
         step(np.array([head]), previous[None], near_seed=head == 0)
-        previous = q[head]
+        previous = carry[head]
     # 2. all blocks advance together, one pose at a time
     for offset in range(1, block):
         index = heads + offset
         index = index[index < m]
         if index.size == 0:
             break
-        step(index, q[index - 1], near_seed=True)
+        step(index, carry[index - 1], near_seed=True)
     # 3. a head that landed on another branch than the end of the block before it:
     #    redo that block pose by pose from the previous block's last pose
     for b in range(1, heads.size):
         head = heads[b]
-        if np.max(np.abs(q[head] - q[head - 1])) <= REFERENCE_ACCEPT:
+        if np.max(np.abs(carry[head] - carry[head - 1])) <= REFERENCE_ACCEPT:
             continue
         for pose in range(head, min(head + block, m)):
-            step(np.array([pose]), q[pose - 1][None], near_seed=True)
+            step(np.array([pose]), carry[pose - 1][None], near_seed=True)
     return result
 
 
