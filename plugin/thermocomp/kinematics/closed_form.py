@@ -128,8 +128,9 @@ class ClosedForm:
         penalty), else the next pose's nearest branch is taken; after a pose
         without the branch (out of reach), the branch nearest the last pose
         that had its branch (or ``q_start``), so the path goes on in its
-        configuration; ties go to the lower index. That is the choice on :meth:`branches` (angles nearest
-        ``q_start``), computed without building every branch of every pose
+        configuration; ties go to the lower index. That is the choice on
+        :meth:`branches` (angles nearest ``q_start``), computed without
+        building every branch of every pose
         (:func:`~thermocomp.kinematics.engine.follow_piece`: a pose that
         keeps its branch computes only that one, by the same arithmetic).
 

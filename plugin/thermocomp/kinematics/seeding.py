@@ -372,7 +372,9 @@ def _path_closed_form(form: ClosedForm, R_target: FloatArray, p_target: FloatArr
     result = solve_ik(form.model, R_target, p_target, q_path, options, measure_singularity=measure_singularity)
     bad = np.flatnonzero(~np.isfinite(penalty) | (result.status != Status.CONVERGED))
     for pose in bad.tolist():  # rare: out of reach, or at a singularity the closed form lost digits at
-        before = q_start if pose == 0 else result.q[pose - 1]
+        # from the pose before, or where the path held (the angles it followed) when that one failed too
+        before = q_start if pose == 0 else result.q[pose - 1] if result.status[pose - 1] == Status.CONVERGED \
+            else q_path[pose - 1]
         part = solve_nominal_configuration(form.model, R_target[pose:pose + 1], p_target[pose:pose + 1],
                                            before[None], starts=starts, seed=seed, options=options)
         result = _merge(result, np.array([pose]), part)
