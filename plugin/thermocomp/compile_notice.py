@@ -1,8 +1,9 @@
 """A word when numba compiles, so a first run does not look like a hang.
 
 The compiled code (:mod:`thermocomp.kinematics.engine` and the results
-writer, :mod:`thermocomp.io.results_text`) is cached on disk by numba (:mod:`thermocomp.compiled`): ``make
-install`` compiles it once, and every run loads it in a fraction of a second.
+writer, :mod:`thermocomp.io.results_text`) is cached on disk by numba
+(:mod:`thermocomp.compiled`): ``make install`` compiles it once, and every
+run loads it in a fraction of a second.
 A run after a source update (or with the cache emptied) compiles again, which
 takes tens of seconds with nothing else to show. numba announces a
 compilation (a cache miss, never a load) as its ``numba:compile`` event;

@@ -515,7 +515,8 @@ def _parse_block(layout: _Layout, text: bytes) -> tuple[list[str] | None, FloatA
     does not read as a number (or reads as null or non-finite) sends the block
     to the row-by-row path, which words and locates the error. About 5x
     faster than :func:`numpy.loadtxt` (docs/speed.md). It parses on pyarrow's
-    threads: reading takes turns with the solving, so the cores are free.
+    threads, beside the solving (a streamed file is read on a thread of its
+    own: :func:`thermocomp.pipeline._read_ahead`).
     """
     n = len(layout.columns)
     names = [f"c{k}" for k in range(n)]
