@@ -148,7 +148,7 @@ def urscript_parser() -> Lark:
 # backtracking); urscript.lark's ``MOVES`` is :data:`MOVES_PATTERN`, written out
 # (tests/test_programs_urscript_runs.py checks they are the same).
 _US = r"[ \t\r]*+"
-_NUM = r"[-+]?+(?:\d++(?:\.\d*+)?+|\.\d++)(?:[eE][+-]?+\d++)?+"
+_NUM = r"[-+]?+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
 _MOVE = (rf"(?:movel|movej|movep)\((?:p?\[{_US}{_NUM}(?:{_US},{_US}{_NUM})*+{_US}\])"
          rf"(?:(?:{_US},{_US}(?:[avtr]{_US}={_US})?+{_NUM})*+){_US}\)")
 _GAP = r"(?:[ \t\f\r]*+(?:#[^\n]*+)?+\n)++[ \t\f\r]*+"
