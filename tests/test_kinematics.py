@@ -265,6 +265,8 @@ def test_sigma_min_bound_is_a_lower_bound_and_exact_near_singularities(name, rng
     exact = np.linalg.svd(J, compute_uv=False)[:, -1]
     bound = sigma_min_lower_bound(J)
     assert np.all(bound <= exact * (1 + 1e-9))
+    # and a tight one (1 / |J^-1|_F: at most sqrt(n) below), so that few rows need the dearer tiers
+    assert np.all(bound >= exact / np.sqrt(J.shape[2]) * (1 - 1e-9))
     near = exact < 10 * NEAR_SINGULAR_SIGMA
     np.testing.assert_allclose(bound[near], exact[near], rtol=1e-12)
     assert np.any(near)
@@ -290,6 +292,7 @@ def test_compiled_jacobian_rates_equal_lapacks(name, rng):
     _, _, J = fk_jacobian(model, q)
     exact = np.linalg.svd(J, compute_uv=False)[:, -1]
     assert np.all(sigma <= exact * (1 + 1e-9))
+    assert np.all(sigma >= exact / np.sqrt(6) * (1 - 1e-9))
     near = exact < 10 * NEAR_SINGULAR_SIGMA
     np.testing.assert_allclose(sigma[near], exact[near], rtol=1e-12)
     regular = exact > 1e-6

@@ -401,19 +401,33 @@ def _back_substitute(lu, y, x):
 
 
 @njit(inline="always")
-def _sigma_bound(J, lu, y):
+def _sigma_bound(J, lu, y, x):
     """The first tier of :func:`thermocomp.kinematics.ik.sigma_min_lower_bound` of the square ``J`` ``(n, n)``:
-    ``|det J| / (|J|_F^2 / (n - 1))^((n - 1) / 2)``, the determinant by :func:`_lu_in_place` (``y`` is
-    scratch); returns the bound and the determinant (``lu`` then holds the factors)."""
+    ``1 / |J^-1|_F`` (0 where a pivot is zero), the inverse from the factors of :func:`_lu_in_place` (``y``, its
+    right-hand side, keeps its rows' swaps; ``x`` ``(n,)`` is scratch); returns the bound and the determinant
+    (``lu`` then holds the factors). ``P J = L U`` and a permutation of the columns keeps the Frobenius norm, so
+    ``|J^-1|_F = |U^-1 L^-1|_F``: each column ``k`` solves ``L U x = e_k``."""
     n = J.shape[1]
-    frobenius_sq = 0.0
     for i in range(n):
         for j in range(n):
             lu[i, j] = J[i, j]
-            frobenius_sq += J[i, j] * J[i, j]
     det = _lu_in_place(lu, y)
-    others = (max(frobenius_sq, 1e-300) / (n - 1)) ** ((n - 1) / 2)
-    return abs(det) / others, det
+    if det == 0.0:
+        return 0.0, det
+    total = 0.0
+    for k in range(n):
+        for i in range(n):  # L z = e_k (unit lower triangle)
+            s = 1.0 if i == k else 0.0
+            for j in range(k, i):
+                s -= lu[i, j] * x[j]
+            x[i] = s
+        for i in range(n - 1, -1, -1):  # U x = z
+            s = x[i]
+            for j in range(i + 1, n):
+                s -= lu[i, j] * x[j]
+            x[i] = s / lu[i, i]
+            total += x[i] * x[i]
+    return (1.0 / math.sqrt(total) if total > 0.0 else 0.0), det  # (an overflowed inverse: 0, the SVD decides)
 
 
 @njit((F3, F2, F3, F2, F2, _I, _I), nogil=True)
@@ -495,7 +509,7 @@ def newton_block(M, R_target, p_target, q, settings, pos_err, ori_err, iteration
                     for i in range(6):
                         for j in range(n):
                             J_final[r, i, j] = J[i, j]
-                    bound[r] = _sigma_bound(J, lu, g)[0] if n == 6 else np.nan
+                    bound[r] = _sigma_bound(J, lu, g, dq)[0] if n == 6 else np.nan
                 break
             damping = residual + settings.lm_floor
             for i in range(n):
@@ -536,6 +550,7 @@ def jacobian_rates_block(M, q, v, w, lever, bound_out, qd_out, start, stop):
     tmp = np.empty((3, 3))
     lu = np.empty((n, n))
     y = np.empty(n)
+    x = np.empty(n)
     J = np.empty((6, n))
     for r in range(start, stop):
         _walk(R_base, p_base, R_joint, p_joint, R_tool, p_tool, axis, principal, principal_sign, sign, offset,
@@ -545,7 +560,7 @@ def jacobian_rates_block(M, q, v, w, lever, bound_out, qd_out, start, stop):
         y[1] = v[r, 1] - (w[r, 2] * lever[r, 0] - w[r, 0] * lever[r, 2])
         y[2] = v[r, 2] - (w[r, 0] * lever[r, 1] - w[r, 1] * lever[r, 0])
         y[3], y[4], y[5] = w[r, 0], w[r, 1], w[r, 2]
-        bound_out[r], det = _sigma_bound(J, lu, y)
+        bound_out[r], det = _sigma_bound(J, lu, y, x)
         if det == 0.0:
             for k in range(qd_out.shape[1]):
                 qd_out[r, k] = np.nan

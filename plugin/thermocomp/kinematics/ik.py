@@ -146,10 +146,10 @@ def sigma_min_lower_bound(J: FloatArray) -> FloatArray:
 
     Three tiers, each only for the rows the one before could not settle:
 
-    1. For a square Jacobian, ``|det J| = sigma_min * prod(other sigmas)``
-       and, by the inequality of arithmetic and geometric means,
-       ``prod(other sigmas) <= (|J|_F^2 / (n - 1))^((n - 1) / 2)``: one
-       determinant gives a lower bound.
+    1. For a square Jacobian, ``1 / |J^-1|_F``: the squared Frobenius norm of
+       the inverse is ``sum(1 / sigma_i^2) >= 1 / sigma_min^2``, so this is a
+       lower bound, and at most ``sqrt(n)`` below the value (0 where ``J`` has
+       no inverse).
     2. ``sqrt`` of the smallest eigenvalue of ``J^T J`` (about half the cost
        of an SVD; accurate to ``eps * sigma_max^2 / sigma_min`` relative).
     3. The SVD, where the value is below ``10 * NEAR_SINGULAR_SIGMA``.
@@ -157,14 +157,19 @@ def sigma_min_lower_bound(J: FloatArray) -> FloatArray:
     So the result is exact (SVD) wherever a singularity is near, and above
     ``10 * NEAR_SINGULAR_SIGMA`` it is a true lower bound or the value to a
     relative 1e-10. Non-square Jacobians go straight to the SVD. (The compiled
-    Newton iteration computes the first tier itself, by its own LU.)
+    engine computes the first tier itself, from its own LU:
+    :func:`thermocomp.kinematics.engine.newton_block`.)
     """
     m, rows, n = J.shape
     if rows != n or n < 2:
         return np.linalg.svd(J, compute_uv=False)[:, -1]
-    frobenius_sq = np.einsum("kij,kij->k", J, J)
-    others = (np.maximum(frobenius_sq, 1e-300) / (n - 1)) ** ((n - 1) / 2)
-    return settle_sigma_bound(J, np.abs(np.linalg.det(J)) / others)
+    value = np.zeros(m)
+    invertible = np.flatnonzero(np.linalg.det(J) != 0.0)  # (LAPACK's LU: no zero pivot, as the inverse's)
+    inverse = np.linalg.inv(J[invertible])
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        bound = 1.0 / np.sqrt(np.einsum("kij,kij->k", inverse, inverse))
+    value[invertible] = np.where(bound > 0.0, bound, 0.0)  # (NaN of an overflowed inverse: 0, the SVD decides)
+    return settle_sigma_bound(J, value)
 
 
 def settle_sigma_bound(J: FloatArray, value: FloatArray) -> FloatArray:
