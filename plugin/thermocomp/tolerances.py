@@ -38,6 +38,10 @@ UNREACHABLE_ORIENTATION = 1e-4
 #: microradian of task error: compensation there amplifies noise 1000 times.
 NEAR_SINGULAR_SIGMA = 1e-3
 
+#: Smallest singular values at or above this are settled by a lower bound, those below it computed exactly
+#: (:func:`thermocomp.kinematics.ik.sigma_min_lower_bound`): ten times the threshold above.
+SETTLED_SIGMA = 10.0 * NEAR_SINGULAR_SIGMA
+
 #: Orthonormality check of rotation matrices read from users (max abs error
 #: of R @ R.T - I). Matrices typed with 6 to 9 significant digits pass.
 ROTATION_ORTHONORMAL_TOL = 1e-6

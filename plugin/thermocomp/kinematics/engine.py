@@ -40,6 +40,7 @@ import numpy as np
 from numba import types
 
 from thermocomp.compiled import njit
+from thermocomp.tolerances import SETTLED_SIGMA
 
 #: Branches of a 6R closed-form pose (shoulder x elbow x wrist).
 N_BRANCHES = 8
@@ -402,18 +403,23 @@ def _back_substitute(lu, y, x):
 
 @njit(inline="always")
 def _sigma_bound(J, lu, y, x):
-    """The first tier of :func:`thermocomp.kinematics.ik.sigma_min_lower_bound` of the square ``J`` ``(n, n)``:
-    ``1 / |J^-1|_F`` (0 where a pivot is zero), the inverse from the factors of :func:`_lu_in_place` (``y``, its
-    right-hand side, keeps its rows' swaps; ``x`` ``(n,)`` is scratch); returns the bound and the determinant
-    (``lu`` then holds the factors). ``P J = L U`` and a permutation of the columns keeps the Frobenius norm, so
-    ``|J^-1|_F = |U^-1 L^-1|_F``: each column ``k`` solves ``L U x = e_k``."""
+    """The first tier of :func:`thermocomp.kinematics.ik.sigma_min_lower_bound` of the square ``J`` ``(n, n)``,
+    the determinant by :func:`_lu_in_place` (``y``, its right-hand side, keeps its rows' swaps; ``x`` ``(n,)`` is
+    scratch); returns the bound and the determinant (``lu`` then holds the factors).
+
+    ``|det J| / (|J|_F^2 / (n - 1))^((n - 1) / 2)``, and where that is below :data:`SETTLED_SIGMA`, the larger of
+    it and ``1 / |J^-1|_F`` (0 where a pivot is zero): ``P J = L U`` and a permutation of the columns keeps the
+    Frobenius norm, so ``|J^-1|_F = |U^-1 L^-1|_F``, each column ``k`` solving ``L U x = e_k``."""
     n = J.shape[1]
+    frobenius_sq = 0.0
     for i in range(n):
         for j in range(n):
             lu[i, j] = J[i, j]
+            frobenius_sq += J[i, j] * J[i, j]
     det = _lu_in_place(lu, y)
-    if det == 0.0:
-        return 0.0, det
+    bound = abs(det) / (max(frobenius_sq, 1e-300) / (n - 1)) ** ((n - 1) / 2)
+    if bound >= SETTLED_SIGMA or det == 0.0:
+        return bound, det
     total = 0.0
     for k in range(n):
         for i in range(n):  # L z = e_k (unit lower triangle)
@@ -427,7 +433,9 @@ def _sigma_bound(J, lu, y, x):
                 s -= lu[i, j] * x[j]
             x[i] = s / lu[i, i]
             total += x[i] * x[i]
-    return (1.0 / math.sqrt(total) if total > 0.0 else 0.0), det  # (an overflowed inverse: 0, the SVD decides)
+    if total > 0.0:  # (an overflowed inverse: the determinant's bound)
+        bound = max(bound, 1.0 / math.sqrt(total))
+    return bound, det
 
 
 @njit((F3, F2, F3, F2, F2, _I, _I), nogil=True)

@@ -33,6 +33,7 @@ from thermocomp.tolerances import (
     IK_ORIENTATION_TOL,
     IK_POSITION_TOL,
     NEAR_SINGULAR_SIGMA,
+    SETTLED_SIGMA,
     UNREACHABLE_ORIENTATION,
     UNREACHABLE_POSITION,
 )
@@ -119,7 +120,7 @@ class IKResult:
         Iterations used, shape ``(m,)``.
     sigma_min
         Smallest singular value of the Jacobian at the solution, shape ``(m,)``:
-        exact below ``10 * NEAR_SINGULAR_SIGMA``, a lower bound or a close
+        exact below :data:`~thermocomp.tolerances.SETTLED_SIGMA`, a lower bound or a close
         value above (:func:`sigma_min_lower_bound`).
     """
 
@@ -144,44 +145,52 @@ class IKResult:
 def sigma_min_lower_bound(J: FloatArray) -> FloatArray:
     """Smallest singular value of each Jacobian ``(m, 6, n)``: exact where it matters, cheap elsewhere.
 
-    Three tiers, each only for the rows the one before could not settle:
+    Tiers, each only for the rows the one before could not settle (at or above
+    :data:`~thermocomp.tolerances.SETTLED_SIGMA`, ten times the near-singular threshold):
 
-    1. For a square Jacobian, ``1 / |J^-1|_F``: the squared Frobenius norm of
+    1. For a square Jacobian, ``|det J| = sigma_min * prod(other sigmas)``
+       and, by the inequality of arithmetic and geometric means,
+       ``prod(other sigmas) <= (|J|_F^2 / (n - 1))^((n - 1) / 2)``: one
+       determinant gives a lower bound (often ten times below the value).
+    2. The larger of that and ``1 / |J^-1|_F``: the squared Frobenius norm of
        the inverse is ``sum(1 / sigma_i^2) >= 1 / sigma_min^2``, so this is a
-       lower bound, and at most ``sqrt(n)`` below the value (0 where ``J`` has
-       no inverse).
-    2. ``sqrt`` of the smallest eigenvalue of ``J^T J`` (about half the cost
+       lower bound too, and at most ``sqrt(n)`` below the value.
+    3. ``sqrt`` of the smallest eigenvalue of ``J^T J`` (about half the cost
        of an SVD; accurate to ``eps * sigma_max^2 / sigma_min`` relative).
-    3. The SVD, where the value is below ``10 * NEAR_SINGULAR_SIGMA``.
+    4. The SVD, where the value is below ``SETTLED_SIGMA``.
 
-    So the result is exact (SVD) wherever a singularity is near, and above
-    ``10 * NEAR_SINGULAR_SIGMA`` it is a true lower bound or the value to a
-    relative 1e-10. Non-square Jacobians go straight to the SVD. (The compiled
-    engine computes the first tier itself, from its own LU:
-    :func:`thermocomp.kinematics.engine.newton_block`.)
+    So the result is exact (SVD) wherever a singularity is near, and at or above
+    ``SETTLED_SIGMA`` it is a true lower bound or the value to a relative 1e-10;
+    every row's result is at least ``min(sigma_min / sqrt(n), SETTLED_SIGMA)``.
+    Non-square Jacobians go straight to the SVD. (The compiled engine computes
+    the first two tiers itself, from its own LU: :func:`thermocomp.kinematics.engine.newton_block`.)
     """
     m, rows, n = J.shape
     if rows != n or n < 2:
         return np.linalg.svd(J, compute_uv=False)[:, -1]
-    value = np.zeros(m)
-    invertible = np.flatnonzero(np.linalg.det(J) != 0.0)  # (LAPACK's LU: no zero pivot, as the inverse's)
-    inverse = np.linalg.inv(J[invertible])
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        bound = 1.0 / np.sqrt(np.einsum("kij,kij->k", inverse, inverse))
-    value[invertible] = np.where(bound > 0.0, bound, 0.0)  # (NaN of an overflowed inverse: 0, the SVD decides)
+    frobenius_sq = np.einsum("kij,kij->k", J, J)
+    others = (np.maximum(frobenius_sq, 1e-300) / (n - 1)) ** ((n - 1) / 2)
+    value = np.abs(np.linalg.det(J)) / others
+    # tier 2 where tier 1 did not settle and J has an inverse (no zero pivot in LAPACK's LU, as the inverse's)
+    loose = np.flatnonzero((value < SETTLED_SIGMA) & (value > 0.0))
+    if loose.size:
+        inverse = np.linalg.inv(J[loose])
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            bound = 1.0 / np.sqrt(np.einsum("kij,kij->k", inverse, inverse))
+        value[loose] = np.where(bound > value[loose], bound, value[loose])  # (NaN of an overflowed inverse: tier 1)
     return settle_sigma_bound(J, value)
 
 
 def settle_sigma_bound(J: FloatArray, value: FloatArray) -> FloatArray:
-    """Tiers 2 and 3 of :func:`sigma_min_lower_bound` on its first tier's ``value`` ``(m,)`` (updated in place
-    and returned): the rows below ``10 * NEAR_SINGULAR_SIGMA`` of square Jacobians ``J`` ``(m, n, n)``."""
-    near = 10.0 * NEAR_SINGULAR_SIGMA
-    unsettled = np.flatnonzero(value < near)
+    """Tiers 3 and 4 of :func:`sigma_min_lower_bound` on its first tiers' ``value`` ``(m,)`` (updated in place
+    and returned): the rows below :data:`~thermocomp.tolerances.SETTLED_SIGMA` of square Jacobians ``J``
+    ``(m, n, n)``."""
+    unsettled = np.flatnonzero(value < SETTLED_SIGMA)
     if unsettled.size:
         Ju = J[unsettled]
         eig = np.linalg.eigvalsh(np.swapaxes(Ju, -1, -2) @ Ju)[:, 0]
         value[unsettled] = np.sqrt(np.maximum(eig, 0.0))
-        exact = unsettled[value[unsettled] < near]
+        exact = unsettled[value[unsettled] < SETTLED_SIGMA]
         if exact.size:
             value[exact] = np.linalg.svd(J[exact], compute_uv=False)[:, -1]
     return value

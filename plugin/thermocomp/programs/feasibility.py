@@ -63,7 +63,7 @@ from thermocomp.kinematics.model import nominal_model
 from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram, tcp_poses
 from thermocomp.programs.timing import Timing
 from thermocomp.robot.chain import Chain
-from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
+from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA, SETTLED_SIGMA
 
 #: Distance a corrected joint must keep from its limits [rad] (1 degree: the
 #: controllers' own soft-limit margins are of this order, and a thermal
@@ -385,7 +385,7 @@ def _sigma_and_rates(model, q: FloatArray, motion: tuple[FloatArray, FloatArray,
     sigma, qd = np.empty(r), np.empty((r, n))
     engine.run_blocks(engine.jacobian_rates_block, r, engine.engine_model(model), q,
                       *(engine.c_array(a) for a in motion), sigma, qd)
-    near = np.flatnonzero(sigma < 10.0 * NEAR_SINGULAR_SIGMA)  # (the rows settle_sigma_bound looks at again)
+    near = np.flatnonzero(sigma < SETTLED_SIGMA)  # (the rows settle_sigma_bound looks at again)
     if near.size:  # their Jacobians again, by the same compiled walk
         J = np.empty((near.size, 6, n))
         engine.fk_jacobian_block(engine.engine_model(model), q[near], np.empty((near.size, 3, 3)),
