@@ -1840,8 +1840,10 @@ def _inline_values(st: MoveStatements, dtype: str, starts: np.ndarray, ends: np.
     first = np.searchsorted(st.delimiters, starts)
     read = np.searchsorted(st.delimiters, ends) - first == len(skeleton)
     shaped = np.flatnonzero(read)
-    read[shaped] = np.all(st.codes[first[shaped, None] + np.arange(len(skeleton))]
-                          == _CODES[np.frombuffer(skeleton, dtype=np.uint8)], axis=1)
+    at, same = first[shaped], np.ones(shaped.size, dtype=bool)
+    for k, code in enumerate(_CODES[np.frombuffer(skeleton, dtype=np.uint8)].tolist()):  # (no (k, 26) gather)
+        same &= st.codes[at + k] == code
+    read[shaped] = same
     good = np.flatnonzero(read)
     cuts = st.delimiters[first[good] + skeleton.rfind(b"[")]  # where each one's external axes start, and end
     closes = st.delimiters[first[good] + len(skeleton) - 2] + 1
