@@ -96,11 +96,13 @@ def _joined(*parts: str | pa.Array) -> pa.StringArray:
 def robtarget_texts(shown: FloatArray, confdata: ArrayLike, extax: Sequence[str]) -> pa.StringArray:
     """The robtargets ``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],[extax]]`` of the rows of ``shown`` ``(r, 7)``
     (x, y, z [mm], q1..q4), their confdata ``(r, 4)`` (integers) and external axes' texts (``""``: none)."""
-    x, y, z, q1, q2, q3, q4 = single_columns(np.asarray(shown, dtype=float).reshape(-1, 7))
+    columns = single_columns(np.asarray(shown, dtype=float).reshape(-1, 7))
     conf = np.asarray(confdata).astype(np.int64).reshape(-1, 4)
-    cf1, cf4, cf6, cfx = (pc.cast(pa.array(conf[:, k]), pa.string()) for k in range(4))
-    return _joined("[[", x, ",", y, ",", z, "],[", q1, ",", q2, ",", q3, ",", q4, "],[", cf1, ",", cf4, ",", cf6, ",",
-                   cfx, "],", _extax_texts(extax), "]")
+    cf = [pc.cast(pa.array(conf[:, k]), pa.string()) for k in range(4)]
+    # each list joined on its own, then the lists (fewer arguments a row: a fifth less time than one join of 30)
+    return _joined("[[", pc.binary_join_element_wise(*columns[:3], ","), "],[",
+                   pc.binary_join_element_wise(*columns[3:], ","), "],[", pc.binary_join_element_wise(*cf, ","), "],",
+                   _extax_texts(extax), "]")
 
 
 def list_texts(shown: FloatArray, prefix: str) -> pa.StringArray:
