@@ -833,20 +833,15 @@ def confdata_notes(prog: RobotProgram, points: np.ndarray, written: np.ndarray) 
     """A line for each written robtarget whose confdata differs from the program's: where, and why (written by
     arrow: a toolpath program has thousands)."""
     run = prog.columns.run
-
-    def texts(values: np.ndarray) -> pa.StringArray:  # "[cf1,cf4,cf6,cfx]" of each row
-        return pc.binary_join_element_wise("[", pc.binary_join_element_wise(
-            *(pc.cast(pa.array(values[:, k]), pa.string()) for k in range(4)), ","), "]", "")
-
     line, column = (pc.cast(pa.array(run.argument[points, k]), pa.string()) for k in (2, 3))
     why = pc.if_else(pa.array(confdata_free(prog)[points]),
                      "its motion runs under ConfL \\Off or ConfJ \\Off, where the controller ignores confdata: "
                      "written from the solution nearest the motion before",
                      "the corrected joints lie in another quadrant (cf1, cf4, cf6) or wrist configuration (cfx) than "
                      "the program's")
-    return pc.binary_join_element_wise(f"{prog.path}:", line, ":", column, ": confdata written ",
-                                       texts(np.asarray(written).reshape(-1, 4)), ", read ",
-                                       texts(run.confdata[points]), ": ", why, "").to_pylist()
+    return pc.binary_join_element_wise(f"{prog.path}:", line, ":", column, ": confdata written [",
+                                       w.confdata_texts(written), "], read [",
+                                       w.confdata_texts(run.confdata[points]), "]: ", why, "").to_pylist()
 
 
 def rounding_bound(reach: float) -> float:
