@@ -171,7 +171,7 @@ def test_joint_output_of_one_routine_for_two_targets_is_refused_not_mixed_up(tmp
 
 
 def test_data_a_statement_not_followed_may_change_is_not_known_after_it(tmp_path, rng):
-    """``p := ...`` inside an IF (not followed: it moves nothing, so it is kept) or inside a routine given ``p`` by
+    """``p := ...`` inside an IF (whose condition is known only while running) or inside a routine given ``p`` by
     reference: a later motion to p cannot be compensated from p's declared value (it would be silently wrong with
     --unsupported keep)."""
     chain = load_robot("irb140")
@@ -188,10 +188,10 @@ def test_data_a_statement_not_followed_may_change_is_not_known_after_it(tmp_path
     found = {f.line: f.message for f in prog.unsupported}
     assert found.keys() == {lines.index("    MoveJ a, v100, fine, grip;") + 1,  # the next cycle's a may differ
                             lines.index("    MoveL a, v100, fine, grip;") + 1,
-                            lines.index("    shift b;") + 1,  # (the next cycle passes shift another b)
+                            lines.index("      a := Offs(b, 0, 0, 10);") + 1,  # (the next cycle's b is shifted)
                             lines.index("    MoveL b, v100, fine, grip;") + 1}
     assert "may give it another value" in found[lines.index("    MoveJ a, v100, fine, grip;") + 1]
-    assert [n.line for n in prog.notes if "passed over" in n.message] == [lines.index("    IF reg1 > 0 THEN") + 1]
+    assert [n.line for n in prog.notes if "not resolved" in n.message] == [lines.index("    IF reg1 > 0 THEN") + 1]
     assert "a is changed at run time" in found[lines.index("    MoveL a, v100, fine, grip;") + 1]
     assert "b is changed at run time" in found[lines.index("    MoveL b, v100, fine, grip;") + 1]
     np.testing.assert_allclose([p.T_world_tcp for p in prog.points], [T["a"], T["c"]], atol=1e-12)
@@ -275,17 +275,17 @@ GRIPPER = ("  PROC grip_open()\n    VAR num tries := 0;\n    SetDO doGrip, 0;\n"
            "    SetDO doGrip, 1;\n  ENDPROC\n")
 
 
-@pytest.mark.parametrize(("routines", "moves_nothing"), [
-    (GRIPPER, True),
-    (GRIPPER.replace("      WaitTime 0.1;\n", "      MoveL c, v100, fine, grip;\n"), False),  # it moves
-    (GRIPPER.replace("      Incr tries;\n", "      a := Offs(c, 0, 0, 5);\n"), False),  # it changes a target
-    (GRIPPER.replace("      SetAO aoForce, force;\n", "      VelSet 50, 500;\n"), False),  # it changes speeds
-    (GRIPPER.replace("      SetAO aoForce, force;\n", "      other;\n"), False),  # a routine of another module
+@pytest.mark.parametrize(("routines", "motions", "refused"), [
+    (GRIPPER, 3, ""),
+    (GRIPPER.replace("      WaitTime 0.1;\n", "      MoveL c, v100, fine, grip;\n"), 4, ""),  # it moves: c is constant
+    (GRIPPER.replace("      Incr tries;\n", "      a := Offs(c, 0, 0, 5);\n"), 2, "a is changed at run time"),
+    (GRIPPER.replace("      SetAO aoForce, force;\n", "      VelSet 50, 500;\n"), 3, ""),  # (speeds: timing only)
+    (GRIPPER.replace("      SetAO aoForce, force;\n", "      other;\n"), 3, "other"),  # a routine found nowhere
 ])
-def test_a_routine_that_moves_nothing_may_branch_its_conditions_are_passed_over(tmp_path, rng, routines,
-                                                                                moves_nothing):
-    """A gripper routine's WHILE and IF cannot change any motion when the routine (and what it calls) moves
-    nothing and changes nothing a motion reads: noted, not refused. Anything else stays unsupported."""
+def test_a_routine_that_branches_has_its_constant_targets_compensated(tmp_path, rng, routines, motions, refused):
+    """A gripper routine's WHILE and IF (conditions known only while running) are followed once, in written order:
+    a motion inside to a constant target is compensated; data they assign is known only while running after them
+    (a motion reading it is refused, naming it); a call of a routine found nowhere stays refused."""
     chain = load_robot("irb140")
     src, T = _module(chain, rng, "    MoveJ a, v100, fine, grip;\n    grip_open;\n    MoveL b, v100, fine, grip;\n"
                                  "    grip_close 20;\n    MoveL a, v100, fine, grip;\n", routines)
@@ -293,17 +293,22 @@ def test_a_routine_that_moves_nothing_may_branch_its_conditions_are_passed_over(
     path = tmp_path / "g.mod"
     path.write_text(src)
     prog = read_program(path)
-    if moves_nothing:
-        assert prog.unsupported == () and len(prog.motions) == 3
-        passed = [n for n in prog.notes if "passed over" in n.message]
-        assert {n.line for n in passed} == {src.splitlines().index(x) + 1 for x in
-                                            ("    WHILE DInput(diOpen) = 0 AND tries < 10 DO", "    IF force > 10 THEN")}
-        out = tmp_path / "g_out.mod"
-        compensate_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()))
-        text = out.read_text()
+    assert len(prog.motions) == motions
+    unresolved = {n.line for n in prog.notes if "not resolved before running" in n.message}
+    assert unresolved == {src.splitlines().index(x) + 1 for x in
+                          ("    WHILE DInput(diOpen) = 0 AND tries < 10 DO", "    IF force > 10 THEN")}
+    if refused:
+        assert prog.unsupported and refused in prog.unsupported[0].message
+        return
+    assert prog.unsupported == ()
+    out = tmp_path / "g_out.mod"
+    compensate_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()))
+    text = out.read_text()
+    if motions == 3:  # nothing in the routines to write
         assert text[text.index("  PROC grip_open()"):] == src[src.index("  PROC grip_open()"):]
     else:
-        assert prog.unsupported != ()
+        declared_c = next(x for x in src.splitlines() if "robtarget c:=" in x)
+        assert declared_c not in text.splitlines()  # c, reached inside the WHILE, is compensated
 
 
 def _robodk(chain, rng):

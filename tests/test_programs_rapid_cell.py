@@ -119,7 +119,7 @@ QUIET = [
 @pytest.mark.parametrize("branch", QUIET)
 def test_a_branch_or_loop_that_moves_nothing_is_kept(tmp_path, rng, branch, where):
     """Between two motions, in the entry routine or in a routine it calls: read without a finding, every motion
-    followed in order, the construct noted as passed over at its line."""
+    followed in order, the construct noted at its line as not resolved before running."""
     chain = load_robot("irb140")
     if where == "main":
         src, T = _module(chain, rng, "    MoveJ a, v500, z10, tGrip;\n" + branch + "    MoveL b, v100, fine, tGrip;\n")
@@ -132,7 +132,7 @@ def test_a_branch_or_loop_that_moves_nothing_is_kept(tmp_path, rng, branch, wher
     assert prog.unsupported == ()
     np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), np.stack([T["a"], T["b"]]), atol=1e-12)
     line = src.splitlines().index(branch.splitlines()[0]) + 1
-    assert line in {n.line for n in prog.notes if "passed over" in n.message}
+    assert line in {n.line for n in prog.notes if "not resolved before running" in n.message}
 
 
 def test_a_program_full_of_quiet_branches_compensates_only_its_targets(tmp_path, rng):
@@ -141,33 +141,73 @@ def test_a_program_full_of_quiet_branches_compensates_only_its_targets(tmp_path,
     _check_compensated(tmp_path, src, [T["a"], T["b"], T["c"]], rng)
 
 
-@pytest.mark.parametrize(("branch", "holds"), [
-    ("    IF DInput(diX) = 1 THEN\n      MoveL c, v100, fine, tGrip;\n    ENDIF\n", "MoveL at line"),
-    ("    WHILE DInput(diX) = 0 DO\n      MoveL c, v100, fine, tGrip;\n    ENDWHILE\n", "MoveL at line"),
-    ("    TEST nCount\n    CASE 1:\n      place;\n    ENDTEST\n", "(in place, called at line"),
-    ("    IF DInput(diX) = 1 THEN\n      VelSet 50, 500;\n    ENDIF\n", "VelSet at line"),
-    ("    IF DInput(diX) = 1 THEN\n      g_Unknown;\n    ENDIF\n", "--external g_Unknown"),
-])
-def test_a_branch_that_moves_is_named_and_its_motions_are_kept(tmp_path, rng, branch, holds):
-    """A branch holding a motion (or a call of a routine that moves, or of one found nowhere, or a change of how
-    later motions run) stays a finding at its line, naming what it holds; its motion is never dropped: with
-    --unsupported keep it stays as written."""
-    src, _ = _module(load_robot("irb140"), rng,
-                     "    MoveJ a, v500, z10, tGrip;\n" + branch + "    MoveL b, v100, fine, tGrip;\n",
+BRANCHES = [
+    "    IF DInput(diX) = 1 THEN\n      MoveL c, v100, fine, tGrip;\n    ENDIF\n",
+    "    IF DInput(diX) = 1 THEN\n      MoveL c, v100, fine, tGrip;\n    ELSE\n      MoveL Offs(c, 0, 0, 5), v100, fine, tGrip;\n"
+    "    ENDIF\n",
+    "    WHILE DInput(diX) = 0 DO\n      MoveL c, v100, fine, tGrip;\n    ENDWHILE\n",
+    "    TEST nCount\n    CASE 1:\n      place;\n    DEFAULT:\n      MoveJ c, v500, z10, tGrip;\n    ENDTEST\n",
+    "    IF DInput(diX) = 1 THEN\n      VelSet 50, 500;\n      MoveL c, v100, fine, tGrip;\n    ENDIF\n",
+    "    FOR i FROM 1 TO GInput(giParts) DO\n      MoveL c, v100, fine, tGrip;\n    ENDFOR\n",
+    "    IF DInput(diX) = 1 MoveL c, v100, fine, tGrip;\n",
+    "    WHILE TRUE DO\n      MoveL c, v100, fine, tGrip;\n    ENDWHILE\n",  # (not ending main: followed once)
+]
+
+
+@pytest.mark.parametrize("branch", BRANCHES)
+def test_constant_targets_under_a_condition_known_only_while_running_are_compensated(tmp_path, rng, branch):
+    """A motion's data decide, not the control flow around it: an IF on an input, a WHILE waiting for one, a TEST
+    on a counter, a FOR of a count read from a group input hold motions to constant targets; each is compensated,
+    counted once in the written order of the cycle, and the construct is listed (a note at its line naming the
+    motions' lines)."""
+    chain = load_robot("irb140")
+    src, T = _module(chain, rng, "    MoveJ a, v500, z10, tGrip;\n" + branch + "    MoveL b, v100, fine, tGrip;\n",
                      "  PROC place()\n    MoveL c, v100, fine, tGrip;\n  ENDPROC\n")
+    lines = src.splitlines()
+    line = lines.index(branch.splitlines()[0]) + 1
+    inside = [k + 1 if "Move" in x else lines.index("  PROC place()") + 2 for k, x in enumerate(lines)
+              if ("Move" in x or "place;" in x) and line <= k + 1 < line + len(branch.splitlines())]  # (written order)
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    assert [m.line for m in prog.motions] == [lines.index("    MoveJ a, v500, z10, tGrip;") + 1,
+                                              *inside,
+                                              lines.index("    MoveL b, v100, fine, tGrip;") + 1]
+    note = next(n for n in prog.notes if n.line == line)
+    assert "not resolved before running" in note.message and all(str(k) in note.message for k in inside)
+    assert sorted(prog.extra["conditional"]) == sorted(inside)
+    want = [T["a"]] + [p.T_world_tcp for p in prog.points[1:-1]] + [T["b"]]
+    _check_compensated(tmp_path, src, want, rng)
+
+
+@pytest.mark.parametrize(("branch", "data", "at"), [
+    ("    WHILE DInput(diX) = 0 DO\n      MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;\n      Incr nCount;\n"
+     "    ENDWHILE\n", "nCount", "      MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;"),
+    ("    FOR i FROM 1 TO GInput(giParts) DO\n      MoveL Offs(c, 0, 0, 10 * i), v100, fine, tGrip;\n    ENDFOR\n",
+     "i", "      MoveL Offs(c, 0, 0, 10 * i), v100, fine, tGrip;"),
+    ("    IF DInput(diX) = 1 THEN\n      wTable := wOther;\n    ENDIF\n    MoveL c, v100, fine, tGrip \\WObj:=wTable;\n",
+     "wTable", "    MoveL c, v100, fine, tGrip \\WObj:=wTable;"),
+    ("    nCount := GInput(giParts);\n    MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;\n", "nCount",
+     "    MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;"),
+    ("    IF DInput(diX) = 1 THEN\n      g_Unknown;\n    ENDIF\n", "--external g_Unknown", "      g_Unknown;"),
+])
+def test_a_motion_whose_data_differ_from_pass_to_pass_is_refused_naming_the_data(tmp_path, rng, branch, data, at):
+    """A counter, an input, a work object reassigned in a branch: refused at the motion's line, naming the data
+    (a call of a routine found nowhere: at the call, naming the fix)."""
+    src, _ = _module(load_robot("irb140"), rng, "    MoveJ a, v500, z10, tGrip;\n" + branch
+                     + "    MoveL b, v100, fine, tGrip;\n", decl="  VAR wobjdata wTable := [FALSE,TRUE,\"\",[[0,0,0],"
+                     "[1,0,0,0]],[[0,0,0],[1,0,0,0]]];\n  CONST wobjdata wOther := [FALSE,TRUE,\"\",[[0,0,50],"
+                     "[1,0,0,0]],[[0,0,0],[1,0,0,0]]];\n")
     path, out = tmp_path / "cell.mod", tmp_path / "cell_out.mod"
     path.write_text(src)
-    line = src.splitlines().index(branch.splitlines()[0]) + 1
     with pytest.raises(InputError) as info:
         compensate_program("irb140", small_table(rng), path, out)
-    assert info.value.row == line and holds in str(info.value)
+    assert info.value.row == src.splitlines().index(at) + 1 and data in str(info.value)
     assert not out.exists()
     compensate_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()),
                        program_options=ProgramOptions(unsupported="keep"))
-    text = out.read_text()
-    assert branch in text and text != src  # the branch kept, its motion as written; the others compensated
-    declared_c = next(x for x in src.splitlines() if "robtarget c:=" in x)
-    assert declared_c in text.splitlines()  # c's motion is not followed: its target stays as written
+    assert at in out.read_text().splitlines()  # kept as written
 
 
 # ----- process and search moves

@@ -122,7 +122,7 @@ class RapidOptions:
 @functools.lru_cache(maxsize=1)
 def rapid_parser() -> Lark:
     """The RAPID parser (LALR, grammar ``rapid.lark`` kept in the package), built once per process."""
-    return lalr_parser("rapid.lark", propagate_positions=True, maybe_placeholders=False)
+    return lalr_parser("rapid.lark", {"MOVES_PATTERN": MOVES_PATTERN}, propagate_positions=True, maybe_placeholders=False)
 
 
 # One plain motion statement of a ``MOVES`` token: the one place it is written. An inline point is a list of lists
@@ -216,12 +216,15 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.path = path
         self.progress = progress
         self.module_data: dict[str, _Data] = {}
+        self.records: dict[str, tuple[tuple[str, str], ...]] = {}  # RECORD types of the task: their components
+        self.aliases: dict[str, str] = {}  # ALIAS types of the task: the type each names
         self.procs: dict[str, Tree] = {}
         self.routines: list[Tree] = []
         self.steps: list[Motion | Wait] = []
         self.unsupported: list[Finding] = []
         self.notes: list[Finding] = []
         self.assigned: dict[str, Token | Tree] = {}
+        self.conditional: list[int] = []  # lines of the motions followed under conditions not resolved
         self.visited: set[str] = set()
         self.velset = (100.0, float("inf"))  # VelSet override [%], max TCP speed [mm/s]
         self.direct_refs: set[int] = set()  # name tokens that are a followed motion's point

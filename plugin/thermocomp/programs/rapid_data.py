@@ -28,6 +28,11 @@ from thermocomp.programs.writer import NUMBER
 #: Largest magnitude of a RAPID ``num`` (single precision, IEEE 754 binary32).
 NUM_MAX = float(np.finfo(np.float32).max)
 
+#: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand). Every integer a RAPID
+#: instruction or type takes (confdata's quadrants and cfx, array sizes and indices, ``DIV``/``MOD`` operands, FOR
+#: passes) is checked against it before it is converted (a confdata of 1E30 overflowed a C long).
+INT_MAX = 2 ** 23
+
 #: Record types of RAPID data and their components, in order (ABB RAPID reference, "Data types").
 RECORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "robtarget": (("trans", "pos"), ("rot", "orient"), ("robconf", "confdata"), ("extax", "extjoint")),
@@ -120,10 +125,33 @@ class _Declarations:
 
 
     # ----- data
+    def fields_of(self, dtype: str) -> tuple[tuple[str, str], ...] | None:
+        """The components (name, type) of record type ``dtype`` (RAPID's, or a ``RECORD`` of the task); None for an
+        atomic type or one the task does not declare."""
+        return RECORDS.get(dtype) or self.records.get(dtype)
+
+    def base_type(self, name: str) -> str:
+        """``name`` (lower case) through the task's ``ALIAS`` declarations (``ALIAS num level;``: level is num)."""
+        seen = {name}
+        while name in self.aliases and self.aliases[name] not in seen:
+            name = self.aliases[name]
+            seen.add(name)
+        return name
+
+    def declare_type(self, decl: Tree) -> None:
+        """A ``RECORD`` (its components, in order) or an ``ALIAS`` of the task."""
+        names = [str(c).lower() for c in decl.children if isinstance(c, Token) and c.type == "NAME"]
+        if decl.data == "alias_decl":
+            self.aliases[names[1]] = names[0]
+            return
+        fields = [[str(c).lower() for c in f.children if isinstance(c, Token)] for f in decl.children
+                  if isinstance(f, Tree) and f.data == "record_field"]
+        self.records[names[0]] = tuple((name, self.base_type(ftype)) for ftype, name in fields)
+
     def declare(self, decl: Tree, scope: dict[str, _Data]) -> None:
         names = [c for c in decl.children if isinstance(c, Token) and c.type == "NAME"]
         type_token, name_token = names[0], names[1]
-        dtype = str(type_token).lower()
+        dtype = self.base_type(str(type_token).lower())
         value_node = next((c for c in decl.children[decl.children.index(name_token) + 1:]
                            if isinstance(c, (Tree, Token)) and not (isinstance(c, Tree) and c.data == "dims")), None)
         dims = next((c for c in decl.children if isinstance(c, Tree) and c.data == "dims"), None)
@@ -136,7 +164,7 @@ class _Declarations:
                     value = self.array_value(value, dims, dtype, str(name_token), value_node)
             except _Unsupported:
                 value = None  # an initial value that cannot be evaluated: any use of it is unsupported
-            if value is not None and dtype in RECORDS and not is_array:
+            if value is not None and self.fields_of(dtype) is not None and not is_array:
                 self.check_record(value, dtype, value_node)
         if scope is self.module_data and str(name_token).lower() in scope:  # RAPID refuses it: which one counts?
             first = scope[str(name_token).lower()]
@@ -155,7 +183,7 @@ class _Declarations:
         """
         if len(dims.children) != 1:
             raise _Unsupported(f"{name}: an array of {len(dims.children)} dimensions is not followed", dims)
-        size = self._number(dims.children[0], None)
+        size = self.check_integer(self._number(dims.children[0], None), f"{name}'s size", dims)
         if not isinstance(value, list) or len(value) != size:
             raise self.error(f"{name}{{{size:g}}}: expected {size:g} elements, got {_describe(value)}", where)
         for item in value:
@@ -170,7 +198,7 @@ class _Declarations:
         if not data.type.endswith("{}") or not isinstance(data.value, list):
             raise _Unsupported(f"{data.name} is not an array of known values", node)
         i = self._number(node.children[1], local)
-        if i != int(i) or not 1 <= i <= len(data.value):
+        if i != int(self.check_integer(i, "array index", node)) or not 1 <= i <= len(data.value):
             raise self.error(f"index {i:g} outside {data.name}{{1..{len(data.value)}}}", node)
         return data, int(i) - 1
 
@@ -201,7 +229,7 @@ class _Declarations:
 
     def check_record(self, value: object, dtype: str, where: Tree | Token) -> None:
         """``value`` has the shape of RAPID type ``dtype``; else an :class:`InputError` at ``where``."""
-        fields = RECORDS.get(dtype)
+        fields = self.fields_of(dtype)
         if fields is None:
             return
         if not isinstance(value, list) or len(value) != len(fields):
@@ -268,7 +296,7 @@ class _Declarations:
         if kind == "component":
             base, btype = self.evaluate_typed(node.children[0], local)
             field_name = str(node.children[1]).lower()
-            fields = RECORDS.get(btype or "")
+            fields = self.fields_of(btype or "")
             names = [f for f, _ in fields] if fields else []
             if field_name not in names:
                 raise _Unsupported(f"component {node.children[1]} of a {btype or 'value of unknown type'}", node)
@@ -298,6 +326,9 @@ class _Declarations:
         total = terms[0]
         for op, value in zip(signs, terms[1:]):
             total = total + value if op == "+" else total - value
+        if not abs(total) <= NUM_MAX:
+            raise self.error(f"the value of this expression is out of range (RAPID num holds at most {NUM_MAX:.2g})",
+                             node)
         return total
 
     def _number(self, node, local) -> float:
@@ -313,15 +344,22 @@ class _Declarations:
             raise self.error(f"number {node.children[0]!s} is out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
         return value
 
-    @staticmethod
-    def _divide(a: float, b: float, op: str, where) -> float:
+    def _divide(self, a: float, b: float, op: str, where) -> float:
         if b == 0:
             raise _Unsupported("division by zero", where)
         if op == "/":
             return a / b
-        if op == "div":
-            return float(int(a) // int(b))
-        return float(int(a) % int(b))
+        for value in (a, b):
+            self.check_integer(value, f"{op.upper()} operand", where)
+        return float(int(a) // int(b)) if op == "div" else float(int(a) % int(b))
+
+    def check_integer(self, value: float, what: str, where: Tree | Token) -> int:
+        """``value`` as an int: a whole number within :data:`INT_MAX` (RAPID's integers are ``num``); else an
+        :class:`InputError` naming ``what``."""
+        if not (value == value and abs(value) <= INT_MAX and value == int(value)):
+            raise self.error(f"{what}: expected a whole number within +-{INT_MAX:,} (an integer a RAPID num holds "
+                             f"exactly), got {value:g}", where)
+        return int(value)
 
     def call_function(self, node: Tree, local) -> tuple[object, str]:
         name = str(node.children[0])
@@ -392,7 +430,7 @@ class _Declarations:
         token = target.children[0] if isinstance(target, Tree) and target.data == "name" else None
         key = None if token is None else str(token).lower()
         scope = local if key in local else (self.module_data if key in self.module_data else None)
-        if key is None or scope is None or key in self._params.get(id(local), ()) or scope[key].type not in RECORDS:
+        if key is None or scope is None or key in self._params.get(id(local), ()) or self.fields_of(scope[key].type) is None:
             self.record_change(statement, local)  # (a num, a counter: changed at run time, as before)
             return
         try:
@@ -423,22 +461,22 @@ class _Declarations:
         key = str(target.children[0]).lower() if isinstance(target, Tree) and target.data == "name" else None
         scope = local if key in local else (self.module_data if key in self.module_data else None)
         if key is None or scope is None or key in self._params.get(id(local), ()) or key in self.assigned \
-                or scope[key].type not in RECORDS or scope[key].value is None:
+                or self.fields_of(scope[key].type) is None or scope[key].value is None:
             self.record_change(statement, local)
             return
         value = _copy(scope[key].value)  # (not a read the next cycle depends on: the component is overwritten)
         holder, dtype = value, scope[key].type
         try:
             for i, field_name in enumerate(fields):
-                names = [f for f, _ in RECORDS.get(dtype, ())]
+                names = [f for f, _ in self.fields_of(dtype) or ()]
                 if field_name not in names:
                     raise _Unsupported(f"component {field_name} of a {dtype}", statement)
-                at, dtype = names.index(field_name), RECORDS[dtype][names.index(field_name)][1]
+                at, dtype = names.index(field_name), (self.fields_of(dtype) or ())[names.index(field_name)][1]
                 if i < len(fields) - 1:
                     holder = holder[at]
                 elif dtype == "num":
                     holder[at] = self._number(value_node, local)
-                elif dtype in RECORDS:
+                elif self.fields_of(dtype) is not None:
                     holder[at] = self.evaluate_as(value_node, local, dtype)
                 else:
                     raise _Unsupported(f"a {dtype} component is not followed", statement)

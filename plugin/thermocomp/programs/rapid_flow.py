@@ -25,7 +25,7 @@ from thermocomp.programs.model import (
     expand,
     newline_of,
 )
-from thermocomp.programs.rapid_data import _MUTATING, RECORDS, _Data, _is_local, _location, _Unsupported, span_of
+from thermocomp.programs.rapid_data import _MUTATING, _Data, _is_local, _location, _Unsupported, span_of
 from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
 
 #: Instructions that move the robot, change the frame of later motions or
@@ -75,6 +75,21 @@ _CONSTRUCTS = {
 _NOT_FOUND = ("found in no module of the task (give its module with --module FILE, or declare with --external "
               "{name} that it does not move the robot)")
 
+#: Statements whose outcome or count is known only while running: followed once (:meth:`_Flow.run_unresolved`).
+_UNRESOLVED = frozenset(("if_stmt", "compact_if", "while_stmt", "test_stmt"))
+#: Statements after which the rest of their body does not run.
+_ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt"))
+
+
+class _Unknown(_Unsupported):
+    """A FOR loop's bounds known only while running: it is followed once (:meth:`_Flow.run_unresolved`)."""
+
+
+def _lines(lines: list[int]) -> str:
+    """``3, 5, 9`` of a few lines; the first ones and a count of many."""
+    return ", ".join(map(str, lines)) if len(lines) <= 8 else f"{', '.join(map(str, lines[:8]))}, ... ({len(lines)})"
+
+
 #: The nodes that hold statements (what :meth:`_Walker.unrolled` counts through).
 _BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if", "while_stmt", "for_stmt", "test_stmt",
                      "test_case"))
@@ -103,7 +118,8 @@ class _Flow:
             language="rapid", path=self.path, text=self.text, steps=self.finish_points(tree),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
             entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
-            extra={"unrun": unrun, "confdata_free": frozenset(k for k, free in self.conf_free.items() if free)},
+            extra={"unrun": unrun, "conditional": tuple(self.conditional),
+                   "confdata_free": frozenset(k for k, free in self.conf_free.items() if free)},
         )
 
     def collect(self, tree: Tree, module) -> None:
@@ -111,10 +127,16 @@ class _Flow:
         task-global ones: a ``LOCAL`` one is its own)."""
         reader = None if module is None else type(self)(module.text, module.path,
                                                              task=dataclasses.replace(self.task, modules=()))
-        for item in next(tree.find_data("module")).children:
+        items = [item for node in tree.children if isinstance(node, Tree) and node.data == "module"
+                 for item in node.children]
+        for item in items:
             if not isinstance(item, Tree) or (module is not None and _is_local(item)):
                 continue
-            if item.data == "data_decl":
+            if item.data in ("record_decl", "alias_decl"):
+                self.declare_type(item)
+                if reader is not None:
+                    reader.declare_type(item)
+            elif item.data == "data_decl":
                 if reader is None:
                     self.declare(item, self.module_data)
                 else:
@@ -189,13 +211,18 @@ class _Flow:
 
     def for_passes(self, statement: Tree, local: dict[str, _Data] | None) -> tuple[float, float, int]:
         """A FOR loop's first value, step and number of passes (RAPID: without STEP the counter counts by 1, or
-        by -1 when FROM is above TO; ABB, RAPID instructions, "FOR")."""
+        by -1 when FROM is above TO; ABB, RAPID instructions, "FOR"); :class:`_Unknown` when its bounds are
+        known only while running."""
         _, start_node, stop_node, *rest = statement.children
-        start, stop = self._number(start_node, local), self._number(stop_node, local)
-        step = self._number(rest[0], local) if len(rest) == 2 else (1.0 if start <= stop else -1.0)
+        try:
+            start, stop = self._number(start_node, local), self._number(stop_node, local)
+            step = self._number(rest[0], local) if len(rest) == 2 else (1.0 if start <= stop else -1.0)
+        except _Unsupported as exc:
+            raise _Unknown(exc.message, exc.where) from None
         if step == 0:
             raise _Unsupported("FOR with STEP 0 never ends", statement)
-        return start, step, max(int(np.floor((stop - start) / step + 1e-9)) + 1, 0)
+        passes = np.floor((stop - start) / step + 1e-9) + 1  # (a float: 1E38 / 1E-38 passes is inf)
+        return start, step, int(min(max(passes, 0), 2 ** 62))  # (counted against --max-motions before any runs)
 
     def finish_points(self, tree: Tree) -> tuple:
         """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`)."""
@@ -284,6 +311,8 @@ class _Flow:
 
     def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> None:
         for statement in body.children:
+            if isinstance(statement, Tree) and statement.data in _ENDS:
+                break  # (RETURN, EXIT, RAISE: the rest of this body never runs after it)
             try:
                 if self.loops_forever(statement, body):
                     line, column = _location(statement)
@@ -417,7 +446,14 @@ class _Flow:
         elif kind == "label":
             raise _Unsupported(f"label {statement.children[0]}: (a GOTO target) is not followed", statement)
         elif kind == "for_stmt":
-            self.run_for(statement, local, depth)
+            try:
+                bounds = self.for_passes(statement, local)
+            except _Unknown:  # (bounds known only while running)
+                self.run_unresolved(statement, local, depth)
+            else:
+                self.run_for(statement, local, depth, bounds)
+        elif kind in _UNRESOLVED:
+            self.run_unresolved(statement, local, depth)
         else:
             construct = _CONSTRUCTS.get(kind, kind)
             raise _Unsupported(f"{construct} is not followed (its outcome or count is not known before running)",
@@ -464,11 +500,12 @@ class _Flow:
             raise self.error(f"{name} has no optional parameter \\{unknown[0]}", statement)
         scope: dict[str, _Data] = {}
         for (type_token, param_token), node in zip(required, positional):
-            scope[str(param_token).lower()] = self._argument(routine, str(type_token).lower(), param_token, node, local)
+            dtype = self.base_type(str(type_token).lower())
+            scope[str(param_token).lower()] = self._argument(routine, dtype, param_token, node, local)
         for key, (type_token, param_token) in optional_params.items():
-            node = optional.get(key)
-            value = None if node is None else self._argument(routine, str(type_token).lower(), param_token, node, local)
-            scope[key] = value or _Data(str(type_token).lower(), None, None, str(param_token), param_token)
+            node, dtype = optional.get(key), self.base_type(str(type_token).lower())
+            value = None if node is None else self._argument(routine, dtype, param_token, node, local)
+            scope[key] = value or _Data(dtype, None, None, str(param_token), param_token)
         self._scopes.append(scope)
         self._params[id(scope)] = set(scope)
         return scope
@@ -478,13 +515,104 @@ class _Flow:
         if isinstance(node, Tree) and node.data == "name":
             data = self.lookup(node.children[0], local)
             self._passed[node.children[0].start_pos] = (span_of(routine), str(param).lower())
-            if data.type != dtype and dtype in RECORDS:
+            if data.type != dtype and self.fields_of(dtype) is not None:
                 raise self.error(f"parameter {param} is a {dtype}, got {node.children[0]}, a {data.type}", node)
             return data
-        return _Data(dtype, self.evaluate_as(node, local, dtype) if dtype in RECORDS else self.evaluate(node, local),
-                     None, str(param), param)
+        value = self.evaluate_as(node, local, dtype) if self.fields_of(dtype) is not None else self.evaluate(node, local)
+        return _Data(dtype, value, None, str(param), param)
 
-    def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+    def run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each of its
+        bodies is followed once, in the written order (a motion's data decide whether it is compensated, not the
+        condition around it).
+
+        The data it may assign (:meth:`assigned_in`: assignments, ``Incr``, a search's found point, what the
+        routines it calls assign, its FOR counter) count as changed from its start (a loop's next pass, or
+        another branch, reads the value a pass left) until an assignment inside it gives them a value known there,
+        and again after it (it may have run no pass, or another branch). A motion reading such data is refused at
+        that read, naming the data and the line that changes it. A note names the construct and the motions it
+        holds (the report's list of motions compensated under conditions not resolved before running); each counts
+        once in the timing, in the written order of the cycle.
+        """
+        keys = self.assigned_in(statement, frozenset())
+        if statement.data == "for_stmt":
+            keys.add(str(statement.children[0]).lower())
+        for key in keys:
+            self.mark_key(key, statement, local)
+        conf_before, first = dict(self.conf_on), len(self.steps)
+        if statement.data == "compact_if":  # (one statement, no body)
+            bodies = [Tree("body", [statement.children[-1]])]
+        else:
+            bodies = [next(b for b in child.children if isinstance(b, Tree) and b.data == "body")
+                      if child.data in ("elseif", "test_case") else child for child in statement.children
+                      if isinstance(child, Tree) and child.data in ("body", "elseif", "test_case")]
+        scope = local
+        if statement.data == "for_stmt":  # (its counter: declared by the loop, a value a pass)
+            counter = statement.children[0]
+            scope = {**local, str(counter).lower(): _Data("num", None, None, str(counter), counter)}
+            self._scopes.append(scope)
+        for body in bodies:
+            self.run_body(body, scope, depth)
+        for key in keys:  # (no pass, or another branch: the value before it)
+            self.mark_key(key, statement, local)
+            if key in self._followed:  # (a value it gives is one it may give)
+                self._followed[key] = (None, self._followed[key][1])
+        for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
+            self.conf_on[mode] = self.conf_on[mode] or on
+        lines = [line for step in self.steps[first:] for line in
+                 ((step.statement.line,) if isinstance(step, Motion) else () if isinstance(step, Wait)
+                  else step.statement[:, 2].tolist())]
+        self.conditional.extend(lines)
+        held = (f"its {len(lines)} motion(s) (line {_lines(lines)}) are compensated, each once in the written order "
+                "of the cycle" if lines else "it holds no motion")
+        line, column = _location(statement)
+        note = Finding(f"{_CONSTRUCTS[statement.data]}: not resolved before running (its outcome or count is known "
+                       f"only while running); {held}", line, column)
+        if note not in self.notes:
+            self.notes.append(note)
+
+    def mark_key(self, key: str, statement: Tree, local: dict[str, _Data]) -> None:
+        """The datum ``key`` (and the caller's datum a parameter of that name is bound to) is changed at run time
+        from ``statement`` on, unless already so."""
+        self.assigned.setdefault(key, statement)
+        bound = local.get(key)
+        if bound is not None:
+            self.assigned.setdefault(bound.name.lower(), statement)
+
+    def assigned_in(self, node: Tree, calling: frozenset[str]) -> set[str]:
+        """The data (lower-case names) ``node`` may give a value: assignments, ``Incr``/``Add``/..., a search's
+        found point, and what the routines of the module it calls assign (their own data left out; a parameter
+        they assign changes the data named at the call, passed by reference)."""
+        keys: set[str] = set()
+        for sub in node.iter_subtrees_topdown():
+            if sub.data not in ("assign", "call"):
+                continue
+            token = self.changed_token(sub)
+            if token is not None:
+                keys.add(str(token).lower())
+            if sub.data != "call" or not isinstance(sub.children[0], Token):
+                continue
+            key = str(sub.children[0]).lower()
+            try:
+                positional, _ = self.split_args(sub.children[1] if len(sub.children) > 1 else None)
+            except _Unsupported:
+                positional = []
+            signature = PROCESS_MOTIONS.get(key)
+            named = [self.changed_root(arg) for arg in positional]
+            if signature is not None and signature.writes is not None and len(named) > signature.writes:
+                named = [named[signature.writes]]
+                keys.update(str(t).lower() for t in named if t is not None)
+            routine = self.procs.get(key)
+            if routine is not None and key not in calling:
+                own, params = self._routine_names(routine)
+                inner = self.assigned_in(routine, calling | {key})
+                keys |= inner - own - params
+                if inner & params:  # (passed by reference: the caller's data it names)
+                    keys.update(str(t).lower() for t in named if t is not None)
+        return keys
+
+    def run_for(self, statement: Tree, local: dict[str, _Data], depth: int,
+                bounds: tuple[float, float, int] | None = None) -> None:
         """A FOR loop with constant bounds, unrolled: its body runs once per value of the counter.
 
         RAPID: without STEP the counter counts by 1, or by -1 when FROM is above
@@ -497,7 +625,7 @@ class _Flow:
         once and its steps repeated.
         """
         counter, body = statement.children[0], statement.children[-1]
-        start, step, passes = self.for_passes(statement, local)
+        start, step, passes = self.for_passes(statement, local) if bounds is None else bounds
         count = passes * self.unrolled(body, frozenset())
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
             raise self.error(f"FOR with {passes:,} passes unrolls to {count:,} motions and waits: more than "

@@ -35,7 +35,7 @@ from thermocomp.programs.model import (
     Point,
     Span,
 )
-from thermocomp.programs.rapid_data import NUM_MAX, _Data, _T_from_pose, _Unsupported, span_of
+from thermocomp.programs.rapid_data import INT_MAX, NUM_MAX, _Data, _T_from_pose, _Unsupported, span_of
 from thermocomp.programs.writer import NUMBER
 from thermocomp.tolerances import QUAT_NORM_TOL
 
@@ -518,8 +518,9 @@ class _Motions:
             raise self.error(f"robtarget orientation: expected a unit quaternion [q1, q2, q3, q4], "
                              f"got norm {np.linalg.norm(quat):.6g}", text_node)
         cf = value[2]  # type: ignore[index]
-        if any(c != int(c) for c in cf) or not 0 <= cf[3] <= 7:
-            raise self.error(f"robtarget confdata: expected integers with cfx in 0..7, got {cf}", text_node)
+        if not all(abs(c) <= INT_MAX and c == int(c) for c in cf) or not 0 <= cf[3] <= 7:
+            raise self.error(f"robtarget confdata: expected whole numbers within +-{INT_MAX:,} with cfx in 0..7, got "
+                             f"[{', '.join(f'{c:g}' for c in cf)}]", text_node)
         T_frame_tcp = _T_from_pose(value[:2])  # type: ignore[index]
         return Point(T_world_tcp=T_world_frame @ T_frame_tcp, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp,
                      q=None, confdata=tuple(int(c) for c in cf), text=text_span, argument=span_of(node),
@@ -566,7 +567,7 @@ def _inline_values(st: MoveStatements, dtype: str, starts: np.ndarray, ends: np.
         if dtype == "robtarget":  # (at the tolerance's edge too: the general rules decide)
             read &= ~(np.abs(np.linalg.norm(values[:, 3:7], axis=1) - 1.0) > QUAT_NORM_TOL * (1.0 - 1e-6))
             cf = values[:, 7:11]
-            read &= np.all(cf == np.trunc(cf), axis=1) & (cf[:, 3] >= 0) & (cf[:, 3] <= 7)
+            read &= np.all((cf == np.trunc(cf)) & (np.abs(cf) <= INT_MAX), axis=1) & (cf[:, 3] >= 0) & (cf[:, 3] <= 7)
     return values, extax, read
 
 
