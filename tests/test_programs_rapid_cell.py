@@ -347,6 +347,20 @@ def test_a_routine_of_another_module_that_moves_and_one_found_nowhere_are_named(
     assert [f.line for f in prog.unsupported] == [home]
 
 
+@pytest.mark.parametrize(("external", "words"), [
+    ("main", "the entry routine main"), ("g_Home", "GripLib.mod (line"), ("g_home", "MoveAbsJ at"),
+])
+def test_external_naming_the_entry_or_a_routine_that_moves_is_refused(tmp_path, rng, external, words):
+    """``--external`` declares routines that move nothing: naming the entry routine, or a routine of the task that
+    moves (any letter case), is refused naming the option and the routine, before anything is read further."""
+    src, _, modules = _task(tmp_path, rng, PICK + "    g_Home;\n")
+    path = tmp_path / "PickPlace.mod"
+    path.write_text(src)
+    with pytest.raises(ConfigurationError, match=f"--external {external}") as info:
+        read_program(path, rapid=RapidOptions(modules=modules, external=(external,)))
+    assert words in str(info.value)
+
+
 def test_a_target_declared_in_another_module_is_named(tmp_path, rng):
     src, _, modules = _task(tmp_path, rng, PICK)
     calib = CALIB.replace("ENDMODULE", "  CONST robtarget pDrop := [[400,0,400],[0,0,1,0],[0,0,0,0],"

@@ -13,7 +13,7 @@ import re
 import numpy as np
 from lark import Token, Tree
 
-from thermocomp.errors import InputError
+from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.programs import calls
 from thermocomp.programs.model import (
     JOINT,
@@ -104,6 +104,7 @@ class _Flow:
             self.collect(other.tree, other)
         self.collect(tree, None)
         entry = self.entry_routines()
+        self.check_external(entry)
         if entry:  # the body whose last statement may be the production loop (:meth:`loops_forever`)
             self._cycle_body = next(c for c in entry[-1].children if isinstance(c, Tree) and c.data == "body")
         first_read = dict(self._first_read)
@@ -121,6 +122,28 @@ class _Flow:
             extra={"unrun": unrun, "conditional": tuple(self.conditional),
                    "confdata_free": frozenset(k for k, free in self.conf_free.items() if free)},
         )
+
+    def check_external(self, entry: list[Tree]) -> None:
+        """``--external`` names routines the controller holds that move nothing: one that is the entry routine, or a
+        routine of the task that moves the robot or changes data a motion reads, is refused naming it."""
+        entry_names = {self._routine_name(p).lower() for p in entry}
+        for name in self.task.options.external:
+            key = name.lower()
+            if key in entry_names:
+                raise ConfigurationError(f"--external {name}: expected a routine that moves nothing, got the entry "
+                                         f"routine {name} (the routine one cycle runs)")
+            routine = self.procs.get(key)
+            if routine is None:
+                continue
+            changed: set[str] = set()
+            reason = self.blocker(routine, *self._routine_names(routine), frozenset((key,)), changed)
+            if reason is None and changed:
+                reason = f"an assignment to {', '.join(sorted(changed))}"
+            if reason is not None:
+                where = self.origin.get(id(routine), self.path)
+                raise ConfigurationError(f"--external {name}: expected a routine that neither moves the robot nor "
+                                         f"changes data a motion reads, got PROC {name} of {where} (line "
+                                         f"{_location(routine)[0]}), which holds {reason}")
 
     def collect(self, tree: Tree, module) -> None:
         """The declarations and routines of this module (``module`` None) or of another module of the task (its
