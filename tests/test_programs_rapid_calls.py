@@ -244,6 +244,37 @@ def test_arrays_of_targets_are_followed_element_by_element(tmp_path, rng):
     assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
 
 
+def test_an_array_of_two_dimensions_of_targets_and_of_names_is_followed(tmp_path, rng):
+    """``CONST robtarget grid{2,2} := [[a, b], [c, d]]`` (an aggregate of declared names, as RobotStudio users write
+    it) and ``grid{i, j}`` in nested FOR loops: each element is read, the order is the loops', and a zero table gives
+    the module back byte for byte; a compensated one reaches every target."""
+    chain = load_robot("irb140")
+    q = random_configurations(chain, rng, 4)
+    R, p = fk(nominal_model(chain), q)
+    T = transform(R, p) @ T_GRIP
+    cf = confdata_from_q(nominal_model(chain), q)
+    decl = "".join(f"  CONST robtarget {n}:=" + robtarget_text(T[k], cf[k]) + ";\n" for k, n in enumerate("abcd"))
+    src = ("MODULE grid\n" + TOOL + decl + "  CONST robtarget grid{2, 2} := [[a, b],\n    [c, d]];\n"
+           "  PROC main()\n    FOR i FROM 1 TO 2 DO\n      FOR j FROM 1 TO 2 DO\n"
+           "        MoveL grid{i, j}, v500, fine, grip;\n      ENDFOR\n    ENDFOR\n  ENDPROC\nENDMODULE\n")
+    path = tmp_path / "grid.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    np.testing.assert_allclose(np.stack([pt.T_world_tcp for pt in prog.points]), T, atol=1e-12)
+    out = tmp_path / "grid_out.mod"
+    compensate_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    assert out.read_text() == src
+    table = small_table(rng)
+    compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
+    written = read_program(out)
+    q_ctrl, status = controller_joints(chain, written)
+    assert np.all(status == 0) and out.read_text() != src
+    R, p = fk(deformed_model(chain, table, 1.0), q_ctrl)
+    reached = transform(R, p) @ np.stack([pt.T_flange_tcp for pt in written.points])
+    assert np.max(np.linalg.norm(reached[:, :3, 3] - T[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
+
+
 def fk_tcp(chain, q):
     R, p = fk(nominal_model(chain), q)
     return transform(R, p) @ T_GRIP
@@ -253,7 +284,7 @@ def fk_tcp(chain, q):
     (("MoveL place{i}", "MoveL place{i + 1}"), "index 4 outside place{1..3}", True),
     (("CONST robtarget place{3}", "CONST robtarget place{4}"), "expected 4 elements", True),
     (("MoveL place{i}", "MoveL Offs(place{i}, 0, 0, 10 * i)"), "FOR counter i", False),
-    (("MoveAbsJ homes{1}", "MoveAbsJ homes{1, 1}"), "named one-dimensional array", False),
+    (("MoveAbsJ homes{1}", "MoveAbsJ homes{1, 1}"), "homes has 1 dimension", True),
 ])
 def test_an_array_use_it_cannot_follow_is_named_with_its_line(tmp_path, rng, change, words, error):
     chain = load_robot("irb140")

@@ -173,43 +173,72 @@ class _Declarations:
                                  f"{first.declared.line}) and here", name_token)
             raise self.error(f"{name_token} is declared twice in the module (first at line {first.declared.line})",
                              name_token)
-        scope[str(name_token).lower()] = _Data(dtype if not is_array else dtype + "{}", value, value_node,
+        rank = "{" + "," * (len(dims.children) - 1) + "}" if is_array else ""  # (robtarget{,}: two dimensions)
+        scope[str(name_token).lower()] = _Data(dtype + rank, value, value_node,
                                                str(name_token), name_token)
 
     def array_value(self, value: object, dims: Tree, dtype: str, name: str, where: Tree | Token) -> list:
-        """The elements of a one-dimensional array's initial value, each checked as ``dtype``.
+        """The elements of an array's initial value (nested lists, one level a dimension), each checked as
+        ``dtype``."""
+        sizes = [self.check_integer(self._number(d, None), f"{name}'s size", dims) for d in dims.children]
 
-        More dimensions are :class:`_Unsupported` (any use of the array then is).
-        """
-        if len(dims.children) != 1:
-            raise _Unsupported(f"{name}: an array of {len(dims.children)} dimensions is not followed", dims)
-        size = self.check_integer(self._number(dims.children[0], None), f"{name}'s size", dims)
-        if not isinstance(value, list) or len(value) != size:
-            raise self.error(f"{name}{{{size:g}}}: expected {size:g} elements, got {_describe(value)}", where)
-        for item in value:
-            self.check_record(item, dtype, where)
+        def check(items: object, level: int) -> None:
+            if not isinstance(items, list) or len(items) != sizes[level]:
+                raise self.error(f"{name}{{{', '.join(map(str, sizes))}}}: expected {sizes[level]} elements at "
+                                 f"dimension {level + 1}, got {_describe(items)}", where)
+            for item in items:
+                check(item, level + 1) if level + 1 < len(sizes) else self.check_record(item, dtype, where)
+
+        check(value, 0)
+        return value  # type: ignore[return-value]
+
+    def element(self, node: Tree, local) -> tuple[_Data, tuple[int, ...]]:
+        """The array datum and the 0-based indices of ``name{i}`` or ``name{i, j}`` (RAPID counts from 1)."""
+        if not (isinstance(node.children[0], Tree) and node.children[0].data == "name"):
+            raise _Unsupported("an index into anything but a named array is not followed", node)
+        data = self.lookup(node.children[0].children[0], local)
+        if not data.type.endswith("}") or not isinstance(data.value, list):
+            raise _Unsupported(f"{data.name} is not an array of known values", node)
+        rank = data.type.count(",") + 1
+        if len(node.children) - 1 != rank:
+            raise self.error(f"{data.name} has {rank} dimension(s), got {len(node.children) - 1} indices", node)
+        path, items = [], data.value
+        for index in node.children[1:]:
+            i = self.check_integer(self._number(index, local), "array index", node)
+            if not 1 <= i <= len(items):
+                raise self.error(f"index {i} outside {data.name}{{1..{len(items)}}}", node)
+            path.append(i - 1)
+            items = items[i - 1]
+        return data, tuple(path)
+
+    @staticmethod
+    def element_value(data: _Data, path: tuple[int, ...]) -> object:
+        value = data.value
+        for i in path:
+            value = value[i]  # type: ignore[index]
         return value
 
-    def element(self, node: Tree, local) -> tuple[_Data, int]:
-        """The array datum and the 0-based element of ``name{i}`` (RAPID counts from 1)."""
-        if not (isinstance(node.children[0], Tree) and node.children[0].data == "name") or len(node.children) != 2:
-            raise _Unsupported("an index into anything but a named one-dimensional array is not followed", node)
-        data = self.lookup(node.children[0].children[0], local)
-        if not data.type.endswith("{}") or not isinstance(data.value, list):
-            raise _Unsupported(f"{data.name} is not an array of known values", node)
-        i = self._number(node.children[1], local)
-        if i != int(self.check_integer(i, "array index", node)) or not 1 <= i <= len(data.value):
-            raise self.error(f"index {i:g} outside {data.name}{{1..{len(data.value)}}}", node)
-        return data, int(i) - 1
+    def element_span(self, value_node: Tree | Token, path: tuple[int, ...]) -> tuple[int, int, Tree | None]:
+        """Start and end offsets of the element at ``path`` of an array's declared value, and its node when it is
+        one (an element of an aggregate; None inside one ``NUMBERS`` token)."""
+        node = value_node
+        for depth, i in enumerate(path):
+            if isinstance(node, Tree) and node.data == "aggregate":
+                node = node.children[i]
+                continue
+            s = span_of(node)  # one NUMBERS token: numbers, brackets, commas and whitespace only
+            a, b = s.start, s.end
+            for j in path[depth:]:
+                a, b = self._item_span(a, b, j)
+            return a, b, None
+        s = span_of(node)
+        return s.start, s.end, node  # type: ignore[return-value]
 
-    def element_span(self, value_node: Tree | Token, i: int) -> tuple[int, int]:
-        """Start and end offsets of element ``i`` of an array's declared value."""
-        if isinstance(value_node, Tree) and value_node.data == "aggregate":
-            s = span_of(value_node.children[i])
-            return s.start, s.end
-        s = span_of(value_node)  # one NUMBERS token: numbers, brackets, commas and whitespace only
+    def _item_span(self, start: int, end: int, i: int) -> tuple[int, int]:
+        """Offsets of item ``i`` of the bracketed list of numbers ``self.text[start:end]``, whitespace aside."""
+        text = self.text[start:end]
         depth, starts, ends = 0, [], []
-        for k, c in enumerate(self.text[s.start:s.end]):
+        for k, c in enumerate(text):
             if c == "[":
                 depth += 1
                 if depth == 1:
@@ -221,11 +250,10 @@ class _Declarations:
             elif c == "," and depth == 1:
                 ends.append(k)
                 starts.append(k + 1)
-        text = self.text[s.start:s.end]
         a, b = starts[i], ends[i]
         a += len(text[a:b]) - len(text[a:b].lstrip())
         b -= len(text[a:b]) - len(text[a:b].rstrip())
-        return s.start + a, s.start + b
+        return start + a, start + b
 
     def check_record(self, value: object, dtype: str, where: Tree | Token) -> None:
         """``value`` has the shape of RAPID type ``dtype``; else an :class:`InputError` at ``where``."""
@@ -303,8 +331,8 @@ class _Declarations:
             i = names.index(field_name)
             return base[i], fields[i][1]  # type: ignore[index]
         if kind == "index":
-            data, i = self.element(node, local)
-            return data.value[i], data.type[:-2]  # type: ignore[index]
+            data, path = self.element(node, local)
+            return self.element_value(data, path), data.type[:data.type.index("{")]
         if kind == "func_call":
             return self.call_function(node, local)
         raise _Unsupported(f"cannot evaluate this expression ({kind})", node)

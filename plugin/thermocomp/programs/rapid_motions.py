@@ -487,13 +487,13 @@ class _Motions:
             if isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers"):
                 text_node = data.node
         elif isinstance(node, Tree) and node.data == "index":
-            data, i = self.element(node, local)
+            data, path = self.element(node, local)
             name = data.name
             self.direct_refs.add(node.children[0].children[0].start_pos)
             if isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers"):
-                element = self.element_span(data.node, i)
-                if isinstance(data.node, Tree) and data.node.data == "aggregate":
-                    text_node = data.node.children[i]
+                a, b, sub = self.element_span(data.node, path)
+                element = (a, b)
+                text_node = node if sub is None else sub
         extax_text = ""
         if element is not None and text_node is node:  # an element inside one NUMBERS token
             whole = self.text[element[0]:element[1]]
