@@ -174,7 +174,7 @@ def test_filtered_confdata_is_recomputed_from_the_corrected_joints(tmp_path):
 
 UNSUPPORTED = [
     ("    MoveL Offs(a, 0, 0, reg2), v100, fine, tool0;\n", "reg2"),  # arithmetic on a run-time value
-    ("    GOTO next;\n  next:\n", "GOTO"),
+    ("    IndAMove Station_A, 1 \\ToAbsNum:=90, 20;\n", "IndAMove"),  # an independent axis
     ("    PDispOn \\ExeP:=a, a, tool0;\n", "PDispOn"),  # a displacement known only while running
     ("    CONNECT intno1 WITH trap1;\n", "CONNECT"),
     ("    OtherModuleRoutine;\n", "OtherModuleRoutine"),

@@ -181,6 +181,25 @@ def test_constant_targets_under_a_condition_known_only_while_running_are_compens
     _check_compensated(tmp_path, src, want, rng)
 
 
+def test_goto_and_labels_are_followed_in_written_order_what_they_repeat_is_known_only_while_running(tmp_path, rng):
+    """``again: ... IF nCount < 3 GOTO again;``: the routine is followed in written order; a motion to a constant
+    target is compensated, one reading data the routine assigns after a label (a GOTO may arrive there with
+    another value) is refused naming it."""
+    loop = ("    nCount := 0;\n  again:\n    MoveL c, v100, fine, tGrip;\n    MoveL Offs(b, 0, 0, nCount), v100, fine, tGrip;\n"
+            "    Incr nCount;\n    IF nCount < 3 GOTO again;\n")
+    src, T = _module(load_robot("irb140"), rng, "    MoveJ a, v500, z10, tGrip;\n" + loop)
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    lines = src.splitlines()
+    assert [(u.line, "nCount is changed at run time" in u.message) for u in prog.unsupported] == \
+        [(lines.index("    MoveL Offs(b, 0, 0, nCount), v100, fine, tGrip;") + 1, True)]
+    assert [n.line for n in prog.notes if n.message.startswith("label again")] == [lines.index("  again:") + 1]
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), [T["a"], T["c"]], atol=1e-12)
+    _check_compensated(tmp_path, src.replace("    MoveL Offs(b, 0, 0, nCount), v100, fine, tGrip;\n", ""),
+                       [T["a"], T["c"]], rng)
+
+
 @pytest.mark.parametrize(("branch", "data", "at"), [
     ("    WHILE DInput(diX) = 0 DO\n      MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;\n      Incr nCount;\n"
      "    ENDWHILE\n", "nCount", "      MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;"),

@@ -224,6 +224,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.unsupported: list[Finding] = []
         self.notes: list[Finding] = []
         self.assigned: dict[str, Token | Tree] = {}
+        self._routines_run: list[Tree] = []  # the bodies of the routines being run, innermost last
         self.conditional: list[int] = []  # lines of the motions followed under conditions not resolved
         self.visited: set[str] = set()
         self.velset = (100.0, float("inf"))  # VelSet override [%], max TCP speed [mm/s]

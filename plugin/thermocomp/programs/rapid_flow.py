@@ -330,7 +330,23 @@ class _Flow:
     def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data] | None = None) -> None:
         local = {} if local is None else local
         body = next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
-        self.run_body(body, local, depth)
+        self._routines_run.append(body)
+        try:
+            self.run_body(body, local, depth)
+        finally:
+            self._routines_run.pop()
+
+    def run_label(self, statement: Tree, local: dict[str, _Data]) -> None:
+        """A label (a ``GOTO`` target): the routine's statements are followed in written order, and every datum the
+        routine may assign is known only while running from each label on (a ``GOTO`` may arrive from anywhere)."""
+        routine = self._routines_run[-1] if self._routines_run else statement
+        for key in self.assigned_in(routine, frozenset()):
+            self.mark_key(key, statement, local)
+        line, column = _location(statement)
+        note = Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written order, "
+                       "what it assigns known only while running after the label", line, column)
+        if note not in self.notes:
+            self.notes.append(note)
 
     def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> None:
         for statement in body.children:
@@ -467,7 +483,9 @@ class _Flow:
             self.run_moves(statement.children[0], local, depth)
             self.note_conf(self.steps[first:])
         elif kind == "label":
-            raise _Unsupported(f"label {statement.children[0]}: (a GOTO target) is not followed", statement)
+            self.run_label(statement, local)
+        elif kind == "goto_stmt":
+            pass  # (followed in written order: its labels make what the routine assigns unknown, :meth:`run_label`)
         elif kind == "for_stmt":
             try:
                 bounds = self.for_passes(statement, local)
