@@ -200,6 +200,28 @@ def test_goto_and_labels_are_followed_in_written_order_what_they_repeat_is_known
                        [T["a"], T["c"]], rng)
 
 
+@pytest.mark.parametrize(("trap", "refused"), [
+    ("  TRAP tStop\n    nCount := 1;\n    SetDO doY, 0;\n  ENDTRAP\n", ""),
+    ("  TRAP tStop\n    MoveL b, v100, fine, tGrip;\n  ENDTRAP\n", "TRAP tStop, which holds MoveL at line"),
+])
+def test_an_interrupt_whose_trap_moves_nothing_leaves_constant_targets_compensated(tmp_path, rng, trap, refused):
+    """``CONNECT intno WITH tStop``: a TRAP that moves nothing runs at times known only while running; what it assigns
+    is unknown from the CONNECT on, constant targets stay compensated. One that moves is refused at the CONNECT."""
+    main = ("    CONNECT iStop WITH tStop;\n    ISignalDI diStop, 1, iStop;\n    MoveJ a, v500, z10, tGrip;\n"
+            "    MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;\n")
+    src, T = _module(load_robot("irb140"), rng, main, trap, decl="  VAR intnum iStop;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    lines = src.splitlines()
+    if refused:
+        assert [u.line for u in prog.unsupported if refused in u.message] == [lines.index(main.splitlines()[0]) + 1]
+        return
+    assert [(u.line, "nCount is changed" in u.message) for u in prog.unsupported] == \
+        [(lines.index("    MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;") + 1, True)]
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), [T["a"]], atol=1e-12)
+
+
 @pytest.mark.parametrize(("branch", "data", "at"), [
     ("    WHILE DInput(diX) = 0 DO\n      MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;\n      Incr nCount;\n"
      "    ENDWHILE\n", "nCount", "      MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;"),
@@ -515,7 +537,8 @@ def test_targets_and_work_objects_computed_from_constants_are_followed(tmp_path,
     ("    nLift := AInput(aiHeight);\n    box := Offs(a, 0, 0, nLift);\n", "box is changed at run time"),
     ("    box := Offs(a, 0, 0, 10);\n    Incr nCount;\n    box.trans.z := box.trans.z + nCount;\n",
      "box is changed at run time"),
-    ("    SocketReceive sock \\Str:=sText;\n    box := a;\n", "SocketReceive"),
+    ("    SocketReceive sock \\RawData:=raw;\n    UnpackRawBytes raw, 1, nLift \\Float4;\n    box := Offs(a, 0, 0, nLift);\n",
+     "box is changed at run time"),  # (a value read from a socket)
     ("    TPReadNum nLift, \"Lift [mm]?\";\n    box := Offs(a, 0, 0, nLift);\n", "box is changed at run time"),
 ])
 def test_data_known_only_at_run_time_is_refused_with_its_line(tmp_path, rng, change, word):

@@ -70,7 +70,14 @@ PREDEFINED: dict[str, tuple[str, object]] = {
 }
 
 #: Instructions that give their first argument a value known only while running.
-_MUTATING = frozenset(("incr", "decr", "add", "clear", "tpreadnum", "tpreaddnum", "tpreadfk"))
+_MUTATING = frozenset(("incr", "decr", "add", "clear", "tpreadnum", "tpreaddnum", "tpreadfk", "bitset", "bitclear"))
+#: Instructions that read into the data named in their arguments (sockets, files, messages, system data): every
+#: datum named there is changed at run time (ABB, "RAPID Instructions").
+WRITES_ARGUMENTS = frozenset(s.lower() for s in (
+    "SocketCreate", "SocketAccept", "SocketReceive", "SocketReceiveFrom", "Open", "ReadAnyBin", "ReadRawBytes",
+    "UnpackRawBytes", "CopyRawBytes", "PackRawBytes", "GetDataVal", "GetSysData", "ReadCfgData", "RMQGetMessage",
+    "RMQGetMsgData", "RMQFindSlot", "EGMGetId", "OpenDir", "ReadDir", "UIMsgBox", "UINumEntry", "UIListView",
+))
 
 class _Unsupported(Exception):
     """Raised inside the walker; becomes a :class:`Finding`."""
@@ -268,7 +275,9 @@ class _Declarations:
                 raise self.error(f"{dtype}.{field_name}: expected a number, got {_describe(item)}", where)
             self.check_record(item, field_type, where)
 
-    def lookup(self, token: Token, local: dict[str, _Data] | None) -> _Data:
+    def lookup(self, token: Token, local: dict[str, _Data] | None, unset: bool = False) -> _Data:
+        """The datum ``token`` names, with a value known here (``unset``: or with none, a ``VAR`` declared without a
+        value passed on to a routine); :class:`_Unsupported` naming it otherwise."""
         key = str(token).lower()
         if local is not None and key in local:
             data = local[key]
@@ -284,8 +293,10 @@ class _Declarations:
             line, column = _location(self.assigned[key])
             raise _Unsupported(f"{token} is changed at run time (line {line}, column {column}); "
                                "its value at this motion is not known", token)
-        if data.value is None:
-            raise _Unsupported(f"the value of {token} cannot be evaluated", token)
+        if data.value is None and not unset:
+            how = "without a value" if data.node is None else "with a value known only while running"
+            raise _Unsupported(f"{token} has no value known before the program runs (declared {how} at line "
+                               f"{data.declared.line})", token)
         if key not in self._followed:
             self._first_read.setdefault(key, (data.value, token))
         return data
@@ -528,17 +539,25 @@ class _Declarations:
                                     f"{'may give' if value is None else 'gives'} it another value: the next "
                                     "cycle would read that one", read[1])
 
-    def changed_token(self, statement: Tree) -> Token | None:
-        """The name of the datum ``statement`` changes: an assignment's root (``p.trans.x := ...`` changes ``p``)
-        or the first argument of ``Incr``/``Decr``/``Add``/``Clear``; None for anything else."""
+    def changed_tokens(self, statement: Tree) -> list[Token]:
+        """The names of the data ``statement`` changes: an assignment's root (``p.trans.x := ...`` changes ``p``),
+        the first argument of ``Incr``/``Decr``/``Add``/``Clear``/``TPReadNum``/..., every datum named in the
+        arguments of an instruction that reads into its arguments (``SocketReceive``, ``ReadAnyBin``, ...)."""
         if statement.data == "assign":
-            return self.changed_root(statement.children[0])
-        if statement.data == "call" and isinstance(statement.children[0], Token) \
-                and str(statement.children[0]).lower() in _MUTATING and len(statement.children) > 1:
-            positional, _ = self.split_args(statement.children[1])
-            if positional and isinstance(positional[0], Tree) and positional[0].data == "name":
-                return positional[0].children[0]
-        return None
+            root = self.changed_root(statement.children[0])
+            return [] if root is None else [root]
+        if statement.data != "call" or not isinstance(statement.children[0], Token) or len(statement.children) < 2:
+            return []
+        key = str(statement.children[0]).lower()
+        if key not in _MUTATING and key not in WRITES_ARGUMENTS:
+            return []
+        try:
+            positional, optional = self.split_args(statement.children[1])
+        except _Unsupported:
+            return []
+        named = [self.changed_root(a) for a in (positional[:1] if key in _MUTATING else
+                                                 [*positional, *(v for v in optional.values() if v is not None)])]
+        return [t for t in named if t is not None]
 
     def record_change(self, statement: Tree, local: dict[str, _Data]) -> None:
         """The datum ``statement`` changes (an assignment, ``Incr``/``Add``/...) is changed at run time from now on.
@@ -547,7 +566,8 @@ class _Declarations:
         passes ``VAR``/``PERS``/``INOUT`` arguments by reference; a plain one
         is taken the same way, to be safe): its name is recorded as well.
         """
-        self.mark_changed(self.changed_token(statement), statement, local)
+        for token in self.changed_tokens(statement):
+            self.mark_changed(token, statement, local)
 
     def mark_changed(self, token: Token | None, statement: Tree, local: dict[str, _Data]) -> None:
         """The datum named ``token`` (and the caller's datum a parameter of that name is bound to) is changed at run

@@ -25,7 +25,7 @@ from thermocomp.programs.model import (
     expand,
     newline_of,
 )
-from thermocomp.programs.rapid_data import _MUTATING, _Data, _is_local, _location, _Unsupported, span_of
+from thermocomp.programs.rapid_data import _MUTATING, WRITES_ARGUMENTS, _Data, _is_local, _location, _Unsupported, span_of
 from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
 
 #: Instructions that move the robot, change the frame of later motions or
@@ -46,6 +46,26 @@ PASSIVE_INSTRUCTIONS = frozenset(s.lower() for s in (
     "MechUnitLoad", "TriggIO", "TriggEquip", "TriggInt", "TriggSpeed", "SetDataSearch", "WaitLoad", "UnLoad",
     "Comment", "MotionSup", "WaitRob", "SpeedRefresh", "PathAccLim", "WorldAccLim", "TPReadNum", "TPReadDnum",
     "TPReadFK",
+))
+
+#: More instructions of the RAPID base that neither move the robot nor branch (sockets, files and serial channels,
+#: messages, interrupts set up, EGM set up, data by name, I/O units): passed over; those that read into their
+#: arguments change the data named there (``rapid_data.WRITES_ARGUMENTS``).
+PASSIVE_INSTRUCTIONS = PASSIVE_INSTRUCTIONS | WRITES_ARGUMENTS | frozenset(s.lower() for s in (
+    "SocketBind", "SocketClose", "SocketConnect", "SocketListen", "SocketSend", "SocketSendTo", "Close", "Write",
+    "WriteAnyBin", "WriteBin", "WriteStrBin", "WriteRawBytes", "Rewind", "ClearIOBuff", "ClearRawBytes",
+    "PackDNHeader", "CopyFile", "RemoveFile", "RenameFile", "MakeDir", "RemoveDir", "CloseDir", "TPShow", "UIShow",
+    "ErrRaise", "IVarValue", "IError", "ISignalDI", "ISignalDO", "ISignalAI", "ISignalAO", "ISignalGI", "ISignalGO",
+    "ITimer", "IPers", "IRMQMessage", "SpyStart", "SpyStop", "SetDataVal", "SetAllDataVal", "WriteCfgData",
+    "SaveCfgData", "RMQSendMessage", "RMQSendWait", "RMQEmptyQueue", "RMQReadWait", "IOEnable", "IODisable",
+    "AliasIO", "TextTabInstall", "PathRecStart", "PathRecStop", "MotionProcessModeSet", "EGMReset", "EGMSetupAI",
+    "EGMSetupAO", "EGMSetupGI", "EGMSetupLTAPP", "EGMSetupUC", "EGMActJoint", "EGMActPose", "EGMStreamStart",
+    "EGMStreamStop", "SetTPHandlerCfg", "ErrLog", "UnLoad", "StartLoad",
+    "CancelLoad", "WaitLoad", "EraseModule", "Save",
+))
+#: Instructions that move the robot outside the motions read here: unsupported where the entry runs them.
+UNSUPPORTED_INSTRUCTIONS = UNSUPPORTED_INSTRUCTIONS | frozenset(s.lower() for s in (
+    "EGMRunJoint", "EGMRunPose", "EGMMoveL", "EGMMoveC", "EGMStop", "WaitWObj", "DropWObj",
 ))
 
 #: Instructions that wait for something thermocomp cannot time.
@@ -336,6 +356,27 @@ class _Flow:
         finally:
             self._routines_run.pop()
 
+    def run_connect(self, statement: Tree, local: dict[str, _Data]) -> None:
+        """``CONNECT intno WITH trap;``: the TRAP runs whenever its interrupt comes, at times known only while
+        running. One that moves the robot or changes how it moves is unsupported here; otherwise what it assigns
+        is known only while running from here on (a motion reading it is refused naming it)."""
+        name = str(statement.children[-1])
+        trap = next((r for r in self.routines if r.data == "trap" and self._routine_name(r).lower() == name.lower()),
+                    None)
+        if trap is None:
+            raise _Unsupported(f"CONNECT: TRAP {name} is found in no module of this file", statement)
+        own, params = self._routine_names(trap)
+        reason = self.blocker(trap, own, params, frozenset((name.lower(),)), set())
+        if reason is not None:
+            raise _Unsupported(f"CONNECT (an interrupt) runs TRAP {name}, which holds {reason}, at times known only "
+                               "while running", statement)
+        for key in self.assigned_in(trap, frozenset()) - own:
+            self.mark_key(key, statement, local)
+        self.visited.add(name.lower())
+        line, column = _location(statement)
+        self.notes.append(Finding(f"CONNECT: TRAP {name} moves nothing; what it assigns is known only while running "
+                                  "from here on", line, column))
+
     def run_label(self, statement: Tree, local: dict[str, _Data]) -> None:
         """A label (a ``GOTO`` target): the routine's statements are followed in written order, and every datum the
         routine may assign is known only while running from each label on (a ``GOTO`` may arrive from anywhere)."""
@@ -350,8 +391,9 @@ class _Flow:
 
     def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> None:
         for statement in body.children:
-            if isinstance(statement, Tree) and statement.data in _ENDS:
-                break  # (RETURN, EXIT, RAISE: the rest of this body never runs after it)
+            if isinstance(statement, Tree) and (statement.data in _ENDS or (
+                    statement.data == "call" and str(statement.children[0]).lower() == "exitcycle")):
+                break  # (RETURN, EXIT, RAISE, ExitCycle: the rest of this body never runs after it)
             try:
                 if self.loops_forever(statement, body):
                     line, column = _location(statement)
@@ -405,8 +447,7 @@ class _Flow:
                         "late_call": "a late-bound call (%...%)", "connect_stmt": "an interrupt "
                         "(CONNECT)", "goto_stmt": "a GOTO", "label": "a label (a GOTO target)"}[kind]
                 return f"{what} at {self._at(sub, path)}"
-            token = self.changed_token(sub) if kind in ("assign", "call") else None
-            if token is not None:
+            for token in self.changed_tokens(sub) if kind in ("assign", "call") else ():
                 key = str(token).lower()
                 if key in params:
                     return f"an assignment to its parameter {token} at {self._at(sub, path)}"
@@ -484,6 +525,8 @@ class _Flow:
             self.note_conf(self.steps[first:])
         elif kind == "label":
             self.run_label(statement, local)
+        elif kind == "connect_stmt":
+            self.run_connect(statement, local)
         elif kind == "goto_stmt":
             pass  # (followed in written order: its labels make what the routine assigns unknown, :meth:`run_label`)
         elif kind == "for_stmt":
@@ -554,7 +597,7 @@ class _Flow:
     def _argument(self, routine: Tree, dtype: str, param: Token, node: Tree | Token, local: dict[str, _Data]
                   ) -> _Data:
         if isinstance(node, Tree) and node.data == "name":
-            data = self.lookup(node.children[0], local)
+            data = self.lookup(node.children[0], local, unset=True)  # (a VAR without a value: read where used)
             self._passed[node.children[0].start_pos] = (span_of(routine), str(param).lower())
             if data.type != dtype and self.fields_of(dtype) is not None:
                 raise self.error(f"parameter {param} is a {dtype}, got {node.children[0]}, a {data.type}", node)
@@ -628,9 +671,7 @@ class _Flow:
         for sub in node.iter_subtrees_topdown():
             if sub.data not in ("assign", "call"):
                 continue
-            token = self.changed_token(sub)
-            if token is not None:
-                keys.add(str(token).lower())
+            keys.update(str(token).lower() for token in self.changed_tokens(sub))
             if sub.data != "call" or not isinstance(sub.children[0], Token):
                 continue
             key = str(sub.children[0]).lower()
@@ -702,7 +743,7 @@ class _Flow:
             if sub.data != "call" or not isinstance(sub.children[0], Token):
                 continue
             key = str(sub.children[0]).lower()
-            if key in _MUTATING or key in MODE_INSTRUCTIONS or key in calling \
+            if key in _MUTATING or key in WRITES_ARGUMENTS or key in MODE_INSTRUCTIONS or key in calling \
                     or (key in PROCESS_MOTIONS and PROCESS_MOTIONS[key].writes is not None):
                 return True
             routine = self.procs.get(key)
