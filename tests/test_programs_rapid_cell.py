@@ -562,7 +562,29 @@ def test_a_tree_of_calls_unrolling_to_2_to_the_40_motions_is_refused_at_once(tmp
     with pytest.raises(InputError) as info:
         read_program(path)
     assert time.perf_counter() - started < 30  # (counted, not unrolled: a fraction of a second unloaded)
-    assert f"{2 ** 40:,} motions" in str(info.value) and f"--max-motions {MAX_MOTIONS:,}" in str(info.value)
+    assert f"{2 ** 40:,} steps" in str(info.value) and f"--max-motions {MAX_MOTIONS:,}" in str(info.value)
+
+
+@pytest.mark.parametrize("where", ["program", "module", "condition"])
+def test_a_tree_of_calls_that_moves_nothing_is_bounded_too(tmp_path, rng, where):
+    """40 routines each calling the next twice, none moving: 2^40 calls. In the program (under a condition too) it
+    is refused at once with its count; in a --module, whose routines are checked not run, each is checked once."""
+    tree = "".join(f"  PROC r{i}()\n    r{i + 1};\n    r{i + 1};\n  ENDPROC\n" for i in range(40))
+    tree += "  PROC r40()\n    SetDO doY, 1;\n  ENDPROC\n"
+    call = "    IF DInput(diX) = 1 THEN\n      r0;\n    ENDIF\n" if where == "condition" else "    r0;\n"
+    src, _ = _module(load_robot("irb140"), rng, "    MoveJ a, v500, z10, tGrip;\n" + call,
+                     tree if where != "module" else "")
+    path = tmp_path / "tree.mod"
+    path.write_text(src)
+    started = time.perf_counter()
+    if where == "module":
+        (tmp_path / "lib.mod").write_text("MODULE lib\n" + tree + "ENDMODULE\n")
+        prog = read_program(path, rapid=RapidOptions(modules=(str(tmp_path / "lib.mod"),)))
+        assert prog.unsupported == () and len(prog.motions) == 1
+    else:
+        with pytest.raises(InputError, match="unrolls to 1,099,511,627,777 steps"):
+            read_program(path)
+    assert time.perf_counter() - started < 30  # (a fraction of a second unloaded)
 
 
 @pytest.mark.parametrize(("loops", "count"), [
@@ -574,7 +596,7 @@ def test_the_bound_counts_loops_and_waits_and_is_an_option(tmp_path, rng, loops,
     src, _ = _module(load_robot("irb140"), rng, loops)
     path = tmp_path / "loops.mod"
     path.write_text(src)
-    with pytest.raises(InputError, match=f"unrolls to {count:,} motions and waits.*--max-motions {count - 1:,}"):
+    with pytest.raises(InputError, match=f"unrolls to {count:,} steps.*--max-motions {count - 1:,}"):
         read_program(path, rapid=RapidOptions(max_motions=count - 1))
     if count < 1000:
         assert len(read_program(path, rapid=RapidOptions(max_motions=count)).steps) == count
@@ -586,7 +608,7 @@ def test_a_bound_known_only_when_the_loop_runs_is_checked_there(tmp_path, rng):
                      "    ENDFOR\n  ENDPROC\n")
     path = tmp_path / "rows.mod"
     path.write_text(src)
-    with pytest.raises(InputError, match="FOR with 50 passes unrolls to 50 motions") as info:
+    with pytest.raises(InputError, match="FOR with 50 passes unrolls to 50 steps") as info:
         read_program(path, rapid=RapidOptions(max_motions=49))
     assert info.value.row == src.splitlines().index("    FOR i FROM 1 TO n DO") + 1
 

@@ -224,6 +224,9 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.unsupported: list[Finding] = []
         self.notes: list[Finding] = []
         self.assigned: dict[str, Token | Tree] = {}
+        self._blockers: dict[str, tuple[str | None, frozenset[str]]] = {}  # :meth:`blocker` of each routine
+        self._changes: dict[str, bool] = {}  # :meth:`changes_state` of each routine
+        self._assigns: dict[str, frozenset[str]] = {}  # what each routine may assign (:meth:`assigned_in`)
         self._routines_run: list[Tree] = []  # the bodies of the routines being run, innermost last
         self.conditional: list[int] = []  # lines of the motions followed under conditions not resolved
         self.visited: set[str] = set()

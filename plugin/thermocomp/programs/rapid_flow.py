@@ -220,14 +220,16 @@ class _Flow:
         if total > limit:
             where = entry[0] if entry else None
             raise InputError(f"{self._routine_name(where) if where is not None else 'the module'} unrolls to "
-                             f"{total:,} motions and waits (through its FOR loops and routine calls): more than "
+                             f"{total:,} steps (motions, waits and calls of routines that move nothing, through its FOR "
+                             f"loops and routine calls): more than "
                              f"--max-motions {limit:,}", path=self.path,
                              row=None if where is None else _location(where)[0])
 
     def unrolled(self, node: Tree, calling: frozenset[str]) -> int:
-        """How many motions and waits ``node`` (a routine or a statement) runs: FOR loops with bounds known from
-        the module's data times their body, calls times the routine's count (each routine counted once), every
-        branch of a condition; recursion counts once (it is refused when followed)."""
+        """How many steps ``node`` (a routine or a statement) runs: motions and waits, FOR loops with bounds known
+        from the module's data times their body (at least one a pass), calls times the routine's count (at least
+        one: a tree of calls that moves nothing is bounded too; each routine counted once), every branch of a
+        condition; recursion counts once (it is refused when followed)."""
         if node.data in ("proc", "func", "trap"):
             name = self._routine_name(node).lower()
             if name in calling:
@@ -243,11 +245,11 @@ class _Flow:
             if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime":
                 return 1
             routine = self.procs.get(key)
-            return 0 if routine is None or id(routine) in self.origin else self.unrolled(routine, calling)
+            return 0 if routine is None or id(routine) in self.origin else max(self.unrolled(routine, calling), 1)
         count = sum(self.unrolled(c, calling) for c in node.children if isinstance(c, Tree) and c.data in _BLOCKS)
-        if node.data == "for_stmt" and count:
+        if node.data == "for_stmt":
             try:
-                count *= self.for_passes(node, None)[2]
+                count = max(count, 1) * self.for_passes(node, None)[2]
             except _Unsupported:
                 pass  # (bounds known only while running: counted when it runs, :meth:`run_for`)
         return count
@@ -466,7 +468,12 @@ class _Flow:
                 return f"{name} at {self._at(sub, path)}, a routine {_NOT_FOUND.format(name=name)}"
             if key in calling:
                 return f"a recursive call of {name} at {self._at(sub, path)}"
-            reason = self.blocker(routine, *self._routine_names(routine), calling | {key}, changed)
+            if key not in self._blockers:  # (each routine once: a tree of calls is not walked path by path)
+                inner: set[str] = set()
+                found = self.blocker(routine, *self._routine_names(routine), calling | {key}, inner)
+                self._blockers[key] = (found, frozenset(inner))
+            reason, inner_changed = self._blockers[key]
+            changed |= inner_changed
             if reason is not None:
                 return f"{reason} (in {name}, called at {self._at(sub, path)})"
         return None
@@ -687,7 +694,9 @@ class _Flow:
             routine = self.procs.get(key)
             if routine is not None and key not in calling:
                 own, params = self._routine_names(routine)
-                inner = self.assigned_in(routine, calling | {key})
+                if key not in self._assigns:  # (each routine once: a tree of calls is not walked path by path)
+                    self._assigns[key] = frozenset(self.assigned_in(routine, calling | {key}))
+                inner = self._assigns[key]
                 keys |= inner - own - params
                 if inner & params:  # (passed by reference: the caller's data it names)
                     keys.update(str(t).lower() for t in named if t is not None)
@@ -708,9 +717,9 @@ class _Flow:
         """
         counter, body = statement.children[0], statement.children[-1]
         start, step, passes = self.for_passes(statement, local) if bounds is None else bounds
-        count = passes * self.unrolled(body, frozenset())
+        count = passes * max(self.unrolled(body, frozenset()), 1)
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
-            raise self.error(f"FOR with {passes:,} passes unrolls to {count:,} motions and waits: more than "
+            raise self.error(f"FOR with {passes:,} passes unrolls to {count:,} steps: more than "
                              f"--max-motions {self.task.options.max_motions:,}", statement)
         first_step = len(self.steps)
         scopes = []  # every pass's scope stays alive: the evaluation cache keys local values by id(scope)
@@ -748,9 +757,14 @@ class _Flow:
                 return True
             routine = self.procs.get(key)
             if routine is not None and id(routine) not in self.origin \
-                    and self.changes_state(routine, calling | {key}):
+                    and self._routine_changes_state(key, routine, calling):
                 return True
         return False
+
+    def _routine_changes_state(self, key: str, routine: Tree, calling: frozenset[str]) -> bool:
+        if key not in self._changes:  # (each routine once)
+            self._changes[key] = self.changes_state(routine, calling | {key})
+        return self._changes[key]
 
     def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         name_token = statement.children[0]
