@@ -222,6 +222,26 @@ def test_an_interrupt_whose_trap_moves_nothing_leaves_constant_targets_compensat
     np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), [T["a"]], atol=1e-12)
 
 
+@pytest.mark.parametrize(("call", "followed"), [
+    ('    %"place"%;\n', True), ('    %"pla" + "ce"%;\n', True), ("    %sRoutine%;\n", True),
+    ('    sRoutine := "pla" + NumToStr(nCount, 0);\n    %sRoutine%;\n', False),
+])
+def test_a_late_bound_call_whose_routine_is_known_is_that_routine_s_call(tmp_path, rng, call, followed):
+    """``%"place"%;`` (RAPID's late binding): a name known before running calls that routine, its motions
+    compensated; a name known only while running is refused at the call."""
+    src, T = _module(load_robot("irb140"), rng, "    MoveJ a, v500, z10, tGrip;\n" + call,
+                     "  PROC place()\n    MoveL c, v100, fine, tGrip;\n  ENDPROC\n",
+                     decl='  VAR string sRoutine := "place";\n')
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    if followed:
+        assert prog.unsupported == ()
+        np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), [T["a"], T["c"]], atol=1e-12)
+    else:
+        assert [u.line for u in prog.unsupported] == [src.splitlines().index("    %sRoutine%;") + 1]
+
+
 @pytest.mark.parametrize(("branch", "data", "at"), [
     ("    WHILE DInput(diX) = 0 DO\n      MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;\n      Incr nCount;\n"
      "    ENDWHILE\n", "nCount", "      MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;"),

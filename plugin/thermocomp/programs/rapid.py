@@ -65,7 +65,7 @@ from thermocomp.programs.model import (
     Wait,
 )
 from thermocomp.programs.rapid_data import _Data, _Declarations, span_of
-from thermocomp.programs.rapid_flow import _Flow
+from thermocomp.programs.rapid_flow import _RAPID_NAME, _Flow
 from thermocomp.programs.rapid_motions import (
     _NAME,
     MOTIONS,
@@ -79,8 +79,6 @@ from thermocomp.programs.rapid_motions import (
 #: File extensions read as RAPID.
 RAPID_SUFFIXES = (".mod", ".modx", ".prg", ".sys")
 
-#: A RAPID identifier (ABB, "RAPID kernel": at most 32 characters).
-_RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
 
 
 @dataclass(frozen=True)

@@ -331,7 +331,8 @@ class _Declarations:
                 raise _Unsupported("a sign before a value that is not a number", node)
             return (-value if sign == "-" else value), "num"
         if kind == "expr":
-            return self.arithmetic(node, local), "num"
+            value = self.arithmetic(node, local)
+            return value, "string" if isinstance(value, str) else "num"
         if kind == "component":
             base, btype = self.evaluate_typed(node.children[0], local)
             field_name = str(node.children[1]).lower()
@@ -354,6 +355,11 @@ class _Declarations:
         ops = [str(op.children[0]).lower() for op in node.children[1::2]]
         if any(op not in ("+", "-", "*", "/", "div", "mod") for op in ops):
             raise _Unsupported(f"a condition ({', '.join(sorted(set(ops)))}) is not evaluated", node)
+        if set(ops) == {"+"} and isinstance(first := self.evaluate(operands[0], local), str):  # strings joined
+            texts = [first] + [self.evaluate(o, local) for o in operands[1:]]
+            if not all(isinstance(t, str) for t in texts):
+                raise _Unsupported("a string joined with a value that is not a string", node)
+            return "".join(texts)  # type: ignore[return-value]
         terms, signs = [self._number(operands[0], local)], []
         for op, operand in zip(ops, operands[1:]):
             value = self._number(operand, local)

@@ -95,6 +95,9 @@ _CONSTRUCTS = {
 _NOT_FOUND = ("found in no module of the task (give its module with --module FILE, or declare with --external "
               "{name} that it does not move the robot)")
 
+#: A RAPID identifier (ABB, "RAPID kernel": at most 32 characters).
+_RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
+
 #: Statements whose outcome or count is known only while running: followed once (:meth:`_Flow.run_unresolved`).
 _UNRESOLVED = frozenset(("if_stmt", "compact_if", "while_stmt", "test_stmt"))
 #: Statements after which the rest of their body does not run.
@@ -358,6 +361,22 @@ class _Flow:
         finally:
             self._routines_run.pop()
 
+    def run_late_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """``%"name"% args;``: a late-bound call whose routine name is known before running (a string, or a
+        datum holding one) is that routine's call; one whose name is known only while running is unsupported."""
+        try:
+            name, _ = self.evaluate_typed(statement.children[0], local)
+        except _Unsupported:
+            name = None
+        if not (isinstance(name, str) and _RAPID_NAME.fullmatch(name)):
+            raise _Unsupported("a late-bound call (%...%) whose routine is known only while running is not followed",
+                               statement)
+        where = statement.children[0]
+        meta = where.meta if isinstance(where, Tree) else statement.meta
+        token = Token("NAME", name, meta.start_pos, meta.line, meta.column, meta.end_line, meta.end_column,
+                      meta.end_pos)
+        self.run_call(Tree("call", [token, *statement.children[1:]], statement.meta), local, depth)
+
     def run_connect(self, statement: Tree, local: dict[str, _Data]) -> None:
         """``CONNECT intno WITH trap;``: the TRAP runs whenever its interrupt comes, at times known only while
         running. One that moves the robot or changes how it moves is unsupported here; otherwise what it assigns
@@ -532,6 +551,8 @@ class _Flow:
             self.note_conf(self.steps[first:])
         elif kind == "label":
             self.run_label(statement, local)
+        elif kind == "late_call":
+            self.run_late_call(statement, local, depth)
         elif kind == "connect_stmt":
             self.run_connect(statement, local)
         elif kind == "goto_stmt":
