@@ -324,7 +324,7 @@ def test_a_for_loop_with_constant_bounds_is_unrolled(tmp_path, rng, head, passes
 def test_a_for_loop_it_cannot_unroll_is_named_with_its_line(tmp_path, rng, loop, word):
     chain = load_robot("irb140")
     src, _ = _for_module(chain, rng, loop)
-    src = src.replace("MODULE m\n", "MODULE m\n  VAR num reg1 := 3;\n").replace(loop, "    reg1 := 4;\n" + loop)
+    src = src.replace("MODULE m\n", "MODULE m\n  VAR num reg1 := 3;\n").replace(loop, "    reg1 := GInput(giCount);\n" + loop)
     path = tmp_path / "f.mod"
     path.write_text(src)
     prog = read_program(path)

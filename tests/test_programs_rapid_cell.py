@@ -553,6 +553,26 @@ def test_targets_and_work_objects_computed_from_constants_are_followed(tmp_path,
     _check_compensated(tmp_path, src, [up, T["a"], back], rng)
 
 
+@pytest.mark.parametrize(("change", "refused"), [
+    ("    nLift := 20;\n    nLift := nLift * 2 + 5;\n", ""),  # a num given known values: followed
+    ("    nLift := nLift + 10;\n", "nLift is read here before line"),  # the next cycle adds 10 more
+])
+def test_an_assignment_of_a_known_number_is_followed(tmp_path, rng, change, refused):
+    src, T = _module(load_robot("irb140"), rng, change + "    MoveL Offs(a, 0, 0, nLift), v100, fine, tGrip;\n",
+                     decl="  VAR num nLift := 0;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    if refused:
+        assert [refused in u.message for u in prog.unsupported] == [True]
+        return
+    assert prog.unsupported == ()
+    want = T["a"].copy()
+    want[2, 3] += 0.045  # (Offs: in the work object's frame, here the world's; 45 mm)
+    np.testing.assert_allclose(prog.points[0].T_world_tcp, want, atol=1e-12)
+    _check_compensated(tmp_path, src, [want], rng)
+
+
 @pytest.mark.parametrize(("change", "word"), [
     ("    nLift := AInput(aiHeight);\n    box := Offs(a, 0, 0, nLift);\n", "box is changed at run time"),
     ("    box := Offs(a, 0, 0, 10);\n    Incr nCount;\n    box.trans.z := box.trans.z + nCount;\n",

@@ -28,6 +28,9 @@ from thermocomp.programs.writer import NUMBER
 #: Largest magnitude of a RAPID ``num`` (single precision, IEEE 754 binary32).
 NUM_MAX = float(np.finfo(np.float32).max)
 
+#: The atomic types whose assignments are followed, and the Python type of their values.
+_ATOMIC: dict[str, type] = {"num": float, "dnum": float, "bool": bool, "string": str}
+
 #: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand). Every integer a RAPID
 #: instruction or type takes (confdata's quadrants and cfx, array sizes and indices, ``DIV``/``MOD`` operands, FOR
 #: passes) is checked against it before it is converted (a confdata of 1E30 overflowed a C long).
@@ -462,11 +465,12 @@ class _Declarations:
         """``x := value;`` followed in order: later reads of ``x`` see the value (RoboDK sets its tool, work
         object and speed this way before the motions).
 
-        Only a whole record (a target, tool, work object, speed, zone ...) of
-        this routine or of the module, given a value that can be evaluated
-        here, is followed; anything else (a ``num``, a component, an element, a
-        parameter, a value not known) makes the datum changed at run time
-        (:meth:`record_change`).
+        A whole record (a target, tool, work object, speed, zone ...) or an
+        atomic datum (``num``, ``dnum``, ``bool``, ``string``) of this routine
+        or of the module, given a value that can be evaluated here, is
+        followed; anything else (a component of an unknown record, an element,
+        a parameter, a value known only while running) makes the datum changed
+        at run time (:meth:`record_change`).
         """
         target, value_node = statement.children[0], statement.children[-1]
         if isinstance(target, Tree) and target.data == "component":
@@ -475,11 +479,18 @@ class _Declarations:
         token = target.children[0] if isinstance(target, Tree) and target.data == "name" else None
         key = None if token is None else str(token).lower()
         scope = local if key in local else (self.module_data if key in self.module_data else None)
-        if key is None or scope is None or key in self._params.get(id(local), ()) or self.fields_of(scope[key].type) is None:
-            self.record_change(statement, local)  # (a num, a counter: changed at run time, as before)
+        dtype = None if scope is None or key is None else scope[key].type
+        if dtype is None or key in self._params.get(id(local), ()) or (
+                self.fields_of(dtype) is None and dtype not in _ATOMIC):
+            self.record_change(statement, local)  # (changed at run time)
             return
         try:
-            value = self.evaluate_as(value_node, local, scope[key].type)
+            if dtype in _ATOMIC:
+                value = self.evaluate(value_node, local)
+                if not isinstance(value, _ATOMIC[dtype]) or (dtype != "bool" and isinstance(value, bool)):
+                    raise _Unsupported(f"a {dtype} given {_describe(value)}", value_node)
+            else:
+                value = self.evaluate_as(value_node, local, dtype)
         except _Unsupported:
             self.record_change(statement, local)
             return
