@@ -300,7 +300,7 @@ class _Declarations:
             how = "without a value" if data.node is None else "with a value known only while running"
             raise _Unsupported(f"{token} has no value known before the program runs (declared {how} at line "
                                f"{data.declared.line})", token)
-        if key not in self._followed:
+        if key not in self._followed and (local is None or key not in local):  # (a routine's own data: fresh a call)
             self._first_read.setdefault(key, (data.value, token))
         return data
 
@@ -387,7 +387,8 @@ class _Declarations:
 
     def literal(self, node: Tree) -> float:
         """A number literal's value; one a controller could not store (beyond 3.4e38, RAPID's ``num``) refused."""
-        value = float(node.children[0])
+        text = str(node.children[0])
+        value = float(int(text, 0)) if text[1:2] in "xXoObB" and len(text) > 2 else float(text)
         if not abs(value) <= NUM_MAX:
             raise self.error(f"number {node.children[0]!s} is out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
         return value
@@ -454,8 +455,8 @@ class _Declarations:
         for arg in call_args.children:
             if isinstance(arg, Tree) and arg.data == "opt_arg":
                 optional[str(arg.children[0]).lower()] = arg.children[1] if len(arg.children) > 1 else None
-            elif isinstance(arg, Tree) and arg.data == "cond_arg":
-                raise _Unsupported(f"conditional argument \\{arg.children[0]}?", arg)
+            elif isinstance(arg, Tree) and arg.data == "cond_arg":  # \\Opt?x: x passed on, present or not
+                optional[str(arg.children[0]).lower()] = Tree("name", [arg.children[1]], arg.meta)
             else:
                 positional.append(arg)
         return positional, optional
@@ -502,7 +503,8 @@ class _Declarations:
         nowhere: a motion's target is then written at the motion)."""
         scope[key] = dataclasses.replace(scope[key], value=value, node=literal, origin="")
         self.assigned.pop(key, None)
-        self._followed[key] = (value, self._followed.get(key, (None, statement))[1])  # the first assignment's line
+        if scope is self.module_data:  # (a routine's own data starts afresh every call: no next cycle to spoil)
+            self._followed[key] = (value, self._followed.get(key, (None, statement))[1])  # the first assignment's line
         self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
 
     def assign_component(self, statement: Tree, local: dict[str, _Data]) -> None:
