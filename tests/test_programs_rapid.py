@@ -173,7 +173,7 @@ def test_filtered_confdata_is_recomputed_from_the_corrected_joints(tmp_path):
 
 
 UNSUPPORTED = [
-    ("    MoveL Offs(a, 0, 0, reg2), v100, fine, tool0;\n", "reg2"),  # arithmetic on a run-time value
+    ("    MoveL Offs(a, 0, 0, AInput(ai1)), v100, fine, tool0;\n", "AInput"),  # a value read while running
     ("    IndAMove Station_A, 1 \\ToAbsNum:=90, 20;\n", "IndAMove"),  # an independent axis
     ("    PDispOn \\ExeP:=a, a, tool0;\n", "PDispOn"),  # a displacement known only while running
     ("    CONNECT intno1 WITH trap1;\n", "CONNECT"),
@@ -196,7 +196,7 @@ def test_unsupported_construct_is_named_with_its_line_and_nothing_is_written(tmp
         compensate_program("irb140", zero, path, out)
     line = head.count("\n") + 1
     assert info.value.row == line
-    column = 5 if word != "reg2" else 25
+    column = 5 if word != "AInput" else 25
     assert f"{path}:{line}:{column}:" in str(info.value) and word in str(info.value)
     assert str(info.value).startswith(f"{path}, line {line}, column {column}: ")  # a character column, not a CSV header's
     assert not out.exists()

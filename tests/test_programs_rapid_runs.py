@@ -376,8 +376,8 @@ def test_generated_statements_read_by_the_bulk_lane_as_the_grammar_reads_them(st
 
 
 @pytest.mark.parametrize("finding", ["    MoveL pNowhere, v100, z1, tGun;",  # a target declared nowhere
-                                     "    MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], vNowhere, z1, "
-                                     "tGun;"])  # a speed declared nowhere
+                                     "    MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, "
+                                     "tNowhere;"])  # a tool declared nowhere
 def test_one_finding_among_a_runs_motions_leaves_the_rest_columns(finding):
     """No cliff: the statement the columns do not read goes to the general rules alone; the motions before and
     after it stay columns (no object a motion, no second reading), and the program is the general rules' own."""

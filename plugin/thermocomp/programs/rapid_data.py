@@ -176,6 +176,9 @@ class _Declarations:
                 value = None  # an initial value that cannot be evaluated: any use of it is unsupported
             if value is not None and self.fields_of(dtype) is not None and not is_array:
                 self.check_record(value, dtype, value_node)
+        elif not is_array and any(isinstance(c, Tree) and c.data == "storage" and str(c.children[0]).lower() == "var"
+                                  for c in decl.children):
+            value = self.default_value(dtype)  # (RAPID: a VAR without a value starts at 0, FALSE, "")
         if scope is self.module_data and str(name_token).lower() in scope:  # RAPID refuses it: which one counts?
             first = scope[str(name_token).lower()]
             if first.origin:
@@ -186,6 +189,17 @@ class _Declarations:
         rank = "{" + "," * (len(dims.children) - 1) + "}" if is_array else ""  # (robtarget{,}: two dimensions)
         scope[str(name_token).lower()] = _Data(dtype + rank, value, value_node,
                                                str(name_token), name_token)
+
+    def default_value(self, dtype: str, depth: int = 0) -> object:
+        """The value a ``VAR`` of ``dtype`` declared without one starts with (RAPID kernel: numbers 0, bool FALSE,
+        strings empty, records component by component); None for a type without one that a motion could take (a
+        target, tool, frame: their zero quaternion is no rotation) or one thermocomp does not know."""
+        if dtype in _ATOMIC:
+            return _ATOMIC[dtype]()
+        if dtype in RECORDS or depth > 8:
+            return None
+        fields = self.records.get(dtype)
+        return None if fields is None else [self.default_value(t, depth + 1) for _, t in fields]
 
     def array_value(self, value: object, dims: Tree, dtype: str, name: str, where: Tree | Token) -> list:
         """The elements of an array's initial value (nested lists, one level a dimension), each checked as
@@ -536,8 +550,8 @@ class _Declarations:
                     holder[at] = self._number(value_node, local)
                 elif self.fields_of(dtype) is not None:
                     holder[at] = self.evaluate_as(value_node, local, dtype)
-                else:
-                    raise _Unsupported(f"a {dtype} component is not followed", statement)
+                else:  # (a component of a type thermocomp does not know: its value as written)
+                    holder[at] = self.evaluate(value_node, local)
         except _Unsupported:
             self.record_change(statement, local)
             return

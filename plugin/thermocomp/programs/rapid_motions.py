@@ -30,12 +30,13 @@ from thermocomp.programs.model import (
     CIRCULAR,
     JOINT,
     LINEAR,
+    Finding,
     Motion,
     MotionRun,
     Point,
     Span,
 )
-from thermocomp.programs.rapid_data import INT_MAX, NUM_MAX, _Data, _T_from_pose, _Unsupported, span_of
+from thermocomp.programs.rapid_data import INT_MAX, NUM_MAX, _Data, _location, _T_from_pose, _Unsupported, span_of
 from thermocomp.programs.writer import NUMBER
 from thermocomp.tolerances import QUAT_NORM_TOL
 
@@ -212,6 +213,10 @@ def _skip_space(b: np.ndarray, at: np.ndarray, step: int = 1) -> np.ndarray:
     return at
 
 
+#: The speeddata a motion whose speed is known only while running is timed with (v1000: ABB's predefined).
+UNKNOWN_SPEED = (1000.0, 500.0, 5000.0, 1000.0)
+
+
 class _Motions:
     """The walker's motions (mixed into ``rapid._Walker``)."""
 
@@ -238,7 +243,13 @@ class _Motions:
         wobj_node = optional.get("wobj")
         T_world_frame = np.eye(4) if wobj_node is None else self.frame(wobj_node, local, "wobjdata")
         points = tuple(self.point(positional[i], local, kind, T_world_frame, T_flange_tcp) for i in range(n_points))
-        speed = self.cached(positional[n_points], local, "speeddata")
+        try:
+            speed = self.cached(positional[n_points], local, "speeddata")
+        except _Unsupported as exc:  # (a speed changes the time, not the target: the motion is still compensated)
+            speed = UNKNOWN_SPEED
+            line, column = _location(positional[n_points])
+            self.notes.append(Finding(f"{exc.message}: {name_token}'s speed is taken as v1000 for the timing", line,
+                                      column))
         v_tcp, v_ori = float(speed[0]), float(speed[1])  # type: ignore[index]
         if not (v_tcp > 0 and v_ori > 0):
             raise self.error(f"{name_token}: the speeddata must move: expected a TCP speed and an orientation speed "
