@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_bad_input import case, refused  # noqa: F401  (fixture)
 from test_programs_rapid_cell import _check_compensated, _targets
 
 from thermocomp import load_robot
+from thermocomp.cli.common import EXIT_INPUT
 from thermocomp.errors import InputError
 from thermocomp.programs import read_program
 
@@ -132,3 +134,31 @@ def test_text_the_controller_refuses_is_a_syntax_error_with_line_and_column(tmp_
         read_program(path)
     first = src.splitlines().index(text.splitlines()[0]) + 1
     assert info.value.row == first + where[0] - 1 and f"column {where[1]}" in str(info.value)
+
+
+_POINT = "[[500,0,500],[0,0,1,0],[{cf}],[9E9,9E9,9E9,9E9,9E9,9E9]]"
+
+
+@pytest.mark.parametrize(("body", "data", "line", "words"), [
+    # issue 38: a confdata beyond a C long was an OverflowError traceback (declared) or a garbage quadrant (inline)
+    ("MoveL " + _POINT.format(cf="1E30,0,0,0") + ", v100, z1, tool0;", "", 4, ["confdata", "1e+30"]),
+    ("MoveL q, v100, z1, tool0;", "CONST robtarget q:=" + _POINT.format(cf="0,0,-1E30,0") + ";\n", 2,
+     ["confdata", "-1e+30"]),
+    ("MoveL q, v100, z1, tool0;", "CONST robtarget q:=" + _POINT.format(cf="0,0,8388609,0") + ";\n", 2,
+     ["confdata", "8,388,608"]),
+    # the other integers RAPID takes: array sizes and indices, DIV and MOD operands
+    ("MoveL ps{1}, v100, z1, tool0;", "CONST robtarget ps{1E30}:=[" + _POINT.format(cf="0,0,0,0") + "];\n", 2,
+     ["ps's size", "1e+30"]),
+    ("MoveL ps{1E30}, v100, z1, tool0;", "CONST robtarget ps{1}:=[" + _POINT.format(cf="0,0,0,0") + "];\n", 5,
+     ["array index", "1e+30"]),
+    ("n := 1E30 DIV 7;\n  MoveL Offs(p, 0, 0, n), v100, z1, tool0;", "VAR num n;\n", 5, ["DIV operand", "1e+30"]),
+    ("n := 3E38 * 10;\n  MoveL Offs(p, 0, 0, n), v100, z1, tool0;", "VAR num n;\n", 5, ["out of range"]),
+])
+def test_an_integer_beyond_what_rapid_holds_is_refused_with_its_line(case, capsys, body, data, line, words):
+    """Every integer a RAPID type or instruction takes, of any size the file can write, is checked before it is
+    converted: a message with the file, line and column, exit 1, no traceback, nothing written."""
+    text = ("MODULE M\n" + data + "CONST robtarget p:=" + _POINT.format(cf="0,0,0,0") + ";\nPROC main()\n  " + body
+            + "\nENDPROC\nENDMODULE\n")
+    (case / "b.mod").write_text(text)
+    refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "b.mod",
+                           "--out", "o.mod"], EXIT_INPUT, f"b.mod, line {line}", "column", *words)
