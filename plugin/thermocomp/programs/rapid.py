@@ -225,6 +225,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._blockers: dict[str, tuple[str | None, frozenset[str]]] = {}  # :meth:`blocker` of each routine
         self._changes: dict[str, bool] = {}  # :meth:`changes_state` of each routine
         self._assigns: dict[str, frozenset[str]] = {}  # what each routine may assign (:meth:`assigned_in`)
+        self._unresolved: list[Tree] = []  # the constructs not resolved being followed, innermost last
         self._routines_run: list[Tree] = []  # the bodies of the routines being run, innermost last
         self.conditional: list[int] = []  # lines of the motions followed under conditions not resolved
         self.visited: set[str] = set()

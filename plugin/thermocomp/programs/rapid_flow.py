@@ -98,6 +98,9 @@ _NOT_FOUND = ("found in no module of the task (give its module with --module FIL
 #: A RAPID identifier (ABB, "RAPID kernel": at most 32 characters).
 _RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
 
+#: Most conditions and loops whose outcome is known only while running, one inside the other, that are followed.
+MAX_NESTING = 64
+
 #: Statements whose outcome or count is known only while running: followed once (:meth:`_Flow.run_unresolved`).
 _UNRESOLVED = frozenset(("if_stmt", "compact_if", "while_stmt", "test_stmt"))
 #: Statements after which the rest of their body does not run.
@@ -142,7 +145,7 @@ class _Flow:
             language="rapid", path=self.path, text=self.text, steps=self.finish_points(tree),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
             entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
-            extra={"unrun": unrun, "conditional": tuple(self.conditional),
+            extra={"unrun": unrun, "conditional": tuple(dict.fromkeys(self.conditional)),
                    "confdata_free": frozenset(k for k, free in self.conf_free.items() if free)},
         )
 
@@ -646,6 +649,16 @@ class _Flow:
         holds (the report's list of motions compensated under conditions not resolved before running); each counts
         once in the timing, in the written order of the cycle.
         """
+        if len(self._unresolved) >= MAX_NESTING:  # (each level is a few Python frames: bounded with its line)
+            raise _Unsupported(f"{_CONSTRUCTS[statement.data]} nested more than {MAX_NESTING} deep in conditions "
+                               "and loops is not followed", statement)
+        self._unresolved.append(statement)
+        try:
+            self._run_unresolved(statement, local, depth)
+        finally:
+            self._unresolved.pop()
+
+    def _run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         keys = self.assigned_in(statement, frozenset())
         if statement.data == "for_stmt":
             keys.add(str(statement.children[0]).lower())
