@@ -80,6 +80,8 @@ WRITES_ARGUMENTS = frozenset(s.lower() for s in (
     "SocketCreate", "SocketAccept", "SocketReceive", "SocketReceiveFrom", "Open", "ReadAnyBin", "ReadRawBytes",
     "UnpackRawBytes", "CopyRawBytes", "PackRawBytes", "GetDataVal", "GetSysData", "ReadCfgData", "RMQGetMessage",
     "RMQGetMsgData", "RMQFindSlot", "EGMGetId", "OpenDir", "ReadDir", "UIMsgBox", "UINumEntry", "UIListView",
+    "WZBoxDef", "WZCylDef", "WZSphDef", "WZHomeJointDef", "WZLimJointDef", "WZLimSup", "WZDOSet", "BookErrNo",
+    "GetTrapData", "ReadErrData", "GetNextSym", "GetJointData",
 ))
 
 class _Unsupported(Exception):

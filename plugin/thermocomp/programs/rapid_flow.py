@@ -32,7 +32,7 @@ from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
 #: wait for a path event in ways thermocomp does not follow.
 UNSUPPORTED_INSTRUCTIONS = frozenset(s.lower() for s in (
     "SearchExtJ", "MoveExtJ", "ArcMoveExtJ", "PDispOn", "PDispSet", "EOffsOn", "EOffsSet", "CorrCon", "CorrWrite",
-    "WZLimSup", "WZDOSet", "SyncMoveOn", "SyncMoveOff", "IndAMove", "IndCMove", "IndDMove", "IndRMove",
+    "SyncMoveOn", "SyncMoveOff", "IndAMove", "IndCMove", "IndDMove", "IndRMove",
     "ActUnit", "DeactUnit", "StorePath", "RestoPath", "ClearPath", "ExitCycle", "StopMoveReset", "SetSysData",
     "TuneServo", "CirPathMode",
 ))
@@ -61,7 +61,8 @@ PASSIVE_INSTRUCTIONS = PASSIVE_INSTRUCTIONS | WRITES_ARGUMENTS | frozenset(s.low
     "AliasIO", "TextTabInstall", "PathRecStart", "PathRecStop", "MotionProcessModeSet", "EGMReset", "EGMSetupAI",
     "EGMSetupAO", "EGMSetupGI", "EGMSetupLTAPP", "EGMSetupUC", "EGMActJoint", "EGMActPose", "EGMStreamStart",
     "EGMStreamStop", "SetTPHandlerCfg", "ErrLog", "UnLoad", "StartLoad",
-    "CancelLoad", "WaitLoad", "EraseModule", "Save",
+    "CancelLoad", "WaitLoad", "EraseModule", "Save", "WZEnable", "WZDisable", "WZFree", "ErrRaise", "SkipWarn",
+    "ResetRetryCount",
 ))
 #: Instructions that move the robot outside the motions read here: unsupported where the entry runs them.
 UNSUPPORTED_INSTRUCTIONS = UNSUPPORTED_INSTRUCTIONS | frozenset(s.lower() for s in (
