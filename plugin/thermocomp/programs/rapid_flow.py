@@ -505,9 +505,14 @@ class _Flow:
         line = _location(node)[0]
         return f"line {line}" if not path or path == self.path else f"{path}, line {line}"
 
+    def _routine_names(self, routine: Tree) -> tuple[frozenset[str], frozenset[str]]:
+        """The names a routine declares itself, and its parameters' (lower case); found once per routine."""
+        if id(routine) not in self._names:
+            self._names[id(routine)] = self._declared_names(routine)
+        return self._names[id(routine)]
+
     @staticmethod
-    def _routine_names(routine: Tree) -> tuple[frozenset[str], frozenset[str]]:
-        """The names a routine declares itself, and its parameters' (lower case)."""
+    def _declared_names(routine: Tree) -> tuple[frozenset[str], frozenset[str]]:
         own = frozenset(str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
                         for decl in routine.find_data("data_decl"))
         params = frozenset(str([c for c in p.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
