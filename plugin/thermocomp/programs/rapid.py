@@ -222,6 +222,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.unsupported: list[Finding] = []
         self.notes: list[Finding] = []
         self.assigned: dict[str, Token | Tree] = {}
+        self._seen: set[Finding] = set()  # the findings and notes given once (:meth:`note_once`)
         self._names: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # :meth:`_routine_names`
         self._blockers: dict[str, tuple[str | None, frozenset[str]]] = {}  # :meth:`blocker` of each routine
         self._changes: dict[str, bool] = {}  # :meth:`changes_state` of each routine

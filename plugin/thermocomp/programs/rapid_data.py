@@ -132,8 +132,15 @@ class _Declarations:
     def unsupported_at(self, message: str, where: Tree | Token) -> None:
         line, column = _location(where)
         finding = Finding(message, line, column)
-        if finding not in self.unsupported:  # once, though met in every pass of a FOR loop
+        if finding not in self._seen:  # once, though met in every pass of a FOR loop
+            self._seen.add(finding)
             self.unsupported.append(finding)
+
+    def note_once(self, note: Finding) -> None:
+        """``note`` added to the notes unless it is there already (a construct met in every pass or call)."""
+        if note not in self._seen:
+            self._seen.add(note)
+            self.notes.append(note)
 
 
     # ----- data

@@ -411,8 +411,7 @@ class _Flow:
         line, column = _location(statement)
         note = Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written order, "
                        "what it assigns known only while running after the label", line, column)
-        if note not in self.notes:
-            self.notes.append(note)
+        self.note_once(note)
 
     def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> None:
         for statement in body.children:
@@ -435,16 +434,14 @@ class _Flow:
                     line, column = _location(statement)
                     note = Finding(f"{_CONSTRUCTS[statement.data]} moves nothing and changes nothing a motion "
                                    "reads: passed over, kept as written (its time is not estimated)", line, column)
-                    if note not in self.notes:
-                        self.notes.append(note)
+                    self.note_once(note)
                     for key in changed:  # (assigned by a routine it calls)
                         self.assigned.setdefault(key, statement)
                 elif self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
                     line, column = _location(exc.where)
                     note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
                                    "a motion reads (its time is not estimated)", line, column)
-                    if note not in self.notes:
-                        self.notes.append(note)
+                    self.note_once(note)
                 else:
                     self.unsupported_at(exc.message if reason == "it" else f"{exc.message}: it holds {reason}",
                                         exc.where)
@@ -699,8 +696,7 @@ class _Flow:
         line, column = _location(statement)
         note = Finding(f"{_CONSTRUCTS[statement.data]}: not resolved before running (its outcome or count is known "
                        f"only while running); {held}", line, column)
-        if note not in self.notes:
-            self.notes.append(note)
+        self.note_once(note)
 
     def mark_key(self, key: str, statement: Tree, local: dict[str, _Data]) -> None:
         """The datum ``key`` (and the caller's datum a parameter of that name is bound to) is changed at run time
