@@ -573,6 +573,19 @@ def test_an_assignment_of_a_known_number_is_followed(tmp_path, rng, change, refu
     _check_compensated(tmp_path, src, [want], rng)
 
 
+def test_a_routine_that_moves_nothing_takes_arguments_known_only_while_running(tmp_path, rng):
+    """``show nCount;`` after ``Incr nCount``: a counter passed to a routine that moves nothing (a display, a log)
+    changes no motion, neither this cycle nor the next: the motions around it are compensated."""
+    src, T = _module(load_robot("irb140"), rng, "    MoveJ a, v500, z10, tGrip;\n    Incr nCount;\n    show nCount;\n"
+                     "    MoveL b, v100, fine, tGrip;\n",
+                     "  PROC show(num n)\n    TPWrite \"parts\" \\Num:=n;\n  ENDPROC\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), [T["a"], T["b"]], atol=1e-12)
+
+
 @pytest.mark.parametrize(("change", "word"), [
     ("    nLift := AInput(aiHeight);\n    box := Offs(a, 0, 0, nLift);\n", "box is changed at run time"),
     ("    box := Offs(a, 0, 0, 10);\n    Incr nCount;\n    box.trans.z := box.trans.z + nCount;\n",

@@ -628,6 +628,17 @@ class _Flow:
         self._params[id(scope)] = set(scope)
         return scope
 
+    def unbound_scope(self, routine: Tree) -> dict[str, _Data]:
+        """The scope of a call whose arguments are known only while running: every parameter without a value."""
+        scope: dict[str, _Data] = {}
+        for param in routine.find_data("param"):
+            type_token, name_token = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"][:2]
+            scope[str(name_token).lower()] = _Data(self.base_type(str(type_token).lower()), None, None,
+                                                   str(name_token), name_token)
+        self._scopes.append(scope)
+        self._params[id(scope)] = set(scope)
+        return scope
+
     def _argument(self, routine: Tree, dtype: str, param: Token, node: Tree | Token, local: dict[str, _Data]
                   ) -> _Data:
         if isinstance(node, Tree) and node.data == "name":
@@ -841,15 +852,24 @@ class _Flow:
             if depth > 32:
                 raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
             routine = self.procs[key]
-            scope = self.bind_arguments(routine, call_args, local, statement)
+            quiet = self.moves_nothing(routine)
+            read_before = set(self._first_read)
+            try:
+                scope = self.bind_arguments(routine, call_args, local, statement)
+            except _Unsupported:
+                if not quiet:
+                    raise
+                scope = self.unbound_scope(routine)  # (arguments known only while running: nothing moves on them)
             self.visited.add(key)
             first = len(self.steps)
-            quiet = self.moves_nothing(routine)
             self._quiet += [name] if quiet else []
             try:
                 self.run_routine(routine, depth + 1, scope)
             finally:
                 del self._quiet[len(self._quiet) - quiet:]
+            if quiet:  # (what a routine that moves nothing reads cannot make a motion differ next cycle)
+                for read in set(self._first_read) - read_before:
+                    del self._first_read[read]
             if scope:
                 self.steps[first:] = expand(self.steps[first:])  # each motion of the call, as an object
                 for step in self.steps[first:]:  # the outermost call with arguments is the one named
