@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import os
+import sys
 import warnings
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from helpers import REFERENCE, REPO
 _SPEC = importlib.util.spec_from_file_location("bench_corpus", REPO / "bench" / "corpus.py")
 assert _SPEC is not None and _SPEC.loader is not None
 corpus = importlib.util.module_from_spec(_SPEC)
+sys.modules["bench_corpus"] = corpus  # dataclasses look their module up there
 _SPEC.loader.exec_module(corpus)
 
 IN_REPO = REPO / "tests" / "data" / "programs_corpus"
