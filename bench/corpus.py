@@ -173,6 +173,12 @@ def run_one(entry: Entry, timeout_s: float) -> Result:
                   first_lines(stderr) if status != 0 else "")
 
 
+def run_all(entries: list[Entry], timeout_s: float, jobs: int = 1) -> list[Result]:
+    """Compensate every program, ``jobs`` at once (each in its own process), in the entries' order."""
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(lambda e: run_one(e, timeout_s), entries))
+
+
 def table(results: list[Result]) -> str:
     """The class x outcome table, as text."""
     width = max(len(o) for o in OUTCOMES)
@@ -206,8 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     if not entries:
         print(f"corpus.py: no programs found in {', '.join(map(str, folders))}", file=sys.stderr)
         return 1
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda e: run_one(e, args.timeout), entries))
+    results = run_all(entries, args.timeout, args.jobs)
     print(f"{len(results)} programs, timeout {args.timeout:g} s, deformation {DEFORMATION.name}\n")
     print(table(results))
     wrong_takes = [r for r in results if r.klass == "takes" and r.outcome != "compensated"]

@@ -79,7 +79,7 @@ def test_corpus_programs() -> None:
     if not folders:
         pytest.skip(f"no corpus programs found (set THERMOCOMP_CORPUS, or see {IN_REPO / 'README.md'})")
     entries = [e for folder in folders for e in corpus.read_corpus(folder)]
-    results = [corpus.run_one(e, timeout_s=60.0) for e in entries]
+    results = corpus.run_all(entries, timeout_s=60.0, jobs=2)
     hung = [r.file for r in results if r.outcome == "hung"]
     crashed = [f"{r.file}: {r.message}" for r in results if r.traceback]
     runtime_wrong = [f"{r.file}: {r.outcome}: {r.message}" for r in results
