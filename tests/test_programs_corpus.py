@@ -89,6 +89,6 @@ def test_corpus_programs() -> None:
     if takes_failed:
         warnings.warn(f"{len(takes_failed)} 'takes' program(s) not compensated:\n" + "\n".join(takes_failed),
                       stacklevel=1)
-    assert not hung, f"hung past 60 s: {hung}"
-    assert not crashed, "tracebacks:\n" + "\n".join(crashed)
-    assert not runtime_wrong, "run-time programs not refused naming a line:\n" + "\n".join(runtime_wrong)
+    problems = ([f"hung past 60 s: {f}" for f in hung] + [f"traceback: {c}" for c in crashed]
+                + [f"run-time program not refused naming a line: {r}" for r in runtime_wrong])
+    assert not problems, f"{len(problems)} problem(s) in {len(results)} programs:\n" + "\n".join(problems)
