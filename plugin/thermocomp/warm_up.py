@@ -97,15 +97,20 @@ def _compile_engine(share: bool) -> None:
 
 
 def _commands_and_writer() -> None:
-    """Import every command (their bytecode is written) and compile the results writer on two rows."""
+    """Import every module of the package (their bytecode is written, and that of the modules they import: a
+    command imports only its own part of the library, so building the parsers no longer reaches it all) and
+    compile the results writer on two rows."""
+    import importlib
+    import pkgutil
+
     import numpy as np
 
-    import thermocomp._console  # noqa: F401  - the console script's entry
-    import thermocomp.compile_notice  # noqa: F401
-    from thermocomp.cli.main import build_parser
+    import thermocomp
     from thermocomp.io.results_text import results_lines, utf8_table
 
-    build_parser()
+    for module in pkgutil.walk_packages(thermocomp.__path__, "thermocomp."):
+        if module.name != "thermocomp.__main__":  # (which runs the command line)
+            importlib.import_module(module.name)
     names = utf8_table(["a", "b"])
     results_lines(np.zeros(2), np.zeros(2, dtype=np.int64), names, np.zeros(2, dtype=np.int64), names,
                   np.zeros(2, dtype=bool), np.ones((2, 3)), np.zeros((2, 3), dtype=bool))

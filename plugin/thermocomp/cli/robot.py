@@ -9,7 +9,7 @@ from thermocomp.cli.common import EXIT_OK, ROBOT_HELP, HelpFormatter, add_robot_
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``robot`` subcommand."""
-    rob = sub.add_parser("robot", help="show or export a robot model",
+    rob = sub.add_parser("robot",
                          description="Show a robot's table form, or export it (optionally deformed) as URDF or CSV.")
     rsub = rob.add_subparsers(dest="robot_command", required=True, metavar="ACTION")
     show = rsub.add_parser("show", help="print the table form [mm, deg]")
