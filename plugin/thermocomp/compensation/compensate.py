@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from thermocomp._typing import FloatArray
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.apply import COMPOSITIONS, deformed_model
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import LinearRamp, TablePerMinute, TimeLaw
@@ -328,12 +328,12 @@ def _fold(extreme: FloatArray, rows: FloatArray, smallest: bool) -> FloatArray:
 
 
 class NominalMemo:
-    """Nominal solutions already found, keyed by the bytes of their problem (:meth:`Program.distinct_rows`).
+    """Nominal solutions already found, keyed by the bytes of their problem (:meth:`Targets.distinct_rows`).
 
     Shared by the pieces of a streamed program, so a target visited again in
     a later piece is not solved again. Holds at most :data:`MEMO_ENTRIES`.
     Lookups are vectorised: the 64-bit hash of each key (found with the keys
-    by :meth:`Program.distinct_rows`) is searched in a sorted array, and a
+    by :meth:`Targets.distinct_rows`) is searched in a sorted array, and a
     hit counts only when the whole key is equal (a hash collision is a miss,
     solved again: never a wrong solution). A bitmap of the hashes' top
     :data:`MEMO_FILTER_BITS` bits (4 MiB of flags) lets a lookup search and compare
@@ -397,13 +397,13 @@ def _empty_result(m: int, n: int) -> IKResult:
 
 
 def nominal_solutions(
-    chain: Chain, program: Program, options: CompensationOptions, q_previous: FloatArray | None = None,
+    chain: Chain, program: Targets, options: CompensationOptions, q_previous: FloatArray | None = None,
     memo: NominalMemo | None = None, progress: ProgressCallback | None = None,
 ) -> IKResult:
     """The program's joint angles on the nominal robot: the configuration of every target.
 
     Each distinct problem (pose, reference joints, confdata:
-    :meth:`Program.distinct_rows`) is solved once, and not at all when
+    :meth:`Targets.distinct_rows`) is solved once, and not at all when
     ``memo`` knows it; repeated rows share its solution.
 
     - Targets with ABB confdata take the solution in that configuration
@@ -422,10 +422,10 @@ def nominal_solutions(
     return _nominal_rows(chain, program, *program.distinct_rows(), options, q_previous, memo, progress)
 
 
-def _nominal_rows(chain: Chain, program: Program, first: np.ndarray, inverse: np.ndarray, keys: np.ndarray,
+def _nominal_rows(chain: Chain, program: Targets, first: np.ndarray, inverse: np.ndarray, keys: np.ndarray,
                   hashes: np.ndarray, options: CompensationOptions, q_previous: FloatArray | None, memo: NominalMemo | None,
                   progress: ProgressCallback | None) -> IKResult:
-    """:func:`nominal_solutions` given the program's distinct problems (:meth:`Program.distinct_rows`)."""
+    """:func:`nominal_solutions` given the program's distinct problems (:meth:`Targets.distinct_rows`)."""
     memo = NominalMemo() if memo is None else memo
     known = memo.lookup(keys, hashes)
     new = np.flatnonzero(known < 0)
@@ -440,7 +440,7 @@ def _nominal_rows(chain: Chain, program: Program, first: np.ndarray, inverse: np
     return _take(result, inverse)
 
 
-def _nominal_distinct(chain: Chain, program: Program, options: CompensationOptions, q_previous: FloatArray | None,
+def _nominal_distinct(chain: Chain, program: Targets, options: CompensationOptions, q_previous: FloatArray | None,
                       progress: ProgressCallback | None) -> IKResult:
     """:func:`nominal_solutions` of a program whose rows are distinct problems."""
     model = nominal_model(chain)
@@ -508,7 +508,7 @@ def _assign(result: IKResult, index: np.ndarray, part: IKResult) -> None:
 def compensate(
     chain: Chain,
     table: DeformationTable,
-    program: Program,
+    program: Targets,
     options: CompensationOptions | None = None,
     progress: ProgressCallback | None = None,
     q_previous: FloatArray | None = None,

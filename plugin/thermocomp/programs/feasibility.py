@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from thermocomp._typing import FloatArray
-from thermocomp.compensation.program import rows_or_run
+from thermocomp.compensation.targets import rows_or_run
 from thermocomp.geometry.rotations import matrix_from_rotvec
 from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.kinematics.dispatch import runs_compiled
