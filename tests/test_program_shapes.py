@@ -152,9 +152,9 @@ def test_progress_moves_every_few_thousand_rows_in_every_phase(targets, exaggera
 def test_a_timed_programs_slices_leave_no_short_remainder(m):
     """The slices cover the rows in order; none is shorter than ENGINE_MIN_ROWS unless the whole program is (the
     remainder joins the slice before), so none is longer than PROGRESS_ROWS plus that."""
-    from thermocomp.compensation.compensate import _slices
+    from thermocomp.kinematics.dispatch import engine_slices
 
-    slices = _slices(m, PROGRESS_ROWS)
+    slices = engine_slices(m, PROGRESS_ROWS)
     assert slices[0][0] == 0 and slices[-1][1] == m
     assert all(a[1] == b[0] for a, b in zip(slices, slices[1:]))
     sizes = [stop - start for start, stop in slices]

@@ -42,9 +42,9 @@ from thermocomp.deformation.timelaw import LinearRamp, TablePerMinute, TimeLaw
 from thermocomp.errors import ConfigurationError
 from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.kinematics.confdata import same_configuration, to_quadrants
-from thermocomp.kinematics.dispatch import ENGINE_MIN_ROWS, runs_compiled
+from thermocomp.kinematics.dispatch import engine_slices
 from thermocomp.kinematics.fk import fk
-from thermocomp.kinematics.ik import IKOptions, IKResult, Status, pose_errors, solve_ik
+from thermocomp.kinematics.ik import IKOptions, IKResult, Status, job_options, load_engine_for, pose_errors, solve_ik
 from thermocomp.kinematics.model import KinematicModel, nominal_model
 from thermocomp.kinematics.seeding import DEFAULT_STARTS, solve_multistart, solve_nominal_configuration, solve_path
 from thermocomp.robot.chain import Chain
@@ -79,13 +79,6 @@ _FILTER_SHIFT = np.uint64(64 - MEMO_FILTER_BITS)
 ProgressCallback = Callable[[int, int], None]
 #: The phases of a run, in order, as :attr:`CompensationSummary.phase_seconds` names them.
 PHASES = ("reading", "nominal configurations", "solving", "writing")
-
-
-def _load_the_engine() -> None:
-    """Load the compiled engine (numba and its cached machine code: about a second, once a process) before a
-    phase's clock starts, when the rows will run in it: the phases time the rows' work, not the process's
-    start-up, which the whole call and the command's wall time still hold."""
-    import thermocomp.kinematics.engine  # noqa: F401
 
 
 def announce_phase(progress: ProgressCallback | None, name: str, total: int | None) -> None:
@@ -574,8 +567,8 @@ def compensate(
             table_at.check_matches(chain.n_joints, chain.name)
     memo = NominalMemo() if memo is None else memo
     solves = program.n_targets if program.time_min is not None else program.n_targets * len(options.minutes)
-    if runs_compiled(solves):
-        _load_the_engine()
+    # the engine loaded before a phase's clock starts: the phases time the rows' work, not the process's start-up
+    load_engine_for(solves)
 
     def model_at(fraction: FloatArray) -> KinematicModel:
         return deformed_model(chain, table, fraction, options.composition)
@@ -611,9 +604,7 @@ def _compensate_grid(chain, model_at, program, options, nominal, progress):
     # Quadratic predictor of the continuation through s = 0, s_max / 2 and s_max. A grid that the compiled
     # solver will solve anyway solves these few rows with it too (numpy's per-call overhead on 50 rows cost
     # the paper's case a third of its solver time); the choice depends on the job's size alone.
-    predictor_ik = options.ik
-    if options.ik.engine == "auto" and runs_compiled(total):
-        predictor_ik = replace(options.ik, engine="compiled")
+    predictor_ik = job_options(options.ik, total)
     lost = nominal.status != Status.CONVERGED
     full = _continue_to(model_at, np.full(m, s_max), R, p, nominal.q, predictor_ik, lost=lost)
     half = _continue_to(model_at, np.full(m, s_max / 2), R, p, 0.5 * (nominal.q + full.q), predictor_ik, lost=lost)
@@ -831,20 +822,9 @@ def _target_predictor(model_at: ModelAt, frac: FloatArray, R: FloatArray, p: Flo
     return np.where(ok[local][:, None], seed, q_nominal)
 
 
-def _slices(m: int, step: int) -> list[tuple[int, int]]:
-    """``(start, stop)`` of ``m`` rows in slices of ``step``, a remainder shorter than
-    :data:`~thermocomp.kinematics.dispatch.ENGINE_MIN_ROWS` joining the slice before: a long program's rows all
-    run in the engine, whatever its length (a 50,000-row piece had left 848 rows to numpy)."""
-    stops = list(range(step, m, step))
-    if stops and m - stops[-1] < ENGINE_MIN_ROWS:
-        stops.pop()
-    starts = [0, *stops]
-    return list(zip(starts, [*stops, m]))
-
-
 def _compensate_timed(chain, model_at, program, options, q_previous, memo, progress, known=None):
     """A program with a time column: each row once at its own time, in slices of :data:`PROGRESS_ROWS` rows
-    (:func:`_slices`).
+    (:func:`~thermocomp.kinematics.dispatch.engine_slices`).
 
     Each slice finds its nominal configurations (distinct problems only,
     :class:`NominalMemo` remembering them across slices; or takes the
@@ -855,7 +835,7 @@ def _compensate_timed(chain, model_at, program, options, q_previous, memo, progr
     m = program.n_targets
     _, target_of_row, keys, hashes = program.distinct_rows()
     done = 0
-    for start, stop in _slices(m, min(options.chunk_rows, PROGRESS_ROWS)):
+    for start, stop in engine_slices(m, min(options.chunk_rows, PROGRESS_ROWS)):
         idx = np.arange(start, stop)
         t0 = time.perf_counter()
         target = target_of_row[idx]

@@ -17,10 +17,15 @@ and the tests' oracle; :func:`thermocomp.kinematics.dispatch.runs_compiled`
 decides when this module runs instead. The robot is passed as one object,
 :class:`EngineModel` (built once per model by :func:`engine_model`).
 
+Who calls it: :mod:`~thermocomp.kinematics.fk`, :mod:`~thermocomp.kinematics.ik`,
+:mod:`~thermocomp.kinematics.closed_form` and :mod:`thermocomp.deformation.apply`, no other module; the
+size rule is :mod:`thermocomp.kinematics.dispatch`'s alone.
+
 Compilation: every entry point has one explicit signature (C-contiguous
-float64 arrays, int64 indices), so importing this module compiles the whole
-engine once, or loads it from numba's disk cache
-(:mod:`thermocomp.compiled`), and no later call compiles. Rows are copied
+float64 arrays, int64 indices) and is compiled, or loaded from numba's disk
+cache (:mod:`thermocomp.compiled`), on its first call (``lazy=True``: a
+command loads only the entry points it runs); ``make install`` compiles them
+all, and no later call compiles. Rows are copied
 element by element, not by slice assignment: numba's array-to-array
 assignment brings about 5 s of CPU of its own library code into that
 compile.
