@@ -73,3 +73,10 @@ def test_every_command_has_its_summary() -> None:
     assert [(a.dest, a.help) for a in full._choices_actions] == [(a.dest, a.help) for a in overview._choices_actions]
     assert [a.dest for a in full._choices_actions] == list(COMMANDS)
     assert all(a.help == SUMMARIES[a.dest] for a in full._choices_actions)
+
+
+def test_showing_a_robot_loads_no_reader_or_engine_it_does_not_use() -> None:
+    status, loaded = _modules_after(["robot", "show", "irb140"])
+    assert status == 0
+    assert not {"pyarrow", "numba", "lark", "matplotlib", "scipy.signal"} & loaded
+    assert "thermocomp.io.chain_csv" in loaded
