@@ -80,11 +80,7 @@ MODE_INSTRUCTIONS = frozenset(("velset", "confl", "confj"))
 #: Instructions that move the robot or change how it moves.
 _MOVING = frozenset(MOTIONS) | frozenset(PROCESS_MOTIONS) | UNSUPPORTED_INSTRUCTIONS
 
-#: Statements that branch or loop (or end a routine): passed over when they move nothing (:meth:`_Walker.blocker`).
-_BRANCHES = frozenset(("if_stmt", "compact_if", "while_stmt", "for_stmt", "test_stmt", "return_stmt", "exit_stmt",
-                       "raise_stmt", "retry_stmt", "trynext_stmt"))
-
-#: The statements the walker does not follow, as RAPID writes them.
+#: The statements, as RAPID writes them (for findings and notes).
 _CONSTRUCTS = {
     "if_stmt": "IF", "compact_if": "IF", "while_stmt": "WHILE", "for_stmt": "FOR", "test_stmt": "TEST",
     "return_stmt": "RETURN", "exit_stmt": "EXIT", "goto_stmt": "GOTO", "retry_stmt": "RETRY",
@@ -427,24 +423,13 @@ class _Flow:
                     continue
                 self.run_statement(statement, local, depth)
             except _Unsupported as exc:
-                changed: set[str] = set()
-                reason = self.blocker(statement, changed=changed) if isinstance(statement, Tree) \
-                    and statement.data in _BRANCHES else "it"
-                if reason is None:  # a branch or loop that moves nothing: kept as written, what it assigns unknown
-                    line, column = _location(statement)
-                    note = Finding(f"{_CONSTRUCTS[statement.data]} moves nothing and changes nothing a motion "
-                                   "reads: passed over, kept as written (its time is not estimated)", line, column)
-                    self.note_once(note)
-                    for key in changed:  # (assigned by a routine it calls)
-                        self.assigned.setdefault(key, statement)
-                elif self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
+                if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
                     line, column = _location(exc.where)
                     note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
                                    "a motion reads (its time is not estimated)", line, column)
                     self.note_once(note)
                 else:
-                    self.unsupported_at(exc.message if reason == "it" else f"{exc.message}: it holds {reason}",
-                                        exc.where)
+                    self.unsupported_at(exc.message, exc.where)
                 self.note_skipped_motions(statement)
                 if isinstance(statement, Tree):  # what it may change is not known after it
                     for node in statement.iter_subtrees():
