@@ -51,7 +51,7 @@ def test_drive_torque_adds_the_armature_on_the_mass_matrix_diagonal(rng):
     np.testing.assert_array_equal(armature_regressor(qdd) @ ARMATURE, ARMATURE * qdd)
 
 
-@pytest.mark.parametrize("name", ["gofa", "ur5"])
+@pytest.mark.parametrize("name", ["ur5", pytest.param("gofa", marks=pytest.mark.slow)])
 def test_inseparable_armatures_are_absorbed_by_the_named_base_parameters(name, rng):
     """Joint 1 turns about the vertical: its armature only adds to link1.Izz; joint 2's only to the upper arm's
     inertia about its axis. The other four are base parameters of their own."""
@@ -168,8 +168,8 @@ def current_recordings(rng):
     """The GoFa truth (our model, checked against PyBullet and pinocchio above) without and with a 2.8 kg payload,
     each on its own 12-harmonic Fourier excitation: currents ``tau / GAINS`` with 0.02 A of noise, exact speeds and
     accelerations."""
-    from thermocomp.inertia.builtin import builtin_inertials
     from thermocomp.dynamics.parameters import robot_parameters
+    from thermocomp.inertia.builtin import builtin_inertials
     from thermocomp.robot.builtin import load_robot
 
     chain = load_robot("gofa")
@@ -184,6 +184,7 @@ def current_recordings(rng):
     return chain, pi, payload, out
 
 
+@pytest.mark.slow
 def test_drive_gains_from_a_run_without_and_with_a_known_payload(rng):
     """Seed 001's rule of change fixes the scale the currents leave open: the gains within 2 % and 5 standard
     deviations of the truth (measured: 0.1-1.1 %; the equation error's OLS alone, the authors' method, gave
@@ -196,3 +197,45 @@ def test_drive_gains_from_a_run_without_and_with_a_known_payload(rng):
     assert "drive gains (joint torque per motor current)" in result.text()
     with pytest.raises(InputError, match="expected motor currents"):
         identify_drive_gains(chain, Recording(time=unloaded.time, q=unloaded.q, tau=unloaded.q), loaded, 2.8)
+
+
+@pytest.mark.slow
+def test_identify_drive_gains_command_and_identification_from_currents(tmp_path, rng, capsys):
+    """``identify --drive-gains`` writes the gains CSV; ``identify --gains`` then identifies from the currents."""
+    from dynamics_truth import write_robot_urdf
+
+    from thermocomp.inertia.builtin import builtin_inertials
+    from thermocomp.io.drive_gains_csv import read_drive_gains_csv
+
+    chain, pi, payload, (unloaded, loaded) = current_recordings(rng)
+    write_recording_csv(tmp_path / "unloaded.csv", unloaded, torques=False)
+    write_recording_csv(tmp_path / "loaded.csv", loaded, torques=False)
+    robot = write_robot_urdf("gofa", builtin_inertials("gofa"), tmp_path / "gofa.urdf")
+    assert main(["identify", "--drive-gains", "--robot", str(robot), "--recording", str(tmp_path / "unloaded.csv"),
+                 "--loaded", str(tmp_path / "loaded.csv"), "--payload-mass-kg", "2.8",
+                 "--out", str(tmp_path / "gains.csv")]) == 0
+    np.testing.assert_allclose(read_drive_gains_csv(tmp_path / "gains.csv", 6), GAINS, rtol=0.02)
+    assert main(["identify", "--robot", str(robot), "--recording", str(tmp_path / "unloaded.csv"), "--gains",
+                 str(tmp_path / "gains.csv"), "--friction-out", str(tmp_path / "friction.csv")]) == 0
+    table = read_friction_csv(tmp_path / "friction.csv", 6)
+    np.testing.assert_allclose(table.Fc, TABLE.Fc, rtol=0.05)
+    np.testing.assert_allclose(table.armature[2:], ARMATURE[2:], rtol=0.1)
+    capsys.readouterr()
+
+
+def test_a_recording_of_currents_needs_the_gains(tmp_path, capsys):
+    q = np.linspace(0, 1, 20)[:, None] * np.ones((1, 6))
+    write_recording_csv(tmp_path / "currents.csv", Recording(time=np.arange(20) * 0.01, q=q, tau=q, current=q),
+                        torques=False)
+    robot = tmp_path / "robot.urdf"
+    from dynamics_truth import write_robot_urdf
+
+    from thermocomp.inertia.builtin import builtin_inertials
+
+    write_robot_urdf("gofa", builtin_inertials("gofa"), robot)
+    assert main(["identify", "--robot", str(robot), "--recording", str(tmp_path / "currents.csv")]) == 1
+    err = capsys.readouterr().err
+    assert "currents.csv, line 1, column 'i1_A'" in err and "drive gains" in err and "Traceback" not in err
+    assert main(["identify", "--drive-gains", "--robot", str(robot), "--recording",
+                 str(tmp_path / "currents.csv")]) == 1
+    assert "--loaded" in capsys.readouterr().err

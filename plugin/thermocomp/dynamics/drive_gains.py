@@ -108,7 +108,7 @@ def _columns(chain: Chain, recording: Recording, options: IdentifyOptions, base,
 
 
 def identify_drive_gains(chain: Chain, unloaded: Recording, loaded: Recording, payload_mass: float,
-                         options: IdentifyOptions = IdentifyOptions()) -> DriveGains:
+                         options: IdentifyOptions | None = None) -> DriveGains:
     """Drive gains from currents recorded without and with a payload of ``payload_mass`` [kg] on the last link.
 
     Raises
@@ -117,6 +117,7 @@ def identify_drive_gains(chain: Chain, unloaded: Recording, loaded: Recording, p
         A recording without currents, of another number of joints, or motions that leave a gain or parameter
         undetermined (the message names it).
     """
+    options = options or IdentifyOptions()
     if not (math.isfinite(payload_mass) and payload_mass > 0):
         raise InputError(f"payload mass: expected > 0 kg, got {payload_mass!r}")
     n = chain.n_joints

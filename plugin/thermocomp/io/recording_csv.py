@@ -131,16 +131,17 @@ def _layout(header: list[str], src: str, line: int, torques: bool = True,
     n = len(found["q"])
     if n == 0:
         raise InputError("missing columns q1_rad ..; expected one per joint", path=src, row=line, column="q1_rad")
+    if found["i"] and not found["tau"] and torques and not currents:
+        name = f"i{min(found['i'])}_A"
+        raise InputError(f"a recording of motor currents ({name} ..) needs the drive gains that turn them into "
+                         "torques (identify --gains, from identify --drive-gains; docs/dynamics.md)", path=src,
+                         row=line, column=name)
     out: dict[str, list[int]] = {}
     for group, unit in _GROUPS:
         cols = found[group]
         if (group in ("qd", "qdd") or (group == "tau" and (currents or not torques))
                 or (group == "i" and not currents)) and not cols:
             continue
-        if group == "i" and not currents:
-            name = f"i{min(cols)}_A"
-            raise InputError(f"unexpected column {name}: a recording of motor currents needs the drive gains "
-                             "(thermocomp identify --drive-gains, docs/dynamics.md)", path=src, row=line, column=name)
         for i in range(1, n + 1):
             if i not in cols:
                 raise InputError(f"missing column {group}{i}{unit} (the file has {n} joint angle columns)",
