@@ -239,3 +239,32 @@ def test_a_recording_of_currents_needs_the_gains(tmp_path, capsys):
     assert main(["identify", "--drive-gains", "--robot", str(robot), "--recording",
                  str(tmp_path / "currents.csv")]) == 1
     assert "--loaded" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_collisions_and_payload_commands_take_the_armature_from_the_friction_csv(tmp_path, rng, capsys):
+    """A recording of the truth with its rotor inertias: ``collisions --friction`` with the armature column sees no
+    torque error, without it the rotors' torques; ``identify --payload`` finds the payload's mass only with it."""
+    _, truth = cad_and_truth("gofa", tmp_path)
+    info = read_urdf_parameters(truth)
+    chain = info.chain
+    t, q, qd, qdd = fourier_excitation(chain, rng, duration=20.0, rate=25.0)
+    tau = regressor(chain, q, qd, qdd) @ info.parameters + TABLE.drive_torque(qd, qdd)
+    write_recording_csv(tmp_path / "rec.csv", Recording(time=t, q=q, tau=tau, qd=qd, qdd=qdd))
+    write_friction_csv(tmp_path / "with.csv", TABLE)
+    write_friction_csv(tmp_path / "without.csv", FrictionTable(TABLE.Fc, TABLE.Fv, TABLE.Fs, TABLE.vs))
+    argv = ["collisions", "--robot", str(truth), "--recording", str(tmp_path / "rec.csv"), "--threshold-nm", "0.01"]
+    assert main([*argv, "--friction", str(tmp_path / "with.csv")]) == 0
+    assert "none" in capsys.readouterr().out
+    assert main([*argv, "--friction", str(tmp_path / "without.csv")]) == 2
+    assert "samples flagged, first at" in capsys.readouterr().out
+    # The same motion with a 2.8 kg payload on the last link.
+    payload = payload_parameters(2.8, [0.03, -0.02, 0.09], np.diag([0.01, 0.012, 0.008]), chain.T_last_tcp)
+    tau = regressor(chain, q, qd, qdd) @ with_payload(info.parameters, payload) + TABLE.drive_torque(qd, qdd)
+    write_recording_csv(tmp_path / "tool.csv", Recording(time=t, q=q, tau=tau, qd=qd, qdd=qdd))
+    masses = []
+    for table in ("with.csv", "without.csv"):
+        assert main(["identify", "--payload", "--robot", str(truth), "--friction", str(tmp_path / table),
+                     "--recording", str(tmp_path / "tool.csv")]) == 0
+        masses.append(float(capsys.readouterr().out.split("mass ")[1].split(" kg")[0]))
+    assert abs(masses[0] - 2.8) < 1e-3 and abs(masses[1] - 2.8) > 0.01, masses
