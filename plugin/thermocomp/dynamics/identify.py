@@ -105,10 +105,20 @@ HOLD_WEIGHT = 1e-2
 #: manufacturer's link masses are known to a few per cent (the UR10e's published ones; Mamedov et al. bound each
 #: identified mass to 10 % above it), its centres of mass and inertias much less (CAD of a simplified link, and
 #: the reflected rotor inertias hide in them). Where the torques see only a combination of a mass and moments, the
-#: fit moves the moments about three times as far, relative to their reference, as the mass (measured on the
-#: real UR10e, docs/dynamics.md: 1 left the wrist's 0.2 kg at up to 0.55 kg, 0.1 held every mass within 4 % but
-#: fitted held-out torques up to 1 % worse).
-MASS_PRIOR_SCALE = 0.3
+#: fit moves the moments about five times as far, relative to their reference, as the mass (measured on the real
+#: UR10e, docs/dynamics.md: 1 left the wrist's 0.2 kg at up to 0.55 kg; 0.3 put 13.9 kg in the upper arm (12.9)
+#: with its centre of mass at 138 mm (306); 0.2: 13.4 kg at 169 mm, every mass within 16 %; 0.1: within 5 %, but
+#: held-out torques of joint 5 10.0 % worse than the authors').
+MASS_PRIOR_SCALE = 0.2
+
+#: An armature the torques cannot tell from a link's inertia (joint 1's from ``link1.Izz``, joint 2's from the upper
+#: arm's inertia about its axis) is pulled to its reference like the links' parameters, with a scale of this
+#: fraction of the reference mass matrix's diagonal at the zero pose: where the data move the sum, the link takes
+#: most of the change unless its plausibility ball and mass prior push it into the armature. Measured: a simulated
+#: UR5 without rotors written to a URDF (which cannot carry an armature) 2.1e-4 of the largest torque off its
+#: truth (2.2e-3 with the inseparable armatures free, 1.6e-3 with 1); the real UR10e's joints 1 and 2 get 2.6
+#: and 1.8 kg m^2 (4.4 and 5.5 free, when its upper arm kept 12.9 kg; with 0.01, 20 kg at 64 mm).
+INSEPARABLE_ARMATURE_SCALE = 0.1
 
 #: A parameter whose value is at least this share the data's (the diagonal of
 #: the ridge's resolution matrix) is reported as from the data; at most
@@ -737,16 +747,17 @@ def identify(
     ref_a = ref_arm[:na]
     # An armature's scale: the reference mass matrix's diagonal at the zero pose (what the joint's axis carries).
     M0 = regressor(chain, np.zeros((n, n)), np.zeros((n, n)), np.eye(n), gravity=(0.0, 0.0, 0.0)) @ ref_c
-    scale_a = np.maximum(ref_a, np.abs(np.diag(M0))[:na])
+    diag0 = np.abs(np.diag(M0))[:na]
+    scale_a = np.maximum(ref_a, np.where(sep, 1.0, INSEPARABLE_ARMATURE_SCALE) * diag0)
     scale_a = np.where(scale_a > 0, scale_a, 1.0)
     # The prior's weight from the data: ridge cross-validation over contiguous time blocks (links only: the
     # armature and the friction are the data's).
     sample_of_row = np.concatenate([np.flatnonzero(mask[:, i]) for i in range(n)])
     fold_of_row = (sample_of_row * CV_FOLDS) // data.q.shape[0]
     A = np.hstack([S[:, :P] * scale[None, :], S[:, P:]])
-    penalised = np.arange(P + na + nf) < P
+    penalised = np.concatenate([np.ones(P, dtype=bool), ~sep, np.zeros(nf, dtype=bool)])
     lam, share, story = prior_weight(A, tw - S[:, :P] @ ref_c - S[:, P:P + na] @ ref_a, penalised, fold_of_row)
-    prior = math.sqrt(lam) / scale
+    prior = math.sqrt(lam) / np.concatenate([scale, scale_a[~sep]])
     # What no torque can show (the directions the base parameters leave out, seed 001, and the split of an
     # inseparable armature from its link) is held at the reference with HOLD_WEIGHT of the data's mean information
     # per parameter: the cross-validated weight may be too small for the nonlinear fit to keep them there.
@@ -757,6 +768,8 @@ def identify(
     unseen = scipy.linalg.null_space(K * scale_x[None, :]).T / scale_x[None, :]  # (P + na - rank, P + na)
     hold = HOLD_WEIGHT * math.sqrt(float(np.sum(A[:, :P] ** 2)) / P) * unseen
     ref_x = np.concatenate([ref_c, ref_a])
+    ref_p = np.concatenate([ref_c, ref_a[~sep]])
+    n_pulled = int(np.sum(~sep))
     balls = link_balls(chain, own_ref.reshape(-1))
     ball_rows = _ball_rows(balls)
     ball_scale = np.maximum(own_ref[:, 0], 1e-300) * balls[:, 3] ** 2
@@ -797,7 +810,8 @@ def identify(
             own, arm, fr = split_z(z)
             pi = att + own.reshape(-1)
             outside = np.maximum(np.sum(ball_rows * own, axis=1), 0.0)
-            return np.concatenate([Rs @ np.concatenate([pi, arm, fr]) - target, prior * (pi - ref_c),
+            return np.concatenate([Rs @ np.concatenate([pi, arm, fr]) - target,
+                                   prior * (np.concatenate([pi, arm[~sep]]) - ref_p),
                                    hold @ (np.concatenate([pi, arm]) - ref_x), weight * outside,
                                    weight_a * np.minimum(arm, 0.0)])
 
@@ -806,9 +820,11 @@ def identify(
             D_links = _jacobian_x(xs)
             D = scipy.linalg.block_diag(*D_links)
             top = np.hstack([Rs[:, :P] @ D, Rs[:, P:nz], Rs[:, nz:] * (2.0 * z[nz:])])
-            middle = np.hstack([np.vstack([prior[:, None] * D, hold[:, :P] @ D]),
-                                np.vstack([np.zeros((P, na)), hold[:, P:]]),
-                                np.zeros((P + hold.shape[0], nf))])
+            pulled = np.zeros((n_pulled, na))
+            pulled[np.arange(n_pulled), np.flatnonzero(~sep)] = prior[P:]
+            middle = np.hstack([np.vstack([prior[:P, None] * D, np.zeros((n_pulled, P)), hold[:, :P] @ D]),
+                                np.vstack([np.zeros((P, na)), pulled, hold[:, P:]]),
+                                np.zeros((P + n_pulled + hold.shape[0], nf))])
             outside = np.sum(ball_rows * _parameters_from_x(xs), axis=1) > 0
             rows = np.zeros((n, nz + nf))
             for k in np.flatnonzero(outside):
@@ -852,6 +868,7 @@ __all__ = [
     "CV_WEIGHTS",
     "DATA_SHARE",
     "HOLD_WEIGHT",
+    "INSEPARABLE_ARMATURE_SCALE",
     "MASS_PRIOR_SCALE",
     "LINK_PAD",
     "PLAUSIBLE_REFERENCE_FACTOR",
