@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from thermocomp._typing import FloatArray, PathLike
+from thermocomp._workers import end_with_parent
 from thermocomp.application import CompensationFailed, Report, file_of
 from thermocomp.compensation.compensate import CompensationOptions, ProgressCallback
 from thermocomp.deformation.table import DeformationTable
@@ -270,7 +271,9 @@ def _in_processes(job: Job, tasks: list[_Task], jobs: int) -> list[ProgramOutcom
     temporary is known to ``job``, which then removes them all.
     """
     context = multiprocessing.get_context("spawn")  # (fork copies numba's and BLAS's threads mid-state)
-    with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
+    # the workers end with this process, even killed hard (their temporaries carry its id: the next run removes them)
+    with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
+                                                initializer=end_with_parent, initargs=(os.getpid(),)) as pool:
         futures = [pool.submit(_in_worker, task) for task in tasks]
         adopted: set[int] = set()
         try:

@@ -47,6 +47,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import shutil
 import stat
 import sys
@@ -86,11 +87,32 @@ class _Role:
         return f"{self.option} {self.path}" if self.option else str(self.path)
 
 
+#: The process whose run a temporary belongs to, written in its name (``.tc-<pid>-``): this process, or in a
+#: worker of a batch the batch's own process (:func:`owned_by`), which adopts and commits what the worker writes.
+_OWNER: list[int] = []
+#: A temporary's name: the prefix, an optional kind (``keep-``), the owner's process id, then mkstemp's letters.
+_OWNED_NAME = re.compile(re.escape(TEMPORARY_PREFIX) + r"(?:[a-z]+-)?(\d+)-")
+
+
+def owned_by(pid: int) -> None:
+    """Name this process's temporaries after process ``pid`` (a batch's worker: the batch's process).
+
+    A temporary whose owner no longer runs was left by a run killed hard (SIGKILL, the out-of-memory killer:
+    nothing of the run could remove it); :func:`remove_stale_temporaries` removes it.
+    """
+    _OWNER[:] = [int(pid)]
+
+
+def _owner() -> int:
+    return _OWNER[0] if _OWNER else os.getpid()
+
+
 def temporary_beside(dest: Path, kind: str = "", suffix: str | None = None) -> Path:
     """Create an empty temporary file in ``dest``'s folder (same file system: renaming it is atomic).
 
-    Its name is short (``.tc-XXXXXXXX`` plus ``suffix``, by default ``dest``'s,
-    when that is at most 12 characters), whatever the length of ``dest``'s name.
+    Its name is short (``.tc-<pid>-XXXXXXXX`` plus ``suffix``, by default ``dest``'s,
+    when that is at most 12 characters), whatever the length of ``dest``'s name; ``<pid>`` is the process
+    that owns it (:func:`owned_by`), so that a run killed hard leaves a name the next run can recognise.
 
     Raises
     ------
@@ -100,11 +122,56 @@ def temporary_beside(dest: Path, kind: str = "", suffix: str | None = None) -> P
     suffix = dest.suffix if suffix is None else suffix
     suffix = suffix if len(suffix) <= _MAX_SUFFIX else ""
     try:
-        fd, name = tempfile.mkstemp(prefix=TEMPORARY_PREFIX + kind, suffix=suffix, dir=dest.parent)
+        fd, name = tempfile.mkstemp(prefix=f"{TEMPORARY_PREFIX}{kind}{_owner()}-", suffix=suffix, dir=dest.parent)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
     os.close(fd)
     return Path(name)
+
+
+#: The output folders this process has swept of stale temporaries (:meth:`Job.check`).
+_SWEPT: set[Path] = set()
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user counts: it may own its temporaries)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return pid < 2**31
+    return True
+
+
+def remove_stale_temporaries(folder: Path) -> list[Path]:
+    """Remove the temporaries in ``folder`` whose owning process is gone (a run killed hard left them).
+
+    Only names this module makes (``.tc-<pid>-...``, regular files) whose ``<pid>`` no longer runs: a run in
+    progress, of this or another process, keeps its own. A process id the system has given to another
+    process since keeps its temporary until that one ends too.
+
+    Returns
+    -------
+    list of Path
+        The files removed.
+    """
+    removed = []
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.startswith(TEMPORARY_PREFIX)]
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _OWNED_NAME.match(entry.name)
+        if match is None or _running(int(match.group(1))):
+            continue
+        with contextlib.suppress(OSError):
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+    return removed
 
 
 def new_file_mode() -> int:
@@ -355,6 +422,10 @@ class Job:
             raise InputError(f"{len(found)} outputs cannot be written:\n  " + "\n  ".join(found))
         if not self._checked:
             self._checked = True
+            for folder in dict.fromkeys(destination(o.path).parent for o in self._outputs):
+                if folder not in _SWEPT:  # once a process: a batch's thousand jobs in one folder list it once
+                    _SWEPT.add(folder)
+                    remove_stale_temporaries(folder)
             if self._log_lines:
                 self._write_log()
 
@@ -530,4 +601,5 @@ def _keep(dest: Path) -> Path:
     return backup
 
 
-__all__ = ["TEMPORARY_PREFIX", "Job", "interrupt_on_termination", "new_file_mode", "same_file", "temporary_beside"]
+__all__ = ["TEMPORARY_PREFIX", "Job", "interrupt_on_termination", "new_file_mode", "owned_by", "remove_stale_temporaries",
+           "same_file", "temporary_beside"]
