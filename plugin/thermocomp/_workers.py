@@ -5,12 +5,14 @@ workers: without this they ran on without a parent, some 300 MB each, and kept
 multiprocessing's resource tracker alive with them (issue 38). Standard library only.
 
 :func:`end_with_parent` is the pool's initializer: on Linux the kernel sends the
-worker SIGTERM when its parent ends (``prctl(PR_SET_PDEATHSIG)``); elsewhere a
-thread watches the parent's process id. SIGTERM ends a worker as it ends the
-command line: a program in progress removes its temporaries (its job's block),
-and what the batch itself had staged is removed by the next run in that folder
-(:func:`thermocomp.io.job.remove_stale_temporaries`), since every temporary of
-the batch carries the batch's process id (:func:`thermocomp.io.job.owned_by`).
+worker SIGKILL when its parent ends (``prctl(PR_SET_PDEATHSIG)``); elsewhere a
+thread watches the parent's process id. SIGKILL, not SIGTERM: a worker in a task
+turns SIGTERM into Ctrl-C (its job's cleanup), hands the interrupt back to a parent
+that is gone, and then waits for the next task for ever (it holds both ends of
+the pool's call queue, so the read never ends). Whatever the batch and its
+workers had staged carries the batch's process id
+(:func:`thermocomp.io.job.owned_by`) and is removed by the next run that writes
+in that folder (:func:`thermocomp.io.job.remove_stale_temporaries`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ WATCH_PERIOD_S = 0.5
 
 
 def end_with_parent(parent_pid: int) -> None:
-    """Make this process end (SIGTERM) when process ``parent_pid``, its parent, ends; name its temporaries after it.
+    """Make this process end (SIGKILL) when process ``parent_pid``, its parent, ends; name its temporaries after it.
 
     Call it first thing in a worker (a pool's ``initializer``). If the parent has already gone, this
     process ends now.
@@ -39,18 +41,18 @@ def end_with_parent(parent_pid: int) -> None:
     if not _ask_the_kernel():
         threading.Thread(target=_watch, args=(parent_pid,), name="end-with-parent", daemon=True).start()
     if os.getppid() != parent_pid:  # the parent ended before the kernel was asked
-        os.kill(os.getpid(), signal.SIGTERM)
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _ask_the_kernel() -> bool:
-    """``prctl(PR_SET_PDEATHSIG, SIGTERM)``; whether the kernel took it (Linux only)."""
+    """``prctl(PR_SET_PDEATHSIG, SIGKILL)``; whether the kernel took it (Linux only)."""
     if not sys.platform.startswith("linux"):
         return False
     import ctypes
 
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0) == 0
+        return libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
 
@@ -58,7 +60,7 @@ def _ask_the_kernel() -> bool:
 def _watch(parent_pid: int) -> None:
     while os.getppid() == parent_pid:
         time.sleep(WATCH_PERIOD_S)
-    os.kill(os.getpid(), signal.SIGTERM)
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 __all__ = ["WATCH_PERIOD_S", "end_with_parent"]

@@ -235,6 +235,38 @@ def destination(path: PathLike) -> Path:
     return Path(os.path.realpath(path.parent)) / path.name
 
 
+class _Identities:
+    """Files by identity, for :func:`same_file` against many at once: by resolved path and by device and inode."""
+
+    def __init__(self, roles: list[_Role]) -> None:
+        self._by_path: dict[str, list[int]] = {}
+        self._by_inode: dict[tuple[int, int], list[int]] = {}
+        self._roles: list[_Role] = []
+        for role in roles:
+            self.add(role)
+
+    @staticmethod
+    def _keys(path: Path) -> tuple[str, tuple[int, int] | None]:
+        try:
+            st = _stat(path)
+        except OSError:  # a loop of links, a name too long: no file there to be the same (its own check names it)
+            st = None
+        return os.path.realpath(path), None if st is None else (st.st_dev, st.st_ino)
+
+    def add(self, role: _Role) -> None:
+        real, inode = self._keys(role.path)
+        self._by_path.setdefault(real, []).append(len(self._roles))
+        if inode is not None:
+            self._by_inode.setdefault(inode, []).append(len(self._roles))
+        self._roles.append(role)
+
+    def same_as(self, path: Path) -> list[_Role]:
+        """The files added that are ``path`` (:func:`same_file`), in the order added."""
+        real, inode = self._keys(path)
+        hits = set(self._by_path.get(real, ())) | set(self._by_inode.get(inode, ()) if inode is not None else ())
+        return [self._roles[k] for k in sorted(hits)]
+
+
 def _name_max(folder: Path) -> int:
     try:
         return int(os.pathconf(folder, "PC_NAME_MAX"))
@@ -255,6 +287,8 @@ class Job:
     def __init__(self) -> None:
         self._inputs: list[_Role] = []
         self._outputs: list[_Role] = []
+        self._declared: set[tuple[str, _Role]] = set()  # (a batch declares thousands: each a set look-up, not a list scan)
+        self._by_destination: dict[Path, _Role] | None = None  # resolved destination -> output (made when needed)
         self._staged: dict[Path, Path] = {}  # destination (resolved) -> temporary
         self._log: _Role | None = None
         self._log_lines: list[str] = []
@@ -271,7 +305,8 @@ class Job:
         if str(path) == "-":  # the Unix spelling of standard input: never a file named '-' by surprise
             raise InputError("expected a file name: '-' (standard input) is not read; name the file (./- for a "
                              "file called '-')", path=role.label)
-        if role not in self._inputs:
+        if ("in", role) not in self._declared:
+            self._declared.add(("in", role))
             self._inputs.append(role)
         return role.path
 
@@ -295,8 +330,10 @@ class Job:
         if isinstance(path, str) and path.endswith(("/", os.sep)) and not Path(path).is_dir():
             # Path() drops the slash: --out new.csv/ wrote a file new.csv where a folder was meant
             raise InputError("expected a file name, got a folder name (it ends in '/')", path=f"{role.label}/")
-        if role not in self._outputs:
+        if ("out", role) not in self._declared:
+            self._declared.add(("out", role))
             self._outputs.append(role)
+            self._by_destination = None
         return role.path
 
     def derived_output(self, path: PathLike | None, option: str, begins: bytes, kind: str) -> Path | None:
@@ -363,11 +400,19 @@ class Job:
     def conflicts(self) -> list[str]:
         """Every reason an output cannot be written, or an input cannot be read to its end, one line each naming
         the option (empty: none)."""
-        return ([line for src in self._inputs for line in _endless(src)]
-                + [line for k in range(len(self._outputs)) for line in self._conflicts_of(k)])
+        found = [line for src in self._inputs for line in _endless(src)]
+        inputs, earlier = _Identities(self._inputs), _Identities([])
+        for k, out in enumerate(self._outputs):  # each file's identity taken once: linear in the files declared
+            found += self._conflicts_of(k, inputs, earlier)
+            earlier.add(out)
+        return found
 
-    def _conflicts_of(self, k: int) -> list[str]:
+    def _conflicts_of(self, k: int, inputs: _Identities | None = None, earlier: _Identities | None = None) -> list[str]:
+        """The conflicts of output ``k``; ``inputs`` and ``earlier`` (the outputs before it) as :class:`_Identities`
+        when the caller has them."""
         out = self._outputs[k]
+        inputs = _Identities(self._inputs) if inputs is None else inputs
+        earlier = _Identities(self._outputs[:k]) if earlier is None else earlier
         label = out.label
         if not out.path.name or out.path.name in (".", ".."):
             return [f"{label}: expected a file name, got a folder"]
@@ -398,13 +443,11 @@ class Job:
             found.append(f"{label}: exists and is not {out.kind} (it does not begin {head[:30] + '...'!r}); it is "
                          f"the name {out.option.split(' (')[0]} derives, not one you gave, so it is not replaced: move "
                          "it, or choose another name")
-        for src in self._inputs:
-            if same_file(out.path, src.path):
-                found.append(f"{label}: would overwrite the input {src.path}"
-                             f"{f' ({src.option})' if src.option else ''}; choose another output path")
-        for other in self._outputs[:k]:
-            if same_file(out.path, other.path):
-                found.append(f"{label}: the same file as {other.label}; give each output its own path")
+        for src in inputs.same_as(out.path):
+            found.append(f"{label}: would overwrite the input {src.path}"
+                         f"{f' ({src.option})' if src.option else ''}; choose another output path")
+        for other in earlier.same_as(out.path):
+            found.append(f"{label}: the same file as {other.label}; give each output its own path")
         return found
 
     def check(self) -> None:
@@ -571,10 +614,14 @@ class Job:
             self._role_of_resolved(dest)
 
     def _role_of_resolved(self, dest: Path) -> _Role:
-        for role in self._outputs:
-            if Path(os.path.realpath(role.path)) == dest:
-                return role
-        raise ValueError(f"{dest} was not declared with Job.output")
+        if self._by_destination is None:
+            self._by_destination = {}
+            for role in self._outputs:
+                self._by_destination.setdefault(Path(os.path.realpath(role.path)), role)
+        role = self._by_destination.get(dest)
+        if role is None:
+            raise ValueError(f"{dest} was not declared with Job.output")
+        return role
 
     def discard(self) -> None:
         """Remove every temporary (nothing is written); :meth:`__exit__` does it when the block ends."""
