@@ -145,13 +145,21 @@ def program_files(programs: list[PathLike]) -> list[Path]:
     Raises
     ------
     InputError
-        A folder holding no robot program (naming ``--program``).
+        A folder holding no robot program, or a name with a program's extension that is no regular file (a FIFO,
+        a link to a device or to nothing, a folder: they were skipped without a word), naming ``--program``.
     """
     found: list[Path] = []
     for item in programs:
         path = Path(item)
         if path.is_dir():
-            inside = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in PROGRAM_SUFFIXES)
+            named = [p for p in path.iterdir() if p.suffix.lower() in PROGRAM_SUFFIXES]
+            odd = [p for p in named if not p.is_file()]
+            if odd:
+                raise InputError(f"--program: expected robot programs (regular files) in the folder, got "
+                                 f"{', '.join(f'{p.name} ({_kind(p)})' for p in sorted(odd)[:5])}"
+                                 f"{f' and {len(odd) - 5} more' if len(odd) > 5 else ''}: remove or rename them",
+                                 path=str(path))
+            inside = sorted(named)
             if not inside:
                 raise InputError(f"--program: expected robot programs ({', '.join(PROGRAM_SUFFIXES)}) in the folder, "
                                  "found none", path=str(path))
@@ -159,6 +167,16 @@ def program_files(programs: list[PathLike]) -> list[Path]:
         else:
             found.append(path)
     return found
+
+
+def _kind(path: Path) -> str:
+    """What the name ``path`` is when it is not a regular file, for a message."""
+    from thermocomp.io.job import file_kind
+
+    if path.is_symlink():
+        target = os.readlink(path)
+        return f"a link to {target}" + ("" if path.exists() else ", which does not exist")
+    return file_kind(path.stat().st_mode)
 
 
 def compensate_programs(robot: str | PathLike, deformation: PathLike, programs: list[PathLike], out_dir: PathLike, *,

@@ -407,6 +407,34 @@ class Job:
             earlier.add(out)
         return found
 
+    def check_inputs_exist(self) -> None:
+        """Refuse, naming each with its option, the declared inputs that are not there or are folders.
+
+        For a run that must do something slow or visible before it reads them (connect to a simulator): a
+        missing ``--results`` was reported as the connection that failed first.
+
+        Raises
+        ------
+        InputError
+            One line per input missing or a folder.
+        """
+        found = []
+        for src in self._inputs:
+            try:
+                st = src.path.stat()
+            except FileNotFoundError:
+                found.append(f"{src.label}: file not found")
+                continue
+            except OSError as exc:
+                found.append(f"{src.label}: cannot read: {exc.strerror or exc}")
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                found.append(f"{src.label}: expected a file, got a directory")
+        if len(found) == 1:
+            raise InputError(found[0])
+        if found:
+            raise InputError(f"{len(found)} inputs cannot be read:\n  " + "\n  ".join(found))
+
     def _conflicts_of(self, k: int, inputs: _Identities | None = None, earlier: _Identities | None = None) -> list[str]:
         """The conflicts of output ``k``; ``inputs`` and ``earlier`` (the outputs before it) as :class:`_Identities`
         when the caller has them."""

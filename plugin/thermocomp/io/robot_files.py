@@ -230,6 +230,10 @@ def read_robot_description(path: PathLike, options: RobotFileOptions | None = No
     if suffix not in ROBOT_FILE_SUFFIXES:
         raise InputError(f"expected a robot file ending in {' or '.join(ROBOT_FILE_SUFFIXES)}, got {path.name!r}",
                          path=str(path))
+    for folder in options.package_paths:  # a missing folder or a file was skipped in silence, its packages unfound
+        if not folder.is_dir():
+            raise InputError(f"--package-path: expected a folder holding ROS packages, got "
+                             f"{'a file' if folder.exists() else 'nothing (no such folder)'}", path=str(folder))
     packages = find_packages(options.search_path())
     if suffix == ".urdf":
         if options.xacro_args:
