@@ -68,7 +68,44 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        from thermocomp.errors import capped
+
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {capped(message)}\n")
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        _check_ranges(self)  # each numeric option checked against its range (cli/option_ranges.py), as typed
+        return super().parse_known_args(args, namespace)
+
+
+def _check_ranges(parser: argparse.ArgumentParser) -> None:
+    """Wrap the type of each of ``parser``'s numeric options (once) to refuse a value out of its range."""
+    from thermocomp.cli.option_ranges import range_of
+
+    command = parser.prog.split(" ", 1)[1] if " " in parser.prog else ""
+    for action in parser._actions:
+        if action.option_strings and action.type is not None and not isinstance(action.type, _InRange):
+            bounds = range_of(command, action.option_strings)
+            if bounds is not None:
+                action.type = _InRange(parser._registry_get("type", action.type, action.type), bounds)
+
+
+class _InRange:
+    """An option's type, then its range: an ``ArgumentTypeError`` (argparse names the option) when out of it."""
+
+    def __init__(self, convert, bounds) -> None:
+        self.convert, self.bounds = convert, bounds
+        self.__name__ = getattr(convert, "__name__", "number")
+
+    def __call__(self, text: str):
+        from thermocomp.cli.option_ranges import numbers_in
+
+        try:
+            value = self.convert(text)
+        except (ValueError, TypeError):
+            raise argparse.ArgumentTypeError(f"expected {self.bounds.text()}, got {text!r}") from None
+        if not all(self.bounds.holds(v) for v in numbers_in(value)):
+            raise argparse.ArgumentTypeError(f"expected {self.bounds.text()}, got {text}")
+        return value
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):

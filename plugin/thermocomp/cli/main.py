@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from thermocomp._signals import TERMINATION_SIGNALS, interrupt_on_termination, terminated, termination_text
 from thermocomp.cli.exit_status import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from thermocomp.cli.progress import stop_all
-from thermocomp.errors import ConfigurationError, ThermocompError
+from thermocomp.errors import ConfigurationError, ThermocompError, capped
 
 #: The subcommands and their modules, in the order ``--help`` lists them. A run imports only its command's
 #: module (and the library it needs); ``--help`` and a name that is not here import them all.
@@ -81,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             finally:
                 stop_all()  # the progress lines end before the run's last words
     except (ThermocompError, ConfigurationError) as exc:
-        print(f"thermocomp: error: {exc}", file=sys.stderr)
+        print(f"thermocomp: error: {capped(str(exc))}", file=sys.stderr)  # (no 309-digit number echoed whole)
         return EXIT_INPUT
     except KeyboardInterrupt as exc:
         why = f" ({exc})" if str(exc) else ""
