@@ -79,21 +79,23 @@ class ArgumentParser(argparse.ArgumentParser):
 
 def _check_ranges(parser: argparse.ArgumentParser) -> None:
     """Wrap the type of each of ``parser``'s numeric options (once) to refuse a value out of its range."""
-    from thermocomp.cli.option_ranges import range_of
+    from thermocomp.cli.option_ranges import range_of, unit_of
 
     command = parser.prog.split(" ", 1)[1] if " " in parser.prog else ""
     for action in parser._actions:
         if action.option_strings and action.type is not None and not isinstance(action.type, _InRange):
             bounds = range_of(command, action.option_strings)
             if bounds is not None:
-                action.type = _InRange(parser._registry_get("type", action.type, action.type), bounds)
+                action.type = _InRange(parser._registry_get("type", action.type, action.type), bounds,
+                                       unit_of(action.option_strings[-1]))
 
 
 class _InRange:
     """An option's type, then its range: an ``ArgumentTypeError`` (argparse names the option) when out of it."""
 
-    def __init__(self, convert, bounds) -> None:
+    def __init__(self, convert, bounds, unit: str) -> None:
         self.convert, self.bounds = convert, bounds
+        self.expected = f"expected {bounds.text()}{f' {unit}' if unit else ''}"
         self.__name__ = getattr(convert, "__name__", "number")
 
     def __call__(self, text: str):
@@ -102,9 +104,9 @@ class _InRange:
         try:
             value = self.convert(text)
         except (ValueError, TypeError):
-            raise argparse.ArgumentTypeError(f"expected {self.bounds.text()}, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"{self.expected}, got {text!r}") from None
         if not all(self.bounds.holds(v) for v in numbers_in(value)):
-            raise argparse.ArgumentTypeError(f"expected {self.bounds.text()}, got {text}")
+            raise argparse.ArgumentTypeError(f"{self.expected}, got {text}")
         return value
 
 

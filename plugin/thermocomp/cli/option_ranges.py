@@ -86,11 +86,11 @@ RANGES: dict[str, Range] = {
     "--max-motions": _at_least(1, 2_000_000),  # programs.model.MAX_MOTIONS
     # solver
     "--orientation-euler-xyz-deg": _ANGLE_DEG,
-    "--position-tol-mm": Range(1e-9, 100.0),
-    "--orientation-tol-deg": Range(1e-10, 10.0),
+    "--position-tol-mm": _positive(1.0),  # tolerances.IK_MAX_POSITION_TOL
+    "--orientation-tol-deg": _positive(1.0),  # tolerances.IK_MAX_ORIENTATION_TOL
     "--starts": _at_least(1, 10_000),  # compensation.compensate.MAX_STARTS
     "--seed": _SEED,
-    "--jobs": _at_least(1, 1024),
+    "--jobs": _at_least(1, 1024),  # runs.compensate_programs
     # simulators
     "--coppeliasim-port": _PORT,
     "--port": _PORT,
@@ -137,6 +137,17 @@ RANGES: dict[str, Range] = {
 }
 
 
+#: The unit an option's name ends with, for messages (``--sigma-mm``: mm).
+UNITS = {"-mm": "mm", "-deg": "deg", "-s": "s", "-hz": "Hz", "-min": "min", "-nm": "N m", "-rad": "rad",
+         "-rad-s": "rad/s", "-deg-s": "deg/s", "-nm-s-per-rad": "N m s/rad"}
+
+
+def unit_of(option: str) -> str:
+    """The unit ``option``'s name ends with (longest match), or ""."""
+    found = [u for suffix, u in UNITS.items() if option.endswith(suffix)]
+    return max(found, key=len, default="") if found else ""
+
+
 def range_of(command: str, option_strings: list[str]) -> Range | None:
     """The range of the option named ``option_strings`` of ``command`` (``"coppeliasim show"``), or None."""
     for option in option_strings:
@@ -153,4 +164,4 @@ def numbers_in(value: object) -> list[float]:
     return [value] if isinstance(value, (int, float)) and not isinstance(value, bool) else []
 
 
-__all__ = ["RANGES", "Range", "numbers_in", "range_of"]
+__all__ = ["RANGES", "Range", "numbers_in", "range_of", "unit_of"]
