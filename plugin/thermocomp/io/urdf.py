@@ -228,7 +228,7 @@ def _parse(data: bytes | str, src: str) -> tuple[str, set[str], list[_Joint], di
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise InputError(f"joint {dup!r} is defined twice", path=src)
-    homes: dict[str, float] = {}
+    homes: dict[str, tuple[float, int | None]] = {}  # joint -> (position [rad], line of its <home>)
     for extra in root.findall(HOME_ELEMENT):
         for home in extra.findall("home"):
             joint, text = home.get("joint"), home.get("position")
@@ -236,7 +236,7 @@ def _parse(data: bytes | str, src: str) -> tuple[str, set[str], list[_Joint], di
             if not joint or joint not in names or not math.isfinite(value):
                 raise InputError(f"<{HOME_ELEMENT}><home>: expected joint=\"<a joint>\" and a finite position [rad], "
                                  f"got joint={joint!r} position={text!r}", path=src, row=line_of(home))
-            homes[joint] = value
+            homes[joint] = (value, line_of(home))
     return root.get("name") or Path(src).stem, links, joints, homes
 
 
@@ -456,10 +456,11 @@ def urdf_chain(data: bytes | str, source: str, base_link: str | None = None, tip
     home = np.clip(0.0, lower_, upper_)
     for k, name in enumerate(names):
         if name in r.homes:
-            if not lower_[k] <= r.homes[name] <= upper_[k]:
+            position, row = r.homes[name]
+            if not lower_[k] <= position <= upper_[k]:
                 raise InputError(f"<{HOME_ELEMENT}><home> of joint {name!r}: expected a position within its limits "
-                                 f"[{lower_[k]:g}, {upper_[k]:g}] rad, got {r.homes[name]:g}", path=src)
-            home[k] = r.homes[name]
+                                 f"[{lower_[k]:g}, {upper_[k]:g}] rad, got {position:g}", path=src, row=row)
+            home[k] = position
     return Chain(
         name=robot_name,
         joint_names=tuple(names),
