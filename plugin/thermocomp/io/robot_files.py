@@ -333,7 +333,7 @@ def _xacro_sandbox(roots: tuple[Path, ...], env: bool) -> Iterator[None]:
         if not xe.inside(Path(name), roots):
             raise xe.UnsafeExpression(f"xacro.load_yaml: expected a file inside the robot file's folder or a ROS "
                                       f"package's (--package-path), got {name}")
-        _check_read(Path(name), "xacro.load_yaml")
+        _check_read(Path(name), "xacro.load_yaml: ")
         _stage(f"reading {name} (xacro.load_yaml)")
         return xacro.load_yaml(name)
 
@@ -380,7 +380,7 @@ def _xacro_sandbox(roots: tuple[Path, ...], env: bool) -> Iterator[None]:
         if inp is None:  # a file xacro opens (the top file, an include): not a FIFO, a device or a huge file
             name = os.path.join(xacro.root_dir, filename)
             try:
-                _check_read(Path(name), "xacro")
+                _check_read(Path(name), "")
             except UnsafeExpression as exc:
                 raise xacro.XacroException(exc=exc) from None
             _stage(f"reading and parsing {name}")
@@ -419,9 +419,9 @@ def _check_read(path: Path, what: str) -> None:
     except OSError:
         return  # xacro's own message: the file is missing
     if not stat.S_ISREG(st.st_mode):
-        raise UnsafeExpression(f"{what}: expected a regular file, got {file_kind(st.st_mode)}: {path}")
+        raise UnsafeExpression(f"{what}expected a regular file, got {file_kind(st.st_mode)}: {path}")
     if st.st_size > MAX_XACRO_FILE_BYTES:
-        raise UnsafeExpression(f"{what}: expected a file of at most {MAX_XACRO_FILE_BYTES // 2**20} MiB (a robot "
+        raise UnsafeExpression(f"{what}expected a file of at most {MAX_XACRO_FILE_BYTES // 2**20} MiB (a robot "
                                f"description is far smaller), got {st.st_size / 2**20:.0f} MiB: {path}")
 
 
