@@ -59,7 +59,7 @@ def capped(text: str) -> str:
     """``text`` with every run of more than :data:`MAX_ECHOED_DIGITS` digits cut (``12345... (309 digits)``)."""
     import re
 
-    return re.sub(r"\d{%d,}" % (MAX_ECHOED_DIGITS + 1),
+    return re.sub(rf"\d{{{MAX_ECHOED_DIGITS + 1},}}",
                   lambda m: f"{m.group()[:20]}... ({len(m.group())} digits)", text)
 
 

@@ -352,7 +352,7 @@ def _xacro_sandbox(roots: tuple[Path, ...], env: bool) -> Iterator[None]:
             except KeyError:
                 raise NameError(f"name '{name}' is not defined") from None
 
-        _stage("evaluating ${%s}" % expr)
+        _stage(f"evaluating ${{{expr}}}")
         return xe.evaluate(expr, lookup, functions)
 
     def eval_substitution(text: str, context: dict):
@@ -369,7 +369,7 @@ def _xacro_sandbox(roots: tuple[Path, ...], env: bool) -> Iterator[None]:
         in_eval.update({"arg": lambda name: sa.convert_value(sa._eval_arg(name, args=args), "auto"),
                         "dirname": lambda: sa._eval_dirname(context["filename"]),
                         "find": lambda name: sa._eval_find(name), "env": sa._eval_env, "optenv": sa._eval_optenv})
-        _stage("evaluating $(eval %s)" % text)
+        _stage(f"evaluating $(eval {text})")
         return str(xe.evaluate(text, lookup, in_eval, shown="$(eval %s)"))
 
     def no_env(name, *default, **named_default):
