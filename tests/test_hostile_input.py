@@ -288,6 +288,19 @@ def test_an_option_out_of_range_is_refused_by_the_parser_naming_it(case, capsys,
 
 
 @pytest.mark.filterwarnings("ignore:overflow encountered")
+@pytest.mark.parametrize(("argv", "words"), [
+    (["excite", "--robot", "irb140", "--frequencies-hz", "0.1,0.2", "--out", "o.csv"],
+     ["--frequencies-hz: expected 6 values"]),
+    (["calibrate", "--measurements", "t.csv", "--out", "c.csv", "--report", "r.txt", "--rows", "base,nope"],
+     ["--rows: expected a non-empty subset"]),
+    (["calibrate", "--measurements", "t.csv", "--out", "c.csv", "--report", "r.txt", "--heat-on", "5:1"],
+     ["--heat-on: expected sorted"]),
+])
+def test_a_library_refusal_names_the_option_as_typed(case, capsys, argv, words):
+    """Past the parser's ranges, the library's checks named their fields: 'frequencies:', 'rows:', 'heat_on:'."""
+    refused(case, capsys, argv, EXIT_INPUT, *words)
+
+
 def test_a_singular_calibration_is_bad_input(case):
     """Past the parser (the library's own call), a weight of 1e303 made the normal matrix singular: a traceback."""
     from thermocomp.calibration.identify import CalibrationOptions

@@ -44,6 +44,13 @@ def end_with_parent(parent_pid: int) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+def end_with_parent_process() -> None:
+    """Ask the kernel (Linux) to end this process with SIGKILL when its parent ends; elsewhere nothing.
+
+    For a child that runs no Python of ours to watch (a ``subprocess`` ``preexec_fn``: the xacro expansion)."""
+    _ask_the_kernel()
+
+
 def _ask_the_kernel() -> bool:
     """``prctl(PR_SET_PDEATHSIG, SIGKILL)``; whether the kernel took it (Linux only)."""
     if not sys.platform.startswith("linux"):
@@ -63,4 +70,4 @@ def _watch(parent_pid: int) -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-__all__ = ["WATCH_PERIOD_S", "end_with_parent"]
+__all__ = ["WATCH_PERIOD_S", "end_with_parent", "end_with_parent_process"]

@@ -81,7 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             finally:
                 stop_all()  # the progress lines end before the run's last words
     except (ThermocompError, ConfigurationError) as exc:
-        print(f"thermocomp: error: {capped(str(exc))}", file=sys.stderr)  # (no 309-digit number echoed whole)
+        from thermocomp.cli.option_ranges import named_as_typed
+
+        # the option as typed, not the library's field ('duration' for --duration-s); no 309-digit number whole
+        text = named_as_typed(str(exc)) if isinstance(exc, ConfigurationError) else str(exc)  # (a file's: its path)
+        print(f"thermocomp: error: {capped(text)}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt as exc:
         why = f" ({exc})" if str(exc) else ""

@@ -157,6 +157,40 @@ def range_of(command: str, option_strings: list[str]) -> Range | None:
     return None
 
 
+#: The options of the command being run, by their ``dest`` and by it without its unit (``duration_s`` and
+#: ``duration``: the library's field): :meth:`thermocomp.cli.common.ArgumentParser.parse_known_args` fills it.
+TYPED: dict[str, str] = {}
+
+
+def remember_options(actions) -> None:
+    """Note each option of ``actions`` (argparse actions) under its ``dest`` and its ``dest`` less the unit."""
+    for action in actions:
+        if not action.option_strings or not action.option_strings[-1].startswith("--"):
+            continue
+        option = action.option_strings[-1]
+        TYPED.setdefault(action.dest, option)
+        unit = next((s for s in sorted(UNITS, key=len, reverse=True) if option.endswith(s)), None)
+        if unit is not None and action.dest.endswith(unit[1:].replace("-", "_")):
+            TYPED.setdefault(action.dest[: -len(unit)], option)
+
+
+def named_as_typed(message: str) -> str:
+    """``message`` with a leading library field name (``duration: expected > 0 s``, ``heat_on, rows: ...``) given
+    as the option the user typed (``--duration-s: ...``), where the command has that option; else unchanged."""
+    import re
+
+    head = re.match(r"([a-z][a-z_]*(?:, [a-z][a-z_]*)*)(?= \(--|: )", message)
+    if head is None:
+        return message
+    names = head.group(1).split(", ")
+    if not all(name in TYPED for name in names):
+        return message
+    rest = message[head.end():]
+    if rest.startswith(" (--"):  # "cutoff (--cutoff-hz): ..." names it already
+        return message
+    return ", ".join(TYPED[name] for name in names) + rest
+
+
 def numbers_in(value: object) -> list[float]:
     """The numbers of a parsed value: itself, or the items of a tuple or list (``--minutes``, ``--pose-deg``)."""
     if isinstance(value, (tuple, list)):
@@ -164,4 +198,4 @@ def numbers_in(value: object) -> list[float]:
     return [value] if isinstance(value, (int, float)) and not isinstance(value, bool) else []
 
 
-__all__ = ["RANGES", "Range", "numbers_in", "range_of", "unit_of"]
+__all__ = ["RANGES", "TYPED", "Range", "named_as_typed", "numbers_in", "range_of", "remember_options", "unit_of"]

@@ -524,6 +524,10 @@ def _line_of(needle: str, files: list[str], default: str) -> tuple[str, int | No
 def _bounded_memory() -> None:
     import resource
 
+    from thermocomp._workers import end_with_parent_process
+
+    end_with_parent_process()  # a command killed hard does not leave its expansion running for up to a minute
+
     resource.setrlimit(resource.RLIMIT_AS, (XACRO_MEMORY_BYTES, XACRO_MEMORY_BYTES))
 
 
