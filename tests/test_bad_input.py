@@ -255,7 +255,7 @@ def test_a_250_character_output_name_works(case, capsys):
     (["--position-tol-mm", "1e308"], EXIT_USAGE, ["--position-tol-mm", "at most 1 mm"]),
     (["--orientation-tol-deg", "5"], EXIT_USAGE, ["--orientation-tol-deg", "at most 1 deg"]),
     (["--stabilisation-min", "inf"], EXIT_USAGE, ["--stabilisation-min"]),
-    (["--starts", "6_41"], EXIT_USAGE, ["--starts", "got '6_41'"]),
+    (["--starts", "6_41"], EXIT_USAGE, ["--starts", "invalid int value: '6_41'"]),
     (["--stabilisation-min", "\u0663"], EXIT_USAGE, ["--stabilisation-min"]),
     (["--bogus"], EXIT_USAGE, ["unrecognized arguments"]),
 ])

@@ -281,6 +281,17 @@ def test_every_numeric_option_has_a_range_and_refuses_1e300_naming_itself(capsys
     (["compensate", "--deformation", "d.csv", "--targets", "t.csv", "--out", "o.csv", "--seed", "-" + "9" * 309],
      "--seed", ["(309 digits)"]),
     (["track", "--deformation", "d.csv", "--out", "m.csv", "--minutes", "0,2e9"], "--minutes", ["to 1e+06, got 0,2e9"]),
+    # (these were the library's refusals, exit 1, before the parser knew the ranges)
+    (["inertia", "--robot", "gofa", "--meshes", "m", "--units", "m", "--total-mass", "0"], "--total-mass", ["> 0"]),
+    (["excite", "--robot", "gofa", "--rate-hz", "0", "--out", "o.csv"], "--rate-hz", ["> 0", "Hz"]),
+    (["sim", "--robot", "gofa", "--deformation", "d.csv", "--targets", "t.csv", "--size", "0", "10"], "--size",
+     ["from 16 to 8192"]),
+    (["sim", "--robot", "gofa", "--deformation", "d.csv", "--targets", "t.csv", "--clearance-mm", "-1"],
+     "--clearance-mm", ["from 0 to 10000 mm"]),
+    (["compensate", "--deformation", "d.csv", "--program", "p.mod", "--out", "o.mod", "--at-minute", "1e300"],
+     "--at-minute", ["from 0 to 1e+06"]),
+    (["calibrate", "--measurements", "m.csv", "--out", "c.csv", "--report", "r.txt", "--sigma-mm", "0"],
+     "--sigma-mm", ["from 1e-06"]),
 ])
 def test_an_option_out_of_range_is_refused_by_the_parser_naming_it(case, capsys, argv, option, words):
     err = refused(case, capsys, argv, EXIT_USAGE, f"argument {option}", *words)

@@ -90,24 +90,21 @@ def _check_ranges(parser: argparse.ArgumentParser) -> None:
             bounds = range_of(command, action.option_strings)
             if bounds is not None:
                 action.type = _InRange(parser._registry_get("type", action.type, action.type), bounds,
-                                       unit_of(action.option_strings[-1]))
+                                       unit_of(action.option_strings[-1]), getattr(action.type, "__name__", "number"))
 
 
 class _InRange:
     """An option's type, then its range: an ``ArgumentTypeError`` (argparse names the option) when out of it."""
 
-    def __init__(self, convert, bounds, unit: str) -> None:
+    def __init__(self, convert, bounds, unit: str, name: str) -> None:
         self.convert, self.bounds = convert, bounds
         self.expected = f"expected {bounds.text()}{f' {unit}' if unit else ''}"
-        self.__name__ = getattr(convert, "__name__", "number")
+        self.__name__ = name  # argparse's "invalid float value: 'nan'" for what is no number at all
 
     def __call__(self, text: str):
         from thermocomp.cli.option_ranges import numbers_in
 
-        try:
-            value = self.convert(text)
-        except (ValueError, TypeError):
-            raise argparse.ArgumentTypeError(f"{self.expected}, got {text!r}") from None
+        value = self.convert(text)
         if not all(self.bounds.holds(v) for v in numbers_in(value)):
             raise argparse.ArgumentTypeError(f"{self.expected}, got {text}")
         return value

@@ -42,7 +42,7 @@ class Range:
             return f"a number > 0 and at most {_number(self.high)}"
         low = f"above {_number(self.low)}" if self.open_low else f"from {_number(self.low)}"
         high = f"below {_number(self.high)}" if self.open_high else f"to {_number(self.high)}"
-        return f"a number {low} {high}"
+        return f"a finite number {low} {high}"
 
 
 def _number(value: float) -> str:
@@ -98,6 +98,7 @@ RANGES: dict[str, Range] = {
     "--configurations": _at_least(1, 100_000),  # simulators.coppeliasim.actions.MAX_CONFIGURATIONS
     "--magnification": Range(1.0, 1000.0),  # simulators.magnification.MAGNIFICATION_RANGE
     "--hold-s": _SECONDS,
+    "coppeliasim show --hold-s": Range(0.0, 1e6),  # 0: shown, then restored at once
     "--dwell-s": Range(0.0, 1e4),
     "--size": _at_least(16, 8192),  # simulators.pybullet.render MIN_PICTURE_PX, MAX_PICTURE_PX
     "--clearance-mm": Range(0.0, 1e4),
