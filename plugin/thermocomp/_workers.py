@@ -11,7 +11,7 @@ turns SIGTERM into Ctrl-C (its job's cleanup), hands the interrupt back to a par
 that is gone, and then waits for the next task for ever (it holds both ends of
 the pool's call queue, so the read never ends). Whatever the batch and its
 workers had staged carries the batch's process id
-(:func:`thermocomp.io.job.owned_by`) and is removed by the next run that writes
+(:func:`owner_pid`) and is removed by the next run that writes
 in that folder (:func:`thermocomp.io.job.remove_stale_temporaries`).
 """
 
@@ -29,15 +29,24 @@ _PR_SET_PDEATHSIG = 1
 WATCH_PERIOD_S = 0.5
 
 
+#: The process a worker works for (:func:`end_with_parent`); empty in any other process.
+_OWNER: list[int] = []
+
+
+def owner_pid() -> int:
+    """The process whose run this process's temporaries belong to, written in their names: this process, or in a
+    batch's worker the batch's own process, which adopts and commits what the worker writes
+    (:func:`thermocomp.io.job.remove_stale_temporaries` removes those whose owner no longer runs)."""
+    return _OWNER[0] if _OWNER else os.getpid()
+
+
 def end_with_parent(parent_pid: int) -> None:
     """Make this process end (SIGKILL) when process ``parent_pid``, its parent, ends; name its temporaries after it.
 
     Call it first thing in a worker (a pool's ``initializer``). If the parent has already gone, this
     process ends now.
     """
-    from thermocomp.io.job import owned_by
-
-    owned_by(parent_pid)
+    _OWNER[:] = [int(parent_pid)]
     if not _ask_the_kernel():
         threading.Thread(target=_watch, args=(parent_pid,), name="end-with-parent", daemon=True).start()
     if os.getppid() != parent_pid:  # the parent ended before the kernel was asked
@@ -70,4 +79,4 @@ def _watch(parent_pid: int) -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-__all__ = ["WATCH_PERIOD_S", "end_with_parent", "end_with_parent_process"]
+__all__ = ["WATCH_PERIOD_S", "end_with_parent", "end_with_parent_process", "owner_pid"]

@@ -59,6 +59,7 @@ from typing import IO, Any
 
 from thermocomp._signals import interrupt_on_termination, raise_if_terminated
 from thermocomp._typing import PathLike
+from thermocomp._workers import owner_pid
 from thermocomp.errors import InputError
 
 #: Prefix of every temporary a job (or :mod:`thermocomp.io.atomic`) makes beside an output: a short,
@@ -87,24 +88,9 @@ class _Role:
         return f"{self.option} {self.path}" if self.option else str(self.path)
 
 
-#: The process whose run a temporary belongs to, written in its name (``.tc-<pid>-``): this process, or in a
-#: worker of a batch the batch's own process (:func:`owned_by`), which adopts and commits what the worker writes.
-_OWNER: list[int] = []
-#: A temporary's name: the prefix, an optional kind (``keep-``), the owner's process id, then mkstemp's letters.
+#: A temporary's name: the prefix, an optional kind (``keep-``), the owner's process id
+#: (:func:`thermocomp._workers.owner_pid`), then mkstemp's letters.
 _OWNED_NAME = re.compile(re.escape(TEMPORARY_PREFIX) + r"(?:[a-z]+-)?(\d+)-")
-
-
-def owned_by(pid: int) -> None:
-    """Name this process's temporaries after process ``pid`` (a batch's worker: the batch's process).
-
-    A temporary whose owner no longer runs was left by a run killed hard (SIGKILL, the out-of-memory killer:
-    nothing of the run could remove it); :func:`remove_stale_temporaries` removes it.
-    """
-    _OWNER[:] = [int(pid)]
-
-
-def _owner() -> int:
-    return _OWNER[0] if _OWNER else os.getpid()
 
 
 def temporary_beside(dest: Path, kind: str = "", suffix: str | None = None) -> Path:
@@ -112,7 +98,7 @@ def temporary_beside(dest: Path, kind: str = "", suffix: str | None = None) -> P
 
     Its name is short (``.tc-<pid>-XXXXXXXX`` plus ``suffix``, by default ``dest``'s,
     when that is at most 12 characters), whatever the length of ``dest``'s name; ``<pid>`` is the process
-    that owns it (:func:`owned_by`), so that a run killed hard leaves a name the next run can recognise.
+    that owns it (:func:`thermocomp._workers.owner_pid`), so that a run killed hard leaves a name the next run can recognise.
 
     Raises
     ------
@@ -122,7 +108,7 @@ def temporary_beside(dest: Path, kind: str = "", suffix: str | None = None) -> P
     suffix = dest.suffix if suffix is None else suffix
     suffix = suffix if len(suffix) <= _MAX_SUFFIX else ""
     try:
-        fd, name = tempfile.mkstemp(prefix=f"{TEMPORARY_PREFIX}{kind}{_owner()}-", suffix=suffix, dir=dest.parent)
+        fd, name = tempfile.mkstemp(prefix=f"{TEMPORARY_PREFIX}{kind}{owner_pid()}-", suffix=suffix, dir=dest.parent)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
     os.close(fd)
@@ -676,5 +662,5 @@ def _keep(dest: Path) -> Path:
     return backup
 
 
-__all__ = ["TEMPORARY_PREFIX", "Job", "interrupt_on_termination", "new_file_mode", "owned_by", "remove_stale_temporaries",
-           "same_file", "temporary_beside"]
+__all__ = ["TEMPORARY_PREFIX", "Job", "interrupt_on_termination", "new_file_mode", "remove_stale_temporaries", "same_file",
+           "temporary_beside"]
