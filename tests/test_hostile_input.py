@@ -298,7 +298,6 @@ def test_an_option_out_of_range_is_refused_by_the_parser_naming_it(case, capsys,
     assert "9" * 41 not in err  # no value echoed whole past 40 digits
 
 
-@pytest.mark.filterwarnings("ignore:overflow encountered")
 @pytest.mark.parametrize(("argv", "words"), [
     (["excite", "--robot", "irb140", "--frequencies-hz", "0.1,0.2", "--out", "o.csv"],
      ["--frequencies-hz: expected 6 values"]),
@@ -312,6 +311,7 @@ def test_a_library_refusal_names_the_option_as_typed(case, capsys, argv, words):
     refused(case, capsys, argv, EXIT_INPUT, *words)
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered")
 def test_a_singular_calibration_is_bad_input(case):
     """Past the parser (the library's own call), a weight of 1e303 made the normal matrix singular: a traceback."""
     from thermocomp.calibration.identify import CalibrationOptions
