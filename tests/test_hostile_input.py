@@ -368,6 +368,10 @@ def test_a_joint_target_outside_the_limits_is_not_compensated(case, capsys):
     refused(case, capsys, ["compensate", "--deformation", "d.csv", "--program", "j.mod", "--static", "--out", "o.mod",
                            "--joint-targets", "compensate"], EXIT_INPUT, "j.mod, line 6, column 14", "joint 1",
             "-180 .. 180 deg", "400 deg")
+    code, out, err = run_cli(capsys, ["compensate", "--deformation", "d.csv", "--program", "j.mod", "--static",
+                                      "--out", "o.mod"])  # kept as written (the default): a finding, not a refusal
+    assert code == EXIT_OK, err
+    assert "joint 1 at 400 deg, outside its limits [-180, 180]" in out and "within 1 deg" not in out
 
 
 @pytest.mark.parametrize("reader", ["table", "dh", "urdf"])
