@@ -73,8 +73,10 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {capped(message)}\n")
 
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
-        from thermocomp.cli.option_ranges import remember_options
+        from thermocomp.cli.option_ranges import TYPED, remember_options
 
+        if " " not in self.prog:
+            TYPED.clear()  # a new command line: only its own command's options
         _check_ranges(self)  # each numeric option checked against its range (cli/option_ranges.py), as typed
         remember_options(self._actions)  # so that a library's error names the option as typed (cli.main)
         return super().parse_known_args(args, namespace)
