@@ -8,7 +8,7 @@ matrix came out singular: a ``LinAlgError`` traceback). Every option of
 ``type=float`` or ``type=int`` (and the number lists: ``--minutes``,
 ``--pose-deg`` ...) has its range here, by the option's name as typed, or by
 ``"<command> <option>"`` where one name means two things;
-:class:`thermocomp.cli.common.ArgumentParser` checks each value against it
+:class:`thermocomp.cli.parser.ArgumentParser` checks each value against it
 (exit 64, ``argument --sigma-mm: expected ... from 1e-06 to 1000, got 1e-300``).
 ``tests/test_hostile_input.py`` fails for a numeric option without a range.
 
@@ -159,7 +159,7 @@ def range_of(command: str, option_strings: list[str]) -> Range | None:
 
 
 #: The options of the command being run, by their ``dest`` and by it without its unit (``duration_s`` and
-#: ``duration``: the library's field): :meth:`thermocomp.cli.common.ArgumentParser.parse_known_args` fills it.
+#: ``duration``: the library's field): :meth:`thermocomp.cli.parser.ArgumentParser.parse_known_args` fills it.
 TYPED: dict[str, str] = {}
 
 
