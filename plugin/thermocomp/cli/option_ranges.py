@@ -107,6 +107,7 @@ RANGES: dict[str, Range] = {
     "--total-mass": _positive(1e5),
     # dynamics
     "--duration-s": _SECONDS,
+    "--payload-mass-kg": _positive(1e4),  # identify --drive-gains: a payload's mass [kg] (a large robot's: 2.3 t)
     "--rate-hz": _HZ,
     "--range-fraction": Range(0.01, 1.0),  # dynamics.excitation.MIN_RANGE_FRACTION
     "--speed-fraction": Range(0.0, 1.0, open_low=True),
