@@ -347,7 +347,7 @@ def identify_servo(u: ArrayLike, qd: ArrayLike, rate_hz: float, joint_names: tup
     joints, table = [], []
     for j in range(n):
         o = j * lay.length
-        est = slice(o + lay.estimation, o + lay.estimation_end)
+        est = slice(o, o + lay.estimation_end)  # the step too: the multi-sine has no DC, the step fixes the gain
         val = slice(o + lay.validation_rest, o + lay.validation_end)
         models, vafs = identify_joint(shifted[est, j], qd[est, j], shifted[val, j], qd[val, j], options.orders,
                                       options.block_rows, skip)

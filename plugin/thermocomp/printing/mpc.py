@@ -54,16 +54,20 @@ class MPCOptions:
         Kalman filter: the standard deviation of the noise on each model state per sample, > 0.
     position_noise_rad, velocity_noise_rad_s
         Kalman filter: the measurements' standard deviations [rad], [rad/s], > 0.
+    disturbance_noise_rad_s
+        Kalman filter: the standard deviation of the input disturbance's step per sample [rad/s], > 0
+        (the disturbance state makes the filter, and so the MPC, offset-free).
     """
 
     horizon: int = 30
     form: str = "iio"
     weight_position: float = 1.0
     weight_velocity: float = 1e-3
-    weight_input: float = 2e-3
+    weight_input: float = 5e-3
     weight_increment: float = 1e-2
     process_noise: float = 1e-3
     position_noise_rad: float = 1e-5
+    disturbance_noise_rad_s: float = 1e-4
     velocity_noise_rad_s: float = 1e-3
 
     def __post_init__(self) -> None:
@@ -71,7 +75,7 @@ class MPCOptions:
             raise ConfigurationError(f"MPC horizon: expected an integer in [1, 500] samples, got {self.horizon!r}")
         if self.form not in FORMS:
             raise ConfigurationError(f"MPC form: expected one of {FORMS}, got {self.form!r}")
-        for name in ("weight_position", "weight_input", "weight_increment", "process_noise", "position_noise_rad", "velocity_noise_rad_s"):
+        for name in ("weight_position", "weight_input", "weight_increment", "process_noise", "disturbance_noise_rad_s", "position_noise_rad", "velocity_noise_rad_s"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 raise ConfigurationError(f"MPC {name}: expected > 0, got {value!r}")
@@ -80,15 +84,19 @@ class MPCOptions:
 
 
 def augmented(model: JointModel, sample_time: float) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """``(A_z, B_z, C_z)`` of the model with the joint angle (module docstring): ``(n+1, n+1)``, ``(n+1, 1)``, ``(2, n+1)``."""
+    """``(A_z, B_z, C_z)`` of the model with the joint angle and an input disturbance (module docstring):
+    ``(n+2, n+2)``, ``(n+2, 1)``, ``(2, n+2)``; the state ``z = [x; q; w]``."""
     n = model.order
     A, B, C = model.A, model.B, model.C
-    Az = np.zeros((n + 1, n + 1))
+    Az = np.zeros((n + 2, n + 2))
     Az[:n, :n] = A
+    Az[:n, n + 1] = B[:, 0]
     Az[n, :n] = 0.5 * sample_time * (C @ (np.eye(n) + A))[0]
     Az[n, n] = 1.0
-    Bz = np.vstack([B, 0.5 * sample_time * (C @ B)])
-    Cz = np.zeros((2, n + 1))
+    Az[n, n + 1] = 0.5 * sample_time * (C @ B)[0, 0]
+    Az[n + 1, n + 1] = 1.0
+    Bz = np.vstack([B, 0.5 * sample_time * (C @ B), [[0.0]]])
+    Cz = np.zeros((2, n + 2))
     Cz[0, n] = 1.0
     Cz[1, :n] = C[0]
     return Az, Bz, Cz
@@ -171,7 +179,8 @@ class JointMPC:
         Az, Bz, Cz = augmented(model, sample_time)
         self.Az, self.Bz, self.Cz = Az, Bz, Cz
         nz = Az.shape[0]
-        process = np.diag(np.r_[np.full(nz - 1, o.process_noise**2), (o.process_noise * sample_time) ** 2])
+        process = np.diag(np.r_[np.full(nz - 2, o.process_noise**2), (o.process_noise * sample_time) ** 2,
+                                o.disturbance_noise_rad_s**2])
         measurement = np.diag([o.position_noise_rad**2, o.velocity_noise_rad_s**2])
         self.M = kalman_gain(Az, Cz, process, measurement)
         A, B, C = (incremental(Az, Bz, Cz) if o.form == "iio" else (Az, Bz, Cz))
@@ -179,7 +188,7 @@ class JointMPC:
         weights = np.array([o.weight_position, o.weight_velocity])
         self.K = mpc_gain(self.Psi, Phi, weights, o.weight_increment if o.form == "iio" else o.weight_input)[0]  # the first command's row
         self.z = np.zeros(nz)
-        self.z[-1] = q0
+        self.z[-2] = q0
         self.sent = [0.0] * max(delay_samples, 1)  # u(k-1), u(k-2), ..., u(k-d)
 
     def predicted_state(self) -> FloatArray:

@@ -6,12 +6,15 @@ inertials (headless, ``DIRECT``):
 
 * a command ``u(k)`` [rad/s] sent at sample ``k`` (rate ``rate_hz``, default 125 Hz, Section 2-4) becomes the
   velocity reference of the joint drives at ``(k + delay_samples) T`` (default 4 samples, Section 4-2);
-* each drive runs a PI loop on its joint speed, scaled by its own inertia (the diagonal of the mass matrix):
-  ``tau = g(q) + M_ii(q) (K_p e + K_i int e)``, ``e = v_ref - qd``, with ``K_p = 2 zeta omega`` and
-  ``K_i = omega^2``; on a lone joint this is ``H(s) = (K_p s + K_i) / (s^2 + K_p s + K_i)``, flat to about
-  ``omega`` (``bandwidth_rad_s``, default 10 rad/s, the Bode plot of Figure 4-9) with damping ``zeta``;
-  the joints couple through the off-diagonal inertia, Coriolis forces and an uncompensated payload (the
-  print head) whose weight the drives do not know;
+* the drives run a PI loop on each joint's speed through the arm's inertia:
+  ``tau* = g(q) + M~(q) (K_p e + K_i int e)``, ``e = v_ref - qd``, ``K_p = 2 zeta omega``, ``K_i = omega^2``,
+  where ``M~`` is the mass matrix with its off-diagonal terms times ``decoupling`` (1: the joints decoupled,
+  as the thesis's cross-coupling of -30 dB below 10 rad/s says, Section 4-5; 0: each joint on its own inertia);
+  ``g`` and ``M`` are refreshed once a sample; on a lone joint this is ``H(s) = (K_p s + K_i) / (s^2 + K_p s +
+  K_i)``, flat to about ``omega`` (``bandwidth_rad_s``, default 10 rad/s, the Bode plot of Figure 4-9);
+* the motors answer ``tau*`` with a first-order lag (``torque_lag_s``, the current loop): a third pole;
+* the joints still couple through Coriolis forces, the stale ``M`` and ``g`` within a sample, and a payload
+  at the TCP whose weight the drives do not know (``payload_kg``, default none);
 * the drives' torques carry white noise, ``M_ii(q)`` times ``acceleration_noise_rad_s2`` per physics step
   (seeded): open-loop velocities drift;
 * the robot reports its joint angles quantised to the encoder (``encoder_counts``) with noise, and its joint
@@ -66,6 +69,10 @@ class ServoOptions:
         inertia [rad/s^2], >= 0.
     payload_kg
         Mass at the TCP that the drives' gravity compensation does not know [kg] (a print head), >= 0.
+    decoupling
+        Share of the mass matrix's off-diagonal terms the drives use, in [0, 1].
+    torque_lag_s
+        Time constant of the motors' torque answer [s], in [0, 0.2] (0: none).
     """
 
     rate_hz: float = 125.0
@@ -76,8 +83,10 @@ class ServoOptions:
     encoder_counts: int = 2**20
     position_noise_rad: float = 2e-6
     velocity_noise_rad_s: float = 5e-4
-    acceleration_noise_rad_s2: float = 0.05
+    acceleration_noise_rad_s2: float = 0.01
     payload_kg: float = 0.0
+    decoupling: float = 0.8
+    torque_lag_s: float = 0.02
 
     def __post_init__(self) -> None:
         checks = (
@@ -91,6 +100,8 @@ class ServoOptions:
             ("velocity_noise_rad_s", self.velocity_noise_rad_s, 0.0, 1.0, "rad/s"),
             ("acceleration_noise_rad_s2", self.acceleration_noise_rad_s2, 0.0, 1000.0, "rad/s^2"),
             ("payload_kg", self.payload_kg, 0.0, 10.0, "kg"),
+            ("decoupling", self.decoupling, 0.0, 1.0, ""),
+            ("torque_lag_s", self.torque_lag_s, 0.0, 0.2, "s"),
         )
         for name, value, lo, hi, unit in checks:
             if not (isinstance(value, (int, float)) and math.isfinite(value) and lo <= value <= hi):
@@ -192,10 +203,14 @@ class ServoSimulator:
             p.disconnect(physicsClientId=self._cid)
             raise
         self._pending: deque[FloatArray] = deque(np.zeros(n) for _ in range(self.options.delay_samples))
-        # at rest before the run: each drive's integrator already holds the payload it does not know
-        inertia = np.diag(np.array(p.calculateMassMatrix(self._body, list(map(float, theta0)),
-                                                         physicsClientId=self._cid)))
-        self._integral = -chain.sign * self._payload_torque(q0) / (inertia * self.options.bandwidth_rad_s**2)
+        # at rest before the run: the drives' integrators already hold the payload they do not know, and the
+        # motors give the torque that holds the arm
+        M = self._drive_inertia(theta0)
+        payload = self._payload_torque(q0)
+        self._integral = -chain.sign * np.linalg.solve(M, payload) / self.options.bandwidth_rad_s**2
+        zeros = [0.0] * n
+        self._torque = np.array(p.calculateInverseDynamics(self._body, list(map(float, theta0)), zeros, zeros,
+                                                           physicsClientId=self._cid)) - payload
 
     # --- the robot -------------------------------------------------------------------------------------
 
@@ -231,6 +246,12 @@ class ServoSimulator:
         qd_meas = qd + o.velocity_noise_rad_s * self.rng.standard_normal(qd.shape)
         return q_meas, qd_meas
 
+    def _drive_inertia(self, theta: ArrayLike) -> FloatArray:
+        """The drives' ``M~`` (module docstring) at model angles ``theta``, ``(n, n)`` [kg m^2]."""
+        M = np.array(self._p.calculateMassMatrix(self._body, list(map(float, theta)), physicsClientId=self._cid))
+        diagonal = np.diag(np.diag(M))
+        return diagonal + self.options.decoupling * (M - diagonal)
+
     def _payload_torque(self, q: FloatArray) -> FloatArray:
         """Joint torques [N m] of the payload's weight at the TCP: ``J_p^T m g``, controller joint order."""
         if self.options.payload_kg == 0.0:
@@ -251,16 +272,20 @@ class ServoSimulator:
         q, _ = self._state()
         # the drives' model (gravity, inertia) is refreshed once a sample; the payload is the robot's, not theirs
         theta = list(map(float, chain.theta_from_q(q)))
-        zeros = [0.0] * chain.n_joints
+        n = chain.n_joints
+        zeros = [0.0] * n
         gravity = np.array(p.calculateInverseDynamics(self._body, theta, zeros, zeros, physicsClientId=self._cid))
-        inertia = np.diag(np.array(p.calculateMassMatrix(self._body, theta, physicsClientId=self._cid)))
+        M = self._drive_inertia(theta)
+        noise_scale = np.diag(M) * o.acceleration_noise_rad_s2
         disturbance = chain.sign * self._payload_torque(q)
+        follow = 1.0 if o.torque_lag_s == 0 else 1.0 - math.exp(-dt / o.torque_lag_s)
         for _ in range(o.substeps):
             _, qd = self._state()
             e = v_ref - qd
             self._integral += e * dt
-            tau = gravity + chain.sign * inertia * (kp * e + ki * self._integral) + disturbance
-            tau = tau + inertia * o.acceleration_noise_rad_s2 * self.rng.standard_normal(tau.shape)
+            wanted = gravity + M @ (chain.sign * (kp * e + ki * self._integral))
+            self._torque += follow * (wanted - self._torque)
+            tau = self._torque + disturbance + noise_scale * self.rng.standard_normal(n)
             p.setJointMotorControlArray(self._body, self._joints, p.TORQUE_CONTROL, forces=list(map(float, tau)),
                                         physicsClientId=self._cid)
             p.stepSimulation(physicsClientId=self._cid)
