@@ -39,6 +39,7 @@ COMMANDS = {
     "sim": "thermocomp.cli.sim",
     "calibrate": "thermocomp.cli.calibrate",
     "track": "thermocomp.cli.track",
+    "servo": "thermocomp.cli.servo",
 }
 
 __all__ = ["EXIT_FAILED_ROWS", "EXIT_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_parser", "main", "run"]

@@ -2,10 +2,11 @@
 (seed 004, Sections 4-2 to 4-4; Tables 4-1 and 4-2).
 
 The experiment (:func:`experiment`) is one stream of joint-speed commands at the servo rate: for each joint
-in turn, at rest, a step, at rest, the estimation multi-sine, at rest, the validation multi-sine (same
-spectrum, other phases), at rest; the other joints are commanded zero. The same stream drives the simulated
-servo and the URScript a real UR5 runs (:mod:`thermocomp.printing.urscript_excite`), and
-:func:`identify_servo` reads either recording by the same layout.
+in turn, at rest, a step up and back down (one rest each: the joint ends where it started), at rest, the
+estimation multi-sine, at rest, the validation multi-sine (same spectrum, other phases), at rest; the other
+joints are commanded zero. The same stream drives the simulated servo and the URScript a real UR5 runs
+(:mod:`thermocomp.printing.urscript_excite`), and :func:`identify_servo` reads either recording by the same
+layout.
 
 * The delay ``d`` [samples] (:func:`estimate_delay`): the first sample after the step whose speed leaves the
   rest's noise, less one (a command sent at ``k`` acts from ``k + d``; its speed shows at ``k + d + 1``).
@@ -30,6 +31,7 @@ import numpy as np
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.printing.multisine import MultisineOptions, multisine
+
 
 @dataclass(frozen=True)
 class IdentificationOptions:
@@ -175,16 +177,16 @@ class Layout:
 
 
 def layout(options: IdentificationOptions, rate_hz: float) -> Layout:
-    """The block of one joint: rest, step (one rest long), rest, estimation, rest, validation, rest."""
+    """The block of one joint: rest, step up and down (one rest each), rest, estimation, rest, validation, rest."""
     rest = int(round(options.rest_s * rate_hz))
     period = int(round(options.multisine.period_s * rate_hz))
     estimation = period * options.multisine.periods
     validation = period * max(1, options.multisine.periods - 1)
     step = rest
-    est = step + 2 * rest
+    est = step + 3 * rest
     val_rest = est + estimation
     val = val_rest + rest
-    return Layout(step, step + rest, est, est + estimation, val_rest, val, val + validation, val + validation + rest)
+    return Layout(step, step + 2 * rest, est, est + estimation, val_rest, val, val + validation, val + validation + rest)
 
 
 def experiment(options: IdentificationOptions, rate_hz: float, n_joints: int) -> FloatArray:
@@ -198,7 +200,9 @@ def experiment(options: IdentificationOptions, rate_hz: float, n_joints: int) ->
     u = np.zeros((n_joints * lay.length, n_joints))
     for j in range(n_joints):
         o = j * lay.length
-        u[o + lay.step:o + lay.step_end, j] = options.step_rad_s
+        half = (lay.step_end - lay.step) // 2
+        u[o + lay.step:o + lay.step + half, j] = options.step_rad_s
+        u[o + lay.step + half:o + lay.step_end, j] = -options.step_rad_s
         u[o + lay.estimation:o + lay.estimation_end, j] = est
         u[o + lay.validation:o + lay.validation_end, j] = val
     return u
@@ -227,7 +231,8 @@ def _hankel(x: FloatArray, start: int, rows: int, columns: int) -> FloatArray:
     return np.stack([x[start + i:start + i + columns] for i in range(rows)])
 
 
-def po_moesp(u: ArrayLike, y: ArrayLike, orders: tuple[int, ...], block_rows: int) -> tuple[list[tuple[FloatArray, FloatArray]], FloatArray]:
+def po_moesp(u: ArrayLike, y: ArrayLike, orders: tuple[int, ...],
+             block_rows: int) -> tuple[list[tuple[FloatArray, FloatArray]], FloatArray]:
     """``(A, C)`` of each order by PO-MOESP (Verhaegen and Verdult 2007, Section 9.6), and the singular values.
 
     The future outputs' row space, after the future inputs are projected out, with the past inputs and

@@ -75,7 +75,8 @@ class MPCOptions:
             raise ConfigurationError(f"MPC horizon: expected an integer in [1, 500] samples, got {self.horizon!r}")
         if self.form not in FORMS:
             raise ConfigurationError(f"MPC form: expected one of {FORMS}, got {self.form!r}")
-        for name in ("weight_position", "weight_input", "weight_increment", "process_noise", "disturbance_noise_rad_s", "position_noise_rad", "velocity_noise_rad_s"):
+        for name in ("weight_position", "weight_input", "weight_increment", "process_noise", "disturbance_noise_rad_s",
+                     "position_noise_rad", "velocity_noise_rad_s"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 raise ConfigurationError(f"MPC {name}: expected > 0, got {value!r}")
@@ -186,7 +187,8 @@ class JointMPC:
         A, B, C = (incremental(Az, Bz, Cz) if o.form == "iio" else (Az, Bz, Cz))
         self.Psi, Phi = prediction_matrices(A, B, C, o.horizon)
         weights = np.array([o.weight_position, o.weight_velocity])
-        self.K = mpc_gain(self.Psi, Phi, weights, o.weight_increment if o.form == "iio" else o.weight_input)[0]  # the first command's row
+        weight_u = o.weight_increment if o.form == "iio" else o.weight_input
+        self.K = mpc_gain(self.Psi, Phi, weights, weight_u)[0]  # the first command's row
         self.z = np.zeros(nz)
         self.z[-2] = q0
         self.sent = [0.0] * max(delay_samples, 1)  # u(k-1), u(k-2), ..., u(k-d)
