@@ -220,7 +220,7 @@ class TrackResult:
             thesis = THESIS_ERMS_UM.get((r.controller, r.path, r.speed_mm_s))
             lines.append(f"{r.controller:<10}  {r.speed_mm_s:>10g}  {r.path[-18:]:<18}  {r.reference:<12}  "
                          f"{r.erms * 1e6:>9.1f}  {r.sigma * 1e6:>10.1f}  {r.runs:>4}  "
-                         + ("" if thesis is None or r.reference != "nominal" else f"{thesis:g}"))
+                         + ("" if thesis is None or self.warm else f"{thesis:g}"))
         if self.warm:
             lines.append(self.warm)
         lines += [f"wrote {p}" for p in self.written]
@@ -248,6 +248,7 @@ def _plot(rows: tuple[TrackRow, ...], rate_hz: float, path: Path) -> None:
     ax.set_xlabel("time along the path [s]")
     ax.set_ylabel("print error [um] (run 1)")
     ax.set_yscale("log")
+    ax.set_ylim(bottom=0.1)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()

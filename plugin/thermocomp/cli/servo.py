@@ -104,9 +104,18 @@ def run_excite(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _quiet_pybullet() -> None:
+    """Import PyBullet with its C banner silenced, before a job's simulator imports it."""
+    from thermocomp.simulators.pybullet.client import import_pybullet
+
+    import_pybullet()
+
+
 def run_identify(args: argparse.Namespace) -> int:
     from thermocomp.app.servo import run_identify as job
 
+    if args.recording is None:
+        _quiet_pybullet()
     result = job(args.robot, args.out, report=args.report, recording=args.recording, rate_hz=args.rate_hz,
                  servo=_servo_options(args), seed=args.seed)
     print(result.text())
@@ -118,6 +127,7 @@ def run_track(args: argparse.Namespace) -> int:
     from thermocomp.deformation.timelaw import LinearRamp
     from thermocomp.printing.mpc import MPCOptions
 
+    _quiet_pybullet()
     law = None if args.stabilisation_min is None else LinearRamp(args.stabilisation_min)
     if args.stabilisation_min is not None and args.deformation is None:
         from thermocomp.errors import ConfigurationError

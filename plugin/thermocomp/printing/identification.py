@@ -213,13 +213,13 @@ def estimate_delay(u: ArrayLike, qd: ArrayLike, step: int) -> int:
 
     ``u`` ``(N,)`` the commands, ``qd`` ``(N + 1,)`` or ``(N,)`` the measured speeds (``qd[k]`` before ``u[k]``
     is sent). The rest before the step gives the noise; the first sample whose speed leaves it by 5 sigma
-    and by 5 % of the step, less ``step + 1``, is the delay.
+    and by 1 % of the step, less ``step + 1``, is the delay.
     """
     u, qd = np.asarray(u, dtype=float), np.asarray(qd, dtype=float)
     height = u[step] - u[step - 1]
     rest = qd[max(0, step - int(0.5 * step)):step + 1]
     base, sigma = float(np.mean(rest)), float(np.std(rest))
-    threshold = max(5.0 * sigma, 0.05 * abs(height))
+    threshold = max(5.0 * sigma, 0.01 * abs(height))
     moved = np.flatnonzero(np.abs(qd[step + 1:] - base) > threshold)
     if moved.size == 0 or height == 0:
         raise InputError("delay: the joint never answered the step (no speed above the rest's noise)")

@@ -166,7 +166,6 @@ class ServoSimulator:
                  rng: np.random.Generator | None = None) -> None:
         from thermocomp.io.urdf import urdf_text
         from thermocomp.kinematics.model import nominal_model
-        from thermocomp.simulators.pybullet.client import import_pybullet, quiet_fds
 
         self.chain = chain
         self.options = ServoOptions() if options is None else options
@@ -176,9 +175,10 @@ class ServoSimulator:
         q0 = np.asarray(q0, dtype=float)
         if q0.shape != (n,):
             raise ConfigurationError(f"start configuration: expected {n} joint angles, got shape {q0.shape}")
-        self._p = p = import_pybullet()
-        with quiet_fds(1, 2):
-            self._cid = p.connect(p.DIRECT)
+        import pybullet as p  # lazily: the package imports numpy only (the command line imports it quietly first)
+
+        self._p = p
+        self._cid = p.connect(p.DIRECT)
         try:
             p.setGravity(0.0, 0.0, -GRAVITY, physicsClientId=self._cid)
             p.setTimeStep(self.options.sample_time / self.options.substeps, physicsClientId=self._cid)
