@@ -244,7 +244,7 @@ def _plot(rows: tuple[TrackRow, ...], rate_hz: float, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for r in rows:
         e = np.linalg.norm(r.errors[0], axis=1) * 1e6
-        ax.plot(np.arange(e.size) / rate_hz, e, label=f"{r.controller}, {r.speed_mm_s:g} mm/s, {r.path}, {r.reference}")
+        ax.plot(np.arange(e.size) / rate_hz, e, label=f"{r.controller}, {r.speed_mm_s:g} mm/s, {Path(r.path).name}, {r.reference}")
     ax.set_xlabel("time along the path [s]")
     ax.set_ylabel("print error [um] (run 1)")
     ax.set_yscale("log")
