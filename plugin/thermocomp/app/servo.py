@@ -93,8 +93,9 @@ def run_excite(robot: str, out: PathLike, *, rate_hz: float = 125.0, options: Id
         job.check()
         chain, _ = _builtin(robot)
         q0 = start_configuration(chain) if q_start_deg is None else np.radians(np.asarray(q_start_deg, dtype=float))
-        if q0.shape != (chain.n_joints,):
-            raise ConfigurationError(f"--start-deg: expected {chain.n_joints} angles, got {q0.size}")
+        if q0.shape != (chain.n_joints,) or not np.all(np.isfinite(q0)):
+            raise ConfigurationError(f"--start-deg: expected {chain.n_joints} finite angles, got "
+                                     f"{np.degrees(q0).tolist()}")
         text = excite_urscript(options, rate_hz, q0, chain.lower, chain.upper,
                                (f"thermocomp servo excite: the identification experiment of seed 004 (Section 4-3) "
                                 f"for {robot} at {rate_hz:g} Hz; record it with UR's RTDE logger (docs/printing.md)",))
@@ -244,7 +245,8 @@ def _plot(rows: tuple[TrackRow, ...], rate_hz: float, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for r in rows:
         e = np.linalg.norm(r.errors[0], axis=1) * 1e6
-        ax.plot(np.arange(e.size) / rate_hz, e, label=f"{r.controller}, {r.speed_mm_s:g} mm/s, {Path(r.path).name}, {r.reference}")
+        label = f"{r.controller}, {r.speed_mm_s:g} mm/s, {Path(r.path).name}, {r.reference}"
+        ax.plot(np.arange(e.size) / rate_hz, e, label=label)
     ax.set_xlabel("time along the path [s]")
     ax.set_ylabel("print error [um] (run 1)")
     ax.set_yscale("log")
@@ -285,6 +287,8 @@ def run_track(robot: str, models_file: PathLike, paths: tuple[str, ...], speeds_
     for v in speeds_mm_s:
         if not (math.isfinite(v) and 0 < v <= 1000):
             raise ConfigurationError(f"--speed-mm-s: expected a speed in (0, 1000] mm/s, got {v!r}")
+    if minute is not None and not math.isfinite(minute):
+        raise ConfigurationError(f"--minute: expected a finite minute, got {minute!r}")
     if deformation is None and (law_file is not None or minute is not None):
         raise ConfigurationError("--time-law and --minute need --deformation (the warm robot)")
     with Job() as job:

@@ -134,6 +134,9 @@ def models_from_toml_text(text: str, src: str, joint_names: tuple[str, ...]) -> 
         A = _matrix(t["A"], (n, n), f"joint {name!r} key A", src)
         B = _matrix(t["B"], (n,), f"joint {name!r} key B", src)
         C = _matrix(t["C"], (n,), f"joint {name!r} key C", src)
+        if np.max(np.abs(np.linalg.eigvals(A))) >= 1.0:
+            raise InputError(f"joint {name!r} key A: expected a stable model (eigenvalues inside the unit circle), got "
+                             f"a largest magnitude of {np.max(np.abs(np.linalg.eigvals(A))):.6g}", path=src)
         vaf = t.get("vaf_pct", float("nan"))
         joints.append(JointModel(A, B, C, float(vaf) if isinstance(vaf, (int, float)) else float("nan")))
         if "vaf_by_order_pct" in t:

@@ -69,6 +69,9 @@ def multisine(options: MultisineOptions, rate_hz: float, seed_phase: int = 0) ->
     ``seed_phase`` turns every Schroeder phase by ``seed_phase * pi / sines``: another realisation with the same
     spectrum (a validation input).
     """
+    if not (math.isfinite(rate_hz) and options.max_frequency_hz < rate_hz / 2):
+        raise ConfigurationError(f"multi-sine: a rate of {rate_hz:g} Hz cannot carry sines up to "
+                                 f"{options.max_frequency_hz:g} Hz (expected above {2 * options.max_frequency_hz:g} Hz)")
     per_period = options.period_s * rate_hz
     if abs(per_period - round(per_period)) > 1e-9:
         raise ConfigurationError(f"multi-sine: a period of {options.period_s:g} s is not a whole number of samples at "
