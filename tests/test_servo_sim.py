@@ -128,6 +128,33 @@ def test_servo_identify_with_a_recording_of_other_columns_fails_naming_the_file(
     assert not out.exists()
 
 
+@pytest.mark.slow
+def test_servo_identify_reads_an_rtde_recording_of_the_experiment(tmp_path, capsys):
+    """A known linear servo (no PyBullet) recorded as RTDE would: the models and the delay come back."""
+    from scipy.signal import cont2discrete, tf2ss
+
+    from thermocomp.printing.identification import JointModel
+    from thermocomp.printing.models_toml import models_from_toml_text
+    from thermocomp.printing.servo_sim import LinearServo
+
+    chain = load_robot("ur5")
+    A, B, C, _, _ = cont2discrete(tf2ss([14.0, 100.0], [1.0, 14.0, 100.0]), 0.008)
+    truth = JointModel(A, B, C)
+    u = experiment(IdentificationOptions(), 125.0, 6)
+    lead = np.zeros((200, 6))
+    with LinearServo(chain, (truth,) * 6, np.zeros(6), ServoOptions(delay_samples=3),
+                     np.random.default_rng(5)) as servo:
+        record = servo.run(np.vstack([lead, u]))
+    rec = tmp_path / "rtde.csv"
+    rec.write_text(_rtde_text(record.u, record.q[:-1], record.qd[:-1], sep=","))
+    out = tmp_path / "servo.toml"
+    assert main(["servo", "identify", "--recording", str(rec), "--out", str(out)]) == 0
+    models, robot = models_from_toml_text(out.read_text(), str(out), chain.joint_names)
+    assert robot == "ur5" and models.delay_samples == 3
+    assert all(j.vaf_pct >= 99.0 for j in models.joints)
+    assert "rtde.csv" in capsys.readouterr().out
+
+
 # --- slow: the thesis's tables on the simulated UR5 ----------------------------------------------------------
 
 

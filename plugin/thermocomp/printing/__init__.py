@@ -7,7 +7,9 @@ The numerical parts, numpy in and numpy out (docs/printing.md):
 * :mod:`.identification`: delay from a step and subspace identification per joint (Section 4-3, Tables 4-1, 4-2);
 * :mod:`.mpc`: the unconstrained MPC with its Kalman filter, IO and IIO forms (Section 6-3);
 * :mod:`.pid`: the PID with feed-forward of Eq. 6-20;
-* :mod:`.paths`, :mod:`.tracking`: the print paths, the closed loop and the print error (Eqs. 6-17 to 6-19).
+* :mod:`.paths`, :mod:`.tracking`: the print paths, the closed loop and the print error (Eqs. 6-17 to 6-19);
+* :mod:`.models_toml`, :mod:`.rtde_csv`, :mod:`.urscript_excite`: the models file's text, an RTDE recording's
+  text, the identification experiment as a URScript program (text in, text out: the app reads and writes).
 
 Importing this package imports numpy only.
 """
