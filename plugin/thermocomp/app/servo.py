@@ -181,9 +181,12 @@ def run_identify(robot: str, out: PathLike, *, report: PathLike | None = None, r
                 raise InputError(f"expected UTF-8 text: {exc}", path=str(recording)) from None
             u_rec, _, qd = read_rtde_text(text, str(recording), chain.n_joints, rate_hz, u.shape[0],
                                           layout(options, rate_hz).step)
-            if not np.allclose(u_rec, u, atol=1e-3):
-                raise InputError("expected the commands of servo excite with these options (target_qd differs from "
-                                 "the experiment by more than 1e-3 rad/s)", path=str(recording))
+            # the robot's target speeds follow speedj's acceleration, not the steps exactly: the same experiment
+            # when they stay within a tenth of its peak on average
+            differ = float(np.mean(np.abs(u_rec - u)))
+            if differ > 0.1 * options.multisine.peak_speed_rad_s:
+                raise InputError(f"expected the commands of servo excite with these options, got target_qd that "
+                                 f"differ from them by {differ:.3g} rad/s on average", path=str(recording))
             u, source = u_rec, str(recording)
         models = identify_servo(u, qd, rate_hz, chain.joint_names, options)
         result = IdentifyResult(models, (), source)
