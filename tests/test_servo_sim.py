@@ -155,6 +155,17 @@ def test_servo_identify_reads_an_rtde_recording_of_the_experiment(tmp_path, caps
     assert "rtde.csv" in capsys.readouterr().out
 
 
+def test_servo_identify_refuses_the_recording_of_another_experiment(tmp_path, capsys):
+    u = 3.0 * experiment(IdentificationOptions(), 125.0, 6)  # three times the peak speed
+    rec = tmp_path / "rtde.csv"
+    rec.write_text(_rtde_text(u, np.zeros_like(u), u))
+    out = tmp_path / "servo.toml"
+    assert main(["servo", "identify", "--recording", str(rec), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "rtde.csv" in err and "differ" in err
+    assert not out.exists()
+
+
 # --- slow: the thesis's tables on the simulated UR5 ----------------------------------------------------------
 
 
