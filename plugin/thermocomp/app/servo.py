@@ -36,13 +36,21 @@ STANDOFF = 1e-3
 RESULT_COLUMNS = ("controller", "speed_mm_s", "path", "erms_um", "sigma_um", "runs", "reference")
 
 
-def _builtin(robot: str):
-    from thermocomp.inertia.builtin import builtin_link_contents
-    from thermocomp.robot.builtin import BUILTIN_NAMES, load_robot
+#: The robots ``servo`` runs: built-in UR robots, commanded by ``speedj`` (their inertials drive the simulated servo).
+SERVO_ROBOTS = ("ur5",)
 
-    if robot not in BUILTIN_NAMES:
-        raise ConfigurationError(f"--robot: expected a built-in robot with inertials ({', '.join(BUILTIN_NAMES)}), "
-                                 f"got {robot!r}")
+
+def _builtin(robot: str):
+    """The chain and link inertials of a robot of :data:`SERVO_ROBOTS` (``--robot``), checked before any file."""
+    from thermocomp.inertia.builtin import builtin_link_contents
+    from thermocomp.robot.builtin import load_robot, robot_file
+
+    if robot_file(robot, "--robot") is not None:  # an unknown name: robot_file says so
+        raise InputError(f"--robot: servo runs a built-in UR robot ({', '.join(SERVO_ROBOTS)}), got the robot file "
+                         f"{robot!r}")
+    if robot not in SERVO_ROBOTS:
+        raise InputError(f"--robot: servo runs a UR robot commanded by speedj at the servo rate "
+                         f"({', '.join(SERVO_ROBOTS)}), got the built-in robot {robot!r}")
     chain = load_robot(robot)
     return chain, builtin_link_contents(robot, meshes=False)
 
@@ -88,10 +96,10 @@ def run_excite(robot: str, out: PathLike, *, rate_hz: float = 125.0, options: Id
     from thermocomp.printing.urscript_excite import excite_urscript
 
     options = IdentificationOptions() if options is None else options
+    chain, _ = _builtin(robot)
     with Job() as job:
         out = job.output(out, "--out")
         job.check()
-        chain, _ = _builtin(robot)
         q0 = start_configuration(chain) if q_start_deg is None else np.radians(np.asarray(q_start_deg, dtype=float))
         if q0.shape != (chain.n_joints,) or not np.all(np.isfinite(q0)):
             raise ConfigurationError(f"--start-deg: expected {chain.n_joints} finite angles, got "
@@ -158,13 +166,13 @@ def run_identify(robot: str, out: PathLike, *, report: PathLike | None = None, r
     servo = ServoOptions(rate_hz=rate_hz) if servo is None else servo
     if recording is None and servo.rate_hz != rate_hz:
         raise ConfigurationError(f"--rate-hz {rate_hz:g} differs from the servo's rate {servo.rate_hz:g} Hz")
+    chain, links = _builtin(robot)
     with Job() as job:
         if recording is not None:
             job.input(recording, "--recording")
         out = job.output(out, "--out")
         report = job.output(report, "--report")
         job.check()
-        chain, links = _builtin(robot)
         u = experiment(options, rate_hz, chain.n_joints)
         if recording is None:
             from thermocomp.printing.servo_sim import ServoSimulator
@@ -294,6 +302,7 @@ def run_track(robot: str, models_file: PathLike, paths: tuple[str, ...], speeds_
         raise ConfigurationError(f"--minute: expected a finite minute, got {minute!r}")
     if deformation is None and (law_file is not None or minute is not None):
         raise ConfigurationError("--time-law and --minute need --deformation (the warm robot)")
+    chain, links = _builtin(robot)
     with Job() as job:
         job.input(models_file, "--models")
         for p in paths:
@@ -308,7 +317,6 @@ def run_track(robot: str, models_file: PathLike, paths: tuple[str, ...], speeds_
         out = job.output(out, "--out")
         plot = job.output(plot, "--plot")
         job.check()
-        chain, links = _builtin(robot)
         try:
             text = read_input_bytes(models_file, "models").decode("utf-8")
         except UnicodeDecodeError as exc:
