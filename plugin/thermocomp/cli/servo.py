@@ -29,7 +29,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``servo`` subcommand and its ``excite``, ``identify`` and ``track``."""
     servo = sub.add_parser(
         "servo",
-        help="velocity-servo robot (seed 004): identification program, subspace identification, MPC tracking",
         description=(
             "The UR5 of seed 004 commanded by joint speeds at 125 Hz, answering late: 'excite' writes the "
             "identification experiment as a URScript program, 'identify' identifies each joint's servo (simulated "
