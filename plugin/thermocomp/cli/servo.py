@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter, seed_arg, time_law_arg
+from thermocomp.cli.exit_status import EXIT_FAILED_ROWS, EXIT_OK
+from thermocomp.cli.parser import HelpFormatter, seed_arg
 
 
 def _servo_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +28,8 @@ def _servo_options(args: argparse.Namespace):
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``servo`` subcommand and its ``excite``, ``identify`` and ``track``."""
+    from thermocomp.cli.common import time_law_arg
+
     servo = sub.add_parser(
         "servo",
         description=(
