@@ -443,8 +443,6 @@ def test_cli_collision_exit_status_and_file(tmp_path: Path, capsys) -> None:
         (("--out", "x.csv"), "add --headless"),
         (("--robot", "gofa"), "the scene is made for the robot 'irb140', got 'gofa'"),
         (("--screenshot", "cell.jpg"), "expected a picture path ending in .png"),
-        (("--screenshot", "cell.png", "--magnification", "5000"),
-         "--magnification: expected a finite number from 1 to 1000, got 5000"),
     ],
 )
 def test_cli_errors_exit_1_with_a_message(tmp_path: Path, monkeypatch, capsys, args, words) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from thermocomp._typing import FloatArray, PathLike
+from thermocomp._workers import end_with_parent
 from thermocomp.application import CompensationFailed, Report, file_of
 from thermocomp.compensation.compensate import CompensationOptions, ProgressCallback
 from thermocomp.deformation.table import DeformationTable
@@ -146,7 +147,8 @@ def program_files(programs: list[PathLike]) -> list[Path]:
     Raises
     ------
     InputError
-        A folder holding no robot program (naming ``--program``).
+        A folder holding no robot program, or a name with a program's extension that is no regular file (a FIFO,
+        a link to a device or to nothing, a folder: they were skipped without a word), naming ``--program``.
     """
     from thermocomp.programs.compensate import URSCRIPT_SUFFIXES
     from thermocomp.programs.rapid import RAPID_SUFFIXES
@@ -156,7 +158,14 @@ def program_files(programs: list[PathLike]) -> list[Path]:
     for item in programs:
         path = Path(item)
         if path.is_dir():
-            inside = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in suffixes)
+            named = [p for p in path.iterdir() if p.suffix.lower() in suffixes]
+            odd = [p for p in named if not p.is_file()]
+            if odd:
+                raise InputError(f"--program: expected robot programs (regular files) in the folder, got "
+                                 f"{', '.join(f'{p.name} ({_kind(p)})' for p in sorted(odd)[:5])}"
+                                 f"{f' and {len(odd) - 5} more' if len(odd) > 5 else ''}: remove or rename them",
+                                 path=str(path))
+            inside = sorted(named)
             if not inside:
                 raise InputError(f"--program: expected robot programs ({', '.join(suffixes)}) in the folder, "
                                  "found none", path=str(path))
@@ -164,6 +173,16 @@ def program_files(programs: list[PathLike]) -> list[Path]:
         else:
             found.append(path)
     return found
+
+
+def _kind(path: Path) -> str:
+    """What the name ``path`` is when it is not a regular file, for a message."""
+    from thermocomp.io.job import file_kind
+
+    if path.is_symlink():
+        target = os.readlink(path)
+        return f"a link to {target}" + ("" if path.exists() else ", which does not exist")
+    return file_kind(path.stat().st_mode)
 
 
 def compensate_programs(robot: str | PathLike, deformation: PathLike, programs: list[PathLike], out_dir: PathLike, *,
@@ -278,7 +297,9 @@ def _in_processes(job: Job, tasks: list[_Task], jobs: int) -> list[ProgramOutcom
     temporary is known to ``job``, which then removes them all.
     """
     context = multiprocessing.get_context("spawn")  # (fork copies numba's and BLAS's threads mid-state)
-    with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
+    # the workers end with this process, even killed hard (their temporaries carry its id: the next run removes them)
+    with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
+                                                initializer=end_with_parent, initargs=(os.getpid(),)) as pool:
         futures = [pool.submit(_in_worker, task) for task in tasks]
         adopted: set[int] = set()
         try:

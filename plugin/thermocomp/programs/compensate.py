@@ -595,6 +595,8 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     phases.end("timing", then="solving")
     # joint targets are home and via positions: left as written unless asked (ProgramOptions.joint_targets)
     kept = poses.is_joint if popts.joint_targets == "keep" else np.zeros(m, dtype=bool)
+    if popts.joint_targets == "compensate":
+        _check_joint_targets_within_limits(chain, prog, poses.is_joint, q_nominal)
     rows = np.flatnonzero(~kept)  # the core's points
     core_program, run_options, time_form = _timed_program(prog, poses, q_nominal, timing, options, popts, rows)
     solved = _solve(chain, table, core_program, run_options, q_nominal, nominal_status, rows,
@@ -778,6 +780,27 @@ def _solve(chain: Chain, table: DeformationTable, core_program: Targets | None, 
             chunks.append(chunk)
         del chunk  # (its memory is the next chunk's)
     return _Solved(minutes, q_checked, R_checked, p_checked, status, summary, chunks)
+
+
+def _check_joint_targets_within_limits(chain: Chain, prog: RobotProgram, is_joint: np.ndarray,
+                                       q_nominal: FloatArray) -> None:
+    """Refuse a joint target outside a joint's limits when it is to be compensated: the robot cannot stand there,
+    and a compensated value of it was written with exit 0. Names the target's line and column, the joint and its
+    limits (degrees for a revolute joint)."""
+    q = q_nominal[is_joint]
+    bad = (q < chain.lower - 1e-9) | (q > chain.upper + 1e-9)
+    if not bad.any():
+        return
+    k, j = (int(v) for v in np.argwhere(bad)[0])
+    i = int(np.flatnonzero(is_joint)[k])
+    run = prog.columns.run
+    instruction = np.repeat(np.arange(len(run.instruction)), run.n_points)
+    unit, scale = "deg", 180.0 / np.pi  # (every joint of a chain is revolute)
+    raise InputError(f"{run.instruction[int(instruction[i])]}: a joint target outside joint {j + 1}'s limits "
+                     f"{chain.lower[j] * scale:g} .. {chain.upper[j] * scale:g} {unit}: {q[k, j] * scale:g} {unit}; "
+                     "--joint-targets compensate compensates only positions the robot can take "
+                     f"({int(bad.any(axis=1).sum())} such joint target(s))",
+                     path=str(prog.path), row=int(run.argument[i, 2]), column=int(run.argument[i, 3]))
 
 
 def _keep_joint_targets(chain: Chain, prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, kept: np.ndarray,

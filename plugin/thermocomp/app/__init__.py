@@ -1,0 +1,1 @@
+"""The application floor: a job from options, run, reported (docs/architecture.md)."""
