@@ -422,6 +422,17 @@ def test_external_naming_the_entry_or_a_routine_that_moves_is_refused(tmp_path, 
     assert words in str(info.value)
 
 
+def test_a_module_s_declarations_may_use_the_data_of_the_modules_given_before_it(tmp_path, rng):
+    (tmp_path / "base.mod").write_text("MODULE base(SYSMODULE)\n  CONST num nBase := 10;\nENDMODULE\n")
+    (tmp_path / "lift.mod").write_text("MODULE lift\n  CONST num nLift := nBase * 2;\nENDMODULE\n")
+    src, T = _module(load_robot("irb140"), rng, "    MoveL Offs(a, 0, 0, nLift), v100, fine, tGrip;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path, rapid=RapidOptions(modules=(str(tmp_path / "base.mod"), str(tmp_path / "lift.mod"))))
+    assert prog.unsupported == ()
+    np.testing.assert_allclose(prog.points[0].T_world_tcp[:3, 3], T["a"][:3, 3] + [0, 0, 0.020], atol=1e-12)
+
+
 def test_a_target_declared_in_another_module_is_named(tmp_path, rng):
     src, _, modules = _task(tmp_path, rng, PICK)
     calib = CALIB.replace("ENDMODULE", "  CONST robtarget pDrop := [[400,0,400],[0,0,1,0],[0,0,0,0],"

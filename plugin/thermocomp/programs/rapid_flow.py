@@ -173,6 +173,10 @@ class _Flow:
         task-global ones: a ``LOCAL`` one is its own)."""
         reader = None if module is None else type(self)(module.text, module.path,
                                                              task=dataclasses.replace(self.task, modules=()))
+        if reader is not None:  # (its values may use the data of the modules read before it)
+            reader.module_data.update(self.module_data)
+            reader.records.update(self.records)
+            reader.aliases.update(self.aliases)
         items = [item for node in tree.children if isinstance(node, Tree) and node.data == "module"
                  for item in node.children]
         for item in items:
