@@ -586,17 +586,6 @@ def _first_repeat(names: list[str], lines: np.ndarray, seen: dict[str, int]) -> 
     raise AssertionError("a repeated name was not found")
 
 
-def _parse_row(layout: _Layout, cells: list[str], src: str, line: int) -> tuple[str, list[float]]:
-    """Name and values of one row (:func:`_convert`; for readers of other files with target columns)."""
-    if len(cells) != len(layout.columns):
-        raise _count_error(layout, src, line, len(cells))
-    names = None if layout.name_index is None else [cells[layout.name_index]]
-    found, values, _, error = _convert(layout, src, np.array([line]), names, [[cells[i]] for i in layout.value_index])
-    if error is not None:
-        raise error
-    return found[0], values[0].tolist()
-
-
 def _program(layout: _Layout, src: str, names: list[str], values: FloatArray, lines: np.ndarray) -> Targets:
     """A :class:`Targets` from parsed rows of one chunk: ``values`` ``(m, len(value_index))`` in file units; SI from here on."""
     v = values
