@@ -144,7 +144,7 @@ def robot_program_case(tmp: Path, motions: int = ROBOT_PROGRAM_MOTIONS) -> Case:
     if importlib.util.find_spec("thermocomp.programs") is None:
         case.waiting = "waiting for issue 11 (compensate --program has not landed)"
         return case
-    from thermocomp.programs.compensate import compensate_program
+    from thermocomp.app.program import compensate_program
 
     warm = tmp / "bench_warm_up.mod"  # as every shape: a first call loads the compiled kernels, untimed
     warm.write_text(robot_program_text(2_000), encoding="ascii")

@@ -42,12 +42,12 @@ def warm_up() -> None:
     import numpy as np
 
     import thermocomp.kinematics.engine  # noqa: F401  - every entry point, loaded from the cache just filled
+    from thermocomp.app.compensate import compensate_source  # (the commands' one way in)
     from thermocomp.deformation import DeformationTable
     from thermocomp.geometry.rotations import euler_xyz_from_matrix, quat_wxyz_from_matrix, rotvec_from_matrix
+    from thermocomp.io.robots import load_robot
     from thermocomp.kinematics.fk import fk
     from thermocomp.kinematics.model import nominal_model
-    from thermocomp.robot.builtin import load_robot
-    from thermocomp.runs import compensate_source  # (the commands' one way in)
 
     def poses(robot: str) -> tuple[np.ndarray, np.ndarray]:
         chain = load_robot(robot)

@@ -1,10 +1,10 @@
 """What ``thermocomp compensate`` runs: one source (a targets CSV or a robot program), or many programs.
 
 :func:`compensate_source` is the one call of the command line for both
-sources: a targets CSV goes to :func:`thermocomp.pipeline.run_compensation`,
+sources: a targets CSV goes to :func:`thermocomp.app.targets.run_compensation`,
 a robot program to :func:`thermocomp.programs.compensate_program`; both run
-through the application layer (:func:`thermocomp.application.run_job`) and
-return a :class:`~thermocomp.application.Report`.
+through the application layer (:func:`thermocomp.app.jobs.run_job`) and
+return a :class:`~thermocomp.app.jobs.Report`.
 
 :func:`compensate_programs` compensates many programs into one folder
 (``--program a.mod b.mod ... --out-dir DIR``), over ``jobs`` processes: each
@@ -22,16 +22,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.application import CompensationFailed, Report, file_of
+from thermocomp.app.jobs import CompensationFailed, Report, file_of
+from thermocomp.app.program import ProgramReport, compensate_program
+from thermocomp.app.targets import run_compensation
 from thermocomp.compensation.compensate import CompensationOptions, ProgressCallback
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError, ThermocompError
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
-from thermocomp.pipeline import run_compensation
-from thermocomp.programs.compensate import URSCRIPT_SUFFIXES, ProgramOptions, ProgramReport, compensate_program
+from thermocomp.io.robots import robot_file
+from thermocomp.programs.options import ProgramOptions
 from thermocomp.programs.rapid import RAPID_SUFFIXES
-from thermocomp.robot.builtin import robot_file
+from thermocomp.programs.read import URSCRIPT_SUFFIXES
 from thermocomp.robot.chain import Chain
 
 
@@ -46,7 +48,7 @@ def compensate_source(robot: str | PathLike | Chain, deformation: PathLike | Def
 
     ``program_options``, ``results`` and ``report`` serve a program; ``convention``, ``joint_objects`` and
     ``fixed_orientation`` serve targets. The other parameters are those of
-    :func:`~thermocomp.pipeline.run_compensation` and :func:`~thermocomp.programs.compensate_program`.
+    :func:`~thermocomp.app.targets.run_compensation` and :func:`~thermocomp.programs.compensate_program`.
 
     Raises
     ------

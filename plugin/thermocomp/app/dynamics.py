@@ -18,14 +18,15 @@ import numpy as np
 
 from thermocomp._typing import PathLike
 from thermocomp.dynamics.excitation import Excitation, ExcitationOptions, design_excitation
+from thermocomp.dynamics.friction import FrictionTable
 from thermocomp.dynamics.identify import Identification, IdentifyOptions, identify
 from thermocomp.dynamics.report import TorqueCheck, check_torques, report_text
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.recording_csv import Recording, read_recording_csv, write_recording_csv
 from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, RobotFileOptions
+from thermocomp.io.robots import robot_file
 from thermocomp.io.urdf_inertials import UrdfParameters
-from thermocomp.robot.builtin import robot_file
 from thermocomp.robot.chain import Chain
 
 #: Largest trajectory a command generates (samples): 2 million rows of 6 joints are about 300 MB of CSV and
@@ -135,7 +136,7 @@ def run_simulate_recording(truth: PathLike, trajectory: PathLike, out: PathLike,
         if motion.qd is None or motion.qdd is None:
             raise InputError("expected the columns qd<i>_rad_s and qdd<i>_rad_s2 (a trajectory from thermocomp excite)",
                              path=str(trajectory))
-        table = read_friction_csv(friction, motion.n_joints) if friction else None
+        table = FrictionTable(*read_friction_csv(friction, motion.n_joints)) if friction else None
         with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed),
                             robot_options=robot_options) as robot:
             if robot.chain.n_joints != motion.n_joints:
@@ -170,7 +171,7 @@ def run_simulate_disturbance(truth: PathLike, controllers: PathLike, out: PathLi
         chain = info.chain
         n = chain.n_joints
         Kp, Ti = read_controllers_csv(controllers, n)
-        table = read_friction_csv(friction, n) if friction else None
+        table = FrictionTable(*read_friction_csv(friction, n)) if friction else None
         with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed),
                             robot_options=robot_options) as robot:
             centre = np.clip(np.zeros(n), chain.lower, chain.upper) if pose is None else np.asarray(pose, dtype=float)
@@ -225,7 +226,7 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
               info.description.files()) as job:
         chain = info.chain
         rec = read_recording_csv(recording, chain.n_joints)
-        fixed = read_friction_csv(friction, chain.n_joints) if friction else None
+        fixed = FrictionTable(*read_friction_csv(friction, chain.n_joints)) if friction else None
         result = identify(chain, rec, info.parameters, options or IdentifyOptions(), attached=info.attached,
                           friction=fixed)
         own = check_torques(result, rec, data=result.data, mask=result.mask)
@@ -252,7 +253,7 @@ def _reference(robot: PathLike | str, options: RobotFileOptions | None):
     built-in robot (its CAD inertials)."""
     from thermocomp.dynamics.parameters import robot_parameters
     from thermocomp.inertia.builtin import builtin_inertials
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.io.robots import load_robot
 
     path = robot_file(robot)
     if path is None:  # a built-in robot (a variant has no inertials: builtin_inertials says so)
@@ -269,13 +270,20 @@ def _reference(robot: PathLike | str, options: RobotFileOptions | None):
 def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rate: float, report: PathLike | None = None,
                    pose: tuple[float, ...] | None = None, speeds: tuple[float, ...] | None = None,
                    span: float | None = None, hold: float = 10.0, seed: int = 0,
-                   robot_options: RobotFileOptions | None = None) -> str:
+                   robot_options: RobotFileOptions | None = None,
+                   pose_check: Callable[[Chain], contextlib.AbstractContextManager] | None = None) -> str:
     """The trajectory of seed 000's Step 2 (``static``: poses for the explicit formulas, each held ``hold`` s) or
-    Step 3 (``constant-speed``: symmetric runs of each joint about ``pose``); returns the report text."""
+    Step 3 (``constant-speed``: symmetric runs of each joint about ``pose``); returns the report text.
+
+    ``pose_check(chain)`` (``static`` only, required there) opens the check that a pose stands above the floor and
+    clear of the robot itself: a context manager giving a callable ``check(q) -> bool`` with a ``source`` (what
+    drew the robot). The command line gives PyBullet's,
+    :class:`thermocomp.simulators.pybullet.poses.PoseCheck`: a simulator is an interface, above this floor.
+    """
     from thermocomp.dynamics.friction_runs import ConstantSpeedOptions, constant_speed_trajectory
     from thermocomp.dynamics.static_step import plan_static_poses, static_trajectory
     from thermocomp.io.robot_files import robot_file_inputs
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.io.robots import load_robot
 
     if experiment == "static":
         chain, cad, fixed, files = _reference(robot, robot_options)
@@ -286,9 +294,9 @@ def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rat
             if not (math.isfinite(rate) and rate > 0 and math.isfinite(hold) and hold > 0):
                 raise ConfigurationError(f"--rate-hz, --hold-s: expected > 0, got {rate!r}, {hold!r}")
             _check_samples(chain.n_joints * hold * rate, "--hold-s x --rate-hz")
-            from thermocomp.simulators.pybullet.poses import PoseCheck
-
-            with PoseCheck(chain, robot=robot, robot_options=robot_options) as check:
+            if pose_check is None:
+                raise ConfigurationError("the static experiment needs a pose check (pose_check: PyBullet's PoseCheck)")
+            with pose_check(chain) as check:
                 poses = plan_static_poses(chain, cad, np.random.default_rng(seed), fixed=fixed, admissible=check)
             trajectory = static_trajectory(chain, poses, hold, rate)
             text = (f"Static poses for seed 000 Step 2 ({chain.name}): {len(poses)} poses held {hold:.3g} s each, "
@@ -385,7 +393,7 @@ def run_feedforward(robot: PathLike, trajectory: PathLike, out: PathLike, *, fri
     info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot_file(robot), "--trajectory": trajectory, "--friction": friction}, {"--out": out},
               info.description.files()) as job:
-        table = read_friction_csv(friction, info.chain.n_joints) if friction else None
+        table = FrictionTable(*read_friction_csv(friction, info.chain.n_joints)) if friction else None
         motion = read_recording_csv(trajectory, info.chain.n_joints, torques=False)
         result = feedforward_torques(info.chain, info.parameters, table, motion)
         _commit(job, [(out, lambda p: write_recording_csv(p, result, (f"feed-forward torques of {trajectory} with "
@@ -405,7 +413,7 @@ def run_collisions(robot: PathLike, recording: PathLike, options, *, friction: P
     info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot_file(robot), "--recording": recording, "--friction": friction}, {"--out": out},
               info.description.files()) as job:
-        table = read_friction_csv(friction, info.chain.n_joints) if friction else None
+        table = FrictionTable(*read_friction_csv(friction, info.chain.n_joints)) if friction else None
         rec = read_recording_csv(recording, info.chain.n_joints)
         data = prepare(rec, IdentifyOptions())
         predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
@@ -448,7 +456,7 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
     info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot_file(robot), "--recording": recording, "--friction": friction},
               {"--urdf-out": urdf_out, "--report": report}, info.description.files()) as job:
-        table = read_friction_csv(friction, info.chain.n_joints) if friction else None
+        table = FrictionTable(*read_friction_csv(friction, info.chain.n_joints)) if friction else None
         rec = read_recording_csv(recording, info.chain.n_joints)
         data = prepare(rec, IdentifyOptions())
         predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters

@@ -1,7 +1,7 @@
 """What an exported robot URDF carries besides its kinematics: meshes and inertials per link.
 
 :func:`export_link_contents` gathers, for ``thermocomp robot export --with-meshes --inertials FILE``
-(:func:`thermocomp.pipeline.export_robot`), each link's
+(:func:`thermocomp.app.targets.export_robot`), each link's
 :class:`thermocomp.io.urdf.LinkContent` in the table form's link frames (docs/conventions.md):
 
 * meshes: a built-in robot's envelopes (``robots/<name>/meshes``), or a ``.urdf`` / ``.xacro``
@@ -73,7 +73,7 @@ def _meshes(robot: str | PathLike, chain: Chain, robot_options) -> dict[str, dic
     """Per link: ``visual_mesh``, ``collision_mesh``, ``T_link_mesh``, ``mesh_scale`` (LinkContent fields)."""
     from thermocomp.inertia.links import link_names
     from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES
-    from thermocomp.robot.builtin import robot_file
+    from thermocomp.io.robots import robot_file
 
     name = str(robot)
     if robot_file(robot) is None:  # a built-in robot (a variant has no meshes: builtin_mesh_path says so)

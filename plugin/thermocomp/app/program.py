@@ -1,13 +1,12 @@
-"""Compensate a robot program file: RAPID or URScript in, the same program with corrected targets out.
+"""The job of a robot program: RAPID or URScript in, the same program with corrected targets out, and a report.
 
 :func:`compensate_program` is the one library call behind ``thermocomp
-compensate --program``: read the program (:mod:`~thermocomp.programs.rapid`,
-:mod:`~thermocomp.programs.urscript`), find the nominal configuration of
-every point, estimate when each motion runs (:mod:`~thermocomp.programs.timing`),
-compensate the points with the core (:func:`thermocomp.compensation.compensate`),
-write the program (:mod:`~thermocomp.programs.writer`,
-:mod:`~thermocomp.programs.indexed`), check it (:mod:`~thermocomp.programs.feasibility`)
-and report. Every output is written all or none. docs/programs.md.
+compensate --program``: it declares and checks the files (:func:`thermocomp.app.jobs.run_job`), reads the
+program (:func:`~thermocomp.programs.read.read_checked`), finds the nominal configuration of every point
+(:mod:`~thermocomp.programs.points`), estimates when each motion runs (:mod:`~thermocomp.programs.timing`),
+compensates the points with the core (:func:`thermocomp.compensation.compensate`), writes the program
+(:mod:`~thermocomp.programs.snapshot`, :mod:`~thermocomp.programs.indexed`), checks it
+(:mod:`~thermocomp.programs.feasibility`) and reports. Every output is written all or none. docs/programs.md.
 """
 
 from __future__ import annotations
@@ -18,12 +17,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from thermocomp._gc import paused
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.application import CompensationFailed, Declared, Report, file_of, run_job
+from thermocomp.app.jobs import CompensationFailed, Declared, Report, file_of, run_job
+from thermocomp.app.prepare import RobotAndTable
 from thermocomp.compensation.compensate import (
     CompensationChunk,
     CompensationOptions,
@@ -32,163 +30,28 @@ from thermocomp.compensation.compensate import (
     _phase_progress,
     announce_phase,
     compensate,
-    nominal_solutions,
 )
 from thermocomp.compensation.program import Program
 from thermocomp.deformation.table import DeformationTable
-from thermocomp.deformation.timelaw import Static, TimeLaw
+from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import ConfigurationError, InputError
-from thermocomp.geometry.rotations import (
-    invert_transform,
-    matrix_from_rotvec,
-    quat_wxyz_from_matrix,
-    rotvec_from_matrix,
-    transform,
-)
-from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
 from thermocomp.io.robot_files import RobotFileOptions
-from thermocomp.kinematics.confdata import confdata_from_q, quadrants, to_quadrants
 from thermocomp.kinematics.fk import fk
-from thermocomp.kinematics.ik import IKResult, Status, pose_errors, turns
+from thermocomp.kinematics.ik import IKResult, Status
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.kinematics.seeding import solve_nominal_configuration, solve_path
-from thermocomp.prepare import RobotAndTable
-from thermocomp.programs import writer as w
 from thermocomp.programs.feasibility import MotionRow
 from thermocomp.programs.model import (
-    _KIND_CODE,
-    ABSOLUTE_JOINT,
-    CIRCULAR,
-    LINEAR,
-    Finding,
-    Motion,
-    MotionRun,
-    Point,
-    ProgramColumns,
     RobotProgram,
-    Span,
     tcp_poses,
 )
-from thermocomp.programs.rapid import RapidOptions
-from thermocomp.programs.timing import MAX_MINUTES, Timing, TimingOptions, estimate_timing
+from thermocomp.programs.options import MAX_INDEXED_ENTRIES, ProgramOptions
+from thermocomp.programs.points import PointPoses, nominal_configurations, point_names, point_poses
+from thermocomp.programs.read import language_of, read_checked, suffixes_of
+from thermocomp.programs.snapshot import confdata_notes, rounding_bound, write_snapshot
+from thermocomp.programs.timing import Timing, estimate_timing
 from thermocomp.robot.chain import Chain
-
-OUTPUT_FORMS = ("filtered", "joints")
-#: File extensions read as URScript.
-URSCRIPT_SUFFIXES = (".script", ".urscript")
-UNSUPPORTED_CHOICES = ("refuse", "keep")
-JOINT_TARGET_CHOICES = ("keep", "compensate")
-
-
-@dataclass(frozen=True)
-class ProgramOptions:
-    """What to write and for which time.
-
-    Parameters
-    ----------
-    output
-        ``"filtered"`` (default): every target becomes the pose the nominal
-        controller must be given so the warm robot reaches the true target
-        (RAPID confdata from the corrected joints); ``"joints"``: every
-        target becomes a joint target (``MoveAbsJ`` / ``movej``).
-    at_minute
-        Snapshot: the program compensated for this minute [min]. ``None``
-        and no other time form: the full table (the stabilised robot).
-    timed
-        Each motion compensated at the minute the timing estimate gives it
-        (one cycle: a long single run such as a print).
-    indexed_minutes
-        Time-indexed program: corrections for each of these minutes [min],
-        picked from the controller's clock while it runs (:mod:`~thermocomp.programs.indexed`).
-    timing
-        Cycles, duration, measured cycle time.
-    unsupported
-        ``"refuse"`` (default): a construct that cannot be followed stops
-        the run, nothing written; ``"keep"``: it is left as written, with a warning.
-    rapid
-        How a RAPID program is read: the task's other modules, the entry routine, external routines, the
-        bound on unrolled motions (:class:`~thermocomp.programs.rapid.RapidOptions`; the bound applies to
-        URScript too).
-    joint_targets
-        ``"keep"`` (default): joint targets (``MoveAbsJ``, URScript ``movej``
-        of a joint list: home and via positions) are left as written and
-        listed in the report; ``"compensate"``: compensated as the other
-        targets (their pose is the nominal FK of their joints); one that
-        cannot be (UR's home at full stretch with a growing arm) is then
-        left as written with a note instead of failing the program.
-    """
-
-    output: str = "filtered"
-    at_minute: float | None = None
-    timed: bool = False
-    indexed_minutes: tuple[float, ...] | None = None
-    timing: TimingOptions = TimingOptions()
-    unsupported: str = "refuse"
-    rapid: RapidOptions = RapidOptions()
-    joint_targets: str = "keep"
-
-    def __post_init__(self) -> None:
-        if self.joint_targets not in JOINT_TARGET_CHOICES:
-            raise ConfigurationError(f"--joint-targets: expected one of {JOINT_TARGET_CHOICES}, got "
-                                     f"{self.joint_targets!r}")
-        if self.output not in OUTPUT_FORMS:
-            raise ConfigurationError(f"--program-output: expected one of {OUTPUT_FORMS}, got {self.output!r}")
-        if self.unsupported not in UNSUPPORTED_CHOICES:
-            raise ConfigurationError(f"--unsupported: expected one of {UNSUPPORTED_CHOICES}, got {self.unsupported!r}")
-        forms = [self.at_minute is not None, self.timed, self.indexed_minutes is not None]
-        if sum(forms) > 1:
-            raise ConfigurationError("choose one time form: --at-minute, --timed or --time-indexed")
-        if self.at_minute is not None and not (np.isfinite(self.at_minute) and 0 <= self.at_minute <= MAX_MINUTES):
-            raise ConfigurationError(f"--at-minute: expected a minute from 0 to {MAX_MINUTES:g}, got {self.at_minute:g}")
-        if self.indexed_minutes is not None:
-            m = np.asarray(self.indexed_minutes, dtype=float)
-            if m.size < 1 or m[0] != 0 or np.any(np.diff(m) <= 0):
-                raise ConfigurationError("--time-indexed: expected increasing minutes starting at 0")
-            if np.any(np.abs(np.diff(m) - (m[1] - m[0])) > 1e-9) if m.size > 1 else False:
-                raise ConfigurationError("--time-indexed: expected evenly spaced minutes (the program computes "
-                                         "the index from the clock)")
-        if self.timed and (self.timing.cycles > 1 or self.timing.duration_min is not None):
-            raise ConfigurationError("--timed compensates each motion once, at its own minute: it needs one cycle "
-                                     "(for repeated cycles use --time-indexed)")
-
-
-#: Most correction sets a time-indexed program may carry (200 minutes at one set every 0.02 min).
-MAX_INDEXED_SETS = 10_000
-#: Most entries (sets x points) of a time-indexed program's tables: some 100 bytes each in the file.
-MAX_INDEXED_ENTRIES = 2_000_000
-
-
-def _round_up(value: float, digits: int = 3) -> float:
-    """``value`` rounded up to ``digits`` significant digits (a suggested bound must itself pass it)."""
-    scale = 10.0 ** (np.floor(np.log10(value)) - digits + 1)
-    return float(np.ceil(value / scale * (1 - 1e-12)) * scale)
-
-
-def indexed_minutes(step_min: float, time_law: TimeLaw) -> tuple[float, ...]:
-    """The minutes of a time-indexed program: every ``step_min`` from 0 to the time law's stabilisation.
-
-    Raises
-    ------
-    ConfigurationError
-        ``step_min`` not a positive number, a static law (nothing changes
-        with time), or more than :data:`MAX_INDEXED_SETS` sets (naming the
-        smallest step that fits).
-    """
-    if not (np.isfinite(step_min) and step_min > 0):
-        raise ConfigurationError(f"--time-indexed: expected a step > 0 minutes, got {step_min:g}")
-    if isinstance(time_law, Static):
-        raise ConfigurationError("--time-indexed follows the time law: it cannot be combined with --static")
-    end = float(time_law.stabilisation_min)
-    if end / step_min > MAX_INDEXED_SETS - 1:
-        raise ConfigurationError(
-            f"--time-indexed {step_min:g}: {end / step_min + 1:,.0f} correction sets up to minute {end:g} "
-            f"({time_law.describe()}); at most {MAX_INDEXED_SETS:,}: choose a step of at least "
-            f"{_round_up(end / (MAX_INDEXED_SETS - 1)):g} min")
-    count = int(np.floor(end / step_min + 1e-9)) + 1
-    return tuple(float(k * step_min) for k in range(count))
-
 
 #: The phases of :func:`compensate_program`, as :attr:`ProgramReport.phase_seconds` lists them.
 PHASES = ("reading", "nominal configurations", "timing", "solving", "checks", "writing")
@@ -225,7 +88,7 @@ class ProgramReport(Report):
     phase_seconds: dict[str, float] = field(default_factory=dict)
     #: The plot asked for (``--plot``), as given.
     plot: PathLike | None = None
-    #: The files the run wrote, once they are all committed (:func:`thermocomp.application.run_job`).
+    #: The files the run wrote, once they are all committed (:func:`thermocomp.app.jobs.run_job`).
     written: list[Path] = field(default_factory=list)
 
     def closing_lines(self) -> list[str]:
@@ -297,172 +160,6 @@ REPORT_CSV_HEAD = ("motion,instruction,line,minute_first,minute_last,change_mm,c
                    "findings")
 
 
-def read_program(path: PathLike, progress: ProgressCallback | None = None,
-                 rapid: RapidOptions | None = None) -> RobotProgram:
-    """Read a RAPID (``.mod``, ``.modx``, ``.prg``, ``.sys``) or URScript (``.script``, ``.urscript``) file.
-
-    ``progress(motions, None)`` hears of a long RAPID module's motions as they are followed; ``rapid``: the
-    task's other modules, entry routine, external routines (:class:`~thermocomp.programs.rapid.RapidOptions`).
-    """
-    from thermocomp.programs.rapid import RAPID_SUFFIXES, read_rapid
-
-    suffix = Path(path).suffix.lower()
-    try:
-        if suffix in RAPID_SUFFIXES:
-            return read_rapid(path, progress, rapid)
-        if suffix in URSCRIPT_SUFFIXES:
-            from thermocomp.programs.urscript import read_urscript
-
-            return read_urscript(path, (RapidOptions() if rapid is None else rapid).max_motions)
-    except RecursionError:  # the readers evaluate nested expressions recursively: Offs(Offs(...)) 2000 deep
-        raise InputError("an expression or a value nested too deeply to follow (thousands of levels of "
-                         "brackets or calls)", path=str(path)) from None
-    raise InputError(f"expected a robot program ending in {', '.join(RAPID_SUFFIXES + URSCRIPT_SUFFIXES)}, "
-                     f"got {Path(path).name!r}", path=str(path))
-
-
-def _suffixes_of(language: str) -> tuple[str, ...]:
-    from thermocomp.programs.rapid import RAPID_SUFFIXES
-
-    return RAPID_SUFFIXES if language == "rapid" else URSCRIPT_SUFFIXES
-
-
-def _language_of(path: PathLike) -> str:
-    """``"rapid"`` or ``"urscript"`` from the program's extension (any other is refused, naming ``--program``)."""
-    from thermocomp.programs.rapid import RAPID_SUFFIXES
-
-    suffix = Path(path).suffix.lower()
-    if suffix not in RAPID_SUFFIXES + URSCRIPT_SUFFIXES:
-        raise InputError(f"--program: expected a robot program ending in {', '.join(RAPID_SUFFIXES + URSCRIPT_SUFFIXES)}"
-                         f", got {Path(path).name!r}", path=str(path))
-    return "rapid" if suffix in RAPID_SUFFIXES else "urscript"
-
-
-@dataclass(frozen=True, eq=False)
-class PointPoses:
-    """Every point of a program, in execution order, as arrays (world frame, SI)."""
-
-    T_world_tcp: FloatArray  # (m, 4, 4)
-    T_world_flange: FloatArray  # (m, 4, 4)
-    q_given: FloatArray  # (m, n), nan where the point is Cartesian
-    is_joint: np.ndarray  # (m,)
-    T_flange_tcp: FloatArray  # (m, 4, 4): each point's tool
-
-
-def point_poses(chain: Chain, points: ProgramColumns | tuple[Point, ...]) -> PointPoses:
-    """The TCP and flange targets of the program's points (its :attr:`~RobotProgram.columns`, or the points);
-    joint targets through the nominal FK with their tool."""
-    cols = points if isinstance(points, ProgramColumns) else \
-        ProgramColumns.of((MotionRun.of_motions([Motion("", LINEAR, tuple(points), _NO_SPAN, _NO_SPAN)]),))
-    run = cols.run
-    m, n = len(run.text), chain.n_joints
-    is_joint = run.q_len > 0
-    wrong = np.flatnonzero(is_joint & (run.q_len != n))
-    if wrong.size:
-        i = int(wrong[0])
-        raise InputError(f"a joint target of {run.q_len[i]} joints, {chain.name} has {n}", row=int(run.argument[i, 2]))
-    q_given = np.full((m, n), np.nan)
-    if np.any(is_joint):
-        q_given[is_joint] = run.q[is_joint, :n]
-    T_flange_tcp = cols.T_flange_tcp if m else np.zeros((0, 4, 4))
-    cartesian = ~is_joint
-    at_base = np.array_equal(chain.T_world_base, np.eye(4))
-    if at_base and not np.any(is_joint):
-        T_world_tcp = run.T_world_tcp  # (read only, as the run's)
-    else:
-        T_world_tcp = np.empty((m, 4, 4))
-    if np.any(cartesian) and T_world_tcp is not run.T_world_tcp:  # the program's world is the robot base
-        T_world_tcp[cartesian] = run.T_world_tcp[cartesian] if at_base \
-            else chain.T_world_base @ run.T_world_tcp[cartesian]  # (the identity's product: the same bits)
-    if np.any(is_joint):
-        R, pos = fk(nominal_model(chain), q_given[is_joint])
-        T_world_tcp[is_joint] = transform(R, pos) @ T_flange_tcp[is_joint]
-    tools_inverse = invert_transform(cols.frame_table(1))[run.frame] if run.frames and m \
-        else invert_transform(T_flange_tcp)  # (each tool inverted once)
-    T_world_flange = T_world_tcp @ tools_inverse
-    return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint, T_flange_tcp)
-
-
-_NO_SPAN = Span(0, 0, 0, 0)
-
-
-def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPoses,
-                           options: CompensationOptions) -> tuple[FloatArray, np.ndarray]:
-    """Nominal joint angles of every point and their status, ``(m, n)`` and ``(m,)``.
-
-    Joint targets keep their joints. Cartesian targets continue along the
-    program from the point before (as the controller moves); RAPID points
-    then must match their confdata (else they are searched in that
-    configuration, nearest home), UR points take the continuation (UR's
-    controller picks the solution nearest the current joints), and so do
-    RAPID points whose confdata the controller ignores (run under
-    ``ConfL \\Off`` or ``ConfJ \\Off``: :func:`confdata_free`).
-    """
-    model = nominal_model(chain)
-    T = poses.T_world_flange
-    m = T.shape[0]
-    kwargs = dict(starts=options.starts, seed=options.seed, options=options.ik)
-    q = np.empty((m, chain.n_joints))
-    status = np.zeros(m, dtype=np.int8)
-    joint = poses.is_joint
-    q[joint] = poses.q_given[joint]
-    # the pieces between joint targets continue from the joint target before them
-    cuts = np.flatnonzero(joint)
-    starts = np.r_[0, cuts + 1]
-    ends = np.r_[cuts, m]
-    for a, b in zip(starts.tolist(), ends.tolist()):
-        if b <= a:
-            continue
-        if a > 0:
-            q_start = q[a - 1]
-        else:
-            first = solve_nominal_configuration(model, T[:1, :3, :3], T[:1, :3, 3], chain.home[None], **kwargs)
-            q_start = first.q[0]
-        part = solve_path(model, T[a:b, :3, :3], T[a:b, :3, 3], q_start, measure_singularity=False, **kwargs)
-        q[a:b], status[a:b] = part.q, part.status  # (the joints and statuses: no singular values needed)
-    if program.language == "rapid":
-        cartesian = np.flatnonzero(~joint)
-        bound = cartesian[~confdata_free(program)[cartesian]]  # (the others: the continuation, as the controller)
-        wanted = program.columns.run.confdata[bound].astype(int)
-        ok = near_configuration(model, q[bound], wanted) & (status[bound] == Status.CONVERGED)
-        turned = bound[ok][np.flatnonzero(np.any(quadrants(q[bound[ok]]) != wanted[ok, :3], axis=1))]
-        q[turned] = to_quadrants(q[turned], program.columns.run.confdata[turned].astype(int))  # (whole turns)
-        redo = bound[~ok]
-        if redo.size:
-            prog = Program(names=tuple(str(i) for i in redo), R_world_tcp=T[redo, :3, :3], p_world_tcp=T[redo, :3, 3],
-                           q_reference=np.tile(chain.home, (redo.size, 1)), confdata=wanted[~ok])
-            found = nominal_solutions(chain, prog, options)
-            q[redo], status[redo] = found.q, found.status
-        inside = chain.within_limits(q[cartesian])
-        status[cartesian] = np.where((status[cartesian] == Status.CONVERGED) & ~inside, np.int8(Status.JOINT_LIMIT),
-                                     status[cartesian])
-    return q, status
-
-
-def confdata_free(program: RobotProgram) -> np.ndarray:
-    """``(m,)`` True for each point whose motion ran with its confdata ignored (RAPID ``ConfL \\Off`` for linear
-    and circular moves, ``ConfJ \\Off`` for joint moves: the controller takes the configuration nearest the
-    robot's joints, ABB "RAPID Instructions", ConfL)."""
-    run = program.columns.run
-    free = program.extra.get("confdata_free", frozenset())
-    if not free:
-        return np.zeros(len(run.text), dtype=bool)
-    return np.repeat(np.isin(run.statement[:, 0], np.fromiter(free, dtype=np.int64, count=len(free))), run.n_points)
-
-
-def near_configuration(model, q: FloatArray, wanted: np.ndarray) -> np.ndarray:
-    """True where ``q`` ``(m, 6)`` has the programmed ``cfx`` and axes 1, 4, 6 within one quadrant of ``wanted``.
-
-    A robtarget derived with ``Offs`` or ``RelTool`` keeps the confdata of the
-    point it starts from, though a tool rotation may move axis 6 into the
-    next quadrant; the solution nearest the program's path is then the one
-    meant. Whole turns are compared modulo 4 quadrants.
-    """
-    got = confdata_from_q(model, q)
-    step = (got[:, :3] - wanted[:, :3]) % 4
-    return (got[:, 3] == wanted[:, 3]) & np.all((step <= 1) | (step == 3), axis=1)
-
-
 def compensate_program(
     robot: str | Chain,
     deformation: PathLike | DeformationTable,
@@ -505,10 +202,10 @@ def compensate_program(
         Also write the program report: ``<report>`` as text and ``<report stem>.csv`` one row per motion.
     plot
         Also draw the errors and corrections per minute as PNG
-        (:func:`thermocomp.plotting.plot_png`), written with the other outputs, all or none.
+        (:func:`thermocomp.app.plotting.plot_png`), written with the other outputs, all or none.
     job
         The :class:`~thermocomp.io.job.Job` of a larger run, which then commits; default a job of its own
-        (:func:`thermocomp.application.run_job`).
+        (:func:`thermocomp.app.jobs.run_job`).
 
     Raises
     ------
@@ -519,10 +216,10 @@ def compensate_program(
         Points failed and ``allow_failures`` is False; nothing written.
     """
     popts = ProgramOptions() if program_options is None else program_options
-    language = _language_of(program) if isinstance(program, (str, Path)) else None
-    if out is not None and language is not None and Path(out).suffix.lower() not in _suffixes_of(language):
+    language = language_of(program) if isinstance(program, (str, Path)) else None
+    if out is not None and language is not None and Path(out).suffix.lower() not in suffixes_of(language):
         raise InputError(f"--out: the output must be in the program's language: expected an extension among "
-                         f"{', '.join(_suffixes_of(language))}, got {Path(out).suffix!r}", path=str(out))
+                         f"{', '.join(suffixes_of(language))}, got {Path(out).suffix!r}", path=str(out))
     outputs = ProgramOutputs(out=None if out is None else Path(out), results=results, report=report, plot=plot)
 
     def work(job: Job, bound: RobotAndTable) -> ProgramReport:
@@ -585,7 +282,7 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     chain, table, options = bound.chain, bound.table, bound.options
     phases = _Phases(progress)
     phases.start("reading")
-    prog = _read_checked(program, popts, phases.bar)
+    prog = read_checked(program, popts, phases.bar)
     m = len(prog.columns.run.text)
     poses = point_poses(chain, prog.columns)
     phases.end("reading", m, then="nominal configurations")
@@ -643,27 +340,6 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
                         chain.n_joints, outputs)
 
 
-def _read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback | None) -> RobotProgram:
-    """The program as read, refused (nothing written) when it has an unsupported construct and ``popts`` refuses
-    them, when it runs no motion, or when its motions have no joints form and ``popts`` asks for it."""
-    prog = read_program(program, bar, popts.rapid)
-    if prog.unsupported and popts.unsupported == "refuse":
-        listed = "\n".join("  " + f.text(prog.path) for f in prog.unsupported)
-        first = prog.unsupported[0]
-        raise InputError(f"{len(prog.unsupported)} construct(s) cannot be followed exactly:\n{listed}\n"
-                         "Nothing was written. Rerun with --unsupported keep to leave them as written "
-                         "(their motions are then not compensated).", path=prog.path, row=first.line,
-                         column=first.column)
-    if not len(prog.columns.run.text):
-        unrun = "; ".join(f"{name}: {n} motions, not called from {' and '.join(prog.entry) or 'the entry'}; rerun "
-                          f"with --entry {name}" for name, n in prog.extra.get("unrun", ()))
-        raise InputError(f"no motion to compensate was found: {' and '.join(prog.entry) or 'the entry routine'} "
-                         f"runs none{'; ' + unrun if unrun else ''}", path=prog.path)
-    if popts.output == "joints":
-        _check_joints_form(prog)
-    return prog
-
-
 def _timed_program(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, timing: Timing,
                    options: CompensationOptions, popts: ProgramOptions, rows: np.ndarray
                    ) -> tuple[Program | None, CompensationOptions, str]:
@@ -672,7 +348,7 @@ def _timed_program(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray,
     run = prog.columns.run
     m = len(run.text)
     time_law = options.time_law
-    names = _point_names(prog)
+    names = point_names(prog)
     flange = dict(names=tuple(names[i] for i in rows.tolist()) if len(rows) < m else names,
                   R_world_tcp=poses.T_world_flange[rows, :3, :3], p_world_tcp=poses.T_world_flange[rows, :3, 3],
                   q_reference=q_nominal[rows], source=prog.path)
@@ -704,14 +380,6 @@ def _timed_program(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray,
     return Program(**flange, time_min=minute[rows]) if len(rows) else None, options, time_form
 
 
-def _point_names(prog: RobotProgram) -> tuple[str, ...]:
-    """The name of each point in the results: its place in the program, its line, and its declared name."""
-    run = prog.columns.run
-    return tuple([f"{i}:line{line}:{name}" if name else f"{i}:line{line}"
-                  for i, line, name in zip(range(1, len(run.text) + 1), run.argument[:, 2].tolist(),
-                                           run.name_of_point)])
-
-
 def program_targets(chain: Chain, program: PathLike, options: CompensationOptions | None = None) -> Program:
     """The motion targets of a robot program as the core's :class:`Program`, in execution order (one cycle).
 
@@ -726,10 +394,10 @@ def program_targets(chain: Chain, program: PathLike, options: CompensationOption
         As :func:`compensate_program` reading the program (an unsupported construct refused, no motion).
     """
     options = CompensationOptions() if options is None else options
-    prog = _read_checked(program, ProgramOptions(), None)
+    prog = read_checked(program, ProgramOptions(), None)
     poses = point_poses(chain, prog.columns)
     q_nominal, _ = nominal_configurations(chain, prog, poses, options)
-    return Program(names=_point_names(prog), R_world_tcp=poses.T_world_flange[:, :3, :3],
+    return Program(names=point_names(prog), R_world_tcp=poses.T_world_flange[:, :3, :3],
                    p_world_tcp=poses.T_world_flange[:, :3, 3], q_reference=q_nominal, source=prog.path)
 
 
@@ -822,251 +490,11 @@ def _writes(rep: ProgramReport, data: bytes | np.ndarray, chunks: list[Compensat
         writes.append((outputs.report, lambda path: Path(path).write_text(rep.text() + "\n", encoding="utf-8")))
         writes.append((outputs.report_csv, lambda path: Path(path).write_text(rep.csv_text(), encoding="utf-8")))
     if outputs.plot is not None:
-        from thermocomp.plotting import plot_png
+        from thermocomp.app.plotting import plot_png
 
         png = plot_png(rep.summary, title=rep.program, where="--plot")
         writes.append((outputs.plot, lambda path: Path(path).write_bytes(png)))
     return writes
 
 
-def confdata_notes(prog: RobotProgram, points: np.ndarray, written: np.ndarray) -> list[str]:
-    """A line for each written robtarget whose confdata differs from the program's: where, and why (written by
-    arrow: a toolpath program has thousands)."""
-    run = prog.columns.run
-    line, column = (pc.cast(pa.array(run.argument[points, k]), pa.string()) for k in (2, 3))
-    why = pc.if_else(pa.array(confdata_free(prog)[points]),
-                     "its motion runs under ConfL \\Off or ConfJ \\Off, where the controller ignores confdata: "
-                     "written from the solution nearest the motion before",
-                     "the corrected joints lie in another quadrant (cf1, cf4, cf6) or wrist configuration (cfx) than "
-                     "the program's")
-    return pc.binary_join_element_wise(f"{prog.path}:", line, ":", column, ": confdata written [",
-                                       w.confdata_texts(written), "], read [",
-                                       w.confdata_texts(run.confdata[points]), "]: ", why, "").to_pylist()
-
-
-def rounding_bound(reach: float) -> float:
-    """Largest TCP position error [m] of writing x, y, z in mm as 32-bit floats at ``reach`` [m]: half a unit
-    in the last place per coordinate, ``sqrt(3) / 2 * ulp``."""
-    return float(np.sqrt(3.0) / 2.0 * np.spacing(np.float32(reach * 1e3)) * 1e-3)
-
-
-def _check_joints_form(prog: RobotProgram) -> None:
-    if prog.language == "rapid":
-        from thermocomp.programs.rapid import MOTIONS
-
-        run = prog.columns.run
-        process = [i for i, name in enumerate(run.instruction) if name.lower() not in MOTIONS]
-        if process:
-            i = process[0]
-            raise InputError(f"{run.instruction[i]} has no joint form (its process arguments belong to a "
-                             "Cartesian move): --program-output joints cannot write it (use --program-output "
-                             "filtered)", path=prog.path, row=int(run.statement[i, 2]),
-                             column=int(run.statement[i, 3]))
-    if prog.language == "urscript":
-        bad = np.flatnonzero(prog.columns.run.kind == _KIND_CODE[CIRCULAR])
-        if bad.size:
-            raise InputError("movec has no joint form: --program-output joints cannot write it "
-                             "(use --program-output filtered)", path=prog.path,
-                             row=int(prog.columns.run.statement[bad[0], 2]))
-
-
-@dataclass(frozen=True)
-class Written:
-    """A written program (its latin-1 bytes as the file will hold them), how many target texts changed, and the
-    rounding the text leaves."""
-
-    data: bytes
-    n_changed: int
-    rounding: tuple[float, float]  # largest TCP position [m] and orientation [rad] error of the written numbers
-    #: The points (indices) whose written robtarget carries other confdata than the program's, and that confdata.
-    confdata_changed: tuple[np.ndarray, np.ndarray] = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
-
-    @property
-    def text(self) -> str:
-        return self.data.decode("latin-1")
-
-
-def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray,
-                   output: str, tcp: tuple[FloatArray, FloatArray] | None = None) -> Written:
-    """The program with each point's text replaced by its compensated value (one minute).
-
-    ``tcp``: the nominal robot's TCP poses at ``q`` (world frame: :func:`tcp_poses` of ``fk(nominal_model(chain),
-    q)``), where the caller has them (from the compensation's filtered poses).
-    """
-    nominal = nominal_model(chain)
-    cols = prog.columns
-    extax_of = cols.run.extax
-    R_tcp, p_tcp = tcp_poses(*fk(nominal, q), poses.T_flange_tcp) if tcp is None else tcp
-    at_base = np.array_equal(chain.T_world_base, np.eye(4))  # (the program's world frame is the robot base)
-    conf = confdata_from_q(nominal, q) if prog.language == "rapid" and chain.n_joints == 6 else None
-    rapid = prog.language == "rapid"
-    m = len(extax_of)
-    ok = status == Status.CONVERGED
-    is_joint = poses.is_joint
-    joint_text = ok & (is_joint | (output == "joints"))
-    pose_text = ok & ~joint_text
-    # what changed, in batch: joints against the written ones, poses against the program's (its world frame)
-    changed = np.zeros(m, dtype=bool)
-    changed[joint_text & ~is_joint] = True
-    jt = np.flatnonzero(joint_text & is_joint)
-    changed[jt] = row_max_abs(q[jt] - poses.q_given[jt]) > w.KEEP_ANGLE
-    pt = np.flatnonzero(pose_text)
-    miss = pose_errors(R_tcp[pt], p_tcp[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])  # (world)
-    changed[pt] = (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
-    written_at: list[np.ndarray] = []  # the points given a text, and their texts, in that order
-    texts: list[pa.StringArray] = []
-    error_position, error_angle = [0.0], [0.0]
-    # joint texts
-    jw = np.flatnonzero(joint_text & changed)
-    if jw.size:
-        shown = np.degrees(q[jw]) if rapid else q[jw]
-        written_at.append(jw)
-        texts.append(w.jointtarget_texts(shown, [extax_of[i] for i in jw.tolist()]) if rapid
-                     else w.list_texts(shown, "["))
-        back = w.stored_singles(shown)
-        q_back = np.radians(back) if rapid else back
-        R_a, p_a = fk(nominal, q[jw])
-        R_b, p_b = fk(nominal, q_back)
-        error_position.append(float(row_norms(p_b - p_a).max()))
-        error_angle.append(_largest_turn(R_a, R_b))
-    # pose texts
-    pw = np.flatnonzero(pose_text & changed)
-    if pw.size:
-        # in each point's work object: each frame inverted once, and no product where every frame is the world's
-        # (the identity's product gives the same bits)
-        frames = cols.frame_table(0)
-        in_world = all(np.array_equal(frames[f], np.eye(4)) for f in np.unique(cols.run.frame[pw]).tolist())
-        if in_world and at_base:
-            R_frame, p_frame = R_tcp[pw], p_tcp[pw]
-        else:  # in the program's world frame, the robot base (docs/conventions.md), then in the work object
-            T_world_tcp = transform(R_tcp[pw], p_tcp[pw])
-            T_world_tcp = T_world_tcp if at_base else invert_transform(chain.T_world_base) @ T_world_tcp
-            T_frame = T_world_tcp if in_world else invert_transform(frames)[cols.run.frame[pw]] @ T_world_tcp
-            R_frame, p_frame = T_frame[:, :3, :3], T_frame[:, :3, 3]
-        if rapid:
-            quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(R_frame), cols.run.quat[pw])
-            shown = np.hstack([p_frame * 1e3, quat])
-            texts.append(w.robtarget_texts(shown, conf[pw], [extax_of[i] for i in pw.tolist()]))
-            back = w.stored_singles(shown)
-            from thermocomp.programs.rapid import transforms_from_poses
-
-            T_back = transforms_from_poses(back)  # (as the reader reads the written robtargets)
-            R_back, p_back = T_back[:, :3, :3], T_back[:, :3, 3]
-        else:
-            shown = np.hstack([p_frame, rotvec_from_matrix(R_frame)])
-            texts.append(w.list_texts(shown, "p["))
-            back = w.stored_singles(shown)
-            R_back = matrix_from_rotvec(back[:, 3:])
-            p_back = back[:, :3]
-        error_position.append(float(row_norms(p_back - p_frame).max()))
-        error_angle.append(_largest_turn(R_frame, R_back))
-        written_at.append(pw)
-    conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
-    if rapid and conf is not None and pw.size:
-        differs = pw[cols.run.has_confdata[pw] & np.any(conf[pw] != cols.run.confdata[pw], axis=1)]
-        conf_changed = (differs, conf[differs])
-    written = np.concatenate(written_at) if written_at else np.zeros(0, dtype=np.int64)
-    new = pa.concat_arrays(texts) if texts else pa.array([], pa.string())
-    if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
-        spans = cols.run.text[written]
-        data = w.apply_edits(prog.text, w.Edits(spans[:, 0], spans[:, 1], new), prog.path,
-                             w.COMMENT_STARTS[prog.language])
-        return Written(data, len(new), (max(error_position), max(error_angle)), conf_changed)
-    values: list[str | None] = [None] * m
-    for i, text in zip(written.tolist(), new.to_pylist()):
-        values[i] = text
-    if output == "joints" and cols.plain:
-        data, n_changed = _joints_form_spliced(prog, values, ok, is_joint)
-        if data is not None:
-            return Written(data, n_changed, (max(error_position), max(error_angle)))
-    points = prog.points
-    at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
-    edits: list[w.Edit] = []
-    if output == "joints":
-        first = 0
-        for motion in prog.motions:
-            own = slice(first, first + len(motion.points))
-            first += len(motion.points)
-            if motion.kind != ABSOLUTE_JOINT and not all(p.is_joint for p in motion.points) and np.all(ok[own]):
-                edits.extend(_joint_instruction_edits(prog, motion))
-    # a MoveC in joints form is rewritten as a whole statement; its points' own edits are dropped
-    whole = {(mo.statement.start, mo.statement.end) for mo in prog.motions
-             if output == "joints" and mo.kind == CIRCULAR}
-    # a joint target replaces the whole argument (UR: get_inverse_kin(pose, qnear=...) becomes the joint list)
-    placed = [replace(p, argument=p.whole_argument, text=p.whole_argument)
-              if at_argument[i] and p.whole_argument is not None else p for i, p in enumerate(points)] \
-        if output == "joints" else list(points)
-    point_edits = w.place_values(placed, values, prog.path, at_argument=at_argument)
-    point_edits = [e for e in point_edits if not any(a <= e.start and e.end <= b for a, b in whole)]
-    if whole:
-        edits = [e for e in edits if (e.start, e.end) in whole or not any(a <= e.start < b for a, b in whole)]
-        edits += _movec_statements(prog, points, values, whole)
-    all_edits = point_edits + edits
-    data = w.apply_edits(prog.text, all_edits, prog.path, w.COMMENT_STARTS[prog.language])
-    n_changed = len({(e.start, e.end) for e in point_edits}) + len(whole)
-    return Written(data, n_changed, (max(error_position), max(error_angle)), conf_changed)
-
-
-def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.ndarray, is_joint: np.ndarray
-                         ) -> tuple[bytes | None, int]:
-    """The joints form of a program whose every point is its own inline text (:attr:`ProgramColumns.plain`), from
-    its columns: each Cartesian motion whose points all converged renamed ``MoveAbsJ`` / ``movej`` and every
-    point's value written at its argument (:func:`w.apply_edits`), as the general rules below write it; ``(bytes,
-    points written)``, or ``(None, 0)`` for a RAPID ``MoveC`` (rewritten as two statements by those rules)."""
-    run = prog.columns.run
-    rapid = prog.language == "rapid"
-    if rapid and np.any(run.kind == _KIND_CODE[CIRCULAR]):
-        return None, 0
-    new = "MoveAbsJ" if rapid else "movej"
-    first = np.cumsum(run.n_points) - run.n_points
-    renamed = ((run.kind != _KIND_CODE[ABSOLUTE_JOINT]) & ~np.logical_and.reduceat(is_joint, first)
-               & np.logical_and.reduceat(ok, first) & (np.asarray(run.instruction) != new))
-    named = np.flatnonzero(renamed)
-    written = [i for i, v in enumerate(values) if v is not None]
-    starts = np.concatenate([run.name[named, 0], run.argument[written, 0]])
-    ends = np.concatenate([run.name[named, 1], run.argument[written, 1]])
-    texts = [new] * named.size + [values[i] for i in written]
-    return w.apply_edits(prog.text, w.Edits(starts, ends, texts), prog.path,
-                         w.COMMENT_STARTS[prog.language]), len(written)
-
-
-def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:
-    """The largest angle [rad] of the rotations ``R_to R_from^T`` ``(r, 3, 3)`` each (0 for none)."""
-    return float(row_norms(turns(R_from, R_to)).max()) if len(R_from) else 0.0
-
-
-
-
-def _joint_instruction_edits(prog: RobotProgram, motion: Motion) -> list[w.Edit]:
-    """The instruction name of a Cartesian move in joints form: ``MoveAbsJ`` / ``movej``."""
-    if motion.kind == CIRCULAR and prog.language == "rapid":
-        return []
-    new = "MoveAbsJ" if prog.language == "rapid" else "movej"
-    if motion.instruction == new:
-        return []
-    return [w.Edit(motion.name.start, motion.name.end, new)]
-
-
-def _movec_statements(prog: RobotProgram, points, values, whole) -> list[w.Edit]:
-    """A RAPID ``MoveC via, to, rest`` in joints form: ``MoveAbsJ via, rest`` and ``MoveAbsJ to, rest``."""
-    edits = []
-    index = {id(p): i for i, p in enumerate(points)}
-    for motion in prog.motions:
-        if (motion.statement.start, motion.statement.end) not in whole:
-            continue
-        via, to = motion.points
-        v_text, t_text = values[index[id(via)]], values[index[id(to)]]
-        if v_text is None or t_text is None:
-            continue
-        text = prog.text
-        prefix = text[motion.name.end:via.argument.start]
-        rest = text[to.argument.end:motion.statement.end]
-        line_start = text.rfind("\n", 0, motion.statement.start) + 1
-        indent = "".join(ch for ch in text[line_start:motion.statement.start] if ch in " \t")
-        new = f"MoveAbsJ{prefix}{v_text}{rest}{prog.newline}{indent}MoveAbsJ{prefix}{t_text}{rest}"
-        edits.append(w.Edit(motion.statement.start, motion.statement.end, new))
-    return edits
-
-
-__all__ = ["REPORT_CSV_HEAD", "ProgramOptions", "ProgramOutputs", "ProgramReport", "compensate_program",
-           "program_targets", "read_program", "Finding"]
+__all__ = ["PHASES", "REPORT_CSV_HEAD", "ProgramOutputs", "ProgramReport", "compensate_program", "program_targets"]

@@ -24,7 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.application import CompensationFailed, Declared, Report, file_of, run_job
+from thermocomp.app.jobs import CompensationFailed, Declared, Report, file_of, run_job
+from thermocomp.app.prepare import RobotAndTable
 from thermocomp.compensation.compensate import (
     MAX_KEPT_ROWS,
     MAX_ROWS,
@@ -43,9 +44,8 @@ from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import ResultsWriter
 from thermocomp.io.robot_files import RobotFileOptions, robot_file_inputs
+from thermocomp.io.robots import load_robot, robot_file
 from thermocomp.io.targets_csv import iter_targets_csv, read_targets_frame
-from thermocomp.prepare import RobotAndTable
-from thermocomp.robot.builtin import load_robot, robot_file
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
 
@@ -243,7 +243,7 @@ def run_compensation(
         Results CSV. ``None``: write nothing.
     plot
         PNG of the errors and corrections per minute
-        (:func:`thermocomp.plotting.plot_png`), or ``None``.
+        (:func:`thermocomp.app.plotting.plot_png`), or ``None``.
     options
         Time law (a per-minute law such as the authors'
         :class:`~thermocomp.deformation.coppeliasim_convention.AuthorsIncrements`
@@ -293,7 +293,7 @@ def run_compensation(
                                   fixed_orientation=fixed_orientation, allow_failures=allow_failures, keep=keep,
                                   progress=progress)
         if plot is not None:
-            from thermocomp.plotting import plot_png
+            from thermocomp.app.plotting import plot_png
 
             job.write_bytes(plot, plot_png(report.summary, title=report.headline(), where="--plot"))
         return report
@@ -470,7 +470,7 @@ def export_robot(
     the robot's meshes (``with_meshes``: a built-in robot's envelopes, a
     robot file's own visual and collision meshes) and link inertials
     (``inertials``: an inertia CSV or the URDF of ``thermocomp inertia
-    --out``), :func:`thermocomp.robot.export.export_link_contents`.
+    --out``), :func:`thermocomp.app.export.export_link_contents`.
 
     Raises
     ------
@@ -478,11 +478,11 @@ def export_robot(
         A bad input file or output path (naming ``--out``), a ``fraction``
         outside 0..1 (naming ``--fraction``); nothing is written.
     """
+    from thermocomp.app.export import export_link_contents
     from thermocomp.deformation.apply import deformed_model
     from thermocomp.io.chain_csv import chain_csv_text
     from thermocomp.io.urdf import urdf_text
     from thermocomp.kinematics.model import nominal_model
-    from thermocomp.robot.export import export_link_contents
 
     if not (math.isfinite(fraction) and 0.0 <= fraction <= 1.0):
         raise InputError(f"--fraction: expected a share of the table from 0 to 1, got {fraction!r}")

@@ -27,8 +27,8 @@ from thermocomp.cli.exit_status import (  # noqa: F401 (every command takes them
 )
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import LinearRamp, Static, TimeLaw
+from thermocomp.io.robots import BUILTIN_NAMES
 from thermocomp.kinematics.ik import IKOptions
-from thermocomp.robot.builtin import BUILTIN_NAMES
 
 
 def _plain_number(text: str, kind: type) -> float | int:

@@ -127,7 +127,7 @@ def _program_options(args: argparse.Namespace, settings):
     ``--targets``."""
     from thermocomp.errors import ConfigurationError
     from thermocomp.programs import ProgramOptions, RapidOptions, TimingOptions
-    from thermocomp.programs.compensate import indexed_minutes
+    from thermocomp.programs.options import indexed_minutes
 
     misplaced = [flag for flag, used in (("--targets", args.targets is not None), ("--minutes", args.minutes is not None),
                                           ("--convention", args.convention != "table"),
@@ -160,12 +160,12 @@ def _check_task_options(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """One call of :func:`thermocomp.runs.compensate_source`, for --targets and --program alike."""
-    from thermocomp.application import CompensationFailed
+    """One call of :func:`thermocomp.app.compensate.compensate_source`, for --targets and --program alike."""
+    from thermocomp.app.compensate import compensate_source
+    from thermocomp.app.jobs import CompensationFailed
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.compile_notice import compile_notice
     from thermocomp.errors import ConfigurationError
-    from thermocomp.runs import compensate_source
 
     if args.program is None and args.targets is None:
         raise ConfigurationError("one of --targets or --program is required")
@@ -210,10 +210,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_programs(args: argparse.Namespace) -> int:
-    """``--program ... --out-dir DIR``: one call of :func:`thermocomp.runs.compensate_programs`; the summary table;
+    """``--program ... --out-dir DIR``: one call of :func:`thermocomp.app.compensate.compensate_programs`; the summary table;
     the exit status of the worst program."""
+    from thermocomp.app.compensate import STATUSES, compensate_programs, summary_table
     from thermocomp.errors import ConfigurationError
-    from thermocomp.runs import STATUSES, compensate_programs, summary_table
 
     if args.program is None:
         raise ConfigurationError("--out-dir serves --program only (--targets writes one results CSV: --out)")
@@ -239,7 +239,7 @@ def _run_programs(args: argparse.Namespace) -> int:
     return EXIT_OF_STATUS[STATUSES[worst]]
 
 
-#: The exit status of each status of a program of a batch (:data:`thermocomp.runs.STATUSES`, best first): a
+#: The exit status of each status of a program of a batch (:data:`thermocomp.app.compensate.STATUSES`, best first): a
 #: refused program (bad input) is worse than one whose points could not all be compensated.
 EXIT_OF_STATUS = {"ok": EXIT_OK, "failed": EXIT_FAILED_ROWS, "refused": EXIT_INPUT}
 

@@ -36,9 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from thermocomp.app.targets import export_robot
     from thermocomp.io.chain_csv import chain_csv_text
-    from thermocomp.pipeline import export_robot
-    from thermocomp.robot.builtin import load_robot, robot_file
+    from thermocomp.io.robots import load_robot, robot_file
 
     robot_file(args.robot, "ROBOT")  # an unknown name: the error names this argument, not --robot
     if args.robot_command == "show":

@@ -411,7 +411,7 @@ def compute_inertials(
     InertiaReport
     """
     from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, RobotFileOptions
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.io.robots import load_robot
 
     opts = RobotFileOptions() if robot_options is None else robot_options
     if tip_link is not None:
@@ -483,7 +483,7 @@ def inertials_to_urdf(
     written (none without ``out``).
     """
     from thermocomp.io.job import Job
-    from thermocomp.robot.builtin import robot_file
+    from thermocomp.io.robots import robot_file
 
     with Job() as job:
         job.input(robot_file(robot), "--robot")

@@ -1,31 +1,27 @@
-"""Robot programs in, compensated robot programs out: ABB RAPID and UR URScript (docs/programs.md).
+"""Robot programs as a language: ABB RAPID and UR URScript read, checked and written (docs/programs.md).
 
-:func:`compensate_program` reads a program, compensates every motion target
-for the thermal deformation and writes the same program with only its
-targets changed; :func:`read_program` gives the program as read
-(:class:`RobotProgram`: motions in execution order with their source spans).
+:func:`read_program` gives the program as read (:class:`RobotProgram`: motions in execution order with their
+source spans); :mod:`~thermocomp.programs.points`, :mod:`~thermocomp.programs.timing`,
+:mod:`~thermocomp.programs.feasibility`, :mod:`~thermocomp.programs.snapshot` and
+:mod:`~thermocomp.programs.indexed` are the steps of a compensation, which the job
+:func:`thermocomp.app.program.compensate_program` runs (files in, the same program with only its targets
+changed out).
 """
 
-from thermocomp.programs.compensate import (
-    ProgramOptions,
-    ProgramReport,
-    compensate_program,
-    read_program,
-)
 from thermocomp.programs.model import Motion, Point, RobotProgram, Span, Wait
+from thermocomp.programs.options import ProgramOptions
 from thermocomp.programs.rapid import RapidOptions
+from thermocomp.programs.read import read_program
 from thermocomp.programs.timing import TimingOptions
 
 __all__ = [
     "Motion",
     "Point",
     "ProgramOptions",
-    "ProgramReport",
     "RapidOptions",
     "RobotProgram",
     "Span",
     "TimingOptions",
     "Wait",
-    "compensate_program",
     "read_program",
 ]
