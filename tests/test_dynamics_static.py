@@ -14,9 +14,9 @@ from thermocomp.dynamics.static_step import (
     static_corrections,
     static_trajectory,
 )
+from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
 from thermocomp.inertia.builtin import builtin_inertials
 from thermocomp.inertia.links import apply_corrections
-from thermocomp.io.urdf_inertials import read_urdf_parameters
 
 pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 

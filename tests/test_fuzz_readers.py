@@ -249,7 +249,7 @@ def _recording_seed() -> bytes:
 def _measurements_seed() -> bytes:
     import numpy as np
 
-    from thermocomp.calibration.measurements import Measurements
+    from thermocomp.io.measurements import Measurements
     from thermocomp.io.measurements_csv import write_measurements_csv
 
     q = np.radians([[0.0, 10, 20, 0, 30, 0], [5, 15, 25, 5, 35, 5], [10, 20, 10, -5, 40, 10]])

@@ -472,7 +472,7 @@ def test_physical_inertials_at_their_limits_are_read(tmp_path: Path, old: str, n
     assert old in text
     path = _written(tmp_path / "ok.urdf", text.replace(old, new, 1))
     read_urdf(path, tip_link="tool")
-    _body_of_l1(path)  # as the dynamics read it (io.urdf_inertials), the body checked
+    _body_of_l1(path)  # as the dynamics read it (dynamics.urdf_parameters), the body checked
 
 
 def _body_of_l1(path: Path):

@@ -16,7 +16,6 @@ import numpy as np
 from thermocomp._typing import PathLike
 from thermocomp.app.prepare import load_chain
 from thermocomp.calibration.identify import CalibrationOptions
-from thermocomp.calibration.measurements import Measurements
 from thermocomp.calibration.observability import PoseSuggestion, suggest_poses
 from thermocomp.calibration.report import calibration_text
 from thermocomp.calibration.timefit import Calibration, TimeFitOptions, calibrate
@@ -24,6 +23,7 @@ from thermocomp.calibration.validate import Validation, plot_validation, validat
 from thermocomp.errors import ConfigurationError
 from thermocomp.io.deformation_csv import write_deformation_csv
 from thermocomp.io.job import Job
+from thermocomp.io.measurements import Measurements
 from thermocomp.io.measurements_csv import read_measurements_csv
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.robots import robot_file

@@ -21,12 +21,12 @@ from thermocomp.dynamics.excitation import Excitation, ExcitationOptions, design
 from thermocomp.dynamics.friction import FrictionTable
 from thermocomp.dynamics.identify import Identification, IdentifyOptions, identify
 from thermocomp.dynamics.report import TorqueCheck, check_torques, report_text
+from thermocomp.dynamics.urdf_parameters import UrdfParameters
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.recording_csv import Recording, read_recording_csv, write_recording_csv
 from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, RobotFileOptions
 from thermocomp.io.robots import robot_file
-from thermocomp.io.urdf_inertials import UrdfParameters
 from thermocomp.robot.chain import Chain
 
 #: Largest trajectory a command generates (samples): 2 million rows of 6 joints are about 300 MB of CSV and
@@ -109,9 +109,9 @@ def run_excite(chain: Chain, options: ExcitationOptions, rate: float, out: PathL
 def robot_file_inertials(robot: PathLike, options: RobotFileOptions | None = None, what: str = "(identified)",
                          option: str = "--robot") -> UrdfParameters:
     """The chain and inertials of a ``.urdf`` or ``.xacro`` robot file
-    (:func:`~thermocomp.io.urdf_inertials.read_urdf_parameters`); another file or a built-in name is refused,
+    (:func:`~thermocomp.dynamics.urdf_parameters.read_urdf_parameters`); another file or a built-in name is refused,
     naming ``option`` and ``what`` inertials it should carry."""
-    from thermocomp.io.urdf_inertials import read_urdf_parameters
+    from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
 
     expected = f"expected a {' or '.join(ROBOT_FILE_SUFFIXES)} robot file carrying the {what} inertials"
     path = robot_file(robot, option)
@@ -217,8 +217,8 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
     ``friction`` (a friction CSV, e.g. Step 3's) the friction is held fixed
     and only the inertial parameters are identified (seed 000, Step 5).
     """
+    from thermocomp.dynamics.urdf_parameters import urdf_with_parameters
     from thermocomp.io.friction_csv import read_friction_csv, write_friction_csv
-    from thermocomp.io.urdf_inertials import urdf_with_parameters
 
     info = robot_file_inertials(robot, robot_options, "reference (CAD)")
     with _job({"--robot": robot_file(robot), "--recording": recording, "--validate": validate, "--friction": friction},
@@ -450,8 +450,8 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
     from thermocomp.dynamics.identify import IdentifyOptions, prepare
     from thermocomp.dynamics.payload import identify_payload, with_payload
     from thermocomp.dynamics.regressor import regressor
+    from thermocomp.dynamics.urdf_parameters import urdf_with_parameters
     from thermocomp.io.friction_csv import read_friction_csv
-    from thermocomp.io.urdf_inertials import urdf_with_parameters
 
     info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot_file(robot), "--recording": recording, "--friction": friction},

@@ -172,7 +172,7 @@ def robot_file_link_inertials(path: PathLike, chain: Chain, robot_options=None) 
     """``LinkInertial`` of ``link1`` .. ``linkn`` of ``chain`` from the ``<inertial>`` elements of a ``.urdf`` / ``.xacro`` file.
 
     The file is read as the dynamics commands read it
-    (:func:`thermocomp.io.urdf_inertials.read_urdf_parameters`, with
+    (:func:`thermocomp.dynamics.urdf_parameters.read_urdf_parameters`, with
     ``robot_options``' packages and links): what moves with each joint, in
     the file's table-form link frames. The file must describe the same
     robot, its base frame possibly elsewhere (a ROS-Industrial UR's
@@ -188,10 +188,10 @@ def robot_file_link_inertials(path: PathLike, chain: Chain, robot_options=None) 
     massless link is left out.
     """
     from thermocomp.dynamics.parameters import inertial_from_parameters
+    from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
     from thermocomp.geometry.rotations import invert_transform
     from thermocomp.inertia.links import LinkInertial
     from thermocomp.inertia.robot import zero_pose_link_frames
-    from thermocomp.io.urdf_inertials import read_urdf_parameters
     from thermocomp.kinematics.fk import fk_matrix
     from thermocomp.kinematics.model import nominal_model
 

@@ -15,11 +15,11 @@ docs/calibration.md explains how to plan a tracker campaign.
 from thermocomp.calibration.identifiability import Combination, Identifiability, combination_matrix
 from thermocomp.calibration.identify import CalibrationOptions, Fit, identify
 from thermocomp.calibration.jacobian import PoseJacobian, parameter_names, pose_jacobian
-from thermocomp.calibration.measurements import Measurements
 from thermocomp.calibration.observability import PoseSuggestion, observability_index, suggest_poses
 from thermocomp.calibration.report import calibration_text
 from thermocomp.calibration.timefit import Calibration, LawCandidate, TimeFitOptions, calibrate
 from thermocomp.calibration.validate import Validation, plot_validation, validate
+from thermocomp.io.measurements import Measurements
 
 __all__ = [
     "Calibration",

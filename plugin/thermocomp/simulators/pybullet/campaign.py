@@ -21,12 +21,12 @@ import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.app.prepare import robot_and_table
-from thermocomp.calibration.measurements import Measurements
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.checks import check_array, check_transform
 from thermocomp.geometry.rotations import matrix_from_rotvec
 from thermocomp.io.job import Job
+from thermocomp.io.measurements import Measurements
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.robot.chain import Chain
 from thermocomp.simulators.pybullet.cell import work_directory
