@@ -5,11 +5,9 @@ The Jacobian of the TCP pose with respect to every table parameter
 reports what the poses can and cannot identify (:mod:`.identify`,
 :mod:`.identifiability`), which poses to add (:mod:`.observability`), the
 time law fitted with the table (:mod:`.timefit`), validation on held-out
-measurements (:mod:`.validate`) and the file-level job of ``thermocomp
-calibrate`` (:mod:`.run`, imported by its own name: it reads files through
-:mod:`thermocomp.io`, whose measurement reader imports this package, so
-re-exporting it here made an import cycle). Pure numpy core;
-docs/calibration.md explains how to plan a tracker campaign.
+measurements (:mod:`.validate`), on the tracker's
+:class:`~thermocomp.io.measurements.Measurements` (io's data). The file-level job of ``thermocomp calibrate``
+is :mod:`thermocomp.app.calibrate`. docs/calibration.md explains how to plan a tracker campaign.
 """
 
 from thermocomp.calibration.identifiability import Combination, Identifiability, combination_matrix

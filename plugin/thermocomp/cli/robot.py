@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from thermocomp.app.targets import export_robot
+    from thermocomp.app.export import export_robot
     from thermocomp.io.chain_csv import chain_csv_text
     from thermocomp.io.robots import load_robot, robot_file
 
