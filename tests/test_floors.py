@@ -94,3 +94,15 @@ def test_the_job_runs_what_run_compensation_runs(tmp_path: Path) -> None:
     run_compensation("irb140", EXAGGERATED, targets, tmp_path / "direct.csv", options=options)
     assert report.summary.n_rows == 100 and report.written == [tmp_path / "job.csv"]
     assert (tmp_path / "job.csv").read_bytes() == (tmp_path / "direct.csv").read_bytes()
+
+
+def test_the_core_names_the_scene_robots_io_reads_the_joint_objects_of() -> None:
+    """The deformation core names the robots whose joint objects are known without reading them (io does):
+    its list is irb140 (the constants) and every built-in scene robot io has a file for."""
+    from thermocomp.deformation.coppeliasim_convention import AUTHORS_SCENE_ROBOTS
+    from thermocomp.io.robots import BUILTIN_JOINT_OBJECTS, builtin_joint_objects
+
+    assert AUTHORS_SCENE_ROBOTS == ("irb140", *BUILTIN_JOINT_OBJECTS)
+    for name in BUILTIN_JOINT_OBJECTS:
+        R = builtin_joint_objects(name, 6)
+        np.testing.assert_allclose(R @ np.swapaxes(R, 1, 2), np.tile(np.eye(3), (6, 1, 1)), atol=1e-9)

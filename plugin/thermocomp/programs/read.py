@@ -9,17 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from thermocomp._typing import PathLike
-from thermocomp.compensation.compensate import (
-    ProgressCallback,
-)
+from thermocomp.compensation.compensate import ProgressCallback
 from thermocomp.errors import InputError
-from thermocomp.programs.model import (
-    RobotProgram,
-)
+from thermocomp.programs.model import _KIND_CODE, CIRCULAR, RobotProgram
 from thermocomp.programs.options import ProgramOptions
 from thermocomp.programs.rapid import RapidOptions
-from thermocomp.programs.snapshot import check_joints_form
 
 #: File extensions read as URScript.
 URSCRIPT_SUFFIXES = (".script", ".urscript")
@@ -85,3 +82,25 @@ def read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback
     if popts.output == "joints":
         check_joints_form(prog)
     return prog
+
+
+def check_joints_form(prog: RobotProgram) -> None:
+    """Refuse a program with a motion that has no joints form (RAPID process instructions, URScript ``movec``) when
+    that form is asked for (``--program-output joints``), naming the motion's file, line and column."""
+    if prog.language == "rapid":
+        from thermocomp.programs.rapid import MOTIONS
+
+        run = prog.columns.run
+        process = [i for i, name in enumerate(run.instruction) if name.lower() not in MOTIONS]
+        if process:
+            i = process[0]
+            raise InputError(f"{run.instruction[i]} has no joint form (its process arguments belong to a "
+                             "Cartesian move): --program-output joints cannot write it (use --program-output "
+                             "filtered)", path=prog.path, row=int(run.statement[i, 2]),
+                             column=int(run.statement[i, 3]))
+    if prog.language == "urscript":
+        bad = np.flatnonzero(prog.columns.run.kind == _KIND_CODE[CIRCULAR])
+        if bad.size:
+            raise InputError("movec has no joint form: --program-output joints cannot write it "
+                             "(use --program-output filtered)", path=prog.path,
+                             row=int(prog.columns.run.statement[bad[0], 2]))

@@ -14,7 +14,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from thermocomp._typing import FloatArray
-from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import (
     invert_transform,
     matrix_from_rotvec,
@@ -59,26 +58,6 @@ def rounding_bound(reach: float) -> float:
     """Largest TCP position error [m] of writing x, y, z in mm as 32-bit floats at ``reach`` [m]: half a unit
     in the last place per coordinate, ``sqrt(3) / 2 * ulp``."""
     return float(np.sqrt(3.0) / 2.0 * np.spacing(np.float32(reach * 1e3)) * 1e-3)
-
-
-def check_joints_form(prog: RobotProgram) -> None:
-    if prog.language == "rapid":
-        from thermocomp.programs.rapid import MOTIONS
-
-        run = prog.columns.run
-        process = [i for i, name in enumerate(run.instruction) if name.lower() not in MOTIONS]
-        if process:
-            i = process[0]
-            raise InputError(f"{run.instruction[i]} has no joint form (its process arguments belong to a "
-                             "Cartesian move): --program-output joints cannot write it (use --program-output "
-                             "filtered)", path=prog.path, row=int(run.statement[i, 2]),
-                             column=int(run.statement[i, 3]))
-    if prog.language == "urscript":
-        bad = np.flatnonzero(prog.columns.run.kind == _KIND_CODE[CIRCULAR])
-        if bad.size:
-            raise InputError("movec has no joint form: --program-output joints cannot write it "
-                             "(use --program-output filtered)", path=prog.path,
-                             row=int(prog.columns.run.statement[bad[0], 2]))
 
 
 @dataclass(frozen=True)

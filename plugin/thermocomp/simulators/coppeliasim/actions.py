@@ -359,6 +359,7 @@ def convention(robot: str, deformation: PathLike, stabilisation_min: float | Non
     from the paper's model on random configurations."""
     from thermocomp.deformation.coppeliasim_convention import convention_difference
     from thermocomp.io.deformation_csv import deformation_csv_text
+    from thermocomp.io.robots import builtin_joint_objects
 
     check_configurations(configurations)
     check_seed(seed)
@@ -378,7 +379,9 @@ def convention(robot: str, deformation: PathLike, stabilisation_min: float | Non
     else:
         law = LinearRamp(stabilisation_min)
         at = stabilisation_min if minute is None else _finite(minute, "--minute")
-    diff = convention_difference(chain, table, at, law, n_configurations=configurations, seed=seed)
+    # a built-in scene robot's own joint objects (irb140-paper-scene), read here: the core reads no file
+    diff = convention_difference(chain, table, at, law, n_configurations=configurations, seed=seed,
+                                 R_world_joint=builtin_joint_objects(chain.name, chain.n_joints))
     comments = (f"Table-form equivalent of {table.source} applied with the authors' CoppeliaSim scene convention "
                 f"({diff.law}), robot {chain.name}; rows: joints 1..n (docs/coppeliasim.md)",)
     text = deformation_csv_text(diff.authors_table, comments=comments)
