@@ -131,7 +131,7 @@ def robot_program_text(motions: int, seed: int = 11) -> str:
 
 
 def robot_program_case(tmp: Path, motions: int = ROBOT_PROGRAM_MOTIONS) -> Case:
-    """Issue 11's case: a 100,000-motion RAPID program through :func:`thermocomp.programs.compensate_program`.
+    """Issue 11's case: a 100,000-motion RAPID program through :func:`thermocomp.app.program.compensate_program`.
 
     Judged like every shape on its compute per row (nominal configurations,
     the program's and the core's, and the core's solver clock) against the

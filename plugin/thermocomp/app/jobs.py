@@ -1,8 +1,8 @@
-"""The application layer of a compensation: open the job, bind robot and table, run, report.
+"""The frame of a compensation job: open the job, bind robot and table, run, report.
 
 Both sources of ``thermocomp compensate`` go through :func:`run_job`: a targets
 CSV (:func:`thermocomp.app.targets.run_compensation`) and a robot program
-(:func:`thermocomp.programs.compensate_program`). It declares every input and
+(:func:`thermocomp.app.program.compensate_program`). It declares every input and
 output in one :class:`~thermocomp.io.job.Job` and checks them before any work
 (docs/jobs.md), loads the robot and binds its deformation table and time law
 (:func:`thermocomp.app.prepare.robot_and_table`), hands both to the source's own
@@ -31,7 +31,7 @@ from thermocomp.robot.chain import Chain
 
 class Report:
     """What one compensation run did: the base of :class:`~thermocomp.app.targets.CompensationReport` (targets)
-    and :class:`~thermocomp.programs.ProgramReport` (a robot program).
+    and :class:`~thermocomp.app.program.ProgramReport` (a robot program).
 
     Attributes
     ----------

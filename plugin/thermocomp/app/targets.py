@@ -1,8 +1,8 @@
-"""Files in, files out: the compensation of a robot program from paths.
+"""The job of a targets CSV: files in, the results CSV (and a plot) out, a report.
 
-This is the one library call behind ``thermocomp compensate``; it composes the
+:func:`run_compensation` is the library call behind ``thermocomp compensate --targets``; it composes the
 readers, the pure core (:func:`thermocomp.compensation.compensate`) and the
-chunked, atomic results writer. From Python::
+chunked, atomic results writer, through :func:`thermocomp.app.jobs.run_job`. From Python::
 
     import thermocomp
     report = thermocomp.run_compensation("irb140", "deformations/exaggerated.csv",
