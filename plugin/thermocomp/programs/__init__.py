@@ -2,7 +2,7 @@
 
 :func:`read_program` gives the program as read (:class:`RobotProgram`: motions in execution order with their
 source spans); :mod:`~thermocomp.programs.points`, :mod:`~thermocomp.programs.timing`,
-:mod:`~thermocomp.programs.feasibility`, :mod:`~thermocomp.programs.snapshot` and
+:mod:`~thermocomp.programs.solve`, :mod:`~thermocomp.programs.feasibility`, :mod:`~thermocomp.programs.snapshot` and
 :mod:`~thermocomp.programs.indexed` are the steps of a compensation, which the job
 :func:`thermocomp.app.program.compensate_program` runs (files in, the same program with only its targets
 changed out).
