@@ -19,7 +19,7 @@ from thermocomp.app.program import compensate_program
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
 from thermocomp.programs import ProgramOptions
-from thermocomp.programs import snapshot as compensate_module
+from thermocomp.programs import compensate as compensate_module
 
 
 def _rapid_text(rng) -> str:

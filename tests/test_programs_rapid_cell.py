@@ -398,7 +398,7 @@ def test_conf_off_covers_only_the_motions_after_it(tmp_path, rng):
     path = tmp_path / "gen.mod"
     path.write_text(src)
     prog = read_program(path)
-    from thermocomp.programs.points import confdata_free
+    from thermocomp.programs.compensate import confdata_free
 
     np.testing.assert_array_equal(confdata_free(prog), [False, True, False])
 

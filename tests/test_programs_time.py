@@ -15,7 +15,7 @@ from thermocomp.geometry.rotations import transform
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.kinematics.confdata import confdata_from_q
 from thermocomp.programs import ProgramOptions, TimingOptions, read_program
-from thermocomp.programs.points import nominal_configurations, point_poses
+from thermocomp.programs.compensate import nominal_configurations, point_poses
 from thermocomp.programs.rapid import rapid_parser
 from thermocomp.programs.timing import arc_length, estimate_timing
 from thermocomp.programs.urscript import urscript_parser

@@ -3,9 +3,9 @@
 :func:`compensate_program` is the one library call behind ``thermocomp
 compensate --program``: it declares and checks the files (:func:`thermocomp.app.jobs.run_job`), reads the
 program (:func:`~thermocomp.programs.read.read_checked`), finds the nominal configuration of every point
-(:mod:`~thermocomp.programs.points`), estimates when each motion runs (:mod:`~thermocomp.programs.timing`),
+(:mod:`~thermocomp.programs.compensate`), estimates when each motion runs (:mod:`~thermocomp.programs.timing`),
 compensates the points with the core (:func:`thermocomp.compensation.compensate`), writes the program
-(:mod:`~thermocomp.programs.snapshot`, :mod:`~thermocomp.programs.indexed`), checks it
+(:mod:`~thermocomp.programs.compensate`, :mod:`~thermocomp.programs.indexed`), checks it
 (:mod:`~thermocomp.programs.feasibility`) and reports. Every output is written all or none. docs/programs.md.
 """
 
@@ -37,15 +37,23 @@ from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.kinematics.ik import Status
+from thermocomp.programs.compensate import (
+    confdata_notes,
+    keep_joint_targets,
+    nominal_configurations,
+    point_names,
+    point_poses,
+    rounding_bound,
+    solve,
+    timed_targets,
+    write_snapshot,
+)
 from thermocomp.programs.feasibility import MotionRow
 from thermocomp.programs.model import (
     tcp_poses,
 )
 from thermocomp.programs.options import ProgramOptions
-from thermocomp.programs.points import nominal_configurations, point_names, point_poses
 from thermocomp.programs.read import language_of, read_checked, suffixes_of
-from thermocomp.programs.snapshot import confdata_notes, rounding_bound, write_snapshot
-from thermocomp.programs.solve import keep_joint_targets, solve, timed_targets
 from thermocomp.programs.timing import Timing, estimate_timing
 from thermocomp.robot.chain import Chain
 

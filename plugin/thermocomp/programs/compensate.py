@@ -1,0 +1,524 @@
+"""Compensate a robot program's points: the programs feature's steps between reading and the job's files.
+
+A program as read (:class:`~thermocomp.programs.model.RobotProgram`) becomes arrays of its points' TCP and flange
+targets (:func:`point_poses`) and the configurations the controller takes (:func:`nominal_configurations`, RAPID
+confdata); :func:`timed_targets` gives the core's targets at the time form's minutes, :func:`solve` compensates
+them with the core (:func:`thermocomp.compensation.compensate`) into one version of every point per minute written,
+:func:`keep_joint_targets` leaves the joint targets as written, and :func:`write_snapshot` writes the program for
+one minute (the time-indexed form: :mod:`~thermocomp.programs.indexed`). The job around these steps (files, phases,
+report) is :func:`thermocomp.app.program.compensate_program`; reading is :mod:`~thermocomp.programs.read`, the
+options :mod:`~thermocomp.programs.options`. docs/programs.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from thermocomp._typing import FloatArray
+from thermocomp.compensation.compensate import (
+    CompensationChunk,
+    CompensationOptions,
+    CompensationSummary,
+    ProgressCallback,
+    compensate,
+    nominal_solutions,
+)
+from thermocomp.compensation.program import Program
+from thermocomp.deformation.table import DeformationTable
+from thermocomp.deformation.timelaw import Static
+from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.geometry.rotations import (
+    invert_transform,
+    matrix_from_rotvec,
+    quat_wxyz_from_matrix,
+    rotvec_from_matrix,
+    transform,
+)
+from thermocomp.geometry.vectors import row_max_abs, row_norms
+from thermocomp.kinematics.confdata import confdata_from_q, quadrants, to_quadrants
+from thermocomp.kinematics.fk import fk
+from thermocomp.kinematics.ik import IKResult, Status, pose_errors, turns
+from thermocomp.kinematics.model import nominal_model
+from thermocomp.kinematics.seeding import solve_nominal_configuration, solve_path
+from thermocomp.programs import writer as w
+from thermocomp.programs.model import (
+    _KIND_CODE,
+    ABSOLUTE_JOINT,
+    CIRCULAR,
+    LINEAR,
+    Motion,
+    MotionRun,
+    Point,
+    ProgramColumns,
+    RobotProgram,
+    Span,
+    tcp_poses,
+)
+from thermocomp.programs.options import MAX_INDEXED_ENTRIES, ProgramOptions
+from thermocomp.programs.timing import Timing
+from thermocomp.robot.chain import Chain
+
+
+@dataclass(frozen=True, eq=False)
+class PointPoses:
+    """Every point of a program, in execution order, as arrays (world frame, SI)."""
+
+    T_world_tcp: FloatArray  # (m, 4, 4)
+    T_world_flange: FloatArray  # (m, 4, 4)
+    q_given: FloatArray  # (m, n), nan where the point is Cartesian
+    is_joint: np.ndarray  # (m,)
+    T_flange_tcp: FloatArray  # (m, 4, 4): each point's tool
+
+
+def point_poses(chain: Chain, points: ProgramColumns | tuple[Point, ...]) -> PointPoses:
+    """The TCP and flange targets of the program's points (its :attr:`~RobotProgram.columns`, or the points);
+    joint targets through the nominal FK with their tool."""
+    cols = points if isinstance(points, ProgramColumns) else \
+        ProgramColumns.of((MotionRun.of_motions([Motion("", LINEAR, tuple(points), _NO_SPAN, _NO_SPAN)]),))
+    run = cols.run
+    m, n = len(run.text), chain.n_joints
+    is_joint = run.q_len > 0
+    wrong = np.flatnonzero(is_joint & (run.q_len != n))
+    if wrong.size:
+        i = int(wrong[0])
+        raise InputError(f"a joint target of {run.q_len[i]} joints, {chain.name} has {n}", row=int(run.argument[i, 2]))
+    q_given = np.full((m, n), np.nan)
+    if np.any(is_joint):
+        q_given[is_joint] = run.q[is_joint, :n]
+    T_flange_tcp = cols.T_flange_tcp if m else np.zeros((0, 4, 4))
+    cartesian = ~is_joint
+    at_base = np.array_equal(chain.T_world_base, np.eye(4))
+    if at_base and not np.any(is_joint):
+        T_world_tcp = run.T_world_tcp  # (read only, as the run's)
+    else:
+        T_world_tcp = np.empty((m, 4, 4))
+    if np.any(cartesian) and T_world_tcp is not run.T_world_tcp:  # the program's world is the robot base
+        T_world_tcp[cartesian] = run.T_world_tcp[cartesian] if at_base \
+            else chain.T_world_base @ run.T_world_tcp[cartesian]  # (the identity's product: the same bits)
+    if np.any(is_joint):
+        R, pos = fk(nominal_model(chain), q_given[is_joint])
+        T_world_tcp[is_joint] = transform(R, pos) @ T_flange_tcp[is_joint]
+    tools_inverse = invert_transform(cols.frame_table(1))[run.frame] if run.frames and m \
+        else invert_transform(T_flange_tcp)  # (each tool inverted once)
+    T_world_flange = T_world_tcp @ tools_inverse
+    return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint, T_flange_tcp)
+
+
+_NO_SPAN = Span(0, 0, 0, 0)
+
+
+def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPoses,
+                           options: CompensationOptions) -> tuple[FloatArray, np.ndarray]:
+    """Nominal joint angles of every point and their status, ``(m, n)`` and ``(m,)``.
+
+    Joint targets keep their joints. Cartesian targets continue along the
+    program from the point before (as the controller moves); RAPID points
+    then must match their confdata (else they are searched in that
+    configuration, nearest home), UR points take the continuation (UR's
+    controller picks the solution nearest the current joints), and so do
+    RAPID points whose confdata the controller ignores (run under
+    ``ConfL \\Off`` or ``ConfJ \\Off``: :func:`confdata_free`).
+    """
+    model = nominal_model(chain)
+    T = poses.T_world_flange
+    m = T.shape[0]
+    kwargs = dict(starts=options.starts, seed=options.seed, options=options.ik)
+    q = np.empty((m, chain.n_joints))
+    status = np.zeros(m, dtype=np.int8)
+    joint = poses.is_joint
+    q[joint] = poses.q_given[joint]
+    # the pieces between joint targets continue from the joint target before them
+    cuts = np.flatnonzero(joint)
+    starts = np.r_[0, cuts + 1]
+    ends = np.r_[cuts, m]
+    for a, b in zip(starts.tolist(), ends.tolist()):
+        if b <= a:
+            continue
+        if a > 0:
+            q_start = q[a - 1]
+        else:
+            first = solve_nominal_configuration(model, T[:1, :3, :3], T[:1, :3, 3], chain.home[None], **kwargs)
+            q_start = first.q[0]
+        part = solve_path(model, T[a:b, :3, :3], T[a:b, :3, 3], q_start, measure_singularity=False, **kwargs)
+        q[a:b], status[a:b] = part.q, part.status  # (the joints and statuses: no singular values needed)
+    if program.language == "rapid":
+        cartesian = np.flatnonzero(~joint)
+        bound = cartesian[~confdata_free(program)[cartesian]]  # (the others: the continuation, as the controller)
+        wanted = program.columns.run.confdata[bound].astype(int)
+        ok = near_configuration(model, q[bound], wanted) & (status[bound] == Status.CONVERGED)
+        turned = bound[ok][np.flatnonzero(np.any(quadrants(q[bound[ok]]) != wanted[ok, :3], axis=1))]
+        q[turned] = to_quadrants(q[turned], program.columns.run.confdata[turned].astype(int))  # (whole turns)
+        redo = bound[~ok]
+        if redo.size:
+            prog = Program(names=tuple(str(i) for i in redo), R_world_tcp=T[redo, :3, :3], p_world_tcp=T[redo, :3, 3],
+                           q_reference=np.tile(chain.home, (redo.size, 1)), confdata=wanted[~ok])
+            found = nominal_solutions(chain, prog, options)
+            q[redo], status[redo] = found.q, found.status
+        inside = chain.within_limits(q[cartesian])
+        status[cartesian] = np.where((status[cartesian] == Status.CONVERGED) & ~inside, np.int8(Status.JOINT_LIMIT),
+                                     status[cartesian])
+    return q, status
+
+
+def confdata_free(program: RobotProgram) -> np.ndarray:
+    """``(m,)`` True for each point whose motion ran with its confdata ignored (RAPID ``ConfL \\Off`` for linear
+    and circular moves, ``ConfJ \\Off`` for joint moves: the controller takes the configuration nearest the
+    robot's joints, ABB "RAPID Instructions", ConfL)."""
+    run = program.columns.run
+    free = program.extra.get("confdata_free", frozenset())
+    if not free:
+        return np.zeros(len(run.text), dtype=bool)
+    return np.repeat(np.isin(run.statement[:, 0], np.fromiter(free, dtype=np.int64, count=len(free))), run.n_points)
+
+
+def near_configuration(model, q: FloatArray, wanted: np.ndarray) -> np.ndarray:
+    """True where ``q`` ``(m, 6)`` has the programmed ``cfx`` and axes 1, 4, 6 within one quadrant of ``wanted``.
+
+    A robtarget derived with ``Offs`` or ``RelTool`` keeps the confdata of the
+    point it starts from, though a tool rotation may move axis 6 into the
+    next quadrant; the solution nearest the program's path is then the one
+    meant. Whole turns are compared modulo 4 quadrants.
+    """
+    got = confdata_from_q(model, q)
+    step = (got[:, :3] - wanted[:, :3]) % 4
+    return (got[:, 3] == wanted[:, 3]) & np.all((step <= 1) | (step == 3), axis=1)
+
+
+def timed_targets(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, timing: Timing,
+                   options: CompensationOptions, popts: ProgramOptions, rows: np.ndarray
+                   ) -> tuple[Program | None, CompensationOptions, str]:
+    """The core's program of the flange targets of the points ``rows`` (None if there are none) at the minutes of
+    ``popts``'s time form, the options to solve it with, and the time form's description."""
+    run = prog.columns.run
+    m = len(run.text)
+    time_law = options.time_law
+    names = point_names(prog)
+    flange = dict(names=tuple(names[i] for i in rows.tolist()) if len(rows) < m else names,
+                  R_world_tcp=poses.T_world_flange[rows, :3, :3], p_world_tcp=poses.T_world_flange[rows, :3, 3],
+                  q_reference=q_nominal[rows], source=prog.path)
+    if popts.indexed_minutes is not None:
+        if isinstance(time_law, Static):
+            raise ConfigurationError("--time-indexed follows the time law: it cannot be combined with --static")
+        minutes = tuple(float(x) for x in popts.indexed_minutes)
+        if len(minutes) * m > MAX_INDEXED_ENTRIES:
+            raise ConfigurationError(
+                f"--time-indexed: {len(minutes):,} sets x {m:,} points = {len(minutes) * m:,} table entries (at most "
+                f"{MAX_INDEXED_ENTRIES:,}, some {MAX_INDEXED_ENTRIES // 10_000} MB of program text): choose a larger "
+                f"step (at least {(minutes[-1] if len(minutes) > 1 else 1.0) * m / MAX_INDEXED_ENTRIES:.3g} min)")
+        time_form = (f"time-indexed program: corrections every {minutes[1] - minutes[0] if len(minutes) > 1 else 0:g} "
+                     f"min from 0 to {minutes[-1]:g} min ({len(minutes)} sets), picked from the controller's clock; "
+                     f"{time_law.describe()}")
+        return Program(**flange) if len(rows) else None, replace(options, minutes=minutes), time_form
+    if popts.timed:
+        minute = timing.point_minutes(0)
+        time_form = (f"timed: each motion compensated at its estimated minute (0 to {minute.max():.4g} min); "
+                     f"{time_law.describe()}")
+    elif popts.at_minute is not None:
+        minute = np.full(m, popts.at_minute)
+        time_form = f"snapshot at minute {popts.at_minute:g}; {time_law.describe()}"
+    else:
+        at = 0.0 if isinstance(time_law, Static) else float(time_law.stabilisation_min)
+        minute = np.full(m, at)
+        time_form = ("snapshot of the full table (static)" if isinstance(time_law, Static)
+                     else f"snapshot of the stabilised robot (minute {at:g}, the full table); {time_law.describe()}")
+    return Program(**flange, time_min=minute[rows]) if len(rows) else None, options, time_form
+
+
+def point_names(prog: RobotProgram) -> tuple[str, ...]:
+    """The name of each point in the results: its place in the program, its line, and its declared name."""
+    run = prog.columns.run
+    return tuple([f"{i}:line{line}:{name}" if name else f"{i}:line{line}"
+                  for i, line, name in zip(range(1, len(run.text) + 1), run.argument[:, 2].tolist(),
+                                           run.name_of_point)])
+
+
+@dataclass(frozen=True, eq=False)
+class Solved:
+    """The compensated versions of a program's points: one per minute written (a time-indexed program), or the
+    snapshot; with the nominal robot's flange poses at their joints (the chunks' filtered poses)."""
+
+    minutes: FloatArray  # (k,): the minutes written, or [0] for the snapshot
+    q_checked: FloatArray  # (k, m, n)
+    R_checked: FloatArray  # (k, m, 3, 3)
+    p_checked: FloatArray  # (k, m, 3)
+    status: np.ndarray  # (m,): the first failure of each point over the versions, else CONVERGED
+    summary: CompensationSummary
+    chunks: list[CompensationChunk]  # kept only for the results CSV
+
+
+def solve(chain: Chain, table: DeformationTable, core_program: Program | None, run_options: CompensationOptions,
+           q_nominal: FloatArray, nominal_status: np.ndarray, rows: np.ndarray, *, indexed: bool, keep_chunks: bool,
+           progress: ProgressCallback | None) -> Solved:
+    """Compensate ``core_program``, the points ``rows`` of the program (None: none); each chunk is taken in as it
+    comes, and kept only for the results CSV (a program's chunks hold a kilobyte a point)."""
+    m = len(q_nominal)
+    names = () if core_program is None else core_program.names
+    minutes = np.asarray(run_options.minutes) if indexed else np.zeros(1)
+    q_checked = np.empty((len(minutes), m, chain.n_joints))
+    R_checked, p_checked = np.empty((len(minutes), m, 3, 3)), np.empty((len(minutes), m, 3))
+    status = np.where(nominal_status != Status.CONVERGED, nominal_status, 0).astype(np.int8)
+    summary = CompensationSummary()
+    chunks: list[CompensationChunk] = []
+    r = len(rows)
+    known = IKResult(q=q_nominal[rows], status=nominal_status[rows].astype(np.int8), position_error=np.full(r, np.nan),
+                     orientation_error=np.full(r, np.nan), iterations=np.zeros(r, dtype=np.int64),
+                     sigma_min=np.full(r, np.nan))  # found before: not solved again
+    for chunk in () if core_program is None else compensate(chain, table, core_program, run_options, progress,
+                                                             nominal=known):
+        summary.add(chunk, names)
+        version = np.searchsorted(minutes, chunk.minute) if indexed else 0
+        target = rows[chunk.target]
+        q_checked[version, target] = chunk.q
+        R_checked[version, target] = chunk.R_filtered
+        p_checked[version, target] = chunk.p_filtered
+        bad = chunk.status != Status.CONVERGED
+        status[target[bad]] = np.where(status[target[bad]] == 0, chunk.status[bad], status[target[bad]])
+        if keep_chunks:
+            chunks.append(chunk)
+        del chunk  # (its memory is the next chunk's)
+    return Solved(minutes, q_checked, R_checked, p_checked, status, summary, chunks)
+
+
+def keep_joint_targets(chain: Chain, prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, kept: np.ndarray,
+                        solved: Solved) -> list[str]:
+    """Joint targets left as written in ``solved`` (their joints and nominal flange poses in every version): those
+    ``kept`` ``(m,)`` by the default policy, and compensated ones that could not be (no failure then: a joint
+    position the robot reaches as written). The report's notes on them."""
+    unsolved = poses.is_joint & ~kept & (solved.status != Status.CONVERGED)
+    written = kept | unsolved
+    if not written.any():
+        return []
+    R, p = fk(nominal_model(chain), q_nominal[written])
+    solved.q_checked[:, written], solved.R_checked[:, written], solved.p_checked[:, written] = q_nominal[written], R, p
+    run = prog.columns.run
+    instruction = np.repeat(np.arange(len(run.instruction)), run.n_points)
+    notes = [f"{int(kept.sum())} joint target(s) left as written (joint positions: home and via poses); "
+             "--joint-targets compensate compensates them"] if kept.any() else []
+    for i in np.flatnonzero(written).tolist():
+        why = ("joint target left as written" if kept[i] else
+               f"joint target could not be compensated ({Status(int(solved.status[i])).label}): left as written")
+        notes.append(f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: {run.instruction[int(instruction[i])]} "
+                     f"{why}")
+    solved.status[unsolved] = Status.CONVERGED
+    return notes
+
+
+def confdata_notes(prog: RobotProgram, points: np.ndarray, written: np.ndarray) -> list[str]:
+    """A line for each written robtarget whose confdata differs from the program's: where, and why (written by
+    arrow: a toolpath program has thousands)."""
+    run = prog.columns.run
+    line, column = (pc.cast(pa.array(run.argument[points, k]), pa.string()) for k in (2, 3))
+    why = pc.if_else(pa.array(confdata_free(prog)[points]),
+                     "its motion runs under ConfL \\Off or ConfJ \\Off, where the controller ignores confdata: "
+                     "written from the solution nearest the motion before",
+                     "the corrected joints lie in another quadrant (cf1, cf4, cf6) or wrist configuration (cfx) than "
+                     "the program's")
+    return pc.binary_join_element_wise(f"{prog.path}:", line, ":", column, ": confdata written [",
+                                       w.confdata_texts(written), "], read [",
+                                       w.confdata_texts(run.confdata[points]), "]: ", why, "").to_pylist()
+
+
+def rounding_bound(reach: float) -> float:
+    """Largest TCP position error [m] of writing x, y, z in mm as 32-bit floats at ``reach`` [m]: half a unit
+    in the last place per coordinate, ``sqrt(3) / 2 * ulp``."""
+    return float(np.sqrt(3.0) / 2.0 * np.spacing(np.float32(reach * 1e3)) * 1e-3)
+
+
+@dataclass(frozen=True)
+class Written:
+    """A written program (its latin-1 bytes as the file will hold them), how many target texts changed, and the
+    rounding the text leaves."""
+
+    data: bytes
+    n_changed: int
+    rounding: tuple[float, float]  # largest TCP position [m] and orientation [rad] error of the written numbers
+    #: The points (indices) whose written robtarget carries other confdata than the program's, and that confdata.
+    confdata_changed: tuple[np.ndarray, np.ndarray] = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("latin-1")
+
+
+def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray,
+                   output: str, tcp: tuple[FloatArray, FloatArray] | None = None) -> Written:
+    """The program with each point's text replaced by its compensated value (one minute).
+
+    ``tcp``: the nominal robot's TCP poses at ``q`` (world frame: :func:`tcp_poses` of ``fk(nominal_model(chain),
+    q)``), where the caller has them (from the compensation's filtered poses).
+    """
+    nominal = nominal_model(chain)
+    cols = prog.columns
+    extax_of = cols.run.extax
+    R_tcp, p_tcp = tcp_poses(*fk(nominal, q), poses.T_flange_tcp) if tcp is None else tcp
+    at_base = np.array_equal(chain.T_world_base, np.eye(4))  # (the program's world frame is the robot base)
+    conf = confdata_from_q(nominal, q) if prog.language == "rapid" and chain.n_joints == 6 else None
+    rapid = prog.language == "rapid"
+    m = len(extax_of)
+    ok = status == Status.CONVERGED
+    is_joint = poses.is_joint
+    joint_text = ok & (is_joint | (output == "joints"))
+    pose_text = ok & ~joint_text
+    # what changed, in batch: joints against the written ones, poses against the program's (its world frame)
+    changed = np.zeros(m, dtype=bool)
+    changed[joint_text & ~is_joint] = True
+    jt = np.flatnonzero(joint_text & is_joint)
+    changed[jt] = row_max_abs(q[jt] - poses.q_given[jt]) > w.KEEP_ANGLE
+    pt = np.flatnonzero(pose_text)
+    miss = pose_errors(R_tcp[pt], p_tcp[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])  # (world)
+    changed[pt] = (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
+    written_at: list[np.ndarray] = []  # the points given a text, and their texts, in that order
+    texts: list[pa.StringArray] = []
+    error_position, error_angle = [0.0], [0.0]
+    # joint texts
+    jw = np.flatnonzero(joint_text & changed)
+    if jw.size:
+        shown = np.degrees(q[jw]) if rapid else q[jw]
+        written_at.append(jw)
+        texts.append(w.jointtarget_texts(shown, [extax_of[i] for i in jw.tolist()]) if rapid
+                     else w.list_texts(shown, "["))
+        back = w.stored_singles(shown)
+        q_back = np.radians(back) if rapid else back
+        R_a, p_a = fk(nominal, q[jw])
+        R_b, p_b = fk(nominal, q_back)
+        error_position.append(float(row_norms(p_b - p_a).max()))
+        error_angle.append(_largest_turn(R_a, R_b))
+    # pose texts
+    pw = np.flatnonzero(pose_text & changed)
+    if pw.size:
+        # in each point's work object: each frame inverted once, and no product where every frame is the world's
+        # (the identity's product gives the same bits)
+        frames = cols.frame_table(0)
+        in_world = all(np.array_equal(frames[f], np.eye(4)) for f in np.unique(cols.run.frame[pw]).tolist())
+        if in_world and at_base:
+            R_frame, p_frame = R_tcp[pw], p_tcp[pw]
+        else:  # in the program's world frame, the robot base (docs/conventions.md), then in the work object
+            T_world_tcp = transform(R_tcp[pw], p_tcp[pw])
+            T_world_tcp = T_world_tcp if at_base else invert_transform(chain.T_world_base) @ T_world_tcp
+            T_frame = T_world_tcp if in_world else invert_transform(frames)[cols.run.frame[pw]] @ T_world_tcp
+            R_frame, p_frame = T_frame[:, :3, :3], T_frame[:, :3, 3]
+        if rapid:
+            quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(R_frame), cols.run.quat[pw])
+            shown = np.hstack([p_frame * 1e3, quat])
+            texts.append(w.robtarget_texts(shown, conf[pw], [extax_of[i] for i in pw.tolist()]))
+            back = w.stored_singles(shown)
+            from thermocomp.programs.rapid import transforms_from_poses
+
+            T_back = transforms_from_poses(back)  # (as the reader reads the written robtargets)
+            R_back, p_back = T_back[:, :3, :3], T_back[:, :3, 3]
+        else:
+            shown = np.hstack([p_frame, rotvec_from_matrix(R_frame)])
+            texts.append(w.list_texts(shown, "p["))
+            back = w.stored_singles(shown)
+            R_back = matrix_from_rotvec(back[:, 3:])
+            p_back = back[:, :3]
+        error_position.append(float(row_norms(p_back - p_frame).max()))
+        error_angle.append(_largest_turn(R_frame, R_back))
+        written_at.append(pw)
+    conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
+    if rapid and conf is not None and pw.size:
+        differs = pw[cols.run.has_confdata[pw] & np.any(conf[pw] != cols.run.confdata[pw], axis=1)]
+        conf_changed = (differs, conf[differs])
+    written = np.concatenate(written_at) if written_at else np.zeros(0, dtype=np.int64)
+    new = pa.concat_arrays(texts) if texts else pa.array([], pa.string())
+    if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
+        spans = cols.run.text[written]
+        data = w.apply_edits(prog.text, w.Edits(spans[:, 0], spans[:, 1], new), prog.path,
+                             w.COMMENT_STARTS[prog.language])
+        return Written(data, len(new), (max(error_position), max(error_angle)), conf_changed)
+    values: list[str | None] = [None] * m
+    for i, text in zip(written.tolist(), new.to_pylist()):
+        values[i] = text
+    if output == "joints" and cols.plain:
+        data, n_changed = _joints_form_spliced(prog, values, ok, is_joint)
+        if data is not None:
+            return Written(data, n_changed, (max(error_position), max(error_angle)))
+    points = prog.points
+    at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
+    edits: list[w.Edit] = []
+    if output == "joints":
+        first = 0
+        for motion in prog.motions:
+            own = slice(first, first + len(motion.points))
+            first += len(motion.points)
+            if motion.kind != ABSOLUTE_JOINT and not all(p.is_joint for p in motion.points) and np.all(ok[own]):
+                edits.extend(_joint_instruction_edits(prog, motion))
+    # a MoveC in joints form is rewritten as a whole statement; its points' own edits are dropped
+    whole = {(mo.statement.start, mo.statement.end) for mo in prog.motions
+             if output == "joints" and mo.kind == CIRCULAR}
+    # a joint target replaces the whole argument (UR: get_inverse_kin(pose, qnear=...) becomes the joint list)
+    placed = [replace(p, argument=p.whole_argument, text=p.whole_argument)
+              if at_argument[i] and p.whole_argument is not None else p for i, p in enumerate(points)] \
+        if output == "joints" else list(points)
+    point_edits = w.place_values(placed, values, prog.path, at_argument=at_argument)
+    point_edits = [e for e in point_edits if not any(a <= e.start and e.end <= b for a, b in whole)]
+    if whole:
+        edits = [e for e in edits if (e.start, e.end) in whole or not any(a <= e.start < b for a, b in whole)]
+        edits += _movec_statements(prog, points, values, whole)
+    all_edits = point_edits + edits
+    data = w.apply_edits(prog.text, all_edits, prog.path, w.COMMENT_STARTS[prog.language])
+    n_changed = len({(e.start, e.end) for e in point_edits}) + len(whole)
+    return Written(data, n_changed, (max(error_position), max(error_angle)), conf_changed)
+
+
+def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.ndarray, is_joint: np.ndarray
+                         ) -> tuple[bytes | None, int]:
+    """The joints form of a program whose every point is its own inline text (:attr:`ProgramColumns.plain`), from
+    its columns: each Cartesian motion whose points all converged renamed ``MoveAbsJ`` / ``movej`` and every
+    point's value written at its argument (:func:`w.apply_edits`), as the general rules below write it; ``(bytes,
+    points written)``, or ``(None, 0)`` for a RAPID ``MoveC`` (rewritten as two statements by those rules)."""
+    run = prog.columns.run
+    rapid = prog.language == "rapid"
+    if rapid and np.any(run.kind == _KIND_CODE[CIRCULAR]):
+        return None, 0
+    new = "MoveAbsJ" if rapid else "movej"
+    first = np.cumsum(run.n_points) - run.n_points
+    renamed = ((run.kind != _KIND_CODE[ABSOLUTE_JOINT]) & ~np.logical_and.reduceat(is_joint, first)
+               & np.logical_and.reduceat(ok, first) & (np.asarray(run.instruction) != new))
+    named = np.flatnonzero(renamed)
+    written = [i for i, v in enumerate(values) if v is not None]
+    starts = np.concatenate([run.name[named, 0], run.argument[written, 0]])
+    ends = np.concatenate([run.name[named, 1], run.argument[written, 1]])
+    texts = [new] * named.size + [values[i] for i in written]
+    return w.apply_edits(prog.text, w.Edits(starts, ends, texts), prog.path,
+                         w.COMMENT_STARTS[prog.language]), len(written)
+
+
+def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:
+    """The largest angle [rad] of the rotations ``R_to R_from^T`` ``(r, 3, 3)`` each (0 for none)."""
+    return float(row_norms(turns(R_from, R_to)).max()) if len(R_from) else 0.0
+
+
+def _joint_instruction_edits(prog: RobotProgram, motion: Motion) -> list[w.Edit]:
+    """The instruction name of a Cartesian move in joints form: ``MoveAbsJ`` / ``movej``."""
+    if motion.kind == CIRCULAR and prog.language == "rapid":
+        return []
+    new = "MoveAbsJ" if prog.language == "rapid" else "movej"
+    if motion.instruction == new:
+        return []
+    return [w.Edit(motion.name.start, motion.name.end, new)]
+
+
+def _movec_statements(prog: RobotProgram, points, values, whole) -> list[w.Edit]:
+    """A RAPID ``MoveC via, to, rest`` in joints form: ``MoveAbsJ via, rest`` and ``MoveAbsJ to, rest``."""
+    edits = []
+    index = {id(p): i for i, p in enumerate(points)}
+    for motion in prog.motions:
+        if (motion.statement.start, motion.statement.end) not in whole:
+            continue
+        via, to = motion.points
+        v_text, t_text = values[index[id(via)]], values[index[id(to)]]
+        if v_text is None or t_text is None:
+            continue
+        text = prog.text
+        prefix = text[motion.name.end:via.argument.start]
+        rest = text[to.argument.end:motion.statement.end]
+        line_start = text.rfind("\n", 0, motion.statement.start) + 1
+        indent = "".join(ch for ch in text[line_start:motion.statement.start] if ch in " \t")
+        new = f"MoveAbsJ{prefix}{v_text}{rest}{prog.newline}{indent}MoveAbsJ{prefix}{t_text}{rest}"
+        edits.append(w.Edit(motion.statement.start, motion.statement.end, new))
+    return edits
