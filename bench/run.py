@@ -4,7 +4,8 @@ Sections
     0. Cold start (bench/coldstart.py): CPU seconds of the install step, the demo and a RAPID
        program on an empty compiled-code cache against the same commands warm; then the warm-up
        of this checkout's own cache (``python -m thermocomp.warm_up``), so that no timing below
-       includes a compile.
+       includes a compile; then the start-up a user waits for (bench/startup.py): wall seconds of
+       ``thermocomp --help`` and of the README's demo command, warm, fresh processes.
     1. The paper's transient case (IRB140, exaggerated table, 50 targets x
        201 minutes = 10,050 solves) through ``thermocomp.run_compensation``.
     2. PyBullet's own IK on the same 10,050 rows (defaults and tuned), the
@@ -22,6 +23,8 @@ Sections
        MET when its measured value is at most its limit (times in seconds,
        ratios as measured / baseline of this run), else MISSED. The shapes' and toolpaths'
        baseline, the grid, is measured right before each sample in the same process (shapes.grid_compute_us).
+    4b. A batch of programs (bench/batch.py): cost per program at 50 and 200 programs (--quick: 25 and
+       100), linear when within 1.5 of each other (issue 38).
 
 ``--quick`` (about a minute) repeats less and stops the toolpath at 100,000
 poses (so the 1,000,000-pose targets are not judged). The machine is shared: timings are medians of repeats, and the ratio
@@ -43,6 +46,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import batch
 import benchutil
 import coldstart
 import large_programs
@@ -50,6 +54,7 @@ import numpy as np
 import programs
 import pybullet_ik
 import shapes
+import startup
 import transient
 from benchutil import median, table
 
@@ -147,6 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"then this checkout's own cache warmed (python -m thermocomp.warm_up): {seconds:.1f} s; every timing below "
           "loads the compiled code, as a user's every run after the install does")
 
+    heading("0b. Start-up: wall seconds of whole commands, warm, each in a fresh process (bench/startup.py)")
+    started = startup.run(3 if args.quick else 7)
+    for line in startup.report_lines(started):
+        print(line)
+
     heading("1. Transient case: IRB140, exaggerated table ramped over 200 min, 50 targets x 201 minutes")
     tr = transient.run(repeats, repeats_out)
     for line in transient.report_lines(tr):
@@ -218,6 +228,12 @@ def main(argv: list[str] | None = None) -> int:
                     keep_results=False)))
 
 
+    heading("4b. A batch of programs (compensate --program DIR --out-dir OUT --jobs 2), fresh processes")
+    with tempfile.TemporaryDirectory(prefix="thermocomp-bench-batch-") as tmp:
+        batch_run = batch.measure(Path(tmp), batch.SIZES_QUICK if args.quick else batch.SIZES)
+    for line in batch.report_lines(batch_run):
+        print(line)
+
     heading("5. Targets (judged on this run's numbers: MET when measured <= limit)")
     by = {(r.variant, r.poses, r.mode): r for r in section.runs if not r.skipped}
     rows = []
@@ -263,6 +279,13 @@ def main(argv: list[str] | None = None) -> int:
            cold["program, first"] - cold["program, warm"], coldstart.PROGRAM_EXTRA_CPU_S,
            f"{cold['program, first'] - cold['program, warm']:.1f}",
            f"{cold['program, first']:.1f} vs {cold['program, warm']:.1f} s CPU")
+    target("thermocomp --help, wall, warm [s]", started["help"]["wall_s"], startup.HELP_WALL_S,
+           f"{started['help']['wall_s']:.2f}", f"median of {len(started['help']['walls'])} fresh processes; "
+           f"{started['help']['cpu_s']:.2f} s CPU")
+    target("the README's make demo command (without its plot), wall, warm [s]", started["demo"]["wall_s"],
+           startup.DEMO_WALL_S, f"{started['demo']['wall_s']:.2f}",
+           f"median of {len(started['demo']['walls'])}; {started['demo']['cpu_s']:.2f} s CPU; --plot adds "
+           f"{started['demo with its plot']['wall_s'] - started['demo']['wall_s']:.2f} s wall")
     target("transient case, whole call (no file) [s]", median(tr.wall), TARGET_TRANSIENT_WALL_S,
            f"{median(tr.wall):.3f}", "run_compensation, median")
     target("transient case, solver [s]", median(tr.solver), TARGET_TRANSIENT_SOLVER_S, f"{median(tr.solver):.3f}",
@@ -289,6 +312,11 @@ def main(argv: list[str] | None = None) -> int:
     worst = tr.max_position if failed == 0 else float("inf")
     target("transient accuracy: largest position error, every row converged [m]", worst, ACCURACY_M,
            f"{worst:.1e}", f"{failed} rows not converged")
+    small, large = batch_run["sizes"]
+    target(f"batch of programs: cost per program, {large} / {small} programs", batch_run["ratio"],
+           batch.PER_PROGRAM_RATIO, f"{batch_run['ratio']:.2f}",
+           f"{1e3 * batch_run['per_program_s'][large]:.0f} vs {1e3 * batch_run['per_program_s'][small]:.0f} ms per "
+           f"program added to a 2-program batch ({batch_run['base_s']:.1f} s), --jobs {batch.JOBS}")
     print(table(["target", "measured", "limit", "verdict", "note"], rows))
     print(f"(timings on a shared machine, load average {benchutil.load_average()}: ratios within this run are the "
           "figures to read)")

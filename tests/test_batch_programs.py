@@ -108,7 +108,6 @@ def test_an_output_folder_holding_the_inputs_is_refused(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--out-dir", "{out}", "--jobs", "0"], "--jobs: expected a number of processes from 1 to 1024"),
     (["--out", "{out}/x.mod", "--jobs", "2"], "--jobs serves --out-dir only"),
     (["--out-dir", "{out}/missing"], "--out-dir: expected an existing folder"),
     (["--out-dir", "{out}", "--program-report", "{out}/r.txt"], "--program-report cannot be combined with --out-dir"),

@@ -21,10 +21,11 @@ import multiprocessing
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from thermocomp._typing import FloatArray, PathLike
+from thermocomp._workers import end_with_parent
 from thermocomp.app.jobs import CompensationFailed, Report, file_of
-from thermocomp.app.program import ProgramReport, compensate_program
 from thermocomp.app.targets import run_compensation
 from thermocomp.compensation.compensate import CompensationOptions, ProgressCallback
 from thermocomp.deformation.table import DeformationTable
@@ -32,10 +33,11 @@ from thermocomp.errors import ConfigurationError, InputError, ThermocompError
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.robots import robot_file
-from thermocomp.programs.options import ProgramOptions
-from thermocomp.programs.rapid import RAPID_SUFFIXES
-from thermocomp.programs.read import URSCRIPT_SUFFIXES
 from thermocomp.robot.chain import Chain
+
+if TYPE_CHECKING:  # the programs' modules (lark, the grammars) load with a program's run only
+    from thermocomp.app.program import ProgramReport
+    from thermocomp.programs.options import ProgramOptions
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ class CompensationJob:
     deformation
         The paper's deformation CSV or a :class:`DeformationTable`.
     targets, program
-        The source: a targets CSV (or a :class:`~thermocomp.compensation.program.Program`), or a RAPID /
+        The source: a targets CSV (or a :class:`~thermocomp.compensation.targets.Targets`), or a RAPID /
         URScript program. Exactly one.
     out
         The results CSV (targets) or the compensated program; ``None`` writes nothing.
@@ -128,14 +130,15 @@ def compensate_source(job: CompensationJob, progress: ProgressCallback | None = 
                                 fixed_orientation=job.fixed_orientation, allow_failures=job.allow_failures,
                                 progress=progress, convention=job.convention, robot_options=job.robot_options,
                                 joint_objects=job.joint_objects)
+    from thermocomp.app.program import compensate_program  # (lark, the grammars: a program's run only)
+
     return compensate_program(job.robot, job.deformation, job.program, job.out, options=job.options,
                               program_options=job.program_options, allow_failures=job.allow_failures,
                               results=job.results, report=job.report, progress=progress,
                               robot_options=job.robot_options, plot=job.plot)
 
 
-#: The extensions of the robot programs a folder given as ``--program`` holds.
-PROGRAM_SUFFIXES = RAPID_SUFFIXES + URSCRIPT_SUFFIXES
+
 #: The statuses of a program of a batch, from best to worst.
 STATUSES = ("ok", "failed", "refused")
 
@@ -200,20 +203,42 @@ def program_files(programs: list[PathLike]) -> list[Path]:
     Raises
     ------
     InputError
-        A folder holding no robot program (naming ``--program``).
+        A folder holding no robot program, or a name with a program's extension that is no regular file (a FIFO,
+        a link to a device or to nothing, a folder: they were skipped without a word), naming ``--program``.
     """
+    from thermocomp.programs.rapid import RAPID_SUFFIXES
+    from thermocomp.programs.read import URSCRIPT_SUFFIXES
+
+    suffixes = RAPID_SUFFIXES + URSCRIPT_SUFFIXES  # a folder's robot programs, by extension
     found: list[Path] = []
     for item in programs:
         path = Path(item)
         if path.is_dir():
-            inside = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in PROGRAM_SUFFIXES)
+            named = [p for p in path.iterdir() if p.suffix.lower() in suffixes]
+            odd = [p for p in named if not p.is_file()]
+            if odd:
+                raise InputError(f"--program: expected robot programs (regular files) in the folder, got "
+                                 f"{', '.join(f'{p.name} ({_kind(p)})' for p in sorted(odd)[:5])}"
+                                 f"{f' and {len(odd) - 5} more' if len(odd) > 5 else ''}: remove or rename them",
+                                 path=str(path))
+            inside = sorted(named)
             if not inside:
-                raise InputError(f"--program: expected robot programs ({', '.join(PROGRAM_SUFFIXES)}) in the folder, "
+                raise InputError(f"--program: expected robot programs ({', '.join(suffixes)}) in the folder, "
                                  "found none", path=str(path))
             found += inside
         else:
             found.append(path)
     return found
+
+
+def _kind(path: Path) -> str:
+    """What the name ``path`` is when it is not a regular file, for a message."""
+    from thermocomp.io.job import file_kind
+
+    if path.is_symlink():
+        target = os.readlink(path)
+        return f"a link to {target}" + ("" if path.exists() else ", which does not exist")
+    return file_kind(path.stat().st_mode)
 
 
 def compensate_programs(robot: str | PathLike, deformation: PathLike, programs: list[PathLike], out_dir: PathLike, *,
@@ -300,6 +325,8 @@ class _Task:
 
 def _compensate_one(task: _Task) -> tuple[ProgramOutcome, dict[Path, Path]]:
     """Compensate one program into its own job; its outcome, and its written temporaries for the batch's job."""
+    from thermocomp.app.program import compensate_program
+
     with Job() as job:
         try:
             report = compensate_program(task.robot, task.deformation, task.program, task.out, options=task.options,
@@ -326,7 +353,9 @@ def _in_processes(job: Job, tasks: list[_Task], jobs: int) -> list[ProgramOutcom
     temporary is known to ``job``, which then removes them all.
     """
     context = multiprocessing.get_context("spawn")  # (fork copies numba's and BLAS's threads mid-state)
-    with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
+    # the workers end with this process, even killed hard (their temporaries carry its id: the next run removes them)
+    with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
+                                                initializer=end_with_parent, initargs=(os.getpid(),)) as pool:
         futures = [pool.submit(_in_worker, task) for task in tasks]
         adopted: set[int] = set()
         try:

@@ -106,6 +106,13 @@ def run_excite(chain: Chain, options: ExcitationOptions, rate: float, out: PathL
         return excitation, text
 
 
+def _friction_table(path: PathLike | None, n: int):
+    """The friction CSV ``path`` (``--friction``) as the dynamics' table (friction and armature), or ``None``."""
+    from thermocomp.io.friction_csv import read_friction_csv
+
+    return FrictionTable.from_columns(read_friction_csv(path, n)) if path else None
+
+
 def robot_file_inertials(robot: PathLike, options: RobotFileOptions | None = None, what: str = "(identified)",
                          option: str = "--robot") -> UrdfParameters:
     """The chain and inertials of a ``.urdf`` or ``.xacro`` robot file
@@ -128,7 +135,6 @@ def run_simulate_recording(truth: PathLike, trajectory: PathLike, out: PathLike,
     """Play ``trajectory`` on PyBullet with the ``truth`` robot file (and friction CSV) and write what the drives
     report; ``robot_options``: its base and tip links, xacro arguments, ROS packages."""
     from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
-    from thermocomp.io.friction_csv import read_friction_csv
 
     files = robot_file_inertials(truth, robot_options, "true", "--truth").description.files()
     with _job({"--truth": truth, "--trajectory": trajectory, "--friction": friction}, {"--out": out}, files) as job:
@@ -136,7 +142,7 @@ def run_simulate_recording(truth: PathLike, trajectory: PathLike, out: PathLike,
         if motion.qd is None or motion.qdd is None:
             raise InputError("expected the columns qd<i>_rad_s and qdd<i>_rad_s2 (a trajectory from thermocomp excite)",
                              path=str(trajectory))
-        table = FrictionTable(*read_friction_csv(friction, motion.n_joints)) if friction else None
+        table = _friction_table(friction, motion.n_joints)
         with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed),
                             robot_options=robot_options) as robot:
             if robot.chain.n_joints != motion.n_joints:
@@ -160,7 +166,6 @@ def run_simulate_disturbance(truth: PathLike, controllers: PathLike, out: PathLi
     from thermocomp.dynamics.controller import disturbance_torques
     from thermocomp.dynamics.simulate import DRIVE_DAMPING, DriveOptions, SimulatedRobot
     from thermocomp.io.controllers_csv import read_controllers_csv
-    from thermocomp.io.friction_csv import read_friction_csv
 
     if not (math.isfinite(duration) and duration > 0 and math.isfinite(rate) and rate > 0):
         raise ConfigurationError(f"--duration-s, --rate-hz: expected > 0, got {duration!r}, {rate!r}")
@@ -171,7 +176,7 @@ def run_simulate_disturbance(truth: PathLike, controllers: PathLike, out: PathLi
         chain = info.chain
         n = chain.n_joints
         Kp, Ti = read_controllers_csv(controllers, n)
-        table = FrictionTable(*read_friction_csv(friction, n)) if friction else None
+        table = _friction_table(friction, n)
         with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed),
                             robot_options=robot_options) as robot:
             centre = np.clip(np.zeros(n), chain.lower, chain.upper) if pose is None else np.asarray(pose, dtype=float)
@@ -205,32 +210,77 @@ class IdentifyRun:
         return self.own.success and (self.validation is None or self.validation.success)
 
 
+def _read_torques(path: PathLike, n: int, gains: PathLike | None) -> Recording:
+    """A recording's torques: as recorded, or with ``gains`` (a drive gains CSV, ``--gains``) its motor currents
+    ``i<k>_A`` times the gains."""
+    if gains is None:
+        return read_recording_csv(path, n)
+    from thermocomp.io.drive_gains_csv import read_drive_gains_csv
+
+    k = read_drive_gains_csv(gains, n)
+    rec = read_recording_csv(path, n, currents=True)
+    return Recording(time=rec.time, q=rec.q, tau=rec.current * k, qd=rec.qd, qdd=rec.qdd, source=rec.source,
+                     current=rec.current)
+
+
+def run_drive_gains(robot: PathLike, unloaded: PathLike, loaded: PathLike, payload_mass: float, *,
+                    out: PathLike | None = None, report: PathLike | None = None,
+                    options: IdentifyOptions | None = None, robot_options: RobotFileOptions | None = None) -> str:
+    """Drive gains from two recordings of motor currents, without and with a payload of ``payload_mass`` [kg]
+    (:func:`~thermocomp.dynamics.drive_gains.identify_drive_gains`); ``out``: a drive gains CSV. Returns the
+    report text."""
+    from thermocomp.dynamics.drive_gains import identify_drive_gains
+    from thermocomp.io.drive_gains_csv import write_drive_gains_csv
+
+    if not (math.isfinite(payload_mass) and payload_mass > 0):
+        raise ConfigurationError(f"--payload-mass-kg: expected > 0 kg, got {payload_mass!r}")
+    info = robot_file_inertials(robot, robot_options, "reference (CAD)")
+    with _job({"--robot": robot_file(robot), "--recording": unloaded, "--loaded": loaded},
+              {"--out": out, "--report": report}, info.description.files()) as job:
+        n = info.chain.n_joints
+        result = identify_drive_gains(info.chain, read_recording_csv(unloaded, n, currents=True),
+                                      read_recording_csv(loaded, n, currents=True), payload_mass, options)
+        text = result.text(str(unloaded), str(loaded))
+        writes = []
+        if out:
+            writes.append((out, lambda p: write_drive_gains_csv(p, result.gains, (
+                f"identified by thermocomp identify --drive-gains from {unloaded} and {loaded} "
+                f"({payload_mass:g} kg payload)",))))
+        if report:
+            writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
+        _commit(job, writes)
+        return text
+
+
 def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | None = None,
                  friction_out: PathLike | None = None, report: PathLike | None = None,
                  validate: PathLike | None = None, options: IdentifyOptions | None = None,
-                 friction: PathLike | None = None, robot_options: RobotFileOptions | None = None) -> IdentifyRun:
+                 friction: PathLike | None = None, robot_options: RobotFileOptions | None = None,
+                 gains: PathLike | None = None) -> IdentifyRun:
     """Identify from ``recording`` starting from the robot file ``robot`` (``.urdf`` or ``.xacro``, read with
     ``robot_options``); write the identified URDF, friction and report.
 
     The outputs are written whether the identification succeeds or not (the
     report says which, as softMC's IDNT file does); all or none. With
     ``friction`` (a friction CSV, e.g. Step 3's) the friction is held fixed
-    and only the inertial parameters are identified (seed 000, Step 5).
+    and only the inertial parameters are identified (seed 000, Step 5). With ``gains`` (a drive gains CSV) the
+    recordings give motor currents (``i<k>_A``), turned into torques by the gains.
     """
     from thermocomp.dynamics.urdf_parameters import urdf_with_parameters
-    from thermocomp.io.friction_csv import read_friction_csv, write_friction_csv
+    from thermocomp.io.friction_csv import write_friction_csv
 
     info = robot_file_inertials(robot, robot_options, "reference (CAD)")
-    with _job({"--robot": robot_file(robot), "--recording": recording, "--validate": validate, "--friction": friction},
+    with _job({"--robot": robot_file(robot), "--recording": recording, "--validate": validate, "--friction": friction,
+               "--gains": gains},
               {"--urdf-out": urdf_out, "--friction-out": friction_out, "--report": report},
               info.description.files()) as job:
         chain = info.chain
-        rec = read_recording_csv(recording, chain.n_joints)
-        fixed = FrictionTable(*read_friction_csv(friction, chain.n_joints)) if friction else None
+        rec = _read_torques(recording, chain.n_joints, gains)
+        fixed = _friction_table(friction, chain.n_joints)
         result = identify(chain, rec, info.parameters, options or IdentifyOptions(), attached=info.attached,
                           friction=fixed)
         own = check_torques(result, rec, data=result.data, mask=result.mask)
-        validation = check_torques(result, read_recording_csv(validate, chain.n_joints)) if validate else None
+        validation = check_torques(result, _read_torques(validate, chain.n_joints, gains)) if validate else None
         text = report_text(result, own, validation, source=str(recording), validation_source=str(validate or ""))
         if info.notes:
             text += "\nnotes on the input URDF:\n" + "\n".join(f"  {note}" for note in info.notes) + "\n"
@@ -240,8 +290,8 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
             writes.append((urdf_out, lambda p: p.write_text(urdf_text, encoding="utf-8")))
         if friction_out:
             writes.append((friction_out, lambda p: write_friction_csv(
-                p, result.friction, (f"identified by thermocomp identify from {recording} (Coulomb and viscous; Fs = Fc)"
-                                     if fixed is None else f"held fixed from {friction}",))))
+                p, result.friction, (f"identified by thermocomp identify from {recording} (Coulomb and viscous; Fs = Fc; "
+                                     "armature: reflected rotor inertia)" if fixed is None else f"held fixed from {friction}",))))
         if report:
             writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
         _commit(job, writes)
@@ -388,12 +438,11 @@ def run_feedforward(robot: PathLike, trajectory: PathLike, out: PathLike, *, fri
     """Feed-forward torques (softMC's additive torque command) of ``trajectory`` with the robot file's inertials and
     ``friction``; written as a recording CSV (``time_s, q, tau, qd, qdd``)."""
     from thermocomp.dynamics.feedforward import feedforward_torques
-    from thermocomp.io.friction_csv import read_friction_csv
 
     info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot_file(robot), "--trajectory": trajectory, "--friction": friction}, {"--out": out},
               info.description.files()) as job:
-        table = FrictionTable(*read_friction_csv(friction, info.chain.n_joints)) if friction else None
+        table = _friction_table(friction, info.chain.n_joints)
         motion = read_recording_csv(trajectory, info.chain.n_joints, torques=False)
         result = feedforward_torques(info.chain, info.parameters, table, motion)
         _commit(job, [(out, lambda p: write_recording_csv(p, result, (f"feed-forward torques of {trajectory} with "
@@ -408,17 +457,16 @@ def run_collisions(robot: PathLike, recording: PathLike, options, *, friction: P
     from thermocomp.dynamics.collision import detect_collisions
     from thermocomp.dynamics.identify import IdentifyOptions, prepare
     from thermocomp.dynamics.regressor import regressor
-    from thermocomp.io.friction_csv import read_friction_csv
 
     info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot_file(robot), "--recording": recording, "--friction": friction}, {"--out": out},
               info.description.files()) as job:
-        table = FrictionTable(*read_friction_csv(friction, info.chain.n_joints)) if friction else None
+        table = _friction_table(friction, info.chain.n_joints)
         rec = read_recording_csv(recording, info.chain.n_joints)
         data = prepare(rec, IdentifyOptions())
         predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
         if table is not None:
-            predicted = predicted + table.torque(data.qd)
+            predicted = predicted + table.drive_torque(data.qd, data.qdd)
         result = detect_collisions(data.tau_raw, predicted, data.qd, options)
         t = rec.time[data.dropped:data.dropped + data.q.shape[0]]
         rows = np.flatnonzero(result.flags.any(axis=1))
@@ -451,17 +499,16 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
     from thermocomp.dynamics.payload import identify_payload, with_payload
     from thermocomp.dynamics.regressor import regressor
     from thermocomp.dynamics.urdf_parameters import urdf_with_parameters
-    from thermocomp.io.friction_csv import read_friction_csv
 
     info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot_file(robot), "--recording": recording, "--friction": friction},
               {"--urdf-out": urdf_out, "--report": report}, info.description.files()) as job:
-        table = FrictionTable(*read_friction_csv(friction, info.chain.n_joints)) if friction else None
+        table = _friction_table(friction, info.chain.n_joints)
         rec = read_recording_csv(recording, info.chain.n_joints)
         data = prepare(rec, IdentifyOptions())
         predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
         if table is not None:
-            predicted = predicted + table.torque(data.qd)
+            predicted = predicted + table.drive_torque(data.qd, data.qdd)
         est = identify_payload(info.chain, data.q, data.qd, data.qdd, data.tau_raw, predicted)
         text = est.text()
         writes = []
@@ -478,6 +525,7 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
         return text
 
 
-__all__ = ["IdentifyRun", "excitation_report", "robot_file_inertials", "run_excite", "run_experiment", "run_identify",
+__all__ = ["IdentifyRun", "excitation_report", "run_drive_gains",
+           "robot_file_inertials", "run_excite", "run_experiment", "run_identify",
            "run_identify_step", "run_simulate_disturbance", "run_simulate_recording", "run_feedforward", "run_collisions",
            "run_payload"]

@@ -30,7 +30,7 @@ from thermocomp.compensation.compensate import (
     _phase_progress,
     announce_phase,
 )
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import InputError
 from thermocomp.io.job import Job
@@ -38,6 +38,7 @@ from thermocomp.io.results_csv import results_writer
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.kinematics.ik import Status
 from thermocomp.programs.compensate import (
+    check_joint_targets_within_limits,
     confdata_notes,
     keep_joint_targets,
     nominal_configurations,
@@ -296,6 +297,8 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     phases.end("timing", then="solving")
     # joint targets are home and via positions: left as written unless asked (ProgramOptions.joint_targets)
     kept = poses.is_joint if popts.joint_targets == "keep" else np.zeros(m, dtype=bool)
+    if popts.joint_targets == "compensate":
+        check_joint_targets_within_limits(chain, prog, poses.is_joint, q_nominal)
     rows = np.flatnonzero(~kept)  # the core's points
     core_program, run_options, time_form = timed_targets(prog, poses, q_nominal, timing, options, popts, rows)
     solved = solve(chain, table, core_program, run_options, q_nominal, nominal_status, rows,
@@ -344,8 +347,8 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
                         chain.n_joints, outputs)
 
 
-def program_targets(chain: Chain, program: PathLike, options: CompensationOptions | None = None) -> Program:
-    """The motion targets of a robot program as the core's :class:`Program`, in execution order (one cycle).
+def program_targets(chain: Chain, program: PathLike, options: CompensationOptions | None = None) -> Targets:
+    """The motion targets of a robot program as the core's :class:`Targets`, in execution order (one cycle).
 
     Each point is its flange target in the world frame (the program's tool taken off, the robot standing
     where ``chain.T_world_base`` puts it), with the nominal configuration the controller takes
@@ -361,7 +364,7 @@ def program_targets(chain: Chain, program: PathLike, options: CompensationOption
     prog = read_checked(program, ProgramOptions(), None)
     poses = point_poses(chain, prog.columns)
     q_nominal, _ = nominal_configurations(chain, prog, poses, options)
-    return Program(names=point_names(prog), R_world_tcp=poses.T_world_flange[:, :3, :3],
+    return Targets(names=point_names(prog), R_world_tcp=poses.T_world_flange[:, :3, :3],
                    p_world_tcp=poses.T_world_flange[:, :3, 3], q_reference=q_nominal, source=prog.path)
 
 

@@ -117,10 +117,11 @@ def load_robot(name: str | PathLike, options: RobotFileOptions | None = None) ->
     path = robot_file(name)
     if path is not None and path.suffix.lower() in ROBOT_FILE_SUFFIXES:
         return load_robot_file(path, options)
-    if options is not None and (options.chooses_links or options.xacro_args):
+    if options is not None and (options.chooses_links or options.xacro_args or options.package_paths):
         given = [flag for flag, used in (("--base-link", options.base_link is not None),
                                          ("--tip-link", options.tip_link is not None),
-                                         ("--xacro-arg", bool(options.xacro_args))) if used]
+                                         ("--xacro-arg", bool(options.xacro_args)),
+                                         ("--package-path", bool(options.package_paths))) if used]
         raise InputError(f"{', '.join(given)}: only for a .urdf or .xacro robot file, got robot {str(name)!r} "
                          "(a built-in robot or a table has one chain)")
     if path is not None:  # a .csv

@@ -27,7 +27,7 @@ from thermocomp.compensation.compensate import (
     compensate,
     nominal_solutions,
 )
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import ConfigurationError, InputError
@@ -154,7 +154,7 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
         q[turned] = to_quadrants(q[turned], program.columns.run.confdata[turned].astype(int))  # (whole turns)
         redo = bound[~ok]
         if redo.size:
-            prog = Program(names=tuple(str(i) for i in redo), R_world_tcp=T[redo, :3, :3], p_world_tcp=T[redo, :3, 3],
+            prog = Targets(names=tuple(str(i) for i in redo), R_world_tcp=T[redo, :3, :3], p_world_tcp=T[redo, :3, 3],
                            q_reference=np.tile(chain.home, (redo.size, 1)), confdata=wanted[~ok])
             found = nominal_solutions(chain, prog, options)
             q[redo], status[redo] = found.q, found.status
@@ -190,7 +190,7 @@ def near_configuration(model, q: FloatArray, wanted: np.ndarray) -> np.ndarray:
 
 def timed_targets(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, timing: Timing,
                    options: CompensationOptions, popts: ProgramOptions, rows: np.ndarray
-                   ) -> tuple[Program | None, CompensationOptions, str]:
+                   ) -> tuple[Targets | None, CompensationOptions, str]:
     """The core's program of the flange targets of the points ``rows`` (None if there are none) at the minutes of
     ``popts``'s time form, the options to solve it with, and the time form's description."""
     run = prog.columns.run
@@ -212,7 +212,7 @@ def timed_targets(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, 
         time_form = (f"time-indexed program: corrections every {minutes[1] - minutes[0] if len(minutes) > 1 else 0:g} "
                      f"min from 0 to {minutes[-1]:g} min ({len(minutes)} sets), picked from the controller's clock; "
                      f"{time_law.describe()}")
-        return Program(**flange) if len(rows) else None, replace(options, minutes=minutes), time_form
+        return Targets(**flange) if len(rows) else None, replace(options, minutes=minutes), time_form
     if popts.timed:
         minute = timing.point_minutes(0)
         time_form = (f"timed: each motion compensated at its estimated minute (0 to {minute.max():.4g} min); "
@@ -225,7 +225,7 @@ def timed_targets(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, 
         minute = np.full(m, at)
         time_form = ("snapshot of the full table (static)" if isinstance(time_law, Static)
                      else f"snapshot of the stabilised robot (minute {at:g}, the full table); {time_law.describe()}")
-    return Program(**flange, time_min=minute[rows]) if len(rows) else None, options, time_form
+    return Targets(**flange, time_min=minute[rows]) if len(rows) else None, options, time_form
 
 
 def point_names(prog: RobotProgram) -> tuple[str, ...]:
@@ -250,7 +250,7 @@ class Solved:
     chunks: list[CompensationChunk]  # kept only for the results CSV
 
 
-def solve(chain: Chain, table: DeformationTable, core_program: Program | None, run_options: CompensationOptions,
+def solve(chain: Chain, table: DeformationTable, core_program: Targets | None, run_options: CompensationOptions,
            q_nominal: FloatArray, nominal_status: np.ndarray, rows: np.ndarray, *, indexed: bool, keep_chunks: bool,
            progress: ProgressCallback | None) -> Solved:
     """Compensate ``core_program``, the points ``rows`` of the program (None: none); each chunk is taken in as it
@@ -281,6 +281,27 @@ def solve(chain: Chain, table: DeformationTable, core_program: Program | None, r
             chunks.append(chunk)
         del chunk  # (its memory is the next chunk's)
     return Solved(minutes, q_checked, R_checked, p_checked, status, summary, chunks)
+
+
+def check_joint_targets_within_limits(chain: Chain, prog: RobotProgram, is_joint: np.ndarray,
+                                      q_nominal: FloatArray) -> None:
+    """Refuse a joint target outside a joint's limits when it is to be compensated: the robot cannot stand there,
+    and a compensated value of it was written with exit 0. Names the target's line and column, the joint and its
+    limits (degrees for a revolute joint)."""
+    q = q_nominal[is_joint]
+    bad = (q < chain.lower - 1e-9) | (q > chain.upper + 1e-9)
+    if not bad.any():
+        return
+    k, j = (int(v) for v in np.argwhere(bad)[0])
+    i = int(np.flatnonzero(is_joint)[k])
+    run = prog.columns.run
+    instruction = np.repeat(np.arange(len(run.instruction)), run.n_points)
+    unit, scale = "deg", 180.0 / np.pi  # (every joint of a chain is revolute)
+    raise InputError(f"{run.instruction[int(instruction[i])]}: a joint target outside joint {j + 1}'s limits "
+                     f"{chain.lower[j] * scale:g} .. {chain.upper[j] * scale:g} {unit}: {q[k, j] * scale:g} {unit}; "
+                     "--joint-targets compensate compensates only positions the robot can take "
+                     f"({int(bad.any(axis=1).sum())} such joint target(s))",
+                     path=str(prog.path), row=int(run.argument[i, 2]), column=int(run.argument[i, 3]))
 
 
 def keep_joint_targets(chain: Chain, prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, kept: np.ndarray,

@@ -73,6 +73,7 @@ class RobotInScene:
 def _connect(address: Address, job: Job) -> Iterator:
     from thermocomp.simulators.coppeliasim import CoppeliaSimUnreachable, connect
 
+    job.check_inputs_exist()  # a missing file is that, not the connection that failed first
     try:
         session = connect(address.host, address.port, address.timeout_s)
     except CoppeliaSimUnreachable as exc:
