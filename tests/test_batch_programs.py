@@ -133,11 +133,12 @@ def test_a_folder_without_programs_is_refused(tmp_path, capsys):
 def test_an_interrupted_batch_leaves_nothing(tmp_path, monkeypatch):
     """The first program is done (its temporary staged) when the second is interrupted: nothing is written."""
     import thermocomp.app.compensate as runs
+    import thermocomp.app.program as program_job  # (the batch imports compensate_program from it per program)
 
     src = _programs(tmp_path / "in", **{"a.mod": RAPID.read_bytes(), "b.mod": RAPID.read_bytes()})
     out = tmp_path / "out"
     out.mkdir()
-    real = runs.compensate_program
+    real = program_job.compensate_program
     calls = []
 
     def interrupted_second(*args, **kwargs):
@@ -147,7 +148,7 @@ def test_an_interrupted_batch_leaves_nothing(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(runs, "compensate_program", interrupted_second)
+    monkeypatch.setattr(program_job, "compensate_program", interrupted_second)
     with pytest.raises(KeyboardInterrupt):
         runs.compensate_programs("irb140", EXAGGERATED, [src], out)
     assert len(calls) == 2 and _left(out) == []
