@@ -85,6 +85,12 @@ COMMANDS = {
                                              "--configurations", "5", "--out", str(t / "out.csv")], "joint objects"),
     "sim": (lambda n, t: ["sim", "--headless", "--no-scene", "--robot", n, "--deformation", str(ZERO),
                           "--targets", str(_targets(t, n)), "--out", str(t / "out.csv")], "ok"),
+    # servo: UR robots only (speedj); the UR5 runs as far as its absent input
+    "servo excite": (lambda n, t: ["servo", "excite", "--robot", n, "--out", str(t / "out.script")], "ur"),
+    "servo identify": (lambda n, t: ["servo", "identify", "--robot", n, "--recording", str(t / "absent.csv"),
+                                     "--out", str(t / "out.toml")], "ur"),
+    "servo track": (lambda n, t: ["servo", "track", "--robot", n, "--models", str(t / "absent.csv"), "--path",
+                                  "line:x", "--speed-mm-s", "10", "--out", str(t / "out.csv")], "ur"),
 }
 #: Commands that take a robot but need a running CoppeliaSim (its fake server): their robot goes through the
 #: same :func:`~thermocomp.io.robots.robot_file`, tested with built-in names in test_coppeliasim_cli.py.
@@ -128,6 +134,12 @@ def test_builtin_name_is_no_file(command, name, tmp_path, capsys, monkeypatch):
     elif kind == "file":
         what = {"simulate-recording": "true", "identify": "reference (CAD)"}.get(command, "(identified)")
         assert code == EXIT_INPUT and NEEDS_FILE.format(what=what, name=name) in err, err
+    elif kind == "ur":
+        if name == "ur5":
+            assert code == (EXIT_OK if command == "servo excite" else EXIT_INPUT), err
+            assert command == "servo excite" or f"{tmp_path / 'absent.csv'}" in err, err
+        else:
+            assert code == EXIT_INPUT and "servo runs a UR robot commanded by speedj" in err and repr(name) in err, err
     elif kind == "joint objects":
         if name in ("irb140", *BUILTIN_JOINT_OBJECTS):
             assert code == EXIT_OK, err

@@ -39,6 +39,7 @@ COMMANDS = {
     "sim": "thermocomp.cli.sim",
     "calibrate": "thermocomp.cli.calibrate",
     "track": "thermocomp.cli.track",
+    "servo": "thermocomp.cli.servo",
 }
 
 #: Each command's line in ``thermocomp --help``: the one place it is written (a command's module adds its parser
@@ -56,6 +57,7 @@ SUMMARIES = {
     "sim": "the deformed robot in PyBullet: GUI, headless measurement, picture, collision check",
     "calibrate": "identify a deformation table (and its time law) from laser-tracker measurements",
     "track": "simulated laser tracker (PyBullet): measure the warm robot for calibrate, or a compensated program",
+    "servo": "velocity-servo robot (seed 004): identification program, subspace identification, MPC tracking",
 }
 
 __all__ = ["COMMANDS", "EXIT_FAILED_ROWS", "EXIT_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "SUMMARIES",

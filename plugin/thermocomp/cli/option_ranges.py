@@ -136,12 +136,24 @@ RANGES: dict[str, Range] = {
     "--noise-mm": Range(0.0, 1e3),
     "--orientation-noise-deg": Range(0.0, 90.0),
     "--tracker-pose": Range(-1e6, 1e6),
+    # servo (printing.servo_sim.ServoOptions, printing.mpc.MPCOptions, app.servo)
+    "servo excite --rate-hz": Range(1.0, 1000.0),
+    "servo identify --rate-hz": Range(1.0, 1000.0),
+    "servo track --rate-hz": Range(1.0, 1000.0),
+    "--start-deg": _ANGLE_DEG,
+    "--delay-samples": Range(0, 50),
+    "--bandwidth-rad-s": Range(1.0, 500.0),
+    "--damping": Range(0.1, 2.0),
+    "--payload-kg": Range(0.0, 10.0),
+    "--speed-mm-s": _positive(1000.0),
+    "--runs": _at_least(1, 1000),
+    "--horizon": _at_least(1, 500),
 }
 
 
 #: The unit an option's name ends with, for messages (``--sigma-mm``: mm).
 UNITS = {"-mm": "mm", "-deg": "deg", "-s": "s", "-hz": "Hz", "-min": "min", "-nm": "N m", "-rad": "rad",
-         "-rad-s": "rad/s", "-deg-s": "deg/s", "-nm-s-per-rad": "N m s/rad"}
+         "-rad-s": "rad/s", "-deg-s": "deg/s", "-nm-s-per-rad": "N m s/rad", "-mm-s": "mm/s", "-kg": "kg"}
 
 
 def unit_of(option: str) -> str:
