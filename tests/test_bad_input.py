@@ -401,10 +401,10 @@ def test_rows_reported_converged_reach_their_targets_with_the_angles_as_written(
 
     from thermocomp.deformation.apply import deformed_model
     from thermocomp.io.deformation_csv import read_deformation_csv
+    from thermocomp.io.robots import load_robot
     from thermocomp.io.targets_csv import read_targets_csv
     from thermocomp.kinematics.fk import fk
     from thermocomp.kinematics.ik import pose_error
-    from thermocomp.robot.builtin import load_robot
 
     targets = REPO / "examples" / "targets_random50.csv"
     tol_m = 1e-12

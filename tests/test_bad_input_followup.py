@@ -166,7 +166,7 @@ def test_the_authors_law_refuses_a_stabilisation_time_it_cannot_play(case, capsy
     from thermocomp.deformation.coppeliasim_convention import MAX_AUTHORS_MINUTES, authors_deformation_table
     from thermocomp.errors import ConfigurationError
     from thermocomp.io.deformation_csv import read_deformation_csv
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.io.robots import load_robot
 
     chain = load_robot("irb140")
     table = read_deformation_csv(case / "d.csv")

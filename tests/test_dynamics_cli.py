@@ -9,9 +9,9 @@ from dynamics_truth import LAMBDA, cad_and_truth
 
 from thermocomp.cli.main import main
 from thermocomp.dynamics.friction import SEED000_TABLE_III
+from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
 from thermocomp.io.friction_csv import read_friction_csv, write_friction_csv
 from thermocomp.io.recording_csv import read_recording_csv
-from thermocomp.io.urdf_inertials import read_urdf_parameters
 
 pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 

@@ -17,11 +17,11 @@ from thermocomp.dynamics.payload import payload_parameters, with_payload
 from thermocomp.dynamics.regressor import armature_regressor, regressor
 from thermocomp.dynamics.report import check_torques, report_text
 from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
+from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
 from thermocomp.errors import InputError
 from thermocomp.inertia.gravity import STANDARD_GRAVITY
 from thermocomp.io.friction_csv import read_friction_csv, write_friction_csv
 from thermocomp.io.recording_csv import Recording, read_recording_csv, write_recording_csv
-from thermocomp.io.urdf_inertials import read_urdf_parameters
 
 #: Reflected rotor inertias of the truth [kg m^2]: seed 000's order of magnitude (about 1 kg m^2 for the large
 #: joints after a 50-100:1 gear, 0.1 for the wrist), scaled to the GoFa's size.
@@ -55,7 +55,7 @@ def test_drive_torque_adds_the_armature_on_the_mass_matrix_diagonal(rng):
 def test_inseparable_armatures_are_absorbed_by_the_named_base_parameters(name, rng):
     """Joint 1 turns about the vertical: its armature only adds to link1.Izz; joint 2's only to the upper arm's
     inertia about its axis. The other four are base parameters of their own."""
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.io.robots import load_robot
 
     chain = load_robot(name)
     base = base_parameters(chain, np.random.default_rng(0))
@@ -171,7 +171,7 @@ def current_recordings(rng):
     accelerations."""
     from thermocomp.dynamics.parameters import robot_parameters
     from thermocomp.inertia.builtin import builtin_inertials
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.io.robots import load_robot
 
     chain = load_robot("gofa")
     pi = robot_parameters(builtin_inertials("gofa"), 6)

@@ -19,7 +19,7 @@ from thermocomp.dynamics.identify import identify
 from thermocomp.dynamics.parameters import is_consistent
 from thermocomp.dynamics.report import check_torques, report_text
 from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
-from thermocomp.io.urdf_inertials import read_urdf_parameters, urdf_with_parameters
+from thermocomp.dynamics.urdf_parameters import read_urdf_parameters, urdf_with_parameters
 
 pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 

@@ -18,9 +18,9 @@ import scipy.signal
 from thermocomp.dynamics.drive_gains import identify_drive_gains
 from thermocomp.dynamics.identify import IdentifyOptions, identify
 from thermocomp.dynamics.regressor import armature_regressor, regressor
+from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
 from thermocomp.io.recording_csv import Recording
 from thermocomp.io.robot_files import RobotFileOptions
-from thermocomp.io.urdf_inertials import read_urdf_parameters
 
 ENV = "THERMOCOMP_UR10E_DATA"
 ROOT = Path(os.environ.get(ENV, "")) if os.environ.get(ENV) else None

@@ -314,8 +314,8 @@ def test_a_library_refusal_names_the_option_as_typed(case, capsys, argv, words):
 @pytest.mark.filterwarnings("ignore:overflow encountered")
 def test_a_singular_calibration_is_bad_input(case):
     """Past the parser (the library's own call), a weight of 1e303 made the normal matrix singular: a traceback."""
+    from thermocomp.app.calibrate import run_calibration
     from thermocomp.calibration.identify import CalibrationOptions
-    from thermocomp.calibration.run import run_calibration
     from thermocomp.errors import InputError
 
     _measurements(case / "m.csv")

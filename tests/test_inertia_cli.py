@@ -13,8 +13,8 @@ from thermocomp.cli.main import EXIT_USAGE, main
 from thermocomp.inertia import builtin_inertials
 from thermocomp.inertia.links import link_names
 from thermocomp.io.meshes import read_mesh, write_stl
+from thermocomp.io.robots import load_robot, robot_dir
 from thermocomp.io.urdf import read_urdf
-from thermocomp.robot.builtin import load_robot, robot_dir
 
 MESHES = robot_dir("gofa") / "meshes"
 

@@ -17,13 +17,14 @@ from helpers import REPO
 from program_builders import random_configurations, rapid_case, robtarget_text
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
+from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions, nominal_solutions
 from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import quat_wxyz_from_matrix, rotation_angle, transform
 from thermocomp.kinematics.confdata import confdata_from_q
-from thermocomp.programs import ProgramOptions, compensate_program, read_program
+from thermocomp.programs import ProgramOptions, read_program
 from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
 
 ROBOTS = ("irb140", "gofa")
@@ -383,7 +384,7 @@ def test_the_report_times_every_phase(tmp_path):
 
     from helpers import REPO
 
-    from thermocomp.programs.compensate import PHASES
+    from thermocomp.app.program import PHASES
 
     t0 = time.perf_counter()
     report = compensate_program("irb140", REPO / "deformations" / "exaggerated.csv", REPO / "examples" / "rapid_program.mod",
@@ -399,7 +400,7 @@ def test_progress_hears_every_phase_in_order(tmp_path):
     """A bar that knows phases (the CLI's --progress) is told of each phase and sees it finish with its rows."""
     from helpers import REPO
 
-    from thermocomp.programs.compensate import PHASES
+    from thermocomp.app.program import PHASES
 
     class Bar:
         def __init__(self):

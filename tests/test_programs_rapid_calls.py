@@ -18,12 +18,13 @@ from program_builders import random_configurations, robtarget_text
 from test_programs_rapid import controller_joints, small_table
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
+from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
-from thermocomp.programs import ProgramOptions, compensate_program, read_program
+from thermocomp.programs import ProgramOptions, read_program
 from thermocomp.tolerances import IK_POSITION_TOL
 
 TOOL = "  PERS tooldata grip := [TRUE,[[0,0,120],[1,0,0,0]],[1,[0,0,50],[1,0,0,0],0,0,0]];\n"

@@ -21,18 +21,14 @@ from program_builders import random_configurations, robtarget_text
 from test_programs_rapid import controller_joints, small_table
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
-from thermocomp.application import CompensationFailed
+from thermocomp.app.jobs import CompensationFailed
+from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
-from thermocomp.programs import (
-    ProgramOptions,
-    RapidOptions,
-    compensate_program,
-    read_program,
-)
+from thermocomp.programs import ProgramOptions, RapidOptions, read_program
 from thermocomp.programs.model import MAX_MOTIONS
 from thermocomp.tolerances import IK_POSITION_TOL
 

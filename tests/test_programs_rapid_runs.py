@@ -272,7 +272,8 @@ def test_the_written_program_is_the_same_whichever_reading(tmp_path, rng, output
     compensated with the runs read in batch and with every statement through the general rules gives the same
     bytes and the same report rows."""
     from thermocomp import DeformationTable
-    from thermocomp.programs import ProgramOptions, compensate_program
+    from thermocomp.app.program import compensate_program
+    from thermocomp.programs import ProgramOptions
 
     texts, q_deg = _targets("irb140", rng, 12)
     joints = "[[" + ",".join(f"{v:.6f}" for v in q_deg[0]) + "],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]]"

@@ -9,13 +9,14 @@ import pytest
 from program_builders import ur_case
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
+from thermocomp.app.program import compensate_program
 from thermocomp.cli.main import EXIT_INPUT, EXIT_OK, main
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import rotation_angle, transform
 from thermocomp.kinematics.ik import solve_ik
-from thermocomp.programs import ProgramOptions, compensate_program, read_program
+from thermocomp.programs import ProgramOptions, read_program
 from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
 
 

@@ -33,11 +33,11 @@ from thermocomp.deformation.apply import deformed_model
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_euler_xyz, rotation_angle
+from thermocomp.io.robots import BUILTIN_ROBOTS, load_robot
 from thermocomp.io.urdf import LinkContent
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import Status, solve_ik
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
 from thermocomp.tolerances import (
     IK_ORIENTATION_TOL,
     IK_POSITION_TOL,

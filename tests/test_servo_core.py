@@ -15,6 +15,7 @@ import pytest
 from scipy.optimize import least_squares
 
 from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.io.robots import load_robot
 from thermocomp.printing.identification import (
     IdentificationOptions,
     JointModel,
@@ -33,7 +34,6 @@ from thermocomp.printing.multisine import MultisineOptions, multisine, multisine
 from thermocomp.printing.pid import JointPID, PIDOptions
 from thermocomp.printing.servo_sim import LinearServo, ServoOptions
 from thermocomp.printing.tracking import print_error
-from thermocomp.robot.builtin import load_robot
 
 RATE = 125.0
 T = 1.0 / RATE

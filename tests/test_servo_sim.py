@@ -15,11 +15,11 @@ import pytest
 
 from thermocomp.cli.main import main
 from thermocomp.errors import InputError
+from thermocomp.io.robots import load_robot
 from thermocomp.printing.identification import IdentificationOptions, experiment, layout
 from thermocomp.printing.multisine import MultisineOptions, multisine
 from thermocomp.printing.rtde_csv import read_rtde_text
 from thermocomp.printing.servo_sim import ServoOptions
-from thermocomp.robot.builtin import load_robot
 
 pytest.importorskip("pybullet")
 

@@ -43,7 +43,7 @@ SERVO_ROBOTS = ("ur5",)
 def _builtin(robot: str):
     """The chain and link inertials of a robot of :data:`SERVO_ROBOTS` (``--robot``), checked before any file."""
     from thermocomp.inertia.builtin import builtin_link_contents
-    from thermocomp.robot.builtin import load_robot, robot_file
+    from thermocomp.io.robots import load_robot, robot_file
 
     if robot_file(robot, "--robot") is not None:  # an unknown name: robot_file says so
         raise InputError(f"--robot: servo runs a built-in UR robot ({', '.join(SERVO_ROBOTS)}), got the robot file "

@@ -1,6 +1,6 @@
 """``thermocomp identify``: inertial and friction parameters from a recording, with a softMC-style report.
 
-One library call: :func:`thermocomp.dynamics.campaign.run_identify`. Exit
+One library call: :func:`thermocomp.app.dynamics.run_identify`. Exit
 status 0 when the identification succeeds, 2 when it fails (seed 003: an
 axis' maximum relative torque error of 50 % or more; the outputs are written
 either way and the report gives the warnings found), 1 on bad input.
@@ -71,17 +71,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from thermocomp.dynamics.campaign import run_identify, run_identify_step
+    from thermocomp.app.dynamics import run_identify, run_identify_step
 
     robot_options = robot_file_options(args)
     if args.payload:
-        from thermocomp.dynamics.campaign import run_payload
+        from thermocomp.app.dynamics import run_payload
 
         print(run_payload(args.robot, args.recording, friction=args.friction, urdf_out=args.urdf_out,
                           report=args.report, robot_options=robot_options), end="")
         return EXIT_OK
     if args.drive_gains:
-        from thermocomp.dynamics.campaign import run_drive_gains
+        from thermocomp.app.dynamics import run_drive_gains
 
         if not args.loaded or args.payload_mass_kg is None:
             raise ConfigurationError("--drive-gains: expected --loaded (the run with the payload) and --payload-mass-kg")

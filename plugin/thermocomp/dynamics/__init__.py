@@ -21,7 +21,9 @@ commands: docs/dynamics.md; frames and units: docs/conventions.md.
 * :mod:`~thermocomp.dynamics.collision` -- torque-error collision detection
 * :mod:`~thermocomp.dynamics.feedforward` -- feed-forward torques of a trajectory
 * :mod:`~thermocomp.dynamics.simulate` -- PyBullet as a robot with known truth
-* :mod:`~thermocomp.dynamics.campaign` -- what each command does (read, compute, write all or none)
+* :mod:`~thermocomp.dynamics.urdf_parameters` -- a robot file's inertials as standard parameters, and back
+
+What each command does (read, compute, write all or none) is the application's, :mod:`thermocomp.app.dynamics`.
 """
 
 from typing import TYPE_CHECKING

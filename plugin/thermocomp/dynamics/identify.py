@@ -623,13 +623,13 @@ def identify(
         Joint angles and torques of an exciting motion (seed 003).
     reference
         Reference standard parameters ``(10 n,)`` (CAD, seed 000 Step 1;
-        :func:`thermocomp.io.urdf_inertials.read_urdf_parameters`).
+        :func:`thermocomp.dynamics.urdf_parameters.read_urdf_parameters`).
     options
         Filter cutoff, speed threshold, gravity.
     attached
         Standard parameters ``(10 n,)`` of bodies fixed to each link that keep
         their own inertials (a URDF's ``tool0``, a placeholder at the tcp:
-        :attr:`thermocomp.io.urdf_inertials.UrdfParameters.attached`): each
+        :attr:`thermocomp.dynamics.urdf_parameters.UrdfParameters.attached`): each
         link's estimate is that plus a physically consistent remainder, so
         the remainder can be written into the URDF.
     friction

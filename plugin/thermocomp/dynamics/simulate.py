@@ -17,7 +17,7 @@ The experiments of the identification steps are methods:
 segments, Step 3), :meth:`SimulatedRobot.pi_at_rest` (every joint held by
 its PI controller under a disturbance, Step 4, on PyBullet's rigid-body model).
 
-The truth is the robot file as :mod:`thermocomp.io.urdf_inertials` reads
+The truth is the robot file as :mod:`thermocomp.dynamics.urdf_parameters` reads
 it (a ``.urdf`` or ``.xacro`` with its base and tip links): PyBullet loads a
 copy of its URDF (:func:`pybullet_urdf_text`) without geometry (inverse
 dynamics needs none, and PyBullet finds no ``package://`` mesh) and with an

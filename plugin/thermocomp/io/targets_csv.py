@@ -644,7 +644,7 @@ def _parse_plain(layout: _Layout, raw: RawLines, text: bytes) -> tuple[list[str]
     ``None`` when a line has another number of cells or is blank (pyarrow skips it): the caller then splits
     the block row by row (:meth:`CsvLines.rows`), which counts the cells and skips the blank line. Either way
     :func:`_convert` converts and checks the cells. pyarrow splits on its threads, beside the solving (a
-    streamed file is read on a thread of its own: :func:`thermocomp.pipeline._read_ahead`).
+    streamed file is read on a thread of its own: :func:`thermocomp.app.targets._read_ahead`).
     """
     n = len(layout.columns)
     names = [f"c{k}" for k in range(n)]

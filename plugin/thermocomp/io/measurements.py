@@ -2,7 +2,8 @@
 
 The file form (millimetres and degrees) is read by
 :func:`thermocomp.io.measurements_csv.read_measurements_csv`; this is the
-validated, SI form the numerical core takes.
+validated, SI form it gives and the calibration (:mod:`thermocomp.calibration`) takes: io's plain data, as
+:class:`~thermocomp.io.recording_csv.Recording` is the dynamics'.
 """
 
 from __future__ import annotations

@@ -18,14 +18,15 @@ import numpy as np
 
 from thermocomp._typing import PathLike
 from thermocomp.dynamics.excitation import Excitation, ExcitationOptions, design_excitation
+from thermocomp.dynamics.friction import FrictionTable
 from thermocomp.dynamics.identify import Identification, IdentifyOptions, identify
 from thermocomp.dynamics.report import TorqueCheck, check_torques, report_text
+from thermocomp.dynamics.urdf_parameters import UrdfParameters
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.recording_csv import Recording, read_recording_csv, write_recording_csv
 from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, RobotFileOptions
-from thermocomp.io.urdf_inertials import UrdfParameters
-from thermocomp.robot.builtin import robot_file
+from thermocomp.io.robots import robot_file
 from thermocomp.robot.chain import Chain
 
 #: Largest trajectory a command generates (samples): 2 million rows of 6 joints are about 300 MB of CSV and
@@ -107,7 +108,6 @@ def run_excite(chain: Chain, options: ExcitationOptions, rate: float, out: PathL
 
 def _friction_table(path: PathLike | None, n: int):
     """The friction CSV ``path`` (``--friction``) as the dynamics' table (friction and armature), or ``None``."""
-    from thermocomp.dynamics.friction import FrictionTable
     from thermocomp.io.friction_csv import read_friction_csv
 
     return FrictionTable.from_columns(read_friction_csv(path, n)) if path else None
@@ -116,9 +116,9 @@ def _friction_table(path: PathLike | None, n: int):
 def robot_file_inertials(robot: PathLike, options: RobotFileOptions | None = None, what: str = "(identified)",
                          option: str = "--robot") -> UrdfParameters:
     """The chain and inertials of a ``.urdf`` or ``.xacro`` robot file
-    (:func:`~thermocomp.io.urdf_inertials.read_urdf_parameters`); another file or a built-in name is refused,
+    (:func:`~thermocomp.dynamics.urdf_parameters.read_urdf_parameters`); another file or a built-in name is refused,
     naming ``option`` and ``what`` inertials it should carry."""
-    from thermocomp.io.urdf_inertials import read_urdf_parameters
+    from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
 
     expected = f"expected a {' or '.join(ROBOT_FILE_SUFFIXES)} robot file carrying the {what} inertials"
     path = robot_file(robot, option)
@@ -266,8 +266,8 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
     and only the inertial parameters are identified (seed 000, Step 5). With ``gains`` (a drive gains CSV) the
     recordings give motor currents (``i<k>_A``), turned into torques by the gains.
     """
+    from thermocomp.dynamics.urdf_parameters import urdf_with_parameters
     from thermocomp.io.friction_csv import write_friction_csv
-    from thermocomp.io.urdf_inertials import urdf_with_parameters
 
     info = robot_file_inertials(robot, robot_options, "reference (CAD)")
     with _job({"--robot": robot_file(robot), "--recording": recording, "--validate": validate, "--friction": friction,
@@ -303,7 +303,7 @@ def _reference(robot: PathLike | str, options: RobotFileOptions | None):
     built-in robot (its CAD inertials)."""
     from thermocomp.dynamics.parameters import robot_parameters
     from thermocomp.inertia.builtin import builtin_inertials
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.io.robots import load_robot
 
     path = robot_file(robot)
     if path is None:  # a built-in robot (a variant has no inertials: builtin_inertials says so)
@@ -320,13 +320,20 @@ def _reference(robot: PathLike | str, options: RobotFileOptions | None):
 def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rate: float, report: PathLike | None = None,
                    pose: tuple[float, ...] | None = None, speeds: tuple[float, ...] | None = None,
                    span: float | None = None, hold: float = 10.0, seed: int = 0,
-                   robot_options: RobotFileOptions | None = None) -> str:
+                   robot_options: RobotFileOptions | None = None,
+                   pose_check: Callable[[Chain], contextlib.AbstractContextManager] | None = None) -> str:
     """The trajectory of seed 000's Step 2 (``static``: poses for the explicit formulas, each held ``hold`` s) or
-    Step 3 (``constant-speed``: symmetric runs of each joint about ``pose``); returns the report text."""
+    Step 3 (``constant-speed``: symmetric runs of each joint about ``pose``); returns the report text.
+
+    ``pose_check(chain)`` (``static`` only, required there) opens the check that a pose stands above the floor and
+    clear of the robot itself: a context manager giving a callable ``check(q) -> bool`` with a ``source`` (what
+    drew the robot). The command line gives PyBullet's,
+    :class:`thermocomp.simulators.pybullet.poses.PoseCheck`: a simulator is an interface, above this floor.
+    """
     from thermocomp.dynamics.friction_runs import ConstantSpeedOptions, constant_speed_trajectory
     from thermocomp.dynamics.static_step import plan_static_poses, static_trajectory
     from thermocomp.io.robot_files import robot_file_inputs
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.io.robots import load_robot
 
     if experiment == "static":
         chain, cad, fixed, files = _reference(robot, robot_options)
@@ -337,9 +344,9 @@ def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rat
             if not (math.isfinite(rate) and rate > 0 and math.isfinite(hold) and hold > 0):
                 raise ConfigurationError(f"--rate-hz, --hold-s: expected > 0, got {rate!r}, {hold!r}")
             _check_samples(chain.n_joints * hold * rate, "--hold-s x --rate-hz")
-            from thermocomp.simulators.pybullet.poses import PoseCheck
-
-            with PoseCheck(chain, robot=robot, robot_options=robot_options) as check:
+            if pose_check is None:
+                raise ConfigurationError("the static experiment needs a pose check (pose_check: PyBullet's PoseCheck)")
+            with pose_check(chain) as check:
                 poses = plan_static_poses(chain, cad, np.random.default_rng(seed), fixed=fixed, admissible=check)
             trajectory = static_trajectory(chain, poses, hold, rate)
             text = (f"Static poses for seed 000 Step 2 ({chain.name}): {len(poses)} poses held {hold:.3g} s each, "
@@ -491,7 +498,7 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
     from thermocomp.dynamics.identify import IdentifyOptions, prepare
     from thermocomp.dynamics.payload import identify_payload, with_payload
     from thermocomp.dynamics.regressor import regressor
-    from thermocomp.io.urdf_inertials import urdf_with_parameters
+    from thermocomp.dynamics.urdf_parameters import urdf_with_parameters
 
     info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot_file(robot), "--recording": recording, "--friction": friction},

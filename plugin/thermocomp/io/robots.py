@@ -1,6 +1,7 @@
-"""Built-in robots, each a table-form CSV under the repository's ``robots/<name>/``.
+"""The robots ``--robot`` names: the built-in robots (each a table-form CSV under the repository's
+``robots/<name>/``) and robot files (a table or DH CSV, a URDF, a xacro), read into a :class:`Chain`.
 
-The folder is installed with the package as ``thermocomp._robots`` (see
+The built-in folder is installed with the package as ``thermocomp._robots`` (see
 pyproject.toml), so ``load_robot("irb140")`` works from any install.
 """
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import PathLike
+from thermocomp.app.prepare import load_chain
 from thermocomp.calibration.identify import CalibrationOptions
-from thermocomp.calibration.measurements import Measurements, check_within_limits
 from thermocomp.calibration.observability import PoseSuggestion, suggest_poses
 from thermocomp.calibration.report import calibration_text
 from thermocomp.calibration.timefit import Calibration, TimeFitOptions, calibrate
@@ -23,11 +23,11 @@ from thermocomp.calibration.validate import Validation, plot_validation, validat
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.deformation_csv import write_deformation_csv
 from thermocomp.io.job import Job
+from thermocomp.io.measurements import Measurements, check_within_limits
 from thermocomp.io.measurements_csv import read_measurements_csv
 from thermocomp.io.robot_files import RobotFileOptions
+from thermocomp.io.robots import robot_file
 from thermocomp.io.timelaw_file import LAW_FILE_BEGINS, time_law_path, write_time_law
-from thermocomp.prepare import load_chain
-from thermocomp.robot.builtin import robot_file
 
 
 @dataclass(frozen=True, eq=False)
