@@ -429,7 +429,7 @@ def _count_error(layout: _Layout, src: str, line: int, n_cells: int) -> InputErr
 #: A column of cells, as :func:`_convert` takes it: their texts (a pyarrow string column of a plain block,
 #: a list of str from rows the csv module split), or numbers already (a DataFrame's numeric column) with
 #: the text of cell ``k`` for a message.
-Cells = pa.ChunkedArray | list[str] | tuple[FloatArray, Callable[[int], str]]
+_Cells = pa.ChunkedArray | list[str] | tuple[FloatArray, Callable[[int], str]]
 
 
 def _text_numbers(texts: list[str]) -> tuple[FloatArray, np.ndarray]:
@@ -451,7 +451,7 @@ def _text_numbers(texts: list[str]) -> tuple[FloatArray, np.ndarray]:
     return values, bad
 
 
-def _numbers(cells: Cells) -> tuple[FloatArray, np.ndarray]:
+def _numbers(cells: _Cells) -> tuple[FloatArray, np.ndarray]:
     """Values ``(k,)`` of a column of cells and the mask of those :func:`parse_float` rejects: empty, not a
     number, not ASCII or with ``_`` (:func:`number_text`), not finite, beyond :data:`MAX_CELL`.
 
@@ -476,7 +476,7 @@ def _numbers(cells: Cells) -> tuple[FloatArray, np.ndarray]:
     return values, bad
 
 
-def _cell_text(cells: Cells, k: int) -> str:
+def _cell_text(cells: _Cells, k: int) -> str:
     if isinstance(cells, tuple):
         return cells[1](k)
     if isinstance(cells, list):
@@ -529,7 +529,7 @@ def _row_error(layout: _Layout, src: str, line: int, name: str, texts: list[str]
     raise AssertionError(f"{src}, line {line}: a row found bad has no problem to report")  # a bug of _convert
 
 
-def _convert(layout: _Layout, src: str, lines: np.ndarray, names: list[str] | None, columns: Sequence[Cells]
+def _convert(layout: _Layout, src: str, lines: np.ndarray, names: list[str] | None, columns: Sequence[_Cells]
              ) -> tuple[list[str], FloatArray, int, InputError | None]:
     """The one conversion and check of target rows, from cells split by any reader.
 
@@ -540,7 +540,7 @@ def _convert(layout: _Layout, src: str, lines: np.ndarray, names: list[str] | No
     names
         The name cells ``(k,)`` (stripped here), or None without a name column (names ``row<line>``).
     columns
-        The cells of ``layout.value_index``, a column each (:data:`Cells`).
+        The cells of ``layout.value_index``, a column each (:data:`_Cells`).
 
     Returns
     -------
@@ -786,7 +786,7 @@ def _chunks(reader: CsvLines, layout: _Layout, chunk_rows: int, header_line: int
                 return _duplicate_error(src, layout, name, earlier[name], int(lines[k]))
         return None  # digests that collided: no name repeats
 
-    def add(lines: np.ndarray, names: list[str] | None, columns: list[Cells], stop: InputError | None) -> None:
+    def add(lines: np.ndarray, names: list[str] | None, columns: list[_Cells], stop: InputError | None) -> None:
         """Rows into the chunk up to the first bad one (``stop``: the error of the row after them, if any);
         raises the first problem in file order."""
         names, values, first, error = _convert(layout, src, lines, names, columns)
@@ -934,7 +934,9 @@ def read_targets_frame(
 
     The columns are read as the header of a targets CSV (module docstring:
     ``name``, ``x_mm``.., an orientation group, ``time_min``, ``q1_deg``..),
-    so the same rules and units apply; the index is ignored. Errors name the
+    so the same rules and units apply, and its cells are converted and checked
+    by the CSV's own function (:func:`_convert`: numeric columns as numbers,
+    others by their ``str``); the index is ignored. Errors name the
     line the row would have in ``frame.to_csv(index=False)`` (row position
     + 2) and the column.
 
@@ -972,7 +974,7 @@ def read_targets_frame(
     return _program(layout, source, names, values, lines)
 
 
-def _frame_cells(series) -> Cells:
+def _frame_cells(series) -> _Cells:
     """A DataFrame column as :func:`_convert` takes it: the numbers of a numeric column (the text of a cell,
     for a message, as ``str`` of its value), else the ``str`` of each value."""
     if series.dtype.kind in "biuf":
