@@ -165,19 +165,28 @@ def test_a_thread_that_moves_the_robot_is_named_and_the_program_compensated(tmp_
     assert (tmp_path / "o.script").read_text().splitlines()[2] == path.read_text().splitlines()[2]
 
 
-@pytest.mark.parametrize(("body", "line", "words"), [
-    ("  if (get_standard_digital_in(0) == True):\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\n", 3, "movel at line 4"),
+@pytest.mark.parametrize(("body", "motions", "line", "words"), [
+    ("  if (get_standard_digital_in(0) == True):\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\n", [2, 4, 6], 3,
+     "if: its course is known only while running; the motion(s) at line(s) 4 inside it are compensated"),
     ("  if (get_standard_digital_in(0) == True):\n    sync()\n  elif (get_standard_digital_in(1)):\n"
-     "    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\n", 3, "movel at line 6"),
-    ("  while (get_standard_digital_in(0) == False):\n    sync()\n    break\n  end\n", 3, "break at line 5"),
-    ("  if (get_standard_digital_in(0) == True):\n    set_tcp(p[0, 0, .1, 0, 0, 0])\n  end\n", 3, "set_tcp"),
-    ("  if (get_standard_digital_in(0) == True):\n    my_urcap_move()\n  end\n", 3, "my_urcap_move"),
+     "    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\n", [2, 6, 8], 3, "the motion(s) at line(s) 6 inside it"),
+    ("  while (get_standard_digital_in(0) == False):\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n    break\n  end\n",
+     [2, 4, 7], 3, "while: its course is known only while running; the motion(s) at line(s) 4"),
+    ("  if (get_standard_digital_in(0) == True):\n    set_tcp(p[0, 0, .1, 0, 0, 0])\n  end\n", [2], 6,
+     "the tool is not known before running (set_tcp in a branch of the if at line 3)"),
+    ("  if (get_standard_digital_in(0) == True):\n    my_urcap_move()\n  end\n", [2, 6], 4,
+     "my_urcap_move is neither a function of this script nor one thermocomp knows"),
 ])
-def test_a_branch_known_only_while_running_that_moves_is_refused_with_its_line(body, line, words):
+def test_a_branch_known_only_while_running_decides_by_its_motions_data(body, motions, line, words):
+    """Issue 35: an ``if`` on an input, a ``while`` until a button, do not change a constant target: the motions
+    inside are compensated and named in a note; what is refused is what a motion reads that is known only while
+    running (the tool a branch may set), or a call that could move the robot, at its own line."""
     text = "def f():\n  movej([0, -1.5, 1.5, -1.6, -1.57, 0])\n" + body + "  movel(p[.4, -.1, .3, 0, 3.14, 0])\nend\n"
     prog = urscript_program_from_text(text, "b.script")
-    assert [(f.line, f.column) for f in prog.unsupported] == [(line, 3)]
-    assert words in prog.unsupported[0].message
+    assert [m.statement.line for m in prog.motions] == motions
+    refused = "not known" in words or "neither" in words
+    assert [f.line for f in (prog.unsupported if refused else prog.notes) if words in f.message] == [line]
+    assert len(prog.unsupported) == refused
 
 
 def test_a_branch_whose_condition_is_known_is_followed():

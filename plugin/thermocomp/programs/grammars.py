@@ -25,10 +25,16 @@ from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.programs.model import TextLines
 
 
-def lalr_parser(grammar_file: str, **options) -> Lark:
+def lalr_parser(grammar_file: str, terminals: dict[str, str] | None = None, **options) -> Lark:
     """``Lark(grammar, parser="lalr", **options)`` of the package's grammar ``grammar_file``, its tables cached
-    as ``__pycache__/<name>.lark``."""
+    as ``__pycache__/<name>.lark``.
+
+    ``terminals``: regular expressions the grammar's text names ``@NAME@`` (written once, in the reader that
+    splits what they match), put in its place before the grammar is read.
+    """
     grammar = resources.files("thermocomp.programs").joinpath(grammar_file).read_text(encoding="utf-8")
+    for name, pattern in (terminals or {}).items():
+        grammar = grammar.replace(f"@{name}@", pattern)
     cache = Path(__file__).resolve().parent / "__pycache__"
     try:
         cache.mkdir(exist_ok=True)

@@ -1,0 +1,726 @@
+"""URScript's control flow and calls as the reader follows them: statements in order, ``if``/``elif``/``else``,
+``while`` (counted, forever, or of a count known only while running), ``break``/``continue``/``return``, calls of
+the file's functions, threads.
+
+Part of the URScript reader (:mod:`thermocomp.programs.urscript`). The rule: **a motion's data decide, not the
+control flow around it**. A branch or loop whose course is known before running is followed (the branch taken,
+each pass). One whose course is known only while running (an input, a socket, a button) is followed along every
+branch, each from the state before it, and the paths join after it: a variable (or the tool) keeps its value
+where every path gives it the same, and is known only while running otherwise. A loop of unknown count runs its
+body once from a state where everything the body may change is known only while running (so a counter, or a
+target the previous pass moved, is refused where a motion reads it, naming it). A motion whose target and tool
+are known there is compensated, and named in a note as run under a condition the reader did not resolve.
+
+Linear reading: each function's summary (does it move, change the tool, start a thread, call what may move;
+which globals it may assign) is computed once (:meth:`Flow.summary`). A call, as a statement, of a function that
+moves nothing, changes no tool and assigns no global (a gripper URCap's hundreds of functions) is passed over
+without running it: nothing a motion reads can change there. Every statement the reader runs counts against
+:data:`MAX_STATEMENTS_RUN`, and motions, calls and loop passes against ``max_motions``: past either, the script
+is refused with a message naming the statement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from lark import Tree
+
+from thermocomp.programs import calls
+from thermocomp.programs.model import Finding, Motion, MotionRun, Wait, expand
+from thermocomp.programs.rapid import span_of
+from thermocomp.programs.urscript_motions import MOTIONS
+from thermocomp.programs.urscript_values import Binding, Unsupported, assignment, line_col, root_name, split_arguments
+
+#: Calls that move the robot in ways thermocomp does not follow.
+UNSUPPORTED_CALLS = frozenset((
+    "speedj", "speedl", "servoj", "servoc", "servol", "force_mode", "end_force_mode", "stopj", "stopl",
+    "movepath", "move_path", "path_offset_enable", "position_deviation_warning", "conveyor_pulse_decode",
+    "track_conveyor_linear", "track_conveyor_circular", "freedrive_mode", "teach_mode", "set_tool_direction",
+    "direct_torque", "torque_command", "screw_driving",
+))
+
+#: Functions that only compute or read (URScript manual: math, pose and I/O reads): they move nothing.
+PURE_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "point_dist", "interpolate_pose", "rpy2rotvec",
+                 "rotvec2rpy", "d2r", "r2d", "sin", "cos", "tan", "asin", "acos", "atan", "sqrt", "pow", "floor",
+                 "ceil", "norm", "length", "random", "binary_list_to_integer", "integer_to_binary_list", "struct",
+                 "sleep", "abs", "max", "min", "size", "len", "transpose", "inv", "wrench_trans")
+
+#: Prefixes and names of calls that neither move the robot nor branch: kept as they are.
+PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_", "varmsg", "sync",
+                    "zero_ftsensor", "enable_external_ft_sensor", "end_freedrive", "end_teach", "stop_conveyor",
+                    "request_", "register_", "clear_", "enter_critical", "exit_critical", "rpc_factory")
+
+#: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
+MAX_WHILE_PASSES = 100_000
+
+#: Most statements the reader runs in one script (loops and calls unrolled; a run of plain motions is one): the
+#: bound on its work, whatever the input (some 10 µs a statement: a few seconds at most).
+MAX_STATEMENTS_RUN = 1_000_000
+
+
+def is_known_call(name: str) -> bool:
+    """A function of the URScript manual that moves nothing (it computes, reads, writes I/O or talks)."""
+    return name.startswith(PASSIVE_PREFIXES) or name.startswith(PURE_PREFIXES)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a function of the file (with the functions it calls) may do, found once.
+
+    ``holds``: the first thing that could change how or where the robot moves (a motion, ``set_tcp``, a thread,
+    a motion thermocomp does not follow, a function neither of the file nor known, recursion), with its line; None
+    if none. ``assigns``: the globals it may assign. ``size``: at least how many motions, calls and loop passes a
+    call of it runs (each loop counted once).
+    """
+
+    holds: str | None
+    assigns: frozenset[str]
+    size: int
+
+    @property
+    def inert(self) -> bool:
+        """Moves nothing and changes nothing a motion reads: a call of it as a statement can be passed over."""
+        return self.holds is None and not self.assigns
+
+
+class _BranchEnd(Exception):  # noqa: N818  (control flow)
+    """A ``return``, ``break`` or ``continue`` in a branch whose course is known only while running: that path
+    leaves the construct (its state went where it jumps)."""
+
+
+class _Return(Exception):  # noqa: N818
+    """A ``return`` ran: the function ends, with ``value`` (None: none, or not known before running)."""
+
+    def __init__(self, value) -> None:
+        super().__init__()
+        self.value = value
+
+
+class _Break(Exception):  # noqa: N818
+    pass
+
+
+class _Continue(Exception):  # noqa: N818
+    pass
+
+
+class _Uncounted(Exception):  # noqa: N818
+    """A counted loop met a ``break`` or ``continue`` under a condition known only while running: its count is not
+    known after all."""
+
+
+@dataclass
+class _Frame:
+    """A running function: the depth of unresolved conditions when it started, and the states its returns
+    under such conditions leave with (joined at its end)."""
+
+    conditional: int
+    exits: list = field(default_factory=list)
+    values: list = field(default_factory=list)
+    loops: list = field(default_factory=list)  # per enclosing loop: (conditional depth at its start, counted)
+
+
+class Flow:
+    """The walker's control flow and calls (mixed into the walker)."""
+
+    # ----- bounds
+    def count(self, n: int, where) -> None:
+        """``n`` more motions, calls or loop passes: past :attr:`max_motions` the script is refused, at ``where``."""
+        self.unrolled += n
+        if self.unrolled > self.max_motions:
+            raise self.error(f"the script unrolls to more than {self.max_motions:,} motions, calls and loop passes "
+                             f"(--max-motions {self.max_motions:,}); refused at this statement", where)
+
+    def work(self, where) -> None:
+        self.statements_run += 1
+        if self.statements_run > MAX_STATEMENTS_RUN:
+            raise self.error(f"reading runs more than {MAX_STATEMENTS_RUN:,} statements (its loops and calls "
+                             "unrolled); refused at this statement", where)
+
+    # ----- what functions do, found once
+    def summary(self, name: str) -> Summary:
+        """:class:`Summary` of the file's function ``name`` (computed once; a recursive call is what it holds)."""
+        done = self._summaries.get(name)
+        if done is not None:
+            return done
+        if name in self._summarising:
+            return Summary(f"a recursive call of {name}", frozenset(), 1)
+        self._summarising.add(name)
+        try:
+            holds, assigns, size = self.scan(self.body_of(self.functions[name]))
+        finally:
+            self._summarising.discard(name)
+        result = Summary(holds, frozenset(assigns), size + 1)
+        self._summaries[name] = result
+        return result
+
+    def scan(self, statements) -> tuple[str | None, set[str], int]:
+        """What ``statements`` (and the functions they call) may do: (what they hold, the globals they may assign,
+        their least size): :class:`Summary`'s fields. A name assigned without ``global`` is a global's where the
+        file assigns it at its top level or as ``global`` (:attr:`global_names`), else a local's."""
+        holds: str | None = None
+        assigns: set[str] = set()
+        size = 0
+        stack = [s for s in statements if isinstance(s, Tree)]
+        while stack:
+            node = stack.pop()
+            if node.data in ("func_def", "thread_def"):
+                continue
+            where = f"at line {line_col(node)[0]}"
+            found = None
+            if node.data == "moves":  # (a run of motions: its first names it)
+                found = f"{str(node.children[0]).split('(', 1)[0]} {where}"
+                size += str(node.children[0]).count(")")
+            elif node.data == "run_stmt":
+                found = f"a thread started {where}"
+            elif node.data == "while_stmt":
+                size += 1
+            elif node.data == "assign":
+                target, _, is_global = assignment(node)
+                root = root_name(target)
+                if root is not None and (is_global or root in self.global_names):
+                    assigns.add(root)
+            elif node.data == "call":
+                callee = str(node.children[0])
+                if callee in MOTIONS or callee in UNSUPPORTED_CALLS or callee == "set_tcp":
+                    found = f"{callee} {where}"
+                    size += callee in MOTIONS
+                elif callee in self.functions:
+                    inner = self.summary(callee)
+                    assigns |= inner.assigns
+                    size += 1 if inner.inert else inner.size
+                    if inner.holds is not None:
+                        found = f"a call of {callee} {where}, which holds {inner.holds}"
+                elif not is_known_call(callee):
+                    found = f"{callee} {where}, a function neither of this script nor one thermocomp knows"
+            if found is not None and holds is None:
+                holds = found
+            stack.extend(c for c in node.children if isinstance(c, Tree))
+        return holds, assigns, size
+
+    def blocker(self, statements) -> str | None:
+        """Why ``statements`` cannot be passed over when their course is known only while running: what they hold
+        (:meth:`scan`) or a ``return``/``break``/``continue`` (a jump); None if nothing."""
+        holds = self.scan(statements)[0]
+        if holds is not None:
+            return holds
+        for st in statements:
+            if not isinstance(st, Tree):
+                continue
+            for sub in st.iter_subtrees_topdown():
+                if sub.data in ("return_stmt", "break_stmt", "continue_stmt"):
+                    return f"{sub.data.split('_')[0]} at line {line_col(sub)[0]}"
+        return None
+
+    @staticmethod
+    def body_of(definition: Tree) -> list:
+        return [c for c in definition.children[1:] if isinstance(c, Tree) and c.data != "params"]
+
+    # ----- statements
+    def run_body(self, statements, local: dict, depth: int) -> None:
+        for st in statements:
+            if not isinstance(st, Tree):
+                continue
+            try:
+                self.run_statement(st, local, depth)
+            except Unsupported as exc:
+                line, column = line_col(exc.where)
+                if self._quiet:  # inside a function that moves nothing: what it does cannot change a motion
+                    note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
+                                   "a motion reads (its time is not estimated)", line, column)
+                    if note not in self.notes:
+                        self.notes.append(note)
+                elif Finding(exc.message, line, column) not in self.unsupported:
+                    self.unsupported.append(Finding(exc.message, line, column))
+                for call in self.general(st).find_data("call"):  # (each motion of a run too)
+                    if str(call.children[0]) in MOTIONS and call is not st:
+                        l2, c2 = line_col(call)
+                        self.notes.append(Finding(f"{call.children[0]} inside an unsupported construct stays as "
+                                                  "written", l2, c2))
+                for sub in st.iter_subtrees():  # what it may change is not known after it
+                    if sub.data == "assign":
+                        self.forget(sub, local)
+                    elif sub.data == "call" and str(sub.children[0]) == "set_tcp":
+                        self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} not followed"
+
+    def run_statement(self, st: Tree, local: dict, depth: int) -> None:
+        self.work(st)
+        kind = st.data
+        if kind in ("func_def", "thread_def", "step", "pass_stmt", "critical", "kill_stmt", "join_stmt", "method",
+                    "halt_stmt"):
+            return  # (a method call talks to an object outside the robot: an RPC server, a socket)
+        if kind == "assign":
+            self.assign(st, local)
+        elif kind == "moves":
+            self.run_moves(st.children[0], local, depth)
+        elif kind == "call_stmt":
+            self.run_call(st.children[0], local, depth)
+        elif kind == "while_stmt":
+            self.run_while(st, local, depth)
+        elif kind == "if_stmt":
+            self.run_if(st, local, depth)
+        elif kind == "run_stmt":
+            self.start_thread(st)
+        elif kind == "return_stmt":
+            self.run_return(st, local)
+        elif kind in ("break_stmt", "continue_stmt"):
+            frame = self.frames[-1]
+            if not frame.loops:
+                raise self.error(f"{kind.split('_')[0]} outside a loop", st)
+            start, counted = frame.loops[-1]
+            if self.conditional > start:  # under a condition known only while running
+                if counted:
+                    raise _Uncounted
+                raise _BranchEnd
+            raise _Break if kind == "break_stmt" else _Continue
+        else:
+            raise Unsupported(f"{kind} is not followed", st)
+
+    def run_return(self, st: Tree, local: dict) -> None:
+        value = None
+        if st.children:
+            try:
+                value = self.evaluate(st.children[0], local)
+            except Unsupported:
+                value = None  # (known only while running: an error where it is read)
+        frame = self.frames[-1]
+        if self.conditional > frame.conditional:  # one path leaves here: its state joins the function's end
+            frame.exits.append(self.snapshot(local))
+            frame.values.append(value)
+            raise _BranchEnd
+        raise _Return(value)
+
+    def start_thread(self, st: Tree) -> None:
+        """``run Thread_1()``: the thread must be the file's; its motions, if any, are named (:meth:`run`)."""
+        name = str(st.children[0])
+        if name not in self.threads:
+            raise Unsupported(f"run {name}: no such thread in this file", st)
+
+    # ----- branches
+    def run_if(self, st: Tree, local: dict, depth: int) -> None:
+        """An ``if``/``elif``/``else``: the branch a known condition takes is followed; from a condition known only
+        while running on, every remaining branch is (:meth:`run_unresolved`)."""
+        branches = [(st.children[0], [c for c in st.children[1:] if not (isinstance(c, Tree) and c.data in
+                                                                         ("elif_part", "else_part"))])]
+        for part in st.children[1:]:
+            if isinstance(part, Tree) and part.data == "elif_part":
+                branches.append((part.children[0], list(part.children[1:])))
+            elif isinstance(part, Tree) and part.data == "else_part":
+                branches.append((None, list(part.children)))
+        for k, (condition, body) in enumerate(branches):
+            try:
+                taken = condition is None or self.condition(condition, local)
+            except Unsupported:  # known only while running: this branch or a later one
+                rest = [b for _, b in branches[k:]]
+                self.run_unresolved(st, rest, branches[-1][0] is None, "if", local, depth)
+                return
+            if taken:
+                self.run_body(body, local, depth)
+                return
+
+    def run_unresolved(self, st: Tree, bodies: list[list], exhaustive: bool, word: str, local: dict,
+                       depth: int) -> None:
+        """Branches of which one (or, unless ``exhaustive``, none) runs, the choice known only while running: passed
+        over when none moves or jumps (what they assign then known only while running), else each followed from
+        the state before them and the paths joined (:meth:`merge`)."""
+        statements = [s for body in bodies for s in body]
+        if self.blocker(statements) is None:
+            self.pass_over(st, statements, word, local)
+            return
+        entry = self.snapshot(local)
+        outs = [] if exhaustive else [entry]
+        first = len(self.steps)
+        self.conditional += 1
+        try:
+            for body in bodies:
+                self.restore(entry, local)
+                try:
+                    self.run_body(body, local, depth)
+                except _BranchEnd:
+                    continue
+                outs.append(self.snapshot(local))
+        finally:
+            self.conditional -= 1
+        line = line_col(st)[0]
+        if outs:
+            self.merge(outs, local, f"set_tcp in a branch of the {word} at line {line}")
+        else:  # every branch leaves: what follows runs on no path through here; followed from before it
+            self.restore(entry, local)
+            self.forget_assigned(statements, local)
+        self.note_unresolved(st, word, first)
+
+    def note_unresolved(self, st: Tree, word: str, first: int) -> None:
+        """A note naming the motions compensated under a condition the reader did not resolve."""
+        lines: set[int] = set()
+        for step in self.steps[first:]:
+            if isinstance(step, MotionRun):
+                lines.update(step.statement[:, 2].tolist())
+            elif isinstance(step, Motion):
+                lines.add(step.statement.line)
+        lines = sorted(lines)
+        if not lines:
+            return
+        shown = ", ".join(map(str, lines[:20])) + (f" and {len(lines) - 20} more" if len(lines) > 20 else "")
+        line, column = line_col(st)
+        note = Finding(f"{word}: its course is known only while running; the motion(s) at line(s) {shown} inside it "
+                       "are compensated (their targets and tool are known before running), in the order written",
+                       line, column)
+        if note not in self.notes:
+            self.notes.append(note)
+
+    def pass_over(self, st: Tree, statements: list, word: str, local: dict) -> None:
+        """A construct whose course is known only while running that moves nothing and jumps nowhere: passed over
+        with a note; the data it may assign is known only while running after it."""
+        self.forget_assigned(statements, local)
+        line, column = line_col(st)
+        self.notes.append(Finding(f"{word} passed over: its course is known only while running, and no branch "
+                                  "moves the robot or changes its tool (what it assigns is not known after it)",
+                                  line, column))
+
+    def forget_assigned(self, statements: list, local: dict) -> None:
+        """Everything ``statements`` (and the functions they call) may assign, or the tool they may set, is known
+        only while running from here."""
+        for statement in statements:
+            if not isinstance(statement, Tree):
+                continue
+            for sub in statement.iter_subtrees():
+                if sub.data == "assign":
+                    self.forget(sub, local)
+                elif sub.data == "call" and str(sub.children[0]) == "set_tcp" and self.tool is not None:
+                    self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} may have run"
+        for name in self.scan(statements)[1]:
+            self.globals[name] = Binding(None, None, name)
+
+    # ----- loops
+    def run_while(self, st: Tree, local: dict, depth: int) -> None:
+        condition = st.children[0]
+        if isinstance(condition, Tree) and condition.data == "name" and str(condition.children[0]) == "True":
+            if not self.loop_noted:
+                line, column = line_col(st)
+                self.notes.append(Finding("loop forever: one cycle is one pass of its body", line, column))
+                self.loop_noted = True
+            self.run_forever(st, local, depth)
+            return
+        entry = self.snapshot(local)
+        first, notes, unsupported, unrolled = len(self.steps), len(self.notes), len(self.unsupported), self.unrolled
+        try:
+            self.run_counted_while(st, local, depth)
+        except (_Uncounted, Unsupported) as exc:
+            if isinstance(exc, Unsupported) and not exc.unknown_condition:
+                raise
+            del self.steps[first:], self.notes[notes:], self.unsupported[unsupported:]
+            self.unrolled = unrolled
+            self.restore(entry, local)
+            self.run_unresolved_loop(st, local, depth)
+
+    def run_unresolved_loop(self, st: Tree, local: dict, depth: int) -> None:
+        """A ``while`` whose count is known only while running (PolyScope's "Wait" for an input, a loop until a
+        button): passed over when its body moves nothing and jumps nowhere; else its body is followed once from a
+        state where what it may change is known only while running, and what follows from the join of none and
+        some passes."""
+        body = [b for b in st.children[1:] if isinstance(b, Tree)]
+        if self.blocker(body) is None:
+            self.pass_over(st, body, "while", local)
+            return
+        self.forget_assigned(body, local)
+        entry = self.snapshot(local)
+        first = len(self.steps)
+        self.conditional += 1
+        frame = self.frames[-1]
+        frame.loops.append((self.conditional, False))
+        try:
+            self.count(1, st)
+            self.run_body(body, local, depth)
+        except (_BranchEnd, _Break, _Continue):
+            pass
+        finally:
+            frame.loops.pop()
+            self.conditional -= 1
+        self.merge([entry, self.snapshot(local)], local, f"set_tcp in the while at line {line_col(st)[0]}")
+        self.note_unresolved(st, "while", first)
+
+    def run_forever(self, st: Tree, local: dict, depth: int) -> None:
+        """``while (True):``: one cycle is one pass of its body. Where the body assigns data (or calls the script's
+        functions, or holds a branch), the next cycle is run too, to compare: a motion it runs with another target,
+        or cannot follow (data a passed-over branch changed), stays as written and is unsupported (one written
+        target cannot serve every cycle). The next cycle's steps and notes are not kept."""
+        body = st.children[1:]
+        first = len(self.steps)
+        frame = self.frames[-1]
+        frame.loops.append((self.conditional, False))
+        try:
+            self._one_pass(body, local, depth)
+            if not any(sub.data in ("assign", "if_stmt", "while_stmt") or (
+                    sub.data == "call" and str(sub.children[0]) in self.functions)
+                    for b in body if isinstance(b, Tree) for sub in b.iter_subtrees()):
+                return
+            self.steps[first:] = expand(self.steps[first:])  # (each motion of the cycle, as an object)
+            second, notes, unsupported = len(self.steps), len(self.notes), len(self.unsupported)
+            try:
+                self._one_pass(body, local, depth)
+            except _Return:
+                pass
+            again = expand(self.steps[second:])
+            del self.steps[second:], self.notes[notes:]
+            found = self.unsupported[unsupported:]
+            del self.unsupported[unsupported:]
+        finally:
+            frame.loops.pop()
+        self._discarded.extend(again)  # (alive: the ids of its steps keyed tables)
+        self._compare_cycles(first, again, found)
+
+    def _one_pass(self, body, local: dict, depth: int) -> None:
+        try:
+            self.run_body(body, local, depth)
+        except (_Break, _Continue, _BranchEnd):
+            pass
+
+    def _compare_cycles(self, first: int, again: list, found: list) -> None:
+        def targets(steps) -> dict:
+            out: dict = {}
+            for step in steps:
+                if isinstance(step, Motion):
+                    out.setdefault(tuple(step.statement), []).append(
+                        [p.q if p.T_world_tcp is None else p.T_world_tcp for p in step.points])
+            return out
+
+        now, later = targets(self.steps[first:]), targets(again)
+        moved = {key for key, values in now.items() if key not in later or len(later[key]) != len(values) or any(
+            len(a) != len(b) or not all(np.array_equal(x, y) for x, y in zip(a, b))
+            for a, b in zip(values, later[key]))}
+        if not moved:
+            return
+        left = [step for step in self.steps[first:] if isinstance(step, Motion) and tuple(step.statement) in moved]
+        self.steps[first:] = [step for step in self.steps[first:]
+                              if not (isinstance(step, Motion) and tuple(step.statement) in moved)]
+        why = {f.line: f.message for f in found}  # (what the next cycle could not follow, by line)
+        for motion in left:
+            line = motion.statement.line
+            message = (f"{motion.instruction} in the next cycle: {why[line]}: one written target cannot serve every "
+                       "cycle") if line in why else (f"{motion.instruction}'s target is another in the next cycle "
+                                                     "(data the loop changes): one written target cannot serve every "
+                                                     "cycle")
+            finding = Finding(message, line, motion.statement.column)
+            if not any(f.line == finding.line for f in self.unsupported):  # (one finding a line: its read's first)
+                self.unsupported.append(finding)
+
+    def run_counted_while(self, st: Tree, local: dict, depth: int) -> None:
+        """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times":
+        ``Loop_1 = 0``, ``while (Loop_1 < 3):`` ... ``Loop_1 = Loop_1 + 1``).
+
+        Each pass's motions are motions of their own; as one written text
+        serves every pass, a motion whose target changes from pass to pass is
+        not followed (nothing of the loop is kept then), nor is a loop of
+        more than :data:`MAX_WHILE_PASSES` passes. A condition known only while
+        running (at the first pass or a later one) raises :class:`Unsupported`
+        with ``unknown_condition`` set: :meth:`run_while` then follows it as a
+        loop of unknown count.
+        """
+        condition, body = st.children[0], st.children[1:]
+        first = len(self.steps)
+        passes = 0
+        repeated = False
+        frame = self.frames[-1]
+        frame.loops.append((self.conditional, True))
+        try:
+            while self._known_condition(condition, local):
+                passes += 1
+                if passes > MAX_WHILE_PASSES:
+                    raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
+                units, steps = self.unrolled, len(self.steps)
+                self.count(1, st)
+                try:
+                    self.run_body(body, local, depth)
+                except _Continue:
+                    pass
+                except _Break:
+                    break
+                counter = self._plain_counter(st) if passes == 1 else None
+                if counter is not None:  # every pass runs what the first ran: counted, then repeated
+                    more = self._remaining_passes(condition, local, *counter, st)
+                    self.count(more * (self.unrolled - units), st)
+                    self.steps[steps:] = expand(self.steps[steps:])  # (the first pass's motions, as objects)
+                    self.steps.extend(self.steps[steps:] * more)
+                    passes += more
+                    repeated = True
+                    break
+        except Unsupported:
+            del self.steps[first:]
+            raise
+        finally:
+            frame.loops.pop()
+        if not repeated:
+            self.steps[first:] = expand(self.steps[first:])  # each pass's motions, as objects
+        # (repeated passes are copies of the first: it alone is checked)
+        changing = calls.changing_motion(self.steps[first:first + (len(self.steps) - first) // passes]
+                                         if repeated else self.steps[first:])
+        if changing is not None:
+            del self.steps[first:]
+            changed = self.changed_by(st, changing)
+            raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes from "
+                              f"pass to pass of this while{changed}: one written target cannot serve every pass", st)
+        line, column = line_col(st)
+        self.notes.append(Finding(f"while followed for its {passes} pass(es)", line, column))
+
+    def changed_by(self, loop: Tree, motion: Motion) -> str:
+        """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""
+        names = set()
+        for node in self.tree.iter_subtrees():
+            if node.data == "call" and line_col(node) == (motion.statement.line, motion.statement.column):
+                names = {str(n.children[0]) for n in node.iter_subtrees() if n.data == "name"}
+                break
+        for sub in loop.iter_subtrees():
+            if sub.data == "assign":
+                root = root_name(assignment(sub)[0])
+                if root in names:
+                    return f" (it reads {root}, which the loop changes at line {line_col(sub)[0]})"
+        return ""
+
+    def _known_condition(self, condition, local: dict) -> bool:
+        try:
+            return self.condition(condition, local)
+        except Unsupported as exc:
+            exc.unknown_condition = True
+            raise
+
+    def _plain_counter(self, st: Tree) -> tuple[str, float, bool] | None:
+        """``(name, step, global)`` when the ``while`` only counts: its body's one assignment anywhere is
+        ``name = name + step`` (a number) among its own statements, nothing else in it or in the functions it
+        calls reads ``name`` or changes the tool, and nothing ends it early: each pass then runs what the first
+        ran (PolyScope's "Loop N times"). None otherwise."""
+        body = [b for b in st.children[1:] if isinstance(b, Tree)]
+        inside = [sub for b in body for sub in b.iter_subtrees()]
+        assignments = [sub for sub in inside if sub.data == "assign"]
+        if len(assignments) != 1 or not any(assignments[0] is b for b in body):
+            return None
+        condition = st.children[0]
+        if isinstance(condition, Tree) and any(str(c.children[0]) in self.functions
+                                               for c in condition.find_data("call")):
+            return None  # (a condition that calls the script's functions runs them at every pass)
+        target, expr, is_global = assignment(assignments[0])
+        name = root_name(target)
+        if name is None or not (isinstance(target, Tree) and target.data == "name") or not (
+                isinstance(expr, Tree) and expr.data == "sum" and len(expr.children) == 3
+                and isinstance(expr.children[0], Tree) and expr.children[0].data == "name"
+                and str(expr.children[0].children[0]) == name and isinstance(expr.children[2], Tree)
+                and expr.children[2].data == "number"):
+            return None
+        callees = {str(sub.children[0]) for sub in inside if sub.data == "call"}
+        reach = [self.functions[c] for c in callees if c in self.functions]
+        for node in inside + [sub for f in reach for sub in f.iter_subtrees()]:
+            if node.data in ("return_stmt", "break_stmt", "continue_stmt", "run_stmt", "func_def", "thread_def"):
+                return None
+            if node.data == "call" and (str(node.children[0]) in ("set_tcp",) or (
+                    str(node.children[0]) in self.functions and self.functions[str(node.children[0])] not in reach)):
+                return None  # (a tool change; a call beyond one level: followed pass by pass)
+            if node.data == "name" and str(node.children[0]) == name and node is not target \
+                    and node is not expr.children[0]:
+                return None
+        if any(self.summary(str(f.children[0])).assigns for f in reach):
+            return None
+        step = float(expr.children[2].children[0])
+        return name, (-step if str(expr.children[1]) == "-" else step), is_global
+
+    def _remaining_passes(self, condition, local: dict, name: str, step: float, is_global: bool, st: Tree) -> int:
+        """The passes of a counting ``while`` after its first (:meth:`_plain_counter`), its counter advanced as
+        they would advance it."""
+        from thermocomp.programs.urscript_values import COMPARE
+
+        more, value = 0, self.lookup(name, local).value
+        compare = COMPARE.get(str(condition.children[1])) if isinstance(condition, Tree) \
+            and condition.data == "comparison" else None
+        sides = [isinstance(c, Tree) and c.data == "name" and str(c.children[0]) == name
+                 for c in (condition.children[0], condition.children[2])] if compare else [False, False]
+        if sides[0] != sides[1]:  # ``name < bound``: the bound once, then numbers only
+            bound = self.number(condition.children[2 if sides[0] else 0], local)
+            holds = (lambda v: compare(v, bound)) if sides[0] else (lambda v: compare(bound, v))
+        else:
+            def holds(v: float) -> bool:
+                self.bind(name, Binding(v, None, name), is_global, local)
+                return self.condition(condition, local)
+        while holds(value):
+            more += 1
+            if more >= MAX_WHILE_PASSES:
+                raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
+            value = value + step
+        self.bind(name, Binding(value, None, name), is_global, local)
+        return more
+
+    # ----- calls
+    def run_call(self, call: Tree, local: dict, depth: int, for_value: bool = False):
+        name = str(call.children[0])
+        args, kwargs = split_arguments(call)
+        if name in MOTIONS:
+            self.run_motion(call, name, args, kwargs, local)
+        elif name == "sleep":
+            if len(args) != 1:
+                raise self.error("sleep: expected one time [s]", call)
+            seconds = self.number(args[0], local)
+            if not seconds >= 0:
+                raise self.error(f"sleep: expected a time >= 0 s, got {seconds:g}", call)
+            self.steps.append(Wait(seconds, span_of(call)))
+        elif name == "set_tcp":
+            if len(args) != 1:
+                raise self.error("set_tcp: expected one pose", call)
+            try:
+                self.tool, self.tool_why = self.pose(args[0], local).T, ""
+            except Unsupported as exc:
+                self.tool, self.tool_why = None, f"set_tcp at line {line_col(call)[0]}: {exc.message}"
+        elif name in self.functions:
+            return self.call_function_of_file(call, name, args, kwargs, local, depth, for_value)
+        elif name in UNSUPPORTED_CALLS:
+            raise Unsupported(f"{name} is not followed (thermocomp compensates movej, movel, movep, movec)", call)
+        elif is_known_call(name):
+            return None
+        else:
+            raise Unsupported(f"{name} is neither a function of this script nor one thermocomp knows "
+                              "(it could move the robot)", call)
+        return None
+
+    def call_function_of_file(self, call: Tree, name: str, args: list, kwargs: dict, local: dict, depth: int,
+                              for_value: bool):
+        summary = self.summary(name)
+        if summary.inert and not for_value:  # (moves nothing, changes nothing a motion reads: passed over)
+            self.count(1, call)
+            if name not in self._passed_over:
+                self._passed_over.add(name)
+                line, column = line_col(call)
+                self.notes.append(Finding(f"calls of {name} passed over: it moves nothing and changes nothing a "
+                                          "motion reads (its time is not estimated)", line, column))
+            return None
+        if depth > 32:
+            raise Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", call)
+        if self.unrolled + summary.size > self.max_motions:
+            raise self.error(f"the call of {name} unrolls to at least {summary.size:,} motions, calls and loop passes "
+                             f"(more than --max-motions {self.max_motions:,})", call)
+        self.count(1, call)
+        function = self.functions[name]
+        scope = self.bind_arguments(function, args, kwargs, local, call)
+        self.visited.add(name)
+        first = len(self.steps)
+        quiet = summary.inert
+        self._quiet += [name] if quiet else []
+        frame = _Frame(self.conditional)
+        self.frames.append(frame)
+        returned = None
+        try:
+            self.run_body(self.body_of(function), scope, depth + 1)
+        except _Return as end:
+            returned = end.value
+        finally:
+            self.frames.pop()
+            del self._quiet[len(self._quiet) - quiet:]
+        if frame.exits:  # returns under conditions known only while running: their paths join here
+            self.merge([self.snapshot(scope), *frame.exits], scope, f"set_tcp in {name}")
+            if not all(v is returned or v == returned for v in frame.values):
+                returned = None
+        if scope:
+            self.steps[first:] = expand(self.steps[first:])  # each motion of the call, as an object
+            for step in self.steps[first:]:  # the outermost call with arguments is the one named
+                self._in_call[id(step)] = (name, span_of(call))
+        return returned  # (None: no value, or one known only while running)
+
+
+__all__ = ["MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "PASSIVE_PREFIXES", "PURE_PREFIXES", "UNSUPPORTED_CALLS",
+           "Flow", "Summary"]
