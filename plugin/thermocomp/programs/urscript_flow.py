@@ -292,10 +292,13 @@ class Flow:
         raise _Return(value)
 
     def start_thread(self, st: Tree) -> None:
-        """``run Thread_1()``: the thread must be the file's; its motions, if any, are named (:meth:`run`)."""
+        """``run Thread_1()``: the thread must be the file's; its motions, if any, are named (:meth:`run`). It runs
+        beside the program, at times known only while running: the globals it may assign are not known from here."""
         name = str(st.children[0])
         if name not in self.threads:
             raise Unsupported(f"run {name}: no such thread in this file", st)
+        for changed in self.scan(self.body_of(self.threads[name]))[1]:
+            self.globals[changed] = Binding(None, None, changed)
 
     # ----- branches
     def run_if(self, st: Tree, local: dict, depth: int) -> None:

@@ -231,12 +231,20 @@ class Values:
         """A condition, evaluated: a comparison of known numbers, ``not``, ``and``, ``or``, a known bool."""
         if isinstance(node, Tree) and node.data == "comparison":
             left, op, right = node.children
+            if str(op) in ("==", "!="):  # (numbers, bools, strings: each with its own kind)
+                a, b = self.evaluate(left, local), self.evaluate(right, local)
+                if isinstance(a, bool) != isinstance(b, bool) or type(a) not in (bool, float, str) \
+                        or type(a) is not type(b):
+                    raise Unsupported("a comparison of values of different kinds", node)
+                return COMPARE[str(op)](a, b)
             a, b = self.number(left, local), self.number(right, local)
             return COMPARE[str(op)](a, b)
         if isinstance(node, Tree) and node.data == "not_":
             return not self.condition(node.children[0], local)
-        if isinstance(node, Tree) and node.data in ("and_expr", "or_expr"):
+        if isinstance(node, Tree) and node.data in ("and_expr", "or_expr", "xor_expr"):
             values = [self.condition(c, local) for c in node.children]
+            if node.data == "xor_expr":
+                return sum(values) % 2 == 1
             return all(values) if node.data == "and_expr" else any(values)
         value = self.evaluate(node, local)
         if not isinstance(value, bool):
@@ -269,6 +277,8 @@ class Values:
             return Pose(tuple(values))
         if kind == "list":
             return [self.evaluate(c, local) for c in node.children]
+        if kind in ("and_expr", "or_expr", "xor_expr", "not_", "comparison"):
+            return self.condition(node, local)
         if kind in ("sum", "product"):
             value = self.number(node.children[0], local)
             for op, operand in zip(node.children[1::2], node.children[2::2]):
@@ -279,13 +289,15 @@ class Values:
                 value = {"+": value + right, "-": value - right, "*": value * right,
                          "/": value / right if right else 0.0, "%": np.fmod(value, right) if right else 0.0}[op]
             return value
-        if kind == "index":
-            base = self.evaluate(node.children[0], local)
-            i = int(self.number(node.children[1], local))
-            seq = base.values if isinstance(base, Pose) else base
-            if not isinstance(seq, (list, tuple)) or not -len(seq) <= i < len(seq):
-                raise Unsupported("index out of range", node)
-            return seq[i]
+        if kind == "index":  # (``m[i, j]``: a matrix's element, row i, column j)
+            value = self.evaluate(node.children[0], local)
+            for index in node.children[1:]:
+                i = int(self.number(index, local))
+                seq = value.values if isinstance(value, Pose) else value
+                if not isinstance(seq, (list, tuple)) or not -len(seq) <= i < len(seq):
+                    raise Unsupported("index out of range", node)
+                value = seq[i]
+            return value
         if kind == "call":
             return self.call_function(node, local)
         if kind == "member":

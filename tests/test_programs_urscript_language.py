@@ -1,0 +1,227 @@
+"""URScript read as its manual defines it (Universal Robots, "The URScript Programming Language", CB3 and
+e-Series), one test a class of the language; a PolyScope export with a URCap's preamble read in linear work
+(issue 35).
+
+Rules under test: the whole language parses, and a syntax error is only what the controller would refuse, with
+line and column; a motion's data decide, not the control flow around it (a motion inside an ``if`` on an input or
+after a wait for a button is compensated when its target and tool are known before running; one whose data
+change from pass to pass or come from the running robot is refused naming that data and its line); every script
+ends within a stated bound with a message. Poses are the nominal FK of configurations inside the UR5's limits;
+written scripts are read back and the warm robot's FK must reach the targets.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from program_builders import random_configurations, ur_pose_text, urcap_export
+
+import thermocomp.programs.urscript_flow as flow
+from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
+from thermocomp.compensation.compensate import CompensationOptions
+from thermocomp.deformation.timelaw import Static
+from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import rotation_angle, transform
+from thermocomp.kinematics.ik import solve_ik
+from thermocomp.programs import compensate_program, read_program
+from thermocomp.programs.urscript import urscript_program_from_text
+from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
+
+ZERO = DeformationTable.from_mm_deg(np.zeros((6, 6)))
+
+
+def _pose(rng) -> tuple[str, np.ndarray]:
+    chain = load_robot("ur5")
+    q = random_configurations(chain, rng, 1)
+    R, p = fk(nominal_model(chain), q)
+    T = transform(R[0], p[0])
+    return ur_pose_text(T), T
+
+
+def _lines(prog) -> list[int]:
+    return [m.statement.line for m in prog.motions]
+
+
+# ----- a PolyScope export with a URCap's preamble: the shape that hung
+
+def test_a_urcap_preamble_export_reads_in_work_linear_in_its_size(monkeypatch, rng):
+    """A 2,000-line export whose preamble's 96 functions call each other 4 times a level, 8 levels deep (2^24
+    paths through its calls; it hung): read within 3 statements run per line of the file, every motion at its
+    known pose, the ones under an input's ``if`` named in a note."""
+    export = urcap_export(rng)
+    n_lines = export.text.count("\n")
+    assert n_lines > 2000
+    monkeypatch.setattr(flow, "MAX_STATEMENTS_RUN", 3 * n_lines)
+    prog = urscript_program_from_text(export.text, "urcap.script")
+    assert prog.unsupported == () and _lines(prog) == export.lines
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), np.stack(export.T_world_tcp),
+                               atol=1e-12)
+    named = [n for n in prog.notes if "its course is known only while running; the motion(s)" in n.message]
+    assert [int(n.message.split("line(s) ")[1].split()[0]) for n in named] == export.lines[1::4]
+
+
+def test_a_urcap_preamble_export_compensates_and_only_its_targets_change(tmp_path, rng):
+    export = urcap_export(rng, layers=3, waypoints=8)
+    path = tmp_path / "urcap.script"
+    path.write_text(export.text)
+    out = tmp_path / "out.script"
+    compensate_program("ur5", ZERO, path, out)
+    assert out.read_bytes() == path.read_bytes()
+    table = DeformationTable.from_mm_deg(np.hstack([rng.uniform(-0.3, 0.3, (6, 3)), rng.uniform(-0.03, 0.03, (6, 3))]))
+    report = compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    assert report.unsupported == [] and report.failed == []
+    before, after = export.text.splitlines(), out.read_text().splitlines()
+    changed = {i + 1 for i, (a, b) in enumerate(zip(before, after)) if a != b}
+    assert len(before) == len(after) and changed and all(
+        before[i - 1].startswith("  global Waypoint_") and "_p=p[" in before[i - 1] for i in changed)
+    written = read_program(out)
+    chain = load_robot("ur5")
+    T = np.stack([p.T_world_tcp @ np.linalg.inv(p.T_flange_tcp) for p in written.points])
+    q_near = random_configurations(chain, np.random.default_rng(0), len(T))  # (not the program's: IK nearest)
+    want = np.stack(export.T_world_tcp)
+    q0 = solve_ik(nominal_model(chain), want[:, :3, :3] @ np.swapaxes(np.eye(3)[None], -1, -2),
+                  (want @ np.linalg.inv(written.points[0].T_flange_tcp))[:, :3, 3], q_near).q
+    result = solve_ik(nominal_model(chain), T[:, :3, :3], T[:, :3, 3], q0)
+    R, p = fk(deformed_model(chain, table, 1.0), result.q)
+    reached = transform(R, p) @ written.points[0].T_flange_tcp
+    assert np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1).max() <= 10 * IK_POSITION_TOL + 1e-6
+    assert rotation_angle(reached[:, :3, :3] @ np.swapaxes(want[:, :3, :3], -1, -2)).max() <= \
+        10 * IK_ORIENTATION_TOL + 1e-6
+
+
+def test_a_tree_of_calls_that_moves_nothing_is_passed_over_at_once():
+    """2^60 paths through functions that only talk to a socket: each call passed over (one note), not followed."""
+    defs = ["def f0():\n  socket_send_string(\"x\")\n  sleep(0.1)\nend\n"]
+    defs += [f"def f{k}():\n  if (read_input_boolean_register(0)):\n    f{k - 1}()\n  end\n  f{k - 1}()\nend\n"
+             for k in range(1, 61)]
+    text = "".join(defs) + "movel(p[.4, .1, .3, 0, 3.14, 0])\nf60()\nmovel(p[.4, -.1, .3, 0, 3.14, 0])\n"
+    prog = urscript_program_from_text(text, "tree.script")
+    assert prog.unsupported == () and len(prog.motions) == 2
+    assert [n.message.split(":")[0] for n in prog.notes] == ["calls of f60 passed over"]
+
+
+def test_every_script_ends_within_the_statement_bound_with_a_message(monkeypatch):
+    """A loop the reader must run pass by pass (two assignments in its body), past the bound on statements run:
+    refused at the statement where it passes the bound, with the bound."""
+    monkeypatch.setattr(flow, "MAX_STATEMENTS_RUN", 1000)
+    text = ("def m():\n  i = 0\n  while (i < 5000):\n    x = 2 * i\n    i = i + 1\n  end\n"
+            "  movel(p[.4, .1, .3, 0, 3.14, 0])\nend\n")
+    with pytest.raises(InputError) as refusal:
+        urscript_program_from_text(text, "loop.script")
+    assert refusal.value.row in (4, 5) and "more than 1,000 statements" in str(refusal.value)
+    assert len(urscript_program_from_text(text.replace("5000", "100"), "loop.script").motions) == 1
+
+
+# ----- a motion's data decide
+
+def test_constant_targets_inside_a_branch_on_an_input_and_after_a_wait_are_compensated(rng):
+    (a, Ta), (b, Tb), (c, Tc) = _pose(rng), _pose(rng), _pose(rng)
+    text = (f"def cell():\n  global pick = {a}\n  if (get_standard_digital_in(2)):\n    movel(pick, a=1.2, v=0.25)\n"
+            f"  elif (get_standard_digital_in(3)):\n    movel({b}, a=1.2, v=0.25)\n  else:\n    textmsg(\"none\")\n"
+            "  end\n  while (not get_standard_digital_in(0)):\n    sync()\n  end\n"
+            f"  movel(pose_trans(pick, p[0, 0, -0.05, 0, 0, 0]))\n  movej({c})\nend\n")
+    prog = urscript_program_from_text(text, "cell.script")
+    assert prog.unsupported == () and _lines(prog) == [4, 6, 13, 14]
+    approach = Ta @ transform(np.eye(3), np.array([0.0, 0.0, -0.05]))
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), np.stack([Ta, Tb, approach, Tc]),
+                               atol=1e-12)
+    assert any(n.line == 3 and "line(s) 4, 6 inside it are compensated" in n.message for n in prog.notes)
+
+
+@pytest.mark.parametrize(("body", "line", "words"), [
+    # a counter in a loop of unknown count
+    ("  k = 0\n  while (get_standard_digital_in(0)):\n    movel(pose_add(base, p[0, 0, k, 0, 0, 0]))\n"
+     "    k = k + 0.01\n  end\n", 5, "the value of k is not known before running"),
+    # a value from an RPC server
+    ("  rpc = rpc_factory(\"xmlrpc\", \"http://10.0.0.2:8000\")\n  target = rpc.get_next_target()\n"
+     "  movel(target)\n", 5, "the value of target is not known before running"),
+    # arithmetic on a register
+    ("  h = read_input_float_register(0) * 0.001\n  movel(pose_add(base, p[0, 0, h, 0, 0, 0]))\n", 4,
+     "the value of h is not known before running"),
+    # a tool set in one branch only
+    ("  if (get_standard_digital_in(0)):\n    set_tcp(p[0, 0, 0.2, 0, 0, 0])\n  end\n  movel(base)\n", 6,
+     "the tool is not known before running (set_tcp in a branch of the if at line 3)"),
+    # a variable given another value in one branch
+    ("  if (get_standard_digital_in(0)):\n    base = pose_add(base, p[0, 0, 0.1, 0, 0, 0])\n  end\n  movel(base)\n",
+     6, "the value of base is not known before running"),
+])
+def test_a_motion_whose_data_differ_from_pass_to_pass_is_refused_naming_them(body, line, words):
+    text = "def f():\n  base = p[.4, .1, .3, 0, 3.14, 0]\n" + body + "end\n"
+    prog = urscript_program_from_text(text, "data.script")
+    assert [(f.line, words in f.message) for f in prog.unsupported] == [(line, True)]
+
+
+def test_what_every_branch_assigns_alike_stays_known_after_them():
+    text = ("def f():\n  if (get_standard_digital_in(0)):\n    z = 0.3\n    set_tcp(p[0, 0, .1, 0, 0, 0])\n  else:\n"
+            "    z = 0.3\n    set_tcp(p[0, 0, .1, 0, 0, 0])\n  end\n  movel(p[.4, .1, z, 0, 3.14, 0])\nend\n")
+    prog = urscript_program_from_text(text, "same.script")
+    assert prog.unsupported == () and _lines(prog) == [9]
+    np.testing.assert_allclose(prog.points[0].T_flange_tcp[:3, 3], [0, 0, 0.1])
+
+
+def test_a_return_under_a_condition_joins_the_function_s_end():
+    """``return`` inside an ``if`` on an input: after the call the global is one of the two values, so a motion
+    reading it is refused; the motion after the ``if`` inside the function is compensated."""
+    text = ("def f():\n  global h = 0.3\n  def g():\n    if (get_standard_digital_in(0)):\n      h = 0.2\n      return 1\n"
+            "    end\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n    h = 0.25\n  end\n  g()\n  movel(p[.4, .1, h, 0, 3.14, 0])\n"
+            "end\n")
+    prog = urscript_program_from_text(text, "ret.script")
+    assert _lines(prog) == [8] and [f.line for f in prog.unsupported] == [12]
+
+
+@pytest.mark.parametrize(("loop", "lines"), [
+    ("  i = 0\n  while (i < 5):\n    if (i == 2):\n      break\n    end\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n"
+     "    i = i + 1\n  end\n", [8, 8]),  # break ends a counted loop
+    ("  i = 0\n  while (i < 4):\n    i = i + 1\n    if (i == 2):\n      continue\n    end\n"
+     "    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\n", [9, 9, 9]),  # continue skips a pass's rest
+    ("  i = 0\n  while (i < 4):\n    i = i + 1\n    if (get_standard_digital_in(i)):\n      break\n    end\n"
+     "    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\n", [9]),  # a break on an input: the count is not known
+])
+def test_break_and_continue_are_followed(loop, lines):
+    prog = urscript_program_from_text("def f():\n  movej([0, -1.5, 1.5, -1.6, -1.57, 0])\n" + loop + "end\n", "b.script")
+    assert prog.unsupported == () and _lines(prog) == [2, *lines]
+
+
+# ----- the language as the manual defines it
+
+def test_the_manual_s_statements_and_expressions_parse_and_are_followed(rng):
+    pose, T = _pose(rng)
+    text = (
+        "global pick = " + pose + "\n"
+        "sec watchdog():\n  if (get_standard_digital_in(7)):\n    set_standard_digital_out(7, True)\n  end\nend\n"
+        "thread blink():\n  while (True):\n    set_standard_digital_out(1, True)\n    sleep(0.5)\n  end\nend\n"
+        "def main():\n"
+        "  local m = [[1, 2], [3, 4]]\n"
+        "  local msg = \"say \\\"hi\\\" \\\\ there\"\n"
+        "  local rec = struct(p=pick, count=2)\n"
+        "  flag = True xor False\n"
+        "  dz = m[1, 0] * 0.01 - 3 * 0.01 + (2 % 2)\n"
+        "  handle = run blink()\n"
+        "  enter_critical\n  set_standard_digital_out(2, True)\n  exit_critical\n"
+        "  if (flag and not (dz != 0)):\n    movel(pose_trans(rec.p, p[0, 0, dz, 0, 0, 0]), a=1.2, v=0.25, r=0)\n  end\n"
+        "  kill handle\n  join handle\n"
+        "  textmsg(msg, str_len(msg))\n"
+        "  halt\n"
+        "end\n")
+    prog = urscript_program_from_text(text, "manual.script")
+    assert prog.unsupported == () and _lines(prog) == [24]
+    np.testing.assert_allclose(prog.points[0].T_world_tcp, T, atol=1e-12)
+
+
+@pytest.mark.parametrize(("text", "line", "column"), [
+    ("def f():\n  movel(p[.4, .1, .3, 0, 3.14, 0]\nend\n", 3, 1),  # an unclosed call
+    ("def f():\n  if (x > 1)\n    sync()\n  end\nend\n", 2, 13),  # no colon
+    ("def f():\n  x = = 2\nend\n", 2, 7),  # an operator where a value belongs
+    ("def f():\n  sync()\n", 2, 9),  # no end (the end of the file)
+    ("def f():\n  sync()\nend\nend\n", 4, 1),  # one end too many
+])
+def test_a_syntax_error_is_what_the_controller_refuses_with_line_and_column(text, line, column):
+    with pytest.raises(InputError) as error:
+        urscript_program_from_text(text, "bad.script")
+    assert error.value.row == line and f"(column {column})" in str(error.value)
+
+
+def test_break_outside_a_loop_is_refused_as_the_controller_refuses_it():
+    with pytest.raises(InputError) as error:
+        urscript_program_from_text("def f():\n  movel(p[.4, .1, .3, 0, 3.14, 0])\n  break\nend\n", "b.script")
+    assert error.value.row == 3 and "break outside a loop" in str(error.value)
