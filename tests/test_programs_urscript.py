@@ -247,3 +247,18 @@ def test_a_time_beyond_any_time_law_is_refused_where_it_is_written(tmp_path, cap
     assert code == EXIT_INPUT, err
     assert words in err and "1e+12" in err and "cast" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+
+
+def test_a_rapid_module_given_with_a_urscript_program_is_refused_naming_the_option(tmp_path, capsys):
+    """Issue 38: ``--module`` (a RAPID task's other modules) was ignored in silence with a URScript program."""
+    path = tmp_path / "m.script"
+    path.write_text("def m():\n  movel(p[.4, .1, .3, 0, 3.14, 0], a=1.2, v=0.25)\nend\n")
+    calib = tmp_path / "CalibData.mod"
+    calib.write_text("MODULE CalibData\n  PERS tooldata tGrip := [TRUE,[[0,0,100],[1,0,0,0]],[1,[0,0,1],[1,0,0,0],0,0,0]];\n"
+                     "ENDMODULE\n")
+    out = tmp_path / "m_out.script"
+    code = main(["compensate", "--robot", "ur5", "--deformation", "deformations/exaggerated.csv",
+                 "--program", str(path), "--module", str(calib), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == EXIT_INPUT and f"--module {calib}" in err and "URScript program" in err
+    assert not out.exists() and "Traceback" not in err

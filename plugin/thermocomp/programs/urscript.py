@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 from lark import Lark, Tree
@@ -49,7 +50,7 @@ from lark.exceptions import UnexpectedInput
 
 from thermocomp._gc import paused
 from thermocomp._typing import PathLike
-from thermocomp.errors import InputError
+from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.files import read_program_text
 from thermocomp.programs import calls
 from thermocomp.programs.grammars import lalr_parser
@@ -100,13 +101,18 @@ def urscript_parser() -> Lark:
                        propagate_positions=True, maybe_placeholders=False, postlex=_PostLex())
 
 
-def read_urscript(path: PathLike, max_motions: int = MAX_MOTIONS) -> RobotProgram:
+def read_urscript(path: PathLike, max_motions: int = MAX_MOTIONS, modules: tuple[str, ...] = ()) -> RobotProgram:
     """Read a URScript file (``.script``, ``.urscript``); errors name the file, line and column.
 
     ``max_motions``: most motions, calls and loop passes the script may
     unroll to (:data:`~thermocomp.programs.model.MAX_MOTIONS`); past
-    it the script is refused with the count where it passed.
+    it the script is refused with the count where it passed. ``modules``:
+    a RAPID task's other modules (``--module``), which a URScript program
+    does not have: refused, naming the option, rather than ignored.
     """
+    if modules:
+        raise ConfigurationError(f"--module {modules[0]}: a RAPID task's other module; {Path(path).name} is a "
+                                 "URScript program, which has none (a URScript reads only its own file)")
     text = read_program_text(path, "URScript")
     return urscript_program_from_text(text, str(path), max_motions=max_motions)
 
