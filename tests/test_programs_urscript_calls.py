@@ -191,8 +191,9 @@ def test_a_branch_on_run_time_data_in_a_function_decides_by_each_motion_s_data(t
     if finding is None:
         assert prog.unsupported == ()
         branch = lines.index("    if value == 0:") + 1
-        assert any(n.line == branch and f"motion(s) at line(s) {lines.index(change[1].rstrip()) + 1} inside it are "
+        assert any(n.line == branch and f"its 1 motion(s) (line {lines.index(change[1].rstrip()) + 1}) are "
                    "compensated" in n.message for n in prog.notes)
+        assert prog.extra["conditional"] == (lines.index(change[1].rstrip()) + 1,)
     else:
         assert [(f.line, finding[1] in f.message) for f in prog.unsupported] == [(lines.index(finding[0]) + 1, True)]
 

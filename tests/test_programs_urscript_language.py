@@ -56,8 +56,9 @@ def test_a_urcap_preamble_export_reads_in_work_linear_in_its_size(monkeypatch, r
     assert prog.unsupported == () and _lines(prog) == export.lines
     np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), np.stack(export.T_world_tcp),
                                atol=1e-12)
-    named = [n for n in prog.notes if "its course is known only while running; the motion(s)" in n.message]
-    assert [int(n.message.split("line(s) ")[1].split()[0]) for n in named] == export.lines[1::4]
+    named = [n for n in prog.notes if "not resolved before running" in n.message and "are compensated" in n.message]
+    assert [int(n.message.split("(line ")[1].split(")")[0]) for n in named] == export.lines[1::4]
+    assert prog.extra["conditional"] == tuple(export.lines[1::4])
 
 
 def test_a_urcap_preamble_export_compensates_and_only_its_targets_change(tmp_path, rng):
@@ -125,7 +126,8 @@ def test_constant_targets_inside_a_branch_on_an_input_and_after_a_wait_are_compe
     approach = Ta @ transform(np.eye(3), np.array([0.0, 0.0, -0.05]))
     np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), np.stack([Ta, Tb, approach, Tc]),
                                atol=1e-12)
-    assert any(n.line == 3 and "line(s) 4, 6 inside it are compensated" in n.message for n in prog.notes)
+    assert any(n.line == 3 and "its 2 motion(s) (line 4, 6) are compensated" in n.message for n in prog.notes)
+    assert prog.extra["conditional"] == (4, 6)
 
 
 @pytest.mark.parametrize(("body", "line", "words"), [

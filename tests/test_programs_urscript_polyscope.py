@@ -167,11 +167,13 @@ def test_a_thread_that_moves_the_robot_is_named_and_the_program_compensated(tmp_
 
 @pytest.mark.parametrize(("body", "motions", "line", "words"), [
     ("  if (get_standard_digital_in(0) == True):\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\n", [2, 4, 6], 3,
-     "if: its course is known only while running; the motion(s) at line(s) 4 inside it are compensated"),
+     "if: not resolved before running (its outcome or count is known only while running); its 1 motion(s) "
+     "(line 4) are compensated, each once in the written order of the cycle"),
     ("  if (get_standard_digital_in(0) == True):\n    sync()\n  elif (get_standard_digital_in(1)):\n"
-     "    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\n", [2, 6, 8], 3, "the motion(s) at line(s) 6 inside it"),
+     "    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\n", [2, 6, 8], 3, "its 1 motion(s) (line 6) are compensated"),
     ("  while (get_standard_digital_in(0) == False):\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n    break\n  end\n",
-     [2, 4, 7], 3, "while: its course is known only while running; the motion(s) at line(s) 4"),
+     [2, 4, 7], 3, "while: not resolved before running (its outcome or count is known only while running); its 1 "
+                   "motion(s) (line 4)"),
     ("  if (get_standard_digital_in(0) == True):\n    set_tcp(p[0, 0, .1, 0, 0, 0])\n  end\n", [2], 6,
      "the tool is not known before running (set_tcp in a branch of the if at line 3)"),
     ("  if (get_standard_digital_in(0) == True):\n    my_urcap_move()\n  end\n", [2, 6], 4,

@@ -25,16 +25,13 @@ from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.programs.model import TextLines
 
 
-def lalr_parser(grammar_file: str, terminals: dict[str, str] | None = None, **options) -> Lark:
+def lalr_parser(grammar_file: str, substitutions: dict[str, str] | None = None, **options) -> Lark:
     """``Lark(grammar, parser="lalr", **options)`` of the package's grammar ``grammar_file``, its tables cached
-    as ``__pycache__/<name>.lark``.
-
-    ``terminals``: regular expressions the grammar's text names ``@NAME@`` (written once, in the reader that
-    splits what they match), put in its place before the grammar is read.
-    """
+    as ``__pycache__/<name>.lark``. Each ``{KEY}`` of the grammar's text is replaced by ``substitutions[KEY]``
+    first (a terminal whose expression the reader writes once, in Python)."""
     grammar = resources.files("thermocomp.programs").joinpath(grammar_file).read_text(encoding="utf-8")
-    for name, pattern in (terminals or {}).items():
-        grammar = grammar.replace(f"@{name}@", pattern)
+    for key, value in (substitutions or {}).items():
+        grammar = grammar.replace("{" + key + "}", value)
     cache = Path(__file__).resolve().parent / "__pycache__"
     try:
         cache.mkdir(exist_ok=True)

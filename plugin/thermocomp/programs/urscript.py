@@ -166,7 +166,8 @@ class _Walker(Flow, Motions, Values):
         self.notes: list[Finding] = []
         self.tool: np.ndarray | None = np.eye(4)
         self.tool_why = ""
-        self.conditional = 0  # depth of branches and loops whose course is known only while running
+        self.unresolved_depth = 0  # depth of branches and loops whose course is known only while running
+        self.conditional_lines: list[int] = []  # the motions followed inside them (RobotProgram.extra)
         self.frames = [_Frame(0)]
         self.visited: set[str] = set()
         self.loop_noted = False
@@ -235,7 +236,8 @@ class _Walker(Flow, Motions, Values):
         steps = self.finish_points()
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=tuple(entry),
-                            newline=newline_of(self.text))
+                            newline=newline_of(self.text),
+                            extra={"conditional": tuple(sorted(set(self.conditional_lines)))})
 
     def run_entry(self, statements, local: dict) -> None:
         """The entry's statements; a ``return`` there ends the program."""

@@ -269,7 +269,7 @@ class Flow:
             if not frame.loops:
                 raise self.error(f"{kind.split('_')[0]} outside a loop", st)
             start, counted = frame.loops[-1]
-            if self.conditional > start:  # under a condition known only while running
+            if self.unresolved_depth > start:  # under a condition known only while running
                 if counted:
                     raise _Uncounted
                 raise _BranchEnd
@@ -285,7 +285,7 @@ class Flow:
             except Unsupported:
                 value = None  # (known only while running: an error where it is read)
         frame = self.frames[-1]
-        if self.conditional > frame.conditional:  # one path leaves here: its state joins the function's end
+        if self.unresolved_depth > frame.conditional:  # one path leaves here: its state joins the function's end
             frame.exits.append(self.snapshot(local))
             frame.values.append(value)
             raise _BranchEnd
@@ -334,7 +334,7 @@ class Flow:
         entry = self.snapshot(local)
         outs = [] if exhaustive else [entry]
         first = len(self.steps)
-        self.conditional += 1
+        self.unresolved_depth += 1
         try:
             for body in bodies:
                 self.restore(entry, local)
@@ -344,7 +344,7 @@ class Flow:
                     continue
                 outs.append(self.snapshot(local))
         finally:
-            self.conditional -= 1
+            self.unresolved_depth -= 1
         line = line_col(st)[0]
         if outs:
             self.merge(outs, local, f"set_tcp in a branch of the {word} at line {line}")
@@ -354,21 +354,24 @@ class Flow:
         self.note_unresolved(st, word, first)
 
     def note_unresolved(self, st: Tree, word: str, first: int) -> None:
-        """A note naming the motions compensated under a condition the reader did not resolve."""
+        """A note naming the motions compensated under a condition the reader did not resolve (also listed in
+        the program's ``extra["conditional"]``)."""
         lines: set[int] = set()
         for step in self.steps[first:]:
             if isinstance(step, MotionRun):
                 lines.update(step.statement[:, 2].tolist())
             elif isinstance(step, Motion):
                 lines.add(step.statement.line)
-        lines = sorted(lines)
         if not lines:
             return
-        shown = ", ".join(map(str, lines[:20])) + (f" and {len(lines) - 20} more" if len(lines) > 20 else "")
+        ordered = sorted(lines)
+        self.conditional_lines.extend(ordered)
+        shown = ", ".join(map(str, ordered)) if len(ordered) <= 8 else \
+            f"{', '.join(map(str, ordered[:8]))}, ... ({len(ordered)})"
         line, column = line_col(st)
-        note = Finding(f"{word}: its course is known only while running; the motion(s) at line(s) {shown} inside it "
-                       "are compensated (their targets and tool are known before running), in the order written",
-                       line, column)
+        note = Finding(f"{word}: not resolved before running (its outcome or count is known only while running); its "
+                       f"{len(ordered)} motion(s) (line {shown}) are compensated, each once in the written order of "
+                       "the cycle", line, column)
         if note not in self.notes:
             self.notes.append(note)
 
@@ -429,9 +432,9 @@ class Flow:
         self.forget_assigned(body, local)
         entry = self.snapshot(local)
         first = len(self.steps)
-        self.conditional += 1
+        self.unresolved_depth += 1
         frame = self.frames[-1]
-        frame.loops.append((self.conditional, False))
+        frame.loops.append((self.unresolved_depth, False))
         try:
             self.count(1, st)
             self.run_body(body, local, depth)
@@ -439,7 +442,7 @@ class Flow:
             pass
         finally:
             frame.loops.pop()
-            self.conditional -= 1
+            self.unresolved_depth -= 1
         self.merge([entry, self.snapshot(local)], local, f"set_tcp in the while at line {line_col(st)[0]}")
         self.note_unresolved(st, "while", first)
 
@@ -451,7 +454,7 @@ class Flow:
         body = st.children[1:]
         first = len(self.steps)
         frame = self.frames[-1]
-        frame.loops.append((self.conditional, False))
+        frame.loops.append((self.unresolved_depth, False))
         try:
             self._one_pass(body, local, depth)
             if not any(sub.data in ("assign", "if_stmt", "while_stmt") or (
@@ -525,7 +528,7 @@ class Flow:
         passes = 0
         repeated = False
         frame = self.frames[-1]
-        frame.loops.append((self.conditional, True))
+        frame.loops.append((self.unresolved_depth, True))
         try:
             while self._known_condition(condition, local):
                 passes += 1
@@ -704,7 +707,7 @@ class Flow:
         first = len(self.steps)
         quiet = summary.inert
         self._quiet += [name] if quiet else []
-        frame = _Frame(self.conditional)
+        frame = _Frame(self.unresolved_depth)
         self.frames.append(frame)
         returned = None
         try:
