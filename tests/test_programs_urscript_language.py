@@ -62,7 +62,7 @@ def test_a_urcap_preamble_export_reads_in_work_linear_in_its_size(monkeypatch, r
 
 
 def test_a_urcap_preamble_export_compensates_and_only_its_targets_change(tmp_path, rng):
-    export = urcap_export(rng, layers=3, waypoints=8)
+    export = urcap_export(rng, layers=2, per_layer=4, waypoints=5)
     path = tmp_path / "urcap.script"
     path.write_text(export.text)
     out = tmp_path / "out.script"
@@ -227,3 +227,12 @@ def test_break_outside_a_loop_is_refused_as_the_controller_refuses_it():
     with pytest.raises(InputError) as error:
         urscript_program_from_text("def f():\n  movel(p[.4, .1, .3, 0, 3.14, 0])\n  break\nend\n", "b.script")
     assert error.value.row == 3 and "break outside a loop" in str(error.value)
+
+
+def test_local_shadows_a_global_and_a_secondary_program_is_not_run():
+    text = ("global z = 0.3\ndef main():\n  sec lamp():\n    set_standard_digital_out(3, True)\n  end\n  local z = 0.1\n"
+            "  movel(p[.4, .1, z, 0, 3.14, 0])\n  inner()\nend\ndef inner():\n  movel(p[.4, .1, z, 0, 3.14, 0])\nend\n"
+            "main()\n")
+    prog = urscript_program_from_text(text, "scope.script")
+    assert prog.unsupported == () and _lines(prog) == [7, 11]
+    assert [p.T_world_tcp[2, 3] for p in prog.points] == [0.1, 0.3]

@@ -30,7 +30,15 @@ from thermocomp.programs import calls
 from thermocomp.programs.model import Finding, Motion, MotionRun, Wait, expand
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_motions import MOTIONS
-from thermocomp.programs.urscript_values import Binding, Unsupported, assignment, line_col, root_name, split_arguments
+from thermocomp.programs.urscript_values import (
+    Binding,
+    Unsupported,
+    assignment,
+    is_local,
+    line_col,
+    root_name,
+    split_arguments,
+)
 
 #: Calls that move the robot in ways thermocomp does not follow.
 UNSUPPORTED_CALLS = frozenset((
@@ -165,7 +173,7 @@ class Flow:
         stack = [s for s in statements if isinstance(s, Tree)]
         while stack:
             node = stack.pop()
-            if node.data in ("func_def", "thread_def"):
+            if node.data in ("func_def", "thread_def", "sec_def"):
                 continue
             where = f"at line {line_col(node)[0]}"
             found = None
@@ -179,7 +187,7 @@ class Flow:
             elif node.data == "assign":
                 target, _, is_global = assignment(node)
                 root = root_name(target)
-                if root is not None and (is_global or root in self.global_names):
+                if root is not None and (is_global or root in self.global_names) and not is_local(node):
                     assigns.add(root)
             elif node.data == "call":
                 callee = str(node.children[0])
@@ -247,8 +255,8 @@ class Flow:
     def run_statement(self, st: Tree, local: dict, depth: int) -> None:
         self.work(st)
         kind = st.data
-        if kind in ("func_def", "thread_def", "step", "pass_stmt", "critical", "kill_stmt", "join_stmt", "method",
-                    "halt_stmt"):
+        if kind in ("func_def", "thread_def", "sec_def", "step", "pass_stmt", "critical", "kill_stmt", "join_stmt",
+                    "method", "halt_stmt"):
             return  # (a method call talks to an object outside the robot: an RPC server, a socket)
         if kind == "assign":
             self.assign(st, local)

@@ -86,6 +86,11 @@ def assignment(st: Tree) -> tuple[Tree | Token, Tree | Token, bool]:
     return target, expr, any(isinstance(c, Token) and c.type == "GLOBAL" for c in st.children)
 
 
+def is_local(st: Tree) -> bool:
+    """An assignment that says ``local``: the running function's variable, whatever the globals."""
+    return any(isinstance(c, Token) and c.type == "LOCAL" for c in st.children)
+
+
 def root_name(target: Tree | Token) -> str | None:
     """The variable an assignment's target changes (``q[0] = ...`` changes ``q``), or None."""
     while isinstance(target, Tree) and target.data == "index":
@@ -191,6 +196,9 @@ class Values:
         except Unsupported:
             value = None
         literal = expr if isinstance(expr, Tree) and expr.data in ("pose", "list") else None
+        if is_local(st):
+            local[name] = Binding(value, literal, name)
+            return
         self.bind(name, Binding(value, literal, name), is_global, local)
 
     def forget(self, st: Tree, local: dict) -> None:
