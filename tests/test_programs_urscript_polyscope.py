@@ -154,15 +154,27 @@ def test_a_polyscope_export_compensates_with_default_options(tmp_path, rng):
     assert report.summary.uncompensated_max_position > 100 * position.max()
 
 
-def test_a_thread_that_moves_the_robot_is_named_and_the_program_compensated(tmp_path):
+def test_a_thread_that_moves_the_robot_decides_by_its_motions_data(tmp_path):
+    """A thread runs beside the program at times known only while running: its motion to a constant target is
+    compensated where the thread is started, named in a note; one reading the socket is refused naming it; a
+    thread never started keeps its motion as written, named."""
     path = tmp_path / "t.script"
     path.write_text("def main():\n  thread Mover():\n    movel(p[.4, .1, .3, 0, 3.14, 0], a=1.2, v=0.25)\n  end\n"
                     "  thrd = run Mover()\n  movel(p[.4, -.1, .3, 0, 3.14, 0], a=1.2, v=0.25)\n  join thrd\nend\n")
+    out = tmp_path / "o.script"
     report = compensate_program("ur5", DeformationTable.from_mm_deg([[0.1, -0.1, 0.05, 0.01, 0.0, -0.01]] * 6),
-                                path, tmp_path / "o.script")
-    assert report.n_motions == 1 and report.unsupported == []
-    assert any(n.startswith(f"{path}:3:5: movel inside thread Mover stays as written") for n in report.notes)
-    assert (tmp_path / "o.script").read_text().splitlines()[2] == path.read_text().splitlines()[2]
+                                path, out)
+    assert report.n_motions == 2 and report.unsupported == []
+    assert any(n.startswith(f"{path}:2:3: thread Mover: not resolved before running (it runs beside the program")
+               and "(line 3) are compensated" in n for n in report.notes)
+    assert out.read_text().splitlines()[2] != path.read_text().splitlines()[2]
+    socket = ("def main():\n  thread Follow():\n    while (True):\n      q = socket_read_ascii_float(6)\n"
+              "      movej([q[1], q[2], q[3], q[4], q[5], q[6]])\n    end\n  end\n  run Follow()\n"
+              "  thread Idle():\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\nend\n")
+    prog = urscript_program_from_text(socket, "s.script")
+    assert [(f.line, "the value of q is not known" in f.message) for f in prog.unsupported] == [(5, True)]
+    assert any(n.line == 10 and "thread Idle stays as written: the thread is never started" in n.message
+               for n in prog.notes)
 
 
 @pytest.mark.parametrize(("body", "motions", "line", "words"), [

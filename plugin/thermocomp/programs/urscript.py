@@ -155,6 +155,7 @@ class _Walker(Flow, Motions, Values):
         self._summaries: dict = {}  # what each function may do (Flow.summary), found once
         self._summarising: set[str] = set()
         self._passed_over: set[str] = set()  # the functions whose calls were passed over (one note each)
+        self.started_threads: set[str] = set()  # (followed once, where first started)
         self._discarded: list = []  # steps of a next cycle run to compare (run_forever), kept alive
         self._matches: dict[int, Statements] = {}  # statements of each MOVES token, by its offset
         self.functions: dict[str, Tree] = {}
@@ -217,14 +218,19 @@ class _Walker(Flow, Motions, Values):
                 self.notes.append(Finding(f"several top-level functions and no call: running the last, "
                                           f"{main.children[0]}", line, column))
             self.visited.add(entry[0])
-            self.run_entry(self.body_of(main), {})
-        for name, thread in self.threads.items():  # a thread runs beside the program: its motions are named
+            for st in self.body_of(main):  # (the program function's variables: every function and thread sees them)
+                if st.data == "assign":
+                    name = root_name(assignment(st)[0])
+                    self.global_names.update(() if name is None else (name,))
+            self.run_entry(self.body_of(main), self.globals)
+        for name, thread in self.threads.items():  # a thread never started: its motions are named
+            if name in self.started_threads:
+                continue
             for call in self.general(thread).find_data("call"):
                 if str(call.children[0]) in MOTIONS:
                     line, column = line_col(call)
-                    self.notes.append(Finding(f"{call.children[0]} inside thread {name} stays as written: a thread "
-                                              "runs beside the program, at times not known before running (not "
-                                              "compensated)", line, column))
+                    self.notes.append(Finding(f"{call.children[0]} inside thread {name} stays as written: the thread "
+                                              "is never started", line, column))
         for name, fn in self.functions.items():
             if name in self.visited or self.summary(name).holds is None:
                 continue

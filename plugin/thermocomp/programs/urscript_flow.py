@@ -300,13 +300,34 @@ class Flow:
         raise _Return(value)
 
     def start_thread(self, st: Tree) -> None:
-        """``run Thread_1()``: the thread must be the file's; its motions, if any, are named (:meth:`run`). It runs
-        beside the program, at times known only while running: the globals it may assign are not known from here."""
+        """``run Thread_1()``: the thread must be the file's. It runs beside the program, at times known only while
+        running: the globals it may assign are not known from here, and its body is followed once (the first time
+        it is started) as a loop of unknown count is: its motions to targets known before running are compensated,
+        each once where it is started in the written order, and named in a note."""
         name = str(st.children[0])
         if name not in self.threads:
             raise Unsupported(f"run {name}: no such thread in this file", st)
-        for changed in self.scan(self.body_of(self.threads[name]))[1]:
-            self.globals[changed] = Binding(None, None, changed)
+        body = self.body_of(self.threads[name])
+        holds, changed, _ = self.scan(body)
+        for global_name in changed:
+            self.globals[global_name] = Binding(None, None, global_name)
+        if holds is None or name in self.started_threads:
+            return
+        self.started_threads.add(name)
+        first = len(self.steps)
+        self.unresolved_depth += 1
+        self.frames.append(_Frame(self.unresolved_depth))
+        try:
+            self.run_body(body, {}, 1)
+        except (_Return, _BranchEnd, _Break, _Continue):
+            pass
+        finally:
+            self.frames.pop()
+            self.unresolved_depth -= 1
+        for global_name in changed:  # (at times known only while running: also after its followed pass)
+            self.globals[global_name] = Binding(None, None, global_name)
+        self.note_unresolved(self.threads[name], f"thread {name}", first,
+                             "it runs beside the program, at times known only while running")
 
     # ----- branches
     def run_if(self, st: Tree, local: dict, depth: int) -> None:
@@ -361,7 +382,8 @@ class Flow:
             self.forget_assigned(statements, local)
         self.note_unresolved(st, word, first)
 
-    def note_unresolved(self, st: Tree, word: str, first: int) -> None:
+    def note_unresolved(self, st: Tree, word: str, first: int,
+                        why: str = "its outcome or count is known only while running") -> None:
         """A note naming the motions compensated under a condition the reader did not resolve (also listed in
         the program's ``extra["conditional"]``)."""
         lines: set[int] = set()
@@ -377,9 +399,8 @@ class Flow:
         shown = ", ".join(map(str, ordered)) if len(ordered) <= 8 else \
             f"{', '.join(map(str, ordered[:8]))}, ... ({len(ordered)})"
         line, column = line_col(st)
-        note = Finding(f"{word}: not resolved before running (its outcome or count is known only while running); its "
-                       f"{len(ordered)} motion(s) (line {shown}) are compensated, each once in the written order of "
-                       "the cycle", line, column)
+        note = Finding(f"{word}: not resolved before running ({why}); its {len(ordered)} motion(s) (line {shown}) "
+                       "are compensated, each once in the written order of the cycle", line, column)
         if note not in self.notes:
             self.notes.append(note)
 
@@ -409,7 +430,11 @@ class Flow:
     # ----- loops
     def run_while(self, st: Tree, local: dict, depth: int) -> None:
         condition = st.children[0]
-        if isinstance(condition, Tree) and condition.data == "name" and str(condition.children[0]) == "True":
+        forever = isinstance(condition, Tree) and condition.data == "name" and str(condition.children[0]) == "True"
+        if forever and self.unresolved_depth:  # (in a thread or a branch not resolved: a loop of unknown count)
+            self.run_unresolved_loop(st, local, depth)
+            return
+        if forever:
             if not self.loop_noted:
                 line, column = line_col(st)
                 self.notes.append(Finding("loop forever: one cycle is one pass of its body", line, column))
