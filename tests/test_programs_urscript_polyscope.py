@@ -235,12 +235,13 @@ def test_a_record_member_target_is_written_back_in_the_record(tmp_path, rng):
 
 
 @pytest.mark.parametrize(("change", "words"), [
-    ("    h = h - .01\n", "another in the next cycle"),  # a value each cycle changes
+    ("    h = h - .01\n", "the value of h is not known before running"),  # a value each cycle changes
     ("    if (get_standard_digital_in(0)):\n      h = .2\n    end\n", "value of h is not known"),  # a branch may
 ])
 def test_a_main_loop_motion_the_next_cycle_runs_elsewhere_is_refused_at_its_line(change, words):
-    """PolyScope's main loop is one cycle a pass; a motion reading data the loop changes after it would be written
-    for the first cycle only."""
+    """PolyScope's main loop is one cycle a pass, followed from the state at its head in every cycle: a motion
+    reading data the loop changes (a counter, a value a branch on an input may set) is refused naming it; data the
+    body gives the same value every pass stays known."""
     text = ("def f():\n  h = .3\n  while (True):\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n    movel(p[.4, .1, h, 0, 3.14, 0])\n"
             + change + "  end\nend\n")
     prog = urscript_program_from_text(text, "c.script")
@@ -279,3 +280,15 @@ def test_nested_counted_loops_past_the_bound_are_refused_with_their_line():
     assert [m.statement.line for m in prog.motions] == [6] * 9
     with pytest.raises(InputError):
         urscript_program_from_text(small, "loops.script", max_motions=9 + 9 + 2)
+
+
+def test_a_main_loop_state_machine_follows_every_state_and_refuses_the_counter():
+    """PolyScope's "Switch" on a state the loop itself advances (rparak's pick and place): every case is followed,
+    its constant targets compensated; the stacked target reading the counter is refused naming it."""
+    text = ("def f():\n  global state = 1\n  global n = 0\n  while (True):\n    s = state\n    if (1 == s):\n"
+            "      global state = 2\n    elif (2 == s):\n      movel(p[.4, .1, .3, 0, 3.14, 0])\n"
+            "      movel(pose_trans(p[.4, .1, .3, 0, 3.14, 0], p[0, 0, -0.02 * n, 0, 0, 0]))\n      n = n + 1\n"
+            "    end\n  end\nend\n")
+    prog = urscript_program_from_text(text, "m.script")
+    assert [m.statement.line for m in prog.motions] == [9]
+    assert [(f.line, "the value of n is not known" in f.message) for f in prog.unsupported] == [(10, True)]

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 from lark import Tree
 
 from thermocomp.programs import calls
@@ -32,11 +31,13 @@ from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_motions import MOTIONS
 from thermocomp.programs.urscript_values import (
     Binding,
+    State,
     Unsupported,
     assignment,
     is_local,
     line_col,
     root_name,
+    same_state,
     split_arguments,
 )
 
@@ -61,6 +62,10 @@ PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "s
 
 #: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
 MAX_WHILE_PASSES = 100_000
+
+#: Most passes of a loop's body followed to find the state at its head (Flow.settle); a variable a pass changes
+#: there becomes known only while running, so the passes agree within one more than the variables it assigns.
+MAX_SETTLE = 8
 
 #: Most statements the reader runs in one script (loops and calls unrolled; a run of plain motions is one): the
 #: bound on its work, whatever the input (some 10 µs a statement: a few seconds at most).
@@ -126,7 +131,19 @@ class _Frame:
     conditional: int
     exits: list = field(default_factory=list)
     values: list = field(default_factory=list)
-    loops: list = field(default_factory=list)  # per enclosing loop: (conditional depth at its start, counted)
+    loops: list = field(default_factory=list)  # per enclosing loop: its _Loop
+
+
+@dataclass
+class _Loop:
+    """A loop being followed: the depth of unresolved conditions at its start, whether it is counted (unrolled),
+    and the states its ``continue`` (back to its head) and ``break`` (out of it) leave with under conditions
+    known only while running."""
+
+    depth: int
+    counted: bool
+    backs: list = field(default_factory=list)
+    breaks: list = field(default_factory=list)
 
 
 class Flow:
@@ -276,10 +293,11 @@ class Flow:
             frame = self.frames[-1]
             if not frame.loops:
                 raise self.error(f"{kind.split('_')[0]} outside a loop", st)
-            start, counted = frame.loops[-1]
-            if self.unresolved_depth > start:  # under a condition known only while running
-                if counted:
+            loop = frame.loops[-1]
+            if self.unresolved_depth > loop.depth:  # under a condition known only while running
+                if loop.counted:
                     raise _Uncounted
+                (loop.breaks if kind == "break_stmt" else loop.backs).append(self.snapshot(local))
                 raise _BranchEnd
             raise _Break if kind == "break_stmt" else _Continue
         else:
@@ -455,94 +473,88 @@ class Flow:
 
     def run_unresolved_loop(self, st: Tree, local: dict, depth: int) -> None:
         """A ``while`` whose count is known only while running (PolyScope's "Wait" for an input, a loop until a
-        button): passed over when its body moves nothing and jumps nowhere; else its body is followed once from a
-        state where what it may change is known only while running, and what follows from the join of none and
-        some passes."""
+        button, a loop in a thread): passed over when its body moves nothing and jumps nowhere; else its body is
+        followed once from the state at its head (:meth:`settle`), and what follows it from the join of no pass and
+        of the passes' ends."""
         body = [b for b in st.children[1:] if isinstance(b, Tree)]
         if self.blocker(body) is None:
             self.pass_over(st, body, "while", local)
             return
-        self.forget_assigned(body, local)
-        entry = self.snapshot(local)
         first = len(self.steps)
         self.unresolved_depth += 1
-        frame = self.frames[-1]
-        frame.loops.append((self.unresolved_depth, False))
         try:
             self.count(1, st)
-            self.run_body(body, local, depth)
-        except (_BranchEnd, _Break, _Continue):
-            pass
+            head, ends = self.settle(body, local, depth)
         finally:
-            frame.loops.pop()
             self.unresolved_depth -= 1
-        self.merge([entry, self.snapshot(local)], local, f"set_tcp in the while at line {line_col(st)[0]}")
+        self.merge([head, *ends], local, f"set_tcp in the while at line {line_col(st)[0]}")
         self.note_unresolved(st, "while", first)
 
     def run_forever(self, st: Tree, local: dict, depth: int) -> None:
-        """``while (True):``: one cycle is one pass of its body. Where the body assigns data (or calls the script's
-        functions, or holds a branch), the next cycle is run too, to compare: a motion it runs with another target,
-        or cannot follow (data a passed-over branch changed), stays as written and is unsupported (one written
-        target cannot serve every cycle). The next cycle's steps and notes are not kept."""
-        body = st.children[1:]
-        first = len(self.steps)
-        frame = self.frames[-1]
-        frame.loops.append((self.unresolved_depth, False))
-        try:
-            self._one_pass(body, local, depth)
-            if not any(sub.data in ("assign", "if_stmt", "while_stmt") or (
-                    sub.data == "call" and str(sub.children[0]) in self.functions)
-                    for b in body if isinstance(b, Tree) for sub in b.iter_subtrees()):
-                return
-            self.steps[first:] = expand(self.steps[first:])  # (each motion of the cycle, as an object)
-            second, notes, unsupported = len(self.steps), len(self.notes), len(self.unsupported)
-            try:
-                self._one_pass(body, local, depth)
-            except _Return:
-                pass
-            again = expand(self.steps[second:])
-            del self.steps[second:], self.notes[notes:]
-            found = self.unsupported[unsupported:]
-            del self.unsupported[unsupported:]
-        finally:
-            frame.loops.pop()
-        self._discarded.extend(again)  # (alive: the ids of its steps keyed tables)
-        self._compare_cycles(first, again, found)
+        """``while (True):``, PolyScope's main loop: one cycle is one pass of its body, followed from the state at
+        its head in every cycle (:meth:`settle`): data the body changes from cycle to cycle (a counter, a state
+        machine's state) is known only while running there, so a motion reading it is refused naming it, and a
+        branch on it is followed along every branch."""
+        body = [b for b in st.children[1:] if isinstance(b, Tree)]
+        head, ends = self.settle(body, local, depth)
+        self.merge([head, *ends], local, f"set_tcp in the while at line {line_col(st)[0]}")
 
-    def _one_pass(self, body, local: dict, depth: int) -> None:
+    def settle(self, body: list, local: dict, depth: int) -> tuple[State, list[State]]:
+        """Follow a loop's body from the state at its head: the state before the loop joined with the states its
+        passes end with (and ``continue`` with), found by following the body until they agree (a variable each pass
+        gives the same value stays known; one a pass changes, a counter, is known only while running), at most
+        :data:`MAX_SETTLE` times (then everything the body may change is known only while running). The
+        passes followed to find it are discarded; the last is kept. Returns the head's state and the states the
+        kept pass leaves with (its end, ``continue``, ``break``)."""
+        head = self.snapshot(local)
+        for _ in range(MAX_SETTLE):
+            mark = self._mark()
+            ends = self._pass(body, local, depth)[0]
+            self._rollback(mark)
+            self.merge([head, *ends], local, "set_tcp in a loop, in one of its passes")
+            joined = self.snapshot(local)
+            if same_state(joined, head):
+                break
+            head = joined
+        else:
+            self.restore(head, local)
+            self.forget_assigned(body, local)
+            head = self.snapshot(local)
+        self.restore(head, local)
+        ends, breaks = self._pass(body, local, depth)
+        return head, ends + breaks
+
+    def _pass(self, body: list, local: dict, depth: int) -> tuple[list[State], list[State]]:
+        """One pass of a loop's body from the present state: the states it goes back to the head with (its end,
+        ``continue``) and those it leaves the loop with (``break``)."""
+        loop = _Loop(self.unresolved_depth, False)
+        frame = self.frames[-1]
+        frame.loops.append(loop)
+        ends: list[State] = []
+        breaks: list[State] = []
         try:
             self.run_body(body, local, depth)
-        except (_Break, _Continue, _BranchEnd):
+            ends.append(self.snapshot(local))
+        except _Continue:
+            ends.append(self.snapshot(local))
+        except _Break:
+            breaks.append(self.snapshot(local))
+        except _BranchEnd:
             pass
+        finally:
+            frame.loops.pop()
+        return ends + loop.backs, breaks + loop.breaks
 
-    def _compare_cycles(self, first: int, again: list, found: list) -> None:
-        def targets(steps) -> dict:
-            out: dict = {}
-            for step in steps:
-                if isinstance(step, Motion):
-                    out.setdefault(tuple(step.statement), []).append(
-                        [p.q if p.T_world_tcp is None else p.T_world_tcp for p in step.points])
-            return out
+    def _mark(self) -> tuple:
+        """What a pass followed only to find a loop's head state adds, to take back (:meth:`_rollback`)."""
+        return (len(self.steps), len(self.notes), len(self.unsupported), self.unrolled, len(self.conditional_lines),
+                set(self._passed_over), set(self.started_threads), self.loop_noted)
 
-        now, later = targets(self.steps[first:]), targets(again)
-        moved = {key for key, values in now.items() if key not in later or len(later[key]) != len(values) or any(
-            len(a) != len(b) or not all(np.array_equal(x, y) for x, y in zip(a, b))
-            for a, b in zip(values, later[key]))}
-        if not moved:
-            return
-        left = [step for step in self.steps[first:] if isinstance(step, Motion) and tuple(step.statement) in moved]
-        self.steps[first:] = [step for step in self.steps[first:]
-                              if not (isinstance(step, Motion) and tuple(step.statement) in moved)]
-        why = {f.line: f.message for f in found}  # (what the next cycle could not follow, by line)
-        for motion in left:
-            line = motion.statement.line
-            message = (f"{motion.instruction} in the next cycle: {why[line]}: one written target cannot serve every "
-                       "cycle") if line in why else (f"{motion.instruction}'s target is another in the next cycle "
-                                                     "(data the loop changes): one written target cannot serve every "
-                                                     "cycle")
-            finding = Finding(message, line, motion.statement.column)
-            if not any(f.line == finding.line for f in self.unsupported):  # (one finding a line: its read's first)
-                self.unsupported.append(finding)
+    def _rollback(self, mark: tuple) -> None:
+        steps, notes, unsupported, self.unrolled, conditional, passed, started, self.loop_noted = mark
+        self._discarded.extend(self.steps[steps:])  # (alive: the ids of its steps keyed tables)
+        del self.steps[steps:], self.notes[notes:], self.unsupported[unsupported:], self.conditional_lines[conditional:]
+        self._passed_over, self.started_threads = passed, started
 
     def run_counted_while(self, st: Tree, local: dict, depth: int) -> None:
         """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times":
@@ -561,7 +573,7 @@ class Flow:
         passes = 0
         repeated = False
         frame = self.frames[-1]
-        frame.loops.append((self.unresolved_depth, True))
+        frame.loops.append(_Loop(self.unresolved_depth, True))
         try:
             while self._known_condition(condition, local):
                 passes += 1

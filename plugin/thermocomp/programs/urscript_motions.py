@@ -204,6 +204,9 @@ class Motions:
                 name = binding.name
                 self.direct_refs.add(node.children[0].children[0].start_pos)
                 text_node = literal
+        elif isinstance(node, Tree) and node.data == "index" and len(node.children) == 2 \
+                and isinstance(node.children[0], Tree) and node.children[0].data == "name":
+            name, text_node = self._element_text(node, local, name, text_node)
         whole = span_of(outer) if outer is not node else None  # (a point that is its whole argument: none)
         if isinstance(value, Pose):
             return Point(T_world_tcp=value.T, T_world_frame=np.eye(4), T_flange_tcp=tool, q=None,
@@ -219,6 +222,29 @@ class Motions:
                          q=np.asarray(value, dtype=float), confdata=None, text=span_of(text_node),
                          argument=span_of(node), name=name, whole_argument=whole)
         raise self.error("expected a pose p[...] or 6 joint positions [...] as the target", node)
+
+    def _element_text(self, node: Tree, local: dict, name: str, text_node) -> tuple[str, object]:
+        """Where ``poses[i]`` is written: the element's pose literal in the list's literal (``[p[...], ...]``), or
+        the literal of the variable the list names there (PolyScope's ``[pose_1, pose_2]``): a loop walking a
+        list of constant poses has each pass's target written where it stands."""
+        base = node.children[0].children[0]
+        binding = self.lookup(base, local)
+        literal = binding.literal
+        if literal is None or literal.data != "list":
+            return name, text_node
+        i = int(self.number(node.children[1], local))
+        if not -len(literal.children) <= i < len(literal.children):
+            return name, text_node
+        element = literal.children[i]
+        if isinstance(element, Tree) and element.data in ("pose", "list"):
+            self.direct_refs.add(base.start_pos)
+            return binding.name, element
+        if isinstance(element, Tree) and element.data == "name":
+            held = self.globals.get(str(element.children[0]))
+            if held is not None and held.literal is not None and held.value is not None:
+                self.direct_refs.add(element.children[0].start_pos)
+                return held.name, held.literal
+        return name, text_node
 
     def current_tool(self, where) -> np.ndarray:
         """The TCP a motion at ``where`` runs with; refused where it is known only while running."""

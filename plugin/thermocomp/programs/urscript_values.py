@@ -144,6 +144,16 @@ class State:
     tool_why: str
 
 
+def same_state(a: State, b: State) -> bool:
+    """Two paths' states give every variable and the tool the same value (a loop's head found: Flow.settle)."""
+    def same_scope(x: dict, y: dict) -> bool:
+        return x.keys() == y.keys() and all(
+            x[k] is y[k] or (_same(x[k].value, y[k].value) and x[k].literal is y[k].literal) for k in x)
+    tools = (a.tool is None and b.tool is None) or (a.tool is not None and b.tool is not None
+                                                     and np.array_equal(a.tool, b.tool))
+    return tools and same_scope(a.globals, b.globals) and same_scope(a.local, b.local)
+
+
 class Values:
     """The walker's data: scopes, assignment, evaluation of expressions (mixed into the walker)."""
 
