@@ -236,3 +236,31 @@ def test_local_shadows_a_global_and_a_secondary_program_is_not_run():
     prog = urscript_program_from_text(text, "scope.script")
     assert prog.unsupported == () and _lines(prog) == [7, 11]
     assert [p.T_world_tcp[2, 3] for p in prog.points] == [0.1, 0.3]
+
+
+def test_a_list_of_poses_walked_by_index_is_written_element_by_element(tmp_path, rng):
+    """PolyScope's "list of poses" (glinvad's 6exPoseList): ``poses = [pose_1, pose_2]`` of global literals, and
+    a literal list, walked by ``while i < n: movel(poses[i])``: each pass's target is written where it stands."""
+    (a, Ta), (b, Tb), (c, Tc) = _pose(rng), _pose(rng), _pose(rng)
+    text = (f"def f():\n  global pose_1 = {a}\n  global pose_2 = {b}\n  global poses = [pose_1, pose_2]\n"
+            f"  inline = [{c}, {a}]\n  def walk(list, n):\n    i = 0\n    while i < n:\n      movel(list[i], a=1.2, v=0.25)\n"
+            "      i = i + 1\n    end\n  end\n  walk(poses, 2)\n  walk(inline, 2)\nend\n")
+    path = tmp_path / "list.script"
+    path.write_text(text)
+    prog = read_program(path)
+    assert prog.unsupported == () and _lines(prog) == [9] * 4
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), np.stack([Ta, Tb, Tc, Ta]), atol=1e-12)
+    out = tmp_path / "out.script"
+    compensate_program("ur5", ZERO, path, out)
+    assert out.read_bytes() == path.read_bytes()
+    table = DeformationTable.from_mm_deg(np.full((6, 6), 0.05))
+    compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    before, after = text.splitlines(), out.read_text().splitlines()
+    assert [i + 1 for i, (x, y) in enumerate(zip(before, after)) if x != y] == [2, 3, 5]
+
+
+def test_a_function_defined_inside_a_thread_is_the_file_s():
+    text = ("def f():\n  thread T():\n    while (True):\n      def tell(name):\n        socket_send_string(\"x\", name)\n"
+            "      end\n      tell(\"s\")\n      sync()\n    end\n  end\n  run T()\n  movel(p[.4, .1, .3, 0, 3.14, 0])\nend\n")
+    prog = urscript_program_from_text(text, "t.script")
+    assert prog.unsupported == () and _lines(prog) == [12]

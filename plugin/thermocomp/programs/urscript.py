@@ -179,28 +179,27 @@ class _Walker(Flow, Motions, Values):
         self.lines = TextLines(text)  # lines and columns of offsets, for a run's statements
 
     # ----- structure
-    def collect(self, statements, top: bool) -> None:
+    def collect(self, statements) -> None:
+        """The file's functions and threads, wherever they are defined (in a function, a thread, a loop), and the
+        names it assigns at its top level."""
         for st in statements:
-            if not isinstance(st, Tree):
-                continue
-            if st.data == "func_def":
-                self.functions[str(st.children[0])] = st
-                self.collect(self.body_of(st), False)
-            elif st.data == "thread_def":
-                self.threads[str(st.children[0])] = st
-            elif st.data == "assign" and top:
+            if isinstance(st, Tree) and st.data == "assign":
                 name = root_name(assignment(st)[0])
                 if name is not None:
                     self.global_names.add(name)
-
-    def run(self) -> RobotProgram:
-        top = list(self.tree.children)
-        self.collect(top, True)
-        for node in self.tree.iter_subtrees():
-            if node.data == "assign":
+        for node in self.tree.iter_subtrees_topdown():
+            if node.data == "func_def":
+                self.functions[str(node.children[0])] = node
+            elif node.data == "thread_def":
+                self.threads[str(node.children[0])] = node
+            elif node.data == "assign":
                 target, _, is_global = assignment(node)
                 if is_global and root_name(target) is not None:
                     self.global_names.add(root_name(target))
+
+    def run(self) -> RobotProgram:
+        top = list(self.tree.children)
+        self.collect(top)
         defs = [st for st in top if isinstance(st, Tree) and st.data == "func_def"]
         executable = [st for st in top if isinstance(st, Tree) and st.data not in ("func_def", "thread_def", "sec_def")
                       and not (st.data == "assign" and self._is_global_literal(st))]
