@@ -33,30 +33,33 @@ def export_text(layers: int) -> str:
     return urcap_export(np.random.default_rng(35), layers=layers).text
 
 
-def read_seconds(text: str, repeats: int = 5) -> float:
-    """Median wall time of reading ``text`` (the parser built and one reading done first: warm)."""
+def read_seconds(text: str, repeats: int = 5) -> tuple[float, float]:
+    """Median wall and CPU time of reading ``text`` (the parser built and one reading done first: warm)."""
     from thermocomp.programs.urscript import urscript_program_from_text
 
     urscript_program_from_text(text, "urcap.script")
-    times = []
+    walls, cpus = [], []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         urscript_program_from_text(text, "urcap.script")
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def run(repeats: int = 5) -> dict:
     small, large = export_text(8), export_text(32)
-    return {"lines": small.count("\n"), "seconds": read_seconds(small, repeats),
-            "lines_x4": large.count("\n"), "seconds_x4": read_seconds(large, max(1, repeats // 2))}
+    (wall, cpu), (wall_x4, cpu_x4) = read_seconds(small, repeats), read_seconds(large, max(1, repeats // 2))
+    return {"lines": small.count("\n"), "seconds": wall, "cpu_s": cpu, "lines_x4": large.count("\n"),
+            "seconds_x4": wall_x4, "cpu_s_x4": cpu_x4}
 
 
 def report_lines(r: dict) -> list[str]:
     ratio = r["seconds_x4"] / r["seconds"]
-    return [f"URCap-preamble export, {r['lines']:,} lines, read warm: {r['seconds']:.3f} s (target <= {READ_S:g} s): "
-            f"{'MET' if r['seconds'] <= READ_S else 'MISSED'}",
-            f"its preamble four times as deep, {r['lines_x4']:,} lines: {r['seconds_x4']:.3f} s, x{ratio:.2f} "
+    return [f"URCap-preamble export, {r['lines']:,} lines, read warm: {r['seconds']:.3f} s wall, {r['cpu_s']:.3f} s "
+            f"CPU (target <= {READ_S:g} s): {'MET' if r['seconds'] <= READ_S else 'MISSED'}",
+            f"its preamble four times as deep, {r['lines_x4']:,} lines: {r['seconds_x4']:.3f} s ({r['cpu_s_x4']:.3f} s "
+            f"CPU), x{ratio:.2f} "
             f"(target <= x{LINEAR_FACTOR:g}): {'MET' if ratio <= LINEAR_FACTOR else 'MISSED'}"]
 
 
