@@ -51,7 +51,8 @@ def test_a_urcap_preamble_export_reads_in_work_linear_in_its_size(monkeypatch, r
     export = urcap_export(rng)
     n_lines = export.text.count("\n")
     assert n_lines > 2000
-    monkeypatch.setattr(flow, "MAX_STATEMENTS_RUN", 3 * n_lines)
+    monkeypatch.setattr(flow, "MAX_STATEMENTS_RUN", 0)
+    monkeypatch.setattr(flow, "STATEMENTS_PER_LINE", 3)
     prog = urscript_program_from_text(export.text, "urcap.script")
     assert prog.unsupported == () and _lines(prog) == export.lines
     np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), np.stack(export.T_world_tcp),
@@ -102,15 +103,24 @@ def test_a_tree_of_calls_that_moves_nothing_is_passed_over_at_once():
 
 
 def test_every_script_ends_within_the_statement_bound_with_a_message(monkeypatch):
-    """A loop the reader must run pass by pass (two assignments in its body), past the bound on statements run:
-    refused at the statement where it passes the bound, with the bound."""
+    """A loop the reader must run pass by pass (two assignments in its body), past the bound on statements run
+    (100,000 and 50 a line of the file; here 1,000): refused at the statement where it passes the bound, with the
+    bound. And the shape that costs most a statement, a tree of calls of functions that assign a global (each
+    followed), 2^60 paths in 250 lines: refused at the bound, not after hours."""
     monkeypatch.setattr(flow, "MAX_STATEMENTS_RUN", 1000)
+    monkeypatch.setattr(flow, "STATEMENTS_PER_LINE", 0)
     text = ("def m():\n  i = 0\n  while (i < 5000):\n    x = 2 * i\n    i = i + 1\n  end\n"
             "  movel(p[.4, .1, .3, 0, 3.14, 0])\nend\n")
     with pytest.raises(InputError) as refusal:
         urscript_program_from_text(text, "loop.script")
     assert refusal.value.row in (4, 5) and "more than 1,000 statements" in str(refusal.value)
     assert len(urscript_program_from_text(text.replace("5000", "100"), "loop.script").motions) == 1
+    monkeypatch.setattr(flow, "MAX_STATEMENTS_RUN", 20_000)
+    defs = ["def f0():\n  global status = read_input_integer_register(0)\nend\n"]
+    defs += [f"def f{k}():\n  f{k - 1}()\n  f{k - 1}()\nend\n" for k in range(1, 61)]
+    with pytest.raises(InputError) as refusal:
+        urscript_program_from_text("".join(defs) + "movel(p[.4, .1, .3, 0, 3.14, 0])\nf60()\n", "tree.script")
+    assert "more than 20,000 statements" in str(refusal.value)
 
 
 # ----- a motion's data decide

@@ -52,7 +52,7 @@ from thermocomp._gc import paused
 from thermocomp._typing import PathLike
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.files import read_program_text
-from thermocomp.programs import calls
+from thermocomp.programs import calls, urscript_flow
 from thermocomp.programs.grammars import lalr_parser
 from thermocomp.programs.model import MAX_MOTIONS, Finding, Motion, RobotProgram, Span, TextLines, Wait, newline_of
 from thermocomp.programs.urscript_flow import (
@@ -151,7 +151,8 @@ class _Walker(Flow, Motions, Values):
         self.text, self.path, self.tree = text, path, tree
         self.max_motions = max_motions
         self.unrolled = 0  # motions, calls and loop passes run so far (bounded by max_motions)
-        self.statements_run = 0  # (bounded by MAX_STATEMENTS_RUN)
+        self.statements_run = 0  # (bounded by max_statements)
+        self.max_statements = urscript_flow.MAX_STATEMENTS_RUN + urscript_flow.STATEMENTS_PER_LINE * text.count("\n")
         self._summaries: dict = {}  # what each function may do (Flow.summary), found once
         self._summarising: set[str] = set()
         self._passed_over: set[str] = set()  # the functions whose calls were passed over (one note each)

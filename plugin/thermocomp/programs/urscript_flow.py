@@ -67,9 +67,11 @@ MAX_WHILE_PASSES = 100_000
 #: there becomes known only while running, so the passes agree within one more than the variables it assigns.
 MAX_SETTLE = 8
 
-#: Most statements the reader runs in one script (loops and calls unrolled; a run of plain motions is one): the
-#: bound on its work, whatever the input (some 10 µs a statement: a few seconds at most).
-MAX_STATEMENTS_RUN = 1_000_000
+#: Most statements the reader runs in one script (loops and calls unrolled; a run of plain motions is one): this
+#: many, plus :data:`STATEMENTS_PER_LINE` a line of the file. The bound on its work, whatever the input: some
+#: 10-25 µs a statement, so a few seconds for a short script and linear in a long one's length.
+MAX_STATEMENTS_RUN = 100_000
+STATEMENTS_PER_LINE = 50
 
 
 def is_known_call(name: str) -> bool:
@@ -84,12 +86,14 @@ class Summary:
     ``holds``: the first thing that could change how or where the robot moves (a motion, ``set_tcp``, a thread,
     a motion thermocomp does not follow, a function neither of the file nor known, recursion), with its line; None
     if none. ``assigns``: the globals it may assign. ``size``: at least how many motions, calls and loop passes a
-    call of it runs (each loop counted once).
+    call of it runs (each loop counted once; a call of a function that moves nothing one). ``moves``: it holds a
+    motion thermocomp follows (movej, movel, movep, movec), itself or in a function it calls.
     """
 
     holds: str | None
     assigns: frozenset[str]
     size: int
+    moves: bool
 
     @property
     def inert(self) -> bool:
@@ -159,9 +163,10 @@ class Flow:
 
     def work(self, where) -> None:
         self.statements_run += 1
-        if self.statements_run > MAX_STATEMENTS_RUN:
-            raise self.error(f"reading runs more than {MAX_STATEMENTS_RUN:,} statements (its loops and calls "
-                             "unrolled); refused at this statement", where)
+        if self.statements_run > self.max_statements:
+            raise self.error(f"reading runs more than {self.max_statements:,} statements ({MAX_STATEMENTS_RUN:,} and "
+                             f"{STATEMENTS_PER_LINE} a line of the file; its loops and calls unrolled): refused at this "
+                             "statement", where)
 
     # ----- what functions do, found once
     def summary(self, name: str) -> Summary:
@@ -170,23 +175,25 @@ class Flow:
         if done is not None:
             return done
         if name in self._summarising:
-            return Summary(f"a recursive call of {name}", frozenset(), 1)
+            return Summary(f"a recursive call of {name}", frozenset(), 1, False)
         self._summarising.add(name)
         try:
-            holds, assigns, size = self.scan(self.body_of(self.functions[name]))
+            holds, assigns, size, moves = self.scan(self.body_of(self.functions[name]))
         finally:
             self._summarising.discard(name)
-        result = Summary(holds, frozenset(assigns), size + 1)
+        result = Summary(holds, frozenset(assigns), size + 1, moves)
         self._summaries[name] = result
         return result
 
-    def scan(self, statements) -> tuple[str | None, set[str], int]:
+    def scan(self, statements) -> tuple[str | None, set[str], int, bool]:
         """What ``statements`` (and the functions they call) may do: (what they hold, the globals they may assign,
-        their least size): :class:`Summary`'s fields. A name assigned without ``global`` is a global's where the
-        file assigns it at its top level or as ``global`` (:attr:`global_names`), else a local's."""
+        their least size, whether they move): :class:`Summary`'s fields. A name assigned without ``global`` is a
+        global's where the file assigns it at its top level or as ``global`` (:attr:`global_names`), else a
+        local's."""
         holds: str | None = None
         assigns: set[str] = set()
         size = 0
+        moves = False
         stack = [s for s in statements if isinstance(s, Tree)]
         while stack:
             node = stack.pop()
@@ -197,6 +204,7 @@ class Flow:
             if node.data == "moves":  # (a run of motions: its first names it)
                 found = f"{str(node.children[0]).split('(', 1)[0]} {where}"
                 size += str(node.children[0]).count(")")
+                moves = True
             elif node.data == "run_stmt":
                 found = f"a thread started {where}"
             elif node.data == "while_stmt":
@@ -211,10 +219,12 @@ class Flow:
                 if callee in MOTIONS or callee in UNSUPPORTED_CALLS or callee == "set_tcp":
                     found = f"{callee} {where}"
                     size += callee in MOTIONS
+                    moves = moves or callee in MOTIONS
                 elif callee in self.functions:
                     inner = self.summary(callee)
                     assigns |= inner.assigns
-                    size += 1 if inner.inert else inner.size
+                    size += inner.size if inner.moves else 1  # (a call of one that moves nothing: one unit)
+                    moves = moves or inner.moves
                     if inner.holds is not None:
                         found = f"a call of {callee} {where}, which holds {inner.holds}"
                 elif not is_known_call(callee):
@@ -222,7 +232,7 @@ class Flow:
             if found is not None and holds is None:
                 holds = found
             stack.extend(c for c in node.children if isinstance(c, Tree))
-        return holds, assigns, size
+        return holds, assigns, size, moves
 
     def blocker(self, statements) -> str | None:
         """Why ``statements`` cannot be passed over when their course is known only while running: what they hold
@@ -326,10 +336,10 @@ class Flow:
         if name not in self.threads:
             raise Unsupported(f"run {name}: no such thread in this file", st)
         body = self.body_of(self.threads[name])
-        holds, changed, _ = self.scan(body)
+        _, changed, _, moves = self.scan(body)
         for global_name in changed:
             self.globals[global_name] = Binding(None, None, global_name)
-        if holds is None or name in self.started_threads:
+        if not moves or name in self.started_threads:
             return
         self.started_threads.add(name)
         first = len(self.steps)
@@ -773,5 +783,5 @@ class Flow:
         return returned  # (None: no value, or one known only while running)
 
 
-__all__ = ["MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "PASSIVE_PREFIXES", "PURE_PREFIXES", "UNSUPPORTED_CALLS",
-           "Flow", "Summary"]
+__all__ = ["MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "PASSIVE_PREFIXES", "PURE_PREFIXES", "STATEMENTS_PER_LINE",
+           "UNSUPPORTED_CALLS", "Flow", "Summary"]
