@@ -337,8 +337,9 @@ class Flow:
             raise Unsupported(f"run {name}: no such thread in this file", st)
         body = self.body_of(self.threads[name])
         _, changed, _, moves = self.scan(body)
+        why = f" (thread {name} changes it while running)"
         for global_name in changed:
-            self.globals[global_name] = Binding(None, None, global_name)
+            self.globals[global_name] = Binding(None, None, global_name, why)
         if not moves or name in self.started_threads:
             return
         self.started_threads.add(name)
@@ -353,7 +354,7 @@ class Flow:
             self.frames.pop()
             self.unresolved_depth -= 1
         for global_name in changed:  # (at times known only while running: also after its followed pass)
-            self.globals[global_name] = Binding(None, None, global_name)
+            self.globals[global_name] = Binding(None, None, global_name, why)
         self.note_unresolved(self.threads[name], f"thread {name}", first,
                              "it runs beside the program, at times known only while running")
 
@@ -453,7 +454,9 @@ class Flow:
                 elif sub.data == "call" and str(sub.children[0]) == "set_tcp" and self.tool is not None:
                     self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} may have run"
         for name in self.scan(statements)[1]:
-            self.globals[name] = Binding(None, None, name)
+            if name not in self.globals or self.globals[name].value is not None:  # (a function called there sets it)
+                self.globals[name] = Binding(None, None, name, " (a function called in a construct not followed "
+                                                                "may change it)")
 
     # ----- loops
     def run_while(self, st: Tree, local: dict, depth: int) -> None:
@@ -494,7 +497,7 @@ class Flow:
         self.unresolved_depth += 1
         try:
             self.count(1, st)
-            head, ends = self.settle(body, local, depth)
+            head, ends = self.settle(st, body, local, depth)
         finally:
             self.unresolved_depth -= 1
         self.merge([head, *ends], local, f"set_tcp in the while at line {line_col(st)[0]}")
@@ -506,10 +509,10 @@ class Flow:
         machine's state) is known only while running there, so a motion reading it is refused naming it, and a
         branch on it is followed along every branch."""
         body = [b for b in st.children[1:] if isinstance(b, Tree)]
-        head, ends = self.settle(body, local, depth)
+        head, ends = self.settle(st, body, local, depth)
         self.merge([head, *ends], local, f"set_tcp in the while at line {line_col(st)[0]}")
 
-    def settle(self, body: list, local: dict, depth: int) -> tuple[State, list[State]]:
+    def settle(self, st: Tree, body: list, local: dict, depth: int) -> tuple[State, list[State]]:
         """Follow a loop's body from the state at its head: the state before the loop joined with the states its
         passes end with (and ``continue`` with), found by following the body until they agree (a variable each pass
         gives the same value stays known; one a pass changes, a counter, is known only while running), at most
@@ -521,7 +524,9 @@ class Flow:
             mark = self._mark()
             ends = self._pass(body, local, depth)[0]
             self._rollback(mark)
-            self.merge([head, *ends], local, "set_tcp in a loop, in one of its passes")
+            line = line_col(st)[0]
+            self.merge([head, *ends], local, f"set_tcp in the while at line {line}, in one of its passes",
+                       f" (the while at line {line} changes it from pass to pass)")
             joined = self.snapshot(local)
             if same_state(joined, head):
                 break

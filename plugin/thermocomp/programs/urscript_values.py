@@ -73,6 +73,7 @@ class Binding:
     value: object  # None: known only while running
     literal: Tree | None  # the pose or list literal the variable was given, if it was
     name: str
+    why: str = ""  # where a value known only while running came from (" (set at line 7 from an input)")
 
 
 def line_col(item) -> tuple[int, int]:
@@ -109,6 +110,23 @@ def split_arguments(call: Tree) -> tuple[list, dict]:
     return args, kwargs
 
 
+def span_text(text: str, node) -> str:
+    """The text of ``node`` in the file, on one line."""
+    s = span_of(node)
+    return " ".join(text[s.start:s.end].split())
+
+
+def _origin(exc: Unsupported) -> str:
+    """What made a value known only while running, for the message of the motion that reads it."""
+    if exc.message.startswith("the value of "):
+        return "a value of " + exc.message[len("the value of "):].split(" is not known")[0] + ", known only while running"
+    if "is not evaluated" in exc.message:
+        return f"the value of {exc.message.split('(', 1)[0]}(...), known only while running"
+    if exc.message.endswith(" is a value known only while running"):
+        return f"the value of {exc.message.removesuffix(' is a value known only while running')}, known only while running"
+    return f"a value known only while running ({exc.message})"
+
+
 def _same(a: object, b: object) -> bool:
     if a is b:
         return True
@@ -117,7 +135,7 @@ def _same(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
 
 
-def merge_scopes(scopes: list[dict]) -> dict:
+def merge_scopes(scopes: list[dict], why: str = "") -> dict:
     """The variables after paths of a program join (the branches of an ``if`` whose course is known only while
     running, a loop run zero or more times): a variable keeps its binding where every path gives it the same value
     (and literal), and is known only while running otherwise, or where a path did not define it."""
@@ -129,7 +147,8 @@ def merge_scopes(scopes: list[dict]) -> dict:
                 b is first or (_same(b.value, first.value) and b.literal is first.literal) for b in bindings[1:]):
             merged[name] = first
         else:
-            merged[name] = Binding(None, None, name)
+            unknown = next((b for b in bindings if b is not None and b.value is None and b.why), None)
+            merged[name] = unknown or Binding(None, None, name, why)
     return merged
 
 
@@ -158,6 +177,7 @@ class Values:
     """The walker's data: scopes, assignment, evaluation of expressions (mixed into the walker)."""
 
     path: str
+    text: str
     globals: dict
     tool: FloatArray | None
     tool_why: str
@@ -180,10 +200,14 @@ class Values:
             local.update(state.local)
         self.tool, self.tool_why = state.tool, state.tool_why
 
-    def merge(self, states: list[State], local: dict, why: str) -> None:
-        """Continue from where ``states`` (paths) join: each variable, and the tool, known where all agree."""
-        globals_ = merge_scopes([s.globals for s in states])
-        locals_ = globals_ if local is self.globals else merge_scopes([s.local for s in states])
+    def merge(self, states: list[State], local: dict, why: str, data_why: str = "") -> None:
+        """Continue from where ``states`` (paths) join: each variable, and the tool, known where all agree. ``why``:
+        what set the tool where they do not (``set_tcp in ...``); ``data_why``: what changed a variable where they
+        do not (by default, the paths through the construct ``why`` names)."""
+        where = why.removeprefix("set_tcp in ").removeprefix("a branch of ")
+        data_why = data_why or f" (the paths through {where} give it different values)"
+        globals_ = merge_scopes([s.globals for s in states], data_why)
+        locals_ = globals_ if local is self.globals else merge_scopes([s.local for s in states], data_why)
         tools = [s.tool for s in states]
         if all(t is not None for t in tools) and all(np.array_equal(t, tools[0]) for t in tools[1:]):
             tool, tool_why = tools[0], ""
@@ -201,26 +225,25 @@ class Values:
         name = str(target.children[0])
         if isinstance(expr, Tree) and expr.data == "run_stmt":  # ``thrd = run Thread_1()``: the thread's handle
             self.start_thread(expr)
+        why = ""
         try:
             value = self.evaluate(expr, local)
-        except Unsupported:
+        except Unsupported as exc:
             value = None
+            why = f" (line {line_col(st)[0]} gives it {_origin(exc)})"
         literal = expr if isinstance(expr, Tree) and expr.data in ("pose", "list") else None
         if is_local(st):
-            local[name] = Binding(value, literal, name)
+            local[name] = Binding(value, literal, name, why)
             return
-        self.bind(name, Binding(value, literal, name), is_global, local)
+        self.bind(name, Binding(value, literal, name, why), is_global, local)
 
     def forget(self, st: Tree, local: dict) -> None:
         """The variable an assignment that was not run may have changed: its value is no longer known."""
         target, _, is_global = assignment(st)
         name = root_name(target)
         if name is not None:
-            self.bind(name, Binding(None, None, name), is_global, local)
-
-    def forget_names(self, names, local: dict) -> None:
-        for name in names:
-            self.bind(name, Binding(None, None, name), False, local)
+            self.bind(name, Binding(None, None, name, f" (line {line_col(st)[0]} may change it, in a construct not "
+                                                      "followed)"), is_global, local)
 
     def bind(self, name: str, binding: Binding, is_global: bool, local: dict) -> None:
         if is_global or (name not in local and name in self.globals):
@@ -241,7 +264,7 @@ class Values:
         else:
             raise Unsupported(f"{name} has no known value here", token)
         if binding.value is None:
-            raise Unsupported(f"the value of {name} is not known before running", token)
+            raise Unsupported(f"the value of {name} is not known before running{binding.why}", token)
         return binding
 
     # ----- expressions
@@ -325,8 +348,10 @@ class Values:
             if isinstance(base, Record) and member in base.values:
                 return base.values[member]
             raise Unsupported(f"no member {member} known here", node)
-        if kind in ("method", "run_stmt"):
-            raise Unsupported("a value known only while running (a method call, a thread)", node)
+        if kind == "method":  # (an object outside the robot: an RPC server, a socket)
+            raise Unsupported(f"{span_text(self.text, node)} is a value known only while running", node)
+        if kind == "run_stmt":
+            raise Unsupported(f"run {node.children[0]}() is a value known only while running", node)
         raise Unsupported(f"cannot evaluate this expression ({kind})", node)
 
     def number(self, node, local) -> float:
@@ -400,11 +425,11 @@ class Values:
         if isinstance(node, Tree) and node.data == "name":
             try:
                 binding = self.lookup(node.children[0], local)
-            except Unsupported:  # known only while running: an error where it is read
-                return Binding(None, None, param)
+            except Unsupported as exc:  # known only while running: an error where it is read
+                return Binding(None, None, param, f" (the argument at line {line_col(node)[0]}: {exc.message})")
             self._passed[node.children[0].start_pos] = (span_of(function), param)
             return binding
         try:
             return Binding(self.evaluate(node, local), None, param)
-        except Unsupported:  # known only while running (an input, a register): an error where it is read
-            return Binding(None, None, param)
+        except Unsupported as exc:  # known only while running (an input, a register): an error where it is read
+            return Binding(None, None, param, f" (the argument at line {line_col(node)[0]} is {_origin(exc)})")
