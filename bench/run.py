@@ -4,7 +4,8 @@ Sections
     0. Cold start (bench/coldstart.py): CPU seconds of the install step, the demo and a RAPID
        program on an empty compiled-code cache against the same commands warm; then the warm-up
        of this checkout's own cache (``python -m thermocomp.warm_up``), so that no timing below
-       includes a compile.
+       includes a compile; then the start-up a user waits for (bench/startup.py): wall seconds of
+       ``thermocomp --help`` and of the README's demo command, warm, fresh processes.
     1. The paper's transient case (IRB140, exaggerated table, 50 targets x
        201 minutes = 10,050 solves) through ``thermocomp.run_compensation``.
     2. PyBullet's own IK on the same 10,050 rows (defaults and tuned), the
@@ -51,6 +52,7 @@ import preamble
 import programs
 import pybullet_ik
 import shapes
+import startup
 import transient
 from benchutil import median, table
 
@@ -147,6 +149,11 @@ def main(argv: list[str] | None = None) -> int:
     deadline += time.perf_counter() - t0  # (compiles are not the benchmarks' budget)
     print(f"then this checkout's own cache warmed (python -m thermocomp.warm_up): {seconds:.1f} s; every timing below "
           "loads the compiled code, as a user's every run after the install does")
+
+    heading("0b. Start-up: wall seconds of whole commands, warm, each in a fresh process (bench/startup.py)")
+    started = startup.run(3 if args.quick else 7)
+    for line in startup.report_lines(started):
+        print(line)
 
     heading("1. Transient case: IRB140, exaggerated table ramped over 200 min, 50 targets x 201 minutes")
     tr = transient.run(repeats, repeats_out)
@@ -274,6 +281,13 @@ def main(argv: list[str] | None = None) -> int:
            cold["program, first"] - cold["program, warm"], coldstart.PROGRAM_EXTRA_CPU_S,
            f"{cold['program, first'] - cold['program, warm']:.1f}",
            f"{cold['program, first']:.1f} vs {cold['program, warm']:.1f} s CPU")
+    target("thermocomp --help, wall, warm [s]", started["help"]["wall_s"], startup.HELP_WALL_S,
+           f"{started['help']['wall_s']:.2f}", f"median of {len(started['help']['walls'])} fresh processes; "
+           f"{started['help']['cpu_s']:.2f} s CPU")
+    target("the README's make demo command (without its plot), wall, warm [s]", started["demo"]["wall_s"],
+           startup.DEMO_WALL_S, f"{started['demo']['wall_s']:.2f}",
+           f"median of {len(started['demo']['walls'])}; {started['demo']['cpu_s']:.2f} s CPU; --plot adds "
+           f"{started['demo with its plot']['wall_s'] - started['demo']['wall_s']:.2f} s wall")
     target("transient case, whole call (no file) [s]", median(tr.wall), TARGET_TRANSIENT_WALL_S,
            f"{median(tr.wall):.3f}", "run_compensation, median")
     target("transient case, solver [s]", median(tr.solver), TARGET_TRANSIENT_SOLVER_S, f"{median(tr.solver):.3f}",

@@ -34,7 +34,7 @@ import numpy as np
 from benchutil import median, spread, timed
 
 import thermocomp as tc
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.io.targets_csv import read_targets_csv
 
 REPO = Path(__file__).resolve().parent.parent
@@ -76,13 +76,13 @@ class Case:
         return 1e6 * median(self.wall) / self.rows
 
 
-def _timed_program(targets: Program, order: np.ndarray, minutes: np.ndarray) -> Program:
-    return Program(names=tuple(targets.names[i] for i in order.tolist()), R_world_tcp=targets.R_world_tcp[order],
+def _timed_program(targets: Targets, order: np.ndarray, minutes: np.ndarray) -> Targets:
+    return Targets(names=tuple(targets.names[i] for i in order.tolist()), R_world_tcp=targets.R_world_tcp[order],
                    p_world_tcp=targets.p_world_tcp[order], time_min=minutes,
                    orientation_convention=targets.orientation_convention, source="bench program")
 
 
-def programs(seed: int = 10) -> dict[str, Program | Path]:
+def programs(seed: int = 10) -> dict[str, Targets | Path]:
     """The cases' programs (the grid is the targets file itself)."""
     targets = read_targets_csv(TARGETS)
     m = targets.n_targets
@@ -191,7 +191,7 @@ def grid_compute_us(runs: int = BASELINE_RUNS) -> float:
     return median(samples)
 
 
-def _measure(case: Case, program: Program | Path, repeats: int) -> None:
+def _measure(case: Case, program: Targets | Path, repeats: int) -> None:
     """``repeats`` timed runs of ``program`` (after an untimed one), appended to ``case``'s samples, each after
     its baseline (:func:`grid_compute_us`)."""
     def call():

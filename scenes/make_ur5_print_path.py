@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.io.targets_csv import write_targets_csv
 
 HERE = Path(__file__).resolve().parent
@@ -37,7 +37,7 @@ PHI_DEG = np.linspace(-50.0, 50.0, 11)
 DURATION_MIN = 180.0
 
 
-def print_path() -> Program:
+def print_path() -> Targets:
     """The raster as a program (world frame, SI)."""
     names, R, p = [], [], []
     for k, y in enumerate(PASSES_Y_MM):
@@ -53,7 +53,7 @@ def print_path() -> Program:
             p.append(np.round(point, 6) / 1000.0)
             names.append(f"pass{k + 1}_p{j + 1:02d}")
     m = len(names)
-    return Program(names=tuple(names), R_world_tcp=np.array(R), p_world_tcp=np.array(p),
+    return Targets(names=tuple(names), R_world_tcp=np.array(R), p_world_tcp=np.array(p),
                    time_min=np.round(np.linspace(0.0, DURATION_MIN, m), 6), orientation_convention="rotvec",
                    source="scenes/make_ur5_print_path.py")
 

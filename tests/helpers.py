@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.errors import InputError
 from thermocomp.tolerances import ROUNDTRIP_ANGLE_TOL, ROUNDTRIP_POSITION_TOL
 
@@ -35,7 +35,7 @@ def assert_located(exc: InputError, path: Path, line: int | None, column: str | 
         assert f"column {column!r}" in message
 
 
-def assert_same_program(got: Program, want: Program) -> None:
+def assert_same_program(got: Targets, want: Targets) -> None:
     """Two programs hold the same targets, within the round-trip tolerances."""
     assert got.names == want.names
     assert got.orientation_convention == want.orientation_convention

@@ -18,7 +18,7 @@ from thermocomp.calibration.timefit import TimeFitOptions, calibrate
 from thermocomp.calibration.validate import validate
 from thermocomp.cli.main import main
 from thermocomp.compensation.compensate import compensate
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.thermal_laws import FirstOrder
 from thermocomp.deformation.timelaw import Static
 from thermocomp.io.deformation_csv import read_deformation_csv, write_deformation_csv
@@ -35,7 +35,7 @@ def _targets(chain, rng, m):
     """Reachable targets: the nominal robot's TCP at random configurations (kept as reference joints)."""
     q = rng.uniform(0.5 * chain.lower, 0.5 * chain.upper, size=(m, chain.n_joints))  # away from limits
     R, p = fk(deformed_model(chain, DeformationTable.zero(chain.n_joints)), q)
-    return Program(names=tuple(f"T{i}" for i in range(m)), R_world_tcp=R, p_world_tcp=p, q_reference=q)
+    return Targets(names=tuple(f"T{i}" for i in range(m)), R_world_tcp=R, p_world_tcp=p, q_reference=q)
 
 
 def test_python_loop_first_order_law_gofa():

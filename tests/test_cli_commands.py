@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from thermocomp.cli.main import COMMANDS, EXIT_USAGE, build_parser, main
+from thermocomp.cli.main import COMMANDS, EXIT_USAGE, SUMMARIES, build_parser, main
 
 
 def _choices(parser) -> set[str]:
@@ -39,3 +39,44 @@ def test_a_run_does_not_import_the_other_commands() -> None:
     commands = {m for m in loaded if m in COMMANDS.values()}
     assert commands == {"thermocomp.cli.robot"}
     assert not [m for m in loaded if m.startswith(("scipy.signal", "thermocomp.dynamics", "thermocomp.simulators"))]
+
+
+def _modules_after(argv: list[str]) -> tuple[int, set[str]]:
+    """The exit status of ``main(argv)`` in a fresh interpreter, and the modules it had imported."""
+    script = (f"import sys, thermocomp\nfrom thermocomp.cli.main import main\ntry:\n    status = main({argv!r})\n"
+              "except SystemExit as exc:\n    status = exc.code\nprint(sorted(sys.modules))\nsys.exit(status)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    return done.returncode, set(eval(done.stdout.strip().splitlines()[-1]))
+
+
+def test_compensate_help_loads_no_plotting_simulator_or_signal_processing() -> None:
+    status, loaded = _modules_after(["compensate", "--help"])
+    assert status == 0
+    heavy = {"matplotlib", "pybullet", "scipy.signal", "scipy.stats", "pandas", "trimesh", "numba", "lark",
+             "thermocomp.dynamics", "thermocomp.programs", "thermocomp.kinematics.engine"}
+    assert not heavy & loaded
+    assert "thermocomp.cli.compensate" in loaded  # (the loop above would pass on a run that did nothing)
+
+
+def test_the_overview_builds_no_command() -> None:
+    """``thermocomp --help`` lists every command by its summary and imports none of them, nor NumPy."""
+    status, loaded = _modules_after(["--help"])
+    assert status == 0
+    assert not {m for m in loaded if m in COMMANDS.values() or m.split(".")[0] == "numpy"}
+    assert "thermocomp.cli.main" in loaded
+
+
+def test_every_command_has_its_summary() -> None:
+    assert set(SUMMARIES) == set(COMMANDS)
+    full = next(a for a in build_parser()._actions if a.dest == "command")
+    overview = next(a for a in build_parser(overview=True)._actions if a.dest == "command")
+    assert [(a.dest, a.help) for a in full._choices_actions] == [(a.dest, a.help) for a in overview._choices_actions]
+    assert [a.dest for a in full._choices_actions] == list(COMMANDS)
+    assert all(a.help == SUMMARIES[a.dest] for a in full._choices_actions)
+
+
+def test_showing_a_robot_loads_no_reader_or_engine_it_does_not_use() -> None:
+    status, loaded = _modules_after(["robot", "show", "irb140"])
+    assert status == 0
+    assert not {"pyarrow", "numba", "lark", "matplotlib", "scipy.signal"} & loaded
+    assert "thermocomp.io.chain_csv" in loaded

@@ -7,7 +7,7 @@ import pytest
 from helpers import REPO
 
 from thermocomp.compensation.compensate import CompensationOptions, compensate
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.deformation import DeformationTable, LinearRamp, Static, deformed_model
 from thermocomp.geometry import rotation_angle
 from thermocomp.io.deformation_csv import read_deformation_csv
@@ -85,7 +85,7 @@ def test_transient_case_10050_solves_within_bounds_and_continuous(irb140, progra
 
 def test_time_column_places_each_target_at_its_own_minute(irb140, program, exaggerated):
     times = np.linspace(0.0, 250.0, program.n_targets)
-    timed = Program(program.names, program.R_world_tcp, program.p_world_tcp, time_min=times)
+    timed = Targets(program.names, program.R_world_tcp, program.p_world_tcp, time_min=times)
     rows = _rows(list(compensate(irb140, exaggerated, timed, CompensationOptions(chunk_rows=7))))
     np.testing.assert_array_equal(np.sort(rows["minute"]), times)
     np.testing.assert_allclose(rows["fraction"], np.clip(rows["minute"] / 200.0, 0, 1))
@@ -104,7 +104,7 @@ def test_reference_joints_choose_the_configuration(irb140, program, exaggerated)
     flipped[:, 3] += np.where(flipped[:, 3] > 0, -np.pi, np.pi)
     flipped[:, 4] *= -1
     flipped[:, 5] += np.where(flipped[:, 5] > 0, -np.pi, np.pi)
-    with_ref = Program(program.names, program.R_world_tcp, program.p_world_tcp, q_reference=flipped)
+    with_ref = Targets(program.names, program.R_world_tcp, program.p_world_tcp, q_reference=flipped)
     rows = _rows(list(compensate(irb140, exaggerated, with_ref, CompensationOptions(minutes=(0.0, 200.0)))))
     assert np.all(rows["status"] == Status.CONVERGED)
     assert np.all(np.sign(rows["q"][:50, 4]) == np.sign(flipped[:, 4]))
@@ -114,7 +114,7 @@ def test_reference_joints_choose_the_configuration(irb140, program, exaggerated)
 def test_unreachable_target_reported_in_its_row(irb140, program, exaggerated):
     p = program.p_world_tcp.copy()
     p[3] = [2.0, 0.0, 0.4]
-    bad = Program(program.names, program.R_world_tcp, p)
+    bad = Targets(program.names, program.R_world_tcp, p)
     rows = _rows(list(compensate(irb140, exaggerated, bad, CompensationOptions(minutes=(0.0, 50.0)))))
     status = rows["status"].reshape(2, 50)
     assert np.all(status[:, 3] == Status.UNREACHABLE)
@@ -145,11 +145,11 @@ def test_timed_path_keeps_its_configuration_across_streamed_pieces(irb140):
     R, p = fk_(nominal_model(irb140), q_path)
     table = DeformationTable.from_mm_deg(np.full((6, 6), 0.3))
     names = tuple(f"p{i}" for i in range(400))
-    whole = Program(names, R, p, time_min=240 * t)
+    whole = Targets(names, R, p, time_min=240 * t)
     q_prev = None
     pieces = []
     for lo in range(0, 400, 150):
-        piece = Program(names[lo:lo + 150], R[lo:lo + 150], p[lo:lo + 150], time_min=whole.time_min[lo:lo + 150])
+        piece = Targets(names[lo:lo + 150], R[lo:lo + 150], p[lo:lo + 150], time_min=whole.time_min[lo:lo + 150])
         chunks = list(compensate(irb140, table, piece, CompensationOptions(chunk_rows=64), q_previous=q_prev))
         q_prev = chunks[-1].q_nominal[-1]
         pieces += chunks
@@ -245,7 +245,7 @@ def test_timed_path_with_reference_joints_converges_in_one_step_from_its_predict
     q_path = np.column_stack([0.6 * np.sin(2 * np.pi * t), 0.3 + 0.2 * t, -0.2 + 0.1 * np.cos(6 * t),
                               1.0 * t, 0.7 + 0.2 * np.sin(3 * t), -1.5 * t])
     R, p = fk_(nominal_model(irb140), q_path)
-    program = Program(tuple(f"p{i}" for i in range(t.size)), R, p, time_min=240 * t, q_reference=q_path)
+    program = Targets(tuple(f"p{i}" for i in range(t.size)), R, p, time_min=240 * t, q_reference=q_path)
     options = CompensationOptions(chunk_rows=700)
     rows = _rows(list(compensate(irb140, exaggerated, program, options)))
     _check_reached(irb140, exaggerated, program, {**rows, "target": np.arange(t.size)})
@@ -269,7 +269,7 @@ def test_timed_path_with_a_jump_in_time_stays_on_its_branch(irb140, exaggerated)
                               1.0 * t, 0.7 + 0.2 * np.sin(3 * t), -1.5 * t])
     R, p = fk_(nominal_model(irb140), q_path)
     minutes = np.where(t < 0.5, 480 * t, 480 * (t - 0.5))  # 0..240 min, then again from 0
-    program = Program(tuple(f"p{i}" for i in range(t.size)), R, p, time_min=minutes, q_reference=q_path)
+    program = Targets(tuple(f"p{i}" for i in range(t.size)), R, p, time_min=minutes, q_reference=q_path)
     rows = _rows(list(compensate(irb140, exaggerated, program, CompensationOptions())))
     _check_reached(irb140, exaggerated, program, {**rows, "target": np.arange(t.size)})
     # the branch of each row's own continuation from its nominal solution
@@ -291,16 +291,16 @@ def test_a_target_with_no_nominal_solution_is_solved_once_not_continued(irb140, 
     far = [4, 5] if "two" in shape else [4]
     p_far = program.p_world_tcp.copy()
     p_far[far] = [2.0, 0.0, 0.4]  # 2 m out: beyond the IRB140's reach
-    spoilt = Program(names=program.names, R_world_tcp=program.R_world_tcp, p_world_tcp=p_far)
+    spoilt = Targets(names=program.names, R_world_tcp=program.R_world_tcp, p_world_tcp=p_far)
     options = CompensationOptions(time_law=LinearRamp(200.0))
     # the grid, a path of distinct poses (each pose once), or rows revisiting the 50 targets (a predictor per target)
     pick = np.tile(np.arange(program.n_targets), 40 if shape == "timed revisits" else 1)
     times = None if shape == "grid" else np.linspace(0.0, 200.0, pick.size)
 
-    def shaped(p: Program) -> Program:
+    def shaped(p: Targets) -> Targets:
         if times is None:
             return p
-        return Program(names=tuple(p.names[i] for i in pick), R_world_tcp=p.R_world_tcp[pick],
+        return Targets(names=tuple(p.names[i] for i in pick), R_world_tcp=p.R_world_tcp[pick],
                        p_world_tcp=p.p_world_tcp[pick], time_min=times)
 
     solves = []
@@ -332,7 +332,7 @@ def test_a_path_without_a_closed_form_goes_on_past_a_pose_out_of_reach_in_its_co
     p_far[far] = [3.0, 0.0, 0.4]  # 3 m out
 
     def nominal(p_rows):
-        program = Program(names=tuple(f"P{i}" for i in range(m)), R_world_tcp=R, p_world_tcp=p_rows,
+        program = Targets(names=tuple(f"P{i}" for i in range(m)), R_world_tcp=R, p_world_tcp=p_rows,
                           time_min=np.linspace(0.0, 200.0, m))
         rows = _rows(list(compensate(chain, exaggerated, program, CompensationOptions(time_law=LinearRamp(200.0)))))
         return rows["q_nominal"], rows["status"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from thermocomp import CompensationOptions, DeformationTable, Program, compensate, load_robot, nominal_model
+from thermocomp import CompensationOptions, DeformationTable, Targets, compensate, load_robot, nominal_model
 from thermocomp.kinematics.confdata import confdata_from_q
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import Status
@@ -46,7 +46,7 @@ def test_confdata_chooses_each_branch_of_one_pose(irb140):
     signatures = np.unique(confdata_from_q(model, ok), axis=0)
     assert len(signatures) >= 4  # shoulder x elbow x wrist branches within the limits
     names = tuple(f"T{i}" for i in range(len(signatures)))
-    program = Program(names, np.repeat(R, len(signatures), axis=0), np.repeat(p, len(signatures), axis=0),
+    program = Targets(names, np.repeat(R, len(signatures), axis=0), np.repeat(p, len(signatures), axis=0),
                       confdata=signatures)
     chunks = list(compensate(irb140, DeformationTable.from_mm_deg(np.full((6, 6), 0.5)), program,
                              CompensationOptions(minutes=(0.0, 200.0))))

@@ -24,7 +24,7 @@ from helpers import assert_same_program
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz
@@ -53,7 +53,7 @@ quaternions = st.tuples(unit, unit, unit, unit).filter(lambda q: sum(c * c for c
 
 
 @st.composite
-def programs(draw) -> Program:
+def programs(draw) -> Targets:
     m = draw(st.integers(1, 12))
     convention = draw(st.sampled_from(["euler_xyz", "quat_wxyz", "rotvec", "fixed"]))
     quats = np.array(draw(st.lists(quaternions, min_size=m, max_size=m)))
@@ -70,7 +70,7 @@ def programs(draw) -> Program:
         n = draw(st.integers(1, 7))
         angle = st.floats(-2 * math.pi, 2 * math.pi, allow_nan=False)
         q = draw(st.lists(st.lists(angle, min_size=n, max_size=n), min_size=m, max_size=m))
-    return Program(
+    return Targets(
         names=tuple(draw(st.lists(names, min_size=m, max_size=m, unique=True))),
         R_world_tcp=R,
         p_world_tcp=p,
@@ -116,7 +116,7 @@ garbage = st.one_of(
 @pytest.mark.slow
 @SETTINGS
 @given(program=programs(), chunk_rows=st.integers(1, 5))
-def test_program_round_trip(tmp_path: Path, program: Program, chunk_rows: int) -> None:
+def test_program_round_trip(tmp_path: Path, program: Targets, chunk_rows: int) -> None:
     path = tmp_path / "program.csv"
     write_targets_csv(program, path)
     fixed = program.R_world_tcp[0] if program.orientation_convention == "fixed" else None

@@ -279,7 +279,7 @@ def test_compiled_jacobian_rates_equal_lapacks(name, rng):
     and LAPACK's solve: the bound never exceeds the smallest singular value and equals it near a singularity,
     the rates solve ``J qd = twist``, and a singular row falls back to least squares."""
     from thermocomp.kinematics.dispatch import ENGINE_MIN_ROWS
-    from thermocomp.programs.feasibility import _sigma_and_rates
+    from thermocomp.kinematics.ik import sigma_and_joint_rates
     from thermocomp.tolerances import NEAR_SINGULAR_SIGMA, SETTLED_SIGMA
 
     chain = load_robot(name)
@@ -289,7 +289,7 @@ def test_compiled_jacobian_rates_equal_lapacks(name, rng):
     q[50:55, 4] = 0.0  # wrist stretched: singular for every built-in
     v, w, lever = (rng.normal(size=(q.shape[0], 3)) for _ in range(3))
     twist = np.concatenate([v - np.cross(w, lever), w], axis=1)  # the flange's, of the TCP's (v, w) at lever
-    sigma, qd = _sigma_and_rates(model, q, (v, w, lever))
+    sigma, qd = sigma_and_joint_rates(model, q, (v, w, lever))
     _, _, J = fk_jacobian(model, q)
     exact = np.linalg.svd(J, compute_uv=False)[:, -1]
     assert np.all(sigma <= exact * (1 + 1e-9))
@@ -305,7 +305,7 @@ def test_compiled_jacobian_rates_equal_lapacks(name, rng):
     np.testing.assert_allclose(qd[50:55], least, rtol=1e-9, atol=1e-12)
     # the numpy reference path (fewer rows than the compiled pass takes: LAPACK's solve) gives the same, to the
     # conditioning of each system
-    few_sigma, few_qd = _sigma_and_rates(model, q[:200], (v[:200], w[:200], lever[:200]))
+    few_sigma, few_qd = sigma_and_joint_rates(model, q[:200], (v[:200], w[:200], lever[:200]))
     np.testing.assert_allclose(few_sigma, sigma[:200], rtol=1e-12)
     few = np.flatnonzero(regular[:200])
     cond_few = np.linalg.norm(J[few], ord=2, axis=(1, 2)) / exact[few]

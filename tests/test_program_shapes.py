@@ -15,7 +15,7 @@ from helpers import REPO
 import thermocomp.compensation.compensate as compensate_module
 import thermocomp.kinematics.seeding as seeding_module
 from thermocomp.compensation.compensate import PHASES, PROGRESS_ROWS, CompensationOptions, compensate
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.targets_csv import read_targets_csv, write_targets_csv
@@ -39,12 +39,12 @@ def exaggerated():
     return read_deformation_csv(REPO / "deformations" / "exaggerated.csv", n_joints=6)
 
 
-def _jumping(targets: Program, rng: np.random.Generator) -> tuple[Program, np.ndarray]:
+def _jumping(targets: Targets, rng: np.random.Generator) -> tuple[Targets, np.ndarray]:
     """The grid's 3,000 rows (50 targets x 60 minutes) as a pick-and-place program: each minute
     visits the targets in a new random order, so neighbouring rows are different targets."""
     m = targets.n_targets
     order = np.concatenate([rng.permutation(m) for _ in MINUTES])
-    return Program(names=tuple(targets.names[i] for i in order), R_world_tcp=targets.R_world_tcp[order],
+    return Targets(names=tuple(targets.names[i] for i in order), R_world_tcp=targets.R_world_tcp[order],
                    p_world_tcp=targets.p_world_tcp[order], time_min=np.repeat(MINUTES, m)), order
 
 
@@ -76,7 +76,7 @@ def test_a_jumping_timed_program_costs_at_most_twice_its_grid(robot, targets, ex
     50 nominal problems (not 3,000), and the same angles. The GoFa has no closed form: multi-start, once per target."""
     chain = load_robot(robot)
     if robot == "gofa":  # the IRB140's targets, moved into the GoFa's reach
-        targets = Program(names=targets.names, R_world_tcp=targets.R_world_tcp,
+        targets = Targets(names=targets.names, R_world_tcp=targets.R_world_tcp,
                           p_world_tcp=targets.p_world_tcp * 0.9 + np.array([0.0, 0.0, 0.15]))
     table = exaggerated
     grid_work = Work(monkeypatch)
@@ -126,7 +126,7 @@ class Recorder:
 def test_progress_moves_every_few_thousand_rows_in_every_phase(targets, exaggerated, rng, tmp_path):
     m = 40_000
     pick = rng.integers(0, targets.n_targets, m)
-    program = Program(names=tuple(targets.names[i] for i in pick), R_world_tcp=targets.R_world_tcp[pick],
+    program = Targets(names=tuple(targets.names[i] for i in pick), R_world_tcp=targets.R_world_tcp[pick],
                       p_world_tcp=targets.p_world_tcp[pick], time_min=np.linspace(0.0, 200.0, m))
     recorder = Recorder()
     report = run_compensation("irb140", exaggerated, program, progress=recorder, keep_results=False)
@@ -152,9 +152,9 @@ def test_progress_moves_every_few_thousand_rows_in_every_phase(targets, exaggera
 def test_a_timed_programs_slices_leave_no_short_remainder(m):
     """The slices cover the rows in order; none is shorter than ENGINE_MIN_ROWS unless the whole program is (the
     remainder joins the slice before), so none is longer than PROGRESS_ROWS plus that."""
-    from thermocomp.compensation.compensate import _slices
+    from thermocomp.kinematics.dispatch import engine_slices
 
-    slices = _slices(m, PROGRESS_ROWS)
+    slices = engine_slices(m, PROGRESS_ROWS)
     assert slices[0][0] == 0 and slices[-1][1] == m
     assert all(a[1] == b[0] for a, b in zip(slices, slices[1:]))
     sizes = [stop - start for start, stop in slices]
@@ -168,7 +168,7 @@ def test_every_row_of_a_long_timed_program_runs_in_the_engine(targets, exaggerat
 
     m = 2 * PROGRESS_ROWS + 500
     pick = np.arange(m) % targets.n_targets
-    program = Program(names=tuple(f"P{i}" for i in range(m)), R_world_tcp=targets.R_world_tcp[pick],
+    program = Targets(names=tuple(f"P{i}" for i in range(m)), R_world_tcp=targets.R_world_tcp[pick],
                       p_world_tcp=targets.p_world_tcp[pick], time_min=np.linspace(0.0, 200.0, m))
     batches = []
     walk = fk_module._walk
@@ -255,7 +255,7 @@ def test_distinct_rows_are_those_numpy_finds():
     """distinct_rows (grouped by a 64-bit hash, each row checked word by word) against ``np.unique`` of the rows'
     bytes, on keys with many repeats, signed zeros and NaN, and with every hash alike (the fallback): the same
     first occurrences and the same row-to-problem map."""
-    from thermocomp.compensation import program
+    from thermocomp.compensation import targets as targets_module
 
     rng = np.random.default_rng(3)
     for m, w, values in ((20_000, 15, 50), (5_000, 3, 2), (1, 4, 3), (0, 12, 1)):
@@ -271,11 +271,11 @@ def test_distinct_rows_are_those_numpy_finds():
         for colliding in (False, True):
             with pytest.MonkeyPatch.context() as patch:
                 if colliding:
-                    patch.setattr(program, "hash_rows", lambda words: np.zeros(len(words), dtype=np.uint64))
+                    patch.setattr(targets_module, "hash_rows", lambda words: np.zeros(len(words), dtype=np.uint64))
                 words = np.ascontiguousarray(key).view(np.uint64)
-                first, inverse, hashes = program.distinct_rows(words)
+                first, inverse, hashes = targets_module.distinct_rows(words)
             assert np.array_equal(first, first_np[order]) and np.array_equal(inverse, rank[inverse_np.ravel()])
-            assert np.array_equal(hashes, program.hash_rows(words) if not colliding else np.zeros(m, np.uint64))
+            assert np.array_equal(hashes, targets_module.hash_rows(words) if not colliding else np.zeros(m, np.uint64))
         assert m < 2 or first.size < m  # the repeats were found
 
 
@@ -348,19 +348,19 @@ def test_the_summary_fold_is_the_row_by_row_fold():
 
 
 def test_a_taken_program_is_the_one_its_rows_make():
-    """Program.take (views for a run of rows, no second check): every field equal to a Program made from the
+    """Targets.take (views for a run of rows, no second check): every field equal to a Targets made from the
     same rows by its constructor, for runs, shuffled and repeated indices; an empty take is refused as before."""
     rng = np.random.default_rng(5)
     m = 300
     R = np.stack([np.linalg.qr(rng.normal(size=(3, 3)))[0] for _ in range(m)])
-    whole = Program(names=tuple(f"T{i % 40}" for i in range(m)), R_world_tcp=R, p_world_tcp=rng.normal(size=(m, 3)),
+    whole = Targets(names=tuple(f"T{i % 40}" for i in range(m)), R_world_tcp=R, p_world_tcp=rng.normal(size=(m, 3)),
                     time_min=np.sort(rng.uniform(0, 200, m)), q_reference=rng.normal(size=(m, 6)),
                     confdata=rng.integers(0, 4, (m, 4)), orientation_convention="quat_wxyz", source="t.csv",
                     lines=np.arange(m) + 2)
     for index in (np.arange(17, 230), np.arange(0, m), np.array([5]), rng.permutation(m)[:90],
                   np.array([3, 3, 4, 9, 2]), np.arange(40, 10, -1)):
         taken = whole.take(index)
-        made = Program(names=tuple(whole.names[i] for i in index), R_world_tcp=R[index], p_world_tcp=whole.p_world_tcp[index],
+        made = Targets(names=tuple(whole.names[i] for i in index), R_world_tcp=R[index], p_world_tcp=whole.p_world_tcp[index],
                        time_min=whole.time_min[index], q_reference=whole.q_reference[index],
                        confdata=whole.confdata[index], orientation_convention="quat_wxyz", source="t.csv",
                        lines=whole.lines[index])
@@ -385,7 +385,7 @@ def test_known_nominal_solutions_are_not_solved_again(targets, exaggerated, monk
     for timed in (True, False):
         rows = program if timed else program.take(np.arange(40))
         found = nominal_solutions(chain, rows, CompensationOptions())
-        given = Program(names=rows.names, R_world_tcp=rows.R_world_tcp, p_world_tcp=rows.p_world_tcp,
+        given = Targets(names=rows.names, R_world_tcp=rows.R_world_tcp, p_world_tcp=rows.p_world_tcp,
                         time_min=rows.time_min if timed else None, q_reference=found.q, source="known")
         options = CompensationOptions() if timed else CompensationOptions(minutes=(0.0, 60.0, 200.0))
         expected = list(compensate(chain, exaggerated, given, options))
@@ -415,7 +415,7 @@ def test_a_streamed_run_reads_its_pieces_ahead_on_a_thread(targets, exaggerated,
     import thermocomp.pipeline as pipeline
 
     copies = 100  # 5,000 rows: 5 pieces of 1,000
-    program = Program(names=tuple(f"{name}_{k}" for k in range(copies) for name in targets.names),
+    program = Targets(names=tuple(f"{name}_{k}" for k in range(copies) for name in targets.names),
                       R_world_tcp=np.tile(targets.R_world_tcp, (copies, 1, 1)),
                       p_world_tcp=np.tile(targets.p_world_tcp, (copies, 1)),
                       time_min=np.linspace(0.0, 200.0, copies * targets.n_targets))
@@ -490,7 +490,7 @@ def test_a_bad_cell_in_a_later_piece_is_refused_at_its_line_with_nothing_written
     """Earlier pieces of a streamed file are solved and their results written (on the writer's thread) before a
     bad cell in a later piece is read: it still stops the run with its file, line and column, and no results
     file appears."""
-    program = Program(names=tuple(f"{name}_{k}" for k in range(3) for name in targets.names),
+    program = Targets(names=tuple(f"{name}_{k}" for k in range(3) for name in targets.names),
                       R_world_tcp=np.tile(targets.R_world_tcp, (3, 1, 1)), p_world_tcp=np.tile(targets.p_world_tcp, (3, 1)),
                       time_min=np.linspace(0.0, 200.0, 3 * targets.n_targets))
     path = tmp_path / "timed.csv"

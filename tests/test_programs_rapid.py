@@ -18,7 +18,7 @@ from program_builders import random_configurations, rapid_case, robtarget_text
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
 from thermocomp.compensation.compensate import CompensationOptions, nominal_solutions
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import quat_wxyz_from_matrix, rotation_angle, transform
@@ -86,7 +86,7 @@ def controller_joints(chain, prog):
     points = prog.points
     cart = [i for i, p in enumerate(points) if not p.is_joint]
     T_flange = np.stack([points[i].T_world_tcp @ np.linalg.inv(points[i].T_flange_tcp) for i in cart])
-    found = nominal_solutions(chain, Program(names=tuple(map(str, cart)), R_world_tcp=T_flange[:, :3, :3],
+    found = nominal_solutions(chain, Targets(names=tuple(map(str, cart)), R_world_tcp=T_flange[:, :3, :3],
                                              p_world_tcp=T_flange[:, :3, 3],
                                              confdata=np.array([points[i].confdata for i in cart]),
                                              q_reference=np.tile(chain.home, (len(cart), 1))),
@@ -149,7 +149,7 @@ def test_filtered_confdata_is_recomputed_from_the_corrected_joints(tmp_path):
 
     def correction(q):
         R, p = fk(nominal_model(chain), q)
-        one = Program(names=("a",), R_world_tcp=R[None], p_world_tcp=p[None], time_min=np.zeros(1), q_reference=q[None])
+        one = Targets(names=("a",), R_world_tcp=R[None], p_world_tcp=p[None], time_min=np.zeros(1), q_reference=q[None])
         return next(compensate(chain, table, one, CompensationOptions(time_law=Static()))).q[0] - q
 
     # a target with axis 6 just below a quadrant border that the correction crosses

@@ -38,14 +38,14 @@ CHILD = textwrap.dedent("""
     import json, sys
     import numpy as np
     from thermocomp.compensation.compensate import CompensationOptions
-    from thermocomp.compensation.program import Program
+    from thermocomp.compensation.targets import Targets
     from thermocomp.io.targets_csv import read_targets_csv
     from thermocomp.simulators.pybullet.cell import load_setup
     from thermocomp.simulators.pybullet.gui import ScriptedPanel, run_gui
 
     repo, picture = sys.argv[1], sys.argv[2]
     full = read_targets_csv(repo + "/examples/targets_random50.csv")
-    program = Program(names=full.names[:4], R_world_tcp=full.R_world_tcp[:4], p_world_tcp=full.p_world_tcp[:4])
+    program = Targets(names=full.names[:4], R_world_tcp=full.R_world_tcp[:4], p_world_tcp=full.p_world_tcp[:4])
     setup = load_setup(None, repo + "/deformations/exaggerated.csv", program,
                        scene=repo + "/scenes/irb140_paper_cell.toml",
                        options=CompensationOptions(minutes=(0.0, 100.0, 200.0)))

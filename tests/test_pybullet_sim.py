@@ -28,7 +28,7 @@ import pytest
 from helpers import REPO, write
 
 from thermocomp.compensation.compensate import CompensationOptions
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.apply import deformed_model
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import InputError
@@ -336,7 +336,7 @@ def test_deliberate_self_collision_found(client: Client, workdir: Path) -> None:
 def test_program_collision_report_names_every_minute_of_the_bad_target(irb140_setup: sim.SimSetup) -> None:
     good = irb140_setup.program
     R = matrix_from_euler_xyz(np.radians([0.0, 90.0, 0.0]))
-    program = Program(names=(*good.names[:3], "in_the_plate"),
+    program = Targets(names=(*good.names[:3], "in_the_plate"),
                       R_world_tcp=np.concatenate([good.R_world_tcp[:3], R[None]]),
                       p_world_tcp=np.concatenate([good.p_world_tcp[:3], [[0.815, 0.075, 0.4]]]))
     setup = sim.load_setup(None, EXAGGERATED, program, scene=IRB140_CELL,
@@ -395,8 +395,8 @@ def test_gui_logic_with_a_scripted_panel(irb140_setup: sim.SimSetup, client: Cli
     gui.cell.close()
 
 
-def _first(program: Program, k: int) -> Program:
-    return Program(names=program.names[:k], R_world_tcp=program.R_world_tcp[:k], p_world_tcp=program.p_world_tcp[:k],
+def _first(program: Targets, k: int) -> Targets:
+    return Targets(names=program.names[:k], R_world_tcp=program.R_world_tcp[:k], p_world_tcp=program.p_world_tcp[:k],
                    orientation_convention=program.orientation_convention, source=program.source)
 
 

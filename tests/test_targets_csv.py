@@ -11,7 +11,7 @@ import pytest
 from helpers import assert_located, assert_same_program
 from helpers import write as _write
 
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import (
     matrix_from_euler_xyz,
@@ -390,13 +390,13 @@ def test_memory_does_not_grow_with_file_size(tmp_path):
 # Writer
 
 
-def _program(convention: str, m: int = 5, seed: int = 3, time: bool = True, q: bool = True) -> Program:
+def _program(convention: str, m: int = 5, seed: int = 3, time: bool = True, q: bool = True) -> Targets:
     rng = np.random.default_rng(seed)
     quats = rng.normal(size=(m, 4))
     R = matrix_from_quat_wxyz(quats)
     if convention == "fixed":
         R = np.broadcast_to(R[0], (m, 3, 3))
-    return Program(
+    return Targets(
         names=tuple(f"T{i}" for i in range(m)),
         R_world_tcp=R,
         p_world_tcp=rng.uniform(-1.5, 1.5, size=(m, 3)),
@@ -438,7 +438,7 @@ def test_paper_program_round_trips(tmp_path, paper):
 
 
 def test_names_that_need_quoting_round_trip(tmp_path):
-    program = Program(names=("a,b", '"q"', "#hash", "ok x"), R_world_tcp=np.broadcast_to(np.eye(3), (4, 3, 3)),
+    program = Targets(names=("a,b", '"q"', "#hash", "ok x"), R_world_tcp=np.broadcast_to(np.eye(3), (4, 3, 3)),
                       p_world_tcp=np.zeros((4, 3)), orientation_convention="quat_wxyz")
     write_targets_csv(program, tmp_path / "out.csv")
     assert read_targets_csv(tmp_path / "out.csv").names == program.names
@@ -446,7 +446,7 @@ def test_names_that_need_quoting_round_trip(tmp_path):
 
 @pytest.mark.parametrize("bad", ["", " lead", "trail ", "two\nlines", "cr\rx"])
 def test_names_that_cannot_round_trip_are_refused(tmp_path, bad):
-    program = Program(names=("fine", bad), R_world_tcp=np.broadcast_to(np.eye(3), (2, 3, 3)),
+    program = Targets(names=("fine", bad), R_world_tcp=np.broadcast_to(np.eye(3), (2, 3, 3)),
                       p_world_tcp=np.zeros((2, 3)))
     with pytest.raises(InputError, match="cannot be written"):
         write_targets_csv(program, tmp_path / "out.csv")
@@ -454,10 +454,10 @@ def test_names_that_cannot_round_trip_are_refused(tmp_path, bad):
 
 
 def test_duplicate_names_and_varying_fixed_orientation_are_refused(tmp_path):
-    program = Program(names=("a", "a"), R_world_tcp=np.broadcast_to(np.eye(3), (2, 3, 3)), p_world_tcp=np.zeros((2, 3)))
+    program = Targets(names=("a", "a"), R_world_tcp=np.broadcast_to(np.eye(3), (2, 3, 3)), p_world_tcp=np.zeros((2, 3)))
     with pytest.raises(InputError, match="unique"):
         write_targets_csv(program, tmp_path / "out.csv")
-    program = Program(names=("a", "b"), R_world_tcp=np.stack([np.eye(3), rot_z(0.1)]), p_world_tcp=np.zeros((2, 3)),
+    program = Targets(names=("a", "b"), R_world_tcp=np.stack([np.eye(3), rot_z(0.1)]), p_world_tcp=np.zeros((2, 3)),
                       orientation_convention="fixed")
     with pytest.raises(InputError, match="fixed"):
         write_targets_csv(program, tmp_path / "out.csv")
@@ -466,7 +466,7 @@ def test_duplicate_names_and_varying_fixed_orientation_are_refused(tmp_path):
 
 def test_euler_round_trip_near_gimbal_lock(tmp_path):
     R = matrix_from_euler_xyz([0.3, math.pi / 2 - 1e-6, -0.7])
-    program = Program(names=("a",), R_world_tcp=R[None], p_world_tcp=np.zeros((1, 3)))
+    program = Targets(names=("a",), R_world_tcp=R[None], p_world_tcp=np.zeros((1, 3)))
     write_targets_csv(program, tmp_path / "out.csv")
     assert_same_program(read_targets_csv(tmp_path / "out.csv"), program)
 

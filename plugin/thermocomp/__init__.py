@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from thermocomp.compensation.compensate import CompensationOptions, compensate
-    from thermocomp.compensation.program import Program
+    from thermocomp.compensation.targets import Targets
     from thermocomp.deformation import DeformationTable, LinearRamp, Static, deformed_model
     from thermocomp.errors import InputError, ThermocompError
     from thermocomp.kinematics.fk import fk, fk_jacobian, fk_matrix
@@ -32,9 +32,9 @@ _EXPORTS = {
     "InputError": "thermocomp.errors",
     "KinematicModel": "thermocomp.kinematics.model",
     "LinearRamp": "thermocomp.deformation",
-    "Program": "thermocomp.compensation.program",
     "Static": "thermocomp.deformation",
     "Status": "thermocomp.kinematics.ik",
+    "Targets": "thermocomp.compensation.targets",
     "ThermocompError": "thermocomp.errors",
     "compensate": "thermocomp.compensation.compensate",
     "deformed_model": "thermocomp.deformation",
@@ -71,9 +71,9 @@ __all__ = [
     "InputError",
     "KinematicModel",
     "LinearRamp",
-    "Program",
     "Static",
     "Status",
+    "Targets",
     "ThermocompError",
     "compensate",
     "deformed_model",

@@ -36,7 +36,7 @@ from thermocomp.compensation.compensate import (
     announce_phase,
     compensate,
 )
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.deformation_csv import read_deformation_csv
@@ -149,10 +149,10 @@ def _file_units(v: FloatArray) -> FloatArray:
     return np.concatenate([v[:3] * 1e3, np.degrees(v[3:])])
 
 
-def _programs(targets: PathLike | Program, chain: Chain, fixed_orientation, chunk_rows: int,
-              reading: ProgressCallback | None = None) -> Iterator[Program]:
-    """Program chunks: one whole program when it has no time column, else streamed chunks."""
-    if isinstance(targets, Program):
+def _programs(targets: PathLike | Targets, chain: Chain, fixed_orientation, chunk_rows: int,
+              reading: ProgressCallback | None = None) -> Iterator[Targets]:
+    """Targets chunks: one whole program when it has no time column, else streamed chunks."""
+    if isinstance(targets, Targets):
         yield targets
         return
     if hasattr(targets, "columns") and hasattr(targets, "iloc"):  # a pandas DataFrame
@@ -172,7 +172,7 @@ def _programs(targets: PathLike | Program, chain: Chain, fixed_orientation, chun
         yield first
         return
     parts = [first, *rest]
-    yield Program(
+    yield Targets(
         names=tuple(itertools.chain.from_iterable(p.names for p in parts)),
         R_world_tcp=np.concatenate([p.R_world_tcp for p in parts]),
         p_world_tcp=np.concatenate([p.p_world_tcp for p in parts]),
@@ -187,7 +187,7 @@ def _programs(targets: PathLike | Program, chain: Chain, fixed_orientation, chun
 REFERENCE_LIMIT_SLACK = 1e-9
 
 
-def check_references_within_limits(program: Program, chain: Chain) -> None:
+def check_references_within_limits(program: Targets, chain: Chain) -> None:
     """Refuse reference joints (``q1_deg``..) outside ``chain``'s limits, located at the file's line.
 
     A reference the robot cannot take would seed a configuration it can
@@ -213,7 +213,7 @@ def check_references_within_limits(program: Program, chain: Chain) -> None:
 def run_compensation(
     robot: str | Chain,
     deformation: PathLike | DeformationTable,
-    targets: PathLike | Program,
+    targets: PathLike | Targets,
     out: PathLike | None = None,
     *,
     plot: PathLike | None = None,
@@ -237,7 +237,7 @@ def run_compensation(
     deformation
         The paper's deformation CSV (mm, degrees) or a :class:`DeformationTable`.
     targets
-        Targets CSV (paper or self-describing form), a :class:`Program`, or a pandas DataFrame with the
+        Targets CSV (paper or self-describing form), a :class:`Targets`, or a pandas DataFrame with the
         self-describing columns (:func:`~thermocomp.io.targets_csv.read_targets_frame`).
     out
         Results CSV. ``None``: write nothing.
@@ -370,7 +370,7 @@ def _compensate_into(job: Job, bound: RobotAndTable, targets, out: Path | None, 
     return report
 
 
-def _checked(programs: Iterator[Program], chain: Chain) -> Iterator[Program]:
+def _checked(programs: Iterator[Targets], chain: Chain) -> Iterator[Targets]:
     """``programs``, each refused when its reference joints are outside ``chain``'s limits
     (:func:`check_references_within_limits`) before the next is read: errors come in file order."""
     for program in programs:
@@ -384,7 +384,7 @@ READ_AHEAD_PIECES = 1
 _READ_AHEAD_POLL_S = 0.05
 
 
-def _read_ahead(pieces: Iterator[Program], phases: dict[str, float]) -> Iterator[Program]:
+def _read_ahead(pieces: Iterator[Targets], phases: dict[str, float]) -> Iterator[Targets]:
     """``pieces``, read on a thread of their own up to :data:`READ_AHEAD_PIECES` ahead of the one being solved;
     the time spent waiting for each is counted as reading.
 
@@ -397,7 +397,7 @@ def _read_ahead(pieces: Iterator[Program], phases: dict[str, float]) -> Iterator
     ahead: queue.Queue = queue.Queue(maxsize=READ_AHEAD_PIECES)
     stop = threading.Event()
 
-    def put(item: tuple[Program | None, BaseException | None]) -> None:
+    def put(item: tuple[Targets | None, BaseException | None]) -> None:
         while not stop.is_set():
             try:
                 ahead.put(item, timeout=_READ_AHEAD_POLL_S)
@@ -436,7 +436,7 @@ def _read_ahead(pieces: Iterator[Program], phases: dict[str, float]) -> Iterator
         reader.join()
 
 
-def _timed(items: Iterator[Program], phases: dict[str, float], name: str) -> Iterator[Program]:
+def _timed(items: Iterator[Targets], phases: dict[str, float], name: str) -> Iterator[Targets]:
     """``items``, adding the time each ``next`` takes to ``phases[name]``."""
     while True:
         t0 = time.perf_counter()

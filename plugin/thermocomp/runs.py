@@ -20,6 +20,7 @@ import multiprocessing
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.application import CompensationFailed, Report, file_of
@@ -29,10 +30,11 @@ from thermocomp.errors import ConfigurationError, InputError, ThermocompError
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.pipeline import run_compensation
-from thermocomp.programs.compensate import URSCRIPT_SUFFIXES, ProgramOptions, ProgramReport, compensate_program
-from thermocomp.programs.rapid import RAPID_SUFFIXES
 from thermocomp.robot.builtin import robot_file
 from thermocomp.robot.chain import Chain
+
+if TYPE_CHECKING:  # the programs' modules (lark, the grammars) load with a program's run only
+    from thermocomp.programs.compensate import ProgramOptions, ProgramReport
 
 
 def compensate_source(robot: str | PathLike | Chain, deformation: PathLike | DeformationTable, *,
@@ -72,14 +74,14 @@ def compensate_source(robot: str | PathLike | Chain, deformation: PathLike | Def
     if misplaced:
         raise ConfigurationError(f"{', '.join(misplaced)} cannot be combined with --program (the program gives the "
                                  "targets; --at-minute, --timed or --time-indexed give the time)")
+    from thermocomp.programs.compensate import compensate_program
+
     return compensate_program(robot, deformation, program, out, options=options, program_options=program_options,
                               allow_failures=allow_failures, results=results, report=report, progress=progress,
                               robot_options=robot_options, plot=plot)
 
 
 
-#: The extensions of the robot programs a folder given as ``--program`` holds.
-PROGRAM_SUFFIXES = RAPID_SUFFIXES + URSCRIPT_SUFFIXES
 #: The statuses of a program of a batch, from best to worst.
 STATUSES = ("ok", "failed", "refused")
 
@@ -146,13 +148,17 @@ def program_files(programs: list[PathLike]) -> list[Path]:
     InputError
         A folder holding no robot program (naming ``--program``).
     """
+    from thermocomp.programs.compensate import URSCRIPT_SUFFIXES
+    from thermocomp.programs.rapid import RAPID_SUFFIXES
+
+    suffixes = RAPID_SUFFIXES + URSCRIPT_SUFFIXES  # a folder's robot programs, by extension
     found: list[Path] = []
     for item in programs:
         path = Path(item)
         if path.is_dir():
-            inside = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in PROGRAM_SUFFIXES)
+            inside = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in suffixes)
             if not inside:
-                raise InputError(f"--program: expected robot programs ({', '.join(PROGRAM_SUFFIXES)}) in the folder, "
+                raise InputError(f"--program: expected robot programs ({', '.join(suffixes)}) in the folder, "
                                  "found none", path=str(path))
             found += inside
         else:
@@ -244,6 +250,8 @@ class _Task:
 
 def _compensate_one(task: _Task) -> tuple[ProgramOutcome, dict[Path, Path]]:
     """Compensate one program into its own job; its outcome, and its written temporaries for the batch's job."""
+    from thermocomp.programs.compensate import compensate_program
+
     with Job() as job:
         try:
             report = compensate_program(task.robot, task.deformation, task.program, task.out, options=task.options,

@@ -12,8 +12,8 @@ def warm_up() -> None:
 
     The kinematics engine compiles whole on import (explicit signatures); the results writer compiles on its
     first use and the program readers cache their grammars' parse tables, so a tiny job of each kind runs
-    here: a timed targets CSV with and without reference joints, a RAPID module and a URScript, in a
-    temporary folder.
+    here: a timed targets CSV with and without reference joints (one with its plot), a RAPID module and a
+    URScript, in a temporary folder.
 
     It also writes the Python bytecode of every module those jobs and the command line import, even where the
     environment says not to (``PYTHONDONTWRITEBYTECODE``, set on some CI images): ``make install`` installs
@@ -66,7 +66,10 @@ def warm_up() -> None:
             header += "".join(f",q{j + 1}_deg" for j in range(6)) if with_joints else ""
             text = "\n".join([header] + [f"T{i}," + ",".join(f"{v:.12g}" for v in row) for i, row in enumerate(values)])
             (tmp / "targets.csv").write_text(text + "\n", encoding="utf-8")
-            compensate_source("irb140", table, targets=tmp / "targets.csv", out=tmp / "results.csv")
+            # (with a plot once: the bytecode of the matplotlib modules make demo's --plot imports, 1.4 s of CPU
+            # in every plotting run without it)
+            compensate_source("irb140", table, targets=tmp / "targets.csv", out=tmp / "results.csv",
+                              plot=tmp / "plot.png" if with_joints else None)
         quat = quat_wxyz_from_matrix(R)
         moves = "".join(f"    MoveL [[{x:.6f},{y:.6f},{z:.6f}],[{w:.9f},{a:.9f},{b:.9f},{c:.9f}],[0,0,0,0],"
                         "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]], v100, z1, tool0;\n"
@@ -97,15 +100,20 @@ def _compile_engine(share: bool) -> None:
 
 
 def _commands_and_writer() -> None:
-    """Import every command (their bytecode is written) and compile the results writer on two rows."""
+    """Import every module of the package (their bytecode is written, and that of the modules they import: a
+    command imports only its own part of the library, so building the parsers no longer reaches it all) and
+    compile the results writer on two rows."""
+    import importlib
+    import pkgutil
+
     import numpy as np
 
-    import thermocomp._console  # noqa: F401  - the console script's entry
-    import thermocomp.compile_notice  # noqa: F401
-    from thermocomp.cli.main import build_parser
+    import thermocomp
     from thermocomp.io.results_text import results_lines, utf8_table
 
-    build_parser()
+    for module in pkgutil.walk_packages(thermocomp.__path__, "thermocomp."):
+        if module.name != "thermocomp.__main__":  # (which runs the command line)
+            importlib.import_module(module.name)
     names = utf8_table(["a", "b"])
     results_lines(np.zeros(2), np.zeros(2, dtype=np.int64), names, np.zeros(2, dtype=np.int64), names,
                   np.zeros(2, dtype=bool), np.ones((2, 3)), np.zeros((2, 3), dtype=bool))

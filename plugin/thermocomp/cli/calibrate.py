@@ -23,7 +23,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     defaults = CalibrationOptions()
     cal = sub.add_parser(
         "calibrate",
-        help="identify a deformation table (and its time law) from laser-tracker measurements",
         description=(
             "Fit the per-joint deformation table of seed 002 (Tables 6-7, Eqs. 18-22) to TCP positions a laser "
             "tracker measured at known joint angles and minutes: weighted Gauss-Newton on the extended FK, with "

@@ -21,7 +21,7 @@ from thermocomp.cli.common import (
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``collisions`` subcommand."""
     cmd = sub.add_parser(
-        "collisions", help="flag collisions by the torque error of an identified model (seed 003)",
+        "collisions",
         description="Measured minus predicted joint torque, smoothed as softMC's TorqueErrorFilter, above "
                     "TorqueErrorMax per joint. Exit status 2 when a collision is flagged. See docs/dynamics.md.",
         formatter_class=HelpFormatter,

@@ -1,4 +1,5 @@
-"""What every subcommand shares: exit statuses, the help formatter and the program and solver options.
+"""What every subcommand shares: exit statuses, the parser classes (:mod:`thermocomp.cli.parser`) and the program
+and solver options.
 
 The defaults of the solver and time-law options are those of the option
 classes (:class:`~thermocomp.kinematics.ik.IKOptions`,
@@ -10,10 +11,8 @@ and the library cannot drift apart.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from dataclasses import dataclass
-from typing import NoReturn
 
 import numpy as np
 
@@ -25,71 +24,17 @@ from thermocomp.cli.exit_status import (  # noqa: F401 (every command takes them
     EXIT_OK,
     EXIT_USAGE,
 )
+from thermocomp.cli.parser import ArgumentParser, HelpFormatter, plain_number, seed_arg  # noqa: F401 (as the statuses)
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import LinearRamp, Static, TimeLaw
 from thermocomp.kinematics.ik import IKOptions
 from thermocomp.robot.builtin import BUILTIN_NAMES
 
 
-def _plain_number(text: str, kind: type) -> float | int:
-    """``kind(text)`` for ASCII text without ``_`` (``6_41`` and other scripts' digits are typing errors).
-
-    Floats must be finite: no option of a command means "not a number" or "infinitely many".
-    """
-    from thermocomp.io.csvtext import number_text
-
-    if not number_text(text):
-        raise ValueError(text)
-    value = kind(text)
-    if kind is float and not math.isfinite(value):
-        raise ValueError(text)
-    return value
-
-
-def seed_arg(text: str) -> int:
-    """A random seed: a plain non-negative integer (numpy's generators take no other)."""
-    value = _plain_number(text, int)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a seed >= 0, got {text}")
-    return int(value)
-
-
-class ArgumentParser(argparse.ArgumentParser):
-    """``argparse.ArgumentParser`` whose usage errors exit with :data:`EXIT_USAGE` (subparsers inherit it).
-
-    Options of ``type=float`` and ``type=int`` read plain ASCII numbers only
-    (no ``6_41``, no digits of other scripts), as the file readers do.
-    """
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.register("type", float, lambda text: _plain_number(text, float))
-        self.register("type", int, lambda text: _plain_number(text, int))
-
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
-class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Append ``(default: ...)`` only where it says something.
-
-    Not for required options, for defaults of ``None``, ``False`` or an empty
-    list (flags and unset options), nor where the help text already names its
-    default in words.
-    """
-
-    def _get_help_string(self, action: argparse.Action) -> str:
-        text = action.help or ""
-        if action.required or action.default in (None, False, [], argparse.SUPPRESS) or "default" in text:
-            return text
-        return super()._get_help_string(action)
-
-
 def per_joint_values(text: str) -> tuple[float, ...]:
     """An option's value: one number, or a comma list with one per joint (plain ASCII numbers, as every option)."""
     try:
-        return tuple(_plain_number(x, float) for x in text.split(","))
+        return tuple(plain_number(x, float) for x in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected one number or a comma list (one per joint), got {text!r}") from None
 

@@ -27,7 +27,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``compensate`` subcommand."""
     comp = sub.add_parser(
         "compensate",
-        help="corrected joint angles for every target and minute of a program",
         description=(
             "Solve the inverse kinematics of the thermally deformed robot for every target of a "
             "program at every minute (or at each target's time_min), and write one CSV row per "

@@ -71,7 +71,7 @@ def _law_options(p: argparse.ArgumentParser, minute_help: str) -> None:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``coppeliasim`` subcommand."""
     fmt = HelpFormatter
-    cs = sub.add_parser("coppeliasim", help="work with a running CoppeliaSim (ZMQ remote API) and its add-on",
+    cs = sub.add_parser("coppeliasim",
                         description="Read a robot from a CoppeliaSim scene, show its deformation, compensate a "
                                     "program and check it in the scene; convert the paper authors' scene "
                                     "convention; install the CoppeliaSim add-on. See docs/coppeliasim.md.")

@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``excite`` subcommand."""
     defaults = ExcitationOptions()
     cmd = sub.add_parser(
-        "excite", help="design an excitation trajectory for dynamic identification (seed 003)",
+        "excite",
         description="One sine wave per joint with amplitudes near the joint ranges, peak speeds near the joint "
                     "speed limits and frequencies whose motion does not repeat within the recording (seed 003); "
                     "a bad frequency set is refused with its cause. Writes the trajectory (time_s, q<i>_rad, "

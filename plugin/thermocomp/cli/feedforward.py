@@ -13,7 +13,7 @@ from thermocomp.cli.common import EXIT_OK, HelpFormatter, add_robot_file_argumen
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``feedforward`` subcommand."""
     cmd = sub.add_parser(
-        "feedforward", help="feed-forward joint torques of a trajectory with an identified model",
+        "feedforward",
         description="softMC's additive torque command: the rigid-body torques of the URDF's inertials plus friction "
                     "along a trajectory (time_s, q<i>_rad[, qd<i>_rad_s, qdd<i>_rad_s2]; speeds and accelerations "
                     "by central differences when absent). See docs/dynamics.md.",

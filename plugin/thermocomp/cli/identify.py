@@ -17,7 +17,7 @@ from thermocomp.dynamics.identify import IdentifyOptions
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``identify`` subcommand."""
     cmd = sub.add_parser(
-        "identify", help="identify link inertials and joint friction from recorded torques (seeds 001, 003)",
+        "identify",
         description="Base parameters by weighted least squares, physically consistent link inertials (written into "
                     "the input URDF strictly inside the consistent set), Coulomb and viscous friction, and softMC's "
                     "report: per axis the maximum and mean relative torque error. The identification succeeds "

@@ -17,7 +17,7 @@ from thermocomp.io.meshes import UNITS
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``inertia`` subcommand."""
     cmd = sub.add_parser(
-        "inertia", help="link masses, centres of mass and inertias from meshes (seed 000, Step 1)",
+        "inertia",
         description="Compute each link's volume, mass, centre of mass and inertia tensor from closed meshes with one "
                     "density from the robot's total mass (seed 000, Step 1), print them in the URDF link frames "
                     "and write a URDF carrying them. See docs/inertia.md.",

@@ -25,7 +25,7 @@ from thermocomp.cli.progress import stop_all
 from thermocomp.errors import ConfigurationError, ThermocompError
 
 #: The subcommands and their modules, in the order ``--help`` lists them. A run imports only its command's
-#: module (and the library it needs); ``--help`` and a name that is not here import them all.
+#: module (and the library it needs); ``thermocomp --help`` imports none (:data:`SUMMARIES`).
 COMMANDS = {
     "compensate": "thermocomp.cli.compensate",
     "robot": "thermocomp.cli.robot",
@@ -41,22 +41,57 @@ COMMANDS = {
     "track": "thermocomp.cli.track",
 }
 
-__all__ = ["EXIT_FAILED_ROWS", "EXIT_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_parser", "main", "run"]
+#: Each command's line in ``thermocomp --help``: the one place it is written (a command's module adds its parser
+#: without it; :class:`_Subcommands` gives it). A command missing here is imported for ``--help``.
+SUMMARIES = {
+    "compensate": "corrected joint angles for every target and minute of a program",
+    "robot": "show or export a robot model",
+    "inertia": "link masses, centres of mass and inertias from meshes (seed 000, Step 1)",
+    "excite": "design an excitation trajectory for dynamic identification (seed 003)",
+    "simulate-recording": "record joint torques of a trajectory on a simulated robot with known truth",
+    "identify": "identify link inertials and joint friction from recorded torques (seeds 001, 003)",
+    "feedforward": "feed-forward joint torques of a trajectory with an identified model",
+    "collisions": "flag collisions by the torque error of an identified model (seed 003)",
+    "coppeliasim": "work with a running CoppeliaSim (ZMQ remote API) and its add-on",
+    "sim": "the deformed robot in PyBullet: GUI, headless measurement, picture, collision check",
+    "calibrate": "identify a deformation table (and its time law) from laser-tracker measurements",
+    "track": "simulated laser tracker (PyBullet): measure the warm robot for calibrate, or a compensated program",
+}
+
+__all__ = ["COMMANDS", "EXIT_FAILED_ROWS", "EXIT_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "SUMMARIES",
+           "build_parser", "main", "run"]
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+class _Subcommands(argparse._SubParsersAction):
+    """The subcommands' action: a command's parser gets its line of :data:`SUMMARIES` as its help."""
+
+    def add_parser(self, name: str, **kwargs) -> argparse.ArgumentParser:
+        if name in SUMMARIES:
+            kwargs.setdefault("help", SUMMARIES[name])
+        return super().add_parser(name, **kwargs)
+
+
+def build_parser(command: str | None = None, *, overview: bool = False) -> argparse.ArgumentParser:
     """The command line's parser: with every subcommand, or with ``command``'s alone when it is one of
     :data:`COMMANDS` (a run then does not import the other commands' libraries: SciPy's signal processing,
-    the simulators, about 2 s of CPU)."""
-    from thermocomp.cli.common import ArgumentParser  # imports numpy and the library
+    the simulators, about 2 s of CPU).
+
+    ``overview=True`` (what ``thermocomp --help`` and a name that is not a command get): every command by its
+    name and line of :data:`SUMMARIES` only, no command's module imported, no option of theirs built.
+    """
+    from thermocomp.cli.parser import ArgumentParser  # standard library only
 
     parser = ArgumentParser(
         prog="thermocomp",
         description="Thermal-deformation compensation of industrial robots (seed 002 method).",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", action=_Subcommands)
     for name, module in COMMANDS.items():
-        if command not in COMMANDS or command == name:
+        if command in COMMANDS and command != name:
+            continue
+        if overview and command not in COMMANDS and name in SUMMARIES:
+            sub.add_parser(name)
+        else:
             importlib.import_module(module).register(sub)
     return parser
 
@@ -69,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with interrupt_on_termination():
             try:
                 argv = sys.argv[1:] if argv is None else list(argv)
-                args = build_parser(argv[0] if argv else None).parse_args(argv)
+                args = build_parser(argv[0] if argv else None, overview=True).parse_args(argv)
                 return args.handler(args)
             except Exception:
                 # a signal's interrupt raised inside an import or a class body comes out wrapped (numpy's

@@ -9,7 +9,7 @@ from thermocomp.cli.common import EXIT_OK, ROBOT_HELP, HelpFormatter, add_robot_
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``robot`` subcommand."""
-    rob = sub.add_parser("robot", help="show or export a robot model",
+    rob = sub.add_parser("robot",
                          description="Show a robot's table form, or export it (optionally deformed) as URDF or CSV.")
     rsub = rob.add_subparsers(dest="robot_command", required=True, metavar="ACTION")
     show = rsub.add_parser("show", help="print the table form [mm, deg]")
@@ -37,13 +37,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from thermocomp.io.chain_csv import chain_csv_text
-    from thermocomp.pipeline import export_robot
     from thermocomp.robot.builtin import load_robot, robot_file
 
     robot_file(args.robot, "ROBOT")  # an unknown name: the error names this argument, not --robot
     if args.robot_command == "show":
         print(chain_csv_text(load_robot(args.robot, robot_file_options(args))), end="")
         return EXIT_OK
+    from thermocomp.pipeline import export_robot  # (the compensation's pipeline: not for show)
+
     out = export_robot(args.robot, args.out, deformation=args.deformation, fraction=args.fraction,
                        composition=args.composition, robot_options=robot_file_options(args),
                        with_meshes=args.with_meshes, inertials=args.inertials)

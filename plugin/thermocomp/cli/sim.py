@@ -30,7 +30,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``sim`` subcommand."""
     sim = sub.add_parser(
         "sim",
-        help="the deformed robot in PyBullet: GUI, headless measurement, picture, collision check",
         description=(
             "Show the thermally deformed robot in its cell in PyBullet's GUI (sliders for the minute and a "
             "display magnification, buttons to compensate and to play the program), or, headless, play the "

@@ -21,7 +21,7 @@ from thermocomp.dynamics.simulate import DRIVE_DAMPING
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``simulate-recording`` subcommand."""
     cmd = sub.add_parser(
-        "simulate-recording", help="record joint torques of a trajectory on a simulated robot with known truth",
+        "simulate-recording",
         description="PyBullet's inverse dynamics of the truth URDF along the trajectory (ideal tracking), plus "
                     "friction from a friction CSV (seed 000, Eq. 3), torque noise, quantisation and saturation: a "
                     "recording to rehearse an identification with. See docs/dynamics.md.",

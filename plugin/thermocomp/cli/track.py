@@ -20,7 +20,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``track`` subcommand."""
     tr = sub.add_parser(
         "track",
-        help="simulated laser tracker (PyBullet): measure the warm robot for calibrate, or a compensated program",
         description=(
             "PyBullet (headless, its own kinematics) measures the TCP of the robot deformed by --deformation under "
             "its time law: either a campaign of random poses at --minutes (the input of thermocomp calibrate), or "

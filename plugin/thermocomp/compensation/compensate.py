@@ -35,16 +35,16 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from thermocomp._typing import FloatArray
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.apply import COMPOSITIONS, deformed_model
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import LinearRamp, TablePerMinute, TimeLaw
 from thermocomp.errors import ConfigurationError
 from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.kinematics.confdata import same_configuration, to_quadrants
-from thermocomp.kinematics.dispatch import ENGINE_MIN_ROWS, runs_compiled
+from thermocomp.kinematics.dispatch import engine_slices
 from thermocomp.kinematics.fk import fk
-from thermocomp.kinematics.ik import IKOptions, IKResult, Status, pose_errors, solve_ik
+from thermocomp.kinematics.ik import IKOptions, IKResult, Status, job_options, load_engine_for, pose_errors, solve_ik
 from thermocomp.kinematics.model import KinematicModel, nominal_model
 from thermocomp.kinematics.seeding import DEFAULT_STARTS, solve_multistart, solve_nominal_configuration, solve_path
 from thermocomp.robot.chain import Chain
@@ -79,13 +79,6 @@ _FILTER_SHIFT = np.uint64(64 - MEMO_FILTER_BITS)
 ProgressCallback = Callable[[int, int], None]
 #: The phases of a run, in order, as :attr:`CompensationSummary.phase_seconds` names them.
 PHASES = ("reading", "nominal configurations", "solving", "writing")
-
-
-def _load_the_engine() -> None:
-    """Load the compiled engine (numba and its cached machine code: about a second, once a process) before a
-    phase's clock starts, when the rows will run in it: the phases time the rows' work, not the process's
-    start-up, which the whole call and the command's wall time still hold."""
-    import thermocomp.kinematics.engine  # noqa: F401
 
 
 def announce_phase(progress: ProgressCallback | None, name: str, total: int | None) -> None:
@@ -328,12 +321,12 @@ def _fold(extreme: FloatArray, rows: FloatArray, smallest: bool) -> FloatArray:
 
 
 class NominalMemo:
-    """Nominal solutions already found, keyed by the bytes of their problem (:meth:`Program.distinct_rows`).
+    """Nominal solutions already found, keyed by the bytes of their problem (:meth:`Targets.distinct_rows`).
 
     Shared by the pieces of a streamed program, so a target visited again in
     a later piece is not solved again. Holds at most :data:`MEMO_ENTRIES`.
     Lookups are vectorised: the 64-bit hash of each key (found with the keys
-    by :meth:`Program.distinct_rows`) is searched in a sorted array, and a
+    by :meth:`Targets.distinct_rows`) is searched in a sorted array, and a
     hit counts only when the whole key is equal (a hash collision is a miss,
     solved again: never a wrong solution). A bitmap of the hashes' top
     :data:`MEMO_FILTER_BITS` bits (4 MiB of flags) lets a lookup search and compare
@@ -397,13 +390,13 @@ def _empty_result(m: int, n: int) -> IKResult:
 
 
 def nominal_solutions(
-    chain: Chain, program: Program, options: CompensationOptions, q_previous: FloatArray | None = None,
+    chain: Chain, program: Targets, options: CompensationOptions, q_previous: FloatArray | None = None,
     memo: NominalMemo | None = None, progress: ProgressCallback | None = None,
 ) -> IKResult:
     """The program's joint angles on the nominal robot: the configuration of every target.
 
     Each distinct problem (pose, reference joints, confdata:
-    :meth:`Program.distinct_rows`) is solved once, and not at all when
+    :meth:`Targets.distinct_rows`) is solved once, and not at all when
     ``memo`` knows it; repeated rows share its solution.
 
     - Targets with ABB confdata take the solution in that configuration
@@ -422,10 +415,10 @@ def nominal_solutions(
     return _nominal_rows(chain, program, *program.distinct_rows(), options, q_previous, memo, progress)
 
 
-def _nominal_rows(chain: Chain, program: Program, first: np.ndarray, inverse: np.ndarray, keys: np.ndarray,
+def _nominal_rows(chain: Chain, program: Targets, first: np.ndarray, inverse: np.ndarray, keys: np.ndarray,
                   hashes: np.ndarray, options: CompensationOptions, q_previous: FloatArray | None, memo: NominalMemo | None,
                   progress: ProgressCallback | None) -> IKResult:
-    """:func:`nominal_solutions` given the program's distinct problems (:meth:`Program.distinct_rows`)."""
+    """:func:`nominal_solutions` given the program's distinct problems (:meth:`Targets.distinct_rows`)."""
     memo = NominalMemo() if memo is None else memo
     known = memo.lookup(keys, hashes)
     new = np.flatnonzero(known < 0)
@@ -440,7 +433,7 @@ def _nominal_rows(chain: Chain, program: Program, first: np.ndarray, inverse: np
     return _take(result, inverse)
 
 
-def _nominal_distinct(chain: Chain, program: Program, options: CompensationOptions, q_previous: FloatArray | None,
+def _nominal_distinct(chain: Chain, program: Targets, options: CompensationOptions, q_previous: FloatArray | None,
                       progress: ProgressCallback | None) -> IKResult:
     """:func:`nominal_solutions` of a program whose rows are distinct problems."""
     model = nominal_model(chain)
@@ -508,7 +501,7 @@ def _assign(result: IKResult, index: np.ndarray, part: IKResult) -> None:
 def compensate(
     chain: Chain,
     table: DeformationTable,
-    program: Program,
+    program: Targets,
     options: CompensationOptions | None = None,
     progress: ProgressCallback | None = None,
     q_previous: FloatArray | None = None,
@@ -574,8 +567,8 @@ def compensate(
             table_at.check_matches(chain.n_joints, chain.name)
     memo = NominalMemo() if memo is None else memo
     solves = program.n_targets if program.time_min is not None else program.n_targets * len(options.minutes)
-    if runs_compiled(solves):
-        _load_the_engine()
+    # the engine loaded before a phase's clock starts: the phases time the rows' work, not the process's start-up
+    load_engine_for(solves)
 
     def model_at(fraction: FloatArray) -> KinematicModel:
         return deformed_model(chain, table, fraction, options.composition)
@@ -611,9 +604,7 @@ def _compensate_grid(chain, model_at, program, options, nominal, progress):
     # Quadratic predictor of the continuation through s = 0, s_max / 2 and s_max. A grid that the compiled
     # solver will solve anyway solves these few rows with it too (numpy's per-call overhead on 50 rows cost
     # the paper's case a third of its solver time); the choice depends on the job's size alone.
-    predictor_ik = options.ik
-    if options.ik.engine == "auto" and runs_compiled(total):
-        predictor_ik = replace(options.ik, engine="compiled")
+    predictor_ik = job_options(options.ik, total)
     lost = nominal.status != Status.CONVERGED
     full = _continue_to(model_at, np.full(m, s_max), R, p, nominal.q, predictor_ik, lost=lost)
     half = _continue_to(model_at, np.full(m, s_max / 2), R, p, 0.5 * (nominal.q + full.q), predictor_ik, lost=lost)
@@ -831,20 +822,9 @@ def _target_predictor(model_at: ModelAt, frac: FloatArray, R: FloatArray, p: Flo
     return np.where(ok[local][:, None], seed, q_nominal)
 
 
-def _slices(m: int, step: int) -> list[tuple[int, int]]:
-    """``(start, stop)`` of ``m`` rows in slices of ``step``, a remainder shorter than
-    :data:`~thermocomp.kinematics.dispatch.ENGINE_MIN_ROWS` joining the slice before: a long program's rows all
-    run in the engine, whatever its length (a 50,000-row piece had left 848 rows to numpy)."""
-    stops = list(range(step, m, step))
-    if stops and m - stops[-1] < ENGINE_MIN_ROWS:
-        stops.pop()
-    starts = [0, *stops]
-    return list(zip(starts, [*stops, m]))
-
-
 def _compensate_timed(chain, model_at, program, options, q_previous, memo, progress, known=None):
     """A program with a time column: each row once at its own time, in slices of :data:`PROGRESS_ROWS` rows
-    (:func:`_slices`).
+    (:func:`~thermocomp.kinematics.dispatch.engine_slices`).
 
     Each slice finds its nominal configurations (distinct problems only,
     :class:`NominalMemo` remembering them across slices; or takes the
@@ -855,7 +835,7 @@ def _compensate_timed(chain, model_at, program, options, q_previous, memo, progr
     m = program.n_targets
     _, target_of_row, keys, hashes = program.distinct_rows()
     done = 0
-    for start, stop in _slices(m, min(options.chunk_rows, PROGRESS_ROWS)):
+    for start, stop in engine_slices(m, min(options.chunk_rows, PROGRESS_ROWS)):
         idx = np.arange(start, stop)
         t0 = time.perf_counter()
         target = target_of_row[idx]

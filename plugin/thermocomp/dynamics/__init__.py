@@ -23,13 +23,45 @@ commands: docs/dynamics.md; frames and units: docs/conventions.md.
 * :mod:`~thermocomp.dynamics.campaign` -- what each command does (read, compute, write all or none)
 """
 
-from thermocomp.dynamics.base_params import BaseParameters, base_parameters
-from thermocomp.dynamics.excitation import Excitation, ExcitationOptions, check_frequencies, design_excitation
-from thermocomp.dynamics.friction import SEED000_TABLE_III, FrictionTable, friction_from_constant_speed
-from thermocomp.dynamics.identify import Identification, IdentifyOptions, identify
-from thermocomp.dynamics.parameters import inertial_from_parameters, link_parameters, robot_parameters
-from thermocomp.dynamics.regressor import friction_regressor, inverse_dynamics, regressor
-from thermocomp.dynamics.report import TorqueCheck, check_torques, report_text
+from typing import TYPE_CHECKING
+
+from thermocomp._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from thermocomp.dynamics.base_params import BaseParameters, base_parameters
+    from thermocomp.dynamics.excitation import Excitation, ExcitationOptions, check_frequencies, design_excitation
+    from thermocomp.dynamics.friction import SEED000_TABLE_III, FrictionTable, friction_from_constant_speed
+    from thermocomp.dynamics.identify import Identification, IdentifyOptions
+    from thermocomp.dynamics.parameters import inertial_from_parameters, link_parameters, robot_parameters
+    from thermocomp.dynamics.regressor import friction_regressor, inverse_dynamics
+    from thermocomp.dynamics.report import TorqueCheck, check_torques, report_text
+
+#: Where each public name lives: imported on first use (thermocomp._lazy), so that the options of one command
+#: (``ExcitationOptions``) do not import SciPy's signal processing and statistics. The functions ``identify`` and
+#: ``regressor`` are taken from their modules (``thermocomp.dynamics.identify.identify``): a package attribute of a
+#: submodule's name is the submodule once it is imported.
+_EXPORTS = {
+    "BaseParameters": "thermocomp.dynamics.base_params",
+    "Excitation": "thermocomp.dynamics.excitation",
+    "ExcitationOptions": "thermocomp.dynamics.excitation",
+    "FrictionTable": "thermocomp.dynamics.friction",
+    "Identification": "thermocomp.dynamics.identify",
+    "IdentifyOptions": "thermocomp.dynamics.identify",
+    "SEED000_TABLE_III": "thermocomp.dynamics.friction",
+    "TorqueCheck": "thermocomp.dynamics.report",
+    "base_parameters": "thermocomp.dynamics.base_params",
+    "check_frequencies": "thermocomp.dynamics.excitation",
+    "check_torques": "thermocomp.dynamics.report",
+    "design_excitation": "thermocomp.dynamics.excitation",
+    "friction_from_constant_speed": "thermocomp.dynamics.friction",
+    "friction_regressor": "thermocomp.dynamics.regressor",
+    "inertial_from_parameters": "thermocomp.dynamics.parameters",
+    "inverse_dynamics": "thermocomp.dynamics.regressor",
+    "link_parameters": "thermocomp.dynamics.parameters",
+    "report_text": "thermocomp.dynamics.report",
+    "robot_parameters": "thermocomp.dynamics.parameters",
+}
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
 __all__ = [
     "SEED000_TABLE_III",
@@ -46,11 +78,9 @@ __all__ = [
     "design_excitation",
     "friction_from_constant_speed",
     "friction_regressor",
-    "identify",
     "inertial_from_parameters",
     "inverse_dynamics",
     "link_parameters",
-    "regressor",
     "report_text",
     "robot_parameters",
 ]

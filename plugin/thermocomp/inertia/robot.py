@@ -218,7 +218,7 @@ def mesh_refs_for_robot(
         opts = RobotFileOptions() if robot_options is None else robot_options
         description = read_robot_description(path, opts)
         packages = {**description.packages, **(package_dirs or {})}
-        found = read_urdf_meshes(path, mesh_kind, packages, tip_link, base_link=opts.base_link, text=description.urdf)
+        found = read_urdf_meshes(path, mesh_kind, packages, tip_link, base_link=opts.base_link, text=description.parsed)
         check_chain_match(found.chain, chain, str(path), found.tip_link)
         frames = zero_pose_link_frames(chain)
         refs = []

@@ -48,8 +48,8 @@ from thermocomp.io.atomic import atomic_write_bytes
 from thermocomp.io.csvtext import check_header, header_and_rows, parse_float
 from thermocomp.io.files import read_input_bytes
 from thermocomp.io.job import file_kind
-from thermocomp.io.urdf import matrix_from_urdf_rpy, urdf_chain, urdf_chain_ends
-from thermocomp.io.xml_values import line_of, parse_xml
+from thermocomp.io.urdf import Urdf, origin_transform, parse_urdf, urdf_chain, urdf_chain_ends
+from thermocomp.io.xml_values import line_of
 from thermocomp.robot.chain import Chain
 
 #: Mesh units by name: metres per mesh unit.
@@ -397,23 +397,6 @@ class UrdfMesh:
     ref: MeshRef
 
 
-def _origin(elem: ET.Element | None, what: str, src: str) -> FloatArray:
-    def floats(text: str | None) -> list[float]:
-        if text is None:
-            return [0.0, 0.0, 0.0]
-        try:
-            values = [float(v) for v in text.split()]
-        except ValueError:
-            values = []
-        if len(values) != 3 or not all(math.isfinite(v) for v in values):
-            raise InputError(f"{what} <origin>: expected 3 finite numbers, got {text!r}", path=src, row=line_of(elem))
-        return values
-
-    if elem is None:
-        return np.eye(4)
-    return transform(matrix_from_urdf_rpy(floats(elem.get("rpy"))), floats(elem.get("xyz")))
-
-
 def _resolve(filename: str, urdf_dir: Path, package_dirs: Mapping[str, PathLike], what: str, src: str,
              row: int | None = None) -> Path:
     url = urlparse(filename)
@@ -463,7 +446,7 @@ def read_urdf_meshes(
     tip_link: str | None = None,
     *,
     base_link: str | None = None,
-    text: str | None = None,
+    text: str | Urdf | None = None,
 ) -> UrdfMeshes:
     """The ``<visual>`` (or ``<collision>``) meshes of a URDF and where each sits at the zero pose.
 
@@ -485,8 +468,9 @@ def read_urdf_meshes(
         Ends of the chain (:func:`thermocomp.io.urdf.urdf_chain`).
     text
         The URDF document, when it is not ``path``'s content (a xacro
-        file's expansion, :mod:`thermocomp.io.robot_files`); ``path`` then
-        only names it and places relative mesh file names.
+        file's expansion, :mod:`thermocomp.io.robot_files`), or it read
+        (:attr:`~thermocomp.io.robot_files.RobotDescription.parsed`: not read
+        again); ``path`` then only names it and places relative mesh file names.
 
     Raises
     ------
@@ -498,17 +482,10 @@ def read_urdf_meshes(
     if kind not in ("visual", "collision"):
         raise InputError(f"mesh kind: expected 'visual' or 'collision', got {kind!r}")
     src = str(path)
-    data = read_input_bytes(path, "URDF") if text is None else text
-    base_link, tip_link = urdf_chain_ends(data, src, base_link, tip_link)  # checks the tree, names the file
-    root_elem = parse_xml(data, src)  # its elements' lines name where a bad value is
+    urdf = parse_urdf(read_input_bytes(path, "URDF") if text is None else text, src)  # (the one reading)
+    base_link, tip_link = urdf_chain_ends(urdf, src, base_link, tip_link)  # checks the tree, names the file
     package_dirs = {} if package_dirs is None else dict(package_dirs)
-    joints: dict[str, tuple[str, str, str, FloatArray]] = {}
-    for j in root_elem.findall("joint"):
-        parent, child = j.find("parent"), j.find("child")
-        if parent is None or child is None:
-            raise InputError(f"joint {j.get('name')!r}: expected <parent> and <child>", path=src, row=line_of(j))
-        joints[child.get("link", "")] = (j.get("name", ""), (j.get("type") or "").strip(), parent.get("link", ""),
-                                         _origin(j.find("origin"), f"joint {j.get('name')!r}", src))
+    joints = {j.child: (j.name, j.type, j.parent, j.T_parent_joint) for j in urdf.joints}
 
     def path_to_root(link: str) -> list[tuple[str, str, FloatArray]]:
         out = []
@@ -518,7 +495,7 @@ def read_urdf_meshes(
             link = parent
         return out[::-1]
 
-    chain = urdf_chain(data, src, base_link, tip_link)
+    chain = urdf_chain(urdf, src, base_link, tip_link)
     T_root_base = np.eye(4)
     for _, _, T in path_to_root(base_link):
         T_root_base = T_root_base @ T
@@ -526,8 +503,8 @@ def read_urdf_meshes(
 
     out: list[UrdfMesh] = []
     urdf_dir = Path(path).resolve().parent
-    for link_elem in root_elem.findall("link"):
-        name = link_elem.get("name", "")
+    for name, link in urdf.links.items():
+        link_elem = link.element
         what = f"link {name!r}"
         elements = link_elem.findall(kind)
         if not elements:
@@ -547,7 +524,8 @@ def read_urdf_meshes(
             geometry = element.find("geometry")
             mesh = None if geometry is None else geometry.find("mesh")
             if mesh is None or not mesh.get("filename"):
-                shape = "nothing" if geometry is None or len(geometry) == 0 else f"<{geometry[0].tag}>"
+                shapes = [] if geometry is None else [c.tag for c in geometry if isinstance(c.tag, str)]
+                shape = f"<{shapes[0]}>" if shapes else "nothing"
                 raise InputError(f"{what}: expected <{kind}><geometry><mesh filename=...>, got {shape}; "
                                  "only meshes are supported", path=src, row=line_of(element))
             scale_text = mesh.get("scale", "1 1 1")
@@ -561,7 +539,8 @@ def read_urdf_meshes(
             file = _resolve(mesh.get("filename", ""), urdf_dir, package_dirs, what, src, line_of(mesh))
             if not file.is_file():
                 raise InputError(f"{what}: mesh file {str(file)!r} not found", path=src, row=line_of(mesh))
-            ref = MeshRef(name, file, _origin(element.find("origin"), f"{what} <{kind}>", src), scale[0])
+            ref = MeshRef(name, file, origin_transform(element.find("origin"), f"{what} <{kind}> <origin>", src),
+                          scale[0])
             out.append(UrdfMesh(name, len(movable), T_base_root @ T_root_link, ref))
     return UrdfMeshes(chain, tuple(out), tip_link)
 

@@ -20,6 +20,7 @@ From Python::
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import re
@@ -27,12 +28,16 @@ import xml.parsers.expat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 from thermocomp.io.files import read_input_bytes
 from thermocomp.io.xacro_expressions import UnsafeExpression
 from thermocomp.robot.chain import Chain
+
+if TYPE_CHECKING:
+    from thermocomp.io.urdf import Urdf
 
 #: File name endings of the robot files this module reads.
 ROBOT_FILE_SUFFIXES = (".urdf", ".xacro")
@@ -178,11 +183,10 @@ class RobotDescription:
         meshes reports them). Outputs are checked against this list, so none
         lands on a file the robot is made of.
         """
-        import xml.etree.ElementTree as ET
         from urllib.parse import unquote, urlparse
 
         found = [self.source, *self.included]
-        for mesh in ET.fromstring(self.urdf).iter("mesh"):
+        for mesh in self.parsed.root.iter("mesh"):
             url = urlparse(mesh.get("filename", ""))
             if url.scheme == "package" and url.netloc in self.packages:
                 found.append(self.packages[url.netloc] / unquote(url.path.lstrip("/")))
@@ -193,11 +197,19 @@ class RobotDescription:
                 found.append(path if path.is_absolute() else self.source.parent / path)
         return tuple(p for p in dict.fromkeys(found) if p.is_file())
 
+    @functools.cached_property
+    def parsed(self) -> Urdf:
+        """The URDF document read, once (:func:`thermocomp.io.urdf.parse_urdf`): every reader of the description
+        takes this."""
+        from thermocomp.io.urdf import parse_urdf
+
+        return parse_urdf(self.urdf, str(self.source))
+
     def chain(self) -> Chain:
         """The serial chain from the base link to the tip link (:func:`thermocomp.io.urdf.urdf_chain`)."""
         from thermocomp.io.urdf import urdf_chain
 
-        return urdf_chain(self.urdf, str(self.source), self.options.base_link, self.options.tip_link)
+        return urdf_chain(self.parsed, str(self.source), self.options.base_link, self.options.tip_link)
 
 
 def read_robot_description(path: PathLike, options: RobotFileOptions | None = None) -> RobotDescription:

@@ -42,7 +42,7 @@ its name, in any order:
 With no orientation group, every target takes the caller's fixed
 orientation. Unknown columns are errors (never guessed). Both forms
 describe the TCP pose in the world frame; inside thermocomp it is SI
-(:class:`~thermocomp.compensation.program.Program`: m, rad).
+(:class:`~thermocomp.compensation.targets.Targets`: m, rad).
 
 Lines starting with ``#`` are comments. Every error is an
 :class:`~thermocomp.errors.InputError` naming the file, the line (1-based,
@@ -69,7 +69,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.checks import check_rotation
 from thermocomp.geometry.rotations import (
@@ -88,7 +88,7 @@ from thermocomp.tolerances import QUAT_NORM_TOL
 PAPER_POSE_COLUMNS = ("X", "Y", "Z", "RX", "RY", "RZ")
 PAPER_POSITION_COLUMNS = ("X", "Y", "Z")
 
-#: ABB confdata columns, in the order of :attr:`Program.confdata`.
+#: ABB confdata columns, in the order of :attr:`Targets.confdata`.
 CONFDATA_COLUMNS = ("cf1", "cf4", "cf6", "cfx")
 
 #: Targets per chunk when :func:`read_targets_csv` reads a whole file.
@@ -451,8 +451,8 @@ def _parse_row(layout: _Layout, cells: list[str], src: str, line: int) -> tuple[
     return name, values
 
 
-def _program(layout: _Layout, src: str, names: list[str], values: FloatArray, lines: np.ndarray) -> Program:
-    """A :class:`Program` from parsed rows of one chunk: ``values`` ``(m, len(value_index))`` in file units; SI from here on."""
+def _program(layout: _Layout, src: str, names: list[str], values: FloatArray, lines: np.ndarray) -> Targets:
+    """A :class:`Targets` from parsed rows of one chunk: ``values`` ``(m, len(value_index))`` in file units; SI from here on."""
     v = values
     p = v[:, 0:3] / layout.position_per_metre
     k = 3 + layout.n_orientation
@@ -479,7 +479,7 @@ def _program(layout: _Layout, src: str, names: list[str], values: FloatArray, li
             q = np.radians(q)
         k += layout.n_q
     confdata = v[:, k:k + 4].astype(np.int64) if layout.has_confdata else None
-    return Program(
+    return Targets(
         names=tuple(names),
         R_world_tcp=R,
         p_world_tcp=p,
@@ -588,15 +588,15 @@ def iter_targets_csv(
     *,
     fixed_orientation: FloatArray | None = None,
     n_joints: int | None = None,
-) -> Iterator[Program]:
-    """Stream a targets file as :class:`Program` chunks of at most ``chunk_rows`` targets.
+) -> Iterator[Targets]:
+    """Stream a targets file as :class:`Targets` chunks of at most ``chunk_rows`` targets.
 
     The file is read a chunk of lines at a time: memory holds one chunk, plus 8 bytes per
     target for the duplicate-name check when the file has a ``name`` column
     (none without one: the default names ``row<line>`` are unique); a name
     whose digest was seen before is confirmed by reading the earlier lines
     again (:class:`_NameRegistry`). Every
-    chunk carries the file lines of its targets (``Program.lines``).
+    chunk carries the file lines of its targets (``Targets.lines``).
 
     Parameters
     ----------
@@ -613,7 +613,7 @@ def iter_targets_csv(
 
     Yields
     ------
-    Program
+    Targets
         ``p_world_tcp`` ``(m, 3)`` [m], ``R_world_tcp`` ``(m, 3, 3)``,
         ``time_min`` ``(m,)`` [min] or ``None``, ``q_reference`` ``(m, n)``
         [rad] or ``None``, with ``m <= chunk_rows``.
@@ -688,8 +688,8 @@ class _Chunk:
 
 
 def _chunks(reader: CsvLines, layout: _Layout, chunk_rows: int, header_line: int,
-            pending: list[tuple[int, list[str]]]) -> Iterator[Program]:
-    """The targets after the header, as :class:`Program` chunks of ``chunk_rows`` (the last may be shorter).
+            pending: list[tuple[int, list[str]]]) -> Iterator[Targets]:
+    """The targets after the header, as :class:`Targets` chunks of ``chunk_rows`` (the last may be shorter).
 
     Plain blocks of lines are parsed at once (:func:`_parse_plain`); a block
     that is not plain or that the vectorised parse rejects is read row by row
@@ -747,7 +747,7 @@ def _chunks(reader: CsvLines, layout: _Layout, chunk_rows: int, header_line: int
         reader.skip(raw)
         return True
 
-    def finish() -> Program:
+    def finish() -> Targets:
         if registry is not None:
             digests = registry.digests(chunk.names)
             earlier = earlier_duplicate(digests)
@@ -790,8 +790,8 @@ def read_targets_csv(
     *,
     fixed_orientation: FloatArray | None = None,
     n_joints: int | None = None,
-) -> Program:
-    """Read a whole targets file (either form of this module's docstring) into one :class:`Program`.
+) -> Targets:
+    """Read a whole targets file (either form of this module's docstring) into one :class:`Targets`.
 
     Parameters
     ----------
@@ -807,7 +807,7 @@ def read_targets_csv(
 
     Returns
     -------
-    Program
+    Targets
         ``p_world_tcp`` ``(m, 3)`` [m] and ``R_world_tcp`` ``(m, 3, 3)`` in the
         world frame, ``time_min`` ``(m,)`` [min] or ``None``, ``q_reference``
         ``(m, n)`` [rad] or ``None``, ``lines`` the file line of each target.
@@ -821,7 +821,7 @@ def read_targets_csv(
     if len(parts) == 1:
         return parts[0]
     first = parts[0]
-    return Program(
+    return Targets(
         names=tuple(name for part in parts for name in part.names),
         R_world_tcp=np.concatenate([part.R_world_tcp for part in parts]),
         p_world_tcp=np.concatenate([part.p_world_tcp for part in parts]),
@@ -839,8 +839,8 @@ def read_targets_frame(
     fixed_orientation: FloatArray | None = None,
     n_joints: int | None = None,
     source: str = "DataFrame",
-) -> Program:
-    """A :class:`Program` from a pandas DataFrame whose columns are those of the self-describing form.
+) -> Targets:
+    """A :class:`Targets` from a pandas DataFrame whose columns are those of the self-describing form.
 
     The columns are read as the header of a targets CSV (module docstring:
     ``name``, ``x_mm``.., an orientation group, ``time_min``, ``q1_deg``..),
@@ -855,7 +855,7 @@ def read_targets_frame(
     fixed_orientation, n_joints
         As :func:`read_targets_csv`.
     source
-        Name of the frame in messages and in ``Program.source``.
+        Name of the frame in messages and in ``Targets.source``.
 
     Raises
     ------
@@ -911,7 +911,7 @@ def _name_cell(name: str, src: str) -> str:
     return name
 
 
-def _orientation_columns(program: Program) -> tuple[list[str], FloatArray]:
+def _orientation_columns(program: Targets) -> tuple[list[str], FloatArray]:
     """Header cells and ``(m, k)`` values of the program's orientation convention."""
     R = program.R_world_tcp
     convention = program.orientation_convention
@@ -931,7 +931,7 @@ def _orientation_columns(program: Program) -> tuple[list[str], FloatArray]:
     return [], np.zeros((program.n_targets, 0))
 
 
-def write_targets_csv(program: Program, path: PathLike, comments: tuple[str, ...] = ()) -> None:
+def write_targets_csv(program: Targets, path: PathLike, comments: tuple[str, ...] = ()) -> None:
     """Write ``program`` in the self-describing form, atomically (temporary file, then rename).
 
     Columns: ``name``, ``x_mm,y_mm,z_mm``, then the orientation in the

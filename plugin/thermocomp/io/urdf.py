@@ -137,27 +137,84 @@ def origin_transform(origin: ET.Element | None, what: str, src: str) -> FloatArr
     return T
 
 
-class _Joint:
-    """One parsed ``<joint>``: type, links, origin transform, axis, limit element."""
+@dataclass(frozen=True, eq=False)
+class UrdfJoint:
+    """One ``<joint>`` as read (:func:`parse_urdf`).
 
-    def __init__(self, elem: ET.Element, src: str) -> None:
-        name = elem.get("name")
-        if not name:
-            raise InputError("a <joint> has no name attribute", path=src, row=line_of(elem))
-        self.name = name
-        self.elem = elem
-        self.type = (elem.get("type") or "").strip()
-        what = f"joint {name!r}"
-        links = []
-        for tag in ("parent", "child"):
-            sub = elem.find(tag)
-            if sub is None or not sub.get("link"):
-                raise InputError(f"{what}: expected <{tag} link=\"...\"/>, got none", path=src, row=line_of(elem))
-            links.append(sub.get("link", ""))
-        self.parent, self.child = links
-        self.T = origin_transform(elem.find("origin"), f"{what} <origin>", src)
-        axis_elem = elem.find("axis")
-        self.axis = attr_numbers(axis_elem, "xyz", (1.0, 0.0, 0.0), f"{what} <axis>", src)
+    Attributes
+    ----------
+    name, type, parent, child
+        The joint's name, its type as written, its parent and child links.
+    T_parent_joint
+        Its ``<origin>``: the joint frame in the parent link's frame ``(4, 4)`` [m] (identity without one).
+    axis
+        Its ``<axis xyz>`` ``(3,)`` as written (not normalised; default ``1 0 0``).
+    element
+        The XML element (its ``<limit>`` and ``<mimic>``; :func:`~thermocomp.io.xml_values.line_of` its line).
+    """
+
+    name: str
+    type: str
+    parent: str
+    child: str
+    T_parent_joint: FloatArray
+    axis: FloatArray
+    element: ET.Element
+
+
+@dataclass(frozen=True, eq=False)
+class UrdfLink:
+    """One ``<link>`` as read (:func:`parse_urdf`): its name and element (``<inertial>``, ``<visual>``,
+    ``<collision>``); its inertial was checked as :func:`link_inertial` checks it with ``physical=False``."""
+
+    name: str
+    element: ET.Element
+
+
+@dataclass(frozen=True, eq=False)
+class Urdf:
+    """A URDF document read once (:func:`parse_urdf`), as yourdfpy reads one: elements as dataclasses, each
+    ``<origin>`` parsed in one place (:func:`origin_transform`); every reader of a command takes this.
+
+    Attributes
+    ----------
+    name
+        ``<robot name>``, else the file's stem.
+    links
+        Name -> :class:`UrdfLink`, in document order.
+    joints
+        Every :class:`UrdfJoint`, in document order.
+    homes
+        ``<thermocomp><home joint= position=/>`` [rad] per joint.
+    root
+        The ``<robot>`` element (comments kept, for a writer that edits the document: copy it first).
+    source
+        Where the document came from, for messages.
+    """
+
+    name: str
+    links: dict[str, UrdfLink]
+    joints: tuple[UrdfJoint, ...]
+    homes: dict[str, float]
+    root: ET.Element
+    source: str
+
+
+def _read_joint(elem: ET.Element, src: str) -> UrdfJoint:
+    name = elem.get("name")
+    if not name:
+        raise InputError("a <joint> has no name attribute", path=src, row=line_of(elem))
+    what = f"joint {name!r}"
+    links = []
+    for tag in ("parent", "child"):
+        sub = elem.find(tag)
+        if sub is None or not sub.get("link"):
+            raise InputError(f"{what}: expected <{tag} link=\"...\"/>, got none", path=src, row=line_of(elem))
+        links.append(sub.get("link", ""))
+    return UrdfJoint(name=name, type=(elem.get("type") or "").strip(), parent=links[0], child=links[1],
+                     T_parent_joint=origin_transform(elem.find("origin"), f"{what} <origin>", src),
+                     axis=attr_numbers(elem.find("axis"), "xyz", (1.0, 0.0, 0.0), f"{what} <axis>", src),
+                     element=elem)
 
 
 def link_inertial(link: ET.Element, src: str, *, physical: bool = True
@@ -208,22 +265,33 @@ def link_inertial(link: ET.Element, src: str, *, physical: bool = True
     return mass, T, I
 
 
-def _parse(data: bytes | str, src: str) -> tuple[str, set[str], list[_Joint], dict[str, float]]:
-    root = parse_xml(data, src)
+def parse_urdf(data: bytes | str | Urdf, src: str) -> Urdf:
+    """The one reading of a URDF document (``data`` already read: returned as it is).
+
+    Raises
+    ------
+    InputError
+        Naming the file and the line: malformed XML, another root than ``<robot>``, a link or joint without a
+        name or defined twice, a joint without parent or child, a bad ``<origin>``, ``<axis>`` or
+        ``<inertial>`` number, a bad ``<thermocomp><home>``.
+    """
+    if isinstance(data, Urdf):
+        return data
+    root = parse_xml(data, src, comments=True)
     if root.tag != "robot":
         raise InputError(f"expected a <robot> root element, got <{root.tag}>", path=src)
-    links: set[str] = set()
+    links: dict[str, UrdfLink] = {}
     for link in root.findall("link"):
         name = link.get("name")
         if not name:
             raise InputError("a <link> has no name attribute", path=src, row=line_of(link))
         if name in links:
             raise InputError(f"link {name!r} is defined twice", path=src, row=line_of(link))
-        links.add(name)
+        links[name] = UrdfLink(name, link)
         link_inertial(link, src, physical=False)  # (the dynamics' reader checks the body: link_inertial)
     if not links:
         raise InputError("expected <link> elements under <robot>, got none (a xacro file must be expanded first)", path=src)
-    joints = [_Joint(j, src) for j in root.findall("joint")]
+    joints = tuple(_read_joint(j, src) for j in root.findall("joint"))
     names = [j.name for j in joints]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
@@ -237,7 +305,7 @@ def _parse(data: bytes | str, src: str) -> tuple[str, set[str], list[_Joint], di
                 raise InputError(f"<{HOME_ELEMENT}><home>: expected joint=\"<a joint>\" and a finite position [rad], "
                                  f"got joint={joint!r} position={text!r}", path=src, row=line_of(home))
             homes[joint] = value
-    return root.get("name") or Path(src).stem, links, joints, homes
+    return Urdf(root.get("name") or Path(src).stem, links, joints, homes, root, src)
 
 
 def read_urdf(path: PathLike, base_link: str | None = None, tip_link: str | None = None) -> Chain:
@@ -263,16 +331,18 @@ class _Resolved:
     homes: dict
 
 
-def _resolve(data: bytes | str, source: str, base_link: str | None, tip_link: str | None) -> _Resolved:
-    """Parse a URDF, check it is a tree, pick the chain from ``base_link`` to ``tip_link`` (defaults: :func:`urdf_chain`)."""
+def _resolve(data: bytes | str | Urdf, source: str, base_link: str | None, tip_link: str | None) -> _Resolved:
+    """Read a URDF (unless read), check it is a tree, pick the chain from ``base_link`` to ``tip_link`` (defaults:
+    :func:`urdf_chain`)."""
     src = source
-    robot_name, links, joints, homes = _parse(data, src)
-    by_child: dict[str, _Joint] = {}
-    children: dict[str, list[_Joint]] = {name: [] for name in links}
+    urdf = parse_urdf(data, src)
+    robot_name, links, joints, homes = urdf.name, urdf.links, urdf.joints, urdf.homes
+    by_child: dict[str, UrdfJoint] = {}
+    children: dict[str, list[UrdfJoint]] = {name: [] for name in links}
     for j in joints:
         for role, link in (("parent", j.parent), ("child", j.child)):
             if link not in links:
-                raise InputError(f"joint {j.name!r}: its {role} link {link!r} is not defined", path=src, row=line_of(j.elem))
+                raise InputError(f"joint {j.name!r}: its {role} link {link!r} is not defined", path=src, row=line_of(j.element))
         if j.child in by_child:
             raise InputError(
                 f"link {j.child!r} is the child of two joints ({by_child[j.child].name!r} and {j.name!r}); "
@@ -294,8 +364,8 @@ def _resolve(data: bytes | str, source: str, base_link: str | None, tip_link: st
     elif base_link not in links:
         raise InputError(f"base link {base_link!r} is not defined; links are {sorted(links)}", path=src)
 
-    def path_between(top: str, bottom: str) -> list[_Joint] | None:
-        out: list[_Joint] = []
+    def path_between(top: str, bottom: str) -> list[UrdfJoint] | None:
+        out: list[UrdfJoint] = []
         link = bottom
         while link != top:
             j = by_child.get(link)
@@ -349,25 +419,25 @@ def _resolve(data: bytes | str, source: str, base_link: str | None, tip_link: st
     path_joints = path_between(common, tip_link) or []
     T_common_base = np.eye(4)
     for j in to_base:
-        T_common_base = T_common_base @ j.T
+        T_common_base = T_common_base @ j.T_parent_joint
 
     return _Resolved(robot_name, root, base_link, tip_link, path_joints, T_common_base, path_between, homes)
 
 
-def urdf_chain_ends(data: bytes | str, source: str, base_link: str | None = None,
+def urdf_chain_ends(data: bytes | str | Urdf, source: str, base_link: str | None = None,
                     tip_link: str | None = None) -> tuple[str, str]:
     """``(base_link, tip_link)`` that :func:`urdf_chain` takes for these arguments (the defaults resolved)."""
     r = _resolve(data, source, base_link, tip_link)
     return r.base_link, r.tip_link
 
 
-def urdf_chain(data: bytes | str, source: str, base_link: str | None = None, tip_link: str | None = None) -> Chain:
+def urdf_chain(data: bytes | str | Urdf, source: str, base_link: str | None = None, tip_link: str | None = None) -> Chain:
     """The table-form chain of a URDF text's serial chain from ``base_link`` to ``tip_link``.
 
     Parameters
     ----------
     data
-        The URDF document (plain URDF: xacro already expanded).
+        The URDF document (plain URDF: xacro already expanded), or it read (:func:`parse_urdf`).
     source
         Where it came from (a file name), for messages.
     base_link
@@ -417,7 +487,7 @@ def urdf_chain(data: bytes | str, source: str, base_link: str | None = None, tip
         above = path_between(root, base_link) or []
         if all(j.type == "fixed" for j in above):
             for j in above:
-                T_world_base = T_world_base @ j.T
+                T_world_base = T_world_base @ j.T_parent_joint
 
     names: list[str] = []
     p, axis, lower, upper, velocity = [], [], [], [], []
@@ -427,17 +497,17 @@ def urdf_chain(data: bytes | str, source: str, base_link: str | None = None, tip
         what = f"joint {j.name!r}"
         if j.type in _UNSUPPORTED:
             raise InputError(f"{what} is {j.type}; expected a chain of revolute, continuous and fixed joints", path=src,
-                             row=line_of(j.elem))
+                             row=line_of(j.element))
         if j.type not in _MOVABLE + ("fixed",):
-            raise InputError(f"{what}: unknown joint type {j.type!r}", path=src, row=line_of(j.elem))
-        T_rel = T_rel @ j.T
+            raise InputError(f"{what}: unknown joint type {j.type!r}", path=src, row=line_of(j.element))
+        T_rel = T_rel @ j.T_parent_joint
         if j.type == "fixed":
             continue
-        if j.elem.find("mimic") is not None:
-            raise InputError(f"{what} mimics another joint; expected independent joints", path=src, row=line_of(j.elem))
+        if j.element.find("mimic") is not None:
+            raise InputError(f"{what} mimics another joint; expected independent joints", path=src, row=line_of(j.element))
         norm = float(np.linalg.norm(j.axis))
         if norm == 0.0:
-            raise InputError(f"{what}: expected a non-zero axis, got {j.axis.tolist()}", path=src, row=line_of(j.elem))
+            raise InputError(f"{what}: expected a non-zero axis, got {j.axis.tolist()}", path=src, row=line_of(j.element))
         lo, hi, vel = _limits(j, src)
         names.append(j.name)
         p.append(R_prev @ T_rel[:3, 3])
@@ -483,14 +553,14 @@ def _inverse(T: FloatArray) -> FloatArray:
     return out
 
 
-def _limits(j: _Joint, src: str) -> tuple[float, float, float]:
+def _limits(j: UrdfJoint, src: str) -> tuple[float, float, float]:
     """``(lower, upper, velocity)`` of a movable joint [rad], [rad/s]."""
     what = f"joint {j.name!r}"
-    limit = j.elem.find("limit")
+    limit = j.element.find("limit")
     if limit is None:
         if j.type == "revolute":
             raise InputError(f"{what} is revolute without <limit>; expected lower, upper and velocity", path=src,
-                             row=line_of(j.elem))
+                             row=line_of(j.element))
         return -CONTINUOUS_LIMIT, CONTINUOUS_LIMIT, math.inf
     vel = attr_number(limit, "velocity", f"{what} <limit>", src)
     if vel is not None and vel < MIN_SPEED:
@@ -708,7 +778,12 @@ __all__ = [
     "CONTINUOUS_LIMIT",
     "HOME_ELEMENT",
     "LinkContent",
+    "Urdf",
+    "UrdfJoint",
+    "UrdfLink",
     "matrix_from_urdf_rpy",
+    "origin_transform",
+    "parse_urdf",
     "read_urdf",
     "urdf_rpy_from_matrix",
     "urdf_chain",

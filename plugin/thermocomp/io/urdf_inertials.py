@@ -41,6 +41,7 @@ URDF link's own frame, so reading the written file gives the parameters back.
 
 from __future__ import annotations
 
+import copy
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
@@ -50,8 +51,8 @@ from thermocomp._typing import ArrayLike, FloatArray, PathLike
 from thermocomp.dynamics.parameters import inertial_from_parameters, link_parameters
 from thermocomp.errors import InputError
 from thermocomp.io.robot_files import RobotDescription, RobotFileOptions, read_robot_description
-from thermocomp.io.urdf import link_inertial, origin_transform, urdf_chain_ends
-from thermocomp.io.xml_values import line_of, parse_xml
+from thermocomp.io.urdf import Urdf, link_inertial, urdf_chain_ends
+from thermocomp.io.xml_values import line_of
 from thermocomp.robot.chain import Chain
 
 _MOVABLE = ("revolute", "continuous", "prismatic", "planar", "floating")
@@ -101,14 +102,12 @@ def _inertial(link: ET.Element, src: str) -> tuple[float, FloatArray, FloatArray
     return mass, T[:3, 3], R @ I @ R.T
 
 
-def _bodies(root_el: ET.Element, src: str, joint_names: tuple[str, ...], base_link: str
+def _bodies(urdf: Urdf, joint_names: tuple[str, ...], base_link: str
             ) -> tuple[FloatArray, dict[str, tuple[FloatArray, int]]]:
     """``T_root_base`` and, per URDF link, ``(T_base_link, k)``: its zero-pose frame in the base link's frame and
     the chain joint it moves with (1-based; 0: it does not move with the chain)."""
-    by_child = {}
-    for j in root_el.findall("joint"):
-        child = j.find("child")
-        by_child[child.get("link")] = j  # (a tree: urdf_chain checked it)
+    src = urdf.source
+    by_child = {j.child: j for j in urdf.joints}  # (a tree: urdf_chain checked it)
     chain_joints = set(joint_names)
     out: dict[str, tuple[FloatArray, int]] = {}
 
@@ -120,9 +119,9 @@ def _bodies(root_el: ET.Element, src: str, joint_names: tuple[str, ...], base_li
         foreign = None  # the nearest movable joint above, when it is not on the chain
         while link in by_child:
             j = by_child[link]
-            T = origin_transform(j.find("origin"), f"joint {j.get('name')!r} <origin>", src) @ T
-            name = j.get("name")
-            if k == 0 and j.get("type") in _MOVABLE:
+            T = j.T_parent_joint @ T
+            name = j.name
+            if k == 0 and j.type in _MOVABLE:
                 if name in chain_joints:
                     k = joint_names.index(name) + 1
                     if foreign is not None:
@@ -130,13 +129,13 @@ def _bodies(root_el: ET.Element, src: str, joint_names: tuple[str, ...], base_li
                             f"link {start!r} moves with joint {foreign!r}, which is not on the chain, below chain "
                             f"joint {name!r}: its inertia cannot be counted with a chain link; choose a chain that "
                             "includes the joint (--base-link / --tip-link) or remove the branch", path=src,
-                            row=line_of(by_child[start]))
+                            row=line_of(by_child[start].element))
                 elif foreign is None:
                     foreign = name
-            link = j.find("parent").get("link")
+            link = j.parent
         return T, k
 
-    links = [link.get("name") for link in root_el.findall("link")]
+    links = list(urdf.links)
     T_root_base = walk(base_link)[0]
     for name in links:
         T_root_link, k = walk(name)
@@ -160,9 +159,9 @@ def read_urdf_parameters(path: PathLike, options: RobotFileOptions | None = None
     src = str(description.source)
     opts = description.options
     chain = description.chain()
-    base_link, _ = urdf_chain_ends(description.urdf, src, opts.base_link, opts.tip_link)
-    root_el = parse_xml(description.urdf, src)
-    T_root_base, bodies = _bodies(root_el, src, chain.joint_names, base_link)
+    base_link, _ = urdf_chain_ends(description.parsed, src, opts.base_link, opts.tip_link)
+    root_el = description.parsed.root  # (the one reading of the file: RobotDescription.parsed)
+    T_root_base, bodies = _bodies(description.parsed, chain.joint_names, base_link)
     origins = np.cumsum(chain.p, axis=0)  # table-form joint origins in the base frame at the zero pose
     n = chain.n_joints
     params = np.zeros((n, 10))
@@ -202,11 +201,10 @@ def urdf_with_parameters(robot: UrdfParameters, parameters: ArrayLike) -> str:
         are not physically consistent (they cannot be written as a URDF inertial).
     """
     info = robot
-    src = str(info.description.source)
     chain = info.chain
     n = chain.n_joints
     pi = np.asarray(parameters, dtype=float).reshape(n, 10)
-    root_el = parse_xml(info.description.urdf, src, comments=True)
+    root_el = copy.deepcopy(info.description.parsed.root)  # (read once, comments kept; this copy is edited)
     links = {link.get("name"): link for link in root_el.findall("link")}
     origins = np.cumsum(chain.p, axis=0)
     for k in range(n):

@@ -18,3 +18,14 @@ ENGINE_MIN_ROWS = 1000
 def runs_compiled(rows: int) -> bool:
     """Whether a batch of ``rows`` rows runs in the compiled engine."""
     return rows >= ENGINE_MIN_ROWS
+
+
+def engine_slices(m: int, step: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` of ``m`` rows in slices of ``step``, a remainder shorter than :data:`ENGINE_MIN_ROWS`
+    joining the slice before: a long batch's rows all run in the engine, whatever its length (a 50,000-row piece
+    had left 848 rows to numpy)."""
+    stops = list(range(step, m, step))
+    if stops and m - stops[-1] < ENGINE_MIN_ROWS:
+        stops.pop()
+    starts = [0, *stops]
+    return list(zip(starts, [*stops, m]))

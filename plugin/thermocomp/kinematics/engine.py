@@ -17,10 +17,15 @@ and the tests' oracle; :func:`thermocomp.kinematics.dispatch.runs_compiled`
 decides when this module runs instead. The robot is passed as one object,
 :class:`EngineModel` (built once per model by :func:`engine_model`).
 
+Who calls it: :mod:`~thermocomp.kinematics.fk`, :mod:`~thermocomp.kinematics.ik`,
+:mod:`~thermocomp.kinematics.closed_form` and :mod:`thermocomp.deformation.apply`, no other module; the
+size rule is :mod:`thermocomp.kinematics.dispatch`'s alone.
+
 Compilation: every entry point has one explicit signature (C-contiguous
-float64 arrays, int64 indices), so importing this module compiles the whole
-engine once, or loads it from numba's disk cache
-(:mod:`thermocomp.compiled`), and no later call compiles. Rows are copied
+float64 arrays, int64 indices) and is compiled, or loaded from numba's disk
+cache (:mod:`thermocomp.compiled`), on its first call (``lazy=True``: a
+command loads only the entry points it runs); ``make install`` compiles them
+all, and no later call compiles. Rows are copied
 element by element, not by slice assignment: numba's array-to-array
 assignment brings about 5 s of CPU of its own library code into that
 compile.
@@ -254,7 +259,7 @@ def _jacobian(p, origins, axes, sign, J):
         J[5, k] = az * sign[k]
 
 
-@njit((MODEL, F2, F3, F2, _I, _I), nogil=True)
+@njit((MODEL, F2, F3, F2, _I, _I), nogil=True, lazy=True)
 def fk_block(M, q, R_out, p_out, start, stop):
     """TCP pose of rows ``start:stop`` of ``q`` ``(m, n)`` into ``R_out`` ``(m, 3, 3)``, ``p_out`` ``(m, 3)``."""
     n = q.shape[1]
@@ -268,7 +273,7 @@ def fk_block(M, q, R_out, p_out, start, stop):
               nominal, r if per_row else 0, q[r], R_out[r], p_out[r], origins, axes, tmp, False)
 
 
-@njit((MODEL, F2, F3, F2, F3, _I, _I), nogil=True)
+@njit((MODEL, F2, F3, F2, F3, _I, _I), nogil=True, lazy=True)
 def fk_jacobian_block(M, q, R_out, p_out, J_out, start, stop):
     """TCP pose and geometric Jacobian of rows ``start:stop`` of ``q`` ``(m, n)``: ``R_out`` ``(m, 3, 3)``,
     ``p_out`` ``(m, 3)``, ``J_out`` ``(m, 6, n)``."""
@@ -284,7 +289,7 @@ def fk_jacobian_block(M, q, R_out, p_out, J_out, start, stop):
         _jacobian(p_out[r], origins, axes, sign, J_out[r])
 
 
-@njit((MODEL, F2, F3, F3, _I, _I), nogil=True)
+@njit((MODEL, F2, F3, F3, _I, _I), nogil=True, lazy=True)
 def joint_frames_block(M, q, origins_out, axes_out, start, stop):
     """World origin and axis of every joint of rows ``start:stop`` of ``q`` ``(m, n)``: ``origins_out`` and
     ``axes_out`` ``(m, n, 3)``, as :func:`thermocomp.kinematics.fk.joint_frames`."""
@@ -438,7 +443,7 @@ def _sigma_bound(J, lu, y, x):
     return bound, det
 
 
-@njit((F3, F2, F3, F2, F2, _I, _I), nogil=True)
+@njit((F3, F2, F3, F2, F2, _I, _I), nogil=True, lazy=True)
 def pose_error_block(R_target, p_target, R, p, out, start, stop):
     """The error of the Newton iteration (:func:`thermocomp.kinematics.ik.pose_error`) of rows ``start:stop`` into
     ``out`` ``(m, 6)``: ``p_target - p``, then the rotation vector of ``R_target @ R.T``, the arithmetic of
@@ -458,7 +463,7 @@ def pose_error_block(R_target, p_target, R, p, out, start, stop):
 # -- the Newton iteration -------------------------------------------------------------------------------------
 
 
-@njit((MODEL, F3, F2, F2, SETTINGS, F1, F1, I1, F3, F1, _B, _I, _I), nogil=True)
+@njit((MODEL, F3, F2, F2, SETTINGS, F1, F1, I1, F3, F1, _B, _I, _I), nogil=True, lazy=True)
 def newton_block(M, R_target, p_target, q, settings, pos_err, ori_err, iterations, J_final, bound, keep, start, stop):
     """:func:`thermocomp.kinematics.ik.solve_ik`'s iteration on rows ``start:stop`` of ``q`` ``(m, n)``, in place.
 
@@ -541,7 +546,7 @@ def newton_block(M, R_target, p_target, q, settings, pos_err, ori_err, iteration
                 q[r, i] += dq[i] * scale
 
 
-@njit((MODEL, F2, F2, F2, F2, F1, F2, _I, _I), nogil=True)
+@njit((MODEL, F2, F2, F2, F2, F1, F2, _I, _I), nogil=True, lazy=True)
 def jacobian_rates_block(M, q, v, w, lever, bound_out, qd_out, start, stop):
     """Per row ``start:stop`` of ``q`` ``(m, 6)``, in one pass (the feasibility check's steps along a path): the
     Jacobian (as :func:`fk_jacobian_block`), the first tier of the singular-value bound (:func:`_sigma_bound`)
@@ -725,7 +730,7 @@ def _branches(opw, R6, o6, p, j, only, out, scratch):
         _ur_pose(R6, o6, p, j, only, out, scratch)
 
 
-@njit((_B, F3, F2, F2, F3, _I, _I), nogil=True)
+@njit((_B, F3, F2, F2, F3, _I, _I), nogil=True, lazy=True)
 def branches_block(opw, R6, o6, p, out, start, stop):
     """Canonical angles of every branch of poses ``start:stop``, ``out`` ``(m, 8, 6)``: the ortho-parallel arm
     (``opw``) or the UR type. ``R6`` ``(m, 3, 3)`` and ``o6`` ``(m, 3)``: the last joint's frame in the base
@@ -760,7 +765,7 @@ def _controller_branch(phi, axis_sign, sign, offset, lower, upper, near, q):
     return ok
 
 
-@njit((F3, F1, F1, F1, F1, F1, F2, F3, B2, _I, _I), nogil=True)
+@njit((F3, F1, F1, F1, F1, F1, F2, F3, B2, _I, _I), nogil=True, lazy=True)
 def controller_block(phi, axis_sign, sign, offset, lower, upper, near, q, valid, start, stop):
     """Canonical angles ``phi`` ``(m, k, n)`` of poses ``start:stop`` to controller angles in ``q``, each shifted
     by whole turns into its limits.
@@ -828,7 +833,7 @@ def _fill(P, j, only, phi, scratch, q, penalty):
             penalty[b] = 0.0 if inside else P.big
 
 
-@njit((PATH, F2, F1), nogil=True)
+@njit((PATH, F2, F1), nogil=True, lazy=True)
 def follow_start(P, q_out, penalty_out):
     """Pose 0 of the path: the branch nearest ``P.q_start`` (ties to the lower index), its angles into
     ``q_out[0]`` and penalty into ``penalty_out[0]``; returns the branch."""
@@ -848,7 +853,7 @@ def follow_start(P, q_out, penalty_out):
     return b
 
 
-@njit((PATH, _I, _I, _I, _B, F1, _F, F1, F2, F1), nogil=True)
+@njit((PATH, _I, _I, _I, _B, F1, _F, F1, F2, F1), nogil=True, lazy=True)
 def follow_piece(P, start, stop, b, guess, q_b, penalty_b, q_last, q_out, penalty_out):
     """The branch choice for poses ``start..stop-1`` from the state before ``start``: branch ``b`` with angles
     ``q_b`` and penalty ``penalty_b`` or, with ``guess``, branch ``b`` of pose ``start - 1`` computed here
@@ -930,7 +935,7 @@ def _frame(rows, i, s, p_nominal, R_after, R_out, p_out):
         p_out[j] = p_nominal[i, j] + rows[i, j] * s
 
 
-@njit((F2, F1, F2, F2, F2, F3, F2, F4, F3, F3, F2, _I, _I), nogil=True)
+@njit((F2, F1, F2, F2, F2, F3, F2, F4, F3, F3, F2, _I, _I), nogil=True, lazy=True)
 def deformed_block(rows, fraction, p_nominal, R_base_nominal, R_tool_nominal, R_base, p_base, R_joint, p_joint,
                    R_tool, p_tool, start, stop):
     """The frames of the robot deformed by ``fraction[r]`` times the table ``rows`` ``(n + 2, 6)`` (base, joints,

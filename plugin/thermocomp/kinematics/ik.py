@@ -15,7 +15,7 @@ carry the configuration (shoulder, elbow, wrist branch) come from
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -196,6 +196,60 @@ def settle_sigma_bound(J: FloatArray, value: FloatArray) -> FloatArray:
     return value
 
 
+def sigma_and_joint_rates(model: KinematicModel, q: FloatArray, motion: tuple[FloatArray, FloatArray, FloatArray]
+                          ) -> tuple[FloatArray, FloatArray]:
+    """The smallest singular value of the Jacobian at each ``q`` ``(r, n)`` (:func:`sigma_min_lower_bound`) and
+    the joint rates ``J^-1 twist`` (:func:`_joint_rates`) of the twist ``(v - w x lever, w)`` of ``motion`` ``(v,
+    w, lever)``, each ``(r, 3)`` [m/s, rad/s, m; world frame]: for many rows of a 6-joint robot in one compiled pass
+    (:func:`~thermocomp.kinematics.engine.jacobian_rates_block`), else by those functions, the reference
+    the tests compare it with. (The feasibility check of a robot program's moves: speeds and singularities.)"""
+    r, n = q.shape
+    if n != 6 or not runs_compiled(r) or model.batch_shape != ():
+        _, _, J = fk_jacobian(model, q)
+        sigma = sigma_min_lower_bound(J)  # exact where it matters (below 10x the threshold)
+        return sigma, _joint_rates(J, _twist(*motion), sigma)
+    from thermocomp.kinematics import engine
+
+    q = engine.c_array(q)
+    sigma, qd = np.empty(r), np.empty((r, n))
+    engine.run_blocks(engine.jacobian_rates_block, r, engine.engine_model(model), q,
+                      *(engine.c_array(a) for a in motion), sigma, qd)
+    near = np.flatnonzero(sigma < SETTLED_SIGMA)  # (the rows settle_sigma_bound looks at again)
+    if near.size:  # their Jacobians again, by the same compiled walk
+        J = np.empty((near.size, 6, n))
+        engine.fk_jacobian_block(engine.engine_model(model), q[near], np.empty((near.size, 3, 3)),
+                                 np.empty((near.size, 3)), J, 0, near.size)
+        sigma[near] = settle_sigma_bound(J, sigma[near])
+        irregular = np.flatnonzero(sigma[near] <= 1e-9)  # least squares there, as _joint_rates
+        if irregular.size:
+            rows = near[irregular]
+            qd[rows] = _joint_rates(J[irregular], _twist(*(a[rows] for a in motion)), sigma[rows])
+    return sigma, qd
+
+
+def _twist(v: FloatArray, w: FloatArray, lever: FloatArray) -> FloatArray:
+    """``(v - w x lever, w)`` ``(r, 6)``: the flange's twist when the TCP moves at ``v`` and turns at ``w``,
+    ``lever`` being the TCP's offset from the flange (world frame)."""
+    return np.concatenate([v - np.cross(w, lever), w], axis=1)
+
+
+def _joint_rates(J: FloatArray, twist: FloatArray, sigma: FloatArray) -> FloatArray:
+    """``J^-1 twist`` ``(r, n)``: solved (LAPACK) where ``J`` is square and regular, least squares elsewhere."""
+    r, rows, n = J.shape
+
+    def solve_rows(A, b):
+        return np.linalg.solve(A, b[..., None])[..., 0]
+    qd = np.empty((r, n))
+    regular = sigma > 1e-9 if rows == n else np.zeros(r, dtype=bool)
+    if np.all(regular):
+        return solve_rows(np.ascontiguousarray(J), np.ascontiguousarray(twist))
+    if np.any(regular):
+        qd[regular] = solve_rows(J[regular], twist[regular])
+    if not np.all(regular):
+        qd[~regular] = np.einsum("kij,kj->ki", np.linalg.pinv(J[~regular]), twist[~regular])
+    return qd
+
+
 def pose_error(R_target: FloatArray, p_target: FloatArray, R: FloatArray, p: FloatArray) -> FloatArray:
     """Task error ``(..., 6)``: position [m], then the world-frame rotation vector
     [rad] that takes ``R`` to ``R_target``."""
@@ -213,6 +267,22 @@ def pose_errors(R_target: FloatArray, p_target: FloatArray, R: FloatArray, p: Fl
     out = np.empty((len(R), 6))
     engine.run_blocks(engine.pose_error_block, len(R), *(engine.c_array(a) for a in (R_target, p_target, R, p)), out)
     return out
+
+
+def job_options(options: IKOptions, rows: int) -> IKOptions:
+    """``options`` for the many small solves of a job of ``rows`` rows in all: with ``engine="auto"``, the
+    compiled engine throughout when the job as a whole runs in it (:func:`~thermocomp.kinematics.dispatch.runs_compiled`),
+    so that its short pieces do not pay numpy's per-call cost (the engine is loaded for the rest anyway)."""
+    if options.engine == "auto" and runs_compiled(rows):
+        return replace(options, engine="compiled")
+    return options
+
+
+def load_engine_for(rows: int) -> None:
+    """Load the compiled engine now when a job of ``rows`` rows will run in it (numba and its cached machine code:
+    up to a second, once a process), so that the timed phases after it measure the rows' work."""
+    if runs_compiled(rows):
+        import thermocomp.kinematics.engine  # noqa: F401
 
 
 def turns(R_from: FloatArray, R_to: FloatArray) -> FloatArray:

@@ -6,15 +6,36 @@ targets changed; :func:`read_program` gives the program as read
 (:class:`RobotProgram`: motions in execution order with their source spans).
 """
 
-from thermocomp.programs.compensate import (
-    ProgramOptions,
-    ProgramReport,
-    compensate_program,
-    read_program,
-)
-from thermocomp.programs.model import Motion, Point, RobotProgram, Span, Wait
-from thermocomp.programs.rapid import RapidOptions
-from thermocomp.programs.timing import TimingOptions
+from typing import TYPE_CHECKING
+
+from thermocomp._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from thermocomp.programs.compensate import (
+        ProgramOptions,
+        ProgramReport,
+        compensate_program,
+        read_program,
+    )
+    from thermocomp.programs.model import Motion, Point, RobotProgram, Span, Wait
+    from thermocomp.programs.rapid import RapidOptions
+    from thermocomp.programs.timing import TimingOptions
+
+#: Where each public name lives: imported on first use (thermocomp._lazy).
+_EXPORTS = {
+    "Motion": "thermocomp.programs.model",
+    "Point": "thermocomp.programs.model",
+    "ProgramOptions": "thermocomp.programs.compensate",
+    "ProgramReport": "thermocomp.programs.compensate",
+    "RapidOptions": "thermocomp.programs.rapid",
+    "RobotProgram": "thermocomp.programs.model",
+    "Span": "thermocomp.programs.model",
+    "TimingOptions": "thermocomp.programs.timing",
+    "Wait": "thermocomp.programs.model",
+    "compensate_program": "thermocomp.programs.compensate",
+    "read_program": "thermocomp.programs.compensate",
+}
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
 __all__ = [
     "Motion",

@@ -34,7 +34,7 @@ from thermocomp.compensation.compensate import (
     compensate,
     nominal_solutions,
 )
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import Static, TimeLaw
 from thermocomp.errors import ConfigurationError, InputError
@@ -430,7 +430,7 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
         q[turned] = to_quadrants(q[turned], program.columns.run.confdata[turned].astype(int))  # (whole turns)
         redo = bound[~ok]
         if redo.size:
-            prog = Program(names=tuple(str(i) for i in redo), R_world_tcp=T[redo, :3, :3], p_world_tcp=T[redo, :3, 3],
+            prog = Targets(names=tuple(str(i) for i in redo), R_world_tcp=T[redo, :3, :3], p_world_tcp=T[redo, :3, 3],
                            q_reference=np.tile(chain.home, (redo.size, 1)), confdata=wanted[~ok])
             found = nominal_solutions(chain, prog, options)
             q[redo], status[redo] = found.q, found.status
@@ -667,7 +667,7 @@ def _read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallbac
 
 def _timed_program(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, timing: Timing,
                    options: CompensationOptions, popts: ProgramOptions, rows: np.ndarray
-                   ) -> tuple[Program | None, CompensationOptions, str]:
+                   ) -> tuple[Targets | None, CompensationOptions, str]:
     """The core's program of the flange targets of the points ``rows`` (None if there are none) at the minutes of
     ``popts``'s time form, the options to solve it with, and the time form's description."""
     run = prog.columns.run
@@ -689,7 +689,7 @@ def _timed_program(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray,
         time_form = (f"time-indexed program: corrections every {minutes[1] - minutes[0] if len(minutes) > 1 else 0:g} "
                      f"min from 0 to {minutes[-1]:g} min ({len(minutes)} sets), picked from the controller's clock; "
                      f"{time_law.describe()}")
-        return Program(**flange) if len(rows) else None, replace(options, minutes=minutes), time_form
+        return Targets(**flange) if len(rows) else None, replace(options, minutes=minutes), time_form
     if popts.timed:
         minute = timing.point_minutes(0)
         time_form = (f"timed: each motion compensated at its estimated minute (0 to {minute.max():.4g} min); "
@@ -702,7 +702,7 @@ def _timed_program(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray,
         minute = np.full(m, at)
         time_form = ("snapshot of the full table (static)" if isinstance(time_law, Static)
                      else f"snapshot of the stabilised robot (minute {at:g}, the full table); {time_law.describe()}")
-    return Program(**flange, time_min=minute[rows]) if len(rows) else None, options, time_form
+    return Targets(**flange, time_min=minute[rows]) if len(rows) else None, options, time_form
 
 
 def _point_names(prog: RobotProgram) -> tuple[str, ...]:
@@ -713,8 +713,8 @@ def _point_names(prog: RobotProgram) -> tuple[str, ...]:
                                            run.name_of_point)])
 
 
-def program_targets(chain: Chain, program: PathLike, options: CompensationOptions | None = None) -> Program:
-    """The motion targets of a robot program as the core's :class:`Program`, in execution order (one cycle).
+def program_targets(chain: Chain, program: PathLike, options: CompensationOptions | None = None) -> Targets:
+    """The motion targets of a robot program as the core's :class:`Targets`, in execution order (one cycle).
 
     Each point is its flange target in the world frame (the program's tool taken off, the robot standing
     where ``chain.T_world_base`` puts it), with the nominal configuration the controller takes
@@ -730,7 +730,7 @@ def program_targets(chain: Chain, program: PathLike, options: CompensationOption
     prog = _read_checked(program, ProgramOptions(), None)
     poses = point_poses(chain, prog.columns)
     q_nominal, _ = nominal_configurations(chain, prog, poses, options)
-    return Program(names=_point_names(prog), R_world_tcp=poses.T_world_flange[:, :3, :3],
+    return Targets(names=_point_names(prog), R_world_tcp=poses.T_world_flange[:, :3, :3],
                    p_world_tcp=poses.T_world_flange[:, :3, 3], q_reference=q_nominal, source=prog.path)
 
 
@@ -748,7 +748,7 @@ class _Solved:
     chunks: list[CompensationChunk]  # kept only for the results CSV
 
 
-def _solve(chain: Chain, table: DeformationTable, core_program: Program | None, run_options: CompensationOptions,
+def _solve(chain: Chain, table: DeformationTable, core_program: Targets | None, run_options: CompensationOptions,
            q_nominal: FloatArray, nominal_status: np.ndarray, rows: np.ndarray, *, indexed: bool, keep_chunks: bool,
            progress: ProgressCallback | None) -> _Solved:
     """Compensate ``core_program``, the points ``rows`` of the program (None: none); each chunk is taken in as it

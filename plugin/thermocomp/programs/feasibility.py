@@ -46,24 +46,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from thermocomp._typing import FloatArray
-from thermocomp.compensation.program import rows_or_run
+from thermocomp.compensation.targets import rows_or_run
 from thermocomp.geometry.rotations import matrix_from_rotvec
 from thermocomp.geometry.vectors import row_max_abs, row_norms
-from thermocomp.kinematics.dispatch import runs_compiled
-from thermocomp.kinematics.fk import fk, fk_jacobian
-from thermocomp.kinematics.ik import (
-    IKOptions,
-    Status,
-    settle_sigma_bound,
-    sigma_min_lower_bound,
-    solve_ik,
-    turns,
-)
+from thermocomp.kinematics.fk import fk
+from thermocomp.kinematics.ik import IKOptions, Status, job_options, sigma_and_joint_rates, solve_ik, turns
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram, tcp_poses
 from thermocomp.programs.timing import Timing
 from thermocomp.robot.chain import Chain
-from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA, SETTLED_SIGMA
+from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
 
 #: Distance a corrected joint must keep from its limits [rad] (1 degree: the
 #: controllers' own soft-limit margins are of this order, and a thermal
@@ -275,7 +267,7 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
     w = rot.reshape(-1, 3) / t[:, None]
     # the steps after the first are few rows each (the long moves): a long program solves them in compiled code,
     # already loaded, where numpy's per-call cost is a few milliseconds a step (chosen by the job's size alone)
-    ik = IKOptions(engine="compiled") if runs_compiled(k * len(moves)) else None
+    ik = job_options(IKOptions(), k * len(moves))
     for s in range(1, PATH_STEPS + 1):
         act = np.flatnonzero(steps >= s)  # the moves still on their way
         if act.size == 0:
@@ -310,7 +302,7 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
             result = solve_ik(model, R_f, p_f, q_prev[flat[solve]], ik, measure_singularity=False)
             q_s[solve] = np.where((result.status == Status.CONVERGED)[:, None], result.q, q_prev[flat[solve]])
         # the Jacobian is of the flange: its linear velocity is the TCP's minus w x (TCP offset)
-        sigma, qd = _sigma_and_rates(model, q_s, (v[at], w[at], offset))
+        sigma, qd = sigma_and_joint_rates(model, q_s, (v[at], w[at], offset))
         sigma_min[at] = np.minimum(sigma_min[at], sigma)
         ratio = np.abs(qd) / chain.velocity
         worst_ratio = row_max_abs(ratio)
@@ -365,60 +357,6 @@ def _check_circles(motions, p_program: FloatArray, p_tcp: FloatArray, ok: np.nda
                 f"{lb[version, j] * 1e3:.3g} mm from the start, {np.degrees(angle[version, j]):.3g} deg apart (a "
                 f"circle needs {CIRCLE_MIN_DISTANCE * 1e3:g} mm, and {np.degrees(CIRCLE_MIN_ANGLE):g} deg from 0 and "
                 "180): the controller refuses this circular move")
-
-
-def _sigma_and_rates(model, q: FloatArray, motion: tuple[FloatArray, FloatArray, FloatArray]
-                     ) -> tuple[FloatArray, FloatArray]:
-    """The smallest singular value of the Jacobian at each ``q`` ``(r, n)`` (:func:`sigma_min_lower_bound`) and
-    the joint rates ``J^-1 twist`` (:func:`_joint_rates`) of the twist ``(v - w x lever, w)`` of ``motion`` ``(v,
-    w, lever)``, each ``(r, 3)``: for many rows of a 6-joint robot in one compiled pass
-    (:func:`~thermocomp.kinematics.engine.jacobian_rates_block`), else by those functions, the reference
-    the tests compare it with."""
-    r, n = q.shape
-    if n != 6 or not runs_compiled(r) or model.batch_shape != ():
-        _, _, J = fk_jacobian(model, q)
-        sigma = sigma_min_lower_bound(J)  # exact where it matters (below 10x the threshold)
-        return sigma, _joint_rates(J, _twist(*motion), sigma)
-    from thermocomp.kinematics import engine
-
-    q = engine.c_array(q)
-    sigma, qd = np.empty(r), np.empty((r, n))
-    engine.run_blocks(engine.jacobian_rates_block, r, engine.engine_model(model), q,
-                      *(engine.c_array(a) for a in motion), sigma, qd)
-    near = np.flatnonzero(sigma < SETTLED_SIGMA)  # (the rows settle_sigma_bound looks at again)
-    if near.size:  # their Jacobians again, by the same compiled walk
-        J = np.empty((near.size, 6, n))
-        engine.fk_jacobian_block(engine.engine_model(model), q[near], np.empty((near.size, 3, 3)),
-                                 np.empty((near.size, 3)), J, 0, near.size)
-        sigma[near] = settle_sigma_bound(J, sigma[near])
-        irregular = np.flatnonzero(sigma[near] <= 1e-9)  # least squares there, as _joint_rates
-        if irregular.size:
-            rows = near[irregular]
-            qd[rows] = _joint_rates(J[irregular], _twist(*(a[rows] for a in motion)), sigma[rows])
-    return sigma, qd
-
-
-def _twist(v: FloatArray, w: FloatArray, lever: FloatArray) -> FloatArray:
-    """``(v - w x lever, w)`` ``(r, 6)``: the flange's twist when the TCP moves at ``v`` and turns at ``w``,
-    ``lever`` being the TCP's offset from the flange (world frame)."""
-    return np.concatenate([v - np.cross(w, lever), w], axis=1)
-
-
-def _joint_rates(J: FloatArray, twist: FloatArray, sigma: FloatArray) -> FloatArray:
-    """``J^-1 twist`` ``(r, n)``: solved (LAPACK) where ``J`` is square and regular, least squares elsewhere."""
-    r, rows, n = J.shape
-
-    def solve_rows(A, b):
-        return np.linalg.solve(A, b[..., None])[..., 0]
-    qd = np.empty((r, n))
-    regular = sigma > 1e-9 if rows == n else np.zeros(r, dtype=bool)
-    if np.all(regular):
-        return solve_rows(np.ascontiguousarray(J), np.ascontiguousarray(twist))
-    if np.any(regular):
-        qd[regular] = solve_rows(J[regular], twist[regular])
-    if not np.all(regular):
-        qd[~regular] = np.einsum("kij,kj->ki", np.linalg.pinv(J[~regular]), twist[~regular])
-    return qd
 
 
 def _arc_points(p0: FloatArray, pv: FloatArray, p1: FloatArray, u: FloatArray) -> FloatArray:

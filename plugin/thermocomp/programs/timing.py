@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from thermocomp._typing import FloatArray
-from thermocomp.compensation.program import rows_or_run
+from thermocomp.compensation.targets import rows_or_run
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.io.csvtext import MAX_CELL

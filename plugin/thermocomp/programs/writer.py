@@ -57,30 +57,47 @@ def format_singles(values: FloatArray) -> list[list[str]]:
     return [list(row) for row in zip(*(column.to_pylist() for column in single_columns(values)))]
 
 
-#: Where numpy writes a 32-bit value positionally (``0.5``, ``1500.25``: from 1e-4 to 1e6), with a margin: there
-#: pyarrow's cast writes the same digits; outside it numpy writes an exponent (``1e-05``, ``1.5e+06``) its own way.
-_POSITIONAL = (2e-4, 5e5)
+#: The magnitudes a 32-bit value is written positionally (``0.5``, ``1500.25``), from 1e-4 up to 1e6 (exclusive);
+#: outside them with an exponent (``1e-05``, ``1.5e+06``): the layout numpy's ``str`` of a ``float32`` has, which
+#: the programs have always been written in.
+POSITIONAL = (1e-4, 1e6)
 
 
 def single_columns(values: FloatArray) -> list[pa.StringArray]:
     """The texts of :func:`format_singles`, one array a column of ``values`` ``(r, k)``.
 
     Each is the shortest decimal text that reads back as the same 32-bit float (``.0`` dropped, zero and -0
-    written ``0``): pyarrow's cast (double-conversion's shortest form, in C++), which writes numpy's own text
-    (``str`` of the ``float32``, Dragon4) where numpy writes positionally; numpy's text for the few values it writes
-    with an exponent (tests/test_programs_writer_numbers.py compares the two).
+    written ``0``): the digits of pyarrow's cast (double-conversion's shortest form, in C++), laid out
+    positionally within :data:`POSITIONAL` and with a two-digit signed exponent outside it
+    (:func:`_exponent_form`; tests/test_programs_writer_numbers.py compares every layout with numpy's own text).
     """
     stored = stored_singles(values).astype(np.float32) + np.float32(0)  # (-0 + 0 is 0)
-    magnitude = np.abs(stored)
-    odd = (stored != 0) & ~((magnitude >= _POSITIONAL[0]) & (magnitude < _POSITIONAL[1]))  # (NaN and inf too)
+    magnitude = np.abs(stored.astype(float))
+    odd = (stored != 0) & np.isfinite(stored) & ~((magnitude >= POSITIONAL[0]) & (magnitude < POSITIONAL[1]))
     columns = []
     for k in range(stored.shape[1]):
         text = pc.cast(pa.array(stored[:, k]), pa.string())
         if odd[:, k].any():
-            own = [t[:-2] if t.endswith(".0") else t for t in stored[odd[:, k], k].astype(str).tolist()]
-            text = pc.replace_with_mask(text, pa.array(odd[:, k]), pa.array(own, pa.string()))
+            mask = pa.array(odd[:, k])
+            own = [_exponent_form(t) for t in text.filter(mask).to_pylist()]
+            text = pc.replace_with_mask(text, mask, pa.array(own, pa.string()))
         columns.append(text)
     return columns
+
+
+def _exponent_form(text: str) -> str:
+    """The shortest digits of ``text`` (a finite, non-zero number as pyarrow writes it: ``0.000032``,
+    ``1500000``, ``1.23456e-7``) with one digit before the point and a signed exponent of two digits or more
+    (``3.2e-05``, ``1.5e+06``, ``1.23456e-07``)."""
+    sign = "-" if text.startswith("-") else ""
+    mantissa, _, exponent = text.lstrip("+-").partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = whole + fraction
+    leading = len(digits) - len(digits.lstrip("0"))
+    digits = digits.strip("0")
+    power = (int(exponent) if exponent else 0) + len(whole) - leading - 1
+    point = "." + digits[1:] if len(digits) > 1 else ""
+    return f"{sign}{digits[0]}{point}e{'-' if power < 0 else '+'}{abs(power):02d}"
 
 
 def stored_singles(values: FloatArray) -> FloatArray:

@@ -124,7 +124,7 @@ def robot_file_link_meshes(path: Path, chain: Chain, robot_options=None) -> dict
     found: dict[str, dict[str, list]] = {}
     for kind in ("visual", "collision"):
         urdf_meshes = read_urdf_meshes(path, kind, description.packages, opts.tip_link, base_link=opts.base_link,
-                                       text=description.urdf)
+                                       text=description.parsed)
         for m in urdf_meshes.meshes:
             link = names[m.body]
             T = invert_transform(frames[link]) @ m.T_base_link @ m.ref.T_link_mesh

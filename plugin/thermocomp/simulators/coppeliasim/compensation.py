@@ -17,7 +17,7 @@ import numpy as np
 
 from thermocomp._typing import FloatArray
 from thermocomp.compensation.compensate import CompensationOptions, ProgressCallback
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.apply import deformed_model
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import TablePerMinute
@@ -138,7 +138,7 @@ def compensate_in_scene(
     session: Session,
     robot: SceneRobot,
     table: DeformationTable,
-    program: Program,
+    program: Targets,
     *,
     options: CompensationOptions | None = None,
     out=None,

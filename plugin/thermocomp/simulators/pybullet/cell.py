@@ -25,7 +25,7 @@ import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.compensation.compensate import CompensationOptions
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
@@ -109,7 +109,7 @@ class SimSetup:
     chain: Chain
     robot: str
     table: DeformationTable
-    program: Program
+    program: Targets
     scene: Scene = EMPTY_SCENE
     options: CompensationOptions = field(default_factory=CompensationOptions)
     mesh_map: MeshMap | None = None
@@ -168,7 +168,7 @@ class SimSetup:
         return robot_geometry(self.chain, cache_dir, robot=builtin, mesh_map=self.mesh_map)
 
 
-def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targets: PathLike | Program | None = None,
+def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targets: PathLike | Targets | None = None,
                *, program: PathLike | None = None, scene: PathLike | Scene | None = None,
                meshes: PathLike | None = None, options: CompensationOptions | None = None,
                fixed_orientation: FloatArray | None = None,
@@ -183,7 +183,7 @@ def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targ
     deformation
         The paper's deformation CSV [mm, deg] or a table.
     targets
-        Targets CSV (world frame) or a :class:`Program`.
+        Targets CSV (world frame) or a :class:`Targets`.
     program
         Instead of ``targets``: a robot program (RAPID, URScript), its motion targets in execution order
         (:func:`thermocomp.programs.compensate.program_targets`): the points the controller goes to, with
@@ -224,7 +224,7 @@ def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targ
         from thermocomp.programs.compensate import program_targets
 
         played = program_targets(chain, program, bound.options)
-    elif isinstance(targets, Program):
+    elif isinstance(targets, Targets):
         played = targets
     else:
         played = read_targets_csv(targets, fixed_orientation=fixed_orientation, n_joints=chain.n_joints)

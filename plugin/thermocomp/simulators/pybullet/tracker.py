@@ -21,7 +21,7 @@ import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.compensation.compensate import CompensationChunk
-from thermocomp.compensation.program import Program
+from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import rotation_angle
@@ -149,7 +149,7 @@ def _concat(chunks: Sequence[CompensationChunk], name: str) -> np.ndarray:
     return np.concatenate([getattr(c, name) for c in chunks])
 
 
-def measure_program(client: Client, chain: Chain, table: DeformationTable, program: Program,
+def measure_program(client: Client, chain: Chain, table: DeformationTable, program: Targets,
                     chunks: Sequence[CompensationChunk], workdir: PathLike, *,
                     composition: str = "table",
                     progress: Callable[[int, int], None] | None = None) -> TrackerMeasurement:

@@ -1,7 +1,10 @@
-"""A robot program: the targets to compensate, in the world frame, SI units.
+"""The targets of a compensation (:class:`Targets`): TCP poses in the world frame, SI units.
 
 Readers (:mod:`thermocomp.io.targets_csv`) turn the paper's CSV and the
-self-describing CSV into this; the compensation reads nothing else.
+self-describing CSV into this, and a robot program's motion targets become
+it (:func:`thermocomp.programs.compensate.program_targets`); the
+compensation reads nothing else. (A robot program as read is
+:class:`thermocomp.programs.RobotProgram`.)
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ ORIENTATION_CONVENTIONS = ("euler_xyz", "quat_wxyz", "rotvec", "fixed")
 
 
 @dataclass(frozen=True, eq=False)
-class Program:
-    """Targets of a robot program.
+class Targets:
+    """The targets of a compensation: a pose per row, with its time, reference joints and confdata when known.
 
     Attributes
     ----------
@@ -97,7 +100,7 @@ class Program:
         """File line of target ``index``, if known."""
         return None if self.lines is None else int(self.lines[index])
 
-    def take(self, index: np.ndarray) -> Program:
+    def take(self, index: np.ndarray) -> Targets:
         """The targets ``index`` (int array) of this program, in that order.
 
         The values are this program's, checked when it was made: not checked
@@ -106,7 +109,7 @@ class Program:
         """
         index = np.asarray(index)
         if index.size == 0:
-            return Program(names=(), R_world_tcp=self.R_world_tcp[:0], p_world_tcp=self.p_world_tcp[:0],
+            return Targets(names=(), R_world_tcp=self.R_world_tcp[:0], p_world_tcp=self.p_world_tcp[:0],
                            source=self.source)  # (refused, as a program without targets is)
         at = rows_or_run(index)
         names = self.names[at] if isinstance(at, slice) else tuple(map(self.names.__getitem__, index.tolist()))
@@ -117,8 +120,8 @@ class Program:
                   "time_min": pick(self.time_min), "q_reference": pick(self.q_reference),
                   "confdata": pick(self.confdata), "orientation_convention": self.orientation_convention,
                   "source": self.source, "lines": pick(self.lines)}
-        taken = object.__new__(Program)  # (frozen: its fields are set as the dataclass's own __init__ sets them)
-        for f in fields(Program):
+        taken = object.__new__(Targets)  # (frozen: its fields are set as the dataclass's own __init__ sets them)
+        for f in fields(Targets):
             object.__setattr__(taken, f.name, values[f.name])
         return taken
 
