@@ -6,17 +6,19 @@ Part of the URScript reader (:mod:`thermocomp.programs.urscript`). The rule: **a
 control flow around it**. A branch or loop whose course is known before running is followed (the branch taken,
 each pass). One whose course is known only while running (an input, a socket, a button) is followed along every
 branch, each from the state before it, and the paths join after it: a variable (or the tool) keeps its value
-where every path gives it the same, and is known only while running otherwise. A loop of unknown count runs its
-body once from a state where everything the body may change is known only while running (so a counter, or a
-target the previous pass moved, is refused where a motion reads it, naming it). A motion whose target and tool
-are known there is compensated, and named in a note as run under a condition the reader did not resolve.
+where every path gives it the same, and is known only while running otherwise. A loop of unknown count, and
+PolyScope's main loop, follow their body from the state at their head (:meth:`Flow.settle`: the state before
+the loop joined with the states its passes end with, until they agree), so a counter or a target the previous
+pass moved is refused where a motion reads it, naming it. A thread is followed once where it is first started.
+A motion whose target and tool are known there is compensated, and named in a note as run under a condition the
+reader did not resolve.
 
 Linear reading: each function's summary (does it move, change the tool, start a thread, call what may move;
 which globals it may assign) is computed once (:meth:`Flow.summary`). A call, as a statement, of a function that
 moves nothing, changes no tool and assigns no global (a gripper URCap's hundreds of functions) is passed over
 without running it: nothing a motion reads can change there. Every statement the reader runs counts against
-:data:`MAX_STATEMENTS_RUN`, and motions, calls and loop passes against ``max_motions``: past either, the script
-is refused with a message naming the statement.
+:data:`MAX_STATEMENTS_RUN` plus :data:`STATEMENTS_PER_LINE` a line of the file, and motions, calls and loop
+passes against ``max_motions``: past either, the script is refused with a message naming the statement.
 """
 
 from __future__ import annotations
@@ -52,8 +54,10 @@ UNSUPPORTED_CALLS = frozenset((
 #: Functions that only compute or read (URScript manual: math, pose and I/O reads): they move nothing.
 PURE_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "point_dist", "interpolate_pose", "rpy2rotvec",
                  "rotvec2rpy", "d2r", "r2d", "sin", "cos", "tan", "asin", "acos", "atan", "sqrt", "pow", "floor",
-                 "ceil", "norm", "length", "random", "binary_list_to_integer", "integer_to_binary_list", "struct",
-                 "sleep", "abs", "max", "min", "size", "len", "transpose", "inv", "wrench_trans")
+                 "ceil", "norm", "length", "random", "binary_list_to_integer", "integer_to_binary_list")
+#: Other functions of the URScript manual that move nothing, by their whole names.
+KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "log",
+                         "halt", "enter_critical", "exit_critical"))
 
 #: Prefixes and names of calls that neither move the robot nor branch: kept as they are.
 PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_", "varmsg", "sync",
@@ -76,7 +80,7 @@ STATEMENTS_PER_LINE = 50
 
 def is_known_call(name: str) -> bool:
     """A function of the URScript manual that moves nothing (it computes, reads, writes I/O or talks)."""
-    return name.startswith(PASSIVE_PREFIXES) or name.startswith(PURE_PREFIXES)
+    return name.startswith(PASSIVE_PREFIXES) or name.startswith(PURE_PREFIXES) or name in KNOWN_NAMES
 
 
 @dataclass(frozen=True)
