@@ -1,41 +1,22 @@
 """Read a UR URScript: its motions in the order the controller runs them, with their source spans.
 
-The grammar (``urscript.lark``, lark LALR) covers what PolyScope exports and
-CAM post-processors write: ``def ... end`` functions (nested too) and
-``thread`` definitions, one statement a line (a statement continues inside
-brackets), ``global`` / ``local`` variables, poses ``p[x, y, z, rx, ry, rz]``
-(metres, rotation vector), joint lists, keyword arguments, numbers written
-``.123``, ``#`` comments, PolyScope's step lines (``$ 3 "MoveJ"``), CRLF.
+The grammar (``urscript.lark``, lark LALR) is the language of UR's manual ("The URScript Programming
+Language", CB3 and e-Series) as PolyScope, URCaps and CAM post-processors write it: ``def``/``thread``/``sec``
+... ``end`` (nested, and defined anywhere), one statement a line (continued inside brackets), ``global``/
+``local`` variables, poses ``p[x, y, z, rx, ry, rz]`` (metres, rotation vector), lists and matrices, records,
+strings, keyword arguments, numbers written ``.123``, ``#`` comments, PolyScope's step lines (``$ 3 "MoveJ"``),
+``if``/``elif``/``else``, ``while``, ``break``/``continue``/``return``, threads (``run``/``kill``/``join``),
+CRLF. Any call is a call; a syntax error is what the controller refuses too.
 
-What is followed, in order, from the entry (the statements outside any
-function when there are any besides definitions; else the file's only — or
-last — top-level function): ``movej``, ``movel``, ``movep``, ``movec`` with
-poses, joint lists, pose variables and ``get_inverse_kin(pose,
-qnear=...)``; ``pose_trans``, ``pose_add``, ``pose_inv`` of known values;
-``set_tcp``; ``sleep``; calls of the file's functions, arguments bound to
-parameters (:meth:`_Walker.bind_arguments`; one written text serves every
-call: :mod:`thermocomp.programs.calls`);
-``while True`` / ``while (True)`` (PolyScope's "loop forever": one pass is
-one cycle, the next compared where it could differ:
-:meth:`_Walker.run_forever`); a ``while`` whose condition is known at every
-pass, unrolled (:meth:`_Walker.run_counted_while`); the branch of an ``if``/``elif``/``else``
-whose condition is known; ``return`` (with its value where it is known);
-``struct(...)`` records and their members (``Waypoint_1.p``, ``pose.x``).
-Kept as they are: calls that neither move the robot nor branch
-(``set_payload``, ``set_gravity``, ``set_tool_voltage``, ``textmsg``, ...),
-method calls on objects (``rpc.get_value(...)``: their values are known only
-while running), threads started, killed and joined (``thrd = run
-Thread_1()``, ``kill thrd``, ``join thrd``; a motion inside a thread stays as
-written and is named), and an ``if`` or ``while`` whose course is known only
-while running when nothing in it moves the robot, changes the tool or ends a
-function or loop (:meth:`_Walker.pass_over`: PolyScope's "Wait" for an input;
-what it assigns is not known after it).
-Unsupported, with line and column: such an ``if``/``while`` that moves the
-robot, ``break``/``continue``, force mode, ``speedj``/``servoj``, calls of
-functions not in the file, a function's text that two calls need written
-differently, and variables whose value at a motion is not known.
-A script that unrolls (loops and calls) to more than ``max_motions`` motions,
-calls and loop passes is refused where it passes the bound.
+The reader is one walker (:class:`_Walker`) of three parts: :mod:`~thermocomp.programs.urscript_values`
+(variables, expressions, the states of joining paths), :mod:`~thermocomp.programs.urscript_flow` (control flow
+and calls: a motion's data decide, not the control flow around it; the bounds on the work) and
+:mod:`~thermocomp.programs.urscript_motions` (motions, one statement at a time or a run of plain ones in bulk,
+by one resolver). Entry: the statements outside any function when there are any besides definitions; else the
+file's (last) top-level function, whose variables its functions and threads see. Unsupported, with line and
+column: a motion whose target or tool is known only while running (naming the data and where it comes from),
+``speedj``/``servoj``/force mode, calls of functions neither of the file nor known, a function's text that two
+calls need written differently. See docs/programs.md.
 """
 
 from __future__ import annotations
