@@ -138,7 +138,7 @@ class _Walker(Flow, Motions, Values):
         self._summarising: set[str] = set()
         self._passed_over: set[str] = set()  # the functions whose calls were passed over (one note each)
         self.started_threads: set[str] = set()  # (followed once, where first started)
-        self._discarded: list = []  # steps of a next cycle run to compare (run_forever), kept alive
+        self._discarded: list = []  # steps of passes followed to find a loop's head state (Flow.settle), kept alive
         self._matches: dict[int, Statements] = {}  # statements of each MOVES token, by its offset
         self.functions: dict[str, Tree] = {}
         self.threads: dict[str, Tree] = {}
