@@ -274,3 +274,16 @@ def test_a_function_defined_inside_a_thread_is_the_file_s():
             "      end\n      tell(\"s\")\n      sync()\n    end\n  end\n  run T()\n  movel(p[.4, .1, .3, 0, 3.14, 0])\nend\n")
     prog = urscript_program_from_text(text, "t.script")
     assert prog.unsupported == () and _lines(prog) == [12]
+
+
+def test_the_manual_s_math_functions_of_known_numbers_are_evaluated():
+    """A point of a circle as a generator writes it (``sin``/``cos`` of an angle, the manual's ``log(b, f)``,
+    ``atan2(y, x)``, ``sqrt``, ``pow``, ``floor``): known before running, so followed; a value that is not a number
+    (``sqrt(-1)``) is refused where a motion reads it, naming it."""
+    text = ("def f():\n  r = 0.05 * sqrt(pow(2, 2))\n  a = atan2(1, 1) + d2r(45) + log(10, 100) - 2\n"
+            "  movel(p[0.4 + r * cos(a), 0.1 + r * sin(a), floor(3.7) / 10, 0, 3.14, 0])\nend\n")
+    prog = urscript_program_from_text(text, "math.script")
+    assert prog.unsupported == ()
+    np.testing.assert_allclose(prog.points[0].T_world_tcp[:3, 3], [0.4, 0.2, 0.3], atol=1e-12)
+    prog = urscript_program_from_text(text.replace("sqrt(pow(2, 2))", "sqrt(-1)"), "math.script")
+    assert [(f.line, "sqrt of -1 is not a number" in f.message) for f in prog.unsupported] == [(4, True)]

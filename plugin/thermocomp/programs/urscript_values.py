@@ -27,6 +27,11 @@ MAX_POSE_VALUE = 1e6
 #: Members of a pose by name (``pose.x``), as its indices.
 POSE_MEMBERS = {"x": 0, "y": 1, "z": 2, "rx": 3, "ry": 4, "rz": 5}
 
+#: URScript's math functions of numbers (manual, "Module math"): their argument count and their value.
+MATH = {"sin": (1, np.sin), "cos": (1, np.cos), "tan": (1, np.tan), "asin": (1, np.arcsin), "acos": (1, np.arccos),
+        "atan": (1, np.arctan), "atan2": (2, np.arctan2), "sqrt": (1, np.sqrt), "pow": (2, np.power),
+        "floor": (1, np.floor), "ceil": (1, np.ceil), "log": (2, lambda b, x: np.log(x) / np.log(b))}
+
 #: URScript's comparisons of numbers.
 COMPARE = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge, "<": operator.lt,
            ">": operator.gt}
@@ -379,12 +384,20 @@ class Values:
         if name in ("d2r", "r2d") and len(args) == 1:
             x = self.number(args[0], local)
             return float(np.radians(x) if name == "d2r" else np.degrees(x))
+        if name in MATH and len(args) == MATH[name][0] and not kwargs:  # (a circle of targets: sin, cos of a step)
+            values = [self.number(a, local) for a in args]
+            with np.errstate(all="ignore"):
+                result = float(MATH[name][1](*values))
+            if not np.isfinite(result):
+                raise Unsupported(f"{name} of {', '.join(f'{v:g}' for v in values)} is not a number", node)
+            return result
         if name == "struct" and not args:
             return Record({k: self.evaluate(v, local) for k, v in kwargs.items()},
                           {k: v for k, v in kwargs.items() if isinstance(v, Tree) and v.data in ("pose", "list")})
         if name in self.functions:  # a function of the file, for its value: it runs here
             return self.run_call(node, local, 0, for_value=True)
-        raise Unsupported(f"{name}(...) is not evaluated (pose_trans, pose_add, pose_inv, d2r, r2d are)", node)
+        raise Unsupported(f"{name}(...) is not evaluated (pose_trans, pose_add, pose_inv, d2r, r2d and the math "
+                          "functions of numbers are)", node)
 
     # ----- calls with arguments
     def bind_arguments(self, function: Tree, args: list, kwargs: dict, local: dict, call: Tree) -> dict:
