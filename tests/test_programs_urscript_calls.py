@@ -218,12 +218,26 @@ def test_a_while_with_a_known_condition_is_unrolled(tmp_path, rng, loop, passes)
     assert out.read_text() == src
 
 
+def test_a_while_whose_condition_nothing_changes_is_followed_as_a_loop_forever(tmp_path, rng):
+    """``k = 0``, ``while k < 3:`` whose body never changes ``k`` never ends (PolyScope's loop forever in another
+    spelling): followed as a loop of unknown count, its constant target compensated and named, at once."""
+    src, T, q = _script(rng, "  movel(a, a=1.2, v=0.25)\n  k = 0\n  while k < 3:\n    movel(b, a=1.2, v=0.25)\n"
+                             "  end\n", "")
+    path = tmp_path / "l.script"
+    path.write_text(src)
+    prog = read_program(path)
+    line = next(i for i, x in enumerate(src.splitlines(), 1) if x.lstrip().startswith("while"))
+    assert prog.unsupported == () and [m.statement.line for m in prog.motions] == [line - 2, line + 1]
+    assert any(n.line == line and "not resolved before running" in n.message for n in prog.notes)
+
+
 @pytest.mark.parametrize(("loop", "at", "words"), [
     ("  k = 0\n  while k < 3:\n    movel(pose_trans(b, p[0, 0, 0.01 * k, 0, 0, 0]), a=1.2, v=0.25)\n"
      "    k = k + 1\n  end\n", "while", "changes from pass to pass of this while (it reads k, which the loop changes"),
     ("  k = 0\n  while get_digital_in(0):\n    movel(pose_trans(b, p[0, 0, 0.01 * k, 0, 0, 0]), a=1.2, v=0.25)\n"
      "    k = k + 1\n  end\n", "movel", "the value of k is not known before running"),  # (a counter, count unknown)
-    ("  k = 0\n  while k < 3:\n    movel(b, a=1.2, v=0.25)\n  end\n", "while", "passes is not unrolled"),  # k stays
+    ("  k = 0\n  while k < 5000:\n    movel(b, a=1.2, v=0.25)\n    k = k + 1\n  end\n", "while",
+     "passes is not unrolled"),  # (past MAX_WHILE_PASSES, here 1,000)
 ])
 def test_a_while_it_cannot_unroll_is_named_with_its_line(tmp_path, rng, loop, at, words, monkeypatch):
     import thermocomp.programs.urscript_flow as flow

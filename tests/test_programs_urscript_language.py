@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from program_builders import random_configurations, ur_pose_text, urcap_export
 
 import thermocomp.programs.urscript_flow as flow
@@ -287,3 +289,56 @@ def test_the_manual_s_math_functions_of_known_numbers_are_evaluated():
     np.testing.assert_allclose(prog.points[0].T_world_tcp[:3, 3], [0.4, 0.2, 0.3], atol=1e-12)
     prog = urscript_program_from_text(text.replace("sqrt(pow(2, 2))", "sqrt(-1)"), "math.script")
     assert [(f.line, "sqrt of -1 is not a number" in f.message) for f in prog.unsupported] == [(4, True)]
+
+
+_CONDITIONS = st.sampled_from(["get_standard_digital_in(0)", "k < 3", "True", "x > 0.1", "not (k == 2)"])
+_SIMPLE = st.sampled_from(["movel(p[.4, .1, .3, 0, 3.14, 0])", "movel(p[.4, .1, z, 0, 3.14, 0])",
+                           "movej([0, -1.5, 1.5, -1.6, -1.57, 0])", "k = k + 1", "z = 0.3", "z = read_input_float_register(0)",
+                           "x = x + 0.01", "set_tcp(p[0, 0, .1, 0, 0, 0])", "sleep(0.1)", "sync()", "break", "continue",
+                           "return", "g()", "textmsg(k)"])
+
+
+def _block(draw, depth: int, indent: str) -> list[str]:
+    lines = []
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["simple", "simple", "if", "while"] if depth < 3 else ["simple"]))
+        if kind == "simple":
+            lines.append(indent + draw(_SIMPLE))
+        else:
+            lines.append(f"{indent}{kind} ({draw(_CONDITIONS)}):")
+            lines += _block(draw, depth + 1, indent + "  ")
+            if kind == "if" and draw(st.booleans()):
+                lines.append(f"{indent}else:")
+                lines += _block(draw, depth + 1, indent + "  ")
+            lines.append(f"{indent}end")
+    return lines
+
+
+@st.composite
+def _programs(draw) -> str:
+    body = _block(draw, 0, "  ")
+    g = _block(draw, 1, "  ")
+    return "\n".join(["global k = 0", "global x = 0.2", "global z = 0.3", "def g():", *g, "end", "def main():",
+                      *body, "end", ""])
+
+
+@settings(max_examples=60, deadline=None)
+@given(_programs())
+def test_any_program_of_the_language_ends_and_drops_no_motion(text):
+    """Generated programs of nested if/while/break/continue/return over inputs, counters and constants: reading
+    ends (with a program, or an InputError naming a line; never another exception), and where the entry neither
+    jumps nor calls, every motion it holds is followed or named at its line (a motion is never dropped)."""
+    try:
+        prog = urscript_program_from_text(text, "gen.script")
+    except InputError as error:
+        assert error.row is not None
+        return
+    lines = text.splitlines()
+    main = lines.index("def main():")
+    entry = lines[main + 1:-1]
+    motion_lines = {main + 2 + i for i, line in enumerate(entry) if line.strip().startswith(("movel", "movej"))}
+    assert {m.statement.line for m in prog.motions} <= motion_lines | {
+        i + 1 for i, line in enumerate(lines[:main]) if line.strip().startswith(("movel", "movej"))}
+    if not any(line.strip() in ("break", "continue", "return", "g()") for line in entry):
+        named = {m.statement.line for m in prog.motions} | {f.line for f in prog.unsupported + prog.notes}
+        assert motion_lines <= named

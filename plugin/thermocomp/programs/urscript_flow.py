@@ -600,12 +600,15 @@ class Flow:
                     raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
                 units, steps = self.unrolled, len(self.steps)
                 self.count(1, st)
+                before = self.snapshot(local)
                 try:
                     self.run_body(body, local, depth)
                 except _Continue:
                     pass
                 except _Break:
                     break
+                if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it never
+                    raise _Uncounted                          # ends; followed as a loop of unknown count)
                 counter = self._plain_counter(st) if passes == 1 else None
                 if counter is not None:  # every pass runs what the first ran: counted, then repeated
                     more = self._remaining_passes(condition, local, *counter, st)
@@ -697,7 +700,12 @@ class Flow:
         they would advance it."""
         from thermocomp.programs.urscript_values import COMPARE
 
-        more, value = 0, self.lookup(name, local).value
+        try:
+            value = self.lookup(name, local).value
+        except Unsupported as exc:  # (the counter itself known only while running: a loop of unknown count)
+            exc.where, exc.unknown_condition = st, True
+            raise
+        more = 0
         compare = COMPARE.get(str(condition.children[1])) if isinstance(condition, Tree) \
             and condition.data == "comparison" else None
         sides = [isinstance(c, Tree) and c.data == "name" and str(c.children[0]) == name
@@ -759,8 +767,11 @@ class Flow:
                 self.notes.append(Finding(f"calls of {name} passed over: it moves nothing and changes nothing a "
                                           "motion reads (its time is not estimated)", line, column))
             return None
+        if name in self.calling:
+            raise Unsupported(f"a recursive call of {name} is not followed (how deep it goes is known only while "
+                              "running)", call)
         if depth > 32:
-            raise Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", call)
+            raise Unsupported(f"calls nested more than 32 deep at {name}", call)
         if self.unrolled + summary.size > self.max_motions:
             raise self.error(f"the call of {name} unrolls to at least {summary.size:,} motions, calls and loop passes "
                              f"(more than --max-motions {self.max_motions:,})", call)
@@ -773,6 +784,7 @@ class Flow:
         self._quiet += [name] if quiet else []
         frame = _Frame(self.unresolved_depth)
         self.frames.append(frame)
+        self.calling.append(name)
         returned = None
         try:
             self.run_body(self.body_of(function), scope, depth + 1)
@@ -780,6 +792,7 @@ class Flow:
             returned = end.value
         finally:
             self.frames.pop()
+            self.calling.pop()
             del self._quiet[len(self._quiet) - quiet:]
         if frame.exits:  # returns under conditions known only while running: their paths join here
             self.merge([self.snapshot(scope), *frame.exits], scope, f"set_tcp in {name}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from lark import Token, Tree
@@ -291,9 +291,15 @@ class Motions:
 
     def general(self, tree: Tree) -> Tree:
         """``tree`` as the general rules read it: each run of motions (``moves``) replaced by its statements
-        (:meth:`statement_tree`), for a construct looked into but not run (its motions named one by one)."""
-        if not any(True for _ in tree.find_data("moves")):
-            return tree
+        (:meth:`statement_tree`), for a construct looked into but not run (its motions named one by one). Built
+        once a node."""
+        done = self._general.get(id(tree))
+        if done is not None:
+            return done
+        self._general[id(tree)] = tree if not any(True for _ in tree.find_data("moves")) else self._general_of(tree)
+        return self._general[id(tree)]
+
+    def _general_of(self, tree: Tree) -> Tree:
         children: list = []
         for child in tree.children:
             if isinstance(child, Tree) and child.data == "moves":
@@ -307,9 +313,30 @@ class Motions:
         """The statements of a ``MOVES`` token, resolved in bulk as :meth:`run_motion` resolves one (the same
         :func:`motion_parameters`, once per distinct argument text), into :class:`MotionRun` columns.
 
-        A statement the columns do not take (a point not of six numbers, arguments the motion refuses) is run by
-        the general rules in its place (:meth:`run_body`), for its finding or its error: the rest stays columns.
+        A statement the columns do not take (a point not of six numbers, arguments the motion refuses; every one
+        while the tool is known only while running) is run by the general rules in its place (:meth:`run_body`),
+        for its finding or its error: the rest stays columns. The columns depend on the token's text alone: they
+        are found once (:meth:`moves_template`), however many passes of a loop run them.
         """
+        segments, n_regular = self.moves_template(token)
+        if self.tool is None:  # (the general rules name the tool's refusal)
+            segments = [(0, len(self.move_matches(token).spans), None)]
+            n_regular = 0
+        self.count(n_regular, token)  # (the others count where the general rules run them)
+        for a, b, template in segments:
+            if template is None:
+                st = self.move_matches(token)
+                for i in range(a, b):
+                    self.run_body([self.statement_tree(token, st, i)], local, depth)
+            else:
+                self.steps.append(replace(template, frames=((np.eye(4), self.tool.copy()),)))
+
+    def moves_template(self, token: Token) -> tuple[list, int]:
+        """The runs of a ``MOVES`` token's statements the columns take, as :class:`MotionRun` templates (their
+        frames to be set), and the statements between them (template None): ``[(first, end, template)]``, and
+        how many the columns take. Computed once a token."""
+        if token.start_pos in self._templates:
+            return self._templates[token.start_pos]
         base = token.start_pos
         st = self.move_matches(token)
         spans, text = st.spans, st.text
@@ -328,9 +355,6 @@ class Motions:
                  for a, b, c, d in spans[st.shape_first][:, [NAME, NAME + 1, ARGS, ARGS + 1]].tolist()]
         shape_of = st.shape_of
         regular &= np.array([s is not None for s in table], dtype=bool)[shape_of]
-        if self.tool is None:  # (the general rules name the tool's refusal)
-            regular[:] = False
-        self.count(int(regular.sum()), token)  # (the others count where the general rules run them)
         table = [s or (LINEAR, 1.0, 1.0, None) for s in table]
         names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
         name_start, point_start = spans[:, NAME], spans[:, POINT]
@@ -358,21 +382,25 @@ class Motions:
         q_len = np.where(is_pose, 0, 6).astype(np.int64)
         # the regular statements' columns, the others run by the general rules, in order
         edges = np.flatnonzero(np.diff(regular.astype(np.int8), prepend=2, append=2))
+        segments: list = []
         for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
             if not regular[a]:
-                for i in range(a, b):
-                    self.run_body([self.statement_tree(token, st, i)], local, depth)
+                segments.append((a, b, None))
                 continue
             n = b - a
-            self.steps.append(MotionRun(
+            segments.append((a, b, MotionRun(
                 instruction=instruction[a:b], kind=kind[a:b], n_points=np.ones(n, dtype=np.int64),
                 statement=statement[a:b], name=name[a:b], tcp_speed=np.where(joint[a:b], np.inf, speed[a:b]),
                 orientation_speed=np.full(n, np.inf), joint_speed=np.where(joint[a:b], speed[a:b], np.inf),
                 acceleration=acceleration[a:b], duration_s=duration[a:b], text=point[a:b], argument=point[a:b],
                 T_world_tcp=T[a:b], q=q[a:b], q_len=q_len[a:b], confdata=np.zeros((n, 4), dtype=np.int64),
-                has_confdata=np.zeros(n, dtype=bool), frames=((np.eye(4), self.tool.copy()),),
+                has_confdata=np.zeros(n, dtype=bool), frames=(),
                 frame=np.zeros(n, dtype=np.int64), extax=("",) * n, name_of_point=("",) * n,
-                whole_argument=(None,) * n, quat=np.full((n, 4), np.nan)))
+                whole_argument=(None,) * n, quat=np.full((n, 4), np.nan))))
+        self._templates[token.start_pos] = (segments, int(regular.sum()))
+        return self._templates[token.start_pos]
+
+
 
 
 __all__ = ["MOTIONS", "MOVES_PATTERN", "Motions", "motion_parameters", "move_statements"]
