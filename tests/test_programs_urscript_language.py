@@ -12,6 +12,8 @@ written scripts are read back and the warm robot's FK must reach the targets.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -340,5 +342,7 @@ def test_any_program_of_the_language_ends_and_drops_no_motion(text):
     assert {m.statement.line for m in prog.motions} <= motion_lines | {
         i + 1 for i, line in enumerate(lines[:main]) if line.strip().startswith(("movel", "movej"))}
     if not any(line.strip() in ("break", "continue", "return", "g()") for line in entry):
-        named = {m.statement.line for m in prog.motions} | {f.line for f in prog.unsupported + prog.notes}
+        named = {m.statement.line for m in prog.motions} | {f.line for f in prog.unsupported + prog.notes} | {
+            int(n) for f in prog.notes for group in re.findall(r"line ([0-9, ]+)", f.message)
+            for n in group.replace(" ", "").split(",") if n}
         assert motion_lines <= named

@@ -143,6 +143,7 @@ class _Walker(Flow, Motions, Values):
         self._templates: dict[int, tuple] = {}  # their columns (Motions.moves_template), by its offset
         self._general: dict[int, Tree] = {}  # constructs as the general rules read them (Motions.general), by id
         self.calling: list[str] = []  # the file's functions being followed, outermost first
+        self._untaken: dict[tuple, list[int]] = {}  # the motion lines of branches never taken, by if and branches
         self.functions: dict[str, Tree] = {}
         self.threads: dict[str, Tree] = {}
         self.global_names: set[str] = set()  # names the file assigns as global or at its top level

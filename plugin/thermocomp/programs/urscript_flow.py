@@ -381,8 +381,27 @@ class Flow:
                 self.run_unresolved(st, rest, branches[-1][0] is None, "if", local, depth)
                 return
             if taken:
+                self.note_untaken(st, [(c, b) for j, (c, b) in enumerate(branches) if j != k])
                 self.run_body(body, local, depth)
                 return
+        self.note_untaken(st, branches)
+
+    def note_untaken(self, st: Tree, branches: list) -> None:
+        """A note naming the motions of branches whose condition is known not to hold: they never run, and stay
+        as written (a motion is never dropped in silence)."""
+        key = (id(st), tuple(id(b) for _, b in branches))
+        if key not in self._untaken:
+            self._untaken[key] = sorted({line_col(call)[0] for _, body in branches for statement in body
+                                         if isinstance(statement, Tree)
+                                         for call in self.general(statement).find_data("call")
+                                         if str(call.children[0]) in MOTIONS})
+        lines = self._untaken[key]
+        if lines:
+            line, column = line_col(st)
+            note = Finding(f"if: the motion(s) at line {', '.join(map(str, lines))} are in a branch that never runs "
+                           "(its condition is known before running): they stay as written", line, column)
+            if note not in self.notes:
+                self.notes.append(note)
 
     def run_unresolved(self, st: Tree, bodies: list[list], exhaustive: bool, word: str, local: dict,
                        depth: int) -> None:
