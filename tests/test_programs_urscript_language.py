@@ -27,7 +27,7 @@ from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import rotation_angle, transform
 from thermocomp.kinematics.ik import solve_ik
-from thermocomp.programs import compensate_program, read_program
+from thermocomp.programs import ProgramOptions, compensate_program, read_program
 from thermocomp.programs.urscript import urscript_program_from_text
 from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
 
@@ -346,3 +346,22 @@ def test_any_program_of_the_language_ends_and_drops_no_motion(text):
             int(n) for f in prog.notes for group in re.findall(r"line ([0-9, ]+)", f.message)
             for n in group.replace(" ", "").split(",") if n}
         assert motion_lines <= named
+
+
+def test_a_motion_whose_order_is_not_known_gets_its_minute_from_the_written_order(tmp_path, rng):
+    """docs/programs.md, "Where the order is not known from the file": with --timed, the motions inside a branch
+    on an input and after a wait for a button run at the minutes of their places in the written order of the
+    cycle (as if every branch ran once), each later than the one written before it."""
+    poses = [_pose(rng)[0] for _ in range(4)]
+    text = (f"def f():\n  movel({poses[0]}, a=1.2, v=0.02)\n  if (get_standard_digital_in(0)):\n"
+            f"    movel({poses[1]}, a=1.2, v=0.02)\n  else:\n    movel({poses[2]}, a=1.2, v=0.02)\n  end\n"
+            "  while (not get_standard_digital_in(1)):\n    sync()\n  end\n  sleep(120)\n"
+            f"  movel({poses[3]}, a=1.2, v=0.02)\nend\n")
+    path = tmp_path / "order.script"
+    path.write_text(text)
+    report = compensate_program("ur5", "deformations/exaggerated.csv", path, tmp_path / "o.script",
+                                program_options=ProgramOptions(timed=True))
+    rows = sorted(report.rows, key=lambda r: r.motion)
+    assert [r.line for r in rows] == [2, 4, 6, 12]
+    minutes = [r.minute_first for r in rows]
+    assert all(b > a for a, b in zip(minutes, minutes[1:])) and minutes[3] - minutes[2] >= 2.0  # (the 120 s wait)
