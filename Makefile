@@ -31,13 +31,16 @@ demo: $(STAMP)
 		--out out/irb140_exaggerated_transient.csv \
 		--plot out/irb140_exaggerated_transient.png
 
+# lint-imports checks the floors (pyproject.toml [tool.importlinter], docs/architecture.md): an upward import fails.
 # pytest-xdist spreads the tests over this machine's cores (-n auto).
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q -n auto -m "not slow"
 
 test-all: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m pytest -q -n auto
 
 bench: $(STAMP)

@@ -109,7 +109,8 @@ def worker(source: Path, warm: Path, out: Path, profile: bool, robot: str) -> di
     import io
     import pstats
 
-    from thermocomp.programs import ProgramOptions, compensate_program
+    from thermocomp.app.program import compensate_program
+    from thermocomp.programs import ProgramOptions
 
     options = ProgramOptions(timed=True, unsupported="keep")
     compensate_program(robot, DEFORMATION, warm, out, program_options=options)

@@ -23,6 +23,8 @@ Sections
        MET when its measured value is at most its limit (times in seconds,
        ratios as measured / baseline of this run), else MISSED. The shapes' and toolpaths'
        baseline, the grid, is measured right before each sample in the same process (shapes.grid_compute_us).
+    4b. A batch of programs (bench/batch.py): cost per program at 50 and 200 programs (--quick: 25 and
+       100), linear when within 1.5 of each other (issue 38).
 
 ``--quick`` (about a minute) repeats less and stops the toolpath at 100,000
 poses (so the 1,000,000-pose targets are not judged). The machine is shared: timings are medians of repeats, and the ratio
@@ -44,6 +46,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import batch
 import benchutil
 import coldstart
 import large_programs
@@ -226,6 +229,12 @@ def main(argv: list[str] | None = None) -> int:
                     keep_results=False)))
 
 
+    heading("4b. A batch of programs (compensate --program DIR --out-dir OUT --jobs 2), fresh processes")
+    with tempfile.TemporaryDirectory(prefix="thermocomp-bench-batch-") as tmp:
+        batch_run = batch.measure(Path(tmp), batch.SIZES_QUICK if args.quick else batch.SIZES)
+    for line in batch.report_lines(batch_run):
+        print(line)
+
     print("\na PolyScope export with a URCap's preamble (issue 35), read warm (bench/preamble.py):")
     urcap = preamble.run(3 if args.quick else 7)
     for line in preamble.report_lines(urcap):
@@ -314,6 +323,11 @@ def main(argv: list[str] | None = None) -> int:
     worst = tr.max_position if failed == 0 else float("inf")
     target("transient accuracy: largest position error, every row converged [m]", worst, ACCURACY_M,
            f"{worst:.1e}", f"{failed} rows not converged")
+    small, large = batch_run["sizes"]
+    target(f"batch of programs: cost per program, {large} / {small} programs", batch_run["ratio"],
+           batch.PER_PROGRAM_RATIO, f"{batch_run['ratio']:.2f}",
+           f"{1e3 * batch_run['per_program_s'][large]:.0f} vs {1e3 * batch_run['per_program_s'][small]:.0f} ms per "
+           f"program added to a 2-program batch ({batch_run['base_s']:.1f} s), --jobs {batch.JOBS}")
     print(table(["target", "measured", "limit", "verdict", "note"], rows))
     print(f"(timings on a shared machine, load average {benchutil.load_average()}: ratios within this run are the "
           "figures to read)")

@@ -131,7 +131,7 @@ def robot_program_text(motions: int, seed: int = 11) -> str:
 
 
 def robot_program_case(tmp: Path, motions: int = ROBOT_PROGRAM_MOTIONS) -> Case:
-    """Issue 11's case: a 100,000-motion RAPID program through :func:`thermocomp.programs.compensate_program`.
+    """Issue 11's case: a 100,000-motion RAPID program through :func:`thermocomp.app.program.compensate_program`.
 
     Judged like every shape on its compute per row (nominal configurations,
     the program's and the core's, and the core's solver clock) against the
@@ -144,7 +144,7 @@ def robot_program_case(tmp: Path, motions: int = ROBOT_PROGRAM_MOTIONS) -> Case:
     if importlib.util.find_spec("thermocomp.programs") is None:
         case.waiting = "waiting for issue 11 (compensate --program has not landed)"
         return case
-    from thermocomp.programs.compensate import compensate_program
+    from thermocomp.app.program import compensate_program
 
     warm = tmp / "bench_warm_up.mod"  # as every shape: a first call loads the compiled kernels, untimed
     warm.write_text(robot_program_text(2_000), encoding="ascii")

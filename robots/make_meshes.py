@@ -48,7 +48,7 @@ from thermocomp.inertia.files import write_inertia_csv
 from thermocomp.inertia.links import link_names
 from thermocomp.inertia.robot import InertiaOptions, compute_inertials, zero_pose_link_frames
 from thermocomp.io.meshes import write_stl
-from thermocomp.robot.builtin import load_robot
+from thermocomp.io.robots import load_robot
 
 ROBOTS_DIR = Path(__file__).resolve().parent
 #: Facets around a cylinder: 24 keeps a link at a few hundred faces and a

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from thermocomp.inertia.builtin import builtin_inertials
 from thermocomp.inertia.links import RobotInertials, apply_corrections
+from thermocomp.io.robots import load_robot
 from thermocomp.io.urdf import LinkContent, urdf_text
-from thermocomp.robot.builtin import load_robot
 
 #: Per-link mass and inertia factors of the truth (seed 000, Table II's lambda are 0.96 .. 1.03; a few are larger
 #: here so that a wrong estimate cannot pass by staying at the CAD value).

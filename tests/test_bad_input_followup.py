@@ -12,7 +12,7 @@ import pytest
 from coppeliasim_fake.fixtures import fake_irb140  # noqa: F401  (fixture)
 from test_bad_input import case, refused, run_cli, snapshot  # noqa: F401  (fixture)
 
-from thermocomp.cli.common import EXIT_INPUT
+from thermocomp.cli.common import EXIT_INPUT, EXIT_USAGE
 from thermocomp.deformation.timelaw import LinearRamp
 from thermocomp.io.timelaw_file import write_time_law
 
@@ -45,7 +45,7 @@ def test_a_minute_the_convention_does_not_use_is_refused(case, capsys):
     base = ["coppeliasim", "convention", "--deformation", "d.csv", "--configurations", "10", "--out", "o.csv"]
     refused(case, capsys, [*base, "--static", "--minute", "5"], EXIT_INPUT, "--minute 5", "--stabilisation-min")
     refused(case, capsys, [*base, "--minute", "5"], EXIT_INPUT, "--minute 5")
-    refused(case, capsys, [*base, "--stabilisation-min", "100", "--minute", "-1"], EXIT_INPUT, "--minute", "-1")
+    refused(case, capsys, [*base, "--stabilisation-min", "100", "--minute", "-1"], EXIT_USAGE, "--minute", "-1")
 
 
 @pytest.mark.parametrize("pose", ["1000,0,0,0,0,0", "0,0,0,0,0,-500"])
@@ -114,7 +114,7 @@ def test_a_sweep_leaving_the_limits_names_its_options(case, capsys):
 def test_option_values_out_of_range_name_their_option(case, capsys):
     """The message names the option as typed (it said 'cutoff: ...', 'poses and per_minute: ...')."""
     refused(case, capsys, ["track", "--deformation", "d.csv", "--static", "--poses", "5", "--per-minute", "1000000000",
-                           "--out", "o.csv"], EXIT_INPUT, "--per-minute")
+                           "--out", "o.csv"], EXIT_USAGE, "--per-minute")
     from thermocomp.dynamics.filtering import lowpass
     from thermocomp.errors import ConfigurationError
 
@@ -128,7 +128,7 @@ def test_option_values_out_of_range_name_their_option(case, capsys):
 ])
 def test_a_range_fraction_too_small_for_a_design_is_refused(case, capsys, argv, option):
     """--range-fraction 1e-320 ended in an OverflowError traceback; 1e-4 designed for 9 minutes."""
-    refused(case, capsys, argv, EXIT_INPUT, option)
+    refused(case, capsys, argv, EXIT_USAGE, option)
 
 
 @pytest.mark.parametrize(("argv", "option"), [
@@ -166,7 +166,7 @@ def test_the_authors_law_refuses_a_stabilisation_time_it_cannot_play(case, capsy
     from thermocomp.deformation.coppeliasim_convention import MAX_AUTHORS_MINUTES, authors_deformation_table
     from thermocomp.errors import ConfigurationError
     from thermocomp.io.deformation_csv import read_deformation_csv
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.io.robots import load_robot
 
     chain = load_robot("irb140")
     table = read_deformation_csv(case / "d.csv")
@@ -174,12 +174,12 @@ def test_the_authors_law_refuses_a_stabilisation_time_it_cannot_play(case, capsy
     with pytest.raises(ConfigurationError, match="--stabilisation-min"):
         authors_deformation_table(chain, table, 5.0, LinearRamp(1e308))
     refused(case, capsys, ["coppeliasim", "convention", "--deformation", "d.csv", "--configurations", "10",
-                           "--stabilisation-min", "1e308"], EXIT_INPUT, "--stabilisation-min")
+                           "--stabilisation-min", "1e308"], EXIT_USAGE, "--stabilisation-min")
 
 
 def test_a_negative_tracker_noise_names_its_option(case, capsys):
     refused(case, capsys, ["track", "--deformation", "d.csv", "--static", "--poses", "5", "--orientation-noise-deg",
-                           "-1", "--out", "o.csv"], EXIT_INPUT, "--orientation-noise-deg")
+                           "-1", "--out", "o.csv"], EXIT_USAGE, "--orientation-noise-deg")
 
 
 def test_a_urdf_with_cr_line_ends_simulates_as_the_same_file_with_lf(case, capsys):
@@ -331,7 +331,7 @@ def test_more_option_values_out_of_range_name_their_option(case, capsys):
     with pytest.raises(ConfigurationError, match=r"--speeds-deg-s.*0, 20 deg/s"):
         ConstantSpeedOptions(speeds=(0.0, 0.3490658503988659))
     refused(case, capsys, ["excite", "--robot", "irb140", "--experiment", "constant-speed", "--speeds-deg-s", "0,20",
-                           "--span-deg", "20", "--out", "o.csv"], EXIT_INPUT, "--speeds-deg-s")
+                           "--span-deg", "20", "--out", "o.csv"], EXIT_USAGE, "--speeds-deg-s")
     (case / "e.csv").write_text("name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg\nP,500,0,600,0,90,0\n")
     refused(case, capsys, ["compensate", "--deformation", "d.csv", "--targets", "e.csv", "--static", "--out", "o.csv",
                            "--orientation-euler-xyz-deg", "0", "90", "0"], EXIT_INPUT, "--orientation-euler-xyz-deg")

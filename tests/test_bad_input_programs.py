@@ -18,7 +18,7 @@ from thermocomp.deformation.thermal_laws import FirstOrder
 from thermocomp.deformation.timelaw import LinearRamp
 from thermocomp.errors import ConfigurationError
 from thermocomp.io.timelaw_file import time_law_path, write_time_law
-from thermocomp.programs.compensate import MAX_INDEXED_SETS, indexed_minutes
+from thermocomp.programs.options import MAX_INDEXED_SETS, indexed_minutes
 
 POINT = "[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
 

@@ -1,5 +1,5 @@
 """Many programs at once: ``compensate --program a.mod b.mod ... --out-dir DIR [--jobs N]`` and
-:func:`thermocomp.runs.compensate_programs`.
+:func:`thermocomp.app.compensate.compensate_programs`.
 
 Each program is compensated as alone (the single-program run is the oracle, byte for byte), written all or
 none under its own name; the exit status is the worst program's; outputs never land on an input or on each
@@ -73,7 +73,7 @@ def test_parallel_batch_writes_each_program_as_alone_and_exits_with_the_worst(tm
 
 @pytest.mark.slow
 def test_failed_points_exit_2_and_the_library_returns_a_report_per_program(tmp_path, capsys, single):
-    from thermocomp.runs import compensate_programs
+    from thermocomp.app.compensate import compensate_programs
 
     src = _programs(tmp_path / "in", **{"a.mod": RAPID.read_bytes(), "far.mod": UNREACHABLE})
     out = tmp_path / "out"
@@ -108,7 +108,6 @@ def test_an_output_folder_holding_the_inputs_is_refused(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--out-dir", "{out}", "--jobs", "0"], "--jobs: expected a number of processes from 1 to 1024"),
     (["--out", "{out}/x.mod", "--jobs", "2"], "--jobs serves --out-dir only"),
     (["--out-dir", "{out}/missing"], "--out-dir: expected an existing folder"),
     (["--out-dir", "{out}", "--program-report", "{out}/r.txt"], "--program-report cannot be combined with --out-dir"),
@@ -133,12 +132,13 @@ def test_a_folder_without_programs_is_refused(tmp_path, capsys):
 @pytest.mark.slow
 def test_an_interrupted_batch_leaves_nothing(tmp_path, monkeypatch):
     """The first program is done (its temporary staged) when the second is interrupted: nothing is written."""
-    import thermocomp.runs as runs
+    import thermocomp.app.compensate as runs
+    import thermocomp.app.program as program_job  # (the batch imports compensate_program from it per program)
 
     src = _programs(tmp_path / "in", **{"a.mod": RAPID.read_bytes(), "b.mod": RAPID.read_bytes()})
     out = tmp_path / "out"
     out.mkdir()
-    real = runs.compensate_program
+    real = program_job.compensate_program
     calls = []
 
     def interrupted_second(*args, **kwargs):
@@ -148,14 +148,14 @@ def test_an_interrupted_batch_leaves_nothing(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(runs, "compensate_program", interrupted_second)
+    monkeypatch.setattr(program_job, "compensate_program", interrupted_second)
     with pytest.raises(KeyboardInterrupt):
         runs.compensate_programs("irb140", EXAGGERATED, [src], out)
     assert len(calls) == 2 and _left(out) == []
 
 
 def test_a_program_given_twice_is_compensated_once(tmp_path):
-    from thermocomp.runs import compensate_programs
+    from thermocomp.app.compensate import compensate_programs
 
     src = _programs(tmp_path / "in", **{"bad.mod": UNDECLARED})
     out = tmp_path / "out"

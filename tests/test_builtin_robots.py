@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from thermocomp.io.robots import BUILTIN_ROBOTS, BUILTIN_VARIANTS, load_robot, robot_dir
 from thermocomp.kinematics.fk import fk, fk_jacobian, fk_matrix
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.robot.builtin import BUILTIN_ROBOTS, BUILTIN_VARIANTS, load_robot, robot_dir
 from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
 
 REPO = Path(__file__).resolve().parents[1]

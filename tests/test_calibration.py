@@ -16,11 +16,11 @@ from thermocomp import DeformationTable, deformed_model, fk, load_robot
 from thermocomp.calibration.identifiability import combination_matrix
 from thermocomp.calibration.identify import CalibrationOptions, identify
 from thermocomp.calibration.jacobian import parameter_names, pose_jacobian
-from thermocomp.calibration.measurements import Measurements
 from thermocomp.calibration.observability import observability_index, suggest_poses
 from thermocomp.calibration.report import calibration_text, combination_lines
 from thermocomp.geometry.rotations import matrix_from_rotvec, rotvec_from_matrix
 from thermocomp.io.deformation_csv import read_deformation_csv
+from thermocomp.io.measurements import Measurements
 from thermocomp.simulators.pybullet.campaign import simulate_measurements
 
 ROBOTS = ("irb140", "gofa", "ur5")

@@ -141,7 +141,6 @@ def test_calibrate_min_norm_with_orientation_from_the_command_line(tmp_path, cap
 @pytest.mark.parametrize(("extra", "message"), [
     (["--heat-on", "5"], "--heat-on: expected START:STOP"),
     (["--rows", "joints,wrist"], "rows: expected a non-empty subset"),
-    (["--sigma-mm", "0"], "position_sigma: expected a positive number"),
 ])
 def test_calibrate_bad_options_exit_1_and_write_nothing(tmp_path, capsys, extra, message):
     meas = tmp_path / "tracker.csv"

@@ -263,7 +263,7 @@ def test_an_interrupted_run_ends_without_finalizers():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("module", ["numpy", "numba", "thermocomp.pipeline", "datetime"])
+@pytest.mark.parametrize("module", ["numpy", "numba", "thermocomp.app.targets", "datetime"])
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"])
 def test_a_signal_while_the_program_loads_exits_130_without_a_traceback(tmp_path, module, signame):
     """The first second of a run is spent importing numpy, numba and the commands: a signal there (sent, to be

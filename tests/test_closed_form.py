@@ -15,12 +15,12 @@ import thermocomp.kinematics.closed_form as closed_form_module
 from thermocomp.deformation import DeformationTable, deformed_model
 from thermocomp.geometry import rotation_angle, transform
 from thermocomp.geometry.rotations import matrix_from_rotvec
+from thermocomp.io.robots import load_robot
 from thermocomp.kinematics.closed_form import N_BRANCHES, _opw, _ur, closed_form, closed_form_mismatch
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKOptions, Status, fit_limits
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.kinematics.seeding import _search, solve_multistart, solve_path
-from thermocomp.robot.builtin import load_robot
 from thermocomp.tolerances import BRANCH_JUMP
 
 #: Closed-form round-off stays far below this away from singularities [m], [rad].

@@ -11,11 +11,11 @@ from thermocomp.compensation.targets import Targets
 from thermocomp.deformation import DeformationTable, LinearRamp, Static, deformed_model
 from thermocomp.geometry import rotation_angle
 from thermocomp.io.deformation_csv import read_deformation_csv
+from thermocomp.io.robots import load_robot
 from thermocomp.io.targets_csv import read_targets_csv
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import Status
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.robot.builtin import load_robot
 from thermocomp.tolerances import BRANCH_JUMP, IK_ORIENTATION_TOL, IK_POSITION_TOL
 
 #: The issue's acceptance bound: every target within 1e-6 mm and 1e-6 degree.
@@ -162,8 +162,8 @@ def test_timed_path_keeps_its_configuration_across_streamed_pieces(irb140):
 
 
 def test_summary_by_minute_and_plot(irb140, program, exaggerated, tmp_path):
+    from thermocomp.app.plotting import plot_summary
     from thermocomp.compensation.compensate import CompensationSummary
-    from thermocomp.plotting import plot_summary
 
     options = CompensationOptions(minutes=tuple(np.arange(0.0, 201.0, 20.0)), chunk_rows=120)
     chunks = list(compensate(irb140, exaggerated, program, options))

@@ -25,6 +25,7 @@ from thermocomp.deformation.coppeliasim_convention import (
 from thermocomp.deformation.timelaw import LinearRamp, Static
 from thermocomp.errors import InputError
 from thermocomp.io.deformation_csv import read_deformation_csv
+from thermocomp.io.robots import builtin_joint_objects
 from thermocomp.io.targets_csv import read_targets_csv
 from thermocomp.simulators.coppeliasim import apply_authors_script, preserved, read_robot, read_tip, set_joint_positions
 from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
@@ -153,7 +154,8 @@ def test_paper_static_case_on_the_scene_geometry_stays_within_the_published_devi
                      "--deformation", str(table_csv), "--targets", str(targets), "--out", str(out)]) == EXIT_OK
         q[robot] = np.radians(q_deg(out)[0])
     scene = load_robot("irb140-paper-scene")
-    deformed = deformed_model(scene, authors_deformation_table(scene, read_deformation_csv(table_csv, n_joints=6)))
+    deformed = deformed_model(scene, authors_deformation_table(scene, read_deformation_csv(table_csv, n_joints=6),
+                                                               R_world_joint=builtin_joint_objects(scene.name, 6)))
     program = read_targets_csv(targets, n_joints=6)
     for robot, within in (("irb140-paper-scene", True), ("irb140", False)):
         dev_mm = (fk(deformed, q[robot])[1] - program.p_world_tcp) * 1e3

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from thermocomp.errors import InputError
+from thermocomp.io.robots import load_robot
 from thermocomp.kinematics.fk import fk_matrix
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.robot.builtin import load_robot
 from thermocomp.robot.dh import chain_from_dh
 
 #: FK agreement of two exact descriptions [m] and [1] (matrix entries): a

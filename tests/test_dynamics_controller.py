@@ -36,7 +36,7 @@ def test_mass_matrix_is_the_regressors(tmp_path):
     """PyBullet's mass matrix in the chain's joint order equals the one of thermocomp's own model."""
     from thermocomp.dynamics.regressor import regressor
     from thermocomp.dynamics.simulate import SimulatedRobot
-    from thermocomp.io.urdf_inertials import read_urdf_parameters
+    from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
 
     urdf = write_robot_urdf("gofa", builtin_inertials("gofa"), tmp_path / "gofa.urdf")
     info = read_urdf_parameters(urdf)

@@ -7,7 +7,7 @@ import pytest
 
 from thermocomp.dynamics.excitation import ExcitationOptions, check_frequencies, design_excitation
 from thermocomp.errors import ConfigurationError
-from thermocomp.robot.builtin import load_robot
+from thermocomp.io.robots import load_robot
 
 
 def test_seed_table_bad_set_is_bad_and_named():

@@ -25,12 +25,12 @@ from helpers import REFERENCE
 
 from thermocomp.cli.main import main
 from thermocomp.dynamics.regressor import regressor
+from thermocomp.dynamics.urdf_parameters import read_urdf_parameters, urdf_with_parameters
 from thermocomp.errors import InputError
 from thermocomp.inertia.gravity import STANDARD_GRAVITY
 from thermocomp.io.recording_csv import Recording, read_recording_csv, write_recording_csv
 from thermocomp.io.robot_files import RobotFileOptions, read_robot_description
 from thermocomp.io.urdf import urdf_rpy_from_matrix
-from thermocomp.io.urdf_inertials import read_urdf_parameters, urdf_with_parameters
 
 pin = pytest.importorskip("pinocchio", reason="pinocchio (pip install pin) is the independent inverse dynamics")
 

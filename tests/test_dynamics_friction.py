@@ -15,7 +15,7 @@ from thermocomp.dynamics.friction_runs import ConstantSpeedOptions, constant_spe
 from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
 from thermocomp.errors import InputError
 from thermocomp.io.friction_csv import read_friction_csv, write_friction_csv
-from thermocomp.robot.builtin import load_robot
+from thermocomp.io.robots import load_robot
 
 pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 

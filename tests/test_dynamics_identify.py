@@ -19,7 +19,7 @@ from thermocomp.dynamics.identify import identify
 from thermocomp.dynamics.parameters import is_consistent
 from thermocomp.dynamics.report import check_torques, report_text
 from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
-from thermocomp.io.urdf_inertials import read_urdf_parameters, urdf_with_parameters
+from thermocomp.dynamics.urdf_parameters import read_urdf_parameters, urdf_with_parameters
 
 pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 
@@ -96,7 +96,7 @@ def test_identification_from_positions_predicts_an_unseen_trajectory(setup, tmp_
         rigid = identified.rigid_torques(*states)
     # PyBullet diagonalises each inertia by Jacobi rotations to 1e-6 of its trace and drops the rest (measured:
     # up to 2e-7 of the trace, 7e-9 of the largest torque); a frame or sign error is 1e-2 or more.
-    np.testing.assert_allclose(rigid, result.predict(*states) - result.friction.torque(states[1]), rtol=0,
+    np.testing.assert_allclose(rigid, result.predict(*states) - result.friction.drive_torque(states[1], states[2]), rtol=0,
                                atol=1e-7 * np.max(np.abs(rigid)))
 
 

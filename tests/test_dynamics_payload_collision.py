@@ -14,11 +14,11 @@ from thermocomp.dynamics.friction import SEED000_TABLE_III
 from thermocomp.dynamics.payload import identify_payload, payload_parameters, with_payload
 from thermocomp.dynamics.regressor import regressor
 from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
+from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
 from thermocomp.inertia.builtin import builtin_inertials
 from thermocomp.io.recording_csv import Recording
+from thermocomp.io.robots import load_robot
 from thermocomp.io.urdf import LinkContent, urdf_text
-from thermocomp.io.urdf_inertials import read_urdf_parameters
-from thermocomp.robot.builtin import load_robot
 
 pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 

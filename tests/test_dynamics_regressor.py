@@ -23,12 +23,12 @@ from thermocomp.dynamics.parameters import (
     robot_parameters,
 )
 from thermocomp.dynamics.regressor import regressor
+from thermocomp.dynamics.urdf_parameters import read_urdf_parameters, urdf_with_parameters
 from thermocomp.errors import InputError
 from thermocomp.inertia.builtin import builtin_inertials
 from thermocomp.inertia.checks import check_inertia_tensor
+from thermocomp.io.robots import BUILTIN_ROBOTS, load_robot
 from thermocomp.io.urdf import PLACEHOLDER_INERTIA, PLACEHOLDER_MASS
-from thermocomp.io.urdf_inertials import read_urdf_parameters, urdf_with_parameters
-from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
 
 p = pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 

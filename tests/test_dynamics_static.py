@@ -14,9 +14,9 @@ from thermocomp.dynamics.static_step import (
     static_corrections,
     static_trajectory,
 )
+from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
 from thermocomp.inertia.builtin import builtin_inertials
 from thermocomp.inertia.links import apply_corrections
-from thermocomp.io.urdf_inertials import read_urdf_parameters
 
 pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 
@@ -110,7 +110,7 @@ def test_step2_poses_stay_above_the_floor_and_clear_of_the_robot(name, tmp_path,
     from thermocomp.cli.main import main
     from thermocomp.dynamics.parameters import robot_parameters
     from thermocomp.io.recording_csv import read_recording_csv
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.io.robots import load_robot
 
     out = tmp_path / "static.csv"
     assert main(["excite", "--robot", name, "--experiment", "static", "--rate-hz", "10", "--hold-s", "1",

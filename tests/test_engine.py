@@ -13,10 +13,10 @@ import pytest
 
 from thermocomp.deformation import DeformationTable, deformed_model
 from thermocomp.errors import ConfigurationError
+from thermocomp.io.robots import load_robot
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKOptions, Status, solve_ik
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.robot.builtin import load_robot
 
 pytest.importorskip("numba")
 

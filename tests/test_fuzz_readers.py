@@ -128,9 +128,9 @@ def test_robot_csv(tmp_path_factory, data):
 
 
 def _urdf() -> bytes:
+    from thermocomp.io.robots import load_robot
     from thermocomp.io.urdf import urdf_text
     from thermocomp.kinematics.model import nominal_model
-    from thermocomp.robot.builtin import load_robot
 
     return urdf_text(nominal_model(load_robot("irb140")), robot_name="irb140").encode()
 
@@ -178,9 +178,9 @@ def test_inertia_corrections_csv(tmp_path_factory, data):
 
 @pytest.fixture(scope="module")
 def results_bytes(tmp_path_factory) -> bytes:
+    from thermocomp.app.targets import run_compensation
     from thermocomp.compensation.compensate import CompensationOptions
     from thermocomp.deformation.timelaw import Static
-    from thermocomp.pipeline import run_compensation
 
     out = tmp_path_factory.mktemp("results") / "o.csv"
     targets = tmp_path_factory.mktemp("targets") / "t.csv"
@@ -191,7 +191,7 @@ def results_bytes(tmp_path_factory) -> bytes:
 
 
 def test_results_csv_for_play(tmp_path_factory, results_bytes):
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.io.robots import load_robot
     from thermocomp.simulators.coppeliasim.actions import read_played_rows
 
     chain = load_robot("irb140")
@@ -249,7 +249,7 @@ def _recording_seed() -> bytes:
 def _measurements_seed() -> bytes:
     import numpy as np
 
-    from thermocomp.calibration.measurements import Measurements
+    from thermocomp.io.measurements import Measurements
     from thermocomp.io.measurements_csv import write_measurements_csv
 
     q = np.radians([[0.0, 10, 20, 0, 30, 0], [5, 15, 25, 5, 35, 5], [10, 20, 10, -5, 40, 10]])

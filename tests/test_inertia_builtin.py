@@ -20,10 +20,10 @@ from thermocomp.inertia.links import link_names
 from thermocomp.inertia.robot import InertiaOptions, compute_inertials, zero_pose_link_frames
 from thermocomp.inertia.solids import merge_identical_vertices, solid_properties, surface_topology
 from thermocomp.io.meshes import read_mesh
+from thermocomp.io.robots import BUILTIN_ROBOTS, load_robot, robot_dir
 from thermocomp.io.urdf import PLACEHOLDER_INERTIA, PLACEHOLDER_MASS
 from thermocomp.kinematics.fk import joint_frames
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot, robot_dir
 
 p = pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 

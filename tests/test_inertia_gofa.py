@@ -41,8 +41,8 @@ from thermocomp.errors import InputError
 from thermocomp.inertia.links import link_names
 from thermocomp.inertia.robot import InertiaOptions, compute_inertials, zero_pose_link_frames
 from thermocomp.io.meshes import read_mesh_map
+from thermocomp.io.robots import load_robot, robot_dir
 from thermocomp.io.urdf import read_urdf
-from thermocomp.robot.builtin import load_robot, robot_dir
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
 GOFA = REFERENCE / "robots" / "abb_crb15000_5_95"

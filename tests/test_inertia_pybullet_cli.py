@@ -24,9 +24,9 @@ import pytest
 from thermocomp.cli.main import main
 from thermocomp.inertia import gravity_torques
 from thermocomp.inertia.robot import InertiaOptions, compute_inertials
+from thermocomp.io.robots import BUILTIN_ROBOTS, load_robot, robot_dir
 from thermocomp.io.urdf import PLACEHOLDER_MASS
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot, robot_dir
 
 p = pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 

@@ -7,11 +7,11 @@ import pytest
 
 from thermocomp.deformation import DeformationTable, deformed_model
 from thermocomp.geometry import rot_x, rot_y, rot_z, rotation_angle, transform
+from thermocomp.io.robots import BUILTIN_ROBOTS, load_robot
 from thermocomp.kinematics.fk import fk, fk_jacobian, fk_matrix
 from thermocomp.kinematics.ik import IKOptions, Status, fit_limits, solve_ik
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.kinematics.seeding import solve_nominal_configuration
-from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
 from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
 
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from helpers import assert_located, write
 
-from thermocomp.calibration.measurements import Measurements
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_euler_xyz, matrix_from_rotvec
+from thermocomp.io.measurements import Measurements
 from thermocomp.io.measurements_csv import read_measurements_csv, write_measurements_csv
 
 HEADER = "time_min,q1_deg,q2_deg,q3_deg,q4_deg,q5_deg,q6_deg,x_mm,y_mm,z_mm"

@@ -13,16 +13,16 @@ import numpy as np
 import pytest
 from helpers import REPO
 
+from thermocomp.app.targets import run_compensation
 from thermocomp.compensation import compensate as compensate_module
 from thermocomp.compensation.compensate import CompensationOptions, compensate
 from thermocomp.deformation.coppeliasim_convention import authors_law
 from thermocomp.deformation.timelaw import LinearRamp, Static, TablePerMinute
 from thermocomp.errors import ConfigurationError
 from thermocomp.io.deformation_csv import read_deformation_csv
+from thermocomp.io.robots import load_robot
 from thermocomp.io.targets_csv import read_targets_csv
 from thermocomp.kinematics.ik import IKOptions, Status
-from thermocomp.pipeline import run_compensation
-from thermocomp.robot.builtin import load_robot
 
 EXAGGERATED = REPO / "deformations" / "exaggerated.csv"
 RANDOM50 = REPO / "examples" / "targets_random50.csv"

@@ -88,7 +88,7 @@ def test_the_installed_wheel_runs_the_readme_command_from_any_folder(tmp_path):
                          cwd=elsewhere, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     assert len((elsewhere / "o.csv").read_text().splitlines()) == 51
-    check = ("from thermocomp.robot.builtin import BUILTIN_ROBOTS, BUILTIN_VARIANTS, load_robot, robot_dir\n"
+    check = ("from thermocomp.io.robots import BUILTIN_ROBOTS, BUILTIN_VARIANTS, load_robot, robot_dir\n"
              "from thermocomp.io.scene_file import builtin_scene\n"
              "from thermocomp.simulators.coppeliasim.addon import addon_source\n"
              "for name in (*BUILTIN_ROBOTS, *BUILTIN_VARIANTS):\n"

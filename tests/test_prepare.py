@@ -1,4 +1,4 @@
-"""thermocomp.prepare: the one place a command loads its robot and binds the deformation table and time law.
+"""thermocomp.app.prepare: the one place a command loads its robot and binds the deformation table and time law.
 
 Checked against what it replaces: the readers and the authors' law themselves, and, end to end, that an
 output over a file a robot file includes is refused before any work, whichever command it is.
@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from test_robot_xacro import make_package
 
+from thermocomp.app.prepare import robot_and_table
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation import DeformationTable, LinearRamp, Static
 from thermocomp.deformation.coppeliasim_convention import AuthorsIncrements, authors_law
@@ -19,8 +20,7 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
-from thermocomp.prepare import robot_and_table
-from thermocomp.robot.builtin import load_robot
+from thermocomp.io.robots import load_robot
 
 REPO = Path(__file__).resolve().parent.parent
 EXAGGERATED = REPO / "deformations" / "exaggerated.csv"

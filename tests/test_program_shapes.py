@@ -14,15 +14,15 @@ from helpers import REPO
 
 import thermocomp.compensation.compensate as compensate_module
 import thermocomp.kinematics.seeding as seeding_module
+from thermocomp.app.targets import run_compensation
 from thermocomp.compensation.compensate import PHASES, PROGRESS_ROWS, CompensationOptions, compensate
 from thermocomp.compensation.targets import Targets
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.deformation_csv import read_deformation_csv
+from thermocomp.io.robots import load_robot
 from thermocomp.io.targets_csv import read_targets_csv, write_targets_csv
 from thermocomp.kinematics.dispatch import ENGINE_MIN_ROWS
 from thermocomp.kinematics.ik import Status, solve_ik
-from thermocomp.pipeline import run_compensation
-from thermocomp.robot.builtin import load_robot
 from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
 
 MINUTES = np.linspace(0.0, 200.0, 60)
@@ -412,7 +412,7 @@ def test_a_streamed_run_reads_its_pieces_ahead_on_a_thread(targets, exaggerated,
     import threading
     import time
 
-    import thermocomp.pipeline as pipeline
+    import thermocomp.app.targets as pipeline
 
     copies = 100  # 5,000 rows: 5 pieces of 1,000
     program = Targets(names=tuple(f"{name}_{k}" for k in range(copies) for name in targets.names),

@@ -12,9 +12,10 @@ import re
 import pytest
 from helpers import REPO
 
+from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
-from thermocomp.programs import ProgramOptions, compensate_program, read_program
+from thermocomp.programs import ProgramOptions, read_program
 from thermocomp.programs.writer import NUMBER
 
 TABLE = REPO / "deformations" / "exaggerated.csv"

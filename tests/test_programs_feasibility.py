@@ -6,9 +6,10 @@ import numpy as np
 from program_builders import robtarget_text
 
 from thermocomp import DeformationTable, fk, load_robot, nominal_model
+from thermocomp.app.program import compensate_program
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
-from thermocomp.programs import ProgramOptions, compensate_program
+from thermocomp.programs import ProgramOptions
 
 ZERO = DeformationTable.from_mm_deg(np.zeros((6, 6)))
 SMALL = DeformationTable.from_mm_deg([[0.1, -0.1, 0.05, 0.01, 0.0, -0.01]] * 6)

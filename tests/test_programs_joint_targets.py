@@ -16,12 +16,13 @@ from program_builders import random_configurations, robtarget_text, ur_pose_text
 from test_bad_input import case, run_cli  # noqa: F401  (fixture)
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
+from thermocomp.app.program import compensate_program
 from thermocomp.cli.common import EXIT_OK
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
-from thermocomp.programs import ProgramOptions, compensate_program, read_program
+from thermocomp.programs import ProgramOptions, read_program
 from thermocomp.programs.feasibility import JOINT_STEP_GAIN
 from thermocomp.tolerances import IK_POSITION_TOL
 

@@ -15,9 +15,10 @@ import pytest
 from program_builders import random_configurations, robtarget_text, ur_pose_text
 
 from thermocomp import DeformationTable, fk, load_robot, nominal_model
+from thermocomp.app.program import compensate_program
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
-from thermocomp.programs import ProgramOptions, compensate_program
+from thermocomp.programs import ProgramOptions
 from thermocomp.programs import compensate as compensate_module
 
 

@@ -17,13 +17,14 @@ from helpers import REPO
 from program_builders import random_configurations, rapid_case, robtarget_text
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
+from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions, nominal_solutions
 from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import quat_wxyz_from_matrix, rotation_angle, transform
 from thermocomp.kinematics.confdata import confdata_from_q
-from thermocomp.programs import ProgramOptions, compensate_program, read_program
+from thermocomp.programs import ProgramOptions, read_program
 from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
 
 ROBOTS = ("irb140", "gofa")
@@ -173,9 +174,8 @@ def test_filtered_confdata_is_recomputed_from_the_corrected_joints(tmp_path):
 
 
 UNSUPPORTED = [
-    ("    IF reg1 > 2 THEN\n      MoveL a, v100, fine, tool0;\n    ENDIF\n", "IF"),
-    ("    WHILE TRUE DO\n      MoveL a, v100, fine, tool0;\n    ENDWHILE\n    MoveL a, v100, fine, tool0;\n", "WHILE"),
-    ("    WHILE reg1 < 3 DO\n      MoveL a, v100, fine, tool0;\n    ENDWHILE\n", "WHILE"),
+    ("    MoveL Offs(a, 0, 0, AInput(ai1)), v100, fine, tool0;\n", "AInput"),  # a value read while running
+    ("    IndAMove Station_A, 1 \\ToAbsNum:=90, 20;\n", "IndAMove"),  # an independent axis
     ("    PDispOn \\ExeP:=a, a, tool0;\n", "PDispOn"),  # a displacement known only while running
     ("    CONNECT intno1 WITH trap1;\n", "CONNECT"),
     ("    OtherModuleRoutine;\n", "OtherModuleRoutine"),
@@ -186,8 +186,8 @@ UNSUPPORTED = [
 def test_unsupported_construct_is_named_with_its_line_and_nothing_is_written(tmp_path, body, word):
     chain = load_robot("irb140")
     R, p = fk(nominal_model(chain), chain.home)
-    head = ("MODULE m\n  VAR num reg1 := 0;\n  CONST robtarget a:=" + robtarget_text(transform(R, p), [0, 0, 0, 0])
-            + ";\n  PROC main()\n    MoveJ a, v100, fine, tool0;\n")
+    head = ("MODULE m\n  VAR num reg1 := 0;\n  VAR num reg2;\n  CONST robtarget a:="
+            + robtarget_text(transform(R, p), [0, 0, 0, 0]) + ";\n  PROC main()\n    MoveJ a, v100, fine, tool0;\n")
     src = head + body + "  ENDPROC\nENDMODULE\n"
     path = tmp_path / "u.mod"
     path.write_text(src)
@@ -197,13 +197,14 @@ def test_unsupported_construct_is_named_with_its_line_and_nothing_is_written(tmp
         compensate_program("irb140", zero, path, out)
     line = head.count("\n") + 1
     assert info.value.row == line
-    assert f"{path}:{line}:5:" in str(info.value) and word in str(info.value)
-    assert str(info.value).startswith(f"{path}, line {line}, column 5: ")  # a character column, not a CSV header's
+    column = 5 if word != "AInput" else 25
+    assert f"{path}:{line}:{column}:" in str(info.value) and word in str(info.value)
+    assert str(info.value).startswith(f"{path}, line {line}, column {column}: ")  # a character column, not a CSV header's
     assert not out.exists()
     # --unsupported keep: written, the construct left as it was, the report names it
     report = compensate_program("irb140", zero, path, out, program_options=ProgramOptions(unsupported="keep"))
     assert out.read_text() == src
-    assert any(f":{line}:5:" in u for u in report.unsupported)
+    assert any(f":{line}:{column}:" in u for u in report.unsupported)
 
 
 def test_syntax_error_names_line_and_column(tmp_path):
@@ -318,17 +319,17 @@ def test_a_for_loop_with_constant_bounds_is_unrolled(tmp_path, rng, head, passes
 
 @pytest.mark.parametrize(("loop", "word"), [
     ("    FOR i FROM 1 TO 3 DO\n      MoveL Offs(b, 10 * i, 0, 0), v100, fine, tool0;\n    ENDFOR\n", "FOR counter i"),
-    ("    FOR i FROM 1 TO reg1 DO\n      MoveL b, v100, fine, tool0;\n    ENDFOR\n", "reg1"),
+    ("    FOR i FROM 1 TO reg1 DO\n      MoveL Offs(b, 0, 0, i), v100, fine, tool0;\n    ENDFOR\n", "i is changed"),
     ("    FOR i FROM 1 TO 3 STEP 0 DO\n      MoveL b, v100, fine, tool0;\n    ENDFOR\n", "STEP 0"),
 ])
 def test_a_for_loop_it_cannot_unroll_is_named_with_its_line(tmp_path, rng, loop, word):
     chain = load_robot("irb140")
     src, _ = _for_module(chain, rng, loop)
-    src = src.replace("MODULE m\n", "MODULE m\n  VAR num reg1 := 3;\n").replace(loop, "    reg1 := 4;\n" + loop)
+    src = src.replace("MODULE m\n", "MODULE m\n  VAR num reg1 := 3;\n").replace(loop, "    reg1 := GInput(giCount);\n" + loop)
     path = tmp_path / "f.mod"
     path.write_text(src)
     prog = read_program(path)
-    line = src.splitlines().index(loop.splitlines()[0]) + 1
+    line = src.splitlines().index(loop.splitlines()[word == "i is changed"]) + 1
     assert [u.line for u in prog.unsupported] == [line]  # at the FOR, or at the value it cannot know
     assert word in prog.unsupported[0].message
     assert len(prog.motions) == 1  # nothing of the loop is kept
@@ -357,21 +358,24 @@ def test_the_production_loop_is_one_cycle(tmp_path, rng):
 
 
 @pytest.mark.parametrize("where", ["called", "not last"])
-def test_a_forever_loop_whose_end_would_skip_statements_is_unsupported(tmp_path, rng, where):
-    """A WHILE TRUE that is not the end of the entry routine: what follows it (the rest of main, or of the routine
-    that called it) never runs, so no cycle can be read from it: named with its line."""
+def test_a_forever_loop_that_does_not_end_main_is_followed_once(tmp_path, rng, where):
+    """A WHILE TRUE that is not the end of the entry routine (what follows it never runs): its body is followed
+    once, in written order, like any loop whose count is known only while running; noted at its line."""
     chain = load_robot("irb140")
     loop = "    WHILE TRUE DO\n      MoveL b, v100, fine, tool0;\n    ENDWHILE\n"
     if where == "called":
-        src, _ = _for_module(chain, rng, "    cycle;\n")
+        src, p = _for_module(chain, rng, "    cycle;\n")
         src = src.replace("ENDMODULE\n", "  PROC cycle()\n" + loop + "  ENDPROC\nENDMODULE\n")
     else:
-        src, _ = _for_module(chain, rng, loop + "    MoveL a, v100, fine, tool0;\n")
+        src, p = _for_module(chain, rng, loop + "    MoveL a, v100, fine, tool0;\n")
     path = tmp_path / "w.mod"
     path.write_text(src)
     prog = read_program(path)
     line = src.splitlines().index("    WHILE TRUE DO") + 1
-    assert [(u.line, "WHILE" in u.message) for u in prog.unsupported] == [(line, True)]
+    assert prog.unsupported == ()
+    assert [n.line for n in prog.notes if "not resolved before running" in n.message] == [line]
+    got = np.array([m.points[0].T_world_tcp[:3, 3] for m in prog.motions])
+    np.testing.assert_allclose(got, [p[0], p[1]] + ([p[0]] if where == "not last" else []), atol=1e-9)
 
 
 def test_the_report_times_every_phase(tmp_path):
@@ -380,7 +384,7 @@ def test_the_report_times_every_phase(tmp_path):
 
     from helpers import REPO
 
-    from thermocomp.programs.compensate import PHASES
+    from thermocomp.app.program import PHASES
 
     t0 = time.perf_counter()
     report = compensate_program("irb140", REPO / "deformations" / "exaggerated.csv", REPO / "examples" / "rapid_program.mod",
@@ -396,7 +400,7 @@ def test_progress_hears_every_phase_in_order(tmp_path):
     """A bar that knows phases (the CLI's --progress) is told of each phase and sees it finish with its rows."""
     from helpers import REPO
 
-    from thermocomp.programs.compensate import PHASES
+    from thermocomp.app.program import PHASES
 
     class Bar:
         def __init__(self):

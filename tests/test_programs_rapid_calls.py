@@ -18,12 +18,13 @@ from program_builders import random_configurations, robtarget_text
 from test_programs_rapid import controller_joints, small_table
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
+from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
-from thermocomp.programs import ProgramOptions, compensate_program, read_program
+from thermocomp.programs import ProgramOptions, read_program
 from thermocomp.tolerances import IK_POSITION_TOL
 
 TOOL = "  PERS tooldata grip := [TRUE,[[0,0,120],[1,0,0,0]],[1,[0,0,50],[1,0,0,0],0,0,0]];\n"
@@ -171,7 +172,7 @@ def test_joint_output_of_one_routine_for_two_targets_is_refused_not_mixed_up(tmp
 
 
 def test_data_a_statement_not_followed_may_change_is_not_known_after_it(tmp_path, rng):
-    """``p := ...`` inside an IF (not followed: it moves nothing, so it is kept) or inside a routine given ``p`` by
+    """``p := ...`` inside an IF (whose condition is known only while running) or inside a routine given ``p`` by
     reference: a later motion to p cannot be compensated from p's declared value (it would be silently wrong with
     --unsupported keep)."""
     chain = load_robot("irb140")
@@ -188,10 +189,10 @@ def test_data_a_statement_not_followed_may_change_is_not_known_after_it(tmp_path
     found = {f.line: f.message for f in prog.unsupported}
     assert found.keys() == {lines.index("    MoveJ a, v100, fine, grip;") + 1,  # the next cycle's a may differ
                             lines.index("    MoveL a, v100, fine, grip;") + 1,
-                            lines.index("    shift b;") + 1,  # (the next cycle passes shift another b)
+                            lines.index("      a := Offs(b, 0, 0, 10);") + 1,  # (the next cycle's b is shifted)
                             lines.index("    MoveL b, v100, fine, grip;") + 1}
     assert "may give it another value" in found[lines.index("    MoveJ a, v100, fine, grip;") + 1]
-    assert [n.line for n in prog.notes if "passed over" in n.message] == [lines.index("    IF reg1 > 0 THEN") + 1]
+    assert [n.line for n in prog.notes if "not resolved" in n.message] == [lines.index("    IF reg1 > 0 THEN") + 1]
     assert "a is changed at run time" in found[lines.index("    MoveL a, v100, fine, grip;") + 1]
     assert "b is changed at run time" in found[lines.index("    MoveL b, v100, fine, grip;") + 1]
     np.testing.assert_allclose([p.T_world_tcp for p in prog.points], [T["a"], T["c"]], atol=1e-12)
@@ -244,6 +245,37 @@ def test_arrays_of_targets_are_followed_element_by_element(tmp_path, rng):
     assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
 
 
+def test_an_array_of_two_dimensions_of_targets_and_of_names_is_followed(tmp_path, rng):
+    """``CONST robtarget grid{2,2} := [[a, b], [c, d]]`` (an aggregate of declared names, as RobotStudio users write
+    it) and ``grid{i, j}`` in nested FOR loops: each element is read, the order is the loops', and a zero table gives
+    the module back byte for byte; a compensated one reaches every target."""
+    chain = load_robot("irb140")
+    q = random_configurations(chain, rng, 4)
+    R, p = fk(nominal_model(chain), q)
+    T = transform(R, p) @ T_GRIP
+    cf = confdata_from_q(nominal_model(chain), q)
+    decl = "".join(f"  CONST robtarget {n}:=" + robtarget_text(T[k], cf[k]) + ";\n" for k, n in enumerate("abcd"))
+    src = ("MODULE grid\n" + TOOL + decl + "  CONST robtarget grid{2, 2} := [[a, b],\n    [c, d]];\n"
+           "  PROC main()\n    FOR i FROM 1 TO 2 DO\n      FOR j FROM 1 TO 2 DO\n"
+           "        MoveL grid{i, j}, v500, fine, grip;\n      ENDFOR\n    ENDFOR\n  ENDPROC\nENDMODULE\n")
+    path = tmp_path / "grid.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    np.testing.assert_allclose(np.stack([pt.T_world_tcp for pt in prog.points]), T, atol=1e-12)
+    out = tmp_path / "grid_out.mod"
+    compensate_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    assert out.read_text() == src
+    table = small_table(rng)
+    compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
+    written = read_program(out)
+    q_ctrl, status = controller_joints(chain, written)
+    assert np.all(status == 0) and out.read_text() != src
+    R, p = fk(deformed_model(chain, table, 1.0), q_ctrl)
+    reached = transform(R, p) @ np.stack([pt.T_flange_tcp for pt in written.points])
+    assert np.max(np.linalg.norm(reached[:, :3, 3] - T[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
+
+
 def fk_tcp(chain, q):
     R, p = fk(nominal_model(chain), q)
     return transform(R, p) @ T_GRIP
@@ -253,7 +285,7 @@ def fk_tcp(chain, q):
     (("MoveL place{i}", "MoveL place{i + 1}"), "index 4 outside place{1..3}", True),
     (("CONST robtarget place{3}", "CONST robtarget place{4}"), "expected 4 elements", True),
     (("MoveL place{i}", "MoveL Offs(place{i}, 0, 0, 10 * i)"), "FOR counter i", False),
-    (("MoveAbsJ homes{1}", "MoveAbsJ homes{1, 1}"), "named one-dimensional array", False),
+    (("MoveAbsJ homes{1}", "MoveAbsJ homes{1, 1}"), "homes has 1 dimension", True),
 ])
 def test_an_array_use_it_cannot_follow_is_named_with_its_line(tmp_path, rng, change, words, error):
     chain = load_robot("irb140")
@@ -275,17 +307,17 @@ GRIPPER = ("  PROC grip_open()\n    VAR num tries := 0;\n    SetDO doGrip, 0;\n"
            "    SetDO doGrip, 1;\n  ENDPROC\n")
 
 
-@pytest.mark.parametrize(("routines", "moves_nothing"), [
-    (GRIPPER, True),
-    (GRIPPER.replace("      WaitTime 0.1;\n", "      MoveL c, v100, fine, grip;\n"), False),  # it moves
-    (GRIPPER.replace("      Incr tries;\n", "      a := Offs(c, 0, 0, 5);\n"), False),  # it changes a target
-    (GRIPPER.replace("      SetAO aoForce, force;\n", "      VelSet 50, 500;\n"), False),  # it changes speeds
-    (GRIPPER.replace("      SetAO aoForce, force;\n", "      other;\n"), False),  # a routine of another module
+@pytest.mark.parametrize(("routines", "motions", "refused"), [
+    (GRIPPER, 3, ""),
+    (GRIPPER.replace("      WaitTime 0.1;\n", "      MoveL c, v100, fine, grip;\n"), 4, ""),  # it moves: c is constant
+    (GRIPPER.replace("      Incr tries;\n", "      a := Offs(c, 0, 0, 5);\n"), 2, "a is changed at run time"),
+    (GRIPPER.replace("      SetAO aoForce, force;\n", "      VelSet 50, 500;\n"), 3, ""),  # (speeds: timing only)
+    (GRIPPER.replace("      SetAO aoForce, force;\n", "      other;\n"), 3, "other"),  # a routine found nowhere
 ])
-def test_a_routine_that_moves_nothing_may_branch_its_conditions_are_passed_over(tmp_path, rng, routines,
-                                                                                moves_nothing):
-    """A gripper routine's WHILE and IF cannot change any motion when the routine (and what it calls) moves
-    nothing and changes nothing a motion reads: noted, not refused. Anything else stays unsupported."""
+def test_a_routine_that_branches_has_its_constant_targets_compensated(tmp_path, rng, routines, motions, refused):
+    """A gripper routine's WHILE and IF (conditions known only while running) are followed once, in written order:
+    a motion inside to a constant target is compensated; data they assign is known only while running after them
+    (a motion reading it is refused, naming it); a call of a routine found nowhere stays refused."""
     chain = load_robot("irb140")
     src, T = _module(chain, rng, "    MoveJ a, v100, fine, grip;\n    grip_open;\n    MoveL b, v100, fine, grip;\n"
                                  "    grip_close 20;\n    MoveL a, v100, fine, grip;\n", routines)
@@ -293,17 +325,22 @@ def test_a_routine_that_moves_nothing_may_branch_its_conditions_are_passed_over(
     path = tmp_path / "g.mod"
     path.write_text(src)
     prog = read_program(path)
-    if moves_nothing:
-        assert prog.unsupported == () and len(prog.motions) == 3
-        passed = [n for n in prog.notes if "passed over" in n.message]
-        assert {n.line for n in passed} == {src.splitlines().index(x) + 1 for x in
-                                            ("    WHILE DInput(diOpen) = 0 AND tries < 10 DO", "    IF force > 10 THEN")}
-        out = tmp_path / "g_out.mod"
-        compensate_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()))
-        text = out.read_text()
+    assert len(prog.motions) == motions
+    unresolved = {n.line for n in prog.notes if "not resolved before running" in n.message}
+    assert unresolved == {src.splitlines().index(x) + 1 for x in
+                          ("    WHILE DInput(diOpen) = 0 AND tries < 10 DO", "    IF force > 10 THEN")}
+    if refused:
+        assert prog.unsupported and refused in prog.unsupported[0].message
+        return
+    assert prog.unsupported == ()
+    out = tmp_path / "g_out.mod"
+    compensate_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()))
+    text = out.read_text()
+    if motions == 3:  # nothing in the routines to write
         assert text[text.index("  PROC grip_open()"):] == src[src.index("  PROC grip_open()"):]
     else:
-        assert prog.unsupported != ()
+        declared_c = next(x for x in src.splitlines() if "robtarget c:=" in x)
+        assert declared_c not in text.splitlines()  # c, reached inside the WHILE, is compensated
 
 
 def _robodk(chain, rng):
@@ -356,7 +393,8 @@ def test_a_robodk_module_assigns_tool_work_object_and_speed_before_its_motions(t
 @pytest.mark.parametrize(("change", "words"), [
     (("    rdkTool := [TRUE,[[0,0,120]", "    MoveJ c, v100, fine, rdkTool;\n    rdkTool := [TRUE,[[0,0,120]"),
      "before line"),  # the next cycle would run MoveJ c with the other tool
-    (("    rdkSpeed := [100,500,5000,1000];", "    rdkSpeed := CSpeedOverride();"), "rdkSpeed is changed at run time"),
+    # a speed known only while running changes the times, not the targets: noted, the motions compensated
+    (("    rdkSpeed := [100,500,5000,1000];", "    rdkSpeed := CSpeedOverride();"), "taken as v1000 for the timing"),
 ])
 def test_an_assignment_it_cannot_follow_for_every_cycle_is_named(tmp_path, rng, change, words):
     chain = load_robot("irb140")
@@ -367,7 +405,10 @@ def test_an_assignment_it_cannot_follow_for_every_cycle_is_named(tmp_path, rng, 
     path = tmp_path / "rdk.mod"
     path.write_text(src)
     prog = read_program(path)
-    assert any(words in f.message for f in prog.unsupported), [f.message for f in prog.unsupported]
+    found = prog.notes if "timing" in words else prog.unsupported
+    assert any(words in f.message for f in found), [f.message for f in prog.unsupported]
+    if "timing" in words:
+        assert prog.unsupported == () and any("rdkSpeed is changed at run time" in f.message for f in found)
 
 
 def test_a_speed_a_cycle_changes_after_reading_it_changes_times_not_targets(tmp_path, rng):

@@ -21,18 +21,14 @@ from program_builders import random_configurations, robtarget_text
 from test_programs_rapid import controller_joints, small_table
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
-from thermocomp.application import CompensationFailed
+from thermocomp.app.jobs import CompensationFailed
+from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
-from thermocomp.programs import (
-    ProgramOptions,
-    RapidOptions,
-    compensate_program,
-    read_program,
-)
+from thermocomp.programs import ProgramOptions, RapidOptions, read_program
 from thermocomp.programs.model import MAX_MOTIONS
 from thermocomp.tolerances import IK_POSITION_TOL
 
@@ -119,7 +115,7 @@ QUIET = [
 @pytest.mark.parametrize("branch", QUIET)
 def test_a_branch_or_loop_that_moves_nothing_is_kept(tmp_path, rng, branch, where):
     """Between two motions, in the entry routine or in a routine it calls: read without a finding, every motion
-    followed in order, the construct noted as passed over at its line."""
+    followed in order, the construct noted at its line as not resolved before running."""
     chain = load_robot("irb140")
     if where == "main":
         src, T = _module(chain, rng, "    MoveJ a, v500, z10, tGrip;\n" + branch + "    MoveL b, v100, fine, tGrip;\n")
@@ -132,7 +128,7 @@ def test_a_branch_or_loop_that_moves_nothing_is_kept(tmp_path, rng, branch, wher
     assert prog.unsupported == ()
     np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), np.stack([T["a"], T["b"]]), atol=1e-12)
     line = src.splitlines().index(branch.splitlines()[0]) + 1
-    assert line in {n.line for n in prog.notes if "passed over" in n.message}
+    assert line in {n.line for n in prog.notes if "not resolved before running" in n.message}
 
 
 def test_a_program_full_of_quiet_branches_compensates_only_its_targets(tmp_path, rng):
@@ -141,33 +137,134 @@ def test_a_program_full_of_quiet_branches_compensates_only_its_targets(tmp_path,
     _check_compensated(tmp_path, src, [T["a"], T["b"], T["c"]], rng)
 
 
-@pytest.mark.parametrize(("branch", "holds"), [
-    ("    IF DInput(diX) = 1 THEN\n      MoveL c, v100, fine, tGrip;\n    ENDIF\n", "MoveL at line"),
-    ("    WHILE DInput(diX) = 0 DO\n      MoveL c, v100, fine, tGrip;\n    ENDWHILE\n", "MoveL at line"),
-    ("    TEST nCount\n    CASE 1:\n      place;\n    ENDTEST\n", "(in place, called at line"),
-    ("    IF DInput(diX) = 1 THEN\n      VelSet 50, 500;\n    ENDIF\n", "VelSet at line"),
-    ("    IF DInput(diX) = 1 THEN\n      g_Unknown;\n    ENDIF\n", "--external g_Unknown"),
-])
-def test_a_branch_that_moves_is_named_and_its_motions_are_kept(tmp_path, rng, branch, holds):
-    """A branch holding a motion (or a call of a routine that moves, or of one found nowhere, or a change of how
-    later motions run) stays a finding at its line, naming what it holds; its motion is never dropped: with
-    --unsupported keep it stays as written."""
-    src, _ = _module(load_robot("irb140"), rng,
-                     "    MoveJ a, v500, z10, tGrip;\n" + branch + "    MoveL b, v100, fine, tGrip;\n",
+BRANCHES = [
+    "    IF DInput(diX) = 1 THEN\n      MoveL c, v100, fine, tGrip;\n    ENDIF\n",
+    "    IF DInput(diX) = 1 THEN\n      MoveL c, v100, fine, tGrip;\n    ELSE\n      MoveL Offs(c, 0, 0, 5), v100, fine, tGrip;\n"
+    "    ENDIF\n",
+    "    WHILE DInput(diX) = 0 DO\n      MoveL c, v100, fine, tGrip;\n    ENDWHILE\n",
+    "    TEST nCount\n    CASE 1:\n      place;\n    DEFAULT:\n      MoveJ c, v500, z10, tGrip;\n    ENDTEST\n",
+    "    IF DInput(diX) = 1 THEN\n      VelSet 50, 500;\n      MoveL c, v100, fine, tGrip;\n    ENDIF\n",
+    "    FOR i FROM 1 TO GInput(giParts) DO\n      MoveL c, v100, fine, tGrip;\n    ENDFOR\n",
+    "    IF DInput(diX) = 1 MoveL c, v100, fine, tGrip;\n",
+    "    WHILE TRUE DO\n      MoveL c, v100, fine, tGrip;\n    ENDWHILE\n",  # (not ending main: followed once)
+]
+
+
+@pytest.mark.parametrize("branch", BRANCHES)
+def test_constant_targets_under_a_condition_known_only_while_running_are_compensated(tmp_path, rng, branch):
+    """A motion's data decide, not the control flow around it: an IF on an input, a WHILE waiting for one, a TEST
+    on a counter, a FOR of a count read from a group input hold motions to constant targets; each is compensated,
+    counted once in the written order of the cycle, and the construct is listed (a note at its line naming the
+    motions' lines)."""
+    chain = load_robot("irb140")
+    src, T = _module(chain, rng, "    MoveJ a, v500, z10, tGrip;\n" + branch + "    MoveL b, v100, fine, tGrip;\n",
                      "  PROC place()\n    MoveL c, v100, fine, tGrip;\n  ENDPROC\n")
+    lines = src.splitlines()
+    line = lines.index(branch.splitlines()[0]) + 1
+    inside = [k + 1 if "Move" in x else lines.index("  PROC place()") + 2 for k, x in enumerate(lines)
+              if ("Move" in x or "place;" in x) and line <= k + 1 < line + len(branch.splitlines())]  # (written order)
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    assert [m.line for m in prog.motions] == [lines.index("    MoveJ a, v500, z10, tGrip;") + 1,
+                                              *inside,
+                                              lines.index("    MoveL b, v100, fine, tGrip;") + 1]
+    note = next(n for n in prog.notes if n.line == line)
+    assert "not resolved before running" in note.message and all(str(k) in note.message for k in inside)
+    assert sorted(prog.extra["conditional"]) == sorted(inside)
+    want = [T["a"]] + [p.T_world_tcp for p in prog.points[1:-1]] + [T["b"]]
+    _check_compensated(tmp_path, src, want, rng)
+
+
+def test_goto_and_labels_are_followed_in_written_order_what_they_repeat_is_known_only_while_running(tmp_path, rng):
+    """``again: ... IF nCount < 3 GOTO again;``: the routine is followed in written order; a motion to a constant
+    target is compensated, one reading data the routine assigns after a label (a GOTO may arrive there with
+    another value) is refused naming it."""
+    loop = ("    nCount := 0;\n  again:\n    MoveL c, v100, fine, tGrip;\n    MoveL Offs(b, 0, 0, nCount), v100, fine, tGrip;\n"
+            "    Incr nCount;\n    IF nCount < 3 GOTO again;\n")
+    src, T = _module(load_robot("irb140"), rng, "    MoveJ a, v500, z10, tGrip;\n" + loop)
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    lines = src.splitlines()
+    assert [(u.line, "nCount is changed at run time" in u.message) for u in prog.unsupported] == \
+        [(lines.index("    MoveL Offs(b, 0, 0, nCount), v100, fine, tGrip;") + 1, True)]
+    assert [n.line for n in prog.notes if n.message.startswith("label again")] == [lines.index("  again:") + 1]
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), [T["a"], T["c"]], atol=1e-12)
+    _check_compensated(tmp_path, src.replace("    MoveL Offs(b, 0, 0, nCount), v100, fine, tGrip;\n", ""),
+                       [T["a"], T["c"]], rng)
+
+
+@pytest.mark.parametrize(("trap", "refused"), [
+    ("  TRAP tStop\n    nCount := 1;\n    SetDO doY, 0;\n  ENDTRAP\n", ""),
+    ("  TRAP tStop\n    MoveL b, v100, fine, tGrip;\n  ENDTRAP\n", "TRAP tStop, which holds MoveL at line"),
+])
+def test_an_interrupt_whose_trap_moves_nothing_leaves_constant_targets_compensated(tmp_path, rng, trap, refused):
+    """``CONNECT intno WITH tStop``: a TRAP that moves nothing runs at times known only while running; what it assigns
+    is unknown from the CONNECT on, constant targets stay compensated. One that moves is refused at the CONNECT."""
+    main = ("    CONNECT iStop WITH tStop;\n    ISignalDI diStop, 1, iStop;\n    MoveJ a, v500, z10, tGrip;\n"
+            "    MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;\n")
+    src, T = _module(load_robot("irb140"), rng, main, trap, decl="  VAR intnum iStop;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    lines = src.splitlines()
+    if refused:
+        assert [u.line for u in prog.unsupported if refused in u.message] == [lines.index(main.splitlines()[0]) + 1]
+        return
+    assert [(u.line, "nCount is changed" in u.message) for u in prog.unsupported] == \
+        [(lines.index("    MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;") + 1, True)]
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), [T["a"]], atol=1e-12)
+
+
+@pytest.mark.parametrize(("call", "followed"), [
+    ('    %"place"%;\n', True), ('    %"pla" + "ce"%;\n', True), ("    %sRoutine%;\n", True),
+    ('    sRoutine := "pla" + NumToStr(nCount, 0);\n    %sRoutine%;\n', False),
+])
+def test_a_late_bound_call_whose_routine_is_known_is_that_routine_s_call(tmp_path, rng, call, followed):
+    """``%"place"%;`` (RAPID's late binding): a name known before running calls that routine, its motions
+    compensated; a name known only while running is refused at the call."""
+    src, T = _module(load_robot("irb140"), rng, "    MoveJ a, v500, z10, tGrip;\n" + call,
+                     "  PROC place()\n    MoveL c, v100, fine, tGrip;\n  ENDPROC\n",
+                     decl='  VAR string sRoutine := "place";\n')
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    if followed:
+        assert prog.unsupported == ()
+        np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), [T["a"], T["c"]], atol=1e-12)
+    else:
+        assert [u.line for u in prog.unsupported] == [src.splitlines().index("    %sRoutine%;") + 1]
+
+
+@pytest.mark.parametrize(("branch", "data", "at"), [
+    ("    WHILE DInput(diX) = 0 DO\n      MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;\n      Incr nCount;\n"
+     "    ENDWHILE\n", "nCount", "      MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;"),
+    ("    FOR i FROM 1 TO GInput(giParts) DO\n      MoveL Offs(c, 0, 0, 10 * i), v100, fine, tGrip;\n    ENDFOR\n",
+     "i", "      MoveL Offs(c, 0, 0, 10 * i), v100, fine, tGrip;"),
+    ("    IF DInput(diX) = 1 THEN\n      wTable := wOther;\n    ENDIF\n    MoveL c, v100, fine, tGrip \\WObj:=wTable;\n",
+     "wTable", "    MoveL c, v100, fine, tGrip \\WObj:=wTable;"),
+    ("    nCount := GInput(giParts);\n    MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;\n", "nCount",
+     "    MoveL Offs(c, 0, 0, nCount), v100, fine, tGrip;"),
+    ("    IF DInput(diX) = 1 THEN\n      g_Unknown;\n    ENDIF\n", "--external g_Unknown", "      g_Unknown;"),
+])
+def test_a_motion_whose_data_differ_from_pass_to_pass_is_refused_naming_the_data(tmp_path, rng, branch, data, at):
+    """A counter, an input, a work object reassigned in a branch: refused at the motion's line, naming the data
+    (a call of a routine found nowhere: at the call, naming the fix)."""
+    src, _ = _module(load_robot("irb140"), rng, "    MoveJ a, v500, z10, tGrip;\n" + branch
+                     + "    MoveL b, v100, fine, tGrip;\n", decl="  VAR wobjdata wTable := [FALSE,TRUE,\"\",[[0,0,0],"
+                     "[1,0,0,0]],[[0,0,0],[1,0,0,0]]];\n  CONST wobjdata wOther := [FALSE,TRUE,\"\",[[0,0,50],"
+                     "[1,0,0,0]],[[0,0,0],[1,0,0,0]]];\n")
     path, out = tmp_path / "cell.mod", tmp_path / "cell_out.mod"
     path.write_text(src)
-    line = src.splitlines().index(branch.splitlines()[0]) + 1
     with pytest.raises(InputError) as info:
         compensate_program("irb140", small_table(rng), path, out)
-    assert info.value.row == line and holds in str(info.value)
+    assert info.value.row == src.splitlines().index(at) + 1 and data in str(info.value)
     assert not out.exists()
     compensate_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()),
                        program_options=ProgramOptions(unsupported="keep"))
-    text = out.read_text()
-    assert branch in text and text != src  # the branch kept, its motion as written; the others compensated
-    declared_c = next(x for x in src.splitlines() if "robtarget c:=" in x)
-    assert declared_c in text.splitlines()  # c's motion is not followed: its target stays as written
+    assert at in out.read_text().splitlines()  # kept as written
 
 
 # ----- process and search moves
@@ -307,6 +404,31 @@ def test_a_routine_of_another_module_that_moves_and_one_found_nowhere_are_named(
     assert [f.line for f in prog.unsupported] == [home]
 
 
+@pytest.mark.parametrize(("external", "words"), [
+    ("main", "the entry routine main"), ("g_Home", "GripLib.mod (line"), ("g_home", "MoveAbsJ at"),
+])
+def test_external_naming_the_entry_or_a_routine_that_moves_is_refused(tmp_path, rng, external, words):
+    """``--external`` declares routines that move nothing: naming the entry routine, or a routine of the task that
+    moves (any letter case), is refused naming the option and the routine, before anything is read further."""
+    src, _, modules = _task(tmp_path, rng, PICK + "    g_Home;\n")
+    path = tmp_path / "PickPlace.mod"
+    path.write_text(src)
+    with pytest.raises(ConfigurationError, match=f"--external {external}") as info:
+        read_program(path, rapid=RapidOptions(modules=modules, external=(external,)))
+    assert words in str(info.value)
+
+
+def test_a_module_s_declarations_may_use_the_data_of_the_modules_given_before_it(tmp_path, rng):
+    (tmp_path / "base.mod").write_text("MODULE base(SYSMODULE)\n  CONST num nBase := 10;\nENDMODULE\n")
+    (tmp_path / "lift.mod").write_text("MODULE lift\n  CONST num nLift := nBase * 2;\nENDMODULE\n")
+    src, T = _module(load_robot("irb140"), rng, "    MoveL Offs(a, 0, 0, nLift), v100, fine, tGrip;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path, rapid=RapidOptions(modules=(str(tmp_path / "base.mod"), str(tmp_path / "lift.mod"))))
+    assert prog.unsupported == ()
+    np.testing.assert_allclose(prog.points[0].T_world_tcp[:3, 3], T["a"][:3, 3] + [0, 0, 0.020], atol=1e-12)
+
+
 def test_a_target_declared_in_another_module_is_named(tmp_path, rng):
     src, _, modules = _task(tmp_path, rng, PICK)
     calib = CALIB.replace("ENDMODULE", "  CONST robtarget pDrop := [[400,0,400],[0,0,1,0],[0,0,0,0],"
@@ -438,11 +560,45 @@ def test_targets_and_work_objects_computed_from_constants_are_followed(tmp_path,
     _check_compensated(tmp_path, src, [up, T["a"], back], rng)
 
 
+@pytest.mark.parametrize(("change", "refused"), [
+    ("    nLift := 20;\n    nLift := nLift * 2 + 5;\n", ""),  # a num given known values: followed
+    ("    nLift := nLift + 10;\n", "nLift is read here before line"),  # the next cycle adds 10 more
+])
+def test_an_assignment_of_a_known_number_is_followed(tmp_path, rng, change, refused):
+    src, T = _module(load_robot("irb140"), rng, change + "    MoveL Offs(a, 0, 0, nLift), v100, fine, tGrip;\n",
+                     decl="  VAR num nLift := 0;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    if refused:
+        assert [refused in u.message for u in prog.unsupported] == [True]
+        return
+    assert prog.unsupported == ()
+    want = T["a"].copy()
+    want[2, 3] += 0.045  # (Offs: in the work object's frame, here the world's; 45 mm)
+    np.testing.assert_allclose(prog.points[0].T_world_tcp, want, atol=1e-12)
+    _check_compensated(tmp_path, src, [want], rng)
+
+
+def test_a_routine_that_moves_nothing_takes_arguments_known_only_while_running(tmp_path, rng):
+    """``show nCount;`` after ``Incr nCount``: a counter passed to a routine that moves nothing (a display, a log)
+    changes no motion, neither this cycle nor the next: the motions around it are compensated."""
+    src, T = _module(load_robot("irb140"), rng, "    MoveJ a, v500, z10, tGrip;\n    Incr nCount;\n    show nCount;\n"
+                     "    MoveL b, v100, fine, tGrip;\n",
+                     "  PROC show(num n)\n    TPWrite \"parts\" \\Num:=n;\n  ENDPROC\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), [T["a"], T["b"]], atol=1e-12)
+
+
 @pytest.mark.parametrize(("change", "word"), [
     ("    nLift := AInput(aiHeight);\n    box := Offs(a, 0, 0, nLift);\n", "box is changed at run time"),
     ("    box := Offs(a, 0, 0, 10);\n    Incr nCount;\n    box.trans.z := box.trans.z + nCount;\n",
      "box is changed at run time"),
-    ("    SocketReceive sock \\Str:=sText;\n    box := a;\n", "SocketReceive"),
+    ("    SocketReceive sock \\RawData:=raw;\n    UnpackRawBytes raw, 1, nLift \\Float4;\n    box := Offs(a, 0, 0, nLift);\n",
+     "box is changed at run time"),  # (a value read from a socket)
     ("    TPReadNum nLift, \"Lift [mm]?\";\n    box := Offs(a, 0, 0, nLift);\n", "box is changed at run time"),
 ])
 def test_data_known_only_at_run_time_is_refused_with_its_line(tmp_path, rng, change, word):
@@ -466,7 +622,29 @@ def test_a_tree_of_calls_unrolling_to_2_to_the_40_motions_is_refused_at_once(tmp
     with pytest.raises(InputError) as info:
         read_program(path)
     assert time.perf_counter() - started < 30  # (counted, not unrolled: a fraction of a second unloaded)
-    assert f"{2 ** 40:,} motions" in str(info.value) and f"--max-motions {MAX_MOTIONS:,}" in str(info.value)
+    assert f"{2 ** 40:,} steps" in str(info.value) and f"--max-motions {MAX_MOTIONS:,}" in str(info.value)
+
+
+@pytest.mark.parametrize("where", ["program", "module", "condition"])
+def test_a_tree_of_calls_that_moves_nothing_is_bounded_too(tmp_path, rng, where):
+    """40 routines each calling the next twice, none moving: 2^40 calls. In the program (under a condition too) it
+    is refused at once with its count; in a --module, whose routines are checked not run, each is checked once."""
+    tree = "".join(f"  PROC r{i}()\n    r{i + 1};\n    r{i + 1};\n  ENDPROC\n" for i in range(40))
+    tree += "  PROC r40()\n    SetDO doY, 1;\n  ENDPROC\n"
+    call = "    IF DInput(diX) = 1 THEN\n      r0;\n    ENDIF\n" if where == "condition" else "    r0;\n"
+    src, _ = _module(load_robot("irb140"), rng, "    MoveJ a, v500, z10, tGrip;\n" + call,
+                     tree if where != "module" else "")
+    path = tmp_path / "tree.mod"
+    path.write_text(src)
+    started = time.perf_counter()
+    if where == "module":
+        (tmp_path / "lib.mod").write_text("MODULE lib\n" + tree + "ENDMODULE\n")
+        prog = read_program(path, rapid=RapidOptions(modules=(str(tmp_path / "lib.mod"),)))
+        assert prog.unsupported == () and len(prog.motions) == 1
+    else:
+        with pytest.raises(InputError, match="unrolls to 1,099,511,627,777 steps"):
+            read_program(path)
+    assert time.perf_counter() - started < 30  # (a fraction of a second unloaded)
 
 
 @pytest.mark.parametrize(("loops", "count"), [
@@ -478,7 +656,7 @@ def test_the_bound_counts_loops_and_waits_and_is_an_option(tmp_path, rng, loops,
     src, _ = _module(load_robot("irb140"), rng, loops)
     path = tmp_path / "loops.mod"
     path.write_text(src)
-    with pytest.raises(InputError, match=f"unrolls to {count:,} motions and waits.*--max-motions {count - 1:,}"):
+    with pytest.raises(InputError, match=f"unrolls to {count:,} steps.*--max-motions {count - 1:,}"):
         read_program(path, rapid=RapidOptions(max_motions=count - 1))
     if count < 1000:
         assert len(read_program(path, rapid=RapidOptions(max_motions=count)).steps) == count
@@ -490,7 +668,7 @@ def test_a_bound_known_only_when_the_loop_runs_is_checked_there(tmp_path, rng):
                      "    ENDFOR\n  ENDPROC\n")
     path = tmp_path / "rows.mod"
     path.write_text(src)
-    with pytest.raises(InputError, match="FOR with 50 passes unrolls to 50 motions") as info:
+    with pytest.raises(InputError, match="FOR with 50 passes unrolls to 50 steps") as info:
         read_program(path, rapid=RapidOptions(max_motions=49))
     assert info.value.row == src.splitlines().index("    FOR i FROM 1 TO n DO") + 1
 

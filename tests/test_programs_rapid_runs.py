@@ -272,7 +272,8 @@ def test_the_written_program_is_the_same_whichever_reading(tmp_path, rng, output
     compensated with the runs read in batch and with every statement through the general rules gives the same
     bytes and the same report rows."""
     from thermocomp import DeformationTable
-    from thermocomp.programs import ProgramOptions, compensate_program
+    from thermocomp.app.program import compensate_program
+    from thermocomp.programs import ProgramOptions
 
     texts, q_deg = _targets("irb140", rng, 12)
     joints = "[[" + ",".join(f"{v:.6f}" for v in q_deg[0]) + "],[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]]"
@@ -310,20 +311,74 @@ def test_a_syntax_error_after_a_long_run_is_named_as_the_general_rules_name_it(t
     assert int(fast.split("line ")[1].split(":")[0]) >= 2006  # at the end, where the tail is
 
 
-def test_the_grammars_run_is_the_statement_pattern_written_out():
-    """rapid.lark's ``MOVES`` is rapid.MOVES_PATTERN (its statements, without the parts' names): the grammar's
-    runs are what the reader splits."""
-    from thermocomp.programs.rapid import MOVES_PATTERN, rapid_parser
+_SPACE = st.sampled_from(["", " ", "  ", "\t", "\r\n      ", "\n    "])
+_GAPS = st.sampled_from(["\n    ", "\r\n    ", "\n\n    ", "\n    ! MoveL p0, v1, z1, t;\n    ", "  ! a comment\n    ",
+                         "\f\n    "])
 
-    written = MOVES_PATTERN
-    for escape, character in (("\\t", "\t"), ("\\r", "\r"), ("\\n", "\n"), ("\\f", "\f")):
-        written = written.replace(escape, character)  # (lark gives a regular expression's escapes as characters)
-    assert rapid_parser().get_terminal("MOVES").pattern.value == written
+
+@st.composite
+def _number(draw, value: float) -> str:
+    """``value`` as RAPID lets a number be written: fixed or exponent, a sign, no digit before or after the point."""
+    form = draw(st.sampled_from(["{:.6f}", "{:.9g}", "{:.4E}", "{:+.3f}", "{:.0f}."]))
+    text = form.format(value)
+    return text[1:] if draw(st.booleans()) and text.startswith("0.") and text[2:3].isdigit() else text
+
+
+@st.composite
+def _statement(draw, values, joints) -> str:
+    """One plain motion statement of the MOVES pattern's shape, its spacing, letter case and numbers drawn."""
+    def sep(c: str) -> str:
+        return draw(_SPACE) + c + draw(_SPACE)
+
+    def point(k: int) -> str:
+        if draw(st.booleans()):
+            return draw(st.sampled_from(["p0", "p1"]))
+        groups = [values[k][:3], values[k][3:7], [0, 0, 0, 0], [9e9] * 6]
+        return "[" + sep(",").join("[" + sep(",").join(draw(_number(v)) for v in g) + "]" for g in groups) + "]"
+
+    kind = draw(st.sampled_from(["MoveL", "MoveJ", "MoveC", "MoveAbsJ"]))
+    name = "".join(c.upper() if draw(st.booleans()) else c.lower() for c in kind)
+    if kind == "MoveAbsJ":
+        points = [draw(st.sampled_from(["jHome", joints]))]
+    else:
+        points = [point(draw(st.integers(0, len(values) - 1))) for _ in range(2 if kind == "MoveC" else 1)]
+    args = [*points, draw(st.sampled_from(["v100", "vSlow", "v5"])), draw(st.sampled_from(["z1", "fine"])),
+            draw(st.sampled_from(["tGun", "tool0"]))]
+    wobj = draw(st.sampled_from(["", "\\WObj:=wTable", " \\WObj := wTable", "\\wobj:=wobj0"]))
+    return name + " " + draw(_SPACE) + sep(",").join(args) + wobj + draw(_SPACE) + ";"
+
+
+def _values(rng, count: int):
+    chain = load_robot("irb140")
+    q = chain.home + rng.uniform(-0.5, 0.5, (count, chain.n_joints))
+    R, p = fk(nominal_model(chain), q)
+    from thermocomp.geometry.rotations import quat_wxyz_from_matrix
+
+    return np.hstack([p * 1e3, quat_wxyz_from_matrix(R)]).tolist()
+
+
+_VALUES = _values(np.random.default_rng(11), 4)
+_JOINTS = "[[10,-20,30,5,45,-5],[9E9,9E9,9E9,9E9,9E9,9E9]]"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(_statement(_VALUES, _JOINTS), _GAPS), min_size=1, max_size=12))
+def test_generated_statements_read_by_the_bulk_lane_as_the_grammar_reads_them(statements):
+    """Property: any statement of the plain motion shape (drawn: letter case, spacing and line breaks, number forms,
+    named or inline points, a work object), in runs separated by comments and line breaks, is read by the bulk lane
+    (one MOVES token, read as columns) exactly as the grammar's general rules read it one statement at a time."""
+    decl = (f"  CONST robtarget p0:={robtarget_text(np.eye(4), [0, 0, 0, 0])};\n  CONST robtarget p1:="
+            "[[600,50,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+            f"  CONST jointtarget jHome:={_JOINTS};\n")
+    body = "".join(text + gap for text, gap in statements)
+    text = HEAD + decl + "  PROC main()\n    " + body + "\n  ENDPROC\nENDMODULE\n"
+    assert any(True for _ in parse_rapid_text(text, "m.mod").find_data("moves"))  # (the bulk lane took some)
+    assert_same_program(text)
 
 
 @pytest.mark.parametrize("finding", ["    MoveL pNowhere, v100, z1, tGun;",  # a target declared nowhere
-                                     "    MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], vNowhere, z1, "
-                                     "tGun;"])  # a speed declared nowhere
+                                     "    MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, "
+                                     "tNowhere;"])  # a tool declared nowhere
 def test_one_finding_among_a_runs_motions_leaves_the_rest_columns(finding):
     """No cliff: the statement the columns do not read goes to the general rules alone; the motions before and
     after it stay columns (no object a motion, no second reading), and the program is the general rules' own."""

@@ -8,12 +8,13 @@ from lark import Tree
 from program_builders import rapid_case, robtarget_text
 
 from thermocomp import DeformationTable, fk, load_robot, nominal_model
+from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import LinearRamp
 from thermocomp.geometry.rotations import transform
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.kinematics.confdata import confdata_from_q
-from thermocomp.programs import ProgramOptions, TimingOptions, compensate_program, read_program
+from thermocomp.programs import ProgramOptions, TimingOptions, read_program
 from thermocomp.programs.compensate import nominal_configurations, point_poses
 from thermocomp.programs.rapid import rapid_parser
 from thermocomp.programs.timing import arc_length, estimate_timing

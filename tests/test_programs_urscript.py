@@ -9,13 +9,14 @@ import pytest
 from program_builders import ur_case
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
+from thermocomp.app.program import compensate_program
 from thermocomp.cli.main import EXIT_INPUT, EXIT_OK, main
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import rotation_angle, transform
 from thermocomp.kinematics.ik import solve_ik
-from thermocomp.programs import ProgramOptions, compensate_program, read_program
+from thermocomp.programs import ProgramOptions, read_program
 from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
 
 
@@ -232,7 +233,6 @@ def test_a_program_in_a_form_no_controller_writes_is_named_as_such(tmp_path, nam
     ("wait.mod", _RAPID_TEXT.replace("WaitTime 0.5", "WaitTime 1E30"), ["--timed"], "p.mod, line 4"),
     ("sleep.script", _UR_TEXT.replace("sleep(0.5)", "sleep(1e300)"), ["--timed"], "p.script, line 3"),
     ("slow.script", _UR_TEXT.replace("v=0.25", "v=1e-300"), [], "p.script, line 2"),
-    ("minute.mod", _RAPID_TEXT, ["--at-minute", "1e300"], "--at-minute"),
 ])
 def test_a_time_beyond_any_time_law_is_refused_where_it_is_written(tmp_path, capsys, name, text, extra, words):
     """A WaitTime of 1E30 s, a sleep of 1e300 s, a speed of 1e-300 m/s or --at-minute 1e300 ran to exit 0 with

@@ -14,12 +14,13 @@ import pytest
 from program_builders import random_configurations, ur_pose_text
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
+from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.ik import solve_ik
-from thermocomp.programs import ProgramOptions, compensate_program, read_program
+from thermocomp.programs import ProgramOptions, read_program
 from thermocomp.tolerances import IK_POSITION_TOL
 
 TCP = transform(np.eye(3), [0.0, 0.0, 0.15])

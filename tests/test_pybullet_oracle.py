@@ -29,10 +29,10 @@ import pytest
 from thermocomp.deformation.apply import deformed_model
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rotation_angle
+from thermocomp.io.robots import BUILTIN_ROBOTS, load_robot
 from thermocomp.io.urdf import write_urdf
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
 

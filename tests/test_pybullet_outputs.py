@@ -99,7 +99,7 @@ def test_generated_meshes_are_written_whole_or_not_at_all(tmp_path: Path, monkey
     """An interrupted write leaves no file under the cached name, so a later run never reuses half a mesh."""
     import os
 
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.io.robots import load_robot
     from thermocomp.simulators.pybullet import geometry
 
     chain = load_robot("irb140")

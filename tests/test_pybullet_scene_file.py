@@ -10,8 +10,8 @@ from helpers import REFERENCE, REPO, write
 
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_euler_xyz
+from thermocomp.io.robots import load_robot
 from thermocomp.io.scene_file import MESH_UNITS, read_mesh_map, read_scene
-from thermocomp.robot.builtin import load_robot
 
 SCENES = REPO / "scenes"
 GOFA_CAD = REFERENCE / "robots" / "abb_crb15000_5_95" / "meshes"

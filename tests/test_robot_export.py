@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from helpers import REFERENCE, REPO
 
+from thermocomp.app.export import robot_file_link_inertials
 from thermocomp.cli.main import EXIT_INPUT, EXIT_OK, main
 from thermocomp.inertia.builtin import builtin_inertials
+from thermocomp.io.robots import load_robot
 from thermocomp.io.urdf import urdf_text
 from thermocomp.kinematics.fk import fk_matrix
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.robot.builtin import load_robot
-from thermocomp.robot.export import robot_file_link_inertials
 
 DEFORMATION = REPO / "deformations" / "exaggerated.csv"
 PRINT_PATH = REPO / "scenes" / "ur5_print_path.csv"

@@ -11,9 +11,9 @@ from thermocomp.cli.main import EXIT_INPUT, EXIT_OK, main
 from thermocomp.deformation import DeformationTable, deformed_model
 from thermocomp.errors import InputError
 from thermocomp.io.deformation_csv import write_deformation_csv
+from thermocomp.io.robots import BUILTIN_ROBOTS, load_robot
 from thermocomp.kinematics.fk import fk_matrix
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
 
 UR5_STANDARD = """# UR5, standard DH (seed 004; ur_description values)
 joint,a_mm,alpha_deg,d_mm,theta_offset_deg,lower_deg,upper_deg,velocity_deg_s

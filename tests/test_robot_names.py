@@ -1,7 +1,7 @@
 """Every command taking a robot accepts every built-in name, and refuses an unknown one the same way.
 
-A built-in name (:data:`thermocomp.robot.builtin.BUILTIN_NAMES`: the robots and their kinematic
-variants) is never a file to read or protect; :func:`thermocomp.robot.builtin.robot_file` is the one
+A built-in name (:data:`thermocomp.io.robots.BUILTIN_NAMES`: the robots and their kinematic
+variants) is never a file to read or protect; :func:`thermocomp.io.robots.robot_file` is the one
 place that decides. Each case runs the real command line on tiny inputs. A command that needs what a
 name lacks (a variant's inertials or meshes, a robot file's identified inertials) says so, naming the
 robot; an unknown name gets one error naming the option and listing the built-in names.
@@ -18,7 +18,7 @@ from helpers import REPO
 
 from thermocomp.cli.main import EXIT_INPUT, EXIT_OK, build_parser, main
 from thermocomp.inertia.builtin import BUILTIN_TOTAL_MASS
-from thermocomp.robot.builtin import BUILTIN_JOINT_OBJECTS, BUILTIN_NAMES, BUILTIN_ROBOTS, BUILTIN_VARIANTS
+from thermocomp.io.robots import BUILTIN_JOINT_OBJECTS, BUILTIN_NAMES, BUILTIN_ROBOTS, BUILTIN_VARIANTS
 
 ZERO = REPO / "deformations" / "zero.csv"
 TARGET = "name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg\n"
@@ -35,9 +35,9 @@ def _folder(name: str) -> str:
 def _targets(tmp: Path, name: str) -> Path:
     """One reachable target of ``name``: its TCP at a middle configuration (solved back by the command)."""
     from thermocomp.geometry.rotations import euler_xyz_from_matrix
+    from thermocomp.io.robots import load_robot
     from thermocomp.kinematics.fk import fk_matrix
     from thermocomp.kinematics.model import nominal_model
-    from thermocomp.robot.builtin import load_robot
 
     chain = load_robot(name)
     T = fk_matrix(nominal_model(chain), 0.6 * chain.lower + 0.4 * chain.upper)
@@ -85,9 +85,15 @@ COMMANDS = {
                                              "--configurations", "5", "--out", str(t / "out.csv")], "joint objects"),
     "sim": (lambda n, t: ["sim", "--headless", "--no-scene", "--robot", n, "--deformation", str(ZERO),
                           "--targets", str(_targets(t, n)), "--out", str(t / "out.csv")], "ok"),
+    # servo: UR robots only (speedj); the UR5 runs as far as its absent input
+    "servo excite": (lambda n, t: ["servo", "excite", "--robot", n, "--out", str(t / "out.script")], "ur"),
+    "servo identify": (lambda n, t: ["servo", "identify", "--robot", n, "--recording", str(t / "absent.csv"),
+                                     "--out", str(t / "out.toml")], "ur"),
+    "servo track": (lambda n, t: ["servo", "track", "--robot", n, "--models", str(t / "absent.csv"), "--path",
+                                  "line:x", "--speed-mm-s", "10", "--out", str(t / "out.csv")], "ur"),
 }
 #: Commands that take a robot but need a running CoppeliaSim (its fake server): their robot goes through the
-#: same :func:`~thermocomp.robot.builtin.robot_file`, tested with built-in names in test_coppeliasim_cli.py.
+#: same :func:`~thermocomp.io.robots.robot_file`, tested with built-in names in test_coppeliasim_cli.py.
 ELSEWHERE = {"coppeliasim check"}
 SLOW = {"sim", "inertia"}
 
@@ -128,6 +134,12 @@ def test_builtin_name_is_no_file(command, name, tmp_path, capsys, monkeypatch):
     elif kind == "file":
         what = {"simulate-recording": "true", "identify": "reference (CAD)"}.get(command, "(identified)")
         assert code == EXIT_INPUT and NEEDS_FILE.format(what=what, name=name) in err, err
+    elif kind == "ur":
+        if name == "ur5":
+            assert code == (EXIT_OK if command == "servo excite" else EXIT_INPUT), err
+            assert command == "servo excite" or f"{tmp_path / 'absent.csv'}" in err, err
+        else:
+            assert code == EXIT_INPUT and "servo runs a UR robot commanded by speedj" in err and repr(name) in err, err
     elif kind == "joint objects":
         if name in ("irb140", *BUILTIN_JOINT_OBJECTS):
             assert code == EXIT_OK, err

@@ -15,10 +15,10 @@ from scipy.spatial.transform import Rotation
 from thermocomp.cli.main import EXIT_INPUT, EXIT_OK, main
 from thermocomp.errors import InputError
 from thermocomp.io.robot_files import RobotFileOptions, find_packages, load_robot_file, xacro_arg
+from thermocomp.io.robots import load_robot
 from thermocomp.io.urdf import urdf_chain_ends
 from thermocomp.kinematics.fk import fk_matrix
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.robot.builtin import load_robot
 
 pytest.importorskip("xacro", reason="xacro is a dependency of thermocomp (pip install -e .)")
 

@@ -21,11 +21,11 @@ from thermocomp.deformation.apply import deformed_model
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rotation_angle
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.robot_files import RobotFileOptions, find_packages, read_robot_description
+from thermocomp.io.robots import load_robot
 from thermocomp.io.targets_csv import read_targets_csv
 from thermocomp.io.urdf import urdf_chain_ends
 from thermocomp.kinematics.fk import fk, fk_matrix
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.robot.builtin import load_robot
 
 pytest.importorskip("xacro", reason="xacro is a dependency of thermocomp (pip install -e .)")
 
@@ -218,7 +218,7 @@ def test_inertia_reads_the_xacro_robot_and_its_own_meshes() -> None:
     """``inertia --robot X.xacro --meshes X.xacro``: the GoFa's package:// meshes land in the same link frames as
     the built-in gofa's mesh map puts them (the built-in is the xacro's robot), so the inertials agree to round-off."""
     from thermocomp.inertia.robot import InertiaOptions, compute_inertials
-    from thermocomp.robot.builtin import robot_dir
+    from thermocomp.io.robots import robot_dir
 
     opts = InertiaOptions(total_mass=28.004, metres_per_unit=1.0, fallback="signed")
     via_xacro = compute_inertials(str(GOFA_XACRO), GOFA_XACRO, opts, robot_options=options())

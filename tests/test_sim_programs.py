@@ -91,7 +91,7 @@ def ur5_setup():
 
 @pytest.mark.slow
 def test_the_legend_names_the_picture_and_the_deviation_is_the_cores(tmp_path):
-    from thermocomp.pipeline import run_compensation
+    from thermocomp.app.targets import run_compensation
 
     setup = sim.load_setup("ur5", EXAGGERATED, program=URSCRIPT, scene=UR5_CELL,
                            options=CompensationOptions(time_law=LinearRamp(), minutes=(0.0, 200.0)))

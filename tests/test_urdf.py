@@ -16,6 +16,7 @@ from scipy.spatial.transform import Rotation
 from thermocomp.deformation.apply import deformed_model
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import InputError
+from thermocomp.io.robots import BUILTIN_ROBOTS, load_robot
 from thermocomp.io.urdf import (
     CONTINUOUS_LIMIT,
     link_inertial,
@@ -28,7 +29,6 @@ from thermocomp.io.urdf import (
 from thermocomp.io.xml_values import parse_xml
 from thermocomp.kinematics.fk import fk_matrix
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
 from thermocomp.tolerances import ROUNDTRIP_ANGLE_TOL, ROUNDTRIP_POSITION_TOL
 
 #: See tests/test_dh.py: two exact descriptions of one robot agree to round-off.
@@ -362,8 +362,8 @@ def test_link_contents_inertials_and_meshes_load_in_pybullet(tmp_path):
     """Inertials and meshes given per link are written where PyBullet reads them."""
     import pybullet as pb
 
+    from thermocomp.io.robots import load_robot
     from thermocomp.io.urdf import LinkContent, write_urdf
-    from thermocomp.robot.builtin import load_robot
 
     mesh = tmp_path / "box.obj"
     mesh.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
@@ -389,8 +389,8 @@ def test_link_contents_inertials_and_meshes_load_in_pybullet(tmp_path):
 
 
 def test_link_contents_reject_unknown_links_and_bad_masses():
+    from thermocomp.io.robots import load_robot
     from thermocomp.io.urdf import LinkContent, urdf_text
-    from thermocomp.robot.builtin import load_robot
 
     with pytest.raises(InputError, match="link9"):
         urdf_text(load_robot("irb140"), links={"link9": LinkContent(mass=1.0)})
@@ -472,7 +472,7 @@ def test_physical_inertials_at_their_limits_are_read(tmp_path: Path, old: str, n
     assert old in text
     path = _written(tmp_path / "ok.urdf", text.replace(old, new, 1))
     read_urdf(path, tip_link="tool")
-    _body_of_l1(path)  # as the dynamics read it (io.urdf_inertials), the body checked
+    _body_of_l1(path)  # as the dynamics read it (dynamics.urdf_parameters), the body checked
 
 
 def _body_of_l1(path: Path):

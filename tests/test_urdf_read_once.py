@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
 from thermocomp.io import urdf as urdf_module
 from thermocomp.io import xml_values
 from thermocomp.io.robot_files import read_robot_description
+from thermocomp.io.robots import load_robot
 from thermocomp.io.urdf import parse_urdf, urdf_chain, write_urdf
-from thermocomp.io.urdf_inertials import read_urdf_parameters
-from thermocomp.robot.builtin import load_robot
 
 
 def _counting(monkeypatch) -> list[int]:

@@ -9,21 +9,21 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from thermocomp.app.targets import run_compensation
     from thermocomp.compensation.compensate import CompensationOptions, compensate
     from thermocomp.compensation.targets import Targets
     from thermocomp.deformation import DeformationTable, LinearRamp, Static, deformed_model
     from thermocomp.errors import InputError, ThermocompError
+    from thermocomp.io.robots import BUILTIN_ROBOTS, load_robot
     from thermocomp.kinematics.fk import fk, fk_jacobian, fk_matrix
     from thermocomp.kinematics.ik import IKOptions, IKResult, Status, solve_ik
     from thermocomp.kinematics.model import KinematicModel, nominal_model
-    from thermocomp.pipeline import run_compensation
-    from thermocomp.robot.builtin import BUILTIN_ROBOTS, load_robot
     from thermocomp.robot.chain import Chain
 
 #: Where each public name lives: imported on first use (PEP 562), so ``import thermocomp`` is cheap and
 #: the command line can install its signal handlers before numpy and numba load.
 _EXPORTS = {
-    "BUILTIN_ROBOTS": "thermocomp.robot.builtin",
+    "BUILTIN_ROBOTS": "thermocomp.io.robots",
     "Chain": "thermocomp.robot.chain",
     "CompensationOptions": "thermocomp.compensation.compensate",
     "DeformationTable": "thermocomp.deformation",
@@ -41,9 +41,9 @@ _EXPORTS = {
     "fk": "thermocomp.kinematics.fk",
     "fk_jacobian": "thermocomp.kinematics.fk",
     "fk_matrix": "thermocomp.kinematics.fk",
-    "load_robot": "thermocomp.robot.builtin",
+    "load_robot": "thermocomp.io.robots",
     "nominal_model": "thermocomp.kinematics.model",
-    "run_compensation": "thermocomp.pipeline",
+    "run_compensation": "thermocomp.app.targets",
     "solve_ik": "thermocomp.kinematics.ik",
 }
 

@@ -50,5 +50,18 @@ class InputError(ThermocompError):
         return f"{prefix}: {self.message}" if prefix else self.message
 
 
+#: Longest run of digits a message echoes whole: a value typed or read with more (a 309-digit integer) is shown
+#: by its first digits and its length.
+MAX_ECHOED_DIGITS = 40
+
+
+def capped(text: str) -> str:
+    """``text`` with every run of more than :data:`MAX_ECHOED_DIGITS` digits cut (``12345... (309 digits)``)."""
+    import re
+
+    return re.sub(rf"\d{{{MAX_ECHOED_DIGITS + 1},}}",
+                  lambda m: f"{m.group()[:20]}... ({len(m.group())} digits)", text)
+
+
 class ConfigurationError(ThermocompError):
     """An option or argument outside its documented range."""

@@ -5,21 +5,19 @@ The Jacobian of the TCP pose with respect to every table parameter
 reports what the poses can and cannot identify (:mod:`.identify`,
 :mod:`.identifiability`), which poses to add (:mod:`.observability`), the
 time law fitted with the table (:mod:`.timefit`), validation on held-out
-measurements (:mod:`.validate`) and the file-level job of ``thermocomp
-calibrate`` (:mod:`.run`, imported by its own name: it reads files through
-:mod:`thermocomp.io`, whose measurement reader imports this package, so
-re-exporting it here made an import cycle). Pure numpy core;
-docs/calibration.md explains how to plan a tracker campaign.
+measurements (:mod:`.validate`), on the tracker's
+:class:`~thermocomp.io.measurements.Measurements` (io's data). The file-level job of ``thermocomp calibrate``
+is :mod:`thermocomp.app.calibrate`. docs/calibration.md explains how to plan a tracker campaign.
 """
 
 from thermocomp.calibration.identifiability import Combination, Identifiability, combination_matrix
 from thermocomp.calibration.identify import CalibrationOptions, Fit, identify
 from thermocomp.calibration.jacobian import PoseJacobian, parameter_names, pose_jacobian
-from thermocomp.calibration.measurements import Measurements
 from thermocomp.calibration.observability import PoseSuggestion, observability_index, suggest_poses
 from thermocomp.calibration.report import calibration_text
 from thermocomp.calibration.timefit import Calibration, LawCandidate, TimeFitOptions, calibrate
 from thermocomp.calibration.validate import Validation, plot_validation, validate
+from thermocomp.io.measurements import Measurements
 
 __all__ = [
     "Calibration",

@@ -30,11 +30,11 @@ from thermocomp._typing import FloatArray
 from thermocomp.calibration._blas import single_threaded_blas
 from thermocomp.calibration.identifiability import Identifiability, analyse
 from thermocomp.calibration.jacobian import parameter_names, pose_jacobian
-from thermocomp.calibration.measurements import Measurements
 from thermocomp.deformation.apply import COMPOSITIONS
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import matrix_from_rotvec, rotvec_from_matrix, skew
+from thermocomp.io.measurements import Measurements
 from thermocomp.robot.chain import Chain
 
 #: How parameters the poses cannot identify are fixed.

@@ -29,10 +29,10 @@ from thermocomp.calibration.identify import (
     _candidates,
     _Problem,
 )
-from thermocomp.calibration.measurements import Measurements
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError
 from thermocomp.geometry.checks import check_array
+from thermocomp.io.measurements import Measurements
 from thermocomp.robot.chain import Chain
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from thermocomp.calibration.identify import MAX_OUTLIER_SHARE, OUTLIER_ALPHA, OUTLIER_GAP, Fit, huber_threshold, outlier_threshold
-from thermocomp.calibration.measurements import Measurements
 from thermocomp.calibration.observability import PoseSuggestion
 from thermocomp.calibration.timefit import Calibration
 from thermocomp.geometry.rotations import euler_xyz_from_matrix
+from thermocomp.io.measurements import Measurements
 
 _MM, _DEG = 1e3, float(np.degrees(1.0))
 

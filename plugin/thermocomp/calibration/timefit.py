@@ -39,10 +39,10 @@ from thermocomp.calibration.identify import (
     FractionModel,
     identify,
 )
-from thermocomp.calibration.measurements import Measurements
 from thermocomp.deformation.thermal_laws import ALWAYS_ON, FirstOrder, TemperatureMap, check_heat_on
 from thermocomp.deformation.timelaw import LinearRamp, Static
 from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.io.measurements import Measurements
 from thermocomp.robot.chain import Chain
 
 #: Time laws a calibration can fit.

@@ -21,12 +21,12 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.calibration.measurements import Measurements
 from thermocomp.calibration.timefit import Calibration
 from thermocomp.deformation.apply import deformed_model
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.geometry.rotations import rotation_angle
 from thermocomp.io.atomic import atomic_write_bytes
+from thermocomp.io.measurements import Measurements
 from thermocomp.kinematics.fk import fk
 from thermocomp.robot.chain import Chain
 

@@ -95,8 +95,8 @@ def _interval(text: str) -> tuple[float, float]:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from thermocomp.app.calibrate import run_calibration
     from thermocomp.calibration.identify import CalibrationOptions
-    from thermocomp.calibration.run import run_calibration
     from thermocomp.calibration.timefit import TimeFitOptions
     from thermocomp.deformation.thermal_laws import ALWAYS_ON
 

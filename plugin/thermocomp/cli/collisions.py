@@ -1,6 +1,6 @@
 """``thermocomp collisions``: torque-error collision detection on a recording (seed 003).
 
-One library call: :func:`thermocomp.dynamics.campaign.run_collisions`. Exit
+One library call: :func:`thermocomp.app.dynamics.run_collisions`. Exit
 status 0 when nothing is flagged, 2 when a collision is.
 """
 
@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from thermocomp.dynamics.campaign import run_collisions
+    from thermocomp.app.dynamics import run_collisions
     from thermocomp.dynamics.collision import CollisionOptions
 
     options = CollisionOptions(threshold=args.threshold_nm, filter_coefficient=args.filter,

@@ -27,8 +27,8 @@ from thermocomp.cli.exit_status import (  # noqa: F401 (every command takes them
 from thermocomp.cli.parser import ArgumentParser, HelpFormatter, plain_number, seed_arg  # noqa: F401 (as the statuses)
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import LinearRamp, Static, TimeLaw
+from thermocomp.io.robots import BUILTIN_NAMES
 from thermocomp.kinematics.ik import IKOptions
-from thermocomp.robot.builtin import BUILTIN_NAMES
 
 
 def per_joint_values(text: str) -> tuple[float, ...]:

@@ -122,19 +122,14 @@ def _add_robot_program_arguments(comp: argparse.ArgumentParser) -> None:
 
 
 def _program_options(args: argparse.Namespace, settings):
-    """``--program``'s own options (:class:`~thermocomp.programs.ProgramOptions`), after refusing the options of
-    ``--targets``."""
+    """``--program``'s own options (:class:`~thermocomp.programs.ProgramOptions`)."""
     from thermocomp.errors import ConfigurationError
     from thermocomp.programs import ProgramOptions, RapidOptions, TimingOptions
-    from thermocomp.programs.compensate import indexed_minutes
+    from thermocomp.programs.options import indexed_minutes
 
-    misplaced = [flag for flag, used in (("--targets", args.targets is not None), ("--minutes", args.minutes is not None),
-                                          ("--convention", args.convention != "table"),
-                                          ("--orientation-euler-xyz-deg", args.orientation_euler_xyz_deg is not None),
-                                          ("--simulator", args.simulator != "none")) if used]
-    if misplaced:
-        raise ConfigurationError(f"{', '.join(misplaced)} cannot be combined with --program (the program gives the "
-                                 "targets; --at-minute, --timed or --time-indexed give the time)")
+    if args.simulator != "none":
+        raise ConfigurationError("--simulator cannot be combined with --program (the program gives the targets; "
+                                 "--at-minute, --timed or --time-indexed give the time)")
     indexed = None
     if args.time_indexed is not None:  # every step up to the time law's stabilisation (--time-law from: included)
         indexed = indexed_minutes(args.time_indexed, settings.time_law)
@@ -159,15 +154,16 @@ def _check_task_options(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """One call of :func:`thermocomp.runs.compensate_source`, for --targets and --program alike."""
-    from thermocomp.application import CompensationFailed
+    """One :class:`thermocomp.app.compensate.CompensationJob` (its option combinations checked there), run by
+    :func:`thermocomp.app.compensate.compensate_source`, for --targets and --program alike."""
+    from thermocomp.app.compensate import CompensationJob, compensate_source
+    from thermocomp.app.jobs import CompensationFailed
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.compile_notice import compile_notice
     from thermocomp.errors import ConfigurationError
-    from thermocomp.runs import compensate_source
 
     if args.program is None and args.targets is None:
-        raise ConfigurationError("one of --targets or --program is required")
+        raise ConfigurationError("one of --targets or --program is required")  # (before --out-dir's own checks)
     if args.program is None:
         _check_task_options(args)
     if args.out_dir is not None:
@@ -181,21 +177,20 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigurationError("--jobs serves --out-dir only")
     settings = program_settings(args)
     program = args.program is not None
-    program_options = _program_options(args, settings) if program else None
     options = CompensationOptions(time_law=settings.time_law, composition=args.composition,
                                   time_law_file=settings.time_law_file, **solver_options(args),
                                   **({} if program else {"minutes": settings.minutes}))
+    job = CompensationJob(
+        args.robot, args.deformation, targets=args.targets, program=args.program[0] if program else None,
+        out=args.out, options=options, minutes_given=args.minutes is not None,
+        program_options=_program_options(args, settings) if program else None,
+        results=args.results, report=args.program_report,
+        convention=args.convention, joint_objects=args.joint_objects, fixed_orientation=settings.fixed_orientation,
+        allow_failures=args.allow_failures, plot=args.plot, robot_options=robot_file_options(args))
     bar = ProgressBar("compensating", enabled=settings.progress)
     try:
         with compile_notice(bar.note):
-            report = compensate_source(
-                args.robot, args.deformation, targets=args.targets, program=args.program[0] if program else None,
-                out=args.out,
-                options=options, program_options=program_options, allow_failures=args.allow_failures,
-                plot=args.plot, results=args.results if program else None,
-                report=args.program_report if program else None, progress=bar,
-                robot_options=robot_file_options(args), convention=args.convention,
-                joint_objects=args.joint_objects, fixed_orientation=settings.fixed_orientation)
+            report = compensate_source(job, progress=bar)
     except CompensationFailed as exc:
         print(exc.report.text(), file=sys.stderr)
         print(f"thermocomp: error: {exc}", file=sys.stderr)
@@ -209,10 +204,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_programs(args: argparse.Namespace) -> int:
-    """``--program ... --out-dir DIR``: one call of :func:`thermocomp.runs.compensate_programs`; the summary table;
+    """``--program ... --out-dir DIR``: one call of :func:`thermocomp.app.compensate.compensate_programs`; the summary table;
     the exit status of the worst program."""
+    from thermocomp.app.compensate import STATUSES, CompensationJob, compensate_programs, summary_table
     from thermocomp.errors import ConfigurationError
-    from thermocomp.runs import STATUSES, compensate_programs, summary_table
 
     if args.program is None:
         raise ConfigurationError("--out-dir serves --program only (--targets writes one results CSV: --out)")
@@ -226,10 +221,15 @@ def _run_programs(args: argparse.Namespace) -> int:
     settings = program_settings(args)
     options = CompensationOptions(time_law=settings.time_law, composition=args.composition,
                                   time_law_file=settings.time_law_file, **solver_options(args))
-    outcomes = compensate_programs(args.robot, args.deformation, args.program, args.out_dir, options=options,
-                                   program_options=_program_options(args, settings),
-                                   allow_failures=args.allow_failures, robot_options=robot_file_options(args),
-                                   jobs=args.jobs)
+    # the job of every program (its option combinations checked there)
+    job = CompensationJob(args.robot, args.deformation, targets=args.targets, program=args.program[0],
+                          options=options, minutes_given=args.minutes is not None,
+                          program_options=_program_options(args, settings), convention=args.convention,
+                          joint_objects=args.joint_objects, fixed_orientation=settings.fixed_orientation,
+                          allow_failures=args.allow_failures, robot_options=robot_file_options(args))
+    outcomes = compensate_programs(job.robot, job.deformation, args.program, args.out_dir, options=job.options,
+                                   program_options=job.program_options, allow_failures=job.allow_failures,
+                                   robot_options=job.robot_options, jobs=args.jobs)
     for outcome in outcomes:
         if outcome.status != "ok":
             print(f"thermocomp: error: {outcome.message}", file=sys.stderr)
@@ -238,7 +238,7 @@ def _run_programs(args: argparse.Namespace) -> int:
     return EXIT_OF_STATUS[STATUSES[worst]]
 
 
-#: The exit status of each status of a program of a batch (:data:`thermocomp.runs.STATUSES`, best first): a
+#: The exit status of each status of a program of a batch (:data:`thermocomp.app.compensate.STATUSES`, best first): a
 #: refused program (bad input) is worse than one whose points could not all be compensated.
 EXIT_OF_STATUS = {"ok": EXIT_OK, "failed": EXIT_FAILED_ROWS, "refused": EXIT_INPUT}
 

@@ -291,7 +291,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_action(action: str, args: argparse.Namespace, report: str | None) -> int:
     """Run ``action`` (one of :data:`ACTIONS`) with ``args``; errors are also logged to ``report``."""
-    from thermocomp.application import CompensationFailed
+    from thermocomp.app.jobs import CompensationFailed
     from thermocomp.errors import ThermocompError
     from thermocomp.io.job import Job
 

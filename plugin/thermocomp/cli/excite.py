@@ -1,6 +1,6 @@
 """``thermocomp excite``: an excitation trajectory for dynamic identification (seed 003).
 
-One library call: :func:`thermocomp.dynamics.campaign.run_excite`.
+One library call: :func:`thermocomp.app.dynamics.run_excite`.
 """
 
 from __future__ import annotations
@@ -67,16 +67,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import math
 
-    from thermocomp.dynamics.campaign import run_excite, run_experiment
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.app.dynamics import run_excite, run_experiment
+    from thermocomp.io.robots import load_robot
 
     if args.experiment != "sine":
+        def pose_check(chain):
+            from thermocomp.simulators.pybullet.poses import PoseCheck
+
+            return PoseCheck(chain, robot=args.robot, robot_options=robot_file_options(args))
+
         text = run_experiment(
             args.robot, args.experiment, args.out, rate=args.rate_hz, report=args.report,
             pose=tuple(math.radians(a) for a in args.pose_deg) if args.pose_deg else None,
             speeds=tuple(math.radians(v) for v in args.speeds_deg_s) if args.speeds_deg_s else None,
             span=math.radians(args.span_deg) if args.span_deg else None, hold=args.hold_s, seed=args.seed,
-            robot_options=robot_file_options(args))
+            robot_options=robot_file_options(args), pose_check=pose_check)
         print(text, end="")
         print(f"wrote {args.out}" + (f" and {args.report}" if args.report else ""))
         return EXIT_OK

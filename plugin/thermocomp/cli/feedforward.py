@@ -1,6 +1,6 @@
 """``thermocomp feedforward``: feed-forward joint torques of a trajectory with an identified model (seed 003).
 
-One library call: :func:`thermocomp.dynamics.campaign.run_feedforward`.
+One library call: :func:`thermocomp.app.dynamics.run_feedforward`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from thermocomp.dynamics.campaign import run_feedforward
+    from thermocomp.app.dynamics import run_feedforward
 
     result = run_feedforward(args.robot, args.trajectory, args.out, friction=args.friction,
                              robot_options=robot_file_options(args))

@@ -1,6 +1,6 @@
 """``thermocomp identify``: inertial and friction parameters from a recording, with a softMC-style report.
 
-One library call: :func:`thermocomp.dynamics.campaign.run_identify`. Exit
+One library call: :func:`thermocomp.app.dynamics.run_identify`. Exit
 status 0 when the identification succeeds, 2 when it fails (seed 003: an
 axis' maximum relative torque error of 50 % or more; the outputs are written
 either way and the report gives the warnings found), 1 on bad input.
@@ -12,6 +12,7 @@ import argparse
 
 from thermocomp.cli.common import EXIT_FAILED_ROWS, EXIT_OK, HelpFormatter, add_robot_file_arguments, robot_file_options
 from thermocomp.dynamics.identify import IdentifyOptions
+from thermocomp.errors import ConfigurationError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,7 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="recording CSV: time_s, q<i>_rad, tau<i>_Nm (optional qd<i>_rad_s, qdd<i>_rad_s2: recorded "
                           "speeds and accelerations are used when given)")
     cmd.add_argument("--urdf-out", help="the input URDF with the identified inertials")
-    cmd.add_argument("--friction-out", help="friction CSV of the identified Coulomb and viscous friction")
+    cmd.add_argument("--friction-out", help="friction CSV of the identified Coulomb and viscous friction and each "
+                                            "joint's armature (reflected rotor inertia, armature_kg_m2)")
     cmd.add_argument("--report", help="identification report to write (it is printed either way)")
     cmd.add_argument("--validate", help="a second recording on which the identified model is checked")
     cmd.add_argument("--step", type=int, choices=(2, 3, 4),
@@ -50,6 +52,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="identify only a payload (seed 003): --robot is the identified URDF, --friction its "
                           "friction, the recording made with the payload; --urdf-out gets the URDF with the payload "
                           "added to the last link (seed 001's rule of change)")
+    cmd.add_argument("--drive-gains", action="store_true",
+                     help="identify the drive gains (joint torque per motor current) instead: --recording is a run "
+                          "without payload and --loaded one with a payload of --payload-mass-kg on the last link, "
+                          "both with motor currents i<k>_A instead of torques (seed 001's rule of change); --out gets "
+                          "the drive gains CSV joint,gain_Nm_per_A")
+    cmd.add_argument("--loaded", help="with --drive-gains: the recording with the payload")
+    cmd.add_argument("--payload-mass-kg", type=float, help="with --drive-gains: the payload's mass [kg]")
+    cmd.add_argument("--gains", help="a drive gains CSV (from --drive-gains): the recordings give motor currents "
+                                     "i<k>_A, turned into joint torques by these gains")
     cmd.add_argument("--friction", help="a friction CSV held fixed (seed 000, Step 5: the inertial parameters with "
                                         "Step 3's friction); with --payload: the identified model's friction")
     cmd.add_argument("--cutoff-hz", type=float,
@@ -60,14 +71,25 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from thermocomp.dynamics.campaign import run_identify, run_identify_step
+    from thermocomp.app.dynamics import run_identify, run_identify_step
 
     robot_options = robot_file_options(args)
     if args.payload:
-        from thermocomp.dynamics.campaign import run_payload
+        from thermocomp.app.dynamics import run_payload
 
         print(run_payload(args.robot, args.recording, friction=args.friction, urdf_out=args.urdf_out,
                           report=args.report, robot_options=robot_options), end="")
+        return EXIT_OK
+    if args.drive_gains:
+        from thermocomp.app.dynamics import run_drive_gains
+
+        if not args.loaded or args.payload_mass_kg is None:
+            raise ConfigurationError("--drive-gains: expected --loaded (the run with the payload) and --payload-mass-kg")
+        print(run_drive_gains(args.robot, args.recording, args.loaded, args.payload_mass_kg, out=args.out,
+                              report=args.report, robot_options=robot_options), end="")
+        written = [p for p in (args.out, args.report) if p]
+        if written:
+            print("wrote " + ", ".join(written))
         return EXIT_OK
     if args.step is not None:
         print(run_identify_step(args.step, args.robot, args.recording, out=args.out, report=args.report,
@@ -79,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
 
     result = run_identify(args.robot, args.recording, urdf_out=args.urdf_out, friction_out=args.friction_out,
                           report=args.report, validate=args.validate, options=IdentifyOptions(cutoff=args.cutoff_hz),
-                          friction=args.friction, robot_options=robot_options)
+                          friction=args.friction, robot_options=robot_options, gains=args.gains)
     print(result.text, end="")
     written = [p for p in (args.urdf_out, args.friction_out, args.report) if p]
     if written:

@@ -1,6 +1,6 @@
 """``thermocomp inertia``: link inertials from mesh files (seed 000, Step 1), printed and written into a URDF.
 
-One library call: :func:`thermocomp.inertia.robot.compute_inertials`.
+One library call: :func:`thermocomp.app.inertia.inertials_to_urdf`.
 """
 
 from __future__ import annotations
@@ -60,7 +60,8 @@ def _packages(items: list[str]) -> dict[str, Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from thermocomp.inertia.robot import InertiaOptions, inertials_to_urdf
+    from thermocomp.app.inertia import inertials_to_urdf
+    from thermocomp.inertia.robot import InertiaOptions
     from thermocomp.io.meshes import metres_per_unit_from_name
 
     options = InertiaOptions(total_mass=args.total_mass, metres_per_unit=metres_per_unit_from_name(args.units),

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from thermocomp._signals import TERMINATION_SIGNALS, interrupt_on_termination, terminated, termination_text
 from thermocomp.cli.exit_status import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from thermocomp.cli.progress import stop_all
-from thermocomp.errors import ConfigurationError, ThermocompError
+from thermocomp.errors import ConfigurationError, ThermocompError, capped
 
 #: The subcommands and their modules, in the order ``--help`` lists them. A run imports only its command's
 #: module (and the library it needs); ``thermocomp --help`` imports none (:data:`SUMMARIES`).
@@ -39,6 +39,7 @@ COMMANDS = {
     "sim": "thermocomp.cli.sim",
     "calibrate": "thermocomp.cli.calibrate",
     "track": "thermocomp.cli.track",
+    "servo": "thermocomp.cli.servo",
 }
 
 #: Each command's line in ``thermocomp --help``: the one place it is written (a command's module adds its parser
@@ -56,6 +57,7 @@ SUMMARIES = {
     "sim": "the deformed robot in PyBullet: GUI, headless measurement, picture, collision check",
     "calibrate": "identify a deformation table (and its time law) from laser-tracker measurements",
     "track": "simulated laser tracker (PyBullet): measure the warm robot for calibrate, or a compensated program",
+    "servo": "velocity-servo robot (seed 004): identification program, subspace identification, MPC tracking",
 }
 
 __all__ = ["COMMANDS", "EXIT_FAILED_ROWS", "EXIT_INPUT", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "SUMMARIES",
@@ -116,7 +118,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             finally:
                 stop_all()  # the progress lines end before the run's last words
     except (ThermocompError, ConfigurationError) as exc:
-        print(f"thermocomp: error: {exc}", file=sys.stderr)
+        from thermocomp.cli.option_ranges import named_as_typed
+
+        # the option as typed, not the library's field ('duration' for --duration-s); no 309-digit number whole
+        text = named_as_typed(str(exc)) if isinstance(exc, ConfigurationError) else str(exc)  # (a file's: its path)
+        print(f"thermocomp: error: {capped(text)}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt as exc:
         why = f" ({exc})" if str(exc) else ""

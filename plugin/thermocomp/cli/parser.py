@@ -51,8 +51,49 @@ class ArgumentParser(argparse.ArgumentParser):
         self.register("type", int, lambda text: plain_number(text, int))
 
     def error(self, message: str) -> NoReturn:
+        from thermocomp.errors import capped
+
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {capped(message)}\n")  # (no 309-digit number echoed whole)
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        from thermocomp.cli.option_ranges import TYPED, remember_options
+
+        if " " not in self.prog:
+            TYPED.clear()  # a new command line: only its own command's options
+        _check_ranges(self)  # each numeric option checked against its range (cli/option_ranges.py), as typed
+        remember_options(self._actions)  # so that a library's error names the option as typed (cli.main)
+        return super().parse_known_args(args, namespace)
+
+
+def _check_ranges(parser: argparse.ArgumentParser) -> None:
+    """Wrap the type of each of ``parser``'s numeric options (once) to refuse a value out of its range."""
+    from thermocomp.cli.option_ranges import range_of, unit_of
+
+    command = parser.prog.split(" ", 1)[1] if " " in parser.prog else ""
+    for action in parser._actions:
+        if action.option_strings and action.type is not None and not isinstance(action.type, _InRange):
+            bounds = range_of(command, action.option_strings)
+            if bounds is not None:
+                action.type = _InRange(parser._registry_get("type", action.type, action.type), bounds,
+                                       unit_of(action.option_strings[-1]), getattr(action.type, "__name__", "number"))
+
+
+class _InRange:
+    """An option's type, then its range: an ``ArgumentTypeError`` (argparse names the option) when out of it."""
+
+    def __init__(self, convert, bounds, unit: str, name: str) -> None:
+        self.convert, self.bounds = convert, bounds
+        self.expected = f"expected {bounds.text()}{f' {unit}' if unit else ''}"
+        self.__name__ = name  # argparse's "invalid float value: 'nan'" for what is no number at all
+
+    def __call__(self, text: str):
+        from thermocomp.cli.option_ranges import numbers_in
+
+        value = self.convert(text)
+        if not all(self.bounds.holds(v) for v in numbers_in(value)):
+            raise argparse.ArgumentTypeError(f"{self.expected}, got {text}")
+        return value
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):

@@ -37,13 +37,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from thermocomp.io.chain_csv import chain_csv_text
-    from thermocomp.robot.builtin import load_robot, robot_file
+    from thermocomp.io.robots import load_robot, robot_file
 
     robot_file(args.robot, "ROBOT")  # an unknown name: the error names this argument, not --robot
     if args.robot_command == "show":
         print(chain_csv_text(load_robot(args.robot, robot_file_options(args))), end="")
         return EXIT_OK
-    from thermocomp.pipeline import export_robot  # (the compensation's pipeline: not for show)
+    from thermocomp.app.export import export_robot  # (the export job: not for show)
 
     out = export_robot(args.robot, args.out, deformation=args.deformation, fraction=args.fraction,
                        composition=args.composition, robot_options=robot_file_options(args),

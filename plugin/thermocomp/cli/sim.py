@@ -20,7 +20,7 @@ from thermocomp.cli.common import (
     program_settings,
     robot_file_options,
 )
-from thermocomp.robot.builtin import BUILTIN_ROBOTS
+from thermocomp.io.robots import BUILTIN_ROBOTS
 
 #: Picture size of ``--screenshot`` when ``--size`` is not given [px] (the library's default).
 DEFAULT_SIZE = (960, 720)
@@ -150,7 +150,7 @@ def _scene_argument(args: argparse.Namespace) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from thermocomp.application import CompensationFailed
+    from thermocomp.app.jobs import CompensationFailed
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.compensation.compensate import CompensationOptions
     from thermocomp.errors import ConfigurationError

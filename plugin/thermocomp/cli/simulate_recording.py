@@ -1,6 +1,6 @@
 """``thermocomp simulate-recording``: play a trajectory on PyBullet with a known truth and record the torques.
 
-One library call: :func:`thermocomp.dynamics.campaign.run_simulate_recording`.
+One library call: :func:`thermocomp.app.dynamics.run_simulate_recording`.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import math
 
-    from thermocomp.dynamics.campaign import run_simulate_disturbance, run_simulate_recording
+    from thermocomp.app.dynamics import run_simulate_disturbance, run_simulate_recording
     from thermocomp.dynamics.simulate import DriveOptions
 
     drives = DriveOptions(torque_noise=args.torque_noise_nm, torque_resolution=args.torque_resolution_nm,

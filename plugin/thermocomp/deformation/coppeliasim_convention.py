@@ -113,6 +113,11 @@ def coppeliasim_euler_from_matrix(R: ArrayLike) -> FloatArray:
     return np.stack([alpha, beta, gamma], axis=-1)
 
 
+#: The built-in robots whose joint objects are known (``irb140``: :data:`AUTHORS_IRB140_JOINT_EULER_DEG`;
+#: ``irb140-paper-scene``: its file, :data:`thermocomp.io.robots.BUILTIN_JOINT_OBJECTS`, read by the application).
+AUTHORS_SCENE_ROBOTS = ("irb140", "irb140-paper-scene")
+
+
 def joint_object_orientations(chain: Chain, R_world_joint: ArrayLike | None = None) -> FloatArray:
     """World orientations of the scene's joint objects at the zero pose, validated.
 
@@ -127,8 +132,9 @@ def joint_object_orientations(chain: Chain, R_world_joint: ArrayLike | None = No
         the zero pose (a robot read from a CoppeliaSim scene brings its own:
         :attr:`thermocomp.simulators.coppeliasim.SceneRobot.R_world_joint`).
         ``None``: the authors' IRB140 scene, for a robot named ``irb140``
-        (:data:`AUTHORS_IRB140_JOINT_EULER_DEG`) or ``irb140-paper-scene`` (the
-        scene's own joint objects, :data:`thermocomp.robot.builtin.BUILTIN_JOINT_OBJECTS`).
+        (:data:`AUTHORS_IRB140_JOINT_EULER_DEG`). A built-in scene robot's own joint objects
+        (``irb140-paper-scene``: :data:`thermocomp.io.robots.BUILTIN_JOINT_OBJECTS`) are read and passed by the
+        application (:func:`thermocomp.app.prepare.bind_law`): the core reads no file.
 
     Returns
     -------
@@ -140,16 +146,12 @@ def joint_object_orientations(chain: Chain, R_world_joint: ArrayLike | None = No
         Wrong shape, not rotations, or a joint object's z axis that is not the
         chain's joint axis.
     """
-    from thermocomp.robot.builtin import BUILTIN_JOINT_OBJECTS, builtin_joint_objects
-
     n = chain.n_joints
-    if R_world_joint is None:
-        R_world_joint = builtin_joint_objects(chain.name, n)
     if R_world_joint is None:
         if chain.name != "irb140":
             raise InputError(
                 f"robot {chain.name!r}: the authors' scene convention needs the world orientation of every "
-                f"joint object at the zero pose; built in only for {', '.join(('irb140', *BUILTIN_JOINT_OBJECTS))} "
+                f"joint object at the zero pose; built in only for {', '.join(AUTHORS_SCENE_ROBOTS)} "
                 "(the authors' scene). Read the robot "
                 "from your CoppeliaSim scene ('thermocomp coppeliasim read-robot --out ROBOT.csv "
                 "--joint-objects-out JOINTS.csv', then --robot ROBOT.csv --joint-objects JOINTS.csv), or pass "

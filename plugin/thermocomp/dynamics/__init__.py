@@ -6,13 +6,14 @@ collision detection) and 000 (the GoFa's five steps). Method, files and
 commands: docs/dynamics.md; frames and units: docs/conventions.md.
 
 * :mod:`~thermocomp.dynamics.parameters` -- the 10 standard parameters of a link, pseudo-inertia
-* :mod:`~thermocomp.dynamics.regressor` -- ``tau = Y(q, qd, qdd) pi`` (Newton-Euler), friction columns
-* :mod:`~thermocomp.dynamics.base_params` -- base parameters by QR, the regrouping in words
+* :mod:`~thermocomp.dynamics.regressor` -- ``tau = Y(q, qd, qdd) pi`` (Newton-Euler), friction and armature columns
+* :mod:`~thermocomp.dynamics.base_params` -- base parameters by QR, the regrouping in words, which armatures separate
 * :mod:`~thermocomp.dynamics.excitation` -- per-joint sine waves, frequency rules (seed 003)
 * :mod:`~thermocomp.dynamics.filtering` -- zero-phase low-pass, non-causal differentiation
 * :mod:`~thermocomp.dynamics.identify` -- weighted least squares, physically consistent parameters
 * :mod:`~thermocomp.dynamics.report` -- softMC's success criterion (the verdict) and the warnings
-* :mod:`~thermocomp.dynamics.friction` -- Coulomb + viscous + Stribeck (seed 000 Eq. 3), Step 3
+* :mod:`~thermocomp.dynamics.friction` -- Coulomb + viscous + Stribeck (seed 000 Eq. 3) and the armature, Step 3
+* :mod:`~thermocomp.dynamics.drive_gains` -- current to torque, from runs without and with a known payload
 * :mod:`~thermocomp.dynamics.friction_runs` -- Step 3's constant-speed runs and their analysis
 * :mod:`~thermocomp.dynamics.static_step` -- Step 2: correction factors from static torques, explicit formulas
 * :mod:`~thermocomp.dynamics.controller` -- Step 4: the PI controller of each joint
@@ -20,7 +21,9 @@ commands: docs/dynamics.md; frames and units: docs/conventions.md.
 * :mod:`~thermocomp.dynamics.collision` -- torque-error collision detection
 * :mod:`~thermocomp.dynamics.feedforward` -- feed-forward torques of a trajectory
 * :mod:`~thermocomp.dynamics.simulate` -- PyBullet as a robot with known truth
-* :mod:`~thermocomp.dynamics.campaign` -- what each command does (read, compute, write all or none)
+* :mod:`~thermocomp.dynamics.urdf_parameters` -- a robot file's inertials as standard parameters, and back
+
+What each command does (read, compute, write all or none) is the application's, :mod:`thermocomp.app.dynamics`.
 """
 
 from typing import TYPE_CHECKING

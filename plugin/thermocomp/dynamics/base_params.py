@@ -171,4 +171,58 @@ def base_parameters(
     return BaseParameters(independent, dependent, beta, tuple(parameter_labels(n)))
 
 
-__all__ = ["BASE_RANK_RTOL", "BaseParameters", "base_parameters", "random_states"]
+@dataclass(frozen=True, eq=False)
+class ArmatureSplit:
+    """Which joints' armature (reflected rotor inertia) the torques tell apart from the links' base parameters.
+
+    Attributes
+    ----------
+    separable
+        ``(n,)`` bool: joint ``i``'s armature column ``qdd_i`` (on row ``i``) is independent of the base columns,
+        so the armature is a base parameter of its own.
+    gamma
+        ``(p, n)``: for the others, ``qdd_i = Y_b gamma_i`` and the base parameters absorb it,
+        ``pi_base += gamma_i armature_i`` (joint 1 about a vertical axis: its armature adds to ``link1.Izz``).
+        Zero columns for the separable joints.
+    """
+
+    separable: np.ndarray
+    gamma: FloatArray
+
+    def absorbed_by(self, base: BaseParameters, joint: int) -> list[str]:
+        """The base parameters (labels) that absorb a joint's (0-based) inseparable armature."""
+        return [base.base_labels[r] for r in np.flatnonzero(np.abs(self.gamma[:, joint]) > BETA_PRINT_TOL)]
+
+
+def armature_split(
+    model: KinematicModel | Chain,
+    base: BaseParameters,
+    rng: np.random.Generator,
+    *,
+    gravity: ArrayLike = STANDARD_GRAVITY,
+) -> ArmatureSplit:
+    """Which armature columns are independent of the base columns (random states, as :func:`base_parameters`)."""
+    from thermocomp.dynamics.regressor import armature_regressor
+
+    chain = model if isinstance(model, Chain) else model.chain
+    n = chain.n_joints
+    q, qd, qdd = random_states(chain, SAMPLES_PER_PARAMETER * 10 * n, rng)
+    Wb = base.columns(regressor(model, q, qd, qdd, gravity=gravity).reshape(-1, 10 * n))
+    A = armature_regressor(qdd).reshape(-1, n)
+    scale = max(float(np.max(np.linalg.norm(Wb, axis=0))), float(np.max(np.linalg.norm(A, axis=0))))
+    Q, _ = np.linalg.qr(Wb)
+    separable = np.zeros(n, dtype=bool)
+    gamma = np.zeros((base.n_base, n))
+    for i in range(n):
+        resid = A[:, i] - Q @ (Q.T @ A[:, i])
+        resid = resid - Q @ (Q.T @ resid)
+        if float(np.linalg.norm(resid)) > BASE_RANK_RTOL * scale:
+            separable[i] = True
+        else:
+            g = scipy.linalg.lstsq(Wb, A[:, i])[0]
+            g[np.abs(g) < BETA_PRINT_TOL] = 0.0
+            gamma[:, i] = g
+    return ArmatureSplit(separable, gamma)
+
+
+__all__ = ["BASE_RANK_RTOL", "ArmatureSplit", "BaseParameters", "armature_split", "base_parameters", "random_states"]

@@ -25,7 +25,7 @@ from thermocomp.robot.chain import Chain
 
 def feedforward_torques(chain: Chain, parameters: ArrayLike, friction: FrictionTable | None, trajectory: Recording, *,
                         gravity: ArrayLike = STANDARD_GRAVITY) -> Recording:
-    """``tau_ff = Y(q, qd, qdd) pi + tau_f(qd)`` ``(N, n)`` [N m] along ``trajectory`` (its ``tau`` is ignored).
+    """``tau_ff = Y(q, qd, qdd) pi + tau_f(qd) + armature qdd`` ``(N, n)`` [N m] along ``trajectory`` (its ``tau`` is ignored).
 
     Returns the trajectory with ``tau`` the feed-forward torques and the speeds and accelerations used.
     """
@@ -38,7 +38,7 @@ def feedforward_torques(chain: Chain, parameters: ArrayLike, friction: FrictionT
         qdd = differentiate(qd, rate)
     tau = regressor(chain, q, qd, qdd, gravity=gravity) @ np.asarray(parameters, dtype=float)
     if friction is not None:
-        tau = tau + friction.torque(qd)
+        tau = tau + friction.drive_torque(qd, qdd)
     return Recording(time=trajectory.time, q=q, tau=tau, qd=qd, qdd=qdd, source=trajectory.source)
 
 

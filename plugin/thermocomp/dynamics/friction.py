@@ -34,22 +34,30 @@ from thermocomp.errors import InputError
 
 @dataclass(frozen=True, eq=False)
 class FrictionTable:
-    """Friction parameters per joint (seed 000, Eq. 3), SI.
+    """What each joint's drive adds to the rigid links' torques, SI: friction (seed 000, Eq. 3) and the reflected
+    rotor inertia.
 
     Attributes
     ----------
     Fc, Fv, Fs, vs
         ``(n,)`` each: Coulomb [N m], viscous [N m s/rad], static [N m],
         Stribeck speed [rad/s]. ``Fc, Fv, Fs >= 0``; ``vs > 0`` where ``Fs != Fc``.
+    armature
+        ``(n,)`` [kg m^2], ``>= 0``: the reflected rotor inertia ``N^2 J_m`` of each joint about its axis (seed 000's
+        ``J_m,i`` after the gear ratio ``N``), added to the mass matrix's diagonal; ``None``: zero. A URDF has no
+        field for it: it lives in the friction CSV's ``armature_kg_m2`` column (pinocchio's ``model.armature``).
     """
 
     Fc: FloatArray
     Fv: FloatArray
     Fs: FloatArray
     vs: FloatArray
+    armature: FloatArray | None = None
 
     def __post_init__(self) -> None:
-        arrays = {k: np.atleast_1d(np.asarray(getattr(self, k), dtype=float)) for k in ("Fc", "Fv", "Fs", "vs")}
+        if self.armature is None:
+            object.__setattr__(self, "armature", np.zeros(np.atleast_1d(np.asarray(self.Fc, dtype=float)).shape))
+        arrays = {k: np.atleast_1d(np.asarray(getattr(self, k), dtype=float)) for k in ("Fc", "Fv", "Fs", "vs", "armature")}
         n = arrays["Fc"].shape
         for k, a in arrays.items():
             if a.shape != n or a.ndim != 1 or not np.all(np.isfinite(a)):
@@ -73,9 +81,24 @@ class FrictionTable:
         z = np.zeros(n)
         return cls(z, z, z, z)
 
+    @classmethod
+    def from_columns(cls, columns: object) -> FrictionTable:
+        """The table of anything with attributes ``Fc, Fv, Fs, vs`` and optionally ``armature`` (a friction CSV's
+        :class:`thermocomp.io.friction_csv.FrictionColumns`); refuses negative values, naming them."""
+        return cls(*(getattr(columns, k) for k in ("Fc", "Fv", "Fs", "vs")), armature=getattr(columns, "armature", None))
+
+    def with_armature(self, armature: ArrayLike) -> FrictionTable:
+        """The same friction with another armature ``(n,)`` [kg m^2]."""
+        return FrictionTable(self.Fc, self.Fv, self.Fs, self.vs, armature=np.asarray(armature, dtype=float))
+
     def torque(self, qd: ArrayLike) -> FloatArray:
         """``tau_f(qd)`` [N m], ``(..., n)`` from speeds ``(..., n)`` [rad/s] (seed 000, Eq. 3)."""
         return friction_torque(qd, self.Fc, self.Fv, self.Fs, self.vs)
+
+    def drive_torque(self, qd: ArrayLike, qdd: ArrayLike) -> FloatArray:
+        """Friction plus the reflected rotor inertia's torque, ``tau_f(qd) + armature qdd`` [N m], ``(..., n)``
+        from speeds [rad/s] and accelerations [rad/s^2] ``(..., n)``."""
+        return self.torque(qd) + self.armature * np.asarray(qdd, dtype=float)
 
 
 def friction_torque(qd: ArrayLike, Fc: ArrayLike, Fv: ArrayLike, Fs: ArrayLike, vs: ArrayLike) -> FloatArray:

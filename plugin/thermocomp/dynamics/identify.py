@@ -53,11 +53,11 @@ import scipy.linalg
 import scipy.optimize
 
 from thermocomp._typing import ArrayLike, FloatArray
-from thermocomp.dynamics.base_params import BaseParameters, base_parameters
+from thermocomp.dynamics.base_params import ArmatureSplit, BaseParameters, armature_split, base_parameters
 from thermocomp.dynamics.filtering import choose_cutoff, differentiate, edge_samples, lowpass, sample_rate
 from thermocomp.dynamics.friction import FrictionTable
 from thermocomp.dynamics.parameters import check_parameters, parameters_from_pseudo_inertia, tensor_from_six
-from thermocomp.dynamics.regressor import friction_regressor, regressor
+from thermocomp.dynamics.regressor import armature_regressor, friction_regressor, regressor
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.inertia.gravity import STANDARD_GRAVITY
 from thermocomp.io.recording_csv import Recording
@@ -101,6 +101,25 @@ CV_WEIGHTS = tuple(10.0 ** k for k in np.arange(-10.0, 2.5, 0.5))
 #: plausibility ball needs it.
 HOLD_WEIGHT = 1e-2
 
+#: The prior's scale of each link mass relative to the other parameters' (each its own reference value): a
+#: manufacturer's link masses are known to a few per cent (the UR10e's published ones; Mamedov et al. bound each
+#: identified mass to 10 % above it), its centres of mass and inertias much less (CAD of a simplified link, and
+#: the reflected rotor inertias hide in them). Where the torques see only a combination of a mass and moments, the
+#: fit moves the moments about five times as far, relative to their reference, as the mass (measured on the real
+#: UR10e, docs/dynamics.md: 1 left the wrist's 0.2 kg at up to 0.55 kg; 0.3 put 13.9 kg in the upper arm (12.9)
+#: with its centre of mass at 138 mm (306); 0.2: 13.4 kg at 169 mm, every mass within 16 %; 0.1: within 5 %, but
+#: held-out torques of joint 5 10.0 % worse than the authors').
+MASS_PRIOR_SCALE = 0.2
+
+#: An armature the torques cannot tell from a link's inertia (joint 1's from ``link1.Izz``, joint 2's from the upper
+#: arm's inertia about its axis) is pulled to its reference like the links' parameters, with a scale of this
+#: fraction of the reference mass matrix's diagonal at the zero pose: where the data move the sum, the link takes
+#: most of the change unless its plausibility ball and mass prior push it into the armature. Measured: a simulated
+#: UR5 without rotors written to a URDF (which cannot carry an armature) 2.1e-4 of the largest torque off its
+#: truth (2.2e-3 with the inseparable armatures free, 1.6e-3 with 1); the real UR10e's joints 1 and 2 get 2.6
+#: and 1.8 kg m^2 (4.4 and 5.5 free, when its upper arm kept 12.9 kg; with 0.01, 20 kg at 64 mm).
+INSEPARABLE_ARMATURE_SCALE = 0.1
+
 #: A parameter whose value is at least this share the data's (the diagonal of
 #: the ridge's resolution matrix) is reported as from the data; at most
 #: ``1 -`` this share, from the prior; between, mixed.
@@ -121,12 +140,16 @@ class IdentifyOptions:
         World gravity [m/s^2].
     seed
         Seed of the random states that find the base parameters (the result does not depend on it).
+    armature
+        Identify each joint's reflected rotor inertia (:func:`thermocomp.dynamics.regressor.armature_regressor`)
+        with the base parameters; off: the model has none (unless a fixed friction table gives it).
     """
 
     cutoff: float | None = None
     velocity_threshold_fraction: float = VELOCITY_THRESHOLD_FRACTION
     gravity: tuple[float, float, float] = STANDARD_GRAVITY
     seed: int = 0
+    armature: bool = True
 
     def __post_init__(self) -> None:
         if self.cutoff is not None and not (math.isfinite(self.cutoff) and self.cutoff > 0):
@@ -262,6 +285,15 @@ class Identification:
         ridge's resolution matrix: 1 from the data, 0 from the reference).
     balls
         ``(n, 4)``: per link the plausibility ball's centre [m] (link frame) and radius [m] (:func:`link_balls`).
+    armature_split
+        Which joints' armature the torques separate from the links (:class:`~thermocomp.dynamics.base_params.ArmatureSplit`);
+        ``None`` when no armature was identified.
+    armature_values, armature_std
+        ``(n,)``: WLS estimates of the separable armatures [kg m^2] and their standard deviations (``nan`` for the
+        others: the base parameters absorb the inseparable ones, the reference holds those the motion leaves
+        undetermined). The consistent fit's armature is ``friction.armature``.
+    reference_armature
+        ``(n,)`` [kg m^2]: what the fit keeps where the data cannot tell the armature from a link.
     """
 
     chain: Chain
@@ -284,16 +316,24 @@ class Identification:
     balls: FloatArray
     attached: FloatArray
     gravity: tuple[float, float, float] = STANDARD_GRAVITY
+    armature_split: ArmatureSplit | None = None
+    armature_values: FloatArray | None = None
+    armature_std: FloatArray | None = None
+    reference_armature: FloatArray | None = None
 
     def predict(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> FloatArray:
-        """Torques ``(N, n)`` [N m] of the consistent model (rigid body plus friction) at states ``(N, n)``."""
+        """Torques ``(N, n)`` [N m] of the consistent model (rigid body, friction, armature) at states ``(N, n)``."""
         return (regressor(self.chain, q, qd, qdd, gravity=self.gravity) @ self.parameters
-                + self.friction.torque(np.atleast_2d(qd)))
+                + self.friction.drive_torque(np.atleast_2d(qd), np.atleast_2d(qdd)))
 
     def predict_base(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> FloatArray:
-        """Torques ``(N, n)`` of the WLS base-parameter model, with the friction table."""
+        """Torques ``(N, n)`` of the WLS base-parameter model (with its separable armatures) and the friction table."""
         Y = self.base.columns(regressor(self.chain, q, qd, qdd, gravity=self.gravity))
-        return Y @ self.base_values + self.friction.torque(np.atleast_2d(qd))
+        tau = Y @ self.base_values + self.friction.torque(np.atleast_2d(qd))
+        if self.armature_split is not None:
+            det = np.isfinite(self.armature_values)
+            tau = tau + armature_regressor(qdd)[:, :, det] @ self.armature_values[det]
+        return tau
 
 
 #: Bound of the logarithms of the mass and of the Cholesky diagonal (a trial step of the solver must not
@@ -491,6 +531,23 @@ def _rank_safe_factor(A: FloatArray, b: FloatArray) -> tuple[FloatArray, FloatAr
     return R, c
 
 
+def _pivoted_diagonal(A: FloatArray) -> FloatArray:
+    """Per column of ``A``, its part orthogonal to the columns before it over its norm (Gram-Schmidt in column
+    order, as the triangular factor's diagonal would give): near zero for a column the others explain."""
+    norms = np.linalg.norm(A, axis=0)
+    norms[norms == 0] = 1.0
+    As = A / norms
+    out = np.zeros(A.shape[1])
+    Q = np.zeros((A.shape[0], 0))
+    for j in range(A.shape[1]):
+        col = As[:, j] - Q @ (Q.T @ As[:, j])
+        col = col - Q @ (Q.T @ col)
+        out[j] = float(np.linalg.norm(col))
+        if out[j] > 1e-12:
+            Q = np.column_stack([Q, col / out[j]])
+    return out
+
+
 def prior_weight(
     A: FloatArray, b: FloatArray, penalised: np.ndarray, fold_of_row: np.ndarray
 ) -> tuple[float, FloatArray, str]:
@@ -554,6 +611,7 @@ def identify(
     *,
     attached: ArrayLike | None = None,
     friction: FrictionTable | None = None,
+    reference_armature: ArrayLike | None = None,
 ) -> Identification:
     """Identify base parameters (WLS), consistent standard parameters and friction from one recording.
 
@@ -565,20 +623,26 @@ def identify(
         Joint angles and torques of an exciting motion (seed 003).
     reference
         Reference standard parameters ``(10 n,)`` (CAD, seed 000 Step 1;
-        :func:`thermocomp.io.urdf_inertials.read_urdf_parameters`).
+        :func:`thermocomp.dynamics.urdf_parameters.read_urdf_parameters`).
     options
         Filter cutoff, speed threshold, gravity.
     attached
         Standard parameters ``(10 n,)`` of bodies fixed to each link that keep
         their own inertials (a URDF's ``tool0``, a placeholder at the tcp:
-        :attr:`thermocomp.io.urdf_inertials.UrdfParameters.attached`): each
+        :attr:`thermocomp.dynamics.urdf_parameters.UrdfParameters.attached`): each
         link's estimate is that plus a physically consistent remainder, so
         the remainder can be written into the URDF.
     friction
         A friction table to hold fixed (seed 000, Step 5: "the remaining
         parameters by least squares with the others fixed", the friction
-        being Step 3's): its torques (Eq. 3, Stribeck included) are taken off
-        the recorded ones and only the inertial parameters are estimated.
+        being Step 3's): its torques (Eq. 3, Stribeck included) and its
+        armature's are taken off the recorded ones and only the inertial
+        parameters are estimated.
+    reference_armature
+        ``(n,)`` [kg m^2], default 0: each joint's reflected rotor inertia
+        where the torques cannot tell it from a link's inertia (joint 1 about
+        a vertical axis and ``link1.Izz``; joint 2 and the upper arm's inertia
+        about its axis); with :attr:`IdentifyOptions.armature`.
 
     Raises
     ------
@@ -599,45 +663,69 @@ def identify(
         raise InputError(f"friction table: expected {n} joints, got {friction.n_joints}")
     F = friction_regressor(data.qd) if not fixed else np.zeros(data.qd.shape + (0,))  # (N, n, nf)
     nf = F.shape[2]
-    tau_used = data.tau_raw - friction.torque(data.qd) if fixed else data.tau_raw
+    tau_used = data.tau_raw - friction.drive_torque(data.qd, data.qdd) if fixed else data.tau_raw
+    # The armature (reflected rotor inertia): a column per joint; the ones the base columns explain are absorbed.
+    with_armature = options.armature and not fixed
+    split = armature_split(chain, base, np.random.default_rng(options.seed + 1), gravity=options.gravity) \
+        if with_armature else None
+    na = n if with_armature else 0
+    sep = split.separable if split is not None else np.zeros(0, dtype=bool)
+    ref_arm = np.zeros(n) if reference_armature is None else np.asarray(reference_armature, dtype=float)
+    if ref_arm.shape != (n,) or not np.all(np.isfinite(ref_arm) & (ref_arm >= 0)):
+        raise InputError(f"reference armature: expected {n} values >= 0 kg m^2, got {ref_arm.tolist()}")
+    Aq = armature_regressor(data.qdd)[:, :, :na]  # (N, n, na)
     peak = np.max(np.abs(data.qd), axis=0)
     thresholds = options.velocity_threshold_fraction * peak
     mask = np.abs(data.qd) > thresholds
     rows_Y = [Y[mask[:, i], i, :] for i in range(n)]
     rows_F = [F[mask[:, i], i, :] for i in range(n)]
+    rows_A = [Aq[mask[:, i], i, :] for i in range(n)]
     rows_t = [tau_used[mask[:, i], i] for i in range(n)]
     counts = np.array([r.shape[0] for r in rows_t])
     Ys = np.vstack(rows_Y)
     Fs = np.vstack(rows_F)
+    As = np.vstack(rows_A)
     t = np.concatenate(rows_t)
     joint_of_row = np.repeat(np.arange(n), counts)
-    W = np.hstack([base.columns(Ys), Fs])
-    p = W.shape[1]
-    if W.shape[0] <= p:
-        raise InputError(f"expected more equations than the {p} unknowns, got {W.shape[0]}", path=recording.source or None)
-    # Ordinary least squares, then weighted by each joint's residual deviation.
-    try:
-        R0, c0 = _triangular_factor(W, t)
-        x_ols = scipy.linalg.solve_triangular(R0, c0)
-    except np.linalg.LinAlgError:
-        x_ols = np.zeros(p)  # rank deficient: named below
-    res = t - W @ x_ols
-    dof = max(W.shape[0] - p, 1)
-    sigma = np.array([math.sqrt(float(np.sum(res[joint_of_row == i] ** 2)) / max(counts[i] - p / n, 1.0))
-                      for i in range(n)])
-    sigma = np.maximum(sigma, 1e-12 * float(np.max(np.abs(t))))  # > 0: check_signals refused all-zero torques
-    w = 1.0 / sigma[joint_of_row]
-    Ww = W * w[:, None]
-    tw = t * w
-    try:
-        R, c = _triangular_factor(Ww, tw)
-        diag = np.abs(np.diag(R)) / np.linalg.norm(Ww, axis=0)  # of the equilibrated problem
-    except np.linalg.LinAlgError:
-        R, c = np.eye(p), np.zeros(p)
-        diag = np.zeros(p)
-    if np.min(diag) <= 1e-7 * np.max(diag):
+    # An armature this motion leaves undetermined (e.g. two joints moving in phase) is held at its reference, as
+    # an inseparable one; any other undetermined parameter is an error naming it.
+    det = sep.copy()
+    while True:
+        W = np.hstack([base.columns(Ys), As[:, det], Fs])
+        n_sep = int(det.sum())
+        p = W.shape[1]
+        if W.shape[0] <= p:
+            raise InputError(f"expected more equations than the {p} unknowns, got {W.shape[0]}",
+                             path=recording.source or None)
+        # Ordinary least squares, then weighted by each joint's residual deviation.
+        try:
+            R0, c0 = _triangular_factor(W, t)
+            x_ols = scipy.linalg.solve_triangular(R0, c0)
+        except np.linalg.LinAlgError:
+            x_ols = np.linalg.lstsq(W, t, rcond=None)[0]  # rank deficient: named below
+        res = t - W @ x_ols
+        dof = max(W.shape[0] - p, 1)
+        sigma = np.array([math.sqrt(float(np.sum(res[joint_of_row == i] ** 2)) / max(counts[i] - p / n, 1.0))
+                          for i in range(n)])
+        sigma = np.maximum(sigma, 1e-12 * float(np.max(np.abs(t))))  # > 0: check_signals refused all-zero torques
+        w = 1.0 / sigma[joint_of_row]
+        Ww = W * w[:, None]
+        tw = t * w
+        try:
+            R, c = _triangular_factor(Ww, tw)
+            diag = np.abs(np.diag(R)) / np.linalg.norm(Ww, axis=0)  # of the equilibrated problem
+        except np.linalg.LinAlgError:
+            R, c = np.eye(p), np.zeros(p)
+            diag = _pivoted_diagonal(Ww)
+        pb = base.n_base
+        if np.min(diag) > 1e-7 * np.max(diag):
+            break
         weak = int(np.argmin(diag))
-        labels = base.base_labels + [f"joint{j + 1}.{k}" for j in range(n) for k in ("Fc", "Fv")][:nf]
+        if pb <= weak < pb + n_sep:
+            det[np.flatnonzero(det)[weak - pb]] = False
+            continue
+        labels = (base.base_labels + [f"joint{j + 1}.armature" for j in np.flatnonzero(det)]
+                  + [f"joint{j + 1}.{k}" for j in range(n) for k in ("Fc", "Fv")][:nf])
         raise InputError(f"the recording does not determine {labels[weak]} (the motion does not excite it); "
                          "record a richer motion (docs/dynamics.md)", path=recording.source or None)
     x = scipy.linalg.solve_triangular(R, c)
@@ -645,89 +733,132 @@ def identify(
     s2 = float(res_w @ res_w) / dof
     Rinv = scipy.linalg.solve_triangular(R, np.eye(p))
     std = np.sqrt(s2 * np.sum(Rinv**2, axis=1))
-    pb = base.n_base
     condition = float(np.linalg.cond(R / np.linalg.norm(Ww, axis=0)[None, :]))
     # Physically consistent standard parameters: the same weighted residual, each link strictly inside the margin.
-    S = np.hstack([Ys, Fs]) * w[:, None]
+    # The unknowns: the standard parameters (10 n), the armatures (na, >= 0) and the friction (nf, >= 0).
+    P = 10 * n
+    S = np.hstack([Ys, As, Fs]) * w[:, None]
     Rs, target = _rank_safe_factor(S, tw)
-    att = np.zeros(10 * n) if attached is None else check_parameters(attached, n, "attached parameters")
+    att = np.zeros(P) if attached is None else check_parameters(attached, n, "attached parameters")
     own_ref = _inside_margin((ref - att).reshape(n, 10), float(np.max(np.abs(ref[0::10]))) or 1.0)
     ref_c = att + own_ref.reshape(-1)
     scale = np.maximum(np.abs(ref_c), 1e-3 * np.max(np.abs(ref_c.reshape(n, 10)), axis=1).repeat(10))
-    # The prior's weight from the data: ridge cross-validation over contiguous time blocks.
+    scale[0::10] *= MASS_PRIOR_SCALE  # a manufacturer's link mass is known better than its moments
+    ref_a = ref_arm[:na]
+    # An armature's scale: the reference mass matrix's diagonal at the zero pose (what the joint's axis carries).
+    M0 = regressor(chain, np.zeros((n, n)), np.zeros((n, n)), np.eye(n), gravity=(0.0, 0.0, 0.0)) @ ref_c
+    diag0 = np.abs(np.diag(M0))[:na]
+    scale_a = np.maximum(ref_a, np.where(sep, 1.0, INSEPARABLE_ARMATURE_SCALE) * diag0)
+    scale_a = np.where(scale_a > 0, scale_a, 1.0)
+    # The prior's weight from the data: ridge cross-validation over contiguous time blocks (links only: the
+    # armature and the friction are the data's).
     sample_of_row = np.concatenate([np.flatnonzero(mask[:, i]) for i in range(n)])
     fold_of_row = (sample_of_row * CV_FOLDS) // data.q.shape[0]
-    A = np.hstack([S[:, :10 * n] * scale[None, :], S[:, 10 * n:]])
-    penalised = np.arange(10 * n + nf) < 10 * n
-    lam, share, story = prior_weight(A, tw - S[:, :10 * n] @ ref_c, penalised, fold_of_row)
-    prior = math.sqrt(lam) / scale
-    # What no torque can show (the directions the base parameters leave out, seed 001) is held at the reference
-    # with HOLD_WEIGHT of the data's mean information per parameter: the cross-validated weight may be too small
-    # for the nonlinear fit to keep them there.
+    A = np.hstack([S[:, :P] * scale[None, :], S[:, P:]])
+    penalised = np.concatenate([np.ones(P, dtype=bool), ~sep, np.zeros(nf, dtype=bool)])
+    lam, share, story = prior_weight(A, tw - S[:, :P] @ ref_c - S[:, P:P + na] @ ref_a, penalised, fold_of_row)
+    prior = math.sqrt(lam) / np.concatenate([scale, scale_a[~sep]])
+    # What no torque can show (the directions the base parameters leave out, seed 001, and the split of an
+    # inseparable armature from its link) is held at the reference with HOLD_WEIGHT of the data's mean information
+    # per parameter: the cross-validated weight may be too small for the nonlinear fit to keep them there.
     K = base.projection
-    unseen = scipy.linalg.null_space(K * scale[None, :]).T / scale[None, :]  # (10 n - p, 10 n)
-    hold = HOLD_WEIGHT * math.sqrt(float(np.sum(A[:, :10 * n] ** 2)) / (10 * n)) * unseen
+    if na:
+        K = np.vstack([np.hstack([K, split.gamma]), np.eye(P + na)[P:][det]])
+    scale_x = np.concatenate([scale, scale_a])
+    unseen = scipy.linalg.null_space(K * scale_x[None, :]).T / scale_x[None, :]  # (P + na - rank, P + na)
+    hold = HOLD_WEIGHT * math.sqrt(float(np.sum(A[:, :P] ** 2)) / P) * unseen
+    ref_x = np.concatenate([ref_c, ref_a])
+    ref_p = np.concatenate([ref_c, ref_a[~sep]])
+    n_pulled = int(np.sum(~sep))
     balls = link_balls(chain, own_ref.reshape(-1))
     ball_rows = _ball_rows(balls)
     ball_scale = np.maximum(own_ref[:, 0], 1e-300) * balls[:, 3] ** 2
-    # Friction f = z^2 >= 0. MINPACK's Levenberg-Marquardt (no bounds, no BLAS threads on these small matrices).
-    # Start where the base parameters equal the WLS estimate and the rest is nearest the reference (the
-    # minimum-norm correction in the prior's metric); links where that start is not inside the margin start at the
-    # reference.
+    # Friction f = z^2 >= 0; the armature linear, kept >= 0 by a penalty like the balls' (a square root's zero slope
+    # at 0 stalls the solver where a joint has no armature). MINPACK's Levenberg-Marquardt (no bounds, no BLAS threads on
+    # these small matrices). Start where the base parameters equal the WLS estimate and the rest is nearest the
+    # reference (the minimum-norm correction in the prior's metric); links where that start is not inside the
+    # margin start at the reference.
+    arm0 = ref_a.copy()
+    arm0[det] = x[pb:pb + n_sep]
+    arm0 = np.maximum(arm0, 1e-4 * scale_a)
+    K_links = base.projection
+    base_links = x[:pb] - (split.gamma @ arm0 if na else 0.0)
     S2 = scale**2
-    start = (ref_c + S2 * (K.T @ np.linalg.solve((K * S2) @ K.T, x[:pb] - K @ ref_c)) - att).reshape(n, 10)
+    start = (ref_c + S2 * (K_links.T @ np.linalg.solve((K_links * S2) @ K_links.T, base_links - K_links @ ref_c))
+             - att).reshape(n, 10)
     x_links = _x_from_parameters(own_ref)
     for k in range(n):
         try:
             x_links[k] = _x_from_parameters(start[k:k + 1])[0]
         except np.linalg.LinAlgError:
             pass
-    z = np.concatenate([x_links.reshape(-1), np.sqrt(np.maximum(x[pb:], 1e-6))])
+    f_wls = x[pb + n_sep:]
+    z = np.concatenate([x_links.reshape(-1), arm0, np.sqrt(np.maximum(f_wls, 1e-6))])
+    nz = P + na
+
+    def split_z(z: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        own = _parameters_from_x(z[:P].reshape(n, 10))
+        return own, z[P:nz], z[nz:] ** 2
+
     # The plausibility ball as a penalty, made stiffer until no link is outside (by more than 1e-9 of m r^2).
     stiffness = 10.0 * math.sqrt(t.size)
     for _ in range(4):
         weight = stiffness / ball_scale
+        weight_a = stiffness / scale_a
 
-        def residual(z: FloatArray, weight: FloatArray = weight) -> FloatArray:
-            own = _parameters_from_x(z[:10 * n].reshape(n, 10))
+        def residual(z: FloatArray, weight: FloatArray = weight, weight_a: FloatArray = weight_a) -> FloatArray:
+            own, arm, fr = split_z(z)
             pi = att + own.reshape(-1)
             outside = np.maximum(np.sum(ball_rows * own, axis=1), 0.0)
-            return np.concatenate([Rs @ np.concatenate([pi, z[10 * n:] ** 2]) - target, prior * (pi - ref_c),
-                                   hold @ (pi - ref_c), weight * outside])
+            return np.concatenate([Rs @ np.concatenate([pi, arm, fr]) - target,
+                                   prior * (np.concatenate([pi, arm[~sep]]) - ref_p),
+                                   hold @ (np.concatenate([pi, arm]) - ref_x), weight * outside,
+                                   weight_a * np.minimum(arm, 0.0)])
 
-        def jacobian(z: FloatArray, weight: FloatArray = weight) -> FloatArray:
-            xs = z[:10 * n].reshape(n, 10)
+        def jacobian(z: FloatArray, weight: FloatArray = weight, weight_a: FloatArray = weight_a) -> FloatArray:
+            xs = z[:P].reshape(n, 10)
             D_links = _jacobian_x(xs)
             D = scipy.linalg.block_diag(*D_links)
-            top = np.hstack([Rs[:, :10 * n] @ D, Rs[:, 10 * n:] * (2.0 * z[10 * n:])])
-            middle = np.hstack([np.vstack([prior[:, None] * D, hold @ D]), np.zeros((20 * n - pb, nf))])
+            top = np.hstack([Rs[:, :P] @ D, Rs[:, P:nz], Rs[:, nz:] * (2.0 * z[nz:])])
+            pulled = np.zeros((n_pulled, na))
+            pulled[np.arange(n_pulled), np.flatnonzero(~sep)] = prior[P:]
+            middle = np.hstack([np.vstack([prior[:P, None] * D, np.zeros((n_pulled, P)), hold[:, :P] @ D]),
+                                np.vstack([np.zeros((P, na)), pulled, hold[:, P:]]),
+                                np.zeros((P + n_pulled + hold.shape[0], nf))])
             outside = np.sum(ball_rows * _parameters_from_x(xs), axis=1) > 0
-            rows = np.zeros((n, 10 * n + nf))
+            rows = np.zeros((n, nz + nf))
             for k in np.flatnonzero(outside):
                 rows[k, 10 * k:10 * k + 10] = weight[k] * (ball_rows[k] @ D_links[k])
-            return np.vstack([top, middle, rows])
+            negative = np.zeros((na, nz + nf))
+            negative[np.arange(na), P + np.arange(na)] = np.where(z[P:nz] < 0, weight_a, 0.0)
+            return np.vstack([top, middle, rows, negative])
 
         fit = scipy.optimize.least_squares(residual, z, jac=jacobian, method="lm", x_scale="jac",
                                            xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=100 * n)
         z = fit.x
-        own = _parameters_from_x(z[:10 * n].reshape(n, 10))
-        if np.all(np.sum(ball_rows * own, axis=1) <= 1e-9 * ball_scale):
+        own, arm, fr = split_z(z)
+        if np.all(np.sum(ball_rows * own, axis=1) <= 1e-9 * ball_scale) and np.all(arm >= -1e-9 * scale_a):
             break
         stiffness *= 100.0
     pi = att + own.reshape(-1)
+    armature = np.maximum(arm, 0.0) if na else np.zeros(n)
     if fixed:
         table = friction
         friction_values = np.ravel(np.column_stack([friction.Fc, friction.Fv]))
         friction_std = np.zeros(2 * n)
     else:
-        f = z[10 * n:] ** 2
-        table = FrictionTable(Fc=f[0::2], Fv=f[1::2], Fs=f[0::2], vs=np.zeros(n))
-        friction_values, friction_std = x[pb:], std[pb:]
+        table = FrictionTable(Fc=fr[0::2], Fv=fr[1::2], Fs=fr[0::2], vs=np.zeros(n), armature=armature)
+        friction_values, friction_std = x[pb + n_sep:], std[pb + n_sep:]
+    arm_values = arm_std = None
+    if na:
+        arm_values, arm_std = np.full(n, np.nan), np.full(n, np.nan)
+        arm_values[det], arm_std[det] = x[pb:pb + n_sep], std[pb:pb + n_sep]
     return Identification(
         chain=chain, base=base, base_values=x[:pb], base_std=std[:pb], friction_values=friction_values,
         friction_std=friction_std, parameters=pi, friction=table, reference=ref, sigma=sigma, data=data, mask=mask,
-        thresholds=thresholds, condition_number=condition, prior_weight=lam, prior_story=story, data_share=share[:10 * n],
-        balls=balls, attached=att, gravity=options.gravity,
+        thresholds=thresholds, condition_number=condition, prior_weight=lam, prior_story=story, data_share=share[:P],
+        balls=balls, attached=att, gravity=options.gravity, armature_split=split, armature_values=arm_values,
+        armature_std=arm_std, reference_armature=ref_arm if na else None,
     )
 
 
@@ -737,6 +868,8 @@ __all__ = [
     "CV_WEIGHTS",
     "DATA_SHARE",
     "HOLD_WEIGHT",
+    "INSEPARABLE_ARMATURE_SCALE",
+    "MASS_PRIOR_SCALE",
     "LINK_PAD",
     "PLAUSIBLE_REFERENCE_FACTOR",
     "VELOCITY_THRESHOLD_FRACTION",

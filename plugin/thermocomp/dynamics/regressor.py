@@ -25,7 +25,9 @@ Batch form only: ``q``, ``qd``, ``qdd`` have shape ``(N, n)``.
 
 Friction columns (:func:`friction_regressor`): per joint the Coulomb and
 viscous terms ``Fc sign(qd) + Fv qd`` of seed 000 Eq. 3 and seed 003's
-``axis.CoulombFriction`` / ``axis.ViscousFriction``.
+``axis.CoulombFriction`` / ``axis.ViscousFriction``. Armature columns
+(:func:`armature_regressor`): per joint ``qdd_i``, the reflected rotor
+inertia on the mass matrix's diagonal.
 """
 
 from __future__ import annotations
@@ -191,6 +193,23 @@ def friction_regressor(qd: ArrayLike) -> FloatArray:
     return out
 
 
+def armature_regressor(qdd: ArrayLike) -> FloatArray:
+    """Armature columns ``(N, n, n)``: joint ``i``'s row has ``qdd_i`` at column ``i``.
+
+    The reflected rotor inertia ``N_i^2 J_m,i`` [kg m^2] of joint ``i`` (seed 000's ``J_m,i``) adds
+    ``armature_i qdd_i`` to that joint's torque only: a diagonal term of the mass matrix, as pinocchio's
+    ``model.armature``. Accelerations [rad/s^2] ``(N, n)``.
+    """
+    qdd = np.asarray(qdd, dtype=float)
+    if qdd.ndim == 1:
+        qdd = qdd[None, :]
+    N, n = qdd.shape
+    out = np.zeros((N, n, n))
+    idx = np.arange(n)
+    out[:, idx, idx] = qdd
+    return out
+
+
 def inverse_dynamics(
     model: KinematicModel | Chain,
     q: ArrayLike,
@@ -204,4 +223,4 @@ def inverse_dynamics(
     return regressor(model, q, qd, qdd, gravity=gravity) @ np.asarray(pi, dtype=float)
 
 
-__all__ = ["FRICTION_NAMES", "friction_regressor", "inverse_dynamics", "regressor"]
+__all__ = ["FRICTION_NAMES", "armature_regressor", "friction_regressor", "inverse_dynamics", "regressor"]

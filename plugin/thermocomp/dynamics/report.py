@@ -291,6 +291,46 @@ def _verdict_lines(check: TorqueCheck) -> list[str]:
                "torque units)")]
 
 
+#: A separable armature is reported as decided by the data when its WLS value is at least this many standard
+#: deviations (it may be zero otherwise: the motor's rotor is light or the gear ratio low).
+ARMATURE_SIGNIFICANCE = 3.0
+
+
+def _armature_columns(ident: Identification) -> int:
+    return 0 if ident.armature_values is None else int(np.sum(np.isfinite(ident.armature_values)))
+
+
+def armature_lines(ident: Identification) -> list[str]:
+    """The report's armature section: per joint the written value, the WLS value and standard deviation, and
+    whether the data decide it (separable and significant), or why not."""
+    n = ident.chain.n_joints
+    if ident.armature_split is None:
+        held = np.any(ident.friction.armature)
+        return ["armature (reflected rotor inertia N^2 J_m [kg m^2]): "
+                + ("held fixed: " + ", ".join(f"{a:.4g}" for a in ident.friction.armature) if held
+                   else "not identified (none in the model)")]
+    lines = ["armature (reflected rotor inertia N^2 J_m [kg m^2] about each joint axis, added to the mass matrix's "
+             "diagonal; written to the friction CSV's armature_kg_m2): written value, WLS value +- std, and who decides "
+             f"it (data: separable and at least {ARMATURE_SIGNIFICANCE:g} std from 0):"]
+    split = ident.armature_split
+    for j in range(n):
+        a = float(ident.friction.armature[j])
+        if not split.separable[j]:
+            into = ", ".join(split.absorbed_by(ident.base, j)) or "the base parameters"
+            lines.append(f"  joint {j + 1}: {a:.4g}; no torque tells it from the links' inertia ({into} holds their "
+                         f"sum): the split comes from the reference ({ident.reference_armature[j]:.4g}) and the links' "
+                         "plausibility")
+            continue
+        v, sd = float(ident.armature_values[j]), float(ident.armature_std[j])
+        if not math.isfinite(v):
+            lines.append(f"  joint {j + 1}: {a:.4g}; this motion does not determine it (held at the reference "
+                         f"{ident.reference_armature[j]:.4g})")
+            continue
+        who = "data" if abs(v) >= ARMATURE_SIGNIFICANCE * sd else "data: not significantly different from 0"
+        lines.append(f"  joint {j + 1}: {a:.4g}; WLS {v:.4g} +- {sd:.2g} ({who})")
+    return lines
+
+
 def report_text(identification: Identification, own: TorqueCheck, validation: TorqueCheck | None = None,
                 source: str = "", validation_source: str = "") -> str:
     """The identification report (seed 003's IDNT in words), with base parameters, friction and inertials."""
@@ -308,7 +348,8 @@ def report_text(identification: Identification, own: TorqueCheck, validation: To
         + ("none" if math.isnan(ident.data.cutoff) else f"{ident.data.cutoff:.4g} Hz")
         + f" ({ident.data.cutoff_reason}); sampling {ident.data.rate:.6g} Hz; "
         f"{ident.data.samples} samples recorded, {ident.data.dropped} dropped at each end",
-        f"excitation: regressor condition number {own.condition_number:.4g} ({ident.base.n_base} base parameters and "
+        f"excitation: regressor condition number {own.condition_number:.4g} ({ident.base.n_base} base parameters, "
+        f"{_armature_columns(ident)} armature and "
         f"{ident.friction_values.size if np.any(ident.friction_std) else 0} friction columns, scaled to unit norm)",
         f"warnings when: too slow below {100 * SLOW_FRACTION:.0f} % of the speed limit or {100 * MIN_USED_FRACTION:.0f} % "
         f"of the samples above the threshold; too short below {MIN_CYCLES:g} periods of a joint's slowest component; "
@@ -349,6 +390,7 @@ def report_text(identification: Identification, own: TorqueCheck, validation: To
         fc, fv = ident.friction_values[2 * j:2 * j + 2]
         sc, sv = ident.friction_std[2 * j:2 * j + 2]
         lines.append(f"  joint {j + 1}: Fc {fc:.4g} +- {sc:.2g}, Fv {fv:.4g} +- {sv:.2g}")
+    lines += ["", *armature_lines(ident)]
     own_parameters = (ident.parameters - ident.attached).reshape(n, 10)
     margins = margin_of(own_parameters)
     lines += ["", "physically consistent link inertials (written to the URDF; link frames, com in mm). margin_%: the "
@@ -387,6 +429,7 @@ def report_text(identification: Identification, own: TorqueCheck, validation: To
 
 
 __all__ = [
+    "ARMATURE_SIGNIFICANCE",
     "CONDITION_LIMIT",
     "CORRELATION_LIMIT",
     "MIN_USED_FRACTION",
@@ -397,6 +440,7 @@ __all__ = [
     "SUCCESS_MAX_RELATIVE_ERROR",
     "AxisResult",
     "TorqueCheck",
+    "armature_lines",
     "check_torques",
     "relative_errors",
     "report_text",

@@ -4,7 +4,8 @@ The robot follows its commanded motion exactly (ideal tracking), and its
 drives report the torque that motion takes: PyBullet's
 ``calculateInverseDynamics`` on the truth URDF (rigid links, fixed base,
 ``URDF_USE_INERTIA_FROM_FILE``), plus joint friction from a friction table
-(seed 000, Eq. 3), then what a real drive adds: Gaussian torque noise,
+(seed 000, Eq. 3) and its reflected rotor inertia (``armature qdd``, the
+table's armature on the mass matrix's diagonal), then what a real drive adds: Gaussian torque noise,
 quantisation to the drive's torque resolution, and saturation at the joint's
 torque limit (seed 003: "the motor torque can reach a saturation value").
 Positions are reported quantised to the encoder resolution.
@@ -16,7 +17,7 @@ The experiments of the identification steps are methods:
 segments, Step 3), :meth:`SimulatedRobot.pi_at_rest` (every joint held by
 its PI controller under a disturbance, Step 4, on PyBullet's rigid-body model).
 
-The truth is the robot file as :mod:`thermocomp.io.urdf_inertials` reads
+The truth is the robot file as :mod:`thermocomp.dynamics.urdf_parameters` reads
 it (a ``.urdf`` or ``.xacro`` with its base and tip links): PyBullet loads a
 copy of its URDF (:func:`pybullet_urdf_text`) without geometry (inverse
 dynamics needs none, and PyBullet finds no ``package://`` mesh) and with an
@@ -207,10 +208,10 @@ class SimulatedRobot:
         return tau[:, dof]
 
     def true_torques(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> FloatArray:
-        """Rigid-body plus friction torques ``(N, n)`` [N m] (what the drives deliver before sensing)."""
+        """Rigid-body plus friction and armature torques ``(N, n)`` [N m] (what the drives deliver before sensing)."""
         tau = self.rigid_torques(q, qd, qdd)
         if self.friction is not None:
-            tau = tau + self.friction.torque(np.atleast_2d(qd))
+            tau = tau + self.friction.drive_torque(np.atleast_2d(qd), np.atleast_2d(qdd))
         return tau
 
     def sense(self, tau: ArrayLike) -> FloatArray:
@@ -313,11 +314,13 @@ class SimulatedRobot:
                          source=f"simulated {self.chain.name} at rest under a disturbance")
 
     def mass_matrix(self, q: ArrayLike) -> FloatArray:
-        """PyBullet's joint-space mass matrix ``(n, n)`` [kg m^2] at ``q`` ``(n,)``, in the chain's joint order."""
+        """The joint-space mass matrix ``(n, n)`` [kg m^2] at ``q`` ``(n,)``, in the chain's joint order: PyBullet's
+        for the rigid links plus the friction table's armature (reflected rotor inertia) on the diagonal."""
         order = np.argsort(self._dof)
         M = np.array(self._p.calculateMassMatrix(self._body, np.asarray(q, dtype=float)[order].tolist(),
                                                  physicsClientId=self._cid))
-        return M[np.ix_(self._dof, self._dof)]
+        M = M[np.ix_(self._dof, self._dof)]
+        return M if self.friction is None else M + np.diag(self.friction.armature)
 
     def constant_speed_runs(
         self, joint: int, speeds: ArrayLike, pose: ArrayLike, span: float, rate: float

@@ -17,7 +17,7 @@ from pathlib import Path
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 from thermocomp.inertia.links import RobotInertials, check_link_order, link_names
-from thermocomp.robot.builtin import load_robot, robot_dir
+from thermocomp.io.robots import load_robot, robot_dir
 
 #: Published total masses [kg] the built-in inertials are scaled to:
 #: ABB IRB140 product specification (98 kg); ABB GoFa CRB 15000-5/0.95

@@ -1,4 +1,4 @@
-"""A robot's link inertials from its mesh files: the library call behind ``thermocomp inertia``.
+"""A robot's link inertials from its mesh files: what ``thermocomp inertia`` computes (its job: :mod:`thermocomp.app.inertia`).
 
 Seed 000, Step 1: mesh volumes (trimesh), one average density from the
 robot's total mass, per-link mass, centre of mass and inertia tensor in the
@@ -8,7 +8,7 @@ by per-link factors (Step 2, Eq. 9), written into a URDF. From Python::
     from thermocomp.inertia import InertiaOptions, compute_inertials
     report = compute_inertials("gofa", "meshes/", InertiaOptions(total_mass=28.004, metres_per_unit=1.0))
     print(report.text())
-    report.write_urdf("gofa_inertial.urdf")
+    text = report.urdf_text()  # the URDF; thermocomp.app.inertia.inertials_to_urdf writes it as a job
 
 Frames. Each mesh is placed in its link frame by ``T_link_mesh``. For a
 folder of ``<link>.stl`` files it is the identity; a mesh map gives it per
@@ -364,19 +364,6 @@ class InertiaReport:
 
         return urdf_text(self.chain, links=self.link_contents())
 
-    def write_urdf(self, path: PathLike, inputs: list[PathLike] | None = None) -> Path:
-        """Write :meth:`urdf_text` atomically; refuse to overwrite any input (mesh files and ``inputs``)."""
-        from thermocomp.io.job import Job
-
-        with Job() as job:
-            job.inputs([r.path for r in self.refs], "mesh")
-            job.inputs(list(inputs or []))
-            out = job.output(path, "--out")
-            job.check()
-            job.write_text(out, self.urdf_text())
-            job.commit()
-        return Path(path)
-
 
 def compute_inertials(
     robot: str | PathLike | Chain,
@@ -411,7 +398,7 @@ def compute_inertials(
     InertiaReport
     """
     from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, RobotFileOptions
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.io.robots import load_robot
 
     opts = RobotFileOptions() if robot_options is None else robot_options
     if tip_link is not None:
@@ -461,42 +448,3 @@ __all__ = [
     "mesh_refs_for_robot",
     "zero_pose_link_frames",
 ]
-
-
-def inertials_to_urdf(
-    robot: str | PathLike | Chain,
-    meshes: PathLike,
-    options: InertiaOptions,
-    out: PathLike | None = None,
-    *,
-    mesh_map: PathLike | None = None,
-    package_dirs: Mapping[str, PathLike] | None = None,
-    tip_link: str | None = None,
-    corrections: PathLike | None = None,
-    robot_options: RobotFileOptions | None = None,
-) -> tuple[InertiaReport, list[Path]]:
-    """:func:`compute_inertials`, and the URDF carrying them written to ``out`` (``thermocomp inertia``).
-
-    ``out`` is checked before any mesh is read (a :class:`~thermocomp.io.job.Job`:
-    never an input, never the robot file, a mesh map, the corrections, a
-    mesh or the mesh folder's files). Returns the report and the files
-    written (none without ``out``).
-    """
-    from thermocomp.io.job import Job
-    from thermocomp.robot.builtin import robot_file
-
-    with Job() as job:
-        job.input(robot_file(robot), "--robot")
-        job.input(meshes, "--meshes")
-        job.input(mesh_map, "--mesh-map")
-        job.input(corrections, "--corrections")
-        for folder in package_dirs.values() if package_dirs else ():
-            job.input(folder, "--package")
-        out = job.output(out, "--out")
-        job.check()
-        report = compute_inertials(robot, meshes, options, mesh_map=mesh_map, package_dirs=package_dirs,
-                                   tip_link=tip_link, corrections=corrections, robot_options=robot_options)
-        job.inputs([r.path for r in report.refs], "mesh")  # checked again by the commit
-        if out is not None:
-            job.write_text(out, report.urdf_text())
-        return report, job.commit()

@@ -133,6 +133,9 @@ def read_chain_csv(path: PathLike, name: str | None = None) -> Chain:
         v = num(line, cells, "velocity_deg_s", empty=True)
         velocity.append(math.inf if math.isnan(v) else math.radians(v))
         h = num(line, cells, "home_deg", empty=True)
+        if not math.isnan(h) and not lo <= h <= hi:  # (the chain refuses it too, without the line)
+            raise InputError(f"expected the home angle within the joint's limits {lo:g} .. {hi:g} deg, got {h:g}",
+                             path=src, row=line, column="home_deg")
         home.append(0.0 if math.isnan(h) else math.radians(h))
     try:
         return Chain(

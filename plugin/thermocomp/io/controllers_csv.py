@@ -15,15 +15,26 @@ reading. Lines starting with ``#`` are comments.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.dynamics.controller import PIEstimate
 from thermocomp.errors import InputError
 from thermocomp.io.atomic import atomic_open
 from thermocomp.io.csvtext import joint_rows
 
 REQUIRED = ("joint", "Kp_Nm_per_rad_s", "Ti_s")
 OPTIONAL = ("setpoint_rad", "nrmse_fit_percent")
+
+
+class ControllerRow(Protocol):
+    """What the writer reads of one joint's controller (:class:`thermocomp.dynamics.controller.PIEstimate` has it):
+    the joint (0-based), ``Kp`` [N m / (rad s)], ``Ti`` [s], the set point [rad] and the fit [%]."""
+
+    joint: int
+    Kp: float
+    Ti: float
+    setpoint: float
+    fit_percent: float
 
 
 def read_controllers_csv(path: PathLike, n_joints: int | None = None) -> tuple[FloatArray, FloatArray]:
@@ -37,7 +48,7 @@ def read_controllers_csv(path: PathLike, n_joints: int | None = None) -> tuple[F
     return a[:, 0], a[:, 1]
 
 
-def write_controllers_csv(path: PathLike, estimates: Sequence[PIEstimate], comments: tuple[str, ...] = ()) -> None:
+def write_controllers_csv(path: PathLike, estimates: Sequence[ControllerRow], comments: tuple[str, ...] = ()) -> None:
     """Write Step 4's estimates, one row per joint (``repr`` precision), atomically."""
     lines = [f"# {c}" for c in comments] + [",".join(REQUIRED + OPTIONAL)]
     lines += [f"{e.joint + 1},{e.Kp!r},{e.Ti!r},{e.setpoint!r},{e.fit_percent!r}" for e in estimates]
@@ -45,4 +56,4 @@ def write_controllers_csv(path: PathLike, estimates: Sequence[PIEstimate], comme
         fh.write("\n".join(lines) + "\n")
 
 
-__all__ = ["OPTIONAL", "REQUIRED", "read_controllers_csv", "write_controllers_csv"]
+__all__ = ["OPTIONAL", "REQUIRED", "ControllerRow", "read_controllers_csv", "write_controllers_csv"]

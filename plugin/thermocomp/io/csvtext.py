@@ -279,10 +279,13 @@ def parse_floats(
 
 
 def joint_rows(path: PathLike, required: tuple[str, ...], optional: tuple[str, ...] = (),
-               n_joints: int | None = None, check: Callable[[int, list[float]], None] | None = None) -> FloatArray:
+               n_joints: int | None = None, check: Callable[[int, list[float]], None] | None = None, *,
+               read_optional: bool = False) -> FloatArray:
     """The values of a per-joint table (a ``joint`` column, 1..n in order, then the numbers of ``required[1:]``).
 
-    Returns ``(n, len(required) - 1)``, in the order of ``required[1:]``. ``check(line, values)`` is each table's
+    Returns ``(n, len(required) - 1)``, in the order of ``required[1:]``; with ``read_optional``,
+    ``(n, len(required) - 1 + len(optional))``, the optional columns after the required ones, ``nan`` where the
+    file does not have the column. ``check(line, values)`` is each table's
     own check of a row, called as the row is read. Errors name the file, line and column: an empty file, a bad
     header, a row of another length, a joint out of order, a cell that is not a number, no rows, or not
     ``n_joints`` rows.
@@ -290,7 +293,7 @@ def joint_rows(path: PathLike, required: tuple[str, ...], optional: tuple[str, .
     src = str(path)
     line, header, rows = header_and_rows(path, f"expected a header {','.join(required)}, got an empty file")
     index = check_header(header, list(required), list(optional), src, line)
-    columns = list(required[1:])
+    columns = list(required[1:]) + ([c for c in optional if c in index] if read_optional else [])
     found: list[list[float]] = []
     for number, cells in rows:
         if len(cells) != len(header):
@@ -307,7 +310,12 @@ def joint_rows(path: PathLike, required: tuple[str, ...], optional: tuple[str, .
         raise InputError("expected one row per joint, got none", path=src)
     if n_joints is not None and len(found) != n_joints:
         raise InputError(f"expected {n_joints} joint rows, got {len(found)}", path=src)
-    return np.array(found)
+    out = np.array(found)
+    if read_optional:
+        full = np.full((out.shape[0], len(required) - 1 + len(optional)), np.nan)
+        full[:, [list(required[1:] + optional).index(c) for c in columns]] = out
+        return full
+    return out
 
 
 def check_header(header: list[str], required: list[str], optional: list[str], path: str, line: int) -> dict[str, int]:

@@ -57,6 +57,11 @@ def read_dh_csv(path: PathLike, name: str | None = None) -> Chain:
                 check_robot_cell(values[column][-1], column, src, number)
             else:
                 values[column].append(math.nan)
+        h, lo, hi = values["home_deg"][-1], values["lower_deg"][-1], values["upper_deg"][-1]
+        if not math.isnan(h) and not lo <= h <= hi:
+            # (the chain refuses it too, without the line)
+            raise InputError(f"expected the home angle within the joint's limits {lo:g} .. {hi:g} deg, got {h:g}",
+                             path=src, row=number, column="home_deg")
     a_key, alpha_key = (required[1], required[2])
     velocity = np.radians(values["velocity_deg_s"])
     home = np.radians(values["home_deg"])

@@ -47,6 +47,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import shutil
 import stat
 import sys
@@ -58,6 +59,7 @@ from typing import IO, Any
 
 from thermocomp._signals import interrupt_on_termination, raise_if_terminated
 from thermocomp._typing import PathLike
+from thermocomp._workers import owner_pid
 from thermocomp.errors import InputError
 
 #: Prefix of every temporary a job (or :mod:`thermocomp.io.atomic`) makes beside an output: a short,
@@ -86,11 +88,17 @@ class _Role:
         return f"{self.option} {self.path}" if self.option else str(self.path)
 
 
+#: A temporary's name: the prefix, an optional kind (``keep-``), the owner's process id
+#: (:func:`thermocomp._workers.owner_pid`), then mkstemp's letters.
+_OWNED_NAME = re.compile(re.escape(TEMPORARY_PREFIX) + r"(?:[a-z]+-)?(\d+)-")
+
+
 def temporary_beside(dest: Path, kind: str = "", suffix: str | None = None) -> Path:
     """Create an empty temporary file in ``dest``'s folder (same file system: renaming it is atomic).
 
-    Its name is short (``.tc-XXXXXXXX`` plus ``suffix``, by default ``dest``'s,
-    when that is at most 12 characters), whatever the length of ``dest``'s name.
+    Its name is short (``.tc-<pid>-XXXXXXXX`` plus ``suffix``, by default ``dest``'s,
+    when that is at most 12 characters), whatever the length of ``dest``'s name; ``<pid>`` is the process
+    that owns it (:func:`thermocomp._workers.owner_pid`), so that a run killed hard leaves a name the next run can recognise.
 
     Raises
     ------
@@ -100,11 +108,56 @@ def temporary_beside(dest: Path, kind: str = "", suffix: str | None = None) -> P
     suffix = dest.suffix if suffix is None else suffix
     suffix = suffix if len(suffix) <= _MAX_SUFFIX else ""
     try:
-        fd, name = tempfile.mkstemp(prefix=TEMPORARY_PREFIX + kind, suffix=suffix, dir=dest.parent)
+        fd, name = tempfile.mkstemp(prefix=f"{TEMPORARY_PREFIX}{kind}{owner_pid()}-", suffix=suffix, dir=dest.parent)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror}", path=str(dest)) from exc
     os.close(fd)
     return Path(name)
+
+
+#: The output folders this process has swept of stale temporaries (:meth:`Job.check`).
+_SWEPT: set[Path] = set()
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user counts: it may own its temporaries)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return pid < 2**31
+    return True
+
+
+def remove_stale_temporaries(folder: Path) -> list[Path]:
+    """Remove the temporaries in ``folder`` whose owning process is gone (a run killed hard left them).
+
+    Only names this module makes (``.tc-<pid>-...``, regular files) whose ``<pid>`` no longer runs: a run in
+    progress, of this or another process, keeps its own. A process id the system has given to another
+    process since keeps its temporary until that one ends too.
+
+    Returns
+    -------
+    list of Path
+        The files removed.
+    """
+    removed = []
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.startswith(TEMPORARY_PREFIX)]
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _OWNED_NAME.match(entry.name)
+        if match is None or _running(int(match.group(1))):
+            continue
+        with contextlib.suppress(OSError):
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+    return removed
 
 
 def new_file_mode() -> int:
@@ -168,6 +221,38 @@ def destination(path: PathLike) -> Path:
     return Path(os.path.realpath(path.parent)) / path.name
 
 
+class _Identities:
+    """Files by identity, for :func:`same_file` against many at once: by resolved path and by device and inode."""
+
+    def __init__(self, roles: list[_Role]) -> None:
+        self._by_path: dict[str, list[int]] = {}
+        self._by_inode: dict[tuple[int, int], list[int]] = {}
+        self._roles: list[_Role] = []
+        for role in roles:
+            self.add(role)
+
+    @staticmethod
+    def _keys(path: Path) -> tuple[str, tuple[int, int] | None]:
+        try:
+            st = _stat(path)
+        except OSError:  # a loop of links, a name too long: no file there to be the same (its own check names it)
+            st = None
+        return os.path.realpath(path), None if st is None else (st.st_dev, st.st_ino)
+
+    def add(self, role: _Role) -> None:
+        real, inode = self._keys(role.path)
+        self._by_path.setdefault(real, []).append(len(self._roles))
+        if inode is not None:
+            self._by_inode.setdefault(inode, []).append(len(self._roles))
+        self._roles.append(role)
+
+    def same_as(self, path: Path) -> list[_Role]:
+        """The files added that are ``path`` (:func:`same_file`), in the order added."""
+        real, inode = self._keys(path)
+        hits = set(self._by_path.get(real, ())) | set(self._by_inode.get(inode, ()) if inode is not None else ())
+        return [self._roles[k] for k in sorted(hits)]
+
+
 def _name_max(folder: Path) -> int:
     try:
         return int(os.pathconf(folder, "PC_NAME_MAX"))
@@ -188,6 +273,8 @@ class Job:
     def __init__(self) -> None:
         self._inputs: list[_Role] = []
         self._outputs: list[_Role] = []
+        self._declared: set[tuple[str, _Role]] = set()  # (a batch declares thousands: each a set look-up, not a list scan)
+        self._by_destination: dict[Path, _Role] | None = None  # resolved destination -> output (made when needed)
         self._staged: dict[Path, Path] = {}  # destination (resolved) -> temporary
         self._log: _Role | None = None
         self._log_lines: list[str] = []
@@ -204,7 +291,8 @@ class Job:
         if str(path) == "-":  # the Unix spelling of standard input: never a file named '-' by surprise
             raise InputError("expected a file name: '-' (standard input) is not read; name the file (./- for a "
                              "file called '-')", path=role.label)
-        if role not in self._inputs:
+        if ("in", role) not in self._declared:
+            self._declared.add(("in", role))
             self._inputs.append(role)
         return role.path
 
@@ -228,8 +316,10 @@ class Job:
         if isinstance(path, str) and path.endswith(("/", os.sep)) and not Path(path).is_dir():
             # Path() drops the slash: --out new.csv/ wrote a file new.csv where a folder was meant
             raise InputError("expected a file name, got a folder name (it ends in '/')", path=f"{role.label}/")
-        if role not in self._outputs:
+        if ("out", role) not in self._declared:
+            self._declared.add(("out", role))
             self._outputs.append(role)
+            self._by_destination = None
         return role.path
 
     def derived_output(self, path: PathLike | None, option: str, begins: bytes, kind: str) -> Path | None:
@@ -296,11 +386,47 @@ class Job:
     def conflicts(self) -> list[str]:
         """Every reason an output cannot be written, or an input cannot be read to its end, one line each naming
         the option (empty: none)."""
-        return ([line for src in self._inputs for line in _endless(src)]
-                + [line for k in range(len(self._outputs)) for line in self._conflicts_of(k)])
+        found = [line for src in self._inputs for line in _endless(src)]
+        inputs, earlier = _Identities(self._inputs), _Identities([])
+        for k, out in enumerate(self._outputs):  # each file's identity taken once: linear in the files declared
+            found += self._conflicts_of(k, inputs, earlier)
+            earlier.add(out)
+        return found
 
-    def _conflicts_of(self, k: int) -> list[str]:
+    def check_inputs_exist(self) -> None:
+        """Refuse, naming each with its option, the declared inputs that are not there or are folders.
+
+        For a run that must do something slow or visible before it reads them (connect to a simulator): a
+        missing ``--results`` was reported as the connection that failed first.
+
+        Raises
+        ------
+        InputError
+            One line per input missing or a folder.
+        """
+        found = []
+        for src in self._inputs:
+            try:
+                st = src.path.stat()
+            except FileNotFoundError:
+                found.append(f"{src.label}: file not found")
+                continue
+            except OSError as exc:
+                found.append(f"{src.label}: cannot read: {exc.strerror or exc}")
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                found.append(f"{src.label}: expected a file, got a directory")
+        if len(found) == 1:
+            raise InputError(found[0])
+        if found:
+            raise InputError(f"{len(found)} inputs cannot be read:\n  " + "\n  ".join(found))
+
+    def _conflicts_of(self, k: int, inputs: _Identities | None = None, earlier: _Identities | None = None) -> list[str]:
+        """The conflicts of output ``k``; ``inputs`` and ``earlier`` (the outputs before it) as :class:`_Identities`
+        when the caller has them."""
         out = self._outputs[k]
+        inputs = _Identities(self._inputs) if inputs is None else inputs
+        earlier = _Identities(self._outputs[:k]) if earlier is None else earlier
         label = out.label
         if not out.path.name or out.path.name in (".", ".."):
             return [f"{label}: expected a file name, got a folder"]
@@ -331,13 +457,11 @@ class Job:
             found.append(f"{label}: exists and is not {out.kind} (it does not begin {head[:30] + '...'!r}); it is "
                          f"the name {out.option.split(' (')[0]} derives, not one you gave, so it is not replaced: move "
                          "it, or choose another name")
-        for src in self._inputs:
-            if same_file(out.path, src.path):
-                found.append(f"{label}: would overwrite the input {src.path}"
-                             f"{f' ({src.option})' if src.option else ''}; choose another output path")
-        for other in self._outputs[:k]:
-            if same_file(out.path, other.path):
-                found.append(f"{label}: the same file as {other.label}; give each output its own path")
+        for src in inputs.same_as(out.path):
+            found.append(f"{label}: would overwrite the input {src.path}"
+                         f"{f' ({src.option})' if src.option else ''}; choose another output path")
+        for other in earlier.same_as(out.path):
+            found.append(f"{label}: the same file as {other.label}; give each output its own path")
         return found
 
     def check(self) -> None:
@@ -355,6 +479,10 @@ class Job:
             raise InputError(f"{len(found)} outputs cannot be written:\n  " + "\n  ".join(found))
         if not self._checked:
             self._checked = True
+            for folder in dict.fromkeys(destination(o.path).parent for o in self._outputs):
+                if folder not in _SWEPT:  # once a process: a batch's thousand jobs in one folder list it once
+                    _SWEPT.add(folder)
+                    remove_stale_temporaries(folder)
             if self._log_lines:
                 self._write_log()
 
@@ -500,10 +628,14 @@ class Job:
             self._role_of_resolved(dest)
 
     def _role_of_resolved(self, dest: Path) -> _Role:
-        for role in self._outputs:
-            if Path(os.path.realpath(role.path)) == dest:
-                return role
-        raise ValueError(f"{dest} was not declared with Job.output")
+        if self._by_destination is None:
+            self._by_destination = {}
+            for role in self._outputs:
+                self._by_destination.setdefault(Path(os.path.realpath(role.path)), role)
+        role = self._by_destination.get(dest)
+        if role is None:
+            raise ValueError(f"{dest} was not declared with Job.output")
+        return role
 
     def discard(self) -> None:
         """Remove every temporary (nothing is written); :meth:`__exit__` does it when the block ends."""
@@ -530,4 +662,5 @@ def _keep(dest: Path) -> Path:
     return backup
 
 
-__all__ = ["TEMPORARY_PREFIX", "Job", "interrupt_on_termination", "new_file_mode", "same_file", "temporary_beside"]
+__all__ = ["TEMPORARY_PREFIX", "Job", "interrupt_on_termination", "new_file_mode", "remove_stale_temporaries", "same_file",
+           "temporary_beside"]

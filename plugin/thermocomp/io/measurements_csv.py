@@ -29,10 +29,10 @@ import re
 import numpy as np
 
 from thermocomp._typing import PathLike
-from thermocomp.calibration.measurements import Measurements
 from thermocomp.errors import InputError
 from thermocomp.io.atomic import atomic_open
 from thermocomp.io.csvtext import header_and_rows, parse_floats
+from thermocomp.io.measurements import Measurements
 from thermocomp.io.targets_csv import _ORIENTATION_GROUPS, _layout, _parse_row, _program
 
 _TEMP_RE = re.compile(r"temp([1-9][0-9]*)_C")

@@ -4,6 +4,10 @@ Form (one row per sample, uniformly spaced)::
 
     time_s,q1_rad,...,qn_rad,tau1_Nm,...,taun_Nm[,qd1_rad_s,...,qdn_rad_s][,qdd1_rad_s2,...,qddn_rad_s2]
 
+A recording of a robot whose drives report motor currents instead of torques
+has ``i1_A,...,in_A`` in place of the torque columns (read with
+``currents=True``; the drive gains turn them into torques, docs/dynamics.md).
+
 Joint angles are controller angles [rad], torques the joint (motor-side
 divided by the transmission ratio, seed 000 Eq. 8) torques [N m] conjugate
 to them. Speeds and accelerations are optional: without them the
@@ -24,7 +28,7 @@ from thermocomp.errors import InputError
 from thermocomp.io.atomic import atomic_open
 from thermocomp.io.csvtext import header_and_rows, iter_rows, parse_floats
 
-_GROUPS = (("q", "_rad"), ("tau", "_Nm"), ("qd", "_rad_s"), ("qdd", "_rad_s2"))
+_GROUPS = (("q", "_rad"), ("tau", "_Nm"), ("qd", "_rad_s"), ("qdd", "_rad_s2"), ("i", "_A"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,6 +47,8 @@ class Recording:
         Speeds [rad/s] and accelerations [rad/s^2] ``(N, n)``, or ``None``.
     source
         The file, for messages.
+    current
+        Motor currents [A] ``(N, n)`` (the drives' reading when they give no torque), or ``None``.
     """
 
     time: FloatArray
@@ -51,13 +57,14 @@ class Recording:
     qd: FloatArray | None = None
     qdd: FloatArray | None = None
     source: str = ""
+    current: FloatArray | None = None
 
     def __post_init__(self) -> None:
         t = np.asarray(self.time, dtype=float)
         q = np.asarray(self.q, dtype=float)
         if t.ndim != 1 or q.ndim != 2 or q.shape[0] != t.size:
             raise InputError(f"recording: expected time (N,) and q (N, n), got {t.shape} and {q.shape}", path=self.source or None)
-        for name in ("tau", "qd", "qdd"):
+        for name in ("tau", "qd", "qdd", "current"):
             value = getattr(self, name)
             if value is None:
                 continue
@@ -96,7 +103,8 @@ def recording_columns(n: int, speeds: bool = False, accelerations: bool = False)
     return cols
 
 
-def _layout(header: list[str], src: str, line: int, torques: bool = True) -> tuple[int, dict[str, list[int]]]:
+def _layout(header: list[str], src: str, line: int, torques: bool = True,
+            currents: bool = False) -> tuple[int, dict[str, list[int]]]:
     """The number of joints and the column indices of each group, from the header."""
     names = [h.strip() for h in header]
     seen: dict[str, int] = {}
@@ -104,7 +112,7 @@ def _layout(header: list[str], src: str, line: int, torques: bool = True) -> tup
         if name in seen:
             raise InputError(f"duplicate column {name!r}", path=src, row=line, column=name or str(i + 1))
         seen[name] = i
-    pattern = re.compile(r"^(q|tau|qd|qdd)(\d+)_(rad|Nm|rad_s|rad_s2)$")
+    pattern = re.compile(r"^(q|tau|qd|qdd|i)(\d+)_(rad|Nm|rad_s|rad_s2|A)$")
     found: dict[str, dict[int, int]] = {g: {} for g, _ in _GROUPS}
     units = dict(_GROUPS)
     for i, name in enumerate(names):
@@ -113,7 +121,8 @@ def _layout(header: list[str], src: str, line: int, torques: bool = True) -> tup
         m = pattern.match(name)
         if not m or "_" + m.group(3) != units[m.group(1)] or int(m.group(2)) < 1:
             raise InputError(
-                f"unknown column {name!r}; expected time_s, q<i>_rad, tau<i>_Nm and optionally qd<i>_rad_s, qdd<i>_rad_s2",
+                f"unknown column {name!r}; expected time_s, q<i>_rad, "
+                + ("i<i>_A" if currents else "tau<i>_Nm") + " and optionally qd<i>_rad_s, qdd<i>_rad_s2",
                 path=src, row=line, column=name or str(i + 1),
             )
         found[m.group(1)][int(m.group(2))] = i
@@ -122,10 +131,16 @@ def _layout(header: list[str], src: str, line: int, torques: bool = True) -> tup
     n = len(found["q"])
     if n == 0:
         raise InputError("missing columns q1_rad ..; expected one per joint", path=src, row=line, column="q1_rad")
+    if found["i"] and not found["tau"] and torques and not currents:
+        name = f"i{min(found['i'])}_A"
+        raise InputError(f"a recording of motor currents ({name} ..) needs the drive gains that turn them into "
+                         "torques (identify --gains, from identify --drive-gains; docs/dynamics.md)", path=src,
+                         row=line, column=name)
     out: dict[str, list[int]] = {}
     for group, unit in _GROUPS:
         cols = found[group]
-        if (group in ("qd", "qdd") or (group == "tau" and not torques)) and not cols:
+        if (group in ("qd", "qdd") or (group == "tau" and (currents or not torques))
+                or (group == "i" and not currents)) and not cols:
             continue
         for i in range(1, n + 1):
             if i not in cols:
@@ -140,7 +155,8 @@ def _layout(header: list[str], src: str, line: int, torques: bool = True) -> tup
     return n, out
 
 
-def read_recording_csv(path: PathLike, n_joints: int | None = None, *, torques: bool = True) -> Recording:
+def read_recording_csv(path: PathLike, n_joints: int | None = None, *, torques: bool = True,
+                       currents: bool = False) -> Recording:
     """Read a recording; every bad cell is an error naming the file, line and column.
 
     Parameters
@@ -150,14 +166,17 @@ def read_recording_csv(path: PathLike, n_joints: int | None = None, *, torques: 
     torques
         ``False`` reads a trajectory (a motion to execute, e.g. from
         ``thermocomp excite``): torque columns optional, ``tau`` zero when absent.
+    currents
+        Read motor currents ``i<k>_A`` (required) into ``current``; torque columns optional (``tau`` zero when
+        absent).
     """
     src = str(path)
     line, header, rows = header_and_rows(path, "expected a header line time_s,q1_rad,..,tau1_Nm,.., got an empty file")
-    n, layout = _layout(header, src, line, torques)
+    n, layout = _layout(header, src, line, torques, currents)
     if n_joints is not None and n != n_joints:
         raise InputError(f"expected a recording of {n_joints} joints, got {n} (q1_rad .. q{n}_rad)", path=src, row=line)
     names = [h.strip() for h in header]
-    order = [i for g in ("time", "q", "tau", "qd", "qdd") for i in layout.get(g, [])]
+    order = [i for g in ("time", "q", "tau", "qd", "qdd", "i") for i in layout.get(g, [])]
     cols = [names[i] for i in order]
     data = []
     for number, cells in rows:
@@ -178,12 +197,13 @@ def read_recording_csv(path: PathLike, n_joints: int | None = None, *, torques: 
                          row=_line_of(path, bad + 1))
     k = 1
     parts = {}
-    for group in ("q", "tau", "qd", "qdd"):
+    for group in ("q", "tau", "qd", "qdd", "i"):
         if group in layout:
             parts[group] = a[:, k:k + n]
             k += n
     tau = parts["tau"] if "tau" in parts else np.zeros_like(parts["q"])
-    return Recording(time=t, q=parts["q"], tau=tau, qd=parts.get("qd"), qdd=parts.get("qdd"), source=src)
+    return Recording(time=t, q=parts["q"], tau=tau, qd=parts.get("qd"), qdd=parts.get("qdd"), source=src,
+                     current=parts.get("i"))
 
 
 def _line_of(path: PathLike, sample: int) -> int:
@@ -206,6 +226,9 @@ def write_recording_csv(path: PathLike, recording: Recording, comments: tuple[st
         cols = [c for c in cols if not c.startswith("tau")]
     blocks = [recording.time[:, None], recording.q] + ([recording.tau] if torques else [])
     blocks += [b for b in (recording.qd, recording.qdd) if b is not None]
+    if recording.current is not None:
+        cols += [f"i{k}_A" for k in range(1, n + 1)]
+        blocks.append(recording.current)
     a = np.hstack(blocks)
     with atomic_open(path) as fh:
         for c in comments:

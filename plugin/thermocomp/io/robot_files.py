@@ -24,6 +24,7 @@ import functools
 import math
 import os
 import re
+import sys
 import xml.parsers.expat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -203,13 +204,27 @@ class RobotDescription:
         takes this."""
         from thermocomp.io.urdf import parse_urdf
 
-        return parse_urdf(self.urdf, str(self.source))
+        with self.expansion_lines():
+            return parse_urdf(self.urdf, str(self.source))
 
     def chain(self) -> Chain:
         """The serial chain from the base link to the tip link (:func:`thermocomp.io.urdf.urdf_chain`)."""
         from thermocomp.io.urdf import urdf_chain
 
-        return urdf_chain(self.parsed, str(self.source), self.options.base_link, self.options.tip_link)
+        with self.expansion_lines():
+            return urdf_chain(self.parsed, str(self.source), self.options.base_link, self.options.tip_link)
+
+    @contextlib.contextmanager
+    def expansion_lines(self) -> Iterator[None]:
+        """An :class:`InputError` of the URDF text naming a line of a xacro file: that line is of the expansion
+        (which the file may not have: 12 lines expanding to 400), and the message says so."""
+        try:
+            yield
+        except InputError as exc:
+            if self.source.suffix.lower() != ".xacro" or exc.row is None or exc.path != str(self.source):
+                raise
+            raise InputError(f"{exc.message} (at line {exc.row} of the file's expansion, not of the file: "
+                             f"'xacro {self.source.name}' prints it)", path=exc.path, column=exc.column) from None
 
 
 def read_robot_description(path: PathLike, options: RobotFileOptions | None = None) -> RobotDescription:
@@ -228,6 +243,10 @@ def read_robot_description(path: PathLike, options: RobotFileOptions | None = No
     if suffix not in ROBOT_FILE_SUFFIXES:
         raise InputError(f"expected a robot file ending in {' or '.join(ROBOT_FILE_SUFFIXES)}, got {path.name!r}",
                          path=str(path))
+    for folder in options.package_paths:  # a missing folder or a file was skipped in silence, its packages unfound
+        if not folder.is_dir():
+            raise InputError(f"--package-path: expected a folder holding ROS packages, got "
+                             f"{'a file' if folder.exists() else 'nothing (no such folder)'}", path=str(folder))
     packages = find_packages(options.search_path())
     if suffix == ".urdf":
         if options.xacro_args:
@@ -327,6 +346,8 @@ def _xacro_sandbox(roots: tuple[Path, ...], env: bool) -> Iterator[None]:
         if not xe.inside(Path(name), roots):
             raise xe.UnsafeExpression(f"xacro.load_yaml: expected a file inside the robot file's folder or a ROS "
                                       f"package's (--package-path), got {name}")
+        _check_read(Path(name), "xacro.load_yaml: ")
+        _stage(f"reading {name} (xacro.load_yaml)")
         return xacro.load_yaml(name)
 
     def fatal(*args):
@@ -344,6 +365,7 @@ def _xacro_sandbox(roots: tuple[Path, ...], env: bool) -> Iterator[None]:
             except KeyError:
                 raise NameError(f"name '{name}' is not defined") from None
 
+        _stage(f"evaluating ${{{expr}}}")
         return xe.evaluate(expr, lookup, functions)
 
     def eval_substitution(text: str, context: dict):
@@ -360,20 +382,71 @@ def _xacro_sandbox(roots: tuple[Path, ...], env: bool) -> Iterator[None]:
         in_eval.update({"arg": lambda name: sa.convert_value(sa._eval_arg(name, args=args), "auto"),
                         "dirname": lambda: sa._eval_dirname(context["filename"]),
                         "find": lambda name: sa._eval_find(name), "env": sa._eval_env, "optenv": sa._eval_optenv})
+        _stage(f"evaluating $(eval {text})")
         return str(xe.evaluate(text, lookup, in_eval, shown="$(eval %s)"))
 
     def no_env(name, *default, **named_default):
         raise sa.SubstitutionException(f"$(env {name}) / $(optenv {name}): reading the environment is off, so that "
                                        "a robot file expands the same for everyone; allow it with --xacro-allow-env")
 
+    def parse(inp, filename=None):
+        if inp is None:  # a file xacro opens (the top file, an include): not a FIFO, a device or a huge file
+            name = os.path.join(xacro.root_dir, filename)
+            try:
+                _check_read(Path(name), "")
+            except UnsafeExpression as exc:
+                raise xacro.XacroException(exc=exc) from None
+            _stage(f"reading and parsing {name}")
+        return saved_parse(inp, filename)
+
+    saved_parse = xacro.parse
     saved = (xacro.safe_eval, sa._eval, sa._eval_env, sa._eval_optenv)
-    xacro.safe_eval, sa._eval = safe_eval, eval_substitution
+    xacro.safe_eval, sa._eval, xacro.parse = safe_eval, eval_substitution, parse
     if not env:
         sa._eval_env = sa._eval_optenv = no_env
     try:
         yield
     finally:
         xacro.safe_eval, sa._eval, sa._eval_env, sa._eval_optenv = saved
+        xacro.parse = saved_parse
+
+
+#: The largest file a xacro expansion reads (the robot file, an include, a YAML file): descriptions of real robots
+#: are some kilobytes to a few hundred; a 50 MB comment kept the expansion busy until its time bound.
+MAX_XACRO_FILE_BYTES = 16 * 2**20
+#: The longest expansion and attribute value (a name, a number list, a file name) that comes back: a real robot's
+#: expansion is at most a few hundred kilobytes, a value some dozen characters (a file name up to PATH_MAX).
+MAX_EXPANSION_CHARS = 32 * 2**20
+MAX_ATTRIBUTE_CHARS = 4096
+
+
+def _check_read(path: Path, what: str) -> None:
+    """Refuse, before xacro opens it, a file that is not a regular file (a FIFO waited for a writer until the
+    time bound) or is larger than :data:`MAX_XACRO_FILE_BYTES`."""
+    import stat
+
+    from thermocomp.io.job import file_kind
+
+    try:
+        st = path.stat()
+    except OSError:
+        return  # xacro's own message: the file is missing
+    if not stat.S_ISREG(st.st_mode):
+        raise UnsafeExpression(f"{what}expected a regular file, got {file_kind(st.st_mode)}: {path}")
+    if st.st_size > MAX_XACRO_FILE_BYTES:
+        raise UnsafeExpression(f"{what}expected a file of at most {MAX_XACRO_FILE_BYTES // 2**20} MiB (a robot "
+                               f"description is far smaller), got {st.st_size / 2**20:.0f} MiB: {path}")
+
+
+def _stage(text: str) -> None:
+    """Say on standard error what the expansion does now: if it outlives its time bound, the parent names it."""
+    if _STAGES:
+        print(f"{_STAGE_MARK}{text[:300]}", file=sys.stderr, flush=True)
+
+
+#: Whether :func:`_stage` reports (in the expansion's own process only).
+_STAGES: list[bool] = []
+_STAGE_MARK = "@xacro-stage "
 
 
 #: Bounds of one xacro expansion, which runs in a process of its own (:mod:`thermocomp.io.xacro_child`): its
@@ -413,13 +486,13 @@ def expand_xacro(path: Path, args: dict[str, str], packages: Mapping[str, Path],
     try:
         done = subprocess.run([sys.executable, "-m", "thermocomp.io.xacro_child"], input=request, capture_output=True,
                               text=True, timeout=XACRO_TIME_S, preexec_fn=_bounded_memory)
-    except subprocess.TimeoutExpired:
-        raise InputError(f"xacro: the expansion did not end within {XACRO_TIME_S:g} s (an expression such as "
-                         "${9**9**9} that no robot description needs?)", path=str(path)) from None
+    except subprocess.TimeoutExpired as exc:
+        raise _timed_out(path, exc.stderr) from None
     try:
         reply = json.loads(done.stdout)
     except ValueError:
-        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        lines = [line for line in done.stderr.strip().splitlines() if not line.startswith(_STAGE_MARK)]
+        last = (lines or [f"exit status {done.returncode}"])[-1]
         raise InputError(f"xacro: the expansion failed: {last}", path=str(path)) from None
     if "error" in reply:
         raise InputError(**reply["error"])
@@ -428,8 +501,45 @@ def expand_xacro(path: Path, args: dict[str, str], packages: Mapping[str, Path],
     return reply["text"]
 
 
+def _timed_out(path: Path, stderr: str | bytes | None) -> InputError:
+    """The time bound's message: what the expansion was doing (its last stage), with the file and line."""
+    text = stderr.decode(errors="replace") if isinstance(stderr, bytes) else stderr or ""
+    stages = [line[len(_STAGE_MARK):] for line in text.splitlines() if line.startswith(_STAGE_MARK)]
+    where, row, doing = str(path), None, "starting"
+    if stages:
+        doing = stages[-1]
+        expression = re.match(r"evaluating (\$\{.*\}|\$\(eval .*\))$", doing, re.S)
+        if expression is not None:
+            where, row = _line_of(expression.group(1), [str(path), *_included_files(stages)], where)
+        elif doing.startswith("reading"):
+            where = doing.split()[-2] if doing.endswith("(xacro.load_yaml)") else doing.split()[-1]
+    return InputError(f"xacro: the expansion did not end within {XACRO_TIME_S:g} s: it was {doing}", path=where,
+                      row=row)
+
+
+def _included_files(stages: list[str]) -> list[str]:
+    return [s.split()[-1] for s in stages if s.startswith("reading and parsing ")]
+
+
+def _line_of(needle: str, files: list[str], default: str) -> tuple[str, int | None]:
+    """The first file of ``files`` (the last read first) holding ``needle``, and the line: where an expression is."""
+    for candidate in reversed(files):
+        try:
+            with open(candidate, encoding="utf-8", errors="replace") as handle:
+                for k, line in enumerate(handle, 1):
+                    if needle in line:
+                        return candidate, k
+        except OSError:
+            continue
+    return default, None
+
+
 def _bounded_memory() -> None:
     import resource
+
+    from thermocomp._workers import end_with_parent_process
+
+    end_with_parent_process()  # a command killed hard does not leave its expansion running for up to a minute
 
     resource.setrlimit(resource.RLIMIT_AS, (XACRO_MEMORY_BYTES, XACRO_MEMORY_BYTES))
 
@@ -447,9 +557,10 @@ def expand_xacro_here(path: Path, args: dict[str, str], packages: Mapping[str, P
     # so that an error is searched for in this file's includes only.
     xacro.all_includes = []
     roots = (path.resolve().parent, *packages.values(), *search_path)
+    mappings = _ArgsRead(args)
     with _xacro_finds(packages, search_path), _xacro_sandbox(roots, env):
         try:
-            doc = xacro.process_file(top, mappings=dict(args))
+            doc = xacro.process_file(top, mappings=mappings)
         except xml.parsers.expat.ExpatError as exc:
             where = (xacro.filestack or [top])[-1] or top
             raise InputError(f"xacro: expected well-formed XML, got: {xml.parsers.expat.ErrorString(exc.code)}",
@@ -460,10 +571,65 @@ def expand_xacro_here(path: Path, args: dict[str, str], packages: Mapping[str, P
             where = next((f for f in reversed(xacro.filestack or []) if f), top)
             raise InputError("xacro: expected an expansion that ends, got unbounded recursion (a file that "
                              "includes itself, or a macro that calls itself)", path=where) from exc
+    unread = [name for name in args if name not in mappings.read]
+    if unread:
+        declared = sorted(n for n in mappings.read if n not in args)
+        raise InputError(f"--xacro-arg {unread[0]}: the xacro file declares and reads no argument {unread[0]!r} "
+                         f"({'its arguments: ' + ', '.join(declared) if declared else 'it has none'})", path=top)
+    _check_expansion(doc, top)
     text = doc.toprettyxml(indent="  ")
+    if len(text) > MAX_EXPANSION_CHARS:
+        raise InputError(f"xacro: expected an expansion of at most {MAX_EXPANSION_CHARS // 2**20} Mi characters (a "
+                         f"robot description is far smaller), got {len(text) / 2**20:.0f} Mi", path=top)
     if with_includes:
         return text, tuple(dict.fromkeys(Path(f) for f in xacro.all_includes))
     return text
+
+
+class _ArgsRead(dict):
+    """xacro's argument mapping (``--xacro-arg``) that notes every name the file looks up: the arguments it
+    declares (``<xacro:arg>``) or reads (``$(arg NAME)``). A value given for a name it never looks up was a typing
+    error that passed in silence."""
+
+    def __init__(self, args: Mapping[str, str]) -> None:
+        super().__init__(args)
+        self.read: set[str] = set()
+
+    def __contains__(self, name: object) -> bool:
+        self.read.add(str(name))
+        return super().__contains__(name)
+
+    def __getitem__(self, name: str) -> str:
+        self.read.add(str(name))
+        return super().__getitem__(name)
+
+    def get(self, name: str, default: object = None) -> object:
+        self.read.add(str(name))
+        return super().get(name, default)
+
+
+def _check_expansion(doc, top: str) -> None:
+    """Refuse an expansion with an attribute value longer than :data:`MAX_ATTRIBUTE_CHARS`, or more text than
+    :data:`MAX_EXPANSION_CHARS` (before it is written out as text and sent back), naming the element."""
+    total = 0
+    for element in doc.getElementsByTagName("*"):
+        for attribute, value in element.attributes.items():
+            total += len(value)
+            if len(value) > MAX_ATTRIBUTE_CHARS:
+                name = element.getAttribute("name") if attribute != "name" else ""
+                owner = f"<{element.tagName}{f' name={name[:40]!r}' if name else ''}>"
+                raise InputError(f"xacro: expected attribute values of at most {MAX_ATTRIBUTE_CHARS:,} characters, "
+                                 f"got {len(value):,} in the {attribute!r} of {owner} ({value[:40]!r}...)", path=top)
+        for child in element.childNodes:
+            total += len(getattr(child, "data", ""))
+        if total > MAX_EXPANSION_CHARS:
+            raise InputError(f"xacro: expected an expansion of at most {MAX_EXPANSION_CHARS // 2**20} Mi characters "
+                             "(a robot description is far smaller), got more", path=top)
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    """``text`` quoted for a message, cut to ``limit`` characters."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
 def _located_xacro_error(exc: Exception, xacro_module, top: str) -> InputError:
@@ -471,16 +637,24 @@ def _located_xacro_error(exc: Exception, xacro_module, top: str) -> InputError:
     inner: BaseException | None = exc
     while getattr(inner, "exc", None) is not None:
         inner = inner.exc  # type: ignore[union-attr]
+    # Each property an expression reads adds its own clause: the cause comes first, then the innermost expression
+    # (where the cause is), then every expression that read it; 30 of them buried the cause and the line.
+    clauses = re.findall(r"\s*when evaluating expression '(.*?)'(?=\s*when evaluating expression '|\s*$)",
+                         str(exc), re.S)
     if isinstance(inner, (_PackageNotFound, UnsafeExpression)):
         text = str(inner)
     else:
-        text = " ".join(str(exc).split())
+        text = " ".join(str(exc).split("when evaluating expression '", 1)[0].split()) if clauses else \
+            " ".join(str(exc).split())
+        if clauses:
+            text += f" when evaluating expression {_shown(clauses[0])}"
         if isinstance(inner, KeyError) and "substitution argument" in text.lower():
             text += " (give it with --xacro-arg NAME:=VALUE)"
+    if len(clauses) > 1:
+        text += f" (read through {len(clauses) - 1} more expression(s), the outermost {_shown(clauses[-1])})"
     stack = [f for f in (xacro_module.filestack or []) if f] or [top]
     where, row = stack[-1], None
-    match = re.search(r"when evaluating expression '(.+)'", str(exc), re.S)
-    needle = "${" + match.group(1) + "}" if match else None
+    needle = "${" + clauses[0] + "}" if clauses else None
     if needle is None:
         arg = re.search(r"\$\(eval .*\)$|\$\((find|arg) [^)]*\)", text)
         needle = arg.group(0) if arg else None

@@ -40,7 +40,7 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import matrix_from_euler_xyz, transform
 from thermocomp.io.files import is_file, read_input_bytes
 from thermocomp.io.meshes import UNITS, metres_per_unit_from_name
-from thermocomp.robot.builtin import BUILTIN_NAMES, is_builtin
+from thermocomp.io.robots import BUILTIN_NAMES, is_builtin
 from thermocomp.robot.chain import Chain
 
 #: Format versions this reader understands (top-level key ``thermocomp_scene``).

@@ -516,7 +516,7 @@ def _parse_block(layout: _Layout, text: bytes) -> tuple[list[str] | None, FloatA
     to the row-by-row path, which words and locates the error. About 5x
     faster than :func:`numpy.loadtxt` (docs/speed.md). It parses on pyarrow's
     threads, beside the solving (a streamed file is read on a thread of its
-    own: :func:`thermocomp.pipeline._read_ahead`).
+    own: :func:`thermocomp.app.targets._read_ahead`).
     """
     n = len(layout.columns)
     names = [f"c{k}" for k in range(n)]

@@ -198,6 +198,8 @@ class Urdf:
     homes: dict[str, float]
     root: ET.Element
     source: str
+    #: The line of each ``<home>`` element, for messages.
+    home_lines: dict[str, int | None] = field(default_factory=dict)
 
 
 def _read_joint(elem: ET.Element, src: str) -> UrdfJoint:
@@ -297,6 +299,7 @@ def parse_urdf(data: bytes | str | Urdf, src: str) -> Urdf:
         dup = next(n for n in names if names.count(n) > 1)
         raise InputError(f"joint {dup!r} is defined twice", path=src)
     homes: dict[str, float] = {}
+    home_lines: dict[str, int | None] = {}
     for extra in root.findall(HOME_ELEMENT):
         for home in extra.findall("home"):
             joint, text = home.get("joint"), home.get("position")
@@ -305,7 +308,8 @@ def parse_urdf(data: bytes | str | Urdf, src: str) -> Urdf:
                 raise InputError(f"<{HOME_ELEMENT}><home>: expected joint=\"<a joint>\" and a finite position [rad], "
                                  f"got joint={joint!r} position={text!r}", path=src, row=line_of(home))
             homes[joint] = value
-    return Urdf(root.get("name") or Path(src).stem, links, joints, homes, root, src)
+            home_lines[joint] = line_of(home)
+    return Urdf(root.get("name") or Path(src).stem, links, joints, homes, root, src, home_lines)
 
 
 def read_urdf(path: PathLike, base_link: str | None = None, tip_link: str | None = None) -> Chain:
@@ -336,7 +340,8 @@ def _resolve(data: bytes | str | Urdf, source: str, base_link: str | None, tip_l
     :func:`urdf_chain`)."""
     src = source
     urdf = parse_urdf(data, src)
-    robot_name, links, joints, homes = urdf.name, urdf.links, urdf.joints, urdf.homes
+    robot_name, links, joints = urdf.name, urdf.links, urdf.joints
+    homes = {joint: (value, urdf.home_lines.get(joint)) for joint, value in urdf.homes.items()}  # with their lines
     by_child: dict[str, UrdfJoint] = {}
     children: dict[str, list[UrdfJoint]] = {name: [] for name in links}
     for j in joints:
@@ -526,10 +531,11 @@ def urdf_chain(data: bytes | str | Urdf, source: str, base_link: str | None = No
     home = np.clip(0.0, lower_, upper_)
     for k, name in enumerate(names):
         if name in r.homes:
-            if not lower_[k] <= r.homes[name] <= upper_[k]:
+            position, row = r.homes[name]
+            if not lower_[k] <= position <= upper_[k]:
                 raise InputError(f"<{HOME_ELEMENT}><home> of joint {name!r}: expected a position within its limits "
-                                 f"[{lower_[k]:g}, {upper_[k]:g}] rad, got {r.homes[name]:g}", path=src)
-            home[k] = r.homes[name]
+                                 f"[{lower_[k]:g}, {upper_[k]:g}] rad, got {position:g}", path=src, row=row)
+            home[k] = position
     return Chain(
         name=robot_name,
         joint_names=tuple(names),

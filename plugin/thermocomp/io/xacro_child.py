@@ -17,7 +17,10 @@ from pathlib import Path
 
 def main() -> int:
     from thermocomp.errors import InputError
+    from thermocomp.io import robot_files
     from thermocomp.io.robot_files import XACRO_MEMORY_BYTES, expand_xacro_here
+
+    robot_files._STAGES.append(True)  # say on stderr what it does: a time-out names it
 
     request = json.load(sys.stdin)
     path = Path(request["path"])

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,9 @@ from typing import Any
 #: ``${9**9**9}`` would compute for ever).
 MAX_RESULT_BITS = 1 << 16
 MAX_TEXT_LENGTH = 1 << 20
+#: The widest field and the longest precision a format may ask for (``f'{x:>300000000}'``, ``'%300000000d' % x``
+#: built a 300 MB joint name): a robot description formats numbers and names, a few dozen characters.
+MAX_FORMAT_WIDTH = 1000
 
 
 class UnsafeExpression(ValueError):
@@ -57,6 +61,10 @@ _BUILTINS: dict[str, Callable] = {
     "min": min, "max": max, "round": round, "int": int, "float": float, "str": str, "bool": bool, "len": len,
     "dict": dict, "list": list,
 }
+#: The width and precision of each conversion of a %-format (``%(name)-08.3f``; ``%%`` has neither).
+_PERCENT_FIELD = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(\*|\d+)?(?:\.(\*|\d*))?")
+_DIGITS = re.compile(r"\d+")
+_ALIGN = "<>=^"
 #: Plain data: what a name, an item or a result may be (YAML wrappers are dict and list subclasses).
 _DATA = (int, float, complex, str, bool, type(None), list, tuple, dict)
 
@@ -102,6 +110,9 @@ class _Evaluator:
     def data(self, node: ast.AST, value: Any) -> Any:
         if not isinstance(value, _DATA):
             raise self.refuse(node, f"a value of type {type(value).__name__} (not plain data) from")
+        if isinstance(value, (str, list, tuple, dict)) and len(value) > MAX_TEXT_LENGTH:
+            # whatever built it (a + of texts doubled property by property, a call): no value comes back this long
+            raise self.refuse(node, f"a text or list longer than {MAX_TEXT_LENGTH} items from")
         return value
 
     def value(self, node: ast.AST) -> Any:
@@ -165,6 +176,19 @@ class _Evaluator:
             seq, count = (left, right) if isinstance(left, (str, list, tuple)) else (right, left)
             if isinstance(count, int) and len(seq) * count > MAX_TEXT_LENGTH:
                 raise self.refuse(node, f"a text or list longer than {MAX_TEXT_LENGTH} items")
+        if op is operator.add and isinstance(left, (str, list, tuple)) and isinstance(right, type(left)):
+            if len(left) + len(right) > MAX_TEXT_LENGTH:
+                raise self.refuse(node, f"a text or list longer than {MAX_TEXT_LENGTH} items")
+        if op is operator.mod and isinstance(left, str):
+            for field in _PERCENT_FIELD.findall(left):
+                for width in filter(None, field):
+                    self._width(node, width, "%-format")
+
+    def _width(self, node: ast.AST, text: str, what: str) -> None:
+        """Refuse a field width or precision ``text`` (digits, or ``*``) beyond :data:`MAX_FORMAT_WIDTH`."""
+        if text == "*" or len(text) > 4 or int(text) > MAX_FORMAT_WIDTH:
+            raise self.refuse(node, f"a {what} width or precision of {text[:12] + '...' if len(text) > 12 else text} "
+                                    f"(at most {MAX_FORMAT_WIDTH}) in")
 
     def _UnaryOp(self, node: ast.UnaryOp) -> Any:
         op = _UNARY.get(type(node.op))
@@ -199,6 +223,9 @@ class _Evaluator:
         value = self.value(node.value)
         conversion = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}[node.conversion]
         spec = self.value(node.format_spec) if node.format_spec is not None else ""
+        body = spec[2:] if spec[1:2] in _ALIGN and spec[1:2] else spec[1:] if spec[:1] in _ALIGN and spec[:1] else spec
+        for width in _DIGITS.findall(body):  # the fill character aside, every number of a spec is a width or precision
+            self._width(node, width, "format")
         return format(conversion(value), spec)
 
     def _Call(self, node: ast.Call) -> Any:
@@ -228,4 +255,4 @@ def inside(path: Path, roots: tuple[Path, ...]) -> bool:
     return any(real.is_relative_to(root.resolve()) for root in roots)
 
 
-__all__ = ["MAX_RESULT_BITS", "MAX_TEXT_LENGTH", "UnsafeExpression", "base_functions", "evaluate", "inside"]
+__all__ = ["MAX_FORMAT_WIDTH", "MAX_RESULT_BITS", "MAX_TEXT_LENGTH", "UnsafeExpression", "base_functions", "evaluate", "inside"]

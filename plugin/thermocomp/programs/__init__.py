@@ -1,9 +1,11 @@
-"""Robot programs in, compensated robot programs out: ABB RAPID and UR URScript (docs/programs.md).
+"""Robot programs as a language: ABB RAPID and UR URScript read, checked and written (docs/programs.md).
 
-:func:`compensate_program` reads a program, compensates every motion target
-for the thermal deformation and writes the same program with only its
-targets changed; :func:`read_program` gives the program as read
-(:class:`RobotProgram`: motions in execution order with their source spans).
+:func:`read_program` gives the program as read (:class:`RobotProgram`: motions in execution order with their
+source spans); :mod:`~thermocomp.programs.compensate` (points, configurations, solving, the snapshot),
+:mod:`~thermocomp.programs.timing`, :mod:`~thermocomp.programs.feasibility` and
+:mod:`~thermocomp.programs.indexed` are the steps of a compensation, which the job
+:func:`thermocomp.app.program.compensate_program` runs (files in, the same program with only its targets
+changed out).
 """
 
 from typing import TYPE_CHECKING
@@ -11,29 +13,23 @@ from typing import TYPE_CHECKING
 from thermocomp._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from thermocomp.programs.compensate import (
-        ProgramOptions,
-        ProgramReport,
-        compensate_program,
-        read_program,
-    )
     from thermocomp.programs.model import Motion, Point, RobotProgram, Span, Wait
+    from thermocomp.programs.options import ProgramOptions
     from thermocomp.programs.rapid import RapidOptions
+    from thermocomp.programs.read import read_program
     from thermocomp.programs.timing import TimingOptions
 
 #: Where each public name lives: imported on first use (thermocomp._lazy).
 _EXPORTS = {
     "Motion": "thermocomp.programs.model",
     "Point": "thermocomp.programs.model",
-    "ProgramOptions": "thermocomp.programs.compensate",
-    "ProgramReport": "thermocomp.programs.compensate",
+    "ProgramOptions": "thermocomp.programs.options",
     "RapidOptions": "thermocomp.programs.rapid",
     "RobotProgram": "thermocomp.programs.model",
     "Span": "thermocomp.programs.model",
     "TimingOptions": "thermocomp.programs.timing",
     "Wait": "thermocomp.programs.model",
-    "compensate_program": "thermocomp.programs.compensate",
-    "read_program": "thermocomp.programs.compensate",
+    "read_program": "thermocomp.programs.read",
 }
 __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
@@ -41,12 +37,10 @@ __all__ = [
     "Motion",
     "Point",
     "ProgramOptions",
-    "ProgramReport",
     "RapidOptions",
     "RobotProgram",
     "Span",
     "TimingOptions",
     "Wait",
-    "compensate_program",
     "read_program",
 ]

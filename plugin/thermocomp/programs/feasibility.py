@@ -110,7 +110,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     Parameters
     ----------
     poses
-        :class:`~thermocomp.programs.compensate.PointPoses` of the program's points.
+        :class:`~thermocomp.app.program.PointPoses` of the program's points.
     q_nominal
         Nominal joints of each point [rad], ``(m, n)``.
     q_versions
@@ -154,9 +154,11 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     low = q_versions < chain.lower + LIMIT_MARGIN
     high = q_versions > chain.upper - LIMIT_MARGIN
     for version, point, joint in zip(*np.nonzero((low | high) & ok[None, :, None])):
-        q_deg = np.degrees(q_versions[version, point, joint])
+        q = q_versions[version, point, joint]
+        where = ("outside" if not chain.lower[joint] <= q <= chain.upper[joint] else  # (a joint target as written)
+                 f"within {np.degrees(LIMIT_MARGIN):g} deg of")
         findings_of[int(point_motion[point])].append(
-            f"joint {joint + 1} at {q_deg:.4g} deg, within {np.degrees(LIMIT_MARGIN):g} deg of its limits "
+            f"joint {joint + 1} at {np.degrees(q):.4g} deg, {where} its limits "
             f"[{np.degrees(chain.lower[joint]):.4g}, {np.degrees(chain.upper[joint]):.4g}]")
     for point in np.flatnonzero(~ok):
         findings_of[int(point_motion[point])].append(f"point not reached: {Status(int(status[point])).label}")

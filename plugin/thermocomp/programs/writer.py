@@ -6,7 +6,7 @@ as 32-bit too (what PolyScope shows of a double register, the safe side).
 Every value is written as the shortest decimal text that reads back as the
 same 32-bit float (:func:`format_single`): no digit more than the controller
 stores, none fewer. The error this rounding leaves at the TCP is computed by
-:mod:`thermocomp.programs.compensate` from the written text.
+:mod:`thermocomp.app.program` from the written text.
 
 A target whose correction is below :data:`KEEP_POSITION` and
 :data:`KEEP_ANGLE` keeps its text (so a zero table gives back the program

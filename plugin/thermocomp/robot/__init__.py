@@ -1,8 +1,7 @@
-"""The robot model: a serial chain in the paper's table form, built-in robots, DH conversion."""
+"""The robot model: a serial chain in the paper's table form, and DH conversion (no files: the built-in robots and
+the robot files are read by :mod:`thermocomp.io.robots`)."""
 
-from thermocomp.robot.builtin import BUILTIN_NAMES, BUILTIN_ROBOTS, load_robot, robot_dir, robot_file
 from thermocomp.robot.chain import Chain
 from thermocomp.robot.dh import chain_from_dh, dh_matrix
 
-__all__ = ["BUILTIN_NAMES", "BUILTIN_ROBOTS", "Chain", "chain_from_dh", "dh_matrix", "load_robot", "robot_dir",
-           "robot_file"]
+__all__ = ["Chain", "chain_from_dh", "dh_matrix"]

@@ -21,14 +21,14 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
+from thermocomp.app.prepare import bind_law, bind_table, robot_and_table
 from thermocomp.compensation.compensate import CompensationOptions, ProgressCallback
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import LinearRamp, Static, TimeLaw
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
-from thermocomp.prepare import bind_law, bind_table, robot_and_table
-from thermocomp.robot.builtin import robot_file
+from thermocomp.io.robots import robot_file
 from thermocomp.simulators.magnification import check_magnification
 
 #: Most random configurations ``check --configurations`` and ``convention --configurations`` take: each is a
@@ -73,6 +73,7 @@ class RobotInScene:
 def _connect(address: Address, job: Job) -> Iterator:
     from thermocomp.simulators.coppeliasim import CoppeliaSimUnreachable, connect
 
+    job.check_inputs_exist()  # a missing file is that, not the connection that failed first
     try:
         session = connect(address.host, address.port, address.timeout_s)
     except CoppeliaSimUnreachable as exc:
@@ -159,9 +160,9 @@ def check_fk(address: Address, which: RobotInScene, configurations: int, seed: i
     ``compare``: also compare the scene robot with this robot (built-in name or
     robot file, a ``.urdf`` / ``.xacro`` read with ``robot_options``).
     """
+    from thermocomp.app.prepare import load_chain
     from thermocomp.kinematics.fk import fk_matrix
     from thermocomp.kinematics.model import nominal_model
-    from thermocomp.prepare import load_chain
     from thermocomp.simulators.coppeliasim import check_nominal_fk
 
     check_configurations(configurations)
@@ -253,8 +254,8 @@ def compensate(address: Address, which: RobotInScene, deformation: PathLike, tar
     The results appear only after the scene check has run (one commit).
     ``solver``: the ``ik``, ``starts`` and ``seed`` fields of
     :class:`CompensationOptions`. Raises
-    :class:`~thermocomp.application.CompensationFailed` as
-    :func:`thermocomp.pipeline.run_compensation` does (nothing written).
+    :class:`~thermocomp.app.jobs.CompensationFailed` as
+    :func:`thermocomp.app.targets.run_compensation` does (nothing written).
     """
     from thermocomp.io.targets_csv import read_targets_csv
     from thermocomp.simulators.coppeliasim import compensate_in_scene
@@ -359,6 +360,7 @@ def convention(robot: str, deformation: PathLike, stabilisation_min: float | Non
     from the paper's model on random configurations."""
     from thermocomp.deformation.coppeliasim_convention import convention_difference
     from thermocomp.io.deformation_csv import deformation_csv_text
+    from thermocomp.io.robots import builtin_joint_objects
 
     check_configurations(configurations)
     check_seed(seed)
@@ -378,7 +380,9 @@ def convention(robot: str, deformation: PathLike, stabilisation_min: float | Non
     else:
         law = LinearRamp(stabilisation_min)
         at = stabilisation_min if minute is None else _finite(minute, "--minute")
-    diff = convention_difference(chain, table, at, law, n_configurations=configurations, seed=seed)
+    # a built-in scene robot's own joint objects (irb140-paper-scene), read here: the core reads no file
+    diff = convention_difference(chain, table, at, law, n_configurations=configurations, seed=seed,
+                                 R_world_joint=builtin_joint_objects(chain.name, chain.n_joints))
     comments = (f"Table-form equivalent of {table.source} applied with the authors' CoppeliaSim scene convention "
                 f"({diff.law}), robot {chain.name}; rows: joints 1..n (docs/coppeliasim.md)",)
     text = deformation_csv_text(diff.authors_table, comments=comments)

@@ -1,6 +1,6 @@
 """Compensate a program on a robot read from CoppeliaSim, and check it in the scene.
 
-The solve is thermocomp's own (:func:`thermocomp.pipeline.run_compensation`,
+The solve is thermocomp's own (:func:`thermocomp.app.targets.run_compensation`,
 never simIK). The check then shows the deformed robot in the scene, sets the
 compensated joint angles, reads back the TCP pose CoppeliaSim computes, and
 compares it with the target and with thermocomp's own prediction (the
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from thermocomp._typing import FloatArray
+from thermocomp.app.targets import CompensationReport, run_compensation
 from thermocomp.compensation.compensate import CompensationOptions, ProgressCallback
 from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.apply import deformed_model
@@ -26,7 +27,6 @@ from thermocomp.io.job import Job
 from thermocomp.kinematics.fk import fk_matrix
 from thermocomp.kinematics.ik import Status
 from thermocomp.kinematics.model import KinematicModel, nominal_model
-from thermocomp.pipeline import CompensationReport, run_compensation
 from thermocomp.simulators.coppeliasim.connection import Session
 from thermocomp.simulators.coppeliasim.scene import (
     SceneRobot,
@@ -158,7 +158,7 @@ def compensate_in_scene(
     program
         Targets in the world frame.
     options, out, allow_failures
-        As :func:`thermocomp.pipeline.run_compensation`. A time law with a
+        As :func:`thermocomp.app.targets.run_compensation`. A time law with a
         table per minute (the authors' incremental law,
         :class:`~thermocomp.deformation.coppeliasim_convention.AuthorsIncrements`)
         shows each checked minute's own table.

@@ -18,7 +18,7 @@ from thermocomp._typing import FloatArray, PathLike
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
-from thermocomp.robot.builtin import robot_file
+from thermocomp.io.robots import robot_file
 from thermocomp.simulators.pybullet import cell as sim
 
 #: Picture size of a screenshot when none is given [px].
@@ -98,7 +98,7 @@ def run_batch(job: Job, setup: sim.SimSetup, outputs: BatchOutputs, *, allow_fai
 
     Raises
     ------
-    thermocomp.application.CompensationFailed
+    thermocomp.app.jobs.CompensationFailed
         Rows failed and ``allow_failures`` is False (nothing written).
     """
     from thermocomp.simulators.pybullet.collision import CollisionOptions, write_collision_csv

@@ -20,14 +20,14 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray, PathLike
-from thermocomp.calibration.measurements import Measurements
+from thermocomp.app.prepare import robot_and_table
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.checks import check_array, check_transform
 from thermocomp.geometry.rotations import matrix_from_rotvec
 from thermocomp.io.job import Job
+from thermocomp.io.measurements import Measurements
 from thermocomp.io.robot_files import RobotFileOptions
-from thermocomp.prepare import robot_and_table
 from thermocomp.robot.chain import Chain
 from thermocomp.simulators.pybullet.cell import work_directory
 from thermocomp.simulators.pybullet.client import connect
@@ -187,8 +187,8 @@ def tracker_transform(pose_mm_deg: ArrayLike | None) -> FloatArray:
 
 def _declare(job: Job, robot: object, deformation: PathLike, law_file: PathLike | None) -> None:
     """Declare the inputs every ``track`` run reads: the robot file, the true table, the law file."""
+    from thermocomp.io.robots import robot_file
     from thermocomp.io.timelaw_file import time_law_path
-    from thermocomp.robot.builtin import robot_file
 
     job.input(robot_file(robot), "--robot")
     job.input(deformation, "--deformation")

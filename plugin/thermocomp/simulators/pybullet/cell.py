@@ -24,12 +24,15 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
+from thermocomp.app.prepare import robot_and_table
+from thermocomp.app.targets import CompensationReport, run_compensation
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
+from thermocomp.io.robots import BUILTIN_ROBOTS, is_builtin, robot_file
 from thermocomp.io.scene_file import (
     EMPTY_SCENE,
     MeshMap,
@@ -39,9 +42,6 @@ from thermocomp.io.scene_file import (
 )
 from thermocomp.io.targets_csv import read_targets_csv
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.pipeline import CompensationReport, run_compensation
-from thermocomp.prepare import robot_and_table
-from thermocomp.robot.builtin import BUILTIN_ROBOTS, is_builtin, robot_file
 from thermocomp.robot.chain import Chain
 from thermocomp.simulators.magnification import MAGNIFICATION_RANGE, check_magnification
 from thermocomp.simulators.pybullet.client import Client, connect
@@ -186,7 +186,7 @@ def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targ
         Targets CSV (world frame) or a :class:`Targets`.
     program
         Instead of ``targets``: a robot program (RAPID, URScript), its motion targets in execution order
-        (:func:`thermocomp.programs.compensate.program_targets`): the points the controller goes to, with
+        (:func:`thermocomp.app.program.program_targets`): the points the controller goes to, with
         the configuration it takes.
     scene
         Scene file (docs/scenes.md) or a scene; ``None``: the robot alone.
@@ -221,7 +221,7 @@ def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targ
     bound = robot_and_table(robot, deformation, robot_options=robot_options, options=options, place=scene_.place)
     chain, table = bound.chain, bound.table
     if program is not None:
-        from thermocomp.programs.compensate import program_targets
+        from thermocomp.app.program import program_targets
 
         played = program_targets(chain, program, bound.options)
     elif isinstance(targets, Targets):
@@ -396,16 +396,16 @@ def automatic_magnification(setup: SimSetup, minute: float, *, workdir: PathLike
 
 def compensate_setup(setup: SimSetup, *, allow_failures: bool = False,
                      progress: Callable[[int, int], None] | None = None) -> CompensationReport:
-    """Run the core compensation (:func:`thermocomp.pipeline.run_compensation`) and keep every row.
+    """Run the core compensation (:func:`thermocomp.app.targets.run_compensation`) and keep every row.
 
     Returns
     -------
-    thermocomp.pipeline.CompensationReport
+    thermocomp.app.targets.CompensationReport
         With ``chunks`` (every row) and ``target_names``.
 
     Raises
     ------
-    thermocomp.application.CompensationFailed
+    thermocomp.app.jobs.CompensationFailed
         Rows failed and ``allow_failures`` is False.
     """
     return run_compensation(setup.chain, setup.table, setup.program, None, options=setup.options,
@@ -507,7 +507,7 @@ def measure(setup: SimSetup, out: PathLike | None = None, *, report: Compensatio
     out
         CSV of the measurement (:func:`write_tracker_csv`); ``None``: write nothing.
     report
-        A :class:`thermocomp.pipeline.CompensationReport` with chunks, to reuse.
+        A :class:`thermocomp.app.targets.CompensationReport` with chunks, to reuse.
     progress
         Called as ``progress(rows_done, rows_total)`` by the compensation
         (when it runs here) and by the measurement.
@@ -517,7 +517,7 @@ def measure(setup: SimSetup, out: PathLike | None = None, *, report: Compensatio
     Returns
     -------
     measurement : TrackerMeasurement
-    report : thermocomp.pipeline.CompensationReport
+    report : thermocomp.app.targets.CompensationReport
     """
     if out is not None:
         check_outputs(setup, [out])

@@ -111,7 +111,7 @@ def builtin_mesh_dir(robot: str) -> Path | None:
     The expected files are ``base.stl`` and ``link1.stl`` .. ``link6.stl``
     (all built-in robots have six joints), in metres and URDF link frames.
     """
-    from thermocomp.robot.builtin import BUILTIN_ROBOTS, robot_dir
+    from thermocomp.io.robots import BUILTIN_ROBOTS, robot_dir
 
     if robot not in BUILTIN_ROBOTS:
         return None
@@ -129,7 +129,7 @@ def builtin_geometry(robot: str) -> RobotGeometry | None:
     :func:`thermocomp.inertia.builtin.builtin_link_contents`), the links carry
     them, so PyBullet simulates with them; kinematics is unaffected.
     """
-    from thermocomp.robot.builtin import robot_dir
+    from thermocomp.io.robots import robot_dir
 
     folder = builtin_mesh_dir(robot)
     if folder is None:
@@ -391,7 +391,7 @@ def robot_file_geometry(chain: Chain, path: PathLike, cache_dir: PathLike, robot
 
     Its ``<visual>`` and ``<collision>`` meshes (``package://`` URIs resolved,
     :mod:`thermocomp.io.robot_files`) placed in the link frames
-    (:func:`thermocomp.robot.export.robot_file_link_meshes`). PyBullet's URDF
+    (:func:`thermocomp.app.export.robot_file_link_meshes`). PyBullet's URDF
     loader does not read COLLADA reliably: a ``.dae`` visual is converted to
     OBJ with trimesh (pycollada) into ``cache_dir``, its colours dropped. The
     collision meshes are collided as convex pieces, like the built-in
@@ -399,7 +399,7 @@ def robot_file_geometry(chain: Chain, path: PathLike, cache_dir: PathLike, robot
     """
     import dataclasses
 
-    from thermocomp.robot.export import robot_file_link_meshes
+    from thermocomp.app.export import robot_file_link_meshes
 
     found = robot_file_link_meshes(Path(path), chain, robot_options)
     if not found:

@@ -56,7 +56,7 @@ class PoseCheck:
     def __init__(self, chain: Chain, *, robot: str | PathLike | None = None, robot_options=None,
                  clearance: float = 0.0) -> None:
         from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES
-        from thermocomp.robot.builtin import BUILTIN_ROBOTS
+        from thermocomp.io.robots import BUILTIN_ROBOTS
         from thermocomp.simulators.pybullet.client import open_client
         from thermocomp.simulators.pybullet.collision import (
             close_by_design,

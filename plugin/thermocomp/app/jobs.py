@@ -1,11 +1,11 @@
-"""The application layer of a compensation: open the job, bind robot and table, run, report.
+"""The frame of a compensation job: open the job, bind robot and table, run, report.
 
 Both sources of ``thermocomp compensate`` go through :func:`run_job`: a targets
-CSV (:func:`thermocomp.pipeline.run_compensation`) and a robot program
-(:func:`thermocomp.programs.compensate_program`). It declares every input and
+CSV (:func:`thermocomp.app.targets.run_compensation`) and a robot program
+(:func:`thermocomp.app.program.compensate_program`). It declares every input and
 output in one :class:`~thermocomp.io.job.Job` and checks them before any work
 (docs/jobs.md), loads the robot and binds its deformation table and time law
-(:func:`thermocomp.prepare.robot_and_table`), hands both to the source's own
+(:func:`thermocomp.app.prepare.robot_and_table`), hands both to the source's own
 work, and commits the outputs all or none. Each source's report is a
 :class:`Report`; a run whose rows or points failed (and failures were not
 allowed) raises the one :class:`CompensationFailed`, carrying that report.
@@ -19,19 +19,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from thermocomp._typing import PathLike
+from thermocomp.app.prepare import RobotAndTable, robot_and_table
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ThermocompError
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
-from thermocomp.prepare import RobotAndTable, robot_and_table
-from thermocomp.robot.builtin import robot_file
+from thermocomp.io.robots import robot_file
 from thermocomp.robot.chain import Chain
 
 
 class Report:
-    """What one compensation run did: the base of :class:`~thermocomp.pipeline.CompensationReport` (targets)
-    and :class:`~thermocomp.programs.ProgramReport` (a robot program).
+    """What one compensation run did: the base of :class:`~thermocomp.app.targets.CompensationReport` (targets)
+    and :class:`~thermocomp.app.program.ProgramReport` (a robot program).
 
     Attributes
     ----------
@@ -91,7 +91,7 @@ def run_job(robot: str | PathLike | Chain, deformation: PathLike | DeformationTa
     Parameters
     ----------
     robot, deformation, options, robot_options, convention, joint_objects
-        As :func:`thermocomp.prepare.robot_and_table` (the robot file, the
+        As :func:`thermocomp.app.prepare.robot_and_table` (the robot file, the
         table file, ``--joint-objects`` and ``--time-law`` are declared as
         inputs).
     work

@@ -2,7 +2,8 @@
 
 The file form (millimetres and degrees) is read by
 :func:`thermocomp.io.measurements_csv.read_measurements_csv`; this is the
-validated, SI form the numerical core takes.
+validated, SI form it gives and the calibration (:mod:`thermocomp.calibration`) takes: io's plain data, as
+:class:`~thermocomp.io.recording_csv.Recording` is the dynamics'.
 """
 
 from __future__ import annotations
@@ -95,4 +96,28 @@ class Measurements:
         )
 
 
-__all__ = ["Measurements"]
+#: How far past a joint limit a measured angle may be [rad] (a controller's rounding of an angle at its limit).
+LIMIT_SLACK = 1e-9
+
+
+def check_within_limits(meas: Measurements, lower: FloatArray, upper: FloatArray, option: str = "--measurements") -> None:
+    """Refuse a measurement whose joint angles leave the robot's limits ``lower``, ``upper`` ``(n,)`` [rad]: the
+    robot was never there (q1 = 720 deg was fitted as if it had been), naming the file, line and column.
+
+    Raises
+    ------
+    InputError
+        The first such angle: ``source``, its line, the column ``q<j>_deg``, the joint's limits in degrees.
+    """
+    q = np.asarray(meas.q, dtype=float)
+    bad = (q < np.asarray(lower) - LIMIT_SLACK) | (q > np.asarray(upper) + LIMIT_SLACK)
+    if not bad.any():
+        return
+    i, j = (int(k) for k in np.argwhere(bad)[0])
+    row = int(meas.line[i]) if meas.line is not None else None
+    raise InputError(f"{option}: expected joint {j + 1}'s angle within its limits {np.degrees(lower[j]):g} .. "
+                     f"{np.degrees(upper[j]):g} deg, got {np.degrees(q[i, j]):g} deg ({int(bad.sum())} angle(s) "
+                     "outside the limits in all)", path=meas.source, row=row, column=f"q{j + 1}_deg")
+
+
+__all__ = ["LIMIT_SLACK", "Measurements", "check_within_limits"]

@@ -2,7 +2,7 @@
 
 Each command used to load its robot, read its table and check the two
 against each other in its own words. They now all start here
-(:mod:`thermocomp.pipeline`, the robot programs, the PyBullet and
+(:mod:`thermocomp.app.targets`, the robot programs, the PyBullet and
 CoppeliaSim commands, the calibration campaigns):
 
 * :func:`load_chain` loads the robot once (a built-in name, a table CSV, a
@@ -30,7 +30,7 @@ from thermocomp.errors import ConfigurationError
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions, robot_file_inputs
-from thermocomp.robot.builtin import load_robot
+from thermocomp.io.robots import load_robot
 from thermocomp.robot.chain import Chain
 
 #: How a deformation table is applied: as seed 002's Tables 6-7 read it, or as the authors' CoppeliaSim script did.
@@ -76,6 +76,10 @@ def bind_law(chain: Chain, table: DeformationTable, options: CompensationOptions
     if convention == "table":
         return table, options
     from thermocomp.deformation.coppeliasim_convention import authors_law
+    from thermocomp.io.robots import builtin_joint_objects
+
+    if R_world_joint is None:  # a built-in scene robot's own joint objects (irb140-paper-scene)
+        R_world_joint = builtin_joint_objects(chain.name, chain.n_joints)
 
     table, time_law = authors_law(chain, table, options.time_law, R_world_joint)
     return table, replace(options, time_law=time_law)

@@ -18,14 +18,15 @@ import numpy as np
 
 from thermocomp._typing import PathLike
 from thermocomp.dynamics.excitation import Excitation, ExcitationOptions, design_excitation
+from thermocomp.dynamics.friction import FrictionTable
 from thermocomp.dynamics.identify import Identification, IdentifyOptions, identify
 from thermocomp.dynamics.report import TorqueCheck, check_torques, report_text
+from thermocomp.dynamics.urdf_parameters import UrdfParameters
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.recording_csv import Recording, read_recording_csv, write_recording_csv
 from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, RobotFileOptions
-from thermocomp.io.urdf_inertials import UrdfParameters
-from thermocomp.robot.builtin import robot_file
+from thermocomp.io.robots import robot_file
 from thermocomp.robot.chain import Chain
 
 #: Largest trajectory a command generates (samples): 2 million rows of 6 joints are about 300 MB of CSV and
@@ -105,12 +106,19 @@ def run_excite(chain: Chain, options: ExcitationOptions, rate: float, out: PathL
         return excitation, text
 
 
+def _friction_table(path: PathLike | None, n: int):
+    """The friction CSV ``path`` (``--friction``) as the dynamics' table (friction and armature), or ``None``."""
+    from thermocomp.io.friction_csv import read_friction_csv
+
+    return FrictionTable.from_columns(read_friction_csv(path, n)) if path else None
+
+
 def robot_file_inertials(robot: PathLike, options: RobotFileOptions | None = None, what: str = "(identified)",
                          option: str = "--robot") -> UrdfParameters:
     """The chain and inertials of a ``.urdf`` or ``.xacro`` robot file
-    (:func:`~thermocomp.io.urdf_inertials.read_urdf_parameters`); another file or a built-in name is refused,
+    (:func:`~thermocomp.dynamics.urdf_parameters.read_urdf_parameters`); another file or a built-in name is refused,
     naming ``option`` and ``what`` inertials it should carry."""
-    from thermocomp.io.urdf_inertials import read_urdf_parameters
+    from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
 
     expected = f"expected a {' or '.join(ROBOT_FILE_SUFFIXES)} robot file carrying the {what} inertials"
     path = robot_file(robot, option)
@@ -127,7 +135,6 @@ def run_simulate_recording(truth: PathLike, trajectory: PathLike, out: PathLike,
     """Play ``trajectory`` on PyBullet with the ``truth`` robot file (and friction CSV) and write what the drives
     report; ``robot_options``: its base and tip links, xacro arguments, ROS packages."""
     from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
-    from thermocomp.io.friction_csv import read_friction_csv
 
     files = robot_file_inertials(truth, robot_options, "true", "--truth").description.files()
     with _job({"--truth": truth, "--trajectory": trajectory, "--friction": friction}, {"--out": out}, files) as job:
@@ -135,7 +142,7 @@ def run_simulate_recording(truth: PathLike, trajectory: PathLike, out: PathLike,
         if motion.qd is None or motion.qdd is None:
             raise InputError("expected the columns qd<i>_rad_s and qdd<i>_rad_s2 (a trajectory from thermocomp excite)",
                              path=str(trajectory))
-        table = read_friction_csv(friction, motion.n_joints) if friction else None
+        table = _friction_table(friction, motion.n_joints)
         with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed),
                             robot_options=robot_options) as robot:
             if robot.chain.n_joints != motion.n_joints:
@@ -159,7 +166,6 @@ def run_simulate_disturbance(truth: PathLike, controllers: PathLike, out: PathLi
     from thermocomp.dynamics.controller import disturbance_torques
     from thermocomp.dynamics.simulate import DRIVE_DAMPING, DriveOptions, SimulatedRobot
     from thermocomp.io.controllers_csv import read_controllers_csv
-    from thermocomp.io.friction_csv import read_friction_csv
 
     if not (math.isfinite(duration) and duration > 0 and math.isfinite(rate) and rate > 0):
         raise ConfigurationError(f"--duration-s, --rate-hz: expected > 0, got {duration!r}, {rate!r}")
@@ -170,7 +176,7 @@ def run_simulate_disturbance(truth: PathLike, controllers: PathLike, out: PathLi
         chain = info.chain
         n = chain.n_joints
         Kp, Ti = read_controllers_csv(controllers, n)
-        table = read_friction_csv(friction, n) if friction else None
+        table = _friction_table(friction, n)
         with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed),
                             robot_options=robot_options) as robot:
             centre = np.clip(np.zeros(n), chain.lower, chain.upper) if pose is None else np.asarray(pose, dtype=float)
@@ -204,32 +210,77 @@ class IdentifyRun:
         return self.own.success and (self.validation is None or self.validation.success)
 
 
+def _read_torques(path: PathLike, n: int, gains: PathLike | None) -> Recording:
+    """A recording's torques: as recorded, or with ``gains`` (a drive gains CSV, ``--gains``) its motor currents
+    ``i<k>_A`` times the gains."""
+    if gains is None:
+        return read_recording_csv(path, n)
+    from thermocomp.io.drive_gains_csv import read_drive_gains_csv
+
+    k = read_drive_gains_csv(gains, n)
+    rec = read_recording_csv(path, n, currents=True)
+    return Recording(time=rec.time, q=rec.q, tau=rec.current * k, qd=rec.qd, qdd=rec.qdd, source=rec.source,
+                     current=rec.current)
+
+
+def run_drive_gains(robot: PathLike, unloaded: PathLike, loaded: PathLike, payload_mass: float, *,
+                    out: PathLike | None = None, report: PathLike | None = None,
+                    options: IdentifyOptions | None = None, robot_options: RobotFileOptions | None = None) -> str:
+    """Drive gains from two recordings of motor currents, without and with a payload of ``payload_mass`` [kg]
+    (:func:`~thermocomp.dynamics.drive_gains.identify_drive_gains`); ``out``: a drive gains CSV. Returns the
+    report text."""
+    from thermocomp.dynamics.drive_gains import identify_drive_gains
+    from thermocomp.io.drive_gains_csv import write_drive_gains_csv
+
+    if not (math.isfinite(payload_mass) and payload_mass > 0):
+        raise ConfigurationError(f"--payload-mass-kg: expected > 0 kg, got {payload_mass!r}")
+    info = robot_file_inertials(robot, robot_options, "reference (CAD)")
+    with _job({"--robot": robot_file(robot), "--recording": unloaded, "--loaded": loaded},
+              {"--out": out, "--report": report}, info.description.files()) as job:
+        n = info.chain.n_joints
+        result = identify_drive_gains(info.chain, read_recording_csv(unloaded, n, currents=True),
+                                      read_recording_csv(loaded, n, currents=True), payload_mass, options)
+        text = result.text(str(unloaded), str(loaded))
+        writes = []
+        if out:
+            writes.append((out, lambda p: write_drive_gains_csv(p, result.gains, (
+                f"identified by thermocomp identify --drive-gains from {unloaded} and {loaded} "
+                f"({payload_mass:g} kg payload)",))))
+        if report:
+            writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
+        _commit(job, writes)
+        return text
+
+
 def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | None = None,
                  friction_out: PathLike | None = None, report: PathLike | None = None,
                  validate: PathLike | None = None, options: IdentifyOptions | None = None,
-                 friction: PathLike | None = None, robot_options: RobotFileOptions | None = None) -> IdentifyRun:
+                 friction: PathLike | None = None, robot_options: RobotFileOptions | None = None,
+                 gains: PathLike | None = None) -> IdentifyRun:
     """Identify from ``recording`` starting from the robot file ``robot`` (``.urdf`` or ``.xacro``, read with
     ``robot_options``); write the identified URDF, friction and report.
 
     The outputs are written whether the identification succeeds or not (the
     report says which, as softMC's IDNT file does); all or none. With
     ``friction`` (a friction CSV, e.g. Step 3's) the friction is held fixed
-    and only the inertial parameters are identified (seed 000, Step 5).
+    and only the inertial parameters are identified (seed 000, Step 5). With ``gains`` (a drive gains CSV) the
+    recordings give motor currents (``i<k>_A``), turned into torques by the gains.
     """
-    from thermocomp.io.friction_csv import read_friction_csv, write_friction_csv
-    from thermocomp.io.urdf_inertials import urdf_with_parameters
+    from thermocomp.dynamics.urdf_parameters import urdf_with_parameters
+    from thermocomp.io.friction_csv import write_friction_csv
 
     info = robot_file_inertials(robot, robot_options, "reference (CAD)")
-    with _job({"--robot": robot_file(robot), "--recording": recording, "--validate": validate, "--friction": friction},
+    with _job({"--robot": robot_file(robot), "--recording": recording, "--validate": validate, "--friction": friction,
+               "--gains": gains},
               {"--urdf-out": urdf_out, "--friction-out": friction_out, "--report": report},
               info.description.files()) as job:
         chain = info.chain
-        rec = read_recording_csv(recording, chain.n_joints)
-        fixed = read_friction_csv(friction, chain.n_joints) if friction else None
+        rec = _read_torques(recording, chain.n_joints, gains)
+        fixed = _friction_table(friction, chain.n_joints)
         result = identify(chain, rec, info.parameters, options or IdentifyOptions(), attached=info.attached,
                           friction=fixed)
         own = check_torques(result, rec, data=result.data, mask=result.mask)
-        validation = check_torques(result, read_recording_csv(validate, chain.n_joints)) if validate else None
+        validation = check_torques(result, _read_torques(validate, chain.n_joints, gains)) if validate else None
         text = report_text(result, own, validation, source=str(recording), validation_source=str(validate or ""))
         if info.notes:
             text += "\nnotes on the input URDF:\n" + "\n".join(f"  {note}" for note in info.notes) + "\n"
@@ -239,8 +290,8 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
             writes.append((urdf_out, lambda p: p.write_text(urdf_text, encoding="utf-8")))
         if friction_out:
             writes.append((friction_out, lambda p: write_friction_csv(
-                p, result.friction, (f"identified by thermocomp identify from {recording} (Coulomb and viscous; Fs = Fc)"
-                                     if fixed is None else f"held fixed from {friction}",))))
+                p, result.friction, (f"identified by thermocomp identify from {recording} (Coulomb and viscous; Fs = Fc; "
+                                     "armature: reflected rotor inertia)" if fixed is None else f"held fixed from {friction}",))))
         if report:
             writes.append((report, lambda p: p.write_text(text, encoding="utf-8")))
         _commit(job, writes)
@@ -252,7 +303,7 @@ def _reference(robot: PathLike | str, options: RobotFileOptions | None):
     built-in robot (its CAD inertials)."""
     from thermocomp.dynamics.parameters import robot_parameters
     from thermocomp.inertia.builtin import builtin_inertials
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.io.robots import load_robot
 
     path = robot_file(robot)
     if path is None:  # a built-in robot (a variant has no inertials: builtin_inertials says so)
@@ -269,13 +320,20 @@ def _reference(robot: PathLike | str, options: RobotFileOptions | None):
 def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rate: float, report: PathLike | None = None,
                    pose: tuple[float, ...] | None = None, speeds: tuple[float, ...] | None = None,
                    span: float | None = None, hold: float = 10.0, seed: int = 0,
-                   robot_options: RobotFileOptions | None = None) -> str:
+                   robot_options: RobotFileOptions | None = None,
+                   pose_check: Callable[[Chain], contextlib.AbstractContextManager] | None = None) -> str:
     """The trajectory of seed 000's Step 2 (``static``: poses for the explicit formulas, each held ``hold`` s) or
-    Step 3 (``constant-speed``: symmetric runs of each joint about ``pose``); returns the report text."""
+    Step 3 (``constant-speed``: symmetric runs of each joint about ``pose``); returns the report text.
+
+    ``pose_check(chain)`` (``static`` only, required there) opens the check that a pose stands above the floor and
+    clear of the robot itself: a context manager giving a callable ``check(q) -> bool`` with a ``source`` (what
+    drew the robot). The command line gives PyBullet's,
+    :class:`thermocomp.simulators.pybullet.poses.PoseCheck`: a simulator is an interface, above this floor.
+    """
     from thermocomp.dynamics.friction_runs import ConstantSpeedOptions, constant_speed_trajectory
     from thermocomp.dynamics.static_step import plan_static_poses, static_trajectory
     from thermocomp.io.robot_files import robot_file_inputs
-    from thermocomp.robot.builtin import load_robot
+    from thermocomp.io.robots import load_robot
 
     if experiment == "static":
         chain, cad, fixed, files = _reference(robot, robot_options)
@@ -286,9 +344,9 @@ def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rat
             if not (math.isfinite(rate) and rate > 0 and math.isfinite(hold) and hold > 0):
                 raise ConfigurationError(f"--rate-hz, --hold-s: expected > 0, got {rate!r}, {hold!r}")
             _check_samples(chain.n_joints * hold * rate, "--hold-s x --rate-hz")
-            from thermocomp.simulators.pybullet.poses import PoseCheck
-
-            with PoseCheck(chain, robot=robot, robot_options=robot_options) as check:
+            if pose_check is None:
+                raise ConfigurationError("the static experiment needs a pose check (pose_check: PyBullet's PoseCheck)")
+            with pose_check(chain) as check:
                 poses = plan_static_poses(chain, cad, np.random.default_rng(seed), fixed=fixed, admissible=check)
             trajectory = static_trajectory(chain, poses, hold, rate)
             text = (f"Static poses for seed 000 Step 2 ({chain.name}): {len(poses)} poses held {hold:.3g} s each, "
@@ -380,12 +438,11 @@ def run_feedforward(robot: PathLike, trajectory: PathLike, out: PathLike, *, fri
     """Feed-forward torques (softMC's additive torque command) of ``trajectory`` with the robot file's inertials and
     ``friction``; written as a recording CSV (``time_s, q, tau, qd, qdd``)."""
     from thermocomp.dynamics.feedforward import feedforward_torques
-    from thermocomp.io.friction_csv import read_friction_csv
 
     info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot_file(robot), "--trajectory": trajectory, "--friction": friction}, {"--out": out},
               info.description.files()) as job:
-        table = read_friction_csv(friction, info.chain.n_joints) if friction else None
+        table = _friction_table(friction, info.chain.n_joints)
         motion = read_recording_csv(trajectory, info.chain.n_joints, torques=False)
         result = feedforward_torques(info.chain, info.parameters, table, motion)
         _commit(job, [(out, lambda p: write_recording_csv(p, result, (f"feed-forward torques of {trajectory} with "
@@ -400,17 +457,16 @@ def run_collisions(robot: PathLike, recording: PathLike, options, *, friction: P
     from thermocomp.dynamics.collision import detect_collisions
     from thermocomp.dynamics.identify import IdentifyOptions, prepare
     from thermocomp.dynamics.regressor import regressor
-    from thermocomp.io.friction_csv import read_friction_csv
 
     info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot_file(robot), "--recording": recording, "--friction": friction}, {"--out": out},
               info.description.files()) as job:
-        table = read_friction_csv(friction, info.chain.n_joints) if friction else None
+        table = _friction_table(friction, info.chain.n_joints)
         rec = read_recording_csv(recording, info.chain.n_joints)
         data = prepare(rec, IdentifyOptions())
         predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
         if table is not None:
-            predicted = predicted + table.torque(data.qd)
+            predicted = predicted + table.drive_torque(data.qd, data.qdd)
         result = detect_collisions(data.tau_raw, predicted, data.qd, options)
         t = rec.time[data.dropped:data.dropped + data.q.shape[0]]
         rows = np.flatnonzero(result.flags.any(axis=1))
@@ -442,18 +498,17 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
     from thermocomp.dynamics.identify import IdentifyOptions, prepare
     from thermocomp.dynamics.payload import identify_payload, with_payload
     from thermocomp.dynamics.regressor import regressor
-    from thermocomp.io.friction_csv import read_friction_csv
-    from thermocomp.io.urdf_inertials import urdf_with_parameters
+    from thermocomp.dynamics.urdf_parameters import urdf_with_parameters
 
     info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot_file(robot), "--recording": recording, "--friction": friction},
               {"--urdf-out": urdf_out, "--report": report}, info.description.files()) as job:
-        table = read_friction_csv(friction, info.chain.n_joints) if friction else None
+        table = _friction_table(friction, info.chain.n_joints)
         rec = read_recording_csv(recording, info.chain.n_joints)
         data = prepare(rec, IdentifyOptions())
         predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
         if table is not None:
-            predicted = predicted + table.torque(data.qd)
+            predicted = predicted + table.drive_torque(data.qd, data.qdd)
         est = identify_payload(info.chain, data.q, data.qd, data.qdd, data.tau_raw, predicted)
         text = est.text()
         writes = []
@@ -470,6 +525,7 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
         return text
 
 
-__all__ = ["IdentifyRun", "excitation_report", "robot_file_inertials", "run_excite", "run_experiment", "run_identify",
+__all__ = ["IdentifyRun", "excitation_report", "run_drive_gains",
+           "robot_file_inertials", "run_excite", "run_experiment", "run_identify",
            "run_identify_step", "run_simulate_disturbance", "run_simulate_recording", "run_feedforward", "run_collisions",
            "run_payload"]

@@ -1,7 +1,7 @@
-"""What an exported robot URDF carries besides its kinematics: meshes and inertials per link.
+"""``thermocomp robot export``: a robot, optionally deformed, as URDF or table-form CSV, with meshes and inertials.
 
-:func:`export_link_contents` gathers, for ``thermocomp robot export --with-meshes --inertials FILE``
-(:func:`thermocomp.pipeline.export_robot`), each link's
+:func:`export_robot` is the job. :func:`export_link_contents` gathers, for ``--with-meshes --inertials FILE``, each
+link's
 :class:`thermocomp.io.urdf.LinkContent` in the table form's link frames (docs/conventions.md):
 
 * meshes: a built-in robot's envelopes (``robots/<name>/meshes``), or a ``.urdf`` / ``.xacro``
@@ -14,12 +14,19 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 
 from thermocomp._typing import PathLike
+from thermocomp.app.jobs import file_of
+from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import InputError
+from thermocomp.io.deformation_csv import read_deformation_csv
+from thermocomp.io.job import Job
+from thermocomp.io.robot_files import RobotFileOptions, robot_file_inputs
+from thermocomp.io.robots import load_robot, robot_file
 from thermocomp.robot.chain import Chain
 
 #: Two descriptions of one robot agree to round-off; a URDF written with ``repr`` floats reproduces them.
@@ -73,7 +80,7 @@ def _meshes(robot: str | PathLike, chain: Chain, robot_options) -> dict[str, dic
     """Per link: ``visual_mesh``, ``collision_mesh``, ``T_link_mesh``, ``mesh_scale`` (LinkContent fields)."""
     from thermocomp.inertia.links import link_names
     from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES
-    from thermocomp.robot.builtin import robot_file
+    from thermocomp.io.robots import robot_file
 
     name = str(robot)
     if robot_file(robot) is None:  # a built-in robot (a variant has no meshes: builtin_mesh_path says so)
@@ -172,7 +179,7 @@ def robot_file_link_inertials(path: PathLike, chain: Chain, robot_options=None) 
     """``LinkInertial`` of ``link1`` .. ``linkn`` of ``chain`` from the ``<inertial>`` elements of a ``.urdf`` / ``.xacro`` file.
 
     The file is read as the dynamics commands read it
-    (:func:`thermocomp.io.urdf_inertials.read_urdf_parameters`, with
+    (:func:`thermocomp.dynamics.urdf_parameters.read_urdf_parameters`, with
     ``robot_options``' packages and links): what moves with each joint, in
     the file's table-form link frames. The file must describe the same
     robot, its base frame possibly elsewhere (a ROS-Industrial UR's
@@ -188,10 +195,10 @@ def robot_file_link_inertials(path: PathLike, chain: Chain, robot_options=None) 
     massless link is left out.
     """
     from thermocomp.dynamics.parameters import inertial_from_parameters
+    from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
     from thermocomp.geometry.rotations import invert_transform
     from thermocomp.inertia.links import LinkInertial
     from thermocomp.inertia.robot import zero_pose_link_frames
-    from thermocomp.io.urdf_inertials import read_urdf_parameters
     from thermocomp.kinematics.fk import fk_matrix
     from thermocomp.kinematics.model import nominal_model
 
@@ -223,4 +230,76 @@ def robot_file_link_inertials(path: PathLike, chain: Chain, robot_options=None) 
         R = T[:3, :3]
         out[link] = LinkInertial(link=link, mass=theirs.mass, com=R @ theirs.com + T[:3, 3],
                                  inertia=R @ theirs.inertia @ R.T, source=src)
+    return out
+
+
+def export_robot(
+    robot: str | Chain,
+    out: PathLike,
+    *,
+    deformation: PathLike | DeformationTable | None = None,
+    fraction: float = 1.0,
+    composition: str = "table",
+    robot_options: RobotFileOptions | None = None,
+    with_meshes: bool = False,
+    inertials: PathLike | None = None,
+) -> Path:
+    """Write a robot, optionally deformed, as URDF (``.urdf``) or table-form CSV (``.csv``).
+
+    A deformed robot can only be written as URDF (the table form has no
+    place for angular deviations); its joint positions are model angles.
+    ``fraction`` is the share of the table applied: finite, 0 to 1 (a
+    minute of a linear ramp; more would extrapolate the measured table).
+    Both forms keep the home configuration (the CSV's ``home_deg``, the
+    URDF's ``<thermocomp><home .../></thermocomp>``), so the robot read back
+    solves a program on the same configuration branch. A URDF can also carry
+    the robot's meshes (``with_meshes``: a built-in robot's envelopes, a
+    robot file's own visual and collision meshes) and link inertials
+    (``inertials``: an inertia CSV or the URDF of ``thermocomp inertia
+    --out``), :func:`export_link_contents`.
+
+    Raises
+    ------
+    InputError
+        A bad input file or output path (naming ``--out``), a ``fraction``
+        outside 0..1 (naming ``--fraction``); nothing is written.
+    """
+    from thermocomp.deformation.apply import deformed_model
+    from thermocomp.io.chain_csv import chain_csv_text
+    from thermocomp.io.urdf import urdf_text
+    from thermocomp.kinematics.model import nominal_model
+
+    if not (math.isfinite(fraction) and 0.0 <= fraction <= 1.0):
+        raise InputError(f"--fraction: expected a share of the table from 0 to 1, got {fraction!r}")
+    with Job() as job:
+        job.input(robot_file(robot), "--robot")
+        job.input(file_of(deformation), "--deformation")
+        job.input(inertials, "--inertials")
+        out = job.output(out, "--out")
+        job.check()
+        suffix = out.suffix.lower()
+        if suffix not in (".urdf", ".csv"):
+            raise InputError(f"--out: expected an output ending in .urdf or .csv, got {out.name!r}", path=str(out))
+        if suffix == ".csv" and (with_meshes or inertials is not None):
+            raise InputError("--out: meshes and inertials are carried by a URDF only; choose an output ending in "
+                             ".urdf", path=str(out))
+        if deformation is not None and suffix != ".urdf":
+            raise InputError("--out: a deformed robot is written as URDF only; choose an output ending in .urdf",
+                             path=str(out))
+        chain = robot if isinstance(robot, Chain) else load_robot(robot, robot_options)
+        job.inputs(robot_file_inputs(robot, robot_options), "--robot")
+        links = None if isinstance(robot, Chain) else export_link_contents(
+            robot, chain, with_meshes=with_meshes, inertials=inertials, robot_options=robot_options)
+        if deformation is None:
+            if suffix == ".csv":
+                text = chain_csv_text(chain, comments=(f"{chain.name} in the table form of seed 002, Table 7",))
+            else:
+                text = urdf_text(nominal_model(chain), robot_name=chain.name, links=links)
+        else:
+            table = (deformation if isinstance(deformation, DeformationTable)
+                     else read_deformation_csv(deformation, n_joints=chain.n_joints))
+            text = urdf_text(deformed_model(chain, table, fraction, composition), robot_name=f"{chain.name}_deformed",
+                             links=links)
+        job.write_text(out, text)
+        job.commit()
     return out

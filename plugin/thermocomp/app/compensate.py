@@ -1,10 +1,11 @@
 """What ``thermocomp compensate`` runs: one source (a targets CSV or a robot program), or many programs.
 
-:func:`compensate_source` is the one call of the command line for both
-sources: a targets CSV goes to :func:`thermocomp.pipeline.run_compensation`,
-a robot program to :func:`thermocomp.programs.compensate_program`; both run
-through the application layer (:func:`thermocomp.application.run_job`) and
-return a :class:`~thermocomp.application.Report`.
+:func:`compensate_source` runs one :class:`CompensationJob` (every option, its combinations checked once):
+the one call of the command line for both sources. A targets CSV goes to
+:func:`thermocomp.app.targets.run_compensation`, a robot program to
+:func:`thermocomp.app.program.compensate_program`; both run
+through the application layer (:func:`thermocomp.app.jobs.run_job`) and
+return a :class:`~thermocomp.app.jobs.Report`.
 
 :func:`compensate_programs` compensates many programs into one folder
 (``--program a.mod b.mod ... --out-dir DIR``), over ``jobs`` processes: each
@@ -23,62 +24,118 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.application import CompensationFailed, Report, file_of
+from thermocomp._workers import end_with_parent
+from thermocomp.app.jobs import CompensationFailed, Report, file_of
+from thermocomp.app.targets import run_compensation
 from thermocomp.compensation.compensate import CompensationOptions, ProgressCallback
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError, ThermocompError
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
-from thermocomp.pipeline import run_compensation
-from thermocomp.robot.builtin import robot_file
+from thermocomp.io.robots import robot_file
 from thermocomp.robot.chain import Chain
 
 if TYPE_CHECKING:  # the programs' modules (lark, the grammars) load with a program's run only
-    from thermocomp.programs.compensate import ProgramOptions, ProgramReport
+    from thermocomp.app.program import ProgramReport
+    from thermocomp.programs.options import ProgramOptions
 
 
-def compensate_source(robot: str | PathLike | Chain, deformation: PathLike | DeformationTable, *,
-                      targets: PathLike | None = None, program: PathLike | None = None, out: PathLike | None = None,
-                      options: CompensationOptions | None = None, program_options: ProgramOptions | None = None,
-                      allow_failures: bool = False, plot: PathLike | None = None, results: PathLike | None = None,
-                      report: PathLike | None = None, progress: ProgressCallback | None = None,
-                      robot_options: RobotFileOptions | None = None, convention: str = "table",
-                      joint_objects: PathLike | None = None, fixed_orientation: FloatArray | None = None) -> Report:
-    """Compensate ``targets`` (a CSV) or ``program`` (RAPID, URScript): exactly one of the two.
+@dataclass(frozen=True)
+class CompensationJob:
+    """One run of ``thermocomp compensate``: a targets CSV or a robot program, with every option, checked once.
 
-    ``program_options``, ``results`` and ``report`` serve a program; ``convention``, ``joint_objects`` and
-    ``fixed_orientation`` serve targets. The other parameters are those of
-    :func:`~thermocomp.pipeline.run_compensation` and :func:`~thermocomp.programs.compensate_program`.
+    The combinations of options are checked here, when the job is made, and nowhere else: the command line
+    builds a job from what it parsed, the Python API from its arguments.
+
+    Parameters
+    ----------
+    robot
+        Built-in name, robot file, or a :class:`Chain`.
+    deformation
+        The paper's deformation CSV or a :class:`DeformationTable`.
+    targets, program
+        The source: a targets CSV (or a :class:`~thermocomp.compensation.targets.Targets`), or a RAPID /
+        URScript program. Exactly one.
+    out
+        The results CSV (targets) or the compensated program; ``None`` writes nothing.
+    options
+        Time law, solver settings; ``minutes`` serves targets only (the program's time form is in
+        ``program_options``).
+    minutes_given
+        Whether the minutes were asked for (``--minutes``): refused with a program.
+    program_options, results, report
+        A program's own options and outputs (:class:`~thermocomp.programs.options.ProgramOptions`, the results
+        CSV, the program report).
+    convention, joint_objects, fixed_orientation
+        Targets only: the authors' CoppeliaSim convention and its joint objects, the orientation of
+        position-only targets ``(3, 3)``.
+    allow_failures, plot, robot_options
+        As :func:`thermocomp.app.targets.run_compensation` and :func:`thermocomp.app.program.compensate_program`.
 
     Raises
     ------
     ConfigurationError
-        Neither or both sources, or an option of the other source.
+        Neither or both sources, or an option of the other source (naming the options as typed).
+    """
+
+    robot: str | PathLike | Chain
+    deformation: PathLike | DeformationTable
+    targets: PathLike | None = None
+    program: PathLike | None = None
+    out: PathLike | None = None
+    options: CompensationOptions | None = None
+    minutes_given: bool = False
+    program_options: ProgramOptions | None = None
+    results: PathLike | None = None
+    report: PathLike | None = None
+    convention: str = "table"
+    joint_objects: PathLike | None = None
+    fixed_orientation: FloatArray | None = None
+    allow_failures: bool = False
+    plot: PathLike | None = None
+    robot_options: RobotFileOptions | None = None
+
+    def __post_init__(self) -> None:
+        if self.program is not None:
+            misplaced = [flag for flag, used in (("--targets", self.targets is not None),
+                                                 ("--minutes", self.minutes_given),
+                                                 ("--convention", self.convention != "table"),
+                                                 ("--joint-objects", self.joint_objects is not None),
+                                                 ("--orientation-euler-xyz-deg", self.fixed_orientation is not None))
+                         if used]
+            if misplaced:
+                raise ConfigurationError(f"{', '.join(misplaced)} cannot be combined with --program (the program gives "
+                                         "the targets; --at-minute, --timed or --time-indexed give the time)")
+            return
+        if self.targets is None:
+            raise ConfigurationError("one of --targets or --program is required")
+        misplaced = [flag for flag, used in (("--program-output etc.", self.program_options is not None),
+                                             ("--results", self.results is not None),
+                                             ("--program-report", self.report is not None)) if used]
+        if misplaced:
+            raise ConfigurationError(f"{', '.join(misplaced)}: expected with --program only")
+
+
+def compensate_source(job: CompensationJob, progress: ProgressCallback | None = None) -> Report:
+    """Run ``job``: its targets through :func:`~thermocomp.app.targets.run_compensation`, or its program through
+    :func:`~thermocomp.app.program.compensate_program`; ``progress(rows_done, rows_total)`` hears of the rows.
+
+    Raises
+    ------
     InputError, CompensationFailed
         As the source's function: nothing is written.
     """
-    if (targets is None) == (program is None):
-        raise ConfigurationError("one of --targets or --program is required")
-    if program is None:
-        misplaced = [flag for flag, used in (("--program-output etc.", program_options is not None),
-                                             ("--results", results is not None),
-                                             ("--program-report", report is not None)) if used]
-        if misplaced:
-            raise ConfigurationError(f"{', '.join(misplaced)}: expected with --program only")
-        return run_compensation(robot, deformation, targets, out, plot=plot, options=options,
-                                fixed_orientation=fixed_orientation, allow_failures=allow_failures, progress=progress,
-                                convention=convention, robot_options=robot_options, joint_objects=joint_objects)
-    misplaced = [flag for flag, used in (("--convention", convention != "table"),
-                                         ("--joint-objects", joint_objects is not None),
-                                         ("--orientation-euler-xyz-deg", fixed_orientation is not None)) if used]
-    if misplaced:
-        raise ConfigurationError(f"{', '.join(misplaced)} cannot be combined with --program (the program gives the "
-                                 "targets; --at-minute, --timed or --time-indexed give the time)")
-    from thermocomp.programs.compensate import compensate_program
+    if job.program is None:
+        return run_compensation(job.robot, job.deformation, job.targets, job.out, plot=job.plot, options=job.options,
+                                fixed_orientation=job.fixed_orientation, allow_failures=job.allow_failures,
+                                progress=progress, convention=job.convention, robot_options=job.robot_options,
+                                joint_objects=job.joint_objects)
+    from thermocomp.app.program import compensate_program  # (lark, the grammars: a program's run only)
 
-    return compensate_program(robot, deformation, program, out, options=options, program_options=program_options,
-                              allow_failures=allow_failures, results=results, report=report, progress=progress,
-                              robot_options=robot_options, plot=plot)
+    return compensate_program(job.robot, job.deformation, job.program, job.out, options=job.options,
+                              program_options=job.program_options, allow_failures=job.allow_failures,
+                              results=job.results, report=job.report, progress=progress,
+                              robot_options=job.robot_options, plot=job.plot)
 
 
 
@@ -146,17 +203,25 @@ def program_files(programs: list[PathLike]) -> list[Path]:
     Raises
     ------
     InputError
-        A folder holding no robot program (naming ``--program``).
+        A folder holding no robot program, or a name with a program's extension that is no regular file (a FIFO,
+        a link to a device or to nothing, a folder: they were skipped without a word), naming ``--program``.
     """
-    from thermocomp.programs.compensate import URSCRIPT_SUFFIXES
     from thermocomp.programs.rapid import RAPID_SUFFIXES
+    from thermocomp.programs.read import URSCRIPT_SUFFIXES
 
     suffixes = RAPID_SUFFIXES + URSCRIPT_SUFFIXES  # a folder's robot programs, by extension
     found: list[Path] = []
     for item in programs:
         path = Path(item)
         if path.is_dir():
-            inside = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in suffixes)
+            named = [p for p in path.iterdir() if p.suffix.lower() in suffixes]
+            odd = [p for p in named if not p.is_file()]
+            if odd:
+                raise InputError(f"--program: expected robot programs (regular files) in the folder, got "
+                                 f"{', '.join(f'{p.name} ({_kind(p)})' for p in sorted(odd)[:5])}"
+                                 f"{f' and {len(odd) - 5} more' if len(odd) > 5 else ''}: remove or rename them",
+                                 path=str(path))
+            inside = sorted(named)
             if not inside:
                 raise InputError(f"--program: expected robot programs ({', '.join(suffixes)}) in the folder, "
                                  "found none", path=str(path))
@@ -166,13 +231,23 @@ def program_files(programs: list[PathLike]) -> list[Path]:
     return found
 
 
+def _kind(path: Path) -> str:
+    """What the name ``path`` is when it is not a regular file, for a message."""
+    from thermocomp.io.job import file_kind
+
+    if path.is_symlink():
+        target = os.readlink(path)
+        return f"a link to {target}" + ("" if path.exists() else ", which does not exist")
+    return file_kind(path.stat().st_mode)
+
+
 def compensate_programs(robot: str | PathLike, deformation: PathLike, programs: list[PathLike], out_dir: PathLike, *,
                         options: CompensationOptions | None = None, program_options: ProgramOptions | None = None,
                         allow_failures: bool = False, robot_options: RobotFileOptions | None = None,
                         jobs: int = 1) -> list[ProgramOutcome]:
     """Compensate every program of ``programs`` (files, or folders of them) into ``out_dir``, under its own name.
 
-    Each program is compensated as :func:`~thermocomp.programs.compensate_program` does, all or none: one that
+    Each program is compensated as :func:`~thermocomp.app.program.compensate_program` does, all or none: one that
     fails or is refused is not written, and the others still are. Every output is checked before any work
     (never over an input, never two programs to one name); the programs written appear together at the end
     (an interrupted run writes none).
@@ -180,7 +255,7 @@ def compensate_programs(robot: str | PathLike, deformation: PathLike, programs: 
     Parameters
     ----------
     robot, deformation, options, program_options, allow_failures, robot_options
-        As :func:`~thermocomp.programs.compensate_program`, for every program.
+        As :func:`~thermocomp.app.program.compensate_program`, for every program.
     programs
         Program files and folders (a folder's files with a robot program's extension).
     out_dir
@@ -250,7 +325,7 @@ class _Task:
 
 def _compensate_one(task: _Task) -> tuple[ProgramOutcome, dict[Path, Path]]:
     """Compensate one program into its own job; its outcome, and its written temporaries for the batch's job."""
-    from thermocomp.programs.compensate import compensate_program
+    from thermocomp.app.program import compensate_program
 
     with Job() as job:
         try:
@@ -278,7 +353,9 @@ def _in_processes(job: Job, tasks: list[_Task], jobs: int) -> list[ProgramOutcom
     temporary is known to ``job``, which then removes them all.
     """
     context = multiprocessing.get_context("spawn")  # (fork copies numba's and BLAS's threads mid-state)
-    with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
+    # the workers end with this process, even killed hard (their temporaries carry its id: the next run removes them)
+    with concurrent.futures.ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context,
+                                                initializer=end_with_parent, initargs=(os.getpid(),)) as pool:
         futures = [pool.submit(_in_worker, task) for task in tasks]
         adopted: set[int] = set()
         try:
@@ -306,4 +383,4 @@ def _in_worker(task: _Task) -> tuple[ProgramOutcome, dict[Path, Path]]:
         return _compensate_one(task)
 
 
-__all__ = ["STATUSES", "ProgramOutcome", "compensate_programs", "compensate_source", "program_files"]
+__all__ = ["STATUSES", "CompensationJob", "ProgramOutcome", "compensate_programs", "compensate_source", "program_files"]

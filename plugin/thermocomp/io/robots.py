@@ -1,6 +1,7 @@
-"""Built-in robots, each a table-form CSV under the repository's ``robots/<name>/``.
+"""The robots ``--robot`` names: the built-in robots (each a table-form CSV under the repository's
+``robots/<name>/``) and robot files (a table or DH CSV, a URDF, a xacro), read into a :class:`Chain`.
 
-The folder is installed with the package as ``thermocomp._robots`` (see
+The built-in folder is installed with the package as ``thermocomp._robots`` (see
 pyproject.toml), so ``load_robot("irb140")`` works from any install.
 """
 
@@ -116,10 +117,11 @@ def load_robot(name: str | PathLike, options: RobotFileOptions | None = None) ->
     path = robot_file(name)
     if path is not None and path.suffix.lower() in ROBOT_FILE_SUFFIXES:
         return load_robot_file(path, options)
-    if options is not None and (options.chooses_links or options.xacro_args):
+    if options is not None and (options.chooses_links or options.xacro_args or options.package_paths):
         given = [flag for flag, used in (("--base-link", options.base_link is not None),
                                          ("--tip-link", options.tip_link is not None),
-                                         ("--xacro-arg", bool(options.xacro_args))) if used]
+                                         ("--xacro-arg", bool(options.xacro_args)),
+                                         ("--package-path", bool(options.package_paths))) if used]
         raise InputError(f"{', '.join(given)}: only for a .urdf or .xacro robot file, got robot {str(name)!r} "
                          "(a built-in robot or a table has one chain)")
     if path is not None:  # a .csv

@@ -1,8 +1,8 @@
-"""Files in, files out: the compensation of a robot program from paths.
+"""The job of a targets CSV: files in, the results CSV (and a plot) out, a report.
 
-This is the one library call behind ``thermocomp compensate``; it composes the
+:func:`run_compensation` is the library call behind ``thermocomp compensate --targets``; it composes the
 readers, the pure core (:func:`thermocomp.compensation.compensate`) and the
-chunked, atomic results writer. From Python::
+chunked, atomic results writer, through :func:`thermocomp.app.jobs.run_job`. From Python::
 
     import thermocomp
     report = thermocomp.run_compensation("irb140", "deformations/exaggerated.csv",
@@ -13,7 +13,6 @@ chunked, atomic results writer. From Python::
 from __future__ import annotations
 
 import itertools
-import math
 import queue
 import threading
 import time
@@ -24,7 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.application import CompensationFailed, Declared, Report, file_of, run_job
+from thermocomp.app.jobs import CompensationFailed, Declared, Report, file_of, run_job
+from thermocomp.app.prepare import RobotAndTable
 from thermocomp.compensation.compensate import (
     MAX_KEPT_ROWS,
     MAX_ROWS,
@@ -39,13 +39,10 @@ from thermocomp.compensation.compensate import (
 from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError
-from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import ResultsWriter
-from thermocomp.io.robot_files import RobotFileOptions, robot_file_inputs
+from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.targets_csv import iter_targets_csv, read_targets_frame
-from thermocomp.prepare import RobotAndTable
-from thermocomp.robot.builtin import load_robot, robot_file
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
 
@@ -243,7 +240,7 @@ def run_compensation(
         Results CSV. ``None``: write nothing.
     plot
         PNG of the errors and corrections per minute
-        (:func:`thermocomp.plotting.plot_png`), or ``None``.
+        (:func:`thermocomp.app.plotting.plot_png`), or ``None``.
     options
         Time law (a per-minute law such as the authors'
         :class:`~thermocomp.deformation.coppeliasim_convention.AuthorsIncrements`
@@ -293,7 +290,7 @@ def run_compensation(
                                   fixed_orientation=fixed_orientation, allow_failures=allow_failures, keep=keep,
                                   progress=progress)
         if plot is not None:
-            from thermocomp.plotting import plot_png
+            from thermocomp.app.plotting import plot_png
 
             job.write_bytes(plot, plot_png(report.summary, title=report.headline(), where="--plot"))
         return report
@@ -445,76 +442,3 @@ def _timed(items: Iterator[Targets], phases: dict[str, float], name: str) -> Ite
         if item is None:
             return
         yield item
-
-
-def export_robot(
-    robot: str | Chain,
-    out: PathLike,
-    *,
-    deformation: PathLike | DeformationTable | None = None,
-    fraction: float = 1.0,
-    composition: str = "table",
-    robot_options: RobotFileOptions | None = None,
-    with_meshes: bool = False,
-    inertials: PathLike | None = None,
-) -> Path:
-    """Write a robot, optionally deformed, as URDF (``.urdf``) or table-form CSV (``.csv``).
-
-    A deformed robot can only be written as URDF (the table form has no
-    place for angular deviations); its joint positions are model angles.
-    ``fraction`` is the share of the table applied: finite, 0 to 1 (a
-    minute of a linear ramp; more would extrapolate the measured table).
-    Both forms keep the home configuration (the CSV's ``home_deg``, the
-    URDF's ``<thermocomp><home .../></thermocomp>``), so the robot read back
-    solves a program on the same configuration branch. A URDF can also carry
-    the robot's meshes (``with_meshes``: a built-in robot's envelopes, a
-    robot file's own visual and collision meshes) and link inertials
-    (``inertials``: an inertia CSV or the URDF of ``thermocomp inertia
-    --out``), :func:`thermocomp.robot.export.export_link_contents`.
-
-    Raises
-    ------
-    InputError
-        A bad input file or output path (naming ``--out``), a ``fraction``
-        outside 0..1 (naming ``--fraction``); nothing is written.
-    """
-    from thermocomp.deformation.apply import deformed_model
-    from thermocomp.io.chain_csv import chain_csv_text
-    from thermocomp.io.urdf import urdf_text
-    from thermocomp.kinematics.model import nominal_model
-    from thermocomp.robot.export import export_link_contents
-
-    if not (math.isfinite(fraction) and 0.0 <= fraction <= 1.0):
-        raise InputError(f"--fraction: expected a share of the table from 0 to 1, got {fraction!r}")
-    with Job() as job:
-        job.input(robot_file(robot), "--robot")
-        job.input(file_of(deformation), "--deformation")
-        job.input(inertials, "--inertials")
-        out = job.output(out, "--out")
-        job.check()
-        suffix = out.suffix.lower()
-        if suffix not in (".urdf", ".csv"):
-            raise InputError(f"--out: expected an output ending in .urdf or .csv, got {out.name!r}", path=str(out))
-        if suffix == ".csv" and (with_meshes or inertials is not None):
-            raise InputError("--out: meshes and inertials are carried by a URDF only; choose an output ending in "
-                             ".urdf", path=str(out))
-        if deformation is not None and suffix != ".urdf":
-            raise InputError("--out: a deformed robot is written as URDF only; choose an output ending in .urdf",
-                             path=str(out))
-        chain = robot if isinstance(robot, Chain) else load_robot(robot, robot_options)
-        job.inputs(robot_file_inputs(robot, robot_options), "--robot")
-        links = None if isinstance(robot, Chain) else export_link_contents(
-            robot, chain, with_meshes=with_meshes, inertials=inertials, robot_options=robot_options)
-        if deformation is None:
-            if suffix == ".csv":
-                text = chain_csv_text(chain, comments=(f"{chain.name} in the table form of seed 002, Table 7",))
-            else:
-                text = urdf_text(nominal_model(chain), robot_name=chain.name, links=links)
-        else:
-            table = (deformation if isinstance(deformation, DeformationTable)
-                     else read_deformation_csv(deformation, n_joints=chain.n_joints))
-            text = urdf_text(deformed_model(chain, table, fraction, composition), robot_name=f"{chain.name}_deformed",
-                             links=links)
-        job.write_text(out, text)
-        job.commit()
-    return out

@@ -14,20 +14,20 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import PathLike
+from thermocomp.app.prepare import load_chain
 from thermocomp.calibration.identify import CalibrationOptions
-from thermocomp.calibration.measurements import Measurements
 from thermocomp.calibration.observability import PoseSuggestion, suggest_poses
 from thermocomp.calibration.report import calibration_text
 from thermocomp.calibration.timefit import Calibration, TimeFitOptions, calibrate
 from thermocomp.calibration.validate import Validation, plot_validation, validate
-from thermocomp.errors import ConfigurationError
+from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.deformation_csv import write_deformation_csv
 from thermocomp.io.job import Job
+from thermocomp.io.measurements import Measurements, check_within_limits
 from thermocomp.io.measurements_csv import read_measurements_csv
 from thermocomp.io.robot_files import RobotFileOptions
+from thermocomp.io.robots import robot_file
 from thermocomp.io.timelaw_file import LAW_FILE_BEGINS, time_law_path, write_time_law
-from thermocomp.prepare import load_chain
-from thermocomp.robot.builtin import robot_file
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,7 +153,15 @@ def run_calibration(
         chain = load_chain(robot, robot_options, job=job)  # (a robot file's includes: checked at commit)
         meas = read_measurements_csv(measurements, chain.n_joints)
         held = read_measurements_csv(validate_with, chain.n_joints) if validate_with is not None else None
-        cal = calibrate(chain, meas, options, time)
+        check_within_limits(meas, chain.lower, chain.upper, "--measurements")
+        if held is not None:
+            check_within_limits(held, chain.lower, chain.upper, "--validate")
+        try:
+            cal = calibrate(chain, meas, options, time)
+        except np.linalg.LinAlgError as exc:  # what the bounds of the options and files still let through
+            raise InputError(f"--measurements: the calibration is numerically singular with these measurements and "
+                             f"options ({exc}): more poses, spread wider, or a larger --sigma-mm", path=meas.source) \
+                from exc
         ok = cal.failure is None
         validation = validate(chain, cal, held, options.composition) if held is not None and ok else None
         suggestion = None

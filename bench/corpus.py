@@ -1,0 +1,239 @@
+"""Run ``thermocomp compensate`` on a corpus of real robot programs and tabulate what happened (issue 35, item 5).
+
+A corpus is a folder holding ``SOURCES.csv`` and the programs it lists under ``rapid/`` and
+``urscript/`` (with the other modules of each RAPID task beside them). Each row of
+``SOURCES.csv`` says how the program was classed by reading it before running anything:
+
+- ``takes``: every motion's target, tool and work object has one value known before the
+  program runs; a careful tool compensates it.
+- ``runtime``: some motion's data differ from pass to pass or come from inputs, sockets,
+  files or counters; a careful tool refuses it, naming that data and its line.
+- ``other-robot``: not a problem of the built-in robots' kinematics (targets far out of reach
+  of every built-in robot, external axes, several robots in one station).
+
+and which robot (``robot``), other modules (``modules``, ``;``-separated file names in the
+same folder) and entry routine (``entry``) to use. Each program is compensated in a fresh
+process with ``--deformation deformations/exaggerated.csv`` into a temporary folder, with a
+timeout, and its outcome is one of:
+
+- ``compensated``: exit 0; for an ``other-robot`` program also exit 2 (read and followed to
+  the end, its points honestly reported as not compensated: the reader did its job);
+- ``points failed``: exit 2 for a ``takes`` or ``runtime`` program (read, but some points
+  could not be compensated);
+- ``refused clearly``: exit 1 with a message that names the program file and a line
+  (``FILE, line N`` or ``FILE:N``) and no traceback, for a ``runtime`` or ``other-robot``
+  program;
+- ``refused wrongly``: a ``takes`` program refused (exit 1), any refusal that names no line,
+  any traceback, or any other exit status;
+- ``hung``: the timeout passed.
+
+The script prints one table (class x outcome) and the ``takes`` programs that were not
+compensated, and the ``runtime`` programs that were, each with the first line of the
+message. ``--json FILE`` also writes one record per program.
+
+Run: ``.venv/bin/python bench/corpus.py [--extra /work/corpus_extra] [--timeout 20] [--jobs 2]``.
+With no corpus given it reads ``tests/data/programs_corpus`` when that folder holds programs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+DEFORMATION = REPO / "deformations" / "exaggerated.csv"
+#: The corpus kept beside the tests: its SOURCES.csv always, the programs where their licence allows.
+DEFAULT_CORPUS = REPO / "tests" / "data" / "programs_corpus"
+CLASSES = ("takes", "runtime", "other-robot")
+OUTCOMES = ("compensated", "points failed", "refused clearly", "refused wrongly", "hung")
+#: A message names the program's line: "prog.mod, line 14: ..." or "prog.mod:14: ...".
+_NAMES_LINE = re.compile(r"\.(?:mod|modx|prg|sys|script|urscript)(?:, line \d+|:\d+)", re.IGNORECASE)
+_TRACEBACK = "Traceback (most recent call last)"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One program of a corpus, as its SOURCES.csv row describes it."""
+
+    program: Path
+    klass: str
+    robot: str
+    modules: tuple[Path, ...]
+    entry: str
+    repository: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Result:
+    """What one run of ``thermocomp compensate`` did with one program."""
+
+    file: str
+    klass: str
+    robot: str
+    outcome: str
+    exit_status: int | None
+    seconds: float
+    traceback: bool
+    names_line: bool
+    message: str
+
+
+def read_corpus(folder: Path) -> list[Entry]:
+    """The programs a corpus folder's SOURCES.csv lists whose files are present.
+
+    Parameters
+    ----------
+    folder : Path
+        A folder holding ``SOURCES.csv`` and ``rapid/``, ``urscript/`` with the programs.
+
+    Returns
+    -------
+    list of Entry
+        In the order of SOURCES.csv; rows whose program file is absent are left out.
+    """
+    sources = folder / "SOURCES.csv"
+    if not sources.is_file():
+        raise SystemExit(f"corpus.py: expected {sources}, got no such file")
+    entries = []
+    with sources.open(newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            if row["class"] not in CLASSES:
+                raise SystemExit(f"corpus.py: {sources}: expected a class in {CLASSES}, got {row['class']!r}")
+            lang_dir = folder / row["language"]
+            program = lang_dir / row["file"]
+            if not program.is_file():
+                continue
+            modules = tuple(lang_dir / m for m in row["modules"].split(";") if m)
+            entries.append(Entry(program, row["class"], row["robot"], modules, row["entry"],
+                                 row["repository"], row["note"]))
+    return entries
+
+
+def command(entry: Entry, out_dir: Path) -> list[str]:
+    """The ``thermocomp compensate`` command line for one program."""
+    exe = Path(sys.executable).with_name("thermocomp")
+    cmd = [str(exe), "compensate", "--robot", entry.robot, "--deformation", str(DEFORMATION),
+           "--program", str(entry.program), "--out", str(out_dir / entry.program.name), "--no-progress"]
+    for module in entry.modules:
+        cmd += ["--module", str(module)]
+    if entry.entry and entry.entry.lower() != "main":
+        cmd += ["--entry", entry.entry]
+    return cmd
+
+
+def classify(klass: str, exit_status: int | None, stderr: str) -> str:
+    """The outcome of one run (see the module's docstring for the rules)."""
+    if exit_status is None:
+        return "hung"
+    if _TRACEBACK in stderr:
+        return "refused wrongly"
+    if exit_status == 0:
+        return "compensated"
+    if exit_status == 2:
+        return "compensated" if klass == "other-robot" else "points failed"
+    if exit_status == 1 and klass != "takes" and _NAMES_LINE.search(stderr):
+        return "refused clearly"
+    return "refused wrongly"
+
+
+def first_lines(stderr: str, count: int = 2) -> str:
+    """The first ``count`` lines of the error a run printed (the last line of a traceback, if any)."""
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    if _TRACEBACK in stderr and lines:
+        return lines[-1][:300]
+    start = next((i for i, ln in enumerate(lines) if "error" in ln.lower()), 0)
+    return " | ".join(ln[:300] for ln in lines[start:start + count])
+
+
+def run_one(entry: Entry, timeout_s: float) -> Result:
+    """Compensate one program in a fresh process and class what happened."""
+    with tempfile.TemporaryDirectory(prefix="corpus_") as tmp:
+        start = time.perf_counter()
+        try:
+            proc = subprocess.run(command(entry, Path(tmp)), capture_output=True, text=True,
+                                  timeout=timeout_s, cwd=REPO, errors="replace")
+            status, stderr = proc.returncode, proc.stderr
+        except subprocess.TimeoutExpired as exc:
+            status = None
+            stderr = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+        seconds = time.perf_counter() - start
+    return Result(entry.program.name, entry.klass, entry.robot, classify(entry.klass, status, stderr), status,
+                  round(seconds, 2), _TRACEBACK in stderr, bool(_NAMES_LINE.search(stderr)),
+                  first_lines(stderr) if status != 0 else "")
+
+
+def run_all(entries: list[Entry], timeout_s: float, jobs: int = 1) -> list[Result]:
+    """Compensate every program, ``jobs`` at once (each in its own process), in the entries' order."""
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(lambda e: run_one(e, timeout_s), entries))
+
+
+def table(results: list[Result]) -> str:
+    """The class x outcome table, as text."""
+    width = max(len(o) for o in OUTCOMES)
+    head = f"{'class':<12}" + "".join(f"{o:>{width + 2}}" for o in OUTCOMES) + f"{'total':>8}"
+    rows = [head]
+    for klass in (*CLASSES, "all"):
+        mine = [r for r in results if klass in ("all", r.klass)]
+        counts = [sum(r.outcome == o for r in mine) for o in OUTCOMES]
+        rows.append(f"{klass:<12}" + "".join(f"{c:>{width + 2}}" for c in counts) + f"{len(mine):>8}")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the corpus and print its table; the exit status is 0 (the table is the result)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpus", type=Path, action="append", default=[],
+                        help="a corpus folder (SOURCES.csv, rapid/, urscript/); repeatable")
+    parser.add_argument("--extra", type=Path, action="append", default=[],
+                        help="another corpus folder, e.g. /work/corpus_extra; repeatable")
+    parser.add_argument("--timeout", type=float, default=20.0, help="seconds one program may take (default 20)")
+    parser.add_argument("--jobs", type=int, default=1, help="programs run at once (default 1)")
+    parser.add_argument("--only", default="", help="run only the programs whose file name contains this text")
+    parser.add_argument("--json", type=Path, help="also write one record per program here")
+    args = parser.parse_args(argv)
+    if args.timeout <= 0 or args.jobs < 1:
+        parser.error(f"expected --timeout > 0 and --jobs >= 1, got {args.timeout} and {args.jobs}")
+    folders = args.corpus + args.extra
+    if not folders:
+        folders = [DEFAULT_CORPUS]
+    entries = [e for folder in folders for e in read_corpus(folder) if args.only in e.program.name]
+    if not entries:
+        print(f"corpus.py: no programs found in {', '.join(map(str, folders))}", file=sys.stderr)
+        return 1
+    results = run_all(entries, args.timeout, args.jobs)
+    print(f"{len(results)} programs, timeout {args.timeout:g} s, deformation {DEFORMATION.name}\n")
+    print(table(results))
+    wrong_takes = [r for r in results if r.klass == "takes" and r.outcome != "compensated"]
+    if wrong_takes:
+        print(f"\n'takes' programs not compensated ({len(wrong_takes)}):")
+        for r in wrong_takes:
+            print(f"  {r.outcome:<16} {r.file}\n      {r.message}")
+    taken_runtime = [r for r in results if r.klass == "runtime" and r.outcome != "refused clearly"]
+    if taken_runtime:
+        print(f"\n'runtime' programs not refused clearly ({len(taken_runtime)}):")
+        for r in taken_runtime:
+            print(f"  {r.outcome:<16} {r.file}\n      {r.message}")
+    others = [r for r in results if r.klass == "other-robot" and r.outcome not in ("compensated", "refused clearly")]
+    if others:
+        print(f"\n'other-robot' programs neither followed nor refused clearly ({len(others)}):")
+        for r in others:
+            print(f"  {r.outcome:<16} {r.file}\n      {r.message}")
+    if args.json:
+        args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

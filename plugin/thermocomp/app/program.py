@@ -1,0 +1,396 @@
+"""The job of a robot program: RAPID or URScript in, the same program with corrected targets out, and a report.
+
+:func:`compensate_program` is the one library call behind ``thermocomp
+compensate --program``: it declares and checks the files (:func:`thermocomp.app.jobs.run_job`), reads the
+program (:func:`~thermocomp.programs.read.read_checked`), finds the nominal configuration of every point
+(:mod:`~thermocomp.programs.compensate`), estimates when each motion runs (:mod:`~thermocomp.programs.timing`),
+compensates the points with the core (:func:`thermocomp.compensation.compensate`), writes the program
+(:mod:`~thermocomp.programs.compensate`, :mod:`~thermocomp.programs.indexed`), checks it
+(:mod:`~thermocomp.programs.feasibility`) and reports. Every output is written all or none. docs/programs.md.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from thermocomp._gc import paused
+from thermocomp._typing import PathLike
+from thermocomp.app.jobs import CompensationFailed, Declared, Report, file_of, run_job
+from thermocomp.app.prepare import RobotAndTable
+from thermocomp.compensation.compensate import (
+    CompensationChunk,
+    CompensationOptions,
+    CompensationSummary,
+    ProgressCallback,
+    _phase_progress,
+    announce_phase,
+)
+from thermocomp.compensation.targets import Targets
+from thermocomp.deformation.table import DeformationTable
+from thermocomp.errors import InputError
+from thermocomp.io.job import Job
+from thermocomp.io.results_csv import results_writer
+from thermocomp.io.robot_files import RobotFileOptions
+from thermocomp.kinematics.ik import Status
+from thermocomp.programs.compensate import (
+    check_joint_targets_within_limits,
+    confdata_notes,
+    keep_joint_targets,
+    nominal_configurations,
+    point_names,
+    point_poses,
+    rounding_bound,
+    solve,
+    timed_targets,
+    write_snapshot,
+)
+from thermocomp.programs.feasibility import MotionRow
+from thermocomp.programs.model import (
+    tcp_poses,
+)
+from thermocomp.programs.options import ProgramOptions
+from thermocomp.programs.read import language_of, read_checked, suffixes_of
+from thermocomp.programs.timing import Timing, estimate_timing
+from thermocomp.robot.chain import Chain
+
+#: The phases of :func:`compensate_program`, as :attr:`ProgramReport.phase_seconds` lists them.
+PHASES = ("reading", "nominal configurations", "timing", "solving", "checks", "writing")
+
+
+@dataclass
+class ProgramReport(Report):
+    """What :func:`compensate_program` did."""
+
+    program: str
+    language: str
+    robot: str
+    deformation: str
+    output: str
+    time_form: str
+    out: Path | None
+    n_motions: int
+    n_points: int
+    n_changed_texts: int
+    summary: CompensationSummary
+    timing: Timing
+    rounding_position: float = 0.0
+    rounding_angle: float = 0.0
+    rounding_bound: float = 0.0
+    reach: float = 0.0
+    written_bytes: int = 0
+    rows: Sequence[MotionRow] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    feasibility: list[str] = field(default_factory=list)
+    #: Wall time of each phase [s], in order: reading the program, nominal configurations, timing, solving,
+    #: checks (feasibility), writing (the program's text; the files are committed after).
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+    #: The plot asked for (``--plot``), as given.
+    plot: PathLike | None = None
+    #: The files the run wrote, once they are all committed (:func:`thermocomp.app.jobs.run_job`).
+    written: list[Path] = field(default_factory=list)
+
+    def closing_lines(self) -> list[str]:
+        return [] if self.plot is None else [f"wrote {self.plot}"]
+
+    def warnings(self) -> list[str]:
+        return [f"{len(self.unsupported)} construct(s) left as written, not compensated"] if self.unsupported else []
+
+    def failure_text(self) -> str:
+        lines = [f"{len(self.failed)} point(s) of {self.program} could not be compensated:"]
+        lines += [f"  {f}" for f in self.failed[:20]]
+        if len(self.failed) > 20:
+            lines.append(f"  ... and {len(self.failed) - 20} more")
+        lines.append("Nothing was written. Rerun with --allow-failures to write the program with those targets "
+                     "left as they were.")
+        return "\n".join(lines)
+
+    def text(self) -> str:
+        t = self.timing
+        s = self.summary
+        lines = [
+            f"{self.language} program {self.program}: {self.n_motions} motions, {self.n_points} points; robot "
+            f"{self.robot}; deformation {self.deformation}",
+            f"time: {self.time_form}",
+            f"timing estimate: cycle {t.estimated_cycle_s:.3g} s"
+            + (f", rescaled to {t.cycle_s:.6g} s" if t.cycle_s != t.estimated_cycle_s else "")
+            + f"; {t.cycles} cycle(s), {t.total_min:.4g} min",
+            f"output: {self.output}; {self.n_changed_texts} target text(s) changed",
+        ]
+        if s.n_rows:
+            lines.append(f"solves: {s.n_rows:,}, " + ", ".join(f"{v:,} {k}" for k, v in s.status_counts.items() if v)
+                         + f"; largest residual {s.max_position_error * 1e3:.3g} mm, "
+                         f"{np.degrees(s.max_orientation_error):.3g} deg")
+            lines.append(f"uncompensated, the deformed robot would miss by up to {s.uncompensated_max_position * 1e3:.4g} mm"
+                         f" and {np.degrees(s.uncompensated_max_angle):.4g} deg")
+        lines.append(
+            f"rounding of the written numbers (32-bit, as the controller stores them): up to "
+            f"{self.rounding_position * 1e3:.3g} mm and {np.degrees(self.rounding_angle):.3g} deg at the TCP "
+            f"(bound at the program's reach {self.reach * 1e3:.0f} mm: {self.rounding_bound * 1e3:.3g} mm)"
+        )
+        if self.output == "joints":
+            lines.append("note: joint targets change the interpolation of linear and circular moves (MoveL/MoveC, "
+                         "movel/movep/movec): the robot moves joint-interpolated between the targets")
+        for title, items in (("unsupported (left as written)", self.unsupported), ("notes", self.notes),
+                             ("failed (left as written)", self.failed), ("feasibility", self.feasibility)):
+            if items:
+                lines.append(f"{title}:")
+                lines += [f"  {x}" for x in items[:50]]
+                if len(items) > 50:
+                    lines.append(f"  ... and {len(items) - 50} more")
+        if self.phase_seconds:
+            lines.append("phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in self.phase_seconds.items()))
+        if self.out is not None:
+            lines.append(f"wrote {self.out} ({self.written_bytes:,} bytes)")
+        return "\n".join(lines)
+
+    def csv_text(self) -> str:
+        """One row per motion: motion, source line, minute, what changed and by how much, findings."""
+        out = [REPORT_CSV_HEAD]
+        for r in self.rows:
+            findings = "; ".join(r.findings).replace('"', '""')
+            out.append(f"{r.motion},{r.instruction},{r.line},{r.minute_first:.6g},{r.minute_last:.6g},"
+                       f"{r.change_mm:.6g},{r.change_deg:.6g},{r.joint_change_deg:.6g},{r.status},\"{findings}\"")
+        return "\n".join(out) + "\n"
+
+
+#: The first line of the program report's CSV (``report.csv`` beside ``--program-report report.txt``).
+REPORT_CSV_HEAD = ("motion,instruction,line,minute_first,minute_last,change_mm,change_deg,joint_change_deg,status,"
+                   "findings")
+
+
+def compensate_program(
+    robot: str | Chain,
+    deformation: PathLike | DeformationTable,
+    program: PathLike,
+    out: PathLike | None = None,
+    *,
+    options: CompensationOptions | None = None,
+    program_options: ProgramOptions | None = None,
+    allow_failures: bool = False,
+    results: PathLike | None = None,
+    report: PathLike | None = None,
+    progress: ProgressCallback | None = None,
+    robot_options: RobotFileOptions | None = None,
+    plot: PathLike | None = None,
+    job: Job | None = None,
+) -> ProgramReport:
+    """Compensate the robot program ``program`` and write it to ``out``.
+
+    Parameters
+    ----------
+    robot
+        Built-in name or robot file; its tool row must be the flange (the
+        program's tooldata / ``set_tcp`` is the tool); a ``.urdf`` / ``.xacro`` file is read with
+        ``robot_options`` (:mod:`thermocomp.io.robot_files`).
+    deformation
+        The paper's deformation CSV or a :class:`DeformationTable`.
+    program
+        RAPID or URScript file (format from the extension).
+    out
+        The compensated program (same language); ``None`` writes nothing.
+    options
+        Time law and solver settings (``minutes`` is not used: the time form is in ``program_options``).
+    program_options
+        Output form, time form, timing, what to do with unsupported constructs.
+    allow_failures
+        Write even if some points fail (they keep their text, the report lists them).
+    results
+        Also write the results CSV (one row per solve, as the CSV path).
+    report
+        Also write the program report: ``<report>`` as text and ``<report stem>.csv`` one row per motion.
+    plot
+        Also draw the errors and corrections per minute as PNG
+        (:func:`thermocomp.app.plotting.plot_png`), written with the other outputs, all or none.
+    job
+        The :class:`~thermocomp.io.job.Job` of a larger run, which then commits; default a job of its own
+        (:func:`thermocomp.app.jobs.run_job`).
+
+    Raises
+    ------
+    InputError
+        Bad input or an unsupported construct with ``unsupported="refuse"``
+        (every one named with file, line and column); nothing written.
+    CompensationFailed
+        Points failed and ``allow_failures`` is False; nothing written.
+    """
+    popts = ProgramOptions() if program_options is None else program_options
+    language = language_of(program) if isinstance(program, (str, Path)) else None
+    if out is not None and language is not None and Path(out).suffix.lower() not in suffixes_of(language):
+        raise InputError(f"--out: the output must be in the program's language: expected an extension among "
+                         f"{', '.join(suffixes_of(language))}, got {Path(out).suffix!r}", path=str(out))
+    outputs = ProgramOutputs(out=None if out is None else Path(out), results=results, report=report, plot=plot)
+
+    def work(job: Job, bound: RobotAndTable) -> ProgramReport:
+        with paused():  # the program's objects live as long as the job (thermocomp._gc)
+            rep, writes = _compensate_program(bound, program, popts, outputs, allow_failures, progress)
+        for dest, write in writes:
+            job.write_with(dest, write)
+        return rep
+
+    files = Declared(inputs=[(file_of(program), "--program"), *((m, "--module") for m in popts.rapid.modules)],
+                     outputs=[(out, "--out"), (results, "--results"), (report, "--program-report"),
+                              (outputs.report_csv, "--program-report (its CSV)", REPORT_CSV_HEAD.encode(),
+                               "a program report CSV"),
+                              (plot, "--plot")])
+    return run_job(robot, deformation, work, files, options=options, robot_options=robot_options, job=job)
+
+
+@dataclass(frozen=True)
+class ProgramOutputs:
+    """The files a program's compensation writes (``None``: not written): the program, the results CSV, the
+    report (text, and its CSV beside it), the plot."""
+
+    out: Path | None = None
+    results: PathLike | None = None
+    report: PathLike | None = None
+    plot: PathLike | None = None
+
+    @property
+    def report_csv(self) -> Path | None:
+        """The report's CSV: the report's name with ``.csv``."""
+        return None if self.report is None else Path(self.report).with_suffix(".csv")
+
+
+class _Phases:
+    """The wall time of each phase of :func:`compensate_program` (:data:`PHASES`), and the progress bar's phase."""
+
+    def __init__(self, progress: ProgressCallback | None) -> None:
+        self.seconds: dict[str, float] = {}
+        self.clock = time.perf_counter()
+        self.progress = progress
+        self.bar = _phase_progress(progress)  # a bar that knows phases (the CLI's --progress), else None
+
+    def start(self, name: str) -> None:
+        announce_phase(self.progress, name, None)
+
+    def end(self, name: str, done: int | None = None, then: str | None = None) -> None:
+        """Phase ``name`` ended (``done`` rows, drawn as finished), ``then`` starts."""
+        now = time.perf_counter()
+        self.seconds[name] = self.seconds.get(name, 0.0) + now - self.clock
+        self.clock = now
+        if self.bar is not None and done is not None:
+            self.bar(done, done)
+        if then is not None:
+            self.start(then)
+
+
+def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramOptions, outputs: ProgramOutputs,
+                        allow_failures: bool, progress: ProgressCallback | None):
+    """The work of :func:`compensate_program`: returns the report and ``(destination, write)`` pairs."""
+    chain, table, options = bound.chain, bound.table, bound.options
+    phases = _Phases(progress)
+    phases.start("reading")
+    prog = read_checked(program, popts, phases.bar)
+    m = len(prog.columns.run.text)
+    poses = point_poses(chain, prog.columns)
+    phases.end("reading", m, then="nominal configurations")
+    q_nominal, nominal_status = nominal_configurations(chain, prog, poses, options)
+    phases.end("nominal configurations", m)
+    timing = estimate_timing(chain, prog, poses.T_world_tcp, q_nominal, popts.timing)
+    phases.end("timing", then="solving")
+    # joint targets are home and via positions: left as written unless asked (ProgramOptions.joint_targets)
+    kept = poses.is_joint if popts.joint_targets == "keep" else np.zeros(m, dtype=bool)
+    if popts.joint_targets == "compensate":
+        check_joint_targets_within_limits(chain, prog, poses.is_joint, q_nominal)
+    rows = np.flatnonzero(~kept)  # the core's points
+    core_program, run_options, time_form = timed_targets(prog, poses, q_nominal, timing, options, popts, rows)
+    solved = solve(chain, table, core_program, run_options, q_nominal, nominal_status, rows,
+                    indexed=popts.indexed_minutes is not None, keep_chunks=outputs.results is not None,
+                    progress=progress)
+    joint_notes = keep_joint_targets(chain, prog, poses, q_nominal, kept, solved)
+    rep = ProgramReport(program=prog.path, language=prog.language, robot=chain.name, deformation=table.source,
+                        output=popts.output, time_form=time_form, out=outputs.out, n_motions=len(prog.columns.run.instruction),
+                        n_points=m, n_changed_texts=0, summary=solved.summary, timing=timing, plot=outputs.plot)
+    rep.unsupported = [f.text(prog.path) for f in prog.unsupported]
+    rep.notes = [f.text(prog.path) for f in prog.notes] + joint_notes
+    run = prog.columns.run
+    failed = np.flatnonzero(solved.status != Status.CONVERGED)
+    rep.failed = [f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
+                  f"{Status(int(solved.status[i])).label}" for i in failed]
+    if failed.size and not allow_failures:
+        rep.out = None  # nothing is written: its text must not say "wrote"
+        raise CompensationFailed(rep)
+
+    from thermocomp.programs import feasibility
+
+    # the TCP poses of the versions, which the checks and the snapshot writer both read
+    R_tcp, p_tcp = tcp_poses(solved.R_checked, solved.p_checked, poses.T_flange_tcp)
+    phases.end("solving", then="checks")  # (collecting the chunks' joints)
+    rep.rows, rep.feasibility = feasibility.check_program(chain, prog, poses, q_nominal, solved.q_checked, timing,
+                                                          solved.status, linear_form=popts.output == "filtered",
+                                                          tcp=(R_tcp, p_tcp))
+    phases.end("checks", len(run.instruction), then="writing")
+    if popts.indexed_minutes is not None:
+        from thermocomp.programs import indexed
+
+        written = indexed.write_indexed(chain, prog, poses, solved.q_checked, solved.minutes, solved.status,
+                                        popts.output, tcp=(R_tcp, p_tcp))
+    else:
+        written = write_snapshot(chain, prog, poses, solved.q_checked[0], solved.status, popts.output,
+                                 tcp=(R_tcp[0], p_tcp[0]))
+        rep.notes += confdata_notes(prog, *written.confdata_changed)
+    rep.n_changed_texts = written.n_changed
+    rep.rounding_position, rep.rounding_angle = written.rounding
+    rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1)))
+    rep.rounding_bound = rounding_bound(rep.reach)
+    rep.written_bytes = len(written.data)
+    phases.end("writing", m)
+    rep.phase_seconds = {k: phases.seconds[k] for k in PHASES}
+    return rep, _writes(rep, written.data, solved.chunks, () if core_program is None else core_program.names,
+                        chain.n_joints, outputs)
+
+
+def program_targets(chain: Chain, program: PathLike, options: CompensationOptions | None = None) -> Targets:
+    """The motion targets of a robot program as the core's :class:`Targets`, in execution order (one cycle).
+
+    Each point is its flange target in the world frame (the program's tool taken off, the robot standing
+    where ``chain.T_world_base`` puts it), with the nominal configuration the controller takes
+    (:func:`nominal_configurations`) as its reference joints, named as in the results CSV of
+    :func:`compensate_program`. What ``thermocomp sim --program`` plays.
+
+    Raises
+    ------
+    InputError
+        As :func:`compensate_program` reading the program (an unsupported construct refused, no motion).
+    """
+    options = CompensationOptions() if options is None else options
+    prog = read_checked(program, ProgramOptions(), None)
+    poses = point_poses(chain, prog.columns)
+    q_nominal, _ = nominal_configurations(chain, prog, poses, options)
+    return Targets(names=point_names(prog), R_world_tcp=poses.T_world_flange[:, :3, :3],
+                   p_world_tcp=poses.T_world_flange[:, :3, 3], q_reference=q_nominal, source=prog.path)
+
+
+def _writes(rep: ProgramReport, data: bytes | np.ndarray, chunks: list[CompensationChunk], names: tuple[str, ...],
+            n_joints: int, outputs: ProgramOutputs) -> list[tuple[PathLike, Callable[[Path], object]]]:
+    """``(destination, write)`` of every output asked for: all drawn before any is written, so all appear
+    together or none (docs/jobs.md)."""
+    writes: list[tuple[PathLike, Callable[[Path], object]]] = []
+    if outputs.out is not None:
+        writes.append((outputs.out, lambda path: Path(path).write_bytes(data)))
+    if outputs.results is not None:
+        def write_results(path: Path) -> None:
+            convention = "quat_wxyz" if rep.language == "rapid" else "rotvec"
+            with results_writer(path, n_joints, convention) as handle:
+                for chunk in chunks:
+                    handle.write(chunk, names)
+        writes.append((outputs.results, write_results))
+    if outputs.report is not None:
+        writes.append((outputs.report, lambda path: Path(path).write_text(rep.text() + "\n", encoding="utf-8")))
+        writes.append((outputs.report_csv, lambda path: Path(path).write_text(rep.csv_text(), encoding="utf-8")))
+    if outputs.plot is not None:
+        from thermocomp.app.plotting import plot_png
+
+        png = plot_png(rep.summary, title=rep.program, where="--plot")
+        writes.append((outputs.plot, lambda path: Path(path).write_bytes(png)))
+    return writes
+
+
+__all__ = ["PHASES", "REPORT_CSV_HEAD", "ProgramOutputs", "ProgramReport", "compensate_program", "program_targets"]

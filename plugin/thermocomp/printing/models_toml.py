@@ -1,0 +1,147 @@
+"""The servo models file (``servo identify --out``, ``servo track --models``): text in, text out.
+
+A TOML file (docs/printing.md)::
+
+    format = "thermocomp-servo-models"
+    version = 1
+    robot = "ur5"
+    rate_hz = 125.0
+    delay_samples = 4
+    orders = [2, 3, ...]            # the orders tried (Table 4-1's columns)
+
+    [[joint]]
+    name = "shoulder_pan_joint"
+    vaf_pct = 99.99                 # the chosen model's VAF on the validation data
+    vaf_by_order_pct = [...]        # Table 4-1's row (nan: an unstable model)
+    A = [[...], ...]                # x(k+1) = A x(k) + B u(k - d), qd(k) = C x(k); rad/s in and out
+    B = [...]
+    C = [...]
+
+Floats are written with ``repr`` (the doubles come back exactly). The app layer reads and writes the file;
+these functions take and give its text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from thermocomp.errors import InputError
+from thermocomp.printing.identification import JointModel, ServoModels
+
+FORMAT = "thermocomp-servo-models"
+VERSION = 1
+_TOP = {"format", "version", "robot", "rate_hz", "delay_samples", "orders", "joint"}
+_JOINT = {"name", "vaf_pct", "vaf_by_order_pct", "A", "B", "C"}
+
+
+def _num(x: float) -> str:
+    x = float(x)
+    return "nan" if math.isnan(x) else repr(x)
+
+
+def _row(values) -> str:
+    return "[" + ", ".join(_num(v) for v in values) + "]"
+
+
+def models_toml_text(models: ServoModels, robot: str, comments: tuple[str, ...] = ()) -> str:
+    """The file's text for ``models`` of ``robot``."""
+    lines = [f"# {c}" for c in comments]
+    lines += [f'format = "{FORMAT}"', f"version = {VERSION}", f"robot = {robot!r}".replace("'", '"'),
+              f"rate_hz = {_num(models.rate_hz)}", f"delay_samples = {models.delay_samples}",
+              "orders = [" + ", ".join(str(n) for n in models.orders) + "]"]
+    for j, (name, model) in enumerate(zip(models.joint_names, models.joints)):
+        lines += ["", "[[joint]]", f'name = "{name}"', f"vaf_pct = {_num(model.vaf_pct)}"]
+        if models.vaf_table.size:
+            lines.append(f"vaf_by_order_pct = {_row(models.vaf_table[j])}")
+        lines.append("A = [" + ", ".join(_row(r) for r in model.A) + "]")
+        lines.append(f"B = {_row(model.B[:, 0])}")
+        lines.append(f"C = {_row(model.C[0])}")
+    return "\n".join(lines) + "\n"
+
+
+def _tomllib():
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib
+
+
+def _matrix(value: object, shape: tuple[int, ...], what: str, src: str) -> np.ndarray:
+    try:
+        a = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{what}: expected numbers, got {value!r}", path=src) from None
+    if a.shape != shape or not np.all(np.isfinite(a)):
+        raise InputError(f"{what}: expected finite numbers of shape {shape}, got shape {a.shape}", path=src)
+    return a
+
+
+def models_from_toml_text(text: str, src: str, joint_names: tuple[str, ...]) -> tuple[ServoModels, str]:
+    """The models in ``text`` (the file ``src``) for a robot with ``joint_names``; and the robot's name in the file.
+
+    Raises
+    ------
+    InputError
+        TOML syntax (line and column), format or version, unknown or missing keys, matrices of the wrong
+        shape, joints that are not the robot's (naming the key).
+    """
+    tomllib = _tomllib()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        where = re.search(r"line (\d+), column (\d+)", str(exc))
+        raise InputError(f"not valid TOML: {exc}", path=src, row=int(where[1]) if where else None,
+                         column=int(where[2]) if where else None) from None
+    if data.get("format") != FORMAT:
+        raise InputError(f'key format: expected "{FORMAT}", got {data.get("format")!r}', path=src)
+    if data.get("version") != VERSION:
+        raise InputError(f"key version: expected {VERSION}, got {data.get('version')!r}", path=src)
+    unknown = sorted(set(data) - _TOP)
+    if unknown:
+        raise InputError(f"unknown keys {unknown}; expected {sorted(_TOP)}", path=src)
+    missing = sorted({"robot", "rate_hz", "delay_samples", "joint"} - set(data))
+    if missing:
+        raise InputError(f"missing keys {missing}", path=src)
+    rate, delay = data["rate_hz"], data["delay_samples"]
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not (math.isfinite(rate) and 0 < rate <= 1000):
+        raise InputError(f"key rate_hz: expected a rate in (0, 1000] Hz, got {rate!r}", path=src)
+    if isinstance(delay, bool) or not isinstance(delay, int) or not 0 <= delay <= 50:
+        raise InputError(f"key delay_samples: expected an integer in [0, 50], got {delay!r}", path=src)
+    orders = data.get("orders", [])
+    if not isinstance(orders, list) or any(isinstance(n, bool) or not isinstance(n, int) for n in orders):
+        raise InputError(f"key orders: expected a list of integers, got {orders!r}", path=src)
+    tables = data["joint"]
+    if not isinstance(tables, list) or [t.get("name") for t in tables] != list(joint_names):
+        names = [t.get("name") for t in tables] if isinstance(tables, list) else tables
+        raise InputError(f"[[joint]] tables: expected the robot's joints {list(joint_names)} in order, got {names}",
+                         path=src)
+    joints, vafs = [], []
+    for t in tables:
+        name = t["name"]
+        bad = sorted(set(t) - _JOINT)
+        if bad:
+            raise InputError(f"joint {name!r}: unknown keys {bad}; expected {sorted(_JOINT)}", path=src)
+        for key in ("A", "B", "C"):
+            if key not in t:
+                raise InputError(f"joint {name!r}: missing key {key!r}", path=src)
+        n = len(t["A"]) if isinstance(t["A"], list) else 0
+        if n < 1:
+            raise InputError(f"joint {name!r} key A: expected a square matrix, got {t['A']!r}", path=src)
+        A = _matrix(t["A"], (n, n), f"joint {name!r} key A", src)
+        B = _matrix(t["B"], (n,), f"joint {name!r} key B", src)
+        C = _matrix(t["C"], (n,), f"joint {name!r} key C", src)
+        if np.max(np.abs(np.linalg.eigvals(A))) >= 1.0:
+            raise InputError(f"joint {name!r} key A: expected a stable model (eigenvalues inside the unit circle), got "
+                             f"a largest magnitude of {np.max(np.abs(np.linalg.eigvals(A))):.6g}", path=src)
+        vaf = t.get("vaf_pct", float("nan"))
+        joints.append(JointModel(A, B, C, float(vaf) if isinstance(vaf, (int, float)) else float("nan")))
+        if "vaf_by_order_pct" in t:
+            vafs.append(np.array(t["vaf_by_order_pct"], dtype=float))
+    table = np.array(vafs) if len(vafs) == len(joints) and all(v.size == len(orders) for v in vafs) else np.zeros((0, 0))
+    models = ServoModels(rate_hz=float(rate), delay_samples=delay, joints=tuple(joints), joint_names=tuple(joint_names),
+                         orders=tuple(orders) if table.size else (), vaf_table=table)
+    return models, str(data["robot"])

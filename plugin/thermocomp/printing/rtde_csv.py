@@ -1,0 +1,90 @@
+"""What UR's RTDE logger recorded of ``servo excite``: its text in, the commands and speeds out.
+
+The columns (docs/printing.md), named as RTDE names its fields, in any order, separated by commas or by
+spaces (the RTDE client's ``record.py`` writes spaces), other columns ignored:
+
+* ``timestamp`` [s];
+* ``target_qd_0`` .. ``target_qd_5``: the commanded joint speeds [rad/s];
+* ``actual_q_0`` .. ``actual_q_5``: the joint angles [rad];
+* ``actual_qd_0`` .. ``actual_qd_5``: the joint speeds [rad/s].
+
+The experiment starts one rest before the first sample with a non-zero command; the rows from there on,
+as many as the experiment has, are its recording. The rows must come at the servo rate (the median
+timestamp step within 5 % of ``1 / rate_hz``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from thermocomp._typing import FloatArray
+from thermocomp.errors import InputError
+
+
+def _columns(n: int) -> list[str]:
+    return (["timestamp"] + [f"target_qd_{j}" for j in range(n)] + [f"actual_q_{j}" for j in range(n)]
+            + [f"actual_qd_{j}" for j in range(n)])
+
+
+def read_rtde_text(text: str, src: str, n_joints: int, rate_hz: float, samples: int,
+                   lead_in: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The commands, angles and speeds of the experiment in an RTDE recording.
+
+    Parameters
+    ----------
+    text, src
+        The file's text and name (for messages).
+    n_joints
+        Joints.
+    rate_hz
+        The servo rate [Hz].
+    samples
+        Samples of the experiment.
+    lead_in
+        Samples of rest before the first command.
+
+    Returns
+    -------
+    u, q, qd
+        ``(samples, n_joints)`` each [rad/s], [rad], [rad/s].
+    """
+    lines = [(i + 1, line) for i, line in enumerate(text.splitlines()) if line.strip() and not line.startswith("#")]
+    if not lines:
+        raise InputError("expected an RTDE recording with a header line, got no lines", path=src)
+    header_line, header = lines[0]
+    sep = "," if "," in header else None
+    names = [c.strip() for c in header.split(sep)]
+    missing = [c for c in _columns(n_joints) if c not in names]
+    if missing:
+        raise InputError(f"expected RTDE columns {', '.join(missing)} (docs/printing.md), got {', '.join(names)}",
+                         path=src, row=header_line)
+    index = [names.index(c) for c in _columns(n_joints)]
+    rows = np.empty((len(lines) - 1, len(index)))
+    for r, (number, line) in enumerate(lines[1:]):
+        cells = [c.strip() for c in line.split(sep)]
+        if len(cells) != len(names):
+            raise InputError(f"expected {len(names)} cells, got {len(cells)}", path=src, row=number)
+        for c, i in enumerate(index):
+            try:
+                rows[r, c] = float(cells[i])
+            except ValueError:
+                raise InputError(f"expected a number, got {cells[i]!r}", path=src, row=number, column=names[i]) from None
+            if not np.isfinite(rows[r, c]):
+                raise InputError(f"expected a finite number, got {cells[i]!r}", path=src, row=number, column=names[i])
+    if rows.shape[0] < 2:
+        raise InputError("expected at least two samples", path=src)
+    step = float(np.median(np.diff(rows[:, 0])))
+    if not abs(step * rate_hz - 1.0) <= 0.05:
+        raise InputError(f"expected samples every {1e3 / rate_hz:.4g} ms (the servo rate {rate_hz:g} Hz), got a median "
+                         f"step of {step * 1e3:.4g} ms: record at the servo rate", path=src)
+    n = n_joints
+    u = rows[:, 1:1 + n]
+    moving = np.flatnonzero(np.any(u != 0.0, axis=1))
+    if moving.size == 0:
+        raise InputError("expected the commands of servo excite, got no non-zero target_qd", path=src)
+    start = int(moving[0]) - lead_in
+    if start < 0 or start + samples > rows.shape[0]:
+        raise InputError(f"expected the whole experiment ({samples} samples from {lead_in} before the first command), "
+                         f"got {rows.shape[0]} samples with the first command at row {moving[0] + 1}", path=src)
+    part = rows[start:start + samples]
+    return part[:, 1:1 + n], part[:, 1 + n:1 + 2 * n], part[:, 1 + 2 * n:1 + 3 * n]

@@ -1,0 +1,129 @@
+"""What a program's compensation writes and for which time: :class:`ProgramOptions`, checked once.
+
+The time forms (a snapshot, ``--timed``, ``--time-indexed``), the output form, the policies for unsupported
+constructs and joint targets, and the minutes of a time-indexed program (:func:`indexed_minutes`).
+docs/programs.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from thermocomp.deformation.timelaw import Static, TimeLaw
+from thermocomp.errors import ConfigurationError
+from thermocomp.programs.rapid import RapidOptions
+from thermocomp.programs.timing import MAX_MINUTES, TimingOptions
+
+OUTPUT_FORMS = ("filtered", "joints")
+UNSUPPORTED_CHOICES = ("refuse", "keep")
+JOINT_TARGET_CHOICES = ("keep", "compensate")
+
+
+@dataclass(frozen=True)
+class ProgramOptions:
+    """What to write and for which time.
+
+    Parameters
+    ----------
+    output
+        ``"filtered"`` (default): every target becomes the pose the nominal
+        controller must be given so the warm robot reaches the true target
+        (RAPID confdata from the corrected joints); ``"joints"``: every
+        target becomes a joint target (``MoveAbsJ`` / ``movej``).
+    at_minute
+        Snapshot: the program compensated for this minute [min]. ``None``
+        and no other time form: the full table (the stabilised robot).
+    timed
+        Each motion compensated at the minute the timing estimate gives it
+        (one cycle: a long single run such as a print).
+    indexed_minutes
+        Time-indexed program: corrections for each of these minutes [min],
+        picked from the controller's clock while it runs (:mod:`~thermocomp.programs.indexed`).
+    timing
+        Cycles, duration, measured cycle time.
+    unsupported
+        ``"refuse"`` (default): a construct that cannot be followed stops
+        the run, nothing written; ``"keep"``: it is left as written, with a warning.
+    rapid
+        How a RAPID program is read: the task's other modules, the entry routine, external routines, the
+        bound on unrolled motions (:class:`~thermocomp.programs.rapid.RapidOptions`; the bound applies to
+        URScript too).
+    joint_targets
+        ``"keep"`` (default): joint targets (``MoveAbsJ``, URScript ``movej``
+        of a joint list: home and via positions) are left as written and
+        listed in the report; ``"compensate"``: compensated as the other
+        targets (their pose is the nominal FK of their joints); one that
+        cannot be (UR's home at full stretch with a growing arm) is then
+        left as written with a note instead of failing the program.
+    """
+
+    output: str = "filtered"
+    at_minute: float | None = None
+    timed: bool = False
+    indexed_minutes: tuple[float, ...] | None = None
+    timing: TimingOptions = TimingOptions()
+    unsupported: str = "refuse"
+    rapid: RapidOptions = RapidOptions()
+    joint_targets: str = "keep"
+
+    def __post_init__(self) -> None:
+        if self.joint_targets not in JOINT_TARGET_CHOICES:
+            raise ConfigurationError(f"--joint-targets: expected one of {JOINT_TARGET_CHOICES}, got "
+                                     f"{self.joint_targets!r}")
+        if self.output not in OUTPUT_FORMS:
+            raise ConfigurationError(f"--program-output: expected one of {OUTPUT_FORMS}, got {self.output!r}")
+        if self.unsupported not in UNSUPPORTED_CHOICES:
+            raise ConfigurationError(f"--unsupported: expected one of {UNSUPPORTED_CHOICES}, got {self.unsupported!r}")
+        forms = [self.at_minute is not None, self.timed, self.indexed_minutes is not None]
+        if sum(forms) > 1:
+            raise ConfigurationError("choose one time form: --at-minute, --timed or --time-indexed")
+        if self.at_minute is not None and not (np.isfinite(self.at_minute) and 0 <= self.at_minute <= MAX_MINUTES):
+            raise ConfigurationError(f"--at-minute: expected a minute from 0 to {MAX_MINUTES:g}, got {self.at_minute:g}")
+        if self.indexed_minutes is not None:
+            m = np.asarray(self.indexed_minutes, dtype=float)
+            if m.size < 1 or m[0] != 0 or np.any(np.diff(m) <= 0):
+                raise ConfigurationError("--time-indexed: expected increasing minutes starting at 0")
+            if np.any(np.abs(np.diff(m) - (m[1] - m[0])) > 1e-9) if m.size > 1 else False:
+                raise ConfigurationError("--time-indexed: expected evenly spaced minutes (the program computes "
+                                         "the index from the clock)")
+        if self.timed and (self.timing.cycles > 1 or self.timing.duration_min is not None):
+            raise ConfigurationError("--timed compensates each motion once, at its own minute: it needs one cycle "
+                                     "(for repeated cycles use --time-indexed)")
+
+
+#: Most correction sets a time-indexed program may carry (200 minutes at one set every 0.02 min).
+MAX_INDEXED_SETS = 10_000
+#: Most entries (sets x points) of a time-indexed program's tables: some 100 bytes each in the file.
+MAX_INDEXED_ENTRIES = 2_000_000
+
+
+def _round_up(value: float, digits: int = 3) -> float:
+    """``value`` rounded up to ``digits`` significant digits (a suggested bound must itself pass it)."""
+    scale = 10.0 ** (np.floor(np.log10(value)) - digits + 1)
+    return float(np.ceil(value / scale * (1 - 1e-12)) * scale)
+
+
+def indexed_minutes(step_min: float, time_law: TimeLaw) -> tuple[float, ...]:
+    """The minutes of a time-indexed program: every ``step_min`` from 0 to the time law's stabilisation.
+
+    Raises
+    ------
+    ConfigurationError
+        ``step_min`` not a positive number, a static law (nothing changes
+        with time), or more than :data:`MAX_INDEXED_SETS` sets (naming the
+        smallest step that fits).
+    """
+    if not (np.isfinite(step_min) and step_min > 0):
+        raise ConfigurationError(f"--time-indexed: expected a step > 0 minutes, got {step_min:g}")
+    if isinstance(time_law, Static):
+        raise ConfigurationError("--time-indexed follows the time law: it cannot be combined with --static")
+    end = float(time_law.stabilisation_min)
+    if end / step_min > MAX_INDEXED_SETS - 1:
+        raise ConfigurationError(
+            f"--time-indexed {step_min:g}: {end / step_min + 1:,.0f} correction sets up to minute {end:g} "
+            f"({time_law.describe()}); at most {MAX_INDEXED_SETS:,}: choose a step of at least "
+            f"{_round_up(end / (MAX_INDEXED_SETS - 1)):g} min")
+    count = int(np.floor(end / step_min + 1e-9)) + 1
+    return tuple(float(k * step_min) for k in range(count))

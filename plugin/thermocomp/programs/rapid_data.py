@@ -1,0 +1,710 @@
+"""RAPID data: declarations, records and expressions, as the walker of :mod:`thermocomp.programs.rapid` reads them.
+
+What a datum holds (:class:`_Data`), the record types and predefined data of the RAPID base, the evaluation of
+expressions (numbers, aggregates, components, array elements, ``Offs``/``RelTool``, arithmetic with RAPID's
+precedence) and the assignments that change data. Units as RAPID writes them (mm, degrees, quaternions
+``(w, x, y, z)``) until a transform is built (SI).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from lark import Token, Tree
+
+from thermocomp._typing import FloatArray
+from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
+from thermocomp.programs.model import (
+    Finding,
+    Span,
+)
+from thermocomp.programs.writer import NUMBER
+
+#: Largest magnitude of a RAPID ``num`` (single precision, IEEE 754 binary32).
+NUM_MAX = float(np.finfo(np.float32).max)
+
+#: The atomic types whose assignments are followed, and the Python type of their values.
+_ATOMIC: dict[str, type] = {"num": float, "dnum": float, "bool": bool, "string": str}
+
+#: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand). Every integer a RAPID
+#: instruction or type takes (confdata's quadrants and cfx, array sizes and indices, ``DIV``/``MOD`` operands, FOR
+#: passes) is checked against it before it is converted (a confdata of 1E30 overflowed a C long).
+INT_MAX = 2 ** 23
+
+#: Record types of RAPID data and their components, in order (ABB RAPID reference, "Data types").
+RECORDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "robtarget": (("trans", "pos"), ("rot", "orient"), ("robconf", "confdata"), ("extax", "extjoint")),
+    "jointtarget": (("robax", "robjoint"), ("extax", "extjoint")),
+    "pos": (("x", "num"), ("y", "num"), ("z", "num")),
+    "orient": (("q1", "num"), ("q2", "num"), ("q3", "num"), ("q4", "num")),
+    "confdata": (("cf1", "num"), ("cf4", "num"), ("cf6", "num"), ("cfx", "num")),
+    "robjoint": tuple((f"rax_{i}", "num") for i in range(1, 7)),
+    "extjoint": tuple((f"eax_{c}", "num") for c in "abcdef"),
+    "pose": (("trans", "pos"), ("rot", "orient")),
+    "tooldata": (("robhold", "bool"), ("tframe", "pose"), ("tload", "loaddata")),
+    "wobjdata": (("robhold", "bool"), ("ufprog", "bool"), ("ufmec", "string"), ("uframe", "pose"),
+                 ("oframe", "pose")),
+    "speeddata": (("v_tcp", "num"), ("v_ori", "num"), ("v_leax", "num"), ("v_reax", "num")),
+    "loaddata": (("mass", "num"), ("cog", "pos"), ("aom", "orient"), ("ix", "num"), ("iy", "num"), ("iz", "num")),
+}
+
+_IDENTITY_POSE = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]
+_LOAD0 = [0.0, [0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], 0.0, 0.0, 0.0]
+
+#: Predefined data of the RAPID base (ABB RAPID reference: tool0, wobj0, load0,
+#: speeddata v5..v7000 and vmax with v_ori 500 deg/s, zonedata).
+PREDEFINED: dict[str, tuple[str, object]] = {
+    "tool0": ("tooldata", [True, _IDENTITY_POSE, [0.001, [0.0, 0.0, 0.001], [1.0, 0.0, 0.0, 0.0], 0.0, 0.0, 0.0]]),
+    "wobj0": ("wobjdata", [False, True, "", _IDENTITY_POSE, _IDENTITY_POSE]),
+    "load0": ("loaddata", _LOAD0),
+    "vmax": ("speeddata", [5000.0, 500.0, 5000.0, 1000.0]),
+    **{f"v{v}": ("speeddata", [float(v), 500.0, 5000.0, 1000.0])
+       for v in (5, 10, 20, 30, 40, 50, 60, 80, 100, 150, 200, 300, 400, 500, 600, 800, 1000, 1500, 2000,
+                 2500, 3000, 4000, 5000, 6000, 7000)},
+    **{name: ("zonedata", None) for name in
+       ("fine", "z0", "z1", "z5", "z10", "z15", "z20", "z30", "z40", "z50", "z60", "z80", "z100", "z150", "z200")},
+    "true": ("bool", True),
+    "false": ("bool", False),
+}
+
+#: Instructions that give their first argument a value known only while running.
+_MUTATING = frozenset(("incr", "decr", "add", "clear", "tpreadnum", "tpreaddnum", "tpreadfk", "bitset", "bitclear"))
+#: Instructions that read into the data named in their arguments (sockets, files, messages, system data): every
+#: datum named there is changed at run time (ABB, "RAPID Instructions").
+WRITES_ARGUMENTS = frozenset(s.lower() for s in (
+    "SocketCreate", "SocketAccept", "SocketReceive", "SocketReceiveFrom", "Open", "ReadAnyBin", "ReadRawBytes",
+    "UnpackRawBytes", "CopyRawBytes", "PackRawBytes", "GetDataVal", "GetSysData", "ReadCfgData", "RMQGetMessage",
+    "RMQGetMsgData", "RMQFindSlot", "EGMGetId", "OpenDir", "ReadDir", "UIMsgBox", "UINumEntry", "UIListView",
+    "WZBoxDef", "WZCylDef", "WZSphDef", "WZHomeJointDef", "WZLimJointDef", "WZLimSup", "WZDOSet", "BookErrNo",
+    "GetTrapData", "ReadErrData", "GetNextSym", "GetJointData",
+))
+
+class _Unsupported(Exception):
+    """Raised inside the walker; becomes a :class:`Finding`."""
+
+    def __init__(self, message: str, where: Tree | Token) -> None:
+        super().__init__(message)
+        self.message = message
+        self.where = where
+
+
+def span_of(item: Tree | Token) -> Span:
+    """The :class:`Span` of a tree (lark ``propagate_positions``) or a token."""
+    if isinstance(item, Token):
+        return Span(item.start_pos, item.end_pos, item.line, item.column)
+    meta = item.meta
+    return Span(meta.start_pos, meta.end_pos, meta.line, meta.column)
+
+
+def _location(item: Tree | Token) -> tuple[int, int]:
+    s = span_of(item)
+    return s.line, s.column
+
+
+def _is_local(item: Tree) -> bool:
+    return isinstance(item.children[0], Token) and item.children[0].type == "LOCAL"
+
+
+
+@dataclass
+class _Data:
+    type: str
+    value: object
+    node: Tree | None  # the declared value's tree (for its span), if any
+    name: str
+    declared: Token
+    origin: str = ""  # the other module of the task that declares it ("": this one)
+
+
+class _Declarations:
+    """The walker's data: declarations, lookups, expressions and assignments (mixed into ``rapid._Walker``)."""
+
+    # ----- errors and findings
+    def error(self, message: str, where: Tree | Token) -> InputError:
+        line, column = _location(where)
+        return InputError(f"{message} (column {column})", path=self.path, row=line)
+
+    def unsupported_at(self, message: str, where: Tree | Token) -> None:
+        line, column = _location(where)
+        finding = Finding(message, line, column)
+        if finding not in self._seen:  # once, though met in every pass of a FOR loop
+            self._seen.add(finding)
+            self.unsupported.append(finding)
+
+    def note_once(self, note: Finding) -> None:
+        """``note`` added to the notes unless it is there already (a construct met in every pass or call)."""
+        if note not in self._seen:
+            self._seen.add(note)
+            self.notes.append(note)
+
+
+    # ----- data
+    def fields_of(self, dtype: str) -> tuple[tuple[str, str], ...] | None:
+        """The components (name, type) of record type ``dtype`` (RAPID's, or a ``RECORD`` of the task); None for an
+        atomic type or one the task does not declare."""
+        return RECORDS.get(dtype) or self.records.get(dtype)
+
+    def base_type(self, name: str) -> str:
+        """``name`` (lower case) through the task's ``ALIAS`` declarations (``ALIAS num level;``: level is num)."""
+        seen = {name}
+        while name in self.aliases and self.aliases[name] not in seen:
+            name = self.aliases[name]
+            seen.add(name)
+        return name
+
+    def declare_type(self, decl: Tree) -> None:
+        """A ``RECORD`` (its components, in order) or an ``ALIAS`` of the task."""
+        names = [str(c).lower() for c in decl.children if isinstance(c, Token) and c.type == "NAME"]
+        if decl.data == "alias_decl":
+            self.aliases[names[1]] = names[0]
+            return
+        fields = [[str(c).lower() for c in f.children if isinstance(c, Token)] for f in decl.children
+                  if isinstance(f, Tree) and f.data == "record_field"]
+        self.records[names[0]] = tuple((name, self.base_type(ftype)) for ftype, name in fields)
+
+    def declare(self, decl: Tree, scope: dict[str, _Data]) -> None:
+        names = [c for c in decl.children if isinstance(c, Token) and c.type == "NAME"]
+        type_token, name_token = names[0], names[1]
+        dtype = self.base_type(str(type_token).lower())
+        value_node = next((c for c in decl.children[decl.children.index(name_token) + 1:]
+                           if isinstance(c, (Tree, Token)) and not (isinstance(c, Tree) and c.data == "dims")), None)
+        dims = next((c for c in decl.children if isinstance(c, Tree) and c.data == "dims"), None)
+        is_array = dims is not None
+        value: object = None
+        if value_node is not None:
+            try:
+                value = self.evaluate(value_node, scope if scope is not self.module_data else None)
+                if is_array:
+                    value = self.array_value(value, dims, dtype, str(name_token), value_node)
+            except _Unsupported:
+                value = None  # an initial value that cannot be evaluated: any use of it is unsupported
+            if value is not None and self.fields_of(dtype) is not None and not is_array:
+                self.check_record(value, dtype, value_node)
+        elif not is_array and any(isinstance(c, Tree) and c.data == "storage" and str(c.children[0]).lower() == "var"
+                                  for c in decl.children):
+            value = self.default_value(dtype)  # (RAPID: a VAR without a value starts at 0, FALSE, "")
+        if scope is self.module_data and str(name_token).lower() in scope:  # RAPID refuses it: which one counts?
+            first = scope[str(name_token).lower()]
+            if first.origin:
+                raise self.error(f"{name_token} is declared in two modules of the task: {first.origin} (line "
+                                 f"{first.declared.line}) and here", name_token)
+            raise self.error(f"{name_token} is declared twice in the module (first at line {first.declared.line})",
+                             name_token)
+        rank = "{" + "," * (len(dims.children) - 1) + "}" if is_array else ""  # (robtarget{,}: two dimensions)
+        scope[str(name_token).lower()] = _Data(dtype + rank, value, value_node,
+                                               str(name_token), name_token)
+
+    def default_value(self, dtype: str, depth: int = 0) -> object:
+        """The value a ``VAR`` of ``dtype`` declared without one starts with (RAPID kernel: numbers 0, bool FALSE,
+        strings empty, records component by component); None for a type without one that a motion could take (a
+        target, tool, frame: their zero quaternion is no rotation) or one thermocomp does not know."""
+        if dtype in _ATOMIC:
+            return _ATOMIC[dtype]()
+        if dtype in RECORDS or depth > 8:
+            return None
+        fields = self.records.get(dtype)
+        return None if fields is None else [self.default_value(t, depth + 1) for _, t in fields]
+
+    def array_value(self, value: object, dims: Tree, dtype: str, name: str, where: Tree | Token) -> list:
+        """The elements of an array's initial value (nested lists, one level a dimension), each checked as
+        ``dtype``."""
+        sizes = [self.check_integer(self._number(d, None), f"{name}'s size", dims) for d in dims.children]
+
+        def check(items: object, level: int) -> None:
+            if not isinstance(items, list) or len(items) != sizes[level]:
+                raise self.error(f"{name}{{{', '.join(map(str, sizes))}}}: expected {sizes[level]} elements at "
+                                 f"dimension {level + 1}, got {_describe(items)}", where)
+            for item in items:
+                check(item, level + 1) if level + 1 < len(sizes) else self.check_record(item, dtype, where)
+
+        check(value, 0)
+        return value  # type: ignore[return-value]
+
+    def element(self, node: Tree, local) -> tuple[_Data, tuple[int, ...]]:
+        """The array datum and the 0-based indices of ``name{i}`` or ``name{i, j}`` (RAPID counts from 1)."""
+        if not (isinstance(node.children[0], Tree) and node.children[0].data == "name"):
+            raise _Unsupported("an index into anything but a named array is not followed", node)
+        data = self.lookup(node.children[0].children[0], local)
+        if not data.type.endswith("}") or not isinstance(data.value, list):
+            raise _Unsupported(f"{data.name} is not an array of known values", node)
+        rank = data.type.count(",") + 1
+        if len(node.children) - 1 != rank:
+            raise self.error(f"{data.name} has {rank} dimension(s), got {len(node.children) - 1} indices", node)
+        path, items = [], data.value
+        for index in node.children[1:]:
+            i = self.check_integer(self._number(index, local), "array index", node)
+            if not 1 <= i <= len(items):
+                raise self.error(f"index {i} outside {data.name}{{1..{len(items)}}}", node)
+            path.append(i - 1)
+            items = items[i - 1]
+        return data, tuple(path)
+
+    @staticmethod
+    def element_value(data: _Data, path: tuple[int, ...]) -> object:
+        value = data.value
+        for i in path:
+            value = value[i]  # type: ignore[index]
+        return value
+
+    def element_span(self, value_node: Tree | Token, path: tuple[int, ...]) -> tuple[int, int, Tree | None]:
+        """Start and end offsets of the element at ``path`` of an array's declared value, and its node when it is
+        one (an element of an aggregate; None inside one ``NUMBERS`` token)."""
+        node = value_node
+        for depth, i in enumerate(path):
+            if isinstance(node, Tree) and node.data == "aggregate":
+                node = node.children[i]
+                continue
+            s = span_of(node)  # one NUMBERS token: numbers, brackets, commas and whitespace only
+            a, b = s.start, s.end
+            for j in path[depth:]:
+                a, b = self._item_span(a, b, j)
+            return a, b, None
+        s = span_of(node)
+        return s.start, s.end, node  # type: ignore[return-value]
+
+    def _item_span(self, start: int, end: int, i: int) -> tuple[int, int]:
+        """Offsets of item ``i`` of the bracketed list of numbers ``self.text[start:end]``, whitespace aside."""
+        text = self.text[start:end]
+        depth, starts, ends = 0, [], []
+        for k, c in enumerate(text):
+            if c == "[":
+                depth += 1
+                if depth == 1:
+                    starts.append(k + 1)
+            elif c == "]":
+                if depth == 1:
+                    ends.append(k)
+                depth -= 1
+            elif c == "," and depth == 1:
+                ends.append(k)
+                starts.append(k + 1)
+        a, b = starts[i], ends[i]
+        a += len(text[a:b]) - len(text[a:b].lstrip())
+        b -= len(text[a:b]) - len(text[a:b].rstrip())
+        return start + a, start + b
+
+    def check_record(self, value: object, dtype: str, where: Tree | Token) -> None:
+        """``value`` has the shape of RAPID type ``dtype``; else an :class:`InputError` at ``where``."""
+        fields = self.fields_of(dtype)
+        if fields is None:
+            return
+        if not isinstance(value, list) or len(value) != len(fields):
+            raise self.error(f"expected a {dtype} of {len(fields)} components "
+                             f"({', '.join(f for f, _ in fields)}), got {_describe(value)}", where)
+        for (field_name, field_type), item in zip(fields, value):
+            if field_type == "num" and (isinstance(item, bool) or not isinstance(item, float)):
+                raise self.error(f"{dtype}.{field_name}: expected a number, got {_describe(item)}", where)
+            self.check_record(item, field_type, where)
+
+    def lookup(self, token: Token, local: dict[str, _Data] | None, unset: bool = False) -> _Data:
+        """The datum ``token`` names, with a value known here (``unset``: or with none, a ``VAR`` declared without a
+        value passed on to a routine); :class:`_Unsupported` naming it otherwise."""
+        key = str(token).lower()
+        if local is not None and key in local:
+            data = local[key]
+        elif key in self.module_data:
+            data = self.module_data[key]
+        elif key in PREDEFINED:
+            dtype, value = PREDEFINED[key]
+            return _Data(dtype, value, None, str(token), token)
+        else:
+            raise _Unsupported(f"{token} is not declared in this module (a datum of another module of the task: "
+                               "give that module with --module FILE)", token)
+        if key in self.assigned:
+            line, column = _location(self.assigned[key])
+            raise _Unsupported(f"{token} is changed at run time (line {line}, column {column}); "
+                               "its value at this motion is not known", token)
+        if data.value is None and not unset:
+            how = "without a value" if data.node is None else "with a value known only while running"
+            raise _Unsupported(f"{token} has no value known before the program runs (declared {how} at line "
+                               f"{data.declared.line})", token)
+        if key not in self._followed and (local is None or key not in local):  # (a routine's own data: fresh a call)
+            self._first_read.setdefault(key, (data.value, token))
+        return data
+
+    # ----- expressions
+    def evaluate(self, node: Tree | Token, local: dict[str, _Data] | None) -> object:
+        return self.evaluate_typed(node, local)[0]
+
+    def evaluate_typed(self, node: Tree | Token, local: dict[str, _Data] | None) -> tuple[object, str | None]:
+        if isinstance(node, Token):
+            raise _Unsupported(f"cannot evaluate {node!s}", node)
+        kind = node.data
+        if kind == "number":
+            return self.literal(node), "num"
+        if kind == "string":
+            raw = str(node.children[0])[1:-1]
+            return raw.replace('""', '"'), "string"
+        if kind == "name":
+            data = self.lookup(node.children[0], local)
+            return data.value, data.type
+        if kind == "aggregate":
+            return [self.evaluate(c, local) for c in node.children], None
+        if kind == "numbers":
+            value = numbers_value(str(node.children[0]))
+            if not _largest(value) <= NUM_MAX:
+                raise self.error(f"a number of {node.children[0]!s} is out of range (RAPID num holds at most "
+                                 f"{NUM_MAX:.2g})", node)
+            return value, None
+        if kind == "signed":
+            sign, value = str(node.children[0]), self.evaluate(node.children[1], local)
+            if not isinstance(value, float):
+                raise _Unsupported("a sign before a value that is not a number", node)
+            return (-value if sign == "-" else value), "num"
+        if kind == "expr":
+            value = self.arithmetic(node, local)
+            return value, "string" if isinstance(value, str) else "num"
+        if kind == "component":
+            base, btype = self.evaluate_typed(node.children[0], local)
+            field_name = str(node.children[1]).lower()
+            fields = self.fields_of(btype or "")
+            names = [f for f, _ in fields] if fields else []
+            if field_name not in names:
+                raise _Unsupported(f"component {node.children[1]} of a {btype or 'value of unknown type'}", node)
+            i = names.index(field_name)
+            return base[i], fields[i][1]  # type: ignore[index]
+        if kind == "index":
+            data, path = self.element(node, local)
+            return self.element_value(data, path), data.type[:data.type.index("{")]
+        if kind == "func_call":
+            return self.call_function(node, local)
+        raise _Unsupported(f"cannot evaluate this expression ({kind})", node)
+
+    def arithmetic(self, node: Tree, local) -> float:
+        """``a op b op c ...`` with RAPID's precedence: ``* / DIV MOD`` before ``+ -`` (left to right)."""
+        operands = [node.children[0]] + node.children[2::2]
+        ops = [str(op.children[0]).lower() for op in node.children[1::2]]
+        if any(op not in ("+", "-", "*", "/", "div", "mod") for op in ops):
+            raise _Unsupported(f"a condition ({', '.join(sorted(set(ops)))}) is not evaluated", node)
+        if set(ops) == {"+"} and isinstance(first := self.evaluate(operands[0], local), str):  # strings joined
+            texts = [first] + [self.evaluate(o, local) for o in operands[1:]]
+            if not all(isinstance(t, str) for t in texts):
+                raise _Unsupported("a string joined with a value that is not a string", node)
+            return "".join(texts)  # type: ignore[return-value]
+        terms, signs = [self._number(operands[0], local)], []
+        for op, operand in zip(ops, operands[1:]):
+            value = self._number(operand, local)
+            if op in ("+", "-"):
+                terms.append(value)
+                signs.append(op)
+            else:
+                terms[-1] = terms[-1] * value if op == "*" else self._divide(terms[-1], value, op, operand)
+        total = terms[0]
+        for op, value in zip(signs, terms[1:]):
+            total = total + value if op == "+" else total - value
+        if not abs(total) <= NUM_MAX:
+            raise self.error(f"the value of this expression is out of range (RAPID num holds at most {NUM_MAX:.2g})",
+                             node)
+        return total
+
+    def _number(self, node, local) -> float:
+        value = self.evaluate(node, local)
+        if isinstance(value, bool) or not isinstance(value, float):
+            raise _Unsupported(f"expected a number, got {_describe(value)}", node)
+        return value
+
+    def literal(self, node: Tree) -> float:
+        """A number literal's value; one a controller could not store (beyond 3.4e38, RAPID's ``num``) refused."""
+        text = str(node.children[0])
+        value = float(int(text, 0)) if text[1:2] in "xXoObB" and len(text) > 2 else float(text)
+        if not abs(value) <= NUM_MAX:
+            raise self.error(f"number {node.children[0]!s} is out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
+        return value
+
+    def _divide(self, a: float, b: float, op: str, where) -> float:
+        if b == 0:
+            raise _Unsupported("division by zero", where)
+        if op == "/":
+            return a / b
+        for value in (a, b):
+            self.check_integer(value, f"{op.upper()} operand", where)
+        return float(int(a) // int(b)) if op == "div" else float(int(a) % int(b))
+
+    def check_integer(self, value: float, what: str, where: Tree | Token) -> int:
+        """``value`` as an int: a whole number within :data:`INT_MAX` (RAPID's integers are ``num``); else an
+        :class:`InputError` naming ``what``."""
+        if not (value == value and abs(value) <= INT_MAX and value == int(value)):
+            raise self.error(f"{what}: expected a whole number within +-{INT_MAX:,} (an integer a RAPID num holds "
+                             f"exactly), got {value:g}", where)
+        return int(value)
+
+    def call_function(self, node: Tree, local) -> tuple[object, str]:
+        name = str(node.children[0])
+        positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
+        key = name.lower()
+        if key in ("offs", "reltool"):
+            if len(positional) != 4:
+                raise self.error(f"{name}: expected a robtarget and three offsets, got {len(positional)} arguments",
+                                 node)
+            point = self.evaluate_as(positional[0], local, "robtarget")
+            d = [self._number(a, local) for a in positional[1:]]
+            point = _copy(point)
+            if key == "offs":
+                point[0] = [point[0][i] + d[i] for i in range(3)]
+                return point, "robtarget"
+            R = matrix_from_quat_wxyz(point[1])
+            trans = np.asarray(point[0]) + R @ np.asarray(d)
+            angles = {k: 0.0 for k in ("rx", "ry", "rz")}
+            for opt_name, opt_value in optional.items():
+                if opt_name not in angles or opt_value is None:
+                    raise _Unsupported(f"RelTool argument \\{opt_name}", node)
+                angles[opt_name] = self._number(opt_value, local)
+            R_new = R @ rot_x(np.radians(angles["rx"])) @ rot_y(np.radians(angles["ry"])) @ rot_z(np.radians(angles["rz"]))
+            from thermocomp.geometry.rotations import quat_wxyz_from_matrix
+
+            point[0] = [float(v) for v in trans]
+            point[1] = [float(v) for v in quat_wxyz_from_matrix(R_new)]
+            return point, "robtarget"
+        raise _Unsupported(f"function {name} is not evaluated (only Offs and RelTool)", node)
+
+    def evaluate_as(self, node, local, dtype: str) -> object:
+        value, vtype = self.evaluate_typed(node, local)
+        if vtype is not None and vtype != dtype:
+            raise self.error(f"expected a {dtype}, got a {vtype}", node)
+        self.check_record(value, dtype, node)
+        return value
+
+    @staticmethod
+    def split_args(call_args: Tree | None) -> tuple[list, dict[str, Tree | None]]:
+        """Positional arguments (trees) and optional ones (``\\name`` -> value tree or None), by lower-case name."""
+        positional, optional = [], {}
+        if call_args is None:
+            return positional, optional
+        for arg in call_args.children:
+            if isinstance(arg, Tree) and arg.data == "opt_arg":
+                optional[str(arg.children[0]).lower()] = arg.children[1] if len(arg.children) > 1 else None
+            elif isinstance(arg, Tree) and arg.data == "cond_arg":  # \\Opt?x: x passed on, present or not
+                optional[str(arg.children[0]).lower()] = Tree("name", [arg.children[1]], arg.meta)
+            else:
+                positional.append(arg)
+        return positional, optional
+
+
+    def assign(self, statement: Tree, local: dict[str, _Data]) -> None:
+        """``x := value;`` followed in order: later reads of ``x`` see the value (RoboDK sets its tool, work
+        object and speed this way before the motions).
+
+        A whole record (a target, tool, work object, speed, zone ...) or an
+        atomic datum (``num``, ``dnum``, ``bool``, ``string``) of this routine
+        or of the module, given a value that can be evaluated here, is
+        followed; anything else (a component of an unknown record, an element,
+        a parameter, a value known only while running) makes the datum changed
+        at run time (:meth:`record_change`).
+        """
+        target, value_node = statement.children[0], statement.children[-1]
+        if isinstance(target, Tree) and target.data == "component":
+            self.assign_component(statement, local)
+            return
+        token = target.children[0] if isinstance(target, Tree) and target.data == "name" else None
+        key = None if token is None else str(token).lower()
+        scope = local if key in local else (self.module_data if key in self.module_data else None)
+        dtype = None if scope is None or key is None else scope[key].type
+        if dtype is None or key in self._params.get(id(local), ()) or (
+                self.fields_of(dtype) is None and dtype not in _ATOMIC):
+            self.record_change(statement, local)  # (changed at run time)
+            return
+        try:
+            if dtype in _ATOMIC:
+                value = self.evaluate(value_node, local)
+                if not isinstance(value, _ATOMIC[dtype]) or (dtype != "bool" and isinstance(value, bool)):
+                    raise _Unsupported(f"a {dtype} given {_describe(value)}", value_node)
+            else:
+                value = self.evaluate_as(value_node, local, dtype)
+        except _Unsupported:
+            self.record_change(statement, local)
+            return
+        literal = value_node if isinstance(value_node, Tree) and value_node.data in ("aggregate", "numbers") else None
+        self.give(scope, key, value, literal, statement)
+
+    def give(self, scope: dict[str, _Data], key: str, value: object, literal: Tree | None, statement: Tree) -> None:
+        """``scope[key]`` holds ``value`` from ``statement`` on (written in ``literal``, this module's text, or
+        nowhere: a motion's target is then written at the motion)."""
+        scope[key] = dataclasses.replace(scope[key], value=value, node=literal, origin="")
+        self.assigned.pop(key, None)
+        if scope is self.module_data:  # (a routine's own data starts afresh every call: no next cycle to spoil)
+            self._followed[key] = (value, self._followed.get(key, (None, statement))[1])  # the first assignment's line
+        self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
+
+    def assign_component(self, statement: Tree, local: dict[str, _Data]) -> None:
+        """``wobj.oframe.trans.z := 25;``: a component of a whole record of this routine or of the module, whose
+        value is known, given a number or a record known here (a work object moved from constants); anything
+        else makes the record changed at run time (:meth:`record_change`)."""
+        target, value_node = statement.children[0], statement.children[-1]
+        fields = []
+        while isinstance(target, Tree) and target.data == "component":
+            fields.insert(0, str(target.children[1]).lower())
+            target = target.children[0]
+        key = str(target.children[0]).lower() if isinstance(target, Tree) and target.data == "name" else None
+        scope = local if key in local else (self.module_data if key in self.module_data else None)
+        if key is None or scope is None or key in self._params.get(id(local), ()) or key in self.assigned \
+                or self.fields_of(scope[key].type) is None or scope[key].value is None:
+            self.record_change(statement, local)
+            return
+        value = _copy(scope[key].value)  # (not a read the next cycle depends on: the component is overwritten)
+        holder, dtype = value, scope[key].type
+        try:
+            for i, field_name in enumerate(fields):
+                names = [f for f, _ in self.fields_of(dtype) or ()]
+                if field_name not in names:
+                    raise _Unsupported(f"component {field_name} of a {dtype}", statement)
+                at, dtype = names.index(field_name), (self.fields_of(dtype) or ())[names.index(field_name)][1]
+                if i < len(fields) - 1:
+                    holder = holder[at]
+                elif dtype == "num":
+                    holder[at] = self._number(value_node, local)
+                elif self.fields_of(dtype) is not None:
+                    holder[at] = self.evaluate_as(value_node, local, dtype)
+                else:  # (a component of a type thermocomp does not know: its value as written)
+                    holder[at] = self.evaluate(value_node, local)
+        except _Unsupported:
+            self.record_change(statement, local)
+            return
+        self.give(scope, key, value, None, statement)
+
+    def check_cycles(self) -> None:
+        """Data of the module a cycle reads before a followed assignment gives it another value, or before a
+        statement not followed (a branch passed over, ``Incr``) may change it: the next cycle reads that one."""
+        changed = [(key, (None, statement)) for key, statement in self.assigned.items()
+                   if key in self.module_data and key not in self._followed]
+        for key, (value, statement) in [*self._followed.items(), *changed]:
+            read = self._first_read.get(key)
+            timing_only = self.module_data.get(key) is not None and self.module_data[key].type in ("speeddata",
+                                                                                                 "loaddata")
+            if read is not None and read[0] != value and not timing_only:  # (a speed changes times, not targets)
+                line, column = _location(statement)
+                self.unsupported_at(f"{read[1]} is read here before line {line} "
+                                    f"{'may give' if value is None else 'gives'} it another value: the next "
+                                    "cycle would read that one", read[1])
+
+    def changed_tokens(self, statement: Tree) -> list[Token]:
+        """The names of the data ``statement`` changes: an assignment's root (``p.trans.x := ...`` changes ``p``),
+        the first argument of ``Incr``/``Decr``/``Add``/``Clear``/``TPReadNum``/..., every datum named in the
+        arguments of an instruction that reads into its arguments (``SocketReceive``, ``ReadAnyBin``, ...)."""
+        if statement.data == "assign":
+            root = self.changed_root(statement.children[0])
+            return [] if root is None else [root]
+        if statement.data != "call" or not isinstance(statement.children[0], Token) or len(statement.children) < 2:
+            return []
+        key = str(statement.children[0]).lower()
+        if key not in _MUTATING and key not in WRITES_ARGUMENTS:
+            return []
+        try:
+            positional, optional = self.split_args(statement.children[1])
+        except _Unsupported:
+            return []
+        named = [self.changed_root(a) for a in (positional[:1] if key in _MUTATING else
+                                                 [*positional, *(v for v in optional.values() if v is not None)])]
+        return [t for t in named if t is not None]
+
+    def record_change(self, statement: Tree, local: dict[str, _Data]) -> None:
+        """The datum ``statement`` changes (an assignment, ``Incr``/``Add``/...) is changed at run time from now on.
+
+        A parameter bound to the caller's data changes that data too (RAPID
+        passes ``VAR``/``PERS``/``INOUT`` arguments by reference; a plain one
+        is taken the same way, to be safe): its name is recorded as well.
+        """
+        for token in self.changed_tokens(statement):
+            self.mark_changed(token, statement, local)
+
+    def mark_changed(self, token: Token | None, statement: Tree, local: dict[str, _Data]) -> None:
+        """The datum named ``token`` (and the caller's datum a parameter of that name is bound to) is changed at run
+        time from ``statement`` on."""
+        if token is None:
+            return
+        key = str(token).lower()
+        self.assigned.setdefault(key, statement)
+        bound = local.get(key)
+        if bound is not None:
+            self.assigned.setdefault(bound.name.lower(), statement)
+
+    @staticmethod
+    def changed_root(target: Tree | Token) -> Token | None:
+        """The name at the root of ``p``, ``p.trans.x`` or ``p{2}`` (None for anything else)."""
+        while isinstance(target, Tree) and target.data in ("component", "index"):
+            target = target.children[0]
+        if isinstance(target, Tree) and target.data == "name":
+            return target.children[0]
+        return target if isinstance(target, Token) and target.type == "NAME" else None
+
+    def cached(self, node, local, dtype: str):
+        """:meth:`evaluate_as` of a plain name, evaluated once per name (tools, work objects and speeds repeat)."""
+        if not (isinstance(node, Tree) and node.data == "name"):
+            return self.evaluate_as(node, local, dtype)
+        key = (dtype, str(node.children[0]).lower(), id(local) if str(node.children[0]).lower() in local else 0)
+        if key[1] in self.assigned or key not in self._cache:
+            self._cache[key] = self.evaluate_as(node, local, dtype)
+        return self._cache[key]
+
+    def frame(self, node, local, dtype: str) -> FloatArray:
+        """The TCP in the flange (``tooldata``) or the object frame in the world (``wobjdata``), ``(4, 4)``."""
+        value = self.cached(node, local, dtype)
+        if dtype == "tooldata":
+            if value[0] is not True:
+                raise _Unsupported("a stationary tool (robhold FALSE) is not supported", node)
+            return _T_from_pose(self._oriented(value[1], node, "tooldata tframe"))
+        if value[0] is True or value[2] != "":
+            raise _Unsupported("a work object held by the robot or moved by a mechanical unit is not supported", node)
+        return (_T_from_pose(self._oriented(value[3], node, "wobjdata uframe"))
+                @ _T_from_pose(self._oriented(value[4], node, "wobjdata oframe")))
+
+    def _oriented(self, pose, node, what: str):
+        """``pose`` if its quaternion can be normalised: one of zero norm (``[0,0,0,0]``) or not finite divided by
+        zero in :func:`_T_from_pose` (a ZeroDivisionError traceback), and is an error naming the tool or work object."""
+        norm = math.sqrt(sum(float(q) * float(q) for q in pose[1]))
+        if not (math.isfinite(norm) and norm > 1e-9):
+            raise self.error(f"{what} orientation: expected a unit quaternion [q1, q2, q3, q4], got norm {norm:.6g}",
+                             node)
+        return pose
+
+
+def numbers_value(text: str) -> list:
+    """The nested lists of floats of a ``NUMBERS`` token (``[[515,0,712],[1,0,0,0]]``, ``.5``, ``9E+09``)."""
+    try:
+        return json.loads(text, parse_int=float)
+    except ValueError:  # RAPID allows what JSON does not: .5, 5., +5, 09: each number rewritten as JSON first
+        return json.loads(NUMBER.sub(lambda m: json.dumps(float(m.group())), text))
+
+
+def _largest(value) -> float:
+    """The largest magnitude in nested lists of floats (NaN if one is NaN)."""
+    if isinstance(value, list):
+        return max((_largest(v) for v in value), default=0.0, key=lambda x: (x != x, x))
+    return abs(value)
+
+
+def _T_from_pose(pose) -> FloatArray:
+    """A RAPID ``pose`` ``[[x, y, z] mm, [q1..q4] (w, x, y, z)]`` as a transform [m].
+
+    The quaternion is normalised (as :func:`~thermocomp.geometry.rotations.matrix_from_quat_wxyz`);
+    written out in plain Python: one pose at a time, numpy's per-call cost would dominate.
+    """
+    (x, y, z), (w, a, b, c) = pose[0], pose[1]
+    s = 1.0 / (w * w + a * a + b * b + c * c)
+    return np.array([
+        [1 - 2 * s * (b * b + c * c), 2 * s * (a * b - w * c), 2 * s * (a * c + w * b), x * 1e-3],
+        [2 * s * (a * b + w * c), 1 - 2 * s * (a * a + c * c), 2 * s * (b * c - w * a), y * 1e-3],
+        [2 * s * (a * c - w * b), 2 * s * (b * c + w * a), 1 - 2 * s * (a * a + b * b), z * 1e-3],
+        [0.0, 0.0, 0.0, 1.0],
+    ])
+
+
+def _copy(value):
+    return [_copy(v) for v in value] if isinstance(value, list) else value
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, list):
+        return f"an aggregate of {len(value)} components"
+    if isinstance(value, bool):
+        return "a bool"
+    if isinstance(value, float):
+        return f"the number {value:g}"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    return "no value"
+

@@ -1,0 +1,877 @@
+"""RAPID control flow and calls: the module's routines, the entry, statements, branches, loops and calls.
+
+The walker of :mod:`thermocomp.programs.rapid` follows the entry routine statement by statement
+(:meth:`_Flow.run_body`); this module holds what decides the order and the passes (routines, calls and their
+arguments, FOR loops, branches and loops, the size bound) and what is passed over or unsupported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import numpy as np
+from lark import Token, Tree
+
+from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.programs import calls
+from thermocomp.programs.model import (
+    JOINT,
+    LINEAR,
+    Finding,
+    Motion,
+    RobotProgram,
+    Wait,
+    expand,
+    newline_of,
+)
+from thermocomp.programs.rapid_data import _MUTATING, WRITES_ARGUMENTS, _Data, _is_local, _location, _Unsupported, span_of
+from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
+
+#: Instructions that move the robot, change the frame of later motions or
+#: wait for a path event in ways thermocomp does not follow.
+UNSUPPORTED_INSTRUCTIONS = frozenset(s.lower() for s in (
+    "SearchExtJ", "MoveExtJ", "ArcMoveExtJ", "PDispOn", "PDispSet", "EOffsOn", "EOffsSet", "CorrCon", "CorrWrite",
+    "SyncMoveOn", "SyncMoveOff", "IndAMove", "IndCMove", "IndDMove", "IndRMove",
+    "ActUnit", "DeactUnit", "StorePath", "RestoPath", "ClearPath", "ExitCycle", "StopMoveReset", "SetSysData",
+    "TuneServo", "CirPathMode",
+))
+
+#: Instructions that neither move the robot nor branch: passed over.
+PASSIVE_INSTRUCTIONS = frozenset(s.lower() for s in (
+    "TPWrite", "TPErase", "ErrWrite", "ErrLog", "SetDO", "SetAO", "SetGO", "Set", "Reset", "PulseDO", "InvertDO",
+    "AccSet", "SingArea", "GripLoad", "Stop", "Break", "Incr", "Decr", "Add", "Clear",
+    "ClkStart", "ClkStop", "ClkReset", "PathResol", "SoftAct", "SoftDeact", "StopMove", "StartMove", "PDispOff",
+    "EOffsOff", "CorrClear", "CorrDiscon", "IDelete", "ISleep", "IWatch", "IDisable", "IEnable", "Load",
+    "MechUnitLoad", "TriggIO", "TriggEquip", "TriggInt", "TriggSpeed", "SetDataSearch", "WaitLoad", "UnLoad",
+    "Comment", "MotionSup", "WaitRob", "SpeedRefresh", "PathAccLim", "WorldAccLim", "TPReadNum", "TPReadDnum",
+    "TPReadFK",
+))
+
+#: More instructions of the RAPID base that neither move the robot nor branch (sockets, files and serial channels,
+#: messages, interrupts set up, EGM set up, data by name, I/O units): passed over; those that read into their
+#: arguments change the data named there (``rapid_data.WRITES_ARGUMENTS``).
+PASSIVE_INSTRUCTIONS = PASSIVE_INSTRUCTIONS | WRITES_ARGUMENTS | frozenset(s.lower() for s in (
+    "SocketBind", "SocketClose", "SocketConnect", "SocketListen", "SocketSend", "SocketSendTo", "Close", "Write",
+    "WriteAnyBin", "WriteBin", "WriteStrBin", "WriteRawBytes", "Rewind", "ClearIOBuff", "ClearRawBytes",
+    "PackDNHeader", "CopyFile", "RemoveFile", "RenameFile", "MakeDir", "RemoveDir", "CloseDir", "TPShow", "UIShow",
+    "ErrRaise", "IVarValue", "IError", "ISignalDI", "ISignalDO", "ISignalAI", "ISignalAO", "ISignalGI", "ISignalGO",
+    "ITimer", "IPers", "IRMQMessage", "SpyStart", "SpyStop", "SetDataVal", "SetAllDataVal", "WriteCfgData",
+    "SaveCfgData", "RMQSendMessage", "RMQSendWait", "RMQEmptyQueue", "RMQReadWait", "IOEnable", "IODisable",
+    "AliasIO", "TextTabInstall", "PathRecStart", "PathRecStop", "MotionProcessModeSet", "EGMReset", "EGMSetupAI",
+    "EGMSetupAO", "EGMSetupGI", "EGMSetupLTAPP", "EGMSetupUC", "EGMActJoint", "EGMActPose", "EGMStreamStart",
+    "EGMStreamStop", "SetTPHandlerCfg", "ErrLog", "UnLoad", "StartLoad",
+    "CancelLoad", "WaitLoad", "EraseModule", "Save", "WZEnable", "WZDisable", "WZFree", "ErrRaise", "SkipWarn",
+    "ResetRetryCount",
+))
+#: Instructions that move the robot outside the motions read here: unsupported where the entry runs them.
+UNSUPPORTED_INSTRUCTIONS = UNSUPPORTED_INSTRUCTIONS | frozenset(s.lower() for s in (
+    "EGMRunJoint", "EGMRunPose", "EGMMoveL", "EGMMoveC", "EGMStop", "WaitWObj", "DropWObj",
+))
+
+#: Instructions that wait for something thermocomp cannot time.
+SIGNAL_WAITS = frozenset(s.lower() for s in ("WaitDI", "WaitDO", "WaitAI", "WaitAO", "WaitGI", "WaitGO",
+                                              "WaitUntil", "WaitSyncTask", "WaitTestAndSet"))
+
+#: Instructions that change how the motions after them run (speed, configuration checks): followed in order, so
+#: a branch holding one is not passed over.
+MODE_INSTRUCTIONS = frozenset(("velset", "confl", "confj"))
+
+#: Instructions that move the robot or change how it moves.
+_MOVING = frozenset(MOTIONS) | frozenset(PROCESS_MOTIONS) | UNSUPPORTED_INSTRUCTIONS
+
+#: The statements, as RAPID writes them (for findings and notes).
+_CONSTRUCTS = {
+    "if_stmt": "IF", "compact_if": "IF", "while_stmt": "WHILE", "for_stmt": "FOR", "test_stmt": "TEST",
+    "return_stmt": "RETURN", "exit_stmt": "EXIT", "goto_stmt": "GOTO", "retry_stmt": "RETRY",
+    "trynext_stmt": "TRYNEXT", "raise_stmt": "RAISE", "connect_stmt": "CONNECT (an interrupt)",
+    "late_call": "a late-bound call (%...%)",
+}
+
+#: How a call of a routine found nowhere is named.
+_NOT_FOUND = ("found in no module of the task (give its module with --module FILE, or declare with --external "
+              "{name} that it does not move the robot)")
+
+#: A RAPID identifier (ABB, "RAPID kernel": at most 32 characters).
+_RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
+
+#: Most conditions and loops whose outcome is known only while running, one inside the other, that are followed.
+MAX_NESTING = 64
+
+#: Statements whose outcome or count is known only while running: followed once (:meth:`_Flow.run_unresolved`).
+_UNRESOLVED = frozenset(("if_stmt", "compact_if", "while_stmt", "test_stmt"))
+#: Statements after which the rest of their body does not run.
+_ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt"))
+
+
+class _Unknown(_Unsupported):
+    """A FOR loop's bounds known only while running: it is followed once (:meth:`_Flow.run_unresolved`)."""
+
+
+def _lines(lines: list[int]) -> str:
+    """``3, 5, 9`` of a few lines; the first ones and a count of many."""
+    return ", ".join(map(str, lines)) if len(lines) <= 8 else f"{', '.join(map(str, lines[:8]))}, ... ({len(lines)})"
+
+
+#: The nodes that hold statements (what :meth:`_Walker.unrolled` counts through).
+_BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if", "while_stmt", "for_stmt", "test_stmt",
+                     "test_case"))
+
+
+class _Flow:
+    """The walker's control flow and calls (mixed into ``rapid._Walker``)."""
+
+    # ----- the module
+    def run(self, tree: Tree) -> RobotProgram:
+        for other in self.task.modules:
+            self.collect(other.tree, other)
+        self.collect(tree, None)
+        entry = self.entry_routines()
+        self.check_external(entry)
+        if entry:  # the body whose last statement may be the production loop (:meth:`loops_forever`)
+            self._cycle_body = next(c for c in entry[-1].children if isinstance(c, Tree) and c.data == "body")
+        first_read = dict(self._first_read)
+        self.check_size(entry)
+        self._first_read = first_read  # (counting reads the bounds of FOR loops: no read of a cycle)
+        for proc in entry:
+            self.visited.add(self._routine_name(proc).lower())
+            self.run_routine(proc, depth=0)
+        self.check_cycles()
+        unrun = self.note_unvisited()
+        return RobotProgram(
+            language="rapid", path=self.path, text=self.text, steps=self.finish_points(tree),
+            unsupported=tuple(self.unsupported), notes=tuple(self.notes),
+            entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
+            extra={"unrun": unrun, "conditional": tuple(dict.fromkeys(self.conditional)),
+                   "confdata_free": frozenset(k for k, free in self.conf_free.items() if free)},
+        )
+
+    def check_external(self, entry: list[Tree]) -> None:
+        """``--external`` names routines the controller holds that move nothing: one that is the entry routine, or a
+        routine of the task that moves the robot or changes data a motion reads, is refused naming it."""
+        entry_names = {self._routine_name(p).lower() for p in entry}
+        for name in self.task.options.external:
+            key = name.lower()
+            if key in entry_names:
+                raise ConfigurationError(f"--external {name}: expected a routine that moves nothing, got the entry "
+                                         f"routine {name} (the routine one cycle runs)")
+            routine = self.procs.get(key)
+            if routine is None:
+                continue
+            changed: set[str] = set()
+            reason = self.blocker(routine, *self._routine_names(routine), frozenset((key,)), changed)
+            if reason is None and changed:
+                reason = f"an assignment to {', '.join(sorted(changed))}"
+            if reason is not None:
+                where = self.origin.get(id(routine), self.path)
+                raise ConfigurationError(f"--external {name}: expected a routine that neither moves the robot nor "
+                                         f"changes data a motion reads, got PROC {name} of {where} (line "
+                                         f"{_location(routine)[0]}), which holds {reason}")
+
+    def collect(self, tree: Tree, module) -> None:
+        """The declarations and routines of this module (``module`` None) or of another module of the task (its
+        task-global ones: a ``LOCAL`` one is its own)."""
+        reader = None if module is None else type(self)(module.text, module.path,
+                                                             task=dataclasses.replace(self.task, modules=()))
+        if reader is not None:  # (its values may use the data of the modules read before it)
+            reader.module_data.update(self.module_data)
+            reader.records.update(self.records)
+            reader.aliases.update(self.aliases)
+        items = [item for node in tree.children if isinstance(node, Tree) and node.data == "module"
+                 for item in node.children]
+        for item in items:
+            if not isinstance(item, Tree) or (module is not None and _is_local(item)):
+                continue
+            if item.data in ("record_decl", "alias_decl"):
+                self.declare_type(item)
+                if reader is not None:
+                    reader.declare_type(item)
+            elif item.data == "data_decl":
+                if reader is None:
+                    self.declare(item, self.module_data)
+                else:
+                    self.declare_other(item, reader)
+            elif item.data in ("proc", "func", "trap"):
+                name = self._routine_name(item)
+                if module is None:
+                    self.routines.append(item)
+                else:
+                    self.origin[id(item)] = module.path
+                known = self.procs.get(name.lower())
+                if known is not None and item.data == "proc":
+                    first = self.origin.get(id(known), self.path)
+                    where = self.path if module is None else module.path
+                    raise InputError(f"PROC {name} is declared in two modules of the task: {first} (line "
+                                     f"{_location(known)[0]}) and here", path=where, row=_location(item)[0])
+                if item.data == "proc":
+                    self.procs[name.lower()] = item
+
+    def declare_other(self, decl: Tree, reader) -> None:
+        """A task-global declaration of another module, read by that module's ``reader`` (its errors name that
+        file; its values may use the module's earlier declarations)."""
+        reader.declare(decl, reader.module_data)
+        key = str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+        data = reader.module_data[key]
+        if key in self.module_data:
+            first = self.module_data[key]
+            raise InputError(f"{data.name} is declared in two modules of the task: {first.origin or self.path} "
+                             f"(line {first.declared.line}) and here", path=reader.path, row=data.declared.line)
+        self.module_data[key] = dataclasses.replace(data, origin=reader.path)
+
+    def check_size(self, entry: list[Tree]) -> None:
+        """The motions and waits the entry routine unrolls to, counted before any is followed: past
+        ``max_motions`` the module is refused with the count (a few kilobytes of nested FOR loops or calls can
+        stand for 2^40 motions)."""
+        limit = self.task.options.max_motions
+        total = sum(self.unrolled(proc, frozenset()) for proc in entry)
+        if total > limit:
+            where = entry[0] if entry else None
+            raise InputError(f"{self._routine_name(where) if where is not None else 'the module'} unrolls to "
+                             f"{total:,} steps (motions, waits and calls of routines that move nothing, through its FOR "
+                             f"loops and routine calls): more than "
+                             f"--max-motions {limit:,}", path=self.path,
+                             row=None if where is None else _location(where)[0])
+
+    def unrolled(self, node: Tree, calling: frozenset[str]) -> int:
+        """How many steps ``node`` (a routine or a statement) runs: motions and waits, FOR loops with bounds known
+        from the module's data times their body (at least one a pass), calls times the routine's count (at least
+        one: a tree of calls that moves nothing is bounded too; each routine counted once), every branch of a
+        condition; recursion counts once (it is refused when followed)."""
+        if node.data in ("proc", "func", "trap"):
+            name = self._routine_name(node).lower()
+            if name in calling:
+                return 0
+            if name not in self._unrolled:
+                body = next(c for c in node.children if isinstance(c, Tree) and c.data == "body")
+                self._unrolled[name] = self.unrolled(body, calling | {name})
+            return self._unrolled[name]
+        if node.data == "moves":
+            return len(self.move_matches(node.children[0]))
+        if node.data == "call":
+            key = str(node.children[0]).lower() if isinstance(node.children[0], Token) else ""
+            if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime":
+                return 1
+            routine = self.procs.get(key)
+            return 0 if routine is None or id(routine) in self.origin else max(self.unrolled(routine, calling), 1)
+        count = sum(self.unrolled(c, calling) for c in node.children if isinstance(c, Tree) and c.data in _BLOCKS)
+        if node.data == "for_stmt":
+            try:
+                count = max(count, 1) * self.for_passes(node, None)[2]
+            except _Unsupported:
+                pass  # (bounds known only while running: counted when it runs, :meth:`run_for`)
+        return count
+
+    def for_passes(self, statement: Tree, local: dict[str, _Data] | None) -> tuple[float, float, int]:
+        """A FOR loop's first value, step and number of passes (RAPID: without STEP the counter counts by 1, or
+        by -1 when FROM is above TO; ABB, RAPID instructions, "FOR"); :class:`_Unknown` when its bounds are
+        known only while running."""
+        _, start_node, stop_node, *rest = statement.children
+        try:
+            start, stop = self._number(start_node, local), self._number(stop_node, local)
+            step = self._number(rest[0], local) if len(rest) == 2 else (1.0 if start <= stop else -1.0)
+        except _Unsupported as exc:
+            raise _Unknown(exc.message, exc.where) from None
+        if step == 0:
+            raise _Unsupported("FOR with STEP 0 never ends", statement)
+        passes = np.floor((stop - start) / step + 1e-9) + 1  # (a float: 1E38 / 1E-38 passes is inf)
+        return start, step, int(min(max(passes, 0), 2 ** 62))  # (counted against --max-motions before any runs)
+
+    def finish_points(self, tree: Tree) -> tuple:
+        """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`)."""
+        return tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), self._in_call,
+                                  self.unsupported, self.notes))
+
+    def _finish_points(self, tree: Tree, unfollowed: set[int]) -> list[Motion | Wait]:
+        """A declaration is rewritten only if every use of its name in the module is a followed motion's point
+        (an ``Offs(p10, ...)`` elsewhere, or a motion left as written, must keep reading the old value)."""
+        declared = {p.name.lower() for step in self.steps if isinstance(step, Motion) for p in step.points
+                    if p.name and p.text != p.argument}
+        if not declared:  # every target inline (a CAM program): nothing to check
+            return list(self.steps)
+        uses: dict[str, set[int]] = {}
+        for node in tree.find_data("name"):
+            token = node.children[0]
+            uses.setdefault(str(token).lower(), set()).add(token.start_pos)
+        for node in tree.find_data("moves"):
+            token = node.children[0]
+            statements = self.move_matches(token)
+            for part in ("p1", "p2", "speed", "zone", "tool", "wobj"):
+                starts = (token.start_pos + statements.starts(part)).tolist()
+                for value, start in zip(statements.texts(part, lower=True), starts):
+                    if value is not None and value[0] != "[":
+                        uses.setdefault(value, set()).add(start)
+        direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
+        steps = []
+        done: dict[int, Motion] = {}  # a step repeated (the passes of a FOR loop): decided once
+        for step in self.steps:
+            if isinstance(step, Motion):
+                if id(step) not in done:
+                    points = tuple(p if not p.name or p.text == p.argument or uses.get(p.name.lower(), set()) <= direct
+                                   else dataclasses.replace(p, text=p.argument) for p in step.points)
+                    done[id(step)] = dataclasses.replace(step, points=points)
+                step = done[id(step)]
+            steps.append(step)
+        return steps
+
+    @staticmethod
+    def _routine_name(routine: Tree) -> str:
+        return str(next(c for c in routine.children if isinstance(c, Token) and c.type == "NAME"))
+
+    @staticmethod
+    def _has_params(routine: Tree) -> bool:
+        return any(isinstance(c, Tree) and c.data == "params" for c in routine.children)
+
+    def entry_routines(self) -> list[Tree]:
+        """The entry routine (``--entry``, default ``main``); without a ``main``, every parameterless PROC of the
+        module that no routine calls, in file order."""
+        entry = self.task.options.entry
+        found = self.procs.get(entry.lower())
+        if found is not None and id(found) not in self.origin:
+            return [found]
+        own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
+        if entry.lower() != "main":
+            raise InputError(f"--entry {entry}: expected a PROC of this module, got none of that name (its PROCs: "
+                             f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
+        called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")
+                  if isinstance(c.children[0], Token)}
+        return [p for name, p in own.items() if name not in called and not self._has_params(p)]
+
+    def note_unvisited(self) -> tuple[tuple[str, int], ...]:
+        """A note for each routine of the module the entry does not run that holds motions; ``(name, motions)``
+        of each."""
+        unrun = []
+        for routine in self.routines:
+            name = self._routine_name(routine)
+            if name.lower() in self.visited:
+                continue
+            moves = [c for c in routine.find_data("call") if isinstance(c.children[0], Token)
+                     and str(c.children[0]).lower() in _MOVING]
+            n_moves = len(moves) + sum(len(self.move_matches(run.children[0])) for run in routine.find_data("moves"))
+            if n_moves:
+                line, column = _location(routine)
+                kind = {"proc": "PROC", "func": "FUNC", "trap": "TRAP"}[routine.data]
+                self.notes.append(Finding(f"{kind} {name} is not run from the entry routine: its {n_moves} "
+                                          "motion(s) stay as written", line, column))
+                unrun.append((name, n_moves))
+        return tuple(unrun)
+
+    # ----- statements
+    def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data] | None = None) -> None:
+        local = {} if local is None else local
+        body = next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
+        self._routines_run.append(body)
+        try:
+            self.run_body(body, local, depth)
+        finally:
+            self._routines_run.pop()
+
+    def run_late_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """``%"name"% args;``: a late-bound call whose routine name is known before running (a string, or a
+        datum holding one) is that routine's call; one whose name is known only while running is unsupported."""
+        try:
+            name, _ = self.evaluate_typed(statement.children[0], local)
+        except _Unsupported:
+            name = None
+        if not (isinstance(name, str) and _RAPID_NAME.fullmatch(name)):
+            raise _Unsupported("a late-bound call (%...%) whose routine is known only while running is not followed",
+                               statement)
+        where = statement.children[0]
+        meta = where.meta if isinstance(where, Tree) else statement.meta
+        token = Token("NAME", name, meta.start_pos, meta.line, meta.column, meta.end_line, meta.end_column,
+                      meta.end_pos)
+        self.run_call(Tree("call", [token, *statement.children[1:]], statement.meta), local, depth)
+
+    def run_connect(self, statement: Tree, local: dict[str, _Data]) -> None:
+        """``CONNECT intno WITH trap;``: the TRAP runs whenever its interrupt comes, at times known only while
+        running. One that moves the robot or changes how it moves is unsupported here; otherwise what it assigns
+        is known only while running from here on (a motion reading it is refused naming it)."""
+        name = str(statement.children[-1])
+        trap = next((r for r in self.routines if r.data == "trap" and self._routine_name(r).lower() == name.lower()),
+                    None)
+        if trap is None:
+            raise _Unsupported(f"CONNECT: TRAP {name} is found in no module of this file", statement)
+        own, params = self._routine_names(trap)
+        reason = self.blocker(trap, own, params, frozenset((name.lower(),)), set())
+        if reason is not None:
+            raise _Unsupported(f"CONNECT (an interrupt) runs TRAP {name}, which holds {reason}, at times known only "
+                               "while running", statement)
+        for key in self.assigned_in(trap, frozenset()) - own:
+            self.mark_key(key, statement, local)
+        self.visited.add(name.lower())
+        line, column = _location(statement)
+        self.notes.append(Finding(f"CONNECT: TRAP {name} moves nothing; what it assigns is known only while running "
+                                  "from here on", line, column))
+
+    def run_label(self, statement: Tree, local: dict[str, _Data]) -> None:
+        """A label (a ``GOTO`` target): the routine's statements are followed in written order, and every datum the
+        routine may assign is known only while running from each label on (a ``GOTO`` may arrive from anywhere)."""
+        routine = self._routines_run[-1] if self._routines_run else statement
+        for key in self.assigned_in(routine, frozenset()):
+            self.mark_key(key, statement, local)
+        line, column = _location(statement)
+        note = Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written order, "
+                       "what it assigns known only while running after the label", line, column)
+        self.note_once(note)
+
+    def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> None:
+        for statement in body.children:
+            if isinstance(statement, Tree) and (statement.data in _ENDS or (
+                    statement.data == "call" and str(statement.children[0]).lower() == "exitcycle")):
+                break  # (RETURN, EXIT, RAISE, ExitCycle: the rest of this body never runs after it)
+            try:
+                if self.loops_forever(statement, body):
+                    line, column = _location(statement)
+                    self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body", line,
+                                              column))
+                    self.run_body(statement.children[1], local, depth)
+                    continue
+                self.run_statement(statement, local, depth)
+            except _Unsupported as exc:
+                if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
+                    line, column = _location(exc.where)
+                    note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
+                                   "a motion reads (its time is not estimated)", line, column)
+                    self.note_once(note)
+                else:
+                    self.unsupported_at(exc.message, exc.where)
+                self.note_skipped_motions(statement)
+                if isinstance(statement, Tree):  # what it may change is not known after it
+                    for node in statement.iter_subtrees():
+                        self.record_change(node, local)
+
+    def blocker(self, node: Tree, own: frozenset[str] = frozenset(), params: frozenset[str] = frozenset(),
+                calling: frozenset[str] = frozenset(), changed: set[str] | None = None, path: str = "") -> str | None:
+        """What in ``node`` (a statement, or a routine with its data ``own`` and parameters ``params``) moves the
+        robot or changes how later motions run, with its line; None if nothing does.
+
+        A motion or another moving instruction, ``VelSet``/``ConfL``/``ConfJ``, an interrupt, a ``GOTO``, a
+        late-bound call, a call of a routine found in no module (and not ``--external``), an assignment to a
+        routine's parameter (RAPID passes data by reference), recursion. The data it assigns otherwise (its
+        routines' own data left out) are added to ``changed``.
+        """
+        changed = set() if changed is None else changed
+        path = path or self.origin.get(id(node), "")
+        for sub in node.iter_subtrees_topdown():
+            kind = sub.data
+            if kind in ("moves", "late_call", "connect_stmt", "goto_stmt", "label"):
+                what = {"moves": re.match(r"\w*", sub.children[0]).group() if kind == "moves" else "",
+                        "late_call": "a late-bound call (%...%)", "connect_stmt": "an interrupt "
+                        "(CONNECT)", "goto_stmt": "a GOTO", "label": "a label (a GOTO target)"}[kind]
+                return f"{what} at {self._at(sub, path)}"
+            for token in self.changed_tokens(sub) if kind in ("assign", "call") else ():
+                key = str(token).lower()
+                if key in params:
+                    return f"an assignment to its parameter {token} at {self._at(sub, path)}"
+                if key not in own:
+                    changed.add(key)
+            if kind != "call" or not isinstance(sub.children[0], Token):
+                continue
+            name = str(sub.children[0])
+            key = name.lower()
+            if key in _MOVING or key in MODE_INSTRUCTIONS:
+                return f"{name} at {self._at(sub, path)}"
+            if key in self.external or key in PASSIVE_INSTRUCTIONS or key in SIGNAL_WAITS or key == "waittime":
+                continue
+            routine = self.procs.get(key)
+            if routine is None:
+                return f"{name} at {self._at(sub, path)}, a routine {_NOT_FOUND.format(name=name)}"
+            if key in calling:
+                return f"a recursive call of {name} at {self._at(sub, path)}"
+            if key not in self._blockers:  # (each routine once: a tree of calls is not walked path by path)
+                inner: set[str] = set()
+                found = self.blocker(routine, *self._routine_names(routine), calling | {key}, inner)
+                self._blockers[key] = (found, frozenset(inner))
+            reason, inner_changed = self._blockers[key]
+            changed |= inner_changed
+            if reason is not None:
+                return f"{reason} (in {name}, called at {self._at(sub, path)})"
+        return None
+
+    def _at(self, node: Tree | Token, path: str) -> str:
+        line = _location(node)[0]
+        return f"line {line}" if not path or path == self.path else f"{path}, line {line}"
+
+    def _routine_names(self, routine: Tree) -> tuple[frozenset[str], frozenset[str]]:
+        """The names a routine declares itself, and its parameters' (lower case); found once per routine."""
+        if id(routine) not in self._names:
+            self._names[id(routine)] = self._declared_names(routine)
+        return self._names[id(routine)]
+
+    @staticmethod
+    def _declared_names(routine: Tree) -> tuple[frozenset[str], frozenset[str]]:
+        own = frozenset(str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+                        for decl in routine.find_data("data_decl"))
+        params = frozenset(str([c for c in p.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+                           for p in routine.find_data("param"))
+        return own, params
+
+    def loops_forever(self, statement: Tree | Token, body: Tree) -> bool:
+        """``WHILE TRUE DO ... ENDWHILE`` as the last statement of the (last) entry routine: the production loop,
+        whose every pass is one cycle (as URScript's ``while (True):``). Anywhere else the statements after it,
+        or the routines after it, would never run: it stays unsupported."""
+        if not (isinstance(statement, Tree) and statement.data == "while_stmt" and body is self._cycle_body
+                and statement is body.children[-1]):
+            return False
+        condition = statement.children[0]
+        return isinstance(condition, Tree) and condition.data == "name" and str(condition.children[0]).lower() == "true"
+
+    def note_skipped_motions(self, statement: Tree) -> None:
+        if not isinstance(statement, Tree):
+            return
+        found: list[tuple[str, int]] = []  # (instruction, offset), in the order the general rules list calls
+        for node in statement.iter_subtrees():
+            if node.data == "call" and node is not statement:
+                name = node.children[0]
+                if isinstance(name, Token) and str(name).lower() in MOTIONS:
+                    found.append((str(name), name.start_pos))
+            elif node.data == "moves":
+                token = node.children[0]
+                statements = self.move_matches(token)
+                found += zip(statements.texts("instr"), (token.start_pos + statements.starts("instr")).tolist())
+        lines, columns = self.lines.lists([at for _, at in found])
+        for (name, _), line, column in zip(found, lines, columns):
+            self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column))
+
+    def run_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        kind = statement.data
+        if kind == "data_decl":
+            self.declare(statement, local)
+        elif kind == "assign":
+            self.assign(statement, local)
+        elif kind == "call":
+            self.run_call(statement, local, depth)
+        elif kind == "moves":
+            first = len(self.steps)
+            self.run_moves(statement.children[0], local, depth)
+            self.note_conf(self.steps[first:])
+        elif kind == "label":
+            self.run_label(statement, local)
+        elif kind == "late_call":
+            self.run_late_call(statement, local, depth)
+        elif kind == "connect_stmt":
+            self.run_connect(statement, local)
+        elif kind == "goto_stmt":
+            pass  # (followed in written order: its labels make what the routine assigns unknown, :meth:`run_label`)
+        elif kind == "for_stmt":
+            try:
+                bounds = self.for_passes(statement, local)
+            except _Unknown:  # (bounds known only while running)
+                self.run_unresolved(statement, local, depth)
+            else:
+                self.run_for(statement, local, depth, bounds)
+        elif kind in _UNRESOLVED:
+            self.run_unresolved(statement, local, depth)
+        else:
+            construct = _CONSTRUCTS.get(kind, kind)
+            raise _Unsupported(f"{construct} is not followed (its outcome or count is not known before running)",
+                               statement)
+
+    def moves_nothing(self, routine: Tree) -> bool:
+        """``routine`` (and the routines it calls) moves nothing and changes nothing a motion reads
+        (:meth:`blocker`, no data but its own assigned). Its conditions and loops, which could not be followed,
+        then cannot change a motion: they are passed over with a note (a gripper routine's ``IF``/``WaitDI``)."""
+        changed: set[str] = set()
+        name = self._routine_name(routine).lower()
+        return self.blocker(routine, *self._routine_names(routine), frozenset((name,)), changed) is None \
+            and not changed
+
+    def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data], statement: Tree
+                       ) -> dict[str, _Data]:
+        """The scope a call of ``routine`` starts with: each parameter bound to its argument.
+
+        An argument that names data passes that data on (a target then stays
+        written in its declaration); any other is evaluated in the caller's
+        scope (it is then written where the routine uses the parameter). A
+        switch or an optional parameter left out binds nothing that can be
+        evaluated. RAPID's own checks (number of arguments, names of optional
+        ones, types) are errors naming the call.
+        """
+        params = [c for c in next((c for c in routine.children if isinstance(c, Tree) and c.data == "params"),
+                                  Tree("params", [])).children]
+        positional, optional = self.split_args(call_args)
+        name = self._routine_name(routine)
+        required, optional_params = [], {}
+        for param in params:
+            names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
+            if any(isinstance(c, Tree) and c.data == "dims" for c in param.children):
+                raise _Unsupported(f"{name}'s array parameter {names[1]} is not followed", statement)
+            if self.text[:span_of(param).start].rstrip().endswith("\\") or self.text[span_of(param).start] == "\\":
+                optional_params[str(names[1]).lower()] = names
+            else:
+                required.append(names)
+        if len(positional) != len(required):
+            raise self.error(f"{name} takes {len(required)} argument(s) "
+                             f"({', '.join(str(n[1]) for n in required) or 'none'}), got {len(positional)}", statement)
+        unknown = sorted(set(optional) - set(optional_params))
+        if unknown:
+            raise self.error(f"{name} has no optional parameter \\{unknown[0]}", statement)
+        scope: dict[str, _Data] = {}
+        for (type_token, param_token), node in zip(required, positional):
+            dtype = self.base_type(str(type_token).lower())
+            scope[str(param_token).lower()] = self._argument(routine, dtype, param_token, node, local)
+        for key, (type_token, param_token) in optional_params.items():
+            node, dtype = optional.get(key), self.base_type(str(type_token).lower())
+            value = None if node is None else self._argument(routine, dtype, param_token, node, local)
+            scope[key] = value or _Data(dtype, None, None, str(param_token), param_token)
+        self._scopes.append(scope)
+        self._params[id(scope)] = set(scope)
+        return scope
+
+    def unbound_scope(self, routine: Tree) -> dict[str, _Data]:
+        """The scope of a call whose arguments are known only while running: every parameter without a value."""
+        scope: dict[str, _Data] = {}
+        for param in routine.find_data("param"):
+            type_token, name_token = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"][:2]
+            scope[str(name_token).lower()] = _Data(self.base_type(str(type_token).lower()), None, None,
+                                                   str(name_token), name_token)
+        self._scopes.append(scope)
+        self._params[id(scope)] = set(scope)
+        return scope
+
+    def _argument(self, routine: Tree, dtype: str, param: Token, node: Tree | Token, local: dict[str, _Data]
+                  ) -> _Data:
+        if isinstance(node, Tree) and node.data == "name":
+            data = self.lookup(node.children[0], local, unset=True)  # (a VAR without a value: read where used)
+            self._passed[node.children[0].start_pos] = (span_of(routine), str(param).lower())
+            if data.type != dtype and self.fields_of(dtype) is not None:
+                raise self.error(f"parameter {param} is a {dtype}, got {node.children[0]}, a {data.type}", node)
+            return data
+        value = self.evaluate_as(node, local, dtype) if self.fields_of(dtype) is not None else self.evaluate(node, local)
+        return _Data(dtype, value, None, str(param), param)
+
+    def run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each of its
+        bodies is followed once, in the written order (a motion's data decide whether it is compensated, not the
+        condition around it).
+
+        The data it may assign (:meth:`assigned_in`: assignments, ``Incr``, a search's found point, what the
+        routines it calls assign, its FOR counter) count as changed from its start (a loop's next pass, or
+        another branch, reads the value a pass left) until an assignment inside it gives them a value known there,
+        and again after it (it may have run no pass, or another branch). A motion reading such data is refused at
+        that read, naming the data and the line that changes it. A note names the construct and the motions it
+        holds (the report's list of motions compensated under conditions not resolved before running); each counts
+        once in the timing, in the written order of the cycle.
+        """
+        if len(self._unresolved) >= MAX_NESTING:  # (each level is a few Python frames: bounded with its line)
+            raise _Unsupported(f"{_CONSTRUCTS[statement.data]} nested more than {MAX_NESTING} deep in conditions "
+                               "and loops is not followed", statement)
+        self._unresolved.append(statement)
+        try:
+            self._run_unresolved(statement, local, depth)
+        finally:
+            self._unresolved.pop()
+
+    def _run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        keys = self.assigned_in(statement, frozenset())
+        if statement.data == "for_stmt":
+            keys.add(str(statement.children[0]).lower())
+        for key in keys:
+            self.mark_key(key, statement, local)
+        conf_before, first = dict(self.conf_on), len(self.steps)
+        if statement.data == "compact_if":  # (one statement, no body)
+            bodies = [Tree("body", [statement.children[-1]])]
+        else:
+            bodies = [next(b for b in child.children if isinstance(b, Tree) and b.data == "body")
+                      if child.data in ("elseif", "test_case") else child for child in statement.children
+                      if isinstance(child, Tree) and child.data in ("body", "elseif", "test_case")]
+        scope = local
+        if statement.data == "for_stmt":  # (its counter: declared by the loop, a value a pass)
+            counter = statement.children[0]
+            scope = {**local, str(counter).lower(): _Data("num", None, None, str(counter), counter)}
+            self._scopes.append(scope)
+        for body in bodies:
+            self.run_body(body, scope, depth)
+        for key in keys:  # (no pass, or another branch: the value before it)
+            self.mark_key(key, statement, local)
+            if key in self._followed:  # (a value it gives is one it may give)
+                self._followed[key] = (None, self._followed[key][1])
+        for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
+            self.conf_on[mode] = self.conf_on[mode] or on
+        lines = [line for step in self.steps[first:] for line in
+                 ((step.statement.line,) if isinstance(step, Motion) else () if isinstance(step, Wait)
+                  else step.statement[:, 2].tolist())]
+        self.conditional.extend(lines)
+        held = (f"its {len(lines)} motion(s) (line {_lines(lines)}) are compensated, each once in the written order "
+                "of the cycle" if lines else "it holds no motion")
+        line, column = _location(statement)
+        note = Finding(f"{_CONSTRUCTS[statement.data]}: not resolved before running (its outcome or count is known "
+                       f"only while running); {held}", line, column)
+        self.note_once(note)
+
+    def mark_key(self, key: str, statement: Tree, local: dict[str, _Data]) -> None:
+        """The datum ``key`` (and the caller's datum a parameter of that name is bound to) is changed at run time
+        from ``statement`` on, unless already so."""
+        self.assigned.setdefault(key, statement)
+        bound = local.get(key)
+        if bound is not None:
+            self.assigned.setdefault(bound.name.lower(), statement)
+
+    def assigned_in(self, node: Tree, calling: frozenset[str]) -> set[str]:
+        """The data (lower-case names) ``node`` may give a value: assignments, ``Incr``/``Add``/..., a search's
+        found point, and what the routines of the module it calls assign (their own data left out; a parameter
+        they assign changes the data named at the call, passed by reference)."""
+        keys: set[str] = set()
+        for sub in node.iter_subtrees_topdown():
+            if sub.data not in ("assign", "call"):
+                continue
+            keys.update(str(token).lower() for token in self.changed_tokens(sub))
+            if sub.data != "call" or not isinstance(sub.children[0], Token):
+                continue
+            key = str(sub.children[0]).lower()
+            try:
+                positional, _ = self.split_args(sub.children[1] if len(sub.children) > 1 else None)
+            except _Unsupported:
+                positional = []
+            signature = PROCESS_MOTIONS.get(key)
+            named = [self.changed_root(arg) for arg in positional]
+            if signature is not None and signature.writes is not None and len(named) > signature.writes:
+                named = [named[signature.writes]]
+                keys.update(str(t).lower() for t in named if t is not None)
+            routine = self.procs.get(key)
+            if routine is not None and key not in calling:
+                own, params = self._routine_names(routine)
+                if key not in self._assigns:  # (each routine once: a tree of calls is not walked path by path)
+                    self._assigns[key] = frozenset(self.assigned_in(routine, calling | {key}))
+                inner = self._assigns[key]
+                keys |= inner - own - params
+                if inner & params:  # (passed by reference: the caller's data it names)
+                    keys.update(str(t).lower() for t in named if t is not None)
+        return keys
+
+    def run_for(self, statement: Tree, local: dict[str, _Data], depth: int,
+                bounds: tuple[float, float, int] | None = None) -> None:
+        """A FOR loop with constant bounds, unrolled: its body runs once per value of the counter.
+
+        RAPID: without STEP the counter counts by 1, or by -1 when FROM is above
+        TO (ABB, RAPID instructions, "FOR"). Each pass's motions are motions of
+        their own (each gets its own time); the written program has one text per
+        motion, so a motion whose target changes with the counter is not
+        followed (nothing of the loop is kept then).
+        A body that does not read the counter and changes nothing
+        (:meth:`changes_state`) runs the same way every pass: it is followed
+        once and its steps repeated.
+        """
+        counter, body = statement.children[0], statement.children[-1]
+        start, step, passes = self.for_passes(statement, local) if bounds is None else bounds
+        count = passes * max(self.unrolled(body, frozenset()), 1)
+        if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
+            raise self.error(f"FOR with {passes:,} passes unrolls to {count:,} steps: more than "
+                             f"--max-motions {self.task.options.max_motions:,}", statement)
+        first_step = len(self.steps)
+        scopes = []  # every pass's scope stays alive: the evaluation cache keys local values by id(scope)
+        same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
+            lambda v: isinstance(v, Token) and v.type == "NAME")) and not self.changes_state(body, frozenset())
+        for k in range(min(passes, 1) if same else passes):
+            scope = dict(local)
+            scope[str(counter).lower()] = _Data("num", start + k * step, None, str(counter), counter)
+            scopes.append(scope)
+            self.run_body(body, scope, depth)
+        if same:
+            self.steps.extend(self.steps[first_step:] * max(passes - 1, 0))
+            return
+        self.steps[first_step:] = expand(self.steps[first_step:])  # each pass's motions, as objects
+        changing = calls.changing_motion(self.steps[first_step:])
+        if changing is not None:
+            for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
+                self._in_call.pop(id(dropped), None)
+            del self.steps[first_step:]
+            raise _Unsupported(f"{changing.instruction}'s target changes with the FOR counter {counter}: one "
+                               "written target cannot serve every pass", statement)
+
+    def changes_state(self, node: Tree, calling: frozenset[str]) -> bool:
+        """Whether ``node`` (or a routine of the module it calls) may leave the walk in another state: an
+        assignment, ``Incr``/``Add``/..., ``VelSet``/``ConfL``/``ConfJ``, a search's found point, a late-bound
+        call, recursion."""
+        for sub in node.iter_subtrees_topdown():
+            if sub.data in ("assign", "late_call"):
+                return True
+            if sub.data != "call" or not isinstance(sub.children[0], Token):
+                continue
+            key = str(sub.children[0]).lower()
+            if key in _MUTATING or key in WRITES_ARGUMENTS or key in MODE_INSTRUCTIONS or key in calling \
+                    or (key in PROCESS_MOTIONS and PROCESS_MOTIONS[key].writes is not None):
+                return True
+            routine = self.procs.get(key)
+            if routine is not None and id(routine) not in self.origin \
+                    and self._routine_changes_state(key, routine, calling):
+                return True
+        return False
+
+    def _routine_changes_state(self, key: str, routine: Tree, calling: frozenset[str]) -> bool:
+        if key not in self._changes:  # (each routine once)
+            self._changes[key] = self.changes_state(routine, calling | {key})
+        return self._changes[key]
+
+    def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        name_token = statement.children[0]
+        name = str(name_token)
+        key = name.lower()
+        call_args = statement.children[1] if len(statement.children) > 1 else None
+        if key in MOTIONS or key in PROCESS_MOTIONS:
+            self.run_motion(statement, key, local)
+        elif key in ("confl", "confj"):  # \Off: the controller ignores the confdata of the motions after it
+            _, optional = self.split_args(call_args)
+            if "on" in optional or "off" in optional:
+                self.conf_on[LINEAR if key == "confl" else JOINT] = "on" in optional
+        elif key in self.external:
+            pass  # declared by the user: moves nothing, changes nothing a motion reads
+        elif key in self.procs and id(self.procs[key]) in self.origin:
+            routine = self.procs[key]
+            changed: set[str] = set()
+            reason = self.blocker(routine, *self._routine_names(routine), frozenset((key,)), changed)
+            if reason is not None:
+                raise _Unsupported(f"{name} (a routine of {self.origin[id(routine)]}) is not followed: it holds "
+                                   f"{reason}; only the program's own file is written", statement)
+            for changed_key in changed:
+                self.assigned.setdefault(changed_key, statement)
+        elif key == "waittime":
+            positional, _ = self.split_args(call_args)
+            if len(positional) != 1:
+                raise self.error("WaitTime: expected one time [s]", statement)
+            seconds = self._number(positional[0], local)
+            if seconds < 0:
+                raise self.error(f"WaitTime: expected a time >= 0 s, got {seconds:g}", statement)
+            self.steps.append(Wait(seconds, span_of(statement)))
+        elif key == "velset":
+            positional, _ = self.split_args(call_args)
+            if len(positional) != 2:
+                raise self.error("VelSet: expected Override [%] and Max [mm/s]", statement)
+            self.velset = (self._number(positional[0], local), self._number(positional[1], local))
+        elif key in self.procs:
+            if depth > 32:
+                raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
+            routine = self.procs[key]
+            quiet = self.moves_nothing(routine)
+            read_before = set(self._first_read)
+            try:
+                scope = self.bind_arguments(routine, call_args, local, statement)
+            except _Unsupported:
+                if not quiet:
+                    raise
+                scope = self.unbound_scope(routine)  # (arguments known only while running: nothing moves on them)
+            self.visited.add(key)
+            first = len(self.steps)
+            self._quiet += [name] if quiet else []
+            try:
+                self.run_routine(routine, depth + 1, scope)
+            finally:
+                del self._quiet[len(self._quiet) - quiet:]
+            if quiet:  # (what a routine that moves nothing reads cannot make a motion differ next cycle)
+                for read in set(self._first_read) - read_before:
+                    del self._first_read[read]
+            if scope:
+                self.steps[first:] = expand(self.steps[first:])  # each motion of the call, as an object
+                for step in self.steps[first:]:  # the outermost call with arguments is the one named
+                    self._in_call[id(step)] = (name, span_of(statement))
+        elif key in UNSUPPORTED_INSTRUCTIONS:
+            raise _Unsupported(f"{name} is not followed (it moves the robot or changes the frame of its motions in "
+                               "a way known only while running)", statement)
+        elif key in SIGNAL_WAITS:
+            line, column = _location(statement)
+            self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", line, column))
+        elif key in PASSIVE_INSTRUCTIONS:
+            self.record_change(statement, local)
+        else:
+            raise _Unsupported(f"{name} is no instruction thermocomp knows and a routine {_NOT_FOUND.format(name=name)}",
+                               statement)
+

@@ -1,0 +1,606 @@
+"""RAPID motions: the motion instructions, their arguments, and runs of plain motion statements read as columns.
+
+``MoveL``, ``MoveJ``, ``MoveC``, ``MoveAbsJ`` and the process and search moves (:data:`PROCESS_MOTIONS`) are read by
+:meth:`_Motions.run_motion`; a ``MOVES`` token of the grammar (a run of plain motion statements,
+:data:`MOVES_PATTERN`) by :meth:`_Motions.run_moves`, which reads its statements as columns and hands any it does not
+read to the general rules, one statement, as the tree they would have built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from lark import Token, Tree
+
+from thermocomp._typing import FloatArray
+from thermocomp.errors import InputError
+from thermocomp.programs.grammars import (
+    byte_spans,
+    delimiters,
+    first_seen,
+    joined_bytes,
+    node_meta,
+    parse_numbers,
+    token_at,
+)
+from thermocomp.programs.model import (
+    _KIND_CODE,
+    ABSOLUTE_JOINT,
+    CIRCULAR,
+    JOINT,
+    LINEAR,
+    Finding,
+    Motion,
+    MotionRun,
+    Point,
+    Span,
+)
+from thermocomp.programs.rapid_data import INT_MAX, NUM_MAX, _Data, _location, _T_from_pose, _Unsupported, span_of
+from thermocomp.programs.writer import NUMBER
+from thermocomp.tolerances import QUAT_NORM_TOL
+
+#: Motions between two progress reports while a module is read.
+PROGRESS_MOTIONS = 8192
+
+#: The plain motion instructions: their kind and number of points (then speed, zone, tool).
+MOTIONS = {
+    "movel": (LINEAR, 1),
+    "movej": (JOINT, 1),
+    "movec": (CIRCULAR, 2),
+    "moveabsj": (ABSOLUTE_JOINT, 1),
+}
+
+
+@dataclass(frozen=True)
+class _Signature:
+    """Where a motion instruction's points, speed and tool are among its positional arguments (ABB, "RAPID
+    Instructions"): ``points`` points from index ``first``, the speed right after them, the tool
+    ``after_tool`` arguments before the end (a process move's signal and value, ``MoveLSync``'s procedure).
+    ``writes``: the index of an argument the instruction gives a value (``SearchL``'s found point), or None."""
+
+    kind: str
+    points: int = 1
+    first: int = 0
+    after_tool: int = 0
+    writes: int | None = None
+
+
+def _signatures(names: str, **signature) -> dict[str, _Signature]:
+    return {name.lower(): _Signature(**signature) for name in names.split()}
+
+
+#: Process and search moves: the target is compensated like MoveL's, every other argument kept as written.
+PROCESS_MOTIONS: dict[str, _Signature] = {
+    **_signatures("MoveLDO MoveLAO MoveLGO", kind=LINEAR, after_tool=2),
+    **_signatures("MoveJDO MoveJAO MoveJGO", kind=JOINT, after_tool=2),
+    **_signatures("MoveCDO MoveCAO MoveCGO", kind=CIRCULAR, points=2, after_tool=2),
+    **_signatures("MoveLSync", kind=LINEAR, after_tool=1),
+    **_signatures("MoveJSync", kind=JOINT, after_tool=1),
+    **_signatures("MoveCSync", kind=CIRCULAR, points=2, after_tool=1),
+    **_signatures("TriggL TriggLIOs ArcL ArcLStart ArcLEnd ArcL1 ArcL2 CapL PaintL SpotL SpotML DispL", kind=LINEAR),
+    **_signatures("TriggJ TriggJIOs SpotJ", kind=JOINT),
+    **_signatures("TriggC ArcC ArcCStart ArcCEnd ArcC1 ArcC2 CapC PaintC DispC", kind=CIRCULAR, points=2),
+    **_signatures("SearchL", kind=LINEAR, first=2, writes=1),
+    **_signatures("SearchJ", kind=JOINT, first=2, writes=1),
+    **_signatures("SearchC", kind=CIRCULAR, points=2, first=2, writes=1),
+}
+
+# Digits are ``[0-9]``: in ISO-8859-1 text the same characters as ``\d``, which ``re`` tests as Unicode digits (a
+# third slower over a 100,000-statement run).
+_S = r"[ \t\r\n]*+"
+_NUM = r"[+-]?+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
+_LIST = rf"\[{_S}{_NUM}(?:{_S},{_S}{_NUM})*+{_S}\]"
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*+"
+_POINT = rf"\[{_S}{_LIST}(?:{_S},{_S}{_LIST})*+{_S}\]|{_NAME}"
+_GAP = r"(?:[ \t\f\r\n]++|![^\n]*+)++"
+_MOVE = (rf"(?:(?i:MoveL|MoveJ|MoveC|MoveAbsJ))\b{_S}(?:{_POINT}){_S},{_S}(?:(?:{_POINT}){_S},{_S})?"
+         rf"(?:{_NAME}){_S},{_S}(?:{_NAME}){_S},{_S}(?:{_NAME})"
+         rf"(?:{_S}\\(?:(?i:WObj)){_S}:={_S}(?:{_NAME}))?+{_S};")
+#: A run of plain motion statements (rapid.lark's ``MOVES``): statements with whitespace and comments between.
+MOVES_PATTERN = rf"{_MOVE}(?:{_GAP}{_MOVE})*+"
+#: The parts of a run's statement, in the order of :attr:`MoveStatements.offsets`' columns.
+PARTS = ("instr", "p1", "p2", "speed", "zone", "tool", "wkey", "wobj")
+_COLUMN = {part: 2 * k for k, part in enumerate(PARTS)}
+
+#: What an inline robtarget / jointtarget is, with the numbers and whitespace taken out.
+_SKELETONS = {"robtarget": b"[[,,],[,,,],[,,,],[,,,,,]]", "jointtarget": b"[[,,,,,],[,,,,,]]"}
+_NOT_NUMBER = b"[] \t\r\n"  # (what an inline point holds besides its numbers and commas)
+
+#: The bytes that delimit a run's statements and their parts (:class:`MoveStatements`), by code; 0 for the others.
+_OPEN, _CLOSE, _COMMA, _END, _BACKSLASH, _BANG, _NEWLINE = range(1, 8)
+_CODES = np.zeros(256, dtype=np.int8)
+_CODES[[ord(c) for c in "[],;\\!\n"]] = np.arange(1, 8)
+#: Whitespace inside a statement (``_S``), and between statements (``_GAP``, comments aside).
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[[ord(c) for c in " \t\r\n"]] = True
+_GAP_SPACE = _SPACE.copy()
+_GAP_SPACE[ord("\f")] = True
+
+
+class _Irregular(Exception):
+    """A run's statement the columns do not read (not a number, a name that does not resolve, an argument the
+    instruction refuses): it is run through the general rules, one statement, for its finding or error."""
+
+
+class MoveStatements:
+    """The statements of a ``MOVES`` token, columnar: where each part of each statement starts and ends.
+
+    The parts are :data:`PARTS`; offsets are within the token's text, -1 where a part is absent. The token is
+    one the grammar matched (:data:`MOVES_PATTERN`), so its bytes alone place the parts: outside comments (``!``
+    to the line's end, between statements only) every ``;`` ends a statement, every ``\\`` starts its ``\\WObj``,
+    and the commas outside brackets separate its arguments (three, or four with a second point); each part is
+    what lies between them, whitespace aside. Found with numpy over the token's bytes, no match object a
+    statement (a regular expression's groups took a second for 100,000 statements).
+    """
+
+    def __init__(self, token: Token) -> None:
+        self.text = token  # (a str: str(token) would copy it)
+        self.data = token.encode("latin-1")  # (a byte a character)
+        b = self.bytes = np.frombuffer(self.data, dtype=np.uint8)
+        at, code = delimiters(self.data, _CODES)
+        newlines = at[code == _NEWLINE]
+        if np.any(code == _BANG):  # (a byte after a "!" on its line is a comment's)
+            last_bang = np.maximum.accumulate(np.where(code == _BANG, at, -1))
+            outside = last_bang <= np.maximum.accumulate(np.where(code == _NEWLINE, at, -1))
+            at, code = at[outside], code[outside]
+        depth = np.cumsum((code == _OPEN).astype(np.int8) - (code == _CLOSE), dtype=np.int8)  # (0 to 2)
+        ends = at[code == _END]
+        commas = at[(code == _COMMA) & (depth == 0)]
+        first = np.searchsorted(np.searchsorted(ends, commas), np.arange(len(ends)))  # each statement's first comma
+        two_points = np.diff(np.append(first, len(commas))) == 4
+        backslashes = at[code == _BACKSLASH]
+        wobj = np.zeros(len(ends), dtype=bool)
+        wobj[np.searchsorted(ends, backslashes)] = True
+        tool_end = ends.copy()
+        tool_end[wobj] = backslashes
+        # each statement starts past the gap after the one before: whitespace, and comments to their line's end
+        start = np.concatenate([np.zeros(1, dtype=np.int64), ends[:-1] + 1])
+        active = np.arange(len(ends))
+        while active.size:
+            byte = b[start[active]]
+            bang = active[byte == ord("!")]
+            start[bang] = newlines[np.searchsorted(newlines, start[bang])]
+            start[active[_GAP_SPACE[byte]]] += 1
+            active = active[_GAP_SPACE[byte] | (byte == ord("!"))]
+        offsets = np.full((len(ends), 2 * len(PARTS)), -1, dtype=np.int64)
+        instr_end = start + np.where((b[start + 4] | 0x20) == ord("a"), 8, 5)  # MoveAbsJ; MoveL, MoveJ, MoveC
+        comma = [commas[np.minimum(first + k, len(commas) - 1)] for k in range(4)]
+        offsets[:, 0], offsets[:, 1] = start, instr_end
+        offsets[:, 2], offsets[:, 3] = _skip_space(b, instr_end), _skip_space(b, comma[0], -1)
+        two = np.flatnonzero(two_points)
+        offsets[two, 4], offsets[two, 5] = _skip_space(b, comma[0][two] + 1), _skip_space(b, comma[1][two], -1)
+        after = [np.where(two_points, comma[k + 1], comma[k]) for k in range(3)]  # the commas after the points
+        for column, (a, z) in zip((6, 8, 10), ((after[0], after[1]), (after[1], after[2]), (after[2], tool_end))):
+            offsets[:, column], offsets[:, column + 1] = _skip_space(b, a + 1), _skip_space(b, z, -1)
+        w = np.flatnonzero(wobj)
+        key = _skip_space(b, tool_end[w] + 1)
+        offsets[w, 12], offsets[w, 13] = key, key + 4
+        offsets[w, 14], offsets[w, 15] = _skip_space(b, _skip_space(b, key + 4) + 2), _skip_space(b, ends[w], -1)
+        self.offsets = offsets
+        self.end = ends + 1
+        self.delimiters, self.codes = at, code  # (outside comments)
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def starts(self, part: str) -> np.ndarray:
+        return self.offsets[:, _COLUMN[part]]
+
+    def ends(self, part: str) -> np.ndarray:
+        return self.offsets[:, _COLUMN[part] + 1]
+
+    def group(self, i: int, part: str) -> str | None:
+        a, b = self.offsets[i, _COLUMN[part]:_COLUMN[part] + 2].tolist()
+        return None if a < 0 else self.text[a:b]
+
+    def texts(self, part: str, lower: bool = False) -> list[str | None]:
+        """The text of ``part`` in every statement (``None`` where absent)."""
+        text = self.text
+        out = [text[a:b] if a >= 0 else None for a, b in self.offsets[:, _COLUMN[part]:_COLUMN[part] + 2].tolist()]
+        return [None if t is None else t.lower() for t in out] if lower else out
+
+
+def _skip_space(b: np.ndarray, at: np.ndarray, step: int = 1) -> np.ndarray:
+    """Offsets ``at`` into the bytes ``b`` moved past whitespace (``_S``): forward, or with ``step`` -1 back to
+    just after the last byte before them that is not whitespace."""
+    at = at.copy()
+    look = 0 if step == 1 else -1
+    active = np.flatnonzero(_SPACE[b[at + look]])
+    while active.size:
+        at[active] += step
+        active = active[_SPACE[b[at[active] + look]]]
+    return at
+
+
+#: The speeddata a motion whose speed is known only while running is timed with (v1000: ABB's predefined).
+UNKNOWN_SPEED = (1000.0, 500.0, 5000.0, 1000.0)
+
+
+class _Motions:
+    """The walker's motions (mixed into ``rapid._Walker``)."""
+
+    def run_motion(self, statement: Tree, key: str, local: dict[str, _Data]) -> None:
+        """A motion: ``MoveL``, ``MoveJ``, ``MoveC``, ``MoveAbsJ``, or a process or search move (:data:`PROCESS_MOTIONS`),
+        whose points, speed and tool are read as ``MoveL``'s and every other argument kept as written."""
+        signature = PROCESS_MOTIONS.get(key) or _Signature(*MOTIONS[key])
+        kind, n_points, first = signature.kind, signature.points, signature.first
+        name_token = statement.children[0]
+        positional, optional = self.split_args(statement.children[1] if len(statement.children) > 1 else None)
+        if key in MOTIONS and len(positional) != n_points + 3:
+            raise self.error(f"{name_token}: expected {n_points + 3} arguments (point(s), speed, zone, tool), "
+                             f"got {len(positional)}", statement)
+        if len(positional) < first + n_points + 2 + signature.after_tool:
+            raise self.error(f"{name_token}: expected at least {first + n_points + 2 + signature.after_tool} "
+                             f"arguments, got {len(positional)}", statement)
+        if "corr" in optional:  # a sensor's path correction, known only while running (\TLoad, \Inpos: no effect)
+            raise _Unsupported(f"{name_token} \\Corr is not followed", statement)
+        if signature.writes is not None:  # SearchL's found point: known only while running
+            self.mark_changed(self.changed_root(positional[signature.writes]), statement, local)
+        tool_node = positional[len(positional) - 1 - signature.after_tool]
+        positional = positional[first:first + n_points + 1] + [None, tool_node]  # (points, speed, -, tool)
+        T_flange_tcp = self.frame(positional[n_points + 2], local, "tooldata")
+        wobj_node = optional.get("wobj")
+        T_world_frame = np.eye(4) if wobj_node is None else self.frame(wobj_node, local, "wobjdata")
+        points = tuple(self.point(positional[i], local, kind, T_world_frame, T_flange_tcp) for i in range(n_points))
+        try:
+            speed = self.cached(positional[n_points], local, "speeddata")
+        except _Unsupported as exc:  # (a speed changes the time, not the target: the motion is still compensated)
+            speed = UNKNOWN_SPEED
+            line, column = _location(positional[n_points])
+            self.notes.append(Finding(f"{exc.message}: {name_token}'s speed is taken as v1000 for the timing", line,
+                                      column))
+        v_tcp, v_ori = float(speed[0]), float(speed[1])  # type: ignore[index]
+        if not (v_tcp > 0 and v_ori > 0):
+            raise self.error(f"{name_token}: the speeddata must move: expected a TCP speed and an orientation speed "
+                             f"> 0, got {v_tcp:g} mm/s and {v_ori:g} deg/s", positional[n_points])
+        if "v" in optional and optional["v"] is not None:
+            v_tcp = self._number(optional["v"], local)
+            if not v_tcp > 0:
+                raise self.error(f"{name_token} \\V: expected a TCP speed > 0 mm/s, got {v_tcp:g}", optional["v"])
+        override, v_max = self.velset
+        v_tcp = min(v_tcp * override / 100.0, v_max)
+        duration = None if optional.get("t") is None else self._number(optional["t"], local)
+        if duration is not None and not duration > 0:
+            raise self.error(f"{name_token} \\T: expected a time > 0 s, got {duration:g}", optional["t"])
+        self.steps.append(Motion(
+            instruction=str(name_token), kind=kind, points=points, statement=span_of(statement),
+            name=span_of(name_token), tcp_speed=v_tcp * 1e-3, orientation_speed=np.radians(v_ori * override / 100.0),
+            duration_s=duration,
+        ))
+        self.note_conf(self.steps[-1:])
+
+    def note_conf(self, steps: list) -> None:
+        """Whether every run of each motion statement of ``steps`` had its confdata ignored (``ConfL \\Off`` for
+        linear and circular moves, ``ConfJ \\Off`` for joint moves), by the statement's offset."""
+        for step in steps:
+            if isinstance(step, Motion) and step.kind != ABSOLUTE_JOINT:
+                free = not self.conf_on[JOINT if step.kind == JOINT else LINEAR]
+                self.conf_free[step.statement.start] = self.conf_free.get(step.statement.start, True) and free
+            elif isinstance(step, MotionRun):  # (the same, a run's statements together)
+                starts, kinds = step.statement[:, 0], step.kind
+                free = np.where(kinds == _KIND_CODE[JOINT], not self.conf_on[JOINT], not self.conf_on[LINEAR])
+                moved = kinds != _KIND_CODE[ABSOLUTE_JOINT]
+                for start in starts[moved & free].tolist():
+                    self.conf_free.setdefault(start, True)
+                self.conf_free.update(dict.fromkeys(starts[moved & ~free].tolist(), False))
+
+    # ----- runs of plain motions (MOVES tokens)
+    def move_matches(self, token: Token) -> MoveStatements:
+        """The :class:`MoveStatements` of a ``MOVES`` token, split once."""
+        if token.start_pos not in self._matches:
+            self._matches[token.start_pos] = MoveStatements(token)
+        return self._matches[token.start_pos]
+
+    def _leaf(self, token: Token, st: MoveStatements, i: int, part: str) -> Tree:
+        """Part ``part`` of statement ``i`` of a run as the general rules' tree has it: a ``name`` node, or a
+        ``numbers`` node for an inline point."""
+        value = st.group(i, part)
+        assert value is not None
+        terminal, rule = ("NUMBERS", "numbers") if value[0] == "[" else ("NAME", "name")
+        leaf = token_at(self.lines, terminal, value, token.start_pos + int(st.offsets[i, _COLUMN[part]]))
+        return Tree(rule, [leaf], node_meta(self.lines, leaf.start_pos, leaf.end_pos))
+
+    def _statement_tree(self, token: Token, st: MoveStatements, i: int) -> Tree:
+        """Statement ``i`` of a run as the general rules read it: ``call(NAME, call_args(...))``."""
+        args = [self._leaf(token, st, i, part) for part in ("p1", "p2", "speed", "zone", "tool")
+                if st.group(i, part) is not None]
+        if st.group(i, "wobj") is not None:
+            key = self._leaf(token, st, i, "wkey").children[0]
+            value = self._leaf(token, st, i, "wobj")
+            args.append(Tree("opt_arg", [key, value], node_meta(self.lines, key.start_pos - 1, value.meta.end_pos)))
+        name = self._leaf(token, st, i, "instr").children[0]
+        call_args = Tree("call_args", args, node_meta(self.lines, args[0].meta.start_pos, args[-1].meta.end_pos))
+        return Tree("call", [name, call_args], node_meta(self.lines, name.start_pos, token.start_pos + int(st.end[i])))
+
+    def run_moves(self, token: Token, local: dict[str, _Data], depth: int) -> None:
+        """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one.
+
+        Speed, tool and work object are resolved once per distinct combination
+        and inline points converted together, into :class:`MotionRun` columns. A
+        statement they do not read (a name that does not resolve, a number or an
+        argument the instruction refuses) is run by the general rules in its
+        place (:meth:`run_body`), for its finding or its error: the rest of the
+        run stays columns.
+        """
+        st = self.move_matches(token)
+        base = token.start_pos
+        text = st.text
+        r = len(st)
+        # speed, tool and work object: each combination as written (the instruction, and its text from the speed
+        # on) resolved once, in order of appearance
+        shape_of = first_seen(byte_spans(st.data, st.starts("instr"), st.ends("instr")),
+                              byte_spans(st.data, st.starts("speed"), st.end))
+        shape_first = np.empty(int(shape_of.max()) + 1, dtype=np.int64)
+        shape_first[shape_of[::-1]] = np.arange(r - 1, -1, -1)
+        shapes: list[tuple | None] = []
+        for i in shape_first.tolist():
+            kind, count = MOTIONS[st.group(i, "instr").lower()]  # type: ignore[union-attr]
+            try:
+                shapes.append((*self._resolve_shape(token, st, i, local), kind, count,
+                               "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"))
+            except (_Unsupported, InputError, _Irregular):
+                shapes.append(None)
+        has_p2 = st.starts("p2") >= 0
+        n_points = np.where(has_p2, 2, 1).astype(np.int64)
+        # a shape that resolves, with the instruction's own count of points
+        regular = np.array([0 if s is None else s[5] for s in shapes], dtype=np.int64)[shape_of] == n_points
+        # the points, in order: each statement's first, then its second
+        p = int(n_points.sum())
+        first_point = np.cumsum(n_points) - n_points
+        second = first_point[has_p2] + 1
+        local_starts = np.empty(p, dtype=np.int64)
+        local_ends = np.empty(p, dtype=np.int64)
+        local_starts[first_point], local_ends[first_point] = st.starts("p1"), st.ends("p1")
+        local_starts[second], local_ends[second] = st.starts("p2")[has_p2], st.ends("p2")[has_p2]
+        point_statement = np.repeat(np.arange(r), n_points)
+        part_of = np.zeros(p, dtype=bool)  # True: the statement's second point
+        part_of[second] = True
+        resolved_shape = [s is not None for s in shapes]
+        frame_of_shape = np.cumsum(resolved_shape) - 1  # each resolved shape's index in ``frames``
+        frames = tuple((s[0], s[1]) for s in shapes if s is not None)
+        shape_p = shape_of[point_statement]
+        frame = frame_of_shape[shape_p].astype(np.int64)
+        inline = st.bytes[local_starts] == ord("[")
+        dtype_of = np.array([s is not None and s[6] == "jointtarget" for s in shapes], dtype=bool)[shape_p]
+        kinds = np.array([_KIND_CODE[s[4]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
+        speed = np.array([(s[2], s[3]) if s is not None else (0.0, 0.0) for s in shapes],
+                         dtype=float).reshape(-1, 2)[shape_of]
+        starts = base + st.starts("instr")
+        point_starts = base + local_starts
+        lines, columns = self.lines.arrays(np.concatenate([starts, point_starts]))
+        text_span = np.empty((p, 4), dtype=np.int64)
+        text_span[:, 0], text_span[:, 1] = point_starts, base + local_ends
+        text_span[:, 2], text_span[:, 3] = lines[r:], columns[r:]
+        T_world_tcp = np.full((p, 4, 4), np.nan)
+        q = np.full((p, 6), np.nan)
+        q_len = np.zeros(p, dtype=np.int64)
+        confdata = np.zeros((p, 4), dtype=np.int64)
+        has_confdata = np.zeros(p, dtype=bool)
+        quat = np.full((p, 4), np.nan)
+        extax = np.full(p, "", dtype=object)
+        names = [""] * p
+        for dtype, is_joint in (("robtarget", False), ("jointtarget", True)):
+            at = np.flatnonzero(inline & (dtype_of == is_joint) & regular[point_statement])
+            if not at.size:
+                continue
+            values, extax_at, read = _inline_values(st, dtype, local_starts[at], local_ends[at])
+            regular[point_statement[at[~read]]] = False
+            extax[at] = extax_at
+            if is_joint:
+                q[at], q_len[at] = np.radians(values[:, :6]), 6
+                continue
+            T_frame_tcp = transforms_from_poses(values)
+            for f in np.unique(frame[at]).tolist():  # each work object's points together
+                members = frame[at] == f
+                T_world_tcp[at[members]] = T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
+                    else frames[f][0] @ T_frame_tcp[members]  # (the identity's product: the same bits)
+            confdata[at[read]], has_confdata[at] = values[read, 7:11].astype(np.int64), True
+            quat[at] = values[:, 3:7]
+        argument = text_span
+        named = np.zeros(r, dtype=bool)  # statements with a declared target
+        named_at = np.flatnonzero(~inline & regular[point_statement])
+        if named_at.size:  # each (name, statement shape) resolved once, in order of appearance
+            argument = text_span.copy()
+            resolved: dict[tuple[str, int], Point | None] = {}
+            for i, name in zip(named_at.tolist(), (text[a:b].lower() for a, b in zip(
+                    local_starts[named_at].tolist(), local_ends[named_at].tolist()))):
+                statement_i = int(point_statement[i])
+                if not regular[statement_i]:  # (its first point did not resolve: its second is not read)
+                    continue
+                key = (name, int(shape_p[i]))
+                if key not in resolved:
+                    shape = shapes[shape_p[i]]
+                    assert shape is not None
+                    try:
+                        resolved[key] = self.point(self._leaf(token, st, statement_i, "p2" if part_of[i] else "p1"), local,
+                                                   shape[4], shape[0], shape[1])
+                    except (_Unsupported, InputError):
+                        resolved[key] = None
+                point = resolved[key]
+                if point is None:
+                    regular[statement_i] = False
+                    continue
+                self.direct_refs.add(int(point_starts[i]))
+                named[statement_i] = True
+                text_span[i] = tuple(point.text)
+                names[i], extax[i] = point.name, point.extax
+                if point.q is not None:
+                    q[i], q_len[i] = point.q, len(point.q)
+                else:
+                    T_world_tcp[i] = point.T_world_tcp
+                    confdata[i], has_confdata[i] = point.confdata, True
+                    quat[i] = point.quat
+        statement = np.empty((r, 4), dtype=np.int64)
+        statement[:, 0], statement[:, 2], statement[:, 3] = starts, lines[:r], columns[:r]
+        statement[:, 1] = base + st.end
+        name_span = statement.copy()
+        name_span[:, 1] = base + st.ends("instr")
+        instruction = [st.group(i, "instr") for i in shape_first.tolist()]  # each shape's, as written
+        instruction = list(map(instruction.__getitem__, shape_of.tolist()))
+        extax_t, names_t = tuple(extax), tuple(names)
+        # the regular statements' columns, the others run by the general rules, in order
+        edges = np.flatnonzero(np.diff(regular.astype(np.int8), prepend=2, append=2))
+        for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
+            if not regular[a]:
+                for i in range(a, b):
+                    self.run_body(Tree("body", [self._statement_tree(token, st, i)]), local, depth)
+                continue
+            pa, pb = int(first_point[a]), int(first_point[b - 1] + n_points[b - 1])
+            run = MotionRun(
+                instruction=tuple(instruction[a:b]), kind=kinds[a:b], n_points=n_points[a:b],
+                statement=statement[a:b], name=name_span[a:b], tcp_speed=speed[a:b, 0],
+                orientation_speed=speed[a:b, 1], joint_speed=np.full(b - a, np.inf),
+                acceleration=np.full(b - a, np.inf), duration_s=np.full(b - a, np.nan), text=text_span[pa:pb],
+                argument=text_span[pa:pb] if argument is text_span else argument[pa:pb],
+                T_world_tcp=T_world_tcp[pa:pb], q=q[pa:pb], q_len=q_len[pa:pb], confdata=confdata[pa:pb],
+                has_confdata=has_confdata[pa:pb], frames=frames, frame=frame[pa:pb], extax=extax_t[pa:pb],
+                name_of_point=names_t[pa:pb], whole_argument=(None,) * (pb - pa), quat=quat[pa:pb])
+            if self.progress is not None:
+                for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS,
+                                  self._run_count + b - a, PROGRESS_MOTIONS):
+                    self.progress(done, None)
+            self._run_count += b - a
+            if named[a:b].any():  # a declared target: its text is decided per motion (:meth:`_finish_points`), on objects
+                self.steps.extend(run.motions())
+            else:
+                self.steps.append(run)
+
+    def _resolve_shape(self, token: Token, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple:
+        """Work object frame, tool, TCP speed [m/s] and reorientation speed [rad/s] of a run's statement."""
+        T_flange_tcp = self.frame(self._leaf(token, st, i, "tool"), local, "tooldata")
+        T_world_frame = np.eye(4) if st.group(i, "wobj") is None else \
+            self.frame(self._leaf(token, st, i, "wobj"), local, "wobjdata")
+        speed = self.cached(self._leaf(token, st, i, "speed"), local, "speeddata")
+        v_tcp, v_ori = float(speed[0]), float(speed[1])  # type: ignore[index]
+        if not (v_tcp > 0 and v_ori > 0):
+            raise _Irregular
+        override, v_max = self.velset
+        v_tcp = min(v_tcp * override / 100.0, v_max)
+        return T_world_frame, T_flange_tcp, v_tcp * 1e-3, np.radians(v_ori * override / 100.0)
+
+    def point(self, node, local, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray) -> Point:
+        dtype = "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"
+        value = self.evaluate_as(node, local, dtype)
+        text_node: Tree | Token = node
+        name = ""
+        element: tuple[int, int] | None = None  # the element of an array declaration that is the text
+        if isinstance(node, Tree) and node.data in ("name", "index"):
+            root = node if node.data == "name" else node.children[0]
+            data = self.lookup(root.children[0], local) if isinstance(root, Tree) and root.data == "name" else None
+            if data is not None and data.origin and data.node is not None:
+                raise _Unsupported(f"{data.name} is declared in {data.origin} (line {data.declared.line}): its "
+                                   "target is written there, and only the program's own file is written", node)
+        if isinstance(node, Tree) and node.data == "name":
+            data = self.lookup(node.children[0], local)
+            name = data.name
+            self.direct_refs.add(node.children[0].start_pos)
+            if isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers"):
+                text_node = data.node
+        elif isinstance(node, Tree) and node.data == "index":
+            data, path = self.element(node, local)
+            name = data.name
+            self.direct_refs.add(node.children[0].children[0].start_pos)
+            if isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers"):
+                a, b, sub = self.element_span(data.node, path)
+                element = (a, b)
+                text_node = node if sub is None else sub
+        extax_text = ""
+        if element is not None and text_node is node:  # an element inside one NUMBERS token
+            whole = self.text[element[0]:element[1]]
+            extax_text = whole[whole.rfind("["):whole.rfind("]")].rstrip()
+        elif isinstance(text_node, Tree) and text_node.data == "aggregate":
+            extax_node = text_node.children[-1]
+            extax_text = self.text[span_of(extax_node).start:span_of(extax_node).end]
+        elif isinstance(text_node, Tree) and text_node.data == "numbers":
+            whole = str(text_node.children[0])
+            extax_text = whole[whole.rfind("["):whole.rfind("]")].rstrip()
+        if element is not None and text_node is node:
+            (line,), (column,) = self.lines.lists([element[0]])
+            text_span = Span(element[0], element[1], line, column)
+        else:
+            text_span = span_of(text_node)
+        if kind == ABSOLUTE_JOINT:
+            q = np.radians(np.asarray(value[0], dtype=float))  # type: ignore[index]
+            return Point(T_world_tcp=None, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, q=q, confdata=None,
+                         text=text_span, argument=span_of(node), extax=extax_text, name=name)
+        quat = np.asarray(value[1], dtype=float)  # type: ignore[index]
+        if abs(np.linalg.norm(quat) - 1.0) > QUAT_NORM_TOL:
+            raise self.error(f"robtarget orientation: expected a unit quaternion [q1, q2, q3, q4], "
+                             f"got norm {np.linalg.norm(quat):.6g}", text_node)
+        cf = value[2]  # type: ignore[index]
+        if not all(abs(c) <= INT_MAX and c == int(c) for c in cf) or not 0 <= cf[3] <= 7:
+            raise self.error(f"robtarget confdata: expected whole numbers within +-{INT_MAX:,} with cfx in 0..7, got "
+                             f"[{', '.join(f'{c:g}' for c in cf)}]", text_node)
+        T_frame_tcp = _T_from_pose(value[:2])  # type: ignore[index]
+        return Point(T_world_tcp=T_world_frame @ T_frame_tcp, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp,
+                     q=None, confdata=tuple(int(c) for c in cf), text=text_span, argument=span_of(node),
+                     extax=extax_text, name=name, quat=quat)
+
+
+
+def _inline_values(st: MoveStatements, dtype: str, starts: np.ndarray, ends: np.ndarray
+                   ) -> tuple[FloatArray, list[str], np.ndarray]:
+    """The numbers of a run's inline points ``st.text[starts[k]:ends[k]]`` before their external axes, ``(k, 11)``
+    for robtargets (x, y, z, q1..q4, confdata) or ``(k, 6)`` for jointtargets, the text of each one's external
+    axes, and which are read as :meth:`_Walker.point` reads them (the type's shape, numbers a ``num`` holds, a
+    unit quaternion, integer confdata with cfx in 0..7; the others, NaN, are left to it).
+
+    A point's shape is its brackets and commas (the grammar matched lists of numbers between them), compared with
+    the type's (:data:`_SKELETONS`) among the run's delimiters (:attr:`MoveStatements.delimiters`)."""
+    skeleton = _SKELETONS[dtype]
+    first = np.searchsorted(st.delimiters, starts)
+    read = np.searchsorted(st.delimiters, ends) - first == len(skeleton)
+    shaped = np.flatnonzero(read)
+    at, same = first[shaped], np.ones(shaped.size, dtype=bool)
+    for k, code in enumerate(_CODES[np.frombuffer(skeleton, dtype=np.uint8)].tolist()):  # (no (k, 26) gather)
+        same &= st.codes[at + k] == code
+    read[shaped] = same
+    good = np.flatnonzero(read)
+    cuts = st.delimiters[first[good] + skeleton.rfind(b"[")]  # where each one's external axes start, and end
+    closes = st.delimiters[first[good] + len(skeleton) - 2] + 1
+    # each one's external axes: the few distinct texts, and which each is ("": the others, the general rules')
+    encoded = byte_spans(st.data, cuts, closes).dictionary_encode()
+    distinct = [e.decode("latin-1") for e in encoded.dictionary.to_pylist()] + [""]
+    which = np.full(len(starts), len(distinct) - 1, dtype=np.int64)
+    which[good] = encoded.indices.to_numpy(zero_copy_only=False)
+    extax = np.array(distinct, dtype=object)[which].tolist()
+    width = 11 if dtype == "robtarget" else 6
+    values = np.full((len(starts), width), np.nan)
+    if good.size:
+        values[good] = parse_numbers(joined_bytes(byte_spans(st.data, starts[good], cuts))
+                                     .translate(None, _NOT_NUMBER)).reshape(-1, width)
+    beyond = [k for k, e in enumerate(distinct) if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(e))]
+    if beyond:  # (external axes a num cannot hold: each distinct text checked once)
+        read &= ~np.isin(which, beyond)
+    with np.errstate(invalid="ignore"):
+        read &= np.all(np.abs(values) <= NUM_MAX, axis=1)
+        if dtype == "robtarget":  # (at the tolerance's edge too: the general rules decide)
+            read &= ~(np.abs(np.linalg.norm(values[:, 3:7], axis=1) - 1.0) > QUAT_NORM_TOL * (1.0 - 1e-6))
+            cf = values[:, 7:11]
+            read &= np.all((cf == np.trunc(cf)) & (np.abs(cf) <= INT_MAX), axis=1) & (cf[:, 3] >= 0) & (cf[:, 3] <= 7)
+    return values, extax, read
+
+
+def transforms_from_poses(values: FloatArray) -> FloatArray:
+    """:func:`_T_from_pose` of the rows of ``values`` ``(k, >= 7)`` (x, y, z [mm], q1..q4): the same arithmetic
+    in the same order, so each transform ``(k, 4, 4)`` [m] is bit for bit that one (the batch form)."""
+    x, y, z, w, a, b, c = np.asarray(values, dtype=float)[:, :7].T
+    s = 1.0 / (w * w + a * a + b * b + c * c)
+    out = np.zeros((len(x), 4, 4))
+    out[:, 0, 0] = 1 - 2 * s * (b * b + c * c)
+    out[:, 0, 1] = 2 * s * (a * b - w * c)
+    out[:, 0, 2] = 2 * s * (a * c + w * b)
+    out[:, 0, 3] = x * 1e-3
+    out[:, 1, 0] = 2 * s * (a * b + w * c)
+    out[:, 1, 1] = 1 - 2 * s * (a * a + c * c)
+    out[:, 1, 2] = 2 * s * (b * c - w * a)
+    out[:, 1, 3] = y * 1e-3
+    out[:, 2, 0] = 2 * s * (a * c - w * b)
+    out[:, 2, 1] = 2 * s * (b * c + w * a)
+    out[:, 2, 2] = 1 - 2 * s * (a * a + b * b)
+    out[:, 2, 3] = z * 1e-3
+    out[:, 3, 3] = 1.0
+    return out
+
+
