@@ -22,12 +22,13 @@ from program_builders import random_configurations, ur_pose_text, urcap_export
 
 import thermocomp.programs.urscript_flow as flow
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
+from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import rotation_angle, transform
 from thermocomp.kinematics.ik import solve_ik
-from thermocomp.programs import ProgramOptions, compensate_program, read_program
+from thermocomp.programs import ProgramOptions, read_program
 from thermocomp.programs.urscript import urscript_program_from_text
 from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
 
