@@ -245,3 +245,84 @@ def general_rules_form(text: str, language: str = "rapid") -> str:
         return re.sub(r"(?i)\b(MoveL|MoveJ|MoveC|MoveAbsJ)([ \t])", "\\1\f", text)
     return re.sub(r"\b(movel|movej|movep)\((p?\[[^,\]\n]*),[ \t]", "\\1(\\2,\f", text)
 
+
+
+@dataclass
+class URCapExport:
+    text: str
+    #: Expected TCP pose of each Cartesian motion of one cycle, in order, base frame [m].
+    T_world_tcp: list
+    #: The line of each of those motions.
+    lines: list
+
+
+def urcap_export(rng: np.random.Generator, layers: int = 8, per_layer: int = 12, calls: int = 4,
+                 waypoints: int = 12) -> URCapExport:
+    """A PolyScope export with a URCap's preamble, the shape that hung the reader (issue 35).
+
+    The preamble is written as PolyScope copies a gripper URCap's installation node into the program
+    (Robotiq's and OnRobot's: aliases, globals, a status thread, then functions): ``layers`` levels of
+    ``per_layer`` functions, each calling ``calls`` functions of the level below from an ``if``/``elif`` on its
+    argument (a call tree of ``(2 calls) ** layers`` paths), the lowest talking to a socket and polling it in a
+    ``while``. Then PolyScope's main program: waypoints as globals, the gripper's calls, a main loop of
+    ``movej(get_inverse_kin(..., qnear=...))`` and ``movel``, a motion inside an ``if`` on an input and one after
+    a "Wait" on a button. Targets: the nominal FK of configurations inside the UR5's limits, with the TCP.
+    """
+    chain = load_robot("ur5")
+    q = random_configurations(chain, rng, waypoints)
+    R, p = fk(nominal_model(chain), q)
+    tcp = transform(np.eye(3), np.array([0.0, 0.0, 0.15]))
+    T = transform(R, p) @ tcp
+    out = ["def unnamed():", "  global _hidden_verificationVariable=0", "  set_standard_analog_input_domain(0, 1)",
+           "  set_tool_communication(False, 115200, 0, 1, 1.5, 3.5)", "  set_tcp(p[0.0,0.0,0.15,0.0,0.0,0.0])",
+           "  set_payload(1.0, [0.0, 0.0, 0.05])", "  set_gravity([0.0, 0.0, 9.82])",
+           "  # begin: URCap Installation Node", "  #   Source: Robotiq_Grippers, 1.7.1.2, Robotiq Inc.",
+           "  #   Type: Gripper", "  ACT = 1", "  GTO = 2", "  global rq_obj_detect = 0",
+           "  global gripper_connected = [False, False, False, False]",
+           "  thread rq_status_thread():", "    while (True):", "      rq_obj_detect = read_input_integer_register(0)",
+           "      sync()", "    end", "  end"]
+    for level in range(layers):
+        for k in range(per_layer):
+            out.append(f'  def rq_f{level}_{k}(var_name, value=0, gripper_socket="1"):')
+            out.append("    sync()")
+            if level == 0:
+                out += ['    socket_set_var(var_name, value, gripper_socket)',
+                        '    ack = socket_read_byte_list(3, gripper_socket)',
+                        '    while (not ack == [3, 97, 99, 107]):', '      textmsg("rq: retry ", var_name)',
+                        '      ack = socket_read_byte_list(3, gripper_socket)', '      sync()', '    end',
+                        '    return ack']
+            for c in range(calls if level else 0):
+                callee = f"rq_f{level - 1}_{(k + c) % per_layer}"
+                out += ["    if (var_name == ACT):", f"      {callee}(var_name, value, gripper_socket)",
+                        "    elif (var_name == GTO):", f'      status = {callee}("GTO", 1, gripper_socket)', "    end"]
+            out.append("  end")
+    top = f"rq_f{layers - 1}_0"
+    out += ["  # end: URCap Installation Node"]
+    for i in range(waypoints):
+        out.append(f"  global Waypoint_{i + 1}_p={ur_pose_text(T[i])}")
+        joints = ", ".join(f"{x:.12g}" for x in q[i])
+        out.append(f"  global Waypoint_{i + 1}_q=[{joints}]")
+    out += ['  $ 1 "BeforeStart"', '  $ 2 "Gripper Activate"', f"  {top}(ACT, 1)",
+            "  threadId_rq = run rq_status_thread()", "  while (True):", '    $ 3 "Robot Program"']
+    lines, want = [], []
+    for i in range(waypoints):
+        out.append(f'    $ {4 + i} "Waypoint_{i + 1}"')
+        if i % 4 == 1:
+            out.append("    if (get_standard_digital_in(0) == True):")
+            out.append(f"      movel(Waypoint_{i + 1}_p, a=1.2, v=0.25)")
+            out.append("    end")
+            lines.append(len(out) - 1)
+        elif i % 4 == 3:
+            out.append("    while (not(get_standard_digital_in(1) == True)):")
+            out.append("      sync()")
+            out.append("    end")
+            out.append(f"    movel(Waypoint_{i + 1}_p, a=1.2, v=0.25)")
+            lines.append(len(out))
+        else:
+            out.append(f"    movej(get_inverse_kin(Waypoint_{i + 1}_p, qnear=Waypoint_{i + 1}_q), a=1.39, v=1.04)")
+            lines.append(len(out))
+        want.append(T[i])
+        if i % 3 == 2:
+            out.append(f"    {top}(GTO, 255)")
+    out += ["  end", "end", ""]
+    return URCapExport("\n".join(out), want, lines)

@@ -105,24 +105,25 @@ def test_round_trip_the_warm_ur5_reaches_the_targets(case, tmp_path, rng, output
         assert line in out.read_text().splitlines()
 
 
-def test_unsupported_if_is_named_and_nothing_is_written(tmp_path, capsys):
+def test_a_motion_to_run_time_data_is_named_with_its_data_and_nothing_is_written(tmp_path, capsys):
+    """A motion's data decide: the ``if`` on an input is followed, and the motion inside it whose target is the
+    robot's pose when it runs is refused at the variable it reads; with --unsupported keep it stays as written."""
     src = ("def p():\n  movej([0, -1.57, 1.57, -1.57, -1.57, 0])\n  if get_digital_in(0):\n"
-           "    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\nend\n")
+           "    here = get_actual_tcp_pose()\n    movel(pose_trans(here, p[0, 0, .05, 0, 0, 0]))\n  end\nend\n")
     path = tmp_path / "u.script"
     path.write_text(src)
     out = tmp_path / "u_out.script"
     code = main(["compensate", "--robot", "ur5", "--deformation", "deformations/exaggerated.csv",
                  "--program", str(path), "--out", str(out)])
     err = capsys.readouterr().err
-    assert code == EXIT_INPUT and f"{path}:3:3: if is not followed" in err and not out.exists()
-    assert f"{path}, line 3, column 3: " in err
-    assert "Traceback" not in err
+    assert code == EXIT_INPUT and f"{path}:5:22: the value of here is not known before running" in err
+    assert not out.exists() and "Traceback" not in err
     code = main(["compensate", "--robot", "ur5", "--deformation", "deformations/exaggerated.csv",
                  "--program", str(path), "--out", str(out), "--unsupported", "keep"])
     captured = capsys.readouterr()
     assert code == EXIT_OK and "left as written" in captured.err
     assert "movel inside an unsupported construct stays as written" in captured.out
-    assert out.read_text().splitlines()[3] == "    movel(p[.4, .1, .3, 0, 3.14, 0])"
+    assert out.read_text().splitlines()[4] == "    movel(pose_trans(here, p[0, 0, .05, 0, 0, 0]))"
 
 
 def test_syntax_error_names_line_and_column(tmp_path):
@@ -246,3 +247,18 @@ def test_a_time_beyond_any_time_law_is_refused_where_it_is_written(tmp_path, cap
     assert code == EXIT_INPUT, err
     assert words in err and "1e+12" in err and "cast" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+
+
+def test_a_rapid_module_given_with_a_urscript_program_is_refused_naming_the_option(tmp_path, capsys):
+    """Issue 38: ``--module`` (a RAPID task's other modules) was ignored in silence with a URScript program."""
+    path = tmp_path / "m.script"
+    path.write_text("def m():\n  movel(p[.4, .1, .3, 0, 3.14, 0], a=1.2, v=0.25)\nend\n")
+    calib = tmp_path / "CalibData.mod"
+    calib.write_text("MODULE CalibData\n  PERS tooldata tGrip := [TRUE,[[0,0,100],[1,0,0,0]],[1,[0,0,1],[1,0,0,0],0,0,0]];\n"
+                     "ENDMODULE\n")
+    out = tmp_path / "m_out.script"
+    code = main(["compensate", "--robot", "ur5", "--deformation", "deformations/exaggerated.csv",
+                 "--program", str(path), "--module", str(calib), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == EXIT_INPUT and f"--module {calib}" in err and "URScript program" in err
+    assert not out.exists() and "Traceback" not in err

@@ -147,37 +147,56 @@ ROBODK = ("  def SprayOn(value):\n    DO_SPRAY = 5\n    if value == 0:\n      se
           "    else:\n      set_standard_digital_out(DO_SPRAY, True)\n    end\n  end\n")
 
 
-@pytest.mark.parametrize(("functions", "spray", "unsupported"), [
-    (ROBODK, "1", False),  # (the branch its argument takes is followed)
-    (ROBODK, "read_input_integer_reg(0)", False),  # (known only while running: passed over)
-    (ROBODK.replace("      set_standard_digital_out(DO_SPRAY, True)\n", "      movel(c, a=1.2, v=0.1)\n"),
-     "read_input_integer_reg(0)", True),  # a branch that moves
-    (ROBODK.replace("      set_standard_digital_out(DO_SPRAY, False)\n", "      set_tcp(p[0, 0, 0.1, 0, 0, 0])\n"),
-     "read_input_integer_reg(0)", True),  # a branch that changes the tool
-    (ROBODK.replace("      set_standard_digital_out(DO_SPRAY, False)\n", "      rq_open()\n"),
-     "read_input_integer_reg(0)", True),  # a function neither of the script nor known
+def test_a_function_that_moves_nothing_is_passed_over_roboDK_s_spray_on(tmp_path, rng):
+    """RoboDK writes ``SprayOn(1)`` between motions, an ``if`` on its argument inside: the function moves nothing
+    and changes nothing a motion reads, so its calls are passed over (one note) whatever the argument, and the
+    motions around them compensate."""
+    for spray in ("1", "read_input_integer_reg(0)"):
+        src, T, q = _script(rng, f"  movel(a, a=1.2, v=0.25)\n  SprayOn({spray})\n  movel(b, a=1.2, v=0.25)\n"
+                                 "  SprayOn(0)\n  movel(c, a=1.2, v=0.25)\n", ROBODK)
+        path = tmp_path / "r.script"
+        path.write_text(src)
+        prog = read_program(path)
+        assert prog.unsupported == () and len(prog.motions) == 3
+        assert [n.line for n in prog.notes if "passed over" in n.message] == [
+            src.splitlines().index(f"  SprayOn({spray})") + 1]
+    table = small_table(rng)
+    out = tmp_path / "r_out.script"
+    compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    reached = _reached(table, out, np.stack([q["a"], q["b"], q["c"]]))
+    want = np.stack([T["a"], T["b"], T["c"]])
+    assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
+
+
+@pytest.mark.parametrize(("change", "motions", "finding"), [
+    (("      set_standard_digital_out(DO_SPRAY, True)\n", "      movel(c, a=1.2, v=0.1)\n"), 4, None),
+    (("      set_standard_digital_out(DO_SPRAY, False)\n", "      set_tcp(p[0, 0, 0.1, 0, 0, 0])\n"), 2,
+     ("  movel(b, a=1.2, v=0.25)", "the tool is not known before running (set_tcp in a branch of the if at line")),
+    (("      set_standard_digital_out(DO_SPRAY, False)\n", "      rq_open()\n"), 3,
+     ("      rq_open()", "rq_open is neither a function of this script nor one thermocomp knows")),
 ])
-def test_a_function_that_moves_nothing_may_branch_roboDK_s_spray_on(tmp_path, rng, functions, spray, unsupported):
-    """RoboDK writes ``SprayOn(1)`` between motions, an ``if`` inside: the branch its argument takes is followed;
-    where the argument is known only while running, the ``if`` moves nothing and changes nothing a motion reads,
-    so it is noted and passed over. A branch that moves or changes the tool stays unsupported."""
-    src, T, q = _script(rng, f"  movel(a, a=1.2, v=0.25)\n  SprayOn({spray})\n  movel(b, a=1.2, v=0.25)\n"
-                             "  SprayOn(0)\n  movel(c, a=1.2, v=0.25)\n", functions)
+def test_a_branch_on_run_time_data_in_a_function_decides_by_each_motion_s_data(tmp_path, rng, change, motions,
+                                                                               finding):
+    """The same ``if`` on an argument known only while running, where a branch moves (its motion's target is
+    constant: compensated, and named in a note), changes the tool (the motion after the call reads a tool known
+    only while running: refused there, naming the set_tcp) or calls a function neither of the script nor known
+    (refused at that call)."""
+    src, T, q = _script(rng, "  movel(a, a=1.2, v=0.25)\n  SprayOn(read_input_integer_reg(0))\n"
+                             "  movel(b, a=1.2, v=0.25)\n  SprayOn(0)\n  movel(c, a=1.2, v=0.25)\n",
+                        ROBODK.replace(*change))
     path = tmp_path / "r.script"
     path.write_text(src)
     prog = read_program(path)
-    if not unsupported:
-        assert prog.unsupported == () and len(prog.motions) == 3
-        assert [n.line for n in prog.notes if "passed over" in n.message] == (
-            [] if spray == "1" else [src.splitlines().index("    if value == 0:") + 1])
-        table = small_table(rng)
-        out = tmp_path / "r_out.script"
-        compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
-        reached = _reached(table, out, np.stack([q["a"], q["b"], q["c"]]))
-        want = np.stack([T["a"], T["b"], T["c"]])
-        assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
+    lines = src.splitlines()
+    assert len(prog.motions) == motions
+    if finding is None:
+        assert prog.unsupported == ()
+        branch = lines.index("    if value == 0:") + 1
+        assert any(n.line == branch and f"its 1 motion(s) (line {lines.index(change[1].rstrip()) + 1}) are "
+                   "compensated" in n.message for n in prog.notes)
+        assert prog.extra["conditional"] == (lines.index(change[1].rstrip()) + 1,)
     else:
-        assert src.splitlines().index("    if value == 0:") + 1 in [f.line for f in prog.unsupported]
+        assert [(f.line, finding[1] in f.message) for f in prog.unsupported] == [(lines.index(finding[0]) + 1, True)]
 
 
 @pytest.mark.parametrize(("loop", "passes"), [
@@ -200,20 +219,35 @@ def test_a_while_with_a_known_condition_is_unrolled(tmp_path, rng, loop, passes)
     assert out.read_text() == src
 
 
-@pytest.mark.parametrize(("loop", "words"), [
-    ("  k = 0\n  while k < 3:\n    movel(pose_trans(b, p[0, 0, 0.01 * k, 0, 0, 0]), a=1.2, v=0.25)\n"
-     "    k = k + 1\n  end\n", "changes from pass to pass"),
-    ("  while get_digital_in(0):\n    movel(b, a=1.2, v=0.25)\n  end\n", "known only while running and it holds movel"),
-    ("  k = 0\n  while k < 3:\n    movel(b, a=1.2, v=0.25)\n  end\n", "passes is not unrolled"),  # k never moves
-])
-def test_a_while_it_cannot_unroll_is_named_with_its_line(tmp_path, rng, loop, words, monkeypatch):
-    import thermocomp.programs.urscript as urscript_module
-
-    monkeypatch.setattr(urscript_module, "MAX_WHILE_PASSES", 1000)
-    src, T, q = _script(rng, "  movel(a, a=1.2, v=0.25)\n" + loop, "")
+def test_a_while_whose_condition_nothing_changes_is_followed_as_a_loop_forever(tmp_path, rng):
+    """``k = 0``, ``while k < 3:`` whose body never changes ``k`` never ends (PolyScope's loop forever in another
+    spelling): followed as a loop of unknown count, its constant target compensated and named, at once."""
+    src, T, q = _script(rng, "  movel(a, a=1.2, v=0.25)\n  k = 0\n  while k < 3:\n    movel(b, a=1.2, v=0.25)\n"
+                             "  end\n", "")
     path = tmp_path / "l.script"
     path.write_text(src)
     prog = read_program(path)
     line = next(i for i, x in enumerate(src.splitlines(), 1) if x.lstrip().startswith("while"))
+    assert prog.unsupported == () and [m.statement.line for m in prog.motions] == [line - 2, line + 1]
+    assert any(n.line == line and "not resolved before running" in n.message for n in prog.notes)
+
+
+@pytest.mark.parametrize(("loop", "at", "words"), [
+    ("  k = 0\n  while k < 3:\n    movel(pose_trans(b, p[0, 0, 0.01 * k, 0, 0, 0]), a=1.2, v=0.25)\n"
+     "    k = k + 1\n  end\n", "while", "changes from pass to pass of this while (it reads k, which the loop changes"),
+    ("  k = 0\n  while get_digital_in(0):\n    movel(pose_trans(b, p[0, 0, 0.01 * k, 0, 0, 0]), a=1.2, v=0.25)\n"
+     "    k = k + 1\n  end\n", "movel", "the value of k is not known before running"),  # (a counter, count unknown)
+    ("  k = 0\n  while k < 5000:\n    movel(b, a=1.2, v=0.25)\n    k = k + 1\n  end\n", "while",
+     "passes is not unrolled"),  # (past MAX_WHILE_PASSES, here 1,000)
+])
+def test_a_while_it_cannot_unroll_is_named_with_its_line(tmp_path, rng, loop, at, words, monkeypatch):
+    import thermocomp.programs.urscript_flow as flow
+
+    monkeypatch.setattr(flow, "MAX_WHILE_PASSES", 1000)
+    src, T, q = _script(rng, "  movel(a, a=1.2, v=0.25)\n" + loop, "")
+    path = tmp_path / "l.script"
+    path.write_text(src)
+    prog = read_program(path)
+    line = next(i for i, x in enumerate(src.splitlines(), 1) if x.lstrip().startswith(at) and i > 6)
     assert [f.line for f in prog.unsupported] == [line] and words in prog.unsupported[0].message
     assert len(prog.motions) == 1  # nothing of the loop is kept

@@ -155,30 +155,53 @@ def test_a_polyscope_export_compensates_with_default_options(tmp_path, rng):
     assert report.summary.uncompensated_max_position > 100 * position.max()
 
 
-def test_a_thread_that_moves_the_robot_is_named_and_the_program_compensated(tmp_path):
+def test_a_thread_that_moves_the_robot_decides_by_its_motions_data(tmp_path):
+    """A thread runs beside the program at times known only while running: its motion to a constant target is
+    compensated where the thread is started, named in a note; one reading the socket is refused naming it; a
+    thread never started keeps its motion as written, named."""
     path = tmp_path / "t.script"
     path.write_text("def main():\n  thread Mover():\n    movel(p[.4, .1, .3, 0, 3.14, 0], a=1.2, v=0.25)\n  end\n"
                     "  thrd = run Mover()\n  movel(p[.4, -.1, .3, 0, 3.14, 0], a=1.2, v=0.25)\n  join thrd\nend\n")
+    out = tmp_path / "o.script"
     report = compensate_program("ur5", DeformationTable.from_mm_deg([[0.1, -0.1, 0.05, 0.01, 0.0, -0.01]] * 6),
-                                path, tmp_path / "o.script")
-    assert report.n_motions == 1 and report.unsupported == []
-    assert any(n.startswith(f"{path}:3:5: movel inside thread Mover stays as written") for n in report.notes)
-    assert (tmp_path / "o.script").read_text().splitlines()[2] == path.read_text().splitlines()[2]
+                                path, out)
+    assert report.n_motions == 2 and report.unsupported == []
+    assert any(n.startswith(f"{path}:2:3: thread Mover: not resolved before running (it runs beside the program")
+               and "(line 3) are compensated" in n for n in report.notes)
+    assert out.read_text().splitlines()[2] != path.read_text().splitlines()[2]
+    socket = ("def main():\n  thread Follow():\n    while (True):\n      q = socket_read_ascii_float(6)\n"
+              "      movej([q[1], q[2], q[3], q[4], q[5], q[6]])\n    end\n  end\n  run Follow()\n"
+              "  thread Idle():\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\nend\n")
+    prog = urscript_program_from_text(socket, "s.script")
+    assert [(f.line, "the value of q is not known" in f.message) for f in prog.unsupported] == [(5, True)]
+    assert any(n.line == 10 and "thread Idle stays as written: the thread is never started" in n.message
+               for n in prog.notes)
 
 
-@pytest.mark.parametrize(("body", "line", "words"), [
-    ("  if (get_standard_digital_in(0) == True):\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\n", 3, "movel at line 4"),
+@pytest.mark.parametrize(("body", "motions", "line", "words"), [
+    ("  if (get_standard_digital_in(0) == True):\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\n", [2, 4, 6], 3,
+     "if: not resolved before running (its outcome or count is known only while running); its 1 motion(s) "
+     "(line 4) are compensated, each once in the written order of the cycle"),
     ("  if (get_standard_digital_in(0) == True):\n    sync()\n  elif (get_standard_digital_in(1)):\n"
-     "    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\n", 3, "movel at line 6"),
-    ("  while (get_standard_digital_in(0) == False):\n    sync()\n    break\n  end\n", 3, "break at line 5"),
-    ("  if (get_standard_digital_in(0) == True):\n    set_tcp(p[0, 0, .1, 0, 0, 0])\n  end\n", 3, "set_tcp"),
-    ("  if (get_standard_digital_in(0) == True):\n    my_urcap_move()\n  end\n", 3, "my_urcap_move"),
+     "    movel(p[.4, .1, .3, 0, 3.14, 0])\n  end\n", [2, 6, 8], 3, "its 1 motion(s) (line 6) are compensated"),
+    ("  while (get_standard_digital_in(0) == False):\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n    break\n  end\n",
+     [2, 4, 7], 3, "while: not resolved before running (its outcome or count is known only while running); its 1 "
+                   "motion(s) (line 4)"),
+    ("  if (get_standard_digital_in(0) == True):\n    set_tcp(p[0, 0, .1, 0, 0, 0])\n  end\n", [2], 6,
+     "the tool is not known before running (set_tcp in a branch of the if at line 3)"),
+    ("  if (get_standard_digital_in(0) == True):\n    my_urcap_move()\n  end\n", [2, 6], 4,
+     "my_urcap_move is neither a function of this script nor one thermocomp knows"),
 ])
-def test_a_branch_known_only_while_running_that_moves_is_refused_with_its_line(body, line, words):
+def test_a_branch_known_only_while_running_decides_by_its_motions_data(body, motions, line, words):
+    """Issue 35: an ``if`` on an input, a ``while`` until a button, do not change a constant target: the motions
+    inside are compensated and named in a note; what is refused is what a motion reads that is known only while
+    running (the tool a branch may set), or a call that could move the robot, at its own line."""
     text = "def f():\n  movej([0, -1.5, 1.5, -1.6, -1.57, 0])\n" + body + "  movel(p[.4, -.1, .3, 0, 3.14, 0])\nend\n"
     prog = urscript_program_from_text(text, "b.script")
-    assert [(f.line, f.column) for f in prog.unsupported] == [(line, 3)]
-    assert words in prog.unsupported[0].message
+    assert [m.statement.line for m in prog.motions] == motions
+    refused = "not known" in words or "neither" in words
+    assert [f.line for f in (prog.unsupported if refused else prog.notes) if words in f.message] == [line]
+    assert len(prog.unsupported) == refused
 
 
 def test_a_branch_whose_condition_is_known_is_followed():
@@ -192,7 +215,8 @@ def test_what_a_passed_over_branch_assigns_is_not_known_after_it():
     text = ("def f():\n  h = .3\n  if (get_standard_digital_in(0) == True):\n    h = .2\n  end\n"
             "  movel(p[.4, .1, h, 0, 3.14, 0])\nend\n")
     prog = urscript_program_from_text(text, "h.script")
-    assert [(f.line, f.message) for f in prog.unsupported] == [(6, "the value of h is not known before running")]
+    assert [(f.line, f.message) for f in prog.unsupported] == [
+        (6, "the value of h is not known before running (line 4 may change it, in a construct not followed)")]
 
 
 def test_a_record_member_target_is_written_back_in_the_record(tmp_path, rng):
@@ -213,12 +237,13 @@ def test_a_record_member_target_is_written_back_in_the_record(tmp_path, rng):
 
 
 @pytest.mark.parametrize(("change", "words"), [
-    ("    h = h - .01\n", "another in the next cycle"),  # a value each cycle changes
+    ("    h = h - .01\n", "the value of h is not known before running"),  # a value each cycle changes
     ("    if (get_standard_digital_in(0)):\n      h = .2\n    end\n", "value of h is not known"),  # a branch may
 ])
 def test_a_main_loop_motion_the_next_cycle_runs_elsewhere_is_refused_at_its_line(change, words):
-    """PolyScope's main loop is one cycle a pass; a motion reading data the loop changes after it would be written
-    for the first cycle only."""
+    """PolyScope's main loop is one cycle a pass, followed from the state at its head in every cycle: a motion
+    reading data the loop changes (a counter, a value a branch on an input may set) is refused naming it; data the
+    body gives the same value every pass stays known."""
     text = ("def f():\n  h = .3\n  while (True):\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n    movel(p[.4, .1, h, 0, 3.14, 0])\n"
             + change + "  end\nend\n")
     prog = urscript_program_from_text(text, "c.script")
@@ -257,3 +282,15 @@ def test_nested_counted_loops_past_the_bound_are_refused_with_their_line():
     assert [m.statement.line for m in prog.motions] == [6] * 9
     with pytest.raises(InputError):
         urscript_program_from_text(small, "loops.script", max_motions=9 + 9 + 2)
+
+
+def test_a_main_loop_state_machine_follows_every_state_and_refuses_the_counter():
+    """PolyScope's "Switch" on a state the loop itself advances (rparak's pick and place): every case is followed,
+    its constant targets compensated; the stacked target reading the counter is refused naming it."""
+    text = ("def f():\n  global state = 1\n  global n = 0\n  while (True):\n    s = state\n    if (1 == s):\n"
+            "      global state = 2\n    elif (2 == s):\n      movel(p[.4, .1, .3, 0, 3.14, 0])\n"
+            "      movel(pose_trans(p[.4, .1, .3, 0, 3.14, 0], p[0, 0, -0.02 * n, 0, 0, 0]))\n      n = n + 1\n"
+            "    end\n  end\nend\n")
+    prog = urscript_program_from_text(text, "m.script")
+    assert [m.statement.line for m in prog.motions] == [9]
+    assert [(f.line, "the value of n is not known" in f.message) for f in prog.unsupported] == [(10, True)]

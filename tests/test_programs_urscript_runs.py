@@ -211,3 +211,39 @@ def test_a_refused_statement_inside_a_run_is_the_general_rules_error(statement):
     got = _read(text, True)
     assert isinstance(got, str) and "line 52" in got
     assert_same_program(text)
+
+
+_SIGNS = st.sampled_from(["", "", "-", "+"])
+_NUMBERS = st.one_of(
+    st.builds(lambda s, i, f, e: f"{s}{i}{f}{e}", _SIGNS, st.sampled_from(["0", "1", "12", "0004", ""]),
+              st.sampled_from(["", ".", ".5", ".25", ".000123"]), st.sampled_from(["", "", "e3", "E-2", "e+01"])),
+    st.sampled_from(["1e", "--1", ".", "1.2.3", "+-2", "9e999", "3.1e307"]),  # (malformed, beyond a double or the range)
+).filter(lambda text: text not in ("", "-", "+"))
+_SEPARATORS = st.sampled_from([",", ", ", " , ", ",\t", ",  "])
+
+
+@st.composite
+def _plain_statement(draw) -> str:
+    """A motion statement as a CAM post-processor or a hand writes it: any number text the grammar's run takes or
+    nearly takes, any spacing, positional and keyword arguments (a wrong count or name too)."""
+    name = draw(st.sampled_from(["movel", "movej", "movep"]))
+    count = draw(st.sampled_from([6, 6, 6, 5, 7]))
+    numbers = [draw(_NUMBERS) for _ in range(count)]
+    point = numbers[0] + ", " + "".join(draw(_SEPARATORS) + n for n in numbers[1:])  # (", ": general_rules_form)
+    args = []
+    for _ in range(draw(st.integers(0, 5))):
+        key = draw(st.sampled_from(["", "", "a", "v", "t", "r", "e"]))
+        value = draw(_NUMBERS)
+        args.append(draw(_SEPARATORS) + (f"{key}{draw(st.sampled_from(['=', ' = ', '= ']))}{value}" if key else value))
+    return f"{name}({draw(st.sampled_from(['p[', '[']))}{point}]{''.join(args)})"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_plain_statement(), min_size=1, max_size=4))
+def test_generated_plain_statements_read_as_the_grammar_s_general_rules_read_them(statements):
+    """The bulk reading of a run (the grammar's MOVES token, split with numpy and resolved by the one resolver,
+    urscript_motions.motion_parameters) equals the general rules' reading of the same statements one by one:
+    steps, spans, poses to the bit, findings and errors."""
+    good = "  movel(p[.4, -.1, .5, 0, 3.14, 0], a=1.2, v=0.25)\n"
+    text = "def main():\n" + good + "".join(f"  {s}\n" for s in statements) + good + "end\n"
+    assert_same_program(text)

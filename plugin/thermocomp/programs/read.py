@@ -38,7 +38,8 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
         if suffix in URSCRIPT_SUFFIXES:
             from thermocomp.programs.urscript import read_urscript
 
-            return read_urscript(path, (RapidOptions() if rapid is None else rapid).max_motions)
+            options = RapidOptions() if rapid is None else rapid
+            return read_urscript(path, options.max_motions, options.modules)
     except RecursionError:  # the readers evaluate nested expressions recursively: Offs(Offs(...)) 2000 deep
         raise InputError("an expression or a value nested too deeply to follow (thousands of levels of "
                          "brackets or calls)", path=str(path)) from None

@@ -1,0 +1,828 @@
+"""URScript's control flow and calls as the reader follows them: statements in order, ``if``/``elif``/``else``,
+``while`` (counted, forever, or of a count known only while running), ``break``/``continue``/``return``, calls of
+the file's functions, threads.
+
+Part of the URScript reader (:mod:`thermocomp.programs.urscript`). The rule: **a motion's data decide, not the
+control flow around it**. A branch or loop whose course is known before running is followed (the branch taken,
+each pass). One whose course is known only while running (an input, a socket, a button) is followed along every
+branch, each from the state before it, and the paths join after it: a variable (or the tool) keeps its value
+where every path gives it the same, and is known only while running otherwise. A loop of unknown count, and
+PolyScope's main loop, follow their body from the state at their head (:meth:`Flow.settle`: the state before
+the loop joined with the states its passes end with, until they agree), so a counter or a target the previous
+pass moved is refused where a motion reads it, naming it. A thread is followed once where it is first started.
+A motion whose target and tool are known there is compensated, and named in a note as run under a condition the
+reader did not resolve.
+
+Linear reading: each function's summary (does it move, change the tool, start a thread, call what may move;
+which globals it may assign) is computed once (:meth:`Flow.summary`). A call, as a statement, of a function that
+moves nothing, changes no tool and assigns no global (a gripper URCap's hundreds of functions) is passed over
+without running it: nothing a motion reads can change there. Every statement the reader runs counts against
+:data:`MAX_STATEMENTS_RUN` plus :data:`STATEMENTS_PER_LINE` a line of the file, and motions, calls and loop
+passes against ``max_motions``: past either, the script is refused with a message naming the statement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lark import Tree
+
+from thermocomp.programs import calls
+from thermocomp.programs.model import Finding, Motion, MotionRun, Wait, expand
+from thermocomp.programs.rapid import span_of
+from thermocomp.programs.urscript_motions import MOTIONS
+from thermocomp.programs.urscript_values import (
+    Binding,
+    State,
+    Unsupported,
+    assignment,
+    is_local,
+    line_col,
+    root_name,
+    same_state,
+    split_arguments,
+)
+
+#: Calls that move the robot in ways thermocomp does not follow.
+UNSUPPORTED_CALLS = frozenset((
+    "speedj", "speedl", "servoj", "servoc", "servol", "force_mode", "end_force_mode", "stopj", "stopl",
+    "movepath", "move_path", "path_offset_enable", "position_deviation_warning", "conveyor_pulse_decode",
+    "track_conveyor_linear", "track_conveyor_circular", "freedrive_mode", "teach_mode", "set_tool_direction",
+    "direct_torque", "torque_command", "screw_driving",
+))
+
+#: Functions that only compute or read (URScript manual: math, pose and I/O reads): they move nothing.
+PURE_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "point_dist", "interpolate_pose", "rpy2rotvec",
+                 "rotvec2rpy", "d2r", "r2d", "sin", "cos", "tan", "asin", "acos", "atan", "sqrt", "pow", "floor",
+                 "ceil", "norm", "length", "random", "binary_list_to_integer", "integer_to_binary_list")
+#: Other functions of the URScript manual that move nothing, by their whole names.
+KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "log",
+                         "halt", "enter_critical", "exit_critical"))
+
+#: Prefixes and names of calls that neither move the robot nor branch: kept as they are.
+PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_", "varmsg", "sync",
+                    "zero_ftsensor", "enable_external_ft_sensor", "end_freedrive", "end_teach", "stop_conveyor",
+                    "request_", "register_", "clear_", "enter_critical", "exit_critical", "rpc_factory")
+
+#: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
+MAX_WHILE_PASSES = 100_000
+
+#: Most passes of a loop's body followed to find the state at its head (Flow.settle); a variable a pass changes
+#: there becomes known only while running, so the passes agree within one more than the variables it assigns.
+MAX_SETTLE = 8
+
+#: Most statements the reader runs in one script (loops and calls unrolled; a run of plain motions is one): this
+#: many, plus :data:`STATEMENTS_PER_LINE` a line of the file. The bound on its work, whatever the input: some
+#: 10-25 µs a statement, so a few seconds for a short script and linear in a long one's length.
+MAX_STATEMENTS_RUN = 100_000
+STATEMENTS_PER_LINE = 50
+
+
+def is_known_call(name: str) -> bool:
+    """A function of the URScript manual that moves nothing (it computes, reads, writes I/O or talks)."""
+    return name.startswith(PASSIVE_PREFIXES) or name.startswith(PURE_PREFIXES) or name in KNOWN_NAMES
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a function of the file (with the functions it calls) may do, found once.
+
+    ``holds``: the first thing that could change how or where the robot moves (a motion, ``set_tcp``, a thread,
+    a motion thermocomp does not follow, a function neither of the file nor known, recursion), with its line; None
+    if none. ``assigns``: the globals it may assign. ``size``: at least how many motions, calls and loop passes a
+    call of it runs (each loop counted once; a call of a function that moves nothing one). ``moves``: it holds a
+    motion thermocomp follows (movej, movel, movep, movec), itself or in a function it calls.
+    """
+
+    holds: str | None
+    assigns: frozenset[str]
+    size: int
+    moves: bool
+
+    @property
+    def inert(self) -> bool:
+        """Moves nothing and changes nothing a motion reads: a call of it as a statement can be passed over."""
+        return self.holds is None and not self.assigns
+
+
+class _BranchEnd(Exception):  # noqa: N818  (control flow)
+    """A ``return``, ``break`` or ``continue`` in a branch whose course is known only while running: that path
+    leaves the construct (its state went where it jumps)."""
+
+
+class _Return(Exception):  # noqa: N818
+    """A ``return`` ran: the function ends, with ``value`` (None: none, or not known before running)."""
+
+    def __init__(self, value) -> None:
+        super().__init__()
+        self.value = value
+
+
+class _Break(Exception):  # noqa: N818
+    pass
+
+
+class _Continue(Exception):  # noqa: N818
+    pass
+
+
+class _Uncounted(Exception):  # noqa: N818
+    """A counted loop met a ``break`` or ``continue`` under a condition known only while running: its count is not
+    known after all."""
+
+
+@dataclass
+class _Frame:
+    """A running function: the depth of unresolved conditions when it started, and the states its returns
+    under such conditions leave with (joined at its end)."""
+
+    conditional: int
+    exits: list = field(default_factory=list)
+    values: list = field(default_factory=list)
+    loops: list = field(default_factory=list)  # per enclosing loop: its _Loop
+
+
+@dataclass
+class _Loop:
+    """A loop being followed: the depth of unresolved conditions at its start, whether it is counted (unrolled),
+    and the states its ``continue`` (back to its head) and ``break`` (out of it) leave with under conditions
+    known only while running."""
+
+    depth: int
+    counted: bool
+    backs: list = field(default_factory=list)
+    breaks: list = field(default_factory=list)
+
+
+class Flow:
+    """The walker's control flow and calls (mixed into the walker)."""
+
+    # ----- bounds
+    def count(self, n: int, where) -> None:
+        """``n`` more motions, calls or loop passes: past :attr:`max_motions` the script is refused, at ``where``."""
+        self.unrolled += n
+        if self.unrolled > self.max_motions:
+            raise self.error(f"the script unrolls to more than {self.max_motions:,} motions, calls and loop passes "
+                             f"(--max-motions {self.max_motions:,}); refused at this statement", where)
+
+    def work(self, where) -> None:
+        self.statements_run += 1
+        if self.statements_run > self.max_statements:
+            raise self.error(f"reading runs more than {self.max_statements:,} statements ({MAX_STATEMENTS_RUN:,} and "
+                             f"{STATEMENTS_PER_LINE} a line of the file; its loops and calls unrolled): refused at this "
+                             "statement", where)
+
+    # ----- what functions do, found once
+    def summary(self, name: str) -> Summary:
+        """:class:`Summary` of the file's function ``name`` (computed once; a recursive call is what it holds)."""
+        done = self._summaries.get(name)
+        if done is not None:
+            return done
+        if name in self._summarising:
+            return Summary(f"a recursive call of {name}", frozenset(), 1, False)
+        self._summarising.add(name)
+        try:
+            holds, assigns, size, moves = self.scan(self.body_of(self.functions[name]))
+        finally:
+            self._summarising.discard(name)
+        result = Summary(holds, frozenset(assigns), size + 1, moves)
+        self._summaries[name] = result
+        return result
+
+    def scan(self, statements) -> tuple[str | None, set[str], int, bool]:
+        """What ``statements`` (and the functions they call) may do: (what they hold, the globals they may assign,
+        their least size, whether they move): :class:`Summary`'s fields. A name assigned without ``global`` is a
+        global's where the file assigns it at its top level or as ``global`` (:attr:`global_names`), else a
+        local's."""
+        holds: str | None = None
+        assigns: set[str] = set()
+        size = 0
+        moves = False
+        stack = [s for s in statements if isinstance(s, Tree)]
+        while stack:
+            node = stack.pop()
+            if node.data in ("func_def", "thread_def", "sec_def"):
+                continue
+            where = f"at line {line_col(node)[0]}"
+            found = None
+            if node.data == "moves":  # (a run of motions: its first names it)
+                found = f"{str(node.children[0]).split('(', 1)[0]} {where}"
+                size += str(node.children[0]).count(")")
+                moves = True
+            elif node.data == "run_stmt":
+                found = f"a thread started {where}"
+            elif node.data == "while_stmt":
+                size += 1
+            elif node.data == "assign":
+                target, _, is_global = assignment(node)
+                root = root_name(target)
+                if root is not None and (is_global or root in self.global_names) and not is_local(node):
+                    assigns.add(root)
+            elif node.data == "call":
+                callee = str(node.children[0])
+                if callee in MOTIONS or callee in UNSUPPORTED_CALLS or callee == "set_tcp":
+                    found = f"{callee} {where}"
+                    size += callee in MOTIONS
+                    moves = moves or callee in MOTIONS
+                elif callee in self.functions:
+                    inner = self.summary(callee)
+                    assigns |= inner.assigns
+                    size += inner.size if inner.moves else 1  # (a call of one that moves nothing: one unit)
+                    moves = moves or inner.moves
+                    if inner.holds is not None:
+                        found = f"a call of {callee} {where}, which holds {inner.holds}"
+                elif not is_known_call(callee):
+                    found = f"{callee} {where}, a function neither of this script nor one thermocomp knows"
+            if found is not None and holds is None:
+                holds = found
+            stack.extend(c for c in node.children if isinstance(c, Tree))
+        return holds, assigns, size, moves
+
+    def blocker(self, statements) -> str | None:
+        """Why ``statements`` cannot be passed over when their course is known only while running: what they hold
+        (:meth:`scan`) or a ``return``/``break``/``continue`` (a jump); None if nothing."""
+        holds = self.scan(statements)[0]
+        if holds is not None:
+            return holds
+        for st in statements:
+            if not isinstance(st, Tree):
+                continue
+            for sub in st.iter_subtrees_topdown():
+                if sub.data in ("return_stmt", "break_stmt", "continue_stmt"):
+                    return f"{sub.data.split('_')[0]} at line {line_col(sub)[0]}"
+        return None
+
+    @staticmethod
+    def body_of(definition: Tree) -> list:
+        return [c for c in definition.children[1:] if isinstance(c, Tree) and c.data != "params"]
+
+    # ----- statements
+    def run_body(self, statements, local: dict, depth: int) -> None:
+        for st in statements:
+            if not isinstance(st, Tree):
+                continue
+            try:
+                self.run_statement(st, local, depth)
+            except Unsupported as exc:
+                line, column = line_col(exc.where)
+                if self._quiet:  # inside a function that moves nothing: what it does cannot change a motion
+                    note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
+                                   "a motion reads (its time is not estimated)", line, column)
+                    if note not in self.notes:
+                        self.notes.append(note)
+                elif Finding(exc.message, line, column) not in self.unsupported:
+                    self.unsupported.append(Finding(exc.message, line, column))
+                for call in self.general(st).find_data("call"):  # (each motion of a run too)
+                    if str(call.children[0]) in MOTIONS and call is not st:
+                        l2, c2 = line_col(call)
+                        self.notes.append(Finding(f"{call.children[0]} inside an unsupported construct stays as "
+                                                  "written", l2, c2))
+                for sub in st.iter_subtrees():  # what it may change is not known after it
+                    if sub.data == "assign":
+                        self.forget(sub, local)
+                    elif sub.data == "call" and str(sub.children[0]) == "set_tcp":
+                        self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} not followed"
+
+    def run_statement(self, st: Tree, local: dict, depth: int) -> None:
+        self.work(st)
+        kind = st.data
+        if kind in ("func_def", "thread_def", "sec_def", "step", "pass_stmt", "critical", "kill_stmt", "join_stmt",
+                    "method", "halt_stmt"):
+            return  # (a method call talks to an object outside the robot: an RPC server, a socket)
+        if kind == "assign":
+            self.assign(st, local)
+        elif kind == "moves":
+            self.run_moves(st.children[0], local, depth)
+        elif kind == "call_stmt":
+            self.run_call(st.children[0], local, depth)
+        elif kind == "while_stmt":
+            self.run_while(st, local, depth)
+        elif kind == "if_stmt":
+            self.run_if(st, local, depth)
+        elif kind == "run_stmt":
+            self.start_thread(st)
+        elif kind == "return_stmt":
+            self.run_return(st, local)
+        elif kind in ("break_stmt", "continue_stmt"):
+            frame = self.frames[-1]
+            if not frame.loops:
+                raise self.error(f"{kind.split('_')[0]} outside a loop", st)
+            loop = frame.loops[-1]
+            if self.unresolved_depth > loop.depth:  # under a condition known only while running
+                if loop.counted:
+                    raise _Uncounted
+                (loop.breaks if kind == "break_stmt" else loop.backs).append(self.snapshot(local))
+                raise _BranchEnd
+            raise _Break if kind == "break_stmt" else _Continue
+        else:
+            raise Unsupported(f"{kind} is not followed", st)
+
+    def run_return(self, st: Tree, local: dict) -> None:
+        value = None
+        if st.children:
+            try:
+                value = self.evaluate(st.children[0], local)
+            except Unsupported:
+                value = None  # (known only while running: an error where it is read)
+        frame = self.frames[-1]
+        if self.unresolved_depth > frame.conditional:  # one path leaves here: its state joins the function's end
+            frame.exits.append(self.snapshot(local))
+            frame.values.append(value)
+            raise _BranchEnd
+        raise _Return(value)
+
+    def start_thread(self, st: Tree) -> None:
+        """``run Thread_1()``: the thread must be the file's. It runs beside the program, at times known only while
+        running: the globals it may assign are not known from here, and its body is followed once (the first time
+        it is started) as a loop of unknown count is: its motions to targets known before running are compensated,
+        each once where it is started in the written order, and named in a note."""
+        name = str(st.children[0])
+        if name not in self.threads:
+            raise Unsupported(f"run {name}: no such thread in this file", st)
+        body = self.body_of(self.threads[name])
+        _, changed, _, moves = self.scan(body)
+        why = f" (thread {name} changes it while running)"
+        for global_name in changed:
+            self.globals[global_name] = Binding(None, None, global_name, why)
+        if not moves or name in self.started_threads:
+            return
+        self.started_threads.add(name)
+        first = len(self.steps)
+        self.unresolved_depth += 1
+        self.frames.append(_Frame(self.unresolved_depth))
+        try:
+            self.run_body(body, {}, 1)
+        except (_Return, _BranchEnd, _Break, _Continue):
+            pass
+        finally:
+            self.frames.pop()
+            self.unresolved_depth -= 1
+        for global_name in changed:  # (at times known only while running: also after its followed pass)
+            self.globals[global_name] = Binding(None, None, global_name, why)
+        self.note_unresolved(self.threads[name], f"thread {name}", first,
+                             "it runs beside the program, at times known only while running")
+
+    # ----- branches
+    def run_if(self, st: Tree, local: dict, depth: int) -> None:
+        """An ``if``/``elif``/``else``: the branch a known condition takes is followed; from a condition known only
+        while running on, every remaining branch is (:meth:`run_unresolved`)."""
+        branches = [(st.children[0], [c for c in st.children[1:] if not (isinstance(c, Tree) and c.data in
+                                                                         ("elif_part", "else_part"))])]
+        for part in st.children[1:]:
+            if isinstance(part, Tree) and part.data == "elif_part":
+                branches.append((part.children[0], list(part.children[1:])))
+            elif isinstance(part, Tree) and part.data == "else_part":
+                branches.append((None, list(part.children)))
+        for k, (condition, body) in enumerate(branches):
+            try:
+                taken = condition is None or self.condition(condition, local)
+            except Unsupported:  # known only while running: this branch or a later one
+                rest = [b for _, b in branches[k:]]
+                self.run_unresolved(st, rest, branches[-1][0] is None, "if", local, depth)
+                return
+            if taken:
+                self.note_untaken(st, [(c, b) for j, (c, b) in enumerate(branches) if j != k])
+                self.run_body(body, local, depth)
+                return
+        self.note_untaken(st, branches)
+
+    def note_untaken(self, st: Tree, branches: list) -> None:
+        """A note naming the motions of branches whose condition is known not to hold: they never run, and stay
+        as written (a motion is never dropped in silence)."""
+        key = (id(st), tuple(id(b) for _, b in branches))
+        if key not in self._untaken:
+            self._untaken[key] = sorted({line_col(call)[0] for _, body in branches for statement in body
+                                         if isinstance(statement, Tree)
+                                         for call in self.general(statement).find_data("call")
+                                         if str(call.children[0]) in MOTIONS})
+        lines = self._untaken[key]
+        if lines:
+            line, column = line_col(st)
+            note = Finding(f"if: the motion(s) at line {', '.join(map(str, lines))} are in a branch that never runs "
+                           "(its condition is known before running): they stay as written", line, column)
+            if note not in self.notes:
+                self.notes.append(note)
+
+    def run_unresolved(self, st: Tree, bodies: list[list], exhaustive: bool, word: str, local: dict,
+                       depth: int) -> None:
+        """Branches of which one (or, unless ``exhaustive``, none) runs, the choice known only while running: passed
+        over when none moves or jumps (what they assign then known only while running), else each followed from
+        the state before them and the paths joined (:meth:`merge`)."""
+        statements = [s for body in bodies for s in body]
+        if self.blocker(statements) is None:
+            self.pass_over(st, statements, word, local)
+            return
+        entry = self.snapshot(local)
+        outs = [] if exhaustive else [entry]
+        first = len(self.steps)
+        self.unresolved_depth += 1
+        try:
+            for body in bodies:
+                self.restore(entry, local)
+                try:
+                    self.run_body(body, local, depth)
+                except _BranchEnd:
+                    continue
+                outs.append(self.snapshot(local))
+        finally:
+            self.unresolved_depth -= 1
+        line = line_col(st)[0]
+        if outs:
+            self.merge(outs, local, f"set_tcp in a branch of the {word} at line {line}")
+        else:  # every branch leaves: what follows runs on no path through here; followed from before it
+            self.restore(entry, local)
+            self.forget_assigned(statements, local)
+        self.note_unresolved(st, word, first)
+
+    def note_unresolved(self, st: Tree, word: str, first: int,
+                        why: str = "its outcome or count is known only while running") -> None:
+        """A note naming the motions compensated under a condition the reader did not resolve (also listed in
+        the program's ``extra["conditional"]``)."""
+        lines: set[int] = set()
+        for step in self.steps[first:]:
+            if isinstance(step, MotionRun):
+                lines.update(step.statement[:, 2].tolist())
+            elif isinstance(step, Motion):
+                lines.add(step.statement.line)
+        if not lines:
+            return
+        ordered = sorted(lines)
+        self.conditional_lines.extend(ordered)
+        shown = ", ".join(map(str, ordered)) if len(ordered) <= 8 else \
+            f"{', '.join(map(str, ordered[:8]))}, ... ({len(ordered)})"
+        line, column = line_col(st)
+        note = Finding(f"{word}: not resolved before running ({why}); its {len(ordered)} motion(s) (line {shown}) "
+                       "are compensated, each once in the written order of the cycle", line, column)
+        if note not in self.notes:
+            self.notes.append(note)
+
+    def pass_over(self, st: Tree, statements: list, word: str, local: dict) -> None:
+        """A construct whose course is known only while running that moves nothing and jumps nowhere: passed over
+        with a note; the data it may assign is known only while running after it."""
+        self.forget_assigned(statements, local)
+        line, column = line_col(st)
+        self.notes.append(Finding(f"{word} passed over: its course is known only while running, and no branch "
+                                  "moves the robot or changes its tool (what it assigns is not known after it)",
+                                  line, column))
+
+    def forget_assigned(self, statements: list, local: dict) -> None:
+        """Everything ``statements`` (and the functions they call) may assign, or the tool they may set, is known
+        only while running from here."""
+        for statement in statements:
+            if not isinstance(statement, Tree):
+                continue
+            for sub in statement.iter_subtrees():
+                if sub.data == "assign":
+                    self.forget(sub, local)
+                elif sub.data == "call" and str(sub.children[0]) == "set_tcp" and self.tool is not None:
+                    self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} may have run"
+        for name in self.scan(statements)[1]:
+            if name not in self.globals or self.globals[name].value is not None:  # (a function called there sets it)
+                self.globals[name] = Binding(None, None, name, " (a function called in a construct not followed "
+                                                                "may change it)")
+
+    # ----- loops
+    def run_while(self, st: Tree, local: dict, depth: int) -> None:
+        condition = st.children[0]
+        forever = isinstance(condition, Tree) and condition.data == "name" and str(condition.children[0]) == "True"
+        if forever and self.unresolved_depth:  # (in a thread or a branch not resolved: a loop of unknown count)
+            self.run_unresolved_loop(st, local, depth)
+            return
+        if forever:
+            if not self.loop_noted:
+                line, column = line_col(st)
+                self.notes.append(Finding("loop forever: one cycle is one pass of its body", line, column))
+                self.loop_noted = True
+            self.run_forever(st, local, depth)
+            return
+        entry = self.snapshot(local)
+        first, notes, unsupported, unrolled = len(self.steps), len(self.notes), len(self.unsupported), self.unrolled
+        try:
+            self.run_counted_while(st, local, depth)
+        except (_Uncounted, Unsupported) as exc:
+            if isinstance(exc, Unsupported) and not exc.unknown_condition:
+                raise
+            del self.steps[first:], self.notes[notes:], self.unsupported[unsupported:]
+            self.unrolled = unrolled
+            self.restore(entry, local)
+            self.run_unresolved_loop(st, local, depth)
+
+    def run_unresolved_loop(self, st: Tree, local: dict, depth: int) -> None:
+        """A ``while`` whose count is known only while running (PolyScope's "Wait" for an input, a loop until a
+        button, a loop in a thread): passed over when its body moves nothing and jumps nowhere; else its body is
+        followed once from the state at its head (:meth:`settle`), and what follows it from the join of no pass and
+        of the passes' ends."""
+        body = [b for b in st.children[1:] if isinstance(b, Tree)]
+        if self.blocker(body) is None:
+            self.pass_over(st, body, "while", local)
+            return
+        first = len(self.steps)
+        self.unresolved_depth += 1
+        try:
+            self.count(1, st)
+            head, ends = self.settle(st, body, local, depth)
+        finally:
+            self.unresolved_depth -= 1
+        self.merge([head, *ends], local, f"set_tcp in the while at line {line_col(st)[0]}")
+        self.note_unresolved(st, "while", first)
+
+    def run_forever(self, st: Tree, local: dict, depth: int) -> None:
+        """``while (True):``, PolyScope's main loop: one cycle is one pass of its body, followed from the state at
+        its head in every cycle (:meth:`settle`): data the body changes from cycle to cycle (a counter, a state
+        machine's state) is known only while running there, so a motion reading it is refused naming it, and a
+        branch on it is followed along every branch."""
+        body = [b for b in st.children[1:] if isinstance(b, Tree)]
+        head, ends = self.settle(st, body, local, depth)
+        self.merge([head, *ends], local, f"set_tcp in the while at line {line_col(st)[0]}")
+
+    def settle(self, st: Tree, body: list, local: dict, depth: int) -> tuple[State, list[State]]:
+        """Follow a loop's body from the state at its head: the state before the loop joined with the states its
+        passes end with (and ``continue`` with), found by following the body until they agree (a variable each pass
+        gives the same value stays known; one a pass changes, a counter, is known only while running), at most
+        :data:`MAX_SETTLE` times (then everything the body may change is known only while running). The
+        passes followed to find it are discarded; the last is kept. Returns the head's state and the states the
+        kept pass leaves with (its end, ``continue``, ``break``)."""
+        head = self.snapshot(local)
+        for _ in range(MAX_SETTLE):
+            mark = self._mark()
+            ends = self._pass(body, local, depth)[0]
+            self._rollback(mark)
+            line = line_col(st)[0]
+            self.merge([head, *ends], local, f"set_tcp in the while at line {line}, in one of its passes",
+                       f" (the while at line {line} changes it from pass to pass)")
+            joined = self.snapshot(local)
+            if same_state(joined, head):
+                break
+            head = joined
+        else:
+            self.restore(head, local)
+            self.forget_assigned(body, local)
+            head = self.snapshot(local)
+        self.restore(head, local)
+        ends, breaks = self._pass(body, local, depth)
+        return head, ends + breaks
+
+    def _pass(self, body: list, local: dict, depth: int) -> tuple[list[State], list[State]]:
+        """One pass of a loop's body from the present state: the states it goes back to the head with (its end,
+        ``continue``) and those it leaves the loop with (``break``)."""
+        loop = _Loop(self.unresolved_depth, False)
+        frame = self.frames[-1]
+        frame.loops.append(loop)
+        ends: list[State] = []
+        breaks: list[State] = []
+        try:
+            self.run_body(body, local, depth)
+            ends.append(self.snapshot(local))
+        except _Continue:
+            ends.append(self.snapshot(local))
+        except _Break:
+            breaks.append(self.snapshot(local))
+        except _BranchEnd:
+            pass
+        finally:
+            frame.loops.pop()
+        return ends + loop.backs, breaks + loop.breaks
+
+    def _mark(self) -> tuple:
+        """What a pass followed only to find a loop's head state adds, to take back (:meth:`_rollback`)."""
+        return (len(self.steps), len(self.notes), len(self.unsupported), self.unrolled, len(self.conditional_lines),
+                set(self._passed_over), set(self.started_threads), self.loop_noted)
+
+    def _rollback(self, mark: tuple) -> None:
+        steps, notes, unsupported, self.unrolled, conditional, passed, started, self.loop_noted = mark
+        self._discarded.extend(self.steps[steps:])  # (alive: the ids of its steps keyed tables)
+        del self.steps[steps:], self.notes[notes:], self.unsupported[unsupported:], self.conditional_lines[conditional:]
+        self._passed_over, self.started_threads = passed, started
+
+    def run_counted_while(self, st: Tree, local: dict, depth: int) -> None:
+        """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times":
+        ``Loop_1 = 0``, ``while (Loop_1 < 3):`` ... ``Loop_1 = Loop_1 + 1``).
+
+        Each pass's motions are motions of their own; as one written text
+        serves every pass, a motion whose target changes from pass to pass is
+        not followed (nothing of the loop is kept then), nor is a loop of
+        more than :data:`MAX_WHILE_PASSES` passes. A condition known only while
+        running (at the first pass or a later one) raises :class:`Unsupported`
+        with ``unknown_condition`` set: :meth:`run_while` then follows it as a
+        loop of unknown count.
+        """
+        condition, body = st.children[0], st.children[1:]
+        first = len(self.steps)
+        passes = 0
+        repeated = False
+        frame = self.frames[-1]
+        frame.loops.append(_Loop(self.unresolved_depth, True))
+        try:
+            while self._known_condition(condition, local):
+                passes += 1
+                if passes > MAX_WHILE_PASSES:
+                    raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
+                units, steps = self.unrolled, len(self.steps)
+                self.count(1, st)
+                before = self.snapshot(local)
+                try:
+                    self.run_body(body, local, depth)
+                except _Continue:
+                    pass
+                except _Break:
+                    break
+                if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it never
+                    raise _Uncounted                          # ends; followed as a loop of unknown count)
+                counter = self._plain_counter(st) if passes == 1 else None
+                if counter is not None:  # every pass runs what the first ran: counted, then repeated
+                    more = self._remaining_passes(condition, local, *counter, st)
+                    self.count(more * (self.unrolled - units), st)
+                    self.steps[steps:] = expand(self.steps[steps:])  # (the first pass's motions, as objects)
+                    self.steps.extend(self.steps[steps:] * more)
+                    passes += more
+                    repeated = True
+                    break
+        except Unsupported:
+            del self.steps[first:]
+            raise
+        finally:
+            frame.loops.pop()
+        if not repeated:
+            self.steps[first:] = expand(self.steps[first:])  # each pass's motions, as objects
+        # (repeated passes are copies of the first: it alone is checked)
+        changing = calls.changing_motion(self.steps[first:first + (len(self.steps) - first) // passes]
+                                         if repeated else self.steps[first:])
+        if changing is not None:
+            del self.steps[first:]
+            changed = self.changed_by(st, changing)
+            raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes from "
+                              f"pass to pass of this while{changed}: one written target cannot serve every pass", st)
+        line, column = line_col(st)
+        self.notes.append(Finding(f"while followed for its {passes} pass(es)", line, column))
+
+    def changed_by(self, loop: Tree, motion: Motion) -> str:
+        """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""
+        names = set()
+        for node in self.tree.iter_subtrees():
+            if node.data == "call" and line_col(node) == (motion.statement.line, motion.statement.column):
+                names = {str(n.children[0]) for n in node.iter_subtrees() if n.data == "name"}
+                break
+        for sub in loop.iter_subtrees():
+            if sub.data == "assign":
+                root = root_name(assignment(sub)[0])
+                if root in names:
+                    return f" (it reads {root}, which the loop changes at line {line_col(sub)[0]})"
+        return ""
+
+    def _known_condition(self, condition, local: dict) -> bool:
+        try:
+            return self.condition(condition, local)
+        except Unsupported as exc:
+            exc.unknown_condition = True
+            raise
+
+    def _plain_counter(self, st: Tree) -> tuple[str, float, bool] | None:
+        """``(name, step, global)`` when the ``while`` only counts: its body's one assignment anywhere is
+        ``name = name + step`` (a number) among its own statements, nothing else in it or in the functions it
+        calls reads ``name`` or changes the tool, and nothing ends it early: each pass then runs what the first
+        ran (PolyScope's "Loop N times"). None otherwise."""
+        body = [b for b in st.children[1:] if isinstance(b, Tree)]
+        inside = [sub for b in body for sub in b.iter_subtrees()]
+        assignments = [sub for sub in inside if sub.data == "assign"]
+        if len(assignments) != 1 or not any(assignments[0] is b for b in body):
+            return None
+        condition = st.children[0]
+        if isinstance(condition, Tree) and any(str(c.children[0]) in self.functions
+                                               for c in condition.find_data("call")):
+            return None  # (a condition that calls the script's functions runs them at every pass)
+        target, expr, is_global = assignment(assignments[0])
+        name = root_name(target)
+        if name is None or not (isinstance(target, Tree) and target.data == "name") or not (
+                isinstance(expr, Tree) and expr.data == "sum" and len(expr.children) == 3
+                and isinstance(expr.children[0], Tree) and expr.children[0].data == "name"
+                and str(expr.children[0].children[0]) == name and isinstance(expr.children[2], Tree)
+                and expr.children[2].data == "number"):
+            return None
+        callees = {str(sub.children[0]) for sub in inside if sub.data == "call"}
+        reach = [self.functions[c] for c in callees if c in self.functions]
+        for node in inside + [sub for f in reach for sub in f.iter_subtrees()]:
+            if node.data in ("return_stmt", "break_stmt", "continue_stmt", "run_stmt", "func_def", "thread_def"):
+                return None
+            if node.data == "call" and (str(node.children[0]) in ("set_tcp",) or (
+                    str(node.children[0]) in self.functions and self.functions[str(node.children[0])] not in reach)):
+                return None  # (a tool change; a call beyond one level: followed pass by pass)
+            if node.data == "name" and str(node.children[0]) == name and node is not target \
+                    and node is not expr.children[0]:
+                return None
+        if any(self.summary(str(f.children[0])).assigns for f in reach):
+            return None
+        step = float(expr.children[2].children[0])
+        return name, (-step if str(expr.children[1]) == "-" else step), is_global
+
+    def _remaining_passes(self, condition, local: dict, name: str, step: float, is_global: bool, st: Tree) -> int:
+        """The passes of a counting ``while`` after its first (:meth:`_plain_counter`), its counter advanced as
+        they would advance it."""
+        from thermocomp.programs.urscript_values import COMPARE
+
+        try:
+            value = self.lookup(name, local).value
+        except Unsupported as exc:  # (the counter itself known only while running: a loop of unknown count)
+            exc.where, exc.unknown_condition = st, True
+            raise
+        more = 0
+        compare = COMPARE.get(str(condition.children[1])) if isinstance(condition, Tree) \
+            and condition.data == "comparison" else None
+        sides = [isinstance(c, Tree) and c.data == "name" and str(c.children[0]) == name
+                 for c in (condition.children[0], condition.children[2])] if compare else [False, False]
+        if sides[0] != sides[1]:  # ``name < bound``: the bound once, then numbers only
+            bound = self.number(condition.children[2 if sides[0] else 0], local)
+            holds = (lambda v: compare(v, bound)) if sides[0] else (lambda v: compare(bound, v))
+        else:
+            def holds(v: float) -> bool:
+                self.bind(name, Binding(v, None, name), is_global, local)
+                return self.condition(condition, local)
+        while holds(value):
+            more += 1
+            if more >= MAX_WHILE_PASSES:
+                raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
+            value = value + step
+        self.bind(name, Binding(value, None, name), is_global, local)
+        return more
+
+    # ----- calls
+    def run_call(self, call: Tree, local: dict, depth: int, for_value: bool = False):
+        name = str(call.children[0])
+        args, kwargs = split_arguments(call)
+        if name in MOTIONS:
+            self.run_motion(call, name, args, kwargs, local)
+        elif name == "sleep":
+            if len(args) != 1:
+                raise self.error("sleep: expected one time [s]", call)
+            seconds = self.number(args[0], local)
+            if not seconds >= 0:
+                raise self.error(f"sleep: expected a time >= 0 s, got {seconds:g}", call)
+            self.steps.append(Wait(seconds, span_of(call)))
+        elif name == "set_tcp":
+            if len(args) != 1:
+                raise self.error("set_tcp: expected one pose", call)
+            try:
+                self.tool, self.tool_why = self.pose(args[0], local).T, ""
+            except Unsupported as exc:
+                self.tool, self.tool_why = None, f"set_tcp at line {line_col(call)[0]}: {exc.message}"
+        elif name in self.functions:
+            return self.call_function_of_file(call, name, args, kwargs, local, depth, for_value)
+        elif name in UNSUPPORTED_CALLS:
+            raise Unsupported(f"{name} is not followed (thermocomp compensates movej, movel, movep, movec)", call)
+        elif is_known_call(name):
+            return None
+        else:
+            raise Unsupported(f"{name} is neither a function of this script nor one thermocomp knows "
+                              "(it could move the robot)", call)
+        return None
+
+    def call_function_of_file(self, call: Tree, name: str, args: list, kwargs: dict, local: dict, depth: int,
+                              for_value: bool):
+        summary = self.summary(name)
+        if summary.inert and not for_value:  # (moves nothing, changes nothing a motion reads: passed over)
+            self.count(1, call)
+            if name not in self._passed_over:
+                self._passed_over.add(name)
+                line, column = line_col(call)
+                self.notes.append(Finding(f"calls of {name} passed over: it moves nothing and changes nothing a "
+                                          "motion reads (its time is not estimated)", line, column))
+            return None
+        if name in self.calling:
+            raise Unsupported(f"a recursive call of {name} is not followed (how deep it goes is known only while "
+                              "running)", call)
+        if depth > 32:
+            raise Unsupported(f"calls nested more than 32 deep at {name}", call)
+        if self.unrolled + summary.size > self.max_motions:
+            raise self.error(f"the call of {name} unrolls to at least {summary.size:,} motions, calls and loop passes "
+                             f"(more than --max-motions {self.max_motions:,})", call)
+        self.count(1, call)
+        function = self.functions[name]
+        scope = self.bind_arguments(function, args, kwargs, local, call)
+        self.visited.add(name)
+        first = len(self.steps)
+        quiet = summary.inert
+        self._quiet += [name] if quiet else []
+        frame = _Frame(self.unresolved_depth)
+        self.frames.append(frame)
+        self.calling.append(name)
+        returned = None
+        try:
+            self.run_body(self.body_of(function), scope, depth + 1)
+        except _Return as end:
+            returned = end.value
+        finally:
+            self.frames.pop()
+            self.calling.pop()
+            del self._quiet[len(self._quiet) - quiet:]
+        if frame.exits:  # returns under conditions known only while running: their paths join here
+            self.merge([self.snapshot(scope), *frame.exits], scope, f"set_tcp in {name}")
+            if not all(v is returned or v == returned for v in frame.values):
+                returned = None
+        if scope:
+            self.steps[first:] = expand(self.steps[first:])  # each motion of the call, as an object
+            for step in self.steps[first:]:  # the outermost call with arguments is the one named
+                self._in_call[id(step)] = (name, span_of(call))
+        return returned  # (None: no value, or one known only while running)
+
+
+__all__ = ["MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "PASSIVE_PREFIXES", "PURE_PREFIXES", "STATEMENTS_PER_LINE",
+           "UNSUPPORTED_CALLS", "Flow", "Summary"]

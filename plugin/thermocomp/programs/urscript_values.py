@@ -1,0 +1,448 @@
+"""URScript's data as the reader follows it: values, variables and scopes, expressions (the URScript manual's
+operators, ``pose_trans``/``pose_add``/``pose_inv``, records), and the states of branches merged where they join.
+
+Part of the URScript reader (:mod:`thermocomp.programs.urscript`): :class:`Values` is the walker's part that
+declares, assigns and evaluates. A value is known before running (a float, a bool, a string, a list, a
+:class:`_Pose`, a :class:`_Record`) or not: a binding whose value is ``None`` (an input, a socket, an RPC value,
+arithmetic on such), refused where a motion reads it, naming the variable.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+
+import numpy as np
+from lark import Token, Tree
+
+from thermocomp._typing import FloatArray
+from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import invert_transform, matrix_from_rotvec, rotvec_from_matrix, transform
+from thermocomp.programs.rapid import span_of
+
+#: Largest magnitude of a pose coordinate [m], rotation-vector component or joint position [rad] taken: a
+#: 1e308 coordinate is a typo, not a place (it overflowed into a message without a location).
+MAX_POSE_VALUE = 1e6
+
+#: Members of a pose by name (``pose.x``), as its indices.
+POSE_MEMBERS = {"x": 0, "y": 1, "z": 2, "rx": 3, "ry": 4, "rz": 5}
+
+#: URScript's math functions of numbers (manual, "Module math"): their argument count and their value.
+MATH = {"sin": (1, np.sin), "cos": (1, np.cos), "tan": (1, np.tan), "asin": (1, np.arcsin), "acos": (1, np.arccos),
+        "atan": (1, np.arctan), "atan2": (2, np.arctan2), "sqrt": (1, np.sqrt), "pow": (2, np.power),
+        "floor": (1, np.floor), "ceil": (1, np.ceil), "log": (2, lambda b, x: np.log(x) / np.log(b))}
+
+#: URScript's comparisons of numbers.
+COMPARE = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge, "<": operator.lt,
+           ">": operator.gt}
+
+
+class Unsupported(Exception):  # noqa: N818  (a finding, raised to the statement that reports it)
+    """A construct, or a value, the reader cannot follow before running; ``where`` locates it."""
+
+    unknown_condition = False  # (a loop's condition known only while running: urscript_flow.run_while)
+
+    def __init__(self, message: str, where) -> None:
+        super().__init__(message)
+        self.message = message
+        self.where = where
+
+
+@dataclass(frozen=True)
+class Pose:
+    """A URScript pose ``p[x, y, z, rx, ry, rz]``: metres and a rotation vector [rad]."""
+
+    values: tuple[float, ...]
+
+    @property
+    def T(self) -> FloatArray:
+        v = np.asarray(self.values, dtype=float)
+        return transform(matrix_from_rotvec(v[3:]), v[:3])
+
+    @staticmethod
+    def from_T(T: FloatArray) -> Pose:
+        return Pose(tuple(float(x) for x in np.concatenate([T[:3, 3], rotvec_from_matrix(T[:3, :3])])))
+
+
+@dataclass(frozen=True)
+class Record:
+    """A URScript struct (``struct(p=p[...], q=[...])``): its members' values, and the pose or list literal each
+    member was given, if it was (where a motion to the member is written back)."""
+
+    values: dict
+    literals: dict
+
+
+@dataclass
+class Binding:
+    value: object  # None: known only while running
+    literal: Tree | None  # the pose or list literal the variable was given, if it was
+    name: str
+    why: str = ""  # where a value known only while running came from (" (set at line 7 from an input)")
+
+
+def line_col(item) -> tuple[int, int]:
+    s = span_of(item)
+    return s.line, s.column
+
+
+def assignment(st: Tree) -> tuple[Tree | Token, Tree | Token, bool]:
+    """An assignment's target, its value and whether it says ``global``."""
+    target, expr = [c for c in st.children if not (isinstance(c, Token) and c.type in ("GLOBAL", "LOCAL"))]
+    return target, expr, any(isinstance(c, Token) and c.type == "GLOBAL" for c in st.children)
+
+
+def is_local(st: Tree) -> bool:
+    """An assignment that says ``local``: the running function's variable, whatever the globals."""
+    return any(isinstance(c, Token) and c.type == "LOCAL" for c in st.children)
+
+
+def root_name(target: Tree | Token) -> str | None:
+    """The variable an assignment's target changes (``q[0] = ...`` changes ``q``), or None."""
+    while isinstance(target, Tree) and target.data == "index":
+        target = target.children[0]
+    return str(target.children[0]) if isinstance(target, Tree) and target.data == "name" else None
+
+
+def split_arguments(call: Tree) -> tuple[list, dict]:
+    """A call's positional arguments and its keyword arguments by name."""
+    args, kwargs = [], {}
+    for a in call.children[1:]:
+        if isinstance(a, Tree) and a.data == "kwarg":
+            kwargs[str(a.children[0])] = a.children[1]
+        else:
+            args.append(a)
+    return args, kwargs
+
+
+def span_text(text: str, node) -> str:
+    """The text of ``node`` in the file, on one line."""
+    s = span_of(node)
+    return " ".join(text[s.start:s.end].split())
+
+
+def _origin(exc: Unsupported) -> str:
+    """What made a value known only while running, for the message of the motion that reads it."""
+    if exc.message.startswith("the value of "):
+        return "a value of " + exc.message[len("the value of "):].split(" is not known")[0] + ", known only while running"
+    if "is not evaluated" in exc.message:
+        return f"the value of {exc.message.split('(', 1)[0]}(...), known only while running"
+    if exc.message.endswith(" is a value known only while running"):
+        return f"the value of {exc.message.removesuffix(' is a value known only while running')}, known only while running"
+    return f"a value known only while running ({exc.message})"
+
+
+def _same(a: object, b: object) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.array_equal(a, b)
+    return type(a) is type(b) and a == b
+
+
+def merge_scopes(scopes: list[dict], why: str = "") -> dict:
+    """The variables after paths of a program join (the branches of an ``if`` whose course is known only while
+    running, a loop run zero or more times): a variable keeps its binding where every path gives it the same value
+    (and literal), and is known only while running otherwise, or where a path did not define it."""
+    merged: dict = {}
+    for name in set().union(*scopes):
+        bindings = [s.get(name) for s in scopes]
+        first = bindings[0]
+        if all(b is not None for b in bindings) and all(
+                b is first or (_same(b.value, first.value) and b.literal is first.literal) for b in bindings[1:]):
+            merged[name] = first
+        else:
+            unknown = next((b for b in bindings if b is not None and b.value is None and b.why), None)
+            merged[name] = unknown or Binding(None, None, name, why)
+    return merged
+
+
+@dataclass
+class State:
+    """What a path of the program has changed: the globals, the running function's locals, the tool (``None``:
+    not known before running, set by a ``set_tcp`` under a condition, at ``tool_why``)."""
+
+    globals: dict
+    local: dict
+    tool: FloatArray | None
+    tool_why: str
+
+
+def same_state(a: State, b: State) -> bool:
+    """Two paths' states give every variable and the tool the same value (a loop's head found: Flow.settle)."""
+    def same_scope(x: dict, y: dict) -> bool:
+        return x.keys() == y.keys() and all(
+            x[k] is y[k] or (_same(x[k].value, y[k].value) and x[k].literal is y[k].literal) for k in x)
+    tools = (a.tool is None and b.tool is None) or (a.tool is not None and b.tool is not None
+                                                     and np.array_equal(a.tool, b.tool))
+    return tools and same_scope(a.globals, b.globals) and same_scope(a.local, b.local)
+
+
+class Values:
+    """The walker's data: scopes, assignment, evaluation of expressions (mixed into the walker)."""
+
+    path: str
+    text: str
+    globals: dict
+    tool: FloatArray | None
+    tool_why: str
+    functions: dict
+
+    def error(self, message: str, where) -> InputError:
+        line, column = line_col(where)
+        return InputError(f"{message} (column {column})", path=self.path, row=line)
+
+    # ----- states of paths
+    def snapshot(self, local: dict) -> State:
+        return State(dict(self.globals), dict(local), self.tool, self.tool_why)
+
+    def restore(self, state: State, local: dict) -> None:
+        same = local is self.globals
+        self.globals.clear()
+        self.globals.update(state.globals)
+        if not same:
+            local.clear()
+            local.update(state.local)
+        self.tool, self.tool_why = state.tool, state.tool_why
+
+    def merge(self, states: list[State], local: dict, why: str, data_why: str = "") -> None:
+        """Continue from where ``states`` (paths) join: each variable, and the tool, known where all agree. ``why``:
+        what set the tool where they do not (``set_tcp in ...``); ``data_why``: what changed a variable where they
+        do not (by default, the paths through the construct ``why`` names)."""
+        where = why.removeprefix("set_tcp in ").removeprefix("a branch of ")
+        data_why = data_why or f" (the paths through {where} give it different values)"
+        globals_ = merge_scopes([s.globals for s in states], data_why)
+        locals_ = globals_ if local is self.globals else merge_scopes([s.local for s in states], data_why)
+        tools = [s.tool for s in states]
+        if all(t is not None for t in tools) and all(np.array_equal(t, tools[0]) for t in tools[1:]):
+            tool, tool_why = tools[0], ""
+        else:
+            tool = None
+            tool_why = next((s.tool_why for s in states if s.tool is None and s.tool_why), why)
+        self.restore(State(globals_, locals_, tool, tool_why), local)
+
+    # ----- variables
+    def assign(self, st: Tree, local: dict) -> None:
+        target, expr, is_global = assignment(st)
+        if not (isinstance(target, Tree) and target.data == "name"):
+            self.forget(st, local)  # an element of a list changed: any later read of it is not known
+            return
+        name = str(target.children[0])
+        if isinstance(expr, Tree) and expr.data == "run_stmt":  # ``thrd = run Thread_1()``: the thread's handle
+            self.start_thread(expr)
+        why = ""
+        try:
+            value = self.evaluate(expr, local)
+        except Unsupported as exc:
+            value = None
+            why = f" (line {line_col(st)[0]} gives it {_origin(exc)})"
+        literal = expr if isinstance(expr, Tree) and expr.data in ("pose", "list") else None
+        if is_local(st):
+            local[name] = Binding(value, literal, name, why)
+            return
+        self.bind(name, Binding(value, literal, name, why), is_global, local)
+
+    def forget(self, st: Tree, local: dict) -> None:
+        """The variable an assignment that was not run may have changed: its value is no longer known."""
+        target, _, is_global = assignment(st)
+        name = root_name(target)
+        if name is not None:
+            self.bind(name, Binding(None, None, name, f" (line {line_col(st)[0]} may change it, in a construct not "
+                                                      "followed)"), is_global, local)
+
+    def bind(self, name: str, binding: Binding, is_global: bool, local: dict) -> None:
+        if is_global or (name not in local and name in self.globals):
+            self.globals[name] = binding
+        else:
+            local[name] = binding  # at the top level ``local`` is the globals
+
+    def lookup(self, token: Token, local: dict) -> Binding:
+        name = str(token)
+        if name in local:
+            binding = local[name]
+        elif name in self.globals:
+            binding = self.globals[name]
+        elif name in ("True", "False"):
+            return Binding(name == "True", None, name)
+        elif name == "pi":
+            return Binding(float(np.pi), None, name)
+        else:
+            raise Unsupported(f"{name} has no known value here", token)
+        if binding.value is None:
+            raise Unsupported(f"the value of {name} is not known before running{binding.why}", token)
+        return binding
+
+    # ----- expressions
+    def condition(self, node, local: dict) -> bool:
+        """A condition, evaluated: a comparison of known numbers, ``not``, ``and``, ``or``, a known bool."""
+        if isinstance(node, Tree) and node.data == "comparison":
+            left, op, right = node.children
+            if str(op) in ("==", "!="):  # (numbers, bools, strings: each with its own kind)
+                a, b = self.evaluate(left, local), self.evaluate(right, local)
+                if isinstance(a, bool) != isinstance(b, bool) or type(a) not in (bool, float, str) \
+                        or type(a) is not type(b):
+                    raise Unsupported("a comparison of values of different kinds", node)
+                return COMPARE[str(op)](a, b)
+            a, b = self.number(left, local), self.number(right, local)
+            return COMPARE[str(op)](a, b)
+        if isinstance(node, Tree) and node.data == "not_":
+            return not self.condition(node.children[0], local)
+        if isinstance(node, Tree) and node.data in ("and_expr", "or_expr", "xor_expr"):
+            values = [self.condition(c, local) for c in node.children]
+            if node.data == "xor_expr":
+                return sum(values) % 2 == 1
+            return all(values) if node.data == "and_expr" else any(values)
+        value = self.evaluate(node, local)
+        if not isinstance(value, bool):
+            raise Unsupported("a condition that is not a comparison of known values", node)
+        return value
+
+    def evaluate(self, node, local: dict):
+        if isinstance(node, Token):
+            raise Unsupported(f"cannot evaluate {node}", node)
+        kind = node.data
+        if kind == "number":
+            value = float(node.children[0])
+            if not np.isfinite(value):
+                raise self.error(f"number {node.children[0]!s} is out of range (beyond a double)", node)
+            return value
+        if kind == "string":
+            return str(node.children[0])[1:-1]
+        if kind == "name":
+            return self.lookup(node.children[0], local).value
+        if kind == "signed":
+            value = self.number(node.children[1], local)
+            return -value if str(node.children[0]) == "-" else value
+        if kind == "pose":
+            values = [self.number(c, local) for c in node.children[1:]]
+            if len(values) != 6:
+                raise self.error(f"expected a pose p[x, y, z, rx, ry, rz], got {len(values)} values", node)
+            if not max(map(abs, values)) <= MAX_POSE_VALUE:
+                raise self.error(f"a pose value of {max(map(abs, values)):.6g} is out of range (at most "
+                                 f"{MAX_POSE_VALUE:g} m or rad)", node)
+            return Pose(tuple(values))
+        if kind == "list":
+            return [self.evaluate(c, local) for c in node.children]
+        if kind in ("and_expr", "or_expr", "xor_expr", "not_", "comparison"):
+            return self.condition(node, local)
+        if kind in ("sum", "product"):
+            value = self.number(node.children[0], local)
+            for op, operand in zip(node.children[1::2], node.children[2::2]):
+                right = self.number(operand, local)
+                op = str(op)
+                if op in "/%" and right == 0:
+                    raise Unsupported("division by zero", operand)
+                value = {"+": value + right, "-": value - right, "*": value * right,
+                         "/": value / right if right else 0.0, "%": np.fmod(value, right) if right else 0.0}[op]
+            return value
+        if kind == "index":  # (``m[i, j]``: a matrix's element, row i, column j)
+            value = self.evaluate(node.children[0], local)
+            for index in node.children[1:]:
+                i = int(self.number(index, local))
+                seq = value.values if isinstance(value, Pose) else value
+                if not isinstance(seq, (list, tuple)) or not -len(seq) <= i < len(seq):
+                    raise Unsupported("index out of range", node)
+                value = seq[i]
+            return value
+        if kind == "call":
+            return self.call_function(node, local)
+        if kind == "member":
+            base, member = self.evaluate(node.children[0], local), str(node.children[1])
+            if isinstance(base, Pose) and member in POSE_MEMBERS:
+                return base.values[POSE_MEMBERS[member]]
+            if isinstance(base, Record) and member in base.values:
+                return base.values[member]
+            raise Unsupported(f"no member {member} known here", node)
+        if kind == "method":  # (an object outside the robot: an RPC server, a socket)
+            raise Unsupported(f"{span_text(self.text, node)} is a value known only while running", node)
+        if kind == "run_stmt":
+            raise Unsupported(f"run {node.children[0]}() is a value known only while running", node)
+        raise Unsupported(f"cannot evaluate this expression ({kind})", node)
+
+    def number(self, node, local) -> float:
+        value = self.evaluate(node, local)
+        if isinstance(value, bool) or not isinstance(value, float):
+            raise Unsupported("expected a number", node)
+        return value
+
+    def pose(self, node, local) -> Pose:
+        value = self.evaluate(node, local)
+        if not isinstance(value, Pose):
+            raise Unsupported("expected a pose", node)
+        return value
+
+    def call_function(self, node: Tree, local: dict):
+        name = str(node.children[0])
+        args, kwargs = split_arguments(node)
+        if name in ("pose_trans", "pose_add") and len(args) == 2 and not kwargs:
+            a, b = self.pose(args[0], local), self.pose(args[1], local)
+            if name == "pose_trans":
+                return Pose.from_T(a.T @ b.T)
+            return Pose.from_T(transform(a.T[:3, :3] @ b.T[:3, :3], a.T[:3, 3] + b.T[:3, 3]))
+        if name == "pose_inv" and len(args) == 1:
+            return Pose.from_T(invert_transform(self.pose(args[0], local).T))
+        if name in ("d2r", "r2d") and len(args) == 1:
+            x = self.number(args[0], local)
+            return float(np.radians(x) if name == "d2r" else np.degrees(x))
+        if name in MATH and len(args) == MATH[name][0] and not kwargs:  # (a circle of targets: sin, cos of a step)
+            values = [self.number(a, local) for a in args]
+            with np.errstate(all="ignore"):
+                result = float(MATH[name][1](*values))
+            if not np.isfinite(result):
+                raise Unsupported(f"{name} of {', '.join(f'{v:g}' for v in values)} is not a number", node)
+            return result
+        if name == "struct" and not args:
+            return Record({k: self.evaluate(v, local) for k, v in kwargs.items()},
+                          {k: v for k, v in kwargs.items() if isinstance(v, Tree) and v.data in ("pose", "list")})
+        if name in self.functions:  # a function of the file, for its value: it runs here
+            return self.run_call(node, local, 0, for_value=True)
+        raise Unsupported(f"{name}(...) is not evaluated (pose_trans, pose_add, pose_inv, d2r, r2d and the math "
+                          "functions of numbers are)", node)
+
+    # ----- calls with arguments
+    def bind_arguments(self, function: Tree, args: list, kwargs: dict, local: dict, call: Tree) -> dict:
+        """The local scope a call of ``function`` starts with: each parameter bound to its argument.
+
+        Positional arguments, then keyword ones, then the parameter's default
+        (a constant of the definition). An argument naming a variable passes
+        that variable on (a target literal then stays written where it was
+        given); any other is evaluated in the caller. URScript's own checks
+        (too many arguments, an unknown or repeated keyword, a parameter
+        without value) are errors naming the call.
+        """
+        params = next((c for c in function.children if isinstance(c, Tree) and c.data == "params"), None)
+        defined = [] if params is None else [(str(p.children[0]), p.children[1] if len(p.children) > 1 else None)
+                                             for p in params.children]
+        name, names = str(function.children[0]), [n for n, _ in defined]
+        if len(args) > len(defined):
+            raise self.error(f"{name} takes {len(defined)} argument(s) ({', '.join(names) or 'none'}), "
+                             f"got {len(args)}", call)
+        unknown = sorted(set(kwargs) - set(names))
+        if unknown:
+            raise self.error(f"{name} has no parameter {unknown[0]}", call)
+        scope: dict[str, Binding] = {}
+        for i, (param, default) in enumerate(defined):
+            if i < len(args):
+                if param in kwargs:
+                    raise self.error(f"{name}: parameter {param} is given twice", call)
+                scope[param] = self._argument(function, param, args[i], local)
+            elif param in kwargs:
+                scope[param] = self._argument(function, param, kwargs[param], local)
+            elif default is not None:
+                scope[param] = Binding(self.evaluate(default, {}), None, param)
+            else:
+                raise self.error(f"{name}: no value for parameter {param}", call)
+        return scope
+
+    def _argument(self, function: Tree, param: str, node, local: dict) -> Binding:
+        if isinstance(node, Tree) and node.data == "name":
+            try:
+                binding = self.lookup(node.children[0], local)
+            except Unsupported as exc:  # known only while running: an error where it is read
+                return Binding(None, None, param, f" (the argument at line {line_col(node)[0]}: {exc.message})")
+            self._passed[node.children[0].start_pos] = (span_of(function), param)
+            return binding
+        try:
+            return Binding(self.evaluate(node, local), None, param)
+        except Unsupported as exc:  # known only while running (an input, a register): an error where it is read
+            return Binding(None, None, param, f" (the argument at line {line_col(node)[0]} is {_origin(exc)})")
