@@ -126,6 +126,10 @@ def rapid_parser() -> Lark:
 # One plain motion statement of a ``MOVES`` token: the one place it is written. An inline point is a list of lists
 # of numbers (rapid.lark's NUMBERS, two deep); every repetition is possessive (no backtracking). rapid.lark's
 # ``MOVES`` is :data:`MOVES_PATTERN` written out (tests/test_programs_rapid_runs.py checks they are the same).
+#: A control character no RAPID text holds (RAPID kernel, "Character set": printable characters, tab, CR, LF, FF).
+_BINARY = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
 def parse_rapid_text(text: str, path: str) -> Tree:
     """Parse ``text`` (a whole module) into lark's tree; a syntax error names line and column.
 
@@ -135,6 +139,12 @@ def parse_rapid_text(text: str, path: str) -> Tree:
     try:
         return rapid_parser().parse(parseable)
     except UnexpectedInput as exc:
+        binary = _BINARY.search(text)
+        if binary is not None:  # (an encrypted or binary module: no syntax error of a text to show)
+            line = text.count("\n", 0, binary.start()) + 1
+            column = binary.start() - text.rfind("\n", 0, binary.start())
+            raise InputError(f"not RAPID text: byte 0x{ord(binary.group()):02x} at column {column} is binary data "
+                             "(an encrypted or binary module cannot be read)", path=path, row=line) from None
         found = getattr(exc, "token", None) or getattr(exc, "char", None)
         at_end = found is None or getattr(found, "type", "") == "$END"
         if getattr(found, "type", "") == "MOVES":  # (where no statement may start: its instruction is unexpected)

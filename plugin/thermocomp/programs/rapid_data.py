@@ -19,6 +19,7 @@ from lark import Token, Tree
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
+from thermocomp.programs.rapid_functions import FUNCTIONS, FunctionError, evaluate_function
 from thermocomp.programs.model import (
     Finding,
     Span,
@@ -460,7 +461,17 @@ class _Declarations:
             point[0] = [float(v) for v in trans]
             point[1] = [float(v) for v in quat_wxyz_from_matrix(R_new)]
             return point, "robtarget"
-        raise _Unsupported(f"function {name} is not evaluated (only Offs and RelTool)", node)
+        if key in FUNCTIONS:
+            args = [self.evaluate(a, local) for a in positional]
+            switches = {k: None if v is None else self.evaluate(v, local) for k, v in optional.items()}
+            if not _known([args, [v for v in switches.values() if v is not None]]):
+                raise _Unsupported(f"{name} of a value known only while running", node)
+            try:
+                return evaluate_function(key, args, switches)
+            except FunctionError as exc:
+                raise self.error(f"{name}: {exc}", node) from None
+        raise _Unsupported(f"function {name} is not evaluated (only Offs, RelTool and RAPID's arithmetic "
+                           "functions)", node)
 
     def evaluate_as(self, node, local, dtype: str) -> object:
         value, vtype = self.evaluate_typed(node, local)
@@ -691,6 +702,11 @@ def _T_from_pose(pose) -> FloatArray:
         [2 * s * (a * c - w * b), 2 * s * (b * c + w * a), 1 - 2 * s * (a * a + b * b), z * 1e-3],
         [0.0, 0.0, 0.0, 1.0],
     ])
+
+
+def _known(value: object) -> bool:
+    """``value`` holds no unknown part (None) at any depth."""
+    return value is not None and (not isinstance(value, list) or all(_known(v) for v in value))
 
 
 def _copy(value):

@@ -101,7 +101,7 @@ MAX_NESTING = 64
 #: Statements whose outcome or count is known only while running: followed once (:meth:`_Flow.run_unresolved`).
 _UNRESOLVED = frozenset(("if_stmt", "compact_if", "while_stmt", "test_stmt"))
 #: Statements after which the rest of their body does not run.
-_ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt"))
+_ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt", "placeholder"))
 
 
 class _Unknown(_Unsupported):
@@ -417,7 +417,11 @@ class _Flow:
         for statement in body.children:
             if isinstance(statement, Tree) and (statement.data in _ENDS or (
                     statement.data == "call" and str(statement.children[0]).lower() == "exitcycle")):
-                break  # (RETURN, EXIT, RAISE, ExitCycle: the rest of this body never runs after it)
+                if statement.data == "placeholder":
+                    line, column = _location(statement)
+                    self.note_once(Finding("placeholder <SMT>: running into it is an execution error; the statements "
+                                           "after it in this routine never run", line, column))
+                break  # (RETURN, EXIT, RAISE, ExitCycle, <SMT>: the rest of this body never runs after it)
             try:
                 if self.loops_forever(statement, body):
                     line, column = _location(statement)

@@ -1,0 +1,114 @@
+"""RAPID forms found in real programs of a second corpus, each tested from the RAPID manuals' syntax (ABB,
+"Technical reference manual - RAPID kernel" and "RAPID Instructions, Functions and Data types"): a parameter list
+whose optional parameter follows without a comma, placeholders (``<SMT>``, ``<DDN>``), the arithmetic functions of
+known values, and a module that is not text (an encrypted module)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+from test_programs_rapid_language import _language_module, _read_clean
+
+from thermocomp.errors import InputError
+from thermocomp.programs import read_program
+from thermocomp.programs.rapid_functions import FunctionError, evaluate_function
+
+
+def test_an_optional_parameter_may_follow_without_a_comma(tmp_path, rng):
+    """RAPID kernel, "Parameter declarations": ``<next parameter declaration> ::= ',' <parameter declaration> |
+    <optional parameter declaration> | ...``: ``PROC place(robtarget p \\switch Slow)`` is valid."""
+    routine = ("  PROC place(robtarget p \\switch Slow \\num Pause)\n    MoveL p, v100, fine, tGrip;\n"
+               "  ENDPROC\n")
+    src, want = _language_module(rng, motions="    place a \\Slow;\n    place b;\n")
+    _read_clean(tmp_path, src.replace("ENDMODULE\n", routine + "ENDMODULE\n"), want)
+
+
+def test_placeholders_load_and_a_statement_placeholder_ends_its_routine(tmp_path, rng):
+    """RAPID kernel, "Placeholders": a program holding them is syntactically correct; running into ``<SMT>`` is an
+    execution error, so nothing after it in the routine runs."""
+    src, want = _language_module(rng, motions="    MoveJ a, v500, z10, tGrip;\n    MoveL b, v100, fine, tGrip;\n"
+                                              "    <SMT>\n    MoveL a, v100, fine, tGrip;\n")
+    src = src.replace("  PROC main()", "  <DDN>\n  <RDN>\n  PROC main()")
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), want, atol=1e-12)
+    assert any("<SMT>" in note.message for note in prog.notes)
+
+
+#: (call, its value by an independent computation): scipy's rotations for the orientation functions.
+_ZYX = Rotation.from_euler("ZYX", [30.0, 20.0, 10.0], degrees=True)
+_Q = np.roll(_ZYX.as_quat(), 1)  # (scipy: scalar last; RAPID: scalar first)
+NUM_CALLS = [
+    ("abs", [-3.5], {}, 3.5), ("sqrt", [16.0], {}, 4.0), ("pow", [2.0, 10.0], {}, 1024.0),
+    ("exp", [1.0], {}, math.e), ("sin", [30.0], {}, 0.5), ("cos", [60.0], {}, 0.5), ("tan", [45.0], {}, 1.0),
+    ("asin", [0.5], {}, 30.0), ("acos", [0.5], {}, 60.0), ("atan", [1.0], {}, 45.0),
+    ("atan2", [1.0, -1.0], {}, 135.0), ("round", [2.46], {"dec": 1.0}, 2.5), ("round", [-2.5], {}, -3.0),
+    ("trunc", [2.46], {"dec": 1.0}, 2.4), ("trunc", [-2.9], {}, -2.0),
+    ("eulerzyx", [list(_Q)], {"z": None}, 30.0), ("eulerzyx", [list(_Q)], {"y": None}, 20.0),
+    ("eulerzyx", [list(_Q)], {"x": None}, 10.0),
+]
+
+
+@pytest.mark.parametrize(("key", "args", "switches", "want"), NUM_CALLS)
+def test_arithmetic_functions_give_the_manuals_values(key, args, switches, want):
+    value, rtype = evaluate_function(key, args, switches)
+    assert rtype == "num"
+    assert value == pytest.approx(want, abs=1e-9)
+
+
+def test_orientation_and_pose_functions_agree_with_an_independent_rotation_library():
+    q, rtype = evaluate_function("orientzyx", [30.0, 20.0, 10.0], {})
+    assert rtype == "orient"
+    assert abs(float(np.dot(q, _Q))) == pytest.approx(1.0, abs=1e-12)  # (q and -q are one rotation)
+    pose = [[10.0, -20.0, 30.0], list(_Q)]
+    inverse, _ = evaluate_function("poseinv", [pose], {})
+    identity, rtype = evaluate_function("posemult", [pose, inverse], {})
+    assert rtype == "pose"
+    np.testing.assert_allclose(identity[0], 0.0, atol=1e-9)
+    assert abs(identity[1][0]) == pytest.approx(1.0, abs=1e-12)
+    moved, rtype = evaluate_function("posevect", [pose, [1.0, 2.0, 3.0]], {})
+    np.testing.assert_allclose(moved, _ZYX.apply([1.0, 2.0, 3.0]) + [10.0, -20.0, 30.0], atol=1e-9)
+    unit, _ = evaluate_function("norient", [[2.0, 0.0, 0.0, 0.0]], {})
+    assert rtype == "pos"
+    assert unit == [1.0, 0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize(("key", "args", "switches"), [
+    ("sqrt", [-1.0], {}), ("asin", [2.0], {}), ("eulerzyx", [[1.0, 0.0, 0.0, 0.0]], {}),
+    ("abs", [1.0, 2.0], {}), ("round", [1.0], {"dec": 0.5}), ("sin", [1.0], {"dec": 1.0}),
+])
+def test_arguments_outside_a_functions_domain_are_refused(key, args, switches):
+    with pytest.raises(FunctionError):
+        evaluate_function(key, args, switches)
+
+
+def test_targets_computed_by_functions_of_known_values_are_followed(tmp_path, rng):
+    """A target built with ``OrientZYX`` and arithmetic functions reads as the same target written out."""
+    computed = ("    c := Offs(a, Abs(-10), Round(2.46\\Dec:=1) * 10, Sqrt(16) + EulerZYX(\\Z, OrientZYX(30, 0, 0)));\n"
+                "    c.rot := OrientZYX(30, 20, 10);\n")
+    quat = ",".join(f"{v:.17g}" for v in _Q)
+    written = f"    c := Offs(a, 10, 25, 34);\n    c.rot := [{quat}];\n"
+    motions = "    MoveJ a, v500, z10, tGrip;\n{statements}    MoveL c, v100, fine, tGrip;\n"
+    points = []
+    for statements in (computed, written):
+        src, _ = _language_module(rng=np.random.default_rng(7), statements=statements, motions=motions)
+        path = tmp_path / "cell.mod"
+        path.write_text(src.replace("  PROC main()", "  VAR robtarget c;\n  PROC main()"))
+        prog = read_program(path)
+        assert prog.unsupported == (), prog.unsupported
+        points.append(np.stack([p.T_world_tcp for p in prog.points]))
+    np.testing.assert_allclose(points[0], points[1], atol=1e-9)
+
+
+def test_a_module_that_is_not_text_is_refused_as_such(tmp_path):
+    """An encrypted module (binary bytes) is not a syntax error of a text: the message says what it is."""
+    path = tmp_path / "lib.mod"
+    path.write_bytes(b"\xfc0\x1d\xe1\n\x01\x80\x02MODULE x\nENDMODULE\n")
+    with pytest.raises(InputError, match="not RAPID text") as info:
+        read_program(path)
+    assert "line 1" in str(info.value)
