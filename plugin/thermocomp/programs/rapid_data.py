@@ -19,11 +19,11 @@ from lark import Token, Tree
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
-from thermocomp.programs.rapid_functions import FUNCTIONS, FunctionError, evaluate_function
 from thermocomp.programs.model import (
     Finding,
     Span,
 )
+from thermocomp.programs.rapid_functions import FUNCTIONS, FunctionError, evaluate_function
 from thermocomp.programs.writer import NUMBER
 
 #: Largest magnitude of a RAPID ``num`` (single precision, IEEE 754 binary32).
