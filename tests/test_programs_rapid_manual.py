@@ -112,3 +112,28 @@ def test_a_module_that_is_not_text_is_refused_as_such(tmp_path):
     with pytest.raises(InputError, match="not RAPID text") as info:
         read_program(path)
     assert "line 1" in str(info.value)
+
+
+def test_a_spot_weld_of_several_guns_is_a_motion_and_trigger_set_ups_are_passed_over(tmp_path, rng):
+    """``SpotMJ ToPoint, Speed, Spot, Tool`` (Spot Servo Multiple Guns) moves to its point like ``MoveJ``;
+    ``TriggCheckIO`` and ``TestSignDefine`` set something up and move nothing."""
+    decl = "  PERS spotdata sp1 := [1, 2, 3];\n  VAR triggdata tr;\n"
+    statements = ("    TriggCheckIO tr, 10, diGate, EQ, 1, intno1\\Start;\n    TestSignDefine 1, resolver_angle, "
+                  "Orbit, 2, 0;\n")
+    motions = "    SpotMJ a, v500, sp1, tGrip;\n{statements}    MoveL b, v100, fine, tGrip;\n"
+    src, want = _language_module(rng, decl=decl + "  VAR intnum intno1;\n", statements=statements, motions=motions)
+    _read_clean(tmp_path, src, want)
+
+
+def test_a_multi_pass_weld_replayed_from_a_recorded_path_is_refused_with_its_line(tmp_path, rng):
+    """``ArcRepL \\Start \\End, Offset, Speed, Seam, Weld, Weave, Zone, Tool`` replays a path recorded at run time:
+    no point of it is in the program, so it is named as not followed, with its line."""
+    decl = "  PERS multidata layer2 := [1, 15, 15, 0, 0, 5, 5, 0, 0];\n  PERS seamdata sm := [0];\n" \
+           "  PERS welddata wd := [0];\n  PERS weavedata wv := [0];\n"
+    statements = "    ArcRepL \\Start \\End, layer2, v100, sm, wd, wv, z10, tGrip;\n"
+    src, _ = _language_module(rng, decl=decl, statements=statements)
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    found = [f for f in prog.unsupported if "ArcRepL" in f.message]
+    assert found and found[0].line == src[:src.index("ArcRepL")].count("\n") + 1

@@ -69,6 +69,19 @@ UNSUPPORTED_INSTRUCTIONS = UNSUPPORTED_INSTRUCTIONS | frozenset(s.lower() for s 
     "EGMRunJoint", "EGMRunPose", "EGMMoveL", "EGMMoveC", "EGMStop", "WaitWObj", "DropWObj",
 ))
 
+#: More of the manuals' instructions (arc welding's multi-pass, path recorder, force control, soft servo,
+#: independent axes, restarts of a path) that move the robot along a path no motion read here holds: unsupported.
+UNSUPPORTED_INSTRUCTIONS = UNSUPPORTED_INSTRUCTIONS | frozenset(s.lower() for s in (
+    "ArcRepL", "PathRecMoveBwd", "PathRecMoveFwd", "StepBwdPath", "StartMoveRetry", "ContactL", "FCAct", "FCDeact",
+    "FCPress1LStart", "FCPressL", "FCPressC", "FCPressEnd", "CSSAct", "CSSDeact", "CSSDeactMoveL", "IndReset",
+))
+#: And set-ups that neither move the robot nor branch (triggers, test signals, speed limits, event buffers).
+PASSIVE_INSTRUCTIONS = PASSIVE_INSTRUCTIONS | frozenset(s.lower() for s in (
+    "TriggCheckIO", "TriggRampAO", "TriggStopProc", "TriggDataCopy", "TriggDataReset", "TestSignDefine",
+    "TestSignReset", "SpeedLimAxis", "SpeedLimCheckPoint", "ActEventBuffer", "DeactEventBuffer", "SetLeadThrough",
+    "DitherAct", "DitherDeact", "ArcRefresh", "ArcKill",
+))
+
 #: Instructions that wait for something thermocomp cannot time.
 SIGNAL_WAITS = frozenset(s.lower() for s in ("WaitDI", "WaitDO", "WaitAI", "WaitAO", "WaitGI", "WaitGO",
                                               "WaitUntil", "WaitSyncTask", "WaitTestAndSet"))

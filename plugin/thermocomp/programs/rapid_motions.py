@@ -79,7 +79,7 @@ PROCESS_MOTIONS: dict[str, _Signature] = {
     **_signatures("MoveJSync", kind=JOINT, after_tool=1),
     **_signatures("MoveCSync", kind=CIRCULAR, points=2, after_tool=1),
     **_signatures("TriggL TriggLIOs ArcL ArcLStart ArcLEnd ArcL1 ArcL2 CapL PaintL SpotL SpotML DispL", kind=LINEAR),
-    **_signatures("TriggJ TriggJIOs SpotJ", kind=JOINT),
+    **_signatures("TriggJ TriggJIOs SpotJ SpotMJ", kind=JOINT),
     **_signatures("TriggC ArcC ArcCStart ArcCEnd ArcC1 ArcC2 CapC PaintC DispC", kind=CIRCULAR, points=2),
     **_signatures("SearchL", kind=LINEAR, first=2, writes=1),
     **_signatures("SearchJ", kind=JOINT, first=2, writes=1),
