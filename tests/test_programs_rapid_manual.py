@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
+from test_programs_rapid_cell import _check_compensated
 from test_programs_rapid_language import _language_module, _read_clean
 
 from thermocomp.errors import InputError
@@ -137,3 +138,26 @@ def test_a_multi_pass_weld_replayed_from_a_recorded_path_is_refused_with_its_lin
     prog = read_program(path)
     found = [f for f in prog.unsupported if "ArcRepL" in f.message]
     assert found and found[0].line == src[:src.index("ArcRepL")].count("\n") + 1
+
+
+def test_an_element_of_an_array_given_known_values_is_followed_and_compensated(tmp_path, rng):
+    """RAPID kernel, "Assignment": the target of ``:=`` may be an element (``pts{2} := a;``) or a component of
+    one (``pts{2}.trans := b.trans;``). With known values the motions reach the points they name, and compensating
+    changes only the targets' texts (the motions of elements whose values were assigned are written there)."""
+    statements = ("    pts{1} := a;\n    pts{2} := a;\n    pts{2}.trans := b.trans;\n    pts{2}.rot := b.rot;\n"
+                  "    pts{2}.robconf := b.robconf;\n    nRow{2} := 1;\n")
+    motions = "{statements}    MoveJ pts{{1}}, v500, z10, tGrip;\n    MoveL pts{{nRow{{2}} + 1}}, v100, fine, tGrip;\n"
+    src, want = _language_module(rng, statements=statements, motions=motions)
+    src = src.replace("  PROC main()", "  VAR robtarget pts{2};\n  VAR num nRow{2} := [0, 0];\n  PROC main()")
+    _read_clean(tmp_path, src, want)
+    _check_compensated(tmp_path, src, want, rng)
+
+
+def test_an_element_never_given_a_value_is_refused_naming_it(tmp_path, rng):
+    motions = "    pts{{2}} := b;\n    MoveJ pts{{1}}, v500, z10, tGrip;\n    MoveL pts{{2}}, v100, fine, tGrip;\n"
+    src, _ = _language_module(rng, motions=motions)
+    path = tmp_path / "cell.mod"
+    path.write_text(src.replace("  PROC main()", "  VAR robtarget pts{2};\n  PROC main()"))
+    prog = read_program(path)
+    assert [f.message.split(" has ")[0] for f in prog.unsupported] == ["pts{1}"]
+    assert len(prog.points) == 1

@@ -30,6 +30,9 @@ from thermocomp.programs.writer import NUMBER
 NUM_MAX = float(np.finfo(np.float32).max)
 
 #: The atomic types whose assignments are followed, and the Python type of their values.
+#: Most elements of an array declared without a value that are held element by element (larger: not followed).
+MAX_UNSET_ELEMENTS = 100_000
+
 _ATOMIC: dict[str, type] = {"num": float, "dnum": float, "bool": bool, "string": str}
 
 #: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand). Every integer a RAPID
@@ -189,6 +192,9 @@ class _Declarations:
         elif not is_array and any(isinstance(c, Tree) and c.data == "storage" and str(c.children[0]).lower() == "var"
                                   for c in decl.children):
             value = self.default_value(dtype)  # (RAPID: a VAR without a value starts at 0, FALSE, "")
+        elif is_array and any(isinstance(c, Tree) and c.data == "storage" and str(c.children[0]).lower() == "var"
+                              for c in decl.children):
+            value = self.unset_array(dims, dtype, scope)
         if scope is self.module_data and str(name_token).lower() in scope:  # RAPID refuses it: which one counts?
             first = scope[str(name_token).lower()]
             if first.origin:
@@ -199,6 +205,21 @@ class _Declarations:
         rank = "{" + "," * (len(dims.children) - 1) + "}" if is_array else ""  # (robtarget{,}: two dimensions)
         scope[str(name_token).lower()] = _Data(dtype + rank, value, value_node,
                                                str(name_token), name_token)
+
+    def unset_array(self, dims: Tree, dtype: str, scope: dict[str, _Data]) -> list | None:
+        """A ``VAR`` array declared without a value: its elements start as :meth:`default_value` (None where there is
+        none: a target is then known once assigned); None if its dimensions are not known here."""
+        try:
+            sizes = [self.check_integer(self._number(d, scope if scope is not self.module_data else None),
+                                        "array dimension", d) for d in dims.children]
+        except _Unsupported:
+            return None
+        if not all(0 < n <= MAX_UNSET_ELEMENTS for n in sizes) or math.prod(sizes) > MAX_UNSET_ELEMENTS:
+            return None
+        value: list = [self.default_value(dtype) for _ in range(sizes[-1])]
+        for n in reversed(sizes[:-1]):
+            value = [_copy(value) for _ in range(n)]
+        return value
 
     def default_value(self, dtype: str, depth: int = 0) -> object:
         """The value a ``VAR`` of ``dtype`` declared without one starts with (RAPID kernel: numbers 0, bool FALSE,
@@ -371,7 +392,11 @@ class _Declarations:
             return base[i], fields[i][1]  # type: ignore[index]
         if kind == "index":
             data, path = self.element(node, local)
-            return self.element_value(data, path), data.type[:data.type.index("{")]
+            element = self.element_value(data, path)
+            if element is None:
+                raise _Unsupported(f"{data.name}{{{', '.join(str(i + 1) for i in path)}}} has no value known before "
+                                   f"the program runs (declared without a value at line {data.declared.line})", node)
+            return element, data.type[:data.type.index("{")]
         if kind == "func_call":
             return self.call_function(node, local)
         raise _Unsupported(f"cannot evaluate this expression ({kind})", node)
@@ -508,7 +533,7 @@ class _Declarations:
         at run time (:meth:`record_change`).
         """
         target, value_node = statement.children[0], statement.children[-1]
-        if isinstance(target, Tree) and target.data == "component":
+        if isinstance(target, Tree) and target.data in ("component", "index"):
             self.assign_component(statement, local)
             return
         token = target.children[0] if isinstance(target, Tree) and target.data == "name" else None
@@ -542,40 +567,67 @@ class _Declarations:
         self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
 
     def assign_component(self, statement: Tree, local: dict[str, _Data]) -> None:
-        """``wobj.oframe.trans.z := 25;``: a component of a whole record of this routine or of the module, whose
-        value is known, given a number or a record known here (a work object moved from constants); anything
-        else makes the record changed at run time (:meth:`record_change`)."""
+        """``wobj.oframe.trans.z := 25;``, ``pArr{2} := p10;``, ``pArr{i}.trans.x := 5;``: a component or an
+        element of a whole record or array of this routine or of the module, whose value is known, given a value
+        known here (a work object moved from constants); anything else makes the datum changed at run time
+        (:meth:`record_change`)."""
         target, value_node = statement.children[0], statement.children[-1]
-        fields = []
-        while isinstance(target, Tree) and target.data == "component":
-            fields.insert(0, str(target.children[1]).lower())
+        steps: list[tuple[str, object]] = []
+        while isinstance(target, Tree) and target.data in ("component", "index"):
+            steps.insert(0, ("field", str(target.children[1]).lower()) if target.data == "component"
+                         else ("index", target.children[1:]))
             target = target.children[0]
         key = str(target.children[0]).lower() if isinstance(target, Tree) and target.data == "name" else None
         scope = local if key in local else (self.module_data if key in self.module_data else None)
         if key is None or scope is None or key in self._params.get(id(local), ()) or key in self.assigned \
-                or self.fields_of(scope[key].type) is None or scope[key].value is None:
+                or scope[key].value is None:
             self.record_change(statement, local)
             return
-        value = _copy(scope[key].value)  # (not a read the next cycle depends on: the component is overwritten)
-        holder, dtype = value, scope[key].type
+        value = _copy(scope[key].value)  # (not a read the next cycle depends on: the part is overwritten)
         try:
-            for i, field_name in enumerate(fields):
-                names = [f for f, _ in self.fields_of(dtype) or ()]
-                if field_name not in names:
-                    raise _Unsupported(f"component {field_name} of a {dtype}", statement)
-                at, dtype = names.index(field_name), (self.fields_of(dtype) or ())[names.index(field_name)][1]
-                if i < len(fields) - 1:
-                    holder = holder[at]
-                elif dtype == "num":
-                    holder[at] = self._number(value_node, local)
-                elif self.fields_of(dtype) is not None:
-                    holder[at] = self.evaluate_as(value_node, local, dtype)
-                else:  # (a component of a type thermocomp does not know: its value as written)
-                    holder[at] = self.evaluate(value_node, local)
+            holder, at, dtype = self._part(value, scope[key].type, steps, statement, local)
+            if dtype in _ATOMIC:
+                part = self.evaluate(value_node, local)
+                if not isinstance(part, _ATOMIC[dtype]) or (dtype != "bool" and isinstance(part, bool)):
+                    raise _Unsupported(f"a {dtype} given {_describe(part)}", value_node)
+                holder[at] = part
+            elif self.fields_of(dtype) is not None:
+                holder[at] = self.evaluate_as(value_node, local, dtype)
+            else:  # (a component of a type thermocomp does not know: its value as written)
+                holder[at] = self.evaluate(value_node, local)
         except _Unsupported:
             self.record_change(statement, local)
             return
         self.give(scope, key, value, None, statement)
+
+    def _part(self, value: list, dtype: str, steps: list[tuple[str, object]], statement: Tree, local
+              ) -> tuple[list, int, str]:
+        """The list holding the part ``steps`` (components and indices) name in ``value`` of type ``dtype``, the
+        part's place in it and its type."""
+        holder, at = value, -1
+        for step, (kind, arg) in enumerate(steps):
+            if step:
+                holder = holder[at]
+            if not isinstance(holder, list):
+                raise _Unsupported(f"a part of a {dtype} of unknown value", statement)
+            if kind == "field":
+                names = [f for f, _ in self.fields_of(dtype) or ()]
+                if arg not in names:
+                    raise _Unsupported(f"component {arg} of a {dtype}", statement)
+                at, dtype = names.index(arg), (self.fields_of(dtype) or ())[names.index(arg)][1]
+                continue
+            indices = list(arg)  # type: ignore[call-overload]
+            if not dtype.endswith("}") or len(indices) != dtype.count(",") + 1:
+                raise _Unsupported(f"{len(indices)} index(es) into a {dtype}", statement)
+            for depth, index in enumerate(indices):
+                i = self.check_integer(self._number(index, local), "array index", statement)
+                if not (isinstance(holder, list) and 1 <= i <= len(holder)):
+                    raise self.error(f"index {i} outside the array's 1..{len(holder)}", statement)
+                if depth < len(indices) - 1:
+                    holder = holder[i - 1]
+                at = i - 1
+            dtype = dtype[:dtype.index("{")]
+        return holder, at, dtype
 
     def check_cycles(self) -> None:
         """Data of the module a cycle reads before a followed assignment gives it another value, or before a
