@@ -161,3 +161,28 @@ def test_an_element_never_given_a_value_is_refused_naming_it(tmp_path, rng):
     prog = read_program(path)
     assert [f.message.split(" has ")[0] for f in prog.unsupported] == ["pts{1}"]
     assert len(prog.points) == 1
+
+
+FUNCS = ("  FUNC robtarget above(robtarget p, num dz)\n    VAR num k;\n    k := dz * 2;\n"
+         "    RETURN Offs(p, 0, 0, k - 2 * dz);\n  ENDFUNC\n"
+         "  LOCAL FUNC num twice_of(num x)\n    RETURN x + x;\n  ENDFUNC\n"
+         "  FUNC robtarget chosen(robtarget p)\n    IF DInput(diSide) = 1 THEN\n      RETURN Offs(p, 0, 10, 0);\n"
+         "    ENDIF\n    RETURN p;\n  ENDFUNC\n")
+
+
+def test_a_call_of_the_tasks_own_function_of_known_values_is_followed(tmp_path, rng):
+    """RAPID kernel, "Functions": a FUNC of declarations, assignments and RETURN, called with known arguments, gives
+    the target it computes (here the point itself, through local data and another FUNC)."""
+    motions = "    MoveJ above(a, 25), v500, z10, tGrip;\n    MoveL above(b, twice_of(3)), v100, fine, tGrip;\n"
+    src, want = _language_module(rng, motions=motions)
+    src = src.replace("ENDMODULE\n", FUNCS + "ENDMODULE\n")
+    _read_clean(tmp_path, src, want)
+    _check_compensated(tmp_path, src, want, rng)
+
+
+def test_a_function_whose_result_depends_on_an_input_is_refused_naming_it(tmp_path, rng):
+    src, _ = _language_module(rng, motions="    MoveJ a, v500, z10, tGrip;\n    MoveL chosen(b), v100, fine, tGrip;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src.replace("ENDMODULE\n", FUNCS + "ENDMODULE\n"))
+    prog = read_program(path)
+    assert len(prog.unsupported) == 1 and "function chosen" in prog.unsupported[0].message

@@ -227,6 +227,8 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.records: dict[str, tuple[tuple[str, str], ...]] = {}  # RECORD types of the task: their components
         self.aliases: dict[str, str] = {}  # ALIAS types of the task: the type each names
         self.procs: dict[str, Tree] = {}
+        self.funcs: dict[str, Tree] = {}  # the task's FUNCs (:meth:`_Declarations.evaluate_func`)
+        self._funcs_run: list[str] = []  # the FUNCs being evaluated, innermost last
         self.routines: list[Tree] = []
         self.steps: list[Motion | Wait] = []
         self.unsupported: list[Finding] = []

@@ -30,6 +30,9 @@ from thermocomp.programs.writer import NUMBER
 NUM_MAX = float(np.finfo(np.float32).max)
 
 #: The atomic types whose assignments are followed, and the Python type of their values.
+#: Most calls of the task's own FUNCs evaluated one inside the other.
+MAX_FUNC_DEPTH = 16
+
 #: Most elements of an array declared without a value that are held element by element (larger: not followed).
 MAX_UNSET_ELEMENTS = 100_000
 
@@ -495,8 +498,51 @@ class _Declarations:
                 return evaluate_function(key, args, switches)
             except FunctionError as exc:
                 raise self.error(f"{name}: {exc}", node) from None
-        raise _Unsupported(f"function {name} is not evaluated (only Offs, RelTool and RAPID's arithmetic "
-                           "functions)", node)
+        func = self.funcs.get(key)
+        if func is not None:
+            return self.evaluate_func(func, name, node, local)
+        raise _Unsupported(f"function {name} is not evaluated (only Offs, RelTool, RAPID's arithmetic functions "
+                           "and the task's own FUNCs)", node)
+
+    def evaluate_func(self, func: Tree, name: str, node: Tree, local) -> tuple[object, str]:
+        """The value of a call of the task's own ``FUNC`` whose arguments are known: its body followed in order,
+        when it holds only declarations, assignments to its own data and ``RETURN`` (a pallet position computed
+        from constants); anything else (a condition, a loop, a call, a value known only while running) makes the
+        call not evaluated."""
+        if name.lower() in self._funcs_run or len(self._funcs_run) >= MAX_FUNC_DEPTH:
+            raise _Unsupported(f"function {name} calls itself (or nests more than {MAX_FUNC_DEPTH} deep)", node)
+        assigned = dict(self.assigned)
+        self._funcs_run.append(name.lower())
+        try:
+            scope = self.bind_arguments(func, node.children[1] if len(node.children) > 1 else None, local, node)
+            rtype = self.base_type(str([c for c in func.children if isinstance(c, Token) and c.type == "NAME"][0])
+                                   .lower())
+            body = next(c for c in func.children if isinstance(c, Tree) and c.data == "body")
+            for statement in body.children:
+                kind = statement.data if isinstance(statement, Tree) else ""
+                if kind == "data_decl":
+                    self.declare(statement, scope)
+                elif kind == "assign":
+                    root = self.changed_root(statement.children[0])
+                    key = None if root is None else str(root).lower()
+                    if key not in scope or key in self._params.get(id(scope), ()):
+                        raise _Unsupported(f"function {name} assigns data that is not its own", statement)
+                    self.assign(statement, scope)
+                    if self.assigned != assigned:
+                        raise _Unsupported(f"function {name}: a value known only while running", statement)
+                elif kind == "return_stmt" and statement.children:
+                    value_node = statement.children[0]
+                    if self.fields_of(rtype) is not None:
+                        return self.evaluate_as(value_node, scope, rtype), rtype
+                    return self.evaluate(value_node, scope), rtype
+                else:
+                    construct = "a statement" if not kind else kind.replace("_stmt", "").upper()
+                    raise _Unsupported(f"function {name} is not evaluated: it holds {construct} (only declarations, "
+                                       "assignments and RETURN are followed in a function)", statement)
+            raise _Unsupported(f"function {name} ends without RETURN", node)
+        finally:
+            self._funcs_run.pop()
+            self.assigned = assigned
 
     def evaluate_as(self, node, local, dtype: str) -> object:
         value, vtype = self.evaluate_typed(node, local)

@@ -218,6 +218,8 @@ class _Flow:
                                      f"{_location(known)[0]}) and here", path=where, row=_location(item)[0])
                 if item.data == "proc":
                     self.procs[name.lower()] = item
+                elif item.data == "func":
+                    self.funcs.setdefault(name.lower(), item)
 
     def declare_other(self, decl: Tree, reader) -> None:
         """A task-global declaration of another module, read by that module's ``reader`` (its errors name that
@@ -328,7 +330,8 @@ class _Flow:
 
     @staticmethod
     def _routine_name(routine: Tree) -> str:
-        return str(next(c for c in routine.children if isinstance(c, Token) and c.type == "NAME"))
+        names = [c for c in routine.children if isinstance(c, Token) and c.type == "NAME"]
+        return str(names[1] if routine.data == "func" else names[0])  # (FUNC type name)
 
     @staticmethod
     def _has_params(routine: Tree) -> bool:
