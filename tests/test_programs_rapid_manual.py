@@ -6,6 +6,7 @@ known values, and a module that is not text (an encrypted module)."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -51,7 +52,8 @@ NUM_CALLS = [
     ("atan2", [1.0, -1.0], {}, 135.0), ("round", [2.46], {"dec": 1.0}, 2.5), ("round", [-2.5], {}, -3.0),
     ("trunc", [2.46], {"dec": 1.0}, 2.4), ("trunc", [-2.9], {}, -2.0),
     ("eulerzyx", [list(_Q)], {"z": None}, 30.0), ("eulerzyx", [list(_Q)], {"y": None}, 20.0),
-    ("eulerzyx", [list(_Q)], {"x": None}, 10.0),
+    ("eulerzyx", [list(_Q)], {"x": None}, 10.0), ("distance", [[1.0, 2.0, 3.0], [4.0, 6.0, 3.0]], {}, 5.0),
+    ("vectmagn", [[3.0, 0.0, 4.0]], {}, 5.0), ("dotprod", [[1.0, 2.0, 3.0], [4.0, -5.0, 6.0]], {}, 12.0),
 ]
 
 
@@ -186,3 +188,21 @@ def test_a_function_whose_result_depends_on_an_input_is_refused_naming_it(tmp_pa
     path.write_text(src.replace("ENDMODULE\n", FUNCS + "ENDMODULE\n"))
     prog = read_program(path)
     assert len(prog.unsupported) == 1 and "function chosen" in prog.unsupported[0].message
+
+
+def test_a_loop_over_an_array_bounded_by_dim_is_followed(tmp_path, rng):
+    """``Dim(ArrPar, DimNo)`` (RAPID functions): the number of elements along one dimension, so ``FOR i FROM 1 TO
+    Dim(pts, 1)`` runs a count the file fixes (each element's correction written in its declaration); a dimension
+    the array does not have is an error naming the call."""
+    motions = ("    FOR i FROM Dim(grid, 2) - 2 TO Dim(pts, 1) DO\n      MoveL pts{{i}}, v100, fine, tGrip;\n"
+               "    ENDFOR\n")
+    src, want = _language_module(rng, motions=motions)
+    points = dict(re.findall(r"CONST robtarget (\w+):=(\[.*\]);", src))
+    decl = f"  CONST robtarget pts{{2}} := [{points['a']}, {points['b']}];\n  CONST num grid{{2, 3}} := [[1, 2, 3], [4, 5, 6]];\n"
+    src = src.replace("  PROC main()", decl + "  PROC main()")
+    _read_clean(tmp_path, src, want)
+    _check_compensated(tmp_path, src, want, rng)
+    path = tmp_path / "bad.mod"
+    path.write_text(src.replace("Dim(pts, 1)", "Dim(pts, 2)"))
+    with pytest.raises(InputError, match="Dim: the array has 1 dimension"):
+        read_program(path)

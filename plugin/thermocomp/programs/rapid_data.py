@@ -489,6 +489,23 @@ class _Declarations:
             point[0] = [float(v) for v in trans]
             point[1] = [float(v) for v in quat_wxyz_from_matrix(R_new)]
             return point, "robtarget"
+        if key == "dim":  # Dim(ArrPar, DimNo): the number of elements of an array along one dimension
+            if len(positional) != 2 or optional:
+                raise self.error(f"{name}: expected an array and a dimension number, got {len(positional)} "
+                                 "argument(s)", node)
+            arg = positional[0]  # (its size, fixed where it is declared: not a read of its values)
+            key = str(arg.children[0]).lower() if isinstance(arg, Tree) and arg.data == "name" else None
+            data = (local or {}).get(key) or self.module_data.get(key or "")
+            array, atype = (None, "") if data is None else (data.value, data.type)
+            rank = atype.count(",") + 1 if atype.endswith("}") else 0
+            dimension = self.check_integer(self._number(positional[1], local), f"{name} dimension", node)
+            if not rank or not isinstance(array, list):
+                raise _Unsupported(f"{name} of a value that is not an array of known size", node)
+            if not 1 <= dimension <= rank:
+                raise self.error(f"{name}: the array has {rank} dimension(s), got dimension {dimension}", node)
+            for _ in range(dimension - 1):
+                array = array[0]
+            return float(len(array)), "num"
         if key in FUNCTIONS:
             args = [self.evaluate(a, local) for a in positional]
             switches = {k: None if v is None else self.evaluate(v, local) for k, v in optional.items()}

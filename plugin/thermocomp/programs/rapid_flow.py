@@ -304,9 +304,14 @@ class _Flow:
         if not declared:  # every target inline (a CAM program): nothing to check
             return list(self.steps)
         uses: dict[str, set[int]] = {}
+        size_only = {call.children[1].children[0].children[0].start_pos for call in tree.find_data("func_call")
+                     if str(call.children[0]).lower() == "dim" and len(call.children) > 1
+                     and isinstance(call.children[1].children[0], Tree)
+                     and call.children[1].children[0].data == "name"}  # (Dim(pts, 1) reads no value of pts)
         for node in tree.find_data("name"):
             token = node.children[0]
-            uses.setdefault(str(token).lower(), set()).add(token.start_pos)
+            if token.start_pos not in size_only:
+                uses.setdefault(str(token).lower(), set()).add(token.start_pos)
         for node in tree.find_data("moves"):
             token = node.children[0]
             statements = self.move_matches(token)

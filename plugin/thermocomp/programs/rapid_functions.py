@@ -1,7 +1,7 @@
 """RAPID's arithmetic functions of known values, as the RAPID reference manual (ABB, "Technical reference manual -
 RAPID Instructions, Functions and Data types") defines them: ``Abs``, ``Sqrt``, ``Pow``, ``Exp``, ``Sin``,
 ``Cos``, ``Tan``, ``ASin``, ``ACos``, ``ATan``, ``ATan2``, ``Round``, ``Trunc``, ``OrientZYX``, ``EulerZYX``,
-``NOrient``, ``PoseMult``, ``PoseInv``, ``PoseVect``.
+``NOrient``, ``PoseMult``, ``PoseInv``, ``PoseVect``, ``Distance``, ``VectMagn``, ``DotProd``.
 
 Units as RAPID writes them: angles in degrees, positions in mm, orientations as quaternions ``[q1, q2, q3, q4]``
 (scalar first), a pose as ``[[x, y, z], [q1, q2, q3, q4]]``. Whatever a function needs beyond the values (an
@@ -21,7 +21,7 @@ from thermocomp.geometry.rotations import matrix_from_quat_wxyz, quat_wxyz_from_
 #: The functions evaluated here, by lower-case name.
 FUNCTIONS: frozenset[str] = frozenset((
     "abs", "sqrt", "pow", "exp", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "round", "trunc",
-    "orientzyx", "eulerzyx", "norient", "posemult", "poseinv", "posevect"))
+    "orientzyx", "eulerzyx", "norient", "posemult", "poseinv", "posevect", "distance", "vectmagn", "dotprod"))
 
 
 class FunctionError(ValueError):
@@ -135,9 +135,15 @@ def evaluate_function(key: str, args: Sequence[object], switches: Mapping[str, o
 
 
 def _geometry(key: str, args: Sequence[object], switches: Mapping[str, object | None]) -> tuple[object, str]:
-    counts = {"orientzyx": 3, "eulerzyx": 1, "norient": 1, "posemult": 2, "poseinv": 1, "posevect": 2}
+    counts = {"orientzyx": 3, "eulerzyx": 1, "norient": 1, "posemult": 2, "poseinv": 1, "posevect": 2,
+              "distance": 2, "vectmagn": 1, "dotprod": 2}
     if len(args) != counts[key]:
         raise FunctionError(f"expected {counts[key]} argument(s), got {len(args)}")
+    if key in ("distance", "vectmagn", "dotprod"):  # (pos arguments, mm)
+        vectors = [_vector(a, 3, f"argument {i + 1}") for i, a in enumerate(args)]
+        if key == "dotprod":
+            return float(vectors[0] @ vectors[1]), "num"
+        return float(np.linalg.norm(vectors[0] - (vectors[1] if key == "distance" else 0.0))), "num"
     if key == "orientzyx":  # (rotation about z, then the new y, then the new x)
         z, y, x = (math.radians(_num(a, f"argument {i + 1}")) for i, a in enumerate(args))
         return _orient(rot_z(z) @ rot_y(y) @ rot_x(x)), "orient"
