@@ -206,3 +206,34 @@ def test_a_loop_over_an_array_bounded_by_dim_is_followed(tmp_path, rng):
     path.write_text(src.replace("Dim(pts, 1)", "Dim(pts, 2)"))
     with pytest.raises(InputError, match="Dim: the array has 1 dimension"):
         read_program(path)
+
+
+DECIDED = ("  CONST bool bUseB := TRUE;\n  CONST num nMode := 2;\n  PERS bool bOperator := TRUE;\n"
+           "  VAR num nToggle := 0;\n")
+
+
+@pytest.mark.parametrize(("motions", "want", "unresolved"), [
+    # a FOR counter decides: each pass runs its own branch (two motions, not four)
+    ("    FOR i FROM 1 TO 2 DO\n      IF i = 1 THEN\n        MoveJ a, v500, z10, tGrip;\n      ELSEIF i = 2 THEN\n"
+     "        MoveL b, v100, fine, tGrip;\n      ENDIF\n    ENDFOR\n", "ab", False),
+    # constants, RAPID's precedence (* before +, comparisons before AND before OR), NOT of a bracketed condition
+    ("    MoveJ a, v500, z10, tGrip;\n    IF 1 + 2 * 3 = 7 OR FALSE AND FALSE THEN\n"
+     "      IF bUseB AND NOT (nMode <> 2) MoveL b, v100, fine, tGrip;\n    ELSE\n      MoveL a, v100, fine, tGrip;\n"
+     "    ENDIF\n", "ab", False),
+    # a PERS (the operator or another task may set it) and a VAR some statement changes: running decides
+    ("    MoveJ a, v500, z10, tGrip;\n    IF bOperator THEN\n      MoveL b, v100, fine, tGrip;\n    ENDIF\n"
+     "    IF nToggle = 0 THEN\n      nToggle := 1;\n    ENDIF\n", "ab", True),
+])
+def test_an_if_the_file_decides_runs_one_branch(tmp_path, rng, motions, want, unresolved):
+    """RAPID kernel, "IF" and "Priority between operators": a condition on the routine's own data (a FOR counter, a
+    parameter) or on data nothing in the task changes runs the branch it selects; one on a PERS or on data a
+    statement changes is followed branch by branch, noted as not resolved."""
+    src, targets = _language_module(rng, decl=DECIDED, motions=motions)
+    path = tmp_path / "cell.mod"
+    path.write_text(src)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    index = {"a": 0, "b": 1}
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]),
+                               np.stack([targets[index[c]] for c in want]), atol=1e-12)
+    assert any("not resolved" in n.message for n in prog.notes) == unresolved

@@ -229,6 +229,8 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.procs: dict[str, Tree] = {}
         self.funcs: dict[str, Tree] = {}  # the task's FUNCs (:meth:`_Declarations.evaluate_func`)
         self._funcs_run: list[str] = []  # the FUNCs being evaluated, innermost last
+        self._changeable: frozenset[str] | None = None  # :meth:`_Flow.changeable`
+        self.persistent: set[str] = set()  # the PERS data declared (shared with other tasks and the operator)
         self.routines: list[Tree] = []
         self.steps: list[Motion | Wait] = []
         self.unsupported: list[Finding] = []

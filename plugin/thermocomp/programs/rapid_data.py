@@ -205,6 +205,9 @@ class _Declarations:
                                  f"{first.declared.line}) and here", name_token)
             raise self.error(f"{name_token} is declared twice in the module (first at line {first.declared.line})",
                              name_token)
+        if any(isinstance(c, Tree) and c.data == "storage" and str(c.children[0]).lower() == "pers"
+               for c in decl.children):
+            self.persistent.add(str(name_token).lower())  # (another task or the operator may change it)
         rank = "{" + "," * (len(dims.children) - 1) + "}" if is_array else ""  # (robtarget{,}: two dimensions)
         scope[str(name_token).lower()] = _Data(dtype + rank, value, value_node,
                                                str(name_token), name_token)

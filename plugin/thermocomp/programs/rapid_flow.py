@@ -25,7 +25,18 @@ from thermocomp.programs.model import (
     expand,
     newline_of,
 )
-from thermocomp.programs.rapid_data import _MUTATING, WRITES_ARGUMENTS, _Data, _is_local, _location, _Unsupported, span_of
+from thermocomp.programs.rapid_conditions import ConditionUnknown, evaluate_condition
+from thermocomp.programs.rapid_data import (
+    _MUTATING,
+    PREDEFINED,
+    WRITES_ARGUMENTS,
+    _Data,
+    _is_local,
+    _location,
+    _Unsupported,
+    span_of,
+)
+from thermocomp.programs.rapid_functions import FUNCTIONS
 from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
 
 #: Instructions that move the robot, change the frame of later motions or
@@ -225,6 +236,7 @@ class _Flow:
         """A task-global declaration of another module, read by that module's ``reader`` (its errors name that
         file; its values may use the module's earlier declarations)."""
         reader.declare(decl, reader.module_data)
+        self.persistent |= reader.persistent
         key = str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
         data = reader.module_data[key]
         if key in self.module_data:
@@ -585,7 +597,11 @@ class _Flow:
             else:
                 self.run_for(statement, local, depth, bounds)
         elif kind in _UNRESOLVED:
-            self.run_unresolved(statement, local, depth)
+            branch = self.decided_branch(statement, local) if kind in ("if_stmt", "compact_if") else None
+            if branch is None:
+                self.run_unresolved(statement, local, depth)
+            else:
+                self.run_body(branch, local, depth)
         else:
             construct = _CONSTRUCTS.get(kind, kind)
             raise _Unsupported(f"{construct} is not followed (its outcome or count is not known before running)",
@@ -663,6 +679,68 @@ class _Flow:
             return data
         value = self.evaluate_as(node, local, dtype) if self.fields_of(dtype) is not None else self.evaluate(node, local)
         return _Data(dtype, value, None, str(param), param)
+
+    def decided_branch(self, statement: Tree, local: dict[str, _Data]) -> Tree | None:
+        """The body an ``IF`` runs when the file decides its conditions (:mod:`.rapid_conditions`: only the routine's
+        own data and data nothing in the task changes, all known); None when running decides."""
+        if statement.data == "compact_if":
+            branches = [(statement.children[0], Tree("body", [statement.children[-1]]))]
+            otherwise = Tree("body", [])
+        else:
+            branches = [(statement.children[0], statement.children[1])]
+            branches += [(c.children[0], c.children[1]) for c in statement.children[2:]
+                         if isinstance(c, Tree) and c.data == "elseif"]
+            last = statement.children[-1]
+            otherwise = last if isinstance(last, Tree) and last.data == "body" and len(statement.children) > 2 \
+                else Tree("body", [])  # (IF c THEN b ELSE e ENDIF: [c, b, ..., e])
+        try:
+            for condition, body in branches:
+                value = evaluate_condition(condition, lambda node: self._decided_value(node, local))
+                if not isinstance(value, bool):
+                    return None
+                if value:
+                    return body
+        except ConditionUnknown:
+            return None
+        return otherwise
+
+    def _decided_value(self, node: Tree | Token, local: dict[str, _Data]) -> object:
+        if isinstance(node, Token):
+            raise ConditionUnknown(str(node))
+        for sub in node.iter_subtrees():
+            if sub.data == "func_call" and str(sub.children[0]).lower() not in FUNCTIONS | {"dim"}:
+                raise ConditionUnknown(f"a call of {sub.children[0]}")
+            if sub.data != "name":
+                continue
+            key = str(sub.children[0]).lower()
+            bound = local.get(key)
+            if bound is None and key in PREDEFINED and key not in self.module_data:
+                continue  # (TRUE, FALSE, v100, tool0, ...)
+            if bound is not None and bound is not self.module_data.get(bound.name.lower()):
+                continue  # (the routine's own datum, a counter, or a parameter given a value)
+            if key in self.changeable() or key in self.assigned or key in self.persistent \
+                    or (bound is None and key not in self.module_data):
+                raise ConditionUnknown(f"{key} may change while running")
+        try:
+            return self.evaluate(node, local)
+        except _Unsupported as exc:
+            raise ConditionUnknown(exc.message) from None
+
+    def changeable(self) -> frozenset[str]:
+        """The names of the data some statement of the task may change (assigned, ``Incr``, read into, passed whole
+        to a routine, which may assign its parameter): found once."""
+        if self._changeable is None:
+            keys: set[str] = set()
+            for routine in [*self.routines, *self.procs.values(), *self.funcs.values()]:
+                for sub in routine.iter_subtrees():
+                    if sub.data in ("assign", "call"):
+                        keys.update(str(t).lower() for t in self.changed_tokens(sub))
+                    if sub.data == "call" and isinstance(sub.children[0], Token) and len(sub.children) > 1 \
+                            and str(sub.children[0]).lower() not in PASSIVE_INSTRUCTIONS | SIGNAL_WAITS:
+                        keys.update(str(n.children[0]).lower() for n in sub.children[1].iter_subtrees()
+                                    if n.data == "name")
+            self._changeable = frozenset(keys)
+        return self._changeable
 
     def run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each of its
