@@ -237,3 +237,18 @@ def test_an_if_the_file_decides_runs_one_branch(tmp_path, rng, motions, want, un
     np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]),
                                np.stack([targets[index[c]] for c in want]), atol=1e-12)
     assert any("not resolved" in n.message for n in prog.notes) == unresolved
+
+
+def test_present_of_an_optional_parameter_decides_an_if(tmp_path, rng):
+    """``Present(OptPar)`` (RAPID functions) is known at each call: the branch it selects runs."""
+    routine = ("  PROC go(robtarget p \\switch Lift \\num Depth)\n    VAR num d := 5;\n    IF Present(Depth) d := Depth;\n"
+               "    IF Present(Lift) AND d = 0 THEN\n      MoveJ Offs(p, 0, 0, d), v500, z10, tGrip;\n    ELSE\n"
+               "      MoveL p, v100, fine, tGrip;\n    ENDIF\n  ENDPROC\n")
+    src, want = _language_module(rng, motions="    go a \\Lift \\Depth:=0;\n    go b;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src.replace("ENDMODULE\n", routine + "ENDMODULE\n"))
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    assert not any("not resolved" in n.message for n in prog.notes)
+    assert [m.kind for m in prog.motions] == ["joint", "linear"]
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), want, atol=1e-12)

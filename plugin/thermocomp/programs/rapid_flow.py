@@ -656,6 +656,7 @@ class _Flow:
             scope[key] = value or _Data(dtype, None, None, str(param_token), param_token)
         self._scopes.append(scope)
         self._params[id(scope)] = set(scope)
+        self._present[id(scope)] = {key for key in optional_params if key in optional}  # (Present(...))
         return scope
 
     def unbound_scope(self, routine: Tree) -> dict[str, _Data]:
@@ -707,6 +708,14 @@ class _Flow:
     def _decided_value(self, node: Tree | Token, local: dict[str, _Data]) -> object:
         if isinstance(node, Token):
             raise ConditionUnknown(str(node))
+        if node.data == "func_call" and str(node.children[0]).lower() == "present":  # Present(OptPar)
+            args = node.children[1].children if len(node.children) > 1 else []
+            key = str(args[0].children[0]).lower() if len(args) == 1 and isinstance(args[0], Tree) \
+                and args[0].data == "name" else None
+            present = self._present.get(id(local))
+            if present is None or key not in self._params.get(id(local), ()):
+                raise ConditionUnknown("Present of no optional parameter of a call followed here")
+            return key in present
         for sub in node.iter_subtrees():
             if sub.data == "func_call" and str(sub.children[0]).lower() not in FUNCTIONS | {"dim"}:
                 raise ConditionUnknown(f"a call of {sub.children[0]}")
