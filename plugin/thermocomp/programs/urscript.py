@@ -119,10 +119,26 @@ def parse_urscript_text(text: str, path: str) -> Tree:
         at_end = found is None or getattr(found, "type", "") == "$END"
         if getattr(found, "type", "") == "MOVES":  # (where no statement may start: its function is unexpected)
             found = found[:5]  # type: ignore[index]
-        what = "end of file" if at_end else repr(str(found))
+        what = "end of file" if at_end else repr(_as_written(str(found), text, getattr(exc, "pos_in_stream", None)))
         line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
         column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
         raise InputError(f"URScript syntax: unexpected {what} (column {column})", path=path, row=line) from None
+
+
+def _as_written(found: str, text: str, position: int | None) -> str:
+    """The text a syntax error found, as the file's author wrote it: the script is read byte for byte (as
+    ISO-8859-1, so that every byte is kept and written back), and a character a UTF-8 file holds (a Chinese or
+    German note) would show as its first byte's Latin-1 letter ('\xe4' for '位'). Where the bytes from there
+    decode as UTF-8, the character they spell is named instead."""
+    if position is None or not found or ord(found[0]) < 0x80:
+        return found
+    raw = text[position:position + 4].encode("latin-1", errors="replace")
+    for end in range(4, 1, -1):
+        try:
+            return raw[:end].decode("utf-8")[:1]
+        except UnicodeDecodeError:
+            continue
+    return found
 
 
 class _Walker(Flow, Motions, Values):

@@ -32,6 +32,10 @@ MATH = {"sin": (1, np.sin), "cos": (1, np.cos), "tan": (1, np.tan), "asin": (1, 
         "atan": (1, np.arctan), "atan2": (2, np.arctan2), "sqrt": (1, np.sqrt), "pow": (2, np.power),
         "floor": (1, np.floor), "ceil": (1, np.ceil), "log": (2, lambda b, x: np.log(x) / np.log(b))}
 
+#: The manual's functions of rotations, poses and lists evaluated on known values, with their argument count
+#: (Values._vector_function).
+VECTOR_FUNCTIONS = {"rpy2rotvec": 1, "rotvec2rpy": 1, "interpolate_pose": 3, "point_dist": 2, "norm": 1}
+
 #: URScript's comparisons of numbers.
 COMPARE = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge, "<": operator.lt,
            ">": operator.gt}
@@ -384,6 +388,8 @@ class Values:
         if name in ("d2r", "r2d") and len(args) == 1:
             x = self.number(args[0], local)
             return float(np.radians(x) if name == "d2r" else np.degrees(x))
+        if name in VECTOR_FUNCTIONS and len(args) == VECTOR_FUNCTIONS[name] and not kwargs:
+            return self._vector_function(name, [self.evaluate(a, local) for a in args], node)
         if name in MATH and len(args) == MATH[name][0] and not kwargs:  # (a circle of targets: sin, cos of a step)
             values = [self.number(a, local) for a in args]
             with np.errstate(all="ignore"):
@@ -396,8 +402,53 @@ class Values:
                           {k: v for k, v in kwargs.items() if isinstance(v, Tree) and v.data in ("pose", "list")})
         if name in self.functions:  # a function of the file, for its value: it runs here
             return self.run_call(node, local, 0, for_value=True)
-        raise Unsupported(f"{name}(...) is not evaluated (pose_trans, pose_add, pose_inv, d2r, r2d and the math "
-                          "functions of numbers are)", node)
+        raise Unsupported(f"{name}(...) is not evaluated (pose_trans, pose_add, pose_inv, interpolate_pose, "
+                          "rpy2rotvec, rotvec2rpy, d2r, r2d and the math functions of numbers are)", node)
+
+    @staticmethod
+    def _vector_function(name: str, values: list, node):
+        """The manual's functions of rotations and poses (module "Math"), on values known before running.
+
+        ``rpy2rotvec([roll, pitch, yaw])``: the rotation vector [rad] of ``Rz(yaw) Ry(pitch) Rx(roll)`` (rotations
+        about the fixed x, y, z axes in that order); ``rotvec2rpy(v)`` its inverse. ``interpolate_pose(p_from,
+        p_to, alpha)``: position linear, orientation along the shortest rotation, ``p_from`` at 0, ``p_to`` at 1.
+        ``point_dist(p_from, p_to)``: the distance [m] of the two positions. ``norm(x)``: ``|x|`` of a number, the
+        Euclidean norm of a list of numbers.
+        """
+        from scipy.spatial.transform import Rotation, Slerp
+
+        def vector3(value) -> np.ndarray:
+            if not (isinstance(value, list) and len(value) == 3 and all(isinstance(v, float) for v in value)):
+                raise Unsupported(f"{name}: expected a list of three numbers", node)
+            return np.asarray(value, dtype=float)
+
+        def pose(value) -> Pose:
+            if not isinstance(value, Pose):
+                raise Unsupported(f"{name}: expected a pose", node)
+            return value
+
+        if name == "rpy2rotvec":  # (scipy's lower-case "xyz": rotations about the fixed axes)
+            return [float(v) for v in Rotation.from_euler("xyz", vector3(values[0])).as_rotvec()]
+        if name == "rotvec2rpy":
+            return [float(v) for v in Rotation.from_rotvec(vector3(values[0])).as_euler("xyz")]
+        if name == "point_dist":
+            a, b = pose(values[0]), pose(values[1])
+            return float(np.linalg.norm(np.subtract(b.values[:3], a.values[:3])))
+        if name == "norm":
+            value = values[0]
+            if isinstance(value, float):
+                return abs(value)
+            if isinstance(value, list) and value and all(isinstance(v, float) for v in value):
+                return float(np.linalg.norm(value))
+            raise Unsupported("norm: expected a number or a list of numbers", node)
+        a, b, alpha = pose(values[0]), pose(values[1]), values[2]  # interpolate_pose
+        if isinstance(alpha, bool) or not isinstance(alpha, float):
+            raise Unsupported("interpolate_pose: expected alpha, a number", node)
+        if not 0.0 <= alpha <= 1.0:
+            raise Unsupported(f"interpolate_pose: alpha {alpha:g} outside [0, 1]", node)
+        rotation = Slerp([0.0, 1.0], Rotation.from_rotvec([a.values[3:], b.values[3:]]))([alpha])[0]
+        position = (1.0 - alpha) * np.asarray(a.values[:3]) + alpha * np.asarray(b.values[:3])
+        return Pose(tuple(float(v) for v in (*position, *rotation.as_rotvec())))
 
     # ----- calls with arguments
     def bind_arguments(self, function: Tree, args: list, kwargs: dict, local: dict, call: Tree) -> dict:

@@ -1,0 +1,182 @@
+"""URScript forms real scripts write that the reader took for errors or refused (issue 35, the second corpus).
+
+Each test is one class, written from the syntax and the functions of UR's manual ("The URScript Programming
+Language"), not from a fetched script: several statements on one line (the controller needs no line end between
+statements; URCaps write ``def get_width(): return width end``), the manual's functions of rotations and poses on
+known values, ``stopj``/``stopl`` (they decelerate, with no target), a ``sleep`` whose time is known only while
+running, and a syntax error inside a UTF-8 note named by the character the author wrote.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from program_builders import random_configurations, ur_pose_text
+
+from thermocomp import DeformationTable, fk, load_robot, nominal_model
+from thermocomp.app.program import compensate_program
+from thermocomp.compensation.compensate import CompensationOptions
+from thermocomp.deformation.timelaw import Static
+from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import matrix_from_rotvec, rot_x, rot_y, rot_z, rotvec_from_matrix, transform
+from thermocomp.programs.urscript import urscript_program_from_text
+
+ZERO = DeformationTable.from_mm_deg(np.zeros((6, 6)))
+
+
+def _poses(rng, n: int) -> list[tuple[str, np.ndarray]]:
+    chain = load_robot("ur5")
+    R, p = fk(nominal_model(chain), random_configurations(chain, rng, n))
+    return [(ur_pose_text(transform(R[i], p[i])), transform(R[i], p[i])) for i in range(n)]
+
+
+def _lines(prog) -> list[int]:
+    return [m.statement.line for m in prog.motions]
+
+
+# ----- several statements on one line
+
+def _one_line_program(a: str, b: str) -> str:
+    return ("def main():\n"
+            "  def lift(): return 0.0 end\n"
+            "  k = 1 n = 0\n"
+            f"  if (k == 1): movel({a}, a=1.2, v=0.25) elif (k == 2): sync() else: halt end\n"
+            f"  movel({b}, a=1.2, v=0.25) sleep(0.5) movel(pose_trans({a}, p[0, 0, lift(), 0, 0, 0]))\n"
+            f"  while (n < 2): movel({b}) n = n + 1 end\n"
+            "end\n")
+
+
+def _line_by_line_program(a: str, b: str) -> str:
+    return ("def main():\n"
+            "  def lift():\n    return 0.0\n  end\n"
+            "  k = 1\n  n = 0\n"
+            f"  if (k == 1):\n    movel({a}, a=1.2, v=0.25)\n  elif (k == 2):\n    sync()\n  else:\n    halt\n  end\n"
+            f"  movel({b}, a=1.2, v=0.25)\n  sleep(0.5)\n  movel(pose_trans({a}, p[0, 0, lift(), 0, 0, 0]))\n"
+            f"  while (n < 2):\n    movel({b})\n    n = n + 1\n  end\n"
+            "end\n")
+
+
+def test_statements_on_one_line_read_as_the_same_statements_one_a_line(rng):
+    """The controller reads ``if c: s end``, ``def f(): return x end`` and ``movel(...) sleep(0.5)`` on one line:
+    the same motions, at the same targets, as the program written one statement a line."""
+    (a, Ta), (b, Tb) = _poses(rng, 2)
+    one = urscript_program_from_text(_one_line_program(a, b), "one.script")
+    many = urscript_program_from_text(_line_by_line_program(a, b), "many.script")
+    assert one.unsupported == () and many.unsupported == ()
+    assert _lines(one) == [4, 5, 5, 6, 6]
+    assert len(many.points) == len(one.points) == 5
+    expected = np.stack([Ta, Tb, Ta, Tb, Tb])
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in one.points]), expected, atol=1e-12)
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in many.points]), expected, atol=1e-12)
+
+
+def test_statements_on_one_line_are_written_back_with_only_their_targets_changed(tmp_path, rng):
+    (a, _), (b, _) = _poses(rng, 2)
+    text = _one_line_program(a, b).replace("pose_trans(" + a, "pose_trans(base").replace(
+        "def main():\n", f"def main():\n  base = {a}\n")
+    path = tmp_path / "one.script"
+    path.write_text(text)
+    out = tmp_path / "out.script"
+    compensate_program("ur5", ZERO, path, out)
+    assert out.read_bytes() == path.read_bytes()
+    compensate_program("ur5", DeformationTable.from_mm_deg(np.full((6, 6), 0.05)), path, out,
+                       options=CompensationOptions(time_law=Static()))
+    before, after = text.splitlines(), out.read_text().splitlines()
+    changed = [i + 1 for i, (x, y) in enumerate(zip(before, after)) if x != y]
+    assert len(before) == len(after) and changed == [5, 6, 7]
+    assert after[5].split(") sleep(0.5) movel(")[0].startswith("  movel(p[") and after[6].endswith(") n = n + 1 end")
+    again = urscript_program_from_text(out.read_text(), "out.script")  # (the output reads as the same program)
+    assert again.unsupported == () and _lines(again) == [5, 6, 6, 7, 7]
+
+
+@pytest.mark.parametrize(("text", "line", "column"), [
+    ("def f():\n  if (k == 1) movej([0, 0, 0, 0, 0, 0]) end\nend\n", 2, 15),  # no colon, even on one line
+    ("def f():\n  movel(p[.4, .1, .3, 0, 3.14, 0]) end\nend\n", 3, 1),  # one end too many
+    ("def f(): return 1\n", 1, 18),  # no end (the end of the file)
+])
+def test_one_line_forms_the_controller_refuses_are_syntax_errors(text, line, column):
+    with pytest.raises(InputError) as error:
+        urscript_program_from_text(text, "bad.script")
+    assert error.value.row == line and f"(column {column})" in str(error.value)
+
+
+# ----- the manual's functions of rotations and poses
+
+def test_rpy2rotvec_is_the_rotation_about_the_fixed_axes_x_then_y_then_z():
+    """``rpy2rotvec([r, p, y])`` is the rotation vector of ``Rz(y) Ry(p) Rx(r)``, ``rotvec2rpy`` its inverse: the
+    rotation the target takes is built here from the three elementary rotations, independently of the reader."""
+    rpy = (0.3, -0.4, 2.1)
+    text = (f"def f():\n  rv = rpy2rotvec([{rpy[0]}, {rpy[1]}, {rpy[2]}])\n  back = rotvec2rpy(rv)\n"
+            "  movel(p[.4, .1, .3, rv[0], rv[1], rv[2]])\n  movel(p[.4, .1, .3, 0, 3.14, 0])\n"
+            "  movel(pose_trans(p[.4, .1, .3, 0, 0, 0], p[0, 0, 0, 0, 0, d2r(90)]))\n"
+            "  if (norm(back[0] - 0.3) < 1e-9 and norm([3, 4]) == 5):\n    movel(p[.4, .2, .3, 0, 3.14, 0])\n  end\n"
+            "end\n")
+    prog = urscript_program_from_text(text, "rpy.script")
+    assert prog.unsupported == () and _lines(prog) == [4, 5, 6, 8]
+    expected = rot_z(rpy[2]) @ rot_y(rpy[1]) @ rot_x(rpy[0])
+    np.testing.assert_allclose(prog.points[0].T_world_tcp[:3, :3], expected, atol=1e-12)
+
+
+def test_interpolate_pose_and_point_dist_of_known_poses_are_evaluated():
+    """``interpolate_pose(a, b, alpha)``: the position moves linearly, the orientation turns along the one rotation
+    from a to b (half of it at 0.5); ``point_dist`` is the distance of the positions."""
+    a, b = (0.4, 0.1, 0.3, 0.0, 3.0, 0.0), (0.5, -0.1, 0.2, 0.0, 2.0, 1.0)
+    text = (f"def f():\n  a = p{list(a)}\n  b = p{list(b)}\n  m = interpolate_pose(a, b, 0.5)\n"
+            "  movel(m)\n  movel(interpolate_pose(a, b, 0))\n"
+            "  movel(p[.4, .1, .3 + point_dist(a, b), 0, 3.14, 0])\nend\n")
+    prog = urscript_program_from_text(text, "mid.script")
+    assert prog.unsupported == () and _lines(prog) == [5, 6, 7]
+    T_mid, T_a = prog.points[0].T_world_tcp, prog.points[1].T_world_tcp
+    np.testing.assert_allclose(T_mid[:3, 3], (np.add(a[:3], b[:3])) / 2, atol=1e-12)
+    Ra, Rb = matrix_from_rotvec(np.array(a[3:])), matrix_from_rotvec(np.array(b[3:]))
+    half = matrix_from_rotvec(rotvec_from_matrix(Ra.T @ Rb) / 2)
+    np.testing.assert_allclose(T_mid[:3, :3], Ra @ half, atol=1e-9)
+    np.testing.assert_allclose(T_a[:3, :3], Ra, atol=1e-12)
+    np.testing.assert_allclose(prog.points[2].T_world_tcp[2, 3], 0.3 + np.sqrt(0.01 + 0.04 + 0.01), atol=1e-12)
+
+
+def test_a_rotation_function_of_a_value_known_only_while_running_is_refused_naming_it():
+    text = ("def f():\n  rv = rpy2rotvec([0, 0, read_input_float_register(0)])\n"
+            "  movel(p[.4, .1, .3, rv[0], rv[1], rv[2]])\nend\n")
+    prog = urscript_program_from_text(text, "rt.script")
+    assert [(f.line, "rv" in f.message) for f in prog.unsupported] == [(3, True)]
+
+
+# ----- what moves nothing to a target
+
+def test_stopj_and_stopl_decelerate_and_leave_the_targets_around_them_compensated(rng):
+    (a, Ta), (b, Tb) = _poses(rng, 2)
+    text = (f"def f():\n  movej({a}, a=1.4, v=1.0, r=0.05)\n  stopj(2.0)\n  movel({b})\n  stopl(1.5)\nend\n")
+    prog = urscript_program_from_text(text, "stop.script")
+    assert prog.unsupported == () and _lines(prog) == [2, 4]
+    np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), np.stack([Ta, Tb]), atol=1e-12)
+
+
+def test_a_sleep_of_a_time_known_only_while_running_is_noted_not_refused(rng):
+    (a, _), = _poses(rng, 1)
+    text = f"def f():\n  movel({a})\n  sleep(random() * 5)\n  movel({a})\nend\n"
+    prog = urscript_program_from_text(text, "wait.script")
+    assert prog.unsupported == () and _lines(prog) == [2, 4]
+    assert any(n.line == 3 and "not counted in the time estimate" in n.message for n in prog.notes)
+
+
+# ----- messages
+
+def test_a_syntax_error_in_a_utf8_note_names_the_character_as_written(tmp_path):
+    path = tmp_path / "note.script"
+    path.write_bytes("def f():\n  movel(p[.4, .1, .3, 0, 3.14, 0])\nend\npose位姿 = 1\n".encode())
+    from thermocomp.programs import read_program
+
+    with pytest.raises(InputError) as error:
+        read_program(path)
+    assert error.value.row == 4 and "unexpected '位' (column 5)" in str(error.value)
+
+
+def test_a_plain_motion_alone_in_a_branch_that_never_runs_is_named():
+    """A branch whose only statement is a motion to a literal (read as a run of motions) and whose condition is
+    known to fail: the motion stays as written and a note names its line (a motion is never dropped unnamed)."""
+    text = ("global k = 0\ndef main():\n  if (k < 3):\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n  else:\n"
+            "    movel(p[.4, .2, .3, 0, 3.14, 0])\n  end\nend\n")
+    prog = urscript_program_from_text(text, "branch.script")
+    assert _lines(prog) == [4]
+    assert any(n.line == 3 and "line 6" in n.message and "never runs" in n.message for n in prog.notes)
