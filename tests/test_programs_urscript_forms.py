@@ -118,21 +118,38 @@ def test_rpy2rotvec_is_the_rotation_about_the_fixed_axes_x_then_y_then_z():
 
 
 def test_interpolate_pose_and_point_dist_of_known_poses_are_evaluated():
-    """``interpolate_pose(a, b, alpha)``: the position moves linearly, the orientation turns along the one rotation
-    from a to b (half of it at 0.5); ``point_dist`` is the distance of the positions."""
+    """``interpolate_pose(a, b, alpha)``: the position moves along the line, the orientation turns along the one
+    rotation from a to b (half of it at 0.5, and on past b at 1.5); ``point_dist`` is the distance of the
+    positions."""
     a, b = (0.4, 0.1, 0.3, 0.0, 3.0, 0.0), (0.5, -0.1, 0.2, 0.0, 2.0, 1.0)
     text = (f"def f():\n  a = p{list(a)}\n  b = p{list(b)}\n  m = interpolate_pose(a, b, 0.5)\n"
             "  movel(m)\n  movel(interpolate_pose(a, b, 0))\n"
-            "  movel(p[.4, .1, .3 + point_dist(a, b), 0, 3.14, 0])\nend\n")
+            "  movel(p[.4, .1, .3 + point_dist(a, b), 0, 3.14, 0])\n  movel(interpolate_pose(a, b, 1.5))\nend\n")
     prog = urscript_program_from_text(text, "mid.script")
-    assert prog.unsupported == () and _lines(prog) == [5, 6, 7]
-    T_mid, T_a = prog.points[0].T_world_tcp, prog.points[1].T_world_tcp
+    assert prog.unsupported == () and _lines(prog) == [5, 6, 7, 8]
+    T_mid, T_a, T_past = prog.points[0].T_world_tcp, prog.points[1].T_world_tcp, prog.points[3].T_world_tcp
     np.testing.assert_allclose(T_mid[:3, 3], (np.add(a[:3], b[:3])) / 2, atol=1e-12)
+    np.testing.assert_allclose(T_past[:3, 3], np.add(a[:3], 1.5 * np.subtract(b[:3], a[:3])), atol=1e-12)
     Ra, Rb = matrix_from_rotvec(np.array(a[3:])), matrix_from_rotvec(np.array(b[3:]))
     half = matrix_from_rotvec(rotvec_from_matrix(Ra.T @ Rb) / 2)
     np.testing.assert_allclose(T_mid[:3, :3], Ra @ half, atol=1e-9)
+    np.testing.assert_allclose(T_past[:3, :3], Rb @ half, atol=1e-9)
     np.testing.assert_allclose(T_a[:3, :3], Ra, atol=1e-12)
     np.testing.assert_allclose(prog.points[2].T_world_tcp[2, 3], 0.3 + np.sqrt(0.01 + 0.04 + 0.01), atol=1e-12)
+
+
+@pytest.mark.parametrize(("expression", "published"), [
+    # the examples of UR's script manual (e-Series 5.12, module urmath), as it prints them
+    ("rpy2rotvec([3.14, 1.57, 0])", [2.22153, 0.00177, -2.21976]),
+    ("rotvec2rpy([3.14, 1.57, 0])", [-2.80856, -0.16202, 0.9]),
+    ("[norm(p[-.2, .2, -.2, -1.57, 0, 3.14]), norm(-5.3), norm(-8), 0]", [3.52768, 5.3, 8, 0]),
+    ("normalize([0, 1, 1])", [0, 0.707, 0.707]),
+])
+def test_the_manual_s_rotation_functions_give_its_published_examples(expression, published):
+    text = f"def f():\n  v = {expression}\n  movel(p[v[0], v[1], v[2], 0, 3.14, 0])\nend\n"
+    prog = urscript_program_from_text(text, "ex.script")
+    assert prog.unsupported == ()
+    np.testing.assert_allclose(prog.points[0].T_world_tcp[:3, 3], published[:3], atol=6e-4)
 
 
 def test_a_rotation_function_of_a_value_known_only_while_running_is_refused_naming_it():

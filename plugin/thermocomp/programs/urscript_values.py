@@ -17,7 +17,15 @@ from lark import Token, Tree
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
-from thermocomp.geometry.rotations import invert_transform, matrix_from_rotvec, rotvec_from_matrix, transform
+from thermocomp.geometry.rotations import (
+    invert_transform,
+    matrix_from_rotvec,
+    rot_x,
+    rot_y,
+    rot_z,
+    rotvec_from_matrix,
+    transform,
+)
 from thermocomp.programs.rapid import span_of
 
 #: Largest magnitude of a pose coordinate [m], rotation-vector component or joint position [rad] taken: a
@@ -34,7 +42,8 @@ MATH = {"sin": (1, np.sin), "cos": (1, np.cos), "tan": (1, np.tan), "asin": (1, 
 
 #: The manual's functions of rotations, poses and lists evaluated on known values, with their argument count
 #: (Values._vector_function).
-VECTOR_FUNCTIONS = {"rpy2rotvec": 1, "rotvec2rpy": 1, "interpolate_pose": 3, "point_dist": 2, "norm": 1}
+VECTOR_FUNCTIONS = {"rpy2rotvec": 1, "rotvec2rpy": 1, "interpolate_pose": 3, "point_dist": 2, "norm": 1,
+                    "normalize": 1}
 
 #: URScript's comparisons of numbers.
 COMPARE = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge, "<": operator.lt,
@@ -407,19 +416,22 @@ class Values:
 
     @staticmethod
     def _vector_function(name: str, values: list, node):
-        """The manual's functions of rotations and poses (module "Math"), on values known before running.
+        """The manual's functions of rotations, poses and lists (module "urmath"), on values known before running.
 
-        ``rpy2rotvec([roll, pitch, yaw])``: the rotation vector [rad] of ``Rz(yaw) Ry(pitch) Rx(roll)`` (rotations
-        about the fixed x, y, z axes in that order); ``rotvec2rpy(v)`` its inverse. ``interpolate_pose(p_from,
-        p_to, alpha)``: position linear, orientation along the shortest rotation, ``p_from`` at 0, ``p_to`` at 1.
-        ``point_dist(p_from, p_to)``: the distance [m] of the two positions. ``norm(x)``: ``|x|`` of a number, the
-        Euclidean norm of a list of numbers.
+        ``rpy2rotvec([roll, pitch, yaw])``: the rotation vector [rad] of ``Rz(yaw) Ry(pitch) Rx(roll)`` (extrinsic
+        rotations about X, Y, Z); ``rotvec2rpy(v)`` its inverse. ``interpolate_pose(p_from, p_to, alpha)``: the
+        position along the straight line, the orientation along the geodesic from ``p_from`` (0) to ``p_to`` (1),
+        beyond them for ``alpha`` outside [0, 1]. ``point_dist(p_from, p_to)``: the distance [m] of the positions.
+        ``norm(a)``: ``|a|`` of a number, the Euclidean norm of a list of numbers or of a pose's six values.
+        ``normalize(v)``: ``v / norm(v)``.
         """
-        from scipy.spatial.transform import Rotation, Slerp
-
-        def vector3(value) -> np.ndarray:
-            if not (isinstance(value, list) and len(value) == 3 and all(isinstance(v, float) for v in value)):
-                raise Unsupported(f"{name}: expected a list of three numbers", node)
+        def numbers(value, n: int | None = None) -> np.ndarray:
+            if isinstance(value, Pose):
+                value = list(value.values)
+            if not (isinstance(value, list) and value and (n is None or len(value) == n)
+                    and all(isinstance(v, float) and not isinstance(v, bool) for v in value)):
+                raise Unsupported(f"{name}: expected {'a list of numbers' if n is None else f'a list of {n} numbers'}",
+                                  node)
             return np.asarray(value, dtype=float)
 
         def pose(value) -> Pose:
@@ -427,28 +439,32 @@ class Values:
                 raise Unsupported(f"{name}: expected a pose", node)
             return value
 
-        if name == "rpy2rotvec":  # (scipy's lower-case "xyz": rotations about the fixed axes)
-            return [float(v) for v in Rotation.from_euler("xyz", vector3(values[0])).as_rotvec()]
+        if name == "rpy2rotvec":
+            roll, pitch, yaw = numbers(values[0], 3)
+            return [float(v) for v in rotvec_from_matrix(rot_z(yaw) @ rot_y(pitch) @ rot_x(roll))]
         if name == "rotvec2rpy":
-            return [float(v) for v in Rotation.from_rotvec(vector3(values[0])).as_euler("xyz")]
+            R = matrix_from_rotvec(numbers(values[0], 3))
+            return [float(np.arctan2(R[2, 1], R[2, 2])), float(np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0]))),
+                    float(np.arctan2(R[1, 0], R[0, 0]))]
         if name == "point_dist":
             a, b = pose(values[0]), pose(values[1])
             return float(np.linalg.norm(np.subtract(b.values[:3], a.values[:3])))
         if name == "norm":
-            value = values[0]
-            if isinstance(value, float):
-                return abs(value)
-            if isinstance(value, list) and value and all(isinstance(v, float) for v in value):
-                return float(np.linalg.norm(value))
-            raise Unsupported("norm: expected a number or a list of numbers", node)
+            if isinstance(values[0], float) and not isinstance(values[0], bool):
+                return abs(values[0])
+            return float(np.linalg.norm(numbers(values[0])))
+        if name == "normalize":
+            v = numbers(values[0])
+            if not np.any(v):
+                raise Unsupported("normalize of a list of zeros (the controller throws an exception)", node)
+            return [float(x) for x in v / np.linalg.norm(v)]
         a, b, alpha = pose(values[0]), pose(values[1]), values[2]  # interpolate_pose
         if isinstance(alpha, bool) or not isinstance(alpha, float):
             raise Unsupported("interpolate_pose: expected alpha, a number", node)
-        if not 0.0 <= alpha <= 1.0:
-            raise Unsupported(f"interpolate_pose: alpha {alpha:g} outside [0, 1]", node)
-        rotation = Slerp([0.0, 1.0], Rotation.from_rotvec([a.values[3:], b.values[3:]]))([alpha])[0]
+        Ra, Rb = a.T[:3, :3], b.T[:3, :3]
+        R = Ra @ matrix_from_rotvec(alpha * rotvec_from_matrix(Ra.T @ Rb))
         position = (1.0 - alpha) * np.asarray(a.values[:3]) + alpha * np.asarray(b.values[:3])
-        return Pose(tuple(float(v) for v in (*position, *rotation.as_rotvec())))
+        return Pose.from_T(transform(R, position))
 
     # ----- calls with arguments
     def bind_arguments(self, function: Tree, args: list, kwargs: dict, local: dict, call: Tree) -> dict:
