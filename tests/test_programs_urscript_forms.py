@@ -57,8 +57,10 @@ def _line_by_line_program(a: str, b: str) -> str:
 
 
 def test_statements_on_one_line_read_as_the_same_statements_one_a_line(rng):
-    """The controller reads ``if c: s end``, ``def f(): return x end`` and ``movel(...) sleep(0.5)`` on one line:
-    the same motions, at the same targets, as the program written one statement a line."""
+    """The manual (section "Interpreter mode"): "multiple statements can be sent on a single line", its example
+    ``def myFun(): mystring = "Hello Interpreter" textmsg(mystring) end``. ``if c: s end``, ``def f(): return x
+    end`` and ``movel(...) sleep(0.5)`` on one line are the same motions, at the same targets, as the program
+    written one statement a line."""
     (a, Ta), (b, Tb) = _poses(rng, 2)
     one = urscript_program_from_text(_one_line_program(a, b), "one.script")
     many = urscript_program_from_text(_line_by_line_program(a, b), "many.script")
