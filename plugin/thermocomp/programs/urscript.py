@@ -47,7 +47,7 @@ from thermocomp.programs.urscript_flow import (
     _Return,
 )
 from thermocomp.programs.urscript_motions import MOTIONS, MOVES_PATTERN, Motions, Statements, move_statements
-from thermocomp.programs.urscript_values import Values, assignment, line_col, root_name
+from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, line_col, root_name
 
 URSCRIPT_SUFFIXES = (".script", ".urscript")
 
@@ -223,7 +223,7 @@ class _Walker(Flow, Motions, Values):
                 if st.data == "assign":
                     name = root_name(assignment(st)[0])
                     self.global_names.update(() if name is None else (name,))
-            self.run_entry(self.body_of(main), self.globals)
+            self.run_entry(self.body_of(main), self._entry_parameters(main))
         for name, thread in self.threads.items():  # a thread never started: its motions are named
             if name in self.started_threads:
                 continue
@@ -245,6 +245,22 @@ class _Walker(Flow, Motions, Values):
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=tuple(entry),
                             newline=newline_of(self.text),
                             extra={"conditional": tuple(sorted(set(self.conditional_lines)))})
+
+    def _entry_parameters(self, main: Tree) -> dict:
+        """The scope the program function runs in: the globals, and its parameters, if it has any (a library's
+        function run as the program): each its default, or known only while running, saying why."""
+        params = next((c for c in main.children if isinstance(c, Tree) and c.data == "params"), None)
+        for param in () if params is None else params.children:  # (its variables are globals: so are these)
+            name = str(param.children[0])
+            why = (f" (it is a parameter of {main.children[0]}, which runs as the program: no call in the file gives "
+                   "it a value)")
+            try:
+                value = self.evaluate(param.children[1], {}) if len(param.children) > 1 else None
+            except Unsupported:
+                value = None
+            self.globals[name] = Binding(value, None, name, why)
+            self.global_names.add(name)
+        return self.globals
 
     def run_entry(self, statements, local: dict) -> None:
         """The entry's statements; a ``return`` there ends the program."""

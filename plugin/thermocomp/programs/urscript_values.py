@@ -280,7 +280,8 @@ class Values:
         elif name == "pi":
             return Binding(float(np.pi), None, name)
         else:
-            raise Unsupported(f"{name} has no known value here", token)
+            raise Unsupported(f"{name} has no value here: nothing before this point in the file gives it one (no "
+                              "assignment, parameter or global of that name)", token)
         if binding.value is None:
             raise Unsupported(f"the value of {name} is not known before running{binding.why}", token)
         return binding
