@@ -212,3 +212,39 @@ def test_a_library_function_run_as_the_program_names_its_parameters_and_a_name_n
     assert [(f.line, f.column) for f in prog.unsupported] == [(2, 11), (4, 37)]
     assert "it is a parameter of move, which runs as the program" in prog.unsupported[0].message
     assert "accel has no value here: nothing before this point in the file gives it one" in prog.unsupported[1].message
+
+
+# ----- arrays and matrices (the manual's "Matrix and Array Expressions")
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    ("[1, 2, 3] * [10, 20, 30]", [10, 40, 90]),  # index by index
+    ("[10, 20, 30] / [1, 2, 3]", [10, 10, 10]),
+    ("[10, 20, 30] % [3, 7, 4]", [1, 6, 2]),
+    ("[[1, 2], [3, 4], [5, 6]] * [10, 20]", [50, 110, 170]),  # matrix times array: the matrix product
+    ("([[1, 2], [3, 4], [5, 6]] * [[10, 20, 30], [40, 50, 60]])[1]", [190, 260, 330]),  # matrix times matrix
+    ("(5 - [[10, 20], [30, 40]])[1] + [0, 1]", [-25, -34]),  # a number with every entry
+    ("10 / [10, 20, 40] + [1, 2, 3] * 5", [6, 10.5, 15.25]),
+])
+def test_array_and_matrix_arithmetic_of_known_values_is_evaluated(expression, expected):
+    text = f"def f():\n  v = {expression}\n  movel(p[v[0] / 1000, v[1] / 1000, v[-1] / 1000 + 0.3, 0, 3.14, 0])\nend\n"
+    prog = urscript_program_from_text(text, "arrays.script")
+    assert prog.unsupported == ()
+    np.testing.assert_allclose(prog.points[0].T_world_tcp[:3, 3],
+                               [expected[0] / 1000, expected[1] / 1000, expected[-1] / 1000 + 0.3], atol=1e-12)
+
+
+def test_a_joint_target_from_array_arithmetic_is_followed_and_a_size_mismatch_named():
+    text = ("def f():\n  home = [0, -1.57, 1.57, -1.57, -1.57, 0]\n  step = [0.1, 0, 0, 0, 0, 0]\n"
+            "  movej(home + 2 * step)\n  movej(home + [1, 2])\nend\n")
+    prog = urscript_program_from_text(text, "joints.script")
+    assert _lines(prog) == [4]
+    np.testing.assert_allclose(prog.points[0].q, [0.2, -1.57, 1.57, -1.57, -1.57, 0], atol=1e-12)
+    assert [(f.line, "index by index needs one size" in f.message) for f in prog.unsupported] == [(5, True)]
+
+
+def test_the_motions_of_a_while_that_never_runs_are_named():
+    text = ("def main():\n  k = 2\n  while (not (k == 2)):\n    movel(p[.4, .1, .3, 0, 3.14, 0])\n    k = k + 1\n  end\n"
+            "  movel(p[.4, .2, .3, 0, 3.14, 0])\nend\n")
+    prog = urscript_program_from_text(text, "never.script")
+    assert _lines(prog) == [7]
+    assert any(n.line == 3 and "line 4" in n.message and "never runs" in n.message for n in prog.notes)

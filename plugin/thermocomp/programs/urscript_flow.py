@@ -655,7 +655,14 @@ class Flow:
             raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes from "
                               f"pass to pass of this while{changed}: one written target cannot serve every pass", st)
         line, column = line_col(st)
-        self.notes.append(Finding(f"while followed for its {passes} pass(es)", line, column))
+        never = sorted({line_col(call)[0] for statement in body if isinstance(statement, Tree)
+                        for call in self.general(statement).find_data("call") if str(call.children[0]) in MOTIONS})
+        if passes == 0 and never:  # (as a branch that never runs: its motions named, never dropped in silence)
+            self.notes.append(Finding(f"while: the motion(s) at line {', '.join(map(str, never))} are in a loop that "
+                                      "never runs (its condition is known false before the first pass): they stay "
+                                      "as written", line, column))
+        else:
+            self.notes.append(Finding(f"while followed for its {passes} pass(es)", line, column))
 
     def changed_by(self, loop: Tree, motion: Motion) -> str:
         """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""

@@ -50,6 +50,35 @@ COMPARE = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operat
            ">": operator.gt}
 
 
+def _numeric_array(value) -> bool:
+    """A list of numbers, or a list of equally long lists of numbers (a matrix)."""
+    if not isinstance(value, list) or not value:
+        return False
+    if all(isinstance(v, float) and not isinstance(v, bool) for v in value):
+        return True
+    return all(isinstance(row, list) and len(row) == len(value[0]) and _numeric_array(row) for row in value) \
+        and all(isinstance(v, float) for row in value for v in row)
+
+
+def _array_operation(left, op: str, right, where):
+    """``left op right`` with an array or matrix on either side, as the manual's "Matrix and Array Expressions"
+    define it: a matrix times a matrix or an array is the matrix product; otherwise index by index between operands
+    of one shape, or with a number applied to every entry."""
+    a, b = np.asarray(left, dtype=float), np.asarray(right, dtype=float)
+    if op == "*" and a.ndim == 2 and b.ndim >= 1:
+        if a.shape[1] != b.shape[0]:
+            raise Unsupported(f"a {a.shape[0]}x{a.shape[1]} matrix times {b.shape[0]} rows: sizes that do not match",
+                              where)
+        return (a @ b).tolist()
+    if a.ndim and b.ndim and a.shape != b.shape:
+        raise Unsupported(f"{op} of arrays of sizes {a.shape} and {b.shape}: index by index needs one size", where)
+    if op in "/%" and not np.all(b):
+        raise Unsupported("division by zero", where)
+    with np.errstate(all="ignore"):
+        result = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "%": np.fmod}[op](a, b)
+    return result.tolist()
+
+
 class Unsupported(Exception):  # noqa: N818  (a finding, raised to the statement that reports it)
     """A construct, or a value, the reader cannot follow before running; ``where`` locates it."""
 
@@ -340,10 +369,13 @@ class Values:
         if kind in ("and_expr", "or_expr", "xor_expr", "not_", "comparison"):
             return self.condition(node, local)
         if kind in ("sum", "product"):
-            value = self.number(node.children[0], local)
+            value = self._operand(node.children[0], local)
             for op, operand in zip(node.children[1::2], node.children[2::2]):
-                right = self.number(operand, local)
+                right = self._operand(operand, local)
                 op = str(op)
+                if not (isinstance(value, float) and isinstance(right, float)):
+                    value = _array_operation(value, op, right, operand)
+                    continue
                 if op in "/%" and right == 0:
                     raise Unsupported("division by zero", operand)
                 value = {"+": value + right, "-": value - right, "*": value * right,
@@ -372,6 +404,14 @@ class Values:
         if kind == "run_stmt":
             raise Unsupported(f"run {node.children[0]}() is a value known only while running", node)
         raise Unsupported(f"cannot evaluate this expression ({kind})", node)
+
+    def _operand(self, node, local):
+        """An operand of ``+ - * / %``: a number, or an array or matrix of numbers (the manual's "Matrix and Array
+        Expressions")."""
+        value = self.evaluate(node, local)
+        if isinstance(value, bool) or not (isinstance(value, float) or _numeric_array(value)):
+            raise Unsupported("expected a number", node)
+        return value
 
     def number(self, node, local) -> float:
         value = self.evaluate(node, local)
