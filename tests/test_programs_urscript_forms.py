@@ -248,3 +248,22 @@ def test_the_motions_of_a_while_that_never_runs_are_named():
     prog = urscript_program_from_text(text, "never.script")
     assert _lines(prog) == [7]
     assert any(n.line == 3 and "line 4" in n.message and "never runs" in n.message for n in prog.notes)
+
+
+# ----- an element assigned (the manual: "array[2] = 10", "matrix[2,1] = 20"; PolyScope: "Point_Pick[2]=0.415+z")
+
+def test_an_element_assigned_a_known_value_changes_the_target_that_reads_it(tmp_path):
+    text = ("global pick = p[.4, .1, .3, 0, 3.14, 0]\nglobal grid = [[0, 0], [0, 0]]\ndef main():\n"
+            "  z = 0.05\n  pick[2] = 0.2 + z\n  grid[1, 0] = 0.1\n  grid[0][1] = 0.02\n  movel(pick, a=1.2, v=0.25)\n"
+            "  movel(p[.4 + grid[1, 0], .1 + grid[0, 1], .3, 0, 3.14, 0])\n  pick[2] = read_input_float_register(0)\n"
+            "  movel(pick)\nend\n")
+    prog = urscript_program_from_text(text, "elements.script")
+    assert _lines(prog) == [8, 9]
+    np.testing.assert_allclose(prog.points[0].T_world_tcp[:3, 3], [0.4, 0.1, 0.25], atol=1e-12)
+    np.testing.assert_allclose(prog.points[1].T_world_tcp[:3, 3], [0.5, 0.12, 0.3], atol=1e-12)
+    assert [(f.line, "pick" in f.message) for f in prog.unsupported] == [(11, True)]
+    path = tmp_path / "elements.script"
+    path.write_text(text.replace("  pick[2] = read_input_float_register(0)\n  movel(pick)\n", ""))
+    out = tmp_path / "out.script"
+    compensate_program("ur5", ZERO, path, out)
+    assert out.read_bytes() == path.read_bytes()

@@ -267,7 +267,10 @@ class Values:
     def assign(self, st: Tree, local: dict) -> None:
         target, expr, is_global = assignment(st)
         if not (isinstance(target, Tree) and target.data == "name"):
-            self.forget(st, local)  # an element of a list changed: any later read of it is not known
+            try:  # an element of a list, a matrix or a pose (``Point_Pick[2] = 0.415 + z``)
+                self._assign_element(target, expr, is_global, local)
+            except Unsupported:
+                self.forget(st, local)  # (not known: any later read of it is not known either)
             return
         name = str(target.children[0])
         if isinstance(expr, Tree) and expr.data == "run_stmt":  # ``thrd = run Thread_1()``: the thread's handle
@@ -283,6 +286,35 @@ class Values:
             local[name] = Binding(value, literal, name, why)
             return
         self.bind(name, Binding(value, literal, name, why), is_global, local)
+
+    def _assign_element(self, target: Tree, expr, is_global: bool, local: dict) -> None:
+        """``name[i] = value``, ``name[i, j] = value``, ``name[i][j] = value``: the variable's known value with that
+        element replaced (a pose's coordinate, a list's or a matrix's entry); Unsupported when the variable, an
+        index or the value is not known before running, or an index is out of range."""
+        indices: list = []
+        node = target
+        while isinstance(node, Tree) and node.data == "index":
+            indices[:0] = node.children[1:]
+            node = node.children[0]
+        name = str(node.children[0])
+        old = self.lookup(node.children[0], local)
+        positions = [int(self.number(i, local)) for i in indices]
+        value = self.evaluate(expr, local)
+
+        def replaced(container, at: list):
+            i = at[0]
+            seq = list(container.values) if isinstance(container, Pose) else container
+            if not isinstance(seq, list) or not -len(seq) <= i < len(seq):
+                raise Unsupported("index out of range", target)
+            seq = list(seq)
+            seq[i] = replaced(seq[i], at[1:]) if len(at) > 1 else value
+            if isinstance(container, Pose):
+                if not all(isinstance(v, float) and not isinstance(v, bool) for v in seq):
+                    raise Unsupported("a pose's coordinate must be a number", target)
+                return Pose(tuple(seq))
+            return seq
+
+        self.bind(name, Binding(replaced(old.value, positions), None, name), is_global, local)
 
     def forget(self, st: Tree, local: dict) -> None:
         """The variable an assignment that was not run may have changed: its value is no longer known."""
