@@ -1,7 +1,7 @@
-"""``thermocomp sim`` without a display: one job, the work, then every file at once.
+"""``thermocomp sim``: one job, the work, then every file at once; PyBullet does the simulating.
 
 :func:`prepare` declares the run's files in a :class:`~thermocomp.io.job.Job`
-(docs/jobs.md) and reads the inputs (:func:`~thermocomp.simulators.pybullet.cell.load_setup`);
+(docs/jobs.md) and reads the inputs (:func:`load_setup`);
 every output is checked against every input, the files the scene names
 included, before any work. :func:`run_batch` then compensates, measures in
 PyBullet, checks collisions and renders as asked, and commits all outputs
@@ -13,13 +13,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from thermocomp._typing import FloatArray, PathLike
+from thermocomp.app.prepare import robot_and_table
+from thermocomp.app.program import program_targets
+from thermocomp.app.targets import CompensationReport, run_compensation
 from thermocomp.compensation.compensate import CompensationOptions
+from thermocomp.compensation.targets import Targets
+from thermocomp.deformation.table import DeformationTable
+from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
-from thermocomp.io.robots import robot_file
+from thermocomp.io.robots import is_builtin, robot_file
+from thermocomp.io.scene_file import EMPTY_SCENE, Scene, read_mesh_map, read_scene
+from thermocomp.io.targets_csv import read_targets_csv
 from thermocomp.simulators.pybullet import cell as sim
+from thermocomp.simulators.pybullet.tracker import TrackerMeasurement, write_tracker_csv
 
 #: Picture size of a screenshot when none is given [px].
 DEFAULT_SIZE = (960, 720)
@@ -62,6 +72,141 @@ class BatchOutputs:
         return {"--out": self.out, "--collisions-out": self.collisions_out, "--screenshot": self.screenshot}
 
 
+def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targets: PathLike | Targets | None = None,
+               *, program: PathLike | None = None, scene: PathLike | Scene | None = None,
+               meshes: PathLike | None = None, options: CompensationOptions | None = None,
+               fixed_orientation: FloatArray | None = None,
+               robot_options: RobotFileOptions | None = None) -> sim.SimSetup:
+    """Read and check the inputs of a simulation.
+
+    Parameters
+    ----------
+    robot
+        Built-in name (``irb140``, ``gofa``, ``ur5``) or a robot file; ``None``
+        takes the scene's ``[robot] model``.
+    deformation
+        The paper's deformation CSV [mm, deg] or a table.
+    targets
+        Targets CSV (world frame) or a :class:`Targets`.
+    program
+        Instead of ``targets``: a robot program (RAPID, URScript), its motion targets in execution order
+        (:func:`thermocomp.app.program.program_targets`): the points the controller goes to, with
+        the configuration it takes.
+    scene
+        Scene file (docs/scenes.md) or a scene; ``None``: the robot alone.
+    meshes
+        A mesh map file (the user's CAD); overrides the scene's.
+    options
+        Compensation settings (time law, minutes).
+    fixed_orientation
+        ``R_world_tcp`` ``(3, 3)`` for position-only target files.
+    robot_options
+        How a ``.urdf`` / ``.xacro`` robot file is read: base and tip links,
+        xacro arguments, ROS package folders.
+
+    Raises
+    ------
+    InputError
+        Any reader's located error; no robot named; a robot that differs
+        from the one the scene is made for.
+    """
+    if (targets is None) == (program is None):
+        raise ConfigurationError("expected targets or a robot program (--targets or --program), one of the two")
+    scene_ = scene if isinstance(scene, Scene) else (EMPTY_SCENE if scene is None else read_scene(scene))
+    wanted = scene_.robot.model
+    if robot is None:
+        if wanted is None:
+            raise InputError("no robot given: name one (--robot) or use a scene whose [robot] has a model",
+                             path=None if scene is None else scene_.source)
+        robot = wanted
+    elif wanted is not None and not _same_robot(robot, wanted):
+        raise InputError(f"the scene is made for the robot {wanted!r}, got {robot!r}; choose a scene for that "
+                         "robot or leave the robot out to take the scene's", path=scene_.source)
+    bound = robot_and_table(robot, deformation, robot_options=robot_options, options=options, place=scene_.place)
+    chain, table = bound.chain, bound.table
+    if program is not None:
+        played = program_targets(chain, program, bound.options)
+    elif isinstance(targets, Targets):
+        played = targets
+    else:
+        played = read_targets_csv(targets, fixed_orientation=fixed_orientation, n_joints=chain.n_joints)
+    mesh_map = read_mesh_map(meshes) if meshes is not None else scene_.robot.meshes
+    return sim.SimSetup(chain=chain, robot=str(robot), table=table, program=played, scene=scene_,
+                    options=CompensationOptions() if options is None else options, mesh_map=mesh_map,
+                    robot_options=robot_options)
+
+
+
+
+def _same_robot(a: str, b: str) -> bool:
+    if is_builtin(a) or is_builtin(b):
+        return a == b
+    return Path(a).resolve() == Path(b).resolve()
+
+
+
+
+def compensate_setup(setup: sim.SimSetup, *, allow_failures: bool = False,
+                     progress: Callable[[int, int], None] | None = None) -> CompensationReport:
+    """Run the core compensation (:func:`thermocomp.app.targets.run_compensation`) and keep every row.
+
+    Returns
+    -------
+    thermocomp.app.targets.CompensationReport
+        With ``chunks`` (every row) and ``target_names``.
+
+    Raises
+    ------
+    thermocomp.app.jobs.CompensationFailed
+        Rows failed and ``allow_failures`` is False.
+    """
+    return run_compensation(setup.chain, setup.table, setup.program, None, options=setup.options,
+                            allow_failures=allow_failures, keep_results=True, progress=progress)
+
+
+def compensate_for_gui(setup: sim.SimSetup) -> CompensationReport:
+    """The GUI's 'run compensation' button: every row kept, failed rows shown rather than refused."""
+    return compensate_setup(setup, allow_failures=True)
+
+
+def measure(setup: sim.SimSetup, out: PathLike | None = None, *, report: CompensationReport | None = None,
+            allow_failures: bool = False, progress: Callable[[int, int], None] | None = None,
+            workdir: PathLike | None = None) -> tuple[TrackerMeasurement, CompensationReport]:
+    """Compensate (unless ``report`` is given), play in PyBullet DIRECT, write the measurement CSV.
+
+    Parameters
+    ----------
+    setup
+        The inputs.
+    out
+        CSV of the measurement (:func:`~thermocomp.simulators.pybullet.tracker.write_tracker_csv`); ``None``: write nothing.
+    report
+        A :class:`thermocomp.app.targets.CompensationReport` with chunks, to reuse.
+    progress
+        Called as ``progress(rows_done, rows_total)`` by the compensation
+        (when it runs here) and by the measurement.
+    workdir
+        Folder for the generated URDFs (:func:`~thermocomp.simulators.pybullet.cell.work_directory`).
+
+    Returns
+    -------
+    measurement : thermocomp.simulators.pybullet.tracker.TrackerMeasurement
+    report : thermocomp.app.targets.CompensationReport
+    """
+    with Job() as job:
+        job.inputs(setup.input_files())
+        if out is not None:
+            job.output(out)
+        job.check()  # before any work
+        if report is None:
+            report = compensate_setup(setup, allow_failures=allow_failures, progress=progress)
+        measurement = sim.measure_compensated(setup, report, progress=progress, workdir=workdir)
+        if out is not None:
+            job.write_with(out, lambda path: write_tracker_csv(measurement, path))
+        job.commit()
+    return measurement, report
+
+
 def prepare(job: Job, robot: str | None, deformation: PathLike, targets: PathLike | None, *, scene: PathLike | None,
             meshes: PathLike | None, options: CompensationOptions, fixed_orientation: FloatArray | None,
             outputs: dict[str, PathLike | None], robot_options: RobotFileOptions | None = None,
@@ -81,7 +226,7 @@ def prepare(job: Job, robot: str | None, deformation: PathLike, targets: PathLik
     for option, path in outputs.items():
         job.output(path, option)
     job.check()
-    setup = sim.load_setup(robot, deformation, targets, program=program, scene=scene, meshes=meshes, options=options,
+    setup = load_setup(robot, deformation, targets, program=program, scene=scene, meshes=meshes, options=options,
                            fixed_orientation=fixed_orientation, robot_options=robot_options)
     job.inputs(setup.input_files(), "a file the inputs name")
     job.check()
@@ -103,7 +248,6 @@ def run_batch(job: Job, setup: sim.SimSetup, outputs: BatchOutputs, *, allow_fai
     """
     from thermocomp.simulators.pybullet.collision import CollisionOptions, write_collision_csv
     from thermocomp.simulators.pybullet.render import write_png
-    from thermocomp.simulators.pybullet.tracker import write_tracker_csv
 
     minute = None if outputs.minute is None else setup.check_minute(outputs.minute)
     hits = 0
@@ -111,11 +255,10 @@ def run_batch(job: Job, setup: sim.SimSetup, outputs: BatchOutputs, *, allow_fai
     with sim.work_directory() as work:  # the meshes generated for the collision check are reused by the picture
         report = None
         if outputs.out is not None or outputs.collisions:
-            report = sim.compensate_setup(setup, allow_failures=allow_failures, progress=progress("compensating"))
+            report = compensate_setup(setup, allow_failures=allow_failures, progress=progress("compensating"))
             echo(report.text())
         if outputs.out is not None:
-            measurement, _ = sim.measure(setup, None, report=report, workdir=work,
-                                         progress=progress("measuring in PyBullet"))
+            measurement = sim.measure_compensated(setup, report, workdir=work, progress=progress("measuring in PyBullet"))
             echo(measurement.text())
             job.write_with(outputs.out, lambda path: write_tracker_csv(measurement, path))
         if outputs.collisions:

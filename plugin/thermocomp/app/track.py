@@ -2,10 +2,9 @@
 
 The job declares its files in one :class:`~thermocomp.io.job.Job` (the robot,
 the true table, its law file, the results; the measurements CSV), checks them
-before any work, reads the robot and the table, has the simulator measure
-(``simulate``: :func:`thermocomp.simulators.pybullet.campaign.simulate_measurements`,
-handed down by the command line, since a simulator is an interface above this
-floor) and writes the measurements all or none (docs/jobs.md).
+before any work, reads the robot and the table, has PyBullet measure
+(:func:`thermocomp.simulators.pybullet.campaign.simulate_measurements`) and
+writes the measurements all or none (docs/jobs.md).
 
 Frames: the robot's world; a campaign's measurements in the tracker frame. SI
 inside; files in mm and degrees.
@@ -13,7 +12,6 @@ inside; files in mm and degrees.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,11 +24,8 @@ from thermocomp.geometry.checks import check_array
 from thermocomp.io.job import Job
 from thermocomp.io.measurements import Measurements
 from thermocomp.io.robot_files import RobotFileOptions
+from thermocomp.simulators.pybullet.campaign import simulate_measurements
 
-#: The simulator's measurement (:func:`thermocomp.simulators.pybullet.campaign.simulate_measurements`):
-#: ``(chain, table, q, minutes, fraction_at, *, T_tracker_world=, position_noise=, orientation_noise=, rng=,
-#: composition=) -> Measurements``.
-Simulate = Callable[..., Measurements]
 
 @dataclass(frozen=True, eq=False)
 class Campaign:
@@ -101,7 +96,7 @@ def _law(law, law_file: PathLike | None):
 MAX_MEASUREMENTS = 1_000_000
 
 
-def run_campaign(robot: str | PathLike, deformation: PathLike, out: PathLike, law, *, simulate: Simulate, poses: int,
+def run_campaign(robot: str | PathLike, deformation: PathLike, out: PathLike, law, *, poses: int,
                  minutes: ArrayLike, per_minute: int | None = None, noise_mm: float = 0.0,
                  orientation_noise_deg: float | None = None, tracker_pose_mm_deg: ArrayLike | None = None,
                  seed: int = 0, composition: str = "table",
@@ -114,8 +109,7 @@ def run_campaign(robot: str | PathLike, deformation: PathLike, out: PathLike, la
     ``law`` is the hidden time law (``fraction(minute)``), or ``law_file``
     names it (a law file, or the table it sits beside: ``--time-law``). A
     ``.urdf`` / ``.xacro`` robot is read with ``robot_options``
-    (:mod:`thermocomp.io.robot_files`). ``simulate`` is the simulator's
-    measurement (:data:`Simulate`).
+    (:mod:`thermocomp.io.robot_files`).
     Every file is declared in one :class:`~thermocomp.io.job.Job` and the
     output checked before any work (docs/jobs.md).
     """
@@ -140,7 +134,7 @@ def run_campaign(robot: str | PathLike, deformation: PathLike, out: PathLike, la
         rng = np.random.default_rng(seed)
         pool = rng.uniform(0.8 * chain.lower, 0.8 * chain.upper, size=(poses, chain.n_joints))
         q = np.vstack([pool[rng.choice(poses, per_minute, replace=False)] for _ in minutes])
-        meas = simulate(
+        meas = simulate_measurements(
             chain, table, q, np.repeat(minutes, per_minute), law.fraction,
             T_tracker_world=tracker_transform(tracker_pose_mm_deg), position_noise=noise_mm * 1e-3,
             orientation_noise=None if orientation_noise_deg is None else float(np.radians(orientation_noise_deg)),
@@ -177,7 +171,7 @@ def read_compensated_rows(path: PathLike, n_joints: int) -> tuple[FloatArray, Fl
 
 
 def measure_results(robot: str | PathLike, deformation: PathLike, results: PathLike, out: PathLike, law, *,
-                    simulate: Simulate, noise_mm: float = 0.0, seed: int = 0, composition: str = "table",
+                    noise_mm: float = 0.0, seed: int = 0, composition: str = "table",
                     law_file: PathLike | None = None, robot_options: RobotFileOptions | None = None) -> Campaign:
     """Measure a compensated program again on the (truly) warm robot: the closed loop's last step.
 
@@ -185,8 +179,8 @@ def measure_results(robot: str | PathLike, deformation: PathLike, results: PathL
     played at its minute on the robot deformed by ``deformation`` under
     ``law`` (the truth, not the identified table), and the TCP is measured
     (world frame, optional noise). Writes the measurements CSV and returns
-    the distance to the targets the compensation aimed at. ``simulate``,
-    ``law_file`` and ``robot_options`` as in :func:`run_campaign`; every file is declared in one
+    the distance to the targets the compensation aimed at. ``law_file`` and
+    ``robot_options`` as in :func:`run_campaign`; every file is declared in one
     :class:`~thermocomp.io.job.Job`, checked before any work.
     """
     from thermocomp.io.measurements_csv import write_measurements_csv
@@ -201,7 +195,7 @@ def measure_results(robot: str | PathLike, deformation: PathLike, results: PathL
         chain, table = bound.chain, bound.table
         minutes, q, p_target, lines = read_compensated_rows(results, chain.n_joints)
         rng = np.random.default_rng(seed)
-        meas = simulate(chain, table, q, minutes, law.fraction, position_noise=noise_mm * 1e-3,
+        meas = simulate_measurements(chain, table, q, minutes, law.fraction, position_noise=noise_mm * 1e-3,
                                      rng=rng, composition=composition)
         meas = Measurements(q=meas.q, p_tracker_tcp=meas.p_tracker_tcp, minute=meas.minute, line=lines,
                             source=str(results))
@@ -210,11 +204,10 @@ def measure_results(robot: str | PathLike, deformation: PathLike, results: PathL
     return Campaign(meas, np.linalg.norm(meas.p_tracker_tcp - p_target, axis=1), Path(out), tuple(written))
 
 
-def run_track(robot: str | PathLike, deformation: PathLike, out: PathLike, law, *, simulate: Simulate,
-              results: PathLike | None = None, poses: int = 30, minutes: ArrayLike = (200.0,),
-              per_minute: int | None = None, noise_mm: float = 0.0, orientation_noise_deg: float | None = None,
-              tracker_pose_mm_deg: ArrayLike | None = None, seed: int = 0, law_file: PathLike | None = None,
-              robot_options: RobotFileOptions | None = None) -> Campaign:
+def run_track(robot: str | PathLike, deformation: PathLike, out: PathLike, law, *, results: PathLike | None = None,
+              poses: int = 30, minutes: ArrayLike = (200.0,), per_minute: int | None = None, noise_mm: float = 0.0,
+              orientation_noise_deg: float | None = None, tracker_pose_mm_deg: ArrayLike | None = None, seed: int = 0,
+              law_file: PathLike | None = None, robot_options: RobotFileOptions | None = None) -> Campaign:
     """``thermocomp track``: :func:`measure_results` when ``results`` is given, else :func:`run_campaign`.
 
     The options that only a campaign takes are refused with ``results``,
@@ -228,13 +221,13 @@ def run_track(robot: str | PathLike, deformation: PathLike, out: PathLike, law, 
     if results is not None:
         if tracker_pose_mm_deg is not None or orientation_noise_deg is not None:
             raise ConfigurationError("--tracker-pose and --orientation-noise-deg are for a campaign, not --results")
-        return measure_results(robot, deformation, results, out, law, simulate=simulate, noise_mm=noise_mm,
+        return measure_results(robot, deformation, results, out, law, noise_mm=noise_mm,
                                seed=seed, law_file=law_file, robot_options=robot_options)
-    return run_campaign(robot, deformation, out, law, simulate=simulate, poses=poses, minutes=minutes,
+    return run_campaign(robot, deformation, out, law, poses=poses, minutes=minutes,
                         per_minute=per_minute, noise_mm=noise_mm, orientation_noise_deg=orientation_noise_deg,
                         tracker_pose_mm_deg=tracker_pose_mm_deg, seed=seed, law_file=law_file,
                         robot_options=robot_options)
 
 
-__all__ = ["MAX_MEASUREMENTS", "Campaign", "Simulate", "measure_results", "read_compensated_rows", "run_campaign",
+__all__ = ["MAX_MEASUREMENTS", "Campaign", "measure_results", "read_compensated_rows", "run_campaign",
            "run_track", "tracker_transform"]

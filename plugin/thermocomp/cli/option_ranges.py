@@ -95,7 +95,7 @@ RANGES: dict[str, Range] = {
     "--coppeliasim-port": _PORT,
     "--port": _PORT,
     "--timeout-s": _SECONDS,
-    "--configurations": _at_least(1, 100_000),  # simulators.coppeliasim.actions.MAX_CONFIGURATIONS
+    "--configurations": _at_least(1, 100_000),  # app.coppeliasim.MAX_CONFIGURATIONS
     "--magnification": Range(1.0, 1000.0),  # simulators.magnification.MAGNIFICATION_RANGE
     "--hold-s": _SECONDS,
     "coppeliasim show --hold-s": Range(0.0, 1e6),  # 0: shown, then restored at once

@@ -151,12 +151,12 @@ def _scene_argument(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     from thermocomp.app.jobs import CompensationFailed
+    from thermocomp.app.sim import BatchOutputs, prepare, run_batch
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.compensation.compensate import CompensationOptions
     from thermocomp.errors import ConfigurationError
     from thermocomp.io.job import Job
     from thermocomp.simulators.pybullet import cell as sim
-    from thermocomp.simulators.pybullet.batch import BatchOutputs, prepare, run_batch
 
     gui = _check_options(args)
     if args.screenshot and Path(args.screenshot).suffix.lower() != ".png":
@@ -191,10 +191,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_gui(setup, args: argparse.Namespace) -> int:
+    from thermocomp.app.sim import compensate_for_gui
     from thermocomp.simulators.pybullet.gui import run_gui
 
     minute = None if args.minute is None else setup.check_minute(args.minute)
-    summary = run_gui(setup, start_minute=minute, start_magnification=args.magnification)
+    summary = run_gui(setup, compensate=compensate_for_gui, start_minute=minute, start_magnification=args.magnification)
     print(f"GUI opened at minute {summary.start_minute:g}, deformation magnified x{summary.start_magnification:g}")
     if summary.reload_seconds:
         print(f"GUI closed after {summary.frames:,} frames; the deformed robot was reloaded "

@@ -57,11 +57,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from thermocomp.app.track import run_track
     from thermocomp.deformation.timelaw import LinearRamp, Static
-    from thermocomp.simulators.pybullet.campaign import simulate_measurements
 
     law = None if args.time_law is not None else Static() if args.static else LinearRamp(args.stabilisation_min)
-    result = run_track(args.robot, args.deformation, args.out, law, simulate=simulate_measurements,
-                       results=args.results, poses=args.poses, minutes=args.minutes, per_minute=args.per_minute,
+    result = run_track(args.robot, args.deformation, args.out, law, results=args.results, poses=args.poses,
+                       minutes=args.minutes, per_minute=args.per_minute,
                        noise_mm=args.noise_mm, orientation_noise_deg=args.orientation_noise_deg,
                        tracker_pose_mm_deg=args.tracker_pose, seed=args.seed, law_file=args.time_law,
                        robot_options=robot_file_options(args))

@@ -7,8 +7,7 @@ configuration, and the TCP pose PyBullet reports (double precision,
 taken to the tracker frame and given the tracker's noise. This is what a
 laser tracker would record, with a known truth to test calibration against.
 The ``thermocomp track`` job (files in, measurements CSV out) is
-:mod:`thermocomp.app.track`, which takes :func:`simulate_measurements` from the
-command line.
+:mod:`thermocomp.app.track`.
 
 Frames: the robot's world; the result in the tracker frame
 (``T_tracker_world`` applied). SI inside.
