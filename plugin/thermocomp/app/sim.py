@@ -11,6 +11,7 @@ the work folder of generated meshes is removed either way.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,11 +29,124 @@ from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.robots import is_builtin, robot_file
 from thermocomp.io.scene_file import EMPTY_SCENE, Scene, read_mesh_map, read_scene
 from thermocomp.io.targets_csv import read_targets_csv
+from thermocomp.simulators.magnification import check_magnification
 from thermocomp.simulators.pybullet import cell as sim
+from thermocomp.simulators.pybullet.render import check_picture_size
 from thermocomp.simulators.pybullet.tracker import TrackerMeasurement, write_tracker_csv
 
 #: Picture size of a screenshot when none is given [px].
 DEFAULT_SIZE = (960, 720)
+
+
+@dataclass(frozen=True)
+class SimOptions:
+    """The options of one ``thermocomp sim`` run that need no file; their combinations checked once, here.
+
+    Attributes
+    ----------
+    targets, program
+        The played input: a targets CSV or a robot program (one of the two).
+    orientation_given
+        ``--orientation-euler-xyz-deg`` was given (it serves position-only targets).
+    headless, out
+        Play in PyBullet DIRECT and write the measurement CSV (both or neither).
+    screenshot, size
+        A picture (``.png``) and its size ``(width, height)`` [px]; ``None``: :data:`DEFAULT_SIZE`.
+    minute, magnification
+        The deformation shown in the picture or at the GUI's start [min], [-]; ``None``: the default.
+    collisions, collisions_out, clearance_mm
+        The collision check, its CSV and its clearance [mm] (>= 0).
+
+    Raises
+    ------
+    ConfigurationError
+        An option out of range, one that would have no effect, or a combination that cannot run, naming the
+        options as the user typed them.
+    """
+
+    targets: PathLike | None = None
+    program: PathLike | None = None
+    orientation_given: bool = False
+    headless: bool = False
+    out: PathLike | None = None
+    screenshot: PathLike | None = None
+    size: tuple[int, int] | None = None
+    minute: float | None = None
+    magnification: float | None = None
+    collisions: bool = False
+    collisions_out: PathLike | None = None
+    clearance_mm: float | None = None
+
+    def __post_init__(self) -> None:
+        if (self.targets is None) == (self.program is None):
+            raise ConfigurationError("expected --targets CSV or --program FILE (one of the two)")
+        if self.program is not None and self.orientation_given:
+            raise ConfigurationError("--orientation-euler-xyz-deg serves position-only --targets; a program's "
+                                     "targets carry their orientation")
+        if self.out and not self.headless:
+            raise ConfigurationError("--out is the measurement of --headless; add --headless")
+        if self.headless and not self.out:
+            raise ConfigurationError("--headless writes its measurement to --out CSV; give --out")
+        if self.collisions_out and not self.collisions:
+            raise ConfigurationError("--collisions-out needs --collisions")
+        if self.clearance_mm is not None:
+            if not self.collisions:
+                raise ConfigurationError("--clearance-mm sets the clearance of --collisions; add --collisions")
+            if not (math.isfinite(self.clearance_mm) and self.clearance_mm >= 0):
+                raise ConfigurationError(f"--clearance-mm: expected a distance >= 0 mm, got {self.clearance_mm:g}")
+        if self.size is not None:
+            if not self.screenshot:
+                raise ConfigurationError("--size is the picture size of --screenshot; add --screenshot")
+            check_picture_size(*self.size)
+        for flag, value in (("--minute", self.minute), ("--magnification", self.magnification)):
+            if value is not None and not (self.screenshot or self.gui):
+                raise ConfigurationError(f"{flag} sets the deformation shown in a picture (--screenshot) or the GUI; "
+                                         "it has no effect on --headless or --collisions")
+        if self.magnification is not None:
+            check_magnification(self.magnification, "--magnification")
+        if self.minute is not None and not math.isfinite(self.minute):
+            raise ConfigurationError(f"--minute: expected a finite minute, got {self.minute:g}")
+        if self.screenshot and Path(self.screenshot).suffix.lower() != ".png":
+            # only the suffix here: the job checks the path (folder, type, inputs) naming --screenshot
+            raise ConfigurationError(f"--screenshot {self.screenshot}: expected a picture path ending in .png")
+
+    @property
+    def gui(self) -> bool:
+        """Whether the GUI opens: no headless measurement, no picture, no collision check asked for."""
+        return not (self.headless or self.screenshot or self.collisions)
+
+    def outputs(self) -> BatchOutputs:
+        """What the display-less run produces (:func:`run_batch`)."""
+        return BatchOutputs(out=self.out, collisions=self.collisions, collisions_out=self.collisions_out,
+                            clearance=0.0 if self.clearance_mm is None else self.clearance_mm * 1e-3,
+                            screenshot=self.screenshot, size=DEFAULT_SIZE if self.size is None else tuple(self.size),
+                            minute=self.minute, magnification=self.magnification)
+
+
+def shipped_scene(robot: str | None, scene: PathLike | None, no_scene: bool) -> tuple[str | None, str | None, str | None]:
+    """The scene to load: ``scene``, else a built-in robot's shipped cell, else none.
+
+    Returns
+    -------
+    scene : str or None
+        The scene file, or ``None`` (the robot alone; a missing robot is said by :func:`load_setup`).
+    said : str or None
+        The line saying which shipped cell was taken (for stdout), or ``None``.
+    note : str or None
+        The note that the shipped cell is not part of this install (for stderr), or ``None``.
+    """
+    from thermocomp.io.robots import BUILTIN_ROBOTS
+    from thermocomp.io.scene_file import BUILTIN_SCENES, builtin_scene
+
+    if scene is not None or no_scene:
+        return None if scene is None else str(scene), None, None
+    if robot is None or robot not in BUILTIN_ROBOTS:
+        return None, None, None
+    found = builtin_scene(robot)
+    if found is None:
+        return None, None, (f"the {robot} cell (scenes/{BUILTIN_SCENES[robot]}) is not part of this install; "
+                            "showing the robot alone (give --scene FILE, or --no-scene to silence this)")
+    return str(found), f"scene: {found} (the {robot}'s shipped cell; --scene FILE or --no-scene to change)", None
 
 
 @dataclass(frozen=True)
