@@ -141,6 +141,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run() -> None:
     """Console-script entry point."""
+    # A run's start-up makes some 120,000 objects that live as long as the process (the modules, numba's
+    # registries): at Python's default threshold (a collection every 700 new objects) the collector ran 265
+    # times in the README's demo, twice over every object, 0.08 s in all; every 2000, about 100 times and never over
+    # all, 0.03 s (docs/speed.md).
+    gc.set_threshold(2000, *gc.get_threshold()[1:])
     status = main()
     # The outcome is decided and every output is in place: a signal while the interpreter exits (numba,
     # PyBullet and their threads take up to a second) ended the process "killed by SIGTERM" with every output
