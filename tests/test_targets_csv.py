@@ -654,3 +654,59 @@ def test_a_timed_program_may_revisit_a_named_target(tmp_path):
     assert_located(info, untimed, 5, "name")
     assert "duplicate target name 'T0' (lines 2 and 5)" in info.message
 
+
+
+def test_long_plain_blocks_cast_at_once_read_as_float_reads_them(tmp_path, monkeypatch):
+    """Columns of a block of _CAST_ROWS lines or more are cast by pyarrow: bit for bit the values of float(),
+    also with cells pyarrow's cast refuses but float() reads (padded), and the same first error."""
+    import thermocomp.io.targets_csv as targets_csv
+    rows = _plain_rows(3000, seed=11)
+    rows[1234] = rows[1234].replace(",", ", ", 3)  # padded cells: read by float(), as the csv path does
+    path = write(tmp_path, PLAIN_HEADER + "\n" + "\n".join(rows) + "\n")
+    assert 3000 >= 4 * targets_csv._CAST_ROWS
+    cast = []
+    original = targets_csv._float_column
+    monkeypatch.setattr(targets_csv, "_float_column", lambda column: cast.append(1) or original(column))
+    fast, slow = _read_both(path, monkeypatch, chunk_rows=4096)
+    assert cast  # the cast path ran
+    assert len(fast) == len(slow) == 1
+    a, b = fast[0], slow[0]
+    assert a.names == b.names and a.n_targets == 3000
+    for name in ("lines", "p_world_tcp", "R_world_tcp", "time_min", "q_reference"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    cells = rows[2500].split(",")
+    cells[1] = "1e13"
+    rows[2500] = ",".join(cells)
+    path = write(tmp_path, PLAIN_HEADER + "\n" + "\n".join(rows) + "\n")
+    errors = []
+    for slow_path in (False, True):
+        with monkeypatch.context() as patch:
+            if slow_path:
+                patch.setattr(targets_csv, "_parse_plain", lambda *args: None)
+            errors.append(read_error(path, n_joints=6))
+    assert (errors[0].row, errors[0].column, errors[0].message) == (errors[1].row, errors[1].column,
+                                                                    errors[1].message)
+    assert_located(errors[0], path, 2502, "x_mm")
+    assert "magnitude at most 1e+12" in errors[0].message
+
+
+def test_a_dataframe_is_checked_as_its_csv(tmp_path):
+    """read_targets_frame converts and checks cells with the CSV's function: what the CSV refuses (a cell beyond
+    1e12, digit grouping, a duplicate name) it refuses at the same line and column, in the same words."""
+    pd = pytest.importorskip("pandas")
+    from thermocomp.io.targets_csv import read_targets_frame
+    header = "name,x_mm,y_mm,z_mm,euler_xyz_a_deg,euler_xyz_b_deg,euler_xyz_c_deg"
+    rows = [f"T{i},{400 + i},0,400,0,90,0" for i in range(20)]
+    for k, cell, column in ((7, "1e13", "y_mm"), (12, "6_41", "x_mm"), (3, "T1", "name")):
+        bad = list(rows)
+        cells = bad[k].split(",")
+        cells[["name", "x_mm", "y_mm"].index(column)] = cell
+        bad[k] = ",".join(cells)
+        path = write(tmp_path, header + "\n" + "\n".join(bad) + "\n")
+        from_csv = read_error(path)
+        frame = pd.read_csv(path, dtype=str) if column == "x_mm" else pd.read_csv(path)
+        with pytest.raises(InputError) as err:
+            read_targets_frame(frame, source=str(path))
+        assert (err.value.row, err.value.column) == (from_csv.row, from_csv.column) == (k + 2, column)
+        if column != "y_mm":  # (the frame's number 1e13 reads back as '10000000000000.0')
+            assert str(err.value) == str(from_csv)

@@ -33,7 +33,7 @@ from thermocomp.errors import InputError
 from thermocomp.io.atomic import atomic_open
 from thermocomp.io.csvtext import header_and_rows, parse_floats
 from thermocomp.io.measurements import Measurements
-from thermocomp.io.targets_csv import _ORIENTATION_GROUPS, _layout, _parse_row, _program
+from thermocomp.io.targets_csv import _ORIENTATION_GROUPS, _convert, _layout, _program
 
 _TEMP_RE = re.compile(r"temp([1-9][0-9]*)_C")
 COLUMNS_HELP = ("time_min, q1_deg..qn_deg, x_mm,y_mm,z_mm, optionally an orientation group as in targets "
@@ -80,23 +80,33 @@ def read_measurements_csv(path: PathLike, n_joints: int | None = None) -> Measur
     oriented = any(pattern.fullmatch(c) for c in sub for pattern, _, _ in _ORIENTATION_GROUPS.values())
     layout = _layout(sub, src, header_line, None if oriented else np.eye(3), n_joints)
     temp_columns = [names[i] for i in temp_index]
-    values, temperature, lines, labels = [], [], [], []
+    lines, kept, stop = [], [], None
     for line, cells in rows:
-        if len(values) == MAX_MEASUREMENTS:
-            raise InputError(f"expected at most {MAX_MEASUREMENTS:,} measurements (a tracker campaign takes hundreds "
-                             "to thousands), got more", path=src, row=line)
+        if len(lines) == MAX_MEASUREMENTS:
+            stop = InputError(f"expected at most {MAX_MEASUREMENTS:,} measurements (a tracker campaign takes "
+                              "hundreds to thousands), got more", path=src, row=line)
+            break
         if len(cells) != len(names):
             column = names[len(cells)] if len(cells) < len(names) else str(len(names) + 1)
-            raise InputError(f"expected {len(names)} cells ({','.join(names)}), got {len(cells)}", path=src,
-                             row=line, column=column)
-        label, v = _parse_row(layout, [cells[i] for i in keep], src, line)
-        values.append(v)
-        temperature.append(parse_floats(cells, temp_index, temp_columns, src, line))
+            stop = InputError(f"expected {len(names)} cells ({','.join(names)}), got {len(cells)}", path=src,
+                              row=line, column=column)
+            break
         lines.append(line)
-        labels.append(label)
-    if not values:
+        kept.append(cells)
+    if not lines and stop is None:
         raise InputError("expected at least one measurement after the header, got none", path=src)
-    program = _program(layout, src, labels, np.array(values, dtype=float), np.array(lines))
+    # The rows' target cells at once (targets_csv's one conversion), then each row's temperatures: the
+    # first problem in file order, a row's target cells before its temperatures.
+    by_column = [list(column) for column in zip(*kept)] if kept else [[] for _ in names]
+    sub_columns = [by_column[i] for i in keep]
+    label_cells = None if layout.name_index is None else sub_columns[layout.name_index]
+    labels, values, first, error = _convert(layout, src, np.array(lines, dtype=np.int64), label_cells,
+                                            [sub_columns[i] for i in layout.value_index])
+    temperature = [parse_floats(cells, temp_index, temp_columns, src, line)
+                   for line, cells in zip(lines[:first], kept[:first])]
+    if error is not None or stop is not None:
+        raise error if error is not None else stop
+    program = _program(layout, src, labels, values, np.array(lines))
     return Measurements(
         q=program.q_reference, p_tracker_tcp=program.p_world_tcp, minute=program.time_min,
         R_tracker_tcp=program.R_world_tcp if oriented else None,

@@ -48,10 +48,12 @@ Lines starting with ``#`` are comments. Every error is an
 :class:`~thermocomp.errors.InputError` naming the file, the line (1-based,
 as an editor shows it) and the column.
 
-Reading is vectorised: a block of plain lines (ASCII, no quotes, comments or
-control characters) is parsed at once by pyarrow's CSV reader; a block with
-anything else, or that the vectorised parse rejects, is read again row by
-row, which words and locates the error. Both paths give the same values.
+One parse reads every row: a block of plain lines (ASCII, no quotes,
+comments or control characters) is split into text columns at once by
+pyarrow's CSV reader, any other block row by row by Python's csv module;
+either way one function (:func:`_convert`) converts each column to numbers,
+checks every row and words the first problem, so a value and a message come
+from the same parse.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ import io
 import itertools
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,7 +83,7 @@ from thermocomp.geometry.rotations import (
     rotvec_from_matrix,
 )
 from thermocomp.io.atomic import atomic_open
-from thermocomp.io.csvtext import MAX_CELL, CsvLines, RawLines, iter_rows, parse_floats
+from thermocomp.io.csvtext import MAX_CELL, CsvLines, RawLines, iter_rows, number_text, parse_float
 from thermocomp.tolerances import QUAT_NORM_TOL
 
 #: The paper's columns after the name column: full pose, or position only.
@@ -93,6 +95,8 @@ CONFDATA_COLUMNS = ("cf1", "cf4", "cf6", "cfx")
 
 #: Targets per chunk when :func:`read_targets_csv` reads a whole file.
 _READ_CHUNK = 65536
+#: Rows from which :func:`_numbers` has pyarrow cast a text column to numbers (below, :class:`float` reads it).
+_CAST_ROWS = 256
 
 _ORIENTATION_GROUPS = {
     # convention: (column regex, components in order, column name template)
@@ -413,42 +417,173 @@ def _duplicate_error(src: str, layout: _Layout, name: str, first_line: int, line
     )
 
 
-def _parse_row(layout: _Layout, cells: list[str], src: str, line: int) -> tuple[str, list[float]]:
-    """Name and numeric cells of one row, with the per-row checks (quaternion norm, time)."""
+def _count_error(layout: _Layout, src: str, line: int, n_cells: int) -> InputError:
+    """A row of ``n_cells`` cells under a header of another length."""
     columns = layout.columns
-    if len(cells) != len(columns):
-        column = columns[len(cells)] if len(cells) < len(columns) else str(len(columns) + 1)
-        raise InputError(
-            f"expected {len(columns)} cells ({','.join(columns)}), got {len(cells)}", path=src, row=line, column=column
-        )
-    if layout.name_index is None:
-        name = f"row{line}"
+    column = columns[n_cells] if n_cells < len(columns) else str(len(columns) + 1)
+    return InputError(
+        f"expected {len(columns)} cells ({','.join(columns)}), got {n_cells}", path=src, row=line, column=column
+    )
+
+
+#: A column of cells, as :func:`_convert` takes it: their texts (a pyarrow string column of a plain block,
+#: a list of str from rows the csv module split), or numbers already (a DataFrame's numeric column) with
+#: the text of cell ``k`` for a message.
+_Cells = pa.ChunkedArray | list[str] | tuple[FloatArray, Callable[[int], str]]
+
+
+def _text_numbers(texts: list[str]) -> tuple[FloatArray, np.ndarray]:
+    """Values of ``texts`` by :class:`float`, and the mask of cells :func:`parse_float` refuses to read."""
+    try:
+        values = np.array([float(t) for t in texts], dtype=float)
+    except ValueError:
+        values = None
+    if values is not None and number_text("".join(texts)):
+        return values, np.zeros(len(texts), dtype=bool)
+    values = np.full(len(texts), math.nan)
+    bad = np.zeros(len(texts), dtype=bool)
+    for k, text in enumerate(texts):  # (only on a bad cell: locate it)
+        try:
+            values[k] = float(text)
+            bad[k] = not number_text(text.strip())
+        except ValueError:
+            bad[k] = True
+    return values, bad
+
+
+def _numbers(cells: _Cells) -> tuple[FloatArray, np.ndarray]:
+    """Values ``(k,)`` of a column of cells and the mask of those :func:`parse_float` rejects: empty, not a
+    number, not ASCII or with ``_`` (:func:`number_text`), not finite, beyond :data:`MAX_CELL`.
+
+    A pyarrow column is cast at once (pyarrow's decimal conversion gives the double :class:`float` gives,
+    bit for bit, and refuses what :class:`float` refuses, and more: padded cells, ``_``); a column it refuses
+    is read cell by cell by :class:`float`, which words the error. So is a short column: importing
+    ``pyarrow.compute`` for the cast costs 0.02 s, :class:`float` on a few hundred cells much less.
+    """
+    if isinstance(cells, tuple):
+        values, bad = np.asarray(cells[0], dtype=float), np.zeros(len(cells[0]), dtype=bool)
+    elif isinstance(cells, list):
+        values, bad = _text_numbers(cells)
+    elif len(cells) < _CAST_ROWS:
+        values, bad = _text_numbers(cells.to_pylist())
     else:
-        name = cells[layout.name_index].strip()
-        if not name:
-            raise InputError(
-                "expected a target name, got an empty cell", path=src, row=line, column=columns[layout.name_index]
-            )
-    values = parse_floats(cells, layout.value_index, layout.value_columns, src, line)
+        try:
+            values, bad = _float_column(cells.cast(pa.float64())), np.zeros(len(cells), dtype=bool)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            values, bad = _text_numbers(cells.to_pylist())
+    bad |= ~np.isfinite(values)
+    bad |= np.abs(values) > MAX_CELL
+    return values, bad
+
+
+def _cell_text(cells: _Cells, k: int) -> str:
+    if isinstance(cells, tuple):
+        return cells[1](k)
+    if isinstance(cells, list):
+        return cells[k]
+    return cells[k].as_py()
+
+
+def _failed_row_checks(layout: _Layout, values: FloatArray) -> np.ndarray:
+    """Rows ``(k,)`` of ``values`` ``(k, len(value_index))`` that fail a per-row check (quaternion norm, time, confdata)."""
+    failed = np.zeros(len(values), dtype=bool)
+    if layout.convention == "quat_wxyz":
+        w, x, y, z = values[:, 3:7].T
+        failed |= np.abs(np.sqrt(w * w + x * x + y * y + z * z) - 1.0) > QUAT_NORM_TOL
+    if layout.has_time:
+        failed |= values[:, 3 + layout.n_orientation] < 0
+    if layout.has_confdata:
+        cfd = values[:, -4:]
+        failed |= np.any(cfd != np.round(cfd), axis=1) | (cfd[:, 3] < 0) | (cfd[:, 3] > 7)
+    return failed
+
+
+def _row_error(layout: _Layout, src: str, line: int, name: str, texts: list[str], values: list[float]) -> InputError:
+    """The first problem of a row that :func:`_convert` found bad, worded and located."""
+    if layout.name_index is not None and not name:
+        return InputError("expected a target name, got an empty cell", path=src, row=line,
+                          column=layout.columns[layout.name_index])
+    for text, column in zip(texts, layout.value_columns):
+        try:
+            parse_float(text, src, line, column)
+        except InputError as exc:
+            return exc
     if layout.convention == "quat_wxyz":
         w, x, y, z = values[3:7]
         norm = math.sqrt(w * w + x * x + y * y + z * z)
         if abs(norm - 1.0) > QUAT_NORM_TOL:
-            raise InputError(
+            return InputError(
                 f"expected a unit quaternion (w, x, y, z) with norm within {QUAT_NORM_TOL:g} of 1, "
-                f"got ({', '.join(cells[i].strip() for i in layout.value_index[3:7])}) of norm {norm:.6g}",
+                f"got ({', '.join(text.strip() for text in texts[3:7])}) of norm {norm:.6g}",
                 path=src, row=line, column=layout.value_columns[3],
             )
     if layout.has_time:
         t = values[3 + layout.n_orientation]
         if t < 0:
-            raise InputError(f"expected a time >= 0 [min], got {t:g}", path=src, row=line, column="time_min")
+            return InputError(f"expected a time >= 0 [min], got {t:g}", path=src, row=line, column="time_min")
     if layout.has_confdata:
         for value, column in zip(values[-4:], CONFDATA_COLUMNS):
             if value != round(value) or (column == "cfx" and not 0 <= value <= 7):
                 want = "an integer from 0 to 7" if column == "cfx" else "an integer (a quadrant)"
-                raise InputError(f"expected {want}, got {value:g}", path=src, row=line, column=column)
-    return name, values
+                return InputError(f"expected {want}, got {value:g}", path=src, row=line, column=column)
+    raise AssertionError(f"{src}, line {line}: a row found bad has no problem to report")  # a bug of _convert
+
+
+def _convert(layout: _Layout, src: str, lines: np.ndarray, names: list[str] | None, columns: Sequence[_Cells]
+             ) -> tuple[list[str], FloatArray, int, InputError | None]:
+    """The one conversion and check of target rows, from cells split by any reader.
+
+    Parameters
+    ----------
+    lines
+        File line ``(k,)`` of each row (1-based).
+    names
+        The name cells ``(k,)`` (stripped here), or None without a name column (names ``row<line>``).
+    columns
+        The cells of ``layout.value_index``, a column each (:data:`_Cells`).
+
+    Returns
+    -------
+    names, values, first, error
+        The names and values ``(k, len(value_index))`` in file units; ``first`` the index of the first row
+        with a problem (``k`` when none) and ``error`` that problem worded and located (file, line, column;
+        None when none). Rows before ``first`` are valid; the caller checks duplicate names.
+    """
+    k = len(lines)
+    bad = np.zeros(k, dtype=bool)
+    if names is None:
+        names = [f"row{line}" for line in lines.tolist()]
+    else:
+        names = [name.strip() for name in names]
+        if not all(names):
+            bad[[i for i, name in enumerate(names) if not name]] = True
+    parsed = [_numbers(cells) for cells in columns]
+    for _, cell_bad in parsed:
+        bad |= cell_bad
+    values = np.column_stack([v for v, _ in parsed]) if parsed else np.zeros((k, 0))
+    with np.errstate(invalid="ignore"):  # (rows with a bad cell hold nan: they are bad already)
+        bad |= _failed_row_checks(layout, values)
+    if not bad.any():
+        return names, values, k, None
+    first = int(np.argmax(bad))
+    texts = [_cell_text(cells, first) for cells in columns]
+    return names, values, first, _row_error(layout, src, int(lines[first]), names[first], texts,
+                                            values[first].tolist())
+
+
+def _first_repeat(names: list[str], lines: np.ndarray, seen: dict[str, int]) -> tuple[int, int] | None:
+    """The index of the first of ``names`` given before (in ``seen``, name -> line, or earlier in ``names``) and
+    the line where it was first given; None when every name is new."""
+    if seen.keys().isdisjoint(names) and len(set(names)) == len(names):
+        return None
+    first: dict[str, int] = {}
+    for j, name in enumerate(names):
+        if name in seen:
+            return j, seen[name]
+        if name in first:
+            return j, int(lines[first[name]])
+        first[name] = j
+    raise AssertionError("a repeated name was not found")
 
 
 def _program(layout: _Layout, src: str, names: list[str], values: FloatArray, lines: np.ndarray) -> Targets:
@@ -492,59 +627,7 @@ def _program(layout: _Layout, src: str, names: list[str], values: FloatArray, li
     )
 
 
-def _rows_pass_checks(layout: _Layout, values: FloatArray) -> bool:
-    """The per-row checks of :func:`_parse_row` on a block ``(k, len(value_index))``, with the same arithmetic."""
-    if layout.convention == "quat_wxyz":
-        w, x, y, z = values[:, 3:7].T
-        if np.any(np.abs(np.sqrt(w * w + x * x + y * y + z * z) - 1.0) > QUAT_NORM_TOL):
-            return False
-    if layout.has_time and np.any(values[:, 3 + layout.n_orientation] < 0):
-        return False
-    if layout.has_confdata:
-        cfd = values[:, -4:]
-        if np.any(cfd != np.round(cfd)) or np.any((cfd[:, 3] < 0) | (cfd[:, 3] > 7)):
-            return False
-    return True
-
-
-def _parse_block(layout: _Layout, text: bytes) -> tuple[list[str] | None, FloatArray] | None:
-    """Names (None without a name column) and values of a plain block by pyarrow's CSV reader; None if it refuses.
-
-    pyarrow converts decimal text to the nearest double as :class:`float`
-    does (measured: bit for bit on a million cells, bench/io.py); anything it
-    does not read as a number (or reads as null or non-finite) sends the block
-    to the row-by-row path, which words and locates the error. About 5x
-    faster than :func:`numpy.loadtxt` (docs/speed.md). It parses on pyarrow's
-    threads, beside the solving (a streamed file is read on a thread of its
-    own: :func:`thermocomp.app.targets._read_ahead`).
-    """
-    n = len(layout.columns)
-    names = [f"c{k}" for k in range(n)]
-    value_names = [names[k] for k in layout.value_index]
-    types = {name: pa.float64() for name in value_names}
-    include = list(value_names)
-    if layout.name_index is not None:
-        types[names[layout.name_index]] = pa.string()
-        include.append(names[layout.name_index])
-    try:
-        table = pa_csv.read_csv(
-            io.BytesIO(text),
-            read_options=pa_csv.ReadOptions(column_names=names, use_threads=True),
-            parse_options=pa_csv.ParseOptions(delimiter=",", quote_char=False, newlines_in_values=False),
-            convert_options=pa_csv.ConvertOptions(column_types=types, include_columns=include, null_values=[],
-                                                  strings_can_be_null=False, quoted_strings_can_be_null=False),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None
-    if any(table.column(name).null_count for name in value_names):
-        return None
-    values = np.column_stack([_float_column(table.column(name)) for name in value_names]) if value_names else \
-        np.zeros((table.num_rows, 0))
-    found = None if layout.name_index is None else table.column(names[layout.name_index]).to_pylist()
-    return found, values
-
-
-def _float_column(column) -> FloatArray:
+def _float_column(column: pa.ChunkedArray) -> FloatArray:
     """A float64 column without nulls as numpy, from its data buffers.
 
     (pyarrow's own ``to_numpy`` imports pandas, 0.2 s of every run, for a copy.)
@@ -554,32 +637,36 @@ def _float_column(column) -> FloatArray:
     return np.concatenate(parts) if parts else np.zeros(0)
 
 
-def _parse_plain(layout: _Layout, raw: RawLines, text: bytes, first_line: int
-                 ) -> tuple[list[str], FloatArray] | None:
-    """Names and values ``(k, len(value_index))`` of ``k`` plain lines ``raw`` (whose text
-    :meth:`CsvLines.plain` gave as ``text``) at once.
+def _parse_plain(layout: _Layout, raw: RawLines, text: bytes) -> tuple[list[str] | None, list[pa.ChunkedArray]] | None:
+    """The name cells (None without a name column) and the value columns, as text, of the plain lines ``raw``
+    (whose text :meth:`CsvLines.plain` gave as ``text``), split at once by pyarrow's CSV reader.
 
-    ``None`` as soon as anything would need a closer look -- a wrong cell
-    count, a cell pyarrow does not read (:func:`_parse_block`) or that is not finite,
-    a name that is empty, padded or repeated, a failed row check -- so that
-    the caller re-reads the block row by row (:func:`_parse_row`), which
-    raises the located error. Accepted values are those of the row-by-row
-    path (correctly rounded decimal conversion, as :class:`float`).
+    ``None`` when a line has another number of cells or is blank (pyarrow skips it): the caller then splits
+    the block row by row (:meth:`CsvLines.rows`), which counts the cells and skips the blank line. Either way
+    :func:`_convert` converts and checks the cells. pyarrow splits on its threads, beside the solving (a
+    streamed file is read on a thread of its own: :func:`thermocomp.app.targets._read_ahead`).
     """
-    parsed = _parse_block(layout, text)  # (it refuses a line of another cell count; it skips a blank line)
-    if parsed is None:
+    n = len(layout.columns)
+    names = [f"c{k}" for k in range(n)]
+    value_names = [names[k] for k in layout.value_index]
+    include = list(value_names)
+    if layout.name_index is not None:
+        include.append(names[layout.name_index])
+    try:
+        table = pa_csv.read_csv(
+            io.BytesIO(text),
+            read_options=pa_csv.ReadOptions(column_names=names, use_threads=True),
+            parse_options=pa_csv.ParseOptions(delimiter=",", quote_char=False, newlines_in_values=False),
+            convert_options=pa_csv.ConvertOptions(column_types=dict.fromkeys(include, pa.string()),
+                                                  include_columns=include, null_values=[],
+                                                  strings_can_be_null=False, quoted_strings_can_be_null=False),
+        )
+    except pa.ArrowInvalid:
         return None
-    names, values = parsed
-    if (values.shape[0] != len(raw) or not np.all(np.isfinite(values)) or (values.size and np.abs(values).max() > MAX_CELL)
-            or not _rows_pass_checks(layout, values)):
+    if table.num_rows != len(raw):
         return None
-    if names is None:
-        return [f"row{first_line + k}" for k in range(len(raw))], values
-    if not all(names) or list(map(str.strip, names)) != names:
-        return None
-    if not layout.has_time and len(set(names)) != len(names):  # a timed program may revisit a target
-        return None
-    return names, values
+    found = None if layout.name_index is None else table.column(names[layout.name_index]).to_pylist()
+    return found, [table.column(name) for name in value_names]
 
 
 def iter_targets_csv(
@@ -646,43 +733,25 @@ def iter_targets_csv(
 
 
 class _Chunk:
-    """The targets of the chunk being read: names, lines, values from plain blocks and single rows."""
+    """The targets of the chunk being read: names, lines and values, a block at a time."""
 
     def __init__(self, unique_names: bool) -> None:
         self.names: list[str] = []
         self.lines: list[np.ndarray] = []
         self.blocks: list[FloatArray] = []
-        self.rows: list[list[float]] = []  # single rows after the last block
-        self.row_lines: list[int] = []
         #: name -> line, for the duplicate check within the chunk (kept only when names must be unique)
         self.unique_names = unique_names
         self.first_line: dict[str, int] = {}
 
-    def add_row(self, name: str, values: list[float], line: int) -> None:
-        self.names.append(name)
-        self.rows.append(values)
-        self.row_lines.append(line)
-        if self.unique_names:
-            self.first_line[name] = line
-
-    def add_block(self, names: list[str], values: FloatArray, first_line: int) -> None:
-        self._close_rows()
-        lines = np.arange(first_line, first_line + len(names), dtype=np.int64)
+    def add_block(self, names: list[str], values: FloatArray, lines: np.ndarray) -> None:
         self.names.extend(names)
         self.blocks.append(values)
         self.lines.append(lines)
         if self.unique_names:
             self.first_line.update(zip(names, lines.tolist()))
 
-    def _close_rows(self) -> None:
-        if self.rows:
-            self.blocks.append(np.array(self.rows, dtype=float))
-            self.lines.append(np.array(self.row_lines, dtype=np.int64))
-            self.rows, self.row_lines = [], []
-
     def values_and_lines(self) -> tuple[FloatArray, np.ndarray]:
-        self._close_rows()
-        if len(self.blocks) == 1:  # one plain block (a streamed file's usual chunk): no copy
+        if len(self.blocks) == 1:  # one block (a streamed file's usual chunk): no copy
             return self.blocks[0], self.lines[0]
         return np.concatenate(self.blocks), np.concatenate(self.lines)
 
@@ -691,9 +760,9 @@ def _chunks(reader: CsvLines, layout: _Layout, chunk_rows: int, header_line: int
             pending: list[tuple[int, list[str]]]) -> Iterator[Targets]:
     """The targets after the header, as :class:`Targets` chunks of ``chunk_rows`` (the last may be shorter).
 
-    Plain blocks of lines are parsed at once (:func:`_parse_plain`); a block
-    that is not plain or that the vectorised parse rejects is read row by row
-    (:func:`_parse_row`), which raises the located error.
+    A block of plain lines is split at once by pyarrow (:func:`_parse_plain`), any other block row by row
+    by :meth:`CsvLines.rows` (comments, quotes, non-ASCII text, a wrong cell count); either way one
+    function converts and checks the cells (:func:`_convert`) and words the first problem.
     """
     src = reader.src
     # Names must be unique unless rows carry time_min: a timed program revisits its targets
@@ -717,34 +786,55 @@ def _chunks(reader: CsvLines, layout: _Layout, chunk_rows: int, header_line: int
                 return _duplicate_error(src, layout, name, earlier[name], int(lines[k]))
         return None  # digests that collided: no name repeats
 
+    def add(lines: np.ndarray, names: list[str] | None, columns: list[_Cells], stop: InputError | None) -> None:
+        """Rows into the chunk up to the first bad one (``stop``: the error of the row after them, if any);
+        raises the first problem in file order."""
+        names, values, first, error = _convert(layout, src, lines, names, columns)
+        if error is None:
+            error = stop
+        if registry is not None:
+            repeat = _first_repeat(names[:first], lines, chunk.first_line)
+            if repeat is not None:
+                j, first_line = repeat
+                first, error = j, _duplicate_error(src, layout, names[j], first_line, int(lines[j]))
+        if error is None:
+            chunk.add_block(names, values, lines)
+            return
+        if first:
+            chunk.add_block(names[:first], values[:first], lines[:first])
+        # Report problems in file order: a name repeated from an earlier
+        # chunk, on a line before this one, comes first.
+        earlier = earlier_duplicate()
+        raise (earlier if earlier is not None else error) from None
+
     def add_rows(rows: Iterator[tuple[int, list[str]]]) -> None:
-        while True:
-            try:
-                item = next(rows, None)  # reading a row can fail too (not UTF-8, bad quoting)
-                if item is None:
-                    return
-                line, cells = item
-                name, row_values = _parse_row(layout, cells, src, line)
-                if registry is not None and name in chunk.first_line:
-                    raise _duplicate_error(src, layout, name, chunk.first_line[name], line)
-            except InputError:
-                # Report problems in file order: a name repeated from an earlier
-                # chunk, on a line before this one, comes first.
-                earlier = earlier_duplicate()
-                if earlier is not None:
-                    raise earlier from None
-                raise
-            chunk.add_row(name, row_values, line)
+        lines: list[int] = []
+        cells: list[list[str]] = []
+        stop = None
+        n = len(layout.columns)
+        try:
+            for line, row in rows:  # reading a row can fail too (not UTF-8, bad quoting)
+                if len(row) != n:
+                    stop = _count_error(layout, src, line, len(row))
+                    break
+                lines.append(line)
+                cells.append(row)
+        except InputError as exc:
+            stop = exc
+        if not lines and stop is None:
+            return
+        by_column = [list(column) for column in zip(*cells)] if cells else [[] for _ in range(n)]
+        names = None if layout.name_index is None else by_column[layout.name_index]
+        add(np.array(lines, dtype=np.int64), names, [by_column[i] for i in layout.value_index], stop)
 
     def add_plain(raw: RawLines, text: bytes) -> bool:
-        parsed = _parse_plain(layout, raw, text, reader.number + 1)
-        if parsed is None:
+        split = _parse_plain(layout, raw, text)
+        if split is None:
             return False
-        names, values = parsed
-        if registry is not None and not chunk.first_line.keys().isdisjoint(names):
-            return False
-        chunk.add_block(names, values, reader.number + 1)
+        first_line = reader.number + 1
         reader.skip(raw)
+        names, columns = split
+        add(np.arange(first_line, first_line + len(raw), dtype=np.int64), names, columns, None)
         return True
 
     def finish() -> Targets:
@@ -844,7 +934,9 @@ def read_targets_frame(
 
     The columns are read as the header of a targets CSV (module docstring:
     ``name``, ``x_mm``.., an orientation group, ``time_min``, ``q1_deg``..),
-    so the same rules and units apply; the index is ignored. Errors name the
+    so the same rules and units apply, and its cells are converted and checked
+    by the CSV's own function (:func:`_convert`: numeric columns as numbers,
+    others by their ``str``); the index is ignored. Errors name the
     line the row would have in ``frame.to_csv(index=False)`` (row position
     + 2) and the column.
 
@@ -869,29 +961,28 @@ def read_targets_frame(
     if m == 0:
         raise InputError("expected one row per target, got none", path=source)
     lines = np.arange(2, m + 2, dtype=np.int64)
-    try:
-        values = frame.iloc[:, list(layout.value_index)].to_numpy(dtype=float)
-    except (TypeError, ValueError):
-        values = None
-    if layout.name_index is None:
-        names = [f"row{line}" for line in lines.tolist()]
-    else:
-        names = [str(v) for v in frame.iloc[:, layout.name_index].tolist()]
-    plain = (values is not None and np.all(np.isfinite(values)) and _rows_pass_checks(layout, values)
-             and all(names) and list(map(str.strip, names)) == names
-             and (layout.name_index is None or layout.has_time or len(set(names)) == m))
-    if not plain:  # word and locate the first problem as the CSV reader does
-        first_line: dict[str, int] = {}
-        parsed = []
-        for line, row in zip(lines.tolist(), frame.itertuples(index=False, name=None)):
-            name, row_values = _parse_row(layout, [str(v) for v in row], source, line)
-            if layout.name_index is not None and not layout.has_time and name in first_line:
-                raise _duplicate_error(source, layout, name, first_line[name], line)
-            first_line.setdefault(name, line)
-            parsed.append(row_values)
-        values = np.array(parsed, dtype=float)
-        names = [name.strip() for name in names]
+    names = None if layout.name_index is None else [str(v) for v in frame.iloc[:, layout.name_index].tolist()]
+    names, values, first, error = _convert(layout, source, lines, names,
+                                           [_frame_cells(frame.iloc[:, i]) for i in layout.value_index])
+    if layout.name_index is not None and not layout.has_time:
+        repeat = _first_repeat(names[:first], lines, {})
+        if repeat is not None:
+            j, first_line = repeat
+            error = _duplicate_error(source, layout, names[j], first_line, int(lines[j]))
+    if error is not None:
+        raise error
     return _program(layout, source, names, values, lines)
+
+
+def _frame_cells(series) -> _Cells:
+    """A DataFrame column as :func:`_convert` takes it: the numbers of a numeric column (the text of a cell,
+    for a message, as ``str`` of its value), else the ``str`` of each value."""
+    if series.dtype.kind in "biuf":
+        try:
+            return series.to_numpy(dtype=float), lambda k: str(series.iloc[k:k + 1].tolist()[0])
+        except (TypeError, ValueError):  # (a nullable integer column with a missing value)
+            pass
+    return [str(v) for v in series.tolist()]
 
 
 # ---------------------------------------------------------------------------
