@@ -243,7 +243,8 @@ def test_on_a_known_linear_servo_mpc_beats_pid_beats_no_controller():
     q, qd = joint_reference(model, path, chain.home, RATE)
     erms = {}
     for controller in ("mpc-iio", "pid", "none"):
-        result = track(lambda run: LinearServo(chain, models.joints, q[0], ServoOptions(), np.random.default_rng(run)),
+        result = track(lambda run: LinearServo(chain, models.joints, q[0], ServoOptions(missed_command_probability=0.0),
+                                                 np.random.default_rng(run)),
                        controller, models, q, qd, 1,
                        lambda qt: print_error(model, qt, path.R_world_tcp, path.p_world_tcp, 1e-3))
         erms[controller] = result.erms

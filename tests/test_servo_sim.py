@@ -23,7 +23,8 @@ from thermocomp.printing.servo_sim import ServoOptions
 
 pytest.importorskip("pybullet")
 
-QUIET = dict(position_noise_rad=0.0, velocity_noise_rad_s=0.0, acceleration_noise_rad_s2=0.0)
+QUIET = dict(position_noise_rad=0.0, velocity_noise_rad_s=0.0, acceleration_noise_rad_s2=0.0,
+             missed_command_probability=0.0)
 
 
 @pytest.mark.parametrize("delay", [0, 4, 7])
@@ -142,7 +143,7 @@ def test_servo_identify_reads_an_rtde_recording_of_the_experiment(tmp_path, caps
     truth = JointModel(A, B, C)
     u = experiment(IdentificationOptions(), 125.0, 6)
     lead = np.zeros((200, 6))
-    with LinearServo(chain, (truth,) * 6, np.zeros(6), ServoOptions(delay_samples=3),
+    with LinearServo(chain, (truth,) * 6, np.zeros(6), ServoOptions(delay_samples=3, missed_command_probability=0.0),
                      np.random.default_rng(5)) as servo:
         record = servo.run(np.vstack([lead, u]))
     rec = tmp_path / "rtde.csv"
