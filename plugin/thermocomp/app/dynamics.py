@@ -450,23 +450,31 @@ def run_feedforward(robot: PathLike, trajectory: PathLike, out: PathLike, *, fri
         return result
 
 
+def _modelled_torques(info, recording: PathLike, friction: PathLike | None):
+    """A recording read and prepared (seed 003's filtering), with the torques ``(m, n)`` [N m] that the URDF's model
+    and, when given, the friction CSV's drives (friction and armature) predict at its samples."""
+    from thermocomp.dynamics.identify import IdentifyOptions, prepare
+    from thermocomp.dynamics.regressor import regressor
+
+    table = _friction_table(friction, info.chain.n_joints)
+    rec = read_recording_csv(recording, info.chain.n_joints)
+    data = prepare(rec, IdentifyOptions())
+    predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
+    if table is not None:
+        predicted = predicted + table.drive_torque(data.qd, data.qdd)
+    return rec, data, predicted
+
+
 def run_collisions(robot: PathLike, recording: PathLike, options, *, friction: PathLike | None = None,
                    out: PathLike | None = None, robot_options: RobotFileOptions | None = None) -> str:
     """Torque-error collision detection (seed 003) on a recording with the URDF's model; returns the report text
     and writes, with ``out``, one row per flagged sample (``time_s``, the joints flagged, their errors [N m])."""
     from thermocomp.dynamics.collision import detect_collisions
-    from thermocomp.dynamics.identify import IdentifyOptions, prepare
-    from thermocomp.dynamics.regressor import regressor
 
     info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot_file(robot), "--recording": recording, "--friction": friction}, {"--out": out},
               info.description.files()) as job:
-        table = _friction_table(friction, info.chain.n_joints)
-        rec = read_recording_csv(recording, info.chain.n_joints)
-        data = prepare(rec, IdentifyOptions())
-        predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
-        if table is not None:
-            predicted = predicted + table.drive_torque(data.qd, data.qdd)
+        rec, data, predicted = _modelled_torques(info, recording, friction)
         result = detect_collisions(data.tau_raw, predicted, data.qd, options)
         t = rec.time[data.dropped:data.dropped + data.q.shape[0]]
         rows = np.flatnonzero(result.flags.any(axis=1))
@@ -495,20 +503,13 @@ def run_payload(robot: PathLike, recording: PathLike, *, friction: PathLike | No
                 robot_options: RobotFileOptions | None = None) -> str:
     """Seed 003's payload identification with the URDF's (identified) model known; with ``urdf_out``, the URDF
     with the payload added to the last link by seed 001's rule of change. Returns the report text."""
-    from thermocomp.dynamics.identify import IdentifyOptions, prepare
     from thermocomp.dynamics.payload import identify_payload, with_payload
-    from thermocomp.dynamics.regressor import regressor
     from thermocomp.dynamics.urdf_parameters import urdf_with_parameters
 
     info = robot_file_inertials(robot, robot_options)
     with _job({"--robot": robot_file(robot), "--recording": recording, "--friction": friction},
               {"--urdf-out": urdf_out, "--report": report}, info.description.files()) as job:
-        table = _friction_table(friction, info.chain.n_joints)
-        rec = read_recording_csv(recording, info.chain.n_joints)
-        data = prepare(rec, IdentifyOptions())
-        predicted = regressor(info.chain, data.q, data.qd, data.qdd) @ info.parameters
-        if table is not None:
-            predicted = predicted + table.drive_torque(data.qd, data.qdd)
+        rec, data, predicted = _modelled_torques(info, recording, friction)
         est = identify_payload(info.chain, data.q, data.qd, data.qdd, data.tau_raw, predicted)
         text = est.text()
         writes = []

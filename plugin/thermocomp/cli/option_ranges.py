@@ -130,7 +130,7 @@ RANGES: dict[str, Range] = {
     "--sigma-mm": Range(1e-6, 1e3),  # a nanometre to a metre
     "--sigma-deg": Range(1e-9, 90.0),
     "--suggest": Range(0, 10_000),
-    "--candidates": _at_least(1, 100_000),  # calibration.run.MAX_CANDIDATES
+    "--candidates": _at_least(1, 100_000),  # app.calibrate.MAX_CANDIDATES
     "--poses": _at_least(1, 1_000_000),
     "--per-minute": _at_least(1, 1_000_000),
     "--noise-mm": Range(0.0, 1e3),
