@@ -145,6 +145,7 @@ RANGES: dict[str, Range] = {
     "--bandwidth-rad-s": Range(1.0, 500.0),
     "--damping": Range(0.1, 2.0),
     "--payload-kg": Range(0.0, 10.0),
+    "--missed-command-probability": Range(0.0, 0.5),
     "--speed-mm-s": _positive(1000.0),
     "--runs": _at_least(1, 1000),
     "--horizon": _at_least(1, 500),
