@@ -267,3 +267,13 @@ def test_an_element_assigned_a_known_value_changes_the_target_that_reads_it(tmp_
     out = tmp_path / "out.script"
     compensate_program("ur5", ZERO, path, out)
     assert out.read_bytes() == path.read_bytes()
+
+
+def test_a_statement_continues_on_the_next_line_after_an_operator_or_an_equal_sign():
+    """The controller reads statements, not lines: ``x =`` with its list on the next lines, or a sum broken after
+    ``+``, is one statement, as inside brackets."""
+    text = ("def f():\n  local table =\n  [\n    0.1, 0.2\n  ]\n  z = 0.2 +\n    0.1 *\n    1\n"
+            "  ok = z > 0.2 and\n    not False\n  if ok: movel(p[.4, table[1] - 0.1, z, 0, 3.14, 0]) end\nend\n")
+    prog = urscript_program_from_text(text, "continued.script")
+    assert prog.unsupported == () and _lines(prog) == [11]
+    np.testing.assert_allclose(prog.points[0].T_world_tcp[:3, 3], [0.4, 0.1, 0.3], atol=1e-12)

@@ -52,13 +52,19 @@ from thermocomp.programs.urscript_values import Binding, Unsupported, Values, as
 URSCRIPT_SUFFIXES = (".script", ".urscript")
 
 
+#: Tokens a statement cannot end with: a line end after one continues the statement (``x =`` then the list on the
+#: next lines, ``a +`` then ``b``), as it does inside brackets; the controller reads statements, not lines.
+_CONTINUES = frozenset(("EQUAL", "ADD_OP", "MUL_OP", "COMP_OP", "AND", "OR", "XOR", "NOT", "COMMA"))
+
+
 def _postlex_brackets(stream):
-    """Drop newlines inside brackets and repeated newlines (a statement continues inside ``( [``)."""
+    """Drop newlines inside brackets, after a token no statement ends with (:data:`_CONTINUES`), and repeated
+    newlines (a statement continues inside ``( [`` and after ``=`` or an operator)."""
     depth = 0
     last = "_NL"
     for token in stream:
         if token.type == "_NL":
-            if depth > 0 or last == "_NL":
+            if depth > 0 or last == "_NL" or last in _CONTINUES:
                 continue
         elif token.type in ("LPAR", "LSQB", "POSE_OPEN"):
             depth += 1
