@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 
 import thermocomp
-from thermocomp.simulators.pybullet import load_setup, measure, save_screenshot
+from thermocomp.app.sim import load_setup, measure
+from thermocomp.simulators.pybullet import save_screenshot
 
 REPO = Path(__file__).resolve().parent.parent
 

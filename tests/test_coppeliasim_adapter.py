@@ -16,6 +16,7 @@ from coppeliasim_fake.scene import HANDLE_WORLD, LEGACY_FUNCTIONS
 from coppeliasim_zmqremoteapi_client import RemoteAPIClient
 
 from thermocomp import DeformationTable, Static, load_robot
+from thermocomp.app.coppeliasim import compensate_in_scene
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.apply import deformed_model
 from thermocomp.deformation.coppeliasim_convention import (
@@ -34,7 +35,6 @@ from thermocomp.simulators.coppeliasim import (
     CoppeliaSimUnreachable,
     SceneError,
     apply_authors_script,
-    compensate_in_scene,
     connect,
     deformation_shown,
     joint_positions,

@@ -158,7 +158,7 @@ def test_compensate_with_simulator_option_is_the_same_run(fake_irb140, capsys, t
 
 def test_compensate_with_simulator_forwards_the_solver_options(fake_irb140, capsys, tmp_path, monkeypatch):
     """--starts, --seed, the tolerances and --progress reach the solver; none is dropped silently."""
-    import thermocomp.simulators.coppeliasim as cs
+    import thermocomp.app.coppeliasim as cs
 
     seen = {}
     real = cs.compensate_in_scene

@@ -191,8 +191,8 @@ def results_bytes(tmp_path_factory) -> bytes:
 
 
 def test_results_csv_for_play(tmp_path_factory, results_bytes):
+    from thermocomp.app.coppeliasim import read_played_rows
     from thermocomp.io.robots import load_robot
-    from thermocomp.simulators.coppeliasim.actions import read_played_rows
 
     chain = load_robot("irb140")
     folder = tmp_path_factory.mktemp("p")

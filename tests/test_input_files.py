@@ -49,6 +49,7 @@ def test_scene_files_use_the_mesh_readers_units():
 
 def _csv_readers():
     """Every CSV reader opening with :func:`thermocomp.io.csvtext.header_and_rows`, and its empty-file message."""
+    from thermocomp.app.track import read_compensated_rows
     from thermocomp.inertia.files import read_corrections_csv, read_inertia_csv
     from thermocomp.io.chain_csv import read_chain_csv
     from thermocomp.io.csvtext import joint_rows
@@ -59,7 +60,6 @@ def _csv_readers():
     from thermocomp.io.recording_csv import read_recording_csv
     from thermocomp.io.scene_joints_csv import read_scene_joints_csv
     from thermocomp.simulators.coppeliasim.play import read_results_rows
-    from thermocomp.simulators.pybullet.campaign import read_compensated_rows
 
     rows = "expected a header and rows, got an empty file"
     return {

@@ -40,7 +40,7 @@ CHILD = textwrap.dedent("""
     from thermocomp.compensation.compensate import CompensationOptions
     from thermocomp.compensation.targets import Targets
     from thermocomp.io.targets_csv import read_targets_csv
-    from thermocomp.simulators.pybullet.cell import load_setup
+    from thermocomp.app.sim import compensate_for_gui, load_setup
     from thermocomp.simulators.pybullet.gui import ScriptedPanel, run_gui
 
     repo, picture = sys.argv[1], sys.argv[2]
@@ -51,7 +51,8 @@ CHILD = textwrap.dedent("""
                        options=CompensationOptions(minutes=(0.0, 100.0, 200.0)))
     panel = ScriptedPanel({2: {"compensate": 1}, 3: {"play_corrected": 1}, 9: {"minute": 200.0},
                            10: {"magnification": 50.0}, 11: {"play_nominal": 1}})
-    s = run_gui(setup, panel=panel, max_frames=18, frame_seconds=0.0, play_interval=0.0, screenshot=picture)
+    s = run_gui(setup, compensate=compensate_for_gui, panel=panel, max_frames=18, frame_seconds=0.0, play_interval=0.0,
+                screenshot=picture)
     print("RESULT " + json.dumps({"frames": s.frames, "rows_played": s.rows_played, "planned": s.planned,
                                   "status": s.status, "reloads": s.reload_seconds}))
 """)
@@ -106,7 +107,7 @@ def test_the_panel_starts_at_the_given_minute_and_magnification(tmp_path: Path, 
 LABELS_CHILD = textwrap.dedent("""
     import json, shutil, sys, tempfile, time
     from thermocomp.compensation.compensate import CompensationOptions
-    from thermocomp.simulators.pybullet.cell import load_setup
+    from thermocomp.app.sim import compensate_for_gui, load_setup
     from thermocomp.simulators.pybullet.client import open_client
     from thermocomp.simulators.pybullet.gui import WINDOW_SIZE, SimGui, display_magnification
 
@@ -119,7 +120,8 @@ LABELS_CHILD = textwrap.dedent("""
         client.pb.addUserDebugParameter = lambda name, *args, **kw: named(" ", *args, **kw)
     try:
         with tempfile.TemporaryDirectory() as work:
-            gui = SimGui(setup, client, work, start_minute=200.0, start_magnification=display_magnification(setup, 200.0))
+            gui = SimGui(setup, client, work, compensate=compensate_for_gui, start_minute=200.0,
+                         start_magnification=display_magnification(setup, 200.0))
             summary = gui.run(max_frames=6, frame_seconds=0.03)
             time.sleep(1.0)  # the window's own thread draws the last frame
             shutil.copy(screen, out)

@@ -46,6 +46,7 @@ from thermocomp.tolerances import (
 
 pb = pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 
+from thermocomp.app import sim as app_sim
 from thermocomp.cli.main import main
 from thermocomp.simulators.pybullet import cell as sim
 from thermocomp.simulators.pybullet.client import Client, connect
@@ -239,19 +240,19 @@ def test_a_urdf_that_is_not_the_chain_is_refused(client: Client, workdir: Path) 
 
 @pytest.fixture(scope="module")
 def irb140_setup() -> sim.SimSetup:
-    return sim.load_setup(None, EXAGGERATED, RANDOM50, scene=IRB140_CELL,
+    return app_sim.load_setup(None, EXAGGERATED, RANDOM50, scene=IRB140_CELL,
                           options=CompensationOptions(minutes=(0.0, 50.0, 200.0)))
 
 
 @pytest.fixture(scope="module")
 def irb140_report(irb140_setup: sim.SimSetup):
-    return sim.compensate_setup(irb140_setup)
+    return app_sim.compensate_setup(irb140_setup)
 
 
 def test_played_program_reaches_targets_and_uncompensated_misses_as_predicted(
         irb140_setup: sim.SimSetup, irb140_report, tmp_path: Path) -> None:
     out = tmp_path / "measured.csv"
-    m, _ = sim.measure(irb140_setup, out, report=irb140_report)
+    m, _ = app_sim.measure(irb140_setup, out, report=irb140_report)
     assert m.n_rows == 150 and np.all(m.status == Status.CONVERGED)
     # Compensated: within the solver's tolerance of every target (1e-6 mm), as PyBullet measures it.
     assert m.corrected_distance.max() <= IK_POSITION_TOL + ROUNDOFF
@@ -272,8 +273,8 @@ def test_played_program_reaches_targets_and_uncompensated_misses_as_predicted(
 
 
 def test_timed_ur5_path_is_measured_at_each_targets_own_minute(tmp_path: Path) -> None:
-    setup = sim.load_setup(None, EXAGGERATED, SCENES / "ur5_print_path.csv", scene=UR5_CELL)
-    m, _ = sim.measure(setup)
+    setup = app_sim.load_setup(None, EXAGGERATED, SCENES / "ur5_print_path.csv", scene=UR5_CELL)
+    m, _ = app_sim.measure(setup)
     assert m.n_rows == setup.program.n_targets
     np.testing.assert_array_equal(m.minute, setup.program.time_min)
     assert m.corrected_distance.max() <= IK_POSITION_TOL + ROUNDOFF
@@ -339,9 +340,9 @@ def test_program_collision_report_names_every_minute_of_the_bad_target(irb140_se
     program = Targets(names=(*good.names[:3], "in_the_plate"),
                       R_world_tcp=np.concatenate([good.R_world_tcp[:3], R[None]]),
                       p_world_tcp=np.concatenate([good.p_world_tcp[:3], [[0.815, 0.075, 0.4]]]))
-    setup = sim.load_setup(None, EXAGGERATED, program, scene=IRB140_CELL,
+    setup = app_sim.load_setup(None, EXAGGERATED, program, scene=IRB140_CELL,
                            options=CompensationOptions(minutes=(0.0, 100.0, 200.0)))
-    report = sim.check_collisions(setup, sim.compensate_setup(setup), CollisionOptions(clearance=0.0))
+    report = sim.check_collisions(setup, app_sim.compensate_setup(setup), CollisionOptions(clearance=0.0))
     assert report.n_rows == 12
     assert report.flagged_rows() == [(0.0, 3), (100.0, 3), (200.0, 3)]
     assert set(report.other) == {"fixture_plate"} and np.all(report.distance < 0)
@@ -349,8 +350,8 @@ def test_program_collision_report_names_every_minute_of_the_bad_target(irb140_se
 
 
 def test_program_collisions_with_the_zero_table_are_none() -> None:
-    setup = sim.load_setup(None, ZERO, SCENES / "ur5_print_path.csv", scene=UR5_CELL)
-    report = sim.check_collisions(setup, sim.compensate_setup(setup))
+    setup = app_sim.load_setup(None, ZERO, SCENES / "ur5_print_path.csv", scene=UR5_CELL)
+    report = sim.check_collisions(setup, app_sim.compensate_setup(setup))
     assert report.n_rows == setup.program.n_targets and report.n_hits == 0
 
 
@@ -380,11 +381,11 @@ def test_screenshot_is_not_blank_and_shows_the_robot(irb140_setup: sim.SimSetup,
 
 
 def test_gui_logic_with_a_scripted_panel(irb140_setup: sim.SimSetup, client: Client, workdir: Path) -> None:
-    small = sim.load_setup(None, EXAGGERATED, _first(irb140_setup.program, 4), scene=IRB140_CELL,
+    small = app_sim.load_setup(None, EXAGGERATED, _first(irb140_setup.program, 4), scene=IRB140_CELL,
                            options=CompensationOptions(minutes=(0.0, 100.0, 200.0)))
     panel = ScriptedPanel({2: {"compensate": 1}, 3: {"play_corrected": 1}, 10: {"minute": 180.0},
                            11: {"magnification": 300.0}, 12: {"play_nominal": 1}})
-    gui = SimGui(small, client, workdir / "gui", panel, play_interval=0.0)
+    gui = SimGui(small, client, workdir / "gui", panel, compensate=app_sim.compensate_for_gui, play_interval=0.0)
     summary = gui.run(max_frames=20, frame_seconds=0.0)
     assert summary.planned and summary.frames == 20
     assert summary.rows_played == 8  # 4 targets with compensation, then 4 without

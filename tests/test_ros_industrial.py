@@ -187,7 +187,7 @@ def test_xacro_robots_compensate_from_the_command_line(xacro, extra, targets, tm
 def test_sim_draws_and_collides_the_xacro_meshes(tmp_path: Path) -> None:
     """``sim`` with a ROS-I robot file: its own meshes (COLLADA visuals as OBJ, STL collisions as convex pieces)."""
     pb = pytest.importorskip("pybullet")
-    from thermocomp.simulators.pybullet.cell import load_setup
+    from thermocomp.app.sim import load_setup
     from thermocomp.simulators.pybullet.robot import load_model
 
     setup = load_setup(str(UR5_XACRO), REPO / "deformations" / "exaggerated.csv", REPO / "scenes" / "ur5_print_path.csv",

@@ -243,12 +243,34 @@ def test_on_a_known_linear_servo_mpc_beats_pid_beats_no_controller():
     q, qd = joint_reference(model, path, chain.home, RATE)
     erms = {}
     for controller in ("mpc-iio", "pid", "none"):
-        result = track(lambda run: LinearServo(chain, models.joints, q[0], ServoOptions(), np.random.default_rng(run)),
+        result = track(lambda run: LinearServo(chain, models.joints, q[0], ServoOptions(missed_command_probability=0.0),
+                                                 np.random.default_rng(run)),
                        controller, models, q, qd, 1,
                        lambda qt: print_error(model, qt, path.R_world_tcp, path.p_world_tcp, 1e-3))
         erms[controller] = result.erms
     assert erms["mpc-iio"] < erms["pid"] < erms["none"]
     assert erms["mpc-iio"] < 100e-6  # the thesis's requirement, here at 40 mm/s
+
+
+def test_a_missed_command_leaves_the_joint_one_sample_of_its_speed_behind():
+    """Seed 004, Section 8-2: a command that misses the robot's cycle stops the joint for that sample. At a
+    constant command the distance lost is the missed samples' share of it (binomial count, 5 sigma)."""
+    chain = load_robot("ur5")
+    truth = (servo_model(2),) * 6
+    N, u, p = 2000, 0.1, 0.3
+
+    def distance(probability: float) -> float:
+        options = ServoOptions(missed_command_probability=probability, position_noise_rad=0.0,
+                               velocity_noise_rad_s=0.0)
+        with LinearServo(chain, truth, np.zeros(6), options, np.random.default_rng(7)) as servo:
+            return float(servo.run(np.full((N, 6), u)).q_true[-1, 0])
+
+    full, lost = distance(0.0), distance(p)
+    assert full == pytest.approx(u * T * N, rel=0.02)  # the delay and the loop's lag: a few samples
+    share = 1.0 - lost / full
+    assert abs(share - p) < 5.0 * math.sqrt(p * (1.0 - p) / N)
+    with pytest.raises(ConfigurationError, match="missed_command_probability"):
+        ServoOptions(missed_command_probability=0.6)
 
 
 def test_mpc_options_are_checked():

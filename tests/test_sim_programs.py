@@ -19,6 +19,7 @@ from helpers import REPO
 
 pb = pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 
+from thermocomp.app import sim as app_sim
 from thermocomp.cli.main import EXIT_INPUT, EXIT_OK, main
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import LinearRamp
@@ -86,14 +87,14 @@ def test_sim_takes_targets_or_a_program(tmp_path, capsys):
 @pytest.fixture(scope="module")
 def ur5_setup():
     options = CompensationOptions(time_law=LinearRamp(), minutes=(200.0,))
-    return sim.load_setup("ur5", EXAGGERATED, UR5_PATH, scene=UR5_CELL, options=options)
+    return app_sim.load_setup("ur5", EXAGGERATED, UR5_PATH, scene=UR5_CELL, options=options)
 
 
 @pytest.mark.slow
 def test_the_legend_names_the_picture_and_the_deviation_is_the_cores(tmp_path):
     from thermocomp.app.targets import run_compensation
 
-    setup = sim.load_setup("ur5", EXAGGERATED, program=URSCRIPT, scene=UR5_CELL,
+    setup = app_sim.load_setup("ur5", EXAGGERATED, program=URSCRIPT, scene=UR5_CELL,
                            options=CompensationOptions(time_law=LinearRamp(), minutes=(0.0, 200.0)))
     plain = sim.save_screenshot(setup, tmp_path / "plain.png", magnification=2.0, width=320, height=240,
                                 legend=False)
@@ -147,12 +148,13 @@ def test_the_gui_plays_a_program_with_a_scripted_panel(tmp_path):
     """The GUI's loop (DIRECT, a scripted panel): compensate, then play the program's points in its order."""
     from thermocomp.simulators.pybullet.gui import ScriptedPanel, SimGui
 
-    setup = sim.load_setup("irb140", EXAGGERATED, program=RAPID,
+    setup = app_sim.load_setup("irb140", EXAGGERATED, program=RAPID,
                            options=CompensationOptions(time_law=LinearRamp(), minutes=(0.0, 200.0)))
     assert setup.program.n_targets == 9 and setup.program.names[0].startswith("1:line")
     panel = ScriptedPanel({2: {"compensate": 1}, 3: {"play_corrected": 1}})
     with connect("direct") as client:
-        gui = SimGui(setup, client, tmp_path / "gui", panel, play_interval=0.0, start_minute=200.0)
+        gui = SimGui(setup, client, tmp_path / "gui", panel, compensate=app_sim.compensate_for_gui, play_interval=0.0,
+                     start_minute=200.0)
         summary = gui.run(max_frames=16, frame_seconds=0.0)
         assert summary.planned and summary.rows_played == 9  # every point of the program, once
         assert gui.plan.corrected_error[gui.plan.ok].max() <= 1e-8  # PyBullet: each point reached

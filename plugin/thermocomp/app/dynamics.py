@@ -328,7 +328,7 @@ def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rat
     ``pose_check(chain)`` (``static`` only, required there) opens the check that a pose stands above the floor and
     clear of the robot itself: a context manager giving a callable ``check(q) -> bool`` with a ``source`` (what
     drew the robot). The command line gives PyBullet's,
-    :class:`thermocomp.simulators.pybullet.poses.PoseCheck`: a simulator is an interface, above this floor.
+    :class:`thermocomp.simulators.pybullet.poses.PoseCheck` (handed down, so that this job loads no simulator).
     """
     from thermocomp.dynamics.friction_runs import ConstantSpeedOptions, constant_speed_trajectory
     from thermocomp.dynamics.static_step import plan_static_poses, static_trajectory

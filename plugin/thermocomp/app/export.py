@@ -29,9 +29,6 @@ from thermocomp.io.robot_files import RobotFileOptions, robot_file_inputs
 from thermocomp.io.robots import load_robot, robot_file
 from thermocomp.robot.chain import Chain
 
-#: Two descriptions of one robot agree to round-off; a URDF written with ``repr`` floats reproduces them.
-SAME_ROBOT_TOL = 1e-9
-
 
 def export_link_contents(robot: str | PathLike, chain: Chain, *, with_meshes: bool = False,
                          inertials: PathLike | None = None, robot_options=None) -> dict | None:
@@ -79,6 +76,7 @@ def export_link_contents(robot: str | PathLike, chain: Chain, *, with_meshes: bo
 def _meshes(robot: str | PathLike, chain: Chain, robot_options) -> dict[str, dict]:
     """Per link: ``visual_mesh``, ``collision_mesh``, ``T_link_mesh``, ``mesh_scale`` (LinkContent fields)."""
     from thermocomp.inertia.links import link_names
+    from thermocomp.inertia.robot import robot_file_link_meshes
     from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES
     from thermocomp.io.robots import robot_file
 
@@ -99,59 +97,6 @@ def _meshes(robot: str | PathLike, chain: Chain, robot_options) -> dict[str, dic
         raise InputError("--with-meshes: the robot file has no <visual> or <collision> meshes", path=name)
     return {link: {"visual_mesh": c.visual_mesh, "collision_mesh": c.collision_mesh, "T_link_mesh": c.T_link_mesh,
                    "mesh_scale": c.mesh_scale} for link, c in found.items()}
-
-
-def robot_file_link_meshes(path: Path, chain: Chain, robot_options=None) -> dict:
-    """The meshes of a ``.urdf`` / ``.xacro`` robot file as :class:`~thermocomp.io.urdf.LinkContent` per link.
-
-    Each ``<visual>`` and ``<collision>`` mesh of a URDF link rigidly attached
-    to the base or to a chain link (``package://`` URIs resolved) is placed in
-    the table form's link frame of that body at the zero pose, as
-    :func:`thermocomp.inertia.robot.mesh_refs_for_robot` places them. Links
-    without meshes are left out; an empty result means the file has none.
-
-    Raises
-    ------
-    InputError
-        A link with several meshes of one kind, or with its visual and
-        collision meshes placed or scaled differently (a link carries one
-        pose and scale for both), a mesh that cannot be resolved.
-    """
-    from thermocomp.geometry.rotations import invert_transform
-    from thermocomp.inertia.links import link_names
-    from thermocomp.inertia.robot import zero_pose_link_frames
-    from thermocomp.io.meshes import read_urdf_meshes
-    from thermocomp.io.robot_files import RobotFileOptions, read_robot_description
-    from thermocomp.io.urdf import LinkContent
-
-    opts = RobotFileOptions() if robot_options is None else robot_options
-    description = read_robot_description(path, opts)
-    names = link_names(chain.n_joints)
-    frames = zero_pose_link_frames(chain)
-    found: dict[str, dict[str, list]] = {}
-    for kind in ("visual", "collision"):
-        urdf_meshes = read_urdf_meshes(path, kind, description.packages, opts.tip_link, base_link=opts.base_link,
-                                       text=description.parsed)
-        for m in urdf_meshes.meshes:
-            link = names[m.body]
-            T = invert_transform(frames[link]) @ m.T_base_link @ m.ref.T_link_mesh
-            found.setdefault(link, {}).setdefault(kind, []).append((str(m.ref.path.resolve()), T, m.ref.metres_per_unit))
-    out = {}
-    for link, kinds in found.items():
-        for kind, items in kinds.items():
-            if len(items) > 1:
-                raise InputError(f"link {link} carries {len(items)} {kind} meshes; a thermocomp URDF link holds one "
-                                 "(give a mesh map instead, docs/scenes.md)", path=str(path))
-        (vis,) = kinds.get("visual", [None])
-        (col,) = kinds.get("collision", [None])
-        first = vis or col
-        if vis is not None and col is not None and not (np.allclose(vis[1], col[1], rtol=0, atol=SAME_ROBOT_TOL)
-                                                        and vis[2] == col[2]):
-            raise InputError(f"link {link}'s visual and collision meshes are placed or scaled differently; a thermocomp "
-                             "URDF link places both alike (give a mesh map instead, docs/scenes.md)", path=str(path))
-        out[link] = LinkContent(visual_mesh=None if vis is None else vis[0], collision_mesh=None if col is None else col[0],
-                                T_link_mesh=first[1], mesh_scale=first[2])
-    return out
 
 
 def _inertials(path: PathLike, chain: Chain, robot_options=None) -> dict:
@@ -187,7 +132,7 @@ def robot_file_link_inertials(path: PathLike, chain: Chain, robot_options=None) 
     its base frame, at the angles ``chain`` gives its URDF
     (``theta = sign q + offset``), is ``chain``'s TCP moved by one constant
     transform ``T_base_filebase`` at random configurations, within
-    :data:`SAME_ROBOT_TOL`. What moves with each joint (its child link and
+    :data:`~thermocomp.inertia.robot.SAME_ROBOT_TOL`. What moves with each joint (its child link and
     the links fixed to it: a ROS ``flange`` or ``tool0``, the 1 g ``tcp``
     placeholder of a thermocomp URDF), as the dynamics commands count it,
     is then moved from the file's link frame into ``chain``'s (zero pose;
@@ -198,7 +143,7 @@ def robot_file_link_inertials(path: PathLike, chain: Chain, robot_options=None) 
     from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
     from thermocomp.geometry.rotations import invert_transform
     from thermocomp.inertia.links import LinkInertial
-    from thermocomp.inertia.robot import zero_pose_link_frames
+    from thermocomp.inertia.robot import SAME_ROBOT_TOL, zero_pose_link_frames
     from thermocomp.kinematics.fk import fk_matrix
     from thermocomp.kinematics.model import nominal_model
 

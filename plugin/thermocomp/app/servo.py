@@ -8,7 +8,7 @@ line prints (docs/printing.md).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -177,7 +177,9 @@ def run_identify(robot: str, out: PathLike, *, report: PathLike | None = None, r
         if recording is None:
             from thermocomp.printing.servo_sim import ServoSimulator
 
-            with ServoSimulator(chain, links, start_configuration(chain), servo, np.random.default_rng(seed)) as sim:
+            # the experiment runs on the robot's controller (servo excite's URScript): no PC loop misses a sample
+            on_robot = replace(servo, missed_command_probability=0.0)
+            with ServoSimulator(chain, links, start_configuration(chain), on_robot, np.random.default_rng(seed)) as sim:
                 qd = sim.run(u).qd[:-1]
             source = f"the simulated {robot} (seed {seed})"
         else:

@@ -1,6 +1,6 @@
 """``thermocomp coppeliasim``: the plugin in a running CoppeliaSim, and the authors' scene convention.
 
-Each action is one library call (:mod:`thermocomp.simulators.coppeliasim.actions`)
+Each action is one library call (:mod:`thermocomp.app.coppeliasim`)
 with the run's :class:`~thermocomp.io.job.Job` (docs/jobs.md). The CoppeliaSim add-on
 (``plugin/thermocomp/simulators/coppeliasim/thermocomp.lua``) runs these actions; see
 docs/coppeliasim.md.
@@ -179,27 +179,27 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _address(args: argparse.Namespace):
-    from thermocomp.simulators.coppeliasim.actions import Address
+    from thermocomp.app.coppeliasim import Address
 
     return Address(args.host, args.port, args.timeout_s, announce=args.coppeliasim_command != "info")
 
 
 def _which(args: argparse.Namespace):
-    from thermocomp.simulators.coppeliasim.actions import RobotInScene
+    from thermocomp.app.coppeliasim import RobotInScene
 
     return RobotInScene.from_text(args.robot_path, args.tip, args.joints)
 
 
 def _law(args: argparse.Namespace):
-    from thermocomp.simulators.coppeliasim.actions import SceneLaw
+    from thermocomp.app.coppeliasim import SceneLaw
 
     return SceneLaw(program_settings(args).time_law, args.convention)
 
 
 def _compensate(args: argparse.Namespace, job) -> int:
+    from thermocomp.app import coppeliasim as actions
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.errors import ConfigurationError
-    from thermocomp.simulators.coppeliasim import actions
 
     settings = program_settings(args)
     minutes = settings.minutes
@@ -216,9 +216,9 @@ def _compensate(args: argparse.Namespace, job) -> int:
 
 def _compensate_program(args: argparse.Namespace, job) -> int:
     """``thermocomp compensate --simulator coppeliasim``: its options spelt ``--coppeliasim-host`` ...."""
+    from thermocomp.app import coppeliasim as actions
+    from thermocomp.app.coppeliasim import Address, RobotInScene, SceneLaw
     from thermocomp.cli.progress import ProgressBar
-    from thermocomp.simulators.coppeliasim import actions
-    from thermocomp.simulators.coppeliasim.actions import Address, RobotInScene, SceneLaw
     from thermocomp.simulators.coppeliasim.connection import DEFAULT_TIMEOUT_S
 
     settings = program_settings(args)
@@ -233,7 +233,7 @@ def _compensate_program(args: argparse.Namespace, job) -> int:
     return EXIT_OK
 
 
-#: Each action: one library call of :mod:`thermocomp.simulators.coppeliasim.actions` with the parsed options.
+#: Each action: one library call of :mod:`thermocomp.app.coppeliasim` with the parsed options.
 ACTION_CALLS = {
     "info": lambda a, job: actions().info(_address(a), job),
     "read-robot": lambda a, job: actions().read_robot_table(_address(a), _which(a), a.out, job,
@@ -278,8 +278,8 @@ def _addon_run(args: argparse.Namespace) -> int:
 
 
 def actions():
-    """:mod:`thermocomp.simulators.coppeliasim.actions`, imported when an action runs."""
-    from thermocomp.simulators.coppeliasim import actions as module
+    """:mod:`thermocomp.app.coppeliasim`, imported when an action runs."""
+    from thermocomp.app import coppeliasim as module
 
     return module
 

@@ -95,7 +95,7 @@ RANGES: dict[str, Range] = {
     "--coppeliasim-port": _PORT,
     "--port": _PORT,
     "--timeout-s": _SECONDS,
-    "--configurations": _at_least(1, 100_000),  # simulators.coppeliasim.actions.MAX_CONFIGURATIONS
+    "--configurations": _at_least(1, 100_000),  # app.coppeliasim.MAX_CONFIGURATIONS
     "--magnification": Range(1.0, 1000.0),  # simulators.magnification.MAGNIFICATION_RANGE
     "--hold-s": _SECONDS,
     "coppeliasim show --hold-s": Range(0.0, 1e6),  # 0: shown, then restored at once
@@ -145,6 +145,7 @@ RANGES: dict[str, Range] = {
     "--bandwidth-rad-s": Range(1.0, 500.0),
     "--damping": Range(0.1, 2.0),
     "--payload-kg": Range(0.0, 10.0),
+    "--missed-command-probability": Range(0.0, 0.5),
     "--speed-mm-s": _positive(1000.0),
     "--runs": _at_least(1, 1000),
     "--horizon": _at_least(1, 500),

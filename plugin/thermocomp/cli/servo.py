@@ -16,6 +16,9 @@ def _servo_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--damping", type=float, default=0.7, help="simulated servo: damping of the velocity loop")
     parser.add_argument("--payload-kg", type=float, default=0.0,
                         help="simulated servo: a mass at the TCP the drives do not compensate [kg]")
+    parser.add_argument("--missed-command-probability", type=float, default=0.02,
+                        help="simulated servo, tracking: probability that a sample's command misses the robot's "
+                             "cycle and the joint gets speed 0 for it (seed 004, Section 8-2; docs/printing.md)")
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the simulated servo's noise")
 
 
@@ -23,7 +26,8 @@ def _servo_options(args: argparse.Namespace):
     from thermocomp.printing.servo_sim import ServoOptions
 
     return ServoOptions(rate_hz=args.rate_hz, delay_samples=args.delay_samples, bandwidth_rad_s=args.bandwidth_rad_s,
-                        damping=args.damping, payload_kg=args.payload_kg)
+                        damping=args.damping, payload_kg=args.payload_kg,
+                        missed_command_probability=args.missed_command_probability)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

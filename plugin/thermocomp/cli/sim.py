@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -20,9 +18,9 @@ from thermocomp.cli.common import (
     program_settings,
     robot_file_options,
 )
-from thermocomp.io.robots import BUILTIN_ROBOTS
 
-#: Picture size of ``--screenshot`` when ``--size`` is not given [px] (the library's default).
+#: Picture size of ``--screenshot`` when ``--size`` is not given [px], for the help: the job's
+#: ``thermocomp.app.sim.DEFAULT_SIZE`` (not imported, so that ``--help`` loads no simulator).
 DEFAULT_SIZE = (960, 720)
 
 
@@ -86,99 +84,38 @@ def register(sub: argparse._SubParsersAction) -> None:
     sim.set_defaults(handler=run)
 
 
-def _check_options(args: argparse.Namespace) -> bool:
-    """Check the options that need no file, before anything is read; returns whether the GUI opens.
-
-    Raises
-    ------
-    ConfigurationError
-        An option out of range, or one that would have no effect.
-    """
-    from thermocomp.errors import ConfigurationError
-    from thermocomp.simulators.magnification import check_magnification
-    from thermocomp.simulators.pybullet.render import check_picture_size
-
-    if (args.targets is None) == (args.program is None):
-        raise ConfigurationError("expected --targets CSV or --program FILE (one of the two)")
-    if args.program is not None and args.orientation_euler_xyz_deg is not None:
-        raise ConfigurationError("--orientation-euler-xyz-deg serves position-only --targets; a program's targets "
-                                 "carry their orientation")
-    if args.out and not args.headless:
-        raise ConfigurationError("--out is the measurement of --headless; add --headless")
-    if args.headless and not args.out:
-        raise ConfigurationError("--headless writes its measurement to --out CSV; give --out")
-    if args.collisions_out and not args.collisions:
-        raise ConfigurationError("--collisions-out needs --collisions")
-    if args.clearance_mm is not None:
-        if not args.collisions:
-            raise ConfigurationError("--clearance-mm sets the clearance of --collisions; add --collisions")
-        if not (math.isfinite(args.clearance_mm) and args.clearance_mm >= 0):
-            raise ConfigurationError(f"--clearance-mm: expected a distance >= 0 mm, got {args.clearance_mm:g}")
-    gui = not (args.headless or args.screenshot or args.collisions)
-    if args.size is not None:
-        if not args.screenshot:
-            raise ConfigurationError("--size is the picture size of --screenshot; add --screenshot")
-        check_picture_size(*args.size)
-    for flag, value in (("--minute", args.minute), ("--magnification", args.magnification)):
-        if value is not None and not (args.screenshot or gui):
-            raise ConfigurationError(f"{flag} sets the deformation shown in a picture (--screenshot) or the GUI; "
-                                     "it has no effect on --headless or --collisions")
-    if args.magnification is not None:
-        check_magnification(args.magnification, "--magnification")
-    if args.minute is not None and not math.isfinite(args.minute):
-        raise ConfigurationError(f"--minute: expected a finite minute, got {args.minute:g}")
-    return gui
-
-
-def _scene_argument(args: argparse.Namespace) -> str | None:
-    """The scene to load: ``--scene``, else the built-in robot's shipped cell (with a note), else none."""
-    from thermocomp.io.scene_file import BUILTIN_SCENES, builtin_scene
-
-    if args.scene is not None or args.no_scene:
-        return args.scene
-    if args.robot is None:
-        return None  # load_setup says to name a robot or a scene
-    if args.robot not in BUILTIN_ROBOTS:
-        return None
-    found = builtin_scene(args.robot)
-    if found is None:
-        print(f"thermocomp: note: the {args.robot} cell (scenes/{BUILTIN_SCENES[args.robot]}) is not part of this "
-              "install; showing the robot alone (give --scene FILE, or --no-scene to silence this)", file=sys.stderr)
-        return None
-    print(f"scene: {found} (the {args.robot}'s shipped cell; --scene FILE or --no-scene to change)")
-    return str(found)
-
-
 def run(args: argparse.Namespace) -> int:
     from thermocomp.app.jobs import CompensationFailed
+    from thermocomp.app.sim import SimOptions, prepare, run_batch, shipped_scene
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.compensation.compensate import CompensationOptions
-    from thermocomp.errors import ConfigurationError
     from thermocomp.io.job import Job
     from thermocomp.simulators.pybullet import cell as sim
-    from thermocomp.simulators.pybullet.batch import BatchOutputs, prepare, run_batch
 
-    gui = _check_options(args)
-    if args.screenshot and Path(args.screenshot).suffix.lower() != ".png":
-        # only the suffix here: the job checks the path (folder, type, inputs) naming --screenshot
-        raise ConfigurationError(f"--screenshot {args.screenshot}: expected a picture path ending in .png")
+    sim_options = SimOptions(targets=args.targets, program=args.program,
+                             orientation_given=args.orientation_euler_xyz_deg is not None, headless=args.headless,
+                             out=args.out, screenshot=args.screenshot,
+                             size=None if args.size is None else tuple(args.size), minute=args.minute,
+                             magnification=args.magnification, collisions=args.collisions,
+                             collisions_out=args.collisions_out, clearance_mm=args.clearance_mm)
     settings = program_settings(args)
     options = CompensationOptions(time_law=settings.time_law, minutes=settings.minutes, composition=args.composition,
                                   time_law_file=settings.time_law_file)
-    outputs = BatchOutputs(out=args.out, collisions=args.collisions, collisions_out=args.collisions_out,
-                           clearance=0.0 if args.clearance_mm is None else args.clearance_mm * 1e-3,
-                           screenshot=args.screenshot, size=DEFAULT_SIZE if args.size is None else tuple(args.size),
-                           minute=args.minute, magnification=args.magnification)
+    outputs = sim_options.outputs()
     with Job() as job:
-        setup = prepare(job, args.robot, args.deformation, args.targets, program=args.program,
-                        scene=_scene_argument(args),
+        scene, said, note = shipped_scene(args.robot, args.scene, args.no_scene)
+        if note is not None:
+            print(f"thermocomp: note: {note}", file=sys.stderr)
+        if said is not None:
+            print(said)
+        setup = prepare(job, args.robot, args.deformation, args.targets, program=args.program, scene=scene,
                         meshes=args.meshes, options=options, fixed_orientation=settings.fixed_orientation,
                         outputs=outputs.declared(), robot_options=robot_file_options(args))
         if args.magnification is not None:
             warning = sim.magnification_warning(setup, args.magnification)
             if warning is not None:
                 print(f"thermocomp: warning: {warning}", file=sys.stderr)
-        if gui:
+        if sim_options.gui:
             return _run_gui(setup, args)
         try:
             hits = run_batch(job, setup, outputs, allow_failures=args.allow_failures,
@@ -191,10 +128,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_gui(setup, args: argparse.Namespace) -> int:
+    from thermocomp.app.sim import compensate_for_gui
     from thermocomp.simulators.pybullet.gui import run_gui
 
     minute = None if args.minute is None else setup.check_minute(args.minute)
-    summary = run_gui(setup, start_minute=minute, start_magnification=args.magnification)
+    summary = run_gui(setup, compensate=compensate_for_gui, start_minute=minute, start_magnification=args.magnification)
     print(f"GUI opened at minute {summary.start_minute:g}, deformation magnified x{summary.start_magnification:g}")
     if summary.reload_seconds:
         print(f"GUI closed after {summary.frames:,} frames; the deformed robot was reloaded "

@@ -55,22 +55,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from thermocomp.app.track import run_track
     from thermocomp.deformation.timelaw import LinearRamp, Static
-    from thermocomp.errors import ConfigurationError
-    from thermocomp.simulators.pybullet.campaign import measure_results, run_campaign
 
     law = None if args.time_law is not None else Static() if args.static else LinearRamp(args.stabilisation_min)
-    if args.results is not None:
-        if args.tracker_pose is not None or args.orientation_noise_deg is not None:
-            raise ConfigurationError("--tracker-pose and --orientation-noise-deg are for a campaign, not --results")
-        result = measure_results(args.robot, args.deformation, args.results, args.out, law, noise_mm=args.noise_mm,
-                                 seed=args.seed, law_file=args.time_law,
-                                 robot_options=robot_file_options(args))
-    else:
-        result = run_campaign(args.robot, args.deformation, args.out, law, poses=args.poses, minutes=args.minutes,
-                              per_minute=args.per_minute, noise_mm=args.noise_mm,
-                              orientation_noise_deg=args.orientation_noise_deg, tracker_pose_mm_deg=args.tracker_pose,
-                              seed=args.seed, law_file=args.time_law,
-                              robot_options=robot_file_options(args))
+    result = run_track(args.robot, args.deformation, args.out, law, results=args.results, poses=args.poses,
+                       minutes=args.minutes, per_minute=args.per_minute,
+                       noise_mm=args.noise_mm, orientation_noise_deg=args.orientation_noise_deg,
+                       tracker_pose_mm_deg=args.tracker_pose, seed=args.seed, law_file=args.time_law,
+                       robot_options=robot_file_options(args))
     print(result.text())
     return EXIT_OK

@@ -59,6 +59,9 @@ MESH_KINDS = ("visual", "collision")
 #: this range :func:`compute_inertials` warns (it cannot know the robot).
 PLAUSIBLE_DENSITY = (500.0, 20000.0)
 
+#: Two descriptions of one robot agree to round-off; a URDF written with ``repr`` floats reproduces them.
+SAME_ROBOT_TOL = 1e-9
+
 
 @dataclass(frozen=True)
 class InertiaOptions:
@@ -240,6 +243,56 @@ def mesh_refs_for_robot(
     if mesh_map is not None:
         return read_mesh_map(mesh_map, path, names, metres_per_unit)
     return mesh_refs_from_folder(path, names, metres_per_unit)
+
+
+def robot_file_link_meshes(path: Path, chain: Chain, robot_options=None) -> dict:
+    """The meshes of a ``.urdf`` / ``.xacro`` robot file as :class:`~thermocomp.io.urdf.LinkContent` per link.
+
+    Each ``<visual>`` and ``<collision>`` mesh of a URDF link rigidly attached
+    to the base or to a chain link (``package://`` URIs resolved) is placed in
+    the table form's link frame of that body at the zero pose, as
+    :func:`thermocomp.inertia.robot.mesh_refs_for_robot` places them. Links
+    without meshes are left out; an empty result means the file has none.
+
+    Raises
+    ------
+    InputError
+        A link with several meshes of one kind, or with its visual and
+        collision meshes placed or scaled differently (a link carries one
+        pose and scale for both), a mesh that cannot be resolved.
+    """
+    from thermocomp.io.meshes import read_urdf_meshes
+    from thermocomp.io.robot_files import RobotFileOptions, read_robot_description
+    from thermocomp.io.urdf import LinkContent
+
+    opts = RobotFileOptions() if robot_options is None else robot_options
+    description = read_robot_description(path, opts)
+    names = link_names(chain.n_joints)
+    frames = zero_pose_link_frames(chain)
+    found: dict[str, dict[str, list]] = {}
+    for kind in ("visual", "collision"):
+        urdf_meshes = read_urdf_meshes(path, kind, description.packages, opts.tip_link, base_link=opts.base_link,
+                                       text=description.parsed)
+        for m in urdf_meshes.meshes:
+            link = names[m.body]
+            T = invert_transform(frames[link]) @ m.T_base_link @ m.ref.T_link_mesh
+            found.setdefault(link, {}).setdefault(kind, []).append((str(m.ref.path.resolve()), T, m.ref.metres_per_unit))
+    out = {}
+    for link, kinds in found.items():
+        for kind, items in kinds.items():
+            if len(items) > 1:
+                raise InputError(f"link {link} carries {len(items)} {kind} meshes; a thermocomp URDF link holds one "
+                                 "(give a mesh map instead, docs/scenes.md)", path=str(path))
+        (vis,) = kinds.get("visual", [None])
+        (col,) = kinds.get("collision", [None])
+        first = vis or col
+        if vis is not None and col is not None and not (np.allclose(vis[1], col[1], rtol=0, atol=SAME_ROBOT_TOL)
+                                                        and vis[2] == col[2]):
+            raise InputError(f"link {link}'s visual and collision meshes are placed or scaled differently; a thermocomp "
+                             "URDF link places both alike (give a mesh map instead, docs/scenes.md)", path=str(path))
+        out[link] = LinkContent(visual_mesh=None if vis is None else vis[0], collision_mesh=None if col is None else col[0],
+                                T_link_mesh=first[1], mesh_scale=first[2])
+    return out
 
 
 def link_solids(refs: list[MeshRef], names: list[str], fallback: Fallback | None = None) -> dict[str, SolidProperties]:
@@ -440,11 +493,13 @@ def compute_inertials(
 
 __all__ = [
     "PLAUSIBLE_DENSITY",
+    "SAME_ROBOT_TOL",
     "InertiaOptions",
     "InertiaReport",
     "check_chain_match",
     "compute_inertials",
     "link_solids",
     "mesh_refs_for_robot",
+    "robot_file_link_meshes",
     "zero_pose_link_frames",
 ]

@@ -18,7 +18,14 @@ inertials (headless, ``DIRECT``):
 * the drives' torques carry white noise, ``M_ii(q)`` times ``acceleration_noise_rad_s2`` per physics step
   (seeded): open-loop velocities drift;
 * the robot reports its joint angles quantised to the encoder (``encoder_counts``) with noise, and its joint
-  speeds with noise (``velocity_noise_rad_s``), as UR's ``actual_q`` and ``actual_qd``.
+  speeds with noise (``velocity_noise_rad_s``), as UR's ``actual_q`` and ``actual_qd``;
+* the PC that runs the tracking loop is not real-time: each sample, with probability
+  ``missed_command_probability``, its command does not reach the robot in time, and the robot's ``speedj``
+  has run out: the drives' speed reference is 0 for that sample (the joint falls behind by about ``u T``;
+  seed 004, Section 8-2: "the connection from the pc to the robot seems to be lacking. This causes the robot
+  to stop in the middle of a print and this will cause major errors for the print in the direction of
+  printing", and Section 7-6). The identification experiment runs on the robot's own controller
+  (``servo excite``), so :func:`thermocomp.app.servo.run_identify` simulates it with no missed commands.
 
 The arm's dynamics are PyBullet's (fixed base, gravity, the built-in approximate inertials of
 ``robots/<name>/inertia.csv``, no joint friction). Everything is in SI units and radians.
@@ -73,6 +80,9 @@ class ServoOptions:
         Share of the mass matrix's off-diagonal terms the drives use, in [0, 1].
     torque_lag_s
         Time constant of the motors' torque answer [s], in [0, 0.2] (0: none).
+    missed_command_probability
+        Probability that a sample's command misses the robot's cycle and the drives' speed reference is 0 for
+        that sample, in [0, 0.5] (module docstring; docs/printing.md states how the default is estimated).
     """
 
     rate_hz: float = 125.0
@@ -87,6 +97,7 @@ class ServoOptions:
     payload_kg: float = 0.0
     decoupling: float = 0.8
     torque_lag_s: float = 0.02
+    missed_command_probability: float = 0.02
 
     def __post_init__(self) -> None:
         checks = (
@@ -102,6 +113,7 @@ class ServoOptions:
             ("payload_kg", self.payload_kg, 0.0, 10.0, "kg"),
             ("decoupling", self.decoupling, 0.0, 1.0, ""),
             ("torque_lag_s", self.torque_lag_s, 0.0, 0.2, "s"),
+            ("missed_command_probability", self.missed_command_probability, 0.0, 0.5, ""),
         )
         for name, value, lo, hi, unit in checks:
             if not (isinstance(value, (int, float)) and math.isfinite(value) and lo <= value <= hi):
@@ -119,6 +131,15 @@ class ServoOptions:
     def quantum_rad(self) -> float:
         """The encoder's quantum [rad]."""
         return 2.0 * math.pi / self.encoder_counts
+
+
+def _arrived(u: ArrayLike, options: ServoOptions, rng: np.random.Generator) -> FloatArray:
+    """The speed reference [rad/s] ``(n,)`` the drives get for the command ``u``: ``u``, or 0 when the command
+    missed the robot's cycle (probability ``options.missed_command_probability``; no draw when it is 0)."""
+    u = np.array(u, dtype=float)
+    if options.missed_command_probability > 0.0 and rng.random() < options.missed_command_probability:
+        return np.zeros_like(u)
+    return u
 
 
 @dataclass(frozen=True)
@@ -264,8 +285,7 @@ class ServoSimulator:
     def step(self, u: ArrayLike) -> None:
         """Send the command ``u`` [rad/s] ``(n,)`` at this sample and advance the robot one sample."""
         p, o, chain = self._p, self.options, self.chain
-        u = np.asarray(u, dtype=float)
-        self._pending.append(u.copy())
+        self._pending.append(_arrived(u, o, self.rng))
         v_ref = self._pending.popleft()
         kp, ki = 2.0 * o.damping * o.bandwidth_rad_s, o.bandwidth_rad_s**2
         dt = o.sample_time / o.substeps
@@ -347,7 +367,7 @@ class LinearServo:
                 qd + o.velocity_noise_rad_s * self.rng.standard_normal(qd.shape))
 
     def step(self, u: ArrayLike) -> None:
-        self._pending.append(np.asarray(u, dtype=float).copy())
+        self._pending.append(_arrived(u, self.options, self.rng))
         acting = self._pending.popleft()
         _, before = self.true_state()
         self._x = [j.A @ x + j.B[:, 0] * a for j, x, a in zip(self.joints, self._x, acting)]

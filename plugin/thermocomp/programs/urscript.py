@@ -47,18 +47,24 @@ from thermocomp.programs.urscript_flow import (
     _Return,
 )
 from thermocomp.programs.urscript_motions import MOTIONS, MOVES_PATTERN, Motions, Statements, move_statements
-from thermocomp.programs.urscript_values import Values, assignment, line_col, root_name
+from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, line_col, root_name
 
 URSCRIPT_SUFFIXES = (".script", ".urscript")
 
 
+#: Tokens a statement cannot end with: a line end after one continues the statement (``x =`` then the list on the
+#: next lines, ``a +`` then ``b``), as it does inside brackets; the controller reads statements, not lines.
+_CONTINUES = frozenset(("EQUAL", "ADD_OP", "MUL_OP", "COMP_OP", "AND", "OR", "XOR", "NOT", "COMMA"))
+
+
 def _postlex_brackets(stream):
-    """Drop newlines inside brackets and repeated newlines (a statement continues inside ``( [``)."""
+    """Drop newlines inside brackets, after a token no statement ends with (:data:`_CONTINUES`), and repeated
+    newlines (a statement continues inside ``( [`` and after ``=`` or an operator)."""
     depth = 0
     last = "_NL"
     for token in stream:
         if token.type == "_NL":
-            if depth > 0 or last == "_NL":
+            if depth > 0 or last == "_NL" or last in _CONTINUES:
                 continue
         elif token.type in ("LPAR", "LSQB", "POSE_OPEN"):
             depth += 1
@@ -119,10 +125,26 @@ def parse_urscript_text(text: str, path: str) -> Tree:
         at_end = found is None or getattr(found, "type", "") == "$END"
         if getattr(found, "type", "") == "MOVES":  # (where no statement may start: its function is unexpected)
             found = found[:5]  # type: ignore[index]
-        what = "end of file" if at_end else repr(str(found))
+        what = "end of file" if at_end else repr(_as_written(str(found), text, getattr(exc, "pos_in_stream", None)))
         line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
         column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
         raise InputError(f"URScript syntax: unexpected {what} (column {column})", path=path, row=line) from None
+
+
+def _as_written(found: str, text: str, position: int | None) -> str:
+    """The text a syntax error found, as the file's author wrote it: the script is read byte for byte (as
+    ISO-8859-1, so that every byte is kept and written back), and a character a UTF-8 file holds (a Chinese or
+    German note) would show as its first byte's Latin-1 letter ('\xe4' for '位'). Where the bytes from there
+    decode as UTF-8, the character they spell is named instead."""
+    if position is None or not found or ord(found[0]) < 0x80:
+        return found
+    raw = text[position:position + 4].encode("latin-1", errors="replace")
+    for end in range(4, 1, -1):
+        try:
+            return raw[:end].decode("utf-8")[:1]
+        except UnicodeDecodeError:
+            continue
+    return found
 
 
 class _Walker(Flow, Motions, Values):
@@ -207,7 +229,7 @@ class _Walker(Flow, Motions, Values):
                 if st.data == "assign":
                     name = root_name(assignment(st)[0])
                     self.global_names.update(() if name is None else (name,))
-            self.run_entry(self.body_of(main), self.globals)
+            self.run_entry(self.body_of(main), self._entry_parameters(main))
         for name, thread in self.threads.items():  # a thread never started: its motions are named
             if name in self.started_threads:
                 continue
@@ -229,6 +251,22 @@ class _Walker(Flow, Motions, Values):
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=tuple(entry),
                             newline=newline_of(self.text),
                             extra={"conditional": tuple(sorted(set(self.conditional_lines)))})
+
+    def _entry_parameters(self, main: Tree) -> dict:
+        """The scope the program function runs in: the globals, and its parameters, if it has any (a library's
+        function run as the program): each its default, or known only while running, saying why."""
+        params = next((c for c in main.children if isinstance(c, Tree) and c.data == "params"), None)
+        for param in () if params is None else params.children:  # (its variables are globals: so are these)
+            name = str(param.children[0])
+            why = (f" (it is a parameter of {main.children[0]}, which runs as the program: no call in the file gives "
+                   "it a value)")
+            try:
+                value = self.evaluate(param.children[1], {}) if len(param.children) > 1 else None
+            except Unsupported:
+                value = None
+            self.globals[name] = Binding(value, None, name, why)
+            self.global_names.add(name)
+        return self.globals
 
     def run_entry(self, statements, local: dict) -> None:
         """The entry's statements; a ``return`` there ends the program."""

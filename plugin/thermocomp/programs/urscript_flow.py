@@ -45,7 +45,7 @@ from thermocomp.programs.urscript_values import (
 
 #: Calls that move the robot in ways thermocomp does not follow.
 UNSUPPORTED_CALLS = frozenset((
-    "speedj", "speedl", "servoj", "servoc", "servol", "force_mode", "end_force_mode", "stopj", "stopl",
+    "speedj", "speedl", "servoj", "servoc", "servol", "force_mode", "end_force_mode",
     "movepath", "move_path", "path_offset_enable", "position_deviation_warning", "conveyor_pulse_decode",
     "track_conveyor_linear", "track_conveyor_circular", "freedrive_mode", "teach_mode", "set_tool_direction",
     "direct_torque", "torque_command", "screw_driving",
@@ -55,9 +55,11 @@ UNSUPPORTED_CALLS = frozenset((
 PURE_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "point_dist", "interpolate_pose", "rpy2rotvec",
                  "rotvec2rpy", "d2r", "r2d", "sin", "cos", "tan", "asin", "acos", "atan", "sqrt", "pow", "floor",
                  "ceil", "norm", "length", "random", "binary_list_to_integer", "integer_to_binary_list")
-#: Other functions of the URScript manual that move nothing, by their whole names.
+#: Other functions of the URScript manual that move nothing, by their whole names. ``stopj(a)`` and ``stopl(a)``
+#: only decelerate the motion under way to rest (the manual: "decelerate joint speeds to zero"): they have no target,
+#: and the targets of the motions around them are what the program wrote.
 KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "log",
-                         "halt", "enter_critical", "exit_critical"))
+                         "halt", "enter_critical", "exit_critical", "stopj", "stopl"))
 
 #: Prefixes and names of calls that neither move the robot nor branch: kept as they are.
 PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_", "varmsg", "sync",
@@ -653,7 +655,14 @@ class Flow:
             raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes from "
                               f"pass to pass of this while{changed}: one written target cannot serve every pass", st)
         line, column = line_col(st)
-        self.notes.append(Finding(f"while followed for its {passes} pass(es)", line, column))
+        never = sorted({line_col(call)[0] for statement in body if isinstance(statement, Tree)
+                        for call in self.general(statement).find_data("call") if str(call.children[0]) in MOTIONS})
+        if passes == 0 and never:  # (as a branch that never runs: its motions named, never dropped in silence)
+            self.notes.append(Finding(f"while: the motion(s) at line {', '.join(map(str, never))} are in a loop that "
+                                      "never runs (its condition is known false before the first pass): they stay "
+                                      "as written", line, column))
+        else:
+            self.notes.append(Finding(f"while followed for its {passes} pass(es)", line, column))
 
     def changed_by(self, loop: Tree, motion: Motion) -> str:
         """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""
@@ -753,7 +762,13 @@ class Flow:
         elif name == "sleep":
             if len(args) != 1:
                 raise self.error("sleep: expected one time [s]", call)
-            seconds = self.number(args[0], local)
+            try:
+                seconds = self.number(args[0], local)
+            except Unsupported as exc:  # (a wait moves nothing: only the time estimate misses it)
+                line, column = line_col(call)
+                self.notes.append(Finding(f"sleep: its time is known only while running ({exc.message}); not counted "
+                                          "in the time estimate", line, column))
+                return None
             if not seconds >= 0:
                 raise self.error(f"sleep: expected a time >= 0 s, got {seconds:g}", call)
             self.steps.append(Wait(seconds, span_of(call)))

@@ -300,6 +300,10 @@ class Motions:
         return self._general[id(tree)]
 
     def _general_of(self, tree: Tree) -> Tree:
+        if tree.data == "moves":  # (a run itself, as a branch's statement: its statements under one node)
+            st = self.move_matches(tree.children[0])
+            return Tree("statements", [self.statement_tree(tree.children[0], st, i) for i in range(len(st.spans))],
+                        tree.meta)
         children: list = []
         for child in tree.children:
             if isinstance(child, Tree) and child.data == "moves":

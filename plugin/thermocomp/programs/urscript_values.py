@@ -17,7 +17,15 @@ from lark import Token, Tree
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
-from thermocomp.geometry.rotations import invert_transform, matrix_from_rotvec, rotvec_from_matrix, transform
+from thermocomp.geometry.rotations import (
+    invert_transform,
+    matrix_from_rotvec,
+    rot_x,
+    rot_y,
+    rot_z,
+    rotvec_from_matrix,
+    transform,
+)
 from thermocomp.programs.rapid import span_of
 
 #: Largest magnitude of a pose coordinate [m], rotation-vector component or joint position [rad] taken: a
@@ -32,9 +40,43 @@ MATH = {"sin": (1, np.sin), "cos": (1, np.cos), "tan": (1, np.tan), "asin": (1, 
         "atan": (1, np.arctan), "atan2": (2, np.arctan2), "sqrt": (1, np.sqrt), "pow": (2, np.power),
         "floor": (1, np.floor), "ceil": (1, np.ceil), "log": (2, lambda b, x: np.log(x) / np.log(b))}
 
+#: The manual's functions of rotations, poses and lists evaluated on known values, with their argument count
+#: (Values._vector_function).
+VECTOR_FUNCTIONS = {"rpy2rotvec": 1, "rotvec2rpy": 1, "interpolate_pose": 3, "point_dist": 2, "norm": 1,
+                    "normalize": 1}
+
 #: URScript's comparisons of numbers.
 COMPARE = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge, "<": operator.lt,
            ">": operator.gt}
+
+
+def _numeric_array(value) -> bool:
+    """A list of numbers, or a list of equally long lists of numbers (a matrix)."""
+    if not isinstance(value, list) or not value:
+        return False
+    if all(isinstance(v, float) and not isinstance(v, bool) for v in value):
+        return True
+    return all(isinstance(row, list) and len(row) == len(value[0]) and _numeric_array(row) for row in value) \
+        and all(isinstance(v, float) for row in value for v in row)
+
+
+def _array_operation(left, op: str, right, where):
+    """``left op right`` with an array or matrix on either side, as the manual's "Matrix and Array Expressions"
+    define it: a matrix times a matrix or an array is the matrix product; otherwise index by index between operands
+    of one shape, or with a number applied to every entry."""
+    a, b = np.asarray(left, dtype=float), np.asarray(right, dtype=float)
+    if op == "*" and a.ndim == 2 and b.ndim >= 1:
+        if a.shape[1] != b.shape[0]:
+            raise Unsupported(f"a {a.shape[0]}x{a.shape[1]} matrix times {b.shape[0]} rows: sizes that do not match",
+                              where)
+        return (a @ b).tolist()
+    if a.ndim and b.ndim and a.shape != b.shape:
+        raise Unsupported(f"{op} of arrays of sizes {a.shape} and {b.shape}: index by index needs one size", where)
+    if op in "/%" and not np.all(b):
+        raise Unsupported("division by zero", where)
+    with np.errstate(all="ignore"):
+        result = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "%": np.fmod}[op](a, b)
+    return result.tolist()
 
 
 class Unsupported(Exception):  # noqa: N818  (a finding, raised to the statement that reports it)
@@ -225,7 +267,10 @@ class Values:
     def assign(self, st: Tree, local: dict) -> None:
         target, expr, is_global = assignment(st)
         if not (isinstance(target, Tree) and target.data == "name"):
-            self.forget(st, local)  # an element of a list changed: any later read of it is not known
+            try:  # an element of a list, a matrix or a pose (``Point_Pick[2] = 0.415 + z``)
+                self._assign_element(target, expr, is_global, local)
+            except Unsupported:
+                self.forget(st, local)  # (not known: any later read of it is not known either)
             return
         name = str(target.children[0])
         if isinstance(expr, Tree) and expr.data == "run_stmt":  # ``thrd = run Thread_1()``: the thread's handle
@@ -241,6 +286,35 @@ class Values:
             local[name] = Binding(value, literal, name, why)
             return
         self.bind(name, Binding(value, literal, name, why), is_global, local)
+
+    def _assign_element(self, target: Tree, expr, is_global: bool, local: dict) -> None:
+        """``name[i] = value``, ``name[i, j] = value``, ``name[i][j] = value``: the variable's known value with that
+        element replaced (a pose's coordinate, a list's or a matrix's entry); Unsupported when the variable, an
+        index or the value is not known before running, or an index is out of range."""
+        indices: list = []
+        node = target
+        while isinstance(node, Tree) and node.data == "index":
+            indices[:0] = node.children[1:]
+            node = node.children[0]
+        name = str(node.children[0])
+        old = self.lookup(node.children[0], local)
+        positions = [int(self.number(i, local)) for i in indices]
+        value = self.evaluate(expr, local)
+
+        def replaced(container, at: list):
+            i = at[0]
+            seq = list(container.values) if isinstance(container, Pose) else container
+            if not isinstance(seq, list) or not -len(seq) <= i < len(seq):
+                raise Unsupported("index out of range", target)
+            seq = list(seq)
+            seq[i] = replaced(seq[i], at[1:]) if len(at) > 1 else value
+            if isinstance(container, Pose):
+                if not all(isinstance(v, float) and not isinstance(v, bool) for v in seq):
+                    raise Unsupported("a pose's coordinate must be a number", target)
+                return Pose(tuple(seq))
+            return seq
+
+        self.bind(name, Binding(replaced(old.value, positions), None, name), is_global, local)
 
     def forget(self, st: Tree, local: dict) -> None:
         """The variable an assignment that was not run may have changed: its value is no longer known."""
@@ -267,7 +341,8 @@ class Values:
         elif name == "pi":
             return Binding(float(np.pi), None, name)
         else:
-            raise Unsupported(f"{name} has no known value here", token)
+            raise Unsupported(f"{name} has no value here: nothing before this point in the file gives it one (no "
+                              "assignment, parameter or global of that name)", token)
         if binding.value is None:
             raise Unsupported(f"the value of {name} is not known before running{binding.why}", token)
         return binding
@@ -326,10 +401,13 @@ class Values:
         if kind in ("and_expr", "or_expr", "xor_expr", "not_", "comparison"):
             return self.condition(node, local)
         if kind in ("sum", "product"):
-            value = self.number(node.children[0], local)
+            value = self._operand(node.children[0], local)
             for op, operand in zip(node.children[1::2], node.children[2::2]):
-                right = self.number(operand, local)
+                right = self._operand(operand, local)
                 op = str(op)
+                if not (isinstance(value, float) and isinstance(right, float)):
+                    value = _array_operation(value, op, right, operand)
+                    continue
                 if op in "/%" and right == 0:
                     raise Unsupported("division by zero", operand)
                 value = {"+": value + right, "-": value - right, "*": value * right,
@@ -359,6 +437,14 @@ class Values:
             raise Unsupported(f"run {node.children[0]}() is a value known only while running", node)
         raise Unsupported(f"cannot evaluate this expression ({kind})", node)
 
+    def _operand(self, node, local):
+        """An operand of ``+ - * / %``: a number, or an array or matrix of numbers (the manual's "Matrix and Array
+        Expressions")."""
+        value = self.evaluate(node, local)
+        if isinstance(value, bool) or not (isinstance(value, float) or _numeric_array(value)):
+            raise Unsupported("expected a number", node)
+        return value
+
     def number(self, node, local) -> float:
         value = self.evaluate(node, local)
         if isinstance(value, bool) or not isinstance(value, float):
@@ -384,6 +470,8 @@ class Values:
         if name in ("d2r", "r2d") and len(args) == 1:
             x = self.number(args[0], local)
             return float(np.radians(x) if name == "d2r" else np.degrees(x))
+        if name in VECTOR_FUNCTIONS and len(args) == VECTOR_FUNCTIONS[name] and not kwargs:
+            return self._vector_function(name, [self.evaluate(a, local) for a in args], node)
         if name in MATH and len(args) == MATH[name][0] and not kwargs:  # (a circle of targets: sin, cos of a step)
             values = [self.number(a, local) for a in args]
             with np.errstate(all="ignore"):
@@ -396,8 +484,60 @@ class Values:
                           {k: v for k, v in kwargs.items() if isinstance(v, Tree) and v.data in ("pose", "list")})
         if name in self.functions:  # a function of the file, for its value: it runs here
             return self.run_call(node, local, 0, for_value=True)
-        raise Unsupported(f"{name}(...) is not evaluated (pose_trans, pose_add, pose_inv, d2r, r2d and the math "
-                          "functions of numbers are)", node)
+        raise Unsupported(f"{name}(...) is not evaluated (pose_trans, pose_add, pose_inv, interpolate_pose, "
+                          "rpy2rotvec, rotvec2rpy, d2r, r2d and the math functions of numbers are)", node)
+
+    @staticmethod
+    def _vector_function(name: str, values: list, node):
+        """The manual's functions of rotations, poses and lists (module "urmath"), on values known before running.
+
+        ``rpy2rotvec([roll, pitch, yaw])``: the rotation vector [rad] of ``Rz(yaw) Ry(pitch) Rx(roll)`` (extrinsic
+        rotations about X, Y, Z); ``rotvec2rpy(v)`` its inverse. ``interpolate_pose(p_from, p_to, alpha)``: the
+        position along the straight line, the orientation along the geodesic from ``p_from`` (0) to ``p_to`` (1),
+        beyond them for ``alpha`` outside [0, 1]. ``point_dist(p_from, p_to)``: the distance [m] of the positions.
+        ``norm(a)``: ``|a|`` of a number, the Euclidean norm of a list of numbers or of a pose's six values.
+        ``normalize(v)``: ``v / norm(v)``.
+        """
+        def numbers(value, n: int | None = None) -> np.ndarray:
+            if isinstance(value, Pose):
+                value = list(value.values)
+            if not (isinstance(value, list) and value and (n is None or len(value) == n)
+                    and all(isinstance(v, float) and not isinstance(v, bool) for v in value)):
+                raise Unsupported(f"{name}: expected {'a list of numbers' if n is None else f'a list of {n} numbers'}",
+                                  node)
+            return np.asarray(value, dtype=float)
+
+        def pose(value) -> Pose:
+            if not isinstance(value, Pose):
+                raise Unsupported(f"{name}: expected a pose", node)
+            return value
+
+        if name == "rpy2rotvec":
+            roll, pitch, yaw = numbers(values[0], 3)
+            return [float(v) for v in rotvec_from_matrix(rot_z(yaw) @ rot_y(pitch) @ rot_x(roll))]
+        if name == "rotvec2rpy":
+            R = matrix_from_rotvec(numbers(values[0], 3))
+            return [float(np.arctan2(R[2, 1], R[2, 2])), float(np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0]))),
+                    float(np.arctan2(R[1, 0], R[0, 0]))]
+        if name == "point_dist":
+            a, b = pose(values[0]), pose(values[1])
+            return float(np.linalg.norm(np.subtract(b.values[:3], a.values[:3])))
+        if name == "norm":
+            if isinstance(values[0], float) and not isinstance(values[0], bool):
+                return abs(values[0])
+            return float(np.linalg.norm(numbers(values[0])))
+        if name == "normalize":
+            v = numbers(values[0])
+            if not np.any(v):
+                raise Unsupported("normalize of a list of zeros (the controller throws an exception)", node)
+            return [float(x) for x in v / np.linalg.norm(v)]
+        a, b, alpha = pose(values[0]), pose(values[1]), values[2]  # interpolate_pose
+        if isinstance(alpha, bool) or not isinstance(alpha, float):
+            raise Unsupported("interpolate_pose: expected alpha, a number", node)
+        Ra, Rb = a.T[:3, :3], b.T[:3, :3]
+        R = Ra @ matrix_from_rotvec(alpha * rotvec_from_matrix(Ra.T @ Rb))
+        position = (1.0 - alpha) * np.asarray(a.values[:3]) + alpha * np.asarray(b.values[:3])
+        return Pose.from_T(transform(R, position))
 
     # ----- calls with arguments
     def bind_arguments(self, function: Tree, args: list, kwargs: dict, local: dict, call: Tree) -> dict:

@@ -3,7 +3,8 @@
 A thin adapter over the official client ``coppeliasim-zmqremoteapi-client``
 (imported lazily, when a connection is made)::
 
-    from thermocomp.simulators.coppeliasim import connect, read_robot, compensate_in_scene
+    from thermocomp.app.coppeliasim import compensate_in_scene
+    from thermocomp.simulators.coppeliasim import connect, read_robot
     with connect("localhost", 23000) as session:
         robot = read_robot(session, "/IRB140", tip_path="/IRB140/tip")
         report, check = compensate_in_scene(session, robot, table, program)
@@ -18,9 +19,9 @@ from thermocomp.simulators.coppeliasim.addon import addon_source, install_addon
 from thermocomp.simulators.coppeliasim.cell import LoadedCell, load_cell
 from thermocomp.simulators.coppeliasim.compensation import (
     SceneCheck,
+    check_in_scene,
     check_nominal_fk,
     check_poses,
-    compensate_in_scene,
 )
 from thermocomp.simulators.coppeliasim.connection import (
     DEFAULT_HOST,
@@ -73,7 +74,7 @@ __all__ = [
     "SIM_FUNCTIONS",
     "CoppeliaSimError", "CoppeliaSimProtocolMismatch", "CoppeliaSimServerError", "CoppeliaSimUnreachable",
     "LoadedCell", "SceneCheck", "SceneError", "SceneRobot", "Session",
-    "addon_source", "apply_authors_script", "check_nominal_fk", "check_poses", "compensate_in_scene", "connect",
+    "addon_source", "apply_authors_script", "check_nominal_fk", "check_in_scene", "check_poses", "connect",
     "deformation_shown", "install_addon", "joint_positions", "load_cell", "preserved", "read_robot",
     "read_saved_nominal", "read_tip", "restore_saved_nominal", "set_joint_positions", "show_model",
 ]

@@ -1,7 +1,7 @@
-"""Compensate a program on a robot read from CoppeliaSim, and check it in the scene.
+"""Check a compensated program in CoppeliaSim's scene.
 
-The solve is thermocomp's own (:func:`thermocomp.app.targets.run_compensation`,
-never simIK). The check then shows the deformed robot in the scene, sets the
+The solve is thermocomp's own (:func:`thermocomp.app.coppeliasim.compensate_in_scene`
+runs :func:`thermocomp.app.targets.run_compensation`, never simIK). The check shows the deformed robot in the scene, sets the
 compensated joint angles, reads back the TCP pose CoppeliaSim computes, and
 compares it with the target and with thermocomp's own prediction (the
 deformed model's forward kinematics). The scene is restored afterwards.
@@ -9,21 +9,18 @@ deformed model's forward kinematics). The scene is restored afterwards.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from thermocomp._typing import FloatArray
-from thermocomp.app.targets import CompensationReport, run_compensation
-from thermocomp.compensation.compensate import CompensationOptions, ProgressCallback
+from thermocomp.compensation.compensate import CompensationChunk, CompensationOptions
 from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.apply import deformed_model
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import TablePerMinute
 from thermocomp.geometry.rotations import rotation_angle
-from thermocomp.io.job import Job
 from thermocomp.kinematics.fk import fk_matrix
 from thermocomp.kinematics.ik import Status
 from thermocomp.kinematics.model import KinematicModel, nominal_model
@@ -134,68 +131,25 @@ def check_nominal_fk(session: Session, robot: SceneRobot, q: FloatArray) -> Floa
     return check_poses(session, robot, nominal_model(robot.chain), q)[1]
 
 
-def compensate_in_scene(
-    session: Session,
-    robot: SceneRobot,
-    table: DeformationTable,
-    program: Targets,
-    *,
-    options: CompensationOptions | None = None,
-    out=None,
-    allow_failures: bool = False,
-    check_minutes: Sequence[float] | None = None,
-    progress: ProgressCallback | None = None,
-    job: Job | None = None,
-) -> tuple[CompensationReport, SceneCheck]:
-    """Compensate ``program`` on the scene's robot, then replay it in the scene.
+def check_in_scene(session: Session, robot: SceneRobot, table: DeformationTable, program: Targets,
+                   options: CompensationOptions, chunks: Sequence[CompensationChunk],
+                   check_minutes: Sequence[float] | None = None) -> SceneCheck:
+    """Replay the converged rows of a compensation (``chunks``) in the scene and compare (scene restored).
 
     Parameters
     ----------
-    table
-        Full deformation table (table form; for the authors' scene convention
-        convert first with
-        :func:`thermocomp.deformation.coppeliasim_convention.authors_deformation_table`).
-    program
-        Targets in the world frame.
-    options, out, allow_failures
-        As :func:`thermocomp.app.targets.run_compensation`. A time law with a
-        table per minute (the authors' incremental law,
-        :class:`~thermocomp.deformation.coppeliasim_convention.AuthorsIncrements`)
-        shows each checked minute's own table.
+    table, program, options
+        As compensated (:func:`thermocomp.app.coppeliasim.compensate_in_scene`). A time law with a
+        table per minute (the authors' incremental law) shows each checked minute's own table.
+    chunks
+        The solved rows (:attr:`CompensationReport.chunks <thermocomp.app.targets.CompensationReport>`).
     check_minutes
-        Minutes whose converged rows are replayed in the scene; default the
-        last minute of ``options.minutes`` (every row for a timed program).
-    progress
-        Called as ``progress(rows_done, rows_total)`` while solving.
-    job
-        The run's :class:`~thermocomp.io.job.Job`: ``out`` is written into it
-        and appears only when the caller commits, after the scene check;
-        default a job of its own, committed once the check has run.
-
-    Returns
-    -------
-    report
-        The compensation (``report.chunks`` holds every row).
-    check
-        What CoppeliaSim computed for the replayed rows.
+        Minutes whose converged rows are replayed; default the last minute of
+        ``options.minutes`` (every row for a timed program).
     """
-    options = CompensationOptions() if options is None else options
-    own = job is None
-    job = Job() if job is None else job
-    with job if own else contextlib.nullcontext(job):
-        report = run_compensation(robot.chain, table, program, out, options=options, allow_failures=allow_failures,
-                                  keep_results=True, progress=progress, job=job)
-        check = _check_in_scene(session, robot, table, program, options, report, check_minutes)
-        if own:
-            report.written = job.commit()
-    return report, check
-
-
-def _check_in_scene(session, robot, table, program, options, report, check_minutes) -> SceneCheck:
-    """The scene check of :func:`compensate_in_scene`."""
     per_minute = isinstance(options.time_law, TablePerMinute)
     rows = [(float(c.minute[k]), float(c.fraction[k]), int(c.target[k]), c.q[k])
-            for c in report.chunks for k in range(c.n_rows) if c.status[k] == Status.CONVERGED]
+            for c in chunks for k in range(c.n_rows) if c.status[k] == Status.CONVERGED]
     if program.time_min is None:
         wanted = {float(options.minutes[-1])} if check_minutes is None else {float(m) for m in check_minutes}
         rows = [r for r in rows if r[0] in wanted]

@@ -6,14 +6,16 @@ PyBullet's quaternions are ``(x, y, z, w)`` (:mod:`.conversions`);
 thermocomp's are ``(w, x, y, z)``. Conventions: docs/conventions.md; how to
 use it: docs/pybullet.md; scene files: docs/scenes.md.
 
-The one-call entry points::
+The ``thermocomp sim`` job (inputs read, the compensation, files written) is
+:mod:`thermocomp.app.sim`; this package is what talks to PyBullet::
 
-    from thermocomp.simulators.pybullet import load_setup, measure, save_screenshot, run_gui
+    from thermocomp.app.sim import compensate_for_gui, load_setup, measure
+    from thermocomp.simulators.pybullet import save_screenshot, run_gui
     setup = load_setup("irb140", "deformations/exaggerated.csv", "examples/targets_random50.csv",
                        scene="scenes/irb140_paper_cell.toml")
     measurement, report = measure(setup, "measured.csv")    # the simulated laser tracker
     save_screenshot(setup, "cell.png", magnification=50)    # TinyRenderer, no display
-    run_gui(setup)                                          # PyBullet's window
+    run_gui(setup, compensate=compensate_for_gui)           # PyBullet's window
 """
 
 from thermocomp.simulators.pybullet.cell import (
@@ -22,9 +24,7 @@ from thermocomp.simulators.pybullet.cell import (
     SimSetup,
     check_collisions,
     check_outputs,
-    compensate_setup,
-    load_setup,
-    measure,
+    measure_compensated,
     render_screenshot,
     save_screenshot,
 )
@@ -68,12 +68,10 @@ __all__ = [
     "check_collisions",
     "check_outputs",
     "check_program_collisions",
-    "compensate_setup",
     "connect",
     "load_model",
-    "load_setup",
     "load_urdf_body",
-    "measure",
+    "measure_compensated",
     "measure_program",
     "open_client",
     "render_screenshot",

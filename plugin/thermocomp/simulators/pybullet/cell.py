@@ -1,11 +1,13 @@
-"""A robot cell in PyBullet: inputs read once, the scene, the deformed robot and its ghost.
+"""A robot cell in PyBullet: the scene, the deformed robot and its ghost, from a :class:`SimSetup`.
 
-:func:`load_setup` reads and validates everything a simulation needs (robot,
-deformation table, targets, scene, meshes) into a :class:`SimSetup`. The
-three ways of using it are one call each:
+:func:`thermocomp.app.sim.load_setup` reads and validates everything a
+simulation needs (robot, deformation table, targets, scene, meshes) into a
+:class:`SimSetup`, and :func:`thermocomp.app.sim.compensate_setup` solves it
+(the ``thermocomp sim`` job is :mod:`thermocomp.app.sim`). What PyBullet does
+with them is one call each here:
 
-* :func:`measure` (``thermocomp sim --headless``): compensate, play the
-  program in PyBullet DIRECT and write what the simulator measured;
+* :func:`measure_compensated`: play the compensated program in PyBullet
+  DIRECT and return what the simulator measured;
 * :func:`check_collisions`: the corrected program against the robot itself
   and the cell;
 * :func:`save_screenshot` (``--screenshot``): a TinyRenderer picture;
@@ -20,27 +22,23 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.app.prepare import robot_and_table
-from thermocomp.app.targets import CompensationReport, run_compensation
-from thermocomp.compensation.compensate import CompensationOptions
+from thermocomp.compensation.compensate import CompensationChunk, CompensationOptions
 from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.table import DeformationTable
-from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.errors import ConfigurationError
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
-from thermocomp.io.robots import BUILTIN_ROBOTS, is_builtin, robot_file
+from thermocomp.io.robots import BUILTIN_ROBOTS, robot_file
 from thermocomp.io.scene_file import (
     EMPTY_SCENE,
     MeshMap,
     Scene,
-    read_mesh_map,
-    read_scene,
 )
-from thermocomp.io.targets_csv import read_targets_csv
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.robot.chain import Chain
 from thermocomp.simulators.magnification import MAGNIFICATION_RANGE, check_magnification
@@ -72,8 +70,14 @@ from thermocomp.simulators.pybullet.scene import SceneBodies, load_scene
 from thermocomp.simulators.pybullet.tracker import (
     TrackerMeasurement,
     measure_program,
-    write_tracker_csv,
 )
+
+
+class Compensated(Protocol):
+    """A compensation's rows, as :class:`thermocomp.app.targets.CompensationReport` holds them."""
+
+    chunks: Sequence[CompensationChunk]
+
 
 #: Radius of the target markers in pictures [m].
 TARGET_MARKER_RADIUS = 0.006
@@ -168,72 +172,6 @@ class SimSetup:
         return robot_geometry(self.chain, cache_dir, robot=builtin, mesh_map=self.mesh_map)
 
 
-def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targets: PathLike | Targets | None = None,
-               *, program: PathLike | None = None, scene: PathLike | Scene | None = None,
-               meshes: PathLike | None = None, options: CompensationOptions | None = None,
-               fixed_orientation: FloatArray | None = None,
-               robot_options: RobotFileOptions | None = None) -> SimSetup:
-    """Read and check the inputs of a simulation.
-
-    Parameters
-    ----------
-    robot
-        Built-in name (``irb140``, ``gofa``, ``ur5``) or a robot file; ``None``
-        takes the scene's ``[robot] model``.
-    deformation
-        The paper's deformation CSV [mm, deg] or a table.
-    targets
-        Targets CSV (world frame) or a :class:`Targets`.
-    program
-        Instead of ``targets``: a robot program (RAPID, URScript), its motion targets in execution order
-        (:func:`thermocomp.app.program.program_targets`): the points the controller goes to, with
-        the configuration it takes.
-    scene
-        Scene file (docs/scenes.md) or a scene; ``None``: the robot alone.
-    meshes
-        A mesh map file (the user's CAD); overrides the scene's.
-    options
-        Compensation settings (time law, minutes).
-    fixed_orientation
-        ``R_world_tcp`` ``(3, 3)`` for position-only target files.
-    robot_options
-        How a ``.urdf`` / ``.xacro`` robot file is read: base and tip links,
-        xacro arguments, ROS package folders.
-
-    Raises
-    ------
-    InputError
-        Any reader's located error; no robot named; a robot that differs
-        from the one the scene is made for.
-    """
-    if (targets is None) == (program is None):
-        raise ConfigurationError("expected targets or a robot program (--targets or --program), one of the two")
-    scene_ = scene if isinstance(scene, Scene) else (EMPTY_SCENE if scene is None else read_scene(scene))
-    wanted = scene_.robot.model
-    if robot is None:
-        if wanted is None:
-            raise InputError("no robot given: name one (--robot) or use a scene whose [robot] has a model",
-                             path=None if scene is None else scene_.source)
-        robot = wanted
-    elif wanted is not None and not _same_robot(robot, wanted):
-        raise InputError(f"the scene is made for the robot {wanted!r}, got {robot!r}; choose a scene for that "
-                         "robot or leave the robot out to take the scene's", path=scene_.source)
-    bound = robot_and_table(robot, deformation, robot_options=robot_options, options=options, place=scene_.place)
-    chain, table = bound.chain, bound.table
-    if program is not None:
-        from thermocomp.app.program import program_targets
-
-        played = program_targets(chain, program, bound.options)
-    elif isinstance(targets, Targets):
-        played = targets
-    else:
-        played = read_targets_csv(targets, fixed_orientation=fixed_orientation, n_joints=chain.n_joints)
-    mesh_map = read_mesh_map(meshes) if meshes is not None else scene_.robot.meshes
-    return SimSetup(chain=chain, robot=str(robot), table=table, program=played, scene=scene_,
-                    options=CompensationOptions() if options is None else options, mesh_map=mesh_map,
-                    robot_options=robot_options)
-
-
 def check_outputs(setup: SimSetup | None, outputs: Sequence[PathLike], *, inputs: Sequence[PathLike] = ()) -> None:
     """Refuse outputs that cannot be written, before any work (a :class:`~thermocomp.io.job.Job`'s check).
 
@@ -253,12 +191,6 @@ def check_outputs(setup: SimSetup | None, outputs: Sequence[PathLike], *, inputs
     for output in outputs:
         job.output(output)
     job.check()
-
-
-def _same_robot(a: str, b: str) -> bool:
-    if is_builtin(a) or is_builtin(b):
-        return a == b
-    return Path(a).resolve() == Path(b).resolve()
 
 
 #: The GUI opens with the deformation magnified so that it moves the TCP of the robot at home by about this
@@ -394,24 +326,6 @@ def automatic_magnification(setup: SimSetup, minute: float, *, workdir: PathLike
     return magnification_within_cell(setup, display_magnification(setup, minute), workdir=workdir)
 
 
-def compensate_setup(setup: SimSetup, *, allow_failures: bool = False,
-                     progress: Callable[[int, int], None] | None = None) -> CompensationReport:
-    """Run the core compensation (:func:`thermocomp.app.targets.run_compensation`) and keep every row.
-
-    Returns
-    -------
-    thermocomp.app.targets.CompensationReport
-        With ``chunks`` (every row) and ``target_names``.
-
-    Raises
-    ------
-    thermocomp.app.jobs.CompensationFailed
-        Rows failed and ``allow_failures`` is False.
-    """
-    return run_compensation(setup.chain, setup.table, setup.program, None, options=setup.options,
-                            allow_failures=allow_failures, keep_results=True, progress=progress)
-
-
 class Cell:
     """The scene, the deformed robot and (optionally) the nominal ghost in one PyBullet client.
 
@@ -495,43 +409,20 @@ def work_directory(workdir: PathLike | None = None) -> Iterator[Path]:
         yield Path(work)
 
 
-def measure(setup: SimSetup, out: PathLike | None = None, *, report: CompensationReport | None = None,
-            allow_failures: bool = False, progress: Callable[[int, int], None] | None = None,
-            workdir: PathLike | None = None) -> tuple[TrackerMeasurement, CompensationReport]:
-    """Compensate (unless ``report`` is given), play in PyBullet DIRECT, write the measurement CSV.
+def measure_compensated(setup: SimSetup, report: Compensated, *, progress: Callable[[int, int], None] | None = None,
+                        workdir: PathLike | None = None) -> TrackerMeasurement:
+    """Play the rows of a compensation (``report.chunks``) in PyBullet DIRECT: what the simulated tracker measures.
 
-    Parameters
-    ----------
-    setup
-        The inputs.
-    out
-        CSV of the measurement (:func:`write_tracker_csv`); ``None``: write nothing.
-    report
-        A :class:`thermocomp.app.targets.CompensationReport` with chunks, to reuse.
-    progress
-        Called as ``progress(rows_done, rows_total)`` by the compensation
-        (when it runs here) and by the measurement.
-    workdir
-        Folder for the generated URDFs (:func:`work_directory`).
-
-    Returns
-    -------
-    measurement : TrackerMeasurement
-    report : thermocomp.app.targets.CompensationReport
+    ``progress`` is called as ``progress(rows_done, rows_total)``; ``workdir``
+    holds the generated URDFs (:func:`work_directory`). The job that
+    compensates first and writes the CSV is :func:`thermocomp.app.sim.measure`.
     """
-    if out is not None:
-        check_outputs(setup, [out])
-    if report is None:
-        report = compensate_setup(setup, allow_failures=allow_failures, progress=progress)
     with connect("direct") as client, work_directory(workdir) as work:
-        measurement = measure_program(client, setup.chain, setup.table, setup.program, report.chunks, work,
-                                      composition=setup.options.composition, progress=progress)
-    if out is not None:
-        write_tracker_csv(measurement, out)
-    return measurement, report
+        return measure_program(client, setup.chain, setup.table, setup.program, report.chunks, work,
+                               composition=setup.options.composition, progress=progress)
 
 
-def check_collisions(setup: SimSetup, report: CompensationReport, options: CollisionOptions | None = None, *,
+def check_collisions(setup: SimSetup, report: Compensated, options: CollisionOptions | None = None, *,
                      progress: Callable[[int, int], None] | None = None,
                      workdir: PathLike | None = None) -> CollisionReport:
     """Check the corrected configurations of ``report`` against the robot itself and the scene (DIRECT).
@@ -682,19 +573,18 @@ def save_screenshot(setup: SimSetup, path: PathLike, *, minute: float | None = N
 __all__ = [
     "VISIBLE_SHARE",
     "Cell",
+    "Compensated",
     "Screenshot",
     "SimSetup",
     "check_collisions",
     "automatic_magnification",
     "check_outputs",
-    "compensate_setup",
     "display_magnification",
     "largest_deviation",
     "legend_lines",
     "magnification_warning",
     "magnification_within_cell",
-    "load_setup",
-    "measure",
+    "measure_compensated",
     "render_screenshot",
     "save_screenshot",
     "work_directory",

@@ -391,7 +391,7 @@ def robot_file_geometry(chain: Chain, path: PathLike, cache_dir: PathLike, robot
 
     Its ``<visual>`` and ``<collision>`` meshes (``package://`` URIs resolved,
     :mod:`thermocomp.io.robot_files`) placed in the link frames
-    (:func:`thermocomp.app.export.robot_file_link_meshes`). PyBullet's URDF
+    (:func:`thermocomp.inertia.robot.robot_file_link_meshes`). PyBullet's URDF
     loader does not read COLLADA reliably: a ``.dae`` visual is converted to
     OBJ with trimesh (pycollada) into ``cache_dir``, its colours dropped. The
     collision meshes are collided as convex pieces, like the built-in
@@ -399,7 +399,7 @@ def robot_file_geometry(chain: Chain, path: PathLike, cache_dir: PathLike, robot
     """
     import dataclasses
 
-    from thermocomp.app.export import robot_file_link_meshes
+    from thermocomp.inertia.robot import robot_file_link_meshes
 
     found = robot_file_link_meshes(Path(path), chain, robot_options)
     if not found:

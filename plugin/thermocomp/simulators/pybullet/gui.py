@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -32,10 +32,11 @@ from thermocomp.simulators.magnification import MAGNIFICATION_RANGE
 from thermocomp.simulators.pybullet.cell import (  # noqa: F401 (VISIBLE_SHARE, display_magnification: the GUI's)
     VISIBLE_SHARE,
     Cell,
+    Compensated,
     SimSetup,
     automatic_magnification,
     display_magnification,
-    measure,
+    measure_compensated,
 )
 from thermocomp.simulators.pybullet.client import Client, open_client, paused_rendering
 from thermocomp.simulators.pybullet.render import camera_framing, view_axes
@@ -186,12 +187,12 @@ class GuiPlan:
         return " ".join(line.strip() for line in self.summary_lines(minute))
 
 
-def make_plan(setup: SimSetup, workdir: PathLike | None = None) -> GuiPlan:
-    """Compensate the program and measure every row in a PyBullet DIRECT client (the GUI's numbers, :func:`measure`).
+def make_plan(setup: SimSetup, report: Compensated, workdir: PathLike | None = None) -> GuiPlan:
+    """Measure every row of a compensation (``report``) in a PyBullet DIRECT client: the GUI's numbers.
 
     ``workdir``: folder for the generated files, shared with the GUI's cell (default: a temporary one).
     """
-    m, _ = measure(setup, allow_failures=True, workdir=workdir)
+    m = measure_compensated(setup, report, workdir=workdir)
     return GuiPlan(minute=m.minute, target=m.target, q=m.q, q_nominal=m.q_nominal,
                    ok=m.status == Status.CONVERGED, nominal_ok=m.nominal_status == Status.CONVERGED,
                    nominal_error=m.nominal_distance, corrected_error=m.corrected_distance,
@@ -255,6 +256,9 @@ class SimGui:
         Folder for regenerated URDFs.
     panel
         :class:`DebugPanel` (default) or :class:`ScriptedPanel`.
+    compensate
+        Solves the program when the 'run compensation' button is pressed, keeping every row
+        (``thermocomp sim`` hands down :func:`thermocomp.app.sim.compensate_for_gui`).
     play_interval
         Seconds between two targets when playing.
     start_minute, start_magnification
@@ -262,9 +266,10 @@ class SimGui:
     """
 
     def __init__(self, setup: SimSetup, client: Client, workdir: PathLike, panel: Panel | None = None, *,
-                 play_interval: float = PLAY_INTERVAL, start_minute: float = 0.0,
-                 start_magnification: float = MAGNIFICATION_RANGE[0]) -> None:
+                 compensate: Callable[[SimSetup], Compensated], play_interval: float = PLAY_INTERVAL,
+                 start_minute: float = 0.0, start_magnification: float = MAGNIFICATION_RANGE[0]) -> None:
         self.setup = setup
+        self.compensate = compensate
         self.client = client
         self.start = (float(start_minute), float(start_magnification))
         with paused_rendering(client):
@@ -379,7 +384,7 @@ class SimGui:
 
     def _compute(self) -> None:
         self._set_status("compensating ...")
-        self.plan = make_plan(self.setup, self.cell.workdir)  # the numerical work: once, on the button
+        self.plan = make_plan(self.setup, self.compensate(self.setup), self.cell.workdir)  # once, on the button
         self.summary.planned = True
         self._set_status(self.plan.summary_lines(self._snap(self.last.minute)))
 
@@ -450,15 +455,18 @@ class SimGui:
         return self.summary
 
 
-def run_gui(setup: SimSetup, *, panel: Panel | None = None, max_frames: int | None = None, frame_seconds: float = FRAME_SECONDS,
-            play_interval: float = PLAY_INTERVAL, screenshot: PathLike | None = None, start_minute: float | None = None,
+def run_gui(setup: SimSetup, *, compensate: Callable[[SimSetup], Compensated], panel: Panel | None = None,
+            max_frames: int | None = None, frame_seconds: float = FRAME_SECONDS, play_interval: float = PLAY_INTERVAL,
+            screenshot: PathLike | None = None, start_minute: float | None = None,
             start_magnification: float | None = None) -> GuiSummary:
     """Open PyBullet's GUI with the cell and run it until the window is closed.
 
     Parameters
     ----------
     setup
-        The inputs (:func:`thermocomp.simulators.pybullet.cell.load_setup`).
+        The inputs (:func:`thermocomp.app.sim.load_setup`).
+    compensate
+        Solves the program on the 'run compensation' button (:class:`SimGui`).
     panel
         Default: PyBullet's parameter panel; a :class:`ScriptedPanel` drives it from a script.
     max_frames
@@ -485,8 +493,8 @@ def run_gui(setup: SimSetup, *, panel: Panel | None = None, max_frames: int | No
         if start_magnification is None:
             start_magnification = automatic_magnification(setup, start_minute)
         with tempfile.TemporaryDirectory(prefix="thermocomp_gui_") as work:
-            gui = SimGui(setup, client, work, panel, play_interval=play_interval, start_minute=start_minute,
-                         start_magnification=start_magnification)
+            gui = SimGui(setup, client, work, panel, compensate=compensate, play_interval=play_interval,
+                         start_minute=start_minute, start_magnification=start_magnification)
             summary = gui.run(max_frames, frame_seconds)
             summary.start_minute, summary.start_magnification = float(start_minute), float(start_magnification)
             if screenshot is not None and client.pb.isConnected(physicsClientId=client.id):

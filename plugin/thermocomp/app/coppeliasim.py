@@ -5,7 +5,8 @@ Each action takes plain values and the run's :class:`~thermocomp.io.job.Job`
 checked before CoppeliaSim is contacted or anything is computed, prints
 through :meth:`Job.echo` (so ``--report`` holds the same text) and commits
 its outputs when the work, the scene check included, has succeeded. The
-command line only parses and calls (:mod:`thermocomp.cli.coppeliasim`).
+command line only parses and calls (:mod:`thermocomp.cli.coppeliasim`); what
+talks to CoppeliaSim is :mod:`thermocomp.simulators.coppeliasim`.
 """
 
 from __future__ import annotations
@@ -22,13 +23,18 @@ import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.app.prepare import bind_law, bind_table, robot_and_table
+from thermocomp.app.targets import CompensationReport, run_compensation
 from thermocomp.compensation.compensate import CompensationOptions, ProgressCallback
+from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import LinearRamp, Static, TimeLaw
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.robots import robot_file
+from thermocomp.simulators.coppeliasim.compensation import SceneCheck, check_in_scene
+from thermocomp.simulators.coppeliasim.connection import Session
+from thermocomp.simulators.coppeliasim.scene import SceneRobot
 from thermocomp.simulators.magnification import check_magnification
 
 #: Most random configurations ``check --configurations`` and ``convention --configurations`` take: each is a
@@ -258,7 +264,6 @@ def compensate(address: Address, which: RobotInScene, deformation: PathLike, tar
     :func:`thermocomp.app.targets.run_compensation` does (nothing written).
     """
     from thermocomp.io.targets_csv import read_targets_csv
-    from thermocomp.simulators.coppeliasim import compensate_in_scene
 
     job.input(deformation, "--deformation")
     job.input(targets, "--targets")
@@ -279,6 +284,63 @@ def compensate(address: Address, which: RobotInScene, deformation: PathLike, tar
     report.written = job.commit()
     job.echo(report.text())
     job.echo(check.text())
+
+
+def compensate_in_scene(
+    session: Session,
+    robot: SceneRobot,
+    table: DeformationTable,
+    program: Targets,
+    *,
+    options: CompensationOptions | None = None,
+    out=None,
+    allow_failures: bool = False,
+    check_minutes: Sequence[float] | None = None,
+    progress: ProgressCallback | None = None,
+    job: Job | None = None,
+) -> tuple[CompensationReport, SceneCheck]:
+    """Compensate ``program`` on the scene's robot, then replay it in the scene.
+
+    Parameters
+    ----------
+    table
+        Full deformation table (table form; for the authors' scene convention
+        convert first with
+        :func:`thermocomp.deformation.coppeliasim_convention.authors_deformation_table`).
+    program
+        Targets in the world frame.
+    options, out, allow_failures
+        As :func:`thermocomp.app.targets.run_compensation`. A time law with a
+        table per minute (the authors' incremental law,
+        :class:`~thermocomp.deformation.coppeliasim_convention.AuthorsIncrements`)
+        shows each checked minute's own table.
+    check_minutes
+        Minutes whose converged rows are replayed in the scene; default the
+        last minute of ``options.minutes`` (every row for a timed program).
+    progress
+        Called as ``progress(rows_done, rows_total)`` while solving.
+    job
+        The run's :class:`~thermocomp.io.job.Job`: ``out`` is written into it
+        and appears only when the caller commits, after the scene check;
+        default a job of its own, committed once the check has run.
+
+    Returns
+    -------
+    report
+        The compensation (``report.chunks`` holds every row).
+    check
+        What CoppeliaSim computed for the replayed rows.
+    """
+    options = CompensationOptions() if options is None else options
+    own = job is None
+    job = Job() if job is None else job
+    with job if own else contextlib.nullcontext(job):
+        report = run_compensation(robot.chain, table, program, out, options=options, allow_failures=allow_failures,
+                                  keep_results=True, progress=progress, job=job)
+        check = check_in_scene(session, robot, table, program, options, report.chunks, check_minutes)
+        if own:
+            report.written = job.commit()
+    return report, check
 
 
 def read_played_rows(results: PathLike, chain, minute: float | None):
