@@ -16,7 +16,7 @@ from thermocomp.compensation.compensate import ProgressCallback
 from thermocomp.errors import InputError
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, RobotProgram
 from thermocomp.programs.options import ProgramOptions
-from thermocomp.programs.rapid import RapidOptions
+from thermocomp.programs.rapid import RAPID_SUFFIXES, RapidOptions
 
 #: File extensions read as URScript.
 URSCRIPT_SUFFIXES = (".script", ".urscript")
@@ -29,7 +29,7 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
     ``progress(motions, None)`` hears of a long RAPID module's motions as they are followed; ``rapid``: the
     task's other modules, entry routine, external routines (:class:`~thermocomp.programs.rapid.RapidOptions`).
     """
-    from thermocomp.programs.rapid import RAPID_SUFFIXES, read_rapid
+    from thermocomp.programs.rapid import read_rapid
 
     suffix = Path(path).suffix.lower()
     try:
@@ -48,15 +48,11 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
 
 
 def suffixes_of(language: str) -> tuple[str, ...]:
-    from thermocomp.programs.rapid import RAPID_SUFFIXES
-
     return RAPID_SUFFIXES if language == "rapid" else URSCRIPT_SUFFIXES
 
 
 def language_of(path: PathLike) -> str:
     """``"rapid"`` or ``"urscript"`` from the program's extension (any other is refused, naming ``--program``)."""
-    from thermocomp.programs.rapid import RAPID_SUFFIXES
-
     suffix = Path(path).suffix.lower()
     if suffix not in RAPID_SUFFIXES + URSCRIPT_SUFFIXES:
         raise InputError(f"--program: expected a robot program ending in {', '.join(RAPID_SUFFIXES + URSCRIPT_SUFFIXES)}"

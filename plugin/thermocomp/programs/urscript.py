@@ -49,9 +49,6 @@ from thermocomp.programs.urscript_flow import (
 from thermocomp.programs.urscript_motions import MOTIONS, MOVES_PATTERN, Motions, Statements, move_statements
 from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, line_col, root_name
 
-URSCRIPT_SUFFIXES = (".script", ".urscript")
-
-
 #: Tokens a statement cannot end with: a line end after one continues the statement (``x =`` then the list on the
 #: next lines, ``a +`` then ``b``), as it does inside brackets; the controller reads statements, not lines.
 _CONTINUES = frozenset(("EQUAL", "ADD_OP", "MUL_OP", "COMP_OP", "AND", "OR", "XOR", "NOT", "COMMA"))
@@ -303,5 +300,5 @@ class _Walker(Flow, Motions, Values):
 
 
 __all__ = ["MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "MOVES_PATTERN", "PASSIVE_PREFIXES", "PURE_PREFIXES",
-           "UNSUPPORTED_CALLS", "URSCRIPT_SUFFIXES", "move_statements", "parse_urscript_text", "read_urscript",
+           "UNSUPPORTED_CALLS", "move_statements", "parse_urscript_text", "read_urscript",
            "urscript_parser", "urscript_program_from_text", "Span"]
