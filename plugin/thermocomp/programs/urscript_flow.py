@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from lark import Tree
 
 from thermocomp.programs import calls
-from thermocomp.programs.model import Finding, Motion, MotionRun, Wait, expand
+from thermocomp.programs.model import Finding, Motion, MotionRun, Wait
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_motions import MOTIONS
 from thermocomp.programs.urscript_values import (
@@ -444,8 +444,6 @@ class Flow:
         for step in self.steps[first:]:
             if isinstance(step, MotionRun):
                 lines.update(step.statement[:, 2].tolist())
-            elif isinstance(step, Motion):
-                lines.add(step.statement.line)
         if not lines:
             return
         ordered = sorted(lines)
@@ -634,7 +632,6 @@ class Flow:
                 if counter is not None:  # every pass runs what the first ran: counted, then repeated
                     more = self._remaining_passes(condition, local, *counter, st)
                     self.count(more * (self.unrolled - units), st)
-                    self.steps[steps:] = expand(self.steps[steps:])  # (the first pass's motions, as objects)
                     self.steps.extend(self.steps[steps:] * more)
                     passes += more
                     repeated = True
@@ -644,8 +641,6 @@ class Flow:
             raise
         finally:
             frame.loops.pop()
-        if not repeated:
-            self.steps[first:] = expand(self.steps[first:])  # each pass's motions, as objects
         # (repeated passes are copies of the first: it alone is checked)
         changing = calls.changing_motion(self.steps[first:first + (len(self.steps) - first) // passes]
                                          if repeated else self.steps[first:])
@@ -833,7 +828,6 @@ class Flow:
             if not all(v is returned or v == returned for v in frame.values):
                 returned = None
         if scope:
-            self.steps[first:] = expand(self.steps[first:])  # each motion of the call, as an object
             for step in self.steps[first:]:  # the outermost call with arguments is the one named
                 self._in_call[id(step)] = (name, span_of(call))
         return returned  # (None: no value, or one known only while running)

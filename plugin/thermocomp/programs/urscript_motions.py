@@ -22,7 +22,7 @@ from lark import Token, Tree
 
 from thermocomp.geometry.rotations import matrix_from_rotvec, transform
 from thermocomp.programs.grammars import delimiters, node_meta, parse_numbers, token_at
-from thermocomp.programs.model import _KIND_CODE, CIRCULAR, JOINT, LINEAR, Motion, MotionRun, Point
+from thermocomp.programs.model import _KIND_CODE, CIRCULAR, JOINT, LINEAR, MotionRun, Point
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_values import MAX_POSE_VALUE, Pose, Record, Unsupported, split_arguments
 
@@ -173,11 +173,9 @@ class Motions:
             raise self.error(refused.message, params[refused.key] if refused.key in params else call) from None
         joint = kind == JOINT
         self.count(1, call)
-        self.steps.append(Motion(
-            instruction=name, kind=kind, points=points, statement=span_of(call), name=span_of(call.children[0]),
-            tcp_speed=float("inf") if joint else v, joint_speed=v if joint else float("inf"), acceleration=a,
-            duration_s=t,
-        ))
+        self.steps.append(MotionRun.of_motion(
+            name, kind, points, span_of(call), span_of(call.children[0]), tcp_speed=float("inf") if joint else v,
+            joint_speed=v if joint else float("inf"), acceleration=a, duration_s=t))
 
     def point(self, node, local: dict, kind: str) -> Point:
         outer = node
