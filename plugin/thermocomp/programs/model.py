@@ -390,7 +390,16 @@ class MotionRun:
                 out[f.name] = tuple(value[k] for k in points.tolist())
             else:
                 out[f.name] = value[rows if f.name in _MOTION_FIELDS else points]
+        if self.argument is self.text:
+            out["argument"] = out["text"]
         return MotionRun(**out)
+
+    def stretches(self, regular: np.ndarray) -> list[tuple[int, int, MotionRun | None]]:
+        """The bulk lane's split of its rows: ``(first, end, run)`` for each stretch of ``regular`` motions (its
+        rows of this run), ``(first, end, None)`` for each stretch between (statements the general rules run)."""
+        edges = np.flatnonzero(np.diff(regular.astype(np.int8), prepend=2, append=2)).tolist()
+        return [(a, b, None if not regular[a] else self if b - a == len(self) else self.take(np.arange(a, b)))
+                for a, b in zip(edges[:-1], edges[1:])]
 
 
 #: The columns of :class:`MotionRun` with a row a motion (the others: a row a point).

@@ -440,30 +440,23 @@ class _Motions:
         name_span[:, 1] = base + st.ends("instr")
         instruction = [st.group(i, "instr") for i in shape_first.tolist()]  # each shape's, as written
         instruction = list(map(instruction.__getitem__, shape_of.tolist()))
-        extax_t, names_t = tuple(extax), tuple(names)
-        # the regular statements' columns, the others run by the general rules, in order
-        edges = np.flatnonzero(np.diff(regular.astype(np.int8), prepend=2, append=2))
-        for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
-            if not regular[a]:
+        run = MotionRun(
+            instruction=tuple(instruction), kind=kinds, n_points=n_points, statement=statement, name=name_span,
+            tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], joint_speed=np.full(r, np.inf),
+            acceleration=np.full(r, np.inf), duration_s=np.full(r, np.nan), text=text_span, argument=argument,
+            T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata, has_confdata=has_confdata, frames=frames,
+            frame=frame, extax=tuple(extax), name_of_point=tuple(names), whole_argument=(None,) * p, quat=quat)
+        for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
+            if part is None:
                 for i in range(a, b):
                     self.run_body(Tree("body", [self._statement_tree(token, st, i)]), local, depth)
                 continue
-            pa, pb = int(first_point[a]), int(first_point[b - 1] + n_points[b - 1])
-            run = MotionRun(
-                instruction=tuple(instruction[a:b]), kind=kinds[a:b], n_points=n_points[a:b],
-                statement=statement[a:b], name=name_span[a:b], tcp_speed=speed[a:b, 0],
-                orientation_speed=speed[a:b, 1], joint_speed=np.full(b - a, np.inf),
-                acceleration=np.full(b - a, np.inf), duration_s=np.full(b - a, np.nan), text=text_span[pa:pb],
-                argument=text_span[pa:pb] if argument is text_span else argument[pa:pb],
-                T_world_tcp=T_world_tcp[pa:pb], q=q[pa:pb], q_len=q_len[pa:pb], confdata=confdata[pa:pb],
-                has_confdata=has_confdata[pa:pb], frames=frames, frame=frame[pa:pb], extax=extax_t[pa:pb],
-                name_of_point=names_t[pa:pb], whole_argument=(None,) * (pb - pa), quat=quat[pa:pb])
             if self.progress is not None:
                 for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS,
                                   self._run_count + b - a, PROGRESS_MOTIONS):
                     self.progress(done, None)
             self._run_count += b - a
-            self.steps.append(run)
+            self.steps.append(part)
 
     def _resolve_shape(self, token: Token, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple:
         """Work object frame, tool, TCP speed [m/s] and reorientation speed [rad/s] of a run's statement, as
