@@ -1,9 +1,12 @@
 """RAPID motions: the motion instructions, their arguments, and runs of plain motion statements read as columns.
 
 ``MoveL``, ``MoveJ``, ``MoveC``, ``MoveAbsJ`` and the process and search moves (:data:`PROCESS_MOTIONS`) are read by
-:meth:`_Motions.run_motion`; a ``MOVES`` token of the grammar (a run of plain motion statements,
-:data:`MOVES_PATTERN`) by :meth:`_Motions.run_moves`, which reads its statements as columns and hands any it does not
-read to the general rules, one statement, as the tree they would have built.
+:meth:`_Motions.run_motion` into a :class:`~thermocomp.programs.model.MotionRun` of one row; a ``MOVES`` token of the
+grammar (a run of plain motion statements, :data:`MOVES_PATTERN`) by :meth:`_Motions.run_moves` into one run of its
+statements, with the same resolvers (:meth:`_Motions.motion_frames`, :meth:`_Motions.motion_speed` once per distinct
+speed, tool and work object; :meth:`_Motions.point` for a named target; its inline targets the same checks and
+arithmetic in bulk). A statement the columns do not read goes to the general rules, one statement, as the tree they
+would have built.
 """
 
 from __future__ import annotations
