@@ -215,7 +215,7 @@ def timed_targets(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, 
         return Targets(**flange) if len(rows) else None, replace(options, minutes=minutes), time_form
     if popts.timed:
         minute = timing.point_minutes(0)
-        time_form = (f"timed: each motion compensated at its estimated minute (0 to {minute.max():.4g} min); "
+        time_form = (f"timed: each motion compensated at its estimated minute (0 to {minute.max(initial=0.0):.4g} min); "
                      f"{time_law.describe()}")
     elif popts.at_minute is not None:
         minute = np.full(m, popts.at_minute)

@@ -71,7 +71,7 @@ def read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback
                          "Nothing was written. Rerun with --unsupported keep to leave them as written "
                          "(their motions are then not compensated).", path=prog.path, row=first.line,
                          column=first.column)
-    if not len(prog.columns.run.text):
+    if not len(prog.columns.run.text) and prog.extra.get("unrun"):
         unrun = "; ".join(f"{name}: {n} motions, not called from {' and '.join(prog.entry) or 'the entry'}; rerun "
                           f"with --entry {name}" for name, n in prog.extra.get("unrun", ()))
         raise InputError(f"no motion to compensate was found: {' and '.join(prog.entry) or 'the entry routine'} "
