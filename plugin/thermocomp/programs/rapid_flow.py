@@ -157,17 +157,20 @@ class _Flow:
         first_read = dict(self._first_read)
         self.check_size(entry)
         self._first_read = first_read  # (counting reads the bounds of FOR loops: no read of a cycle)
+        self.per_pass: dict[tuple[int, int], Tree] = {}  # text -> the FOR loop whose passes it differs in
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
             self.run_routine(proc, depth=0)
         self.check_cycles()
+        per_pass = self.check_per_pass()
         unrun = self.note_unvisited()
         return RobotProgram(
             language="rapid", path=self.path, text=self.text, steps=self.finish_points(tree),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
             entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
             extra={"unrun": unrun, "conditional": tuple(dict.fromkeys(self.conditional)),
-                   "confdata_free": frozenset(k for k, free in self.conf_free.items() if free)},
+                   "confdata_free": frozenset(k for k, free in self.conf_free.items() if free),
+                   "per_pass": per_pass},
         )
 
     def check_external(self, entry: list[Tree]) -> None:
@@ -304,8 +307,14 @@ class _Flow:
         return start, step, int(min(max(passes, 0), 2 ** 62))  # (counted against --max-motions before any runs)
 
     def finish_points(self, tree: Tree) -> tuple:
-        """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`)."""
-        return tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), self._in_call,
+        """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`).
+        A per-pass text (:meth:`take_passes`) is a table, one entry a run: calls needing it differently do not clash."""
+        in_call = self._in_call
+        if self.per_pass:
+            tabled = {id(s) for s in self.steps if isinstance(s, Motion)
+                      and any((p.text.start, p.text.end) in self.per_pass for p in s.points)}
+            in_call = {k: v for k, v in in_call.items() if k not in tabled}
+        return tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), in_call,
                                   self.unsupported, self.notes))
 
     def _finish_points(self, tree: Tree, unfollowed: set[int]) -> list[Motion | Wait]:
@@ -883,12 +892,80 @@ class _Flow:
             return
         self.steps[first_step:] = expand(self.steps[first_step:])  # each pass's motions, as objects
         changing = calls.changing_motion(self.steps[first_step:])
-        if changing is not None:
+        if changing is not None and not self.take_passes(self.steps[first_step:], statement):
             for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
                 self._in_call.pop(id(dropped), None)
             del self.steps[first_step:]
             raise _Unsupported(f"{changing.instruction}'s target changes with the FOR counter {counter}: one "
                                "written target cannot serve every pass", statement)
+
+    def take_passes(self, steps: list, statement: Tree) -> bool:
+        """The texts of ``steps`` (a FOR loop's passes) that differ from pass to pass become per-pass texts
+        (:mod:`~thermocomp.programs.passes`: a table of corrected targets and a counter the written program
+        advances), where each is an inline target or expression at its motion (a declaration's text is one value).
+        False (nothing taken) when one is a declaration's."""
+        values: dict[tuple[int, int], list] = {}
+        inline: dict[tuple[int, int], bool] = {}
+        for motion in steps:
+            if isinstance(motion, Motion):
+                for point in motion.points:
+                    key = (point.text.start, point.text.end)
+                    values.setdefault(key, []).append(point.q if point.T_world_tcp is None else point.T_world_tcp)
+                    inline[key] = point.text == point.argument
+        differing = [key for key, got in values.items() if any(not np.array_equal(got[0], v) for v in got[1:])]
+        if not all(inline[key] for key in differing):
+            return False
+        for key in differing:
+            self.per_pass.setdefault(key, statement)
+        return True
+
+    def check_per_pass(self) -> frozenset[tuple[int, int]]:
+        """The per-pass texts (:meth:`take_passes`) the written program can hold: each motion of such a text runs
+        in the cycle's fixed order (none under a construct whose course is known only while running: a counter
+        would then lose its place) and at most :data:`~thermocomp.programs.passes.MAX_PASSES` times. The others
+        are unsupported at their motion, naming the line and the reason, and their motions dropped from the
+        steps (left as written); a note at each loop says how the taken ones are written and timed."""
+        from thermocomp.programs.passes import MAX_PASSES
+
+        if not self.per_pass:
+            return frozenset()
+        conditional = set(self.conditional)
+        runs: dict[tuple[int, int], list[Motion]] = {}
+        steps = expand(self.steps)
+        for step in steps:
+            if isinstance(step, Motion):
+                for point in step.points:
+                    key = (point.text.start, point.text.end)
+                    if key in self.per_pass:
+                        runs.setdefault(key, []).append(step)
+        bad: dict[tuple[int, int], str] = {}
+        for key, motions in runs.items():
+            first = motions[0]
+            if any(mo.statement.line in conditional for mo in motions):
+                bad[key] = (f"{first.instruction}'s target differs from pass to pass and it runs under a condition "
+                            "or loop known only while running: its passes are not known before running")
+            elif len(motions) > MAX_PASSES:
+                bad[key] = (f"{first.instruction}'s target differs from pass to pass in {len(motions):,} passes: more "
+                            f"than {MAX_PASSES:,}, the most a table of corrected targets holds here")
+        for key, message in bad.items():
+            motion = runs[key][0]
+            self.unsupported.append(Finding(message, motion.statement.line, motion.statement.column))
+        if bad:
+            left = {id(mo) for key in bad for mo in runs[key]}
+            self.steps[:] = [s for s in steps if id(s) not in left]
+        taken = frozenset(key for key in runs if key not in bad)
+        loops: dict[int, tuple[Tree, list[int]]] = {}
+        for key in taken:
+            loop = self.per_pass[key]
+            loops.setdefault(id(loop), (loop, []))[1].append(runs[key][0].statement.line)
+        for loop, lines in loops.values():
+            line, column = _location(loop)
+            self.note_once(Finding(
+                f"FOR: the targets of the motion(s) at line {_lines(sorted(set(lines)))} differ from pass to pass: "
+                "each pass is compensated, and written as a table of corrected targets the program walks with a "
+                "pass counter (docs/programs.md, \"Targets that differ from pass to pass\"); each pass's minute "
+                "follows the written order of the cycle", line, column))
+        return taken
 
     def changes_state(self, node: Tree, calling: frozenset[str]) -> bool:
         """Whether ``node`` (or a routine of the module it calls) may leave the walk in another state: an

@@ -15,6 +15,7 @@ from thermocomp._typing import PathLike
 from thermocomp.compensation.compensate import ProgressCallback
 from thermocomp.errors import InputError
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, RobotProgram
+from thermocomp.programs import passes
 from thermocomp.programs.options import ProgramOptions
 from thermocomp.programs.rapid import RAPID_SUFFIXES, RapidOptions
 
@@ -78,6 +79,7 @@ def read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback
                          f"runs none{'; ' + unrun if unrun else ''}", path=prog.path)
     if popts.output == "joints":
         check_joints_form(prog)
+    passes.check_form(prog, popts.output, popts.indexed_minutes is not None)
     return prog
 
 

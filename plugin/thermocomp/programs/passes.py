@@ -1,0 +1,133 @@
+"""Targets that differ from pass to pass of a loop whose count the file fixes: a table of corrected targets each.
+
+A motion inside a RAPID ``FOR`` loop of constant bounds whose target reads data the loop steps
+(``MoveL Offs(A1, Xpos, Ypos, 0), ...`` with ``Xpos := Xpos + 30`` each pass) runs a known target each
+pass, but its text is one: it cannot hold several corrected targets. The reader
+(:meth:`~thermocomp.programs.rapid_flow._Flow.take_passes`) gives each pass's motion as a motion of its
+own and names such texts in ``RobotProgram.extra["per_pass"]``; every run of such a text is in the
+cycle's fixed order (none under a condition known only while running). The written program then holds,
+for each such text ``j`` at a motion statement ``k``:
+
+- ``LOCAL CONST robtarget tcPassT<j>{N}`` (or ``jointtarget``): the corrected target of each of the
+  ``N`` runs of the text in one cycle, in the order the cycle runs them, inserted after the ``MODULE`` line
+  with ``LOCAL VAR num tcPassN<k> := 0;``;
+- the statement ``tcPassN<k> := tcPassN<k> MOD N + 1;`` inserted before the motion, on a line of its own
+  with the motion's indentation, and the text replaced by ``tcPassT<j>{tcPassN<k>}``.
+
+So the counter counts the runs of the motion and comes back to 1 at the next cycle's first run (``MOD``);
+moving the program pointer to main resets it (a ``VAR``). A statement insertion, not a function in the
+argument: a motion the controller runs again after a stop does not advance the counter twice.
+docs/programs.md, "Targets that differ from pass to pass".
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+import numpy as np
+
+from thermocomp.errors import InputError
+from thermocomp.programs import writer as w
+from thermocomp.programs.model import RobotProgram
+
+#: The most runs of one text a cycle may hold (the entries of one table: some 120 bytes each, 1.2 MB a table at the
+#: bound); beyond it the reader refuses the motion naming its line and this bound.
+MAX_PASSES = 10_000
+
+
+def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
+    """The per-pass texts (``(start, end)`` of the text) and their points' indices in execution order ``(N,)``."""
+    keys = prog.extra.get("per_pass") or frozenset()
+    if not keys:
+        return {}
+    out: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for i, (start, end) in enumerate(prog.columns.run.text[:, :2].tolist()):
+        if (start, end) in keys:
+            out[(start, end)].append(i)
+    return {key: np.array(members, dtype=np.int64) for key, members in out.items()}
+
+
+def check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
+    """Refuse the forms a per-pass table is not written in: the joints form and the time-indexed program, naming
+    the first such motion's line."""
+    found = groups(prog)
+    if not found or (output == "filtered" and not indexed):
+        return
+    first = min(found.values(), key=lambda idx: int(idx[0]))
+    row = int(prog.columns.run.argument[first[0], 2])
+    form = "--time-indexed" if indexed else "--program-output joints"
+    raise InputError(f"the motion target at line {row} differs from pass to pass of its loop: it is written as a "
+                     f"table of corrected targets, which {form} does not write (use --program-output filtered with "
+                     "a snapshot or --timed)", path=prog.path, row=row)
+
+
+def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
+                is_joint: np.ndarray) -> list[w.Edit]:
+    """The edits that write the per-pass texts ``found`` as tables of ``values`` (each point's new text; a text
+    with no value for some run keeps its text) and the declarations and counters they need (RAPID)."""
+    if prog.language != "rapid":
+        raise InputError("per-pass tables are written for RAPID only", path=prog.path)
+    text, nl = prog.text, prog.newline
+    run = prog.columns.run
+    statement_of_point = np.repeat(np.arange(len(run.instruction)), run.n_points)
+    declarations: list[str] = []
+    edits: list[w.Edit] = []
+    counters: dict[tuple[int, int], str] = {}
+    for number, (key, idx) in enumerate(sorted(found.items()), start=1):
+        entries = [values[i] for i in idx.tolist()]
+        if any(v is None for v in entries):
+            continue
+        statement = run.statement[statement_of_point[idx[0]]]
+        s_key = (int(statement[0]), int(statement[1]))
+        if s_key not in counters:
+            counters[s_key] = _free_name(text, f"tcPassN{len(counters) + 1}")
+            counter = counters[s_key]
+            declarations.append(f"  LOCAL VAR num {counter} := 0;")
+            edits.append(_advance(prog, s_key[0], counter, len(idx)))
+        counter = counters[s_key]
+        name = _free_name(text, f"tcPassT{number}")
+        dtype = "jointtarget" if bool(is_joint[idx[0]]) else "robtarget"
+        body = ("," + nl + "      ").join(entries)
+        declarations.append(f"  LOCAL CONST {dtype} {name}{{{len(idx)}}}:={nl}      [{body}];")
+        edits.append(w.Edit(key[0], key[1], f"{name}{{{counter}}}"))
+    if not declarations:
+        return []
+    header = re.search(r"^[ \t]*MODULE\b[^\n]*\n", text, flags=re.IGNORECASE | re.MULTILINE)
+    if header is None:
+        raise InputError("no MODULE line found", path=prog.path)
+    block = nl.join([f"  ! thermocomp: {len(counters)} motion(s) whose target differs from pass to pass, each a "
+                     "table of corrected targets walked by a pass counter (docs/programs.md).",
+                     "  ! Start each cycle's run with the program pointer to main (it resets the counters).",
+                     *declarations]) + nl
+    edits.append(w.Edit(header.end(), header.end(), block))
+    return edits
+
+
+def _advance(prog: RobotProgram, start: int, counter: str, passes: int) -> w.Edit:
+    """The statement advancing ``counter`` before the motion statement at ``start``: on a line of its own with the
+    motion's indentation, or before it on its line where only a label stands there; refused where the motion is
+    the statement of a compact ``IF`` (a statement inserted there would run unconditionally)."""
+    text = prog.text
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    advance = f"{counter} := {counter} MOD {passes} + 1;"
+    if not before.strip():
+        return w.Edit(line_start, line_start, f"{before}{advance}{prog.newline}")
+    if re.search(r"\bIF\b", before, flags=re.IGNORECASE):
+        line = text.count("\n", 0, start) + 1
+        raise InputError("the motion target here differs from pass to pass and the motion is the statement of a "
+                         "compact IF: no statement can be written before it (write the IF with THEN ... ENDIF)",
+                         path=prog.path, row=line)
+    return w.Edit(start, start, f"{advance} ")
+
+
+def _free_name(text: str, name: str) -> str:
+    """``name``, or ``name`` with a letter added until the program does not use it (case-insensitive, RAPID)."""
+    lowered = text.lower()
+    while re.search(rf"\b{re.escape(name.lower())}\b", lowered):
+        name += "x"
+    return name
+
+
+__all__ = ["MAX_PASSES", "check_form", "groups", "table_edits"]
