@@ -14,8 +14,8 @@ import numpy as np
 from thermocomp._typing import PathLike
 from thermocomp.compensation.compensate import ProgressCallback
 from thermocomp.errors import InputError
-from thermocomp.programs.model import _KIND_CODE, CIRCULAR, RobotProgram
 from thermocomp.programs import passes
+from thermocomp.programs.model import _KIND_CODE, CIRCULAR, RobotProgram
 from thermocomp.programs.options import ProgramOptions
 from thermocomp.programs.rapid import RAPID_SUFFIXES, RapidOptions
 
