@@ -284,7 +284,6 @@ def fk_tcp(chain, q):
 @pytest.mark.parametrize(("change", "words", "error"), [
     (("MoveL place{i}", "MoveL place{i + 1}"), "index 4 outside place{1..3}", True),
     (("CONST robtarget place{3}", "CONST robtarget place{4}"), "expected 4 elements", True),
-    (("MoveL place{i}", "MoveL Offs(place{i}, 0, 0, 10 * i)"), "FOR counter i", False),
     (("MoveAbsJ homes{1}", "MoveAbsJ homes{1, 1}"), "homes has 1 dimension", True),
 ])
 def test_an_array_use_it_cannot_follow_is_named_with_its_line(tmp_path, rng, change, words, error):
