@@ -29,11 +29,82 @@ import numpy as np
 
 from thermocomp.errors import InputError
 from thermocomp.programs import writer as w
-from thermocomp.programs.model import RobotProgram
+from thermocomp.programs.model import Finding, Motion, RobotProgram
 
 #: The most runs of one text a cycle may hold (the entries of one table: some 120 bytes each, 1.2 MB a table at the
 #: bound); beyond it the reader refuses the motion naming its line and this bound.
 MAX_PASSES = 10_000
+
+
+def take(steps: list, per_pass: dict, loop: object) -> bool:
+    """Record in ``per_pass`` (text ``(start, end)`` -> ``loop``) the texts of ``steps`` (the passes of ``loop``,
+    motions as objects) that differ from pass to pass, where each is an inline target or an expression at its
+    motion. False, and nothing recorded, when one is a declaration's (its text is one value)."""
+    values: dict[tuple[int, int], list] = {}
+    inline: dict[tuple[int, int], bool] = {}
+    for motion in steps:
+        if isinstance(motion, Motion):
+            for point in motion.points:
+                key = (point.text.start, point.text.end)
+                values.setdefault(key, []).append(point.q if point.T_world_tcp is None else point.T_world_tcp)
+                inline[key] = point.text == point.argument
+    differing = [key for key, got in values.items() if any(not np.array_equal(got[0], v) for v in got[1:])]
+    if not all(inline[key] for key in differing):
+        return False
+    for key in differing:
+        per_pass.setdefault(key, loop)
+    return True
+
+
+def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, location
+           ) -> tuple[list, frozenset[tuple[int, int]], list[Finding], list[Finding]]:
+    """The per-pass texts (:func:`take`) the written program can hold: each motion of such a text runs in the
+    cycle's fixed order (none at a line of ``conditional``, the motions under a construct whose course is known only
+    while running: a counter would lose its place) and at most :data:`MAX_PASSES` times.
+
+    Returns the steps without the motions of the others (left as written), the texts taken, a finding for each text
+    refused (at its first motion, naming the reason) and a note at each loop (``location(loop)`` its line and
+    column) saying how the taken ones are written and timed.
+    """
+    steps = list(steps)
+    runs: dict[tuple[int, int], list[Motion]] = {}
+    for step in steps:  # (a run of plain motions, MotionRun, holds inline literals only: none differs)
+        if isinstance(step, Motion):
+            for point in step.points:
+                key = (point.text.start, point.text.end)
+                if key in per_pass:
+                    runs.setdefault(key, []).append(step)
+    refused: list[Finding] = []
+    bad = set()
+    for key, motions in runs.items():
+        first = motions[0]
+        message = None
+        if any(mo.statement.line in conditional for mo in motions):
+            message = (f"{first.instruction}'s target differs from pass to pass and it runs under a condition or "
+                       "loop known only while running: its passes are not known before running")
+        elif len(motions) > MAX_PASSES:
+            message = (f"{first.instruction}'s target differs from pass to pass in {len(motions):,} passes: more "
+                       f"than {MAX_PASSES:,}, the most a table of corrected targets holds here")
+        if message is not None:
+            bad.add(key)
+            refused.append(Finding(message, first.statement.line, first.statement.column))
+    if bad:
+        left = {id(mo) for key in bad for mo in runs[key]}
+        steps = [s for s in steps if id(s) not in left]
+    taken = frozenset(key for key in runs if key not in bad)
+    loops: dict[int, tuple[object, set[int]]] = {}
+    for key in taken:
+        loop = per_pass[key]
+        loops.setdefault(id(loop), (loop, set()))[1].add(runs[key][0].statement.line)
+    notes = []
+    for loop, lines in loops.values():
+        line, column = location(loop)
+        notes.append(Finding(
+            f"{construct}: the targets of the motion(s) at line {', '.join(map(str, sorted(lines)))} differ from pass "
+            "to pass: each pass is compensated, and written as a table of corrected targets the program walks with a "
+            "pass counter (docs/programs.md, \"Targets that differ from pass to pass\"); each pass's minute follows "
+            "the written order of the cycle", line, column))
+    return steps, taken, refused, notes
 
 
 def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
@@ -130,4 +201,4 @@ def _free_name(text: str, name: str) -> str:
     return name
 
 
-__all__ = ["MAX_PASSES", "check_form", "groups", "table_edits"]
+__all__ = ["MAX_PASSES", "check_form", "groups", "settle", "table_edits", "take"]

@@ -14,7 +14,7 @@ import numpy as np
 from lark import Token, Tree
 
 from thermocomp.errors import ConfigurationError, InputError
-from thermocomp.programs import calls
+from thermocomp.programs import calls, passes
 from thermocomp.programs.model import (
     JOINT,
     LINEAR,
@@ -901,70 +901,20 @@ class _Flow:
 
     def take_passes(self, steps: list, statement: Tree) -> bool:
         """The texts of ``steps`` (a FOR loop's passes) that differ from pass to pass become per-pass texts
-        (:mod:`~thermocomp.programs.passes`: a table of corrected targets and a counter the written program
-        advances), where each is an inline target or expression at its motion (a declaration's text is one value).
-        False (nothing taken) when one is a declaration's."""
-        values: dict[tuple[int, int], list] = {}
-        inline: dict[tuple[int, int], bool] = {}
-        for motion in steps:
-            if isinstance(motion, Motion):
-                for point in motion.points:
-                    key = (point.text.start, point.text.end)
-                    values.setdefault(key, []).append(point.q if point.T_world_tcp is None else point.T_world_tcp)
-                    inline[key] = point.text == point.argument
-        differing = [key for key, got in values.items() if any(not np.array_equal(got[0], v) for v in got[1:])]
-        if not all(inline[key] for key in differing):
-            return False
-        for key in differing:
-            self.per_pass.setdefault(key, statement)
-        return True
+        (:func:`~thermocomp.programs.passes.take`); False (nothing taken) when one is a declaration's."""
+        return passes.take(steps, self.per_pass, statement)
 
     def check_per_pass(self) -> frozenset[tuple[int, int]]:
-        """The per-pass texts (:meth:`take_passes`) the written program can hold: each motion of such a text runs
-        in the cycle's fixed order (none under a construct whose course is known only while running: a counter
-        would then lose its place) and at most :data:`~thermocomp.programs.passes.MAX_PASSES` times. The others
-        are unsupported at their motion, naming the line and the reason, and their motions dropped from the
-        steps (left as written); a note at each loop says how the taken ones are written and timed."""
-        from thermocomp.programs.passes import MAX_PASSES
-
+        """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
+        motions of the others dropped from the steps, unsupported at their line."""
         if not self.per_pass:
             return frozenset()
-        conditional = set(self.conditional)
-        runs: dict[tuple[int, int], list[Motion]] = {}
-        steps = expand(self.steps)
-        for step in steps:
-            if isinstance(step, Motion):
-                for point in step.points:
-                    key = (point.text.start, point.text.end)
-                    if key in self.per_pass:
-                        runs.setdefault(key, []).append(step)
-        bad: dict[tuple[int, int], str] = {}
-        for key, motions in runs.items():
-            first = motions[0]
-            if any(mo.statement.line in conditional for mo in motions):
-                bad[key] = (f"{first.instruction}'s target differs from pass to pass and it runs under a condition "
-                            "or loop known only while running: its passes are not known before running")
-            elif len(motions) > MAX_PASSES:
-                bad[key] = (f"{first.instruction}'s target differs from pass to pass in {len(motions):,} passes: more "
-                            f"than {MAX_PASSES:,}, the most a table of corrected targets holds here")
-        for key, message in bad.items():
-            motion = runs[key][0]
-            self.unsupported.append(Finding(message, motion.statement.line, motion.statement.column))
-        if bad:
-            left = {id(mo) for key in bad for mo in runs[key]}
-            self.steps[:] = [s for s in steps if id(s) not in left]
-        taken = frozenset(key for key in runs if key not in bad)
-        loops: dict[int, tuple[Tree, list[int]]] = {}
-        for key in taken:
-            loop = self.per_pass[key]
-            loops.setdefault(id(loop), (loop, []))[1].append(runs[key][0].statement.line)
-        for loop, lines in loops.values():
-            line, column = _location(loop)
-            self.note_once(Finding(
-                f"FOR: the targets of the motion(s) at line {_lines(sorted(set(lines)))} differ from pass to pass: "
-                "each pass is compensated, and written as a table of corrected targets the program walks with a "
-                "pass counter (docs/programs.md, \"Targets that differ from pass to pass\"); each pass's minute "
-                "follows the written order of the cycle", line, column))
+        steps, taken, refused, notes = passes.settle(self.steps, self.per_pass, set(self.conditional), "FOR",
+                                                     _location)
+        self.steps[:] = steps
+        self.unsupported.extend(refused)
+        for note in notes:
+            self.note_once(note)
         return taken
 
     def changes_state(self, node: Tree, calling: frozenset[str]) -> bool:
