@@ -17,19 +17,23 @@ import re
 
 import numpy as np
 import pytest
+from program_builders import random_configurations, ur_pose_text
 from test_programs_rapid import small_table
 from test_programs_rapid_cell import ZERO, _module, _reached
 
-from thermocomp import load_robot
+from thermocomp import deformed_model, fk, load_robot, nominal_model
 from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import transform
+from thermocomp.kinematics.ik import solve_ik
 from thermocomp.programs import ProgramOptions, passes, read_program
+from thermocomp.programs.compensate import nominal_configurations, point_poses
 from thermocomp.tolerances import IK_POSITION_TOL
 
 STEP_MM = 12.0
+UR_TCP = transform(np.eye(3), [0.0, 0.0, 0.1])
 
 
 def _offs(T, x_mm, y_mm, z_mm):
@@ -163,3 +167,68 @@ def test_forms_without_tables_are_refused_naming_the_line(tmp_path, rng, form):
     with pytest.raises(InputError, match="differs from pass to pass"):
         compensate_program("irb140", "deformations/exaggerated.csv", path, tmp_path / "out.mod",
                            program_options=ProgramOptions(**form))
+
+
+# ----- URScript: a while whose count the file fixes (the manual's "while", "pose_trans", PolyScope's counters)
+
+UR_LOOP = ("def grid():\n"
+           "  set_tcp(p[0, 0, 0.1, 0, 0, 0])\n"
+           "  movej({a}, a=1.2, v=0.5)\n"
+           "  i = 0\n"
+           "  while (i < 4):\n"
+           "    movel(pose_trans({a}, p[i * 0.01, 0, 0, 0, 0, 0]), a=1.2, v=0.25)  # row\n"
+           "    sleep(0.1) movel(pose_trans({b}, p[0, 0, -0.01 * i, 0, 0, 0]))\n"
+           "    i = i + 1\n"
+           "  end\n"
+           "end\n")
+
+
+def _ur_grid(rng):
+    chain = load_robot("ur5")
+    R, p = fk(nominal_model(chain), random_configurations(chain, rng, 2))
+    T = [transform(R[k], p[k]) @ UR_TCP for k in range(2)]
+    src = UR_LOOP.format(a=ur_pose_text(T[0]), b=ur_pose_text(T[1]))
+    want = [T[0]]
+    for i in range(4):
+        want += [T[0] @ transform(np.eye(3), [i * 0.01, 0, 0]), T[1] @ transform(np.eye(3), [0, 0, -0.01 * i])]
+    return src, want
+
+
+def test_a_urscript_while_of_fixed_count_is_compensated_pass_by_pass(tmp_path, rng):
+    chain = load_robot("ur5")
+    src, want = _ur_grid(rng)
+    path, out = tmp_path / "grid.script", tmp_path / "grid_out.script"
+    path.write_text(src)
+    compensate_program("ur5", ZERO, path, out)
+    assert out.read_bytes() == path.read_bytes()
+    table = small_table(rng)
+    report = compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    assert report.n_changed_texts == 3  # the movej's pose, the two tables
+    written = out.read_text()
+    assert written.count("% 4\n") == 1 and written.count("% 4 movel(") == 1 and "# row" in written
+    kept = re.sub(r"  (#.*|global tc_pass_[nt]\d+ = .*)\n", "", written, count=5)
+    kept = re.sub(r"^[ \t]*tc_pass_n\d+ = \(tc_pass_n\d+ \+ 1\) % 4\n", "", kept, flags=re.MULTILINE)
+    kept = re.sub(r"tc_pass_n\d+ = \(tc_pass_n\d+ \+ 1\) % 4 ", "", kept)
+    kept = re.sub(r"tc_pass_t\d+\[tc_pass_n\d+\]", "<T>", kept)
+    marked = src
+    for a, b in sorted(read_program(path).extra["per_pass"], reverse=True):
+        marked = marked[:a] + "<T>" + marked[b:]
+    assert kept.split("\n")[3:] == marked.split("\n")[3:]  # (the movej's pose, line 3, is written inline)
+    reread = read_program(out)
+    assert not reread.unsupported and len(reread.motions) == 9
+    T = np.stack([pt.T_world_tcp @ np.linalg.inv(pt.T_flange_tcp) for pt in reread.points])
+    q_near = nominal_configurations(chain, read_program(path), point_poses(chain, read_program(path).columns),
+                                    CompensationOptions())[0]
+    result = solve_ik(nominal_model(chain), T[:, :3, :3], T[:, :3, 3], q_near)
+    R, p = fk(deformed_model(chain, table, 1.0), result.q)
+    reached = transform(R, p) @ UR_TCP
+    assert np.max(np.linalg.norm(reached[:, :3, 3] - np.stack(want)[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
+
+
+def test_a_urscript_counter_from_an_input_stays_refused_naming_it(tmp_path, rng):
+    src, _ = _ur_grid(rng)
+    src = src.replace("  i = 0\n", "  i = read_input_integer_register(0)\n")
+    path = tmp_path / "grid.script"
+    path.write_text(src)
+    with pytest.raises(InputError, match="read_input_integer_register"):
+        compensate_program("ur5", "deformations/exaggerated.csv", path, tmp_path / "out.script")

@@ -136,9 +136,8 @@ def check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
 def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
                 is_joint: np.ndarray) -> list[w.Edit]:
     """The edits that write the per-pass texts ``found`` as tables of ``values`` (each point's new text; a text
-    with no value for some run keeps its text) and the declarations and counters they need (RAPID)."""
-    if prog.language != "rapid":
-        raise InputError("per-pass tables are written for RAPID only", path=prog.path)
+    with no value for some run keeps its text), and the declarations and counters they need."""
+    rapid = prog.language == "rapid"
     text, nl = prog.text, prog.newline
     run = prog.columns.run
     statement_of_point = np.repeat(np.arange(len(run.instruction)), run.n_points)
@@ -150,42 +149,57 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
         if any(v is None for v in entries):
             continue
         statement = run.statement[statement_of_point[idx[0]]]
+        if not rapid and bool(is_joint[idx[0]]):
+            raise InputError("a joint target that differs from pass to pass is not written as a table in URScript",
+                             path=prog.path, row=int(statement[2]))
         s_key = (int(statement[0]), int(statement[1]))
         if s_key not in counters:
-            counters[s_key] = _free_name(text, f"tcPassN{len(counters) + 1}")
+            counters[s_key] = _free_name(text, f"tcPassN{len(counters) + 1}" if rapid
+                                         else f"tc_pass_n{len(counters) + 1}", rapid)
             counter = counters[s_key]
-            declarations.append(f"  LOCAL VAR num {counter} := 0;")
+            declarations.append(f"  LOCAL VAR num {counter} := 0;" if rapid else f"global {counter} = -1")
             edits.append(_advance(prog, s_key[0], counter, len(idx)))
         counter = counters[s_key]
-        name = _free_name(text, f"tcPassT{number}")
-        dtype = "jointtarget" if bool(is_joint[idx[0]]) else "robtarget"
-        body = ("," + nl + "      ").join(entries)
-        declarations.append(f"  LOCAL CONST {dtype} {name}{{{len(idx)}}}:={nl}      [{body}];")
-        edits.append(w.Edit(key[0], key[1], f"{name}{{{counter}}}"))
+        name = _free_name(text, f"tcPassT{number}" if rapid else f"tc_pass_t{number}", rapid)
+        if rapid:
+            dtype = "jointtarget" if bool(is_joint[idx[0]]) else "robtarget"
+            body = ("," + nl + "      ").join(entries)
+            declarations.append(f"  LOCAL CONST {dtype} {name}{{{len(idx)}}}:={nl}      [{body}];")
+            edits.append(w.Edit(key[0], key[1], f"{name}{{{counter}}}"))
+        else:
+            declarations.append(f"global {name} = [{', '.join(entries)}]")
+            edits.append(w.Edit(key[0], key[1], f"{name}[{counter}]"))
     if not declarations:
         return []
-    header = re.search(r"^[ \t]*MODULE\b[^\n]*\n", text, flags=re.IGNORECASE | re.MULTILINE)
-    if header is None:
-        raise InputError("no MODULE line found", path=prog.path)
-    block = nl.join([f"  ! thermocomp: {len(counters)} motion(s) whose target differs from pass to pass, each a "
-                     "table of corrected targets walked by a pass counter (docs/programs.md).",
-                     "  ! Start each cycle's run with the program pointer to main (it resets the counters).",
-                     *declarations]) + nl
-    edits.append(w.Edit(header.end(), header.end(), block))
+    note = (f"thermocomp: {len(counters)} motion(s) whose target differs from pass to pass, each a table of corrected "
+            "targets walked by a pass counter (docs/programs.md).")
+    if rapid:
+        header = re.search(r"^[ \t]*MODULE\b[^\n]*\n", text, flags=re.IGNORECASE | re.MULTILINE)
+        if header is None:
+            raise InputError("no MODULE line found", path=prog.path)
+        block = nl.join([f"  ! {note}", "  ! Start each cycle's run with the program pointer to main (it resets the "
+                         "counters).", *declarations]) + nl
+        edits.append(w.Edit(header.end(), header.end(), block))
+        return edits
+    at, indent = _ur_body_start(prog)
+    block = "".join(f"{indent}{line}{nl}" for line in [f"# {note}", *declarations])
+    edits.append(w.Edit(at, at, block))
     return edits
 
 
 def _advance(prog: RobotProgram, start: int, counter: str, passes: int) -> w.Edit:
     """The statement advancing ``counter`` before the motion statement at ``start``: on a line of its own with the
-    motion's indentation, or before it on its line where only a label stands there; refused where the motion is
-    the statement of a compact ``IF`` (a statement inserted there would run unconditionally)."""
+    motion's indentation, or before it on its line (URScript: several statements a line; RAPID: after a label);
+    refused where the motion is the statement of a RAPID compact ``IF`` (a statement inserted there would run
+    unconditionally)."""
     text = prog.text
     line_start = text.rfind("\n", 0, start) + 1
     before = text[line_start:start]
-    advance = f"{counter} := {counter} MOD {passes} + 1;"
+    rapid = prog.language == "rapid"
+    advance = f"{counter} := {counter} MOD {passes} + 1;" if rapid else f"{counter} = ({counter} + 1) % {passes}"
     if not before.strip():
         return w.Edit(line_start, line_start, f"{before}{advance}{prog.newline}")
-    if re.search(r"\bIF\b", before, flags=re.IGNORECASE):
+    if rapid and re.search(r"\bIF\b", before, flags=re.IGNORECASE):
         line = text.count("\n", 0, start) + 1
         raise InputError("the motion target here differs from pass to pass and the motion is the statement of a "
                          "compact IF: no statement can be written before it (write the IF with THEN ... ENDIF)",
@@ -193,10 +207,21 @@ def _advance(prog: RobotProgram, start: int, counter: str, passes: int) -> w.Edi
     return w.Edit(start, start, f"{advance} ")
 
 
-def _free_name(text: str, name: str) -> str:
-    """``name``, or ``name`` with a letter added until the program does not use it (case-insensitive, RAPID)."""
-    lowered = text.lower()
-    while re.search(rf"\b{re.escape(name.lower())}\b", lowered):
+def _ur_body_start(prog: RobotProgram) -> tuple[int, str]:
+    """Where the entry function's body starts (after its ``def`` line) and its indentation; else the file's start."""
+    text = prog.text
+    if prog.entry and prog.entry[0] != "<top level>":
+        match = re.search(rf"^[ \t]*def[ \t]+{re.escape(prog.entry[0])}[ \t]*\(", text, flags=re.MULTILINE)
+        if match is not None:
+            start = text.index("\n", match.end()) + 1
+            return start, re.match(r"[ \t]*", text[start:]).group(0) or "  "
+    return 0, ""
+
+
+def _free_name(text: str, name: str, rapid: bool) -> str:
+    """``name``, or ``name`` with a letter added until the program does not use it (RAPID: in any letter case)."""
+    flags = re.IGNORECASE if rapid else 0
+    while re.search(rf"\b{re.escape(name)}\b", text, flags=flags):
         name += "x"
     return name
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from lark import Tree
 
 from thermocomp.programs import calls
+from thermocomp.programs import passes as pass_tables
 from thermocomp.programs.model import Finding, Motion, MotionRun, Wait, expand
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_motions import MOTIONS
@@ -649,7 +650,7 @@ class Flow:
         # (repeated passes are copies of the first: it alone is checked)
         changing = calls.changing_motion(self.steps[first:first + (len(self.steps) - first) // passes]
                                          if repeated else self.steps[first:])
-        if changing is not None:
+        if changing is not None and not (not repeated and pass_tables.take(self.steps[first:], self.per_pass, st)):
             del self.steps[first:]
             changed = self.changed_by(st, changing)
             raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes from "
@@ -663,6 +664,27 @@ class Flow:
                                       "as written", line, column))
         else:
             self.notes.append(Finding(f"while followed for its {passes} pass(es)", line, column))
+
+    def check_per_pass(self) -> frozenset[tuple[int, int]]:
+        """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
+        motions of the others dropped from the steps, unsupported at their line."""
+        if not self.per_pass:
+            return frozenset()
+        steps, taken, refused, notes = pass_tables.settle(self.steps, self.per_pass, set(self.conditional_lines),
+                                                          "while", line_col)
+        self.steps[:] = steps
+        self.unsupported.extend(refused)
+        self.notes.extend(notes)
+        return taken
+
+    def in_call_checked(self) -> dict:
+        """The motions run by calls with arguments whose texts :mod:`.calls` checks: a per-pass text is a table, one
+        entry a run, so calls needing it differently do not clash."""
+        if not self.per_pass:
+            return self._in_call
+        tabled = {id(s) for s in self.steps if isinstance(s, Motion)
+                  and any((p.text.start, p.text.end) in self.per_pass for p in s.points)}
+        return {k: v for k, v in self._in_call.items() if k not in tabled}
 
     def changed_by(self, loop: Tree, motion: Motion) -> str:
         """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""
