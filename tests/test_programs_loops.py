@@ -232,3 +232,67 @@ def test_a_urscript_counter_from_an_input_stays_refused_naming_it(tmp_path, rng)
     path.write_text(src)
     with pytest.raises(InputError, match="read_input_integer_register"):
         compensate_program("ur5", "deformations/exaggerated.csv", path, tmp_path / "out.script")
+
+
+# ----- URScript: relative waypoints, as PolyScope writes them (the manual's pose_trans, pose_add, pose_sub)
+
+def _relative_script(rng, blend: str = "0"):
+    chain = load_robot("ur5")
+    R, p = fk(nominal_model(chain), random_configurations(chain, rng, 2))
+    T = [transform(R[k], p[k]) @ UR_TCP for k in range(2)]
+    up = transform(np.eye(3), [0.0, 0.0, -0.03])
+    src = ("def relative():\n"
+           "  set_tcp(p[0, 0, 0.1, 0, 0, 0])\n"
+           f"  movel({ur_pose_text(T[0])}, a=1.2, v=0.25, r={blend})\n"
+           "  sleep(0.2)\n"
+           "  movel(pose_trans(get_actual_tcp_pose(), p[0, 0, -0.03, 0, 0, 0]), a=1.2, v=0.25)\n"
+           f"  movej({ur_pose_text(T[1])}, a=1.4, v=1.05, t=0, r=0)\n"
+           f"  global wp = pose_add(get_forward_kin(), pose_sub({ur_pose_text(T[0])}, {ur_pose_text(T[1])}))\n"
+           "  movel(wp, a=1.2, v=0.25)\n"
+           "end\n")
+    # pose_add(a, b): positions added, rotations multiplied; pose_sub(a, b) its inverse: pose_add(pose_sub(a, b), b) = a
+    sub = transform(T[0][:3, :3] @ T[1][:3, :3].T, T[0][:3, 3] - T[1][:3, 3])
+    added = transform(T[1][:3, :3] @ sub[:3, :3], T[1][:3, 3] + sub[:3, 3])
+    return src, [T[0], T[0] @ up, T[1], added]
+
+
+def test_relative_waypoints_after_a_stop_are_written_with_their_absolute_corrected_targets(tmp_path, rng):
+    chain = load_robot("ur5")
+    src, want = _relative_script(rng)
+    np.testing.assert_allclose(want[3][:3, 3], want[0][:3, 3], atol=1e-12)  # (back to the first position)
+    path, out = tmp_path / "relative.script", tmp_path / "relative_out.script"
+    path.write_text(src)
+    prog = read_program(path)
+    assert not prog.unsupported
+    got = np.stack([pt.T_world_tcp for pt in prog.points])
+    np.testing.assert_allclose(got, np.stack(want), atol=1e-12)
+    compensate_program("ur5", ZERO, path, out)
+    assert out.read_bytes() == path.read_bytes()
+    table = small_table(rng)
+    report = compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    assert sum("reached without blend" in n for n in report.notes) == 2
+    written = out.read_text()
+    assert "get_actual_tcp_pose" not in written and "movel(p[" in written.splitlines()[4]
+    reread = read_program(out)
+    T = np.stack([pt.T_world_tcp @ np.linalg.inv(pt.T_flange_tcp) for pt in reread.points])
+    q_near = nominal_configurations(chain, prog, point_poses(chain, prog.columns), CompensationOptions())[0]
+    result = solve_ik(nominal_model(chain), T[:, :3, :3], T[:, :3, 3], q_near)
+    R, p = fk(deformed_model(chain, table, 1.0), result.q)
+    reached = transform(R, p) @ UR_TCP
+    assert np.max(np.linalg.norm(reached[:, :3, 3] - np.stack(want)[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
+
+
+@pytest.mark.parametrize(("change", "why"), [
+    (("r=0)\n  sleep", "r=0.02)\n  sleep"), "blends"),
+    (("  movel(pose_trans", "  while (True):\n  movel(pose_trans"), "no motion comes before it in its sequence"),
+])
+def test_relative_waypoints_the_file_does_not_fix_are_refused_naming_line_and_why(tmp_path, rng, change, why):
+    src, _ = _relative_script(rng)
+    src = src.replace(*change)
+    if "while" in change[1]:
+        src = src.replace("  movel(wp, a=1.2, v=0.25)\n", "  movel(wp, a=1.2, v=0.25)\n  end\n")
+    path = tmp_path / "relative.script"
+    path.write_text(src)
+    prog = read_program(path)
+    line = next(k for k, text in enumerate(src.splitlines(), 1) if "get_actual_tcp_pose" in text)
+    assert prog.unsupported[0].line == line and why in prog.unsupported[0].message

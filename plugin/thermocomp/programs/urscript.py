@@ -175,6 +175,7 @@ class _Walker(Flow, Motions, Values):
         self.unresolved_depth = 0  # depth of branches and loops whose course is known only while running
         self.conditional_lines: list[int] = []  # the motions followed inside them (RobotProgram.extra)
         self.per_pass: dict[tuple[int, int], Tree] = {}  # texts that differ from pass to pass: their loop (passes.py)
+        self.sequence_starts: list[int] = []  # the first step of each sequence being followed (Flow.standing_pose)
         self.frames = [_Frame(0)]
         self.visited: set[str] = set()
         self.loop_noted = False
