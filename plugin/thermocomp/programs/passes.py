@@ -56,11 +56,12 @@ def take(steps: list, per_pass: dict, loop: object) -> bool:
     return True
 
 
-def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, location
-           ) -> tuple[list, frozenset[tuple[int, int]], list[Finding], list[Finding]]:
+def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, location,
+           cycle_start: int | None = None) -> tuple[list, frozenset[tuple[int, int]], list[Finding], list[Finding]]:
     """The per-pass texts (:func:`take`) the written program can hold: each motion of such a text runs in the
     cycle's fixed order (none at a line of ``conditional``, the motions under a construct whose course is known only
-    while running: a counter would lose its place) and at most :data:`MAX_PASSES` times.
+    while running: a counter would lose its place), not both before the production loop (from step ``cycle_start``
+    on, one cycle a pass: what stands before runs once) and in it, and at most :data:`MAX_PASSES` times.
 
     Returns the steps without the motions of the others (left as written), the texts taken, a finding for each text
     refused (at its first motion, naming the reason) and a note at each loop (``location(loop)`` its line and
@@ -68,12 +69,16 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
     """
     steps = list(steps)
     runs: dict[tuple[int, int], list[Motion]] = {}
-    for step in steps:  # (a run of plain motions, MotionRun, holds inline literals only: none differs)
+    before: set[tuple[int, int]] = set()
+    after: set[tuple[int, int]] = set()
+    for k, step in enumerate(steps):  # (a run of plain motions, MotionRun, holds inline literals only: none differs)
         if isinstance(step, Motion):
             for point in step.points:
                 key = (point.text.start, point.text.end)
                 if key in per_pass:
                     runs.setdefault(key, []).append(step)
+                    if cycle_start is not None:
+                        (before if k < cycle_start else after).add(key)
     refused: list[Finding] = []
     bad = set()
     for key, motions in runs.items():
@@ -82,6 +87,9 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
         if any(mo.statement.line in conditional for mo in motions):
             message = (f"{first.instruction}'s target differs from pass to pass and it runs under a condition or "
                        "loop known only while running: its passes are not known before running")
+        elif key in before and key in after:
+            message = (f"{first.instruction}'s target differs from pass to pass and it runs both before the loop that "
+                       "repeats the cycle (once) and in it (every cycle): one table cannot follow both")
         elif len(motions) > MAX_PASSES:
             message = (f"{first.instruction}'s target differs from pass to pass in {len(motions):,} passes: more "
                        f"than {MAX_PASSES:,}, the most a table of corrected targets holds here")

@@ -469,6 +469,7 @@ class _Flow:
                     line, column = _location(statement)
                     self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body", line,
                                               column))
+                    self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
                     self.run_body(statement.children[1], local, depth)
                     continue
                 self.run_statement(statement, local, depth)
@@ -910,7 +911,7 @@ class _Flow:
         if not self.per_pass:
             return frozenset()
         steps, taken, refused, notes = passes.settle(self.steps, self.per_pass, set(self.conditional), "FOR",
-                                                     _location)
+                                                     _location, getattr(self, "cycle_start", None))
         self.steps[:] = steps
         self.unsupported.extend(refused)
         for note in notes:

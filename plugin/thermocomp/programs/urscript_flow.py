@@ -504,6 +504,7 @@ class Flow:
                 line, column = line_col(st)
                 self.notes.append(Finding("loop forever: one cycle is one pass of its body", line, column))
                 self.loop_noted = True
+                self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
             self.run_forever(st, local, depth)
             return
         entry = self.snapshot(local)
@@ -681,7 +682,7 @@ class Flow:
         if not self.per_pass:
             return frozenset()
         steps, taken, refused, notes = pass_tables.settle(self.steps, self.per_pass, set(self.conditional_lines),
-                                                          "while", line_col)
+                                                          "while", line_col, getattr(self, "cycle_start", None))
         self.steps[:] = steps
         self.unsupported.extend(refused)
         self.notes.extend(notes)
