@@ -101,7 +101,7 @@ class ProgramReport(Report):
 
     def warnings(self) -> list[str]:
         out = [f"{len(self.unsupported)} construct(s) left as written, not compensated"] if self.unsupported else []
-        if not self.n_motions:  # (a gripper's or an I/O program: docs/programs.md, "No motion")
+        if not self.n_motions and not self.unsupported:  # (a gripper's or an I/O program: docs/programs.md, "No motion")
             out.append(f"no motion found in {self.program}: nothing to compensate"
                        + (f"; written back unchanged to {self.out}" if self.out is not None else ""))
         return out
