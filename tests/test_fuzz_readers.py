@@ -178,14 +178,15 @@ def test_inertia_corrections_csv(tmp_path_factory, data):
 
 @pytest.fixture(scope="module")
 def results_bytes(tmp_path_factory) -> bytes:
-    from thermocomp.app.targets import run_compensation
+    from helpers import run_targets
+
     from thermocomp.compensation.compensate import CompensationOptions
     from thermocomp.deformation.timelaw import Static
 
     out = tmp_path_factory.mktemp("results") / "o.csv"
     targets = tmp_path_factory.mktemp("targets") / "t.csv"
     targets.write_bytes(_small_targets())
-    run_compensation("irb140", REPO / "deformations" / "exaggerated.csv", targets, out,
+    run_targets("irb140", REPO / "deformations" / "exaggerated.csv", targets, out,
                      options=CompensationOptions(time_law=Static(), minutes=(0.0,)))
     return out.read_bytes()
 

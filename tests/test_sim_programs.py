@@ -92,7 +92,7 @@ def ur5_setup():
 
 @pytest.mark.slow
 def test_the_legend_names_the_picture_and_the_deviation_is_the_cores(tmp_path):
-    from thermocomp.app.targets import run_compensation
+    from helpers import run_targets
 
     setup = app_sim.load_setup("ur5", EXAGGERATED, program=URSCRIPT, scene=UR5_CELL,
                            options=CompensationOptions(time_law=LinearRamp(), minutes=(0.0, 200.0)))
@@ -107,7 +107,7 @@ def test_the_legend_names_the_picture_and_the_deviation_is_the_cores(tmp_path):
     assert robot == "robot ur5; program urscript_program.script"
     assert minute == "minute 200; deformation magnified x2 (display only)"
     at_200 = CompensationOptions(time_law=LinearRamp(), minutes=(200.0,))
-    report = run_compensation(setup.chain, setup.table, setup.program, None, options=at_200, allow_failures=True)
+    report = run_targets(setup.chain, setup.table, setup.program, None, options=at_200, allow_failures=True)
     assert shot.deviation == pytest.approx(report.summary.uncompensated_max_position, rel=1e-9)
     assert deviation.endswith(f"{report.summary.uncompensated_max_position * 1e3:.4g} mm")
 

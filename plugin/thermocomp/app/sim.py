@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from thermocomp._typing import FloatArray, PathLike
+from thermocomp.app.jobs import CompensationJob
 from thermocomp.app.prepare import robot_and_table
 from thermocomp.app.program import program_targets
-from thermocomp.app.targets import CompensationReport, run_compensation
+from thermocomp.app.targets import CompensationReport, compensate_targets
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.table import DeformationTable
@@ -262,7 +263,7 @@ def _same_robot(a: str, b: str) -> bool:
 
 def compensate_setup(setup: sim.SimSetup, *, allow_failures: bool = False,
                      progress: Callable[[int, int], None] | None = None) -> CompensationReport:
-    """Run the core compensation (:func:`thermocomp.app.targets.run_compensation`) and keep every row.
+    """Run the core compensation (:func:`thermocomp.app.targets.compensate_targets`) and keep every row.
 
     Returns
     -------
@@ -274,8 +275,9 @@ def compensate_setup(setup: sim.SimSetup, *, allow_failures: bool = False,
     thermocomp.app.jobs.CompensationFailed
         Rows failed and ``allow_failures`` is False.
     """
-    return run_compensation(setup.chain, setup.table, setup.program, None, options=setup.options,
-                            allow_failures=allow_failures, keep_results=True, progress=progress)
+    job = CompensationJob(setup.chain, setup.table, targets=setup.program, options=setup.options,
+                          allow_failures=allow_failures, keep_results=True)
+    return compensate_targets(job, progress=progress)
 
 
 def compensate_for_gui(setup: sim.SimSetup) -> CompensationReport:
