@@ -114,7 +114,7 @@ def test_seed000_steps_2_and_3_from_the_command_line(tmp_path, capsys):
                  "--with-derivatives", "--seed", "4", "--out", str(static_rec)]) == 0
     assert main(["identify", "--step", "2", "--robot", str(cad), "--recording", str(static_rec), "--out", str(lam)]) == 0
     # The factors file feeds Step 1's command (thermocomp inertia --corrections).
-    from thermocomp.inertia.files import read_corrections_csv
+    from thermocomp.io.inertia_csv import read_corrections_csv
 
     factors = read_corrections_csv(lam, ["base"] + [f"link{k}" for k in range(1, 7)])
     assert abs(factors["link2"] - LAMBDA["link2"]) < 0.1 and abs(factors["link3"] - LAMBDA["link3"]) < 0.1

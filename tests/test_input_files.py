@@ -50,11 +50,11 @@ def test_scene_files_use_the_mesh_readers_units():
 def _csv_readers():
     """Every CSV reader opening with :func:`thermocomp.io.csvtext.header_and_rows`, and its empty-file message."""
     from thermocomp.app.track import read_compensated_rows
-    from thermocomp.inertia.files import read_corrections_csv, read_inertia_csv
     from thermocomp.io.chain_csv import read_chain_csv
     from thermocomp.io.csvtext import joint_rows
     from thermocomp.io.deformation_csv import COLUMNS, read_deformation_csv
     from thermocomp.io.dh_csv import read_dh_csv
+    from thermocomp.io.inertia_csv import read_corrections_csv, read_inertia_csv
     from thermocomp.io.measurements_csv import COLUMNS_HELP, read_measurements_csv
     from thermocomp.io.meshes import read_mesh_map as read_mesh_map_csv
     from thermocomp.io.recording_csv import read_recording_csv

@@ -101,14 +101,14 @@ def _meshes(robot: str | PathLike, chain: Chain, robot_options) -> dict[str, dic
 
 def _inertials(path: PathLike, chain: Chain, robot_options=None) -> dict:
     """``LinkInertial`` by link name from an inertia CSV or a robot file's ``<inertial>`` elements, checked against ``chain``."""
-    from thermocomp.inertia.files import read_inertia_csv
-    from thermocomp.inertia.links import link_names
+    from thermocomp.inertia.links import link_names, robot_inertials_from_rows
+    from thermocomp.io.inertia_csv import read_inertia_csv
     from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES
 
     names = link_names(chain.n_joints)
     suffix = Path(path).suffix.lower()
     if suffix == ".csv":
-        links = {x.link: x for x in read_inertia_csv(path).links}
+        links = {x.link: x for x in robot_inertials_from_rows(read_inertia_csv(path)).links}
     elif suffix in ROBOT_FILE_SUFFIXES:
         links = robot_file_link_inertials(path, chain, robot_options)
     else:
