@@ -205,7 +205,7 @@ def test_results_csv_for_play(tmp_path_factory, results_bytes):
 
     run()
     (folder / "ok.csv").write_bytes(results_bytes)
-    assert read_played_rows(folder / "ok.csv", chain, None).q.shape == (len(results_bytes.splitlines()) - 1, 6)
+    assert read_played_rows(folder / "ok.csv", chain, None)[1].q.shape == (len(results_bytes.splitlines()) - 1, 6)
 
 
 #: A CAM-style run of plain motions (one MOVES token) with a named point, a work object and a comment.

@@ -33,6 +33,7 @@ from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import LinearRamp, Static, TimeLaw
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
+from thermocomp.io.results_rows import ConvergedRows
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.robots import robot_file
 from thermocomp.simulators.coppeliasim.compensation import SceneCheck, check_in_scene
@@ -395,18 +396,34 @@ def compensate_in_scene(
     return report, check
 
 
-def read_played_rows(results: PathLike, chain, minute: float | None):
-    """The rows of a results CSV to play, each finite and within ``chain``'s joint limits (else a located error)."""
-    from thermocomp.simulators.coppeliasim.play import read_results_rows
+def read_played_rows(results: PathLike, chain, minute: float | None) -> tuple[float, ConvergedRows]:
+    """The converged rows of ``minute`` (default the last minute in the file) of a results CSV, to play: that
+    minute and its rows, each within ``chain``'s joint limits (else a located error).
 
-    rows = read_results_rows(results, chain.n_joints, minute)
+    Raises
+    ------
+    InputError
+        As :func:`thermocomp.io.results_rows.read_converged_rows`; no converged row, or none at ``minute``; an
+        angle outside the limits (file, line, column).
+    """
+    from thermocomp.io.results_rows import read_converged_rows
+
+    every = read_converged_rows(results, chain.n_joints)
+    if not every.target:
+        raise InputError("no converged rows to play", path=str(results))
+    minutes = sorted(set(every.minute.tolist()))
+    chosen = minutes[-1] if minute is None else float(minute)
+    if chosen not in minutes:
+        raise InputError(f"no converged rows at minute {chosen:g}; the file has minutes {minutes[0]:g}..{minutes[-1]:g}",
+                         path=str(results))
+    rows = every.at_minute(chosen)
     outside = (rows.q < chain.lower) | (rows.q > chain.upper)
     if np.any(outside):
         k, j = np.argwhere(outside)[0]
         raise InputError(f"expected a joint angle within the robot's limits {np.degrees(chain.lower[j]):.6g} to "
                          f"{np.degrees(chain.upper[j]):.6g} deg, got {np.degrees(rows.q[k, j]):.6g}",
-                         path=str(results), row=rows.lines[k], column=f"q{j + 1}_deg")
-    return rows
+                         path=str(results), row=int(rows.lines[k]), column=f"q{j + 1}_deg")
+    return chosen, rows
 
 
 @dataclass(frozen=True)
@@ -440,16 +457,16 @@ def play(address: Address, which: RobotInScene, playing: Playing, job: Job) -> N
     job.check()
     with _connect(address, job) as session:
         robot = _read_robot(session, which)
-        rows = read_played_rows(results, robot.chain, minute)
+        played, rows = read_played_rows(results, robot.chain, minute)
         model = None
         if deformation is not None:
             table_file = bind_table(robot.chain, deformation)
-            table, fraction = law.table_at(robot.chain, table_file, rows.minute, robot.R_world_joint)
+            table, fraction = law.table_at(robot.chain, table_file, played, robot.R_world_joint)
             model = deformed_model(robot.chain, table, fraction * magnification)
             if not isinstance(law.time_law, Static) and law.convention == "table" and fraction == 0.0:
-                job.echo(f"note: minute {rows.minute:g} of the linear ramp applies none of the table, so the robot "
+                job.echo(f"note: minute {played:g} of the linear ramp applies none of the table, so the robot "
                          "is shown undeformed; results of 'compensate --static' are played deformed with --static")
-        job.echo(f"playing {len(rows.target)} targets of minute {rows.minute:g} from {results}")
+        job.echo(f"playing {len(rows.target)} targets of minute {played:g} from {results}")
         play_rows(session, robot, rows.q, model=model, dwell_s=dwell_s,
                   on_row=lambda k: job.echo(f"  {rows.target[k]}"))
         job.echo("restored the nominal scene")

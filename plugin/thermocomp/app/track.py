@@ -219,32 +219,6 @@ def _campaign(track: TrackJob) -> Campaign:
     return Campaign(meas, None, Path(out), tuple(written))
 
 
-def read_compensated_rows(path: PathLike, n_joints: int) -> tuple[FloatArray, FloatArray, FloatArray, np.ndarray]:
-    """Converged rows of a results CSV: minutes ``(r,)``, corrected angles [rad] ``(r, n)``,
-    the reached (target) positions [m] ``(r, 3)`` and the file lines ``(r,)``."""
-    from thermocomp.io.csvtext import check_header, header_and_rows, parse_floats
-
-    src = str(path)
-    line, header, rows = header_and_rows(path, "expected a results CSV (thermocomp compensate --out), got an empty file")
-    wanted = ["minute", "status", *[f"q{j + 1}_deg" for j in range(n_joints)], "reached_x_mm", "reached_y_mm",
-              "reached_z_mm"]
-    names = [h.strip() for h in header]
-    index = check_header(header, wanted, [n for n in names if n not in wanted], src, line)
-    numeric = [c for c in wanted if c != "status"]
-    values, lines = [], []
-    for number, cells in rows:
-        if len(cells) != len(names):
-            raise InputError(f"expected {len(names)} cells, got {len(cells)}", path=src, row=number)
-        if cells[index["status"]].strip() != "converged":
-            continue
-        values.append(parse_floats(cells, [index[c] for c in numeric], numeric, src, number))
-        lines.append(number)
-    if not values:
-        raise InputError("no converged rows to measure", path=src)
-    v = np.array(values)
-    return v[:, 0], np.radians(v[:, 1:1 + n_joints]), v[:, 1 + n_joints:] / 1e3, np.array(lines)
-
-
 def _measure_results(track: TrackJob) -> Campaign:
     """Measure a compensated program again on the (truly) warm robot: the closed loop's last step.
 
@@ -256,6 +230,7 @@ def _measure_results(track: TrackJob) -> Campaign:
     ``results``); every file is declared in one :class:`~thermocomp.io.job.Job`, checked before any work.
     """
     from thermocomp.io.measurements_csv import write_measurements_csv
+    from thermocomp.io.results_rows import read_converged_rows
 
     results = track.results
     with Job() as job:
@@ -266,7 +241,10 @@ def _measure_results(track: TrackJob) -> Campaign:
         law = _law(track.law, track.law_file)
         bound = robot_and_table(track.robot, track.deformation, job=job, robot_options=track.robot_options)
         chain, table = bound.chain, bound.table
-        minutes, q, p_target, lines = read_compensated_rows(results, chain.n_joints)
+        rows = read_converged_rows(results, chain.n_joints, reached=True)
+        if not rows.target:
+            raise InputError("no converged rows to measure", path=str(results))
+        minutes, q, p_target, lines = rows.minute, rows.q, rows.p_reached, rows.lines
         rng = np.random.default_rng(track.seed)
         meas = simulate_measurements(chain, table, q, minutes, law.fraction, position_noise=track.noise_mm * 1e-3,
                                      rng=rng, composition=track.composition)
@@ -289,4 +267,4 @@ def run_track(job: TrackJob) -> Campaign:
     return _campaign(job) if job.results is None else _measure_results(job)
 
 
-__all__ = ["MAX_MEASUREMENTS", "Campaign", "TrackJob", "read_compensated_rows", "run_track", "tracker_transform"]
+__all__ = ["MAX_MEASUREMENTS", "Campaign", "TrackJob", "run_track", "tracker_transform"]
