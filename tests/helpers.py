@@ -65,3 +65,21 @@ def run_program(robot, deformation, program, out=None, *, progress=None, within=
 
     job = CompensationJob(robot, deformation, program=program, out=out, **fields)
     return compensate_program(job, progress=progress, within=within)
+
+
+def urdf_parameters_of(path, options=None):
+    """:func:`thermocomp.dynamics.urdf_parameters.urdf_parameters` of the robot file ``path`` as io reads it (with
+    ``options``, a :class:`~thermocomp.io.robot_files.RobotFileOptions`): the tests' shorthand."""
+    from thermocomp.dynamics.urdf_parameters import urdf_parameters
+    from thermocomp.io.robot_files import read_robot_description
+
+    return urdf_parameters(read_robot_description(path, options))
+
+
+def simulated_robot(path, *args, robot_options=None, **kwargs):
+    """:class:`thermocomp.dynamics.simulate.SimulatedRobot` of the robot file ``path`` as io reads it: the tests'
+    shorthand."""
+    from thermocomp.dynamics.simulate import SimulatedRobot
+    from thermocomp.io.robot_files import read_robot_description
+
+    return SimulatedRobot(read_robot_description(path, robot_options), *args, **kwargs)

@@ -116,9 +116,10 @@ def _friction_table(path: PathLike | None, n: int):
 def robot_file_inertials(robot: PathLike, options: RobotFileOptions | None = None, what: str = "(identified)",
                          option: str = "--robot") -> UrdfParameters:
     """The chain and inertials of a ``.urdf`` or ``.xacro`` robot file
-    (:func:`~thermocomp.dynamics.urdf_parameters.read_urdf_parameters`); another file or a built-in name is refused,
-    naming ``option`` and ``what`` inertials it should carry."""
-    from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
+    (:func:`~thermocomp.dynamics.urdf_parameters.urdf_parameters` of the file io read); another file or a built-in
+    name is refused, naming ``option`` and ``what`` inertials it should carry."""
+    from thermocomp.dynamics.urdf_parameters import urdf_parameters
+    from thermocomp.io.robot_files import read_robot_description
 
     expected = f"expected a {' or '.join(ROBOT_FILE_SUFFIXES)} robot file carrying the {what} inertials"
     path = robot_file(robot, option)
@@ -126,7 +127,7 @@ def robot_file_inertials(robot: PathLike, options: RobotFileOptions | None = Non
         raise InputError(f"{option}: {expected}, got the built-in robot {str(robot)!r}")
     if path.suffix.lower() not in ROBOT_FILE_SUFFIXES:
         raise InputError(expected, path=str(robot))
-    return read_urdf_parameters(robot, options)
+    return urdf_parameters(read_robot_description(robot, options))
 
 
 def run_simulate_recording(truth: PathLike, trajectory: PathLike, out: PathLike, *, friction: PathLike | None = None,
@@ -136,15 +137,15 @@ def run_simulate_recording(truth: PathLike, trajectory: PathLike, out: PathLike,
     report; ``robot_options``: its base and tip links, xacro arguments, ROS packages."""
     from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
 
-    files = robot_file_inertials(truth, robot_options, "true", "--truth").description.files()
-    with _job({"--truth": truth, "--trajectory": trajectory, "--friction": friction}, {"--out": out}, files) as job:
+    description = robot_file_inertials(truth, robot_options, "true", "--truth").description
+    with _job({"--truth": truth, "--trajectory": trajectory, "--friction": friction}, {"--out": out},
+              description.files()) as job:
         motion = read_recording_csv(trajectory, torques=False)
         if motion.qd is None or motion.qdd is None:
             raise InputError("expected the columns qd<i>_rad_s and qdd<i>_rad_s2 (a trajectory from thermocomp excite)",
                              path=str(trajectory))
         table = _friction_table(friction, motion.n_joints)
-        with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed),
-                            robot_options=robot_options) as robot:
+        with SimulatedRobot(description, table, drives or DriveOptions(), rng=np.random.default_rng(seed)) as robot:
             if robot.chain.n_joints != motion.n_joints:
                 raise InputError(f"expected a trajectory of {robot.chain.n_joints} joints, got {motion.n_joints}",
                                  path=str(trajectory))
@@ -177,8 +178,7 @@ def run_simulate_disturbance(truth: PathLike, controllers: PathLike, out: PathLi
         n = chain.n_joints
         Kp, Ti = read_controllers_csv(controllers, n)
         table = _friction_table(friction, n)
-        with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed),
-                            robot_options=robot_options) as robot:
+        with SimulatedRobot(info.description, table, drives or DriveOptions(), rng=np.random.default_rng(seed)) as robot:
             centre = np.clip(np.zeros(n), chain.lower, chain.upper) if pose is None else np.asarray(pose, dtype=float)
             if centre.shape != (n,) or np.any(~np.isfinite(centre) | (centre < chain.lower) | (centre > chain.upper)):
                 raise ConfigurationError(f"--pose-deg: expected {n} angles within the joint limits, got "

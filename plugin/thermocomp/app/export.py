@@ -124,7 +124,7 @@ def robot_file_link_inertials(path: PathLike, chain: Chain, robot_options=None) 
     """``LinkInertial`` of ``link1`` .. ``linkn`` of ``chain`` from the ``<inertial>`` elements of a ``.urdf`` / ``.xacro`` file.
 
     The file is read as the dynamics commands read it
-    (:func:`thermocomp.dynamics.urdf_parameters.read_urdf_parameters`, with
+    (:func:`thermocomp.dynamics.urdf_parameters.urdf_parameters`, with
     ``robot_options``' packages and links): what moves with each joint, in
     the file's table-form link frames. The file must describe the same
     robot, its base frame possibly elsewhere (a ROS-Industrial UR's
@@ -140,15 +140,16 @@ def robot_file_link_inertials(path: PathLike, chain: Chain, robot_options=None) 
     massless link is left out.
     """
     from thermocomp.dynamics.parameters import inertial_from_parameters
-    from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
+    from thermocomp.dynamics.urdf_parameters import urdf_parameters
     from thermocomp.geometry.rotations import invert_transform
     from thermocomp.inertia.links import LinkInertial
     from thermocomp.inertia.robot import SAME_ROBOT_TOL, zero_pose_link_frames
+    from thermocomp.io.robot_files import read_robot_description
     from thermocomp.kinematics.fk import fk_matrix
     from thermocomp.kinematics.model import nominal_model
 
     src = str(path)
-    info = read_urdf_parameters(path, robot_options)
+    info = urdf_parameters(read_robot_description(path, robot_options))
     other = info.chain.replace(T_world_base=np.eye(4))
     ours = chain.replace(T_world_base=np.eye(4))
     n = chain.n_joints
