@@ -15,6 +15,7 @@ link's
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -100,7 +101,8 @@ def _meshes(robot: str | PathLike, chain: Chain, robot_options) -> dict[str, dic
 
 
 def _inertials(path: PathLike, chain: Chain, robot_options=None) -> dict:
-    """``LinkInertial`` by link name from an inertia CSV or a robot file's ``<inertial>`` elements, checked against ``chain``."""
+    """``LinkInertial`` by link name from an inertia CSV or a robot file's ``<inertial>`` elements, checked against
+    ``chain``."""
     from thermocomp.inertia.links import link_names, robot_inertials_from_rows
     from thermocomp.io.inertia_csv import read_inertia_csv
     from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES
@@ -179,17 +181,21 @@ def robot_file_link_inertials(path: PathLike, chain: Chain, robot_options=None) 
     return out
 
 
-def export_robot(
-    robot: str | Chain,
-    out: PathLike,
-    *,
-    deformation: PathLike | DeformationTable | None = None,
-    fraction: float = 1.0,
-    composition: str = "table",
-    robot_options: RobotFileOptions | None = None,
-    with_meshes: bool = False,
-    inertials: PathLike | None = None,
-) -> Path:
+@dataclass(frozen=True)
+class ExportJob:
+    """Options of :func:`export_robot` (``thermocomp robot export``)."""
+
+    robot: str | Chain
+    out: PathLike
+    deformation: PathLike | DeformationTable | None = None
+    fraction: float = 1.0
+    composition: str = "table"
+    robot_options: RobotFileOptions | None = None
+    with_meshes: bool = False
+    inertials: PathLike | None = None
+
+
+def export_robot(spec: ExportJob) -> Path:
     """Write a robot, optionally deformed, as URDF (``.urdf``) or table-form CSV (``.csv``).
 
     A deformed robot can only be written as URDF (the table form has no
@@ -214,6 +220,9 @@ def export_robot(
     from thermocomp.io.chain_csv import chain_csv_text
     from thermocomp.io.urdf import urdf_text
     from thermocomp.kinematics.model import nominal_model
+
+    robot, out, deformation, fraction = spec.robot, spec.out, spec.deformation, spec.fraction
+    composition, robot_options, with_meshes, inertials = spec.composition, spec.robot_options, spec.with_meshes, spec.inertials
 
     if not (math.isfinite(fraction) and 0.0 <= fraction <= 1.0):
         raise InputError(f"--fraction: expected a share of the table from 0 to 1, got {fraction!r}")
