@@ -59,21 +59,14 @@ def changing_motion(steps: list[MotionRun | Wait]) -> Motion | None:
     for run in steps:
         if not isinstance(run, MotionRun):
             continue
-        for i, (key, value) in enumerate(_targets(run)):
+        for i, (key, value) in enumerate(run.targets()):
             if not np.array_equal(seen.setdefault(key, value), value):
                 return _motion_of_point(run, i)
     return None
 
 
-def _targets(run: MotionRun) -> list[tuple[tuple[int, int], np.ndarray]]:
-    """Each point's text (start, end) and target (joints, or the TCP pose)."""
-    q_len = run.q_len.tolist()
-    return [((a, b), run.q[i, :q_len[i]] if q_len[i] else run.T_world_tcp[i])
-            for i, (a, b) in enumerate(run.text[:, :2].tolist())]
-
-
 def _motion_of_point(run: MotionRun, i: int) -> Motion:
-    return run.take([int(np.searchsorted(np.cumsum(run.n_points), i, side="right"))]).motions()[0]
+    return run.take([int(run.row_of_points()[i])]).motions()[0]
 
 
 def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call: dict[int, Call]
@@ -88,7 +81,7 @@ def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call
             continue
         own = np.all(new.text == new.argument, axis=1).tolist()  # (else written in its declaration: the caller's)
         tools = [t for _, t in new.frames]
-        for i, (key, target) in enumerate(_targets(new)):
+        for i, (key, target) in enumerate(new.targets()):
             if not own[i]:
                 continue
             value = np.concatenate([np.ravel(target), np.ravel(tools[new.frame[i]])])
@@ -122,7 +115,7 @@ def finish(run: list[MotionRun | Wait], finish_points: Callable[[set[int]], list
             if hit.any():
                 rows = np.flatnonzero(np.logical_or.reduceat(hit, step.first_points()))
                 left[k] = rows
-                points = np.isin(np.repeat(np.arange(len(step)), step.n_points), rows)
+                points = np.isin(step.row_of_points(), rows)
                 dropped.update(step.argument[points, 0].tolist())
         if not dropped - unfollowed:
             break

@@ -366,6 +366,16 @@ class MotionRun:
                               duration_s=None if t != t else t))
         return out
 
+    def targets(self) -> list[tuple[tuple[int, int], np.ndarray]]:
+        """Each point's text ``(start, end)`` and target: its joints ``(q_len,)``, or its TCP pose ``(4, 4)``."""
+        q_len = self.q_len.tolist()
+        return [((a, b), self.q[i, :q_len[i]] if q_len[i] else self.T_world_tcp[i])
+                for i, (a, b) in enumerate(self.text[:, :2].tolist())]
+
+    def row_of_points(self) -> np.ndarray:
+        """The motion (row) of each point ``(p,)``."""
+        return np.repeat(np.arange(len(self)), self.n_points)
+
     def with_text_at_argument(self, at: np.ndarray) -> MotionRun:
         """The run with the points ``at`` (a mask ``(p,)``) written at their argument, not their declaration."""
         if not at.any():
