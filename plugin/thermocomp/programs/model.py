@@ -478,7 +478,7 @@ class ProgramColumns:
         starts = np.cumsum(sizes) - sizes
         wait_seconds[starts[~is_run]] = [w.seconds for w in waits]
         motion_steps = np.flatnonzero(np.repeat(is_run, sizes))
-        return cls(run=_concatenate(runs) if runs else _EMPTY, motion_steps=motion_steps, wait_seconds=wait_seconds,
+        return cls(run=_concatenate(runs) if runs else _empty(), motion_steps=motion_steps, wait_seconds=wait_seconds,
                    wait_statements=tuple(w.statement for w in waits))
 
 
@@ -515,15 +515,16 @@ def _concatenate(runs: list[MotionRun]) -> MotionRun:
     return MotionRun(**fields)
 
 
-_NO_ROWS = np.zeros((0, 4), dtype=np.int64)
-#: A program's columns when it holds no motion.
-_EMPTY = MotionRun(instruction=(), kind=np.zeros(0, dtype=np.int8), n_points=np.zeros(0, dtype=np.int64),
-                   statement=_NO_ROWS, name=_NO_ROWS, tcp_speed=np.zeros(0), orientation_speed=np.zeros(0),
-                   joint_speed=np.zeros(0), acceleration=np.zeros(0), duration_s=np.zeros(0), text=_NO_ROWS,
-                   argument=_NO_ROWS, T_world_tcp=np.zeros((0, 4, 4)), q=np.zeros((0, 0)),
-                   q_len=np.zeros(0, dtype=np.int64), confdata=_NO_ROWS, has_confdata=np.zeros(0, dtype=bool),
-                   frames=(), frame=np.zeros(0, dtype=np.int64), extax=(), name_of_point=(), whole_argument=(),
-                   quat=np.zeros((0, 4)))
+def _empty() -> MotionRun:
+    """The columns of a program that holds no motion."""
+    spans, none = np.zeros((0, 4), dtype=np.int64), np.zeros(0)
+    return MotionRun(instruction=(), kind=np.zeros(0, dtype=np.int8), n_points=np.zeros(0, dtype=np.int64),
+                     statement=spans, name=spans.copy(), tcp_speed=none, orientation_speed=none.copy(),
+                     joint_speed=none.copy(), acceleration=none.copy(), duration_s=none.copy(), text=spans.copy(),
+                     argument=spans.copy(), T_world_tcp=np.zeros((0, 4, 4)), q=np.zeros((0, 0)),
+                     q_len=np.zeros(0, dtype=np.int64), confdata=spans.copy(), has_confdata=np.zeros(0, dtype=bool),
+                     frames=(), frame=np.zeros(0, dtype=np.int64), extax=(), name_of_point=(), whole_argument=(),
+                     quat=np.zeros((0, 4)))
 
 
 def newline_of(text: str) -> str:
