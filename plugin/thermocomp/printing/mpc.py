@@ -28,6 +28,8 @@ from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import ConfigurationError
 from thermocomp.printing.identification import JointModel
 
+#: A small process noise on every model state [state units] that keeps the filter's Riccati equation regular.
+_REGULAR = 1e-9
 #: The two forms of the cost.
 FORMS = ("io", "iio")
 
@@ -50,8 +52,10 @@ class MPCOptions:
         IO form: weight of the command [s^2/rad^2], > 0.
     weight_increment
         IIO form: weight of the command's increment per sample [s^2/rad^2], > 0.
-    process_noise
-        Kalman filter: the standard deviation of the noise on each model state per sample, > 0.
+    input_noise_rad_s
+        Kalman filter: the standard deviation of a white noise on the command as it acts [rad/s], > 0: the
+        process noise ``sigma^2 B B^T``, which does not depend on the identified model's basis of states (the
+        joint's torque noise and missed commands enter as the command does).
     position_noise_rad, velocity_noise_rad_s
         Kalman filter: the measurements' standard deviations [rad], [rad/s], > 0.
     disturbance_noise_rad_s
@@ -65,7 +69,7 @@ class MPCOptions:
     weight_velocity: float = 1e-3
     weight_input: float = 5e-3
     weight_increment: float = 1e-2
-    process_noise: float = 1e-3
+    input_noise_rad_s: float = 1e-3
     position_noise_rad: float = 1e-5
     disturbance_noise_rad_s: float = 1e-4
     velocity_noise_rad_s: float = 1e-3
@@ -75,7 +79,7 @@ class MPCOptions:
             raise ConfigurationError(f"MPC horizon: expected an integer in [1, 500] samples, got {self.horizon!r}")
         if self.form not in FORMS:
             raise ConfigurationError(f"MPC form: expected one of {FORMS}, got {self.form!r}")
-        for name in ("weight_position", "weight_input", "weight_increment", "process_noise", "disturbance_noise_rad_s",
+        for name in ("weight_position", "weight_input", "weight_increment", "input_noise_rad_s", "disturbance_noise_rad_s",
                      "position_noise_rad", "velocity_noise_rad_s"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
@@ -172,7 +176,8 @@ class JointMPC:
         Az, Bz, Cz = augmented(model)
         self.Az, self.Bz, self.Cz = Az, Bz, Cz
         nz = Az.shape[0]
-        process = np.diag(np.r_[np.full(nz - 1, o.process_noise**2), o.disturbance_noise_rad_s**2])
+        process = o.input_noise_rad_s**2 * (Bz @ Bz.T) + np.diag(np.r_[np.full(nz - 1, _REGULAR**2),
+                                                                        o.disturbance_noise_rad_s**2])
         measurement = np.diag([o.position_noise_rad**2, o.velocity_noise_rad_s**2])
         self.M = kalman_gain(Az, Cz, process, measurement)
         A, B, C = (incremental(Az, Bz, Cz) if o.form == "iio" else (Az, Bz, Cz))
