@@ -54,8 +54,10 @@ class MPCOptions:
         IIO form: weight of the command's increment per sample [s^2/rad^2], > 0.
     input_noise_rad_s
         Kalman filter: the standard deviation of a white noise on the command as it acts [rad/s], > 0: the
-        process noise ``sigma^2 B B^T``, which does not depend on the identified model's basis of states (the
-        joint's torque noise and missed commands enter as the command does).
+        process noise ``sigma^2 B B^T``, which does not depend on the identified model's basis of states. The
+        default is the order of a missed command's change of the input at print speeds (``sqrt(p) |u|``, with
+        ``p`` = 0.02 and ``|u|`` up to 0.04 rad/s at 10 mm/s: 6e-3 rad/s) and of the coupling between the
+        joints that the SISO models leave out; 1e-3 let the joints of line:z oscillate (docs/printing.md).
     position_noise_rad, velocity_noise_rad_s
         Kalman filter: the measurements' standard deviations [rad], [rad/s], > 0.
     disturbance_noise_rad_s
@@ -69,7 +71,7 @@ class MPCOptions:
     weight_velocity: float = 1e-3
     weight_input: float = 5e-3
     weight_increment: float = 1e-2
-    input_noise_rad_s: float = 1e-3
+    input_noise_rad_s: float = 1e-2
     position_noise_rad: float = 1e-5
     disturbance_noise_rad_s: float = 1e-4
     velocity_noise_rad_s: float = 1e-3
