@@ -318,7 +318,6 @@ def test_a_for_loop_with_constant_bounds_is_unrolled(tmp_path, rng, head, passes
 
 
 @pytest.mark.parametrize(("loop", "word"), [
-    ("    FOR i FROM 1 TO 3 DO\n      MoveL Offs(b, 10 * i, 0, 0), v100, fine, tool0;\n    ENDFOR\n", "FOR counter i"),
     ("    FOR i FROM 1 TO reg1 DO\n      MoveL Offs(b, 0, 0, i), v100, fine, tool0;\n    ENDFOR\n", "i is changed"),
     ("    FOR i FROM 1 TO 3 STEP 0 DO\n      MoveL b, v100, fine, tool0;\n    ENDFOR\n", "STEP 0"),
 ])

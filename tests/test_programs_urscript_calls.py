@@ -233,8 +233,6 @@ def test_a_while_whose_condition_nothing_changes_is_followed_as_a_loop_forever(t
 
 
 @pytest.mark.parametrize(("loop", "at", "words"), [
-    ("  k = 0\n  while k < 3:\n    movel(pose_trans(b, p[0, 0, 0.01 * k, 0, 0, 0]), a=1.2, v=0.25)\n"
-     "    k = k + 1\n  end\n", "while", "changes from pass to pass of this while (it reads k, which the loop changes"),
     ("  k = 0\n  while get_digital_in(0):\n    movel(pose_trans(b, p[0, 0, 0.01 * k, 0, 0, 0]), a=1.2, v=0.25)\n"
      "    k = k + 1\n  end\n", "movel", "the value of k is not known before running"),  # (a counter, count unknown)
     ("  k = 0\n  while k < 5000:\n    movel(b, a=1.2, v=0.25)\n    k = k + 1\n  end\n", "while",

@@ -100,7 +100,11 @@ class ProgramReport(Report):
         return [] if self.plot is None else [f"wrote {self.plot}"]
 
     def warnings(self) -> list[str]:
-        return [f"{len(self.unsupported)} construct(s) left as written, not compensated"] if self.unsupported else []
+        out = [f"{len(self.unsupported)} construct(s) left as written, not compensated"] if self.unsupported else []
+        if not self.n_motions and not self.unsupported:  # (a gripper's or an I/O program: docs/programs.md, "No motion")
+            out.append(f"no motion found in {self.program}: nothing to compensate"
+                       + (f"; written back unchanged to {self.out}" if self.out is not None else ""))
+        return out
 
     def failure_text(self) -> str:
         lines = [f"{len(self.failed)} point(s) of {self.program} could not be compensated:"]
@@ -338,7 +342,8 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
         rep.notes += confdata_notes(prog, *written.confdata_changed)
     rep.n_changed_texts = written.n_changed
     rep.rounding_position, rep.rounding_angle = written.rounding
-    rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1)))
+    rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1),
+                             initial=0.0))  # (0 for a program without motion)
     rep.rounding_bound = rounding_bound(rep.reach)
     rep.written_bytes = len(written.data)
     phases.end("writing", m)

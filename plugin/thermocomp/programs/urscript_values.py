@@ -465,6 +465,11 @@ class Values:
             if name == "pose_trans":
                 return Pose.from_T(a.T @ b.T)
             return Pose.from_T(transform(a.T[:3, :3] @ b.T[:3, :3], a.T[:3, 3] + b.T[:3, 3]))
+        if name == "pose_sub" and len(args) == 2 and not kwargs:  # (pose_add(pose_sub(a, b), b) is a: the manual)
+            a, b = self.pose(args[0], local).T, self.pose(args[1], local).T
+            return Pose.from_T(transform(a[:3, :3] @ b[:3, :3].T, a[:3, 3] - b[:3, 3]))
+        if name in ("get_actual_tcp_pose", "get_forward_kin", "get_target_tcp_pose"):  # (urscript_flow, loops')
+            return self.standing_pose(node)
         if name == "pose_inv" and len(args) == 1:
             return Pose.from_T(invert_transform(self.pose(args[0], local).T))
         if name in ("d2r", "r2d") and len(args) == 1:
