@@ -181,6 +181,7 @@ def test_models_file_round_trips_exactly():
     (lambda t: re.sub(r"B = \[[^\]]*\]", "B = [1.0]", t, count=1), "key B"),
     (lambda t: re.sub(r"C = \[\[[^\]]*\], ", "C = [", t, count=1), "key C"),
     (lambda t: t.replace("version = 2", "version = 1"), "run servo identify again"),
+    (lambda t: re.sub(r"A = \[\[.*\]\]", "A = [[0.5, 0, 0], [0, 0.5, 0], [0, 0, 0.5]]", t, count=1), "integrator"),
     (lambda t: t + "\nrate_hz = ", "not valid TOML"),
 ])
 def test_a_bad_models_file_names_the_file_and_the_key(edit, message):
