@@ -57,7 +57,7 @@ class IdentificationOptions:
     orders
         Model orders tried, each in [1, 20]; seed 004: 2 to 10.
     block_rows
-        Block rows of the Hankel matrices (two outputs each: orders up to twice this), > the highest order / 2.
+        Block rows ``s`` of the Hankel matrices (two outputs each: orders up to ``2 (s - 1)``), at most 100.
     order_tolerance_pct
         The chosen order is the lowest whose VAF is within this of the best [%-points], >= 0.
     """
@@ -76,9 +76,10 @@ class IdentificationOptions:
             raise ConfigurationError(f"identification rest: expected >= 1 s, got {self.rest_s!r}")
         if not self.orders or any(not (isinstance(n, int) and 1 <= n <= 20) for n in self.orders):
             raise ConfigurationError(f"identification orders: expected integers in [1, 20], got {self.orders!r}")
-        if not (isinstance(self.block_rows, int) and max(self.orders) < 2 * self.block_rows and self.block_rows <= 100):
-            raise ConfigurationError(f"identification block rows: expected an integer above half the highest order "
-                                     f"({max(self.orders)}) and at most 100, got {self.block_rows!r}")
+        if not (isinstance(self.block_rows, int) and max(self.orders) <= 2 * (self.block_rows - 1)
+                and self.block_rows <= 100):
+            raise ConfigurationError(f"identification block rows: expected an integer of at least half the highest "
+                                     f"order ({max(self.orders)}) plus one, and at most 100, got {self.block_rows!r}")
         if not (math.isfinite(self.order_tolerance_pct) and self.order_tolerance_pct >= 0):
             raise ConfigurationError(f"order tolerance: expected >= 0 %, got {self.order_tolerance_pct!r}")
 
