@@ -28,6 +28,8 @@ from thermocomp.programs.model import (
 from thermocomp.programs.rapid_conditions import ConditionUnknown, evaluate_condition
 from thermocomp.programs.rapid_data import (
     _MUTATING,
+    MANUAL_MOVING,
+    MANUAL_PASSIVE,
     PREDEFINED,
     WRITES_ARGUMENTS,
     _Data,
@@ -92,6 +94,9 @@ PASSIVE_INSTRUCTIONS = PASSIVE_INSTRUCTIONS | frozenset(s.lower() for s in (
     "TestSignReset", "SpeedLimAxis", "SpeedLimCheckPoint", "ActEventBuffer", "DeactEventBuffer", "SetLeadThrough",
     "DitherAct", "DitherDeact", "ArcRefresh", "ArcKill",
 ))
+
+PASSIVE_INSTRUCTIONS = PASSIVE_INSTRUCTIONS | MANUAL_PASSIVE  # (the rest of the manual's: rapid_data)
+UNSUPPORTED_INSTRUCTIONS = UNSUPPORTED_INSTRUCTIONS | MANUAL_MOVING
 
 #: Instructions that wait for something thermocomp cannot time.
 SIGNAL_WAITS = frozenset(s.lower() for s in ("WaitDI", "WaitDO", "WaitAI", "WaitAO", "WaitGI", "WaitGO",
