@@ -11,6 +11,7 @@ compensates the points with the core (:func:`thermocomp.compensation.compensate`
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
 from thermocomp.kinematics.ik import Status
+from thermocomp.programs import task_files
 from thermocomp.programs.compensate import (
     check_joint_targets_within_limits,
     confdata_notes,
@@ -93,6 +95,8 @@ class ProgramReport(Report):
     plot: PathLike | None = None
     #: The files the run wrote, once they are all committed (:func:`thermocomp.app.jobs.run_job`).
     written: list[Path] = field(default_factory=list)
+    #: The task's other modules written beside the program (motions or targets changed there): path, bytes.
+    modules_written: list[tuple[Path, int]] = field(default_factory=list)
 
     def closing_lines(self) -> list[str]:
         return [] if self.plot is None else [f"wrote {self.plot}"]
@@ -150,6 +154,8 @@ class ProgramReport(Report):
             lines.append("phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in self.phase_seconds.items()))
         if self.out is not None:
             lines.append(f"wrote {self.out} ({self.written_bytes:,} bytes)")
+        lines += [f"wrote {path} ({n:,} bytes): a module of the task whose targets changed"
+                  for path, n in self.modules_written]
         return "\n".join(lines)
 
     def csv_text(self) -> str:
@@ -208,7 +214,8 @@ def compensate_program(job: CompensationJob, *, progress: ProgressCallback | Non
     if out is not None and language is not None and Path(out).suffix.lower() not in suffixes_of(language):
         raise InputError(f"--out: the output must be in the program's language: expected an extension among "
                          f"{', '.join(suffixes_of(language))}, got {Path(out).suffix!r}", path=str(out))
-    outputs = ProgramOutputs(out=None if out is None else Path(out), results=results, report=report, plot=plot)
+    outputs = ProgramOutputs(out=None if out is None else Path(out), results=results, report=report, plot=plot,
+                             modules=popts.rapid.modules)
 
     def work(files: Job, bound: RobotAndTable) -> ProgramReport:
         with paused():  # the program's objects live as long as the job (thermocomp._gc)
@@ -221,7 +228,9 @@ def compensate_program(job: CompensationJob, *, progress: ProgressCallback | Non
                      outputs=[(out, "--out"), (results, "--results"), (report, "--program-report"),
                               (outputs.report_csv, "--program-report (its CSV)", REPORT_CSV_HEAD.encode(),
                                "a program report CSV"),
-                              (plot, "--plot")])
+                              (plot, "--plot"),
+                              *((outputs.module_out(m), f"--out (for --module {m})")
+                                for m in popts.rapid.modules if outputs.out is not None)])
     return run_job(job, work, files, within=within)
 
 
@@ -234,11 +243,19 @@ class ProgramOutputs:
     results: PathLike | None = None
     report: PathLike | None = None
     plot: PathLike | None = None
+    #: The RAPID task's other modules (``--module``): each one whose targets change is written beside ``out``.
+    modules: tuple[str, ...] = ()
 
     @property
     def report_csv(self) -> Path | None:
         """The report's CSV: the report's name with ``.csv``."""
         return None if self.report is None else Path(self.report).with_suffix(".csv")
+
+    def module_out(self, module: PathLike) -> Path:
+        """Where a module of the task whose targets changed is written: beside ``out``, named ``<out stem>.<module
+        file name>`` (``cell_comp.mod`` and ``Kruvimine.modx``: ``cell_comp.Kruvimine.modx``)."""
+        assert self.out is not None
+        return self.out.with_name(f"{self.out.stem}.{Path(module).name}")
 
 
 class _Phases:
@@ -271,6 +288,10 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     phases = _Phases(progress)
     phases.start("reading")
     prog = read_checked(program, popts, phases.bar)
+    if popts.indexed_minutes is not None and task_files.spans_other_files(prog):
+        raise ConfigurationError(f"--indexed-minutes: expected motions and targets in the program's own file, got "
+                                 f"some in its other modules ({', '.join(p for p, _ in prog.modules)}): the tables "
+                                 "of corrections are written in one file; compensate for one minute instead")
     m = len(prog.columns.run.text)
     poses = point_poses(chain, prog.columns)
     phases.end("reading", m, then="nominal configurations")
@@ -291,8 +312,8 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     rep = ProgramReport(program=prog.path, language=prog.language, robot=chain.name, deformation=table.source,
                         output=popts.output, time_form=time_form, out=outputs.out, n_motions=len(prog.columns.run.instruction),
                         n_points=m, n_changed_texts=0, summary=solved.summary, timing=timing, plot=outputs.plot)
-    rep.unsupported = [f.text(prog.path) for f in prog.unsupported]
-    rep.notes = [f.text(prog.path) for f in prog.notes] + joint_notes
+    rep.unsupported = [prog.where(f) for f in prog.unsupported]
+    rep.notes = [prog.where(f) for f in prog.notes] + joint_notes
     run = prog.columns.run
     failed = np.flatnonzero(solved.status != Status.CONVERGED)
     rep.failed = [f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
@@ -325,10 +346,14 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
                              initial=0.0))  # (0 for a program without motion)
     rep.rounding_bound = rounding_bound(rep.reach)
     rep.written_bytes = len(written.data)
+    module_data = [(outputs.module_out(path), data) for (path, _), data in zip(prog.modules, written.modules)
+                   if data is not None and outputs.out is not None]
+    rep.modules_written = [(path, len(data)) for path, data in module_data]
     phases.end("writing", m)
     rep.phase_seconds = {k: phases.seconds[k] for k in PHASES}
-    return rep, _writes(rep, written.data, solved.chunks, () if core_program is None else core_program.names,
-                        chain.n_joints, outputs)
+    writes = _writes(rep, written.data, solved.chunks, () if core_program is None else core_program.names,
+                     chain.n_joints, outputs)
+    return rep, writes + [(path, functools.partial(_write_bytes, data=data)) for path, data in module_data]
 
 
 def program_targets(chain: Chain, program: PathLike, options: CompensationOptions | None = None) -> Targets:
@@ -350,6 +375,10 @@ def program_targets(chain: Chain, program: PathLike, options: CompensationOption
     q_nominal, _ = nominal_configurations(chain, prog, poses, options)
     return Targets(names=point_names(prog), R_world_tcp=poses.T_world_flange[:, :3, :3],
                    p_world_tcp=poses.T_world_flange[:, :3, 3], q_reference=q_nominal, source=prog.path)
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    Path(path).write_bytes(data)
 
 
 def _writes(rep: ProgramReport, data: bytes | np.ndarray, chunks: list[CompensationChunk], names: tuple[str, ...],

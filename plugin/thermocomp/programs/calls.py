@@ -27,8 +27,9 @@ import numpy as np
 
 from thermocomp.programs.model import Finding, Motion, MotionRun, Span, Wait
 
-#: What a call is to the reader: its routine's name and where the call is written.
-Call = tuple[str, Span]
+#: What a call is to the reader: its routine's name and where the call is written (RAPID: then the index of the
+#: task's file it is written in, :attr:`~thermocomp.programs.model.RobotProgram.files`).
+Call = tuple[str, Span] | tuple[str, Span, int]
 
 
 def direct_through_calls(direct_refs: set[int], passed: dict[int, tuple[Span, str]], uses: dict[str, set[int]],
@@ -116,22 +117,23 @@ def finish(run: list[MotionRun | Wait], finish_points: Callable[[set[int]], list
                 rows = np.flatnonzero(np.logical_or.reduceat(hit, step.first_points()))
                 left[k] = rows
                 points = np.isin(step.row_of_points(), rows)
-                dropped.update(step.argument[points, 0].tolist())
+                at = (step.file[step.row_of_points()] << 40) + step.argument[:, 0]  # (unique in a task's files)
+                dropped.update(at[points].tolist())
         if not dropped - unfollowed:
             break
         unfollowed |= dropped
     reported: set[tuple[int, int]] = set()
-    for motion, (name, where) in clashes:
-        if (where.line, where.column) in reported:
+    for motion, (name, where, *file) in clashes:  # (a RAPID call: the file it is in, ``Call`` and an index)
+        if (where.line, where.column, *file) in reported:
             continue  # one finding a call
-        reported.add((where.line, where.column))
+        reported.add((where.line, where.column, *file))
         unsupported.append(Finding(f"{motion.instruction} at line {motion.statement.line} needs another target on "
                                    f"this call of {name} than on an earlier one: one written target cannot serve "
-                                   "every call", where.line, where.column))
+                                   "every call", where.line, where.column, *file))
     for k, rows in left.items():
         for motion in steps[k].take(rows).motions():
             notes.append(Finding(f"{motion.instruction} stays as written: the calls of its routine need different "
-                                 "targets there", motion.statement.line, motion.statement.column))
+                                 "targets there", motion.statement.line, motion.statement.column, motion.file))
     out: list[MotionRun | Wait] = []
     for k, step in enumerate(steps):
         if k in left:

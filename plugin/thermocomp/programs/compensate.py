@@ -44,7 +44,7 @@ from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKResult, Status, pose_errors, turns
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.kinematics.seeding import solve_nominal_configuration, solve_path
-from thermocomp.programs import passes
+from thermocomp.programs import passes, task_files
 from thermocomp.programs import writer as w
 from thermocomp.programs.model import (
     _KIND_CODE,
@@ -353,6 +353,8 @@ class Written:
     rounding: tuple[float, float]  # largest TCP position [m] and orientation [rad] error of the written numbers
     #: The points (indices) whose written robtarget carries other confdata than the program's, and that confdata.
     confdata_changed: tuple[np.ndarray, np.ndarray] = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
+    #: Each other module of the task (:attr:`RobotProgram.modules`): its bytes as written, ``None`` where unchanged.
+    modules: tuple[bytes | None, ...] = ()
 
     @property
     def text(self) -> str:
@@ -364,8 +366,13 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     """The program with each point's text replaced by its compensated value (one minute).
 
     ``tcp``: the nominal robot's TCP poses at ``q`` (world frame: :func:`tcp_poses` of ``fk(nominal_model(chain),
-    q)``), where the caller has them (from the compensation's filtered poses).
+    q)``), where the caller has them (from the compensation's filtered poses). Motions or targets in the task's
+    other modules are written there (:attr:`Written.modules`, :mod:`.task_files`).
     """
+    if task_files.spans_other_files(prog):
+        written = write_snapshot(chain, task_files.task_view(prog), poses, q, status, output, tcp)
+        data, modules = task_files.split(written.data, prog)
+        return replace(written, data=data, modules=modules)
     nominal = nominal_model(chain)
     cols = prog.columns
     extax_of = cols.run.extax

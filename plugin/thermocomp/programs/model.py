@@ -95,6 +95,8 @@ class Point:
     quat
         RAPID: the robtarget's quaternion ``(q1, q2, q3, q4)`` as written, ``(4,)`` (``q`` and ``-q`` are one
         rotation: the writer keeps the written one's sign), else ``None``.
+    file
+        The file ``text`` is in: an index into :attr:`RobotProgram.files` (0: the program's own).
     """
 
     T_world_tcp: FloatArray | None
@@ -108,6 +110,7 @@ class Point:
     name: str = ""
     whole_argument: Span | None = None
     quat: FloatArray | None = None
+    file: int = 0
 
     @property
     def is_joint(self) -> bool:
@@ -137,6 +140,8 @@ class Motion:
         UR ``a`` [m/s^2 or rad/s^2], or ``inf`` (RAPID: not modelled).
     duration_s
         A time the instruction states (RAPID ``\\T``, UR ``t=``) [s], or ``None``.
+    file
+        The file of the statement: an index into :attr:`RobotProgram.files`.
     """
 
     instruction: str
@@ -149,6 +154,7 @@ class Motion:
     joint_speed: float = float("inf")
     acceleration: float = float("inf")
     duration_s: float | None = None
+    file: int = 0
 
     @property
     def line(self) -> int:
@@ -165,11 +171,13 @@ class Wait:
 
 @dataclass(frozen=True)
 class Finding:
-    """A construct the reader could not follow exactly, or a note about one, located in the source."""
+    """A construct the reader could not follow exactly, or a note about one, located in the source: ``line`` and
+    ``column`` of the file ``file`` (an index into :attr:`RobotProgram.files`; 0: the program's own)."""
 
     message: str
     line: int
     column: int
+    file: int = 0
 
     def text(self, path: str) -> str:
         return f"{path}:{self.line}:{self.column}: {self.message}"
@@ -200,6 +208,9 @@ class RobotProgram:
         The routine(s) one cycle runs.
     newline
         The file's line end (``"\\r\\n"`` or ``"\\n"``), for inserted lines.
+    modules
+        The task's other files the reader followed motions into (RAPID ``--module``), as ``(path, text)``:
+        :attr:`files` ``1, 2, ...`` (a span's or finding's ``file``).
     """
 
     language: str
@@ -211,9 +222,19 @@ class RobotProgram:
     entry: tuple[str, ...] = ()
     newline: str = "\n"
     extra: dict = field(default_factory=dict)
+    modules: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "steps", tuple(self.steps))
+
+    @property
+    def files(self) -> tuple[tuple[str, str], ...]:
+        """``(path, text)`` of every file a span may lie in: the program (index 0), then :attr:`modules`."""
+        return ((self.path, self.text), *self.modules)
+
+    def where(self, finding: Finding) -> str:
+        """``finding`` as ``path:line:column: message``, with the path of the file it is in."""
+        return finding.text(self.files[finding.file][0] if finding.file < len(self.files) else self.path)
 
     @functools.cached_property
     def columns(self) -> ProgramColumns:
@@ -264,6 +285,10 @@ class MotionRun:
         Per point, as in :class:`Point`.
     quat
         ``(p, 4)``: each point's :attr:`Point.quat`, NaN where it has none.
+    file, text_file
+        Per motion ``(r,)``: the file of its statement, name and arguments; per point ``(p,)``: the file of its
+        ``text`` (a declaration may be in another module of the task). Indices into :attr:`RobotProgram.files`;
+        zeros by default (every span in the program's own file).
     """
 
     instruction: tuple[str, ...]
@@ -289,6 +314,14 @@ class MotionRun:
     name_of_point: tuple[str, ...]
     whole_argument: tuple[Span | None, ...]
     quat: FloatArray
+    file: np.ndarray | None = None
+    text_file: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.file is None:
+            object.__setattr__(self, "file", np.zeros(len(self.instruction), dtype=np.int64))
+        if self.text_file is None:
+            object.__setattr__(self, "text_file", np.zeros(len(self.text), dtype=np.int64))
 
     def __len__(self) -> int:
         return len(self.instruction)
@@ -296,7 +329,7 @@ class MotionRun:
     @classmethod
     def of_motion(cls, instruction: str, kind: str, points: Sequence[Point], statement: Span, name: Span, *,
                   tcp_speed: float = INF, orientation_speed: float = INF, joint_speed: float = INF,
-                  acceleration: float = INF, duration_s: float | None = None) -> MotionRun:
+                  acceleration: float = INF, duration_s: float | None = None, file: int = 0) -> MotionRun:
         """The run of one motion statement, its points resolved (:class:`Point`, the readers' per-point resolver's
         value: the same fields the bulk lane writes into its columns)."""
         p = len(points)
@@ -334,7 +367,8 @@ class MotionRun:
             has_confdata=np.array([pt.confdata is not None for pt in points], dtype=bool),
             frames=tuple(pairs), frame=np.array(frame, dtype=np.int64), extax=tuple(pt.extax for pt in points),
             name_of_point=tuple(pt.name for pt in points), whole_argument=tuple(pt.whole_argument for pt in points),
-            quat=quat)
+            quat=quat, file=np.array([file], dtype=np.int64),
+            text_file=np.array([pt.file for pt in points], dtype=np.int64))
 
     def first_points(self) -> np.ndarray:
         """Each motion's first point's index ``(r,)``."""
@@ -348,11 +382,12 @@ class MotionRun:
         conf = self.confdata.tolist()
         has_conf = self.has_confdata.tolist()
         frames = [self.frames[f] for f in self.frame.tolist()]
+        files = self.text_file.tolist()
         points = [Point(T_world_tcp=None if joint[i] else self.T_world_tcp[i], T_world_frame=frames[i][0],
                         T_flange_tcp=frames[i][1], q=self.q[i, :self.q_len[i]] if joint[i] else None,
                         confdata=tuple(conf[i]) if has_conf[i] else None, text=spans[i], argument=arguments[i],
                         extax=self.extax[i], name=self.name_of_point[i], whole_argument=self.whole_argument[i],
-                        quat=None if self.quat[i, 0] != self.quat[i, 0] else self.quat[i])
+                        quat=None if self.quat[i, 0] != self.quat[i, 0] else self.quat[i], file=files[i])
                   for i in range(len(spans))]
         last = np.cumsum(self.n_points).tolist()
         out = []
@@ -363,7 +398,7 @@ class MotionRun:
             out.append(Motion(instruction=instr, kind=KINDS[kind],
                               points=tuple(points[last[k] - self.n_points[k]:last[k]]), statement=Span(*statement),
                               name=Span(*name), tcp_speed=v, orientation_speed=w, joint_speed=vj, acceleration=a,
-                              duration_s=None if t != t else t))
+                              duration_s=None if t != t else t, file=int(self.file[k])))
         return out
 
     def targets(self) -> list[tuple[tuple[int, int], np.ndarray]]:
@@ -382,7 +417,9 @@ class MotionRun:
             return self
         text = self.text.copy()
         text[at] = self.argument[at]
-        return dataclasses.replace(self, text=text)
+        text_file = self.text_file.copy()
+        text_file[at] = self.file[self.row_of_points()][at]
+        return dataclasses.replace(self, text=text, text_file=text_file)
 
     def take(self, rows: np.ndarray) -> MotionRun:
         """The run of the motions ``rows`` (indices, in order)."""
@@ -414,7 +451,7 @@ class MotionRun:
 
 #: The columns of :class:`MotionRun` with a row a motion (the others: a row a point).
 _MOTION_FIELDS = frozenset(("instruction", "kind", "n_points", "statement", "name", "tcp_speed", "orientation_speed",
-                            "joint_speed", "acceleration", "duration_s"))
+                            "joint_speed", "acceleration", "duration_s", "file"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -524,7 +561,7 @@ def _empty() -> MotionRun:
                      argument=spans.copy(), T_world_tcp=np.zeros((0, 4, 4)), q=np.zeros((0, 0)),
                      q_len=np.zeros(0, dtype=np.int64), confdata=spans.copy(), has_confdata=np.zeros(0, dtype=bool),
                      frames=(), frame=np.zeros(0, dtype=np.int64), extax=(), name_of_point=(), whole_argument=(),
-                     quat=np.zeros((0, 4)))
+                     quat=np.zeros((0, 4)), file=np.zeros(0, dtype=np.int64), text_file=np.zeros(0, dtype=np.int64))
 
 
 def newline_of(text: str) -> str:

@@ -222,6 +222,9 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.conf_on = {"linear": True, "joint": True}  # ConfL, ConfJ
         self.text = text
         self.path = path
+        self.file = 0  # the file being followed: 0 the program, i the task's module i (:meth:`_Flow.in_file`)
+        self.file_key = 0  # ``file << 40``: added to an offset, a key unique in the task (direct_refs, _matches)
+        self._files = [(path, text, None)] + [(m.path, m.text, None) for m in self.task.modules]
         self.progress = progress
         self.module_data: dict[str, _Data] = {}
         self.records: dict[str, tuple[tuple[str, str], ...]] = {}  # RECORD types of the task: their components

@@ -151,6 +151,7 @@ class _Data:
     name: str
     declared: Token
     origin: str = ""  # the other module of the task that declares it ("": this one)
+    file: int = 0  # the file of ``node`` (an index into the task's files, :attr:`RobotProgram.files`)
 
 
 class _Declarations:
@@ -163,7 +164,7 @@ class _Declarations:
 
     def unsupported_at(self, message: str, where: Tree | Token) -> None:
         line, column = _location(where)
-        finding = Finding(message, line, column)
+        finding = Finding(message, line, column, self.file)
         if finding not in self._seen:  # once, though met in every pass of a FOR loop
             self._seen.add(finding)
             self.unsupported.append(finding)
@@ -235,7 +236,7 @@ class _Declarations:
             self.persistent.add(str(name_token).lower())  # (another task or the operator may change it)
         rank = "{" + "," * (len(dims.children) - 1) + "}" if is_array else ""  # (robtarget{,}: two dimensions)
         scope[str(name_token).lower()] = _Data(dtype + rank, value, value_node,
-                                               str(name_token), name_token)
+                                               str(name_token), name_token, file=self.file)
 
     def unset_array(self, dims: Tree, dtype: str, scope: dict[str, _Data]) -> list | None:
         """A ``VAR`` array declared without a value: its elements start as :meth:`default_value` (None where there is
@@ -651,7 +652,8 @@ class _Declarations:
     def give(self, scope: dict[str, _Data], key: str, value: object, literal: Tree | None, statement: Tree) -> None:
         """``scope[key]`` holds ``value`` from ``statement`` on (written in ``literal``, this module's text, or
         nowhere: a motion's target is then written at the motion)."""
-        scope[key] = dataclasses.replace(scope[key], value=value, node=literal, origin="")
+        scope[key] = dataclasses.replace(scope[key], value=value, node=literal, origin="",
+                                         file=self.file)
         self.assigned.pop(key, None)
         if scope is self.module_data:  # (a routine's own data starts afresh every call: no next cycle to spoil)
             self._followed[key] = (value, self._followed.get(key, (None, statement))[1])  # the first assignment's line

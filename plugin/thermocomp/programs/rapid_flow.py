@@ -7,8 +7,10 @@ arguments, FOR loops, branches and loops, the size bound) and what is passed ove
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
+from collections.abc import Iterator
 
 import numpy as np
 from lark import Token, Tree
@@ -21,6 +23,7 @@ from thermocomp.programs.model import (
     Finding,
     MotionRun,
     RobotProgram,
+    TextLines,
     Wait,
     newline_of,
 )
@@ -146,14 +149,21 @@ _BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if",
                      "test_case"))
 
 
+def _declared_key(decl: Tree) -> str:
+    """The name (lower case) a ``data_decl`` declares."""
+    return str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+
+
 class _Flow:
     """The walker's control flow and calls (mixed into ``rapid._Walker``)."""
 
     # ----- the module
     def run(self, tree: Tree) -> RobotProgram:
+        self._deferred: list[tuple[Tree, object, object]] = []  # declarations whose value read data declared later
         for other in self.task.modules:
             self.collect(other.tree, other)
         self.collect(tree, None)
+        self.declare_deferred()
         entry = self.entry_routines()
         self.check_external(entry)
         if entry:  # the body whose last statement may be the production loop (:meth:`loops_forever`)
@@ -172,10 +182,34 @@ class _Flow:
             language="rapid", path=self.path, text=self.text, steps=self.finish_points(tree),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
             entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
+            modules=tuple((m.path, m.text) for m in self.task.modules),
             extra={"unrun": unrun, "conditional": tuple(dict.fromkeys(self.conditional)),
                    "confdata_free": frozenset(k for k, free in self.conf_free.items() if free),
                    "per_pass": per_pass},
         )
+
+    def file_of(self, path: str) -> int:
+        """The index of the task's file ``path`` (0: the program; ``i``: the ``i``-th ``--module``)."""
+        return next(i for i, (p, _, _) in enumerate(self._files) if p == path)
+
+    @contextlib.contextmanager
+    def in_file(self, file: int) -> Iterator[None]:
+        """Within: the walker reads the task's file ``file`` (its path, text and lines name what it finds there),
+        then the one before. Spans of a routine of another module are offsets in that module's text."""
+        if file == self.file:
+            yield
+            return
+        before = (self.file, self.path, self.text, self.lines)
+        path, text, lines = self._files[file]
+        if lines is None:
+            lines = TextLines(text)
+            self._files[file] = (path, text, lines)
+        self.file, self.file_key, self.path, self.text, self.lines = file, file << 40, path, text, lines
+        try:
+            yield
+        finally:
+            self.file, self.path, self.text, self.lines = before
+            self.file_key = self.file << 40
 
     def check_external(self, entry: list[Tree]) -> None:
         """``--external`` names routines the controller holds that move nothing: one that is the entry routine, or a
@@ -222,6 +256,9 @@ class _Flow:
                     self.declare(item, self.module_data)
                 else:
                     self.declare_other(item, reader)
+                if self.task.modules and self.module_data[_declared_key(item)].value is None \
+                        and self.module_data[_declared_key(item)].node is not None:
+                    self._deferred.append((item, module, reader))
             elif item.data in ("proc", "func", "trap"):
                 name = self._routine_name(item)
                 if module is None:
@@ -239,6 +276,27 @@ class _Flow:
                 elif item.data == "func":
                     self.funcs.setdefault(name.lower(), item)
 
+    def declare_deferred(self) -> None:
+        """The task's module data whose value reads data of a module read after it (RAPID: every module's data is
+        known at once): declared again once all are, until no more gets a value."""
+        while self._deferred:
+            still = []
+            for decl, module, reader in self._deferred:
+                key = _declared_key(decl)
+                data = self.module_data.pop(key)
+                if reader is None:
+                    self.declare(decl, self.module_data)
+                else:
+                    reader.module_data.pop(key, None)
+                    reader.module_data.update(self.module_data)
+                    self.declare_other(decl, reader)
+                if self.module_data[key].value is None:
+                    self.module_data[key] = data
+                    still.append((decl, module, reader))
+            if len(still) == len(self._deferred):
+                return
+            self._deferred = still
+
     def declare_other(self, decl: Tree, reader) -> None:
         """A task-global declaration of another module, read by that module's ``reader`` (its errors name that
         file; its values may use the module's earlier declarations)."""
@@ -250,7 +308,7 @@ class _Flow:
             first = self.module_data[key]
             raise InputError(f"{data.name} is declared in two modules of the task: {first.origin or self.path} "
                              f"(line {first.declared.line}) and here", path=reader.path, row=data.declared.line)
-        self.module_data[key] = dataclasses.replace(data, origin=reader.path)
+        self.module_data[key] = dataclasses.replace(data, origin=reader.path, file=self.file_of(reader.path))
 
     def check_size(self, entry: list[Tree]) -> None:
         """The motions and waits the entry routine unrolls to, counted before any is followed: past
@@ -286,7 +344,7 @@ class _Flow:
             if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime":
                 return 1
             routine = self.procs.get(key)
-            return 0 if routine is None or id(routine) in self.origin else max(self.unrolled(routine, calling), 1)
+            return 0 if routine is None else max(self.unrolled(routine, calling), 1)
         count = sum(self.unrolled(c, calling) for c in node.children if isinstance(c, Tree) and c.data in _BLOCKS)
         if node.data == "for_stmt":
             try:
@@ -329,23 +387,10 @@ class _Flow:
                     if name and not own}
         if not declared:  # every target inline (a CAM program): nothing to check
             return list(self.steps)
-        uses: dict[str, set[int]] = {}
-        size_only = {call.children[1].children[0].children[0].start_pos for call in tree.find_data("func_call")
-                     if str(call.children[0]).lower() == "dim" and len(call.children) > 1
-                     and isinstance(call.children[1].children[0], Tree)
-                     and call.children[1].children[0].data == "name"}  # (Dim(pts, 1) reads no value of pts)
-        for node in tree.find_data("name"):
-            token = node.children[0]
-            if token.start_pos not in size_only:
-                uses.setdefault(str(token).lower(), set()).add(token.start_pos)
-        for node in tree.find_data("moves"):
-            token = node.children[0]
-            statements = self.move_matches(token)
-            for part in ("p1", "p2", "speed", "zone", "tool", "wobj"):
-                starts = (token.start_pos + statements.starts(part)).tolist()
-                for value, start in zip(statements.texts(part, lower=True), starts):
-                    if value is not None and value[0] != "[":
-                        uses.setdefault(value, set()).add(start)
+        uses: dict[str, set[int]] = {}  # every use of a name in the task's files (offsets keyed by file)
+        for file, module_tree in enumerate((tree, *(m.tree for m in self.task.modules))):
+            with self.in_file(file):
+                self._uses(module_tree, uses)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         steps = []
         done: dict[int, MotionRun] = {}  # a step repeated (the passes of a FOR loop): decided once
@@ -359,6 +404,26 @@ class _Flow:
                 step = done[id(step)]
             steps.append(step)
         return steps
+
+    def _uses(self, tree: Tree, uses: dict[str, set[int]]) -> None:
+        """Add to ``uses`` each use of a name in ``tree``, the tree of the file being read (:meth:`in_file`)."""
+        key = self.file_key
+        size_only = {call.children[1].children[0].children[0].start_pos for call in tree.find_data("func_call")
+                     if str(call.children[0]).lower() == "dim" and len(call.children) > 1
+                     and isinstance(call.children[1].children[0], Tree)
+                     and call.children[1].children[0].data == "name"}  # (Dim(pts, 1) reads no value of pts)
+        for node in tree.find_data("name"):
+            token = node.children[0]
+            if token.start_pos not in size_only:
+                uses.setdefault(str(token).lower(), set()).add(key + token.start_pos)
+        for node in tree.find_data("moves"):
+            token = node.children[0]
+            statements = self.move_matches(token)
+            for part in ("p1", "p2", "speed", "zone", "tool", "wobj"):
+                starts = (key + token.start_pos + statements.starts(part)).tolist()
+                for value, start in zip(statements.texts(part, lower=True), starts):
+                    if value is not None and value[0] != "[":
+                        uses.setdefault(value, set()).add(start)
 
     @staticmethod
     def _routine_name(routine: Tree) -> str:
@@ -399,7 +464,7 @@ class _Flow:
                 line, column = _location(routine)
                 kind = {"proc": "PROC", "func": "FUNC", "trap": "TRAP"}[routine.data]
                 self.notes.append(Finding(f"{kind} {name} is not run from the entry routine: its {n_moves} "
-                                          "motion(s) stay as written", line, column))
+                                          "motion(s) stay as written", line, column, self.file))
                 unrun.append((name, n_moves))
         return tuple(unrun)
 
@@ -448,7 +513,7 @@ class _Flow:
         self.visited.add(name.lower())
         line, column = _location(statement)
         self.notes.append(Finding(f"CONNECT: TRAP {name} moves nothing; what it assigns is known only while running "
-                                  "from here on", line, column))
+                                  "from here on", line, column, self.file))
 
     def run_label(self, statement: Tree, local: dict[str, _Data]) -> None:
         """A label (a ``GOTO`` target): the routine's statements are followed in written order, and every datum the
@@ -458,7 +523,7 @@ class _Flow:
             self.mark_key(key, statement, local)
         line, column = _location(statement)
         note = Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written order, "
-                       "what it assigns known only while running after the label", line, column)
+                       "what it assigns known only while running after the label", line, column, self.file)
         self.note_once(note)
 
     def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> None:
@@ -468,13 +533,13 @@ class _Flow:
                 if statement.data == "placeholder":
                     line, column = _location(statement)
                     self.note_once(Finding("placeholder <SMT>: running into it is an execution error; the statements "
-                                           "after it in this routine never run", line, column))
+                                           "after it in this routine never run", line, column, self.file))
                 break  # (RETURN, EXIT, RAISE, ExitCycle, <SMT>: the rest of this body never runs after it)
             try:
                 if self.loops_forever(statement, body):
                     line, column = _location(statement)
                     self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body", line,
-                                              column))
+                                              column, self.file))
                     self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
                     self.run_body(statement.children[1], local, depth)
                     continue
@@ -483,7 +548,7 @@ class _Flow:
                 if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
                     line, column = _location(exc.where)
                     note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
-                                   "a motion reads (its time is not estimated)", line, column)
+                                   "a motion reads (its time is not estimated)", line, column, self.file)
                     self.note_once(note)
                 else:
                     self.unsupported_at(exc.message, exc.where)
@@ -583,7 +648,7 @@ class _Flow:
                 found += zip(statements.texts("instr"), (token.start_pos + statements.starts("instr")).tolist())
         lines, columns = self.lines.lists([at for _, at in found])
         for (name, _), line, column in zip(found, lines, columns):
-            self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column))
+            self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column, self.file))
 
     def run_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         kind = statement.data
@@ -690,7 +755,11 @@ class _Flow:
                   ) -> _Data:
         if isinstance(node, Tree) and node.data == "name":
             data = self.lookup(node.children[0], local, unset=True)  # (a VAR without a value: read where used)
-            self._passed[node.children[0].start_pos] = (span_of(routine), str(param).lower())
+            at = self.file_of(self.origin.get(id(routine), self._files[0][0])) << 40  # (the routine's file)
+            span = span_of(routine)
+            self._passed[self.file_key + node.children[0].start_pos] = (span._replace(start=at + span.start,
+                                                                                       end=at + span.end),
+                                                                         str(param).lower())
             if data.type != dtype and self.fields_of(dtype) is not None:
                 raise self.error(f"parameter {param} is a {dtype}, got {node.children[0]}, a {data.type}", node)
             return data
@@ -822,7 +891,7 @@ class _Flow:
                 "of the cycle" if lines else "it holds no motion")
         line, column = _location(statement)
         note = Finding(f"{_CONSTRUCTS[statement.data]}: not resolved before running (its outcome or count is known "
-                       f"only while running); {held}", line, column)
+                       f"only while running); {held}", line, column, self.file)
         self.note_once(note)
 
     def mark_key(self, key: str, statement: Tree, local: dict[str, _Data]) -> None:
@@ -936,8 +1005,7 @@ class _Flow:
                     or (key in PROCESS_MOTIONS and PROCESS_MOTIONS[key].writes is not None):
                 return True
             routine = self.procs.get(key)
-            if routine is not None and id(routine) not in self.origin \
-                    and self._routine_changes_state(key, routine, calling):
+            if routine is not None and self._routine_changes_state(key, routine, calling):
                 return True
         return False
 
@@ -959,15 +1027,8 @@ class _Flow:
                 self.conf_on[LINEAR if key == "confl" else JOINT] = "on" in optional
         elif key in self.external:
             pass  # declared by the user: moves nothing, changes nothing a motion reads
-        elif key in self.procs and id(self.procs[key]) in self.origin:
-            routine = self.procs[key]
-            changed: set[str] = set()
-            reason = self.blocker(routine, *self._routine_names(routine), frozenset((key,)), changed)
-            if reason is not None:
-                raise _Unsupported(f"{name} (a routine of {self.origin[id(routine)]}) is not followed: it holds "
-                                   f"{reason}; only the program's own file is written", statement)
-            for changed_key in changed:
-                self.assigned.setdefault(changed_key, statement)
+        elif key in self.procs and id(self.procs[key]) in self.origin and self._passed_over(key, statement):
+            pass  # a routine of another module that moves nothing: what it changes is recorded
         elif key == "waittime":
             positional, _ = self.split_args(call_args)
             if len(positional) != 1:
@@ -982,39 +1043,56 @@ class _Flow:
                 raise self.error("VelSet: expected Override [%] and Max [mm/s]", statement)
             self.velset = (self._number(positional[0], local), self._number(positional[1], local))
         elif key in self.procs:
-            if depth > 32:
-                raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
-            routine = self.procs[key]
-            quiet = self.moves_nothing(routine)
-            read_before = set(self._first_read)
-            try:
-                scope = self.bind_arguments(routine, call_args, local, statement)
-            except _Unsupported:
-                if not quiet:
-                    raise
-                scope = self.unbound_scope(routine)  # (arguments known only while running: nothing moves on them)
-            self.visited.add(key)
-            first = len(self.steps)
-            self._quiet += [name] if quiet else []
-            try:
-                self.run_routine(routine, depth + 1, scope)
-            finally:
-                del self._quiet[len(self._quiet) - quiet:]
-            if quiet:  # (what a routine that moves nothing reads cannot make a motion differ next cycle)
-                for read in set(self._first_read) - read_before:
-                    del self._first_read[read]
-            if scope:
-                for step in self.steps[first:]:  # the outermost call with arguments is the one named
-                    self._in_call[id(step)] = (name, span_of(statement))
+            self._run_proc(name, key, statement, call_args, local, depth)
         elif key in UNSUPPORTED_INSTRUCTIONS:
             raise _Unsupported(f"{name} is not followed (it moves the robot or changes the frame of its motions in "
                                "a way known only while running)", statement)
         elif key in SIGNAL_WAITS:
             line, column = _location(statement)
-            self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", line, column))
+            self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", line, column, self.file))
         elif key in PASSIVE_INSTRUCTIONS:
             self.record_change(statement, local)
         else:
             raise _Unsupported(f"{name} is no instruction thermocomp knows and a routine {_NOT_FOUND.format(name=name)}",
                                statement)
+
+    def _passed_over(self, key: str, statement: Tree) -> bool:
+        """Whether the call ``statement`` of ``key``, a routine of another module of the task, is passed over: it
+        moves nothing and changes nothing how motions run (what it assigns is recorded as changed at the call).
+        A routine that moves is run like the program's own (:meth:`_run_proc`), in its module's file."""
+        routine = self.procs[key]
+        changed: set[str] = set()
+        if self.blocker(routine, *self._routine_names(routine), frozenset((key,)), changed) is not None:
+            return False
+        for changed_key in changed:
+            self.assigned.setdefault(changed_key, statement)
+        return True
+
+    def _run_proc(self, name: str, key: str, statement: Tree, call_args, local: dict[str, _Data], depth: int) -> None:
+        """A call of the task's PROC ``name``: its arguments bound here, its body run in its own module's file."""
+        if depth > 32:
+            raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
+        routine = self.procs[key]
+        quiet = self.moves_nothing(routine)
+        read_before = set(self._first_read)
+        try:
+            scope = self.bind_arguments(routine, call_args, local, statement)
+        except _Unsupported:
+            if not quiet:
+                raise
+            scope = self.unbound_scope(routine)  # (arguments known only while running: nothing moves on them)
+        self.visited.add(key)
+        first = len(self.steps)
+        self._quiet += [name] if quiet else []
+        try:
+            with self.in_file(self.file_of(self.origin.get(id(routine), self._files[0][0]))):
+                self.run_routine(routine, depth + 1, scope)
+        finally:
+            del self._quiet[len(self._quiet) - quiet:]
+        if quiet:  # (what a routine that moves nothing reads cannot make a motion differ next cycle)
+            for read in set(self._first_read) - read_before:
+                del self._first_read[read]
+        if scope:
+            for step in self.steps[first:]:  # the outermost call with arguments is the one named
+                self._in_call[id(step)] = (name, span_of(statement), self.file)
 

@@ -240,7 +240,8 @@ class _Motions:
         points = tuple(self.point(positional[i], local, kind, T_world_frame, T_flange_tcp) for i in range(n_points))
         v_tcp, v_ori, duration = self.motion_speed(name_token, positional[n_points], optional, local, fallback=True)
         self.steps.append(MotionRun.of_motion(str(name_token), kind, points, span_of(statement), span_of(name_token),
-                                              tcp_speed=v_tcp, orientation_speed=v_ori, duration_s=duration))
+                                              tcp_speed=v_tcp, orientation_speed=v_ori, duration_s=duration,
+                                              file=self.file))
         self.note_conf(self.steps[-1:])
 
     def motion_frames(self, tool_node, wobj_node, local: dict[str, _Data]) -> tuple[FloatArray, FloatArray]:
@@ -264,7 +265,7 @@ class _Motions:
             speed = UNKNOWN_SPEED
             line, column = _location(speed_node)
             self.notes.append(Finding(f"{exc.message}: {name_token}'s speed is taken as v1000 for the timing", line,
-                                      column))
+                                      column, self.file))
         v_tcp, v_ori = float(speed[0]), float(speed[1])  # type: ignore[index]
         if not (v_tcp > 0 and v_ori > 0):
             raise self.error(f"{name_token}: the speeddata must move: expected a TCP speed and an orientation speed "
@@ -295,9 +296,10 @@ class _Motions:
     # ----- runs of plain motions (MOVES tokens)
     def move_matches(self, token: Token) -> MoveStatements:
         """The :class:`MoveStatements` of a ``MOVES`` token, split once."""
-        if token.start_pos not in self._matches:
-            self._matches[token.start_pos] = MoveStatements(token)
-        return self._matches[token.start_pos]
+        key = self.file_key + token.start_pos
+        if key not in self._matches:
+            self._matches[key] = MoveStatements(token)
+        return self._matches[key]
 
     def _leaf(self, token: Token, st: MoveStatements, i: int, part: str) -> Tree:
         """Part ``part`` of statement ``i`` of a run as the general rules' tree has it: a ``name`` node, or a
@@ -405,6 +407,7 @@ class _Motions:
             confdata[at[read]], has_confdata[at] = values[read, 7:11].astype(np.int64), True
             quat[at] = values[:, 3:7]
         argument = text_span
+        text_file = np.full(p, self.file, dtype=np.int64)
         named_at = np.flatnonzero(~inline & regular[point_statement])
         if named_at.size:  # each (name, statement shape) resolved once, in order of appearance
             argument = text_span.copy()
@@ -427,8 +430,9 @@ class _Motions:
                 if point is None:
                     regular[statement_i] = False
                     continue
-                self.direct_refs.add(int(point_starts[i]))
+                self.direct_refs.add(self.file_key + int(point_starts[i]))
                 text_span[i] = tuple(point.text)
+                text_file[i] = point.file
                 names[i], extax[i] = point.name, point.extax
                 if point.q is not None:
                     q[i], q_len[i] = point.q, len(point.q)
@@ -448,7 +452,8 @@ class _Motions:
             tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], joint_speed=np.full(r, np.inf),
             acceleration=np.full(r, np.inf), duration_s=np.full(r, np.nan), text=text_span, argument=argument,
             T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata, has_confdata=has_confdata, frames=frames,
-            frame=frame, extax=tuple(extax), name_of_point=tuple(names), whole_argument=(None,) * p, quat=quat)
+            frame=frame, extax=tuple(extax), name_of_point=tuple(names), whole_argument=(None,) * p, quat=quat,
+            file=np.full(r, self.file, dtype=np.int64), text_file=text_file)
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
             if part is None:
                 for i in range(a, b):
@@ -470,27 +475,37 @@ class _Motions:
         return (*frames, *self.motion_speed(name, self._leaf(token, st, i, "speed"), {}, local, fallback=False)[:2])
 
     def point(self, node, local, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray) -> Point:
+        """A motion's point: its value, and where it is written (a declaration may be in another file of the task:
+        its text is read in that file, :meth:`in_file`)."""
         dtype = "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"
         value = self.evaluate_as(node, local, dtype)
-        text_node: Tree | Token = node
-        name = ""
-        element: tuple[int, int] | None = None  # the element of an array declaration that is the text
+        file = self.file
         if isinstance(node, Tree) and node.data in ("name", "index"):
             root = node if node.data == "name" else node.children[0]
             data = self.lookup(root.children[0], local) if isinstance(root, Tree) and root.data == "name" else None
-            if data is not None and data.origin and data.node is not None:
-                raise _Unsupported(f"{data.name} is declared in {data.origin} (line {data.declared.line}): its "
-                                   "target is written there, and only the program's own file is written", node)
+            if data is not None and isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers"):
+                file = data.file  # (the text is the declaration's)
+        argument = span_of(node)
+        if isinstance(node, Tree) and node.data == "name":
+            self.direct_refs.add(self.file_key + node.children[0].start_pos)
+        elif isinstance(node, Tree) and node.data == "index":
+            self.direct_refs.add(self.file_key + node.children[0].children[0].start_pos)
+        with self.in_file(file):
+            return self._point_text(node, local, kind, T_world_frame, T_flange_tcp, value, argument)
+
+    def _point_text(self, node, local, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray, value,
+                    argument: Span) -> Point:
+        text_node: Tree | Token = node
+        name = ""
+        element: tuple[int, int] | None = None  # the element of an array declaration that is the text
         if isinstance(node, Tree) and node.data == "name":
             data = self.lookup(node.children[0], local)
             name = data.name
-            self.direct_refs.add(node.children[0].start_pos)
             if isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers"):
                 text_node = data.node
         elif isinstance(node, Tree) and node.data == "index":
             data, path = self.element(node, local)
             name = data.name
-            self.direct_refs.add(node.children[0].children[0].start_pos)
             if isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers"):
                 a, b, sub = self.element_span(data.node, path)
                 element = (a, b)
@@ -513,7 +528,8 @@ class _Motions:
         if kind == ABSOLUTE_JOINT:
             q = np.radians(np.asarray(value[0], dtype=float))  # type: ignore[index]
             return Point(T_world_tcp=None, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, q=q, confdata=None,
-                         text=text_span, argument=span_of(node), extax=extax_text, name=name)
+                         text=text_span, argument=argument, extax=extax_text, name=name,
+                         file=self.file)
         quat = np.asarray(value[1], dtype=float)  # type: ignore[index]
         if abs(np.linalg.norm(quat) - 1.0) > QUAT_NORM_TOL:
             raise self.error(f"robtarget orientation: expected a unit quaternion [q1, q2, q3, q4], "
@@ -524,8 +540,9 @@ class _Motions:
                              f"[{', '.join(f'{c:g}' for c in cf)}]", text_node)
         T_frame_tcp = _T_from_pose(value[:2])  # type: ignore[index]
         return Point(T_world_tcp=T_world_frame @ T_frame_tcp, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp,
-                     q=None, confdata=tuple(int(c) for c in cf), text=text_span, argument=span_of(node),
-                     extax=extax_text, name=name, quat=quat)
+                     q=None, confdata=tuple(int(c) for c in cf), text=text_span, argument=argument,
+                     extax=extax_text, name=name, quat=quat,
+                     file=self.file)
 
 
 

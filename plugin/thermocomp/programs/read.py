@@ -66,7 +66,7 @@ def read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback
     them, when it runs no motion, or when its motions have no joints form and ``popts`` asks for it."""
     prog = read_program(program, bar, popts.rapid)
     if prog.unsupported and popts.unsupported == "refuse":
-        listed = "\n".join("  " + f.text(prog.path) for f in prog.unsupported)
+        listed = "\n".join("  " + prog.where(f) for f in prog.unsupported)
         first = prog.unsupported[0]
         raise InputError(f"{len(prog.unsupported)} construct(s) cannot be followed exactly:\n{listed}\n"
                          "Nothing was written. Rerun with --unsupported keep to leave them as written "
