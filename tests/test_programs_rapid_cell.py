@@ -385,23 +385,27 @@ def test_the_task_s_other_modules_give_their_data_and_routines(tmp_path, rng):
     assert {m: open(m, "rb").read() for m in modules} == before  # the other modules are never written
 
 
-def test_a_routine_of_another_module_that_moves_and_one_found_nowhere_are_named(tmp_path, rng):
+def test_a_routine_of_another_module_that_moves_is_followed_and_one_found_nowhere_is_named(tmp_path, rng):
+    """A routine of another module that moves is followed in its module's file (its motion's spans are there:
+    tests/test_programs_modules.py); one found in no module is named with the options that resolve it."""
     src, _, modules = _task(tmp_path, rng, PICK + "    g_Home;\n    g_Flash 3;\n")
     path = tmp_path / "PickPlace.mod"
     path.write_text(src)
     prog = read_program(path, rapid=RapidOptions(modules=modules))
     found = {f.line: f.message for f in prog.unsupported}
-    home, flash = (src.splitlines().index(x) + 1 for x in ("    g_Home;", "    g_Flash 3;"))
-    assert found.keys() == {home, flash}
-    assert "MoveAbsJ at " in found[home] and "GripLib.mod, line 13" in found[home]
+    flash = src.splitlines().index("    g_Flash 3;") + 1
+    assert found.keys() == {flash} and {f.file for f in prog.unsupported} == {0}
     assert "--module FILE" in found[flash] and "--external g_Flash" in found[flash]
+    home = [m for m in prog.motions if m.instruction == "MoveAbsJ"]
+    assert [(m.file, m.statement.line) for m in home] == [(2, 13)]  # (GripLib.mod, the second --module)
+    assert prog.files[2][0] == modules[1]
     with pytest.raises(InputError) as info:
         run_program("irb140", ZERO, path, tmp_path / "o.mod",
                            program_options=ProgramOptions(rapid=RapidOptions(modules=modules)))
-    assert f"{path}:{home}:5:" in str(info.value) and f"{path}:{flash}:5:" in str(info.value)
+    assert f"{path}:{flash}:5:" in str(info.value)
     # --external: a routine the controller holds that does not move the robot
     prog = read_program(path, rapid=RapidOptions(modules=modules, external=("g_Flash",)))
-    assert [f.line for f in prog.unsupported] == [home]
+    assert prog.unsupported == ()
 
 
 @pytest.mark.parametrize(("external", "words"), [
@@ -429,7 +433,7 @@ def test_a_module_s_declarations_may_use_the_data_of_the_modules_given_before_it
     np.testing.assert_allclose(prog.points[0].T_world_tcp[:3, 3], T["a"][:3, 3] + [0, 0, 0.020], atol=1e-12)
 
 
-def test_a_target_declared_in_another_module_is_named(tmp_path, rng):
+def test_a_target_declared_in_another_module_is_written_there(tmp_path, rng):
     src, _, modules = _task(tmp_path, rng, PICK)
     calib = CALIB.replace("ENDMODULE", "  CONST robtarget pDrop := [[400,0,400],[0,0,1,0],[0,0,0,0],"
                                        "[9E9,9E9,9E9,9E9,9E9,9E9]];\nENDMODULE")
@@ -438,8 +442,11 @@ def test_a_target_declared_in_another_module_is_named(tmp_path, rng):
     path = tmp_path / "PickPlace.mod"
     path.write_text(src)
     prog = read_program(path, rapid=RapidOptions(modules=modules))
-    assert [(f.line, "pDrop is declared in" in f.message) for f in prog.unsupported] == \
-        [(src.splitlines().index("    MoveL pDrop, v100, fine, tSucker;") + 1, True)]
+    assert prog.unsupported == ()
+    (drop,) = [p for p in prog.points if p.name == "pDrop"]
+    assert prog.files[drop.file] == (modules[0], calib)
+    assert calib[drop.text.start:drop.text.end] == "[[400,0,400],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
+    assert calib.splitlines()[drop.text.line - 1].startswith("  CONST robtarget pDrop")
 
 
 def test_a_name_declared_in_two_modules_is_an_error_naming_both(tmp_path, rng):

@@ -346,7 +346,7 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
                              initial=0.0))  # (0 for a program without motion)
     rep.rounding_bound = rounding_bound(rep.reach)
     rep.written_bytes = len(written.data)
-    module_data = [(outputs.module_out(path), data) for (path, _), data in zip(prog.modules, written.modules)
+    module_data = [(outputs.module_out(path), data) for (path, _), data in zip(prog.modules, getattr(written, "modules", ()))
                    if data is not None and outputs.out is not None]
     rep.modules_written = [(path, len(data)) for path, data in module_data]
     phases.end("writing", m)

@@ -344,7 +344,9 @@ class _Flow:
             if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime":
                 return 1
             routine = self.procs.get(key)
-            return 0 if routine is None else max(self.unrolled(routine, calling), 1)
+            if routine is None or (id(routine) in self.origin and self._blocker_of(key, routine) is None):
+                return 0  # (a routine of another module that moves nothing is checked, not run: _passed_over)
+            return max(self.unrolled(routine, calling), 1)
         count = sum(self.unrolled(c, calling) for c in node.children if isinstance(c, Tree) and c.data in _BLOCKS)
         if node.data == "for_stmt":
             try:
@@ -1055,6 +1057,14 @@ class _Flow:
         else:
             raise _Unsupported(f"{name} is no instruction thermocomp knows and a routine {_NOT_FOUND.format(name=name)}",
                                statement)
+
+    def _blocker_of(self, key: str, routine: Tree) -> str | None:
+        """:meth:`blocker` of the routine ``key`` (once a routine)."""
+        if key not in self._blockers:
+            inner: set[str] = set()
+            found = self.blocker(routine, *self._routine_names(routine), frozenset((key,)), inner)
+            self._blockers[key] = (found, frozenset(inner))
+        return self._blockers[key][0]
 
     def _passed_over(self, key: str, statement: Tree) -> bool:
         """Whether the call ``statement`` of ``key``, a routine of another module of the task, is passed over: it
