@@ -289,7 +289,7 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     phases.start("reading")
     prog = read_checked(program, popts, phases.bar)
     if popts.indexed_minutes is not None and task_files.spans_other_files(prog):
-        raise ConfigurationError(f"--indexed-minutes: expected motions and targets in the program's own file, got "
+        raise ConfigurationError(f"--time-indexed: expected motions and targets in the program's own file, got "
                                  f"some in its other modules ({', '.join(p for p, _ in prog.modules)}): the tables "
                                  "of corrections are written in one file; compensate for one minute instead")
     m = len(prog.columns.run.text)

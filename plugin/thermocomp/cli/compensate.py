@@ -106,7 +106,10 @@ def _add_robot_program_arguments(comp: argparse.ArgumentParser) -> None:
     rapid = comp.add_argument_group("RAPID tasks", "a RAPID program is one module of its task (docs/programs.md)")
     rapid.add_argument("--module", action="append", default=[], metavar="FILE",
                        help="another module of the task (repeatable): its declarations (CalibData.mod's tooldata and "
-                            "wobjdata) are read and its routines checked where the program calls them; never written")
+                            "wobjdata) are read and its routines followed where the program calls them. A module "
+                            "whose targets change is written beside --out as <out stem>.<module file name> "
+                            "(--out cell_comp.mod: cell_comp.Kruvimine.modx), never onto an input or another "
+                            "output; unchanged modules are not written")
     rapid.add_argument("--entry", default="main", metavar="NAME",
                        help="the routine one cycle runs (default main; RobotStudio exports often hold Path_10)")
     rapid.add_argument("--external", action="append", default=[], metavar="NAME[,NAME]",
