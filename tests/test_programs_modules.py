@@ -23,7 +23,7 @@ from test_programs_rapid_cell import T_GRIP, ZERO
 from thermocomp import deformed_model, fk, load_robot, nominal_model
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
-from thermocomp.errors import InputError
+from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
 from thermocomp.programs import ProgramOptions, RapidOptions, read_program
@@ -158,7 +158,16 @@ def test_findings_name_the_module_file_and_line(tmp_path, rng):
     assert prog.where(finding).startswith(f"{paths[1]}:{line}:5: StorePath")
     with pytest.raises(InputError) as err:  # (refused by default, naming that file and line)
         run_program("irb140", small_table(rng), paths[0], tmp_path / "o.mod", program_options=_options(paths[:2]))
-    assert f"{paths[1]}:{line}:5" in str(err.value)
+    assert f"{paths[1]}:{line}:5" in str(err.value) and f"{paths[1]}, line {line}, column 5" in str(err.value)
+
+
+def test_time_indexed_tables_in_another_module_are_refused(tmp_path, rng):
+    _, paths, _ = _task(tmp_path, rng)
+    out = tmp_path / "o.mod"
+    with pytest.raises(ConfigurationError, match="--time-indexed: .*parts.mod"):
+        run_program("irb140", small_table(rng), paths[0], out,
+                    program_options=_options(paths, indexed_minutes=(0.0, 60.0, 120.0)))
+    assert not out.exists() and not (tmp_path / "o.parts.mod").exists()
 
 
 def test_spans_know_their_file(tmp_path, rng):

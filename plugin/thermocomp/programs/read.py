@@ -70,7 +70,7 @@ def read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback
         first = prog.unsupported[0]
         raise InputError(f"{len(prog.unsupported)} construct(s) cannot be followed exactly:\n{listed}\n"
                          "Nothing was written. Rerun with --unsupported keep to leave them as written "
-                         "(their motions are then not compensated).", path=prog.path, row=first.line,
+                         "(their motions are then not compensated).", path=prog.files[first.file][0], row=first.line,
                          column=first.column)
     if not len(prog.columns.run.text) and prog.extra.get("unrun"):
         unrun = "; ".join(f"{name}: {n} motions, not called from {' and '.join(prog.entry) or 'the entry'}; rerun "
