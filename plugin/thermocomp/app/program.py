@@ -316,7 +316,7 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     rep.notes = [prog.where(f) for f in prog.notes] + joint_notes
     run = prog.columns.run
     failed = np.flatnonzero(solved.status != Status.CONVERGED)
-    rep.failed = [f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
+    rep.failed = [f"{prog.files[run.file[run.row_of_points()[i]]][0]}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
                   f"{Status(int(solved.status[i])).label}" for i in failed]
     if failed.size and not allow_failures:
         rep.out = None  # nothing is written: its text must not say "wrote"

@@ -35,6 +35,7 @@ from thermocomp.geometry.rotations import (
     invert_transform,
     matrix_from_rotvec,
     quat_wxyz_from_matrix,
+    rotation_angle,
     rotvec_from_matrix,
     transform,
 )
@@ -58,6 +59,7 @@ from thermocomp.programs.model import (
 from thermocomp.programs.options import MAX_INDEXED_ENTRIES, ProgramOptions
 from thermocomp.programs.timing import Timing
 from thermocomp.robot.chain import Chain
+from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
 
 
 @dataclass(frozen=True, eq=False)
@@ -414,6 +416,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         error_angle.append(_largest_turn(R_a, R_b))
     # pose texts
     pw = np.flatnonzero(pose_text & changed)
+    R_frame = p_frame = np.zeros((0, 3))
     if pw.size:
         # in each point's work object: each frame inverted once, and no product where every frame is the world's
         # (the identity's product gives the same bits)
@@ -458,6 +461,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     values: list[str | None] = [None] * m
     for i, text in zip(written.tolist(), new.to_pylist()):
         values[i] = text
+    _one_text_within_tolerance(cols.run, pw, R_frame, p_frame, values)
     if output == "joints" and cols.plain:
         data, n_changed = _joints_form_spliced(prog, values, ok, is_joint)
         if data is not None:
@@ -492,6 +496,27 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     data = w.apply_edits(prog.text, all_edits, prog.path, w.COMMENT_STARTS[prog.language])
     n_changed = len({(e.start, e.end) for e in point_edits}) + len(whole) + n_tables
     return Written(data, n_changed, (max(error_position), max(error_angle)), conf_changed)
+
+
+def _one_text_within_tolerance(run, pw: np.ndarray, R_frame: FloatArray, p_frame: FloatArray,
+                               values: list[str | None]) -> None:
+    """Points ``pw`` that share one text (a CONST target run by two motions) and whose corrected poses in their
+    frame, ``R_frame`` and ``p_frame`` ``(len(pw), 3, 3)``, ``(len(pw), 3)`` [m], agree within the solver's
+    tolerance (:data:`IK_POSITION_TOL`, :data:`IK_ORIENTATION_TOL`, ten times) are given the first one's text in
+    ``values``: solves from different seeds differ in the last written digit, not in their target."""
+    if pw.size < 2:
+        return
+    first: dict[tuple[int, int, int], int] = {}
+    for k, key in enumerate(zip(run.text_file[pw].tolist(), run.text[pw, 0].tolist(), run.text[pw, 1].tolist())):
+        j = first.setdefault(key, k)
+        if j == k or values[pw[k]] == values[pw[j]]:
+            continue
+        frames = run.frames[run.frame[pw[k]]], run.frames[run.frame[pw[j]]]  # (work object and tool: alike in value)
+        near = (all(np.array_equal(a, b) for a, b in zip(*frames))
+                and np.linalg.norm(p_frame[k] - p_frame[j]) <= 10 * IK_POSITION_TOL
+                and rotation_angle(R_frame[k] @ R_frame[j].T) <= 10 * IK_ORIENTATION_TOL)
+        if near:
+            values[pw[k]] = values[pw[j]]
 
 
 def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.ndarray, is_joint: np.ndarray

@@ -190,7 +190,8 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
         first_failing[int(point_motion[point])] = Status(int(status[point])).label
     line_of = motions.statement[:, 2]
     found = {i: sorted(set(findings_of[i])) for i in sorted(findings_of)}
-    findings = [f"{prog.path}:{line_of[i]}: {motions.instruction[i]} (motion {i + 1}): {f}"
+    file_of = motions.file.tolist()  # (a motion of another module of the task: that file)
+    findings = [f"{prog.files[file_of[i]][0]}:{line_of[i]}: {motions.instruction[i]} (motion {i + 1}): {f}"
                 for i, listed in found.items() for f in listed]
 
     def rows() -> list:
