@@ -498,7 +498,6 @@ def newton_block(M, R_target, p_target, q, settings, pos_err, ori_err, iteration
         for it in range(settings.max_iterations + 1):
             _walk(R_base, p_base, R_joint, p_joint, R_tool, p_tool, axis, principal, principal_sign, sign, offset,
                   nominal, b, q[r], R, p, origins, axes, tmp, True)
-            _jacobian(p, origins, axes, sign, J)
             for i in range(3):
                 e[i] = p_target[r, i] - p[i]
             for i in range(3):  # R_target @ R.T
@@ -518,12 +517,14 @@ def newton_block(M, R_target, p_target, q, settings, pos_err, ori_err, iteration
                 stall += 1
             best = min(best, residual)
             if finished or stall >= settings.stall_iterations or it == settings.max_iterations:
-                if keep:
+                if keep:  # (the Jacobian at the end only where it is kept: a solve that stops reads none)
+                    _jacobian(p, origins, axes, sign, J)
                     for i in range(6):
                         for j in range(n):
                             J_final[r, i, j] = J[i, j]
                     bound[r] = _sigma_bound(J, lu, g, dq)[0] if n == 6 else np.nan
                 break
+            _jacobian(p, origins, axes, sign, J)
             damping = residual + settings.lm_floor
             for i in range(n):
                 v = 0.0
