@@ -48,12 +48,14 @@ def plot_png(summary: CompensationSummary, title: str = "", where: str | None = 
     from matplotlib.figure import Figure
 
     minutes, values = summary.by_minute()
-    if minutes.size == 0:
+    if minutes.size == 0 and summary.n_rows:
         raise InputError("nothing to plot: no row was compensated", path=where)
     n = values.shape[1] - 4
     fig = Figure(figsize=(9, 7), constrained_layout=True)
     FigureCanvasAgg(fig)
     top, bottom = fig.subplots(2, 1, sharex=True)
+    if not summary.n_rows:  # nothing was solved (a program without motion): the axes, saying so
+        top.text(0.5, 0.5, "no point to compensate", ha="center", va="center", transform=top.transAxes)
     floor = 1e-9  # mm: below the solver's tolerance a log axis shows nothing useful
     top.semilogy(minutes, np.maximum(values[:, 0] * 1e3, floor), label="uncompensated: largest TCP miss", color="tab:red")
     top.semilogy(minutes, np.maximum(values[:, 2] * 1e3, floor), label="compensated: largest residual", color="tab:green")
@@ -66,7 +68,8 @@ def plot_png(summary: CompensationSummary, title: str = "", where: str | None = 
         bottom.plot(minutes, np.degrees(values[:, 4 + j]), label=f"joint {j + 1}")
     bottom.set_xlabel("working time [min]")
     bottom.set_ylabel("correction |q - q_nominal| [deg]")
-    bottom.legend(loc="best", fontsize=8, ncol=3)
+    if n:
+        bottom.legend(loc="best", fontsize=8, ncol=3)
     bottom.grid(True, alpha=0.3)
     if title:
         fig.suptitle(title, fontsize=10)

@@ -44,6 +44,7 @@ from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKResult, Status, pose_errors, turns
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.kinematics.seeding import solve_nominal_configuration, solve_path
+from thermocomp.programs import passes
 from thermocomp.programs import writer as w
 from thermocomp.programs.model import (
     _KIND_CODE,
@@ -215,7 +216,7 @@ def timed_targets(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, 
         return Targets(**flange) if len(rows) else None, replace(options, minutes=minutes), time_form
     if popts.timed:
         minute = timing.point_minutes(0)
-        time_form = (f"timed: each motion compensated at its estimated minute (0 to {minute.max():.4g} min); "
+        time_form = (f"timed: each motion compensated at its estimated minute (0 to {minute.max(initial=0.0):.4g} min); "
                      f"{time_law.describe()}")
     elif popts.at_minute is not None:
         minute = np.full(m, popts.at_minute)
@@ -392,6 +393,9 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     pt = np.flatnonzero(pose_text)
     miss = pose_errors(R_tcp[pt], p_tcp[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])  # (world)
     changed[pt] = (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
+    tabled = passes.groups(prog)  # texts that differ from pass to pass: every run written, or none (all as written)
+    for idx in tabled.values():
+        changed[idx] = bool(changed[idx].any() and ok[idx].all())
     written_at: list[np.ndarray] = []  # the points given a text, and their texts, in that order
     texts: list[pa.StringArray] = []
     error_position, error_angle = [0.0], [0.0]
@@ -460,7 +464,11 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             return Written(data, n_changed, (max(error_position), max(error_angle)))
     points = prog.points
     at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
-    edits: list[w.Edit] = []
+    edits: list[w.Edit] = passes.table_edits(prog, tabled, values, is_joint) if tabled else []
+    n_tables = sum(e.end > e.start for e in edits)
+    for idx in tabled.values():  # (written as tables: the rules of one text a point do not apply)
+        for i in idx.tolist():
+            values[i] = None
     if output == "joints":
         first = 0
         for motion in prog.motions:
@@ -482,7 +490,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         edits += _movec_statements(prog, points, values, whole)
     all_edits = point_edits + edits
     data = w.apply_edits(prog.text, all_edits, prog.path, w.COMMENT_STARTS[prog.language])
-    n_changed = len({(e.start, e.end) for e in point_edits}) + len(whole)
+    n_changed = len({(e.start, e.end) for e in point_edits}) + len(whole) + n_tables
     return Written(data, n_changed, (max(error_position), max(error_angle)), conf_changed)
 
 

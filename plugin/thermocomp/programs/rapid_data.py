@@ -89,6 +89,31 @@ WRITES_ARGUMENTS = frozenset(s.lower() for s in (
     "RMQGetMsgData", "RMQFindSlot", "EGMGetId", "OpenDir", "ReadDir", "UIMsgBox", "UINumEntry", "UIListView",
     "WZBoxDef", "WZCylDef", "WZSphDef", "WZHomeJointDef", "WZLimJointDef", "WZLimSup", "WZDOSet", "BookErrNo",
     "GetTrapData", "ReadErrData", "GetNextSym", "GetJointData",
+    # (a byte's bits, a camera's results and parameters, a bus state, a message header, a tool computed by the
+    # calibration instructions from the positions given to them)
+    "BitSet", "BitClear", "CamGetResult", "CamGetParameter", "IOBusState", "RMQGetMsgHeader", "MToolTCPCalib",
+    "MToolRotCalib", "SToolTCPCalib", "SToolRotCalib",
+))
+
+#: More instructions of the RAPID base (ABB, "RAPID Instructions, Functions and Data types") that neither move the
+#: robot nor branch: corner-path warnings, camera set-ups and requests, I/O buses and aliases, cyclic conditions,
+#: program-pointer flags, friction identification set-ups, sensor and block writes, servo-tool tuning, a system stop.
+MANUAL_PASSIVE = frozenset(s.lower() for s in (
+    "CornerPathWarning", "AliasCamera", "AliasIOReset", "CamFlush", "CamLoadJob", "CamReqImage", "CamSetExposure",
+    "CamSetParameter", "CamSetProgramMode", "CamSetRunMode", "CamStartLoadJob", "CamWaitLoadJob", "CheckProgRef",
+    "IOBusStart", "SetupCyclicBool", "RemoveCyclicBool", "RemoveAllCyclicBool", "ResetPPMoved", "TryInt",
+    "TuneReset", "FricIdInit", "FricIdEvaluate", "FricIdSetFricLevels", "HollowWristReset", "ReadBlock",
+    "WriteBlock", "WriteVar", "SenDevice", "STTune", "STTuneReset", "SafetyControllerSyncRequest",
+    "SystemStopAction",
+))
+
+#: Instructions of the RAPID base that move the robot or an axis by themselves or tie its motions to something
+#: known only while running (load identification, conveyor and sensor synchronisation, synchronised moves of
+#: several tasks, servo guns): a motion they govern is not followed.
+MANUAL_MOVING = frozenset(s.lower() for s in (
+    "LoadId", "ManLoadIdProc", "WaitSensor", "SyncToSensor", "DropSensor", "SupSyncSensorOn", "SupSyncSensorOff",
+    "SyncMoveResume", "SyncMoveSuspend", "SyncMoveUndo", "STOpen", "STClose", "STCalib", "STIndGun",
+    "STIndGunReset",
 ))
 
 class _Unsupported(Exception):

@@ -14,7 +14,7 @@ import numpy as np
 from lark import Token, Tree
 
 from thermocomp.errors import ConfigurationError, InputError
-from thermocomp.programs import calls
+from thermocomp.programs import calls, passes
 from thermocomp.programs.model import (
     JOINT,
     LINEAR,
@@ -28,6 +28,8 @@ from thermocomp.programs.model import (
 from thermocomp.programs.rapid_conditions import ConditionUnknown, evaluate_condition
 from thermocomp.programs.rapid_data import (
     _MUTATING,
+    MANUAL_MOVING,
+    MANUAL_PASSIVE,
     PREDEFINED,
     WRITES_ARGUMENTS,
     _Data,
@@ -93,6 +95,9 @@ PASSIVE_INSTRUCTIONS = PASSIVE_INSTRUCTIONS | frozenset(s.lower() for s in (
     "DitherAct", "DitherDeact", "ArcRefresh", "ArcKill",
 ))
 
+PASSIVE_INSTRUCTIONS = PASSIVE_INSTRUCTIONS | MANUAL_PASSIVE  # (the rest of the manual's: rapid_data)
+UNSUPPORTED_INSTRUCTIONS = UNSUPPORTED_INSTRUCTIONS | MANUAL_MOVING
+
 #: Instructions that wait for something thermocomp cannot time.
 SIGNAL_WAITS = frozenset(s.lower() for s in ("WaitDI", "WaitDO", "WaitAI", "WaitAO", "WaitGI", "WaitGO",
                                               "WaitUntil", "WaitSyncTask", "WaitTestAndSet"))
@@ -157,17 +162,20 @@ class _Flow:
         first_read = dict(self._first_read)
         self.check_size(entry)
         self._first_read = first_read  # (counting reads the bounds of FOR loops: no read of a cycle)
+        self.per_pass: dict[tuple[int, int], Tree] = {}  # text -> the FOR loop whose passes it differs in
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
             self.run_routine(proc, depth=0)
         self.check_cycles()
+        per_pass = self.check_per_pass()
         unrun = self.note_unvisited()
         return RobotProgram(
             language="rapid", path=self.path, text=self.text, steps=self.finish_points(tree),
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
             entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
             extra={"unrun": unrun, "conditional": tuple(dict.fromkeys(self.conditional)),
-                   "confdata_free": frozenset(k for k, free in self.conf_free.items() if free)},
+                   "confdata_free": frozenset(k for k, free in self.conf_free.items() if free),
+                   "per_pass": per_pass},
         )
 
     def check_external(self, entry: list[Tree]) -> None:
@@ -304,8 +312,14 @@ class _Flow:
         return start, step, int(min(max(passes, 0), 2 ** 62))  # (counted against --max-motions before any runs)
 
     def finish_points(self, tree: Tree) -> tuple:
-        """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`)."""
-        return tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), self._in_call,
+        """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`).
+        A per-pass text (:meth:`take_passes`) is a table, one entry a run: calls needing it differently do not clash."""
+        in_call = self._in_call
+        if self.per_pass:
+            tabled = {id(s) for s in self.steps if isinstance(s, Motion)
+                      and any((p.text.start, p.text.end) in self.per_pass for p in s.points)}
+            in_call = {k: v for k, v in in_call.items() if k not in tabled}
+        return tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), in_call,
                                   self.unsupported, self.notes))
 
     def _finish_points(self, tree: Tree, unfollowed: set[int]) -> list[Motion | Wait]:
@@ -460,6 +474,7 @@ class _Flow:
                     line, column = _location(statement)
                     self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body", line,
                                               column))
+                    self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
                     self.run_body(statement.children[1], local, depth)
                     continue
                 self.run_statement(statement, local, depth)
@@ -883,12 +898,30 @@ class _Flow:
             return
         self.steps[first_step:] = expand(self.steps[first_step:])  # each pass's motions, as objects
         changing = calls.changing_motion(self.steps[first_step:])
-        if changing is not None:
+        if changing is not None and not self.take_passes(self.steps[first_step:], statement):
             for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
                 self._in_call.pop(id(dropped), None)
             del self.steps[first_step:]
             raise _Unsupported(f"{changing.instruction}'s target changes with the FOR counter {counter}: one "
                                "written target cannot serve every pass", statement)
+
+    def take_passes(self, steps: list, statement: Tree) -> bool:
+        """The texts of ``steps`` (a FOR loop's passes) that differ from pass to pass become per-pass texts
+        (:func:`~thermocomp.programs.passes.take`); False (nothing taken) when one is a declaration's."""
+        return passes.take(steps, self.per_pass, statement)
+
+    def check_per_pass(self) -> frozenset[tuple[int, int]]:
+        """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
+        motions of the others dropped from the steps, unsupported at their line."""
+        if not self.per_pass:
+            return frozenset()
+        steps, taken, refused, notes = passes.settle(self.steps, self.per_pass, set(self.conditional), "FOR",
+                                                     _location, getattr(self, "cycle_start", None))
+        self.steps[:] = steps
+        self.unsupported.extend(refused)
+        for note in notes:
+            self.note_once(note)
+        return taken
 
     def changes_state(self, node: Tree, calling: frozenset[str]) -> bool:
         """Whether ``node`` (or a routine of the module it calls) may leave the walk in another state: an

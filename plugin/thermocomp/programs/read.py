@@ -14,6 +14,7 @@ import numpy as np
 from thermocomp._typing import PathLike
 from thermocomp.compensation.compensate import ProgressCallback
 from thermocomp.errors import InputError
+from thermocomp.programs import passes
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, RobotProgram
 from thermocomp.programs.options import ProgramOptions
 from thermocomp.programs.rapid import RAPID_SUFFIXES, RapidOptions
@@ -71,13 +72,14 @@ def read_checked(program: PathLike, popts: ProgramOptions, bar: ProgressCallback
                          "Nothing was written. Rerun with --unsupported keep to leave them as written "
                          "(their motions are then not compensated).", path=prog.path, row=first.line,
                          column=first.column)
-    if not len(prog.columns.run.text):
+    if not len(prog.columns.run.text) and prog.extra.get("unrun"):
         unrun = "; ".join(f"{name}: {n} motions, not called from {' and '.join(prog.entry) or 'the entry'}; rerun "
                           f"with --entry {name}" for name, n in prog.extra.get("unrun", ()))
         raise InputError(f"no motion to compensate was found: {' and '.join(prog.entry) or 'the entry routine'} "
                          f"runs none{'; ' + unrun if unrun else ''}", path=prog.path)
     if popts.output == "joints":
         check_joints_form(prog)
+    passes.check_form(prog, popts.output, popts.indexed_minutes is not None)
     return prog
 
 

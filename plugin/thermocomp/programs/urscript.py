@@ -174,6 +174,8 @@ class _Walker(Flow, Motions, Values):
         self.tool_why = ""
         self.unresolved_depth = 0  # depth of branches and loops whose course is known only while running
         self.conditional_lines: list[int] = []  # the motions followed inside them (RobotProgram.extra)
+        self.per_pass: dict[tuple[int, int], Tree] = {}  # texts that differ from pass to pass: their loop (passes.py)
+        self.sequence_starts: list[int] = []  # the first step of each sequence being followed (Flow.standing_pose)
         self.frames = [_Frame(0)]
         self.visited: set[str] = set()
         self.loop_noted = False
@@ -243,11 +245,12 @@ class _Walker(Flow, Motions, Values):
                 line, column = line_col(fn)
                 self.notes.append(Finding(f"function {name} is not run: its {len(moves)} motion(s) stay as written",
                                           line, column))
+        per_pass = self.check_per_pass()
         steps = self.finish_points()
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=tuple(entry),
                             newline=newline_of(self.text),
-                            extra={"conditional": tuple(sorted(set(self.conditional_lines)))})
+                            extra={"conditional": tuple(sorted(set(self.conditional_lines))), "per_pass": per_pass})
 
     def _entry_parameters(self, main: Tree) -> dict:
         """The scope the program function runs in: the globals, and its parameters, if it has any (a library's
@@ -277,7 +280,7 @@ class _Walker(Flow, Motions, Values):
 
     def finish_points(self) -> list:
         """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`)."""
-        return calls.finish(self.steps, self._finish_points, self._in_call, self.unsupported, self.notes)
+        return calls.finish(self.steps, self._finish_points, self.in_call_checked(), self.unsupported, self.notes)
 
     def _finish_points(self, unfollowed: set[int]) -> list:
         """A variable's literal is rewritten only if every use of the name in the file is a motion's point."""

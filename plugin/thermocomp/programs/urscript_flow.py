@@ -23,16 +23,20 @@ passes against ``max_motions``: past either, the script is refused with a messag
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from lark import Tree
 
+from thermocomp.geometry.rotations import invert_transform
 from thermocomp.programs import calls
+from thermocomp.programs import passes as pass_tables
 from thermocomp.programs.model import Finding, Motion, MotionRun, Wait, expand
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_motions import MOTIONS
 from thermocomp.programs.urscript_values import (
     Binding,
+    Pose,
     State,
     Unsupported,
     assignment,
@@ -352,11 +356,13 @@ class Flow:
         first = len(self.steps)
         self.unresolved_depth += 1
         self.frames.append(_Frame(self.unresolved_depth))
+        self.sequence_starts.append(len(self.steps))
         try:
             self.run_body(body, {}, 1)
         except (_Return, _BranchEnd, _Break, _Continue):
             pass
         finally:
+            self.sequence_starts.pop()
             self.frames.pop()
             self.unresolved_depth -= 1
         for global_name in changed:  # (at times known only while running: also after its followed pass)
@@ -421,10 +427,13 @@ class Flow:
         try:
             for body in bodies:
                 self.restore(entry, local)
+                self.sequence_starts.append(len(self.steps))
                 try:
                     self.run_body(body, local, depth)
                 except _BranchEnd:
                     continue
+                finally:
+                    self.sequence_starts.pop()
                 outs.append(self.snapshot(local))
         finally:
             self.unresolved_depth -= 1
@@ -495,6 +504,7 @@ class Flow:
                 line, column = line_col(st)
                 self.notes.append(Finding("loop forever: one cycle is one pass of its body", line, column))
                 self.loop_noted = True
+                self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
             self.run_forever(st, local, depth)
             return
         entry = self.snapshot(local)
@@ -572,6 +582,7 @@ class Flow:
         frame.loops.append(loop)
         ends: list[State] = []
         breaks: list[State] = []
+        self.sequence_starts.append(len(self.steps))  # (a pass of a loop followed from its head: what stood before)
         try:
             self.run_body(body, local, depth)
             ends.append(self.snapshot(local))
@@ -582,6 +593,7 @@ class Flow:
         except _BranchEnd:
             pass
         finally:
+            self.sequence_starts.pop()
             frame.loops.pop()
         return ends + loop.backs, breaks + loop.breaks
 
@@ -649,7 +661,7 @@ class Flow:
         # (repeated passes are copies of the first: it alone is checked)
         changing = calls.changing_motion(self.steps[first:first + (len(self.steps) - first) // passes]
                                          if repeated else self.steps[first:])
-        if changing is not None:
+        if changing is not None and not (not repeated and pass_tables.take(self.steps[first:], self.per_pass, st)):
             del self.steps[first:]
             changed = self.changed_by(st, changing)
             raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes from "
@@ -663,6 +675,100 @@ class Flow:
                                       "as written", line, column))
         else:
             self.notes.append(Finding(f"while followed for its {passes} pass(es)", line, column))
+
+    def check_per_pass(self) -> frozenset[tuple[int, int]]:
+        """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
+        motions of the others dropped from the steps, unsupported at their line."""
+        if not self.per_pass:
+            return frozenset()
+        steps, taken, refused, notes = pass_tables.settle(self.steps, self.per_pass, set(self.conditional_lines),
+                                                          "while", line_col, getattr(self, "cycle_start", None))
+        self.steps[:] = steps
+        self.unsupported.extend(refused)
+        self.notes.extend(notes)
+        return taken
+
+    def in_call_checked(self) -> dict:
+        """The motions run by calls with arguments whose texts :mod:`.calls` checks: a per-pass text is a table, one
+        entry a run, so calls needing it differently do not clash."""
+        if not self.per_pass:
+            return self._in_call
+        tabled = {id(s) for s in self.steps if isinstance(s, Motion)
+                  and any((p.text.start, p.text.end) in self.per_pass for p in s.points)}
+        return {k: v for k, v in self._in_call.items() if k not in tabled}
+
+    # ----- the pose the robot stands at (PolyScope's relative waypoints)
+    def standing_pose(self, node: Tree):
+        """``get_actual_tcp_pose()``, ``get_forward_kin()``, ``get_target_tcp_pose()``: the TCP pose the robot
+        stands at, known before running only where the motion before it in the same sequence (no branch, loop
+        head or thread start between them) goes to a Cartesian target known here and stops there (``r=0``, the
+        default): then it is that target, with the tool set now. Otherwise :class:`Unsupported` naming the line and
+        why. The motion that reads it is compensated from it and written with its absolute corrected target (its
+        text is the expression, replaced by the value: PolyScope's ``pose_add(get_forward_kin(), pose_sub(...))``
+        then reads the corrected target the motion before left the robot at, which the relative form would
+        displace again); a note says so."""
+        name = str(node.children[0])
+        line = line_col(node)[0]
+        args, kwargs = split_arguments(node)
+        if args or kwargs:
+            raise Unsupported(f"{name}(...) of given joints or tool is not evaluated (only the pose the robot stands "
+                              "at, after a motion of the program to a known target)", node)
+        start = self.sequence_starts[-1] if self.sequence_starts else 0
+        motion = None
+        for step in reversed(self.steps[start:]):
+            if isinstance(step, MotionRun):
+                motion = step.motions()[-1]
+            elif isinstance(step, Motion):
+                motion = step
+            if motion is not None:
+                break
+        why = None
+        if self.unsupported:  # (a motion left as written may have moved the robot since)
+            why = (f"a construct before it is not followed (line {self.unsupported[0].line}): where the robot stands "
+                   "is not known")
+        elif motion is None:
+            why = ("no motion comes before it in its sequence (the start of the cycle, of a loop's pass, a branch or "
+                   "a thread: the robot stands where a motion known only while running left it)")
+        elif motion.points[-1].T_world_tcp is None:
+            why = f"the {motion.instruction} at line {motion.line} before it goes to a joint target"
+        elif self._blend(motion) != 0.0:
+            why = f"the {motion.instruction} at line {motion.line} before it blends (r not 0): the robot never stands there"
+        elif self.tool is None:
+            why = f"the tool is not known before running ({self.tool_why})"
+        if why is not None:
+            raise Unsupported(f"{name}() at line {line} is the pose the robot stands at, not known before running: "
+                              f"{why}", node)
+        point = motion.points[-1]
+        T = point.T_world_tcp @ invert_transform(point.T_flange_tcp) @ self.tool
+        note = Finding(f"{name}() is the target of the {motion.instruction} at line {motion.line} (reached without "
+                       "blend): the motion reading it is compensated from that target and written with its absolute "
+                       "corrected target in place of the relative expression", *line_col(node))
+        if note not in self.notes:
+            self.notes.append(note)
+        return Pose.from_T(T)
+
+    def _blend(self, motion: Motion) -> float | None:
+        """The blend radius ``r`` [m] of ``motion`` as written (keyword or positional), 0 by default; None when it
+        is not a number written there."""
+        text = self.text[motion.statement.start:motion.statement.end]
+        inside = text[text.find("(") + 1:text.rfind(")")]
+        args, depth, piece = [], 0, ""
+        for char in inside:
+            depth += char in "([" and 1 or (char in ")]" and -1 or 0)
+            if char == "," and depth == 0:
+                args.append(piece)
+                piece = ""
+            else:
+                piece += char
+        args.append(piece)
+        named = [a.split("=", 1)[1] for a in args if re.match(r"\s*r\s*=", a)]
+        positional = [a for a in args if not re.match(r"\s*\w+\s*=", a)]
+        index = {"movel": 4, "movej": 4, "movep": 3, "movec": 4}.get(motion.instruction)
+        written = named[0] if named else positional[index] if index is not None and len(positional) > index else "0"
+        try:
+            return float(written)
+        except ValueError:
+            return None
 
     def changed_by(self, loop: Tree, motion: Motion) -> str:
         """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
+from itertools import compress
 
 import numpy as np
 from lark import Token, Tree
@@ -18,6 +19,7 @@ from lark import Token, Tree
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import (
+    euler_zyx_from_matrix,
     invert_transform,
     matrix_from_rotvec,
     rot_x,
@@ -185,14 +187,33 @@ def _same(a: object, b: object) -> bool:
 def merge_scopes(scopes: list[dict], why: str = "") -> dict:
     """The variables after paths of a program join (the branches of an ``if`` whose course is known only while
     running, a loop run zero or more times): a variable keeps its binding where every path gives it the same value
-    (and literal), and is known only while running otherwise, or where a path did not define it."""
-    merged: dict = {}
-    for name in set().union(*scopes):
+    (and literal), and is known only while running otherwise, or where a path did not define it.
+
+    Linear in the variables, with one identity check each a path: the paths
+    are copies of one scope (:meth:`Values.snapshot`), so a variable no path
+    rebound holds the same binding object in all of them and is kept without
+    comparing values; only the others are compared (a URCap's preamble defines
+    hundreds of globals, and a program joins paths at every ``if`` it cannot
+    decide).
+    """
+    first = scopes[0]
+    merged = dict(first)
+    suspects: set = set()
+    for scope in scopes[1:]:
+        if scope is first:
+            continue
+        if len(scope) == len(first) and list(scope) == list(first):  # (the same names in one order: the rebound
+            suspects.update(compress(scope, map(operator.is_not, scope.values(), first.values())))  # ones, at C speed)
+            continue
+        get = first.get
+        suspects.update(name for name, binding in scope.items() if get(name) is not binding)
+        suspects.update(first.keys() - scope.keys())
+    for name in suspects:
         bindings = [s.get(name) for s in scopes]
-        first = bindings[0]
+        head = bindings[0]
         if all(b is not None for b in bindings) and all(
-                b is first or (_same(b.value, first.value) and b.literal is first.literal) for b in bindings[1:]):
-            merged[name] = first
+                b is head or (_same(b.value, head.value) and b.literal is head.literal) for b in bindings[1:]):
+            merged[name] = head
         else:
             unknown = next((b for b in bindings if b is not None and b.value is None and b.why), None)
             merged[name] = unknown or Binding(None, None, name, why)
@@ -213,8 +234,11 @@ class State:
 def same_state(a: State, b: State) -> bool:
     """Two paths' states give every variable and the tool the same value (a loop's head found: Flow.settle)."""
     def same_scope(x: dict, y: dict) -> bool:
-        return x.keys() == y.keys() and all(
-            x[k] is y[k] or (_same(x[k].value, y[k].value) and x[k].literal is y[k].literal) for k in x)
+        if x.keys() != y.keys():
+            return False
+        keys = list(x) if list(x) == list(y) else None  # (one order: the differing bindings found at C speed)
+        differ = compress(keys, map(operator.is_not, x.values(), y.values())) if keys is not None else x
+        return all(x[k] is y[k] or (_same(x[k].value, y[k].value) and x[k].literal is y[k].literal) for k in differ)
     tools = (a.tool is None and b.tool is None) or (a.tool is not None and b.tool is not None
                                                      and np.array_equal(a.tool, b.tool))
     return tools and same_scope(a.globals, b.globals) and same_scope(a.local, b.local)
@@ -465,6 +489,11 @@ class Values:
             if name == "pose_trans":
                 return Pose.from_T(a.T @ b.T)
             return Pose.from_T(transform(a.T[:3, :3] @ b.T[:3, :3], a.T[:3, 3] + b.T[:3, 3]))
+        if name == "pose_sub" and len(args) == 2 and not kwargs:  # (pose_add(pose_sub(a, b), b) is a: the manual)
+            a, b = self.pose(args[0], local).T, self.pose(args[1], local).T
+            return Pose.from_T(transform(a[:3, :3] @ b[:3, :3].T, a[:3, 3] - b[:3, 3]))
+        if name in ("get_actual_tcp_pose", "get_forward_kin", "get_target_tcp_pose"):  # (urscript_flow, loops')
+            return self.standing_pose(node)
         if name == "pose_inv" and len(args) == 1:
             return Pose.from_T(invert_transform(self.pose(args[0], local).T))
         if name in ("d2r", "r2d") and len(args) == 1:
@@ -516,9 +545,8 @@ class Values:
             roll, pitch, yaw = numbers(values[0], 3)
             return [float(v) for v in rotvec_from_matrix(rot_z(yaw) @ rot_y(pitch) @ rot_x(roll))]
         if name == "rotvec2rpy":
-            R = matrix_from_rotvec(numbers(values[0], 3))
-            return [float(np.arctan2(R[2, 1], R[2, 2])), float(np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0]))),
-                    float(np.arctan2(R[1, 0], R[0, 0]))]
+            z, y, x = euler_zyx_from_matrix(matrix_from_rotvec(numbers(values[0], 3)))
+            return [float(x), float(y), float(z)]
         if name == "point_dist":
             a, b = pose(values[0]), pose(values[1])
             return float(np.linalg.norm(np.subtract(b.values[:3], a.values[:3])))

@@ -1,0 +1,241 @@
+"""Targets that differ from pass to pass of a loop whose count the file fixes: a table of corrected targets each.
+
+A motion inside a RAPID ``FOR`` loop of constant bounds (or a URScript ``while`` the file counts) whose target
+reads data the loop steps (``MoveL Offs(A1, Xpos, Ypos, 0), ...`` with ``Xpos := Xpos + 30`` each pass) runs a known target each
+pass, but its text is one: it cannot hold several corrected targets. The reader
+(:meth:`~thermocomp.programs.rapid_flow._Flow.take_passes`) gives each pass's motion as a motion of its
+own and names such texts in ``RobotProgram.extra["per_pass"]``; every run of such a text is in the
+cycle's fixed order (none under a condition known only while running). The written program then holds,
+for each such text ``j`` at a motion statement ``k``:
+
+- ``LOCAL CONST robtarget tcPassT<j>{N}`` (or ``jointtarget``): the corrected target of each of the
+  ``N`` runs of the text in one cycle, in the order the cycle runs them, inserted after the ``MODULE`` line
+  with ``LOCAL VAR num tcPassN<k> := 0;``;
+- the statement ``tcPassN<k> := tcPassN<k> MOD N + 1;`` inserted before the motion, on a line of its own
+  with the motion's indentation, and the text replaced by ``tcPassT<j>{tcPassN<k>}``.
+
+URScript (a ``while`` the file counts): ``global tc_pass_n<k> = -1`` and ``global tc_pass_t<j> = [p[...], ...]`` at
+the start of the program function (or of the file), ``tc_pass_n<k> = (tc_pass_n<k> + 1) % N`` before the motion and
+the text replaced by ``tc_pass_t<j>[tc_pass_n<k>]`` (a free variable in a function is the global of that name).
+
+So the counter counts the runs of the motion and comes back to 1 at the next cycle's first run (``MOD``);
+moving the program pointer to main resets it (a ``VAR``). A statement insertion, not a function in the
+argument: a motion the controller runs again after a stop does not advance the counter twice.
+docs/programs.md, "Targets that differ from pass to pass".
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+import numpy as np
+
+from thermocomp.errors import InputError
+from thermocomp.programs import writer as w
+from thermocomp.programs.model import Finding, Motion, RobotProgram
+
+#: The most runs of one text a cycle may hold (the entries of one table: some 120 bytes each, 1.2 MB a table at the
+#: bound); beyond it the reader refuses the motion naming its line and this bound.
+MAX_PASSES = 10_000
+
+
+def take(steps: list, per_pass: dict, loop: object) -> bool:
+    """Record in ``per_pass`` (text ``(start, end)`` -> ``loop``) the texts of ``steps`` (the passes of ``loop``,
+    motions as objects) that differ from pass to pass, where each is an inline target or an expression at its
+    motion. False, and nothing recorded, when one is a declaration's (its text is one value)."""
+    values: dict[tuple[int, int], list] = {}
+    inline: dict[tuple[int, int], bool] = {}
+    for motion in steps:
+        if isinstance(motion, Motion):
+            for point in motion.points:
+                key = (point.text.start, point.text.end)
+                values.setdefault(key, []).append(point.q if point.T_world_tcp is None else point.T_world_tcp)
+                inline[key] = point.text == point.argument
+    differing = [key for key, got in values.items() if any(not np.array_equal(got[0], v) for v in got[1:])]
+    if not all(inline[key] for key in differing):
+        return False
+    for key in differing:
+        per_pass.setdefault(key, loop)
+    return True
+
+
+def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, location,
+           cycle_start: int | None = None) -> tuple[list, frozenset[tuple[int, int]], list[Finding], list[Finding]]:
+    """The per-pass texts (:func:`take`) the written program can hold: each motion of such a text runs in the
+    cycle's fixed order (none at a line of ``conditional``, the motions under a construct whose course is known only
+    while running: a counter would lose its place), not both before the production loop (from step ``cycle_start``
+    on, one cycle a pass: what stands before runs once) and in it, and at most :data:`MAX_PASSES` times.
+
+    Returns the steps without the motions of the others (left as written), the texts taken, a finding for each text
+    refused (at its first motion, naming the reason) and a note at each loop (``location(loop)`` its line and
+    column) saying how the taken ones are written and timed.
+    """
+    steps = list(steps)
+    runs: dict[tuple[int, int], list[Motion]] = {}
+    before: set[tuple[int, int]] = set()
+    after: set[tuple[int, int]] = set()
+    for k, step in enumerate(steps):  # (a run of plain motions, MotionRun, holds inline literals only: none differs)
+        if isinstance(step, Motion):
+            for point in step.points:
+                key = (point.text.start, point.text.end)
+                if key in per_pass:
+                    runs.setdefault(key, []).append(step)
+                    if cycle_start is not None:
+                        (before if k < cycle_start else after).add(key)
+    refused: list[Finding] = []
+    bad = set()
+    for key, motions in runs.items():
+        first = motions[0]
+        message = None
+        if any(mo.statement.line in conditional for mo in motions):
+            message = (f"{first.instruction}'s target differs from pass to pass and it runs under a condition or "
+                       "loop known only while running: its passes are not known before running")
+        elif key in before and key in after:
+            message = (f"{first.instruction}'s target differs from pass to pass and it runs both before the loop that "
+                       "repeats the cycle (once) and in it (every cycle): one table cannot follow both")
+        elif len(motions) > MAX_PASSES:
+            message = (f"{first.instruction}'s target differs from pass to pass in {len(motions):,} passes: more "
+                       f"than {MAX_PASSES:,}, the most a table of corrected targets holds here")
+        if message is not None:
+            bad.add(key)
+            refused.append(Finding(message, first.statement.line, first.statement.column))
+    if bad:
+        left = {id(mo) for key in bad for mo in runs[key]}
+        steps = [s for s in steps if id(s) not in left]
+    taken = frozenset(key for key in runs if key not in bad)
+    loops: dict[int, tuple[object, set[int]]] = {}
+    for key in taken:
+        loop = per_pass[key]
+        loops.setdefault(id(loop), (loop, set()))[1].add(runs[key][0].statement.line)
+    notes = []
+    for loop, lines in loops.values():
+        line, column = location(loop)
+        notes.append(Finding(
+            f"{construct}: the targets of the motion(s) at line {', '.join(map(str, sorted(lines)))} differ from pass "
+            "to pass: each pass is compensated, and written as a table of corrected targets the program walks with a "
+            "pass counter (docs/programs.md, \"Targets that differ from pass to pass\"); each pass's minute follows "
+            "the written order of the cycle", line, column))
+    return steps, taken, refused, notes
+
+
+def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
+    """The per-pass texts (``(start, end)`` of the text) and their points' indices in execution order ``(N,)``."""
+    keys = prog.extra.get("per_pass") or frozenset()
+    if not keys:
+        return {}
+    out: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for i, (start, end) in enumerate(prog.columns.run.text[:, :2].tolist()):
+        if (start, end) in keys:
+            out[(start, end)].append(i)
+    return {key: np.array(members, dtype=np.int64) for key, members in out.items()}
+
+
+def check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
+    """Refuse the forms a per-pass table is not written in: the joints form and the time-indexed program, naming
+    the first such motion's line."""
+    found = groups(prog)
+    if not found or (output == "filtered" and not indexed):
+        return
+    first = min(found.values(), key=lambda idx: int(idx[0]))
+    row = int(prog.columns.run.argument[first[0], 2])
+    form = "--time-indexed" if indexed else "--program-output joints"
+    raise InputError(f"the motion target at line {row} differs from pass to pass of its loop: it is written as a "
+                     f"table of corrected targets, which {form} does not write (use --program-output filtered with "
+                     "a snapshot or --timed)", path=prog.path, row=row)
+
+
+def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
+                is_joint: np.ndarray) -> list[w.Edit]:
+    """The edits that write the per-pass texts ``found`` as tables of ``values`` (each point's new text; a text
+    with no value for some run keeps its text), and the declarations and counters they need."""
+    rapid = prog.language == "rapid"
+    text, nl = prog.text, prog.newline
+    run = prog.columns.run
+    statement_of_point = np.repeat(np.arange(len(run.instruction)), run.n_points)
+    declarations: list[str] = []
+    edits: list[w.Edit] = []
+    counters: dict[tuple[int, int], str] = {}
+    for number, (key, idx) in enumerate(sorted(found.items()), start=1):
+        entries = [values[i] for i in idx.tolist()]
+        if any(v is None for v in entries):
+            continue
+        statement = run.statement[statement_of_point[idx[0]]]
+        if not rapid and bool(is_joint[idx[0]]):
+            raise InputError("a joint target that differs from pass to pass is not written as a table in URScript",
+                             path=prog.path, row=int(statement[2]))
+        s_key = (int(statement[0]), int(statement[1]))
+        if s_key not in counters:
+            counters[s_key] = _free_name(text, f"tcPassN{len(counters) + 1}" if rapid
+                                         else f"tc_pass_n{len(counters) + 1}", rapid)
+            counter = counters[s_key]
+            declarations.append(f"  LOCAL VAR num {counter} := 0;" if rapid else f"global {counter} = -1")
+            edits.append(_advance(prog, s_key[0], counter, len(idx)))
+        counter = counters[s_key]
+        name = _free_name(text, f"tcPassT{number}" if rapid else f"tc_pass_t{number}", rapid)
+        if rapid:
+            dtype = "jointtarget" if bool(is_joint[idx[0]]) else "robtarget"
+            body = ("," + nl + "      ").join(entries)
+            declarations.append(f"  LOCAL CONST {dtype} {name}{{{len(idx)}}}:={nl}      [{body}];")
+            edits.append(w.Edit(key[0], key[1], f"{name}{{{counter}}}"))
+        else:
+            declarations.append(f"global {name} = [{', '.join(entries)}]")
+            edits.append(w.Edit(key[0], key[1], f"{name}[{counter}]"))
+    if not declarations:
+        return []
+    note = (f"thermocomp: {len(counters)} motion(s) whose target differs from pass to pass, each a table of corrected "
+            "targets walked by a pass counter (docs/programs.md).")
+    if rapid:
+        header = re.search(r"^[ \t]*MODULE\b[^\n]*\n", text, flags=re.IGNORECASE | re.MULTILINE)
+        if header is None:
+            raise InputError("no MODULE line found", path=prog.path)
+        block = nl.join([f"  ! {note}", "  ! Start each cycle's run with the program pointer to main (it resets the "
+                         "counters).", *declarations]) + nl
+        edits.append(w.Edit(header.end(), header.end(), block))
+        return edits
+    at, indent = _ur_body_start(prog)
+    block = "".join(f"{indent}{line}{nl}" for line in [f"# {note}", *declarations])
+    edits.append(w.Edit(at, at, block))
+    return edits
+
+
+def _advance(prog: RobotProgram, start: int, counter: str, passes: int) -> w.Edit:
+    """The statement advancing ``counter`` before the motion statement at ``start``: on a line of its own with the
+    motion's indentation, or before it on its line (URScript: several statements a line; RAPID: after a label);
+    refused where the motion is the statement of a RAPID compact ``IF`` (a statement inserted there would run
+    unconditionally)."""
+    text = prog.text
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    rapid = prog.language == "rapid"
+    advance = f"{counter} := {counter} MOD {passes} + 1;" if rapid else f"{counter} = ({counter} + 1) % {passes}"
+    if not before.strip():
+        return w.Edit(line_start, line_start, f"{before}{advance}{prog.newline}")
+    if rapid and re.search(r"\bIF\b", before, flags=re.IGNORECASE):
+        line = text.count("\n", 0, start) + 1
+        raise InputError("the motion target here differs from pass to pass and the motion is the statement of a "
+                         "compact IF: no statement can be written before it (write the IF with THEN ... ENDIF)",
+                         path=prog.path, row=line)
+    return w.Edit(start, start, f"{advance} ")
+
+
+def _ur_body_start(prog: RobotProgram) -> tuple[int, str]:
+    """Where the entry function's body starts (after its ``def`` line) and its indentation; else the file's start."""
+    text = prog.text
+    if prog.entry and prog.entry[0] != "<top level>":
+        match = re.search(rf"^[ \t]*def[ \t]+{re.escape(prog.entry[0])}[ \t]*\(", text, flags=re.MULTILINE)
+        if match is not None:
+            start = text.index("\n", match.end()) + 1
+            return start, re.match(r"[ \t]*", text[start:]).group(0) or "  "
+    return 0, ""
+
+
+def _free_name(text: str, name: str, rapid: bool) -> str:
+    """``name``, or ``name`` with a letter added until the program does not use it (RAPID: in any letter case)."""
+    flags = re.IGNORECASE if rapid else 0
+    while re.search(rf"\b{re.escape(name)}\b", text, flags=flags):
+        name += "x"
+    return name
+
+
+__all__ = ["MAX_PASSES", "check_form", "groups", "settle", "table_edits", "take"]
