@@ -381,11 +381,17 @@ class NominalMemo:
             getattr(self._results, name)[base:base + k] = getattr(result, name)[:k]
         self._size = base + k
         self._filter[hashes >> _FILTER_SHIFT] = True
-        # the order of a stable sort of (held, new): equal hashes keep the held ones first, the new in their order
+        # the order of a stable sort of (held, new): equal hashes keep the held ones first, the new in their order;
+        # each new hash's place in the merged array is its place among the held ones plus the new ones before it
         sort = np.argsort(hashes, kind="stable")
-        at = np.searchsorted(self._hashes, hashes[sort], side="right")
-        self._hashes = np.insert(self._hashes, at, hashes[sort])
-        self._order = np.insert(self._order, at, base + sort)
+        new = hashes[sort]
+        at = np.searchsorted(self._hashes, new, side="right") + np.arange(k)
+        held = np.ones(self._hashes.size + k, dtype=bool)
+        held[at] = False
+        merged_hashes, merged_order = np.empty(held.size, dtype=np.uint64), np.empty(held.size, dtype=np.int64)
+        merged_hashes[at], merged_order[at] = new, base + sort
+        merged_hashes[held], merged_order[held] = self._hashes, self._order
+        self._hashes, self._order = merged_hashes, merged_order
 
     def take(self, rows: np.ndarray) -> IKResult:
         """The remembered results of memo rows ``rows``."""
