@@ -185,3 +185,24 @@ def test_spans_know_their_file(tmp_path, rng):
                                                  ("MoveL", 1, "MoveL"), ("MoveL", 0, "MoveL")]
     assert [prog.files.index((g[3], texts[g[3]])) for g in got] == [0, 1, 1, 0, 0]
     assert all(g[4].startswith("[[") for g in got)
+
+
+def test_one_text_for_corrections_alike_within_the_solver_tolerance(tmp_path, rng):
+    """Two motions to one CONST target: corrections that differ by less than ten times the solver's tolerance
+    (solves from different seeds) are written as one text; corrections that differ more keep their own (and the
+    writer then refuses or writes each at its motion)."""
+    from thermocomp.programs.compensate import _one_text_within_tolerance
+
+    _, paths, _ = _task(tmp_path, rng)
+    prog = read_program(paths[0], rapid=RapidOptions(modules=(str(paths[1]),)))
+    run = prog.columns.run
+    shared = [i for i, name in enumerate(run.name_of_point) if name == "c"]  # (parts.mod's MoveL c, main's MoveL c)
+    assert len(shared) == 2 and run.text[shared[0]].tolist() == run.text[shared[1]].tolist()
+    pw = np.array(shared)
+    R = np.stack([np.eye(3), np.eye(3)])
+    for step_m, alike in ((5 * IK_POSITION_TOL, True), (1e-6, False)):
+        p = np.array([[0.5, 0.1, 0.4], [0.5, 0.1, 0.4 + step_m]])
+        values = [None] * len(run.text)
+        values[shared[0]], values[shared[1]] = "[first]", "[second]"
+        _one_text_within_tolerance(run, pw, R, p, values)
+        assert values[shared[1]] == ("[first]" if alike else "[second]")
