@@ -206,3 +206,17 @@ def test_one_text_for_corrections_alike_within_the_solver_tolerance(tmp_path, rn
         values[shared[0]], values[shared[1]] = "[first]", "[second]"
         _one_text_within_tolerance(run, pw, R, p, values)
         assert values[shared[1]] == ("[first]" if alike else "[second]")
+
+
+def test_a_per_pass_table_in_another_module_is_refused_naming_it(tmp_path, rng):
+    """A target that differs from pass to pass becomes a table and a counter declared in the program's module
+    (tests/test_programs_loops.py): one in another module cannot read them, and is refused naming its file."""
+    loop = "    FOR k FROM 1 TO 3 DO\n      MoveL Offs(a, 0, 0, k * 5), v100, fine, tGrip;\n    ENDFOR\n"
+    _, paths, _ = _task(tmp_path, rng, parts_body=loop)
+    out = tmp_path / "o.mod"
+    with pytest.raises(InputError, match="differs from pass to pass") as err:
+        run_program("irb140", small_table(rng), paths[0], out, program_options=_options(paths),
+                    options=CompensationOptions(time_law=Static()))
+    line = paths[1].read_text().splitlines().index("      MoveL Offs(a, 0, 0, k * 5), v100, fine, tGrip;") + 1
+    assert f"{paths[1]}, line {line}" in str(err.value)
+    assert not out.exists() and not (tmp_path / "o.parts.mod").exists()
