@@ -1070,11 +1070,9 @@ class _Flow:
         """Whether the call ``statement`` of ``key``, a routine of another module of the task, is passed over: it
         moves nothing and changes nothing how motions run (what it assigns is recorded as changed at the call).
         A routine that moves is run like the program's own (:meth:`_run_proc`), in its module's file."""
-        routine = self.procs[key]
-        changed: set[str] = set()
-        if self.blocker(routine, *self._routine_names(routine), frozenset((key,)), changed) is not None:
+        if self._blocker_of(key, self.procs[key]) is not None:  # (found once a routine, not once a call)
             return False
-        for changed_key in changed:
+        for changed_key in self._blockers[key][1]:
             self.assigned.setdefault(changed_key, statement)
         return True
 
