@@ -94,7 +94,7 @@ def test_task_compensated_and_changed_modules_written(tmp_path, rng, three):
     report = run_program("irb140", table, paths[0], out, program_options=popts,
                          options=CompensationOptions(time_law=Static()))
     parts_out = out.parent / "cell_comp.parts.mod"
-    assert [p for p, _ in report.modules_written] == [parts_out]
+    assert report.modules_written == [(parts_out, len(parts_out.read_bytes()), str(paths[1]))]
     assert sorted(p.name for p in out.parent.iterdir()) == ["cell_comp.mod", "cell_comp.parts.mod"]
     assert f"wrote {parts_out}" in report.text()
     # only the targets' texts changed: the declarations' lines, in each file
@@ -136,16 +136,21 @@ def test_module_output_onto_an_input_is_refused_naming_both(tmp_path, rng):
     assert not out.exists() and clash.read_text().startswith("MODULE tools")
 
 
-def test_two_modules_of_one_name_are_refused_naming_both(tmp_path, rng):
-    _, paths, _ = _task(tmp_path, rng, three=True)
+def test_two_changed_modules_of_one_name_are_refused_naming_both(tmp_path, rng):
+    """Two modules of one file name from two folders: both changed, both would be written to ``o.parts.mod``."""
+    chain, paths, _ = _task(tmp_path, rng)
+    decl, _ = _decls(chain, rng, ["d"])
     (tmp_path / "lib").mkdir()
     other = tmp_path / "lib" / "parts.mod"
-    paths[2].rename(other)  # (the tool module, named as parts.mod: both would be written to out.parts.mod)
-    paths[2] = other
+    other.write_text("MODULE place\n" + decl + "  PROC place()\n    MoveL d, v100, fine, tGrip;\n  ENDPROC\n"
+                     "ENDMODULE\n")
+    paths[0].write_text(paths[0].read_text().replace("    pick;\n", "    pick;\n    place;\n"))
+    paths.append(other)
     out = tmp_path / "o.mod"
     with pytest.raises(InputError) as err:
         run_program("irb140", small_table(rng), paths[0], out, program_options=_options(paths))
-    assert "o.parts.mod" in str(err.value)
+    assert f"--module {paths[1]}" in str(err.value) and f"--module {other}" in str(err.value)
+    assert str(tmp_path / "o.parts.mod") in str(err.value)
     assert not out.exists() and not (tmp_path / "o.parts.mod").exists()
 
 

@@ -95,8 +95,8 @@ class ProgramReport(Report):
     plot: PathLike | None = None
     #: The files the run wrote, once they are all committed (:func:`thermocomp.app.jobs.run_job`).
     written: list[Path] = field(default_factory=list)
-    #: The task's other modules written beside the program (motions or targets changed there): path, bytes.
-    modules_written: list[tuple[Path, int]] = field(default_factory=list)
+    #: The task's other modules written beside the program (targets changed there): path, bytes, the module.
+    modules_written: list[tuple[Path, int, str]] = field(default_factory=list)
 
     def closing_lines(self) -> list[str]:
         return [] if self.plot is None else [f"wrote {self.plot}"]
@@ -155,7 +155,7 @@ class ProgramReport(Report):
         if self.out is not None:
             lines.append(f"wrote {self.out} ({self.written_bytes:,} bytes)")
         lines += [f"wrote {path} ({n:,} bytes): a module of the task whose targets changed"
-                  for path, n in self.modules_written]
+                  for path, n, _ in self.modules_written]
         return "\n".join(lines)
 
     def csv_text(self) -> str:
@@ -220,6 +220,10 @@ def compensate_program(job: CompensationJob, *, progress: ProgressCallback | Non
     def work(files: Job, bound: RobotAndTable) -> ProgramReport:
         with paused():  # the program's objects live as long as the job (thermocomp._gc)
             rep, writes = _compensate_program(bound, program, popts, outputs, allow_failures, progress)
+        # a module whose targets changed is declared now (an unchanged one is no output): the commit checks it
+        # against every input and output, naming both, before any file is renamed into place
+        for dest, _, module in rep.modules_written:
+            files.output(dest, f"--out (for --module {module})")
         for dest, write in writes:
             files.write_with(dest, write)
         return rep
@@ -228,9 +232,7 @@ def compensate_program(job: CompensationJob, *, progress: ProgressCallback | Non
                      outputs=[(out, "--out"), (results, "--results"), (report, "--program-report"),
                               (outputs.report_csv, "--program-report (its CSV)", REPORT_CSV_HEAD.encode(),
                                "a program report CSV"),
-                              (plot, "--plot"),
-                              *((outputs.module_out(m), f"--out (for --module {m})")
-                                for m in popts.rapid.modules if outputs.out is not None)])
+                              (plot, "--plot")])
     return run_job(job, work, files, within=within)
 
 
@@ -346,14 +348,15 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
                              initial=0.0))  # (0 for a program without motion)
     rep.rounding_bound = rounding_bound(rep.reach)
     rep.written_bytes = len(written.data)
-    module_data = [(outputs.module_out(path), data) for (path, _), data in zip(prog.modules, getattr(written, "modules", ()))
+    module_data = [(outputs.module_out(path), data, path)
+                   for (path, _), data in zip(prog.modules, getattr(written, "modules", ()))
                    if data is not None and outputs.out is not None]
-    rep.modules_written = [(path, len(data)) for path, data in module_data]
+    rep.modules_written = [(dest, len(data), path) for dest, data, path in module_data]
     phases.end("writing", m)
     rep.phase_seconds = {k: phases.seconds[k] for k in PHASES}
     writes = _writes(rep, written.data, solved.chunks, () if core_program is None else core_program.names,
                      chain.n_joints, outputs)
-    return rep, writes + [(path, functools.partial(_write_bytes, data=data)) for path, data in module_data]
+    return rep, writes + [(path, functools.partial(_write_bytes, data=data)) for path, data, _ in module_data]
 
 
 def program_targets(chain: Chain, program: PathLike, options: CompensationOptions | None = None) -> Targets:

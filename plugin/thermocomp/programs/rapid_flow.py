@@ -192,6 +192,10 @@ class _Flow:
         """The index of the task's file ``path`` (0: the program; ``i``: the ``i``-th ``--module``)."""
         return next(i for i, (p, _, _) in enumerate(self._files) if p == path)
 
+    def routine_file(self, routine: Tree) -> int:
+        """The index of the task's file that holds ``routine``."""
+        return self.file_of(self.origin.get(id(routine), self._files[0][0]))
+
     @contextlib.contextmanager
     def in_file(self, file: int) -> Iterator[None]:
         """Within: the walker reads the task's file ``file`` (its path, text and lines name what it finds there),
@@ -719,7 +723,8 @@ class _Flow:
             names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
             if any(isinstance(c, Tree) and c.data == "dims" for c in param.children):
                 raise _Unsupported(f"{name}'s array parameter {names[1]} is not followed", statement)
-            if self.text[:span_of(param).start].rstrip().endswith("\\") or self.text[span_of(param).start] == "\\":
+            text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
+            if text[:span_of(param).start].rstrip().endswith("\\") or text[span_of(param).start] == "\\":
                 optional_params[str(names[1]).lower()] = names
             else:
                 required.append(names)
@@ -757,7 +762,7 @@ class _Flow:
                   ) -> _Data:
         if isinstance(node, Tree) and node.data == "name":
             data = self.lookup(node.children[0], local, unset=True)  # (a VAR without a value: read where used)
-            at = self.file_of(self.origin.get(id(routine), self._files[0][0])) << 40  # (the routine's file)
+            at = self.routine_file(routine) << 40  # (the routine's file)
             span = span_of(routine)
             self._passed[self.file_key + node.children[0].start_pos] = (span._replace(start=at + span.start,
                                                                                        end=at + span.end),
@@ -1093,7 +1098,7 @@ class _Flow:
         first = len(self.steps)
         self._quiet += [name] if quiet else []
         try:
-            with self.in_file(self.file_of(self.origin.get(id(routine), self._files[0][0]))):
+            with self.in_file(self.routine_file(routine)):
                 self.run_routine(routine, depth + 1, scope)
         finally:
             del self._quiet[len(self._quiet) - quiet:]
