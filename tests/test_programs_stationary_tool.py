@@ -13,6 +13,8 @@ their line.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from helpers import run_program
@@ -28,6 +30,7 @@ from thermocomp.kinematics.confdata import confdata_from_q
 from thermocomp.programs import ProgramOptions, read_program
 from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
 
+ROBTARGET = re.compile(r"\[\[[^\[\]]*\],\[[^\[\]]*\],\[[^\[\]]*\],\[[^\[\]]*\]\]")
 ZERO = DeformationTable.from_mm_deg(np.zeros((6, 6)))
 
 
@@ -186,3 +189,36 @@ def test_calc_joint_t_with_a_stationary_tool_is_refused_clearly(tmp_path, rng):
     assert "jA" in str(info.value) or "CalcJointT" in str(info.value)
     assert str(path) in str(info.value)
     assert not out.exists()
+
+
+def test_time_indexed_drilling_entries_are_the_snapshots_targets(tmp_path, rng):
+    """The time-indexed form writes each held-block target through the same composition as a snapshot: entry k of
+    each table is the target text the snapshot at minute k writes."""
+    from test_programs_time import _aggregate_texts
+
+    from thermocomp.programs.rapid import rapid_parser
+
+    chain = load_robot("irb140")
+    src, _ = _drilling(chain, rng)
+    path, indexed = tmp_path / "drill.mod", tmp_path / "indexed.mod"
+    path.write_text(src)
+    table, minutes = small_table(rng), (0.0, 100.0, 200.0)
+    run_program("irb140", table, path, indexed, program_options=ProgramOptions(indexed_minutes=minutes))
+    text = indexed.read_text()
+    names = sorted(set(re.findall(r"\btcR\d+\b", text)))
+    assert names
+    for k, minute in enumerate(minutes[1:], start=1):
+        snapshot = tmp_path / f"s{k}.mod"
+        run_program("irb140", table, path, snapshot, program_options=ProgramOptions(at_minute=minute))
+        written = np.array([_numbers(t) for t in ROBTARGET.findall("".join(snapshot.read_text().split()))])
+        for name in names:
+            entries = _aggregate_texts(text, rapid_parser(), name)
+            assert len(entries) == len(minutes)
+            # the same float32 values (the two writers may spell one float32 with a digit more or less)
+            gap = np.abs(written - _numbers("".join(entries[k].split()))).max(axis=1)
+            assert gap.min() < 1e-6 * 600, (name, minute)
+
+
+def _numbers(robtarget: str) -> np.ndarray:
+    """A robtarget text's position [mm], quaternion and confdata, ``(11,)``."""
+    return np.array([float(v) for v in re.findall(r"[-+0-9.Ee]+", robtarget)[:11]])
