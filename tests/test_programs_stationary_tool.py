@@ -78,19 +78,23 @@ def _holes(chain, rng, count=3):
 
 
 def _drilling(chain, rng):
-    """A drilling routine: approach above each hole (Offs), go in along the drill (RelTool), out again; and the
-    targets each point of it has in the object frame, in execution order."""
+    """A drilling routine: clear of the drill at the joints ``CalcJointT`` computes, approach above each hole
+    (Offs), go in along the drill (RelTool), out again; and the targets each point of it has in the object frame,
+    in execution order."""
     T, cf = _holes(chain, rng)
     decl = "".join(f"  CONST robtarget pHole{i}:=" + robtarget_text(T[i], cf[i]) + ";\n" for i in range(len(T)))
     body, want = "", []
     for i in range(len(T)):
         above, into = T[i].copy(), T[i] @ transform(np.eye(3), [0.0, 0.0, 0.004])
         above[:3, 3] += [0.0, 0.0, 0.010]  # Offs: in the object frame's axes
-        body += (f"    MoveJ Offs(pHole{i}, 0, 0, 10), v500, z10, tDrill \\WObj:=wBlock;\n"
+        clear = T[i] @ transform(np.eye(3), [0.0, 0.0, -0.015])
+        body += (f"    MoveAbsJ CalcJointT(RelTool(pHole{i}, 0, 0, -15), tDrill \\WObj:=wBlock), v500, z10, "
+                 "tDrill \\WObj:=wBlock;\n"
+                 f"    MoveJ Offs(pHole{i}, 0, 0, 10), v500, z10, tDrill \\WObj:=wBlock;\n"
                  f"    MoveL pHole{i}, v100, fine, tDrill \\WObj:=wBlock;\n"
                  f"    MoveL RelTool(pHole{i}, 0, 0, 4), v20, fine, tDrill \\WObj:=wBlock;\n"
                  f"    MoveL pHole{i}, v100, z1, tDrill\\WObj:=wBlock;\n")
-        want += [above, T[i], into, T[i]]
+        want += [clear, above, T[i], into, T[i]]
     src = "MODULE drill\n" + DECLARATIONS + decl + "  PROC main()\n" + body + "  ENDPROC\nENDMODULE\n"
     return src, np.stack(want)
 
@@ -175,20 +179,49 @@ def test_a_stationary_tool_needs_a_held_work_object_and_the_reverse(tmp_path, rn
     assert not out.exists()
 
 
-def test_calc_joint_t_with_a_stationary_tool_is_refused_clearly(tmp_path, rng):
-    """``CalcJointT`` (joints the controller computes while running) is not evaluated before running, with a
-    stationary tool as with any: the motion it feeds is refused naming its line."""
+def test_calc_joint_t_of_an_ordinary_tool_is_its_robtarget(tmp_path, rng):
+    """``MoveAbsJ CalcJointT(p, tool)``: the point is ``p`` through ``tool`` (the flange pose the controller's IK
+    gets), the whole call the argument a joint target replaces; a switch known only while running is refused."""
     chain = load_robot("irb140")
-    T, cf = _holes(chain, rng, 1)
-    head = ("MODULE m\n" + DECLARATIONS + "  CONST robtarget pA:=" + robtarget_text(T[0], cf[0]) + ";\n"
-            + "  VAR jointtarget jA;\n  PROC main()\n    jA := CalcJointT(pA, tDrill \\WObj:=wBlock);\n")
-    path, out = tmp_path / "m.mod", tmp_path / "m_out.mod"
-    path.write_text(head + "    MoveAbsJ jA, v100, fine, tDrill \\WObj:=wBlock;\n  ENDPROC\nENDMODULE\n")
+    q = random_configurations(chain, rng, 1)
+    R, p = fk(nominal_model(chain), q)
+    T_grip = transform(np.eye(3), [0.0, 0.0, 0.120])
+    call = "CalcJointT(pA, tGrip)"
+    head = ("MODULE m\n" + DECLARATIONS + "  CONST robtarget pA:=" + robtarget_text(transform(R, p)[0] @ T_grip,
+            confdata_from_q(nominal_model(chain), q)[0]) + ";\n  PROC main()\n")
+    path = tmp_path / "m.mod"
+    path.write_text(head + f"    MoveAbsJ {call}, v100, fine, tGrip;\n  ENDPROC\nENDMODULE\n")
+    (point,) = read_program(path).points
+    np.testing.assert_allclose(point.T_world_tcp @ np.linalg.inv(point.T_flange_tcp), transform(R, p)[0], atol=1e-9)
+    assert not point.held and point.name == "pA"
+    text = path.read_text()
+    assert text[point.whole_argument.start:point.whole_argument.end] == call
+    path.write_text(head + "    MoveAbsJ CalcJointT(pA, tGrip \\UseCurWObjPos), v100, fine, tGrip;\n  ENDPROC\nENDMODULE\n")
+    out = tmp_path / "m_out.mod"
     with pytest.raises(InputError) as info:
         run_program("irb140", ZERO, path, out)
-    assert "jA" in str(info.value) or "CalcJointT" in str(info.value)
-    assert str(path) in str(info.value)
+    line = head.count("\n") + 1
+    assert f"{path}, line {line}" in str(info.value) and "CalcJointT \\UseCurWObjPos" in str(info.value)
     assert not out.exists()
+
+
+def test_joints_form_of_the_drilling_cell_drills_every_hole(tmp_path, rng):
+    """``--program-output joints``: every motion a ``MoveAbsJ`` (a ``CalcJointT`` call replaced whole by its
+    joints), and those joints on the warm robot put each hole on the drill."""
+    chain = load_robot("irb140")
+    src, want = _drilling(chain, rng)
+    path, out = tmp_path / "drill.mod", tmp_path / "drill_out.mod"
+    path.write_text(src)
+    table = small_table(rng)
+    run_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()),
+                program_options=ProgramOptions(output="joints"))
+    written = read_program(out)
+    assert "CalcJointT" not in out.read_text() and all(m.instruction == "MoveAbsJ" for m in written.motions)
+    q = np.stack([pt.q for pt in written.points])
+    R, p = fk(deformed_model(chain, table, 1.0), q)
+    T_world_hole = transform(R, p) @ T_FLANGE_BLOCK @ want
+    # the core's tolerance plus the rounding of the written joint angles (float32 degrees)
+    assert np.linalg.norm(T_world_hole[:, :3, 3] - T_WORLD_DRILL[:3, 3], axis=1).max() < 1e-5
 
 
 def test_time_indexed_drilling_entries_are_the_snapshots_targets(tmp_path, rng):

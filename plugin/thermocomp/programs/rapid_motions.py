@@ -11,6 +11,7 @@ would have built.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -439,9 +440,9 @@ class _Motions:
                                                    shape[5], *shape[:3])
                     except (_Unsupported, InputError):
                         resolved[key] = None
-                point = resolved[key]
-                if point is None:
-                    regular[statement_i] = False
+                point, shape = resolved[key], shapes[shape_p[i]]
+                if point is None or point.whole_argument is not None or point.T_world_frame is not shape[0]:
+                    regular[statement_i] = False  # (a CalcJointT's point: its own frames and whole argument)
                     continue
                 self.direct_refs.add(int(point_starts[i]))
                 text_span[i] = tuple(point.text)
@@ -486,8 +487,27 @@ class _Motions:
         name = st.group(i, "instr")
         return (*frames, *self.motion_speed(name, self._leaf(token, st, i, "speed"), {}, local, fallback=False)[:2])
 
+    def calc_joint_t(self, node: Tree, local) -> Point:
+        """``CalcJointT(robtarget, tool \\WObj:=wobj)`` as a ``MoveAbsJ``'s target: the joints the nominal controller
+        computes from a robtarget, its tool and work object, so the robtarget's point (its text, its frames from
+        :meth:`motion_frames`) with the whole call as the argument a joint target replaces."""
+        positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
+        if len(positional) != 2:
+            raise self.error(f"{node.children[0]}: expected a robtarget and a tool, got {len(positional)} "
+                             "argument(s)", node)
+        other = [str(arg.children[0]) for arg in node.children[1].children  # (as written)
+                 if isinstance(arg, Tree) and arg.data in ("opt_arg", "cond_arg") and str(arg.children[0]).lower() != "wobj"]
+        if other:  # \UseCurWObjPos (a moving work object's position now), \ErrorNumber: known only while running
+            raise _Unsupported(f"{node.children[0]} \\{other[0]} is not followed", node)
+        frames = self.motion_frames(positional[1], optional.get("wobj"), local)
+        point = self.point(positional[0], local, LINEAR, *frames)
+        return dataclasses.replace(point, whole_argument=span_of(node))
+
     def point(self, node, local, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray, held: bool
               ) -> Point:
+        if kind == ABSOLUTE_JOINT and isinstance(node, Tree) and node.data == "func_call" \
+                and str(node.children[0]).lower() == "calcjointt":
+            return self.calc_joint_t(node, local)
         dtype = "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"
         value = self.evaluate_as(node, local, dtype)
         text_node: Tree | Token = node
