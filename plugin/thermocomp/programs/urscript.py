@@ -155,6 +155,11 @@ class _Walker(Flow, Motions, Values):
         self.max_statements = urscript_flow.MAX_STATEMENTS_RUN + urscript_flow.STATEMENTS_PER_LINE * text.count("\n")
         self._summaries: dict = {}  # what each function may do (Flow.summary), found once
         self._summarising: set[str] = set()
+        self._scans: dict = {}  # Flow.scan of each construct's statements, found once (Flow.scanned)
+        self._blockers: dict = {}  # Flow.blocker of each construct, found once
+        self._assigned: dict = {}  # the assignments and set_tcp calls of each construct (Flow.forget_assigned)
+        self._noted_over: dict = {}  # the constructs passed over: where their note stands (one note each)
+        self._exploring = 0  # depth of passes followed only to find a loop's head state (Flow.settle)
         self._passed_over: set[str] = set()  # the functions whose calls were passed over (one note each)
         self.started_threads: set[str] = set()  # (followed once, where first started)
         self._discarded: list = []  # steps of passes followed to find a loop's head state (Flow.settle), kept alive

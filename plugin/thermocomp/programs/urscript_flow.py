@@ -74,8 +74,10 @@ PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "s
 MAX_WHILE_PASSES = 100_000
 
 #: Most passes of a loop's body followed to find the state at its head (Flow.settle); a variable a pass changes
-#: there becomes known only while running, so the passes agree within one more than the variables it assigns.
-MAX_SETTLE = 8
+#: there becomes known only while running, so the passes agree within one more than the chain of variables that
+#: feed each other from pass to pass (two passes for a counter). Past it, everything the body may change is known
+#: only while running at the head.
+MAX_SETTLE = 3
 
 #: Most statements the reader runs in one script (loops and calls unrolled; a run of plain motions is one): this
 #: many, plus :data:`STATEMENTS_PER_LINE` a line of the file. The bound on its work, whatever the input: some
@@ -209,14 +211,13 @@ class Flow:
             node = stack.pop()
             if node.data in ("func_def", "thread_def", "sec_def"):
                 continue
-            where = f"at line {line_col(node)[0]}"
             found = None
             if node.data == "moves":  # (a run of motions: its first names it)
-                found = f"{str(node.children[0]).split('(', 1)[0]} {where}"
+                found = f"{str(node.children[0]).split('(', 1)[0]} at line {line_col(node)[0]}"
                 size += str(node.children[0]).count(")")
                 moves = True
             elif node.data == "run_stmt":
-                found = f"a thread started {where}"
+                found = f"a thread started at line {line_col(node)[0]}"
             elif node.data == "while_stmt":
                 size += 1
             elif node.data == "assign":
@@ -227,7 +228,7 @@ class Flow:
             elif node.data == "call":
                 callee = str(node.children[0])
                 if callee in MOTIONS or callee in UNSUPPORTED_CALLS or callee == "set_tcp":
-                    found = f"{callee} {where}"
+                    found = f"{callee} at line {line_col(node)[0]}"
                     size += callee in MOTIONS
                     moves = moves or callee in MOTIONS
                 elif callee in self.functions:
@@ -236,27 +237,50 @@ class Flow:
                     size += inner.size if inner.moves else 1  # (a call of one that moves nothing: one unit)
                     moves = moves or inner.moves
                     if inner.holds is not None:
-                        found = f"a call of {callee} {where}, which holds {inner.holds}"
+                        found = f"a call of {callee} at line {line_col(node)[0]}, which holds {inner.holds}"
                 elif not is_known_call(callee):
-                    found = f"{callee} {where}, a function neither of this script nor one thermocomp knows"
+                    found = f"{callee} at line {line_col(node)[0]}, a function neither of this script nor one thermocomp knows"
             if found is not None and holds is None:
                 holds = found
             stack.extend(c for c in node.children if isinstance(c, Tree))
         return holds, assigns, size, moves
 
-    def blocker(self, statements) -> str | None:
-        """Why ``statements`` cannot be passed over when their course is known only while running: what they hold
-        (:meth:`scan`) or a ``return``/``break``/``continue`` (a jump); None if nothing."""
-        holds = self.scan(statements)[0]
-        if holds is not None:
-            return holds
-        for st in statements:
-            if not isinstance(st, Tree):
+    def scanned(self, key: tuple, statements) -> tuple[str | None, set[str], int, bool]:
+        """:meth:`scan` of ``statements``, found once per ``key`` (the construct they belong to, :meth:`key`: one run
+        many times, in a function called from many places or a loop's passes, is not scanned again)."""
+        if key not in self._scans:
+            self._scans[key] = self.scan(statements)
+        return self._scans[key]
+
+    @staticmethod
+    def key(st: Tree, statements: list) -> tuple[int, int]:
+        """What names the construct ``st``'s ``statements`` (an ``if``'s from a branch on) in the caches."""
+        return id(st), len(statements)
+
+    def blocker(self, key: tuple, statements, loop: bool = False) -> tuple[str | None, bool]:
+        """Why the construct ``key`` (its ``statements``) cannot be passed over when its course is known only while
+        running: what they hold (:meth:`scan`: a motion, a tool change, a thread, a call that may move) or a
+        ``break``/``continue`` that leaves it (for a loop, ``loop``: only those of a loop around it; one of its
+        own or of a loop inside it ends there); None if nothing. And whether a ``return`` leaves it: passed over,
+        that path ends the function (:meth:`pass_over`). Found once per construct."""
+        found = self._blockers.get((key, loop))
+        if found is not None:
+            return found
+        holds = self.scanned(key, statements)[0]
+        returns = False
+        stack = [(s, loop) for s in statements if isinstance(s, Tree)]
+        while stack and holds is None:
+            node, inside_loop = stack.pop()
+            if node.data in ("func_def", "thread_def", "sec_def"):
                 continue
-            for sub in st.iter_subtrees_topdown():
-                if sub.data in ("return_stmt", "break_stmt", "continue_stmt"):
-                    return f"{sub.data.split('_')[0]} at line {line_col(sub)[0]}"
-        return None
+            if node.data == "return_stmt":
+                returns = True
+            elif node.data in ("break_stmt", "continue_stmt") and not inside_loop:
+                holds = f"{node.data.split('_')[0]} at line {line_col(node)[0]}"
+            inner = inside_loop or node.data == "while_stmt"
+            stack.extend((c, inner) for c in node.children if isinstance(c, Tree))
+        self._blockers[(key, loop)] = (holds, returns)
+        return holds, returns
 
     @staticmethod
     def body_of(definition: Tree) -> list:
@@ -346,7 +370,7 @@ class Flow:
         if name not in self.threads:
             raise Unsupported(f"run {name}: no such thread in this file", st)
         body = self.body_of(self.threads[name])
-        _, changed, _, moves = self.scan(body)
+        _, changed, _, moves = self.scanned(("thread", name), body)
         why = f" (thread {name} changes it while running)"
         for global_name in changed:
             self.globals[global_name] = Binding(None, None, global_name, why)
@@ -417,8 +441,10 @@ class Flow:
         over when none moves or jumps (what they assign then known only while running), else each followed from
         the state before them and the paths joined (:meth:`merge`)."""
         statements = [s for body in bodies for s in body]
-        if self.blocker(statements) is None:
-            self.pass_over(st, statements, word, local)
+        key = self.key(st, statements)
+        holds, returns = self.blocker(key, statements)
+        if holds is None:
+            self.pass_over(st, statements, word, local, returns, key)
             return
         entry = self.snapshot(local)
         outs = [] if exhaustive else [entry]
@@ -442,7 +468,7 @@ class Flow:
             self.merge(outs, local, f"set_tcp in a branch of the {word} at line {line}")
         else:  # every branch leaves: what follows runs on no path through here; followed from before it
             self.restore(entry, local)
-            self.forget_assigned(statements, local)
+            self.forget_assigned(statements, local, self.key(st, statements))
         self.note_unresolved(st, word, first)
 
     def note_unresolved(self, st: Tree, word: str, first: int,
@@ -467,27 +493,42 @@ class Flow:
         if note not in self.notes:
             self.notes.append(note)
 
-    def pass_over(self, st: Tree, statements: list, word: str, local: dict) -> None:
-        """A construct whose course is known only while running that moves nothing and jumps nowhere: passed over
-        with a note; the data it may assign is known only while running after it."""
-        self.forget_assigned(statements, local)
+    def pass_over(self, st: Tree, statements: list, word: str, local: dict, returns: bool, key: tuple) -> None:
+        """A construct whose course is known only while running that moves nothing and jumps nowhere out of it but
+        by ``return``: passed over with a note (once per construct), never run, however many passes its loop would
+        take; the data it may assign is known only while running after it. With a ``return`` in it (``returns``),
+        the function may end there: that path's state joins the function's end (as :meth:`run_return` under a
+        condition), and its value is known only while running."""
+        self.forget_assigned(statements, local, key)
+        if returns:
+            frame = self.frames[-1]
+            frame.exits.append(self.snapshot(local))
+            frame.values.append(None)
+        noted = self._noted_over.get(id(st))  # (where its note stands, unless a pass followed only to find a
+        if noted is not None and noted[0] < len(self.notes) and self.notes[noted[0]] is noted[1]:  # loop's head
+            return                                                                     # took it back: _rollback)
         line, column = line_col(st)
-        self.notes.append(Finding(f"{word} passed over: its course is known only while running, and no branch "
-                                  "moves the robot or changes its tool (what it assigns is not known after it)",
-                                  line, column))
+        note = Finding(f"{word} passed over: its course is known only while running, and no branch moves the robot "
+                       "or changes its tool (what it assigns is not known after it)", line, column)
+        self._noted_over[id(st)] = (len(self.notes), note)
+        self.notes.append(note)
 
-    def forget_assigned(self, statements: list, local: dict) -> None:
+    def forget_assigned(self, statements: list, local: dict, key: tuple | None = None) -> None:
         """Everything ``statements`` (and the functions they call) may assign, or the tool they may set, is known
-        only while running from here."""
-        for statement in statements:
-            if not isinstance(statement, Tree):
-                continue
-            for sub in statement.iter_subtrees():
-                if sub.data == "assign":
-                    self.forget(sub, local)
-                elif sub.data == "call" and str(sub.children[0]) == "set_tcp" and self.tool is not None:
-                    self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} may have run"
-        for name in self.scan(statements)[1]:
+        only while running from here. ``key``: the construct they belong to (:meth:`key`; found once)."""
+        found = self._assigned.get(key) if key is not None else None
+        if found is None:
+            found = [sub for statement in statements if isinstance(statement, Tree)
+                     for sub in statement.iter_subtrees()
+                     if sub.data == "assign" or (sub.data == "call" and str(sub.children[0]) == "set_tcp")]
+            if key is not None:
+                self._assigned[key] = found
+        for sub in found:
+            if sub.data == "assign":
+                self.forget(sub, local)
+            elif self.tool is not None:
+                self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} may have run"
+        for name in (self.scanned(key, statements) if key is not None else self.scan(statements))[1]:
             if name not in self.globals or self.globals[name].value is not None:  # (a function called there sets it)
                 self.globals[name] = Binding(None, None, name, " (a function called in a construct not followed "
                                                                 "may change it)")
@@ -525,8 +566,10 @@ class Flow:
         followed once from the state at its head (:meth:`settle`), and what follows it from the join of no pass and
         of the passes' ends."""
         body = [b for b in st.children[1:] if isinstance(b, Tree)]
-        if self.blocker(body) is None:
-            self.pass_over(st, body, "while", local)
+        key = self.key(st, body)
+        holds, returns = self.blocker(key, body, loop=True)
+        if holds is None:
+            self.pass_over(st, body, "while", local, returns, key)
             return
         first = len(self.steps)
         self.unresolved_depth += 1
@@ -552,12 +595,19 @@ class Flow:
         passes end with (and ``continue`` with), found by following the body until they agree (a variable each pass
         gives the same value stays known; one a pass changes, a counter, is known only while running), at most
         :data:`MAX_SETTLE` times (then everything the body may change is known only while running). The
-        passes followed to find it are discarded; the last is kept. Returns the head's state and the states the
+        passes followed to find it are discarded; the last is kept. A loop met inside such a pass (a pass followed
+        only to find an outer loop's head) takes that last step at once: everything its body may change is known
+        only while running at its head, and one pass is followed, so nested loops cost one pass each, not
+        :data:`MAX_SETTLE` to the power of their depth. Returns the head's state and the states the
         kept pass leaves with (its end, ``continue``, ``break``)."""
         head = self.snapshot(local)
-        for _ in range(MAX_SETTLE):
+        for _ in range(0 if self._exploring else MAX_SETTLE):
             mark = self._mark()
-            ends = self._pass(body, local, depth)[0]
+            self._exploring += 1
+            try:
+                ends = self._pass(body, local, depth)[0]
+            finally:
+                self._exploring -= 1
             self._rollback(mark)
             line = line_col(st)[0]
             self.merge([head, *ends], local, f"set_tcp in the while at line {line}, in one of its passes",
@@ -568,7 +618,7 @@ class Flow:
             head = joined
         else:
             self.restore(head, local)
-            self.forget_assigned(body, local)
+            self.forget_assigned(body, local, self.key(st, body))
             head = self.snapshot(local)
         self.restore(head, local)
         ends, breaks = self._pass(body, local, depth)
@@ -906,6 +956,13 @@ class Flow:
                 line, column = line_col(call)
                 self.notes.append(Finding(f"calls of {name} passed over: it moves nothing and changes nothing a "
                                           "motion reads (its time is not estimated)", line, column))
+            return None
+        if self._exploring and summary.holds is None:  # (a pass followed only to find a loop's head: settle)
+            self.count(1, call)
+            line = line_col(call)[0]
+            for global_name in summary.assigns:
+                self.globals[global_name] = Binding(None, None, global_name, f" (the call of {name} at line {line} "
+                                                    "may change it from pass to pass)")
             return None
         if name in self.calling:
             raise Unsupported(f"a recursive call of {name} is not followed (how deep it goes is known only while "
