@@ -122,6 +122,18 @@ _RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
 #: Most conditions and loops whose outcome is known only while running, one inside the other, that are followed.
 MAX_NESTING = 64
 
+#: Most statements the reader runs in one module (FOR loops and routine calls unrolled; a run of plain motions is
+#: one): this many, plus :data:`STATEMENTS_PER_LINE` a line of the module. The last-resort bound on its work,
+#: whatever the input (some 10-20 µs a statement: a few seconds at most); past it the module is refused naming the
+#: statement.
+MAX_STATEMENTS_RUN = 100_000
+STATEMENTS_PER_LINE = 50
+
+#: A FOR loop whose body moves nothing (:meth:`_Flow.blocker`) is unrolled pass by pass while its passes times the
+#: statements a pass runs (:meth:`_Flow.walked`) stay within this many; a longer one is followed once as a loop of
+#: count known only while running (what it assigns is then known only while running after it), not unrolled.
+MAX_QUIET_WORK = 20_000
+
 #: Statements whose outcome or count is known only while running: followed once (:meth:`_Flow.run_unresolved`).
 _UNRESOLVED = frozenset(("if_stmt", "compact_if", "while_stmt", "test_stmt"))
 #: Statements after which the rest of their body does not run.
@@ -147,6 +159,9 @@ class _Flow:
 
     # ----- the module
     def run(self, tree: Tree) -> RobotProgram:
+        self._walked: dict[str, int] = {}  # statements a routine runs at most (:meth:`walked`)
+        self.statements_run = 0  # (bounded by max_statements: :meth:`work`)
+        self.max_statements = MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * self.text.count("\n")
         for other in self.task.modules:
             self.collect(other.tree, other)
         self.collect(tree, None)
@@ -170,7 +185,7 @@ class _Flow:
             entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
             extra={"unrun": unrun, "conditional": tuple(dict.fromkeys(self.conditional)),
                    "confdata_free": frozenset(k for k, free in self.conf_free.items() if free),
-                   "per_pass": per_pass},
+                   "per_pass": per_pass, "statements_run": self.statements_run},
         )
 
     def check_external(self, entry: list[Tree]) -> None:
@@ -286,10 +301,44 @@ class _Flow:
         count = sum(self.unrolled(c, calling) for c in node.children if isinstance(c, Tree) and c.data in _BLOCKS)
         if node.data == "for_stmt":
             try:
-                count = max(count, 1) * self.for_passes(node, None)[2]
+                passes = self.for_passes(node, None)[2]
             except _Unsupported:
-                pass  # (bounds known only while running: counted when it runs, :meth:`run_for`)
+                return count  # (bounds known only while running: counted when it runs, :meth:`run_for`)
+            if not self.quiet_loop(node, passes):
+                count = max(count, 1) * passes
         return count
+
+    def walked(self, node: Tree, calling: frozenset[str] = frozenset()) -> int:
+        """At most how many statements the walk runs through ``node`` (a routine or a statement): each statement
+        one, a call the called routine's, a FOR loop with bounds known from the module's data its passes times its
+        body, every branch of a condition (each routine counted once; recursion once)."""
+        if node.data in ("proc", "func", "trap"):
+            name = self._routine_name(node).lower()
+            if name in calling:
+                return 0
+            if name not in self._walked:
+                body = next(c for c in node.children if isinstance(c, Tree) and c.data == "body")
+                self._walked[name] = self.walked(body, calling | {name})
+            return self._walked[name]
+        if node.data == "call":
+            key = str(node.children[0]).lower() if isinstance(node.children[0], Token) else ""
+            routine = self.procs.get(key)
+            return 1 if routine is None or id(routine) in self.origin else 1 + self.walked(routine, calling)
+        count = (node.data == "body") * sum(isinstance(c, Tree) for c in node.children) + sum(
+            self.walked(c, calling) for c in node.children if isinstance(c, Tree) and c.data in _BLOCKS)
+        if node.data == "for_stmt":
+            try:
+                count *= self.for_passes(node, None)[2]
+            except _Unsupported:
+                pass
+        return min(count, 2 ** 62)
+
+    def quiet_loop(self, statement: Tree, passes: int) -> bool:
+        """A FOR loop of ``passes`` passes whose body moves nothing and changes no motion mode (:meth:`blocker`)
+        and whose unrolling would run more than :data:`MAX_QUIET_WORK` statements: it is not unrolled
+        (:meth:`run_for`)."""
+        body = statement.children[-1]
+        return passes * max(self.walked(body), 1) > MAX_QUIET_WORK and self.blocker(body) is None
 
     def for_passes(self, statement: Tree, local: dict[str, _Data] | None) -> tuple[float, float, int]:
         """A FOR loop's first value, step and number of passes (RAPID: without STEP the counter counts by 1, or
@@ -455,8 +504,19 @@ class _Flow:
                        "what it assigns known only while running after the label", line, column)
         self.note_once(note)
 
+    def work(self, statement: Tree) -> None:
+        """One more statement run: past :data:`MAX_STATEMENTS_RUN` and :data:`STATEMENTS_PER_LINE` a line of the
+        module, the module is refused naming ``statement``."""
+        self.statements_run += 1
+        if self.statements_run > self.max_statements:
+            raise self.error(f"reading runs more than {self.max_statements:,} statements ({MAX_STATEMENTS_RUN:,} and "
+                             f"{STATEMENTS_PER_LINE} a line of the module; its FOR loops and routine calls unrolled): "
+                             "refused at this statement", statement)
+
     def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> None:
         for statement in body.children:
+            if isinstance(statement, Tree):
+                self.work(statement)
             if isinstance(statement, Tree) and (statement.data in _ENDS or (
                     statement.data == "call" and str(statement.children[0]).lower() == "exitcycle")):
                 if statement.data == "placeholder":
@@ -875,6 +935,13 @@ class _Flow:
         """
         counter, body = statement.children[0], statement.children[-1]
         start, step, passes = self.for_passes(statement, local) if bounds is None else bounds
+        if self.quiet_loop(statement, passes):
+            line, column = _location(statement)
+            self.note_once(Finding(f"FOR of {passes:,} passes moves nothing: not unrolled (more than "
+                                   f"{MAX_QUIET_WORK:,} statements); followed once, what it assigns is known only "
+                                   "while running after it", line, column))
+            self.run_unresolved(statement, local, depth)
+            return
         count = passes * max(self.unrolled(body, frozenset()), 1)
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
             raise self.error(f"FOR with {passes:,} passes unrolls to {count:,} steps: more than "

@@ -255,7 +255,8 @@ class _Walker(Flow, Motions, Values):
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=tuple(entry),
                             newline=newline_of(self.text),
-                            extra={"conditional": tuple(sorted(set(self.conditional_lines))), "per_pass": per_pass})
+                            extra={"conditional": tuple(sorted(set(self.conditional_lines))), "per_pass": per_pass,
+                                   "statements_run": self.statements_run})
 
     def _entry_parameters(self, main: Tree) -> dict:
         """The scope the program function runs in: the globals, and its parameters, if it has any (a library's

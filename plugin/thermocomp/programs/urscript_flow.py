@@ -504,9 +504,10 @@ class Flow:
             frame = self.frames[-1]
             frame.exits.append(self.snapshot(local))
             frame.values.append(None)
-        noted = self._noted_over.get(id(st))  # (where its note stands, unless a pass followed only to find a
-        if noted is not None and noted[0] < len(self.notes) and self.notes[noted[0]] is noted[1]:  # loop's head
-            return                                                                     # took it back: _rollback)
+        # (one note a construct: where it stands, unless a pass followed only to find a loop's head took it back)
+        noted = self._noted_over.get(id(st))
+        if noted is not None and noted[0] < len(self.notes) and self.notes[noted[0]] is noted[1]:
+            return
         line, column = line_col(st)
         note = Finding(f"{word} passed over: its course is known only while running, and no branch moves the robot "
                        "or changes its tool (what it assigns is not known after it)", line, column)
