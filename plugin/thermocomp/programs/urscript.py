@@ -158,8 +158,10 @@ class _Walker(Flow, Motions, Values):
         self._scans: dict = {}  # Flow.scan of each construct's statements, found once (Flow.scanned)
         self._blockers: dict = {}  # Flow.blocker of each construct, found once
         self._assigned: dict = {}  # the assignments and set_tcp calls of each construct (Flow.forget_assigned)
-        self._noted_over: dict = {}  # the constructs passed over: where their note stands (one note each)
+        self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
         self._exploring = 0  # depth of passes followed only to find a loop's head state (Flow.settle)
+        self._calls_done: dict = {}  # calls of the file's functions by the state they ran from (Flow._call_key)
+        self._names_read: dict[str, tuple] = {}  # the names each function may read, the calls it may make (Flow._reach)
         self._passed_over: set[str] = set()  # the functions whose calls were passed over (one note each)
         self.started_threads: set[str] = set()  # (followed once, where first started)
         self._discarded: list = []  # steps of passes followed to find a loop's head state (Flow.settle), kept alive

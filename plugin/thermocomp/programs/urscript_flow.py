@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from lark import Tree
+from lark import Token, Tree
 
 from thermocomp.geometry.rotations import invert_transform
 from thermocomp.programs import calls
@@ -73,11 +73,20 @@ PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "s
 #: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
 MAX_WHILE_PASSES = 100_000
 
+#: A ``while`` the file counts whose body moves nothing (nor changes the tool, starts a thread, calls what may move)
+#: is unrolled while it runs at most this many statements; past it, it is followed as a loop of count known only
+#: while running: passed over, what it assigns known only while running after it (a motion reading that is refused
+#: naming it).
+MAX_QUIET_WORK = 20_000
+
 #: Most passes of a loop's body followed to find the state at its head (Flow.settle); a variable a pass changes
 #: there becomes known only while running, so the passes agree within one more than the chain of variables that
 #: feed each other from pass to pass (two passes for a counter). Past it, everything the body may change is known
 #: only while running at the head.
 MAX_SETTLE = 3
+
+#: The functions whose value is the pose the robot stands at (Flow.standing_pose).
+STANDING_POSE = frozenset(("get_actual_tcp_pose", "get_forward_kin", "get_target_tcp_pose"))
 
 #: Most statements the reader runs in one script (loops and calls unrolled; a run of plain motions is one): this
 #: many, plus :data:`STATEMENTS_PER_LINE` a line of the file. The bound on its work, whatever the input: some
@@ -179,6 +188,15 @@ class Flow:
             raise self.error(f"reading runs more than {self.max_statements:,} statements ({MAX_STATEMENTS_RUN:,} and "
                              f"{STATEMENTS_PER_LINE} a line of the file; its loops and calls unrolled): refused at this "
                              "statement", where)
+
+    def note_once(self, note: Finding) -> None:
+        """``note`` added to the notes unless it stands there already (a construct met in every call or pass; one a
+        pass followed only to find a loop's head took back is added again: :meth:`_rollback`)."""
+        at = self._noted.get(note)
+        if at is not None and at < len(self.notes) and self.notes[at] == note:
+            return
+        self._noted[note] = len(self.notes)
+        self.notes.append(note)
 
     # ----- what functions do, found once
     def summary(self, name: str) -> Summary:
@@ -298,14 +316,13 @@ class Flow:
                 if self._quiet:  # inside a function that moves nothing: what it does cannot change a motion
                     note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
                                    "a motion reads (its time is not estimated)", line, column)
-                    if note not in self.notes:
-                        self.notes.append(note)
+                    self.note_once(note)
                 elif Finding(exc.message, line, column) not in self.unsupported:
                     self.unsupported.append(Finding(exc.message, line, column))
                 for call in self.general(st).find_data("call"):  # (each motion of a run too)
                     if str(call.children[0]) in MOTIONS and call is not st:
                         l2, c2 = line_col(call)
-                        self.notes.append(Finding(f"{call.children[0]} inside an unsupported construct stays as "
+                        self.note_once(Finding(f"{call.children[0]} inside an unsupported construct stays as "
                                                   "written", l2, c2))
                 for sub in st.iter_subtrees():  # what it may change is not known after it
                     if sub.data == "assign":
@@ -432,8 +449,7 @@ class Flow:
             line, column = line_col(st)
             note = Finding(f"if: the motion(s) at line {', '.join(map(str, lines))} are in a branch that never runs "
                            "(its condition is known before running): they stay as written", line, column)
-            if note not in self.notes:
-                self.notes.append(note)
+            self.note_once(note)
 
     def run_unresolved(self, st: Tree, bodies: list[list], exhaustive: bool, word: str, local: dict,
                        depth: int) -> None:
@@ -490,8 +506,7 @@ class Flow:
         line, column = line_col(st)
         note = Finding(f"{word}: not resolved before running ({why}); its {len(ordered)} motion(s) (line {shown}) "
                        "are compensated, each once in the written order of the cycle", line, column)
-        if note not in self.notes:
-            self.notes.append(note)
+        self.note_once(note)
 
     def pass_over(self, st: Tree, statements: list, word: str, local: dict, returns: bool, key: tuple) -> None:
         """A construct whose course is known only while running that moves nothing and jumps nowhere out of it but
@@ -504,15 +519,9 @@ class Flow:
             frame = self.frames[-1]
             frame.exits.append(self.snapshot(local))
             frame.values.append(None)
-        # (one note a construct: where it stands, unless a pass followed only to find a loop's head took it back)
-        noted = self._noted_over.get(id(st))
-        if noted is not None and noted[0] < len(self.notes) and self.notes[noted[0]] is noted[1]:
-            return
         line, column = line_col(st)
-        note = Finding(f"{word} passed over: its course is known only while running, and no branch moves the robot "
-                       "or changes its tool (what it assigns is not known after it)", line, column)
-        self._noted_over[id(st)] = (len(self.notes), note)
-        self.notes.append(note)
+        self.note_once(Finding(f"{word} passed over: its course is known only while running, and no branch moves the "
+                               "robot or changes its tool (what it assigns is not known after it)", line, column))
 
     def forget_assigned(self, statements: list, local: dict, key: tuple | None = None) -> None:
         """Everything ``statements`` (and the functions they call) may assign, or the tool they may set, is known
@@ -677,11 +686,19 @@ class Flow:
         repeated = False
         frame = self.frames[-1]
         frame.loops.append(_Loop(self.unresolved_depth, True))
+        statements = [b for b in body if isinstance(b, Tree)]
+        quiet = self.blocker(self.key(st, statements), statements, loop=True)[0] is None
+        start = self.statements_run
         try:
             while self._known_condition(condition, local):
                 passes += 1
                 if passes > MAX_WHILE_PASSES:
                     raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
+                if quiet and self.statements_run - start > MAX_QUIET_WORK:  # (moves nothing: not worth unrolling)
+                    long = Unsupported(f"while that moves nothing runs more than {MAX_QUIET_WORK:,} statements: "
+                                       "followed as a loop of count known only while running", st)
+                    long.unknown_condition = True
+                    raise long
                 units, steps = self.unrolled, len(self.steps)
                 self.count(1, st)
                 before = self.snapshot(local)
@@ -721,11 +738,11 @@ class Flow:
         never = sorted({line_col(call)[0] for statement in body if isinstance(statement, Tree)
                         for call in self.general(statement).find_data("call") if str(call.children[0]) in MOTIONS})
         if passes == 0 and never:  # (as a branch that never runs: its motions named, never dropped in silence)
-            self.notes.append(Finding(f"while: the motion(s) at line {', '.join(map(str, never))} are in a loop that "
+            self.note_once(Finding(f"while: the motion(s) at line {', '.join(map(str, never))} are in a loop that "
                                       "never runs (its condition is known false before the first pass): they stay "
                                       "as written", line, column))
         else:
-            self.notes.append(Finding(f"while followed for its {passes} pass(es)", line, column))
+            self.note_once(Finding(f"while followed for its {passes} pass(es)", line, column))
 
     def check_per_pass(self) -> frozenset[tuple[int, int]]:
         """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
@@ -794,8 +811,7 @@ class Flow:
         note = Finding(f"{name}() is the target of the {motion.instruction} at line {motion.line} (reached without "
                        "blend): the motion reading it is compensated from that target and written with its absolute "
                        "corrected target in place of the relative expression", *line_col(node))
-        if note not in self.notes:
-            self.notes.append(note)
+        self.note_once(note)
         return Pose.from_T(T)
 
     def _blend(self, motion: Motion) -> float | None:
@@ -923,7 +939,7 @@ class Flow:
                 seconds = self.number(args[0], local)
             except Unsupported as exc:  # (a wait moves nothing: only the time estimate misses it)
                 line, column = line_col(call)
-                self.notes.append(Finding(f"sleep: its time is known only while running ({exc.message}); not counted "
+                self.note_once(Finding(f"sleep: its time is known only while running ({exc.message}); not counted "
                                           "in the time estimate", line, column))
                 return None
             if not seconds >= 0:
@@ -977,6 +993,21 @@ class Flow:
         function = self.functions[name]
         scope = self.bind_arguments(function, args, kwargs, local, call)
         self.visited.add(name)
+        reads = self._reads(name)
+        read = tuple(self.globals.get(g) for g in reads)  # (alive in _calls_done: their ids in the key name them)
+        if self._reads_pose(name):  # (where the robot stands: the motion before it, Flow.standing_pose)
+            read += (self.steps[-1] if self.steps else None, self.sequence_starts[-1] if self.sequence_starts else None)
+        key = self._call_key(name, scope, read)
+        done = self._calls_done.get(key)
+        if done is not None:  # (run before from a state that agrees on all it reads: what it did then, it does now)
+            changed, removed, self.tool, self.tool_why, returned, units = done[1:]
+            self.globals.update(changed)
+            for global_name in removed:
+                self.globals.pop(global_name, None)
+            self.count(units, call)
+            return returned
+        before = dict(self.globals)
+        mark = self._effects()
         first = len(self.steps)
         quiet = summary.inert
         self._quiet += [name] if quiet else []
@@ -1000,8 +1031,64 @@ class Flow:
             self.steps[first:] = expand(self.steps[first:])  # each motion of the call, as an object
             for step in self.steps[first:]:  # the outermost call with arguments is the one named
                 self._in_call[id(step)] = (name, span_of(call))
+        if self._effects()[:-1] == mark[:-1]:  # (it changed only the globals and the tool: remembered)
+            changed = {g: b for g, b in self.globals.items() if before.get(g) is not b}
+            self._calls_done[key] = (read, changed, before.keys() - self.globals.keys(), self.tool, self.tool_why,
+                                     returned, self.unrolled - mark[-1])
         return returned  # (None: no value, or one known only while running)
 
+    def _reach(self, name: str) -> tuple[tuple[str, ...], frozenset[str]]:
+        """The names the file's function ``name`` may read, itself, in the functions it calls or the threads it
+        starts (every name written there: more than it reads, never less), and the functions it calls there; found
+        once, sorted (the call graph walked once from it, each function once, recursion included)."""
+        found = self._names_read.get(name)
+        if found is None:
+            names: set[str] = set()
+            called: set[str] = set()
+            seen, stack = {("call", name)}, [self.functions[name]]
+            while stack:
+                node = stack.pop()
+                names.update(str(t) for t in node.scan_values(lambda v: isinstance(v, Token)))
+                for sub in node.iter_subtrees():
+                    if sub.data in ("call", "run_stmt"):
+                        callee = str(sub.children[0])
+                        called.add(callee)
+                        inner = self.functions.get(callee) if sub.data == "call" else self.threads.get(callee)
+                        if inner is not None and (sub.data, callee) not in seen:
+                            seen.add((sub.data, callee))
+                            stack.append(inner)
+            found = (tuple(sorted(names)), frozenset(called))
+            self._names_read[name] = found
+        return found
 
-__all__ = ["MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "PASSIVE_PREFIXES", "PURE_PREFIXES", "STATEMENTS_PER_LINE",
+    def _reads(self, name: str) -> tuple[str, ...]:
+        """:meth:`_reach`'s names, sorted (the globals a call's key holds, :meth:`_call_key`)."""
+        return self._reach(name)[0]
+
+    def _call_key(self, name: str, scope: dict, bindings: tuple) -> tuple:
+        """What a call of the file's function ``name`` with arguments ``scope`` depends on: the ``bindings`` of the
+        globals it may read (:meth:`_reads`), the tool, whether a condition not resolved is around it, the motion
+        before it (for a function that reads where the robot stands) and its arguments' values. A function's
+        summary reused for every call: a call from a state met before is not run again
+        (:meth:`call_function_of_file`); the bindings (and that motion) stay alive in :attr:`_calls_done`, so
+        their ids name them."""
+        arguments = tuple((param, b.value is None, b.why if b.value is None else repr(b.value), id(b.literal))
+                          for param, b in scope.items())
+        tool = None if self.tool is None else self.tool.tobytes()
+        return (name, self.unresolved_depth > 0, tool, self.tool_why, arguments, tuple(map(id, bindings)))
+
+    def _reads_pose(self, name: str) -> bool:
+        """The file's function ``name`` (or one it calls) reads the pose the robot stands at
+        (:meth:`standing_pose`)."""
+        return not STANDING_POSE.isdisjoint(self._reach(name)[1])
+
+    def _effects(self) -> tuple:
+        """What a call may change besides the globals and the tool (a call that changes any of it is run at
+        every call); its last entry the units counted (:meth:`count`)."""
+        return (len(self.steps), len(self.notes), len(self.unsupported), len(self.conditional_lines),
+                len(self.per_pass), len(self.direct_refs), len(self.started_threads), len(self._passed_over),
+                self.loop_noted, len(self.frames[-1].exits), self.unrolled)
+
+
+__all__ = ["MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "PASSIVE_PREFIXES", "PURE_PREFIXES", "STATEMENTS_PER_LINE",
            "UNSUPPORTED_CALLS", "Flow", "Summary"]

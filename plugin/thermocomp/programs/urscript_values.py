@@ -197,8 +197,8 @@ def merge_scopes(scopes: list[dict], why: str = "") -> dict:
             differ.update(name for name, b in s.items() if first_scope.get(name) is not b)
     if not differ:  # (the same bindings on every path: most variables of a join, found at C speed)
         return dict(first_scope)
-    merged: dict = {name: b for name, b in first_scope.items() if name not in differ}
-    for name in differ:
+    merged: dict = dict(first_scope)  # (in its order: the same state, the same order, Flow._call_key)
+    for name in sorted(differ):
         bindings = [s.get(name) for s in scopes]
         first = bindings[0]
         if all(b is not None for b in bindings) and all(
@@ -339,10 +339,12 @@ class Values:
                                                       "followed)"), is_global, local)
 
     def bind(self, name: str, binding: Binding, is_global: bool, local: dict) -> None:
-        if is_global or (name not in local and name in self.globals):
-            self.globals[name] = binding
-        else:
-            local[name] = binding  # at the top level ``local`` is the globals
+        scope = self.globals if is_global or (name not in local and name in self.globals) else local
+        old = scope.get(name)  # (at the top level ``local`` is the globals)
+        if old is not None and old.literal is binding.literal and old.why == binding.why \
+                and _same(old.value, binding.value):
+            return  # (the binding it has: kept, so states that agree are the same objects: Flow.call_function_of_file)
+        scope[name] = binding
 
     def lookup(self, token: Token, local: dict) -> Binding:
         name = str(token)
