@@ -22,14 +22,20 @@ timeout, and its outcome is one of:
   could not be compensated);
 - ``refused clearly``: exit 1 with a message that names the program file and a line
   (``FILE, line N`` or ``FILE:N``) and no traceback, for a ``runtime`` or ``other-robot``
-  program;
+  program, whose reason is the one its row's note gives: the message names a datum of the
+  program (a name written in the program) or a line that the note names too;
+- ``refused, other reason``: the same, but the message names neither a datum nor a line of
+  the note (a true refusal for a reason the reader of the program did not write down, or a
+  wrong one: listed for a person to judge, never counted as clear);
 - ``refused wrongly``: a ``takes`` program refused (exit 1), any refusal that names no line,
   any traceback, or any other exit status;
 - ``hung``: the timeout passed.
 
 The script prints one table (class x outcome) and the ``takes`` programs that were not
-compensated, and the ``runtime`` programs that were, each with the first line of the
-message. ``--json FILE`` also writes one record per program.
+compensated, the ``runtime`` programs that were not refused clearly and the refusals for
+another reason, each with the first lines of the message. ``--json FILE`` also writes one
+record per program. A row's ``gathering`` (``fitted``: the programs the readers were fitted
+to; ``held-out``: gathered later and run before any fix) selects rows with ``--gathering``.
 
 Run: ``.venv/bin/python bench/corpus.py [--extra /work/corpus_extra] [--timeout 20] [--jobs 2]``.
 With no corpus given it reads ``tests/data/programs_corpus`` when that folder holds programs.
@@ -55,10 +61,22 @@ DEFORMATION = REPO / "deformations" / "exaggerated.csv"
 #: The corpus kept beside the tests: its SOURCES.csv always, the programs where their licence allows.
 DEFAULT_CORPUS = REPO / "tests" / "data" / "programs_corpus"
 CLASSES = ("takes", "runtime", "other-robot")
-OUTCOMES = ("compensated", "points failed", "refused clearly", "refused wrongly", "hung")
+OUTCOMES = ("compensated", "points failed", "refused clearly", "refused, other reason", "refused wrongly", "hung")
 #: A message names the program's line: "prog.mod, line 14: ..." or "prog.mod:14: ...".
 _NAMES_LINE = re.compile(r"\.(?:mod|modx|prg|sys|script|urscript)(?:, line \d+|:\d+)", re.IGNORECASE)
 _TRACEBACK = "Traceback (most recent call last)"
+#: A program's file named in a message (left out when the message's names are compared with a note).
+_FILE = re.compile(r"\S+\.(?:mod|modx|prg|sys|script|urscript)\b", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z_\u00c0-\u00ff][A-Za-z0-9_\u00c0-\u00ff]*")
+_LINE = re.compile(r"\blines? (\d+)")
+#: Words of thermocomp's messages and of both languages that say nothing about a program's data.
+_PLAIN = frozenset("""
+a an and another any as at be before by call calls cannot changed column compensate compensated construct constructs
+could datum declare declared does end error exactly expected external file for found from frame function gives
+give got holds if in instruction interrupt is it its known knows line module motion motions move moves no none
+not of on only or point points program robot routine run running runs syntax task that the this time times to
+unexpected value way which while with def proc func trap movel movej movec moveabsj movep true false
+""".split())
 
 
 @dataclass(frozen=True)
@@ -72,6 +90,7 @@ class Entry:
     entry: str
     repository: str
     note: str
+    gathering: str = ""
 
 
 @dataclass(frozen=True)
@@ -87,6 +106,9 @@ class Result:
     traceback: bool
     names_line: bool
     message: str
+    gathering: str = ""
+    #: What the refusal names that the note names too (:func:`note_matches`).
+    matched: str = ""
 
 
 def read_corpus(folder: Path) -> list[Entry]:
@@ -116,7 +138,7 @@ def read_corpus(folder: Path) -> list[Entry]:
                 continue
             modules = tuple(lang_dir / m for m in row["modules"].split(";") if m)
             entries.append(Entry(program, row["class"], row["robot"], modules, row["entry"],
-                                 row["repository"], row["note"]))
+                                 row["repository"], row["note"], row.get("gathering") or ""))
     return entries
 
 
@@ -132,7 +154,33 @@ def command(entry: Entry, out_dir: Path) -> list[str]:
     return cmd
 
 
-def classify(klass: str, exit_status: int | None, stderr: str) -> str:
+def note_matches(stderr: str, note: str, program_text: str) -> list[str]:
+    """What a refusal names that a row's note names too: words of the program and line numbers.
+
+    A word counts when the message (the program files it names left out)
+    holds it, the program holds it (a datum, routine or instruction written
+    there; the plain words of messages and keywords aside) and the note
+    holds it, whole or by a part of six letters or more between underscores
+    (``freedrive`` of ``freedrive_mode``); a line counts when the message
+    and the note both name it ("line N").
+    """
+    message = _FILE.sub(" ", stderr)
+    note_words = {w.lower() for w in _WORD.findall(note)}
+    program_words = {w.lower() for w in _WORD.findall(program_text)}
+    found = sorted(word for word in {w.lower() for w in _WORD.findall(message)} - _PLAIN
+                   if word in program_words
+                   and (word in note_words or any(len(part) >= 6 and part in note_words for part in word.split("_"))))
+    lines = sorted(set(_LINE.findall(message)) & set(_LINE.findall(note)), key=int)
+    return found + [f"line {n}" for n in lines]
+
+
+def names_the_note(stderr: str, note: str, program_text: str) -> bool:
+    """Whether a refusal gives the reason a row's note gives (:func:`note_matches`); a note that says nothing
+    cannot be compared: True."""
+    return not note.strip() or bool(note_matches(stderr, note, program_text))
+
+
+def classify(klass: str, exit_status: int | None, stderr: str, note: str = "", program_text: str = "") -> str:
     """The outcome of one run (see the module's docstring for the rules)."""
     if exit_status is None:
         return "hung"
@@ -143,7 +191,7 @@ def classify(klass: str, exit_status: int | None, stderr: str) -> str:
     if exit_status == 2:
         return "compensated" if klass == "other-robot" else "points failed"
     if exit_status == 1 and klass != "takes" and _NAMES_LINE.search(stderr):
-        return "refused clearly"
+        return "refused clearly" if names_the_note(stderr, note, program_text) else "refused, other reason"
     return "refused wrongly"
 
 
@@ -168,9 +216,11 @@ def run_one(entry: Entry, timeout_s: float) -> Result:
             status = None
             stderr = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
         seconds = time.perf_counter() - start
-    return Result(entry.program.name, entry.klass, entry.robot, classify(entry.klass, status, stderr), status,
-                  round(seconds, 2), _TRACEBACK in stderr, bool(_NAMES_LINE.search(stderr)),
-                  first_lines(stderr) if status != 0 else "")
+    texts = " ".join(p.read_text(encoding="latin-1") for p in (entry.program, *entry.modules) if p.is_file())
+    return Result(entry.program.name, entry.klass, entry.robot,
+                  classify(entry.klass, status, stderr, entry.note, texts), status, round(seconds, 2),
+                  _TRACEBACK in stderr, bool(_NAMES_LINE.search(stderr)), first_lines(stderr) if status != 0 else "",
+                  entry.gathering, ", ".join(note_matches(stderr, entry.note, texts)) if status == 1 else "")
 
 
 def run_all(entries: list[Entry], timeout_s: float, jobs: int = 1) -> list[Result]:
@@ -201,6 +251,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds one program may take (default 20)")
     parser.add_argument("--jobs", type=int, default=1, help="programs run at once (default 1)")
     parser.add_argument("--only", default="", help="run only the programs whose file name contains this text")
+    parser.add_argument("--gathering", default="",
+                        help="run only the rows of this gathering (the SOURCES.csv column, e.g. held-out)")
     parser.add_argument("--json", type=Path, help="also write one record per program here")
     args = parser.parse_args(argv)
     if args.timeout <= 0 or args.jobs < 1:
@@ -208,7 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     folders = args.corpus + args.extra
     if not folders:
         folders = [DEFAULT_CORPUS]
-    entries = [e for folder in folders for e in read_corpus(folder) if args.only in e.program.name]
+    entries = [e for folder in folders for e in read_corpus(folder)
+               if args.only in e.program.name and (not args.gathering or e.gathering == args.gathering)]
     if not entries:
         print(f"corpus.py: no programs found in {', '.join(map(str, folders))}", file=sys.stderr)
         return 1
@@ -220,12 +273,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n'takes' programs not compensated ({len(wrong_takes)}):")
         for r in wrong_takes:
             print(f"  {r.outcome:<16} {r.file}\n      {r.message}")
-    taken_runtime = [r for r in results if r.klass == "runtime" and r.outcome != "refused clearly"]
+    taken_runtime = [r for r in results if r.klass == "runtime" and r.outcome not in ("refused clearly",
+                                                                                     "refused, other reason")]
     if taken_runtime:
-        print(f"\n'runtime' programs not refused clearly ({len(taken_runtime)}):")
+        print(f"\n'runtime' programs not refused ({len(taken_runtime)}):")
         for r in taken_runtime:
             print(f"  {r.outcome:<16} {r.file}\n      {r.message}")
-    others = [r for r in results if r.klass == "other-robot" and r.outcome not in ("compensated", "refused clearly")]
+    other = [r for r in results if r.outcome == "refused, other reason"]
+    if other:
+        print(f"\nrefused naming a line, but not the data or line the note names ({len(other)}; to judge):")
+        for r in other:
+            print(f"  {r.klass:<12} {r.file}\n      {r.message}")
+    others = [r for r in results if r.klass == "other-robot"
+              and r.outcome not in ("compensated", "refused clearly", "refused, other reason")]
     if others:
         print(f"\n'other-robot' programs neither followed nor refused clearly ({len(others)}):")
         for r in others:

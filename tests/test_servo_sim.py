@@ -13,6 +13,7 @@ import re
 import numpy as np
 import pytest
 
+from thermocomp.cli.exit_status import EXIT_INPUT
 from thermocomp.cli.main import main
 from thermocomp.errors import InputError
 from thermocomp.io.robots import load_robot
@@ -119,6 +120,25 @@ def test_servo_track_with_a_missing_models_file_fails_naming_it_and_writes_nothi
     assert not out.exists()
 
 
+def test_servo_track_refuses_a_warm_robots_options_without_its_table_before_opening_a_file(tmp_path, capsys):
+    """The job (app.servo.ServoTrackJob) refuses them when the command makes it: the models file is never read."""
+    out = tmp_path / "results.csv"
+    for warm in (["--stabilisation-min", "100"], ["--minute", "20"], ["--time-law", f"from:{tmp_path / 'no.toml'}"]):
+        status = main(["servo", "track", "--models", str(tmp_path / "none.toml"), "--path", "line:x", "--speed-mm-s",
+                       "10", "--out", str(out), *warm])
+        assert status == EXIT_INPUT
+        err = capsys.readouterr().err
+        assert "--stabilisation-min, --time-law and --minute need --deformation" in err and "none.toml" not in err
+        assert not out.exists()
+
+
+def test_servo_excite_refuses_a_start_pose_of_another_joint_count_naming_it(tmp_path, capsys):
+    out = tmp_path / "excite.script"
+    assert main(["servo", "excite", "--out", str(out), "--start-deg", "0", "-90", "90", "-90", "-90"]) == EXIT_INPUT
+    assert "--start-deg: expected 6 angles, one per joint, got 5" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_servo_identify_with_a_recording_of_other_columns_fails_naming_the_file(tmp_path, capsys):
     rec = tmp_path / "rec.csv"
     rec.write_text("timestamp,actual_q_0\n0.0,1.0\n")
@@ -134,13 +154,13 @@ def test_servo_identify_reads_an_rtde_recording_of_the_experiment(tmp_path, caps
     """A known linear servo (no PyBullet) recorded as RTDE would: the models and the delay come back."""
     from scipy.signal import cont2discrete, tf2ss
 
-    from thermocomp.printing.identification import JointModel
+    from thermocomp.printing.identification import with_angle
     from thermocomp.printing.models_toml import models_from_toml_text
     from thermocomp.printing.servo_sim import LinearServo
 
     chain = load_robot("ur5")
     A, B, C, _, _ = cont2discrete(tf2ss([14.0, 100.0], [1.0, 14.0, 100.0]), 0.008)
-    truth = JointModel(A, B, C)
+    truth = with_angle(A, B, C, 0.008)
     u = experiment(IdentificationOptions(), 125.0, 6)
     lead = np.zeros((200, 6))
     with LinearServo(chain, (truth,) * 6, np.zeros(6), ServoOptions(delay_samples=3, missed_command_probability=0.0),
@@ -186,8 +206,10 @@ def test_identify_the_simulated_ur5_every_chosen_model_above_95_percent(identifi
     models, _ = models_from_toml_text(identified[0].read_text(), "servo.toml", chain.joint_names)
     assert all(j.vaf_pct >= 95.0 for j in models.joints)
     assert models.delay_samples in (4, 5)  # set 4; noise hides the first sample's answer (thesis, Figure 4-3: 5)
-    # Table 4-1's shape: order 2 below order 3 on every joint
-    assert np.all(models.vaf_table[:, 0] < models.vaf_table[:, 1])
+    # Table 4-1's shape: order 2 (the angle's integrator and one speed state) far below order 3, flat above
+    assert np.all(models.vaf_table[:, 0] < 95.0) and np.all(models.vaf_table[:, 1] > 98.0)
+    assert np.all(models.vaf_table[:, 0] < models.vaf_table[:, 1] - 3.0)
+    assert all(j.order >= 3 for j in models.joints)
     assert "Table 4-1" in identified[1] and "Table 4-2" in identified[1]
 
 

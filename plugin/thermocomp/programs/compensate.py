@@ -50,13 +50,10 @@ from thermocomp.programs.model import (
     _KIND_CODE,
     ABSOLUTE_JOINT,
     CIRCULAR,
-    LINEAR,
     Motion,
-    MotionRun,
-    Point,
     ProgramColumns,
     RobotProgram,
-    Span,
+    target_of_world,
     tcp_poses,
 )
 from thermocomp.programs.options import MAX_INDEXED_ENTRIES, ProgramOptions
@@ -75,11 +72,9 @@ class PointPoses:
     T_flange_tcp: FloatArray  # (m, 4, 4): each point's tool
 
 
-def point_poses(chain: Chain, points: ProgramColumns | tuple[Point, ...]) -> PointPoses:
-    """The TCP and flange targets of the program's points (its :attr:`~RobotProgram.columns`, or the points);
-    joint targets through the nominal FK with their tool."""
-    cols = points if isinstance(points, ProgramColumns) else \
-        ProgramColumns.of((MotionRun.of_motions([Motion("", LINEAR, tuple(points), _NO_SPAN, _NO_SPAN)]),))
+def point_poses(chain: Chain, cols: ProgramColumns) -> PointPoses:
+    """The TCP and flange targets of the program's points (its :attr:`~RobotProgram.columns`); joint targets
+    through the nominal FK with their tool."""
     run = cols.run
     m, n = len(run.text), chain.n_joints
     is_joint = run.q_len > 0
@@ -109,7 +104,6 @@ def point_poses(chain: Chain, points: ProgramColumns | tuple[Point, ...]) -> Poi
     return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint, T_flange_tcp)
 
 
-_NO_SPAN = Span(0, 0, 0, 0)
 
 
 def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPoses,
@@ -418,13 +412,15 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         # in each point's work object: each frame inverted once, and no product where every frame is the world's
         # (the identity's product gives the same bits)
         frames = cols.frame_table(0)
-        in_world = all(np.array_equal(frames[f], np.eye(4)) for f in np.unique(cols.run.frame[pw]).tolist())
+        held = cols.run.held[pw]
+        in_world = not held.any() and all(np.array_equal(frames[f], np.eye(4))
+                                          for f in np.unique(cols.run.frame[pw]).tolist())
         if in_world and at_base:
             R_frame, p_frame = R_tcp[pw], p_tcp[pw]
         else:  # in the program's world frame, the robot base (docs/conventions.md), then in the work object
             T_world_tcp = transform(R_tcp[pw], p_tcp[pw])
             T_world_tcp = T_world_tcp if at_base else invert_transform(chain.T_world_base) @ T_world_tcp
-            T_frame = T_world_tcp if in_world else invert_transform(frames)[cols.run.frame[pw]] @ T_world_tcp
+            T_frame = T_world_tcp if in_world else target_of_world(frames, T_world_tcp, held, cols.run.frame[pw])
             R_frame, p_frame = T_frame[:, :3, :3], T_frame[:, :3, 3]
         if rapid:
             quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(R_frame), cols.run.quat[pw])

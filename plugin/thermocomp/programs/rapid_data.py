@@ -89,6 +89,31 @@ WRITES_ARGUMENTS = frozenset(s.lower() for s in (
     "RMQGetMsgData", "RMQFindSlot", "EGMGetId", "OpenDir", "ReadDir", "UIMsgBox", "UINumEntry", "UIListView",
     "WZBoxDef", "WZCylDef", "WZSphDef", "WZHomeJointDef", "WZLimJointDef", "WZLimSup", "WZDOSet", "BookErrNo",
     "GetTrapData", "ReadErrData", "GetNextSym", "GetJointData",
+    # (a byte's bits, a camera's results and parameters, a bus state, a message header, a tool computed by the
+    # calibration instructions from the positions given to them)
+    "BitSet", "BitClear", "CamGetResult", "CamGetParameter", "IOBusState", "RMQGetMsgHeader", "MToolTCPCalib",
+    "MToolRotCalib", "SToolTCPCalib", "SToolRotCalib",
+))
+
+#: More instructions of the RAPID base (ABB, "RAPID Instructions, Functions and Data types") that neither move the
+#: robot nor branch: corner-path warnings, camera set-ups and requests, I/O buses and aliases, cyclic conditions,
+#: program-pointer flags, friction identification set-ups, sensor and block writes, servo-tool tuning, a system stop.
+MANUAL_PASSIVE = frozenset(s.lower() for s in (
+    "CornerPathWarning", "AliasCamera", "AliasIOReset", "CamFlush", "CamLoadJob", "CamReqImage", "CamSetExposure",
+    "CamSetParameter", "CamSetProgramMode", "CamSetRunMode", "CamStartLoadJob", "CamWaitLoadJob", "CheckProgRef",
+    "IOBusStart", "SetupCyclicBool", "RemoveCyclicBool", "RemoveAllCyclicBool", "ResetPPMoved", "TryInt",
+    "TuneReset", "FricIdInit", "FricIdEvaluate", "FricIdSetFricLevels", "HollowWristReset", "ReadBlock",
+    "WriteBlock", "WriteVar", "SenDevice", "STTune", "STTuneReset", "SafetyControllerSyncRequest",
+    "SystemStopAction",
+))
+
+#: Instructions of the RAPID base that move the robot or an axis by themselves or tie its motions to something
+#: known only while running (load identification, conveyor and sensor synchronisation, synchronised moves of
+#: several tasks, servo guns): a motion they govern is not followed.
+MANUAL_MOVING = frozenset(s.lower() for s in (
+    "LoadId", "ManLoadIdProc", "WaitSensor", "SyncToSensor", "DropSensor", "SupSyncSensorOn", "SupSyncSensorOff",
+    "SyncMoveResume", "SyncMoveSuspend", "SyncMoveUndo", "STOpen", "STClose", "STCalib", "STIndGun",
+    "STIndGunReset",
 ))
 
 class _Unsupported(Exception):
@@ -769,17 +794,20 @@ class _Declarations:
             self._cache[key] = self.evaluate_as(node, local, dtype)
         return self._cache[key]
 
-    def frame(self, node, local, dtype: str) -> FloatArray:
-        """The TCP in the flange (``tooldata``) or the object frame in the world (``wobjdata``), ``(4, 4)``."""
+    def frame(self, node, local, dtype: str) -> tuple[FloatArray, bool]:
+        """A ``tooldata``'s ``tframe`` or a ``wobjdata``'s ``uframe @ oframe``, ``(4, 4)`` [m], and its ``robhold``.
+
+        ``tframe`` is the TCP in the flange (robhold TRUE) or, for a stationary tool (FALSE), in the world;
+        ``uframe`` is in the world or, for a work object held by the robot (TRUE), in the flange (ABB RAPID
+        reference, tooldata and wobjdata). A work object moved by a mechanical unit (``ufmec``) is refused."""
         value = self.cached(node, local, dtype)
         if dtype == "tooldata":
-            if value[0] is not True:
-                raise _Unsupported("a stationary tool (robhold FALSE) is not supported", node)
-            return _T_from_pose(self._oriented(value[1], node, "tooldata tframe"))
-        if value[0] is True or value[2] != "":
-            raise _Unsupported("a work object held by the robot or moved by a mechanical unit is not supported", node)
+            return _T_from_pose(self._oriented(value[1], node, "tooldata tframe")), value[0] is True
+        if value[2] != "":
+            raise _Unsupported(f"a work object moved by a mechanical unit (ufmec \"{value[2]}\") is not supported",
+                               node)
         return (_T_from_pose(self._oriented(value[3], node, "wobjdata uframe"))
-                @ _T_from_pose(self._oriented(value[4], node, "wobjdata oframe")))
+                @ _T_from_pose(self._oriented(value[4], node, "wobjdata oframe"))), value[0] is True
 
     def _oriented(self, pose, node, what: str):
         """``pose`` if its quaternion can be normalised: one of zero norm (``[0,0,0,0]``) or not finite divided by

@@ -1,13 +1,17 @@
 """RAPID motions: the motion instructions, their arguments, and runs of plain motion statements read as columns.
 
 ``MoveL``, ``MoveJ``, ``MoveC``, ``MoveAbsJ`` and the process and search moves (:data:`PROCESS_MOTIONS`) are read by
-:meth:`_Motions.run_motion`; a ``MOVES`` token of the grammar (a run of plain motion statements,
-:data:`MOVES_PATTERN`) by :meth:`_Motions.run_moves`, which reads its statements as columns and hands any it does not
-read to the general rules, one statement, as the tree they would have built.
+:meth:`_Motions.run_motion` into a :class:`~thermocomp.programs.model.MotionRun` of one row; a ``MOVES`` token of the
+grammar (a run of plain motion statements, :data:`MOVES_PATTERN`) by :meth:`_Motions.run_moves` into one run of its
+statements, with the same resolvers (:meth:`_Motions.motion_frames`, :meth:`_Motions.motion_speed` once per distinct
+speed, tool and work object; :meth:`_Motions.point` for a named target; its inline targets the same checks and
+arithmetic in bulk). A statement the columns do not read goes to the general rules, one statement, as the tree they
+would have built.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,10 +35,10 @@ from thermocomp.programs.model import (
     JOINT,
     LINEAR,
     Finding,
-    Motion,
     MotionRun,
     Point,
     Span,
+    world_of_target,
 )
 from thermocomp.programs.rapid_data import INT_MAX, NUM_MAX, _Data, _location, _T_from_pose, _Unsupported, span_of
 from thermocomp.programs.writer import NUMBER
@@ -116,11 +120,6 @@ _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[ord(c) for c in " \t\r\n"]] = True
 _GAP_SPACE = _SPACE.copy()
 _GAP_SPACE[ord("\f")] = True
-
-
-class _Irregular(Exception):
-    """A run's statement the columns do not read (not a number, a name that does not resolve, an argument the
-    instruction refuses): it is run through the general rules, one statement, for its finding or error."""
 
 
 class MoveStatements:
@@ -238,23 +237,54 @@ class _Motions:
         if signature.writes is not None:  # SearchL's found point: known only while running
             self.mark_changed(self.changed_root(positional[signature.writes]), statement, local)
         tool_node = positional[len(positional) - 1 - signature.after_tool]
-        positional = positional[first:first + n_points + 1] + [None, tool_node]  # (points, speed, -, tool)
-        T_flange_tcp = self.frame(positional[n_points + 2], local, "tooldata")
-        wobj_node = optional.get("wobj")
-        T_world_frame = np.eye(4) if wobj_node is None else self.frame(wobj_node, local, "wobjdata")
-        points = tuple(self.point(positional[i], local, kind, T_world_frame, T_flange_tcp) for i in range(n_points))
+        positional = positional[first:first + n_points + 1]  # (points, speed)
+        frames = self.motion_frames(tool_node, optional.get("wobj"), local)
+        points = tuple(self.point(positional[i], local, kind, *frames) for i in range(n_points))
+        v_tcp, v_ori, duration = self.motion_speed(name_token, positional[n_points], optional, local, fallback=True)
+        self.steps.append(MotionRun.of_motion(str(name_token), kind, points, span_of(statement), span_of(name_token),
+                                              tcp_speed=v_tcp, orientation_speed=v_ori, duration_s=duration))
+        self.note_conf(self.steps[-1:])
+
+    def motion_frames(self, tool_node, wobj_node, local: dict[str, _Data]) -> tuple[FloatArray, FloatArray, bool]:
+        """A motion's frame, tool, ``(4, 4)`` each, and :attr:`Point.held`: the one resolver of both, for a
+        statement (:meth:`run_motion`) and a run's distinct texts (:meth:`run_moves`).
+
+        Ordinary: the work object frame (the world's without ``\\WObj``) and the TCP in the flange. A stationary tool
+        with a work object held by the robot: the stationary TCP in the world and the object frame in the flange.
+        A stationary tool with a work object the robot does not hold, or the reverse, is refused naming both (the
+        controller stops on it)."""
+        T_tool, robot_tool = self.frame(tool_node, local, "tooldata")
+        T_wobj, robot_wobj = (np.eye(4), False) if wobj_node is None else self.frame(wobj_node, local, "wobjdata")
+        if robot_tool == robot_wobj:
+            wobj = "wobj0" if wobj_node is None else self.text[span_of(wobj_node).start:span_of(wobj_node).end]
+            tool = self.text[span_of(tool_node).start:span_of(tool_node).end]
+            raise _Unsupported(
+                f"tool {tool} (robhold {'TRUE' if robot_tool else 'FALSE'}) with work object {wobj} (robhold "
+                f"{'TRUE' if robot_wobj else 'FALSE'}): a stationary tool needs a work object held by the robot and "
+                "a work object held by the robot a stationary tool", tool_node)
+        return (T_wobj, T_tool, False) if robot_tool else (T_tool, T_wobj, True)
+
+    def motion_speed(self, name_token, speed_node, optional: dict, local: dict[str, _Data], fallback: bool
+                     ) -> tuple[float, float, float | None]:
+        """A motion's TCP speed [m/s], reorientation speed [rad/s] and stated time [s] (``\\T``, or None), from
+        its speeddata, ``\\V``, ``\\T`` and the ``VelSet`` in force: the one resolver of a motion's speed.
+
+        ``fallback``: a speed known only while running is taken as v1000 with a note (the general rules); else
+        it raises (a run's statement then goes to the general rules, which give the note in its place)."""
         try:
-            speed = self.cached(positional[n_points], local, "speeddata")
+            speed = self.cached(speed_node, local, "speeddata")
         except _Unsupported as exc:  # (a speed changes the time, not the target: the motion is still compensated)
+            if not fallback:
+                raise
             speed = UNKNOWN_SPEED
-            line, column = _location(positional[n_points])
+            line, column = _location(speed_node)
             self.notes.append(Finding(f"{exc.message}: {name_token}'s speed is taken as v1000 for the timing", line,
                                       column))
         v_tcp, v_ori = float(speed[0]), float(speed[1])  # type: ignore[index]
         if not (v_tcp > 0 and v_ori > 0):
             raise self.error(f"{name_token}: the speeddata must move: expected a TCP speed and an orientation speed "
-                             f"> 0, got {v_tcp:g} mm/s and {v_ori:g} deg/s", positional[n_points])
-        if "v" in optional and optional["v"] is not None:
+                             f"> 0, got {v_tcp:g} mm/s and {v_ori:g} deg/s", speed_node)
+        if optional.get("v") is not None:
             v_tcp = self._number(optional["v"], local)
             if not v_tcp > 0:
                 raise self.error(f"{name_token} \\V: expected a TCP speed > 0 mm/s, got {v_tcp:g}", optional["v"])
@@ -263,21 +293,13 @@ class _Motions:
         duration = None if optional.get("t") is None else self._number(optional["t"], local)
         if duration is not None and not duration > 0:
             raise self.error(f"{name_token} \\T: expected a time > 0 s, got {duration:g}", optional["t"])
-        self.steps.append(Motion(
-            instruction=str(name_token), kind=kind, points=points, statement=span_of(statement),
-            name=span_of(name_token), tcp_speed=v_tcp * 1e-3, orientation_speed=np.radians(v_ori * override / 100.0),
-            duration_s=duration,
-        ))
-        self.note_conf(self.steps[-1:])
+        return v_tcp * 1e-3, np.radians(v_ori * override / 100.0), duration
 
     def note_conf(self, steps: list) -> None:
         """Whether every run of each motion statement of ``steps`` had its confdata ignored (``ConfL \\Off`` for
         linear and circular moves, ``ConfJ \\Off`` for joint moves), by the statement's offset."""
         for step in steps:
-            if isinstance(step, Motion) and step.kind != ABSOLUTE_JOINT:
-                free = not self.conf_on[JOINT if step.kind == JOINT else LINEAR]
-                self.conf_free[step.statement.start] = self.conf_free.get(step.statement.start, True) and free
-            elif isinstance(step, MotionRun):  # (the same, a run's statements together)
+            if isinstance(step, MotionRun):
                 starts, kinds = step.statement[:, 0], step.kind
                 free = np.where(kinds == _KIND_CODE[JOINT], not self.conf_on[JOINT], not self.conf_on[LINEAR])
                 moved = kinds != _KIND_CODE[ABSOLUTE_JOINT]
@@ -339,12 +361,12 @@ class _Motions:
             try:
                 shapes.append((*self._resolve_shape(token, st, i, local), kind, count,
                                "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"))
-            except (_Unsupported, InputError, _Irregular):
+            except (_Unsupported, InputError):
                 shapes.append(None)
         has_p2 = st.starts("p2") >= 0
         n_points = np.where(has_p2, 2, 1).astype(np.int64)
         # a shape that resolves, with the instruction's own count of points
-        regular = np.array([0 if s is None else s[5] for s in shapes], dtype=np.int64)[shape_of] == n_points
+        regular = np.array([0 if s is None else s[6] for s in shapes], dtype=np.int64)[shape_of] == n_points
         # the points, in order: each statement's first, then its second
         p = int(n_points.sum())
         first_point = np.cumsum(n_points) - n_points
@@ -359,12 +381,13 @@ class _Motions:
         resolved_shape = [s is not None for s in shapes]
         frame_of_shape = np.cumsum(resolved_shape) - 1  # each resolved shape's index in ``frames``
         frames = tuple((s[0], s[1]) for s in shapes if s is not None)
+        held_of_frame = [bool(s[2]) for s in shapes if s is not None]
         shape_p = shape_of[point_statement]
         frame = frame_of_shape[shape_p].astype(np.int64)
         inline = st.bytes[local_starts] == ord("[")
-        dtype_of = np.array([s is not None and s[6] == "jointtarget" for s in shapes], dtype=bool)[shape_p]
-        kinds = np.array([_KIND_CODE[s[4]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
-        speed = np.array([(s[2], s[3]) if s is not None else (0.0, 0.0) for s in shapes],
+        dtype_of = np.array([s is not None and s[7] == "jointtarget" for s in shapes], dtype=bool)[shape_p]
+        kinds = np.array([_KIND_CODE[s[5]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
+        speed = np.array([(s[3], s[4]) if s is not None else (0.0, 0.0) for s in shapes],
                          dtype=float).reshape(-1, 2)[shape_of]
         starts = base + st.starts("instr")
         point_starts = base + local_starts
@@ -394,11 +417,11 @@ class _Motions:
             for f in np.unique(frame[at]).tolist():  # each work object's points together
                 members = frame[at] == f
                 T_world_tcp[at[members]] = T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
-                    else frames[f][0] @ T_frame_tcp[members]  # (the identity's product: the same bits)
+                    and not held_of_frame[f] else world_of_target(frames[f][0], T_frame_tcp[members], held_of_frame[f])
+                # (the identity's product: the same bits)
             confdata[at[read]], has_confdata[at] = values[read, 7:11].astype(np.int64), True
             quat[at] = values[:, 3:7]
         argument = text_span
-        named = np.zeros(r, dtype=bool)  # statements with a declared target
         named_at = np.flatnonzero(~inline & regular[point_statement])
         if named_at.size:  # each (name, statement shape) resolved once, in order of appearance
             argument = text_span.copy()
@@ -414,15 +437,14 @@ class _Motions:
                     assert shape is not None
                     try:
                         resolved[key] = self.point(self._leaf(token, st, statement_i, "p2" if part_of[i] else "p1"), local,
-                                                   shape[4], shape[0], shape[1])
+                                                   shape[5], *shape[:3])
                     except (_Unsupported, InputError):
                         resolved[key] = None
-                point = resolved[key]
-                if point is None:
-                    regular[statement_i] = False
+                point, shape = resolved[key], shapes[shape_p[i]]
+                if point is None or point.whole_argument is not None or point.T_world_frame is not shape[0]:
+                    regular[statement_i] = False  # (a CalcJointT's point: its own frames and whole argument)
                     continue
                 self.direct_refs.add(int(point_starts[i]))
-                named[statement_i] = True
                 text_span[i] = tuple(point.text)
                 names[i], extax[i] = point.name, point.extax
                 if point.q is not None:
@@ -438,48 +460,54 @@ class _Motions:
         name_span[:, 1] = base + st.ends("instr")
         instruction = [st.group(i, "instr") for i in shape_first.tolist()]  # each shape's, as written
         instruction = list(map(instruction.__getitem__, shape_of.tolist()))
-        extax_t, names_t = tuple(extax), tuple(names)
-        # the regular statements' columns, the others run by the general rules, in order
-        edges = np.flatnonzero(np.diff(regular.astype(np.int8), prepend=2, append=2))
-        for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
-            if not regular[a]:
+        run = MotionRun(
+            instruction=tuple(instruction), kind=kinds, n_points=n_points, statement=statement, name=name_span,
+            tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], joint_speed=np.full(r, np.inf),
+            acceleration=np.full(r, np.inf), duration_s=np.full(r, np.nan), text=text_span, argument=argument,
+            T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata, has_confdata=has_confdata, frames=frames,
+            frame=frame, extax=tuple(extax), name_of_point=tuple(names), whole_argument=(None,) * p, quat=quat,
+            held=np.array(held_of_frame + [False], dtype=bool)[frame])
+        for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
+            if part is None:
                 for i in range(a, b):
                     self.run_body(Tree("body", [self._statement_tree(token, st, i)]), local, depth)
                 continue
-            pa, pb = int(first_point[a]), int(first_point[b - 1] + n_points[b - 1])
-            run = MotionRun(
-                instruction=tuple(instruction[a:b]), kind=kinds[a:b], n_points=n_points[a:b],
-                statement=statement[a:b], name=name_span[a:b], tcp_speed=speed[a:b, 0],
-                orientation_speed=speed[a:b, 1], joint_speed=np.full(b - a, np.inf),
-                acceleration=np.full(b - a, np.inf), duration_s=np.full(b - a, np.nan), text=text_span[pa:pb],
-                argument=text_span[pa:pb] if argument is text_span else argument[pa:pb],
-                T_world_tcp=T_world_tcp[pa:pb], q=q[pa:pb], q_len=q_len[pa:pb], confdata=confdata[pa:pb],
-                has_confdata=has_confdata[pa:pb], frames=frames, frame=frame[pa:pb], extax=extax_t[pa:pb],
-                name_of_point=names_t[pa:pb], whole_argument=(None,) * (pb - pa), quat=quat[pa:pb])
             if self.progress is not None:
                 for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS,
                                   self._run_count + b - a, PROGRESS_MOTIONS):
                     self.progress(done, None)
             self._run_count += b - a
-            if named[a:b].any():  # a declared target: its text is decided per motion (:meth:`_finish_points`), on objects
-                self.steps.extend(run.motions())
-            else:
-                self.steps.append(run)
+            self.steps.append(part)
 
     def _resolve_shape(self, token: Token, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple:
-        """Work object frame, tool, TCP speed [m/s] and reorientation speed [rad/s] of a run's statement."""
-        T_flange_tcp = self.frame(self._leaf(token, st, i, "tool"), local, "tooldata")
-        T_world_frame = np.eye(4) if st.group(i, "wobj") is None else \
-            self.frame(self._leaf(token, st, i, "wobj"), local, "wobjdata")
-        speed = self.cached(self._leaf(token, st, i, "speed"), local, "speeddata")
-        v_tcp, v_ori = float(speed[0]), float(speed[1])  # type: ignore[index]
-        if not (v_tcp > 0 and v_ori > 0):
-            raise _Irregular
-        override, v_max = self.velset
-        v_tcp = min(v_tcp * override / 100.0, v_max)
-        return T_world_frame, T_flange_tcp, v_tcp * 1e-3, np.radians(v_ori * override / 100.0)
+        """Work object frame, tool, :attr:`Point.held`, TCP speed [m/s] and reorientation speed [rad/s] of a run's statement, as
+        :meth:`run_motion` resolves them (:meth:`motion_frames`, :meth:`motion_speed`)."""
+        wobj = None if st.group(i, "wobj") is None else self._leaf(token, st, i, "wobj")
+        frames = self.motion_frames(self._leaf(token, st, i, "tool"), wobj, local)
+        name = st.group(i, "instr")
+        return (*frames, *self.motion_speed(name, self._leaf(token, st, i, "speed"), {}, local, fallback=False)[:2])
 
-    def point(self, node, local, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray) -> Point:
+    def calc_joint_t(self, node: Tree, local) -> Point:
+        """``CalcJointT(robtarget, tool \\WObj:=wobj)`` as a ``MoveAbsJ``'s target: the joints the nominal controller
+        computes from a robtarget, its tool and work object, so the robtarget's point (its text, its frames from
+        :meth:`motion_frames`) with the whole call as the argument a joint target replaces."""
+        positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
+        if len(positional) != 2:
+            raise self.error(f"{node.children[0]}: expected a robtarget and a tool, got {len(positional)} "
+                             "argument(s)", node)
+        other = [str(arg.children[0]) for arg in node.children[1].children  # (as written)
+                 if isinstance(arg, Tree) and arg.data in ("opt_arg", "cond_arg") and str(arg.children[0]).lower() != "wobj"]
+        if other:  # \UseCurWObjPos (a moving work object's position now), \ErrorNumber: known only while running
+            raise _Unsupported(f"{node.children[0]} \\{other[0]} is not followed", node)
+        frames = self.motion_frames(positional[1], optional.get("wobj"), local)
+        point = self.point(positional[0], local, LINEAR, *frames)
+        return dataclasses.replace(point, whole_argument=span_of(node))
+
+    def point(self, node, local, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray, held: bool
+              ) -> Point:
+        if kind == ABSOLUTE_JOINT and isinstance(node, Tree) and node.data == "func_call" \
+                and str(node.children[0]).lower() == "calcjointt":
+            return self.calc_joint_t(node, local)
         dtype = "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"
         value = self.evaluate_as(node, local, dtype)
         text_node: Tree | Token = node
@@ -523,7 +551,7 @@ class _Motions:
         if kind == ABSOLUTE_JOINT:
             q = np.radians(np.asarray(value[0], dtype=float))  # type: ignore[index]
             return Point(T_world_tcp=None, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, q=q, confdata=None,
-                         text=text_span, argument=span_of(node), extax=extax_text, name=name)
+                         text=text_span, argument=span_of(node), extax=extax_text, name=name, held=held)
         quat = np.asarray(value[1], dtype=float)  # type: ignore[index]
         if abs(np.linalg.norm(quat) - 1.0) > QUAT_NORM_TOL:
             raise self.error(f"robtarget orientation: expected a unit quaternion [q1, q2, q3, q4], "
@@ -533,9 +561,9 @@ class _Motions:
             raise self.error(f"robtarget confdata: expected whole numbers within +-{INT_MAX:,} with cfx in 0..7, got "
                              f"[{', '.join(f'{c:g}' for c in cf)}]", text_node)
         T_frame_tcp = _T_from_pose(value[:2])  # type: ignore[index]
-        return Point(T_world_tcp=T_world_frame @ T_frame_tcp, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp,
-                     q=None, confdata=tuple(int(c) for c in cf), text=text_span, argument=span_of(node),
-                     extax=extax_text, name=name, quat=quat)
+        return Point(T_world_tcp=world_of_target(T_world_frame, T_frame_tcp[None], held)[0],
+                     T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, q=None, confdata=tuple(int(c) for c in cf),
+                     text=text_span, argument=span_of(node), extax=extax_text, name=name, quat=quat, held=held)
 
 
 

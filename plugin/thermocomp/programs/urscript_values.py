@@ -19,6 +19,7 @@ from lark import Token, Tree
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import (
+    euler_zyx_from_matrix,
     invert_transform,
     matrix_from_rotvec,
     rot_x,
@@ -186,24 +187,33 @@ def _same(a: object, b: object) -> bool:
 def merge_scopes(scopes: list[dict], why: str = "") -> dict:
     """The variables after paths of a program join (the branches of an ``if`` whose course is known only while
     running, a loop run zero or more times): a variable keeps its binding where every path gives it the same value
-    (and literal), and is known only while running otherwise, or where a path did not define it."""
-    first_scope = scopes[0]
-    differ: set = set()
-    for s in scopes[1:]:
-        if s.keys() == first_scope.keys() and list(s) == list(first_scope):  # (copies of one scope: in order)
-            differ.update(compress(s, map(operator.is_not, s.values(), first_scope.values())))
-        else:
-            differ.update(s.keys() ^ first_scope.keys())
-            differ.update(name for name, b in s.items() if first_scope.get(name) is not b)
-    if not differ:  # (the same bindings on every path: most variables of a join, found at C speed)
-        return dict(first_scope)
-    merged: dict = dict(first_scope)  # (in its order: the same state, the same order, Flow._call_key)
-    for name in sorted(differ):
+    (and literal), and is known only while running otherwise, or where a path did not define it.
+
+    Linear in the variables, with one identity check each a path: the paths
+    are copies of one scope (:meth:`Values.snapshot`), so a variable no path
+    rebound holds the same binding object in all of them and is kept without
+    comparing values; only the others are compared (a URCap's preamble defines
+    hundreds of globals, and a program joins paths at every ``if`` it cannot
+    decide).
+    """
+    first = scopes[0]
+    merged = dict(first)
+    suspects: set = set()
+    for scope in scopes[1:]:
+        if scope is first:
+            continue
+        if len(scope) == len(first) and list(scope) == list(first):  # (the same names in one order: the rebound
+            suspects.update(compress(scope, map(operator.is_not, scope.values(), first.values())))  # ones, at C speed)
+            continue
+        get = first.get
+        suspects.update(name for name, binding in scope.items() if get(name) is not binding)
+        suspects.update(first.keys() - scope.keys())
+    for name in suspects:
         bindings = [s.get(name) for s in scopes]
-        first = bindings[0]
+        head = bindings[0]
         if all(b is not None for b in bindings) and all(
-                b is first or (_same(b.value, first.value) and b.literal is first.literal) for b in bindings[1:]):
-            merged[name] = first
+                b is head or (_same(b.value, head.value) and b.literal is head.literal) for b in bindings[1:]):
+            merged[name] = head
         else:
             unknown = next((b for b in bindings if b is not None and b.value is None and b.why), None)
             merged[name] = unknown or Binding(None, None, name, why)
@@ -226,9 +236,9 @@ def same_state(a: State, b: State) -> bool:
     def same_scope(x: dict, y: dict) -> bool:
         if x.keys() != y.keys():
             return False
-        differ = compress(x, map(operator.is_not, x.values(), y.values())) if list(x) == list(y) else \
-            [k for k, b in x.items() if y[k] is not b]
-        return all(_same(x[k].value, y[k].value) and x[k].literal is y[k].literal for k in differ)
+        keys = list(x) if list(x) == list(y) else None  # (one order: the differing bindings found at C speed)
+        differ = compress(keys, map(operator.is_not, x.values(), y.values())) if keys is not None else x
+        return all(x[k] is y[k] or (_same(x[k].value, y[k].value) and x[k].literal is y[k].literal) for k in differ)
     tools = (a.tool is None and b.tool is None) or (a.tool is not None and b.tool is not None
                                                      and np.array_equal(a.tool, b.tool))
     return tools and same_scope(a.globals, b.globals) and same_scope(a.local, b.local)
@@ -537,9 +547,8 @@ class Values:
             roll, pitch, yaw = numbers(values[0], 3)
             return [float(v) for v in rotvec_from_matrix(rot_z(yaw) @ rot_y(pitch) @ rot_x(roll))]
         if name == "rotvec2rpy":
-            R = matrix_from_rotvec(numbers(values[0], 3))
-            return [float(np.arctan2(R[2, 1], R[2, 2])), float(np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0]))),
-                    float(np.arctan2(R[1, 0], R[0, 0]))]
+            z, y, x = euler_zyx_from_matrix(matrix_from_rotvec(numbers(values[0], 3)))
+            return [float(x), float(y), float(z)]
         if name == "point_dist":
             a, b = pose(values[0]), pose(values[1])
             return float(np.linalg.norm(np.subtract(b.values[:3], a.values[:3])))
