@@ -433,8 +433,7 @@ class _Flow:
         running. One that moves the robot or changes how it moves is unsupported here; otherwise what it assigns
         is known only while running from here on (a motion reading it is refused naming it)."""
         name = str(statement.children[-1])
-        trap = next((r for r in self.routines if r.data == "trap" and self._routine_name(r).lower() == name.lower()),
-                    None)
+        trap = self._trap(name.lower())
         if trap is None:
             raise _Unsupported(f"CONNECT: TRAP {name} is found in no module of this file", statement)
         own, params = self._routine_names(trap)
@@ -505,10 +504,15 @@ class _Flow:
         path = path or self.origin.get(id(node), "")
         for sub in node.iter_subtrees_topdown():
             kind = sub.data
-            if kind in ("moves", "late_call", "connect_stmt", "goto_stmt", "label"):
+            if kind == "connect_stmt":  # (a TRAP that re-connects itself, or connects one that moves nothing)
+                reason = self._trap_blocker(sub, calling, changed, path)
+                if reason is not None:
+                    return reason
+                continue
+            if kind in ("moves", "late_call", "goto_stmt", "label"):
                 what = {"moves": re.match(r"\w*", sub.children[0]).group() if kind == "moves" else "",
-                        "late_call": "a late-bound call (%...%)", "connect_stmt": "an interrupt "
-                        "(CONNECT)", "goto_stmt": "a GOTO", "label": "a label (a GOTO target)"}[kind]
+                        "late_call": "a late-bound call (%...%)", "goto_stmt": "a GOTO",
+                        "label": "a label (a GOTO target)"}[kind]
                 return f"{what} at {self._at(sub, path)}"
             for token in self.changed_tokens(sub) if kind in ("assign", "call") else ():
                 key = str(token).lower()
@@ -525,6 +529,10 @@ class _Flow:
             if key in self.external or key in PASSIVE_INSTRUCTIONS or key in SIGNAL_WAITS or key == "waittime":
                 continue
             routine = self.procs.get(key)
+            if routine is None and key in self.funcs:
+                func = self.funcs[key]
+                return (f"{name} at {self._at(sub, path)}, a FUNC ({self._at(func, self.origin.get(id(func), ''))}) "
+                        "called as a procedure, which a FUNC cannot be")
             if routine is None:
                 return f"{name} at {self._at(sub, path)}, a routine {_NOT_FOUND.format(name=name)}"
             if key in calling:
@@ -538,6 +546,29 @@ class _Flow:
             if reason is not None:
                 return f"{reason} (in {name}, called at {self._at(sub, path)})"
         return None
+
+    def _trap_blocker(self, connect: Tree, calling: frozenset[str], changed: set[str], path: str) -> str | None:
+        """What the TRAP that ``CONNECT ... WITH trap`` connects holds that :meth:`blocker` names (it runs at times
+        known only while running); None when it moves nothing (the data it assigns added to ``changed``). A TRAP
+        being checked (``calling``: one that connects itself again, the usual timer TRAP) adds nothing."""
+        name = str(connect.children[-1])
+        key = name.lower()
+        if key in calling:
+            return None
+        trap = self._trap(key)
+        if trap is None:
+            return f"an interrupt (CONNECT) at {self._at(connect, path)} of TRAP {name}, found in no module of this file"
+        if key not in self._blockers:
+            inner: set[str] = set()
+            found = self.blocker(trap, *self._routine_names(trap), calling | {key}, inner)
+            self._blockers[key] = (found, frozenset(inner))
+        reason, inner_changed = self._blockers[key]
+        changed |= inner_changed
+        return None if reason is None else f"{reason} (in TRAP {name}, connected at {self._at(connect, path)})"
+
+    def _trap(self, key: str) -> Tree | None:
+        """The TRAP of this module named ``key`` (lower case), or None."""
+        return next((r for r in self.routines if r.data == "trap" and self._routine_name(r).lower() == key), None)
 
     def _at(self, node: Tree | Token, path: str) -> str:
         line = _location(node)[0]
@@ -1016,6 +1047,10 @@ class _Flow:
             self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", line, column))
         elif key in PASSIVE_INSTRUCTIONS:
             self.record_change(statement, local)
+        elif key in self.funcs:
+            func = self.funcs[key]
+            raise self.error(f"{name} is a FUNC ({self._at(func, self.origin.get(id(func), ''))}); a FUNC cannot be "
+                             f"called as a procedure (its value is used in an expression: x := {name}(...);)", statement)
         else:
             raise _Unsupported(f"{name} is no instruction thermocomp knows and a routine {_NOT_FOUND.format(name=name)}",
                                statement)
