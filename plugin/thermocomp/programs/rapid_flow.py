@@ -133,6 +133,13 @@ _UNRESOLVED = frozenset(("if_stmt", "compact_if", "while_stmt", "test_stmt"))
 _ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt", "placeholder"))
 
 
+def _same(a: object, b: object) -> bool:
+    """``a`` and ``b`` are one value of one type (nested lists of numbers, strings, bools)."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
 class _Unknown(_Unsupported):
     """A FOR loop's bounds known only while running: it is followed once (:meth:`_Flow.run_unresolved`)."""
 
@@ -152,6 +159,8 @@ class _Flow:
 
     # ----- the module
     def run(self, tree: Tree) -> RobotProgram:
+        self._branch_given, self._joined = {}, {}  # (this walk's: :mod:`.rapid_data` reads them)
+        self._tags: dict[int, tuple[Motion, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
         for other in self.task.modules:
             self.collect(other.tree, other)
         self.collect(tree, None)
@@ -166,6 +175,7 @@ class _Flow:
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
             self.run_routine(proc, depth=0)
+        self.check_paths()
         self.check_cycles()
         per_pass = self.check_per_pass()
         unrun = self.note_unvisited()
@@ -625,7 +635,7 @@ class _Flow:
             self.run_call(statement, local, depth)
         elif kind == "moves":
             first = len(self.steps)
-            self.run_moves(statement.children[0], local, depth)
+            self.run_tagged(lambda: self.run_moves(statement.children[0], local, depth))
             self.note_conf(self.steps[first:])
         elif kind == "label":
             self.run_label(statement, local)
@@ -652,6 +662,74 @@ class _Flow:
             construct = _CONSTRUCTS.get(kind, kind)
             raise _Unsupported(f"{construct} is not followed (its outcome or count is not known before running)",
                                statement)
+
+    def run_tagged(self, run) -> None:
+        """``run()`` (a motion statement, or a run of them), each motion it adds tagged with the data it read that a
+        condition or loop not resolved before running gave their value (:meth:`check_paths`)."""
+        if not self._branch_given:
+            run()
+            return
+        outer, self._reading, first = self._reading, {}, len(self.steps)
+        try:
+            run()
+        finally:
+            reading, self._reading = self._reading, outer
+        if outer is not None:
+            outer.update(reading)
+        if reading:
+            self.steps[first:] = expand(self.steps[first:])
+            for motion in self.steps[first:]:
+                if isinstance(motion, Motion):
+                    self._tags[id(motion)] = (motion, {**self._tags.get(id(motion), (None, {}))[1], **reading})
+
+    def check_paths(self) -> None:
+        """A motion whose data a condition or loop not resolved before running gave their value, and which runs with
+        other values on another path (another branch, or outside it), is one text for values known only while
+        running: refused at its line naming the data and their assignments, its motions left as written."""
+        if not self._tags:
+            return
+        tagged = {motion.statement.start for motion, _ in self._tags.values()}
+        runs: dict[int, list[tuple[Motion, tuple, bytes]]] = {}
+        self.steps[:] = [step for part in self.steps for step in (
+            expand([part]) if not isinstance(part, (Motion, Wait)) and np.isin(
+                np.asarray(part.statement)[:, 0], list(tagged)).any() else [part])]
+        for step in self.steps:
+            if isinstance(step, Motion) and step.statement.start in tagged:
+                source = self._tags.get(id(step), (None, {}))[1]
+                value = b"".join(np.ascontiguousarray(a).tobytes() for p in step.points for a in (
+                    p.q if p.T_world_tcp is None else p.T_world_tcp, p.T_world_frame, p.T_flange_tcp))
+                runs.setdefault(step.statement.start, []).append(
+                    (step, tuple(sorted((k, id(g[0])) for k, g in source.items())), value))
+        refused: set[int] = set()
+        for start, found in runs.items():
+            if len({v for *_, v in found}) < 2 or len({s for _, s, _ in found}) < 2:
+                continue  # (one value on every path; or one assignment's values, a FOR's passes: :meth:`run_for`)
+            refused.add(start)
+            motion = found[0][0]
+            given: dict[str, list[tuple[Tree, Tree]]] = {}
+            for step, _, _ in found:
+                for name, g in self._tags.get(id(step), (None, {}))[1].items():
+                    if all(g[0] is not h[0] for h in given.get(name, [])):
+                        given.setdefault(name, []).append(g)
+            said = "; ".join(f"{self._data_name(name)} is given a value at " + " and at ".join(
+                f"line {_location(a)[0]} (inside the {_CONSTRUCTS.get(c.data, c.data)} at line {_location(c)[0]})"
+                for a, c in g) for name, g in given.items())
+            self.unsupported_at(f"{motion.instruction} at line {motion.line} runs with a different "
+                                f"{', '.join(self._data_name(n) for n in given)} on another path: {said}, conditions "
+                                "known only while running; one written target cannot serve every path",
+                                Token("NAME", motion.instruction, motion.statement.start, motion.statement.line,
+                                      motion.statement.column))
+        if refused:
+            for step in self.steps:
+                if isinstance(step, Motion) and step.statement.start in refused:
+                    self._in_call.pop(id(step), None)
+                    self.note_once(Finding(f"{step.instruction} stays as written: its data differ from path to "
+                                           "path", step.statement.line, step.statement.column))
+            self.steps[:] = [s for s in self.steps if not (isinstance(s, Motion) and s.statement.start in refused)]
+
+    def _data_name(self, key: str) -> str:
+        data = self.module_data.get(key)
+        return key if data is None else data.name
 
     def moves_nothing(self, routine: Tree) -> bool:
         """``routine`` (and the routines it calls) moves nothing and changes nothing a motion reads
@@ -821,10 +899,14 @@ class _Flow:
 
     def _run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         keys = self.assigned_in(statement, frozenset())
+        loop = statement.data in ("while_stmt", "for_stmt")
         if statement.data == "for_stmt":
             keys.add(str(statement.children[0]).lower())
-        for key in keys:
-            self.mark_key(key, statement, local)
+        names = keys | {local[key].name.lower() for key in keys if key in local}  # (a parameter: the caller's data)
+        before = self._snapshot(names, local)
+        if loop:  # (a pass reads what the pass before left)
+            for key in keys:
+                self.mark_key(key, statement, local)
         conf_before, first = dict(self.conf_on), len(self.steps)
         if statement.data == "compact_if":  # (one statement, no body)
             bodies = [Tree("body", [statement.children[-1]])]
@@ -837,12 +919,13 @@ class _Flow:
             counter = statement.children[0]
             scope = {**local, str(counter).lower(): _Data("num", None, None, str(counter), counter)}
             self._scopes.append(scope)
+        ends = []
         for body in bodies:
+            if not loop:  # (every branch starts from the values before the IF or TEST)
+                self._restore(before, local)
             self.run_body(body, scope, depth)
-        for key in keys:  # (no pass, or another branch: the value before it)
-            self.mark_key(key, statement, local)
-            if key in self._followed:  # (a value it gives is one it may give)
-                self._followed[key] = (None, self._followed[key][1])
+            ends.append(self._snapshot(names, local))
+        self.join(statement, ends if not loop and self._exhaustive(statement) else [*ends, before], local)
         for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
             self.conf_on[mode] = self.conf_on[mode] or on
         lines = [line for step in self.steps[first:] for line in
@@ -855,6 +938,65 @@ class _Flow:
         note = Finding(f"{_CONSTRUCTS[statement.data]}: not resolved before running (its outcome or count is known "
                        f"only while running); {held}", line, column)
         self.note_once(note)
+
+    @staticmethod
+    def _exhaustive(statement: Tree) -> bool:
+        """An ``IF`` with an ``ELSE``, or a ``TEST`` with a ``DEFAULT``: one of its bodies always runs."""
+        if statement.data == "if_stmt":
+            last = statement.children[-1]
+            return len(statement.children) > 2 and isinstance(last, Tree) and last.data == "body"
+        return statement.data == "test_stmt" and isinstance(statement.children[-1], Tree) \
+            and statement.children[-1].data == "body"
+
+    def _snapshot(self, names: set[str], local: dict[str, _Data]) -> dict[str, tuple]:
+        """What the walk knows of each datum of ``names``: its scope entry, whether it is changed at run time, its
+        followed assignment, and whether a condition gave it its value (:meth:`_restore`, :meth:`join`)."""
+        return {name: (local.get(name) if name in local else self.module_data.get(name), name in local,
+                       self.assigned.get(name), self._followed.get(name), self._branch_given.get(name))
+                for name in names}
+
+    def _restore(self, snapshot: dict[str, tuple], local: dict[str, _Data]) -> None:
+        """The data of ``snapshot`` as they were when it was taken (another branch of the same IF or TEST)."""
+        for name, (data, is_local, assigned, followed, given) in snapshot.items():
+            if data is not None:
+                (local if is_local else self.module_data)[name] = data
+            for table, value in ((self.assigned, assigned), (self._followed, followed),
+                                 (self._branch_given, given)):
+                if value is None:
+                    table.pop(name, None)
+                else:
+                    table[name] = value
+        self._cache = {k: v for k, v in self._cache.items() if k[1] not in snapshot}
+
+    def join(self, statement: Tree, paths: list[dict[str, tuple]], local: dict[str, _Data]) -> None:
+        """After an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running, whose ``paths`` (the
+        :meth:`_snapshot` at the end of each body, and before it where it may run none) may leave its data
+        different values: a datum every path leaves one known value keeps it; any other is changed at run time
+        from here on, a later read naming the assignment inside (:meth:`lookup`)."""
+        for name in paths[0]:
+            ends = [path[name] for path in paths]
+            known = [data.value if data is not None and assigned is None and data.value is not None else None
+                     for data, _, assigned, _, _ in ends]
+            followed = [f for *_, f, _ in ends if f is not None]
+            if all(v is not None for v in known) and all(_same(v, known[0]) for v in known[1:]):
+                if followed:
+                    self._followed[name] = followed[0]
+                given = next((g for *_, g in ends if g is not None), None)
+                if given is not None and len(self._unresolved) > 1:  # (inside an outer condition: still one of its)
+                    self._branch_given[name] = (given[0], self._unresolved[-2])
+                else:
+                    self._branch_given.pop(name, None)
+                continue
+            inside = next((g[0] for *_, g in ends if g is not None and g[1] is statement), None)
+            if inside is None:
+                inside = next((g[0] for *_, g in ends if g is not None), None)
+            if name not in self.assigned:
+                self.assigned[name] = statement if inside is None else inside
+                if inside is not None:
+                    self._joined[name] = (inside, statement)
+            if followed:  # (a value it gives is one it may give)
+                self._followed[name] = (None, followed[0][1])
+            self._branch_given.pop(name, None)
 
     def mark_key(self, key: str, statement: Tree, local: dict[str, _Data]) -> None:
         """The datum ``key`` (and the caller's datum a parameter of that name is bound to) is changed at run time
@@ -984,7 +1126,7 @@ class _Flow:
         key = name.lower()
         call_args = statement.children[1] if len(statement.children) > 1 else None
         if key in MOTIONS or key in PROCESS_MOTIONS:
-            self.run_motion(statement, key, local)
+            self.run_tagged(lambda: self.run_motion(statement, key, local))
         elif key in ("confl", "confj"):  # \Off: the controller ignores the confdata of the motions after it
             _, optional = self.split_args(call_args)
             if "on" in optional or "off" in optional:
