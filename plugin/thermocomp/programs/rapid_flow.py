@@ -881,10 +881,12 @@ class _Flow:
         condition around it).
 
         The data it may assign (:meth:`assigned_in`: assignments, ``Incr``, a search's found point, what the
-        routines it calls assign, its FOR counter) count as changed from its start (a loop's next pass, or
-        another branch, reads the value a pass left) until an assignment inside it gives them a value known there,
-        and again after it (it may have run no pass, or another branch). A motion reading such data is refused at
-        that read, naming the data and the line that changes it. A note names the construct and the motions it
+        routines it calls assign, its FOR counter) count as changed from a loop's start (its next pass reads the
+        value a pass left) until an assignment inside it gives them a value known there; each branch of an IF or
+        TEST starts from the values before it. After it the paths join (:meth:`join`): one known value on every
+        path is kept, any other datum is changed at run time. A motion reading such data is refused at that read,
+        naming the data and the line that changes it; one run with different values of data a branch gave on
+        different paths is refused after the walk (:meth:`check_paths`). A note names the construct and the motions it
         holds (the report's list of motions compensated under conditions not resolved before running); each counts
         once in the timing, in the written order of the cycle.
         """
