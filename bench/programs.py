@@ -109,16 +109,18 @@ def worker(source: Path, warm: Path, out: Path, profile: bool, robot: str) -> di
     import io
     import pstats
 
+    import thermocomp as tc
     from thermocomp.app.program import compensate_program
     from thermocomp.programs import ProgramOptions
 
     options = ProgramOptions(timed=True, unsupported="keep")
-    compensate_program(robot, DEFORMATION, warm, out, program_options=options)
+    compensate_program(tc.CompensationJob(robot, DEFORMATION, program=warm, out=out, program_options=options))
     prof = cProfile.Profile() if profile else None
     t0, c0 = time.perf_counter(), time.process_time()
     if prof:
         prof.enable()
-    report = compensate_program(robot, DEFORMATION, source, out, program_options=options)
+    report = compensate_program(tc.CompensationJob(robot, DEFORMATION, program=source, out=out,
+                                                   program_options=options))
     facts = {"wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0, "rows": report.summary.n_rows,
              "failed": len(report.failed),
              "solver_s": report.summary.solver_seconds, "findings": len(report.unsupported)}

@@ -220,13 +220,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.profile:
             heading("Profile (cProfile, by own time)")
             print("transient case, no file:")
-            print(profile_text(lambda: tc.run_compensation(
-                transient.ROBOT, transient.DEFORMATION, transient.TARGETS)))
+            print(profile_text(lambda: tc.run_compensation(tc.CompensationJob(
+                transient.ROBOT, transient.DEFORMATION, targets=transient.TARGETS))))
             if profile_file is not None:
                 print("\ntoolpath variant A, 100,000 poses, with results file:")
-                print(profile_text(lambda: tc.run_compensation(
-                    transient.ROBOT, transient.DEFORMATION, profile_file, out=Path(tmp) / "profiled.csv",
-                    keep_results=False)))
+                print(profile_text(lambda: tc.run_compensation(tc.CompensationJob(
+                    transient.ROBOT, transient.DEFORMATION, targets=profile_file, out=Path(tmp) / "profiled.csv",
+                    keep_results=False))))
 
 
     heading("4b. A batch of programs (compensate --program DIR --out-dir OUT --jobs 2), fresh processes")

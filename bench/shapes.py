@@ -148,14 +148,15 @@ def robot_program_case(tmp: Path, motions: int = ROBOT_PROGRAM_MOTIONS) -> Case:
 
     warm = tmp / "bench_warm_up.mod"  # as every shape: a first call loads the compiled kernels, untimed
     warm.write_text(robot_program_text(2_000), encoding="ascii")
-    compensate_program("irb140", DEFORMATION, warm, allow_failures=True)
+    compensate_program(tc.CompensationJob("irb140", DEFORMATION, program=warm, allow_failures=True))
     path = tmp / "bench_cycle.mod"
     path.write_text(robot_program_text(motions), encoding="ascii")
     case.rows = motions
     runs_phases = []
     for _ in range(ROBOT_PROGRAM_RUNS):
         case.baseline.append(grid_compute_us())
-        seconds, report = timed(lambda: compensate_program("irb140", DEFORMATION, path, allow_failures=True))
+        seconds, report = timed(lambda: compensate_program(
+            tc.CompensationJob("irb140", DEFORMATION, program=path, allow_failures=True)))
         s = report.summary
         phases = report.phase_seconds
         case.wall.append(seconds)
@@ -182,7 +183,7 @@ BASELINE_RUNS = 9
 def grid_compute_us(runs: int = BASELINE_RUNS) -> float:
     """The grid's compute per row [us] in this process now: the median of ``runs`` runs (after an untimed one)."""
     def call():
-        return tc.run_compensation("irb140", DEFORMATION, TARGETS, keep_results=False)
+        return tc.run_compensation(tc.CompensationJob("irb140", DEFORMATION, targets=TARGETS, keep_results=False))
     rows = call().summary.n_rows
     samples = []
     for _ in range(runs):
@@ -195,7 +196,7 @@ def _measure(case: Case, program: Targets | Path, repeats: int) -> None:
     """``repeats`` timed runs of ``program`` (after an untimed one), appended to ``case``'s samples, each after
     its baseline (:func:`grid_compute_us`)."""
     def call():
-        return tc.run_compensation("irb140", DEFORMATION, program, keep_results=False)
+        return tc.run_compensation(tc.CompensationJob("irb140", DEFORMATION, targets=program, keep_results=False))
     call()  # warm-up
     for _ in range(repeats):
         case.baseline.append(grid_compute_us())

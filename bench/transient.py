@@ -64,7 +64,7 @@ def run(repeats: int, repeats_out: int) -> TransientResult:
     options = tc.CompensationOptions()
 
     def call(out=None):
-        return tc.run_compensation(ROBOT, DEFORMATION, TARGETS, out=out, options=options)
+        return tc.run_compensation(tc.CompensationJob(ROBOT, DEFORMATION, targets=TARGETS, out=out, options=options))
 
     call()  # warm-up: first-call costs (imports inside, caches) are not the case's
     for _ in range(repeats):

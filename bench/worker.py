@@ -73,8 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     out = None if args.no_out else args.out
     t0 = time.perf_counter()
-    report = tc.run_compensation("irb140", DEFORMATION, args.targets, out=out, options=options,
-                                 allow_failures=True, keep_results=False)
+    report = tc.run_compensation(tc.CompensationJob("irb140", DEFORMATION, targets=args.targets, out=out,
+                                                    options=options, allow_failures=True, keep_results=False))
     wall = time.perf_counter() - t0
     peak = peak_mib()  # (before the baseline's runs)
     grid_us = None

@@ -18,10 +18,10 @@ REPO = Path(__file__).resolve().parent.parent
 def main(out_dir: Path) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     options = thermocomp.CompensationOptions(time_law=thermocomp.Static(), minutes=(0.0,))
-    report = thermocomp.run_compensation(
-        "irb140", REPO / "deformations" / "exaggerated.csv", REPO / "examples" / "targets_random50.csv",
+    report = thermocomp.run_compensation(thermocomp.CompensationJob(
+        "irb140", REPO / "deformations" / "exaggerated.csv", targets=REPO / "examples" / "targets_random50.csv",
         out=out_dir / "irb140_exaggerated_static.csv", options=options,
-    )
+    ))
     print(report.text())
     worst_mm = report.summary.max_position_error * 1e3
     print(f"every target within {worst_mm:.2e} mm (the paper: about 0.01 mm)")

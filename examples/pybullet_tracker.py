@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 import thermocomp
-from thermocomp.app.sim import load_setup, measure
+from thermocomp.app.sim import SimInputs, load_setup, measure
 from thermocomp.simulators.pybullet import save_screenshot
 
 REPO = Path(__file__).resolve().parent.parent
@@ -24,9 +24,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 def main(out_dir: Path) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
-    setup = load_setup("irb140", REPO / "deformations" / "exaggerated.csv", REPO / "examples" / "targets_random50.csv",
+    setup = load_setup(SimInputs("irb140", REPO / "deformations" / "exaggerated.csv", REPO / "examples" / "targets_random50.csv",
                        scene=REPO / "scenes" / "irb140_paper_cell.toml",
-                       options=thermocomp.CompensationOptions(minutes=(0.0, 100.0, 200.0)))
+                       options=thermocomp.CompensationOptions(minutes=(0.0, 100.0, 200.0))))
     measurement, _ = measure(setup, out_dir / "irb140_tracker.csv")
     without = np.linalg.norm(measurement.p_nominal - measurement.p_target, axis=1)
     with_compensation = np.linalg.norm(measurement.p_corrected - measurement.p_target, axis=1)

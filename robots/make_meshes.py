@@ -44,9 +44,9 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp.inertia.builtin import BUILTIN_TOTAL_MASS
-from thermocomp.inertia.files import write_inertia_csv
-from thermocomp.inertia.links import link_names
+from thermocomp.inertia.links import inertia_rows, link_names
 from thermocomp.inertia.robot import InertiaOptions, compute_inertials, zero_pose_link_frames
+from thermocomp.io.inertia_csv import write_inertia_csv
 from thermocomp.io.meshes import write_stl
 from thermocomp.io.robots import load_robot
 
@@ -203,7 +203,7 @@ def write_inertia(name: str) -> None:
     """Compute ``robots/<name>/inertia.csv`` from the meshes as written."""
     options = InertiaOptions(total_mass=BUILTIN_TOTAL_MASS[name], metres_per_unit=1.0)
     report = compute_inertials(name, ROBOTS_DIR / name / "meshes", options)
-    write_inertia_csv(report.inertials, ROBOTS_DIR / name / "inertia.csv", inertia_comments(name))
+    write_inertia_csv(inertia_rows(report.inertials), ROBOTS_DIR / name / "inertia.csv", inertia_comments(name))
 
 
 def main(argv: list[str]) -> int:

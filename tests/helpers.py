@@ -45,3 +45,41 @@ def assert_same_program(got: Targets, want: Targets) -> None:
         assert (a is None) == (b is None)
         if a is not None:
             np.testing.assert_allclose(a, b, rtol=1e-15, atol=ROUNDTRIP_ANGLE_TOL)
+
+
+def run_targets(robot, deformation, targets, out=None, *, progress=None, within=None, **fields):
+    """:func:`thermocomp.app.targets.compensate_targets` on a :class:`~thermocomp.app.jobs.CompensationJob` made from
+    these keywords (its fields): the tests' shorthand."""
+    from thermocomp.app.jobs import CompensationJob
+    from thermocomp.app.targets import compensate_targets
+
+    job = CompensationJob(robot, deformation, targets=targets, out=out, **fields)
+    return compensate_targets(job, progress=progress, within=within)
+
+
+def run_program(robot, deformation, program, out=None, *, progress=None, within=None, **fields):
+    """:func:`thermocomp.app.program.compensate_program` on a :class:`~thermocomp.app.jobs.CompensationJob` made from
+    these keywords (its fields): the tests' shorthand."""
+    from thermocomp.app.jobs import CompensationJob
+    from thermocomp.app.program import compensate_program
+
+    job = CompensationJob(robot, deformation, program=program, out=out, **fields)
+    return compensate_program(job, progress=progress, within=within)
+
+
+def urdf_parameters_of(path, options=None):
+    """:func:`thermocomp.dynamics.urdf_parameters.urdf_parameters` of the robot file ``path`` as io reads it (with
+    ``options``, a :class:`~thermocomp.io.robot_files.RobotFileOptions`): the tests' shorthand."""
+    from thermocomp.dynamics.urdf_parameters import urdf_parameters
+    from thermocomp.io.robot_files import read_robot_description
+
+    return urdf_parameters(read_robot_description(path, options))
+
+
+def simulated_robot(path, *args, robot_options=None, **kwargs):
+    """:class:`thermocomp.dynamics.simulate.SimulatedRobot` of the robot file ``path`` as io reads it: the tests'
+    shorthand."""
+    from thermocomp.dynamics.simulate import SimulatedRobot
+    from thermocomp.io.robot_files import read_robot_description
+
+    return SimulatedRobot(read_robot_description(path, robot_options), *args, **kwargs)

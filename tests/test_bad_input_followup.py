@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 from coppeliasim_fake.fixtures import fake_irb140  # noqa: F401  (fixture)
+from helpers import simulated_robot
 from test_bad_input import case, refused, run_cli, snapshot  # noqa: F401  (fixture)
 
 from thermocomp.cli.common import EXIT_INPUT, EXIT_USAGE
@@ -280,12 +281,11 @@ def test_pybullet_is_never_handed_a_fifo(case, capsys):
     import numpy as np
     from dynamics_truth import cad_and_truth
 
-    from thermocomp.dynamics.simulate import SimulatedRobot
 
     _, truth = cad_and_truth("irb140", case)
     _fifo_writing(case / "fifo.urdf", truth.read_bytes())
     q = np.full((1, 6), 0.3)
-    with SimulatedRobot(case / "fifo.urdf", None) as robot, SimulatedRobot(truth, None) as same:
+    with simulated_robot(case / "fifo.urdf", None) as robot, simulated_robot(truth, None) as same:
         np.testing.assert_array_equal(robot.rigid_torques(q, q, q), same.rigid_torques(q, q, q))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from helpers import REPO
 
+from thermocomp.app.jobs import CompensationJob
 from thermocomp.cli.main import EXIT_FAILED_ROWS, EXIT_INPUT, EXIT_OK, main
 from thermocomp.io.job import TEMPORARY_PREFIX
 
@@ -81,7 +82,8 @@ def test_failed_points_exit_2_and_the_library_returns_a_report_per_program(tmp_p
     code, _, _ = _compensate(["--program", str(src / "far.mod"), str(src / "a.mod"), "--out-dir", str(out)], capsys)
     assert code == EXIT_FAILED_ROWS and _left(out) == ["a.mod"]
     (out / "a.mod").unlink()
-    outcomes = compensate_programs("irb140", EXAGGERATED, [src / "a.mod", src / "far.mod"], out)
+    outcomes = compensate_programs(CompensationJob("irb140", EXAGGERATED, program=src / "a.mod"),
+                                   [src / "a.mod", src / "far.mod"], out)
     assert [o.status for o in outcomes] == ["ok", "failed"]
     assert outcomes[0].report.n_motions == 8 and outcomes[0].report.written == [out / "a.mod"]
     assert len(outcomes[1].report.failed) == N_FAR and "could not be compensated" in outcomes[1].message
@@ -142,7 +144,7 @@ def test_an_interrupted_batch_leaves_nothing(tmp_path, monkeypatch):
     calls = []
 
     def interrupted_second(*args, **kwargs):
-        calls.append(args[2])
+        calls.append(args[0].program)
         if len(calls) == 2:
             assert any(p.name.startswith(TEMPORARY_PREFIX) for p in out.iterdir())  # a.mod staged, not committed
             raise KeyboardInterrupt
@@ -150,7 +152,7 @@ def test_an_interrupted_batch_leaves_nothing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(program_job, "compensate_program", interrupted_second)
     with pytest.raises(KeyboardInterrupt):
-        runs.compensate_programs("irb140", EXAGGERATED, [src], out)
+        runs.compensate_programs(CompensationJob("irb140", EXAGGERATED, program=src), [src], out)
     assert len(calls) == 2 and _left(out) == []
 
 
@@ -160,6 +162,7 @@ def test_a_program_given_twice_is_compensated_once(tmp_path):
     src = _programs(tmp_path / "in", **{"bad.mod": UNDECLARED})
     out = tmp_path / "out"
     out.mkdir()
-    outcomes = compensate_programs("irb140", EXAGGERATED, [src / "bad.mod", src, str(src / "bad.mod")], out)
+    outcomes = compensate_programs(CompensationJob("irb140", EXAGGERATED, program=src),
+                                   [src / "bad.mod", src, str(src / "bad.mod")], out)
     assert [o.status for o in outcomes] == ["refused"] and outcomes[0].report is None
     assert "pX" in outcomes[0].message and _left(out) == []

@@ -212,13 +212,13 @@ def test_play_at_minute_0_of_a_ramp_says_the_robot_is_undeformed(fake_irb140, ca
 def test_a_results_column_given_twice_is_refused_where_it_is(tmp_path):
     # play read one of two q1_deg columns and ignored the other (issue 9 follow-up adversarial run)
     from thermocomp.errors import InputError
-    from thermocomp.simulators.coppeliasim.play import read_results_rows
+    from thermocomp.io.results_rows import read_converged_rows
 
     path = tmp_path / "r.csv"
     q = ",".join(f"q{j}_deg" for j in range(1, 7))
     path.write_text(f"minute,target,status,{q},q1_deg\n0,P1,converged,1,2,3,4,5,6,7\n")
     with pytest.raises(InputError) as info:
-        read_results_rows(path, 6)
+        read_converged_rows(path, 6)
     assert str(info.value) == f"{path}, line 1, column 'q1_deg': duplicate column 'q1_deg'"
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from dynamics_truth import LAMBDA, cad_and_truth
+from helpers import simulated_robot, urdf_parameters_of
 
 from thermocomp.cli.main import main
 from thermocomp.dynamics.friction import SEED000_TABLE_III
-from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
 from thermocomp.io.friction_csv import read_friction_csv, write_friction_csv
 from thermocomp.io.recording_csv import read_recording_csv
 
@@ -45,8 +45,8 @@ def test_campaign_from_the_command_line(name, tmp_path, capsys):
     table = read_friction_csv(out["csv"], 6)
     np.testing.assert_allclose(table.Fc, SEED000_TABLE_III.Fc, rtol=0.05)
     # The identified URDF is the input URDF with other inertials: same chain, and it reads back.
-    identified = read_urdf_parameters(out["urdf"])
-    np.testing.assert_array_equal(identified.chain.p, read_urdf_parameters(cad).chain.p)
+    identified = urdf_parameters_of(out["urdf"])
+    np.testing.assert_array_equal(identified.chain.p, urdf_parameters_of(cad).chain.p)
     assert read_recording_csv(rec).n_samples == 1501
     # Seed 000, Step 5: the inertials with Step 3's friction held fixed.
     step5 = tmp_path / "step5.txt"
@@ -114,7 +114,7 @@ def test_seed000_steps_2_and_3_from_the_command_line(tmp_path, capsys):
                  "--with-derivatives", "--seed", "4", "--out", str(static_rec)]) == 0
     assert main(["identify", "--step", "2", "--robot", str(cad), "--recording", str(static_rec), "--out", str(lam)]) == 0
     # The factors file feeds Step 1's command (thermocomp inertia --corrections).
-    from thermocomp.inertia.files import read_corrections_csv
+    from thermocomp.io.inertia_csv import read_corrections_csv
 
     factors = read_corrections_csv(lam, ["base"] + [f"link{k}" for k in range(1, 7)])
     assert abs(factors["link2"] - LAMBDA["link2"]) < 0.1 and abs(factors["link3"] - LAMBDA["link3"]) < 0.1
@@ -193,11 +193,11 @@ def _fourier_recording(tmp_path, noise, seed):
     """A 12-harmonic Fourier excitation (0.1 Hz base, 60 s at 25 Hz) of the GoFa truth on PyBullet, as a CSV."""
     from dynamics_truth import fourier_excitation
 
-    from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
+    from thermocomp.dynamics.simulate import DriveOptions
     from thermocomp.io.recording_csv import write_recording_csv
 
     cad, truth = cad_and_truth("gofa", tmp_path)
-    with SimulatedRobot(truth, SEED000_TABLE_III, DriveOptions(torque_noise=noise, torque_resolution=0.01),
+    with simulated_robot(truth, SEED000_TABLE_III, DriveOptions(torque_noise=noise, torque_resolution=0.01),
                         rng=np.random.default_rng(seed)) as robot:
         t, q, qd, qdd = fourier_excitation(robot.chain, np.random.default_rng(3))
         recording = robot.record(t, q, qd, qdd)
@@ -241,7 +241,7 @@ def test_written_urdf_loads_in_pybullet_as_written(fourier_identified):
     from thermocomp.dynamics.parameters import inertial_from_parameters
 
     *_, out = fourier_identified
-    info = read_urdf_parameters(out)
+    info = urdf_parameters_of(out)
     own = (info.parameters - info.attached).reshape(-1, 10)
     assert np.all(margin_of(own) >= CONSISTENCY_MARGIN * (1 - 1e-9)), margin_of(own)
     cid = pybullet.connect(pybullet.DIRECT)
@@ -271,7 +271,7 @@ def test_written_urdf_loads_in_pinocchio_as_written(fourier_identified):
     from thermocomp.inertia.gravity import STANDARD_GRAVITY
 
     *_, rec, out = fourier_identified
-    info = read_urdf_parameters(out)
+    info = urdf_parameters_of(out)
     model = pinocchio.buildModelFromUrdf(str(out))
     model.gravity.linear = np.array(STANDARD_GRAVITY, dtype=float)
     data = model.createData()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from dynamics_truth import write_robot_urdf
+from helpers import simulated_robot, urdf_parameters_of
 
 from thermocomp.cli.main import main
 from thermocomp.dynamics.controller import SEED000_TABLE_IV, controllers_from_recording, disturbance_torques, identify_pi
@@ -35,23 +36,20 @@ def test_disturbance_varies_and_stays_within_its_amplitude():
 def test_mass_matrix_is_the_regressors(tmp_path):
     """PyBullet's mass matrix in the chain's joint order equals the one of thermocomp's own model."""
     from thermocomp.dynamics.regressor import regressor
-    from thermocomp.dynamics.simulate import SimulatedRobot
-    from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
 
     urdf = write_robot_urdf("gofa", builtin_inertials("gofa"), tmp_path / "gofa.urdf")
-    info = read_urdf_parameters(urdf)
+    info = urdf_parameters_of(urdf)
     q = np.radians([10.0, 20.0, -30.0, 40.0, 50.0, 60.0])
     n = info.chain.n_joints
     Y = regressor(info.chain, np.repeat(q[None], n, axis=0), np.zeros((n, n)), np.eye(n), gravity=(0.0, 0.0, 0.0))
-    with SimulatedRobot(urdf) as robot:
+    with simulated_robot(urdf) as robot:
         np.testing.assert_allclose(robot.mass_matrix(q), (Y @ info.parameters).T, rtol=0, atol=1e-9)
 
 
 def test_an_unstable_loop_is_refused(tmp_path):
-    from thermocomp.dynamics.simulate import SimulatedRobot
 
     urdf = write_robot_urdf("gofa", builtin_inertials("gofa"), tmp_path / "gofa.urdf")
-    with SimulatedRobot(urdf) as robot, pytest.raises(ConfigurationError, match="joint 1: .*needs damping above"):
+    with simulated_robot(urdf) as robot, pytest.raises(ConfigurationError, match="joint 1: .*needs damping above"):
         robot.pi_at_rest(np.zeros(6), SEED000_TABLE_IV["Kp"], SEED000_TABLE_IV["Ti"],
                          lambda t: disturbance_torques(t, np.ones(6)), 1.0, 100.0, damping=0.0)
 

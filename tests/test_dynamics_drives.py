@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from dynamics_truth import cad_and_truth, fourier_excitation
+from helpers import simulated_robot, urdf_parameters_of
 
 from thermocomp.cli import main
 from thermocomp.dynamics.base_params import armature_split, base_parameters
@@ -16,8 +17,7 @@ from thermocomp.dynamics.identify import identify
 from thermocomp.dynamics.payload import payload_parameters, with_payload
 from thermocomp.dynamics.regressor import armature_regressor, regressor
 from thermocomp.dynamics.report import check_torques, report_text
-from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
-from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
+from thermocomp.dynamics.simulate import DriveOptions
 from thermocomp.errors import InputError
 from thermocomp.inertia.gravity import STANDARD_GRAVITY
 from thermocomp.io.friction_csv import read_friction_csv, write_friction_csv
@@ -73,7 +73,7 @@ def test_simulated_truth_and_feedforward_equal_pinocchios_rnea_with_armature(tmp
     plus the table's armature) and ``thermocomp feedforward --friction`` with an armature column equal it."""
     pin = pytest.importorskip("pinocchio", reason="pinocchio (pip install pin) is the independent inverse dynamics")
     _, truth = cad_and_truth("gofa", tmp_path)
-    info = read_urdf_parameters(truth)
+    info = urdf_parameters_of(truth)
     n = info.chain.n_joints
     model = pin.buildModelFromXML(truth.read_text())
     model.gravity.linear = np.array(STANDARD_GRAVITY)
@@ -94,7 +94,7 @@ def test_simulated_truth_and_feedforward_equal_pinocchios_rnea_with_armature(tmp
     assert np.max(np.abs(want - (regressor(info.chain, q, qd, qdd) @ info.parameters))) > 0.1  # armature matters
     zero = FrictionTable(np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n), armature=ARMATURE)
     scale = float(np.max(np.abs(want)))
-    with SimulatedRobot(truth, zero) as robot:
+    with simulated_robot(truth, zero) as robot:
         np.testing.assert_allclose(robot.true_torques(q, qd, qdd), want, rtol=0, atol=1e-10 * scale)
         M = robot.mass_matrix(q[0])
     np.testing.assert_allclose(M, pin.crba(model, data, full(q[0]))[np.ix_(idx, idx)], rtol=0, atol=1e-10)
@@ -114,7 +114,7 @@ def gofa_with_armature(tmp_path_factory):
     """A 60 s excitation of the GoFa truth (PyBullet) with Table III friction and :data:`ARMATURE`, 0.5 N m noise."""
     folder = tmp_path_factory.mktemp("armature")
     cad, truth = cad_and_truth("gofa", folder)
-    with SimulatedRobot(truth, TABLE, DriveOptions(torque_noise=(0.5,), torque_resolution=0.01),
+    with simulated_robot(truth, TABLE, DriveOptions(torque_noise=(0.5,), torque_resolution=0.01),
                         rng=np.random.default_rng(3)) as robot:
         excitation = design_excitation(robot.chain, ExcitationOptions(duration=60.0))
         t = excitation.times(25.0)
@@ -128,14 +128,14 @@ def test_armature_identified_with_the_base_parameters(gofa_with_armature):
     armature within 15 % of it (measured: 0.7-12 %, joint 3 lowest, traded against the upper arms pulled to the
     CAD inertials); the report says which the data decide."""
     cad, truth, recording = gofa_with_armature
-    info = read_urdf_parameters(cad)
+    info = urdf_parameters_of(cad)
     result = identify(info.chain, recording, info.parameters, attached=info.attached)
     sep = result.armature_split.separable
     z = (result.armature_values[sep] - ARMATURE[sep]) / result.armature_std[sep]
     assert np.max(np.abs(z)) < 5.0, (result.armature_values, result.armature_std)
     np.testing.assert_allclose(result.friction.armature[sep], ARMATURE[sep], rtol=0.15)
     # The base parameters absorb joints 1 and 2's: link1.IzzR and link2.IyyR are the truth's plus the armature.
-    pi_true = read_urdf_parameters(truth).parameters
+    pi_true = urdf_parameters_of(truth).parameters
     want = result.base.base_from_standard(pi_true) + result.armature_split.gamma @ ARMATURE
     assert np.max(np.abs((result.base_values - want) / result.base_std)) < 5.0
     text = report_text(result, check_torques(result, recording, data=result.data, mask=result.mask))
@@ -247,7 +247,7 @@ def test_collisions_and_payload_commands_take_the_armature_from_the_friction_csv
     """A recording of the truth with its rotor inertias: ``collisions --friction`` with the armature column sees no
     torque error, without it the rotors' torques; ``identify --payload`` finds the payload's mass only with it."""
     _, truth = cad_and_truth("gofa", tmp_path)
-    info = read_urdf_parameters(truth)
+    info = urdf_parameters_of(truth)
     chain = info.chain
     t, q, qd, qdd = fourier_excitation(chain, rng, duration=20.0, rate=25.0)
     tau = regressor(chain, q, qd, qdd) @ info.parameters + TABLE.drive_torque(qd, qdd)

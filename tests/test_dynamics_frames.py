@@ -21,11 +21,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import REFERENCE
+from helpers import REFERENCE, urdf_parameters_of
 
 from thermocomp.cli.main import main
 from thermocomp.dynamics.regressor import regressor
-from thermocomp.dynamics.urdf_parameters import read_urdf_parameters, urdf_with_parameters
+from thermocomp.dynamics.urdf_parameters import urdf_with_parameters
 from thermocomp.errors import InputError
 from thermocomp.inertia.gravity import STANDARD_GRAVITY
 from thermocomp.io.recording_csv import Recording, read_recording_csv, write_recording_csv
@@ -208,7 +208,7 @@ def expanded_files(request):
 @pytest.mark.parametrize(("name", "base", "tip"), CASES)
 def test_read_inertials_give_pinocchios_torques(name, base, tip, expanded_files, tmp_path, rng):
     path = robot_file(name, expanded_files, tmp_path)
-    info = read_urdf_parameters(path, RobotFileOptions(base_link=base, tip_link=tip))
+    info = urdf_parameters_of(path, RobotFileOptions(base_link=base, tip_link=tip))
     q, qd, qdd = states(info.chain, rng)
     assert_round_off(regressor(info.chain, q, qd, qdd) @ info.parameters,
                      rnea(path.read_text(), info.chain.joint_names, q, qd, qdd))
@@ -218,7 +218,7 @@ def test_read_inertials_give_pinocchios_torques(name, base, tip, expanded_files,
 def test_written_inertials_give_pinocchios_torques_and_read_back(name, base, tip, expanded_files, tmp_path, rng):
     """The writer puts each link's parameters in that URDF link's own frame: pinocchio reads the written file."""
     path = robot_file(name, expanded_files, tmp_path)
-    info = read_urdf_parameters(path, RobotFileOptions(base_link=base, tip_link=tip))
+    info = urdf_parameters_of(path, RobotFileOptions(base_link=base, tip_link=tip))
     n = info.chain.n_joints
     # Other inertials: each link's own part scaled (consistent), what is fixed to it kept.
     own = (info.parameters - info.attached).reshape(n, 10)
@@ -228,7 +228,7 @@ def test_written_inertials_give_pinocchios_torques_and_read_back(name, base, tip
     assert_round_off(regressor(info.chain, q, qd, qdd) @ changed, rnea(text, info.chain.joint_names, q, qd, qdd))
     out = tmp_path / "written.urdf"
     out.write_text(text)
-    back = read_urdf_parameters(out, RobotFileOptions(base_link=base, tip_link=tip))
+    back = urdf_parameters_of(out, RobotFileOptions(base_link=base, tip_link=tip))
     np.testing.assert_allclose(back.parameters, changed, rtol=0, atol=1e-12 * np.max(np.abs(changed)))
     np.testing.assert_array_equal(back.chain.T_world_base, info.chain.T_world_base)
 
@@ -245,7 +245,7 @@ def test_a_link_moving_with_a_joint_off_the_chain_is_refused(tmp_path):
     path = tmp_path / "finger.urdf"
     path.write_text(ET.tostring(root, encoding="unicode"))
     with pytest.raises(InputError, match="finger_joint.*not on the chain") as exc:
-        read_urdf_parameters(path, RobotFileOptions(tip_link="tool0"))
+        urdf_parameters_of(path, RobotFileOptions(tip_link="tool0"))
     assert str(path) in str(exc.value)
 
 
@@ -265,7 +265,7 @@ def test_feedforward_and_simulate_recording_of_the_ros_industrial_ur5_xacro(tmp_
     """The xacro file itself, with --package-path: feedforward (thermocomp's regressor) and simulate-recording
     (PyBullet) both give pinocchio's torques of the expanded file."""
     urdf = read_robot_description(UR5_XACRO, ros_options()).urdf
-    chain = read_urdf_parameters(UR5_XACRO, ros_options()).chain
+    chain = urdf_parameters_of(UR5_XACRO, ros_options()).chain
     motion = trajectory_file(chain, tmp_path / "trajectory.csv", rng)
     want = rnea(urdf, chain.joint_names, motion.q, motion.qd, motion.qdd)
     files = ["--package-path", str(ROBOTS)]
@@ -283,7 +283,7 @@ def test_feedforward_takes_the_tip_link_of_a_description_with_two_leaves(tmp_pat
     """A UR10e-like description with a redundant ``ee_link`` leaf beside ``tool0``: --tip-link chooses."""
     path = tmp_path / "robot.urdf"
     path.write_text(adversarial_urdf(1))
-    chain = read_urdf_parameters(path, RobotFileOptions(tip_link="tool0")).chain
+    chain = urdf_parameters_of(path, RobotFileOptions(tip_link="tool0")).chain
     trajectory_file(chain, tmp_path / "trajectory.csv", rng)
     argv = ["feedforward", "--robot", str(path), "--trajectory", str(tmp_path / "trajectory.csv"),
             "--out", str(tmp_path / "ff.csv")]
@@ -301,7 +301,7 @@ def test_round_trip_on_the_ros_industrial_ur5_gives_the_truth_back(expanded, tmp
     """simulate-recording with the ROS-I UR5 xacro as truth, identify from a CAD file that is the same description
     with other link masses, and the written URDF's torques (pinocchio) are the truth's on an unseen motion."""
     truth_text = expanded["ur5"].read_text()
-    info = read_urdf_parameters(expanded["ur5"])
+    info = urdf_parameters_of(expanded["ur5"])
     n = info.chain.n_joints
     own = (info.parameters - info.attached).reshape(n, 10) * np.array([1.0, 1.4, 0.7, 1.3, 0.8, 1.2])[:, None]
     cad = tmp_path / "cad.urdf"
@@ -338,7 +338,7 @@ def test_inertia_from_the_ur5_xacro_meshes_gives_pinocchios_torques(tmp_path, rn
     out = tmp_path / "ur5_cad.urdf"
     assert main(["inertia", "--robot", str(UR5_XACRO), "--meshes", str(UR5_XACRO), "--package-path", str(ROBOTS),
                  "--mesh-kind", "collision", "--units", "m", "--total-mass", "18.4", "--out", str(out)]) == 0
-    info = read_urdf_parameters(out)
+    info = urdf_parameters_of(out)
     density = compute_inertials(str(UR5_XACRO), UR5_XACRO, InertiaOptions(total_mass=18.4, metres_per_unit=1.0,
                                 mesh_kind="collision"), robot_options=ros_options()).inertials.density
     root = ET.fromstring(read_robot_description(UR5_XACRO, ros_options()).urdf)
@@ -396,7 +396,7 @@ def test_payload_and_collisions_on_the_ros_industrial_ur5_xacro(expanded, tmp_pa
     out = tmp_path / "with_payload.urdf"
     assert main(["identify", "--payload", "--robot", str(UR5_XACRO), *files, "--recording", str(rec),
                  "--urdf-out", str(out)]) == 0
-    chain = read_urdf_parameters(truth).chain
+    chain = urdf_parameters_of(truth).chain
     q, qd, qdd = states(chain, rng, 50)
     got = rnea(out.read_text(), chain.joint_names, q, qd, qdd)
     want = rnea(truth.read_text(), chain.joint_names, q, qd, qdd)

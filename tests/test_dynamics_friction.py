@@ -8,11 +8,11 @@ import math
 import numpy as np
 import pytest
 from dynamics_truth import cad_and_truth
-from helpers import assert_located
+from helpers import assert_located, simulated_robot
 
 from thermocomp.dynamics.friction import SEED000_TABLE_III, FrictionTable, friction_from_constant_speed
 from thermocomp.dynamics.friction_runs import ConstantSpeedOptions, constant_speed_trajectory, friction_from_recording
-from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
+from thermocomp.dynamics.simulate import DriveOptions
 from thermocomp.errors import InputError
 from thermocomp.io.friction_csv import read_friction_csv, write_friction_csv
 from thermocomp.io.robots import load_robot
@@ -63,7 +63,7 @@ def test_eq12_fit_is_exact_without_noise():
 def test_step3_returns_the_friction_table(name, pose_deg, tmp_path):
     _, truth = cad_and_truth(name, tmp_path)
     drives = DriveOptions(torque_noise=(0.5,), torque_resolution=0.01)
-    with SimulatedRobot(truth, SEED000_TABLE_III, drives, rng=np.random.default_rng(11)) as robot:
+    with simulated_robot(truth, SEED000_TABLE_III, drives, rng=np.random.default_rng(11)) as robot:
         plan = constant_speed_trajectory(robot.chain, np.radians(pose_deg), options=RUNS)
         recording = robot.record(plan.time, plan.q, plan.qd, plan.qdd, with_derivatives=True)
     step = friction_from_recording(recording)

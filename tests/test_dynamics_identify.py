@@ -12,14 +12,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from dynamics_truth import cad_and_truth
+from helpers import simulated_robot, urdf_parameters_of
 
 from thermocomp.dynamics.excitation import Excitation, ExcitationOptions, design_excitation
 from thermocomp.dynamics.friction import SEED000_TABLE_III
 from thermocomp.dynamics.identify import identify
 from thermocomp.dynamics.parameters import is_consistent
 from thermocomp.dynamics.report import check_torques, report_text
-from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
-from thermocomp.dynamics.urdf_parameters import read_urdf_parameters, urdf_with_parameters
+from thermocomp.dynamics.simulate import DriveOptions
+from thermocomp.dynamics.urdf_parameters import urdf_with_parameters
 
 pytest.importorskip("pybullet", reason="pybullet is a dependency of thermocomp (pip install -e .)")
 
@@ -35,7 +36,7 @@ DRIVES = DriveOptions(torque_noise=(NOISE,), torque_resolution=0.01)
 def setup(request, tmp_path_factory):
     name = request.param
     cad, truth = cad_and_truth(name, tmp_path_factory.mktemp(name))
-    robot = SimulatedRobot(truth, SEED000_TABLE_III, DRIVES, rng=np.random.default_rng(7))
+    robot = simulated_robot(truth, SEED000_TABLE_III, DRIVES, rng=np.random.default_rng(7))
     excitation = design_excitation(robot.chain, ExcitationOptions(duration=DURATION))
     t = excitation.times(RATE)
     yield name, cad, truth, robot, excitation, t
@@ -48,9 +49,9 @@ def test_base_parameters_recovered_within_the_noise(setup):
     lie within a few of its own standard deviations of the truth's base parameters."""
     name, cad, truth, robot, excitation, t = setup
     recording = robot.record(t, *excitation.states(t), with_derivatives=True)
-    info = read_urdf_parameters(cad)
+    info = urdf_parameters_of(cad)
     result = identify(robot.chain, recording, info.parameters, attached=info.attached)
-    pi_true = read_urdf_parameters(truth).parameters
+    pi_true = urdf_parameters_of(truth).parameters
     z = (result.base_values - result.base.base_from_standard(pi_true)) / result.base_std
     # 36 estimates of N(0, 1) errors: |z| < 5 fails by chance with probability 2e-5.
     assert np.max(np.abs(z)) < 5.0, result.base.combinations()[int(np.argmax(np.abs(z)))]
@@ -62,7 +63,7 @@ def test_base_parameters_recovered_within_the_noise(setup):
     np.testing.assert_allclose(result.friction_values[1::2], SEED000_TABLE_III.Fv[:6],
                                atol=5 * result.friction_std[1::2].max())
     # A wrong model cannot pass: the CAD parameters are many standard deviations off.
-    z_cad = (result.base.base_from_standard(read_urdf_parameters(cad).parameters)
+    z_cad = (result.base.base_from_standard(urdf_parameters_of(cad).parameters)
              - result.base.base_from_standard(pi_true)) / result.base_std
     assert np.max(np.abs(z_cad)) > 10.0
 
@@ -73,7 +74,7 @@ def test_identification_from_positions_predicts_an_unseen_trajectory(setup, tmp_
     predicts a second trajectory within a few percent, and PyBullet loads the URDF with the same dynamics."""
     name, cad, truth, robot, excitation, t = setup
     recording = robot.record(t, *excitation.states(t))
-    info = read_urdf_parameters(cad)
+    info = urdf_parameters_of(cad)
     result = identify(robot.chain, recording, info.parameters, attached=info.attached)
     own = check_torques(result, recording, data=result.data, mask=result.mask)
     assert own.success, report_text(result, own)
@@ -91,8 +92,8 @@ def test_identification_from_positions_predicts_an_unseen_trajectory(setup, tmp_
     assert np.all(nrmse < 0.03), nrmse
     # The identified URDF: input URDF with the consistent inertials; PyBullet agrees with our model.
     out = tmp_path / "identified.urdf"
-    out.write_text(urdf_with_parameters(read_urdf_parameters(cad), result.parameters))
-    with SimulatedRobot(out) as identified:
+    out.write_text(urdf_with_parameters(urdf_parameters_of(cad), result.parameters))
+    with simulated_robot(out) as identified:
         rigid = identified.rigid_torques(*states)
     # PyBullet diagonalises each inertia by Jacobi rotations to 1e-6 of its trace and drops the rest (measured:
     # up to 2e-7 of the trace, 7e-9 of the largest torque); a frame or sign error is 1e-2 or more.
@@ -105,7 +106,7 @@ def test_too_slow_recording_is_a_warning_with_its_numbers(setup):
     name, cad, truth, robot, excitation, t = setup
     slow = design_excitation(robot.chain, ExcitationOptions(duration=DURATION, speed_fraction=0.1))
     recording = robot.record(t, *slow.states(t))
-    info = read_urdf_parameters(cad)
+    info = urdf_parameters_of(cad)
     result = identify(robot.chain, recording, info.parameters, attached=info.attached)
     check = check_torques(result, recording, data=result.data, mask=result.mask)
     assert "too slow" in check.causes
@@ -120,7 +121,7 @@ def test_too_short_recording_is_a_warning_counting_periods_of_the_slowest_compon
     short = Excitation(excitation.centre, excitation.amplitude, excitation.frequency, 8.0, excitation.check)
     ts = short.times(RATE)
     recording = robot.record(ts, *short.states(ts))
-    info = read_urdf_parameters(cad)
+    info = urdf_parameters_of(cad)
     result = identify(robot.chain, recording, info.parameters, attached=info.attached)
     check = check_torques(result, recording, data=result.data, mask=result.mask)
     assert "too short" in check.causes
@@ -134,9 +135,9 @@ def test_step5_with_step3_friction_held_fixed(setup):
     """Seed 000, Step 5: the inertial parameters by least squares with the friction (Step 3's table) fixed."""
     name, cad, truth, robot, excitation, t = setup
     recording = robot.record(t, *excitation.states(t), with_derivatives=True)
-    info = read_urdf_parameters(cad)
+    info = urdf_parameters_of(cad)
     result = identify(robot.chain, recording, info.parameters, attached=info.attached, friction=SEED000_TABLE_III)
-    z = (result.base_values - result.base.base_from_standard(read_urdf_parameters(truth).parameters)) / result.base_std
+    z = (result.base_values - result.base.base_from_standard(urdf_parameters_of(truth).parameters)) / result.base_std
     assert np.max(np.abs(z)) < 5.0
     assert result.friction is SEED000_TABLE_III
     own = check_torques(result, recording, data=result.data, mask=result.mask)
@@ -157,11 +158,11 @@ def test_small_region_overlap_and_saturation_are_named(setup):
     peak = np.max(np.abs(robot.true_torques(*states)), axis=0)
     limits = np.full(6, np.inf)
     limits[1] = 0.8 * peak[1]
-    with SimulatedRobot(truth, SEED000_TABLE_III, DriveOptions(torque_noise=(NOISE,), torque_resolution=0.01,
+    with simulated_robot(truth, SEED000_TABLE_III, DriveOptions(torque_noise=(NOISE,), torque_resolution=0.01,
                                                               torque_limit=tuple(limits)),
                         rng=np.random.default_rng(2)) as clipped:
         recording = clipped.record(t, *states)
-    info = read_urdf_parameters(cad)
+    info = urdf_parameters_of(cad)
     result = identify(robot.chain, recording, info.parameters, attached=info.attached)
     check = check_torques(result, recording, data=result.data, mask=result.mask)
     assert {"too small a region", "overlapping motions", "saturated torques"} <= set(check.causes), check.warnings
@@ -181,10 +182,10 @@ def test_identified_links_stay_inside_their_plausibility_ball(monkeypatch, tmp_p
     monkeypatch.setattr(module, "LINK_PAD", 0.0)
     monkeypatch.setattr(module, "PLAUSIBLE_REFERENCE_FACTOR", 1.0)
     cad, truth = cad_and_truth("gofa", tmp_path)
-    info = read_urdf_parameters(cad)
+    info = urdf_parameters_of(cad)
     n = info.chain.n_joints
     balls = module.link_balls(info.chain, info.parameters - info.attached)
-    with SimulatedRobot(truth, SEED000_TABLE_III, DRIVES, rng=np.random.default_rng(11)) as robot:
+    with simulated_robot(truth, SEED000_TABLE_III, DRIVES, rng=np.random.default_rng(11)) as robot:
         excitation = design_excitation(robot.chain, ExcitationOptions(duration=DURATION))
         t = excitation.times(RATE)
         recording = robot.record(t, *excitation.states(t))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from dynamics_truth import write_robot_urdf
+from helpers import simulated_robot, urdf_parameters_of
 
 from thermocomp.dynamics.collision import CollisionOptions, detect_collisions, torque_error_filter
 from thermocomp.dynamics.excitation import ExcitationOptions, design_excitation
@@ -13,8 +14,7 @@ from thermocomp.dynamics.feedforward import feedforward_torques
 from thermocomp.dynamics.friction import SEED000_TABLE_III
 from thermocomp.dynamics.payload import identify_payload, payload_parameters, with_payload
 from thermocomp.dynamics.regressor import regressor
-from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
-from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
+from thermocomp.dynamics.simulate import DriveOptions
 from thermocomp.inertia.builtin import builtin_inertials
 from thermocomp.io.recording_csv import Recording
 from thermocomp.io.robots import load_robot
@@ -41,14 +41,14 @@ def urdf_with_tool(name, path, payload: bool):
 @pytest.mark.parametrize("name", ["gofa", "ur5"])
 def test_rule_of_change_matches_pybullet_with_the_tool(name, tmp_path, rng):
     """Seed 001: adding the payload changes only the last link's parameters, by addition in its frame."""
-    bare = read_urdf_parameters(write_robot_urdf(name, builtin_inertials(name), tmp_path / "bare.urdf"))
+    bare = urdf_parameters_of(write_robot_urdf(name, builtin_inertials(name), tmp_path / "bare.urdf"))
     chain = bare.chain
     tool = payload_parameters(PAYLOAD_MASS, PAYLOAD_COM, PAYLOAD_INERTIA, chain.T_last_tcp)
     # The bare URDF's tcp placeholder (1 g) is replaced by the tool.
     pi = with_payload(bare.parameters - np.concatenate([np.zeros(50), bare.attached[-10:]]), tool)
     n = chain.n_joints
     q, qd, qdd = rng.uniform(-2, 2, (10, n)), rng.normal(0, 1, (10, n)), rng.normal(0, 3, (10, n))
-    with SimulatedRobot(urdf_with_tool(name, tmp_path / "tool.urdf", True), gravity=(0.0, 0.0, -9.81)) as robot:
+    with simulated_robot(urdf_with_tool(name, tmp_path / "tool.urdf", True), gravity=(0.0, 0.0, -9.81)) as robot:
         want = robot.rigid_torques(q, qd, qdd)
     got = regressor(chain, q, qd, qdd, gravity=(0.0, 0.0, -9.81)) @ pi
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-9 * np.max(np.abs(want)))
@@ -58,13 +58,13 @@ def test_rule_of_change_matches_pybullet_with_the_tool(name, tmp_path, rng):
 @pytest.mark.parametrize("name", ["gofa", "ur5"])
 def test_payload_identified_with_the_robot_model_known(name, tmp_path):
     """Seed 003: with the robot's model known, a recording with the payload gives its mass and centre of mass."""
-    bare = read_urdf_parameters(write_robot_urdf(name, builtin_inertials(name), tmp_path / "bare.urdf"))
+    bare = urdf_parameters_of(write_robot_urdf(name, builtin_inertials(name), tmp_path / "bare.urdf"))
     chain = bare.chain
     ex = design_excitation(chain, ExcitationOptions(duration=60.0))
     t = ex.times(25.0)
     q, qd, qdd = ex.states(t)
     drives = DriveOptions(torque_noise=(0.5,), torque_resolution=0.01)
-    with SimulatedRobot(urdf_with_tool(name, tmp_path / "tool.urdf", True), SEED000_TABLE_III, drives,
+    with simulated_robot(urdf_with_tool(name, tmp_path / "tool.urdf", True), SEED000_TABLE_III, drives,
                         rng=np.random.default_rng(3)) as robot:
         tau = robot.record(t, q, qd, qdd).tau
     # The known model: the bare robot without its placeholder, and Table III's friction.
@@ -82,12 +82,12 @@ def test_payload_identified_with_the_robot_model_known(name, tmp_path):
 def test_collision_flags_an_injected_torque_and_nothing_else(name, tmp_path):
     """Seed 003: measured minus predicted torque above the threshold; a 12 N m push on joint 2 during 0.2 s."""
     urdf = write_robot_urdf(name, builtin_inertials(name), tmp_path / "robot.urdf")
-    chain = read_urdf_parameters(urdf).chain
+    chain = urdf_parameters_of(urdf).chain
     ex = design_excitation(chain, ExcitationOptions(duration=20.0, speed_fraction=0.5))
     t = ex.times(100.0)
     q, qd, qdd = ex.states(t)
     noise = 0.5
-    with SimulatedRobot(urdf, SEED000_TABLE_III, DriveOptions(torque_noise=(noise,)), rng=np.random.default_rng(9)) as robot:
+    with simulated_robot(urdf, SEED000_TABLE_III, DriveOptions(torque_noise=(noise,)), rng=np.random.default_rng(9)) as robot:
         measured = robot.record(t, q, qd, qdd).tau
         model = robot.true_torques(q, qd, qdd)  # a perfect identification
     hit = (t >= 7.0) & (t < 7.2)
@@ -108,12 +108,12 @@ def test_collision_flags_an_injected_torque_and_nothing_else(name, tmp_path):
 @pytest.mark.parametrize("name", ["gofa", "ur5"])
 def test_feedforward_torques_of_the_identified_model_equal_pybullet(name, tmp_path):
     urdf = write_robot_urdf(name, builtin_inertials(name), tmp_path / "robot.urdf")
-    info = read_urdf_parameters(urdf)
+    info = urdf_parameters_of(urdf)
     ex = design_excitation(info.chain, ExcitationOptions(duration=10.0))
     t = ex.times(200.0)
     q, qd, qdd = ex.states(t)
     ff = feedforward_torques(info.chain, info.parameters, SEED000_TABLE_III, Recording(time=t, q=q, tau=np.zeros_like(q)))
-    with SimulatedRobot(urdf, SEED000_TABLE_III) as robot:
+    with simulated_robot(urdf, SEED000_TABLE_III) as robot:
         want = robot.true_torques(q, qd, qdd)
     # Central differences of a 200 Hz trajectory are exact to O(dt^2), except the sign of a speed crossing zero
     # (Coulomb friction switches there): compare away from the ends and the reversals.

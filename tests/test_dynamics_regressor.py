@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from dynamics_truth import write_robot_urdf
+from helpers import urdf_parameters_of
 
 from thermocomp.dynamics.base_params import base_parameters, random_states
 from thermocomp.dynamics.parameters import (
@@ -23,7 +24,7 @@ from thermocomp.dynamics.parameters import (
     robot_parameters,
 )
 from thermocomp.dynamics.regressor import regressor
-from thermocomp.dynamics.urdf_parameters import read_urdf_parameters, urdf_with_parameters
+from thermocomp.dynamics.urdf_parameters import urdf_with_parameters
 from thermocomp.errors import InputError
 from thermocomp.inertia.builtin import builtin_inertials
 from thermocomp.inertia.checks import check_inertia_tensor
@@ -130,9 +131,9 @@ def test_pseudo_inertia_is_positive_definite_exactly_for_physical_links(rng):
 @pytest.mark.parametrize("name", ["gofa", "ur5"])
 def test_urdf_parameters_round_trip(name, tmp_path):
     urdf = write_robot_urdf(name, builtin_inertials(name), tmp_path / "robot.urdf")
-    info = read_urdf_parameters(urdf)
+    info = urdf_parameters_of(urdf)
     np.testing.assert_allclose(info.parameters, cad_parameters(name), rtol=0, atol=1e-15)
     changed = info.parameters * 1.2
     out = tmp_path / "changed.urdf"
     out.write_text(urdf_with_parameters(info, changed))
-    np.testing.assert_allclose(read_urdf_parameters(out).parameters, changed, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(urdf_parameters_of(out).parameters, changed, rtol=0, atol=1e-14)

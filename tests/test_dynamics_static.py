@@ -6,15 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from dynamics_truth import write_robot_urdf
+from helpers import simulated_robot, urdf_parameters_of
 
-from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
+from thermocomp.dynamics.simulate import DriveOptions
 from thermocomp.dynamics.static_step import (
     plan_static_poses,
     rest_segments,
     static_corrections,
     static_trajectory,
 )
-from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
 from thermocomp.inertia.builtin import builtin_inertials
 from thermocomp.inertia.links import apply_corrections
 
@@ -34,11 +34,11 @@ def test_step2_returns_the_perturbation_factors(name, tmp_path):
     factors, separable = CASES[name]
     cad = write_robot_urdf(name, builtin_inertials(name), tmp_path / "cad.urdf")
     truth = write_robot_urdf(name, apply_corrections(builtin_inertials(name), factors), tmp_path / "truth.urdf")
-    info = read_urdf_parameters(cad)
+    info = urdf_parameters_of(cad)
     poses = plan_static_poses(info.chain, info.parameters, np.random.default_rng(0), fixed=info.attached)
     assert len(poses) <= info.chain.n_joints  # one pose per formula, not a sweep
     drives = DriveOptions(torque_noise=(0.5,), torque_resolution=0.01)
-    with SimulatedRobot(truth, None, drives, rng=np.random.default_rng(5)) as robot:
+    with simulated_robot(truth, None, drives, rng=np.random.default_rng(5)) as robot:
         plan = static_trajectory(info.chain, poses, hold=10.0, rate=50.0)
         recording = robot.record(plan.time, plan.q, plan.qd, plan.qdd, with_derivatives=True)
     measured_poses, tau, stderr = rest_segments(recording)

@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.signal
+from helpers import urdf_parameters_of
 
 from thermocomp.dynamics.drive_gains import identify_drive_gains
 from thermocomp.dynamics.identify import IdentifyOptions, identify
 from thermocomp.dynamics.regressor import armature_regressor, regressor
-from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
 from thermocomp.io.recording_csv import Recording
 from thermocomp.io.robot_files import RobotFileOptions
 
@@ -91,7 +91,7 @@ def relative_residual(measured: np.ndarray, predicted: np.ndarray) -> np.ndarray
 
 @pytest.fixture(scope="module")
 def ur10e():
-    info = read_urdf_parameters(ROOT / "URe" / "urdf" / "ur10e.urdf", RobotFileOptions(tip_link="tool0"))
+    info = urdf_parameters_of(ROOT / "URe" / "urdf" / "ur10e.urdf", RobotFileOptions(tip_link="tool0"))
     estimation, validation = raw(*ESTIMATION), raw(*VALIDATION)
     with_armature = identify(info.chain, recording(estimation, AUTHORS_GAINS), info.parameters,
                              attached=info.attached)

@@ -16,8 +16,8 @@ import pytest
 from helpers import REPO
 
 import thermocomp
-from thermocomp.app.compensate import CompensationJob, compensate_source
-from thermocomp.app.targets import run_compensation
+from thermocomp.app.compensate import run_compensation
+from thermocomp.app.jobs import CompensationJob
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.errors import ConfigurationError
 from thermocomp.programs import ProgramOptions
@@ -85,15 +85,32 @@ def test_a_compensate_job_refuses_options_of_the_other_source_naming_them(kwargs
         CompensationJob("irb140", EXAGGERATED, **kwargs)
 
 
-def test_the_job_runs_what_run_compensation_runs(tmp_path: Path) -> None:
-    """The same targets, one minute: the job's results CSV is the library call's, byte for byte."""
+def test_the_command_line_runs_the_job_the_python_api_runs(tmp_path: Path) -> None:
+    """The same targets, two minutes: ``thermocomp compensate``'s results CSV is the Python API's
+    (``thermocomp.run_compensation(CompensationJob(...))``), byte for byte: the command only parses and calls."""
+    from thermocomp.cli.main import main
+
     targets = REPO / "examples" / "targets_random50.csv"
-    options = CompensationOptions(minutes=(0.0, 100.0))
-    report = compensate_source(CompensationJob("irb140", EXAGGERATED, targets=targets, out=tmp_path / "job.csv",
-                                               options=options))
-    run_compensation("irb140", EXAGGERATED, targets, tmp_path / "direct.csv", options=options)
+    report = thermocomp.run_compensation(thermocomp.CompensationJob(
+        "irb140", EXAGGERATED, targets=targets, out=tmp_path / "job.csv",
+        options=CompensationOptions(minutes=(0.0, 100.0))))
+    assert main(["compensate", "--robot", "irb140", "--deformation", str(EXAGGERATED), "--targets", str(targets),
+                 "--minutes", "0,100", "--out", str(tmp_path / "cli.csv")]) == 0
     assert report.summary.n_rows == 100 and report.written == [tmp_path / "job.csv"]
-    assert (tmp_path / "job.csv").read_bytes() == (tmp_path / "direct.csv").read_bytes()
+    assert (tmp_path / "job.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
+
+
+def test_the_entry_points_take_one_job_and_refuse_the_other_source() -> None:
+    """``compensate_targets`` and ``compensate_program`` each take the one job; the other source's job is refused
+    by name, and ``run_compensation`` is the Python API's call for both."""
+    from thermocomp.app.program import compensate_program
+    from thermocomp.app.targets import compensate_targets
+
+    assert thermocomp.run_compensation is run_compensation and thermocomp.CompensationJob is CompensationJob
+    with pytest.raises(ConfigurationError, match="expected a job with targets"):
+        compensate_targets(CompensationJob("irb140", EXAGGERATED, program="p.mod"))
+    with pytest.raises(ConfigurationError, match="expected a job with a program"):
+        compensate_program(CompensationJob("irb140", EXAGGERATED, targets="t.csv"))
 
 
 def test_the_core_names_the_scene_robots_io_reads_the_joint_objects_of() -> None:

@@ -170,7 +170,7 @@ CORRECTIONS = b"link,lambda\nbase,1.0\nlink1,1.05\nlink2,0.95\n"
 @FUZZ
 @given(data=any_bytes_or_damaged(CORRECTIONS))
 def test_inertia_corrections_csv(tmp_path_factory, data):
-    from thermocomp.inertia.files import read_corrections_csv
+    from thermocomp.io.inertia_csv import read_corrections_csv
 
     names = ["base", *(f"link{k}" for k in range(1, 7))]
     check_reader(tmp_path_factory.mktemp("c"), "corrections.csv", data, lambda p: read_corrections_csv(p, names))
@@ -178,14 +178,15 @@ def test_inertia_corrections_csv(tmp_path_factory, data):
 
 @pytest.fixture(scope="module")
 def results_bytes(tmp_path_factory) -> bytes:
-    from thermocomp.app.targets import run_compensation
+    from helpers import run_targets
+
     from thermocomp.compensation.compensate import CompensationOptions
     from thermocomp.deformation.timelaw import Static
 
     out = tmp_path_factory.mktemp("results") / "o.csv"
     targets = tmp_path_factory.mktemp("targets") / "t.csv"
     targets.write_bytes(_small_targets())
-    run_compensation("irb140", REPO / "deformations" / "exaggerated.csv", targets, out,
+    run_targets("irb140", REPO / "deformations" / "exaggerated.csv", targets, out,
                      options=CompensationOptions(time_law=Static(), minutes=(0.0,)))
     return out.read_bytes()
 
@@ -204,7 +205,7 @@ def test_results_csv_for_play(tmp_path_factory, results_bytes):
 
     run()
     (folder / "ok.csv").write_bytes(results_bytes)
-    assert read_played_rows(folder / "ok.csv", chain, None).q.shape == (len(results_bytes.splitlines()) - 1, 6)
+    assert read_played_rows(folder / "ok.csv", chain, None)[1].q.shape == (len(results_bytes.splitlines()) - 1, 6)
 
 
 #: A CAM-style run of plain motions (one MOVES token) with a named point, a work object and a comment.
@@ -313,6 +314,14 @@ def _reader(module: str, function: str, *args):
     return read
 
 
+def _read_inertials(path: Path):
+    """The inertia file read (io) and its links checked as physics (the inertia feature), as the commands do."""
+    from thermocomp.inertia.links import robot_inertials_from_rows
+    from thermocomp.io.inertia_csv import read_inertia_csv
+
+    return robot_inertials_from_rows(read_inertia_csv(path))
+
+
 #: Readers fuzzed from seeds: id -> (file name, seed files (made when first needed), reader).
 SEEDED = {
     "rapid": ("p.mod", lambda: [(REPO / "examples" / "rapid_program.mod").read_bytes(), RAPID_RUN],
@@ -328,7 +337,7 @@ SEEDED = {
     "scene joints": ("joints.csv", lambda: [_scene_joints_seed()],
                      _reader("thermocomp.io.scene_joints_csv", "read_scene_joints_csv", 6)),
     "inertia": ("inertia.csv", lambda: [(REPO / "robots" / "irb140" / "inertia.csv").read_bytes()],
-                _reader("thermocomp.inertia.files", "read_inertia_csv")),
+                _read_inertials),
     "dh": ("ur5_dh.csv", lambda: [DH_UR5], _reader("thermocomp.io.dh_csv", "read_dh_csv")),
 }
 

@@ -314,14 +314,14 @@ def test_a_library_refusal_names_the_option_as_typed(case, capsys, argv, words):
 @pytest.mark.filterwarnings("ignore:overflow encountered")
 def test_a_singular_calibration_is_bad_input(case):
     """Past the parser (the library's own call), a weight of 1e303 made the normal matrix singular: a traceback."""
-    from thermocomp.app.calibrate import run_calibration
+    from thermocomp.app.calibrate import CalibrationJob, run_calibration
     from thermocomp.calibration.identify import CalibrationOptions
     from thermocomp.errors import InputError
 
     _measurements(case / "m.csv")
     with pytest.raises(InputError, match="numerically singular"):
-        run_calibration("irb140", case / "m.csv", case / "c.csv", case / "r.txt",
-                        options=CalibrationOptions(position_sigma=1e-303))
+        run_calibration(CalibrationJob("irb140", case / "m.csv", case / "c.csv", case / "r.txt",
+                        options=CalibrationOptions(position_sigma=1e-303)))
     assert not (case / "c.csv").exists() and not (case / "r.txt").exists()
 
 

@@ -205,7 +205,7 @@ def test_an_inertia_file_giving_a_link_twice_names_its_line(tmp_path):
     from helpers import REPO, assert_located
 
     from thermocomp.errors import InputError
-    from thermocomp.inertia.files import read_inertia_csv
+    from thermocomp.io.inertia_csv import read_inertia_csv
 
     lines = (REPO / "robots" / "irb140" / "inertia.csv").read_text().splitlines()
     rows = [i for i, line in enumerate(lines) if line and not line.startswith("#")][1:]  # after the header
@@ -216,3 +216,31 @@ def test_an_inertia_file_giving_a_link_twice_names_its_line(tmp_path):
     with pytest.raises(InputError, match=f"already given on line {second + 1}") as info:
         read_inertia_csv(path)
     assert_located(info.value, path, fifth + 1, "link")
+
+
+def test_the_inertia_file_round_trips_through_io_and_a_bad_tensor_is_located_by_the_feature(tmp_path):
+    """io reads the rows and writes them back byte for byte (irb140's file); the inertia feature refuses a tensor
+    breaking the triangle inequality, naming the file and the row's line (io knows no physics)."""
+    from helpers import REPO
+
+    from thermocomp.errors import InputError
+    from thermocomp.inertia.links import inertia_rows, robot_inertials_from_rows
+    from thermocomp.io.inertia_csv import inertia_csv_text, read_inertia_csv
+
+    source = REPO / "robots" / "irb140" / "inertia.csv"
+    text = source.read_text()
+    comments = [line[2:] for line in text.splitlines() if line.startswith("# ")]
+    inertials = robot_inertials_from_rows(read_inertia_csv(source), robot="irb140")
+    assert inertia_csv_text(inertia_rows(inertials), comments) == text
+    lines = text.splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith("link2,"))
+    cells = lines[row].split(",")
+    cells[5], cells[6], cells[7] = "1", "1", "3"  # ixx + iyy < izz: no body has these principal moments
+    lines[row] = ",".join(cells)
+    path = tmp_path / "inertia.csv"
+    path.write_text("\n".join(lines) + "\n")
+    rows = read_inertia_csv(path)  # plain data: read without a word
+    assert rows.links[2] == "link2" and rows.inertia[2][2, 2] == 3.0
+    with pytest.raises(InputError) as info:
+        robot_inertials_from_rows(rows)
+    assert info.value.path == str(path) and info.value.row == row + 1

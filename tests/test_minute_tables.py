@@ -11,9 +11,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from helpers import REPO
+from helpers import REPO, run_targets
 
-from thermocomp.app.targets import run_compensation
 from thermocomp.compensation import compensate as compensate_module
 from thermocomp.compensation.compensate import CompensationOptions, compensate
 from thermocomp.deformation.coppeliasim_convention import authors_law
@@ -86,10 +85,10 @@ def test_the_tables_are_computed_once_and_counted(tmp_path) -> None:
     chain, authors_table, law, _ = _case()
     counted = _Counted(law)
     options = CompensationOptions(time_law=counted, minutes=MINUTES, chunk_rows=100)
-    report = run_compensation(chain, authors_table, RANDOM50, tmp_path / "out.csv", options=options)
+    report = run_targets(chain, authors_table, RANDOM50, tmp_path / "out.csv", options=options)
     assert counted.calls == [MINUTES] and report.summary.n_failed == 0
     assert "one table per minute" in report.time_law
     with pytest.raises(ConfigurationError, match="one deformation table per minute"):
-        run_compensation(chain, authors_table, RANDOM50, tmp_path / "bad.csv",
+        run_targets(chain, authors_table, RANDOM50, tmp_path / "bad.csv",
                          options=replace(options, time_law=_Counted(law, short=True)))
     assert not (tmp_path / "bad.csv").exists()

@@ -45,8 +45,8 @@ def test_a_csv_run_imports_no_simulator_nor_pandas(tmp_path):
     from helpers import REPO
 
     code = ("import sys, thermocomp as tc\n"
-            f"tc.run_compensation('irb140', {str(REPO / 'deformations' / 'exaggerated.csv')!r}, "
-            f"{str(REPO / 'examples' / 'targets_random50.csv')!r}, out={str(tmp_path / 'o.csv')!r})\n"
+            f"tc.run_compensation(tc.CompensationJob('irb140', {str(REPO / 'deformations' / 'exaggerated.csv')!r}, "
+            f"targets={str(REPO / 'examples' / 'targets_random50.csv')!r}, out={str(tmp_path / 'o.csv')!r}))\n"
             "print(sorted(m for m in ('pandas', 'pybullet', 'coppeliasim_zmqremoteapi_client', 'zmq', 'matplotlib', "
             "'trimesh', 'lark') if m in sys.modules))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)

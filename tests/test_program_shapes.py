@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import REPO
+from helpers import REPO, run_targets
 
 import thermocomp.compensation.compensate as compensate_module
 import thermocomp.kinematics.seeding as seeding_module
-from thermocomp.app.targets import run_compensation
 from thermocomp.compensation.compensate import PHASES, PROGRESS_ROWS, CompensationOptions, compensate
 from thermocomp.compensation.targets import Targets
 from thermocomp.errors import ConfigurationError, InputError
@@ -102,7 +101,7 @@ def test_a_streamed_program_solves_each_repeated_target_once(targets, exaggerate
     path = tmp_path / "cycle.csv"
     write_targets_csv(program, path)
     work = Work(monkeypatch)
-    report = run_compensation("irb140", exaggerated, path, tmp_path / "out.csv",
+    report = run_targets("irb140", exaggerated, path, tmp_path / "out.csv",
                               options=CompensationOptions(chunk_rows=300))
     assert work.nominal_problems == targets.n_targets
     assert report.summary.n_rows == 3000 and report.summary.n_failed == 0
@@ -129,17 +128,17 @@ def test_progress_moves_every_few_thousand_rows_in_every_phase(targets, exaggera
     program = Targets(names=tuple(targets.names[i] for i in pick), R_world_tcp=targets.R_world_tcp[pick],
                       p_world_tcp=targets.p_world_tcp[pick], time_min=np.linspace(0.0, 200.0, m))
     recorder = Recorder()
-    report = run_compensation("irb140", exaggerated, program, progress=recorder, keep_results=False)
+    report = run_targets("irb140", exaggerated, program, progress=recorder, keep_results=False)
     phases = [e[1] for e in recorder.events if e[0] == "phase"]
     assert phases == ["reading", "solving"]
     done = [0] + [e[1] for e in recorder.events if e[0] == "rows"]
     assert done[-1] == m and max(np.diff(done)) < PROGRESS_ROWS + ENGINE_MIN_ROWS
     # a grid announces its nominal phase, and a plain (done, total) function still sees only the solved rows
     grid_calls = []
-    grid = run_compensation("irb140", exaggerated, targets, progress=lambda d, t: grid_calls.append((d, t)))
+    grid = run_targets("irb140", exaggerated, targets, progress=lambda d, t: grid_calls.append((d, t)))
     assert grid_calls[-1] == (grid.summary.n_rows, grid.summary.n_rows)
     recorder = Recorder()
-    run_compensation("irb140", exaggerated, targets, progress=recorder)
+    run_targets("irb140", exaggerated, targets, progress=recorder)
     assert [e[1] for e in recorder.events if e[0] == "phase"] == ["reading", "nominal configurations", "solving"]
     # the summary times every phase
     assert list(report.summary.phase_seconds) == list(PHASES)
@@ -178,7 +177,7 @@ def test_every_row_of_a_long_timed_program_runs_in_the_engine(targets, exaggerat
         return walk(model, q, *args, **kwargs)
 
     monkeypatch.setattr(fk_module, "_walk", recording)
-    report = run_compensation("irb140", exaggerated, program, keep_results=False)
+    report = run_targets("irb140", exaggerated, program, keep_results=False)
     assert report.summary.status_counts["converged"] == m
     assert batches and max(batches) <= targets.n_targets
 
@@ -188,7 +187,7 @@ def test_results_as_a_dataframe_equal_the_results_csv(targets, exaggerated, tmp_
     pd = pytest.importorskip("pandas")
     out = tmp_path / "out.csv"
     options = CompensationOptions(minutes=(0.0, 100.0, 200.0))
-    report = run_compensation("irb140", exaggerated, targets, out, options=options, keep_results=True)
+    report = run_targets("irb140", exaggerated, targets, out, options=options, keep_results=True)
     frame = report.frame()
     written = pd.read_csv(out)
     assert list(frame.columns) == list(written.columns)
@@ -213,7 +212,7 @@ def test_targets_from_a_dataframe_equal_the_same_csv(targets, exaggerated, tmp_p
     assert from_frame.names == from_file.names
     assert np.array_equal(from_frame.p_world_tcp, from_file.p_world_tcp)
     assert np.array_equal(from_frame.R_world_tcp, from_file.R_world_tcp)
-    report = run_compensation("irb140", exaggerated, frame, options=CompensationOptions(minutes=(0.0,)))
+    report = run_targets("irb140", exaggerated, frame, options=CompensationOptions(minutes=(0.0,)))
     assert report.summary.n_rows == 50 and report.summary.n_failed == 0
     bad = frame.copy()
     bad.loc[7, "y_mm"] = float("nan")
@@ -447,7 +446,7 @@ def test_a_streamed_run_reads_its_pieces_ahead_on_a_thread(targets, exaggerated,
                 yield from solve(*args, **kwargs)
 
             patch.setattr(pipeline, "compensate", solving)
-            run_compensation("irb140", exaggerated, path, out, options=options)
+            run_targets("irb140", exaggerated, path, out, options=options)
         return events
 
     def reading_threads() -> list[threading.Thread]:
@@ -498,6 +497,6 @@ def test_a_bad_cell_in_a_later_piece_is_refused_at_its_line_with_nothing_written
     bad, column = _spoil_third_cell(path, 120)  # the 121st target: the third 50-row piece
     out = tmp_path / "out.csv"
     with pytest.raises(InputError) as caught:
-        run_compensation("irb140", exaggerated, path, out, options=CompensationOptions(chunk_rows=50))
+        run_targets("irb140", exaggerated, path, out, options=CompensationOptions(chunk_rows=50))
     assert caught.value.row == bad + 1 and caught.value.column == column
     assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["timed.csv"]

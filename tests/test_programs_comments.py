@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import REPO
+from helpers import REPO, run_program
 
-from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.programs import ProgramOptions, read_program
@@ -57,7 +56,7 @@ def _compensated(tmp_path, name: str, text: str, output: str = "filtered") -> st
     path, out = tmp_path / name, tmp_path / f"out_{name}"
     path.write_text(text)
     robot = "irb140" if name.endswith(".mod") else "ur5"
-    compensate_program(robot, TABLE, path, out, options=CompensationOptions(time_law=Static()),
+    run_program(robot, TABLE, path, out, options=CompensationOptions(time_law=Static()),
                        program_options=ProgramOptions(output=output))
     return out.read_text()
 

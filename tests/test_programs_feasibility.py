@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+from helpers import run_program
 from program_builders import robtarget_text
 
 from thermocomp import DeformationTable, fk, load_robot, nominal_model
-from thermocomp.app.program import compensate_program
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
 from thermocomp.programs import ProgramOptions
@@ -38,7 +38,7 @@ def test_a_movel_that_flips_the_wrist_is_flagged(tmp_path):
     path = module(tmp_path, {"a": Q_A, "b": Q_FLIP, "c": Q_SAME},
                   "    MoveJ a, v100, fine, tool0;\n    MoveL b, v100, fine, tool0;\n    MoveJ a, v100, fine, tool0;\n"
                   "    MoveL c, v100, fine, tool0;\n")
-    report = compensate_program("irb140", SMALL, path, tmp_path / "o.mod", report=tmp_path / "r.txt")
+    report = run_program("irb140", SMALL, path, tmp_path / "o.mod", report=tmp_path / "r.txt")
     flips = [r for r in report.rows if any("configuration change" in f for f in r.findings)]
     assert [(r.motion, r.line) for r in flips] == [(2, 7)]  # MoveL b; not MoveL c (same configuration)
     csv = (tmp_path / "r.csv").read_text().splitlines()
@@ -52,7 +52,7 @@ def test_a_linear_move_faster_than_a_joint_can_follow_is_flagged(tmp_path):
     body = "    MoveJ a, v100, fine, tool0;\n    MoveL b, {}, fine, tool0;\n"
     for speed, flagged in (("v7000", True), ("v100", False)):
         path = module(tmp_path, {"a": Q_A, "b": near}, body.format(speed))
-        report = compensate_program("irb140", SMALL, path, tmp_path / f"o_{speed}.mod")
+        report = run_program("irb140", SMALL, path, tmp_path / f"o_{speed}.mod")
         findings = report.rows[1].findings
         assert any(f.startswith("joint speed: the move's TCP speed demands") for f in findings) == flagged, findings
 
@@ -60,7 +60,7 @@ def test_a_linear_move_faster_than_a_joint_can_follow_is_flagged(tmp_path):
 def test_joint_limits_with_margin(tmp_path):
     # axis 4 half a degree inside its 200 degree limit: less than the 1 degree margin
     path = module(tmp_path, {"a": [0.0, 10.0, 10.0, 199.5, 40.0, 30.0]}, "    MoveJ a, v100, fine, tool0;\n")
-    report = compensate_program("irb140", ZERO, path, tmp_path / "o.mod")
+    report = run_program("irb140", ZERO, path, tmp_path / "o.mod")
     assert any("joint 4 at 199.5 deg, within 1 deg of its limits" in f for f in report.rows[0].findings)
 
 
@@ -91,12 +91,12 @@ def test_a_circle_its_points_do_not_define_is_flagged(tmp_path):
             "    MoveL s, v100, fine, tool0;\n    MoveC v, e, v100, fine, tool0;\n")  # a circle
     path = tmp_path / "c.mod"
     path.write_text("MODULE c\n" + _line_points() + "  PROC main()\n" + body + "  ENDPROC\nENDMODULE\n")
-    report = compensate_program("irb140", SMALL, path, tmp_path / "o.mod", report=tmp_path / "r.txt")
+    report = run_program("irb140", SMALL, path, tmp_path / "o.mod", report=tmp_path / "r.txt")
     flagged = [(r.motion, r.line) for r in report.rows if any("circle undefined" in f for f in r.findings)]
     assert flagged == [(2, 8), (4, 10), (6, 12)]
     assert f"{path}:8: MoveC (motion 2): circle undefined" in (tmp_path / "r.txt").read_text()
     # the joint form writes no circle: nothing for the controller to refuse
-    joints = compensate_program("irb140", SMALL, path, tmp_path / "j.mod", program_options=ProgramOptions(
+    joints = run_program("irb140", SMALL, path, tmp_path / "j.mod", program_options=ProgramOptions(
         output="joints"))
     assert not [f for f in joints.feasibility if "circle" in f]
 
@@ -108,6 +108,6 @@ def test_a_urscript_movec_on_its_own_end_point_is_flagged(tmp_path):
                     "  movel(p[0.4, -0.1, 0.3, 0, 3.14159, 0], a=1.2, v=0.25)\n"
                     "  movec(p[0.45, -0.05, 0.3, 0, 3.14159, 0], p[0.4, 0.0, 0.3, 0, 3.14159, 0], a=1.2, v=0.25)\n"
                     "end\n")
-    report = compensate_program("ur5", SMALL, path, tmp_path / "o.script")
+    report = run_program("ur5", SMALL, path, tmp_path / "o.script")
     assert [f.split(": circle undefined")[0] for f in report.feasibility if "circle undefined" in f] == \
         [f"{path}:3: movec (motion 2)"]

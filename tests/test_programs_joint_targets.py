@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import run_program
 from program_builders import random_configurations, robtarget_text, ur_pose_text
 from test_bad_input import case, run_cli  # noqa: F401  (fixture)
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
-from thermocomp.app.program import compensate_program
 from thermocomp.cli.common import EXIT_OK
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
@@ -53,7 +53,7 @@ def test_urscript_joint_targets_are_left_as_written_and_listed_by_default(tmp_pa
     path = tmp_path / "p.script"
     path.write_text(text)
     out = tmp_path / "o.script"
-    report = compensate_program("ur5", SMALL, path, out, options=CompensationOptions(time_law=Static()))
+    report = run_program("ur5", SMALL, path, out, options=CompensationOptions(time_law=Static()))
     before, after = text.splitlines(), out.read_text().splitlines()
     assert [i + 1 for i, (a, b) in enumerate(zip(before, after)) if a != b] == [3, 4]  # the Cartesian targets only
     listed = [n for n in report.notes if "joint target left as written" in n]
@@ -67,7 +67,7 @@ def test_urscript_joint_targets_compensated_on_request_reach_their_pose(tmp_path
     path = tmp_path / "p.script"
     path.write_text(text)
     out = tmp_path / "o.script"
-    report = compensate_program("ur5", HOME_IN_REACH, path, out, options=CompensationOptions(time_law=Static()),
+    report = run_program("ur5", HOME_IN_REACH, path, out, options=CompensationOptions(time_law=Static()),
                                 program_options=COMPENSATE, report=tmp_path / "r.txt")
     assert report.failed == [] and not any("could not be compensated" in n for n in report.notes)
     chain = load_robot("ur5")
@@ -101,7 +101,7 @@ def test_ur_home_at_full_stretch_never_fails_the_program(tmp_path, rng):
     path = tmp_path / "p.script"
     path.write_text(text)
     out = tmp_path / "o.script"
-    report = compensate_program("ur5", SMALL, path, out, options=CompensationOptions(time_law=Static()),
+    report = run_program("ur5", SMALL, path, out, options=CompensationOptions(time_law=Static()),
                                 program_options=COMPENSATE)
     assert report.failed == []
     assert out.read_text().splitlines()[1] == f"  movej({UR_HOME}, a=1.4, v=1.05)"

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import run_program
 from program_builders import random_configurations, robtarget_text, ur_pose_text
 
 from thermocomp import DeformationTable, fk, load_robot, nominal_model
-from thermocomp.app.program import compensate_program
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
 from thermocomp.programs import ProgramOptions
@@ -74,7 +74,7 @@ def test_the_joints_form_from_columns_is_the_general_rules_text(tmp_path, rng, m
         if not fast:
             monkeypatch.setattr(compensate_module, "_joints_form_spliced", lambda *a: (None, 0))
         out = tmp_path / f"out_{fast}{suffix}"
-        report = compensate_program(robot, table, src, out, allow_failures=True,
+        report = run_program(robot, table, src, out, allow_failures=True,
                                     program_options=ProgramOptions(output="joints"))
         results.append((out.read_bytes(), report.n_changed_texts, report.failed,
                         [(r.line, r.change_mm, r.status, r.findings) for r in report.rows]))

@@ -17,12 +17,12 @@ import re
 
 import numpy as np
 import pytest
+from helpers import run_program
 from program_builders import random_configurations, ur_pose_text
 from test_programs_rapid import small_table
 from test_programs_rapid_cell import ZERO, _module, _reached
 
 from thermocomp import deformed_model, fk, load_robot, nominal_model
-from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
@@ -68,10 +68,10 @@ def _check_compensated(tmp_path, src, want, rng):
     chain = load_robot("irb140")
     path, out = tmp_path / "cell.mod", tmp_path / "cell_out.mod"
     path.write_text(src)
-    compensate_program("irb140", ZERO, path, out)
+    run_program("irb140", ZERO, path, out)
     assert out.read_bytes() == path.read_bytes()
     table = small_table(rng)
-    report = compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
+    report = run_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
     written = out.read_text()
     header = src.index("\n") + 1  # the block of declarations stands between the MODULE line and the module's own
     assert written[:header] == src[:header] and written[header:].startswith("  ! thermocomp: ")
@@ -114,7 +114,7 @@ def test_each_pass_is_timed_at_its_own_minute(tmp_path, rng):
     src, _ = _module(chain, rng, GRID_MAIN, GRID_ROUTINES, decl=GRID_DATA)
     path, out = tmp_path / "cell.mod", tmp_path / "cell_out.mod"
     path.write_text(src)
-    report = compensate_program("irb140", "deformations/exaggerated.csv", path, out,
+    report = run_program("irb140", "deformations/exaggerated.csv", path, out,
                                 program_options=ProgramOptions(timed=True))
     minutes = [row.minute_first for row in report.rows]
     assert len(minutes) == 15 and np.all(np.diff(minutes) > 0)
@@ -127,7 +127,7 @@ def test_the_passes_of_a_loop_on_an_input_stay_refused_with_their_line(tmp_path,
     path = tmp_path / "cell.mod"
     path.write_text(src)
     with pytest.raises(InputError) as info:
-        compensate_program("irb140", "deformations/exaggerated.csv", path, tmp_path / "out.mod")
+        run_program("irb140", "deformations/exaggerated.csv", path, tmp_path / "out.mod")
     message = str(info.value)
     assert "known only while running" in message and "cell.mod" in message
     assert not (tmp_path / "out.mod").exists()
@@ -141,7 +141,7 @@ def test_a_counter_read_from_an_input_stays_refused_naming_it(tmp_path, rng):
     path = tmp_path / "cell.mod"
     path.write_text(src)
     with pytest.raises(InputError) as info:
-        compensate_program("irb140", "deformations/exaggerated.csv", path, tmp_path / "out.mod")
+        run_program("irb140", "deformations/exaggerated.csv", path, tmp_path / "out.mod")
     assert "nX" in str(info.value)
 
 
@@ -165,7 +165,7 @@ def test_forms_without_tables_are_refused_naming_the_line(tmp_path, rng, form):
     path = tmp_path / "cell.mod"
     path.write_text(src)
     with pytest.raises(InputError, match="differs from pass to pass"):
-        compensate_program("irb140", "deformations/exaggerated.csv", path, tmp_path / "out.mod",
+        run_program("irb140", "deformations/exaggerated.csv", path, tmp_path / "out.mod",
                            program_options=ProgramOptions(**form))
 
 
@@ -199,10 +199,10 @@ def test_a_urscript_while_of_fixed_count_is_compensated_pass_by_pass(tmp_path, r
     src, want = _ur_grid(rng)
     path, out = tmp_path / "grid.script", tmp_path / "grid_out.script"
     path.write_text(src)
-    compensate_program("ur5", ZERO, path, out)
+    run_program("ur5", ZERO, path, out)
     assert out.read_bytes() == path.read_bytes()
     table = small_table(rng)
-    report = compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    report = run_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
     assert report.n_changed_texts == 3  # the movej's pose, the two tables
     written = out.read_text()
     assert written.count("% 4\n") == 1 and written.count("% 4 movel(") == 1 and "# row" in written
@@ -231,7 +231,7 @@ def test_a_urscript_counter_from_an_input_stays_refused_naming_it(tmp_path, rng)
     path = tmp_path / "grid.script"
     path.write_text(src)
     with pytest.raises(InputError, match="read_input_integer_register"):
-        compensate_program("ur5", "deformations/exaggerated.csv", path, tmp_path / "out.script")
+        run_program("ur5", "deformations/exaggerated.csv", path, tmp_path / "out.script")
 
 
 # ----- URScript: relative waypoints, as PolyScope writes them (the manual's pose_trans, pose_add, pose_sub)
@@ -266,10 +266,10 @@ def test_relative_waypoints_after_a_stop_are_written_with_their_absolute_correct
     assert not prog.unsupported
     got = np.stack([pt.T_world_tcp for pt in prog.points])
     np.testing.assert_allclose(got, np.stack(want), atol=1e-12)
-    compensate_program("ur5", ZERO, path, out)
+    run_program("ur5", ZERO, path, out)
     assert out.read_bytes() == path.read_bytes()
     table = small_table(rng)
-    report = compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    report = run_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
     assert sum("reached without blend" in n for n in report.notes) == 2
     written = out.read_text()
     assert "get_actual_tcp_pose" not in written and "movel(p[" in written.splitlines()[4]

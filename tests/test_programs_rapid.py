@@ -13,11 +13,10 @@ import re
 
 import numpy as np
 import pytest
-from helpers import REPO
+from helpers import REPO, run_program
 from program_builders import random_configurations, rapid_case, robtarget_text
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
-from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions, nominal_solutions
 from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.timelaw import Static
@@ -77,7 +76,7 @@ def test_zero_table_gives_back_the_program_byte_identical(case, tmp_path):
     robot, c, path = case
     out = tmp_path / "out.prg"
     zero = DeformationTable.from_mm_deg(np.zeros((6, 6)))
-    report = compensate_program(robot, zero, path, out)
+    report = run_program(robot, zero, path, out)
     assert out.read_bytes() == path.read_bytes()
     assert report.n_changed_texts == 0
 
@@ -106,7 +105,7 @@ def test_round_trip_the_warm_robot_reaches_the_targets(case, tmp_path, rng, outp
     chain = load_robot(robot)
     table = small_table(rng)
     out = tmp_path / "out.prg"
-    report = compensate_program(robot, table, path, out, options=CompensationOptions(time_law=Static()),
+    report = run_program(robot, table, path, out, options=CompensationOptions(time_law=Static()),
                                 program_options=ProgramOptions(output=output, joint_targets="compensate"))
     written = read_program(out)
     assert written.unsupported == ()
@@ -164,7 +163,7 @@ def test_filtered_confdata_is_recomputed_from_the_corrected_joints(tmp_path):
     path = tmp_path / "a.mod"
     path.write_text(src)
     out = tmp_path / "b.mod"
-    compensate_program("irb140", table, path, out,
+    run_program("irb140", table, path, out,
                        options=CompensationOptions(time_law=Static()))
     point = read_program(out).points[0]
     q_ctrl, status = controller_joints(chain, read_program(out))
@@ -194,7 +193,7 @@ def test_unsupported_construct_is_named_with_its_line_and_nothing_is_written(tmp
     out = tmp_path / "u_out.mod"
     zero = DeformationTable.from_mm_deg(np.zeros((6, 6)))
     with pytest.raises(InputError) as info:
-        compensate_program("irb140", zero, path, out)
+        run_program("irb140", zero, path, out)
     line = head.count("\n") + 1
     assert info.value.row == line
     column = 5 if word != "AInput" else 25
@@ -202,7 +201,7 @@ def test_unsupported_construct_is_named_with_its_line_and_nothing_is_written(tmp
     assert str(info.value).startswith(f"{path}, line {line}, column {column}: ")  # a character column, not a CSV header's
     assert not out.exists()
     # --unsupported keep: written, the construct left as it was, the report names it
-    report = compensate_program("irb140", zero, path, out, program_options=ProgramOptions(unsupported="keep"))
+    report = run_program("irb140", zero, path, out, program_options=ProgramOptions(unsupported="keep"))
     assert out.read_text() == src
     assert any(f":{line}:{column}:" in u for u in report.unsupported)
 
@@ -279,10 +278,10 @@ def test_an_output_over_the_input_or_another_output_is_refused_before_any_work(t
     program.write_bytes((REPO / "examples" / "rapid_program.mod").read_bytes())
     zero = DeformationTable.from_mm_deg(np.zeros((6, 6)))
     with pytest.raises(InputError, match="--out"):
-        compensate_program("irb140", zero, program, program)
+        run_program("irb140", zero, program, program)
     assert program.read_bytes() == (REPO / "examples" / "rapid_program.mod").read_bytes()
     with pytest.raises(InputError, match="--results"):
-        compensate_program("irb140", zero, program, tmp_path / "o.mod", results=tmp_path / "o.mod")
+        run_program("irb140", zero, program, tmp_path / "o.mod", results=tmp_path / "o.mod")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.mod"]
 
 
@@ -313,7 +312,7 @@ def test_a_for_loop_with_constant_bounds_is_unrolled(tmp_path, rng, head, passes
     np.testing.assert_allclose(got, np.array([p[0]] + [p[1], p[0]] * passes), atol=1e-9)
     # the written program: one text per motion, every pass reaches its targets (a zero table: byte-identical)
     out = tmp_path / "f_out.mod"
-    compensate_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    run_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
     assert out.read_text() == src
 
 
@@ -352,7 +351,7 @@ def test_the_production_loop_is_one_cycle(tmp_path, rng):
     got = np.array([m.points[0].T_world_tcp[:3, 3] for m in prog.motions])
     np.testing.assert_allclose(got, np.array([p[0], p[1], p[0]]), atol=1e-9)
     out = tmp_path / "w_out.mod"
-    compensate_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    run_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
     assert out.read_text() == src
 
 
@@ -386,7 +385,7 @@ def test_the_report_times_every_phase(tmp_path):
     from thermocomp.app.program import PHASES
 
     t0 = time.perf_counter()
-    report = compensate_program("irb140", REPO / "deformations" / "exaggerated.csv", REPO / "examples" / "rapid_program.mod",
+    report = run_program("irb140", REPO / "deformations" / "exaggerated.csv", REPO / "examples" / "rapid_program.mod",
                                 tmp_path / "o.mod")
     wall = time.perf_counter() - t0
     assert tuple(report.phase_seconds) == PHASES
@@ -412,7 +411,7 @@ def test_progress_hears_every_phase_in_order(tmp_path):
             self.events.append(("rows", done, total))
 
     bar = Bar()
-    compensate_program("irb140", REPO / "deformations" / "exaggerated.csv", REPO / "examples" / "rapid_program.mod",
+    run_program("irb140", REPO / "deformations" / "exaggerated.csv", REPO / "examples" / "rapid_program.mod",
                        tmp_path / "o.mod", progress=bar)
     announced = [e[1] for e in bar.events if e[0] == "phase"]
     assert announced == [p for p in PHASES if p != "timing"]  # (the timing estimate takes no time worth a line)
@@ -481,7 +480,7 @@ def test_robotstudio_options_and_switches_are_followed(tmp_path):
     np.testing.assert_allclose(tool[:3, 3], [0, 0, 0.120], atol=1e-15)
     # a zero table gives the module back byte for byte
     out = tmp_path / "rs_out.mod"
-    compensate_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    run_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
     assert out.read_text() == ROBOTSTUDIO
 
 
@@ -528,7 +527,7 @@ def test_letter_case_never_changes_the_written_form(tmp_path, form):
     for k, text in enumerate((src, recased(src), src.upper(), src.lower())):
         path = tmp_path / f"p{k}.mod"
         path.write_text(text)
-        compensate_program("irb140", REPO / "deformations" / "exaggerated.csv", path, tmp_path / f"o{k}.mod",
+        run_program("irb140", REPO / "deformations" / "exaggerated.csv", path, tmp_path / f"o{k}.mod",
                            program_options=ProgramOptions(**form))
         written.append((tmp_path / f"o{k}.mod").read_text())
     assert written[0] != src.replace("\r", "")
@@ -561,7 +560,7 @@ def test_a_small_correction_keeps_the_sign_of_each_written_quaternion(form, tmp_
     path = tmp_path / "signs.mod"
     path.write_text(text, encoding="latin-1")
     out = tmp_path / "out.mod"
-    report = compensate_program("irb140", small_table(rng), path, out, program_options=form)
+    report = run_program("irb140", small_table(rng), path, out, program_options=form)
     assert report.n_changed_texts == 8  # (every target corrected)
     written = [[float(x) for x in m.group(1).split(",")]
                for m in re.finditer(r"\[\[[^\]]*\],\[([^\]]*)\],\[", out.read_text(encoding="latin-1"))]

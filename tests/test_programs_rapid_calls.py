@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import run_program
 from program_builders import random_configurations, robtarget_text
 from test_programs_rapid import controller_joints, small_table
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
-from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
@@ -49,7 +49,7 @@ def _compensated(tmp_path, src, table, **options):
     """``src`` written as p.mod and compensated with ``table`` (the full table, static) into p_out.mod."""
     path, out = tmp_path / "p.mod", tmp_path / "p_out.mod"
     path.write_text(src)
-    compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()), **options)
+    run_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()), **options)
     return out
 
 
@@ -75,10 +75,10 @@ def test_each_call_binds_its_own_targets_and_tool(tmp_path, rng):
     assert all(np.allclose(pt.T_flange_tcp, T_GRIP) for pt in prog.points)
     # zero table: byte-identical; a warm table: each declaration written back, the routine untouched
     out = tmp_path / "p_out.mod"
-    compensate_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    run_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
     assert out.read_text() == src
     table = small_table(rng)
-    compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
+    run_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
     text = out.read_text()
     assert text[text.index("  PROC main()"):] == src[src.index("  PROC main()"):]
     reached = _reached(chain, table, out)
@@ -112,11 +112,11 @@ def test_a_routine_whose_own_text_needs_another_target_per_call_is_named_at_the_
     path.write_text(src)
     out = tmp_path / "p_out.mod"
     with pytest.raises(InputError) as info:
-        compensate_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()))
+        run_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()))
     line = src.splitlines().index("    pick b, grip;") + 1
     assert info.value.row == line and "another target on this call of pick" in str(info.value)
     assert not out.exists()
-    report = compensate_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()),
+    report = run_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()),
                                 program_options=ProgramOptions(unsupported="keep"))
     text = out.read_text()
     assert text[text.index("  PROC main()"):] == src[src.index("  PROC main()"):]  # pick's motions as written
@@ -165,7 +165,7 @@ def test_joint_output_of_one_routine_for_two_targets_is_refused_not_mixed_up(tmp
     path.write_text(src)
     out = tmp_path / "p_out.mod"
     with pytest.raises(InputError) as info:
-        compensate_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()),
+        run_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()),
                            program_options=ProgramOptions(output="joints"))
     assert info.value.row == src.splitlines().index("    MoveL p, v100, fine, t;") + 1
     assert not out.exists()
@@ -229,10 +229,10 @@ def test_arrays_of_targets_are_followed_element_by_element(tmp_path, rng):
     got = np.stack([pt.T_world_tcp for pt in prog.points[1:7]])
     np.testing.assert_allclose(got, T[[0, 1, 0, 2, 0, 3]], atol=1e-12)
     out = tmp_path / "pallet_out.mod"
-    compensate_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    run_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
     assert out.read_text() == src
     table = small_table(rng)
-    compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()),
+    run_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()),
                        program_options=ProgramOptions(joint_targets="compensate"))
     text = out.read_text()
     assert text[text.index("  PROC main()"):] == src[src.index("  PROC main()"):] and "]], ! first\n" in text
@@ -264,10 +264,10 @@ def test_an_array_of_two_dimensions_of_targets_and_of_names_is_followed(tmp_path
     assert prog.unsupported == ()
     np.testing.assert_allclose(np.stack([pt.T_world_tcp for pt in prog.points]), T, atol=1e-12)
     out = tmp_path / "grid_out.mod"
-    compensate_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    run_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
     assert out.read_text() == src
     table = small_table(rng)
-    compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
+    run_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
     written = read_program(out)
     q_ctrl, status = controller_joints(chain, written)
     assert np.all(status == 0) and out.read_text() != src
@@ -329,7 +329,7 @@ def test_a_routine_that_branches_has_its_constant_targets_compensated(tmp_path, 
         return
     assert prog.unsupported == ()
     out = tmp_path / "g_out.mod"
-    compensate_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()))
+    run_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()))
     text = out.read_text()
     if motions == 3:  # nothing in the routines to write
         assert text[text.index("  PROC grip_open()"):] == src[src.index("  PROC grip_open()"):]
@@ -377,7 +377,7 @@ def test_a_robodk_module_assigns_tool_work_object_and_speed_before_its_motions(t
     assert all(np.allclose(pt.T_flange_tcp, T_GRIP) for pt in prog.points)
     assert [m.tcp_speed for m in prog.motions] == [0.5, 0.1, 0.1]
     out = tmp_path / "rdk_out.mod"
-    compensate_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    run_program("irb140", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
     assert out.read_text() == src
     table = small_table(rng)
     out = _compensated(tmp_path, src, table)

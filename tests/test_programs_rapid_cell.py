@@ -17,12 +17,12 @@ import time
 
 import numpy as np
 import pytest
+from helpers import run_program
 from program_builders import random_configurations, robtarget_text
 from test_programs_rapid import controller_joints, small_table
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
 from thermocomp.app.jobs import CompensationFailed
-from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import ConfigurationError, InputError
@@ -81,10 +81,10 @@ def _check_compensated(tmp_path, src, want, rng, **options):
     path, out = tmp_path / "cell.mod", tmp_path / "cell_out.mod"
     path.write_text(src)
     popts = ProgramOptions(rapid=RapidOptions(**options))
-    compensate_program("irb140", ZERO, path, out, program_options=popts)
+    run_program("irb140", ZERO, path, out, program_options=popts)
     assert out.read_bytes() == path.read_bytes()
     table = small_table(rng)
-    report = compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()),
+    report = run_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()),
                                 program_options=popts)
     assert report.n_changed_texts > 0
     assert _outside_targets(out, **options) == _outside_targets(path, **options)
@@ -259,10 +259,10 @@ def test_a_motion_whose_data_differ_from_pass_to_pass_is_refused_naming_the_data
     path, out = tmp_path / "cell.mod", tmp_path / "cell_out.mod"
     path.write_text(src)
     with pytest.raises(InputError) as info:
-        compensate_program("irb140", small_table(rng), path, out)
+        run_program("irb140", small_table(rng), path, out)
     assert info.value.row == src.splitlines().index(at) + 1 and data in str(info.value)
     assert not out.exists()
-    compensate_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()),
+    run_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()),
                        program_options=ProgramOptions(unsupported="keep"))
     assert at in out.read_text().splitlines()  # kept as written
 
@@ -333,7 +333,7 @@ def test_a_process_move_has_no_joint_form(tmp_path, rng):
     path, out = tmp_path / "cell.mod", tmp_path / "cell_out.mod"
     path.write_text(src)
     with pytest.raises(InputError, match="TriggL has no joint form") as info:
-        compensate_program("irb140", ZERO, path, out, program_options=ProgramOptions(output="joints"))
+        run_program("irb140", ZERO, path, out, program_options=ProgramOptions(output="joints"))
     assert info.value.row == src.splitlines().index("    TriggL b, v100, trGlue, z5, tGrip;") + 1
     assert not out.exists()
 
@@ -396,7 +396,7 @@ def test_a_routine_of_another_module_that_moves_and_one_found_nowhere_are_named(
     assert "MoveAbsJ at " in found[home] and "GripLib.mod, line 13" in found[home]
     assert "--module FILE" in found[flash] and "--external g_Flash" in found[flash]
     with pytest.raises(InputError) as info:
-        compensate_program("irb140", ZERO, path, tmp_path / "o.mod",
+        run_program("irb140", ZERO, path, tmp_path / "o.mod",
                            program_options=ProgramOptions(rapid=RapidOptions(modules=modules)))
     assert f"{path}:{home}:5:" in str(info.value) and f"{path}:{flash}:5:" in str(info.value)
     # --external: a routine the controller holds that does not move the robot
@@ -463,7 +463,7 @@ def test_an_entry_that_moves_nothing_names_the_routines_that_do(tmp_path, rng):
     path, out = tmp_path / "Module1.mod", tmp_path / "out.mod"
     path.write_text(src)
     with pytest.raises(InputError, match="Path_10: 2 motions, not called from main; rerun with --entry Path_10"):
-        compensate_program("irb140", ZERO, path, out)
+        run_program("irb140", ZERO, path, out)
     assert not out.exists()
     _check_compensated(tmp_path, src.replace("MODULE Module1", "MODULE cell"), [T["a"], T["b"]], rng, entry="Path_10")
     with pytest.raises(InputError, match="--entry Path_20: expected a PROC of this module.*main, Path_10"):
@@ -514,7 +514,7 @@ def test_confdata_the_controller_ignores_does_not_fail_the_program(tmp_path, rng
     # \On (the default): the controller keeps to the confdata written, in which no solution reaches these targets
     path.write_text(src.replace("    ConfJ \\Off;\n    ConfL \\Off;\n", ""))
     with pytest.raises(CompensationFailed, match="configuration"):
-        compensate_program("irb140", ZERO, path, tmp_path / "on.mod")
+        run_program("irb140", ZERO, path, tmp_path / "on.mod")
 
 
 def test_conf_off_covers_only_the_motions_after_it(tmp_path, rng):

@@ -271,8 +271,9 @@ def test_the_written_program_is_the_same_whichever_reading(tmp_path, rng, output
     """End to end: a CAM-style module (MoveL, MoveJ, MoveC and MoveAbsJ runs, a work object, a declared point)
     compensated with the runs read in batch and with every statement through the general rules gives the same
     bytes and the same report rows."""
+    from helpers import run_program
+
     from thermocomp import DeformationTable
-    from thermocomp.app.program import compensate_program
     from thermocomp.programs import ProgramOptions
 
     texts, q_deg = _targets("irb140", rng, 12)
@@ -292,7 +293,7 @@ def test_the_written_program_is_the_same_whichever_reading(tmp_path, rng, output
     for runs in (True, False):
         src.write_text(text if runs else general_rules_form(text))
         out = tmp_path / f"out_{runs}.mod"
-        report = compensate_program("irb140", table, src, out, program_options=ProgramOptions(output=output, timed=True))
+        report = run_program("irb140", table, src, out, program_options=ProgramOptions(output=output, timed=True))
         results.append((out.read_bytes().replace(b"\f", b" "), [(r.line, r.minute_first, r.change_mm, r.status,
                                                                   r.findings) for r in report.rows]))
     assert results[0] == results[1]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import run_program
 from lark import Tree
 from program_builders import rapid_case, robtarget_text
 
 from thermocomp import DeformationTable, fk, load_robot, nominal_model
-from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import LinearRamp
 from thermocomp.geometry.rotations import transform
@@ -132,7 +132,7 @@ def test_time_indexed_rapid_entries_equal_the_snapshots_at_their_minutes(tmp_pat
     program = REPO / "examples" / "rapid_program.mod"
     options = CompensationOptions(time_law=LinearRamp(200.0))
     indexed = tmp_path / "indexed.mod"
-    report = compensate_program("irb140", REPO / EXAGGERATED, program, indexed, options=options,
+    report = run_program("irb140", REPO / EXAGGERATED, program, indexed, options=options,
                                 program_options=ProgramOptions(indexed_minutes=(0.0, 50.0, 100.0, 150.0, 200.0),
                                                                joint_targets="compensate"))
     text = indexed.read_text()
@@ -141,7 +141,7 @@ def test_time_indexed_rapid_entries_equal_the_snapshots_at_their_minutes(tmp_pat
     entries = _aggregate_texts(text, rapid_parser(), "tcR3")  # parses: the program is valid RAPID
     assert len(entries) == 5
     snapshot = tmp_path / "snap.mod"
-    compensate_program("irb140", REPO / EXAGGERATED, program, snapshot, options=options,
+    run_program("irb140", REPO / EXAGGERATED, program, snapshot, options=options,
                        program_options=ProgramOptions(at_minute=100.0, joint_targets="compensate"))
     pstart = next(line for line in snapshot.read_text().splitlines() if "robtarget pStart" in line)
     assert pstart.split(":=")[1].rstrip(";\r") == entries[2]
@@ -160,13 +160,13 @@ def test_time_indexed_rapid_of_a_flexpendant_module_holds_every_snapshot(tmp_pat
     table = DeformationTable.from_mm_deg(np.hstack([rng.uniform(-0.3, 0.3, (6, 3)), rng.uniform(-0.03, 0.03, (6, 3))]))
     minutes = (0.0, 100.0, 200.0)
     indexed = tmp_path / "indexed.mod"
-    compensate_program(robot, table, program, indexed, program_options=ProgramOptions(indexed_minutes=minutes))
+    run_program(robot, table, program, indexed, program_options=ProgramOptions(indexed_minutes=minutes))
     text = indexed.read_text(encoding="latin-1")
     names = sorted(set(re.findall(r"\btc[RJ]\d+\b", text)))
     assert names
     for k, minute in enumerate(minutes[1:], start=1):  # at minute 0 a snapshot keeps the source's own digits
         snapshot = tmp_path / f"s{k}.mod"
-        compensate_program(robot, table, program, snapshot, program_options=ProgramOptions(at_minute=minute))
+        run_program(robot, table, program, snapshot, program_options=ProgramOptions(at_minute=minute))
         flat = "".join(snapshot.read_text(encoding="latin-1").split())  # the snapshot may split a target's lines
         for name in names:
             entries = _aggregate_texts(text, rapid_parser(), name)
@@ -181,14 +181,14 @@ def test_time_indexed_urscript_entries_equal_the_snapshots(tmp_path):
     path.write_text(src)
     table = read_deformation_csv(EXAGGERATED)
     indexed = tmp_path / "i.script"
-    compensate_program("ur5", table, path, indexed,
+    run_program("ur5", table, path, indexed,
                        program_options=ProgramOptions(indexed_minutes=(0.0, 100.0, 200.0), joint_targets="compensate"))
     text = indexed.read_text()
     assert "  movel(tc_pose(tc_p2), a=1.2, v=0.25)" in text and "  run tc_clock_thread()" in text
     entries = _aggregate_texts(text, urscript_parser(), "tc_p2")
     assert len(entries) == 18
     snapshot = tmp_path / "s.script"
-    compensate_program("ur5", table, path, snapshot,
+    run_program("ur5", table, path, snapshot,
                        program_options=ProgramOptions(at_minute=200.0, joint_targets="compensate"))
     pose = snapshot.read_text().splitlines()[3].split("movel(p[")[1].split("]")[0]
     assert [float(x) for x in pose.split(",")] == [float(x) for x in entries[12:18]]
@@ -198,10 +198,10 @@ def test_timed_form_compensates_each_motion_at_its_own_minute(tmp_path):
     chain, path = rapid_two_points(tmp_path, "    MoveL a, v5, fine, tool0;\n    MoveL b, v5, fine, tool0;\n"
                                    "    WaitTime 1200;\n", dx_mm=100.0)
     table = read_deformation_csv(EXAGGERATED)
-    report = compensate_program(chain, table, path, tmp_path / "o.mod",
+    report = run_program(chain, table, path, tmp_path / "o.mod",
                                 program_options=ProgramOptions(timed=True), report=tmp_path / "r.txt")
     # a reached after 20 s (from b, 100 mm at 5 mm/s), b after 40 s; the wait is last
     assert [r.minute_first for r in report.rows] == pytest.approx([20 / 60, 40 / 60])
     zero = DeformationTable.from_mm_deg(np.zeros((6, 6)))
-    assert compensate_program(chain, zero, path, tmp_path / "z.mod",
+    assert run_program(chain, zero, path, tmp_path / "z.mod",
                               program_options=ProgramOptions(timed=True)).n_changed_texts == 0

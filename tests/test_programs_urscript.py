@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import run_program
 from program_builders import ur_case
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
-from thermocomp.app.program import compensate_program
 from thermocomp.cli.main import EXIT_INPUT, EXIT_OK, main
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
@@ -58,7 +58,7 @@ def test_polyscope_script_reads_with_the_known_poses(case):
 def test_zero_table_gives_back_the_script_byte_identical(case, tmp_path):
     c, path = case
     out = tmp_path / "out.script"
-    report = compensate_program("ur5", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    report = run_program("ur5", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
     assert out.read_bytes() == path.read_bytes()
     assert report.n_changed_texts == 0
 
@@ -71,7 +71,7 @@ def test_round_trip_the_warm_ur5_reaches_the_targets(case, tmp_path, rng, output
     out = tmp_path / "out.script"
     if output == "joints":  # movec has no joint form: refused with its line, nothing written
         with pytest.raises(InputError, match="movec") as info:
-            compensate_program("ur5", table, path, out, program_options=ProgramOptions(output=output,
+            run_program("ur5", table, path, out, program_options=ProgramOptions(output=output,
                                                                                   joint_targets="compensate"))
         assert info.value.row == 28 and not out.exists()
         text = path.read_text().replace(c.text.splitlines()[27], "    sleep(0.1)")
@@ -79,7 +79,7 @@ def test_round_trip_the_warm_ur5_reaches_the_targets(case, tmp_path, rng, output
         keep = [0, 1, 2, 5, 6]
     else:
         keep = list(range(7))
-    report = compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()),
+    report = run_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()),
                                 program_options=ProgramOptions(output=output, joint_targets="compensate"))
     written = read_program(out)
     assert written.unsupported == ()

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import run_program
 from program_builders import random_configurations, ur_pose_text
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
-from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
@@ -64,10 +64,10 @@ def test_each_call_binds_its_own_pose_positional_keyword_or_default(tmp_path, rn
     np.testing.assert_allclose(np.stack([pt.T_world_tcp for pt in prog.points]), np.stack([T["a"], T["b"], T["c"]]),
                                atol=1e-9)
     out = tmp_path / "p_out.script"
-    compensate_program("ur5", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    run_program("ur5", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
     assert out.read_text() == src
     table = small_table(rng)
-    compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    run_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
     text = out.read_text()
     assert text[text.index("  def pick"):] == src[src.index("  def pick"):]  # the variables were written back
     reached = _reached(table, out, np.stack([q["a"], q["b"], q["c"]]))
@@ -81,9 +81,9 @@ def test_a_function_text_that_two_calls_need_differently_is_named_at_the_later_c
     path.write_text(src)
     out = tmp_path / "p_out.script"
     with pytest.raises(InputError) as info:
-        compensate_program("ur5", small_table(rng), path, out, options=CompensationOptions(time_law=Static()))
+        run_program("ur5", small_table(rng), path, out, options=CompensationOptions(time_law=Static()))
     assert info.value.row == src.splitlines().index("  pick(b)") + 1 and not out.exists()
-    report = compensate_program("ur5", small_table(rng), path, out, options=CompensationOptions(time_law=Static()),
+    report = run_program("ur5", small_table(rng), path, out, options=CompensationOptions(time_law=Static()),
                                 program_options=ProgramOptions(unsupported="keep"))
     text = out.read_text()
     assert text[text.index("  def pick"):text.index("  pick(a)")] == src[src.index("  def pick"):src.index("  pick(a)")]
@@ -99,7 +99,7 @@ def test_one_call_writes_the_function_text_for_it(tmp_path, rng):
     path.write_text(src)
     table = small_table(rng)
     out = tmp_path / "p_out.script"
-    compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    run_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
     above = T["a"] @ transform(np.eye(3), [0.0, 0.0, -0.05])
     reached = _reached(table, out, np.stack([q["a"], q["a"]]))
     want = np.stack([above, T["a"]])
@@ -162,7 +162,7 @@ def test_a_function_that_moves_nothing_is_passed_over_roboDK_s_spray_on(tmp_path
             src.splitlines().index(f"  SprayOn({spray})") + 1]
     table = small_table(rng)
     out = tmp_path / "r_out.script"
-    compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    run_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
     reached = _reached(table, out, np.stack([q["a"], q["b"], q["c"]]))
     want = np.stack([T["a"], T["b"], T["c"]])
     assert np.max(np.linalg.norm(reached[:, :3, 3] - want[:, :3, 3], axis=1)) < 1e-6 + 10 * IK_POSITION_TOL
@@ -215,7 +215,7 @@ def test_a_while_with_a_known_condition_is_unrolled(tmp_path, rng, loop, passes)
     np.testing.assert_allclose(np.stack([pt.T_world_tcp for pt in prog.points]),
                                np.stack([T["a"]] + [T["b"], T["c"]] * passes), atol=1e-9)
     out = tmp_path / "l_out.script"
-    compensate_program("ur5", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
+    run_program("ur5", DeformationTable.from_mm_deg(np.zeros((6, 6))), path, out)
     assert out.read_text() == src
 
 

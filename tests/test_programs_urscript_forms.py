@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import run_program
 from program_builders import random_configurations, ur_pose_text
 
 from thermocomp import DeformationTable, fk, load_robot, nominal_model
-from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
@@ -79,9 +79,9 @@ def test_statements_on_one_line_are_written_back_with_only_their_targets_changed
     path = tmp_path / "one.script"
     path.write_text(text)
     out = tmp_path / "out.script"
-    compensate_program("ur5", ZERO, path, out)
+    run_program("ur5", ZERO, path, out)
     assert out.read_bytes() == path.read_bytes()
-    compensate_program("ur5", DeformationTable.from_mm_deg(np.full((6, 6), 0.05)), path, out,
+    run_program("ur5", DeformationTable.from_mm_deg(np.full((6, 6), 0.05)), path, out,
                        options=CompensationOptions(time_law=Static()))
     before, after = text.splitlines(), out.read_text().splitlines()
     changed = [i + 1 for i, (x, y) in enumerate(zip(before, after)) if x != y]
@@ -265,7 +265,7 @@ def test_an_element_assigned_a_known_value_changes_the_target_that_reads_it(tmp_
     path = tmp_path / "elements.script"
     path.write_text(text.replace("  pick[2] = read_input_float_register(0)\n  movel(pick)\n", ""))
     out = tmp_path / "out.script"
-    compensate_program("ur5", ZERO, path, out)
+    run_program("ur5", ZERO, path, out)
     assert out.read_bytes() == path.read_bytes()
 
 

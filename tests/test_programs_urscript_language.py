@@ -16,13 +16,13 @@ import re
 
 import numpy as np
 import pytest
+from helpers import run_program
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from program_builders import random_configurations, ur_pose_text, urcap_export
 
 import thermocomp.programs.urscript_flow as flow
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
-from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
@@ -72,10 +72,10 @@ def test_a_urcap_preamble_export_compensates_and_only_its_targets_change(tmp_pat
     path = tmp_path / "urcap.script"
     path.write_text(export.text)
     out = tmp_path / "out.script"
-    compensate_program("ur5", ZERO, path, out)
+    run_program("ur5", ZERO, path, out)
     assert out.read_bytes() == path.read_bytes()
     table = DeformationTable.from_mm_deg(np.hstack([rng.uniform(-0.3, 0.3, (6, 3)), rng.uniform(-0.03, 0.03, (6, 3))]))
-    report = compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    report = run_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
     assert report.unsupported == [] and report.failed == []
     before, after = export.text.splitlines(), out.read_text().splitlines()
     changed = {i + 1 for i, (a, b) in enumerate(zip(before, after)) if a != b}
@@ -266,10 +266,10 @@ def test_a_list_of_poses_walked_by_index_is_written_element_by_element(tmp_path,
     assert prog.unsupported == () and _lines(prog) == [9] * 4
     np.testing.assert_allclose(np.stack([p.T_world_tcp for p in prog.points]), np.stack([Ta, Tb, Tc, Ta]), atol=1e-12)
     out = tmp_path / "out.script"
-    compensate_program("ur5", ZERO, path, out)
+    run_program("ur5", ZERO, path, out)
     assert out.read_bytes() == path.read_bytes()
     table = DeformationTable.from_mm_deg(np.full((6, 6), 0.05))
-    compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    run_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
     before, after = text.splitlines(), out.read_text().splitlines()
     assert [i + 1 for i, (x, y) in enumerate(zip(before, after)) if x != y] == [2, 3, 5]
 
@@ -360,7 +360,7 @@ def test_a_motion_whose_order_is_not_known_gets_its_minute_from_the_written_orde
             f"  movel({poses[3]}, a=1.2, v=0.02)\nend\n")
     path = tmp_path / "order.script"
     path.write_text(text)
-    report = compensate_program("ur5", "deformations/exaggerated.csv", path, tmp_path / "o.script",
+    report = run_program("ur5", "deformations/exaggerated.csv", path, tmp_path / "o.script",
                                 program_options=ProgramOptions(timed=True))
     rows = sorted(report.rows, key=lambda r: r.motion)
     assert [r.line for r in rows] == [2, 4, 6, 12]

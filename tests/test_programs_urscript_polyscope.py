@@ -18,10 +18,10 @@ import time
 
 import numpy as np
 import pytest
+from helpers import run_program
 from program_builders import random_configurations, ur_pose_text
 
 from thermocomp import DeformationTable, deformed_model, fk, load_robot, nominal_model
-from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
@@ -127,12 +127,12 @@ def test_a_polyscope_export_compensates_with_default_options(tmp_path, rng):
     path = tmp_path / "cell.script"
     path.write_text(text)
     out = tmp_path / "out.script"
-    compensate_program("ur5", ZERO, path, out)
+    run_program("ur5", ZERO, path, out)
     assert out.read_bytes() == path.read_bytes()  # a zero table: the script as it was
 
     chain = load_robot("ur5")
     table = small_table(rng)
-    report = compensate_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    report = run_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
     assert report.unsupported == [] and report.failed == []
     before, after = text.splitlines(), out.read_text().splitlines()
     assert len(before) == len(after)
@@ -163,7 +163,7 @@ def test_a_thread_that_moves_the_robot_decides_by_its_motions_data(tmp_path):
     path.write_text("def main():\n  thread Mover():\n    movel(p[.4, .1, .3, 0, 3.14, 0], a=1.2, v=0.25)\n  end\n"
                     "  thrd = run Mover()\n  movel(p[.4, -.1, .3, 0, 3.14, 0], a=1.2, v=0.25)\n  join thrd\nend\n")
     out = tmp_path / "o.script"
-    report = compensate_program("ur5", DeformationTable.from_mm_deg([[0.1, -0.1, 0.05, 0.01, 0.0, -0.01]] * 6),
+    report = run_program("ur5", DeformationTable.from_mm_deg([[0.1, -0.1, 0.05, 0.01, 0.0, -0.01]] * 6),
                                 path, out)
     assert report.n_motions == 2 and report.unsupported == []
     assert any(n.startswith(f"{path}:2:3: thread Mover: not resolved before running (it runs beside the program")
@@ -230,7 +230,7 @@ def test_a_record_member_target_is_written_back_in_the_record(tmp_path, rng):
     prog = read_program(path)
     np.testing.assert_allclose(prog.points[0].T_world_tcp, _pose(pose), atol=1e-12)
     out = tmp_path / "o.script"
-    compensate_program("ur5", small_table(rng), path, out, options=CompensationOptions(time_law=Static()))
+    run_program("ur5", small_table(rng), path, out, options=CompensationOptions(time_law=Static()))
     before, after = path.read_text().splitlines(), out.read_text().splitlines()
     assert [i for i, (a, b) in enumerate(zip(before, after)) if a != b] == [1]  # the record's pose literal only
     assert after[1].startswith("  global Wp = struct(p=p[") and after[1].endswith(", q=[0, -1.5, 1.5, -1.6, -1.57, 0])")

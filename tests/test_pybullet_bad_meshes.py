@@ -70,7 +70,7 @@ def test_a_mesh_map_mesh_of_another_type_is_refused_at_its_line(tmp_path: Path) 
 def test_a_garbage_scene_mesh_is_an_error_naming_scene_line_and_mesh(tmp_path: Path, capsys) -> None:
     (tmp_path / "part.stl").write_bytes(GARBAGE)
     scene, line = _scene(tmp_path, "part.stl")
-    setup = app_sim.load_setup(None, ZERO, RANDOM50, scene=scene)
+    setup = app_sim.load_setup(app_sim.SimInputs(None, ZERO, RANDOM50, scene=scene))
     obj = setup.scene.object("part")
     with pytest.raises(InputError) as exc:
         sim.save_screenshot(setup, tmp_path / "shot.png", width=160, height=120)

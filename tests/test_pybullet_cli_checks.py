@@ -83,7 +83,7 @@ def test_mesh_map_and_its_meshes_and_scene_meshes_are_inputs(tmp_path: Path) -> 
     scene = write(tmp_path, IRB140_CELL.read_text().replace('mount = "table"', 'mount = "table"\nmeshes = "cad.toml"')
                   + '\n[[object]]\nname = "part"\nrole = "workpiece"\nshape = "mesh"\nfile = "part.stl"\n'
                     'mesh_unit = "m"\nxyz_mm = [700, -400, 100]\n', "cell.toml")
-    setup = app_sim.load_setup(None, EXAGGERATED, RANDOM50, scene=scene)
+    setup = app_sim.load_setup(app_sim.SimInputs(None, EXAGGERATED, RANDOM50, scene=scene))
     names = {p.name for p in setup.input_files()}
     assert {"cell.toml", "cad.toml", "cube.stl", "part.stl", "exaggerated.csv", "targets_random50.csv"} <= names
     for victim in ("cad.toml", "cube.stl", "part.stl", "cell.toml"):
@@ -155,8 +155,8 @@ def test_the_library_checks_the_minute_against_the_program(tmp_path: Path) -> No
     from thermocomp.compensation.compensate import CompensationOptions
     from thermocomp.errors import ConfigurationError
 
-    setup = app_sim.load_setup("irb140", EXAGGERATED, RANDOM50,
-                           options=CompensationOptions(minutes=tuple(float(m) for m in range(10, 21))))
+    setup = app_sim.load_setup(app_sim.SimInputs("irb140", EXAGGERATED, RANDOM50,
+                           options=CompensationOptions(minutes=tuple(float(m) for m in range(10, 21)))))
     assert setup.check_minute(10.0) == 10.0
     for minute in (9.5, 20.5, float("nan")):
         with pytest.raises(ConfigurationError, match="10 to 20"):
@@ -192,8 +192,8 @@ def test_progress_bars_for_compensation_measurement_and_collisions(tmp_path: Pat
 def test_measure_and_collision_check_report_progress_to_the_end() -> None:
     from thermocomp.compensation.compensate import CompensationOptions
 
-    setup = app_sim.load_setup("irb140", EXAGGERATED, RANDOM50, scene=IRB140_CELL,
-                           options=CompensationOptions(minutes=(0.0, 100.0, 200.0)))
+    setup = app_sim.load_setup(app_sim.SimInputs("irb140", EXAGGERATED, RANDOM50, scene=IRB140_CELL,
+                           options=CompensationOptions(minutes=(0.0, 100.0, 200.0))))
     calls: dict[str, list[tuple[int, int]]] = {"measure": [], "collide": []}
     report = app_sim.compensate_setup(setup)
     app_sim.measure(setup, report=report, progress=lambda d, t: calls["measure"].append((d, t)))
@@ -258,7 +258,7 @@ def test_scene_and_no_scene_exclude_each_other(capsys) -> None:
 @pytest.mark.slow
 def test_pairs_close_at_home_are_reported_apart_not_on_every_row() -> None:
     """UR5: base and link2 are within 10 mm at home whatever the program; the check does not flag every row."""
-    setup = app_sim.load_setup("ur5", EXAGGERATED, UR5_PATH)
+    setup = app_sim.load_setup(app_sim.SimInputs("ur5", EXAGGERATED, UR5_PATH))
     report = app_sim.compensate_setup(setup)
     found = sim.check_collisions(setup, report, CollisionOptions(clearance=10e-3))
     close = {(a, b): d for a, b, d in found.close_by_design}
@@ -470,8 +470,8 @@ def test_an_explicit_magnification_through_the_table_is_warned_about(tmp_path: P
     from thermocomp.compensation.compensate import CompensationOptions
     from thermocomp.deformation.timelaw import Static
 
-    setup = app_sim.load_setup("ur5", EXAGGERATED, UR5_PATH, scene=SCENES / "ur5_print_bed.toml",
-                           options=CompensationOptions(time_law=Static()))
+    setup = app_sim.load_setup(app_sim.SimInputs("ur5", EXAGGERATED, UR5_PATH, scene=SCENES / "ur5_print_bed.toml",
+                           options=CompensationOptions(time_law=Static())))
     cap = sim.magnification_within_cell(setup, 20.0)
     assert cap < 20.0
     for value, warned in (("20", True), (f"{cap:g}", False)):

@@ -40,15 +40,15 @@ CHILD = textwrap.dedent("""
     from thermocomp.compensation.compensate import CompensationOptions
     from thermocomp.compensation.targets import Targets
     from thermocomp.io.targets_csv import read_targets_csv
-    from thermocomp.app.sim import compensate_for_gui, load_setup
+    from thermocomp.app.sim import SimInputs, compensate_for_gui, load_setup
     from thermocomp.simulators.pybullet.gui import ScriptedPanel, run_gui
 
     repo, picture = sys.argv[1], sys.argv[2]
     full = read_targets_csv(repo + "/examples/targets_random50.csv")
     program = Targets(names=full.names[:4], R_world_tcp=full.R_world_tcp[:4], p_world_tcp=full.p_world_tcp[:4])
-    setup = load_setup(None, repo + "/deformations/exaggerated.csv", program,
+    setup = load_setup(SimInputs(None, repo + "/deformations/exaggerated.csv", program,
                        scene=repo + "/scenes/irb140_paper_cell.toml",
-                       options=CompensationOptions(minutes=(0.0, 100.0, 200.0)))
+                       options=CompensationOptions(minutes=(0.0, 100.0, 200.0))))
     panel = ScriptedPanel({2: {"compensate": 1}, 3: {"play_corrected": 1}, 9: {"minute": 200.0},
                            10: {"magnification": 50.0}, 11: {"play_nominal": 1}})
     s = run_gui(setup, compensate=compensate_for_gui, panel=panel, max_frames=18, frame_seconds=0.0, play_interval=0.0,
@@ -107,13 +107,13 @@ def test_the_panel_starts_at_the_given_minute_and_magnification(tmp_path: Path, 
 LABELS_CHILD = textwrap.dedent("""
     import json, shutil, sys, tempfile, time
     from thermocomp.compensation.compensate import CompensationOptions
-    from thermocomp.app.sim import compensate_for_gui, load_setup
+    from thermocomp.app.sim import SimInputs, compensate_for_gui, load_setup
     from thermocomp.simulators.pybullet.client import open_client
     from thermocomp.simulators.pybullet.gui import WINDOW_SIZE, SimGui, display_magnification
 
     repo, screen, out, blank = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "blank"
-    setup = load_setup("irb140", repo + "/deformations/exaggerated.csv", repo + "/examples/targets_random50.csv",
-                       options=CompensationOptions(minutes=(0.0, 200.0)))
+    setup = load_setup(SimInputs("irb140", repo + "/deformations/exaggerated.csv", repo + "/examples/targets_random50.csv",
+                       options=CompensationOptions(minutes=(0.0, 200.0))))
     client = open_client("gui", options=f"--width={WINDOW_SIZE[0]} --height={WINDOW_SIZE[1]}")
     if blank:  # the reference picture: the same window with every parameter's name blank
         named = client.pb.addUserDebugParameter

@@ -240,8 +240,8 @@ def test_a_urdf_that_is_not_the_chain_is_refused(client: Client, workdir: Path) 
 
 @pytest.fixture(scope="module")
 def irb140_setup() -> sim.SimSetup:
-    return app_sim.load_setup(None, EXAGGERATED, RANDOM50, scene=IRB140_CELL,
-                          options=CompensationOptions(minutes=(0.0, 50.0, 200.0)))
+    return app_sim.load_setup(app_sim.SimInputs(None, EXAGGERATED, RANDOM50, scene=IRB140_CELL,
+                          options=CompensationOptions(minutes=(0.0, 50.0, 200.0))))
 
 
 @pytest.fixture(scope="module")
@@ -273,7 +273,7 @@ def test_played_program_reaches_targets_and_uncompensated_misses_as_predicted(
 
 
 def test_timed_ur5_path_is_measured_at_each_targets_own_minute(tmp_path: Path) -> None:
-    setup = app_sim.load_setup(None, EXAGGERATED, SCENES / "ur5_print_path.csv", scene=UR5_CELL)
+    setup = app_sim.load_setup(app_sim.SimInputs(None, EXAGGERATED, SCENES / "ur5_print_path.csv", scene=UR5_CELL))
     m, _ = app_sim.measure(setup)
     assert m.n_rows == setup.program.n_targets
     np.testing.assert_array_equal(m.minute, setup.program.time_min)
@@ -340,8 +340,8 @@ def test_program_collision_report_names_every_minute_of_the_bad_target(irb140_se
     program = Targets(names=(*good.names[:3], "in_the_plate"),
                       R_world_tcp=np.concatenate([good.R_world_tcp[:3], R[None]]),
                       p_world_tcp=np.concatenate([good.p_world_tcp[:3], [[0.815, 0.075, 0.4]]]))
-    setup = app_sim.load_setup(None, EXAGGERATED, program, scene=IRB140_CELL,
-                           options=CompensationOptions(minutes=(0.0, 100.0, 200.0)))
+    setup = app_sim.load_setup(app_sim.SimInputs(None, EXAGGERATED, program, scene=IRB140_CELL,
+                           options=CompensationOptions(minutes=(0.0, 100.0, 200.0))))
     report = sim.check_collisions(setup, app_sim.compensate_setup(setup), CollisionOptions(clearance=0.0))
     assert report.n_rows == 12
     assert report.flagged_rows() == [(0.0, 3), (100.0, 3), (200.0, 3)]
@@ -350,7 +350,7 @@ def test_program_collision_report_names_every_minute_of_the_bad_target(irb140_se
 
 
 def test_program_collisions_with_the_zero_table_are_none() -> None:
-    setup = app_sim.load_setup(None, ZERO, SCENES / "ur5_print_path.csv", scene=UR5_CELL)
+    setup = app_sim.load_setup(app_sim.SimInputs(None, ZERO, SCENES / "ur5_print_path.csv", scene=UR5_CELL))
     report = sim.check_collisions(setup, app_sim.compensate_setup(setup))
     assert report.n_rows == setup.program.n_targets and report.n_hits == 0
 
@@ -381,8 +381,8 @@ def test_screenshot_is_not_blank_and_shows_the_robot(irb140_setup: sim.SimSetup,
 
 
 def test_gui_logic_with_a_scripted_panel(irb140_setup: sim.SimSetup, client: Client, workdir: Path) -> None:
-    small = app_sim.load_setup(None, EXAGGERATED, _first(irb140_setup.program, 4), scene=IRB140_CELL,
-                           options=CompensationOptions(minutes=(0.0, 100.0, 200.0)))
+    small = app_sim.load_setup(app_sim.SimInputs(None, EXAGGERATED, _first(irb140_setup.program, 4), scene=IRB140_CELL,
+                           options=CompensationOptions(minutes=(0.0, 100.0, 200.0))))
     panel = ScriptedPanel({2: {"compensate": 1}, 3: {"play_corrected": 1}, 10: {"minute": 180.0},
                            11: {"magnification": 300.0}, 12: {"play_nominal": 1}})
     gui = SimGui(small, client, workdir / "gui", panel, compensate=app_sim.compensate_for_gui, play_interval=0.0)

@@ -117,7 +117,7 @@ def test_result_names_are_quoted_only_where_csv_needs_it(tmp_path, odd):
     with open(targets, "w", newline="") as handle:
         csv.writer(handle).writerows(rows)
     out = tmp_path / "o.csv"
-    tc.run_compensation("irb140", REPO / "deformations" / "exaggerated.csv", targets, out=out)
+    tc.run_compensation(tc.CompensationJob("irb140", REPO / "deformations" / "exaggerated.csv", targets=targets, out=out))
     with open(out, newline="") as handle:
         read = [r["target"] for r in csv.DictReader(handle)]
     assert read[:5] == names

@@ -187,11 +187,11 @@ def test_xacro_robots_compensate_from_the_command_line(xacro, extra, targets, tm
 def test_sim_draws_and_collides_the_xacro_meshes(tmp_path: Path) -> None:
     """``sim`` with a ROS-I robot file: its own meshes (COLLADA visuals as OBJ, STL collisions as convex pieces)."""
     pb = pytest.importorskip("pybullet")
-    from thermocomp.app.sim import load_setup
+    from thermocomp.app.sim import SimInputs, load_setup
     from thermocomp.simulators.pybullet.robot import load_model
 
-    setup = load_setup(str(UR5_XACRO), REPO / "deformations" / "exaggerated.csv", REPO / "scenes" / "ur5_print_path.csv",
-                       robot_options=options(base_link="base"))
+    setup = load_setup(SimInputs(str(UR5_XACRO), REPO / "deformations" / "exaggerated.csv",
+                                 REPO / "scenes" / "ur5_print_path.csv", robot_options=options(base_link="base")))
     geometry = setup.geometry(tmp_path)
     assert "the robot file's own meshes (ur5.xacro)" in geometry.source
     assert sorted(geometry.links) == ["base"] + [f"link{i}" for i in range(1, 7)]

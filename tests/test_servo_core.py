@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from scipy.optimize import least_squares
 
+from thermocomp._typing import FloatArray
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.robots import load_robot
 from thermocomp.printing.identification import (
@@ -27,6 +28,7 @@ from thermocomp.printing.identification import (
     layout,
     simulate,
     vaf,
+    with_angle,
 )
 from thermocomp.printing.models_toml import models_from_toml_text, models_toml_text
 from thermocomp.printing.mpc import JointMPC, MPCOptions, augmented, incremental, mpc_gain, prediction_matrices
@@ -39,19 +41,20 @@ RATE = 125.0
 T = 1.0 / RATE
 
 
-def servo_model(order: int = 3) -> JointModel:
-    """A known velocity servo: the PI loop of 10 rad/s, damping 0.7 (and a 50 rad/s lag for order 3), sampled."""
+def servo_model(speed_order: int = 3) -> JointModel:
+    """A known velocity servo: the PI loop of 10 rad/s, damping 0.7 (and a 50 rad/s lag for speed order 3),
+    sampled, with the joint angle as a state and an output: order ``speed_order + 1``."""
     from scipy.signal import cont2discrete, tf2ss
 
     wn, zeta = 10.0, 0.7
     num, den = np.array([2 * zeta * wn, wn**2]), np.array([1.0, 2 * zeta * wn, wn**2])
-    if order == 3:
+    if speed_order == 3:
         den = np.polymul(den, [1 / 50.0, 1.0])
     A, B, C, D, _ = cont2discrete(tf2ss(num, den), T)
-    return JointModel(A, B, C)
+    return with_angle(A, B, C, T)
 
 
-def small_options(orders=(2, 3, 4), tolerance_pct=0.25) -> IdentificationOptions:
+def small_options(orders=(3, 4, 5), tolerance_pct=0.25) -> IdentificationOptions:
     return IdentificationOptions(multisine=MultisineOptions(period_s=8.0, periods=2), orders=orders, block_rows=10,
                                  order_tolerance_pct=tolerance_pct)
 
@@ -93,27 +96,45 @@ def test_the_delay_of_a_step_is_the_samples_before_the_command_acts():
         u = np.zeros(200)
         u[50:] = 0.1
         shifted = np.r_[np.zeros(d), u[:-d]] if d else u
-        assert estimate_delay(u, simulate(model, shifted), 50) == d
+        assert estimate_delay(u, simulate(model, shifted)[:, 1], 50) == d
+
+
+def _frequency_response(model: JointModel, w: float) -> FloatArray:
+    """The angle's and the speed's answer to the command at ``w`` > 0 [rad/s]: ``C (z I - A)^-1 B``, ``(2,)``."""
+    z = np.exp(1j * w * T)
+    return (model.C @ np.linalg.solve(z * np.eye(model.order) - model.A, model.B))[:, 0]
 
 
 def test_identification_recovers_a_known_linear_model_without_noise():
-    truth = servo_model(3)
-    options = small_options(tolerance_pct=0.0)  # the best model: order 3 or more
+    truth = servo_model(3)  # order 4: three speed states and the angle
+    options = small_options(tolerance_pct=0.0)
     d = 4
     u = experiment(options, RATE, 1)
-    qd = simulate(truth, np.r_[np.zeros(d), u[:-d, 0]])[:, None]
-    models = identify_servo(u, qd, RATE, ("joint",), options)
+    y = simulate(truth, np.r_[np.zeros(d), u[:-d, 0]])
+    models = identify_servo(u, 1.5 + y[:, :1], y[:, 1:], RATE, ("joint",), options)
     assert models.delay_samples == d
     assert models.vaf_table.shape == (1, 3)
-    assert models.vaf_table[0, 1] >= 99.9  # the true order
+    assert models.vaf_table[0, 1] >= 99.99  # the true order
     best = models.joints[0]
-    assert best.order >= 3 and best.vaf_pct >= 99.99
-    # the same system: DC gain and the frequency response over the multi-sine's band
-    for w in (0.0, 2 * math.pi * 0.5, 2 * math.pi * 3.0):
-        z = np.exp(1j * w * T)
-        g = (truth.C @ np.linalg.solve(z * np.eye(truth.order) - truth.A, truth.B)).item()
-        h = (best.C @ np.linalg.solve(z * np.eye(best.order) - best.A, best.B)).item()
-        assert abs(h - g) < 0.01 * abs(g)
+    assert best.order >= 4 and best.vaf_pct >= 99.99
+    assert np.min(np.abs(np.linalg.eigvals(best.A) - 1.0)) == pytest.approx(0.0, abs=1e-12)  # the integrator
+    # the same system: the angle's and the speed's frequency response from near DC over the multi-sine's band
+    for f in (0.01, 0.5, 3.0):
+        g, h = _frequency_response(truth, 2 * math.pi * f), _frequency_response(best, 2 * math.pi * f)
+        assert np.all(np.abs(h - g) < 0.01 * np.abs(g))
+
+
+def test_one_state_is_the_angles_integrator_so_the_true_speed_order_needs_one_more():
+    """Table 4-1's shape: with the angle an output (seed 004, Section 4-3), a speed loop of order 2 needs a model
+    of order 3; order 2 has one state for the speed and fits it far worse."""
+    truth = servo_model(2)
+    options = small_options(orders=(2, 3), tolerance_pct=0.0)
+    u = experiment(options, RATE, 1)
+    y = simulate(truth, np.r_[np.zeros(4), u[:-4, 0]])
+    models = identify_servo(u, y[:, :1], y[:, 1:], RATE, ("joint",), options)
+    low, true = models.vaf_table[0]
+    assert true >= 99.99 and low < 97.0
+    assert models.joints[0].order == 3
 
 
 def test_identification_with_noise_keeps_a_high_vaf():
@@ -121,16 +142,16 @@ def test_identification_with_noise_keeps_a_high_vaf():
     options = small_options()
     u = experiment(options, RATE, 1)[:, 0]
     rng = np.random.default_rng(3)
-    y = simulate(truth, u) + 5e-4 * rng.standard_normal(u.size)
+    y = simulate(truth, u) + [2e-6, 5e-4] * rng.standard_normal((u.size, 2))
     lay = layout(options, RATE)
     est, val = slice(0, lay.estimation_end), slice(lay.validation_rest, lay.validation_end)
-    models, vafs = identify_joint(u[est], y[est], u[val], y[val], (2, 3), 10, int(RATE))
+    models, vafs = identify_joint(u[est], y[est] - y[0], u[val], y[val] - [y[val.start, 0], 0], (3, 4), 10, int(RATE))
     assert vafs[1] >= 99.0
 
 
 def test_identification_options_are_checked():
     with pytest.raises(ConfigurationError, match="block rows"):
-        IdentificationOptions(orders=(2, 12), block_rows=10)
+        IdentificationOptions(orders=(2, 20), block_rows=10)
     with pytest.raises(ConfigurationError, match="orders"):
         IdentificationOptions(orders=(0,))
 
@@ -158,6 +179,9 @@ def test_models_file_round_trips_exactly():
     (lambda t: t.replace("delay_samples = 4", "delay_samples = -1"), "delay_samples"),
     (lambda t: t.replace('name = "elbow_joint"', 'name = "elbow"'), "the robot's joints"),
     (lambda t: re.sub(r"B = \[[^\]]*\]", "B = [1.0]", t, count=1), "key B"),
+    (lambda t: re.sub(r"C = \[\[[^\]]*\], ", "C = [", t, count=1), "key C"),
+    (lambda t: t.replace("version = 2", "version = 1"), "run servo identify again"),
+    (lambda t: re.sub(r"A = \[\[.*\]\]", "A = [[0.5, 0, 0], [0, 0.5, 0], [0, 0, 0.5]]", t, count=1), "integrator"),
     (lambda t: t + "\nrate_hz = ", "not valid TOML"),
 ])
 def test_a_bad_models_file_names_the_file_and_the_key(edit, message):
@@ -190,7 +214,7 @@ def _cost_by_simulation(A, B, C, z0, u_seq, reference, weights, weight_u, increm
 @pytest.mark.parametrize("form", ["io", "iio"])
 def test_the_closed_form_mpc_step_equals_a_least_squares_solve_of_the_same_cost(form):
     model = servo_model(3)
-    Az, Bz, Cz = augmented(model, T)
+    Az, Bz, Cz = augmented(model)
     horizon = 30
     options = MPCOptions(horizon=horizon, form=form)
     weights = np.array([options.weight_position, options.weight_velocity])
@@ -218,7 +242,7 @@ def test_the_closed_form_mpc_step_equals_a_least_squares_solve_of_the_same_cost(
 
 def test_the_delay_prediction_is_equation_6_12():
     model = servo_model(2)
-    mpc = JointMPC(model, 4, T, 3.0, 0.5, MPCOptions())
+    mpc = JointMPC(model, 4, 3.0, 0.5, MPCOptions())
     mpc.z = np.array([0.01, -0.02, 0.5, 0.001])
     mpc.sent = [0.4, 0.3, 0.2, 0.1]  # u(k-1) .. u(k-4)
     A, B = mpc.Az, mpc.Bz[:, 0]

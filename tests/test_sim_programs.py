@@ -87,15 +87,15 @@ def test_sim_takes_targets_or_a_program(tmp_path, capsys):
 @pytest.fixture(scope="module")
 def ur5_setup():
     options = CompensationOptions(time_law=LinearRamp(), minutes=(200.0,))
-    return app_sim.load_setup("ur5", EXAGGERATED, UR5_PATH, scene=UR5_CELL, options=options)
+    return app_sim.load_setup(app_sim.SimInputs("ur5", EXAGGERATED, UR5_PATH, scene=UR5_CELL, options=options))
 
 
 @pytest.mark.slow
 def test_the_legend_names_the_picture_and_the_deviation_is_the_cores(tmp_path):
-    from thermocomp.app.targets import run_compensation
+    from helpers import run_targets
 
-    setup = app_sim.load_setup("ur5", EXAGGERATED, program=URSCRIPT, scene=UR5_CELL,
-                           options=CompensationOptions(time_law=LinearRamp(), minutes=(0.0, 200.0)))
+    setup = app_sim.load_setup(app_sim.SimInputs("ur5", EXAGGERATED, program=URSCRIPT, scene=UR5_CELL,
+                           options=CompensationOptions(time_law=LinearRamp(), minutes=(0.0, 200.0))))
     plain = sim.save_screenshot(setup, tmp_path / "plain.png", magnification=2.0, width=320, height=240,
                                 legend=False)
     shot = sim.save_screenshot(setup, tmp_path / "legend.png", magnification=2.0, width=320, height=240)
@@ -107,7 +107,7 @@ def test_the_legend_names_the_picture_and_the_deviation_is_the_cores(tmp_path):
     assert robot == "robot ur5; program urscript_program.script"
     assert minute == "minute 200; deformation magnified x2 (display only)"
     at_200 = CompensationOptions(time_law=LinearRamp(), minutes=(200.0,))
-    report = run_compensation(setup.chain, setup.table, setup.program, None, options=at_200, allow_failures=True)
+    report = run_targets(setup.chain, setup.table, setup.program, None, options=at_200, allow_failures=True)
     assert shot.deviation == pytest.approx(report.summary.uncompensated_max_position, rel=1e-9)
     assert deviation.endswith(f"{report.summary.uncompensated_max_position * 1e3:.4g} mm")
 
@@ -148,8 +148,8 @@ def test_the_gui_plays_a_program_with_a_scripted_panel(tmp_path):
     """The GUI's loop (DIRECT, a scripted panel): compensate, then play the program's points in its order."""
     from thermocomp.simulators.pybullet.gui import ScriptedPanel, SimGui
 
-    setup = app_sim.load_setup("irb140", EXAGGERATED, program=RAPID,
-                           options=CompensationOptions(time_law=LinearRamp(), minutes=(0.0, 200.0)))
+    setup = app_sim.load_setup(app_sim.SimInputs("irb140", EXAGGERATED, program=RAPID,
+                           options=CompensationOptions(time_law=LinearRamp(), minutes=(0.0, 200.0))))
     assert setup.program.n_targets == 9 and setup.program.names[0].startswith("1:line")
     panel = ScriptedPanel({2: {"compensate": 1}, 3: {"play_corrected": 1}})
     with connect("direct") as client:

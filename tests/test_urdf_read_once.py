@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from helpers import urdf_parameters_of
 
-from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
 from thermocomp.io import urdf as urdf_module
 from thermocomp.io import xml_values
 from thermocomp.io.robot_files import read_robot_description
@@ -28,7 +28,7 @@ def test_the_dynamics_reader_reads_the_file_once(tmp_path, monkeypatch):
     path = tmp_path / "irb140.urdf"
     write_urdf(load_robot("irb140"), path)
     calls = _counting(monkeypatch)
-    robot = read_urdf_parameters(path)
+    robot = urdf_parameters_of(path)
     robot.description.files()  # (the outputs' check reads the meshes it names from the same reading)
     assert len(calls) == 1
     assert robot.chain.n_joints == 6

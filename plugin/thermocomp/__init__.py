@@ -9,7 +9,8 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from thermocomp.app.targets import run_compensation
+    from thermocomp.app.compensate import run_compensation
+    from thermocomp.app.jobs import CompensationJob
     from thermocomp.compensation.compensate import CompensationOptions, compensate
     from thermocomp.compensation.targets import Targets
     from thermocomp.deformation import DeformationTable, LinearRamp, Static, deformed_model
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "BUILTIN_ROBOTS": "thermocomp.io.robots",
     "Chain": "thermocomp.robot.chain",
+    "CompensationJob": "thermocomp.app.jobs",
     "CompensationOptions": "thermocomp.compensation.compensate",
     "DeformationTable": "thermocomp.deformation",
     "IKOptions": "thermocomp.kinematics.ik",
@@ -43,7 +45,7 @@ _EXPORTS = {
     "fk_matrix": "thermocomp.kinematics.fk",
     "load_robot": "thermocomp.io.robots",
     "nominal_model": "thermocomp.kinematics.model",
-    "run_compensation": "thermocomp.app.targets",
+    "run_compensation": "thermocomp.app.compensate",
     "solve_ik": "thermocomp.kinematics.ik",
 }
 
@@ -64,6 +66,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "BUILTIN_ROBOTS",
     "Chain",
+    "CompensationJob",
     "CompensationOptions",
     "DeformationTable",
     "IKOptions",

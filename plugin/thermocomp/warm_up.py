@@ -42,7 +42,7 @@ def warm_up() -> None:
     import numpy as np
 
     import thermocomp.kinematics.engine  # noqa: F401  - every entry point, loaded from the cache just filled
-    from thermocomp.app.compensate import CompensationJob, compensate_source  # (the commands' one way in)
+    from thermocomp.app.compensate import CompensationJob, run_compensation  # (the commands' one way in)
     from thermocomp.deformation import DeformationTable
     from thermocomp.geometry.rotations import euler_xyz_from_matrix, quat_wxyz_from_matrix, rotvec_from_matrix
     from thermocomp.io.robots import load_robot
@@ -68,20 +68,20 @@ def warm_up() -> None:
             (tmp / "targets.csv").write_text(text + "\n", encoding="utf-8")
             # (with a plot once: the bytecode of the matplotlib modules make demo's --plot imports, 1.4 s of CPU
             # in every plotting run without it)
-            compensate_source(CompensationJob("irb140", table, targets=tmp / "targets.csv", out=tmp / "results.csv",
+            run_compensation(CompensationJob("irb140", table, targets=tmp / "targets.csv", out=tmp / "results.csv",
                                               plot=tmp / "plot.png" if with_joints else None))
         quat = quat_wxyz_from_matrix(R)
         moves = "".join(f"    MoveL [[{x:.6f},{y:.6f},{z:.6f}],[{w:.9f},{a:.9f},{b:.9f},{c:.9f}],[0,0,0,0],"
                         "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]], v100, z1, tool0;\n"
                         for (x, y, z), (w, a, b, c) in zip(p * 1e3, quat))
         (tmp / "warm.mod").write_text(f"MODULE Warm\n  PROC main()\n{moves}  ENDPROC\nENDMODULE\n", encoding="latin-1")
-        compensate_source(CompensationJob("irb140", table, program=tmp / "warm.mod", out=tmp / "warm_out.mod",
+        run_compensation(CompensationJob("irb140", table, program=tmp / "warm.mod", out=tmp / "warm_out.mod",
                                           results=tmp / "warm.csv"))
         R, p = poses("ur5")
         moves = "".join(f"  movel(p[{x:.6f}, {y:.6f}, {z:.6f}, {a:.6f}, {b:.6f}, {c:.6f}], a=1.2, v=0.05)\n"
                         for (x, y, z), (a, b, c) in zip(p, rotvec_from_matrix(R)))
         (tmp / "warm.script").write_text(f"def warm():\n{moves}end\n", encoding="latin-1")
-        compensate_source(CompensationJob("ur5", table, program=tmp / "warm.script", out=tmp / "warm_out.script",
+        run_compensation(CompensationJob("ur5", table, program=tmp / "warm.script", out=tmp / "warm_out.script",
                                           results=tmp / "warm.csv"))
 
 

@@ -91,21 +91,36 @@ class CalibrationRun:
 MAX_CANDIDATES = 100_000
 
 
-def run_calibration(
-    robot: str | PathLike,
-    measurements: PathLike,
-    out: PathLike,
-    report: PathLike,
-    *,
-    options: CalibrationOptions | None = None,
-    time: TimeFitOptions | None = None,
-    validate_with: PathLike | None = None,
-    plot: PathLike | None = None,
-    suggest: int = 0,
-    candidates: int = 300,
-    seed: int = 0,
-    robot_options: RobotFileOptions | None = None,
-) -> CalibrationRun:
+@dataclass(frozen=True)
+class CalibrationJob:
+    """Options of :func:`run_calibration` (``thermocomp calibrate``)."""
+
+    robot: str | PathLike
+    measurements: PathLike
+    out: PathLike
+    report: PathLike
+    options: CalibrationOptions | None = None
+    time: TimeFitOptions | None = None
+    validate_with: PathLike | None = None
+    plot: PathLike | None = None
+    suggest: int = 0
+    candidates: int = 300
+    seed: int = 0
+    robot_options: RobotFileOptions | None = None
+
+    def __post_init__(self) -> None:
+        suggest, candidates = self.suggest, self.candidates
+        if suggest < 0 or candidates < 1:
+            raise ConfigurationError(f"suggest and candidates: expected >= 0 and >= 1, got {suggest} and {candidates}")
+        if candidates > MAX_CANDIDATES:
+            raise ConfigurationError(f"--candidates: expected at most {MAX_CANDIDATES:,} configurations (each is a "
+                                     f"Jacobian to weigh), got {candidates:,}")
+        if suggest > candidates:
+            raise ConfigurationError(f"--suggest: expected at most --candidates ({candidates:,}) poses, got "
+                                     f"{suggest:,}")
+
+
+def run_calibration(spec: CalibrationJob) -> CalibrationRun:
     """Calibrate a robot's deformation table from a tracker's measurements and write the results.
 
     Parameters
@@ -131,15 +146,12 @@ def run_calibration(
         Number of poses to suggest (0: none), chosen among ``candidates``
         random configurations within the joint limits (seeded by ``seed``).
     """
+    robot, measurements, out, report = spec.robot, spec.measurements, spec.out, spec.report
+    options, time, validate_with, plot = spec.options, spec.time, spec.validate_with, spec.plot
+    suggest, candidates, seed, robot_options = spec.suggest, spec.candidates, spec.seed, spec.robot_options
+
     options = CalibrationOptions() if options is None else options
     time = TimeFitOptions() if time is None else time
-    if suggest < 0 or candidates < 1:
-        raise ConfigurationError(f"suggest and candidates: expected >= 0 and >= 1, got {suggest} and {candidates}")
-    if candidates > MAX_CANDIDATES:
-        raise ConfigurationError(f"--candidates: expected at most {MAX_CANDIDATES:,} configurations (each is a "
-                                 f"Jacobian to weigh), got {candidates:,}")
-    if suggest > candidates:
-        raise ConfigurationError(f"--suggest: expected at most --candidates ({candidates:,}) poses, got {suggest:,}")
     law_path = time_law_path(out)
     with Job() as job:
         job.input(measurements, "--measurements")

@@ -1,8 +1,8 @@
 """What ``thermocomp compensate`` runs: one source (a targets CSV or a robot program), or many programs.
 
-:func:`compensate_source` runs one :class:`CompensationJob` (every option, its combinations checked once):
-the one call of the command line for both sources. A targets CSV goes to
-:func:`thermocomp.app.targets.run_compensation`, a robot program to
+:func:`run_compensation` runs one :class:`~thermocomp.app.jobs.CompensationJob` (every option, its combinations
+checked once): the one call of the command line and of the Python API for both sources. A targets CSV goes to
+:func:`thermocomp.app.targets.compensate_targets`, a robot program to
 :func:`thermocomp.app.program.compensate_program`; both run
 through the application layer (:func:`thermocomp.app.jobs.run_job`) and
 return a :class:`~thermocomp.app.jobs.Report`.
@@ -19,106 +19,33 @@ from __future__ import annotations
 import concurrent.futures
 import multiprocessing
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from thermocomp._typing import FloatArray, PathLike
+from thermocomp._typing import PathLike
 from thermocomp._workers import end_with_parent
-from thermocomp.app.jobs import CompensationFailed, Report, file_of
-from thermocomp.app.targets import run_compensation
-from thermocomp.compensation.compensate import CompensationOptions, ProgressCallback
-from thermocomp.deformation.table import DeformationTable
+from thermocomp.app.jobs import CompensationFailed, CompensationJob, Report, file_of
+from thermocomp.app.targets import compensate_targets
+from thermocomp.compensation.compensate import ProgressCallback
 from thermocomp.errors import ConfigurationError, InputError, ThermocompError
 from thermocomp.io.job import Job
-from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.robots import robot_file
-from thermocomp.robot.chain import Chain
 
 if TYPE_CHECKING:  # the programs' modules (lark, the grammars) load with a program's run only
     from thermocomp.app.program import ProgramReport
-    from thermocomp.programs.options import ProgramOptions
 
 
-@dataclass(frozen=True)
-class CompensationJob:
-    """One run of ``thermocomp compensate``: a targets CSV or a robot program, with every option, checked once.
-
-    The combinations of options are checked here, when the job is made, and nowhere else: the command line
-    builds a job from what it parsed, the Python API from its arguments.
-
-    Parameters
-    ----------
-    robot
-        Built-in name, robot file, or a :class:`Chain`.
-    deformation
-        The paper's deformation CSV or a :class:`DeformationTable`.
-    targets, program
-        The source: a targets CSV (or a :class:`~thermocomp.compensation.targets.Targets`), or a RAPID /
-        URScript program. Exactly one.
-    out
-        The results CSV (targets) or the compensated program; ``None`` writes nothing.
-    options
-        Time law, solver settings; ``minutes`` serves targets only (the program's time form is in
-        ``program_options``).
-    minutes_given
-        Whether the minutes were asked for (``--minutes``): refused with a program.
-    program_options, results, report
-        A program's own options and outputs (:class:`~thermocomp.programs.options.ProgramOptions`, the results
-        CSV, the program report).
-    convention, joint_objects, fixed_orientation
-        Targets only: the authors' CoppeliaSim convention and its joint objects, the orientation of
-        position-only targets ``(3, 3)``.
-    allow_failures, plot, robot_options
-        As :func:`thermocomp.app.targets.run_compensation` and :func:`thermocomp.app.program.compensate_program`.
-
-    Raises
-    ------
-    ConfigurationError
-        Neither or both sources, or an option of the other source (naming the options as typed).
-    """
-
-    robot: str | PathLike | Chain
-    deformation: PathLike | DeformationTable
-    targets: PathLike | None = None
-    program: PathLike | None = None
-    out: PathLike | None = None
-    options: CompensationOptions | None = None
-    minutes_given: bool = False
-    program_options: ProgramOptions | None = None
-    results: PathLike | None = None
-    report: PathLike | None = None
-    convention: str = "table"
-    joint_objects: PathLike | None = None
-    fixed_orientation: FloatArray | None = None
-    allow_failures: bool = False
-    plot: PathLike | None = None
-    robot_options: RobotFileOptions | None = None
-
-    def __post_init__(self) -> None:
-        if self.program is not None:
-            misplaced = [flag for flag, used in (("--targets", self.targets is not None),
-                                                 ("--minutes", self.minutes_given),
-                                                 ("--convention", self.convention != "table"),
-                                                 ("--joint-objects", self.joint_objects is not None),
-                                                 ("--orientation-euler-xyz-deg", self.fixed_orientation is not None))
-                         if used]
-            if misplaced:
-                raise ConfigurationError(f"{', '.join(misplaced)} cannot be combined with --program (the program gives "
-                                         "the targets; --at-minute, --timed or --time-indexed give the time)")
-            return
-        if self.targets is None:
-            raise ConfigurationError("one of --targets or --program is required")
-        misplaced = [flag for flag, used in (("--program-output etc.", self.program_options is not None),
-                                             ("--results", self.results is not None),
-                                             ("--program-report", self.report is not None)) if used]
-        if misplaced:
-            raise ConfigurationError(f"{', '.join(misplaced)}: expected with --program only")
-
-
-def compensate_source(job: CompensationJob, progress: ProgressCallback | None = None) -> Report:
-    """Run ``job``: its targets through :func:`~thermocomp.app.targets.run_compensation`, or its program through
+def run_compensation(job: CompensationJob, progress: ProgressCallback | None = None) -> Report:
+    """Run ``job``: its targets through :func:`~thermocomp.app.targets.compensate_targets`, or its program through
     :func:`~thermocomp.app.program.compensate_program`; ``progress(rows_done, rows_total)`` hears of the rows.
+
+    The one call of ``thermocomp compensate`` and of the Python API (:func:`thermocomp.run_compensation`)::
+
+        import thermocomp
+        job = thermocomp.CompensationJob("irb140", "deformations/exaggerated.csv",
+                                         targets="examples/targets_random50.csv", out="compensated.csv")
+        print(thermocomp.run_compensation(job).text())
 
     Raises
     ------
@@ -126,17 +53,10 @@ def compensate_source(job: CompensationJob, progress: ProgressCallback | None = 
         As the source's function: nothing is written.
     """
     if job.program is None:
-        return run_compensation(job.robot, job.deformation, job.targets, job.out, plot=job.plot, options=job.options,
-                                fixed_orientation=job.fixed_orientation, allow_failures=job.allow_failures,
-                                progress=progress, convention=job.convention, robot_options=job.robot_options,
-                                joint_objects=job.joint_objects)
+        return compensate_targets(job, progress=progress)
     from thermocomp.app.program import compensate_program  # (lark, the grammars: a program's run only)
 
-    return compensate_program(job.robot, job.deformation, job.program, job.out, options=job.options,
-                              program_options=job.program_options, allow_failures=job.allow_failures,
-                              results=job.results, report=job.report, progress=progress,
-                              robot_options=job.robot_options, plot=job.plot)
-
+    return compensate_program(job, progress=progress)
 
 
 #: The statuses of a program of a batch, from best to worst.
@@ -241,9 +161,7 @@ def _kind(path: Path) -> str:
     return file_kind(path.stat().st_mode)
 
 
-def compensate_programs(robot: str | PathLike, deformation: PathLike, programs: list[PathLike], out_dir: PathLike, *,
-                        options: CompensationOptions | None = None, program_options: ProgramOptions | None = None,
-                        allow_failures: bool = False, robot_options: RobotFileOptions | None = None,
+def compensate_programs(job: CompensationJob, programs: list[PathLike], out_dir: PathLike, *,
                         jobs: int = 1) -> list[ProgramOutcome]:
     """Compensate every program of ``programs`` (files, or folders of them) into ``out_dir``, under its own name.
 
@@ -254,8 +172,10 @@ def compensate_programs(robot: str | PathLike, deformation: PathLike, programs: 
 
     Parameters
     ----------
-    robot, deformation, options, program_options, allow_failures, robot_options
-        As :func:`~thermocomp.app.program.compensate_program`, for every program.
+    job
+        The options of every program (robot, deformation, options, program options, allow_failures, robot
+        options): each program runs as ``job`` with its own ``program`` and ``out`` (``job``'s own are not
+        used; its other outputs must be ``None``).
     programs
         Program files and folders (a folder's files with a robot program's extension).
     out_dir
@@ -274,6 +194,9 @@ def compensate_programs(robot: str | PathLike, deformation: PathLike, programs: 
         A folder with no program, ``out_dir`` not a folder, two programs of one name, an output over an
         input; nothing is written.
     """
+    if job.program is None or any(v is not None for v in (job.results, job.report, job.plot)):
+        raise ConfigurationError("compensate_programs: expected the job of a program with no output of its own "
+                                 "(--results, --program-report, --plot), which the batch's summary replaces")
     if not (isinstance(jobs, int) and 1 <= jobs <= 1024):
         raise ConfigurationError(f"--jobs: expected a number of processes from 1 to 1024, got {jobs!r}")
     folder = Path(out_dir)
@@ -287,57 +210,43 @@ def compensate_programs(robot: str | PathLike, deformation: PathLike, programs: 
             raise InputError(f"--program: {by_name[path.name]} and {path} would both be written as "
                              f"{folder / path.name}; compensate them into separate folders", path=str(path))
         by_name.setdefault(path.name, path)
-    tasks = [_Task(robot, deformation, path, out, options, program_options, allow_failures, robot_options)
-             for path, out in dict(zip(files, outs)).items()]
-    with Job() as job:
-        job.input(robot_file(robot), "--robot")
-        job.input(file_of(deformation), "--deformation")
-        job.inputs(files, "--program")
-        job.input(None if options is None else options.time_law_file, "--time-law")
+    # one job per program, as a worker process receives it
+    tasks = [replace(job, program=path, out=out) for path, out in dict(zip(files, outs)).items()]
+    options = job.options
+    with Job() as run:
+        run.input(robot_file(job.robot), "--robot")
+        run.input(file_of(job.deformation), "--deformation")
+        run.inputs(files, "--program")
+        run.input(None if options is None else options.time_law_file, "--time-law")
         for out in outs:
-            job.output(out, "--out-dir")
-        job.check()
+            run.output(out, "--out-dir")
+        run.check()
         if jobs == 1 or len(tasks) == 1:
             outcomes = []
             for task in tasks:
                 outcome, staged = _compensate_one(task)
-                job.adopt(staged)
+                run.adopt(staged)
                 outcomes.append(outcome)
         else:
-            outcomes = _in_processes(job, tasks, jobs)
-        job.commit()
+            outcomes = _in_processes(run, tasks, jobs)
+        run.commit()
     return outcomes
 
 
-@dataclass(frozen=True)
-class _Task:
-    """One program of a batch, as a worker process receives it."""
-
-    robot: str | PathLike
-    deformation: PathLike
-    program: Path
-    out: Path
-    options: CompensationOptions | None
-    program_options: ProgramOptions | None
-    allow_failures: bool
-    robot_options: RobotFileOptions | None
-
-
-def _compensate_one(task: _Task) -> tuple[ProgramOutcome, dict[Path, Path]]:
+def _compensate_one(task: CompensationJob) -> tuple[ProgramOutcome, dict[Path, Path]]:
     """Compensate one program into its own job; its outcome, and its written temporaries for the batch's job."""
     from thermocomp.app.program import compensate_program
 
-    with Job() as job:
+    program, out = Path(task.program), Path(task.out)
+    with Job() as run:
         try:
-            report = compensate_program(task.robot, task.deformation, task.program, task.out, options=task.options,
-                                        program_options=task.program_options, allow_failures=task.allow_failures,
-                                        robot_options=task.robot_options, job=job)
+            report = compensate_program(task, within=run)
         except CompensationFailed as exc:
-            return ProgramOutcome(task.program, task.out, "failed", _portable(exc.report), str(exc)), {}
+            return ProgramOutcome(program, out, "failed", _portable(exc.report), str(exc)), {}
         except ThermocompError as exc:
-            return ProgramOutcome(task.program, task.out, "refused", None, str(exc)), {}
-        report.written = [task.out]
-        return ProgramOutcome(task.program, task.out, "ok", _portable(report)), job.hand_over()
+            return ProgramOutcome(program, out, "refused", None, str(exc)), {}
+        report.written = [out]
+        return ProgramOutcome(program, out, "ok", _portable(report)), run.hand_over()
 
 
 def _portable(report: ProgramReport) -> ProgramReport:
@@ -346,7 +255,7 @@ def _portable(report: ProgramReport) -> ProgramReport:
     return report
 
 
-def _in_processes(job: Job, tasks: list[_Task], jobs: int) -> list[ProgramOutcome]:
+def _in_processes(job: Job, tasks: list[CompensationJob], jobs: int) -> list[ProgramOutcome]:
     """The tasks over ``jobs`` worker processes, their written temporaries adopted by ``job`` as they come back.
 
     On an error or an interrupt the tasks not started are cancelled and the running ones finish, so that every
@@ -374,7 +283,7 @@ def _in_processes(job: Job, tasks: list[_Task], jobs: int) -> list[ProgramOutcom
             raise
 
 
-def _in_worker(task: _Task) -> tuple[ProgramOutcome, dict[Path, Path]]:
+def _in_worker(task: CompensationJob) -> tuple[ProgramOutcome, dict[Path, Path]]:
     """:func:`_compensate_one` in a worker process, which turns SIGTERM and SIGHUP into Ctrl-C as the command line
     does: its job then removes its temporaries."""
     from thermocomp.io.job import interrupt_on_termination
@@ -383,4 +292,5 @@ def _in_worker(task: _Task) -> tuple[ProgramOutcome, dict[Path, Path]]:
         return _compensate_one(task)
 
 
-__all__ = ["STATUSES", "CompensationJob", "ProgramOutcome", "compensate_programs", "compensate_source", "program_files"]
+__all__ = ["STATUSES", "CompensationJob", "ProgramOutcome", "compensate_programs", "program_files",
+           "run_compensation"]

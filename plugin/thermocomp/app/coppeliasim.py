@@ -1,6 +1,8 @@
 """The actions of ``thermocomp coppeliasim`` (and ``compensate --simulator coppeliasim``), one function each.
 
-Each action takes plain values and the run's :class:`~thermocomp.io.job.Job`
+Each action takes its options object (where, which robot of the scene, and one frozen dataclass of what to do,
+checked when it is made: :class:`FkCheck`, :class:`Showing`, :class:`SceneCompensation`, :class:`Playing`,
+:class:`ConventionComparison`) and the run's :class:`~thermocomp.io.job.Job`
 (docs/jobs.md): it declares its input files and outputs there, which are
 checked before CoppeliaSim is contacted or anything is computed, prints
 through :meth:`Job.echo` (so ``--report`` holds the same text) and commits
@@ -22,14 +24,16 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
+from thermocomp.app.jobs import CompensationJob
 from thermocomp.app.prepare import bind_law, bind_table, robot_and_table
-from thermocomp.app.targets import CompensationReport, run_compensation
+from thermocomp.app.targets import CompensationReport, compensate_targets
 from thermocomp.compensation.compensate import CompensationOptions, ProgressCallback
 from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import LinearRamp, Static, TimeLaw
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
+from thermocomp.io.results_rows import ConvergedRows
 from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.robots import robot_file
 from thermocomp.simulators.coppeliasim.compensation import SceneCheck, check_in_scene
@@ -159,23 +163,33 @@ def read_robot_table(address: Address, which: RobotInScene, out: PathLike | None
         print(f"wrote {path}", file=sys.stdout if out is not None else sys.stderr)
 
 
-def check_fk(address: Address, which: RobotInScene, configurations: int, seed: int, compare: str | None,
-             job: Job, robot_options: RobotFileOptions | None = None) -> None:
-    """Compare CoppeliaSim's TCP with thermocomp's forward kinematics on random configurations.
+@dataclass(frozen=True)
+class FkCheck:
+    """``coppeliasim check``: ``configurations`` random configurations (seeded by ``seed``); ``compare``: also
+    compare the scene robot with this robot (built-in name or robot file, a ``.urdf`` / ``.xacro`` read with
+    ``robot_options``)."""
 
-    ``compare``: also compare the scene robot with this robot (built-in name or
-    robot file, a ``.urdf`` / ``.xacro`` read with ``robot_options``).
-    """
+    configurations: int = 20
+    seed: int = 0
+    compare: str | None = None
+    robot_options: RobotFileOptions | None = None
+
+    def __post_init__(self) -> None:
+        check_configurations(self.configurations)
+        check_seed(self.seed)
+
+
+def check_fk(address: Address, which: RobotInScene, check: FkCheck, job: Job) -> None:
+    """Compare CoppeliaSim's TCP with thermocomp's forward kinematics on random configurations."""
     from thermocomp.app.prepare import load_chain
     from thermocomp.kinematics.fk import fk_matrix
     from thermocomp.kinematics.model import nominal_model
     from thermocomp.simulators.coppeliasim import check_nominal_fk
 
-    check_configurations(configurations)
-    check_seed(seed)
+    configurations, seed, compare = check.configurations, check.seed, check.compare
     job.input(robot_file(compare, "--compare"), "--compare")
     job.check()
-    other = None if compare is None else load_chain(compare, robot_options, job=job)
+    other = None if compare is None else load_chain(compare, check.robot_options, job=job)
     with _connect(address, job) as session:
         robot = _read_robot(session, which)
         chain = robot.chain
@@ -226,14 +240,30 @@ class SceneLaw:
         return table, float(law.fraction(minute))
 
 
-def show(address: Address, which: RobotInScene, deformation: PathLike, law: SceneLaw, minute: float | None,
-         magnification: float, hold_s: float, until_file: PathLike | None, job: Job) -> None:
+@dataclass(frozen=True)
+class Showing:
+    """``coppeliasim show``: the table ``deformation`` under ``law`` at ``minute`` (``None``: the full table),
+    magnified, held ``hold_s`` seconds or until ``until_file`` exists."""
+
+    deformation: PathLike
+    law: SceneLaw
+    minute: float | None = None
+    magnification: float = 1.0
+    hold_s: float = 10.0
+    until_file: PathLike | None = None
+
+    def __post_init__(self) -> None:
+        check_magnification(self.magnification, "--magnification")  # (1e308 placed the joint objects 1e305 m away)
+        _finite(self.hold_s, "--hold-s")
+
+
+def show(address: Address, which: RobotInScene, showing: Showing, job: Job) -> None:
     """Show the deformed robot for ``hold_s`` seconds (or until ``until_file`` exists), then restore the scene."""
     from thermocomp.deformation.apply import deformed_model
     from thermocomp.simulators.coppeliasim import deformation_shown
 
-    check_magnification(magnification, "--magnification")  # (1e308 placed the joint objects 1e305 m away)
-    _finite(hold_s, "--hold-s")
+    deformation, law, minute, magnification = showing.deformation, showing.law, showing.minute, showing.magnification
+    hold_s, until_file = showing.hold_s, showing.until_file
     job.input(deformation, "--deformation")
     job.check()
     with _connect(address, job) as session:
@@ -251,35 +281,57 @@ def show(address: Address, which: RobotInScene, deformation: PathLike, law: Scen
         job.echo("restored the nominal scene")
 
 
-def compensate(address: Address, which: RobotInScene, deformation: PathLike, targets: PathLike, out: PathLike,
-               law: SceneLaw, *, minutes: Sequence[float], check_minutes: Sequence[float] | None = None,
-               fixed_orientation: FloatArray | None = None, solver: dict | None = None,
-               allow_failures: bool = False, progress: ProgressCallback | None = None, job: Job) -> None:
+@dataclass(frozen=True)
+class SceneCompensation:
+    """``coppeliasim compensate`` (and ``compensate --simulator coppeliasim``): the targets CSV compensated on the
+    scene's robot under ``law`` at ``minutes``, the rows of ``check_minutes`` (default the last minute) replayed in
+    the scene, the results CSV ``out``. ``solver``: the ``ik``, ``starts`` and ``seed`` fields of
+    :class:`CompensationOptions`; ``fixed_orientation`` ``(3, 3)`` for position-only targets."""
+
+    deformation: PathLike
+    targets: PathLike
+    out: PathLike
+    law: SceneLaw
+    minutes: tuple[float, ...]
+    check_minutes: tuple[float, ...] | None = None
+    fixed_orientation: FloatArray | None = None
+    solver: dict | None = None
+    allow_failures: bool = False
+
+    def options(self) -> CompensationOptions:
+        """The solve's options (the time law and minutes the scene's convention then binds)."""
+        return CompensationOptions(time_law=self.law.time_law, minutes=tuple(self.minutes), **(self.solver or {}))
+
+    def __post_init__(self) -> None:
+        self.options()  # the minutes and the solver's settings, checked when the job is made
+
+
+def compensate(address: Address, which: RobotInScene, scene: SceneCompensation, job: Job, *,
+               progress: ProgressCallback | None = None) -> None:
     """Compensate a program on the scene's robot, replay it in the scene, then write the results.
 
-    The results appear only after the scene check has run (one commit).
-    ``solver``: the ``ik``, ``starts`` and ``seed`` fields of
-    :class:`CompensationOptions`. Raises
-    :class:`~thermocomp.app.jobs.CompensationFailed` as
-    :func:`thermocomp.app.targets.run_compensation` does (nothing written).
+    The results appear only after the scene check has run (one commit). ``progress(rows_done, rows_total)``
+    hears of the rows. Raises :class:`~thermocomp.app.jobs.CompensationFailed` as
+    :func:`thermocomp.app.targets.compensate_targets` does (nothing written).
     """
     from thermocomp.io.targets_csv import read_targets_csv
 
+    deformation, targets, law = scene.deformation, scene.targets, scene.law
     job.input(deformation, "--deformation")
     job.input(targets, "--targets")
     job.input(law.file, "--time-law")
-    out = job.output(out, "--out")
+    out = job.output(scene.out, "--out")
     job.check()
-    options = CompensationOptions(time_law=law.time_law, minutes=tuple(minutes), **(solver or {}))  # checked first
+    options = scene.options()
     with _connect(address, job) as session:
         robot = _read_robot(session, which)
-        program = read_targets_csv(targets, fixed_orientation=fixed_orientation, n_joints=robot.chain.n_joints)
+        program = read_targets_csv(targets, fixed_orientation=scene.fixed_orientation, n_joints=robot.chain.n_joints)
         # the authors' convention with the scene's own joint-object orientations (a ramp: each minute its table)
         table, options = bind_law(robot.chain, bind_table(robot.chain, deformation), options,
                                   "authors-coppeliasim" if law.convention == "authors" else "table",
                                   robot.R_world_joint)
         report, check = compensate_in_scene(session, robot, table, program, options=options, out=out,
-                                            allow_failures=allow_failures, check_minutes=check_minutes,
+                                            allow_failures=scene.allow_failures, check_minutes=scene.check_minutes,
                                             progress=progress, job=job)
     report.written = job.commit()
     job.echo(report.text())
@@ -310,7 +362,7 @@ def compensate_in_scene(
     program
         Targets in the world frame.
     options, out, allow_failures
-        As :func:`thermocomp.app.targets.run_compensation`. A time law with a
+        As :func:`thermocomp.app.targets.compensate_targets`. A time law with a
         table per minute (the authors' incremental law,
         :class:`~thermocomp.deformation.coppeliasim_convention.AuthorsIncrements`)
         shows each checked minute's own table.
@@ -335,53 +387,86 @@ def compensate_in_scene(
     own = job is None
     job = Job() if job is None else job
     with job if own else contextlib.nullcontext(job):
-        report = run_compensation(robot.chain, table, program, out, options=options, allow_failures=allow_failures,
-                                  keep_results=True, progress=progress, job=job)
+        report = compensate_targets(CompensationJob(robot.chain, table, targets=program, out=out, options=options,
+                                                    allow_failures=allow_failures, keep_results=True),
+                                    progress=progress, within=job)
         check = check_in_scene(session, robot, table, program, options, report.chunks, check_minutes)
         if own:
             report.written = job.commit()
     return report, check
 
 
-def read_played_rows(results: PathLike, chain, minute: float | None):
-    """The rows of a results CSV to play, each finite and within ``chain``'s joint limits (else a located error)."""
-    from thermocomp.simulators.coppeliasim.play import read_results_rows
+def read_played_rows(results: PathLike, chain, minute: float | None) -> tuple[float, ConvergedRows]:
+    """The converged rows of ``minute`` (default the last minute in the file) of a results CSV, to play: that
+    minute and its rows, each within ``chain``'s joint limits (else a located error).
 
-    rows = read_results_rows(results, chain.n_joints, minute)
+    Raises
+    ------
+    InputError
+        As :func:`thermocomp.io.results_rows.read_converged_rows`; no converged row, or none at ``minute``; an
+        angle outside the limits (file, line, column).
+    """
+    from thermocomp.io.results_rows import read_converged_rows
+
+    every = read_converged_rows(results, chain.n_joints)
+    if not every.target:
+        raise InputError("no converged rows to play", path=str(results))
+    minutes = sorted(set(every.minute.tolist()))
+    chosen = minutes[-1] if minute is None else float(minute)
+    if chosen not in minutes:
+        raise InputError(f"no converged rows at minute {chosen:g}; the file has minutes {minutes[0]:g}..{minutes[-1]:g}",
+                         path=str(results))
+    rows = every.at_minute(chosen)
     outside = (rows.q < chain.lower) | (rows.q > chain.upper)
     if np.any(outside):
         k, j = np.argwhere(outside)[0]
         raise InputError(f"expected a joint angle within the robot's limits {np.degrees(chain.lower[j]):.6g} to "
                          f"{np.degrees(chain.upper[j]):.6g} deg, got {np.degrees(rows.q[k, j]):.6g}",
-                         path=str(results), row=rows.lines[k], column=f"q{j + 1}_deg")
-    return rows
+                         path=str(results), row=int(rows.lines[k]), column=f"q{j + 1}_deg")
+    return chosen, rows
 
 
-def play(address: Address, which: RobotInScene, results: PathLike, deformation: PathLike | None, law: SceneLaw,
-         minute: float | None, magnification: float, dwell_s: float, job: Job) -> None:
+@dataclass(frozen=True)
+class Playing:
+    """``coppeliasim play``: the rows of ``minute`` (default the last) of the results CSV ``results``, each held
+    ``dwell_s`` seconds, on the robot deformed by ``deformation`` under ``law`` (magnified) if given."""
+
+    results: PathLike
+    law: SceneLaw
+    deformation: PathLike | None = None
+    minute: float | None = None
+    magnification: float = 1.0
+    dwell_s: float = 0.5
+
+    def __post_init__(self) -> None:
+        check_magnification(self.magnification, "--magnification")  # (1e308 placed the joint objects 1e305 m away)
+        _finite(self.dwell_s, "--dwell-s")
+        if self.minute is not None:
+            _finite(self.minute, "--minute")
+
+
+def play(address: Address, which: RobotInScene, playing: Playing, job: Job) -> None:
     """Play the compensated rows of one minute of a results CSV in the scene (deformed by a table if given)."""
     from thermocomp.deformation.apply import deformed_model
     from thermocomp.simulators.coppeliasim.play import play as play_rows
 
-    check_magnification(magnification, "--magnification")  # (1e308 placed the joint objects 1e305 m away)
-    _finite(dwell_s, "--dwell-s")
-    if minute is not None:
-        _finite(minute, "--minute")
+    results, deformation, law, minute = playing.results, playing.deformation, playing.law, playing.minute
+    magnification, dwell_s = playing.magnification, playing.dwell_s
     job.input(results, "--results")
     job.input(deformation, "--deformation")
     job.check()
     with _connect(address, job) as session:
         robot = _read_robot(session, which)
-        rows = read_played_rows(results, robot.chain, minute)
+        played, rows = read_played_rows(results, robot.chain, minute)
         model = None
         if deformation is not None:
             table_file = bind_table(robot.chain, deformation)
-            table, fraction = law.table_at(robot.chain, table_file, rows.minute, robot.R_world_joint)
+            table, fraction = law.table_at(robot.chain, table_file, played, robot.R_world_joint)
             model = deformed_model(robot.chain, table, fraction * magnification)
             if not isinstance(law.time_law, Static) and law.convention == "table" and fraction == 0.0:
-                job.echo(f"note: minute {rows.minute:g} of the linear ramp applies none of the table, so the robot "
+                job.echo(f"note: minute {played:g} of the linear ramp applies none of the table, so the robot "
                          "is shown undeformed; results of 'compensate --static' are played deformed with --static")
-        job.echo(f"playing {len(rows.target)} targets of minute {rows.minute:g} from {results}")
+        job.echo(f"playing {len(rows.target)} targets of minute {played:g} from {results}")
         play_rows(session, robot, rows.q, model=model, dwell_s=dwell_s,
                   on_row=lambda k: job.echo(f"  {rows.target[k]}"))
         job.echo("restored the nominal scene")
@@ -415,22 +500,42 @@ def load_scene(address: Address, scene_file: PathLike, robot_path: str | None, j
     job.echo(loaded.text(scene))
 
 
-def convention(robot: str, deformation: PathLike, stabilisation_min: float | None, minute: float | None,
-               configurations: int, seed: int, out: PathLike | None, job: Job,
-               robot_options: RobotFileOptions | None = None) -> None:
+@dataclass(frozen=True)
+class ConventionComparison:
+    """``coppeliasim convention``: the authors' scene convention for ``robot`` (a ``.urdf`` / ``.xacro`` read with
+    ``robot_options``) and ``deformation``, static or incremental (``stabilisation_min`` T, at ``minute``, default
+    T), compared with the paper's model on ``configurations`` random configurations; the table to ``out`` (or
+    standard output)."""
+
+    robot: str
+    deformation: PathLike
+    stabilisation_min: float | None = None
+    minute: float | None = None
+    configurations: int = 2000
+    seed: int = 0
+    out: PathLike | None = None
+    robot_options: RobotFileOptions | None = None
+
+    def __post_init__(self) -> None:
+        check_configurations(self.configurations)
+        check_seed(self.seed)
+        if self.minute is not None:  # refused, not ignored: the static convention has no minute
+            _finite(self.minute, "--minute")
+            if self.stabilisation_min is None:
+                raise ConfigurationError(f"--minute {self.minute:g}: the static convention applies the full table "
+                                         "once; give --stabilisation-min T for the incremental law's minutes")
+
+
+def convention(comparison: ConventionComparison, job: Job) -> None:
     """The authors' scene convention as a table-form table (echoed or written to ``out``), and its distance
     from the paper's model on random configurations."""
     from thermocomp.deformation.coppeliasim_convention import convention_difference
     from thermocomp.io.deformation_csv import deformation_csv_text
     from thermocomp.io.robots import builtin_joint_objects
 
-    check_configurations(configurations)
-    check_seed(seed)
-    if minute is not None:  # refused, not ignored: the static convention has no minute
-        _finite(minute, "--minute")
-        if stabilisation_min is None:
-            raise ConfigurationError(f"--minute {minute:g}: the static convention applies the full table once; "
-                                     "give --stabilisation-min T for the incremental law's minutes")
+    robot, deformation, out = comparison.robot, comparison.deformation, comparison.out
+    stabilisation_min, minute = comparison.stabilisation_min, comparison.minute
+    configurations, seed, robot_options = comparison.configurations, comparison.seed, comparison.robot_options
     job.input(robot_file(robot), "--robot")
     job.input(deformation, "--deformation")
     out = job.output(out, "--out")

@@ -116,9 +116,10 @@ def _friction_table(path: PathLike | None, n: int):
 def robot_file_inertials(robot: PathLike, options: RobotFileOptions | None = None, what: str = "(identified)",
                          option: str = "--robot") -> UrdfParameters:
     """The chain and inertials of a ``.urdf`` or ``.xacro`` robot file
-    (:func:`~thermocomp.dynamics.urdf_parameters.read_urdf_parameters`); another file or a built-in name is refused,
-    naming ``option`` and ``what`` inertials it should carry."""
-    from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
+    (:func:`~thermocomp.dynamics.urdf_parameters.urdf_parameters` of the file io read); another file or a built-in
+    name is refused, naming ``option`` and ``what`` inertials it should carry."""
+    from thermocomp.dynamics.urdf_parameters import urdf_parameters
+    from thermocomp.io.robot_files import read_robot_description
 
     expected = f"expected a {' or '.join(ROBOT_FILE_SUFFIXES)} robot file carrying the {what} inertials"
     path = robot_file(robot, option)
@@ -126,25 +127,41 @@ def robot_file_inertials(robot: PathLike, options: RobotFileOptions | None = Non
         raise InputError(f"{option}: {expected}, got the built-in robot {str(robot)!r}")
     if path.suffix.lower() not in ROBOT_FILE_SUFFIXES:
         raise InputError(expected, path=str(robot))
-    return read_urdf_parameters(robot, options)
+    return urdf_parameters(read_robot_description(robot, options))
 
 
-def run_simulate_recording(truth: PathLike, trajectory: PathLike, out: PathLike, *, friction: PathLike | None = None,
-                           drives=None, seed: int | None = None, with_derivatives: bool = False,
-                           robot_options: RobotFileOptions | None = None) -> Recording:
+@dataclass(frozen=True)
+class SimulateRecordingJob:
+    """Options of :func:`run_simulate_recording` (``thermocomp simulate-recording``): the truth robot file, the
+    trajectory, the recording to write, friction, drives, seed."""
+
+    truth: PathLike
+    trajectory: PathLike
+    out: PathLike
+    friction: PathLike | None = None
+    drives: object = None
+    seed: int | None = None
+    with_derivatives: bool = False
+    robot_options: RobotFileOptions | None = None
+
+
+def run_simulate_recording(spec: SimulateRecordingJob) -> Recording:
     """Play ``trajectory`` on PyBullet with the ``truth`` robot file (and friction CSV) and write what the drives
     report; ``robot_options``: its base and tip links, xacro arguments, ROS packages."""
     from thermocomp.dynamics.simulate import DriveOptions, SimulatedRobot
 
-    files = robot_file_inertials(truth, robot_options, "true", "--truth").description.files()
-    with _job({"--truth": truth, "--trajectory": trajectory, "--friction": friction}, {"--out": out}, files) as job:
+    truth, trajectory, out, friction = spec.truth, spec.trajectory, spec.out, spec.friction
+    drives, seed, with_derivatives, robot_options = spec.drives, spec.seed, spec.with_derivatives, spec.robot_options
+
+    description = robot_file_inertials(truth, robot_options, "true", "--truth").description
+    with _job({"--truth": truth, "--trajectory": trajectory, "--friction": friction}, {"--out": out},
+              description.files()) as job:
         motion = read_recording_csv(trajectory, torques=False)
         if motion.qd is None or motion.qdd is None:
             raise InputError("expected the columns qd<i>_rad_s and qdd<i>_rad_s2 (a trajectory from thermocomp excite)",
                              path=str(trajectory))
         table = _friction_table(friction, motion.n_joints)
-        with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed),
-                            robot_options=robot_options) as robot:
+        with SimulatedRobot(description, table, drives or DriveOptions(), rng=np.random.default_rng(seed)) as robot:
             if robot.chain.n_joints != motion.n_joints:
                 raise InputError(f"expected a trajectory of {robot.chain.n_joints} joints, got {motion.n_joints}",
                                  path=str(trajectory))
@@ -154,10 +171,33 @@ def run_simulate_recording(truth: PathLike, trajectory: PathLike, out: PathLike,
         return recording
 
 
-def run_simulate_disturbance(truth: PathLike, controllers: PathLike, out: PathLike, *, pose: tuple[float, ...] | None = None,
-                             duration: float = 10.0, rate: float = 300.0, amplitude: tuple[float, ...] = (5.0,),
-                             damping: tuple[float, ...] | None = None, friction: PathLike | None = None, drives=None,
-                             seed: int | None = None, robot_options: RobotFileOptions | None = None) -> Recording:
+@dataclass(frozen=True)
+class SimulateDisturbanceJob:
+    """Options of :func:`run_simulate_disturbance` (``thermocomp simulate-recording --controllers``): the truth robot
+    file at rest under its PI controllers and a disturbance: pose [rad], duration [s], rate [Hz], amplitude [N m],
+    damping [N m s/rad], friction, drives, seed."""
+
+    truth: PathLike
+    controllers: PathLike
+    out: PathLike
+    pose: tuple[float, ...] | None = None
+    duration: float = 10.0
+    rate: float = 300.0
+    amplitude: tuple[float, ...] = (5.0,)
+    damping: tuple[float, ...] | None = None
+    friction: PathLike | None = None
+    drives: object = None
+    seed: int | None = None
+    robot_options: RobotFileOptions | None = None
+
+    def __post_init__(self) -> None:
+        duration, rate = self.duration, self.rate
+        if not (math.isfinite(duration) and duration > 0 and math.isfinite(rate) and rate > 0):
+            raise ConfigurationError(f"--duration-s, --rate-hz: expected > 0, got {duration!r}, {rate!r}")
+        _check_samples(duration * rate, "--duration-s x --rate-hz")
+
+
+def run_simulate_disturbance(spec: SimulateDisturbanceJob) -> Recording:
     """Seed 000, Step 4's experiment on PyBullet: the ``truth`` robot at rest at ``pose`` [rad] (default: zero within
     the limits), every joint held by its PI controller of ``controllers`` (a controllers CSV) under
     :func:`~thermocomp.dynamics.controller.disturbance_torques` of ``amplitude`` [N m] for ``duration`` [s]; the
@@ -167,9 +207,10 @@ def run_simulate_disturbance(truth: PathLike, controllers: PathLike, out: PathLi
     from thermocomp.dynamics.simulate import DRIVE_DAMPING, DriveOptions, SimulatedRobot
     from thermocomp.io.controllers_csv import read_controllers_csv
 
-    if not (math.isfinite(duration) and duration > 0 and math.isfinite(rate) and rate > 0):
-        raise ConfigurationError(f"--duration-s, --rate-hz: expected > 0, got {duration!r}, {rate!r}")
-    _check_samples(duration * rate, "--duration-s x --rate-hz")
+    truth, controllers, out, pose = spec.truth, spec.controllers, spec.out, spec.pose
+    duration, rate, amplitude, damping = spec.duration, spec.rate, spec.amplitude, spec.damping
+    friction, drives, seed, robot_options = spec.friction, spec.drives, spec.seed, spec.robot_options
+
     info = robot_file_inertials(truth, robot_options, "true", "--truth")
     with _job({"--truth": truth, "--controllers": controllers, "--friction": friction}, {"--out": out},
               info.description.files()) as job:
@@ -177,8 +218,7 @@ def run_simulate_disturbance(truth: PathLike, controllers: PathLike, out: PathLi
         n = chain.n_joints
         Kp, Ti = read_controllers_csv(controllers, n)
         table = _friction_table(friction, n)
-        with SimulatedRobot(truth, table, drives or DriveOptions(), rng=np.random.default_rng(seed),
-                            robot_options=robot_options) as robot:
+        with SimulatedRobot(info.description, table, drives or DriveOptions(), rng=np.random.default_rng(seed)) as robot:
             centre = np.clip(np.zeros(n), chain.lower, chain.upper) if pose is None else np.asarray(pose, dtype=float)
             if centre.shape != (n,) or np.any(~np.isfinite(centre) | (centre < chain.lower) | (centre > chain.upper)):
                 raise ConfigurationError(f"--pose-deg: expected {n} angles within the joint limits, got "
@@ -223,17 +263,35 @@ def _read_torques(path: PathLike, n: int, gains: PathLike | None) -> Recording:
                      current=rec.current)
 
 
-def run_drive_gains(robot: PathLike, unloaded: PathLike, loaded: PathLike, payload_mass: float, *,
-                    out: PathLike | None = None, report: PathLike | None = None,
-                    options: IdentifyOptions | None = None, robot_options: RobotFileOptions | None = None) -> str:
+@dataclass(frozen=True)
+class DriveGainsJob:
+    """Options of :func:`run_drive_gains` (``thermocomp identify --drive-gains``): the CAD robot file, the recordings
+    without and with the payload, its mass [kg], the outputs."""
+
+    robot: PathLike
+    unloaded: PathLike
+    loaded: PathLike
+    payload_mass: float
+    out: PathLike | None = None
+    report: PathLike | None = None
+    options: IdentifyOptions | None = None
+    robot_options: RobotFileOptions | None = None
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.payload_mass) and self.payload_mass > 0):
+            raise ConfigurationError(f"--payload-mass-kg: expected > 0 kg, got {self.payload_mass!r}")
+
+
+def run_drive_gains(spec: DriveGainsJob) -> str:
     """Drive gains from two recordings of motor currents, without and with a payload of ``payload_mass`` [kg]
     (:func:`~thermocomp.dynamics.drive_gains.identify_drive_gains`); ``out``: a drive gains CSV. Returns the
     report text."""
     from thermocomp.dynamics.drive_gains import identify_drive_gains
     from thermocomp.io.drive_gains_csv import write_drive_gains_csv
 
-    if not (math.isfinite(payload_mass) and payload_mass > 0):
-        raise ConfigurationError(f"--payload-mass-kg: expected > 0 kg, got {payload_mass!r}")
+    robot, unloaded, loaded, payload_mass = spec.robot, spec.unloaded, spec.loaded, spec.payload_mass
+    out, report, options, robot_options = spec.out, spec.report, spec.options, spec.robot_options
+
     info = robot_file_inertials(robot, robot_options, "reference (CAD)")
     with _job({"--robot": robot_file(robot), "--recording": unloaded, "--loaded": loaded},
               {"--out": out, "--report": report}, info.description.files()) as job:
@@ -252,11 +310,24 @@ def run_drive_gains(robot: PathLike, unloaded: PathLike, loaded: PathLike, paylo
         return text
 
 
-def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | None = None,
-                 friction_out: PathLike | None = None, report: PathLike | None = None,
-                 validate: PathLike | None = None, options: IdentifyOptions | None = None,
-                 friction: PathLike | None = None, robot_options: RobotFileOptions | None = None,
-                 gains: PathLike | None = None) -> IdentifyRun:
+@dataclass(frozen=True)
+class IdentifyJob:
+    """Options of :func:`run_identify` (``thermocomp identify``): the reference robot file, the recording, the outputs,
+    what to validate on, the friction held fixed, the drive gains."""
+
+    robot: PathLike
+    recording: PathLike
+    urdf_out: PathLike | None = None
+    friction_out: PathLike | None = None
+    report: PathLike | None = None
+    validate: PathLike | None = None
+    options: IdentifyOptions | None = None
+    friction: PathLike | None = None
+    robot_options: RobotFileOptions | None = None
+    gains: PathLike | None = None
+
+
+def run_identify(spec: IdentifyJob) -> IdentifyRun:
     """Identify from ``recording`` starting from the robot file ``robot`` (``.urdf`` or ``.xacro``, read with
     ``robot_options``); write the identified URDF, friction and report.
 
@@ -268,6 +339,10 @@ def run_identify(robot: PathLike, recording: PathLike, *, urdf_out: PathLike | N
     """
     from thermocomp.dynamics.urdf_parameters import urdf_with_parameters
     from thermocomp.io.friction_csv import write_friction_csv
+
+    robot, recording, urdf_out, friction_out = spec.robot, spec.recording, spec.urdf_out, spec.friction_out
+    report, validate, options, friction = spec.report, spec.validate, spec.options, spec.friction
+    robot_options, gains = spec.robot_options, spec.gains
 
     info = robot_file_inertials(robot, robot_options, "reference (CAD)")
     with _job({"--robot": robot_file(robot), "--recording": recording, "--validate": validate, "--friction": friction,
@@ -317,10 +392,25 @@ def _reference(robot: PathLike | str, options: RobotFileOptions | None):
     return info.chain, info.parameters, info.attached, info.description.files()
 
 
-def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rate: float, report: PathLike | None = None,
-                   pose: tuple[float, ...] | None = None, speeds: tuple[float, ...] | None = None,
-                   span: float | None = None, hold: float = 10.0, seed: int = 0,
-                   robot_options: RobotFileOptions | None = None,
+@dataclass(frozen=True)
+class ExperimentJob:
+    """Options of :func:`run_experiment` (``thermocomp excite --experiment``): the robot, the experiment, the
+    trajectory CSV, its rate [Hz], pose [rad], speeds [rad/s], span, hold [s] and seed."""
+
+    robot: PathLike | str
+    experiment: str
+    out: PathLike
+    rate: float
+    report: PathLike | None = None
+    pose: tuple[float, ...] | None = None
+    speeds: tuple[float, ...] | None = None
+    span: float | None = None
+    hold: float = 10.0
+    seed: int = 0
+    robot_options: RobotFileOptions | None = None
+
+
+def run_experiment(spec: ExperimentJob, *,
                    pose_check: Callable[[Chain], contextlib.AbstractContextManager] | None = None) -> str:
     """The trajectory of seed 000's Step 2 (``static``: poses for the explicit formulas, each held ``hold`` s) or
     Step 3 (``constant-speed``: symmetric runs of each joint about ``pose``); returns the report text.
@@ -334,6 +424,10 @@ def run_experiment(robot: PathLike | str, experiment: str, out: PathLike, *, rat
     from thermocomp.dynamics.static_step import plan_static_poses, static_trajectory
     from thermocomp.io.robot_files import robot_file_inputs
     from thermocomp.io.robots import load_robot
+
+    robot, experiment, out, rate = spec.robot, spec.experiment, spec.out, spec.rate
+    report, pose, speeds, span = spec.report, spec.pose, spec.speeds, spec.span
+    hold, seed, robot_options = spec.hold, spec.seed, spec.robot_options
 
     if experiment == "static":
         chain, cad, fixed, files = _reference(robot, robot_options)

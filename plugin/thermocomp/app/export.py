@@ -15,6 +15,7 @@ link's
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -100,15 +101,16 @@ def _meshes(robot: str | PathLike, chain: Chain, robot_options) -> dict[str, dic
 
 
 def _inertials(path: PathLike, chain: Chain, robot_options=None) -> dict:
-    """``LinkInertial`` by link name from an inertia CSV or a robot file's ``<inertial>`` elements, checked against ``chain``."""
-    from thermocomp.inertia.files import read_inertia_csv
-    from thermocomp.inertia.links import link_names
+    """``LinkInertial`` by link name from an inertia CSV or a robot file's ``<inertial>`` elements, checked against
+    ``chain``."""
+    from thermocomp.inertia.links import link_names, robot_inertials_from_rows
+    from thermocomp.io.inertia_csv import read_inertia_csv
     from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES
 
     names = link_names(chain.n_joints)
     suffix = Path(path).suffix.lower()
     if suffix == ".csv":
-        links = {x.link: x for x in read_inertia_csv(path).links}
+        links = {x.link: x for x in robot_inertials_from_rows(read_inertia_csv(path)).links}
     elif suffix in ROBOT_FILE_SUFFIXES:
         links = robot_file_link_inertials(path, chain, robot_options)
     else:
@@ -124,7 +126,7 @@ def robot_file_link_inertials(path: PathLike, chain: Chain, robot_options=None) 
     """``LinkInertial`` of ``link1`` .. ``linkn`` of ``chain`` from the ``<inertial>`` elements of a ``.urdf`` / ``.xacro`` file.
 
     The file is read as the dynamics commands read it
-    (:func:`thermocomp.dynamics.urdf_parameters.read_urdf_parameters`, with
+    (:func:`thermocomp.dynamics.urdf_parameters.urdf_parameters`, with
     ``robot_options``' packages and links): what moves with each joint, in
     the file's table-form link frames. The file must describe the same
     robot, its base frame possibly elsewhere (a ROS-Industrial UR's
@@ -140,15 +142,16 @@ def robot_file_link_inertials(path: PathLike, chain: Chain, robot_options=None) 
     massless link is left out.
     """
     from thermocomp.dynamics.parameters import inertial_from_parameters
-    from thermocomp.dynamics.urdf_parameters import read_urdf_parameters
+    from thermocomp.dynamics.urdf_parameters import urdf_parameters
     from thermocomp.geometry.rotations import invert_transform
     from thermocomp.inertia.links import LinkInertial
     from thermocomp.inertia.robot import SAME_ROBOT_TOL, zero_pose_link_frames
+    from thermocomp.io.robot_files import read_robot_description
     from thermocomp.kinematics.fk import fk_matrix
     from thermocomp.kinematics.model import nominal_model
 
     src = str(path)
-    info = read_urdf_parameters(path, robot_options)
+    info = urdf_parameters(read_robot_description(path, robot_options))
     other = info.chain.replace(T_world_base=np.eye(4))
     ours = chain.replace(T_world_base=np.eye(4))
     n = chain.n_joints
@@ -178,17 +181,21 @@ def robot_file_link_inertials(path: PathLike, chain: Chain, robot_options=None) 
     return out
 
 
-def export_robot(
-    robot: str | Chain,
-    out: PathLike,
-    *,
-    deformation: PathLike | DeformationTable | None = None,
-    fraction: float = 1.0,
-    composition: str = "table",
-    robot_options: RobotFileOptions | None = None,
-    with_meshes: bool = False,
-    inertials: PathLike | None = None,
-) -> Path:
+@dataclass(frozen=True)
+class ExportJob:
+    """Options of :func:`export_robot` (``thermocomp robot export``)."""
+
+    robot: str | Chain
+    out: PathLike
+    deformation: PathLike | DeformationTable | None = None
+    fraction: float = 1.0
+    composition: str = "table"
+    robot_options: RobotFileOptions | None = None
+    with_meshes: bool = False
+    inertials: PathLike | None = None
+
+
+def export_robot(spec: ExportJob) -> Path:
     """Write a robot, optionally deformed, as URDF (``.urdf``) or table-form CSV (``.csv``).
 
     A deformed robot can only be written as URDF (the table form has no
@@ -213,6 +220,9 @@ def export_robot(
     from thermocomp.io.chain_csv import chain_csv_text
     from thermocomp.io.urdf import urdf_text
     from thermocomp.kinematics.model import nominal_model
+
+    robot, out, deformation, fraction = spec.robot, spec.out, spec.deformation, spec.fraction
+    composition, robot_options, with_meshes, inertials = spec.composition, spec.robot_options, spec.with_meshes, spec.inertials
 
     if not (math.isfinite(fraction) and 0.0 <= fraction <= 1.0):
         raise InputError(f"--fraction: expected a share of the table from 0 to 1, got {fraction!r}")

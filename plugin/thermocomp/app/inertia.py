@@ -6,6 +6,7 @@ The job around :func:`thermocomp.inertia.robot.compute_inertials` (seed 000, Ste
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from thermocomp._typing import PathLike
@@ -16,18 +17,22 @@ from thermocomp.io.robots import robot_file
 from thermocomp.robot.chain import Chain
 
 
-def inertials_to_urdf(
-    robot: str | PathLike | Chain,
-    meshes: PathLike,
-    options: InertiaOptions,
-    out: PathLike | None = None,
-    *,
-    mesh_map: PathLike | None = None,
-    package_dirs: Mapping[str, PathLike] | None = None,
-    tip_link: str | None = None,
-    corrections: PathLike | None = None,
-    robot_options: RobotFileOptions | None = None,
-) -> tuple[InertiaReport, list[Path]]:
+@dataclass(frozen=True)
+class InertiaJob:
+    """Options of :func:`inertials_to_urdf` (``thermocomp inertia``)."""
+
+    robot: str | PathLike | Chain
+    meshes: PathLike
+    options: InertiaOptions
+    out: PathLike | None = None
+    mesh_map: PathLike | None = None
+    package_dirs: Mapping[str, PathLike] | None = None
+    tip_link: str | None = None
+    corrections: PathLike | None = None
+    robot_options: RobotFileOptions | None = None
+
+
+def inertials_to_urdf(spec: InertiaJob) -> tuple[InertiaReport, list[Path]]:
     """:func:`compute_inertials`, and the URDF carrying them written to ``out`` (``thermocomp inertia``).
 
     ``out`` is checked before any mesh is read (a :class:`~thermocomp.io.job.Job`:
@@ -35,6 +40,10 @@ def inertials_to_urdf(
     mesh or the mesh folder's files). Returns the report and the files
     written (none without ``out``).
     """
+    robot, meshes, options, out = spec.robot, spec.meshes, spec.options, spec.out
+    mesh_map, package_dirs, tip_link, corrections = spec.mesh_map, spec.package_dirs, spec.tip_link, spec.corrections
+    robot_options = spec.robot_options
+
     with Job() as job:
         job.input(robot_file(robot), "--robot")
         job.input(meshes, "--meshes")

@@ -20,7 +20,7 @@ import numpy as np
 
 from thermocomp._gc import paused
 from thermocomp._typing import PathLike
-from thermocomp.app.jobs import CompensationFailed, Declared, Report, file_of, run_job
+from thermocomp.app.jobs import CompensationFailed, CompensationJob, Declared, Report, file_of, run_job
 from thermocomp.app.prepare import RobotAndTable
 from thermocomp.compensation.compensate import (
     CompensationChunk,
@@ -31,11 +31,9 @@ from thermocomp.compensation.compensate import (
     announce_phase,
 )
 from thermocomp.compensation.targets import Targets
-from thermocomp.deformation.table import DeformationTable
-from thermocomp.errors import InputError
+from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
-from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.kinematics.ik import Status
 from thermocomp.programs.compensate import (
     check_joint_targets_within_limits,
@@ -169,61 +167,42 @@ REPORT_CSV_HEAD = ("motion,instruction,line,minute_first,minute_last,change_mm,c
                    "findings")
 
 
-def compensate_program(
-    robot: str | Chain,
-    deformation: PathLike | DeformationTable,
-    program: PathLike,
-    out: PathLike | None = None,
-    *,
-    options: CompensationOptions | None = None,
-    program_options: ProgramOptions | None = None,
-    allow_failures: bool = False,
-    results: PathLike | None = None,
-    report: PathLike | None = None,
-    progress: ProgressCallback | None = None,
-    robot_options: RobotFileOptions | None = None,
-    plot: PathLike | None = None,
-    job: Job | None = None,
-) -> ProgramReport:
-    """Compensate the robot program ``program`` and write it to ``out``.
+def compensate_program(job: CompensationJob, *, progress: ProgressCallback | None = None,
+                       within: Job | None = None) -> ProgramReport:
+    """Compensate the robot program of ``job`` and write it to ``job.out``.
 
     Parameters
     ----------
-    robot
-        Built-in name or robot file; its tool row must be the flange (the
-        program's tooldata / ``set_tcp`` is the tool); a ``.urdf`` / ``.xacro`` file is read with
-        ``robot_options`` (:mod:`thermocomp.io.robot_files`).
-    deformation
-        The paper's deformation CSV or a :class:`DeformationTable`.
-    program
-        RAPID or URScript file (format from the extension).
-    out
-        The compensated program (same language); ``None`` writes nothing.
-    options
-        Time law and solver settings (``minutes`` is not used: the time form is in ``program_options``).
-    program_options
-        Output form, time form, timing, what to do with unsupported constructs.
-    allow_failures
-        Write even if some points fail (they keep their text, the report lists them).
-    results
-        Also write the results CSV (one row per solve, as the CSV path).
-    report
-        Also write the program report: ``<report>`` as text and ``<report stem>.csv`` one row per motion.
-    plot
-        Also draw the errors and corrections per minute as PNG
-        (:func:`thermocomp.app.plotting.plot_png`), written with the other outputs, all or none.
     job
+        The run (:class:`~thermocomp.app.jobs.CompensationJob` with ``program``): the robot (built-in name or robot
+        file; its tool row must be the flange, the program's tooldata / ``set_tcp`` is the tool; a ``.urdf`` /
+        ``.xacro`` read with ``robot_options``), the deformation table, the RAPID or URScript ``program`` (format
+        from the extension), ``out`` (same language; ``None`` writes nothing), ``options`` (time law and solver;
+        ``minutes`` is not used: the time form is in ``program_options``), ``program_options`` (output form, time
+        form, timing, unsupported constructs), ``allow_failures`` (failed points keep their text, the report
+        lists them), and the other outputs: ``results`` (one row per solve, as the CSV path), ``report`` (text,
+        and ``<report stem>.csv`` one row per motion), ``plot`` (PNG of the errors and corrections per minute).
+    progress
+        Called as ``progress(rows_done, rows_total)``.
+    within
         The :class:`~thermocomp.io.job.Job` of a larger run, which then commits; default a job of its own
         (:func:`thermocomp.app.jobs.run_job`).
 
     Raises
     ------
+    ConfigurationError
+        ``job`` is a targets job.
     InputError
         Bad input or an unsupported construct with ``unsupported="refuse"``
         (every one named with file, line and column); nothing written.
     CompensationFailed
         Points failed and ``allow_failures`` is False; nothing written.
     """
+    if job.program is None:
+        raise ConfigurationError("compensate_program: expected a job with a program, got a targets job "
+                                 "(thermocomp.app.compensate.run_compensation runs either)")
+    program, out, program_options, allow_failures = job.program, job.out, job.program_options, job.allow_failures
+    results, report, plot = job.results, job.report, job.plot
     popts = ProgramOptions() if program_options is None else program_options
     language = language_of(program) if isinstance(program, (str, Path)) else None
     if out is not None and language is not None and Path(out).suffix.lower() not in suffixes_of(language):
@@ -231,11 +210,11 @@ def compensate_program(
                          f"{', '.join(suffixes_of(language))}, got {Path(out).suffix!r}", path=str(out))
     outputs = ProgramOutputs(out=None if out is None else Path(out), results=results, report=report, plot=plot)
 
-    def work(job: Job, bound: RobotAndTable) -> ProgramReport:
+    def work(files: Job, bound: RobotAndTable) -> ProgramReport:
         with paused():  # the program's objects live as long as the job (thermocomp._gc)
             rep, writes = _compensate_program(bound, program, popts, outputs, allow_failures, progress)
         for dest, write in writes:
-            job.write_with(dest, write)
+            files.write_with(dest, write)
         return rep
 
     files = Declared(inputs=[(file_of(program), "--program"), *((m, "--module") for m in popts.rapid.modules)],
@@ -243,7 +222,7 @@ def compensate_program(
                               (outputs.report_csv, "--program-report (its CSV)", REPORT_CSV_HEAD.encode(),
                                "a program report CSV"),
                               (plot, "--plot")])
-    return run_job(robot, deformation, work, files, options=options, robot_options=robot_options, job=job)
+    return run_job(job, work, files, within=within)
 
 
 @dataclass(frozen=True)

@@ -180,7 +180,8 @@ def run_identify(robot: str, out: PathLike, *, report: PathLike | None = None, r
             # the experiment runs on the robot's controller (servo excite's URScript): no PC loop misses a sample
             on_robot = replace(servo, missed_command_probability=0.0)
             with ServoSimulator(chain, links, start_configuration(chain), on_robot, np.random.default_rng(seed)) as sim:
-                qd = sim.run(u).qd[:-1]
+                record = sim.run(u)
+                q, qd = record.q[:-1], record.qd[:-1]
             source = f"the simulated {robot} (seed {seed})"
         else:
             from thermocomp.printing.rtde_csv import read_rtde_text
@@ -189,7 +190,7 @@ def run_identify(robot: str, out: PathLike, *, report: PathLike | None = None, r
                 text = read_input_bytes(recording, "recording").decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise InputError(f"expected UTF-8 text: {exc}", path=str(recording)) from None
-            u_rec, _, qd = read_rtde_text(text, str(recording), chain.n_joints, rate_hz, u.shape[0],
+            u_rec, q, qd = read_rtde_text(text, str(recording), chain.n_joints, rate_hz, u.shape[0],
                                           layout(options, rate_hz).step)
             # the robot's target speeds follow speedj's acceleration, not the steps exactly: the same experiment
             # when they stay within a tenth of its peak on average
@@ -198,7 +199,7 @@ def run_identify(robot: str, out: PathLike, *, report: PathLike | None = None, r
                 raise InputError(f"expected the commands of servo excite with these options, got target_qd that "
                                  f"differ from them by {differ:.3g} rad/s on average", path=str(recording))
             u, source = u_rec, str(recording)
-        models = identify_servo(u, qd, rate_hz, chain.joint_names, options)
+        models = identify_servo(u, q, qd, rate_hz, chain.joint_names, options)
         result = IdentifyResult(models, (), source)
         job.write_text(out, models_toml_text(models, robot, (f"thermocomp servo identify: {source}",)))
         if report is not None:

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from thermocomp._typing import FloatArray, PathLike
+from thermocomp.app.jobs import CompensationJob, file_of
 from thermocomp.app.prepare import robot_and_table
 from thermocomp.app.program import program_targets
-from thermocomp.app.targets import CompensationReport, run_compensation
+from thermocomp.app.targets import CompensationReport, compensate_targets
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.compensation.targets import Targets
 from thermocomp.deformation.table import DeformationTable
@@ -186,12 +187,9 @@ class BatchOutputs:
         return {"--out": self.out, "--collisions-out": self.collisions_out, "--screenshot": self.screenshot}
 
 
-def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targets: PathLike | Targets | None = None,
-               *, program: PathLike | None = None, scene: PathLike | Scene | None = None,
-               meshes: PathLike | None = None, options: CompensationOptions | None = None,
-               fixed_orientation: FloatArray | None = None,
-               robot_options: RobotFileOptions | None = None) -> sim.SimSetup:
-    """Read and check the inputs of a simulation.
+@dataclass(frozen=True)
+class SimInputs:
+    """The inputs of a simulation (``thermocomp sim``), checked once when made.
 
     Parameters
     ----------
@@ -220,12 +218,37 @@ def load_setup(robot: str | None, deformation: PathLike | DeformationTable, targ
 
     Raises
     ------
+    ConfigurationError
+        Neither or both of ``targets`` and ``program``.
+    """
+
+    robot: str | None
+    deformation: PathLike | DeformationTable
+    targets: PathLike | Targets | None = None
+    program: PathLike | None = None
+    scene: PathLike | Scene | None = None
+    meshes: PathLike | None = None
+    options: CompensationOptions | None = None
+    fixed_orientation: FloatArray | None = None
+    robot_options: RobotFileOptions | None = None
+
+    def __post_init__(self) -> None:
+        if (self.targets is None) == (self.program is None):
+            raise ConfigurationError("expected targets or a robot program (--targets or --program), one of the two")
+
+
+def load_setup(inputs: SimInputs) -> sim.SimSetup:
+    """Read and check the inputs of a simulation.
+
+    Raises
+    ------
     InputError
         Any reader's located error; no robot named; a robot that differs
         from the one the scene is made for.
     """
-    if (targets is None) == (program is None):
-        raise ConfigurationError("expected targets or a robot program (--targets or --program), one of the two")
+    robot, deformation, targets, program = inputs.robot, inputs.deformation, inputs.targets, inputs.program
+    scene, meshes, options = inputs.scene, inputs.meshes, inputs.options
+    fixed_orientation, robot_options = inputs.fixed_orientation, inputs.robot_options
     scene_ = scene if isinstance(scene, Scene) else (EMPTY_SCENE if scene is None else read_scene(scene))
     wanted = scene_.robot.model
     if robot is None:
@@ -262,7 +285,7 @@ def _same_robot(a: str, b: str) -> bool:
 
 def compensate_setup(setup: sim.SimSetup, *, allow_failures: bool = False,
                      progress: Callable[[int, int], None] | None = None) -> CompensationReport:
-    """Run the core compensation (:func:`thermocomp.app.targets.run_compensation`) and keep every row.
+    """Run the core compensation (:func:`thermocomp.app.targets.compensate_targets`) and keep every row.
 
     Returns
     -------
@@ -274,8 +297,9 @@ def compensate_setup(setup: sim.SimSetup, *, allow_failures: bool = False,
     thermocomp.app.jobs.CompensationFailed
         Rows failed and ``allow_failures`` is False.
     """
-    return run_compensation(setup.chain, setup.table, setup.program, None, options=setup.options,
-                            allow_failures=allow_failures, keep_results=True, progress=progress)
+    job = CompensationJob(setup.chain, setup.table, targets=setup.program, options=setup.options,
+                          allow_failures=allow_failures, keep_results=True)
+    return compensate_targets(job, progress=progress)
 
 
 def compensate_for_gui(setup: sim.SimSetup) -> CompensationReport:
@@ -321,27 +345,23 @@ def measure(setup: sim.SimSetup, out: PathLike | None = None, *, report: Compens
     return measurement, report
 
 
-def prepare(job: Job, robot: str | None, deformation: PathLike, targets: PathLike | None, *, scene: PathLike | None,
-            meshes: PathLike | None, options: CompensationOptions, fixed_orientation: FloatArray | None,
-            outputs: dict[str, PathLike | None], robot_options: RobotFileOptions | None = None,
-            program: PathLike | None = None) -> sim.SimSetup:
+def prepare(job: Job, inputs: SimInputs, outputs: dict[str, PathLike | None]) -> sim.SimSetup:
     """Declare the inputs and ``outputs`` (by option) in ``job``, check them, read the inputs, check again.
 
     The second check covers the files only the inputs name (the scene's
     robot file, mesh maps, meshes), still before any work.
     """
-    job.input(robot_file(robot), "--robot")
-    job.input(deformation, "--deformation")
-    job.input(targets, "--targets")
-    job.input(program, "--program")
-    job.input(scene, "--scene")
-    job.input(meshes, "--meshes")
-    job.input(options.time_law_file, "--time-law")
+    job.input(robot_file(inputs.robot), "--robot")
+    job.input(file_of(inputs.deformation), "--deformation")
+    job.input(file_of(inputs.targets), "--targets")
+    job.input(inputs.program, "--program")
+    job.input(file_of(inputs.scene), "--scene")
+    job.input(inputs.meshes, "--meshes")
+    job.input(None if inputs.options is None else inputs.options.time_law_file, "--time-law")
     for option, path in outputs.items():
         job.output(path, option)
     job.check()
-    setup = load_setup(robot, deformation, targets, program=program, scene=scene, meshes=meshes, options=options,
-                           fixed_orientation=fixed_orientation, robot_options=robot_options)
+    setup = load_setup(inputs)
     job.inputs(setup.input_files(), "a file the inputs name")
     job.check()
     return setup

@@ -1,13 +1,14 @@
 """The job of a targets CSV: files in, the results CSV (and a plot) out, a report.
 
-:func:`run_compensation` is the library call behind ``thermocomp compensate --targets``; it composes the
-readers, the pure core (:func:`thermocomp.compensation.compensate`) and the
-chunked, atomic results writer, through :func:`thermocomp.app.jobs.run_job`. From Python::
+:func:`compensate_targets` runs a :class:`~thermocomp.app.jobs.CompensationJob` whose source is targets (the
+work behind ``thermocomp compensate --targets``); it composes the readers, the pure core
+(:func:`thermocomp.compensation.compensate`) and the chunked, atomic results writer, through
+:func:`thermocomp.app.jobs.run_job`. From Python, :func:`thermocomp.run_compensation` runs either source::
 
     import thermocomp
-    report = thermocomp.run_compensation("irb140", "deformations/exaggerated.csv",
-                                         "examples/targets_random50.csv", out="compensated.csv")
-    print(report.text())
+    job = thermocomp.CompensationJob("irb140", "deformations/exaggerated.csv",
+                                     targets="examples/targets_random50.csv", out="compensated.csv")
+    print(thermocomp.run_compensation(job).text())
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.app.jobs import CompensationFailed, Declared, Report, file_of, run_job
+from thermocomp.app.jobs import CompensationFailed, CompensationJob, Declared, Report, file_of, run_job
 from thermocomp.app.prepare import RobotAndTable
 from thermocomp.compensation.compensate import (
     MAX_KEPT_ROWS,
@@ -37,11 +38,9 @@ from thermocomp.compensation.compensate import (
     compensate,
 )
 from thermocomp.compensation.targets import Targets
-from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import ResultsWriter
-from thermocomp.io.robot_files import RobotFileOptions
 from thermocomp.io.targets_csv import iter_targets_csv, read_targets_frame
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import NEAR_SINGULAR_SIGMA
@@ -207,67 +206,20 @@ def check_references_within_limits(program: Targets, chain: Chain) -> None:
                          path=program.source, row=program.line_of(k), column=f"q{j + 1}_deg")
 
 
-def run_compensation(
-    robot: str | Chain,
-    deformation: PathLike | DeformationTable,
-    targets: PathLike | Targets,
-    out: PathLike | None = None,
-    *,
-    plot: PathLike | None = None,
-    options: CompensationOptions | None = None,
-    fixed_orientation: FloatArray | None = None,
-    allow_failures: bool = False,
-    keep_results: bool | None = None,
-    progress: ProgressCallback | None = None,
-    robot_options: RobotFileOptions | None = None,
-    convention: str = "table",
-    joint_objects: PathLike | None = None,
-    job: Job | None = None,
-) -> CompensationReport:
-    """Compensate a program given by files (or objects); write the results CSV (and a plot).
+def compensate_targets(job: CompensationJob, *, progress: ProgressCallback | None = None,
+                       within: Job | None = None) -> CompensationReport:
+    """Compensate the targets of ``job`` (a targets CSV, a :class:`Targets` or a DataFrame); write the results CSV
+    (and a plot).
 
     Parameters
     ----------
-    robot
-        Built-in name (``irb140``, ``gofa``, ``ur5``), a table-form ``.csv`` or
-        ``.urdf`` path, or a :class:`Chain`.
-    deformation
-        The paper's deformation CSV (mm, degrees) or a :class:`DeformationTable`.
-    targets
-        Targets CSV (paper or self-describing form), a :class:`Targets`, or a pandas DataFrame with the
-        self-describing columns (:func:`~thermocomp.io.targets_csv.read_targets_frame`).
-    out
-        Results CSV. ``None``: write nothing.
-    plot
-        PNG of the errors and corrections per minute
-        (:func:`thermocomp.app.plotting.plot_png`), or ``None``.
-    options
-        Time law (a per-minute law such as the authors'
-        :class:`~thermocomp.deformation.coppeliasim_convention.AuthorsIncrements`
-        included), minutes, solver settings.
-    fixed_orientation
-        Orientation ``(3, 3)`` for position-only target files.
-    allow_failures
-        Write the file even when some rows failed (their status says so).
-    keep_results
-        Keep every chunk in ``report.chunks``; default: only when ``out`` is None.
+    job
+        The run (:class:`~thermocomp.app.jobs.CompensationJob` with ``targets``): robot, deformation table,
+        targets, outputs (``out``, ``plot``), time law and solver (``options``), ``fixed_orientation``,
+        ``allow_failures``, ``keep_results``, ``robot_options``, ``convention`` and ``joint_objects``.
     progress
         Called as ``progress(rows_done, rows_total)``.
-    robot_options
-        How a ``.urdf`` / ``.xacro`` robot file is read (base and tip links,
-        xacro arguments, ROS packages; :mod:`thermocomp.io.robot_files`).
-    convention
-        ``"table"``: the table as seed 002, Tables 6-7 read it.
-        ``"authors-coppeliasim"``: applied as the paper authors' CoppeliaSim
-        script did, offline (the joint objects of their IRB140 scene; with a
-        ramp, ``D / T`` added each minute:
-        :func:`~thermocomp.deformation.coppeliasim_convention.authors_law`).
-    joint_objects
-        With ``"authors-coppeliasim"``: the joint objects' world orientations
-        at the zero pose, as ``coppeliasim read-robot --joint-objects-out``
-        wrote them for a robot read from a scene; default the authors' IRB140
-        scene's (built in for irb140 only).
-    job
+    within
         The :class:`~thermocomp.io.job.Job` of a larger run, which then
         commits (and declares its own other files); default a job of its
         own, committed here. Either way the inputs and outputs are declared
@@ -275,36 +227,40 @@ def run_compensation(
 
     Raises
     ------
+    ConfigurationError
+        ``job`` is a program's.
     InputError
         Bad input, naming file, line and column; an output that is an input
         or cannot be written, naming its option; nothing is written.
     CompensationFailed
         Rows failed and ``allow_failures`` is False; nothing is written.
     """
+    if job.targets is None:
+        raise ConfigurationError("compensate_targets: expected a job with targets, got a program's "
+                                 "(thermocomp.app.compensate.run_compensation runs either)")
     started = time.perf_counter()
-    options = CompensationOptions() if options is None else options
-    keep = (out is None) if keep_results is None else keep_results
+    out, plot = job.out, job.plot
+    keep = (out is None) if job.keep_results is None else job.keep_results
 
-    def work(job: Job, bound: RobotAndTable) -> CompensationReport:
-        report = _compensate_into(job, bound, targets, None if out is None else Path(out),
-                                  fixed_orientation=fixed_orientation, allow_failures=allow_failures, keep=keep,
-                                  progress=progress)
+    def work(files: Job, bound: RobotAndTable) -> CompensationReport:
+        report = _compensate_into(files, bound, job.targets, None if out is None else Path(out),
+                                  fixed_orientation=job.fixed_orientation, allow_failures=job.allow_failures,
+                                  keep=keep, progress=progress)
         if plot is not None:
             from thermocomp.app.plotting import plot_png
 
-            job.write_bytes(plot, plot_png(report.summary, title=report.headline(), where="--plot"))
+            files.write_bytes(plot, plot_png(report.summary, title=report.headline(), where="--plot"))
         return report
 
-    files = Declared(inputs=[(file_of(targets), "--targets")], outputs=[(out, "--out"), (plot, "--plot")])
-    report = run_job(robot, deformation, work, files, options=options, robot_options=robot_options,
-                     convention=convention, joint_objects=joint_objects, job=job)
+    files = Declared(inputs=[(file_of(job.targets), "--targets")], outputs=[(out, "--out"), (plot, "--plot")])
+    report = run_job(job, work, files, within=within)
     report.wall_seconds = time.perf_counter() - started
     return report
 
 
 def _compensate_into(job: Job, bound: RobotAndTable, targets, out: Path | None, *, fixed_orientation,
                      allow_failures: bool, keep: bool, progress: ProgressCallback | None) -> CompensationReport:
-    """The work of :func:`run_compensation`, the results streamed into ``out``'s temporary in ``job``."""
+    """The work of :func:`compensate_targets`, the results streamed into ``out``'s temporary in ``job``."""
     chain, table, options = bound.chain, bound.table, bound.options
     announce_phase(progress, "reading", None)
     t0 = time.perf_counter()

@@ -95,7 +95,7 @@ def _interval(text: str) -> tuple[float, float]:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from thermocomp.app.calibrate import run_calibration
+    from thermocomp.app.calibrate import CalibrationJob, run_calibration
     from thermocomp.calibration.identify import CalibrationOptions
     from thermocomp.calibration.timefit import TimeFitOptions
     from thermocomp.deformation.thermal_laws import ALWAYS_ON
@@ -105,8 +105,8 @@ def run(args: argparse.Namespace) -> int:
                                  rows=tuple(r.strip() for r in args.rows.split(",")), composition=args.composition)
     heat_on = tuple(_interval(t) for t in args.heat_on) if args.heat_on else ALWAYS_ON
     time = TimeFitOptions(args.time_law, heat_on, args.separate_cooling)
-    result = run_calibration(args.robot, args.measurements, args.out, args.report, options=options, time=time,
+    result = run_calibration(CalibrationJob(args.robot, args.measurements, args.out, args.report, options=options, time=time,
                              validate_with=args.validate, plot=args.plot, suggest=args.suggest,
-                             candidates=args.candidates, seed=args.seed, robot_options=robot_file_options(args))
+                             candidates=args.candidates, seed=args.seed, robot_options=robot_file_options(args)))
     print(result.text())
     return EXIT_FAILED_ROWS if result.failed else EXIT_OK

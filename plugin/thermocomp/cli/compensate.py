@@ -154,9 +154,9 @@ def _check_task_options(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """One :class:`thermocomp.app.compensate.CompensationJob` (its option combinations checked there), run by
-    :func:`thermocomp.app.compensate.compensate_source`, for --targets and --program alike."""
-    from thermocomp.app.compensate import CompensationJob, compensate_source
+    """One :class:`thermocomp.app.jobs.CompensationJob` (its option combinations checked there), run by
+    :func:`thermocomp.app.compensate.run_compensation`, for --targets and --program alike."""
+    from thermocomp.app.compensate import CompensationJob, run_compensation
     from thermocomp.app.jobs import CompensationFailed
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.compile_notice import compile_notice
@@ -190,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
     bar = ProgressBar("compensating", enabled=settings.progress)
     try:
         with compile_notice(bar.note):
-            report = compensate_source(job, progress=bar)
+            report = run_compensation(job, progress=bar)
     except CompensationFailed as exc:
         print(exc.report.text(), file=sys.stderr)
         print(f"thermocomp: error: {exc}", file=sys.stderr)
@@ -227,9 +227,7 @@ def _run_programs(args: argparse.Namespace) -> int:
                           program_options=_program_options(args, settings), convention=args.convention,
                           joint_objects=args.joint_objects, fixed_orientation=settings.fixed_orientation,
                           allow_failures=args.allow_failures, robot_options=robot_file_options(args))
-    outcomes = compensate_programs(job.robot, job.deformation, args.program, args.out_dir, options=job.options,
-                                   program_options=job.program_options, allow_failures=job.allow_failures,
-                                   robot_options=job.robot_options, jobs=args.jobs)
+    outcomes = compensate_programs(job, args.program, args.out_dir, jobs=args.jobs)
     for outcome in outcomes:
         if outcome.status != "ok":
             print(f"thermocomp: error: {outcome.message}", file=sys.stderr)

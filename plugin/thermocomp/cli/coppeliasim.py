@@ -207,10 +207,11 @@ def _compensate(args: argparse.Namespace, job) -> int:
         if args.minutes is not None:
             raise ConfigurationError("give the minutes solved with --minutes or --minute, not both")
         minutes = (float(args.minute),)
-    actions.compensate(_address(args), _which(args), args.deformation, args.targets, args.out, _law(args),
-                       minutes=minutes, check_minutes=args.check_minutes, fixed_orientation=settings.fixed_orientation,
-                       solver=solver_options(args), allow_failures=args.allow_failures,
-                       progress=ProgressBar("compensating", enabled=settings.progress), job=job)
+    scene = actions.SceneCompensation(args.deformation, args.targets, args.out, _law(args), tuple(minutes),
+                                      check_minutes=args.check_minutes, fixed_orientation=settings.fixed_orientation,
+                                      solver=solver_options(args), allow_failures=args.allow_failures)
+    actions.compensate(_address(args), _which(args), scene, job,
+                       progress=ProgressBar("compensating", enabled=settings.progress))
     return EXIT_OK
 
 
@@ -226,10 +227,11 @@ def _compensate_program(args: argparse.Namespace, job) -> int:
                       options=("--coppeliasim-host", "--coppeliasim-port"))
     law = SceneLaw(settings.time_law, "authors" if args.convention == "authors-coppeliasim" else "table",
                    settings.time_law_file)
-    actions.compensate(address, RobotInScene(args.robot_path, args.tip), args.deformation, args.targets, args.out, law,
-                       minutes=settings.minutes, fixed_orientation=settings.fixed_orientation,
-                       solver=solver_options(args), allow_failures=args.allow_failures,
-                       progress=ProgressBar("compensating", enabled=settings.progress), job=job)
+    scene = actions.SceneCompensation(args.deformation, args.targets, args.out, law, tuple(settings.minutes),
+                                      fixed_orientation=settings.fixed_orientation, solver=solver_options(args),
+                                      allow_failures=args.allow_failures)
+    actions.compensate(address, RobotInScene(args.robot_path, args.tip), scene, job,
+                       progress=ProgressBar("compensating", enabled=settings.progress))
     return EXIT_OK
 
 
@@ -238,20 +240,20 @@ ACTION_CALLS = {
     "info": lambda a, job: actions().info(_address(a), job),
     "read-robot": lambda a, job: actions().read_robot_table(_address(a), _which(a), a.out, job,
                                                             joint_objects_out=a.joint_objects_out),
-    "check": lambda a, job: actions().check_fk(_address(a), _which(a), a.configurations, a.seed, a.compare, job,
-                                               robot_options=robot_file_options(a)),
-    "show": lambda a, job: actions().show(_address(a), _which(a), a.deformation, _law(a), a.minute, a.magnification,
-                                          a.hold_s, a.until_file, job),
+    "check": lambda a, job: actions().check_fk(_address(a), _which(a), actions().FkCheck(
+        a.configurations, a.seed, a.compare, robot_file_options(a)), job),
+    "show": lambda a, job: actions().show(_address(a), _which(a), actions().Showing(
+        a.deformation, _law(a), a.minute, a.magnification, a.hold_s, a.until_file), job),
     "compensate": _compensate,
     "compensate-program": _compensate_program,
-    "play": lambda a, job: actions().play(_address(a), _which(a), a.results, a.deformation, _law(a), a.minute,
-                                          a.magnification, a.dwell_s, job),
+    "play": lambda a, job: actions().play(_address(a), _which(a), actions().Playing(
+        a.results, _law(a), a.deformation, a.minute, a.magnification, a.dwell_s), job),
     "restore": lambda a, job: actions().restore(_address(a), a.robot_path, a.forget, job),
     "load-scene": lambda a, job: actions().load_scene(_address(a), a.scene,
                                                       None if a.robot_path.lower() == "none" else a.robot_path, job),
-    "convention": lambda a, job: actions().convention(a.robot, a.deformation, a.stabilisation_min, a.minute,
-                                                      a.configurations, a.seed, a.out, job,
-                                                      robot_options=robot_file_options(a)),
+    "convention": lambda a, job: actions().convention(actions().ConventionComparison(
+        a.robot, a.deformation, a.stabilisation_min, a.minute, a.configurations, a.seed, a.out,
+        robot_file_options(a)), job),
     "addon-run": lambda a, job: _addon_run(a),
     "install-addon": lambda a, job: print(f"installed {actions().install(a.coppeliasim_dir, a.force, job)}; restart "
                                           "CoppeliaSim, then open Modules > Thermal compensation"),

@@ -67,7 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import math
 
-    from thermocomp.app.dynamics import run_excite, run_experiment
+    from thermocomp.app.dynamics import ExperimentJob, run_excite, run_experiment
     from thermocomp.io.robots import load_robot
 
     if args.experiment != "sine":
@@ -76,12 +76,11 @@ def run(args: argparse.Namespace) -> int:
 
             return PoseCheck(chain, robot=args.robot, robot_options=robot_file_options(args))
 
-        text = run_experiment(
-            args.robot, args.experiment, args.out, rate=args.rate_hz, report=args.report,
+        text = run_experiment(ExperimentJob(args.robot, args.experiment, args.out, rate=args.rate_hz, report=args.report,
             pose=tuple(math.radians(a) for a in args.pose_deg) if args.pose_deg else None,
             speeds=tuple(math.radians(v) for v in args.speeds_deg_s) if args.speeds_deg_s else None,
             span=math.radians(args.span_deg) if args.span_deg else None, hold=args.hold_s, seed=args.seed,
-            robot_options=robot_file_options(args), pose_check=pose_check)
+            robot_options=robot_file_options(args)), pose_check=pose_check)
         print(text, end="")
         print(f"wrote {args.out}" + (f" and {args.report}" if args.report else ""))
         return EXIT_OK

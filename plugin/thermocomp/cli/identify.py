@@ -71,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from thermocomp.app.dynamics import run_identify, run_identify_step
+    from thermocomp.app.dynamics import IdentifyJob, run_identify, run_identify_step
 
     robot_options = robot_file_options(args)
     if args.payload:
@@ -81,12 +81,12 @@ def run(args: argparse.Namespace) -> int:
                           report=args.report, robot_options=robot_options), end="")
         return EXIT_OK
     if args.drive_gains:
-        from thermocomp.app.dynamics import run_drive_gains
+        from thermocomp.app.dynamics import DriveGainsJob, run_drive_gains
 
         if not args.loaded or args.payload_mass_kg is None:
             raise ConfigurationError("--drive-gains: expected --loaded (the run with the payload) and --payload-mass-kg")
-        print(run_drive_gains(args.robot, args.recording, args.loaded, args.payload_mass_kg, out=args.out,
-                              report=args.report, robot_options=robot_options), end="")
+        print(run_drive_gains(DriveGainsJob(args.robot, args.recording, args.loaded, args.payload_mass_kg, out=args.out,
+                              report=args.report, robot_options=robot_options)), end="")
         written = [p for p in (args.out, args.report) if p]
         if written:
             print("wrote " + ", ".join(written))
@@ -99,9 +99,9 @@ def run(args: argparse.Namespace) -> int:
             print("wrote " + ", ".join(written))
         return EXIT_OK
 
-    result = run_identify(args.robot, args.recording, urdf_out=args.urdf_out, friction_out=args.friction_out,
+    result = run_identify(IdentifyJob(args.robot, args.recording, urdf_out=args.urdf_out, friction_out=args.friction_out,
                           report=args.report, validate=args.validate, options=IdentifyOptions(cutoff=args.cutoff_hz),
-                          friction=args.friction, robot_options=robot_options, gains=args.gains)
+                          friction=args.friction, robot_options=robot_options, gains=args.gains))
     print(result.text, end="")
     written = [p for p in (args.urdf_out, args.friction_out, args.report) if p]
     if written:

@@ -60,15 +60,15 @@ def _packages(items: list[str]) -> dict[str, Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from thermocomp.app.inertia import inertials_to_urdf
+    from thermocomp.app.inertia import InertiaJob, inertials_to_urdf
     from thermocomp.inertia.robot import InertiaOptions
     from thermocomp.io.meshes import metres_per_unit_from_name
 
     options = InertiaOptions(total_mass=args.total_mass, metres_per_unit=metres_per_unit_from_name(args.units),
                              fallback=args.fallback, mesh_kind=args.mesh_kind)
-    report, written = inertials_to_urdf(args.robot, args.meshes, options, args.out, mesh_map=args.mesh_map,
+    report, written = inertials_to_urdf(InertiaJob(args.robot, args.meshes, options, args.out, mesh_map=args.mesh_map,
                                         package_dirs=_packages(args.package), tip_link=args.tip_link,
-                                        corrections=args.corrections, robot_options=robot_file_options(args))
+                                        corrections=args.corrections, robot_options=robot_file_options(args)))
     print(report.text(), end="")
     for path in written:
         print(f"wrote {path}")

@@ -43,11 +43,11 @@ def run(args: argparse.Namespace) -> int:
     if args.robot_command == "show":
         print(chain_csv_text(load_robot(args.robot, robot_file_options(args))), end="")
         return EXIT_OK
-    from thermocomp.app.export import export_robot  # (the export job: not for show)
+    from thermocomp.app.export import ExportJob, export_robot  # (the export job: not for show)
 
-    out = export_robot(args.robot, args.out, deformation=args.deformation, fraction=args.fraction,
+    out = export_robot(ExportJob(args.robot, args.out, deformation=args.deformation, fraction=args.fraction,
                        composition=args.composition, robot_options=robot_file_options(args),
-                       with_meshes=args.with_meshes, inertials=args.inertials)
+                       with_meshes=args.with_meshes, inertials=args.inertials))
     print(f"wrote {out}")
     return EXIT_OK
 

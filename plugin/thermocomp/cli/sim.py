@@ -86,7 +86,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from thermocomp.app.jobs import CompensationFailed
-    from thermocomp.app.sim import SimOptions, prepare, run_batch, shipped_scene
+    from thermocomp.app.sim import SimInputs, SimOptions, prepare, run_batch, shipped_scene
     from thermocomp.cli.progress import ProgressBar
     from thermocomp.compensation.compensate import CompensationOptions
     from thermocomp.io.job import Job
@@ -108,9 +108,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"thermocomp: note: {note}", file=sys.stderr)
         if said is not None:
             print(said)
-        setup = prepare(job, args.robot, args.deformation, args.targets, program=args.program, scene=scene,
-                        meshes=args.meshes, options=options, fixed_orientation=settings.fixed_orientation,
-                        outputs=outputs.declared(), robot_options=robot_file_options(args))
+        inputs = SimInputs(args.robot, args.deformation, args.targets, program=args.program, scene=scene,
+                           meshes=args.meshes, options=options, fixed_orientation=settings.fixed_orientation,
+                           robot_options=robot_file_options(args))
+        setup = prepare(job, inputs, outputs.declared())
         if args.magnification is not None:
             warning = sim.magnification_warning(setup, args.magnification)
             if warning is not None:

@@ -61,22 +61,27 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import math
 
-    from thermocomp.app.dynamics import run_simulate_disturbance, run_simulate_recording
+    from thermocomp.app.dynamics import (
+        SimulateDisturbanceJob,
+        SimulateRecordingJob,
+        run_simulate_disturbance,
+        run_simulate_recording,
+    )
     from thermocomp.dynamics.simulate import DriveOptions
 
     drives = DriveOptions(torque_noise=args.torque_noise_nm, torque_resolution=args.torque_resolution_nm,
                           torque_limit=args.torque_limit_nm, encoder_resolution=args.encoder_resolution_rad)
     if args.controllers:
-        recording = run_simulate_disturbance(
+        recording = run_simulate_disturbance(SimulateDisturbanceJob(
             args.truth, args.controllers, args.out, pose=tuple(math.radians(a) for a in args.pose_deg)
             if args.pose_deg else None, duration=args.duration_s, rate=args.rate_hz, amplitude=args.disturbance_nm,
             damping=args.drive_damping_nm_s_per_rad, friction=args.friction, drives=drives, seed=args.seed,
-            robot_options=robot_file_options(args))
+            robot_options=robot_file_options(args)))
         print(f"wrote {args.out}: {recording.n_samples} samples of {recording.n_joints} joints at rest over "
               f"{recording.duration:.6g} s")
         return EXIT_OK
-    recording = run_simulate_recording(args.truth, args.trajectory, args.out, friction=args.friction, drives=drives,
-                                       seed=args.seed, with_derivatives=args.with_derivatives,
-                                       robot_options=robot_file_options(args))
+    recording = run_simulate_recording(SimulateRecordingJob(
+        args.truth, args.trajectory, args.out, friction=args.friction, drives=drives, seed=args.seed,
+        with_derivatives=args.with_derivatives, robot_options=robot_file_options(args)))
     print(f"wrote {args.out}: {recording.n_samples} samples of {recording.n_joints} joints over {recording.duration:.6g} s")
     return EXIT_OK

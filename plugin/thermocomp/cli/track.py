@@ -55,14 +55,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from thermocomp.app.track import run_track
+    from thermocomp.app.track import TrackJob, run_track
     from thermocomp.deformation.timelaw import LinearRamp, Static
 
     law = None if args.time_law is not None else Static() if args.static else LinearRamp(args.stabilisation_min)
-    result = run_track(args.robot, args.deformation, args.out, law, results=args.results, poses=args.poses,
-                       minutes=args.minutes, per_minute=args.per_minute,
-                       noise_mm=args.noise_mm, orientation_noise_deg=args.orientation_noise_deg,
-                       tracker_pose_mm_deg=args.tracker_pose, seed=args.seed, law_file=args.time_law,
-                       robot_options=robot_file_options(args))
+    job = TrackJob(args.robot, args.deformation, args.out, law, law_file=args.time_law, results=args.results,
+                   poses=args.poses, minutes=args.minutes, per_minute=args.per_minute, noise_mm=args.noise_mm,
+                   orientation_noise_deg=args.orientation_noise_deg,
+                   tracker_pose_mm_deg=None if args.tracker_pose is None else tuple(args.tracker_pose),
+                   seed=args.seed, robot_options=robot_file_options(args))
+    result = run_track(job)
     print(result.text())
     return EXIT_OK

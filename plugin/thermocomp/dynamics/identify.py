@@ -623,7 +623,7 @@ def identify(
         Joint angles and torques of an exciting motion (seed 003).
     reference
         Reference standard parameters ``(10 n,)`` (CAD, seed 000 Step 1;
-        :func:`thermocomp.dynamics.urdf_parameters.read_urdf_parameters`).
+        :func:`thermocomp.dynamics.urdf_parameters.urdf_parameters`).
     options
         Filter cutoff, speed threshold, gravity.
     attached

@@ -41,12 +41,12 @@ from pathlib import Path
 
 import numpy as np
 
-from thermocomp._typing import ArrayLike, FloatArray, PathLike
+from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.dynamics.friction import FrictionTable
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.inertia.gravity import STANDARD_GRAVITY
 from thermocomp.io.recording_csv import Recording
-from thermocomp.io.robot_files import RobotFileOptions, read_robot_description
+from thermocomp.io.robot_files import RobotDescription
 
 #: Damping of a drive [N m s/rad] in the PI loop at rest (:meth:`SimulatedRobot.pi_at_rest`): its back-EMF and
 #: transmission damping (seed 000, Eqs. 4-6), which rigid links lack; a PI loop on position (Eq. 7) on a bare
@@ -127,8 +127,9 @@ class SimulatedRobot:
 
     Parameters
     ----------
-    urdf
-        The truth model: a ``.urdf`` or ``.xacro`` robot file (joint
+    robot
+        The truth model: a ``.urdf`` or ``.xacro`` robot file as read
+        (:func:`thermocomp.io.robot_files.read_robot_description`; joint
         positions are the URDF's, which are the chain's controller angles).
     friction
         Joint friction (seed 000, Eq. 3); ``None``: none.
@@ -138,21 +139,18 @@ class SimulatedRobot:
         Generator of the noise.
     gravity
         Gravity in the URDF's root frame [m/s^2].
-    robot_options
-        Base and tip links, xacro arguments, ROS package folders of ``urdf``.
     """
 
-    urdf: PathLike
+    robot: RobotDescription
     friction: FrictionTable | None = None
     drives: DriveOptions = field(default_factory=DriveOptions)
     rng: np.random.Generator | None = None
     gravity: tuple[float, float, float] = STANDARD_GRAVITY
-    robot_options: RobotFileOptions | None = None
 
     def __post_init__(self) -> None:
         import pybullet
 
-        description = read_robot_description(self.urdf, self.robot_options)
+        description = self.robot
         self.chain = description.chain()
         n = self.chain.n_joints
         if self.friction is not None and self.friction.n_joints != n:
@@ -172,13 +170,13 @@ class SimulatedRobot:
                                                flags=pybullet.URDF_USE_INERTIA_FROM_FILE, physicsClientId=self._cid)
             except pybullet.error as exc:  # a file thermocomp reads that PyBullet's parser does not
                 pybullet.disconnect(physicsClientId=self._cid)
-                raise InputError(f"PyBullet cannot load the URDF: {exc}", path=str(self.urdf)) from None
+                raise InputError(f"PyBullet cannot load the URDF: {exc}", path=str(description.source)) from None
         infos = [pybullet.getJointInfo(self._body, j, physicsClientId=self._cid)
                  for j in range(pybullet.getNumJoints(self._body, physicsClientId=self._cid))]
         movable = [info[1].decode() for info in infos if info[2] != pybullet.JOINT_FIXED]
         if sorted(movable) != sorted(self.chain.joint_names):
             raise InputError(f"expected the chain's {n} joints to be the movable ones in PyBullet, got "
-                             f"{', '.join(movable)}", path=str(self.urdf))
+                             f"{', '.join(movable)}", path=str(description.source))
         #: Chain joint i is PyBullet's degree of freedom ``self._dof[i]`` (PyBullet orders them as it walks the tree).
         self._dof = np.array([movable.index(name) for name in self.chain.joint_names])
         self.noise = self.drives.per_joint(self.drives.torque_noise, n, "torque_noise")

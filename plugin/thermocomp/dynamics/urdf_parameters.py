@@ -26,7 +26,7 @@ pinocchio and Gazebo: the chain returned is placed in the root
 (``T_world_base`` = the base link's pose in the root at the zero pose), so a
 base link turned or tilted from the root keeps gravity where the file has it.
 
-Reading (:func:`read_urdf_parameters`): a ``.urdf`` or ``.xacro`` file with
+Reading (:func:`urdf_parameters`, of the file as io read it): a ``.urdf`` or ``.xacro`` file with
 :class:`~thermocomp.io.robot_files.RobotFileOptions` (base and tip links,
 xacro arguments, ROS packages), as the kinematic commands read it.
 
@@ -47,10 +47,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from thermocomp._typing import ArrayLike, FloatArray, PathLike
+from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.dynamics.parameters import inertial_from_parameters, link_parameters
 from thermocomp.errors import InputError
-from thermocomp.io.robot_files import RobotDescription, RobotFileOptions, read_robot_description
+from thermocomp.io.robot_files import RobotDescription
 from thermocomp.io.urdf import Urdf, link_inertial, urdf_chain_ends
 from thermocomp.io.xml_values import line_of
 from thermocomp.robot.chain import Chain
@@ -60,7 +60,7 @@ _MOVABLE = ("revolute", "continuous", "prismatic", "planar", "floating")
 
 @dataclass(frozen=True, eq=False)
 class UrdfParameters:
-    """What :func:`read_urdf_parameters` returns.
+    """What :func:`urdf_parameters` returns.
 
     Attributes
     ----------
@@ -143,19 +143,17 @@ def _bodies(urdf: Urdf, joint_names: tuple[str, ...], base_link: str
     return T_root_base, out
 
 
-def read_urdf_parameters(path: PathLike, options: RobotFileOptions | None = None) -> UrdfParameters:
-    """The chain of the robot file ``path`` and the standard parameters of what moves with each joint.
+def urdf_parameters(description: RobotDescription) -> UrdfParameters:
+    """The chain of a robot file and the standard parameters of what moves with each joint.
 
     Parameters
     ----------
-    path
-        A ``.urdf`` or ``.xacro`` file (:func:`thermocomp.io.robot_files.read_robot_description`).
-    options
-        Base and tip links, xacro arguments, ROS package folders.
+    description
+        A ``.urdf`` or ``.xacro`` file as read (:func:`thermocomp.io.robot_files.read_robot_description`, with its
+        base and tip links, xacro arguments, ROS package folders): its one reading, ``description.parsed``.
 
     See the module docstring for the frames.
     """
-    description = read_robot_description(path, options)
     src = str(description.source)
     opts = description.options
     chain = description.chain()
@@ -191,7 +189,7 @@ def read_urdf_parameters(path: PathLike, options: RobotFileOptions | None = None
 
 
 def urdf_with_parameters(robot: UrdfParameters, parameters: ArrayLike) -> str:
-    """The URDF text of the robot file ``robot`` was read from (:func:`read_urdf_parameters`) with inertials that
+    """The URDF text of the robot file ``robot`` was read from (:func:`urdf_parameters`) with inertials that
     carry ``parameters`` ``(10 n,)`` (see the module docstring).
 
     Raises
@@ -232,4 +230,4 @@ def urdf_with_parameters(robot: UrdfParameters, parameters: ArrayLike) -> str:
     return '<?xml version="1.0"?>\n' + ET.tostring(root_el, encoding="unicode") + "\n"
 
 
-__all__ = ["UrdfParameters", "read_urdf_parameters", "urdf_with_parameters"]
+__all__ = ["UrdfParameters", "urdf_parameters", "urdf_with_parameters"]

@@ -119,6 +119,29 @@ def euler_xyz_from_matrix(R: ArrayLike) -> FloatArray:
     return np.stack([a, b, c], axis=-1)
 
 
+def euler_zyx_from_matrix(R: ArrayLike) -> FloatArray:
+    """``(z, y, x)`` [rad] with ``R = Rz(z) @ Ry(y) @ Rx(x)``, ``y`` in [-pi/2, pi/2]; shape ``(..., 3)``.
+
+    The one ZYX convention of the vendors' languages (docs/conventions.md): intrinsic rotations about z, then
+    the new y, then the new x, which is the fixed-axis roll-pitch-yaw ``(x, y, z)`` that URScript's
+    ``rotvec2rpy`` returns as ``[x, y, z]`` and RAPID's ``EulerZYX`` reads one angle of (scipy:
+    ``Rotation.as_euler("ZYX")``, or ``as_euler("xyz")`` reversed).
+
+    ``y = atan2(-R20, hypot(R00, R10))`` and ``z = atan2(R10, R00)``; then ``x`` is read from
+    ``Rz(z)^T R = Ry(y) Rx(x)``, so that near gimbal lock any error of ``z`` is taken up by ``x`` and the angles
+    still rebuild ``R`` to round-off. Within :data:`GIMBAL_LOCK_COS` of the lock (``cos y`` below it) ``z = 0``,
+    as :func:`euler_xyz_from_matrix` does with its first angle.
+    """
+    R = np.asarray(R, dtype=float)
+    cos_y = np.hypot(R[..., 0, 0], R[..., 1, 0])
+    y = np.arctan2(-R[..., 2, 0], cos_y)
+    z = np.where(cos_y > GIMBAL_LOCK_COS, np.arctan2(R[..., 1, 0], R[..., 0, 0]), 0.0)
+    # row 1 of N = Rz(z)^T R = Ry(y) Rx(x) is (0, cos x, -sin x)
+    cz, sz = np.cos(z), np.sin(z)
+    x = np.arctan2(sz * R[..., 0, 2] - cz * R[..., 1, 2], cz * R[..., 1, 1] - sz * R[..., 0, 1])
+    return np.stack([z, y, x], axis=-1)
+
+
 def matrix_from_quat_wxyz(q: ArrayLike) -> FloatArray:
     """Rotation matrix from a unit quaternion ``(w, x, y, z)``, shape ``(..., 4)``.
 

@@ -11,7 +11,7 @@ docs/conventions.md.
 * :mod:`~thermocomp.inertia.robot` -- a robot's inertials from its mesh files
 * :mod:`~thermocomp.inertia.gravity` -- static joint torques from the inertials
 * :mod:`~thermocomp.inertia.builtin` -- approximate inertials of the built-in robots
-* :mod:`~thermocomp.inertia.files` -- inertia and correction CSV files
+* its files (link inertials, correction factors): :mod:`thermocomp.io.inertia_csv`
 """
 
 from typing import TYPE_CHECKING

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
-from thermocomp.inertia.links import RobotInertials, check_link_order, link_names
+from thermocomp.inertia.links import RobotInertials, check_link_order, link_names, robot_inertials_from_rows
 from thermocomp.io.robots import load_robot, robot_dir
 
 #: Published total masses [kg] the built-in inertials are scaled to:
@@ -36,9 +36,9 @@ def builtin_mesh_path(name: str, link: str) -> Path:
 
 def builtin_inertials(name: str) -> RobotInertials:
     """The approximate inertials of a built-in robot (``robots/<name>/inertia.csv``), links ``base`` .. ``link6``."""
-    from thermocomp.inertia.files import read_inertia_csv
+    from thermocomp.io.inertia_csv import read_inertia_csv
 
-    inertials = read_inertia_csv(robot_dir(name) / "inertia.csv", robot=name)
+    inertials = robot_inertials_from_rows(read_inertia_csv(robot_dir(name) / "inertia.csv"), robot=name)
     check_link_order(inertials, link_names(load_robot(name).n_joints))
     return inertials
 

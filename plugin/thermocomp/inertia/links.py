@@ -18,6 +18,7 @@ from thermocomp.errors import InputError
 from thermocomp.geometry.checks import check_array
 from thermocomp.inertia.checks import check_inertia_tensor, check_positive
 from thermocomp.inertia.solids import SolidProperties, principal_moments
+from thermocomp.io.inertia_csv import InertiaRows
 
 
 def _frozen(a: ArrayLike) -> FloatArray:
@@ -201,11 +202,46 @@ def check_link_order(inertials: RobotInertials, expected: Sequence[str]) -> None
         raise InputError(f"{inertials.robot}: expected inertials of {', '.join(expected)}, got {', '.join(inertials.names)}")
 
 
+def robot_inertials_from_rows(rows: InertiaRows, robot: str = "") -> RobotInertials:
+    """The inertials of the rows of a link inertials file (:func:`thermocomp.io.inertia_csv.read_inertia_csv`), each
+    link checked (positive mass, physically valid tensor: :class:`LinkInertial`), the total mass their sum.
+
+    Raises
+    ------
+    InputError
+        A link the checks refuse, naming the file and the row's line; what the set of links refuses, naming the
+        file.
+    """
+    links = []
+    for k, name in enumerate(rows.links):
+        try:
+            links.append(LinkInertial(link=name, mass=float(rows.mass[k]), com=rows.com[k], inertia=rows.inertia[k],
+                                      volume=float(rows.volume[k]), method=rows.method[k], source=rows.source))
+        except InputError as exc:
+            raise InputError(exc.message, path=rows.source, row=int(rows.lines[k])) from exc
+    try:
+        return RobotInertials(robot=robot, links=tuple(links), total_mass=sum(x.mass for x in links))
+    except InputError as exc:  # what the set of links itself refuses, located in this file
+        raise InputError(exc.message, path=rows.source) from None
+
+
+def inertia_rows(inertials: RobotInertials) -> InertiaRows:
+    """``inertials`` as the rows of a link inertials file (:func:`thermocomp.io.inertia_csv.write_inertia_csv`)."""
+    links = inertials.links
+    return InertiaRows(links=tuple(x.link for x in links), mass=np.array([x.mass for x in links]),
+                       com=np.array([x.com for x in links]).reshape(-1, 3),
+                       inertia=np.array([x.inertia for x in links]).reshape(-1, 3, 3),
+                       volume=np.array([x.volume for x in links]), method=tuple(x.method for x in links),
+                       lines=np.zeros(len(links), dtype=int))
+
+
 __all__ = [
     "LinkInertial",
     "RobotInertials",
     "apply_corrections",
     "check_link_order",
     "inertials_from_solids",
+    "inertia_rows",
     "link_names",
+    "robot_inertials_from_rows",
 ]

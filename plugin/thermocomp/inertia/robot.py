@@ -444,7 +444,7 @@ def compute_inertials(
         ``.urdf`` / ``.xacro`` ``robot`` (with ``tip_link`` as its tip).
     corrections
         ``lambda_k`` per link: a mapping, or a CSV file
-        (:func:`thermocomp.inertia.files.read_corrections_csv`).
+        (:func:`thermocomp.io.inertia_csv.read_corrections_csv`).
 
     Returns
     -------
@@ -470,7 +470,7 @@ def compute_inertials(
         if isinstance(corrections, Mapping):
             lambdas, source = dict(corrections), "the given factors"
         else:
-            from thermocomp.inertia.files import read_corrections_csv
+            from thermocomp.io.inertia_csv import read_corrections_csv
 
             lambdas, source = read_corrections_csv(corrections, names), str(corrections)
         inertials = apply_corrections(inertials, lambdas)

@@ -10,15 +10,24 @@ layout.
 
 * The delay ``d`` [samples] (:func:`estimate_delay`): the first sample after the step whose speed leaves the
   rest's noise, less one (a command sent at ``k`` acts from ``k + d``; its speed shows at ``k + d + 1``).
-* The model: the commands shifted by ``d`` in, the measured joint speed out, identified by PO-MOESP
-  (Verhaegen and Verdult 2007, Section 9.6; the MOESP family of seed 004's toolbox) for every order in
-  ``orders``: ``x(k+1) = A x(k) + B u(k - d)``, ``qd(k) = C x(k)`` (no feed-through: after its delay a
-  velocity servo has none). Written here, not taken from a package: ``nfoursid`` 1.0.2 (the maintained
-  N4SID/PO-MOESP package on PyPI) identified a noise-free servo exactly but returned unstable or wrong
-  models once 1e-4 rad/s of output noise was added to a 0.1 rad/s signal, and ``sippy-unipi`` brings
-  CasADi and SymPy for the same few lines of linear algebra (docs/printing.md, "Choices").
-* VAF (Eq. 4-6) on the validation multi-sine, simulated from rest, the first second left out (as Section 4-4),
-  and the chosen order: the lowest whose VAF is within ``order_tolerance_pct`` of the best.
+* The model, as the thesis identifies it: the commanded speed in, the joint's angle *and* speed out (Section 4-3:
+  "the output is the velocity and the position of the joint"; Eq. 6-4: "y_i is the output, position and
+  velocity"), ``x(k+1) = A x(k) + B u(k - d)``, ``[q(k) - q_0; qd(k)] = C x(k)``. The command enters shifted by
+  the delay: Eq. 6-12 predicts ``x(k + d)`` from the commands ``u(k - 1) .. u(k - d)``, which is the model's
+  own state update only when its input is ``u(k - d)``. One state of every model is the joint angle's
+  integrator: an order ``n`` holds ``n - 1`` states of the servo's speed dynamics (why Table 4-1's order 2 is
+  far below its order 3). No feed-through ``D`` (Eq. 6-5 has none; a velocity servo has none after its delay).
+* ``A`` and ``C`` of every order in ``orders`` by PO-MOESP (:func:`po_moesp`; Verhaegen and Verdult 2007,
+  Section 9.6; the MOESP family of seed 004's PBSID toolbox), written here: ``nfoursid`` 1.0.2, the
+  maintained PO-MOESP package on PyPI, gives models as good on this data but the six joints' identification
+  took 125 s with it against 10 s with this (it recomputes a full SVD of an ``N``-column matrix for every
+  order), and it fits a
+  feed-through (docs/printing.md, "Choices"). The eigenvalue nearest 1 (the integrator, which the data
+  cannot tell from 1 as a drifting angle) is set to 1; ``B`` and the initial state by least squares with
+  ``D = 0`` (:func:`fit_input_matrix`).
+* VAF (Eq. 4-6) of the joint speed on the validation multi-sine, simulated from rest, the first second left out
+  (Section 4-4: "the validation is done on the velocity of the joints, rather than the position"), and the
+  chosen order: the lowest whose VAF is within ``order_tolerance_pct`` of the best.
 """
 
 from __future__ import annotations
@@ -48,7 +57,7 @@ class IdentificationOptions:
     orders
         Model orders tried, each in [1, 20]; seed 004: 2 to 10.
     block_rows
-        Block rows of the Hankel matrices, > the highest order.
+        Block rows ``s`` of the Hankel matrices (two outputs each: orders up to ``2 (s - 1)``), at most 100.
     order_tolerance_pct
         The chosen order is the lowest whose VAF is within this of the best [%-points], >= 0.
     """
@@ -67,21 +76,29 @@ class IdentificationOptions:
             raise ConfigurationError(f"identification rest: expected >= 1 s, got {self.rest_s!r}")
         if not self.orders or any(not (isinstance(n, int) and 1 <= n <= 20) for n in self.orders):
             raise ConfigurationError(f"identification orders: expected integers in [1, 20], got {self.orders!r}")
-        if not (isinstance(self.block_rows, int) and max(self.orders) < self.block_rows <= 100):
-            raise ConfigurationError(f"identification block rows: expected an integer above the highest order "
-                                     f"({max(self.orders)}) and at most 100, got {self.block_rows!r}")
+        if not (isinstance(self.block_rows, int) and max(self.orders) <= 2 * (self.block_rows - 1)
+                and self.block_rows <= 100):
+            raise ConfigurationError(f"identification block rows: expected an integer of at least half the highest "
+                                     f"order ({max(self.orders)}) plus one, and at most 100, got {self.block_rows!r}")
         if not (math.isfinite(self.order_tolerance_pct) and self.order_tolerance_pct >= 0):
             raise ConfigurationError(f"order tolerance: expected >= 0 %, got {self.order_tolerance_pct!r}")
 
 
+#: The models' outputs: the joint angle [rad] (from its value at rest) and the joint speed [rad/s].
+OUTPUTS = 2
+#: An eigenvalue within this of 1 is the angle's integrator (set to 1); the others must lie inside the unit circle.
+INTEGRATOR_TOLERANCE = 1e-2
+
+
 @dataclass(frozen=True)
 class JointModel:
-    """One joint's identified servo: ``x(k+1) = A x(k) + B u(k - d)``, ``qd(k) = C x(k)``.
+    """One joint's identified servo: ``x(k+1) = A x(k) + B u(k - d)``, ``[q(k) - q_0; qd(k)] = C x(k)``.
 
     Attributes
     ----------
     A, B, C
-        ``(n, n)``, ``(n, 1)``, ``(1, n)``; input and output in rad/s.
+        ``(n, n)``, ``(n, 1)``, ``(2, n)``; input in rad/s, outputs the joint angle from its value at rest
+        ``q_0`` [rad] and the joint speed [rad/s].
     vaf_pct
         VAF of this model on the validation data [%] (Eq. 4-6).
     """
@@ -95,7 +112,9 @@ class JointModel:
         A = np.atleast_2d(np.asarray(self.A, dtype=float))
         n = A.shape[0]
         B = np.asarray(self.B, dtype=float).reshape(n, 1)
-        C = np.asarray(self.C, dtype=float).reshape(1, n)
+        C = np.asarray(self.C, dtype=float)
+        if C.shape != (OUTPUTS, n):
+            raise InputError(f"joint model: expected C of shape ({OUTPUTS}, {n}) (angle and speed), got {C.shape}")
         if A.shape != (n, n) or not (np.all(np.isfinite(A)) and np.all(np.isfinite(B)) and np.all(np.isfinite(C))):
             raise InputError(f"joint model: expected a finite square A, got shape {A.shape}")
         object.__setattr__(self, "A", A)
@@ -148,15 +167,32 @@ def vaf(y: ArrayLike, y_hat: ArrayLike) -> float:
 
 
 def simulate(model: JointModel, u: ArrayLike, x0: ArrayLike | None = None) -> FloatArray:
-    """The model's output ``qd(k) = C x(k)`` [rad/s], ``(N,)``, for inputs ``u(k - d)`` ``(N,)`` from ``x0`` (rest)."""
+    """The model's outputs ``[q - q_0, qd] = C x(k)`` [rad, rad/s], ``(N, 2)``, for inputs ``u(k - d)`` ``(N,)``
+    from ``x0`` (default rest)."""
     u = np.asarray(u, dtype=float)
     x = np.zeros(model.order) if x0 is None else np.asarray(x0, dtype=float)
-    y = np.empty(u.size)
-    A, b, c = model.A, model.B[:, 0], model.C[0]
+    y = np.empty((u.size, OUTPUTS))
+    A, b, C = model.A, model.B[:, 0], model.C
     for k in range(u.size):
-        y[k] = c @ x
+        y[k] = C @ x
         x = A @ x + b * u[k]
     return y
+
+
+def with_angle(A: ArrayLike, B: ArrayLike, C_speed: ArrayLike, sample_time: float) -> JointModel:
+    """A joint model from a speed-only one (``x(k+1) = A x + B u``, ``qd = C_speed x``): the angle added as a state,
+    the trapezoid integral of the speed, ``q(k+1) = q(k) + T/2 (qd(k) + qd(k+1))``; order ``n + 1``."""
+    A, B, c = np.atleast_2d(A), np.asarray(B, dtype=float).reshape(-1, 1), np.asarray(C_speed, dtype=float).reshape(1, -1)
+    n = A.shape[0]
+    Az = np.zeros((n + 1, n + 1))
+    Az[:n, :n] = A
+    Az[n, :n] = 0.5 * sample_time * (c @ (np.eye(n) + A))[0]
+    Az[n, n] = 1.0
+    Bz = np.vstack([B, 0.5 * sample_time * (c @ B)])
+    Cz = np.zeros((OUTPUTS, n + 1))
+    Cz[0, n] = 1.0
+    Cz[1, :n] = c[0]
+    return JointModel(Az, Bz, Cz)
 
 
 # --- the experiment ------------------------------------------------------------------------------------
@@ -227,8 +263,8 @@ def estimate_delay(u: ArrayLike, qd: ArrayLike, step: int) -> int:
 
 
 def _hankel(x: FloatArray, start: int, rows: int, columns: int) -> FloatArray:
-    """Block Hankel matrix of a scalar signal: row ``i`` is ``x[start + i : start + i + columns]``."""
-    return np.stack([x[start + i:start + i + columns] for i in range(rows)])
+    """Block Hankel matrix of a signal ``(N, p)``: block row ``i`` is ``x[start + i : start + i + columns].T``."""
+    return np.vstack([x[start + i:start + i + columns].T for i in range(rows)])
 
 
 def po_moesp(u: ArrayLike, y: ArrayLike, orders: tuple[int, ...],
@@ -238,58 +274,76 @@ def po_moesp(u: ArrayLike, y: ArrayLike, orders: tuple[int, ...],
     The future outputs' row space, after the future inputs are projected out, with the past inputs and
     outputs as instruments: the RQ factorisation of ``[U_f; U_p; Y_p; Y_f]``, the SVD of its block
     ``L_42``; the column space of its first ``n`` left singular vectors is the extended observability
-    matrix, whose shift gives ``A`` and whose first row ``C``.
+    matrix, whose shift gives ``A`` and whose first block row ``C``.
 
     Parameters
     ----------
-    u, y
-        Input and output, ``(N,)`` each.
+    u
+        Input, ``(N,)``.
+    y
+        Outputs, ``(N, p)`` (or ``(N,)``: one).
     orders
-        Model orders, each below ``block_rows``.
+        Model orders, each below ``p * block_rows``.
     block_rows
         ``s``, the block rows of each Hankel matrix.
 
     Returns
     -------
     pairs
-        ``(A (n, n), C (1, n))`` per order.
+        ``(A (n, n), C (p, n))`` per order.
     singular_values
-        ``(s,)``, those of ``L_42`` (seed 004, Figure 4-7: the order is where they drop).
+        ``(p s,)``, those of ``L_42`` (seed 004, Figure 4-7: the order is where they drop).
     """
-    u, y = np.asarray(u, dtype=float), np.asarray(y, dtype=float)
-    s = block_rows
-    columns = u.size - 2 * s + 1
+    u = np.asarray(u, dtype=float).reshape(-1, 1)
+    y = np.asarray(y, dtype=float).reshape(u.shape[0], -1)
+    s, p = block_rows, y.shape[1]
+    columns = u.shape[0] - 2 * s + 1
     if columns < 4 * s:
-        raise InputError(f"identification: expected at least {6 * s} samples for {s} block rows, got {u.size}")
+        raise InputError(f"identification: expected at least {6 * s} samples for {s} block rows, got {u.shape[0]}")
     data = np.vstack([_hankel(u, s, s, columns), _hankel(u, 0, s, columns), _hankel(y, 0, s, columns),
                       _hankel(y, s, s, columns)])
-    L = np.linalg.qr(data.T, mode="r").T  # data = L Q^T, L lower triangular (4s, 4s)
-    U1, sv, _ = np.linalg.svd(L[3 * s:, s:3 * s], full_matrices=False)
+    L = np.linalg.qr(data.T, mode="r").T  # data = L Q^T, L lower triangular
+    U1, sv, _ = np.linalg.svd(L[2 * s + p * s:, s:2 * s + p * s], full_matrices=False)
     pairs = []
     for n in orders:
         gamma = U1[:, :n] * np.sqrt(sv[:n])
-        A = np.linalg.lstsq(gamma[:-1], gamma[1:], rcond=None)[0]
-        pairs.append((A, gamma[:1].copy()))
+        A = np.linalg.lstsq(gamma[:-p], gamma[p:], rcond=None)[0]
+        pairs.append((A, gamma[:p].copy()))
     return pairs, sv
 
 
-def fit_input_matrix(A: FloatArray, C: FloatArray, u: ArrayLike, y: ArrayLike) -> tuple[FloatArray, FloatArray]:
-    """``B`` ``(n, 1)`` and the initial state ``x0`` ``(n,)`` by least squares, given ``A`` and ``C``.
+def with_integrator(A: FloatArray) -> FloatArray | None:
+    """``A`` with its eigenvalue nearest 1 set to 1 (the angle's integrator), or None when no eigenvalue lies
+    within :data:`INTEGRATOR_TOLERANCE` of 1 or another lies on or outside the unit circle."""
+    values, vectors = np.linalg.eig(A)
+    i = int(np.argmin(np.abs(values - 1.0)))
+    others = np.delete(values, i)
+    if abs(values[i] - 1.0) > INTEGRATOR_TOLERANCE or (others.size and np.max(np.abs(others)) >= 1.0):
+        return None
+    values = values.copy()
+    values[i] = 1.0
+    return np.real(vectors @ np.diag(values) @ np.linalg.inv(vectors))
 
-    ``y(k) = C A^k x0 + sum_{j<k} C A^(k-1-j) B u(j)`` is linear in ``x0`` and ``B``.
+
+def fit_input_matrix(A: FloatArray, C: FloatArray, u: ArrayLike, y: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """``B`` ``(n, 1)`` and the initial state ``x0`` ``(n,)`` by least squares, given ``A`` and ``C`` ``(p, n)``.
+
+    ``y(k) = C A^k x0 + sum_{j<k} C A^(k-1-j) B u(j)`` (``y`` ``(N, p)``) is linear in ``x0`` and ``B``.
     """
-    u, y = np.asarray(u, dtype=float), np.asarray(y, dtype=float)
+    u = np.asarray(u, dtype=float)
+    C = np.atleast_2d(C)
+    y = np.asarray(y, dtype=float).reshape(u.size, C.shape[0])
     n = A.shape[0]
-    regressors = np.empty((u.size, 2 * n))
+    regressors = np.empty((u.size, C.shape[0], 2 * n))
     free = np.eye(n)  # A^k
     forced = np.zeros((n, n))  # column i: the state that input direction e_i built
     for k in range(u.size):
-        regressors[k, :n] = C[0] @ free
-        regressors[k, n:] = C[0] @ forced
+        regressors[k, :, :n] = C @ free
+        regressors[k, :, n:] = C @ forced
         free = A @ free
         forced = A @ forced
         forced[np.arange(n), np.arange(n)] += u[k]
-    theta = np.linalg.lstsq(regressors, y, rcond=None)[0]
+    theta = np.linalg.lstsq(regressors.reshape(-1, 2 * n), y.ravel(), rcond=None)[0]
     return theta[n:].reshape(n, 1), theta[:n]
 
 
@@ -297,23 +351,30 @@ def identify_joint(u_est: ArrayLike, y_est: ArrayLike, u_val: ArrayLike, y_val: 
                    block_rows: int, skip: int) -> tuple[list[JointModel], FloatArray]:
     """Models of every order in ``orders`` from one joint's estimation data, and their VAF on its validation data.
 
-    ``u_*`` are the delay-shifted commands ``u(k - d)`` [rad/s] and ``y_*`` the measured speeds [rad/s], ``(N,)``
-    each; the validation data starts at rest (state zero) and its first ``skip`` samples are left out of the VAF.
-    A model that is not stable gets the VAF ``nan``.
+    ``u_*`` are the delay-shifted commands ``u(k - d)`` [rad/s], ``(N,)``; ``y_*`` the measured angle from its
+    value at the data's start [rad] and speed [rad/s], ``(N, 2)``. The validation data starts at rest (state
+    zero) and its first ``skip`` samples are left out of the VAF, which is the speed's. A model with no
+    integrator or an unstable mode (:func:`with_integrator`) gets the VAF ``nan``.
 
     Returns
     -------
     models, vaf_pct
         One model per order; VAF [%] ``(len(orders),)``.
     """
-    pairs, _ = po_moesp(u_est, y_est, orders, block_rows)
+    y_est, y_val = np.asarray(y_est, dtype=float), np.asarray(y_val, dtype=float)
     models, vafs = [], []
+    pairs, _ = po_moesp(u_est, y_est, orders, block_rows)
     for A, C in pairs:
-        B, _ = fit_input_matrix(A, C, u_est, y_est)
-        stable = bool(np.max(np.abs(np.linalg.eigvals(A))) < 1.0)
-        model = JointModel(A, B, C)
-        score = vaf(np.asarray(y_val)[skip:], simulate(model, u_val)[skip:]) if stable else float("nan")
-        models.append(JointModel(A, B, C, score))
+        A_int = with_integrator(A)
+        if A_int is None:
+            B, _ = fit_input_matrix(A, C, u_est, y_est)
+            models.append(JointModel(A, B, C))
+            vafs.append(float("nan"))
+            continue
+        B, _ = fit_input_matrix(A_int, C, u_est, y_est)
+        model = JointModel(A_int, B, C)
+        score = vaf(y_val[skip:, 1], simulate(model, u_val)[skip:, 1])
+        models.append(JointModel(A_int, B, C, score))
         vafs.append(score)
     return models, np.array(vafs)
 
@@ -324,7 +385,7 @@ def choose_order(vaf_pct: FloatArray, tolerance_pct: float) -> int:
     return int(np.flatnonzero(vaf_pct >= np.max(vaf_pct) - tolerance_pct)[0])
 
 
-def identify_servo(u: ArrayLike, qd: ArrayLike, rate_hz: float, joint_names: tuple[str, ...],
+def identify_servo(u: ArrayLike, q: ArrayLike, qd: ArrayLike, rate_hz: float, joint_names: tuple[str, ...],
                    options: IdentificationOptions | None = None) -> ServoModels:
     """Every joint's model from a recording of :func:`experiment`.
 
@@ -332,18 +393,18 @@ def identify_servo(u: ArrayLike, qd: ArrayLike, rate_hz: float, joint_names: tup
     ----------
     u
         The commands [rad/s], ``(N, n)``, as :func:`experiment` made them.
-    qd
-        The measured joint speeds [rad/s], ``(N, n)`` (``qd[k]`` measured when ``u[k]`` was sent).
+    q, qd
+        The measured joint angles [rad] and speeds [rad/s], ``(N, n)`` each (measured when ``u[k]`` was sent).
     rate_hz
         The sample rate [Hz].
     """
     options = IdentificationOptions() if options is None else options
-    u, qd = np.asarray(u, dtype=float), np.asarray(qd, dtype=float)
+    u, q, qd = np.asarray(u, dtype=float), np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
     n = len(joint_names)
     lay = layout(options, rate_hz)
-    if u.shape != (n * lay.length, n) or qd.shape != u.shape:
+    if u.shape != (n * lay.length, n) or qd.shape != u.shape or q.shape != u.shape:
         raise InputError(f"identification: expected {n * lay.length} samples of {n} joints (the experiment of these "
-                         f"options at {rate_hz:g} Hz), got commands {u.shape} and speeds {qd.shape}")
+                         f"options at {rate_hz:g} Hz), got commands {u.shape}, angles {q.shape} and speeds {qd.shape}")
     delays = [estimate_delay(u[j * lay.length:(j + 1) * lay.length, j], qd[j * lay.length:(j + 1) * lay.length, j],
                              lay.step) for j in range(n)]
     d = int(np.median(delays))
@@ -354,7 +415,10 @@ def identify_servo(u: ArrayLike, qd: ArrayLike, rate_hz: float, joint_names: tup
         o = j * lay.length
         est = slice(o, o + lay.estimation_end)  # the step too: the multi-sine has no DC, the step fixes the gain
         val = slice(o + lay.validation_rest, o + lay.validation_end)
-        models, vafs = identify_joint(shifted[est, j], qd[est, j], shifted[val, j], qd[val, j], options.orders,
+        y = np.column_stack([q[:, j], qd[:, j]])
+        y_est = y[est] - [q[o, j], 0.0]
+        y_val = y[val] - [q[val.start, j], 0.0]
+        models, vafs = identify_joint(shifted[est, j], y_est, shifted[val, j], y_val, options.orders,
                                       options.block_rows, skip)
         joints.append(models[choose_order(vafs, options.order_tolerance_pct)])
         table.append(vafs)

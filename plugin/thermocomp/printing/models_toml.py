@@ -3,7 +3,7 @@
 A TOML file (docs/printing.md)::
 
     format = "thermocomp-servo-models"
-    version = 1
+    version = 2
     robot = "ur5"
     rate_hz = 125.0
     delay_samples = 4
@@ -13,9 +13,11 @@ A TOML file (docs/printing.md)::
     name = "shoulder_pan_joint"
     vaf_pct = 99.99                 # the chosen model's VAF on the validation data
     vaf_by_order_pct = [...]        # Table 4-1's row (nan: an unstable model)
-    A = [[...], ...]                # x(k+1) = A x(k) + B u(k - d), qd(k) = C x(k); rad/s in and out
-    B = [...]
-    C = [...]
+    A = [[...], ...]                # x(k+1) = A x(k) + B u(k - d), [q(k) - q_0; qd(k)] = C x(k)
+    B = [...]                       # u in rad/s
+    C = [[...], [...]]              # rows: the joint angle from its start [rad], the joint speed [rad/s]
+
+Version 1 (before the models had the joint angle as an output: the speed only) is refused with a message.
 
 Floats are written with ``repr`` (the doubles come back exactly). The app layer reads and writes the file;
 these functions take and give its text.
@@ -29,10 +31,10 @@ import re
 import numpy as np
 
 from thermocomp.errors import InputError
-from thermocomp.printing.identification import JointModel, ServoModels
+from thermocomp.printing.identification import OUTPUTS, JointModel, ServoModels, with_integrator
 
 FORMAT = "thermocomp-servo-models"
-VERSION = 1
+VERSION = 2
 _TOP = {"format", "version", "robot", "rate_hz", "delay_samples", "orders", "joint"}
 _JOINT = {"name", "vaf_pct", "vaf_by_order_pct", "A", "B", "C"}
 
@@ -58,7 +60,7 @@ def models_toml_text(models: ServoModels, robot: str, comments: tuple[str, ...] 
             lines.append(f"vaf_by_order_pct = {_row(models.vaf_table[j])}")
         lines.append("A = [" + ", ".join(_row(r) for r in model.A) + "]")
         lines.append(f"B = {_row(model.B[:, 0])}")
-        lines.append(f"C = {_row(model.C[0])}")
+        lines.append("C = [" + ", ".join(_row(r) for r in model.C) + "]")
     return "\n".join(lines) + "\n"
 
 
@@ -98,6 +100,9 @@ def models_from_toml_text(text: str, src: str, joint_names: tuple[str, ...]) -> 
                          column=int(where[2]) if where else None) from None
     if data.get("format") != FORMAT:
         raise InputError(f'key format: expected "{FORMAT}", got {data.get("format")!r}', path=src)
+    if data.get("version") == 1:
+        raise InputError(f"key version: expected {VERSION}, got 1 (models of the joint speed only, from before the "
+                         f"joint angle was an output of the identification: run servo identify again)", path=src)
     if data.get("version") != VERSION:
         raise InputError(f"key version: expected {VERSION}, got {data.get('version')!r}", path=src)
     unknown = sorted(set(data) - _TOP)
@@ -133,10 +138,11 @@ def models_from_toml_text(text: str, src: str, joint_names: tuple[str, ...]) -> 
             raise InputError(f"joint {name!r} key A: expected a square matrix, got {t['A']!r}", path=src)
         A = _matrix(t["A"], (n, n), f"joint {name!r} key A", src)
         B = _matrix(t["B"], (n,), f"joint {name!r} key B", src)
-        C = _matrix(t["C"], (n,), f"joint {name!r} key C", src)
-        if np.max(np.abs(np.linalg.eigvals(A))) >= 1.0:
-            raise InputError(f"joint {name!r} key A: expected a stable model (eigenvalues inside the unit circle), got "
-                             f"a largest magnitude of {np.max(np.abs(np.linalg.eigvals(A))):.6g}", path=src)
+        C = _matrix(t["C"], (OUTPUTS, n), f"joint {name!r} key C", src)
+        if with_integrator(A) is None:
+            raise InputError(f"joint {name!r} key A: expected one eigenvalue at 1 (the joint angle's integrator) and "
+                             f"the others inside the unit circle, got magnitudes "
+                             f"{np.round(np.sort(np.abs(np.linalg.eigvals(A)))[::-1], 6).tolist()}", path=src)
         vaf = t.get("vaf_pct", float("nan"))
         joints.append(JointModel(A, B, C, float(vaf) if isinstance(vaf, (int, float)) else float("nan")))
         if "vaf_by_order_pct" in t:

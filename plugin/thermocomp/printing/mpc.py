@@ -1,12 +1,12 @@
 """The unconstrained MPC of seed 004, Section 6-3, with its Kalman filter and delay prediction, per joint.
 
-Each joint's identified model (:class:`~thermocomp.printing.identification.JointModel`, joint speed out) gets
-the joint angle as a second output, integrated by the trapezoid rule: the state ``z = [x; q]`` and
+Each joint's identified model (:class:`~thermocomp.printing.identification.JointModel`: the joint angle from its
+start ``q_0`` and the joint speed out, Eq. 6-5) gets an input disturbance ``w`` as a state, ``z = [x; w]``:
 
-    ``z(k+1) = [[A, 0], [T/2 C (I + A), 1]] z(k) + [B; T/2 C B] u(k - d)``,  ``y = [q; qd] = [[0, 1], [C, 0]] z``.
+    ``z(k+1) = [[A, B], [0, 1]] z(k) + [B; 0] u(k - d)``,  ``y = [q - q_0; qd] = [C, 0] z``.
 
 * A steady-state Kalman filter (the Riccati equation of the filter, ``scipy.linalg.solve_discrete_are``)
-  estimates ``z(k)`` from the measured ``[q; qd]`` and the commands that act now (``u(k - d)``).
+  estimates ``z(k)`` from the measured ``[q - q_0; qd]`` and the commands that act now (``u(k - d)``).
 * Eq. 6-12 predicts the state ``d`` samples ahead with the commands already sent: ``z(k + d)``.
 * The cost (Eq. 6-4, IO form; Eq. 6-13, IIO form: the increment ``du`` replaces ``u``, the last command a
   state, Eqs. 6-14 to 6-16) over ``N_p`` predicted outputs (Eqs. 6-6 to 6-11) has its minimum at
@@ -28,6 +28,8 @@ from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import ConfigurationError
 from thermocomp.printing.identification import JointModel
 
+#: A small process noise on every model state [state units] that keeps the filter's Riccati equation regular.
+_REGULAR = 1e-9
 #: The two forms of the cost.
 FORMS = ("io", "iio")
 
@@ -50,8 +52,12 @@ class MPCOptions:
         IO form: weight of the command [s^2/rad^2], > 0.
     weight_increment
         IIO form: weight of the command's increment per sample [s^2/rad^2], > 0.
-    process_noise
-        Kalman filter: the standard deviation of the noise on each model state per sample, > 0.
+    input_noise_rad_s
+        Kalman filter: the standard deviation of a white noise on the command as it acts [rad/s], > 0: the
+        process noise ``sigma^2 B B^T``, which does not depend on the identified model's basis of states. The
+        default is the order of a missed command's change of the input at print speeds (``sqrt(p) |u|``, with
+        ``p`` = 0.02 and ``|u|`` up to 0.04 rad/s at 10 mm/s: 6e-3 rad/s) and of the coupling between the
+        joints that the SISO models leave out; 1e-3 let the joints of line:z oscillate (docs/printing.md).
     position_noise_rad, velocity_noise_rad_s
         Kalman filter: the measurements' standard deviations [rad], [rad/s], > 0.
     disturbance_noise_rad_s
@@ -65,7 +71,7 @@ class MPCOptions:
     weight_velocity: float = 1e-3
     weight_input: float = 5e-3
     weight_increment: float = 1e-2
-    process_noise: float = 1e-3
+    input_noise_rad_s: float = 1e-2
     position_noise_rad: float = 1e-5
     disturbance_noise_rad_s: float = 1e-4
     velocity_noise_rad_s: float = 1e-3
@@ -75,7 +81,7 @@ class MPCOptions:
             raise ConfigurationError(f"MPC horizon: expected an integer in [1, 500] samples, got {self.horizon!r}")
         if self.form not in FORMS:
             raise ConfigurationError(f"MPC form: expected one of {FORMS}, got {self.form!r}")
-        for name in ("weight_position", "weight_input", "weight_increment", "process_noise", "disturbance_noise_rad_s",
+        for name in ("weight_position", "weight_input", "weight_increment", "input_noise_rad_s", "disturbance_noise_rad_s",
                      "position_noise_rad", "velocity_noise_rad_s"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
@@ -84,22 +90,16 @@ class MPCOptions:
             raise ConfigurationError(f"MPC weight_velocity: expected >= 0, got {self.weight_velocity!r}")
 
 
-def augmented(model: JointModel, sample_time: float) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """``(A_z, B_z, C_z)`` of the model with the joint angle and an input disturbance (module docstring):
-    ``(n+2, n+2)``, ``(n+2, 1)``, ``(2, n+2)``; the state ``z = [x; q; w]``."""
+def augmented(model: JointModel) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``(A_z, B_z, C_z)`` of the model with an input disturbance (module docstring): ``(n+1, n+1)``, ``(n+1, 1)``,
+    ``(2, n+1)``; the state ``z = [x; w]``."""
     n = model.order
-    A, B, C = model.A, model.B, model.C
-    Az = np.zeros((n + 2, n + 2))
-    Az[:n, :n] = A
-    Az[:n, n + 1] = B[:, 0]
-    Az[n, :n] = 0.5 * sample_time * (C @ (np.eye(n) + A))[0]
+    Az = np.zeros((n + 1, n + 1))
+    Az[:n, :n] = model.A
+    Az[:n, n] = model.B[:, 0]
     Az[n, n] = 1.0
-    Az[n, n + 1] = 0.5 * sample_time * (C @ B)[0, 0]
-    Az[n + 1, n + 1] = 1.0
-    Bz = np.vstack([B, 0.5 * sample_time * (C @ B), [[0.0]]])
-    Cz = np.zeros((2, n + 2))
-    Cz[0, n] = 1.0
-    Cz[1, :n] = C[0]
+    Bz = np.vstack([model.B, [[0.0]]])
+    Cz = np.hstack([model.C, np.zeros((model.C.shape[0], 1))])
     return Az, Bz, Cz
 
 
@@ -162,8 +162,6 @@ class JointMPC:
         The joint's identified model.
     delay_samples
         ``d``.
-    sample_time
-        ``T`` [s].
     speed_limit
         The joint's largest speed [rad/s].
     q0
@@ -172,16 +170,16 @@ class JointMPC:
         Horizon, form, weights, filter.
     """
 
-    def __init__(self, model: JointModel, delay_samples: int, sample_time: float, speed_limit: float, q0: float,
+    def __init__(self, model: JointModel, delay_samples: int, speed_limit: float, q0: float,
                  options: MPCOptions | None = None) -> None:
         self.options = o = MPCOptions() if options is None else options
         self.delay = delay_samples
         self.speed_limit = speed_limit
-        Az, Bz, Cz = augmented(model, sample_time)
+        Az, Bz, Cz = augmented(model)
         self.Az, self.Bz, self.Cz = Az, Bz, Cz
         nz = Az.shape[0]
-        process = np.diag(np.r_[np.full(nz - 2, o.process_noise**2), (o.process_noise * sample_time) ** 2,
-                                o.disturbance_noise_rad_s**2])
+        process = o.input_noise_rad_s**2 * (Bz @ Bz.T) + np.diag(np.r_[np.full(nz - 1, _REGULAR**2),
+                                                                        o.disturbance_noise_rad_s**2])
         measurement = np.diag([o.position_noise_rad**2, o.velocity_noise_rad_s**2])
         self.M = kalman_gain(Az, Cz, process, measurement)
         A, B, C = (incremental(Az, Bz, Cz) if o.form == "iio" else (Az, Bz, Cz))
@@ -189,8 +187,8 @@ class JointMPC:
         weights = np.array([o.weight_position, o.weight_velocity])
         weight_u = o.weight_increment if o.form == "iio" else o.weight_input
         self.K = mpc_gain(self.Psi, Phi, weights, weight_u)[0]  # the first command's row
-        self.z = np.zeros(nz)
-        self.z[-2] = q0
+        self.z = np.zeros(nz)  # at rest at q0
+        self.q0 = q0
         self.sent = [0.0] * max(delay_samples, 1)  # u(k-1), u(k-2), ..., u(k-d)
 
     def predicted_state(self) -> FloatArray:
@@ -210,15 +208,16 @@ class JointMPC:
         reference
             ``[q, qd]`` references for samples ``k + d + 1 .. k + d + N_p``, ``(N_p, 2)``.
         """
-        y = np.asarray(y, dtype=float)
+        y = np.asarray(y, dtype=float) - [self.q0, 0.0]
+        reference = np.asarray(reference, dtype=float) - [self.q0, 0.0]
         self.z = self.z + self.M @ (y - self.Cz @ self.z)  # filtered z(k|k)
         z_d = self.predicted_state()
         last = self.sent[0]
         if self.options.form == "iio":
             state = np.r_[z_d, last]
-            u = last + float(self.K @ (np.asarray(reference, dtype=float).ravel() - self.Psi @ state))
+            u = last + float(self.K @ (reference.ravel() - self.Psi @ state))
         else:
-            u = float(self.K @ (np.asarray(reference, dtype=float).ravel() - self.Psi @ z_d))
+            u = float(self.K @ (reference.ravel() - self.Psi @ z_d))
         u = float(np.clip(u, -self.speed_limit, self.speed_limit))
         # the filter's prediction to k+1 with the command that acts now, u(k-d)
         acting = self.sent[self.delay - 1] if self.delay > 0 else u

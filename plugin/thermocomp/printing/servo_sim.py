@@ -326,8 +326,8 @@ class ServoSimulator:
 
 
 class LinearServo:
-    """A servo of known linear joints: each ``x(k+1) = A x(k) + B u(k - d)``, ``qd = C x``, ``q`` its
-    trapezoid integral, with the measurement noise and quantum of ``options``; the interface of
+    """A servo of known linear joints: each ``x(k+1) = A x(k) + B u(k - d)``, ``[q - q_0; qd] = C x``, with the
+    measurement noise and quantum of ``options``; the interface of
     :class:`ServoSimulator` (a known truth for the tests, and no PyBullet).
 
     Parameters
@@ -347,7 +347,7 @@ class LinearServo:
         self.rng = np.random.default_rng(0) if rng is None else rng
         self.joints = tuple(joints)
         self._x = [np.zeros(j.order) for j in self.joints]
-        self._q = np.array(q0, dtype=float)
+        self._q0 = np.array(q0, dtype=float)
         self._pending: deque[FloatArray] = deque(np.zeros(chain.n_joints) for _ in range(self.options.delay_samples))
 
     def __enter__(self) -> LinearServo:
@@ -357,7 +357,8 @@ class LinearServo:
         pass
 
     def true_state(self) -> tuple[FloatArray, FloatArray]:
-        return self._q.copy(), np.array([float(j.C[0] @ x) for j, x in zip(self.joints, self._x)])
+        y = np.array([j.C @ x for j, x in zip(self.joints, self._x)])
+        return self._q0 + y[:, 0], y[:, 1]
 
     def measure(self) -> tuple[FloatArray, FloatArray]:
         o = self.options
@@ -369,9 +370,6 @@ class LinearServo:
     def step(self, u: ArrayLike) -> None:
         self._pending.append(_arrived(u, self.options, self.rng))
         acting = self._pending.popleft()
-        _, before = self.true_state()
         self._x = [j.A @ x + j.B[:, 0] * a for j, x, a in zip(self.joints, self._x, acting)]
-        _, after = self.true_state()
-        self._q = self._q + 0.5 * self.options.sample_time * (before + after)
 
     run = ServoSimulator.run

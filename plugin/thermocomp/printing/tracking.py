@@ -96,7 +96,7 @@ def track_once(sim, controller: str, models: ServoModels, q_ref: FloatArray, qd_
     if controller.startswith("mpc"):
         base = MPCOptions() if mpc is None else mpc
         options = replace(base, form=controller[4:])
-        joints = [JointMPC(models.joints[j], d, T, float(limit[j]), float(q_ref[0, j]), options) for j in range(n)]
+        joints = [JointMPC(models.joints[j], d, float(limit[j]), float(q_ref[0, j]), options) for j in range(n)]
     elif controller == "pid":
         joints = [JointPID(T, float(limit[j]), pid) for j in range(n)]
     q_true = np.empty((N, n))

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from thermocomp.geometry.rotations import matrix_from_quat_wxyz, quat_wxyz_from_matrix, rot_x, rot_y, rot_z
+from thermocomp.geometry.rotations import euler_zyx_from_matrix, matrix_from_quat_wxyz, quat_wxyz_from_matrix, rot_x, rot_y, rot_z
 
 #: The functions evaluated here, by lower-case name.
 FUNCTIONS: frozenset[str] = frozenset((
@@ -152,9 +152,8 @@ def _geometry(key: str, args: Sequence[object], switches: Mapping[str, object | 
         if len(axes) != 1:
             raise FunctionError("expected one of \\X, \\Y or \\Z")
         r = _rotation(args[0], "Rotation")
-        angle = {"z": math.atan2(r[1, 0], r[0, 0]), "y": math.asin(max(-1.0, min(1.0, -r[2, 0]))),
-                 "x": math.atan2(r[2, 1], r[2, 2])}[axes[0]]
-        return math.degrees(angle), "num"
+        angle = euler_zyx_from_matrix(r)["zyx".index(axes[0])]
+        return math.degrees(float(angle)), "num"
     if key == "norient":
         return _orient(_rotation(args[0], "Rotation")), "orient"
     if key == "poseinv":

@@ -19,6 +19,7 @@ from lark import Token, Tree
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import (
+    euler_zyx_from_matrix,
     invert_transform,
     matrix_from_rotvec,
     rot_x,
@@ -544,9 +545,8 @@ class Values:
             roll, pitch, yaw = numbers(values[0], 3)
             return [float(v) for v in rotvec_from_matrix(rot_z(yaw) @ rot_y(pitch) @ rot_x(roll))]
         if name == "rotvec2rpy":
-            R = matrix_from_rotvec(numbers(values[0], 3))
-            return [float(np.arctan2(R[2, 1], R[2, 2])), float(np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0]))),
-                    float(np.arctan2(R[1, 0], R[0, 0]))]
+            z, y, x = euler_zyx_from_matrix(matrix_from_rotvec(numbers(values[0], 3)))
+            return [float(x), float(y), float(z)]
         if name == "point_dist":
             a, b = pose(values[0]), pose(values[1])
             return float(np.linalg.norm(np.subtract(b.values[:3], a.values[:3])))

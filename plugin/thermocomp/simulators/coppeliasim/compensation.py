@@ -1,7 +1,7 @@
 """Check a compensated program in CoppeliaSim's scene.
 
 The solve is thermocomp's own (:func:`thermocomp.app.coppeliasim.compensate_in_scene`
-runs :func:`thermocomp.app.targets.run_compensation`, never simIK). The check shows the deformed robot in the scene, sets the
+runs :func:`thermocomp.app.targets.compensate_targets`, never simIK). The check shows the deformed robot in the scene, sets the
 compensated joint angles, reads back the TCP pose CoppeliaSim computes, and
 compares it with the target and with thermocomp's own prediction (the
 deformed model's forward kinematics). The scene is restored afterwards.

@@ -9,10 +9,10 @@ use it: docs/pybullet.md; scene files: docs/scenes.md.
 The ``thermocomp sim`` job (inputs read, the compensation, files written) is
 :mod:`thermocomp.app.sim`; this package is what talks to PyBullet::
 
-    from thermocomp.app.sim import compensate_for_gui, load_setup, measure
+    from thermocomp.app.sim import SimInputs, compensate_for_gui, load_setup, measure
     from thermocomp.simulators.pybullet import save_screenshot, run_gui
-    setup = load_setup("irb140", "deformations/exaggerated.csv", "examples/targets_random50.csv",
-                       scene="scenes/irb140_paper_cell.toml")
+    setup = load_setup(SimInputs("irb140", "deformations/exaggerated.csv", "examples/targets_random50.csv",
+                       scene="scenes/irb140_paper_cell.toml"))
     measurement, report = measure(setup, "measured.csv")    # the simulated laser tracker
     save_screenshot(setup, "cell.png", magnification=50)    # TinyRenderer, no display
     run_gui(setup, compensate=compensate_for_gui)           # PyBullet's window

@@ -1,9 +1,10 @@
 """Inertia data files: link inertials (``robots/<name>/inertia.csv``) and correction factors.
 
-Readers return validated plain data; writers write atomically. Units are in
-the column names (docs/conventions.md): positions in millimetres, masses in
-kilograms, inertias in kg m^2, volumes in cm^3. Lines starting with ``#``
-are comments (provenance).
+Readers return plain data (arrays, names, the line of each row); writers write atomically. What the values mean
+(a positive mass, a physically valid tensor) is the inertia feature's to check, when it builds its
+:class:`~thermocomp.inertia.links.RobotInertials` (:func:`thermocomp.inertia.links.robot_inertials_from_rows`,
+located at the row's line). Units are in the column names (docs/conventions.md): positions in millimetres,
+masses in kilograms, inertias in kg m^2, volumes in cm^3. Lines starting with ``#`` are comments (provenance).
 
 Link inertials::
 
@@ -25,14 +26,14 @@ Correction factors (seed 000, Step 2, Eq. 9)::
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from thermocomp._typing import PathLike
+from thermocomp._typing import FloatArray, PathLike
 from thermocomp.errors import InputError
-from thermocomp.inertia.checks import check_positive
-from thermocomp.inertia.links import LinkInertial, RobotInertials
 from thermocomp.io.atomic import atomic_write_text
 from thermocomp.io.csvtext import check_header, header_and_rows, parse_float
 
@@ -44,21 +45,57 @@ INERTIA_OPTIONAL = ["volume_cm3", "method"]
 CORRECTION_COLUMNS = ["link", "lambda"]
 
 
-def read_inertia_csv(path: PathLike, robot: str = "") -> RobotInertials:
-    """Read link inertials (module docstring); every tensor is checked (SPD, triangle inequality).
+@dataclass(frozen=True, eq=False)
+class InertiaRows:
+    """The rows of a link inertials file, as written (SI), not yet checked as physics.
+
+    Attributes
+    ----------
+    links
+        Link names, one per row, in the file's order (no name twice).
+    mass
+        ``(n,)`` [kg].
+    com
+        ``(n, 3)`` centre of mass in the link frame [m].
+    inertia
+        ``(n, 3, 3)`` tensor about the centre of mass in the link axes [kg m^2] (symmetric as written).
+    volume
+        ``(n,)`` [m^3]; 0 where the file gives none.
+    method
+        Per row, how the values were obtained (``""`` where the file gives none).
+    lines
+        ``(n,)`` the file line of each row (0 for rows made in memory).
+    source
+        The file read (``""`` for rows made in memory).
+    """
+
+    links: tuple[str, ...]
+    mass: FloatArray
+    com: FloatArray
+    inertia: FloatArray
+    volume: FloatArray
+    method: tuple[str, ...]
+    lines: np.ndarray
+    source: str = ""
+
+
+def read_inertia_csv(path: PathLike) -> InertiaRows:
+    """Read link inertials (module docstring) as plain rows.
 
     Raises
     ------
     InputError
-        Naming file, line and column.
+        Naming file, line and column: a cell count, a number, a link given twice; naming the file: no rows.
     """
     src = str(path)
     header_line, header, rest = header_and_rows(path, "expected a header and rows, got an empty file")
-    body = list(rest)
     idx = check_header(header, INERTIA_COLUMNS, INERTIA_OPTIONAL, src, header_line)
-    links = []
+    names: list[str] = []
+    values: list[list[float]] = []
+    methods: list[str] = []
+    lines: list[int] = []
     seen: dict[str, int] = {}  # link name -> its line
-    for line, cells in body:
+    for line, cells in rest:
         if len(cells) != len(header):
             raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=line)
         name = cells[idx["link"]].strip()
@@ -66,49 +103,41 @@ def read_inertia_csv(path: PathLike, robot: str = "") -> RobotInertials:
             raise InputError(f"link {name!r} is already given on line {seen[name]}: one row per link", path=src,
                              row=line, column="link")
         seen[name] = line
-
-        def num(col: str, cells: list[str] = cells, line: int = line) -> float:
-            return parse_float(cells[idx[col]], src, line, col)
-
-        ixx, iyy, izz, ixy, ixz, iyz = (num(c) for c in INERTIA_COLUMNS[5:])
-        try:
-            links.append(LinkInertial(
-                link=cells[idx["link"]].strip(),
-                mass=num("mass_kg"),
-                com=np.array([num("com_x_mm"), num("com_y_mm"), num("com_z_mm")]) / 1000.0,
-                inertia=np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]]),
-                volume=num("volume_cm3") * 1e-6 if "volume_cm3" in idx else 0.0,
-                method=cells[idx["method"]].strip() if "method" in idx else "",
-                source=src,
-            ))
-        except InputError as exc:
-            raise InputError(exc.message, path=src, row=line) from exc
-    if not links:
+        row = [parse_float(cells[idx[c]], src, line, c) for c in INERTIA_COLUMNS[1:]]
+        row.append(parse_float(cells[idx["volume_cm3"]], src, line, "volume_cm3") if "volume_cm3" in idx else 0.0)
+        names.append(name)
+        values.append(row)
+        methods.append(cells[idx["method"]].strip() if "method" in idx else "")
+        lines.append(line)
+    if not names:
         raise InputError("expected one row per link, got none", path=src)
-    try:
-        return RobotInertials(robot=robot, links=tuple(links), total_mass=sum(x.mass for x in links))
-    except InputError as exc:  # what the set of links itself refuses, located in this file
-        raise InputError(exc.message, path=src) from None
+    v = np.array(values)
+    ixx, iyy, izz, ixy, ixz, iyz = (v[:, k] for k in range(4, 10))
+    inertia = np.stack([np.stack([ixx, ixy, ixz], -1), np.stack([ixy, iyy, iyz], -1), np.stack([ixz, iyz, izz], -1)],
+                       axis=1)
+    return InertiaRows(links=tuple(names), mass=v[:, 0], com=v[:, 1:4] / 1000.0, inertia=inertia,
+                       volume=v[:, 10] * 1e-6, method=tuple(methods), lines=np.array(lines), source=src)
 
 
 def _g(x: float) -> str:
     return f"{x:.10g}"
 
 
-def inertia_csv_text(inertials: RobotInertials, comments: Sequence[str] = ()) -> str:
+def inertia_csv_text(rows: InertiaRows, comments: Sequence[str] = ()) -> str:
     """The text of :func:`write_inertia_csv` (10 significant digits)."""
     lines = [f"# {c}" for c in comments]
     lines.append(",".join(INERTIA_COLUMNS + INERTIA_OPTIONAL))
-    for x in inertials.links:
-        I = x.inertia
-        values = [x.mass, *(x.com * 1000.0), I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2], x.volume * 1e6]
-        lines.append(",".join([x.link] + [_g(v + 0.0) for v in values] + [x.method]))
+    for k, link in enumerate(rows.links):
+        I = rows.inertia[k]
+        values = [rows.mass[k], *(rows.com[k] * 1000.0), I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2],
+                  rows.volume[k] * 1e6]
+        lines.append(",".join([link] + [_g(float(v) + 0.0) for v in values] + [rows.method[k]]))
     return "\n".join(lines) + "\n"
 
 
-def write_inertia_csv(inertials: RobotInertials, path: PathLike, comments: Sequence[str] = ()) -> None:
+def write_inertia_csv(rows: InertiaRows, path: PathLike, comments: Sequence[str] = ()) -> None:
     """Write link inertials (module docstring) atomically, with ``comments`` as ``#`` lines."""
-    atomic_write_text(path, inertia_csv_text(inertials, comments))
+    atomic_write_text(path, inertia_csv_text(rows, comments))
 
 
 def read_corrections_csv(path: PathLike, link_names: Sequence[str]) -> dict[str, float]:
@@ -129,10 +158,9 @@ def read_corrections_csv(path: PathLike, link_names: Sequence[str]) -> dict[str,
     """
     src = str(path)
     header_line, header, rest = header_and_rows(path, "expected a header and rows, got an empty file")
-    body = list(rest)
     idx = check_header(header, CORRECTION_COLUMNS, [], src, header_line)
     out: dict[str, float] = {}
-    for line, cells in body:
+    for line, cells in rest:
         if len(cells) != len(header):
             raise InputError(f"expected {len(header)} cells, got {len(cells)}", path=src, row=line)
         label = cells[idx["link"]].strip()
@@ -145,10 +173,10 @@ def read_corrections_csv(path: PathLike, link_names: Sequence[str]) -> dict[str,
         if name in out:
             raise InputError(f"link {name!r} is given twice", path=src, row=line, column="link")
         value = parse_float(cells[idx["lambda"]], src, line, "lambda")
-        try:
-            out[name] = check_positive(value, "lambda", "1")
-        except InputError as exc:
-            raise InputError(exc.message, path=src, row=line, column="lambda") from exc
+        if not (math.isfinite(value) and value > 0):
+            raise InputError(f"lambda: expected a finite number > 0 [1], got {value!r}", path=src, row=line,
+                             column="lambda")
+        out[name] = value
     if not out:
         raise InputError("expected a row per corrected link after the header, got none: the file corrects nothing "
                          "(leave out --corrections for lambda = 1 everywhere)", path=src)
@@ -158,6 +186,7 @@ def read_corrections_csv(path: PathLike, link_names: Sequence[str]) -> dict[str,
 __all__ = [
     "CORRECTION_COLUMNS",
     "INERTIA_COLUMNS",
+    "InertiaRows",
     "inertia_csv_text",
     "read_corrections_csv",
     "read_inertia_csv",
