@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import run_program
 from program_builders import pose_of_text, random_configurations, robtarget_text
 from test_programs_rapid import controller_joints, small_table
 
 from thermocomp import deformed_model, fk, load_robot, nominal_model
-from thermocomp.app.program import compensate_program
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
@@ -191,7 +191,7 @@ def test_a_value_every_branch_gives_is_compensated_and_read_back_through_fk(tmp_
     path, out = tmp_path / "m.mod", tmp_path / "m_out.mod"
     path.write_text(src)
     table = small_table(rng)
-    compensate_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
+    run_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
     written = read_program(out)
     assert written.unsupported == ()
     joints, status = controller_joints(chain, written)
