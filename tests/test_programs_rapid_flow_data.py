@@ -131,16 +131,18 @@ def test_a_routine_run_in_two_branches_with_one_value_is_compensated_and_speeds_
     assert [m.tcp_speed for m in prog.motions] == pytest.approx([0.2, 0.5])
 
 
-def test_an_else_branch_reads_the_value_before_the_if_not_the_if_branchs(tmp_path):
-    """A routine's own work object, set in the IF branch: the ELSE branch's motion runs in the value before the
-    IF (the walk once read the IF branch's value there)."""
-    routines = (f"  PROC work()\n    VAR wobjdata w:={wobj(F0)};\n    IF DInput(di1) = 1 THEN\n      w := {wobj(F2)};\n"
-                "      MoveL a, v100, fine, t\\WObj:=w;\n    ELSE\n      MoveL b, v100, fine, t\\WObj:=w;\n    ENDIF\n"
-                "  ENDPROC\n")
-    prog, _ = _read(tmp_path, "    work;\n", routines)
-    assert prog.unsupported == ()
-    np.testing.assert_allclose([pt.T_world_tcp for pt in prog.points],
-                               [pose_of_text(F2) @ pose_of_text(A), pose_of_text(B)], atol=1e-12)
+def test_an_else_branch_does_not_read_the_if_branchs_value_as_its_own(tmp_path):
+    """The work object set in the IF branch: the ELSE branch's motion runs with the value before the IF, or (the
+    next cycle) the IF branch's: refused naming the assignment (the walk once read the IF branch's value there);
+    the IF branch's own motion is compensated in its frame."""
+    body = (f"    IF DInput(di1) = 1 THEN\n      wob := {wobj(F2)};\n      MoveL a, v100, fine, t\\WObj:=wob;\n"
+            "    ELSE\n      MoveL b, v100, fine, t\\WObj:=wob;\n    ENDIF\n")
+    prog, lines = _read(tmp_path, body)
+    assign = _line(lines, f"      wob := {wobj(F2)};")
+    assert [(f.line, f"wob is changed at run time: line {assign} gives it a value inside the IF at line {assign - 1}"
+             in f.message) for f in prog.unsupported] == [(_line(lines, "      MoveL b, v100, fine, t\\WObj:=wob;"), True)]
+    np.testing.assert_allclose([pt.T_world_tcp for pt in prog.points], [pose_of_text(F2) @ pose_of_text(A)],
+                               atol=1e-12)
 
 
 TRAP = ("  TRAP tick\n    nCount := nCount + 1;\n    IDelete tickInt;\n    CONNECT tickInt WITH tick;\n"

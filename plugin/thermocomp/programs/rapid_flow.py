@@ -133,6 +133,13 @@ _UNRESOLVED = frozenset(("if_stmt", "compact_if", "while_stmt", "test_stmt"))
 _ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt", "placeholder"))
 
 
+def _complete(value: object) -> bool:
+    """``value`` has every part (a ``VAR`` of a RECORD declared without a value has none where no default is)."""
+    if isinstance(value, list):
+        return all(_complete(v) for v in value)
+    return value is not None
+
+
 def _same(a: object, b: object) -> bool:
     """``a`` and ``b`` are one value of one type (nested lists of numbers, strings, bools)."""
     if isinstance(a, list) and isinstance(b, list):
@@ -906,9 +913,8 @@ class _Flow:
             keys.add(str(statement.children[0]).lower())
         names = keys | {local[key].name.lower() for key in keys if key in local}  # (a parameter: the caller's data)
         before = self._snapshot(names, local)
-        if loop:  # (a pass reads what the pass before left)
-            for key in keys:
-                self.mark_key(key, statement, local)
+        for key in keys:  # (a loop's pass reads what the pass before left; a branch, what an earlier cycle left)
+            self.mark_key(key, statement, local)
         conf_before, first = dict(self.conf_on), len(self.steps)
         if statement.data == "compact_if":  # (one statement, no body)
             bodies = [Tree("body", [statement.children[-1]])]
@@ -922,9 +928,9 @@ class _Flow:
             scope = {**local, str(counter).lower(): _Data("num", None, None, str(counter), counter)}
             self._scopes.append(scope)
         ends = []
-        for body in bodies:
-            if not loop:  # (every branch starts from the values before the IF or TEST)
-                self._restore(before, local)
+        for k, body in enumerate(bodies):
+            if k:
+                self.sibling_start(before, statement, local)
             self.run_body(body, scope, depth)
             ends.append(self._snapshot(names, local))
         self.join(statement, ends if not loop and self._exhaustive(statement) else [*ends, before], local)
@@ -952,23 +958,26 @@ class _Flow:
 
     def _snapshot(self, names: set[str], local: dict[str, _Data]) -> dict[str, tuple]:
         """What the walk knows of each datum of ``names``: its scope entry, whether it is changed at run time, its
-        followed assignment, and whether a condition gave it its value (:meth:`_restore`, :meth:`join`)."""
+        followed assignment, and whether a condition gave it its value (:meth:`sibling_start`, :meth:`join`)."""
         return {name: (local.get(name) if name in local else self.module_data.get(name), name in local,
                        self.assigned.get(name), self._followed.get(name), self._branch_given.get(name))
                 for name in names}
 
-    def _restore(self, snapshot: dict[str, tuple], local: dict[str, _Data]) -> None:
-        """The data of ``snapshot`` as they were when it was taken (another branch of the same IF or TEST)."""
-        for name, (data, is_local, assigned, followed, given) in snapshot.items():
-            if data is not None:
-                (local if is_local else self.module_data)[name] = data
-            for table, value in ((self.assigned, assigned), (self._followed, followed),
-                                 (self._branch_given, given)):
-                if value is None:
-                    table.pop(name, None)
-                else:
-                    table[name] = value
-        self._cache = {k: v for k, v in self._cache.items() if k[1] not in snapshot}
+    def sibling_start(self, before: dict[str, tuple], statement: Tree, local: dict[str, _Data]) -> None:
+        """The start of another branch of ``statement``: a datum an earlier branch gave a known value has that value
+        here (a state machine's case reads what an earlier case left in an earlier cycle) when the value before the
+        construct was none (a ``VAR`` without one) or the same; when it was another known value, this branch may
+        read either: changed at run time, naming the assignment in the earlier branch."""
+        for name, (data, is_local, assigned, _, _) in before.items():
+            given = self._branch_given.get(name)
+            if given is None or name in self.assigned or data is None or assigned is not None \
+                    or not _complete(data.value):
+                continue
+            now = (local if is_local else self.module_data).get(name)
+            if now is None or not _same(now.value, data.value):
+                self.assigned[name] = given[0]
+                self._joined[name] = (given[0], statement)
+                self._cache = {k: v for k, v in self._cache.items() if k[1] != name}
 
     def join(self, statement: Tree, paths: list[dict[str, tuple]], local: dict[str, _Data]) -> None:
         """After an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running, whose ``paths`` (the
