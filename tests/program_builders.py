@@ -22,7 +22,6 @@ from thermocomp.geometry.rotations import (
     transform,
 )
 from thermocomp.kinematics.confdata import confdata_from_q
-from thermocomp.programs.model import Motion
 
 
 def rapid_pose(T) -> str:
@@ -217,12 +216,11 @@ def assert_same_steps(fast, plain) -> None:
     arguments and points, poses and joints to the bit."""
     assert (fast.unsupported, fast.notes, fast.entry, fast.newline) == \
         (plain.unsupported, plain.notes, plain.entry, plain.newline)
-    assert len(fast.steps) == len(plain.steps)
-    for a, b in zip(fast.steps, plain.steps):
-        assert type(a) is type(b)
-        if not isinstance(a, Motion):
-            assert a == b
-            continue
+    np.testing.assert_array_equal(fast.columns.motion_steps, plain.columns.motion_steps)
+    np.testing.assert_array_equal(fast.columns.wait_seconds, plain.columns.wait_seconds)
+    assert fast.columns.wait_statements == plain.columns.wait_statements
+    assert len(fast.motions) == len(plain.motions)
+    for a, b in zip(fast.motions, plain.motions):
         assert (a.instruction, a.kind, a.statement, a.name, a.tcp_speed, a.orientation_speed, a.joint_speed,
                 a.acceleration, a.duration_s) == (b.instruction, b.kind, b.statement, b.name, b.tcp_speed,
                                                   b.orientation_speed, b.joint_speed, b.acceleration, b.duration_s)

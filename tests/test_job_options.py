@@ -8,8 +8,10 @@ import re
 import pytest
 from helpers import REPO
 
+from thermocomp.app.servo import ServoExciteJob, ServoIdentifyJob, ServoTrackJob
 from thermocomp.deformation.timelaw import LinearRamp, Static
 from thermocomp.errors import ConfigurationError
+from thermocomp.printing.servo_sim import ServoOptions
 
 MISSING = REPO / "no-such-folder" / "nothing.csv"  # never opened: the checks come first
 
@@ -63,3 +65,45 @@ def test_the_other_jobs_check_their_ranges_when_made():
     for make, message in cases:
         with pytest.raises(ConfigurationError, match=re.escape(message)):
             make()
+
+
+LINE = ("line:x",)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: ServoExciteJob("ur5", MISSING, rate_hz=0.5), "--rate-hz: expected a finite number from 1 to 1000 Hz, "
+                                                          "got 0.5"),
+    (lambda: ServoExciteJob("ur5", MISSING, start_deg=(0, -90, float("nan"), 0, 0, 0)),
+     "--start-deg: expected a finite number from -3600 to 3600 deg, got nan"),
+    (lambda: ServoIdentifyJob("ur5", MISSING, rate_hz=float("inf")), "--rate-hz: expected a finite number"),
+    (lambda: ServoIdentifyJob("ur5", MISSING, seed=-1), "--seed: expected a whole number from 0 to 2**63 - 1, got -1"),
+    (lambda: ServoIdentifyJob("ur5", MISSING, rate_hz=250.0, servo=ServoOptions(rate_hz=125.0)),
+     "--rate-hz 250 differs from the servo's rate 125 Hz"),
+    (lambda: ServoTrackJob("ur5", MISSING, LINE, (10.0,), MISSING, runs=0),
+     "--runs: expected an integer from 1 to 1000, got 0"),
+    (lambda: ServoTrackJob("ur5", MISSING, LINE, (10.0,), MISSING, runs=2.0), "--runs: expected an integer"),
+    (lambda: ServoTrackJob("ur5", MISSING, LINE, (10.0, 0.0), MISSING),
+     "--speed-mm-s: expected a finite number > 0 and at most 1000 mm/s, got 0.0"),
+    (lambda: ServoTrackJob("ur5", MISSING, LINE, (), MISSING), "--speed-mm-s: expected at least one, got none"),
+    (lambda: ServoTrackJob("ur5", MISSING, LINE, (10.0,), MISSING, controllers=("mpc",)),
+     "--controller: expected one of mpc-iio, mpc-io, pid, none, got 'mpc'"),
+    (lambda: ServoTrackJob("ur5", MISSING, LINE, (10.0,), MISSING, deformation=MISSING, law=Static(), minute=-1.0),
+     "--minute: expected a finite number from 0 to 1e+06 min, got -1.0"),
+    (lambda: ServoTrackJob("ur5", MISSING, LINE, (10.0,), MISSING, law=LinearRamp(100.0)),
+     "--stabilisation-min, --time-law and --minute need --deformation (the warm robot)"),
+    (lambda: ServoTrackJob("ur5", MISSING, LINE, (10.0,), MISSING, deformation=MISSING, law=Static(),
+                           law_file=MISSING), "--stabilisation-min and --time-law: expected one time law, got both"),
+])
+def test_the_servo_jobs_refuse_an_option_out_of_range_when_made(make, message):
+    with pytest.raises(ConfigurationError, match=re.escape(message)):
+        make()
+
+
+def test_a_servo_track_job_takes_its_lists_as_tuples_and_fills_the_identify_jobs_servo():
+    job = ServoTrackJob("ur5", MISSING, ["line:x", "line:z"], [2.5, 10], MISSING, controllers=["pid", "none"])
+    assert job.paths == ("line:x", "line:z") and job.speeds_mm_s == (2.5, 10) and job.controllers == ("pid", "none")
+    assert ServoTrackJob("ur5", MISSING, "line:y", 5.0, MISSING).paths == ("line:y",)
+    assert ServoIdentifyJob("ur5", MISSING, rate_hz=250.0).servo.rate_hz == 250.0
+    # a recording: the simulated servo is not run, its rate does not matter
+    assert ServoIdentifyJob("ur5", MISSING, recording=MISSING, rate_hz=250.0,
+                            servo=ServoIdentifyJob("ur5", MISSING).servo).rate_hz == 250.0

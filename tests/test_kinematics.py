@@ -315,8 +315,8 @@ def test_compiled_jacobian_rates_equal_lapacks(name, rng):
 
 
 def test_compiled_pose_errors_equal_numpys(rng):
-    """pose_errors (in the engine from ENGINE_MIN_ROWS rows on) against pose_error (numpy): random rotations, the
-    identity, angles near pi (the quaternion branch) and exactly pi."""
+    """pose_errors (the engine's, at every batch size) against pose_error (numpy, its reference): random rotations,
+    the identity, angles near pi (the quaternion branch) and exactly pi."""
     from thermocomp.geometry.rotations import matrix_from_rotvec
     from thermocomp.kinematics.dispatch import ENGINE_MIN_ROWS
     from thermocomp.kinematics.ik import pose_error, pose_errors
@@ -336,7 +336,10 @@ def test_compiled_pose_errors_equal_numpys(rng):
     expected = pose_error(R_target, p_target, R, p)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
     assert np.all(np.abs(np.linalg.norm(got[:, 3:], axis=1) - angle) < 1e-7)  # the angle itself, independently
-    np.testing.assert_array_equal(pose_errors(R_target[:10], p_target[:10], R[:10], p[:10]), expected[:10])
+    # a row's error does not depend on its batch (the engine at every size, also for one row and none)
+    np.testing.assert_array_equal(pose_errors(R_target[:10], p_target[:10], R[:10], p[:10]), got[:10])
+    np.testing.assert_array_equal(pose_errors(R_target[7:8], p_target[7:8], R[7:8], p[7:8]), got[7:8])
+    assert pose_errors(R_target[:0], p_target[:0], R[:0], p[:0]).shape == (0, 6)
 
 
 def test_fk_helpers_equal_their_numpy_forms(rng):

@@ -250,6 +250,30 @@ def test_the_nominal_memo_never_confuses_two_problems_with_one_hash(targets):
         assert np.array_equal(memo.take(found[known]).q, result.q[(m - 1 - np.arange(m))[known]])
 
 
+def test_the_nominal_memo_fed_in_pieces_finds_every_key_at_its_row():
+    """Keys added in pieces (as a streamed path's): every one is found at the row it was added at, and the sorted
+    hashes are those of one stable sort of all of them (the merge of each piece, with ties: a tie is a miss but
+    for the first key added, as a collision is)."""
+    from thermocomp.compensation.compensate import NominalMemo, _take
+    from thermocomp.kinematics.ik import IKResult
+
+    rng = np.random.default_rng(8)
+    m = 700
+    keys = np.ascontiguousarray(rng.normal(size=(m, 4))).view(np.dtype((np.void, 32))).ravel()
+    hashes = rng.integers(0, 2**62, m).astype(np.uint64)
+    hashes[600:] = hashes[:100]  # ties with keys added earlier
+    result = IKResult(q=rng.normal(size=(m, 6)), status=np.zeros(m, dtype=np.int8), position_error=np.zeros(m),
+                      orientation_error=np.zeros(m), iterations=np.zeros(m, dtype=np.int64), sigma_min=np.ones(m))
+    memo = NominalMemo(capacity=650)
+    for a, b in ((0, 5), (5, 300), (300, 301), (301, 700)):
+        memo.add(keys[a:b], hashes[a:b], _take(result, np.arange(a, b)))
+    assert len(memo) == 650
+    assert np.array_equal(memo._order, np.argsort(hashes[:650], kind="stable"))
+    found = memo.lookup(keys, hashes)
+    assert np.array_equal(found[:600], np.arange(600)) and np.all(found[600:] == -1)
+    assert np.array_equal(memo.take(found[:600]).q, result.q[:600])
+
+
 def test_distinct_rows_are_those_numpy_finds():
     """distinct_rows (grouped by a 64-bit hash, each row checked word by word) against ``np.unique`` of the rows'
     bytes, on keys with many repeats, signed zeros and NaN, and with every hash alike (the fallback): the same

@@ -659,7 +659,7 @@ def test_the_bound_counts_loops_and_waits_and_is_an_option(tmp_path, rng, loops,
     with pytest.raises(InputError, match=f"unrolls to {count:,} steps.*--max-motions {count - 1:,}"):
         read_program(path, rapid=RapidOptions(max_motions=count - 1))
     if count < 1000:
-        assert len(read_program(path, rapid=RapidOptions(max_motions=count)).steps) == count
+        assert len(read_program(path, rapid=RapidOptions(max_motions=count)).columns.wait_seconds) == count
 
 
 def test_a_bound_known_only_when_the_loop_runs_is_checked_there(tmp_path, rng):

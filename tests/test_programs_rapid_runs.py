@@ -118,6 +118,29 @@ def test_a_cam_program_is_a_few_tokens_and_reads_the_same(rng):
     _no_fallback(text)
 
 
+def test_motions_taken_from_the_columns_are_those_motions(rng):
+    """MotionRun.take (what a clash or a refused per-pass text removes) keeps each taken motion whole: the motion
+    and every point of it (a MoveC's two), the same as the views of the whole program's columns."""
+    texts, _ = _targets("irb140", rng, 8)
+    lines = [f"    MoveL {t}, v100, z1, tGun\\WObj:=wTable;" for t in texts[:6]]
+    lines[2] = f"    MoveC {texts[6]}, {texts[7]}, vSlow, fine, tGun;"
+    lines[4] = f"    MoveL {texts[4]}, v100\\V:=80, z1, tGun;"  # (the general rules': a run of one row)
+    prog = rapid_program_from_text(HEAD + "  PROC main()\n" + "\n".join(lines) + "\n  ENDPROC\nENDMODULE\n")
+    every = prog.motions
+    rows = [1, 2, 4, 5]
+    taken = prog.columns.run.take(rows).motions()
+    assert [m.instruction for m in taken] == ["MoveL", "MoveC", "MoveL", "MoveL"]
+    for got, want in zip(taken, [every[k] for k in rows]):
+        assert (got.statement, got.name, got.tcp_speed, got.orientation_speed) == \
+            (want.statement, want.name, want.tcp_speed, want.orientation_speed)
+        assert [(p.text, p.confdata) for p in got.points] == [(p.text, p.confdata) for p in want.points]
+        for p, q in zip(got.points, want.points):
+            np.testing.assert_array_equal(p.T_world_tcp, q.T_world_tcp)
+            np.testing.assert_array_equal(p.T_world_frame, q.T_world_frame)
+            np.testing.assert_array_equal(p.T_flange_tcp, q.T_flange_tcp)
+    assert len(taken[1].points) == 2 and len(every) == 6
+
+
 def test_a_module_on_one_line_and_one_with_a_bom_read_the_same(rng):
     texts, _ = _targets("irb140", rng, 3)
     one_line = ("MODULE m PROC main() " + " ".join(f"MoveL {t}, v100, z1, tool0;" for t in texts)
@@ -386,7 +409,7 @@ def test_one_finding_among_a_runs_motions_leaves_the_rest_columns(finding):
     good = "    MoveL [[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]], v100, z1, tGun;\n"
     text = HEAD + "  PROC main()\n" + good * 300 + finding + "\n" + good * 200 + "  ENDPROC\nENDMODULE\n"
     prog = rapid_program_from_text(text)
-    assert [len(part) for part in prog.parts if isinstance(part, MotionRun)] == [300, 200]
+    assert [len(part) for part in prog.steps if isinstance(part, MotionRun) and len(part) > 1] == [300, 200]
     assert len(prog.unsupported) == 1 and "Nowhere" in prog.unsupported[0].message
     assert prog.unsupported[0].line == HEAD.count("\n") + 302
     assert_same_program(text)

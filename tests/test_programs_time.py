@@ -41,7 +41,7 @@ def rapid_two_points(tmp_path, body: str, dx_mm: float = 100.0):
 
 def timing_of(chain, path, options=None):
     prog = read_program(path)
-    poses = point_poses(chain, prog.points)
+    poses = point_poses(chain, prog.columns)
     q, _ = nominal_configurations(chain, prog, poses, CompensationOptions())
     return prog, estimate_timing(chain, prog, poses.T_world_tcp, q, options)
 

@@ -121,3 +121,25 @@ def test_result_names_are_quoted_only_where_csv_needs_it(tmp_path, odd):
     with open(out, newline="") as handle:
         read = [r["target"] for r in csv.DictReader(handle)]
     assert read[:5] == names
+
+
+def test_decimal_exponent_is_exact_around_every_power_of_ten():
+    """The exponent the formatter writes with (from the binary exponent and a table of powers, not ``log10``) is
+    ``floor(log10(v))`` of the double's exact value (``Decimal(v).adjusted()``) at every power of ten a double holds
+    exactly (1 to 1e22), the doubles next to them and random magnitudes; at and next to every power of the normal
+    range the texts are Python's ``%.12g`` (an exponent one off next to a rounded power is corrected)."""
+    from decimal import Decimal
+
+    from thermocomp.io.results_text import _exponent10
+
+    def near(powers):
+        return np.concatenate([powers, np.nextafter(powers, 0), np.nextafter(powers, np.inf)])
+
+    magnitudes = 10.0 ** np.random.default_rng(5).uniform(-307, 308, 5000)
+    values = np.concatenate([near(10.0 ** np.arange(0, 23)), magnitudes])
+    expected = np.array([Decimal(v).adjusted() for v in values.tolist()])
+    assert np.array_equal([_exponent10(v) for v in values.tolist()], expected)
+    values = near(10.0 ** np.arange(-307, 309))
+    values = values[np.isfinite(values)]
+    texts = [cell for row in _cells(values[:, None]) for cell in row]
+    assert texts == [f"{v:.12g}" for v in values.tolist()]

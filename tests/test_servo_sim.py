@@ -13,6 +13,7 @@ import re
 import numpy as np
 import pytest
 
+from thermocomp.cli.exit_status import EXIT_INPUT
 from thermocomp.cli.main import main
 from thermocomp.errors import InputError
 from thermocomp.io.robots import load_robot
@@ -116,6 +117,25 @@ def test_servo_track_with_a_missing_models_file_fails_naming_it_and_writes_nothi
                    "--out", str(out)])
     assert status == 1
     assert "none.toml" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_servo_track_refuses_a_warm_robots_options_without_its_table_before_opening_a_file(tmp_path, capsys):
+    """The job (app.servo.ServoTrackJob) refuses them when the command makes it: the models file is never read."""
+    out = tmp_path / "results.csv"
+    for warm in (["--stabilisation-min", "100"], ["--minute", "20"], ["--time-law", f"from:{tmp_path / 'no.toml'}"]):
+        status = main(["servo", "track", "--models", str(tmp_path / "none.toml"), "--path", "line:x", "--speed-mm-s",
+                       "10", "--out", str(out), *warm])
+        assert status == EXIT_INPUT
+        err = capsys.readouterr().err
+        assert "--stabilisation-min, --time-law and --minute need --deformation" in err and "none.toml" not in err
+        assert not out.exists()
+
+
+def test_servo_excite_refuses_a_start_pose_of_another_joint_count_naming_it(tmp_path, capsys):
+    out = tmp_path / "excite.script"
+    assert main(["servo", "excite", "--out", str(out), "--start-deg", "0", "-90", "90", "-90", "-90"]) == EXIT_INPUT
+    assert "--start-deg: expected 6 angles, one per joint, got 5" in capsys.readouterr().err
     assert not out.exists()
 
 

@@ -656,24 +656,38 @@ def test_a_timed_program_may_revisit_a_named_target(tmp_path):
 
 
 
-def test_long_plain_blocks_cast_at_once_read_as_float_reads_them(tmp_path, monkeypatch):
-    """Columns of a block of _CAST_ROWS lines or more are cast by pyarrow: bit for bit the values of float(),
-    also with cells pyarrow's cast refuses but float() reads (padded), and the same first error."""
+def test_plain_blocks_read_by_pyarrow_hold_the_values_float_reads(tmp_path, monkeypatch):
+    """A plain block's numbers, read by pyarrow's CSV reader at any length (a short block and a long one), are bit
+    for bit those of float() on the row path, also for padded cells, every form of a number a file may hold, and
+    decimals at a rounding tie of the double; a cell pyarrow does not read (digit grouping) sends the block row by
+    row, to the same error; a value out of range is refused at the same line, column and words."""
     import thermocomp.io.targets_csv as targets_csv
     rows = _plain_rows(3000, seed=11)
-    rows[1234] = rows[1234].replace(",", ", ", 3)  # padded cells: read by float(), as the csv path does
-    path = write(tmp_path, PLAIN_HEADER + "\n" + "\n".join(rows) + "\n")
-    assert 3000 >= 4 * targets_csv._CAST_ROWS
-    cast = []
-    original = targets_csv._float_column
-    monkeypatch.setattr(targets_csv, "_float_column", lambda column: cast.append(1) or original(column))
-    fast, slow = _read_both(path, monkeypatch, chunk_rows=4096)
-    assert cast  # the cast path ran
-    assert len(fast) == len(slow) == 1
-    a, b = fast[0], slow[0]
-    assert a.names == b.names and a.n_targets == 3000
-    for name in ("lines", "p_world_tcp", "R_world_tcp", "time_min", "q_reference"):
-        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    rows[1234] = rows[1234].replace(",", ", ", 3)  # padded cells
+    forms = ["+12.5", "-0", ".5", "5.", "1E2", "1e-5", "0.1000000000000000055511151231257827",
+             "900719925.4740993", "2.2250738585072011e-308", "123456789012.34567"]
+    for k, form in enumerate(forms):
+        cells = rows[2000 + k].split(",")
+        cells[1 + k % 3] = form
+        rows[2000 + k] = ",".join(cells)
+    for m in (5, 3000):  # (a short file: read by pyarrow too)
+        path = write(tmp_path, PLAIN_HEADER + "\n" + "\n".join(rows[3000 - m:]) + "\n")
+        plain = []
+        with monkeypatch.context() as patch:
+            patch.setattr(targets_csv, "_float_column",
+                          lambda column, seen=plain, read=targets_csv._float_column: seen.append(1) or read(column))
+            list(iter_targets_csv(path, 4096, n_joints=6))
+        assert plain  # pyarrow read the numbers
+        fast, slow = _read_both(path, monkeypatch, chunk_rows=4096)
+        assert len(fast) == len(slow) == 1
+        a, b = fast[0], slow[0]
+        assert a.names == b.names and a.n_targets == m
+        for name in ("lines", "p_world_tcp", "R_world_tcp", "time_min", "q_reference"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    grouped = list(rows)
+    grouped[100] = grouped[100].replace(",", ",6_", 1)
+    path = write(tmp_path, PLAIN_HEADER + "\n" + "\n".join(grouped) + "\n")
+    assert_located(read_error(path, n_joints=6), path, 102, "x_mm")
     cells = rows[2500].split(",")
     cells[1] = "1e13"
     rows[2500] = ",".join(cells)

@@ -1,8 +1,10 @@
 """The ``servo`` jobs (seed 004): write the identification program, identify the servo, track a print path.
 
-Each job checks its options, declares its files in one :class:`~thermocomp.io.job.Job` (checked before any
-work, written all or none), runs :mod:`thermocomp.printing` and returns a result whose ``text()`` the command
-line prints (docs/printing.md).
+Each command is one frozen job object (:class:`ServoExciteJob`, :class:`ServoIdentifyJob`,
+:class:`ServoTrackJob`) that checks its options when it is made, naming them as the command line spells them
+(docs/architecture.md, "One job object per entry point"), and one function that takes it, declares its files
+in one :class:`~thermocomp.io.job.Job` (checked before any work, written all or none), runs
+:mod:`thermocomp.printing` and returns a result whose ``text()`` the command line prints (docs/printing.md).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from thermocomp._typing import FloatArray, PathLike
+from thermocomp.deformation.timelaw import TimeLaw
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.printing.identification import IdentificationOptions, ServoModels
@@ -34,6 +37,33 @@ THESIS_ERMS_UM = {("mpc-iio", "line:x", 2.5): 27.9, ("mpc-iio", "line:x", 5.0): 
 STANDOFF = 1e-3
 #: The results CSV's columns.
 RESULT_COLUMNS = ("controller", "speed_mm_s", "path", "erms_um", "sigma_um", "runs", "reference")
+
+
+#: The servo rates the jobs take [Hz] (those of :class:`~thermocomp.printing.servo_sim.ServoOptions`).
+RATE_HZ_RANGE = (1.0, 1000.0)
+#: The fastest print speed ``servo track`` takes [mm/s], and the most runs of each row.
+MAX_SPEED_MM_S = 1000.0
+MAX_RUNS = 1000
+#: A start pose's angles [deg]: ten turns either way (the parser's range of ``--start-deg``).
+MAX_START_DEG = 3600.0
+
+
+def _check_number(option: str, value: object, low: float, high: float, unit: str = "", *, whole: bool = False,
+                  open_low: bool = False) -> None:
+    """A :class:`ConfigurationError` naming ``option`` (as typed) unless ``value`` is a finite number (an integer
+    with ``whole``) from ``low`` (above it with ``open_low``) to ``high`` [``unit``]."""
+    number = isinstance(value, (int, np.integer)) if whole else isinstance(value, (int, float, np.number))
+    if (not number or isinstance(value, bool) or not math.isfinite(value)
+            or not (value > low if open_low else value >= low) or not value <= high):
+        kind = "an integer" if whole else "a finite number"
+        bounds = f"> {low:g} and at most {high:g}" if open_low else f"from {low:g} to {high:g}"
+        raise ConfigurationError(f"{option}: expected {kind} {bounds}{f' {unit}' if unit else ''}, got {value!r}")
+
+
+def _check_seed(seed: object) -> None:
+    """A :class:`ConfigurationError` naming ``--seed`` unless ``seed`` can seed :func:`numpy.random.default_rng`."""
+    if not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and 0 <= seed < 2**63):
+        raise ConfigurationError(f"--seed: expected a whole number from 0 to 2**63 - 1, got {seed!r}")
 
 
 #: The robots ``servo`` runs: built-in UR robots, commanded by ``speedj`` (their inertials drive the simulated servo).
@@ -89,24 +119,58 @@ class ExciteResult:
         return "\n".join(lines)
 
 
-def run_excite(robot: str, out: PathLike, *, rate_hz: float = 125.0, options: IdentificationOptions | None = None,
-               q_start_deg: FloatArray | None = None) -> ExciteResult:
-    """Write :func:`~thermocomp.printing.urscript_excite.excite_urscript` for ``robot`` to ``out``."""
+@dataclass(frozen=True)
+class ServoExciteJob:
+    """One run of ``thermocomp servo excite``, its options checked when it is made (before any file is opened).
+
+    Parameters
+    ----------
+    robot
+        A built-in robot of :data:`SERVO_ROBOTS` (``--robot``).
+    out
+        The URScript program to write (``--out``).
+    rate_hz
+        Servo rate [Hz] the program sends ``speedj`` at, within :data:`RATE_HZ_RANGE` (``--rate-hz``).
+    start_deg
+        Start pose [deg], one angle per joint, each within +-:data:`MAX_START_DEG` (``--start-deg``; default the
+        lines' start, :func:`start_configuration`). Their count is checked against the robot when it runs.
+    options
+        The experiment (default :class:`~thermocomp.printing.identification.IdentificationOptions`).
+    """
+
+    robot: str
+    out: PathLike
+    rate_hz: float = 125.0
+    start_deg: tuple[float, ...] | None = None
+    options: IdentificationOptions = field(default_factory=IdentificationOptions)
+
+    def __post_init__(self) -> None:
+        _check_number("--rate-hz", self.rate_hz, *RATE_HZ_RANGE, "Hz")
+        if self.start_deg is not None:
+            start = tuple(np.asarray(self.start_deg, dtype=float).ravel().tolist())
+            for angle in start:
+                _check_number("--start-deg", angle, -MAX_START_DEG, MAX_START_DEG, "deg")
+            object.__setattr__(self, "start_deg", start)
+
+
+def run_excite(spec: ServoExciteJob) -> ExciteResult:
+    """Write :func:`~thermocomp.printing.urscript_excite.excite_urscript` for ``spec.robot`` to ``spec.out``."""
     from thermocomp.printing.identification import layout
     from thermocomp.printing.urscript_excite import excite_urscript
 
-    options = IdentificationOptions() if options is None else options
-    chain, _ = _builtin(robot)
+    options, rate_hz = spec.options, spec.rate_hz
+    chain, _ = _builtin(spec.robot)
+    if spec.start_deg is not None and len(spec.start_deg) != chain.n_joints:
+        raise ConfigurationError(f"--start-deg: expected {chain.n_joints} angles, one per joint, got "
+                                 f"{len(spec.start_deg)}")
     with Job() as job:
-        out = job.output(out, "--out")
+        out = job.output(spec.out, "--out")
         job.check()
-        q0 = start_configuration(chain) if q_start_deg is None else np.radians(np.asarray(q_start_deg, dtype=float))
-        if q0.shape != (chain.n_joints,) or not np.all(np.isfinite(q0)):
-            raise ConfigurationError(f"--start-deg: expected {chain.n_joints} finite angles, got "
-                                     f"{np.degrees(q0).tolist()}")
+        q0 = start_configuration(chain) if spec.start_deg is None else np.radians(np.asarray(spec.start_deg))
         text = excite_urscript(options, rate_hz, q0, chain.lower, chain.upper,
                                (f"thermocomp servo excite: the identification experiment of seed 004 (Section 4-3) "
-                                f"for {robot} at {rate_hz:g} Hz; record it with UR's RTDE logger (docs/printing.md)",))
+                                f"for {spec.robot} at {rate_hz:g} Hz; record it with UR's RTDE logger "
+                                "(docs/printing.md)",))
         job.write_text(out, text)
         written = job.commit()
     return ExciteResult(q0, chain.n_joints * layout(options, rate_hz).length, rate_hz, tuple(written))
@@ -150,10 +214,52 @@ class IdentifyResult:
         return "\n".join(lines)
 
 
-def run_identify(robot: str, out: PathLike, *, report: PathLike | None = None, recording: PathLike | None = None,
-                 rate_hz: float = 125.0, servo: ServoOptions | None = None,
-                 options: IdentificationOptions | None = None, seed: int = 0) -> IdentifyResult:
-    """Identify every joint's servo of ``robot`` (simulated, or from an RTDE ``recording``); write the models TOML.
+@dataclass(frozen=True)
+class ServoIdentifyJob:
+    """One run of ``thermocomp servo identify``, its options checked when it is made (before any file is opened).
+
+    Parameters
+    ----------
+    robot
+        A built-in robot of :data:`SERVO_ROBOTS` (``--robot``).
+    out
+        The models file to write (TOML, ``--out``).
+    report
+        The tables as text (``--report``), or None.
+    recording
+        UR's RTDE recording of ``servo excite``'s program (``--recording``), or None: the simulated servo.
+    rate_hz
+        Servo rate [Hz], within :data:`RATE_HZ_RANGE` (``--rate-hz``).
+    servo
+        The simulated servo (default :class:`~thermocomp.printing.servo_sim.ServoOptions` at ``rate_hz``); without
+        a recording its rate must be ``rate_hz``.
+    options
+        The experiment (default :class:`~thermocomp.printing.identification.IdentificationOptions`).
+    seed
+        Seed of the simulated servo's noise, 0 to 2**63 - 1 (``--seed``).
+    """
+
+    robot: str
+    out: PathLike
+    report: PathLike | None = None
+    recording: PathLike | None = None
+    rate_hz: float = 125.0
+    servo: ServoOptions | None = None
+    options: IdentificationOptions = field(default_factory=IdentificationOptions)
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        _check_number("--rate-hz", self.rate_hz, *RATE_HZ_RANGE, "Hz")
+        _check_seed(self.seed)
+        if self.servo is None:
+            object.__setattr__(self, "servo", ServoOptions(rate_hz=self.rate_hz))
+        elif self.recording is None and self.servo.rate_hz != self.rate_hz:
+            raise ConfigurationError(f"--rate-hz {self.rate_hz:g} differs from the servo's rate {self.servo.rate_hz:g} Hz")
+
+
+def run_identify(spec: ServoIdentifyJob) -> IdentifyResult:
+    """Identify every joint's servo of ``spec.robot`` (simulated, or from an RTDE ``spec.recording``); write the
+    models TOML.
 
     Models are written even when a chosen model's VAF is below :data:`MIN_VAF_PCT` (``result.failed``: the
     command exits 2), so that the table can be inspected.
@@ -162,16 +268,14 @@ def run_identify(robot: str, out: PathLike, *, report: PathLike | None = None, r
     from thermocomp.printing.identification import experiment, identify_servo, layout
     from thermocomp.printing.models_toml import models_toml_text
 
-    options = IdentificationOptions() if options is None else options
-    servo = ServoOptions(rate_hz=rate_hz) if servo is None else servo
-    if recording is None and servo.rate_hz != rate_hz:
-        raise ConfigurationError(f"--rate-hz {rate_hz:g} differs from the servo's rate {servo.rate_hz:g} Hz")
+    robot, recording, rate_hz, servo, options, seed = (spec.robot, spec.recording, spec.rate_hz, spec.servo,
+                                                       spec.options, spec.seed)
     chain, links = _builtin(robot)
     with Job() as job:
         if recording is not None:
             job.input(recording, "--recording")
-        out = job.output(out, "--out")
-        report = job.output(report, "--report")
+        out = job.output(spec.out, "--out")
+        report = job.output(spec.report, "--report")
         job.check()
         u = experiment(options, rate_hz, chain.n_joints)
         if recording is None:
@@ -272,11 +376,87 @@ def _plot(rows: tuple[TrackRow, ...], rate_hz: float, path: Path) -> None:
     plt.close(fig)
 
 
-def run_track(robot: str, models_file: PathLike, paths: tuple[str, ...], speeds_mm_s: tuple[float, ...],
-              controllers: tuple[str, ...], runs: int, out: PathLike, *, plot: PathLike | None = None,
-              servo: ServoOptions | None = None, mpc: MPCOptions | None = None, pid: PIDOptions | None = None,
-              deformation: PathLike | None = None, law=None, law_file: PathLike | None = None,
-              minute: float | None = None, seed: int = 0) -> TrackResult:
+@dataclass(frozen=True)
+class ServoTrackJob:
+    """One run of ``thermocomp servo track``, its options checked when it is made (before any file is opened).
+
+    Parameters
+    ----------
+    robot
+        A built-in robot of :data:`SERVO_ROBOTS` (``--robot``).
+    models
+        The models file (``servo identify --out``; ``--models``).
+    paths
+        ``line:x``, ``line:y``, ``line:z`` or targets CSVs (``--path``), at least one.
+    speeds_mm_s
+        TCP speeds along each path [mm/s], each in (0, :data:`MAX_SPEED_MM_S`] (``--speed-mm-s``), at least one.
+    out
+        The results CSV to write (``--out``; columns :data:`RESULT_COLUMNS`).
+    controllers
+        Each of :data:`~thermocomp.printing.tracking.CONTROLLERS` (``--controller``), at least one.
+    runs
+        Runs of each row, 1 to :data:`MAX_RUNS` (``--runs``).
+    plot
+        The print error along the path, PNG (``--plot``), or None.
+    servo, mpc, pid
+        The simulated servo (default :class:`~thermocomp.printing.servo_sim.ServoOptions` at the models' rate,
+        which it must have), the MPC (``--horizon``) and the PID (defaults: their own).
+    deformation
+        The warm robot: the deformation table CSV (``--deformation``), or None: the nominal robot.
+    law, law_file
+        With ``deformation``: its time law (``--stabilisation-min`` builds a
+        :class:`~thermocomp.deformation.timelaw.LinearRamp`) or the file that names it (``--time-law``), at most
+        one; neither: the full table.
+    minute
+        With ``deformation`` and a law: the minute of the print [min], 0 to 1e6 (``--minute``); default the full
+        table.
+    seed
+        Seed of the simulated servo's noise, 0 to 2**63 - 1 (``--seed``).
+    """
+
+    robot: str
+    models: PathLike
+    paths: tuple[str, ...]
+    speeds_mm_s: tuple[float, ...]
+    out: PathLike
+    controllers: tuple[str, ...] = ("mpc-iio",)
+    runs: int = 1
+    plot: PathLike | None = None
+    servo: ServoOptions | None = None
+    mpc: MPCOptions | None = None
+    pid: PIDOptions | None = None
+    deformation: PathLike | None = None
+    law: TimeLaw | None = None
+    law_file: PathLike | None = None
+    minute: float | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        from thermocomp.printing.tracking import CONTROLLERS
+
+        for name, value in (("paths", self.paths), ("speeds_mm_s", self.speeds_mm_s),
+                            ("controllers", self.controllers)):
+            object.__setattr__(self, name, (value,) if isinstance(value, (str, int, float)) else tuple(value))
+        for option, values in (("--path", self.paths), ("--speed-mm-s", self.speeds_mm_s),
+                               ("--controller", self.controllers)):
+            if not values:
+                raise ConfigurationError(f"{option}: expected at least one, got none")
+        for c in self.controllers:
+            if c not in CONTROLLERS:
+                raise ConfigurationError(f"--controller: expected one of {', '.join(CONTROLLERS)}, got {c!r}")
+        _check_number("--runs", self.runs, 1, MAX_RUNS, whole=True)
+        for v in self.speeds_mm_s:
+            _check_number("--speed-mm-s", v, 0.0, MAX_SPEED_MM_S, "mm/s", open_low=True)
+        if self.minute is not None:
+            _check_number("--minute", self.minute, 0.0, 1e6, "min")
+        _check_seed(self.seed)
+        if self.law is not None and self.law_file is not None:
+            raise ConfigurationError("--stabilisation-min and --time-law: expected one time law, got both")
+        if self.deformation is None and (self.law is not None or self.law_file is not None or self.minute is not None):
+            raise ConfigurationError("--stabilisation-min, --time-law and --minute need --deformation (the warm robot)")
+
+
+def run_track(spec: ServoTrackJob) -> TrackResult:
     """Track each path at each speed with each controller, ``runs`` times, on the simulated servo.
 
     ``paths`` are ``line:x``, ``line:y``, ``line:z`` or targets CSVs. With a ``deformation`` table (and its time
@@ -291,20 +471,12 @@ def run_track(robot: str, models_file: PathLike, paths: tuple[str, ...], speeds_
     from thermocomp.printing.models_toml import models_from_toml_text
     from thermocomp.printing.paths import LINES, joint_reference, line_path, targets_path
     from thermocomp.printing.servo_sim import ServoSimulator
-    from thermocomp.printing.tracking import CONTROLLERS, print_error, track
+    from thermocomp.printing.tracking import print_error, track
 
-    for c in controllers:
-        if c not in CONTROLLERS:
-            raise ConfigurationError(f"--controller: expected one of {', '.join(CONTROLLERS)}, got {c!r}")
-    if not (isinstance(runs, int) and 1 <= runs <= 1000):
-        raise ConfigurationError(f"--runs: expected an integer in [1, 1000], got {runs!r}")
-    for v in speeds_mm_s:
-        if not (math.isfinite(v) and 0 < v <= 1000):
-            raise ConfigurationError(f"--speed-mm-s: expected a speed in (0, 1000] mm/s, got {v!r}")
-    if minute is not None and not math.isfinite(minute):
-        raise ConfigurationError(f"--minute: expected a finite minute, got {minute!r}")
-    if deformation is None and (law_file is not None or minute is not None):
-        raise ConfigurationError("--time-law and --minute need --deformation (the warm robot)")
+    robot, models_file, paths, speeds_mm_s, controllers, runs = (spec.robot, spec.models, spec.paths,
+                                                                 spec.speeds_mm_s, spec.controllers, spec.runs)
+    servo, mpc, pid, deformation, law, law_file, minute, seed = (spec.servo, spec.mpc, spec.pid, spec.deformation,
+                                                                spec.law, spec.law_file, spec.minute, spec.seed)
     chain, links = _builtin(robot)
     with Job() as job:
         job.input(models_file, "--models")
@@ -317,8 +489,8 @@ def run_track(robot: str, models_file: PathLike, paths: tuple[str, ...], speeds_
             from thermocomp.io.timelaw_file import time_law_path
 
             job.input(time_law_path(law_file), "--time-law")
-        out = job.output(out, "--out")
-        plot = job.output(plot, "--plot")
+        out = job.output(spec.out, "--out")
+        plot = job.output(spec.plot, "--plot")
         job.check()
         try:
             text = read_input_bytes(models_file, "models").decode("utf-8")

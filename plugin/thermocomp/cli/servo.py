@@ -104,9 +104,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_excite(args: argparse.Namespace) -> int:
-    from thermocomp.app.servo import run_excite as job
+    from thermocomp.app.servo import ServoExciteJob, run_excite
 
-    print(job(args.robot, args.out, rate_hz=args.rate_hz, q_start_deg=args.start_deg).text())
+    print(run_excite(ServoExciteJob(args.robot, args.out, rate_hz=args.rate_hz, start_deg=args.start_deg)).text())
     return EXIT_OK
 
 
@@ -118,29 +118,28 @@ def _quiet_pybullet() -> None:
 
 
 def run_identify(args: argparse.Namespace) -> int:
-    from thermocomp.app.servo import run_identify as job
+    from thermocomp.app.servo import ServoIdentifyJob, run_identify
 
+    job = ServoIdentifyJob(args.robot, args.out, report=args.report, recording=args.recording, rate_hz=args.rate_hz,
+                           servo=_servo_options(args), seed=args.seed)
     if args.recording is None:
         _quiet_pybullet()
-    result = job(args.robot, args.out, report=args.report, recording=args.recording, rate_hz=args.rate_hz,
-                 servo=_servo_options(args), seed=args.seed)
+    result = run_identify(job)
     print(result.text())
     return EXIT_FAILED_ROWS if result.failed else EXIT_OK
 
 
 def run_track(args: argparse.Namespace) -> int:
-    from thermocomp.app.servo import run_track as job
+    from thermocomp.app.servo import ServoTrackJob, run_track
     from thermocomp.deformation.timelaw import LinearRamp
     from thermocomp.printing.mpc import MPCOptions
 
-    _quiet_pybullet()
     law = None if args.stabilisation_min is None else LinearRamp(args.stabilisation_min)
-    if args.stabilisation_min is not None and args.deformation is None:
-        from thermocomp.errors import ConfigurationError
-
-        raise ConfigurationError("--stabilisation-min needs --deformation (the warm robot)")
-    result = job(args.robot, args.models, tuple(args.path), tuple(args.speed_mm_s), tuple(args.controller), args.runs,
-                 args.out, plot=args.plot, servo=_servo_options(args), mpc=MPCOptions(horizon=args.horizon),
-                 deformation=args.deformation, law=law, law_file=args.time_law, minute=args.minute, seed=args.seed)
+    job = ServoTrackJob(args.robot, args.models, tuple(args.path), tuple(args.speed_mm_s), args.out,
+                        controllers=tuple(args.controller), runs=args.runs, plot=args.plot, servo=_servo_options(args),
+                        mpc=MPCOptions(horizon=args.horizon), deformation=args.deformation, law=law,
+                        law_file=args.time_law, minute=args.minute, seed=args.seed)
+    _quiet_pybullet()
+    result = run_track(job)
     print(result.text())
     return EXIT_OK

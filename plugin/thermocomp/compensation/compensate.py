@@ -335,14 +335,15 @@ class NominalMemo:
 
     def __init__(self, capacity: int = MEMO_ENTRIES) -> None:
         self.capacity = capacity
-        self._keys: np.ndarray | None = None  # (k,) void, in insertion order
+        self._size = 0
+        self._keys: np.ndarray | None = None  # (capacity,) void, the first _size in insertion order
         self._hashes = np.zeros(0, dtype=np.uint64)  # sorted
         self._order = np.zeros(0, dtype=np.int64)  # insertion index of each sorted hash
         self._filter = np.zeros(1 << MEMO_FILTER_BITS, dtype=bool)  # True at the top bits of a hash held
-        self._results: IKResult | None = None
+        self._results: IKResult | None = None  # (capacity,) rows, the first _size filled
 
     def __len__(self) -> int:
-        return 0 if self._keys is None else int(self._keys.size)
+        return self._size
 
     def lookup(self, keys: np.ndarray, hashes: np.ndarray) -> np.ndarray:
         """Memo row of each key ``(k,)`` (``hashes`` ``(k,)`` their hashes), -1 where unknown."""
@@ -358,21 +359,39 @@ class NominalMemo:
         return found
 
     def add(self, keys: np.ndarray, hashes: np.ndarray, result: IKResult) -> None:
-        """Remember ``result`` (one row per key; ``hashes`` the keys' hashes) while there is room."""
+        """Remember ``result`` (one row per key; ``hashes`` the keys' hashes) while there is room.
+
+        The rows go into arrays of the memo's capacity (allocated once: their pages are only touched as they
+        fill), and the new hashes are merged into the sorted ones: linear in the memo's size, where sorting
+        everything again made a long path's pieces cost the square of it.
+        """
         room = self.capacity - len(self)
         if room <= 0 or keys.size == 0 or (self._keys is not None and keys.dtype != self._keys.dtype):
             return
-        keys, hashes, result = keys[:room], hashes[:room], _take(result, np.arange(min(room, keys.size)))
-        base = len(self)
-        self._keys = keys.copy() if self._keys is None else np.concatenate([self._keys, keys])
-        self._results = result if self._results is None else IKResult(**{
-            name: np.concatenate([getattr(self._results, name), getattr(result, name)])
-            for name in IKResult.__dataclass_fields__})
+        k = min(room, keys.size)
+        keys, hashes = keys[:k], hashes[:k]
+        if self._keys is None:
+            self._keys = np.empty(self.capacity, dtype=keys.dtype)
+            self._results = IKResult(**{name: np.empty((self.capacity,) + getattr(result, name).shape[1:],
+                                                       dtype=getattr(result, name).dtype)
+                                        for name in IKResult.__dataclass_fields__})
+        base = self._size
+        self._keys[base:base + k] = keys
+        for name in IKResult.__dataclass_fields__:
+            getattr(self._results, name)[base:base + k] = getattr(result, name)[:k]
+        self._size = base + k
         self._filter[hashes >> _FILTER_SHIFT] = True
-        hashes = np.concatenate([self._hashes, hashes])
-        order = np.concatenate([self._order, base + np.arange(keys.size)])
+        # the order of a stable sort of (held, new): equal hashes keep the held ones first, the new in their order;
+        # each new hash's place in the merged array is its place among the held ones plus the new ones before it
         sort = np.argsort(hashes, kind="stable")
-        self._hashes, self._order = hashes[sort], order[sort]
+        new = hashes[sort]
+        at = np.searchsorted(self._hashes, new, side="right") + np.arange(k)
+        held = np.ones(self._hashes.size + k, dtype=bool)
+        held[at] = False
+        merged_hashes, merged_order = np.empty(held.size, dtype=np.uint64), np.empty(held.size, dtype=np.int64)
+        merged_hashes[at], merged_order[at] = new, base + sort
+        merged_hashes[held], merged_order[held] = self._hashes, self._order
+        self._hashes, self._order = merged_hashes, merged_order
 
     def take(self, rows: np.ndarray) -> IKResult:
         """The remembered results of memo rows ``rows``."""
@@ -456,9 +475,13 @@ def _nominal_distinct(chain: Chain, program: Targets, options: CompensationOptio
     m = program.n_targets
     q_ref = program.q_reference if program.q_reference is not None else np.tile(chain.home, (m, 1))
     result = _empty_result(m, chain.n_joints)
+    # a timed program's nominal solutions (a path's, with its reference joints) only seed the deformed solve, as
+    # above: their singular values are not read, and not measured
+    measure = program.time_min is None
     for start in range(0, m, PROGRESS_ROWS):
         rows = np.arange(start, min(start + PROGRESS_ROWS, m))
-        _assign(result, rows, solve_nominal_configuration(model, R[rows], p[rows], q_ref[rows], **kwargs))
+        _assign(result, rows, solve_nominal_configuration(model, R[rows], p[rows], q_ref[rows], **kwargs,
+                                                          measure_singularity=measure))
         if progress is not None:
             progress(int(rows[-1]) + 1, m)
     return result
@@ -469,7 +492,7 @@ ModelAt = Callable[[FloatArray], KinematicModel]
 
 def _continue_to(model_at: ModelAt, fraction: FloatArray, R: FloatArray, p: FloatArray,
                  q_start: FloatArray, ik: IKOptions, model: KinematicModel | None = None,
-                 lost: np.ndarray | None = None) -> IKResult:
+                 lost: np.ndarray | None = None, measure_singularity: bool = True) -> IKResult:
     """Solve targets at their own ``fraction`` of the table, starting from ``q_start``.
 
     One step first (on ``model``, when the caller has ``model_at(fraction)``
@@ -477,9 +500,12 @@ def _continue_to(model_at: ModelAt, fraction: FloatArray, R: FloatArray, p: Floa
     (:data:`CONTINUATION_STEPS`), each step warm-started from the last. Rows
     ``lost`` (bool) have no nominal solution and keep its failure whatever
     their deformed solve gives (:func:`_finish_chunk`): they are solved once,
-    not continued (84 more solves of a hopeless row took seconds).
+    not continued (84 more solves of a hopeless row took seconds). The
+    singular values are measured (``measure_singularity``) at the solutions
+    returned only: a predictor's, and the sub-steps' on the way, are not read.
     """
-    result = solve_ik(model_at(fraction) if model is None else model, R, p, q_start, ik)
+    result = solve_ik(model_at(fraction) if model is None else model, R, p, q_start, ik,
+                      measure_singularity=measure_singularity)
     for steps in CONTINUATION_STEPS:
         failed = result.status != Status.CONVERGED
         retry = np.flatnonzero(failed if lost is None else failed & ~lost)
@@ -487,7 +513,8 @@ def _continue_to(model_at: ModelAt, fraction: FloatArray, R: FloatArray, p: Floa
             break
         q = q_start[retry]
         for k in range(1, steps + 1):
-            step = solve_ik(model_at(fraction[retry] * k / steps), R[retry], p[retry], q, ik)
+            step = solve_ik(model_at(fraction[retry] * k / steps), R[retry], p[retry], q, ik,
+                            measure_singularity=measure_singularity and k == steps)
             q = step.q
         _assign(result, retry, step)
     return result
@@ -779,7 +806,7 @@ def _path_predictor(model_at: ModelAt, frac: FloatArray, R: FloatArray, p: Float
     m = frac.shape[0]
     sample = np.unique(np.r_[np.arange(0, m, PREDICTOR_STRIDE), m - 1])
     solved = _continue_to(model_at, frac[sample], R[sample], p[sample], q_nominal[sample], ik,
-                          lost=None if lost is None else lost[sample])
+                          lost=None if lost is None else lost[sample], measure_singularity=False)
     usable = solved.status == Status.CONVERGED
     if not np.any(usable):
         return q_nominal
@@ -812,8 +839,8 @@ def _target_predictor(model_at: ModelAt, frac: FloatArray, R: FloatArray, p: Flo
     np.maximum.at(s_max, local, frac)
     q0, Rd, pd = q_nominal[first], R[first], p[first]
     lost = None if lost is None else lost[first]  # (targets with no nominal solution: see _continue_to)
-    full = _continue_to(model_at, s_max, Rd, pd, q0, ik, lost=lost)
-    half = _continue_to(model_at, s_max / 2, Rd, pd, 0.5 * (q0 + full.q), ik, lost=lost)
+    full = _continue_to(model_at, s_max, Rd, pd, q0, ik, lost=lost, measure_singularity=False)
+    half = _continue_to(model_at, s_max / 2, Rd, pd, 0.5 * (q0 + full.q), ik, lost=lost, measure_singularity=False)
     ok = (full.status == Status.CONVERGED) & (half.status == Status.CONVERGED)
     s_row = s_max[local]
     u = np.divide(frac, s_row, out=np.zeros_like(frac), where=s_row > 0)[:, None]

@@ -49,11 +49,13 @@ Lines starting with ``#`` are comments. Every error is an
 as an editor shows it) and the column.
 
 One parse reads every row: a block of plain lines (ASCII, no quotes,
-comments or control characters) is split into text columns at once by
-pyarrow's CSV reader, any other block row by row by Python's csv module;
-either way one function (:func:`_convert`) converts each column to numbers,
-checks every row and words the first problem, so a value and a message come
-from the same parse.
+comments or control characters) is split and its numbers read at once by
+pyarrow's CSV reader (its decimal conversion gives the double :class:`float`
+gives, bit for bit), any other block, and a plain one with a cell pyarrow
+does not read as a number, row by row by Python's csv module and
+:class:`float`; either way one function (:func:`_convert`) checks every row
+and words the first problem from the cell's text, so a value and a message
+come from the same parse.
 """
 
 from __future__ import annotations
@@ -95,8 +97,6 @@ CONFDATA_COLUMNS = ("cf1", "cf4", "cf6", "cfx")
 
 #: Targets per chunk when :func:`read_targets_csv` reads a whole file.
 _READ_CHUNK = 65536
-#: Rows from which :func:`_numbers` has pyarrow cast a text column to numbers (below, :class:`float` reads it).
-_CAST_ROWS = 256
 
 _ORIENTATION_GROUPS = {
     # convention: (column regex, components in order, column name template)
@@ -426,10 +426,10 @@ def _count_error(layout: _Layout, src: str, line: int, n_cells: int) -> InputErr
     )
 
 
-#: A column of cells, as :func:`_convert` takes it: their texts (a pyarrow string column of a plain block,
-#: a list of str from rows the csv module split), or numbers already (a DataFrame's numeric column) with
-#: the text of cell ``k`` for a message.
-_Cells = pa.ChunkedArray | list[str] | tuple[FloatArray, Callable[[int], str]]
+#: A column of cells, as :func:`_convert` takes it: their texts (a list of str from rows the csv module split),
+#: or numbers already (a plain block's column as pyarrow read it, a DataFrame's numeric column) with the text of
+#: cell ``k`` for a message.
+_Cells = list[str] | tuple[FloatArray, Callable[[int], str]]
 
 
 def _text_numbers(texts: list[str]) -> tuple[FloatArray, np.ndarray]:
@@ -455,22 +455,12 @@ def _numbers(cells: _Cells) -> tuple[FloatArray, np.ndarray]:
     """Values ``(k,)`` of a column of cells and the mask of those :func:`parse_float` rejects: empty, not a
     number, not ASCII or with ``_`` (:func:`number_text`), not finite, beyond :data:`MAX_CELL`.
 
-    A pyarrow column is cast at once (pyarrow's decimal conversion gives the double :class:`float` gives,
-    bit for bit, and refuses what :class:`float` refuses, and more: padded cells, ``_``); a column it refuses
-    is read cell by cell by :class:`float`, which words the error. So is a short column: importing
-    ``pyarrow.compute`` for the cast costs 0.02 s, :class:`float` on a few hundred cells much less.
+    Texts are read by :class:`float`; numbers already read (a plain block's, by pyarrow) are taken as they are.
     """
     if isinstance(cells, tuple):
         values, bad = np.asarray(cells[0], dtype=float), np.zeros(len(cells[0]), dtype=bool)
-    elif isinstance(cells, list):
-        values, bad = _text_numbers(cells)
-    elif len(cells) < _CAST_ROWS:
-        values, bad = _text_numbers(cells.to_pylist())
     else:
-        try:
-            values, bad = _float_column(cells.cast(pa.float64())), np.zeros(len(cells), dtype=bool)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            values, bad = _text_numbers(cells.to_pylist())
+        values, bad = _text_numbers(cells)
     bad |= ~np.isfinite(values)
     bad |= np.abs(values) > MAX_CELL
     return values, bad
@@ -479,9 +469,7 @@ def _numbers(cells: _Cells) -> tuple[FloatArray, np.ndarray]:
 def _cell_text(cells: _Cells, k: int) -> str:
     if isinstance(cells, tuple):
         return cells[1](k)
-    if isinstance(cells, list):
-        return cells[k]
-    return cells[k].as_py()
+    return cells[k]
 
 
 def _failed_row_checks(layout: _Layout, values: FloatArray) -> np.ndarray:
@@ -637,28 +625,29 @@ def _float_column(column: pa.ChunkedArray) -> FloatArray:
     return np.concatenate(parts) if parts else np.zeros(0)
 
 
-def _parse_plain(layout: _Layout, raw: RawLines, text: bytes) -> tuple[list[str] | None, list[pa.ChunkedArray]] | None:
-    """The name cells (None without a name column) and the value columns, as text, of the plain lines ``raw``
-    (whose text :meth:`CsvLines.plain` gave as ``text``), split at once by pyarrow's CSV reader.
+def _parse_plain(layout: _Layout, raw: RawLines, text: bytes) -> tuple[list[str] | None, list[_Cells]] | None:
+    """The name cells (None without a name column) and the value columns, read as numbers, of the plain lines
+    ``raw`` (whose text :meth:`CsvLines.plain` gave as ``text``), split and converted at once by pyarrow's CSV
+    reader; each value column comes with the text of its cell ``k`` (:data:`_Cells`), for a message.
 
-    ``None`` when a line has another number of cells or is blank (pyarrow skips it): the caller then splits
-    the block row by row (:meth:`CsvLines.rows`), which counts the cells and skips the blank line. Either way
-    :func:`_convert` converts and checks the cells. pyarrow splits on its threads, beside the solving (a
-    streamed file is read on a thread of its own: :func:`thermocomp.app.targets._read_ahead`).
+    ``None`` when a line has another number of cells or is blank (pyarrow skips it), or when a cell is not a
+    number as pyarrow reads them (empty, ``_``, ...): the caller then splits the block row by row
+    (:meth:`CsvLines.rows`), which counts the cells, skips the blank line and words the error. Either way
+    :func:`_convert` checks the rows. pyarrow splits on its threads, beside the solving (a streamed file is read on
+    a thread of its own: :func:`thermocomp.app.targets._read_ahead`).
     """
     n = len(layout.columns)
     names = [f"c{k}" for k in range(n)]
     value_names = [names[k] for k in layout.value_index]
-    include = list(value_names)
+    types = dict.fromkeys(value_names, pa.float64())
     if layout.name_index is not None:
-        include.append(names[layout.name_index])
+        types[names[layout.name_index]] = pa.string()
     try:
         table = pa_csv.read_csv(
             io.BytesIO(text),
             read_options=pa_csv.ReadOptions(column_names=names, use_threads=True),
             parse_options=pa_csv.ParseOptions(delimiter=",", quote_char=False, newlines_in_values=False),
-            convert_options=pa_csv.ConvertOptions(column_types=dict.fromkeys(include, pa.string()),
-                                                  include_columns=include, null_values=[],
+            convert_options=pa_csv.ConvertOptions(column_types=types, include_columns=list(types), null_values=[],
                                                   strings_can_be_null=False, quoted_strings_can_be_null=False),
         )
     except pa.ArrowInvalid:
@@ -666,7 +655,17 @@ def _parse_plain(layout: _Layout, raw: RawLines, text: bytes) -> tuple[list[str]
     if table.num_rows != len(raw):
         return None
     found = None if layout.name_index is None else table.column(names[layout.name_index]).to_pylist()
-    return found, [table.column(name) for name in value_names]
+    lines: list[bytes] = []
+
+    def text_of(column: int) -> Callable[[int], str]:
+        def cell(k: int) -> str:
+            if not lines:
+                lines.extend(text.split(b"\n"))
+            return lines[k].split(b",")[column].decode("ascii")
+        return cell
+
+    return found, [(_float_column(table.column(name)), text_of(k))
+                   for name, k in zip(value_names, layout.value_index)]
 
 
 def iter_targets_csv(

@@ -61,7 +61,7 @@ from thermocomp.tolerances import CLOSED_FORM_STRUCTURE_TOL
 N_BRANCHES = 8
 #: A path of this many poses or more is followed in :data:`FOLLOW_PIECES` pieces at once (two cores: one piece
 #: each; a piece's start is guessed, and followed again where the guess was wrong: the same choice).
-FOLLOW_PIECES_FROM = 20_000
+FOLLOW_PIECES_FROM = 4_096
 FOLLOW_PIECES = 2
 
 _E = np.eye(3)

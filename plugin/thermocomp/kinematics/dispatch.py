@@ -1,12 +1,13 @@
 """When the kinematics run in the compiled engine (:mod:`thermocomp.kinematics.engine`) and when in numpy.
 
 One rule for every entry with a numpy form beside it (FK, Jacobian, joint
-frames, Newton, pose errors, deformed frames): a batch of
+frames, Newton, deformed frames): a batch of
 :data:`ENGINE_MIN_ROWS` rows or more runs compiled; a smaller one runs the
 numpy reference, where numpy's per-call overhead is small and a short run
 does not pay for loading numba and the engine (about a second). The closed
-forms always run compiled (their numpy equations are the tests' reference
-only).
+forms and the pose errors of results and checks
+(:func:`~thermocomp.kinematics.ik.pose_errors`) always run compiled (their numpy
+equations are the tests' reference only).
 """
 
 from __future__ import annotations

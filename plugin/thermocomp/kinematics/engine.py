@@ -498,7 +498,6 @@ def newton_block(M, R_target, p_target, q, settings, pos_err, ori_err, iteration
         for it in range(settings.max_iterations + 1):
             _walk(R_base, p_base, R_joint, p_joint, R_tool, p_tool, axis, principal, principal_sign, sign, offset,
                   nominal, b, q[r], R, p, origins, axes, tmp, True)
-            _jacobian(p, origins, axes, sign, J)
             for i in range(3):
                 e[i] = p_target[r, i] - p[i]
             for i in range(3):  # R_target @ R.T
@@ -518,12 +517,14 @@ def newton_block(M, R_target, p_target, q, settings, pos_err, ori_err, iteration
                 stall += 1
             best = min(best, residual)
             if finished or stall >= settings.stall_iterations or it == settings.max_iterations:
-                if keep:
+                if keep:  # (the Jacobian at the end only where it is kept: a solve that stops reads none)
+                    _jacobian(p, origins, axes, sign, J)
                     for i in range(6):
                         for j in range(n):
                             J_final[r, i, j] = J[i, j]
                     bound[r] = _sigma_bound(J, lu, g, dq)[0] if n == 6 else np.nan
                 break
+            _jacobian(p, origins, axes, sign, J)
             damping = residual + settings.lm_floor
             for i in range(n):
                 v = 0.0
@@ -603,8 +604,9 @@ def _acos(x):
 
 
 @njit(inline="always")
-def _planar(t0, t1, a0, a1, b0, b1, out2, out3):
-    """Two-link arm ``t = Ry(phi_2) (a + Ry(phi_3) b)`` in the ``(x, z)`` plane: both elbows into ``out2``, ``out3``."""
+def _planar(t0, t1, a0, a1, b0, b1, elbow, out2, out3):
+    """Two-link arm ``t = Ry(phi_2) (a + Ry(phi_3) b)`` in the ``(x, z)`` plane: both elbows into ``out2``, ``out3``,
+    or only ``elbow`` (``>= 0``; the same arithmetic: its angles are equal to the last bit)."""
     A = a0 * b0 + a1 * b1
     B = a0 * b1 - a1 * b0
     K = 0.5 * (t0 * t0 + t1 * t1 - (a0 * a0 + a1 * a1) - (b0 * b0 + b1 * b1))
@@ -612,6 +614,8 @@ def _planar(t0, t1, a0, a1, b0, b1, out2, out3):
     base = math.atan2(B, A)
     target = math.atan2(t1, t0)
     for e in range(2):
+        if elbow >= 0 and e != elbow:
+            continue
         phi3 = base + (acos if e == 0 else -acos)
         c3, s3 = math.cos(phi3), math.sin(phi3)
         vx = a0 + b0 * c3 + b1 * s3
@@ -641,7 +645,7 @@ def _opw_pose(R6, o6, p, j, only, out, scratch):
         phi1 = shoulders[s]
         c1, s1 = math.cos(phi1), math.sin(phi1)
         ux = c1 * d0 + s1 * d1
-        _planar(ux - p[1, 0], d2 - p[1, 2], p[2, 0], p[2, 2], e0, e2, phi2, phi3)
+        _planar(ux - p[1, 0], d2 - p[1, 2], p[2, 0], p[2, 2], e0, e2, -1 if only < 0 else (only // 2) % 2, phi2, phi3)
         for k in range(3):  # rows 0 and 1 of Rz(-phi1) R6 (row 2 is R6's)
             u0[k] = c1 * R6[j, 0, k] + s1 * R6[j, 1, k]
             u1[k] = c1 * R6[j, 1, k] - s1 * R6[j, 0, k]
@@ -709,7 +713,8 @@ def _ur_pose(R6, o6, p, j, only, out, scratch):
             c234, s234 = math.cos(phi234), math.sin(phi234)
             u4x = u6x - (c234 * f0 + s234 * f2)
             u4z = d2 - (-s234 * f0 + c234 * f2)
-            _planar(u4x - p[1, 0], u4z - p[1, 2], p[2, 0], p[2, 2], p[3, 0], p[3, 2], phi2, phi3)
+            _planar(u4x - p[1, 0], u4z - p[1, 2], p[2, 0], p[2, 2], p[3, 0], p[3, 2], -1 if only < 0 else only % 2,
+                    phi2, phi3)
             for e in range(2):
                 if only >= 0 and e != only % 2:
                     continue

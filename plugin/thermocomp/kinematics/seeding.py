@@ -211,19 +211,21 @@ def solve_nominal_configuration(
     starts: int = DEFAULT_STARTS,
     seed: int = 0,
     options: IKOptions | None = None,
+    measure_singularity: bool = True,
 ) -> IKResult:
     """Per target, the solution nearest its reference configuration.
 
     One solve from the reference first; targets whose solution failed or
     moved more than :data:`REFERENCE_ACCEPT` from it go to
     :func:`solve_multistart` (the closed form's branches, where the model
-    has one). Parameters and result as there.
+    has one). Parameters and result as there; without ``measure_singularity``,
+    ``sigma_min`` is NaN where the first solve kept its solution (as :func:`solve_ik`).
     """
     options = IKOptions() if options is None else options
     R_target = np.asarray(R_target, dtype=float)
     p_target = np.asarray(p_target, dtype=float)
     q_reference = np.asarray(q_reference, dtype=float)
-    first = solve_ik(model, R_target, p_target, q_reference, options)
+    first = solve_ik(model, R_target, p_target, q_reference, options, measure_singularity=measure_singularity)
     near = row_max_abs(first.q - q_reference) <= REFERENCE_ACCEPT
     retry = np.flatnonzero((first.status != Status.CONVERGED) | ~near)
     if retry.size == 0:

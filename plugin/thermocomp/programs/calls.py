@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from thermocomp.programs.model import Finding, Motion, Span, Wait
+from thermocomp.programs.model import Finding, Motion, MotionRun, Span, Wait
 
 #: What a call is to the reader: its routine's name and where the call is written.
 Call = tuple[str, Span]
@@ -52,25 +52,24 @@ def direct_through_calls(direct_refs: set[int], passed: dict[int, tuple[Span, st
     return direct
 
 
-def changing_motion(steps: list[Motion | Wait]) -> Motion | None:
+def changing_motion(steps: list[MotionRun | Wait]) -> Motion | None:
     """The first motion of ``steps`` (the passes of one loop) whose written text an earlier pass needed with
     another target: one text cannot serve every pass. None when every text keeps its target."""
     seen: dict[tuple[int, int], np.ndarray] = {}
-    for motion in steps:
-        if not isinstance(motion, Motion):
+    for run in steps:
+        if not isinstance(run, MotionRun):
             continue
-        for point in motion.points:
-            value = point.q if point.T_world_tcp is None else point.T_world_tcp
-            if not np.array_equal(seen.setdefault(_key(point.text), value), value):
-                return motion
+        for i, (key, value) in enumerate(run.targets()):
+            if not np.array_equal(seen.setdefault(key, value), value):
+                return _motion_of_point(run, i)
     return None
 
 
-def _key(span: Span) -> tuple[int, int]:
-    return span.start, span.end
+def _motion_of_point(run: MotionRun, i: int) -> Motion:
+    return run.take([int(run.row_of_points()[i])]).motions()[0]
 
 
-def _clashes(run: list[Motion | Wait], steps: list[Motion | Wait], in_call: dict[int, Call]
+def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call: dict[int, Call]
              ) -> tuple[set[tuple[int, int]], list[tuple[Motion, Call]]]:
     """Texts written inside routines that two calls need differently, and (motion, later call) for each clash."""
     seen: dict[tuple[int, int], np.ndarray] = {}
@@ -78,21 +77,22 @@ def _clashes(run: list[Motion | Wait], steps: list[Motion | Wait], in_call: dict
     clashes: list[tuple[Motion, Call]] = []
     for old, new in zip(run, steps):
         call = in_call.get(id(old))
-        if call is None or not isinstance(new, Motion):
+        if call is None or not isinstance(new, MotionRun):
             continue
-        for point in new.points:
-            if point.text != point.argument:
-                continue  # written in its declaration: the caller's own target
-            value = np.concatenate([np.ravel(point.q if point.T_world_tcp is None else point.T_world_tcp),
-                                    np.ravel(point.T_flange_tcp)])
-            if not np.array_equal(seen.setdefault(_key(point.text), value), value):
-                frozen.add(_key(point.text))
-                clashes.append((new, call))
+        own = np.all(new.text == new.argument, axis=1).tolist()  # (else written in its declaration: the caller's)
+        tools = [t for _, t in new.frames]
+        for i, (key, target) in enumerate(new.targets()):
+            if not own[i]:
+                continue
+            value = np.concatenate([np.ravel(target), np.ravel(tools[new.frame[i]])])
+            if not np.array_equal(seen.setdefault(key, value), value):
+                frozen.add(key)
+                clashes.append((_motion_of_point(new, i), call))
     return frozen, clashes
 
 
-def finish(run: list[Motion | Wait], finish_points: Callable[[set[int]], list[Motion | Wait]],
-           in_call: dict[int, Call], unsupported: list[Finding], notes: list[Finding]) -> list[Motion | Wait]:
+def finish(run: list[MotionRun | Wait], finish_points: Callable[[set[int]], list[MotionRun | Wait]],
+           in_call: dict[int, Call], unsupported: list[Finding], notes: list[Finding]) -> list[MotionRun | Wait]:
     """The program's steps with each point's final text, the motions of clashing calls left out.
 
     ``run``: the steps as the reader ran them; ``finish_points(unfollowed)``
@@ -106,9 +106,18 @@ def finish(run: list[Motion | Wait], finish_points: Callable[[set[int]], list[Mo
     while True:
         steps = finish_points(unfollowed)
         frozen, clashes = _clashes(run, steps, in_call) if in_call else (set(), [])
-        left = [s for s in steps if isinstance(s, Motion) and any(_key(p.text) in frozen for p in s.points)]
-        dropped = {p.argument.start for s in left for p in s.points} - unfollowed
-        if not dropped:
+        left: dict[int, np.ndarray] = {}  # a step's index: its motions that write a frozen text
+        dropped: set[int] = set()
+        for k, step in enumerate(steps if frozen else ()):
+            if not isinstance(step, MotionRun):
+                continue
+            hit = np.array([(a, b) in frozen for a, b in step.text[:, :2].tolist()], dtype=bool)
+            if hit.any():
+                rows = np.flatnonzero(np.logical_or.reduceat(hit, step.first_points()))
+                left[k] = rows
+                points = np.isin(step.row_of_points(), rows)
+                dropped.update(step.argument[points, 0].tolist())
+        if not dropped - unfollowed:
             break
         unfollowed |= dropped
     reported: set[tuple[int, int]] = set()
@@ -119,11 +128,19 @@ def finish(run: list[Motion | Wait], finish_points: Callable[[set[int]], list[Mo
         unsupported.append(Finding(f"{motion.instruction} at line {motion.statement.line} needs another target on "
                                    f"this call of {name} than on an earlier one: one written target cannot serve "
                                    "every call", where.line, where.column))
-    for motion in left:
-        notes.append(Finding(f"{motion.instruction} stays as written: the calls of its routine need different "
-                             "targets there", motion.statement.line, motion.statement.column))
-    ids = {id(s) for s in left}
-    return [s for s in steps if id(s) not in ids]
+    for k, rows in left.items():
+        for motion in steps[k].take(rows).motions():
+            notes.append(Finding(f"{motion.instruction} stays as written: the calls of its routine need different "
+                                 "targets there", motion.statement.line, motion.statement.column))
+    out: list[MotionRun | Wait] = []
+    for k, step in enumerate(steps):
+        if k in left:
+            kept = np.setdiff1d(np.arange(len(step)), left[k])
+            if kept.size:
+                out.append(step.take(kept))
+        else:
+            out.append(step)
+    return out
 
 
 __all__ = ["Call", "changing_motion", "direct_through_calls", "finish"]

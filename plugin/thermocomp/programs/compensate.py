@@ -50,13 +50,9 @@ from thermocomp.programs.model import (
     _KIND_CODE,
     ABSOLUTE_JOINT,
     CIRCULAR,
-    LINEAR,
     Motion,
-    MotionRun,
-    Point,
     ProgramColumns,
     RobotProgram,
-    Span,
     tcp_poses,
 )
 from thermocomp.programs.options import MAX_INDEXED_ENTRIES, ProgramOptions
@@ -75,11 +71,9 @@ class PointPoses:
     T_flange_tcp: FloatArray  # (m, 4, 4): each point's tool
 
 
-def point_poses(chain: Chain, points: ProgramColumns | tuple[Point, ...]) -> PointPoses:
-    """The TCP and flange targets of the program's points (its :attr:`~RobotProgram.columns`, or the points);
-    joint targets through the nominal FK with their tool."""
-    cols = points if isinstance(points, ProgramColumns) else \
-        ProgramColumns.of((MotionRun.of_motions([Motion("", LINEAR, tuple(points), _NO_SPAN, _NO_SPAN)]),))
+def point_poses(chain: Chain, cols: ProgramColumns) -> PointPoses:
+    """The TCP and flange targets of the program's points (its :attr:`~RobotProgram.columns`); joint targets
+    through the nominal FK with their tool."""
     run = cols.run
     m, n = len(run.text), chain.n_joints
     is_joint = run.q_len > 0
@@ -109,7 +103,6 @@ def point_poses(chain: Chain, points: ProgramColumns | tuple[Point, ...]) -> Poi
     return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint, T_flange_tcp)
 
 
-_NO_SPAN = Span(0, 0, 0, 0)
 
 
 def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPoses,

@@ -1,11 +1,18 @@
 """What a robot program says, as the readers give it: motions in execution order, with source spans.
 
+The one model (issue 35 item 4). A program is :attr:`RobotProgram.steps`: :class:`MotionRun` and :class:`Wait` in
+the order one cycle runs them. A :class:`MotionRun` is columns, one row a motion (instruction, kind, spans,
+speeds) and one row a point (target pose or joints, confdata, frame and tool, the spans of its text and argument):
+the only form a motion is held in. Each reader resolves a motion's target, tool, work object and speed in one
+place; the general rules append a run of one row per statement, the bulk lane (a ``MOVES`` token: a run of plain
+motion statements) one run of its many rows, from the same resolver. :class:`ProgramColumns` is the program's runs
+end to end (what the compensation, timing and writer read). :class:`Motion` and :class:`Point` are read-only views
+of one row (:meth:`MotionRun.motions`, :attr:`RobotProgram.motions`, :attr:`RobotProgram.points`) for code that
+addresses single motions (messages, the general writer, tests); nothing builds columns back from them.
+
 A reader (:mod:`~thermocomp.programs.rapid`, :mod:`~thermocomp.programs.urscript`)
-follows the program the way its controller runs it and returns a
-:class:`RobotProgram`: one cycle of its entry routine as a sequence of
-:class:`Motion` and :class:`Wait` steps. Every point a motion goes to
-carries the pose (SI, world frame: for the built-in robots the robot's base
-frame), the tool and the frame its text is written in, and the **span** of
+follows the program the way its controller runs it. Every point carries the pose (SI, world frame: for the
+built-in robots the robot's base frame), the tool and the frame its text is written in, and the **span** of
 the text that holds it, so the writer (:mod:`~thermocomp.programs.writer`)
 replaces only those bytes and keeps every other byte of the file.
 
@@ -33,6 +40,7 @@ MAX_MOTIONS = 2_000_000
 
 #: Motion kinds: how the controller interpolates to the point.
 LINEAR, JOINT, CIRCULAR, ABSOLUTE_JOINT = "linear", "joint", "circular", "absolute_joint"
+INF = float("inf")
 
 
 class Span(NamedTuple):
@@ -53,7 +61,8 @@ class Span(NamedTuple):
 
 @dataclass(frozen=True, eq=False)
 class Point:
-    """A pose a motion goes to (or passes through), as the program states it.
+    """A pose a motion goes to (or passes through), as the program states it: the per-point resolver's value, and
+    the view of one point of a :class:`MotionRun`.
 
     Attributes
     ----------
@@ -107,7 +116,7 @@ class Point:
 
 @dataclass(frozen=True, eq=False)
 class Motion:
-    """One motion instruction as the controller executes it.
+    """One motion instruction as the controller executes it: a view of one row of a :class:`MotionRun`.
 
     Attributes
     ----------
@@ -179,11 +188,8 @@ class RobotProgram:
     text
         The whole file decoded as ISO-8859-1 (offsets are byte offsets).
     steps
-        :class:`Motion` and :class:`Wait` in the order one cycle runs them; a
-        motion in a routine called twice appears twice (same spans). A reader
-        may give a run of simple motions as one :class:`MotionRun`: ``steps``
-        then shows its motions (built when first asked for) and
-        :attr:`columns` reads its arrays as they are.
+        :class:`MotionRun` and :class:`Wait` in the order one cycle runs them; a
+        motion in a routine called twice appears twice (same spans).
     unsupported
         Constructs that cannot be followed exactly (conditions, loops of
         unknown count, interrupts, searches, calls out of the file), with their place.
@@ -199,7 +205,7 @@ class RobotProgram:
     language: str
     path: str
     text: str
-    steps: tuple[Motion | Wait, ...]
+    steps: tuple[MotionRun | Wait, ...]
     unsupported: tuple[Finding, ...] = ()
     notes: tuple[Finding, ...] = ()
     entry: tuple[str, ...] = ()
@@ -207,24 +213,21 @@ class RobotProgram:
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        parts = tuple(self.steps)
-        object.__setattr__(self, "parts", parts)
-        if any(isinstance(s, MotionRun) for s in parts):
-            object.__setattr__(self, "steps", Steps(parts))
+        object.__setattr__(self, "steps", tuple(self.steps))
 
     @functools.cached_property
     def columns(self) -> ProgramColumns:
-        """Every point, motion and step as arrays (:class:`ProgramColumns`; computed once, runs not expanded)."""
-        return ProgramColumns.of(self.parts)
+        """Every point, motion and step as arrays (:class:`ProgramColumns`; computed once)."""
+        return ProgramColumns.of(self.steps)
 
     @functools.cached_property
     def motions(self) -> tuple[Motion, ...]:
-        """The motions of :attr:`steps`, in order (computed once)."""
-        return tuple(s for s in self.steps if isinstance(s, Motion))
+        """Every motion in order, as views (:meth:`MotionRun.motions`; computed once)."""
+        return tuple(self.columns.run.motions())
 
     @functools.cached_property
     def points(self) -> tuple[Point, ...]:
-        """Every point of every motion, in execution order (computed once)."""
+        """Every point of every motion, in execution order, as views (computed once)."""
         return tuple(p for m in self.motions for p in m.points)
 
 
@@ -235,13 +238,9 @@ _KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 
 @dataclass(frozen=True, eq=False)
 class MotionRun:
-    """Consecutive motions as columns: what a run of simple motion statements reads into without an object a point.
+    """Consecutive motions as columns: the program model (a statement's motion is a run of one row).
 
-    A reader gives a long run of simple motion statements (a CAM program's
-    ``MoveL`` lines) as one run; :meth:`motions` builds the :class:`Motion`
-    and :class:`Point` objects a general construct needs, the same ones the
-    reader would have built one by one. Spans are ``(start, end, line,
-    column)`` rows (:class:`Span`); poses SI, world frame, as in :class:`Point`.
+    Spans are ``(start, end, line, column)`` rows (:class:`Span`); poses SI, world frame, as in :class:`Point`.
 
     Attributes
     ----------
@@ -294,8 +293,55 @@ class MotionRun:
     def __len__(self) -> int:
         return len(self.instruction)
 
+    @classmethod
+    def of_motion(cls, instruction: str, kind: str, points: Sequence[Point], statement: Span, name: Span, *,
+                  tcp_speed: float = INF, orientation_speed: float = INF, joint_speed: float = INF,
+                  acceleration: float = INF, duration_s: float | None = None) -> MotionRun:
+        """The run of one motion statement, its points resolved (:class:`Point`, the readers' per-point resolver's
+        value: the same fields the bulk lane writes into its columns)."""
+        p = len(points)
+        joint = [pt.q is not None for pt in points]
+        width = max((len(pt.q) for pt in points if pt.q is not None), default=0)
+        q = np.full((p, width), np.nan)
+        T = np.full((p, 4, 4), np.nan)
+        quat = np.full((p, 4), np.nan)
+        for i, pt in enumerate(points):
+            if joint[i]:
+                q[i, :len(pt.q)] = pt.q
+            else:
+                T[i] = pt.T_world_tcp
+            if pt.quat is not None:
+                quat[i] = pt.quat
+        pairs: list[tuple[FloatArray, FloatArray]] = []
+        frame = []
+        for pt in points:
+            k = next((k for k, (f, t) in enumerate(pairs) if f is pt.T_world_frame and t is pt.T_flange_tcp),
+                     len(pairs))
+            if k == len(pairs):
+                pairs.append((pt.T_world_frame, pt.T_flange_tcp))
+            frame.append(k)
+        text = np.array([pt.text for pt in points], dtype=np.int64).reshape(p, 4)
+        argument = np.array([pt.argument for pt in points], dtype=np.int64).reshape(p, 4)
+        return cls(
+            instruction=(instruction,), kind=np.array([_KIND_CODE[kind]], dtype=np.int8),
+            n_points=np.array([p], dtype=np.int64), statement=np.array([statement], dtype=np.int64),
+            name=np.array([name], dtype=np.int64), tcp_speed=np.array([tcp_speed]),
+            orientation_speed=np.array([orientation_speed]), joint_speed=np.array([joint_speed]),
+            acceleration=np.array([acceleration]), duration_s=np.array([np.nan if duration_s is None else duration_s]),
+            text=text, argument=text if np.array_equal(text, argument) else argument, T_world_tcp=T, q=q,
+            q_len=np.array([len(pt.q) if joint[i] else 0 for i, pt in enumerate(points)], dtype=np.int64),
+            confdata=np.array([pt.confdata or (0, 0, 0, 0) for pt in points], dtype=np.int64).reshape(p, 4),
+            has_confdata=np.array([pt.confdata is not None for pt in points], dtype=bool),
+            frames=tuple(pairs), frame=np.array(frame, dtype=np.int64), extax=tuple(pt.extax for pt in points),
+            name_of_point=tuple(pt.name for pt in points), whole_argument=tuple(pt.whole_argument for pt in points),
+            quat=quat)
+
+    def first_points(self) -> np.ndarray:
+        """Each motion's first point's index ``(r,)``."""
+        return np.cumsum(self.n_points) - self.n_points
+
     def motions(self) -> list[Motion]:
-        """The :class:`Motion` objects of the run, in order (built on every call)."""
+        """The motions of the run as :class:`Motion` views, in order (built on every call)."""
         spans = [Span(*row) for row in self.text.tolist()]
         arguments = spans if self.argument is self.text else [Span(*row) for row in self.argument.tolist()]
         joint = (self.q_len > 0).tolist()
@@ -320,85 +366,55 @@ class MotionRun:
                               duration_s=None if t != t else t))
         return out
 
-    @classmethod
-    def of_motions(cls, motions: list[Motion]) -> MotionRun:
-        """The columns of ``motions`` (objects)."""
-        points = [p for mo in motions for p in mo.points]
-        p = len(points)
-        q_len = np.array([0 if pt.q is None else len(pt.q) for pt in points], dtype=np.int64)
-        width = int(q_len.max()) if p else 0
-        q = np.full((p, width), np.nan)
-        T = np.full((p, 4, 4), np.nan)
-        for i, pt in enumerate(points):
-            if pt.q is not None:
-                q[i, :len(pt.q)] = pt.q
+    def targets(self) -> list[tuple[tuple[int, int], np.ndarray]]:
+        """Each point's text ``(start, end)`` and target: its joints ``(q_len,)``, or its TCP pose ``(4, 4)``."""
+        q_len = self.q_len.tolist()
+        return [((a, b), self.q[i, :q_len[i]] if q_len[i] else self.T_world_tcp[i])
+                for i, (a, b) in enumerate(self.text[:, :2].tolist())]
+
+    def row_of_points(self) -> np.ndarray:
+        """The motion (row) of each point ``(p,)``."""
+        return np.repeat(np.arange(len(self)), self.n_points)
+
+    def with_text_at_argument(self, at: np.ndarray) -> MotionRun:
+        """The run with the points ``at`` (a mask ``(p,)``) written at their argument, not their declaration."""
+        if not at.any():
+            return self
+        text = self.text.copy()
+        text[at] = self.argument[at]
+        return dataclasses.replace(self, text=text)
+
+    def take(self, rows: np.ndarray) -> MotionRun:
+        """The run of the motions ``rows`` (indices, in order)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        n = self.n_points[rows]
+        points = np.repeat(self.first_points()[rows] - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
+        out = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "frames":
+                out[f.name] = value
+            elif f.name == "instruction":
+                out[f.name] = tuple(value[k] for k in rows.tolist())
+            elif isinstance(value, tuple):
+                out[f.name] = tuple(value[k] for k in points.tolist())
             else:
-                T[i] = pt.T_world_tcp
-        frames: dict[tuple[int, int], int] = {}
-        pairs = []
-        for pt in points:
-            key = (id(pt.T_world_frame), id(pt.T_flange_tcp))
-            if key not in frames:
-                frames[key] = len(pairs)
-                pairs.append((pt.T_world_frame, pt.T_flange_tcp))
+                out[f.name] = value[rows if f.name in _MOTION_FIELDS else points]
+        if self.argument is self.text:
+            out["argument"] = out["text"]
+        return MotionRun(**out)
 
-        def spans(items) -> np.ndarray:
-            return np.array([tuple(s) for s in items], dtype=np.int64).reshape(-1, 4)
-
-        return cls(
-            instruction=tuple(mo.instruction for mo in motions),
-            kind=np.array([_KIND_CODE[mo.kind] for mo in motions], dtype=np.int8),
-            n_points=np.array([len(mo.points) for mo in motions], dtype=np.int64),
-            statement=spans(mo.statement for mo in motions), name=spans(mo.name for mo in motions),
-            tcp_speed=np.array([mo.tcp_speed for mo in motions], dtype=float),
-            orientation_speed=np.array([mo.orientation_speed for mo in motions], dtype=float),
-            joint_speed=np.array([mo.joint_speed for mo in motions], dtype=float),
-            acceleration=np.array([mo.acceleration for mo in motions], dtype=float),
-            duration_s=np.array([np.nan if mo.duration_s is None else mo.duration_s for mo in motions], dtype=float),
-            text=spans(pt.text for pt in points), argument=spans(pt.argument for pt in points), T_world_tcp=T, q=q,
-            q_len=q_len,
-            confdata=np.array([pt.confdata or (0, 0, 0, 0) for pt in points], dtype=np.int64).reshape(-1, 4),
-            has_confdata=np.array([pt.confdata is not None for pt in points], dtype=bool),
-            frames=tuple(pairs), frame=np.array([frames[(id(pt.T_world_frame), id(pt.T_flange_tcp))]
-                                                 for pt in points], dtype=np.int64),
-            extax=tuple(pt.extax for pt in points), name_of_point=tuple(pt.name for pt in points),
-            whole_argument=tuple(pt.whole_argument for pt in points),
-            quat=np.array([np.full(4, np.nan) if pt.quat is None else pt.quat for pt in points], dtype=float)
-            .reshape(-1, 4))
+    def stretches(self, regular: np.ndarray) -> list[tuple[int, int, MotionRun | None]]:
+        """The bulk lane's split of its rows: ``(first, end, run)`` for each stretch of ``regular`` motions (its
+        rows of this run), ``(first, end, None)`` for each stretch between (statements the general rules run)."""
+        edges = np.flatnonzero(np.diff(regular.astype(np.int8), prepend=2, append=2)).tolist()
+        return [(a, b, None if not regular[a] else self if b - a == len(self) else self.take(np.arange(a, b)))
+                for a, b in zip(edges[:-1], edges[1:])]
 
 
-class Steps(Sequence):
-    """A program's steps where some are :class:`MotionRun`: its motions are built when first asked for."""
-
-    def __init__(self, parts: tuple) -> None:
-        self._parts = parts
-        self._len = sum(len(s) if isinstance(s, MotionRun) else 1 for s in parts)
-        self._steps: tuple | None = None
-
-    def _all(self) -> tuple:
-        if self._steps is None:
-            out: list = []
-            for s in self._parts:
-                if isinstance(s, MotionRun):
-                    out.extend(s.motions())
-                else:
-                    out.append(s)
-            self._steps = tuple(out)
-        return self._steps
-
-    def __len__(self) -> int:
-        return self._len
-
-    def __getitem__(self, index):
-        return self._all()[index]
-
-    def __iter__(self):
-        return iter(self._all())
-
-
-def expand(steps) -> list:
-    """``steps`` with every :class:`MotionRun` replaced by its motions."""
-    return list(Steps(tuple(steps)))
+#: The columns of :class:`MotionRun` with a row a motion (the others: a row a point).
+_MOTION_FIELDS = frozenset(("instruction", "kind", "n_points", "statement", "name", "tcp_speed", "orientation_speed",
+                            "joint_speed", "acceleration", "duration_s"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -406,7 +422,7 @@ class ProgramColumns:
     """A whole program as arrays (:attr:`RobotProgram.columns`): the columns of every motion and point in order.
 
     ``run``: a :class:`MotionRun` of all motions; ``motion_steps`` ``(M,)``
-    the index in :attr:`RobotProgram.steps` of each motion; ``wait_seconds``
+    the index of each motion among the program's steps, a run's motions one step each; ``wait_seconds``
     ``(S,)`` each step's wait [s] (0 for a motion); ``T_world_frame`` and
     ``T_flange_tcp`` ``(m, 4, 4)`` each point's frame and tool.
     """
@@ -414,6 +430,7 @@ class ProgramColumns:
     run: MotionRun
     motion_steps: np.ndarray
     wait_seconds: FloatArray
+    wait_statements: tuple[Span, ...] = ()
 
     @functools.cached_property
     def T_world_frame(self) -> FloatArray:
@@ -433,6 +450,13 @@ class ProgramColumns:
     def _frames(self, which: int) -> FloatArray:
         return self.frame_table(which)[self.run.frame] if self.run.frames else np.zeros((0, 4, 4))
 
+    def statement_of_step(self, k: int) -> Span:
+        """The statement of step ``k`` (a motion's, or a wait's)."""
+        j = int(np.searchsorted(self.motion_steps, k))
+        if j < len(self.motion_steps) and self.motion_steps[j] == k:
+            return Span(*self.run.statement[j].tolist())
+        return self.wait_statements[k - j]
+
     @functools.cached_property
     def plain(self) -> bool:
         """Every point is its own inline text (no declaration, no argument shared or around it), no two alike."""
@@ -445,49 +469,62 @@ class ProgramColumns:
         return bool(np.all(np.diff(starts) > 0) or len(np.unique(starts)) == len(starts))
 
     @classmethod
-    def of(cls, parts: tuple) -> ProgramColumns:
-        runs: list[MotionRun] = []
-        pending: list[Motion] = []
-        motion_steps: list[np.ndarray] = []
-        waits: list[float] = []
-        for part in parts:
-            if isinstance(part, MotionRun):
-                if pending:
-                    runs.append(MotionRun.of_motions(pending))
-                    pending = []
-                motion_steps.append(np.arange(len(waits), len(waits) + len(part)))
-                waits.extend([0.0] * len(part))
-                runs.append(part)
-                continue
-            if isinstance(part, Motion):
-                motion_steps.append(np.array([len(waits)]))
-                pending.append(part)
-            waits.append(part.seconds if isinstance(part, Wait) else 0.0)
-        if pending or not runs:
-            runs.append(MotionRun.of_motions(pending))
-        return cls(run=_concatenate(runs), motion_steps=np.concatenate(motion_steps) if motion_steps
-                   else np.zeros(0, dtype=np.int64), wait_seconds=np.array(waits, dtype=float))
+    def of(cls, steps: tuple) -> ProgramColumns:
+        runs = [s for s in steps if isinstance(s, MotionRun)]
+        waits = tuple(s for s in steps if not isinstance(s, MotionRun))
+        sizes = np.array([len(s) if isinstance(s, MotionRun) else 1 for s in steps], dtype=np.int64)
+        is_run = np.array([isinstance(s, MotionRun) for s in steps], dtype=bool)
+        wait_seconds = np.zeros(int(sizes.sum()))
+        starts = np.cumsum(sizes) - sizes
+        wait_seconds[starts[~is_run]] = [w.seconds for w in waits]
+        motion_steps = np.flatnonzero(np.repeat(is_run, sizes))
+        return cls(run=_concatenate(runs) if runs else _empty(), motion_steps=motion_steps, wait_seconds=wait_seconds,
+                   wait_statements=tuple(w.statement for w in waits))
 
 
 def _concatenate(runs: list[MotionRun]) -> MotionRun:
+    """The runs end to end; their frames made one table (a pair of the same arrays once)."""
     if len(runs) == 1:
         return runs[0]
     width = max(r.q.shape[1] for r in runs)
-    offsets = np.cumsum([0] + [len(r.frames) for r in runs[:-1]])
+    index: dict[tuple[int, int], int] = {}
+    frames: list[tuple[FloatArray, FloatArray]] = []
+    remaps = []
+    for r in runs:
+        remap = []
+        for pair in r.frames:
+            key = (id(pair[0]), id(pair[1]))
+            if key not in index:
+                index[key] = len(frames)
+                frames.append(pair)
+            remap.append(index[key])
+        remaps.append(np.array(remap or [0], dtype=np.int64))
     fields: dict = {}
     for f in dataclasses.fields(MotionRun):
         values = [getattr(r, f.name) for r in runs]
         if f.name == "q":
             values = [np.pad(v, ((0, 0), (0, width - v.shape[1])), constant_values=np.nan) for v in values]
         if f.name == "frames":
-            fields[f.name] = tuple(x for v in values for x in v)
+            fields[f.name] = tuple(frames)
         elif f.name == "frame":
-            fields[f.name] = np.concatenate([v + o for v, o in zip(values, offsets)])
+            fields[f.name] = np.concatenate([remap[v] for v, remap in zip(values, remaps)])
         elif isinstance(values[0], tuple):
             fields[f.name] = tuple(x for v in values for x in v)
         else:
             fields[f.name] = np.concatenate(values)
     return MotionRun(**fields)
+
+
+def _empty() -> MotionRun:
+    """The columns of a program that holds no motion."""
+    spans, none = np.zeros((0, 4), dtype=np.int64), np.zeros(0)
+    return MotionRun(instruction=(), kind=np.zeros(0, dtype=np.int8), n_points=np.zeros(0, dtype=np.int64),
+                     statement=spans, name=spans.copy(), tcp_speed=none, orientation_speed=none.copy(),
+                     joint_speed=none.copy(), acceleration=none.copy(), duration_s=none.copy(), text=spans.copy(),
+                     argument=spans.copy(), T_world_tcp=np.zeros((0, 4, 4)), q=np.zeros((0, 0)),
+                     q_len=np.zeros(0, dtype=np.int64), confdata=spans.copy(), has_confdata=np.zeros(0, dtype=bool),
+                     frames=(), frame=np.zeros(0, dtype=np.int64), extax=(), name_of_point=(), whole_argument=(),
+                     quat=np.zeros((0, 4)))
 
 
 def newline_of(text: str) -> str:

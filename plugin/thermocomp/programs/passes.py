@@ -33,7 +33,7 @@ import numpy as np
 
 from thermocomp.errors import InputError
 from thermocomp.programs import writer as w
-from thermocomp.programs.model import Finding, Motion, RobotProgram
+from thermocomp.programs.model import Finding, MotionRun, RobotProgram
 
 #: The most runs of one text a cycle may hold (the entries of one table: some 120 bytes each, 1.2 MB a table at the
 #: bound); beyond it the reader refuses the motion naming its line and this bound.
@@ -41,17 +41,17 @@ MAX_PASSES = 10_000
 
 
 def take(steps: list, per_pass: dict, loop: object) -> bool:
-    """Record in ``per_pass`` (text ``(start, end)`` -> ``loop``) the texts of ``steps`` (the passes of ``loop``,
-    motions as objects) that differ from pass to pass, where each is an inline target or an expression at its
-    motion. False, and nothing recorded, when one is a declaration's (its text is one value)."""
+    """Record in ``per_pass`` (text ``(start, end)`` -> ``loop``) the texts of ``steps`` (the passes of ``loop``)
+    that differ from pass to pass, where each is an inline target or an expression at its motion. False, and
+    nothing recorded, when one is a declaration's (its text is one value)."""
     values: dict[tuple[int, int], list] = {}
     inline: dict[tuple[int, int], bool] = {}
-    for motion in steps:
-        if isinstance(motion, Motion):
-            for point in motion.points:
-                key = (point.text.start, point.text.end)
-                values.setdefault(key, []).append(point.q if point.T_world_tcp is None else point.T_world_tcp)
-                inline[key] = point.text == point.argument
+    for run in steps:
+        if isinstance(run, MotionRun):
+            own = np.all(run.text == run.argument, axis=1).tolist()
+            for i, (key, value) in enumerate(run.targets()):
+                values.setdefault(key, []).append(value)
+                inline[key] = own[i]
     differing = [key for key, got in values.items() if any(not np.array_equal(got[0], v) for v in got[1:])]
     if not all(inline[key] for key in differing):
         return False
@@ -72,42 +72,53 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
     column) saying how the taken ones are written and timed.
     """
     steps = list(steps)
-    runs: dict[tuple[int, int], list[Motion]] = {}
+    runs: dict[tuple[int, int], list[tuple[int, int]]] = {}  # each run of the text: (step, motion row)
     before: set[tuple[int, int]] = set()
     after: set[tuple[int, int]] = set()
-    for k, step in enumerate(steps):  # (a run of plain motions, MotionRun, holds inline literals only: none differs)
-        if isinstance(step, Motion):
-            for point in step.points:
-                key = (point.text.start, point.text.end)
+    for k, step in enumerate(steps):
+        if isinstance(step, MotionRun):
+            rows = step.row_of_points().tolist()
+            for i, key in enumerate(map(tuple, step.text[:, :2].tolist())):
                 if key in per_pass:
-                    runs.setdefault(key, []).append(step)
+                    runs.setdefault(key, []).append((k, rows[i]))
                     if cycle_start is not None:
                         (before if k < cycle_start else after).add(key)
+
+    ran = tuple(steps)
+
+    def at(k: int, row: int) -> tuple[str, int, int]:  # (instruction, line, column) of a motion
+        return ran[k].instruction[row], *ran[k].statement[row, 2:].tolist()
+
     refused: list[Finding] = []
     bad = set()
     for key, motions in runs.items():
-        first = motions[0]
+        instruction, line, column = at(*motions[0])
         message = None
-        if any(mo.statement.line in conditional for mo in motions):
-            message = (f"{first.instruction}'s target differs from pass to pass and it runs under a condition or "
+        if any(at(*mo)[1] in conditional for mo in motions):
+            message = (f"{instruction}'s target differs from pass to pass and it runs under a condition or "
                        "loop known only while running: its passes are not known before running")
         elif key in before and key in after:
-            message = (f"{first.instruction}'s target differs from pass to pass and it runs both before the loop that "
+            message = (f"{instruction}'s target differs from pass to pass and it runs both before the loop that "
                        "repeats the cycle (once) and in it (every cycle): one table cannot follow both")
         elif len(motions) > MAX_PASSES:
-            message = (f"{first.instruction}'s target differs from pass to pass in {len(motions):,} passes: more "
+            message = (f"{instruction}'s target differs from pass to pass in {len(motions):,} passes: more "
                        f"than {MAX_PASSES:,}, the most a table of corrected targets holds here")
         if message is not None:
             bad.add(key)
-            refused.append(Finding(message, first.statement.line, first.statement.column))
+            refused.append(Finding(message, line, column))
     if bad:
-        left = {id(mo) for key in bad for mo in runs[key]}
-        steps = [s for s in steps if id(s) not in left]
+        left: dict[int, set[int]] = {}
+        for key in bad:
+            for k, row in runs[key]:
+                left.setdefault(k, set()).add(row)
+        steps = [s if k not in left else s.take([r for r in range(len(s)) if r not in left[k]])
+                 for k, s in enumerate(steps)]
+        steps = [s for s in steps if not isinstance(s, MotionRun) or len(s)]
     taken = frozenset(key for key in runs if key not in bad)
     loops: dict[int, tuple[object, set[int]]] = {}
     for key in taken:
         loop = per_pass[key]
-        loops.setdefault(id(loop), (loop, set()))[1].add(runs[key][0].statement.line)
+        loops.setdefault(id(loop), (loop, set()))[1].add(at(*runs[key][0])[1])
     notes = []
     for loop, lines in loops.values():
         line, column = location(loop)

@@ -19,10 +19,9 @@ from thermocomp.programs.model import (
     JOINT,
     LINEAR,
     Finding,
-    Motion,
+    MotionRun,
     RobotProgram,
     Wait,
-    expand,
     newline_of,
 )
 from thermocomp.programs.rapid_conditions import ConditionUnknown, evaluate_condition
@@ -333,17 +332,18 @@ class _Flow:
         A per-pass text (:meth:`take_passes`) is a table, one entry a run: calls needing it differently do not clash."""
         in_call = self._in_call
         if self.per_pass:
-            tabled = {id(s) for s in self.steps if isinstance(s, Motion)
-                      and any((p.text.start, p.text.end) in self.per_pass for p in s.points)}
+            tabled = {id(s) for s in self.steps if isinstance(s, MotionRun)
+                      and any((a, b) in self.per_pass for a, b in s.text[:, :2].tolist())}
             in_call = {k: v for k, v in in_call.items() if k not in tabled}
         return tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), in_call,
                                   self.unsupported, self.notes))
 
-    def _finish_points(self, tree: Tree, unfollowed: set[int]) -> list[Motion | Wait]:
+    def _finish_points(self, tree: Tree, unfollowed: set[int]) -> list[MotionRun | Wait]:
         """A declaration is rewritten only if every use of its name in the module is a followed motion's point
         (an ``Offs(p10, ...)`` elsewhere, or a motion left as written, must keep reading the old value)."""
-        declared = {p.name.lower() for step in self.steps if isinstance(step, Motion) for p in step.points
-                    if p.name and p.text != p.argument}
+        declared = {name.lower() for step in self.steps if isinstance(step, MotionRun)
+                    for name, own in zip(step.name_of_point, np.all(step.text == step.argument, axis=1).tolist())
+                    if name and not own}
         if not declared:  # every target inline (a CAM program): nothing to check
             return list(self.steps)
         uses: dict[str, set[int]] = {}
@@ -365,13 +365,14 @@ class _Flow:
                         uses.setdefault(value, set()).add(start)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         steps = []
-        done: dict[int, Motion] = {}  # a step repeated (the passes of a FOR loop): decided once
+        done: dict[int, MotionRun] = {}  # a step repeated (the passes of a FOR loop): decided once
         for step in self.steps:
-            if isinstance(step, Motion):
+            if isinstance(step, MotionRun):
                 if id(step) not in done:
-                    points = tuple(p if not p.name or p.text == p.argument or uses.get(p.name.lower(), set()) <= direct
-                                   else dataclasses.replace(p, text=p.argument) for p in step.points)
-                    done[id(step)] = dataclasses.replace(step, points=points)
+                    own = np.all(step.text == step.argument, axis=1).tolist()
+                    done[id(step)] = step.with_text_at_argument(np.array(
+                        [bool(name) and not own[i] and not uses.get(name.lower(), set()) <= direct
+                         for i, name in enumerate(step.name_of_point)], dtype=bool))
                 step = done[id(step)]
             steps.append(step)
         return steps
@@ -936,9 +937,8 @@ class _Flow:
         self.join(statement, ends if not loop and self._exhaustive(statement) else [*ends, before], local)
         for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
             self.conf_on[mode] = self.conf_on[mode] or on
-        lines = [line for step in self.steps[first:] for line in
-                 ((step.statement.line,) if isinstance(step, Motion) else () if isinstance(step, Wait)
-                  else step.statement[:, 2].tolist())]
+        lines = [line for step in self.steps[first:] if isinstance(step, MotionRun)
+                 for line in step.statement[:, 2].tolist()]
         self.conditional.extend(lines)
         held = (f"its {len(lines)} motion(s) (line {_lines(lines)}) are compensated, each once in the written order "
                 "of the cycle" if lines else "it holds no motion")
@@ -1080,7 +1080,6 @@ class _Flow:
         if same:
             self.steps.extend(self.steps[first_step:] * max(passes - 1, 0))
             return
-        self.steps[first_step:] = expand(self.steps[first_step:])  # each pass's motions, as objects
         changing = calls.changing_motion(self.steps[first_step:])
         if changing is not None and not self.take_passes(self.steps[first_step:], statement):
             for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
@@ -1189,7 +1188,6 @@ class _Flow:
                 for read in set(self._first_read) - read_before:
                     del self._first_read[read]
             if scope:
-                self.steps[first:] = expand(self.steps[first:])  # each motion of the call, as an object
                 for step in self.steps[first:]:  # the outermost call with arguments is the one named
                     self._in_call[id(step)] = (name, span_of(statement))
         elif key in UNSUPPORTED_INSTRUCTIONS:

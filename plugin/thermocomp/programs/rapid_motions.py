@@ -1,9 +1,12 @@
 """RAPID motions: the motion instructions, their arguments, and runs of plain motion statements read as columns.
 
 ``MoveL``, ``MoveJ``, ``MoveC``, ``MoveAbsJ`` and the process and search moves (:data:`PROCESS_MOTIONS`) are read by
-:meth:`_Motions.run_motion`; a ``MOVES`` token of the grammar (a run of plain motion statements,
-:data:`MOVES_PATTERN`) by :meth:`_Motions.run_moves`, which reads its statements as columns and hands any it does not
-read to the general rules, one statement, as the tree they would have built.
+:meth:`_Motions.run_motion` into a :class:`~thermocomp.programs.model.MotionRun` of one row; a ``MOVES`` token of the
+grammar (a run of plain motion statements, :data:`MOVES_PATTERN`) by :meth:`_Motions.run_moves` into one run of its
+statements, with the same resolvers (:meth:`_Motions.motion_frames`, :meth:`_Motions.motion_speed` once per distinct
+speed, tool and work object; :meth:`_Motions.point` for a named target; its inline targets the same checks and
+arithmetic in bulk). A statement the columns do not read goes to the general rules, one statement, as the tree they
+would have built.
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ from thermocomp.programs.model import (
     JOINT,
     LINEAR,
     Finding,
-    Motion,
     MotionRun,
     Point,
     Span,
@@ -116,11 +118,6 @@ _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[ord(c) for c in " \t\r\n"]] = True
 _GAP_SPACE = _SPACE.copy()
 _GAP_SPACE[ord("\f")] = True
-
-
-class _Irregular(Exception):
-    """A run's statement the columns do not read (not a number, a name that does not resolve, an argument the
-    instruction refuses): it is run through the general rules, one statement, for its finding or error."""
 
 
 class MoveStatements:
@@ -238,23 +235,41 @@ class _Motions:
         if signature.writes is not None:  # SearchL's found point: known only while running
             self.mark_changed(self.changed_root(positional[signature.writes]), statement, local)
         tool_node = positional[len(positional) - 1 - signature.after_tool]
-        positional = positional[first:first + n_points + 1] + [None, tool_node]  # (points, speed, -, tool)
-        T_flange_tcp = self.frame(positional[n_points + 2], local, "tooldata")
-        wobj_node = optional.get("wobj")
-        T_world_frame = np.eye(4) if wobj_node is None else self.frame(wobj_node, local, "wobjdata")
+        positional = positional[first:first + n_points + 1]  # (points, speed)
+        T_world_frame, T_flange_tcp = self.motion_frames(tool_node, optional.get("wobj"), local)
         points = tuple(self.point(positional[i], local, kind, T_world_frame, T_flange_tcp) for i in range(n_points))
+        v_tcp, v_ori, duration = self.motion_speed(name_token, positional[n_points], optional, local, fallback=True)
+        self.steps.append(MotionRun.of_motion(str(name_token), kind, points, span_of(statement), span_of(name_token),
+                                              tcp_speed=v_tcp, orientation_speed=v_ori, duration_s=duration))
+        self.note_conf(self.steps[-1:])
+
+    def motion_frames(self, tool_node, wobj_node, local: dict[str, _Data]) -> tuple[FloatArray, FloatArray]:
+        """A motion's work object frame (the world's without ``\\WObj``) and tool, ``(4, 4)`` each: the one
+        resolver of both, for a statement (:meth:`run_motion`) and a run's distinct texts (:meth:`run_moves`)."""
+        T_flange_tcp = self.frame(tool_node, local, "tooldata")
+        return (np.eye(4) if wobj_node is None else self.frame(wobj_node, local, "wobjdata")), T_flange_tcp
+
+    def motion_speed(self, name_token, speed_node, optional: dict, local: dict[str, _Data], fallback: bool
+                     ) -> tuple[float, float, float | None]:
+        """A motion's TCP speed [m/s], reorientation speed [rad/s] and stated time [s] (``\\T``, or None), from
+        its speeddata, ``\\V``, ``\\T`` and the ``VelSet`` in force: the one resolver of a motion's speed.
+
+        ``fallback``: a speed known only while running is taken as v1000 with a note (the general rules); else
+        it raises (a run's statement then goes to the general rules, which give the note in its place)."""
         try:
-            speed = self.cached(positional[n_points], local, "speeddata")
+            speed = self.cached(speed_node, local, "speeddata")
         except _Unsupported as exc:  # (a speed changes the time, not the target: the motion is still compensated)
+            if not fallback:
+                raise
             speed = UNKNOWN_SPEED
-            line, column = _location(positional[n_points])
+            line, column = _location(speed_node)
             self.notes.append(Finding(f"{exc.message}: {name_token}'s speed is taken as v1000 for the timing", line,
                                       column))
         v_tcp, v_ori = float(speed[0]), float(speed[1])  # type: ignore[index]
         if not (v_tcp > 0 and v_ori > 0):
             raise self.error(f"{name_token}: the speeddata must move: expected a TCP speed and an orientation speed "
-                             f"> 0, got {v_tcp:g} mm/s and {v_ori:g} deg/s", positional[n_points])
-        if "v" in optional and optional["v"] is not None:
+                             f"> 0, got {v_tcp:g} mm/s and {v_ori:g} deg/s", speed_node)
+        if optional.get("v") is not None:
             v_tcp = self._number(optional["v"], local)
             if not v_tcp > 0:
                 raise self.error(f"{name_token} \\V: expected a TCP speed > 0 mm/s, got {v_tcp:g}", optional["v"])
@@ -263,21 +278,13 @@ class _Motions:
         duration = None if optional.get("t") is None else self._number(optional["t"], local)
         if duration is not None and not duration > 0:
             raise self.error(f"{name_token} \\T: expected a time > 0 s, got {duration:g}", optional["t"])
-        self.steps.append(Motion(
-            instruction=str(name_token), kind=kind, points=points, statement=span_of(statement),
-            name=span_of(name_token), tcp_speed=v_tcp * 1e-3, orientation_speed=np.radians(v_ori * override / 100.0),
-            duration_s=duration,
-        ))
-        self.note_conf(self.steps[-1:])
+        return v_tcp * 1e-3, np.radians(v_ori * override / 100.0), duration
 
     def note_conf(self, steps: list) -> None:
         """Whether every run of each motion statement of ``steps`` had its confdata ignored (``ConfL \\Off`` for
         linear and circular moves, ``ConfJ \\Off`` for joint moves), by the statement's offset."""
         for step in steps:
-            if isinstance(step, Motion) and step.kind != ABSOLUTE_JOINT:
-                free = not self.conf_on[JOINT if step.kind == JOINT else LINEAR]
-                self.conf_free[step.statement.start] = self.conf_free.get(step.statement.start, True) and free
-            elif isinstance(step, MotionRun):  # (the same, a run's statements together)
+            if isinstance(step, MotionRun):
                 starts, kinds = step.statement[:, 0], step.kind
                 free = np.where(kinds == _KIND_CODE[JOINT], not self.conf_on[JOINT], not self.conf_on[LINEAR])
                 moved = kinds != _KIND_CODE[ABSOLUTE_JOINT]
@@ -339,7 +346,7 @@ class _Motions:
             try:
                 shapes.append((*self._resolve_shape(token, st, i, local), kind, count,
                                "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"))
-            except (_Unsupported, InputError, _Irregular):
+            except (_Unsupported, InputError):
                 shapes.append(None)
         has_p2 = st.starts("p2") >= 0
         n_points = np.where(has_p2, 2, 1).astype(np.int64)
@@ -398,7 +405,6 @@ class _Motions:
             confdata[at[read]], has_confdata[at] = values[read, 7:11].astype(np.int64), True
             quat[at] = values[:, 3:7]
         argument = text_span
-        named = np.zeros(r, dtype=bool)  # statements with a declared target
         named_at = np.flatnonzero(~inline & regular[point_statement])
         if named_at.size:  # each (name, statement shape) resolved once, in order of appearance
             argument = text_span.copy()
@@ -422,7 +428,6 @@ class _Motions:
                     regular[statement_i] = False
                     continue
                 self.direct_refs.add(int(point_starts[i]))
-                named[statement_i] = True
                 text_span[i] = tuple(point.text)
                 names[i], extax[i] = point.name, point.extax
                 if point.q is not None:
@@ -438,46 +443,31 @@ class _Motions:
         name_span[:, 1] = base + st.ends("instr")
         instruction = [st.group(i, "instr") for i in shape_first.tolist()]  # each shape's, as written
         instruction = list(map(instruction.__getitem__, shape_of.tolist()))
-        extax_t, names_t = tuple(extax), tuple(names)
-        # the regular statements' columns, the others run by the general rules, in order
-        edges = np.flatnonzero(np.diff(regular.astype(np.int8), prepend=2, append=2))
-        for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
-            if not regular[a]:
+        run = MotionRun(
+            instruction=tuple(instruction), kind=kinds, n_points=n_points, statement=statement, name=name_span,
+            tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], joint_speed=np.full(r, np.inf),
+            acceleration=np.full(r, np.inf), duration_s=np.full(r, np.nan), text=text_span, argument=argument,
+            T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata, has_confdata=has_confdata, frames=frames,
+            frame=frame, extax=tuple(extax), name_of_point=tuple(names), whole_argument=(None,) * p, quat=quat)
+        for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
+            if part is None:
                 for i in range(a, b):
                     self.run_body(Tree("body", [self._statement_tree(token, st, i)]), local, depth)
                 continue
-            pa, pb = int(first_point[a]), int(first_point[b - 1] + n_points[b - 1])
-            run = MotionRun(
-                instruction=tuple(instruction[a:b]), kind=kinds[a:b], n_points=n_points[a:b],
-                statement=statement[a:b], name=name_span[a:b], tcp_speed=speed[a:b, 0],
-                orientation_speed=speed[a:b, 1], joint_speed=np.full(b - a, np.inf),
-                acceleration=np.full(b - a, np.inf), duration_s=np.full(b - a, np.nan), text=text_span[pa:pb],
-                argument=text_span[pa:pb] if argument is text_span else argument[pa:pb],
-                T_world_tcp=T_world_tcp[pa:pb], q=q[pa:pb], q_len=q_len[pa:pb], confdata=confdata[pa:pb],
-                has_confdata=has_confdata[pa:pb], frames=frames, frame=frame[pa:pb], extax=extax_t[pa:pb],
-                name_of_point=names_t[pa:pb], whole_argument=(None,) * (pb - pa), quat=quat[pa:pb])
             if self.progress is not None:
                 for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS,
                                   self._run_count + b - a, PROGRESS_MOTIONS):
                     self.progress(done, None)
             self._run_count += b - a
-            if named[a:b].any():  # a declared target: its text is decided per motion (:meth:`_finish_points`), on objects
-                self.steps.extend(run.motions())
-            else:
-                self.steps.append(run)
+            self.steps.append(part)
 
     def _resolve_shape(self, token: Token, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple:
-        """Work object frame, tool, TCP speed [m/s] and reorientation speed [rad/s] of a run's statement."""
-        T_flange_tcp = self.frame(self._leaf(token, st, i, "tool"), local, "tooldata")
-        T_world_frame = np.eye(4) if st.group(i, "wobj") is None else \
-            self.frame(self._leaf(token, st, i, "wobj"), local, "wobjdata")
-        speed = self.cached(self._leaf(token, st, i, "speed"), local, "speeddata")
-        v_tcp, v_ori = float(speed[0]), float(speed[1])  # type: ignore[index]
-        if not (v_tcp > 0 and v_ori > 0):
-            raise _Irregular
-        override, v_max = self.velset
-        v_tcp = min(v_tcp * override / 100.0, v_max)
-        return T_world_frame, T_flange_tcp, v_tcp * 1e-3, np.radians(v_ori * override / 100.0)
+        """Work object frame, tool, TCP speed [m/s] and reorientation speed [rad/s] of a run's statement, as
+        :meth:`run_motion` resolves them (:meth:`motion_frames`, :meth:`motion_speed`)."""
+        wobj = None if st.group(i, "wobj") is None else self._leaf(token, st, i, "wobj")
+        frames = self.motion_frames(self._leaf(token, st, i, "tool"), wobj, local)
+        name = st.group(i, "instr")
+        return (*frames, *self.motion_speed(name, self._leaf(token, st, i, "speed"), {}, local, fallback=False)[:2])
 
     def point(self, node, local, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray) -> Point:
         dtype = "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"

@@ -182,7 +182,7 @@ def _check_bounded(program: RobotProgram, durations: FloatArray) -> None:
     if not np.any(beyond):
         return
     k = int(np.argmax(beyond))
-    where = program.steps[k].statement
+    where = program.columns.statement_of_step(k)
     raise InputError(f"the estimated time of one cycle passes {MAX_MINUTES:g} minutes at this statement (it takes "
                      f"{durations[k]:.3g} s): a wait or a speed no robot program means", path=program.path,
                      row=where.line, column=where.column)

@@ -22,7 +22,6 @@ calls need written differently. See docs/programs.md.
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +34,7 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.files import read_program_text
 from thermocomp.programs import calls, urscript_flow
 from thermocomp.programs.grammars import lalr_parser
-from thermocomp.programs.model import MAX_MOTIONS, Finding, Motion, RobotProgram, Span, TextLines, Wait, newline_of
+from thermocomp.programs.model import MAX_MOTIONS, Finding, MotionRun, RobotProgram, Span, TextLines, Wait, newline_of
 from thermocomp.programs.urscript_flow import (
     MAX_STATEMENTS_RUN,
     MAX_WHILE_PASSES,
@@ -167,7 +166,7 @@ class _Walker(Flow, Motions, Values):
         self.threads: dict[str, Tree] = {}
         self.global_names: set[str] = set()  # names the file assigns as global or at its top level
         self.globals: dict = {}
-        self.steps: list[Motion | Wait] = []
+        self.steps: list[MotionRun | Wait] = []
         self.unsupported: list[Finding] = []
         self.notes: list[Finding] = []
         self.tool: np.ndarray | None = np.eye(4)
@@ -294,10 +293,9 @@ class _Walker(Flow, Motions, Values):
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         steps = []
         for step in self.steps:
-            if isinstance(step, Motion) and any(p.name and not uses.get(p.name, set()) <= direct for p in step.points):
-                points = tuple(p if not p.name or uses.get(p.name, set()) <= direct
-                               else replace(p, text=p.argument) for p in step.points)
-                step = replace(step, points=points)
+            if isinstance(step, MotionRun):
+                step = step.with_text_at_argument(np.array([bool(name) and not uses.get(name, set()) <= direct
+                                                            for name in step.name_of_point], dtype=bool))
             steps.append(step)
         return steps
 

@@ -31,7 +31,7 @@ from lark import Tree
 from thermocomp.geometry.rotations import invert_transform
 from thermocomp.programs import calls
 from thermocomp.programs import passes as pass_tables
-from thermocomp.programs.model import Finding, Motion, MotionRun, Wait, expand
+from thermocomp.programs.model import Finding, Motion, MotionRun, Wait
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_motions import MOTIONS
 from thermocomp.programs.urscript_values import (
@@ -453,8 +453,6 @@ class Flow:
         for step in self.steps[first:]:
             if isinstance(step, MotionRun):
                 lines.update(step.statement[:, 2].tolist())
-            elif isinstance(step, Motion):
-                lines.add(step.statement.line)
         if not lines:
             return
         ordered = sorted(lines)
@@ -646,7 +644,6 @@ class Flow:
                 if counter is not None:  # every pass runs what the first ran: counted, then repeated
                     more = self._remaining_passes(condition, local, *counter, st)
                     self.count(more * (self.unrolled - units), st)
-                    self.steps[steps:] = expand(self.steps[steps:])  # (the first pass's motions, as objects)
                     self.steps.extend(self.steps[steps:] * more)
                     passes += more
                     repeated = True
@@ -656,8 +653,6 @@ class Flow:
             raise
         finally:
             frame.loops.pop()
-        if not repeated:
-            self.steps[first:] = expand(self.steps[first:])  # each pass's motions, as objects
         # (repeated passes are copies of the first: it alone is checked)
         changing = calls.changing_motion(self.steps[first:first + (len(self.steps) - first) // passes]
                                          if repeated else self.steps[first:])
@@ -693,8 +688,8 @@ class Flow:
         entry a run, so calls needing it differently do not clash."""
         if not self.per_pass:
             return self._in_call
-        tabled = {id(s) for s in self.steps if isinstance(s, Motion)
-                  and any((p.text.start, p.text.end) in self.per_pass for p in s.points)}
+        tabled = {id(s) for s in self.steps if isinstance(s, MotionRun)
+                  and any((a, b) in self.per_pass for a, b in s.text[:, :2].tolist())}
         return {k: v for k, v in self._in_call.items() if k not in tabled}
 
     # ----- the pose the robot stands at (PolyScope's relative waypoints)
@@ -717,9 +712,7 @@ class Flow:
         motion = None
         for step in reversed(self.steps[start:]):
             if isinstance(step, MotionRun):
-                motion = step.motions()[-1]
-            elif isinstance(step, Motion):
-                motion = step
+                motion = step.take([len(step) - 1]).motions()[0]
             if motion is not None:
                 break
         why = None
@@ -939,7 +932,6 @@ class Flow:
             if not all(v is returned or v == returned for v in frame.values):
                 returned = None
         if scope:
-            self.steps[first:] = expand(self.steps[first:])  # each motion of the call, as an object
             for step in self.steps[first:]:  # the outermost call with arguments is the one named
                 self._in_call[id(step)] = (name, span_of(call))
         return returned  # (None: no value, or one known only while running)

@@ -22,7 +22,7 @@ from lark import Token, Tree
 
 from thermocomp.geometry.rotations import matrix_from_rotvec, transform
 from thermocomp.programs.grammars import delimiters, node_meta, parse_numbers, token_at
-from thermocomp.programs.model import _KIND_CODE, CIRCULAR, JOINT, LINEAR, Motion, MotionRun, Point
+from thermocomp.programs.model import _KIND_CODE, CIRCULAR, JOINT, LINEAR, MotionRun, Point
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_values import MAX_POSE_VALUE, Pose, Record, Unsupported, split_arguments
 
@@ -173,11 +173,9 @@ class Motions:
             raise self.error(refused.message, params[refused.key] if refused.key in params else call) from None
         joint = kind == JOINT
         self.count(1, call)
-        self.steps.append(Motion(
-            instruction=name, kind=kind, points=points, statement=span_of(call), name=span_of(call.children[0]),
-            tcp_speed=float("inf") if joint else v, joint_speed=v if joint else float("inf"), acceleration=a,
-            duration_s=t,
-        ))
+        self.steps.append(MotionRun.of_motion(
+            name, kind, points, span_of(call), span_of(call.children[0]), tcp_speed=float("inf") if joint else v,
+            joint_speed=v if joint else float("inf"), acceleration=a, duration_s=t))
 
     def point(self, node, local: dict, kind: str) -> Point:
         outer = node
@@ -384,23 +382,14 @@ class Motions:
         acceleration = np.array([s[1] for s in table], dtype=float)[shape_of]
         duration = np.array([np.nan if s[3] is None else s[3] for s in table], dtype=float)[shape_of]
         q_len = np.where(is_pose, 0, 6).astype(np.int64)
-        # the regular statements' columns, the others run by the general rules, in order
-        edges = np.flatnonzero(np.diff(regular.astype(np.int8), prepend=2, append=2))
-        segments: list = []
-        for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
-            if not regular[a]:
-                segments.append((a, b, None))
-                continue
-            n = b - a
-            segments.append((a, b, MotionRun(
-                instruction=instruction[a:b], kind=kind[a:b], n_points=np.ones(n, dtype=np.int64),
-                statement=statement[a:b], name=name[a:b], tcp_speed=np.where(joint[a:b], np.inf, speed[a:b]),
-                orientation_speed=np.full(n, np.inf), joint_speed=np.where(joint[a:b], speed[a:b], np.inf),
-                acceleration=acceleration[a:b], duration_s=duration[a:b], text=point[a:b], argument=point[a:b],
-                T_world_tcp=T[a:b], q=q[a:b], q_len=q_len[a:b], confdata=np.zeros((n, 4), dtype=np.int64),
-                has_confdata=np.zeros(n, dtype=bool), frames=(),
-                frame=np.zeros(n, dtype=np.int64), extax=("",) * n, name_of_point=("",) * n,
-                whole_argument=(None,) * n, quat=np.full((n, 4), np.nan))))
+        run = MotionRun(
+            instruction=instruction, kind=kind, n_points=np.ones(k, dtype=np.int64), statement=statement, name=name,
+            tcp_speed=np.where(joint, np.inf, speed), orientation_speed=np.full(k, np.inf),
+            joint_speed=np.where(joint, speed, np.inf), acceleration=acceleration, duration_s=duration, text=point,
+            argument=point, T_world_tcp=T, q=q, q_len=q_len, confdata=np.zeros((k, 4), dtype=np.int64),
+            has_confdata=np.zeros(k, dtype=bool), frames=(), frame=np.zeros(k, dtype=np.int64), extax=("",) * k,
+            name_of_point=("",) * k, whole_argument=(None,) * k, quat=np.full((k, 4), np.nan))
+        segments = run.stretches(regular)  # the regular statements' columns, the others the general rules'
         self._templates[token.start_pos] = (segments, int(regular.sum()))
         return self._templates[token.start_pos]
 
