@@ -19,6 +19,7 @@ from thermocomp.programs.model import (
     JOINT,
     LINEAR,
     Finding,
+    Motion,
     MotionRun,
     RobotProgram,
     Wait,
@@ -166,7 +167,7 @@ class _Flow:
     # ----- the module
     def run(self, tree: Tree) -> RobotProgram:
         self._branch_given, self._joined = {}, {}  # (this walk's: :mod:`.rapid_data` reads them)
-        self._tags: dict[int, tuple[Motion, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
+        self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
         for other in self.task.modules:
             self.collect(other.tree, other)
         self.collect(tree, None)
@@ -685,10 +686,9 @@ class _Flow:
         if outer is not None:
             outer.update(reading)
         if reading:
-            self.steps[first:] = expand(self.steps[first:])
-            for motion in self.steps[first:]:
-                if isinstance(motion, Motion):
-                    self._tags[id(motion)] = (motion, {**self._tags.get(id(motion), (None, {}))[1], **reading})
+            for run in self.steps[first:]:
+                if isinstance(run, MotionRun):
+                    self._tags[id(run)] = (run, {**self._tags.get(id(run), (None, {}))[1], **reading})
 
     def check_paths(self) -> None:
         """A motion whose data a condition or loop not resolved before running gave their value, and which runs with
@@ -696,27 +696,27 @@ class _Flow:
         running: refused at its line naming the data and their assignments, its motions left as written."""
         if not self._tags:
             return
-        tagged = {motion.statement.start for motion, _ in self._tags.values()}
-        runs: dict[int, list[tuple[Motion, tuple, bytes]]] = {}
-        self.steps[:] = [step for part in self.steps for step in (
-            expand([part]) if not isinstance(part, (Motion, Wait)) and np.isin(
-                np.asarray(part.statement)[:, 0], list(tagged)).any() else [part])]
-        for step in self.steps:
-            if isinstance(step, Motion) and step.statement.start in tagged:
-                source = self._tags.get(id(step), (None, {}))[1]
-                value = b"".join(np.ascontiguousarray(a).tobytes() for p in step.points for a in (
-                    p.q if p.T_world_tcp is None else p.T_world_tcp, p.T_world_frame, p.T_flange_tcp))
-                runs.setdefault(step.statement.start, []).append(
-                    (step, tuple(sorted((k, id(g[0])) for k, g in source.items())), value))
+        tagged = {start for run, _ in self._tags.values() for start in run.statement[:, 0].tolist()}
+        found: dict[int, list[tuple[Motion, tuple, bytes, dict]]] = {}
+        for run in self.steps:
+            if not isinstance(run, MotionRun) or not np.isin(run.statement[:, 0], list(tagged)).any():
+                continue
+            source = self._tags.get(id(run), (None, {}))[1]
+            key = tuple(sorted((k, id(g[0])) for k, g in source.items()))
+            for motion in run.motions():
+                if motion.statement.start in tagged:
+                    value = b"".join(np.ascontiguousarray(a).tobytes() for p in motion.points for a in (
+                        p.q if p.T_world_tcp is None else p.T_world_tcp, p.T_world_frame, p.T_flange_tcp))
+                    found.setdefault(motion.statement.start, []).append((motion, key, value, source))
         refused: set[int] = set()
-        for start, found in runs.items():
-            if len({v for *_, v in found}) < 2 or len({s for _, s, _ in found}) < 2:
+        for start, runs in found.items():
+            if len({v for _, _, v, _ in runs}) < 2 or len({k for _, k, _, _ in runs}) < 2:
                 continue  # (one value on every path; or one assignment's values, a FOR's passes: :meth:`run_for`)
             refused.add(start)
-            motion = found[0][0]
+            motion = runs[0][0]
             given: dict[str, list[tuple[Tree, Tree]]] = {}
-            for step, _, _ in found:
-                for name, g in self._tags.get(id(step), (None, {}))[1].items():
+            for _, _, _, source in runs:
+                for name, g in source.items():
                     if all(g[0] is not h[0] for h in given.get(name, [])):
                         given.setdefault(name, []).append(g)
             said = "; ".join(f"{self._data_name(name)} is given a value at " + " and at ".join(
@@ -727,13 +727,28 @@ class _Flow:
                                 "known only while running; one written target cannot serve every path",
                                 Token("NAME", motion.instruction, motion.statement.start, motion.statement.line,
                                       motion.statement.column))
+            self.note_once(Finding(f"{motion.instruction} stays as written: its data differ from path to path",
+                                   motion.statement.line, motion.statement.column))
         if refused:
-            for step in self.steps:
-                if isinstance(step, Motion) and step.statement.start in refused:
-                    self._in_call.pop(id(step), None)
-                    self.note_once(Finding(f"{step.instruction} stays as written: its data differ from path to "
-                                           "path", step.statement.line, step.statement.column))
-            self.steps[:] = [s for s in self.steps if not (isinstance(s, Motion) and s.statement.start in refused)]
+            kept: dict[int, MotionRun | None] = {}  # (a step repeated, the passes of a FOR loop: cut once)
+            steps = [self._without(step, refused, kept) for step in self.steps]
+            for old in {id(s) for s in self.steps} - {id(s) for s in steps}:
+                self._in_call.pop(old, None)
+            self.steps[:] = [step for step in steps if step is not None]
+
+    def _without(self, step: MotionRun | Wait, starts: set[int], kept: dict[int, MotionRun | None]
+                 ) -> MotionRun | Wait | None:
+        """``step`` without its motions whose statements start at ``starts`` (its call, where it has one, kept);
+        None when none is left."""
+        if not isinstance(step, MotionRun):
+            return step
+        if id(step) not in kept:
+            keep = ~np.isin(step.statement[:, 0], list(starts))
+            kept[id(step)] = step if keep.all() else None if not keep.any() else step.take(np.flatnonzero(keep))
+            cut = kept[id(step)]
+            if cut is not None and cut is not step and id(step) in self._in_call:
+                self._in_call[id(cut)] = self._in_call[id(step)]
+        return kept[id(step)]
 
     def _data_name(self, key: str) -> str:
         data = self.module_data.get(key)
