@@ -53,6 +53,7 @@ from thermocomp.programs.model import (
     Motion,
     ProgramColumns,
     RobotProgram,
+    target_of_world,
     tcp_poses,
 )
 from thermocomp.programs.options import MAX_INDEXED_ENTRIES, ProgramOptions
@@ -411,13 +412,15 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         # in each point's work object: each frame inverted once, and no product where every frame is the world's
         # (the identity's product gives the same bits)
         frames = cols.frame_table(0)
-        in_world = all(np.array_equal(frames[f], np.eye(4)) for f in np.unique(cols.run.frame[pw]).tolist())
+        held = cols.run.held[pw]
+        in_world = not held.any() and all(np.array_equal(frames[f], np.eye(4))
+                                          for f in np.unique(cols.run.frame[pw]).tolist())
         if in_world and at_base:
             R_frame, p_frame = R_tcp[pw], p_tcp[pw]
         else:  # in the program's world frame, the robot base (docs/conventions.md), then in the work object
             T_world_tcp = transform(R_tcp[pw], p_tcp[pw])
             T_world_tcp = T_world_tcp if at_base else invert_transform(chain.T_world_base) @ T_world_tcp
-            T_frame = T_world_tcp if in_world else invert_transform(frames)[cols.run.frame[pw]] @ T_world_tcp
+            T_frame = T_world_tcp if in_world else target_of_world(frames, T_world_tcp, held, cols.run.frame[pw])
             R_frame, p_frame = T_frame[:, :3, :3], T_frame[:, :3, 3]
         if rapid:
             quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(R_frame), cols.run.quat[pw])

@@ -47,7 +47,7 @@ from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import Status
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.programs import writer as w
-from thermocomp.programs.model import ABSOLUTE_JOINT, CIRCULAR, RobotProgram, tcp_poses
+from thermocomp.programs.model import ABSOLUTE_JOINT, CIRCULAR, RobotProgram, target_of_world, tcp_poses
 from thermocomp.robot.chain import Chain
 
 
@@ -117,7 +117,7 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, m
             changed = any(w.point_changed(pt, T_filtered[k, i], None, None) for k in range(K))
             entries = None
             if changed:
-                T_frame = invert_transform(pt.T_world_frame)[None] @ T_filtered[:, i]
+                T_frame = target_of_world(pt.T_world_frame, T_filtered[:, i], pt.held)
                 entries = [_pose_entry(prog, T_frame[k], None if conf is None else conf[k, i], pt.extax, pt.quat)
                            for k in range(K)]
                 for k in (0, K - 1):

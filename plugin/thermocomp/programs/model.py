@@ -32,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from thermocomp._typing import ArrayLike, FloatArray
+from thermocomp.geometry.rotations import invert_transform
 
 #: Default bound on the motions (and waits) a program may unroll to through its loops and routine calls: a
 #: compensation holds some 4 KB a motion (measured: 317 MB at 40,000 motions of a RAPID FOR loop), so 2 million
@@ -76,6 +77,11 @@ class Point:
         oframe``; UR: the base), ``(4, 4)``.
     T_flange_tcp
         The tool: the TCP in the flange frame (ABB ``tframe``, UR ``set_tcp``), ``(4, 4)``.
+    held
+        ABB: the robot holds the work object and the tool stands still (``tooldata`` and ``wobjdata`` ``robhold``
+        FALSE and TRUE). Then ``T_world_frame`` is the stationary TCP in the world (``tframe``), ``T_flange_tcp``
+        the object frame in the flange (``uframe @ oframe``), and ``T_world_tcp`` the object frame's pose in the
+        world when the stationary TCP is at the target: one composition, :func:`world_of_target`, serves both.
     q
         Joint angles as written (jointtarget, UR joint list), controller angles
         [rad] ``(n,)``, or ``None`` for a Cartesian target.
@@ -108,6 +114,7 @@ class Point:
     name: str = ""
     whole_argument: Span | None = None
     quat: FloatArray | None = None
+    held: bool = False
 
     @property
     def is_joint(self) -> bool:
@@ -264,6 +271,8 @@ class MotionRun:
         Per point, as in :class:`Point`.
     quat
         ``(p, 4)``: each point's :attr:`Point.quat`, NaN where it has none.
+    held
+        ``(p,)`` bool: each point's :attr:`Point.held`.
     """
 
     instruction: tuple[str, ...]
@@ -289,6 +298,7 @@ class MotionRun:
     name_of_point: tuple[str, ...]
     whole_argument: tuple[Span | None, ...]
     quat: FloatArray
+    held: np.ndarray
 
     def __len__(self) -> int:
         return len(self.instruction)
@@ -334,7 +344,7 @@ class MotionRun:
             has_confdata=np.array([pt.confdata is not None for pt in points], dtype=bool),
             frames=tuple(pairs), frame=np.array(frame, dtype=np.int64), extax=tuple(pt.extax for pt in points),
             name_of_point=tuple(pt.name for pt in points), whole_argument=tuple(pt.whole_argument for pt in points),
-            quat=quat)
+            quat=quat, held=np.array([pt.held for pt in points], dtype=bool))
 
     def first_points(self) -> np.ndarray:
         """Each motion's first point's index ``(r,)``."""
@@ -352,7 +362,7 @@ class MotionRun:
                         T_flange_tcp=frames[i][1], q=self.q[i, :self.q_len[i]] if joint[i] else None,
                         confdata=tuple(conf[i]) if has_conf[i] else None, text=spans[i], argument=arguments[i],
                         extax=self.extax[i], name=self.name_of_point[i], whole_argument=self.whole_argument[i],
-                        quat=None if self.quat[i, 0] != self.quat[i, 0] else self.quat[i])
+                        quat=None if self.quat[i, 0] != self.quat[i, 0] else self.quat[i], held=bool(self.held[i]))
                   for i in range(len(spans))]
         last = np.cumsum(self.n_points).tolist()
         out = []
@@ -524,7 +534,7 @@ def _empty() -> MotionRun:
                      argument=spans.copy(), T_world_tcp=np.zeros((0, 4, 4)), q=np.zeros((0, 0)),
                      q_len=np.zeros(0, dtype=np.int64), confdata=spans.copy(), has_confdata=np.zeros(0, dtype=bool),
                      frames=(), frame=np.zeros(0, dtype=np.int64), extax=(), name_of_point=(), whole_argument=(),
-                     quat=np.zeros((0, 4)))
+                     quat=np.zeros((0, 4)), held=np.zeros(0, dtype=bool))
 
 
 def newline_of(text: str) -> str:
@@ -567,3 +577,36 @@ def tcp_poses(R_flange: FloatArray, p_flange: FloatArray, T_flange_tcp: FloatArr
     R = R_flange @ T_flange_tcp[:, :3, :3]
     p = p_flange + np.einsum("...mij,mj->...mi", R_flange, T_flange_tcp[:, :3, 3])
     return R, p
+
+
+def world_of_target(T_world_frame: FloatArray, T_frame_target: FloatArray, held: ArrayLike) -> FloatArray:
+    """``T_world_tcp`` of targets as written: the one composition of a target with its frame.
+
+    Ordinary (``held`` False): ``T_world_frame @ T_frame_target`` (the TCP in the world). A work object held by the
+    robot and a stationary tool (``held`` True, :attr:`Point.held`): ``T_world_tool @ inv(T_object_target)``, the
+    object frame in the world when the stationary TCP is at the target. Either way ``T_world_tcp @ inv(T_flange_tcp)``
+    is the flange pose the controller goes to.
+
+    Parameters
+    ----------
+    T_world_frame : ndarray, shape ``(4, 4)`` or ``(m, 4, 4)``
+        The work object frame, or (held) the stationary TCP, in the world [m].
+    T_frame_target : ndarray, shape ``(m, 4, 4)``
+        The targets as written, in that frame [m].
+    held : bool or ndarray of bool, shape ``(m,)``
+    """
+    held = np.broadcast_to(np.asarray(held, dtype=bool), T_frame_target.shape[:1])
+    if not held.any():
+        return T_world_frame @ T_frame_target
+    return T_world_frame @ np.where(held[:, None, None], invert_transform(T_frame_target), T_frame_target)
+
+
+def target_of_world(T_world_frame: FloatArray, T_world_tcp: FloatArray, held: ArrayLike,
+                    frame: np.ndarray | None = None) -> FloatArray:
+    """The targets to write, ``(m, 4, 4)`` [m]: the inverse of :func:`world_of_target` (same arguments, with
+    ``T_world_tcp`` ``(m, 4, 4)`` in place of the targets). With ``frame`` ``(m,)``, ``T_world_frame`` is a
+    table ``(F, 4, 4)`` and point ``i``'s frame its row ``frame[i]`` (each frame inverted once)."""
+    T_frame_world = invert_transform(T_world_frame)
+    T = (T_frame_world if frame is None else T_frame_world[frame]) @ T_world_tcp
+    held = np.broadcast_to(np.asarray(held, dtype=bool), T_world_tcp.shape[:1])
+    return np.where(held[:, None, None], invert_transform(T), T) if held.any() else T

@@ -822,17 +822,20 @@ class _Declarations:
             self._cache[key] = self.evaluate_as(node, local, dtype)
         return self._cache[key]
 
-    def frame(self, node, local, dtype: str) -> FloatArray:
-        """The TCP in the flange (``tooldata``) or the object frame in the world (``wobjdata``), ``(4, 4)``."""
+    def frame(self, node, local, dtype: str) -> tuple[FloatArray, bool]:
+        """A ``tooldata``'s ``tframe`` or a ``wobjdata``'s ``uframe @ oframe``, ``(4, 4)`` [m], and its ``robhold``.
+
+        ``tframe`` is the TCP in the flange (robhold TRUE) or, for a stationary tool (FALSE), in the world;
+        ``uframe`` is in the world or, for a work object held by the robot (TRUE), in the flange (ABB RAPID
+        reference, tooldata and wobjdata). A work object moved by a mechanical unit (``ufmec``) is refused."""
         value = self.cached(node, local, dtype)
         if dtype == "tooldata":
-            if value[0] is not True:
-                raise _Unsupported("a stationary tool (robhold FALSE) is not supported", node)
-            return _T_from_pose(self._oriented(value[1], node, "tooldata tframe"))
-        if value[0] is True or value[2] != "":
-            raise _Unsupported("a work object held by the robot or moved by a mechanical unit is not supported", node)
+            return _T_from_pose(self._oriented(value[1], node, "tooldata tframe")), value[0] is True
+        if value[2] != "":
+            raise _Unsupported(f"a work object moved by a mechanical unit (ufmec \"{value[2]}\") is not supported",
+                               node)
         return (_T_from_pose(self._oriented(value[3], node, "wobjdata uframe"))
-                @ _T_from_pose(self._oriented(value[4], node, "wobjdata oframe")))
+                @ _T_from_pose(self._oriented(value[4], node, "wobjdata oframe"))), value[0] is True
 
     def _oriented(self, pose, node, what: str):
         """``pose`` if its quaternion can be normalised: one of zero norm (``[0,0,0,0]``) or not finite divided by

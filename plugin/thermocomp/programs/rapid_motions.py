@@ -11,6 +11,7 @@ would have built.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +38,7 @@ from thermocomp.programs.model import (
     MotionRun,
     Point,
     Span,
+    world_of_target,
 )
 from thermocomp.programs.rapid_data import INT_MAX, NUM_MAX, _Data, _location, _T_from_pose, _Unsupported, span_of
 from thermocomp.programs.writer import NUMBER
@@ -236,18 +238,31 @@ class _Motions:
             self.mark_changed(self.changed_root(positional[signature.writes]), statement, local)
         tool_node = positional[len(positional) - 1 - signature.after_tool]
         positional = positional[first:first + n_points + 1]  # (points, speed)
-        T_world_frame, T_flange_tcp = self.motion_frames(tool_node, optional.get("wobj"), local)
-        points = tuple(self.point(positional[i], local, kind, T_world_frame, T_flange_tcp) for i in range(n_points))
+        frames = self.motion_frames(tool_node, optional.get("wobj"), local)
+        points = tuple(self.point(positional[i], local, kind, *frames) for i in range(n_points))
         v_tcp, v_ori, duration = self.motion_speed(name_token, positional[n_points], optional, local, fallback=True)
         self.steps.append(MotionRun.of_motion(str(name_token), kind, points, span_of(statement), span_of(name_token),
                                               tcp_speed=v_tcp, orientation_speed=v_ori, duration_s=duration))
         self.note_conf(self.steps[-1:])
 
-    def motion_frames(self, tool_node, wobj_node, local: dict[str, _Data]) -> tuple[FloatArray, FloatArray]:
-        """A motion's work object frame (the world's without ``\\WObj``) and tool, ``(4, 4)`` each: the one
-        resolver of both, for a statement (:meth:`run_motion`) and a run's distinct texts (:meth:`run_moves`)."""
-        T_flange_tcp = self.frame(tool_node, local, "tooldata")
-        return (np.eye(4) if wobj_node is None else self.frame(wobj_node, local, "wobjdata")), T_flange_tcp
+    def motion_frames(self, tool_node, wobj_node, local: dict[str, _Data]) -> tuple[FloatArray, FloatArray, bool]:
+        """A motion's frame, tool, ``(4, 4)`` each, and :attr:`Point.held`: the one resolver of both, for a
+        statement (:meth:`run_motion`) and a run's distinct texts (:meth:`run_moves`).
+
+        Ordinary: the work object frame (the world's without ``\\WObj``) and the TCP in the flange. A stationary tool
+        with a work object held by the robot: the stationary TCP in the world and the object frame in the flange.
+        A stationary tool with a work object the robot does not hold, or the reverse, is refused naming both (the
+        controller stops on it)."""
+        T_tool, robot_tool = self.frame(tool_node, local, "tooldata")
+        T_wobj, robot_wobj = (np.eye(4), False) if wobj_node is None else self.frame(wobj_node, local, "wobjdata")
+        if robot_tool == robot_wobj:
+            wobj = "wobj0" if wobj_node is None else self.text[span_of(wobj_node).start:span_of(wobj_node).end]
+            tool = self.text[span_of(tool_node).start:span_of(tool_node).end]
+            raise _Unsupported(
+                f"tool {tool} (robhold {'TRUE' if robot_tool else 'FALSE'}) with work object {wobj} (robhold "
+                f"{'TRUE' if robot_wobj else 'FALSE'}): a stationary tool needs a work object held by the robot and "
+                "a work object held by the robot a stationary tool", tool_node)
+        return (T_wobj, T_tool, False) if robot_tool else (T_tool, T_wobj, True)
 
     def motion_speed(self, name_token, speed_node, optional: dict, local: dict[str, _Data], fallback: bool
                      ) -> tuple[float, float, float | None]:
@@ -351,7 +366,7 @@ class _Motions:
         has_p2 = st.starts("p2") >= 0
         n_points = np.where(has_p2, 2, 1).astype(np.int64)
         # a shape that resolves, with the instruction's own count of points
-        regular = np.array([0 if s is None else s[5] for s in shapes], dtype=np.int64)[shape_of] == n_points
+        regular = np.array([0 if s is None else s[6] for s in shapes], dtype=np.int64)[shape_of] == n_points
         # the points, in order: each statement's first, then its second
         p = int(n_points.sum())
         first_point = np.cumsum(n_points) - n_points
@@ -366,12 +381,13 @@ class _Motions:
         resolved_shape = [s is not None for s in shapes]
         frame_of_shape = np.cumsum(resolved_shape) - 1  # each resolved shape's index in ``frames``
         frames = tuple((s[0], s[1]) for s in shapes if s is not None)
+        held_of_frame = [bool(s[2]) for s in shapes if s is not None]
         shape_p = shape_of[point_statement]
         frame = frame_of_shape[shape_p].astype(np.int64)
         inline = st.bytes[local_starts] == ord("[")
-        dtype_of = np.array([s is not None and s[6] == "jointtarget" for s in shapes], dtype=bool)[shape_p]
-        kinds = np.array([_KIND_CODE[s[4]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
-        speed = np.array([(s[2], s[3]) if s is not None else (0.0, 0.0) for s in shapes],
+        dtype_of = np.array([s is not None and s[7] == "jointtarget" for s in shapes], dtype=bool)[shape_p]
+        kinds = np.array([_KIND_CODE[s[5]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
+        speed = np.array([(s[3], s[4]) if s is not None else (0.0, 0.0) for s in shapes],
                          dtype=float).reshape(-1, 2)[shape_of]
         starts = base + st.starts("instr")
         point_starts = base + local_starts
@@ -401,7 +417,8 @@ class _Motions:
             for f in np.unique(frame[at]).tolist():  # each work object's points together
                 members = frame[at] == f
                 T_world_tcp[at[members]] = T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
-                    else frames[f][0] @ T_frame_tcp[members]  # (the identity's product: the same bits)
+                    and not held_of_frame[f] else world_of_target(frames[f][0], T_frame_tcp[members], held_of_frame[f])
+                # (the identity's product: the same bits)
             confdata[at[read]], has_confdata[at] = values[read, 7:11].astype(np.int64), True
             quat[at] = values[:, 3:7]
         argument = text_span
@@ -420,12 +437,12 @@ class _Motions:
                     assert shape is not None
                     try:
                         resolved[key] = self.point(self._leaf(token, st, statement_i, "p2" if part_of[i] else "p1"), local,
-                                                   shape[4], shape[0], shape[1])
+                                                   shape[5], *shape[:3])
                     except (_Unsupported, InputError):
                         resolved[key] = None
-                point = resolved[key]
-                if point is None:
-                    regular[statement_i] = False
+                point, shape = resolved[key], shapes[shape_p[i]]
+                if point is None or point.whole_argument is not None or point.T_world_frame is not shape[0]:
+                    regular[statement_i] = False  # (a CalcJointT's point: its own frames and whole argument)
                     continue
                 self.direct_refs.add(int(point_starts[i]))
                 text_span[i] = tuple(point.text)
@@ -448,7 +465,8 @@ class _Motions:
             tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], joint_speed=np.full(r, np.inf),
             acceleration=np.full(r, np.inf), duration_s=np.full(r, np.nan), text=text_span, argument=argument,
             T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata, has_confdata=has_confdata, frames=frames,
-            frame=frame, extax=tuple(extax), name_of_point=tuple(names), whole_argument=(None,) * p, quat=quat)
+            frame=frame, extax=tuple(extax), name_of_point=tuple(names), whole_argument=(None,) * p, quat=quat,
+            held=np.array(held_of_frame + [False], dtype=bool)[frame])
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
             if part is None:
                 for i in range(a, b):
@@ -462,14 +480,34 @@ class _Motions:
             self.steps.append(part)
 
     def _resolve_shape(self, token: Token, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple:
-        """Work object frame, tool, TCP speed [m/s] and reorientation speed [rad/s] of a run's statement, as
+        """Work object frame, tool, :attr:`Point.held`, TCP speed [m/s] and reorientation speed [rad/s] of a run's statement, as
         :meth:`run_motion` resolves them (:meth:`motion_frames`, :meth:`motion_speed`)."""
         wobj = None if st.group(i, "wobj") is None else self._leaf(token, st, i, "wobj")
         frames = self.motion_frames(self._leaf(token, st, i, "tool"), wobj, local)
         name = st.group(i, "instr")
         return (*frames, *self.motion_speed(name, self._leaf(token, st, i, "speed"), {}, local, fallback=False)[:2])
 
-    def point(self, node, local, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray) -> Point:
+    def calc_joint_t(self, node: Tree, local) -> Point:
+        """``CalcJointT(robtarget, tool \\WObj:=wobj)`` as a ``MoveAbsJ``'s target: the joints the nominal controller
+        computes from a robtarget, its tool and work object, so the robtarget's point (its text, its frames from
+        :meth:`motion_frames`) with the whole call as the argument a joint target replaces."""
+        positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
+        if len(positional) != 2:
+            raise self.error(f"{node.children[0]}: expected a robtarget and a tool, got {len(positional)} "
+                             "argument(s)", node)
+        other = [str(arg.children[0]) for arg in node.children[1].children  # (as written)
+                 if isinstance(arg, Tree) and arg.data in ("opt_arg", "cond_arg") and str(arg.children[0]).lower() != "wobj"]
+        if other:  # \UseCurWObjPos (a moving work object's position now), \ErrorNumber: known only while running
+            raise _Unsupported(f"{node.children[0]} \\{other[0]} is not followed", node)
+        frames = self.motion_frames(positional[1], optional.get("wobj"), local)
+        point = self.point(positional[0], local, LINEAR, *frames)
+        return dataclasses.replace(point, whole_argument=span_of(node))
+
+    def point(self, node, local, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray, held: bool
+              ) -> Point:
+        if kind == ABSOLUTE_JOINT and isinstance(node, Tree) and node.data == "func_call" \
+                and str(node.children[0]).lower() == "calcjointt":
+            return self.calc_joint_t(node, local)
         dtype = "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"
         value = self.evaluate_as(node, local, dtype)
         text_node: Tree | Token = node
@@ -513,7 +551,7 @@ class _Motions:
         if kind == ABSOLUTE_JOINT:
             q = np.radians(np.asarray(value[0], dtype=float))  # type: ignore[index]
             return Point(T_world_tcp=None, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, q=q, confdata=None,
-                         text=text_span, argument=span_of(node), extax=extax_text, name=name)
+                         text=text_span, argument=span_of(node), extax=extax_text, name=name, held=held)
         quat = np.asarray(value[1], dtype=float)  # type: ignore[index]
         if abs(np.linalg.norm(quat) - 1.0) > QUAT_NORM_TOL:
             raise self.error(f"robtarget orientation: expected a unit quaternion [q1, q2, q3, q4], "
@@ -523,9 +561,9 @@ class _Motions:
             raise self.error(f"robtarget confdata: expected whole numbers within +-{INT_MAX:,} with cfx in 0..7, got "
                              f"[{', '.join(f'{c:g}' for c in cf)}]", text_node)
         T_frame_tcp = _T_from_pose(value[:2])  # type: ignore[index]
-        return Point(T_world_tcp=T_world_frame @ T_frame_tcp, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp,
-                     q=None, confdata=tuple(int(c) for c in cf), text=text_span, argument=span_of(node),
-                     extax=extax_text, name=name, quat=quat)
+        return Point(T_world_tcp=world_of_target(T_world_frame, T_frame_tcp[None], held)[0],
+                     T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, q=None, confdata=tuple(int(c) for c in cf),
+                     text=text_span, argument=span_of(node), extax=extax_text, name=name, quat=quat, held=held)
 
 
 

@@ -388,7 +388,7 @@ class Motions:
             joint_speed=np.where(joint, speed, np.inf), acceleration=acceleration, duration_s=duration, text=point,
             argument=point, T_world_tcp=T, q=q, q_len=q_len, confdata=np.zeros((k, 4), dtype=np.int64),
             has_confdata=np.zeros(k, dtype=bool), frames=(), frame=np.zeros(k, dtype=np.int64), extax=("",) * k,
-            name_of_point=("",) * k, whole_argument=(None,) * k, quat=np.full((k, 4), np.nan))
+            name_of_point=("",) * k, whole_argument=(None,) * k, quat=np.full((k, 4), np.nan), held=np.zeros(k, dtype=bool))
         segments = run.stretches(regular)  # the regular statements' columns, the others the general rules'
         self._templates[token.start_pos] = (segments, int(regular.sum()))
         return self._templates[token.start_pos]
