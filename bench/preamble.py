@@ -47,11 +47,23 @@ def read_seconds(text: str, repeats: int = 5) -> tuple[float, float]:
     return statistics.median(walls), statistics.median(cpus)
 
 
+def machinery_text() -> str:
+    """tests/program_builders.urcap_like's 3,000-line export: a URCap's motion machinery (wrappers on a run-time
+    flag, polling loops that return, counters, a thread), the shape of a real 5,830-line export that ran into the
+    statement bound."""
+    sys.path.insert(0, str(HERE.parent / "tests"))
+    from program_builders import urcap_like
+
+    return urcap_like(4, 82, 6, 10, np.random.default_rng(35))[0]
+
+
 def run(repeats: int = 5) -> dict:
-    small, large = export_text(8), export_text(32)
+    small, large, machinery = export_text(8), export_text(32), machinery_text()
     (wall, cpu), (wall_x4, cpu_x4) = read_seconds(small, repeats), read_seconds(large, max(1, repeats // 2))
+    wall_m, cpu_m = read_seconds(machinery, max(1, repeats // 2))
     return {"lines": small.count("\n"), "seconds": wall, "cpu_s": cpu, "lines_x4": large.count("\n"),
-            "seconds_x4": wall_x4, "cpu_s_x4": cpu_x4}
+            "seconds_x4": wall_x4, "cpu_s_x4": cpu_x4, "lines_machinery": machinery.count("\n"),
+            "seconds_machinery": wall_m, "cpu_s_machinery": cpu_m}
 
 
 def report_lines(r: dict) -> list[str]:
@@ -60,7 +72,10 @@ def report_lines(r: dict) -> list[str]:
             f"CPU (target <= {READ_S:g} s): {'MET' if r['seconds'] <= READ_S else 'MISSED'}",
             f"its preamble four times as deep, {r['lines_x4']:,} lines: {r['seconds_x4']:.3f} s ({r['cpu_s_x4']:.3f} s "
             f"CPU), x{ratio:.2f} "
-            f"(target <= x{LINEAR_FACTOR:g}): {'MET' if ratio <= LINEAR_FACTOR else 'MISSED'}"]
+            f"(target <= x{LINEAR_FACTOR:g}): {'MET' if ratio <= LINEAR_FACTOR else 'MISSED'}",
+            f"URCap motion machinery export, {r['lines_machinery']:,} lines, read warm: {r['seconds_machinery']:.3f} s "
+            f"wall, {r['cpu_s_machinery']:.3f} s CPU (target <= 2 x {READ_S:g} s for 1.5 x the lines): "
+            f"{'MET' if r['seconds_machinery'] <= 2 * READ_S else 'MISSED'}"]
 
 
 def main() -> int:

@@ -324,3 +324,61 @@ def urcap_export(rng: np.random.Generator, layers: int = 8, per_layer: int = 12,
             out.append(f"    {top}(GTO, 255)")
     out += ["  end", "end", ""]
     return URCapExport("\n".join(out), want, lines)
+
+
+#: The tool the URCap-like exports set (:func:`urcap_like`): 0.15 m along the flange's z.
+UR_TOOL = "p[0.0, 0.0, 0.15, 0.0, 0.0, 0.0]"
+
+
+def urcap_like(levels: int, per_level: int, patterns: int, waypoints: int, rng) -> tuple[str, list[int], list]:
+    """A PolyScope export whose preamble is a URCap's machinery (the shape of a real 5,830-line export that ran
+    into the statement bound): a status thread polling a register; ``wait_idle`` polling a command in a ``while``
+    of unknown count with a ``return`` inside; ``exec_cmd`` keeping a counter and a 10-entry history (a counted
+    ``while``); ``levels`` levels of ``per_level`` wrappers, each ``if (enabled):`` (a run-time flag) sending a
+    command, else calling two wrappers of the level below (the lowest sets the tool), so every call is a tree of
+    ``2 ** levels`` calls; ``patterns`` functions moving in a ``while (ok() and c < n)``; then the main loop: a
+    dispatcher on a socket's command and ``waypoints`` fixed waypoints, each followed by a wrapper's call.
+    Returns the text, the lines of the waypoints' motions and their poses."""
+    out = ["def prog():", f"  set_tcp({UR_TOOL})", "  global busy = 0", "  global cmd = 0", "  global waits = 0",
+           "  global restarts = 0", "  global arg_a = 0", "  global hist = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]",
+           "  global enabled = read_input_boolean_register(0)",
+           "  thread poll_thread():", "    while (True):", "      global busy = read_input_integer_register(1)",
+           "      sync()", "    end", "  end",
+           "  def ok():", "    return busy == 0", "  end",
+           "  def wait_idle(stop_on_error=False):", "    while (cmd > 0):", "      global waits = waits + 1",
+           "      if (stop_on_error and not ok()):", "        return None", "      end", "      sync()", "    end",
+           "  end",
+           "  def exec_cmd(c, a=0):", "    wait_idle()", "    global arg_a = a", "    local i = 9", "    while (i > 0):",
+           "      hist[i] = hist[i - 1]", "      i = i - 1", "    end", "    hist[0] = c", "    global cmd = c",
+           "    global restarts = restarts + 1", "    wait_idle(True)", "  end"]
+    for level in range(levels):
+        for k in range(per_level):
+            out.append(f"  def h{level}_{k}(x=0):")
+            if level == 0:
+                out += ["    if (enabled):", f"      exec_cmd({k + 1}, x)", "    else:", f"      set_tcp({UR_TOOL})",
+                        f"      global state_{k} = x", "    end"]
+            else:
+                out += ["    if (enabled):", f"      exec_cmd({k + 1}, x)", "    else:", f"      h{level - 1}_{k}(x)",
+                        f"      h{level - 1}_{(k + 1) % per_level}(x + 1)", "    end", f"    global n{level}_{k} = x"]
+            out.append("  end")
+    top = [f"h{levels - 1}_{k}" for k in range(per_level)]
+    for k in range(patterns):
+        out += [f"  def pattern_{k}(n):", "    local c = 0", "    while (ok() and c < n):",
+                f"      movel(p[0.4, {0.01 * k:.3f}, 0.3, 0.0, 3.14, 0.0], a=1.2, v=0.25)",
+                f"      {top[k % per_level]}(c)", "      c = c + 1", "    end", f"    {top[(k + 1) % per_level]}(n)",
+                "  end"]
+    out += ["  run poll_thread()", f"  {top[0]}(0)"]
+    poses = [[round(0.35 + 0.1 * rng.random(), 6), round(0.2 * rng.random() - 0.1, 6),
+              round(0.25 + 0.1 * rng.random(), 6), 0.0, 3.14, 0.0] for _ in range(waypoints)]
+    for i, pose in enumerate(poses):
+        out.append(f"  global Waypoint_{i + 1}_p = p[{', '.join(f'{v:.6f}' for v in pose)}]")
+    out += ["  while (True):", "    command = socket_read_ascii_float(2)", "    if (command[1] == 40):"]
+    out += [f"      pattern_{k}(3)" for k in range(patterns)]
+    out += ["    end"]
+    lines = []
+    for i in range(waypoints):
+        out.append(f"    movel(Waypoint_{i + 1}_p, a=1.2, v=0.25)")
+        lines.append(len(out))
+        out.append(f"    {top[i % per_level]}({i})")
+    out += ["  end", "end", ""]
+    return "\n".join(out), lines, poses

@@ -125,7 +125,8 @@ def test_every_script_ends_within_the_statement_bound_with_a_message(monkeypatch
     defs += [f"def f{k}():\n  f{k - 1}()\n  f{k - 1}()\nend\n" for k in range(1, 61)]
     with pytest.raises(InputError) as refusal:
         urscript_program_from_text("".join(defs) + "movel(p[.4, .1, .3, 0, 3.14, 0])\nf60()\n", "tree.script")
-    assert "more than 20,000 statements" in str(refusal.value)
+    # (each function run once from each state it is called in, the calls counted: --max-motions ends it)
+    assert "more than 2,000,000 motions, calls and loop passes" in str(refusal.value) and refusal.value.row == 190
 
 
 # ----- a motion's data decide

@@ -11,7 +11,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 from lark import Token, Tree
@@ -156,6 +158,14 @@ class _Data:
 
 class _Declarations:
     """The walker's data: declarations, lookups, expressions and assignments (mixed into ``rapid._Walker``)."""
+
+    #: Data given a value inside a condition or loop not resolved before running (one of the values it may have):
+    #: name -> (the assignment, the construct); :meth:`_Flow.run` gives each walk its own (read-only here).
+    _branch_given: Mapping[str, tuple[Tree, Tree]] = MappingProxyType({})
+    #: While a motion runs, the data of :attr:`_branch_given` it reads (:meth:`_Flow.run_tagged`); else None.
+    _reading: dict[str, tuple[Tree, Tree]] | None = None
+    #: Data a join of paths left with more than one value: name -> (the assignment inside, the construct).
+    _joined: Mapping[str, tuple[Tree, Tree]] = MappingProxyType({})
 
     # ----- errors and findings
     def error(self, message: str, where: Tree | Token) -> InputError:
@@ -370,6 +380,14 @@ class _Declarations:
             raise _Unsupported(f"{token} is not declared in this module (a datum of another module of the task: "
                                "give that module with --module FILE)", token)
         if key in self.assigned:
+            joined = self._joined.get(key)
+            if joined is not None and joined[0] is self.assigned[key]:
+                construct = joined[1].data
+                raise _Unsupported(f"{token} is changed at run time: line {_location(joined[0])[0]} gives it a value "
+                                   f"inside the {'TEST' if construct == 'test_stmt' else construct.split('_')[0].upper()} "
+                                   f"at line {_location(joined[1])[0]}, whose outcome is known only while running, "
+                                   "and another path leaves it another value: its value at this motion is not known",
+                                   token)
             line, column = _location(self.assigned[key])
             raise _Unsupported(f"{token} is changed at run time (line {line}, column {column}); "
                                "its value at this motion is not known", token)
@@ -379,6 +397,10 @@ class _Declarations:
                                f"{data.declared.line})", token)
         if key not in self._followed and (local is None or key not in local):  # (a routine's own data: fresh a call)
             self._first_read.setdefault(key, (data.value, token))
+        if self._reading is not None:  # (a motion running: the branch-given data it reads, :meth:`_Flow.run_tagged`)
+            for name in (key, data.name.lower()):
+                if name in self._branch_given:
+                    self._reading[name] = self._branch_given[name]
         return data
 
     # ----- expressions
@@ -655,6 +677,10 @@ class _Declarations:
         scope[key] = dataclasses.replace(scope[key], value=value, node=literal, origin="",
                                          file=self.file)
         self.assigned.pop(key, None)
+        if self._unresolved:  # (one of the values it may have: :meth:`_Flow.check_paths`)
+            self._branch_given[key] = (statement, self._unresolved[-1])  # type: ignore[index]
+        elif key in self._branch_given:
+            del self._branch_given[key]  # type: ignore[attr-defined]
         if scope is self.module_data:  # (a routine's own data starts afresh every call: no next cycle to spoil)
             self._followed[key] = (value, self._followed.get(key, (None, statement))[1])  # the first assignment's line
         self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
@@ -792,7 +818,9 @@ class _Declarations:
         if not (isinstance(node, Tree) and node.data == "name"):
             return self.evaluate_as(node, local, dtype)
         key = (dtype, str(node.children[0]).lower(), id(local) if str(node.children[0]).lower() in local else 0)
-        if key[1] in self.assigned or key not in self._cache:
+        given = self._branch_given and (key[1] in self._branch_given or (
+            key[2] and local[key[1]].name.lower() in self._branch_given))  # (read again: :meth:`lookup` tags it)
+        if key[1] in self.assigned or given or key not in self._cache:
             self._cache[key] = self.evaluate_as(node, local, dtype)
         return self._cache[key]
 

@@ -21,6 +21,7 @@ from thermocomp.programs.model import (
     JOINT,
     LINEAR,
     Finding,
+    Motion,
     MotionRun,
     RobotProgram,
     TextLines,
@@ -129,10 +130,36 @@ _RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
 #: Most conditions and loops whose outcome is known only while running, one inside the other, that are followed.
 MAX_NESTING = 64
 
+#: Most statements the reader runs in one module (FOR loops and routine calls unrolled; a run of plain motions is
+#: one): this many, plus :data:`STATEMENTS_PER_LINE` a line of the module. The last-resort bound on its work,
+#: whatever the input (some 10-20 µs a statement: a few seconds at most); past it the module is refused naming the
+#: statement.
+MAX_STATEMENTS_RUN = 100_000
+STATEMENTS_PER_LINE = 50
+
+#: A FOR loop whose body moves nothing (:meth:`_Flow.blocker`) is unrolled pass by pass while its passes times the
+#: statements a pass runs (:meth:`_Flow.walked`) stay within this many; a longer one is followed once as a loop of
+#: count known only while running (what it assigns is then known only while running after it), not unrolled.
+MAX_QUIET_WORK = 20_000
+
 #: Statements whose outcome or count is known only while running: followed once (:meth:`_Flow.run_unresolved`).
 _UNRESOLVED = frozenset(("if_stmt", "compact_if", "while_stmt", "test_stmt"))
 #: Statements after which the rest of their body does not run.
 _ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt", "placeholder"))
+
+
+def _complete(value: object) -> bool:
+    """``value`` has every part (a ``VAR`` of a RECORD declared without a value has none where no default is)."""
+    if isinstance(value, list):
+        return all(_complete(v) for v in value)
+    return value is not None
+
+
+def _same(a: object, b: object) -> bool:
+    """``a`` and ``b`` are one value of one type (nested lists of numbers, strings, bools)."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
 
 
 class _Unknown(_Unsupported):
@@ -160,6 +187,12 @@ class _Flow:
     # ----- the module
     def run(self, tree: Tree) -> RobotProgram:
         self._deferred: list[tuple[Tree, object, object]] = []  # declarations whose value read data declared later
+        self._walked: dict[str, int] = {}  # statements a routine runs at most (:meth:`walked`)
+        self.statements_run = 0  # (bounded by max_statements: :meth:`work`)
+        self.max_statements = MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * sum(  # (the task's other modules run too)
+            text.count("\n") for _, text, _ in self._files)
+        self._branch_given, self._joined = {}, {}  # (this walk's: :mod:`.rapid_data` reads them)
+        self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
         for other in self.task.modules:
             self.collect(other.tree, other)
         self.collect(tree, None)
@@ -175,6 +208,7 @@ class _Flow:
         for proc in entry:
             self.visited.add(self._routine_name(proc).lower())
             self.run_routine(proc, depth=0)
+        self.check_paths()
         self.check_cycles()
         per_pass = self.check_per_pass()
         unrun = self.note_unvisited()
@@ -185,7 +219,7 @@ class _Flow:
             modules=tuple((m.path, m.text) for m in self.task.modules),
             extra={"unrun": unrun, "conditional": tuple(dict.fromkeys(self.conditional)),
                    "confdata_free": frozenset(k for k, free in self.conf_free.items() if free),
-                   "per_pass": per_pass},
+                   "per_pass": per_pass, "statements_run": self.statements_run},
         )
 
     def file_of(self, path: str) -> int:
@@ -354,10 +388,44 @@ class _Flow:
         count = sum(self.unrolled(c, calling) for c in node.children if isinstance(c, Tree) and c.data in _BLOCKS)
         if node.data == "for_stmt":
             try:
-                count = max(count, 1) * self.for_passes(node, None)[2]
+                passes = self.for_passes(node, None)[2]
             except _Unsupported:
-                pass  # (bounds known only while running: counted when it runs, :meth:`run_for`)
+                return count  # (bounds known only while running: counted when it runs, :meth:`run_for`)
+            if not self.quiet_loop(node, passes):
+                count = max(count, 1) * passes
         return count
+
+    def walked(self, node: Tree, calling: frozenset[str] = frozenset()) -> int:
+        """At most how many statements the walk runs through ``node`` (a routine or a statement): each statement
+        one, a call the called routine's, a FOR loop with bounds known from the module's data its passes times its
+        body, every branch of a condition (each routine counted once; recursion once)."""
+        if node.data in ("proc", "func", "trap"):
+            name = self._routine_name(node).lower()
+            if name in calling:
+                return 0
+            if name not in self._walked:
+                body = next(c for c in node.children if isinstance(c, Tree) and c.data == "body")
+                self._walked[name] = self.walked(body, calling | {name})
+            return self._walked[name]
+        if node.data == "call":
+            key = str(node.children[0]).lower() if isinstance(node.children[0], Token) else ""
+            routine = self.procs.get(key)
+            return 1 if routine is None or id(routine) in self.origin else 1 + self.walked(routine, calling)
+        count = (node.data == "body") * sum(isinstance(c, Tree) for c in node.children) + sum(
+            self.walked(c, calling) for c in node.children if isinstance(c, Tree) and c.data in _BLOCKS)
+        if node.data == "for_stmt":
+            try:
+                count *= self.for_passes(node, None)[2]
+            except _Unsupported:
+                pass
+        return min(count, 2 ** 62)
+
+    def quiet_loop(self, statement: Tree, passes: int) -> bool:
+        """A FOR loop of ``passes`` passes whose body moves nothing and changes no motion mode (:meth:`blocker`)
+        and whose unrolling would run more than :data:`MAX_QUIET_WORK` statements: it is not unrolled
+        (:meth:`run_for`)."""
+        body = statement.children[-1]
+        return passes * max(self.walked(body), 1) > MAX_QUIET_WORK and self.blocker(body) is None
 
     def for_passes(self, statement: Tree, local: dict[str, _Data] | None) -> tuple[float, float, int]:
         """A FOR loop's first value, step and number of passes (RAPID: without STEP the counter counts by 1, or
@@ -505,8 +573,7 @@ class _Flow:
         running. One that moves the robot or changes how it moves is unsupported here; otherwise what it assigns
         is known only while running from here on (a motion reading it is refused naming it)."""
         name = str(statement.children[-1])
-        trap = next((r for r in self.routines if r.data == "trap" and self._routine_name(r).lower() == name.lower()),
-                    None)
+        trap = self._trap(name.lower())
         if trap is None:
             raise _Unsupported(f"CONNECT: TRAP {name} is found in no module of this file", statement)
         own, params = self._routine_names(trap)
@@ -532,8 +599,19 @@ class _Flow:
                        "what it assigns known only while running after the label", line, column, self.file)
         self.note_once(note)
 
+    def work(self, statement: Tree) -> None:
+        """One more statement run: past :data:`MAX_STATEMENTS_RUN` and :data:`STATEMENTS_PER_LINE` a line of the
+        module, the module is refused naming ``statement``."""
+        self.statements_run += 1
+        if self.statements_run > self.max_statements:
+            raise self.error(f"reading runs more than {self.max_statements:,} statements ({MAX_STATEMENTS_RUN:,} and "
+                             f"{STATEMENTS_PER_LINE} a line of the module; its FOR loops and routine calls unrolled): "
+                             "refused at this statement", statement)
+
     def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> None:
         for statement in body.children:
+            if isinstance(statement, Tree):
+                self.work(statement)
             if isinstance(statement, Tree) and (statement.data in _ENDS or (
                     statement.data == "call" and str(statement.children[0]).lower() == "exitcycle")):
                 if statement.data == "placeholder":
@@ -577,10 +655,15 @@ class _Flow:
         path = path or self.origin.get(id(node), "")
         for sub in node.iter_subtrees_topdown():
             kind = sub.data
-            if kind in ("moves", "late_call", "connect_stmt", "goto_stmt", "label"):
+            if kind == "connect_stmt":  # (a TRAP that re-connects itself, or connects one that moves nothing)
+                reason = self._trap_blocker(sub, calling, changed, path)
+                if reason is not None:
+                    return reason
+                continue
+            if kind in ("moves", "late_call", "goto_stmt", "label"):
                 what = {"moves": re.match(r"\w*", sub.children[0]).group() if kind == "moves" else "",
-                        "late_call": "a late-bound call (%...%)", "connect_stmt": "an interrupt "
-                        "(CONNECT)", "goto_stmt": "a GOTO", "label": "a label (a GOTO target)"}[kind]
+                        "late_call": "a late-bound call (%...%)", "goto_stmt": "a GOTO",
+                        "label": "a label (a GOTO target)"}[kind]
                 return f"{what} at {self._at(sub, path)}"
             for token in self.changed_tokens(sub) if kind in ("assign", "call") else ():
                 key = str(token).lower()
@@ -597,6 +680,10 @@ class _Flow:
             if key in self.external or key in PASSIVE_INSTRUCTIONS or key in SIGNAL_WAITS or key == "waittime":
                 continue
             routine = self.procs.get(key)
+            if routine is None and key in self.funcs:
+                func = self.funcs[key]
+                return (f"{name} at {self._at(sub, path)}, a FUNC ({self._at(func, self.origin.get(id(func), ''))}) "
+                        "called as a procedure, which a FUNC cannot be")
             if routine is None:
                 return f"{name} at {self._at(sub, path)}, a routine {_NOT_FOUND.format(name=name)}"
             if key in calling:
@@ -610,6 +697,29 @@ class _Flow:
             if reason is not None:
                 return f"{reason} (in {name}, called at {self._at(sub, path)})"
         return None
+
+    def _trap_blocker(self, connect: Tree, calling: frozenset[str], changed: set[str], path: str) -> str | None:
+        """What the TRAP that ``CONNECT ... WITH trap`` connects holds that :meth:`blocker` names (it runs at times
+        known only while running); None when it moves nothing (the data it assigns added to ``changed``). A TRAP
+        being checked (``calling``: one that connects itself again, the usual timer TRAP) adds nothing."""
+        name = str(connect.children[-1])
+        key = name.lower()
+        if key in calling:
+            return None
+        trap = self._trap(key)
+        if trap is None:
+            return f"an interrupt (CONNECT) at {self._at(connect, path)} of TRAP {name}, found in no module of this file"
+        if key not in self._blockers:
+            inner: set[str] = set()
+            found = self.blocker(trap, *self._routine_names(trap), calling | {key}, inner)
+            self._blockers[key] = (found, frozenset(inner))
+        reason, inner_changed = self._blockers[key]
+        changed |= inner_changed
+        return None if reason is None else f"{reason} (in TRAP {name}, connected at {self._at(connect, path)})"
+
+    def _trap(self, key: str) -> Tree | None:
+        """The TRAP of this module named ``key`` (lower case), or None."""
+        return next((r for r in self.routines if r.data == "trap" and self._routine_name(r).lower() == key), None)
 
     def _at(self, node: Tree | Token, path: str) -> str:
         line = _location(node)[0]
@@ -666,7 +776,7 @@ class _Flow:
             self.run_call(statement, local, depth)
         elif kind == "moves":
             first = len(self.steps)
-            self.run_moves(statement.children[0], local, depth)
+            self.run_tagged(lambda: self.run_moves(statement.children[0], local, depth))
             self.note_conf(self.steps[first:])
         elif kind == "label":
             self.run_label(statement, local)
@@ -693,6 +803,88 @@ class _Flow:
             construct = _CONSTRUCTS.get(kind, kind)
             raise _Unsupported(f"{construct} is not followed (its outcome or count is not known before running)",
                                statement)
+
+    def run_tagged(self, run) -> None:
+        """``run()`` (a motion statement, or a run of them), each motion it adds tagged with the data it read that a
+        condition or loop not resolved before running gave their value (:meth:`check_paths`)."""
+        if not self._branch_given:
+            run()
+            return
+        outer, self._reading, first = self._reading, {}, len(self.steps)
+        try:
+            run()
+        finally:
+            reading, self._reading = self._reading, outer
+        if outer is not None:
+            outer.update(reading)
+        if reading:
+            for run in self.steps[first:]:
+                if isinstance(run, MotionRun):
+                    self._tags[id(run)] = (run, {**self._tags.get(id(run), (None, {}))[1], **reading})
+
+    def check_paths(self) -> None:
+        """A motion whose data a condition or loop not resolved before running gave their value, and which runs with
+        other values on another path (another branch, or outside it), is one text for values known only while
+        running: refused at its line naming the data and their assignments, its motions left as written."""
+        if not self._tags:
+            return
+        tagged = {start for run, _ in self._tags.values() for start in run.statement[:, 0].tolist()}
+        found: dict[int, list[tuple[Motion, tuple, bytes, dict]]] = {}
+        for run in self.steps:
+            if not isinstance(run, MotionRun) or not np.isin(run.statement[:, 0], list(tagged)).any():
+                continue
+            source = self._tags.get(id(run), (None, {}))[1]
+            key = tuple(sorted((k, id(g[0])) for k, g in source.items()))
+            for motion in run.motions():
+                if motion.statement.start in tagged:
+                    value = b"".join(np.ascontiguousarray(a).tobytes() for p in motion.points for a in (
+                        p.q if p.T_world_tcp is None else p.T_world_tcp, p.T_world_frame, p.T_flange_tcp))
+                    found.setdefault(motion.statement.start, []).append((motion, key, value, source))
+        refused: set[int] = set()
+        for start, runs in found.items():
+            if len({v for _, _, v, _ in runs}) < 2 or len({k for _, k, _, _ in runs}) < 2:
+                continue  # (one value on every path; or one assignment's values, a FOR's passes: :meth:`run_for`)
+            refused.add(start)
+            motion = runs[0][0]
+            given: dict[str, list[tuple[Tree, Tree]]] = {}
+            for _, _, _, source in runs:
+                for name, g in source.items():
+                    if all(g[0] is not h[0] for h in given.get(name, [])):
+                        given.setdefault(name, []).append(g)
+            said = "; ".join(f"{self._data_name(name)} is given a value at " + " and at ".join(
+                f"line {_location(a)[0]} (inside the {_CONSTRUCTS.get(c.data, c.data)} at line {_location(c)[0]})"
+                for a, c in g) for name, g in given.items())
+            self.unsupported_at(f"{motion.instruction} at line {motion.line} runs with a different "
+                                f"{', '.join(self._data_name(n) for n in given)} on another path: {said}, conditions "
+                                "known only while running; one written target cannot serve every path",
+                                Token("NAME", motion.instruction, motion.statement.start, motion.statement.line,
+                                      motion.statement.column))
+            self.note_once(Finding(f"{motion.instruction} stays as written: its data differ from path to path",
+                                   motion.statement.line, motion.statement.column, motion.file))
+        if refused:
+            kept: dict[int, MotionRun | None] = {}  # (a step repeated, the passes of a FOR loop: cut once)
+            steps = [self._without(step, refused, kept) for step in self.steps]
+            for old in {id(s) for s in self.steps} - {id(s) for s in steps}:
+                self._in_call.pop(old, None)
+            self.steps[:] = [step for step in steps if step is not None]
+
+    def _without(self, step: MotionRun | Wait, starts: set[int], kept: dict[int, MotionRun | None]
+                 ) -> MotionRun | Wait | None:
+        """``step`` without its motions whose statements start at ``starts`` (its call, where it has one, kept);
+        None when none is left."""
+        if not isinstance(step, MotionRun):
+            return step
+        if id(step) not in kept:
+            keep = ~np.isin(step.statement[:, 0], list(starts))
+            kept[id(step)] = step if keep.all() else None if not keep.any() else step.take(np.flatnonzero(keep))
+            cut = kept[id(step)]
+            if cut is not None and cut is not step and id(step) in self._in_call:
+                self._in_call[id(cut)] = self._in_call[id(step)]
+        return kept[id(step)]
+
+    def _data_name(self, key: str) -> str:
+        data = self.module_data.get(key)
+        return key if data is None else data.name
 
     def moves_nothing(self, routine: Tree) -> bool:
         """``routine`` (and the routines it calls) moves nothing and changes nothing a motion reads
@@ -849,10 +1041,12 @@ class _Flow:
         condition around it).
 
         The data it may assign (:meth:`assigned_in`: assignments, ``Incr``, a search's found point, what the
-        routines it calls assign, its FOR counter) count as changed from its start (a loop's next pass, or
-        another branch, reads the value a pass left) until an assignment inside it gives them a value known there,
-        and again after it (it may have run no pass, or another branch). A motion reading such data is refused at
-        that read, naming the data and the line that changes it. A note names the construct and the motions it
+        routines it calls assign, its FOR counter) count as changed from a loop's start (its next pass reads the
+        value a pass left) until an assignment inside it gives them a value known there; each branch of an IF or
+        TEST starts from the values before it. After it the paths join (:meth:`join`): one known value on every
+        path is kept, any other datum is changed at run time. A motion reading such data is refused at that read,
+        naming the data and the line that changes it; one run with different values of data a branch gave on
+        different paths is refused after the walk (:meth:`check_paths`). A note names the construct and the motions it
         holds (the report's list of motions compensated under conditions not resolved before running); each counts
         once in the timing, in the written order of the cycle.
         """
@@ -867,9 +1061,12 @@ class _Flow:
 
     def _run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         keys = self.assigned_in(statement, frozenset())
+        loop = statement.data in ("while_stmt", "for_stmt")
         if statement.data == "for_stmt":
             keys.add(str(statement.children[0]).lower())
-        for key in keys:
+        names = keys | {local[key].name.lower() for key in keys if key in local}  # (a parameter: the caller's data)
+        before = self._snapshot(names, local)
+        for key in keys:  # (a loop's pass reads what the pass before left; a branch, what an earlier cycle left)
             self.mark_key(key, statement, local)
         conf_before, first = dict(self.conf_on), len(self.steps)
         if statement.data == "compact_if":  # (one statement, no body)
@@ -883,12 +1080,13 @@ class _Flow:
             counter = statement.children[0]
             scope = {**local, str(counter).lower(): _Data("num", None, None, str(counter), counter)}
             self._scopes.append(scope)
-        for body in bodies:
+        ends = []
+        for k, body in enumerate(bodies):
+            if k:
+                self.sibling_start(before, statement, local)
             self.run_body(body, scope, depth)
-        for key in keys:  # (no pass, or another branch: the value before it)
-            self.mark_key(key, statement, local)
-            if key in self._followed:  # (a value it gives is one it may give)
-                self._followed[key] = (None, self._followed[key][1])
+            ends.append(self._snapshot(names, local))
+        self.join(statement, ends if not loop and self._exhaustive(statement) else [*ends, before], local)
         for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
             self.conf_on[mode] = self.conf_on[mode] or on
         lines = [line for step in self.steps[first:] if isinstance(step, MotionRun)
@@ -900,6 +1098,68 @@ class _Flow:
         note = Finding(f"{_CONSTRUCTS[statement.data]}: not resolved before running (its outcome or count is known "
                        f"only while running); {held}", line, column, self.file)
         self.note_once(note)
+
+    @staticmethod
+    def _exhaustive(statement: Tree) -> bool:
+        """An ``IF`` with an ``ELSE``, or a ``TEST`` with a ``DEFAULT``: one of its bodies always runs."""
+        if statement.data == "if_stmt":
+            last = statement.children[-1]
+            return len(statement.children) > 2 and isinstance(last, Tree) and last.data == "body"
+        return statement.data == "test_stmt" and isinstance(statement.children[-1], Tree) \
+            and statement.children[-1].data == "body"
+
+    def _snapshot(self, names: set[str], local: dict[str, _Data]) -> dict[str, tuple]:
+        """What the walk knows of each datum of ``names``: its scope entry, whether it is changed at run time, its
+        followed assignment, and whether a condition gave it its value (:meth:`sibling_start`, :meth:`join`)."""
+        return {name: (local.get(name) if name in local else self.module_data.get(name), name in local,
+                       self.assigned.get(name), self._followed.get(name), self._branch_given.get(name))
+                for name in names}
+
+    def sibling_start(self, before: dict[str, tuple], statement: Tree, local: dict[str, _Data]) -> None:
+        """The start of another branch of ``statement``: a datum an earlier branch gave a known value has that value
+        here (a state machine's case reads what an earlier case left in an earlier cycle) when the value before the
+        construct was none (a ``VAR`` without one) or the same; when it was another known value, this branch may
+        read either: changed at run time, naming the assignment in the earlier branch."""
+        for name, (data, is_local, assigned, _, _) in before.items():
+            given = self._branch_given.get(name)
+            if given is None or name in self.assigned or data is None or assigned is not None \
+                    or not _complete(data.value):
+                continue
+            now = (local if is_local else self.module_data).get(name)
+            if now is None or not _same(now.value, data.value):
+                self.assigned[name] = given[0]
+                self._joined[name] = (given[0], statement)
+                self._cache = {k: v for k, v in self._cache.items() if k[1] != name}
+
+    def join(self, statement: Tree, paths: list[dict[str, tuple]], local: dict[str, _Data]) -> None:
+        """After an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running, whose ``paths`` (the
+        :meth:`_snapshot` at the end of each body, and before it where it may run none) may leave its data
+        different values: a datum every path leaves one known value keeps it; any other is changed at run time
+        from here on, a later read naming the assignment inside (:meth:`lookup`)."""
+        for name in paths[0]:
+            ends = [path[name] for path in paths]
+            known = [data.value if data is not None and assigned is None and data.value is not None else None
+                     for data, _, assigned, _, _ in ends]
+            followed = [f for *_, f, _ in ends if f is not None]
+            if all(v is not None for v in known) and all(_same(v, known[0]) for v in known[1:]):
+                if followed:
+                    self._followed[name] = followed[0]
+                given = next((g for *_, g in ends if g is not None), None)
+                if given is not None and len(self._unresolved) > 1:  # (inside an outer condition: still one of its)
+                    self._branch_given[name] = (given[0], self._unresolved[-2])
+                else:
+                    self._branch_given.pop(name, None)
+                continue
+            inside = next((g[0] for *_, g in ends if g is not None and g[1] is statement), None)
+            if inside is None:
+                inside = next((g[0] for *_, g in ends if g is not None), None)
+            if name not in self.assigned:
+                self.assigned[name] = statement if inside is None else inside
+                if inside is not None:
+                    self._joined[name] = (inside, statement)
+            if followed:  # (a value it gives is one it may give)
+                self._followed[name] = (None, followed[0][1])
+            self._branch_given.pop(name, None)
 
     def mark_key(self, key: str, statement: Tree, local: dict[str, _Data]) -> None:
         """The datum ``key`` (and the caller's datum a parameter of that name is bound to) is changed at run time
@@ -956,6 +1216,13 @@ class _Flow:
         """
         counter, body = statement.children[0], statement.children[-1]
         start, step, passes = self.for_passes(statement, local) if bounds is None else bounds
+        if self.quiet_loop(statement, passes):
+            line, column = _location(statement)
+            self.note_once(Finding(f"FOR of {passes:,} passes moves nothing: not unrolled (more than "
+                                   f"{MAX_QUIET_WORK:,} statements); followed once, what it assigns is known only "
+                                   "while running after it", line, column, self.file))
+            self.run_unresolved(statement, local, depth)
+            return
         count = passes * max(self.unrolled(body, frozenset()), 1)
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
             raise self.error(f"FOR with {passes:,} passes unrolls to {count:,} steps: more than "
@@ -1027,7 +1294,7 @@ class _Flow:
         key = name.lower()
         call_args = statement.children[1] if len(statement.children) > 1 else None
         if key in MOTIONS or key in PROCESS_MOTIONS:
-            self.run_motion(statement, key, local)
+            self.run_tagged(lambda: self.run_motion(statement, key, local))
         elif key in ("confl", "confj"):  # \Off: the controller ignores the confdata of the motions after it
             _, optional = self.split_args(call_args)
             if "on" in optional or "off" in optional:
@@ -1059,6 +1326,10 @@ class _Flow:
             self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", line, column, self.file))
         elif key in PASSIVE_INSTRUCTIONS:
             self.record_change(statement, local)
+        elif key in self.funcs:
+            func = self.funcs[key]
+            raise self.error(f"{name} is a FUNC ({self._at(func, self.origin.get(id(func), ''))}); a FUNC cannot be "
+                             f"called as a procedure (its value is used in an expression: x := {name}(...);)", statement)
         else:
             raise _Unsupported(f"{name} is no instruction thermocomp knows and a routine {_NOT_FOUND.format(name=name)}",
                                statement)

@@ -154,6 +154,13 @@ class _Walker(Flow, Motions, Values):
         self.max_statements = urscript_flow.MAX_STATEMENTS_RUN + urscript_flow.STATEMENTS_PER_LINE * text.count("\n")
         self._summaries: dict = {}  # what each function may do (Flow.summary), found once
         self._summarising: set[str] = set()
+        self._scans: dict = {}  # Flow.scan of each construct's statements, found once (Flow.scanned)
+        self._blockers: dict = {}  # Flow.blocker of each construct, found once
+        self._assigned: dict = {}  # the assignments and set_tcp calls of each construct (Flow.forget_assigned)
+        self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
+        self._exploring = 0  # depth of passes followed only to find a loop's head state (Flow.settle)
+        self._calls_done: dict = {}  # calls of the file's functions by the state they ran from (Flow._call_key)
+        self._names_read: dict[str, tuple] = {}  # the names each function may read, the calls it may make (Flow._reach)
         self._passed_over: set[str] = set()  # the functions whose calls were passed over (one note each)
         self.started_threads: set[str] = set()  # (followed once, where first started)
         self._discarded: list = []  # steps of passes followed to find a loop's head state (Flow.settle), kept alive
@@ -249,7 +256,8 @@ class _Walker(Flow, Motions, Values):
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=tuple(entry),
                             newline=newline_of(self.text),
-                            extra={"conditional": tuple(sorted(set(self.conditional_lines))), "per_pass": per_pass})
+                            extra={"conditional": tuple(sorted(set(self.conditional_lines))), "per_pass": per_pass,
+                                   "statements_run": self.statements_run})
 
     def _entry_parameters(self, main: Tree) -> dict:
         """The scope the program function runs in: the globals, and its parameters, if it has any (a library's

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from lark import Tree
+from lark import Token, Tree
 
 from thermocomp.geometry.rotations import invert_transform
 from thermocomp.programs import calls
@@ -73,9 +73,20 @@ PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "s
 #: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
 MAX_WHILE_PASSES = 100_000
 
+#: A ``while`` the file counts whose body moves nothing (nor changes the tool, starts a thread, calls what may move)
+#: is unrolled while it runs at most this many statements; past it, it is followed as a loop of count known only
+#: while running: passed over, what it assigns known only while running after it (a motion reading that is refused
+#: naming it).
+MAX_QUIET_WORK = 20_000
+
 #: Most passes of a loop's body followed to find the state at its head (Flow.settle); a variable a pass changes
-#: there becomes known only while running, so the passes agree within one more than the variables it assigns.
-MAX_SETTLE = 8
+#: there becomes known only while running, so the passes agree within one more than the chain of variables that
+#: feed each other from pass to pass (two passes for a counter). Past it, everything the body may change is known
+#: only while running at the head.
+MAX_SETTLE = 3
+
+#: The functions whose value is the pose the robot stands at (Flow.standing_pose).
+STANDING_POSE = frozenset(("get_actual_tcp_pose", "get_forward_kin", "get_target_tcp_pose"))
 
 #: Most statements the reader runs in one script (loops and calls unrolled; a run of plain motions is one): this
 #: many, plus :data:`STATEMENTS_PER_LINE` a line of the file. The bound on its work, whatever the input: some
@@ -178,6 +189,15 @@ class Flow:
                              f"{STATEMENTS_PER_LINE} a line of the file; its loops and calls unrolled): refused at this "
                              "statement", where)
 
+    def note_once(self, note: Finding) -> None:
+        """``note`` added to the notes unless it stands there already (a construct met in every call or pass; one a
+        pass followed only to find a loop's head took back is added again: :meth:`_rollback`)."""
+        at = self._noted.get(note)
+        if at is not None and at < len(self.notes) and self.notes[at] == note:
+            return
+        self._noted[note] = len(self.notes)
+        self.notes.append(note)
+
     # ----- what functions do, found once
     def summary(self, name: str) -> Summary:
         """:class:`Summary` of the file's function ``name`` (computed once; a recursive call is what it holds)."""
@@ -209,14 +229,13 @@ class Flow:
             node = stack.pop()
             if node.data in ("func_def", "thread_def", "sec_def"):
                 continue
-            where = f"at line {line_col(node)[0]}"
             found = None
             if node.data == "moves":  # (a run of motions: its first names it)
-                found = f"{str(node.children[0]).split('(', 1)[0]} {where}"
+                found = f"{str(node.children[0]).split('(', 1)[0]} at line {line_col(node)[0]}"
                 size += str(node.children[0]).count(")")
                 moves = True
             elif node.data == "run_stmt":
-                found = f"a thread started {where}"
+                found = f"a thread started at line {line_col(node)[0]}"
             elif node.data == "while_stmt":
                 size += 1
             elif node.data == "assign":
@@ -227,7 +246,7 @@ class Flow:
             elif node.data == "call":
                 callee = str(node.children[0])
                 if callee in MOTIONS or callee in UNSUPPORTED_CALLS or callee == "set_tcp":
-                    found = f"{callee} {where}"
+                    found = f"{callee} at line {line_col(node)[0]}"
                     size += callee in MOTIONS
                     moves = moves or callee in MOTIONS
                 elif callee in self.functions:
@@ -236,27 +255,50 @@ class Flow:
                     size += inner.size if inner.moves else 1  # (a call of one that moves nothing: one unit)
                     moves = moves or inner.moves
                     if inner.holds is not None:
-                        found = f"a call of {callee} {where}, which holds {inner.holds}"
+                        found = f"a call of {callee} at line {line_col(node)[0]}, which holds {inner.holds}"
                 elif not is_known_call(callee):
-                    found = f"{callee} {where}, a function neither of this script nor one thermocomp knows"
+                    found = f"{callee} at line {line_col(node)[0]}, a function neither of this script nor one thermocomp knows"
             if found is not None and holds is None:
                 holds = found
             stack.extend(c for c in node.children if isinstance(c, Tree))
         return holds, assigns, size, moves
 
-    def blocker(self, statements) -> str | None:
-        """Why ``statements`` cannot be passed over when their course is known only while running: what they hold
-        (:meth:`scan`) or a ``return``/``break``/``continue`` (a jump); None if nothing."""
-        holds = self.scan(statements)[0]
-        if holds is not None:
-            return holds
-        for st in statements:
-            if not isinstance(st, Tree):
+    def scanned(self, key: tuple, statements) -> tuple[str | None, set[str], int, bool]:
+        """:meth:`scan` of ``statements``, found once per ``key`` (the construct they belong to, :meth:`key`: one run
+        many times, in a function called from many places or a loop's passes, is not scanned again)."""
+        if key not in self._scans:
+            self._scans[key] = self.scan(statements)
+        return self._scans[key]
+
+    @staticmethod
+    def key(st: Tree, statements: list) -> tuple[int, int]:
+        """What names the construct ``st``'s ``statements`` (an ``if``'s from a branch on) in the caches."""
+        return id(st), len(statements)
+
+    def blocker(self, key: tuple, statements, loop: bool = False) -> tuple[str | None, bool]:
+        """Why the construct ``key`` (its ``statements``) cannot be passed over when its course is known only while
+        running: what they hold (:meth:`scan`: a motion, a tool change, a thread, a call that may move) or a
+        ``break``/``continue`` that leaves it (for a loop, ``loop``: only those of a loop around it; one of its
+        own or of a loop inside it ends there); None if nothing. And whether a ``return`` leaves it: passed over,
+        that path ends the function (:meth:`pass_over`). Found once per construct."""
+        found = self._blockers.get((key, loop))
+        if found is not None:
+            return found
+        holds = self.scanned(key, statements)[0]
+        returns = False
+        stack = [(s, loop) for s in statements if isinstance(s, Tree)]
+        while stack and holds is None:
+            node, inside_loop = stack.pop()
+            if node.data in ("func_def", "thread_def", "sec_def"):
                 continue
-            for sub in st.iter_subtrees_topdown():
-                if sub.data in ("return_stmt", "break_stmt", "continue_stmt"):
-                    return f"{sub.data.split('_')[0]} at line {line_col(sub)[0]}"
-        return None
+            if node.data == "return_stmt":
+                returns = True
+            elif node.data in ("break_stmt", "continue_stmt") and not inside_loop:
+                holds = f"{node.data.split('_')[0]} at line {line_col(node)[0]}"
+            inner = inside_loop or node.data == "while_stmt"
+            stack.extend((c, inner) for c in node.children if isinstance(c, Tree))
+        self._blockers[(key, loop)] = (holds, returns)
+        return holds, returns
 
     @staticmethod
     def body_of(definition: Tree) -> list:
@@ -274,14 +316,13 @@ class Flow:
                 if self._quiet:  # inside a function that moves nothing: what it does cannot change a motion
                     note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
                                    "a motion reads (its time is not estimated)", line, column)
-                    if note not in self.notes:
-                        self.notes.append(note)
+                    self.note_once(note)
                 elif Finding(exc.message, line, column) not in self.unsupported:
                     self.unsupported.append(Finding(exc.message, line, column))
                 for call in self.general(st).find_data("call"):  # (each motion of a run too)
                     if str(call.children[0]) in MOTIONS and call is not st:
                         l2, c2 = line_col(call)
-                        self.notes.append(Finding(f"{call.children[0]} inside an unsupported construct stays as "
+                        self.note_once(Finding(f"{call.children[0]} inside an unsupported construct stays as "
                                                   "written", l2, c2))
                 for sub in st.iter_subtrees():  # what it may change is not known after it
                     if sub.data == "assign":
@@ -346,7 +387,7 @@ class Flow:
         if name not in self.threads:
             raise Unsupported(f"run {name}: no such thread in this file", st)
         body = self.body_of(self.threads[name])
-        _, changed, _, moves = self.scan(body)
+        _, changed, _, moves = self.scanned(("thread", name), body)
         why = f" (thread {name} changes it while running)"
         for global_name in changed:
             self.globals[global_name] = Binding(None, None, global_name, why)
@@ -408,8 +449,7 @@ class Flow:
             line, column = line_col(st)
             note = Finding(f"if: the motion(s) at line {', '.join(map(str, lines))} are in a branch that never runs "
                            "(its condition is known before running): they stay as written", line, column)
-            if note not in self.notes:
-                self.notes.append(note)
+            self.note_once(note)
 
     def run_unresolved(self, st: Tree, bodies: list[list], exhaustive: bool, word: str, local: dict,
                        depth: int) -> None:
@@ -417,8 +457,10 @@ class Flow:
         over when none moves or jumps (what they assign then known only while running), else each followed from
         the state before them and the paths joined (:meth:`merge`)."""
         statements = [s for body in bodies for s in body]
-        if self.blocker(statements) is None:
-            self.pass_over(st, statements, word, local)
+        key = self.key(st, statements)
+        holds, returns = self.blocker(key, statements)
+        if holds is None:
+            self.pass_over(st, statements, word, local, returns, key)
             return
         entry = self.snapshot(local)
         outs = [] if exhaustive else [entry]
@@ -442,7 +484,7 @@ class Flow:
             self.merge(outs, local, f"set_tcp in a branch of the {word} at line {line}")
         else:  # every branch leaves: what follows runs on no path through here; followed from before it
             self.restore(entry, local)
-            self.forget_assigned(statements, local)
+            self.forget_assigned(statements, local, self.key(st, statements))
         self.note_unresolved(st, word, first)
 
     def note_unresolved(self, st: Tree, word: str, first: int,
@@ -462,30 +504,39 @@ class Flow:
         line, column = line_col(st)
         note = Finding(f"{word}: not resolved before running ({why}); its {len(ordered)} motion(s) (line {shown}) "
                        "are compensated, each once in the written order of the cycle", line, column)
-        if note not in self.notes:
-            self.notes.append(note)
+        self.note_once(note)
 
-    def pass_over(self, st: Tree, statements: list, word: str, local: dict) -> None:
-        """A construct whose course is known only while running that moves nothing and jumps nowhere: passed over
-        with a note; the data it may assign is known only while running after it."""
-        self.forget_assigned(statements, local)
+    def pass_over(self, st: Tree, statements: list, word: str, local: dict, returns: bool, key: tuple) -> None:
+        """A construct whose course is known only while running that moves nothing and jumps nowhere out of it but
+        by ``return``: passed over with a note (once per construct), never run, however many passes its loop would
+        take; the data it may assign is known only while running after it. With a ``return`` in it (``returns``),
+        the function may end there: that path's state joins the function's end (as :meth:`run_return` under a
+        condition), and its value is known only while running."""
+        self.forget_assigned(statements, local, key)
+        if returns:
+            frame = self.frames[-1]
+            frame.exits.append(self.snapshot(local))
+            frame.values.append(None)
         line, column = line_col(st)
-        self.notes.append(Finding(f"{word} passed over: its course is known only while running, and no branch "
-                                  "moves the robot or changes its tool (what it assigns is not known after it)",
-                                  line, column))
+        self.note_once(Finding(f"{word} passed over: its course is known only while running, and no branch moves the "
+                               "robot or changes its tool (what it assigns is not known after it)", line, column))
 
-    def forget_assigned(self, statements: list, local: dict) -> None:
+    def forget_assigned(self, statements: list, local: dict, key: tuple | None = None) -> None:
         """Everything ``statements`` (and the functions they call) may assign, or the tool they may set, is known
-        only while running from here."""
-        for statement in statements:
-            if not isinstance(statement, Tree):
-                continue
-            for sub in statement.iter_subtrees():
-                if sub.data == "assign":
-                    self.forget(sub, local)
-                elif sub.data == "call" and str(sub.children[0]) == "set_tcp" and self.tool is not None:
-                    self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} may have run"
-        for name in self.scan(statements)[1]:
+        only while running from here. ``key``: the construct they belong to (:meth:`key`; found once)."""
+        found = self._assigned.get(key) if key is not None else None
+        if found is None:
+            found = [sub for statement in statements if isinstance(statement, Tree)
+                     for sub in statement.iter_subtrees()
+                     if sub.data == "assign" or (sub.data == "call" and str(sub.children[0]) == "set_tcp")]
+            if key is not None:
+                self._assigned[key] = found
+        for sub in found:
+            if sub.data == "assign":
+                self.forget(sub, local)
+            elif self.tool is not None:
+                self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} may have run"
+        for name in (self.scanned(key, statements) if key is not None else self.scan(statements))[1]:
             if name not in self.globals or self.globals[name].value is not None:  # (a function called there sets it)
                 self.globals[name] = Binding(None, None, name, " (a function called in a construct not followed "
                                                                 "may change it)")
@@ -523,8 +574,10 @@ class Flow:
         followed once from the state at its head (:meth:`settle`), and what follows it from the join of no pass and
         of the passes' ends."""
         body = [b for b in st.children[1:] if isinstance(b, Tree)]
-        if self.blocker(body) is None:
-            self.pass_over(st, body, "while", local)
+        key = self.key(st, body)
+        holds, returns = self.blocker(key, body, loop=True)
+        if holds is None:
+            self.pass_over(st, body, "while", local, returns, key)
             return
         first = len(self.steps)
         self.unresolved_depth += 1
@@ -550,12 +603,19 @@ class Flow:
         passes end with (and ``continue`` with), found by following the body until they agree (a variable each pass
         gives the same value stays known; one a pass changes, a counter, is known only while running), at most
         :data:`MAX_SETTLE` times (then everything the body may change is known only while running). The
-        passes followed to find it are discarded; the last is kept. Returns the head's state and the states the
+        passes followed to find it are discarded; the last is kept. A loop met inside such a pass (a pass followed
+        only to find an outer loop's head) takes that last step at once: everything its body may change is known
+        only while running at its head, and one pass is followed, so nested loops cost one pass each, not
+        :data:`MAX_SETTLE` to the power of their depth. Returns the head's state and the states the
         kept pass leaves with (its end, ``continue``, ``break``)."""
         head = self.snapshot(local)
-        for _ in range(MAX_SETTLE):
+        for _ in range(0 if self._exploring else MAX_SETTLE):
             mark = self._mark()
-            ends = self._pass(body, local, depth)[0]
+            self._exploring += 1
+            try:
+                ends = self._pass(body, local, depth)[0]
+            finally:
+                self._exploring -= 1
             self._rollback(mark)
             line = line_col(st)[0]
             self.merge([head, *ends], local, f"set_tcp in the while at line {line}, in one of its passes",
@@ -566,7 +626,7 @@ class Flow:
             head = joined
         else:
             self.restore(head, local)
-            self.forget_assigned(body, local)
+            self.forget_assigned(body, local, self.key(st, body))
             head = self.snapshot(local)
         self.restore(head, local)
         ends, breaks = self._pass(body, local, depth)
@@ -624,11 +684,19 @@ class Flow:
         repeated = False
         frame = self.frames[-1]
         frame.loops.append(_Loop(self.unresolved_depth, True))
+        statements = [b for b in body if isinstance(b, Tree)]
+        quiet = self.blocker(self.key(st, statements), statements, loop=True)[0] is None
+        start = self.statements_run
         try:
             while self._known_condition(condition, local):
                 passes += 1
                 if passes > MAX_WHILE_PASSES:
                     raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
+                if quiet and self.statements_run - start > MAX_QUIET_WORK:  # (moves nothing: not worth unrolling)
+                    long = Unsupported(f"while that moves nothing runs more than {MAX_QUIET_WORK:,} statements: "
+                                       "followed as a loop of count known only while running", st)
+                    long.unknown_condition = True
+                    raise long
                 units, steps = self.unrolled, len(self.steps)
                 self.count(1, st)
                 before = self.snapshot(local)
@@ -665,11 +733,11 @@ class Flow:
         never = sorted({line_col(call)[0] for statement in body if isinstance(statement, Tree)
                         for call in self.general(statement).find_data("call") if str(call.children[0]) in MOTIONS})
         if passes == 0 and never:  # (as a branch that never runs: its motions named, never dropped in silence)
-            self.notes.append(Finding(f"while: the motion(s) at line {', '.join(map(str, never))} are in a loop that "
+            self.note_once(Finding(f"while: the motion(s) at line {', '.join(map(str, never))} are in a loop that "
                                       "never runs (its condition is known false before the first pass): they stay "
                                       "as written", line, column))
         else:
-            self.notes.append(Finding(f"while followed for its {passes} pass(es)", line, column))
+            self.note_once(Finding(f"while followed for its {passes} pass(es)", line, column))
 
     def check_per_pass(self) -> frozenset[tuple[int, int]]:
         """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
@@ -736,8 +804,7 @@ class Flow:
         note = Finding(f"{name}() is the target of the {motion.instruction} at line {motion.line} (reached without "
                        "blend): the motion reading it is compensated from that target and written with its absolute "
                        "corrected target in place of the relative expression", *line_col(node))
-        if note not in self.notes:
-            self.notes.append(note)
+        self.note_once(note)
         return Pose.from_T(T)
 
     def _blend(self, motion: Motion) -> float | None:
@@ -865,7 +932,7 @@ class Flow:
                 seconds = self.number(args[0], local)
             except Unsupported as exc:  # (a wait moves nothing: only the time estimate misses it)
                 line, column = line_col(call)
-                self.notes.append(Finding(f"sleep: its time is known only while running ({exc.message}); not counted "
+                self.note_once(Finding(f"sleep: its time is known only while running ({exc.message}); not counted "
                                           "in the time estimate", line, column))
                 return None
             if not seconds >= 0:
@@ -900,6 +967,13 @@ class Flow:
                 self.notes.append(Finding(f"calls of {name} passed over: it moves nothing and changes nothing a "
                                           "motion reads (its time is not estimated)", line, column))
             return None
+        if self._exploring and summary.holds is None:  # (a pass followed only to find a loop's head: settle)
+            self.count(1, call)
+            line = line_col(call)[0]
+            for global_name in summary.assigns:
+                self.globals[global_name] = Binding(None, None, global_name, f" (the call of {name} at line {line} "
+                                                    "may change it from pass to pass)")
+            return None
         if name in self.calling:
             raise Unsupported(f"a recursive call of {name} is not followed (how deep it goes is known only while "
                               "running)", call)
@@ -912,6 +986,21 @@ class Flow:
         function = self.functions[name]
         scope = self.bind_arguments(function, args, kwargs, local, call)
         self.visited.add(name)
+        reads = self._reads(name)
+        read = tuple(self.globals.get(g) for g in reads)  # (alive in _calls_done: their ids in the key name them)
+        if self._reads_pose(name):  # (where the robot stands: the motion before it, Flow.standing_pose)
+            read += (self.steps[-1] if self.steps else None, self.sequence_starts[-1] if self.sequence_starts else None)
+        key = self._call_key(name, scope, read)
+        done = self._calls_done.get(key)
+        if done is not None:  # (run before from a state that agrees on all it reads: what it did then, it does now)
+            changed, removed, self.tool, self.tool_why, returned, units = done[1:]
+            self.globals.update(changed)
+            for global_name in removed:
+                self.globals.pop(global_name, None)
+            self.count(units, call)
+            return returned
+        before = dict(self.globals)
+        mark = self._effects()
         first = len(self.steps)
         quiet = summary.inert
         self._quiet += [name] if quiet else []
@@ -934,8 +1023,64 @@ class Flow:
         if scope:
             for step in self.steps[first:]:  # the outermost call with arguments is the one named
                 self._in_call[id(step)] = (name, span_of(call))
+        if self._effects()[:-1] == mark[:-1]:  # (it changed only the globals and the tool: remembered)
+            changed = {g: b for g, b in self.globals.items() if before.get(g) is not b}
+            self._calls_done[key] = (read, changed, before.keys() - self.globals.keys(), self.tool, self.tool_why,
+                                     returned, self.unrolled - mark[-1])
         return returned  # (None: no value, or one known only while running)
 
+    def _reach(self, name: str) -> tuple[tuple[str, ...], frozenset[str]]:
+        """The names the file's function ``name`` may read, itself, in the functions it calls or the threads it
+        starts (every name written there: more than it reads, never less), and the functions it calls there; found
+        once, sorted (the call graph walked once from it, each function once, recursion included)."""
+        found = self._names_read.get(name)
+        if found is None:
+            names: set[str] = set()
+            called: set[str] = set()
+            seen, stack = {("call", name)}, [self.functions[name]]
+            while stack:
+                node = stack.pop()
+                names.update(str(t) for t in node.scan_values(lambda v: isinstance(v, Token)))
+                for sub in node.iter_subtrees():
+                    if sub.data in ("call", "run_stmt"):
+                        callee = str(sub.children[0])
+                        called.add(callee)
+                        inner = self.functions.get(callee) if sub.data == "call" else self.threads.get(callee)
+                        if inner is not None and (sub.data, callee) not in seen:
+                            seen.add((sub.data, callee))
+                            stack.append(inner)
+            found = (tuple(sorted(names)), frozenset(called))
+            self._names_read[name] = found
+        return found
 
-__all__ = ["MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "PASSIVE_PREFIXES", "PURE_PREFIXES", "STATEMENTS_PER_LINE",
+    def _reads(self, name: str) -> tuple[str, ...]:
+        """:meth:`_reach`'s names, sorted (the globals a call's key holds, :meth:`_call_key`)."""
+        return self._reach(name)[0]
+
+    def _call_key(self, name: str, scope: dict, bindings: tuple) -> tuple:
+        """What a call of the file's function ``name`` with arguments ``scope`` depends on: the ``bindings`` of the
+        globals it may read (:meth:`_reads`), the tool, whether a condition not resolved is around it, the motion
+        before it (for a function that reads where the robot stands) and its arguments' values. A function's
+        summary reused for every call: a call from a state met before is not run again
+        (:meth:`call_function_of_file`); the bindings (and that motion) stay alive in :attr:`_calls_done`, so
+        their ids name them."""
+        arguments = tuple((param, b.value is None, b.why if b.value is None else repr(b.value), id(b.literal))
+                          for param, b in scope.items())
+        tool = None if self.tool is None else self.tool.tobytes()
+        return (name, self.unresolved_depth > 0, tool, self.tool_why, arguments, tuple(map(id, bindings)))
+
+    def _reads_pose(self, name: str) -> bool:
+        """The file's function ``name`` (or one it calls) reads the pose the robot stands at
+        (:meth:`standing_pose`)."""
+        return not STANDING_POSE.isdisjoint(self._reach(name)[1])
+
+    def _effects(self) -> tuple:
+        """What a call may change besides the globals and the tool (a call that changes any of it is run at
+        every call); its last entry the units counted (:meth:`count`)."""
+        return (len(self.steps), len(self.notes), len(self.unsupported), len(self.conditional_lines),
+                len(self.per_pass), len(self.direct_refs), len(self.started_threads), len(self._passed_over),
+                self.loop_noted, len(self.frames[-1].exits), self.unrolled)
+
+
+__all__ = ["MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "PASSIVE_PREFIXES", "PURE_PREFIXES", "STATEMENTS_PER_LINE",
            "UNSUPPORTED_CALLS", "Flow", "Summary"]

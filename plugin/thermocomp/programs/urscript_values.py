@@ -349,10 +349,12 @@ class Values:
                                                       "followed)"), is_global, local)
 
     def bind(self, name: str, binding: Binding, is_global: bool, local: dict) -> None:
-        if is_global or (name not in local and name in self.globals):
-            self.globals[name] = binding
-        else:
-            local[name] = binding  # at the top level ``local`` is the globals
+        scope = self.globals if is_global or (name not in local and name in self.globals) else local
+        old = scope.get(name)  # (at the top level ``local`` is the globals)
+        if old is not None and old.literal is binding.literal and old.why == binding.why \
+                and _same(old.value, binding.value):
+            return  # (the binding it has: kept, so states that agree are the same objects: Flow.call_function_of_file)
+        scope[name] = binding
 
     def lookup(self, token: Token, local: dict) -> Binding:
         name = str(token)
