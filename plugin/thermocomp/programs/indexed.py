@@ -207,7 +207,7 @@ def _support_edits(prog: RobotProgram, declarations: list[str], K: int, step: fl
     text = prog.text
     step_text = repr(float(step))
     if prog.language == "rapid":
-        header_end = text.index("\n", _module_keyword(text)) + 1
+        header_end = w.module_body_start(prog)
         data = nl.join([
             f"  ! thermocomp: time-indexed corrections, {K} sets, one every {step:g} min from minute 0 (docs/programs.md).",
             "  ! Start with the robot cold (program pointer to main); a warm robot: set tcOffsetMin to its minutes.",
@@ -235,7 +235,7 @@ def _support_edits(prog: RobotProgram, declarations: list[str], K: int, step: fl
         line_start = text.rfind("\n", 0, end) + 1
         return [w.Edit(header_end, header_end, data), w.Edit(line_start, line_start, func)]
     # URScript: at the start of the entry function's body, or of the file
-    insert_at, indent = _ur_body_start(prog)
+    insert_at, indent = w.ur_body_start(prog)
     lines = [
         f"# thermocomp: time-indexed corrections, {K} sets, one every {step:g} min from minute 0 (docs/programs.md).",
         "# Start with the robot cold; a warm robot: set tc_offset_min to its minutes.",
@@ -269,16 +269,6 @@ def _support_edits(prog: RobotProgram, declarations: list[str], K: int, step: fl
     return [w.Edit(insert_at, insert_at, block)]
 
 
-def _module_keyword(text: str) -> int:
-    import re
-
-    # [ \t], not \s: \s also crosses line ends, so a blank line before MODULE (after a %%% header) matched
-    match = re.search(r"^[ \t]*MODULE\b", text, flags=re.IGNORECASE | re.MULTILINE)
-    if match is None:
-        raise InputError("no MODULE line found")
-    return match.start()
-
-
 def _last_endmodule(text: str) -> int:
     import re
 
@@ -286,17 +276,3 @@ def _last_endmodule(text: str) -> int:
     if not found:
         raise InputError("no ENDMODULE found")
     return found[-1].start()
-
-
-def _ur_body_start(prog: RobotProgram) -> tuple[int, str]:
-    """Where the entry function's body starts (after its ``def`` line) and its indentation; else the file's start."""
-    import re
-
-    text = prog.text
-    if prog.entry and prog.entry[0] != "<top level>":
-        match = re.search(rf"^[ \t]*def[ \t]+{re.escape(prog.entry[0])}[ \t]*\(", text, flags=re.MULTILINE)
-        if match is not None:
-            start = text.index("\n", match.end()) + 1
-            following = re.match(r"[ \t]*", text[start:]).group(0)
-            return start, following or "  "
-    return 0, ""

@@ -197,14 +197,12 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
     note = (f"thermocomp: {len(counters)} motion(s) whose target differs from pass to pass, each a table of corrected "
             "targets walked by a pass counter (docs/programs.md).")
     if rapid:
-        header = re.search(r"^[ \t]*MODULE\b[^\n]*\n", text, flags=re.IGNORECASE | re.MULTILINE)
-        if header is None:
-            raise InputError("no MODULE line found", path=prog.path)
+        at = w.module_body_start(prog)
         block = nl.join([f"  ! {note}", "  ! Start each cycle's run with the program pointer to main (it resets the "
                          "counters).", *declarations]) + nl
-        edits.append(w.Edit(header.end(), header.end(), block))
+        edits.append(w.Edit(at, at, block))
         return edits
-    at, indent = _ur_body_start(prog)
+    at, indent = w.ur_body_start(prog)
     block = "".join(f"{indent}{line}{nl}" for line in [f"# {note}", *declarations])
     edits.append(w.Edit(at, at, block))
     return edits
@@ -228,17 +226,6 @@ def _advance(prog: RobotProgram, start: int, counter: str, passes: int) -> w.Edi
                          "compact IF: no statement can be written before it (write the IF with THEN ... ENDIF)",
                          path=prog.path, row=line)
     return w.Edit(start, start, f"{advance} ")
-
-
-def _ur_body_start(prog: RobotProgram) -> tuple[int, str]:
-    """Where the entry function's body starts (after its ``def`` line) and its indentation; else the file's start."""
-    text = prog.text
-    if prog.entry and prog.entry[0] != "<top level>":
-        match = re.search(rf"^[ \t]*def[ \t]+{re.escape(prog.entry[0])}[ \t]*\(", text, flags=re.MULTILINE)
-        if match is not None:
-            start = text.index("\n", match.end()) + 1
-            return start, re.match(r"[ \t]*", text[start:]).group(0) or "  "
-    return 0, ""
 
 
 def _free_name(text: str, name: str, rapid: bool) -> str:

@@ -31,7 +31,7 @@ from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import quat_wxyz_from_matrix, rotation_angle, rotvec_from_matrix
 from thermocomp.programs.grammars import byte_spans, joined_bytes
-from thermocomp.programs.model import Point, Span
+from thermocomp.programs.model import Point, RobotProgram, Span
 
 #: A correction below these keeps the target's text [m], [rad]: ten times the
 #: IK tolerances (tolerances.py), far below the 32-bit rounding of the text.
@@ -388,3 +388,24 @@ _NO_EXTAX = "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]"
 def ur_pose(T_frame_tcp: FloatArray) -> str:
     """``p[x,y,z,rx,ry,rz]`` (m, rotation vector rad)."""
     return list_texts(np.concatenate([T_frame_tcp[:3, 3], rotvec_from_matrix(T_frame_tcp[:3, :3])])[None], "p[")[0].as_py()
+
+
+def module_body_start(prog: RobotProgram) -> int:
+    r"""Where a RAPID module's body starts: right after its ``MODULE`` line (``[ \t]``, not ``\s``: ``\s`` also
+    crosses line ends, so a blank line before MODULE, after a ``%%%`` header, would match)."""
+    match = re.search(r"^[ \t]*MODULE\b[^\n]*\n", prog.text, flags=re.IGNORECASE | re.MULTILINE)
+    if match is None:
+        raise InputError("no MODULE line found", path=prog.path)
+    return match.end()
+
+
+def ur_body_start(prog: RobotProgram) -> tuple[int, str]:
+    """Where a URScript entry function's body starts (after its ``def`` line) and its indentation; else the file's
+    start."""
+    text = prog.text
+    if prog.entry and prog.entry[0] != "<top level>":
+        match = re.search(rf"^[ \t]*def[ \t]+{re.escape(prog.entry[0])}[ \t]*\(", text, flags=re.MULTILINE)
+        if match is not None:
+            start = text.index("\n", match.end()) + 1
+            return start, re.match(r"[ \t]*", text[start:]).group(0) or "  "
+    return 0, ""
