@@ -315,3 +315,22 @@ def test_passes_both_before_the_production_loop_and_in_it_are_refused(tmp_path, 
     path.write_text(only_in)
     taken = read_program(path)
     assert not taken.unsupported and len(taken.extra["per_pass"]) == 1 and len(taken.motions) == 3
+
+
+def test_a_table_whose_passes_failed_in_part_is_left_as_written_and_the_report_says_so(tmp_path, rng):
+    """--allow-failures: a per-pass motion with one pass out of reach (2 m along x) keeps its written text in every
+    pass (a table is written whole or not at all); the report names its line and how many passes failed."""
+    chain = load_robot("irb140")
+    main = ("    FOR k FROM 0 TO 2 DO\n"
+            "      MoveL Offs(b, k * k * 1000, 0, 0), v100, fine, tGrip;\n"
+            "    ENDFOR\n")
+    src, _ = _module(chain, rng, main)
+    path, out = tmp_path / "cell.mod", tmp_path / "cell_out.mod"
+    path.write_text(src)
+    report = run_program("irb140", small_table(rng), path, out, allow_failures=True,
+                         options=CompensationOptions(time_law=Static()))
+    line = src[:src.index("MoveL Offs(b")].count("\n") + 1
+    assert report.failed and all(f":{line}:" in f for f in report.failed)
+    notes = [n for n in report.notes if "of its 3 passes could not be compensated" in n]
+    assert len(notes) == 1 and f"cell.mod:{line}:" in notes[0] and "left as written" in notes[0]
+    assert "MoveL Offs(b, k * k * 1000, 0, 0)" in out.read_text() and "tcPass" not in out.read_text()

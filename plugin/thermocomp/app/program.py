@@ -36,7 +36,7 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
 from thermocomp.kinematics.ik import Status
-from thermocomp.programs import task_files
+from thermocomp.programs import passes, task_files
 from thermocomp.programs.compensate import (
     check_joint_targets_within_limits,
     confdata_notes,
@@ -342,6 +342,7 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
         written = write_snapshot(chain, prog, poses, solved.q_checked[0], solved.status, popts.output,
                                  tcp=(R_tcp[0], p_tcp[0]))
         rep.notes += confdata_notes(prog, *written.confdata_changed)
+        rep.notes += passes.partly_failed_notes(prog, solved.status)
     rep.n_changed_texts = written.n_changed
     rep.rounding_position, rep.rounding_angle = written.rounding
     rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1),

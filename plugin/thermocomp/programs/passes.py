@@ -32,6 +32,7 @@ from collections import defaultdict
 import numpy as np
 
 from thermocomp.errors import InputError
+from thermocomp.kinematics.ik import Status
 from thermocomp.programs import writer as w
 from thermocomp.programs.model import Finding, MotionRun, RobotProgram
 
@@ -140,6 +141,23 @@ def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
         if (start, end) in keys:
             out[(start, end)].append(i)
     return {key: np.array(members, dtype=np.int64) for key, members in out.items()}
+
+
+def partly_failed_notes(prog: RobotProgram, status: np.ndarray) -> list[str]:
+    """A note for each text that differs from pass to pass and whose passes were compensated only in part (``status``
+    ``(m,)``, each point's :class:`~thermocomp.kinematics.ik.Status`): its table is written whole or not at all, so
+    the passes that were compensated are left as written too, and the report says so (the failed ones are listed
+    as failures)."""
+    converged = np.asarray(status) == Status.CONVERGED
+    run = prog.columns.run
+    notes = []
+    for idx in groups(prog).values():
+        failed = int(np.count_nonzero(~converged[idx]))
+        if 0 < failed < idx.size:
+            notes.append(f"{prog.path}:{int(run.argument[idx[0], 2])}:{int(run.argument[idx[0], 3])}: the target here "
+                         f"differs from pass to pass and {failed} of its {idx.size} passes could not be compensated: "
+                         "its table is not written, every pass is left as written")
+    return notes
 
 
 def check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
