@@ -248,6 +248,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._unresolved: list[Tree] = []  # the constructs not resolved being followed, innermost last
         self._routines_run: list[Tree] = []  # the bodies of the routines being run, innermost last
         self.conditional: list[int] = []  # lines of the motions followed under conditions not resolved
+        self._conditional_notes: dict = {}  # the note of each construct not resolved -> (it, its motions' lines)
         self.visited: set[str] = set()
         self.velset = (100.0, float("inf"))  # VelSet override [%], max TCP speed [mm/s]
         self.direct_refs: set[int] = set()  # name tokens that are a followed motion's point

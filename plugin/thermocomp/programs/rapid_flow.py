@@ -166,6 +166,18 @@ class _Unknown(_Unsupported):
     """A FOR loop's bounds known only while running: it is followed once (:meth:`_Flow.run_unresolved`)."""
 
 
+def _unresolved_note(statement: Tree, lines: list[int], file: int, kept: int = 0) -> Finding:
+    """The note on an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running, naming the lines of the
+    motions under it that are compensated (and how many ``kept`` as written: :meth:`_Flow.check_paths`)."""
+    held = (f"its {len(lines)} motion(s) (line {_lines(lines)}) are compensated, each once in the written order "
+            "of the cycle" if lines else "it holds no motion" if not kept else "no motion under it is compensated")
+    if kept:
+        held += f"; {kept} run(s) of its motions stay as written (their data differ from path to path)"
+    line, column = _location(statement)
+    return Finding(f"{_CONSTRUCTS[statement.data]}: not resolved before running (its outcome or count is known "
+                   f"only while running); {held}", line, column, file)
+
+
 def _lines(lines: list[int]) -> str:
     """``3, 5, 9`` of a few lines; the first ones and a count of many."""
     return ", ".join(map(str, lines)) if len(lines) <= 8 else f"{', '.join(map(str, lines[:8]))}, ... ({len(lines)})"
@@ -862,6 +874,13 @@ class _Flow:
             self.note_once(Finding(f"{motion.instruction} stays as written: its data differ from path to path",
                                    motion.statement.line, motion.statement.column, motion.file))
         if refused:
+            refused_lines = {runs[0][0].line for start, runs in found.items() if start in refused}
+            self.conditional = [line for line in self.conditional if line not in refused_lines]
+            for note, (statement, lines) in self._conditional_notes.items():  # (they count compensated motions)
+                left = [line for line in lines if line not in refused_lines]
+                if len(left) < len(lines) and note in self.notes:
+                    self.notes[self.notes.index(note)] = _unresolved_note(statement, left, note.file,
+                                                                          len(lines) - len(left))
             kept: dict[int, MotionRun | None] = {}  # (a step repeated, the passes of a FOR loop: cut once)
             steps = [self._without(step, refused, kept) for step in self.steps]
             for old in {id(s) for s in self.steps} - {id(s) for s in steps}:
@@ -1092,12 +1111,10 @@ class _Flow:
         lines = [line for step in self.steps[first:] if isinstance(step, MotionRun)
                  for line in step.statement[:, 2].tolist()]
         self.conditional.extend(lines)
-        held = (f"its {len(lines)} motion(s) (line {_lines(lines)}) are compensated, each once in the written order "
-                "of the cycle" if lines else "it holds no motion")
-        line, column = _location(statement)
-        note = Finding(f"{_CONSTRUCTS[statement.data]}: not resolved before running (its outcome or count is known "
-                       f"only while running); {held}", line, column, self.file)
+        note = _unresolved_note(statement, lines, self.file)
         self.note_once(note)
+        if lines:  # (its count of motions is corrected by :meth:`check_paths` where some are refused)
+            self._conditional_notes[note] = (statement, lines)
 
     @staticmethod
     def _exhaustive(statement: Tree) -> bool:
