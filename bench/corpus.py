@@ -204,18 +204,31 @@ def first_lines(stderr: str, count: int = 2) -> str:
     return " | ".join(ln[:300] for ln in lines[start:start + count])
 
 
-def run_one(entry: Entry, timeout_s: float) -> Result:
-    """Compensate one program in a fresh process and class what happened."""
+def run_one(entry: Entry, timeout_s: float, keep: Path | None = None) -> Result:
+    """Compensate one program in a fresh process and class what happened.
+
+    With ``keep``, the run's outputs and its messages (``stdout.txt``, ``stderr.txt``, the output
+    folder's path written ``<out>``, the repository's ``<repo>``) stay in ``keep/<program file name>/``, so that two versions
+    of the reader can be compared file by file (``diff -r``).
+    """
     with tempfile.TemporaryDirectory(prefix="corpus_") as tmp:
+        out_dir = Path(tmp)
+        if keep is not None:
+            out_dir = keep / entry.program.name
+            out_dir.mkdir(parents=True, exist_ok=True)
         start = time.perf_counter()
+        stdout = ""
         try:
-            proc = subprocess.run(command(entry, Path(tmp)), capture_output=True, text=True,
+            proc = subprocess.run(command(entry, out_dir), capture_output=True, text=True,
                                   timeout=timeout_s, cwd=REPO, errors="replace")
-            status, stderr = proc.returncode, proc.stderr
+            status, stderr, stdout = proc.returncode, proc.stderr, proc.stdout
         except subprocess.TimeoutExpired as exc:
             status = None
             stderr = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
         seconds = time.perf_counter() - start
+        if keep is not None:
+            for name, text in (("stdout.txt", stdout), ("stderr.txt", stderr)):
+                (out_dir / name).write_text(text.replace(str(out_dir), "<out>").replace(str(REPO), "<repo>"))
     texts = " ".join(p.read_text(encoding="latin-1") for p in (entry.program, *entry.modules) if p.is_file())
     return Result(entry.program.name, entry.klass, entry.robot,
                   classify(entry.klass, status, stderr, entry.note, texts), status, round(seconds, 2),
@@ -223,10 +236,10 @@ def run_one(entry: Entry, timeout_s: float) -> Result:
                   entry.gathering, ", ".join(note_matches(stderr, entry.note, texts)) if status == 1 else "")
 
 
-def run_all(entries: list[Entry], timeout_s: float, jobs: int = 1) -> list[Result]:
+def run_all(entries: list[Entry], timeout_s: float, jobs: int = 1, keep: Path | None = None) -> list[Result]:
     """Compensate every program, ``jobs`` at once (each in its own process), in the entries' order."""
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(lambda e: run_one(e, timeout_s), entries))
+        return list(pool.map(lambda e: run_one(e, timeout_s, keep), entries))
 
 
 def table(results: list[Result]) -> str:
@@ -254,6 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gathering", default="",
                         help="run only the rows of this gathering (the SOURCES.csv column, e.g. held-out)")
     parser.add_argument("--json", type=Path, help="also write one record per program here")
+    parser.add_argument("--keep", type=Path,
+                        help="keep each program's outputs and messages in KEEP/<program file name>/ (to diff two versions)")
     args = parser.parse_args(argv)
     if args.timeout <= 0 or args.jobs < 1:
         parser.error(f"expected --timeout > 0 and --jobs >= 1, got {args.timeout} and {args.jobs}")
@@ -265,7 +280,9 @@ def main(argv: list[str] | None = None) -> int:
     if not entries:
         print(f"corpus.py: no programs found in {', '.join(map(str, folders))}", file=sys.stderr)
         return 1
-    results = run_all(entries, args.timeout, args.jobs)
+    if args.keep is not None and args.keep.exists() and any(args.keep.iterdir()):
+        parser.error(f"expected --keep to name a new or empty folder, got {args.keep}, which holds files")
+    results = run_all(entries, args.timeout, args.jobs, args.keep)
     print(f"{len(results)} programs, timeout {args.timeout:g} s, deformation {DEFORMATION.name}\n")
     print(table(results))
     wrong_takes = [r for r in results if r.klass == "takes" and r.outcome != "compensated"]
