@@ -49,14 +49,14 @@ CONSTANTS = {"True": True, "False": False, "pi": float(np.pi)}
 
 
 class Unsupported(Exception):  # noqa: N818  (a finding, raised to the statement that reports it)
-    """A construct, or a value, the reader cannot follow before running; ``where`` locates it."""
+    """A construct, or a value, the reader cannot follow before running; ``where`` locates it, ``origin`` names the
+    value known only while running, for the message of a motion that reads it (``a value of x``)."""
 
     unknown_condition = False  # (a loop's condition known only while running: urscript_flow.run_while)
 
-    def __init__(self, message: str, where) -> None:
+    def __init__(self, message: str, where, origin: str = "") -> None:
         super().__init__(message)
-        self.message = message
-        self.where = where
+        self.message, self.where, self.origin = message, where, origin
 
 
 @dataclass(frozen=True)
@@ -209,13 +209,7 @@ def parameters(function: Tree) -> list[tuple[str, Tree | None]]:
 
 def _origin(exc: Unsupported) -> str:
     """What made a value known only while running, for the message of the motion that reads it."""
-    if exc.message.startswith("the value of "):
-        return "a value of " + exc.message[len("the value of "):].split(" is not known")[0] + ", known only while running"
-    if "is not evaluated" in exc.message:
-        return f"the value of {exc.message.split('(', 1)[0]}(...), known only while running"
-    if exc.message.endswith(" is a value known only while running"):
-        return f"the value of {exc.message.removesuffix(' is a value known only while running')}, known only while running"
-    return f"a value known only while running ({exc.message})"
+    return f"{exc.origin}, known only while running" if exc.origin else f"a value known only while running ({exc.message})"
 
 
 def _same(a: object, b: object) -> bool:
@@ -388,7 +382,7 @@ class Values:
             raise Unsupported(f"{name} has no value here: nothing before this point in the file gives it one (no "
                               "assignment, parameter or global of that name)", token)
         if binding.value is None:
-            raise Unsupported(f"the value of {name} is not known before running{binding.why}", token)
+            raise Unsupported(f"the value of {name} is not known before running{binding.why}", token, f"a value of {name}")
         return binding
 
     # ----- expressions: each rule of urscript.lark by its method ``_value_<rule>`` (the table _RULES)
@@ -500,10 +494,12 @@ class Values:
 
     def _value_method(self, node: Tree, local: dict):  # (an object outside the robot: an RPC server, a socket)
         s = span_of(node)
-        raise Unsupported(f"{' '.join(self.text[s.start:s.end].split())} is a value known only while running", node)
+        text = " ".join(self.text[s.start:s.end].split())
+        raise Unsupported(f"{text} is a value known only while running", node, f"the value of {text}")
 
     def _value_run_stmt(self, node: Tree, local: dict):
-        raise Unsupported(f"run {node.children[0]}() is a value known only while running", node)
+        raise Unsupported(f"run {node.children[0]}() is a value known only while running", node,
+                          f"the value of run {node.children[0]}()")
 
     def _value_call(self, node: Tree, local: dict):
         """A call's value: the manual's functions of known values (:data:`BUILTINS`), ``struct``, where the robot
@@ -529,7 +525,8 @@ class Values:
         if name in self.functions:  # a function of the file, for its value: it runs here
             return self.run_call(node, local, 0, for_value=True)
         raise Unsupported(f"{name}(...) is not evaluated (pose_trans, pose_add, pose_inv, interpolate_pose, "
-                          "rpy2rotvec, rotvec2rpy, d2r, r2d and the math functions of numbers are)", node)
+                          "rpy2rotvec, rotvec2rpy, d2r, r2d and the math functions of numbers are)", node,
+                          f"the value of {name}(...)")
 
     def _builtin_argument(self, kind: str, node, local: dict, name: str, call: Tree):
         """An argument of a :data:`BUILTINS` function, as its ``kind`` says (a list of numbers: a numpy array)."""
