@@ -497,9 +497,7 @@ class Values:
         text = " ".join(self.text[s.start:s.end].split())
         raise Unsupported(f"{text} is a value known only while running", node, f"the value of {text}")
 
-    def _value_run_stmt(self, node: Tree, local: dict):
-        raise Unsupported(f"run {node.children[0]}() is a value known only while running", node,
-                          f"the value of run {node.children[0]}()")
+    _value_run_stmt = _value_method  # (``run T()``: a thread's handle)
 
     def _value_call(self, node: Tree, local: dict):
         """A call's value: the manual's functions of known values (:data:`BUILTINS`), ``struct``, where the robot
