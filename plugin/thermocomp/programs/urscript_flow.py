@@ -4,20 +4,16 @@ the file's functions, threads.
 
 Part of the URScript reader (:mod:`thermocomp.programs.urscript`). The rule: **a motion's data decide, not the
 control flow around it**. A branch or loop whose course is known before running is followed (the branch taken,
-each pass). One whose course is known only while running (an input, a socket, a button) is followed along every
-branch, each from the state before it, and the paths join after it: a variable (or the tool) keeps its value
-where every path gives it the same, and is known only while running otherwise. A loop of unknown count, and
-PolyScope's main loop, follow their body from the state at their head (:meth:`Flow.settle`), so a counter or a
-target the previous pass moved is refused where a motion reads it, naming it. A thread is followed once where it
-is first started. A motion whose target and tool are known there is compensated, and named in a note as run
-under a condition the reader did not resolve.
+each pass). One whose course is known only while running is followed along every branch, each from the state
+before it, and the paths join after it (a variable, or the tool, keeps its value where every path gives it the
+same). A loop of unknown count, PolyScope's main loop and a thread follow their body once from the state at their
+head (:meth:`Flow.settle`), so data a pass changes (a counter) is refused where a motion reads it, naming it.
 
-Linear reading: what each function and each construct may do is found once (:meth:`Flow.summary`,
-:meth:`Flow.facts`). A construct of unknown course that moves nothing is passed over, never run; so is a call,
-as a statement, of a function that moves nothing, changes no tool and assigns no global (a gripper URCap's
-hundreds of functions); a call from a state met before is not run again. Every statement the reader runs counts
-against :data:`MAX_STATEMENTS_RUN` plus :data:`STATEMENTS_PER_LINE` a line of the file, and motions, calls and
-loop passes against ``max_motions``: past either, the script is refused with a message naming the statement.
+Linear reading: what each function and construct may do is found once (:class:`Summary`); a construct of unknown
+course that moves nothing, and a call of a function that moves nothing and assigns no global, are passed over;
+a call from a state met before is not run again. Every statement run counts against :data:`MAX_STATEMENTS_RUN`
+plus :data:`STATEMENTS_PER_LINE` a line, and motions, calls and loop passes against ``max_motions``: past either,
+the script is refused naming the statement.
 """
 
 from __future__ import annotations
@@ -108,20 +104,20 @@ def is_known_call(name: str) -> bool:
 class Summary:
     """What a function of the file, or a construct's statements, may do (with the functions they call), found once.
 
-    ``holds``: the first thing found that could change how or where the robot moves (a motion, ``set_tcp``, a
-    thread, a motion thermocomp does not follow, a function neither of the file nor known, recursion), with its
-    line; None if none. ``assigns``: the globals they may assign. ``size``: at least how many motions, calls and
-    loop passes they run (each loop counted once; a call of a function that moves nothing one). ``moves``: they
-    hold a motion thermocomp follows. ``jumps``: a ``break``/``continue`` not of a loop among them (it leaves the
-    construct), ``returns``: a ``return``; ``changes``: the assignments and ``set_tcp`` calls in them (a
-    construct's, :meth:`Flow.facts`).
+    ``holds``: the first node found that could change how or where the robot moves (a motion, ``set_tcp``, a
+    thread, a motion thermocomp does not follow, a call of a function neither of the file nor known or of one that
+    holds such), or the name of a function called recursively; None if none. ``assigns``: the globals they may
+    assign. ``size``: at least how many motions, calls and loop passes they run (each loop once; a call of a
+    function that moves nothing one). ``moves``: they hold a motion thermocomp follows. ``jumps``: a
+    ``break``/``continue`` not of a loop among them (it leaves the construct); ``returns``: a ``return``.
+    ``changes``: the assignments and ``set_tcp`` calls in them (a construct's, :meth:`Flow.facts`).
     """
 
-    holds: str | None
+    holds: Tree | str | None
     assigns: frozenset[str]
     size: int
     moves: bool
-    jumps: str | None = None
+    jumps: bool = False
     returns: bool = False
     changes: tuple = ()
 
@@ -144,12 +140,12 @@ class _Return(Exception):  # noqa: N818
         self.value = value
 
 
-class _Break(Exception):  # noqa: N818
-    pass
+class _Jump(Exception):  # noqa: N818
+    """A ``break`` (``out``) or a ``continue`` ran: the pass of the loop around it ends."""
 
-
-class _Continue(Exception):  # noqa: N818
-    pass
+    def __init__(self, out: bool) -> None:
+        super().__init__()
+        self.out = out
 
 
 class _Uncounted(Exception):  # noqa: N818
@@ -215,7 +211,7 @@ class Flow:
         done = self._summaries.get(name)
         if done is None:
             if name in self._summarising:
-                return Summary(f"a recursive call of {name}", frozenset(), 1, False)
+                return Summary(name, frozenset(), 1, False)
             self._summarising.add(name)
             try:
                 done = self._walk(self.body_of(self.functions[name]))
@@ -224,41 +220,43 @@ class Flow:
             done = self._summaries[name] = replace(done, size=done.size + 1)
         return done
 
-    def facts(self, key: tuple, statements: list) -> Summary:
+    def facts(self, key: tuple | None, statements: list) -> Summary:
         """:class:`Summary` of a construct's ``statements`` with their :attr:`~Summary.changes`, found once per
-        ``key`` (``(id(construct), len(statements))``, or a thread's: one run many times is not walked again)."""
+        ``key`` (``(id(construct), len(statements))``, or a thread's: one run many times is not walked again; None:
+        a statement not followed, found each time)."""
         done = self._summaries.get(key)
         if done is None:
             changes = tuple(sub for st in statements if isinstance(st, Tree) for sub in st.iter_subtrees()
                             if sub.data == "assign" or (sub.data == "call" and str(sub.children[0]) == "set_tcp"))
-            done = self._summaries[key] = replace(self._walk(statements), changes=changes)
+            done = replace(self._walk(statements), changes=changes)
+            if key is not None:
+                self._summaries[key] = done
         return done
 
     def _walk(self, statements) -> Summary:
         """What ``statements`` (and the functions they call) may do. A name assigned without ``global`` is a
         global's where the file assigns it at its top level or as ``global`` (:attr:`global_names`), else a
         local's."""
-        holds = jumps = None
+        holds = None
         assigns: set[str] = set()
-        size, moves, returns = 0, False, False
+        size, moves, jumps, returns = 0, False, False, False
         stack = [(s, False) for s in statements if isinstance(s, Tree)]  # (a node; inside a loop of the statements)
         while stack:
             node, looped = stack.pop()
             kind, found = node.data, None
             if kind in ("func_def", "thread_def", "sec_def"):
                 continue
-            if kind == "moves":  # (a run of motions: its first names it)
-                found = f"{str(node.children[0]).split('(', 1)[0]} at line {line_col(node)[0]}"
+            if kind == "moves":  # (a run of motions)
+                found, moves = node, True
                 size += str(node.children[0]).count(")")
-                moves = True
             elif kind == "run_stmt":
-                found = f"a thread started at line {line_col(node)[0]}"
+                found = node
             elif kind == "while_stmt":
                 size += 1
             elif kind == "return_stmt":
                 returns = True
-            elif kind in ("break_stmt", "continue_stmt") and not looped:
-                jumps = jumps or f"{kind.split('_')[0]} at line {line_col(node)[0]}"
+            elif kind in ("break_stmt", "continue_stmt"):
+                jumps = jumps or not looped
             elif kind == "assign":
                 target, _, is_global = assignment(node)
                 root = root_name(target)
@@ -267,7 +265,7 @@ class Flow:
             elif kind == "call":
                 callee = str(node.children[0])
                 if callee in MOTIONS or callee in UNSUPPORTED_CALLS or callee == "set_tcp":
-                    found = f"{callee} at line {line_col(node)[0]}"
+                    found = node
                     size += callee in MOTIONS
                     moves = moves or callee in MOTIONS
                 elif callee in self.functions:
@@ -275,11 +273,10 @@ class Flow:
                     assigns |= inner.assigns
                     size += inner.size if inner.moves else 1  # (a call of one that moves nothing: one unit)
                     moves = moves or inner.moves
-                    if inner.holds is not None:
-                        found = f"a call of {callee} at line {line_col(node)[0]}, which holds {inner.holds}"
+                    found = None if inner.holds is None else node
                 elif not is_known_call(callee):
-                    found = f"{callee} at line {line_col(node)[0]}, a function neither of this script nor one thermocomp knows"
-            holds = holds or found
+                    found = node
+            holds = holds if holds is not None else found
             stack.extend((c, looped or kind == "while_stmt") for c in node.children if isinstance(c, Tree))
         return Summary(holds, frozenset(assigns), size, moves, jumps, returns)
 
@@ -315,14 +312,14 @@ class Flow:
             found = self._summaries[("reach", name)] = (tuple(sorted(names)), not STANDING_POSE.isdisjoint(called))
         return found
 
-    def forget_assigned(self, facts: Summary, local: dict) -> None:
-        """Everything a construct (its :meth:`facts`) and the functions it calls may assign, or the tool it may set,
-        is known only while running from here."""
+    def forget_assigned(self, facts: Summary, local: dict, why: str = "may have run") -> None:
+        """Everything a construct not followed (its :meth:`facts`) and the functions it calls may assign, or the tool
+        it may set, is known only while running from here (the tool's ``why``: ``set_tcp at line 7 may have run``)."""
         for sub in facts.changes:
             if sub.data == "assign":
                 self.forget(sub, local)
             elif self.tool is not None:
-                self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} may have run"
+                self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} {why}"
         for name in facts.assigns:
             if name not in self.globals or self.globals[name].value is not None:  # (a function called there sets it)
                 self.globals[name] = Binding(None, None, name, " (a function called in a construct not followed "
@@ -350,11 +347,7 @@ class Flow:
                     if str(call.children[0]) in MOTIONS:
                         self.note_once(Finding(f"{call.children[0]} inside an unsupported construct stays as "
                                                "written", *line_col(call)))
-                for sub in st.iter_subtrees():  # what it may change is not known after it
-                    if sub.data == "assign":
-                        self.forget(sub, local)
-                    elif sub.data == "call" and str(sub.children[0]) == "set_tcp":
-                        self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} not followed"
+                self.forget_assigned(self.facts(None, [st]), local, "not followed")
 
     def run_statement(self, st: Tree, local: dict, depth: int) -> None:
         self.work(st)
@@ -385,7 +378,7 @@ class Flow:
                     raise _Uncounted
                 (loop.breaks if kind == "break_stmt" else loop.backs).append(self.snapshot(local))
                 raise _BranchEnd
-            raise _Break if kind == "break_stmt" else _Continue
+            raise _Jump(kind == "break_stmt")
         else:
             raise Unsupported(f"{kind} is not followed", st)
 
@@ -425,7 +418,7 @@ class Flow:
         self.sequence_starts.append(len(self.steps))
         try:
             self.run_body(body, {}, 1)
-        except (_Return, _BranchEnd, _Break, _Continue):
+        except (_Return, _BranchEnd, _Jump):
             pass
         finally:
             self.sequence_starts.pop()
@@ -476,7 +469,7 @@ class Flow:
         paths joined (:meth:`merge`)."""
         statements = [s for body in bodies for s in body]
         facts = self.facts((id(st), len(statements)), statements)
-        if facts.holds is None and facts.jumps is None:
+        if facts.holds is None and not facts.jumps:
             self.pass_over(st, facts, word, local)
             return
         entry = self.snapshot(local)
@@ -628,10 +621,8 @@ class Flow:
         try:
             self.run_body(body, local, depth)
             ends.append(self.snapshot(local))
-        except _Continue:
-            ends.append(self.snapshot(local))
-        except _Break:
-            breaks.append(self.snapshot(local))
+        except _Jump as jump:
+            (breaks if jump.out else ends).append(self.snapshot(local))
         except _BranchEnd:
             pass
         finally:
@@ -685,10 +676,9 @@ class Flow:
                 before = self.snapshot(local)
                 try:
                     self.run_body(body, local, depth)
-                except _Continue:
-                    pass
-                except _Break:
-                    break
+                except _Jump as jump:
+                    if jump.out:
+                        break
                 if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it never
                     raise _Uncounted                          # ends; followed as a loop of unknown count)
                 counter = self._plain_counter(st, body) if passes == 1 else None
