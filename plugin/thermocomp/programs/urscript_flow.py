@@ -440,44 +440,52 @@ class Flow:
                 branches.append((part.children[0], list(part.children[1:])))
             elif isinstance(part, Tree) and part.data == "else_part":
                 branches.append((None, list(part.children)))
-        for k, (condition, body) in enumerate(branches):
+        for k, (condition, _) in enumerate(branches):
             try:
                 taken = condition is None or self.condition(condition, local)
             except Unsupported:  # known only while running: this branch or a later one
                 self.run_unresolved(st, [b for _, b in branches[k:]], branches[-1][0] is None, "if", local, depth)
                 return
             if taken:
-                self.note_untaken(st, branches, k)
-                self.run_body(body, local, depth)
-                return
-        self.note_untaken(st, branches, len(branches))
+                break
+        else:
+            k = len(branches)
+        self.note_never(st, (id(st), k), [s for j, (_, body) in enumerate(branches) if j != k for s in body],
+                        "a branch that never runs (its condition is known before running)")
+        if k < len(branches):
+            self.run_body(branches[k][1], local, depth)
 
-    def note_untaken(self, st: Tree, branches: list, taken: int) -> None:
-        """A note naming the motions of the branches but the one ``taken``, whose conditions are known not to hold:
-        they never run, and stay as written (a motion is never dropped in silence)."""
-        lines = self.motion_lines((id(st), taken), [s for j, (_, body) in enumerate(branches) if j != taken
-                                                    for s in body])
+    def note_never(self, st: Tree, key: tuple, statements: list, where: str) -> bool:
+        """A note naming the motions of ``statements`` (of the construct ``key``), which never run: they stay as
+        written (a motion is never dropped in silence). Whether there are any."""
+        lines = self.motion_lines(key, statements)
         if lines:
-            self.note_once(Finding(f"if: the motion(s) at line {', '.join(map(str, lines))} are in a branch that "
-                                   "never runs (its condition is known before running): they stay as written",
-                                   *line_col(st)))
+            self.note_once(Finding(f"{st.data.split('_')[0]}: the motion(s) at line {', '.join(map(str, lines))} are "
+                                   f"in {where}: they stay as written", *line_col(st)))
+        return bool(lines)
 
     def run_unresolved(self, st: Tree, bodies: list[list], exhaustive: bool, word: str, local: dict,
                        depth: int) -> None:
-        """Branches of which one (or, unless ``exhaustive``, none) runs, the choice known only while running: passed
-        over when none moves or jumps (:meth:`pass_over`), else each followed from the state before them and the
-        paths joined (:meth:`merge`)."""
+        """Branches of which one (or, unless ``exhaustive``, none) runs, or a loop's body (``word`` "while") run any
+        number of times, the choice known only while running: passed over when nothing in them moves or jumps out
+        (:meth:`pass_over`); else each branch is followed from the state before them (the loop's body from the
+        state at its head, :meth:`settle`), and the paths join after them (:meth:`merge`)."""
         statements = [s for body in bodies for s in body]
+        loop = word == "while"
         facts = self.facts((id(st), len(statements)), statements)
-        if facts.holds is None and not facts.jumps:
+        if facts.holds is None and (loop or not facts.jumps):
             self.pass_over(st, facts, word, local)
             return
-        entry = self.snapshot(local)
+        entry = None if loop else self.snapshot(local)
         outs = [] if exhaustive else [entry]
         first = len(self.steps)
         self.unresolved_depth += 1
         try:
-            for body in bodies:
+            if loop:
+                self.count(1, st)
+                head, ends = self.settle(st, statements, local, depth)
+                outs = [head, *ends]
+            for body in () if loop else bodies:
                 self.restore(entry, local)
                 self.sequence_starts.append(len(self.steps))
                 try:
@@ -490,7 +498,8 @@ class Flow:
         finally:
             self.unresolved_depth -= 1
         if outs:
-            self.merge(outs, local, f"set_tcp in a branch of the {word} at line {line_col(st)[0]}")
+            where = "the while" if loop else f"a branch of the {word}"
+            self.merge(outs, local, f"set_tcp in {where} at line {line_col(st)[0]}")
         else:  # every branch leaves: what follows runs on no path through here; followed from before it
             self.restore(entry, local)
             self.forget_assigned(facts, local)
@@ -533,7 +542,7 @@ class Flow:
         """A ``while``: PolyScope's main loop (``while (True)`` outside any condition not resolved: one cycle is one
         pass of its body, followed from the state at its head, :meth:`settle`); one whose condition is known at every
         pass, unrolled (:meth:`run_counted_while`); else a loop of count known only while running
-        (:meth:`run_unresolved_loop`), with nothing kept of an unrolling that found its count unknown."""
+        (:meth:`run_unresolved`), with nothing kept of an unrolling that found its count unknown."""
         condition = st.children[0]
         body = [b for b in st.children[1:] if isinstance(b, Tree)]
         forever = isinstance(condition, Tree) and condition.data == "name" and str(condition.children[0]) == "True"
@@ -555,26 +564,7 @@ class Flow:
                     raise
                 self._rollback(mark)
                 self.restore(entry, local)
-        self.run_unresolved_loop(st, body, local, depth)
-
-    def run_unresolved_loop(self, st: Tree, body: list, local: dict, depth: int) -> None:
-        """A ``while`` whose count is known only while running (PolyScope's "Wait" for an input, a loop until a
-        button, a loop in a thread): passed over when its body moves nothing (:meth:`pass_over`); else its body is
-        followed once from the state at its head (:meth:`settle`), and what follows it from the join of no pass and
-        of the passes' ends."""
-        facts = self.facts((id(st), len(body)), body)
-        if facts.holds is None:
-            self.pass_over(st, facts, "while", local)
-            return
-        first = len(self.steps)
-        self.unresolved_depth += 1
-        try:
-            self.count(1, st)
-            head, ends = self.settle(st, body, local, depth)
-        finally:
-            self.unresolved_depth -= 1
-        self.merge([head, *ends], local, f"set_tcp in the while at line {line_col(st)[0]}")
-        self.note_unresolved(st, "while", first)
+        self.run_unresolved(st, [body], True, "while", local, depth)
 
     def settle(self, st: Tree, body: list, local: dict, depth: int) -> tuple[State, list[State]]:
         """Follow a loop's body from the state at its head: the state before the loop joined with the states its
@@ -702,12 +692,8 @@ class Flow:
             raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes from "
                               f"pass to pass of this while{self.changed_by(st, changing)}: one written target cannot "
                               "serve every pass", st)
-        never = self.motion_lines((id(st), "body"), body) if passes == 0 else []
-        if never:  # (as a branch that never runs: its motions named, never dropped in silence)
-            self.note_once(Finding(f"while: the motion(s) at line {', '.join(map(str, never))} are in a loop that "
-                                   "never runs (its condition is known false before the first pass): they stay "
-                                   "as written", *line_col(st)))
-        else:
+        if not (passes == 0 and self.note_never(st, (id(st), "body"), body, "a loop that never runs (its condition is "
+                                                "known false before the first pass)")):
             self.note_once(Finding(f"while followed for its {passes} pass(es)", *line_col(st)))
 
     def _known_condition(self, condition, local: dict) -> bool:
