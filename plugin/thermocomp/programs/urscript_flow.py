@@ -69,16 +69,13 @@ PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "s
 #: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
 MAX_WHILE_PASSES = 100_000
 
-#: A ``while`` the file counts whose body moves nothing (nor changes the tool, starts a thread, calls what may move)
-#: is unrolled while it runs at most this many statements; past it, it is followed as a loop of count known only
-#: while running: passed over, what it assigns known only while running after it (a motion reading that is refused
-#: naming it).
+#: A ``while`` the file counts whose body moves nothing is unrolled while it runs at most this many statements; past
+#: it, it is passed over as a loop of count known only while running (what it assigns is not known after it).
 MAX_QUIET_WORK = 20_000
 
-#: Most passes of a loop's body followed to find the state at its head (Flow.settle); a variable a pass changes
-#: there becomes known only while running, so the passes agree within one more than the chain of variables that
-#: feed each other from pass to pass (two passes for a counter). Past it, everything the body may change is known
-#: only while running at the head.
+#: Most passes of a loop's body followed to find the state at its head (Flow.settle): they agree within one more
+#: than the chain of variables that feed each other from pass to pass (two for a counter). Past it, everything the
+#: body may change is known only while running at the head.
 MAX_SETTLE = 3
 
 #: The functions whose value is the pose the robot stands at (Flow.standing_pose).
@@ -104,13 +101,11 @@ def is_known_call(name: str) -> bool:
 class Summary:
     """What a function of the file, or a construct's statements, may do (with the functions they call), found once.
 
-    ``holds``: the first node found that could change how or where the robot moves (a motion, ``set_tcp``, a
-    thread, a motion thermocomp does not follow, a call of a function neither of the file nor known or of one that
-    holds such), or the name of a function called recursively; None if none. ``assigns``: the globals they may
-    assign. ``size``: at least how many motions, calls and loop passes they run (each loop once; a call of a
-    function that moves nothing one). ``moves``: they hold a motion thermocomp follows. ``jumps``: a
-    ``break``/``continue`` not of a loop among them (it leaves the construct); ``returns``: a ``return``.
-    ``changes``: the assignments and ``set_tcp`` calls in them (a construct's, :meth:`Flow.facts`).
+    ``holds``: the first node that could change how or where the robot moves (a motion, ``set_tcp``, a thread, a
+    call of a function that moves in ways not followed, is unknown or holds such; the name of a function called
+    recursively); None if none. ``assigns``: the globals they may assign. ``size``: at least how many motions,
+    calls and loop passes they run. ``moves``: they hold a motion followed. ``jumps``: a ``break``/``continue``
+    leaves them; ``returns``: a ``return``. ``changes``: their assignments and ``set_tcp`` calls (:meth:`Flow.facts`).
     """
 
     holds: Tree | str | None
@@ -155,8 +150,8 @@ class _Uncounted(Exception):  # noqa: N818
 
 @dataclass
 class _Frame:
-    """A running function: the depth of unresolved conditions when it started, the states (and values) its
-    returns under such conditions leave with (joined at its end), and the loops being followed in it."""
+    """A running function: the depth of unresolved conditions when it started, the states and values its returns
+    under such conditions leave with (joined at its end), the loops being followed in it."""
 
     conditional: int
     exits: list = field(default_factory=list)
@@ -166,8 +161,8 @@ class _Frame:
 
 @dataclass
 class _Loop:
-    """A loop being followed: the depth of unresolved conditions at its start, whether it is counted (unrolled),
-    and the states its ``continue`` and ``break`` leave with under conditions known only while running."""
+    """A loop being followed: the depth of unresolved conditions at its start, whether it is unrolled, and the
+    states its ``continue`` and ``break`` under conditions known only while running leave with."""
 
     depth: int
     counted: bool
@@ -397,10 +392,9 @@ class Flow:
         raise _Return(value)
 
     def start_thread(self, st: Tree) -> None:
-        """``run Thread_1()``: the thread must be the file's. It runs beside the program, at times known only while
-        running: the globals it may assign are not known from here, and its body is followed once (the first time
-        it is started) as a loop of unknown count is: its motions to targets known before running are compensated,
-        each once where it is started in the written order, and named in a note."""
+        """``run Thread_1()`` of a thread of the file: what it may assign is known only while running from here; its
+        body is followed once, where it is first started, as a loop's body of unknown count (its motions named in a
+        note)."""
         name = str(st.children[0])
         if name not in self.threads:
             raise Unsupported(f"run {name}: no such thread in this file", st)
@@ -524,11 +518,9 @@ class Flow:
                                *line_col(st)))
 
     def pass_over(self, st: Tree, facts: Summary, word: str, local: dict) -> None:
-        """A construct whose course is known only while running that moves nothing and jumps nowhere out of it but
-        by ``return``: passed over with a note (once per construct), never run, however many passes its loop would
-        take; what it may assign is known only while running after it. With a ``return`` in it the function may end
-        there: that path's state joins the function's end (as :meth:`run_return` under a condition), and its value
-        is known only while running."""
+        """A construct of course known only while running that moves nothing and jumps out of it only by ``return``:
+        passed over with a note, never run; what it may assign is known only while running after it. A ``return``
+        in it may end the function there: that path joins the function's end, its value not known."""
         self.forget_assigned(facts, local)
         if facts.returns:
             frame = self.frames[-1]
@@ -539,10 +531,9 @@ class Flow:
 
     # ----- loops
     def run_while(self, st: Tree, local: dict, depth: int) -> None:
-        """A ``while``: PolyScope's main loop (``while (True)`` outside any condition not resolved: one cycle is one
-        pass of its body, followed from the state at its head, :meth:`settle`); one whose condition is known at every
-        pass, unrolled (:meth:`run_counted_while`); else a loop of count known only while running
-        (:meth:`run_unresolved`), with nothing kept of an unrolling that found its count unknown."""
+        """PolyScope's main loop (``while (True)`` outside any condition not resolved: one cycle is one pass,
+        :meth:`settle`); else unrolled where its condition is known at every pass (:meth:`run_counted_while`), or,
+        nothing of the unrolling kept, a loop of count known only while running (:meth:`run_unresolved`)."""
         condition = st.children[0]
         body = [b for b in st.children[1:] if isinstance(b, Tree)]
         forever = isinstance(condition, Tree) and condition.data == "name" and str(condition.children[0]) == "True"
@@ -567,14 +558,11 @@ class Flow:
         self.run_unresolved(st, [body], True, "while", local, depth)
 
     def settle(self, st: Tree, body: list, local: dict, depth: int) -> tuple[State, list[State]]:
-        """Follow a loop's body from the state at its head: the state before the loop joined with the states its
-        passes end with (and ``continue`` with), found by following the body until they agree (a variable each pass
-        gives the same value stays known; one a pass changes, a counter, is known only while running), at most
-        :data:`MAX_SETTLE` times (then everything the body may change is known only while running). The passes
-        followed to find it are taken back (:meth:`_rollback`); the last is kept. A loop met inside such a pass
-        takes that last step at once, so nested loops cost one pass each, not :data:`MAX_SETTLE` to the power of
-        their depth. Returns the head's state and the states the kept pass leaves with (its end, ``continue``,
-        ``break``)."""
+        """Follow a loop's body from the state at its head: the state before the loop joined with those its passes
+        end (or ``continue``) with, until they agree (a counter then known only while running), at most
+        :data:`MAX_SETTLE` passes (then all the body may change is), each taken back (:meth:`_rollback`); then the
+        pass kept. A loop inside such a pass takes its last step at once (nested loops cost one pass each). Returns
+        the head's state and the states the kept pass leaves with (its end, ``continue``, ``break``)."""
         head = self.snapshot(local)
         line = line_col(st)[0]
         for _ in range(0 if self._exploring else MAX_SETTLE):
@@ -634,17 +622,11 @@ class Flow:
         del self.steps[steps:], self.notes[notes:], self.unsupported[unsupported:], self.conditional_lines[conditional:]
 
     def run_counted_while(self, st: Tree, body: list, local: dict, depth: int) -> None:
-        """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times":
-        ``Loop_1 = 0``, ``while (Loop_1 < 3):`` ... ``Loop_1 = Loop_1 + 1``); one that only counts
-        (:meth:`_plain_counter`) runs its first pass and repeats it.
-
-        Each pass's motions are motions of their own; as one written text serves every pass, a motion whose target
-        changes from pass to pass is not followed (nothing of the loop is kept then), nor is a loop of more than
-        :data:`MAX_WHILE_PASSES` passes. A condition known only while running (at the first pass or a later one), a
-        pass that changes nothing its condition reads, or one that moves nothing and runs past
-        :data:`MAX_QUIET_WORK` statements, raise :class:`Unsupported` with ``unknown_condition`` set or
-        :class:`_Uncounted`: :meth:`run_while` then follows it as a loop of unknown count.
-        """
+        """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times"); one that only
+        counts (:meth:`_plain_counter`) runs its first pass and repeats it. A motion whose target changes from pass to
+        pass, or more than :data:`MAX_WHILE_PASSES` passes: :class:`Unsupported`, nothing of the loop kept. A
+        condition not known, a pass that changes nothing, or one that moves nothing past :data:`MAX_QUIET_WORK`
+        statements: a loop of unknown count after all (``unknown_condition``, :class:`_Uncounted`)."""
         condition = st.children[0]
         first, passes, repeated = len(self.steps), 0, False
         frame = self.frames[-1]
@@ -837,12 +819,11 @@ class Flow:
 
     def call_function_of_file(self, call: Tree, name: str, args: list, kwargs: dict, local: dict, depth: int,
                               for_value: bool):
-        """A call of the file's function ``name``: passed over when it moves nothing and assigns no global (a
-        statement), or in a pass followed only to find a loop's head when it moves nothing; else run with its
-        arguments bound, unless it ran before from a state that agrees on all it depends on (the globals it may
-        read, the tool, a condition not resolved around it, the motion before it where it reads the pose the robot
-        stands at, its arguments' values): then what it did then, it does now. Returns its value (None: none, or
-        one known only while running)."""
+        """A call of the file's function ``name``: passed over where it moves nothing and assigns no global (or, in a
+        pass followed only to find a loop's head, moves nothing); else run with its arguments, or, from a state it
+        ran from before (the globals it may read, the tool, a condition around it, its arguments, the motion before
+        where it reads the pose the robot stands at), what it did then is done again. Returns its value (None: none
+        or not known)."""
         summary = self.summary(name)
         if summary.inert and not for_value:  # (moves nothing, changes nothing a motion reads: passed over)
             self.count(1, call)
@@ -916,16 +897,12 @@ class Flow:
 
     # ----- the pose the robot stands at (PolyScope's relative waypoints)
     def standing_pose(self, node: Tree):
-        """``get_actual_tcp_pose()``, ``get_forward_kin()``, ``get_target_tcp_pose()``: the TCP pose the robot
-        stands at, known before running only where the motion before it in the same sequence (no branch, loop
-        head or thread start between them) goes to a Cartesian target known here and stops there (``r=0``, the
-        default): then it is that target, with the tool set now. Otherwise :class:`Unsupported` naming the line and
-        why. The motion that reads it is compensated from it and written with its absolute corrected target (its
-        text is the expression, replaced by the value: PolyScope's ``pose_add(get_forward_kin(), pose_sub(...))``
-        then reads the corrected target the motion before left the robot at, which the relative form would
-        displace again); a note says so."""
+        """``get_actual_tcp_pose()``, ``get_forward_kin()``, ``get_target_tcp_pose()``: the TCP pose the robot stands
+        at, known before running where the motion before it in its sequence (no branch, loop head or thread start
+        between) goes to a known Cartesian target without blend (``r=0``): that target, with the tool set now; else
+        :class:`Unsupported` saying why. The motion reading it is written with its absolute corrected target (a
+        note says so): PolyScope's relative form would displace the corrected target again."""
         name = str(node.children[0])
-        line = line_col(node)[0]
         args, kwargs = split_arguments(node)
         if args or kwargs:
             raise Unsupported(f"{name}(...) of given joints or tool is not evaluated (only the pose the robot stands "
@@ -947,7 +924,7 @@ class Flow:
         elif self.tool is None:
             why = f"the tool is not known before running ({self.tool_why})"
         if why is not None:
-            raise Unsupported(f"{name}() at line {line} is the pose the robot stands at, not known before running: "
+            raise Unsupported(f"{name}() at line {line_col(node)[0]} is the pose the robot stands at, not known before running: "
                               f"{why}", node)
         point = motion.points[-1]
         T = point.T_world_tcp @ invert_transform(point.T_flange_tcp) @ self.tool
@@ -961,15 +938,13 @@ class Flow:
         is not a number written there."""
         text = self.text[motion.statement.start:motion.statement.end]
         inside = text[text.find("(") + 1:text.rfind(")")]
-        args, depth, piece = [], 0, ""
-        for char in inside:
-            depth += char in "([" and 1 or (char in ")]" and -1 or 0)
+        args, depth, start = [], 0, 0
+        for i, char in enumerate(inside):
+            depth += (char in "([") - (char in ")]")
             if char == "," and depth == 0:
-                args.append(piece)
-                piece = ""
-            else:
-                piece += char
-        args.append(piece)
+                args.append(inside[start:i])
+                start = i + 1
+        args.append(inside[start:])
         named = [a.split("=", 1)[1] for a in args if re.match(r"\s*r\s*=", a)]
         positional = [a for a in args if not re.match(r"\s*\w+\s*=", a)]
         index = {"movel": 4, "movej": 4, "movep": 3, "movec": 4}.get(motion.instruction)
