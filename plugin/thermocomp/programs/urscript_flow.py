@@ -144,8 +144,9 @@ class _Jump(Exception):  # noqa: N818
 
 
 class _Uncounted(Exception):  # noqa: N818
-    """A counted loop met a ``break`` or ``continue`` under a condition known only while running: its count is not
-    known after all."""
+    """A loop being unrolled is of a count known only while running after all: its condition or counter not known
+    at a pass, a ``break``/``continue`` under a condition not resolved, a pass that changes nothing, or a pass that
+    moves nothing past :data:`MAX_QUIET_WORK` statements (:meth:`Flow.run_counted_while`)."""
 
 
 @dataclass
@@ -550,9 +551,7 @@ class Flow:
             try:
                 self.run_counted_while(st, body, local, depth)
                 return
-            except (_Uncounted, Unsupported) as exc:
-                if isinstance(exc, Unsupported) and not exc.unknown_condition:
-                    raise
+            except _Uncounted:
                 self._rollback(mark)
                 self.restore(entry, local)
         self.run_unresolved(st, [body], True, "while", local, depth)
@@ -624,9 +623,8 @@ class Flow:
     def run_counted_while(self, st: Tree, body: list, local: dict, depth: int) -> None:
         """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times"); one that only
         counts (:meth:`_plain_counter`) runs its first pass and repeats it. A motion whose target changes from pass to
-        pass, or more than :data:`MAX_WHILE_PASSES` passes: :class:`Unsupported`, nothing of the loop kept. A
-        condition not known, a pass that changes nothing, or one that moves nothing past :data:`MAX_QUIET_WORK`
-        statements: a loop of unknown count after all (``unknown_condition``, :class:`_Uncounted`)."""
+        pass, or more than :data:`MAX_WHILE_PASSES` passes: :class:`Unsupported`, nothing of the loop kept; a count
+        known only while running after all: :class:`_Uncounted`."""
         condition = st.children[0]
         first, passes, repeated = len(self.steps), 0, False
         frame = self.frames[-1]
@@ -639,10 +637,7 @@ class Flow:
                 if passes > MAX_WHILE_PASSES:
                     raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
                 if quiet and self.statements_run - start > MAX_QUIET_WORK:  # (moves nothing: not worth unrolling)
-                    long = Unsupported(f"while that moves nothing runs more than {MAX_QUIET_WORK:,} statements: "
-                                       "followed as a loop of count known only while running", st)
-                    long.unknown_condition = True
-                    raise long
+                    raise _Uncounted
                 units, steps = self.unrolled, len(self.steps)
                 self.count(1, st)
                 before = self.snapshot(local)
@@ -681,9 +676,8 @@ class Flow:
     def _known_condition(self, condition, local: dict) -> bool:
         try:
             return self.condition(condition, local)
-        except Unsupported as exc:
-            exc.unknown_condition = True
-            raise
+        except Unsupported:
+            raise _Uncounted from None
 
     def _plain_counter(self, st: Tree, body: list) -> tuple[str, float, bool] | None:
         """``(name, step, global)`` when the ``while`` only counts: its body's one assignment anywhere is
@@ -725,9 +719,8 @@ class Flow:
         they would advance it."""
         try:
             value = self.lookup(name, local).value
-        except Unsupported as exc:  # (the counter itself known only while running: a loop of unknown count)
-            exc.where, exc.unknown_condition = st, True
-            raise
+        except Unsupported:  # (the counter itself known only while running: a loop of unknown count)
+            raise _Uncounted from None
         more = 0
         compare = COMPARE.get(str(condition.children[1])) if isinstance(condition, Tree) \
             and condition.data == "comparison" else None
@@ -825,17 +818,15 @@ class Flow:
         where it reads the pose the robot stands at), what it did then is done again. Returns its value (None: none
         or not known)."""
         summary = self.summary(name)
-        if summary.inert and not for_value:  # (moves nothing, changes nothing a motion reads: passed over)
+        passed = summary.inert and not for_value  # (moves nothing, changes nothing a motion reads)
+        if passed or (self._exploring and summary.holds is None):  # (or a pass followed only to find a loop's head)
             self.count(1, call)
-            self.note_once(Finding(f"calls of {name} passed over: it moves nothing and changes nothing a motion reads "
-                                   "(its time is not estimated)", *line_col(call)), key=("passed over", name))
-            return None
-        if self._exploring and summary.holds is None:  # (a pass followed only to find a loop's head: settle)
-            self.count(1, call)
-            line = line_col(call)[0]
             for global_name in summary.assigns:
-                self.globals[global_name] = Binding(None, None, global_name, f" (the call of {name} at line {line} "
-                                                    "may change it from pass to pass)")
+                self.globals[global_name] = Binding(None, None, global_name, f" (the call of {name} at line "
+                                                    f"{line_col(call)[0]} may change it from pass to pass)")
+            if passed:
+                self.note_once(Finding(f"calls of {name} passed over: it moves nothing and changes nothing a motion "
+                                       "reads (its time is not estimated)", *line_col(call)), key=("passed over", name))
             return None
         if name in self.calling:
             raise Unsupported(f"a recursive call of {name} is not followed (how deep it goes is known only while "
