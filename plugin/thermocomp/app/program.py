@@ -33,6 +33,7 @@ from thermocomp.compensation.compensate import (
 )
 from thermocomp.compensation.targets import Targets
 from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.io.files import read_input_bytes
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
 from thermocomp.kinematics.ik import Status
@@ -222,8 +223,10 @@ def compensate_program(job: CompensationJob, *, progress: ProgressCallback | Non
             rep, writes = _compensate_program(bound, program, popts, outputs, allow_failures, progress)
         # a module whose targets changed is declared now (an unchanged one is no output): the commit checks it
         # against every input and output, naming both, before any file is renamed into place
-        for dest, _, module in rep.modules_written:
-            files.output(dest, f"--out (for --module {module})")
+        for dest, _, module in rep.modules_written:  # (a name derived, not given: a file there not a copy of
+            # the module, the user's own, is refused, not replaced; a rerun's copy begins as the module does)
+            files.derived_output(dest, f"--out (for --module {module})", _module_head(module),
+                                 f"a compensated copy of {Path(module).name}")
         for dest, write in writes:
             files.write_with(dest, write)
         return rep
@@ -234,6 +237,14 @@ def compensate_program(job: CompensationJob, *, progress: ProgressCallback | Non
                                "a program report CSV"),
                               (plot, "--plot")])
     return run_job(job, work, files, within=within)
+
+
+def _module_head(module: PathLike) -> bytes:
+    """The first bytes of a module of the task up to its first line end or bracket (at most 200): what every
+    compensated copy of it begins with, its targets being written inside brackets after them."""
+    head = read_input_bytes(module, "RAPID module (--module)")[:200]
+    ends = [k for k in (head.find(b"\n"), head.find(b"[")) if k >= 0]
+    return head[:min(ends) + 1] if ends else head
 
 
 @dataclass(frozen=True)

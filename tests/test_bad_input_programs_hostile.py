@@ -1,0 +1,34 @@
+"""Hostile and careless robot programs through the real command line (issue 35 item 3, the developers' guide).
+
+An adversarial run over ``compensate --program`` (encodings, line ends, sizes, names, structure, paths): each
+class that failed is a test here: refused with the file, line and column (or the option), a non-zero exit, no
+traceback, nothing written and nothing changed (tests/test_bad_input.py's ``refused``).
+"""
+
+from __future__ import annotations
+
+from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
+
+from thermocomp.cli.common import EXIT_INPUT, EXIT_OK
+
+POINT = "[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
+MODULE = f"MODULE M2\nCONST robtarget q:={POINT};\nPROC g()\n  MoveL q,v100,z1,tool0;\nENDPROC\nENDMODULE\n"
+PROGRAM = f"MODULE M\nCONST robtarget p:={POINT};\nPROC main()\n  MoveL p,v100,z1,tool0;\n  g;\nENDPROC\nENDMODULE\n"
+SCRIPT = "def f():\n  movel(p[-.45,-.15,.2,3.14,0,0], a=1, v=0.1)\nend\n"
+
+
+def test_a_file_where_a_changed_module_would_be_written_is_not_replaced(case, capsys):
+    """``--out o.mod --module m2.mod`` writes ``o.m2.mod``, a name the user did not give: a file of theirs there
+    was replaced silently; it is refused, and a rerun still replaces the copy an earlier run wrote."""
+    (case / "b.mod").write_text(PROGRAM)
+    (case / "m2.mod").write_text(MODULE)
+    (case / "o.m2.mod").write_text("my notes\n")
+    argv = ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "b.mod", "--module", "m2.mod",
+            "--out", "o.mod", "--at-minute", "100"]
+    refused(case, capsys, argv, EXIT_INPUT, "--out (for --module m2.mod) o.m2.mod", "not a compensated copy of m2.mod",
+            "not replaced")
+    (case / "o.m2.mod").unlink()
+    for _ in range(2):  # the first run writes o.m2.mod, the rerun replaces it
+        code, _, err = run_cli(capsys, argv)
+        assert code == EXIT_OK, err
+        assert (case / "o.m2.mod").read_text().startswith("MODULE M2\n") and (case / "o.m2.mod").read_text() != MODULE
