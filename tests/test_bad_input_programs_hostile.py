@@ -7,6 +7,7 @@ traceback, nothing written and nothing changed (tests/test_bad_input.py's ``refu
 
 from __future__ import annotations
 
+import pytest
 from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
 
 from thermocomp.cli.common import EXIT_INPUT, EXIT_OK
@@ -32,3 +33,12 @@ def test_a_file_where_a_changed_module_would_be_written_is_not_replaced(case, ca
         code, _, err = run_cli(capsys, argv)
         assert code == EXIT_OK, err
         assert (case / "o.m2.mod").read_text().startswith("MODULE M2\n") and (case / "o.m2.mod").read_text() != MODULE
+
+
+@pytest.mark.parametrize("extra", [["--entry", "nothere"], ["--external", "gripper"]])
+def test_rapid_task_options_given_with_a_urscript_are_refused_not_ignored(case, capsys, extra):
+    # --entry nothere with a URScript compensated its top level silently (as --module already was refused)
+    (case / "b.script").write_text(SCRIPT)
+    refused(case, capsys, ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--program", "b.script",
+                           "--out", "o.script", "--at-minute", "100", *extra], EXIT_INPUT, extra[0],
+            "b.script is a URScript program")

@@ -13,7 +13,7 @@ import numpy as np
 
 from thermocomp._typing import PathLike
 from thermocomp.compensation.compensate import ProgressCallback
-from thermocomp.errors import InputError
+from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.programs import passes
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, RobotProgram
 from thermocomp.programs.options import ProgramOptions
@@ -40,6 +40,10 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
             from thermocomp.programs.urscript import read_urscript
 
             options = RapidOptions() if rapid is None else rapid
+            if options.entry != "main" or options.external:  # (RAPID's options: a URScript runs its own entry)
+                given = f"--entry {options.entry}" if options.entry != "main" else "--external"
+                raise ConfigurationError(f"{given}: a RAPID task's routine; {Path(path).name} is a URScript "
+                                         "program, which runs from its top level (docs/programs.md)")
             return read_urscript(path, options.max_motions, options.modules)
     except RecursionError:  # the readers evaluate nested expressions recursively: Offs(Offs(...)) 2000 deep
         raise InputError("an expression or a value nested too deeply to follow (thousands of levels of "
