@@ -102,7 +102,7 @@ def test_expressions_nested_thousands_deep_are_refused_naming_the_file(case, cap
     robot = "irb140" if name.endswith(".mod") else "ur5"
     refused(case, capsys, ["compensate", "--robot", robot, "--deformation", "d.csv", "--program", name,
                            "--out", "o" + name[1:], "--at-minute", "100"], EXIT_INPUT,
-            f"{name}: an expression or a value nested too deeply")
+            f"{name}, line {4 if name.endswith('.mod') else 2}, column", "an expression or a value nested too deeply")
 
 
 def test_a_program_whose_points_fail_never_says_wrote(case, capsys):

@@ -42,3 +42,29 @@ def test_rapid_task_options_given_with_a_urscript_are_refused_not_ignored(case, 
     refused(case, capsys, ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--program", "b.script",
                            "--out", "o.script", "--at-minute", "100", *extra], EXIT_INPUT, extra[0],
             "b.script is a URScript program")
+
+
+def _nested_ifs(depth: int) -> str:
+    return ("MODULE M\n" f"CONST robtarget p:={POINT};\nPROC main()\n" + "IF TRUE THEN\n" * depth
+            + "MoveL p,v100,z1,tool0;\n" + "ENDIF\n" * depth + "ENDPROC\nENDMODULE\n")
+
+
+@pytest.mark.parametrize(("files", "argv", "where"), [
+    ({"b.mod": _nested_ifs(3000)}, [], "b.mod, line "),
+    ({"b.script": "".join(f"def a{k}():\n  a{k + 1}()\nend\n" for k in range(3000))
+      + "def a3000():\n  movel(p[-.45,-.15,.2,3.14,0,0], a=1, v=0.1)\nend\na0()\n"}, [], "b.script, line "),
+    ({"b.mod": PROGRAM, "m2.mod": _nested_ifs(3000).replace("MODULE M\n", "MODULE M2\n").replace(
+        "CONST robtarget p", "CONST robtarget q").replace("PROC main", "PROC g").replace("MoveL p", "MoveL q")},
+     ["--module", "m2.mod"], "m2.mod, line "),
+])
+def test_blocks_and_calls_nested_thousands_deep_are_refused_at_a_line_of_their_file(case, capsys, files, argv,
+                                                                                      where):
+    """IF inside IF, or a chain of functions each calling the next, thousands deep: the reader's recursion ran out
+    and the message named the program alone (even when the nesting was in a --module); now its file, line and
+    column too."""
+    for name, text in files.items():
+        (case / name).write_text(text)
+    program = next(iter(files))
+    refused(case, capsys, ["compensate", "--robot", "irb140" if program.endswith(".mod") else "ur5", "--deformation",
+                           "d.csv", "--program", program, "--out", "o" + program[1:], "--at-minute", "100", *argv],
+            EXIT_INPUT, where, ", column ", "nested too deeply")

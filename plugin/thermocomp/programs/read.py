@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from lark import Token, Tree
 
 from thermocomp._typing import PathLike
 from thermocomp.compensation.compensate import ProgressCallback
@@ -45,11 +46,42 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
                 raise ConfigurationError(f"{given}: a RAPID task's routine; {Path(path).name} is a URScript "
                                          "program, which runs from its top level (docs/programs.md)")
             return read_urscript(path, options.max_motions, options.modules)
-    except RecursionError:  # the readers evaluate nested expressions recursively: Offs(Offs(...)) 2000 deep
+    except RecursionError as exc:  # the readers follow nesting recursively: Offs(Offs(...)) 2000 deep, IF in IF,
+        # a chain of routines each calling the next
+        file, line, column = _innermost_place(exc, str(path))
         raise InputError("an expression or a value nested too deeply to follow (thousands of levels of "
-                         "brackets or calls)", path=str(path)) from None
+                         "brackets, blocks or calls: it gave up here)", path=file, row=line,
+                         column=column) from None
     raise InputError(f"expected a robot program ending in {', '.join(RAPID_SUFFIXES + URSCRIPT_SUFFIXES)}, "
                      f"got {Path(path).name!r}", path=str(path))
+
+
+def _innermost_place(exc: RecursionError, path: str) -> tuple[str, int | None, int | None]:
+    """The file, line and column of the innermost statement or expression the reader was following when ``exc``
+    ended it (a lark tree or token among the locals of its frames), or ``path`` alone when none is found."""
+    tb, found = exc.__traceback__, None
+    while tb is not None:  # outermost to innermost: the last one with a position wins
+        for value in tb.tb_frame.f_locals.values():
+            if isinstance(value, Tree) and not value.meta.empty:
+                found = (value, value.meta.line, value.meta.column)
+            elif isinstance(value, Token) and value.line is not None:
+                found = (value, value.line, value.column)
+        tb = tb.tb_next
+    if found is None:
+        return path, None, None
+    node, line, column = found
+    for module in getattr(getattr(_walker_of(exc), "task", None), "modules", ()):  # (a RAPID task's other module)
+        if any(node is t or any(c is node for c in t.children) for t in module.tree.iter_subtrees()):
+            return module.path, line, column
+    return path, line, column
+
+
+def _walker_of(exc: BaseException) -> object:
+    """The ``self`` of the first frame of ``exc``'s traceback that has one (the reader's walker), or ``None``."""
+    tb = exc.__traceback__
+    while tb is not None and "self" not in tb.tb_frame.f_locals:
+        tb = tb.tb_next
+    return None if tb is None else tb.tb_frame.f_locals["self"]
 
 
 def suffixes_of(language: str) -> tuple[str, ...]:
