@@ -332,25 +332,30 @@ class _Declarations:
         return s.start, s.end, node  # type: ignore[return-value]
 
     def _item_span(self, start: int, end: int, i: int) -> tuple[int, int]:
-        """Offsets of item ``i`` of the bracketed list of numbers ``self.text[start:end]``, whitespace aside."""
-        text = self.text[start:end]
-        depth, starts, ends = 0, [], []
-        for k, c in enumerate(text):
-            if c == "[":
-                depth += 1
-                if depth == 1:
-                    starts.append(k + 1)
-            elif c == "]":
-                if depth == 1:
+        """Offsets of item ``i`` of the bracketed list of numbers ``self.text[start:end]``, whitespace aside.
+
+        The list's items are found once (an array of 10,000 targets read element by element in a FOR loop scanned
+        its whole text at every element: quadratic, minutes)."""
+        key = ("item spans", self.file_key + start, end)  # (file_key: offsets of the module being read)
+        if key not in self._cache:
+            depth, starts, ends = 0, [], []
+            for k, c in enumerate(self.text[start:end]):
+                if c == "[":
+                    depth += 1
+                    if depth == 1:
+                        starts.append(k + 1)
+                elif c == "]":
+                    if depth == 1:
+                        ends.append(k)
+                    depth -= 1
+                elif c == "," and depth == 1:
                     ends.append(k)
-                depth -= 1
-            elif c == "," and depth == 1:
-                ends.append(k)
-                starts.append(k + 1)
-        a, b = starts[i], ends[i]
-        a += len(text[a:b]) - len(text[a:b].lstrip())
-        b -= len(text[a:b]) - len(text[a:b].rstrip())
-        return start + a, start + b
+                    starts.append(k + 1)
+            self._cache[key] = starts, ends
+        starts, ends = self._cache[key]
+        a, b = start + starts[i], start + ends[i]
+        item = self.text[a:b]
+        return a + len(item) - len(item.lstrip()), b - len(item) + len(item.rstrip())
 
     def check_record(self, value: object, dtype: str, where: Tree | Token) -> None:
         """``value`` has the shape of RAPID type ``dtype``; else an :class:`InputError` at ``where``."""
