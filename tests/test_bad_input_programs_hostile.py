@@ -87,3 +87,16 @@ def test_an_array_of_thousands_of_targets_read_in_a_for_loop_is_read_in_linear_t
     assert time.perf_counter() - started < 20  # (some 3 s on 2 cores; 6,000 was about a minute before)
     written = (case / "o.mod").read_text().split(":=[", 1)[1]
     assert POINT not in written and written.count("[9E9,9E9,9E9,9E9,9E9,9E9]]") == n
+
+
+@pytest.mark.parametrize(("statement", "words"), [
+    # inf - inf is NaN: max() of the values passed a NaN over, so it went on to the timing (a RuntimeWarning and
+    # "it takes nan s") or to the solver
+    ("movel(p[-.45,-.15,.2,3.14,0,x], a=1, v=0.1)", ["a pose value of nan is out of range"]),
+    ("movej([0,-1.5,1.5,0,1.5,x], a=1, v=0.1)", ["a joint position of nan rad is out of range"]),
+])
+def test_a_urscript_value_that_is_not_a_number_is_refused_at_its_motion(case, capsys, statement, words):
+    (case / "b.script").write_text(f"def f():\n  x = 1e300*1e300 - 1e300*1e300\n  {statement}\nend\n")
+    err = refused(case, capsys, ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--program", "b.script",
+                                 "--out", "o.script", "--timed"], EXIT_INPUT, "b.script, line 3", "column", *words)
+    assert "RuntimeWarning" not in err

@@ -211,8 +211,9 @@ class Motions:
                          confdata=None, text=span_of(text_node), argument=span_of(node), name=name,
                          whole_argument=whole)
         if isinstance(value, list) and len(value) == 6 and all(isinstance(x, float) for x in value):
-            if not max(map(abs, value)) <= MAX_POSE_VALUE:
-                raise self.error(f"a joint position of {max(map(abs, value)):.6g} rad is out of range (at most "
+            worst = max(map(abs, value), key=lambda v: (v != v, v))  # (a NaN first: max() passed it over)
+            if not worst <= MAX_POSE_VALUE:
+                raise self.error(f"a joint position of {worst:.6g} rad is out of range (at most "
                                  f"{MAX_POSE_VALUE:g})", node)
             if outer is not node:
                 raise Unsupported("get_inverse_kin of joint positions", outer)

@@ -435,8 +435,9 @@ class Values:
         values = [self.number(c, local) for c in node.children[1:]]
         if len(values) != 6:
             raise self.error(f"expected a pose p[x, y, z, rx, ry, rz], got {len(values)} values", node)
-        if not max(map(abs, values)) <= MAX_POSE_VALUE:
-            raise self.error(f"a pose value of {max(map(abs, values)):.6g} is out of range (at most "
+        worst = max(map(abs, values), key=lambda v: (v != v, v))  # (a NaN first: max() passed it over)
+        if not worst <= MAX_POSE_VALUE:
+            raise self.error(f"a pose value of {worst:.6g} is out of range (at most "
                              f"{MAX_POSE_VALUE:g} m or rad)", node)
         return Pose(tuple(values))
 
