@@ -100,3 +100,14 @@ def test_a_urscript_value_that_is_not_a_number_is_refused_at_its_motion(case, ca
     err = refused(case, capsys, ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--program", "b.script",
                                  "--out", "o.script", "--timed"], EXIT_INPUT, "b.script, line 3", "column", *words)
     assert "RuntimeWarning" not in err
+
+
+@pytest.mark.parametrize(("call", "words"), [
+    ("Pow(-8,0.5)", ["Pow: math domain error"]),  # a complex number: a TypeError traceback before
+    ("Pow(10,400)", ["Pow: math range error"]),
+])
+def test_a_rapid_power_outside_its_domain_is_refused_at_its_call(case, capsys, call, words):
+    (case / "b.mod").write_text(f"MODULE M\nVAR num x;\nCONST robtarget p:={POINT};\nPROC main()\n  x := {call};\n"
+                                "  MoveL Offs(p,0,0,x),v100,z1,tool0;\nENDPROC\nENDMODULE\n")
+    refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "b.mod",
+                           "--out", "o.mod", "--at-minute", "100"], EXIT_INPUT, "b.mod, line 5", "column 8", *words)

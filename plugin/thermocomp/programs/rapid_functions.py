@@ -88,7 +88,7 @@ def _sqrt(x: float) -> float:
 _NUM_FUNCTIONS: dict[str, tuple[int, Callable[..., float]]] = {
     "abs": (1, abs),
     "sqrt": (1, _sqrt),
-    "pow": (2, lambda b, e: float(b ** e)),
+    "pow": (2, math.pow),  # (a negative base to a fractional power: a domain error, not a complex number)
     "exp": (1, math.exp),
     "sin": (1, lambda a: math.sin(math.radians(a))),
     "cos": (1, lambda a: math.cos(math.radians(a))),
