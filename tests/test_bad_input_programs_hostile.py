@@ -13,6 +13,7 @@ import pytest
 from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
 
 from thermocomp.cli.common import EXIT_INPUT, EXIT_OK
+from thermocomp.io import files
 
 POINT = "[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
 MODULE = f"MODULE M2\nCONST robtarget q:={POINT};\nPROC g()\n  MoveL q,v100,z1,tool0;\nENDPROC\nENDMODULE\n"
@@ -111,3 +112,17 @@ def test_a_rapid_power_outside_its_domain_is_refused_at_its_call(case, capsys, c
                                 "  MoveL Offs(p,0,0,x),v100,z1,tool0;\nENDPROC\nENDMODULE\n")
     refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "b.mod",
                            "--out", "o.mod", "--at-minute", "100"], EXIT_INPUT, "b.mod, line 5", "column 8", *words)
+
+
+@pytest.mark.parametrize(("name", "argv"), [("b.mod", []), ("b.script", []), ("big.mod", ["--module", "big.mod"])])
+def test_a_program_or_module_past_the_size_bound_is_refused_before_it_is_read(case, capsys, monkeypatch, name, argv):
+    """A file of gigabytes (a log or a disk image renamed) was read whole and decoded before anything was said.
+    (The bound lowered to 1,000 bytes here: a file past 256 MiB is slow to write.)"""
+    monkeypatch.setattr(files, "MAX_PROGRAM_BYTES", 1000)
+    (case / name).write_text("! " + "x" * 1000 + "\n")
+    program = "b.mod" if name == "big.mod" else name
+    if name == "big.mod":
+        (case / "b.mod").write_text(PROGRAM.replace("  g;\n", ""))
+    refused(case, capsys, ["compensate", "--robot", "irb140" if program.endswith(".mod") else "ur5", "--deformation",
+                           "d.csv", "--program", program, "--out", "o" + program[1:], "--at-minute", "100", *argv],
+            EXIT_INPUT, f"{name}: the ", "holds 1,003 bytes: expected at most 1,000")

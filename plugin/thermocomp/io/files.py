@@ -21,6 +21,9 @@ from thermocomp.errors import InputError
 #: run gives up on it: with no writer, opening it waited for ever.
 FIFO_WAIT_S = 30.0
 
+#: Most bytes a robot program or a module of its task may hold, checked before it is read.
+MAX_PROGRAM_BYTES = 256 * 2**20
+
 #: What each FIFO read so far gave, by (device, inode): several readers open one robot file (its chain, its
 #: inertials, its meshes), and a FIFO's content comes once (a second open waited for a writer that had gone).
 _FIFO_CONTENT: dict[tuple[int, int], bytes] = {}
@@ -93,12 +96,19 @@ def read_program_text(path: PathLike, kind: str) -> str:
 
 
 def read_program_bytes(path: PathLike, kind: str) -> bytes:
-    """A robot program's bytes, checked to be a text of one byte a character.
+    """A robot program's bytes, checked to be a text of one byte a character, of at most :data:`MAX_PROGRAM_BYTES`.
 
     A text in UTF-16 or UTF-32 (a byte-order mark) or with line ends of CR alone (classic Mac OS) would
     otherwise be refused as a syntax error at its first character or its last line; neither is what
     RobotStudio, the FlexPendant or PolyScope write, and both are named here.
     """
+    try:
+        size = os.stat(path).st_size
+    except OSError:  # (the read names what is wrong)
+        size = 0
+    if size > MAX_PROGRAM_BYTES:
+        raise InputError(f"the {kind} holds {size:,} bytes: expected at most {MAX_PROGRAM_BYTES:,} (256 MiB: some "
+                         "2,000,000 motions, --max-motions' bound, at 128 bytes each)", path=str(path))
     data = read_input_bytes(path, kind)
     if data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
         raise InputError(f"the {kind} is UTF-16 or UTF-32 encoded (a byte-order mark): save it as ASCII or UTF-8",
@@ -117,4 +127,4 @@ def is_file(path: PathLike) -> bool:
         return False
 
 
-__all__ = ["is_file", "open_input", "read_input_bytes", "read_program_bytes", "read_program_text"]
+__all__ = ["MAX_PROGRAM_BYTES", "is_file", "open_input", "read_input_bytes", "read_program_bytes", "read_program_text"]
