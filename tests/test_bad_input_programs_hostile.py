@@ -126,3 +126,13 @@ def test_a_program_or_module_past_the_size_bound_is_refused_before_it_is_read(ca
     refused(case, capsys, ["compensate", "--robot", "irb140" if program.endswith(".mod") else "ur5", "--deformation",
                            "d.csv", "--program", program, "--out", "o" + program[1:], "--at-minute", "100", *argv],
             EXIT_INPUT, f"{name}: the ", "holds 1,003 bytes: expected at most 1,000")
+
+
+@pytest.mark.parametrize("index", ["1e300*1e300 - 1e300*1e300", "1e300*1e300"])
+def test_a_urscript_index_that_is_not_a_finite_number_is_named_at_its_line(case, capsys, index):
+    # l[NaN] ended in "ValueError: cannot convert float NaN to integer" (a traceback)
+    (case / "b.script").write_text(f"def f():\n  l = [1, 2]\n  movel(p[-.45,-.15,.2,3.14,0,l[{index}]], a=1, v=0.1)\n"
+                                   "end\n")
+    refused(case, capsys, ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--program", "b.script",
+                           "--out", "o.script", "--at-minute", "100"], EXIT_INPUT, "b.script, line 3, column 31",
+            "out of range")

@@ -9,6 +9,7 @@ arithmetic on such), refused where a motion reads it, naming the variable.
 
 from __future__ import annotations
 
+import math
 import operator
 from dataclasses import dataclass
 from itertools import compress
@@ -481,7 +482,10 @@ class Values:
     def _value_index(self, node: Tree, local: dict):  # (``m[i, j]``: a matrix's element, row i, column j)
         value = self.evaluate(node.children[0], local)
         for index in node.children[1:]:
-            i = int(self.number(index, local))
+            number = self.number(index, local)
+            if not math.isfinite(number):  # (NaN, inf - inf: int() raised a ValueError traceback)
+                raise Unsupported(f"index {number:g} out of range", node)
+            i = int(number)
             value = _elements(value, i, node)[i]
         return value
 
