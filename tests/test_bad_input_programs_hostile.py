@@ -12,7 +12,7 @@ import time
 import pytest
 from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
 
-from thermocomp.cli.common import EXIT_INPUT, EXIT_OK
+from thermocomp.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE
 from thermocomp.io import files
 
 POINT = "[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
@@ -136,3 +136,16 @@ def test_a_urscript_index_that_is_not_a_finite_number_is_named_at_its_line(case,
     refused(case, capsys, ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--program", "b.script",
                            "--out", "o.script", "--at-minute", "100"], EXIT_INPUT, "b.script, line 3, column 31",
             "out of range")
+
+
+@pytest.mark.parametrize(("argv", "option"), [
+    (["--program", "p/b.mod", "--program", "q/b.mod", "--out-dir", "o"], "--program"),  # p/b.mod was dropped silently
+    (["--program", "p/b.mod", "--out", "o1.mod", "--out=o2.mod"], "--out"),
+    (["--program", "p/b.mod", "--out", "o.mod", "--entry", "main", "--entry", "g"], "--entry"),
+])
+def test_an_option_of_one_value_given_twice_is_refused_not_the_last_kept(case, capsys, argv, option):
+    for folder in ("p", "q", "o"):
+        (case / folder).mkdir()
+        (case / folder / "b.mod").write_text(PROGRAM.replace("  g;\n", ""))
+    refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--at-minute", "100", *argv],
+            EXIT_USAGE, f"argument {option}: given twice")

@@ -63,7 +63,22 @@ class ArgumentParser(argparse.ArgumentParser):
             TYPED.clear()  # a new command line: only its own command's options
         _check_ranges(self)  # each numeric option checked against its range (cli/option_ranges.py), as typed
         remember_options(self._actions)  # so that a library's error names the option as typed (cli.main)
+        self._check_given_once(sys.argv[1:] if args is None else list(args))
         return super().parse_known_args(args, namespace)
+
+    def _check_given_once(self, args: list[str]) -> None:
+        """Refuse an option of one value given twice (``--out a.mod --out b.mod``, ``--program p/b.mod --program
+        q/b.mod``): argparse kept the last silently, so a program given first was never compensated."""
+        seen: set[str] = set()
+        for text in args:
+            if text == "--":
+                break
+            action = self._option_string_actions.get(text.split("=", 1)[0]) if text.startswith("-") else None
+            if type(action) is argparse._StoreAction:
+                if action.dest in seen:
+                    self.error(f"argument {text.split('=', 1)[0]}: given twice (only the last would count); give it "
+                               "once" + (", with every value after it" if action.nargs in ("+", "*") else ""))
+                seen.add(action.dest)
 
 
 def _check_ranges(parser: argparse.ArgumentParser) -> None:
