@@ -149,3 +149,15 @@ def test_an_option_of_one_value_given_twice_is_refused_not_the_last_kept(case, c
         (case / folder / "b.mod").write_text(PROGRAM.replace("  g;\n", ""))
     refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--at-minute", "100", *argv],
             EXIT_USAGE, f"argument {option}: given twice")
+
+
+def test_a_rapid_string_doubled_in_a_loop_stops_at_what_a_string_holds(case, capsys):
+    """``s := s + s;`` 60 times: the reader built the 2^60-character string (out of memory under 4 GB after 8 s); a
+    RAPID string holds 80 characters, so past them the value is not followed, and no motion reads it."""
+    (case / "b.mod").write_text(f"MODULE M\nVAR string s;\nCONST robtarget p:={POINT};\nPROC main()\n  s := \"ab\";\n"
+                                "  FOR i FROM 1 TO 60 DO\n    s := s + s;\n  ENDFOR\n  MoveL p,v100,z1,tool0;\n"
+                                "ENDPROC\nENDMODULE\n")
+    code, _, err = run_cli(capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "b.mod",
+                                    "--out", "o.mod", "--at-minute", "100"])
+    assert code == EXIT_OK, err
+    assert POINT not in (case / "o.mod").read_text()

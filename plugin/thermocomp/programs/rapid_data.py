@@ -470,6 +470,8 @@ class _Declarations:
             texts = [first] + [self.evaluate(o, local) for o in operands[1:]]
             if not all(isinstance(t, str) for t in texts):
                 raise _Unsupported("a string joined with a value that is not a string", node)
+            if sum(map(len, texts)) > 80:  # (RAPID's string; s := s + s in a FOR loop doubled it out of memory)
+                raise _Unsupported("a string of more than 80 characters (what a RAPID string holds)", node)
             return "".join(texts)  # type: ignore[return-value]
         terms, signs = [self._number(operands[0], local)], []
         for op, operand in zip(ops, operands[1:]):
