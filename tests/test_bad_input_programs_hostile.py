@@ -161,3 +161,17 @@ def test_a_rapid_string_doubled_in_a_loop_stops_at_what_a_string_holds(case, cap
                                     "--out", "o.mod", "--at-minute", "100"])
     assert code == EXIT_OK, err
     assert POINT not in (case / "o.mod").read_text()
+
+
+@pytest.mark.parametrize(("name", "text", "where"), [
+    # classic Mac OS line ends with one LF an editor appended: read as one line, a later error said "line 1, column
+    # 138" for the seventh line
+    ("b.mod", PROGRAM.replace("\n", "\r") + "\n", "b.mod, line 1, column 9"),
+    ("b.script", SCRIPT.replace("\n", "\r") + "\n", "b.script, line 1, column 9"),
+    ("b.script", SCRIPT.replace("  movel", "  sleep(1)\r  movel"), "b.script, line 2, column 11"),  # one lone CR
+])
+def test_a_line_ending_in_cr_alone_is_refused_at_its_line_even_beside_lf_ends(case, capsys, name, text, where):
+    (case / name).write_bytes(text.encode())
+    refused(case, capsys, ["compensate", "--robot", "irb140" if name.endswith(".mod") else "ur5", "--deformation",
+                           "d.csv", "--program", name, "--out", "o" + name[1:], "--at-minute", "100"], EXIT_INPUT,
+            where, "CR alone")

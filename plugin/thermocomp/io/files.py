@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import select
 import stat
 from pathlib import Path
@@ -23,6 +24,11 @@ FIFO_WAIT_S = 30.0
 
 #: Most bytes a robot program or a module of its task may hold, checked before it is read.
 MAX_PROGRAM_BYTES = 256 * 2**20
+
+#: A CR not followed by LF: a line end of classic Mac OS.
+_LONE_CR = re.compile(rb"\r(?!\n)")
+#: A control character no program text holds (tab, LF, VT, FF and CR aside).
+_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
 
 #: What each FIFO read so far gave, by (device, inode): several readers open one robot file (its chain, its
 #: inertials, its meshes), and a FIFO's content comes once (a second open waited for a writer that had gone).
@@ -113,9 +119,13 @@ def read_program_bytes(path: PathLike, kind: str) -> bytes:
     if data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
         raise InputError(f"the {kind} is UTF-16 or UTF-32 encoded (a byte-order mark): save it as ASCII or UTF-8",
                          path=str(path), row=1, column=1)
-    if b"\n" not in data and data.count(b"\r") > 1:
-        raise InputError(f"the {kind}'s lines end in CR alone (classic Mac OS): expected LF or CR LF line ends",
-                         path=str(path), row=1, column=data.index(b"\r") + 1)
+    lone = _LONE_CR.search(data)  # (lines ending in CR alone, one line to the reader: every line and column wrong)
+    if lone is not None and not _CONTROL.search(data):  # (a binary file: the reader names its binary bytes)
+        start = lone.start()
+        which = "'s lines end" if b"\n" not in data else " has a line ending"
+        raise InputError(f"the {kind}{which} in CR alone (classic Mac OS): expected LF or CR LF line ends",
+                         path=str(path), row=data.count(b"\n", 0, start) + 1,
+                         column=start - data.rfind(b"\n", 0, start))
     return data
 
 
