@@ -672,6 +672,11 @@ class _Flow:
                 if reason is not None:
                     return reason
                 continue
+            if kind == "func_call" and str(sub.children[0]).lower() in self.funcs:  # (a FUNC may hold any instruction)
+                found = self.func_moves(str(sub.children[0]).lower())
+                if found is not None:
+                    return f"{found} (in FUNC {sub.children[0]}, called at {self._at(sub, path)})"
+                continue
             if kind in ("moves", "late_call", "goto_stmt", "label"):
                 what = {"moves": re.match(r"\w*", sub.children[0]).group() if kind == "moves" else "",
                         "late_call": "a late-bound call (%...%)", "goto_stmt": "a GOTO",
@@ -709,6 +714,26 @@ class _Flow:
             if reason is not None:
                 return f"{reason} (in {name}, called at {self._at(sub, path)})"
         return None
+
+    def func_moves(self, key: str, seen: frozenset[str] = frozenset()) -> str | None:
+        """The first motion the task's FUNC or PROC ``key`` runs (itself or through the routines it calls), with its
+        line; None when it runs none (found once a routine)."""
+        routine = self.funcs.get(key) or self.procs.get(key)
+        if routine is None or key in seen:
+            return None
+        if ("moves", key) not in self._blockers:
+            path, found = self.origin.get(id(routine), ""), None
+            for sub in routine.iter_subtrees_topdown():
+                word = str(sub.children[0]).lower() if sub.children and isinstance(sub.children[0], Token) else ""
+                if sub.data == "moves" or (sub.data == "call" and word in _MOVING):
+                    found = re.match(r"\w*", str(sub.children[0])).group() + f" at {self._at(sub, path)}"
+                elif (sub.data == "call" and word in self.procs) or (sub.data == "func_call" and word in self.funcs):
+                    inner = self.func_moves(word, seen | {key})
+                    found = None if inner is None else f"{inner} (in {sub.children[0]}, called at {self._at(sub, path)})"
+                if found is not None:
+                    break
+            self._blockers[("moves", key)] = found
+        return self._blockers[("moves", key)]
 
     def _trap_blocker(self, connect: Tree, calling: frozenset[str], changed: set[str], path: str) -> str | None:
         """What the TRAP that ``CONNECT ... WITH trap`` connects holds that :meth:`blocker` names (it runs at times
@@ -783,6 +808,10 @@ class _Flow:
         if kind == "data_decl":
             self.declare(statement, local)
         elif kind == "assign":
+            moving = next((found for sub in statement.find_data("func_call") if str(sub.children[0]).lower() in self.funcs
+                           and (found := self.func_moves(str(sub.children[0]).lower())) is not None), None)
+            if moving is not None:
+                raise _Unsupported(f"{moving}: a motion inside a FUNC is not followed", statement)
             self.assign(statement, local)
         elif kind == "call":
             self.run_call(statement, local, depth)

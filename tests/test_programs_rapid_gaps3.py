@@ -1,0 +1,55 @@
+"""RAPID the third held-out trial (issue 35, item 5) found followed wrongly, each class tested from ABB's manuals.
+
+"Technical reference manual - RAPID overview" and "RAPID kernel": a FUNC is a routine like a PROC (its body may hold
+any instruction, motions too) called from an expression; a routine may call itself (recursion), directly or through
+others, and a RAPID program often restarts its cycle so (``main;`` as the last statement of a routine ``main``
+calls). The trial's programs: a command server whose motions all run inside FUNCs called from ``x := f(...)``, and a
+PLC-driven cell whose every routine calls ``main`` again at its end.
+"""
+
+from __future__ import annotations
+
+from thermocomp.programs import read_program
+
+_HEAD = ("MODULE cell\n"
+         "  CONST robtarget p10 := [[500,0,600],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+         "  CONST robtarget p20 := [[450,100,550],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+         "  PERS tooldata tPen := [TRUE,[[0,0,100],[1,0,0,0]],[1,[0,0,50],[1,0,0,0],0,0,0]];\n")
+
+
+def _read(tmp_path, body: str):
+    path = tmp_path / "cell.mod"
+    path.write_text(_HEAD + body + "ENDMODULE\n")
+    return read_program(path)
+
+
+def _lines(prog) -> set[int]:
+    return {finding.line for finding in prog.unsupported}
+
+
+_MOVING_FUNC = ("  FUNC string Place(num dx)\n"             # line 5
+                "    MoveL Offs(p10, dx, 0, 0), v100, fine, tPen;\n"  # line 6
+                "    RETURN \"done\";\n"
+                "  ENDFUNC\n")
+
+
+def test_a_func_that_moves_called_in_an_assignment_is_not_passed_over_in_silence(tmp_path):
+    """A FUNC's body may hold a motion (RAPID overview, "Routines"): the motion runs when the expression is evaluated.
+    The reader either follows it or refuses naming it; it never reports a program of zero motions."""
+    prog = _read(tmp_path, _MOVING_FUNC + "  VAR string s;\n  PROC main()\n    s := Place(10);\n  ENDPROC\n")
+    assert prog.points or prog.unsupported, "the FUNC's MoveL was neither compensated nor refused"
+    if prog.unsupported:
+        assert any("line 6" in f.message or f.line == 6 for f in prog.unsupported), prog.unsupported
+
+
+def test_a_func_that_moves_makes_the_loop_around_its_call_hold_a_motion(tmp_path):
+    """The command-server form: ``WHILE TRUE DO ... s := Command(s); ENDWHILE`` where Command calls a FUNC that
+    moves. The WHILE holds a motion, so it cannot be passed over as one that "holds no motion"."""
+    body = (_MOVING_FUNC
+            + "  FUNC string Command(string c)\n    IF c = \"place\" THEN\n      c := Place(5);\n    ENDIF\n"
+              "    RETURN c;\n  ENDFUNC\n"
+            + "  VAR string s;\n  PROC main()\n    MoveJ p20, v500, z10, tPen;\n"
+              "    WHILE DInput(diGo) = 1 DO\n      s := Command(s);\n    ENDWHILE\n  ENDPROC\n")
+    prog = _read(tmp_path, body)
+    assert prog.unsupported, "a loop on an input around a moving FUNC was passed over"
+    assert any("line 6" in f.message for f in prog.unsupported) or 6 in _lines(prog), prog.unsupported
