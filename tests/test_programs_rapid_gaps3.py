@@ -9,6 +9,10 @@ PLC-driven cell whose every routine calls ``main`` again at its end.
 
 from __future__ import annotations
 
+import time
+
+import pytest
+
 from thermocomp.programs import read_program
 
 _HEAD = ("MODULE cell\n"
@@ -53,3 +57,45 @@ def test_a_func_that_moves_makes_the_loop_around_its_call_hold_a_motion(tmp_path
     prog = _read(tmp_path, body)
     assert prog.unsupported, "a loop on an input around a moving FUNC was passed over"
     assert any("line 6" in f.message for f in prog.unsupported) or 6 in _lines(prog), prog.unsupported
+
+
+_CELL = ("  PROC main()\n"
+         "    IF GInput(giProg) = 1 THEN\n      ToPick;\n"
+         "    ELSEIF GInput(giProg) = 2 THEN\n      ToHome;\n    ENDIF\n  ENDPROC\n"
+         "  PROC ToPick()\n    MoveJ p10, v500, z10, tPen;\n    MoveL Offs(p10, 0, 0, -50), v100, fine, tPen;\n"
+         "    main;\n  ENDPROC\n"
+         "  PROC ToHome()\n    MoveJ p20, v500, z10, tPen;\n    main;\n  ENDPROC\n")
+
+
+def test_a_cycle_restarted_by_calling_main_again_is_read_quickly_and_compensated(tmp_path):
+    """Every routine ends with ``main;`` (RAPID kernel: a routine may call itself, directly or through others). The
+    targets are constants: the program is compensated, and reading it does not unroll the recursion (which would
+    never end) until a statement bound."""
+    start = time.perf_counter()
+    prog = _read(tmp_path, _CELL)
+    assert time.perf_counter() - start < 5.0
+    assert prog.unsupported == (), prog.unsupported
+    assert len(prog.points) >= 3
+
+
+def test_a_recursion_whose_motion_reads_a_counter_is_refused_naming_it(tmp_path):
+    """``nStep := nStep + 1; MoveL Offs(p10, nStep, 0, 0) ...; main;``: each restart moves elsewhere, so the
+    motion's data differ from pass to pass and it is refused, naming the motion's line or the counter."""
+    body = ("  VAR num nStep := 0;\n  PROC main()\n    nStep := nStep + 1;\n"
+            "    MoveL Offs(p10, nStep, 0, 0), v100, fine, tPen;\n    main;\n  ENDPROC\n")
+    prog = _read(tmp_path, body)
+    assert prog.unsupported, "a motion that moves 1 mm further on every restart was compensated"
+    assert any("nStep" in f.message or f.line == 8 for f in prog.unsupported), prog.unsupported
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_a_recursion_with_arguments_stays_bounded(tmp_path, depth):
+    """A recursive routine with a parameter (Hanoi's form) is not cut after two passes: its data differ by call and
+    it stays refused, within a bound, as before."""
+    body = ("  PROC Step(num n)\n    IF n > 0 THEN\n      MoveL Offs(p10, n, 0, 0), v100, fine, tPen;\n"
+            "      Step n - 1;\n    ENDIF\n  ENDPROC\n"
+            f"  PROC main()\n    Step {depth + 3};\n  ENDPROC\n")
+    start = time.perf_counter()
+    prog = _read(tmp_path, body)
+    assert time.perf_counter() - start < 5.0
+    assert prog.unsupported or len(prog.points) == depth + 3

@@ -1399,10 +1399,18 @@ class _Flow:
         return True
 
     def _run_proc(self, name: str, key: str, statement: Tree, call_args, local: dict[str, _Data], depth: int) -> None:
-        """A call of the task's PROC ``name``: its arguments bound here, its body run in its own module's file."""
+        """A call of the task's PROC ``name``: its arguments bound here, its body run in its own module's file. A
+        routine without parameters that calls itself (``main;`` restarting the cycle) is followed once more and
+        not deeper: two passes show whether its motions' data differ from pass to pass (:meth:`check_paths`)."""
         if depth > 32:
             raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
         routine = self.procs[key]
+        body = next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
+        if sum(b is body for b in self._routines_run) >= 2 and not any(routine.find_data("param")):
+            line, column = _location(statement)
+            self.note_once(Finding(f"{name} calls itself again (recursion): followed twice on this path, not deeper",
+                                   line, column, self.file))
+            return
         quiet = self.moves_nothing(routine)
         read_before = set(self._first_read)
         try:
