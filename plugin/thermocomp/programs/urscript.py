@@ -84,26 +84,29 @@ def urscript_parser() -> Lark:
                        propagate_positions=True, maybe_placeholders=False, postlex=_PostLex())
 
 
-def read_urscript(path: PathLike, max_motions: int = MAX_MOTIONS, modules: tuple[str, ...] = ()) -> RobotProgram:
+def read_urscript(path: PathLike, max_motions: int = MAX_MOTIONS, modules: tuple[str, ...] = (),
+                  entry: str = "main") -> RobotProgram:
     """Read a URScript file (``.script``, ``.urscript``); errors name the file, line and column.
 
     ``max_motions``: most motions, calls and loop passes the script may
     unroll to (:data:`~thermocomp.programs.model.MAX_MOTIONS`); past
     it the script is refused with the count where it passed. ``modules``:
     a RAPID task's other modules (``--module``), which a URScript program
-    does not have: refused, naming the option, rather than ignored.
+    does not have: refused, naming the option, rather than ignored. ``entry``
+    (``--entry``, other than ``main``): the function run, as for RAPID.
     """
     if modules:
         raise ConfigurationError(f"--module {modules[0]}: a RAPID task's other module; {Path(path).name} is a "
                                  "URScript program, which has none (a URScript reads only its own file)")
     text = read_program_text(path, "URScript")
-    return urscript_program_from_text(text, str(path), max_motions=max_motions)
+    return urscript_program_from_text(text, str(path), max_motions=max_motions, entry=entry)
 
 
-def urscript_program_from_text(text: str, path: str = "<text>", max_motions: int = MAX_MOTIONS) -> RobotProgram:
+def urscript_program_from_text(text: str, path: str = "<text>", max_motions: int = MAX_MOTIONS,
+                               entry: str = "main") -> RobotProgram:
     """:func:`read_urscript` on the text of a script (decoded as ISO-8859-1)."""
     with paused():  # a long script is a million objects that all stay alive (thermocomp._gc)
-        return _Walker(text, path, parse_urscript_text(text, path), max_motions).run()
+        return _Walker(text, path, parse_urscript_text(text, path), max_motions).run(entry)
 
 
 def parse_urscript_text(text: str, path: str) -> Tree:
@@ -210,12 +213,18 @@ class _Walker(Flow, Motions, Values):
                 if is_global and root_name(target) is not None:
                     self.global_names.add(root_name(target))
 
-    def run(self) -> RobotProgram:
+    def run(self, chosen: str = "main") -> RobotProgram:
         top = list(self.tree.children)
         self.collect(top)
         defs = [st for st in top if isinstance(st, Tree) and st.data == "func_def"]
         executable = [st for st in top if isinstance(st, Tree) and st.data not in ("func_def", "thread_def", "sec_def")
                       and not (st.data == "assign" and self._is_global_literal(st))]
+        if chosen != "main":  # --entry: that top-level function is the program, whatever the file calls
+            named = [d for d in defs if str(d.children[0]) == chosen]
+            if not named:
+                raise InputError(f"--entry {chosen}: no top-level function {chosen} in the script (it defines "
+                                 f"{', '.join(str(d.children[0]) for d in defs) or 'none'})", path=self.path)
+            defs, executable = named, []
         if executable or not defs:
             entry = ["<top level>"]
             self.run_entry(top, self.globals)
