@@ -99,3 +99,21 @@ def test_a_recursion_with_arguments_stays_bounded(tmp_path, depth):
     prog = _read(tmp_path, body)
     assert time.perf_counter() - start < 5.0
     assert prog.unsupported or len(prog.points) == depth + 3
+
+
+_ARRAY_TASK = ("  CONST robtarget pts{2} := [p10, p20];\n"
+               "  PROC Visit(num i)\n    MoveL pts{i}, v100, fine, tPen;\n  ENDPROC\n"
+               "  PROC main()\n    FOR i FROM 1 TO 2 DO\n      Visit i;\n    ENDFOR\n  ENDPROC\n")
+_TEST_ROUTINE = "  PROC VisitTest(num i)\n    MoveJ pts{i}, v500, z10, tPen;\n  ENDPROC\n"
+
+
+@pytest.mark.parametrize("with_test_routine", [False, True])
+def test_a_routine_no_cycle_runs_does_not_stop_rewriting_the_data_it_reads(tmp_path, with_test_routine):
+    """Wlups' form (RAPID kernel, arrays and parameters): ``Visit i`` moves to ``pts{i}``, a CONST array of named
+    CONST robtargets, once per pass of a FOR of fixed count. Each call needs another target at ``MoveL pts{i}``, so
+    the targets go back to their declarations. A test routine the entry never calls (``VisitTest``) reads the same
+    data: it never runs in the cycle, so it does not keep the declarations as written (a note names it); the
+    program is compensated either way."""
+    prog = _read(tmp_path, _ARRAY_TASK + (_TEST_ROUTINE if with_test_routine else ""))
+    assert prog.unsupported == (), prog.unsupported
+    assert len(prog.points) == 2

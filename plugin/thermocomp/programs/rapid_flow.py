@@ -498,18 +498,37 @@ class _Flow:
                      if str(call.children[0]).lower() == "dim" and len(call.children) > 1
                      and isinstance(call.children[1].children[0], Tree)
                      and call.children[1].children[0].data == "name"}  # (Dim(pts, 1) reads no value of pts)
+        unrun = self._unrun_spans(tree)  # (what a routine no cycle runs reads cannot keep a declaration as written)
         for node in tree.find_data("name"):
             token = node.children[0]
-            if token.start_pos not in size_only:
+            if token.start_pos not in size_only and not any(a <= token.start_pos < b for a, b in unrun):
                 uses.setdefault(str(token).lower(), set()).add(key + token.start_pos)
         for node in tree.find_data("moves"):
             token = node.children[0]
+            if any(a <= token.start_pos < b for a, b in unrun):
+                continue
             statements = self.move_matches(token)
             for part in ("p1", "p2", "speed", "zone", "tool", "wobj"):
                 starts = (key + token.start_pos + statements.starts(part)).tolist()
                 for value, start in zip(statements.texts(part, lower=True), starts):
                     if value is not None and value[0] != "[":
                         uses.setdefault(value, set()).add(start)
+
+    def _unrun_spans(self, tree: Tree) -> list[tuple[int, int]]:
+        """The spans of the PROCs of ``tree`` that no cycle runs: neither run by the walk nor called, connected or
+        evaluated from a routine it ran (a test routine of another module). None when a late-bound call ran."""
+        reached, todo = set(), list(self.visited)
+        while todo:
+            key = todo.pop()
+            routine = None if key in reached else self.procs.get(key) or self.funcs.get(key) or self._trap(key)
+            reached.add(key)
+            if routine is not None:
+                if any(True for _ in routine.find_data("late_call")):
+                    return []
+                todo += [str(c.children[0 if c.data != "connect_stmt" else -1]).lower()
+                         for c in routine.iter_subtrees() if c.data in ("call", "func_call", "connect_stmt")]
+        return [(r.meta.start_pos, r.meta.end_pos) for r in tree.iter_subtrees()
+                if r.data == "proc" and self._routine_name(r).lower() not in reached]
 
     @staticmethod
     def _routine_name(routine: Tree) -> str:
@@ -550,7 +569,8 @@ class _Flow:
                 line, column = _location(routine)
                 kind = {"proc": "PROC", "func": "FUNC", "trap": "TRAP"}[routine.data]
                 self.notes.append(Finding(f"{kind} {name} is not run from the entry routine: its {n_moves} "
-                                          "motion(s) stay as written", line, column, self.file))
+                                          "motion(s) are not followed (their texts stay as written; data they share "
+                                          "with the routines run may be rewritten)", line, column, self.file))
                 unrun.append((name, n_moves))
         return tuple(unrun)
 
