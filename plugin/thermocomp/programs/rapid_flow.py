@@ -474,9 +474,14 @@ class _Flow:
         if not declared:  # every target inline (a CAM program): nothing to check
             return list(self.steps)
         uses: dict[str, set[int]] = {}  # every use of a name in the task's files (offsets keyed by file)
-        for file, module_tree in enumerate((tree, *(m.tree for m in self.task.modules))):
+        trees = (tree, *(m.tree for m in self.task.modules))
+        consts = frozenset(str([c for c in d.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+                           for t in trees for d in t.find_data("data_decl")
+                           if any(isinstance(c, Tree) and c.data == "storage" and str(c.children[0]).upper() ==
+                                   "CONST" for c in d.children))
+        for file, module_tree in enumerate(trees):
             with self.in_file(file):
-                self._uses(module_tree, uses)
+                self._uses(module_tree, uses, consts)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         steps = []
         done: dict[int, MotionRun] = {}  # a step repeated (the passes of a FOR loop): decided once
@@ -491,8 +496,9 @@ class _Flow:
             steps.append(step)
         return steps
 
-    def _uses(self, tree: Tree, uses: dict[str, set[int]]) -> None:
-        """Add to ``uses`` each use of a name in ``tree``, the tree of the file being read (:meth:`in_file`)."""
+    def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str] = frozenset()) -> None:
+        """Add to ``uses`` each use of a name in ``tree``, the tree of the file being read (:meth:`in_file`); a use of
+        a ``CONST`` (``consts``) in a PROC no cycle runs is left out."""
         key = self.file_key
         size_only = {call.children[1].children[0].children[0].start_pos for call in tree.find_data("func_call")
                      if str(call.children[0]).lower() == "dim" and len(call.children) > 1
@@ -501,17 +507,17 @@ class _Flow:
         unrun = self._unrun_spans(tree)  # (what a routine no cycle runs reads cannot keep a declaration as written)
         for node in tree.find_data("name"):
             token = node.children[0]
-            if token.start_pos not in size_only and not any(a <= token.start_pos < b for a, b in unrun):
+            if token.start_pos not in size_only and not (str(token).lower() in consts
+                                                         and any(a <= token.start_pos < b for a, b in unrun)):
                 uses.setdefault(str(token).lower(), set()).add(key + token.start_pos)
         for node in tree.find_data("moves"):
             token = node.children[0]
-            if any(a <= token.start_pos < b for a, b in unrun):
-                continue
+            skip = consts if any(a <= token.start_pos < b for a, b in unrun) else frozenset()
             statements = self.move_matches(token)
             for part in ("p1", "p2", "speed", "zone", "tool", "wobj"):
                 starts = (key + token.start_pos + statements.starts(part)).tolist()
                 for value, start in zip(statements.texts(part, lower=True), starts):
-                    if value is not None and value[0] != "[":
+                    if value is not None and value[0] != "[" and re.match(r"\w*", value).group() not in skip:
                         uses.setdefault(value, set()).add(start)
 
     def _unrun_spans(self, tree: Tree) -> list[tuple[int, int]]:
