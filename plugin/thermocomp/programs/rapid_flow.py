@@ -44,62 +44,43 @@ from thermocomp.programs.rapid_data import (
 from thermocomp.programs.rapid_functions import FUNCTIONS
 from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
 
-#: Instructions that move the robot, change the frame of later motions or
-#: wait for a path event in ways thermocomp does not follow.
-UNSUPPORTED_INSTRUCTIONS = frozenset(s.lower() for s in (
+#: Instructions that move the robot, change the frame of later motions or wait for a path event in ways thermocomp
+#: does not follow (the manual's EGM, arc welding's multi-pass, path recorder, force control, soft servo, independent
+#: axes, restarts of a path; the rest of the manual's: rapid_data): unsupported where the entry runs them.
+UNSUPPORTED_INSTRUCTIONS = MANUAL_MOVING | frozenset(s.lower() for s in (
     "SearchExtJ", "MoveExtJ", "ArcMoveExtJ", "PDispOn", "PDispSet", "EOffsOn", "EOffsSet", "CorrCon", "CorrWrite",
     "SyncMoveOn", "SyncMoveOff", "IndAMove", "IndCMove", "IndDMove", "IndRMove",
     "ActUnit", "DeactUnit", "StorePath", "RestoPath", "ClearPath", "ExitCycle", "StopMoveReset", "SetSysData",
-    "TuneServo", "CirPathMode",
+    "TuneServo", "CirPathMode", "EGMRunJoint", "EGMRunPose", "EGMMoveL", "EGMMoveC", "EGMStop", "WaitWObj",
+    "DropWObj", "ArcRepL", "PathRecMoveBwd", "PathRecMoveFwd", "StepBwdPath", "StartMoveRetry", "ContactL", "FCAct",
+    "FCDeact", "FCPress1LStart", "FCPressL", "FCPressC", "FCPressEnd", "CSSAct", "CSSDeact", "CSSDeactMoveL",
+    "IndReset",
 ))
 
-#: Instructions that neither move the robot nor branch: passed over.
-PASSIVE_INSTRUCTIONS = frozenset(s.lower() for s in (
+#: Instructions that neither move the robot nor branch (I/O, sockets, files and serial channels, messages,
+#: interrupts set up, EGM set up, data by name, triggers, test signals, speed limits; the rest of the manual's:
+#: rapid_data): passed over; those that read into their arguments change the data named there
+#: (``rapid_data.WRITES_ARGUMENTS``).
+PASSIVE_INSTRUCTIONS = MANUAL_PASSIVE | WRITES_ARGUMENTS | frozenset(s.lower() for s in (
     "TPWrite", "TPErase", "ErrWrite", "ErrLog", "SetDO", "SetAO", "SetGO", "Set", "Reset", "PulseDO", "InvertDO",
     "AccSet", "SingArea", "GripLoad", "Stop", "Break", "Incr", "Decr", "Add", "Clear",
     "ClkStart", "ClkStop", "ClkReset", "PathResol", "SoftAct", "SoftDeact", "StopMove", "StartMove", "PDispOff",
     "EOffsOff", "CorrClear", "CorrDiscon", "IDelete", "ISleep", "IWatch", "IDisable", "IEnable", "Load",
     "MechUnitLoad", "TriggIO", "TriggEquip", "TriggInt", "TriggSpeed", "SetDataSearch", "WaitLoad", "UnLoad",
     "Comment", "MotionSup", "WaitRob", "SpeedRefresh", "PathAccLim", "WorldAccLim", "TPReadNum", "TPReadDnum",
-    "TPReadFK",
-))
-
-#: More instructions of the RAPID base that neither move the robot nor branch (sockets, files and serial channels,
-#: messages, interrupts set up, EGM set up, data by name, I/O units): passed over; those that read into their
-#: arguments change the data named there (``rapid_data.WRITES_ARGUMENTS``).
-PASSIVE_INSTRUCTIONS = PASSIVE_INSTRUCTIONS | WRITES_ARGUMENTS | frozenset(s.lower() for s in (
-    "SocketBind", "SocketClose", "SocketConnect", "SocketListen", "SocketSend", "SocketSendTo", "Close", "Write",
-    "WriteAnyBin", "WriteBin", "WriteStrBin", "WriteRawBytes", "Rewind", "ClearIOBuff", "ClearRawBytes",
+    "TPReadFK", "SocketBind", "SocketClose", "SocketConnect", "SocketListen", "SocketSend", "SocketSendTo", "Close",
+    "Write", "WriteAnyBin", "WriteBin", "WriteStrBin", "WriteRawBytes", "Rewind", "ClearIOBuff", "ClearRawBytes",
     "PackDNHeader", "CopyFile", "RemoveFile", "RenameFile", "MakeDir", "RemoveDir", "CloseDir", "TPShow", "UIShow",
     "ErrRaise", "IVarValue", "IError", "ISignalDI", "ISignalDO", "ISignalAI", "ISignalAO", "ISignalGI", "ISignalGO",
     "ITimer", "IPers", "IRMQMessage", "SpyStart", "SpyStop", "SetDataVal", "SetAllDataVal", "WriteCfgData",
     "SaveCfgData", "RMQSendMessage", "RMQSendWait", "RMQEmptyQueue", "RMQReadWait", "IOEnable", "IODisable",
     "AliasIO", "TextTabInstall", "PathRecStart", "PathRecStop", "MotionProcessModeSet", "EGMReset", "EGMSetupAI",
     "EGMSetupAO", "EGMSetupGI", "EGMSetupLTAPP", "EGMSetupUC", "EGMActJoint", "EGMActPose", "EGMStreamStart",
-    "EGMStreamStop", "SetTPHandlerCfg", "ErrLog", "UnLoad", "StartLoad",
-    "CancelLoad", "WaitLoad", "EraseModule", "Save", "WZEnable", "WZDisable", "WZFree", "ErrRaise", "SkipWarn",
-    "ResetRetryCount",
+    "EGMStreamStop", "SetTPHandlerCfg", "StartLoad", "CancelLoad", "EraseModule", "Save", "WZEnable", "WZDisable",
+    "WZFree", "SkipWarn", "ResetRetryCount", "TriggCheckIO", "TriggRampAO", "TriggStopProc", "TriggDataCopy",
+    "TriggDataReset", "TestSignDefine", "TestSignReset", "SpeedLimAxis", "SpeedLimCheckPoint", "ActEventBuffer",
+    "DeactEventBuffer", "SetLeadThrough", "DitherAct", "DitherDeact", "ArcRefresh", "ArcKill",
 ))
-#: Instructions that move the robot outside the motions read here: unsupported where the entry runs them.
-UNSUPPORTED_INSTRUCTIONS = UNSUPPORTED_INSTRUCTIONS | frozenset(s.lower() for s in (
-    "EGMRunJoint", "EGMRunPose", "EGMMoveL", "EGMMoveC", "EGMStop", "WaitWObj", "DropWObj",
-))
-
-#: More of the manuals' instructions (arc welding's multi-pass, path recorder, force control, soft servo,
-#: independent axes, restarts of a path) that move the robot along a path no motion read here holds: unsupported.
-UNSUPPORTED_INSTRUCTIONS = UNSUPPORTED_INSTRUCTIONS | frozenset(s.lower() for s in (
-    "ArcRepL", "PathRecMoveBwd", "PathRecMoveFwd", "StepBwdPath", "StartMoveRetry", "ContactL", "FCAct", "FCDeact",
-    "FCPress1LStart", "FCPressL", "FCPressC", "FCPressEnd", "CSSAct", "CSSDeact", "CSSDeactMoveL", "IndReset",
-))
-#: And set-ups that neither move the robot nor branch (triggers, test signals, speed limits, event buffers).
-PASSIVE_INSTRUCTIONS = PASSIVE_INSTRUCTIONS | frozenset(s.lower() for s in (
-    "TriggCheckIO", "TriggRampAO", "TriggStopProc", "TriggDataCopy", "TriggDataReset", "TestSignDefine",
-    "TestSignReset", "SpeedLimAxis", "SpeedLimCheckPoint", "ActEventBuffer", "DeactEventBuffer", "SetLeadThrough",
-    "DitherAct", "DitherDeact", "ArcRefresh", "ArcKill",
-))
-
-PASSIVE_INSTRUCTIONS = PASSIVE_INSTRUCTIONS | MANUAL_PASSIVE  # (the rest of the manual's: rapid_data)
-UNSUPPORTED_INSTRUCTIONS = UNSUPPORTED_INSTRUCTIONS | MANUAL_MOVING
 
 #: Instructions that wait for something thermocomp cannot time.
 SIGNAL_WAITS = frozenset(s.lower() for s in ("WaitDI", "WaitDO", "WaitAI", "WaitAO", "WaitGI", "WaitGO",
@@ -189,7 +170,7 @@ _BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if",
 
 
 def _declared_key(decl: Tree) -> str:
-    """The name (lower case) a ``data_decl`` declares."""
+    """The name (lower case) a ``data_decl`` or a ``param`` declares."""
     return str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
 
 
@@ -273,8 +254,7 @@ class _Flow:
             routine = self.procs.get(key)
             if routine is None:
                 continue
-            changed: set[str] = set()
-            reason = self.blocker(routine, *self._routine_names(routine), frozenset((key,)), changed)
+            reason, changed = self._summary(key, routine)
             if reason is None and changed:
                 reason = f"an assignment to {', '.join(sorted(changed))}"
             if reason is not None:
@@ -352,7 +332,7 @@ class _Flow:
         file; its values may use the module's earlier declarations)."""
         reader.declare(decl, reader.module_data)
         self.persistent |= reader.persistent
-        key = str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+        key = _declared_key(decl)
         data = reader.module_data[key]
         if key in self.module_data:
             first = self.module_data[key]
@@ -394,7 +374,7 @@ class _Flow:
             if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime":
                 return 1
             routine = self.procs.get(key)
-            if routine is None or (id(routine) in self.origin and self._blocker_of(key, routine) is None):
+            if routine is None or (id(routine) in self.origin and self._summary(key, routine)[0] is None):
                 return 0  # (a routine of another module that moves nothing is checked, not run: _passed_over)
             return max(self.unrolled(routine, calling), 1)
         count = sum(self.unrolled(c, calling) for c in node.children if isinstance(c, Tree) and c.data in _BLOCKS)
@@ -588,12 +568,11 @@ class _Flow:
         trap = self._trap(name.lower())
         if trap is None:
             raise _Unsupported(f"CONNECT: TRAP {name} is found in no module of this file", statement)
-        own, params = self._routine_names(trap)
-        reason = self.blocker(trap, own, params, frozenset((name.lower(),)), set())
+        reason = self._summary(name.lower(), trap)[0]
         if reason is not None:
             raise _Unsupported(f"CONNECT (an interrupt) runs TRAP {name}, which holds {reason}, at times known only "
                                "while running", statement)
-        for key in self.assigned_in(trap, frozenset()) - own:
+        for key in self.assigned_in(trap, frozenset()) - self._routine_names(trap)[0]:
             self.mark_key(key, statement, local)
         self.visited.add(name.lower())
         line, column = _location(statement)
@@ -700,11 +679,7 @@ class _Flow:
                 return f"{name} at {self._at(sub, path)}, a routine {_NOT_FOUND.format(name=name)}"
             if key in calling:
                 return f"a recursive call of {name} at {self._at(sub, path)}"
-            if key not in self._blockers:  # (each routine once: a tree of calls is not walked path by path)
-                inner: set[str] = set()
-                found = self.blocker(routine, *self._routine_names(routine), calling | {key}, inner)
-                self._blockers[key] = (found, frozenset(inner))
-            reason, inner_changed = self._blockers[key]
+            reason, inner_changed = self._summary(key, routine, calling)
             changed |= inner_changed
             if reason is not None:
                 return f"{reason} (in {name}, called at {self._at(sub, path)})"
@@ -721,11 +696,7 @@ class _Flow:
         trap = self._trap(key)
         if trap is None:
             return f"an interrupt (CONNECT) at {self._at(connect, path)} of TRAP {name}, found in no module of this file"
-        if key not in self._blockers:
-            inner: set[str] = set()
-            found = self.blocker(trap, *self._routine_names(trap), calling | {key}, inner)
-            self._blockers[key] = (found, frozenset(inner))
-        reason, inner_changed = self._blockers[key]
+        reason, inner_changed = self._summary(key, trap, calling)
         changed |= inner_changed
         return None if reason is None else f"{reason} (in TRAP {name}, connected at {self._at(connect, path)})"
 
@@ -740,16 +711,9 @@ class _Flow:
     def _routine_names(self, routine: Tree) -> tuple[frozenset[str], frozenset[str]]:
         """The names a routine declares itself, and its parameters' (lower case); found once per routine."""
         if id(routine) not in self._names:
-            self._names[id(routine)] = self._declared_names(routine)
+            self._names[id(routine)] = (frozenset(map(_declared_key, routine.find_data("data_decl"))),
+                                        frozenset(map(_declared_key, routine.find_data("param"))))
         return self._names[id(routine)]
-
-    @staticmethod
-    def _declared_names(routine: Tree) -> tuple[frozenset[str], frozenset[str]]:
-        own = frozenset(str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
-                        for decl in routine.find_data("data_decl"))
-        params = frozenset(str([c for c in p.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
-                           for p in routine.find_data("param"))
-        return own, params
 
     def loops_forever(self, statement: Tree | Token, body: Tree) -> bool:
         """``WHILE TRUE DO ... ENDWHILE`` as the last statement of the (last) entry routine: the production loop,
@@ -909,10 +873,7 @@ class _Flow:
         """``routine`` (and the routines it calls) moves nothing and changes nothing a motion reads
         (:meth:`blocker`, no data but its own assigned). Its conditions and loops, which could not be followed,
         then cannot change a motion: they are passed over with a note (a gripper routine's ``IF``/``WaitDI``)."""
-        changed: set[str] = set()
-        name = self._routine_name(routine).lower()
-        return self.blocker(routine, *self._routine_names(routine), frozenset((name,)), changed) is None \
-            and not changed
+        return self._summary(self._routine_name(routine).lower(), routine) == (None, frozenset())
 
     def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data], statement: Tree
                        ) -> dict[str, _Data]:
@@ -987,18 +948,11 @@ class _Flow:
     def decided_branch(self, statement: Tree, local: dict[str, _Data]) -> Tree | None:
         """The body an ``IF`` runs when the file decides its conditions (:mod:`.rapid_conditions`: only the routine's
         own data and data nothing in the task changes, all known); None when running decides."""
-        if statement.data == "compact_if":
-            branches = [(statement.children[0], Tree("body", [statement.children[-1]]))]
-            otherwise = Tree("body", [])
-        else:
-            branches = [(statement.children[0], statement.children[1])]
-            branches += [(c.children[0], c.children[1]) for c in statement.children[2:]
-                         if isinstance(c, Tree) and c.data == "elseif"]
-            last = statement.children[-1]
-            otherwise = last if isinstance(last, Tree) and last.data == "body" and len(statement.children) > 2 \
-                else Tree("body", [])  # (IF c THEN b ELSE e ENDIF: [c, b, ..., e])
+        conditions = [statement.children[0], *(c.children[0] for c in statement.children[2:]
+                                               if isinstance(c, Tree) and c.data == "elseif")]
+        bodies, exhaustive = self._bodies(statement)
         try:
-            for condition, body in branches:
+            for condition, body in zip(conditions, bodies):
                 value = evaluate_condition(condition, lambda node: self._decided_value(node, local))
                 if not isinstance(value, bool):
                     return None
@@ -1006,7 +960,7 @@ class _Flow:
                     return body
         except ConditionUnknown:
             return None
-        return otherwise
+        return bodies[-1] if exhaustive else Tree("body", [])
 
     def _decided_value(self, node: Tree | Token, local: dict[str, _Data]) -> object:
         if isinstance(node, Token):
@@ -1088,12 +1042,7 @@ class _Flow:
         for key in keys:  # (a loop's pass reads what the pass before left; a branch, what an earlier cycle left)
             self.mark_key(key, statement, local)
         conf_before, first = dict(self.conf_on), len(self.steps)
-        if statement.data == "compact_if":  # (one statement, no body)
-            bodies = [Tree("body", [statement.children[-1]])]
-        else:
-            bodies = [next(b for b in child.children if isinstance(b, Tree) and b.data == "body")
-                      if child.data in ("elseif", "test_case") else child for child in statement.children
-                      if isinstance(child, Tree) and child.data in ("body", "elseif", "test_case")]
+        bodies, exhaustive = self._bodies(statement)
         scope = local
         if statement.data == "for_stmt":  # (its counter: declared by the loop, a value a pass)
             counter = statement.children[0]
@@ -1105,7 +1054,7 @@ class _Flow:
                 self.sibling_start(before, statement, local)
             self.run_body(body, scope, depth)
             ends.append(self._snapshot(names, local))
-        self.join(statement, ends if not loop and self._exhaustive(statement) else [*ends, before], local)
+        self.join(statement, ends if not loop and exhaustive else [*ends, before], local)
         for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
             self.conf_on[mode] = self.conf_on[mode] or on
         lines = [line for step in self.steps[first:] if isinstance(step, MotionRun)
@@ -1117,13 +1066,17 @@ class _Flow:
             self._conditional_notes[note] = (statement, lines)
 
     @staticmethod
-    def _exhaustive(statement: Tree) -> bool:
-        """An ``IF`` with an ``ELSE``, or a ``TEST`` with a ``DEFAULT``: one of its bodies always runs."""
-        if statement.data == "if_stmt":
-            last = statement.children[-1]
-            return len(statement.children) > 2 and isinstance(last, Tree) and last.data == "body"
-        return statement.data == "test_stmt" and isinstance(statement.children[-1], Tree) \
-            and statement.children[-1].data == "body"
+    def _bodies(statement: Tree) -> tuple[list[Tree], bool]:
+        """The bodies of an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` in written order, and whether one of them always
+        runs (an ``IF`` with an ``ELSE``, a ``TEST`` with a ``DEFAULT``: its last body)."""
+        if statement.data == "compact_if":  # (one statement, no body)
+            return [Tree("body", [statement.children[-1]])], False
+        bodies = [next(b for b in child.children if isinstance(b, Tree) and b.data == "body")
+                  if child.data in ("elseif", "test_case") else child for child in statement.children
+                  if isinstance(child, Tree) and child.data in ("body", "elseif", "test_case")]
+        last = statement.children[-1]
+        return bodies, statement.data in ("if_stmt", "test_stmt") and isinstance(last, Tree) \
+            and last.data == "body" and (statement.data == "test_stmt" or len(statement.children) > 2)
 
     def _snapshot(self, names: set[str], local: dict[str, _Data]) -> dict[str, tuple]:
         """What the walk knows of each datum of ``names``: its scope entry, whether it is changed at run time, its
@@ -1295,15 +1248,11 @@ class _Flow:
             if key in _MUTATING or key in WRITES_ARGUMENTS or key in MODE_INSTRUCTIONS or key in calling \
                     or (key in PROCESS_MOTIONS and PROCESS_MOTIONS[key].writes is not None):
                 return True
-            routine = self.procs.get(key)
-            if routine is not None and self._routine_changes_state(key, routine, calling):
+            if key in self.procs and key not in self._changes:  # (each routine once)
+                self._changes[key] = self.changes_state(self.procs[key], calling | {key})
+            if self._changes.get(key):
                 return True
         return False
-
-    def _routine_changes_state(self, key: str, routine: Tree, calling: frozenset[str]) -> bool:
-        if key not in self._changes:  # (each routine once)
-            self._changes[key] = self.changes_state(routine, calling | {key})
-        return self._changes[key]
 
     def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         name_token = statement.children[0]
@@ -1351,21 +1300,24 @@ class _Flow:
             raise _Unsupported(f"{name} is no instruction thermocomp knows and a routine {_NOT_FOUND.format(name=name)}",
                                statement)
 
-    def _blocker_of(self, key: str, routine: Tree) -> str | None:
-        """:meth:`blocker` of the routine ``key`` (once a routine)."""
+    def _summary(self, key: str, routine: Tree, calling: frozenset[str] = frozenset()
+                 ) -> tuple[str | None, frozenset[str]]:
+        """:meth:`blocker` of the routine ``key`` and the data it assigns but its own (once a routine: a tree of
+        calls is not walked path by path)."""
         if key not in self._blockers:
             inner: set[str] = set()
-            found = self.blocker(routine, *self._routine_names(routine), frozenset((key,)), inner)
+            found = self.blocker(routine, *self._routine_names(routine), calling | {key}, inner)
             self._blockers[key] = (found, frozenset(inner))
-        return self._blockers[key][0]
+        return self._blockers[key]
 
     def _passed_over(self, key: str, statement: Tree) -> bool:
         """Whether the call ``statement`` of ``key``, a routine of another module of the task, is passed over: it
         moves nothing and changes nothing how motions run (what it assigns is recorded as changed at the call).
         A routine that moves is run like the program's own (:meth:`_run_proc`), in its module's file."""
-        if self._blocker_of(key, self.procs[key]) is not None:  # (found once a routine, not once a call)
+        reason, changed = self._summary(key, self.procs[key])
+        if reason is not None:
             return False
-        for changed_key in self._blockers[key][1]:
+        for changed_key in changed:
             self.assigned.setdefault(changed_key, statement)
         return True
 
