@@ -123,8 +123,6 @@ STATEMENTS_PER_LINE = 50
 #: count known only while running (what it assigns is then known only while running after it), not unrolled.
 MAX_QUIET_WORK = 20_000
 
-#: Statements whose outcome or count is known only while running: followed once (:meth:`_Flow.run_unresolved`).
-_UNRESOLVED = frozenset(("if_stmt", "compact_if", "while_stmt", "test_stmt"))
 #: Statements after which the rest of their body does not run.
 _ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt", "placeholder"))
 
@@ -154,9 +152,8 @@ def _unresolved_note(statement: Tree, lines: list[int], file: int, kept: int = 0
             "of the cycle" if lines else "it holds no motion" if not kept else "no motion under it is compensated")
     if kept:
         held += f"; {kept} run(s) of its motions stay as written (their data differ from path to path)"
-    line, column = _location(statement)
     return Finding(f"{_CONSTRUCTS[statement.data]}: not resolved before running (its outcome or count is known "
-                   f"only while running); {held}", line, column, file)
+                   f"only while running); {held}", *_location(statement), file)
 
 
 def _lines(lines: list[int]) -> str:
@@ -172,6 +169,11 @@ _BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if",
 def _declared_key(decl: Tree) -> str:
     """The name (lower case) a ``data_decl`` or a ``param`` declares."""
     return str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+
+
+def _body(routine: Tree) -> Tree:
+    """The ``body`` of a routine."""
+    return next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
 
 
 class _Flow:
@@ -193,7 +195,7 @@ class _Flow:
         entry = self.entry_routines()
         self.check_external(entry)
         if entry:  # the body whose last statement may be the production loop (:meth:`loops_forever`)
-            self._cycle_body = next(c for c in entry[-1].children if isinstance(c, Tree) and c.data == "body")
+            self._cycle_body = _body(entry[-1])
         first_read = dict(self._first_read)
         self.check_size(entry)
         self._first_read = first_read  # (counting reads the bounds of FOR loops: no read of a cycle)
@@ -364,7 +366,7 @@ class _Flow:
             if name in calling:
                 return 0
             if name not in self._unrolled:
-                body = next(c for c in node.children if isinstance(c, Tree) and c.data == "body")
+                body = _body(node)
                 self._unrolled[name] = self.unrolled(body, calling | {name})
             return self._unrolled[name]
         if node.data == "moves":
@@ -396,7 +398,7 @@ class _Flow:
             if name in calling:
                 return 0
             if name not in self._walked:
-                body = next(c for c in node.children if isinstance(c, Tree) and c.data == "body")
+                body = _body(node)
                 self._walked[name] = self.walked(body, calling | {name})
             return self._walked[name]
         if node.data == "call":
@@ -527,17 +529,16 @@ class _Flow:
                      and str(c.children[0]).lower() in _MOVING]
             n_moves = len(moves) + sum(len(self.move_matches(run.children[0])) for run in routine.find_data("moves"))
             if n_moves:
-                line, column = _location(routine)
                 kind = {"proc": "PROC", "func": "FUNC", "trap": "TRAP"}[routine.data]
                 self.notes.append(Finding(f"{kind} {name} is not run from the entry routine: its {n_moves} "
-                                          "motion(s) stay as written", line, column, self.file))
+                                          "motion(s) stay as written", *_location(routine), self.file))
                 unrun.append((name, n_moves))
         return tuple(unrun)
 
     # ----- statements
     def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data] | None = None) -> None:
         local = {} if local is None else local
-        body = next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
+        body = _body(routine)
         self._routines_run.append(body)
         try:
             self.run_body(body, local, depth)
@@ -560,7 +561,7 @@ class _Flow:
                       meta.end_pos)
         self.run_call(Tree("call", [token, *statement.children[1:]], statement.meta), local, depth)
 
-    def run_connect(self, statement: Tree, local: dict[str, _Data]) -> None:
+    def run_connect(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """``CONNECT intno WITH trap;``: the TRAP runs whenever its interrupt comes, at times known only while
         running. One that moves the robot or changes how it moves is unsupported here; otherwise what it assigns
         is known only while running from here on (a motion reading it is refused naming it)."""
@@ -575,19 +576,17 @@ class _Flow:
         for key in self.assigned_in(trap, frozenset()) - self._routine_names(trap)[0]:
             self.mark_key(key, statement, local)
         self.visited.add(name.lower())
-        line, column = _location(statement)
         self.notes.append(Finding(f"CONNECT: TRAP {name} moves nothing; what it assigns is known only while running "
-                                  "from here on", line, column, self.file))
+                                  "from here on", *_location(statement), self.file))
 
-    def run_label(self, statement: Tree, local: dict[str, _Data]) -> None:
+    def run_label(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """A label (a ``GOTO`` target): the routine's statements are followed in written order, and every datum the
         routine may assign is known only while running from each label on (a ``GOTO`` may arrive from anywhere)."""
         routine = self._routines_run[-1] if self._routines_run else statement
         for key in self.assigned_in(routine, frozenset()):
             self.mark_key(key, statement, local)
-        line, column = _location(statement)
         note = Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written order, "
-                       "what it assigns known only while running after the label", line, column, self.file)
+                       "what it assigns known only while running after the label", *_location(statement), self.file)
         self.note_once(note)
 
     def work(self, statement: Tree) -> None:
@@ -606,24 +605,21 @@ class _Flow:
             if isinstance(statement, Tree) and (statement.data in _ENDS or (
                     statement.data == "call" and str(statement.children[0]).lower() == "exitcycle")):
                 if statement.data == "placeholder":
-                    line, column = _location(statement)
                     self.note_once(Finding("placeholder <SMT>: running into it is an execution error; the statements "
-                                           "after it in this routine never run", line, column, self.file))
+                                           "after it in this routine never run", *_location(statement), self.file))
                 break  # (RETURN, EXIT, RAISE, ExitCycle, <SMT>: the rest of this body never runs after it)
             try:
                 if self.loops_forever(statement, body):
-                    line, column = _location(statement)
-                    self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body", line,
-                                              column, self.file))
+                    self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body",
+                                              *_location(statement), self.file))
                     self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
                     self.run_body(statement.children[1], local, depth)
                     continue
                 self.run_statement(statement, local, depth)
             except _Unsupported as exc:
                 if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
-                    line, column = _location(exc.where)
                     note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
-                                   "a motion reads (its time is not estimated)", line, column, self.file)
+                                   "a motion reads (its time is not estimated)", *_location(exc.where), self.file)
                     self.note_once(note)
                 else:
                     self.unsupported_at(exc.message, exc.where)
@@ -743,42 +739,24 @@ class _Flow:
             self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column, self.file))
 
     def run_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        kind = statement.data
-        if kind == "data_decl":
-            self.declare(statement, local)
-        elif kind == "assign":
-            self.assign(statement, local)
-        elif kind == "call":
-            self.run_call(statement, local, depth)
-        elif kind == "moves":
-            first = len(self.steps)
-            self.run_tagged(lambda: self.run_moves(statement.children[0], local, depth))
-            self.note_conf(self.steps[first:])
-        elif kind == "label":
-            self.run_label(statement, local)
-        elif kind == "late_call":
-            self.run_late_call(statement, local, depth)
-        elif kind == "connect_stmt":
-            self.run_connect(statement, local)
-        elif kind == "goto_stmt":
-            pass  # (followed in written order: its labels make what the routine assigns unknown, :meth:`run_label`)
-        elif kind == "for_stmt":
-            try:
-                bounds = self.for_passes(statement, local)
-            except _Unknown:  # (bounds known only while running)
-                self.run_unresolved(statement, local, depth)
-            else:
-                self.run_for(statement, local, depth, bounds)
-        elif kind in _UNRESOLVED:
-            branch = self.decided_branch(statement, local) if kind in ("if_stmt", "compact_if") else None
-            if branch is None:
-                self.run_unresolved(statement, local, depth)
-            else:
-                self.run_body(branch, local, depth)
+        run = _RUNS.get(statement.data)
+        if run is None:
+            raise _Unsupported(f"{_CONSTRUCTS.get(statement.data, statement.data)} is not followed (its outcome or "
+                               "count is not known before running)", statement)
+        run(self, statement, local, depth)
+
+    def run_moves_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        first = len(self.steps)
+        self.run_tagged(lambda: self.run_moves(statement.children[0], local, depth))
+        self.note_conf(self.steps[first:])
+
+    def run_if(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """An ``IF`` runs the branch the file decides (:meth:`decided_branch`), else each (:meth:`run_unresolved`)."""
+        branch = self.decided_branch(statement, local)
+        if branch is None:
+            self.run_unresolved(statement, local, depth)
         else:
-            construct = _CONSTRUCTS.get(kind, kind)
-            raise _Unsupported(f"{construct} is not followed (its outcome or count is not known before running)",
-                               statement)
+            self.run_body(branch, local, depth)
 
     def run_tagged(self, run) -> None:
         """``run()`` (a motion statement, or a run of them), each motion it adds tagged with the data it read that a
@@ -877,15 +855,9 @@ class _Flow:
 
     def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data], statement: Tree
                        ) -> dict[str, _Data]:
-        """The scope a call of ``routine`` starts with: each parameter bound to its argument.
-
-        An argument that names data passes that data on (a target then stays
-        written in its declaration); any other is evaluated in the caller's
-        scope (it is then written where the routine uses the parameter). A
-        switch or an optional parameter left out binds nothing that can be
-        evaluated. RAPID's own checks (number of arguments, names of optional
-        ones, types) are errors naming the call.
-        """
+        """The scope a call of ``routine`` starts with: each parameter bound to its argument (data named pass on,
+        by reference; any other value is evaluated in the caller's scope; a switch or an optional parameter left out
+        binds nothing). RAPID's own checks (number of arguments, optional names, types) are errors naming the call."""
         params = [c for c in next((c for c in routine.children if isinstance(c, Tree) and c.data == "params"),
                                   Tree("params", [])).children]
         positional, optional = self.split_args(call_args)
@@ -1010,60 +982,50 @@ class _Flow:
 
     def run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each of its
-        bodies is followed once, in the written order (a motion's data decide whether it is compensated, not the
-        condition around it).
+        bodies is followed once, in the written order (a motion's data decide, not the condition around it).
 
-        The data it may assign (:meth:`assigned_in`: assignments, ``Incr``, a search's found point, what the
-        routines it calls assign, its FOR counter) count as changed from a loop's start (its next pass reads the
-        value a pass left) until an assignment inside it gives them a value known there; each branch of an IF or
-        TEST starts from the values before it. After it the paths join (:meth:`join`): one known value on every
-        path is kept, any other datum is changed at run time. A motion reading such data is refused at that read,
-        naming the data and the line that changes it; one run with different values of data a branch gave on
-        different paths is refused after the walk (:meth:`check_paths`). A note names the construct and the motions it
-        holds (the report's list of motions compensated under conditions not resolved before running); each counts
-        once in the timing, in the written order of the cycle.
+        What it may assign (:meth:`assigned_in`, its FOR counter) is changed from a loop's start until an assignment
+        inside gives it a known value; each branch starts from the values before it; after it the paths join
+        (:meth:`join`). A note names the construct and the motions compensated under it (each counts once in the
+        timing, in the written order of the cycle); :meth:`check_paths` refuses a motion whose data differ by path.
         """
         if len(self._unresolved) >= MAX_NESTING:  # (each level is a few Python frames: bounded with its line)
             raise _Unsupported(f"{_CONSTRUCTS[statement.data]} nested more than {MAX_NESTING} deep in conditions "
                                "and loops is not followed", statement)
         self._unresolved.append(statement)
         try:
-            self._run_unresolved(statement, local, depth)
+            keys = self.assigned_in(statement, frozenset())
+            if statement.data == "for_stmt":
+                keys.add(str(statement.children[0]).lower())
+            names = keys | {local[key].name.lower() for key in keys if key in local}  # (a parameter: the caller's data)
+            before = self._snapshot(names, local)
+            for key in keys:  # (a loop's pass reads what the pass before left; a branch, what an earlier cycle left)
+                self.mark_key(key, statement, local)
+            conf_before, first = dict(self.conf_on), len(self.steps)
+            bodies, exhaustive = self._bodies(statement)
+            scope = local
+            if statement.data == "for_stmt":  # (its counter: declared by the loop, a value a pass)
+                counter = statement.children[0]
+                scope = {**local, str(counter).lower(): _Data("num", None, None, str(counter), counter)}
+                self._scopes.append(scope)
+            ends = []
+            for k, body in enumerate(bodies):
+                if k:
+                    self.sibling_start(before, statement, local)
+                self.run_body(body, scope, depth)
+                ends.append(self._snapshot(names, local))
+            self.join(statement, ends if exhaustive else [*ends, before], local)
+            for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
+                self.conf_on[mode] = self.conf_on[mode] or on
+            lines = [line for step in self.steps[first:] if isinstance(step, MotionRun)
+                     for line in step.statement[:, 2].tolist()]
+            self.conditional.extend(lines)
+            note = _unresolved_note(statement, lines, self.file)
+            self.note_once(note)
+            if lines:  # (its count of motions is corrected by :meth:`check_paths` where some are refused)
+                self._conditional_notes[note] = (statement, lines)
         finally:
             self._unresolved.pop()
-
-    def _run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        keys = self.assigned_in(statement, frozenset())
-        loop = statement.data in ("while_stmt", "for_stmt")
-        if statement.data == "for_stmt":
-            keys.add(str(statement.children[0]).lower())
-        names = keys | {local[key].name.lower() for key in keys if key in local}  # (a parameter: the caller's data)
-        before = self._snapshot(names, local)
-        for key in keys:  # (a loop's pass reads what the pass before left; a branch, what an earlier cycle left)
-            self.mark_key(key, statement, local)
-        conf_before, first = dict(self.conf_on), len(self.steps)
-        bodies, exhaustive = self._bodies(statement)
-        scope = local
-        if statement.data == "for_stmt":  # (its counter: declared by the loop, a value a pass)
-            counter = statement.children[0]
-            scope = {**local, str(counter).lower(): _Data("num", None, None, str(counter), counter)}
-            self._scopes.append(scope)
-        ends = []
-        for k, body in enumerate(bodies):
-            if k:
-                self.sibling_start(before, statement, local)
-            self.run_body(body, scope, depth)
-            ends.append(self._snapshot(names, local))
-        self.join(statement, ends if not loop and exhaustive else [*ends, before], local)
-        for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
-            self.conf_on[mode] = self.conf_on[mode] or on
-        lines = [line for step in self.steps[first:] if isinstance(step, MotionRun)
-                 for line in step.statement[:, 2].tolist()]
-        self.conditional.extend(lines)
-        note = _unresolved_note(statement, lines, self.file)
-        self.note_once(note)
-        if lines:  # (its count of motions is corrected by :meth:`check_paths` where some are refused)
-            self._conditional_notes[note] = (statement, lines)
 
     @staticmethod
     def _bodies(statement: Tree) -> tuple[list[Tree], bool]:
@@ -1171,26 +1133,21 @@ class _Flow:
                     keys.update(str(t).lower() for t in named if t is not None)
         return keys
 
-    def run_for(self, statement: Tree, local: dict[str, _Data], depth: int,
-                bounds: tuple[float, float, int] | None = None) -> None:
-        """A FOR loop with constant bounds, unrolled: its body runs once per value of the counter.
-
-        RAPID: without STEP the counter counts by 1, or by -1 when FROM is above
-        TO (ABB, RAPID instructions, "FOR"). Each pass's motions are motions of
-        their own (each gets its own time); the written program has one text per
-        motion, so a motion whose target changes with the counter is not
-        followed (nothing of the loop is kept then).
-        A body that does not read the counter and changes nothing
-        (:meth:`changes_state`) runs the same way every pass: it is followed
-        once and its steps repeated.
-        """
+    def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """A FOR loop with constant bounds, unrolled (bounds known only while running: :meth:`run_unresolved`): each
+        pass's motions are motions of their own; a target that changes with the counter needs per-pass texts
+        (:meth:`take_passes`) or is refused. A body that neither reads the counter nor changes anything
+        (:meth:`changes_state`) is followed once and its steps repeated."""
         counter, body = statement.children[0], statement.children[-1]
-        start, step, passes = self.for_passes(statement, local) if bounds is None else bounds
+        try:
+            start, step, passes = self.for_passes(statement, local)
+        except _Unknown:  # (bounds known only while running)
+            self.run_unresolved(statement, local, depth)
+            return
         if self.quiet_loop(statement, passes):
-            line, column = _location(statement)
             self.note_once(Finding(f"FOR of {passes:,} passes moves nothing: not unrolled (more than "
                                    f"{MAX_QUIET_WORK:,} statements); followed once, what it assigns is known only "
-                                   "while running after it", line, column, self.file))
+                                   "while running after it", *_location(statement), self.file))
             self.run_unresolved(statement, local, depth)
             return
         count = passes * max(self.unrolled(body, frozenset()), 1)
@@ -1288,8 +1245,8 @@ class _Flow:
             raise _Unsupported(f"{name} is not followed (it moves the robot or changes the frame of its motions in "
                                "a way known only while running)", statement)
         elif key in SIGNAL_WAITS:
-            line, column = _location(statement)
-            self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", line, column, self.file))
+            self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", *_location(statement),
+                                      self.file))
         elif key in PASSIVE_INSTRUCTIONS:
             self.record_change(statement, local)
         elif key in self.funcs:
@@ -1349,3 +1306,15 @@ class _Flow:
             for step in self.steps[first:]:  # the outermost call with arguments is the one named
                 self._in_call[id(step)] = (name, span_of(statement), self.file)
 
+
+
+#: How each statement is followed (:meth:`_Flow.run_statement`); a ``GOTO`` in written order (its labels make what
+#: the routine assigns unknown, :meth:`_Flow.run_label`); any other is unsupported.
+_RUNS = {
+    "data_decl": lambda flow, statement, local, depth: flow.declare(statement, local),
+    "assign": lambda flow, statement, local, depth: flow.assign(statement, local),
+    "call": _Flow.run_call, "moves": _Flow.run_moves_statement, "label": _Flow.run_label,
+    "late_call": _Flow.run_late_call, "connect_stmt": _Flow.run_connect, "goto_stmt": lambda *_: None,
+    "for_stmt": _Flow.run_for, "if_stmt": _Flow.run_if, "compact_if": _Flow.run_if,
+    "while_stmt": _Flow.run_unresolved, "test_stmt": _Flow.run_unresolved,
+}
