@@ -362,24 +362,18 @@ class _Flow:
         one: a tree of calls that moves nothing is bounded too; each routine counted once), every branch of a
         condition; recursion counts once (it is refused when followed)."""
         if node.data in ("proc", "func", "trap"):
-            name = self._routine_name(node).lower()
-            if name in calling:
-                return 0
-            if name not in self._unrolled:
-                body = _body(node)
-                self._unrolled[name] = self.unrolled(body, calling | {name})
-            return self._unrolled[name]
+            return self._per_routine(node, calling, self._unrolled, self.unrolled)
         if node.data == "moves":
             return len(self.move_matches(node.children[0]))
         if node.data == "call":
-            key = str(node.children[0]).lower() if isinstance(node.children[0], Token) else ""
+            key = str(node.children[0]).lower()
             if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime":
                 return 1
             routine = self.procs.get(key)
             if routine is None or (id(routine) in self.origin and self._summary(key, routine)[0] is None):
                 return 0  # (a routine of another module that moves nothing is checked, not run: _passed_over)
             return max(self.unrolled(routine, calling), 1)
-        count = sum(self.unrolled(c, calling) for c in node.children if isinstance(c, Tree) and c.data in _BLOCKS)
+        count = sum(self.unrolled(c, calling) for c in node.children if getattr(c, "data", None) in _BLOCKS)
         if node.data == "for_stmt":
             try:
                 passes = self.for_passes(node, None)[2]
@@ -394,25 +388,27 @@ class _Flow:
         one, a call the called routine's, a FOR loop with bounds known from the module's data its passes times its
         body, every branch of a condition (each routine counted once; recursion once)."""
         if node.data in ("proc", "func", "trap"):
-            name = self._routine_name(node).lower()
-            if name in calling:
-                return 0
-            if name not in self._walked:
-                body = _body(node)
-                self._walked[name] = self.walked(body, calling | {name})
-            return self._walked[name]
+            return self._per_routine(node, calling, self._walked, self.walked)
         if node.data == "call":
-            key = str(node.children[0]).lower() if isinstance(node.children[0], Token) else ""
-            routine = self.procs.get(key)
+            routine = self.procs.get(str(node.children[0]).lower())
             return 1 if routine is None or id(routine) in self.origin else 1 + self.walked(routine, calling)
-        count = (node.data == "body") * sum(isinstance(c, Tree) for c in node.children) + sum(
-            self.walked(c, calling) for c in node.children if isinstance(c, Tree) and c.data in _BLOCKS)
+        count = (node.data == "body") * len(node.children) + sum(
+            self.walked(c, calling) for c in node.children if getattr(c, "data", None) in _BLOCKS)
         if node.data == "for_stmt":
             try:
                 count *= self.for_passes(node, None)[2]
             except _Unsupported:
                 pass
         return min(count, 2 ** 62)
+
+    def _per_routine(self, routine: Tree, calling: frozenset[str], memo: dict[str, int], count) -> int:
+        """``count`` of the body of ``routine``, once a routine (``memo``); 0 where it recurses (``calling``)."""
+        name = self._routine_name(routine).lower()
+        if name in calling:
+            return 0
+        if name not in memo:
+            memo[name] = count(_body(routine), calling | {name})
+        return memo[name]
 
     def quiet_loop(self, statement: Tree, passes: int) -> bool:
         """A FOR loop of ``passes`` passes whose body moves nothing and changes no motion mode (:meth:`blocker`)
@@ -514,7 +510,7 @@ class _Flow:
             raise InputError(f"--entry {entry}: expected a PROC of this module, got none of that name (its PROCs: "
                              f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")
-                  if isinstance(c.children[0], Token)}
+}
         return [p for name, p in own.items() if name not in called and not self._has_params(p)]
 
     def note_unvisited(self) -> tuple[tuple[str, int], ...]:
@@ -525,8 +521,7 @@ class _Flow:
             name = self._routine_name(routine)
             if name.lower() in self.visited:
                 continue
-            moves = [c for c in routine.find_data("call") if isinstance(c.children[0], Token)
-                     and str(c.children[0]).lower() in _MOVING]
+            moves = [c for c in routine.find_data("call") if str(c.children[0]).lower() in _MOVING]
             n_moves = len(moves) + sum(len(self.move_matches(run.children[0])) for run in routine.find_data("moves"))
             if n_moves:
                 kind = {"proc": "PROC", "func": "FUNC", "trap": "TRAP"}[routine.data]
@@ -600,9 +595,8 @@ class _Flow:
 
     def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> None:
         for statement in body.children:
-            if isinstance(statement, Tree):
-                self.work(statement)
-            if isinstance(statement, Tree) and (statement.data in _ENDS or (
+            self.work(statement)
+            if (statement.data in _ENDS or (
                     statement.data == "call" and str(statement.children[0]).lower() == "exitcycle")):
                 if statement.data == "placeholder":
                     self.note_once(Finding("placeholder <SMT>: running into it is an execution error; the statements "
@@ -624,9 +618,8 @@ class _Flow:
                 else:
                     self.unsupported_at(exc.message, exc.where)
                 self.note_skipped_motions(statement)
-                if isinstance(statement, Tree):  # what it may change is not known after it
-                    for node in statement.iter_subtrees():
-                        self.record_change(node, local)
+                for node in statement.iter_subtrees():  # what it may change is not known after it
+                    self.record_change(node, local)
 
     def blocker(self, node: Tree, own: frozenset[str] = frozenset(), params: frozenset[str] = frozenset(),
                 calling: frozenset[str] = frozenset(), changed: set[str] | None = None, path: str = "") -> str | None:
@@ -658,7 +651,7 @@ class _Flow:
                     return f"an assignment to its parameter {token} at {self._at(sub, path)}"
                 if key not in own:
                     changed.add(key)
-            if kind != "call" or not isinstance(sub.children[0], Token):
+            if kind != "call":
                 continue
             name = str(sub.children[0])
             key = name.lower()
@@ -711,24 +704,22 @@ class _Flow:
                                         frozenset(map(_declared_key, routine.find_data("param"))))
         return self._names[id(routine)]
 
-    def loops_forever(self, statement: Tree | Token, body: Tree) -> bool:
+    def loops_forever(self, statement: Tree, body: Tree) -> bool:
         """``WHILE TRUE DO ... ENDWHILE`` as the last statement of the (last) entry routine: the production loop,
         whose every pass is one cycle (as URScript's ``while (True):``). Anywhere else the statements after it,
         or the routines after it, would never run: it stays unsupported."""
-        if not (isinstance(statement, Tree) and statement.data == "while_stmt" and body is self._cycle_body
+        if not (statement.data == "while_stmt" and body is self._cycle_body
                 and statement is body.children[-1]):
             return False
         condition = statement.children[0]
         return isinstance(condition, Tree) and condition.data == "name" and str(condition.children[0]).lower() == "true"
 
     def note_skipped_motions(self, statement: Tree) -> None:
-        if not isinstance(statement, Tree):
-            return
         found: list[tuple[str, int]] = []  # (instruction, offset), in the order the general rules list calls
         for node in statement.iter_subtrees():
             if node.data == "call" and node is not statement:
                 name = node.children[0]
-                if isinstance(name, Token) and str(name).lower() in MOTIONS:
+                if str(name).lower() in MOTIONS:
                     found.append((str(name), name.start_pos))
             elif node.data == "moves":
                 token = node.children[0]
@@ -973,7 +964,7 @@ class _Flow:
                 for sub in routine.iter_subtrees():
                     if sub.data in ("assign", "call"):
                         keys.update(str(t).lower() for t in self.changed_tokens(sub))
-                    if sub.data == "call" and isinstance(sub.children[0], Token) and len(sub.children) > 1 \
+                    if sub.data == "call" and len(sub.children) > 1 \
                             and str(sub.children[0]).lower() not in PASSIVE_INSTRUCTIONS | SIGNAL_WAITS:
                         keys.update(str(n.children[0]).lower() for n in sub.children[1].iter_subtrees()
                                     if n.data == "name")
@@ -1110,7 +1101,7 @@ class _Flow:
             if sub.data not in ("assign", "call"):
                 continue
             keys.update(str(token).lower() for token in self.changed_tokens(sub))
-            if sub.data != "call" or not isinstance(sub.children[0], Token):
+            if sub.data != "call":
                 continue
             key = str(sub.children[0]).lower()
             try:
@@ -1199,7 +1190,7 @@ class _Flow:
         for sub in node.iter_subtrees_topdown():
             if sub.data in ("assign", "late_call"):
                 return True
-            if sub.data != "call" or not isinstance(sub.children[0], Token):
+            if sub.data != "call":
                 continue
             key = str(sub.children[0]).lower()
             if key in _MUTATING or key in WRITES_ARGUMENTS or key in MODE_INSTRUCTIONS or key in calling \
