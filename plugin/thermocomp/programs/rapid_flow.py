@@ -181,7 +181,7 @@ class _Flow:
 
     # ----- the module
     def run(self, tree: Tree) -> RobotProgram:
-        self._deferred: list[tuple[Tree, object, object]] = []  # declarations whose value read data declared later
+        self._deferred: list[tuple[Tree, object]] = []  # declarations whose value read data declared later
         self._walked: dict[str, int] = {}  # statements a routine runs at most (:meth:`walked`)
         self.statements_run = 0  # (bounded by max_statements: :meth:`work`)
         self.max_statements = MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * sum(  # (the task's other modules run too)
@@ -284,13 +284,10 @@ class _Flow:
                 if reader is not None:
                     reader.declare_type(item)
             elif item.data == "data_decl":
-                if reader is None:
-                    self.declare(item, self.module_data)
-                else:
-                    self.declare_other(item, reader)
-                if self.task.modules and self.module_data[_declared_key(item)].value is None \
-                        and self.module_data[_declared_key(item)].node is not None:
-                    self._deferred.append((item, module, reader))
+                self.declare_other(item, reader)
+                data = self.module_data[_declared_key(item)]
+                if self.task.modules and data.value is None and data.node is not None:
+                    self._deferred.append((item, reader))
             elif item.data in ("proc", "func", "trap"):
                 name = self._routine_name(item)
                 if module is None:
@@ -313,25 +310,26 @@ class _Flow:
         known at once): declared again once all are, until no more gets a value."""
         while self._deferred:
             still = []
-            for decl, module, reader in self._deferred:
+            for decl, reader in self._deferred:
                 key = _declared_key(decl)
                 data = self.module_data.pop(key)
-                if reader is None:
-                    self.declare(decl, self.module_data)
-                else:
+                if reader is not None:
                     reader.module_data.pop(key, None)
                     reader.module_data.update(self.module_data)
-                    self.declare_other(decl, reader)
+                self.declare_other(decl, reader)
                 if self.module_data[key].value is None:
                     self.module_data[key] = data
-                    still.append((decl, module, reader))
+                    still.append((decl, reader))
             if len(still) == len(self._deferred):
                 return
             self._deferred = still
 
     def declare_other(self, decl: Tree, reader) -> None:
-        """A task-global declaration of another module, read by that module's ``reader`` (its errors name that
-        file; its values may use the module's earlier declarations)."""
+        """A declaration of this module (``reader`` None), or a task-global one of another module read by that
+        module's ``reader`` (its errors name that file; its values may use the module's earlier declarations)."""
+        if reader is None:
+            self.declare(decl, self.module_data)
+            return
         reader.declare(decl, reader.module_data)
         self.persistent |= reader.persistent
         key = _declared_key(decl)
@@ -494,10 +492,6 @@ class _Flow:
         names = [c for c in routine.children if isinstance(c, Token) and c.type == "NAME"]
         return str(names[1] if routine.data == "func" else names[0])  # (FUNC type name)
 
-    @staticmethod
-    def _has_params(routine: Tree) -> bool:
-        return any(isinstance(c, Tree) and c.data == "params" for c in routine.children)
-
     def entry_routines(self) -> list[Tree]:
         """The entry routine (``--entry``, default ``main``); without a ``main``, every parameterless PROC of the
         module that no routine calls, in file order."""
@@ -511,7 +505,8 @@ class _Flow:
                              f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")
 }
-        return [p for name, p in own.items() if name not in called and not self._has_params(p)]
+        return [p for name, p in own.items()
+                if name not in called and not any(getattr(c, "data", None) == "params" for c in p.children)]
 
     def note_unvisited(self) -> tuple[tuple[str, int], ...]:
         """A note for each routine of the module the entry does not run that holds motions; ``(name, motions)``
@@ -524,8 +519,7 @@ class _Flow:
             moves = [c for c in routine.find_data("call") if str(c.children[0]).lower() in _MOVING]
             n_moves = len(moves) + sum(len(self.move_matches(run.children[0])) for run in routine.find_data("moves"))
             if n_moves:
-                kind = {"proc": "PROC", "func": "FUNC", "trap": "TRAP"}[routine.data]
-                self.notes.append(Finding(f"{kind} {name} is not run from the entry routine: its {n_moves} "
+                self.notes.append(Finding(f"{routine.data.upper()} {name} is not run from the entry routine: its {n_moves} "
                                           "motion(s) stay as written", *_location(routine), self.file))
                 unrun.append((name, n_moves))
         return tuple(unrun)
@@ -856,8 +850,6 @@ class _Flow:
         required, optional_params = [], {}
         for param in params:
             names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
-            if any(isinstance(c, Tree) and c.data == "dims" for c in param.children):
-                raise _Unsupported(f"{name}'s array parameter {names[1]} is not followed", statement)
             text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
             if text[:span_of(param).start].rstrip().endswith("\\") or text[span_of(param).start] == "\\":
                 optional_params[str(names[1]).lower()] = names
