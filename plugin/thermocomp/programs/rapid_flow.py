@@ -616,7 +616,7 @@ class _Flow:
                     self.record_change(node, local)
 
     def blocker(self, node: Tree, own: frozenset[str] = frozenset(), params: frozenset[str] = frozenset(),
-                calling: frozenset[str] = frozenset(), changed: set[str] | None = None, path: str = "") -> str | None:
+                calling: frozenset[str] = frozenset(), changed: set[str] | None = None) -> str | None:
         """What in ``node`` (a statement, or a routine with its data ``own`` and parameters ``params``) moves the
         robot or changes how later motions run, with its line; None if nothing does.
 
@@ -626,7 +626,7 @@ class _Flow:
         routines' own data left out) are added to ``changed``.
         """
         changed = set() if changed is None else changed
-        path = path or self.origin.get(id(node), "")
+        path = self.origin.get(id(node), "")
         for sub in node.iter_subtrees_topdown():
             kind = sub.data
             if kind == "connect_stmt":  # (a TRAP that re-connects itself, or connects one that moves nothing)
@@ -997,7 +997,7 @@ class _Flow:
                     self.sibling_start(before, statement, local)
                 self.run_body(body, scope, depth)
                 ends.append(self._snapshot(names, local))
-            self.join(statement, ends if exhaustive else [*ends, before], local)
+            self.join(statement, ends if exhaustive else [*ends, before])
             for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
                 self.conf_on[mode] = self.conf_on[mode] or on
             lines = [line for step in self.steps[first:] if isinstance(step, MotionRun)
@@ -1046,7 +1046,7 @@ class _Flow:
                 self._joined[name] = (given[0], statement)
                 self._cache = {k: v for k, v in self._cache.items() if k[1] != name}
 
-    def join(self, statement: Tree, paths: list[dict[str, tuple]], local: dict[str, _Data]) -> None:
+    def join(self, statement: Tree, paths: list[dict[str, tuple]]) -> None:
         """After an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running, whose ``paths`` (the
         :meth:`_snapshot` at the end of each body, and before it where it may run none) may leave its data
         different values: a datum every path leaves one known value keeps it; any other is changed at run time
