@@ -505,8 +505,7 @@ class _Flow:
                              f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")
 }
-        return [p for name, p in own.items()
-                if name not in called and not any(getattr(c, "data", None) == "params" for c in p.children)]
+        return [p for name, p in own.items() if name not in called and not self._params_of(p)]
 
     def note_unvisited(self) -> tuple[tuple[str, int], ...]:
         """A note for each routine of the module the entry does not run that holds motions; ``(name, motions)``
@@ -516,8 +515,7 @@ class _Flow:
             name = self._routine_name(routine)
             if name.lower() in self.visited:
                 continue
-            moves = [c for c in routine.find_data("call") if str(c.children[0]).lower() in _MOVING]
-            n_moves = len(moves) + sum(len(self.move_matches(run.children[0])) for run in routine.find_data("moves"))
+            n_moves = len(self._motions_in(routine, _MOVING))
             if n_moves:
                 self.notes.append(Finding(f"{routine.data.upper()} {name} is not run from the entry routine: its {n_moves} "
                                           "motion(s) stay as written", *_location(routine), self.file))
@@ -618,13 +616,9 @@ class _Flow:
     def blocker(self, node: Tree, own: frozenset[str] = frozenset(), params: frozenset[str] = frozenset(),
                 calling: frozenset[str] = frozenset(), changed: set[str] | None = None) -> str | None:
         """What in ``node`` (a statement, or a routine with its data ``own`` and parameters ``params``) moves the
-        robot or changes how later motions run, with its line; None if nothing does.
-
-        A motion or another moving instruction, ``VelSet``/``ConfL``/``ConfJ``, an interrupt, a ``GOTO``, a
-        late-bound call, a call of a routine found in no module (and not ``--external``), an assignment to a
-        routine's parameter (RAPID passes data by reference), recursion. The data it assigns otherwise (its
-        routines' own data left out) are added to ``changed``.
-        """
+        robot or changes how later motions run, with its line, or None: a moving instruction, ``VelSet``/``ConfL``/
+        ``ConfJ``, an interrupt, a ``GOTO``, a late-bound call, a routine found nowhere (nor ``--external``), an
+        assignment to a parameter (passed by reference), recursion. What else it assigns is added to ``changed``."""
         changed = set() if changed is None else changed
         path = self.origin.get(id(node), "")
         for sub in node.iter_subtrees_topdown():
@@ -708,17 +702,21 @@ class _Flow:
         condition = statement.children[0]
         return isinstance(condition, Tree) and condition.data == "name" and str(condition.children[0]).lower() == "true"
 
-    def note_skipped_motions(self, statement: Tree) -> None:
-        found: list[tuple[str, int]] = []  # (instruction, offset), in the order the general rules list calls
-        for node in statement.iter_subtrees():
-            if node.data == "call" and node is not statement:
-                name = node.children[0]
-                if str(name).lower() in MOTIONS:
-                    found.append((str(name), name.start_pos))
-            elif node.data == "moves":
-                token = node.children[0]
+    def _motions_in(self, node: Tree, names: frozenset[str]) -> list[tuple[str, int]]:
+        """``(instruction, offset)`` of each call of ``names`` inside ``node`` (not ``node`` itself) and each motion
+        of its runs of plain motions, in the order the general rules list calls."""
+        found: list[tuple[str, int]] = []
+        for sub in node.iter_subtrees():
+            if sub.data == "call" and sub is not node and str(sub.children[0]).lower() in names:
+                found.append((str(sub.children[0]), sub.children[0].start_pos))
+            elif sub.data == "moves":
+                token = sub.children[0]
                 statements = self.move_matches(token)
                 found += zip(statements.texts("instr"), (token.start_pos + statements.starts("instr")).tolist())
+        return found
+
+    def note_skipped_motions(self, statement: Tree) -> None:
+        found = self._motions_in(statement, frozenset(MOTIONS))
         lines, columns = self.lines.lists([at for _, at in found])
         for (name, _), line, column in zip(found, lines, columns):
             self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column, self.file))
@@ -843,14 +841,12 @@ class _Flow:
         """The scope a call of ``routine`` starts with: each parameter bound to its argument (data named pass on,
         by reference; any other value is evaluated in the caller's scope; a switch or an optional parameter left out
         binds nothing). RAPID's own checks (number of arguments, optional names, types) are errors naming the call."""
-        params = [c for c in next((c for c in routine.children if isinstance(c, Tree) and c.data == "params"),
-                                  Tree("params", [])).children]
         positional, optional = self.split_args(call_args)
         name = self._routine_name(routine)
         required, optional_params = [], {}
-        for param in params:
+        text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
+        for param in self._params_of(routine):
             names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
-            text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
             if text[:span_of(param).start].rstrip().endswith("\\") or text[span_of(param).start] == "\\":
                 optional_params[str(names[1]).lower()] = names
             else:
@@ -877,13 +873,18 @@ class _Flow:
     def unbound_scope(self, routine: Tree) -> dict[str, _Data]:
         """The scope of a call whose arguments are known only while running: every parameter without a value."""
         scope: dict[str, _Data] = {}
-        for param in routine.find_data("param"):
+        for param in self._params_of(routine):
             type_token, name_token = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"][:2]
             scope[str(name_token).lower()] = _Data(self.base_type(str(type_token).lower()), None, None,
                                                    str(name_token), name_token)
         self._scopes.append(scope)
         self._params[id(scope)] = set(scope)
         return scope
+
+    @staticmethod
+    def _params_of(routine: Tree) -> list[Tree]:
+        """The ``param`` nodes of a routine's declaration, in written order."""
+        return next((c.children for c in routine.children if getattr(c, "data", None) == "params"), [])
 
     def _argument(self, routine: Tree, dtype: str, param: Token, node: Tree | Token, local: dict[str, _Data]
                   ) -> _Data:
