@@ -474,9 +474,14 @@ class _Flow:
         if not declared:  # every target inline (a CAM program): nothing to check
             return list(self.steps)
         uses: dict[str, set[int]] = {}  # every use of a name in the task's files (offsets keyed by file)
-        for file, module_tree in enumerate((tree, *(m.tree for m in self.task.modules))):
+        trees = (tree, *(m.tree for m in self.task.modules))
+        consts = frozenset(str([c for c in d.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+                           for t in trees for d in t.find_data("data_decl")
+                           if any(isinstance(c, Tree) and c.data == "storage" and str(c.children[0]).upper() ==
+                                   "CONST" for c in d.children))
+        for file, module_tree in enumerate(trees):
             with self.in_file(file):
-                self._uses(module_tree, uses)
+                self._uses(module_tree, uses, consts)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         steps = []
         done: dict[int, MotionRun] = {}  # a step repeated (the passes of a FOR loop): decided once
@@ -491,25 +496,45 @@ class _Flow:
             steps.append(step)
         return steps
 
-    def _uses(self, tree: Tree, uses: dict[str, set[int]]) -> None:
-        """Add to ``uses`` each use of a name in ``tree``, the tree of the file being read (:meth:`in_file`)."""
+    def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str] = frozenset()) -> None:
+        """Add to ``uses`` each use of a name in ``tree``, the tree of the file being read (:meth:`in_file`); a use of
+        a ``CONST`` (``consts``) in a PROC no cycle runs is left out."""
         key = self.file_key
         size_only = {call.children[1].children[0].children[0].start_pos for call in tree.find_data("func_call")
                      if str(call.children[0]).lower() == "dim" and len(call.children) > 1
                      and isinstance(call.children[1].children[0], Tree)
                      and call.children[1].children[0].data == "name"}  # (Dim(pts, 1) reads no value of pts)
+        unrun = self._unrun_spans(tree)  # (what a routine no cycle runs reads cannot keep a declaration as written)
         for node in tree.find_data("name"):
             token = node.children[0]
-            if token.start_pos not in size_only:
+            if token.start_pos not in size_only and not (str(token).lower() in consts
+                                                         and any(a <= token.start_pos < b for a, b in unrun)):
                 uses.setdefault(str(token).lower(), set()).add(key + token.start_pos)
         for node in tree.find_data("moves"):
             token = node.children[0]
+            skip = consts if any(a <= token.start_pos < b for a, b in unrun) else frozenset()
             statements = self.move_matches(token)
             for part in ("p1", "p2", "speed", "zone", "tool", "wobj"):
                 starts = (key + token.start_pos + statements.starts(part)).tolist()
                 for value, start in zip(statements.texts(part, lower=True), starts):
-                    if value is not None and value[0] != "[":
+                    if value is not None and value[0] != "[" and re.match(r"\w*", value).group() not in skip:
                         uses.setdefault(value, set()).add(start)
+
+    def _unrun_spans(self, tree: Tree) -> list[tuple[int, int]]:
+        """The spans of the PROCs of ``tree`` that no cycle runs: neither run by the walk nor called, connected or
+        evaluated from a routine it ran (a test routine of another module). None when a late-bound call ran."""
+        reached, todo = set(), list(self.visited)
+        while todo:
+            key = todo.pop()
+            routine = None if key in reached else self.procs.get(key) or self.funcs.get(key) or self._trap(key)
+            reached.add(key)
+            if routine is not None:
+                if any(True for _ in routine.find_data("late_call")):
+                    return []
+                todo += [str(c.children[0 if c.data != "connect_stmt" else -1]).lower()
+                         for c in routine.iter_subtrees() if c.data in ("call", "func_call", "connect_stmt")]
+        return [(r.meta.start_pos, r.meta.end_pos) for r in tree.iter_subtrees()
+                if r.data == "proc" and self._routine_name(r).lower() not in reached]
 
     @staticmethod
     def _routine_name(routine: Tree) -> str:
@@ -550,7 +575,8 @@ class _Flow:
                 line, column = _location(routine)
                 kind = {"proc": "PROC", "func": "FUNC", "trap": "TRAP"}[routine.data]
                 self.notes.append(Finding(f"{kind} {name} is not run from the entry routine: its {n_moves} "
-                                          "motion(s) stay as written", line, column, self.file))
+                                          "motion(s) are not followed (their texts stay as written; data they share "
+                                          "with the routines run may be rewritten)", line, column, self.file))
                 unrun.append((name, n_moves))
         return tuple(unrun)
 
@@ -672,6 +698,11 @@ class _Flow:
                 if reason is not None:
                     return reason
                 continue
+            if kind == "func_call" and str(sub.children[0]).lower() in self.funcs:  # (a FUNC may hold any instruction)
+                found = self.func_moves(str(sub.children[0]).lower())
+                if found is not None:
+                    return f"{found} (in FUNC {sub.children[0]}, called at {self._at(sub, path)})"
+                continue
             if kind in ("moves", "late_call", "goto_stmt", "label"):
                 what = {"moves": re.match(r"\w*", sub.children[0]).group() if kind == "moves" else "",
                         "late_call": "a late-bound call (%...%)", "goto_stmt": "a GOTO",
@@ -709,6 +740,26 @@ class _Flow:
             if reason is not None:
                 return f"{reason} (in {name}, called at {self._at(sub, path)})"
         return None
+
+    def func_moves(self, key: str, seen: frozenset[str] = frozenset()) -> str | None:
+        """The first motion the task's FUNC or PROC ``key`` runs (itself or through the routines it calls), with its
+        line; None when it runs none (found once a routine)."""
+        routine = self.funcs.get(key) or self.procs.get(key)
+        if routine is None or key in seen:
+            return None
+        if ("moves", key) not in self._blockers:
+            path, found = self.origin.get(id(routine), ""), None
+            for sub in routine.iter_subtrees_topdown():
+                word = str(sub.children[0]).lower() if sub.children and isinstance(sub.children[0], Token) else ""
+                if sub.data == "moves" or (sub.data == "call" and word in _MOVING):
+                    found = re.match(r"\w*", str(sub.children[0])).group() + f" at {self._at(sub, path)}"
+                elif (sub.data == "call" and word in self.procs) or (sub.data == "func_call" and word in self.funcs):
+                    inner = self.func_moves(word, seen | {key})
+                    found = None if inner is None else f"{inner} (in {sub.children[0]}, called at {self._at(sub, path)})"
+                if found is not None:
+                    break
+            self._blockers[("moves", key)] = found
+        return self._blockers[("moves", key)]
 
     def _trap_blocker(self, connect: Tree, calling: frozenset[str], changed: set[str], path: str) -> str | None:
         """What the TRAP that ``CONNECT ... WITH trap`` connects holds that :meth:`blocker` names (it runs at times
@@ -783,6 +834,10 @@ class _Flow:
         if kind == "data_decl":
             self.declare(statement, local)
         elif kind == "assign":
+            moving = next((found for sub in statement.find_data("func_call") if str(sub.children[0]).lower() in self.funcs
+                           and (found := self.func_moves(str(sub.children[0]).lower())) is not None), None)
+            if moving is not None:
+                raise _Unsupported(f"{moving}: a motion inside a FUNC is not followed", statement)
             self.assign(statement, local)
         elif kind == "call":
             self.run_call(statement, local, depth)
@@ -1370,10 +1425,18 @@ class _Flow:
         return True
 
     def _run_proc(self, name: str, key: str, statement: Tree, call_args, local: dict[str, _Data], depth: int) -> None:
-        """A call of the task's PROC ``name``: its arguments bound here, its body run in its own module's file."""
+        """A call of the task's PROC ``name``: its arguments bound here, its body run in its own module's file. A
+        routine without parameters that calls itself (``main;`` restarting the cycle) is followed once more and
+        not deeper: two passes show whether its motions' data differ from pass to pass (:meth:`check_paths`)."""
         if depth > 32:
             raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
         routine = self.procs[key]
+        body = next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
+        if sum(b is body for b in self._routines_run) >= 2 and not any(routine.find_data("param")):
+            line, column = _location(statement)
+            self.note_once(Finding(f"{name} calls itself again (recursion): followed twice on this path, not deeper",
+                                   line, column, self.file))
+            return
         quiet = self.moves_nothing(routine)
         read_before = set(self._first_read)
         try:
