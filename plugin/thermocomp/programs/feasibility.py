@@ -49,10 +49,9 @@ from thermocomp._typing import FloatArray
 from thermocomp.compensation.targets import rows_or_run
 from thermocomp.geometry.rotations import matrix_from_rotvec
 from thermocomp.geometry.vectors import row_max_abs, row_norms
-from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKOptions, Status, job_options, sigma_and_joint_rates, solve_ik, turns
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram, tcp_poses
+from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram
 from thermocomp.programs.timing import Timing
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
@@ -103,8 +102,7 @@ class MotionRow:
 
 
 def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray, q_versions: FloatArray,
-                  timing: Timing, status: np.ndarray, *, linear_form: bool,
-                  tcp: tuple[FloatArray, FloatArray] | None = None):
+                  timing: Timing, status: np.ndarray, *, linear_form: bool, tcp: tuple[FloatArray, FloatArray]):
     """Check every motion of the compensated program.
 
     Parameters
@@ -123,9 +121,8 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     linear_form
         True when linear and circular moves stay Cartesian (the filtered form).
     tcp
-        The nominal robot's TCP poses at ``q_versions`` (world frame), ``(k, m, 3, 3)`` and ``(k, m, 3)``,
-        where the caller has them (:func:`~thermocomp.programs.model.tcp_poses` of the compensation's
-        filtered poses); else computed here.
+        The nominal robot's TCP poses at ``q_versions`` (world frame), ``(k, m, 3, 3)`` and ``(k, m, 3)`` [m]
+        (:func:`~thermocomp.programs.model.tcp_poses` of the compensation's filtered poses).
 
     Returns
     -------
@@ -137,14 +134,8 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     model = nominal_model(chain)
     motions = prog.columns.run
     count = len(motions.instruction)
-    k, m, n = q_versions.shape
     ok = status == Status.CONVERGED
-    # corrected TCP poses of the nominal model (what the controller is given in the filtered form)
-    T_flange_tcp = poses.T_flange_tcp
-    if tcp is None:
-        R_all, p_all = fk(model, q_versions.reshape(k * m, n))
-        tcp = tcp_poses(R_all.reshape(k, m, 3, 3), p_all.reshape(k, m, 3), T_flange_tcp)
-    R_tcp, p_tcp = tcp
+    R_tcp, p_tcp = tcp  # (what the controller is given in the filtered form)
     findings_of: dict[int, list[str]] = defaultdict(list)  # motion -> its findings
     n_points = motions.n_points
     point_motion = np.repeat(np.arange(count), n_points)
@@ -164,7 +155,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
         findings_of[int(point_motion[point])].append(f"point not reached: {Status(int(status[point])).label}")
 
     if linear_form:
-        _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_tcp, timing, ok,
+        _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, poses.T_flange_tcp, timing, ok,
                      last_point, findings_of)
         _check_circles(motions, poses.T_world_tcp[:, :3, 3], p_tcp, ok, last_point, findings_of)
 
