@@ -52,7 +52,7 @@ from thermocomp.geometry.vectors import row_max_abs, row_norms
 from thermocomp.kinematics.ik import IKOptions, Status, job_options, sigma_and_joint_rates, solve_ik, turns
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram
-from thermocomp.programs.timing import Timing
+from thermocomp.programs.timing import Timing, arc
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
 
@@ -355,20 +355,7 @@ def _check_circles(motions, p_program: FloatArray, p_tcp: FloatArray, ok: np.nda
 
 def _arc_points(p0: FloatArray, pv: FloatArray, p1: FloatArray, u: FloatArray) -> FloatArray:
     """The point at fraction ``u`` ``(1, L)`` of the arc angle from ``p0`` through ``pv`` to ``p1``; shapes ``(k, L, 3)``."""
-    a, b = pv - p0, p1 - p0
-    nrm = np.cross(a, b)
-    nn = np.einsum("...i,...i->...", nrm, nrm)
-    safe = np.where(nn > 1e-18, nn, 1.0)
-    centre = p0 + (np.cross(nrm, a) * np.einsum("...i,...i->...", b, b)[..., None]
-                   + np.cross(b, nrm) * np.einsum("...i,...i->...", a, a)[..., None]) / (2.0 * safe[..., None])
-    r0, rv, r1 = p0 - centre, pv - centre, p1 - centre
-    axis = nrm / np.sqrt(safe)[..., None]
-
-    def angle(x, y):
-        return np.arctan2(np.einsum("...i,...i->...", np.cross(x, y), axis), np.einsum("...i,...i->...", x, y))
-
-    total = np.mod(angle(r0, rv), 2 * np.pi) + np.mod(angle(rv, r1), 2 * np.pi)
-    theta = u * total
+    centre, axis, total, line = arc(p0, pv, p1)
+    r0, theta = p0 - centre, u * total
     radial = np.cos(theta)[..., None] * r0 + np.sin(theta)[..., None] * np.cross(axis, r0)
-    straight = p0 + u[..., None] * (p1 - p0)
-    return np.where((nn > 1e-18)[..., None], centre + radial, straight)
+    return np.where(line[..., None], p0 + u[..., None] * (p1 - p0), centre + radial)
