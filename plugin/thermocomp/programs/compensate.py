@@ -283,10 +283,9 @@ def check_joint_targets_within_limits(chain: Chain, prog: RobotProgram, is_joint
     k, j = (int(v) for v in np.argwhere(bad)[0])
     i = int(np.flatnonzero(is_joint)[k])
     run = prog.columns.run
-    instruction = run.row_of_points()
-    unit, scale = "deg", 180.0 / np.pi  # (every joint of a chain is revolute)
-    raise InputError(f"{run.instruction[int(instruction[i])]}: a joint target outside joint {j + 1}'s limits "
-                     f"{chain.lower[j] * scale:g} .. {chain.upper[j] * scale:g} {unit}: {q[k, j] * scale:g} {unit}; "
+    deg = 180.0 / np.pi  # (every joint of a chain is revolute)
+    raise InputError(f"{run.instruction[int(run.row_of_points()[i])]}: a joint target outside joint {j + 1}'s "
+                     f"limits {chain.lower[j] * deg:g} .. {chain.upper[j] * deg:g} deg: {q[k, j] * deg:g} deg; "
                      "--joint-targets compensate compensates only positions the robot can take "
                      f"({int(bad.any(axis=1).sum())} such joint target(s))",
                      path=str(prog.path), row=int(run.argument[i, 2]), column=int(run.argument[i, 3]))

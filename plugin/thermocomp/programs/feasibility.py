@@ -138,7 +138,7 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     R_tcp, p_tcp = tcp  # (what the controller is given in the filtered form)
     findings_of: dict[int, list[str]] = defaultdict(list)  # motion -> its findings
     n_points = motions.n_points
-    point_motion = np.repeat(np.arange(count), n_points)
+    point_motion = motions.row_of_points()
     last_point = np.cumsum(n_points) - 1
 
     # joint limits with margin
