@@ -151,8 +151,11 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
         findings_of[int(point_motion[point])].append(
             f"joint {joint + 1} at {np.degrees(q):.4g} deg, {where} its limits "
             f"[{np.degrees(chain.lower[joint]):.4g}, {np.degrees(chain.upper[joint]):.4g}]")
-    for point in np.flatnonzero(~ok):
-        findings_of[int(point_motion[point])].append(f"point not reached: {Status(int(status[point])).label}")
+    first_failing: dict[int, str] = {}  # motion -> its first failing point's status
+    for point in np.flatnonzero(~ok).tolist():
+        label, motion = Status(int(status[point])).label, int(point_motion[point])
+        findings_of[motion].append(f"point not reached: {label}")
+        first_failing.setdefault(motion, label)
 
     if linear_form:
         _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, poses.T_flange_tcp, timing, ok,
@@ -175,10 +178,6 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
             "singularity: the robot swings its joints to make this correction)")
     first = timing.point_minutes(0)
     final = timing.point_minutes(timing.cycles - 1)
-    failing = np.flatnonzero(~ok)
-    first_failing = {}
-    for point in failing[::-1].tolist():
-        first_failing[int(point_motion[point])] = Status(int(status[point])).label
     line_of = motions.statement[:, 2]
     found = {i: sorted(set(findings_of[i])) for i in sorted(findings_of)}
     file_of = motions.file.tolist()  # (a motion of another module of the task: that file)
