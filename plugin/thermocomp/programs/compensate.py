@@ -359,8 +359,9 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     """The program with each point's text replaced by its compensated value (one minute).
 
     ``q`` ``(m, n)`` [rad]: each point's corrected joints; ``tcp``: the nominal robot's TCP poses at ``q`` (world
-    frame, ``(m, 3, 3)`` and ``(m, 3)`` [m]: :func:`tcp_poses` of the compensation's filtered poses). Motions or
-    targets in the task's other modules are written there (:attr:`Written.modules`, :mod:`.task_files`).
+    frame, ``(m, 3, 3)`` and ``(m, 3)`` [m]: :func:`~thermocomp.programs.model.tcp_poses` of the compensation's
+    filtered poses). Motions or targets in the task's other modules are written there (:attr:`Written.modules`,
+    :mod:`.task_files`).
     """
     if task_files.spans_other_files(prog):
         written = write_snapshot(chain, task_files.task_view(prog), poses, q, status, output, tcp)
