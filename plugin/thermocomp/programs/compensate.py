@@ -414,7 +414,10 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         written_at.append(pw)
     written = np.concatenate(written_at) if written_at else np.zeros(0, dtype=np.int64)
     new = pa.concat_arrays(texts) if texts else pa.array([], pa.string())
-    if cols.plain:  # each point its own inline text and argument: each writes its text
+    if cols.plain or (output != "joints" and all(len(np.unique(col[:, :2], axis=0)) == m
+                                                  for col in (run.text, run.argument))):
+        # each point its own text and its own argument (a CAM program: every target inline; or each declared target
+        # run once): each writes its text, and none can run another's
         spans = run.text[written]
         edits, n_changed = w.Edits(spans[:, 0], spans[:, 1], new), len(written)
     else:
