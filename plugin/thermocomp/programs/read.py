@@ -33,47 +33,48 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
     """
     from thermocomp.programs.rapid import read_rapid
 
-    suffix = Path(path).suffix.lower()
+    language = language_of(path, flag=None)
     try:
-        if suffix in RAPID_SUFFIXES:
+        if language == "rapid":
             return read_rapid(path, progress, rapid)
-        if suffix in URSCRIPT_SUFFIXES:
-            from thermocomp.programs.urscript import read_urscript
+        from thermocomp.programs.urscript import read_urscript
 
-            options = RapidOptions() if rapid is None else rapid
-            if options.entry != "main" or options.external:  # (RAPID's options: a URScript runs its own entry)
-                given = f"--entry {options.entry}" if options.entry != "main" else "--external"
-                raise ConfigurationError(f"{given}: a RAPID task's routine; {Path(path).name} is a URScript "
-                                         "program, which runs from its top level (docs/programs.md)")
-            return read_urscript(path, options.max_motions, options.modules)
+        options = RapidOptions() if rapid is None else rapid
+        if options.external:  # (RAPID's option: a URScript's calls of functions it lacks are not kept as written)
+            raise ConfigurationError(f"--external: a RAPID task's routines; {Path(path).name} is a URScript "
+                                     "program (docs/programs.md)")
+        return read_urscript(path, options.max_motions, options.modules, options.entry)
     except RecursionError as exc:  # the readers follow nesting recursively: Offs(Offs(...)) 2000 deep, IF in IF,
         # a chain of routines each calling the next
         file, line, column = _innermost_place(exc, str(path))
         raise InputError("an expression or a value nested too deeply to follow (thousands of levels of "
                          "brackets, blocks or calls: it gave up here)", path=file, row=line,
                          column=column) from None
-    raise InputError(f"expected a robot program ending in {', '.join(RAPID_SUFFIXES + URSCRIPT_SUFFIXES)}, "
-                     f"got {Path(path).name!r}", path=str(path))
 
 
 def _innermost_place(exc: RecursionError, path: str) -> tuple[str, int | None, int | None]:
     """The file, line and column of the innermost statement or expression the reader was following when ``exc``
-    ended it (a lark tree or token among the locals of its frames), or ``path`` alone when none is found."""
-    tb, found = exc.__traceback__, None
-    while tb is not None:  # outermost to innermost: the last one with a position wins
+    ended it (a lark tree, else a token, among the locals of its frames), or ``path`` alone when none is found."""
+    trees: list[Tree] = []
+    tokens: list[Token] = []
+    tb = exc.__traceback__
+    while tb is not None:  # outermost to innermost
         for value in tb.tb_frame.f_locals.values():
             if isinstance(value, Tree) and not value.meta.empty:
-                found = (value, value.meta.line, value.meta.column)
+                trees.append(value)
             elif isinstance(value, Token) and value.line is not None:
-                found = (value, value.line, value.column)
+                tokens.append(value)
         tb = tb.tb_next
-    if found is None:
+    found = [(t, t.meta.line, t.meta.column) for t in reversed(trees)] or [(t, t.line, t.column)
+                                                                         for t in reversed(tokens)]
+    if not found:
         return path, None, None
-    node, line, column = found
     for module in getattr(getattr(_walker_of(exc), "task", None), "modules", ()):  # (a RAPID task's other module)
-        if any(node is t or any(c is node for c in t.children) for t in module.tree.iter_subtrees()):
-            return module.path, line, column
-    return path, line, column
+        nodes = {id(n) for t in module.tree.iter_subtrees() for n in (t, *t.children)}
+        for node, line, column in found:  # (the innermost of the module's own nodes: a value built while reading
+            if id(node) in nodes:         # is in no file)
+                return module.path, line, column
+    return path, found[0][1], found[0][2]
 
 
 def _walker_of(exc: BaseException) -> object:
@@ -88,12 +89,12 @@ def suffixes_of(language: str) -> tuple[str, ...]:
     return RAPID_SUFFIXES if language == "rapid" else URSCRIPT_SUFFIXES
 
 
-def language_of(path: PathLike) -> str:
-    """``"rapid"`` or ``"urscript"`` from the program's extension (any other is refused, naming ``--program``)."""
+def language_of(path: PathLike, flag: str | None = "--program") -> str:
+    """``"rapid"`` or ``"urscript"`` from the program's extension (any other is refused, naming ``flag``)."""
     suffix = Path(path).suffix.lower()
     if suffix not in RAPID_SUFFIXES + URSCRIPT_SUFFIXES:
-        raise InputError(f"--program: expected a robot program ending in {', '.join(RAPID_SUFFIXES + URSCRIPT_SUFFIXES)}"
-                         f", got {Path(path).name!r}", path=str(path))
+        raise InputError(f"{flag + ': ' if flag else ''}expected a robot program ending in "
+                         f"{', '.join(RAPID_SUFFIXES + URSCRIPT_SUFFIXES)}, got {Path(path).name!r}", path=str(path))
     return "rapid" if suffix in RAPID_SUFFIXES else "urscript"
 
 
