@@ -12,21 +12,23 @@ would have built.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
-from lark import Token, Tree
+from lark import Lark, Token, Tree
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs.grammars import (
+    NO_RUNS,
     byte_spans,
     delimiters,
     first_seen,
     joined_bytes,
-    node_meta,
+    lalr_parser,
+    parse_at,
     parse_numbers,
-    token_at,
 )
 from thermocomp.programs.model import (
     _KIND_CODE,
@@ -212,6 +214,14 @@ def _skip_space(b: np.ndarray, at: np.ndarray, step: int = 1) -> np.ndarray:
     return at
 
 
+@functools.lru_cache(maxsize=1)
+def general_parser() -> Lark:
+    """rapid.lark without its runs (:data:`~thermocomp.programs.grammars.NO_RUNS`), from a ``body``: the
+    statements of a run the bulk lane does not take, as the general rules read them."""
+    return lalr_parser("rapid.lark", {"MOVES_PATTERN": NO_RUNS}, start="body", propagate_positions=True,
+                       maybe_placeholders=False)
+
+
 #: The speeddata a motion whose speed is known only while running is timed with (v1000: ABB's predefined).
 UNKNOWN_SPEED = (1000.0, 500.0, 5000.0, 1000.0)
 
@@ -321,21 +331,14 @@ class _Motions:
         ``numbers`` node for an inline point."""
         value = st.group(i, part)
         assert value is not None
-        terminal, rule = ("NUMBERS", "numbers") if value[0] == "[" else ("NAME", "name")
-        leaf = token_at(self.lines, terminal, value, token.start_pos + int(st.offsets[i, _COLUMN[part]]))
-        return Tree(rule, [leaf], node_meta(self.lines, leaf.start_pos, leaf.end_pos))
-
-    def _statement_tree(self, token: Token, st: MoveStatements, i: int) -> Tree:
-        """Statement ``i`` of a run as the general rules read it: ``call(NAME, call_args(...))``."""
-        args = [self._leaf(token, st, i, part) for part in ("p1", "p2", "speed", "zone", "tool")
-                if st.group(i, part) is not None]
-        if st.group(i, "wobj") is not None:
-            key = self._leaf(token, st, i, "wkey").children[0]
-            value = self._leaf(token, st, i, "wobj")
-            args.append(Tree("opt_arg", [key, value], node_meta(self.lines, key.start_pos - 1, value.meta.end_pos)))
-        name = self._leaf(token, st, i, "instr").children[0]
-        call_args = Tree("call_args", args, node_meta(self.lines, args[0].meta.start_pos, args[-1].meta.end_pos))
-        return Tree("call", [name, call_args], node_meta(self.lines, name.start_pos, token.start_pos + int(st.end[i])))
+        start = token.start_pos + int(st.offsets[i, _COLUMN[part]])
+        (line, end_line), (column, end_column) = self.lines.lists([start, start + len(value)])
+        leaf = Token("NUMBERS" if value[0] == "[" else "NAME", value, start, line, column, end_line, end_column,
+                     start + len(value))
+        node = Tree("numbers" if value[0] == "[" else "name", [leaf])
+        node.meta.empty, node.meta.start_pos, node.meta.end_pos = False, start, leaf.end_pos
+        node.meta.line, node.meta.column, node.meta.end_line, node.meta.end_column = line, column, end_line, end_column
+        return node
 
     def run_moves(self, token: Token, local: dict[str, _Data], depth: int) -> None:
         """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one.
@@ -474,8 +477,8 @@ class _Motions:
             held=np.array(held_of_frame + [False], dtype=bool)[frame])
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
             if part is None:
-                for i in range(a, b):
-                    self.run_body(Tree("body", [self._statement_tree(token, st, i)]), local, depth)
+                self.run_body(parse_at(general_parser(), self.text, base + int(st.starts("instr")[a]),
+                                       base + int(st.end[b - 1]), self.lines), local, depth)
                 continue
             if self.progress is not None:
                 for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS,

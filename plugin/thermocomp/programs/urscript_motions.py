@@ -13,15 +13,15 @@ rules, alone, for its finding or error. tests/test_programs_urscript_runs.py che
 
 from __future__ import annotations
 
+import functools
 import math
-import re
 from dataclasses import dataclass, replace
 
 import numpy as np
-from lark import Token, Tree
+from lark import Lark, Token, Tree
 
 from thermocomp.geometry.rotations import matrix_from_rotvec, transform
-from thermocomp.programs.grammars import delimiters, node_meta, parse_numbers, token_at
+from thermocomp.programs.grammars import NO_RUNS, delimiters, lalr_parser, parse_at, parse_numbers
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, JOINT, LINEAR, MotionRun, Point
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_values import MAX_POSE_VALUE, Pose, Record, Unsupported, split_arguments
@@ -46,8 +46,6 @@ _MOVE = (rf"(?:movel|movej|movep)\((?:p?\[{_US}{_NUM}(?:{_US},{_US}{_NUM})*+{_US
 _GAP = r"(?:[ \t\f\r]*+(?:#[^\n]*+)?+\n)++[ \t\f\r]*+"
 #: A run of plain motions (the grammar's ``MOVES``): one a line, with blank lines and comments between.
 MOVES_PATTERN = rf"{_MOVE}(?:{_GAP}{_MOVE})*+"
-_NUMBER = re.compile(_NUM)
-_ARGUMENT = re.compile(rf"{_US},{_US}(?:(?P<key>[avtr]){_US}={_US})?(?P<number>{_NUM})")
 _NOT_NUMBER = b"p[] \t\r"  # (what a point holds besides its numbers and commas)
 #: The columns of :attr:`Statements.spans`: start and end of the name, the point and the arguments, then the end.
 NAME, POINT, ARGS, END = 0, 2, 4, 6
@@ -57,6 +55,16 @@ _CODES = np.zeros(256, dtype=np.int8)
 _CODES[[ord(c) for c in "()]#\n"]] = np.arange(1, 6)
 _SPACE = np.zeros(256, dtype=bool)  # (``_US``)
 _SPACE[[ord(c) for c in " \t\r"]] = True
+
+
+@functools.lru_cache(maxsize=1)
+def general_parser() -> Lark:
+    """urscript.lark without its runs (:data:`~thermocomp.programs.grammars.NO_RUNS`): the statements of a run
+    the bulk lane does not take, as the general rules read them."""
+    from thermocomp.programs.urscript import _PostLex  # (that module imports this one)
+
+    return lalr_parser("urscript.lark", {"MOVES_PATTERN": NO_RUNS}, propagate_positions=True,
+                       maybe_placeholders=False, postlex=_PostLex())
 
 
 class Refused(Exception):  # noqa: N818
@@ -256,40 +264,17 @@ class Motions:
             self._matches[token.start_pos] = move_statements(token)
         return self._matches[token.start_pos]
 
-    def _number_tree(self, text: str, start: int) -> Tree:
-        """A number written ``text`` at offset ``start`` as the general rules read it (``signed`` with a sign)."""
-        if text[0] in "+-":
-            sign = token_at(self.lines, "ADD_OP", text[0], start)
-            return Tree("signed", [sign, self._number_tree(text[1:], start + 1)],
-                        node_meta(self.lines, start, start + len(text)))
-        return Tree("number", [token_at(self.lines, "NUMBER", text, start)],
-                    node_meta(self.lines, start, start + len(text)))
-
-    def statement_tree(self, token: Token, st: Statements, i: int) -> Tree:
-        """Statement ``i`` of a run as the general rules read it: ``call_stmt(call(NAME, point, arguments...))``."""
-        base, text = token.start_pos, st.text
-        a, b, pa, pb, c, d, end = st.spans[i].tolist()
-        name = token_at(self.lines, "NAME", text[a:b], base + a)
-        numbers = [self._number_tree(m.group(), base + m.start()) for m in _NUMBER.finditer(text, pa, pb)]
-        if text[pa] == "p":
-            point = Tree("pose", [token_at(self.lines, "POSE_OPEN", "p[", base + pa), *numbers],
-                         node_meta(self.lines, base + pa, base + pb))
-        else:
-            point = Tree("list", numbers, node_meta(self.lines, base + pa, base + pb))
-        args: list = [point]
-        for m in _ARGUMENT.finditer(text, c, d):
-            value = self._number_tree(m.group("number"), base + m.start("number"))
-            if m.group("key") is None:
-                args.append(value)
-            else:
-                key = token_at(self.lines, "NAME", m.group("key"), base + m.start("key"))
-                args.append(Tree("kwarg", [key, value], node_meta(self.lines, key.start_pos, value.meta.end_pos)))
-        call = Tree("call", [name, *args], node_meta(self.lines, base + a, base + end))
-        return Tree("call_stmt", [call], node_meta(self.lines, base + a, base + end))
+    def parsed(self, token: Token, first: int = 0, end: int | None = None) -> list[Tree]:
+        """Statements ``first`` to ``end`` of a run as the general rules read them: parsed by the grammar without
+        its runs (:func:`general_parser`), where they stand in the file."""
+        spans = self.move_matches(token).spans
+        end = len(spans) if end is None else end
+        return parse_at(general_parser(), self.text, token.start_pos + int(spans[first, NAME]),
+                        token.start_pos + int(spans[end - 1, END]), self.lines, "\n").children
 
     def general(self, tree: Tree) -> Tree:
         """``tree`` as the general rules read it: each run of motions (``moves``) replaced by its statements
-        (:meth:`statement_tree`), for a construct looked into but not run (its motions named one by one). Built
+        (:meth:`parsed`), for a construct looked into but not run (its motions named one by one). Built
         once a node."""
         done = self._general.get(id(tree))
         if done is not None:
@@ -299,14 +284,11 @@ class Motions:
 
     def _general_of(self, tree: Tree) -> Tree:
         if tree.data == "moves":  # (a run itself, as a branch's statement: its statements under one node)
-            st = self.move_matches(tree.children[0])
-            return Tree("statements", [self.statement_tree(tree.children[0], st, i) for i in range(len(st.spans))],
-                        tree.meta)
+            return Tree("statements", self.parsed(tree.children[0]), tree.meta)
         children: list = []
         for child in tree.children:
             if isinstance(child, Tree) and child.data == "moves":
-                st = self.move_matches(child.children[0])
-                children += [self.statement_tree(child.children[0], st, i) for i in range(len(st.spans))]
+                children += self.parsed(child.children[0])
             else:
                 children.append(self.general(child) if isinstance(child, Tree) else child)
         return Tree(tree.data, children, tree.meta)
@@ -327,9 +309,7 @@ class Motions:
         self.count(n_regular, token)  # (the others count where the general rules run them)
         for a, b, template in segments:
             if template is None:
-                st = self.move_matches(token)
-                for i in range(a, b):
-                    self.run_body([self.statement_tree(token, st, i)], local, depth)
+                self.run_body(self.parsed(token, a, b), local, depth)
             else:
                 self.steps.append(replace(template, frames=((np.eye(4), self.tool.copy()),)))
 
