@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from lark import Lark, Token, Tree
+from lark.tree import Meta
 
 from thermocomp.geometry.rotations import matrix_from_rotvec, transform
 from thermocomp.programs.grammars import NO_RUNS, delimiters, lalr_parser, parse_at, parse_numbers
@@ -273,25 +274,34 @@ class Motions:
                         token.start_pos + int(spans[end - 1, END]), self.lines, "\n").children
 
     def general(self, tree: Tree) -> Tree:
-        """``tree`` as the general rules read it: each run of motions (``moves``) replaced by its statements
-        (:meth:`parsed`), for a construct looked into but not run (its motions named one by one). Built
-        once a node."""
+        """``tree`` with each run of motions (``moves``) replaced by its motions, each ``call_stmt(call(NAME))``
+        where it stands (the arguments not read): what a construct looked into but not run names, motion by
+        motion. Built once a node."""
         done = self._general.get(id(tree))
-        if done is not None:
-            return done
-        self._general[id(tree)] = tree if not any(True for _ in tree.find_data("moves")) else self._general_of(tree)
-        return self._general[id(tree)]
-
-    def _general_of(self, tree: Tree) -> Tree:
-        if tree.data == "moves":  # (a run itself, as a branch's statement: its statements under one node)
-            return Tree("statements", self.parsed(tree.children[0]), tree.meta)
-        children: list = []
-        for child in tree.children:
-            if isinstance(child, Tree) and child.data == "moves":
-                children += self.parsed(child.children[0])
+        if done is None:
+            if not any(True for _ in tree.find_data("moves")):
+                done = tree
+            elif tree.data == "moves":  # (a run itself, as a branch's statement: its motions under one node)
+                done = Tree("statements", self._calls(tree.children[0]), tree.meta)
             else:
-                children.append(self.general(child) if isinstance(child, Tree) else child)
-        return Tree(tree.data, children, tree.meta)
+                children = [self._calls(c.children[0]) if isinstance(c, Tree) and c.data == "moves"
+                            else [self.general(c) if isinstance(c, Tree) else c] for c in tree.children]
+                done = Tree(tree.data, [x for part in children for x in part], tree.meta)
+            self._general[id(tree)] = done
+        return done
+
+    def _calls(self, token: Token) -> list[Tree]:
+        """The motions of a run as :meth:`general` gives them."""
+        spans = self.move_matches(token).spans[:, NAME:NAME + 2] + token.start_pos
+        (lines, ends), (columns, end_columns) = self.lines.lists(spans.T)
+        out = []
+        for (a, b), line, column, end, end_column in zip(spans.tolist(), lines, columns, ends, end_columns):
+            meta = Meta()
+            meta.empty, meta.start_pos, meta.end_pos = False, a, b
+            meta.line, meta.column, meta.end_line, meta.end_column = line, column, end, end_column
+            name = Token("NAME", self.text[a:b], a, line, column, end, end_column, b)
+            out.append(Tree("call_stmt", [Tree("call", [name], meta)], meta))
+        return out
 
     def run_moves(self, token: Token, local: dict, depth: int) -> None:
         """The statements of a ``MOVES`` token, resolved in bulk as :meth:`run_motion` resolves one (the same
