@@ -361,11 +361,14 @@ class _Motions:
         shape_first = np.empty(int(shape_of.max()) + 1, dtype=np.int64)
         shape_first[shape_of[::-1]] = np.arange(r - 1, -1, -1)
         shapes: list[tuple | None] = []
-        for i in shape_first.tolist():
-            kind, count = MOTIONS[st.group(i, "instr").lower()]  # type: ignore[union-attr]
+        for i in shape_first.tolist():  # (frame, tool, held, TCP and reorientation speeds, kind, count of points)
+            name = st.group(i, "instr")
+            kind, count = MOTIONS[name.lower()]  # type: ignore[union-attr]
+            wobj = None if st.group(i, "wobj") is None else self._leaf(token, st, i, "wobj")
             try:
-                shapes.append((*self._resolve_shape(token, st, i, local), kind, count,
-                               "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"))
+                frames = self.motion_frames(self._leaf(token, st, i, "tool"), wobj, local)
+                speed = self.motion_speed(name, self._leaf(token, st, i, "speed"), {}, local, fallback=False)[:2]
+                shapes.append((*frames, *speed, kind, count))
             except (_Unsupported, InputError):
                 shapes.append(None)
         has_p2 = st.starts("p2") >= 0
@@ -390,7 +393,7 @@ class _Motions:
         shape_p = shape_of[point_statement]
         frame = frame_of_shape[shape_p].astype(np.int64)
         inline = st.bytes[local_starts] == ord("[")
-        dtype_of = np.array([s is not None and s[7] == "jointtarget" for s in shapes], dtype=bool)[shape_p]
+        dtype_of = np.array([s is not None and s[5] == ABSOLUTE_JOINT for s in shapes], dtype=bool)[shape_p]
         kinds = np.array([_KIND_CODE[s[5]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
         speed = np.array([(s[3], s[4]) if s is not None else (0.0, 0.0) for s in shapes],
                          dtype=float).reshape(-1, 2)[shape_of]
@@ -486,14 +489,6 @@ class _Motions:
                     self.progress(done, None)
             self._run_count += b - a
             self.steps.append(part)
-
-    def _resolve_shape(self, token: Token, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple:
-        """Work object frame, tool, :attr:`Point.held`, TCP speed [m/s] and reorientation speed [rad/s] of a run's statement, as
-        :meth:`run_motion` resolves them (:meth:`motion_frames`, :meth:`motion_speed`)."""
-        wobj = None if st.group(i, "wobj") is None else self._leaf(token, st, i, "wobj")
-        frames = self.motion_frames(self._leaf(token, st, i, "tool"), wobj, local)
-        name = st.group(i, "instr")
-        return (*frames, *self.motion_speed(name, self._leaf(token, st, i, "speed"), {}, local, fallback=False)[:2])
 
     def calc_joint_t(self, node: Tree, local) -> Point:
         """``CalcJointT(robtarget, tool \\WObj:=wobj)`` as a ``MoveAbsJ``'s target: the joints the nominal controller

@@ -194,7 +194,9 @@ class Motions:
                 raise Unsupported("get_inverse_kin: only a pose and qnear are followed", node)
             node = args[0]
         value = self.evaluate(node, local)
-        tool = self.current_tool(node)
+        if self.tool is None:  # (the TCP a motion runs with)
+            raise Unsupported(f"the tool is not known before running ({self.tool_why})", node)
+        tool = self.tool.copy()
         text_node = node
         name = ""
         if isinstance(node, Tree) and node.data == "name":
@@ -252,12 +254,6 @@ class Motions:
                 self.direct_refs.add(element.children[0].start_pos)
                 return held.name, held.literal
         return name, text_node
-
-    def current_tool(self, where) -> np.ndarray:
-        """The TCP a motion at ``where`` runs with; refused where it is known only while running."""
-        if self.tool is None:
-            raise Unsupported(f"the tool is not known before running ({self.tool_why})", where)
-        return self.tool.copy()
 
     def move_matches(self, token: Token) -> Statements:
         """:func:`move_statements` of a ``MOVES`` token, split once."""
