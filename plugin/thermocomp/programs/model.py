@@ -589,6 +589,11 @@ class TextLines:
         line = np.searchsorted(self._table, pos)  # line ends before pos, the -1 included
         return line, pos - self._table[line - 1]
 
+    def spans(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """The :class:`Span` rows ``(n, 4)`` of the texts from offsets ``starts`` to ``ends`` ``(n,)``."""
+        line, column = self.arrays(starts)
+        return np.stack([starts, ends, line, column], axis=1).astype(np.int64, copy=False)
+
     def lists(self, positions: ArrayLike) -> tuple[list[int], list[int]]:
         """:meth:`arrays` as lists of ints."""
         line, column = self.arrays(positions)

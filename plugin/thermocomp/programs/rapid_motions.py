@@ -397,12 +397,7 @@ class _Motions:
         kinds = np.array([_KIND_CODE[s[5]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
         speed = np.array([(s[3], s[4]) if s is not None else (0.0, 0.0) for s in shapes],
                          dtype=float).reshape(-1, 2)[shape_of]
-        starts = base + st.starts("instr")
-        point_starts = base + local_starts
-        lines, columns = self.lines.arrays(np.concatenate([starts, point_starts]))
-        text_span = np.empty((p, 4), dtype=np.int64)
-        text_span[:, 0], text_span[:, 1] = point_starts, base + local_ends
-        text_span[:, 2], text_span[:, 3] = lines[r:], columns[r:]
+        text_span = self.lines.spans(base + local_starts, base + local_ends)
         T_world_tcp = np.full((p, 4, 4), np.nan)
         q = np.full((p, 6), np.nan)
         q_len = np.zeros(p, dtype=np.int64)
@@ -453,7 +448,7 @@ class _Motions:
                 if point is None or point.whole_argument is not None or point.T_world_frame is not shape[0]:
                     regular[statement_i] = False  # (a CalcJointT's point: its own frames and whole argument)
                     continue
-                self.direct_refs.add(self.file_key + int(point_starts[i]))
+                self.direct_refs.add(self.file_key + base + int(local_starts[i]))
                 text_span[i] = tuple(point.text)
                 text_file[i] = point.file
                 names[i], extax[i] = point.name, point.extax
@@ -463,9 +458,7 @@ class _Motions:
                     T_world_tcp[i] = point.T_world_tcp
                     confdata[i], has_confdata[i] = point.confdata, True
                     quat[i] = point.quat
-        statement = np.empty((r, 4), dtype=np.int64)
-        statement[:, 0], statement[:, 2], statement[:, 3] = starts, lines[:r], columns[:r]
-        statement[:, 1] = base + st.end
+        statement = self.lines.spans(base + st.starts("instr"), base + st.end)
         name_span = statement.copy()
         name_span[:, 1] = base + st.ends("instr")
         instruction = [st.group(i, "instr") for i in shape_first.tolist()]  # each shape's, as written

@@ -345,7 +345,6 @@ class Motions:
         regular &= np.array([s is not None for s in table], dtype=bool)[shape_of]
         table = [s or (LINEAR, 1.0, 1.0, None) for s in table]
         names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
-        name_start, point_start = spans[:, NAME], spans[:, POINT]
         is_pose = np.frombuffer(data, dtype=np.uint8)[spans[:, POINT]] == ord("p")  # "p[": a pose, "[": joints
         T = np.full((k, 4, 4), np.nan)
         rows = np.flatnonzero(is_pose & regular)
@@ -354,15 +353,10 @@ class Motions:
         q = np.where(is_pose[:, None], np.nan, v)
         joint = np.array([kind == JOINT for kind, _, _, _ in table], dtype=bool)[shape_of]
         speed = np.array([s[2] for s in table], dtype=float)[shape_of]
-        lines, columns = self.lines.arrays(np.concatenate([base + name_start, base + point_start]))
-        statement = np.empty((k, 4), dtype=np.int64)
-        statement[:, 0], statement[:, 1] = base + name_start, base + spans[:, END]
-        statement[:, 2], statement[:, 3] = lines[:k], columns[:k]
+        statement = self.lines.spans(base + spans[:, NAME], base + spans[:, END])
         name = statement.copy()
         name[:, 1] = base + spans[:, NAME + 1]
-        point = np.empty((k, 4), dtype=np.int64)
-        point[:, 0], point[:, 1] = base + point_start, base + spans[:, POINT + 1]
-        point[:, 2], point[:, 3] = lines[k:], columns[k:]
+        point = self.lines.spans(base + spans[:, POINT], base + spans[:, POINT + 1])
         instruction = tuple(map(names.__getitem__, shape_of.tolist()))
         kind = np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of]
         acceleration = np.array([s[1] for s in table], dtype=float)[shape_of]
