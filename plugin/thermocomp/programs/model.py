@@ -437,17 +437,11 @@ class MotionRun:
         rows = np.asarray(rows, dtype=np.int64)
         n = self.n_points[rows]
         points = np.repeat(self.first_points()[rows] - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
-        out = {}
+        out: dict = {"frames": self.frames}
         for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if f.name == "frames":
-                out[f.name] = value
-            elif f.name == "instruction":
-                out[f.name] = tuple(value[k] for k in rows.tolist())
-            elif isinstance(value, tuple):
-                out[f.name] = tuple(value[k] for k in points.tolist())
-            else:
-                out[f.name] = value[rows if f.name in _MOTION_FIELDS else points]
+            value, at = getattr(self, f.name), rows if f.name in _MOTION_FIELDS else points
+            if f.name != "frames":
+                out[f.name] = tuple(value[k] for k in at.tolist()) if isinstance(value, tuple) else value[at]
         if self.argument is self.text:
             out["argument"] = out["text"]
         return MotionRun(**out)
