@@ -11,6 +11,7 @@ the file is missing, stale, unreadable or not writable.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from importlib import resources
 from pathlib import Path
@@ -32,6 +33,7 @@ def lalr_parser(grammar_file: str, substitutions: dict[str, str] | None = None, 
     """``Lark(grammar, parser="lalr", **options)`` of the package's grammar ``grammar_file``, its tables cached
     as ``__pycache__/<name>-<hash>.lark``. Each ``{KEY}`` of the grammar's text is replaced by
     ``substitutions[KEY]`` first (a terminal whose expression the reader writes once, in Python)."""
+    _BUILT.setdefault(grammar_file, (dict(substitutions or {}), options))
     grammar = resources.files("thermocomp.programs").joinpath(grammar_file).read_text(encoding="utf-8")
     for key, value in (substitutions or {}).items():
         grammar = grammar.replace("{" + key + "}", value)
@@ -42,6 +44,20 @@ def lalr_parser(grammar_file: str, substitutions: dict[str, str] | None = None, 
         return Lark(grammar, parser="lalr", **options)
     digest = hashlib.sha256(f"{grammar}{options.get('start')}".encode()).hexdigest()[:8]  # (one file a variant)
     return Lark(grammar, parser="lalr", cache=str(cache / f"{Path(grammar_file).stem}-{digest}.lark"), **options)
+
+
+#: The substitutions and options each grammar's reader parser was first built with (:func:`without_runs`).
+_BUILT: dict[str, tuple[dict[str, str], dict]] = {}
+
+
+@functools.cache
+def without_runs(grammar_file: str, start: str | None = None) -> Lark:
+    """The reader's parser of ``grammar_file`` (built first, by :func:`lalr_parser`: its options and postlexer)
+    with its runs of plain motions turned off (:data:`NO_RUNS`), from ``start`` if given: its general rules read
+    a run's statements that the bulk lane does not take."""
+    substitutions, options = _BUILT[grammar_file]
+    return lalr_parser(grammar_file, {**substitutions, "MOVES_PATTERN": NO_RUNS},
+                       **(options if start is None else {**options, "start": start}))
 
 
 def parse_at(parser: Lark, text: str, start: int, end: int, lines: TextLines, tail: str = "") -> Tree:

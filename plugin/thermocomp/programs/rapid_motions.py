@@ -12,23 +12,21 @@ would have built.
 from __future__ import annotations
 
 import dataclasses
-import functools
 from dataclasses import dataclass
 
 import numpy as np
-from lark import Lark, Token, Tree
+from lark import Token, Tree
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs.grammars import (
-    NO_RUNS,
     byte_spans,
     delimiters,
     first_seen,
     joined_bytes,
-    lalr_parser,
     parse_at,
     parse_numbers,
+    without_runs,
 )
 from thermocomp.programs.model import (
     _KIND_CODE,
@@ -212,14 +210,6 @@ def _skip_space(b: np.ndarray, at: np.ndarray, step: int = 1) -> np.ndarray:
         at[active] += step
         active = active[_SPACE[b[at[active] + look]]]
     return at
-
-
-@functools.lru_cache(maxsize=1)
-def general_parser() -> Lark:
-    """rapid.lark without its runs (:data:`~thermocomp.programs.grammars.NO_RUNS`), from a ``body``: the
-    statements of a run the bulk lane does not take, as the general rules read them."""
-    return lalr_parser("rapid.lark", {"MOVES_PATTERN": NO_RUNS}, start="body", propagate_positions=True,
-                       maybe_placeholders=False)
 
 
 #: The speeddata a motion whose speed is known only while running is timed with (v1000: ABB's predefined).
@@ -473,8 +463,9 @@ class _Motions:
             held=np.array(held_of_frame + [False], dtype=bool)[frame])
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
             if part is None:
-                self.run_body(parse_at(general_parser(), self.text, base + int(st.starts("instr")[a]),
-                                       base + int(st.end[b - 1]), self.lines), local, depth)
+                general = without_runs("rapid.lark", "body")  # (the general rules read them)
+                self.run_body(parse_at(general, self.text, base + int(st.starts("instr")[a]), base + int(st.end[b - 1]),
+                                       self.lines), local, depth)
                 continue
             if self.progress is not None:
                 for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS,

@@ -13,16 +13,15 @@ rules, alone, for its finding or error. tests/test_programs_urscript_runs.py che
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-from lark import Lark, Token, Tree
+from lark import Token, Tree
 from lark.tree import Meta
 
 from thermocomp.geometry.rotations import matrix_from_rotvec, transform
-from thermocomp.programs.grammars import NO_RUNS, delimiters, lalr_parser, parse_at, parse_numbers
+from thermocomp.programs.grammars import delimiters, parse_at, parse_numbers, without_runs
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, JOINT, LINEAR, MotionRun, Point
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_values import MAX_POSE_VALUE, Pose, Record, Unsupported, split_arguments
@@ -56,16 +55,6 @@ _CODES = np.zeros(256, dtype=np.int8)
 _CODES[[ord(c) for c in "()]#\n"]] = np.arange(1, 6)
 _SPACE = np.zeros(256, dtype=bool)  # (``_US``)
 _SPACE[[ord(c) for c in " \t\r"]] = True
-
-
-@functools.lru_cache(maxsize=1)
-def general_parser() -> Lark:
-    """urscript.lark without its runs (:data:`~thermocomp.programs.grammars.NO_RUNS`): the statements of a run
-    the bulk lane does not take, as the general rules read them."""
-    from thermocomp.programs.urscript import _PostLex  # (that module imports this one)
-
-    return lalr_parser("urscript.lark", {"MOVES_PATTERN": NO_RUNS}, propagate_positions=True,
-                       maybe_placeholders=False, postlex=_PostLex())
 
 
 class Refused(Exception):  # noqa: N818
@@ -263,10 +252,10 @@ class Motions:
 
     def parsed(self, token: Token, first: int = 0, end: int | None = None) -> list[Tree]:
         """Statements ``first`` to ``end`` of a run as the general rules read them: parsed by the grammar without
-        its runs (:func:`general_parser`), where they stand in the file."""
+        its runs (:func:`~thermocomp.programs.grammars.without_runs`), where they stand in the file."""
         spans = self.move_matches(token).spans
         end = len(spans) if end is None else end
-        return parse_at(general_parser(), self.text, token.start_pos + int(spans[first, NAME]),
+        return parse_at(without_runs("urscript.lark"), self.text, token.start_pos + int(spans[first, NAME]),
                         token.start_pos + int(spans[end - 1, END]), self.lines, "\n").children
 
     def general(self, tree: Tree) -> Tree:
