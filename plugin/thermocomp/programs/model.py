@@ -355,14 +355,9 @@ class MotionRun:
                 T[i] = pt.T_world_tcp
             if pt.quat is not None:
                 quat[i] = pt.quat
-        pairs: list[tuple[FloatArray, FloatArray]] = []
-        frame = []
-        for pt in points:
-            k = next((k for k, (f, t) in enumerate(pairs) if f is pt.T_world_frame and t is pt.T_flange_tcp),
-                     len(pairs))
-            if k == len(pairs):
-                pairs.append((pt.T_world_frame, pt.T_flange_tcp))
-            frame.append(k)
+        pairs = {(id(pt.T_world_frame), id(pt.T_flange_tcp)): (pt.T_world_frame, pt.T_flange_tcp) for pt in points}
+        keys = list(pairs)  # (each distinct pair of arrays once, in order of first appearance)
+        frame = [keys.index((id(pt.T_world_frame), id(pt.T_flange_tcp))) for pt in points]
         text = np.array([pt.text for pt in points], dtype=np.int64).reshape(p, 4)
         argument = np.array([pt.argument for pt in points], dtype=np.int64).reshape(p, 4)
         return cls(
@@ -375,7 +370,7 @@ class MotionRun:
             q_len=np.array([len(pt.q) if joint[i] else 0 for i, pt in enumerate(points)], dtype=np.int64),
             confdata=np.array([pt.confdata or (0, 0, 0, 0) for pt in points], dtype=np.int64).reshape(p, 4),
             has_confdata=np.array([pt.confdata is not None for pt in points], dtype=bool),
-            frames=tuple(pairs), frame=np.array(frame, dtype=np.int64), extax=tuple(pt.extax for pt in points),
+            frames=tuple(pairs.values()), frame=np.array(frame, dtype=np.int64), extax=tuple(pt.extax for pt in points),
             name_of_point=tuple(pt.name for pt in points), whole_argument=tuple(pt.whole_argument for pt in points),
             quat=quat, held=np.array([pt.held for pt in points], dtype=bool), file=np.array([file], dtype=np.int64),
             text_file=np.array([pt.file for pt in points], dtype=np.int64))
