@@ -71,26 +71,29 @@ def urscript_parser() -> Lark:
                        propagate_positions=True, maybe_placeholders=False, postlex=_PostLex())
 
 
-def read_urscript(path: PathLike, max_motions: int = MAX_MOTIONS, modules: tuple[str, ...] = ()) -> RobotProgram:
+def read_urscript(path: PathLike, max_motions: int = MAX_MOTIONS, modules: tuple[str, ...] = (),
+                  entry: str = "main") -> RobotProgram:
     """Read a URScript file (``.script``, ``.urscript``); errors name the file, line and column.
 
     ``max_motions``: most motions, calls and loop passes the script may
     unroll to (:data:`~thermocomp.programs.model.MAX_MOTIONS`); past
     it the script is refused with the count where it passed. ``modules``:
     a RAPID task's other modules (``--module``), which a URScript program
-    does not have: refused, naming the option, rather than ignored.
+    does not have: refused, naming the option, rather than ignored. ``entry``
+    (``--entry``, other than ``main``): the function run, as for RAPID.
     """
     if modules:
         raise ConfigurationError(f"--module {modules[0]}: a RAPID task's other module; {Path(path).name} is a "
                                  "URScript program, which has none (a URScript reads only its own file)")
     text = read_program_text(path, "URScript")
-    return urscript_program_from_text(text, str(path), max_motions=max_motions)
+    return urscript_program_from_text(text, str(path), max_motions=max_motions, entry=entry)
 
 
-def urscript_program_from_text(text: str, path: str = "<text>", max_motions: int = MAX_MOTIONS) -> RobotProgram:
+def urscript_program_from_text(text: str, path: str = "<text>", max_motions: int = MAX_MOTIONS,
+                               entry: str = "main") -> RobotProgram:
     """:func:`read_urscript` on the text of a script (decoded as ISO-8859-1)."""
     with paused():  # a long script is a million objects that all stay alive (thermocomp._gc)
-        return _Walker(text, path, parse_urscript_text(text, path), max_motions).run()
+        return _Walker(text, path, parse_urscript_text(text, path), max_motions).run(entry)
 
 
 def parse_urscript_text(text: str, path: str) -> Tree:
@@ -167,9 +170,10 @@ class _Walker(Flow, Motions, Values):
         self._quiet: list[str] = []  # the functions being run that move nothing (Summary.inert)
         self.lines = TextLines(text)  # lines and columns of offsets, for a run's statements
 
-    def run(self) -> RobotProgram:
+    def run(self, chosen: str = "main") -> RobotProgram:
         """Follows the script from its entry: the statements outside any function, or its (last) top-level function
-        when there are only definitions and literals besides."""
+        when there are only definitions and literals besides; ``chosen`` (``--entry``, other than ``main``): that
+        top-level function, whatever the file calls."""
         top = self.tree.children
         for node in self.tree.iter_subtrees_topdown():  # (wherever defined: in a function, a thread, a loop)
             if node.data in ("func_def", "thread_def"):
@@ -177,6 +181,12 @@ class _Walker(Flow, Motions, Values):
         defs = [st for st in top if st.data == "func_def"]
         executable = [st for st in top if st.data not in ("func_def", "thread_def", "sec_def")
                       and not (st.data == "assign" and st.children[-1].data in ("pose", "list", "number"))]
+        if chosen != "main":
+            named = [d for d in defs if str(d.children[0]) == chosen]
+            if not named:
+                raise InputError(f"--entry {chosen}: no top-level function {chosen} in the script (it defines "
+                                 f"{', '.join(str(d.children[0]) for d in defs) or 'none'})", path=self.path)
+            defs, executable = named, []
         main = None if executable or not defs else defs[-1]
         body = top if main is None else self.body_of(main)
         # the globals: what the file assigns at its top level or as ``global``, and the program function's variables
