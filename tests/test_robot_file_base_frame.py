@@ -87,13 +87,34 @@ def test_base_link_base_is_the_builtin_ur5_and_the_root_is_taken_on_purpose(tmp_
     assert np.max(np.abs(written["base_link"][1:] - written["builtin"][1:])) > 0.5
 
 
+@needs_ur5
+def test_sim_plays_the_program_in_the_chosen_base_only(tmp_path: Path) -> None:
+    """``thermocomp sim --program`` plays the same program: the same refusal; with ``--base-link base`` its points
+    are the built-in UR5's (the program's flange targets, the same frame)."""
+    from thermocomp.app.sim import SimInputs, load_setup
+    from thermocomp.errors import InputError
+
+    program = tmp_path / "cell.script"
+    program.write_text(PROGRAM, encoding="utf-8")
+    file_options = {"package_paths": (ROBOTS,), "use_ros_package_path": False}
+    with pytest.raises(InputError, match=r"--base-link: .*'base'.*--base-link base \(") as caught:
+        load_setup(SimInputs(robot=str(UR5_XACRO), deformation=ZERO, program=program,
+                             robot_options=RobotFileOptions(**file_options)))
+    assert caught.value.path == str(UR5_XACRO)
+    played = load_setup(SimInputs(robot=str(UR5_XACRO), deformation=ZERO, program=program,
+                                  robot_options=RobotFileOptions(base_link="base", **file_options))).program
+    builtin = load_setup(SimInputs(robot="ur5", deformation=ZERO, program=program)).program
+    np.testing.assert_allclose(played.p_world_tcp, builtin.p_world_tcp, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(played.q_reference, builtin.q_reference, rtol=0, atol=1e-6)
+
+
 def _description(urdf: str, **options) -> RobotDescription:
     return RobotDescription(source=Path("arm.urdf"), urdf=urdf, packages={}, options=RobotFileOptions(**options))
 
 
 def _arm(base_joint: str, root: str = "") -> str:
     """A two-joint arm with a link ``base`` hung on ``base_link`` by ``base_joint`` (optionally below ``world``)."""
-    world = (f'<link name="world"/><joint name="w" type="fixed"><parent link="world"/><child link="base_link"/>'
+    world = ('<link name="world"/><joint name="w" type="fixed"><parent link="world"/><child link="base_link"/>'
              '</joint>') if root == "world" else ""
     return f"""<robot name="arm">{world}
   <link name="base_link"/><link name="base"/><link name="l1"/><link name="tool0"/>

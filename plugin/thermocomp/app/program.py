@@ -215,8 +215,7 @@ def compensate_program(job: CompensationJob, *, progress: ProgressCallback | Non
                          f"{', '.join(suffixes_of(language))}, got {Path(out).suffix!r}", path=str(out))
     outputs = ProgramOutputs(out=None if out is None else Path(out), results=results, report=report, plot=plot,
                              modules=popts.rapid.modules)
-    if language is not None:
-        check_program_frame(job.robot, job.robot_options, language)
+    check_program_frame(job.robot, job.robot_options, program)
 
     def work(files: Job, bound: RobotAndTable) -> ProgramReport:
         with paused():  # the program's objects live as long as the job (thermocomp._gc)
@@ -237,8 +236,8 @@ def compensate_program(job: CompensationJob, *, progress: ProgressCallback | Non
     return run_job(job, work, files, within=within)
 
 
-def check_program_frame(robot: object, robot_options: RobotFileOptions | None, language: str) -> None:
-    """Refuse a URScript program on a ROS-Industrial UR robot file read in its root frame, unless ``--base-link``.
+def check_program_frame(robot: object, robot_options: RobotFileOptions | None, program: object) -> None:
+    """Refuse a URScript ``program`` on a ROS-Industrial UR robot file read in its root frame, without ``--base-link``.
 
     A URScript pose is in the UR controller's base frame, which a ROS-Industrial UR description
     (``ur_description``) names ``base``: its root ``base_link`` turned by pi about z. Without ``--base-link`` the
@@ -251,8 +250,10 @@ def check_program_frame(robot: object, robot_options: RobotFileOptions | None, l
     InputError
         Naming ``--base-link``, the robot file, the link ``base`` and why.
     """
-    if language != "urscript" or not isinstance(robot, (str, Path)) or Path(robot).suffix.lower() not in \
-            ROBOT_FILE_SUFFIXES or (robot_options is not None and robot_options.base_link is not None):
+    if not all(isinstance(x, (str, Path)) for x in (robot, program)) or \
+            Path(program).suffix.lower() not in suffixes_of("urscript") or \
+            Path(robot).suffix.lower() not in ROBOT_FILE_SUFFIXES or \
+            (robot_options is not None and robot_options.base_link is not None):
         return
     beside = controller_base_beside(read_robot_description(robot, robot_options))
     if beside is None:
