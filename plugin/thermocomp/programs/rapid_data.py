@@ -296,17 +296,7 @@ class _Declarations:
         data = self.lookup(node.children[0].children[0], local)
         if not data.type.endswith("}") or not isinstance(data.value, list):
             raise _Unsupported(f"{data.name} is not an array of known values", node)
-        rank = data.type.count(",") + 1
-        if len(node.children) - 1 != rank:
-            raise self.error(f"{data.name} has {rank} dimension(s), got {len(node.children) - 1} indices", node)
-        path, items = [], data.value
-        for index in node.children[1:]:
-            i = self.check_integer(self._number(index, local), "array index", node)
-            if not 1 <= i <= len(items):
-                raise self.error(f"index {i} outside {data.name}{{1..{len(items)}}}", node)
-            path.append(i - 1)
-            items = items[i - 1]
-        return data, tuple(path)
+        return data, tuple(self._indices(data.value, data.type, node, local, data.name))
 
     @staticmethod
     def element_value(data: _Data, path: tuple[int, ...]) -> object:
@@ -636,40 +626,50 @@ class _Declarations:
 
 
     def assign(self, statement: Tree, local: dict[str, _Data]) -> None:
-        """``x := value;`` followed in order: later reads of ``x`` see the value (RoboDK sets its tool, work
-        object and speed this way before the motions).
+        """``x := value;``, ``wobj.oframe.trans.z := 25;``, ``pArr{i}.trans.x := 5;`` followed in order: later reads
+        see the value (RoboDK sets its tool, work object and speed this way before the motions).
 
-        A whole record (a target, tool, work object, speed, zone ...) or an
-        atomic datum (``num``, ``dnum``, ``bool``, ``string``) of this routine
-        or of the module, given a value that can be evaluated here, is
-        followed; anything else (a component of an unknown record, an element,
-        a parameter, a value known only while running) makes the datum changed
-        at run time (:meth:`record_change`).
+        A whole record or atomic datum (``num``, ``dnum``, ``bool``, ``string``) of this routine or of the module,
+        or a component or element of one whose value is known, given a value that can be evaluated here, is
+        followed; anything else (a parameter, a type thermocomp does not know, a value known only while running)
+        makes the datum changed at run time (:meth:`record_change`).
         """
         target, value_node = statement.children[0], statement.children[-1]
-        if isinstance(target, Tree) and target.data in ("component", "index"):
-            self.assign_component(statement, local)
-            return
-        token = target.children[0] if isinstance(target, Tree) and target.data == "name" else None
-        key = None if token is None else str(token).lower()
+        steps: list[Tree] = []
+        while isinstance(target, Tree) and target.data in ("component", "index"):
+            steps.insert(0, target)
+            target = target.children[0]
+        key = str(target.children[0]).lower() if isinstance(target, Tree) and target.data == "name" else None
         scope = local if key in local else (self.module_data if key in self.module_data else None)
-        dtype = None if scope is None or key is None else scope[key].type
-        if dtype is None or key in self._params.get(id(local), ()) or (
-                self.fields_of(dtype) is None and dtype not in _ATOMIC):
-            self.record_change(statement, local)  # (changed at run time)
+        data = None if scope is None else scope[key]  # type: ignore[index]
+        if data is None or key in self._params.get(id(local), ()) or (
+                (key in self.assigned or data.value is None) if steps
+                else self.fields_of(data.type) is None and data.type not in _ATOMIC):
+            self.record_change(statement, local)
             return
         try:
-            if dtype in _ATOMIC:
-                value = self.evaluate(value_node, local)
-                if not isinstance(value, _ATOMIC[dtype]) or (dtype != "bool" and isinstance(value, bool)):
-                    raise _Unsupported(f"a {dtype} given {_describe(value)}", value_node)
+            if steps:  # (a copy: not a read the next cycle depends on, the part is overwritten)
+                value = _copy(data.value)
+                holder, at, dtype = self._part(value, data.name, data.type, steps, local)
+                holder[at] = self._typed(value_node, local, dtype)
             else:
-                value = self.evaluate_as(value_node, local, dtype)
+                value = self._typed(value_node, local, data.type)
         except _Unsupported:
             self.record_change(statement, local)
             return
-        literal = value_node if isinstance(value_node, Tree) and value_node.data in ("aggregate", "numbers") else None
-        self.give(scope, key, value, literal, statement)
+        literal = value_node if not steps and isinstance(value_node, Tree) and value_node.data in (
+            "aggregate", "numbers") else None
+        self.give(scope, key, value, literal, statement)  # type: ignore[arg-type]
+
+    def _typed(self, node: Tree | Token, local: dict[str, _Data], dtype: str) -> object:
+        """The value of ``node`` given to a datum of ``dtype``: an atomic value of its kind, a record of its shape, or
+        anything for a type thermocomp does not know."""
+        if dtype not in _ATOMIC:
+            return self.evaluate(node, local) if self.fields_of(dtype) is None else self.evaluate_as(node, local, dtype)
+        value = self.evaluate(node, local)
+        if not isinstance(value, _ATOMIC[dtype]) or (dtype != "bool" and isinstance(value, bool)):
+            raise _Unsupported(f"a {dtype} given {_describe(value)}", node)
+        return value
 
     def give(self, scope: dict[str, _Data], key: str, value: object, literal: Tree | None, statement: Tree) -> None:
         """``scope[key]`` holds ``value`` from ``statement`` on (written in ``literal``, this module's text, or
@@ -685,68 +685,41 @@ class _Declarations:
             self._followed[key] = (value, self._followed.get(key, (None, statement))[1])  # the first assignment's line
         self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
 
-    def assign_component(self, statement: Tree, local: dict[str, _Data]) -> None:
-        """``wobj.oframe.trans.z := 25;``, ``pArr{2} := p10;``, ``pArr{i}.trans.x := 5;``: a component or an
-        element of a whole record or array of this routine or of the module, whose value is known, given a value
-        known here (a work object moved from constants); anything else makes the datum changed at run time
-        (:meth:`record_change`)."""
-        target, value_node = statement.children[0], statement.children[-1]
-        steps: list[tuple[str, object]] = []
-        while isinstance(target, Tree) and target.data in ("component", "index"):
-            steps.insert(0, ("field", str(target.children[1]).lower()) if target.data == "component"
-                         else ("index", target.children[1:]))
-            target = target.children[0]
-        key = str(target.children[0]).lower() if isinstance(target, Tree) and target.data == "name" else None
-        scope = local if key in local else (self.module_data if key in self.module_data else None)
-        if key is None or scope is None or key in self._params.get(id(local), ()) or key in self.assigned \
-                or scope[key].value is None:
-            self.record_change(statement, local)
-            return
-        value = _copy(scope[key].value)  # (not a read the next cycle depends on: the part is overwritten)
-        try:
-            holder, at, dtype = self._part(value, scope[key].type, steps, statement, local)
-            if dtype in _ATOMIC:
-                part = self.evaluate(value_node, local)
-                if not isinstance(part, _ATOMIC[dtype]) or (dtype != "bool" and isinstance(part, bool)):
-                    raise _Unsupported(f"a {dtype} given {_describe(part)}", value_node)
-                holder[at] = part
-            elif self.fields_of(dtype) is not None:
-                holder[at] = self.evaluate_as(value_node, local, dtype)
-            else:  # (a component of a type thermocomp does not know: its value as written)
-                holder[at] = self.evaluate(value_node, local)
-        except _Unsupported:
-            self.record_change(statement, local)
-            return
-        self.give(scope, key, value, None, statement)
-
-    def _part(self, value: list, dtype: str, steps: list[tuple[str, object]], statement: Tree, local
-              ) -> tuple[list, int, str]:
-        """The list holding the part ``steps`` (components and indices) name in ``value`` of type ``dtype``, the
-        part's place in it and its type."""
+    def _part(self, value: list, name: str, dtype: str, steps: list[Tree], local) -> tuple[list, int, str]:
+        """The list holding the part ``steps`` (``component`` and ``index`` trees) name in ``value``, datum ``name``
+        of type ``dtype``, the part's place in it and its type."""
         holder, at = value, -1
-        for step, (kind, arg) in enumerate(steps):
+        for step, target in enumerate(steps):
             if step:
                 holder = holder[at]
-            if not isinstance(holder, list):
-                raise _Unsupported(f"a part of a {dtype} of unknown value", statement)
-            if kind == "field":
-                names = [f for f, _ in self.fields_of(dtype) or ()]
-                if arg not in names:
-                    raise _Unsupported(f"component {arg} of a {dtype}", statement)
-                at, dtype = names.index(arg), (self.fields_of(dtype) or ())[names.index(arg)][1]
+            fields = self.fields_of(dtype) or ()
+            names = [f for f, _ in fields]
+            field = str(target.children[1]).lower() if target.data == "component" else None
+            if not isinstance(holder, list) or (field not in names if field else not dtype.endswith("}")):
+                raise _Unsupported(f"a part of a {dtype} not followed", target)  # (the datum: changed at run time)
+            if field:
+                at, dtype = names.index(field), fields[names.index(field)][1]
                 continue
-            indices = list(arg)  # type: ignore[call-overload]
-            if not dtype.endswith("}") or len(indices) != dtype.count(",") + 1:
-                raise _Unsupported(f"{len(indices)} index(es) into a {dtype}", statement)
-            for depth, index in enumerate(indices):
-                i = self.check_integer(self._number(index, local), "array index", statement)
-                if not (isinstance(holder, list) and 1 <= i <= len(holder)):
-                    raise self.error(f"index {i} outside the array's 1..{len(holder)}", statement)
-                if depth < len(indices) - 1:
-                    holder = holder[i - 1]
-                at = i - 1
-            dtype = dtype[:dtype.index("{")]
+            path = self._indices(holder, dtype, target, local, name)
+            for i in path[:-1]:
+                holder = holder[i]
+            at, dtype = path[-1], dtype[:dtype.index("{")]
         return holder, at, dtype
+
+    def _indices(self, items: list, dtype: str, node: Tree, local, name: str) -> list[int]:
+        """The 0-based indices of ``node`` (``a{i}``, ``a{i, j}``; RAPID counts from 1) into the array ``items`` of
+        type ``dtype`` (``robtarget{,}``), datum ``name``: as many as it has dimensions, each within its size."""
+        rank = dtype.count(",") + 1 if dtype.endswith("}") else 0
+        if len(node.children) - 1 != rank:
+            raise self.error(f"{name} has {rank} dimension(s), got {len(node.children) - 1} indices", node)
+        path = []
+        for index in node.children[1:]:
+            i = self.check_integer(self._number(index, local), "array index", node)
+            if not 1 <= i <= len(items):
+                raise self.error(f"index {i} outside {name}{{1..{len(items)}}}", node)
+            path.append(i - 1)
+            items = items[i - 1]
+        return path
 
     def check_cycles(self) -> None:
         """Data of the module a cycle reads before a followed assignment gives it another value, or before a
