@@ -211,57 +211,57 @@ class _Declarations:
         self.records[names[0]] = tuple((name, self.base_type(ftype)) for ftype, name in fields)
 
     def declare(self, decl: Tree, scope: dict[str, _Data]) -> None:
-        names = [c for c in decl.children if isinstance(c, Token) and c.type == "NAME"]
-        type_token, name_token = names[0], names[1]
-        dtype = self.base_type(str(type_token).lower())
-        value_node = next((c for c in decl.children[decl.children.index(name_token) + 1:]
-                           if isinstance(c, (Tree, Token)) and not (isinstance(c, Tree) and c.data == "dims")), None)
-        dims = next((c for c in decl.children if isinstance(c, Tree) and c.data == "dims"), None)
-        is_array = dims is not None
+        """A data declaration into ``scope`` (:attr:`module_data` or a routine's): its type, its value where it can
+        be evaluated (a ``VAR`` without one starts at :meth:`default_value`), its text."""
+        storage = next(str(c.children[0]).lower() for c in decl.children if isinstance(c, Tree) and c.data == "storage")
+        type_token, name_token = (c for c in decl.children if isinstance(c, Token) and c.type == "NAME")
+        rest = decl.children[decl.children.index(name_token) + 1:]
+        dims = rest.pop(0) if rest and isinstance(rest[0], Tree) and rest[0].data == "dims" else None
+        value_node = rest[0] if rest else None
+        dtype, key, local = self.base_type(str(type_token).lower()), str(name_token).lower(), (
+            None if scope is self.module_data else scope)
         value: object = None
         if value_node is not None:
             try:
-                value = self.evaluate(value_node, scope if scope is not self.module_data else None)
-                if is_array:
-                    value = self.array_value(value, dims, dtype, str(name_token), value_node)
+                value = self.evaluate(value_node, local)
+                if dims is not None:
+                    value = self.array_value(value, dims, dtype, str(name_token), value_node, local)
             except _Unsupported:
                 value = None  # an initial value that cannot be evaluated: any use of it is unsupported
-            if value is not None and self.fields_of(dtype) is not None and not is_array:
+            if value is not None and dims is None:
                 self.check_record(value, dtype, value_node)
-        elif not is_array and any(isinstance(c, Tree) and c.data == "storage" and str(c.children[0]).lower() == "var"
-                                  for c in decl.children):
-            value = self.default_value(dtype)  # (RAPID: a VAR without a value starts at 0, FALSE, "")
-        elif is_array and any(isinstance(c, Tree) and c.data == "storage" and str(c.children[0]).lower() == "var"
-                              for c in decl.children):
-            value = self.unset_array(dims, dtype, scope)
-        if scope is self.module_data and str(name_token).lower() in scope:  # RAPID refuses it: which one counts?
-            first = scope[str(name_token).lower()]
+        elif storage == "var":  # (RAPID: a VAR without a value starts at 0, FALSE, "")
+            value = self.default_value(dtype) if dims is None else self.unset_array(dims, dtype, str(name_token),
+                                                                                    local)
+        if local is None and key in scope:  # RAPID refuses it: which one counts?
+            first = scope[key]
             if first.origin:
                 raise self.error(f"{name_token} is declared in two modules of the task: {first.origin} (line "
                                  f"{first.declared.line}) and here", name_token)
             raise self.error(f"{name_token} is declared twice in the module (first at line {first.declared.line})",
                              name_token)
-        if any(isinstance(c, Tree) and c.data == "storage" and str(c.children[0]).lower() == "pers"
-               for c in decl.children):
-            self.persistent.add(str(name_token).lower())  # (another task or the operator may change it)
-        rank = "{" + "," * (len(dims.children) - 1) + "}" if is_array else ""  # (robtarget{,}: two dimensions)
-        scope[str(name_token).lower()] = _Data(dtype + rank, value, value_node,
-                                               str(name_token), name_token, file=self.file)
+        if storage == "pers":
+            self.persistent.add(key)  # (another task or the operator may change it)
+        rank = "" if dims is None else "{" + "," * (len(dims.children) - 1) + "}"  # (robtarget{,}: two dimensions)
+        scope[key] = _Data(dtype + rank, value, value_node, str(name_token), name_token, file=self.file)
 
-    def unset_array(self, dims: Tree, dtype: str, scope: dict[str, _Data]) -> list | None:
+    def _sizes(self, dims: Tree, local, name: str) -> list[int]:
+        """The sizes of an array's dimensions, each a whole number (RAPID's integers are ``num``)."""
+        return [self.check_integer(self._number(d, local), f"{name}'s size", d) for d in dims.children]
+
+    def unset_array(self, dims: Tree, dtype: str, name: str, local) -> list | None:
         """A ``VAR`` array declared without a value: its elements start as :meth:`default_value` (None where there is
-        none: a target is then known once assigned); None if its dimensions are not known here."""
+        none: a target is then known once assigned); None if its dimensions are not known here or too large."""
         try:
-            sizes = [self.check_integer(self._number(d, scope if scope is not self.module_data else None),
-                                        "array dimension", d) for d in dims.children]
+            sizes = self._sizes(dims, local, name)
         except _Unsupported:
             return None
-        if not all(0 < n <= MAX_UNSET_ELEMENTS for n in sizes) or math.prod(sizes) > MAX_UNSET_ELEMENTS:
+        if min(sizes) < 1 or math.prod(sizes) > MAX_UNSET_ELEMENTS:
             return None
-        value: list = [self.default_value(dtype) for _ in range(sizes[-1])]
-        for n in reversed(sizes[:-1]):
+        value = self.default_value(dtype)
+        for n in reversed(sizes):
             value = [_copy(value) for _ in range(n)]
-        return value
+        return value  # type: ignore[return-value]
 
     def default_value(self, dtype: str, depth: int = 0) -> object:
         """The value a ``VAR`` of ``dtype`` declared without one starts with (RAPID kernel: numbers 0, bool FALSE,
@@ -269,15 +269,13 @@ class _Declarations:
         target, tool, frame: their zero quaternion is no rotation) or one thermocomp does not know."""
         if dtype in _ATOMIC:
             return _ATOMIC[dtype]()
-        if dtype in RECORDS or depth > 8:
-            return None
-        fields = self.records.get(dtype)
+        fields = None if dtype in RECORDS or depth > 8 else self.records.get(dtype)
         return None if fields is None else [self.default_value(t, depth + 1) for _, t in fields]
 
-    def array_value(self, value: object, dims: Tree, dtype: str, name: str, where: Tree | Token) -> list:
+    def array_value(self, value: object, dims: Tree, dtype: str, name: str, where: Tree | Token, local) -> list:
         """The elements of an array's initial value (nested lists, one level a dimension), each checked as
         ``dtype``."""
-        sizes = [self.check_integer(self._number(d, None), f"{name}'s size", dims) for d in dims.children]
+        sizes = self._sizes(dims, local, name)
 
         def check(items: object, level: int) -> None:
             if not isinstance(items, list) or len(items) != sizes[level]:
