@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -296,13 +296,6 @@ class _Declarations:
             raise _Unsupported(f"{data.name} is not an array of known values", node)
         return data, tuple(self._indices(data.value, data.type, node, local, data.name))
 
-    @staticmethod
-    def element_value(data: _Data, path: tuple[int, ...]) -> object:
-        value = data.value
-        for i in path:
-            value = value[i]  # type: ignore[index]
-        return value
-
     def element_span(self, value_node: Tree | Token, path: tuple[int, ...]) -> tuple[int, int, Tree | None]:
         """Start and end offsets of the element at ``path`` of an array's declared value, and its node when it is
         one (an element of an aggregate; None inside one ``NUMBERS`` token)."""
@@ -393,58 +386,57 @@ class _Declarations:
 
     # ----- expressions
     def evaluate(self, node: Tree | Token, local: dict[str, _Data] | None) -> object:
+        """The value of expression ``node`` (:meth:`evaluate_typed`)."""
         return self.evaluate_typed(node, local)[0]
 
     def evaluate_typed(self, node: Tree | Token, local: dict[str, _Data] | None) -> tuple[object, str | None]:
-        if isinstance(node, Token):
-            raise _Unsupported(f"cannot evaluate {node!s}", node)
-        kind = node.data
-        if kind == "number":
-            return self.literal(node), "num"
-        if kind == "string":
-            raw = str(node.children[0])[1:-1]
-            return raw.replace('""', '"'), "string"
-        if kind == "name":
-            data = self.lookup(node.children[0], local)
-            return data.value, data.type
-        if kind == "aggregate":
-            return [self.evaluate(c, local) for c in node.children], None
-        if kind == "numbers":
-            value = numbers_value(str(node.children[0]))
-            if not _largest(value) <= NUM_MAX:
-                raise self.error(f"a number of {node.children[0]!s} is out of range (RAPID num holds at most "
-                                 f"{NUM_MAX:.2g})", node)
-            return value, None
-        if kind == "signed":
-            sign, value = str(node.children[0]), self.evaluate(node.children[1], local)
-            if not isinstance(value, float):
-                raise _Unsupported("a sign before a value that is not a number", node)
-            return (-value if sign == "-" else value), "num"
-        if kind == "expr":
-            value = self.arithmetic(node, local)
-            return value, "string" if isinstance(value, str) else "num"
-        if kind == "component":
-            base, btype = self.evaluate_typed(node.children[0], local)
-            field_name = str(node.children[1]).lower()
-            fields = self.fields_of(btype or "")
-            names = [f for f, _ in fields] if fields else []
-            if field_name not in names:
-                raise _Unsupported(f"component {node.children[1]} of a {btype or 'value of unknown type'}", node)
-            i = names.index(field_name)
-            return base[i], fields[i][1]  # type: ignore[index]
-        if kind == "index":
-            data, path = self.element(node, local)
-            element = self.element_value(data, path)
-            if element is None:
-                raise _Unsupported(f"{data.name}{{{', '.join(str(i + 1) for i in path)}}} has no value known before "
-                                   f"the program runs (declared without a value at line {data.declared.line})", node)
-            return element, data.type[:data.type.index("{")]
-        if kind == "func_call":
-            return self.call_function(node, local)
-        raise _Unsupported(f"cannot evaluate this expression ({kind})", node)
+        """The value of expression ``node`` and its RAPID type (None for an aggregate: the type it is given decides),
+        by the kind of node (:data:`_EVALUATORS`); :class:`_Unsupported` where it is not known here."""
+        evaluator = _EVALUATORS.get(node.data) if isinstance(node, Tree) else None
+        if evaluator is None:
+            raise _Unsupported(f"cannot evaluate {node!s}" if isinstance(node, Token) else
+                               f"cannot evaluate this expression ({node.data})", node)
+        return evaluator(self, node, local)
 
-    def arithmetic(self, node: Tree, local) -> float:
-        """``a op b op c ...`` with RAPID's precedence: ``* / DIV MOD`` before ``+ -`` (left to right)."""
+    def _name(self, node: Tree, local) -> tuple[object, str]:
+        data = self.lookup(node.children[0], local)
+        return data.value, data.type
+
+    def _numbers(self, node: Tree, local) -> tuple[object, None]:
+        value = numbers_value(str(node.children[0]))
+        if not _largest(value) <= NUM_MAX:
+            raise self.error(f"a number of {node.children[0]!s} is out of range (RAPID num holds at most "
+                             f"{NUM_MAX:.2g})", node)
+        return value, None
+
+    def _signed(self, node: Tree, local) -> tuple[float, str]:
+        sign, value = str(node.children[0]), self.evaluate(node.children[1], local)
+        if not isinstance(value, float):
+            raise _Unsupported("a sign before a value that is not a number", node)
+        return (-value if sign == "-" else value), "num"
+
+    def _component(self, node: Tree, local) -> tuple[object, str]:
+        base, btype = self.evaluate_typed(node.children[0], local)
+        fields = self.fields_of(btype or "") or ()
+        names = [f for f, _ in fields]
+        if str(node.children[1]).lower() not in names:
+            raise _Unsupported(f"component {node.children[1]} of a {btype or 'value of unknown type'}", node)
+        i = names.index(str(node.children[1]).lower())
+        return base[i], fields[i][1]  # type: ignore[index]
+
+    def _element(self, node: Tree, local) -> tuple[object, str]:
+        data, path = self.element(node, local)
+        element = data.value
+        for i in path:
+            element = element[i]  # type: ignore[index]
+        if element is None:
+            raise _Unsupported(f"{data.name}{{{', '.join(str(i + 1) for i in path)}}} has no value known before "
+                               f"the program runs (declared without a value at line {data.declared.line})", node)
+        return element, data.type[:data.type.index("{")]
+
+    def arithmetic(self, node: Tree, local) -> tuple[float | str, str]:
+        """``a op b op c ...`` with RAPID's precedence: ``* / DIV MOD`` before ``+ -`` (left to right); strings joined
+        by ``+``."""
         operands = [node.children[0]] + node.children[2::2]
         ops = [str(op.children[0]).lower() for op in node.children[1::2]]
         if any(op not in ("+", "-", "*", "/", "div", "mod") for op in ops):
@@ -453,7 +445,7 @@ class _Declarations:
             texts = [first] + [self.evaluate(o, local) for o in operands[1:]]
             if not all(isinstance(t, str) for t in texts):
                 raise _Unsupported("a string joined with a value that is not a string", node)
-            return "".join(texts)  # type: ignore[return-value]
+            return "".join(texts), "string"  # type: ignore[arg-type]
         terms, signs = [self._number(operands[0], local)], []
         for op, operand in zip(ops, operands[1:]):
             value = self._number(operand, local)
@@ -468,7 +460,7 @@ class _Declarations:
         if not abs(total) <= NUM_MAX:
             raise self.error(f"the value of this expression is out of range (RAPID num holds at most {NUM_MAX:.2g})",
                              node)
-        return total
+        return total, "num"
 
     def _number(self, node, local) -> float:
         value = self.evaluate(node, local)
@@ -476,13 +468,13 @@ class _Declarations:
             raise _Unsupported(f"expected a number, got {_describe(value)}", node)
         return value
 
-    def literal(self, node: Tree) -> float:
+    def literal(self, node: Tree, local=None) -> tuple[float, str]:
         """A number literal's value; one a controller could not store (beyond 3.4e38, RAPID's ``num``) refused."""
         text = str(node.children[0])
         value = float(int(text, 0)) if text[1:2] in "xXoObB" and len(text) > 2 else float(text)
         if not abs(value) <= NUM_MAX:
             raise self.error(f"number {node.children[0]!s} is out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
-        return value
+        return value, "num"
 
     def _divide(self, a: float, b: float, op: str, where) -> float:
         if b == 0:
@@ -818,6 +810,21 @@ class _Declarations:
             raise self.error(f"{what} orientation: expected a unit quaternion [q1, q2, q3, q4], got norm {norm:.6g}",
                              node)
         return pose
+
+
+#: How each kind of expression node is evaluated (:meth:`_Declarations.evaluate_typed`): node, scope -> value, type.
+_EVALUATORS: dict[str, Callable[[_Declarations, Tree, dict | None], tuple[object, str | None]]] = {
+    "number": _Declarations.literal,
+    "string": lambda self, node, local: (str(node.children[0])[1:-1].replace('""', '"'), "string"),
+    "name": _Declarations._name,
+    "aggregate": lambda self, node, local: ([self.evaluate(c, local) for c in node.children], None),
+    "numbers": _Declarations._numbers,
+    "signed": _Declarations._signed,
+    "expr": _Declarations.arithmetic,
+    "component": _Declarations._component,
+    "index": _Declarations._element,
+    "func_call": _Declarations.call_function,
+}
 
 
 def numbers_value(text: str) -> list:
