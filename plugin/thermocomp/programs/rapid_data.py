@@ -20,7 +20,7 @@ from lark import Token, Tree
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
-from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
+from thermocomp.geometry.rotations import matrix_from_quat_wxyz, quat_wxyz_from_matrix, rot_x, rot_y, rot_z
 from thermocomp.programs.model import (
     Finding,
     Span,
@@ -314,24 +314,15 @@ class _Declarations:
 
     def _item_span(self, start: int, end: int, i: int) -> tuple[int, int]:
         """Offsets of item ``i`` of the bracketed list of numbers ``self.text[start:end]``, whitespace aside."""
-        text = self.text[start:end]
-        depth, starts, ends = 0, [], []
+        text, depth, cuts = self.text[start:end], 0, []  # (the brackets and commas around the items)
         for k, c in enumerate(text):
-            if c == "[":
-                depth += 1
-                if depth == 1:
-                    starts.append(k + 1)
-            elif c == "]":
-                if depth == 1:
-                    ends.append(k)
-                depth -= 1
-            elif c == "," and depth == 1:
-                ends.append(k)
-                starts.append(k + 1)
-        a, b = starts[i], ends[i]
-        a += len(text[a:b]) - len(text[a:b].lstrip())
-        b -= len(text[a:b]) - len(text[a:b].rstrip())
-        return start + a, start + b
+            depth += c == "["
+            if depth == 1 and c in "[,]":
+                cuts.append(k)
+            depth -= c == "]"
+        item = text[cuts[i] + 1:cuts[i + 1]]
+        a = start + cuts[i] + 1 + len(item) - len(item.lstrip())
+        return a, a + len(item.strip())
 
     def check_record(self, value: object, dtype: str, where: Tree | Token) -> None:
         """``value`` has the shape of RAPID type ``dtype``; else an :class:`InputError` at ``where``."""
@@ -507,18 +498,15 @@ class _Declarations:
             if key == "offs":
                 point[0] = [point[0][i] + d[i] for i in range(3)]
                 return point, "robtarget"
-            R = matrix_from_quat_wxyz(point[1])
-            trans = np.asarray(point[0]) + R @ np.asarray(d)
-            angles = {k: 0.0 for k in ("rx", "ry", "rz")}
+            angles = {k: 0.0 for k in ("rx", "ry", "rz")}  # (RelTool: along the tool's axes, then turned about them)
             for opt_name, opt_value in optional.items():
                 if opt_name not in angles or opt_value is None:
                     raise _Unsupported(f"RelTool argument \\{opt_name}", node)
                 angles[opt_name] = self._number(opt_value, local)
-            R_new = R @ rot_x(np.radians(angles["rx"])) @ rot_y(np.radians(angles["ry"])) @ rot_z(np.radians(angles["rz"]))
-            from thermocomp.geometry.rotations import quat_wxyz_from_matrix
-
-            point[0] = [float(v) for v in trans]
-            point[1] = [float(v) for v in quat_wxyz_from_matrix(R_new)]
+            R = matrix_from_quat_wxyz(point[1])
+            turned = R @ rot_x(np.radians(angles["rx"])) @ rot_y(np.radians(angles["ry"])) @ rot_z(np.radians(angles["rz"]))
+            point[0] = [float(v) for v in np.asarray(point[0]) + R @ np.asarray(d)]
+            point[1] = [float(v) for v in quat_wxyz_from_matrix(turned)]
             return point, "robtarget"
         if key == "dim":  # Dim(ArrPar, DimNo): the number of elements of an array along one dimension
             if len(positional) != 2 or optional:
