@@ -567,10 +567,7 @@ class _Declarations:
                     if self.assigned != assigned:
                         raise _Unsupported(f"function {name}: a value known only while running", statement)
                 elif kind == "return_stmt" and statement.children:
-                    value_node = statement.children[0]
-                    if self.fields_of(rtype) is not None:
-                        return self.evaluate_as(value_node, scope, rtype), rtype
-                    return self.evaluate(value_node, scope), rtype
+                    return self._typed(statement.children[0], scope, rtype), rtype
                 else:
                     construct = "a statement" if not kind else kind.replace("_stmt", "").upper()
                     raise _Unsupported(f"function {name} is not evaluated: it holds {construct} (only declarations, "
@@ -596,8 +593,6 @@ class _Declarations:
         for arg in call_args.children:
             if isinstance(arg, Tree) and arg.data == "opt_arg":
                 optional[str(arg.children[0]).lower()] = arg.children[1] if len(arg.children) > 1 else None
-            elif isinstance(arg, Tree) and arg.data == "cond_arg":  # \\Opt?x: x passed on, present or not
-                optional[str(arg.children[0]).lower()] = Tree("name", [arg.children[1]], arg.meta)
             else:
                 positional.append(arg)
         return positional, optional
@@ -735,18 +730,14 @@ class _Declarations:
         return [t for t in named if t is not None]
 
     def record_change(self, statement: Tree, local: dict[str, _Data]) -> None:
-        """The datum ``statement`` changes (an assignment, ``Incr``/``Add``/...) is changed at run time from now on.
-
-        A parameter bound to the caller's data changes that data too (RAPID
-        passes ``VAR``/``PERS``/``INOUT`` arguments by reference; a plain one
-        is taken the same way, to be safe): its name is recorded as well.
-        """
+        """The data ``statement`` changes (:meth:`changed_tokens`) are changed at run time from now on."""
         for token in self.changed_tokens(statement):
             self.mark_changed(token, statement, local)
 
     def mark_changed(self, token: Token | None, statement: Tree, local: dict[str, _Data]) -> None:
-        """The datum named ``token`` (and the caller's datum a parameter of that name is bound to) is changed at run
-        time from ``statement`` on."""
+        """The datum named ``token`` is changed at run time from ``statement`` on, and so is the caller's datum a
+        parameter of that name is bound to (RAPID passes ``VAR``/``PERS``/``INOUT`` arguments by reference; a
+        plain one is taken the same way, to be safe)."""
         if token is None:
             return
         key = str(token).lower()
@@ -780,25 +771,20 @@ class _Declarations:
 
         ``tframe`` is the TCP in the flange (robhold TRUE) or, for a stationary tool (FALSE), in the world;
         ``uframe`` is in the world or, for a work object held by the robot (TRUE), in the flange (ABB RAPID
-        reference, tooldata and wobjdata). A work object moved by a mechanical unit (``ufmec``) is refused."""
+        reference, tooldata and wobjdata). A work object moved by a mechanical unit (``ufmec``) is refused; so is a
+        quaternion of zero norm or not finite (it could not be normalised)."""
         value = self.cached(node, local, dtype)
-        if dtype == "tooldata":
-            return _T_from_pose(self._oriented(value[1], node, "tooldata tframe")), value[0] is True
-        if value[2] != "":
+        if dtype == "wobjdata" and value[2] != "":
             raise _Unsupported(f"a work object moved by a mechanical unit (ufmec \"{value[2]}\") is not supported",
                                node)
-        return (_T_from_pose(self._oriented(value[3], node, "wobjdata uframe"))
-                @ _T_from_pose(self._oriented(value[4], node, "wobjdata oframe"))), value[0] is True
-
-    def _oriented(self, pose, node, what: str):
-        """``pose`` if its quaternion can be normalised: one of zero norm (``[0,0,0,0]``) or not finite divided by
-        zero in :func:`_T_from_pose` (a ZeroDivisionError traceback), and is an error naming the tool or work object."""
-        norm = math.sqrt(sum(float(q) * float(q) for q in pose[1]))
-        if not (math.isfinite(norm) and norm > 1e-9):
-            raise self.error(f"{what} orientation: expected a unit quaternion [q1, q2, q3, q4], got norm {norm:.6g}",
-                             node)
-        return pose
-
+        poses = {"tframe": value[1]} if dtype == "tooldata" else {"uframe": value[3], "oframe": value[4]}
+        for part, pose in poses.items():
+            norm = math.sqrt(sum(float(q) * float(q) for q in pose[1]))
+            if not (math.isfinite(norm) and norm > 1e-9):
+                raise self.error(f"{dtype} {part} orientation: expected a unit quaternion [q1, q2, q3, q4], got norm "
+                                 f"{norm:.6g}", node)
+        T = [_T_from_pose(pose) for pose in poses.values()]
+        return (T[0] if len(T) == 1 else T[0] @ T[1]), value[0] is True
 
 #: How each kind of expression node is evaluated (:meth:`_Declarations.evaluate_typed`): node, scope -> value, type.
 _EVALUATORS: dict[str, Callable[[_Declarations, Tree, dict | None], tuple[object, str | None]]] = {
