@@ -31,13 +31,13 @@ from thermocomp.programs.writer import NUMBER
 #: Largest magnitude of a RAPID ``num`` (single precision, IEEE 754 binary32).
 NUM_MAX = float(np.finfo(np.float32).max)
 
-#: The atomic types whose assignments are followed, and the Python type of their values.
 #: Most calls of the task's own FUNCs evaluated one inside the other.
 MAX_FUNC_DEPTH = 16
 
 #: Most elements of an array declared without a value that are held element by element (larger: not followed).
 MAX_UNSET_ELEMENTS = 100_000
 
+#: The atomic types whose assignments are followed, and the Python type of their values.
 _ATOMIC: dict[str, type] = {"num": float, "dnum": float, "bool": bool, "string": str}
 
 #: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand). Every integer a RAPID
@@ -118,6 +118,7 @@ MANUAL_MOVING = frozenset(s.lower() for s in (
     "STIndGunReset",
 ))
 
+
 class _Unsupported(Exception):
     """Raised inside the walker; becomes a :class:`Finding`."""
 
@@ -142,7 +143,6 @@ def _location(item: Tree | Token) -> tuple[int, int]:
 
 def _is_local(item: Tree) -> bool:
     return isinstance(item.children[0], Token) and item.children[0].type == "LOCAL"
-
 
 
 @dataclass
