@@ -39,6 +39,20 @@ to; ``held-out``: gathered later and run before any fix) selects rows with ``--g
 
 Run: ``.venv/bin/python bench/corpus.py [--extra /work/corpus_extra] [--timeout 20] [--jobs 2]``.
 With no corpus given it reads ``tests/data/programs_corpus`` when that folder holds programs.
+
+The ``robot`` column names the robot a program was written for, and the nearest built-in one:
+one name, or names separated by ``|``, the preferred first (``irb120|irb140``, ``ur10e|ur5``).
+With ``--robots DIR`` a name is looked up as ``DIR/<name>/robot.toml``, a robot description
+kept outside the repository (ROS-Industrial xacro files, say); the first name found there is
+used, and without ``--robots`` (or where none is found) the last name, a built-in robot. A
+``robot.toml`` holds the options of ``thermocomp compensate`` that select the robot, paths
+relative to its folder::
+
+    robot = "abb_irb120_support/urdf/irb120_3_58.xacro"   # --robot (a .urdf, .xacro or .csv)
+    package_path = ["."]                                   # --package-path, each
+    xacro_args = []                                        # --xacro-arg NAME:=VALUE, each
+    base_link = "base_link"                                # --base-link (optional)
+    tip_link = "tool0"                                     # --tip-link (optional)
 """
 
 from __future__ import annotations
@@ -52,8 +66,13 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -91,6 +110,8 @@ class Entry:
     repository: str
     note: str
     gathering: str = ""
+    #: The options selecting a robot described in a ``--robots`` folder (:func:`choose_robot`); empty: ``--robot robot``.
+    robot_options: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -142,10 +163,38 @@ def read_corpus(folder: Path) -> list[Entry]:
     return entries
 
 
+def choose_robot(entry: Entry, robots: Path | None) -> Entry:
+    """The entry with its robot chosen from its ``robot`` column (names separated by ``|``, the preferred first):
+    the first name described by ``robots/<name>/robot.toml``, else the last name (a built-in robot)."""
+    names = [n.strip() for n in entry.robot.split("|") if n.strip()]
+    for name in names:
+        spec = robots / name / "robot.toml" if robots is not None else None
+        if spec is not None and spec.is_file():
+            return replace(entry, robot=name, robot_options=robot_options(spec))
+    return replace(entry, robot=names[-1] if names else entry.robot)
+
+
+def robot_options(spec: Path) -> tuple[str, ...]:
+    """The ``thermocomp compensate`` options a ``robot.toml`` gives (see the module's docstring)."""
+    try:
+        data = tomllib.loads(spec.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise SystemExit(f"corpus.py: {spec}: {exc}") from None
+    if not isinstance(data.get("robot"), str):
+        raise SystemExit(f"corpus.py: {spec}: expected robot = \"FILE\", got {data.get('robot')!r}")
+    options = ["--robot", str(spec.parent / data["robot"])]
+    options += [arg for path in data.get("package_path", []) for arg in ("--package-path", str(spec.parent / path))]
+    options += [arg for value in data.get("xacro_args", []) for arg in ("--xacro-arg", str(value))]
+    options += [arg for key in ("base_link", "tip_link") if data.get(key)
+                for arg in (f"--{key.replace('_', '-')}", str(data[key]))]
+    return tuple(options)
+
+
 def command(entry: Entry, out_dir: Path) -> list[str]:
     """The ``thermocomp compensate`` command line for one program."""
     exe = Path(sys.executable).with_name("thermocomp")
-    cmd = [str(exe), "compensate", "--robot", entry.robot, "--deformation", str(DEFORMATION),
+    robot = list(entry.robot_options) or ["--robot", entry.robot]
+    cmd = [str(exe), "compensate", *robot, "--deformation", str(DEFORMATION),
            "--program", str(entry.program), "--out", str(out_dir / entry.program.name), "--no-progress"]
     for module in entry.modules:
         cmd += ["--module", str(module)]
@@ -267,6 +316,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gathering", default="",
                         help="run only the rows of this gathering (the SOURCES.csv column, e.g. held-out)")
     parser.add_argument("--json", type=Path, help="also write one record per program here")
+    parser.add_argument("--robots", type=Path,
+                        help="a folder of robot descriptions, DIR/<name>/robot.toml, for the robot column's names")
     parser.add_argument("--keep", type=Path,
                         help="keep each program's outputs and messages in KEEP/<program file name>/ (to diff two versions)")
     args = parser.parse_args(argv)
@@ -277,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
         folders = [DEFAULT_CORPUS]
     entries = [e for folder in folders for e in read_corpus(folder)
                if args.only in e.program.name and (not args.gathering or e.gathering == args.gathering)]
+    if args.robots is not None and not args.robots.is_dir():
+        parser.error(f"expected --robots to name a folder, got {args.robots}")
+    entries = [choose_robot(e, args.robots) for e in entries]
     if not entries:
         print(f"corpus.py: no programs found in {', '.join(map(str, folders))}", file=sys.stderr)
         return 1

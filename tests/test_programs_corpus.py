@@ -47,7 +47,8 @@ def test_sources_rows_are_complete() -> None:
     for row in rows:
         assert row["class"] in corpus.CLASSES, row["file"]
         assert row["language"] in ("rapid", "urscript"), row["file"]
-        assert row["robot"] in (("irb140", "gofa") if row["language"] == "rapid" else ("ur5",)), row["file"]
+        # the robot written for, then the nearest built-in one ("irb120|irb140"): the last name is built in
+        assert row["robot"].split("|")[-1] in (("irb140", "gofa") if row["language"] == "rapid" else ("ur5",)), row["file"]
         assert len(row["commit"]) == 40 and row["licence"] and row["note"], row["file"]
         assert row["file"].startswith(row["repository"].replace("/", "__") + "__"), row["file"]
         assert row["gathering"] in ("fitted", "held-out"), row["file"]
@@ -127,3 +128,23 @@ def test_corpus_programs() -> None:
     problems = ([f"hung past 60 s: {f}" for f in hung] + [f"traceback: {c}" for c in crashed]
                 + [f"run-time program not refused naming a line: {r}" for r in runtime_wrong])
     assert not problems, f"{len(problems)} problem(s) in {len(results)} programs:\n" + "\n".join(problems)
+
+
+def test_robot_column_runs_a_described_robot_or_falls_back(tmp_path) -> None:
+    """``irb120|irb140`` runs on ``--robots DIR``'s irb120 (its robot.toml's options, paths from its folder), and on
+    the built-in irb140 where DIR does not describe it."""
+    entry = corpus.Entry(tmp_path / "p.mod", "takes", "irb120|irb140", (), "main", "o/r", "note")
+    (tmp_path / "irb120").mkdir()
+    (tmp_path / "irb120" / "robot.toml").write_text(
+        'robot = "support/urdf/irb120.xacro"\npackage_path = ["."]\nxacro_args = ["prefix:=a_"]\ntip_link = "tool0"\n')
+    chosen = corpus.choose_robot(entry, tmp_path)
+    assert chosen.robot == "irb120"
+    options = corpus.command(chosen, tmp_path)
+    at = options.index("--robot")
+    assert options[at:at + 8] == ["--robot", str(tmp_path / "irb120" / "support/urdf/irb120.xacro"),
+                                  "--package-path", str(tmp_path / "irb120" / "."), "--xacro-arg", "prefix:=a_",
+                                  "--tip-link", "tool0"]
+    for robots in (None, tmp_path / "elsewhere"):
+        fallback = corpus.choose_robot(entry, robots)
+        assert fallback.robot == "irb140" and fallback.robot_options == ()
+        assert corpus.command(fallback, tmp_path)[at:at + 3] == ["--robot", "irb140", "--deformation"]

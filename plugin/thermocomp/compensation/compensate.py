@@ -41,7 +41,7 @@ from thermocomp.deformation.table import DeformationTable
 from thermocomp.deformation.timelaw import LinearRamp, TablePerMinute, TimeLaw
 from thermocomp.errors import ConfigurationError
 from thermocomp.geometry.vectors import row_max_abs, row_norms
-from thermocomp.kinematics.confdata import same_configuration, to_quadrants
+from thermocomp.kinematics.confdata import near_configuration, same_configuration, to_quadrants
 from thermocomp.kinematics.dispatch import engine_slices
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKOptions, IKResult, Status, job_options, load_engine_for, pose_errors, solve_ik
@@ -410,7 +410,7 @@ def _empty_result(m: int, n: int) -> IKResult:
 
 def nominal_solutions(
     chain: Chain, program: Targets, options: CompensationOptions, q_previous: FloatArray | None = None,
-    memo: NominalMemo | None = None, progress: ProgressCallback | None = None,
+    memo: NominalMemo | None = None, progress: ProgressCallback | None = None, near_quadrants: bool = False,
 ) -> IKResult:
     """The program's joint angles on the nominal robot: the configuration of every target.
 
@@ -420,6 +420,11 @@ def nominal_solutions(
 
     - Targets with ABB confdata take the solution in that configuration
       nearest their reference (or home); none found: ``configuration_not_found``.
+      With ``near_quadrants`` (a robot program's robtargets), a target with
+      no solution in exactly that configuration takes the one nearest its
+      reference whose axes 1, 4 and 6 are within one quadrant of it, with
+      the same ``cfx`` (:func:`~thermocomp.kinematics.confdata.near_configuration`,
+      the controller's check).
     - Targets with a reference joint vector keep that configuration.
     - A timed program (a path) continues from pose to pose
       (:func:`~thermocomp.kinematics.seeding.solve_path`), starting from
@@ -431,19 +436,19 @@ def nominal_solutions(
     ``progress``, if given, is called as ``progress(done, total)`` over the
     distinct problems to solve.
     """
-    return _nominal_rows(chain, program, *program.distinct_rows(), options, q_previous, memo, progress)
+    return _nominal_rows(chain, program, *program.distinct_rows(), options, q_previous, memo, progress, near_quadrants)
 
 
 def _nominal_rows(chain: Chain, program: Targets, first: np.ndarray, inverse: np.ndarray, keys: np.ndarray,
                   hashes: np.ndarray, options: CompensationOptions, q_previous: FloatArray | None, memo: NominalMemo | None,
-                  progress: ProgressCallback | None) -> IKResult:
+                  progress: ProgressCallback | None, near_quadrants: bool = False) -> IKResult:
     """:func:`nominal_solutions` given the program's distinct problems (:meth:`Targets.distinct_rows`)."""
     memo = NominalMemo() if memo is None else memo
     known = memo.lookup(keys, hashes)
     new = np.flatnonzero(known < 0)
     result = _empty_result(first.size, chain.n_joints)
     if new.size:
-        solved = _nominal_distinct(chain, program.take(first[new]), options, q_previous, progress)
+        solved = _nominal_distinct(chain, program.take(first[new]), options, q_previous, progress, near_quadrants)
         _assign(result, new, solved)
         memo.add(keys[new], hashes[new], solved)
     old = np.flatnonzero(known >= 0)
@@ -453,7 +458,7 @@ def _nominal_rows(chain: Chain, program: Targets, first: np.ndarray, inverse: np
 
 
 def _nominal_distinct(chain: Chain, program: Targets, options: CompensationOptions, q_previous: FloatArray | None,
-                      progress: ProgressCallback | None) -> IKResult:
+                      progress: ProgressCallback | None, near_quadrants: bool = False) -> IKResult:
     """:func:`nominal_solutions` of a program whose rows are distinct problems."""
     model = nominal_model(chain)
     R, p = program.R_world_tcp, program.p_world_tcp
@@ -463,6 +468,11 @@ def _nominal_distinct(chain: Chain, program: Targets, options: CompensationOptio
         wanted = program.confdata
         found = solve_multistart(model, R, p, q_ref, **kwargs,
                                  accept=lambda q: same_configuration(model, q, wanted[:, None, :]))
+        missed = np.flatnonzero(found.status == Status.CONFIGURATION_NOT_FOUND) if near_quadrants else ()
+        if len(missed):
+            near = solve_multistart(model, R[missed], p[missed], q_ref[missed], **kwargs,
+                                    accept=lambda q: near_configuration(model, q, wanted[missed, None, :]))
+            _assign(found, missed, near)
         ok = found.status == Status.CONVERGED
         q = np.where(ok[:, None], to_quadrants(found.q, wanted), found.q)
         status = np.where(ok & ~chain.within_limits(q), np.int8(Status.JOINT_LIMIT), found.status).astype(np.int8)

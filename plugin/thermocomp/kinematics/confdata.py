@@ -70,6 +70,22 @@ def same_configuration(model: KinematicModel, q: ArrayLike, wanted: ArrayLike) -
     return (got[..., 3] == wanted[..., 3]) & np.all((got[..., :3] - wanted[..., :3]) % 4 == 0, axis=-1)
 
 
+def near_configuration(model: KinematicModel, q: ArrayLike, wanted: ArrayLike) -> np.ndarray:
+    """True where ``q`` ``(..., 6)`` has ``cfx`` of ``wanted`` ``(..., 4)`` and axes 1, 4, 6 within one quadrant of it.
+
+    What an ABB controller moving with ``ConfL \\On`` / ``ConfJ \\On`` holds a robtarget to: a target whose
+    axis 4 or 6 lies just across a quadrant border from the written ``cf4``/``cf6`` (a robtarget derived with
+    ``Offs`` or ``RelTool`` keeps the confdata of the point it starts from; a work object calibrated after the
+    targets were taught turns the wrist by a few degrees) is reached in the configuration meant. Whole turns are
+    compared modulo 4 quadrants.
+    """
+    q = np.asarray(q, dtype=float)
+    wanted = np.asarray(wanted)
+    got = confdata_from_q(model, q.reshape(-1, 6)).reshape(q.shape[:-1] + (4,))
+    step = (got[..., :3] - wanted[..., :3]) % 4
+    return (got[..., 3] == wanted[..., 3]) & np.all((step <= 1) | (step == 3), axis=-1)
+
+
 def to_quadrants(q: ArrayLike, wanted: ArrayLike) -> np.ndarray:
     """Shift axes 1, 4 and 6 of ``q`` ``(m, 6)`` by whole turns into the quadrants of ``wanted`` ``(m, 4)``.
 

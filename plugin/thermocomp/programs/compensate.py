@@ -40,7 +40,7 @@ from thermocomp.geometry.rotations import (
     transform,
 )
 from thermocomp.geometry.vectors import row_max_abs, row_norms
-from thermocomp.kinematics.confdata import confdata_from_q, quadrants, to_quadrants
+from thermocomp.kinematics.confdata import confdata_from_q, near_configuration, quadrants, to_quadrants
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKResult, Status, pose_errors, turns
 from thermocomp.kinematics.model import nominal_model
@@ -153,7 +153,7 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
         if redo.size:
             prog = Targets(names=tuple(str(i) for i in redo), R_world_tcp=T[redo, :3, :3], p_world_tcp=T[redo, :3, 3],
                            q_reference=np.tile(chain.home, (redo.size, 1)), confdata=wanted[~ok])
-            found = nominal_solutions(chain, prog, options)
+            found = nominal_solutions(chain, prog, options, near_quadrants=True)
             q[redo], status[redo] = found.q, found.status
         inside = chain.within_limits(q[cartesian])
         status[cartesian] = np.where((status[cartesian] == Status.CONVERGED) & ~inside, np.int8(Status.JOINT_LIMIT),
@@ -170,19 +170,6 @@ def confdata_free(program: RobotProgram) -> np.ndarray:
     if not free:
         return np.zeros(len(run.text), dtype=bool)
     return np.repeat(np.isin(run.statement[:, 0], np.fromiter(free, dtype=np.int64, count=len(free))), run.n_points)
-
-
-def near_configuration(model, q: FloatArray, wanted: np.ndarray) -> np.ndarray:
-    """True where ``q`` ``(m, 6)`` has the programmed ``cfx`` and axes 1, 4, 6 within one quadrant of ``wanted``.
-
-    A robtarget derived with ``Offs`` or ``RelTool`` keeps the confdata of the
-    point it starts from, though a tool rotation may move axis 6 into the
-    next quadrant; the solution nearest the program's path is then the one
-    meant. Whole turns are compared modulo 4 quadrants.
-    """
-    got = confdata_from_q(model, q)
-    step = (got[:, :3] - wanted[:, :3]) % 4
-    return (got[:, 3] == wanted[:, 3]) & np.all((step <= 1) | (step == 3), axis=1)
 
 
 def timed_targets(prog: RobotProgram, poses: PointPoses, q_nominal: FloatArray, timing: Timing,
