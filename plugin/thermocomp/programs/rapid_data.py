@@ -354,11 +354,10 @@ class _Declarations:
         if key in self.assigned:
             joined = self._joined.get(key)
             if joined is not None and joined[0] is self.assigned[key]:
-                construct = joined[1].data
                 raise _Unsupported(f"{token} is changed at run time: line {_location(joined[0])[0]} gives it a value "
-                                   f"inside the {'TEST' if construct == 'test_stmt' else construct.split('_')[0].upper()} "
-                                   f"at line {_location(joined[1])[0]}, whose outcome is known only while running, "
-                                   "and another path leaves it another value: its value at this motion is not known",
+                                   f"inside the {joined[1].data.split('_')[0].upper()} at line {_location(joined[1])[0]}, whose "
+                                   "outcome is known only while running, and another path leaves it another value: its "
+                                   "value at this motion is not known",
                                    token)
             line, column = _location(self.assigned[key])
             raise _Unsupported(f"{token} is changed at run time (line {line}, column {column}); "
