@@ -154,6 +154,23 @@ def test_the_manual_s_rotation_functions_give_its_published_examples(expression,
     np.testing.assert_allclose(prog.points[0].T_world_tcp[:3, 3], published[:3], atol=6e-4)
 
 
+def test_pose_sub_and_pose_inv_undo_pose_add_and_pose_trans_and_a_result_not_a_number_is_refused():
+    """The manual: ``pose_add(pose_sub(a, b), b)`` is ``a``, ``pose_trans(a, pose_inv(a))`` the identity. A function
+    of known values whose result is not a number (``normalize`` of zeros: the controller throws) is refused where a
+    motion reads it, naming it."""
+    a, b = (0.4, 0.1, 0.3, 0.0, 3.0, 0.2), (0.1, -0.2, 0.05, 0.3, 0.0, 1.0)
+    text = (f"def f():\n  a = p{list(a)}\n  b = p{list(b)}\n  movel(pose_add(pose_sub(a, b), b))\n"
+            "  movel(pose_trans(pose_trans(a, pose_inv(a)), a))\n  v = normalize([0, 0, 0])\n"
+            "  movel(p[.4, .1, v[2], 0, 3.14, 0])\nend\n")
+    prog = urscript_program_from_text(text, "sub.script")
+    assert _lines(prog) == [4, 5]
+    T_a = transform(matrix_from_rotvec(np.array(a[3:])), np.array(a[:3]))
+    for point in prog.points:
+        np.testing.assert_allclose(point.T_world_tcp, T_a, atol=1e-12)
+    assert [(f.line, "normalize of [0.0, 0.0, 0.0] is not a number" in f.message) for f in prog.unsupported] == \
+        [(7, True)]
+
+
 def test_a_rotation_function_of_a_value_known_only_while_running_is_refused_naming_it():
     text = ("def f():\n  rv = rpy2rotvec([0, 0, read_input_float_register(0)])\n"
             "  movel(p[.4, .1, .3, rv[0], rv[1], rv[2]])\nend\n")

@@ -20,11 +20,6 @@ class ConditionUnknown(Exception):
     """The condition reads something its value is not decided by the file for (or not evaluated here)."""
 
 
-def split(node: Tree) -> tuple[list, list[str]]:
-    """The operands and operators (lower case) of a flat ``expr`` node of rapid.lark."""
-    return [node.children[0], *node.children[2::2]], [str(op.children[0]).lower() for op in node.children[1::2]]
-
-
 def evaluate_condition(node: Tree | Token, value_of) -> object:
     """The value of ``node``: ``value_of(leaf)`` for each operand that is no logic (numbers, names, components,
     elements, calls), RAPID's logic and comparisons between them."""
@@ -33,35 +28,25 @@ def evaluate_condition(node: Tree | Token, value_of) -> object:
         if not isinstance(operand, bool):
             raise ConditionUnknown("NOT of a value that is not a bool")
         return not operand
-    if not (isinstance(node, Tree) and node.data == "expr"):
-        return value_of(node)
-    operands, ops = split(node)
-    if not any(op in level for level in _LEVELS for op in ops):
-        return value_of(node)  # (arithmetic only)
-    return _reduce(operands, ops, 0, value_of)
+    if not (isinstance(node, Tree) and node.data == "expr") or not any(
+            str(op.children[0]).lower() in level for level in _LEVELS for op in node.children[1::2]):
+        return value_of(node)  # (a leaf, or arithmetic only)
+    return _reduce(node.children, 0, value_of)
 
 
-def _reduce(operands: list, ops: list[str], level: int, value_of) -> object:
+def _reduce(items: list, level: int, value_of) -> object:
+    """``items``, operands and operators of a flat ``expr`` of rapid.lark (``a op b op c``), from the weakest
+    operators of ``level`` on."""
     if level == len(_LEVELS):  # arithmetic between the weaker operators: evaluated as one expression
-        if not ops:
-            return evaluate_condition(operands[0], value_of)
-        return value_of(Tree("expr", _interleave(operands, ops)))
+        return evaluate_condition(items[0], value_of) if len(items) == 1 else value_of(Tree("expr", items))
+    ops = [str(op.children[0]).lower() for op in items[1::2]]
     at = [i for i, op in enumerate(ops) if op in _LEVELS[level]]
-    if not at:
-        return _reduce(operands, ops, level + 1, value_of)
     cuts = [-1, *at, len(ops)]
-    parts = [_reduce(operands[a + 1:b + 1], ops[a + 1:b], level + 1, value_of) for a, b in zip(cuts, cuts[1:])]
+    parts = [_reduce(items[2 * a + 2:2 * b + 1], level + 1, value_of) for a, b in zip(cuts, cuts[1:])]
     result = parts[0]
     for op, value in zip((ops[i] for i in at), parts[1:]):
         result = _apply(op, result, value)
     return result
-
-
-def _interleave(operands: list, ops: list[str]) -> list:
-    items = [operands[0]]
-    for op, operand in zip(ops, operands[1:]):
-        items += [Tree("binop", [Token("ADD_OP" if op in "+-" else "MUL_OP", op)]), operand]
-    return items
 
 
 def _apply(op: str, a: object, b: object) -> bool:

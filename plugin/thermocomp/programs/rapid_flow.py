@@ -44,62 +44,43 @@ from thermocomp.programs.rapid_data import (
 from thermocomp.programs.rapid_functions import FUNCTIONS
 from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
 
-#: Instructions that move the robot, change the frame of later motions or
-#: wait for a path event in ways thermocomp does not follow.
-UNSUPPORTED_INSTRUCTIONS = frozenset(s.lower() for s in (
+#: Instructions that move the robot, change the frame of later motions or wait for a path event in ways thermocomp
+#: does not follow (the manual's EGM, arc welding's multi-pass, path recorder, force control, soft servo, independent
+#: axes, restarts of a path; the rest of the manual's: rapid_data): unsupported where the entry runs them.
+UNSUPPORTED_INSTRUCTIONS = MANUAL_MOVING | frozenset(s.lower() for s in (
     "SearchExtJ", "MoveExtJ", "ArcMoveExtJ", "PDispOn", "PDispSet", "EOffsOn", "EOffsSet", "CorrCon", "CorrWrite",
     "SyncMoveOn", "SyncMoveOff", "IndAMove", "IndCMove", "IndDMove", "IndRMove",
     "ActUnit", "DeactUnit", "StorePath", "RestoPath", "ClearPath", "ExitCycle", "StopMoveReset", "SetSysData",
-    "TuneServo", "CirPathMode",
+    "TuneServo", "CirPathMode", "EGMRunJoint", "EGMRunPose", "EGMMoveL", "EGMMoveC", "EGMStop", "WaitWObj",
+    "DropWObj", "ArcRepL", "PathRecMoveBwd", "PathRecMoveFwd", "StepBwdPath", "StartMoveRetry", "ContactL", "FCAct",
+    "FCDeact", "FCPress1LStart", "FCPressL", "FCPressC", "FCPressEnd", "CSSAct", "CSSDeact", "CSSDeactMoveL",
+    "IndReset",
 ))
 
-#: Instructions that neither move the robot nor branch: passed over.
-PASSIVE_INSTRUCTIONS = frozenset(s.lower() for s in (
+#: Instructions that neither move the robot nor branch (I/O, sockets, files and serial channels, messages,
+#: interrupts set up, EGM set up, data by name, triggers, test signals, speed limits; the rest of the manual's:
+#: rapid_data): passed over; those that read into their arguments change the data named there
+#: (``rapid_data.WRITES_ARGUMENTS``).
+PASSIVE_INSTRUCTIONS = MANUAL_PASSIVE | WRITES_ARGUMENTS | frozenset(s.lower() for s in (
     "TPWrite", "TPErase", "ErrWrite", "ErrLog", "SetDO", "SetAO", "SetGO", "Set", "Reset", "PulseDO", "InvertDO",
     "AccSet", "SingArea", "GripLoad", "Stop", "Break", "Incr", "Decr", "Add", "Clear",
     "ClkStart", "ClkStop", "ClkReset", "PathResol", "SoftAct", "SoftDeact", "StopMove", "StartMove", "PDispOff",
     "EOffsOff", "CorrClear", "CorrDiscon", "IDelete", "ISleep", "IWatch", "IDisable", "IEnable", "Load",
     "MechUnitLoad", "TriggIO", "TriggEquip", "TriggInt", "TriggSpeed", "SetDataSearch", "WaitLoad", "UnLoad",
     "Comment", "MotionSup", "WaitRob", "SpeedRefresh", "PathAccLim", "WorldAccLim", "TPReadNum", "TPReadDnum",
-    "TPReadFK",
-))
-
-#: More instructions of the RAPID base that neither move the robot nor branch (sockets, files and serial channels,
-#: messages, interrupts set up, EGM set up, data by name, I/O units): passed over; those that read into their
-#: arguments change the data named there (``rapid_data.WRITES_ARGUMENTS``).
-PASSIVE_INSTRUCTIONS = PASSIVE_INSTRUCTIONS | WRITES_ARGUMENTS | frozenset(s.lower() for s in (
-    "SocketBind", "SocketClose", "SocketConnect", "SocketListen", "SocketSend", "SocketSendTo", "Close", "Write",
-    "WriteAnyBin", "WriteBin", "WriteStrBin", "WriteRawBytes", "Rewind", "ClearIOBuff", "ClearRawBytes",
+    "TPReadFK", "SocketBind", "SocketClose", "SocketConnect", "SocketListen", "SocketSend", "SocketSendTo", "Close",
+    "Write", "WriteAnyBin", "WriteBin", "WriteStrBin", "WriteRawBytes", "Rewind", "ClearIOBuff", "ClearRawBytes",
     "PackDNHeader", "CopyFile", "RemoveFile", "RenameFile", "MakeDir", "RemoveDir", "CloseDir", "TPShow", "UIShow",
     "ErrRaise", "IVarValue", "IError", "ISignalDI", "ISignalDO", "ISignalAI", "ISignalAO", "ISignalGI", "ISignalGO",
     "ITimer", "IPers", "IRMQMessage", "SpyStart", "SpyStop", "SetDataVal", "SetAllDataVal", "WriteCfgData",
     "SaveCfgData", "RMQSendMessage", "RMQSendWait", "RMQEmptyQueue", "RMQReadWait", "IOEnable", "IODisable",
     "AliasIO", "TextTabInstall", "PathRecStart", "PathRecStop", "MotionProcessModeSet", "EGMReset", "EGMSetupAI",
     "EGMSetupAO", "EGMSetupGI", "EGMSetupLTAPP", "EGMSetupUC", "EGMActJoint", "EGMActPose", "EGMStreamStart",
-    "EGMStreamStop", "SetTPHandlerCfg", "ErrLog", "UnLoad", "StartLoad",
-    "CancelLoad", "WaitLoad", "EraseModule", "Save", "WZEnable", "WZDisable", "WZFree", "ErrRaise", "SkipWarn",
-    "ResetRetryCount",
+    "EGMStreamStop", "SetTPHandlerCfg", "StartLoad", "CancelLoad", "EraseModule", "Save", "WZEnable", "WZDisable",
+    "WZFree", "SkipWarn", "ResetRetryCount", "TriggCheckIO", "TriggRampAO", "TriggStopProc", "TriggDataCopy",
+    "TriggDataReset", "TestSignDefine", "TestSignReset", "SpeedLimAxis", "SpeedLimCheckPoint", "ActEventBuffer",
+    "DeactEventBuffer", "SetLeadThrough", "DitherAct", "DitherDeact", "ArcRefresh", "ArcKill",
 ))
-#: Instructions that move the robot outside the motions read here: unsupported where the entry runs them.
-UNSUPPORTED_INSTRUCTIONS = UNSUPPORTED_INSTRUCTIONS | frozenset(s.lower() for s in (
-    "EGMRunJoint", "EGMRunPose", "EGMMoveL", "EGMMoveC", "EGMStop", "WaitWObj", "DropWObj",
-))
-
-#: More of the manuals' instructions (arc welding's multi-pass, path recorder, force control, soft servo,
-#: independent axes, restarts of a path) that move the robot along a path no motion read here holds: unsupported.
-UNSUPPORTED_INSTRUCTIONS = UNSUPPORTED_INSTRUCTIONS | frozenset(s.lower() for s in (
-    "ArcRepL", "PathRecMoveBwd", "PathRecMoveFwd", "StepBwdPath", "StartMoveRetry", "ContactL", "FCAct", "FCDeact",
-    "FCPress1LStart", "FCPressL", "FCPressC", "FCPressEnd", "CSSAct", "CSSDeact", "CSSDeactMoveL", "IndReset",
-))
-#: And set-ups that neither move the robot nor branch (triggers, test signals, speed limits, event buffers).
-PASSIVE_INSTRUCTIONS = PASSIVE_INSTRUCTIONS | frozenset(s.lower() for s in (
-    "TriggCheckIO", "TriggRampAO", "TriggStopProc", "TriggDataCopy", "TriggDataReset", "TestSignDefine",
-    "TestSignReset", "SpeedLimAxis", "SpeedLimCheckPoint", "ActEventBuffer", "DeactEventBuffer", "SetLeadThrough",
-    "DitherAct", "DitherDeact", "ArcRefresh", "ArcKill",
-))
-
-PASSIVE_INSTRUCTIONS = PASSIVE_INSTRUCTIONS | MANUAL_PASSIVE  # (the rest of the manual's: rapid_data)
-UNSUPPORTED_INSTRUCTIONS = UNSUPPORTED_INSTRUCTIONS | MANUAL_MOVING
 
 #: Instructions that wait for something thermocomp cannot time.
 SIGNAL_WAITS = frozenset(s.lower() for s in ("WaitDI", "WaitDO", "WaitAI", "WaitAO", "WaitGI", "WaitGO",
@@ -142,8 +123,6 @@ STATEMENTS_PER_LINE = 50
 #: count known only while running (what it assigns is then known only while running after it), not unrolled.
 MAX_QUIET_WORK = 20_000
 
-#: Statements whose outcome or count is known only while running: followed once (:meth:`_Flow.run_unresolved`).
-_UNRESOLVED = frozenset(("if_stmt", "compact_if", "while_stmt", "test_stmt"))
 #: Statements after which the rest of their body does not run.
 _ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt", "placeholder"))
 
@@ -173,9 +152,8 @@ def _unresolved_note(statement: Tree, lines: list[int], file: int, kept: int = 0
             "of the cycle" if lines else "it holds no motion" if not kept else "no motion under it is compensated")
     if kept:
         held += f"; {kept} run(s) of its motions stay as written (their data differ from path to path)"
-    line, column = _location(statement)
     return Finding(f"{_CONSTRUCTS[statement.data]}: not resolved before running (its outcome or count is known "
-                   f"only while running); {held}", line, column, file)
+                   f"only while running); {held}", *_location(statement), file)
 
 
 def _lines(lines: list[int]) -> str:
@@ -189,8 +167,13 @@ _BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if",
 
 
 def _declared_key(decl: Tree) -> str:
-    """The name (lower case) a ``data_decl`` declares."""
+    """The name (lower case) a ``data_decl`` or a ``param`` declares."""
     return str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+
+
+def _body(routine: Tree) -> Tree:
+    """The ``body`` of a routine."""
+    return next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
 
 
 class _Flow:
@@ -198,7 +181,7 @@ class _Flow:
 
     # ----- the module
     def run(self, tree: Tree) -> RobotProgram:
-        self._deferred: list[tuple[Tree, object, object]] = []  # declarations whose value read data declared later
+        self._deferred: list[tuple[Tree, object]] = []  # declarations whose value read data declared later
         self._walked: dict[str, int] = {}  # statements a routine runs at most (:meth:`walked`)
         self.statements_run = 0  # (bounded by max_statements: :meth:`work`)
         self.max_statements = MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * sum(  # (the task's other modules run too)
@@ -212,7 +195,7 @@ class _Flow:
         entry = self.entry_routines()
         self.check_external(entry)
         if entry:  # the body whose last statement may be the production loop (:meth:`loops_forever`)
-            self._cycle_body = next(c for c in entry[-1].children if isinstance(c, Tree) and c.data == "body")
+            self._cycle_body = _body(entry[-1])
         first_read = dict(self._first_read)
         self.check_size(entry)
         self._first_read = first_read  # (counting reads the bounds of FOR loops: no read of a cycle)
@@ -273,8 +256,7 @@ class _Flow:
             routine = self.procs.get(key)
             if routine is None:
                 continue
-            changed: set[str] = set()
-            reason = self.blocker(routine, *self._routine_names(routine), frozenset((key,)), changed)
+            reason, changed = self._summary(key, routine)
             if reason is None and changed:
                 reason = f"an assignment to {', '.join(sorted(changed))}"
             if reason is not None:
@@ -302,13 +284,10 @@ class _Flow:
                 if reader is not None:
                     reader.declare_type(item)
             elif item.data == "data_decl":
-                if reader is None:
-                    self.declare(item, self.module_data)
-                else:
-                    self.declare_other(item, reader)
-                if self.task.modules and self.module_data[_declared_key(item)].value is None \
-                        and self.module_data[_declared_key(item)].node is not None:
-                    self._deferred.append((item, module, reader))
+                self.declare_other(item, reader)
+                data = self.module_data[_declared_key(item)]
+                if self.task.modules and data.value is None and data.node is not None:
+                    self._deferred.append((item, reader))
             elif item.data in ("proc", "func", "trap"):
                 name = self._routine_name(item)
                 if module is None:
@@ -331,28 +310,29 @@ class _Flow:
         known at once): declared again once all are, until no more gets a value."""
         while self._deferred:
             still = []
-            for decl, module, reader in self._deferred:
+            for decl, reader in self._deferred:
                 key = _declared_key(decl)
                 data = self.module_data.pop(key)
-                if reader is None:
-                    self.declare(decl, self.module_data)
-                else:
+                if reader is not None:
                     reader.module_data.pop(key, None)
                     reader.module_data.update(self.module_data)
-                    self.declare_other(decl, reader)
+                self.declare_other(decl, reader)
                 if self.module_data[key].value is None:
                     self.module_data[key] = data
-                    still.append((decl, module, reader))
+                    still.append((decl, reader))
             if len(still) == len(self._deferred):
                 return
             self._deferred = still
 
     def declare_other(self, decl: Tree, reader) -> None:
-        """A task-global declaration of another module, read by that module's ``reader`` (its errors name that
-        file; its values may use the module's earlier declarations)."""
+        """A declaration of this module (``reader`` None), or a task-global one of another module read by that
+        module's ``reader`` (its errors name that file; its values may use the module's earlier declarations)."""
+        if reader is None:
+            self.declare(decl, self.module_data)
+            return
         reader.declare(decl, reader.module_data)
         self.persistent |= reader.persistent
-        key = str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+        key = _declared_key(decl)
         data = reader.module_data[key]
         if key in self.module_data:
             first = self.module_data[key]
@@ -380,24 +360,18 @@ class _Flow:
         one: a tree of calls that moves nothing is bounded too; each routine counted once), every branch of a
         condition; recursion counts once (it is refused when followed)."""
         if node.data in ("proc", "func", "trap"):
-            name = self._routine_name(node).lower()
-            if name in calling:
-                return 0
-            if name not in self._unrolled:
-                body = next(c for c in node.children if isinstance(c, Tree) and c.data == "body")
-                self._unrolled[name] = self.unrolled(body, calling | {name})
-            return self._unrolled[name]
+            return self._per_routine(node, calling, self._unrolled, self.unrolled)
         if node.data == "moves":
             return len(self.move_matches(node.children[0]))
         if node.data == "call":
-            key = str(node.children[0]).lower() if isinstance(node.children[0], Token) else ""
+            key = str(node.children[0]).lower()
             if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime":
                 return 1
             routine = self.procs.get(key)
-            if routine is None or (id(routine) in self.origin and self._blocker_of(key, routine) is None):
+            if routine is None or (id(routine) in self.origin and self._summary(key, routine)[0] is None):
                 return 0  # (a routine of another module that moves nothing is checked, not run: _passed_over)
             return max(self.unrolled(routine, calling), 1)
-        count = sum(self.unrolled(c, calling) for c in node.children if isinstance(c, Tree) and c.data in _BLOCKS)
+        count = sum(self.unrolled(c, calling) for c in node.children if getattr(c, "data", None) in _BLOCKS)
         if node.data == "for_stmt":
             try:
                 passes = self.for_passes(node, None)[2]
@@ -412,25 +386,27 @@ class _Flow:
         one, a call the called routine's, a FOR loop with bounds known from the module's data its passes times its
         body, every branch of a condition (each routine counted once; recursion once)."""
         if node.data in ("proc", "func", "trap"):
-            name = self._routine_name(node).lower()
-            if name in calling:
-                return 0
-            if name not in self._walked:
-                body = next(c for c in node.children if isinstance(c, Tree) and c.data == "body")
-                self._walked[name] = self.walked(body, calling | {name})
-            return self._walked[name]
+            return self._per_routine(node, calling, self._walked, self.walked)
         if node.data == "call":
-            key = str(node.children[0]).lower() if isinstance(node.children[0], Token) else ""
-            routine = self.procs.get(key)
+            routine = self.procs.get(str(node.children[0]).lower())
             return 1 if routine is None or id(routine) in self.origin else 1 + self.walked(routine, calling)
-        count = (node.data == "body") * sum(isinstance(c, Tree) for c in node.children) + sum(
-            self.walked(c, calling) for c in node.children if isinstance(c, Tree) and c.data in _BLOCKS)
+        count = (node.data == "body") * len(node.children) + sum(
+            self.walked(c, calling) for c in node.children if getattr(c, "data", None) in _BLOCKS)
         if node.data == "for_stmt":
             try:
                 count *= self.for_passes(node, None)[2]
             except _Unsupported:
                 pass
         return min(count, 2 ** 62)
+
+    def _per_routine(self, routine: Tree, calling: frozenset[str], memo: dict[str, int], count) -> int:
+        """``count`` of the body of ``routine``, once a routine (``memo``); 0 where it recurses (``calling``)."""
+        name = self._routine_name(routine).lower()
+        if name in calling:
+            return 0
+        if name not in memo:
+            memo[name] = count(_body(routine), calling | {name})
+        return memo[name]
 
     def quiet_loop(self, statement: Tree, passes: int) -> bool:
         """A FOR loop of ``passes`` passes whose body moves nothing and changes no motion mode (:meth:`blocker`)
@@ -474,9 +450,14 @@ class _Flow:
         if not declared:  # every target inline (a CAM program): nothing to check
             return list(self.steps)
         uses: dict[str, set[int]] = {}  # every use of a name in the task's files (offsets keyed by file)
-        for file, module_tree in enumerate((tree, *(m.tree for m in self.task.modules))):
+        trees = (tree, *(m.tree for m in self.task.modules))
+        consts = frozenset(str([c for c in d.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+                           for t in trees for d in t.find_data("data_decl")
+                           if any(isinstance(c, Tree) and c.data == "storage" and str(c.children[0]).upper() ==
+                                   "CONST" for c in d.children))
+        for file, module_tree in enumerate(trees):
             with self.in_file(file):
-                self._uses(module_tree, uses)
+                self._uses(module_tree, uses, consts)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         steps = []
         done: dict[int, MotionRun] = {}  # a step repeated (the passes of a FOR loop): decided once
@@ -491,34 +472,50 @@ class _Flow:
             steps.append(step)
         return steps
 
-    def _uses(self, tree: Tree, uses: dict[str, set[int]]) -> None:
-        """Add to ``uses`` each use of a name in ``tree``, the tree of the file being read (:meth:`in_file`)."""
+    def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str] = frozenset()) -> None:
+        """Add to ``uses`` each use of a name in ``tree``, the tree of the file being read (:meth:`in_file`); a use of
+        a ``CONST`` (``consts``) in a PROC no cycle runs is left out."""
         key = self.file_key
         size_only = {call.children[1].children[0].children[0].start_pos for call in tree.find_data("func_call")
                      if str(call.children[0]).lower() == "dim" and len(call.children) > 1
                      and isinstance(call.children[1].children[0], Tree)
                      and call.children[1].children[0].data == "name"}  # (Dim(pts, 1) reads no value of pts)
+        unrun = self._unrun_spans(tree)  # (what a routine no cycle runs reads cannot keep a declaration as written)
         for node in tree.find_data("name"):
             token = node.children[0]
-            if token.start_pos not in size_only:
+            if token.start_pos not in size_only and not (str(token).lower() in consts
+                                                         and any(a <= token.start_pos < b for a, b in unrun)):
                 uses.setdefault(str(token).lower(), set()).add(key + token.start_pos)
         for node in tree.find_data("moves"):
             token = node.children[0]
+            skip = consts if any(a <= token.start_pos < b for a, b in unrun) else frozenset()
             statements = self.move_matches(token)
             for part in ("p1", "p2", "speed", "zone", "tool", "wobj"):
                 starts = (key + token.start_pos + statements.starts(part)).tolist()
                 for value, start in zip(statements.texts(part, lower=True), starts):
-                    if value is not None and value[0] != "[":
+                    if value is not None and value[0] != "[" and re.match(r"\w*", value).group() not in skip:
                         uses.setdefault(value, set()).add(start)
+
+    def _unrun_spans(self, tree: Tree) -> list[tuple[int, int]]:
+        """The spans of the PROCs of ``tree`` that no cycle runs: neither run by the walk nor called, connected or
+        evaluated from a routine it ran (a test routine of another module). None when a late-bound call ran."""
+        reached, todo = set(), list(self.visited)
+        while todo:
+            key = todo.pop()
+            routine = None if key in reached else self.procs.get(key) or self.funcs.get(key) or self._trap(key)
+            reached.add(key)
+            if routine is not None:
+                if any(True for _ in routine.find_data("late_call")):
+                    return []
+                todo += [str(c.children[0 if c.data != "connect_stmt" else -1]).lower()
+                         for c in routine.iter_subtrees() if c.data in ("call", "func_call", "connect_stmt")]
+        return [(r.meta.start_pos, r.meta.end_pos) for r in tree.iter_subtrees()
+                if r.data == "proc" and self._routine_name(r).lower() not in reached]
 
     @staticmethod
     def _routine_name(routine: Tree) -> str:
         names = [c for c in routine.children if isinstance(c, Token) and c.type == "NAME"]
         return str(names[1] if routine.data == "func" else names[0])  # (FUNC type name)
-
-    @staticmethod
-    def _has_params(routine: Tree) -> bool:
-        return any(isinstance(c, Tree) and c.data == "params" for c in routine.children)
 
     def entry_routines(self) -> list[Tree]:
         """The entry routine (``--entry``, default ``main``); without a ``main``, every parameterless PROC of the
@@ -532,8 +529,8 @@ class _Flow:
             raise InputError(f"--entry {entry}: expected a PROC of this module, got none of that name (its PROCs: "
                              f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")
-                  if isinstance(c.children[0], Token)}
-        return [p for name, p in own.items() if name not in called and not self._has_params(p)]
+}
+        return [p for name, p in own.items() if name not in called and not self._params_of(p)]
 
     def note_unvisited(self) -> tuple[tuple[str, int], ...]:
         """A note for each routine of the module the entry does not run that holds motions; ``(name, motions)``
@@ -543,21 +540,18 @@ class _Flow:
             name = self._routine_name(routine)
             if name.lower() in self.visited:
                 continue
-            moves = [c for c in routine.find_data("call") if isinstance(c.children[0], Token)
-                     and str(c.children[0]).lower() in _MOVING]
-            n_moves = len(moves) + sum(len(self.move_matches(run.children[0])) for run in routine.find_data("moves"))
+            n_moves = len(self._motions_in(routine, _MOVING))
             if n_moves:
-                line, column = _location(routine)
-                kind = {"proc": "PROC", "func": "FUNC", "trap": "TRAP"}[routine.data]
-                self.notes.append(Finding(f"{kind} {name} is not run from the entry routine: its {n_moves} "
-                                          "motion(s) stay as written", line, column, self.file))
+                self.notes.append(Finding(f"{routine.data.upper()} {name} is not run from the entry routine: its {n_moves} "
+                                          "motion(s) are not followed (their texts stay as written; data they share "
+                                          "with the routines run may be rewritten)", *_location(routine), self.file))
                 unrun.append((name, n_moves))
         return tuple(unrun)
 
     # ----- statements
     def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data] | None = None) -> None:
         local = {} if local is None else local
-        body = next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
+        body = _body(routine)
         self._routines_run.append(body)
         try:
             self.run_body(body, local, depth)
@@ -580,7 +574,7 @@ class _Flow:
                       meta.end_pos)
         self.run_call(Tree("call", [token, *statement.children[1:]], statement.meta), local, depth)
 
-    def run_connect(self, statement: Tree, local: dict[str, _Data]) -> None:
+    def run_connect(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """``CONNECT intno WITH trap;``: the TRAP runs whenever its interrupt comes, at times known only while
         running. One that moves the robot or changes how it moves is unsupported here; otherwise what it assigns
         is known only while running from here on (a motion reading it is refused naming it)."""
@@ -588,27 +582,24 @@ class _Flow:
         trap = self._trap(name.lower())
         if trap is None:
             raise _Unsupported(f"CONNECT: TRAP {name} is found in no module of this file", statement)
-        own, params = self._routine_names(trap)
-        reason = self.blocker(trap, own, params, frozenset((name.lower(),)), set())
+        reason = self._summary(name.lower(), trap)[0]
         if reason is not None:
             raise _Unsupported(f"CONNECT (an interrupt) runs TRAP {name}, which holds {reason}, at times known only "
                                "while running", statement)
-        for key in self.assigned_in(trap, frozenset()) - own:
+        for key in self.assigned_in(trap, frozenset()) - self._routine_names(trap)[0]:
             self.mark_key(key, statement, local)
         self.visited.add(name.lower())
-        line, column = _location(statement)
         self.notes.append(Finding(f"CONNECT: TRAP {name} moves nothing; what it assigns is known only while running "
-                                  "from here on", line, column, self.file))
+                                  "from here on", *_location(statement), self.file))
 
-    def run_label(self, statement: Tree, local: dict[str, _Data]) -> None:
+    def run_label(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """A label (a ``GOTO`` target): the routine's statements are followed in written order, and every datum the
         routine may assign is known only while running from each label on (a ``GOTO`` may arrive from anywhere)."""
         routine = self._routines_run[-1] if self._routines_run else statement
         for key in self.assigned_in(routine, frozenset()):
             self.mark_key(key, statement, local)
-        line, column = _location(statement)
         note = Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written order, "
-                       "what it assigns known only while running after the label", line, column, self.file)
+                       "what it assigns known only while running after the label", *_location(statement), self.file)
         self.note_once(note)
 
     def work(self, statement: Tree) -> None:
@@ -622,55 +613,51 @@ class _Flow:
 
     def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> None:
         for statement in body.children:
-            if isinstance(statement, Tree):
-                self.work(statement)
-            if isinstance(statement, Tree) and (statement.data in _ENDS or (
+            self.work(statement)
+            if (statement.data in _ENDS or (
                     statement.data == "call" and str(statement.children[0]).lower() == "exitcycle")):
                 if statement.data == "placeholder":
-                    line, column = _location(statement)
                     self.note_once(Finding("placeholder <SMT>: running into it is an execution error; the statements "
-                                           "after it in this routine never run", line, column, self.file))
+                                           "after it in this routine never run", *_location(statement), self.file))
                 break  # (RETURN, EXIT, RAISE, ExitCycle, <SMT>: the rest of this body never runs after it)
             try:
                 if self.loops_forever(statement, body):
-                    line, column = _location(statement)
-                    self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body", line,
-                                              column, self.file))
+                    self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body",
+                                              *_location(statement), self.file))
                     self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
                     self.run_body(statement.children[1], local, depth)
                     continue
                 self.run_statement(statement, local, depth)
             except _Unsupported as exc:
                 if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
-                    line, column = _location(exc.where)
                     note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
-                                   "a motion reads (its time is not estimated)", line, column, self.file)
+                                   "a motion reads (its time is not estimated)", *_location(exc.where), self.file)
                     self.note_once(note)
                 else:
                     self.unsupported_at(exc.message, exc.where)
                 self.note_skipped_motions(statement)
-                if isinstance(statement, Tree):  # what it may change is not known after it
-                    for node in statement.iter_subtrees():
-                        self.record_change(node, local)
+                for node in statement.iter_subtrees():  # what it may change is not known after it
+                    self.record_change(node, local)
 
     def blocker(self, node: Tree, own: frozenset[str] = frozenset(), params: frozenset[str] = frozenset(),
-                calling: frozenset[str] = frozenset(), changed: set[str] | None = None, path: str = "") -> str | None:
+                calling: frozenset[str] = frozenset(), changed: set[str] | None = None) -> str | None:
         """What in ``node`` (a statement, or a routine with its data ``own`` and parameters ``params``) moves the
-        robot or changes how later motions run, with its line; None if nothing does.
-
-        A motion or another moving instruction, ``VelSet``/``ConfL``/``ConfJ``, an interrupt, a ``GOTO``, a
-        late-bound call, a call of a routine found in no module (and not ``--external``), an assignment to a
-        routine's parameter (RAPID passes data by reference), recursion. The data it assigns otherwise (its
-        routines' own data left out) are added to ``changed``.
-        """
+        robot or changes how later motions run, with its line, or None: a moving instruction, ``VelSet``/``ConfL``/
+        ``ConfJ``, an interrupt, a ``GOTO``, a late-bound call, a routine found nowhere (nor ``--external``), an
+        assignment to a parameter (passed by reference), recursion. What else it assigns is added to ``changed``."""
         changed = set() if changed is None else changed
-        path = path or self.origin.get(id(node), "")
+        path = self.origin.get(id(node), "")
         for sub in node.iter_subtrees_topdown():
             kind = sub.data
             if kind == "connect_stmt":  # (a TRAP that re-connects itself, or connects one that moves nothing)
                 reason = self._trap_blocker(sub, calling, changed, path)
                 if reason is not None:
                     return reason
+                continue
+            if kind == "func_call" and str(sub.children[0]).lower() in self.funcs:  # (a FUNC may hold any instruction)
+                found = self.func_moves(str(sub.children[0]).lower())
+                if found is not None:
+                    return f"{found} (in FUNC {sub.children[0]}, called at {self._at(sub, path)})"
                 continue
             if kind in ("moves", "late_call", "goto_stmt", "label"):
                 what = {"moves": re.match(r"\w*", sub.children[0]).group() if kind == "moves" else "",
@@ -683,7 +670,7 @@ class _Flow:
                     return f"an assignment to its parameter {token} at {self._at(sub, path)}"
                 if key not in own:
                     changed.add(key)
-            if kind != "call" or not isinstance(sub.children[0], Token):
+            if kind != "call":
                 continue
             name = str(sub.children[0])
             key = name.lower()
@@ -700,15 +687,31 @@ class _Flow:
                 return f"{name} at {self._at(sub, path)}, a routine {_NOT_FOUND.format(name=name)}"
             if key in calling:
                 return f"a recursive call of {name} at {self._at(sub, path)}"
-            if key not in self._blockers:  # (each routine once: a tree of calls is not walked path by path)
-                inner: set[str] = set()
-                found = self.blocker(routine, *self._routine_names(routine), calling | {key}, inner)
-                self._blockers[key] = (found, frozenset(inner))
-            reason, inner_changed = self._blockers[key]
+            reason, inner_changed = self._summary(key, routine, calling)
             changed |= inner_changed
             if reason is not None:
                 return f"{reason} (in {name}, called at {self._at(sub, path)})"
         return None
+
+    def func_moves(self, key: str, seen: frozenset[str] = frozenset()) -> str | None:
+        """The first motion the task's FUNC or PROC ``key`` runs (itself or through the routines it calls), with its
+        line; None when it runs none (found once a routine)."""
+        routine = self.funcs.get(key) or self.procs.get(key)
+        if routine is None or key in seen:
+            return None
+        if ("moves", key) not in self._blockers:
+            path, found = self.origin.get(id(routine), ""), None
+            for sub in routine.iter_subtrees_topdown():
+                word = str(sub.children[0]).lower() if sub.children and isinstance(sub.children[0], Token) else ""
+                if sub.data == "moves" or (sub.data == "call" and word in _MOVING):
+                    found = re.match(r"\w*", str(sub.children[0])).group() + f" at {self._at(sub, path)}"
+                elif (sub.data == "call" and word in self.procs) or (sub.data == "func_call" and word in self.funcs):
+                    inner = self.func_moves(word, seen | {key})
+                    found = None if inner is None else f"{inner} (in {sub.children[0]}, called at {self._at(sub, path)})"
+                if found is not None:
+                    break
+            self._blockers[("moves", key)] = found
+        return self._blockers[("moves", key)]
 
     def _trap_blocker(self, connect: Tree, calling: frozenset[str], changed: set[str], path: str) -> str | None:
         """What the TRAP that ``CONNECT ... WITH trap`` connects holds that :meth:`blocker` names (it runs at times
@@ -721,11 +724,7 @@ class _Flow:
         trap = self._trap(key)
         if trap is None:
             return f"an interrupt (CONNECT) at {self._at(connect, path)} of TRAP {name}, found in no module of this file"
-        if key not in self._blockers:
-            inner: set[str] = set()
-            found = self.blocker(trap, *self._routine_names(trap), calling | {key}, inner)
-            self._blockers[key] = (found, frozenset(inner))
-        reason, inner_changed = self._blockers[key]
+        reason, inner_changed = self._summary(key, trap, calling)
         changed |= inner_changed
         return None if reason is None else f"{reason} (in TRAP {name}, connected at {self._at(connect, path)})"
 
@@ -740,81 +739,66 @@ class _Flow:
     def _routine_names(self, routine: Tree) -> tuple[frozenset[str], frozenset[str]]:
         """The names a routine declares itself, and its parameters' (lower case); found once per routine."""
         if id(routine) not in self._names:
-            self._names[id(routine)] = self._declared_names(routine)
+            self._names[id(routine)] = (frozenset(map(_declared_key, routine.find_data("data_decl"))),
+                                        frozenset(map(_declared_key, routine.find_data("param"))))
         return self._names[id(routine)]
 
-    @staticmethod
-    def _declared_names(routine: Tree) -> tuple[frozenset[str], frozenset[str]]:
-        own = frozenset(str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
-                        for decl in routine.find_data("data_decl"))
-        params = frozenset(str([c for c in p.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
-                           for p in routine.find_data("param"))
-        return own, params
-
-    def loops_forever(self, statement: Tree | Token, body: Tree) -> bool:
+    def loops_forever(self, statement: Tree, body: Tree) -> bool:
         """``WHILE TRUE DO ... ENDWHILE`` as the last statement of the (last) entry routine: the production loop,
         whose every pass is one cycle (as URScript's ``while (True):``). Anywhere else the statements after it,
         or the routines after it, would never run: it stays unsupported."""
-        if not (isinstance(statement, Tree) and statement.data == "while_stmt" and body is self._cycle_body
+        if not (statement.data == "while_stmt" and body is self._cycle_body
                 and statement is body.children[-1]):
             return False
         condition = statement.children[0]
         return isinstance(condition, Tree) and condition.data == "name" and str(condition.children[0]).lower() == "true"
 
-    def note_skipped_motions(self, statement: Tree) -> None:
-        if not isinstance(statement, Tree):
-            return
-        found: list[tuple[str, int]] = []  # (instruction, offset), in the order the general rules list calls
-        for node in statement.iter_subtrees():
-            if node.data == "call" and node is not statement:
-                name = node.children[0]
-                if isinstance(name, Token) and str(name).lower() in MOTIONS:
-                    found.append((str(name), name.start_pos))
-            elif node.data == "moves":
-                token = node.children[0]
+    def _motions_in(self, node: Tree, names: frozenset[str]) -> list[tuple[str, int]]:
+        """``(instruction, offset)`` of each call of ``names`` inside ``node`` (not ``node`` itself) and each motion
+        of its runs of plain motions, in the order the general rules list calls."""
+        found: list[tuple[str, int]] = []
+        for sub in node.iter_subtrees():
+            if sub.data == "call" and sub is not node and str(sub.children[0]).lower() in names:
+                found.append((str(sub.children[0]), sub.children[0].start_pos))
+            elif sub.data == "moves":
+                token = sub.children[0]
                 statements = self.move_matches(token)
                 found += zip(statements.texts("instr"), (token.start_pos + statements.starts("instr")).tolist())
+        return found
+
+    def note_skipped_motions(self, statement: Tree) -> None:
+        found = self._motions_in(statement, frozenset(MOTIONS))
         lines, columns = self.lines.lists([at for _, at in found])
         for (name, _), line, column in zip(found, lines, columns):
             self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column, self.file))
 
     def run_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        kind = statement.data
-        if kind == "data_decl":
-            self.declare(statement, local)
-        elif kind == "assign":
-            self.assign(statement, local)
-        elif kind == "call":
-            self.run_call(statement, local, depth)
-        elif kind == "moves":
-            first = len(self.steps)
-            self.run_tagged(lambda: self.run_moves(statement.children[0], local, depth))
-            self.note_conf(self.steps[first:])
-        elif kind == "label":
-            self.run_label(statement, local)
-        elif kind == "late_call":
-            self.run_late_call(statement, local, depth)
-        elif kind == "connect_stmt":
-            self.run_connect(statement, local)
-        elif kind == "goto_stmt":
-            pass  # (followed in written order: its labels make what the routine assigns unknown, :meth:`run_label`)
-        elif kind == "for_stmt":
-            try:
-                bounds = self.for_passes(statement, local)
-            except _Unknown:  # (bounds known only while running)
-                self.run_unresolved(statement, local, depth)
-            else:
-                self.run_for(statement, local, depth, bounds)
-        elif kind in _UNRESOLVED:
-            branch = self.decided_branch(statement, local) if kind in ("if_stmt", "compact_if") else None
-            if branch is None:
-                self.run_unresolved(statement, local, depth)
-            else:
-                self.run_body(branch, local, depth)
+        run = _RUNS.get(statement.data)
+        if run is None:
+            raise _Unsupported(f"{_CONSTRUCTS.get(statement.data, statement.data)} is not followed (its outcome or "
+                               "count is not known before running)", statement)
+        run(self, statement, local, depth)
+
+    def run_assign(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """An assignment; one calling a FUNC that moves the robot is refused naming the motion."""
+        moving = next((found for sub in statement.find_data("func_call") if str(sub.children[0]).lower() in self.funcs
+                       and (found := self.func_moves(str(sub.children[0]).lower())) is not None), None)
+        if moving is not None:
+            raise _Unsupported(f"{moving}: a motion inside a FUNC is not followed", statement)
+        self.assign(statement, local)
+
+    def run_moves_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        first = len(self.steps)
+        self.run_tagged(lambda: self.run_moves(statement.children[0], local, depth))
+        self.note_conf(self.steps[first:])
+
+    def run_if(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """An ``IF`` runs the branch the file decides (:meth:`decided_branch`), else each (:meth:`run_unresolved`)."""
+        branch = self.decided_branch(statement, local)
+        if branch is None:
+            self.run_unresolved(statement, local, depth)
         else:
-            construct = _CONSTRUCTS.get(kind, kind)
-            raise _Unsupported(f"{construct} is not followed (its outcome or count is not known before running)",
-                               statement)
+            self.run_body(branch, local, depth)
 
     def run_tagged(self, run) -> None:
         """``run()`` (a motion statement, or a run of them), each motion it adds tagged with the data it read that a
@@ -909,32 +893,19 @@ class _Flow:
         """``routine`` (and the routines it calls) moves nothing and changes nothing a motion reads
         (:meth:`blocker`, no data but its own assigned). Its conditions and loops, which could not be followed,
         then cannot change a motion: they are passed over with a note (a gripper routine's ``IF``/``WaitDI``)."""
-        changed: set[str] = set()
-        name = self._routine_name(routine).lower()
-        return self.blocker(routine, *self._routine_names(routine), frozenset((name,)), changed) is None \
-            and not changed
+        return self._summary(self._routine_name(routine).lower(), routine) == (None, frozenset())
 
     def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data], statement: Tree
                        ) -> dict[str, _Data]:
-        """The scope a call of ``routine`` starts with: each parameter bound to its argument.
-
-        An argument that names data passes that data on (a target then stays
-        written in its declaration); any other is evaluated in the caller's
-        scope (it is then written where the routine uses the parameter). A
-        switch or an optional parameter left out binds nothing that can be
-        evaluated. RAPID's own checks (number of arguments, names of optional
-        ones, types) are errors naming the call.
-        """
-        params = [c for c in next((c for c in routine.children if isinstance(c, Tree) and c.data == "params"),
-                                  Tree("params", [])).children]
+        """The scope a call of ``routine`` starts with: each parameter bound to its argument (data named pass on,
+        by reference; any other value is evaluated in the caller's scope; a switch or an optional parameter left out
+        binds nothing). RAPID's own checks (number of arguments, optional names, types) are errors naming the call."""
         positional, optional = self.split_args(call_args)
         name = self._routine_name(routine)
         required, optional_params = [], {}
-        for param in params:
+        text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
+        for param in self._params_of(routine):
             names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
-            if any(isinstance(c, Tree) and c.data == "dims" for c in param.children):
-                raise _Unsupported(f"{name}'s array parameter {names[1]} is not followed", statement)
-            text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
             if text[:span_of(param).start].rstrip().endswith("\\") or text[span_of(param).start] == "\\":
                 optional_params[str(names[1]).lower()] = names
             else:
@@ -961,13 +932,18 @@ class _Flow:
     def unbound_scope(self, routine: Tree) -> dict[str, _Data]:
         """The scope of a call whose arguments are known only while running: every parameter without a value."""
         scope: dict[str, _Data] = {}
-        for param in routine.find_data("param"):
+        for param in self._params_of(routine):
             type_token, name_token = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"][:2]
             scope[str(name_token).lower()] = _Data(self.base_type(str(type_token).lower()), None, None,
                                                    str(name_token), name_token)
         self._scopes.append(scope)
         self._params[id(scope)] = set(scope)
         return scope
+
+    @staticmethod
+    def _params_of(routine: Tree) -> list[Tree]:
+        """The ``param`` nodes of a routine's declaration, in written order."""
+        return next((c.children for c in routine.children if getattr(c, "data", None) == "params"), [])
 
     def _argument(self, routine: Tree, dtype: str, param: Token, node: Tree | Token, local: dict[str, _Data]
                   ) -> _Data:
@@ -987,18 +963,11 @@ class _Flow:
     def decided_branch(self, statement: Tree, local: dict[str, _Data]) -> Tree | None:
         """The body an ``IF`` runs when the file decides its conditions (:mod:`.rapid_conditions`: only the routine's
         own data and data nothing in the task changes, all known); None when running decides."""
-        if statement.data == "compact_if":
-            branches = [(statement.children[0], Tree("body", [statement.children[-1]]))]
-            otherwise = Tree("body", [])
-        else:
-            branches = [(statement.children[0], statement.children[1])]
-            branches += [(c.children[0], c.children[1]) for c in statement.children[2:]
-                         if isinstance(c, Tree) and c.data == "elseif"]
-            last = statement.children[-1]
-            otherwise = last if isinstance(last, Tree) and last.data == "body" and len(statement.children) > 2 \
-                else Tree("body", [])  # (IF c THEN b ELSE e ENDIF: [c, b, ..., e])
+        conditions = [statement.children[0], *(c.children[0] for c in statement.children[2:]
+                                               if isinstance(c, Tree) and c.data == "elseif")]
+        bodies, exhaustive = self._bodies(statement)
         try:
-            for condition, body in branches:
+            for condition, body in zip(conditions, bodies):
                 value = evaluate_condition(condition, lambda node: self._decided_value(node, local))
                 if not isinstance(value, bool):
                     return None
@@ -1006,7 +975,7 @@ class _Flow:
                     return body
         except ConditionUnknown:
             return None
-        return otherwise
+        return bodies[-1] if exhaustive else Tree("body", [])
 
     def _decided_value(self, node: Tree | Token, local: dict[str, _Data]) -> object:
         if isinstance(node, Token):
@@ -1047,7 +1016,7 @@ class _Flow:
                 for sub in routine.iter_subtrees():
                     if sub.data in ("assign", "call"):
                         keys.update(str(t).lower() for t in self.changed_tokens(sub))
-                    if sub.data == "call" and isinstance(sub.children[0], Token) and len(sub.children) > 1 \
+                    if sub.data == "call" and len(sub.children) > 1 \
                             and str(sub.children[0]).lower() not in PASSIVE_INSTRUCTIONS | SIGNAL_WAITS:
                         keys.update(str(n.children[0]).lower() for n in sub.children[1].iter_subtrees()
                                     if n.data == "name")
@@ -1056,74 +1025,63 @@ class _Flow:
 
     def run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each of its
-        bodies is followed once, in the written order (a motion's data decide whether it is compensated, not the
-        condition around it).
+        bodies is followed once, in the written order (a motion's data decide, not the condition around it).
 
-        The data it may assign (:meth:`assigned_in`: assignments, ``Incr``, a search's found point, what the
-        routines it calls assign, its FOR counter) count as changed from a loop's start (its next pass reads the
-        value a pass left) until an assignment inside it gives them a value known there; each branch of an IF or
-        TEST starts from the values before it. After it the paths join (:meth:`join`): one known value on every
-        path is kept, any other datum is changed at run time. A motion reading such data is refused at that read,
-        naming the data and the line that changes it; one run with different values of data a branch gave on
-        different paths is refused after the walk (:meth:`check_paths`). A note names the construct and the motions it
-        holds (the report's list of motions compensated under conditions not resolved before running); each counts
-        once in the timing, in the written order of the cycle.
+        What it may assign (:meth:`assigned_in`, its FOR counter) is changed from a loop's start until an assignment
+        inside gives it a known value; each branch starts from the values before it; after it the paths join
+        (:meth:`join`). A note names the construct and the motions compensated under it (each counts once in the
+        timing, in the written order of the cycle); :meth:`check_paths` refuses a motion whose data differ by path.
         """
         if len(self._unresolved) >= MAX_NESTING:  # (each level is a few Python frames: bounded with its line)
             raise _Unsupported(f"{_CONSTRUCTS[statement.data]} nested more than {MAX_NESTING} deep in conditions "
                                "and loops is not followed", statement)
         self._unresolved.append(statement)
         try:
-            self._run_unresolved(statement, local, depth)
+            keys = self.assigned_in(statement, frozenset())
+            if statement.data == "for_stmt":
+                keys.add(str(statement.children[0]).lower())
+            names = keys | {local[key].name.lower() for key in keys if key in local}  # (a parameter: the caller's data)
+            before = self._snapshot(names, local)
+            for key in keys:  # (a loop's pass reads what the pass before left; a branch, what an earlier cycle left)
+                self.mark_key(key, statement, local)
+            conf_before, first = dict(self.conf_on), len(self.steps)
+            bodies, exhaustive = self._bodies(statement)
+            scope = local
+            if statement.data == "for_stmt":  # (its counter: declared by the loop, a value a pass)
+                counter = statement.children[0]
+                scope = {**local, str(counter).lower(): _Data("num", None, None, str(counter), counter)}
+                self._scopes.append(scope)
+            ends = []
+            for k, body in enumerate(bodies):
+                if k:
+                    self.sibling_start(before, statement, local)
+                self.run_body(body, scope, depth)
+                ends.append(self._snapshot(names, local))
+            self.join(statement, ends if exhaustive else [*ends, before])
+            for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
+                self.conf_on[mode] = self.conf_on[mode] or on
+            lines = [line for step in self.steps[first:] if isinstance(step, MotionRun)
+                     for line in step.statement[:, 2].tolist()]
+            self.conditional.extend(lines)
+            note = _unresolved_note(statement, lines, self.file)
+            self.note_once(note)
+            if lines:  # (its count of motions is corrected by :meth:`check_paths` where some are refused)
+                self._conditional_notes[note] = (statement, lines)
         finally:
             self._unresolved.pop()
 
-    def _run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        keys = self.assigned_in(statement, frozenset())
-        loop = statement.data in ("while_stmt", "for_stmt")
-        if statement.data == "for_stmt":
-            keys.add(str(statement.children[0]).lower())
-        names = keys | {local[key].name.lower() for key in keys if key in local}  # (a parameter: the caller's data)
-        before = self._snapshot(names, local)
-        for key in keys:  # (a loop's pass reads what the pass before left; a branch, what an earlier cycle left)
-            self.mark_key(key, statement, local)
-        conf_before, first = dict(self.conf_on), len(self.steps)
-        if statement.data == "compact_if":  # (one statement, no body)
-            bodies = [Tree("body", [statement.children[-1]])]
-        else:
-            bodies = [next(b for b in child.children if isinstance(b, Tree) and b.data == "body")
-                      if child.data in ("elseif", "test_case") else child for child in statement.children
-                      if isinstance(child, Tree) and child.data in ("body", "elseif", "test_case")]
-        scope = local
-        if statement.data == "for_stmt":  # (its counter: declared by the loop, a value a pass)
-            counter = statement.children[0]
-            scope = {**local, str(counter).lower(): _Data("num", None, None, str(counter), counter)}
-            self._scopes.append(scope)
-        ends = []
-        for k, body in enumerate(bodies):
-            if k:
-                self.sibling_start(before, statement, local)
-            self.run_body(body, scope, depth)
-            ends.append(self._snapshot(names, local))
-        self.join(statement, ends if not loop and self._exhaustive(statement) else [*ends, before], local)
-        for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
-            self.conf_on[mode] = self.conf_on[mode] or on
-        lines = [line for step in self.steps[first:] if isinstance(step, MotionRun)
-                 for line in step.statement[:, 2].tolist()]
-        self.conditional.extend(lines)
-        note = _unresolved_note(statement, lines, self.file)
-        self.note_once(note)
-        if lines:  # (its count of motions is corrected by :meth:`check_paths` where some are refused)
-            self._conditional_notes[note] = (statement, lines)
-
     @staticmethod
-    def _exhaustive(statement: Tree) -> bool:
-        """An ``IF`` with an ``ELSE``, or a ``TEST`` with a ``DEFAULT``: one of its bodies always runs."""
-        if statement.data == "if_stmt":
-            last = statement.children[-1]
-            return len(statement.children) > 2 and isinstance(last, Tree) and last.data == "body"
-        return statement.data == "test_stmt" and isinstance(statement.children[-1], Tree) \
-            and statement.children[-1].data == "body"
+    def _bodies(statement: Tree) -> tuple[list[Tree], bool]:
+        """The bodies of an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` in written order, and whether one of them always
+        runs (an ``IF`` with an ``ELSE``, a ``TEST`` with a ``DEFAULT``: its last body)."""
+        if statement.data == "compact_if":  # (one statement, no body)
+            return [Tree("body", [statement.children[-1]])], False
+        bodies = [next(b for b in child.children if isinstance(b, Tree) and b.data == "body")
+                  if child.data in ("elseif", "test_case") else child for child in statement.children
+                  if isinstance(child, Tree) and child.data in ("body", "elseif", "test_case")]
+        last = statement.children[-1]
+        return bodies, statement.data in ("if_stmt", "test_stmt") and isinstance(last, Tree) \
+            and last.data == "body" and (statement.data == "test_stmt" or len(statement.children) > 2)
 
     def _snapshot(self, names: set[str], local: dict[str, _Data]) -> dict[str, tuple]:
         """What the walk knows of each datum of ``names``: its scope entry, whether it is changed at run time, its
@@ -1148,7 +1106,7 @@ class _Flow:
                 self._joined[name] = (given[0], statement)
                 self._cache = {k: v for k, v in self._cache.items() if k[1] != name}
 
-    def join(self, statement: Tree, paths: list[dict[str, tuple]], local: dict[str, _Data]) -> None:
+    def join(self, statement: Tree, paths: list[dict[str, tuple]]) -> None:
         """After an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running, whose ``paths`` (the
         :meth:`_snapshot` at the end of each body, and before it where it may run none) may leave its data
         different values: a datum every path leaves one known value keeps it; any other is changed at run time
@@ -1195,7 +1153,7 @@ class _Flow:
             if sub.data not in ("assign", "call"):
                 continue
             keys.update(str(token).lower() for token in self.changed_tokens(sub))
-            if sub.data != "call" or not isinstance(sub.children[0], Token):
+            if sub.data != "call":
                 continue
             key = str(sub.children[0]).lower()
             try:
@@ -1218,26 +1176,21 @@ class _Flow:
                     keys.update(str(t).lower() for t in named if t is not None)
         return keys
 
-    def run_for(self, statement: Tree, local: dict[str, _Data], depth: int,
-                bounds: tuple[float, float, int] | None = None) -> None:
-        """A FOR loop with constant bounds, unrolled: its body runs once per value of the counter.
-
-        RAPID: without STEP the counter counts by 1, or by -1 when FROM is above
-        TO (ABB, RAPID instructions, "FOR"). Each pass's motions are motions of
-        their own (each gets its own time); the written program has one text per
-        motion, so a motion whose target changes with the counter is not
-        followed (nothing of the loop is kept then).
-        A body that does not read the counter and changes nothing
-        (:meth:`changes_state`) runs the same way every pass: it is followed
-        once and its steps repeated.
-        """
+    def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """A FOR loop with constant bounds, unrolled (bounds known only while running: :meth:`run_unresolved`): each
+        pass's motions are motions of their own; a target that changes with the counter needs per-pass texts
+        (:meth:`take_passes`) or is refused. A body that neither reads the counter nor changes anything
+        (:meth:`changes_state`) is followed once and its steps repeated."""
         counter, body = statement.children[0], statement.children[-1]
-        start, step, passes = self.for_passes(statement, local) if bounds is None else bounds
+        try:
+            start, step, passes = self.for_passes(statement, local)
+        except _Unknown:  # (bounds known only while running)
+            self.run_unresolved(statement, local, depth)
+            return
         if self.quiet_loop(statement, passes):
-            line, column = _location(statement)
             self.note_once(Finding(f"FOR of {passes:,} passes moves nothing: not unrolled (more than "
                                    f"{MAX_QUIET_WORK:,} statements); followed once, what it assigns is known only "
-                                   "while running after it", line, column, self.file))
+                                   "while running after it", *_location(statement), self.file))
             self.run_unresolved(statement, local, depth)
             return
         count = passes * max(self.unrolled(body, frozenset()), 1)
@@ -1289,21 +1242,17 @@ class _Flow:
         for sub in node.iter_subtrees_topdown():
             if sub.data in ("assign", "late_call"):
                 return True
-            if sub.data != "call" or not isinstance(sub.children[0], Token):
+            if sub.data != "call":
                 continue
             key = str(sub.children[0]).lower()
             if key in _MUTATING or key in WRITES_ARGUMENTS or key in MODE_INSTRUCTIONS or key in calling \
                     or (key in PROCESS_MOTIONS and PROCESS_MOTIONS[key].writes is not None):
                 return True
-            routine = self.procs.get(key)
-            if routine is not None and self._routine_changes_state(key, routine, calling):
+            if key in self.procs and key not in self._changes:  # (each routine once)
+                self._changes[key] = self.changes_state(self.procs[key], calling | {key})
+            if self._changes.get(key):
                 return True
         return False
-
-    def _routine_changes_state(self, key: str, routine: Tree, calling: frozenset[str]) -> bool:
-        if key not in self._changes:  # (each routine once)
-            self._changes[key] = self.changes_state(routine, calling | {key})
-        return self._changes[key]
 
     def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         name_token = statement.children[0]
@@ -1339,8 +1288,8 @@ class _Flow:
             raise _Unsupported(f"{name} is not followed (it moves the robot or changes the frame of its motions in "
                                "a way known only while running)", statement)
         elif key in SIGNAL_WAITS:
-            line, column = _location(statement)
-            self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", line, column, self.file))
+            self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", *_location(statement),
+                                      self.file))
         elif key in PASSIVE_INSTRUCTIONS:
             self.record_change(statement, local)
         elif key in self.funcs:
@@ -1351,29 +1300,40 @@ class _Flow:
             raise _Unsupported(f"{name} is no instruction thermocomp knows and a routine {_NOT_FOUND.format(name=name)}",
                                statement)
 
-    def _blocker_of(self, key: str, routine: Tree) -> str | None:
-        """:meth:`blocker` of the routine ``key`` (once a routine)."""
+    def _summary(self, key: str, routine: Tree, calling: frozenset[str] = frozenset()
+                 ) -> tuple[str | None, frozenset[str]]:
+        """:meth:`blocker` of the routine ``key`` and the data it assigns but its own (once a routine: a tree of
+        calls is not walked path by path)."""
         if key not in self._blockers:
             inner: set[str] = set()
-            found = self.blocker(routine, *self._routine_names(routine), frozenset((key,)), inner)
+            found = self.blocker(routine, *self._routine_names(routine), calling | {key}, inner)
             self._blockers[key] = (found, frozenset(inner))
-        return self._blockers[key][0]
+        return self._blockers[key]
 
     def _passed_over(self, key: str, statement: Tree) -> bool:
         """Whether the call ``statement`` of ``key``, a routine of another module of the task, is passed over: it
         moves nothing and changes nothing how motions run (what it assigns is recorded as changed at the call).
         A routine that moves is run like the program's own (:meth:`_run_proc`), in its module's file."""
-        if self._blocker_of(key, self.procs[key]) is not None:  # (found once a routine, not once a call)
+        reason, changed = self._summary(key, self.procs[key])
+        if reason is not None:
             return False
-        for changed_key in self._blockers[key][1]:
+        for changed_key in changed:
             self.assigned.setdefault(changed_key, statement)
         return True
 
     def _run_proc(self, name: str, key: str, statement: Tree, call_args, local: dict[str, _Data], depth: int) -> None:
-        """A call of the task's PROC ``name``: its arguments bound here, its body run in its own module's file."""
+        """A call of the task's PROC ``name``: its arguments bound here, its body run in its own module's file. A
+        routine without parameters that calls itself (``main;`` restarting the cycle) is followed once more and
+        not deeper: two passes show whether its motions' data differ from pass to pass (:meth:`check_paths`)."""
         if depth > 32:
             raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
         routine = self.procs[key]
+        body = next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
+        if sum(b is body for b in self._routines_run) >= 2 and not any(routine.find_data("param")):
+            line, column = _location(statement)
+            self.note_once(Finding(f"{name} calls itself again (recursion): followed twice on this path, not deeper",
+                                   line, column, self.file))
+            return
         quiet = self.moves_nothing(routine)
         read_before = set(self._first_read)
         try:
@@ -1397,3 +1357,15 @@ class _Flow:
             for step in self.steps[first:]:  # the outermost call with arguments is the one named
                 self._in_call[id(step)] = (name, span_of(statement), self.file)
 
+
+
+#: How each statement is followed (:meth:`_Flow.run_statement`); a ``GOTO`` in written order (its labels make what
+#: the routine assigns unknown, :meth:`_Flow.run_label`); any other is unsupported.
+_RUNS = {
+    "data_decl": lambda flow, statement, local, depth: flow.declare(statement, local),
+    "assign": _Flow.run_assign,
+    "call": _Flow.run_call, "moves": _Flow.run_moves_statement, "label": _Flow.run_label,
+    "late_call": _Flow.run_late_call, "connect_stmt": _Flow.run_connect, "goto_stmt": lambda *_: None,
+    "for_stmt": _Flow.run_for, "if_stmt": _Flow.run_if, "compact_if": _Flow.run_if,
+    "while_stmt": _Flow.run_unresolved, "test_stmt": _Flow.run_unresolved,
+}

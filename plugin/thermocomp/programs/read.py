@@ -40,7 +40,7 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
             from thermocomp.programs.urscript import read_urscript
 
             options = RapidOptions() if rapid is None else rapid
-            return read_urscript(path, options.max_motions, options.modules)
+            return read_urscript(path, options.max_motions, options.modules, options.entry)
     except RecursionError:  # the readers evaluate nested expressions recursively: Offs(Offs(...)) 2000 deep
         raise InputError("an expression or a value nested too deeply to follow (thousands of levels of "
                          "brackets or calls)", path=str(path)) from None

@@ -35,46 +35,33 @@ from thermocomp.io.files import read_program_text
 from thermocomp.programs import calls, urscript_flow
 from thermocomp.programs.grammars import lalr_parser
 from thermocomp.programs.model import MAX_MOTIONS, Finding, MotionRun, RobotProgram, Span, TextLines, Wait, newline_of
-from thermocomp.programs.urscript_flow import (
-    MAX_STATEMENTS_RUN,
-    MAX_WHILE_PASSES,
-    PASSIVE_PREFIXES,
-    PURE_PREFIXES,
-    UNSUPPORTED_CALLS,
-    Flow,
-    _Frame,
-    _Return,
-)
+from thermocomp.programs.urscript_flow import Flow, _Frame, _Return
 from thermocomp.programs.urscript_motions import MOTIONS, MOVES_PATTERN, Motions, Statements, move_statements
-from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, line_col, root_name
+from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, line_col, parameters, root_name
 
 #: Tokens a statement cannot end with: a line end after one continues the statement (``x =`` then the list on the
 #: next lines, ``a +`` then ``b``), as it does inside brackets; the controller reads statements, not lines.
 _CONTINUES = frozenset(("EQUAL", "ADD_OP", "MUL_OP", "COMP_OP", "AND", "OR", "XOR", "NOT", "COMMA"))
 
 
-def _postlex_brackets(stream):
-    """Drop newlines inside brackets, after a token no statement ends with (:data:`_CONTINUES`), and repeated
-    newlines (a statement continues inside ``( [`` and after ``=`` or an operator)."""
-    depth = 0
-    last = "_NL"
-    for token in stream:
-        if token.type == "_NL":
-            if depth > 0 or last == "_NL" or last in _CONTINUES:
-                continue
-        elif token.type in ("LPAR", "LSQB", "POSE_OPEN"):
-            depth += 1
-        elif token.type in ("RPAR", "RSQB"):
-            depth = max(0, depth - 1)
-        last = token.type
-        yield token
-
-
 class _PostLex:
+    """Drops newlines inside brackets, after a token no statement ends with (:data:`_CONTINUES`), and repeated
+    newlines (a statement continues inside ``( [`` and after ``=`` or an operator)."""
+
     always_accept = ("_NL",)
 
     def process(self, stream):
-        return _postlex_brackets(stream)
+        depth, last = 0, "_NL"
+        for token in stream:
+            if token.type == "_NL":
+                if depth > 0 or last == "_NL" or last in _CONTINUES:
+                    continue
+            elif token.type in ("LPAR", "LSQB", "POSE_OPEN"):
+                depth += 1
+            elif token.type in ("RPAR", "RSQB"):
+                depth = max(0, depth - 1)
+            last = token.type
+            yield token
 
 
 @functools.lru_cache(maxsize=1)
@@ -84,26 +71,29 @@ def urscript_parser() -> Lark:
                        propagate_positions=True, maybe_placeholders=False, postlex=_PostLex())
 
 
-def read_urscript(path: PathLike, max_motions: int = MAX_MOTIONS, modules: tuple[str, ...] = ()) -> RobotProgram:
+def read_urscript(path: PathLike, max_motions: int = MAX_MOTIONS, modules: tuple[str, ...] = (),
+                  entry: str = "main") -> RobotProgram:
     """Read a URScript file (``.script``, ``.urscript``); errors name the file, line and column.
 
     ``max_motions``: most motions, calls and loop passes the script may
     unroll to (:data:`~thermocomp.programs.model.MAX_MOTIONS`); past
     it the script is refused with the count where it passed. ``modules``:
     a RAPID task's other modules (``--module``), which a URScript program
-    does not have: refused, naming the option, rather than ignored.
+    does not have: refused, naming the option, rather than ignored. ``entry``
+    (``--entry``, other than ``main``): the function run, as for RAPID.
     """
     if modules:
         raise ConfigurationError(f"--module {modules[0]}: a RAPID task's other module; {Path(path).name} is a "
                                  "URScript program, which has none (a URScript reads only its own file)")
     text = read_program_text(path, "URScript")
-    return urscript_program_from_text(text, str(path), max_motions=max_motions)
+    return urscript_program_from_text(text, str(path), max_motions=max_motions, entry=entry)
 
 
-def urscript_program_from_text(text: str, path: str = "<text>", max_motions: int = MAX_MOTIONS) -> RobotProgram:
+def urscript_program_from_text(text: str, path: str = "<text>", max_motions: int = MAX_MOTIONS,
+                               entry: str = "main") -> RobotProgram:
     """:func:`read_urscript` on the text of a script (decoded as ISO-8859-1)."""
     with paused():  # a long script is a million objects that all stay alive (thermocomp._gc)
-        return _Walker(text, path, parse_urscript_text(text, path), max_motions).run()
+        return _Walker(text, path, parse_urscript_text(text, path), max_motions).run(entry)
 
 
 def parse_urscript_text(text: str, path: str) -> Tree:
@@ -134,13 +124,8 @@ def _as_written(found: str, text: str, position: int | None) -> str:
     decode as UTF-8, the character they spell is named instead."""
     if position is None or not found or ord(found[0]) < 0x80:
         return found
-    raw = text[position:position + 4].encode("latin-1", errors="replace")
-    for end in range(4, 1, -1):
-        try:
-            return raw[:end].decode("utf-8")[:1]
-        except UnicodeDecodeError:
-            continue
-    return found
+    first = text[position:position + 4].encode("latin-1", errors="replace").decode("utf-8", errors="replace")[0]
+    return found if first == "\ufffd" else first
 
 
 class _Walker(Flow, Motions, Values):
@@ -152,23 +137,17 @@ class _Walker(Flow, Motions, Values):
         self.unrolled = 0  # motions, calls and loop passes run so far (bounded by max_motions)
         self.statements_run = 0  # (bounded by max_statements)
         self.max_statements = urscript_flow.MAX_STATEMENTS_RUN + urscript_flow.STATEMENTS_PER_LINE * text.count("\n")
-        self._summaries: dict = {}  # what each function may do (Flow.summary), found once
+        self._summaries: dict = {}  # what each function and construct may do (Flow.summary, Flow.facts), found once
         self._summarising: set[str] = set()
-        self._scans: dict = {}  # Flow.scan of each construct's statements, found once (Flow.scanned)
-        self._blockers: dict = {}  # Flow.blocker of each construct, found once
-        self._assigned: dict = {}  # the assignments and set_tcp calls of each construct (Flow.forget_assigned)
         self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
         self._exploring = 0  # depth of passes followed only to find a loop's head state (Flow.settle)
-        self._calls_done: dict = {}  # calls of the file's functions by the state they ran from (Flow._call_key)
-        self._names_read: dict[str, tuple] = {}  # the names each function may read, the calls it may make (Flow._reach)
-        self._passed_over: set[str] = set()  # the functions whose calls were passed over (one note each)
+        self._calls_done: dict = {}  # calls of the file's functions by the state they ran from (Flow.call_function_of_file)
         self.started_threads: set[str] = set()  # (followed once, where first started)
         self._discarded: list = []  # steps of passes followed to find a loop's head state (Flow.settle), kept alive
         self._matches: dict[int, Statements] = {}  # statements of each MOVES token, by its offset
         self._templates: dict[int, tuple] = {}  # their columns (Motions.moves_template), by its offset
         self._general: dict[int, Tree] = {}  # constructs as the general rules read them (Motions.general), by id
         self.calling: list[str] = []  # the file's functions being followed, outermost first
-        self._untaken: dict[tuple, list[int]] = {}  # the motion lines of branches never taken, by if and branches
         self.functions: dict[str, Tree] = {}
         self.threads: dict[str, Tree] = {}
         self.global_names: set[str] = set()  # names the file assigns as global or at its top level
@@ -191,50 +170,43 @@ class _Walker(Flow, Motions, Values):
         self._quiet: list[str] = []  # the functions being run that move nothing (Summary.inert)
         self.lines = TextLines(text)  # lines and columns of offsets, for a run's statements
 
-    # ----- structure
-    def collect(self, statements) -> None:
-        """The file's functions and threads, wherever they are defined (in a function, a thread, a loop), and the
-        names it assigns at its top level."""
-        for st in statements:
-            if isinstance(st, Tree) and st.data == "assign":
-                name = root_name(assignment(st)[0])
-                if name is not None:
-                    self.global_names.add(name)
-        for node in self.tree.iter_subtrees_topdown():
-            if node.data == "func_def":
-                self.functions[str(node.children[0])] = node
-            elif node.data == "thread_def":
-                self.threads[str(node.children[0])] = node
-            elif node.data == "assign":
-                target, _, is_global = assignment(node)
-                if is_global and root_name(target) is not None:
-                    self.global_names.add(root_name(target))
-
-    def run(self) -> RobotProgram:
-        top = list(self.tree.children)
-        self.collect(top)
-        defs = [st for st in top if isinstance(st, Tree) and st.data == "func_def"]
-        executable = [st for st in top if isinstance(st, Tree) and st.data not in ("func_def", "thread_def", "sec_def")
-                      and not (st.data == "assign" and self._is_global_literal(st))]
-        if executable or not defs:
-            entry = ["<top level>"]
+    def run(self, chosen: str = "main") -> RobotProgram:
+        """Follows the script from its entry: the statements outside any function, or its (last) top-level function
+        when there are only definitions and literals besides; ``chosen`` (``--entry``, other than ``main``): that
+        top-level function, whatever the file calls."""
+        top = self.tree.children
+        for node in self.tree.iter_subtrees_topdown():  # (wherever defined: in a function, a thread, a loop)
+            if node.data in ("func_def", "thread_def"):
+                (self.functions if node.data == "func_def" else self.threads)[str(node.children[0])] = node
+        defs = [st for st in top if st.data == "func_def"]
+        executable = [st for st in top if st.data not in ("func_def", "thread_def", "sec_def")
+                      and not (st.data == "assign" and st.children[-1].data in ("pose", "list", "number"))]
+        if chosen != "main":
+            named = [d for d in defs if str(d.children[0]) == chosen]
+            if not named:
+                raise InputError(f"--entry {chosen}: no top-level function {chosen} in the script (it defines "
+                                 f"{', '.join(str(d.children[0]) for d in defs) or 'none'})", path=self.path)
+            defs, executable = named, []
+        main = None if executable or not defs else defs[-1]
+        body = top if main is None else self.body_of(main)
+        # the globals: what the file assigns at its top level or as ``global``, and the program function's variables
+        # (every function and thread sees them)
+        self.global_names.update(root_name(assignment(st)[0]) for st in (*top, *body) if st.data == "assign")
+        self.global_names.update(root_name(a[0]) for a in map(assignment, self.tree.find_data("assign")) if a[2])
+        if main is None:
+            entry = "<top level>"
             self.run_entry(top, self.globals)
         else:
-            main = defs[-1]
-            entry = [str(main.children[0])]
+            entry = str(main.children[0])
             for st in top:  # global literals before the function
-                if isinstance(st, Tree) and st.data == "assign":
+                if st.data == "assign":
                     self.run_statement(st, self.globals, 0)
             if len(defs) > 1:
                 line, column = line_col(main)
-                self.notes.append(Finding(f"several top-level functions and no call: running the last, "
-                                          f"{main.children[0]}", line, column))
-            self.visited.add(entry[0])
-            for st in self.body_of(main):  # (the program function's variables: every function and thread sees them)
-                if st.data == "assign":
-                    name = root_name(assignment(st)[0])
-                    self.global_names.update(() if name is None else (name,))
-            self.run_entry(self.body_of(main), self._entry_parameters(main))
+                self.notes.append(Finding(f"several top-level functions and no call: running the last, {entry}",
+                                          line, column))
+            self.visited.add(entry)
+            self.run_entry(body, self._entry_parameters(main))
         for name, thread in self.threads.items():  # a thread never started: its motions are named
             if name in self.started_threads:
                 continue
@@ -254,7 +226,7 @@ class _Walker(Flow, Motions, Values):
         per_pass = self.check_per_pass()
         steps = self.finish_points()
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
-                            unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=tuple(entry),
+                            unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
                             newline=newline_of(self.text),
                             extra={"conditional": tuple(sorted(set(self.conditional_lines))), "per_pass": per_pass,
                                    "statements_run": self.statements_run})
@@ -262,16 +234,13 @@ class _Walker(Flow, Motions, Values):
     def _entry_parameters(self, main: Tree) -> dict:
         """The scope the program function runs in: the globals, and its parameters, if it has any (a library's
         function run as the program): each its default, or known only while running, saying why."""
-        params = next((c for c in main.children if isinstance(c, Tree) and c.data == "params"), None)
-        for param in () if params is None else params.children:  # (its variables are globals: so are these)
-            name = str(param.children[0])
-            why = (f" (it is a parameter of {main.children[0]}, which runs as the program: no call in the file gives "
-                   "it a value)")
+        for name, default in parameters(main):  # (its variables are globals: so are these)
             try:
-                value = self.evaluate(param.children[1], {}) if len(param.children) > 1 else None
+                value = None if default is None else self.evaluate(default, {})
             except Unsupported:
                 value = None
-            self.globals[name] = Binding(value, None, name, why)
+            self.globals[name] = Binding(value, None, name, f" (it is a parameter of {main.children[0]}, which runs "
+                                         "as the program: no call in the file gives it a value)")
             self.global_names.add(name)
         return self.globals
 
@@ -281,9 +250,6 @@ class _Walker(Flow, Motions, Values):
             self.run_body(statements, local, 0)
         except _Return:
             pass
-
-    def _is_global_literal(self, st: Tree) -> bool:
-        return isinstance(st.children[-1], Tree) and st.children[-1].data in ("pose", "list", "number")
 
     def finish_points(self) -> list:
         """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`)."""
@@ -308,6 +274,5 @@ class _Walker(Flow, Motions, Values):
         return steps
 
 
-__all__ = ["MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "MOVES_PATTERN", "PASSIVE_PREFIXES", "PURE_PREFIXES",
-           "UNSUPPORTED_CALLS", "move_statements", "parse_urscript_text", "read_urscript",
-           "urscript_parser", "urscript_program_from_text", "Span"]
+__all__ = ["MOVES_PATTERN", "move_statements", "parse_urscript_text", "read_urscript", "urscript_parser",
+           "urscript_program_from_text"]

@@ -4,27 +4,22 @@ the file's functions, threads.
 
 Part of the URScript reader (:mod:`thermocomp.programs.urscript`). The rule: **a motion's data decide, not the
 control flow around it**. A branch or loop whose course is known before running is followed (the branch taken,
-each pass). One whose course is known only while running (an input, a socket, a button) is followed along every
-branch, each from the state before it, and the paths join after it: a variable (or the tool) keeps its value
-where every path gives it the same, and is known only while running otherwise. A loop of unknown count, and
-PolyScope's main loop, follow their body from the state at their head (:meth:`Flow.settle`: the state before
-the loop joined with the states its passes end with, until they agree), so a counter or a target the previous
-pass moved is refused where a motion reads it, naming it. A thread is followed once where it is first started.
-A motion whose target and tool are known there is compensated, and named in a note as run under a condition the
-reader did not resolve.
+each pass). One whose course is known only while running is followed along every branch, each from the state
+before it, and the paths join after it (a variable, or the tool, keeps its value where every path gives it the
+same). A loop of unknown count, PolyScope's main loop and a thread follow their body once from the state at their
+head (:meth:`Flow.settle`), so data a pass changes (a counter) is refused where a motion reads it, naming it.
 
-Linear reading: each function's summary (does it move, change the tool, start a thread, call what may move;
-which globals it may assign) is computed once (:meth:`Flow.summary`). A call, as a statement, of a function that
-moves nothing, changes no tool and assigns no global (a gripper URCap's hundreds of functions) is passed over
-without running it: nothing a motion reads can change there. Every statement the reader runs counts against
-:data:`MAX_STATEMENTS_RUN` plus :data:`STATEMENTS_PER_LINE` a line of the file, and motions, calls and loop
-passes against ``max_motions``: past either, the script is refused with a message naming the statement.
+Linear reading: what each function and construct may do is found once (:class:`Summary`); a construct of unknown
+course that moves nothing, and a call of a function that moves nothing and assigns no global, are passed over;
+a call from a state met before is not run again. Every statement run counts against :data:`MAX_STATEMENTS_RUN`
+plus :data:`STATEMENTS_PER_LINE` a line, and motions, calls and loop passes against ``max_motions``: past either,
+the script is refused naming the statement.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lark import Token, Tree
 
@@ -35,6 +30,7 @@ from thermocomp.programs.model import Finding, Motion, MotionRun, Wait
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_motions import MOTIONS
 from thermocomp.programs.urscript_values import (
+    COMPARE,
     Binding,
     Pose,
     State,
@@ -73,16 +69,13 @@ PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "s
 #: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
 MAX_WHILE_PASSES = 100_000
 
-#: A ``while`` the file counts whose body moves nothing (nor changes the tool, starts a thread, calls what may move)
-#: is unrolled while it runs at most this many statements; past it, it is followed as a loop of count known only
-#: while running: passed over, what it assigns known only while running after it (a motion reading that is refused
-#: naming it).
+#: A ``while`` the file counts whose body moves nothing is unrolled while it runs at most this many statements; past
+#: it, it is passed over as a loop of count known only while running (what it assigns is not known after it).
 MAX_QUIET_WORK = 20_000
 
-#: Most passes of a loop's body followed to find the state at its head (Flow.settle); a variable a pass changes
-#: there becomes known only while running, so the passes agree within one more than the chain of variables that
-#: feed each other from pass to pass (two passes for a counter). Past it, everything the body may change is known
-#: only while running at the head.
+#: Most passes of a loop's body followed to find the state at its head (Flow.settle): they agree within one more
+#: than the chain of variables that feed each other from pass to pass (two for a counter). Past it, everything the
+#: body may change is known only while running at the head.
 MAX_SETTLE = 3
 
 #: The functions whose value is the pose the robot stands at (Flow.standing_pose).
@@ -94,6 +87,10 @@ STANDING_POSE = frozenset(("get_actual_tcp_pose", "get_forward_kin", "get_target
 MAX_STATEMENTS_RUN = 100_000
 STATEMENTS_PER_LINE = 50
 
+#: Statements that define, or that the reader passes by (a method call talks to an object outside the robot).
+_PASSED = frozenset(("func_def", "thread_def", "sec_def", "step", "pass_stmt", "critical", "kill_stmt", "join_stmt",
+                     "method", "halt_stmt"))
+
 
 def is_known_call(name: str) -> bool:
     """A function of the URScript manual that moves nothing (it computes, reads, writes I/O or talks)."""
@@ -102,19 +99,22 @@ def is_known_call(name: str) -> bool:
 
 @dataclass(frozen=True)
 class Summary:
-    """What a function of the file (with the functions it calls) may do, found once.
+    """What a function of the file, or a construct's statements, may do (with the functions they call), found once.
 
-    ``holds``: the first thing that could change how or where the robot moves (a motion, ``set_tcp``, a thread,
-    a motion thermocomp does not follow, a function neither of the file nor known, recursion), with its line; None
-    if none. ``assigns``: the globals it may assign. ``size``: at least how many motions, calls and loop passes a
-    call of it runs (each loop counted once; a call of a function that moves nothing one). ``moves``: it holds a
-    motion thermocomp follows (movej, movel, movep, movec), itself or in a function it calls.
+    ``holds``: the first node that could change how or where the robot moves (a motion, ``set_tcp``, a thread, a
+    call of a function that moves in ways not followed, is unknown or holds such; the name of a function called
+    recursively); None if none. ``assigns``: the globals they may assign. ``size``: at least how many motions,
+    calls and loop passes they run. ``moves``: they hold a motion followed. ``jumps``: a ``break``/``continue``
+    leaves them; ``returns``: a ``return``. ``changes``: their assignments and ``set_tcp`` calls (:meth:`Flow.facts`).
     """
 
-    holds: str | None
+    holds: Tree | str | None
     assigns: frozenset[str]
     size: int
     moves: bool
+    jumps: bool = False
+    returns: bool = False
+    changes: tuple = ()
 
     @property
     def inert(self) -> bool:
@@ -135,35 +135,35 @@ class _Return(Exception):  # noqa: N818
         self.value = value
 
 
-class _Break(Exception):  # noqa: N818
-    pass
+class _Jump(Exception):  # noqa: N818
+    """A ``break`` (``out``) or a ``continue`` ran: the pass of the loop around it ends."""
 
-
-class _Continue(Exception):  # noqa: N818
-    pass
+    def __init__(self, out: bool) -> None:
+        super().__init__()
+        self.out = out
 
 
 class _Uncounted(Exception):  # noqa: N818
-    """A counted loop met a ``break`` or ``continue`` under a condition known only while running: its count is not
-    known after all."""
+    """A loop being unrolled is of a count known only while running after all: its condition or counter not known
+    at a pass, a ``break``/``continue`` under a condition not resolved, a pass that changes nothing, or a pass that
+    moves nothing past :data:`MAX_QUIET_WORK` statements (:meth:`Flow.run_counted_while`)."""
 
 
 @dataclass
 class _Frame:
-    """A running function: the depth of unresolved conditions when it started, and the states its returns
-    under such conditions leave with (joined at its end)."""
+    """A running function: the depth of unresolved conditions when it started, the states and values its returns
+    under such conditions leave with (joined at its end), the loops being followed in it."""
 
     conditional: int
     exits: list = field(default_factory=list)
     values: list = field(default_factory=list)
-    loops: list = field(default_factory=list)  # per enclosing loop: its _Loop
+    loops: list = field(default_factory=list)
 
 
 @dataclass
 class _Loop:
-    """A loop being followed: the depth of unresolved conditions at its start, whether it is counted (unrolled),
-    and the states its ``continue`` (back to its head) and ``break`` (out of it) leave with under conditions
-    known only while running."""
+    """A loop being followed: the depth of unresolved conditions at its start, whether it is unrolled, and the
+    states its ``continue`` and ``break`` under conditions known only while running leave with."""
 
     depth: int
     counted: bool
@@ -189,64 +189,79 @@ class Flow:
                              f"{STATEMENTS_PER_LINE} a line of the file; its loops and calls unrolled): refused at this "
                              "statement", where)
 
-    def note_once(self, note: Finding) -> None:
-        """``note`` added to the notes unless it stands there already (a construct met in every call or pass; one a
-        pass followed only to find a loop's head took back is added again: :meth:`_rollback`)."""
-        at = self._noted.get(note)
-        if at is not None and at < len(self.notes) and self.notes[at] == note:
+    def note_once(self, note: Finding, key=None) -> None:
+        """``note`` added to the notes unless it stands there already (a construct met in every call or pass), or,
+        given ``key``, a note of that key with its message (one a function, wherever it is called). One that a
+        pass followed only to find a loop's head took back is added again (:meth:`_rollback`)."""
+        at = self._noted.get(note if key is None else key)
+        if at is not None and at < len(self.notes) and (
+                self.notes[at] == note if key is None else self.notes[at].message == note.message):
             return
-        self._noted[note] = len(self.notes)
+        self._noted[note if key is None else key] = len(self.notes)
         self.notes.append(note)
 
-    # ----- what functions do, found once
+    # ----- what functions and constructs do, found once
     def summary(self, name: str) -> Summary:
-        """:class:`Summary` of the file's function ``name`` (computed once; a recursive call is what it holds)."""
+        """:class:`Summary` of the file's function ``name``, a call of it counted (a recursive call is what it
+        holds)."""
         done = self._summaries.get(name)
-        if done is not None:
-            return done
-        if name in self._summarising:
-            return Summary(f"a recursive call of {name}", frozenset(), 1, False)
-        self._summarising.add(name)
-        try:
-            holds, assigns, size, moves = self.scan(self.body_of(self.functions[name]))
-        finally:
-            self._summarising.discard(name)
-        result = Summary(holds, frozenset(assigns), size + 1, moves)
-        self._summaries[name] = result
-        return result
+        if done is None:
+            if name in self._summarising:
+                return Summary(name, frozenset(), 1, False)
+            self._summarising.add(name)
+            try:
+                done = self._walk(self.body_of(self.functions[name]))
+            finally:
+                self._summarising.discard(name)
+            done = self._summaries[name] = replace(done, size=done.size + 1)
+        return done
 
-    def scan(self, statements) -> tuple[str | None, set[str], int, bool]:
-        """What ``statements`` (and the functions they call) may do: (what they hold, the globals they may assign,
-        their least size, whether they move): :class:`Summary`'s fields. A name assigned without ``global`` is a
+    def facts(self, key: tuple | None, statements: list) -> Summary:
+        """:class:`Summary` of a construct's ``statements`` with their :attr:`~Summary.changes`, found once per
+        ``key`` (``(id(construct), len(statements))``, or a thread's: one run many times is not walked again; None:
+        a statement not followed, found each time)."""
+        done = self._summaries.get(key)
+        if done is None:
+            changes = tuple(sub for st in statements if isinstance(st, Tree) for sub in st.iter_subtrees()
+                            if sub.data == "assign" or (sub.data == "call" and str(sub.children[0]) == "set_tcp"))
+            done = replace(self._walk(statements), changes=changes)
+            if key is not None:
+                self._summaries[key] = done
+        return done
+
+    def _walk(self, statements) -> Summary:
+        """What ``statements`` (and the functions they call) may do. A name assigned without ``global`` is a
         global's where the file assigns it at its top level or as ``global`` (:attr:`global_names`), else a
         local's."""
-        holds: str | None = None
+        holds = None
         assigns: set[str] = set()
-        size = 0
-        moves = False
-        stack = [s for s in statements if isinstance(s, Tree)]
+        size, moves, jumps, returns = 0, False, False, False
+        stack = [(s, False) for s in statements if isinstance(s, Tree)]  # (a node; inside a loop of the statements)
         while stack:
-            node = stack.pop()
-            if node.data in ("func_def", "thread_def", "sec_def"):
+            node, looped = stack.pop()
+            kind, found = node.data, None
+            if kind in ("func_def", "thread_def", "sec_def"):
                 continue
-            found = None
-            if node.data == "moves":  # (a run of motions: its first names it)
-                found = f"{str(node.children[0]).split('(', 1)[0]} at line {line_col(node)[0]}"
+            if kind == "moves":  # (a run of motions)
+                found, moves = node, True
                 size += str(node.children[0]).count(")")
-                moves = True
-            elif node.data == "run_stmt":
-                found = f"a thread started at line {line_col(node)[0]}"
-            elif node.data == "while_stmt":
+            elif kind == "run_stmt":
+                found = node
+            elif kind == "while_stmt":
                 size += 1
-            elif node.data == "assign":
+            elif kind == "return_stmt":
+                returns = True
+            elif kind in ("break_stmt", "continue_stmt"):
+                jumps = jumps or not looped
+            elif kind == "assign":
                 target, _, is_global = assignment(node)
                 root = root_name(target)
                 if root is not None and (is_global or root in self.global_names) and not is_local(node):
                     assigns.add(root)
-            elif node.data == "call":
+            elif kind == "call":
                 callee = str(node.children[0])
                 if callee in MOTIONS or callee in UNSUPPORTED_CALLS or callee == "set_tcp":
-                    found = f"{callee} at line {line_col(node)[0]}"
+                    found = node
                     size += callee in MOTIONS
                     moves = moves or callee in MOTIONS
                 elif callee in self.functions:
@@ -254,51 +269,57 @@ class Flow:
                     assigns |= inner.assigns
                     size += inner.size if inner.moves else 1  # (a call of one that moves nothing: one unit)
                     moves = moves or inner.moves
-                    if inner.holds is not None:
-                        found = f"a call of {callee} at line {line_col(node)[0]}, which holds {inner.holds}"
+                    found = None if inner.holds is None else node
                 elif not is_known_call(callee):
-                    found = f"{callee} at line {line_col(node)[0]}, a function neither of this script nor one thermocomp knows"
-            if found is not None and holds is None:
-                holds = found
-            stack.extend(c for c in node.children if isinstance(c, Tree))
-        return holds, assigns, size, moves
+                    found = node
+            holds = holds if holds is not None else found
+            stack.extend((c, looped or kind == "while_stmt") for c in node.children if isinstance(c, Tree))
+        return Summary(holds, frozenset(assigns), size, moves, jumps, returns)
 
-    def scanned(self, key: tuple, statements) -> tuple[str | None, set[str], int, bool]:
-        """:meth:`scan` of ``statements``, found once per ``key`` (the construct they belong to, :meth:`key`: one run
-        many times, in a function called from many places or a loop's passes, is not scanned again)."""
-        if key not in self._scans:
-            self._scans[key] = self.scan(statements)
-        return self._scans[key]
+    def motion_lines(self, key: tuple, statements) -> list[int]:
+        """The lines of the motions in ``statements`` (of the construct ``key``), sorted; found once."""
+        found = self._summaries.get(("lines", key))
+        if found is None:
+            found = self._summaries[("lines", key)] = sorted({
+                line_col(call)[0] for st in statements if isinstance(st, Tree)
+                for call in self.general(st).find_data("call") if str(call.children[0]) in MOTIONS})
+        return found
 
-    @staticmethod
-    def key(st: Tree, statements: list) -> tuple[int, int]:
-        """What names the construct ``st``'s ``statements`` (an ``if``'s from a branch on) in the caches."""
-        return id(st), len(statements)
+    def _reach(self, name: str) -> tuple[tuple[str, ...], bool]:
+        """The names the file's function ``name`` may read (every name written in it, in the functions it calls and
+        the threads it starts: more than it reads, never less), sorted, and whether it reads the pose the robot
+        stands at (:meth:`standing_pose`); found once (the call graph walked once from it, recursion included)."""
+        found = self._summaries.get(("reach", name))
+        if found is None:
+            names: set[str] = set()
+            called: set[str] = set()
+            seen, stack = {("call", name)}, [self.functions[name]]
+            while stack:
+                node = stack.pop()
+                names.update(str(t) for t in node.scan_values(lambda v: isinstance(v, Token)))
+                for sub in node.iter_subtrees():
+                    if sub.data in ("call", "run_stmt"):
+                        callee = str(sub.children[0])
+                        called.add(callee)
+                        inner = (self.functions if sub.data == "call" else self.threads).get(callee)
+                        if inner is not None and (sub.data, callee) not in seen:
+                            seen.add((sub.data, callee))
+                            stack.append(inner)
+            found = self._summaries[("reach", name)] = (tuple(sorted(names)), not STANDING_POSE.isdisjoint(called))
+        return found
 
-    def blocker(self, key: tuple, statements, loop: bool = False) -> tuple[str | None, bool]:
-        """Why the construct ``key`` (its ``statements``) cannot be passed over when its course is known only while
-        running: what they hold (:meth:`scan`: a motion, a tool change, a thread, a call that may move) or a
-        ``break``/``continue`` that leaves it (for a loop, ``loop``: only those of a loop around it; one of its
-        own or of a loop inside it ends there); None if nothing. And whether a ``return`` leaves it: passed over,
-        that path ends the function (:meth:`pass_over`). Found once per construct."""
-        found = self._blockers.get((key, loop))
-        if found is not None:
-            return found
-        holds = self.scanned(key, statements)[0]
-        returns = False
-        stack = [(s, loop) for s in statements if isinstance(s, Tree)]
-        while stack and holds is None:
-            node, inside_loop = stack.pop()
-            if node.data in ("func_def", "thread_def", "sec_def"):
-                continue
-            if node.data == "return_stmt":
-                returns = True
-            elif node.data in ("break_stmt", "continue_stmt") and not inside_loop:
-                holds = f"{node.data.split('_')[0]} at line {line_col(node)[0]}"
-            inner = inside_loop or node.data == "while_stmt"
-            stack.extend((c, inner) for c in node.children if isinstance(c, Tree))
-        self._blockers[(key, loop)] = (holds, returns)
-        return holds, returns
+    def forget_assigned(self, facts: Summary, local: dict, why: str = "may have run") -> None:
+        """Everything a construct not followed (its :meth:`facts`) and the functions it calls may assign, or the tool
+        it may set, is known only while running from here (the tool's ``why``: ``set_tcp at line 7 may have run``)."""
+        for sub in facts.changes:
+            if sub.data == "assign":
+                self.forget(sub, local)
+            elif self.tool is not None:
+                self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} {why}"
+        for name in facts.assigns:
+            if name not in self.globals or self.globals[name].value is not None:  # (a function called there sets it)
+                self.globals[name] = Binding(None, None, name, " (a function called in a construct not followed "
+                                                                "may change it)")
 
     @staticmethod
     def body_of(definition: Tree) -> list:
@@ -314,28 +335,21 @@ class Flow:
             except Unsupported as exc:
                 line, column = line_col(exc.where)
                 if self._quiet:  # inside a function that moves nothing: what it does cannot change a motion
-                    note = Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes nothing "
-                                   "a motion reads (its time is not estimated)", line, column)
-                    self.note_once(note)
+                    self.note_once(Finding(f"{exc.message}; passed over: {self._quiet[-1]} moves nothing and changes "
+                                           "nothing a motion reads (its time is not estimated)", line, column))
                 elif Finding(exc.message, line, column) not in self.unsupported:
                     self.unsupported.append(Finding(exc.message, line, column))
                 for call in self.general(st).find_data("call"):  # (each motion of a run too)
-                    if str(call.children[0]) in MOTIONS and call is not st:
-                        l2, c2 = line_col(call)
+                    if str(call.children[0]) in MOTIONS:
                         self.note_once(Finding(f"{call.children[0]} inside an unsupported construct stays as "
-                                                  "written", l2, c2))
-                for sub in st.iter_subtrees():  # what it may change is not known after it
-                    if sub.data == "assign":
-                        self.forget(sub, local)
-                    elif sub.data == "call" and str(sub.children[0]) == "set_tcp":
-                        self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} not followed"
+                                               "written", *line_col(call)))
+                self.forget_assigned(self.facts(None, [st]), local, "not followed")
 
     def run_statement(self, st: Tree, local: dict, depth: int) -> None:
         self.work(st)
         kind = st.data
-        if kind in ("func_def", "thread_def", "sec_def", "step", "pass_stmt", "critical", "kill_stmt", "join_stmt",
-                    "method", "halt_stmt"):
-            return  # (a method call talks to an object outside the robot: an RPC server, a socket)
+        if kind in _PASSED:
+            return
         if kind == "assign":
             self.assign(st, local)
         elif kind == "moves":
@@ -360,7 +374,7 @@ class Flow:
                     raise _Uncounted
                 (loop.breaks if kind == "break_stmt" else loop.backs).append(self.snapshot(local))
                 raise _BranchEnd
-            raise _Break if kind == "break_stmt" else _Continue
+            raise _Jump(kind == "break_stmt")
         else:
             raise Unsupported(f"{kind} is not followed", st)
 
@@ -379,19 +393,18 @@ class Flow:
         raise _Return(value)
 
     def start_thread(self, st: Tree) -> None:
-        """``run Thread_1()``: the thread must be the file's. It runs beside the program, at times known only while
-        running: the globals it may assign are not known from here, and its body is followed once (the first time
-        it is started) as a loop of unknown count is: its motions to targets known before running are compensated,
-        each once where it is started in the written order, and named in a note."""
+        """``run Thread_1()`` of a thread of the file: what it may assign is known only while running from here; its
+        body is followed once, where it is first started, as a loop's body of unknown count (its motions named in a
+        note)."""
         name = str(st.children[0])
         if name not in self.threads:
             raise Unsupported(f"run {name}: no such thread in this file", st)
         body = self.body_of(self.threads[name])
-        _, changed, _, moves = self.scanned(("thread", name), body)
+        facts = self.facts(("thread", name), body)
         why = f" (thread {name} changes it while running)"
-        for global_name in changed:
+        for global_name in facts.assigns:
             self.globals[global_name] = Binding(None, None, global_name, why)
-        if not moves or name in self.started_threads:
+        if not facts.moves or name in self.started_threads:
             return
         self.started_threads.add(name)
         first = len(self.steps)
@@ -400,13 +413,13 @@ class Flow:
         self.sequence_starts.append(len(self.steps))
         try:
             self.run_body(body, {}, 1)
-        except (_Return, _BranchEnd, _Break, _Continue):
+        except (_Return, _BranchEnd, _Jump):
             pass
         finally:
             self.sequence_starts.pop()
             self.frames.pop()
             self.unresolved_depth -= 1
-        for global_name in changed:  # (at times known only while running: also after its followed pass)
+        for global_name in facts.assigns:  # (at times known only while running: also after its followed pass)
             self.globals[global_name] = Binding(None, None, global_name, why)
         self.note_unresolved(self.threads[name], f"thread {name}", first,
                              "it runs beside the program, at times known only while running")
@@ -422,52 +435,52 @@ class Flow:
                 branches.append((part.children[0], list(part.children[1:])))
             elif isinstance(part, Tree) and part.data == "else_part":
                 branches.append((None, list(part.children)))
-        for k, (condition, body) in enumerate(branches):
+        for k, (condition, _) in enumerate(branches):
             try:
                 taken = condition is None or self.condition(condition, local)
             except Unsupported:  # known only while running: this branch or a later one
-                rest = [b for _, b in branches[k:]]
-                self.run_unresolved(st, rest, branches[-1][0] is None, "if", local, depth)
+                self.run_unresolved(st, [b for _, b in branches[k:]], branches[-1][0] is None, "if", local, depth)
                 return
             if taken:
-                self.note_untaken(st, [(c, b) for j, (c, b) in enumerate(branches) if j != k])
-                self.run_body(body, local, depth)
-                return
-        self.note_untaken(st, branches)
+                break
+        else:
+            k = len(branches)
+        self.note_never(st, (id(st), k), [s for j, (_, body) in enumerate(branches) if j != k for s in body],
+                        "a branch that never runs (its condition is known before running)")
+        if k < len(branches):
+            self.run_body(branches[k][1], local, depth)
 
-    def note_untaken(self, st: Tree, branches: list) -> None:
-        """A note naming the motions of branches whose condition is known not to hold: they never run, and stay
-        as written (a motion is never dropped in silence)."""
-        key = (id(st), tuple(id(b) for _, b in branches))
-        if key not in self._untaken:
-            self._untaken[key] = sorted({line_col(call)[0] for _, body in branches for statement in body
-                                         if isinstance(statement, Tree)
-                                         for call in self.general(statement).find_data("call")
-                                         if str(call.children[0]) in MOTIONS})
-        lines = self._untaken[key]
+    def note_never(self, st: Tree, key: tuple, statements: list, where: str) -> bool:
+        """A note naming the motions of ``statements`` (of the construct ``key``), which never run: they stay as
+        written (a motion is never dropped in silence). Whether there are any."""
+        lines = self.motion_lines(key, statements)
         if lines:
-            line, column = line_col(st)
-            note = Finding(f"if: the motion(s) at line {', '.join(map(str, lines))} are in a branch that never runs "
-                           "(its condition is known before running): they stay as written", line, column)
-            self.note_once(note)
+            self.note_once(Finding(f"{st.data.split('_')[0]}: the motion(s) at line {', '.join(map(str, lines))} are "
+                                   f"in {where}: they stay as written", *line_col(st)))
+        return bool(lines)
 
     def run_unresolved(self, st: Tree, bodies: list[list], exhaustive: bool, word: str, local: dict,
                        depth: int) -> None:
-        """Branches of which one (or, unless ``exhaustive``, none) runs, the choice known only while running: passed
-        over when none moves or jumps (what they assign then known only while running), else each followed from
-        the state before them and the paths joined (:meth:`merge`)."""
+        """Branches of which one (or, unless ``exhaustive``, none) runs, or a loop's body (``word`` "while") run any
+        number of times, the choice known only while running: passed over when nothing in them moves or jumps out
+        (:meth:`pass_over`); else each branch is followed from the state before them (the loop's body from the
+        state at its head, :meth:`settle`), and the paths join after them (:meth:`merge`)."""
         statements = [s for body in bodies for s in body]
-        key = self.key(st, statements)
-        holds, returns = self.blocker(key, statements)
-        if holds is None:
-            self.pass_over(st, statements, word, local, returns, key)
+        loop = word == "while"
+        facts = self.facts((id(st), len(statements)), statements)
+        if facts.holds is None and (loop or not facts.jumps):
+            self.pass_over(st, facts, word, local)
             return
-        entry = self.snapshot(local)
+        entry = None if loop else self.snapshot(local)
         outs = [] if exhaustive else [entry]
         first = len(self.steps)
         self.unresolved_depth += 1
         try:
-            for body in bodies:
+            if loop:
+                self.count(1, st)
+                head, ends = self.settle(st, statements, local, depth)
+                outs = [head, *ends]
+            for body in () if loop else bodies:
                 self.restore(entry, local)
                 self.sequence_starts.append(len(self.steps))
                 try:
@@ -479,18 +492,18 @@ class Flow:
                 outs.append(self.snapshot(local))
         finally:
             self.unresolved_depth -= 1
-        line = line_col(st)[0]
         if outs:
-            self.merge(outs, local, f"set_tcp in a branch of the {word} at line {line}")
+            where = "the while" if loop else f"a branch of the {word}"
+            self.merge(outs, local, f"set_tcp in {where} at line {line_col(st)[0]}")
         else:  # every branch leaves: what follows runs on no path through here; followed from before it
             self.restore(entry, local)
-            self.forget_assigned(statements, local, self.key(st, statements))
+            self.forget_assigned(facts, local)
         self.note_unresolved(st, word, first)
 
     def note_unresolved(self, st: Tree, word: str, first: int,
                         why: str = "its outcome or count is known only while running") -> None:
-        """A note naming the motions compensated under a condition the reader did not resolve (also listed in
-        the program's ``extra["conditional"]``)."""
+        """A note naming the motions (the steps from ``first``) compensated under a condition the reader did not
+        resolve (also listed in the program's ``extra["conditional"]``)."""
         lines: set[int] = set()
         for step in self.steps[first:]:
             if isinstance(step, MotionRun):
@@ -501,114 +514,56 @@ class Flow:
         self.conditional_lines.extend(ordered)
         shown = ", ".join(map(str, ordered)) if len(ordered) <= 8 else \
             f"{', '.join(map(str, ordered[:8]))}, ... ({len(ordered)})"
-        line, column = line_col(st)
-        note = Finding(f"{word}: not resolved before running ({why}); its {len(ordered)} motion(s) (line {shown}) "
-                       "are compensated, each once in the written order of the cycle", line, column)
-        self.note_once(note)
+        self.note_once(Finding(f"{word}: not resolved before running ({why}); its {len(ordered)} motion(s) (line "
+                               f"{shown}) are compensated, each once in the written order of the cycle",
+                               *line_col(st)))
 
-    def pass_over(self, st: Tree, statements: list, word: str, local: dict, returns: bool, key: tuple) -> None:
-        """A construct whose course is known only while running that moves nothing and jumps nowhere out of it but
-        by ``return``: passed over with a note (once per construct), never run, however many passes its loop would
-        take; the data it may assign is known only while running after it. With a ``return`` in it (``returns``),
-        the function may end there: that path's state joins the function's end (as :meth:`run_return` under a
-        condition), and its value is known only while running."""
-        self.forget_assigned(statements, local, key)
-        if returns:
+    def pass_over(self, st: Tree, facts: Summary, word: str, local: dict) -> None:
+        """A construct of course known only while running that moves nothing and jumps out of it only by ``return``:
+        passed over with a note, never run; what it may assign is known only while running after it. A ``return``
+        in it may end the function there: that path joins the function's end, its value not known."""
+        self.forget_assigned(facts, local)
+        if facts.returns:
             frame = self.frames[-1]
             frame.exits.append(self.snapshot(local))
             frame.values.append(None)
-        line, column = line_col(st)
         self.note_once(Finding(f"{word} passed over: its course is known only while running, and no branch moves the "
-                               "robot or changes its tool (what it assigns is not known after it)", line, column))
-
-    def forget_assigned(self, statements: list, local: dict, key: tuple | None = None) -> None:
-        """Everything ``statements`` (and the functions they call) may assign, or the tool they may set, is known
-        only while running from here. ``key``: the construct they belong to (:meth:`key`; found once)."""
-        found = self._assigned.get(key) if key is not None else None
-        if found is None:
-            found = [sub for statement in statements if isinstance(statement, Tree)
-                     for sub in statement.iter_subtrees()
-                     if sub.data == "assign" or (sub.data == "call" and str(sub.children[0]) == "set_tcp")]
-            if key is not None:
-                self._assigned[key] = found
-        for sub in found:
-            if sub.data == "assign":
-                self.forget(sub, local)
-            elif self.tool is not None:
-                self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} may have run"
-        for name in (self.scanned(key, statements) if key is not None else self.scan(statements))[1]:
-            if name not in self.globals or self.globals[name].value is not None:  # (a function called there sets it)
-                self.globals[name] = Binding(None, None, name, " (a function called in a construct not followed "
-                                                                "may change it)")
+                               "robot or changes its tool (what it assigns is not known after it)", *line_col(st)))
 
     # ----- loops
     def run_while(self, st: Tree, local: dict, depth: int) -> None:
+        """PolyScope's main loop (``while (True)`` outside any condition not resolved: one cycle is one pass,
+        :meth:`settle`); else unrolled where its condition is known at every pass (:meth:`run_counted_while`), or,
+        nothing of the unrolling kept, a loop of count known only while running (:meth:`run_unresolved`)."""
         condition = st.children[0]
+        body = [b for b in st.children[1:] if isinstance(b, Tree)]
         forever = isinstance(condition, Tree) and condition.data == "name" and str(condition.children[0]) == "True"
-        if forever and self.unresolved_depth:  # (in a thread or a branch not resolved: a loop of unknown count)
-            self.run_unresolved_loop(st, local, depth)
-            return
-        if forever:
+        if forever and not self.unresolved_depth:
             if not self.loop_noted:
-                line, column = line_col(st)
-                self.notes.append(Finding("loop forever: one cycle is one pass of its body", line, column))
+                self.notes.append(Finding("loop forever: one cycle is one pass of its body", *line_col(st)))
                 self.loop_noted = True
                 self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
-            self.run_forever(st, local, depth)
-            return
-        entry = self.snapshot(local)
-        first, notes, unsupported, unrolled = len(self.steps), len(self.notes), len(self.unsupported), self.unrolled
-        try:
-            self.run_counted_while(st, local, depth)
-        except (_Uncounted, Unsupported) as exc:
-            if isinstance(exc, Unsupported) and not exc.unknown_condition:
-                raise
-            del self.steps[first:], self.notes[notes:], self.unsupported[unsupported:]
-            self.unrolled = unrolled
-            self.restore(entry, local)
-            self.run_unresolved_loop(st, local, depth)
-
-    def run_unresolved_loop(self, st: Tree, local: dict, depth: int) -> None:
-        """A ``while`` whose count is known only while running (PolyScope's "Wait" for an input, a loop until a
-        button, a loop in a thread): passed over when its body moves nothing and jumps nowhere; else its body is
-        followed once from the state at its head (:meth:`settle`), and what follows it from the join of no pass and
-        of the passes' ends."""
-        body = [b for b in st.children[1:] if isinstance(b, Tree)]
-        key = self.key(st, body)
-        holds, returns = self.blocker(key, body, loop=True)
-        if holds is None:
-            self.pass_over(st, body, "while", local, returns, key)
-            return
-        first = len(self.steps)
-        self.unresolved_depth += 1
-        try:
-            self.count(1, st)
             head, ends = self.settle(st, body, local, depth)
-        finally:
-            self.unresolved_depth -= 1
-        self.merge([head, *ends], local, f"set_tcp in the while at line {line_col(st)[0]}")
-        self.note_unresolved(st, "while", first)
-
-    def run_forever(self, st: Tree, local: dict, depth: int) -> None:
-        """``while (True):``, PolyScope's main loop: one cycle is one pass of its body, followed from the state at
-        its head in every cycle (:meth:`settle`): data the body changes from cycle to cycle (a counter, a state
-        machine's state) is known only while running there, so a motion reading it is refused naming it, and a
-        branch on it is followed along every branch."""
-        body = [b for b in st.children[1:] if isinstance(b, Tree)]
-        head, ends = self.settle(st, body, local, depth)
-        self.merge([head, *ends], local, f"set_tcp in the while at line {line_col(st)[0]}")
+            self.merge([head, *ends], local, f"set_tcp in the while at line {line_col(st)[0]}")
+            return
+        if not forever:
+            mark, entry = self._mark(), self.snapshot(local)
+            try:
+                self.run_counted_while(st, body, local, depth)
+                return
+            except _Uncounted:
+                self._rollback(mark)
+                self.restore(entry, local)
+        self.run_unresolved(st, [body], True, "while", local, depth)
 
     def settle(self, st: Tree, body: list, local: dict, depth: int) -> tuple[State, list[State]]:
-        """Follow a loop's body from the state at its head: the state before the loop joined with the states its
-        passes end with (and ``continue`` with), found by following the body until they agree (a variable each pass
-        gives the same value stays known; one a pass changes, a counter, is known only while running), at most
-        :data:`MAX_SETTLE` times (then everything the body may change is known only while running). The
-        passes followed to find it are discarded; the last is kept. A loop met inside such a pass (a pass followed
-        only to find an outer loop's head) takes that last step at once: everything its body may change is known
-        only while running at its head, and one pass is followed, so nested loops cost one pass each, not
-        :data:`MAX_SETTLE` to the power of their depth. Returns the head's state and the states the
-        kept pass leaves with (its end, ``continue``, ``break``)."""
+        """Follow a loop's body from the state at its head: the state before the loop joined with those its passes
+        end (or ``continue``) with, until they agree (a counter then known only while running), at most
+        :data:`MAX_SETTLE` passes (then all the body may change is), each taken back (:meth:`_rollback`); then the
+        pass kept. A loop inside such a pass takes its last step at once (nested loops cost one pass each). Returns
+        the head's state and the states the kept pass leaves with (its end, ``continue``, ``break``)."""
         head = self.snapshot(local)
+        line = line_col(st)[0]
         for _ in range(0 if self._exploring else MAX_SETTLE):
             mark = self._mark()
             self._exploring += 1
@@ -617,7 +572,6 @@ class Flow:
             finally:
                 self._exploring -= 1
             self._rollback(mark)
-            line = line_col(st)[0]
             self.merge([head, *ends], local, f"set_tcp in the while at line {line}, in one of its passes",
                        f" (the while at line {line} changes it from pass to pass)")
             joined = self.snapshot(local)
@@ -626,7 +580,7 @@ class Flow:
             head = joined
         else:
             self.restore(head, local)
-            self.forget_assigned(body, local, self.key(st, body))
+            self.forget_assigned(self.facts((id(st), len(body)), body), local)
             head = self.snapshot(local)
         self.restore(head, local)
         ends, breaks = self._pass(body, local, depth)
@@ -644,10 +598,8 @@ class Flow:
         try:
             self.run_body(body, local, depth)
             ends.append(self.snapshot(local))
-        except _Continue:
-            ends.append(self.snapshot(local))
-        except _Break:
-            breaks.append(self.snapshot(local))
+        except _Jump as jump:
+            (breaks if jump.out else ends).append(self.snapshot(local))
         except _BranchEnd:
             pass
         finally:
@@ -656,36 +608,28 @@ class Flow:
         return ends + loop.backs, breaks + loop.breaks
 
     def _mark(self) -> tuple:
-        """What a pass followed only to find a loop's head state adds, to take back (:meth:`_rollback`)."""
-        return (len(self.steps), len(self.notes), len(self.unsupported), self.unrolled, len(self.conditional_lines),
-                set(self._passed_over), set(self.started_threads), self.loop_noted)
+        """What following a construct adds to the program besides the globals and the tool, to take back
+        (:meth:`_rollback`) or to find that a call added none of it (:meth:`call_function_of_file`); its last entry
+        the units counted (:meth:`count`)."""
+        return (len(self.steps), len(self.notes), len(self.unsupported), len(self.conditional_lines),
+                set(self.started_threads), self.loop_noted, len(self.per_pass), len(self.direct_refs),
+                len(self.frames[-1].exits), self.unrolled)
 
     def _rollback(self, mark: tuple) -> None:
-        steps, notes, unsupported, self.unrolled, conditional, passed, started, self.loop_noted = mark
+        steps, notes, unsupported, conditional, self.started_threads, self.loop_noted, *_, self.unrolled = mark
         self._discarded.extend(self.steps[steps:])  # (alive: the ids of its steps keyed tables)
         del self.steps[steps:], self.notes[notes:], self.unsupported[unsupported:], self.conditional_lines[conditional:]
-        self._passed_over, self.started_threads = passed, started
 
-    def run_counted_while(self, st: Tree, local: dict, depth: int) -> None:
-        """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times":
-        ``Loop_1 = 0``, ``while (Loop_1 < 3):`` ... ``Loop_1 = Loop_1 + 1``).
-
-        Each pass's motions are motions of their own; as one written text
-        serves every pass, a motion whose target changes from pass to pass is
-        not followed (nothing of the loop is kept then), nor is a loop of
-        more than :data:`MAX_WHILE_PASSES` passes. A condition known only while
-        running (at the first pass or a later one) raises :class:`Unsupported`
-        with ``unknown_condition`` set: :meth:`run_while` then follows it as a
-        loop of unknown count.
-        """
-        condition, body = st.children[0], st.children[1:]
-        first = len(self.steps)
-        passes = 0
-        repeated = False
+    def run_counted_while(self, st: Tree, body: list, local: dict, depth: int) -> None:
+        """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times"); one that only
+        counts (:meth:`_plain_counter`) runs its first pass and repeats it. A motion whose target changes from pass to
+        pass, or more than :data:`MAX_WHILE_PASSES` passes: :class:`Unsupported`, nothing of the loop kept; a count
+        known only while running after all: :class:`_Uncounted`."""
+        condition = st.children[0]
+        first, passes, repeated = len(self.steps), 0, False
         frame = self.frames[-1]
         frame.loops.append(_Loop(self.unresolved_depth, True))
-        statements = [b for b in body if isinstance(b, Tree)]
-        quiet = self.blocker(self.key(st, statements), statements, loop=True)[0] is None
+        quiet = self.facts((id(st), len(body)), body).holds is None
         start = self.statements_run
         try:
             while self._known_condition(condition, local):
@@ -693,22 +637,18 @@ class Flow:
                 if passes > MAX_WHILE_PASSES:
                     raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
                 if quiet and self.statements_run - start > MAX_QUIET_WORK:  # (moves nothing: not worth unrolling)
-                    long = Unsupported(f"while that moves nothing runs more than {MAX_QUIET_WORK:,} statements: "
-                                       "followed as a loop of count known only while running", st)
-                    long.unknown_condition = True
-                    raise long
+                    raise _Uncounted
                 units, steps = self.unrolled, len(self.steps)
                 self.count(1, st)
                 before = self.snapshot(local)
                 try:
                     self.run_body(body, local, depth)
-                except _Continue:
-                    pass
-                except _Break:
-                    break
+                except _Jump as jump:
+                    if jump.out:
+                        break
                 if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it never
                     raise _Uncounted                          # ends; followed as a loop of unknown count)
-                counter = self._plain_counter(st) if passes == 1 else None
+                counter = self._plain_counter(st, body) if passes == 1 else None
                 if counter is not None:  # every pass runs what the first ran: counted, then repeated
                     more = self._remaining_passes(condition, local, *counter, st)
                     self.count(more * (self.unrolled - units), st)
@@ -726,18 +666,94 @@ class Flow:
                                          if repeated else self.steps[first:])
         if changing is not None and not (not repeated and pass_tables.take(self.steps[first:], self.per_pass, st)):
             del self.steps[first:]
-            changed = self.changed_by(st, changing)
             raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes from "
-                              f"pass to pass of this while{changed}: one written target cannot serve every pass", st)
-        line, column = line_col(st)
-        never = sorted({line_col(call)[0] for statement in body if isinstance(statement, Tree)
-                        for call in self.general(statement).find_data("call") if str(call.children[0]) in MOTIONS})
-        if passes == 0 and never:  # (as a branch that never runs: its motions named, never dropped in silence)
-            self.note_once(Finding(f"while: the motion(s) at line {', '.join(map(str, never))} are in a loop that "
-                                      "never runs (its condition is known false before the first pass): they stay "
-                                      "as written", line, column))
+                              f"pass to pass of this while{self.changed_by(st, changing)}: one written target cannot "
+                              "serve every pass", st)
+        if not (passes == 0 and self.note_never(st, (id(st), "body"), body, "a loop that never runs (its condition is "
+                                                "known false before the first pass)")):
+            self.note_once(Finding(f"while followed for its {passes} pass(es)", *line_col(st)))
+
+    def _known_condition(self, condition, local: dict) -> bool:
+        try:
+            return self.condition(condition, local)
+        except Unsupported:
+            raise _Uncounted from None
+
+    def _plain_counter(self, st: Tree, body: list) -> tuple[str, float, bool] | None:
+        """``(name, step, global)`` when the ``while`` only counts: its body's one assignment anywhere is
+        ``name = name + step`` (a number) among its own statements, nothing else in it or in the functions it
+        calls reads ``name`` or changes the tool, and nothing ends it early: each pass then runs what the first
+        ran (PolyScope's "Loop N times"). None otherwise."""
+        inside = [sub for b in body for sub in b.iter_subtrees()]
+        assignments = [sub for sub in inside if sub.data == "assign"]
+        if len(assignments) != 1 or not any(assignments[0] is b for b in body):
+            return None
+        condition = st.children[0]
+        if isinstance(condition, Tree) and any(str(c.children[0]) in self.functions
+                                               for c in condition.find_data("call")):
+            return None  # (a condition that calls the script's functions runs them at every pass)
+        target, expr, is_global = assignment(assignments[0])
+        if not (isinstance(target, Tree) and target.data == "name" and isinstance(expr, Tree) and expr.data == "sum"
+                and len(expr.children) == 3 and expr.children[0] == target and isinstance(expr.children[2], Tree)
+                and expr.children[2].data == "number"):
+            return None
+        name = str(target.children[0])
+        callees = {str(sub.children[0]) for sub in inside if sub.data == "call"}
+        reach = [self.functions[c] for c in callees if c in self.functions]
+        for node in inside + [sub for f in reach for sub in f.iter_subtrees()]:
+            if node.data in ("return_stmt", "break_stmt", "continue_stmt", "run_stmt", "func_def", "thread_def"):
+                return None
+            if node.data == "call" and (str(node.children[0]) in ("set_tcp",) or (
+                    str(node.children[0]) in self.functions and self.functions[str(node.children[0])] not in reach)):
+                return None  # (a tool change; a call beyond one level: followed pass by pass)
+            if node.data == "name" and str(node.children[0]) == name and node is not target \
+                    and node is not expr.children[0]:
+                return None
+        if any(self.summary(str(f.children[0])).assigns for f in reach):
+            return None
+        step = float(expr.children[2].children[0])
+        return name, (-step if str(expr.children[1]) == "-" else step), is_global
+
+    def _remaining_passes(self, condition, local: dict, name: str, step: float, is_global: bool, st: Tree) -> int:
+        """The passes of a counting ``while`` after its first (:meth:`_plain_counter`), its counter advanced as
+        they would advance it."""
+        try:
+            value = self.lookup(name, local).value
+        except Unsupported:  # (the counter itself known only while running: a loop of unknown count)
+            raise _Uncounted from None
+        more = 0
+        compare = COMPARE.get(str(condition.children[1])) if isinstance(condition, Tree) \
+            and condition.data == "comparison" else None
+        sides = [isinstance(c, Tree) and c.data == "name" and str(c.children[0]) == name
+                 for c in (condition.children[0], condition.children[2])] if compare else [False, False]
+        if sides[0] != sides[1]:  # ``name < bound``: the bound once, then numbers only
+            bound = self.number(condition.children[2 if sides[0] else 0], local)
+            holds = (lambda v: compare(v, bound)) if sides[0] else (lambda v: compare(bound, v))
         else:
-            self.note_once(Finding(f"while followed for its {passes} pass(es)", line, column))
+            def holds(v: float) -> bool:
+                self.bind(name, Binding(v, None, name), is_global, local)
+                return self.condition(condition, local)
+        while holds(value):
+            more += 1
+            if more >= MAX_WHILE_PASSES:
+                raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
+            value = value + step
+        self.bind(name, Binding(value, None, name), is_global, local)
+        return more
+
+    def changed_by(self, loop: Tree, motion: Motion) -> str:
+        """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""
+        names = set()
+        for node in self.tree.iter_subtrees():
+            if node.data == "call" and line_col(node) == (motion.statement.line, motion.statement.column):
+                names = {str(n.children[0]) for n in node.iter_subtrees() if n.data == "name"}
+                break
+        for sub in loop.iter_subtrees():
+            if sub.data == "assign":
+                root = root_name(assignment(sub)[0])
+                if root in names:
+                    return f" (it reads {root}, which the loop changes at line {line_col(sub)[0]})"
+        return ""
 
     def check_per_pass(self) -> frozenset[tuple[int, int]]:
         """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
@@ -760,165 +776,6 @@ class Flow:
                   and any((a, b) in self.per_pass for a, b in s.text[:, :2].tolist())}
         return {k: v for k, v in self._in_call.items() if k not in tabled}
 
-    # ----- the pose the robot stands at (PolyScope's relative waypoints)
-    def standing_pose(self, node: Tree):
-        """``get_actual_tcp_pose()``, ``get_forward_kin()``, ``get_target_tcp_pose()``: the TCP pose the robot
-        stands at, known before running only where the motion before it in the same sequence (no branch, loop
-        head or thread start between them) goes to a Cartesian target known here and stops there (``r=0``, the
-        default): then it is that target, with the tool set now. Otherwise :class:`Unsupported` naming the line and
-        why. The motion that reads it is compensated from it and written with its absolute corrected target (its
-        text is the expression, replaced by the value: PolyScope's ``pose_add(get_forward_kin(), pose_sub(...))``
-        then reads the corrected target the motion before left the robot at, which the relative form would
-        displace again); a note says so."""
-        name = str(node.children[0])
-        line = line_col(node)[0]
-        args, kwargs = split_arguments(node)
-        if args or kwargs:
-            raise Unsupported(f"{name}(...) of given joints or tool is not evaluated (only the pose the robot stands "
-                              "at, after a motion of the program to a known target)", node)
-        start = self.sequence_starts[-1] if self.sequence_starts else 0
-        motion = None
-        for step in reversed(self.steps[start:]):
-            if isinstance(step, MotionRun):
-                motion = step.take([len(step) - 1]).motions()[0]
-            if motion is not None:
-                break
-        why = None
-        if self.unsupported:  # (a motion left as written may have moved the robot since)
-            why = (f"a construct before it is not followed (line {self.unsupported[0].line}): where the robot stands "
-                   "is not known")
-        elif motion is None:
-            why = ("no motion comes before it in its sequence (the start of the cycle, of a loop's pass, a branch or "
-                   "a thread: the robot stands where a motion known only while running left it)")
-        elif motion.points[-1].T_world_tcp is None:
-            why = f"the {motion.instruction} at line {motion.line} before it goes to a joint target"
-        elif self._blend(motion) != 0.0:
-            why = f"the {motion.instruction} at line {motion.line} before it blends (r not 0): the robot never stands there"
-        elif self.tool is None:
-            why = f"the tool is not known before running ({self.tool_why})"
-        if why is not None:
-            raise Unsupported(f"{name}() at line {line} is the pose the robot stands at, not known before running: "
-                              f"{why}", node)
-        point = motion.points[-1]
-        T = point.T_world_tcp @ invert_transform(point.T_flange_tcp) @ self.tool
-        note = Finding(f"{name}() is the target of the {motion.instruction} at line {motion.line} (reached without "
-                       "blend): the motion reading it is compensated from that target and written with its absolute "
-                       "corrected target in place of the relative expression", *line_col(node))
-        self.note_once(note)
-        return Pose.from_T(T)
-
-    def _blend(self, motion: Motion) -> float | None:
-        """The blend radius ``r`` [m] of ``motion`` as written (keyword or positional), 0 by default; None when it
-        is not a number written there."""
-        text = self.text[motion.statement.start:motion.statement.end]
-        inside = text[text.find("(") + 1:text.rfind(")")]
-        args, depth, piece = [], 0, ""
-        for char in inside:
-            depth += char in "([" and 1 or (char in ")]" and -1 or 0)
-            if char == "," and depth == 0:
-                args.append(piece)
-                piece = ""
-            else:
-                piece += char
-        args.append(piece)
-        named = [a.split("=", 1)[1] for a in args if re.match(r"\s*r\s*=", a)]
-        positional = [a for a in args if not re.match(r"\s*\w+\s*=", a)]
-        index = {"movel": 4, "movej": 4, "movep": 3, "movec": 4}.get(motion.instruction)
-        written = named[0] if named else positional[index] if index is not None and len(positional) > index else "0"
-        try:
-            return float(written)
-        except ValueError:
-            return None
-
-    def changed_by(self, loop: Tree, motion: Motion) -> str:
-        """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""
-        names = set()
-        for node in self.tree.iter_subtrees():
-            if node.data == "call" and line_col(node) == (motion.statement.line, motion.statement.column):
-                names = {str(n.children[0]) for n in node.iter_subtrees() if n.data == "name"}
-                break
-        for sub in loop.iter_subtrees():
-            if sub.data == "assign":
-                root = root_name(assignment(sub)[0])
-                if root in names:
-                    return f" (it reads {root}, which the loop changes at line {line_col(sub)[0]})"
-        return ""
-
-    def _known_condition(self, condition, local: dict) -> bool:
-        try:
-            return self.condition(condition, local)
-        except Unsupported as exc:
-            exc.unknown_condition = True
-            raise
-
-    def _plain_counter(self, st: Tree) -> tuple[str, float, bool] | None:
-        """``(name, step, global)`` when the ``while`` only counts: its body's one assignment anywhere is
-        ``name = name + step`` (a number) among its own statements, nothing else in it or in the functions it
-        calls reads ``name`` or changes the tool, and nothing ends it early: each pass then runs what the first
-        ran (PolyScope's "Loop N times"). None otherwise."""
-        body = [b for b in st.children[1:] if isinstance(b, Tree)]
-        inside = [sub for b in body for sub in b.iter_subtrees()]
-        assignments = [sub for sub in inside if sub.data == "assign"]
-        if len(assignments) != 1 or not any(assignments[0] is b for b in body):
-            return None
-        condition = st.children[0]
-        if isinstance(condition, Tree) and any(str(c.children[0]) in self.functions
-                                               for c in condition.find_data("call")):
-            return None  # (a condition that calls the script's functions runs them at every pass)
-        target, expr, is_global = assignment(assignments[0])
-        name = root_name(target)
-        if name is None or not (isinstance(target, Tree) and target.data == "name") or not (
-                isinstance(expr, Tree) and expr.data == "sum" and len(expr.children) == 3
-                and isinstance(expr.children[0], Tree) and expr.children[0].data == "name"
-                and str(expr.children[0].children[0]) == name and isinstance(expr.children[2], Tree)
-                and expr.children[2].data == "number"):
-            return None
-        callees = {str(sub.children[0]) for sub in inside if sub.data == "call"}
-        reach = [self.functions[c] for c in callees if c in self.functions]
-        for node in inside + [sub for f in reach for sub in f.iter_subtrees()]:
-            if node.data in ("return_stmt", "break_stmt", "continue_stmt", "run_stmt", "func_def", "thread_def"):
-                return None
-            if node.data == "call" and (str(node.children[0]) in ("set_tcp",) or (
-                    str(node.children[0]) in self.functions and self.functions[str(node.children[0])] not in reach)):
-                return None  # (a tool change; a call beyond one level: followed pass by pass)
-            if node.data == "name" and str(node.children[0]) == name and node is not target \
-                    and node is not expr.children[0]:
-                return None
-        if any(self.summary(str(f.children[0])).assigns for f in reach):
-            return None
-        step = float(expr.children[2].children[0])
-        return name, (-step if str(expr.children[1]) == "-" else step), is_global
-
-    def _remaining_passes(self, condition, local: dict, name: str, step: float, is_global: bool, st: Tree) -> int:
-        """The passes of a counting ``while`` after its first (:meth:`_plain_counter`), its counter advanced as
-        they would advance it."""
-        from thermocomp.programs.urscript_values import COMPARE
-
-        try:
-            value = self.lookup(name, local).value
-        except Unsupported as exc:  # (the counter itself known only while running: a loop of unknown count)
-            exc.where, exc.unknown_condition = st, True
-            raise
-        more = 0
-        compare = COMPARE.get(str(condition.children[1])) if isinstance(condition, Tree) \
-            and condition.data == "comparison" else None
-        sides = [isinstance(c, Tree) and c.data == "name" and str(c.children[0]) == name
-                 for c in (condition.children[0], condition.children[2])] if compare else [False, False]
-        if sides[0] != sides[1]:  # ``name < bound``: the bound once, then numbers only
-            bound = self.number(condition.children[2 if sides[0] else 0], local)
-            holds = (lambda v: compare(v, bound)) if sides[0] else (lambda v: compare(bound, v))
-        else:
-            def holds(v: float) -> bool:
-                self.bind(name, Binding(v, None, name), is_global, local)
-                return self.condition(condition, local)
-        while holds(value):
-            more += 1
-            if more >= MAX_WHILE_PASSES:
-                raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
-            value = value + step
-        self.bind(name, Binding(value, None, name), is_global, local)
-        return more
-
     # ----- calls
     def run_call(self, call: Tree, local: dict, depth: int, for_value: bool = False):
         name = str(call.children[0])
@@ -931,9 +788,8 @@ class Flow:
             try:
                 seconds = self.number(args[0], local)
             except Unsupported as exc:  # (a wait moves nothing: only the time estimate misses it)
-                line, column = line_col(call)
                 self.note_once(Finding(f"sleep: its time is known only while running ({exc.message}); not counted "
-                                          "in the time estimate", line, column))
+                                       "in the time estimate", *line_col(call)))
                 return None
             if not seconds >= 0:
                 raise self.error(f"sleep: expected a time >= 0 s, got {seconds:g}", call)
@@ -949,30 +805,28 @@ class Flow:
             return self.call_function_of_file(call, name, args, kwargs, local, depth, for_value)
         elif name in UNSUPPORTED_CALLS:
             raise Unsupported(f"{name} is not followed (thermocomp compensates movej, movel, movep, movec)", call)
-        elif is_known_call(name):
-            return None
-        else:
+        elif not is_known_call(name):
             raise Unsupported(f"{name} is neither a function of this script nor one thermocomp knows "
                               "(it could move the robot)", call)
         return None
 
     def call_function_of_file(self, call: Tree, name: str, args: list, kwargs: dict, local: dict, depth: int,
                               for_value: bool):
+        """A call of the file's function ``name``: passed over where it moves nothing and assigns no global (or, in a
+        pass followed only to find a loop's head, moves nothing); else run with its arguments, or, from a state it
+        ran from before (the globals it may read, the tool, a condition around it, its arguments, the motion before
+        where it reads the pose the robot stands at), what it did then is done again. Returns its value (None: none
+        or not known)."""
         summary = self.summary(name)
-        if summary.inert and not for_value:  # (moves nothing, changes nothing a motion reads: passed over)
+        passed = summary.inert and not for_value  # (moves nothing, changes nothing a motion reads)
+        if passed or (self._exploring and summary.holds is None):  # (or a pass followed only to find a loop's head)
             self.count(1, call)
-            if name not in self._passed_over:
-                self._passed_over.add(name)
-                line, column = line_col(call)
-                self.notes.append(Finding(f"calls of {name} passed over: it moves nothing and changes nothing a "
-                                          "motion reads (its time is not estimated)", line, column))
-            return None
-        if self._exploring and summary.holds is None:  # (a pass followed only to find a loop's head: settle)
-            self.count(1, call)
-            line = line_col(call)[0]
             for global_name in summary.assigns:
-                self.globals[global_name] = Binding(None, None, global_name, f" (the call of {name} at line {line} "
-                                                    "may change it from pass to pass)")
+                self.globals[global_name] = Binding(None, None, global_name, f" (the call of {name} at line "
+                                                    f"{line_col(call)[0]} may change it from pass to pass)")
+            if passed:
+                self.note_once(Finding(f"calls of {name} passed over: it moves nothing and changes nothing a motion "
+                                       "reads (its time is not estimated)", *line_col(call)), key=("passed over", name))
             return None
         if name in self.calling:
             raise Unsupported(f"a recursive call of {name} is not followed (how deep it goes is known only while "
@@ -986,13 +840,16 @@ class Flow:
         function = self.functions[name]
         scope = self.bind_arguments(function, args, kwargs, local, call)
         self.visited.add(name)
-        reads = self._reads(name)
+        reads, reads_pose = self._reach(name)
         read = tuple(self.globals.get(g) for g in reads)  # (alive in _calls_done: their ids in the key name them)
-        if self._reads_pose(name):  # (where the robot stands: the motion before it, Flow.standing_pose)
+        if reads_pose:  # (where the robot stands: the motion before it, Flow.standing_pose)
             read += (self.steps[-1] if self.steps else None, self.sequence_starts[-1] if self.sequence_starts else None)
-        key = self._call_key(name, scope, read)
+        arguments = tuple((param, b.value is None, b.why if b.value is None else repr(b.value), id(b.literal))
+                          for param, b in scope.items())
+        key = (name, self.unresolved_depth > 0, None if self.tool is None else self.tool.tobytes(), self.tool_why,
+               arguments, tuple(map(id, read)))
         done = self._calls_done.get(key)
-        if done is not None:  # (run before from a state that agrees on all it reads: what it did then, it does now)
+        if done is not None:
             changed, removed, self.tool, self.tool_why, returned, units = done[1:]
             self.globals.update(changed)
             for global_name in removed:
@@ -1000,7 +857,7 @@ class Flow:
             self.count(units, call)
             return returned
         before = dict(self.globals)
-        mark = self._effects()
+        mark = self._mark()
         first = len(self.steps)
         quiet = summary.inert
         self._quiet += [name] if quiet else []
@@ -1023,64 +880,71 @@ class Flow:
         if scope:
             for step in self.steps[first:]:  # the outermost call with arguments is the one named
                 self._in_call[id(step)] = (name, span_of(call))
-        if self._effects()[:-1] == mark[:-1]:  # (it changed only the globals and the tool: remembered)
+        if self._mark()[:-1] == mark[:-1]:  # (it changed only the globals and the tool: remembered)
             changed = {g: b for g, b in self.globals.items() if before.get(g) is not b}
             self._calls_done[key] = (read, changed, before.keys() - self.globals.keys(), self.tool, self.tool_why,
                                      returned, self.unrolled - mark[-1])
-        return returned  # (None: no value, or one known only while running)
+        return returned
 
-    def _reach(self, name: str) -> tuple[tuple[str, ...], frozenset[str]]:
-        """The names the file's function ``name`` may read, itself, in the functions it calls or the threads it
-        starts (every name written there: more than it reads, never less), and the functions it calls there; found
-        once, sorted (the call graph walked once from it, each function once, recursion included)."""
-        found = self._names_read.get(name)
-        if found is None:
-            names: set[str] = set()
-            called: set[str] = set()
-            seen, stack = {("call", name)}, [self.functions[name]]
-            while stack:
-                node = stack.pop()
-                names.update(str(t) for t in node.scan_values(lambda v: isinstance(v, Token)))
-                for sub in node.iter_subtrees():
-                    if sub.data in ("call", "run_stmt"):
-                        callee = str(sub.children[0])
-                        called.add(callee)
-                        inner = self.functions.get(callee) if sub.data == "call" else self.threads.get(callee)
-                        if inner is not None and (sub.data, callee) not in seen:
-                            seen.add((sub.data, callee))
-                            stack.append(inner)
-            found = (tuple(sorted(names)), frozenset(called))
-            self._names_read[name] = found
-        return found
+    # ----- the pose the robot stands at (PolyScope's relative waypoints)
+    def standing_pose(self, node: Tree):
+        """``get_actual_tcp_pose()``, ``get_forward_kin()``, ``get_target_tcp_pose()``: the TCP pose the robot stands
+        at, known before running where the motion before it in its sequence (no branch, loop head or thread start
+        between) goes to a known Cartesian target without blend (``r=0``): that target, with the tool set now; else
+        :class:`Unsupported` saying why. The motion reading it is written with its absolute corrected target (a
+        note says so): PolyScope's relative form would displace the corrected target again."""
+        name = str(node.children[0])
+        args, kwargs = split_arguments(node)
+        if args or kwargs:
+            raise Unsupported(f"{name}(...) of given joints or tool is not evaluated (only the pose the robot stands "
+                              "at, after a motion of the program to a known target)", node)
+        start = self.sequence_starts[-1] if self.sequence_starts else 0
+        motion = next((step.take([len(step) - 1]).motions()[0] for step in reversed(self.steps[start:])
+                       if isinstance(step, MotionRun)), None)
+        why = None
+        if self.unsupported:  # (a motion left as written may have moved the robot since)
+            why = (f"a construct before it is not followed (line {self.unsupported[0].line}): where the robot stands "
+                   "is not known")
+        elif motion is None:
+            why = ("no motion comes before it in its sequence (the start of the cycle, of a loop's pass, a branch or "
+                   "a thread: the robot stands where a motion known only while running left it)")
+        elif motion.points[-1].T_world_tcp is None:
+            why = f"the {motion.instruction} at line {motion.line} before it goes to a joint target"
+        elif self._blend(motion) != 0.0:
+            why = f"the {motion.instruction} at line {motion.line} before it blends (r not 0): the robot never stands there"
+        elif self.tool is None:
+            why = f"the tool is not known before running ({self.tool_why})"
+        if why is not None:
+            raise Unsupported(f"{name}() at line {line_col(node)[0]} is the pose the robot stands at, not known before running: "
+                              f"{why}", node)
+        point = motion.points[-1]
+        T = point.T_world_tcp @ invert_transform(point.T_flange_tcp) @ self.tool
+        self.note_once(Finding(f"{name}() is the target of the {motion.instruction} at line {motion.line} (reached "
+                               "without blend): the motion reading it is compensated from that target and written with "
+                               "its absolute corrected target in place of the relative expression", *line_col(node)))
+        return Pose.from_T(T)
 
-    def _reads(self, name: str) -> tuple[str, ...]:
-        """:meth:`_reach`'s names, sorted (the globals a call's key holds, :meth:`_call_key`)."""
-        return self._reach(name)[0]
-
-    def _call_key(self, name: str, scope: dict, bindings: tuple) -> tuple:
-        """What a call of the file's function ``name`` with arguments ``scope`` depends on: the ``bindings`` of the
-        globals it may read (:meth:`_reads`), the tool, whether a condition not resolved is around it, the motion
-        before it (for a function that reads where the robot stands) and its arguments' values. A function's
-        summary reused for every call: a call from a state met before is not run again
-        (:meth:`call_function_of_file`); the bindings (and that motion) stay alive in :attr:`_calls_done`, so
-        their ids name them."""
-        arguments = tuple((param, b.value is None, b.why if b.value is None else repr(b.value), id(b.literal))
-                          for param, b in scope.items())
-        tool = None if self.tool is None else self.tool.tobytes()
-        return (name, self.unresolved_depth > 0, tool, self.tool_why, arguments, tuple(map(id, bindings)))
-
-    def _reads_pose(self, name: str) -> bool:
-        """The file's function ``name`` (or one it calls) reads the pose the robot stands at
-        (:meth:`standing_pose`)."""
-        return not STANDING_POSE.isdisjoint(self._reach(name)[1])
-
-    def _effects(self) -> tuple:
-        """What a call may change besides the globals and the tool (a call that changes any of it is run at
-        every call); its last entry the units counted (:meth:`count`)."""
-        return (len(self.steps), len(self.notes), len(self.unsupported), len(self.conditional_lines),
-                len(self.per_pass), len(self.direct_refs), len(self.started_threads), len(self._passed_over),
-                self.loop_noted, len(self.frames[-1].exits), self.unrolled)
+    def _blend(self, motion: Motion) -> float | None:
+        """The blend radius ``r`` [m] of ``motion`` as written (keyword or positional), 0 by default; None when it
+        is not a number written there."""
+        text = self.text[motion.statement.start:motion.statement.end]
+        inside = text[text.find("(") + 1:text.rfind(")")]
+        args, depth, start = [], 0, 0
+        for i, char in enumerate(inside):
+            depth += (char in "([") - (char in ")]")
+            if char == "," and depth == 0:
+                args.append(inside[start:i])
+                start = i + 1
+        args.append(inside[start:])
+        named = [a.split("=", 1)[1] for a in args if re.match(r"\s*r\s*=", a)]
+        positional = [a for a in args if not re.match(r"\s*\w+\s*=", a)]
+        index = {"movel": 4, "movej": 4, "movep": 3, "movec": 4}.get(motion.instruction)
+        written = named[0] if named else positional[index] if index is not None and len(positional) > index else "0"
+        try:
+            return float(written)
+        except ValueError:
+            return None
 
 
-__all__ = ["MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "PASSIVE_PREFIXES", "PURE_PREFIXES", "STATEMENTS_PER_LINE",
-           "UNSUPPORTED_CALLS", "Flow", "Summary"]
+__all__ = ["MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "PASSIVE_PREFIXES", "PURE_PREFIXES",
+           "STATEMENTS_PER_LINE", "UNSUPPORTED_CALLS", "Flow", "Summary"]

@@ -1,0 +1,60 @@
+"""URScript's control flow as the reader follows it (:mod:`thermocomp.programs.urscript_flow`): what a construct the
+reader does not follow, or follows and then takes back, leaves behind. Programs written from the URScript manual's
+syntax (Universal Robots, "The URScript Programming Language")."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from thermocomp.geometry.rotations import matrix_from_rotvec, transform
+from thermocomp.programs.urscript import urscript_program_from_text
+
+
+def test_a_statement_not_followed_leaves_what_its_calls_may_assign_unknown():
+    """``movel(pose_trans(base, bump()))`` is refused at ``base`` (a register) before ``bump()`` is evaluated; on the
+    robot ``bump`` runs and moves ``k`` by 0.1, so the next motion's target is not 0.4 + 0: it is refused naming
+    ``k``, not compensated at a target the robot never goes to."""
+    text = ("def prog():\n"
+            "  global k = 0.0\n"
+            "  def bump():\n"
+            "    global k = k + 0.1\n"
+            "    return p[0, 0, 0, 0, 0, 0]\n"
+            "  end\n"
+            "  base = read_input_float_register(0)\n"
+            "  movel(pose_trans(base, bump()), a=1.2, v=0.25)\n"
+            "  movel(p[0.4 + k, 0.1, 0.3, 0.0, 3.14, 0.0], a=1.2, v=0.25)\n"
+            "  movel(p[0.4, 0.2, 0.3, 0.0, 3.14, 0.0], a=1.2, v=0.25)\n"
+            "end\n")
+    prog = urscript_program_from_text(text, "bump.script")
+    assert [f.line for f in prog.unsupported] == [8, 9]
+    assert "base" in prog.unsupported[0].message and "the value of k" in prog.unsupported[1].message
+    assert [m.statement.line for m in prog.motions] == [10]
+    np.testing.assert_allclose(prog.motions[0].points[-1].T_world_tcp,
+                               transform(matrix_from_rotvec(np.array([0.0, 3.14, 0.0])), np.array([0.4, 0.2, 0.3])),
+                               atol=1e-12)
+
+
+def test_a_loop_found_of_unknown_count_while_unrolled_keeps_the_notes_of_its_first_pass():
+    """``i`` becomes known only while running in the first pass (an ``if`` on an input), so the loop, unrolled as
+    counted, is followed again as a loop of unknown count: the note that calls of ``helper`` (which moves nothing)
+    are passed over, first given in the pass taken back, is given again, and the motion is compensated under the
+    loop's note."""
+    text = ("def prog():\n"
+            "  def helper():\n"
+            "    textmsg(\"pass\")\n"
+            "  end\n"
+            "  i = 0\n"
+            "  while (i < 3):\n"
+            "    helper()\n"
+            "    movel(p[0.4, 0.1, 0.3, 0.0, 3.14, 0.0], a=1.2, v=0.25)\n"
+            "    if (get_standard_digital_in(0)):\n"
+            "      i = 5\n"
+            "    end\n"
+            "    i = i + 1\n"
+            "  end\n"
+            "end\n")
+    prog = urscript_program_from_text(text, "loop.script")
+    assert prog.unsupported == () and [m.statement.line for m in prog.motions] == [8]
+    assert [n.line for n in prog.notes if n.message.startswith("calls of helper passed over")] == [7]
+    assert [n.line for n in prog.notes if n.message.startswith("while: not resolved")] == [6]
+    assert prog.extra["conditional"] == (8,)
