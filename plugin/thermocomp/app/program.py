@@ -50,9 +50,7 @@ from thermocomp.programs.compensate import (
     write_snapshot,
 )
 from thermocomp.programs.feasibility import MotionRow
-from thermocomp.programs.model import (
-    tcp_poses,
-)
+from thermocomp.programs.model import tcp_poses
 from thermocomp.programs.options import ProgramOptions
 from thermocomp.programs.read import language_of, read_checked, suffixes_of
 from thermocomp.programs.timing import Timing, estimate_timing

@@ -51,11 +51,9 @@ from thermocomp.programs.model import (
     _KIND_CODE,
     ABSOLUTE_JOINT,
     CIRCULAR,
-    Motion,
     ProgramColumns,
     RobotProgram,
     target_of_world,
-    tcp_poses,
 )
 from thermocomp.programs.options import MAX_INDEXED_ENTRIES, ProgramOptions
 from thermocomp.programs.timing import Timing
@@ -87,22 +85,15 @@ def point_poses(chain: Chain, cols: ProgramColumns) -> PointPoses:
     q_given = np.full((m, n), np.nan)
     if np.any(is_joint):
         q_given[is_joint] = run.q[is_joint, :n]
-    T_flange_tcp = cols.T_flange_tcp if m else np.zeros((0, 4, 4))
-    cartesian = ~is_joint
-    at_base = np.array_equal(chain.T_world_base, np.eye(4))
-    if at_base and not np.any(is_joint):
-        T_world_tcp = run.T_world_tcp  # (read only, as the run's)
-    else:
-        T_world_tcp = np.empty((m, 4, 4))
-    if np.any(cartesian) and T_world_tcp is not run.T_world_tcp:  # the program's world is the robot base
-        T_world_tcp[cartesian] = run.T_world_tcp[cartesian] if at_base \
-            else chain.T_world_base @ run.T_world_tcp[cartesian]  # (the identity's product: the same bits)
+    T_flange_tcp = cols.T_flange_tcp
+    # the program's world is the robot base (a robot at the world's origin: the run's own array, read only)
+    T_world_tcp = run.T_world_tcp if np.array_equal(chain.T_world_base, np.eye(4)) \
+        else chain.T_world_base @ run.T_world_tcp
     if np.any(is_joint):
+        T_world_tcp = np.array(T_world_tcp)
         R, pos = fk(nominal_model(chain), q_given[is_joint])
         T_world_tcp[is_joint] = transform(R, pos) @ T_flange_tcp[is_joint]
-    tools_inverse = invert_transform(cols.frame_table(1))[run.frame] if run.frames and m \
-        else invert_transform(T_flange_tcp)  # (each tool inverted once)
-    T_world_flange = T_world_tcp @ tools_inverse
+    T_world_flange = T_world_tcp @ invert_transform(cols.frame_table(1))[run.frame]  # (each tool inverted once)
     return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint, T_flange_tcp)
 
 
@@ -279,10 +270,9 @@ def check_joint_targets_within_limits(chain: Chain, prog: RobotProgram, is_joint
     k, j = (int(v) for v in np.argwhere(bad)[0])
     i = int(np.flatnonzero(is_joint)[k])
     run = prog.columns.run
-    instruction = np.repeat(np.arange(len(run.instruction)), run.n_points)
-    unit, scale = "deg", 180.0 / np.pi  # (every joint of a chain is revolute)
-    raise InputError(f"{run.instruction[int(instruction[i])]}: a joint target outside joint {j + 1}'s limits "
-                     f"{chain.lower[j] * scale:g} .. {chain.upper[j] * scale:g} {unit}: {q[k, j] * scale:g} {unit}; "
+    deg = 180.0 / np.pi  # (every joint of a chain is revolute)
+    raise InputError(f"{run.instruction[int(run.row_of_points()[i])]}: a joint target outside joint {j + 1}'s "
+                     f"limits {chain.lower[j] * deg:g} .. {chain.upper[j] * deg:g} deg: {q[k, j] * deg:g} deg; "
                      "--joint-targets compensate compensates only positions the robot can take "
                      f"({int(bad.any(axis=1).sum())} such joint target(s))",
                      path=str(prog.path), row=int(run.argument[i, 2]), column=int(run.argument[i, 3]))
@@ -300,7 +290,7 @@ def keep_joint_targets(chain: Chain, prog: RobotProgram, poses: PointPoses, q_no
     R, p = fk(nominal_model(chain), q_nominal[written])
     solved.q_checked[:, written], solved.R_checked[:, written], solved.p_checked[:, written] = q_nominal[written], R, p
     run = prog.columns.run
-    instruction = np.repeat(np.arange(len(run.instruction)), run.n_points)
+    instruction = run.row_of_points()
     notes = [f"{int(kept.sum())} joint target(s) left as written (joint positions: home and via poses); "
              "--joint-targets compensate compensates them"] if kept.any() else []
     for i in np.flatnonzero(written).tolist():
@@ -352,12 +342,13 @@ class Written:
 
 
 def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray,
-                   output: str, tcp: tuple[FloatArray, FloatArray] | None = None) -> Written:
+                   output: str, tcp: tuple[FloatArray, FloatArray]) -> Written:
     """The program with each point's text replaced by its compensated value (one minute).
 
-    ``tcp``: the nominal robot's TCP poses at ``q`` (world frame: :func:`tcp_poses` of ``fk(nominal_model(chain),
-    q)``), where the caller has them (from the compensation's filtered poses). Motions or targets in the task's
-    other modules are written there (:attr:`Written.modules`, :mod:`.task_files`).
+    ``q`` ``(m, n)`` [rad]: each point's corrected joints; ``tcp``: the nominal robot's TCP poses at ``q`` (world
+    frame, ``(m, 3, 3)`` and ``(m, 3)`` [m]: :func:`~thermocomp.programs.model.tcp_poses` of the compensation's
+    filtered poses). Motions or targets in the task's other modules are written there (:attr:`Written.modules`,
+    :mod:`.task_files`).
     """
     if task_files.spans_other_files(prog):
         written = write_snapshot(chain, task_files.task_view(prog), poses, q, status, output, tcp)
@@ -365,19 +356,16 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         return replace(written, data=data, modules=modules)
     nominal = nominal_model(chain)
     cols = prog.columns
-    extax_of = cols.run.extax
-    R_tcp, p_tcp = tcp_poses(*fk(nominal, q), poses.T_flange_tcp) if tcp is None else tcp
-    at_base = np.array_equal(chain.T_world_base, np.eye(4))  # (the program's world frame is the robot base)
-    conf = confdata_from_q(nominal, q) if prog.language == "rapid" and chain.n_joints == 6 else None
+    run = cols.run
+    R_tcp, p_tcp = tcp
     rapid = prog.language == "rapid"
-    m = len(extax_of)
+    m = len(run.text)
     ok = status == Status.CONVERGED
     is_joint = poses.is_joint
     joint_text = ok & (is_joint | (output == "joints"))
     pose_text = ok & ~joint_text
     # what changed, in batch: joints against the written ones, poses against the program's (its world frame)
-    changed = np.zeros(m, dtype=bool)
-    changed[joint_text & ~is_joint] = True
+    changed = joint_text & ~is_joint
     jt = np.flatnonzero(joint_text & is_joint)
     changed[jt] = row_max_abs(q[jt] - poses.q_given[jt]) > w.KEEP_ANGLE
     pt = np.flatnonzero(pose_text)
@@ -389,103 +377,87 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     written_at: list[np.ndarray] = []  # the points given a text, and their texts, in that order
     texts: list[pa.StringArray] = []
     error_position, error_angle = [0.0], [0.0]
-    # joint texts
     jw = np.flatnonzero(joint_text & changed)
     if jw.size:
         shown = np.degrees(q[jw]) if rapid else q[jw]
         written_at.append(jw)
-        texts.append(w.jointtarget_texts(shown, [extax_of[i] for i in jw.tolist()]) if rapid
+        texts.append(w.jointtarget_texts(shown, [run.extax[i] for i in jw.tolist()]) if rapid
                      else w.list_texts(shown, "["))
         back = w.stored_singles(shown)
-        q_back = np.radians(back) if rapid else back
         R_a, p_a = fk(nominal, q[jw])
-        R_b, p_b = fk(nominal, q_back)
+        R_b, p_b = fk(nominal, np.radians(back) if rapid else back)
         error_position.append(float(row_norms(p_b - p_a).max()))
         error_angle.append(_largest_turn(R_a, R_b))
-    # pose texts
     pw = np.flatnonzero(pose_text & changed)
     R_frame = p_frame = np.zeros((0, 3))
+    conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
     if pw.size:
-        # in each point's work object: each frame inverted once, and no product where every frame is the world's
-        # (the identity's product gives the same bits)
-        frames = cols.frame_table(0)
-        held = cols.run.held[pw]
-        in_world = not held.any() and all(np.array_equal(frames[f], np.eye(4))
-                                          for f in np.unique(cols.run.frame[pw]).tolist())
-        if in_world and at_base:
-            R_frame, p_frame = R_tcp[pw], p_tcp[pw]
-        else:  # in the program's world frame, the robot base (docs/conventions.md), then in the work object
-            T_world_tcp = transform(R_tcp[pw], p_tcp[pw])
-            T_world_tcp = T_world_tcp if at_base else invert_transform(chain.T_world_base) @ T_world_tcp
-            T_frame = T_world_tcp if in_world else target_of_world(frames, T_world_tcp, held, cols.run.frame[pw])
-            R_frame, p_frame = T_frame[:, :3, :3], T_frame[:, :3, 3]
+        R_frame, p_frame = _in_frames(chain, cols, pw, R_tcp[pw], p_tcp[pw])
         if rapid:
-            quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(R_frame), cols.run.quat[pw])
+            conf = confdata_from_q(nominal, q[pw])
+            quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(R_frame), run.quat[pw])
             shown = np.hstack([p_frame * 1e3, quat])
-            texts.append(w.robtarget_texts(shown, conf[pw], [extax_of[i] for i in pw.tolist()]))
-            back = w.stored_singles(shown)
+            texts.append(w.robtarget_texts(shown, conf, [run.extax[i] for i in pw.tolist()]))
             from thermocomp.programs.rapid import transforms_from_poses
 
-            T_back = transforms_from_poses(back)  # (as the reader reads the written robtargets)
+            T_back = transforms_from_poses(w.stored_singles(shown))  # (as the reader reads the written robtargets)
             R_back, p_back = T_back[:, :3, :3], T_back[:, :3, 3]
+            differs = np.flatnonzero(run.has_confdata[pw] & np.any(conf != run.confdata[pw], axis=1))
+            conf_changed = (pw[differs], conf[differs])
         else:
             shown = np.hstack([p_frame, rotvec_from_matrix(R_frame)])
             texts.append(w.list_texts(shown, "p["))
             back = w.stored_singles(shown)
-            R_back = matrix_from_rotvec(back[:, 3:])
-            p_back = back[:, :3]
+            R_back, p_back = matrix_from_rotvec(back[:, 3:]), back[:, :3]
         error_position.append(float(row_norms(p_back - p_frame).max()))
         error_angle.append(_largest_turn(R_frame, R_back))
         written_at.append(pw)
-    conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
-    if rapid and conf is not None and pw.size:
-        differs = pw[cols.run.has_confdata[pw] & np.any(conf[pw] != cols.run.confdata[pw], axis=1)]
-        conf_changed = (differs, conf[differs])
     written = np.concatenate(written_at) if written_at else np.zeros(0, dtype=np.int64)
     new = pa.concat_arrays(texts) if texts else pa.array([], pa.string())
-    if output != "joints" and cols.plain:  # each point its own inline text: each writes its text (w.place_values)
-        spans = cols.run.text[written]
-        data = w.apply_edits(prog.text, w.Edits(spans[:, 0], spans[:, 1], new), prog.path,
-                             w.COMMENT_STARTS[prog.language])
-        return Written(data, len(new), (max(error_position), max(error_angle)), conf_changed)
-    values: list[str | None] = [None] * m
-    for i, text in zip(written.tolist(), new.to_pylist()):
-        values[i] = text
-    _one_text_within_tolerance(cols.run, pw, R_frame, p_frame, values)
-    if output == "joints" and cols.plain:
-        data, n_changed = _joints_form_spliced(prog, values, ok, is_joint)
-        if data is not None:
-            return Written(data, n_changed, (max(error_position), max(error_angle)))
-    points = prog.points
-    at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
-    edits: list[w.Edit] = passes.table_edits(prog, tabled, values, is_joint) if tabled else []
-    n_tables = sum(e.end > e.start for e in edits)
-    for idx in tabled.values():  # (written as tables: the rules of one text a point do not apply)
-        for i in idx.tolist():
-            values[i] = None
+    if cols.plain or (output != "joints" and all(len(np.unique(col[:, :2], axis=0)) == m
+                                                  for col in (run.text, run.argument))):
+        # each point its own text and its own argument (a CAM program: every target inline; or each declared target
+        # run once): each writes its text, and none can run another's
+        spans = run.text[written]
+        edits, n_changed = w.Edits(spans[:, 0], spans[:, 1], new), len(written)
+    else:
+        values: list[str | None] = [None] * m
+        for i, text in zip(written.tolist(), new.to_pylist()):
+            values[i] = text
+        _one_text_within_tolerance(run, pw, R_frame, p_frame, values)
+        tables = passes.table_edits(prog, tabled, values, is_joint) if tabled else []
+        for idx in tabled.values():  # (written as tables: the rules of one text a point do not apply)
+            for i in idx.tolist():
+                values[i] = None
+        at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
+        # a joint target replaces the whole argument (UR: get_inverse_kin(pose, qnear=...) becomes the joint list)
+        placed = [replace(p, argument=p.whole_argument, text=p.whole_argument)
+                  if at_argument[i] and p.whole_argument is not None else p for i, p in enumerate(prog.points)]
+        point_edits = w.place_values(placed, values, prog.path, at_argument=at_argument)
+        edits = w.Edits.of(point_edits + tables)
+        n_changed = len({(e.start, e.end) for e in point_edits}) + sum(e.end > e.start for e in tables)
     if output == "joints":
-        first = 0
-        for motion in prog.motions:
-            own = slice(first, first + len(motion.points))
-            first += len(motion.points)
-            if motion.kind != ABSOLUTE_JOINT and not all(p.is_joint for p in motion.points) and np.all(ok[own]):
-                edits.extend(_joint_instruction_edits(prog, motion))
-    # a MoveC in joints form is rewritten as a whole statement; its points' own edits are dropped
-    whole = {(mo.statement.start, mo.statement.end) for mo in prog.motions
-             if output == "joints" and mo.kind == CIRCULAR}
-    # a joint target replaces the whole argument (UR: get_inverse_kin(pose, qnear=...) becomes the joint list)
-    placed = [replace(p, argument=p.whole_argument, text=p.whole_argument)
-              if at_argument[i] and p.whole_argument is not None else p for i, p in enumerate(points)] \
-        if output == "joints" else list(points)
-    point_edits = w.place_values(placed, values, prog.path, at_argument=at_argument)
-    point_edits = [e for e in point_edits if not any(a <= e.start and e.end <= b for a, b in whole)]
-    if whole:
-        edits = [e for e in edits if (e.start, e.end) in whole or not any(a <= e.start < b for a, b in whole)]
-        edits += _movec_statements(prog, points, values, whole)
-    all_edits = point_edits + edits
-    data = w.apply_edits(prog.text, all_edits, prog.path, w.COMMENT_STARTS[prog.language])
-    n_changed = len({(e.start, e.end) for e in point_edits}) + len(whole) + n_tables
+        edits, n_changed = _joints_form(prog, edits, ok, is_joint, dict(zip(written.tolist(), new.to_pylist())))
+    data = w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language])
     return Written(data, n_changed, (max(error_position), max(error_angle)), conf_changed)
+
+
+def _in_frames(chain: Chain, cols: ProgramColumns, pw: np.ndarray, R_tcp: FloatArray, p_tcp: FloatArray
+               ) -> tuple[FloatArray, FloatArray]:
+    """The TCP poses ``R_tcp``, ``p_tcp`` ``(r, 3, 3)``, ``(r, 3)`` of the points ``pw`` (world frame [m]) in each
+    point's work object (through the program's world frame, the robot base: docs/conventions.md). Each frame is
+    inverted once, and none where every frame is the world's (the identity's product gives the same bits)."""
+    frames = cols.frame_table(0)
+    held = cols.run.held[pw]
+    in_world = not held.any() and all(np.array_equal(frames[f], np.eye(4))
+                                      for f in np.unique(cols.run.frame[pw]).tolist())
+    at_base = np.array_equal(chain.T_world_base, np.eye(4))
+    if in_world and at_base:
+        return R_tcp, p_tcp
+    T_world_tcp = transform(R_tcp, p_tcp)
+    T_world_tcp = T_world_tcp if at_base else invert_transform(chain.T_world_base) @ T_world_tcp
+    T_frame = T_world_tcp if in_world else target_of_world(frames, T_world_tcp, held, cols.run.frame[pw])
+    return T_frame[:, :3, :3], T_frame[:, :3, 3]
 
 
 def _one_text_within_tolerance(run, pw: np.ndarray, R_frame: FloatArray, p_frame: FloatArray,
@@ -509,60 +481,43 @@ def _one_text_within_tolerance(run, pw: np.ndarray, R_frame: FloatArray, p_frame
             values[pw[k]] = values[pw[j]]
 
 
-def _joints_form_spliced(prog: RobotProgram, values: list[str | None], ok: np.ndarray, is_joint: np.ndarray
-                         ) -> tuple[bytes | None, int]:
-    """The joints form of a program whose every point is its own inline text (:attr:`ProgramColumns.plain`), from
-    its columns: each Cartesian motion whose points all converged renamed ``MoveAbsJ`` / ``movej`` and every
-    point's value written at its argument (:func:`w.apply_edits`), as the general rules below write it; ``(bytes,
-    points written)``, or ``(None, 0)`` for a RAPID ``MoveC`` (rewritten as two statements by those rules)."""
+def _joints_form(prog: RobotProgram, edits: w.Edits, ok: np.ndarray, is_joint: np.ndarray, value: dict[int, str]
+                 ) -> tuple[w.Edits, int]:
+    """The joints form of the points' ``edits``: each Cartesian motion whose points all converged (``ok`` ``(m,)``)
+    renamed ``MoveAbsJ`` / ``movej``, and each RAPID ``MoveC via, to, rest`` rewritten as ``MoveAbsJ via, rest``
+    and ``MoveAbsJ to, rest`` from its points' texts (``value``: each point written, its text; the edits inside
+    it dropped). Returns the edits and how many texts they change."""
     run = prog.columns.run
-    rapid = prog.language == "rapid"
-    if rapid and np.any(run.kind == _KIND_CODE[CIRCULAR]):
-        return None, 0
+    text, rapid = prog.text, prog.language == "rapid"
     new = "MoveAbsJ" if rapid else "movej"
-    first = np.cumsum(run.n_points) - run.n_points
-    renamed = ((run.kind != _KIND_CODE[ABSOLUTE_JOINT]) & ~np.logical_and.reduceat(is_joint, first)
-               & np.logical_and.reduceat(ok, first) & (np.asarray(run.instruction) != new))
-    named = np.flatnonzero(renamed)
-    written = [i for i, v in enumerate(values) if v is not None]
-    starts = np.concatenate([run.name[named, 0], run.argument[written, 0]])
-    ends = np.concatenate([run.name[named, 1], run.argument[written, 1]])
-    texts = [new] * named.size + [values[i] for i in written]
-    return w.apply_edits(prog.text, w.Edits(starts, ends, texts), prog.path,
-                         w.COMMENT_STARTS[prog.language]), len(written)
+    first = run.first_points()
+    circular = run.kind == _KIND_CODE[CIRCULAR]
+    renamed = np.flatnonzero((run.kind != _KIND_CODE[ABSOLUTE_JOINT]) & ~circular
+                             & ~np.logical_and.reduceat(is_joint, first) & np.logical_and.reduceat(ok, first)
+                             & (np.asarray(run.instruction) != new)) if first.size else first
+    wholes = np.unique(run.statement[circular, :2], axis=0)  # (sorted, and no two overlap)
+    k = np.searchsorted(wholes[:, 0], edits.start, side="right") - 1
+    outside = (k < 0) | (edits.end > wholes[np.maximum(k, 0), 1]) if wholes.size else np.ones(len(edits.start), bool)
+    kept = np.flatnonzero(outside)
+    new_texts = edits.new.take(pa.array(kept)) if isinstance(edits.new, pa.Array) \
+        else [edits.new[i] for i in kept.tolist()]
+    n_changed = len({(a, b) for a, b in zip(edits.start[kept].tolist(), edits.end[kept].tolist())}) + len(wholes)
+    more = [w.Edit(int(a), int(b), new) for a, b in run.name[renamed, :2].tolist()]
+    for r in np.flatnonzero(circular).tolist():
+        via, to = int(first[r]), int(first[r]) + 1
+        if via in value and to in value:
+            start, name_end, end = int(run.statement[r, 0]), int(run.name[r, 1]), int(run.statement[r, 1])
+            prefix, rest = text[name_end:run.argument[via, 0]], text[run.argument[to, 1]:end]
+            line_start = text.rfind("\n", 0, start) + 1
+            indent = "".join(ch for ch in text[line_start:start] if ch in " \t")
+            more.append(w.Edit(start, end, f"{new}{prefix}{value[via]}{rest}{prog.newline}{indent}"
+                                            f"{new}{prefix}{value[to]}{rest}"))
+    added = w.Edits.of(more)
+    return w.Edits(np.concatenate([edits.start[kept], added.start]), np.concatenate([edits.end[kept], added.end]),
+                   pa.concat_arrays([new_texts, pa.array(added.new, pa.string())]) if isinstance(new_texts, pa.Array)
+                   else new_texts + added.new), n_changed
 
 
 def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:
     """The largest angle [rad] of the rotations ``R_to R_from^T`` ``(r, 3, 3)`` each (0 for none)."""
     return float(row_norms(turns(R_from, R_to)).max()) if len(R_from) else 0.0
-
-
-def _joint_instruction_edits(prog: RobotProgram, motion: Motion) -> list[w.Edit]:
-    """The instruction name of a Cartesian move in joints form: ``MoveAbsJ`` / ``movej``."""
-    if motion.kind == CIRCULAR and prog.language == "rapid":
-        return []
-    new = "MoveAbsJ" if prog.language == "rapid" else "movej"
-    if motion.instruction == new:
-        return []
-    return [w.Edit(motion.name.start, motion.name.end, new)]
-
-
-def _movec_statements(prog: RobotProgram, points, values, whole) -> list[w.Edit]:
-    """A RAPID ``MoveC via, to, rest`` in joints form: ``MoveAbsJ via, rest`` and ``MoveAbsJ to, rest``."""
-    edits = []
-    index = {id(p): i for i, p in enumerate(points)}
-    for motion in prog.motions:
-        if (motion.statement.start, motion.statement.end) not in whole:
-            continue
-        via, to = motion.points
-        v_text, t_text = values[index[id(via)]], values[index[id(to)]]
-        if v_text is None or t_text is None:
-            continue
-        text = prog.text
-        prefix = text[motion.name.end:via.argument.start]
-        rest = text[to.argument.end:motion.statement.end]
-        line_start = text.rfind("\n", 0, motion.statement.start) + 1
-        indent = "".join(ch for ch in text[line_start:motion.statement.start] if ch in " \t")
-        new = f"MoveAbsJ{prefix}{v_text}{rest}{prog.newline}{indent}MoveAbsJ{prefix}{t_text}{rest}"
-        edits.append(w.Edit(motion.statement.start, motion.statement.end, new))
-    return edits

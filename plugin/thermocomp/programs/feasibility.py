@@ -49,11 +49,10 @@ from thermocomp._typing import FloatArray
 from thermocomp.compensation.targets import rows_or_run
 from thermocomp.geometry.rotations import matrix_from_rotvec
 from thermocomp.geometry.vectors import row_max_abs, row_norms
-from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKOptions, Status, job_options, sigma_and_joint_rates, solve_ik, turns
 from thermocomp.kinematics.model import nominal_model
-from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram, tcp_poses
-from thermocomp.programs.timing import Timing
+from thermocomp.programs.model import _KIND_CODE, ABSOLUTE_JOINT, CIRCULAR, JOINT, RobotProgram
+from thermocomp.programs.timing import Timing, arc
 from thermocomp.robot.chain import Chain
 from thermocomp.tolerances import BRANCH_JUMP, NEAR_SINGULAR_SIGMA
 
@@ -103,8 +102,7 @@ class MotionRow:
 
 
 def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray, q_versions: FloatArray,
-                  timing: Timing, status: np.ndarray, *, linear_form: bool,
-                  tcp: tuple[FloatArray, FloatArray] | None = None):
+                  timing: Timing, status: np.ndarray, *, linear_form: bool, tcp: tuple[FloatArray, FloatArray]):
     """Check every motion of the compensated program.
 
     Parameters
@@ -123,9 +121,8 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     linear_form
         True when linear and circular moves stay Cartesian (the filtered form).
     tcp
-        The nominal robot's TCP poses at ``q_versions`` (world frame), ``(k, m, 3, 3)`` and ``(k, m, 3)``,
-        where the caller has them (:func:`~thermocomp.programs.model.tcp_poses` of the compensation's
-        filtered poses); else computed here.
+        The nominal robot's TCP poses at ``q_versions`` (world frame), ``(k, m, 3, 3)`` and ``(k, m, 3)`` [m]
+        (:func:`~thermocomp.programs.model.tcp_poses` of the compensation's filtered poses).
 
     Returns
     -------
@@ -137,17 +134,11 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     model = nominal_model(chain)
     motions = prog.columns.run
     count = len(motions.instruction)
-    k, m, n = q_versions.shape
     ok = status == Status.CONVERGED
-    # corrected TCP poses of the nominal model (what the controller is given in the filtered form)
-    T_flange_tcp = poses.T_flange_tcp
-    if tcp is None:
-        R_all, p_all = fk(model, q_versions.reshape(k * m, n))
-        tcp = tcp_poses(R_all.reshape(k, m, 3, 3), p_all.reshape(k, m, 3), T_flange_tcp)
-    R_tcp, p_tcp = tcp
+    R_tcp, p_tcp = tcp  # (what the controller is given in the filtered form)
     findings_of: dict[int, list[str]] = defaultdict(list)  # motion -> its findings
     n_points = motions.n_points
-    point_motion = np.repeat(np.arange(count), n_points)
+    point_motion = motions.row_of_points()
     last_point = np.cumsum(n_points) - 1
 
     # joint limits with margin
@@ -160,11 +151,14 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
         findings_of[int(point_motion[point])].append(
             f"joint {joint + 1} at {np.degrees(q):.4g} deg, {where} its limits "
             f"[{np.degrees(chain.lower[joint]):.4g}, {np.degrees(chain.upper[joint]):.4g}]")
-    for point in np.flatnonzero(~ok):
-        findings_of[int(point_motion[point])].append(f"point not reached: {Status(int(status[point])).label}")
+    first_failing: dict[int, str] = {}  # motion -> its first failing point's status
+    for point in np.flatnonzero(~ok).tolist():
+        label, motion = Status(int(status[point])).label, int(point_motion[point])
+        findings_of[motion].append(f"point not reached: {label}")
+        first_failing.setdefault(motion, label)
 
     if linear_form:
-        _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_tcp, timing, ok,
+        _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, poses.T_flange_tcp, timing, ok,
                      last_point, findings_of)
         _check_circles(motions, poses.T_world_tcp[:, :3, 3], p_tcp, ok, last_point, findings_of)
 
@@ -184,10 +178,6 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
             "singularity: the robot swings its joints to make this correction)")
     first = timing.point_minutes(0)
     final = timing.point_minutes(timing.cycles - 1)
-    failing = np.flatnonzero(~ok)
-    first_failing = {}
-    for point in failing[::-1].tolist():
-        first_failing[int(point_motion[point])] = Status(int(status[point])).label
     line_of = motions.statement[:, 2]
     found = {i: sorted(set(findings_of[i])) for i in sorted(findings_of)}
     file_of = motions.file.tolist()  # (a motion of another module of the task: that file)
@@ -364,20 +354,7 @@ def _check_circles(motions, p_program: FloatArray, p_tcp: FloatArray, ok: np.nda
 
 def _arc_points(p0: FloatArray, pv: FloatArray, p1: FloatArray, u: FloatArray) -> FloatArray:
     """The point at fraction ``u`` ``(1, L)`` of the arc angle from ``p0`` through ``pv`` to ``p1``; shapes ``(k, L, 3)``."""
-    a, b = pv - p0, p1 - p0
-    nrm = np.cross(a, b)
-    nn = np.einsum("...i,...i->...", nrm, nrm)
-    safe = np.where(nn > 1e-18, nn, 1.0)
-    centre = p0 + (np.cross(nrm, a) * np.einsum("...i,...i->...", b, b)[..., None]
-                   + np.cross(b, nrm) * np.einsum("...i,...i->...", a, a)[..., None]) / (2.0 * safe[..., None])
-    r0, rv, r1 = p0 - centre, pv - centre, p1 - centre
-    axis = nrm / np.sqrt(safe)[..., None]
-
-    def angle(x, y):
-        return np.arctan2(np.einsum("...i,...i->...", np.cross(x, y), axis), np.einsum("...i,...i->...", x, y))
-
-    total = np.mod(angle(r0, rv), 2 * np.pi) + np.mod(angle(rv, r1), 2 * np.pi)
-    theta = u * total
+    centre, axis, total, line = arc(p0, pv, p1)
+    r0, theta = p0 - centre, u * total
     radial = np.cos(theta)[..., None] * r0 + np.sin(theta)[..., None] * np.cross(axis, r0)
-    straight = p0 + u[..., None] * (p1 - p0)
-    return np.where((nn > 1e-18)[..., None], centre + radial, straight)
+    return np.where(line[..., None], p0 + u[..., None] * (p1 - p0), centre + radial)

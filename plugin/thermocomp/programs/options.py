@@ -69,13 +69,11 @@ class ProgramOptions:
     joint_targets: str = "keep"
 
     def __post_init__(self) -> None:
-        if self.joint_targets not in JOINT_TARGET_CHOICES:
-            raise ConfigurationError(f"--joint-targets: expected one of {JOINT_TARGET_CHOICES}, got "
-                                     f"{self.joint_targets!r}")
-        if self.output not in OUTPUT_FORMS:
-            raise ConfigurationError(f"--program-output: expected one of {OUTPUT_FORMS}, got {self.output!r}")
-        if self.unsupported not in UNSUPPORTED_CHOICES:
-            raise ConfigurationError(f"--unsupported: expected one of {UNSUPPORTED_CHOICES}, got {self.unsupported!r}")
+        for flag, value, choices in (("--joint-targets", self.joint_targets, JOINT_TARGET_CHOICES),
+                                     ("--program-output", self.output, OUTPUT_FORMS),
+                                     ("--unsupported", self.unsupported, UNSUPPORTED_CHOICES)):
+            if value not in choices:
+                raise ConfigurationError(f"{flag}: expected one of {choices}, got {value!r}")
         forms = [self.at_minute is not None, self.timed, self.indexed_minutes is not None]
         if sum(forms) > 1:
             raise ConfigurationError("choose one time form: --at-minute, --timed or --time-indexed")

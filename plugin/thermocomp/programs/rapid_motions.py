@@ -100,7 +100,7 @@ _POINT = rf"\[{_S}{_LIST}(?:{_S},{_S}{_LIST})*+{_S}\]|{_NAME}"
 _GAP = r"(?:[ \t\f\r\n]++|![^\n]*+)++"
 _MOVE = (rf"(?:(?i:MoveL|MoveJ|MoveC|MoveAbsJ))\b{_S}(?:{_POINT}){_S},{_S}(?:(?:{_POINT}){_S},{_S})?"
          rf"(?:{_NAME}){_S},{_S}(?:{_NAME}){_S},{_S}(?:{_NAME})"
-         rf"(?:{_S}\\(?:(?i:WObj)){_S}:={_S}(?:{_NAME}))?+{_S};")
+         rf"(?:{_S}(?:,{_S})?+\\(?:(?i:WObj)){_S}:={_S}(?:{_NAME}))?+{_S};")
 #: A run of plain motion statements (rapid.lark's ``MOVES``): statements with whitespace and comments between.
 MOVES_PATTERN = rf"{_MOVE}(?:{_GAP}{_MOVE})*+"
 #: The parts of a run's statement, in the order of :attr:`MoveStatements.offsets`' columns.
@@ -146,6 +146,8 @@ class MoveStatements:
         depth = np.cumsum((code == _OPEN).astype(np.int8) - (code == _CLOSE), dtype=np.int8)  # (0 to 2)
         ends = at[code == _END]
         commas = at[(code == _COMMA) & (depth == 0)]
+        before = b[_skip_space(b, commas + 1)] == ord("\\")  # (",\\WObj": RAPID allows either form)
+        optional, commas = commas[before], commas[~before]
         first = np.searchsorted(np.searchsorted(ends, commas), np.arange(len(ends)))  # each statement's first comma
         two_points = np.diff(np.append(first, len(commas))) == 4
         backslashes = at[code == _BACKSLASH]
@@ -153,6 +155,7 @@ class MoveStatements:
         wobj[np.searchsorted(ends, backslashes)] = True
         tool_end = ends.copy()
         tool_end[wobj] = backslashes
+        tool_end[np.searchsorted(ends, optional)] = optional
         # each statement starts past the gap after the one before: whitespace, and comments to their line's end
         start = np.concatenate([np.zeros(1, dtype=np.int64), ends[:-1] + 1])
         active = np.arange(len(ends))
@@ -173,7 +176,7 @@ class MoveStatements:
         for column, (a, z) in zip((6, 8, 10), ((after[0], after[1]), (after[1], after[2]), (after[2], tool_end))):
             offsets[:, column], offsets[:, column + 1] = _skip_space(b, a + 1), _skip_space(b, z, -1)
         w = np.flatnonzero(wobj)
-        key = _skip_space(b, tool_end[w] + 1)
+        key = _skip_space(b, backslashes + 1)
         offsets[w, 12], offsets[w, 13] = key, key + 4
         offsets[w, 14], offsets[w, 15] = _skip_space(b, _skip_space(b, key + 4) + 2), _skip_space(b, ends[w], -1)
         self.offsets = offsets

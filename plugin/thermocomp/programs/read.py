@@ -32,32 +32,29 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
     """
     from thermocomp.programs.rapid import read_rapid
 
-    suffix = Path(path).suffix.lower()
+    language = language_of(path, flag=None)
     try:
-        if suffix in RAPID_SUFFIXES:
+        if language == "rapid":
             return read_rapid(path, progress, rapid)
-        if suffix in URSCRIPT_SUFFIXES:
-            from thermocomp.programs.urscript import read_urscript
+        from thermocomp.programs.urscript import read_urscript
 
-            options = RapidOptions() if rapid is None else rapid
-            return read_urscript(path, options.max_motions, options.modules, options.entry)
+        options = RapidOptions() if rapid is None else rapid
+        return read_urscript(path, options.max_motions, options.modules, options.entry)
     except RecursionError:  # the readers evaluate nested expressions recursively: Offs(Offs(...)) 2000 deep
         raise InputError("an expression or a value nested too deeply to follow (thousands of levels of "
                          "brackets or calls)", path=str(path)) from None
-    raise InputError(f"expected a robot program ending in {', '.join(RAPID_SUFFIXES + URSCRIPT_SUFFIXES)}, "
-                     f"got {Path(path).name!r}", path=str(path))
 
 
 def suffixes_of(language: str) -> tuple[str, ...]:
     return RAPID_SUFFIXES if language == "rapid" else URSCRIPT_SUFFIXES
 
 
-def language_of(path: PathLike) -> str:
-    """``"rapid"`` or ``"urscript"`` from the program's extension (any other is refused, naming ``--program``)."""
+def language_of(path: PathLike, flag: str | None = "--program") -> str:
+    """``"rapid"`` or ``"urscript"`` from the program's extension (any other is refused, naming ``flag``)."""
     suffix = Path(path).suffix.lower()
     if suffix not in RAPID_SUFFIXES + URSCRIPT_SUFFIXES:
-        raise InputError(f"--program: expected a robot program ending in {', '.join(RAPID_SUFFIXES + URSCRIPT_SUFFIXES)}"
-                         f", got {Path(path).name!r}", path=str(path))
+        raise InputError(f"{flag + ': ' if flag else ''}expected a robot program ending in "
+                         f"{', '.join(RAPID_SUFFIXES + URSCRIPT_SUFFIXES)}, got {Path(path).name!r}", path=str(path))
     return "rapid" if suffix in RAPID_SUFFIXES else "urscript"
 
 

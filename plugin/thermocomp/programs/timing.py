@@ -108,23 +108,31 @@ class Timing:
         return (cycle * self.cycle_s + self.point_arrival_s) / 60.0
 
 
-def arc_length(p0: FloatArray, p_via: FloatArray, p1: FloatArray) -> float:
-    """Length [m] of the circular arc from ``p0`` through ``p_via`` to ``p1`` (the polyline if they are collinear)."""
+def arc(p0: FloatArray, p_via: FloatArray, p1: FloatArray
+        ) -> tuple[FloatArray, FloatArray, FloatArray, np.ndarray]:
+    """The circle from ``p0`` through ``p_via`` to ``p1`` (each ``(..., 3)`` [m]): its centre ``(..., 3)``, unit
+    normal ``(..., 3)`` (the arc turns positively about it), the arc's angle [rad] ``(...)``, and where the three
+    points lie on a line (no circle) ``(...)``."""
     a, b = p_via - p0, p1 - p0
-    n = np.cross(a, b)
-    nn = float(n @ n)
-    chord = float(np.linalg.norm(a) + np.linalg.norm(p1 - p_via))
-    if nn < 1e-18:
-        return chord
-    centre = p0 + (np.cross(n, a) * (b @ b) + np.cross(b, n) * (a @ a)) / (2.0 * nn)
-    r = float(np.linalg.norm(p0 - centre))
-    u0, uv, u1 = (x - centre for x in (p0, p_via, p1))
+    normal = np.cross(a, b)
+    nn = np.einsum("...i,...i->...", normal, normal)
+    safe = np.where(nn > 1e-18, nn, 1.0)
+    centre = p0 + (np.cross(normal, a) * np.einsum("...i,...i->...", b, b)[..., None]
+                   + np.cross(b, normal) * np.einsum("...i,...i->...", a, a)[..., None]) / (2.0 * safe[..., None])
+    axis = normal / np.sqrt(safe)[..., None]
 
-    def angle(u, v):
-        return float(np.arctan2(np.linalg.norm(np.cross(u, v)), u @ v))
+    def angle(x, y):
+        return np.arctan2(np.einsum("...i,...i->...", np.cross(x, y), axis), np.einsum("...i,...i->...", x, y))
 
-    # the arc through the via point: the two pieces p0 -> via -> p1
-    return r * (angle(u0, uv) + angle(uv, u1))
+    r0, rv, r1 = p0 - centre, p_via - centre, p1 - centre
+    return centre, axis, np.mod(angle(r0, rv), 2 * np.pi) + np.mod(angle(rv, r1), 2 * np.pi), nn <= 1e-18
+
+
+def arc_length(p0: FloatArray, p_via: FloatArray, p1: FloatArray) -> FloatArray:
+    """Length [m] ``(...)`` of the circular arc from ``p0`` through ``p_via`` to ``p1`` (each ``(..., 3)`` [m]; the
+    polyline where they lie on a line)."""
+    centre, _, angle, line = arc(p0, p_via, p1)
+    return np.where(line, row_norms(p_via - p0) + row_norms(p1 - p_via), row_norms(p0 - centre) * angle)
 
 
 def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray, q: FloatArray,
@@ -207,8 +215,7 @@ def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray
     limiting_joint = row_max_abs(joint_travel / chain.velocity)  # (travel and speeds >= 0)
     p_from, p_to = T[previous, :3, 3], T[at_last, :3, 3]
     distance = row_norms(p_to - p_from)
-    for i in np.flatnonzero(circular):
-        distance[i] = arc_length(p_from[i], T[first[i], :3, 3], p_to[i])
+    distance[arc] = arc_length(p_from[arc], T[first[arc], :3, 3], p_to[arc])
     with np.errstate(invalid="ignore", divide="ignore"):
         # joint moves: the limiting joint, UR's v for the leading joint, the speeddata's TCP speed
         t_joint = np.where(np.isfinite(joint_speed),

@@ -295,11 +295,6 @@ def place_values(points: list[Point], values: list[str | None], path: str, *, at
     declaration).
     """
     at_argument = at_argument or [False] * len(points)
-    texts = [p.text[:2] for p in points]
-    if not any(at_argument) and len(set(texts)) == len(points) and len({p.argument for p in points}) == len(points):
-        # each point its own text and its own argument (a CAM program: every target inline): each writes its text,
-        # and none can run another's (no argument is shared, and a motion's argument is no declaration)
-        return [Edit(start, end, value) for (start, end), value in zip(texts, values) if value is not None]
     by_text: dict[tuple[int, int], list[int]] = defaultdict(list)
     for i, p in enumerate(points):
         by_text[(p.text.start, p.text.end)].append(i)
