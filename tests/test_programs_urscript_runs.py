@@ -247,3 +247,15 @@ def test_generated_plain_statements_read_as_the_grammar_s_general_rules_read_the
     good = "  movel(p[.4, -.1, .5, 0, 3.14, 0], a=1.2, v=0.25)\n"
     text = "def main():\n" + good + "".join(f"  {s}\n" for s in statements) + good + "end\n"
     assert_same_program(text)
+
+
+def test_a_run_in_a_function_never_called_is_named_motion_by_motion():
+    """A construct looked into but not run names its run's motions (Motions.general): their count, and for a thread
+    never started each motion's line, without reading the run's statements through the general rules."""
+    good = "  movel(p[.4, -.1, .5, 0, 3.14, 0], a=1.2, v=0.25)\n"
+    text = ("def unused():\n" + good * 3000 + "end\nthread idle():\n" + good * 2 + "  # a comment\n" + good
+            + "end\ndef main():\n" + good + "end\n")
+    prog = urscript_program_from_text(text)
+    notes = [note for note in prog.notes if "stays as written" in note.message or "is not run" in note.message]
+    assert [(n.line, n.column) for n in notes if "thread" in n.message] == [(3004, 3), (3005, 3), (3007, 3)]
+    assert any("function unused is not run: its 3000 motion(s) stay as written" in n.message for n in notes)

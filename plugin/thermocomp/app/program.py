@@ -35,6 +35,7 @@ from thermocomp.compensation.targets import Targets
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
+from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, RobotFileOptions, controller_base_beside, read_robot_description
 from thermocomp.kinematics.ik import Status
 from thermocomp.programs import passes, task_files
 from thermocomp.programs.compensate import (
@@ -214,6 +215,7 @@ def compensate_program(job: CompensationJob, *, progress: ProgressCallback | Non
                          f"{', '.join(suffixes_of(language))}, got {Path(out).suffix!r}", path=str(out))
     outputs = ProgramOutputs(out=None if out is None else Path(out), results=results, report=report, plot=plot,
                              modules=popts.rapid.modules)
+    check_program_frame(job.robot, job.robot_options, program)
 
     def work(files: Job, bound: RobotAndTable) -> ProgramReport:
         with paused():  # the program's objects live as long as the job (thermocomp._gc)
@@ -232,6 +234,37 @@ def compensate_program(job: CompensationJob, *, progress: ProgressCallback | Non
                                "a program report CSV"),
                               (plot, "--plot")])
     return run_job(job, work, files, within=within)
+
+
+def check_program_frame(robot: object, robot_options: RobotFileOptions | None, program: object) -> None:
+    """Refuse a URScript ``program`` on a ROS-Industrial UR robot file read in its root frame, without ``--base-link``.
+
+    A URScript pose is in the UR controller's base frame, which a ROS-Industrial UR description
+    (``ur_description``) names ``base``: its root ``base_link`` turned by pi about z. Without ``--base-link`` the
+    chain's base is the root, and every target would be turned by 180 deg about the base axis in silence
+    (:func:`thermocomp.io.robot_files.controller_base_beside`). A ``--base-link`` given, any link, is the user's
+    decision; a built-in robot or a table-form CSV is in the controller's frame already (docs/robot_files.md).
+
+    Raises
+    ------
+    InputError
+        Naming ``--base-link``, the robot file, the link ``base`` and why.
+    """
+    if not all(isinstance(x, (str, Path)) for x in (robot, program)) or \
+            Path(program).suffix.lower() not in suffixes_of("urscript") or \
+            Path(robot).suffix.lower() not in ROBOT_FILE_SUFFIXES or \
+            (robot_options is not None and robot_options.base_link is not None):
+        return
+    beside = controller_base_beside(read_robot_description(robot, robot_options))
+    if beside is None:
+        return
+    link, base, angle = beside
+    raise InputError(
+        f"--base-link: expected one for a URScript program on a robot file with a link {link!r}: the program's poses "
+        f"are in the UR controller's base frame, which a ROS-Industrial UR description names {link!r} (fixed to "
+        f"{base!r}, turned by {np.degrees(angle):.4g} deg); without --base-link the base is {base!r} and every "
+        f"target would be turned by {np.degrees(angle):.4g} deg; give --base-link {link} (the controller's frame), "
+        f"or --base-link {base} to keep {base!r} on purpose", path=str(robot))
 
 
 @dataclass(frozen=True)
@@ -408,4 +441,5 @@ def _writes(rep: ProgramReport, data: bytes | np.ndarray, chunks: list[Compensat
     return writes
 
 
-__all__ = ["PHASES", "REPORT_CSV_HEAD", "ProgramOutputs", "ProgramReport", "compensate_program", "program_targets"]
+__all__ = ["PHASES", "REPORT_CSV_HEAD", "ProgramOutputs", "ProgramReport", "check_program_frame", "compensate_program",
+           "program_targets"]

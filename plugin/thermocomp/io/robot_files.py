@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from thermocomp._typing import PathLike
 from thermocomp.errors import InputError
 from thermocomp.io.files import read_input_bytes
@@ -289,6 +291,45 @@ def load_robot_file(path: PathLike, options: RobotFileOptions | None = None) -> 
         frame, angles = the URDF joint positions.
     """
     return read_robot_description(path, options).chain()
+
+
+#: The link of a ROS-Industrial Universal Robots description (``ur_description``) that is the UR controller's base
+#: frame, the frame of URScript poses: fixed to the root ``base_link``, turned by pi about z (REP 103).
+CONTROLLER_BASE_LINK = "base"
+
+
+def controller_base_beside(description: RobotDescription) -> tuple[str, str, float] | None:
+    """The UR controller's base link hung beside the chain's base, when the base was not chosen (``--base-link``).
+
+    Returns
+    -------
+    tuple or None
+        ``(link, base, angle)``: the link :data:`CONTROLLER_BASE_LINK`, the base link the chain takes
+        without ``--base-link`` (the root, or the link a ``world`` root places) and the angle [rad] between
+        their frames, when the description has that link, other than the base, joined to the base by fixed
+        joints only. ``None`` otherwise, or when ``--base-link`` was given (the user's decision).
+    """
+    if description.options.base_link is not None:
+        return None
+    from thermocomp.geometry.rotations import rotation_angle
+    from thermocomp.io.urdf import urdf_chain_ends
+
+    urdf = description.parsed
+    if CONTROLLER_BASE_LINK not in urdf.links:
+        return None
+    with description.expansion_lines():
+        base, _ = urdf_chain_ends(urdf, str(description.source), None, description.options.tip_link)
+    by_child = {j.child: j for j in urdf.joints}
+    link, T_base_link = CONTROLLER_BASE_LINK, np.eye(4)
+    while link != base:
+        joint = by_child.get(link)
+        if joint is None or joint.type != "fixed":
+            return None
+        T_base_link = joint.T_parent_joint @ T_base_link
+        link = joint.parent
+    if link == CONTROLLER_BASE_LINK:
+        return None
+    return CONTROLLER_BASE_LINK, base, float(rotation_angle(T_base_link[:3, :3]))
 
 
 class _PackageNotFound(LookupError):
@@ -675,10 +716,12 @@ def _located_xacro_error(exc: Exception, xacro_module, top: str) -> InputError:
 
 
 __all__ = [
+    "CONTROLLER_BASE_LINK",
     "MAX_PACKAGE_DEPTH",
     "ROBOT_FILE_SUFFIXES",
     "RobotDescription",
     "RobotFileOptions",
+    "controller_base_beside",
     "expand_xacro",
     "expand_xacro_here",
     "find_packages",

@@ -1,6 +1,5 @@
-"""The LALR parsers of the program readers, their tables cached on disk between processes, the positions of
-the nodes a reader builds as lark builds them (a run's statement read by the general rules), and a run's
-numbers parsed in bulk.
+"""The LALR parsers of the program readers, their tables cached on disk between processes, a run's statements
+parsed by the general rules where the bulk lane does not take them, and a run's numbers parsed in bulk.
 
 Building lark's LALR tables from a grammar takes about half a second, on
 every run: more than a 10,000-line program takes to parse. lark keeps the
@@ -12,23 +11,29 @@ the file is missing, stale, unreadable or not writable.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from lark import Lark, Token
-from lark.tree import Meta
+from lark import Lark, Tree
 
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.programs.model import TextLines
 
+#: The expression of a grammar's ``MOVES`` terminal (a run of plain motion statements) that never matches: the
+#: grammar without its bulk lane, whose general rules read every statement.
+NO_RUNS = "(?!)MOVES"
+
 
 def lalr_parser(grammar_file: str, substitutions: dict[str, str] | None = None, **options) -> Lark:
     """``Lark(grammar, parser="lalr", **options)`` of the package's grammar ``grammar_file``, its tables cached
-    as ``__pycache__/<name>.lark``. Each ``{KEY}`` of the grammar's text is replaced by ``substitutions[KEY]``
-    first (a terminal whose expression the reader writes once, in Python)."""
+    as ``__pycache__/<name>-<hash>.lark``. Each ``{KEY}`` of the grammar's text is replaced by
+    ``substitutions[KEY]`` first (a terminal whose expression the reader writes once, in Python)."""
+    _BUILT.setdefault(grammar_file, (dict(substitutions or {}), options))
     grammar = resources.files("thermocomp.programs").joinpath(grammar_file).read_text(encoding="utf-8")
     for key, value in (substitutions or {}).items():
         grammar = grammar.replace("{" + key + "}", value)
@@ -37,22 +42,42 @@ def lalr_parser(grammar_file: str, substitutions: dict[str, str] | None = None, 
         cache.mkdir(exist_ok=True)
     except OSError:  # a read-only installation: built every time
         return Lark(grammar, parser="lalr", **options)
-    return Lark(grammar, parser="lalr", cache=str(cache / f"{Path(grammar_file).stem}.lark"), **options)
+    digest = hashlib.sha256(f"{grammar}{options.get('start')}".encode()).hexdigest()[:8]  # (one file a variant)
+    return Lark(grammar, parser="lalr", cache=str(cache / f"{Path(grammar_file).stem}-{digest}.lark"), **options)
 
 
-def node_meta(lines: TextLines, start: int, end: int) -> Meta:
-    """The positions lark's ``propagate_positions`` gives a node of the text from offset ``start`` to ``end``."""
-    (line, end_line), (column, end_column) = lines.lists([start, end])
-    meta = Meta()
-    meta.empty, meta.start_pos, meta.end_pos = False, start, end
-    meta.line, meta.column, meta.end_line, meta.end_column = line, column, end_line, end_column
-    return meta
+#: The substitutions and options each grammar's reader parser was first built with (:func:`without_runs`).
+_BUILT: dict[str, tuple[dict[str, str], dict]] = {}
 
 
-def token_at(lines: TextLines, terminal: str, value: str, start: int) -> Token:
-    """The token lark's lexer gives for ``value`` of type ``terminal`` at offset ``start`` of the text."""
-    meta = node_meta(lines, start, start + len(value))
-    return Token(terminal, value, start, meta.line, meta.column, meta.end_line, meta.end_column, meta.end_pos)
+@functools.cache
+def without_runs(grammar_file: str, start: str | None = None) -> Lark:
+    """The reader's parser of ``grammar_file`` (built first, by :func:`lalr_parser`: its options and postlexer)
+    with its runs of plain motions turned off (:data:`NO_RUNS`), from ``start`` if given: its general rules read
+    a run's statements that the bulk lane does not take."""
+    substitutions, options = _BUILT[grammar_file]
+    return lalr_parser(grammar_file, {**substitutions, "MOVES_PATTERN": NO_RUNS},
+                       **(options if start is None else {**options, "start": start}))
+
+
+def parse_at(parser: Lark, text: str, start: int, end: int, lines: TextLines, tail: str = "") -> Tree:
+    """``text[start:end]`` (then ``tail``) parsed by ``parser``, every token and node placed where it is in
+    ``text``: its offsets, lines and columns as a parse of the whole text gives them. A run's statements that the
+    bulk lane does not take, read by the grammar without its runs (:data:`NO_RUNS`)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    tree = parser.parse(" " * (start - line_start) + text[start:end] + tail)  # (the columns of the first line)
+    shifts = dict.fromkeys(_OFFSETS, line_start) | dict.fromkeys(_LINES, int(lines.arrays([start])[0][0]) - 1)
+    for node in tree.iter_subtrees():
+        for item in (node.meta, *(c for c in node.children if not isinstance(c, Tree))):
+            for key, shift in shifts.items():
+                if getattr(item, key, None) is not None:
+                    setattr(item, key, getattr(item, key) + shift)
+    return tree
+
+
+#: The positions lark gives tokens and nodes (``propagate_positions``): offsets, and lines.
+_OFFSETS = ("start_pos", "end_pos", "container_start_pos", "container_end_pos")
+_LINES = ("line", "end_line", "container_line", "container_end_line")
 
 
 def parse_numbers(text: bytes) -> FloatArray:

@@ -156,20 +156,7 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, m
 
 
 def _joint_entry(prog: RobotProgram, q: FloatArray, extax: str) -> str:
-    if prog.language == "rapid":
-        return w.rapid_jointtarget(q, extax)
-    return ", ".join(w.format_single(v) for v in q)
-
-
-def _numbers(text: str) -> list[float]:
-    return [w.read_single(x) for x in w.NUMBER.findall(text)]
-
-
-def _read_back_pose(prog: RobotProgram, text: str) -> FloatArray:
-    values = _numbers(text)
-    if prog.language == "rapid":
-        return transform(matrix_from_quat_wxyz(values[3:7]), np.asarray(values[:3]) * 1e-3)
-    return transform(matrix_from_rotvec(values[3:6]), np.asarray(values[:3]))
+    return w.rapid_jointtarget(q, extax) if prog.language == "rapid" else ", ".join(w.format_single(v) for v in q)
 
 
 def _pose_entry(prog: RobotProgram, T: FloatArray, conf, extax: str, written: FloatArray | None) -> str:
@@ -179,20 +166,19 @@ def _pose_entry(prog: RobotProgram, T: FloatArray, conf, extax: str, written: Fl
 
 
 def _read_pose(prog: RobotProgram, entry: str) -> FloatArray:
-    return _read_back_pose(prog, entry if prog.language == "rapid" else f"p[{entry}]")
+    """The pose [m] ``(4, 4)`` a table's entry (:func:`_pose_entry`) reads back as."""
+    values = [w.read_single(x) for x in w.NUMBER.findall(entry)]
+    if prog.language == "rapid":
+        return transform(matrix_from_quat_wxyz(values[3:7]), np.asarray(values[:3]) * 1e-3)
+    return transform(matrix_from_rotvec(values[3:6]), np.asarray(values[:3]))
 
 
 def _table_name(prog: RobotProgram, kind: str, number: int) -> str:
-    if prog.language == "rapid":
-        return f"tc{kind}{number}"
-    return f"tc_{'q' if kind == 'J' else 'p'}{number}"
+    return f"tc{kind}{number}" if prog.language == "rapid" else f"tc_{'q' if kind == 'J' else 'p'}{number}"
 
 
 def _table_body(prog: RobotProgram, entries: list[str]) -> str:
-    nl = prog.newline
-    if prog.language == "rapid":
-        return "[" + ("," + nl + "      ").join(entries) + "]"
-    return "[" + ("," + nl + "    ").join(entries) + "]"
+    return "[" + ("," + prog.newline + ("      " if prog.language == "rapid" else "    ")).join(entries) + "]"
 
 
 def _declaration(prog: RobotProgram, kind: str, name: str, K: int, body: str) -> str:

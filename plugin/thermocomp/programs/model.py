@@ -355,14 +355,9 @@ class MotionRun:
                 T[i] = pt.T_world_tcp
             if pt.quat is not None:
                 quat[i] = pt.quat
-        pairs: list[tuple[FloatArray, FloatArray]] = []
-        frame = []
-        for pt in points:
-            k = next((k for k, (f, t) in enumerate(pairs) if f is pt.T_world_frame and t is pt.T_flange_tcp),
-                     len(pairs))
-            if k == len(pairs):
-                pairs.append((pt.T_world_frame, pt.T_flange_tcp))
-            frame.append(k)
+        pairs = {(id(pt.T_world_frame), id(pt.T_flange_tcp)): (pt.T_world_frame, pt.T_flange_tcp) for pt in points}
+        keys = list(pairs)  # (each distinct pair of arrays once, in order of first appearance)
+        frame = [keys.index((id(pt.T_world_frame), id(pt.T_flange_tcp))) for pt in points]
         text = np.array([pt.text for pt in points], dtype=np.int64).reshape(p, 4)
         argument = np.array([pt.argument for pt in points], dtype=np.int64).reshape(p, 4)
         return cls(
@@ -375,7 +370,7 @@ class MotionRun:
             q_len=np.array([len(pt.q) if joint[i] else 0 for i, pt in enumerate(points)], dtype=np.int64),
             confdata=np.array([pt.confdata or (0, 0, 0, 0) for pt in points], dtype=np.int64).reshape(p, 4),
             has_confdata=np.array([pt.confdata is not None for pt in points], dtype=bool),
-            frames=tuple(pairs), frame=np.array(frame, dtype=np.int64), extax=tuple(pt.extax for pt in points),
+            frames=tuple(pairs.values()), frame=np.array(frame, dtype=np.int64), extax=tuple(pt.extax for pt in points),
             name_of_point=tuple(pt.name for pt in points), whole_argument=tuple(pt.whole_argument for pt in points),
             quat=quat, held=np.array([pt.held for pt in points], dtype=bool), file=np.array([file], dtype=np.int64),
             text_file=np.array([pt.file for pt in points], dtype=np.int64))
@@ -437,17 +432,11 @@ class MotionRun:
         rows = np.asarray(rows, dtype=np.int64)
         n = self.n_points[rows]
         points = np.repeat(self.first_points()[rows] - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
-        out = {}
+        out: dict = {"frames": self.frames}
         for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if f.name == "frames":
-                out[f.name] = value
-            elif f.name == "instruction":
-                out[f.name] = tuple(value[k] for k in rows.tolist())
-            elif isinstance(value, tuple):
-                out[f.name] = tuple(value[k] for k in points.tolist())
-            else:
-                out[f.name] = value[rows if f.name in _MOTION_FIELDS else points]
+            value, at = getattr(self, f.name), rows if f.name in _MOTION_FIELDS else points
+            if f.name != "frames":
+                out[f.name] = tuple(value[k] for k in at.tolist()) if isinstance(value, tuple) else value[at]
         if self.argument is self.text:
             out["argument"] = out["text"]
         return MotionRun(**out)
@@ -482,21 +471,16 @@ class ProgramColumns:
 
     @functools.cached_property
     def T_world_frame(self) -> FloatArray:
-        return self._frames(0)
+        return self.frame_table(0)[self.run.frame]
 
     @functools.cached_property
     def T_flange_tcp(self) -> FloatArray:
-        return self._frames(1)
+        return self.frame_table(1)[self.run.frame]
 
     def frame_table(self, which: int) -> FloatArray:
         """The run's distinct frames ``(F, 4, 4)``: work objects (``which`` 0) or tools (1); point ``i``'s is row
         ``run.frame[i]`` (a transform of each computed once serves every point)."""
-        if not self.run.frames:
-            return np.zeros((0, 4, 4))
-        return np.stack([f[which] for f in self.run.frames])
-
-    def _frames(self, which: int) -> FloatArray:
-        return self.frame_table(which)[self.run.frame] if self.run.frames else np.zeros((0, 4, 4))
+        return np.stack([f[which] for f in self.run.frames]) if self.run.frames else np.zeros((0, 4, 4))
 
     def statement_of_step(self, k: int) -> Span:
         """The statement of step ``k`` (a motion's, or a wait's)."""
@@ -565,15 +549,8 @@ def _concatenate(runs: list[MotionRun]) -> MotionRun:
 
 def _empty() -> MotionRun:
     """The columns of a program that holds no motion."""
-    spans, none = np.zeros((0, 4), dtype=np.int64), np.zeros(0)
-    return MotionRun(instruction=(), kind=np.zeros(0, dtype=np.int8), n_points=np.zeros(0, dtype=np.int64),
-                     statement=spans, name=spans.copy(), tcp_speed=none, orientation_speed=none.copy(),
-                     joint_speed=none.copy(), acceleration=none.copy(), duration_s=none.copy(), text=spans.copy(),
-                     argument=spans.copy(), T_world_tcp=np.zeros((0, 4, 4)), q=np.zeros((0, 0)),
-                     q_len=np.zeros(0, dtype=np.int64), confdata=spans.copy(), has_confdata=np.zeros(0, dtype=bool),
-                     frames=(), frame=np.zeros(0, dtype=np.int64), extax=(), name_of_point=(), whole_argument=(),
-                     quat=np.zeros((0, 4)), held=np.zeros(0, dtype=bool), file=np.zeros(0, dtype=np.int64),
-                     text_file=np.zeros(0, dtype=np.int64))
+    nowhere = Span(0, 0, 0, 0)
+    return MotionRun.of_motion("", LINEAR, (), nowhere, nowhere).take(np.zeros(0, dtype=np.int64))
 
 
 def newline_of(text: str) -> str:
@@ -588,21 +565,23 @@ class TextLines:
 
     def __init__(self, text: str) -> None:
         self._text = text
-        self._table: np.ndarray | None = None  # -1, then the offset of every line end
 
-    def table(self) -> np.ndarray:
+    @functools.cached_property
+    def _table(self) -> np.ndarray:
         """-1, then the offset of every ``\\n``: the line of offset ``pos`` is ``searchsorted(table, pos)``."""
-        if self._table is None:
-            codes = np.frombuffer(self._text.encode("latin-1", errors="replace"), dtype=np.uint8)  # (a byte a character)
-            self._table = np.concatenate([np.array([-1], dtype=np.int64), np.flatnonzero(codes == 10)])
-        return self._table
+        codes = np.frombuffer(self._text.encode("latin-1", errors="replace"), dtype=np.uint8)  # (a byte a character)
+        return np.concatenate([np.array([-1], dtype=np.int64), np.flatnonzero(codes == 10)])
 
     def arrays(self, positions: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """Lines and columns of ``positions`` as arrays (a run's thousands of positions)."""
-        table = self.table()
         pos = np.asarray(positions, dtype=np.int64)
-        line = np.searchsorted(table, pos)  # line ends before pos, the -1 included
-        return line, pos - table[line - 1]
+        line = np.searchsorted(self._table, pos)  # line ends before pos, the -1 included
+        return line, pos - self._table[line - 1]
+
+    def spans(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """The :class:`Span` rows ``(n, 4)`` of the texts from offsets ``starts`` to ``ends`` ``(n,)``."""
+        line, column = self.arrays(starts)
+        return np.stack([starts, ends, line, column], axis=1).astype(np.int64, copy=False)
 
     def lists(self, positions: ArrayLike) -> tuple[list[int], list[int]]:
         """:meth:`arrays` as lists of ints."""

@@ -24,9 +24,9 @@ from thermocomp.programs.grammars import (
     delimiters,
     first_seen,
     joined_bytes,
-    node_meta,
+    parse_at,
     parse_numbers,
-    token_at,
+    without_runs,
 )
 from thermocomp.programs.model import (
     _KIND_CODE,
@@ -324,21 +324,14 @@ class _Motions:
         ``numbers`` node for an inline point."""
         value = st.group(i, part)
         assert value is not None
-        terminal, rule = ("NUMBERS", "numbers") if value[0] == "[" else ("NAME", "name")
-        leaf = token_at(self.lines, terminal, value, token.start_pos + int(st.offsets[i, _COLUMN[part]]))
-        return Tree(rule, [leaf], node_meta(self.lines, leaf.start_pos, leaf.end_pos))
-
-    def _statement_tree(self, token: Token, st: MoveStatements, i: int) -> Tree:
-        """Statement ``i`` of a run as the general rules read it: ``call(NAME, call_args(...))``."""
-        args = [self._leaf(token, st, i, part) for part in ("p1", "p2", "speed", "zone", "tool")
-                if st.group(i, part) is not None]
-        if st.group(i, "wobj") is not None:
-            key = self._leaf(token, st, i, "wkey").children[0]
-            value = self._leaf(token, st, i, "wobj")
-            args.append(Tree("opt_arg", [key, value], node_meta(self.lines, key.start_pos - 1, value.meta.end_pos)))
-        name = self._leaf(token, st, i, "instr").children[0]
-        call_args = Tree("call_args", args, node_meta(self.lines, args[0].meta.start_pos, args[-1].meta.end_pos))
-        return Tree("call", [name, call_args], node_meta(self.lines, name.start_pos, token.start_pos + int(st.end[i])))
+        start = token.start_pos + int(st.offsets[i, _COLUMN[part]])
+        (line, end_line), (column, end_column) = self.lines.lists([start, start + len(value)])
+        leaf = Token("NUMBERS" if value[0] == "[" else "NAME", value, start, line, column, end_line, end_column,
+                     start + len(value))
+        node = Tree("numbers" if value[0] == "[" else "name", [leaf])
+        node.meta.empty, node.meta.start_pos, node.meta.end_pos = False, start, leaf.end_pos
+        node.meta.line, node.meta.column, node.meta.end_line, node.meta.end_column = line, column, end_line, end_column
+        return node
 
     def run_moves(self, token: Token, local: dict[str, _Data], depth: int) -> None:
         """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one.
@@ -361,11 +354,14 @@ class _Motions:
         shape_first = np.empty(int(shape_of.max()) + 1, dtype=np.int64)
         shape_first[shape_of[::-1]] = np.arange(r - 1, -1, -1)
         shapes: list[tuple | None] = []
-        for i in shape_first.tolist():
-            kind, count = MOTIONS[st.group(i, "instr").lower()]  # type: ignore[union-attr]
+        for i in shape_first.tolist():  # (frame, tool, held, TCP and reorientation speeds, kind, count of points)
+            name = st.group(i, "instr")
+            kind, count = MOTIONS[name.lower()]  # type: ignore[union-attr]
+            wobj = None if st.group(i, "wobj") is None else self._leaf(token, st, i, "wobj")
             try:
-                shapes.append((*self._resolve_shape(token, st, i, local), kind, count,
-                               "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"))
+                frames = self.motion_frames(self._leaf(token, st, i, "tool"), wobj, local)
+                speed = self.motion_speed(name, self._leaf(token, st, i, "speed"), {}, local, fallback=False)[:2]
+                shapes.append((*frames, *speed, kind, count))
             except (_Unsupported, InputError):
                 shapes.append(None)
         has_p2 = st.starts("p2") >= 0
@@ -390,16 +386,11 @@ class _Motions:
         shape_p = shape_of[point_statement]
         frame = frame_of_shape[shape_p].astype(np.int64)
         inline = st.bytes[local_starts] == ord("[")
-        dtype_of = np.array([s is not None and s[7] == "jointtarget" for s in shapes], dtype=bool)[shape_p]
+        dtype_of = np.array([s is not None and s[5] == ABSOLUTE_JOINT for s in shapes], dtype=bool)[shape_p]
         kinds = np.array([_KIND_CODE[s[5]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
         speed = np.array([(s[3], s[4]) if s is not None else (0.0, 0.0) for s in shapes],
                          dtype=float).reshape(-1, 2)[shape_of]
-        starts = base + st.starts("instr")
-        point_starts = base + local_starts
-        lines, columns = self.lines.arrays(np.concatenate([starts, point_starts]))
-        text_span = np.empty((p, 4), dtype=np.int64)
-        text_span[:, 0], text_span[:, 1] = point_starts, base + local_ends
-        text_span[:, 2], text_span[:, 3] = lines[r:], columns[r:]
+        text_span = self.lines.spans(base + local_starts, base + local_ends)
         T_world_tcp = np.full((p, 4, 4), np.nan)
         q = np.full((p, 6), np.nan)
         q_len = np.zeros(p, dtype=np.int64)
@@ -450,7 +441,7 @@ class _Motions:
                 if point is None or point.whole_argument is not None or point.T_world_frame is not shape[0]:
                     regular[statement_i] = False  # (a CalcJointT's point: its own frames and whole argument)
                     continue
-                self.direct_refs.add(self.file_key + int(point_starts[i]))
+                self.direct_refs.add(self.file_key + base + int(local_starts[i]))
                 text_span[i] = tuple(point.text)
                 text_file[i] = point.file
                 names[i], extax[i] = point.name, point.extax
@@ -460,9 +451,7 @@ class _Motions:
                     T_world_tcp[i] = point.T_world_tcp
                     confdata[i], has_confdata[i] = point.confdata, True
                     quat[i] = point.quat
-        statement = np.empty((r, 4), dtype=np.int64)
-        statement[:, 0], statement[:, 2], statement[:, 3] = starts, lines[:r], columns[:r]
-        statement[:, 1] = base + st.end
+        statement = self.lines.spans(base + st.starts("instr"), base + st.end)
         name_span = statement.copy()
         name_span[:, 1] = base + st.ends("instr")
         instruction = [st.group(i, "instr") for i in shape_first.tolist()]  # each shape's, as written
@@ -477,8 +466,9 @@ class _Motions:
             held=np.array(held_of_frame + [False], dtype=bool)[frame])
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
             if part is None:
-                for i in range(a, b):
-                    self.run_body(Tree("body", [self._statement_tree(token, st, i)]), local, depth)
+                general = without_runs("rapid.lark", "body")  # (the general rules read them)
+                self.run_body(parse_at(general, self.text, base + int(st.starts("instr")[a]), base + int(st.end[b - 1]),
+                                       self.lines), local, depth)
                 continue
             if self.progress is not None:
                 for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS,
@@ -486,14 +476,6 @@ class _Motions:
                     self.progress(done, None)
             self._run_count += b - a
             self.steps.append(part)
-
-    def _resolve_shape(self, token: Token, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple:
-        """Work object frame, tool, :attr:`Point.held`, TCP speed [m/s] and reorientation speed [rad/s] of a run's statement, as
-        :meth:`run_motion` resolves them (:meth:`motion_frames`, :meth:`motion_speed`)."""
-        wobj = None if st.group(i, "wobj") is None else self._leaf(token, st, i, "wobj")
-        frames = self.motion_frames(self._leaf(token, st, i, "tool"), wobj, local)
-        name = st.group(i, "instr")
-        return (*frames, *self.motion_speed(name, self._leaf(token, st, i, "speed"), {}, local, fallback=False)[:2])
 
     def calc_joint_t(self, node: Tree, local) -> Point:
         """``CalcJointT(robtarget, tool \\WObj:=wobj)`` as a ``MoveAbsJ``'s target: the joints the nominal controller

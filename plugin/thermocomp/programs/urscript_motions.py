@@ -14,14 +14,14 @@ rules, alone, for its finding or error. tests/test_programs_urscript_runs.py che
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, replace
 
 import numpy as np
 from lark import Token, Tree
+from lark.tree import Meta
 
 from thermocomp.geometry.rotations import matrix_from_rotvec, transform
-from thermocomp.programs.grammars import delimiters, node_meta, parse_numbers, token_at
+from thermocomp.programs.grammars import delimiters, parse_at, parse_numbers, without_runs
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, JOINT, LINEAR, MotionRun, Point
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_values import MAX_POSE_VALUE, Pose, Record, Unsupported, split_arguments
@@ -46,8 +46,6 @@ _MOVE = (rf"(?:movel|movej|movep)\((?:p?\[{_US}{_NUM}(?:{_US},{_US}{_NUM})*+{_US
 _GAP = r"(?:[ \t\f\r]*+(?:#[^\n]*+)?+\n)++[ \t\f\r]*+"
 #: A run of plain motions (the grammar's ``MOVES``): one a line, with blank lines and comments between.
 MOVES_PATTERN = rf"{_MOVE}(?:{_GAP}{_MOVE})*+"
-_NUMBER = re.compile(_NUM)
-_ARGUMENT = re.compile(rf"{_US},{_US}(?:(?P<key>[avtr]){_US}={_US})?(?P<number>{_NUM})")
 _NOT_NUMBER = b"p[] \t\r"  # (what a point holds besides its numbers and commas)
 #: The columns of :attr:`Statements.spans`: start and end of the name, the point and the arguments, then the end.
 NAME, POINT, ARGS, END = 0, 2, 4, 6
@@ -185,7 +183,9 @@ class Motions:
                 raise Unsupported("get_inverse_kin: only a pose and qnear are followed", node)
             node = args[0]
         value = self.evaluate(node, local)
-        tool = self.current_tool(node)
+        if self.tool is None:  # (the TCP a motion runs with)
+            raise Unsupported(f"the tool is not known before running ({self.tool_why})", node)
+        tool = self.tool.copy()
         text_node = node
         name = ""
         if isinstance(node, Tree) and node.data == "name":
@@ -244,72 +244,49 @@ class Motions:
                 return held.name, held.literal
         return name, text_node
 
-    def current_tool(self, where) -> np.ndarray:
-        """The TCP a motion at ``where`` runs with; refused where it is known only while running."""
-        if self.tool is None:
-            raise Unsupported(f"the tool is not known before running ({self.tool_why})", where)
-        return self.tool.copy()
-
     def move_matches(self, token: Token) -> Statements:
         """:func:`move_statements` of a ``MOVES`` token, split once."""
         if token.start_pos not in self._matches:
             self._matches[token.start_pos] = move_statements(token)
         return self._matches[token.start_pos]
 
-    def _number_tree(self, text: str, start: int) -> Tree:
-        """A number written ``text`` at offset ``start`` as the general rules read it (``signed`` with a sign)."""
-        if text[0] in "+-":
-            sign = token_at(self.lines, "ADD_OP", text[0], start)
-            return Tree("signed", [sign, self._number_tree(text[1:], start + 1)],
-                        node_meta(self.lines, start, start + len(text)))
-        return Tree("number", [token_at(self.lines, "NUMBER", text, start)],
-                    node_meta(self.lines, start, start + len(text)))
-
-    def statement_tree(self, token: Token, st: Statements, i: int) -> Tree:
-        """Statement ``i`` of a run as the general rules read it: ``call_stmt(call(NAME, point, arguments...))``."""
-        base, text = token.start_pos, st.text
-        a, b, pa, pb, c, d, end = st.spans[i].tolist()
-        name = token_at(self.lines, "NAME", text[a:b], base + a)
-        numbers = [self._number_tree(m.group(), base + m.start()) for m in _NUMBER.finditer(text, pa, pb)]
-        if text[pa] == "p":
-            point = Tree("pose", [token_at(self.lines, "POSE_OPEN", "p[", base + pa), *numbers],
-                         node_meta(self.lines, base + pa, base + pb))
-        else:
-            point = Tree("list", numbers, node_meta(self.lines, base + pa, base + pb))
-        args: list = [point]
-        for m in _ARGUMENT.finditer(text, c, d):
-            value = self._number_tree(m.group("number"), base + m.start("number"))
-            if m.group("key") is None:
-                args.append(value)
-            else:
-                key = token_at(self.lines, "NAME", m.group("key"), base + m.start("key"))
-                args.append(Tree("kwarg", [key, value], node_meta(self.lines, key.start_pos, value.meta.end_pos)))
-        call = Tree("call", [name, *args], node_meta(self.lines, base + a, base + end))
-        return Tree("call_stmt", [call], node_meta(self.lines, base + a, base + end))
+    def parsed(self, token: Token, first: int = 0, end: int | None = None) -> list[Tree]:
+        """Statements ``first`` to ``end`` of a run as the general rules read them: parsed by the grammar without
+        its runs (:func:`~thermocomp.programs.grammars.without_runs`), where they stand in the file."""
+        spans = self.move_matches(token).spans
+        end = len(spans) if end is None else end
+        return parse_at(without_runs("urscript.lark"), self.text, token.start_pos + int(spans[first, NAME]),
+                        token.start_pos + int(spans[end - 1, END]), self.lines, "\n").children
 
     def general(self, tree: Tree) -> Tree:
-        """``tree`` as the general rules read it: each run of motions (``moves``) replaced by its statements
-        (:meth:`statement_tree`), for a construct looked into but not run (its motions named one by one). Built
-        once a node."""
+        """``tree`` with each run of motions (``moves``) replaced by its motions, each ``call_stmt(call(NAME))``
+        where it stands (the arguments not read): what a construct looked into but not run names, motion by
+        motion. Built once a node."""
         done = self._general.get(id(tree))
-        if done is not None:
-            return done
-        self._general[id(tree)] = tree if not any(True for _ in tree.find_data("moves")) else self._general_of(tree)
-        return self._general[id(tree)]
-
-    def _general_of(self, tree: Tree) -> Tree:
-        if tree.data == "moves":  # (a run itself, as a branch's statement: its statements under one node)
-            st = self.move_matches(tree.children[0])
-            return Tree("statements", [self.statement_tree(tree.children[0], st, i) for i in range(len(st.spans))],
-                        tree.meta)
-        children: list = []
-        for child in tree.children:
-            if isinstance(child, Tree) and child.data == "moves":
-                st = self.move_matches(child.children[0])
-                children += [self.statement_tree(child.children[0], st, i) for i in range(len(st.spans))]
+        if done is None:
+            if not any(True for _ in tree.find_data("moves")):
+                done = tree
+            elif tree.data == "moves":  # (a run itself, as a branch's statement: its motions under one node)
+                done = Tree("statements", self._calls(tree.children[0]), tree.meta)
             else:
-                children.append(self.general(child) if isinstance(child, Tree) else child)
-        return Tree(tree.data, children, tree.meta)
+                children = [self._calls(c.children[0]) if isinstance(c, Tree) and c.data == "moves"
+                            else [self.general(c) if isinstance(c, Tree) else c] for c in tree.children]
+                done = Tree(tree.data, [x for part in children for x in part], tree.meta)
+            self._general[id(tree)] = done
+        return done
+
+    def _calls(self, token: Token) -> list[Tree]:
+        """The motions of a run as :meth:`general` gives them."""
+        spans = self.move_matches(token).spans[:, NAME:NAME + 2] + token.start_pos
+        (lines, ends), (columns, end_columns) = self.lines.lists(spans.T)
+        out = []
+        for (a, b), line, column, end, end_column in zip(spans.tolist(), lines, columns, ends, end_columns):
+            meta = Meta()
+            meta.empty, meta.start_pos, meta.end_pos = False, a, b
+            meta.line, meta.column, meta.end_line, meta.end_column = line, column, end, end_column
+            name = Token("NAME", self.text[a:b], a, line, column, end, end_column, b)
+            out.append(Tree("call_stmt", [Tree("call", [name], meta)], meta))
+        return out
 
     def run_moves(self, token: Token, local: dict, depth: int) -> None:
         """The statements of a ``MOVES`` token, resolved in bulk as :meth:`run_motion` resolves one (the same
@@ -327,9 +304,7 @@ class Motions:
         self.count(n_regular, token)  # (the others count where the general rules run them)
         for a, b, template in segments:
             if template is None:
-                st = self.move_matches(token)
-                for i in range(a, b):
-                    self.run_body([self.statement_tree(token, st, i)], local, depth)
+                self.run_body(self.parsed(token, a, b), local, depth)
             else:
                 self.steps.append(replace(template, frames=((np.eye(4), self.tool.copy()),)))
 
@@ -359,7 +334,6 @@ class Motions:
         regular &= np.array([s is not None for s in table], dtype=bool)[shape_of]
         table = [s or (LINEAR, 1.0, 1.0, None) for s in table]
         names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
-        name_start, point_start = spans[:, NAME], spans[:, POINT]
         is_pose = np.frombuffer(data, dtype=np.uint8)[spans[:, POINT]] == ord("p")  # "p[": a pose, "[": joints
         T = np.full((k, 4, 4), np.nan)
         rows = np.flatnonzero(is_pose & regular)
@@ -368,15 +342,10 @@ class Motions:
         q = np.where(is_pose[:, None], np.nan, v)
         joint = np.array([kind == JOINT for kind, _, _, _ in table], dtype=bool)[shape_of]
         speed = np.array([s[2] for s in table], dtype=float)[shape_of]
-        lines, columns = self.lines.arrays(np.concatenate([base + name_start, base + point_start]))
-        statement = np.empty((k, 4), dtype=np.int64)
-        statement[:, 0], statement[:, 1] = base + name_start, base + spans[:, END]
-        statement[:, 2], statement[:, 3] = lines[:k], columns[:k]
+        statement = self.lines.spans(base + spans[:, NAME], base + spans[:, END])
         name = statement.copy()
         name[:, 1] = base + spans[:, NAME + 1]
-        point = np.empty((k, 4), dtype=np.int64)
-        point[:, 0], point[:, 1] = base + point_start, base + spans[:, POINT + 1]
-        point[:, 2], point[:, 3] = lines[k:], columns[k:]
+        point = self.lines.spans(base + spans[:, POINT], base + spans[:, POINT + 1])
         instruction = tuple(map(names.__getitem__, shape_of.tolist()))
         kind = np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of]
         acceleration = np.array([s[1] for s in table], dtype=float)[shape_of]
