@@ -161,6 +161,9 @@ _POINT = "[[500,0,500],[0,0,1,0],[{cf}],[9E9,9E9,9E9,9E9,9E9,9E9]]"
      ["ps's size", "1e+30"]),
     ("MoveL ps{1E30}, v100, z1, tool0;", "CONST robtarget ps{1}:=[" + _POINT.format(cf="0,0,0,0") + "];\n", 5,
      ["array index", "1e+30"]),
+    # a VAR array declared without a value: its size checked as an initialised one's; an element assigned, its index
+    ("MoveL p, v100, z1, tool0;", "VAR robtarget ps{1.5};\n", 2, ["ps's size", "1.5"]),
+    ("ps{4} := p;\n  MoveL ps{1}, v100, z1, tool0;", "VAR robtarget ps{3};\n", 5, ["index 4 outside ps{1..3}"]),
     ("n := 1E30 DIV 7;\n  MoveL Offs(p, 0, 0, n), v100, z1, tool0;", "VAR num n;\n", 5, ["DIV operand", "1e+30"]),
     ("n := 3E38 * 10;\n  MoveL Offs(p, 0, 0, n), v100, z1, tool0;", "VAR num n;\n", 5, ["out of range"]),
 ])

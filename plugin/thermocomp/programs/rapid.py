@@ -1,42 +1,14 @@
 """Read an ABB RAPID module: its motions in the order the controller runs them, with their source spans.
 
-The grammar (``rapid.lark``, lark LALR) covers what RobotStudio and the
-FlexPendant write: a ``MODULE`` (optionally after the ``%%% VERSION ... %%%``
-header of ``.prg`` files) with data declarations (``CONST``/``PERS``/``VAR``,
-``LOCAL``, ``TASK PERS``, in any order, inside routines too) and routines;
-keywords in any case, comments (``!``), statements continued over lines,
-Windows line ends.
+The text is parsed by lark (``rapid.lark``, LALR: the RAPID kernel's language, every module of a file, runs of
+plain motion statements as one ``MOVES`` token each) and walked from the entry routine (``main`` or
+:attr:`RapidOptions.entry`) by :class:`_Walker`, whose parts are mixed in: data and expressions
+(:mod:`.rapid_data`), control flow and calls (:mod:`.rapid_flow`), motions (:mod:`.rapid_motions`). The task's
+other modules (:attr:`RapidOptions.modules`) give declarations and routines, never walked or written. What cannot
+be followed exactly is an *unsupported* finding with its line and column. docs/programs.md lists what is read.
 
-What is followed, in order, from the entry routine (``main`` or
-:attr:`RapidOptions.entry`; without ``main``, every parameterless ``PROC``
-that no other routine calls, in file order): ``MoveL``, ``MoveJ``, ``MoveC``
-and ``MoveAbsJ`` with named or inline targets or elements of one-dimensional
-arrays (``place{i}``, written back element by element), ``\\WObj``, the tool
-argument, ``\\V``, ``\\T``; process and search moves (``MoveLDO``, ``TriggL``,
-``ArcL``, ``SearchL``, ...: :data:`PROCESS_MOTIONS`), whose target is
-compensated and other arguments kept; ``Offs(...)`` and ``RelTool(...)``
-evaluated; assignments of known values (whole records, components); ``WaitTime``;
-``VelSet``; ``ConfL``/``ConfJ`` ``\\On``/``\\Off``; calls of the module's
-``PROC``s, arguments bound to parameters (:meth:`_Walker.bind_arguments`; one
-written text serves every call: :mod:`thermocomp.programs.calls`); ``FOR``
-loops with constant bounds, unrolled (a pass that changes nothing followed
-once and repeated); ``WHILE TRUE DO`` ending the entry routine (the production
-loop: one cycle is one pass of its body). Instructions that neither move the
-robot nor branch (``SetDO``, ``TPWrite``, ``AccSet``, ...) are passed over,
-and so are branches and loops that move nothing (:meth:`_Walker.blocker`).
-The task's other modules (:attr:`RapidOptions.modules`) give declarations and
-routines that are checked where called, never walked or written. Before
-anything is followed, the motions the entry unrolls to are counted
-(:meth:`_Walker.unrolled`): past :attr:`RapidOptions.max_motions` the module
-is refused with the count. What cannot be followed exactly is an
-*unsupported* finding with its line and column: branches and loops that move,
-``GOTO``, interrupts (``CONNECT``), program displacement, calls of routines
-found in no module, routines of other modules that move, a routine's text
-that two calls need written differently, and data changed at run time that a
-motion reads.
-
-Units: RAPID writes mm, degrees and quaternions ``[q1, q2, q3, q4] = (w,
-x, y, z)``; everything returned is SI (docs/conventions.md).
+Units: RAPID writes mm, degrees and quaternions ``[q1, q2, q3, q4] = (w, x, y, z)``; everything returned is SI
+(docs/conventions.md).
 """
 
 from __future__ import annotations
@@ -78,7 +50,6 @@ from thermocomp.programs.rapid_motions import (
 
 #: File extensions read as RAPID.
 RAPID_SUFFIXES = (".mod", ".modx", ".prg", ".sys")
-
 
 
 @dataclass(frozen=True)
@@ -123,9 +94,6 @@ def rapid_parser() -> Lark:
     return lalr_parser("rapid.lark", {"MOVES_PATTERN": MOVES_PATTERN}, propagate_positions=True, maybe_placeholders=False)
 
 
-# One plain motion statement of a ``MOVES`` token: the one place it is written. An inline point is a list of lists
-# of numbers (rapid.lark's NUMBERS, two deep); every repetition is possessive (no backtracking). rapid.lark's
-# ``MOVES`` is :data:`MOVES_PATTERN` written out (tests/test_programs_rapid_runs.py checks they are the same).
 #: A control character no RAPID text holds (RAPID kernel, "Character set": printable characters, tab, CR, LF, FF).
 _BINARY = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 

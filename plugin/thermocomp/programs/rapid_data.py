@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -20,7 +20,7 @@ from lark import Token, Tree
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
-from thermocomp.geometry.rotations import matrix_from_quat_wxyz, rot_x, rot_y, rot_z
+from thermocomp.geometry.rotations import matrix_from_quat_wxyz, quat_wxyz_from_matrix, rot_x, rot_y, rot_z
 from thermocomp.programs.model import (
     Finding,
     Span,
@@ -31,13 +31,13 @@ from thermocomp.programs.writer import NUMBER
 #: Largest magnitude of a RAPID ``num`` (single precision, IEEE 754 binary32).
 NUM_MAX = float(np.finfo(np.float32).max)
 
-#: The atomic types whose assignments are followed, and the Python type of their values.
 #: Most calls of the task's own FUNCs evaluated one inside the other.
 MAX_FUNC_DEPTH = 16
 
 #: Most elements of an array declared without a value that are held element by element (larger: not followed).
 MAX_UNSET_ELEMENTS = 100_000
 
+#: The atomic types whose assignments are followed, and the Python type of their values.
 _ATOMIC: dict[str, type] = {"num": float, "dnum": float, "bool": bool, "string": str}
 
 #: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand). Every integer a RAPID
@@ -118,6 +118,7 @@ MANUAL_MOVING = frozenset(s.lower() for s in (
     "STIndGunReset",
 ))
 
+
 class _Unsupported(Exception):
     """Raised inside the walker; becomes a :class:`Finding`."""
 
@@ -142,7 +143,6 @@ def _location(item: Tree | Token) -> tuple[int, int]:
 
 def _is_local(item: Tree) -> bool:
     return isinstance(item.children[0], Token) and item.children[0].type == "LOCAL"
-
 
 
 @dataclass
@@ -211,57 +211,57 @@ class _Declarations:
         self.records[names[0]] = tuple((name, self.base_type(ftype)) for ftype, name in fields)
 
     def declare(self, decl: Tree, scope: dict[str, _Data]) -> None:
-        names = [c for c in decl.children if isinstance(c, Token) and c.type == "NAME"]
-        type_token, name_token = names[0], names[1]
-        dtype = self.base_type(str(type_token).lower())
-        value_node = next((c for c in decl.children[decl.children.index(name_token) + 1:]
-                           if isinstance(c, (Tree, Token)) and not (isinstance(c, Tree) and c.data == "dims")), None)
-        dims = next((c for c in decl.children if isinstance(c, Tree) and c.data == "dims"), None)
-        is_array = dims is not None
+        """A data declaration into ``scope`` (:attr:`module_data` or a routine's): its type, its value where it can
+        be evaluated (a ``VAR`` without one starts at :meth:`default_value`), its text."""
+        storage = next(str(c.children[0]).lower() for c in decl.children if isinstance(c, Tree) and c.data == "storage")
+        type_token, name_token = (c for c in decl.children if isinstance(c, Token) and c.type == "NAME")
+        rest = decl.children[decl.children.index(name_token) + 1:]
+        dims = rest.pop(0) if rest and isinstance(rest[0], Tree) and rest[0].data == "dims" else None
+        value_node = rest[0] if rest else None
+        dtype, key, local = self.base_type(str(type_token).lower()), str(name_token).lower(), (
+            None if scope is self.module_data else scope)
         value: object = None
         if value_node is not None:
             try:
-                value = self.evaluate(value_node, scope if scope is not self.module_data else None)
-                if is_array:
-                    value = self.array_value(value, dims, dtype, str(name_token), value_node)
+                value = self.evaluate(value_node, local)
+                if dims is not None:
+                    value = self.array_value(value, dims, dtype, str(name_token), value_node, local)
             except _Unsupported:
                 value = None  # an initial value that cannot be evaluated: any use of it is unsupported
-            if value is not None and self.fields_of(dtype) is not None and not is_array:
+            if value is not None and dims is None:
                 self.check_record(value, dtype, value_node)
-        elif not is_array and any(isinstance(c, Tree) and c.data == "storage" and str(c.children[0]).lower() == "var"
-                                  for c in decl.children):
-            value = self.default_value(dtype)  # (RAPID: a VAR without a value starts at 0, FALSE, "")
-        elif is_array and any(isinstance(c, Tree) and c.data == "storage" and str(c.children[0]).lower() == "var"
-                              for c in decl.children):
-            value = self.unset_array(dims, dtype, scope)
-        if scope is self.module_data and str(name_token).lower() in scope:  # RAPID refuses it: which one counts?
-            first = scope[str(name_token).lower()]
+        elif storage == "var":  # (RAPID: a VAR without a value starts at 0, FALSE, "")
+            value = self.default_value(dtype) if dims is None else self.unset_array(dims, dtype, str(name_token),
+                                                                                    local)
+        if local is None and key in scope:  # RAPID refuses it: which one counts?
+            first = scope[key]
             if first.origin:
                 raise self.error(f"{name_token} is declared in two modules of the task: {first.origin} (line "
                                  f"{first.declared.line}) and here", name_token)
             raise self.error(f"{name_token} is declared twice in the module (first at line {first.declared.line})",
                              name_token)
-        if any(isinstance(c, Tree) and c.data == "storage" and str(c.children[0]).lower() == "pers"
-               for c in decl.children):
-            self.persistent.add(str(name_token).lower())  # (another task or the operator may change it)
-        rank = "{" + "," * (len(dims.children) - 1) + "}" if is_array else ""  # (robtarget{,}: two dimensions)
-        scope[str(name_token).lower()] = _Data(dtype + rank, value, value_node,
-                                               str(name_token), name_token, file=self.file)
+        if storage == "pers":
+            self.persistent.add(key)  # (another task or the operator may change it)
+        rank = "" if dims is None else "{" + "," * (len(dims.children) - 1) + "}"  # (robtarget{,}: two dimensions)
+        scope[key] = _Data(dtype + rank, value, value_node, str(name_token), name_token, file=self.file)
 
-    def unset_array(self, dims: Tree, dtype: str, scope: dict[str, _Data]) -> list | None:
+    def _sizes(self, dims: Tree, local, name: str) -> list[int]:
+        """The sizes of an array's dimensions, each a whole number (RAPID's integers are ``num``)."""
+        return [self.check_integer(self._number(d, local), f"{name}'s size", d) for d in dims.children]
+
+    def unset_array(self, dims: Tree, dtype: str, name: str, local) -> list | None:
         """A ``VAR`` array declared without a value: its elements start as :meth:`default_value` (None where there is
-        none: a target is then known once assigned); None if its dimensions are not known here."""
+        none: a target is then known once assigned); None if its dimensions are not known here or too large."""
         try:
-            sizes = [self.check_integer(self._number(d, scope if scope is not self.module_data else None),
-                                        "array dimension", d) for d in dims.children]
+            sizes = self._sizes(dims, local, name)
         except _Unsupported:
             return None
-        if not all(0 < n <= MAX_UNSET_ELEMENTS for n in sizes) or math.prod(sizes) > MAX_UNSET_ELEMENTS:
+        if min(sizes) < 1 or math.prod(sizes) > MAX_UNSET_ELEMENTS:
             return None
-        value: list = [self.default_value(dtype) for _ in range(sizes[-1])]
-        for n in reversed(sizes[:-1]):
+        value = self.default_value(dtype)
+        for n in reversed(sizes):
             value = [_copy(value) for _ in range(n)]
-        return value
+        return value  # type: ignore[return-value]
 
     def default_value(self, dtype: str, depth: int = 0) -> object:
         """The value a ``VAR`` of ``dtype`` declared without one starts with (RAPID kernel: numbers 0, bool FALSE,
@@ -269,15 +269,13 @@ class _Declarations:
         target, tool, frame: their zero quaternion is no rotation) or one thermocomp does not know."""
         if dtype in _ATOMIC:
             return _ATOMIC[dtype]()
-        if dtype in RECORDS or depth > 8:
-            return None
-        fields = self.records.get(dtype)
+        fields = None if dtype in RECORDS or depth > 8 else self.records.get(dtype)
         return None if fields is None else [self.default_value(t, depth + 1) for _, t in fields]
 
-    def array_value(self, value: object, dims: Tree, dtype: str, name: str, where: Tree | Token) -> list:
+    def array_value(self, value: object, dims: Tree, dtype: str, name: str, where: Tree | Token, local) -> list:
         """The elements of an array's initial value (nested lists, one level a dimension), each checked as
         ``dtype``."""
-        sizes = [self.check_integer(self._number(d, None), f"{name}'s size", dims) for d in dims.children]
+        sizes = self._sizes(dims, local, name)
 
         def check(items: object, level: int) -> None:
             if not isinstance(items, list) or len(items) != sizes[level]:
@@ -296,24 +294,7 @@ class _Declarations:
         data = self.lookup(node.children[0].children[0], local)
         if not data.type.endswith("}") or not isinstance(data.value, list):
             raise _Unsupported(f"{data.name} is not an array of known values", node)
-        rank = data.type.count(",") + 1
-        if len(node.children) - 1 != rank:
-            raise self.error(f"{data.name} has {rank} dimension(s), got {len(node.children) - 1} indices", node)
-        path, items = [], data.value
-        for index in node.children[1:]:
-            i = self.check_integer(self._number(index, local), "array index", node)
-            if not 1 <= i <= len(items):
-                raise self.error(f"index {i} outside {data.name}{{1..{len(items)}}}", node)
-            path.append(i - 1)
-            items = items[i - 1]
-        return data, tuple(path)
-
-    @staticmethod
-    def element_value(data: _Data, path: tuple[int, ...]) -> object:
-        value = data.value
-        for i in path:
-            value = value[i]  # type: ignore[index]
-        return value
+        return data, tuple(self._indices(data.value, data.type, node, local, data.name))
 
     def element_span(self, value_node: Tree | Token, path: tuple[int, ...]) -> tuple[int, int, Tree | None]:
         """Start and end offsets of the element at ``path`` of an array's declared value, and its node when it is
@@ -387,11 +368,10 @@ class _Declarations:
         if key in self.assigned:
             joined = self._joined.get(key)
             if joined is not None and joined[0] is self.assigned[key]:
-                construct = joined[1].data
                 raise _Unsupported(f"{token} is changed at run time: line {_location(joined[0])[0]} gives it a value "
-                                   f"inside the {'TEST' if construct == 'test_stmt' else construct.split('_')[0].upper()} "
-                                   f"at line {_location(joined[1])[0]}, whose outcome is known only while running, "
-                                   "and another path leaves it another value: its value at this motion is not known",
+                                   f"inside the {joined[1].data.split('_')[0].upper()} at line {_location(joined[1])[0]}, whose "
+                                   "outcome is known only while running, and another path leaves it another value: its "
+                                   "value at this motion is not known",
                                    token)
             line, column = _location(self.assigned[key])
             raise _Unsupported(f"{token} is changed at run time (line {line}, column {column}); "
@@ -410,58 +390,57 @@ class _Declarations:
 
     # ----- expressions
     def evaluate(self, node: Tree | Token, local: dict[str, _Data] | None) -> object:
+        """The value of expression ``node`` (:meth:`evaluate_typed`)."""
         return self.evaluate_typed(node, local)[0]
 
     def evaluate_typed(self, node: Tree | Token, local: dict[str, _Data] | None) -> tuple[object, str | None]:
-        if isinstance(node, Token):
-            raise _Unsupported(f"cannot evaluate {node!s}", node)
-        kind = node.data
-        if kind == "number":
-            return self.literal(node), "num"
-        if kind == "string":
-            raw = str(node.children[0])[1:-1]
-            return raw.replace('""', '"'), "string"
-        if kind == "name":
-            data = self.lookup(node.children[0], local)
-            return data.value, data.type
-        if kind == "aggregate":
-            return [self.evaluate(c, local) for c in node.children], None
-        if kind == "numbers":
-            value = numbers_value(str(node.children[0]))
-            if not _largest(value) <= NUM_MAX:
-                raise self.error(f"a number of {node.children[0]!s} is out of range (RAPID num holds at most "
-                                 f"{NUM_MAX:.2g})", node)
-            return value, None
-        if kind == "signed":
-            sign, value = str(node.children[0]), self.evaluate(node.children[1], local)
-            if not isinstance(value, float):
-                raise _Unsupported("a sign before a value that is not a number", node)
-            return (-value if sign == "-" else value), "num"
-        if kind == "expr":
-            value = self.arithmetic(node, local)
-            return value, "string" if isinstance(value, str) else "num"
-        if kind == "component":
-            base, btype = self.evaluate_typed(node.children[0], local)
-            field_name = str(node.children[1]).lower()
-            fields = self.fields_of(btype or "")
-            names = [f for f, _ in fields] if fields else []
-            if field_name not in names:
-                raise _Unsupported(f"component {node.children[1]} of a {btype or 'value of unknown type'}", node)
-            i = names.index(field_name)
-            return base[i], fields[i][1]  # type: ignore[index]
-        if kind == "index":
-            data, path = self.element(node, local)
-            element = self.element_value(data, path)
-            if element is None:
-                raise _Unsupported(f"{data.name}{{{', '.join(str(i + 1) for i in path)}}} has no value known before "
-                                   f"the program runs (declared without a value at line {data.declared.line})", node)
-            return element, data.type[:data.type.index("{")]
-        if kind == "func_call":
-            return self.call_function(node, local)
-        raise _Unsupported(f"cannot evaluate this expression ({kind})", node)
+        """The value of expression ``node`` and its RAPID type (None for an aggregate: the type it is given decides),
+        by the kind of node (:data:`_EVALUATORS`); :class:`_Unsupported` where it is not known here."""
+        evaluator = _EVALUATORS.get(node.data) if isinstance(node, Tree) else None
+        if evaluator is None:
+            raise _Unsupported(f"cannot evaluate {node!s}" if isinstance(node, Token) else
+                               f"cannot evaluate this expression ({node.data})", node)
+        return evaluator(self, node, local)
 
-    def arithmetic(self, node: Tree, local) -> float:
-        """``a op b op c ...`` with RAPID's precedence: ``* / DIV MOD`` before ``+ -`` (left to right)."""
+    def _name(self, node: Tree, local) -> tuple[object, str]:
+        data = self.lookup(node.children[0], local)
+        return data.value, data.type
+
+    def _numbers(self, node: Tree, local) -> tuple[object, None]:
+        value = numbers_value(str(node.children[0]))
+        if not _largest(value) <= NUM_MAX:
+            raise self.error(f"a number of {node.children[0]!s} is out of range (RAPID num holds at most "
+                             f"{NUM_MAX:.2g})", node)
+        return value, None
+
+    def _signed(self, node: Tree, local) -> tuple[float, str]:
+        sign, value = str(node.children[0]), self.evaluate(node.children[1], local)
+        if not isinstance(value, float):
+            raise _Unsupported("a sign before a value that is not a number", node)
+        return (-value if sign == "-" else value), "num"
+
+    def _component(self, node: Tree, local) -> tuple[object, str]:
+        base, btype = self.evaluate_typed(node.children[0], local)
+        fields = self.fields_of(btype or "") or ()
+        names = [f for f, _ in fields]
+        if str(node.children[1]).lower() not in names:
+            raise _Unsupported(f"component {node.children[1]} of a {btype or 'value of unknown type'}", node)
+        i = names.index(str(node.children[1]).lower())
+        return base[i], fields[i][1]  # type: ignore[index]
+
+    def _element(self, node: Tree, local) -> tuple[object, str]:
+        data, path = self.element(node, local)
+        element = data.value
+        for i in path:
+            element = element[i]  # type: ignore[index]
+        if element is None:
+            raise _Unsupported(f"{data.name}{{{', '.join(str(i + 1) for i in path)}}} has no value known before "
+                               f"the program runs (declared without a value at line {data.declared.line})", node)
+        return element, data.type[:data.type.index("{")]
+
+    def arithmetic(self, node: Tree, local) -> tuple[float | str, str]:
+        """``a op b op c ...`` with RAPID's precedence: ``* / DIV MOD`` before ``+ -`` (left to right); strings joined
+        by ``+``."""
         operands = [node.children[0]] + node.children[2::2]
         ops = [str(op.children[0]).lower() for op in node.children[1::2]]
         if any(op not in ("+", "-", "*", "/", "div", "mod") for op in ops):
@@ -472,7 +451,7 @@ class _Declarations:
                 raise _Unsupported("a string joined with a value that is not a string", node)
             if sum(map(len, texts)) > 80:  # (RAPID's string; s := s + s in a FOR loop doubled it out of memory)
                 raise _Unsupported("a string of more than 80 characters (what a RAPID string holds)", node)
-            return "".join(texts)  # type: ignore[return-value]
+            return "".join(texts), "string"  # type: ignore[arg-type]
         terms, signs = [self._number(operands[0], local)], []
         for op, operand in zip(ops, operands[1:]):
             value = self._number(operand, local)
@@ -487,7 +466,7 @@ class _Declarations:
         if not abs(total) <= NUM_MAX:
             raise self.error(f"the value of this expression is out of range (RAPID num holds at most {NUM_MAX:.2g})",
                              node)
-        return total
+        return total, "num"
 
     def _number(self, node, local) -> float:
         value = self.evaluate(node, local)
@@ -495,13 +474,13 @@ class _Declarations:
             raise _Unsupported(f"expected a number, got {_describe(value)}", node)
         return value
 
-    def literal(self, node: Tree) -> float:
+    def literal(self, node: Tree, local=None) -> tuple[float, str]:
         """A number literal's value; one a controller could not store (beyond 3.4e38, RAPID's ``num``) refused."""
         text = str(node.children[0])
         value = float(int(text, 0)) if text[1:2] in "xXoObB" and len(text) > 2 else float(text)
         if not abs(value) <= NUM_MAX:
             raise self.error(f"number {node.children[0]!s} is out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
-        return value
+        return value, "num"
 
     def _divide(self, a: float, b: float, op: str, where) -> float:
         if b == 0:
@@ -534,18 +513,15 @@ class _Declarations:
             if key == "offs":
                 point[0] = [point[0][i] + d[i] for i in range(3)]
                 return point, "robtarget"
-            R = matrix_from_quat_wxyz(point[1])
-            trans = np.asarray(point[0]) + R @ np.asarray(d)
-            angles = {k: 0.0 for k in ("rx", "ry", "rz")}
+            angles = {k: 0.0 for k in ("rx", "ry", "rz")}  # (RelTool: along the tool's axes, then turned about them)
             for opt_name, opt_value in optional.items():
                 if opt_name not in angles or opt_value is None:
                     raise _Unsupported(f"RelTool argument \\{opt_name}", node)
                 angles[opt_name] = self._number(opt_value, local)
-            R_new = R @ rot_x(np.radians(angles["rx"])) @ rot_y(np.radians(angles["ry"])) @ rot_z(np.radians(angles["rz"]))
-            from thermocomp.geometry.rotations import quat_wxyz_from_matrix
-
-            point[0] = [float(v) for v in trans]
-            point[1] = [float(v) for v in quat_wxyz_from_matrix(R_new)]
+            R = matrix_from_quat_wxyz(point[1])
+            turned = R @ rot_x(np.radians(angles["rx"])) @ rot_y(np.radians(angles["ry"])) @ rot_z(np.radians(angles["rz"]))
+            point[0] = [float(v) for v in np.asarray(point[0]) + R @ np.asarray(d)]
+            point[1] = [float(v) for v in quat_wxyz_from_matrix(turned)]
             return point, "robtarget"
         if key == "dim":  # Dim(ArrPar, DimNo): the number of elements of an array along one dimension
             if len(positional) != 2 or optional:
@@ -606,10 +582,7 @@ class _Declarations:
                     if self.assigned != assigned:
                         raise _Unsupported(f"function {name}: a value known only while running", statement)
                 elif kind == "return_stmt" and statement.children:
-                    value_node = statement.children[0]
-                    if self.fields_of(rtype) is not None:
-                        return self.evaluate_as(value_node, scope, rtype), rtype
-                    return self.evaluate(value_node, scope), rtype
+                    return self._typed(statement.children[0], scope, rtype), rtype
                 else:
                     construct = "a statement" if not kind else kind.replace("_stmt", "").upper()
                     raise _Unsupported(f"function {name} is not evaluated: it holds {construct} (only declarations, "
@@ -635,48 +608,56 @@ class _Declarations:
         for arg in call_args.children:
             if isinstance(arg, Tree) and arg.data == "opt_arg":
                 optional[str(arg.children[0]).lower()] = arg.children[1] if len(arg.children) > 1 else None
-            elif isinstance(arg, Tree) and arg.data == "cond_arg":  # \\Opt?x: x passed on, present or not
-                optional[str(arg.children[0]).lower()] = Tree("name", [arg.children[1]], arg.meta)
             else:
                 positional.append(arg)
         return positional, optional
 
 
     def assign(self, statement: Tree, local: dict[str, _Data]) -> None:
-        """``x := value;`` followed in order: later reads of ``x`` see the value (RoboDK sets its tool, work
-        object and speed this way before the motions).
+        """``x := value;``, ``wobj.oframe.trans.z := 25;``, ``pArr{i}.trans.x := 5;`` followed in order: later reads
+        see the value (RoboDK sets its tool, work object and speed this way before the motions).
 
-        A whole record (a target, tool, work object, speed, zone ...) or an
-        atomic datum (``num``, ``dnum``, ``bool``, ``string``) of this routine
-        or of the module, given a value that can be evaluated here, is
-        followed; anything else (a component of an unknown record, an element,
-        a parameter, a value known only while running) makes the datum changed
-        at run time (:meth:`record_change`).
+        A whole record or atomic datum (``num``, ``dnum``, ``bool``, ``string``) of this routine or of the module,
+        or a component or element of one whose value is known, given a value that can be evaluated here, is
+        followed; anything else (a parameter, a type thermocomp does not know, a value known only while running)
+        makes the datum changed at run time (:meth:`record_change`).
         """
         target, value_node = statement.children[0], statement.children[-1]
-        if isinstance(target, Tree) and target.data in ("component", "index"):
-            self.assign_component(statement, local)
-            return
-        token = target.children[0] if isinstance(target, Tree) and target.data == "name" else None
-        key = None if token is None else str(token).lower()
+        steps: list[Tree] = []
+        while isinstance(target, Tree) and target.data in ("component", "index"):
+            steps.insert(0, target)
+            target = target.children[0]
+        key = str(target.children[0]).lower() if isinstance(target, Tree) and target.data == "name" else None
         scope = local if key in local else (self.module_data if key in self.module_data else None)
-        dtype = None if scope is None or key is None else scope[key].type
-        if dtype is None or key in self._params.get(id(local), ()) or (
-                self.fields_of(dtype) is None and dtype not in _ATOMIC):
-            self.record_change(statement, local)  # (changed at run time)
+        data = None if scope is None else scope[key]  # type: ignore[index]
+        if data is None or key in self._params.get(id(local), ()) or (
+                (key in self.assigned or data.value is None) if steps
+                else self.fields_of(data.type) is None and data.type not in _ATOMIC):
+            self.record_change(statement, local)
             return
         try:
-            if dtype in _ATOMIC:
-                value = self.evaluate(value_node, local)
-                if not isinstance(value, _ATOMIC[dtype]) or (dtype != "bool" and isinstance(value, bool)):
-                    raise _Unsupported(f"a {dtype} given {_describe(value)}", value_node)
+            if steps:  # (a copy: not a read the next cycle depends on, the part is overwritten)
+                value = _copy(data.value)
+                holder, at, dtype = self._part(value, data.name, data.type, steps, local)
+                holder[at] = self._typed(value_node, local, dtype)
             else:
-                value = self.evaluate_as(value_node, local, dtype)
+                value = self._typed(value_node, local, data.type)
         except _Unsupported:
             self.record_change(statement, local)
             return
-        literal = value_node if isinstance(value_node, Tree) and value_node.data in ("aggregate", "numbers") else None
-        self.give(scope, key, value, literal, statement)
+        literal = value_node if not steps and isinstance(value_node, Tree) and value_node.data in (
+            "aggregate", "numbers") else None
+        self.give(scope, key, value, literal, statement)  # type: ignore[arg-type]
+
+    def _typed(self, node: Tree | Token, local: dict[str, _Data], dtype: str) -> object:
+        """The value of ``node`` given to a datum of ``dtype``: an atomic value of its kind, a record of its shape, or
+        anything for a type thermocomp does not know."""
+        if dtype not in _ATOMIC:
+            return self.evaluate(node, local) if self.fields_of(dtype) is None else self.evaluate_as(node, local, dtype)
+        value = self.evaluate(node, local)
+        if not isinstance(value, _ATOMIC[dtype]) or (dtype != "bool" and isinstance(value, bool)):
+            raise _Unsupported(f"a {dtype} given {_describe(value)}", node)
+        return value
 
     def give(self, scope: dict[str, _Data], key: str, value: object, literal: Tree | None, statement: Tree) -> None:
         """``scope[key]`` holds ``value`` from ``statement`` on (written in ``literal``, this module's text, or
@@ -692,68 +673,41 @@ class _Declarations:
             self._followed[key] = (value, self._followed.get(key, (None, statement))[1])  # the first assignment's line
         self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
 
-    def assign_component(self, statement: Tree, local: dict[str, _Data]) -> None:
-        """``wobj.oframe.trans.z := 25;``, ``pArr{2} := p10;``, ``pArr{i}.trans.x := 5;``: a component or an
-        element of a whole record or array of this routine or of the module, whose value is known, given a value
-        known here (a work object moved from constants); anything else makes the datum changed at run time
-        (:meth:`record_change`)."""
-        target, value_node = statement.children[0], statement.children[-1]
-        steps: list[tuple[str, object]] = []
-        while isinstance(target, Tree) and target.data in ("component", "index"):
-            steps.insert(0, ("field", str(target.children[1]).lower()) if target.data == "component"
-                         else ("index", target.children[1:]))
-            target = target.children[0]
-        key = str(target.children[0]).lower() if isinstance(target, Tree) and target.data == "name" else None
-        scope = local if key in local else (self.module_data if key in self.module_data else None)
-        if key is None or scope is None or key in self._params.get(id(local), ()) or key in self.assigned \
-                or scope[key].value is None:
-            self.record_change(statement, local)
-            return
-        value = _copy(scope[key].value)  # (not a read the next cycle depends on: the part is overwritten)
-        try:
-            holder, at, dtype = self._part(value, scope[key].type, steps, statement, local)
-            if dtype in _ATOMIC:
-                part = self.evaluate(value_node, local)
-                if not isinstance(part, _ATOMIC[dtype]) or (dtype != "bool" and isinstance(part, bool)):
-                    raise _Unsupported(f"a {dtype} given {_describe(part)}", value_node)
-                holder[at] = part
-            elif self.fields_of(dtype) is not None:
-                holder[at] = self.evaluate_as(value_node, local, dtype)
-            else:  # (a component of a type thermocomp does not know: its value as written)
-                holder[at] = self.evaluate(value_node, local)
-        except _Unsupported:
-            self.record_change(statement, local)
-            return
-        self.give(scope, key, value, None, statement)
-
-    def _part(self, value: list, dtype: str, steps: list[tuple[str, object]], statement: Tree, local
-              ) -> tuple[list, int, str]:
-        """The list holding the part ``steps`` (components and indices) name in ``value`` of type ``dtype``, the
-        part's place in it and its type."""
+    def _part(self, value: list, name: str, dtype: str, steps: list[Tree], local) -> tuple[list, int, str]:
+        """The list holding the part ``steps`` (``component`` and ``index`` trees) name in ``value``, datum ``name``
+        of type ``dtype``, the part's place in it and its type."""
         holder, at = value, -1
-        for step, (kind, arg) in enumerate(steps):
+        for step, target in enumerate(steps):
             if step:
                 holder = holder[at]
-            if not isinstance(holder, list):
-                raise _Unsupported(f"a part of a {dtype} of unknown value", statement)
-            if kind == "field":
-                names = [f for f, _ in self.fields_of(dtype) or ()]
-                if arg not in names:
-                    raise _Unsupported(f"component {arg} of a {dtype}", statement)
-                at, dtype = names.index(arg), (self.fields_of(dtype) or ())[names.index(arg)][1]
+            fields = self.fields_of(dtype) or ()
+            names = [f for f, _ in fields]
+            field = str(target.children[1]).lower() if target.data == "component" else None
+            if not isinstance(holder, list) or (field not in names if field else not dtype.endswith("}")):
+                raise _Unsupported(f"a part of a {dtype} not followed", target)  # (the datum: changed at run time)
+            if field:
+                at, dtype = names.index(field), fields[names.index(field)][1]
                 continue
-            indices = list(arg)  # type: ignore[call-overload]
-            if not dtype.endswith("}") or len(indices) != dtype.count(",") + 1:
-                raise _Unsupported(f"{len(indices)} index(es) into a {dtype}", statement)
-            for depth, index in enumerate(indices):
-                i = self.check_integer(self._number(index, local), "array index", statement)
-                if not (isinstance(holder, list) and 1 <= i <= len(holder)):
-                    raise self.error(f"index {i} outside the array's 1..{len(holder)}", statement)
-                if depth < len(indices) - 1:
-                    holder = holder[i - 1]
-                at = i - 1
-            dtype = dtype[:dtype.index("{")]
+            path = self._indices(holder, dtype, target, local, name)
+            for i in path[:-1]:
+                holder = holder[i]
+            at, dtype = path[-1], dtype[:dtype.index("{")]
         return holder, at, dtype
+
+    def _indices(self, items: list, dtype: str, node: Tree, local, name: str) -> list[int]:
+        """The 0-based indices of ``node`` (``a{i}``, ``a{i, j}``; RAPID counts from 1) into the array ``items`` of
+        type ``dtype`` (``robtarget{,}``), datum ``name``: as many as it has dimensions, each within its size."""
+        rank = dtype.count(",") + 1 if dtype.endswith("}") else 0
+        if len(node.children) - 1 != rank:
+            raise self.error(f"{name} has {rank} dimension(s), got {len(node.children) - 1} indices", node)
+        path = []
+        for index in node.children[1:]:
+            i = self.check_integer(self._number(index, local), "array index", node)
+            if not 1 <= i <= len(items):
+                raise self.error(f"index {i} outside {name}{{1..{len(items)}}}", node)
+            path.append(i - 1)
+            items = items[i - 1]
+        return path
 
     def check_cycles(self) -> None:
         """Data of the module a cycle reads before a followed assignment gives it another value, or before a
@@ -791,18 +745,14 @@ class _Declarations:
         return [t for t in named if t is not None]
 
     def record_change(self, statement: Tree, local: dict[str, _Data]) -> None:
-        """The datum ``statement`` changes (an assignment, ``Incr``/``Add``/...) is changed at run time from now on.
-
-        A parameter bound to the caller's data changes that data too (RAPID
-        passes ``VAR``/``PERS``/``INOUT`` arguments by reference; a plain one
-        is taken the same way, to be safe): its name is recorded as well.
-        """
+        """The data ``statement`` changes (:meth:`changed_tokens`) are changed at run time from now on."""
         for token in self.changed_tokens(statement):
             self.mark_changed(token, statement, local)
 
     def mark_changed(self, token: Token | None, statement: Tree, local: dict[str, _Data]) -> None:
-        """The datum named ``token`` (and the caller's datum a parameter of that name is bound to) is changed at run
-        time from ``statement`` on."""
+        """The datum named ``token`` is changed at run time from ``statement`` on, and so is the caller's datum a
+        parameter of that name is bound to (RAPID passes ``VAR``/``PERS``/``INOUT`` arguments by reference; a
+        plain one is taken the same way, to be safe)."""
         if token is None:
             return
         key = str(token).lower()
@@ -836,24 +786,34 @@ class _Declarations:
 
         ``tframe`` is the TCP in the flange (robhold TRUE) or, for a stationary tool (FALSE), in the world;
         ``uframe`` is in the world or, for a work object held by the robot (TRUE), in the flange (ABB RAPID
-        reference, tooldata and wobjdata). A work object moved by a mechanical unit (``ufmec``) is refused."""
+        reference, tooldata and wobjdata). A work object moved by a mechanical unit (``ufmec``) is refused; so is a
+        quaternion of zero norm or not finite (it could not be normalised)."""
         value = self.cached(node, local, dtype)
-        if dtype == "tooldata":
-            return _T_from_pose(self._oriented(value[1], node, "tooldata tframe")), value[0] is True
-        if value[2] != "":
+        if dtype == "wobjdata" and value[2] != "":
             raise _Unsupported(f"a work object moved by a mechanical unit (ufmec \"{value[2]}\") is not supported",
                                node)
-        return (_T_from_pose(self._oriented(value[3], node, "wobjdata uframe"))
-                @ _T_from_pose(self._oriented(value[4], node, "wobjdata oframe"))), value[0] is True
+        poses = {"tframe": value[1]} if dtype == "tooldata" else {"uframe": value[3], "oframe": value[4]}
+        for part, pose in poses.items():
+            norm = math.sqrt(sum(float(q) * float(q) for q in pose[1]))
+            if not (math.isfinite(norm) and norm > 1e-9):
+                raise self.error(f"{dtype} {part} orientation: expected a unit quaternion [q1, q2, q3, q4], got norm "
+                                 f"{norm:.6g}", node)
+        T = [_T_from_pose(pose) for pose in poses.values()]
+        return (T[0] if len(T) == 1 else T[0] @ T[1]), value[0] is True
 
-    def _oriented(self, pose, node, what: str):
-        """``pose`` if its quaternion can be normalised: one of zero norm (``[0,0,0,0]``) or not finite divided by
-        zero in :func:`_T_from_pose` (a ZeroDivisionError traceback), and is an error naming the tool or work object."""
-        norm = math.sqrt(sum(float(q) * float(q) for q in pose[1]))
-        if not (math.isfinite(norm) and norm > 1e-9):
-            raise self.error(f"{what} orientation: expected a unit quaternion [q1, q2, q3, q4], got norm {norm:.6g}",
-                             node)
-        return pose
+#: How each kind of expression node is evaluated (:meth:`_Declarations.evaluate_typed`): node, scope -> value, type.
+_EVALUATORS: dict[str, Callable[[_Declarations, Tree, dict | None], tuple[object, str | None]]] = {
+    "number": _Declarations.literal,
+    "string": lambda self, node, local: (str(node.children[0])[1:-1].replace('""', '"'), "string"),
+    "name": _Declarations._name,
+    "aggregate": lambda self, node, local: ([self.evaluate(c, local) for c in node.children], None),
+    "numbers": _Declarations._numbers,
+    "signed": _Declarations._signed,
+    "expr": _Declarations.arithmetic,
+    "component": _Declarations._component,
+    "index": _Declarations._element,
+    "func_call": _Declarations.call_function,
+}
 
 
 def numbers_value(text: str) -> list:

@@ -67,34 +67,26 @@ def _rounded(value: float, decimals: float, truncate: bool) -> float:
     return math.copysign(magnitude, value) if magnitude else 0.0
 
 
-def _asin(x: float) -> float:
-    if not -1 <= x <= 1:
-        raise FunctionError(f"expected a value within -1..1, got {x:g}")
-    return math.degrees(math.asin(x))
-
-
-def _acos(x: float) -> float:
-    if not -1 <= x <= 1:
-        raise FunctionError(f"expected a value within -1..1, got {x:g}")
-    return math.degrees(math.acos(x))
-
-
-def _sqrt(x: float) -> float:
-    if x < 0:
-        raise FunctionError(f"expected a value of at least 0, got {x:g}")
-    return math.sqrt(x)
+def _within(low: float, high: float, function: Callable[[float], float]) -> Callable[[float], float]:
+    """``function`` of an argument within ``low..high`` (``high`` infinite: at least ``low``), else RAPID's error."""
+    def checked(x: float) -> float:
+        if not low <= x <= high:
+            bound = f"within {low:g}..{high:g}" if high < math.inf else f"of at least {low:g}"
+            raise FunctionError(f"expected a value {bound}, got {x:g}")
+        return function(x)
+    return checked
 
 
 _NUM_FUNCTIONS: dict[str, tuple[int, Callable[..., float]]] = {
     "abs": (1, abs),
-    "sqrt": (1, _sqrt),
+    "sqrt": (1, _within(0, math.inf, math.sqrt)),
     "pow": (2, math.pow),  # (a negative base to a fractional power: a domain error, not a complex number)
     "exp": (1, math.exp),
     "sin": (1, lambda a: math.sin(math.radians(a))),
     "cos": (1, lambda a: math.cos(math.radians(a))),
     "tan": (1, lambda a: math.tan(math.radians(a))),
-    "asin": (1, _asin),
-    "acos": (1, _acos),
+    "asin": (1, _within(-1, 1, lambda x: math.degrees(math.asin(x)))),
+    "acos": (1, _within(-1, 1, lambda x: math.degrees(math.acos(x)))),
     "atan": (1, lambda x: math.degrees(math.atan(x))),
     "atan2": (2, lambda y, x: math.degrees(math.atan2(y, x))),
 }
