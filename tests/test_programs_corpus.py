@@ -111,11 +111,15 @@ def test_a_refusal_is_clear_only_where_it_gives_the_note_s_reason(stderr: str, n
 
 @pytest.mark.slow
 def test_corpus_programs() -> None:
-    """No hang, no traceback, every run-time program refused naming a line; the takes that fail reported."""
+    """No hang, no traceback, every run-time program refused naming a line; the takes that fail reported.
+
+    Each program runs on the robot its row names (``irb120|irb140``: the first described in
+    ``$THERMOCOMP_CORPUS_ROBOTS``, else the built-in last)."""
     folders = _folders()
     if not folders:
         pytest.skip(f"no corpus programs found (set THERMOCOMP_CORPUS, or see {IN_REPO / 'README.md'})")
-    entries = [e for folder in folders for e in corpus.read_corpus(folder)]
+    robots = Path(os.environ["THERMOCOMP_CORPUS_ROBOTS"]) if os.environ.get("THERMOCOMP_CORPUS_ROBOTS") else None
+    entries = [corpus.choose_robot(e, robots) for folder in folders for e in corpus.read_corpus(folder)]
     results = corpus.run_all(entries, timeout_s=60.0, jobs=2)
     hung = [r.file for r in results if r.outcome == "hung"]
     crashed = [f"{r.file}: {r.message}" for r in results if r.traceback]
