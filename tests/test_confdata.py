@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
 from thermocomp import CompensationOptions, DeformationTable, Targets, compensate, load_robot, nominal_model
-from thermocomp.kinematics.confdata import confdata_from_q
+from thermocomp.kinematics.confdata import confdata_from_q, quadrants
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import Status
 from thermocomp.kinematics.seeding import solve_multistart
@@ -121,3 +123,16 @@ def test_cli_compensates_in_the_asked_configuration(tmp_path, irb140):
     assert result["up"]["status"] == result["flipped"]["status"] == "converged"
     # axis 5 negative with axis 4 in quadrant 0 does not exist for this pose
     assert result["impossible"]["status"] == "configuration_not_found" and result["impossible"]["q1_deg"] == ""
+
+
+def test_quadrants_of_angles_beyond_any_range_are_defined_and_quiet():
+    """A joint angle of 1e30 rad (a MoveAbsJ of 1e30 deg, left to the limit checks) has a quadrant without a
+    RuntimeWarning from the cast to int; ordinary angles keep theirs."""
+    q = np.zeros((2, 6))
+    q[0] = [1e30, 0.0, 0.0, -1e30, 0.0, np.pi]
+    q[1] = [-0.1, 0.0, 0.0, 1.6, 0.0, 3.2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = quadrants(q)
+    assert got[0, 0] > 10**15 and got[0, 1] < -(10**15) and got[0, 2] == 2
+    assert got[1].tolist() == [-1, 1, 2]

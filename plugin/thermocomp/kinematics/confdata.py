@@ -98,5 +98,9 @@ def to_quadrants(q: ArrayLike, wanted: ArrayLike) -> np.ndarray:
 
 
 def quadrants(q: ArrayLike) -> np.ndarray:
-    """The quadrants of axes 1, 4 and 6 of ``q`` ``(m, 6)`` [rad] (``cf1, cf4, cf6``), int ``(m, 3)``."""
-    return np.floor(np.asarray(q, dtype=float)[:, [0, 3, 5]] / (np.pi / 2)).astype(int)
+    """The quadrants of axes 1, 4 and 6 of ``q`` ``(m, 6)`` [rad] (``cf1, cf4, cf6``), int ``(m, 3)``.
+
+    Angles beyond any joint's range (a ``MoveAbsJ`` of 1e30 deg, left to the limit checks) are clipped to
+    +-2**52 quadrants first, so that the cast to int stays defined."""
+    turns = np.floor(np.asarray(q, dtype=float)[:, [0, 3, 5]] / (np.pi / 2))
+    return np.clip(turns, -(2.0**52), 2.0**52).astype(int)
