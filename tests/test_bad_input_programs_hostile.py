@@ -175,3 +175,20 @@ def test_a_line_ending_in_cr_alone_is_refused_at_its_line_even_beside_lf_ends(ca
     refused(case, capsys, ["compensate", "--robot", "irb140" if name.endswith(".mod") else "ur5", "--deformation",
                            "d.csv", "--program", name, "--out", "o" + name[1:], "--at-minute", "100"], EXIT_INPUT,
             where, "CR alone")
+
+
+@pytest.mark.parametrize(("name", "data", "words"), [
+    # a NUL in a URScript got "URScript syntax: unexpected '\x00'"; RAPID already named binary data
+    ("b.script", b"def f():\n  movel(p[-.45,-.15,.2,3.14,0,0], a=1, v=0.1)\n\x00\x01end\n",
+     ["b.script, line 3", "not URScript text: byte 0x00 at column 1 is binary data"]),
+    ("b.mod", PROGRAM.encode().replace(b"PROC main", b"PROC \x07main"),
+     ["b.mod, line 3", "not RAPID text: byte 0x07 at column 6 is binary data"]),
+    # a UTF-8 character where the syntax breaks is named as written, in RAPID as in URScript (Hebrew alef: its first
+    # byte, 0xd7, is no ISO 8859-1 letter, so no RAPID name takes it in)
+    ("b.mod", PROGRAM.replace("MoveL p,", "MoveL p\u05d0,").encode(), ["b.mod, line 4", "RAPID syntax: unexpected '\u05d0'"]),
+])
+def test_a_syntax_error_names_binary_data_or_the_character_as_written(case, capsys, name, data, words):
+    (case / name).write_bytes(data)
+    robot = "ur5" if name.endswith(".script") else "irb140"
+    refused(case, capsys, ["compensate", "--robot", robot, "--deformation", "d.csv", "--program", name,
+                           "--out", "o" + name[1:], "--at-minute", "100"], EXIT_INPUT, *words)

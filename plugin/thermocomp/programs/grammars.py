@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
@@ -20,8 +22,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from lark import Lark, Tree
+from lark.exceptions import UnexpectedInput
 
 from thermocomp._typing import ArrayLike, FloatArray
+from thermocomp.errors import InputError
 from thermocomp.programs.model import TextLines
 
 #: The expression of a grammar's ``MOVES`` terminal (a run of plain motion statements) that never matches: the
@@ -128,3 +132,46 @@ def delimiters(data: bytes, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     code_of = np.frombuffer(data.translate(codes.astype(np.int8).tobytes()), dtype=np.int8)
     at = np.flatnonzero(code_of != 0)
     return at, code_of[at]
+
+
+#: A control character no program text holds (RAPID kernel, "Character set": printable characters, tab, CR, LF,
+#: FF; a URScript file is text of the same kind): found where the parser fails, it names a binary file.
+_BINARY = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+def parse_program(parser: Lark, text: str, path: str, language: str, run_head: Callable[[str], str]) -> Tree:
+    """Parse a whole file's ``text`` (read as ISO-8859-1; a UTF-8 BOM blanked) with a reader's ``parser``.
+
+    Where the parser fails the file is refused with line and column: as binary data (an encrypted or binary
+    file) where it holds a control character no text holds, else ``"{language} syntax: unexpected ..."``
+    naming what was found as its author wrote it (``run_head``: the instruction a ``MOVES`` run starts with).
+    """
+    parseable = ("   " + text[3:]) if text.startswith("\xef\xbb\xbf") else text
+    try:
+        return parser.parse(parseable)
+    except UnexpectedInput as exc:
+        binary = _BINARY.search(text)
+        if binary is not None:
+            line = text.count("\n", 0, binary.start()) + 1
+            column = binary.start() - text.rfind("\n", 0, binary.start())
+            raise InputError(f"not {language} text: byte 0x{ord(binary.group()):02x} at column {column} is binary "
+                             "data (an encrypted or binary file cannot be read)", path=path, row=line) from None
+        found = getattr(exc, "token", None) or getattr(exc, "char", None)
+        at_end = found is None or getattr(found, "type", "") == "$END"
+        if getattr(found, "type", "") == "MOVES":  # (where no statement may start: its instruction is unexpected)
+            found = run_head(str(found))
+        what = "end of file" if at_end else repr(_as_written(str(found), text, getattr(exc, "pos_in_stream", None)))
+        line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
+        column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
+        raise InputError(f"{language} syntax: unexpected {what} (column {column})", path=path, row=line) from None
+
+
+def _as_written(found: str, text: str, position: int | None) -> str:
+    """The text a syntax error found, as the file's author wrote it: a file is read byte for byte (as ISO-8859-1,
+    so that every byte is kept and written back), and a character a UTF-8 file holds (a Chinese or German note)
+    would show as its first byte's Latin-1 letter ('\xe4' for '位'). Where the bytes from there decode as UTF-8,
+    the character they spell is named instead."""
+    if position is None or not found or ord(found[0]) < 0x80:
+        return found
+    first = text[position:position + 4].encode("latin-1", errors="replace").decode("utf-8", errors="replace")[0]
+    return found if first == "\ufffd" else first

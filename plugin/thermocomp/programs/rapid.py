@@ -19,14 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from lark import Lark, Token, Tree
-from lark.exceptions import UnexpectedInput
 
 from thermocomp._gc import paused
 from thermocomp._typing import PathLike
-from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.errors import ConfigurationError
 from thermocomp.io.files import read_program_bytes
 from thermocomp.programs import calls
-from thermocomp.programs.grammars import lalr_parser
+from thermocomp.programs.grammars import lalr_parser, parse_program
 from thermocomp.programs.model import (
     MAX_MOTIONS,
     Finding,
@@ -94,33 +93,12 @@ def rapid_parser() -> Lark:
     return lalr_parser("rapid.lark", {"MOVES_PATTERN": MOVES_PATTERN}, propagate_positions=True, maybe_placeholders=False)
 
 
-#: A control character no RAPID text holds (RAPID kernel, "Character set": printable characters, tab, CR, LF, FF).
-_BINARY = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
-
-
 def parse_rapid_text(text: str, path: str) -> Tree:
     """Parse ``text`` (a whole module) into lark's tree; a syntax error names line and column.
 
     Runs of plain motion statements are ``moves`` nodes of one ``MOVES`` token each (rapid.lark).
     """
-    parseable = ("   " + text[3:]) if text.startswith("\xef\xbb\xbf") else text  # a UTF-8 BOM, as latin-1
-    try:
-        return rapid_parser().parse(parseable)
-    except UnexpectedInput as exc:
-        binary = _BINARY.search(text)
-        if binary is not None:  # (an encrypted or binary module: no syntax error of a text to show)
-            line = text.count("\n", 0, binary.start()) + 1
-            column = binary.start() - text.rfind("\n", 0, binary.start())
-            raise InputError(f"not RAPID text: byte 0x{ord(binary.group()):02x} at column {column} is binary data "
-                             "(an encrypted or binary module cannot be read)", path=path, row=line) from None
-        found = getattr(exc, "token", None) or getattr(exc, "char", None)
-        at_end = found is None or getattr(found, "type", "") == "$END"
-        if getattr(found, "type", "") == "MOVES":  # (where no statement may start: its instruction is unexpected)
-            found = re.match(_NAME, found)[0]  # type: ignore[index]
-        what = "end of file" if at_end else repr(str(found))
-        line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
-        column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
-        raise InputError(f"RAPID syntax: unexpected {what} (column {column})", path=path, row=line) from None
+    return parse_program(rapid_parser(), text, path, "RAPID", lambda run: re.match(_NAME, run)[0])  # type: ignore[index]
 
 
 def read_rapid(path: PathLike, progress: Callable[[int, int | None], None] | None = None,

@@ -26,14 +26,13 @@ from pathlib import Path
 
 import numpy as np
 from lark import Lark, Tree
-from lark.exceptions import UnexpectedInput
 
 from thermocomp._gc import paused
 from thermocomp._typing import PathLike
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.files import read_program_text
 from thermocomp.programs import calls, urscript_flow
-from thermocomp.programs.grammars import lalr_parser
+from thermocomp.programs.grammars import lalr_parser, parse_program
 from thermocomp.programs.model import MAX_MOTIONS, Finding, MotionRun, RobotProgram, Span, TextLines, Wait, newline_of
 from thermocomp.programs.urscript_flow import Flow, _Frame, _Return
 from thermocomp.programs.urscript_motions import MOTIONS, MOVES_PATTERN, Motions, Statements, move_statements
@@ -101,31 +100,8 @@ def parse_urscript_text(text: str, path: str) -> Tree:
 
     Runs of plain motions are ``moves`` nodes of one ``MOVES`` token each (urscript.lark).
     """
-    parseable = ("   " + text[3:]) if text.startswith("\xef\xbb\xbf") else text
-    if not parseable.endswith("\n"):
-        parseable += "\n"
-    try:
-        return urscript_parser().parse(parseable)
-    except UnexpectedInput as exc:
-        found = getattr(exc, "token", None) or getattr(exc, "char", None)
-        at_end = found is None or getattr(found, "type", "") == "$END"
-        if getattr(found, "type", "") == "MOVES":  # (where no statement may start: its function is unexpected)
-            found = found[:5]  # type: ignore[index]
-        what = "end of file" if at_end else repr(_as_written(str(found), text, getattr(exc, "pos_in_stream", None)))
-        line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
-        column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
-        raise InputError(f"URScript syntax: unexpected {what} (column {column})", path=path, row=line) from None
-
-
-def _as_written(found: str, text: str, position: int | None) -> str:
-    """The text a syntax error found, as the file's author wrote it: the script is read byte for byte (as
-    ISO-8859-1, so that every byte is kept and written back), and a character a UTF-8 file holds (a Chinese or
-    German note) would show as its first byte's Latin-1 letter ('\xe4' for '位'). Where the bytes from there
-    decode as UTF-8, the character they spell is named instead."""
-    if position is None or not found or ord(found[0]) < 0x80:
-        return found
-    first = text[position:position + 4].encode("latin-1", errors="replace").decode("utf-8", errors="replace")[0]
-    return found if first == "\ufffd" else first
+    return parse_program(urscript_parser(), text if text.endswith("\n") else text + "\n", path, "URScript",
+                         lambda run: run[:5])
 
 
 class _Walker(Flow, Motions, Values):
