@@ -33,18 +33,25 @@ def _T(values) -> np.ndarray:
 
 # ----- URScript
 
+def _read_at_30_a_line(monkeypatch, walker_module, read, text: str, name: str):
+    """Read ``text`` (over 3,000 lines) with the statement bound set to 30 a line of it (past it the read is
+    refused): nothing refused, and the statements run within that bound."""
+    n_lines = text.count("\n")
+    assert n_lines > 3000
+    monkeypatch.setattr(walker_module, "MAX_STATEMENTS_RUN", 0)
+    monkeypatch.setattr(walker_module, "STATEMENTS_PER_LINE", 30)
+    prog = read(text, name)
+    assert prog.unsupported == ()
+    assert 0 < prog.extra["statements_run"] <= 30 * n_lines
+    return prog
+
+
 def test_a_3000_line_urcap_like_export_reads_in_work_linear_in_its_size(monkeypatch, rng):
     """Within 30 statements run a line of the file (the bound set so: past it the read is refused), every fixed
     waypoint compensated at its pose with the tool the preamble sets, the pattern's motions under the dispatcher's
     condition compensated too, nothing refused."""
     text, lines, poses = urcap_like(levels=4, per_level=82, patterns=6, waypoints=10, rng=rng)
-    n_lines = text.count("\n")
-    assert n_lines > 3000
-    monkeypatch.setattr(flow, "MAX_STATEMENTS_RUN", 0)
-    monkeypatch.setattr(flow, "STATEMENTS_PER_LINE", 30)
-    prog = urscript_program_from_text(text, "urcap.script")
-    assert prog.unsupported == ()
-    assert 0 < prog.extra["statements_run"] <= 30 * n_lines
+    prog = _read_at_30_a_line(monkeypatch, flow, urscript_program_from_text, text, "urcap.script")
     at = {m.statement.line: m for m in prog.motions}
     assert set(lines) <= set(at)
     tool = _T([0, 0, 0.15, 0, 0, 0])
@@ -159,15 +166,9 @@ def rapid_cell(helpers: int, waypoints: int, rng) -> tuple[str, list[int], np.nd
 
 def test_a_3000_line_rapid_cell_with_polling_helpers_reads_in_work_linear_in_its_size(monkeypatch, rng):
     text, lines, xyz = rapid_cell(helpers=230, waypoints=12, rng=rng)
-    n_lines = text.count("\n")
-    assert n_lines > 3000
-    monkeypatch.setattr(rapid_flow, "MAX_STATEMENTS_RUN", 0)
-    monkeypatch.setattr(rapid_flow, "STATEMENTS_PER_LINE", 30)
-    prog = rapid_program_from_text(text, "cell.mod")
-    assert prog.unsupported == ()
+    prog = _read_at_30_a_line(monkeypatch, rapid_flow, rapid_program_from_text, text, "cell.mod")
     assert [m.statement.line for m in prog.motions] == lines
     np.testing.assert_allclose(np.stack([p.T_world_tcp[:3, 3] for p in prog.points]), xyz / 1000.0, atol=1e-12)
-    assert 0 < prog.extra["statements_run"] <= 30 * n_lines
 
 
 def test_a_rapid_for_of_a_million_passes_that_moves_nothing_is_followed_once():

@@ -62,16 +62,22 @@ GRID_DATA = (f"  CONST num nStepX := {STEP_MM:g};\n  CONST num nStepY := {-STEP_
              "  VAR num nX := 0;\n  VAR num nY := 0;\n")
 
 
+def _zero_then_warm(robot: str, path, out, rng):
+    """Run ``path`` with a zero table (asserting ``out`` is the input byte for byte), then with a small warm table
+    at a static minute; the warm table and that run's report."""
+    run_program(robot, ZERO, path, out)
+    assert out.read_bytes() == path.read_bytes()
+    table = small_table(rng)
+    return table, run_program(robot, table, path, out, options=CompensationOptions(time_law=Static()))
+
+
 def _check_compensated(tmp_path, src, want, rng):
     """Zero table: byte for byte; a warm table: the program's text changes only in its targets' texts (each per-pass
     text now reads its table) and by the tables and counters inserted, and every pass is reached."""
     chain = load_robot("irb140")
     path, out = tmp_path / "cell.mod", tmp_path / "cell_out.mod"
     path.write_text(src)
-    run_program("irb140", ZERO, path, out)
-    assert out.read_bytes() == path.read_bytes()
-    table = small_table(rng)
-    report = run_program("irb140", table, path, out, options=CompensationOptions(time_law=Static()))
+    table, report = _zero_then_warm("irb140", path, out, rng)
     written = out.read_text()
     header = src.index("\n") + 1  # the block of declarations stands between the MODULE line and the module's own
     assert written[:header] == src[:header] and written[header:].startswith("  ! thermocomp: ")
@@ -199,10 +205,7 @@ def test_a_urscript_while_of_fixed_count_is_compensated_pass_by_pass(tmp_path, r
     src, want = _ur_grid(rng)
     path, out = tmp_path / "grid.script", tmp_path / "grid_out.script"
     path.write_text(src)
-    run_program("ur5", ZERO, path, out)
-    assert out.read_bytes() == path.read_bytes()
-    table = small_table(rng)
-    report = run_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    table, report = _zero_then_warm("ur5", path, out, rng)
     assert report.n_changed_texts == 3  # the movej's pose, the two tables
     written = out.read_text()
     assert written.count("% 4\n") == 1 and written.count("% 4 movel(") == 1 and "# row" in written
@@ -266,10 +269,7 @@ def test_relative_waypoints_after_a_stop_are_written_with_their_absolute_correct
     assert not prog.unsupported
     got = np.stack([pt.T_world_tcp for pt in prog.points])
     np.testing.assert_allclose(got, np.stack(want), atol=1e-12)
-    run_program("ur5", ZERO, path, out)
-    assert out.read_bytes() == path.read_bytes()
-    table = small_table(rng)
-    report = run_program("ur5", table, path, out, options=CompensationOptions(time_law=Static()))
+    table, report = _zero_then_warm("ur5", path, out, rng)
     assert sum("reached without blend" in n for n in report.notes) == 2
     written = out.read_text()
     assert "get_actual_tcp_pose" not in written and "movel(p[" in written.splitlines()[4]
