@@ -9,9 +9,13 @@ The programs here are written from the manuals' syntax, not taken from any colle
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from program_builders import assert_same_steps, general_rules_form
 
+from thermocomp.errors import InputError
 from thermocomp.programs.rapid import parse_rapid_text, rapid_program_from_text
+from thermocomp.programs.urscript import parse_urscript_text, urscript_program_from_text
 
 _HEAD = ("MODULE m\n"
          "  PERS tooldata tPen:=[TRUE,[[0,0,100],[1,0,0,0]],[1,[0,0,1],[1,0,0,0],0,0,0]];\n"
@@ -44,3 +48,124 @@ def test_an_optional_argument_after_a_comma_reads_in_the_bulk_lane():
         np.testing.assert_allclose(first.T_world_frame[:3, 3], [0.4, 0, 0.2])
         np.testing.assert_allclose(first.T_flange_tcp[:3, 3], [0, 0, 0.1])
         np.testing.assert_allclose(first.T_world_tcp[:3, 3], [0.5, 0, 0.2], atol=1e-12)
+
+
+# ----- URScript as RoboDK's UR post writes it: named speed and acceleration, t= and r=, a frame variable
+
+_UR_HEAD = ("def Prog():\n  global speed_ms = 0.250\n  global speed_rads = 0.750\n  global accel_mss = 1.200\n"
+            "  global accel_radss = 1.200\n  global blend_radius_m = 0.001\n  global zero = 0\n"
+            "  global ref_frame = p[0, 0, 0, 0, 0, 0]\n  ref_frame = p[0.4, -0.1, 0.1, 0.1, 0.2, 0.3]\n")
+
+
+def _ur_read(text: str, runs: bool):
+    try:
+        return urscript_program_from_text(text if runs else general_rules_form(text, "urscript"), "s.script")
+    except InputError as exc:
+        return f"InputError: {exc}"
+
+
+def _assert_ur_same(text: str) -> None:
+    """The run's reading of ``text`` and the general rules' (one statement at a time) give the same program."""
+    fast, plain = _ur_read(text, True), _ur_read(text, False)
+    if isinstance(plain, str) or isinstance(fast, str):
+        assert fast == plain
+        return
+    assert_same_steps(fast, plain)
+
+
+def _ur_runs(text: str) -> int:
+    return sum(1 for _ in parse_urscript_text(text, "s.script").find_data("moves"))
+
+
+def _robodk(count: int) -> str:
+    a = np.arange(count) / 50
+    lines = [f"  movel(pose_trans(ref_frame,p[{0.1 * np.cos(t):.6f}, {0.1 * np.sin(t):.6f}, 0.000000, 0.000000, "
+             f"3.141593, 0.000000]),accel_mss,speed_ms,{'t=0,r=0.001' if k % 2 else '0,blend_radius_m'})"
+             for k, t in enumerate(a)]
+    lines[3] = "  movej([0.000000, -1.570796, 1.570796, -1.570796, -1.570796, 0.000000],accel_radss,speed_rads,0,0)"
+    return _UR_HEAD + "\n".join(lines) + "\nend\n"
+
+
+def test_a_robodk_ur_program_reads_in_the_bulk_lane():
+    """RoboDK's UR post writes every motion as ``movel(pose_trans(ref_frame,p[...]),accel_mss,speed_ms,...)``: one
+    ``MOVES`` run, read as the general rules read it (URScript manual: ``pose_trans(p_from, p_from_to)`` is the
+    pose ``p_from_to`` in the frame ``p_from``), the names' values looked up where the run stands."""
+    text = _robodk(40)
+    assert _ur_runs(text) == 1 and _ur_runs(general_rules_form(text, "urscript")) == 0
+    _assert_ur_same(text)
+    prog = urscript_program_from_text(text)
+    assert len(prog.motions) == 40 and not prog.unsupported
+    first = prog.motions[0]
+    assert (first.tcp_speed, first.acceleration, first.duration_s) == (0.25, 1.2, None)
+    assert (prog.motions[3].joint_speed, prog.motions[3].acceleration) == (0.75, 1.2)
+    # the frame p[.4, -.1, .1, ...] rotated about (.1, .2, .3): the first target (.1, 0, 0) in it
+    from thermocomp.geometry.rotations import matrix_from_rotvec
+    want = np.array([0.4, -0.1, 0.1]) + matrix_from_rotvec(np.array([0.1, 0.2, 0.3])) @ [0.1, 0, 0]
+    np.testing.assert_allclose(first.points[0].T_world_tcp[:3, 3], want, atol=1e-12)
+
+
+def test_a_variable_a_run_reads_is_read_where_the_run_stands():
+    """A name in a run is the variable's value at that point of the walk: a function called twice with the speed
+    changed between, a loop counter as a speed, a frame the loop moves (each pass its own target; in a loop of unknown
+    count, refused naming the frame)."""
+    call = ("def go():\n  movel(p[.4, -.1, .5, 0, 3.14, 0], accel_mss, speed_ms)\nend\n"
+            "global accel_mss = 1.2\nglobal speed_ms = 0.1\ngo()\nspeed_ms = 0.2\ngo()\n")
+    _assert_ur_same(call)
+    assert [m.tcp_speed for m in urscript_program_from_text(call).motions] == [0.1, 0.2]
+    counted = ("def main():\n  i = 1\n  while i < 4:\n    movel(p[.4, -.1, .5, 0, 3.14, 0], a=1.2, v=i)\n"
+               "    i = i + 1\n  end\nend\n")
+    _assert_ur_same(counted)
+    assert [m.tcp_speed for m in urscript_program_from_text(counted).motions] == [1.0, 2.0, 3.0]
+    moved = _UR_HEAD + ("  i = 0\n  while i < 3:\n    ref_frame = pose_trans(ref_frame, p[0.01, 0, 0, 0, 0, 0])\n"
+                        "    movel(pose_trans(ref_frame, p[0.1, 0.2, 0.3, 0, 3.14, 0]), accel_mss, speed_ms)\n"
+                        "    i = i + 1\n  end\nend\n")
+    _assert_ur_same(moved)
+    targets = np.array([m.points[0].T_world_tcp[:3, 3] for m in urscript_program_from_text(moved).motions])
+    np.testing.assert_allclose(np.linalg.norm(np.diff(targets, axis=0), axis=1), 0.01, atol=1e-12)  # (1 cm a pass)
+    unknown = moved.replace("  i = 0\n  while i < 3:", "  while get_digital_in(1):")
+    _assert_ur_same(unknown)
+    assert any("ref_frame" in f.message for f in urscript_program_from_text(unknown).unsupported)
+
+
+def test_a_frame_also_a_target_keeps_its_declaration():
+    """A pose variable that is a frame in a run and a motion's target elsewhere: its literal is read by more than
+    motions, so the target is written at the motion, not into the declaration, both ways."""
+    text = _UR_HEAD + "  movel(ref_frame, a=1.2, v=0.25)\n" + "\n".join(_robodk(5).split("\n")[9:])
+    _assert_ur_same(text)
+    prog = urscript_program_from_text(text)
+    assert prog.motions[0].points[0].text == prog.motions[0].points[0].argument
+
+
+_UR_NUMBER = st.sampled_from(["1.2", "0.25", ".5", "0", "-1", "+2e0", "1e999", "3"])
+_UR_NAME = st.sampled_from(["accel_mss", "speed_ms", "blend_radius_m", "zero", "pi", "True", "ref_frame", "nowhere",
+                            "end", "speed_ms2"])
+
+
+@st.composite
+def _robodk_statement(draw) -> str:
+    """A motion as RoboDK's post or a hand writes it, and its near misses: a frame that is no pose, a name with no
+    value or a keyword, a zero acceleration, an unknown keyword, a joint list as pose_trans's pose."""
+    name = draw(st.sampled_from(["movel", "movej", "movep"]))
+    numbers = [draw(st.sampled_from(["0.1", "-.2", "0", "3.141593", "1e7"])) for _ in range(draw(st.sampled_from([6, 6, 5])))]
+    literal = numbers[0] + ", " + ", ".join(numbers[1:])
+    point = draw(st.sampled_from([
+        f"p[{literal}]", f"[{literal}]", f"pose_trans(ref_frame,p[{literal}])", f"pose_trans( ref_frame , p[{literal}] )",
+        f"pose_trans({draw(_UR_NAME)}, p[{literal}])", f"pose_trans(ref_frame, [{literal}])"]))
+    args = []
+    for _ in range(draw(st.integers(0, 5))):
+        key = draw(st.sampled_from(["", "", "a", "v", "t", "r", "e"]))
+        value = draw(st.one_of(_UR_NUMBER, _UR_NAME))
+        args.append(draw(st.sampled_from([",", ", "])) + (f"{key}={value}" if key else value))
+    return f"{name}({point}{''.join(args)})"
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_robodk_statement(), min_size=1, max_size=5))
+def test_generated_robodk_statements_read_as_the_grammar_s_general_rules_read_them(statements):
+    """The bulk lane (the grammar's MOVES token, its names looked up by the one resolver) equals the general rules'
+    reading of the same statements one by one: steps, spans, poses to the bit, findings and errors."""
+    good = "  movel(pose_trans(ref_frame, p[.1, -.1, .2, 0, 3.14, 0]), accel_mss, speed_ms, t=0, r=0.001)\n"
+    text = _UR_HEAD + good + "".join(f"  {s}\n" for s in statements) + good + "end\n"
+    _assert_ur_same(text)
+    if not isinstance(_ur_read(text, False), str):  # (the general rules' form holds no run: the comparison tells)
+        assert _ur_runs(general_rules_form(text, "urscript")) == 0

@@ -145,6 +145,7 @@ class _Walker(Flow, Motions, Values):
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming a variable: function, parameter
         self._quiet: list[str] = []  # the functions being run that move nothing (Summary.inert)
         self.lines = TextLines(text)  # lines and columns of offsets, for a run's statements
+        self.name_runs()  # (the names a run's statements read, in the tree: Motions.name_runs)
 
     def run(self, chosen: str = "main") -> RobotProgram:
         """Follows the script from its entry: the statements outside any function, or its (last) top-level function
