@@ -169,3 +169,67 @@ def test_generated_robodk_statements_read_as_the_grammar_s_general_rules_read_th
     _assert_ur_same(text)
     if not isinstance(_ur_read(text, False), str):  # (the general rules' form holds no run: the comparison tells)
         assert _ur_runs(general_rules_form(text, "urscript")) == 0
+
+
+# ----- RAPID with inline speeddata and zonedata, \V and \T (ABB, "RAPID Instructions": MoveL [\Conc] ToPoint,
+# Speed [\V] | [\T], Zone [\Z] [\Inpos], Tool [\WObj])
+
+_RAPID_HEAD = _HEAD.replace("  PROC main()", "  CONST speeddata vFast:=[1000,500,5000,1000];\n  VAR num nV:=80;\n  PROC main()")
+_R_TARGET = "[[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
+
+
+def _rapid_read(text: str, runs: bool):
+    try:
+        return rapid_program_from_text(text if runs else general_rules_form(text), "m.mod")
+    except InputError as exc:
+        return f"InputError: {exc}"
+
+
+def _assert_rapid_same(text: str) -> None:
+    fast, plain = _rapid_read(text, True), _rapid_read(text, False)
+    if isinstance(plain, str) or isinstance(fast, str):
+        assert fast == plain
+        return
+    assert_same_steps(fast, plain)
+
+
+def test_inline_speed_and_zone_and_speed_options_read_in_the_bulk_lane():
+    """A speeddata or zonedata written inline, a ``\\V`` or ``\\T`` after the speed: one ``MOVES`` run, the speed
+    and time the general rules read (``\\V`` replaces the TCP speed [mm/s], ``\\T`` states the time [s])."""
+    forms = ["MoveL {t}, [100,500,5000,1000], z10, tPen;", "MoveL {t}, v100\\V:=80, z1, tPen;",
+             "MoveL {t}, v100, [FALSE,0.3,0.3,0.3,0.03,0.3,0.03], tPen;", "MoveJ {t}, [200,500,5000,1000]\\T:=2, fine, tPen;",
+             "MoveL {t},v100 , \\V := 120,z1,tPen,\\WObj:=wPaper;"]
+    text = _RAPID_HEAD + "".join(f"    {f.format(t=_R_TARGET)}\n" for f in forms) + _TAIL
+    assert sum(1 for _ in parse_rapid_text(text, "m.mod").find_data("moves")) == 1
+    assert not any(True for _ in parse_rapid_text(general_rules_form(text), "m.mod").find_data("moves"))
+    _assert_rapid_same(text)
+    motions = rapid_program_from_text(text).motions
+    assert [m.tcp_speed for m in motions] == [0.1, 0.08, 0.1, 0.2, 0.12]
+    assert [m.duration_s for m in motions] == [None, None, None, 2.0, None]
+
+
+def _either(good: list[str], near: list[str]):
+    """A form the lane reads or, as often, a near miss the general rules must read."""
+    return st.one_of(st.sampled_from(good), st.sampled_from(near))
+
+
+_R_SPEED = _either(["v100", "vFast", "[100,500,5000,1000]", "[ 100 , 500,5000,1000 ]"],
+                   ["[0,500,5000,1000]", "[100,500]", "vNowhere", "[1e39,500,5000,1000]", "[100,500,5000,1000,9]", "nV"])
+_R_OPTION = _either(["", "\\V:=80", "\\T:=2", " ,\\V:=1.5e2", "\\T := .5"],
+                    ["\\V:=0", "\\T:=0", "\\V:=-5", "\\V:=nV", "\\Z:=5", "\\T:=1e39", "\\V:=80\\T:=2"])
+_R_ZONE = _either(["z10", "fine", "[FALSE,0.3,0.3,0.3,0.03,0.3,0.03]", "[TRUE,0,0,0,0,0,0]"], ["[0.3,0.3]", "zNowhere"])
+_R_TOOL = _either(["tPen", "tPen\\WObj:=wPaper", "tPen,\\WObj:=wPaper"], ["wPaper", "tPen\\WObj:=tPen"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["MoveL", "MoveJ", "movel"]), _R_SPEED, _R_OPTION, _R_ZONE, _R_TOOL),
+                min_size=1, max_size=5))
+def test_generated_rapid_statements_read_as_the_grammar_s_general_rules_read_them(statements):
+    """The bulk lane (speed, \\V, \\T resolved by the one resolver, motion_speed, once per distinct text) equals the
+    general rules' reading statement by statement, near misses included (a speed that does not move, a \\V of 0 or
+    of a variable, an unknown option, a zonedata of the wrong shape): steps, spans, findings and errors."""
+    good = f"    MoveL {_R_TARGET}, v100, z1, tPen;\n"
+    body = "".join(f"    {i} {_R_TARGET}, {v}{o}, {z}, {t};\n" for i, v, o, z, t in statements)
+    text = _RAPID_HEAD + good + body + good + _TAIL
+    _assert_rapid_same(text)
+    assert not any(True for _ in parse_rapid_text(general_rules_form(text), "m.mod").find_data("moves"))

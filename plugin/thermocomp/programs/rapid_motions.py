@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from lark import Token, Tree
+from lark.tree import Meta
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
@@ -98,13 +99,18 @@ _LIST = rf"\[{_S}{_NUM}(?:{_S},{_S}{_NUM})*+{_S}\]"
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*+"
 _POINT = rf"\[{_S}{_LIST}(?:{_S},{_S}{_LIST})*+{_S}\]|{_NAME}"
 _GAP = r"(?:[ \t\f\r\n]++|![^\n]*+)++"
+_UNUM = r"(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
+#: An optional argument ``\\Name:=value`` after the argument it qualifies, directly or after a comma.
+_OPTION = rf"{_S}(?:,{_S})?+\\"
 _MOVE = (rf"(?:(?i:MoveL|MoveJ|MoveC|MoveAbsJ))\b{_S}(?:{_POINT}){_S},{_S}(?:(?:{_POINT}){_S},{_S})?"
-         rf"(?:{_NAME}){_S},{_S}(?:{_NAME}){_S},{_S}(?:{_NAME})"
-         rf"(?:{_S}(?:,{_S})?+\\(?:(?i:WObj)){_S}:={_S}(?:{_NAME}))?+{_S};")
+         rf"(?:{_NAME}|{_LIST})(?:{_OPTION}(?i:V|T){_S}:={_S}{_UNUM})?+{_S},{_S}"
+         rf"(?:{_NAME}|\[{_S}(?i:TRUE|FALSE)(?:{_S},{_S}{_NUM})*+{_S}\]){_S},{_S}(?:{_NAME})"
+         rf"(?:{_OPTION}(?i:WObj){_S}:={_S}(?:{_NAME}))?+{_S};")
 #: A run of plain motion statements (rapid.lark's ``MOVES``): statements with whitespace and comments between.
 MOVES_PATTERN = rf"{_MOVE}(?:{_GAP}{_MOVE})*+"
-#: The parts of a run's statement, in the order of :attr:`MoveStatements.offsets`' columns.
-PARTS = ("instr", "p1", "p2", "speed", "zone", "tool", "wkey", "wobj")
+#: The parts of a run's statement, in the order of :attr:`MoveStatements.offsets`' columns (``okey``, ``opt``: the
+#: speed's ``\\V`` or ``\\T`` and its value).
+PARTS = ("instr", "p1", "p2", "speed", "zone", "tool", "wkey", "wobj", "okey", "opt")
 _COLUMN = {part: 2 * k for k, part in enumerate(PARTS)}
 
 #: What an inline robtarget / jointtarget is, with the numbers and whitespace taken out.
@@ -118,8 +124,26 @@ _CODES[[ord(c) for c in "[],;\\!\n"]] = np.arange(1, 8)
 #: Whitespace inside a statement (``_S``), and between statements (``_GAP``, comments aside).
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[ord(c) for c in " \t\r\n"]] = True
+_WORD = np.zeros(256, dtype=bool)  # (a name's characters)
+_WORD[[ord(c) for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"]] = True
 _GAP_SPACE = _SPACE.copy()
 _GAP_SPACE[ord("\f")] = True
+
+
+#: The parts of a statement that are its call's arguments, in order (an option's key before its value).
+_ARGUMENTS = ("p1", "p2", "speed", "okey", "opt", "zone", "tool", "wkey", "wobj")
+#: The words rapid.lark reads as keywords (a statement naming one as an argument is parsed, not built).
+_KEYWORDS = frozenset("ALIAS AND BACKWARD CASE CONNECT CONST DEFAULT DIV DO ELSE ELSEIF ENDFOR ENDFUNC ENDIF ENDMODULE "
+                      "ENDPROC ENDRECORD ENDTEST ENDTRAP ENDWHILE ERROR EXIT FOR FROM FUNC GOTO IF INOUT LOCAL MOD "
+                      "MODULE NOT OR PERS PROC RAISE RECORD RETRY RETURN STEP TASK TEST THEN TO TRAP TRYNEXT UNDO VAR "
+                      "WHILE WITH XOR".split())
+#: The rule of the node each terminal of an argument is (rapid.lark's ``atom``).
+_RULE = {"NUMBERS": "numbers", "NAME": "name", "NUMBER": "number"}
+
+
+def _terminal(text: str) -> str:
+    """The terminal an argument of a run's statement is: an inline list of numbers, a name or a number."""
+    return "NUMBERS" if text[0] == "[" else "NAME" if text[0].isalpha() or text[0] == "_" else "NUMBER"
 
 
 class MoveStatements:
@@ -150,12 +174,16 @@ class MoveStatements:
         optional, commas = commas[before], commas[~before]
         first = np.searchsorted(np.searchsorted(ends, commas), np.arange(len(ends)))  # each statement's first comma
         two_points = np.diff(np.append(first, len(commas))) == 4
+        # each optional argument: its key (WObj after the tool; V or T after the speed), and where the argument it
+        # follows ends (its backslash, or the comma before it)
         backslashes = at[code == _BACKSLASH]
-        wobj = np.zeros(len(ends), dtype=bool)
-        wobj[np.searchsorted(ends, backslashes)] = True
+        key = _skip_space(b, backslashes + 1)
+        cut = backslashes.copy()
+        cut[np.searchsorted(backslashes, _skip_space(b, optional + 1))] = optional
+        is_wobj = (b[key] | 0x20) == ord("w")
+        statement_of = np.searchsorted(ends, backslashes)
         tool_end = ends.copy()
-        tool_end[wobj] = backslashes
-        tool_end[np.searchsorted(ends, optional)] = optional
+        tool_end[statement_of[is_wobj]] = cut[is_wobj]
         # each statement starts past the gap after the one before: whitespace, and comments to their line's end
         start = np.concatenate([np.zeros(1, dtype=np.int64), ends[:-1] + 1])
         active = np.arange(len(ends))
@@ -173,12 +201,17 @@ class MoveStatements:
         two = np.flatnonzero(two_points)
         offsets[two, 4], offsets[two, 5] = _skip_space(b, comma[0][two] + 1), _skip_space(b, comma[1][two], -1)
         after = [np.where(two_points, comma[k + 1], comma[k]) for k in range(3)]  # the commas after the points
-        for column, (a, z) in zip((6, 8, 10), ((after[0], after[1]), (after[1], after[2]), (after[2], tool_end))):
+        speed_end = after[1].copy()
+        speed_end[statement_of[~is_wobj]] = cut[~is_wobj]
+        for column, (a, z) in zip((6, 8, 10), ((after[0], speed_end), (after[1], after[2]), (after[2], tool_end))):
             offsets[:, column], offsets[:, column + 1] = _skip_space(b, a + 1), _skip_space(b, z, -1)
-        w = np.flatnonzero(wobj)
-        key = _skip_space(b, backslashes + 1)
-        offsets[w, 12], offsets[w, 13] = key, key + 4
-        offsets[w, 14], offsets[w, 15] = _skip_space(b, _skip_space(b, key + 4) + 2), _skip_space(b, ends[w], -1)
+        for (column, value), mine, end in ((_COLUMN["wkey"], _COLUMN["wobj"]), is_wobj, ends), \
+                                           ((_COLUMN["okey"], _COLUMN["opt"]), ~is_wobj, after[1]):
+            rows, k = statement_of[mine], key[mine]
+            offsets[rows, column] = k
+            offsets[rows, column + 1] = _skip_space(b, k, table=_WORD)  # (WObj, V, T)
+            offsets[rows, value] = _skip_space(b, _skip_space(b, offsets[rows, column + 1]) + 2)
+            offsets[rows, value + 1] = _skip_space(b, end[rows], -1)
         self.offsets = offsets
         self.end = ends + 1
         self.delimiters, self.codes = at, code  # (outside comments)
@@ -203,15 +236,15 @@ class MoveStatements:
         return [None if t is None else t.lower() for t in out] if lower else out
 
 
-def _skip_space(b: np.ndarray, at: np.ndarray, step: int = 1) -> np.ndarray:
-    """Offsets ``at`` into the bytes ``b`` moved past whitespace (``_S``): forward, or with ``step`` -1 back to
-    just after the last byte before them that is not whitespace."""
+def _skip_space(b: np.ndarray, at: np.ndarray, step: int = 1, table: np.ndarray = _SPACE) -> np.ndarray:
+    """Offsets ``at`` into the bytes ``b`` moved past whitespace (``_S``; or the bytes ``table`` holds): forward,
+    or with ``step`` -1 back to just after the last byte before them that is not whitespace."""
     at = at.copy()
     look = 0 if step == 1 else -1
-    active = np.flatnonzero(_SPACE[b[at + look]])
+    active = np.flatnonzero(table[b[at + look]])
     while active.size:
         at[active] += step
-        active = active[_SPACE[b[at[active] + look]]]
+        active = active[table[b[at[active] + look]]]
     return at
 
 
@@ -320,15 +353,14 @@ class _Motions:
         return self._matches[key]
 
     def _leaf(self, token: Token, st: MoveStatements, i: int, part: str) -> Tree:
-        """Part ``part`` of statement ``i`` of a run as the general rules' tree has it: a ``name`` node, or a
-        ``numbers`` node for an inline point."""
+        """Part ``part`` of statement ``i`` of a run as the general rules' tree has it: a ``name`` node, a
+        ``numbers`` node for an inline point or speed, a ``number`` node for an option's value."""
         value = st.group(i, part)
         assert value is not None
         start = token.start_pos + int(st.offsets[i, _COLUMN[part]])
         (line, end_line), (column, end_column) = self.lines.lists([start, start + len(value)])
-        leaf = Token("NUMBERS" if value[0] == "[" else "NAME", value, start, line, column, end_line, end_column,
-                     start + len(value))
-        node = Tree("numbers" if value[0] == "[" else "name", [leaf])
+        leaf = Token(_terminal(value), value, start, line, column, end_line, end_column, start + len(value))
+        node = Tree(_RULE[leaf.type], [leaf])
         node.meta.empty, node.meta.start_pos, node.meta.end_pos = False, start, leaf.end_pos
         node.meta.line, node.meta.column, node.meta.end_line, node.meta.end_column = line, column, end_line, end_column
         return node
@@ -354,14 +386,17 @@ class _Motions:
         shape_first = np.empty(int(shape_of.max()) + 1, dtype=np.int64)
         shape_first[shape_of[::-1]] = np.arange(r - 1, -1, -1)
         shapes: list[tuple | None] = []
-        for i in shape_first.tolist():  # (frame, tool, held, TCP and reorientation speeds, kind, count of points)
+        for i in shape_first.tolist():  # (frame, tool, held, TCP and reorientation speeds, kind, points, time)
             name = st.group(i, "instr")
             kind, count = MOTIONS[name.lower()]  # type: ignore[union-attr]
             wobj = None if st.group(i, "wobj") is None else self._leaf(token, st, i, "wobj")
+            option = st.group(i, "okey")
             try:
                 frames = self.motion_frames(self._leaf(token, st, i, "tool"), wobj, local)
-                speed = self.motion_speed(name, self._leaf(token, st, i, "speed"), {}, local, fallback=False)[:2]
-                shapes.append((*frames, *speed, kind, count))
+                speed = self.motion_speed(name, self._leaf(token, st, i, "speed"),
+                                          {} if option is None else {option.lower(): self._leaf(token, st, i, "opt")},
+                                          local, fallback=False)
+                shapes.append((*frames, *speed[:2], kind, count, np.nan if speed[2] is None else speed[2]))
             except (_Unsupported, InputError):
                 shapes.append(None)
         has_p2 = st.starts("p2") >= 0
@@ -459,16 +494,15 @@ class _Motions:
         run = MotionRun(
             instruction=tuple(instruction), kind=kinds, n_points=n_points, statement=statement, name=name_span,
             tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], joint_speed=np.full(r, np.inf),
-            acceleration=np.full(r, np.inf), duration_s=np.full(r, np.nan), text=text_span, argument=argument,
+            acceleration=np.full(r, np.inf), text=text_span, argument=argument,
+            duration_s=np.array([np.nan if s is None else s[7] for s in shapes], dtype=float)[shape_of],
             T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata, has_confdata=has_confdata, frames=frames,
             frame=frame, extax=tuple(extax), name_of_point=tuple(names), whole_argument=(None,) * p, quat=quat,
             file=np.full(r, self.file, dtype=np.int64), text_file=text_file,
             held=np.array(held_of_frame + [False], dtype=bool)[frame])
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
-            if part is None:
-                general = without_runs("rapid.lark", "body")  # (the general rules read them)
-                self.run_body(parse_at(general, self.text, base + int(st.starts("instr")[a]), base + int(st.end[b - 1]),
-                                       self.lines), local, depth)
+            if part is None:  # (the general rules read them, as their tree has them)
+                self.run_body(self.statement_trees(token, st, a, b), local, depth)
                 continue
             if self.progress is not None:
                 for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS,
@@ -476,6 +510,62 @@ class _Motions:
                     self.progress(done, None)
             self._run_count += b - a
             self.steps.append(part)
+
+    def statement_trees(self, token: Token, st: MoveStatements, first: int, end: int) -> Tree:
+        """Statements ``first`` to ``end`` of a run as the general rules' tree has them: a ``body`` of ``call`` nodes,
+        built from the parts the run's split found (a call of the instruction with its arguments, each a ``name``,
+        ``numbers`` or ``opt_arg`` node where it stands), or parsed by the grammar without its runs where a part is
+        not one of those (an inline zonedata's aggregate; a keyword, which the grammar reads its own way)."""
+        base = token.start_pos
+        columns = [_COLUMN[part] for part in _ARGUMENTS]
+        offsets = st.offsets[first:end]
+        starts, ends = offsets[:, columns], offsets[:, [c + 1 for c in columns]]
+        texts = [[None if a < 0 else st.text[a:b] for a, b in zip(row_a, row_b)]
+                 for row_a, row_b in zip(starts.tolist(), ends.tolist())]
+        if any(t is not None and (t[0] == "[" and part == "zone" or t.upper() in _KEYWORDS)
+               for row in texts for part, t in zip(_ARGUMENTS, row)):
+            return parse_at(without_runs("rapid.lark", "body"), self.text, base + int(st.starts("instr")[first]),
+                            base + int(st.end[end - 1]), self.lines)
+        # every position a node or token starts or ends at, placed once: the arguments', the statements', the options'
+        # backslashes (just before their keys)
+        keys = offsets[:, [_COLUMN["okey"], _COLUMN["wkey"]]]
+        slash = np.where(keys >= 0, _skip_space(st.bytes, np.maximum(keys, 0), -1) - 1, -1)  # (back past "\\ ")
+        places = base + np.concatenate([starts.ravel(), ends.ravel(), offsets[:, 0], offsets[:, 1], st.end[first:end],
+                                        slash.ravel()])
+        lines, columns_ = self.lines.lists(places)
+        at = dict(zip(places.tolist(), zip(lines, columns_)))
+
+        def meta(a: int, b: int) -> Meta:
+            m = Meta()
+            (m.line, m.column), (m.end_line, m.end_column) = at[a], at[b]
+            m.start_pos, m.end_pos, m.empty = a, b, False
+            m.container_line, m.container_column, m.container_start_pos = m.line, m.column, a
+            m.container_end_line, m.container_end_column, m.container_end_pos = m.end_line, m.end_column, b
+            return m
+
+        def leaf(text: str, a: int, b: int) -> Token:
+            return Token(_terminal(text), text, a, *at[a], *at[b], b)
+
+        calls = []
+        for k, (row_a, row_b, row_t) in enumerate(zip(starts.tolist(), ends.tolist(), texts)):
+            args = []
+            for part, a, b, text in zip(_ARGUMENTS, row_a, row_b, row_t):
+                if text is None or part in ("okey", "wkey"):
+                    continue
+                node = Tree(_RULE[_terminal(text)], [leaf(text, base + a, base + b)], meta(base + a, base + b))
+                key = {"opt": "okey", "wobj": "wkey"}.get(part)
+                if key is not None:
+                    ka, kb = row_a[_ARGUMENTS.index(key)], row_b[_ARGUMENTS.index(key)]
+                    backslash = int(slash[k, 0 if key == "okey" else 1])
+                    node = Tree("opt_arg", [leaf(row_t[_ARGUMENTS.index(key)], base + ka, base + kb), node],
+                                meta(base + backslash, base + b))
+                args.append(node)
+            a, b = base + int(offsets[k, 0]), base + int(st.end[first + k])
+            call_args = Tree("call_args", args, meta(args[0].meta.start_pos, args[-1].meta.end_pos))
+            instruction = Token("NAME", st.text[offsets[k, 0]:offsets[k, 1]], a, *at[a],
+                                *at[base + int(offsets[k, 1])], base + int(offsets[k, 1]))
+            calls.append(Tree("call", [instruction, call_args], meta(a, b)))
+        return Tree("body", calls, meta(calls[0].meta.start_pos, calls[-1].meta.end_pos))
 
     def calc_joint_t(self, node: Tree, local) -> Point:
         """``CalcJointT(robtarget, tool \\WObj:=wobj)`` as a ``MoveAbsJ``'s target: the joints the nominal controller
