@@ -12,8 +12,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from program_builders import assert_same_steps, general_rules_form
+from test_programs_rapid_runs import _read as read_rapid_both
+from test_programs_rapid_runs import assert_same_program as assert_same_rapid
+from test_programs_urscript_runs import _read as read_urscript_both
+from test_programs_urscript_runs import assert_same_program as assert_same_urscript
 
-from thermocomp.errors import InputError
 from thermocomp.programs.rapid import parse_rapid_text, rapid_program_from_text
 from thermocomp.programs.urscript import parse_urscript_text, urscript_program_from_text
 
@@ -57,22 +60,6 @@ _UR_HEAD = ("def Prog():\n  global speed_ms = 0.250\n  global speed_rads = 0.750
             "  global ref_frame = p[0, 0, 0, 0, 0, 0]\n  ref_frame = p[0.4, -0.1, 0.1, 0.1, 0.2, 0.3]\n")
 
 
-def _ur_read(text: str, runs: bool):
-    try:
-        return urscript_program_from_text(text if runs else general_rules_form(text, "urscript"), "s.script")
-    except InputError as exc:
-        return f"InputError: {exc}"
-
-
-def _assert_ur_same(text: str) -> None:
-    """The run's reading of ``text`` and the general rules' (one statement at a time) give the same program."""
-    fast, plain = _ur_read(text, True), _ur_read(text, False)
-    if isinstance(plain, str) or isinstance(fast, str):
-        assert fast == plain
-        return
-    assert_same_steps(fast, plain)
-
-
 def _ur_runs(text: str) -> int:
     return sum(1 for _ in parse_urscript_text(text, "s.script").find_data("moves"))
 
@@ -92,7 +79,7 @@ def test_a_robodk_ur_program_reads_in_the_bulk_lane():
     pose ``p_from_to`` in the frame ``p_from``), the names' values looked up where the run stands."""
     text = _robodk(40)
     assert _ur_runs(text) == 1 and _ur_runs(general_rules_form(text, "urscript")) == 0
-    _assert_ur_same(text)
+    assert_same_urscript(text)
     prog = urscript_program_from_text(text)
     assert len(prog.motions) == 40 and not prog.unsupported
     first = prog.motions[0]
@@ -110,20 +97,20 @@ def test_a_variable_a_run_reads_is_read_where_the_run_stands():
     count, refused naming the frame)."""
     call = ("def go():\n  movel(p[.4, -.1, .5, 0, 3.14, 0], accel_mss, speed_ms)\nend\n"
             "global accel_mss = 1.2\nglobal speed_ms = 0.1\ngo()\nspeed_ms = 0.2\ngo()\n")
-    _assert_ur_same(call)
+    assert_same_urscript(call)
     assert [m.tcp_speed for m in urscript_program_from_text(call).motions] == [0.1, 0.2]
     counted = ("def main():\n  i = 1\n  while i < 4:\n    movel(p[.4, -.1, .5, 0, 3.14, 0], a=1.2, v=i)\n"
                "    i = i + 1\n  end\nend\n")
-    _assert_ur_same(counted)
+    assert_same_urscript(counted)
     assert [m.tcp_speed for m in urscript_program_from_text(counted).motions] == [1.0, 2.0, 3.0]
     moved = _UR_HEAD + ("  i = 0\n  while i < 3:\n    ref_frame = pose_trans(ref_frame, p[0.01, 0, 0, 0, 0, 0])\n"
                         "    movel(pose_trans(ref_frame, p[0.1, 0.2, 0.3, 0, 3.14, 0]), accel_mss, speed_ms)\n"
                         "    i = i + 1\n  end\nend\n")
-    _assert_ur_same(moved)
+    assert_same_urscript(moved)
     targets = np.array([m.points[0].T_world_tcp[:3, 3] for m in urscript_program_from_text(moved).motions])
     np.testing.assert_allclose(np.linalg.norm(np.diff(targets, axis=0), axis=1), 0.01, atol=1e-12)  # (1 cm a pass)
     unknown = moved.replace("  i = 0\n  while i < 3:", "  while get_digital_in(1):")
-    _assert_ur_same(unknown)
+    assert_same_urscript(unknown)
     assert any("ref_frame" in f.message for f in urscript_program_from_text(unknown).unsupported)
 
 
@@ -131,7 +118,7 @@ def test_a_frame_also_a_target_keeps_its_declaration():
     """A pose variable that is a frame in a run and a motion's target elsewhere: its literal is read by more than
     motions, so the target is written at the motion, not into the declaration, both ways."""
     text = _UR_HEAD + "  movel(ref_frame, a=1.2, v=0.25)\n" + "\n".join(_robodk(5).split("\n")[9:])
-    _assert_ur_same(text)
+    assert_same_urscript(text)
     prog = urscript_program_from_text(text)
     assert prog.motions[0].points[0].text == prog.motions[0].points[0].argument
 
@@ -166,8 +153,8 @@ def test_generated_robodk_statements_read_as_the_grammar_s_general_rules_read_th
     reading of the same statements one by one: steps, spans, poses to the bit, findings and errors."""
     good = "  movel(pose_trans(ref_frame, p[.1, -.1, .2, 0, 3.14, 0]), accel_mss, speed_ms, t=0, r=0.001)\n"
     text = _UR_HEAD + good + "".join(f"  {s}\n" for s in statements) + good + "end\n"
-    _assert_ur_same(text)
-    if not isinstance(_ur_read(text, False), str):  # (the general rules' form holds no run: the comparison tells)
+    assert_same_urscript(text)
+    if not isinstance(read_urscript_both(text, False), str):  # (the general rules' form holds no run: the comparison tells)
         assert _ur_runs(general_rules_form(text, "urscript")) == 0
 
 
@@ -176,21 +163,6 @@ def test_generated_robodk_statements_read_as_the_grammar_s_general_rules_read_th
 
 _RAPID_HEAD = _HEAD.replace("  PROC main()", "  CONST speeddata vFast:=[1000,500,5000,1000];\n  VAR num nV:=80;\n  PROC main()")
 _R_TARGET = "[[500,0,600],[1,0,0,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
-
-
-def _rapid_read(text: str, runs: bool):
-    try:
-        return rapid_program_from_text(text if runs else general_rules_form(text), "m.mod")
-    except InputError as exc:
-        return f"InputError: {exc}"
-
-
-def _assert_rapid_same(text: str) -> None:
-    fast, plain = _rapid_read(text, True), _rapid_read(text, False)
-    if isinstance(plain, str) or isinstance(fast, str):
-        assert fast == plain
-        return
-    assert_same_steps(fast, plain)
 
 
 def test_inline_speed_and_zone_and_speed_options_read_in_the_bulk_lane():
@@ -202,7 +174,7 @@ def test_inline_speed_and_zone_and_speed_options_read_in_the_bulk_lane():
     text = _RAPID_HEAD + "".join(f"    {f.format(t=_R_TARGET)}\n" for f in forms) + _TAIL
     assert sum(1 for _ in parse_rapid_text(text, "m.mod").find_data("moves")) == 1
     assert not any(True for _ in parse_rapid_text(general_rules_form(text), "m.mod").find_data("moves"))
-    _assert_rapid_same(text)
+    assert_same_rapid(text)
     motions = rapid_program_from_text(text).motions
     assert [m.tcp_speed for m in motions] == [0.1, 0.08, 0.1, 0.2, 0.12]
     assert [m.duration_s for m in motions] == [None, None, None, 2.0, None]
@@ -218,7 +190,8 @@ _R_SPEED = _either(["v100", "vFast", "[100,500,5000,1000]", "[ 100 , 500,5000,10
 _R_OPTION = _either(["", "\\V:=80", "\\T:=2", " ,\\V:=1.5e2", "\\T := .5"],
                     ["\\V:=0", "\\T:=0", "\\V:=-5", "\\V:=nV", "\\Z:=5", "\\T:=1e39", "\\V:=80\\T:=2"])
 _R_ZONE = _either(["z10", "fine", "[FALSE,0.3,0.3,0.3,0.03,0.3,0.03]", "[TRUE,0,0,0,0,0,0]"], ["[0.3,0.3]", "zNowhere"])
-_R_TOOL = _either(["tPen", "tPen\\WObj:=wPaper", "tPen,\\WObj:=wPaper"], ["wPaper", "tPen\\WObj:=tPen"])
+_R_TOOL = _either(["tPen", "tPen\\WObj:=wPaper", "tPen,\\WObj:=wPaper"],
+                  ["wPaper", "tPen\\WObj:=tPen", "NOT", "tPen\\WObj:=not", "MOD", "ENDPROC", "Nothing"])
 
 
 @settings(max_examples=80, deadline=None)
@@ -231,5 +204,15 @@ def test_generated_rapid_statements_read_as_the_grammar_s_general_rules_read_the
     good = f"    MoveL {_R_TARGET}, v100, z1, tPen;\n"
     body = "".join(f"    {i} {_R_TARGET}, {v}{o}, {z}, {t};\n" for i, v, o, z, t in statements)
     text = _RAPID_HEAD + good + body + good + _TAIL
-    _assert_rapid_same(text)
-    assert not any(True for _ in parse_rapid_text(general_rules_form(text), "m.mod").find_data("moves"))
+    assert_same_rapid(text)
+    if not isinstance(read_rapid_both(text, False), str):  # (the general rules' form holds no run: the comparison tells)
+        assert not any(True for _ in parse_rapid_text(general_rules_form(text), "m.mod").find_data("moves"))
+
+
+def test_not_as_a_motion_argument_is_a_syntax_error_with_its_place():
+    """``NOT`` starts an expression (RAPID kernel, "Expressions"): ``MoveL p, v100, z1, NOT;`` is text the
+    controller rejects, refused with its line and column (the run's split once let lark's own error through)."""
+    text = _RAPID_HEAD + f"    MoveL {_R_TARGET}, v100, z1, not;\n" + _TAIL
+    got = read_rapid_both(text, True)
+    assert got == read_rapid_both(text, False)
+    assert got == "InputError: m.mod, line 7: RAPID syntax: unexpected ';' (column 85)"

@@ -21,12 +21,14 @@ from lark.tree import Meta
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs.grammars import (
+    NAME_BYTES,
     byte_spans,
     delimiters,
     first_seen,
     joined_bytes,
     parse_at,
     parse_numbers,
+    skipped,
     without_runs,
 )
 from thermocomp.programs.model import (
@@ -96,7 +98,8 @@ PROCESS_MOTIONS: dict[str, _Signature] = {
 _S = r"[ \t\r\n]*+"
 _NUM = r"[+-]?+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
 _LIST = rf"\[{_S}{_NUM}(?:{_S},{_S}{_NUM})*+{_S}\]"
-_NAME = r"[A-Za-z_][A-Za-z0-9_]*+"
+#: A name (not ``NOT``: an argument that starts with it is an expression, or text the controller rejects).
+_NAME = r"(?!(?i:NOT)(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*+"
 _POINT = rf"\[{_S}{_LIST}(?:{_S},{_S}{_LIST})*+{_S}\]|{_NAME}"
 _GAP = r"(?:[ \t\f\r\n]++|![^\n]*+)++"
 _UNUM = r"(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
@@ -124,8 +127,6 @@ _CODES[[ord(c) for c in "[],;\\!\n"]] = np.arange(1, 8)
 #: Whitespace inside a statement (``_S``), and between statements (``_GAP``, comments aside).
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[ord(c) for c in " \t\r\n"]] = True
-_WORD = np.zeros(256, dtype=bool)  # (a name's characters)
-_WORD[[ord(c) for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"]] = True
 _GAP_SPACE = _SPACE.copy()
 _GAP_SPACE[ord("\f")] = True
 
@@ -170,16 +171,16 @@ class MoveStatements:
         depth = np.cumsum((code == _OPEN).astype(np.int8) - (code == _CLOSE), dtype=np.int8)  # (0 to 2)
         ends = at[code == _END]
         commas = at[(code == _COMMA) & (depth == 0)]
-        before = b[_skip_space(b, commas + 1)] == ord("\\")  # (",\\WObj": RAPID allows either form)
+        before = b[skipped(b, _SPACE, commas + 1)] == ord("\\")  # (",\\WObj": RAPID allows either form)
         optional, commas = commas[before], commas[~before]
         first = np.searchsorted(np.searchsorted(ends, commas), np.arange(len(ends)))  # each statement's first comma
         two_points = np.diff(np.append(first, len(commas))) == 4
         # each optional argument: its key (WObj after the tool; V or T after the speed), and where the argument it
         # follows ends (its backslash, or the comma before it)
         backslashes = at[code == _BACKSLASH]
-        key = _skip_space(b, backslashes + 1)
+        key = skipped(b, _SPACE, backslashes + 1)
         cut = backslashes.copy()
-        cut[np.searchsorted(backslashes, _skip_space(b, optional + 1))] = optional
+        cut[np.searchsorted(backslashes, skipped(b, _SPACE, optional + 1))] = optional
         is_wobj = (b[key] | 0x20) == ord("w")
         statement_of = np.searchsorted(ends, backslashes)
         tool_end = ends.copy()
@@ -197,21 +198,21 @@ class MoveStatements:
         instr_end = start + np.where((b[start + 4] | 0x20) == ord("a"), 8, 5)  # MoveAbsJ; MoveL, MoveJ, MoveC
         comma = [commas[np.minimum(first + k, len(commas) - 1)] for k in range(4)]
         offsets[:, 0], offsets[:, 1] = start, instr_end
-        offsets[:, 2], offsets[:, 3] = _skip_space(b, instr_end), _skip_space(b, comma[0], -1)
+        offsets[:, 2], offsets[:, 3] = skipped(b, _SPACE, instr_end), skipped(b, _SPACE, comma[0], -1)
         two = np.flatnonzero(two_points)
-        offsets[two, 4], offsets[two, 5] = _skip_space(b, comma[0][two] + 1), _skip_space(b, comma[1][two], -1)
+        offsets[two, 4], offsets[two, 5] = skipped(b, _SPACE, comma[0][two] + 1), skipped(b, _SPACE, comma[1][two], -1)
         after = [np.where(two_points, comma[k + 1], comma[k]) for k in range(3)]  # the commas after the points
         speed_end = after[1].copy()
         speed_end[statement_of[~is_wobj]] = cut[~is_wobj]
         for column, (a, z) in zip((6, 8, 10), ((after[0], speed_end), (after[1], after[2]), (after[2], tool_end))):
-            offsets[:, column], offsets[:, column + 1] = _skip_space(b, a + 1), _skip_space(b, z, -1)
+            offsets[:, column], offsets[:, column + 1] = skipped(b, _SPACE, a + 1), skipped(b, _SPACE, z, -1)
         for (column, value), mine, end in ((_COLUMN["wkey"], _COLUMN["wobj"]), is_wobj, ends), \
                                            ((_COLUMN["okey"], _COLUMN["opt"]), ~is_wobj, after[1]):
             rows, k = statement_of[mine], key[mine]
             offsets[rows, column] = k
-            offsets[rows, column + 1] = _skip_space(b, k, table=_WORD)  # (WObj, V, T)
-            offsets[rows, value] = _skip_space(b, _skip_space(b, offsets[rows, column + 1]) + 2)
-            offsets[rows, value + 1] = _skip_space(b, end[rows], -1)
+            offsets[rows, column + 1] = skipped(b, NAME_BYTES, k)  # (WObj, V, T)
+            offsets[rows, value] = skipped(b, _SPACE, skipped(b, _SPACE, offsets[rows, column + 1]) + 2)
+            offsets[rows, value + 1] = skipped(b, _SPACE, end[rows], -1)
         self.offsets = offsets
         self.end = ends + 1
         self.delimiters, self.codes = at, code  # (outside comments)
@@ -234,18 +235,6 @@ class MoveStatements:
         text = self.text
         out = [text[a:b] if a >= 0 else None for a, b in self.offsets[:, _COLUMN[part]:_COLUMN[part] + 2].tolist()]
         return [None if t is None else t.lower() for t in out] if lower else out
-
-
-def _skip_space(b: np.ndarray, at: np.ndarray, step: int = 1, table: np.ndarray = _SPACE) -> np.ndarray:
-    """Offsets ``at`` into the bytes ``b`` moved past whitespace (``_S``; or the bytes ``table`` holds): forward,
-    or with ``step`` -1 back to just after the last byte before them that is not whitespace."""
-    at = at.copy()
-    look = 0 if step == 1 else -1
-    active = np.flatnonzero(table[b[at + look]])
-    while active.size:
-        at[active] += step
-        active = active[table[b[at[active] + look]]]
-    return at
 
 
 #: The speeddata a motion whose speed is known only while running is timed with (v1000: ABB's predefined).
@@ -529,11 +518,10 @@ class _Motions:
         # every position a node or token starts or ends at, placed once: the arguments', the statements', the options'
         # backslashes (just before their keys)
         keys = offsets[:, [_COLUMN["okey"], _COLUMN["wkey"]]]
-        slash = np.where(keys >= 0, _skip_space(st.bytes, np.maximum(keys, 0), -1) - 1, -1)  # (back past "\\ ")
-        places = base + np.concatenate([starts.ravel(), ends.ravel(), offsets[:, 0], offsets[:, 1], st.end[first:end],
-                                        slash.ravel()])
-        lines, columns_ = self.lines.lists(places)
-        at = dict(zip(places.tolist(), zip(lines, columns_)))
+        slash = np.where(keys >= 0, skipped(st.bytes, _SPACE, np.maximum(keys, 0), -1) - 1, -1)  # (back past "\\ ")
+        places = base + np.concatenate([starts, ends, offsets[:, :2], st.end[first:end, None], slash], axis=1)
+        lines, columns_ = self.lines.lists(places)  # (a statement's own: placed in bulk, looked up statement by statement)
+        at: dict[int, tuple[int, int]] = {}
 
         def meta(a: int, b: int) -> Meta:
             m = Meta()
@@ -547,7 +535,9 @@ class _Motions:
             return Token(_terminal(text), text, a, *at[a], *at[b], b)
 
         calls = []
-        for k, (row_a, row_b, row_t) in enumerate(zip(starts.tolist(), ends.tolist(), texts)):
+        for k, (row_a, row_b, row_t, row_p, row_l, row_c) in enumerate(zip(starts.tolist(), ends.tolist(), texts,
+                                                                            places.tolist(), lines, columns_)):
+            at = dict(zip(row_p, zip(row_l, row_c)))
             args = []
             for part, a, b, text in zip(_ARGUMENTS, row_a, row_b, row_t):
                 if text is None or part in ("okey", "wkey"):
@@ -565,7 +555,10 @@ class _Motions:
             instruction = Token("NAME", st.text[offsets[k, 0]:offsets[k, 1]], a, *at[a],
                                 *at[base + int(offsets[k, 1])], base + int(offsets[k, 1]))
             calls.append(Tree("call", [instruction, call_args], meta(a, b)))
-        return Tree("body", calls, meta(calls[0].meta.start_pos, calls[-1].meta.end_pos))
+        body = Meta()
+        body.__dict__.update({k: v for k, v in vars(calls[0].meta).items() if "end" not in k})
+        body.__dict__.update({k: v for k, v in vars(calls[-1].meta).items() if "end" in k})
+        return Tree("body", calls, body)
 
     def calc_joint_t(self, node: Tree, local) -> Point:
         """``CalcJointT(robtarget, tool \\WObj:=wobj)`` as a ``MoveAbsJ``'s target: the joints the nominal controller

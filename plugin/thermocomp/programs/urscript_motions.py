@@ -22,7 +22,7 @@ from lark import Token, Tree
 from lark.tree import Meta
 
 from thermocomp.geometry.rotations import matrix_from_rotvec, rotvec_from_matrix, transform
-from thermocomp.programs.grammars import delimiters, parse_at, parse_numbers, without_runs
+from thermocomp.programs.grammars import NAME_BYTES, delimiters, parse_at, parse_numbers, skipped, without_runs
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, JOINT, LINEAR, MotionRun, Point
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_values import MAX_POSE_VALUE, Pose, Record, Unsupported, split_arguments
@@ -65,8 +65,6 @@ _SPACE = np.zeros(256, dtype=bool)  # (``_US``)
 _SPACE[[ord(c) for c in " \t\r"]] = True
 #: A name among a statement's arguments (after a comma or a keyword's ``=``; not the keyword itself).
 _ARGUMENT_NAME = re.compile(r"[,=][ \t\r]*+([A-Za-z_][A-Za-z0-9_]*+)(?![ \t\r]*+=)")
-_WORD = np.zeros(256, dtype=bool)  # (a name's characters)
-_WORD[[ord(c) for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"]] = True
 
 
 class Refused(Exception):  # noqa: N818
@@ -164,12 +162,12 @@ def move_statements(token: Token) -> Statements:
     framed = b[opens + 2] == ord("o")  # "(pose_trans(", not "(p[" or "(["
     literal = np.where(b[lists - 1] == ord("p"), lists - 1, lists)
     point_end = list_ends.copy()
-    point_end[framed] = _skip(b, list_ends[framed], _SPACE) + 1  # (past pose_trans's ")")
+    point_end[framed] = skipped(b, _SPACE, list_ends[framed]) + 1  # (past pose_trans's ")")
     frame = np.full(k, -1, dtype=np.int64)
     frame_end = frame.copy()
-    frame[framed] = _skip(b, opens[framed] + 12, _SPACE)  # (after "(pose_trans(")
-    frame_end[framed] = _skip(b, frame[framed], _WORD)
-    args_end = _skip(b, ends, _SPACE, -1)
+    frame[framed] = skipped(b, _SPACE, opens[framed] + 12)  # (after "(pose_trans(")
+    frame_end[framed] = skipped(b, NAME_BYTES, frame[framed])
+    args_end = skipped(b, _SPACE, ends, -1)
     spans = np.stack([opens - 5, opens, opens + 1, point_end, point_end, args_end, ends + 1, frame, frame_end,
                       literal, list_ends], axis=1)
     index: dict[tuple[str, str], int] = {}
@@ -200,18 +198,6 @@ def move_statements(token: Token) -> Statements:
             names += [(start + at, name) for at, name in in_shape[s]]
         names.sort()
     return Statements(token, spans, shape_first, shape_of, arguments, values, T, framed, names)
-
-
-def _skip(b: np.ndarray, at: np.ndarray, table: np.ndarray, step: int = 1) -> np.ndarray:
-    """Offsets ``at`` into the bytes ``b`` moved past the bytes ``table`` holds: forward, or with ``step`` -1 back
-    to just after the last byte before them that it does not hold."""
-    at = at.copy()
-    look = 0 if step == 1 else -1
-    active = np.flatnonzero(table[b[at + look]])
-    while active.size:
-        at[active] += step
-        active = active[table[b[at[active] + look]]]
-    return at
 
 
 class Motions:
