@@ -12,6 +12,7 @@ would have built.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -147,13 +148,39 @@ def _terminal(text: str) -> str:
     return "NUMBERS" if text[0] == "[" else "NAME" if text[0].isalpha() or text[0] == "_" else "NUMBER"
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """What a run's text alone gives (:attr:`MoveStatements.layout`): each statement's combination of instruction,
+    speed, zone, tool and work object (``shape_of`` ``(r,)``, numbered in order of appearance; ``shape_first`` each
+    one's first statement), its number of points; per point ``(p,)``, in order (a statement's first, then its
+    second): where it is written in the token, its statement, whether it is the second, whether it is written
+    inline, whether it is a jointtarget (``MoveAbsJ``'s); the inline points' numbers ``(p, 11)`` (x, y, z [mm],
+    q1..q4, confdata; a jointtarget's six angles [deg]; NaN elsewhere), external axes as written, whether they are
+    read (:func:`_inline_values`), and each inline robtarget's transform in its frame ``(p, 4, 4)`` [m]."""
+
+    shape_of: np.ndarray
+    shape_first: np.ndarray
+    n_points: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    point_statement: np.ndarray
+    second_point: np.ndarray
+    inline: np.ndarray
+    joint: np.ndarray
+    values: FloatArray
+    extax: np.ndarray
+    read: np.ndarray
+    T_frame_tcp: FloatArray
+
+
 class MoveStatements:
     """The statements of a ``MOVES`` token, columnar: where each part of each statement starts and ends.
 
     The parts are :data:`PARTS`; offsets are within the token's text, -1 where a part is absent. The token is
     one the grammar matched (:data:`MOVES_PATTERN`), so its bytes alone place the parts: outside comments (``!``
-    to the line's end, between statements only) every ``;`` ends a statement, every ``\\`` starts its ``\\WObj``,
-    and the commas outside brackets separate its arguments (three, or four with a second point); each part is
+    to the line's end, between statements only) every ``;`` ends a statement, every ``\\`` starts an optional
+    argument (``\\WObj`` after the tool, ``\\V`` or ``\\T`` after the speed), and the commas outside brackets separate
+    its arguments (three, or four with a second point); each part is
     what lies between them, whitespace aside. Found with numpy over the token's bytes, no match object a
     statement (a regular expression's groups took a second for 100,000 statements).
     """
@@ -235,6 +262,43 @@ class MoveStatements:
         text = self.text
         out = [text[a:b] if a >= 0 else None for a, b in self.offsets[:, _COLUMN[part]:_COLUMN[part] + 2].tolist()]
         return [None if t is None else t.lower() for t in out] if lower else out
+
+    @functools.cached_property
+    def layout(self) -> _Layout:
+        """What the statements' text alone gives, found once a token however many passes run it (:class:`_Layout`)."""
+        r = len(self)
+        # each combination as written (the instruction, and its text from the speed on), in order of appearance
+        shape_of = first_seen(byte_spans(self.data, self.starts("instr"), self.ends("instr")),
+                              byte_spans(self.data, self.starts("speed"), self.end))
+        shape_first = np.empty(int(shape_of.max()) + 1, dtype=np.int64)
+        shape_first[shape_of[::-1]] = np.arange(r - 1, -1, -1)
+        has_p2 = self.starts("p2") >= 0
+        n_points = np.where(has_p2, 2, 1).astype(np.int64)
+        p = int(n_points.sum())  # the points, in order: each statement's first, then its second
+        first_point = np.cumsum(n_points) - n_points
+        second = first_point[has_p2] + 1
+        starts, ends = np.empty(p, dtype=np.int64), np.empty(p, dtype=np.int64)
+        starts[first_point], ends[first_point] = self.starts("p1"), self.ends("p1")
+        starts[second], ends[second] = self.starts("p2")[has_p2], self.ends("p2")[has_p2]
+        point_statement = np.repeat(np.arange(r), n_points)
+        second_point = np.zeros(p, dtype=bool)
+        second_point[second] = True
+        inline = self.bytes[starts] == ord("[")
+        joint = ((self.bytes[self.starts("instr") + 4] | 0x20) == ord("a"))[point_statement]  # MoveAbsJ's
+        values = np.full((p, 11), np.nan)
+        extax = np.full(p, "", dtype=object)
+        read = np.zeros(p, dtype=bool)
+        T_frame_tcp = np.full((p, 4, 4), np.nan)
+        for dtype, is_joint in (("robtarget", False), ("jointtarget", True)):
+            at = np.flatnonzero(inline & (joint == is_joint))
+            if at.size:
+                got, extax[at], read[at] = _inline_values(self, dtype, starts[at], ends[at])
+                values[at, :got.shape[1]] = got
+                if not is_joint:
+                    with np.errstate(divide="ignore", invalid="ignore"):  # (a zero quaternion: not read, left as NaN)
+                        T_frame_tcp[at] = transforms_from_poses(got)
+        return _Layout(shape_of, shape_first, n_points, starts, ends, point_statement, second_point, inline, joint,
+                       values, extax, read, T_frame_tcp)
 
 
 #: The speeddata a motion whose speed is known only while running is timed with (v1000: ABB's predefined).
@@ -365,15 +429,10 @@ class _Motions:
         run stays columns.
         """
         st = self.move_matches(token)
-        base = token.start_pos
-        text = st.text
-        r = len(st)
-        # speed, tool and work object: each combination as written (the instruction, and its text from the speed
-        # on) resolved once, in order of appearance
-        shape_of = first_seen(byte_spans(st.data, st.starts("instr"), st.ends("instr")),
-                              byte_spans(st.data, st.starts("speed"), st.end))
-        shape_first = np.empty(int(shape_of.max()) + 1, dtype=np.int64)
-        shape_first[shape_of[::-1]] = np.arange(r - 1, -1, -1)
+        lay = st.layout
+        base, text, r = token.start_pos, st.text, len(st)
+        shape_of, shape_first, point_statement = lay.shape_of, lay.shape_first, lay.point_statement
+        # speed, tool and work object: each combination as written resolved once, in order of appearance
         shapes: list[tuple | None] = []
         for i in shape_first.tolist():  # (frame, tool, held, TCP and reorientation speeds, kind, points, time)
             name = st.group(i, "instr")
@@ -388,67 +447,46 @@ class _Motions:
                 shapes.append((*frames, *speed[:2], kind, count, np.nan if speed[2] is None else speed[2]))
             except (_Unsupported, InputError):
                 shapes.append(None)
-        has_p2 = st.starts("p2") >= 0
-        n_points = np.where(has_p2, 2, 1).astype(np.int64)
-        # a shape that resolves, with the instruction's own count of points
-        regular = np.array([0 if s is None else s[6] for s in shapes], dtype=np.int64)[shape_of] == n_points
-        # the points, in order: each statement's first, then its second
-        p = int(n_points.sum())
-        first_point = np.cumsum(n_points) - n_points
-        second = first_point[has_p2] + 1
-        local_starts = np.empty(p, dtype=np.int64)
-        local_ends = np.empty(p, dtype=np.int64)
-        local_starts[first_point], local_ends[first_point] = st.starts("p1"), st.ends("p1")
-        local_starts[second], local_ends[second] = st.starts("p2")[has_p2], st.ends("p2")[has_p2]
-        point_statement = np.repeat(np.arange(r), n_points)
-        part_of = np.zeros(p, dtype=bool)  # True: the statement's second point
-        part_of[second] = True
-        resolved_shape = [s is not None for s in shapes]
-        frame_of_shape = np.cumsum(resolved_shape) - 1  # each resolved shape's index in ``frames``
+        # a shape that resolves, with the instruction's own count of points, and inline points that are read
+        regular = np.array([0 if s is None else s[6] for s in shapes], dtype=np.int64)[shape_of] == lay.n_points
+        regular[point_statement[lay.inline & ~lay.read]] = False
+        p = len(point_statement)
+        frame_of_shape = np.cumsum([s is not None for s in shapes]) - 1  # each resolved shape's index in ``frames``
         frames = tuple((s[0], s[1]) for s in shapes if s is not None)
         held_of_frame = [bool(s[2]) for s in shapes if s is not None]
         shape_p = shape_of[point_statement]
         frame = frame_of_shape[shape_p].astype(np.int64)
-        inline = st.bytes[local_starts] == ord("[")
-        dtype_of = np.array([s is not None and s[5] == ABSOLUTE_JOINT for s in shapes], dtype=bool)[shape_p]
         kinds = np.array([_KIND_CODE[s[5]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
         speed = np.array([(s[3], s[4]) if s is not None else (0.0, 0.0) for s in shapes],
                          dtype=float).reshape(-1, 2)[shape_of]
-        text_span = self.lines.spans(base + local_starts, base + local_ends)
+        text_span = self.lines.spans(base + lay.starts, base + lay.ends)
         T_world_tcp = np.full((p, 4, 4), np.nan)
         q = np.full((p, 6), np.nan)
         q_len = np.zeros(p, dtype=np.int64)
         confdata = np.zeros((p, 4), dtype=np.int64)
         has_confdata = np.zeros(p, dtype=bool)
         quat = np.full((p, 4), np.nan)
-        extax = np.full(p, "", dtype=object)
+        extax = lay.extax.copy()
         names = [""] * p
-        for dtype, is_joint in (("robtarget", False), ("jointtarget", True)):
-            at = np.flatnonzero(inline & (dtype_of == is_joint) & regular[point_statement])
-            if not at.size:
-                continue
-            values, extax_at, read = _inline_values(st, dtype, local_starts[at], local_ends[at])
-            regular[point_statement[at[~read]]] = False
-            extax[at] = extax_at
-            if is_joint:
-                q[at], q_len[at] = np.radians(values[:, :6]), 6
-                continue
-            T_frame_tcp = transforms_from_poses(values)
-            for f in np.unique(frame[at]).tolist():  # each work object's points together
-                members = frame[at] == f
-                T_world_tcp[at[members]] = T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
-                    and not held_of_frame[f] else world_of_target(frames[f][0], T_frame_tcp[members], held_of_frame[f])
-                # (the identity's product: the same bits)
-            confdata[at[read]], has_confdata[at] = values[read, 7:11].astype(np.int64), True
-            quat[at] = values[:, 3:7]
+        inline = lay.inline & regular[point_statement]
+        at = np.flatnonzero(inline & lay.joint)
+        q[at], q_len[at] = np.radians(lay.values[at, :6]), 6
+        at = np.flatnonzero(inline & ~lay.joint)
+        for f in np.unique(frame[at]).tolist():  # each work object's points together
+            members = at[frame[at] == f]
+            T_world_tcp[members] = lay.T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
+                and not held_of_frame[f] else world_of_target(frames[f][0], lay.T_frame_tcp[members], held_of_frame[f])
+            # (the identity's product: the same bits)
+        confdata[at], has_confdata[at] = lay.values[at, 7:11].astype(np.int64), True
+        quat[at] = lay.values[at, 3:7]
         argument = text_span
         text_file = np.full(p, self.file, dtype=np.int64)
-        named_at = np.flatnonzero(~inline & regular[point_statement])
+        named_at = np.flatnonzero(~lay.inline & regular[point_statement])
         if named_at.size:  # each (name, statement shape) resolved once, in order of appearance
             argument = text_span.copy()
             resolved: dict[tuple[str, int], Point | None] = {}
             for i, name in zip(named_at.tolist(), (text[a:b].lower() for a, b in zip(
-                    local_starts[named_at].tolist(), local_ends[named_at].tolist()))):
+                    lay.starts[named_at].tolist(), lay.ends[named_at].tolist()))):
                 statement_i = int(point_statement[i])
                 if not regular[statement_i]:  # (its first point did not resolve: its second is not read)
                     continue
@@ -457,15 +495,15 @@ class _Motions:
                     shape = shapes[shape_p[i]]
                     assert shape is not None
                     try:
-                        resolved[key] = self.point(self._leaf(token, st, statement_i, "p2" if part_of[i] else "p1"), local,
-                                                   shape[5], *shape[:3])
+                        resolved[key] = self.point(self._leaf(token, st, statement_i, "p2" if lay.second_point[i]
+                                                              else "p1"), local, shape[5], *shape[:3])
                     except (_Unsupported, InputError):
                         resolved[key] = None
                 point, shape = resolved[key], shapes[shape_p[i]]
                 if point is None or point.whole_argument is not None or point.T_world_frame is not shape[0]:
                     regular[statement_i] = False  # (a CalcJointT's point: its own frames and whole argument)
                     continue
-                self.direct_refs.add(self.file_key + base + int(local_starts[i]))
+                self.direct_refs.add(self.file_key + base + int(lay.starts[i]))
                 text_span[i] = tuple(point.text)
                 text_file[i] = point.file
                 names[i], extax[i] = point.name, point.extax
@@ -481,7 +519,7 @@ class _Motions:
         instruction = [st.group(i, "instr") for i in shape_first.tolist()]  # each shape's, as written
         instruction = list(map(instruction.__getitem__, shape_of.tolist()))
         run = MotionRun(
-            instruction=tuple(instruction), kind=kinds, n_points=n_points, statement=statement, name=name_span,
+            instruction=tuple(instruction), kind=kinds, n_points=lay.n_points, statement=statement, name=name_span,
             tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], joint_speed=np.full(r, np.inf),
             acceleration=np.full(r, np.inf), text=text_span, argument=argument,
             duration_s=np.array([np.nan if s is None else s[7] for s in shapes], dtype=float)[shape_of],

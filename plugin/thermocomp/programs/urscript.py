@@ -121,7 +121,7 @@ class _Walker(Flow, Motions, Values):
         self.started_threads: set[str] = set()  # (followed once, where first started)
         self._discarded: list = []  # steps of passes followed to find a loop's head state (Flow.settle), kept alive
         self._matches: dict[int, Statements] = {}  # statements of each MOVES token, by its offset
-        self._templates: dict[int, tuple] = {}  # their columns (Motions.moves_template), by its offset
+        self._templates: dict[int, tuple] = {}  # their columns where they read no variable (Motions.moves_columns)
         self._general: dict[int, Tree] = {}  # constructs as the general rules read them (Motions.general), by id
         self.calling: list[str] = []  # the file's functions being followed, outermost first
         self.functions: dict[str, Tree] = {}
