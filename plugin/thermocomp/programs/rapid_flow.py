@@ -24,6 +24,7 @@ from thermocomp.programs.model import (
     Motion,
     MotionRun,
     RobotProgram,
+    Span,
     TextLines,
     Wait,
     newline_of,
@@ -465,8 +466,10 @@ class _Flow:
             if isinstance(step, MotionRun):
                 if id(step) not in done:
                     own = np.all(step.text == step.argument, axis=1).tolist()
+                    at = ((step.text_file << 40) + step.text[:, 0]).tolist()  # (a call site's literal: in _passed)
                     done[id(step)] = step.with_text_at_argument(np.array(
-                        [bool(name) and not own[i] and not uses.get(name.lower(), set()) <= direct
+                        [bool(name) and not own[i] and (at[i] not in direct if at[i] in self._passed
+                                                        else not uses.get(name.lower(), set()) <= direct)
                          for i, name in enumerate(step.name_of_point)], dtype=bool))
                 step = done[id(step)]
             steps.append(step)
@@ -949,16 +952,23 @@ class _Flow:
                   ) -> _Data:
         if isinstance(node, Tree) and node.data == "name":
             data = self.lookup(node.children[0], local, unset=True)  # (a VAR without a value: read where used)
-            at = self.routine_file(routine) << 40  # (the routine's file)
-            span = span_of(routine)
-            self._passed[self.file_key + node.children[0].start_pos] = (span._replace(start=at + span.start,
-                                                                                       end=at + span.end),
-                                                                         str(param).lower())
+            self._passed[self.file_key + node.children[0].start_pos] = self._routine_key(routine, param)
             if data.type != dtype and self.fields_of(dtype) is not None:
                 raise self.error(f"parameter {param} is a {dtype}, got {node.children[0]}, a {data.type}", node)
             return data
         value = self.evaluate_as(node, local, dtype) if self.fields_of(dtype) is not None else self.evaluate(node, local)
+        if dtype in ("robtarget", "jointtarget") and isinstance(node, Tree) and node.data in ("aggregate", "numbers"):
+            # a target written at the call site: written there when the routine reads the parameter only as motions'
+            # points (:func:`.calls.direct_through_calls`, the literal's offset standing for a name passed on)
+            self._passed[self.file_key + span_of(node).start] = self._routine_key(routine, param)
+            return _Data(dtype, value, node, str(param), param, file=self.file)
         return _Data(dtype, value, None, str(param), param)
+
+    def _routine_key(self, routine: Tree, param: Token) -> tuple[Span, str]:
+        """The span of ``routine`` in the task's offsets (its file's key added) and ``param``'s key: what
+        :attr:`_passed` maps an argument to."""
+        at, span = self.routine_file(routine) << 40, span_of(routine)
+        return span._replace(start=at + span.start, end=at + span.end), str(param).lower()
 
     def decided_branch(self, statement: Tree, local: dict[str, _Data]) -> Tree | None:
         """The body an ``IF`` runs when the file decides its conditions (:mod:`.rapid_conditions`: only the routine's

@@ -244,8 +244,10 @@ class _Walker(Flow, Motions, Values):
         steps = []
         for step in self.steps:
             if isinstance(step, MotionRun):
-                step = step.with_text_at_argument(np.array([bool(name) and not uses.get(name, set()) <= direct
-                                                            for name in step.name_of_point], dtype=bool))
+                at = step.text[:, 0].tolist()  # (a call site's literal: in _passed)
+                step = step.with_text_at_argument(np.array(
+                    [bool(name) and (at[i] not in direct if at[i] in self._passed else not uses.get(name, set()) <= direct)
+                     for i, name in enumerate(step.name_of_point)], dtype=bool))
             steps.append(step)
         return steps
 
