@@ -143,6 +143,7 @@ class _Walker(Flow, Motions, Values):
         self.direct_refs: set[int] = set()
         self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming a variable: function, parameter
+        self._reads: dict[tuple[int, int], tuple] = {}  # a call site's pose read through pose_trans: Flow.through_call_site
         self._quiet: list[str] = []  # the functions being run that move nothing (Summary.inert)
         self.lines = TextLines(text)  # lines and columns of offsets, for a run's statements
 
@@ -205,7 +206,7 @@ class _Walker(Flow, Motions, Values):
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
                             newline=newline_of(self.text),
                             extra={"conditional": tuple(sorted(set(self.conditional_lines))), "per_pass": per_pass,
-                                   "statements_run": self.statements_run})
+                                   "statements_run": self.statements_run, **self.call_site_extra(steps)})
 
     def _entry_parameters(self, main: Tree) -> dict:
         """The scope the program function runs in: the globals, and its parameters, if it has any (a library's
