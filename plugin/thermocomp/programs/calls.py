@@ -176,11 +176,30 @@ def through(how: str, T_in: FloatArray, T_out: FloatArray) -> tuple[FloatArray, 
     return transform(None, T_out[:3, 3] - T_in[:3, 3]), transform(T_in[:3, :3].T @ T_out[:3, :3])
 
 
-def call_site_extra(steps: Sequence[MotionRun | Wait], keys: Callable[[MotionRun], np.ndarray], literals: set[int],
-                    reads: dict[tuple[int, int], tuple[FloatArray, FloatArray, str]]) -> dict:
+def same_read(reads: dict[tuple[int, int], tuple | None], key: tuple[int, int], read: tuple) -> bool:
+    """Record in ``reads`` that the point ``key`` (its text, its argument) reads a call site's target through a
+    function as ``read`` (``(A, B, how)``, :func:`through`): False, and the key marked ``None``, where an earlier
+    pass read it through another (an offset that differs from pass to pass: one text cannot serve them)."""
+    known = reads.setdefault(key, read)
+    if known is not None and all(np.allclose(a, b, rtol=0, atol=1e-12) for a, b in zip(known[:2], read[:2])):
+        return True
+    reads[key] = None
+    return False
+
+
+def unwritable(reads: dict[tuple[int, int], tuple | None]) -> set[int]:
+    """The call sites' targets (their texts' keys) that a function reads differently from pass to pass
+    (:func:`same_read`): not written there, whatever else reads them."""
+    return {text for (text, _), read in reads.items() if read is None}
+
+
+def call_site_extra(notes: list[Finding], steps: Sequence[MotionRun | Wait], keys: Callable[[MotionRun], np.ndarray],
+                    literals: set[int],
+                    reads: dict[tuple[int, int], tuple | None]) -> dict:
     """What the writer needs of the points whose text is a target written at a call site (the final ``steps``):
     ``{"call_site": {point: how the motion reads it}, "through": {point: (A, B)}}`` (points: indices in the
-    program's columns; ``T_target = A @ T_text @ B``, :func:`through`), or ``{}`` for none.
+    program's columns; ``T_target = A @ T_text @ B``, :func:`through`), or ``{}`` for none; a note naming their
+    lines added to ``notes``.
 
     ``keys(run)``: each point's text and argument as task-wide offsets ``(p, 2)``; ``literals``: the texts' keys
     of the call sites' targets; ``reads``: ``(text, argument)`` -> ``(A, B, how)`` of each one read through a
@@ -189,18 +208,26 @@ def call_site_extra(steps: Sequence[MotionRun | Wait], keys: Callable[[MotionRun
         return {}
     how: dict[int, str] = {}
     matrices: dict[int, tuple[FloatArray, FloatArray]] = {}
+    where: dict[int, tuple[int, int, int]] = {}  # each text: its line, column, file
     first = 0
     for step in steps:
         if not isinstance(step, MotionRun):
             continue
         at = keys(step)
         for i in np.flatnonzero(np.isin(at[:, 0], list(literals))).tolist():
-            read = reads.get((int(at[i, 0]), int(at[i, 1])))
+            read = reads.get((int(at[i, 0]), int(at[i, 1])))  # (None: read as it is)
             how[first + i] = "as its target" if read is None else read[2]
             if read is not None:
                 matrices[first + i] = read[:2]
+            where.setdefault(int(at[i, 0]), (int(step.text[i, 2]), int(step.text[i, 3]), int(step.text_file[i])))
         first += len(step.text)
-    return {"call_site": how, "through": matrices} if how else {}
+    if not how:
+        return {}
+    lines = sorted({line for line, _, _ in where.values()})
+    shown = ", ".join(map(str, lines[:20])) + (f" and {len(lines) - 20} more" if len(lines) > 20 else "")
+    notes.append(Finding(f"{len(where)} motion target(s) stand at the call sites of their routines (line {shown}): "
+                         "each is written there, each call's own", *min(where.values())))
+    return {"call_site": how, "through": matrices}
 
 
 def text_poses(prog: RobotProgram, points: np.ndarray, R: FloatArray, p: FloatArray, back: bool = False
@@ -264,4 +291,4 @@ def check_call_sites(prog: RobotProgram, values: list[str | None], posed: np.nda
 
 
 __all__ = ["THROUGH", "Call", "call_site_extra", "changing_motion", "check_call_sites", "direct_through_calls",
-           "finish", "text_poses", "through"]
+           "finish", "same_read", "text_poses", "through", "unwritable"]

@@ -214,6 +214,7 @@ class _Flow:
         per_pass = self.check_per_pass()
         unrun = self.note_unvisited()
         steps = self.finish_points(tree)
+        call_sites = self.call_site_extra(steps)
         return RobotProgram(
             language="rapid", path=self.path, text=self.text, steps=steps,
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
@@ -221,7 +222,7 @@ class _Flow:
             modules=tuple((m.path, m.text) for m in self.task.modules),
             extra={"unrun": unrun, "conditional": tuple(dict.fromkeys(self.conditional)),
                    "confdata_free": frozenset(k for k, free in self.conf_free.items() if free),
-                   "per_pass": per_pass, "statements_run": self.statements_run, **self.call_site_extra(steps)},
+                   "per_pass": per_pass, "statements_run": self.statements_run, **call_sites},
         )
 
     def file_of(self, path: str) -> int:
@@ -466,6 +467,7 @@ class _Flow:
             with self.in_file(file):
                 self._uses(module_tree, uses, consts)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
+        direct -= calls.unwritable(self._reads)
         steps = []
         done: dict[int, MotionRun] = {}  # a step repeated (the passes of a FOR loop): decided once
         for step in self.steps:
@@ -1000,17 +1002,15 @@ class _Flow:
             A, B, T_in = A_f @ A, B @ B_f, T_out
         key = ((point.file << 40) + point.text.start, self.file_key + span_of(node).start)
         how = "through " + " of ".join(str(layer.children[0]) for layer in layers)
-        known = self._reads.setdefault(key, (A, B, how))
-        if not (np.allclose(known[0], A, rtol=0, atol=1e-12) and np.allclose(known[1], B, rtol=0, atol=1e-12)):
-            raise _Unsupported(f"{how[8:]} of {inner.children[0]} differs from pass to pass: the target written at "
-                               f"the call site ({point.text.where()}) cannot serve every pass", node)
+        if not calls.same_read(self._reads, key, (A, B, how)):
+            return None  # (the function differs from pass to pass: the expression is the text, as any other)
         return dataclasses.replace(point, T_world_tcp=world_of_target(T_world_frame, T_in[None], held)[0],
                                    argument=span_of(node))
 
     def call_site_extra(self, steps: list[MotionRun | Wait]) -> dict:
         """:func:`.calls.call_site_extra` of the program's final ``steps`` (a call site's target stands in
-        :attr:`_passed` at its offset)."""
-        return calls.call_site_extra(steps, lambda run: np.stack([
+        :attr:`_passed` at its offset); its note added to the notes."""
+        return calls.call_site_extra(self.notes, steps, lambda run: np.stack([
             (run.text_file << 40) + run.text[:, 0], (run.file[run.row_of_points()] << 40) + run.argument[:, 0]],
             axis=1), set(self._passed), self._reads)
 

@@ -202,11 +202,12 @@ class _Walker(Flow, Motions, Values):
                                           line, column))
         per_pass = self.check_per_pass()
         steps = self.finish_points()
+        call_sites = self.call_site_extra(steps)
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
                             newline=newline_of(self.text),
                             extra={"conditional": tuple(sorted(set(self.conditional_lines))), "per_pass": per_pass,
-                                   "statements_run": self.statements_run, **self.call_site_extra(steps)})
+                                   "statements_run": self.statements_run, **call_sites})
 
     def _entry_parameters(self, main: Tree) -> dict:
         """The scope the program function runs in: the globals, and its parameters, if it has any (a library's
@@ -242,6 +243,7 @@ class _Walker(Flow, Motions, Values):
             token = node.children[0]
             uses.setdefault(str(token), set()).add(token.start_pos)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
+        direct -= calls.unwritable(self._reads)
         steps = []
         for step in self.steps:
             if isinstance(step, MotionRun):

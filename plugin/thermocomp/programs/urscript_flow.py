@@ -913,10 +913,8 @@ class Flow:
             A, B, T_in = A_f @ A, B @ B_f, T_out
         key = (point.text.start, span_of(node).start)
         name = " of ".join(str(layer.children[0]) for layer, _ in layers)
-        known = self._reads.setdefault(key, (A, B, f"through {name}"))
-        if not (np.allclose(known[0], A, rtol=0, atol=1e-12) and np.allclose(known[1], B, rtol=0, atol=1e-12)):
-            raise Unsupported(f"{name} of {inner.children[0]} differs from pass to pass: the pose written at the call "
-                              f"site ({point.text.where()}) cannot serve every pass", node)
+        if not calls.same_read(self._reads, key, (A, B, f"through {name}")):
+            return None  # (the function differs from pass to pass: the expression is the text, as any other)
         return replace(point, T_world_tcp=T_in, argument=span_of(node))
 
     def _leads_to_call_site(self, node, local: dict) -> bool:
@@ -931,8 +929,8 @@ class Flow:
 
     def call_site_extra(self, steps: list) -> dict:
         """:func:`.calls.call_site_extra` of the program's final ``steps`` (a call site's pose stands in
-        ``_passed`` at its offset)."""
-        return calls.call_site_extra(steps, lambda run: np.stack([run.text[:, 0], run.argument[:, 0]], axis=1),
+        ``_passed`` at its offset); its note added to the notes."""
+        return calls.call_site_extra(self.notes, steps, lambda run: np.stack([run.text[:, 0], run.argument[:, 0]], axis=1),
                                      set(self._passed), self._reads)
 
     # ----- the pose the robot stands at (PolyScope's relative waypoints)
