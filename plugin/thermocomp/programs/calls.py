@@ -209,12 +209,12 @@ def call_site_extra(notes: list[Finding], steps: Sequence[MotionRun | Wait], key
     how: dict[int, str] = {}
     matrices: dict[int, tuple[FloatArray, FloatArray]] = {}
     where: dict[int, tuple[int, int, int]] = {}  # each text: its line, column, file
-    first = 0
+    first, wanted = 0, np.fromiter(literals, dtype=np.int64, count=len(literals))
     for step in steps:
         if not isinstance(step, MotionRun):
             continue
         at = keys(step)
-        for i in np.flatnonzero(np.isin(at[:, 0], list(literals))).tolist():
+        for i in np.flatnonzero(np.isin(at[:, 0], wanted)).tolist():
             read = reads.get((int(at[i, 0]), int(at[i, 1])))  # (None: read as it is)
             how[first + i] = "as its target" if read is None else read[2]
             if read is not None:
