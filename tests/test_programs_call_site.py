@@ -223,3 +223,16 @@ def test_joint_targets_at_call_sites_are_read_where_they_are_written(tmp_path):
         (pt,) = prog.points
         assert prog.text[pt.text.start:pt.text.end] == literal and pt.text != pt.argument
         assert prog.extra["call_site"] == {0: "as its target"}
+
+
+def test_rapid_one_call_site_reached_by_passes_needing_it_different_is_refused_naming_it(tmp_path, rng):
+    lit, _ = _literals(rng, 1)
+    tools = "[TRUE,[[0,0,100],[1,0,0,0]],[1,[0,0,50],[1,0,0,0],0,0,0]],[TRUE,[[0,0,160],[1,0,0,0]],[1,[0,0,50],[1,0,0,0],0,0,0]]"
+    main = f"    FOR k FROM 1 TO 2 DO\n      input {lit[0]}, tools{{k}};\n    ENDFOR\n"
+    routines = "  PROC input(robtarget position, PERS tooldata t)\n    MoveJ position, v1000, fine, t;\n  ENDPROC\n"
+    src, path, out = _rapid(tmp_path, main, routines, f"  PERS tooldata tools{{2}} := [{tools}];\n")
+    with pytest.raises(InputError) as err:
+        run_program("irb140", small_table(rng), path, out, options=WARM)
+    column = src.split("\n")[5].index("[") + 1
+    assert f"line 6, column {column} (an argument of a call) is read by MoveJ at line 10 as its target" in str(err.value)
+    assert not out.exists()
