@@ -18,14 +18,14 @@ from helpers import run_program
 from program_builders import random_configurations, robtarget_text, ur_pose_text
 from test_programs_rapid import small_table
 from test_programs_rapid_cell import T_GRIP, TOOL, ZERO, _outside_targets, _reached
+from test_programs_urscript_calls import _reached as _ur_reached  # (its TCP: 150 mm, UR_TCP)
 
-from thermocomp import deformed_model, fk, load_robot, nominal_model
+from thermocomp import fk, load_robot, nominal_model
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import LinearRamp, Static
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import transform
 from thermocomp.kinematics.confdata import confdata_from_q
-from thermocomp.kinematics.ik import solve_ik
 from thermocomp.programs import ProgramOptions, read_program
 from thermocomp.tolerances import IK_POSITION_TOL
 
@@ -144,15 +144,6 @@ def _ur(rng, n: int):
     q = random_configurations(chain, rng, n)
     R, p = fk(nominal_model(chain), q)
     return transform(R, p) @ UR_TCP, q
-
-
-def _ur_reached(table, out, q_near):
-    chain = load_robot("ur5")
-    written = read_program(out)
-    T = np.stack([pt.T_world_tcp @ np.linalg.inv(pt.T_flange_tcp) for pt in written.points])
-    result = solve_ik(nominal_model(chain), T[:, :3, :3], T[:, :3, 3], q_near)
-    R, p = fk(deformed_model(chain, table, 1.0), result.q)
-    return transform(R, p) @ UR_TCP
 
 
 def test_urscript_poses_written_at_call_sites_keyword_nested_looped_and_through_pose_trans(tmp_path, rng):
