@@ -987,7 +987,7 @@ class _Flow:
         while isinstance(inner, Tree) and inner.data == "func_call" and len(inner.children) > 1 \
                 and str(inner.children[0]).lower() in ("offs", "reltool"):
             layers.append(inner)
-            inner = self.split_args(inner.children[1])[0][0]
+            inner = next(iter(self.split_args(inner.children[1])[0]), None)
         if not layers or kind == ABSOLUTE_JOINT or not (isinstance(inner, Tree) and inner.data == "name"):
             return None
         data = self.lookup(inner.children[0], local)
