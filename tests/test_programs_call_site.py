@@ -24,7 +24,7 @@ from thermocomp import fk, load_robot, nominal_model
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.deformation.timelaw import LinearRamp, Static
 from thermocomp.errors import InputError
-from thermocomp.geometry.rotations import transform
+from thermocomp.geometry.rotations import matrix_from_rotvec, transform
 from thermocomp.kinematics.confdata import confdata_from_q
 from thermocomp.programs import ProgramOptions, read_program
 from thermocomp.tolerances import IK_POSITION_TOL
@@ -146,24 +146,28 @@ def _ur(rng, n: int):
     return transform(R, p) @ UR_TCP, q
 
 
-def test_urscript_poses_written_at_call_sites_keyword_nested_looped_and_through_pose_trans(tmp_path, rng):
-    T, q = _ur(rng, 4)
+def test_urscript_poses_written_at_call_sites_keyword_nested_looped_and_through_pose_functions(tmp_path, rng):
+    T, q = _ur(rng, 6)
     pose = [ur_pose_text(t) for t in T]
     split = pose[2].replace(", ", ",  # x, y\n    ", 1)
+    framed = ur_pose_text(np.linalg.inv(transform(matrix_from_rotvec([0, 0, 0.05]), [0.01, -0.02, 0.005])) @ T[5])
     src = ("def prog():\n  set_tcp(p[0, 0, 0.15, 0, 0, 0])\n"
            "  def go(target, speed=0.25):\n    movel(target, a=1.2, v=speed)\n  end\n"
            "  def outer(t):\n    go(t)\n  end\n"
            "  def above(t):\n    movel(pose_trans(t, p[0, 0, -0.02, 0, 0, 0]), a=1.2, v=0.25)\n  end\n"
+           "  def lifted(t):\n    movel(pose_add(t, p[0, 0, 0.01, 0, 0, 0.1]), a=1.2, v=0.25)\n  end\n"
+           "  def framed(t):\n    movel(pose_trans(frame, t), a=1.2, v=0.25)\n  end\n"
            f"  go({pose[0]})\n"
            f"  i = 0\n  while i < 2:\n    outer({pose[1]})\n    i = i + 1\n  end\n"
            f"  go(speed=0.1, target={split})\n"
-           f"  above({pose[3]})\nend\n")
+           f"  above({pose[3]})\n  lifted({pose[4]})\n"
+           f"  frame = p[0.01, -0.02, 0.005, 0, 0, 0.05]\n  framed({framed})\nend\n")
     path, out = tmp_path / "p.script", tmp_path / "p_out.script"
     path.write_text(src)
     assert read_program(path).unsupported == ()
-    assert [src[a:b] for a, b in sorted(_call_site_spans(path))] == [pose[0], pose[1], split, pose[3]]
+    assert [src[a:b] for a, b in sorted(_call_site_spans(path))] == [pose[0], pose[1], split, pose[3], pose[4], framed]
     report, table, want = _compensated("ur5", path, out, rng)
-    assert report.n_changed_texts == 4
+    assert report.n_changed_texts == 6
     written = out.read_text()
     assert "# x, y\n" in written and "movel(pose_trans(t, p[0, 0, -0.02, 0, 0, 0])" in written
     kept = src
@@ -173,7 +177,7 @@ def test_urscript_poses_written_at_call_sites_keyword_nested_looped_and_through_
     for a, b in sorted(_call_site_spans(out), reverse=True):
         cut = cut[:a] + cut[b:]
     assert cut == kept
-    _close(_ur_reached(table, out, q[[0, 1, 1, 2, 3]]), want)
+    _close(_ur_reached(table, out, q[[0, 1, 1, 2, 3, 4, 5]]), want)
 
 
 def test_urscript_a_call_site_pose_read_as_itself_and_through_pose_trans_is_refused_naming_it(tmp_path, rng):
