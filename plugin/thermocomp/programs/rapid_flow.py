@@ -587,7 +587,7 @@ class _Flow:
             raise _Unsupported(f"CONNECT (an interrupt) runs TRAP {name}, which holds {reason}, at times known only "
                                "while running", statement)
         for key in self.assigned_in(trap, frozenset()) - self._routine_names(trap)[0]:
-            self.mark_key(key, statement, local)
+            self.mark_changed(key, statement, local)
         self.visited.add(name.lower())
         self.notes.append(Finding(f"CONNECT: TRAP {name} moves nothing; what it assigns is known only while running "
                                   "from here on", *_location(statement), self.file))
@@ -597,7 +597,7 @@ class _Flow:
         routine may assign is known only while running from each label on (a ``GOTO`` may arrive from anywhere)."""
         routine = self._routines_run[-1] if self._routines_run else statement
         for key in self.assigned_in(routine, frozenset()):
-            self.mark_key(key, statement, local)
+            self.mark_changed(key, statement, local)
         note = Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written order, "
                        "what it assigns known only while running after the label", *_location(statement), self.file)
         self.note_once(note)
@@ -1043,7 +1043,7 @@ class _Flow:
             names = keys | {local[key].name.lower() for key in keys if key in local}  # (a parameter: the caller's data)
             before = self._snapshot(names, local)
             for key in keys:  # (a loop's pass reads what the pass before left; a branch, what an earlier cycle left)
-                self.mark_key(key, statement, local)
+                self.mark_changed(key, statement, local)
             conf_before, first = dict(self.conf_on), len(self.steps)
             bodies, exhaustive = self._bodies(statement)
             scope = local
@@ -1135,14 +1135,6 @@ class _Flow:
             if followed:  # (a value it gives is one it may give)
                 self._followed[name] = (None, followed[0][1])
             self._branch_given.pop(name, None)
-
-    def mark_key(self, key: str, statement: Tree, local: dict[str, _Data]) -> None:
-        """The datum ``key`` (and the caller's datum a parameter of that name is bound to) is changed at run time
-        from ``statement`` on, unless already so."""
-        self.assigned.setdefault(key, statement)
-        bound = local.get(key)
-        if bound is not None:
-            self.assigned.setdefault(bound.name.lower(), statement)
 
     def assigned_in(self, node: Tree, calling: frozenset[str]) -> set[str]:
         """The data (lower-case names) ``node`` may give a value: assignments, ``Incr``/``Add``/..., a search's
