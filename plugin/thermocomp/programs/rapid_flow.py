@@ -90,8 +90,9 @@ SIGNAL_WAITS = frozenset(s.lower() for s in ("WaitDI", "WaitDO", "WaitAI", "Wait
 #: a branch holding one is not passed over.
 MODE_INSTRUCTIONS = frozenset(("velset", "confl", "confj"))
 
-#: Instructions that move the robot or change how it moves.
+#: Instructions that move the robot or change how it moves; that neither move it nor change data a motion reads.
 _MOVING = frozenset(MOTIONS) | frozenset(PROCESS_MOTIONS) | UNSUPPORTED_INSTRUCTIONS
+_PASSIVE = PASSIVE_INSTRUCTIONS | SIGNAL_WAITS
 
 #: The statements, as RAPID writes them (for findings and notes).
 _CONSTRUCTS = {
@@ -231,8 +232,9 @@ class Summary(Visitor):
         return self._flow._at(sub, self._path)
 
     def moves(self, sub: Tree) -> None:
-        found = re.match(r"\w*", sub.children[0]).group() + f" at {self._at(sub)}"
-        self._found(found, found)
+        if self.motion is None:
+            found = re.match(r"\w*", sub.children[0]).group() + f" at {self._at(sub)}"
+            self._found(found, found)
 
     def late_call(self, sub: Tree) -> None:
         self.late = self.mutates = True
@@ -285,23 +287,19 @@ class Summary(Visitor):
         self.calls.add(key)
         self._changes(sub)
         args = sub.children[1] if len(sub.children) > 1 else None
-        if args is not None and key not in PASSIVE_INSTRUCTIONS | SIGNAL_WAITS:
+        if args is not None and key not in _PASSIVE:
             self.passed.update(str(n.children[0]).lower() for n in args.find_data("name"))
-        try:
-            named = [flow.changed_root(arg) for arg in flow.split_args(args)[0]]
-        except _Unsupported:
-            named = []
         writes = getattr(PROCESS_MOTIONS.get(key), "writes", None)
-        if writes is not None and len(named) > writes:
-            named = [named[writes]]  # (a search's found point)
-            self.assigns.update(str(t).lower() for t in named if t is not None)
+        if writes is not None and len(named := self._named(args)) > writes and named[writes] is not None:
+            self.assigns.add(str(named[writes]).lower())  # (a search's found point)
         self.mutates |= key in _MUTATING or key in WRITES_ARGUMENTS or key in MODE_INSTRUCTIONS or writes is not None
         routine = flow.procs.get(key)
         if key in _MOVING and routine is None or key in MOTIONS or key in PROCESS_MOTIONS:
-            self._found(f"{name} at {self._at(sub)}", f"{name} at {self._at(sub)}")
+            if self.motion is None:  # (a routine of 10,000 motions: each named only while none is)
+                self._found(f"{name} at {self._at(sub)}", f"{name} at {self._at(sub)}")
         elif key in MODE_INSTRUCTIONS:
-            self._found(f"{name} at {self._at(sub)}")
-        elif routine is None and key not in flow.external | PASSIVE_INSTRUCTIONS | SIGNAL_WAITS | {"waittime"}:
+            self._found(self.blocker or f"{name} at {self._at(sub)}")
+        elif routine is None and key not in flow.external and key not in _PASSIVE and key != "waittime":
             func = flow.funcs.get(key)
             self._found(f"{name} at {self._at(sub)}, a routine {_NOT_FOUND.format(name=name)}" if func is None else
                         f"{name} at {self._at(sub)}, a FUNC ({flow._at(func, flow.origin.get(id(func), ''))}) called "
@@ -314,11 +312,19 @@ class Summary(Visitor):
             self.changed |= inner.changed
             self.assigns |= inner.assigns - inner.local
             if inner.writes_params:  # (passed by reference: the caller's data it names)
-                self.assigns.update(str(t).lower() for t in named if t is not None)
+                self.assigns.update(str(t).lower() for t in self._named(args) if t is not None)
             self.mutates |= inner.mutates
-            at = self._at(sub)
-            self._found(inner.blocker and f"{inner.blocker} (in {name}, called at {at})",
-                        inner.motion and f"{inner.motion} (in {name}, called at {at})")
+            if self.motion is None:
+                at = self._at(sub)
+                self._found(inner.blocker and f"{inner.blocker} (in {name}, called at {at})",
+                            inner.motion and f"{inner.motion} (in {name}, called at {at})")
+
+    def _named(self, args: Tree | None) -> list[Token | None]:
+        """The data each positional argument of a call names (by reference), None where it names none."""
+        try:
+            return [self._flow.changed_root(arg) for arg in self._flow.split_args(args)[0]]
+        except _Unsupported:
+            return []
 
 
 class _Flow:
@@ -581,10 +587,8 @@ class _Flow:
             return list(self.steps)
         uses: dict[str, set[int]] = {}  # every use of a name in the task's files (offsets keyed by file)
         trees = (tree, *(m.tree for m in self.task.modules))
-        consts = frozenset(str([c for c in d.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
-                           for t in trees for d in t.find_data("data_decl")
-                           if any(isinstance(c, Tree) and c.data == "storage" and str(c.children[0]).upper() ==
-                                   "CONST" for c in d.children))
+        consts = frozenset(_declared_key(d) for t in trees for d in t.find_data("data_decl")
+                           if any(s.children[0].type == "CONST" for s in d.find_data("storage")))
         for file, module_tree in enumerate(trees):
             with self.in_file(file):
                 self._uses(module_tree, uses, consts)
@@ -638,8 +642,8 @@ class _Flow:
                 if self.summary(routine).late:
                     return []
                 todo += self.summary(routine).calls
-        return [(r.meta.start_pos, r.meta.end_pos) for r in tree.iter_subtrees()
-                if r.data == "proc" and self._routine_name(r).lower() not in reached]
+        return [(r.meta.start_pos, r.meta.end_pos) for r in tree.find_data("proc")
+                if self._routine_name(r).lower() not in reached]
 
     @staticmethod
     def _routine_name(routine: Tree) -> str:
@@ -657,8 +661,7 @@ class _Flow:
         if entry.lower() != "main":
             raise InputError(f"--entry {entry}: expected a PROC of this module, got none of that name (its PROCs: "
                              f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
-        called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")
-}
+        called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")}
         return [p for name, p in own.items() if name not in called and not self._params_of(p)]
 
     def note_unvisited(self) -> tuple[tuple[str, int], ...]:
@@ -711,11 +714,10 @@ class _Flow:
         trap = self._trap(name.lower())
         if trap is None:
             raise _Unsupported(f"CONNECT: TRAP {name} is found in no module of this file", statement)
-        reason = self._summary(name.lower(), trap)[0]
-        if reason is not None:
-            raise _Unsupported(f"CONNECT (an interrupt) runs TRAP {name}, which holds {reason}, at times known only "
-                               "while running", statement)
         found = self.summary(trap)
+        if found.blocker is not None:
+            raise _Unsupported(f"CONNECT (an interrupt) runs TRAP {name}, which holds {found.blocker}, at times known "
+                               "only while running", statement)
         for key in found.assigns - found.local:
             self.mark_changed(key, statement, local)
         self.visited.add(name.lower())
@@ -825,8 +827,8 @@ class _Flow:
 
     def run_assign(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """An assignment; one calling a FUNC that moves the robot is refused naming the motion."""
-        moving = next((found for sub in statement.find_data("func_call") if str(sub.children[0]).lower() in self.funcs
-                       and (found := self.summary(self.funcs[str(sub.children[0]).lower()]).motion) is not None), None)
+        moving = next((found for sub in statement.find_data("func_call") if (func := self.funcs.get(
+            str(sub.children[0]).lower())) is not None and (found := self.summary(func).motion) is not None), None)
         if moving is not None:
             raise _Unsupported(f"{moving}: a motion inside a FUNC is not followed", statement)
         self.assign(statement, local)
@@ -937,7 +939,8 @@ class _Flow:
         """``routine`` (and the routines it calls) moves nothing and changes nothing a motion reads
         (:attr:`Summary.blocker`, no data but its own assigned). Its conditions and loops, which could not be followed,
         then cannot change a motion: they are passed over with a note (a gripper routine's ``IF``/``WaitDI``)."""
-        return self._summary(self._routine_name(routine).lower(), routine) == (None, frozenset())
+        found = self.summary(routine)
+        return found.blocker is None and not found.changed
 
     def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data], statement: Tree
                        ) -> dict[str, _Data]:
