@@ -216,3 +216,14 @@ def test_not_as_a_motion_argument_is_a_syntax_error_with_its_place():
     got = read_rapid_both(text, True)
     assert got == read_rapid_both(text, False)
     assert got == "InputError: m.mod, line 7: RAPID syntax: unexpected ';' (column 85)"
+
+
+def test_a_frame_bound_at_the_call_site_is_read_by_the_general_rules():
+    """``pose_trans(t, p[...])`` of a parameter bound to a pose written at the call site: the target is written
+    there (the general rules' call-site reading), the same with the run's lane as without."""
+    text = ("def prog():\n  def above(t):\n    movel(pose_trans(t, p[0, 0, -0.02, 0, 0, 0]), accel, speed)\n  end\n"
+            "  accel = 1.2\n  speed = 0.25\n  above(p[0.4, -0.1, 0.3, 0, 3.14, 0])\n  ref = p[0.4, -0.1, 0.3, 0, 3.14, 0]\n"
+            "  above(ref)\nend\n")
+    assert_same_urscript(text)
+    points = urscript_program_from_text(text).points
+    assert [text[p.text.start:p.text.start + 2] for p in points] == ["p[", "po"]  # (the call site's; the run's own)

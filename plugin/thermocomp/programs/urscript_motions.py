@@ -431,9 +431,14 @@ class Motions:
         return value if isinstance(value, float) else self.number(Tree("name", [Token("NAME", value)]), local)
 
     def _frame(self, name: str, local: dict) -> Pose | None:
-        """The pose the variable ``name`` holds here, as ``pose_trans`` reads its frame; None where it holds none."""
+        """The pose the variable ``name`` holds here, as ``pose_trans`` reads its frame; None where it holds none, or
+        where it is a parameter bound to a pose written at the call site (the general rules write the target there,
+        :meth:`~thermocomp.programs.urscript_flow.Flow.through_call_site`)."""
+        node = Tree("name", [Token("NAME", name)])
+        if self._leads_to_call_site(node, local):
+            return None
         try:
-            return self.pose(Tree("name", [Token("NAME", name)]), local)
+            return self.pose(node, local)
         except Unsupported:
             return None
 
