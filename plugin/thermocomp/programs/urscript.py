@@ -118,6 +118,7 @@ class _Walker(Flow, Motions, Values):
         self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
         self._exploring = 0  # depth of passes followed only to find a loop's head state (Flow.settle)
         self._calls_done: dict = {}  # calls of the file's functions by the state they ran from (Flow.call_function_of_file)
+        self._moved: dict = {}  # those that moved, with their steps (Flow.call_function_of_file)
         self.started_threads: set[str] = set()  # (followed once, where first started)
         self._discarded: list = []  # steps of passes followed to find a loop's head state (Flow.settle), kept alive
         self._matches: dict[int, Statements] = {}  # statements of each MOVES token, by its offset

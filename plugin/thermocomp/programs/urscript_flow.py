@@ -19,6 +19,7 @@ the script is refused naming the statement.
 from __future__ import annotations
 
 import re
+from copy import copy
 from dataclasses import dataclass, field, replace
 
 from lark import Token, Tree
@@ -38,6 +39,7 @@ from thermocomp.programs.urscript_values import (
     assignment,
     is_local,
     line_col,
+    parameters,
     root_name,
     same_state,
     split_arguments,
@@ -285,14 +287,22 @@ class Flow:
                 for call in self.general(st).find_data("call") if str(call.children[0]) in MOTIONS})
         return found
 
-    def _reach(self, name: str) -> tuple[tuple[str, ...], bool]:
-        """The names the file's function ``name`` may read (every name written in it, in the functions it calls and
-        the threads it starts: more than it reads, never less), sorted, and whether it reads the pose the robot
-        stands at (:meth:`standing_pose`); found once (the call graph walked once from it, recursion included)."""
+    def _reach(self, name: str) -> tuple[tuple[str, ...], bool, bool]:
+        """The globals the file's function ``name`` may read or change (every name written in it, in the functions it
+        calls and the threads it starts, that the file assigns anywhere or is a parameter: the only names a global
+        can have), sorted; whether it reads the pose the robot stands at (:meth:`standing_pose`); whether a motion
+        reads an element of a list (whose text may be a global's named in the list's literal, outside its reach);
+        found once (the call graph walked once from it, recursion included)."""
         found = self._summaries.get(("reach", name))
         if found is None:
+            variables = self._summaries.get("variables")
+            if variables is None:
+                variables = self._summaries["variables"] = {
+                    *(root_name(assignment(a)[0]) for a in self.tree.find_data("assign")),
+                    *(p for f in self.tree.find_data("func_def") for p, _ in parameters(f))}
             names: set[str] = set()
             called: set[str] = set()
+            elements = False
             seen, stack = {("call", name)}, [self.functions[name]]
             while stack:
                 node = stack.pop()
@@ -301,11 +311,13 @@ class Flow:
                     if sub.data in ("call", "run_stmt"):
                         callee = str(sub.children[0])
                         called.add(callee)
+                        elements = elements or (callee in MOTIONS and any(True for _ in sub.find_data("index")))
                         inner = (self.functions if sub.data == "call" else self.threads).get(callee)
                         if inner is not None and (sub.data, callee) not in seen:
                             seen.add((sub.data, callee))
                             stack.append(inner)
-            found = self._summaries[("reach", name)] = (tuple(sorted(names)), not STANDING_POSE.isdisjoint(called))
+            found = self._summaries[("reach", name)] = (tuple(sorted(names & variables)), not STANDING_POSE.isdisjoint(called),
+                                                        elements)
         return found
 
     def forget_assigned(self, facts: Summary, local: dict, why: str = "may have run") -> None:
@@ -617,6 +629,7 @@ class Flow:
 
     def _rollback(self, mark: tuple) -> None:
         steps, notes, unsupported, conditional, self.started_threads, self.loop_noted, *_, self.unrolled = mark
+        self._moved.clear()  # (a call remembered may have added what is taken back: run again)
         self._discarded.extend(self.steps[steps:])  # (alive: the ids of its steps keyed tables)
         del self.steps[steps:], self.notes[notes:], self.unsupported[unsupported:], self.conditional_lines[conditional:]
 
@@ -816,7 +829,9 @@ class Flow:
         pass followed only to find a loop's head, moves nothing); else run with its arguments, or, from a state it
         ran from before (the globals it may read, the tool, a condition around it, its arguments, the motion before
         where it reads the pose the robot stands at), what it did then is done again. Returns its value (None: none
-        or not known)."""
+        or not known). A call that moved is remembered too (its steps done again as copies) where nothing it reads lies
+        outside that state (:meth:`_reach`), keyed also by whether the pass is followed only to find a loop's head,
+        the calls around it and the per-pass texts, until a pass is taken back (:meth:`_rollback`)."""
         summary = self.summary(name)
         passed = summary.inert and not for_value  # (moves nothing, changes nothing a motion reads)
         if passed or (self._exploring and summary.holds is None):  # (or a pass followed only to find a loop's head)
@@ -840,23 +855,29 @@ class Flow:
         function = self.functions[name]
         scope = self.bind_arguments(function, args, kwargs, local, call)
         self.visited.add(name)
-        reads, reads_pose = self._reach(name)
-        read = tuple(self.globals.get(g) for g in reads)  # (alive in _calls_done: their ids in the key name them)
+        reads, reads_pose, elements = self._reach(name)
+        held = tuple(map(self.globals.get, reads))  # (alive in _calls_done: their ids in the key name them)
+        read = held
         if reads_pose:  # (where the robot stands: the motion before it, Flow.standing_pose)
             read += (self.steps[-1] if self.steps else None, self.sequence_starts[-1] if self.sequence_starts else None)
         arguments = tuple((param, b.value is None, b.why if b.value is None else repr(b.value), id(b.literal))
                           for param, b in scope.items())
         key = (name, self.unresolved_depth > 0, None if self.tool is None else self.tool.tobytes(), self.tool_why,
                arguments, tuple(map(id, read)))
-        done = self._calls_done.get(key)
+        moved_key = (key, self._exploring > 0, depth, tuple(self.calling), len(self.per_pass))
+        done = self._calls_done.get(key) or self._moved.get(moved_key)
         if done is not None:
-            changed, removed, self.tool, self.tool_why, returned, units = done[1:]
+            changed, removed, self.tool, self.tool_why, returned, units, *added = done[1:]
             self.globals.update(changed)
             for global_name in removed:
                 self.globals.pop(global_name, None)
+            for step, where in added[0] if added else ():
+                step = copy(step) if isinstance(step, MotionRun) else step  # (a run of its own: _in_call by id)
+                if where is not None or scope:
+                    self._in_call[id(step)] = (name, span_of(call)) if scope else where
+                self.steps.append(step)
             self.count(units, call)
             return returned
-        before = dict(self.globals)
         mark = self._mark()
         first = len(self.steps)
         quiet = summary.inert
@@ -880,10 +901,18 @@ class Flow:
         if scope:
             for step in self.steps[first:]:  # the outermost call with arguments is the one named
                 self._in_call[id(step)] = (name, span_of(call))
-        if self._mark()[:-1] == mark[:-1]:  # (it changed only the globals and the tool: remembered)
-            changed = {g: b for g, b in self.globals.items() if before.get(g) is not b}
-            self._calls_done[key] = (read, changed, before.keys() - self.globals.keys(), self.tool, self.tool_why,
-                                     returned, self.unrolled - mark[-1])
+        now = self._mark()
+        if now[1:-1] == mark[1:-1] and (now[0] == mark[0] or not (reads_pose or elements)):
+            # (it changed only the globals, the tool and the steps: remembered; every global a call may change is a
+            # name written in its reach: those alone compared)
+            after = tuple(map(self.globals.get, reads))
+            changed = {g: b for g, old, b in zip(reads, held, after) if b is not old and b is not None}
+            removed = [g for g, old, b in zip(reads, held, after) if b is None and old is not None]
+            done = (read, changed, removed, self.tool, self.tool_why, returned, self.unrolled - mark[-1])
+            if now[0] == mark[0]:
+                self._calls_done[key] = done
+            else:
+                self._moved[moved_key] = (*done, [(s, self._in_call.get(id(s))) for s in self.steps[first:]])
         return returned
 
     # ----- the pose the robot stands at (PolyScope's relative waypoints)
