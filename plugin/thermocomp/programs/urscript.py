@@ -35,7 +35,7 @@ from thermocomp.programs import calls, urscript_flow
 from thermocomp.programs.grammars import lalr_parser, parse_program
 from thermocomp.programs.model import MAX_MOTIONS, Finding, MotionRun, RobotProgram, Span, TextLines, Wait, newline_of
 from thermocomp.programs.urscript_flow import Flow, _Frame, _Return
-from thermocomp.programs.urscript_motions import MOTIONS, MOVES_PATTERN, Motions, Statements, move_statements
+from thermocomp.programs.urscript_motions import MOVES_PATTERN, Motions, Statements, move_statements
 from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, line_col, parameters, root_name
 
 #: Tokens a statement cannot end with: a line end after one continues the statement (``x =`` then the list on the
@@ -187,19 +187,16 @@ class _Walker(Flow, Motions, Values):
         for name, thread in self.threads.items():  # a thread never started: its motions are named
             if name in self.started_threads:
                 continue
-            for call in self.general(thread).find_data("call"):
-                if str(call.children[0]) in MOTIONS:
-                    line, column = line_col(call)
-                    self.notes.append(Finding(f"{call.children[0]} inside thread {name} stays as written: the thread "
-                                              "is never started", line, column))
+            for call in self.motion_calls(thread):
+                self.notes.append(Finding(f"{call.children[0]} inside thread {name} stays as written: the thread is "
+                                          "never started", *line_col(call)))
         for name, fn in self.functions.items():
             if name in self.visited or self.summary(name).holds is None:
                 continue
-            moves = [c for c in self.general(fn).find_data("call") if str(c.children[0]) in MOTIONS]
+            moves = self.motion_calls(fn)
             if moves:
-                line, column = line_col(fn)
                 self.notes.append(Finding(f"function {name} is not run: its {len(moves)} motion(s) stay as written",
-                                          line, column))
+                                          *line_col(fn)))
         per_pass = self.check_per_pass()
         steps = self.finish_points()
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),

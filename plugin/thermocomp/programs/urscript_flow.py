@@ -31,7 +31,9 @@ from thermocomp.programs.model import Finding, Motion, MotionRun, Wait
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_motions import MOTIONS
 from thermocomp.programs.urscript_values import (
+    BUILTINS,
     COMPARE,
+    STANDING_POSE,
     Binding,
     Pose,
     State,
@@ -53,15 +55,15 @@ UNSUPPORTED_CALLS = frozenset((
     "direct_torque", "torque_command", "screw_driving",
 ))
 
-#: Functions that only compute or read (URScript manual: math, pose and I/O reads): they move nothing.
-PURE_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "point_dist", "interpolate_pose", "rpy2rotvec",
-                 "rotvec2rpy", "d2r", "r2d", "sin", "cos", "tan", "asin", "acos", "atan", "sqrt", "pow", "floor",
-                 "ceil", "norm", "length", "random", "binary_list_to_integer", "integer_to_binary_list")
+#: Prefixes of functions that only compute or read (URScript manual: pose and I/O reads): they move nothing; so do
+#: the math functions the reader evaluates (:data:`~thermocomp.programs.urscript_values.BUILTINS`).
+PURE_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "length", "random", "binary_list_to_integer",
+                 "integer_to_binary_list")
 #: Other functions of the URScript manual that move nothing, by their whole names. ``stopj(a)`` and ``stopl(a)``
 #: only decelerate the motion under way to rest (the manual: "decelerate joint speeds to zero"): they have no target,
 #: and the targets of the motions around them are what the program wrote.
-KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "log",
-                         "halt", "enter_critical", "exit_critical", "stopj", "stopl"))
+KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "halt",
+                         "stopj", "stopl", "powerdown", *BUILTINS))
 
 #: Prefixes and names of calls that neither move the robot nor branch: kept as they are.
 PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_", "varmsg", "sync",
@@ -80,8 +82,6 @@ MAX_QUIET_WORK = 20_000
 #: body may change is known only while running at the head.
 MAX_SETTLE = 3
 
-#: The functions whose value is the pose the robot stands at (Flow.standing_pose).
-STANDING_POSE = frozenset(("get_actual_tcp_pose", "get_forward_kin", "get_target_tcp_pose"))
 
 #: Most statements the reader runs in one script (loops and calls unrolled; a run of plain motions is one): this
 #: many, plus :data:`STATEMENTS_PER_LINE` a line of the file. The bound on its work, whatever the input: some
@@ -89,14 +89,11 @@ STANDING_POSE = frozenset(("get_actual_tcp_pose", "get_forward_kin", "get_target
 MAX_STATEMENTS_RUN = 100_000
 STATEMENTS_PER_LINE = 50
 
-#: Statements that define, or that the reader passes by (a method call talks to an object outside the robot).
-_PASSED = frozenset(("func_def", "thread_def", "sec_def", "step", "pass_stmt", "critical", "kill_stmt", "join_stmt",
-                     "method", "halt_stmt"))
 
 
 def is_known_call(name: str) -> bool:
     """A function of the URScript manual that moves nothing (it computes, reads, writes I/O or talks)."""
-    return name.startswith(PASSIVE_PREFIXES) or name.startswith(PURE_PREFIXES) or name in KNOWN_NAMES
+    return name.startswith(PASSIVE_PREFIXES + PURE_PREFIXES) or name in KNOWN_NAMES
 
 
 @dataclass(frozen=True)
@@ -278,13 +275,20 @@ class Flow:
             stack.extend((c, looped or kind == "while_stmt") for c in node.children if isinstance(c, Tree))
         return Summary(holds, frozenset(assigns), size, moves, jumps, returns)
 
+    def motion_calls(self, node: Tree) -> list[Tree]:
+        """The motions written in ``node`` (each of a run's too: :meth:`general`), in order; found once a node."""
+        found = self._summaries.get(("motions", id(node)))
+        if found is None:
+            found = self._summaries[("motions", id(node))] = [
+                call for call in self.general(node).find_data("call") if str(call.children[0]) in MOTIONS]
+        return found
+
     def motion_lines(self, key: tuple, statements) -> list[int]:
         """The lines of the motions in ``statements`` (of the construct ``key``), sorted; found once."""
         found = self._summaries.get(("lines", key))
         if found is None:
             found = self._summaries[("lines", key)] = sorted({
-                line_col(call)[0] for st in statements if isinstance(st, Tree)
-                for call in self.general(st).find_data("call") if str(call.children[0]) in MOTIONS})
+                line_col(call)[0] for st in statements if isinstance(st, Tree) for call in self.motion_calls(st)})
         return found
 
     def _reach(self, name: str) -> tuple[tuple[str, ...], bool, bool]:
@@ -351,46 +355,31 @@ class Flow:
                                            "nothing a motion reads (its time is not estimated)", line, column))
                 elif Finding(exc.message, line, column) not in self.unsupported:
                     self.unsupported.append(Finding(exc.message, line, column))
-                for call in self.general(st).find_data("call"):  # (each motion of a run too)
-                    if str(call.children[0]) in MOTIONS:
-                        self.note_once(Finding(f"{call.children[0]} inside an unsupported construct stays as "
-                                               "written", *line_col(call)))
+                for call in self.motion_calls(st):
+                    self.note_once(Finding(f"{call.children[0]} inside an unsupported construct stays as written",
+                                           *line_col(call)))
                 self.forget_assigned(self.facts(None, [st]), local, "not followed")
 
     def run_statement(self, st: Tree, local: dict, depth: int) -> None:
+        """One statement, by its rule (the table :data:`_STATEMENTS`), counted against the bound on the work."""
         self.work(st)
-        kind = st.data
-        if kind in _PASSED:
-            return
-        if kind == "assign":
-            self.assign(st, local)
-        elif kind == "moves":
-            self.run_moves(st.children[0], local, depth)
-        elif kind == "call_stmt":
-            self.run_call(st.children[0], local, depth)
-        elif kind == "while_stmt":
-            self.run_while(st, local, depth)
-        elif kind == "if_stmt":
-            self.run_if(st, local, depth)
-        elif kind == "run_stmt":
-            self.start_thread(st)
-        elif kind == "return_stmt":
-            self.run_return(st, local)
-        elif kind in ("break_stmt", "continue_stmt"):
-            frame = self.frames[-1]
-            if not frame.loops:
-                raise self.error(f"{kind.split('_')[0]} outside a loop", st)
-            loop = frame.loops[-1]
-            if self.unresolved_depth > loop.depth:  # under a condition known only while running
-                if loop.counted:
-                    raise _Uncounted
-                (loop.breaks if kind == "break_stmt" else loop.backs).append(self.snapshot(local))
-                raise _BranchEnd
-            raise _Jump(kind == "break_stmt")
-        else:
-            raise Unsupported(f"{kind} is not followed", st)
+        _STATEMENTS[st.data](self, st, local, depth)
 
-    def run_return(self, st: Tree, local: dict) -> None:
+    def run_jump(self, st: Tree, local: dict, depth: int) -> None:
+        """``break`` or ``continue``: the pass ends; under a condition known only while running, that path's state
+        goes where it jumps."""
+        frame = self.frames[-1]
+        if not frame.loops:
+            raise self.error(f"{st.data.split('_')[0]} outside a loop", st)
+        loop = frame.loops[-1]
+        if self.unresolved_depth > loop.depth:  # under a condition known only while running
+            if loop.counted:
+                raise _Uncounted
+            (loop.breaks if st.data == "break_stmt" else loop.backs).append(self.snapshot(local))
+            raise _BranchEnd
+        raise _Jump(st.data == "break_stmt")
+
+    def run_return(self, st: Tree, local: dict, depth: int = 0) -> None:
         value = None
         if st.children:
             try:
@@ -404,7 +393,7 @@ class Flow:
             raise _BranchEnd
         raise _Return(value)
 
-    def start_thread(self, st: Tree) -> None:
+    def start_thread(self, st: Tree, *_) -> None:
         """``run Thread_1()`` of a thread of the file: what it may assign is known only while running from here; its
         body is followed once, where it is first started, as a loop's body of unknown count (its motions named in a
         note)."""
@@ -505,8 +494,8 @@ class Flow:
         finally:
             self.unresolved_depth -= 1
         if outs:
-            where = "the while" if loop else f"a branch of the {word}"
-            self.merge(outs, local, f"set_tcp in {where} at line {line_col(st)[0]}")
+            where = f"the {word} at line {line_col(st)[0]}"
+            self.merge(outs, local, where, tool_where=None if loop else f"a branch of {where}")
         else:  # every branch leaves: what follows runs on no path through here; followed from before it
             self.restore(entry, local)
             self.forget_assigned(facts, local)
@@ -556,7 +545,7 @@ class Flow:
                 self.loop_noted = True
                 self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
             head, ends = self.settle(st, body, local, depth)
-            self.merge([head, *ends], local, f"set_tcp in the while at line {line_col(st)[0]}")
+            self.merge([head, *ends], local, f"the while at line {line_col(st)[0]}")
             return
         if not forever:
             mark, entry = self._mark(), self.snapshot(local)
@@ -584,7 +573,7 @@ class Flow:
             finally:
                 self._exploring -= 1
             self._rollback(mark)
-            self.merge([head, *ends], local, f"set_tcp in the while at line {line}, in one of its passes",
+            self.merge([head, *ends], local, f"the while at line {line}, in one of its passes",
                        f" (the while at line {line} changes it from pass to pass)")
             joined = self.snapshot(local)
             if same_state(joined, head):
@@ -895,7 +884,7 @@ class Flow:
             self.calling.pop()
             del self._quiet[len(self._quiet) - quiet:]
         if frame.exits:  # returns under conditions known only while running: their paths join here
-            self.merge([self.snapshot(scope), *frame.exits], scope, f"set_tcp in {name}")
+            self.merge([self.snapshot(scope), *frame.exits], scope, name)
             if not all(v is returned or v == returned for v in frame.values):
                 returned = None
         if scope:
@@ -974,6 +963,18 @@ class Flow:
         except ValueError:
             return None
 
+
+#: Each statement's rule of urscript.lark -> what runs it (:meth:`Flow.run_statement`). Definitions, and statements the
+#: reader passes by (a method call talks to an object outside the robot), do nothing.
+_STATEMENTS = {
+    **dict.fromkeys(("func_def", "thread_def", "sec_def", "step", "pass_stmt", "critical", "kill_stmt", "join_stmt",
+                     "method", "halt_stmt"), lambda *_: None),
+    "assign": lambda self, st, local, _: self.assign(st, local),
+    "moves": lambda self, st, local, depth: self.run_moves(st.children[0], local, depth),
+    "call_stmt": lambda self, st, local, depth: self.run_call(st.children[0], local, depth),
+    "while_stmt": Flow.run_while, "if_stmt": Flow.run_if, "run_stmt": Flow.start_thread, "return_stmt": Flow.run_return,
+    "break_stmt": Flow.run_jump, "continue_stmt": Flow.run_jump,
+}
 
 __all__ = ["MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "PASSIVE_PREFIXES", "PURE_PREFIXES",
            "STATEMENTS_PER_LINE", "UNSUPPORTED_CALLS", "Flow", "Summary"]
