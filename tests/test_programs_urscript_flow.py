@@ -74,3 +74,16 @@ def test_a_function_that_moves_called_again_from_the_state_it_ran_from_is_not_wa
     assert prog.extra["statements_run"] < 3_000
     np.testing.assert_allclose([m.points[-1].T_world_tcp[2, 3] for m in prog.motions], [0.3, 0.4] * 500, atol=1e-12)
     assert {m.points[-1].text.line for m in prog.motions} == {1, 2}
+
+
+def test_a_math_function_is_known_by_its_whole_name_not_as_a_prefix():
+    """``sin``, ``atan2`` and ``powerdown`` are the manual's and move nothing; ``sinus_drive()``, defined nowhere in the
+    script and not a function of the manual, could move the robot: refused at its line, not passed as "sin..."."""
+    text = ("x = sin(0.5) + atan2(1, 2)\n"
+            "movel(p[0.4, 0.1, 0.3, 0.0, 3.14, 0.0], a=1.2, v=0.25)\n"
+            "sinus_drive()\n"
+            "powerdown()\n")
+    prog = urscript_program_from_text(text, "names.script")
+    assert [(f.line, f.message) for f in prog.unsupported] == [
+        (3, "sinus_drive is neither a function of this script nor one thermocomp knows (it could move the robot)")]
+    assert [m.statement.line for m in prog.motions] == [2]
