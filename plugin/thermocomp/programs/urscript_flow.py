@@ -90,7 +90,6 @@ MAX_STATEMENTS_RUN = 100_000
 STATEMENTS_PER_LINE = 50
 
 
-
 def is_known_call(name: str) -> bool:
     """A function of the URScript manual that moves nothing (it computes, reads, writes I/O or talks)."""
     return name.startswith(PASSIVE_PREFIXES + PURE_PREFIXES) or name in KNOWN_NAMES
@@ -861,7 +860,7 @@ class Flow:
             for global_name in removed:
                 self.globals.pop(global_name, None)
             for step, where in added[0] if added else ():
-                step = copy(step) if isinstance(step, MotionRun) else step  # (a run of its own: _in_call by id)
+                step = copy(step)  # (a step of its own, as a run makes: _in_call is by id)
                 if where is not None or scope:
                     self._in_call[id(step)] = (name, span_of(call)) if scope else where
                 self.steps.append(step)
