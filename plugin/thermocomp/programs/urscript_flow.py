@@ -824,12 +824,13 @@ class Flow:
         passed = summary.inert and not for_value  # (moves nothing, changes nothing a motion reads)
         if passed or (self._exploring and summary.holds is None):  # (or a pass followed only to find a loop's head)
             self.count(1, call)
+            line, column = line_col(call)
             for global_name in summary.assigns:
-                self.globals[global_name] = Binding(None, None, global_name, f" (the call of {name} at line "
-                                                    f"{line_col(call)[0]} may change it from pass to pass)")
+                self.globals[global_name] = Binding(None, None, global_name, f" (the call of {name} at line {line} "
+                                                    "may change it from pass to pass)")
             if passed:
                 self.note_once(Finding(f"calls of {name} passed over: it moves nothing and changes nothing a motion "
-                                       "reads (its time is not estimated)", *line_col(call)), key=("passed over", name))
+                                       "reads (its time is not estimated)", line, column), key=("passed over", name))
             return None
         if name in self.calling:
             raise Unsupported(f"a recursive call of {name} is not followed (how deep it goes is known only while "
