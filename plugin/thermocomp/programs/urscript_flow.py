@@ -821,7 +821,8 @@ class Flow:
         where it reads the pose the robot stands at), what it did then is done again. Returns its value (None: none
         or not known). A call that moved is remembered too (its steps done again as copies) where nothing it reads lies
         outside that state (:meth:`_reach`), keyed also by whether the pass is followed only to find a loop's head,
-        the calls around it and the per-pass texts, until a pass is taken back (:meth:`_rollback`)."""
+        the calls around it, the per-pass texts and the call sites' targets read differently from pass to pass
+        (:meth:`through_call_site`), until a pass is taken back (:meth:`_rollback`)."""
         summary = self.summary(name)
         passed = summary.inert and not for_value  # (moves nothing, changes nothing a motion reads)
         if passed or (self._exploring and summary.holds is None):  # (or a pass followed only to find a loop's head)
@@ -855,7 +856,8 @@ class Flow:
                           for param, b in scope.items())
         key = (name, self.unresolved_depth > 0, None if self.tool is None else self.tool.tobytes(), self.tool_why,
                arguments, tuple(map(id, read)))
-        moved_key = (key, self._exploring > 0, depth, tuple(self.calling), len(self.per_pass))
+        moved_key = (key, self._exploring > 0, depth, tuple(self.calling), len(self.per_pass),
+                     list(self._reads.values()).count(None))  # (call sites' targets read differently: calls.same_read)
         done = self._calls_done.get(key) or self._moved.get(moved_key)
         if done is not None:
             changed, removed, self.tool, self.tool_why, returned, units, *added = done[1:]
