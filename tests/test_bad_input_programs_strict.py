@@ -1,0 +1,88 @@
+"""Text the controller itself rejects is refused as such, naming file, line and column (issue 35: "syntax error is
+kept for text the controller itself would reject"); never compensated as if it were valid.
+
+The programs are written from the manuals' syntax (ABB, "Technical reference manual - RAPID kernel": reserved
+words, scope rules, data and routine declarations, GOTO; UR, "The URScript Programming Language": functions,
+keyword arguments).
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_bad_input import case, refused  # noqa: F401  (fixture)
+
+from thermocomp.cli.common import EXIT_INPUT
+from thermocomp.errors import InputError
+from thermocomp.programs import read_program
+
+POINT = "[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
+HEAD = f"MODULE cell\n  CONST robtarget p10 := {POINT};\n"  # lines 1-2
+MAIN = "  PROC main()\n    MoveL p10, v100, fine, tool0;\n  ENDPROC\n"
+
+
+def _refused(tmp_path, text: str, name: str = "cell.mod") -> InputError:
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        read_program(path)
+    return caught.value
+
+
+# (module text after HEAD, line, column, words of the message)
+_RAPID = {
+    "reserved word as a datum": ("  VAR num IF;\n" + MAIN, 3, 11, ["IF is a reserved word"]),
+    "reserved word as a routine": (MAIN + "  PROC ENDIF()\n  ENDPROC\n", 6, 8, ["ENDIF is a reserved word"]),
+    "reserved word as a parameter": (MAIN + "  PROC go(num step)\n  ENDPROC\n", 6, 15, ["step is a reserved word"]),
+    "reserved word as a record component": ("  RECORD pair\n    num to;\n    num b;\n  ENDRECORD\n" + MAIN, 4, 9,
+                                            ["to is a reserved word"]),
+    "a PROC and a FUNC of one name": (MAIN + "  PROC foo()\n  ENDPROC\n  FUNC num foo()\n    RETURN 1;\n  ENDFUNC\n",
+                                      8, 12, ["FUNC foo has the name of PROC foo (line 6)", "module"]),
+    "a PROC and a datum of one name": ("  VAR num main := 1;\n" + MAIN, 4, 8,
+                                       ["PROC main has the name of datum main (line 3)"]),
+    "a PROC twice in one module": (MAIN + MAIN, 6, 8, ["PROC main is declared twice in the module (first at line 3)"]),
+    "a TRAP twice": (MAIN + "  TRAP t\n  ENDTRAP\n  TRAP T\n  ENDTRAP\n", 8, 8, ["TRAP T is declared twice"]),
+    "a datum twice in a routine": (f"  PROC main()\n    VAR robtarget p := {POINT};\n    VAR robtarget P := {POINT};\n"
+                                   "    MoveL p, v100, fine, tool0;\n  ENDPROC\n", 5, 19,
+                                   ["datum P is declared twice in the routine (first at line 4)"]),
+    "a datum with a parameter's name": ("  PROC go(num n)\n    VAR num n := 2;\n  ENDPROC\n" + MAIN, 4, 13,
+                                        ["datum n has the name of parameter n (line 3)"]),
+    "a label twice": ("  PROC main()\n    a:\n    MoveL p10, v100, fine, tool0;\n    a:\n  ENDPROC\n", 6, 5,
+                      ["label a is declared twice in the routine (first at line 4)"]),
+    "GOTO to no label": ("  PROC main()\n    MoveL p10, v100, fine, tool0;\n    IF TRUE GOTO there;\n  ENDPROC\n",
+                         5, 18, ["GOTO there: no label there in PROC main"]),
+    "GOTO to a label of another routine": ("  PROC go()\n    there:\n  ENDPROC\n  PROC main()\n"
+                                           "    MoveL p10, v100, fine, tool0;\n    GOTO there;\n  ENDPROC\n", 8, 10,
+                                           ["GOTO there: no label there in PROC main"]),
+    "two DEFAULT parts in a TEST": ("  VAR num n := 1;\n  PROC main()\n    TEST n\n    CASE 1:\n"
+                                    "      MoveL p10, v100, fine, tool0;\n    DEFAULT:\n    DEFAULT:\n    ENDTEST\n"
+                                    "  ENDPROC\n", 9, 5, ["DEFAULT"]),
+}
+
+
+@pytest.mark.parametrize("kind", list(_RAPID))
+def test_rapid_the_controller_refuses_is_refused_with_line_and_column(tmp_path, kind):
+    body, line, column, words = _RAPID[kind]
+    error = _refused(tmp_path, HEAD + body + "ENDMODULE\n")
+    text = str(error)
+    assert error.row == line, text
+    assert f"column {column}" in text, text
+    for word in words:
+        assert word in text, text
+
+
+def test_rapid_valid_names_and_jumps_are_still_read(tmp_path):
+    """What the rules allow: a routine datum with a module datum's name, a label jumped to from inside an IF, a GOTO
+    in an error handler to its handler's label, names that only contain a reserved word (Stepper, IFace)."""
+    path = tmp_path / "cell.mod"
+    path.write_text(HEAD + "  VAR num Stepper := 0;\n  PROC IFace()\n    VAR robtarget p10 := " + POINT + ";\n"
+                    "    again:\n    MoveL p10, v100, fine, tool0;\n    IF Stepper > 1 GOTO again;\n"
+                    "  ERROR\n    retry_here:\n    IF FALSE GOTO retry_here;\n  ENDPROC\n" + MAIN + "ENDMODULE\n")
+    assert len(read_program(path).points) == 1
+
+
+def test_rapid_a_refusal_in_another_module_names_that_module(case, capsys):
+    (case / "b.mod").write_text(HEAD + MAIN + "ENDMODULE\n")
+    (case / "m2.mod").write_text("MODULE m2\n  PROC go()\n    GOTO nowhere;\n  ENDPROC\nENDMODULE\n")
+    refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "b.mod",
+                           "--module", "m2.mod", "--out", "o.mod", "--at-minute", "10"], EXIT_INPUT,
+            "m2.mod, line 3, column 10", "GOTO nowhere")
