@@ -86,3 +86,54 @@ def test_rapid_a_refusal_in_another_module_names_that_module(case, capsys):
     refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "b.mod",
                            "--module", "m2.mod", "--out", "o.mod", "--at-minute", "10"], EXIT_INPUT,
             "m2.mod, line 3, column 10", "GOTO nowhere")
+
+
+PT = "p[0.4, 0.1, 0.3, 0, 3.14, 0]"
+# (script, line, column, words of the message)
+_URSCRIPT = {
+    "a keyword argument twice": (f"def prog():\n  q = {PT}\n  movel(q, a=1.2, v=0.25, a=0.5)\nend\n", 3, 27,
+                                 ["keyword argument a= given twice"]),
+    "a keyword argument twice in a run of plain motions": (
+        f"def prog():\n  movel({PT}, a=1.2, v=0.25)\n  movel({PT}, a=1.2, v=0.25, a=0.5)\nend\n", 3, 54,
+        ["keyword argument a= given twice"]),
+    "a positional argument after a keyword one": (f"def prog():\n  q = {PT}\n  movel(q, a=1.2, 0.25)\nend\n", 3, 19,
+                                                  ["a positional argument after the keyword argument a="]),
+    "a positional argument after a keyword one in a run": (f"def prog():\n  movel({PT}, a=1.2, 0.25)\nend\n",
+                                                           2, 46, ["positional argument after"]),
+    "a keyword argument twice in a function's call": (
+        "def prog():\n  def f(x=1, y=2):\n    textmsg(x)\n  end\n" f"  movel({PT}, a=1.2, v=0.25)\n  f(y=1, y=2)\nend\n",
+        6, 10, ["keyword argument y= given twice"]),
+    "a def twice at the top level": (f"def f():\n  textmsg(1)\nend\ndef f():\n  movel({PT}, a=1.2, v=0.25)\nend\nf()\n",
+                                     4, 5, ["function f is defined twice in one scope (first at line 1)"]),
+    "a def twice in one function": ("def prog():\n  def f():\n    textmsg(1)\n  end\n  def f():\n    textmsg(2)\n  end\n"
+                                    f"  movel({PT}, a=1.2, v=0.25)\n  f()\nend\n", 5, 7, ["function f is defined twice"]),
+}
+
+
+@pytest.mark.parametrize("kind", list(_URSCRIPT))
+def test_urscript_the_controller_refuses_is_refused_with_line_and_column(tmp_path, kind):
+    text, line, column, words = _URSCRIPT[kind]
+    error = _refused(tmp_path, text, "prog.script")
+    message = str(error)
+    assert (error.row, error.column) == (line, column), message
+    for word in words + ["prog.script"]:
+        assert word in message, message
+
+
+def test_urscript_what_the_rules_allow_is_still_read(tmp_path):
+    """One name defined in two scopes (a function's own helper and a top-level one), keyword arguments after the
+    positional ones, the same keyword in two calls of one line's run."""
+    path = tmp_path / "prog.script"
+    path.write_text("def g():\n  textmsg(0)\nend\ndef prog():\n  def g():\n    textmsg(1)\n  end\n"
+                    f"  movel({PT}, 1.2, v=0.25)\n  movel({PT}, a=1.2, v=0.25)\n  g()\nend\n")
+    assert len(read_program(path).points) == 2
+
+
+def test_urscript_a_name_the_file_does_not_define_is_not_called_a_compile_error(case, capsys):
+    """A function the file does not define may be one the controller supplies (a URCap's, a newer firmware's):
+    named as something the reader cannot follow, with its line and column, not as a compile error."""
+    (case / "b.script").write_text(f"def prog():\n  movel({PT}, a=1.2, v=0.25)\n  rq_move_and_wait(30)\nend\n")
+    err = refused(case, capsys, ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--program", "b.script",
+                                 "--out", "o.script", "--at-minute", "10"], EXIT_INPUT, "b.script:3:3",
+                  "rq_move_and_wait is neither a function of this script nor one thermocomp knows")
+    assert "does not compile" not in err
