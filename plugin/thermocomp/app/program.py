@@ -36,7 +36,7 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.files import read_input_bytes
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
-from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, RobotFileOptions, controller_base_beside, read_robot_description
+from thermocomp.io.robot_files import RobotDescription, controller_base_beside
 from thermocomp.kinematics.ik import Status
 from thermocomp.programs import passes, task_files
 from thermocomp.programs.compensate import (
@@ -216,9 +216,9 @@ def compensate_program(job: CompensationJob, *, progress: ProgressCallback | Non
                          f"{', '.join(suffixes_of(language))}, got {Path(out).suffix!r}", path=str(out))
     outputs = ProgramOutputs(out=None if out is None else Path(out), results=results, report=report, plot=plot,
                              modules=popts.rapid.modules)
-    check_program_frame(job.robot, job.robot_options, program)
 
     def work(files: Job, bound: RobotAndTable) -> ProgramReport:
+        check_program_frame(bound.description, program)
         with paused():  # the program's objects live as long as the job (thermocomp._gc)
             rep, writes = _compensate_program(bound, program, popts, outputs, allow_failures, progress)
         # a module whose targets changed is declared now (an unchanged one is no output): the commit checks it
@@ -247,26 +247,26 @@ def _module_head(module: PathLike) -> bytes:
     return head[:min(ends) + 1] if ends else head
 
 
-def check_program_frame(robot: object, robot_options: RobotFileOptions | None, program: object) -> None:
+def check_program_frame(description: RobotDescription | None, program: object) -> None:
     """Refuse a URScript ``program`` on a ROS-Industrial UR robot file read in its root frame, without ``--base-link``.
 
     A URScript pose is in the UR controller's base frame, which a ROS-Industrial UR description
-    (``ur_description``) names ``base``: its root ``base_link`` turned by pi about z. Without ``--base-link`` the
-    chain's base is the root, and every target would be turned by 180 deg about the base axis in silence
+    (``ur_description``) names ``base`` (``<prefix>base`` with a ``tf_prefix``: ``left_base`` of a dual-arm
+    cell): its ``base_link`` turned by pi about z. Without ``--base-link`` the chain's base is the root, and every
+    target would be turned by 180 deg about the base axis in silence
     (:func:`thermocomp.io.robot_files.controller_base_beside`). A ``--base-link`` given, any link, is the user's
-    decision; a built-in robot or a table-form CSV is in the controller's frame already (docs/robot_files.md).
+    decision; a built-in robot or a table-form CSV (``description`` None) is in the controller's frame already
+    (docs/robot_files.md). ``description``: the robot file as the run read it (``RobotAndTable.description``).
 
     Raises
     ------
     InputError
-        Naming ``--base-link``, the robot file, the link ``base`` and why.
+        Naming ``--base-link``, the robot file, the controller's base link and why.
     """
-    if not all(isinstance(x, (str, Path)) for x in (robot, program)) or \
-            Path(program).suffix.lower() not in suffixes_of("urscript") or \
-            Path(robot).suffix.lower() not in ROBOT_FILE_SUFFIXES or \
-            (robot_options is not None and robot_options.base_link is not None):
+    if description is None or not isinstance(program, (str, Path)) or \
+            Path(program).suffix.lower() not in suffixes_of("urscript"):
         return
-    beside = controller_base_beside(read_robot_description(robot, robot_options))
+    beside = controller_base_beside(description)
     if beside is None:
         return
     link, base, angle = beside
@@ -275,7 +275,7 @@ def check_program_frame(robot: object, robot_options: RobotFileOptions | None, p
         f"are in the UR controller's base frame, which a ROS-Industrial UR description names {link!r} (fixed to "
         f"{base!r}, turned by {np.degrees(angle):.4g} deg); without --base-link the base is {base!r} and every "
         f"target would be turned by {np.degrees(angle):.4g} deg; give --base-link {link} (the controller's frame), "
-        f"or --base-link {base} to keep {base!r} on purpose", path=str(robot))
+        f"or --base-link {base} to keep {base!r} on purpose", path=str(description.source))
 
 
 @dataclass(frozen=True)

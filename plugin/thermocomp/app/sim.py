@@ -259,8 +259,8 @@ def load_setup(inputs: SimInputs) -> sim.SimSetup:
     elif wanted is not None and not _same_robot(robot, wanted):
         raise InputError(f"the scene is made for the robot {wanted!r}, got {robot!r}; choose a scene for that "
                          "robot or leave the robot out to take the scene's", path=scene_.source)
-    check_program_frame(robot, robot_options, program)  # (a URScript program on a UR robot file: its base frame)
     bound = robot_and_table(robot, deformation, robot_options=robot_options, options=options, place=scene_.place)
+    check_program_frame(bound.description, program)  # (a URScript program on a UR robot file: its base frame)
     chain, table = bound.chain, bound.table
     if program is not None:
         played = program_targets(chain, program, bound.options)
