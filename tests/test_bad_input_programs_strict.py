@@ -137,3 +137,26 @@ def test_urscript_a_name_the_file_does_not_define_is_not_called_a_compile_error(
                                  "--out", "o.script", "--at-minute", "10"], EXIT_INPUT, "b.script:3:3",
                   "rq_move_and_wait is neither a function of this script nor one thermocomp knows")
     assert "does not compile" not in err
+
+
+def _task(case, program: str, module: str) -> list[str]:
+    (case / "b.mod").write_text(program)
+    (case / "m2.mod").write_text(module)
+    return ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "b.mod", "--module", "m2.mod",
+            "--out", "o.mod", "--at-minute", "10"]
+
+
+def test_a_change_in_another_module_names_that_module(case, capsys):
+    """A motion of one module reading a datum another module changes at run time: the change is named with its
+    file (it said "line 6", a line of the other file)."""
+    argv = _task(case, f"MODULE M\n  VAR robtarget p := {POINT};\n  VAR num n := 1;\n  PROC main()\n"
+                       "    TPReadNum n, \"offset?\";\n    p.trans.x := p.trans.x + n;\n    go;\n  ENDPROC\nENDMODULE\n",
+                 "MODULE M2\n  PROC go()\n    MoveL p, v100, fine, tool0;\n  ENDPROC\nENDMODULE\n")
+    refused(case, capsys, argv, EXIT_INPUT, "m2.mod:3:11: p is changed at run time (b.mod:6:5)")
+
+
+def test_a_datum_of_another_module_without_a_value_names_that_module(case, capsys):
+    argv = _task(case, "MODULE M\n  PROC main()\n    MoveL q, v100, fine, tool0;\n  ENDPROC\nENDMODULE\n",
+                 "MODULE M2\n  VAR robtarget q;\nENDMODULE\n")
+    refused(case, capsys, argv, EXIT_INPUT, "b.mod:3:11: q has no value known before the program runs (declared "
+            "without a value at m2.mod:2)")
