@@ -117,3 +117,56 @@ def test_the_prefixed_base_is_the_builtin_ur5(tmp_path: Path, capsys) -> None:
         written[name] = _joints(out.read_text())
     assert written["builtin"].shape == (4, 6)
     np.testing.assert_allclose(written["left_base"], written["builtin"], rtol=0, atol=WRITTEN_JOINT_TOL)
+
+
+RAPID = ("MODULE m\n  CONST robtarget p1 := [[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+         "  PROC main()\n    MoveL p1, v100, fine, tool0;\n  ENDPROC\nENDMODULE\n")
+CRB15000 = ROBOTS / "abb_crb15000_5_95" / "crb15000_5_95.xacro"
+
+
+@pytest.mark.parametrize(("robot", "name", "words"), [
+    ("ur5", "cell.mod", ["--robot ur5: a RAPID program runs on ABB's controller", "confdata",
+                         "a Universal Robots arm, whose controller runs URScript"]),
+    ("irb140", "cell.script", ["--robot irb140: a URScript program runs on Universal Robots' controller",
+                               "an ABB arm, whose controller runs RAPID"]),
+    ("gofa", "cell.script", ["an ABB arm"]),
+])
+def test_a_program_on_another_makers_robot_is_refused(tmp_path: Path, capsys, robot, name, words) -> None:
+    """A RAPID program on a UR arm was solved with ABB's confdata rules, a URScript one on an ABB arm in a UR
+    base frame, exit 0: neither can run there. Refused before any output, naming the robot and both makers."""
+    program = tmp_path / name
+    program.write_text(RAPID if name.endswith(".mod") else PROGRAM)
+    code, err = _run(["compensate", "--robot", robot, "--deformation", ZERO, "--program", program, "--out",
+                      tmp_path / f"out{program.suffix}"], capsys)
+    assert code == EXIT_INPUT and "Traceback" not in err
+    for words_ in (*words, str(program)):
+        assert words_ in err, (words_, err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+
+
+@pytest.mark.skipif(not CRB15000.is_file(), reason=f"ROS-Industrial ABB CRB 15000 description not found in {ROBOTS}")
+def test_urscript_on_an_abb_description_is_refused_as_such(tmp_path: Path, capsys) -> None:
+    """The ABB description has a ``base`` link too (ROS-Industrial's): the refusal names the maker, not the UR
+    base frame."""
+    program = tmp_path / "cell.script"
+    program.write_text(PROGRAM)
+    code, err = _run(["compensate", "--robot", CRB15000, "--package-path", ROBOTS, "--deformation", ZERO,
+                      "--program", program, "--out", tmp_path / "out.script"], capsys)
+    assert code == EXIT_INPUT and "an ABB arm, whose controller runs RAPID" in err and "--base-link" not in err, err
+
+
+def test_the_maker_is_read_from_the_description() -> None:
+    from thermocomp.app.program import robot_maker
+
+    assert robot_maker(None, _dual(tip_link="left_tool0")) is None  # links of neither maker's naming
+    ur = _dual(tip_link="left_tool0").urdf.replace('"left_l1"', '"left_shoulder_link"')
+    for link in _UR_LINKS_AFTER_SHOULDER:
+        ur = ur.replace('<link name="left_tool0"/>', f'<link name="left_tool0"/><link name="left_{link}"/>')
+    described = RobotDescription(source=Path("cell.urdf"), urdf=ur, packages={}, options=RobotFileOptions())
+    assert robot_maker(None, described) == "Universal Robots"
+    abb = RobotDescription(source=Path("irb2400.urdf"), urdf='<robot name="abb_irb2400"><link name="a"/></robot>',
+                           packages={}, options=RobotFileOptions())
+    assert robot_maker(None, abb) == "ABB"
+
+
+_UR_LINKS_AFTER_SHOULDER = ("upper_arm_link", "forearm_link", "wrist_1_link", "wrist_2_link", "wrist_3_link")

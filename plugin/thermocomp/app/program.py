@@ -12,6 +12,7 @@ compensates the points with the core (:func:`thermocomp.compensation.compensate`
 from __future__ import annotations
 
 import functools
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -218,6 +219,7 @@ def compensate_program(job: CompensationJob, *, progress: ProgressCallback | Non
                              modules=popts.rapid.modules)
 
     def work(files: Job, bound: RobotAndTable) -> ProgramReport:
+        check_program_robot(bound, program, job.robot)
         check_program_frame(bound.description, program)
         with paused():  # the program's objects live as long as the job (thermocomp._gc)
             rep, writes = _compensate_program(bound, program, popts, outputs, allow_failures, progress)
@@ -245,6 +247,60 @@ def _module_head(module: PathLike) -> bytes:
     head = read_input_bytes(module, "RAPID module (--module)")[:200]
     ends = [k for k in (head.find(b"\n"), head.find(b"[")) if k >= 0]
     return head[:min(ends) + 1] if ends else head
+
+
+#: The links of a Universal Robots arm in ur_description (each after the description's ``tf_prefix``, if any).
+_UR_LINKS = ("shoulder_link", "upper_arm_link", "forearm_link", "wrist_1_link", "wrist_2_link", "wrist_3_link")
+#: What an ABB robot's name holds (the built-in ``irb140``, ``gofa``; ROS-Industrial's ``abb_irb2400``,
+#: ``abb_crb15000_5_95``): the word at the start of a name or after ``_``/``-``.
+_ABB_NAME = re.compile(r"(?:^|[_\-])(?:abb|irb|crb|gofa|yumi)", re.IGNORECASE)
+#: The language each maker's controller runs, and what the reader takes from that maker for its programs.
+_LANGUAGE_OF = {"ABB": ("rapid", "RAPID", "its robtargets' confdata (cf1, cf4, cf6, cfx) are an ABB arm's"),
+                "Universal Robots": ("urscript", "URScript", "its poses are in a UR controller's base frame")}
+
+
+def robot_maker(chain: Chain, description: RobotDescription | None) -> str | None:
+    """``"ABB"`` or ``"Universal Robots"`` where the robot says so (a built-in robot's name; a robot file with the
+    links of ur_description, or whose robot or file name is an ABB model's); None for any other (a table CSV, another
+    maker's description: the user's choice, taken as given)."""
+    if description is not None:
+        links = description.parsed.links
+        prefixes = {name[:-len(_UR_LINKS[0])] for name in links if name.endswith(_UR_LINKS[0])}
+        if any(all(f"{prefix}{link}" in links for link in _UR_LINKS) for prefix in prefixes):
+            return "Universal Robots"
+        names = (description.parsed.root.get("name", ""), description.source.stem)
+    else:
+        names = (chain.name,)
+    if any(name.lower().startswith("ur") and name[2:3].isdigit() for name in names):
+        return "Universal Robots"
+    return "ABB" if any(_ABB_NAME.search(name) for name in names) else None
+
+
+def check_program_robot(bound: RobotAndTable, program: object, robot: object) -> None:
+    """Refuse a RAPID program on a Universal Robots arm, or a URScript program on an ABB one (:func:`robot_maker`).
+
+    A program runs on its maker's controller: compensated on another maker's arm, a RAPID program would be solved
+    with ABB's configuration rules on an arm that has none of them, a URScript program with UR's base frame on an
+    arm whose controller has another; neither can run there. Refused before any output, naming the robot, its
+    maker and the program's language.
+
+    Raises
+    ------
+    InputError
+        Naming ``--robot`` as given and the program.
+    """
+    if not isinstance(program, (str, Path)):
+        return
+    maker = robot_maker(bound.chain, bound.description)
+    language = language_of(program)
+    if maker is None or _LANGUAGE_OF[maker][0] == language:
+        return
+    wanted = next(m for m, (lang, _, _) in _LANGUAGE_OF.items() if lang == language)
+    _, name, why = _LANGUAGE_OF[wanted]
+    raise InputError(f"--robot {robot}: a {name} program runs on {wanted}'{'' if wanted.endswith('s') else 's'} controller "
+                     f"({why}); this robot is "
+                     f"{'an' if maker == 'ABB' else 'a'} {maker} arm, whose controller runs {_LANGUAGE_OF[maker][1]}: "
+                     "give the robot the program is written for", path=str(program))
 
 
 def check_program_frame(description: RobotDescription | None, program: object) -> None:
@@ -452,5 +508,5 @@ def _writes(rep: ProgramReport, data: bytes | np.ndarray, chunks: list[Compensat
     return writes
 
 
-__all__ = ["PHASES", "REPORT_CSV_HEAD", "ProgramOutputs", "ProgramReport", "check_program_frame", "compensate_program",
-           "program_targets"]
+__all__ = ["PHASES", "REPORT_CSV_HEAD", "ProgramOutputs", "ProgramReport", "check_program_frame", "check_program_robot",
+           "compensate_program", "program_targets"]

@@ -381,8 +381,9 @@ class _Declarations:
         if key in self.assigned:
             joined = self._joined.get(key)
             if joined is not None and joined[0] is self.assigned[key]:
+                construct = joined[1].data.split('_')[0].upper()
                 raise _Unsupported(f"{token} is changed at run time: {self.written_at(joined[0], False)} gives it a "
-                                   f"value inside the {joined[1].data.split('_')[0].upper()} at line {_location(joined[1])[0]}, whose "
+                                   f"value inside the {construct} at line {_location(joined[1])[0]}, whose "
                                    "outcome is known only while running, and another path leaves it another value: its "
                                    "value at this motion is not known",
                                    token)
