@@ -17,7 +17,7 @@ from lark import Token, Tree, Visitor
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import ConfigurationError, InputError
-from thermocomp.programs import calls, passes
+from thermocomp.programs import calls, passes, rapid_scope
 from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     JOINT,
@@ -425,7 +425,9 @@ class _Flow:
 
     def collect(self, tree: Tree, module) -> None:
         """The declarations and routines of this module (``module`` None) or of another module of the task (its
-        task-global ones: a ``LOCAL`` one is its own)."""
+        task-global ones: a ``LOCAL`` one is its own); first what the controller refuses to load
+        (:func:`.rapid_scope.check_module`)."""
+        rapid_scope.check_module(tree, self.path if module is None else module.path)
         reader = None if module is None else type(self)(module.text, module.path,
                                                              task=dataclasses.replace(self.task, modules=()))
         if reader is not None:  # (its values may use the data of the modules read before it)
