@@ -18,10 +18,10 @@ from lark import Token, Tree
 
 from thermocomp.errors import InputError
 
-#: In a run of plain motions (one ``MOVES`` token: numbers only after the point, each maybe named ``a=``, ``v=``,
-#: ``t=``, ``r=``; urscript_motions.MOVES_PATTERN): a number given by position after a named one, or a name given
-#: twice in one statement (``[^)]``: within the statement).
-_RUN_POSITIONAL_AFTER = re.compile(r"([avtr])[ \t\r]*=[^,)]*,[ \t\r]*(?=[-+.0-9])")
+#: In a run of plain motions (one ``MOVES`` token: numbers or variables after the point, each maybe named ``a=``,
+#: ``v=``, ``t=``, ``r=``; urscript_motions.MOVES_PATTERN): a number or variable given by position after a named one,
+#: or a name given twice in one statement (``[^)]``: within the statement).
+_RUN_POSITIONAL_AFTER = re.compile(r"([avtr])[ \t\r]*=[^,)]*,[ \t\r]*(?=[-+.0-9]|[A-Za-z_][A-Za-z0-9_]*+[ \t\r]*+[,)])")
 _RUN_TWICE = re.compile(r"([avtr])[ \t\r]*=[^)]*?,[ \t\r]*(\1)[ \t\r]*=")
 
 #: The nodes that hold statements: one scope each for the functions defined directly in them.
