@@ -21,7 +21,6 @@ from lark import Token, Tree
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
-from thermocomp.geometry.rotations import matrix_from_quat_wxyz, quat_wxyz_from_matrix, rot_x, rot_y, rot_z
 from thermocomp.programs.model import (
     Finding,
     Span,
@@ -511,26 +510,6 @@ class _Declarations:
         name = str(node.children[0])
         positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
         key = name.lower()
-        if key in ("offs", "reltool"):
-            if len(positional) != 4:
-                raise self.error(f"{name}: expected a robtarget and three offsets, got {len(positional)} arguments",
-                                 node)
-            point = self.evaluate_as(positional[0], local, "robtarget")
-            d = [self._number(a, local) for a in positional[1:]]
-            point = _copy(point)
-            if key == "offs":
-                point[0] = [point[0][i] + d[i] for i in range(3)]
-                return point, "robtarget"
-            angles = {k: 0.0 for k in ("rx", "ry", "rz")}  # (RelTool: along the tool's axes, then turned about them)
-            for opt_name, opt_value in optional.items():
-                if opt_name not in angles or opt_value is None:
-                    raise _Unsupported(f"RelTool argument \\{opt_name}", node)
-                angles[opt_name] = self._number(opt_value, local)
-            R = matrix_from_quat_wxyz(point[1])
-            turned = R @ rot_x(np.radians(angles["rx"])) @ rot_y(np.radians(angles["ry"])) @ rot_z(np.radians(angles["rz"]))
-            point[0] = [float(v) for v in np.asarray(point[0]) + R @ np.asarray(d)]
-            point[1] = [float(v) for v in quat_wxyz_from_matrix(turned)]
-            return point, "robtarget"
         if key == "dim":  # Dim(ArrPar, DimNo): the number of elements of an array along one dimension
             if len(positional) != 2 or optional:
                 raise self.error(f"{name}: expected an array and a dimension number, got {len(positional)} "
