@@ -54,7 +54,8 @@ def _robtarget(value: object, what: str) -> list:
     """A robtarget whose position and orientation are read (its configuration and external axes kept as they are)."""
     if not (isinstance(value, list) and len(value) == 4):
         raise FunctionError(f"{what}: expected a robtarget")
-    _pose(value[:2], what)
+    _vector(value[0], 3, what)
+    _vector(value[1], 4, what)
     return value
 
 
