@@ -45,7 +45,7 @@ from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKResult, Status, pose_errors, turns
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.kinematics.seeding import solve_nominal_configuration, solve_path
-from thermocomp.programs import passes, task_files
+from thermocomp.programs import calls, passes, task_files
 from thermocomp.programs import writer as w
 from thermocomp.programs.model import (
     _KIND_CODE,
@@ -392,7 +392,8 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     R_frame = p_frame = np.zeros((0, 3))
     conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
     if pw.size:
-        R_frame, p_frame = _in_frames(chain, cols, pw, R_tcp[pw], p_tcp[pw])
+        R_target, p_target = _in_frames(chain, cols, pw, R_tcp[pw], p_tcp[pw])
+        R_frame, p_frame = calls.text_poses(prog, pw, R_target, p_target)  # (a call site's target read through Offs)
         if rapid:
             conf = confdata_from_q(nominal, q[pw])
             quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(R_frame), run.quat[pw])
@@ -409,8 +410,9 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             texts.append(w.list_texts(shown, "p["))
             back = w.stored_singles(shown)
             R_back, p_back = matrix_from_rotvec(back[:, 3:]), back[:, :3]
-        error_position.append(float(row_norms(p_back - p_frame).max()))
-        error_angle.append(_largest_turn(R_frame, R_back))
+        R_back, p_back = calls.text_poses(prog, pw, R_back, p_back, back=True)
+        error_position.append(float(row_norms(p_back - p_target).max()))
+        error_angle.append(_largest_turn(R_target, R_back))
         written_at.append(pw)
     written = np.concatenate(written_at) if written_at else np.zeros(0, dtype=np.int64)
     new = pa.concat_arrays(texts) if texts else pa.array([], pa.string())
@@ -425,6 +427,8 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         for i, text in zip(written.tolist(), new.to_pylist()):
             values[i] = text
         _one_text_within_tolerance(run, pw, R_frame, p_frame, values)
+        calls.check_call_sites(prog, values, pose_text, lambda at: calls.text_poses(
+            prog, at, *_in_frames(chain, cols, at, R_tcp[at], p_tcp[at])))
         tables = passes.table_edits(prog, tabled, values, is_joint) if tabled else []
         for idx in tabled.values():  # (written as tables: the rules of one text a point do not apply)
             for i in idx.tolist():

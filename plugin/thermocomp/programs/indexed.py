@@ -46,6 +46,7 @@ from thermocomp.kinematics.confdata import confdata_from_q
 from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import Status
 from thermocomp.kinematics.model import nominal_model
+from thermocomp.programs import calls
 from thermocomp.programs import writer as w
 from thermocomp.programs.model import ABSOLUTE_JOINT, CIRCULAR, RobotProgram, target_of_world, tcp_poses
 from thermocomp.robot.chain import Chain
@@ -103,6 +104,8 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, m
     at_argument: list[bool] = []
     extra_edits: list[w.Edit] = []
     error_position, error_angle = [0.0], [0.0]
+    through = prog.extra.get("through") or {}  # (a call site's target read through Offs: calls.text_poses)
+    call_site = prog.extra.get("call_site") or {}  # (its table is named at the call site, where its text is)
     for i, pt in enumerate(points):
         motion = motions_of_point[i]
         joint_text = output == "joints" or pt.is_joint
@@ -118,10 +121,12 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, m
             entries = None
             if changed:
                 T_frame = target_of_world(pt.T_world_frame, T_filtered[:, i], pt.held)
-                entries = [_pose_entry(prog, T_frame[k], None if conf is None else conf[k, i], pt.extax, pt.quat)
+                A, B = through.get(i, (None, None))
+                T_text = T_frame if A is None else invert_transform(A) @ T_frame @ invert_transform(B)
+                entries = [_pose_entry(prog, T_text[k], None if conf is None else conf[k, i], pt.extax, pt.quat)
                            for k in range(K)]
                 for k in (0, K - 1):
-                    T_w = _read_pose(prog, entries[k])
+                    T_w = _read_pose(prog, entries[k]) if A is None else A @ _read_pose(prog, entries[k]) @ B
                     error_position.append(float(np.linalg.norm(T_w[:3, 3] - T_frame[k][:3, 3])))
                     error_angle.append(float(rotation_angle(T_w[:3, :3] @ T_frame[k][:3, :3].T)))
         if entries is None:
@@ -136,7 +141,7 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, m
         name = tables[body][0]
         values.append(f"{name}{{tcIdx()}}" if rapid else
                       (f"tc_joints({name})" if joint_text else f"tc_pose({name})"))
-        at_argument.append(True)
+        at_argument.append(i not in call_site)
         if output == "joints" and not pt.is_joint and motion.kind != ABSOLUTE_JOINT:
             new = "MoveAbsJ" if rapid else "movej"
             if motion.instruction != new and not (rapid and motion.kind == CIRCULAR):
@@ -144,6 +149,7 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses, q_grid: FloatArray, m
     if output == "joints" and any(mo.kind == CIRCULAR for mo in prog.motions):
         raise InputError("a time-indexed program in joint form cannot hold circular moves; use "
                          "--program-output filtered", path=prog.path)
+    calls.check_call_sites(prog, values, np.zeros(m, dtype=bool), lambda at: (None, None))
     placed = [replace(pt, argument=pt.whole_argument, text=pt.whole_argument)
               if at_argument[i] and pt.whole_argument is not None else replace(pt, text=pt.argument)
               if at_argument[i] else pt for i, pt in enumerate(points)]
