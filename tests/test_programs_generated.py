@@ -138,9 +138,13 @@ def _robodk_statement(draw) -> str:
     point = draw(st.sampled_from([
         f"p[{literal}]", f"[{literal}]", f"pose_trans(ref_frame,p[{literal}])", f"pose_trans( ref_frame , p[{literal}] )",
         f"pose_trans({draw(_UR_NAME)}, p[{literal}])", f"pose_trans(ref_frame, [{literal}])"]))
-    args = []
+    args, keys = [], set()
     for _ in range(draw(st.integers(0, 5))):
         key = draw(st.sampled_from(["", "", "a", "v", "t", "r", "e"]))
+        if key in keys:  # (a keyword given twice: the compile check's, urscript_scope, not the lane's)
+            continue
+        keys.add(key or "_")
+        keys.discard("_")
         value = draw(st.one_of(_UR_NUMBER, _UR_NAME))
         args.append(draw(st.sampled_from([",", ", "])) + (f"{key}={value}" if key else value))
     return f"{name}({point}{''.join(args)})"
