@@ -365,15 +365,12 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     for idx in tabled.values():
         changed[idx] = bool(changed[idx].any() and ok[idx].all())
     jw, pw = np.flatnonzero(joint_text & changed), np.flatnonzero(~joint_text & changed)
-    joint_texts, *joint_error = _joint_texts(chain, prog, q, jw)
-    pose_texts, *pose_error, conf, R_frame, p_frame = _pose_texts(chain, prog, q, tcp, pw)
+    new, rounding, conf, R_frame, p_frame = _texts(chain, prog, q, tcp, jw, pw)
     written = np.concatenate([jw, pw])
-    new = pa.concat_arrays([joint_texts, pose_texts])
     conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
     if conf is not None:
         differs = np.flatnonzero(run.has_confdata[pw] & np.any(conf != run.confdata[pw], axis=1))
         conf_changed = (pw[differs], conf[differs])
-    rounding = (max(joint_error[0], pose_error[0]), max(joint_error[1], pose_error[1]))
     if cols.plain or (output != "joints" and all(len(np.unique(col[:, :2], axis=0)) == m
                                                   for col in (run.text, run.argument))):
         # each point its own text and its own argument (a CAM program: every target inline; or each declared target
@@ -423,52 +420,48 @@ def _changed(poses: PointPoses, q: FloatArray, tcp: tuple[FloatArray, FloatArray
     return changed
 
 
-def _joint_texts(chain: Chain, prog: RobotProgram, q: FloatArray, jw: np.ndarray) -> tuple[pa.StringArray, float,
-                                                                                            float]:
-    """The joint texts of the points ``jw`` (RAPID jointtargets [deg], URScript lists [rad]) at their joints ``q``
-    ``(m, n)`` [rad], and the largest TCP position [m] and orientation [rad] error their 32-bit numbers leave."""
-    if not jw.size:
-        return pa.array([], pa.string()), 0.0, 0.0
-    rapid = prog.language == "rapid"
-    shown = np.degrees(q[jw]) if rapid else q[jw]
-    texts = (w.jointtarget_texts(shown, [prog.columns.run.extax[i] for i in jw.tolist()]) if rapid
-             else w.list_texts(shown, "["))
-    back = w.stored_singles(shown)
-    nominal = nominal_model(chain)
-    R_a, p_a = fk(nominal, q[jw])
-    R_b, p_b = fk(nominal, np.radians(back) if rapid else back)
-    return texts, float(row_norms(p_b - p_a).max()), _largest_turn(R_a, R_b)
+def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArray, FloatArray], jw: np.ndarray,
+           pw: np.ndarray) -> tuple[pa.StringArray, tuple[float, float], np.ndarray | None, FloatArray, FloatArray]:
+    """The new texts of the points ``jw`` as joints, then of ``pw`` as poses in their frames.
 
-
-def _pose_texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArray, FloatArray], pw: np.ndarray
-                ) -> tuple[pa.StringArray, float, float, np.ndarray | None, FloatArray, FloatArray]:
-    """The pose texts of the points ``pw`` (RAPID robtargets [mm] with the confdata of their joints ``q`` ``(m, n)``
-    [rad], URScript ``p[...]`` [m, rad]) at their TCP poses ``tcp`` (world frame, ``(m, 3, 3)``, ``(m, 3)`` [m]),
-    written in each point's frame; the largest TCP position [m] and orientation [rad] error their 32-bit numbers
+    Joints ``q`` ``(m, n)`` [rad] give RAPID jointtargets [deg] and URScript lists [rad]; the TCP poses ``tcp``
+    (world frame, ``(m, 3, 3)``, ``(m, 3)`` [m]) give RAPID robtargets [mm] with the confdata of ``q`` and URScript
+    ``p[...]`` [m, rad]. Also returns the largest TCP position [m] and orientation [rad] error their 32-bit numbers
     leave, the RAPID confdata ``(len(pw), 4)`` (else ``None``), and the poses in their frames ``(len(pw), 3, 3)``,
-    ``(len(pw), 3)`` [m]."""
-    R_frame = p_frame = np.zeros((0, 3))
-    if not pw.size:
-        return pa.array([], pa.string()), 0.0, 0.0, None, R_frame, p_frame
-    run = prog.columns.run
-    R_frame, p_frame = _in_frames(chain, prog.columns, pw, tcp[0][pw], tcp[1][pw])
-    conf = None
-    if prog.language == "rapid":
-        conf = confdata_from_q(nominal_model(chain), q[pw])
-        quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(R_frame), run.quat[pw])
-        shown = np.hstack([p_frame * 1e3, quat])
-        texts = w.robtarget_texts(shown, conf, [run.extax[i] for i in pw.tolist()])
-        from thermocomp.programs.rapid import transforms_from_poses
-
-        T_back = transforms_from_poses(w.stored_singles(shown))  # (as the reader reads the written robtargets)
-        R_back, p_back = T_back[:, :3, :3], T_back[:, :3, 3]
-    else:
-        shown = np.hstack([p_frame, rotvec_from_matrix(R_frame)])
-        texts = w.list_texts(shown, "p[")
+    ``(len(pw), 3)`` [m].
+    """
+    run, rapid, nominal = prog.columns.run, prog.language == "rapid", nominal_model(chain)
+    texts, error_position, error_angle = [pa.array([], pa.string())], [0.0], [0.0]
+    if jw.size:
+        shown = np.degrees(q[jw]) if rapid else q[jw]
+        texts.append(w.jointtarget_texts(shown, [run.extax[i] for i in jw.tolist()]) if rapid
+                     else w.list_texts(shown, "["))
         back = w.stored_singles(shown)
-        R_back, p_back = matrix_from_rotvec(back[:, 3:]), back[:, :3]
-    return (texts, float(row_norms(p_back - p_frame).max()), _largest_turn(R_frame, R_back), conf, R_frame,
-            p_frame)
+        R_a, p_a = fk(nominal, q[jw])
+        R_b, p_b = fk(nominal, np.radians(back) if rapid else back)
+        error_position.append(float(row_norms(p_b - p_a).max()))
+        error_angle.append(_largest_turn(R_a, R_b))
+    R_frame = p_frame = np.zeros((0, 3))
+    conf = None
+    if pw.size:
+        R_frame, p_frame = _in_frames(chain, prog.columns, pw, tcp[0][pw], tcp[1][pw])
+        if rapid:
+            conf = confdata_from_q(nominal, q[pw])
+            quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(R_frame), run.quat[pw])
+            shown = np.hstack([p_frame * 1e3, quat])
+            texts.append(w.robtarget_texts(shown, conf, [run.extax[i] for i in pw.tolist()]))
+            from thermocomp.programs.rapid import transforms_from_poses
+
+            T_back = transforms_from_poses(w.stored_singles(shown))  # (as the reader reads the written robtargets)
+            R_back, p_back = T_back[:, :3, :3], T_back[:, :3, 3]
+        else:
+            shown = np.hstack([p_frame, rotvec_from_matrix(R_frame)])
+            texts.append(w.list_texts(shown, "p["))
+            back = w.stored_singles(shown)
+            R_back, p_back = matrix_from_rotvec(back[:, 3:]), back[:, :3]
+        error_position.append(float(row_norms(p_back - p_frame).max()))
+        error_angle.append(_largest_turn(R_frame, R_back))
+    return pa.concat_arrays(texts), (max(error_position), max(error_angle)), conf, R_frame, p_frame
 
 
 def _in_frames(chain: Chain, cols: ProgramColumns, pw: np.ndarray, R_tcp: FloatArray, p_tcp: FloatArray

@@ -32,7 +32,6 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from thermocomp._typing import FloatArray
@@ -43,9 +42,8 @@ from thermocomp.programs.compensate import (
     PointPoses,
     Written,
     _changed,
-    _joint_texts,
     _joints_form,
-    _pose_texts,
+    _texts,
     placed_points,
 )
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, RobotProgram
@@ -84,16 +82,13 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses: PointPoses, q_grid: F
     changed = np.logical_or.reduce([_changed(poses, q_grid[k], (tcp[0][k], tcp[1][k]), joint_text, ok & ~joint_text)
                                     for k in range(K)])
     jw, pw = np.flatnonzero(joint_text & changed), np.flatnonzero(~joint_text & changed)
-    entries, error_position, error_angle = [], [0.0], [0.0]  # each version's texts of the points jw, then pw
+    entries, rounding = [], np.zeros(2)  # each version's texts of the points jw, then pw; their largest rounding
     for k in range(K):
-        joints = _joint_texts(chain, prog, q_grid[k], jw)[0]
-        pose_texts, position, angle, *_ = _pose_texts(chain, prog, q_grid[k], (tcp[0][k], tcp[1][k]), pw)
-        if k in (0, K - 1):
-            error_position.append(position)
-            error_angle.append(angle)
+        texts, version_rounding, *_ = _texts(chain, prog, q_grid[k], (tcp[0][k], tcp[1][k]), jw, pw)
+        rounding = np.maximum(rounding, version_rounding)
         if not rapid:  # (the numbers alone: ``[...]``, ``p[...]`` without their brackets)
-            joints, pose_texts = pc.utf8_slice_codeunits(joints, 1, -1), pc.utf8_slice_codeunits(pose_texts, 2, -1)
-        entries.append(pa.concat_arrays([joints, pose_texts]).to_pylist())
+            texts = pc.replace_substring_regex(texts, r"^p?\[|\]$", "")
+        entries.append(texts.to_pylist())
     written = np.concatenate([jw, pw])
     tables: dict[tuple[str, ...], tuple[str, str]] = {}  # a table's entries -> its name and declaration
     values: list[str | None] = [None] * m
@@ -114,7 +109,7 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses: PointPoses, q_grid: F
     if output == "joints":
         edits = _joints_form(prog, edits, ok, poses.is_joint, {})[0]
     data = w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language])
-    return Written(data, len(written), (max(error_position), max(error_angle)))
+    return Written(data, len(written), (float(rounding[0]), float(rounding[1])))
 
 
 def _support_edits(prog: RobotProgram, declarations: list[str], K: int, step: float) -> list[w.Edit]:
