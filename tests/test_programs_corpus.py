@@ -51,15 +51,19 @@ def test_sources_rows_are_complete() -> None:
         assert row["robot"].split("|")[-1] in (("irb140", "gofa") if row["language"] == "rapid" else ("ur5",)), row["file"]
         assert len(row["commit"]) == 40 and row["licence"] and row["note"], row["file"]
         assert row["file"].startswith(row["repository"].replace("/", "__") + "__"), row["file"]
-        assert row["gathering"] in ("fitted", "held-out", "held-out-3", "held-out-4"), row["file"]
+        assert row["gathering"] in ("fitted", "held-out", "held-out-3", "held-out-4", "held-out-5"), row["file"]
     held_out = [r for r in rows if r["gathering"] == "held-out"]
     third = [r for r in rows if r["gathering"] == "held-out-3"]
     fitted = {r["repository"] for r in rows if r["gathering"] == "fitted"}
     assert len(held_out) >= 40 and not fitted & {r["repository"] for r in held_out}
     assert len(third) >= 40 and not (fitted | {r["repository"] for r in held_out}) & {r["repository"] for r in third}
     fourth = {r["repository"] for r in rows if r["gathering"] == "held-out-4"}
-    earlier = {r["repository"] for r in rows if r["gathering"] != "held-out-4"}
+    earlier = {r["repository"] for r in rows if r["gathering"] not in ("held-out-4", "held-out-5")}
     assert len(fourth) >= 15 and not earlier & fourth
+    fifth = [r for r in rows if r["gathering"] == "held-out-5"]
+    before = {r["repository"] for r in rows if r["gathering"] != "held-out-5"}
+    assert len(fifth) >= 40 and len({r["repository"] for r in fifth}) >= 20
+    assert not before & {r["repository"] for r in fifth}
 
 
 @pytest.mark.parametrize(

@@ -404,8 +404,9 @@ class Flow:
         why = f" (thread {name} changes it while running)"
         for global_name in facts.assigns:
             self.globals[global_name] = Binding(None, None, global_name, why)
-        if not facts.moves or name in self.started_threads:
-            return
+        if name in self.started_threads or not (facts.moves or any(
+                str(call.children[0]) in UNSUPPORTED_CALLS for call in self.threads[name].find_data("call"))):
+            return  # (a thread of servoj/speedj/force_mode is followed too: those are refused where they stand)
         self.started_threads.add(name)
         first = len(self.steps)
         self.unresolved_depth += 1
