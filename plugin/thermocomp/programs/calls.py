@@ -11,6 +11,11 @@ program, what the writer may change:
   every use of its name is a followed motion's point; an argument passing it
   to a parameter counts as such a use when the routine uses that parameter
   only so (``MoveL p``), recursively through further calls.
+* a target written at the call site (``input [[...], ...];``, ``go(p[...])``) stands in ``passed`` for a name
+  passed on: it is written there when the routine reads it only as motions' points, directly or through the
+  functions of :data:`THROUGH` (``Offs(position, 0, 0, 100)``). :func:`through` gives what such a function does to
+  the target, :func:`call_site_extra` what the writer needs to know of each such point, :func:`text_poses` and
+  :func:`check_call_sites` what it writes there and where one written value cannot serve every motion reading it.
 * :func:`finish`: a text inside a routine (an inline or ``Offs`` target, or
   the parameter where the target cannot go back to its declaration) is one
   text for every call. Where two calls need it written differently, every
@@ -21,11 +26,15 @@ program, what the writer may change:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from thermocomp.programs.model import Finding, Motion, MotionRun, Span, Wait
+from thermocomp._typing import FloatArray
+from thermocomp.errors import InputError
+from thermocomp.geometry.rotations import invert_transform, rotation_angle, transform
+from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram, Span, Wait
+from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
 
 #: What a call is to the reader: its routine's name and where the call is written (RAPID: then the index of the
 #: task's file it is written in, :attr:`~thermocomp.programs.model.RobotProgram.files`).
@@ -145,4 +154,141 @@ def finish(run: list[MotionRun | Wait], finish_points: Callable[[set[int]], list
     return out
 
 
-__all__ = ["Call", "changing_motion", "direct_through_calls", "finish"]
+#: The functions of a target (their argument at :data:`THROUGH` ``[name]``'s place) through which a motion may
+#: read a target written at the call site, and how the result is the argument's pose ``T`` [frame]: ``"add"``, its
+#: position moved and its orientation turned in its own frame (``T_out = Trans(dt) @ T @ Rot(dR)``: RAPID
+#: ``Offs``, URScript ``pose_add``/``pose_sub`` of it), or ``"right"``/``"left"``, ``T`` times a fixed pose on
+#: that side (RAPID ``RelTool``, URScript ``pose_trans``).
+THROUGH: dict[str, tuple[tuple[int, str], ...]] = {
+    "offs": ((0, "add"),), "reltool": ((0, "right"),), "pose_add": ((0, "add"),), "pose_sub": ((0, "add"),),
+    "pose_trans": ((0, "right"), (1, "left")),
+}
+
+
+def through(how: str, T_in: FloatArray, T_out: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(A, B)`` ``(4, 4)`` with ``T_out = A @ T_in @ B`` for a function of :data:`THROUGH` whose result is
+    ``T_out`` for the argument ``T_in`` (poses in the motion's frame, ``(4, 4)`` [m]), ``how`` it depends on it."""
+    eye = np.eye(4)
+    if how == "left":
+        return T_out @ invert_transform(T_in), eye
+    if how == "right":
+        return eye, invert_transform(T_in) @ T_out
+    return transform(None, T_out[:3, 3] - T_in[:3, 3]), transform(T_in[:3, :3].T @ T_out[:3, :3])
+
+
+def same_read(reads: dict[tuple[int, int], tuple | None], key: tuple[int, int], read: tuple) -> bool:
+    """Record in ``reads`` that the point ``key`` (its text, its argument) reads a call site's target through a
+    function as ``read`` (``(A, B, how)``, :func:`through`): False, and the key marked ``None``, where an earlier
+    pass read it through another (an offset that differs from pass to pass: one text cannot serve them)."""
+    known = reads.setdefault(key, read)
+    if known is not None and all(np.allclose(a, b, rtol=0, atol=1e-12) for a, b in zip(known[:2], read[:2])):
+        return True
+    reads[key] = None
+    return False
+
+
+def unwritable(reads: dict[tuple[int, int], tuple | None]) -> set[int]:
+    """The call sites' targets (their texts' keys) that a function reads differently from pass to pass
+    (:func:`same_read`): not written there, whatever else reads them."""
+    return {text for (text, _), read in reads.items() if read is None}
+
+
+def call_site_extra(notes: list[Finding], steps: Sequence[MotionRun | Wait], keys: Callable[[MotionRun], np.ndarray],
+                    literals: set[int],
+                    reads: dict[tuple[int, int], tuple | None]) -> dict:
+    """What the writer needs of the points whose text is a target written at a call site (the final ``steps``):
+    ``{"call_site": {point: how the motion reads it}, "through": {point: (A, B)}}`` (points: indices in the
+    program's columns; ``T_target = A @ T_text @ B``, :func:`through`), or ``{}`` for none; a note naming their
+    lines added to ``notes``.
+
+    ``keys(run)``: each point's text and argument as task-wide offsets ``(p, 2)``; ``literals``: the texts' keys
+    of the call sites' targets; ``reads``: ``(text, argument)`` -> ``(A, B, how)`` of each one read through a
+    function."""
+    if not literals:
+        return {}
+    how: dict[int, str] = {}
+    matrices: dict[int, tuple[FloatArray, FloatArray]] = {}
+    where: dict[int, tuple[int, int, int]] = {}  # each text: its line, column, file
+    first, wanted = 0, np.fromiter(literals, dtype=np.int64, count=len(literals))
+    for step in steps:
+        if not isinstance(step, MotionRun):
+            continue
+        at = keys(step)
+        for i in np.flatnonzero(np.isin(at[:, 0], wanted)).tolist():
+            read = reads.get((int(at[i, 0]), int(at[i, 1])))  # (None: read as it is)
+            how[first + i] = "as its target" if read is None else read[2]
+            if read is not None:
+                matrices[first + i] = read[:2]
+            where.setdefault(int(at[i, 0]), (int(step.text[i, 2]), int(step.text[i, 3]), int(step.text_file[i])))
+        first += len(step.text)
+    if not how:
+        return {}
+    lines = sorted({line for line, _, _ in where.values()})
+    shown = ", ".join(map(str, lines[:20])) + (f" and {len(lines) - 20} more" if len(lines) > 20 else "")
+    notes.append(Finding(f"{len(where)} motion target(s) stand at the call sites of their routines (line {shown}): "
+                         "each is written there, each call's own", *min(where.values())))
+    return {"call_site": how, "through": matrices}
+
+
+def text_poses(prog: RobotProgram, points: np.ndarray, R: FloatArray, p: FloatArray, back: bool = False
+               ) -> tuple[FloatArray, FloatArray]:
+    """The poses ``R``, ``p`` ``(k, 3, 3)``, ``(k, 3)`` [m, the motion's frame] of ``points`` ``(k,)`` as the texts
+    that give them are written: a target read through a function of a call site's (:data:`THROUGH`) is
+    ``inv(A) @ T @ inv(B)``; the others as they are. ``back``: the other way, the targets the texts give."""
+    matrices = prog.extra.get("through")
+    hit = [k for k, i in enumerate(points.tolist()) if i in matrices] if matrices else []
+    if not hit:
+        return R, p
+    R, p = R.copy(), p.copy()
+    for k in hit:
+        A, B = matrices[int(points[k])]
+        T = transform(R[k], p[k])
+        T = A @ T @ B if back else invert_transform(A) @ T @ invert_transform(B)
+        R[k], p[k] = T[:3, :3], T[:3, 3]
+    return R, p
+
+
+def check_call_sites(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
+                     poses: Callable[[np.ndarray], tuple[FloatArray, FloatArray]]) -> None:
+    """Each target written at a call site given one value in ``values`` (each point's text, ``None``: unchanged),
+    or an error naming it.
+
+    Motions reading it (through calls in a loop, through ``Offs``) whose written poses agree within the solver's
+    tolerance (:data:`IK_POSITION_TOL`, :data:`IK_ORIENTATION_TOL`, ten times) are given one of their texts; else
+    the error names its line and column, each motion reading it (line, how) and how far apart they need it.
+    ``posed`` ``(m,)``: the points written as poses; ``poses(points)``: their written poses ``(k, 3, 3)``,
+    ``(k, 3)`` [m, the motion's frame] (:func:`text_poses`)."""
+    how = prog.extra.get("call_site")
+    if not how:
+        return
+    run = prog.columns.run
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i in how:
+        groups.setdefault((int(run.text_file[i]), int(run.text[i, 0])), []).append(i)
+    for members in groups.values():
+        wanted = {values[i] for i in members}
+        if len(wanted) < 2:
+            continue
+        why = "they need different written values"
+        if posed[members].all():
+            R, p = poses(np.array(members))
+            apart = (float(np.linalg.norm(p - p[:1], axis=1).max()),
+                     max(float(rotation_angle(R[k] @ R[0].T)) for k in range(len(members))))
+            if apart[0] <= 10 * IK_POSITION_TOL and apart[1] <= 10 * IK_ORIENTATION_TOL:
+                one = next(values[i] for i in members if values[i] is not None)
+                for i in members:
+                    values[i] = one
+                continue
+            why = f"they need written values {apart[0] * 1e3:.3g} mm and {np.degrees(apart[1]):.3g} deg apart"
+        motions = run.row_of_points()
+        readers = list(dict.fromkeys(f"{run.instruction[motions[i]]} at line {run.statement[motions[i], 2]} {how[i]}"
+                                     for i in members))
+        line, column = (int(x) for x in run.text[members[0], 2:4])
+        raise InputError(f"the target written at line {line}, column {column} (an argument of a call) is read by "
+                         f"{' and by '.join(readers)}: {why}, and one written value cannot give each its corrected "
+                         "target (write each target as its own argument)",
+                         path=prog.files[int(run.text_file[members[0]])][0], row=line)
+
+
+__all__ = ["THROUGH", "Call", "call_site_extra", "changing_motion", "check_call_sites", "direct_through_calls",
+           "finish", "same_read", "text_poses", "through", "unwritable"]

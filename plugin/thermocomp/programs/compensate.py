@@ -45,7 +45,7 @@ from thermocomp.kinematics.fk import fk
 from thermocomp.kinematics.ik import IKResult, Status, pose_errors, turns
 from thermocomp.kinematics.model import nominal_model
 from thermocomp.kinematics.seeding import solve_nominal_configuration, solve_path
-from thermocomp.programs import passes, task_files
+from thermocomp.programs import calls, passes, task_files
 from thermocomp.programs import writer as w
 from thermocomp.programs.model import (
     _KIND_CODE,
@@ -382,6 +382,8 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         for i, text in zip(written.tolist(), new.to_pylist()):
             values[i] = text
         _one_text_within_tolerance(run, pw, R_frame, p_frame, values)
+        calls.check_call_sites(prog, values, ok & ~joint_text, lambda at: calls.text_poses(
+            prog, at, *_in_frames(chain, cols, at, tcp[0][at], tcp[1][at])))
         tables = passes.table_edits(prog, tabled, values, is_joint) if tabled else []
         for idx in tabled.values():  # (written as tables: the rules of one text a point do not apply)
             for i in idx.tolist():
@@ -444,7 +446,8 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
     R_frame = p_frame = np.zeros((0, 3))
     conf = None
     if pw.size:
-        R_frame, p_frame = _in_frames(chain, prog.columns, pw, tcp[0][pw], tcp[1][pw])
+        R_target, p_target = _in_frames(chain, prog.columns, pw, tcp[0][pw], tcp[1][pw])
+        R_frame, p_frame = calls.text_poses(prog, pw, R_target, p_target)  # (a call site's target read through Offs)
         if rapid:
             conf = confdata_from_q(nominal, q[pw])
             quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(R_frame), run.quat[pw])
@@ -459,8 +462,9 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
             texts.append(w.list_texts(shown, "p["))
             back = w.stored_singles(shown)
             R_back, p_back = matrix_from_rotvec(back[:, 3:]), back[:, :3]
-        error_position.append(float(row_norms(p_back - p_frame).max()))
-        error_angle.append(_largest_turn(R_frame, R_back))
+        R_back, p_back = calls.text_poses(prog, pw, R_back, p_back, back=True)
+        error_position.append(float(row_norms(p_back - p_target).max()))
+        error_angle.append(_largest_turn(R_target, R_back))
     return pa.concat_arrays(texts), (max(error_position), max(error_angle)), conf, R_frame, p_frame
 
 

@@ -206,6 +206,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._first_read: dict[str, tuple[object, Token]] = {}  # data read before any followed assignment to it
         self._followed: dict[str, tuple[object, Tree]] = {}  # data given a known value by a followed assignment
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming data: its routine and parameter
+        self._reads: dict[tuple[int, int], tuple] = {}  # a call site's target read through Offs: :meth:`through_call_site`
         self._matches: dict[int, MoveStatements] = {}  # statements of each MOVES token, by its offset
         self.lines = TextLines(text)  # lines and columns of offsets
         self._run_count = 0  # motions of runs followed (for progress)

@@ -15,18 +15,23 @@ from collections.abc import Iterator
 import numpy as np
 from lark import Token, Tree
 
+from thermocomp._typing import FloatArray
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.programs import calls, passes
 from thermocomp.programs.model import (
+    ABSOLUTE_JOINT,
     JOINT,
     LINEAR,
     Finding,
     Motion,
     MotionRun,
+    Point,
     RobotProgram,
+    Span,
     TextLines,
     Wait,
     newline_of,
+    world_of_target,
 )
 from thermocomp.programs.rapid_conditions import ConditionUnknown, evaluate_condition
 from thermocomp.programs.rapid_data import (
@@ -38,6 +43,7 @@ from thermocomp.programs.rapid_data import (
     _Data,
     _is_local,
     _location,
+    _T_from_pose,
     _Unsupported,
     span_of,
 )
@@ -207,14 +213,16 @@ class _Flow:
         self.check_cycles()
         per_pass = self.check_per_pass()
         unrun = self.note_unvisited()
+        steps = self.finish_points(tree)
+        call_sites = self.call_site_extra(steps)
         return RobotProgram(
-            language="rapid", path=self.path, text=self.text, steps=self.finish_points(tree),
+            language="rapid", path=self.path, text=self.text, steps=steps,
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
             entry=tuple(self._routine_name(p) for p in entry), newline=newline_of(self.text),
             modules=tuple((m.path, m.text) for m in self.task.modules),
             extra={"unrun": unrun, "conditional": tuple(dict.fromkeys(self.conditional)),
                    "confdata_free": frozenset(k for k, free in self.conf_free.items() if free),
-                   "per_pass": per_pass, "statements_run": self.statements_run},
+                   "per_pass": per_pass, "statements_run": self.statements_run, **call_sites},
         )
 
     def file_of(self, path: str) -> int:
@@ -459,14 +467,17 @@ class _Flow:
             with self.in_file(file):
                 self._uses(module_tree, uses, consts)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
+        direct -= calls.unwritable(self._reads)
         steps = []
         done: dict[int, MotionRun] = {}  # a step repeated (the passes of a FOR loop): decided once
         for step in self.steps:
             if isinstance(step, MotionRun):
                 if id(step) not in done:
                     own = np.all(step.text == step.argument, axis=1).tolist()
+                    at = ((step.text_file << 40) + step.text[:, 0]).tolist()  # (a call site's literal: in _passed)
                     done[id(step)] = step.with_text_at_argument(np.array(
-                        [bool(name) and not own[i] and not uses.get(name.lower(), set()) <= direct
+                        [bool(name) and not own[i] and (at[i] not in direct if at[i] in self._passed
+                                                        else not uses.get(name.lower(), set()) <= direct)
                          for i, name in enumerate(step.name_of_point)], dtype=bool))
                 step = done[id(step)]
             steps.append(step)
@@ -477,9 +488,9 @@ class _Flow:
         a ``CONST`` (``consts``) in a PROC no cycle runs is left out."""
         key = self.file_key
         size_only = {call.children[1].children[0].children[0].start_pos for call in tree.find_data("func_call")
-                     if str(call.children[0]).lower() == "dim" and len(call.children) > 1
+                     if str(call.children[0]).lower() in ("dim", "present") and len(call.children) > 1
                      and isinstance(call.children[1].children[0], Tree)
-                     and call.children[1].children[0].data == "name"}  # (Dim(pts, 1) reads no value of pts)
+                     and call.children[1].children[0].data == "name"}  # (Dim(pts, 1), Present(p) read no value)
         unrun = self._unrun_spans(tree)  # (what a routine no cycle runs reads cannot keep a declaration as written)
         for node in tree.find_data("name"):
             token = node.children[0]
@@ -949,16 +960,59 @@ class _Flow:
                   ) -> _Data:
         if isinstance(node, Tree) and node.data == "name":
             data = self.lookup(node.children[0], local, unset=True)  # (a VAR without a value: read where used)
-            at = self.routine_file(routine) << 40  # (the routine's file)
-            span = span_of(routine)
-            self._passed[self.file_key + node.children[0].start_pos] = (span._replace(start=at + span.start,
-                                                                                       end=at + span.end),
-                                                                         str(param).lower())
+            self._passed[self.file_key + node.children[0].start_pos] = self._routine_key(routine, param)
             if data.type != dtype and self.fields_of(dtype) is not None:
                 raise self.error(f"parameter {param} is a {dtype}, got {node.children[0]}, a {data.type}", node)
             return data
         value = self.evaluate_as(node, local, dtype) if self.fields_of(dtype) is not None else self.evaluate(node, local)
+        if dtype in ("robtarget", "jointtarget") and isinstance(node, Tree) and node.data in ("aggregate", "numbers"):
+            # a target written at the call site: written there when the routine reads the parameter only as motions'
+            # points (:func:`.calls.direct_through_calls`, the literal's offset standing for a name passed on)
+            self._passed[self.file_key + span_of(node).start] = self._routine_key(routine, param)
+            return _Data(dtype, value, node, str(param), param, file=self.file)
         return _Data(dtype, value, None, str(param), param)
+
+    def _routine_key(self, routine: Tree, param: Token) -> tuple[Span, str]:
+        """The span of ``routine`` in the task's offsets (its file's key added) and ``param``'s key: what
+        :attr:`_passed` maps an argument to."""
+        at, span = self.routine_file(routine) << 40, span_of(routine)
+        return span._replace(start=at + span.start, end=at + span.end), str(param).lower()
+
+    def through_call_site(self, node: Tree | Token, local: dict[str, _Data], kind: str, T_world_frame: FloatArray,
+                          T_flange_tcp: FloatArray, held: bool) -> Point | None:
+        """The point of a motion's target ``Offs``/``RelTool`` (:data:`.calls.THROUGH`, nested) of a parameter bound
+        to a target written at the call site: that target's text, the function's result as the pose, the whole
+        expression as the argument (its ``(A, B)`` recorded in :attr:`_reads`); None for any other target."""
+        layers, inner = [], node
+        while isinstance(inner, Tree) and inner.data == "func_call" and len(inner.children) > 1 \
+                and str(inner.children[0]).lower() in ("offs", "reltool"):
+            layers.append(inner)
+            inner = next(iter(self.split_args(inner.children[1])[0]), None)
+        if not layers or kind == ABSOLUTE_JOINT or not (isinstance(inner, Tree) and inner.data == "name"):
+            return None
+        data = self.lookup(inner.children[0], local)
+        if not (isinstance(data.node, Tree) and (data.file << 40) + span_of(data.node).start in self._passed):
+            return None
+        point = self.point(inner, local, kind, T_world_frame, T_flange_tcp, held)
+        T_in = _T_from_pose(data.value[:2])  # type: ignore[index]
+        A = B = np.eye(4)
+        for layer in reversed(layers):  # (the innermost first)
+            T_out = _T_from_pose(self.evaluate_as(layer, local, "robtarget")[:2])  # type: ignore[index]
+            A_f, B_f = calls.through(calls.THROUGH[str(layer.children[0]).lower()][0][1], T_in, T_out)
+            A, B, T_in = A_f @ A, B @ B_f, T_out
+        key = ((point.file << 40) + point.text.start, self.file_key + span_of(node).start)
+        how = "through " + " of ".join(str(layer.children[0]) for layer in layers)
+        if not calls.same_read(self._reads, key, (A, B, how)):
+            return None  # (the function differs from pass to pass: the expression is the text, as any other)
+        return dataclasses.replace(point, T_world_tcp=world_of_target(T_world_frame, T_in[None], held)[0],
+                                   argument=span_of(node))
+
+    def call_site_extra(self, steps: list[MotionRun | Wait]) -> dict:
+        """:func:`.calls.call_site_extra` of the program's final ``steps`` (a call site's target stands in
+        :attr:`_passed` at its offset); its note added to the notes."""
+        return calls.call_site_extra(self.notes, steps, lambda run: np.stack([
+            (run.text_file << 40) + run.text[:, 0], (run.file[run.row_of_points()] << 40) + run.argument[:, 0]],
+            axis=1), set(self._passed), self._reads)
 
     def decided_branch(self, statement: Tree, local: dict[str, _Data]) -> Tree | None:
         """The body an ``IF`` runs when the file decides its conditions (:mod:`.rapid_conditions`: only the routine's

@@ -502,6 +502,9 @@ class _Motions:
             return self.calc_joint_t(node, local)
         dtype = "jointtarget" if kind == ABSOLUTE_JOINT else "robtarget"
         value = self.evaluate_as(node, local, dtype)
+        through = self.through_call_site(node, local, kind, T_world_frame, T_flange_tcp, held)
+        if through is not None:  # (Offs of a target written at the call site: written there)
+            return through
         file = self.file
         if isinstance(node, Tree) and node.data in ("name", "index"):
             root = node if node.data == "name" else node.children[0]

@@ -143,6 +143,7 @@ class _Walker(Flow, Motions, Values):
         self.direct_refs: set[int] = set()
         self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming a variable: function, parameter
+        self._reads: dict[tuple[int, int], tuple] = {}  # a call site's pose read through pose_trans: Flow.through_call_site
         self._quiet: list[str] = []  # the functions being run that move nothing (Summary.inert)
         self.lines = TextLines(text)  # lines and columns of offsets, for a run's statements
 
@@ -201,11 +202,12 @@ class _Walker(Flow, Motions, Values):
                                           line, column))
         per_pass = self.check_per_pass()
         steps = self.finish_points()
+        call_sites = self.call_site_extra(steps)
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
                             newline=newline_of(self.text),
                             extra={"conditional": tuple(sorted(set(self.conditional_lines))), "per_pass": per_pass,
-                                   "statements_run": self.statements_run})
+                                   "statements_run": self.statements_run, **call_sites})
 
     def _entry_parameters(self, main: Tree) -> dict:
         """The scope the program function runs in: the globals, and its parameters, if it has any (a library's
@@ -241,11 +243,14 @@ class _Walker(Flow, Motions, Values):
             token = node.children[0]
             uses.setdefault(str(token), set()).add(token.start_pos)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
+        direct -= calls.unwritable(self._reads)
         steps = []
         for step in self.steps:
             if isinstance(step, MotionRun):
-                step = step.with_text_at_argument(np.array([bool(name) and not uses.get(name, set()) <= direct
-                                                            for name in step.name_of_point], dtype=bool))
+                at = step.text[:, 0].tolist()  # (a call site's literal: in _passed)
+                step = step.with_text_at_argument(np.array(
+                    [bool(name) and (at[i] not in direct if at[i] in self._passed else not uses.get(name, set()) <= direct)
+                     for i, name in enumerate(step.name_of_point)], dtype=bool))
             steps.append(step)
         return steps
 

@@ -21,12 +21,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 from lark import Token, Tree
 
 from thermocomp.geometry.rotations import invert_transform
 from thermocomp.programs import calls
 from thermocomp.programs import passes as pass_tables
-from thermocomp.programs.model import Finding, Motion, MotionRun, Wait
+from thermocomp.programs.model import Finding, Motion, MotionRun, Point, Wait
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_motions import MOTIONS
 from thermocomp.programs.urscript_values import (
@@ -886,6 +887,52 @@ class Flow:
             self._calls_done[key] = (read, changed, before.keys() - self.globals.keys(), self.tool, self.tool_why,
                                      returned, self.unrolled - mark[-1])
         return returned
+
+    def through_call_site(self, node, local: dict, kind: str) -> Point | None:
+        """The point of a motion's target ``pose_trans``/``pose_add``/``pose_sub`` (:data:`.calls.THROUGH`, nested)
+        of a parameter bound to a pose written at the call site: that pose's text, the function's result as the
+        pose, the whole expression as the argument (its ``(A, B)`` recorded in ``_reads``); None for any other."""
+        layers, inner = [], node
+        while isinstance(inner, Tree) and inner.data == "call" and str(inner.children[0]) in calls.THROUGH:
+            args, kwargs = split_arguments(inner)
+            if kwargs or len(args) != 2:
+                return None
+            leads = [(args[i], how) for i, how in calls.THROUGH[str(inner.children[0])] if self._leads_to_call_site(
+                args[i], local)]
+            if len(leads) != 1:
+                return None
+            layers.append((inner, leads[0][1]))
+            inner = leads[0][0]
+        if not layers or not self._leads_to_call_site(inner, local):
+            return None
+        point = self.point(inner, local, kind)
+        T_in = self.lookup(inner.children[0], local).value.T
+        A = B = np.eye(4)
+        for layer, how in reversed(layers):  # (the innermost first)
+            T_out = self.evaluate(layer, local).T
+            A_f, B_f = calls.through(how, T_in, T_out)
+            A, B, T_in = A_f @ A, B @ B_f, T_out
+        key = (point.text.start, span_of(node).start)
+        name = " of ".join(str(layer.children[0]) for layer, _ in layers)
+        if not calls.same_read(self._reads, key, (A, B, f"through {name}")):
+            return None  # (the function differs from pass to pass: the expression is the text, as any other)
+        return replace(point, T_world_tcp=T_in, argument=span_of(node))
+
+    def _leads_to_call_site(self, node, local: dict) -> bool:
+        """Whether ``node`` is a name bound to a pose written at a call site, or a :data:`.calls.THROUGH` call."""
+        if isinstance(node, Tree) and node.data == "call":
+            return str(node.children[0]) in calls.THROUGH
+        if not (isinstance(node, Tree) and node.data == "name"):
+            return False
+        binding = local.get(str(node.children[0])) or self.globals.get(str(node.children[0]))
+        return binding is not None and binding.literal is not None and binding.literal.data == "pose" \
+            and binding.literal.meta.start_pos in self._passed
+
+    def call_site_extra(self, steps: list) -> dict:
+        """:func:`.calls.call_site_extra` of the program's final ``steps`` (a call site's pose stands in
+        ``_passed`` at its offset); its note added to the notes."""
+        return calls.call_site_extra(self.notes, steps, lambda run: np.stack([run.text[:, 0], run.argument[:, 0]], axis=1),
+                                     set(self._passed), self._reads)
 
     # ----- the pose the robot stands at (PolyScope's relative waypoints)
     def standing_pose(self, node: Tree):

@@ -185,6 +185,9 @@ class Motions:
         value = self.evaluate(node, local)
         if self.tool is None:  # (the TCP a motion runs with)
             raise Unsupported(f"the tool is not known before running ({self.tool_why})", node)
+        through = self.through_call_site(node, local, kind)
+        if through is not None:  # (pose_trans of a pose written at the call site: written there)
+            return replace(through, whole_argument=span_of(outer) if outer is not node else None)
         tool = self.tool.copy()
         text_node = node
         name = ""

@@ -584,9 +584,13 @@ class Values:
             self._passed[node.children[0].start_pos] = (span_of(function), param)
             return binding
         try:
-            return Binding(self.evaluate(node, local), None, param)
+            value = self.evaluate(node, local)
         except Unsupported as exc:  # known only while running (an input, a register): an error where it is read
             return Binding(None, None, param, f" (the argument at line {line_col(node)[0]} is {_origin(exc)})")
+        if node.data in ("pose", "list"):  # a target written at the call site: written there when the function reads
+            self._passed[node.meta.start_pos] = (span_of(function), param)  # it only as motions' points (.calls)
+            return Binding(value, node, param)
+        return Binding(value, None, param)
 
 
 #: The rules of expressions (urscript.lark) -> the method that evaluates them (:meth:`Values.evaluate`).
