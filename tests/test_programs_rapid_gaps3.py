@@ -92,9 +92,9 @@ def test_a_recursion_whose_motion_reads_a_counter_is_refused_naming_it(tmp_path)
 def test_a_recursion_with_arguments_stays_bounded(tmp_path, depth):
     """A recursive routine with a parameter (Hanoi's form) is not cut after two passes: its data differ by call and
     it stays refused, within a bound, as before."""
-    body = ("  PROC Step(num n)\n    IF n > 0 THEN\n      MoveL Offs(p10, n, 0, 0), v100, fine, tPen;\n"
-            "      Step n - 1;\n    ENDIF\n  ENDPROC\n"
-            f"  PROC main()\n    Step {depth + 3};\n  ENDPROC\n")
+    body = ("  PROC Descend(num n)\n    IF n > 0 THEN\n      MoveL Offs(p10, n, 0, 0), v100, fine, tPen;\n"
+            "      Descend n - 1;\n    ENDIF\n  ENDPROC\n"
+            f"  PROC main()\n    Descend {depth + 3};\n  ENDPROC\n")
     start = time.perf_counter()
     prog = _read(tmp_path, body)
     assert time.perf_counter() - start < 5.0

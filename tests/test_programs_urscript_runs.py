@@ -126,7 +126,7 @@ def test_a_cam_scripts_points_are_plain_columns_both_ways(rng):
     "movel(p[.5, 0, .6, 0, 3.14, 0], e=1)",  # no such argument
     "movel(p[.5, 0, .6, 0, 3.14, 0]) $ 3 \"x\"",  # something after it
     "movel(p[.5, 0, .6, 0, 3.14, 0]",  # no closing parenthesis
-    "movel(p[.5, 0, .6, 0, 3.14, 0], a=1.2, a=1.3)",  # twice (the last counts)
+    "movel(p[.5, 0, .6, 0, 3.14, 0], a=1.2, a=1.3)",  # twice: what the controller does not compile
 ])
 def test_what_a_run_cannot_take_gives_the_general_rules_finding_or_error(statement):
     good = "  movel(p[.4, -.1, .5, 0, 3.14, 0], a=1.2, v=0.25)\n"

@@ -6,8 +6,9 @@ against each other in its own words. They now all start here
 CoppeliaSim commands, the calibration campaigns):
 
 * :func:`load_chain` loads the robot once (a built-in name, a table CSV, a
-  URDF or xacro) and declares the files a robot file reads (a xacro's
-  includes, its meshes) as inputs of the run's :class:`~thermocomp.io.job.Job`;
+  URDF or xacro: its description read and expanded once, :func:`load_description`)
+  and declares the files a robot file reads (a xacro's includes, its meshes) as
+  inputs of the run's :class:`~thermocomp.io.job.Job`;
 * :func:`bind_table` reads the deformation table for that robot's joints:
   the one joint-count check;
 * :func:`bind_law` turns the authors' CoppeliaSim convention into a table
@@ -29,8 +30,8 @@ from thermocomp.deformation.table import DeformationTable
 from thermocomp.errors import ConfigurationError
 from thermocomp.io.deformation_csv import read_deformation_csv
 from thermocomp.io.job import Job
-from thermocomp.io.robot_files import RobotFileOptions, robot_file_inputs
-from thermocomp.io.robots import load_robot
+from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, RobotDescription, RobotFileOptions, read_robot_description
+from thermocomp.io.robots import load_robot, robot_file
 from thermocomp.robot.chain import Chain
 
 #: How a deformation table is applied: as seed 002's Tables 6-7 read it, or as the authors' CoppeliaSim script did.
@@ -44,14 +45,32 @@ class RobotAndTable:
     chain: Chain
     table: DeformationTable
     options: CompensationOptions
+    #: The robot file the chain was read from, read once (None: a built-in robot, a table CSV, a Chain given).
+    description: RobotDescription | None = None
+
+
+def load_description(robot: str | PathLike | Chain, robot_options: RobotFileOptions | None = None
+                     ) -> RobotDescription | None:
+    """A ``.urdf``/``.xacro`` robot file read (a xacro expanded); None for a built-in robot, a table CSV, a Chain."""
+    path = None if isinstance(robot, Chain) else robot_file(robot)
+    if path is None or path.suffix.lower() not in ROBOT_FILE_SUFFIXES:
+        return None
+    return read_robot_description(path, robot_options)
 
 
 def load_chain(robot: str | PathLike | Chain, robot_options: RobotFileOptions | None = None, *, job: Job | None = None,
-               place: Callable[[Chain], Chain] | None = None) -> Chain:
-    """The robot (a :class:`Chain` as given), its robot file's own inputs declared in ``job``, placed by ``place``."""
-    chain = robot if isinstance(robot, Chain) else load_robot(robot, robot_options)
-    if job is not None:
-        job.inputs(robot_file_inputs(robot, robot_options), "--robot")  # a xacro's includes, the meshes
+               place: Callable[[Chain], Chain] | None = None, description: RobotDescription | None = None) -> Chain:
+    """The robot (a :class:`Chain` as given), its robot file's own inputs declared in ``job``, placed by ``place``.
+
+    ``description``: the robot file already read (:func:`load_description`), not read and expanded again."""
+    if description is None:
+        description = load_description(robot, robot_options)
+    if isinstance(robot, Chain):
+        chain = robot
+    else:
+        chain = load_robot(robot, robot_options) if description is None else description.chain()
+    if job is not None and description is not None:
+        job.inputs(description.files(), "--robot")  # a xacro's includes, the meshes
     return chain if place is None else place(chain)
 
 
@@ -125,7 +144,8 @@ def robot_and_table(robot: str | PathLike | Chain, deformation: PathLike | Defor
         raise ConfigurationError("--joint-objects serves --convention authors-coppeliasim only")
     if job is not None:  # declared again here for the commands that check before they prepare: commit checks it
         job.input(options.time_law_file, "--time-law")
-    chain = load_chain(robot, robot_options, job=job, place=place)
+    description = load_description(robot, robot_options)
+    chain = load_chain(robot, robot_options, job=job, place=place, description=description)
     table = bind_table(chain, deformation)
     R_world_joint = None
     if joint_objects is not None:
@@ -133,7 +153,7 @@ def robot_and_table(robot: str | PathLike | Chain, deformation: PathLike | Defor
 
         R_world_joint = read_scene_joints_csv(joint_objects, chain.n_joints)
     table, options = bind_law(chain, table, options, convention, R_world_joint)
-    return RobotAndTable(chain, table, options)
+    return RobotAndTable(chain, table, options, description)
 
 
-__all__ = ["CONVENTIONS", "RobotAndTable", "bind_law", "bind_table", "load_chain", "robot_and_table"]
+__all__ = ["CONVENTIONS", "RobotAndTable", "bind_law", "bind_table", "load_chain", "load_description", "robot_and_table"]

@@ -12,6 +12,7 @@ compensates the points with the core (:func:`thermocomp.compensation.compensate`
 from __future__ import annotations
 
 import functools
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.files import read_input_bytes
 from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
-from thermocomp.io.robot_files import ROBOT_FILE_SUFFIXES, RobotFileOptions, controller_base_beside, read_robot_description
+from thermocomp.io.robot_files import RobotDescription, controller_base_beside
 from thermocomp.kinematics.ik import Status
 from thermocomp.programs import passes, task_files
 from thermocomp.programs.compensate import (
@@ -216,9 +217,10 @@ def compensate_program(job: CompensationJob, *, progress: ProgressCallback | Non
                          f"{', '.join(suffixes_of(language))}, got {Path(out).suffix!r}", path=str(out))
     outputs = ProgramOutputs(out=None if out is None else Path(out), results=results, report=report, plot=plot,
                              modules=popts.rapid.modules)
-    check_program_frame(job.robot, job.robot_options, program)
 
     def work(files: Job, bound: RobotAndTable) -> ProgramReport:
+        check_program_robot(bound, program, job.robot)
+        check_program_frame(bound.description, program)
         with paused():  # the program's objects live as long as the job (thermocomp._gc)
             rep, writes = _compensate_program(bound, program, popts, outputs, allow_failures, progress)
         # a module whose targets changed is declared now (an unchanged one is no output): the commit checks it
@@ -247,26 +249,80 @@ def _module_head(module: PathLike) -> bytes:
     return head[:min(ends) + 1] if ends else head
 
 
-def check_program_frame(robot: object, robot_options: RobotFileOptions | None, program: object) -> None:
-    """Refuse a URScript ``program`` on a ROS-Industrial UR robot file read in its root frame, without ``--base-link``.
+#: The links of a Universal Robots arm in ur_description (each after the description's ``tf_prefix``, if any).
+_UR_LINKS = ("shoulder_link", "upper_arm_link", "forearm_link", "wrist_1_link", "wrist_2_link", "wrist_3_link")
+#: What an ABB robot's name holds (the built-in ``irb140``, ``gofa``; ROS-Industrial's ``abb_irb2400``,
+#: ``abb_crb15000_5_95``): the word at the start of a name or after ``_``/``-``.
+_ABB_NAME = re.compile(r"(?:^|[_\-])(?:abb|irb|crb|gofa|yumi)", re.IGNORECASE)
+#: The language each maker's controller runs, and what the reader takes from that maker for its programs.
+_LANGUAGE_OF = {"ABB": ("rapid", "RAPID", "its robtargets' confdata (cf1, cf4, cf6, cfx) are an ABB arm's"),
+                "Universal Robots": ("urscript", "URScript", "its poses are in a UR controller's base frame")}
 
-    A URScript pose is in the UR controller's base frame, which a ROS-Industrial UR description
-    (``ur_description``) names ``base``: its root ``base_link`` turned by pi about z. Without ``--base-link`` the
-    chain's base is the root, and every target would be turned by 180 deg about the base axis in silence
-    (:func:`thermocomp.io.robot_files.controller_base_beside`). A ``--base-link`` given, any link, is the user's
-    decision; a built-in robot or a table-form CSV is in the controller's frame already (docs/robot_files.md).
+
+def robot_maker(chain: Chain, description: RobotDescription | None) -> str | None:
+    """``"ABB"`` or ``"Universal Robots"`` where the robot says so (a built-in robot's name; a robot file with the
+    links of ur_description, or whose robot or file name is an ABB model's); None for any other (a table CSV, another
+    maker's description: the user's choice, taken as given)."""
+    if description is not None:
+        links = description.parsed.links
+        prefixes = {name[:-len(_UR_LINKS[0])] for name in links if name.endswith(_UR_LINKS[0])}
+        if any(all(f"{prefix}{link}" in links for link in _UR_LINKS) for prefix in prefixes):
+            return "Universal Robots"
+        names = (description.parsed.root.get("name", ""), description.source.stem)
+    else:
+        names = (chain.name,)
+    if any(name.lower().startswith("ur") and name[2:3].isdigit() for name in names):
+        return "Universal Robots"
+    return "ABB" if any(_ABB_NAME.search(name) for name in names) else None
+
+
+def check_program_robot(bound: RobotAndTable, program: object, robot: object) -> None:
+    """Refuse a RAPID program on a Universal Robots arm, or a URScript program on an ABB one (:func:`robot_maker`).
+
+    A program runs on its maker's controller: compensated on another maker's arm, a RAPID program would be solved
+    with ABB's configuration rules on an arm that has none of them, a URScript program with UR's base frame on an
+    arm whose controller has another; neither can run there. Refused before any output, naming the robot, its
+    maker and the program's language.
 
     Raises
     ------
     InputError
-        Naming ``--base-link``, the robot file, the link ``base`` and why.
+        Naming ``--robot`` as given and the program.
     """
-    if not all(isinstance(x, (str, Path)) for x in (robot, program)) or \
-            Path(program).suffix.lower() not in suffixes_of("urscript") or \
-            Path(robot).suffix.lower() not in ROBOT_FILE_SUFFIXES or \
-            (robot_options is not None and robot_options.base_link is not None):
+    if not isinstance(program, (str, Path)):
         return
-    beside = controller_base_beside(read_robot_description(robot, robot_options))
+    maker = robot_maker(bound.chain, bound.description)
+    language = language_of(program)
+    if maker is None or _LANGUAGE_OF[maker][0] == language:
+        return
+    wanted = next(m for m, (lang, _, _) in _LANGUAGE_OF.items() if lang == language)
+    _, name, why = _LANGUAGE_OF[wanted]
+    raise InputError(f"--robot {robot}: a {name} program runs on {wanted}'{'' if wanted.endswith('s') else 's'} controller "
+                     f"({why}); this robot is "
+                     f"{'an' if maker == 'ABB' else 'a'} {maker} arm, whose controller runs {_LANGUAGE_OF[maker][1]}: "
+                     "give the robot the program is written for", path=str(program))
+
+
+def check_program_frame(description: RobotDescription | None, program: object) -> None:
+    """Refuse a URScript ``program`` on a ROS-Industrial UR robot file read in its root frame, without ``--base-link``.
+
+    A URScript pose is in the UR controller's base frame, which a ROS-Industrial UR description
+    (``ur_description``) names ``base`` (``<prefix>base`` with a ``tf_prefix``: ``left_base`` of a dual-arm
+    cell): its ``base_link`` turned by pi about z. Without ``--base-link`` the chain's base is the root, and every
+    target would be turned by 180 deg about the base axis in silence
+    (:func:`thermocomp.io.robot_files.controller_base_beside`). A ``--base-link`` given, any link, is the user's
+    decision; a built-in robot or a table-form CSV (``description`` None) is in the controller's frame already
+    (docs/robot_files.md). ``description``: the robot file as the run read it (``RobotAndTable.description``).
+
+    Raises
+    ------
+    InputError
+        Naming ``--base-link``, the robot file, the controller's base link and why.
+    """
+    if description is None or not isinstance(program, (str, Path)) or \
+            Path(program).suffix.lower() not in suffixes_of("urscript"):
+        return
+    beside = controller_base_beside(description)
     if beside is None:
         return
     link, base, angle = beside
@@ -275,7 +331,7 @@ def check_program_frame(robot: object, robot_options: RobotFileOptions | None, p
         f"are in the UR controller's base frame, which a ROS-Industrial UR description names {link!r} (fixed to "
         f"{base!r}, turned by {np.degrees(angle):.4g} deg); without --base-link the base is {base!r} and every "
         f"target would be turned by {np.degrees(angle):.4g} deg; give --base-link {link} (the controller's frame), "
-        f"or --base-link {base} to keep {base!r} on purpose", path=str(robot))
+        f"or --base-link {base} to keep {base!r} on purpose", path=str(description.source))
 
 
 @dataclass(frozen=True)
@@ -452,5 +508,5 @@ def _writes(rep: ProgramReport, data: bytes | np.ndarray, chunks: list[Compensat
     return writes
 
 
-__all__ = ["PHASES", "REPORT_CSV_HEAD", "ProgramOutputs", "ProgramReport", "check_program_frame", "compensate_program",
-           "program_targets"]
+__all__ = ["PHASES", "REPORT_CSV_HEAD", "ProgramOutputs", "ProgramReport", "check_program_frame", "check_program_robot",
+           "compensate_program", "program_targets"]

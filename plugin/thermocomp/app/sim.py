@@ -19,7 +19,7 @@ from pathlib import Path
 from thermocomp._typing import FloatArray, PathLike
 from thermocomp.app.jobs import CompensationJob, file_of
 from thermocomp.app.prepare import robot_and_table
-from thermocomp.app.program import check_program_frame, program_targets
+from thermocomp.app.program import check_program_frame, check_program_robot, program_targets
 from thermocomp.app.targets import CompensationReport, compensate_targets
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.compensation.targets import Targets
@@ -259,8 +259,10 @@ def load_setup(inputs: SimInputs) -> sim.SimSetup:
     elif wanted is not None and not _same_robot(robot, wanted):
         raise InputError(f"the scene is made for the robot {wanted!r}, got {robot!r}; choose a scene for that "
                          "robot or leave the robot out to take the scene's", path=scene_.source)
-    check_program_frame(robot, robot_options, program)  # (a URScript program on a UR robot file: its base frame)
     bound = robot_and_table(robot, deformation, robot_options=robot_options, options=options, place=scene_.place)
+    if program is not None:
+        check_program_robot(bound, program, robot)  # (a RAPID program on a UR arm, a URScript on an ABB one)
+    check_program_frame(bound.description, program)  # (a URScript program on a UR robot file: its base frame)
     chain, table = bound.chain, bound.table
     if program is not None:
         played = program_targets(chain, program, bound.options)

@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from thermocomp._signals import interrupt_on_termination, raise_if_terminated
+from thermocomp._signals import held, interrupt_on_termination, raise_if_terminated
 from thermocomp._typing import PathLike
 from thermocomp._workers import owner_pid
 from thermocomp.errors import InputError
@@ -499,8 +499,9 @@ class Job:
         role = self._role(dest)
         key = destination(role.path)
         if key not in self._staged:
-            # the suffix of the name given, not of a linked file's: writers check it (write_png: .png)
-            self._staged[key] = temporary_beside(key, suffix=Path(role.path).suffix)
+            with held():  # (created and recorded for its removal as one step: an interrupt comes after both)
+                # the suffix of the name given, not of a linked file's: writers check it (write_png: .png)
+                self._staged[key] = temporary_beside(key, suffix=Path(role.path).suffix)
         return self._staged[key]
 
     @contextlib.contextmanager

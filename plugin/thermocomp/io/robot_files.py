@@ -294,7 +294,9 @@ def load_robot_file(path: PathLike, options: RobotFileOptions | None = None) -> 
 
 
 #: The link of a ROS-Industrial Universal Robots description (``ur_description``) that is the UR controller's base
-#: frame, the frame of URScript poses: fixed to the root ``base_link``, turned by pi about z (REP 103).
+#: frame, the frame of URScript poses: fixed to ``base_link``, turned by pi about z (REP 103). With a ``tf_prefix``
+#: (the ``prefix`` argument of ur_description's macro: two arms of one cell) both are prefixed: ``left_base`` fixed
+#: to ``left_base_link``.
 CONTROLLER_BASE_LINK = "base"
 
 
@@ -304,10 +306,12 @@ def controller_base_beside(description: RobotDescription) -> tuple[str, str, flo
     Returns
     -------
     tuple or None
-        ``(link, base, angle)``: the link :data:`CONTROLLER_BASE_LINK`, the base link the chain takes
-        without ``--base-link`` (the root, or the link a ``world`` root places) and the angle [rad] between
-        their frames, when the description has that link, other than the base, joined to the base by fixed
-        joints only. ``None`` otherwise, or when ``--base-link`` was given (the user's decision).
+        ``(link, base, angle)``: the link :data:`CONTROLLER_BASE_LINK` (or ``<prefix>base`` beside a
+        ``<prefix>base_link``: ur_description's ``tf_prefix``), the base link the chain takes without
+        ``--base-link`` (the root, or the link a ``world`` root places) and the angle [rad] between their frames,
+        when the description has such a link, other than the base, hung on the chain's arm (its parent link lies
+        between the base and the tip: of two prefixed arms, the one the chain runs through) and joined to the base
+        by fixed joints only. ``None`` otherwise, or when ``--base-link`` was given (the user's decision).
     """
     if description.options.base_link is not None:
         return None
@@ -315,21 +319,33 @@ def controller_base_beside(description: RobotDescription) -> tuple[str, str, flo
     from thermocomp.io.urdf import urdf_chain_ends
 
     urdf = description.parsed
-    if CONTROLLER_BASE_LINK not in urdf.links:
+    size = len(CONTROLLER_BASE_LINK)
+    candidates = [name for name in urdf.links if name == CONTROLLER_BASE_LINK or (
+        name.endswith(CONTROLLER_BASE_LINK) and f"{name[:-size]}{CONTROLLER_BASE_LINK}_link" in urdf.links)]
+    if not candidates:
         return None
     with description.expansion_lines():
-        base, _ = urdf_chain_ends(urdf, str(description.source), None, description.options.tip_link)
+        base, tip = urdf_chain_ends(urdf, str(description.source), None, description.options.tip_link)
     by_child = {j.child: j for j in urdf.joints}
-    link, T_base_link = CONTROLLER_BASE_LINK, np.eye(4)
-    while link != base:
-        joint = by_child.get(link)
-        if joint is None or joint.type != "fixed":
-            return None
-        T_base_link = joint.T_parent_joint @ T_base_link
-        link = joint.parent
-    if link == CONTROLLER_BASE_LINK:
-        return None
-    return CONTROLLER_BASE_LINK, base, float(rotation_angle(T_base_link[:3, :3]))
+    arm, link = {tip}, tip  # the tip and the links above it
+    while link in by_child and link != base:
+        link = by_child[link].parent
+        arm.add(link)
+    for candidate in candidates:
+        joint = by_child.get(candidate)
+        if joint is None or joint.parent not in arm:
+            continue
+        link, T_base_link = candidate, np.eye(4)
+        while link != base:
+            joint = by_child.get(link)
+            if joint is None or joint.type != "fixed":
+                break
+            T_base_link = joint.T_parent_joint @ T_base_link
+            link = joint.parent
+        else:
+            if candidate != base:
+                return candidate, base, float(rotation_angle(T_base_link[:3, :3]))
+    return None
 
 
 class _PackageNotFound(LookupError):

@@ -187,10 +187,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.notes: list[Finding] = []
         self.assigned: dict[str, Token | Tree] = {}
         self._seen: set[Finding] = set()  # the findings and notes given once (:meth:`note_once`)
-        self._names: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # :meth:`_routine_names`
-        self._blockers: dict[str, tuple[str | None, frozenset[str]]] = {}  # :meth:`blocker` of each routine
-        self._changes: dict[str, bool] = {}  # :meth:`changes_state` of each routine
-        self._assigns: dict[str, frozenset[str]] = {}  # what each routine may assign (:meth:`assigned_in`)
+        self._summaries: dict[int, tuple] = {}  # id of a node -> (it, :meth:`_Flow.summary` of it)
         self._unresolved: list[Tree] = []  # the constructs not resolved being followed, innermost last
         self._routines_run: list[Tree] = []  # the bodies of the routines being run, innermost last
         self.conditional: list[int] = []  # lines of the motions followed under conditions not resolved
@@ -211,7 +208,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.lines = TextLines(text)  # lines and columns of offsets
         self._run_count = 0  # motions of runs followed (for progress)
         self._cycle_body: Tree | None = None  # the last entry routine's body
-        self._unrolled: dict[str, int] = {}  # motions and waits a routine runs (:meth:`unrolled`)
+        self._costs: dict[str, tuple[int, int]] = {}  # steps and statements a routine runs (:meth:`_Flow.cost`)
 
 
 __all__ = ["MOTIONS", "MOVES_PATTERN", "PROCESS_MOTIONS", "RAPID_SUFFIXES", "RapidOptions", "parse_rapid_text",

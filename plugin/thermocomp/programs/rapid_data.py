@@ -166,6 +166,8 @@ class _Declarations:
     _reading: dict[str, tuple[Tree, Tree]] | None = None
     #: Data a join of paths left with more than one value: name -> (the assignment inside, the construct).
     _joined: Mapping[str, tuple[Tree, Tree]] = MappingProxyType({})
+    #: The task's other modules' nodes: id -> the index of their file (:meth:`written_at`; built when first needed).
+    _node_files: dict[int, int] | None = None
 
     # ----- errors and findings
     def error(self, message: str, where: Tree | Token) -> InputError:
@@ -178,6 +180,17 @@ class _Declarations:
         if finding not in self._seen:  # once, though met in every pass of a FOR loop
             self._seen.add(finding)
             self.unsupported.append(finding)
+
+    def written_at(self, node: Tree | Token, column: bool = True) -> str:
+        """``line L, column C`` (``line L``) of ``node``; ``FILE:L:C`` (``FILE:L``) where it lies in another file of
+        the task than the one read now (an assignment in another module than the motion that reads the datum)."""
+        line, col = _location(node)
+        if self._node_files is None:  # (once, at the first message that needs it)
+            self._node_files = {id(n): self.file_of(m.path) for m in self.task.modules for n in m.tree.iter_subtrees()}
+        file = self._node_files.get(id(node), 0)
+        if file == self.file:
+            return f"line {line}, column {col}" if column else f"line {line}"
+        return f"{self._files[file][0]}:{line}:{col}" if column else f"{self._files[file][0]}:{line}"
 
     def note_once(self, note: Finding) -> None:
         """``note`` added to the notes unless it is there already (a construct met in every pass or call)."""
@@ -368,17 +381,18 @@ class _Declarations:
         if key in self.assigned:
             joined = self._joined.get(key)
             if joined is not None and joined[0] is self.assigned[key]:
-                raise _Unsupported(f"{token} is changed at run time: line {_location(joined[0])[0]} gives it a value "
-                                   f"inside the {joined[1].data.split('_')[0].upper()} at line {_location(joined[1])[0]}, whose "
+                construct = joined[1].data.split('_')[0].upper()
+                raise _Unsupported(f"{token} is changed at run time: {self.written_at(joined[0], False)} gives it a "
+                                   f"value inside the {construct} at line {_location(joined[1])[0]}, whose "
                                    "outcome is known only while running, and another path leaves it another value: its "
                                    "value at this motion is not known",
                                    token)
-            line, column = _location(self.assigned[key])
-            raise _Unsupported(f"{token} is changed at run time (line {line}, column {column}); "
+            raise _Unsupported(f"{token} is changed at run time ({self.written_at(self.assigned[key])}); "
                                "its value at this motion is not known", token)
         if data.value is None and not unset:
             how = "without a value" if data.node is None else "with a value known only while running"
-            raise _Unsupported(f"{token} has no value known before the program runs (declared {how} at line "
+            at = "line " if data.file == self.file else f"{self._files[data.file][0]}:"
+            raise _Unsupported(f"{token} has no value known before the program runs (declared {how} at {at}"
                                f"{data.declared.line})", token)
         if key not in self._followed and (local is None or key not in local):  # (a routine's own data: fresh a call)
             self._first_read.setdefault(key, (data.value, token))

@@ -13,11 +13,11 @@ import re
 from collections.abc import Iterator
 
 import numpy as np
-from lark import Token, Tree
+from lark import Token, Tree, Visitor
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import ConfigurationError, InputError
-from thermocomp.programs import calls, passes
+from thermocomp.programs import calls, passes, rapid_scope
 from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     JOINT,
@@ -96,8 +96,9 @@ SIGNAL_WAITS = frozenset(s.lower() for s in ("WaitDI", "WaitDO", "WaitAI", "Wait
 #: a branch holding one is not passed over.
 MODE_INSTRUCTIONS = frozenset(("velset", "confl", "confj"))
 
-#: Instructions that move the robot or change how it moves.
+#: Instructions that move the robot or change how it moves; that neither move it nor change data a motion reads.
 _MOVING = frozenset(MOTIONS) | frozenset(PROCESS_MOTIONS) | UNSUPPORTED_INSTRUCTIONS
+_PASSIVE = PASSIVE_INSTRUCTIONS | SIGNAL_WAITS
 
 #: The statements, as RAPID writes them (for findings and notes).
 _CONSTRUCTS = {
@@ -124,8 +125,8 @@ MAX_NESTING = 64
 MAX_STATEMENTS_RUN = 100_000
 STATEMENTS_PER_LINE = 50
 
-#: A FOR loop whose body moves nothing (:meth:`_Flow.blocker`) is unrolled pass by pass while its passes times the
-#: statements a pass runs (:meth:`_Flow.walked`) stay within this many; a longer one is followed once as a loop of
+#: A FOR loop whose body moves nothing (:attr:`Summary.blocker`) is unrolled pass by pass while its passes times the
+#: statements a pass runs (:meth:`_Flow.cost`) stay within this many; a longer one is followed once as a loop of
 #: count known only while running (what it assigns is then known only while running after it), not unrolled.
 MAX_QUIET_WORK = 20_000
 
@@ -167,7 +168,7 @@ def _lines(lines: list[int]) -> str:
     return ", ".join(map(str, lines)) if len(lines) <= 8 else f"{', '.join(map(str, lines[:8]))}, ... ({len(lines)})"
 
 
-#: The nodes that hold statements (what :meth:`_Walker.unrolled` counts through).
+#: The nodes that hold statements (what :meth:`_Flow.cost` counts through).
 _BLOCKS = frozenset(("body", "call", "moves", "if_stmt", "elseif", "compact_if", "while_stmt", "for_stmt", "test_stmt",
                      "test_case"))
 
@@ -182,13 +183,162 @@ def _body(routine: Tree) -> Tree:
     return next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
 
 
+class Summary(Visitor):
+    """What a routine, a statement or a body may do (:meth:`_Flow.summary`), found in one scan of its subtrees: lark
+    calls the method named by each subtree's rule, top down in written order; a call is followed through the called
+    routine's summary.
+
+    Attributes
+    ----------
+    blocker : str | None
+        The first thing that moves the robot or changes how later motions run, with its line: a moving instruction,
+        ``VelSet``/``ConfL``/``ConfJ``, a TRAP connected or a FUNC evaluated that moves, a ``GOTO`` or label, a
+        late-bound call, a routine found nowhere, an assignment to a parameter, recursion.
+    motion : str | None
+        The first motion it runs (in a routine it calls or a FUNC it evaluates too), with its line.
+    assigns : set[str]
+        The data (lower-case names) it may give a value, its own too: assignments, ``Incr``/..., reads into
+        arguments, a search's found point, what the routines it calls assign but their own data (a parameter they
+        assign: the data named at the call, passed by reference).
+    local : frozenset[str]
+        A routine's own data and parameters; ``writes_params``: whether it assigns a parameter.
+    changed : set[str]
+        The data of others it assigns (:attr:`assigns` but :attr:`local`) and what the TRAPs it connects assign.
+    mutates : bool
+        Whether it may leave the walk in another state: an assignment, ``VelSet``/``ConfL``/``ConfJ``, a late-bound
+        call, recursion.
+    calls : set[str]
+        The names it calls, evaluates or connects; ``late``: whether it holds a late-bound call.
+    passed : set[str]
+        The data named in the arguments of what it calls but passive instructions.
+    """
+
+    def __init__(self, flow: _Flow, node: Tree, calling: frozenset[str]) -> None:
+        routine = node.data in ("proc", "func", "trap")
+        self._flow, self._calling, self._path = flow, calling, flow.origin.get(id(node), "")
+        params = frozenset(map(_declared_key, node.find_data("param"))) if routine else frozenset()
+        self._params, self.local = params, params | frozenset(map(_declared_key, node.find_data("data_decl"))
+                                                                if routine else ())
+        self.blocker: str | None = None
+        self.motion: str | None = None
+        self.assigns: set[str] = set()
+        self.changed: set[str] = set()
+        self.calls: set[str] = set()
+        self.passed: set[str] = set()
+        self.mutates = self.late = False
+        self.visit_topdown(node)
+        self.changed |= self.assigns - self.local
+        self.writes_params = bool(self.assigns & params)
+
+    def _found(self, blocker: str | None, motion: str | None = None) -> None:
+        self.blocker = self.blocker or blocker
+        self.motion = self.motion or motion
+
+    def _at(self, sub: Tree) -> str:
+        return self._flow._at(sub, self._path)
+
+    def moves(self, sub: Tree) -> None:
+        if self.motion is None:
+            found = re.match(r"\w*", sub.children[0]).group() + f" at {self._at(sub)}"
+            self._found(found, found)
+
+    def late_call(self, sub: Tree) -> None:
+        self.late = self.mutates = True
+        self._found(f"a late-bound call (%...%) at {self._at(sub)}")
+
+    def goto_stmt(self, sub: Tree) -> None:
+        self._found(f"a GOTO at {self._at(sub)}")
+
+    def label(self, sub: Tree) -> None:
+        self._found(f"a label (a GOTO target) at {self._at(sub)}")
+
+    def connect_stmt(self, sub: Tree) -> None:
+        """A TRAP runs at times known only while running: what it holds is this one's (one being summarised, that
+        connects itself again, the usual timer TRAP, adds nothing)."""
+        name = str(sub.children[-1])
+        key = name.lower()
+        self.calls.add(key)
+        trap = self._flow._trap(key)
+        if trap is None:
+            self._found(f"an interrupt (CONNECT) at {self._at(sub)} of TRAP {name}, found in no module of this file")
+        elif key not in self._calling:
+            inner = self._flow.summary(trap, self._calling)
+            self.changed |= inner.changed
+            self._found(inner.blocker and f"{inner.blocker} (in TRAP {name}, connected at {self._at(sub)})")
+
+    def func_call(self, sub: Tree) -> None:
+        name = str(sub.children[0])
+        key = name.lower()
+        self.calls.add(key)
+        func = self._flow.funcs.get(key)
+        inner = None if func is None or key in self._calling else self._flow.summary(func, self._calling).motion
+        if inner is not None:  # (a FUNC may hold any instruction)
+            at = self._at(sub)
+            self._found(f"{inner} (in FUNC {name}, called at {at})", f"{inner} (in {name}, called at {at})")
+
+    def assign(self, sub: Tree) -> None:
+        self.mutates = True
+        self._changes(sub)
+
+    def _changes(self, sub: Tree) -> None:
+        for token in self._flow.changed_tokens(sub):
+            self.assigns.add(str(token).lower())
+            if str(token).lower() in self._params:
+                self._found(f"an assignment to its parameter {token} at {self._at(sub)}")
+
+    def call(self, sub: Tree) -> None:
+        """An instruction or a routine, classed in the order the walker runs them (:meth:`_Flow.run_call`)."""
+        flow, name = self._flow, str(sub.children[0])
+        key = name.lower()
+        self.calls.add(key)
+        self._changes(sub)
+        args = sub.children[1] if len(sub.children) > 1 else None
+        if args is not None and key not in _PASSIVE:
+            self.passed.update(str(n.children[0]).lower() for n in args.find_data("name"))
+        writes = getattr(PROCESS_MOTIONS.get(key), "writes", None)
+        if writes is not None and len(named := self._named(args)) > writes and named[writes] is not None:
+            self.assigns.add(str(named[writes]).lower())  # (a search's found point)
+        self.mutates |= key in _MUTATING or key in WRITES_ARGUMENTS or key in MODE_INSTRUCTIONS or writes is not None
+        routine = flow.procs.get(key)
+        if key in _MOVING and routine is None or key in MOTIONS or key in PROCESS_MOTIONS:
+            if self.motion is None:  # (a routine of 10,000 motions: each named only while none is)
+                self._found(f"{name} at {self._at(sub)}", f"{name} at {self._at(sub)}")
+        elif key in MODE_INSTRUCTIONS:
+            self._found(self.blocker or f"{name} at {self._at(sub)}")
+        elif routine is None and key not in flow.external and key not in _PASSIVE and key != "waittime":
+            func = flow.funcs.get(key)
+            self._found(f"{name} at {self._at(sub)}, a routine {_NOT_FOUND.format(name=name)}" if func is None else
+                        f"{name} at {self._at(sub)}, a FUNC ({flow._at(func, flow.origin.get(id(func), ''))}) called "
+                        "as a procedure, which a FUNC cannot be")
+        elif routine is not None and key in self._calling:
+            self.mutates = True
+            self._found(f"a recursive call of {name} at {self._at(sub)}")
+        elif routine is not None and key not in flow.external:
+            inner = flow.summary(routine, self._calling)
+            self.changed |= inner.changed
+            self.assigns |= inner.assigns - inner.local
+            if inner.writes_params:  # (passed by reference: the caller's data it names)
+                self.assigns.update(str(t).lower() for t in self._named(args) if t is not None)
+            self.mutates |= inner.mutates
+            if self.motion is None:
+                at = self._at(sub)
+                self._found(inner.blocker and f"{inner.blocker} (in {name}, called at {at})",
+                            inner.motion and f"{inner.motion} (in {name}, called at {at})")
+
+    def _named(self, args: Tree | None) -> list[Token | None]:
+        """The data each positional argument of a call names (by reference), None where it names none."""
+        try:
+            return [self._flow.changed_root(arg) for arg in self._flow.split_args(args)[0]]
+        except _Unsupported:
+            return []
+
+
 class _Flow:
     """The walker's control flow and calls (mixed into ``rapid._Walker``)."""
 
     # ----- the module
     def run(self, tree: Tree) -> RobotProgram:
         self._deferred: list[tuple[Tree, object]] = []  # declarations whose value read data declared later
-        self._walked: dict[str, int] = {}  # statements a routine runs at most (:meth:`walked`)
         self.statements_run = 0  # (bounded by max_statements: :meth:`work`)
         self.max_statements = MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * sum(  # (the task's other modules run too)
             text.count("\n") for _, text, _ in self._files)
@@ -275,7 +425,9 @@ class _Flow:
 
     def collect(self, tree: Tree, module) -> None:
         """The declarations and routines of this module (``module`` None) or of another module of the task (its
-        task-global ones: a ``LOCAL`` one is its own)."""
+        task-global ones: a ``LOCAL`` one is its own); first what the controller refuses to load
+        (:func:`.rapid_scope.check_module`)."""
+        rapid_scope.check_module(tree, self.path if module is None else module.path)
         reader = None if module is None else type(self)(module.text, module.path,
                                                              task=dataclasses.replace(self.task, modules=()))
         if reader is not None:  # (its values may use the data of the modules read before it)
@@ -353,7 +505,7 @@ class _Flow:
         ``max_motions`` the module is refused with the count (a few kilobytes of nested FOR loops or calls can
         stand for 2^40 motions)."""
         limit = self.task.options.max_motions
-        total = sum(self.unrolled(proc, frozenset()) for proc in entry)
+        total = sum(self.cost(proc)[0] for proc in entry)
         if total > limit:
             where = entry[0] if entry else None
             raise InputError(f"{self._routine_name(where) if where is not None else 'the module'} unrolls to "
@@ -362,66 +514,52 @@ class _Flow:
                              f"--max-motions {limit:,}", path=self.path,
                              row=None if where is None else _location(where)[0])
 
-    def unrolled(self, node: Tree, calling: frozenset[str]) -> int:
-        """How many steps ``node`` (a routine or a statement) runs: motions and waits, FOR loops with bounds known
-        from the module's data times their body (at least one a pass), calls times the routine's count (at least
-        one: a tree of calls that moves nothing is bounded too; each routine counted once), every branch of a
-        condition; recursion counts once (it is refused when followed)."""
+    def cost(self, node: Tree, calling: frozenset[str] = frozenset()) -> tuple[int, int]:
+        """At most how many steps ``node`` (a routine or a statement) unrolls to (motions and waits; a call at least
+        one: a tree of calls that moves nothing is bounded too) and how many statements the walk runs through it:
+        a FOR loop with bounds known from the module's data its passes times its body (the steps of one not
+        unrolled, :meth:`quiet_loop`, once), a call the routine's (one of another module that moves nothing none:
+        it is not run, :meth:`_passed_over`), every branch of a condition. Each routine counted once, recursion
+        none (it is refused when followed)."""
         if node.data in ("proc", "func", "trap"):
-            return self._per_routine(node, calling, self._unrolled, self.unrolled)
+            name = self._routine_name(node).lower()
+            if name in calling:
+                return 0, 0
+            if name not in self._costs:
+                self._costs[name] = self.cost(_body(node), calling | {name})
+            return self._costs[name]
         if node.data == "moves":
-            return len(self.move_matches(node.children[0]))
+            return len(self.move_matches(node.children[0])), 0
         if node.data == "call":
             key = str(node.children[0]).lower()
-            if key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime":
-                return 1
             routine = self.procs.get(key)
-            if routine is None or (id(routine) in self.origin and self._summary(key, routine)[0] is None):
-                return 0  # (a routine of another module that moves nothing is checked, not run: _passed_over)
-            return max(self.unrolled(routine, calling), 1)
-        count = sum(self.unrolled(c, calling) for c in node.children if getattr(c, "data", None) in _BLOCKS)
+            moving = key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime"
+            if moving or routine is None:
+                return int(moving), 1
+            if id(routine) in self.origin and self._summary(key, routine)[0] is None:
+                return 0, 1
+            steps, statements = self.cost(routine, calling)
+            return max(steps, 1), 1 if id(routine) in self.origin else 1 + statements
+        steps, statements = 0, len(node.children) if node.data == "body" else 0
+        for child in node.children:
+            if getattr(child, "data", None) in _BLOCKS:
+                inner = self.cost(child, calling)
+                steps, statements = steps + inner[0], statements + inner[1]
         if node.data == "for_stmt":
             try:
                 passes = self.for_passes(node, None)[2]
-            except _Unsupported:
-                return count  # (bounds known only while running: counted when it runs, :meth:`run_for`)
-            if not self.quiet_loop(node, passes):
-                count = max(count, 1) * passes
-        return count
+            except _Unsupported:  # (bounds known only while running: counted when it runs, :meth:`run_for`)
+                return steps, min(statements, 2 ** 62)
+            if not self.quiet_loop(node.children[-1], passes, statements):
+                steps = max(steps, 1) * passes
+            statements *= passes
+        return steps, min(statements, 2 ** 62)
 
-    def walked(self, node: Tree, calling: frozenset[str] = frozenset()) -> int:
-        """At most how many statements the walk runs through ``node`` (a routine or a statement): each statement
-        one, a call the called routine's, a FOR loop with bounds known from the module's data its passes times its
-        body, every branch of a condition (each routine counted once; recursion once)."""
-        if node.data in ("proc", "func", "trap"):
-            return self._per_routine(node, calling, self._walked, self.walked)
-        if node.data == "call":
-            routine = self.procs.get(str(node.children[0]).lower())
-            return 1 if routine is None or id(routine) in self.origin else 1 + self.walked(routine, calling)
-        count = (node.data == "body") * len(node.children) + sum(
-            self.walked(c, calling) for c in node.children if getattr(c, "data", None) in _BLOCKS)
-        if node.data == "for_stmt":
-            try:
-                count *= self.for_passes(node, None)[2]
-            except _Unsupported:
-                pass
-        return min(count, 2 ** 62)
-
-    def _per_routine(self, routine: Tree, calling: frozenset[str], memo: dict[str, int], count) -> int:
-        """``count`` of the body of ``routine``, once a routine (``memo``); 0 where it recurses (``calling``)."""
-        name = self._routine_name(routine).lower()
-        if name in calling:
-            return 0
-        if name not in memo:
-            memo[name] = count(_body(routine), calling | {name})
-        return memo[name]
-
-    def quiet_loop(self, statement: Tree, passes: int) -> bool:
-        """A FOR loop of ``passes`` passes whose body moves nothing and changes no motion mode (:meth:`blocker`)
-        and whose unrolling would run more than :data:`MAX_QUIET_WORK` statements: it is not unrolled
-        (:meth:`run_for`)."""
-        body = statement.children[-1]
-        return passes * max(self.walked(body), 1) > MAX_QUIET_WORK and self.blocker(body) is None
+    def quiet_loop(self, body: Tree, passes: int, statements: int) -> bool:
+        """A FOR loop of ``passes`` passes of ``body``, which runs ``statements`` statements (:meth:`cost`), moves
+        nothing and changes no motion mode (:attr:`Summary.blocker`) and would run more than
+        :data:`MAX_QUIET_WORK` statements unrolled: it is not unrolled (:meth:`run_for`)."""
+        return passes * max(statements, 1) > MAX_QUIET_WORK and self.summary(body).blocker is None
 
     def for_passes(self, statement: Tree, local: dict[str, _Data] | None) -> tuple[float, float, int]:
         """A FOR loop's first value, step and number of passes (RAPID: without STEP the counter counts by 1, or
@@ -459,10 +597,8 @@ class _Flow:
             return list(self.steps)
         uses: dict[str, set[int]] = {}  # every use of a name in the task's files (offsets keyed by file)
         trees = (tree, *(m.tree for m in self.task.modules))
-        consts = frozenset(str([c for c in d.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
-                           for t in trees for d in t.find_data("data_decl")
-                           if any(isinstance(c, Tree) and c.data == "storage" and str(c.children[0]).upper() ==
-                                   "CONST" for c in d.children))
+        consts = frozenset(_declared_key(d) for t in trees for d in t.find_data("data_decl")
+                           if any(s.children[0].type == "CONST" for s in d.find_data("storage")))
         for file, module_tree in enumerate(trees):
             with self.in_file(file):
                 self._uses(module_tree, uses, consts)
@@ -516,12 +652,11 @@ class _Flow:
             routine = None if key in reached else self.procs.get(key) or self.funcs.get(key) or self._trap(key)
             reached.add(key)
             if routine is not None:
-                if any(True for _ in routine.find_data("late_call")):
+                if self.summary(routine).late:
                     return []
-                todo += [str(c.children[0 if c.data != "connect_stmt" else -1]).lower()
-                         for c in routine.iter_subtrees() if c.data in ("call", "func_call", "connect_stmt")]
-        return [(r.meta.start_pos, r.meta.end_pos) for r in tree.iter_subtrees()
-                if r.data == "proc" and self._routine_name(r).lower() not in reached]
+                todo += self.summary(routine).calls
+        return [(r.meta.start_pos, r.meta.end_pos) for r in tree.find_data("proc")
+                if self._routine_name(r).lower() not in reached]
 
     @staticmethod
     def _routine_name(routine: Tree) -> str:
@@ -539,8 +674,7 @@ class _Flow:
         if entry.lower() != "main":
             raise InputError(f"--entry {entry}: expected a PROC of this module, got none of that name (its PROCs: "
                              f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
-        called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")
-}
+        called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")}
         return [p for name, p in own.items() if name not in called and not self._params_of(p)]
 
     def note_unvisited(self) -> tuple[tuple[str, int], ...]:
@@ -593,12 +727,12 @@ class _Flow:
         trap = self._trap(name.lower())
         if trap is None:
             raise _Unsupported(f"CONNECT: TRAP {name} is found in no module of this file", statement)
-        reason = self._summary(name.lower(), trap)[0]
-        if reason is not None:
-            raise _Unsupported(f"CONNECT (an interrupt) runs TRAP {name}, which holds {reason}, at times known only "
-                               "while running", statement)
-        for key in self.assigned_in(trap, frozenset()) - self._routine_names(trap)[0]:
-            self.mark_key(key, statement, local)
+        found = self.summary(trap)
+        if found.blocker is not None:
+            raise _Unsupported(f"CONNECT (an interrupt) runs TRAP {name}, which holds {found.blocker}, at times known "
+                               "only while running", statement)
+        for key in found.assigns - found.local:
+            self.mark_changed(key, statement, local)
         self.visited.add(name.lower())
         self.notes.append(Finding(f"CONNECT: TRAP {name} moves nothing; what it assigns is known only while running "
                                   "from here on", *_location(statement), self.file))
@@ -607,8 +741,8 @@ class _Flow:
         """A label (a ``GOTO`` target): the routine's statements are followed in written order, and every datum the
         routine may assign is known only while running from each label on (a ``GOTO`` may arrive from anywhere)."""
         routine = self._routines_run[-1] if self._routines_run else statement
-        for key in self.assigned_in(routine, frozenset()):
-            self.mark_key(key, statement, local)
+        for key in self.summary(routine).assigns:
+            self.mark_changed(key, statement, local)
         note = Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written order, "
                        "what it assigns known only while running after the label", *_location(statement), self.file)
         self.note_once(note)
@@ -650,94 +784,15 @@ class _Flow:
                 for node in statement.iter_subtrees():  # what it may change is not known after it
                     self.record_change(node, local)
 
-    def blocker(self, node: Tree, own: frozenset[str] = frozenset(), params: frozenset[str] = frozenset(),
-                calling: frozenset[str] = frozenset(), changed: set[str] | None = None) -> str | None:
-        """What in ``node`` (a statement, or a routine with its data ``own`` and parameters ``params``) moves the
-        robot or changes how later motions run, with its line, or None: a moving instruction, ``VelSet``/``ConfL``/
-        ``ConfJ``, an interrupt, a ``GOTO``, a late-bound call, a routine found nowhere (nor ``--external``), an
-        assignment to a parameter (passed by reference), recursion. What else it assigns is added to ``changed``."""
-        changed = set() if changed is None else changed
-        path = self.origin.get(id(node), "")
-        for sub in node.iter_subtrees_topdown():
-            kind = sub.data
-            if kind == "connect_stmt":  # (a TRAP that re-connects itself, or connects one that moves nothing)
-                reason = self._trap_blocker(sub, calling, changed, path)
-                if reason is not None:
-                    return reason
-                continue
-            if kind == "func_call" and str(sub.children[0]).lower() in self.funcs:  # (a FUNC may hold any instruction)
-                found = self.func_moves(str(sub.children[0]).lower())
-                if found is not None:
-                    return f"{found} (in FUNC {sub.children[0]}, called at {self._at(sub, path)})"
-                continue
-            if kind in ("moves", "late_call", "goto_stmt", "label"):
-                what = {"moves": re.match(r"\w*", sub.children[0]).group() if kind == "moves" else "",
-                        "late_call": "a late-bound call (%...%)", "goto_stmt": "a GOTO",
-                        "label": "a label (a GOTO target)"}[kind]
-                return f"{what} at {self._at(sub, path)}"
-            for token in self.changed_tokens(sub) if kind in ("assign", "call") else ():
-                key = str(token).lower()
-                if key in params:
-                    return f"an assignment to its parameter {token} at {self._at(sub, path)}"
-                if key not in own:
-                    changed.add(key)
-            if kind != "call":
-                continue
-            name = str(sub.children[0])
-            key = name.lower()
-            if key in _MOVING or key in MODE_INSTRUCTIONS:
-                return f"{name} at {self._at(sub, path)}"
-            if key in self.external or key in PASSIVE_INSTRUCTIONS or key in SIGNAL_WAITS or key == "waittime":
-                continue
-            routine = self.procs.get(key)
-            if routine is None and key in self.funcs:
-                func = self.funcs[key]
-                return (f"{name} at {self._at(sub, path)}, a FUNC ({self._at(func, self.origin.get(id(func), ''))}) "
-                        "called as a procedure, which a FUNC cannot be")
-            if routine is None:
-                return f"{name} at {self._at(sub, path)}, a routine {_NOT_FOUND.format(name=name)}"
-            if key in calling:
-                return f"a recursive call of {name} at {self._at(sub, path)}"
-            reason, inner_changed = self._summary(key, routine, calling)
-            changed |= inner_changed
-            if reason is not None:
-                return f"{reason} (in {name}, called at {self._at(sub, path)})"
-        return None
-
-    def func_moves(self, key: str, seen: frozenset[str] = frozenset()) -> str | None:
-        """The first motion the task's FUNC or PROC ``key`` runs (itself or through the routines it calls), with its
-        line; None when it runs none (found once a routine)."""
-        routine = self.funcs.get(key) or self.procs.get(key)
-        if routine is None or key in seen:
-            return None
-        if ("moves", key) not in self._blockers:
-            path, found = self.origin.get(id(routine), ""), None
-            for sub in routine.iter_subtrees_topdown():
-                word = str(sub.children[0]).lower() if sub.children and isinstance(sub.children[0], Token) else ""
-                if sub.data == "moves" or (sub.data == "call" and word in _MOVING):
-                    found = re.match(r"\w*", str(sub.children[0])).group() + f" at {self._at(sub, path)}"
-                elif (sub.data == "call" and word in self.procs) or (sub.data == "func_call" and word in self.funcs):
-                    inner = self.func_moves(word, seen | {key})
-                    found = None if inner is None else f"{inner} (in {sub.children[0]}, called at {self._at(sub, path)})"
-                if found is not None:
-                    break
-            self._blockers[("moves", key)] = found
-        return self._blockers[("moves", key)]
-
-    def _trap_blocker(self, connect: Tree, calling: frozenset[str], changed: set[str], path: str) -> str | None:
-        """What the TRAP that ``CONNECT ... WITH trap`` connects holds that :meth:`blocker` names (it runs at times
-        known only while running); None when it moves nothing (the data it assigns added to ``changed``). A TRAP
-        being checked (``calling``: one that connects itself again, the usual timer TRAP) adds nothing."""
-        name = str(connect.children[-1])
-        key = name.lower()
-        if key in calling:
-            return None
-        trap = self._trap(key)
-        if trap is None:
-            return f"an interrupt (CONNECT) at {self._at(connect, path)} of TRAP {name}, found in no module of this file"
-        reason, inner_changed = self._summary(key, trap, calling)
-        changed |= inner_changed
-        return None if reason is None else f"{reason} (in TRAP {name}, connected at {self._at(connect, path)})"
+    def summary(self, node: Tree, calling: frozenset[str] = frozenset()) -> Summary:
+        """What ``node`` (a routine, a statement or a body) may do: one scan of its subtrees (:class:`Summary`), each
+        call followed through the called routine's summary. Found once a node (a tree of calls is not walked path by
+        path); a routine called again while being summarised (``calling``) is recursion."""
+        if id(node) not in self._summaries:
+            if node.data in ("proc", "func", "trap"):
+                calling |= {self._routine_name(node).lower()}
+            self._summaries[id(node)] = (node, Summary(self, node, calling))  # (node kept: its id stays its)
+        return self._summaries[id(node)][1]
 
     def _trap(self, key: str) -> Tree | None:
         """The TRAP of this module named ``key`` (lower case), or None."""
@@ -746,13 +801,6 @@ class _Flow:
     def _at(self, node: Tree | Token, path: str) -> str:
         line = _location(node)[0]
         return f"line {line}" if not path or path == self.path else f"{path}, line {line}"
-
-    def _routine_names(self, routine: Tree) -> tuple[frozenset[str], frozenset[str]]:
-        """The names a routine declares itself, and its parameters' (lower case); found once per routine."""
-        if id(routine) not in self._names:
-            self._names[id(routine)] = (frozenset(map(_declared_key, routine.find_data("data_decl"))),
-                                        frozenset(map(_declared_key, routine.find_data("param"))))
-        return self._names[id(routine)]
 
     def loops_forever(self, statement: Tree, body: Tree) -> bool:
         """``WHILE TRUE DO ... ENDWHILE`` as the last statement of the (last) entry routine: the production loop,
@@ -792,8 +840,8 @@ class _Flow:
 
     def run_assign(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """An assignment; one calling a FUNC that moves the robot is refused naming the motion."""
-        moving = next((found for sub in statement.find_data("func_call") if str(sub.children[0]).lower() in self.funcs
-                       and (found := self.func_moves(str(sub.children[0]).lower())) is not None), None)
+        moving = next((found for sub in statement.find_data("func_call") if (func := self.funcs.get(
+            str(sub.children[0]).lower())) is not None and (found := self.summary(func).motion) is not None), None)
         if moving is not None:
             raise _Unsupported(f"{moving}: a motion inside a FUNC is not followed", statement)
         self.assign(statement, local)
@@ -902,9 +950,10 @@ class _Flow:
 
     def moves_nothing(self, routine: Tree) -> bool:
         """``routine`` (and the routines it calls) moves nothing and changes nothing a motion reads
-        (:meth:`blocker`, no data but its own assigned). Its conditions and loops, which could not be followed,
+        (:attr:`Summary.blocker`, no data but its own assigned). Its conditions and loops, which could not be followed,
         then cannot change a motion: they are passed over with a note (a gripper routine's ``IF``/``WaitDI``)."""
-        return self._summary(self._routine_name(routine).lower(), routine) == (None, frozenset())
+        found = self.summary(routine)
+        return found.blocker is None and not found.changed
 
     def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data], statement: Tree
                        ) -> dict[str, _Data]:
@@ -1065,23 +1114,15 @@ class _Flow:
         """The names of the data some statement of the task may change (assigned, ``Incr``, read into, passed whole
         to a routine, which may assign its parameter): found once."""
         if self._changeable is None:
-            keys: set[str] = set()
-            for routine in [*self.routines, *self.procs.values(), *self.funcs.values()]:
-                for sub in routine.iter_subtrees():
-                    if sub.data in ("assign", "call"):
-                        keys.update(str(t).lower() for t in self.changed_tokens(sub))
-                    if sub.data == "call" and len(sub.children) > 1 \
-                            and str(sub.children[0]).lower() not in PASSIVE_INSTRUCTIONS | SIGNAL_WAITS:
-                        keys.update(str(n.children[0]).lower() for n in sub.children[1].iter_subtrees()
-                                    if n.data == "name")
-            self._changeable = frozenset(keys)
+            self._changeable = frozenset().union(*(found.assigns | found.passed for found in map(
+                self.summary, [*self.routines, *self.procs.values(), *self.funcs.values()])))
         return self._changeable
 
     def run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each of its
         bodies is followed once, in the written order (a motion's data decide, not the condition around it).
 
-        What it may assign (:meth:`assigned_in`, its FOR counter) is changed from a loop's start until an assignment
+        What it may assign (:attr:`Summary.assigns`, its FOR counter) is changed from a loop's start until an assignment
         inside gives it a known value; each branch starts from the values before it; after it the paths join
         (:meth:`join`). A note names the construct and the motions compensated under it (each counts once in the
         timing, in the written order of the cycle); :meth:`check_paths` refuses a motion whose data differ by path.
@@ -1091,13 +1132,13 @@ class _Flow:
                                "and loops is not followed", statement)
         self._unresolved.append(statement)
         try:
-            keys = self.assigned_in(statement, frozenset())
+            keys = set(self.summary(statement).assigns)
             if statement.data == "for_stmt":
                 keys.add(str(statement.children[0]).lower())
             names = keys | {local[key].name.lower() for key in keys if key in local}  # (a parameter: the caller's data)
             before = self._snapshot(names, local)
             for key in keys:  # (a loop's pass reads what the pass before left; a branch, what an earlier cycle left)
-                self.mark_key(key, statement, local)
+                self.mark_changed(key, statement, local)
             conf_before, first = dict(self.conf_on), len(self.steps)
             bodies, exhaustive = self._bodies(statement)
             scope = local
@@ -1190,71 +1231,32 @@ class _Flow:
                 self._followed[name] = (None, followed[0][1])
             self._branch_given.pop(name, None)
 
-    def mark_key(self, key: str, statement: Tree, local: dict[str, _Data]) -> None:
-        """The datum ``key`` (and the caller's datum a parameter of that name is bound to) is changed at run time
-        from ``statement`` on, unless already so."""
-        self.assigned.setdefault(key, statement)
-        bound = local.get(key)
-        if bound is not None:
-            self.assigned.setdefault(bound.name.lower(), statement)
-
-    def assigned_in(self, node: Tree, calling: frozenset[str]) -> set[str]:
-        """The data (lower-case names) ``node`` may give a value: assignments, ``Incr``/``Add``/..., a search's
-        found point, and what the routines of the module it calls assign (their own data left out; a parameter
-        they assign changes the data named at the call, passed by reference)."""
-        keys: set[str] = set()
-        for sub in node.iter_subtrees_topdown():
-            if sub.data not in ("assign", "call"):
-                continue
-            keys.update(str(token).lower() for token in self.changed_tokens(sub))
-            if sub.data != "call":
-                continue
-            key = str(sub.children[0]).lower()
-            try:
-                positional, _ = self.split_args(sub.children[1] if len(sub.children) > 1 else None)
-            except _Unsupported:
-                positional = []
-            signature = PROCESS_MOTIONS.get(key)
-            named = [self.changed_root(arg) for arg in positional]
-            if signature is not None and signature.writes is not None and len(named) > signature.writes:
-                named = [named[signature.writes]]
-                keys.update(str(t).lower() for t in named if t is not None)
-            routine = self.procs.get(key)
-            if routine is not None and key not in calling:
-                own, params = self._routine_names(routine)
-                if key not in self._assigns:  # (each routine once: a tree of calls is not walked path by path)
-                    self._assigns[key] = frozenset(self.assigned_in(routine, calling | {key}))
-                inner = self._assigns[key]
-                keys |= inner - own - params
-                if inner & params:  # (passed by reference: the caller's data it names)
-                    keys.update(str(t).lower() for t in named if t is not None)
-        return keys
-
     def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """A FOR loop with constant bounds, unrolled (bounds known only while running: :meth:`run_unresolved`): each
         pass's motions are motions of their own; a target that changes with the counter needs per-pass texts
         (:meth:`take_passes`) or is refused. A body that neither reads the counter nor changes anything
-        (:meth:`changes_state`) is followed once and its steps repeated."""
+        (:attr:`Summary.mutates`) is followed once and its steps repeated."""
         counter, body = statement.children[0], statement.children[-1]
         try:
             start, step, passes = self.for_passes(statement, local)
         except _Unknown:  # (bounds known only while running)
             self.run_unresolved(statement, local, depth)
             return
-        if self.quiet_loop(statement, passes):
+        steps, statements = self.cost(body)
+        if self.quiet_loop(body, passes, statements):
             self.note_once(Finding(f"FOR of {passes:,} passes moves nothing: not unrolled (more than "
                                    f"{MAX_QUIET_WORK:,} statements); followed once, what it assigns is known only "
                                    "while running after it", *_location(statement), self.file))
             self.run_unresolved(statement, local, depth)
             return
-        count = passes * max(self.unrolled(body, frozenset()), 1)
+        count = passes * max(steps, 1)
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
             raise self.error(f"FOR with {passes:,} passes unrolls to {count:,} steps: more than "
                              f"--max-motions {self.task.options.max_motions:,}", statement)
         first_step = len(self.steps)
         scopes = []  # every pass's scope stays alive: the evaluation cache keys local values by id(scope)
         same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
-            lambda v: isinstance(v, Token) and v.type == "NAME")) and not self.changes_state(body, frozenset())
+            lambda v: isinstance(v, Token) and v.type == "NAME")) and not self.summary(body).mutates
         for k in range(min(passes, 1) if same else passes):
             scope = dict(local)
             scope[str(counter).lower()] = _Data("num", start + k * step, None, str(counter), counter)
@@ -1288,25 +1290,6 @@ class _Flow:
         for note in notes:
             self.note_once(note)
         return taken
-
-    def changes_state(self, node: Tree, calling: frozenset[str]) -> bool:
-        """Whether ``node`` (or a routine of the module it calls) may leave the walk in another state: an
-        assignment, ``Incr``/``Add``/..., ``VelSet``/``ConfL``/``ConfJ``, a search's found point, a late-bound
-        call, recursion."""
-        for sub in node.iter_subtrees_topdown():
-            if sub.data in ("assign", "late_call"):
-                return True
-            if sub.data != "call":
-                continue
-            key = str(sub.children[0]).lower()
-            if key in _MUTATING or key in WRITES_ARGUMENTS or key in MODE_INSTRUCTIONS or key in calling \
-                    or (key in PROCESS_MOTIONS and PROCESS_MOTIONS[key].writes is not None):
-                return True
-            if key in self.procs and key not in self._changes:  # (each routine once)
-                self._changes[key] = self.changes_state(self.procs[key], calling | {key})
-            if self._changes.get(key):
-                return True
-        return False
 
     def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         name_token = statement.children[0]
@@ -1356,13 +1339,10 @@ class _Flow:
 
     def _summary(self, key: str, routine: Tree, calling: frozenset[str] = frozenset()
                  ) -> tuple[str | None, frozenset[str]]:
-        """:meth:`blocker` of the routine ``key`` and the data it assigns but its own (once a routine: a tree of
+        """:attr:`Summary.blocker` of the routine ``key`` and the data it assigns but its own (once a routine: a tree of
         calls is not walked path by path)."""
-        if key not in self._blockers:
-            inner: set[str] = set()
-            found = self.blocker(routine, *self._routine_names(routine), calling | {key}, inner)
-            self._blockers[key] = (found, frozenset(inner))
-        return self._blockers[key]
+        found = self.summary(routine, calling | {key})
+        return found.blocker, found.changed
 
     def _passed_over(self, key: str, statement: Tree) -> bool:
         """Whether the call ``statement`` of ``key``, a routine of another module of the task, is passed over: it

@@ -31,7 +31,7 @@ from thermocomp._gc import paused
 from thermocomp._typing import PathLike
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.files import read_program_text
-from thermocomp.programs import calls, urscript_flow
+from thermocomp.programs import calls, urscript_flow, urscript_scope
 from thermocomp.programs.grammars import lalr_parser, parse_program
 from thermocomp.programs.model import MAX_MOTIONS, Finding, MotionRun, RobotProgram, Span, TextLines, Wait, newline_of
 from thermocomp.programs.urscript_flow import Flow, _Frame, _Return
@@ -152,6 +152,7 @@ class _Walker(Flow, Motions, Values):
         when there are only definitions and literals besides; ``chosen`` (``--entry``, other than ``main``): that
         top-level function, whatever the file calls."""
         top = self.tree.children
+        urscript_scope.check_script(self.tree, self.path)  # (what the controller does not compile)
         for node in self.tree.iter_subtrees_topdown():  # (wherever defined: in a function, a thread, a loop)
             if node.data in ("func_def", "thread_def"):
                 (self.functions if node.data == "func_def" else self.threads)[str(node.children[0])] = node

@@ -1,0 +1,115 @@
+"""What the RAPID controller refuses to load although it parses: a reserved word as a name, two objects of one
+name in one scope, a GOTO to no label of its routine (ABB, "Technical reference manual - RAPID kernel":
+"Reserved words", "Scope rules", "Data declarations", "Routine declarations", "The GOTO instruction").
+
+The grammar (``rapid.lark``) reads the statements; lark's contextual lexer takes a keyword where only a name can
+stand as that name (``VAR num IF;``), and a grammar cannot count names. These checks run once per module, before
+the walker: each refusal names the file, line and column of the second object.
+"""
+
+from __future__ import annotations
+
+from lark import Token, Tree
+
+from thermocomp.errors import InputError
+
+#: The reserved words (RAPID kernel, "Reserved words"): none may name a module, datum, routine, parameter, type,
+#: record component or label.
+RESERVED = frozenset(w.lower() for w in (
+    "ALIAS", "AND", "BACKWARD", "CASE", "CONNECT", "CONST", "DEFAULT", "DIV", "DO", "ELSE", "ELSEIF", "ENDFOR",
+    "ENDFUNC", "ENDIF", "ENDMODULE", "ENDPROC", "ENDRECORD", "ENDTEST", "ENDTRAP", "ENDWHILE", "ERROR", "EXIT",
+    "FALSE", "FOR", "FROM", "FUNC", "GOTO", "IF", "INOUT", "LOCAL", "MOD", "MODULE", "NOSTEPIN", "NOT", "NOVIEW",
+    "OR", "PERS", "PROC", "RAISE", "READONLY", "RECORD", "RETRY", "RETURN", "STEP", "SYSMODULE", "TASK", "TEST",
+    "THEN", "TO", "TRAP", "TRUE", "TRYNEXT", "UNDO", "VAR", "VIEWONLY", "WHILE", "WITH", "XOR",
+))
+
+#: The nodes that hold statements (where a routine's data declarations, labels and GOTOs stand).
+_STATEMENT_LISTS = frozenset(("body", "handlers", "if_stmt", "elseif", "compact_if", "while_stmt", "for_stmt",
+                              "test_stmt", "test_case"))
+
+_KINDS = {"data_decl": "datum", "proc": "PROC", "func": "FUNC", "trap": "TRAP", "param": "parameter",
+          "label": "label"}
+
+
+def _names(node: Tree) -> list[Token]:
+    return [c for c in node.children if isinstance(c, Token) and c.type == "NAME"]
+
+
+def declared_name(node: Tree) -> Token:
+    """The name a declaration node declares (a module, datum, routine, parameter, label, type)."""
+    names = _names(node)
+    return names[1] if node.data in ("data_decl", "func", "param", "alias_decl", "record_field") else names[0]
+
+
+def _refuse(message: str, token: Token, path: str) -> InputError:
+    return InputError(f"RAPID: {message} (the controller does not load the module)", path=path, row=token.line,
+                      column=token.column)
+
+
+def _unique(declarations: list[Tree], scope: str, path: str, skip_data_pairs: bool = False) -> None:
+    """Two declarations of one name (case-insensitive, as RAPID compares names) in one scope: refused at the
+    second. ``skip_data_pairs``: two data of a module are left to the declaration's own refusal."""
+    first: dict[str, Tree] = {}
+    for node in declarations:
+        token = declared_name(node)
+        key = str(token).lower()
+        if key in RESERVED:
+            raise _refuse(f"{token} is a reserved word, not a name", token, path)
+        before = first.setdefault(key, node)
+        if before is node or (skip_data_pairs and before.data == node.data == "data_decl"):
+            continue
+        was, kind = declared_name(before), _KINDS[node.data]
+        raise _refuse(f"{kind} {token} is declared twice in the {scope} (first at line {was.line})"
+                      if before.data == node.data else
+                      f"{kind} {token} has the name of {_KINDS[before.data]} {was} (line {was.line}) in the same "
+                      f"{scope}", token, path)
+
+
+def _statements(routine: Tree) -> list[Tree]:
+    """The statement nodes of a routine (its body and handlers, nested ones included), in the order written."""
+    found, stack = [], [c for c in reversed(routine.children) if isinstance(c, Tree)]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if node.data in _STATEMENT_LISTS:
+            stack.extend(c for c in reversed(node.children) if isinstance(c, Tree))
+    return found
+
+
+def check_module(tree: Tree, path: str) -> None:
+    """Refuse what the controller refuses in a parsed file's modules (``tree``: its ``start``), naming ``path``,
+    line and column: a reserved word as a name; two routines, or a routine and a datum, of one name in a module; two
+    parameters, data or labels of one name in a routine; a GOTO to a label its routine does not have."""
+    for module in tree.children:
+        if not (isinstance(module, Tree) and module.data == "module"):
+            continue
+        name = _names(module)[0]
+        if str(name).lower() in RESERVED:
+            raise _refuse(f"{name} is a reserved word, not a name", name, path)
+        items = [c for c in module.children if isinstance(c, Tree)]
+        for item in items:
+            if item.data in ("record_decl", "alias_decl"):
+                fields = [f for f in item.children if isinstance(f, Tree)]
+                for node in (item, *fields):
+                    token = declared_name(node)
+                    if str(token).lower() in RESERVED:
+                        raise _refuse(f"{token} is a reserved word, not a name", token, path)
+        _unique([i for i in items if i.data in ("data_decl", "proc", "func", "trap")], "module", path,
+                skip_data_pairs=True)
+        for routine in items:
+            if routine.data in ("proc", "func", "trap"):
+                _check_routine(routine, path)
+
+
+def _check_routine(routine: Tree, path: str) -> None:
+    params = next((c.children for c in routine.children if isinstance(c, Tree) and c.data == "params"), [])
+    statements = _statements(routine)
+    _unique([*params, *(s for s in statements if s.data == "data_decl")], "routine", path)
+    labels = [s for s in statements if s.data == "label"]
+    _unique(labels, "routine", path)
+    known = {str(declared_name(label)).lower() for label in labels}
+    for goto in (s for s in statements if s.data == "goto_stmt"):
+        target = _names(goto)[0]
+        if str(target).lower() not in known:
+            raise _refuse(f"GOTO {target}: no label {target} in {_KINDS[routine.data]} "
+                          f"{declared_name(routine)}", target, path)
