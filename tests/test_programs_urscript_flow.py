@@ -58,3 +58,32 @@ def test_a_loop_found_of_unknown_count_while_unrolled_keeps_the_notes_of_its_fir
     assert [n.line for n in prog.notes if n.message.startswith("calls of helper passed over")] == [7]
     assert [n.line for n in prog.notes if n.message.startswith("while: not resolved")] == [6]
     assert prog.extra["conditional"] == (8,)
+
+
+def test_a_function_that_moves_called_again_from_the_state_it_ran_from_is_not_walked_again():
+    """A function of 200 statements that moves, called 1,000 times with one of two poses: its body is walked once a
+    pose (the calls after do what the first did: its motion again, as a run of its own), so reading runs a few
+    thousand statements, not 200,000 (past the bound on a file of this length: refused before). Each call's motion
+    goes to its argument, in the written order, and is written at that variable's literal."""
+    body = "".join(f"    x{i % 10} = {i}\n" for i in range(198))
+    text = ("home = p[0.4, 0.1, 0.3, 0.0, 3.14, 0.0]\nwork = p[0.4, 0.1, 0.4, 0.0, 3.14, 0.0]\n"
+            "def move_to(target):\n" + body + "    movel(target, a=1.2, v=0.25)\n"
+            "end\n" + "".join(f"move_to({('home', 'work')[i % 2]})\n" for i in range(1000)))
+    prog = urscript_program_from_text(text, "calls.script")
+    assert prog.unsupported == () and len(prog.motions) == 1000
+    assert prog.extra["statements_run"] < 3_000
+    np.testing.assert_allclose([m.points[-1].T_world_tcp[2, 3] for m in prog.motions], [0.3, 0.4] * 500, atol=1e-12)
+    assert {m.points[-1].text.line for m in prog.motions} == {1, 2}
+
+
+def test_a_math_function_is_known_by_its_whole_name_not_as_a_prefix():
+    """``sin``, ``atan2`` and ``powerdown`` are the manual's and move nothing; ``sinus_drive()``, defined nowhere in the
+    script and not a function of the manual, could move the robot: refused at its line, not passed as "sin..."."""
+    text = ("x = sin(0.5) + atan2(1, 2)\n"
+            "movel(p[0.4, 0.1, 0.3, 0.0, 3.14, 0.0], a=1.2, v=0.25)\n"
+            "sinus_drive()\n"
+            "powerdown()\n")
+    prog = urscript_program_from_text(text, "names.script")
+    assert [(f.line, f.message) for f in prog.unsupported] == [
+        (3, "sinus_drive is neither a function of this script nor one thermocomp knows (it could move the robot)")]
+    assert [m.statement.line for m in prog.motions] == [2]

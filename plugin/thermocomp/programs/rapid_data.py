@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -20,7 +21,6 @@ from lark import Token, Tree
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
-from thermocomp.geometry.rotations import matrix_from_quat_wxyz, quat_wxyz_from_matrix, rot_x, rot_y, rot_z
 from thermocomp.programs.model import (
     Finding,
     Span,
@@ -452,38 +452,54 @@ class _Declarations:
                                f"the program runs (declared without a value at line {data.declared.line})", node)
         return element, data.type[:data.type.index("{")]
 
-    def arithmetic(self, node: Tree, local) -> tuple[float | str, str]:
-        """``a op b op c ...`` with RAPID's precedence: ``* / DIV MOD`` before ``+ -`` (left to right); strings joined
-        by ``+``."""
-        operands = [node.children[0]] + node.children[2::2]
-        ops = [str(op.children[0]).lower() for op in node.children[1::2]]
-        if any(op not in ("+", "-", "*", "/", "div", "mod") for op in ops):
-            raise _Unsupported(f"a condition ({', '.join(sorted(set(ops)))}) is not evaluated", node)
-        if set(ops) == {"+"} and isinstance(first := self.evaluate(operands[0], local), str):  # strings joined
-            texts = [first] + [self.evaluate(o, local) for o in operands[1:]]
-            if not all(isinstance(t, str) for t in texts):
+    def operation(self, node: Tree, local) -> tuple[object, str]:
+        """``a op b``, the operator the node's name (rapid.lark: each level of RAPID's priority between operators is
+        a rule, so the tree holds the precedence): the operands evaluated left to right, each checked for the
+        kind the operator takes (:data:`_OPERATORS`); ``+`` of strings joins them."""
+        op, (left, right) = node.data, node.children
+        a = self.evaluate(left, local)
+        if op == "add" and isinstance(a, str):
+            b = self.evaluate(right, local)
+            if not isinstance(b, str):
                 raise _Unsupported("a string joined with a value that is not a string", node)
-            if sum(map(len, texts)) > 80:  # (RAPID's string; s := s + s in a FOR loop doubled it out of memory)
+            if len(a) + len(b) > 80:  # (RAPID's string; s := s + s in a FOR loop doubled it out of memory)
                 raise _Unsupported("a string of more than 80 characters (what a RAPID string holds)", node)
-            return "".join(texts), "string"  # type: ignore[arg-type]
-        terms, signs = [self._number(operands[0], local)], []
-        for op, operand in zip(ops, operands[1:]):
-            value = self._number(operand, local)
-            if op in ("+", "-"):
-                terms.append(value)
-                signs.append(op)
-            else:
-                terms[-1] = terms[-1] * value if op == "*" else self._divide(terms[-1], value, op, operand)
-        total = terms[0]
-        for op, value in zip(signs, terms[1:]):
-            total = total + value if op == "+" else total - value
-        if not abs(total) <= NUM_MAX:
+            return a + b, "string"
+        kind, function = _OPERATORS[op]
+        if kind in ("num", "order"):  # (the left operand checked before the right one is read)
+            a = self._as_number(a, left)
+        b = self.evaluate(right, local)
+        if kind == "bool" and not (isinstance(a, bool) and isinstance(b, bool)):
+            raise _Unsupported(f"{op.strip('_').upper()} of values that are not bool", node)
+        if kind == "any" and type(a) is not type(b):  # (= and <>: values of one type)
+            raise _Unsupported("a comparison of values of different types", node)
+        if kind in ("bool", "any"):
+            return function(a, b), "bool"
+        b = self._as_number(b, right)
+        if kind == "order":
+            return function(a, b), "bool"
+        if op in ("div", "int_div", "mod"):
+            if b == 0:
+                raise _Unsupported("division by zero", right)
+            if op != "div":  # (DIV, MOD: of whole numbers)
+                a, b = (float(self.check_integer(v, f"{op[-3:].upper()} operand", right)) for v in (a, b))
+        value = function(a, b)
+        if not abs(value) <= NUM_MAX:
             raise self.error(f"the value of this expression is out of range (RAPID num holds at most {NUM_MAX:.2g})",
                              node)
-        return total, "num"
+        return value, "num"
+
+    def _not(self, node: Tree, local) -> tuple[bool, str]:
+        value = self.evaluate(node.children[0], local)
+        if not isinstance(value, bool):
+            raise _Unsupported("NOT of a value that is not a bool", node)
+        return not value, "bool"
 
     def _number(self, node, local) -> float:
-        value = self.evaluate(node, local)
+        return self._as_number(self.evaluate(node, local), node)
+
+    @staticmethod
+    def _as_number(value: object, node) -> float:
         if isinstance(value, bool) or not isinstance(value, float):
             raise _Unsupported(f"expected a number, got {_describe(value)}", node)
         return value
@@ -495,15 +511,6 @@ class _Declarations:
         if not abs(value) <= NUM_MAX:
             raise self.error(f"number {node.children[0]!s} is out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
         return value, "num"
-
-    def _divide(self, a: float, b: float, op: str, where) -> float:
-        if b == 0:
-            raise _Unsupported("division by zero", where)
-        if op == "/":
-            return a / b
-        for value in (a, b):
-            self.check_integer(value, f"{op.upper()} operand", where)
-        return float(int(a) // int(b)) if op == "div" else float(int(a) % int(b))
 
     def check_integer(self, value: float, what: str, where: Tree | Token) -> int:
         """``value`` as an int: a whole number within :data:`INT_MAX` (RAPID's integers are ``num``); else an
@@ -517,26 +524,6 @@ class _Declarations:
         name = str(node.children[0])
         positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
         key = name.lower()
-        if key in ("offs", "reltool"):
-            if len(positional) != 4:
-                raise self.error(f"{name}: expected a robtarget and three offsets, got {len(positional)} arguments",
-                                 node)
-            point = self.evaluate_as(positional[0], local, "robtarget")
-            d = [self._number(a, local) for a in positional[1:]]
-            point = _copy(point)
-            if key == "offs":
-                point[0] = [point[0][i] + d[i] for i in range(3)]
-                return point, "robtarget"
-            angles = {k: 0.0 for k in ("rx", "ry", "rz")}  # (RelTool: along the tool's axes, then turned about them)
-            for opt_name, opt_value in optional.items():
-                if opt_name not in angles or opt_value is None:
-                    raise _Unsupported(f"RelTool argument \\{opt_name}", node)
-                angles[opt_name] = self._number(opt_value, local)
-            R = matrix_from_quat_wxyz(point[1])
-            turned = R @ rot_x(np.radians(angles["rx"])) @ rot_y(np.radians(angles["ry"])) @ rot_z(np.radians(angles["rz"]))
-            point[0] = [float(v) for v in np.asarray(point[0]) + R @ np.asarray(d)]
-            point[1] = [float(v) for v in quat_wxyz_from_matrix(turned)]
-            return point, "robtarget"
         if key == "dim":  # Dim(ArrPar, DimNo): the number of elements of an array along one dimension
             if len(positional) != 2 or optional:
                 raise self.error(f"{name}: expected an array and a dimension number, got {len(positional)} "
@@ -554,6 +541,12 @@ class _Declarations:
             for _ in range(dimension - 1):
                 array = array[0]
             return float(len(array)), "num"
+        if key == "present":  # Present(OptPar): whether the call being followed gave that optional parameter
+            param = str(positional[0].children[0]).lower() if len(positional) == 1 and positional[0].data == "name" \
+                else None
+            if id(local) not in self._present or param not in self._params.get(id(local), ()):
+                raise _Unsupported("Present of no optional parameter of a call followed here", node)
+            return param in self._present[id(local)], "bool"
         if key in FUNCTIONS:
             args = [self.evaluate(a, local) for a in positional]
             switches = {k: None if v is None else self.evaluate(v, local) for k, v in optional.items()}
@@ -815,6 +808,16 @@ class _Declarations:
         T = [_T_from_pose(pose) for pose in poses.values()]
         return (T[0] if len(T) == 1 else T[0] @ T[1]), value[0] is True
 
+#: RAPID's binary operators by the node rapid.lark names after them: the kind of operands they take (``num``,
+#: ``order``: two numbers compared, ``any``: two values of one type, ``bool``) and the operation.
+_OPERATORS: dict[str, tuple[str, Callable]] = {
+    "add": ("num", operator.add), "sub": ("num", operator.sub), "mul": ("num", operator.mul),
+    "div": ("num", operator.truediv), "int_div": ("num", operator.floordiv), "mod": ("num", operator.mod),
+    "lt": ("order", operator.lt), "le": ("order", operator.le), "gt": ("order", operator.gt),
+    "ge": ("order", operator.ge), "eq": ("any", operator.eq), "ne": ("any", operator.ne),
+    "and_": ("bool", operator.and_), "or_": ("bool", operator.or_), "xor": ("bool", operator.xor),
+}
+
 #: How each kind of expression node is evaluated (:meth:`_Declarations.evaluate_typed`): node, scope -> value, type.
 _EVALUATORS: dict[str, Callable[[_Declarations, Tree, dict | None], tuple[object, str | None]]] = {
     "number": _Declarations.literal,
@@ -823,7 +826,8 @@ _EVALUATORS: dict[str, Callable[[_Declarations, Tree, dict | None], tuple[object
     "aggregate": lambda self, node, local: ([self.evaluate(c, local) for c in node.children], None),
     "numbers": _Declarations._numbers,
     "signed": _Declarations._signed,
-    "expr": _Declarations.arithmetic,
+    **dict.fromkeys(_OPERATORS, _Declarations.operation),
+    "not_": _Declarations._not,
     "component": _Declarations._component,
     "index": _Declarations._element,
     "func_call": _Declarations.call_function,

@@ -33,7 +33,6 @@ from thermocomp.programs.model import (
     newline_of,
     world_of_target,
 )
-from thermocomp.programs.rapid_conditions import ConditionUnknown, evaluate_condition
 from thermocomp.programs.rapid_data import (
     _MUTATING,
     MANUAL_MOVING,
@@ -1064,36 +1063,28 @@ class _Flow:
             axis=1), set(self._passed), self._reads)
 
     def decided_branch(self, statement: Tree, local: dict[str, _Data]) -> Tree | None:
-        """The body an ``IF`` runs when the file decides its conditions (:mod:`.rapid_conditions`: only the routine's
-        own data and data nothing in the task changes, all known); None when running decides."""
+        """The body an ``IF`` runs when the file decides its conditions (only the routine's own data and data nothing
+        in the task changes, all known); None when running decides."""
         conditions = [statement.children[0], *(c.children[0] for c in statement.children[2:]
                                                if isinstance(c, Tree) and c.data == "elseif")]
         bodies, exhaustive = self._bodies(statement)
-        try:
-            for condition, body in zip(conditions, bodies):
-                value = evaluate_condition(condition, lambda node: self._decided_value(node, local))
-                if not isinstance(value, bool):
-                    return None
-                if value:
-                    return body
-        except ConditionUnknown:
-            return None
+        for condition, body in zip(conditions, bodies):
+            value = self._decided_value(condition, local)
+            if not isinstance(value, bool):
+                return None
+            if value:
+                return body
         return bodies[-1] if exhaustive else Tree("body", [])
 
-    def _decided_value(self, node: Tree | Token, local: dict[str, _Data]) -> object:
-        if isinstance(node, Token):
-            raise ConditionUnknown(str(node))
-        if node.data == "func_call" and str(node.children[0]).lower() == "present":  # Present(OptPar)
-            args = node.children[1].children if len(node.children) > 1 else []
-            key = str(args[0].children[0]).lower() if len(args) == 1 and isinstance(args[0], Tree) \
-                and args[0].data == "name" else None
-            present = self._present.get(id(local))
-            if present is None or key not in self._params.get(id(local), ()):
-                raise ConditionUnknown("Present of no optional parameter of a call followed here")
-            return key in present
+    def _decided_value(self, node: Tree, local: dict[str, _Data]) -> object:
+        """The value of condition ``node`` (:meth:`evaluate`) if the file decides it, else None."""
+        present = {id(t) for call in node.find_pred(lambda t: t.data == "func_call" and str(t.children[0]).lower()
+                                                    == "present") for t in call.iter_subtrees()}
         for sub in node.iter_subtrees():
+            if id(sub) in present:
+                continue  # (Present(OptPar): known at each call, :meth:`call_function`)
             if sub.data == "func_call" and str(sub.children[0]).lower() not in FUNCTIONS | {"dim"}:
-                raise ConditionUnknown(f"a call of {sub.children[0]}")
+                return None  # (a call of another function)
             if sub.data != "name":
                 continue
             key = str(sub.children[0]).lower()
@@ -1104,11 +1095,11 @@ class _Flow:
                 continue  # (the routine's own datum, a counter, or a parameter given a value)
             if key in self.changeable() or key in self.assigned or key in self.persistent \
                     or (bound is None and key not in self.module_data):
-                raise ConditionUnknown(f"{key} may change while running")
+                return None  # (it may change while running)
         try:
             return self.evaluate(node, local)
-        except _Unsupported as exc:
-            raise ConditionUnknown(exc.message) from None
+        except _Unsupported:
+            return None
 
     def changeable(self) -> frozenset[str]:
         """The names of the data some statement of the task may change (assigned, ``Incr``, read into, passed whole

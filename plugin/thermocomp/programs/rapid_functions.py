@@ -1,7 +1,7 @@
-"""RAPID's arithmetic functions of known values, as the RAPID reference manual (ABB, "Technical reference manual -
-RAPID Instructions, Functions and Data types") defines them: ``Abs``, ``Sqrt``, ``Pow``, ``Exp``, ``Sin``,
-``Cos``, ``Tan``, ``ASin``, ``ACos``, ``ATan``, ``ATan2``, ``Round``, ``Trunc``, ``OrientZYX``, ``EulerZYX``,
-``NOrient``, ``PoseMult``, ``PoseInv``, ``PoseVect``, ``Distance``, ``VectMagn``, ``DotProd``.
+"""RAPID's functions of known values, as the RAPID reference manual (ABB, "Technical reference manual - RAPID
+Instructions, Functions and Data types") defines them: ``Offs``, ``RelTool``, ``Abs``, ``Sqrt``, ``Pow``, ``Exp``,
+``Sin``, ``Cos``, ``Tan``, ``ASin``, ``ACos``, ``ATan``, ``ATan2``, ``Round``, ``Trunc``, ``OrientZYX``,
+``EulerZYX``, ``NOrient``, ``PoseMult``, ``PoseInv``, ``PoseVect``, ``Distance``, ``VectMagn``, ``DotProd``.
 
 Units as RAPID writes them: angles in degrees, positions in mm, orientations as quaternions ``[q1, q2, q3, q4]``
 (scalar first), a pose as ``[[x, y, z], [q1, q2, q3, q4]]``. Whatever a function needs beyond the values (an
@@ -17,11 +17,6 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from thermocomp.geometry.rotations import euler_zyx_from_matrix, matrix_from_quat_wxyz, quat_wxyz_from_matrix, rot_x, rot_y, rot_z
-
-#: The functions evaluated here, by lower-case name.
-FUNCTIONS: frozenset[str] = frozenset((
-    "abs", "sqrt", "pow", "exp", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "round", "trunc",
-    "orientzyx", "eulerzyx", "norient", "posemult", "poseinv", "posevect", "distance", "vectmagn", "dotprod"))
 
 
 class FunctionError(ValueError):
@@ -40,6 +35,14 @@ def _vector(value: object, size: int, what: str) -> np.ndarray:
     return np.asarray(value, dtype=float)
 
 
+def _rotation(value: object, what: str) -> np.ndarray:
+    """An orientation's rotation matrix."""
+    q = _vector(value, 4, what)
+    if not np.linalg.norm(q) > 0:
+        raise FunctionError(f"{what}: expected an orientation, got a zero quaternion")
+    return matrix_from_quat_wxyz(q)
+
+
 def _pose(value: object, what: str) -> tuple[np.ndarray, np.ndarray]:
     """A pose's position (mm) and rotation matrix."""
     if not (isinstance(value, list) and len(value) == 2):
@@ -47,19 +50,33 @@ def _pose(value: object, what: str) -> tuple[np.ndarray, np.ndarray]:
     return _vector(value[0], 3, what), _rotation(value[1], what)
 
 
-def _rotation(value: object, what: str) -> np.ndarray:
-    q = _vector(value, 4, what)
-    if not np.linalg.norm(q) > 0:
-        raise FunctionError(f"{what}: expected an orientation, got a zero quaternion")
-    return matrix_from_quat_wxyz(q)
+def _robtarget(value: object, what: str) -> list:
+    """A robtarget whose position and orientation are read (its configuration and external axes kept as they are)."""
+    if not (isinstance(value, list) and len(value) == 4):
+        raise FunctionError(f"{what}: expected a robtarget")
+    _vector(value[0], 3, what)
+    _vector(value[1], 4, what)
+    return value
+
+
+#: How an argument of each kind is read (value, its name in a message -> what the function takes).
+_KINDS: dict[str, Callable[[object, str], object]] = {
+    "num": _num, "pos": lambda value, what: _vector(value, 3, what), "orient": _rotation, "pose": _pose,
+    "robtarget": _robtarget,
+}
 
 
 def _orient(matrix: np.ndarray) -> list[float]:
     return [float(v) for v in quat_wxyz_from_matrix(matrix)]
 
 
-def _rounded(value: float, decimals: float, truncate: bool) -> float:
-    """``Round``/``Trunc``: to ``decimals`` decimals (halves away from zero, as RAPID rounds)."""
+def _listed(vector: np.ndarray) -> list[float]:
+    return [float(v) for v in vector]
+
+
+def _rounded(value: float, dec: object = 0.0, truncate: bool = False) -> float:
+    """``Round``/``Trunc``: to ``\\Dec`` decimals (halves away from zero, as RAPID rounds)."""
+    decimals = _num(dec, "\\Dec")
     if decimals != int(decimals) or not 0 <= decimals <= 15:
         raise FunctionError(f"\\Dec: expected a whole number of decimals within 0..15, got {decimals:g}")
     scale = 10.0 ** int(decimals)
@@ -77,19 +94,61 @@ def _within(low: float, high: float, function: Callable[[float], float]) -> Call
     return checked
 
 
-_NUM_FUNCTIONS: dict[str, tuple[int, Callable[..., float]]] = {
-    "abs": (1, abs),
-    "sqrt": (1, _within(0, math.inf, math.sqrt)),
-    "pow": (2, math.pow),  # (a negative base to a fractional power: a domain error, not a complex number)
-    "exp": (1, math.exp),
-    "sin": (1, lambda a: math.sin(math.radians(a))),
-    "cos": (1, lambda a: math.cos(math.radians(a))),
-    "tan": (1, lambda a: math.tan(math.radians(a))),
-    "asin": (1, _within(-1, 1, lambda x: math.degrees(math.asin(x)))),
-    "acos": (1, _within(-1, 1, lambda x: math.degrees(math.acos(x)))),
-    "atan": (1, lambda x: math.degrees(math.atan(x))),
-    "atan2": (2, lambda y, x: math.degrees(math.atan2(y, x))),
+def _euler(rotation: np.ndarray, **axis: None) -> float:
+    """``EulerZYX(\\X | \\Y | \\Z, Rotation)``: one angle of the rotation about z, then the new y, then the new x."""
+    if len(axis) != 1:
+        raise FunctionError("expected one of \\X, \\Y or \\Z")
+    return math.degrees(float(euler_zyx_from_matrix(rotation)["zyx".index(next(iter(axis)))]))
+
+
+def _offs(point: list, dx: float, dy: float, dz: float) -> list:
+    """``Offs(Point, XOffset, YOffset, ZOffset)``: the target moved along the work object's axes."""
+    return [[point[0][0] + dx, point[0][1] + dy, point[0][2] + dz], *point[1:]]
+
+
+def _reltool(point: list, dx: float, dy: float, dz: float, rx: float = 0.0, ry: float = 0.0, rz: float = 0.0
+             ) -> list:
+    """``RelTool(Point, Dx, Dy, Dz [\\Rx] [\\Ry] [\\Rz])``: moved along the tool's axes, then turned about them (x,
+    then the new y, then the new z)."""
+    R = matrix_from_quat_wxyz(point[1])
+    turned = R @ rot_x(math.radians(_num(rx, "\\Rx"))) @ rot_y(math.radians(_num(ry, "\\Ry"))) \
+        @ rot_z(math.radians(_num(rz, "\\Rz")))
+    return [_listed(np.asarray(point[0]) + R @ np.array([dx, dy, dz])), _orient(turned), *point[2:]]
+
+
+#: Each function by lower-case name: the kinds of its arguments, the optional arguments it takes, the RAPID type of
+#: its value and the function of its arguments read (optional ones by keyword, None for a switch).
+_FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = {
+    "offs": (("robtarget", "num", "num", "num"), (), "robtarget", _offs),
+    "reltool": (("robtarget", "num", "num", "num"), ("rx", "ry", "rz"), "robtarget", _reltool),
+    "abs": (("num",), (), "num", abs),
+    "sqrt": (("num",), (), "num", _within(0, math.inf, math.sqrt)),
+    "pow": (("num", "num"), (), "num", math.pow),  # (a negative base to a fractional power: a domain error)
+    "exp": (("num",), (), "num", math.exp),
+    "sin": (("num",), (), "num", lambda a: math.sin(math.radians(a))),
+    "cos": (("num",), (), "num", lambda a: math.cos(math.radians(a))),
+    "tan": (("num",), (), "num", lambda a: math.tan(math.radians(a))),
+    "asin": (("num",), (), "num", _within(-1, 1, lambda x: math.degrees(math.asin(x)))),
+    "acos": (("num",), (), "num", _within(-1, 1, lambda x: math.degrees(math.acos(x)))),
+    "atan": (("num",), (), "num", lambda x: math.degrees(math.atan(x))),
+    "atan2": (("num", "num"), (), "num", lambda y, x: math.degrees(math.atan2(y, x))),
+    "round": (("num",), ("dec",), "num", _rounded),
+    "trunc": (("num",), ("dec",), "num", lambda x, dec=0.0: _rounded(x, dec, truncate=True)),
+    "orientzyx": (("num", "num", "num"), (), "orient",  # (about z, then the new y, then the new x)
+                  lambda z, y, x: _orient(rot_z(math.radians(z)) @ rot_y(math.radians(y)) @ rot_x(math.radians(x)))),
+    "eulerzyx": (("orient",), ("x", "y", "z"), "num", _euler),
+    "norient": (("orient",), (), "orient", _orient),
+    "poseinv": (("pose",), (), "pose", lambda pose: [_listed(-(pose[1].T @ pose[0])), _orient(pose[1].T)]),
+    "posemult": (("pose", "pose"), (), "pose",
+                 lambda a, b: [_listed(a[0] + a[1] @ b[0]), _orient(a[1] @ b[1])]),
+    "posevect": (("pose", "pos"), (), "pos", lambda pose, pos: _listed(pose[0] + pose[1] @ pos)),
+    "distance": (("pos", "pos"), (), "num", lambda a, b: float(np.linalg.norm(a - b))),
+    "vectmagn": (("pos",), (), "num", lambda a: float(np.linalg.norm(a))),
+    "dotprod": (("pos", "pos"), (), "num", lambda a, b: float(a @ b)),
 }
+
+#: The functions evaluated here, by lower-case name.
+FUNCTIONS: frozenset[str] = frozenset(_FUNCTIONS)
 
 
 def evaluate_function(key: str, args: Sequence[object], switches: Mapping[str, object | None]
@@ -103,57 +162,17 @@ def evaluate_function(key: str, args: Sequence[object], switches: Mapping[str, o
     FunctionError
         The arguments are not what the function takes, or a value is outside its domain.
     """
-    unknown = sorted(set(switches) - ({"dec"} if key in ("round", "trunc") else {"x", "y", "z"}
-                                      if key == "eulerzyx" else set()))
+    kinds, optional, rtype, function = _FUNCTIONS[key]
+    unknown = sorted(set(switches) - set(optional))
     if unknown:
         raise FunctionError(f"no optional argument \\{unknown[0]}")
-    if key in _NUM_FUNCTIONS:
-        count, function = _NUM_FUNCTIONS[key]
-        if len(args) != count:
-            raise FunctionError(f"expected {count} argument(s), got {len(args)}")
-        try:
-            value = float(function(*(_num(a, f"argument {i + 1}") for i, a in enumerate(args))))
-        except (OverflowError, ZeroDivisionError, ValueError) as exc:
-            raise FunctionError(str(exc)) from None
-        if not math.isfinite(value):
-            raise FunctionError("the result is not a finite number")
-        return value, "num"
-    if key in ("round", "trunc"):
-        if len(args) != 1:
-            raise FunctionError(f"expected 1 argument, got {len(args)}")
-        decimals = _num(switches["dec"], "\\Dec") if "dec" in switches else 0.0
-        return _rounded(_num(args[0], "argument 1"), decimals, key == "trunc"), "num"
-    return _geometry(key, args, switches)
-
-
-def _geometry(key: str, args: Sequence[object], switches: Mapping[str, object | None]) -> tuple[object, str]:
-    counts = {"orientzyx": 3, "eulerzyx": 1, "norient": 1, "posemult": 2, "poseinv": 1, "posevect": 2,
-              "distance": 2, "vectmagn": 1, "dotprod": 2}
-    if len(args) != counts[key]:
-        raise FunctionError(f"expected {counts[key]} argument(s), got {len(args)}")
-    if key in ("distance", "vectmagn", "dotprod"):  # (pos arguments, mm)
-        vectors = [_vector(a, 3, f"argument {i + 1}") for i, a in enumerate(args)]
-        if key == "dotprod":
-            return float(vectors[0] @ vectors[1]), "num"
-        return float(np.linalg.norm(vectors[0] - (vectors[1] if key == "distance" else 0.0))), "num"
-    if key == "orientzyx":  # (rotation about z, then the new y, then the new x)
-        z, y, x = (math.radians(_num(a, f"argument {i + 1}")) for i, a in enumerate(args))
-        return _orient(rot_z(z) @ rot_y(y) @ rot_x(x)), "orient"
-    if key == "eulerzyx":
-        axes = [k for k in ("x", "y", "z") if k in switches]
-        if len(axes) != 1:
-            raise FunctionError("expected one of \\X, \\Y or \\Z")
-        r = _rotation(args[0], "Rotation")
-        angle = euler_zyx_from_matrix(r)["zyx".index(axes[0])]
-        return math.degrees(float(angle)), "num"
-    if key == "norient":
-        return _orient(_rotation(args[0], "Rotation")), "orient"
-    if key == "poseinv":
-        p, r = _pose(args[0], "Pose")
-        return [[float(v) for v in -(r.T @ p)], _orient(r.T)], "pose"
-    if key == "posemult":
-        p1, r1 = _pose(args[0], "Pose1")
-        p2, r2 = _pose(args[1], "Pose2")
-        return [[float(v) for v in p1 + r1 @ p2], _orient(r1 @ r2)], "pose"
-    p, r = _pose(args[0], "Pose")  # posevect
-    return [float(v) for v in p + r @ _vector(args[1], 3, "Pos")], "pos"
+    if len(args) != len(kinds):
+        raise FunctionError(f"expected {len(kinds)} argument(s), got {len(args)}")
+    values = [_KINDS[kind](a, f"argument {i + 1}") for i, (kind, a) in enumerate(zip(kinds, args))]
+    try:
+        value = function(*values, **switches)
+    except (OverflowError, ZeroDivisionError, ValueError) as exc:
+        raise FunctionError(str(exc)) from None
+    if rtype == "num" and not math.isfinite(value := float(value)):
+        raise FunctionError("the result is not a finite number")
+    return value, rtype

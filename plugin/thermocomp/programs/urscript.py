@@ -35,7 +35,7 @@ from thermocomp.programs import calls, urscript_flow, urscript_scope
 from thermocomp.programs.grammars import lalr_parser, parse_program
 from thermocomp.programs.model import MAX_MOTIONS, Finding, MotionRun, RobotProgram, Span, TextLines, Wait, newline_of
 from thermocomp.programs.urscript_flow import Flow, _Frame, _Return
-from thermocomp.programs.urscript_motions import MOTIONS, MOVES_PATTERN, Motions, Statements, move_statements
+from thermocomp.programs.urscript_motions import MOVES_PATTERN, Motions, Statements, move_statements
 from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, line_col, parameters, root_name
 
 #: Tokens a statement cannot end with: a line end after one continues the statement (``x =`` then the list on the
@@ -118,6 +118,7 @@ class _Walker(Flow, Motions, Values):
         self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
         self._exploring = 0  # depth of passes followed only to find a loop's head state (Flow.settle)
         self._calls_done: dict = {}  # calls of the file's functions by the state they ran from (Flow.call_function_of_file)
+        self._moved: dict = {}  # those that moved, with their steps (Flow.call_function_of_file)
         self.started_threads: set[str] = set()  # (followed once, where first started)
         self._discarded: list = []  # steps of passes followed to find a loop's head state (Flow.settle), kept alive
         self._matches: dict[int, Statements] = {}  # statements of each MOVES token, by its offset
@@ -188,19 +189,16 @@ class _Walker(Flow, Motions, Values):
         for name, thread in self.threads.items():  # a thread never started: its motions are named
             if name in self.started_threads:
                 continue
-            for call in self.general(thread).find_data("call"):
-                if str(call.children[0]) in MOTIONS:
-                    line, column = line_col(call)
-                    self.notes.append(Finding(f"{call.children[0]} inside thread {name} stays as written: the thread "
-                                              "is never started", line, column))
+            for call in self.motion_calls(thread):
+                self.notes.append(Finding(f"{call.children[0]} inside thread {name} stays as written: the thread is "
+                                          "never started", *line_col(call)))
         for name, fn in self.functions.items():
             if name in self.visited or self.summary(name).holds is None:
                 continue
-            moves = [c for c in self.general(fn).find_data("call") if str(c.children[0]) in MOTIONS]
+            moves = self.motion_calls(fn)
             if moves:
-                line, column = line_col(fn)
                 self.notes.append(Finding(f"function {name} is not run: its {len(moves)} motion(s) stay as written",
-                                          line, column))
+                                          *line_col(fn)))
         per_pass = self.check_per_pass()
         steps = self.finish_points()
         call_sites = self.call_site_extra(steps)

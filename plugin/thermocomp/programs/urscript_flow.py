@@ -19,6 +19,7 @@ the script is refused naming the statement.
 from __future__ import annotations
 
 import re
+from copy import copy
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -31,7 +32,9 @@ from thermocomp.programs.model import Finding, Motion, MotionRun, Point, Wait
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_motions import MOTIONS
 from thermocomp.programs.urscript_values import (
+    BUILTINS,
     COMPARE,
+    STANDING_POSE,
     Binding,
     Pose,
     State,
@@ -39,6 +42,7 @@ from thermocomp.programs.urscript_values import (
     assignment,
     is_local,
     line_col,
+    parameters,
     root_name,
     same_state,
     split_arguments,
@@ -52,15 +56,15 @@ UNSUPPORTED_CALLS = frozenset((
     "direct_torque", "torque_command", "screw_driving",
 ))
 
-#: Functions that only compute or read (URScript manual: math, pose and I/O reads): they move nothing.
-PURE_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "point_dist", "interpolate_pose", "rpy2rotvec",
-                 "rotvec2rpy", "d2r", "r2d", "sin", "cos", "tan", "asin", "acos", "atan", "sqrt", "pow", "floor",
-                 "ceil", "norm", "length", "random", "binary_list_to_integer", "integer_to_binary_list")
+#: Prefixes of functions that only compute or read (URScript manual: pose and I/O reads): they move nothing; so do
+#: the math functions the reader evaluates (:data:`~thermocomp.programs.urscript_values.BUILTINS`).
+PURE_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "length", "random", "binary_list_to_integer",
+                 "integer_to_binary_list")
 #: Other functions of the URScript manual that move nothing, by their whole names. ``stopj(a)`` and ``stopl(a)``
 #: only decelerate the motion under way to rest (the manual: "decelerate joint speeds to zero"): they have no target,
 #: and the targets of the motions around them are what the program wrote.
-KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "log",
-                         "halt", "enter_critical", "exit_critical", "stopj", "stopl"))
+KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "halt",
+                         "stopj", "stopl", "powerdown", *BUILTINS))
 
 #: Prefixes and names of calls that neither move the robot nor branch: kept as they are.
 PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_", "varmsg", "sync",
@@ -79,8 +83,6 @@ MAX_QUIET_WORK = 20_000
 #: body may change is known only while running at the head.
 MAX_SETTLE = 3
 
-#: The functions whose value is the pose the robot stands at (Flow.standing_pose).
-STANDING_POSE = frozenset(("get_actual_tcp_pose", "get_forward_kin", "get_target_tcp_pose"))
 
 #: Most statements the reader runs in one script (loops and calls unrolled; a run of plain motions is one): this
 #: many, plus :data:`STATEMENTS_PER_LINE` a line of the file. The bound on its work, whatever the input: some
@@ -88,14 +90,10 @@ STANDING_POSE = frozenset(("get_actual_tcp_pose", "get_forward_kin", "get_target
 MAX_STATEMENTS_RUN = 100_000
 STATEMENTS_PER_LINE = 50
 
-#: Statements that define, or that the reader passes by (a method call talks to an object outside the robot).
-_PASSED = frozenset(("func_def", "thread_def", "sec_def", "step", "pass_stmt", "critical", "kill_stmt", "join_stmt",
-                     "method", "halt_stmt"))
-
 
 def is_known_call(name: str) -> bool:
     """A function of the URScript manual that moves nothing (it computes, reads, writes I/O or talks)."""
-    return name.startswith(PASSIVE_PREFIXES) or name.startswith(PURE_PREFIXES) or name in KNOWN_NAMES
+    return name.startswith(PASSIVE_PREFIXES + PURE_PREFIXES) or name in KNOWN_NAMES
 
 
 @dataclass(frozen=True)
@@ -277,23 +275,38 @@ class Flow:
             stack.extend((c, looped or kind == "while_stmt") for c in node.children if isinstance(c, Tree))
         return Summary(holds, frozenset(assigns), size, moves, jumps, returns)
 
+    def motion_calls(self, node: Tree) -> list[Tree]:
+        """The motions written in ``node`` (each of a run's too: :meth:`general`), in order; found once a node."""
+        found = self._summaries.get(("motions", id(node)))
+        if found is None:
+            found = self._summaries[("motions", id(node))] = [
+                call for call in self.general(node).find_data("call") if str(call.children[0]) in MOTIONS]
+        return found
+
     def motion_lines(self, key: tuple, statements) -> list[int]:
         """The lines of the motions in ``statements`` (of the construct ``key``), sorted; found once."""
         found = self._summaries.get(("lines", key))
         if found is None:
             found = self._summaries[("lines", key)] = sorted({
-                line_col(call)[0] for st in statements if isinstance(st, Tree)
-                for call in self.general(st).find_data("call") if str(call.children[0]) in MOTIONS})
+                line_col(call)[0] for st in statements if isinstance(st, Tree) for call in self.motion_calls(st)})
         return found
 
-    def _reach(self, name: str) -> tuple[tuple[str, ...], bool]:
-        """The names the file's function ``name`` may read (every name written in it, in the functions it calls and
-        the threads it starts: more than it reads, never less), sorted, and whether it reads the pose the robot
-        stands at (:meth:`standing_pose`); found once (the call graph walked once from it, recursion included)."""
+    def _reach(self, name: str) -> tuple[tuple[str, ...], bool, bool]:
+        """The globals the file's function ``name`` may read or change (every name written in it, in the functions it
+        calls and the threads it starts, that the file assigns anywhere or is a parameter: the only names a global
+        can have), sorted; whether it reads the pose the robot stands at (:meth:`standing_pose`); whether a motion
+        reads an element of a list (whose text may be a global's named in the list's literal, outside its reach);
+        found once (the call graph walked once from it, recursion included)."""
         found = self._summaries.get(("reach", name))
         if found is None:
+            variables = self._summaries.get("variables")
+            if variables is None:
+                variables = self._summaries["variables"] = {
+                    *(root_name(assignment(a)[0]) for a in self.tree.find_data("assign")),
+                    *(p for f in self.tree.find_data("func_def") for p, _ in parameters(f))}
             names: set[str] = set()
             called: set[str] = set()
+            elements = False
             seen, stack = {("call", name)}, [self.functions[name]]
             while stack:
                 node = stack.pop()
@@ -302,11 +315,13 @@ class Flow:
                     if sub.data in ("call", "run_stmt"):
                         callee = str(sub.children[0])
                         called.add(callee)
+                        elements = elements or (callee in MOTIONS and any(True for _ in sub.find_data("index")))
                         inner = (self.functions if sub.data == "call" else self.threads).get(callee)
                         if inner is not None and (sub.data, callee) not in seen:
                             seen.add((sub.data, callee))
                             stack.append(inner)
-            found = self._summaries[("reach", name)] = (tuple(sorted(names)), not STANDING_POSE.isdisjoint(called))
+            found = self._summaries[("reach", name)] = (tuple(sorted(names & variables)), not STANDING_POSE.isdisjoint(called),
+                                                        elements)
         return found
 
     def forget_assigned(self, facts: Summary, local: dict, why: str = "may have run") -> None:
@@ -340,46 +355,31 @@ class Flow:
                                            "nothing a motion reads (its time is not estimated)", line, column))
                 elif Finding(exc.message, line, column) not in self.unsupported:
                     self.unsupported.append(Finding(exc.message, line, column))
-                for call in self.general(st).find_data("call"):  # (each motion of a run too)
-                    if str(call.children[0]) in MOTIONS:
-                        self.note_once(Finding(f"{call.children[0]} inside an unsupported construct stays as "
-                                               "written", *line_col(call)))
+                for call in self.motion_calls(st):
+                    self.note_once(Finding(f"{call.children[0]} inside an unsupported construct stays as written",
+                                           *line_col(call)))
                 self.forget_assigned(self.facts(None, [st]), local, "not followed")
 
     def run_statement(self, st: Tree, local: dict, depth: int) -> None:
+        """One statement, by its rule (the table :data:`_STATEMENTS`), counted against the bound on the work."""
         self.work(st)
-        kind = st.data
-        if kind in _PASSED:
-            return
-        if kind == "assign":
-            self.assign(st, local)
-        elif kind == "moves":
-            self.run_moves(st.children[0], local, depth)
-        elif kind == "call_stmt":
-            self.run_call(st.children[0], local, depth)
-        elif kind == "while_stmt":
-            self.run_while(st, local, depth)
-        elif kind == "if_stmt":
-            self.run_if(st, local, depth)
-        elif kind == "run_stmt":
-            self.start_thread(st)
-        elif kind == "return_stmt":
-            self.run_return(st, local)
-        elif kind in ("break_stmt", "continue_stmt"):
-            frame = self.frames[-1]
-            if not frame.loops:
-                raise self.error(f"{kind.split('_')[0]} outside a loop", st)
-            loop = frame.loops[-1]
-            if self.unresolved_depth > loop.depth:  # under a condition known only while running
-                if loop.counted:
-                    raise _Uncounted
-                (loop.breaks if kind == "break_stmt" else loop.backs).append(self.snapshot(local))
-                raise _BranchEnd
-            raise _Jump(kind == "break_stmt")
-        else:
-            raise Unsupported(f"{kind} is not followed", st)
+        _STATEMENTS[st.data](self, st, local, depth)
 
-    def run_return(self, st: Tree, local: dict) -> None:
+    def run_jump(self, st: Tree, local: dict, depth: int) -> None:
+        """``break`` or ``continue``: the pass ends; under a condition known only while running, that path's state
+        goes where it jumps."""
+        frame = self.frames[-1]
+        if not frame.loops:
+            raise self.error(f"{st.data.split('_')[0]} outside a loop", st)
+        loop = frame.loops[-1]
+        if self.unresolved_depth > loop.depth:  # under a condition known only while running
+            if loop.counted:
+                raise _Uncounted
+            (loop.breaks if st.data == "break_stmt" else loop.backs).append(self.snapshot(local))
+            raise _BranchEnd
+        raise _Jump(st.data == "break_stmt")
+
+    def run_return(self, st: Tree, local: dict, depth: int = 0) -> None:
         value = None
         if st.children:
             try:
@@ -393,7 +393,7 @@ class Flow:
             raise _BranchEnd
         raise _Return(value)
 
-    def start_thread(self, st: Tree) -> None:
+    def start_thread(self, st: Tree, *_) -> None:
         """``run Thread_1()`` of a thread of the file: what it may assign is known only while running from here; its
         body is followed once, where it is first started, as a loop's body of unknown count (its motions named in a
         note)."""
@@ -495,8 +495,8 @@ class Flow:
         finally:
             self.unresolved_depth -= 1
         if outs:
-            where = "the while" if loop else f"a branch of the {word}"
-            self.merge(outs, local, f"set_tcp in {where} at line {line_col(st)[0]}")
+            where = f"the {word} at line {line_col(st)[0]}"
+            self.merge(outs, local, where, tool_where=None if loop else f"a branch of {where}")
         else:  # every branch leaves: what follows runs on no path through here; followed from before it
             self.restore(entry, local)
             self.forget_assigned(facts, local)
@@ -546,7 +546,7 @@ class Flow:
                 self.loop_noted = True
                 self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
             head, ends = self.settle(st, body, local, depth)
-            self.merge([head, *ends], local, f"set_tcp in the while at line {line_col(st)[0]}")
+            self.merge([head, *ends], local, f"the while at line {line_col(st)[0]}")
             return
         if not forever:
             mark, entry = self._mark(), self.snapshot(local)
@@ -574,7 +574,7 @@ class Flow:
             finally:
                 self._exploring -= 1
             self._rollback(mark)
-            self.merge([head, *ends], local, f"set_tcp in the while at line {line}, in one of its passes",
+            self.merge([head, *ends], local, f"the while at line {line}, in one of its passes",
                        f" (the while at line {line} changes it from pass to pass)")
             joined = self.snapshot(local)
             if same_state(joined, head):
@@ -619,6 +619,7 @@ class Flow:
 
     def _rollback(self, mark: tuple) -> None:
         steps, notes, unsupported, conditional, self.started_threads, self.loop_noted, *_, self.unrolled = mark
+        self._moved.clear()  # (a call remembered may have added what is taken back: run again)
         self._discarded.extend(self.steps[steps:])  # (alive: the ids of its steps keyed tables)
         del self.steps[steps:], self.notes[notes:], self.unsupported[unsupported:], self.conditional_lines[conditional:]
 
@@ -818,17 +819,21 @@ class Flow:
         pass followed only to find a loop's head, moves nothing); else run with its arguments, or, from a state it
         ran from before (the globals it may read, the tool, a condition around it, its arguments, the motion before
         where it reads the pose the robot stands at), what it did then is done again. Returns its value (None: none
-        or not known)."""
+        or not known). A call that moved is remembered too (its steps done again as copies) where nothing it reads lies
+        outside that state (:meth:`_reach`), keyed also by whether the pass is followed only to find a loop's head,
+        the calls around it, the per-pass texts and the call sites' targets read differently from pass to pass
+        (:meth:`through_call_site`), until a pass is taken back (:meth:`_rollback`)."""
         summary = self.summary(name)
         passed = summary.inert and not for_value  # (moves nothing, changes nothing a motion reads)
         if passed or (self._exploring and summary.holds is None):  # (or a pass followed only to find a loop's head)
             self.count(1, call)
+            line, column = line_col(call)
             for global_name in summary.assigns:
-                self.globals[global_name] = Binding(None, None, global_name, f" (the call of {name} at line "
-                                                    f"{line_col(call)[0]} may change it from pass to pass)")
+                self.globals[global_name] = Binding(None, None, global_name, f" (the call of {name} at line {line} "
+                                                    "may change it from pass to pass)")
             if passed:
                 self.note_once(Finding(f"calls of {name} passed over: it moves nothing and changes nothing a motion "
-                                       "reads (its time is not estimated)", *line_col(call)), key=("passed over", name))
+                                       "reads (its time is not estimated)", line, column), key=("passed over", name))
             return None
         if name in self.calling:
             raise Unsupported(f"a recursive call of {name} is not followed (how deep it goes is known only while "
@@ -842,23 +847,30 @@ class Flow:
         function = self.functions[name]
         scope = self.bind_arguments(function, args, kwargs, local, call)
         self.visited.add(name)
-        reads, reads_pose = self._reach(name)
-        read = tuple(self.globals.get(g) for g in reads)  # (alive in _calls_done: their ids in the key name them)
+        reads, reads_pose, elements = self._reach(name)
+        held = tuple(map(self.globals.get, reads))  # (alive in _calls_done: their ids in the key name them)
+        read = held
         if reads_pose:  # (where the robot stands: the motion before it, Flow.standing_pose)
             read += (self.steps[-1] if self.steps else None, self.sequence_starts[-1] if self.sequence_starts else None)
         arguments = tuple((param, b.value is None, b.why if b.value is None else repr(b.value), id(b.literal))
                           for param, b in scope.items())
         key = (name, self.unresolved_depth > 0, None if self.tool is None else self.tool.tobytes(), self.tool_why,
                arguments, tuple(map(id, read)))
-        done = self._calls_done.get(key)
+        moved_key = (key, self._exploring > 0, depth, tuple(self.calling), len(self.per_pass),
+                     list(self._reads.values()).count(None))  # (call sites' targets read differently: calls.same_read)
+        done = self._calls_done.get(key) or self._moved.get(moved_key)
         if done is not None:
-            changed, removed, self.tool, self.tool_why, returned, units = done[1:]
+            changed, removed, self.tool, self.tool_why, returned, units, *added = done[1:]
             self.globals.update(changed)
             for global_name in removed:
                 self.globals.pop(global_name, None)
+            for step, where in added[0] if added else ():
+                step = copy(step)  # (a step of its own, as a run makes: _in_call is by id)
+                if where is not None or scope:
+                    self._in_call[id(step)] = (name, span_of(call)) if scope else where
+                self.steps.append(step)
             self.count(units, call)
             return returned
-        before = dict(self.globals)
         mark = self._mark()
         first = len(self.steps)
         quiet = summary.inert
@@ -876,16 +888,24 @@ class Flow:
             self.calling.pop()
             del self._quiet[len(self._quiet) - quiet:]
         if frame.exits:  # returns under conditions known only while running: their paths join here
-            self.merge([self.snapshot(scope), *frame.exits], scope, f"set_tcp in {name}")
+            self.merge([self.snapshot(scope), *frame.exits], scope, name)
             if not all(v is returned or v == returned for v in frame.values):
                 returned = None
         if scope:
             for step in self.steps[first:]:  # the outermost call with arguments is the one named
                 self._in_call[id(step)] = (name, span_of(call))
-        if self._mark()[:-1] == mark[:-1]:  # (it changed only the globals and the tool: remembered)
-            changed = {g: b for g, b in self.globals.items() if before.get(g) is not b}
-            self._calls_done[key] = (read, changed, before.keys() - self.globals.keys(), self.tool, self.tool_why,
-                                     returned, self.unrolled - mark[-1])
+        now = self._mark()
+        if now[1:-1] == mark[1:-1] and (now[0] == mark[0] or not (reads_pose or elements)):
+            # (it changed only the globals, the tool and the steps: remembered; every global a call may change is a
+            # name written in its reach: those alone compared)
+            after = tuple(map(self.globals.get, reads))
+            changed = {g: b for g, old, b in zip(reads, held, after) if b is not old and b is not None}
+            removed = [g for g, old, b in zip(reads, held, after) if b is None and old is not None]
+            done = (read, changed, removed, self.tool, self.tool_why, returned, self.unrolled - mark[-1])
+            if now[0] == mark[0]:
+                self._calls_done[key] = done
+            else:
+                self._moved[moved_key] = (*done, [(s, self._in_call.get(id(s))) for s in self.steps[first:]])
         return returned
 
     def through_call_site(self, node, local: dict, kind: str) -> Point | None:
@@ -993,6 +1013,18 @@ class Flow:
         except ValueError:
             return None
 
+
+#: Each statement's rule of urscript.lark -> what runs it (:meth:`Flow.run_statement`). Definitions, and statements the
+#: reader passes by (a method call talks to an object outside the robot), do nothing.
+_STATEMENTS = {
+    **dict.fromkeys(("func_def", "thread_def", "sec_def", "step", "pass_stmt", "critical", "kill_stmt", "join_stmt",
+                     "method", "halt_stmt"), lambda *_: None),
+    "assign": lambda self, st, local, _: self.assign(st, local),
+    "moves": lambda self, st, local, depth: self.run_moves(st.children[0], local, depth),
+    "call_stmt": lambda self, st, local, depth: self.run_call(st.children[0], local, depth),
+    "while_stmt": Flow.run_while, "if_stmt": Flow.run_if, "run_stmt": Flow.start_thread, "return_stmt": Flow.run_return,
+    "break_stmt": Flow.run_jump, "continue_stmt": Flow.run_jump,
+}
 
 __all__ = ["MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "PASSIVE_PREFIXES", "PURE_PREFIXES",
            "STATEMENTS_PER_LINE", "UNSUPPORTED_CALLS", "Flow", "Summary"]

@@ -45,6 +45,9 @@ COMPARE = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operat
 #: URScript's arithmetic, of numbers and (index by index) of arrays.
 ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "%": np.fmod}
 
+#: The functions whose value is the pose the robot stands at (urscript_flow.Flow.standing_pose).
+STANDING_POSE = frozenset(("get_actual_tcp_pose", "get_forward_kin", "get_target_tcp_pose"))
+
 #: The names URScript gives a value of its own.
 CONSTANTS = {"True": True, "False": False, "pi": float(np.pi)}
 
@@ -295,11 +298,13 @@ class Values:
             local.update(state.local)
         self.tool, self.tool_why = state.tool, state.tool_why
 
-    def merge(self, states: list[State], local: dict, why: str, data_why: str = "") -> None:
-        """Continue from where ``states`` (paths) join: each variable, and the tool, known where all agree. ``why``:
-        what set the tool where they do not (``set_tcp in ...``); ``data_why``: what changed a variable where they
-        do not (by default, the paths through the construct ``why`` names)."""
-        where = why.removeprefix("set_tcp in ").removeprefix("a branch of ")
+    def merge(self, states: list[State], local: dict, where: str, data_why: str = "", tool_where: str | None = None
+              ) -> None:
+        """Continue from where ``states`` (paths) join: each variable, and the tool, known where all agree. ``where``:
+        the construct whose paths join (``the while at line 7``); ``data_why``: what changed a variable where they do
+        not (by default, the paths through ``where``); ``tool_where``: where a ``set_tcp`` set the tool where they do
+        not (by default ``where``)."""
+        why = f"set_tcp in {tool_where or where}"
         data_why = data_why or f" (the paths through {where} give it different values)"
         globals_ = merge_scopes([s.globals for s in states], data_why)
         locals_ = globals_ if local is self.globals else merge_scopes([s.local for s in states], data_why)
@@ -509,7 +514,7 @@ class Values:
         stands (``get_actual_tcp_pose``), a function of the file (run here)."""
         name = str(node.children[0])
         args, kwargs = split_arguments(node)
-        if name in ("get_actual_tcp_pose", "get_forward_kin", "get_target_tcp_pose"):  # (urscript_flow, loops')
+        if name in STANDING_POSE:
             return self.standing_pose(node)
         if name in BUILTINS and len(args) == len(BUILTINS[name][0]) and not kwargs:
             kinds, function = BUILTINS[name]
