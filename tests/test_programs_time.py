@@ -194,6 +194,23 @@ def test_time_indexed_urscript_entries_equal_the_snapshots(tmp_path):
     assert [float(x) for x in pose.split(",")] == [float(x) for x in entries[12:18]]
 
 
+def test_time_indexed_report_states_the_rounding_of_every_entry_joint_tables_too(tmp_path):
+    """The rounding a time-indexed program's report states covers each of its entries: at least that of the
+    snapshot at one of its minutes, in the joints form as well (its tables hold joint lists)."""
+    path = tmp_path / "j.script"
+    path.write_text("def job():\n  set_tcp(p[0, 0, .1, 0, 0, 0])\n  movel(p[.4, .1, .3, 0, 3.1416, 0], a=1.2, v=0.25)\n"
+                    "  movel(p[.45, .1, .3, 0, 3.1416, 0], a=1.2, v=0.25)\nend\n")
+    table = read_deformation_csv(EXAGGERATED)
+    indexed = run_program("ur5", table, path, tmp_path / "i.script",
+                          program_options=ProgramOptions(indexed_minutes=(0.0, 100.0, 200.0), output="joints"))
+    snapshot = run_program("ur5", table, path, tmp_path / "s.script",
+                           program_options=ProgramOptions(at_minute=100.0, output="joints"))
+    assert "tc_joints(tc_q1)" in (tmp_path / "i.script").read_text()
+    assert snapshot.rounding_position > 0 and snapshot.rounding_angle > 0
+    assert indexed.rounding_position >= snapshot.rounding_position
+    assert indexed.rounding_angle >= snapshot.rounding_angle
+
+
 def test_timed_form_compensates_each_motion_at_its_own_minute(tmp_path):
     chain, path = rapid_two_points(tmp_path, "    MoveL a, v5, fine, tool0;\n    MoveL b, v5, fine, tool0;\n"
                                    "    WaitTime 1200;\n", dx_mm=100.0)

@@ -354,68 +354,23 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         written = write_snapshot(chain, task_files.task_view(prog), poses, q, status, output, tcp)
         data, modules = task_files.split(written.data, prog)
         return replace(written, data=data, modules=modules)
-    nominal = nominal_model(chain)
     cols = prog.columns
     run = cols.run
-    R_tcp, p_tcp = tcp
-    rapid = prog.language == "rapid"
     m = len(run.text)
     ok = status == Status.CONVERGED
     is_joint = poses.is_joint
     joint_text = ok & (is_joint | (output == "joints"))
-    pose_text = ok & ~joint_text
-    # what changed, in batch: joints against the written ones, poses against the program's (its world frame)
-    changed = joint_text & ~is_joint
-    jt = np.flatnonzero(joint_text & is_joint)
-    changed[jt] = row_max_abs(q[jt] - poses.q_given[jt]) > w.KEEP_ANGLE
-    pt = np.flatnonzero(pose_text)
-    miss = pose_errors(R_tcp[pt], p_tcp[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])  # (world)
-    changed[pt] = (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
+    changed = _changed(poses, q, tcp, joint_text, ok & ~joint_text)
     tabled = passes.groups(prog)  # texts that differ from pass to pass: every run written, or none (all as written)
     for idx in tabled.values():
         changed[idx] = bool(changed[idx].any() and ok[idx].all())
-    written_at: list[np.ndarray] = []  # the points given a text, and their texts, in that order
-    texts: list[pa.StringArray] = []
-    error_position, error_angle = [0.0], [0.0]
-    jw = np.flatnonzero(joint_text & changed)
-    if jw.size:
-        shown = np.degrees(q[jw]) if rapid else q[jw]
-        written_at.append(jw)
-        texts.append(w.jointtarget_texts(shown, [run.extax[i] for i in jw.tolist()]) if rapid
-                     else w.list_texts(shown, "["))
-        back = w.stored_singles(shown)
-        R_a, p_a = fk(nominal, q[jw])
-        R_b, p_b = fk(nominal, np.radians(back) if rapid else back)
-        error_position.append(float(row_norms(p_b - p_a).max()))
-        error_angle.append(_largest_turn(R_a, R_b))
-    pw = np.flatnonzero(pose_text & changed)
-    R_frame = p_frame = np.zeros((0, 3))
+    jw, pw = np.flatnonzero(joint_text & changed), np.flatnonzero(~joint_text & changed)
+    new, rounding, conf, R_frame, p_frame = _texts(chain, prog, q, tcp, jw, pw)
+    written = np.concatenate([jw, pw])
     conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
-    if pw.size:
-        R_target, p_target = _in_frames(chain, cols, pw, R_tcp[pw], p_tcp[pw])
-        R_frame, p_frame = calls.text_poses(prog, pw, R_target, p_target)  # (a call site's target read through Offs)
-        if rapid:
-            conf = confdata_from_q(nominal, q[pw])
-            quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(R_frame), run.quat[pw])
-            shown = np.hstack([p_frame * 1e3, quat])
-            texts.append(w.robtarget_texts(shown, conf, [run.extax[i] for i in pw.tolist()]))
-            from thermocomp.programs.rapid import transforms_from_poses
-
-            T_back = transforms_from_poses(w.stored_singles(shown))  # (as the reader reads the written robtargets)
-            R_back, p_back = T_back[:, :3, :3], T_back[:, :3, 3]
-            differs = np.flatnonzero(run.has_confdata[pw] & np.any(conf != run.confdata[pw], axis=1))
-            conf_changed = (pw[differs], conf[differs])
-        else:
-            shown = np.hstack([p_frame, rotvec_from_matrix(R_frame)])
-            texts.append(w.list_texts(shown, "p["))
-            back = w.stored_singles(shown)
-            R_back, p_back = matrix_from_rotvec(back[:, 3:]), back[:, :3]
-        R_back, p_back = calls.text_poses(prog, pw, R_back, p_back, back=True)
-        error_position.append(float(row_norms(p_back - p_target).max()))
-        error_angle.append(_largest_turn(R_target, R_back))
-        written_at.append(pw)
-    written = np.concatenate(written_at) if written_at else np.zeros(0, dtype=np.int64)
-    new = pa.concat_arrays(texts) if texts else pa.array([], pa.string())
+    if conf is not None:
+        differs = np.flatnonzero(run.has_confdata[pw] & np.any(conf != run.confdata[pw], axis=1))
+        conf_changed = (pw[differs], conf[differs])
     if cols.plain or (output != "joints" and all(len(np.unique(col[:, :2], axis=0)) == m
                                                   for col in (run.text, run.argument))):
         # each point its own text and its own argument (a CAM program: every target inline; or each declared target
@@ -427,23 +382,90 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         for i, text in zip(written.tolist(), new.to_pylist()):
             values[i] = text
         _one_text_within_tolerance(run, pw, R_frame, p_frame, values)
-        calls.check_call_sites(prog, values, pose_text, lambda at: calls.text_poses(
-            prog, at, *_in_frames(chain, cols, at, R_tcp[at], p_tcp[at])))
+        calls.check_call_sites(prog, values, ok & ~joint_text, lambda at: calls.text_poses(
+            prog, at, *_in_frames(chain, cols, at, tcp[0][at], tcp[1][at])))
         tables = passes.table_edits(prog, tabled, values, is_joint) if tabled else []
         for idx in tabled.values():  # (written as tables: the rules of one text a point do not apply)
             for i in idx.tolist():
                 values[i] = None
         at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
-        # a joint target replaces the whole argument (UR: get_inverse_kin(pose, qnear=...) becomes the joint list)
-        placed = [replace(p, argument=p.whole_argument, text=p.whole_argument)
-                  if at_argument[i] and p.whole_argument is not None else p for i, p in enumerate(prog.points)]
-        point_edits = w.place_values(placed, values, prog.path, at_argument=at_argument)
+        point_edits = w.place_values(placed_points(prog, at_argument), values, prog.path, at_argument=at_argument)
         edits = w.Edits.of(point_edits + tables)
         n_changed = len({(e.start, e.end) for e in point_edits}) + sum(e.end > e.start for e in tables)
     if output == "joints":
         edits, n_changed = _joints_form(prog, edits, ok, is_joint, dict(zip(written.tolist(), new.to_pylist())))
     data = w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language])
-    return Written(data, n_changed, (max(error_position), max(error_angle)), conf_changed)
+    return Written(data, n_changed, rounding, conf_changed)
+
+
+def placed_points(prog: RobotProgram, at_argument: list[bool], *, inline: bool = False) -> list:
+    """The program's points for :func:`~thermocomp.programs.writer.place_values`: where ``at_argument``, a point
+    whose argument is a part of a wider one (UR: the pose of ``get_inverse_kin(pose, qnear=...)``) is written over
+    the whole one; ``inline``: every other such point's text is its argument too."""
+    return [replace(p, argument=p.whole_argument, text=p.whole_argument) if at and p.whole_argument is not None
+            else replace(p, text=p.argument) if at and inline else p for at, p in zip(at_argument, prog.points)]
+
+
+def _changed(poses: PointPoses, q: FloatArray, tcp: tuple[FloatArray, FloatArray], joint_text: np.ndarray,
+             pose_text: np.ndarray) -> np.ndarray:
+    """``(m,)`` whether each point's new value (joints ``q`` ``(m, n)`` [rad] where ``joint_text``, the TCP pose
+    ``tcp`` in the world frame where ``pose_text``) differs from its text by more than the keep thresholds
+    (:data:`~thermocomp.programs.writer.KEEP_POSITION`, :data:`~thermocomp.programs.writer.KEEP_ANGLE`): joints
+    against the written ones, poses against the program's. A Cartesian point written as joints always changes."""
+    changed = joint_text & ~poses.is_joint
+    jt = np.flatnonzero(joint_text & poses.is_joint)
+    changed[jt] = row_max_abs(q[jt] - poses.q_given[jt]) > w.KEEP_ANGLE
+    pt = np.flatnonzero(pose_text)
+    R_tcp, p_tcp = tcp
+    miss = pose_errors(R_tcp[pt], p_tcp[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])  # (world)
+    changed[pt] = (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
+    return changed
+
+
+def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArray, FloatArray], jw: np.ndarray,
+           pw: np.ndarray) -> tuple[pa.StringArray, tuple[float, float], np.ndarray | None, FloatArray, FloatArray]:
+    """The new texts of the points ``jw`` as joints, then of ``pw`` as poses in their frames.
+
+    Joints ``q`` ``(m, n)`` [rad] give RAPID jointtargets [deg] and URScript lists [rad]; the TCP poses ``tcp``
+    (world frame, ``(m, 3, 3)``, ``(m, 3)`` [m]) give RAPID robtargets [mm] with the confdata of ``q`` and URScript
+    ``p[...]`` [m, rad]. Also returns the largest TCP position [m] and orientation [rad] error their 32-bit numbers
+    leave, the RAPID confdata ``(len(pw), 4)`` (else ``None``), and the poses in their frames ``(len(pw), 3, 3)``,
+    ``(len(pw), 3)`` [m].
+    """
+    run, rapid, nominal = prog.columns.run, prog.language == "rapid", nominal_model(chain)
+    texts, error_position, error_angle = [pa.array([], pa.string())], [0.0], [0.0]
+    if jw.size:
+        shown = np.degrees(q[jw]) if rapid else q[jw]
+        texts.append(w.jointtarget_texts(shown, [run.extax[i] for i in jw.tolist()]) if rapid
+                     else w.list_texts(shown, "["))
+        back = w.stored_singles(shown)
+        R_a, p_a = fk(nominal, q[jw])
+        R_b, p_b = fk(nominal, np.radians(back) if rapid else back)
+        error_position.append(float(row_norms(p_b - p_a).max()))
+        error_angle.append(_largest_turn(R_a, R_b))
+    R_frame = p_frame = np.zeros((0, 3))
+    conf = None
+    if pw.size:
+        R_target, p_target = _in_frames(chain, prog.columns, pw, tcp[0][pw], tcp[1][pw])
+        R_frame, p_frame = calls.text_poses(prog, pw, R_target, p_target)  # (a call site's target read through Offs)
+        if rapid:
+            conf = confdata_from_q(nominal, q[pw])
+            quat = w.quat_in_hemisphere(quat_wxyz_from_matrix(R_frame), run.quat[pw])
+            shown = np.hstack([p_frame * 1e3, quat])
+            texts.append(w.robtarget_texts(shown, conf, [run.extax[i] for i in pw.tolist()]))
+            from thermocomp.programs.rapid import transforms_from_poses
+
+            T_back = transforms_from_poses(w.stored_singles(shown))  # (as the reader reads the written robtargets)
+            R_back, p_back = T_back[:, :3, :3], T_back[:, :3, 3]
+        else:
+            shown = np.hstack([p_frame, rotvec_from_matrix(R_frame)])
+            texts.append(w.list_texts(shown, "p["))
+            back = w.stored_singles(shown)
+            R_back, p_back = matrix_from_rotvec(back[:, 3:]), back[:, :3]
+        R_back, p_back = calls.text_poses(prog, pw, R_back, p_back, back=True)
+        error_position.append(float(row_norms(p_back - p_target).max()))
+        error_angle.append(_largest_turn(R_target, R_back))
+    return pa.concat_arrays(texts), (max(error_position), max(error_angle)), conf, R_frame, p_frame
 
 
 def _in_frames(chain: Chain, cols: ProgramColumns, pw: np.ndarray, R_tcp: FloatArray, p_tcp: FloatArray

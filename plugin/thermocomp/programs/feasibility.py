@@ -42,6 +42,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -205,21 +206,17 @@ class Lazy(Sequence):
     """A list built when first read (a report's rows: a 100,000-motion program's rows are rarely all read)."""
 
     def __init__(self, build, count: int) -> None:
-        self._build, self._count, self._items = build, count, None
+        self._build, self._count = build, count
 
-    def _all(self) -> list:
-        if self._items is None:
-            self._items = self._build()
-        return self._items
+    @cached_property
+    def _items(self) -> list:
+        return self._build()
 
     def __len__(self) -> int:
         return self._count
 
     def __getitem__(self, index):
-        return self._all()[index]
-
-    def __iter__(self):
-        return iter(self._all())
+        return self._items[index]
 
 
 def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_tcp, timing, ok, last_point,

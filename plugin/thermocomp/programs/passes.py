@@ -72,49 +72,34 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
     refused (at its first motion, naming the reason) and a note at each loop (``location(loop)`` its line and
     column) saying how the taken ones are written and timed.
     """
-    steps = list(steps)
     runs: dict[tuple[int, int], list[tuple[int, int]]] = {}  # each run of the text: (step, motion row)
-    before: set[tuple[int, int]] = set()
-    after: set[tuple[int, int]] = set()
     for k, step in enumerate(steps):
         if isinstance(step, MotionRun):
             rows = step.row_of_points().tolist()
             for i, key in enumerate(map(tuple, step.text[:, :2].tolist())):
                 if key in per_pass:
                     runs.setdefault(key, []).append((k, rows[i]))
-                    if cycle_start is not None:
-                        (before if k < cycle_start else after).add(key)
-
-    ran = tuple(steps)
 
     def at(k: int, row: int) -> tuple[str, int, int]:  # (instruction, line, column) of a motion
-        return ran[k].instruction[row], *ran[k].statement[row, 2:].tolist()
+        return steps[k].instruction[row], *steps[k].statement[row, 2:].tolist()
 
     refused: list[Finding] = []
     bad = set()
     for key, motions in runs.items():
         instruction, line, column = at(*motions[0])
-        message = None
         if any(at(*mo)[1] in conditional for mo in motions):
             message = (f"{instruction}'s target differs from pass to pass and it runs under a condition or "
                        "loop known only while running: its passes are not known before running")
-        elif key in before and key in after:
+        elif cycle_start is not None and len({k < cycle_start for k, _ in motions}) == 2:
             message = (f"{instruction}'s target differs from pass to pass and it runs both before the loop that "
                        "repeats the cycle (once) and in it (every cycle): one table cannot follow both")
         elif len(motions) > MAX_PASSES:
             message = (f"{instruction}'s target differs from pass to pass in {len(motions):,} passes: more "
                        f"than {MAX_PASSES:,}, the most a table of corrected targets holds here")
-        if message is not None:
-            bad.add(key)
-            refused.append(Finding(message, line, column))
-    if bad:
-        left: dict[int, set[int]] = {}
-        for key in bad:
-            for k, row in runs[key]:
-                left.setdefault(k, set()).add(row)
-        steps = [s if k not in left else s.take([r for r in range(len(s)) if r not in left[k]])
-                 for k, s in enumerate(steps)]
-        steps = [s for s in steps if not isinstance(s, MotionRun) or len(s)]
+        else:
+            continue
+        bad.add(key)
+        refused.append(Finding(message, line, column))
     taken = frozenset(key for key in runs if key not in bad)
     loops: dict[int, tuple[object, set[int]]] = {}
     for key in taken:
@@ -128,7 +113,11 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
             "to pass: each pass is compensated, and written as a table of corrected targets the program walks with a "
             "pass counter (docs/programs.md, \"Targets that differ from pass to pass\"); each pass's minute follows "
             "the written order of the cycle", line, column))
-    return steps, taken, refused, notes
+    left: dict[int, set[int]] = defaultdict(set)  # the motions of the texts refused (left as written): step -> rows
+    for k, row in (motion for key in bad for motion in runs[key]):
+        left[k].add(row)
+    kept = [s if k not in left else s.take([r for r in range(len(s)) if r not in left[k]]) for k, s in enumerate(steps)]
+    return [s for s in kept if not left or not isinstance(s, MotionRun) or len(s)], taken, refused, notes
 
 
 def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
@@ -179,7 +168,7 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
     """The edits that write the per-pass texts ``found`` as tables of ``values`` (each point's new text; a text
     with no value for some run keeps its text), and the declarations and counters they need."""
     rapid = prog.language == "rapid"
-    text, nl = prog.text, prog.newline
+    text = prog.text
     run = prog.columns.run
     statement_of_point = np.repeat(np.arange(len(run.instruction)), run.n_points)
     declarations: list[str] = []
@@ -203,9 +192,7 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
         counter = counters[s_key]
         name = _free_name(text, f"tcPassT{number}" if rapid else f"tc_pass_t{number}", rapid)
         if rapid:
-            dtype = "jointtarget" if bool(is_joint[idx[0]]) else "robtarget"
-            body = ("," + nl + "      ").join(entries)
-            declarations.append(f"  LOCAL CONST {dtype} {name}{{{len(idx)}}}:={nl}      [{body}];")
+            declarations.append(w.rapid_table(name, bool(is_joint[idx[0]]), entries, prog.newline))
             edits.append(w.Edit(key[0], key[1], f"{name}{{{counter}}}"))
         else:
             declarations.append(f"global {name} = [{', '.join(entries)}]")
@@ -214,16 +201,9 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
         return []
     note = (f"thermocomp: {len(counters)} motion(s) whose target differs from pass to pass, each a table of corrected "
             "targets walked by a pass counter (docs/programs.md).")
-    if rapid:
-        at = w.module_body_start(prog)
-        block = nl.join([f"  ! {note}", "  ! Start each cycle's run with the program pointer to main (it resets the "
-                         "counters).", *declarations]) + nl
-        edits.append(w.Edit(at, at, block))
-        return edits
-    at, indent = w.ur_body_start(prog)
-    block = "".join(f"{indent}{line}{nl}" for line in [f"# {note}", *declarations])
-    edits.append(w.Edit(at, at, block))
-    return edits
+    heading = [f"  ! {note}", "  ! Start each cycle's run with the program pointer to main (it resets the counters)."
+               ] if rapid else [f"# {note}"]
+    return [*edits, w.declarations_edit(prog, heading + declarations)]
 
 
 def _advance(prog: RobotProgram, start: int, counter: str, passes: int) -> w.Edit:

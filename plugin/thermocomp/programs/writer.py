@@ -4,7 +4,7 @@ Numbers are written with the digits the controller keeps. RAPID ``num`` is
 a 32-bit float (about 7 significant digits); UR's script numbers are taken
 as 32-bit too (what PolyScope shows of a double register, the safe side).
 Every value is written as the shortest decimal text that reads back as the
-same 32-bit float (:func:`format_single`): no digit more than the controller
+same 32-bit float (:func:`format_singles`): no digit more than the controller
 stores, none fewer. The error this rounding leaves at the TCP is computed by
 :mod:`thermocomp.app.program` from the written text.
 
@@ -29,7 +29,6 @@ import pyarrow.compute as pc
 
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import InputError
-from thermocomp.geometry.rotations import quat_wxyz_from_matrix, rotation_angle, rotvec_from_matrix
 from thermocomp.programs.grammars import byte_spans, joined_bytes
 from thermocomp.programs.model import Point, RobotProgram, Span
 
@@ -47,13 +46,9 @@ NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 NOISE_DECIMALS = 9
 
 
-def format_single(x: float) -> str:
-    """The shortest decimal text of ``x`` rounded to a 32-bit float (``-0`` written ``0``, ``5.0`` written ``5``)."""
-    return format_singles(np.array([[x]]))[0][0]
-
-
 def format_singles(values: FloatArray) -> list[list[str]]:
-    """:func:`format_single` of every entry of ``values`` ``(r, k)``, row by row (the batch form)."""
+    """The shortest decimal text of each entry of ``values`` ``(r, k)`` rounded to a 32-bit float (``-0`` written ``0``,
+    ``5.0`` written ``5``), row by row."""
     return [list(row) for row in zip(*(column.to_pylist() for column in single_columns(values)))]
 
 
@@ -140,11 +135,6 @@ def jointtarget_texts(shown: FloatArray, extax: Sequence[str]) -> pa.StringArray
 
 def _extax_texts(extax: Sequence[str]) -> pa.StringArray:
     return pa.array([e or _NO_EXTAX for e in extax], pa.string())
-
-
-def read_single(text: str) -> float:
-    """The value the controller stores for the written ``text``."""
-    return float(np.float32(float(text)))
 
 
 class Edit(NamedTuple):
@@ -271,19 +261,6 @@ def apply_edits(text: str, edits: Sequence[Edit] | Edits, path: str, comment: st
     return joined_bytes(pa.concat_arrays([gaps, texts]).take(pa.array(interleaved)))
 
 
-def point_changed(point: Point, T_world_tcp_new: FloatArray | None, q_new: FloatArray | None,
-                  confdata_new: tuple[int, ...] | None) -> bool:
-    """Whether a point's new value differs from its text by more than the keep thresholds."""
-    if point.q is not None and q_new is not None:
-        return bool(np.max(np.abs(q_new - point.q)) > KEEP_ANGLE)
-    assert T_world_tcp_new is not None
-    d = np.linalg.norm(T_world_tcp_new[:3, 3] - point.T_world_tcp[:3, 3])
-    angle = rotation_angle(T_world_tcp_new[:3, :3] @ point.T_world_tcp[:3, :3].T)
-    # confdata alone never changes a target: with the pose unchanged the joints are those the program's own
-    # confdata leads to (a RelTool or Offs target keeps its base point's confdata, which may be a quadrant off)
-    return bool(d > KEEP_POSITION or angle > KEEP_ANGLE)
-
-
 def place_values(points: list[Point], values: list[str | None], path: str, *, at_argument: list[bool] | None = None
                  ) -> list[Edit]:
     """Edits that write ``values[i]`` (``None``: unchanged) for ``points[i]``.
@@ -361,46 +338,31 @@ def quat_in_hemisphere(quat: FloatArray, written: FloatArray) -> FloatArray:
     return np.where(flip[..., None], -quat, quat)
 
 
-def rapid_robtarget(T_frame_tcp: FloatArray, confdata: tuple[int, ...], extax: str, written: FloatArray | None) -> str:
-    """``[[x,y,z],[q1,q2,q3,q4],[cf1,cf4,cf6,cfx],[extax]]`` (mm, quaternion w first): :func:`robtarget_texts` of
-    one pose ``(4, 4)`` [m], its quaternion in the hemisphere of the ``written`` one (:func:`quat_in_hemisphere`)
-    where given."""
-    quat = quat_wxyz_from_matrix(T_frame_tcp[:3, :3])
-    if written is not None:
-        quat = quat_in_hemisphere(quat, written)
-    return robtarget_texts(np.concatenate([T_frame_tcp[:3, 3] * 1e3, quat])[None], [confdata], [extax])[0].as_py()
-
-
-def rapid_jointtarget(q: FloatArray, extax: str) -> str:
-    """``[[j1,...,j6],[extax]]`` (degrees): :func:`jointtarget_texts` of one joint vector ``q`` [rad]."""
-    return jointtarget_texts(np.degrees(q)[None], [extax])[0].as_py()
-
-
 _NO_EXTAX = "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]"
 
 
-# ---------------------------------------------------------------- URScript
-def ur_pose(T_frame_tcp: FloatArray) -> str:
-    """``p[x,y,z,rx,ry,rz]`` (m, rotation vector rad)."""
-    return list_texts(np.concatenate([T_frame_tcp[:3, 3], rotvec_from_matrix(T_frame_tcp[:3, :3])])[None], "p[")[0].as_py()
+def rapid_table(name: str, joint: bool, entries: Sequence[str], newline: str) -> str:
+    """The declaration ``LOCAL CONST robtarget name{N}:=[...]`` (``jointtarget`` where ``joint``) of the texts
+    ``entries``, one a line."""
+    dtype, separator = "jointtarget" if joint else "robtarget", "," + newline + "      "
+    return f"  LOCAL CONST {dtype} {name}{{{len(entries)}}}:={newline}      [{separator.join(entries)}];"
 
 
-def module_body_start(prog: RobotProgram) -> int:
-    r"""Where a RAPID module's body starts: right after its ``MODULE`` line (``[ \t]``, not ``\s``: ``\s`` also
-    crosses line ends, so a blank line before MODULE, after a ``%%%`` header, would match)."""
-    match = re.search(r"^[ \t]*MODULE\b[^\n]*\n", prog.text, flags=re.IGNORECASE | re.MULTILINE)
-    if match is None:
-        raise InputError("no MODULE line found", path=prog.path)
-    return match.end()
-
-
-def ur_body_start(prog: RobotProgram) -> tuple[int, str]:
-    """Where a URScript entry function's body starts (after its ``def`` line) and its indentation; else the file's
-    start."""
-    text = prog.text
+def declarations_edit(prog: RobotProgram, lines: list[str]) -> Edit:
+    r"""The edit that inserts ``lines`` (declarations and comments, each as the language writes it) where a program
+    declares its data: RAPID right after the ``MODULE`` line (``[ \t]``, not ``\s``, which crosses line ends: a
+    blank line after a ``%%%`` header would match); URScript at the start of the entry function's body, with its
+    indentation, else of the file."""
+    text, nl = prog.text, prog.newline
+    if prog.language == "rapid":
+        match = re.search(r"^[ \t]*MODULE\b[^\n]*\n", text, flags=re.IGNORECASE | re.MULTILINE)
+        if match is None:
+            raise InputError("no MODULE line found", path=prog.path)
+        return Edit(match.end(), match.end(), nl.join(lines) + nl)
+    at, indent = 0, ""
     if prog.entry and prog.entry[0] != "<top level>":
         match = re.search(rf"^[ \t]*def[ \t]+{re.escape(prog.entry[0])}[ \t]*\(", text, flags=re.MULTILINE)
         if match is not None:
-            start = text.index("\n", match.end()) + 1
-            return start, re.match(r"[ \t]*", text[start:]).group(0) or "  "
-    return 0, ""
+            at = text.index("\n", match.end()) + 1
+            indent = re.match(r"[ \t]*", text[at:]).group(0) or "  "
+    return Edit(at, at, "".join(indent + line.replace("\n", nl + indent) + nl for line in lines))
