@@ -241,7 +241,8 @@ def general_rules_form(text: str, language: str = "rapid") -> str:
     the program the general rules read, statement by statement, to compare a run's reading with."""
     if language == "rapid":
         return re.sub(r"(?i)\b(MoveL|MoveJ|MoveC|MoveAbsJ)([ \t])", "\\1\f", text)
-    return re.sub(r"\b(movel|movej|movep)\((p?\[[^,\]\n]*),[ \t]", "\\1(\\2,\f", text)
+    return re.sub(r"\b(movel|movej|movep)\(((?:pose_trans\([^,()\n]*,[ \t]*)?p?\[[^,\]\n]*),[ \t]", "\\1(\\2,\f",
+                  text)
 
 
 

@@ -108,7 +108,8 @@ def test_a_cam_program_is_a_few_tokens_and_reads_the_same(rng):
     lines[9] = f"    MoveC {texts[9]}, {texts[10]}, v100, z1, tGun;"
     lines[11] = f"    MoveAbsJ {joints}, v100, z1, tool0;"
     lines[13] = "    WaitTime 0.25;"
-    lines[15] = f"    MoveL {texts[15]}, v100\\V:=80, z1, tGun;"  # an option the run does not take
+    lines[15] = f"    MoveL {texts[15]}, v100\\V:=80, z1, tGun;"  # an option of the speed
+    lines[17] = f"    MoveL {texts[17]}, v100, z1\\Z:=5, tGun;"  # an option the run does not take
     text = HEAD + "  PROC main()\n" + "\n".join(lines) + "\n  ENDPROC\nENDMODULE\n"
     tree = parse_rapid_text(text, "m.mod")
     runs = list(tree.find_data("moves"))
@@ -124,7 +125,7 @@ def test_motions_taken_from_the_columns_are_those_motions(rng):
     texts, _ = _targets("irb140", rng, 8)
     lines = [f"    MoveL {t}, v100, z1, tGun\\WObj:=wTable;" for t in texts[:6]]
     lines[2] = f"    MoveC {texts[6]}, {texts[7]}, vSlow, fine, tGun;"
-    lines[4] = f"    MoveL {texts[4]}, v100\\V:=80, z1, tGun;"  # (the general rules': a run of one row)
+    lines[4] = f"    MoveL {texts[4]}, v100, z1\\Z:=5, tGun;"  # (the general rules': a run of one row)
     prog = rapid_program_from_text(HEAD + "  PROC main()\n" + "\n".join(lines) + "\n  ENDPROC\nENDMODULE\n")
     every = prog.motions
     rows = [1, 2, 4, 5]

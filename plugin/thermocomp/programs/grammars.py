@@ -134,6 +134,23 @@ def delimiters(data: bytes, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return at, code_of[at]
 
 
+#: The bytes of a name (letters, digits, ``_``), as a table of the 256 byte values (for :func:`skipped`).
+NAME_BYTES = np.zeros(256, dtype=bool)
+NAME_BYTES[[ord(c) for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"]] = True
+
+
+def skipped(b: np.ndarray, table: np.ndarray, at: np.ndarray, step: int = 1) -> np.ndarray:
+    """Offsets ``at`` into the bytes ``b`` moved past the bytes ``table`` (``(256,)`` bool) holds: forward, or with
+    ``step`` -1 back to just after the last byte before them that it does not hold (a run's parts found in bulk)."""
+    at = at.copy()
+    look = 0 if step == 1 else -1
+    active = np.flatnonzero(table[b[at + look]])
+    while active.size:
+        at[active] += step
+        active = active[table[b[at[active] + look]]]
+    return at
+
+
 #: A control character no program text holds (RAPID kernel, "Character set": printable characters, tab, CR, LF,
 #: FF; a URScript file is text of the same kind): found where the parser fails, it names a binary file.
 _BINARY = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")

@@ -12,20 +12,24 @@ would have built.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 from lark import Token, Tree
+from lark.tree import Meta
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs.grammars import (
+    NAME_BYTES,
     byte_spans,
     delimiters,
     first_seen,
     joined_bytes,
     parse_at,
     parse_numbers,
+    skipped,
     without_runs,
 )
 from thermocomp.programs.model import (
@@ -95,16 +99,22 @@ PROCESS_MOTIONS: dict[str, _Signature] = {
 _S = r"[ \t\r\n]*+"
 _NUM = r"[+-]?+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
 _LIST = rf"\[{_S}{_NUM}(?:{_S},{_S}{_NUM})*+{_S}\]"
-_NAME = r"[A-Za-z_][A-Za-z0-9_]*+"
+#: A name (not ``NOT``: an argument that starts with it is an expression, or text the controller rejects).
+_NAME = r"(?!(?i:NOT)(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*+"
 _POINT = rf"\[{_S}{_LIST}(?:{_S},{_S}{_LIST})*+{_S}\]|{_NAME}"
 _GAP = r"(?:[ \t\f\r\n]++|![^\n]*+)++"
+_UNUM = r"(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
+#: An optional argument ``\\Name:=value`` after the argument it qualifies, directly or after a comma.
+_OPTION = rf"{_S}(?:,{_S})?+\\"
 _MOVE = (rf"(?:(?i:MoveL|MoveJ|MoveC|MoveAbsJ))\b{_S}(?:{_POINT}){_S},{_S}(?:(?:{_POINT}){_S},{_S})?"
-         rf"(?:{_NAME}){_S},{_S}(?:{_NAME}){_S},{_S}(?:{_NAME})"
-         rf"(?:{_S}(?:,{_S})?+\\(?:(?i:WObj)){_S}:={_S}(?:{_NAME}))?+{_S};")
+         rf"(?:{_NAME}|{_LIST})(?:{_OPTION}(?i:V|T){_S}:={_S}{_UNUM})?+{_S},{_S}"
+         rf"(?:{_NAME}|\[{_S}(?i:TRUE|FALSE)(?:{_S},{_S}{_NUM})*+{_S}\]){_S},{_S}(?:{_NAME})"
+         rf"(?:{_OPTION}(?i:WObj){_S}:={_S}(?:{_NAME}))?+{_S};")
 #: A run of plain motion statements (rapid.lark's ``MOVES``): statements with whitespace and comments between.
 MOVES_PATTERN = rf"{_MOVE}(?:{_GAP}{_MOVE})*+"
-#: The parts of a run's statement, in the order of :attr:`MoveStatements.offsets`' columns.
-PARTS = ("instr", "p1", "p2", "speed", "zone", "tool", "wkey", "wobj")
+#: The parts of a run's statement, in the order of :attr:`MoveStatements.offsets`' columns (``okey``, ``opt``: the
+#: speed's ``\\V`` or ``\\T`` and its value).
+PARTS = ("instr", "p1", "p2", "speed", "zone", "tool", "wkey", "wobj", "okey", "opt")
 _COLUMN = {part: 2 * k for k, part in enumerate(PARTS)}
 
 #: What an inline robtarget / jointtarget is, with the numbers and whitespace taken out.
@@ -122,13 +132,55 @@ _GAP_SPACE = _SPACE.copy()
 _GAP_SPACE[ord("\f")] = True
 
 
+#: The parts of a statement that are its call's arguments, in order (an option's key before its value).
+_ARGUMENTS = ("p1", "p2", "speed", "okey", "opt", "zone", "tool", "wkey", "wobj")
+#: The words rapid.lark reads as keywords (a statement naming one as an argument is parsed, not built).
+_KEYWORDS = frozenset("ALIAS AND BACKWARD CASE CONNECT CONST DEFAULT DIV DO ELSE ELSEIF ENDFOR ENDFUNC ENDIF ENDMODULE "
+                      "ENDPROC ENDRECORD ENDTEST ENDTRAP ENDWHILE ERROR EXIT FOR FROM FUNC GOTO IF INOUT LOCAL MOD "
+                      "MODULE NOT OR PERS PROC RAISE RECORD RETRY RETURN STEP TASK TEST THEN TO TRAP TRYNEXT UNDO VAR "
+                      "WHILE WITH XOR".split())
+#: The rule of the node each terminal of an argument is (rapid.lark's ``atom``).
+_RULE = {"NUMBERS": "numbers", "NAME": "name", "NUMBER": "number"}
+
+
+def _terminal(text: str) -> str:
+    """The terminal an argument of a run's statement is: an inline list of numbers, a name or a number."""
+    return "NUMBERS" if text[0] == "[" else "NAME" if text[0].isalpha() or text[0] == "_" else "NUMBER"
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """What a run's text alone gives (:attr:`MoveStatements.layout`): each statement's combination of instruction,
+    speed, zone, tool and work object (``shape_of`` ``(r,)``, numbered in order of appearance; ``shape_first`` each
+    one's first statement), its number of points; per point ``(p,)``, in order (a statement's first, then its
+    second): where it is written in the token, its statement, whether it is the second, whether it is written
+    inline, whether it is a jointtarget (``MoveAbsJ``'s); the inline points' numbers ``(p, 11)`` (x, y, z [mm],
+    q1..q4, confdata; a jointtarget's six angles [deg]; NaN elsewhere), external axes as written, whether they are
+    read (:func:`_inline_values`), and each inline robtarget's transform in its frame ``(p, 4, 4)`` [m]."""
+
+    shape_of: np.ndarray
+    shape_first: np.ndarray
+    n_points: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    point_statement: np.ndarray
+    second_point: np.ndarray
+    inline: np.ndarray
+    joint: np.ndarray
+    values: FloatArray
+    extax: np.ndarray
+    read: np.ndarray
+    T_frame_tcp: FloatArray
+
+
 class MoveStatements:
     """The statements of a ``MOVES`` token, columnar: where each part of each statement starts and ends.
 
     The parts are :data:`PARTS`; offsets are within the token's text, -1 where a part is absent. The token is
     one the grammar matched (:data:`MOVES_PATTERN`), so its bytes alone place the parts: outside comments (``!``
-    to the line's end, between statements only) every ``;`` ends a statement, every ``\\`` starts its ``\\WObj``,
-    and the commas outside brackets separate its arguments (three, or four with a second point); each part is
+    to the line's end, between statements only) every ``;`` ends a statement, every ``\\`` starts an optional
+    argument (``\\WObj`` after the tool, ``\\V`` or ``\\T`` after the speed), and the commas outside brackets separate
+    its arguments (three, or four with a second point); each part is
     what lies between them, whitespace aside. Found with numpy over the token's bytes, no match object a
     statement (a regular expression's groups took a second for 100,000 statements).
     """
@@ -146,16 +198,20 @@ class MoveStatements:
         depth = np.cumsum((code == _OPEN).astype(np.int8) - (code == _CLOSE), dtype=np.int8)  # (0 to 2)
         ends = at[code == _END]
         commas = at[(code == _COMMA) & (depth == 0)]
-        before = b[_skip_space(b, commas + 1)] == ord("\\")  # (",\\WObj": RAPID allows either form)
+        before = b[skipped(b, _SPACE, commas + 1)] == ord("\\")  # (",\\WObj": RAPID allows either form)
         optional, commas = commas[before], commas[~before]
         first = np.searchsorted(np.searchsorted(ends, commas), np.arange(len(ends)))  # each statement's first comma
         two_points = np.diff(np.append(first, len(commas))) == 4
+        # each optional argument: its key (WObj after the tool; V or T after the speed), and where the argument it
+        # follows ends (its backslash, or the comma before it)
         backslashes = at[code == _BACKSLASH]
-        wobj = np.zeros(len(ends), dtype=bool)
-        wobj[np.searchsorted(ends, backslashes)] = True
+        key = skipped(b, _SPACE, backslashes + 1)
+        cut = backslashes.copy()
+        cut[np.searchsorted(backslashes, skipped(b, _SPACE, optional + 1))] = optional
+        is_wobj = (b[key] | 0x20) == ord("w")
+        statement_of = np.searchsorted(ends, backslashes)
         tool_end = ends.copy()
-        tool_end[wobj] = backslashes
-        tool_end[np.searchsorted(ends, optional)] = optional
+        tool_end[statement_of[is_wobj]] = cut[is_wobj]
         # each statement starts past the gap after the one before: whitespace, and comments to their line's end
         start = np.concatenate([np.zeros(1, dtype=np.int64), ends[:-1] + 1])
         active = np.arange(len(ends))
@@ -169,16 +225,21 @@ class MoveStatements:
         instr_end = start + np.where((b[start + 4] | 0x20) == ord("a"), 8, 5)  # MoveAbsJ; MoveL, MoveJ, MoveC
         comma = [commas[np.minimum(first + k, len(commas) - 1)] for k in range(4)]
         offsets[:, 0], offsets[:, 1] = start, instr_end
-        offsets[:, 2], offsets[:, 3] = _skip_space(b, instr_end), _skip_space(b, comma[0], -1)
+        offsets[:, 2], offsets[:, 3] = skipped(b, _SPACE, instr_end), skipped(b, _SPACE, comma[0], -1)
         two = np.flatnonzero(two_points)
-        offsets[two, 4], offsets[two, 5] = _skip_space(b, comma[0][two] + 1), _skip_space(b, comma[1][two], -1)
+        offsets[two, 4], offsets[two, 5] = skipped(b, _SPACE, comma[0][two] + 1), skipped(b, _SPACE, comma[1][two], -1)
         after = [np.where(two_points, comma[k + 1], comma[k]) for k in range(3)]  # the commas after the points
-        for column, (a, z) in zip((6, 8, 10), ((after[0], after[1]), (after[1], after[2]), (after[2], tool_end))):
-            offsets[:, column], offsets[:, column + 1] = _skip_space(b, a + 1), _skip_space(b, z, -1)
-        w = np.flatnonzero(wobj)
-        key = _skip_space(b, backslashes + 1)
-        offsets[w, 12], offsets[w, 13] = key, key + 4
-        offsets[w, 14], offsets[w, 15] = _skip_space(b, _skip_space(b, key + 4) + 2), _skip_space(b, ends[w], -1)
+        speed_end = after[1].copy()
+        speed_end[statement_of[~is_wobj]] = cut[~is_wobj]
+        for column, (a, z) in zip((6, 8, 10), ((after[0], speed_end), (after[1], after[2]), (after[2], tool_end))):
+            offsets[:, column], offsets[:, column + 1] = skipped(b, _SPACE, a + 1), skipped(b, _SPACE, z, -1)
+        for (column, value), mine, end in ((_COLUMN["wkey"], _COLUMN["wobj"]), is_wobj, ends), \
+                                           ((_COLUMN["okey"], _COLUMN["opt"]), ~is_wobj, after[1]):
+            rows, k = statement_of[mine], key[mine]
+            offsets[rows, column] = k
+            offsets[rows, column + 1] = skipped(b, NAME_BYTES, k)  # (WObj, V, T)
+            offsets[rows, value] = skipped(b, _SPACE, skipped(b, _SPACE, offsets[rows, column + 1]) + 2)
+            offsets[rows, value + 1] = skipped(b, _SPACE, end[rows], -1)
         self.offsets = offsets
         self.end = ends + 1
         self.delimiters, self.codes = at, code  # (outside comments)
@@ -202,17 +263,42 @@ class MoveStatements:
         out = [text[a:b] if a >= 0 else None for a, b in self.offsets[:, _COLUMN[part]:_COLUMN[part] + 2].tolist()]
         return [None if t is None else t.lower() for t in out] if lower else out
 
-
-def _skip_space(b: np.ndarray, at: np.ndarray, step: int = 1) -> np.ndarray:
-    """Offsets ``at`` into the bytes ``b`` moved past whitespace (``_S``): forward, or with ``step`` -1 back to
-    just after the last byte before them that is not whitespace."""
-    at = at.copy()
-    look = 0 if step == 1 else -1
-    active = np.flatnonzero(_SPACE[b[at + look]])
-    while active.size:
-        at[active] += step
-        active = active[_SPACE[b[at[active] + look]]]
-    return at
+    @functools.cached_property
+    def layout(self) -> _Layout:
+        """What the statements' text alone gives, found once a token however many passes run it (:class:`_Layout`)."""
+        r = len(self)
+        # each combination as written (the instruction, and its text from the speed on), in order of appearance
+        shape_of = first_seen(byte_spans(self.data, self.starts("instr"), self.ends("instr")),
+                              byte_spans(self.data, self.starts("speed"), self.end))
+        shape_first = np.empty(int(shape_of.max()) + 1, dtype=np.int64)
+        shape_first[shape_of[::-1]] = np.arange(r - 1, -1, -1)
+        has_p2 = self.starts("p2") >= 0
+        n_points = np.where(has_p2, 2, 1).astype(np.int64)
+        p = int(n_points.sum())  # the points, in order: each statement's first, then its second
+        first_point = np.cumsum(n_points) - n_points
+        second = first_point[has_p2] + 1
+        starts, ends = np.empty(p, dtype=np.int64), np.empty(p, dtype=np.int64)
+        starts[first_point], ends[first_point] = self.starts("p1"), self.ends("p1")
+        starts[second], ends[second] = self.starts("p2")[has_p2], self.ends("p2")[has_p2]
+        point_statement = np.repeat(np.arange(r), n_points)
+        second_point = np.zeros(p, dtype=bool)
+        second_point[second] = True
+        inline = self.bytes[starts] == ord("[")
+        joint = ((self.bytes[self.starts("instr") + 4] | 0x20) == ord("a"))[point_statement]  # MoveAbsJ's
+        values = np.full((p, 11), np.nan)
+        extax = np.full(p, "", dtype=object)
+        read = np.zeros(p, dtype=bool)
+        T_frame_tcp = np.full((p, 4, 4), np.nan)
+        for dtype, is_joint in (("robtarget", False), ("jointtarget", True)):
+            at = np.flatnonzero(inline & (joint == is_joint))
+            if at.size:
+                got, extax[at], read[at] = _inline_values(self, dtype, starts[at], ends[at])
+                values[at, :got.shape[1]] = got
+                if not is_joint:
+                    with np.errstate(divide="ignore", invalid="ignore"):  # (a zero quaternion: not read, left as NaN)
+                        T_frame_tcp[at] = transforms_from_poses(got)
+        return _Layout(shape_of, shape_first, n_points, starts, ends, point_statement, second_point, inline, joint,
+                       values, extax, read, T_frame_tcp)
 
 
 #: The speeddata a motion whose speed is known only while running is timed with (v1000: ABB's predefined).
@@ -320,15 +406,14 @@ class _Motions:
         return self._matches[key]
 
     def _leaf(self, token: Token, st: MoveStatements, i: int, part: str) -> Tree:
-        """Part ``part`` of statement ``i`` of a run as the general rules' tree has it: a ``name`` node, or a
-        ``numbers`` node for an inline point."""
+        """Part ``part`` of statement ``i`` of a run as the general rules' tree has it: a ``name`` node, a
+        ``numbers`` node for an inline point or speed, a ``number`` node for an option's value."""
         value = st.group(i, part)
         assert value is not None
         start = token.start_pos + int(st.offsets[i, _COLUMN[part]])
         (line, end_line), (column, end_column) = self.lines.lists([start, start + len(value)])
-        leaf = Token("NUMBERS" if value[0] == "[" else "NAME", value, start, line, column, end_line, end_column,
-                     start + len(value))
-        node = Tree("numbers" if value[0] == "[" else "name", [leaf])
+        leaf = Token(_terminal(value), value, start, line, column, end_line, end_column, start + len(value))
+        node = Tree(_RULE[leaf.type], [leaf])
         node.meta.empty, node.meta.start_pos, node.meta.end_pos = False, start, leaf.end_pos
         node.meta.line, node.meta.column, node.meta.end_line, node.meta.end_column = line, column, end_line, end_column
         return node
@@ -344,87 +429,64 @@ class _Motions:
         run stays columns.
         """
         st = self.move_matches(token)
-        base = token.start_pos
-        text = st.text
-        r = len(st)
-        # speed, tool and work object: each combination as written (the instruction, and its text from the speed
-        # on) resolved once, in order of appearance
-        shape_of = first_seen(byte_spans(st.data, st.starts("instr"), st.ends("instr")),
-                              byte_spans(st.data, st.starts("speed"), st.end))
-        shape_first = np.empty(int(shape_of.max()) + 1, dtype=np.int64)
-        shape_first[shape_of[::-1]] = np.arange(r - 1, -1, -1)
+        lay = st.layout
+        base, text, r = token.start_pos, st.text, len(st)
+        shape_of, shape_first, point_statement = lay.shape_of, lay.shape_first, lay.point_statement
+        # speed, tool and work object: each combination as written resolved once, in order of appearance
         shapes: list[tuple | None] = []
-        for i in shape_first.tolist():  # (frame, tool, held, TCP and reorientation speeds, kind, count of points)
+        for i in shape_first.tolist():  # (frame, tool, held, TCP and reorientation speeds, kind, points, time)
             name = st.group(i, "instr")
             kind, count = MOTIONS[name.lower()]  # type: ignore[union-attr]
             wobj = None if st.group(i, "wobj") is None else self._leaf(token, st, i, "wobj")
+            option = st.group(i, "okey")
             try:
                 frames = self.motion_frames(self._leaf(token, st, i, "tool"), wobj, local)
-                speed = self.motion_speed(name, self._leaf(token, st, i, "speed"), {}, local, fallback=False)[:2]
-                shapes.append((*frames, *speed, kind, count))
+                speed = self.motion_speed(name, self._leaf(token, st, i, "speed"),
+                                          {} if option is None else {option.lower(): self._leaf(token, st, i, "opt")},
+                                          local, fallback=False)
+                shapes.append((*frames, *speed[:2], kind, count, np.nan if speed[2] is None else speed[2]))
             except (_Unsupported, InputError):
                 shapes.append(None)
-        has_p2 = st.starts("p2") >= 0
-        n_points = np.where(has_p2, 2, 1).astype(np.int64)
-        # a shape that resolves, with the instruction's own count of points
-        regular = np.array([0 if s is None else s[6] for s in shapes], dtype=np.int64)[shape_of] == n_points
-        # the points, in order: each statement's first, then its second
-        p = int(n_points.sum())
-        first_point = np.cumsum(n_points) - n_points
-        second = first_point[has_p2] + 1
-        local_starts = np.empty(p, dtype=np.int64)
-        local_ends = np.empty(p, dtype=np.int64)
-        local_starts[first_point], local_ends[first_point] = st.starts("p1"), st.ends("p1")
-        local_starts[second], local_ends[second] = st.starts("p2")[has_p2], st.ends("p2")[has_p2]
-        point_statement = np.repeat(np.arange(r), n_points)
-        part_of = np.zeros(p, dtype=bool)  # True: the statement's second point
-        part_of[second] = True
-        resolved_shape = [s is not None for s in shapes]
-        frame_of_shape = np.cumsum(resolved_shape) - 1  # each resolved shape's index in ``frames``
+        # a shape that resolves, with the instruction's own count of points, and inline points that are read
+        regular = np.array([0 if s is None else s[6] for s in shapes], dtype=np.int64)[shape_of] == lay.n_points
+        regular[point_statement[lay.inline & ~lay.read]] = False
+        p = len(point_statement)
+        frame_of_shape = np.cumsum([s is not None for s in shapes]) - 1  # each resolved shape's index in ``frames``
         frames = tuple((s[0], s[1]) for s in shapes if s is not None)
         held_of_frame = [bool(s[2]) for s in shapes if s is not None]
         shape_p = shape_of[point_statement]
         frame = frame_of_shape[shape_p].astype(np.int64)
-        inline = st.bytes[local_starts] == ord("[")
-        dtype_of = np.array([s is not None and s[5] == ABSOLUTE_JOINT for s in shapes], dtype=bool)[shape_p]
         kinds = np.array([_KIND_CODE[s[5]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
         speed = np.array([(s[3], s[4]) if s is not None else (0.0, 0.0) for s in shapes],
                          dtype=float).reshape(-1, 2)[shape_of]
-        text_span = self.lines.spans(base + local_starts, base + local_ends)
+        text_span = self.lines.spans(base + lay.starts, base + lay.ends)
         T_world_tcp = np.full((p, 4, 4), np.nan)
         q = np.full((p, 6), np.nan)
         q_len = np.zeros(p, dtype=np.int64)
         confdata = np.zeros((p, 4), dtype=np.int64)
         has_confdata = np.zeros(p, dtype=bool)
         quat = np.full((p, 4), np.nan)
-        extax = np.full(p, "", dtype=object)
+        extax = lay.extax.copy()
         names = [""] * p
-        for dtype, is_joint in (("robtarget", False), ("jointtarget", True)):
-            at = np.flatnonzero(inline & (dtype_of == is_joint) & regular[point_statement])
-            if not at.size:
-                continue
-            values, extax_at, read = _inline_values(st, dtype, local_starts[at], local_ends[at])
-            regular[point_statement[at[~read]]] = False
-            extax[at] = extax_at
-            if is_joint:
-                q[at], q_len[at] = np.radians(values[:, :6]), 6
-                continue
-            T_frame_tcp = transforms_from_poses(values)
-            for f in np.unique(frame[at]).tolist():  # each work object's points together
-                members = frame[at] == f
-                T_world_tcp[at[members]] = T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
-                    and not held_of_frame[f] else world_of_target(frames[f][0], T_frame_tcp[members], held_of_frame[f])
-                # (the identity's product: the same bits)
-            confdata[at[read]], has_confdata[at] = values[read, 7:11].astype(np.int64), True
-            quat[at] = values[:, 3:7]
+        inline = lay.inline & regular[point_statement]
+        at = np.flatnonzero(inline & lay.joint)
+        q[at], q_len[at] = np.radians(lay.values[at, :6]), 6
+        at = np.flatnonzero(inline & ~lay.joint)
+        for f in np.unique(frame[at]).tolist():  # each work object's points together
+            members = at[frame[at] == f]
+            T_world_tcp[members] = lay.T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
+                and not held_of_frame[f] else world_of_target(frames[f][0], lay.T_frame_tcp[members], held_of_frame[f])
+            # (the identity's product: the same bits)
+        confdata[at], has_confdata[at] = lay.values[at, 7:11].astype(np.int64), True
+        quat[at] = lay.values[at, 3:7]
         argument = text_span
         text_file = np.full(p, self.file, dtype=np.int64)
-        named_at = np.flatnonzero(~inline & regular[point_statement])
+        named_at = np.flatnonzero(~lay.inline & regular[point_statement])
         if named_at.size:  # each (name, statement shape) resolved once, in order of appearance
             argument = text_span.copy()
             resolved: dict[tuple[str, int], Point | None] = {}
             for i, name in zip(named_at.tolist(), (text[a:b].lower() for a, b in zip(
-                    local_starts[named_at].tolist(), local_ends[named_at].tolist()))):
+                    lay.starts[named_at].tolist(), lay.ends[named_at].tolist()))):
                 statement_i = int(point_statement[i])
                 if not regular[statement_i]:  # (its first point did not resolve: its second is not read)
                     continue
@@ -433,15 +495,15 @@ class _Motions:
                     shape = shapes[shape_p[i]]
                     assert shape is not None
                     try:
-                        resolved[key] = self.point(self._leaf(token, st, statement_i, "p2" if part_of[i] else "p1"), local,
-                                                   shape[5], *shape[:3])
+                        resolved[key] = self.point(self._leaf(token, st, statement_i, "p2" if lay.second_point[i]
+                                                              else "p1"), local, shape[5], *shape[:3])
                     except (_Unsupported, InputError):
                         resolved[key] = None
                 point, shape = resolved[key], shapes[shape_p[i]]
                 if point is None or point.whole_argument is not None or point.T_world_frame is not shape[0]:
                     regular[statement_i] = False  # (a CalcJointT's point: its own frames and whole argument)
                     continue
-                self.direct_refs.add(self.file_key + base + int(local_starts[i]))
+                self.direct_refs.add(self.file_key + base + int(lay.starts[i]))
                 text_span[i] = tuple(point.text)
                 text_file[i] = point.file
                 names[i], extax[i] = point.name, point.extax
@@ -457,18 +519,17 @@ class _Motions:
         instruction = [st.group(i, "instr") for i in shape_first.tolist()]  # each shape's, as written
         instruction = list(map(instruction.__getitem__, shape_of.tolist()))
         run = MotionRun(
-            instruction=tuple(instruction), kind=kinds, n_points=n_points, statement=statement, name=name_span,
+            instruction=tuple(instruction), kind=kinds, n_points=lay.n_points, statement=statement, name=name_span,
             tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], joint_speed=np.full(r, np.inf),
-            acceleration=np.full(r, np.inf), duration_s=np.full(r, np.nan), text=text_span, argument=argument,
+            acceleration=np.full(r, np.inf), text=text_span, argument=argument,
+            duration_s=np.array([np.nan if s is None else s[7] for s in shapes], dtype=float)[shape_of],
             T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata, has_confdata=has_confdata, frames=frames,
             frame=frame, extax=tuple(extax), name_of_point=tuple(names), whole_argument=(None,) * p, quat=quat,
             file=np.full(r, self.file, dtype=np.int64), text_file=text_file,
             held=np.array(held_of_frame + [False], dtype=bool)[frame])
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
-            if part is None:
-                general = without_runs("rapid.lark", "body")  # (the general rules read them)
-                self.run_body(parse_at(general, self.text, base + int(st.starts("instr")[a]), base + int(st.end[b - 1]),
-                                       self.lines), local, depth)
+            if part is None:  # (the general rules read them, as their tree has them)
+                self.run_body(self.statement_trees(token, st, a, b), local, depth)
                 continue
             if self.progress is not None:
                 for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS,
@@ -476,6 +537,66 @@ class _Motions:
                     self.progress(done, None)
             self._run_count += b - a
             self.steps.append(part)
+
+    def statement_trees(self, token: Token, st: MoveStatements, first: int, end: int) -> Tree:
+        """Statements ``first`` to ``end`` of a run as the general rules' tree has them: a ``body`` of ``call`` nodes,
+        built from the parts the run's split found (a call of the instruction with its arguments, each a ``name``,
+        ``numbers`` or ``opt_arg`` node where it stands), or parsed by the grammar without its runs where a part is
+        not one of those (an inline zonedata's aggregate; a keyword, which the grammar reads its own way)."""
+        base = token.start_pos
+        columns = [_COLUMN[part] for part in _ARGUMENTS]
+        offsets = st.offsets[first:end]
+        starts, ends = offsets[:, columns], offsets[:, [c + 1 for c in columns]]
+        texts = [[None if a < 0 else st.text[a:b] for a, b in zip(row_a, row_b)]
+                 for row_a, row_b in zip(starts.tolist(), ends.tolist())]
+        if any(t is not None and (t[0] == "[" and part == "zone" or t.upper() in _KEYWORDS)
+               for row in texts for part, t in zip(_ARGUMENTS, row)):
+            return parse_at(without_runs("rapid.lark", "body"), self.text, base + int(st.starts("instr")[first]),
+                            base + int(st.end[end - 1]), self.lines)
+        # every position a node or token starts or ends at, placed once: the arguments', the statements', the options'
+        # backslashes (just before their keys)
+        keys = offsets[:, [_COLUMN["okey"], _COLUMN["wkey"]]]
+        slash = np.where(keys >= 0, skipped(st.bytes, _SPACE, np.maximum(keys, 0), -1) - 1, -1)  # (back past "\\ ")
+        places = base + np.concatenate([starts, ends, offsets[:, :2], st.end[first:end, None], slash], axis=1)
+        lines, columns_ = self.lines.lists(places)  # (a statement's own: placed in bulk, looked up statement by statement)
+        at: dict[int, tuple[int, int]] = {}
+
+        def meta(a: int, b: int) -> Meta:
+            m = Meta()
+            (m.line, m.column), (m.end_line, m.end_column) = at[a], at[b]
+            m.start_pos, m.end_pos, m.empty = a, b, False
+            m.container_line, m.container_column, m.container_start_pos = m.line, m.column, a
+            m.container_end_line, m.container_end_column, m.container_end_pos = m.end_line, m.end_column, b
+            return m
+
+        def leaf(text: str, a: int, b: int) -> Token:
+            return Token(_terminal(text), text, a, *at[a], *at[b], b)
+
+        calls = []
+        for k, (row_a, row_b, row_t, row_p, row_l, row_c) in enumerate(zip(starts.tolist(), ends.tolist(), texts,
+                                                                            places.tolist(), lines, columns_)):
+            at = dict(zip(row_p, zip(row_l, row_c)))
+            args = []
+            for part, a, b, text in zip(_ARGUMENTS, row_a, row_b, row_t):
+                if text is None or part in ("okey", "wkey"):
+                    continue
+                node = Tree(_RULE[_terminal(text)], [leaf(text, base + a, base + b)], meta(base + a, base + b))
+                key = {"opt": "okey", "wobj": "wkey"}.get(part)
+                if key is not None:
+                    ka, kb = row_a[_ARGUMENTS.index(key)], row_b[_ARGUMENTS.index(key)]
+                    backslash = int(slash[k, 0 if key == "okey" else 1])
+                    node = Tree("opt_arg", [leaf(row_t[_ARGUMENTS.index(key)], base + ka, base + kb), node],
+                                meta(base + backslash, base + b))
+                args.append(node)
+            a, b = base + int(offsets[k, 0]), base + int(st.end[first + k])
+            call_args = Tree("call_args", args, meta(args[0].meta.start_pos, args[-1].meta.end_pos))
+            instruction = Token("NAME", st.text[offsets[k, 0]:offsets[k, 1]], a, *at[a],
+                                *at[base + int(offsets[k, 1])], base + int(offsets[k, 1]))
+            calls.append(Tree("call", [instruction, call_args], meta(a, b)))
+        body = Meta()
+        body.__dict__.update({k: v for k, v in vars(calls[0].meta).items() if "end" not in k})
+        body.__dict__.update({k: v for k, v in vars(calls[-1].meta).items() if "end" in k})
+        return Tree("body", calls, body)
 
     def calc_joint_t(self, node: Tree, local) -> Point:
         """``CalcJointT(robtarget, tool \\WObj:=wobj)`` as a ``MoveAbsJ``'s target: the joints the nominal controller

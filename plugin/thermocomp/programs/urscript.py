@@ -122,7 +122,7 @@ class _Walker(Flow, Motions, Values):
         self.started_threads: set[str] = set()  # (followed once, where first started)
         self._discarded: list = []  # steps of passes followed to find a loop's head state (Flow.settle), kept alive
         self._matches: dict[int, Statements] = {}  # statements of each MOVES token, by its offset
-        self._templates: dict[int, tuple] = {}  # their columns (Motions.moves_template), by its offset
+        self._templates: dict[int, tuple] = {}  # their columns where they read no variable (Motions.moves_columns)
         self._general: dict[int, Tree] = {}  # constructs as the general rules read them (Motions.general), by id
         self.calling: list[str] = []  # the file's functions being followed, outermost first
         self.functions: dict[str, Tree] = {}
@@ -147,6 +147,7 @@ class _Walker(Flow, Motions, Values):
         self._reads: dict[tuple[int, int], tuple] = {}  # a call site's pose read through pose_trans: Flow.through_call_site
         self._quiet: list[str] = []  # the functions being run that move nothing (Summary.inert)
         self.lines = TextLines(text)  # lines and columns of offsets, for a run's statements
+        self.name_runs()  # (the names a run's statements read, in the tree: Motions.name_runs)
 
     def run(self, chosen: str = "main") -> RobotProgram:
         """Follows the script from its entry: the statements outside any function, or its (last) top-level function

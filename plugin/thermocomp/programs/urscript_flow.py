@@ -243,7 +243,7 @@ class Flow:
                 continue
             if kind == "moves":  # (a run of motions)
                 found, moves = node, True
-                size += str(node.children[0]).count(")")
+                size += len(self.move_matches(node.children[0]).spans)
             elif kind == "run_stmt":
                 found = node
             elif kind == "while_stmt":
@@ -750,6 +750,10 @@ class Flow:
         for node in self.tree.iter_subtrees():
             if node.data == "call" and line_col(node) == (motion.statement.line, motion.statement.column):
                 names = {str(n.children[0]) for n in node.iter_subtrees() if n.data == "name"}
+                break
+            if node.data == "moves" and node.meta.start_pos <= motion.statement.start < node.meta.end_pos:
+                names = {str(n.children[0]) for n in node.children[1:]  # (a run's: its names, Motions.name_runs)
+                         if motion.statement.start <= n.meta.start_pos < motion.statement.end}
                 break
         for sub in loop.iter_subtrees():
             if sub.data == "assign":

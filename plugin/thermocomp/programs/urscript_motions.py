@@ -2,26 +2,28 @@
 model, one statement at a time or a run of plain statements in bulk, by one resolver.
 
 Part of the URScript reader (:mod:`thermocomp.programs.urscript`). The pattern of a plain motion statement
-(a literal pose or joint list, numeric arguments) is written once, here (:data:`MOVES_PATTERN`); the grammar's
-``MOVES`` terminal is that pattern (:func:`thermocomp.programs.urscript.urscript_parser` puts it in the
-grammar's text). A ``MOVES`` token's statements are split with numpy (:func:`move_statements`) and resolved by
-:func:`motion_parameters`, the same function that resolves a motion the general rules read, into
+(a literal pose or joint list, or ``pose_trans(frame, p[...])``; numbers or variables as arguments, as RoboDK's
+post writes them) is written once, here (:data:`MOVES_PATTERN`); the grammar's ``MOVES`` terminal is that pattern
+(:func:`thermocomp.programs.urscript.urscript_parser` puts it in the grammar's text). A ``MOVES`` token's
+statements are split with numpy (:func:`move_statements`) and resolved by :func:`motion_parameters`, the same
+function that resolves a motion the general rules read, a variable's value looked up as they look it up, into
 :class:`~thermocomp.programs.model.MotionRun` columns; a statement the columns do not take goes to the general
-rules, alone, for its finding or error. tests/test_programs_urscript_runs.py checks, on generated statements
-(hypothesis), that both readings give the same program.
+rules, alone, for its finding or error. tests/test_programs_urscript_runs.py and tests/test_programs_generated.py
+check, on generated statements (hypothesis), that both readings give the same program.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 
 import numpy as np
 from lark import Token, Tree
 from lark.tree import Meta
 
-from thermocomp.geometry.rotations import matrix_from_rotvec, transform
-from thermocomp.programs.grammars import delimiters, parse_at, parse_numbers, without_runs
+from thermocomp.geometry.rotations import matrix_from_rotvec, rotvec_from_matrix, transform
+from thermocomp.programs.grammars import NAME_BYTES, delimiters, parse_at, parse_numbers, skipped, without_runs
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, JOINT, LINEAR, MotionRun, Point
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_values import MAX_POSE_VALUE, Pose, Record, Unsupported, split_arguments
@@ -38,23 +40,32 @@ PARAMETERS = {"movej": ("a", "v", "t", "r"), "movel": ("a", "v", "t", "r"), "mov
               "movec": ("a", "v", "r", "mode")}
 
 # One plain motion of a ``MOVES`` token: the one place it is written. Every repetition is possessive (no
-# backtracking: the match is linear in the text).
+# backtracking: the match is linear in the text). A name is a variable the resolver looks up (URScript's keywords
+# are not names: a statement that holds one is the general rules', which refuse it).
 _US = r"[ \t\r]*+"
 _NUM = r"[-+]?+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
-_MOVE = (rf"(?:movel|movej|movep)\((?:p?\[{_US}{_NUM}(?:{_US},{_US}{_NUM})*+{_US}\])"
-         rf"(?:(?:{_US},{_US}(?:[avtr]{_US}={_US})?+{_NUM})*+){_US}\)")
+_NAME = (r"(?!(?:and|break|continue|def|elif|else|end|global|halt|if|join|kill|local|not|or|pass|return|run|sec"
+         r"|thread|while|xor)(?![A-Za-z0-9_]))[A-Za-z_][A-Za-z0-9_]*+")
+_LITERAL = rf"\[{_US}{_NUM}(?:{_US},{_US}{_NUM})*+{_US}\]"
+_MOVE = (rf"(?:movel|movej|movep)\((?:p?+{_LITERAL}|pose_trans\({_US}{_NAME}{_US},{_US}p{_LITERAL}{_US}\))"
+         rf"(?:{_US},{_US}(?:[avtr]{_US}={_US})?+(?:{_NUM}|{_NAME}))*+{_US}\)")
 _GAP = r"(?:[ \t\f\r]*+(?:#[^\n]*+)?+\n)++[ \t\f\r]*+"
-#: A run of plain motions (the grammar's ``MOVES``): one a line, with blank lines and comments between.
+#: A run of plain motions (the grammar's ``MOVES``): one a line, with blank lines and comments between. A statement
+#: is ``movel``, ``movej`` or ``movep`` of a literal pose or joint list, or of ``pose_trans(frame, p[...])``, then
+#: numbers or names, positional or as ``a=``, ``v=``, ``t=``, ``r=``.
 MOVES_PATTERN = rf"{_MOVE}(?:{_GAP}{_MOVE})*+"
 _NOT_NUMBER = b"p[] \t\r"  # (what a point holds besides its numbers and commas)
-#: The columns of :attr:`Statements.spans`: start and end of the name, the point and the arguments, then the end.
-NAME, POINT, ARGS, END = 0, 2, 4, 6
+#: The columns of :attr:`Statements.spans`: start and end of the name, the point and the arguments, then the end,
+#: start and end of the frame's name (-1: none) and of the literal (the pose or joints written).
+NAME, POINT, ARGS, END, FRAME, LITERAL = 0, 2, 4, 6, 7, 9
 #: The bytes that delimit a run's statements and their parts (:func:`move_statements`), by code; 0 for the others.
-_OPEN, _CLOSE, _POINT_END, _HASH, _NEWLINE = range(1, 6)
+_OPEN, _CLOSE, _LIST, _LIST_END, _HASH, _NEWLINE = range(1, 7)
 _CODES = np.zeros(256, dtype=np.int8)
-_CODES[[ord(c) for c in "()]#\n"]] = np.arange(1, 6)
+_CODES[[ord(c) for c in "()[]#\n"]] = np.arange(1, 7)
 _SPACE = np.zeros(256, dtype=bool)  # (``_US``)
 _SPACE[[ord(c) for c in " \t\r"]] = True
+#: A name among a statement's arguments (after a comma or a keyword's ``=``; not the keyword itself).
+_ARGUMENT_NAME = re.compile(r"[,=][ \t\r]*+([A-Za-z_][A-Za-z0-9_]*+)(?![ \t\r]*+=)")
 
 
 class Refused(Exception):  # noqa: N818
@@ -93,63 +104,101 @@ def motion_parameters(name: str, positional: list[float], keywords: dict[str, fl
     return kind, a, v, t if t > 0 else None
 
 
-def _text_parameters(name: str, args: str) -> tuple[str, float, float, float | None] | None:
-    """:func:`motion_parameters` of a run's statement from its arguments as written (``", a=1.2, v=0.25"``); None
-    where the general rules must read it (a number beyond a double, a refusal: theirs to name)."""
+def _arguments(args: str) -> tuple[list, dict] | None:
+    """A run's statement's arguments as written (``", a=1.2, v=speed"``): positional and keyword values, each a
+    number or the name of a variable; None where a number is beyond a double (the general rules name it)."""
     positional, keywords = [], {}
     for arg in args.split(",")[1:]:
-        key, _, number = arg.rpartition("=")
-        value = float(number)
-        if not math.isfinite(value):
+        key, _, text = arg.rpartition("=")
+        text = text.strip()
+        value: float | str = text if text[0].isalpha() or text[0] == "_" else float(text)
+        if isinstance(value, float) and not math.isfinite(value):
             return None
         if key.strip():
             keywords[key.strip()] = value
         else:
             positional.append(value)
-    try:
-        return motion_parameters(name, positional, keywords)
-    except Refused:
-        return None
+    return positional, keywords
 
 
 @dataclass(frozen=True)
 class Statements:
-    """The statements of a ``MOVES`` token, columnar."""
+    """The statements of a ``MOVES`` token, columnar: what their text alone gives, found once a token."""
 
     text: str  # the token's text
-    spans: np.ndarray  # (k, 7): start and end of the name, the point and the arguments, then the statement's end
+    spans: np.ndarray  # (k, 11): the parts' offsets in the token (NAME, POINT, ARGS, END, FRAME, LITERAL)
     shape_first: np.ndarray  # each distinct (instruction, arguments) text's first statement
     shape_of: np.ndarray  # each statement's distinct text
+    arguments: list  # each distinct text's arguments (:func:`_arguments`), or None
+    values: np.ndarray  # (k, 6) each literal's six numbers (NaN where it is not six numbers within range)
+    T_literal: np.ndarray  # (k, 4, 4) each literal pose's transform [m] (NaN for joints and the others)
+    framed: np.ndarray  # (k,) bool: the point is ``pose_trans(frame, p[...])``
+    names: list  # the names the statements read: ``(offset in the token, name)``, in order
 
+    @property
+    def named(self) -> bool:
+        """Whether a statement reads a variable (its columns then depend on the walker's state)."""
+        return bool(self.names)
 
 def move_statements(token: Token) -> Statements:
-    """The statements of a ``MOVES`` token.
+    """The statements of a ``MOVES`` token, and what their text alone gives (literals, arguments as written).
 
     The token is one the grammar matched (:data:`MOVES_PATTERN`), so its bytes alone place the parts: outside
     comments (``#`` to the line's end, between statements only) each statement is its name (five letters), ``(``,
-    its point to the only ``]``, its arguments and ``)``. Found with numpy over the token's bytes, no match
-    object a statement.
+    its point (a literal to its only ``]``, or ``pose_trans(frame, p[...])``), its arguments and ``)``. Found with
+    numpy over the token's bytes, no match object a statement.
     """
-    data = token.encode("latin-1")
+    data = token.encode("latin-1")  # (a byte a character)
     b = np.frombuffer(data, dtype=np.uint8)
     at, code = delimiters(data, _CODES)
     if np.any(code == _HASH):  # (a byte after a "#" on its line is a comment's)
         last_hash = np.maximum.accumulate(np.where(code == _HASH, at, -1))
         outside = last_hash <= np.maximum.accumulate(np.where(code == _NEWLINE, at, -1))
         at, code = at[outside], code[outside]
-    opens, closes, point_ends = at[code == _OPEN], at[code == _CLOSE], at[code == _POINT_END] + 1
-    args_end = closes.copy()  # (back past the whitespace before the ")")
-    active = np.flatnonzero(_SPACE[b[args_end - 1]])
-    while active.size:
-        args_end[active] -= 1
-        active = active[_SPACE[b[args_end[active] - 1]]]
-    spans = np.stack([opens - 5, opens, opens + 1, point_ends, point_ends, args_end, closes + 1], axis=1)
+    opens = at[code == _OPEN]
+    opens = opens[b[opens - 1] != ord("s")]  # each statement's "(" (not pose_trans's)
+    closes, lists, list_ends = at[code == _CLOSE], at[code == _LIST], at[code == _LIST_END] + 1
+    k = len(opens)
+    ends = closes[np.searchsorted(closes, np.append(opens[1:], len(data))) - 1]  # each statement's last ")"
+    framed = b[opens + 2] == ord("o")  # "(pose_trans(", not "(p[" or "(["
+    literal = np.where(b[lists - 1] == ord("p"), lists - 1, lists)
+    point_end = list_ends.copy()
+    point_end[framed] = skipped(b, _SPACE, list_ends[framed]) + 1  # (past pose_trans's ")")
+    frame = np.full(k, -1, dtype=np.int64)
+    frame_end = frame.copy()
+    frame[framed] = skipped(b, _SPACE, opens[framed] + 12)  # (after "(pose_trans(")
+    frame_end[framed] = skipped(b, NAME_BYTES, frame[framed])
+    args_end = skipped(b, _SPACE, ends, -1)
+    spans = np.stack([opens - 5, opens, opens + 1, point_end, point_end, args_end, ends + 1, frame, frame_end,
+                      literal, list_ends], axis=1)
     index: dict[tuple[str, str], int] = {}
     shape_of = np.fromiter((index.setdefault((token[a:b], token[c:d]), len(index)) for a, b, c, d in
-                            spans[:, [NAME, NAME + 1, ARGS, ARGS + 1]].tolist()), dtype=np.int64, count=len(spans))
+                            spans[:, [NAME, NAME + 1, ARGS, ARGS + 1]].tolist()), dtype=np.int64, count=k)
     shape_first = np.empty(len(index), dtype=np.int64)
-    shape_first[shape_of[::-1]] = np.arange(len(spans) - 1, -1, -1)
-    return Statements(token, spans, shape_first, shape_of)
+    shape_first[shape_of[::-1]] = np.arange(k - 1, -1, -1)
+    arguments = [_arguments(args) for _, args in index]
+    # the literals of six numbers within range, parsed together
+    literals = spans[:, LITERAL:LITERAL + 2].tolist()
+    six = np.fromiter((data.count(b",", a, b) == 5 for a, b in literals), dtype=bool, count=k)
+    values = np.full((k, 6), np.nan)
+    good = np.flatnonzero(six)
+    if good.size:
+        values[good] = parse_numbers(b",".join([data[a:b] for a, b in (literals[i] for i in good.tolist())] + [b""])
+                                     .translate(None, _NOT_NUMBER)).reshape(-1, 6)
+    with np.errstate(invalid="ignore"):
+        values[~np.all(np.abs(values) <= MAX_POSE_VALUE, axis=1)] = np.nan  # (NaN, inf: not <=)
+    T = np.full((k, 4, 4), np.nan)
+    rows = np.flatnonzero((b[literal] == ord("p")) & ~np.isnan(values[:, 0]))
+    if rows.size:
+        T[rows] = transform(matrix_from_rotvec(values[rows, 3:]), values[rows, :3])
+    # the names read: each framed statement's frame, and the names among each shape's arguments where they stand
+    names = [(int(a), token[a:b]) for a, b in spans[framed][:, FRAME:FRAME + 2].tolist()]
+    in_shape = [[(m.start(1), m.group(1)) for m in _ARGUMENT_NAME.finditer(args)] for _, args in index]
+    if any(in_shape):
+        for s, start in zip(shape_of.tolist(), spans[:, ARGS].tolist()):
+            names += [(start + at, name) for at, name in in_shape[s]]
+        names.sort()
+    return Statements(token, spans, shape_first, shape_of, arguments, values, T, framed, names)
 
 
 class Motions:
@@ -294,79 +343,126 @@ class Motions:
 
     def run_moves(self, token: Token, local: dict, depth: int) -> None:
         """The statements of a ``MOVES`` token, resolved in bulk as :meth:`run_motion` resolves one (the same
-        :func:`motion_parameters`, once per distinct argument text), into :class:`MotionRun` columns.
+        :func:`motion_parameters` and lookups, once per distinct argument text and frame), into :class:`MotionRun`
+        columns.
 
-        A statement the columns do not take (a point not of six numbers, arguments the motion refuses; every one
-        while the tool is known only while running) is run by the general rules in its place (:meth:`run_body`),
-        for its finding or its error: the rest stays columns. The columns depend on the token's text alone: they
-        are found once (:meth:`moves_template`), however many passes of a loop run them.
+        A statement the columns do not take (a point not of six numbers, a name with no number or pose known here,
+        arguments the motion refuses; every one while the tool is known only while running) is run by the general
+        rules in its place (:meth:`run_body`), for its finding or its error: the rest stays columns. The columns of
+        a run that reads no variable depend on its text alone: they are found once, however many passes of a loop
+        run them.
         """
-        segments, n_regular = self.moves_template(token)
+        st = self.move_matches(token)
         if self.tool is None:  # (the general rules name the tool's refusal)
-            segments = [(0, len(self.move_matches(token).spans), None)]
-            n_regular = 0
+            segments, n_regular = [(0, len(st.spans), None)], 0
+        else:
+            segments, n_regular = self._templates.get(token.start_pos) or self.moves_columns(token, st, local)
         self.count(n_regular, token)  # (the others count where the general rules run them)
-        for a, b, template in segments:
-            if template is None:
+        for a, b, run in segments:
+            if run is None:
                 self.run_body(self.parsed(token, a, b), local, depth)
             else:
-                self.steps.append(replace(template, frames=((np.eye(4), self.tool.copy()),)))
+                self.steps.append(replace(run, frames=((np.eye(4), self.tool.copy()),)))
 
-    def moves_template(self, token: Token) -> tuple[list, int]:
-        """The runs of a ``MOVES`` token's statements the columns take, as :class:`MotionRun` templates (their
-        frames to be set), and the statements between them (template None): ``[(first, end, template)]``, and
-        how many the columns take. Computed once a token."""
-        if token.start_pos in self._templates:
-            return self._templates[token.start_pos]
-        base = token.start_pos
-        st = self.move_matches(token)
-        spans, text = st.spans, st.text
-        k = len(spans)
-        data = text.encode("latin-1")  # (a byte a character)
-        points = spans[:, POINT:POINT + 2].tolist()
-        regular = np.fromiter((data.count(b",", a, b) == 5 for a, b in points), dtype=bool, count=k)  # six numbers
-        v = np.full((k, 6), np.nan)
-        good = np.flatnonzero(regular)
-        if good.size:
-            v[good] = parse_numbers(b",".join([data[a:b] for a, b in (points[i] for i in good.tolist())] + [b""])
-                                    .translate(None, _NOT_NUMBER)).reshape(-1, 6)
-        with np.errstate(invalid="ignore"):
-            regular &= np.all(np.abs(v) <= MAX_POSE_VALUE, axis=1)  # (NaN, inf: not <=)
-        table = [_text_parameters(text[a:b], text[c:d])
-                 for a, b, c, d in spans[st.shape_first][:, [NAME, NAME + 1, ARGS, ARGS + 1]].tolist()]
+    def moves_columns(self, token: Token, st: Statements, local: dict) -> tuple[list, int]:
+        """The runs of a ``MOVES`` token's statements the columns take, as :class:`MotionRun` (their frames to be
+        set), and the statements between them (None): ``[(first, end, run)]``, and how many the columns take. Kept
+        for the token's next passes where its statements read no variable."""
+        base, text, spans, k = token.start_pos, st.text, st.spans, len(st.spans)
+        table = []  # each distinct (instruction, arguments) text's kind, acceleration, speed, time; or None
+        for i, arguments in zip(st.shape_first.tolist(), st.arguments):
+            table.append(None if arguments is None else self._parameters(text[spans[i, NAME]:spans[i, NAME + 1]],
+                                                                         *arguments, local))
         shape_of = st.shape_of
-        regular &= np.array([s is not None for s in table], dtype=bool)[shape_of]
+        regular = ~np.isnan(st.values[:, 0]) & np.array([s is not None for s in table], dtype=bool)[shape_of]
         table = [s or (LINEAR, 1.0, 1.0, None) for s in table]
+        T = st.T_literal
+        framed = np.flatnonzero(st.framed & regular)
+        if framed.size:  # pose_trans(frame, p[...]): each frame looked up once, the products as the rules compute them
+            T = T.copy()
+            frame_names = [text[a:b] for a, b in spans[framed][:, FRAME:FRAME + 2].tolist()]
+            poses = {name: self._frame(name, local) for name in dict.fromkeys(frame_names)}
+            found = np.array([poses[name] is not None for name in frame_names], dtype=bool)
+            regular[framed[~found]] = False
+            framed = framed[found]
+            if framed.size:
+                frames = np.stack([poses[name].T for name, f in zip(frame_names, found.tolist()) if f])
+                product = frames @ st.T_literal[framed]
+                values = np.concatenate([product[:, :3, 3], rotvec_from_matrix(product[:, :3, :3])], axis=1)
+                finite = np.all(np.isfinite(values), axis=1)
+                regular[framed[~finite]] = False
+                T[framed] = transform(matrix_from_rotvec(values[:, 3:]), values[:, :3])
+        is_pose = st.framed | (np.frombuffer(text.encode("latin-1"), dtype=np.uint8)[spans[:, LITERAL]] == ord("p"))
         names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
-        is_pose = np.frombuffer(data, dtype=np.uint8)[spans[:, POINT]] == ord("p")  # "p[": a pose, "[": joints
-        T = np.full((k, 4, 4), np.nan)
-        rows = np.flatnonzero(is_pose & regular)
-        if rows.size:
-            T[rows] = transform(matrix_from_rotvec(v[rows, 3:]), v[rows, :3])
-        q = np.where(is_pose[:, None], np.nan, v)
         joint = np.array([kind == JOINT for kind, _, _, _ in table], dtype=bool)[shape_of]
         speed = np.array([s[2] for s in table], dtype=float)[shape_of]
         statement = self.lines.spans(base + spans[:, NAME], base + spans[:, END])
         name = statement.copy()
         name[:, 1] = base + spans[:, NAME + 1]
         point = self.lines.spans(base + spans[:, POINT], base + spans[:, POINT + 1])
-        instruction = tuple(map(names.__getitem__, shape_of.tolist()))
-        kind = np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of]
-        acceleration = np.array([s[1] for s in table], dtype=float)[shape_of]
-        duration = np.array([np.nan if s[3] is None else s[3] for s in table], dtype=float)[shape_of]
-        q_len = np.where(is_pose, 0, 6).astype(np.int64)
         run = MotionRun(
-            instruction=instruction, kind=kind, n_points=np.ones(k, dtype=np.int64), statement=statement, name=name,
+            instruction=tuple(map(names.__getitem__, shape_of.tolist())),
+            kind=np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of],
+            n_points=np.ones(k, dtype=np.int64), statement=statement, name=name,
             tcp_speed=np.where(joint, np.inf, speed), orientation_speed=np.full(k, np.inf),
-            joint_speed=np.where(joint, speed, np.inf), acceleration=acceleration, duration_s=duration, text=point,
-            argument=point, T_world_tcp=T, q=q, q_len=q_len, confdata=np.zeros((k, 4), dtype=np.int64),
+            joint_speed=np.where(joint, speed, np.inf), acceleration=np.array([s[1] for s in table])[shape_of],
+            duration_s=np.array([np.nan if s[3] is None else s[3] for s in table], dtype=float)[shape_of],
+            text=point, argument=point, T_world_tcp=T, q=np.where(is_pose[:, None], np.nan, st.values),
+            q_len=np.where(is_pose, 0, 6).astype(np.int64), confdata=np.zeros((k, 4), dtype=np.int64),
             has_confdata=np.zeros(k, dtype=bool), frames=(), frame=np.zeros(k, dtype=np.int64), extax=("",) * k,
-            name_of_point=("",) * k, whole_argument=(None,) * k, quat=np.full((k, 4), np.nan), held=np.zeros(k, dtype=bool))
-        segments = run.stretches(regular)  # the regular statements' columns, the others the general rules'
-        self._templates[token.start_pos] = (segments, int(regular.sum()))
-        return self._templates[token.start_pos]
+            name_of_point=("",) * k, whole_argument=(None,) * k, quat=np.full((k, 4), np.nan),
+            held=np.zeros(k, dtype=bool))
+        done = (run.stretches(regular), int(regular.sum()))  # the regular statements' columns, the others the rules'
+        if not st.named:
+            self._templates[token.start_pos] = done
+        return done
 
+    def _parameters(self, name: str, positional: list, keywords: dict, local: dict
+                    ) -> tuple[str, float, float, float | None] | None:
+        """:func:`motion_parameters` of a run's statement's arguments, a name's number looked up as the general rules
+        look it up; None where they must read the statement (a name with no number here, a refusal: theirs to name)."""
+        try:
+            return motion_parameters(name, [self._run_number(v, local) for v in positional],
+                                     {key: self._run_number(v, local) for key, v in keywords.items()})
+        except (Refused, Unsupported):
+            return None
 
+    def _run_number(self, value: float | str, local: dict) -> float:
+        return value if isinstance(value, float) else self.number(Tree("name", [Token("NAME", value)]), local)
+
+    def _frame(self, name: str, local: dict) -> Pose | None:
+        """The pose the variable ``name`` holds here, as ``pose_trans`` reads its frame; None where it holds none, or
+        where it is a parameter bound to a pose written at the call site (the general rules write the target there,
+        :meth:`~thermocomp.programs.urscript_flow.Flow.through_call_site`)."""
+        node = Tree("name", [Token("NAME", name)])
+        if self._leads_to_call_site(node, local):
+            return None
+        try:
+            return self.pose(node, local)
+        except Unsupported:
+            return None
+
+    def name_runs(self) -> None:
+        """Each run of the tree given the names its statements read, as ``name`` nodes after its token where they
+        stand in the file: what reads a variable is found in the tree as the general rules' statements show it."""
+        for node in self.tree.find_data("moves"):
+            token = node.children[0]
+            found = self.move_matches(token).names
+            if not found:
+                continue
+            starts = np.array([token.start_pos + at for at, _ in found], dtype=np.int64)
+            ends = starts + np.array([len(name) for _, name in found], dtype=np.int64)
+            (lines, end_lines), (columns, end_columns) = self.lines.lists(np.stack([starts, ends]))
+            children = []
+            for (_, name), a, b, line, column, end_line, end_column in zip(
+                    found, starts.tolist(), ends.tolist(), lines, columns, end_lines, end_columns):
+                leaf = Token("NAME", name, a, line, column, end_line, end_column, b)
+                child = Tree("name", [leaf], Meta())
+                child.meta.empty, child.meta.start_pos, child.meta.end_pos = False, a, b
+                child.meta.line, child.meta.column, child.meta.end_line, child.meta.end_column = \
+                    line, column, end_line, end_column
+                children.append(child)
+            node.children[1:] = children
 
 
 __all__ = ["MOTIONS", "MOVES_PATTERN", "Motions", "motion_parameters", "move_statements"]

@@ -18,10 +18,10 @@ from lark import Token, Tree
 
 from thermocomp.errors import InputError
 
-#: In a run of plain motions (one ``MOVES`` token: numbers only after the point, each maybe named ``a=``, ``v=``,
-#: ``t=``, ``r=``; urscript_motions.MOVES_PATTERN): a number given by position after a named one, or a name given
-#: twice in one statement (``[^)]``: within the statement).
-_RUN_POSITIONAL_AFTER = re.compile(r"([avtr])[ \t\r]*=[^,)]*,[ \t\r]*(?=[-+.0-9])")
+#: In a run of plain motions (one ``MOVES`` token: numbers or variables after the point, each maybe named ``a=``,
+#: ``v=``, ``t=``, ``r=``; urscript_motions.MOVES_PATTERN): a number or variable given by position after a named one,
+#: or a name given twice in one statement (``[^)]``: within the statement).
+_RUN_POSITIONAL_AFTER = re.compile(r"([avtr])[ \t\r]*=[^,)]*,[ \t\r]*(?=[-+.0-9]|[A-Za-z_][A-Za-z0-9_]*+[ \t\r]*+[,)])")
 _RUN_TWICE = re.compile(r"([avtr])[ \t\r]*=[^)]*?,[ \t\r]*(\1)[ \t\r]*=")
 
 #: The nodes that hold statements: one scope each for the functions defined directly in them.
@@ -54,15 +54,19 @@ def _check_arguments(call: Tree, path: str) -> None:
 def _check_run(token: Token, path: str) -> None:
     """The statements of a run of plain motions (a ``MOVES`` token), as :func:`_check_arguments` checks a call."""
     text = str(token)
+    offences = []  # (the first in the text is named, as the calls' check names the first argument in order)
     for pattern, message in ((_RUN_POSITIONAL_AFTER, "a positional argument after the keyword argument {}="),
                              (_RUN_TWICE, "keyword argument {}= given twice")):
         found = pattern.search(text)
         if found is not None:
-            at = found.end() if pattern is _RUN_POSITIONAL_AFTER else found.start(2)
-            line = token.line + text.count("\n", 0, at)
-            column = at - text.rfind("\n", 0, at) if line > token.line else token.column + at
-            raise InputError(f"URScript: {message.format(found.group(1))} (the controller does not compile the "
-                             "script)", path=path, row=line, column=column)
+            offences.append((found.end() if pattern is _RUN_POSITIONAL_AFTER else found.start(2),
+                             message.format(found.group(1))))
+    if offences:
+        at, message = min(offences)
+        line = token.line + text.count("\n", 0, at)
+        column = at - text.rfind("\n", 0, at) if line > token.line else token.column + at
+        raise InputError(f"URScript: {message} (the controller does not compile the script)", path=path, row=line,
+                         column=column)
 
 
 def check_script(tree: Tree, path: str) -> None:
