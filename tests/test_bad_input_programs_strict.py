@@ -120,6 +120,21 @@ def test_urscript_the_controller_refuses_is_refused_with_line_and_column(tmp_pat
         assert word in message, message
 
 
+@pytest.mark.parametrize("args", ["r=1.2, a=1.2, a=1.2, 1.2, r=1.2", "a=1, 0.5, a=2", "v=1, a=1, v=2, 0.3",
+                                  "1.2, t=0, r=0.001, t=1", "r=1, 0.2, r=2", "a=1, v=1, t=0, v=2, 0.5"])
+def test_urscript_a_run_and_a_call_name_the_same_first_offence(tmp_path, args):
+    """A run of plain motions and a call read through the grammar name the same offence at the same place: the first
+    argument, in order, that the controller refuses (whichever of a repeated keyword or a positional argument after a
+    keyword comes first)."""
+    head = "def prog():\n  q = " + PT + "\n"
+    as_call = _refused(tmp_path, head + f"  movel(q, {args})\nend\n", "call.script")
+    as_run = _refused(tmp_path, head + f"  movel({PT}, {args})\nend\n", "run.script")
+    first = str(as_call).split("URScript: ")[1]
+    assert first == str(as_run).split("URScript: ")[1]
+    assert (as_call.row, as_run.row) == (3, 3)
+    assert as_call.column - len("  movel(q, ") == as_run.column - len(f"  movel({PT}, "), (as_call, as_run)
+
+
 def test_urscript_what_the_rules_allow_is_still_read(tmp_path):
     """One name defined in two scopes (a function's own helper and a top-level one), keyword arguments after the
     positional ones, the same keyword in two calls of one line's run."""

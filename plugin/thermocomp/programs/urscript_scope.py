@@ -34,39 +34,79 @@ def _refuse(message: str, where: Tree | Token, path: str) -> InputError:
                       column=column)
 
 
+def _first_offence(args: list[tuple[int, str]]) -> tuple[int, str] | None:
+    """The first argument, in order, that the controller refuses: a positional one after a keyword one, or a keyword
+    given twice. ``args``: ``(offset, keyword or None)`` of each argument; the result ``(offset, message)``."""
+    named: list[str] = []
+    for at, keyword in args:
+        if keyword is None:
+            if named:
+                return at, f"a positional argument after the keyword argument {named[-1]}="
+        elif keyword in named:
+            return at, f"keyword argument {keyword}= given twice"
+        else:
+            named.append(keyword)
+    return None
+
+
 def _check_arguments(call: Tree, path: str) -> None:
     """A call's (or a method call's) arguments: positional ones first, each keyword once."""
-    named: dict[str, Token] = {}
-    for arg in call.children:
-        if not isinstance(arg, Tree):
+    args = [(i, str(arg.children[0]) if arg.data == "kwarg" else None)
+            for i, arg in enumerate(call.children) if isinstance(arg, Tree)]
+    found = _first_offence(args)
+    if found is not None:
+        arg = call.children[found[0]]
+        raise _refuse(found[1], arg.children[0] if arg.data == "kwarg" else arg, path)
+
+
+#: One argument of a statement in a run of plain motions: its text up to the next top-level comma or the
+#: statement's closing parenthesis (a point ``p[...]`` or ``pose_trans(f, p[...])`` holds no keyword).
+_RUN_KEYWORD = re.compile(r"[ \t\r\n]*([avtr])[ \t\r]*=")
+
+
+def _run_arguments(text: str) -> list[list[tuple[int, str | None]]]:
+    """The arguments of each statement of a run of plain motions, ``(offset, keyword or None)``; whole-line
+    comments between the statements skipped."""
+    statements, depth, at = [], 0, 0
+    while at < len(text):
+        char = text[at]
+        if depth == 0 and char == "#":
+            end = text.find("\n", at)
+            at = len(text) if end < 0 else end
             continue
-        if arg.data != "kwarg":
-            if named:
-                raise _refuse(f"a positional argument after the keyword argument {next(reversed(named))}=",
-                              arg, path)
-            continue
-        token = arg.children[0]
-        if str(token) in named:  # (worded as in a run of plain motions, _check_run: the two read alike)
-            raise _refuse(f"keyword argument {token}= given twice", token, path)
-        named[str(token)] = token
+        if char in "([":
+            depth += 1
+            if depth == 1:
+                statements.append([])
+                start = at + 1
+        elif char in ")]":
+            depth -= 1
+        if (depth, char) in ((1, ","), (0, ")")):
+            arg = text[start:at]
+            keyword = _RUN_KEYWORD.match(arg)
+            skipped = len(arg) - len(arg.lstrip())
+            statements[-1].append((start + (keyword.start(1) if keyword else skipped),
+                                   keyword.group(1) if keyword else None))
+            start = at + 1
+        at += 1
+    return statements
 
 
 def _check_run(token: Token, path: str) -> None:
-    """The statements of a run of plain motions (a ``MOVES`` token), as :func:`_check_arguments` checks a call."""
+    """The statements of a run of plain motions (a ``MOVES`` token), as :func:`_check_arguments` checks a call:
+    the first offending argument in the text is named. (The patterns only tell whether a statement may offend; the
+    arguments are then read one by one.)"""
     text = str(token)
-    offences = []  # (the first in the text is named, as the calls' check names the first argument in order)
-    for pattern, message in ((_RUN_POSITIONAL_AFTER, "a positional argument after the keyword argument {}="),
-                             (_RUN_TWICE, "keyword argument {}= given twice")):
-        found = pattern.search(text)
+    if _RUN_POSITIONAL_AFTER.search(text) is None and _RUN_TWICE.search(text) is None:
+        return
+    for args in _run_arguments(text):
+        found = _first_offence(args)
         if found is not None:
-            offences.append((found.end() if pattern is _RUN_POSITIONAL_AFTER else found.start(2),
-                             message.format(found.group(1))))
-    if offences:
-        at, message = min(offences)
-        line = token.line + text.count("\n", 0, at)
-        column = at - text.rfind("\n", 0, at) if line > token.line else token.column + at
-        raise InputError(f"URScript: {message} (the controller does not compile the script)", path=path, row=line,
-                         column=column)
+            at, message = found
+            line = token.line + text.count("\n", 0, at)
+            column = at - text.rfind("\n", 0, at) if line > token.line else token.column + at
+            raise InputError(f"URScript: {message} (the controller does not compile the script)", path=path,
+                             row=line, column=column)
 
 
 def check_script(tree: Tree, path: str) -> None:
