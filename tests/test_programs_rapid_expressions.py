@@ -102,3 +102,26 @@ def test_a_value_rapid_cannot_hold_is_refused_where_the_priority_puts_it(tmp_pat
     with pytest.raises(InputError) as info:
         _read(tmp_path, f"    MoveL Offs(p, 0, 0, {expression}), v100, fine, tool0;\n")
     assert all(w in str(info.value) for w in words) and "line 4" in str(info.value)
+
+
+def test_a_datum_a_function_reads_into_is_known_only_while_running(tmp_path):
+    """``StrToVal(s, code)`` gives ``code`` its value while running (its second argument is INOUT, RAPID
+    "Functions"): an IF on ``code`` is not decided by ``code``'s declaration (it was: the default 0 chose
+    the first branch and its target was compensated), so ``dx`` is refused as changed at run time."""
+    choice = "    IF code = 0 THEN\n      dx := 10;\n    ELSE\n      dx := 20;\n    ENDIF\n"
+    prog = _read(tmp_path, "    ok := StrToVal(s, code);\n" + choice + "    MoveL Offs(p, dx, 0, 0), v100, fine, tool0;\n",
+                 "  VAR num code;\n  VAR num dx := 5;\n  VAR bool ok;\n  VAR string s := \"5\";\n")
+    assert [u for u in prog.unsupported if "dx" in u.message], prog.points
+
+
+def test_a_parameter_passed_a_datum_known_only_while_running_does_not_decide_an_if(tmp_path):
+    """``place code`` passes ``code`` (read into by ``StrToVal``) by reference: an IF on the parameter is an IF on
+    ``code``, decided only while running (it was decided by ``code``'s declaration, and ``p`` moved to silently)."""
+    routine = ("  PROC place(num shape)\n    IF shape = 0 THEN\n      dx := 10;\n    ELSE\n      dx := 20;\n    ENDIF\n"
+               "    MoveL Offs(p, dx, 0, 0), v100, fine, tool0;\n  ENDPROC\n")
+    prog = _read(tmp_path, "    ok := StrToVal(s, code);\n    place code;\n",
+                 "  VAR num code;\n  VAR num dx := 5;\n  VAR bool ok;\n  VAR string s := \"5\";\n" + routine)
+    assert [u for u in prog.unsupported if "dx" in u.message], prog.points
+    constant = _read(tmp_path, "    place two;\n", "  CONST num two := 2;\n  VAR num dx := 5;\n" + routine)
+    assert constant.unsupported == ()  # (a CONST passed: the IF is decided, the ELSE branch runs)
+    np.testing.assert_allclose(_offsets(constant), [[20.0, 0.0, 0.0]], atol=1e-9)

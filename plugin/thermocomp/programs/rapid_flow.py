@@ -210,6 +210,9 @@ class Summary(Visitor):
         The names it calls, evaluates or connects; ``late``: whether it holds a late-bound call.
     passed : set[str]
         The data named in the arguments of what it calls but passive instructions.
+    read_into : set[str]
+        The data named whole as arguments of the functions it evaluates but those read here (``rapid_functions``),
+        which may read into them (``StrToVal(s, n)``).
     """
 
     def __init__(self, flow: _Flow, node: Tree, calling: frozenset[str]) -> None:
@@ -224,6 +227,7 @@ class Summary(Visitor):
         self.changed: set[str] = set()
         self.calls: set[str] = set()
         self.passed: set[str] = set()
+        self.read_into: set[str] = set()
         self.mutates = self.late = False
         self.visit_topdown(node)
         self.changed |= self.assigns - self.local
@@ -269,6 +273,10 @@ class Summary(Visitor):
         name = str(sub.children[0])
         key = name.lower()
         self.calls.add(key)
+        if key not in FUNCTIONS and key not in ("dim", "present") and len(sub.children) > 1:
+            # (a function of the controller's or the task's may read into an INOUT/VAR argument: StrToVal(s, n),
+            # ReadNum ...; the data named whole there are known only while running)
+            self.read_into.update(str(t).lower() for t in self._named(sub.children[1]) if t is not None)
         func = self._flow.funcs.get(key)
         inner = None if func is None or key in self._calling else self._flow.summary(func, self._calling).motion
         if inner is not None:  # (a FUNC may hold any instruction)
@@ -1096,6 +1104,9 @@ class _Flow:
             if key in self.changeable() or key in self.assigned or key in self.persistent \
                     or (bound is None and key not in self.module_data):
                 return None  # (it may change while running)
+            if bound is not None and (bound.name.lower() in self.given_while_running()
+                                      or bound.name.lower() in self.assigned):
+                return None  # (a parameter passed a datum of the task that is given a value while running)
         try:
             return self.evaluate(node, local)
         except _Unsupported:
@@ -1105,9 +1116,16 @@ class _Flow:
         """The names of the data some statement of the task may change (assigned, ``Incr``, read into, passed whole
         to a routine, which may assign its parameter): found once."""
         if self._changeable is None:
-            self._changeable = frozenset().union(*(found.assigns | found.passed for found in map(
-                self.summary, [*self.routines, *self.procs.values(), *self.funcs.values()])))
+            found = list(map(self.summary, [*self.routines, *self.procs.values(), *self.funcs.values()]))
+            self._changeable = frozenset().union(*(f.assigns | f.passed | f.read_into for f in found))
+            self._given = frozenset().union(*(f.assigns | f.read_into for f in found))
         return self._changeable
+
+    def given_while_running(self) -> frozenset[str]:
+        """The names of the data some statement of the task gives a value (:meth:`changeable` but the data only
+        passed to a routine): what a parameter passed such a datum reads."""
+        self.changeable()
+        return self._given
 
     def run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each of its
