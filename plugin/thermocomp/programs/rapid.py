@@ -178,8 +178,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.procs: dict[str, Tree] = {}
         self.funcs: dict[str, Tree] = {}  # the task's FUNCs (:meth:`_Declarations.evaluate_func`)
         self._funcs_run: list[str] = []  # the FUNCs being evaluated, innermost last
-        self._changeable: frozenset[str] | None = None  # :meth:`_Flow.changeable`
-        self._given: frozenset[str] = frozenset()  # :meth:`_Flow.given_while_running`
+        self._changes: tuple[frozenset[str], frozenset[str]] | None = None  # :meth:`_Flow._task_changes`
         self._present: dict[int, set[str]] = {}  # id of a call's scope -> the optional parameters it was given
         self.persistent: set[str] = set()  # the PERS data declared (shared with other tasks and the operator)
         self.routines: list[Tree] = []

@@ -1115,17 +1115,20 @@ class _Flow:
     def changeable(self) -> frozenset[str]:
         """The names of the data some statement of the task may change (assigned, ``Incr``, read into, passed whole
         to a routine, which may assign its parameter): found once."""
-        if self._changeable is None:
-            found = list(map(self.summary, [*self.routines, *self.procs.values(), *self.funcs.values()]))
-            self._changeable = frozenset().union(*(f.assigns | f.passed | f.read_into for f in found))
-            self._given = frozenset().union(*(f.assigns | f.read_into for f in found))
-        return self._changeable
+        return self._task_changes()[0]
 
     def given_while_running(self) -> frozenset[str]:
         """The names of the data some statement of the task gives a value (:meth:`changeable` but the data only
         passed to a routine): what a parameter passed such a datum reads."""
-        self.changeable()
-        return self._given
+        return self._task_changes()[1]
+
+    def _task_changes(self) -> tuple[frozenset[str], frozenset[str]]:
+        """(:meth:`changeable`, :meth:`given_while_running`), from the summaries of the task's routines, once."""
+        if self._changes is None:
+            found = list(map(self.summary, [*self.routines, *self.procs.values(), *self.funcs.values()]))
+            given = frozenset().union(*(f.assigns | f.read_into for f in found))
+            self._changes = given.union(*(f.passed for f in found)), given
+        return self._changes
 
     def run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each of its
