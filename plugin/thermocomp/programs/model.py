@@ -506,9 +506,9 @@ class ProgramColumns:
         waits = tuple(s for s in steps if not isinstance(s, MotionRun))
         sizes = np.array([len(s) if isinstance(s, MotionRun) else 1 for s in steps], dtype=np.int64)
         is_run = np.array([isinstance(s, MotionRun) for s in steps], dtype=bool)
-        wait_seconds = np.zeros(int(sizes.sum()))
-        starts = np.cumsum(sizes) - sizes
-        wait_seconds[starts[~is_run]] = [w.seconds for w in waits]
+        wait_seconds = np.zeros(int(sizes.sum())) if waits else np.broadcast_to(0.0, int(sizes.sum()))
+        if waits:
+            wait_seconds[(np.cumsum(sizes) - sizes)[~is_run]] = [w.seconds for w in waits]
         motion_steps = np.flatnonzero(np.repeat(is_run, sizes))
         return cls(run=_concatenate(runs) if runs else _empty(), motion_steps=motion_steps, wait_seconds=wait_seconds,
                    wait_statements=tuple(w.statement for w in waits))

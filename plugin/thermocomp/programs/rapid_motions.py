@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from lark import Token, Tree
-from lark.tree import Meta
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
@@ -132,13 +131,6 @@ _GAP_SPACE = _SPACE.copy()
 _GAP_SPACE[ord("\f")] = True
 
 
-#: The parts of a statement that are its call's arguments, in order (an option's key before its value).
-_ARGUMENTS = ("p1", "p2", "speed", "okey", "opt", "zone", "tool", "wkey", "wobj")
-#: The words rapid.lark reads as keywords (a statement naming one as an argument is parsed, not built).
-_KEYWORDS = frozenset("ALIAS AND BACKWARD CASE CONNECT CONST DEFAULT DIV DO ELSE ELSEIF ENDFOR ENDFUNC ENDIF ENDMODULE "
-                      "ENDPROC ENDRECORD ENDTEST ENDTRAP ENDWHILE ERROR EXIT FOR FROM FUNC GOTO IF INOUT LOCAL MOD "
-                      "MODULE NOT OR PERS PROC RAISE RECORD RETRY RETURN STEP TASK TEST THEN TO TRAP TRYNEXT UNDO VAR "
-                      "WHILE WITH XOR".split())
 #: The rule of the node each terminal of an argument is (rapid.lark's ``atom``).
 _RULE = {"NUMBERS": "numbers", "NAME": "name", "NUMBER": "number"}
 
@@ -461,7 +453,7 @@ class _Motions:
                          dtype=float).reshape(-1, 2)[shape_of]
         text_span = self.lines.spans(base + lay.starts, base + lay.ends)
         T_world_tcp = np.full((p, 4, 4), np.nan)
-        q = np.full((p, 6), np.nan)
+        q = np.full((p, 6 if lay.joint.any() else 0), np.nan)  # (no column for a run of Cartesian targets)
         q_len = np.zeros(p, dtype=np.int64)
         confdata = np.zeros((p, 4), dtype=np.int64)
         has_confdata = np.zeros(p, dtype=bool)
@@ -470,7 +462,7 @@ class _Motions:
         names = [""] * p
         inline = lay.inline & regular[point_statement]
         at = np.flatnonzero(inline & lay.joint)
-        q[at], q_len[at] = np.radians(lay.values[at, :6]), 6
+        q[at], q_len[at] = np.radians(lay.values[at, :q.shape[1]]), 6
         at = np.flatnonzero(inline & ~lay.joint)
         for f in np.unique(frame[at]).tolist():  # each work object's points together
             members = at[frame[at] == f]
@@ -480,10 +472,10 @@ class _Motions:
         confdata[at], has_confdata[at] = lay.values[at, 7:11].astype(np.int64), True
         quat[at] = lay.values[at, 3:7]
         argument = text_span
-        text_file = np.full(p, self.file, dtype=np.int64)
+        text_file = np.broadcast_to(np.int64(self.file), p)  # (a constant column: one value, read only)
         named_at = np.flatnonzero(~lay.inline & regular[point_statement])
         if named_at.size:  # each (name, statement shape) resolved once, in order of appearance
-            argument = text_span.copy()
+            argument, text_file = text_span.copy(), text_file.copy()
             resolved: dict[tuple[str, int], Point | None] = {}
             for i, name in zip(named_at.tolist(), (text[a:b].lower() for a, b in zip(
                     lay.starts[named_at].tolist(), lay.ends[named_at].tolist()))):
@@ -520,12 +512,12 @@ class _Motions:
         instruction = list(map(instruction.__getitem__, shape_of.tolist()))
         run = MotionRun(
             instruction=tuple(instruction), kind=kinds, n_points=lay.n_points, statement=statement, name=name_span,
-            tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], joint_speed=np.full(r, np.inf),
-            acceleration=np.full(r, np.inf), text=text_span, argument=argument,
+            tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], joint_speed=np.broadcast_to(np.inf, r),
+            acceleration=np.broadcast_to(np.inf, r), text=text_span, argument=argument,
             duration_s=np.array([np.nan if s is None else s[7] for s in shapes], dtype=float)[shape_of],
             T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata, has_confdata=has_confdata, frames=frames,
             frame=frame, extax=tuple(extax), name_of_point=tuple(names), whole_argument=(None,) * p, quat=quat,
-            file=np.full(r, self.file, dtype=np.int64), text_file=text_file,
+            file=np.broadcast_to(np.int64(self.file), r), text_file=text_file,
             held=np.array(held_of_frame + [False], dtype=bool)[frame])
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
             if part is None:  # (the general rules read them, as their tree has them)
@@ -539,64 +531,10 @@ class _Motions:
             self.steps.append(part)
 
     def statement_trees(self, token: Token, st: MoveStatements, first: int, end: int) -> Tree:
-        """Statements ``first`` to ``end`` of a run as the general rules' tree has them: a ``body`` of ``call`` nodes,
-        built from the parts the run's split found (a call of the instruction with its arguments, each a ``name``,
-        ``numbers`` or ``opt_arg`` node where it stands), or parsed by the grammar without its runs where a part is
-        not one of those (an inline zonedata's aggregate; a keyword, which the grammar reads its own way)."""
-        base = token.start_pos
-        columns = [_COLUMN[part] for part in _ARGUMENTS]
-        offsets = st.offsets[first:end]
-        starts, ends = offsets[:, columns], offsets[:, [c + 1 for c in columns]]
-        texts = [[None if a < 0 else st.text[a:b] for a, b in zip(row_a, row_b)]
-                 for row_a, row_b in zip(starts.tolist(), ends.tolist())]
-        if any(t is not None and (t[0] == "[" and part == "zone" or t.upper() in _KEYWORDS)
-               for row in texts for part, t in zip(_ARGUMENTS, row)):
-            return parse_at(without_runs("rapid.lark", "body"), self.text, base + int(st.starts("instr")[first]),
-                            base + int(st.end[end - 1]), self.lines)
-        # every position a node or token starts or ends at, placed once: the arguments', the statements', the options'
-        # backslashes (just before their keys)
-        keys = offsets[:, [_COLUMN["okey"], _COLUMN["wkey"]]]
-        slash = np.where(keys >= 0, skipped(st.bytes, _SPACE, np.maximum(keys, 0), -1) - 1, -1)  # (back past "\\ ")
-        places = base + np.concatenate([starts, ends, offsets[:, :2], st.end[first:end, None], slash], axis=1)
-        lines, columns_ = self.lines.lists(places)  # (a statement's own: placed in bulk, looked up statement by statement)
-        at: dict[int, tuple[int, int]] = {}
-
-        def meta(a: int, b: int) -> Meta:
-            m = Meta()
-            (m.line, m.column), (m.end_line, m.end_column) = at[a], at[b]
-            m.start_pos, m.end_pos, m.empty = a, b, False
-            m.container_line, m.container_column, m.container_start_pos = m.line, m.column, a
-            m.container_end_line, m.container_end_column, m.container_end_pos = m.end_line, m.end_column, b
-            return m
-
-        def leaf(text: str, a: int, b: int) -> Token:
-            return Token(_terminal(text), text, a, *at[a], *at[b], b)
-
-        calls = []
-        for k, (row_a, row_b, row_t, row_p, row_l, row_c) in enumerate(zip(starts.tolist(), ends.tolist(), texts,
-                                                                            places.tolist(), lines, columns_)):
-            at = dict(zip(row_p, zip(row_l, row_c)))
-            args = []
-            for part, a, b, text in zip(_ARGUMENTS, row_a, row_b, row_t):
-                if text is None or part in ("okey", "wkey"):
-                    continue
-                node = Tree(_RULE[_terminal(text)], [leaf(text, base + a, base + b)], meta(base + a, base + b))
-                key = {"opt": "okey", "wobj": "wkey"}.get(part)
-                if key is not None:
-                    ka, kb = row_a[_ARGUMENTS.index(key)], row_b[_ARGUMENTS.index(key)]
-                    backslash = int(slash[k, 0 if key == "okey" else 1])
-                    node = Tree("opt_arg", [leaf(row_t[_ARGUMENTS.index(key)], base + ka, base + kb), node],
-                                meta(base + backslash, base + b))
-                args.append(node)
-            a, b = base + int(offsets[k, 0]), base + int(st.end[first + k])
-            call_args = Tree("call_args", args, meta(args[0].meta.start_pos, args[-1].meta.end_pos))
-            instruction = Token("NAME", st.text[offsets[k, 0]:offsets[k, 1]], a, *at[a],
-                                *at[base + int(offsets[k, 1])], base + int(offsets[k, 1]))
-            calls.append(Tree("call", [instruction, call_args], meta(a, b)))
-        body = Meta()
-        body.__dict__.update({k: v for k, v in vars(calls[0].meta).items() if "end" not in k})
-        body.__dict__.update({k: v for k, v in vars(calls[-1].meta).items() if "end" in k})
-        return Tree("body", calls, body)
+        """Statements ``first`` to ``end`` of a run as the general rules read them: a ``body`` parsed by the grammar
+        without its runs (:func:`~thermocomp.programs.grammars.without_runs`), where they stand in the file."""
+        return parse_at(without_runs("rapid.lark", "body"), self.text, token.start_pos + int(st.starts("instr")[first]),
+                        token.start_pos + int(st.end[end - 1]), self.lines)
 
     def calc_joint_t(self, node: Tree, local) -> Point:
         """``CalcJointT(robtarget, tool \\WObj:=wobj)`` as a ``MoveAbsJ``'s target: the joints the nominal controller
