@@ -248,14 +248,15 @@ class RobotProgram:
         """Every point, motion and step as arrays (:class:`ProgramColumns`; computed once)."""
         return ProgramColumns.of(self.steps)
 
-    @functools.cached_property
+    @property
     def motions(self) -> tuple[Motion, ...]:
-        """Every motion in order, as views (:meth:`MotionRun.motions`; computed once)."""
+        """Every motion in order, as views (:meth:`MotionRun.motions`: built on each call, not held beside the
+        columns)."""
         return tuple(self.columns.run.motions())
 
-    @functools.cached_property
+    @property
     def points(self) -> tuple[Point, ...]:
-        """Every point of every motion, in execution order, as views (computed once)."""
+        """Every point of every motion, in execution order, as views (built on each call)."""
         return tuple(p for m in self.motions for p in m.points)
 
 
@@ -441,6 +442,20 @@ class MotionRun:
             out["argument"] = out["text"]
         return MotionRun(**out)
 
+    def compact(self) -> MotionRun:
+        """The run with each array column whose rows are all alike held as one row, broadcast (read only): a bulk
+        lane's thousands of motions of one kind, speed, tool and work object hold each of those once."""
+        out = {}
+        for f in dataclasses.fields(self):
+            a = getattr(self, f.name)
+            if isinstance(a, np.ndarray) and len(a) > 1 and a.strides[0] != 0:
+                rows = np.ascontiguousarray(a).reshape(len(a), -1).view(np.uint8)  # (alike bit for bit)
+                if (rows == rows[:1]).all():
+                    out[f.name] = np.broadcast_to(a[:1].copy(), a.shape)
+        if self.argument is self.text and "text" in out:
+            out["argument"] = out["text"]
+        return dataclasses.replace(self, **out) if out else self
+
     def stretches(self, regular: np.ndarray) -> list[tuple[int, int, MotionRun | None]]:
         """The bulk lane's split of its rows: ``(first, end, run)`` for each stretch of ``regular`` motions (its
         rows of this run), ``(first, end, None)`` for each stretch between (statements the general rules run)."""
@@ -460,8 +475,7 @@ class ProgramColumns:
 
     ``run``: a :class:`MotionRun` of all motions; ``motion_steps`` ``(M,)``
     the index of each motion among the program's steps, a run's motions one step each; ``wait_seconds``
-    ``(S,)`` each step's wait [s] (0 for a motion); ``T_world_frame`` and
-    ``T_flange_tcp`` ``(m, 4, 4)`` each point's frame and tool.
+    ``(S,)`` each step's wait [s] (0 for a motion); ``T_flange_tcp`` ``(m, 4, 4)`` each point's tool.
     """
 
     run: MotionRun
@@ -469,13 +483,9 @@ class ProgramColumns:
     wait_seconds: FloatArray
     wait_statements: tuple[Span, ...] = ()
 
-    @functools.cached_property
-    def T_world_frame(self) -> FloatArray:
-        return self.frame_table(0)[self.run.frame]
-
-    @functools.cached_property
+    @property
     def T_flange_tcp(self) -> FloatArray:
-        return self.frame_table(1)[self.run.frame]
+        return self.frame_table(1)[self.run.frame]  # (built on each call: the table is what the program holds)
 
     def frame_table(self, which: int) -> FloatArray:
         """The run's distinct frames ``(F, 4, 4)``: work objects (``which`` 0) or tools (1); point ``i``'s is row

@@ -181,12 +181,8 @@ class MoveStatements:
         self.text = token  # (a str: str(token) would copy it)
         self.data = token.encode("latin-1")  # (a byte a character)
         b = self.bytes = np.frombuffer(self.data, dtype=np.uint8)
-        at, code = delimiters(self.data, _CODES)
+        at, code = delimiters(self.data, _CODES, _BANG, _NEWLINE)
         newlines = at[code == _NEWLINE]
-        if np.any(code == _BANG):  # (a byte after a "!" on its line is a comment's)
-            last_bang = np.maximum.accumulate(np.where(code == _BANG, at, -1))
-            outside = last_bang <= np.maximum.accumulate(np.where(code == _NEWLINE, at, -1))
-            at, code = at[outside], code[outside]
         depth = np.cumsum((code == _OPEN).astype(np.int8) - (code == _CLOSE), dtype=np.int8)  # (0 to 2)
         ends = at[code == _END]
         commas = at[(code == _COMMA) & (depth == 0)]
@@ -472,10 +468,10 @@ class _Motions:
         confdata[at], has_confdata[at] = lay.values[at, 7:11].astype(np.int64), True
         quat[at] = lay.values[at, 3:7]
         argument = text_span
-        text_file = np.broadcast_to(np.int64(self.file), p)  # (a constant column: one value, read only)
+        text_file = np.full(p, self.file, dtype=np.int64)
         named_at = np.flatnonzero(~lay.inline & regular[point_statement])
         if named_at.size:  # each (name, statement shape) resolved once, in order of appearance
-            argument, text_file = text_span.copy(), text_file.copy()
+            argument = text_span.copy()
             resolved: dict[tuple[str, int], Point | None] = {}
             for i, name in zip(named_at.tolist(), (text[a:b].lower() for a, b in zip(
                     lay.starts[named_at].tolist(), lay.ends[named_at].tolist()))):
@@ -512,13 +508,13 @@ class _Motions:
         instruction = list(map(instruction.__getitem__, shape_of.tolist()))
         run = MotionRun(
             instruction=tuple(instruction), kind=kinds, n_points=lay.n_points, statement=statement, name=name_span,
-            tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], joint_speed=np.broadcast_to(np.inf, r),
-            acceleration=np.broadcast_to(np.inf, r), text=text_span, argument=argument,
+            tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], joint_speed=np.full(r, np.inf),
+            acceleration=np.full(r, np.inf), text=text_span, argument=argument,
             duration_s=np.array([np.nan if s is None else s[7] for s in shapes], dtype=float)[shape_of],
             T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata, has_confdata=has_confdata, frames=frames,
             frame=frame, extax=tuple(extax), name_of_point=tuple(names), whole_argument=(None,) * p, quat=quat,
-            file=np.broadcast_to(np.int64(self.file), r), text_file=text_file,
-            held=np.array(held_of_frame + [False], dtype=bool)[frame])
+            file=np.full(r, self.file, dtype=np.int64), text_file=text_file,
+            held=np.array(held_of_frame + [False], dtype=bool)[frame]).compact()  # (a column of one value: once)
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
             if part is None:  # (the general rules read them, as their tree has them)
                 self.run_body(self.statement_trees(token, st, a, b), local, depth)
@@ -564,37 +560,29 @@ class _Motions:
         through = self.through_call_site(node, local, kind, T_world_frame, T_flange_tcp, held)
         if through is not None:  # (Offs of a target written at the call site: written there)
             return through
-        file = self.file
-        if isinstance(node, Tree) and node.data in ("name", "index"):
-            root = node if node.data == "name" else node.children[0]
-            data = self.lookup(root.children[0], local) if isinstance(root, Tree) and root.data == "name" else None
-            if data is not None and isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers"):
-                file = data.file  # (the text is the declaration's)
-        argument = span_of(node)
-        if isinstance(node, Tree) and node.data == "name":
-            self.direct_refs.add(self.file_key + node.children[0].start_pos)
-        elif isinstance(node, Tree) and node.data == "index":
-            self.direct_refs.add(self.file_key + node.children[0].children[0].start_pos)
-        with self.in_file(file):
-            return self._point_text(node, local, kind, T_world_frame, T_flange_tcp, held, value, argument)
-
-    def _point_text(self, node, local, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray, held: bool,
-                    value, argument: Span) -> Point:
-        text_node: Tree | Token = node
-        name = ""
-        element: tuple[int, int] | None = None  # the element of an array declaration that is the text
+        data, path = None, ()
         if isinstance(node, Tree) and node.data == "name":
             data = self.lookup(node.children[0], local)
-            name = data.name
-            if isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers"):
-                text_node = data.node
+            self.direct_refs.add(self.file_key + node.children[0].start_pos)
         elif isinstance(node, Tree) and node.data == "index":
             data, path = self.element(node, local)
-            name = data.name
-            if isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers"):
-                a, b, sub = self.element_span(data.node, path)
-                element = (a, b)
-                text_node = node if sub is None else sub
+            self.direct_refs.add(self.file_key + node.children[0].children[0].start_pos)
+        declared = data is not None and isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers")
+        with self.in_file(data.file if declared else self.file):  # (the text is the declaration's)
+            return self._point_text(node, kind, T_world_frame, T_flange_tcp, held, value, data, path, declared)
+
+    def _point_text(self, node, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray, held: bool, value,
+                    data: _Data | None, path: tuple[int, ...], declared: bool) -> Point:
+        """:meth:`point` in the file of its text: ``data`` the datum ``node`` names (element ``path`` of it), if any;
+        ``declared``: its text is its declaration's value."""
+        argument, text_node, name = span_of(node), node, "" if data is None else data.name
+        element: tuple[int, int] | None = None  # the element of an array declaration that is the text
+        if declared and not path:
+            text_node = data.node
+        elif declared:
+            a, b, sub = self.element_span(data.node, path)
+            element = (a, b)
+            text_node = node if sub is None else sub
         extax_text = ""
         if element is not None and text_node is node:  # an element inside one NUMBERS token
             whole = self.text[element[0]:element[1]]

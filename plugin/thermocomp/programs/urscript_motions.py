@@ -150,11 +150,7 @@ def move_statements(token: Token) -> Statements:
     """
     data = token.encode("latin-1")  # (a byte a character)
     b = np.frombuffer(data, dtype=np.uint8)
-    at, code = delimiters(data, _CODES)
-    if np.any(code == _HASH):  # (a byte after a "#" on its line is a comment's)
-        last_hash = np.maximum.accumulate(np.where(code == _HASH, at, -1))
-        outside = last_hash <= np.maximum.accumulate(np.where(code == _NEWLINE, at, -1))
-        at, code = at[outside], code[outside]
+    at, code = delimiters(data, _CODES, _HASH, _NEWLINE)
     opens = at[code == _OPEN]
     opens = opens[b[opens - 1] != ord("s")]  # each statement's "(" (not pose_trans's)
     closes, lists, list_ends = at[code == _CLOSE], at[code == _LIST], at[code == _LIST_END] + 1
@@ -404,15 +400,15 @@ class Motions:
             instruction=tuple(map(names.__getitem__, shape_of.tolist())),
             kind=np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of],
             n_points=np.ones(k, dtype=np.int64), statement=statement, name=name,
-            tcp_speed=np.where(joint, np.inf, speed), orientation_speed=np.broadcast_to(np.inf, k),
+            tcp_speed=np.where(joint, np.inf, speed), orientation_speed=np.full(k, np.inf),
             joint_speed=np.where(joint, speed, np.inf), acceleration=np.array([s[1] for s in table])[shape_of],
             duration_s=np.array([np.nan if s[3] is None else s[3] for s in table], dtype=float)[shape_of],
             text=point, argument=point, T_world_tcp=T,
-            q=np.where(is_pose[:, None], np.nan, st.values) if not is_pose.all() else np.full((k, 0), np.nan),
-            q_len=np.where(is_pose, 0, 6).astype(np.int64), confdata=np.broadcast_to(np.int64(0), (k, 4)),
-            has_confdata=np.broadcast_to(False, k), frames=(), frame=np.broadcast_to(np.int64(0), k), extax=("",) * k,
-            name_of_point=("",) * k, whole_argument=(None,) * k, quat=np.broadcast_to(np.nan, (k, 4)),
-            held=np.broadcast_to(False, k))  # (the columns a URScript's plain motion holds one value of: views of it)
+            q=np.full((k, 0), np.nan) if is_pose.all() else np.where(is_pose[:, None], np.nan, st.values),
+            q_len=np.where(is_pose, 0, 6).astype(np.int64), confdata=np.zeros((k, 4), dtype=np.int64),
+            has_confdata=np.zeros(k, dtype=bool), frames=(), frame=np.zeros(k, dtype=np.int64), extax=("",) * k,
+            name_of_point=("",) * k, whole_argument=(None,) * k, quat=np.full((k, 4), np.nan),
+            held=np.zeros(k, dtype=bool)).compact()  # (a column of one value: held once)
         done = (run.stretches(regular), int(regular.sum()))  # the regular statements' columns, the others the rules'
         if not st.named:
             self._templates[token.start_pos] = done
