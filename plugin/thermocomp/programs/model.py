@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -203,7 +204,7 @@ class RobotProgram:
     text
         The whole file decoded as ISO-8859-1 (offsets are byte offsets).
     steps
-        :class:`MotionRun` and :class:`Wait` in the order one cycle runs them; a
+        :class:`MotionRun` and :class:`Wait` in the order one cycle runs them, consecutive motions one run; a
         motion in a routine called twice appears twice (same spans).
     unsupported
         Constructs that cannot be followed exactly (conditions, loops of
@@ -232,7 +233,11 @@ class RobotProgram:
     modules: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "steps", tuple(self.steps))
+        # consecutive runs held as one (each statement the general rules read is a run of one row, of two dozen
+        # small arrays: thousands of them would be held beside the columns they make)
+        groups = itertools.groupby(self.steps, key=lambda step: isinstance(step, MotionRun))
+        object.__setattr__(self, "steps", tuple(step for is_run, group in groups for step in (
+            [_concatenate(list(group)).compact()] if is_run else group)))
 
     @property
     def files(self) -> tuple[tuple[str, str], ...]:
@@ -460,7 +465,7 @@ class MotionRun:
         """The bulk lane's split of its rows: ``(first, end, run)`` for each stretch of ``regular`` motions (its
         rows of this run), ``(first, end, None)`` for each stretch between (statements the general rules run)."""
         edges = np.flatnonzero(np.diff(regular.astype(np.int8), prepend=2, append=2)).tolist()
-        return [(a, b, None if not regular[a] else self if b - a == len(self) else self.take(np.arange(a, b)))
+        return [(a, b, None if not regular[a] else self if b - a == len(self) else self.take(np.arange(a, b)).compact())
                 for a, b in zip(edges[:-1], edges[1:])]
 
 
