@@ -133,12 +133,8 @@ class Statements:
     values: np.ndarray  # (k, 6) each literal's six numbers (NaN where it is not six numbers within range)
     T_literal: np.ndarray  # (k, 4, 4) each literal pose's transform [m] (NaN for joints and the others)
     framed: np.ndarray  # (k,) bool: the point is ``pose_trans(frame, p[...])``
-    names: list  # the names the statements read: ``(offset in the token, name)``, in order
-
-    @property
-    def named(self) -> bool:
-        """Whether a statement reads a variable (its columns then depend on the walker's state)."""
-        return bool(self.names)
+    names: list  # the names the statements read: ``(offset in the token, name)``, in order (their columns then
+    # depend on the walker's state)
 
 def move_statements(token: Token) -> Statements:
     """The statements of a ``MOVES`` token, and what their text alone gives (literals, arguments as written).
@@ -410,7 +406,7 @@ class Motions:
             name_of_point=("",) * k, whole_argument=(None,) * k, quat=np.full((k, 4), np.nan),
             held=np.zeros(k, dtype=bool)).compact()  # (a column of one value: held once)
         done = (run.stretches(regular), int(regular.sum()))  # the regular statements' columns, the others the rules'
-        if not st.named:
+        if not st.names:
             self._templates[token.start_pos] = done
         return done
 
