@@ -131,15 +131,6 @@ _GAP_SPACE = _SPACE.copy()
 _GAP_SPACE[ord("\f")] = True
 
 
-#: The rule of the node each terminal of an argument is (rapid.lark's ``atom``).
-_RULE = {"NUMBERS": "numbers", "NAME": "name", "NUMBER": "number"}
-
-
-def _terminal(text: str) -> str:
-    """The terminal an argument of a run's statement is: an inline list of numbers, a name or a number."""
-    return "NUMBERS" if text[0] == "[" else "NAME" if text[0].isalpha() or text[0] == "_" else "NUMBER"
-
-
 @dataclass(frozen=True)
 class _Layout:
     """What a run's text alone gives (:attr:`MoveStatements.layout`): each statement's combination of instruction,
@@ -400,8 +391,9 @@ class _Motions:
         assert value is not None
         start = token.start_pos + int(st.offsets[i, _COLUMN[part]])
         (line, end_line), (column, end_column) = self.lines.lists([start, start + len(value)])
-        leaf = Token(_terminal(value), value, start, line, column, end_line, end_column, start + len(value))
-        node = Tree(_RULE[leaf.type], [leaf])
+        terminal = "NUMBERS" if value[0] == "[" else "NAME" if value[0].isalpha() or value[0] == "_" else "NUMBER"
+        leaf = Token(terminal, value, start, line, column, end_line, end_column, start + len(value))
+        node = Tree(terminal.lower(), [leaf])  # (rapid.lark's rule of the terminal: numbers, name, number)
         node.meta.empty, node.meta.start_pos, node.meta.end_pos = False, start, leaf.end_pos
         node.meta.line, node.meta.column, node.meta.end_line, node.meta.end_column = line, column, end_line, end_column
         return node
