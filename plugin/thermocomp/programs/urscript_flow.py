@@ -19,6 +19,7 @@ the script is refused naming the statement.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from copy import copy
 from dataclasses import dataclass, field, replace
 
@@ -89,6 +90,11 @@ MAX_SETTLE = 3
 #: 10-25 µs a statement, so a few seconds for a short script and linear in a long one's length.
 MAX_STATEMENTS_RUN = 100_000
 STATEMENTS_PER_LINE = 50
+
+
+def _names(node: Tree) -> Counter:
+    """How many times each name is written in ``node``."""
+    return Counter(str(t) for t in node.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME"))
 
 
 def is_known_call(name: str) -> bool:
@@ -275,6 +281,34 @@ class Flow:
             stack.extend((c, looped or kind == "while_stmt") for c in node.children if isinstance(c, Tree))
         return Summary(holds, frozenset(assigns), size, moves, jumps, returns)
 
+    def unread(self) -> frozenset[str]:
+        """The variables nothing reads but the assignments to such variables (a rolling history of commands, a count
+        of calls), each assigned only from names, numbers and strings: they can change no motion, condition or
+        message, so they are never bound (a call that shifts such a history is then made again from a state met
+        before: done again, not walked). Found once."""
+        found = self._summaries.get("unread")
+        if found is None:
+            inside: dict[str | None, list[Counter]] = {}  # each variable: the names written in each assignment to it
+            impure: set[str | None] = {None}
+            for node in self.tree.find_data("assign"):
+                root = root_name(assignment(node)[0])
+                inside.setdefault(root, []).append(_names(node))
+                if any(sub.data in ("call", "method", "run_stmt", "pose") or (
+                        sub.data == "number" and not np.isfinite(float(sub.children[0]))) for sub in node.iter_subtrees()):
+                    impure.add(root)
+            total, found, within = _names(self.tree), set(inside) - impure, Counter()
+            for root in found:
+                for names in inside[root]:
+                    within.update(names)
+            read = [name for name in found if within[name] != total[name]]  # (written elsewhere too)
+            live = set(read)
+            while read:  # (a variable written in an assignment to one that is read is read)
+                for names in inside[read.pop()]:
+                    read.extend(name for name in names if name in found and name not in live)
+                    live.update(names)
+            found = self._summaries["unread"] = frozenset(found - live)
+        return found
+
     def motion_calls(self, node: Tree) -> list[Tree]:
         """The motions written in ``node`` (each of a run's too: :meth:`general`), in order; found once a node."""
         found = self._summaries.get(("motions", id(node)))
@@ -332,10 +366,16 @@ class Flow:
                 self.forget(sub, local)
             elif self.tool is not None:
                 self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} {why}"
-        for name in facts.assigns:
-            if name not in self.globals or self.globals[name].value is not None:  # (a function called there sets it)
-                self.globals[name] = Binding(None, None, name, " (a function called in a construct not followed "
-                                                                "may change it)")
+        self.forget_globals(facts.assigns, " (a function called in a construct not followed may change it)",
+                            keep_unknown=True)
+
+    def forget_globals(self, names, why: str, keep_unknown: bool = False) -> None:
+        """The globals ``names`` are known only while running from here, saying ``why``; ``keep_unknown``: one
+        already so keeps its reason. Variables nothing reads (:meth:`unread`) are left as they are."""
+        unread = self.unread()
+        for name in names:
+            if name not in unread and not (keep_unknown and name in self.globals and self.globals[name].value is None):
+                self.globals[name] = Binding(None, None, name, why)
 
     @staticmethod
     def body_of(definition: Tree) -> list:
@@ -403,8 +443,7 @@ class Flow:
         body = self.body_of(self.threads[name])
         facts = self.facts(("thread", name), body)
         why = f" (thread {name} changes it while running)"
-        for global_name in facts.assigns:
-            self.globals[global_name] = Binding(None, None, global_name, why)
+        self.forget_globals(facts.assigns, why)
         if name in self.started_threads or not (facts.moves or any(
                 str(call.children[0]) in UNSUPPORTED_CALLS for call in self.threads[name].find_data("call"))):
             return  # (a thread of servoj/speedj/force_mode is followed too: those are refused where they stand)
@@ -421,8 +460,7 @@ class Flow:
             self.sequence_starts.pop()
             self.frames.pop()
             self.unresolved_depth -= 1
-        for global_name in facts.assigns:  # (at times known only while running: also after its followed pass)
-            self.globals[global_name] = Binding(None, None, global_name, why)
+        self.forget_globals(facts.assigns, why)  # (at times known only while running: also after its followed pass)
         self.note_unresolved(self.threads[name], f"thread {name}", first,
                              "it runs beside the program, at times known only while running")
 
@@ -820,21 +858,17 @@ class Flow:
     def call_function_of_file(self, call: Tree, name: str, args: list, kwargs: dict, local: dict, depth: int,
                               for_value: bool):
         """A call of the file's function ``name``: passed over where it moves nothing and assigns no global (or, in a
-        pass followed only to find a loop's head, moves nothing); else run with its arguments, or, from a state it
-        ran from before (the globals it may read, the tool, a condition around it, its arguments, the motion before
-        where it reads the pose the robot stands at), what it did then is done again. Returns its value (None: none
-        or not known). A call that moved is remembered too (its steps done again as copies) where nothing it reads lies
-        outside that state (:meth:`_reach`), keyed also by whether the pass is followed only to find a loop's head,
-        the calls around it, the per-pass texts and the call sites' targets read differently from pass to pass
-        (:meth:`through_call_site`), until a pass is taken back (:meth:`_rollback`)."""
+        pass followed only to find a loop's head, moves nothing); else run with its arguments, or, made again from a
+        state equal on what it may read (:meth:`_reach`: the globals' :attr:`~.Binding.signature`, the tool, its
+        arguments, a condition around it, where the robot stands if it reads that), what it did then is done again
+        (a call that moved: while no pass is taken back, :meth:`_rollback`, and in the same context). Returns its
+        value (None: none or not known)."""
         summary = self.summary(name)
         passed = summary.inert and not for_value  # (moves nothing, changes nothing a motion reads)
         if passed or (self._exploring and summary.holds is None):  # (or a pass followed only to find a loop's head)
             self.count(1, call)
             line, column = line_col(call)
-            for global_name in summary.assigns:
-                self.globals[global_name] = Binding(None, None, global_name, f" (the call of {name} at line {line} "
-                                                    "may change it from pass to pass)")
+            self.forget_globals(summary.assigns, f" (the call of {name} at line {line} may change it from pass to pass)")
             if passed:
                 self.note_once(Finding(f"calls of {name} passed over: it moves nothing and changes nothing a motion "
                                        "reads (its time is not estimated)", line, column), key=("passed over", name))
@@ -852,14 +886,14 @@ class Flow:
         scope = self.bind_arguments(function, args, kwargs, local, call)
         self.visited.add(name)
         reads, reads_pose, elements = self._reach(name)
-        held = tuple(map(self.globals.get, reads))  # (alive in _calls_done: their ids in the key name them)
-        read = held
+        held = tuple(map(self.globals.get, reads))
+        read = ()  # (alive in _calls_done: their ids in the key name them)
         if reads_pose:  # (where the robot stands: the motion before it, Flow.standing_pose)
-            read += (self.steps[-1] if self.steps else None, self.sequence_starts[-1] if self.sequence_starts else None)
+            read = (self.steps[-1] if self.steps else None, self.sequence_starts[-1] if self.sequence_starts else None)
         arguments = tuple((param, b.value is None, b.why if b.value is None else repr(b.value), id(b.literal))
                           for param, b in scope.items())
         key = (name, self.unresolved_depth > 0, None if self.tool is None else self.tool.tobytes(), self.tool_why,
-               arguments, tuple(map(id, read)))
+               arguments, tuple(None if b is None else b.signature for b in held), tuple(map(id, read)))
         moved_key = (key, self._exploring > 0, depth, tuple(self.calling), len(self.per_pass),
                      list(self._reads.values()).count(None))  # (call sites' targets read differently: calls.same_read)
         done = self._calls_done.get(key) or self._moved.get(moved_key)
