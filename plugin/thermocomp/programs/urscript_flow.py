@@ -18,7 +18,6 @@ the script is refused naming the statement.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from copy import copy
 from dataclasses import dataclass, field, replace
@@ -29,9 +28,10 @@ from lark import Token, Tree
 from thermocomp.geometry.rotations import invert_transform
 from thermocomp.programs import calls
 from thermocomp.programs import passes as pass_tables
+from thermocomp.programs.grammars import parse_at, without_runs
 from thermocomp.programs.model import Finding, Motion, MotionRun, Point, Wait
 from thermocomp.programs.rapid import span_of
-from thermocomp.programs.urscript_motions import MOTIONS
+from thermocomp.programs.urscript_motions import MOTIONS, PARAMETERS
 from thermocomp.programs.urscript_values import (
     BUILTINS,
     COMPARE,
@@ -468,13 +468,9 @@ class Flow:
     def run_if(self, st: Tree, local: dict, depth: int) -> None:
         """An ``if``/``elif``/``else``: the branch a known condition takes is followed; from a condition known only
         while running on, every remaining branch is (:meth:`run_unresolved`)."""
-        branches = [(st.children[0], [c for c in st.children[1:] if not (isinstance(c, Tree) and c.data in
-                                                                         ("elif_part", "else_part"))])]
-        for part in st.children[1:]:
-            if isinstance(part, Tree) and part.data == "elif_part":
-                branches.append((part.children[0], list(part.children[1:])))
-            elif isinstance(part, Tree) and part.data == "else_part":
-                branches.append((None, list(part.children)))
+        parts = [c for c in st.children[1:] if isinstance(c, Tree) and c.data in ("elif_part", "else_part")]
+        branches = [(st.children[0], st.children[1:len(st.children) - len(parts)]),  # (the parts come last)
+                    *((p.children[0], p.children[1:]) if p.data == "elif_part" else (None, list(p.children)) for p in parts)]
         for k, (condition, _) in enumerate(branches):
             try:
                 taken = condition is None or self.condition(condition, local)
@@ -1033,21 +1029,12 @@ class Flow:
     def _blend(self, motion: Motion) -> float | None:
         """The blend radius ``r`` [m] of ``motion`` as written (keyword or positional), 0 by default; None when it
         is not a number written there."""
-        text = self.text[motion.statement.start:motion.statement.end]
-        inside = text[text.find("(") + 1:text.rfind(")")]
-        args, depth, start = [], 0, 0
-        for i, char in enumerate(inside):
-            depth += (char in "([") - (char in ")]")
-            if char == "," and depth == 0:
-                args.append(inside[start:i])
-                start = i + 1
-        args.append(inside[start:])
-        named = [a.split("=", 1)[1] for a in args if re.match(r"\s*r\s*=", a)]
-        positional = [a for a in args if not re.match(r"\s*\w+\s*=", a)]
-        index = {"movel": 4, "movej": 4, "movep": 3, "movec": 4}.get(motion.instruction)
-        written = named[0] if named else positional[index] if index is not None and len(positional) > index else "0"
+        call = parse_at(without_runs("urscript.lark"), self.text, motion.statement.start, motion.statement.end,
+                        self.lines, "\n").children[0].children[0]
+        args, kwargs = split_arguments(call)
+        written = kwargs.get("r", dict(zip(PARAMETERS[motion.instruction], args[MOTIONS[motion.instruction][1]:])).get("r"))
         try:
-            return float(written)
+            return 0.0 if written is None else float(self.text[span_of(written).start:span_of(written).end])
         except ValueError:
             return None
 
