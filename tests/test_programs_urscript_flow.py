@@ -146,6 +146,26 @@ def test_a_variable_read_through_a_chain_of_assignments_is_followed():
     np.testing.assert_allclose(prog.motions[0].points[-1].T_world_tcp[2, 3], 0.35, atol=1e-12)
 
 
+def test_a_call_reading_a_record_is_done_again_only_from_an_equal_record():
+    """``go()`` reads the record ``wp``: called again after ``wp`` is given another record it is walked again (its
+    motion goes to the new member, written in the new literal); called again with ``wp`` unchanged it does what it
+    did."""
+    text = ("def prog():\n"
+            "  wp = struct(p=p[0.4, 0.1, 0.3, 0, 3.14, 0], q=[0, -1.57, 1.57, -1.57, -1.57, 0])\n"
+            "  def go():\n"
+            "    movel(wp.p, a=1.2, v=0.25)\n"
+            "  end\n"
+            "  go()\n"
+            "  wp = struct(p=p[0.5, 0.1, 0.3, 0, 3.14, 0], q=[0, -1.57, 1.57, -1.57, -1.57, 0])\n"
+            "  go()\n"
+            "  go()\n"
+            "end\n")
+    prog = urscript_program_from_text(text, "record.script")
+    assert prog.unsupported == ()
+    np.testing.assert_allclose([m.points[-1].T_world_tcp[0, 3] for m in prog.motions], [0.4, 0.5, 0.5], atol=1e-12)
+    assert [m.points[-1].text.line for m in prog.motions] == [2, 7, 7]
+
+
 def test_a_math_function_is_known_by_its_whole_name_not_as_a_prefix():
     """``sin``, ``atan2`` and ``powerdown`` are the manual's and move nothing; ``sinus_drive()``, defined nowhere in the
     script and not a function of the manual, could move the robot: refused at its line, not passed as "sin..."."""

@@ -132,20 +132,18 @@ class _BranchEnd(Exception):  # noqa: N818  (control flow)
     leaves the construct (its state went where it jumps)."""
 
 
+@dataclass
 class _Return(Exception):  # noqa: N818
     """A ``return`` ran: the function ends, with ``value`` (None: none, or not known before running)."""
 
-    def __init__(self, value) -> None:
-        super().__init__()
-        self.value = value
+    value: object
 
 
+@dataclass
 class _Jump(Exception):  # noqa: N818
     """A ``break`` (``out``) or a ``continue`` ran: the pass of the loop around it ends."""
 
-    def __init__(self, out: bool) -> None:
-        super().__init__()
-        self.out = out
+    out: bool
 
 
 class _Uncounted(Exception):  # noqa: N818
@@ -383,9 +381,7 @@ class Flow:
 
     # ----- statements
     def run_body(self, statements, local: dict, depth: int) -> None:
-        for st in statements:
-            if not isinstance(st, Tree):
-                continue
+        for st in statements:  # (each a Tree: the grammar's statements)
             try:
                 self.run_statement(st, local, depth)
             except Unsupported as exc:

@@ -57,8 +57,6 @@ class Unsupported(Exception):  # noqa: N818  (a finding, raised to the statement
     """A construct, or a value, the reader cannot follow before running; ``where`` locates it, ``origin`` names the
     value known only while running, for the message of a motion that reads it (``a value of x``)."""
 
-    unknown_condition = False  # (a loop's condition known only while running: urscript_flow.run_while)
-
     def __init__(self, message: str, where, origin: str = "") -> None:
         super().__init__(message)
         self.message, self.where, self.origin = message, where, origin
