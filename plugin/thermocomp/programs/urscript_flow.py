@@ -11,9 +11,10 @@ head (:meth:`Flow.settle`), so data a pass changes (a counter) is refused where 
 
 Linear reading: what each function and construct may do is found once (:class:`Summary`); a construct of unknown
 course that moves nothing, and a call of a function that moves nothing and assigns no global, are passed over;
-a call from a state met before is not run again. Every statement run counts against :data:`MAX_STATEMENTS_RUN`
-plus :data:`STATEMENTS_PER_LINE` a line, and motions, calls and loop passes against ``max_motions``: past either,
-the script is refused naming the statement.
+a call from a state met before (the globals it may read equal by value) is not run again, and variables nothing
+reads but assignments to such variables (a rolling command history) are not followed (:meth:`Flow.unread`).
+Every statement run counts against :data:`MAX_STATEMENTS_RUN` plus :data:`STATEMENTS_PER_LINE` a line, and motions,
+calls and loop passes against ``max_motions``: past either, the script is refused naming the statement.
 """
 
 from __future__ import annotations
