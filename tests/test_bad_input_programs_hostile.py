@@ -15,6 +15,7 @@ from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
 
 from thermocomp.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE
 from thermocomp.io import files
+from thermocomp.programs import rapid_flow, urscript_flow
 
 POINT = "[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
 MODULE = f"MODULE M2\nCONST robtarget q:={POINT};\nPROC g()\n  MoveL q,v100,z1,tool0;\nENDPROC\nENDMODULE\n"
@@ -292,3 +293,27 @@ def test_a_program_or_module_whose_file_name_is_not_text_is_refused_by_name(case
     refused(case, capsys, ["compensate", "--robot", "ur5" if name.endswith(".script") else "irb140", "--deformation",
                            "d.csv", *argv, "--out", "o" + name[name.rindex("."):], "--at-minute", "100"], EXIT_INPUT,
             f"{shown}: the file name holds byte {byte},", "rename the file")
+
+
+@pytest.mark.parametrize(("name", "padding"), [("b.mod", "\n"), ("b.mod", "  ! a note\n"), ("b.script", "\n"),
+                                               ("b.script", "  # a note\n")])
+def test_blank_and_comment_lines_do_not_raise_the_statement_bound(case, capsys, monkeypatch, name, padding):
+    """The reader runs at most 100,000 statements plus 50 a line: a 1 MB file of newlines after a loop raised the
+    bound to 50 million statements (some 15 minutes of CPU at 16 us a statement). Lines holding code count; blank
+    lines and comments, which cost nothing to read, do not (here, with the fixed part lowered to 1,000 to stay fast,
+    1,000 of them lifted the bound past the loop's ~8,000 statements, which it read)."""
+    monkeypatch.setattr(rapid_flow, "MAX_STATEMENTS_RUN", 1000)
+    monkeypatch.setattr(urscript_flow, "MAX_STATEMENTS_RUN", 1000)
+    if name.endswith(".mod"):
+        body = "".join(f"    x{k % 5}:=x{(k + 1) % 5}+i;\n" for k in range(40))
+        text = ("MODULE M\nVAR num x0;\nVAR num x1;\nVAR num x2;\nVAR num x3;\nVAR num x4;\n"
+                f"CONST robtarget p:={POINT};\nPROC main()\n  FOR i FROM 1 TO 200 DO\n{body}"
+                "    MoveL p,v100,z1,tool0;\n  ENDFOR\nENDPROC\nENDMODULE\n")
+    else:
+        body = "".join(f"    x{k % 5} = x{(k + 1) % 5} + i\n" for k in range(40))
+        text = ("def f():\n  x0 = 0\n  x1 = 0\n  x2 = 0\n  x3 = 0\n  x4 = 0\n  i = 0\n  while i < 200:\n"
+                f"{body}    movel(p[-.45,-.15,.2,3.14,0,0], a=1, v=0.1)\n    i = i + 1\n  end\nend\n")
+    (case / name).write_text(text + padding * 1000)
+    refused(case, capsys, ["compensate", "--robot", "irb140" if name.endswith(".mod") else "ur5", "--deformation",
+                           "d.csv", "--program", name, "--out", "o" + name[1:], "--at-minute", "100"], EXIT_INPUT,
+            f"{name}, line ", "reading runs more than ", " statements (1,000 and 50 a line")
