@@ -12,6 +12,7 @@ options :mod:`~thermocomp.programs.options`. docs/programs.md.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -365,7 +366,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     for idx in tabled.values():
         changed[idx] = bool(changed[idx].any() and ok[idx].all())
     jw, pw = np.flatnonzero(joint_text & changed), np.flatnonzero(~joint_text & changed)
-    new, rounding, conf, R_frame, p_frame = _texts(chain, prog, q, tcp, jw, pw)
+    new, rounding, conf = _texts(chain, prog, q, tcp, jw, pw)
     written = np.concatenate([jw, pw])
     conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
     if conf is not None:
@@ -381,8 +382,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         values: list[str | None] = [None] * m
         for i, text in zip(written.tolist(), new.to_pylist()):
             values[i] = text
-        _one_text_within_tolerance(run, pw, R_frame, p_frame, values)
-        calls.check_call_sites(prog, values, ok & ~joint_text, lambda at: calls.text_poses(
+        share_texts(prog, values, ok & ~joint_text, lambda at: calls.text_poses(
             prog, at, *_in_frames(chain, cols, at, tcp[0][at], tcp[1][at])))
         tables = passes.table_edits(prog, tabled, values, is_joint) if tabled else []
         for idx in tabled.values():  # (written as tables: the rules of one text a point do not apply)
@@ -423,14 +423,13 @@ def _changed(poses: PointPoses, q: FloatArray, tcp: tuple[FloatArray, FloatArray
 
 
 def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArray, FloatArray], jw: np.ndarray,
-           pw: np.ndarray) -> tuple[pa.StringArray, tuple[float, float], np.ndarray | None, FloatArray, FloatArray]:
+           pw: np.ndarray) -> tuple[pa.StringArray, tuple[float, float], np.ndarray | None]:
     """The new texts of the points ``jw`` as joints, then of ``pw`` as poses in their frames.
 
     Joints ``q`` ``(m, n)`` [rad] give RAPID jointtargets [deg] and URScript lists [rad]; the TCP poses ``tcp``
     (world frame, ``(m, 3, 3)``, ``(m, 3)`` [m]) give RAPID robtargets [mm] with the confdata of ``q`` and URScript
     ``p[...]`` [m, rad]. Also returns the largest TCP position [m] and orientation [rad] error their 32-bit numbers
-    leave, the RAPID confdata ``(len(pw), 4)`` (else ``None``), and the poses in their frames ``(len(pw), 3, 3)``,
-    ``(len(pw), 3)`` [m].
+    leave, and the RAPID confdata ``(len(pw), 4)`` (else ``None``).
     """
     run, rapid, nominal = prog.columns.run, prog.language == "rapid", nominal_model(chain)
     texts, error_position, error_angle = [pa.array([], pa.string())], [0.0], [0.0]
@@ -443,7 +442,6 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
         R_b, p_b = fk(nominal, np.radians(back) if rapid else back)
         error_position.append(float(row_norms(p_b - p_a).max()))
         error_angle.append(_largest_turn(R_a, R_b))
-    R_frame = p_frame = np.zeros((0, 3))
     conf = None
     if pw.size:
         R_target, p_target = _in_frames(chain, prog.columns, pw, tcp[0][pw], tcp[1][pw])
@@ -465,7 +463,7 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
         R_back, p_back = calls.text_poses(prog, pw, R_back, p_back, back=True)
         error_position.append(float(row_norms(p_back - p_target).max()))
         error_angle.append(_largest_turn(R_target, R_back))
-    return pa.concat_arrays(texts), (max(error_position), max(error_angle)), conf, R_frame, p_frame
+    return pa.concat_arrays(texts), (max(error_position), max(error_angle)), conf
 
 
 def _in_frames(chain: Chain, cols: ProgramColumns, pw: np.ndarray, R_tcp: FloatArray, p_tcp: FloatArray
@@ -486,25 +484,48 @@ def _in_frames(chain: Chain, cols: ProgramColumns, pw: np.ndarray, R_tcp: FloatA
     return T_frame[:, :3, :3], T_frame[:, :3, 3]
 
 
-def _one_text_within_tolerance(run, pw: np.ndarray, R_frame: FloatArray, p_frame: FloatArray,
-                               values: list[str | None]) -> None:
-    """Points ``pw`` that share one text (a CONST target run by two motions) and whose corrected poses in their
-    frame, ``R_frame`` and ``p_frame`` ``(len(pw), 3, 3)``, ``(len(pw), 3)`` [m], agree within the solver's
-    tolerance (:data:`IK_POSITION_TOL`, :data:`IK_ORIENTATION_TOL`, ten times) are given the first one's text in
-    ``values``: solves from different seeds differ in the last written digit, not in their target."""
-    if pw.size < 2:
-        return
-    first: dict[tuple[int, int, int], int] = {}
-    for k, key in enumerate(zip(run.text_file[pw].tolist(), run.text[pw, 0].tolist(), run.text[pw, 1].tolist())):
-        j = first.setdefault(key, k)
-        if j == k or values[pw[k]] == values[pw[j]]:
+def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
+                poses: Callable[[np.ndarray], tuple[FloatArray, FloatArray]]) -> None:
+    """One value in ``values`` (each point's new text, ``None``: unchanged) for the points that share one text and
+    need it alike, or an error naming a target written at a call site that they need different.
+
+    Points sharing a text (a CONST target run by several motions, a target written at a call site and read by
+    several through calls or ``Offs``) whose written poses agree within ten times the solver's tolerance
+    (:data:`IK_POSITION_TOL`, :data:`IK_ORIENTATION_TOL`) with the first of them are given their first written
+    value: solves from different seeds differ in the last written digit, not in their target. The others keep their
+    own (a declaration's are then written at each motion: :func:`~thermocomp.programs.writer.place_values`), except
+    at a call site, where no motion has a text of its own: refused, naming its line and column, each motion reading
+    it (line, how) and how far apart they need it. ``posed`` ``(m,)``: the points written as poses; ``poses(points)``:
+    their written poses ``(k, 3, 3)``, ``(k, 3)`` [m, the motion's frame] (:func:`.calls.text_poses`).
+    """
+    run = prog.columns.run
+    how = prog.extra.get("call_site") or {}
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i, key in enumerate(zip(run.text_file.tolist(), run.text[:, 0].tolist())):
+        groups.setdefault(key, []).append(i)
+    for members in groups.values():
+        if len({values[i] for i in members}) < 2:
             continue
-        frames = run.frames[run.frame[pw[k]]], run.frames[run.frame[pw[j]]]  # (work object and tool: alike in value)
-        near = (all(np.array_equal(a, b) for a, b in zip(*frames))
-                and np.linalg.norm(p_frame[k] - p_frame[j]) <= 10 * IK_POSITION_TOL
-                and rotation_angle(R_frame[k] @ R_frame[j].T) <= 10 * IK_ORIENTATION_TOL)
-        if near:
-            values[pw[k]] = values[pw[j]]
+        alike = [i for i in members if posed[i]]
+        if len(alike) > 1:
+            R, p = poses(np.array(alike))
+            apart = (np.linalg.norm(p - p[:1], axis=1), np.array([rotation_angle(r @ R[0].T) for r in R]))
+            near = (apart[0] <= 10 * IK_POSITION_TOL) & (apart[1] <= 10 * IK_ORIENTATION_TOL)
+            one = next((values[i] for i in np.asarray(alike)[near].tolist() if values[i] is not None), None)
+            for i in np.asarray(alike)[near].tolist():
+                values[i] = one
+        if members[0] not in how or len({values[i] for i in members}) < 2:
+            continue
+        why = (f"they need written values {apart[0].max() * 1e3:.3g} mm and {np.degrees(apart[1].max()):.3g} deg "
+               "apart" if len(alike) == len(members) else "they need different written values")
+        motions = run.row_of_points()
+        readers = list(dict.fromkeys(f"{run.instruction[motions[i]]} at line {run.statement[motions[i], 2]} {how[i]}"
+                                     for i in members))
+        line, column = (int(x) for x in run.text[members[0], 2:4])
+        raise InputError(f"the target written at line {line}, column {column} (an argument of a call) is read by "
+                         f"{' and by '.join(readers)}: {why}, and one written value cannot give each its corrected "
+                         "target (write each target as its own argument)",
+                         path=prog.files[int(run.text_file[members[0]])][0], row=line)
 
 
 def _joints_form(prog: RobotProgram, edits: w.Edits, ok: np.ndarray, is_joint: np.ndarray, value: dict[int, str]
