@@ -12,6 +12,7 @@ options :mod:`~thermocomp.programs.options`. docs/programs.md.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -389,6 +390,10 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             for i in idx.tolist():
                 values[i] = None
         at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
+        if output == "joints":
+            check_passed_data(prog, values, at_argument, "--program-output joints writes their joints at the motion, "
+                              "which every call runs (a declared target cannot hold joints), and they need "
+                              "different joints there: use --program-output filtered")
         point_edits = w.place_values(placed_points(prog, at_argument), values, prog.path, at_argument=at_argument)
         edits = w.Edits.of(point_edits + tables)
         n_changed = len({(e.start, e.end) for e in point_edits}) + sum(e.end > e.start for e in tables)
@@ -526,6 +531,27 @@ def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
                          f"{' and by '.join(readers)}: {why}, and one written value cannot give each its corrected "
                          "target (write each target as its own argument)",
                          path=prog.files[int(run.text_file[members[0]])][0], row=line)
+
+
+def check_passed_data(prog: RobotProgram, values: list[str | None], at_argument: list[bool], form: str) -> None:
+    """Refuse a motion whose argument (a routine's parameter) is given different values in ``values`` by the
+    points ``at_argument`` written there, not in their data's declarations: one text cannot serve every call of the
+    routine. Names the motion, the data passed and the routine; ``form`` says why they are written there."""
+    run = prog.columns.run
+    files = run.file[run.row_of_points()]
+    first: dict[tuple[int, int], int] = {}
+    for i in np.flatnonzero(at_argument).tolist():
+        j = first.setdefault((int(files[i]), int(run.argument[i, 0])), i)
+        if values[i] == values[j] or run.text[i, 0] == run.argument[i, 0]:
+            continue
+        text = prog.files[int(files[i])][1]
+        routine = re.findall(r"\b(?:PROC|FUNC|TRAP|def)\s+(\w+)", text[:run.argument[i, 0]], flags=re.IGNORECASE)
+        names = [f"{run.name_of_point[k] or 'the target'} (line {run.text[k, 2]})" for k in (j, i)]
+        data = names[0] if names[0] == names[1] else " and ".join(names)
+        line, column = (int(x) for x in run.argument[i, 2:4])
+        raise InputError(f"{run.instruction[run.row_of_points()[i]]} at line {line}, column {column} reads {data} "
+                         f"through a parameter of {routine[-1] if routine else 'its routine'}, passed by its calls: "
+                         f"{form}", path=prog.files[int(files[i])][0], row=line, column=column)
 
 
 def _joints_form(prog: RobotProgram, edits: w.Edits, ok: np.ndarray, is_joint: np.ndarray, value: dict[int, str]

@@ -44,6 +44,7 @@ from thermocomp.programs.compensate import (
     _changed,
     _joints_form,
     _texts,
+    check_passed_data,
     placed_points,
     share_texts,
 )
@@ -105,6 +106,9 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses: PointPoses, q_grid: F
     call_site = prog.extra.get("call_site") or {}  # (its table is named at the call site, where its text is)
     share_texts(prog, values, np.zeros(m, dtype=bool), lambda at: (None, None))
     at_argument = [v is not None and i not in call_site for i, v in enumerate(values)]
+    check_passed_data(prog, values, at_argument, "--time-indexed writes their tables' lookups at the motion, which "
+                      "every call runs (a declaration holds one value), and they need different tables there: "
+                      "compensate for one minute instead (--at-minute or --timed)")
     edits = w.place_values(placed_points(prog, at_argument, inline=True), values, prog.path, at_argument=at_argument)
     if tables:
         edits += _support_edits(prog, [decl for _, decl in tables.values()], K, step)
