@@ -78,11 +78,7 @@ RANGES: dict[str, Range] = {
     "--minutes": _MINUTE,
     "--check-minutes": _MINUTE,
     "--minute": _MINUTE,
-    "--at-minute": _MINUTE,
-    "--time-indexed": _positive(1e6),
-    "--duration-min": _positive(1e6),
-    "--cycle-time-s": _SECONDS,
-    "--cycles": _at_least(1, 1_000_000),
+    # --at-minute, --time-indexed, --duration-min, --cycle-time-s, --cycles: the library's (_library_range)
     "--max-motions": _at_least(1, 2_000_000),  # programs.model.MAX_MOTIONS
     # solver
     "--orientation-euler-xyz-deg": _ANGLE_DEG,
@@ -169,6 +165,18 @@ def range_of(command: str, option_strings: list[str]) -> Range | None:
         for key in (f"{command} {option}", option):
             if key in RANGES:
                 return RANGES[key]
+    return _library_range(option_strings) if command == "compensate" else None
+
+
+def _library_range(option_strings: list[str]) -> Range | None:
+    """The range a program's time option has in the library (:data:`thermocomp.programs.timing.OPTION_RANGES`, read
+    when ``compensate``'s options are checked: other commands do not load it)."""
+    from thermocomp.programs.timing import OPTION_RANGES
+
+    for option in option_strings:
+        if option in OPTION_RANGES:
+            low, high, low_open = OPTION_RANGES[option]
+            return Range(low, high, open_low=low_open)
     return None
 
 
