@@ -338,10 +338,6 @@ class Written:
     #: Each other module of the task (:attr:`RobotProgram.modules`): its bytes as written, ``None`` where unchanged.
     modules: tuple[bytes | None, ...] = ()
 
-    @property
-    def text(self) -> str:
-        return self.data.decode("latin-1")
-
 
 def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray,
                    output: str, tcp: tuple[FloatArray, FloatArray]) -> Written:
@@ -390,10 +386,9 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             for i in idx.tolist():
                 values[i] = None
         at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
-        if output == "joints":
-            check_passed_data(prog, values, at_argument, "--program-output joints writes their joints at the motion, "
-                              "which every call runs (a declared target cannot hold joints), and they need "
-                              "different joints there: use --program-output filtered")
+        check_passed_data(prog, values, at_argument, "--program-output joints writes their joints at the motion, "
+                          "which every call runs (a declared target cannot hold joints), and they need different "
+                          "joints there: use --program-output filtered")
         point_edits = w.place_values(placed_points(prog, at_argument), values, prog.path, at_argument=at_argument)
         edits = w.Edits.of(point_edits + tables)
         n_changed = len({(e.start, e.end) for e in point_edits}) + sum(e.end > e.start for e in tables)
@@ -571,10 +566,8 @@ def _joints_form(prog: RobotProgram, edits: w.Edits, ok: np.ndarray, is_joint: n
     wholes = np.unique(run.statement[circular, :2], axis=0)  # (sorted, and no two overlap)
     k = np.searchsorted(wholes[:, 0], edits.start, side="right") - 1
     outside = (k < 0) | (edits.end > wholes[np.maximum(k, 0), 1]) if wholes.size else np.ones(len(edits.start), bool)
-    kept = np.flatnonzero(outside)
-    new_texts = edits.new.take(pa.array(kept)) if isinstance(edits.new, pa.Array) \
-        else [edits.new[i] for i in kept.tolist()]
-    n_changed = len({(a, b) for a, b in zip(edits.start[kept].tolist(), edits.end[kept].tolist())}) + len(wholes)
+    kept = edits.take(np.flatnonzero(outside))
+    n_changed = len({(a, b) for a, b in zip(kept.start.tolist(), kept.end.tolist())}) + len(wholes)
     more = [w.Edit(int(a), int(b), new) for a, b in run.name[renamed, :2].tolist()]
     for r in np.flatnonzero(circular).tolist():
         via, to = int(first[r]), int(first[r]) + 1
@@ -585,10 +578,7 @@ def _joints_form(prog: RobotProgram, edits: w.Edits, ok: np.ndarray, is_joint: n
             indent = "".join(ch for ch in text[line_start:start] if ch in " \t")
             more.append(w.Edit(start, end, f"{new}{prefix}{value[via]}{rest}{prog.newline}{indent}"
                                             f"{new}{prefix}{value[to]}{rest}"))
-    added = w.Edits.of(more)
-    return w.Edits(np.concatenate([edits.start[kept], added.start]), np.concatenate([edits.end[kept], added.end]),
-                   pa.concat_arrays([new_texts, pa.array(added.new, pa.string())]) if isinstance(new_texts, pa.Array)
-                   else new_texts + added.new), n_changed
+    return kept + w.Edits.of(more), n_changed
 
 
 def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:
