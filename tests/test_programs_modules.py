@@ -209,8 +209,8 @@ def test_one_text_for_corrections_alike_within_the_solver_tolerance(tmp_path, rn
         p = np.array([[0.5, 0.1, 0.4], [0.5, 0.1, 0.4 + step_m]])
         values = [None] * len(run.text)
         values[shared[0]], values[shared[1]] = "[first]", "[second]"
-        share_texts(prog, values, np.isin(np.arange(len(run.text)), pw), lambda at: (R[np.searchsorted(pw, at)],
-                                                                                     p[np.searchsorted(pw, at)]))
+        share_texts(prog, values, np.isin(np.arange(len(run.text)), pw),
+                    lambda at, p=p: (R[np.searchsorted(pw, at)], p[np.searchsorted(pw, at)]))
         assert values[shared[1]] == ("[first]" if alike else "[second]")
 
 
