@@ -231,3 +231,50 @@ def test_rapid_one_call_site_reached_by_passes_needing_it_different_is_refused_n
     column = src.split("\n")[5].index("[") + 1
     assert f"line 6, column {column} (an argument of a call) is read by MoveJ at line 10 as its target" in str(err.value)
     assert not out.exists()
+
+
+def test_urscript_pose_add_with_the_call_site_pose_second_is_solved_back_to_the_call_site(tmp_path, rng):
+    """``pose_add(d, t)`` turns ``t``'s orientation in the frame's axes (``R = dR @ R_t``, URScript manual): the
+    literal written at each call gives each motion its corrected target, orientation included (a correction
+    undone as if turned in the target's own axes would miss by the correction turned through ``dR``)."""
+    T, q = _ur(rng, 2)
+    d = transform(matrix_from_rotvec([0.0, 0.0, 0.6]), [0.0, 0.0, 0.01])
+    inner = [np.linalg.inv(d[:3, :3]) @ t[:3, :3] for t in T]  # (the literals that give T through pose_add(d, .))
+    lit = [ur_pose_text(transform(r, t[:3, 3] - d[:3, 3])) for r, t in zip(inner, T)]
+    src = ("def prog():\n  set_tcp(p[0, 0, 0.15, 0, 0, 0])\n"
+           f"  def lifted(t):\n    movel(pose_add({ur_pose_text(d)}, t), a=1.2, v=0.25)\n  end\n"
+           f"  lifted({lit[0]})\n  lifted({lit[1]})\nend\n")
+    path, out = tmp_path / "p.script", tmp_path / "p_out.script"
+    path.write_text(src)
+    assert read_program(path).unsupported == ()
+    report, table, want = _compensated("ur5", path, out, rng)
+    assert report.n_changed_texts == 2 and "movel(pose_add(p[" in out.read_text()
+    reached = _ur_reached(table, out, q)
+    _close(reached, want)
+    turned = np.einsum("kji,kjl->kil", reached[:, :3, :3], want[:, :3, :3])
+    assert np.max(np.arccos(np.clip((np.trace(turned, axis1=1, axis2=2) - 1) / 2, -1, 1))) < 1e-6
+
+
+@pytest.mark.parametrize("form", ["indexed", "joints"])
+def test_named_data_passed_to_a_routine_are_refused_naming_them_where_the_form_writes_at_the_motion(
+        tmp_path, rng, form):
+    """``go p10; go p20;`` with ``PROC go(robtarget p) MoveL p``: the time-indexed program writes a table lookup and
+    the joints form a joint target at the motion, which both calls run; the refusal names the motion, both data
+    (their declarations' lines) and the routine, and writes nothing. A snapshot writes each declaration."""
+    lit, _ = _literals(rng, 2)
+    decl = f"  CONST robtarget p10 := {lit[0]};\n  CONST robtarget p20 := {lit[1]};\n"
+    routines = "  PROC go(robtarget p)\n    MoveL p, v100, fine, tGrip;\n  ENDPROC\n"
+    src, path, out = _rapid(tmp_path, "    go p10;\n    go p20;\n", routines, decl)
+    lines = src.split("\n")
+    line = lines.index("    MoveL p, v100, fine, tGrip;") + 1
+    assert run_program("irb140", small_table(rng), path, out, options=WARM).n_changed_texts == 2
+    out.unlink()
+    options, popts = ((RAMP, INDEXED) if form == "indexed"
+                      else (WARM, ProgramOptions(output="joints")))
+    with pytest.raises(InputError) as err:
+        run_program("irb140", small_table(rng), path, out, options=options, program_options=popts)
+    decls = [lines.index(d) + 1 for d in decl.rstrip("\n").split("\n")]
+    assert (f"MoveL at line {line}, column 11 reads p10 (line {decls[0]}) and p20 (line {decls[1]}) through a "
+            "parameter of go, passed by its calls: ") in str(err.value)
+    assert ("--time-indexed" if form == "indexed" else "--program-output joints") in str(err.value)
+    assert not out.exists()

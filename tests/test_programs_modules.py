@@ -196,7 +196,7 @@ def test_one_text_for_corrections_alike_within_the_solver_tolerance(tmp_path, rn
     """Two motions to one CONST target: corrections that differ by less than ten times the solver's tolerance
     (solves from different seeds) are written as one text; corrections that differ more keep their own (and the
     writer then refuses or writes each at its motion)."""
-    from thermocomp.programs.compensate import _one_text_within_tolerance
+    from thermocomp.programs.compensate import share_texts
 
     _, paths, _ = _task(tmp_path, rng)
     prog = read_program(paths[0], rapid=RapidOptions(modules=(str(paths[1]),)))
@@ -209,7 +209,8 @@ def test_one_text_for_corrections_alike_within_the_solver_tolerance(tmp_path, rn
         p = np.array([[0.5, 0.1, 0.4], [0.5, 0.1, 0.4 + step_m]])
         values = [None] * len(run.text)
         values[shared[0]], values[shared[1]] = "[first]", "[second]"
-        _one_text_within_tolerance(run, pw, R, p, values)
+        share_texts(prog, values, np.isin(np.arange(len(run.text)), pw),
+                    lambda at, p=p: (R[np.searchsorted(pw, at)], p[np.searchsorted(pw, at)]))
         assert values[shared[1]] == ("[first]" if alike else "[second]")
 
 

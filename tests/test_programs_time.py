@@ -222,3 +222,27 @@ def test_timed_form_compensates_each_motion_at_its_own_minute(tmp_path):
     zero = DeformationTable.from_mm_deg(np.zeros((6, 6)))
     assert run_program(chain, zero, path, tmp_path / "z.mod",
                               program_options=ProgramOptions(timed=True)).n_changed_texts == 0
+
+
+def test_a_time_option_has_one_range_which_the_library_and_the_parser_both_refuse_naming_the_option():
+    """The bounds of --at-minute, --time-indexed, --cycles, --duration-min, --cycle-time-s are the library's
+    (timing.OPTION_RANGES): the command line's parser reads them, and the options' classes refuse the same values
+    under the option as typed."""
+    from thermocomp.cli.option_ranges import range_of
+    from thermocomp.errors import ConfigurationError
+    from thermocomp.programs.options import indexed_minutes
+    from thermocomp.programs.timing import OPTION_RANGES
+
+    build = {"--at-minute": lambda v: ProgramOptions(at_minute=v),
+             "--time-indexed": lambda v: indexed_minutes(v, LinearRamp(1e7)),
+             "--cycles": lambda v: TimingOptions(cycles=v), "--duration-min": lambda v: TimingOptions(duration_min=v),
+             "--cycle-time-s": lambda v: TimingOptions(cycle_time_s=v)}
+    assert set(build) == set(OPTION_RANGES)
+    for option, (low, high, low_open) in OPTION_RANGES.items():
+        parsed = range_of("compensate", [option]).range  # (loaded from the library on first use)
+        assert (parsed.low, parsed.high, parsed.open_low) == (low, high, low_open)
+        for bad in (2 * high, low if low_open else low - 1):
+            assert not parsed.holds(bad)
+            with pytest.raises(ConfigurationError, match=f"^{option}: expected "):
+                build[option](bad)
+        assert parsed.holds(high)

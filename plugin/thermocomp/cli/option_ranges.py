@@ -20,6 +20,7 @@ no tracker's deviation a picometre.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 
@@ -43,6 +44,27 @@ class Range:
         low = f"above {_number(self.low)}" if self.open_low else f"from {_number(self.low)}"
         high = f"below {_number(self.high)}" if self.open_high else f"to {_number(self.high)}"
         return f"a finite number {low} {high}"
+
+
+class _LibraryRange:
+    """The range the library gives ``option`` (:data:`thermocomp.programs.timing.OPTION_RANGES`, its one source),
+    loaded when a value is checked: ``--help`` and the commands that do not take the option load no program code."""
+
+    def __init__(self, option: str) -> None:
+        self.option = option
+
+    @functools.cached_property
+    def range(self) -> Range:
+        from thermocomp.programs.timing import OPTION_RANGES
+
+        low, high, low_open = OPTION_RANGES[self.option]
+        return Range(low, high, open_low=low_open)
+
+    def holds(self, value: float) -> bool:
+        return self.range.holds(value)
+
+    def text(self) -> str:
+        return self.range.text()
 
 
 def _number(value: float) -> str:
@@ -72,17 +94,15 @@ _TORQUE = Range(0.0, 1e6)
 _SEED = Range(0, 2**63 - 1)
 _PORT = Range(1, 65535)
 
-RANGES: dict[str, Range] = {
+RANGES: dict[str, Range | _LibraryRange] = {
     # time law and minutes
     "--stabilisation-min": _positive(1e6),
     "--minutes": _MINUTE,
     "--check-minutes": _MINUTE,
     "--minute": _MINUTE,
-    "--at-minute": _MINUTE,
-    "--time-indexed": _positive(1e6),
-    "--duration-min": _positive(1e6),
-    "--cycle-time-s": _SECONDS,
-    "--cycles": _at_least(1, 1_000_000),
+    # a program's time: the library's bounds (thermocomp.programs.timing.OPTION_RANGES), read on first use
+    **{option: _LibraryRange(option)
+       for option in ("--at-minute", "--time-indexed", "--duration-min", "--cycle-time-s", "--cycles")},
     "--max-motions": _at_least(1, 2_000_000),  # programs.model.MAX_MOTIONS
     # solver
     "--orientation-euler-xyz-deg": _ANGLE_DEG,
@@ -163,7 +183,7 @@ def unit_of(option: str) -> str:
     return max(found, key=len, default="") if found else ""
 
 
-def range_of(command: str, option_strings: list[str]) -> Range | None:
+def range_of(command: str, option_strings: list[str]) -> Range | _LibraryRange | None:
     """The range of the option named ``option_strings`` of ``command`` (``"coppeliasim show"``), or None."""
     for option in option_strings:
         for key in (f"{command} {option}", option):

@@ -98,16 +98,16 @@ class _InRange:
     """An option's type, then its range: an ``ArgumentTypeError`` (argparse names the option) when out of it."""
 
     def __init__(self, convert, bounds, unit: str, name: str) -> None:
-        self.convert, self.bounds = convert, bounds
-        self.expected = f"expected {bounds.text()}{f' {unit}' if unit else ''}"
+        self.convert, self.bounds, self.unit = convert, bounds, unit
         self.__name__ = name  # argparse's "invalid float value: 'nan'" for what is no number at all
 
     def __call__(self, text: str):
         from thermocomp.cli.option_ranges import numbers_in
 
         value = self.convert(text)
-        if not all(self.bounds.holds(v) for v in numbers_in(value)):
-            raise argparse.ArgumentTypeError(f"{self.expected}, got {text}")
+        if not all(self.bounds.holds(v) for v in numbers_in(value)):  # (bounds read here: some are the library's)
+            raise argparse.ArgumentTypeError(f"expected {self.bounds.text()}{f' {self.unit}' if self.unit else ''}, "
+                                             f"got {text}")
         return value
 
 

@@ -14,8 +14,9 @@ program, what the writer may change:
 * a target written at the call site (``input [[...], ...];``, ``go(p[...])``) stands in ``passed`` for a name
   passed on: it is written there when the routine reads it only as motions' points, directly or through the
   functions of :data:`THROUGH` (``Offs(position, 0, 0, 100)``). :func:`through` gives what such a function does to
-  the target, :func:`call_site_extra` what the writer needs to know of each such point, :func:`text_poses` and
-  :func:`check_call_sites` what it writes there and where one written value cannot serve every motion reading it.
+  the target, :func:`call_site_extra` what the writer needs to know of each such point, :func:`text_poses` what it
+  writes there (where one written value cannot serve every motion reading it:
+  :func:`~thermocomp.programs.compensate.share_texts`).
 * :func:`finish`: a text inside a routine (an inline or ``Offs`` target, or
   the parameter where the target cannot go back to its declaration) is one
   text for every call. Where two calls need it written differently, every
@@ -31,10 +32,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from thermocomp._typing import FloatArray
-from thermocomp.errors import InputError
-from thermocomp.geometry.rotations import invert_transform, rotation_angle, transform
+from thermocomp.geometry.rotations import invert_transform, transform
 from thermocomp.programs.model import Finding, Motion, MotionRun, RobotProgram, Span, Wait
-from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
 
 #: What a call is to the reader: its routine's name and where the call is written (RAPID: then the index of the
 #: task's file it is written in, :attr:`~thermocomp.programs.model.RobotProgram.files`).
@@ -65,14 +64,21 @@ def direct_through_calls(direct_refs: set[int], passed: dict[int, tuple[Span, st
 def changing_motion(steps: list[MotionRun | Wait]) -> Motion | None:
     """The first motion of ``steps`` (the passes of one loop) whose written text an earlier pass needed with
     another target: one text cannot serve every pass. None when every text keeps its target."""
+    found = differing_texts(steps)
+    return _motion_of_point(*next(iter(found.values()))) if found else None
+
+
+def differing_texts(steps: list[MotionRun | Wait]) -> dict[tuple[int, int], tuple[MotionRun, int]]:
+    """Each text (``(start, end)``) of ``steps`` that a later run needs with another target than its first: the
+    run and point where it first does, in the order they run."""
     seen: dict[tuple[int, int], np.ndarray] = {}
+    found: dict[tuple[int, int], tuple[MotionRun, int]] = {}
     for run in steps:
-        if not isinstance(run, MotionRun):
-            continue
-        for i, (key, value) in enumerate(run.targets()):
-            if not np.array_equal(seen.setdefault(key, value), value):
-                return _motion_of_point(run, i)
-    return None
+        if isinstance(run, MotionRun):
+            for i, (key, value) in enumerate(run.targets()):
+                if key not in found and not np.array_equal(seen.setdefault(key, value), value):
+                    found[key] = (run, i)
+    return found
 
 
 def _motion_of_point(run: MotionRun, i: int) -> Motion:
@@ -157,17 +163,19 @@ def finish(run: list[MotionRun | Wait], finish_points: Callable[[set[int]], list
 #: The functions of a target (their argument at :data:`THROUGH` ``[name]``'s place) through which a motion may
 #: read a target written at the call site, and how the result is the argument's pose ``T`` [frame]: ``"add"``, its
 #: position moved and its orientation turned in its own frame (``T_out = Trans(dt) @ T @ Rot(dR)``: RAPID
-#: ``Offs``, URScript ``pose_add``/``pose_sub`` of it), or ``"right"``/``"left"``, ``T`` times a fixed pose on
-#: that side (RAPID ``RelTool``, URScript ``pose_trans``).
+#: ``Offs``, URScript ``pose_add``/``pose_sub`` of it), ``"right"``/``"left"``, ``T`` times a fixed pose on
+#: that side (RAPID ``RelTool``, URScript ``pose_trans``), or ``"turn"``, its position moved and its orientation
+#: turned in the frame's axes (``pose_add(d, T)``: ``R_out = dR @ R``, ``p_out = p + dt``, URScript manual).
 THROUGH: dict[str, tuple[tuple[int, str], ...]] = {
-    "offs": ((0, "add"),), "reltool": ((0, "right"),), "pose_add": ((0, "add"),), "pose_sub": ((0, "add"),),
-    "pose_trans": ((0, "right"), (1, "left")),
+    "offs": ((0, "add"),), "reltool": ((0, "right"),), "pose_add": ((0, "add"), (1, "turn")),
+    "pose_sub": ((0, "add"),), "pose_trans": ((0, "right"), (1, "left")),
 }
 
 
 def through(how: str, T_in: FloatArray, T_out: FloatArray) -> tuple[FloatArray, FloatArray]:
     """``(A, B)`` ``(4, 4)`` with ``T_out = A @ T_in @ B`` for a function of :data:`THROUGH` whose result is
-    ``T_out`` for the argument ``T_in`` (poses in the motion's frame, ``(4, 4)`` [m]), ``how`` it depends on it."""
+    ``T_out`` for the argument ``T_in`` (poses in the motion's frame, ``(4, 4)`` [m]), ``how`` it depends on it
+    (not ``"turn"``: :func:`read_through`)."""
     eye = np.eye(4)
     if how == "left":
         return T_out @ invert_transform(T_in), eye
@@ -176,12 +184,32 @@ def through(how: str, T_in: FloatArray, T_out: FloatArray) -> tuple[FloatArray, 
     return transform(None, T_out[:3, 3] - T_in[:3, 3]), transform(T_in[:3, :3].T @ T_out[:3, :3])
 
 
+def read_through(layers: Sequence[tuple[str, FloatArray, FloatArray]]) -> tuple[FloatArray, ...] | None:
+    """The matrices ``(A, B)``, or ``(A, B, G)``, of nested functions of :data:`THROUGH` (``(how, T_in, T_out)``
+    each, the innermost first; poses ``(4, 4)`` [m, the motion's frame]): a text's pose ``T`` gives the motion's
+    target ``A @ g(T) @ B``, ``g`` the ``"turn"`` functions, ``g(T) = [G_R @ R | p + G_p]``, innermost only (none
+    other can be undone through fixed matrices: None then)."""
+    A = B = np.eye(4)
+    G = None
+    for how, T_in, T_out in layers:
+        if how != "turn":
+            A_f, B_f = through(how, T_in, T_out)
+            A, B = A_f @ A, B @ B_f
+        elif A is B:  # (no other function inside it)
+            turn = transform(T_out[:3, :3] @ T_in[:3, :3].T, T_out[:3, 3] - T_in[:3, 3])
+            G = turn if G is None else transform(turn[:3, :3] @ G[:3, :3], G[:3, 3] + turn[:3, 3])
+        else:
+            return None
+    return (A, B) if G is None else (A, B, G)
+
+
 def same_read(reads: dict[tuple[int, int], tuple | None], key: tuple[int, int], read: tuple) -> bool:
     """Record in ``reads`` that the point ``key`` (its text, its argument) reads a call site's target through a
-    function as ``read`` (``(A, B, how)``, :func:`through`): False, and the key marked ``None``, where an earlier
+    function as ``read`` (its matrices, :func:`read_through`, then how): False, and the key marked ``None``, where an earlier
     pass read it through another (an offset that differs from pass to pass: one text cannot serve them)."""
     known = reads.setdefault(key, read)
-    if known is not None and all(np.allclose(a, b, rtol=0, atol=1e-12) for a, b in zip(known[:2], read[:2])):
+    if known is not None and len(known) == len(read) and all(
+            np.allclose(a, b, rtol=0, atol=1e-12) for a, b in zip(known[:-1], read[:-1])):
         return True
     reads[key] = None
     return False
@@ -197,9 +225,8 @@ def call_site_extra(notes: list[Finding], steps: Sequence[MotionRun | Wait], key
                     literals: set[int],
                     reads: dict[tuple[int, int], tuple | None]) -> dict:
     """What the writer needs of the points whose text is a target written at a call site (the final ``steps``):
-    ``{"call_site": {point: how the motion reads it}, "through": {point: (A, B)}}`` (points: indices in the
-    program's columns; ``T_target = A @ T_text @ B``, :func:`through`), or ``{}`` for none; a note naming their
-    lines added to ``notes``.
+    ``{"call_site": {point: how the motion reads it}, "through": {point: its matrices}}`` (points: indices in the
+    program's columns; :func:`read_through`), or ``{}`` for none; a note naming their lines added to ``notes``.
 
     ``keys(run)``: each point's text and argument as task-wide offsets ``(p, 2)``; ``literals``: the texts' keys
     of the call sites' targets; ``reads``: ``(text, argument)`` -> ``(A, B, how)`` of each one read through a
@@ -207,7 +234,7 @@ def call_site_extra(notes: list[Finding], steps: Sequence[MotionRun | Wait], key
     if not literals:
         return {}
     how: dict[int, str] = {}
-    matrices: dict[int, tuple[FloatArray, FloatArray]] = {}
+    matrices: dict[int, tuple[FloatArray, ...]] = {}
     where: dict[int, tuple[int, int, int]] = {}  # each text: its line, column, file
     first, wanted = 0, np.fromiter(literals, dtype=np.int64, count=len(literals))
     for step in steps:
@@ -218,7 +245,7 @@ def call_site_extra(notes: list[Finding], steps: Sequence[MotionRun | Wait], key
             read = reads.get((int(at[i, 0]), int(at[i, 1])))  # (None: read as it is)
             how[first + i] = "as its target" if read is None else read[2]
             if read is not None:
-                matrices[first + i] = read[:2]
+                matrices[first + i] = read[:-1]
             where.setdefault(int(at[i, 0]), (int(step.text[i, 2]), int(step.text[i, 3]), int(step.text_file[i])))
         first += len(step.text)
     if not how:
@@ -234,61 +261,24 @@ def text_poses(prog: RobotProgram, points: np.ndarray, R: FloatArray, p: FloatAr
                ) -> tuple[FloatArray, FloatArray]:
     """The poses ``R``, ``p`` ``(k, 3, 3)``, ``(k, 3)`` [m, the motion's frame] of ``points`` ``(k,)`` as the texts
     that give them are written: a target read through a function of a call site's (:data:`THROUGH`) is
-    ``inv(A) @ T @ inv(B)``; the others as they are. ``back``: the other way, the targets the texts give."""
+    ``g^-1(inv(A) @ T @ inv(B))`` (:func:`read_through`); the others as they are. ``back``: the other way, the
+    targets the texts give."""
     matrices = prog.extra.get("through")
     hit = [k for k, i in enumerate(points.tolist()) if i in matrices] if matrices else []
     if not hit:
         return R, p
     R, p = R.copy(), p.copy()
     for k in hit:
-        A, B = matrices[int(points[k])]
-        T = transform(R[k], p[k])
-        T = A @ T @ B if back else invert_transform(A) @ T @ invert_transform(B)
+        A, B, *G = matrices[int(points[k])]
+        if back:
+            T = A @ (transform(R[k], p[k]) if not G else transform(G[0][:3, :3] @ R[k], p[k] + G[0][:3, 3])) @ B
+        else:
+            T = invert_transform(A) @ transform(R[k], p[k]) @ invert_transform(B)
+            T = T if not G else transform(G[0][:3, :3].T @ T[:3, :3], T[:3, 3] - G[0][:3, 3])
         R[k], p[k] = T[:3, :3], T[:3, 3]
     return R, p
 
 
-def check_call_sites(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
-                     poses: Callable[[np.ndarray], tuple[FloatArray, FloatArray]]) -> None:
-    """Each target written at a call site given one value in ``values`` (each point's text, ``None``: unchanged),
-    or an error naming it.
-
-    Motions reading it (through calls in a loop, through ``Offs``) whose written poses agree within the solver's
-    tolerance (:data:`IK_POSITION_TOL`, :data:`IK_ORIENTATION_TOL`, ten times) are given one of their texts; else
-    the error names its line and column, each motion reading it (line, how) and how far apart they need it.
-    ``posed`` ``(m,)``: the points written as poses; ``poses(points)``: their written poses ``(k, 3, 3)``,
-    ``(k, 3)`` [m, the motion's frame] (:func:`text_poses`)."""
-    how = prog.extra.get("call_site")
-    if not how:
-        return
-    run = prog.columns.run
-    groups: dict[tuple[int, int], list[int]] = {}
-    for i in how:
-        groups.setdefault((int(run.text_file[i]), int(run.text[i, 0])), []).append(i)
-    for members in groups.values():
-        wanted = {values[i] for i in members}
-        if len(wanted) < 2:
-            continue
-        why = "they need different written values"
-        if posed[members].all():
-            R, p = poses(np.array(members))
-            apart = (float(np.linalg.norm(p - p[:1], axis=1).max()),
-                     max(float(rotation_angle(R[k] @ R[0].T)) for k in range(len(members))))
-            if apart[0] <= 10 * IK_POSITION_TOL and apart[1] <= 10 * IK_ORIENTATION_TOL:
-                one = next(values[i] for i in members if values[i] is not None)
-                for i in members:
-                    values[i] = one
-                continue
-            why = f"they need written values {apart[0] * 1e3:.3g} mm and {np.degrees(apart[1]):.3g} deg apart"
-        motions = run.row_of_points()
-        readers = list(dict.fromkeys(f"{run.instruction[motions[i]]} at line {run.statement[motions[i], 2]} {how[i]}"
-                                     for i in members))
-        line, column = (int(x) for x in run.text[members[0], 2:4])
-        raise InputError(f"the target written at line {line}, column {column} (an argument of a call) is read by "
-                         f"{' and by '.join(readers)}: {why}, and one written value cannot give each its corrected "
-                         "target (write each target as its own argument)",
-                         path=prog.files[int(run.text_file[members[0]])][0], row=line)
-
-
-__all__ = ["THROUGH", "Call", "call_site_extra", "changing_motion", "check_call_sites", "direct_through_calls",
-           "finish", "same_read", "text_poses", "through", "unwritable"]
+__all__ = ["THROUGH", "Call", "call_site_extra", "changing_motion", "differing_texts", "direct_through_calls",
+           "finish", "read_through", "same_read", "text_poses", "through",
+           "unwritable"]

@@ -12,6 +12,8 @@ options :mod:`~thermocomp.programs.options`. docs/programs.md.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -336,10 +338,6 @@ class Written:
     #: Each other module of the task (:attr:`RobotProgram.modules`): its bytes as written, ``None`` where unchanged.
     modules: tuple[bytes | None, ...] = ()
 
-    @property
-    def text(self) -> str:
-        return self.data.decode("latin-1")
-
 
 def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray,
                    output: str, tcp: tuple[FloatArray, FloatArray]) -> Written:
@@ -365,7 +363,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     for idx in tabled.values():
         changed[idx] = bool(changed[idx].any() and ok[idx].all())
     jw, pw = np.flatnonzero(joint_text & changed), np.flatnonzero(~joint_text & changed)
-    new, rounding, conf, R_frame, p_frame = _texts(chain, prog, q, tcp, jw, pw)
+    new, rounding, conf = _texts(chain, prog, q, tcp, jw, pw)
     written = np.concatenate([jw, pw])
     conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
     if conf is not None:
@@ -381,14 +379,16 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         values: list[str | None] = [None] * m
         for i, text in zip(written.tolist(), new.to_pylist()):
             values[i] = text
-        _one_text_within_tolerance(run, pw, R_frame, p_frame, values)
-        calls.check_call_sites(prog, values, ok & ~joint_text, lambda at: calls.text_poses(
+        share_texts(prog, values, ok & ~joint_text, lambda at: calls.text_poses(
             prog, at, *_in_frames(chain, cols, at, tcp[0][at], tcp[1][at])))
         tables = passes.table_edits(prog, tabled, values, is_joint) if tabled else []
         for idx in tabled.values():  # (written as tables: the rules of one text a point do not apply)
             for i in idx.tolist():
                 values[i] = None
         at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
+        check_passed_data(prog, values, at_argument, "--program-output joints writes their joints at the motion, "
+                          "which every call runs (a declared target cannot hold joints), and they need different "
+                          "joints there: use --program-output filtered")
         point_edits = w.place_values(placed_points(prog, at_argument), values, prog.path, at_argument=at_argument)
         edits = w.Edits.of(point_edits + tables)
         n_changed = len({(e.start, e.end) for e in point_edits}) + sum(e.end > e.start for e in tables)
@@ -423,14 +423,13 @@ def _changed(poses: PointPoses, q: FloatArray, tcp: tuple[FloatArray, FloatArray
 
 
 def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArray, FloatArray], jw: np.ndarray,
-           pw: np.ndarray) -> tuple[pa.StringArray, tuple[float, float], np.ndarray | None, FloatArray, FloatArray]:
+           pw: np.ndarray) -> tuple[pa.StringArray, tuple[float, float], np.ndarray | None]:
     """The new texts of the points ``jw`` as joints, then of ``pw`` as poses in their frames.
 
     Joints ``q`` ``(m, n)`` [rad] give RAPID jointtargets [deg] and URScript lists [rad]; the TCP poses ``tcp``
     (world frame, ``(m, 3, 3)``, ``(m, 3)`` [m]) give RAPID robtargets [mm] with the confdata of ``q`` and URScript
     ``p[...]`` [m, rad]. Also returns the largest TCP position [m] and orientation [rad] error their 32-bit numbers
-    leave, the RAPID confdata ``(len(pw), 4)`` (else ``None``), and the poses in their frames ``(len(pw), 3, 3)``,
-    ``(len(pw), 3)`` [m].
+    leave, and the RAPID confdata ``(len(pw), 4)`` (else ``None``).
     """
     run, rapid, nominal = prog.columns.run, prog.language == "rapid", nominal_model(chain)
     texts, error_position, error_angle = [pa.array([], pa.string())], [0.0], [0.0]
@@ -443,7 +442,6 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
         R_b, p_b = fk(nominal, np.radians(back) if rapid else back)
         error_position.append(float(row_norms(p_b - p_a).max()))
         error_angle.append(_largest_turn(R_a, R_b))
-    R_frame = p_frame = np.zeros((0, 3))
     conf = None
     if pw.size:
         R_target, p_target = _in_frames(chain, prog.columns, pw, tcp[0][pw], tcp[1][pw])
@@ -465,7 +463,7 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
         R_back, p_back = calls.text_poses(prog, pw, R_back, p_back, back=True)
         error_position.append(float(row_norms(p_back - p_target).max()))
         error_angle.append(_largest_turn(R_target, R_back))
-    return pa.concat_arrays(texts), (max(error_position), max(error_angle)), conf, R_frame, p_frame
+    return pa.concat_arrays(texts), (max(error_position), max(error_angle)), conf
 
 
 def _in_frames(chain: Chain, cols: ProgramColumns, pw: np.ndarray, R_tcp: FloatArray, p_tcp: FloatArray
@@ -486,25 +484,69 @@ def _in_frames(chain: Chain, cols: ProgramColumns, pw: np.ndarray, R_tcp: FloatA
     return T_frame[:, :3, :3], T_frame[:, :3, 3]
 
 
-def _one_text_within_tolerance(run, pw: np.ndarray, R_frame: FloatArray, p_frame: FloatArray,
-                               values: list[str | None]) -> None:
-    """Points ``pw`` that share one text (a CONST target run by two motions) and whose corrected poses in their
-    frame, ``R_frame`` and ``p_frame`` ``(len(pw), 3, 3)``, ``(len(pw), 3)`` [m], agree within the solver's
-    tolerance (:data:`IK_POSITION_TOL`, :data:`IK_ORIENTATION_TOL`, ten times) are given the first one's text in
-    ``values``: solves from different seeds differ in the last written digit, not in their target."""
-    if pw.size < 2:
-        return
-    first: dict[tuple[int, int, int], int] = {}
-    for k, key in enumerate(zip(run.text_file[pw].tolist(), run.text[pw, 0].tolist(), run.text[pw, 1].tolist())):
-        j = first.setdefault(key, k)
-        if j == k or values[pw[k]] == values[pw[j]]:
+def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
+                poses: Callable[[np.ndarray], tuple[FloatArray, FloatArray]]) -> None:
+    """One value in ``values`` (each point's new text, ``None``: unchanged) for the points that share one text and
+    need it alike, or an error naming a target written at a call site that they need different.
+
+    Points sharing a text (a CONST target run by several motions, a target written at a call site and read by
+    several through calls or ``Offs``) whose written poses agree within ten times the solver's tolerance
+    (:data:`IK_POSITION_TOL`, :data:`IK_ORIENTATION_TOL`) with the first of them are given their first written
+    value: solves from different seeds differ in the last written digit, not in their target. The others keep their
+    own (a declaration's are then written at each motion: :func:`~thermocomp.programs.writer.place_values`), except
+    at a call site, where no motion has a text of its own: refused, naming its line and column, each motion reading
+    it (line, how) and how far apart they need it. ``posed`` ``(m,)``: the points written as poses; ``poses(points)``:
+    their written poses ``(k, 3, 3)``, ``(k, 3)`` [m, the motion's frame] (:func:`.calls.text_poses`).
+    """
+    run = prog.columns.run
+    how = prog.extra.get("call_site") or {}
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i, key in enumerate(zip(run.text_file.tolist(), run.text[:, 0].tolist())):
+        groups.setdefault(key, []).append(i)
+    for members in groups.values():
+        if len({values[i] for i in members}) < 2:
             continue
-        frames = run.frames[run.frame[pw[k]]], run.frames[run.frame[pw[j]]]  # (work object and tool: alike in value)
-        near = (all(np.array_equal(a, b) for a, b in zip(*frames))
-                and np.linalg.norm(p_frame[k] - p_frame[j]) <= 10 * IK_POSITION_TOL
-                and rotation_angle(R_frame[k] @ R_frame[j].T) <= 10 * IK_ORIENTATION_TOL)
-        if near:
-            values[pw[k]] = values[pw[j]]
+        alike = [i for i in members if posed[i]]
+        if len(alike) > 1:
+            R, p = poses(np.array(alike))
+            apart = (np.linalg.norm(p - p[:1], axis=1), np.array([rotation_angle(r @ R[0].T) for r in R]))
+            near = (apart[0] <= 10 * IK_POSITION_TOL) & (apart[1] <= 10 * IK_ORIENTATION_TOL)
+            one = next((values[i] for i in np.asarray(alike)[near].tolist() if values[i] is not None), None)
+            for i in np.asarray(alike)[near].tolist():
+                values[i] = one
+        if members[0] not in how or len({values[i] for i in members}) < 2:
+            continue
+        why = (f"they need written values {apart[0].max() * 1e3:.3g} mm and {np.degrees(apart[1].max()):.3g} deg "
+               "apart" if len(alike) == len(members) else "they need different written values")
+        motions = run.row_of_points()
+        readers = list(dict.fromkeys(f"{run.instruction[motions[i]]} at line {run.statement[motions[i], 2]} {how[i]}"
+                                     for i in members))
+        line, column = (int(x) for x in run.text[members[0], 2:4])
+        raise InputError(f"the target written at line {line}, column {column} (an argument of a call) is read by "
+                         f"{' and by '.join(readers)}: {why}, and one written value cannot give each its corrected "
+                         "target (write each target as its own argument)",
+                         path=prog.files[int(run.text_file[members[0]])][0], row=line)
+
+
+def check_passed_data(prog: RobotProgram, values: list[str | None], at_argument: list[bool], form: str) -> None:
+    """Refuse a motion whose argument (a routine's parameter) is given different values in ``values`` by the
+    points ``at_argument`` written there, not in their data's declarations: one text cannot serve every call of the
+    routine. Names the motion, the data passed and the routine; ``form`` says why they are written there."""
+    run = prog.columns.run
+    files = run.file[run.row_of_points()]
+    first: dict[tuple[int, int], int] = {}
+    for i in np.flatnonzero(at_argument).tolist():
+        j = first.setdefault((int(files[i]), int(run.argument[i, 0])), i)
+        if values[i] == values[j] or run.text[i, 0] == run.argument[i, 0]:
+            continue
+        text = prog.files[int(files[i])][1]
+        routine = re.findall(r"\b(?:PROC|FUNC|TRAP|def)\s+(\w+)", text[:run.argument[i, 0]], flags=re.IGNORECASE)
+        names = [f"{run.name_of_point[k] or 'the target'} (line {run.text[k, 2]})" for k in (j, i)]
+        data = names[0] if names[0] == names[1] else " and ".join(names)
+        line, column = (int(x) for x in run.argument[i, 2:4])
+        raise InputError(f"{run.instruction[run.row_of_points()[i]]} at line {line}, column {column} reads {data} "
+                         f"through a parameter of {routine[-1] if routine else 'its routine'}, passed by its calls: "
+                         f"{form}", path=prog.files[int(files[i])][0], row=line, column=column)
 
 
 def _joints_form(prog: RobotProgram, edits: w.Edits, ok: np.ndarray, is_joint: np.ndarray, value: dict[int, str]
@@ -524,10 +566,8 @@ def _joints_form(prog: RobotProgram, edits: w.Edits, ok: np.ndarray, is_joint: n
     wholes = np.unique(run.statement[circular, :2], axis=0)  # (sorted, and no two overlap)
     k = np.searchsorted(wholes[:, 0], edits.start, side="right") - 1
     outside = (k < 0) | (edits.end > wholes[np.maximum(k, 0), 1]) if wholes.size else np.ones(len(edits.start), bool)
-    kept = np.flatnonzero(outside)
-    new_texts = edits.new.take(pa.array(kept)) if isinstance(edits.new, pa.Array) \
-        else [edits.new[i] for i in kept.tolist()]
-    n_changed = len({(a, b) for a, b in zip(edits.start[kept].tolist(), edits.end[kept].tolist())}) + len(wholes)
+    kept = edits.take(np.flatnonzero(outside))
+    n_changed = len({(a, b) for a, b in zip(kept.start.tolist(), kept.end.tolist())}) + len(wholes)
     more = [w.Edit(int(a), int(b), new) for a, b in run.name[renamed, :2].tolist()]
     for r in np.flatnonzero(circular).tolist():
         via, to = int(first[r]), int(first[r]) + 1
@@ -538,10 +578,7 @@ def _joints_form(prog: RobotProgram, edits: w.Edits, ok: np.ndarray, is_joint: n
             indent = "".join(ch for ch in text[line_start:start] if ch in " \t")
             more.append(w.Edit(start, end, f"{new}{prefix}{value[via]}{rest}{prog.newline}{indent}"
                                             f"{new}{prefix}{value[to]}{rest}"))
-    added = w.Edits.of(more)
-    return w.Edits(np.concatenate([edits.start[kept], added.start]), np.concatenate([edits.end[kept], added.end]),
-                   pa.concat_arrays([new_texts, pa.array(added.new, pa.string())]) if isinstance(new_texts, pa.Array)
-                   else new_texts + added.new), n_changed
+    return kept + w.Edits.of(more), n_changed
 
 
 def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:

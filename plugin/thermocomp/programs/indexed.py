@@ -37,7 +37,6 @@ import pyarrow.compute as pc
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.kinematics.ik import Status
-from thermocomp.programs import calls
 from thermocomp.programs import writer as w
 from thermocomp.programs.compensate import (
     PointPoses,
@@ -45,7 +44,9 @@ from thermocomp.programs.compensate import (
     _changed,
     _joints_form,
     _texts,
+    check_passed_data,
     placed_points,
+    share_texts,
 )
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, RobotProgram
 from thermocomp.robot.chain import Chain
@@ -103,8 +104,11 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses: PointPoses, q_grid: F
         name = tables[texts][0]
         values[i] = f"{name}{{tcIdx()}}" if rapid else f"tc_{'joints' if joint else 'pose'}({name})"
     call_site = prog.extra.get("call_site") or {}  # (its table is named at the call site, where its text is)
-    calls.check_call_sites(prog, values, np.zeros(m, dtype=bool), lambda at: (None, None))
+    share_texts(prog, values, np.zeros(m, dtype=bool), lambda at: (None, None))
     at_argument = [v is not None and i not in call_site for i, v in enumerate(values)]
+    check_passed_data(prog, values, at_argument, "--time-indexed writes their tables' lookups at the motion, which "
+                      "every call runs (a declaration holds one value), and they need different tables there: "
+                      "compensate for one minute instead (--at-minute or --timed)")
     edits = w.place_values(placed_points(prog, at_argument, inline=True), values, prog.path, at_argument=at_argument)
     if tables:
         edits += _support_edits(prog, [decl for _, decl in tables.values()], K, step)

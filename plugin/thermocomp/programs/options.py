@@ -14,7 +14,7 @@ import numpy as np
 from thermocomp.deformation.timelaw import Static, TimeLaw
 from thermocomp.errors import ConfigurationError
 from thermocomp.programs.rapid import RapidOptions
-from thermocomp.programs.timing import MAX_MINUTES, TimingOptions
+from thermocomp.programs.timing import TimingOptions, check_option
 
 OUTPUT_FORMS = ("filtered", "joints")
 UNSUPPORTED_CHOICES = ("refuse", "keep")
@@ -77,8 +77,7 @@ class ProgramOptions:
         forms = [self.at_minute is not None, self.timed, self.indexed_minutes is not None]
         if sum(forms) > 1:
             raise ConfigurationError("choose one time form: --at-minute, --timed or --time-indexed")
-        if self.at_minute is not None and not (np.isfinite(self.at_minute) and 0 <= self.at_minute <= MAX_MINUTES):
-            raise ConfigurationError(f"--at-minute: expected a minute from 0 to {MAX_MINUTES:g}, got {self.at_minute:g}")
+        check_option("--at-minute", self.at_minute)
         if self.indexed_minutes is not None:
             m = np.asarray(self.indexed_minutes, dtype=float)
             if m.size < 1 or m[0] != 0 or np.any(np.diff(m) <= 0):
@@ -109,12 +108,11 @@ def indexed_minutes(step_min: float, time_law: TimeLaw) -> tuple[float, ...]:
     Raises
     ------
     ConfigurationError
-        ``step_min`` not a positive number, a static law (nothing changes
+        ``step_min`` out of its range (:data:`~thermocomp.programs.timing.OPTION_RANGES`), a static law (nothing changes
         with time), or more than :data:`MAX_INDEXED_SETS` sets (naming the
         smallest step that fits).
     """
-    if not (np.isfinite(step_min) and step_min > 0):
-        raise ConfigurationError(f"--time-indexed: expected a step > 0 minutes, got {step_min:g}")
+    check_option("--time-indexed", step_min)
     if isinstance(time_law, Static):
         raise ConfigurationError("--time-indexed follows the time law: it cannot be combined with --static")
     end = float(time_law.stabilisation_min)

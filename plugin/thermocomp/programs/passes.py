@@ -33,6 +33,7 @@ import numpy as np
 
 from thermocomp.errors import InputError
 from thermocomp.kinematics.ik import Status
+from thermocomp.programs import calls
 from thermocomp.programs import writer as w
 from thermocomp.programs.model import Finding, MotionRun, RobotProgram
 
@@ -45,16 +46,8 @@ def take(steps: list, per_pass: dict, loop: object) -> bool:
     """Record in ``per_pass`` (text ``(start, end)`` -> ``loop``) the texts of ``steps`` (the passes of ``loop``)
     that differ from pass to pass, where each is an inline target or an expression at its motion. False, and
     nothing recorded, when one is a declaration's (its text is one value)."""
-    values: dict[tuple[int, int], list] = {}
-    inline: dict[tuple[int, int], bool] = {}
-    for run in steps:
-        if isinstance(run, MotionRun):
-            own = np.all(run.text == run.argument, axis=1).tolist()
-            for i, (key, value) in enumerate(run.targets()):
-                values.setdefault(key, []).append(value)
-                inline[key] = own[i]
-    differing = [key for key, got in values.items() if any(not np.array_equal(got[0], v) for v in got[1:])]
-    if not all(inline[key] for key in differing):
+    differing = calls.differing_texts(steps)
+    if not all(np.array_equal(run.text[i], run.argument[i]) for run, i in differing.values()):
         return False
     for key in differing:
         per_pass.setdefault(key, loop)

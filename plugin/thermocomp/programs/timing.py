@@ -43,9 +43,29 @@ from thermocomp.robot.chain import Chain
 MAX_MINUTES = MAX_CELL
 
 
+#: The range of each numeric option of a program's time (its time form and its timing), by the option as the user
+#: types it: ``(low, high, low_open)``, ``low`` excluded where ``low_open``. The one source of these bounds: the
+#: options' classes check them (:func:`check_option`), and the command line's parser (cli/option_ranges.py).
+OPTION_RANGES: dict[str, tuple[float, float, bool]] = {
+    "--at-minute": (0.0, 1e6, False),  # (a few years)
+    "--time-indexed": (0.0, 1e6, True),
+    "--duration-min": (0.0, 1e6, True),
+    "--cycle-time-s": (0.0, 1e6, True),  # (some 11 days)
+    "--cycles": (1, 1_000_000, False),
+}
+
+
+def check_option(option: str, value: float | None) -> None:
+    """Refuse ``value`` (None: not given) outside ``option``'s :data:`OPTION_RANGES`, naming the option."""
+    low, high, low_open = OPTION_RANGES[option]
+    if value is not None and not (np.isfinite(value) and (value > low if low_open else value >= low) and value <= high):
+        raise ConfigurationError(f"{option}: expected {'a number >' if low_open else 'a finite number from'} {low:g} "
+                                 f"{'and at most' if low_open else 'to'} {high:g}, got {value:g}")
+
+
 @dataclass(frozen=True)
 class TimingOptions:
-    """How often the cycle runs and how long it takes.
+    """How often the cycle runs and how long it takes (each within :data:`OPTION_RANGES`).
 
     Parameters
     ----------
@@ -62,12 +82,9 @@ class TimingOptions:
     cycle_time_s: float | None = None
 
     def __post_init__(self) -> None:
-        if self.cycles < 1:
-            raise ConfigurationError(f"--cycles: expected >= 1, got {self.cycles}")
-        if self.duration_min is not None and not (np.isfinite(self.duration_min) and self.duration_min > 0):
-            raise ConfigurationError(f"--duration-min: expected a positive number of minutes, got {self.duration_min}")
-        if self.cycle_time_s is not None and not (np.isfinite(self.cycle_time_s) and self.cycle_time_s > 0):
-            raise ConfigurationError(f"--cycle-time-s: expected a positive number of seconds, got {self.cycle_time_s}")
+        for option, value in (("--cycles", self.cycles), ("--duration-min", self.duration_min),
+                              ("--cycle-time-s", self.cycle_time_s)):
+            check_option(option, value)
 
 
 @dataclass(frozen=True)

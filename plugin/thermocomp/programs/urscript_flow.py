@@ -957,15 +957,14 @@ class Flow:
         if not layers or not self._leads_to_call_site(inner, local):
             return None
         point = self.point(inner, local, kind)
-        T_in = self.lookup(inner.children[0], local).value.T
-        A = B = np.eye(4)
-        for layer, how in reversed(layers):  # (the innermost first)
-            T_out = self.evaluate(layer, local).T
-            A_f, B_f = calls.through(how, T_in, T_out)
-            A, B, T_in = A_f @ A, B @ B_f, T_out
+        poses = [self.lookup(inner.children[0], local).value.T]
+        for layer, _ in reversed(layers):  # (the innermost first)
+            poses.append(self.evaluate(layer, local).T)
+        matrices = calls.read_through([(how, *poses[k:k + 2]) for k, (_, how) in enumerate(reversed(layers))])
+        T_in = poses[-1]
         key = (point.text.start, span_of(node).start)
         name = " of ".join(str(layer.children[0]) for layer, _ in layers)
-        if not calls.same_read(self._reads, key, (A, B, f"through {name}")):
+        if matrices is None or not calls.same_read(self._reads, key, (*matrices, f"through {name}")):
             return None  # (the function differs from pass to pass: the expression is the text, as any other)
         return replace(point, T_world_tcp=T_in, argument=span_of(node))
 

@@ -18,6 +18,7 @@ inline value at its argument.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -147,15 +148,13 @@ class Edit(NamedTuple):
 
 #: What starts a comment, per program language (to the end of the line: RAPID ``!``, URScript ``#``).
 COMMENT_STARTS = {"rapid": "!", "urscript": "#"}
-_LAYOUT_CACHE: dict[str, re.Pattern] = {}
 
 
+@functools.cache
 def _layout_pattern(comment: str) -> re.Pattern:
     """A comment (to the end of its line), a number, a run of whitespace, or any other character."""
-    if comment not in _LAYOUT_CACHE:
-        _LAYOUT_CACHE[comment] = re.compile(rf"(?P<comment>{re.escape(comment)}[^\n]*)|(?P<number>{NUMBER.pattern})"
-                                            r"|(?P<space>\s+)|(?P<other>.)", re.S)
-    return _LAYOUT_CACHE[comment]
+    return re.compile(rf"(?P<comment>{re.escape(comment)}[^\n]*)|(?P<number>{NUMBER.pattern})|(?P<space>\s+)"
+                      r"|(?P<other>.)", re.S)
 
 
 def keep_layout(old: str, new: str, comment: str) -> str:
@@ -212,16 +211,24 @@ def _commented(starts: ArrayLike, ends: ArrayLike, text: str, comment: str | Non
 
 class Edits(NamedTuple):
     """Edits as columns: replace ``text[start[k]:end[k]]`` by ``new[k]`` (a program's hundred thousand targets
-    without an object each: ``new`` an arrow array of the texts, as the batch writers give them, or a list)."""
+    without an object each: ``new`` an arrow array of the texts, as the batch writers give them)."""
 
     start: np.ndarray
     end: np.ndarray
-    new: list[str] | pa.StringArray
+    new: pa.StringArray
 
     @classmethod
     def of(cls, edits: Sequence[Edit]) -> Edits:
         return cls(np.array([e.start for e in edits], dtype=np.int64), np.array([e.end for e in edits], dtype=np.int64),
-                   [e.new for e in edits])
+                   pa.array([e.new for e in edits], pa.string()))
+
+    def take(self, rows: np.ndarray) -> Edits:
+        """The edits ``rows`` ``(k,)``."""
+        return Edits(self.start[rows], self.end[rows], self.new.take(pa.array(rows, pa.int64())))
+
+    def __add__(self, other: Edits) -> Edits:  # type: ignore[override]
+        return Edits(np.concatenate([self.start, other.start]), np.concatenate([self.end, other.end]),
+                     pa.concat_arrays([self.new, other.new]))
 
 
 def apply_edits(text: str, edits: Sequence[Edit] | Edits, path: str, comment: str | None = None) -> bytes:
@@ -232,37 +239,32 @@ def apply_edits(text: str, edits: Sequence[Edit] | Edits, path: str, comment: st
     (:func:`keep_layout`). The text's pieces between the edits and the new texts are interleaved by one arrow
     ``take`` (:func:`~thermocomp.programs.grammars.byte_spans`), no Python string a piece.
     """
-    start, end, new = edits if isinstance(edits, Edits) else Edits.of(edits)
-    order = np.lexsort((end, start))  # by start, then end
-    start, end = start[order], end[order]
-    new = new.take(pa.array(order)) if isinstance(new, pa.Array) else [new[i] for i in order.tolist()]
-    commented = _commented(start, end, text, comment)
+    edits = edits if isinstance(edits, Edits) else Edits.of(edits)
+    start, end, new = edits.take(np.lexsort((edits.end, edits.start)))  # by start, then end
     twice = np.any((start[1:] == start[:-1]) & (end[1:] == end[:-1]))
-    if isinstance(new, pa.Array) and (twice or commented.size or not pc.all(pc.string_is_ascii(new)).as_py()):
-        new = new.to_pylist()  # (texts to merge or to lay out, or a comment's latin-1 letters: as strings)
     if twice:  # a span written twice: once, or by text order
-        start, end, new = Edits.of(sorted({Edit(*e) for e in zip(start.tolist(), end.tolist(), new)}))
-        commented = _commented(start, end, text, comment)
+        start, end, new = Edits.of(sorted({Edit(*e) for e in zip(start.tolist(), end.tolist(), new.to_pylist())}))
     overlap = np.flatnonzero(start[1:] < end[:-1])
     if overlap.size:
         raise InputError(f"two different replacements overlap at offset {start[overlap[0] + 1]}; "
                          "the same text would need two values", path=path)
-    if isinstance(new, pa.Array):
-        texts = new.cast(pa.large_binary())  # (ASCII: its UTF-8 is its latin-1)
-    else:
+    commented = _commented(start, end, text, comment)
+    if commented.size or not pc.all(pc.string_is_ascii(new)).as_py():
+        texts = new.to_pylist()  # (texts to lay out, or a comment's latin-1 letters: as strings)
         for k in commented.tolist():
-            new[k] = keep_layout(text[start[k]:end[k]], new[k], comment)  # type: ignore[arg-type]
-        texts = pa.array([t.encode("latin-1") for t in new], pa.large_binary())
+            texts[k] = keep_layout(text[start[k]:end[k]], texts[k], comment)  # type: ignore[arg-type]
+        new = pa.array([t.encode("latin-1") for t in texts], pa.large_binary())
+    else:
+        new = new.cast(pa.large_binary())  # (ASCII: its UTF-8 is its latin-1)
     data = text.encode("latin-1")
-    n = len(texts)
+    n = len(new)
     gaps = byte_spans(data, np.concatenate([[0], end]), np.concatenate([start, [len(data)]]))  # n + 1 pieces
     interleaved = np.empty(2 * n + 1, dtype=np.int64)
     interleaved[0::2], interleaved[1::2] = np.arange(n + 1), np.arange(n + 1, 2 * n + 1)
-    return joined_bytes(pa.concat_arrays([gaps, texts]).take(pa.array(interleaved)))
+    return joined_bytes(pa.concat_arrays([gaps, new]).take(pa.array(interleaved)))
 
 
-def place_values(points: list[Point], values: list[str | None], path: str, *, at_argument: list[bool] | None = None
-                 ) -> list[Edit]:
+def place_values(points: list[Point], values: list[str | None], path: str, *, at_argument: list[bool]) -> list[Edit]:
     """Edits that write ``values[i]`` (``None``: unchanged) for ``points[i]``.
 
     A point whose text is a declaration (``text != argument``) is written
