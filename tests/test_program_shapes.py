@@ -427,11 +427,11 @@ def test_known_nominal_solutions_are_not_solved_again(targets, exaggerated, monk
 
 
 def test_a_streamed_run_reads_its_pieces_ahead_on_a_thread(targets, exaggerated, tmp_path):
-    """A streamed run reads its pieces on a thread, at most READ_AHEAD_PIECES queued beyond the one being solved
-    and the one being handed over (each checked as it is read); the results file is byte for byte that of a
-    run which read each piece when it got to it; a bad cell in a piece read ahead stops the run at its line
-    with nothing written, as an error while solving does, and the reading thread has ended when the run
-    returns."""
+    """A streamed run reads its pieces on a thread, at most READ_AHEAD_PIECES beyond the one being solved (each
+    checked as it is read; the thread does not read a piece it has no room for: its memory); the results file is
+    byte for byte that of a run which read each piece when it got to it; a bad cell in a piece read ahead stops
+    the run at its line with nothing written, as an error while solving does, and the reading thread has ended
+    when the run returns."""
     import threading
     import time
 
@@ -445,7 +445,7 @@ def test_a_streamed_run_reads_its_pieces_ahead_on_a_thread(targets, exaggerated,
     path = tmp_path / "timed.csv"
     write_targets_csv(program, path)
     options = CompensationOptions(chunk_rows=1_000)
-    pieces, most = 5, pipeline.READ_AHEAD_PIECES + 2
+    pieces, most = 5, pipeline.READ_AHEAD_PIECES + 1
 
     def run(out, ahead: bool = True, fail_at: int | None = None) -> list[str]:
         events: list[str] = []

@@ -333,7 +333,7 @@ def _checked(programs: Iterator[Targets], chain: Chain) -> Iterator[Targets]:
 
 #: Most pieces of a streamed file read ahead of the one being solved (:func:`_read_ahead`): their memory.
 READ_AHEAD_PIECES = 1
-#: How often a reading thread whose queue is full looks whether the run has stopped [s].
+#: How often a reading thread waiting for room looks whether the run has stopped [s].
 _READ_AHEAD_POLL_S = 0.05
 
 
@@ -342,31 +342,33 @@ def _read_ahead(pieces: Iterator[Targets], phases: dict[str, float]) -> Iterator
     the time spent waiting for each is counted as reading.
 
     Reading (file reads and pyarrow's parse) and solving (the engine's rows) mostly let go of the interpreter
-    lock, so the two overlap: while the engine loads, the first pieces are read, and later each piece is read
-    while the one before is solved. A reading error is raised here, when its piece's turn comes: errors come in
-    file order. When the run stops early (an error, an interrupt), the thread stops before its next piece and
-    has ended when this generator returns.
+    lock, so the two overlap: while the engine loads, the first piece is read, and later each piece is read
+    while the one before is solved. The thread starts a piece only when there is room for it (a piece handed
+    over makes room): it does not hold a piece read while it waits, so memory holds the piece being solved and
+    the pieces ahead, not one more (at 1,000,000 poses that piece and its parse were some 40 MB of the peak).
+    A reading error is raised here, when its piece's turn comes: errors come in file order. When the run stops
+    early (an error, an interrupt), the thread stops before its next piece and has ended when this generator
+    returns.
     """
-    ahead: queue.Queue = queue.Queue(maxsize=READ_AHEAD_PIECES)
+    ahead: queue.SimpleQueue = queue.SimpleQueue()  # (never more than READ_AHEAD_PIECES items: see ``room``)
+    room = threading.Semaphore(READ_AHEAD_PIECES)
     stop = threading.Event()
 
-    def put(item: tuple[Targets | None, BaseException | None]) -> None:
+    def wait_for_room() -> bool:
         while not stop.is_set():
-            try:
-                ahead.put(item, timeout=_READ_AHEAD_POLL_S)
-                return
-            except queue.Full:
-                continue
+            if room.acquire(timeout=_READ_AHEAD_POLL_S):
+                return True
+        return False
 
     def read() -> None:
         try:
-            for piece in pieces:
-                put((piece, None))
-                if stop.is_set():
+            while wait_for_room():
+                piece = next(pieces, None)
+                ahead.put((piece, None))
+                if piece is None:
                     return
-            put((None, None))
         except BaseException as error:  # noqa: BLE001 -- handed to the solving thread, raised there in its turn
-            put((None, error))
+            ahead.put((None, error))
         finally:
             close = getattr(pieces, "close", None)  # (a generator: let go of the piece it is at on this thread)
             if close is not None:
@@ -379,6 +381,7 @@ def _read_ahead(pieces: Iterator[Targets], phases: dict[str, float]) -> Iterator
             t0 = time.perf_counter()
             piece, error = ahead.get()
             phases["reading"] += time.perf_counter() - t0
+            room.release()
             if error is not None:
                 raise error
             if piece is None:

@@ -727,7 +727,7 @@ def _ur_pose(R6, o6, p, j, only, out, scratch):
                 out[b, 5] = phi6
 
 
-@njit(types.none(_B, F3, F2, F2, _I, _I, F2, F1))
+@njit(inline="always")
 def _branches(opw, R6, o6, p, j, only, out, scratch):
     if opw:
         _opw_pose(R6, o6, p, j, only, out, scratch)
@@ -745,7 +745,7 @@ def branches_block(opw, R6, o6, p, out, start, stop):
         _branches(opw, R6, o6, p, j, -1, out[j], scratch)
 
 
-@njit(_B(F1, F1, F1, F1, F1, F1, F1, F1))
+@njit(inline="always")
 def _controller_branch(phi, axis_sign, sign, offset, lower, upper, near, q):
     """One branch's canonical angles ``phi`` ``(n,)`` to controller angles in ``q`` ``(n,)``, as
     :func:`controller_block`; returns whether the branch exists and fits the limits."""
@@ -789,7 +789,7 @@ def controller_block(phi, axis_sign, sign, offset, lower, upper, near, q, valid,
             valid[j, b] = _controller_branch(phi[j, b], axis_sign, sign, offset, lower, upper, near[r], q[j, b])
 
 
-@njit(_F(F1, F1))
+@njit(inline="always")
 def _row_distance(x, y):
     """``|wrap(x - y)|`` of two rows ``(n,)``: joint-space distance modulo whole turns."""
     total = 0.0
@@ -821,11 +821,16 @@ class Path(NamedTuple):
 PATH = types.NamedTuple((_B, F3, F2, F2, F1, F1, F1, F1, F1, F1, _F, _F), Path)
 
 
-@njit(types.none(PATH, _I, _I, F2, F1, F2, F1))
+@njit(inline="always")
 def _fill(P, j, only, phi, scratch, q, penalty):
     """Branches of pose ``j`` (all, or only ``only``) as the branch choice sees them: controller angles in
     ``q`` ``(8, n)`` (zeros where a branch does not exist) and ``penalty`` ``(8,)`` (0 inside the limits,
-    ``P.big`` outside, inf where the branch does not exist)."""
+    ``P.big`` outside, inf where the branch does not exist).
+
+    Inlined, as :func:`_branches`, :func:`_controller_branch` and :func:`_row_distance` are: called once a pose
+    with the path's arrays, they made numba update those arrays' reference counts, atomically, at every call (a
+    fifth of the branch choice's CPU; the same arithmetic, the same angles to the last bit; some 2 s more of
+    compiling at the install)."""
     _branches(P.opw, P.R6, P.o6, P.p, j, only, phi, scratch)
     lo, hi = (0, phi.shape[0]) if only < 0 else (only, only + 1)
     for b in range(lo, hi):
