@@ -33,7 +33,7 @@ def _loader(module_name: str):
 
 
 @pytest.mark.parametrize("module_name", ["llvmlite.binding.executionengine", "numba.core.codegen"])
-def test_a_signal_inside_the_compiled_code_loader_is_raised_at_the_next_check(module_name):
+def test_a_signal_inside_the_compiled_code_loader_is_raised_at_the_next_check(module_name, capsys):
     add_module = _loader(module_name)
     steps: list = []
     with pytest.raises(KeyboardInterrupt, match="terminated by SIGTERM"), interrupt_on_termination():
@@ -42,6 +42,7 @@ def test_a_signal_inside_the_compiled_code_loader_is_raised_at_the_next_check(mo
         raise_if_terminated()
         steps.append("after")  # pragma: no cover (not reached)
     assert steps[-2:] == ["owned", "returned"]
+    assert "stopping as soon as the compiled code" in capsys.readouterr().err  # (the user sees the signal taken)
 
 
 def test_a_signal_elsewhere_is_raised_where_it_lands():

@@ -57,6 +57,8 @@ def interrupt_on_termination() -> Iterator[None]:
         if _HELD:  # inside held(): raised as it ends
             return
         if _in_compiled_code_loader(frame):  # raised at the run's next check (raise_if_terminated)
+            sys.stderr.write("thermocomp: interrupted; stopping as soon as the compiled code it is loading is in place "
+                             "(a first run's compilation can take up to a minute)\n")
             return
         raise KeyboardInterrupt(_termination_text())
 
