@@ -53,3 +53,15 @@ def test_a_backslash_in_a_string_is_a_character_not_an_escape(tmp_path):
     prog = read_program(path)
     assert prog.unsupported == ()
     assert [m.statement.line for m in prog.motions] == [4]
+
+
+@pytest.mark.parametrize(("statement", "column"), [("pause", 8), ("if True", 10), ("global", 9)])
+def test_a_statement_cut_at_its_line_end_names_the_end_of_line_not_the_newline_characters(tmp_path, statement,
+                                                                                           column):
+    """``pause`` is no URScript statement (``halt`` is): the error names the end of the line where the statement is
+    cut, not the whitespace token the parser found there (``'\\n\\n      '``)."""
+    path = tmp_path / "cut_line.script"
+    path.write_text(f"def p():\n  {statement}\n\n  movel(p[.4, .1, .3, 0, 3.14, 0])\nend\n")
+    with pytest.raises(InputError) as info:
+        read_program(path)
+    assert str(info.value).endswith(f"line 2: URScript syntax: unexpected end of line (column {column})")

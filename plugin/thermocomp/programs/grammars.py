@@ -210,7 +210,8 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
         at_end = found is None or getattr(found, "type", "") == "$END"
         if getattr(found, "type", "") == "MOVES":  # (where no statement may start: its instruction is unexpected)
             found = run_head(str(found))
-        what = "end of file" if at_end else repr(_as_written(str(found), text, getattr(exc, "pos_in_stream", None)))
+        what = ("end of file" if at_end else "end of line" if str(found).isspace()
+                else repr(_as_written(str(found), text, getattr(exc, "pos_in_stream", None))))
         line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
         column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
         interactive = getattr(exc, "interactive_parser", None) if at_end and blocks else None
