@@ -40,6 +40,7 @@ def test_the_joins_of_a_test_of_many_cases_in_a_for_count_against_the_statement_
         rapid_program_from_text(text, "cases.mod")
     test_line = text.splitlines().index("      TEST state") + 1
     assert refusal.value.row == test_line and "more than 2,000 statements" in str(refusal.value)
+    assert "paths through its conditions joined" in str(refusal.value)
 
 
 def test_what_a_loop_of_run_time_count_changes_is_refused_in_the_order_the_loop_names_it():

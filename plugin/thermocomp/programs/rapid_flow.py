@@ -765,8 +765,8 @@ class _Flow:
         self.statements_run += count
         if self.statements_run > self.max_statements:
             raise self.error(f"reading runs more than {self.max_statements:,} statements ({MAX_STATEMENTS_RUN:,} and "
-                             f"{STATEMENTS_PER_LINE} a line of the module; its FOR loops and routine calls unrolled): "
-                             "refused at this statement", statement)
+                             f"{STATEMENTS_PER_LINE} a line of the module; its FOR loops and routine calls unrolled, the "
+                             "paths through its conditions joined): refused at this statement", statement)
 
     def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> None:
         for statement in body.children:
