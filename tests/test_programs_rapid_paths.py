@@ -56,3 +56,48 @@ def test_what_a_loop_of_run_time_count_changes_is_refused_in_the_order_the_loop_
     prog = rapid_program_from_text(text, "order.mod")
     assert [f.message.split()[0] for f in prog.unsupported] == names
     assert all(f.line == 12 and "before line 13" in f.message for f in prog.unsupported)
+
+
+def _module(declare: str, body: str) -> str:
+    return (f"MODULE M\n  CONST robtarget q := {_ROBTARGET.format(x=500, y=0, z=400)};\n  {declare}\n  PROC main()\n"
+            f"{body}  ENDPROC\nENDMODULE\n")
+
+
+def _x_mm(prog) -> list[float]:
+    """The x [mm] of each motion's target."""
+    return [round(float(m.points[-1].T_world_tcp[0, 3]) * 1000, 6) for m in prog.motions]
+
+
+def test_a_state_machine_case_reads_the_target_another_case_gives():
+    """``t`` has no value until case 1 gives it one: case 2, run in a later cycle, reads that one (a cycle running
+    case 2 first stops on the controller), so it is compensated there."""
+    body = ("    TEST DInput(di1)\n    CASE 1:\n      t := Offs(q, 10, 0, 0);\n"
+            "    CASE 2:\n      MoveL t, v100, fine, tool0;\n    ENDTEST\n")
+    prog = rapid_program_from_text(_module("VAR robtarget t;", body), "sm.mod")
+    assert prog.unsupported == () and _x_mm(prog) == [510.0]
+
+
+def test_a_case_reading_a_target_two_earlier_cases_give_differently_is_refused():
+    """Cases 1 and 2 give ``t`` 510 and 520 mm; case 3 reads whichever ran last: one written target cannot serve
+    both, so its motion is refused naming ``t`` and case 2's assignment (it was compensated at 520)."""
+    body = ("    TEST DInput(di1)\n    CASE 1:\n      t := Offs(q, 10, 0, 0);\n    CASE 2:\n"
+            "      t := Offs(q, 20, 0, 0);\n    CASE 3:\n      MoveL t, v100, fine, tool0;\n    ENDTEST\n")
+    prog = rapid_program_from_text(_module("VAR robtarget t;", body), "sm.mod")
+    assert prog.motions == ()
+    assert [f.line for f in prog.unsupported] == [11]
+    assert prog.unsupported[0].message.startswith("t is changed at run time: line 9 gives it a value inside the TEST")
+
+
+@pytest.mark.parametrize("construct", ["IF DInput(di1) = 1 THEN", "WHILE DInput(di1) = 1 DO"])
+def test_after_a_construct_a_target_only_it_gives_a_value_reads_that_value(construct):
+    """Only the IF (or WHILE) gives ``t`` a value: a motion after it reads that one (the path that skips it leaves
+    ``t`` without a value, which no motion the controller runs reads). With a declared value, the two differ:
+    refused naming the assignment."""
+    end = "ENDIF" if construct.startswith("IF") else "ENDWHILE"
+    body = f"    {construct}\n      t := Offs(q, 10, 0, 0);\n    {end}\n    MoveL t, v100, fine, tool0;\n"
+    prog = rapid_program_from_text(_module("VAR robtarget t;", body), "after.mod")
+    assert prog.unsupported == () and _x_mm(prog) == [510.0]
+    declared = rapid_program_from_text(_module(f"VAR robtarget t := {_ROBTARGET.format(x=500, y=0, z=400)};", body),
+                                       "after.mod")
+    assert declared.motions == () and [f.line for f in declared.unsupported] == [8]
+    assert "line 6 gives it a value inside the" in declared.unsupported[0].message

@@ -1152,9 +1152,10 @@ class _Flow:
         bodies is followed once, in the written order (a motion's data decide, not the condition around it).
 
         What it may assign (:attr:`Summary.assigns`, its FOR counter) is changed from a loop's start until an assignment
-        inside gives it a known value; each branch starts from the values before it; after it the paths join
-        (:meth:`join`). A note names the construct and the motions compensated under it (each counts once in the
-        timing, in the written order of the cycle); :meth:`check_paths` refuses a motion whose data differ by path.
+        inside gives it a known value; each further branch starts, and the construct ends, where its paths join
+        (:meth:`join`, one rule for both). A note names the construct and the motions compensated under it (each
+        counts once in the timing, in the written order of the cycle); :meth:`check_paths` refuses a motion whose
+        data differ by path.
         """
         if len(self._unresolved) >= MAX_NESTING:  # (each level is a few Python frames: bounded with its line)
             raise _Unsupported(f"{_CONSTRUCTS[statement.data]} nested more than {MAX_NESTING} deep in conditions "
@@ -1176,10 +1177,11 @@ class _Flow:
                 counter = statement.children[0]
                 scope = {**local, str(counter).lower(): _Data("num", None, None, str(counter), counter)}
                 self._scopes.append(scope)
-            ends = []
+            ends, start = [], before
             for k, body in enumerate(bodies):
-                if k:
-                    self.sibling_start(before, statement, local)
+                if k:  # (where an earlier branch, or none, left an earlier cycle: the branch before's end joined
+                    self.join(statement, [ends[-1], start])  # with where that one started)
+                    start = self._snapshot(statement, names, local)
                 self.run_body(body, scope, depth)
                 ends.append(self._snapshot(statement, names, local))
             self.join(statement, ends if exhaustive else [*ends, before])
@@ -1211,38 +1213,28 @@ class _Flow:
     def _snapshot(self, statement: Tree, names: list[str], local: dict[str, _Data]) -> dict[str, tuple]:
         """What the walk knows of each datum of ``names`` at an end of a path through ``statement``: its scope entry,
         whether it is changed at run time, its followed assignment, and whether a condition gave it its value
-        (:meth:`sibling_start`, :meth:`join`). Counted as work (:meth:`work`, :data:`DATA_PER_STATEMENT`): a TEST of
+        (:meth:`join`). Counted as work (:meth:`work`, :data:`DATA_PER_STATEMENT`): a TEST of
         many cases, each giving a datum a value, is a join of as many paths, each of as many data."""
         self.work(statement, len(names) // DATA_PER_STATEMENT)
         return {name: (local.get(name) if name in local else self.module_data.get(name), name in local,
                        self.assigned.get(name), self._followed.get(name), self._branch_given.get(name))
                 for name in names}
 
-    def sibling_start(self, before: dict[str, tuple], statement: Tree, local: dict[str, _Data]) -> None:
-        """The start of another branch of ``statement``: a datum an earlier branch gave a known value has that value
-        here (a state machine's case reads what an earlier case left in an earlier cycle) when the value before the
-        construct was none (a ``VAR`` without one) or the same; when it was another known value, this branch may
-        read either: changed at run time, naming the assignment in the earlier branch."""
-        for name, (data, is_local, assigned, _, _) in before.items():
-            given = self._branch_given.get(name)
-            if given is None or name in self.assigned or data is None or assigned is not None \
-                    or not _complete(data.value):
-                continue
-            now = (local if is_local else self.module_data).get(name)
-            if now is None or not _same(now.value, data.value):
-                self.assigned[name] = given[0]
-                self._joined[name] = (given[0], statement)
-                self._cache = {k: v for k, v in self._cache.items() if k[1] != name}
-
     def join(self, statement: Tree, paths: list[dict[str, tuple]]) -> None:
-        """After an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running, whose ``paths`` (the
-        :meth:`_snapshot` at the end of each body, and before it where it may run none) may leave its data
-        different values: a datum every path leaves one known value keeps it; any other is changed at run time
-        from here on, a later read naming the assignment inside (:meth:`lookup`)."""
+        """Where ``paths`` through an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running meet (the
+        :meth:`_snapshot` at the end of each): at the start of each further branch (the ends of the branches before
+        it, which an earlier cycle may have run, and the state before it: a state machine's case reads what another
+        case left), and after it (every body's end, and the state before it where it may run none). A datum every
+        path that gives it a value leaves one known value keeps it (a path that leaves a ``VAR`` without one reaches
+        no read the controller runs); any other is changed at run time from here on, a later read naming the
+        assignment inside (:meth:`lookup`)."""
+        self.work(statement, len(paths) * len(paths[0]) // DATA_PER_STATEMENT)
         for name in paths[0]:
             ends = [path[name] for path in paths]
-            known = [data.value if data is not None and assigned is None and data.value is not None else None
-                     for data, _, assigned, _, _ in ends]
+            states = [(data, assigned) for data, _, assigned, _, _ in ends]
+            valued = [(data, assigned) for data, assigned in states
+                      if assigned is not None or (data is not None and _complete(data.value))]
+            known = [data.value if data is not None and assigned is None else None for data, assigned in valued or states]
             followed = [f for *_, f, _ in ends if f is not None]
             if all(v is not None for v in known) and all(_same(v, known[0]) for v in known[1:]):
                 if followed:
