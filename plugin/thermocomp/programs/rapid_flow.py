@@ -1213,12 +1213,11 @@ class _Flow:
     def _snapshot(self, statement: Tree, names: list[str], local: dict[str, _Data]) -> dict[str, tuple]:
         """What the walk knows of each datum of ``names`` at an end of a path through ``statement``: its scope entry,
         whether it is changed at run time, its followed assignment, and whether a condition gave it its value
-        (:meth:`join`). Counted as work (:meth:`work`, :data:`DATA_PER_STATEMENT`): a TEST of
-        many cases, each giving a datum a value, is a join of as many paths, each of as many data."""
+        (:meth:`join`). Counted as work (:meth:`work`, :data:`DATA_PER_STATEMENT`): a TEST of many cases, each giving
+        a datum a value, is a join of as many paths, each of as many data."""
         self.work(statement, len(names) // DATA_PER_STATEMENT)
-        return {name: (local.get(name) if name in local else self.module_data.get(name), name in local,
-                       self.assigned.get(name), self._followed.get(name), self._branch_given.get(name))
-                for name in names}
+        return {name: (local.get(name) if name in local else self.module_data.get(name), self.assigned.get(name),
+                       self._followed.get(name), self._branch_given.get(name)) for name in names}
 
     def join(self, statement: Tree, paths: list[dict[str, tuple]]) -> None:
         """Where ``paths`` through an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running meet (the
@@ -1231,7 +1230,7 @@ class _Flow:
         self.work(statement, len(paths) * len(paths[0]) // DATA_PER_STATEMENT)
         for name in paths[0]:
             ends = [path[name] for path in paths]
-            states = [(data, assigned) for data, _, assigned, _, _ in ends]
+            states = [(data, assigned) for data, assigned, _, _ in ends]
             valued = [(data, assigned) for data, assigned in states
                       if assigned is not None or (data is not None and _complete(data.value))]
             known = [data.value if data is not None and assigned is None else None for data, assigned in valued or states]
