@@ -1,40 +1,10 @@
-"""Seed 004's checks on a compensated program, in the order the controller runs it.
+"""Seed 004's checks on a compensated program, in the order the controller runs it: joint limits with a margin,
+reach, linear and circular moves followed in steps (configuration change, near singular, joint speed), joint steps
+large for their correction at the TCP, circles the controller refuses.
 
-Seed 004 (Section 3-2) checks a trajectory before it runs: near-singular
-configurations matter because there "one of the joints has to have a higher
-velocity than possible", and a Cartesian move may switch configuration (its
-Figure 2-4). Here, for every motion of the compensated program:
-
-- **joint limits with margin**: each corrected joint at least
-  :data:`LIMIT_MARGIN` inside its limits;
-- **reach**: the point has a solution at all (the solver's status);
-- **linear and circular moves** (in the filtered form, where the controller
-  still interpolates in Cartesian space with its nominal model): the path
-  from the previous point is followed in steps of at most
-  :data:`PATH_STEP_ANGLE` of joint travel (at most :data:`PATH_STEPS`; a
-  short move of a dense toolpath is one step), each solved from the step
-  before, as the controller does. If it does not arrive
-  at the written configuration, the move **changes configuration** (a wrist,
-  elbow or shoulder flip: a MoveL that does this is not executable). A last
-  step that starts within :data:`PATH_STEP_ANGLE` of the written configuration
-  in every joint arrives there without a solve (a flip moves joints by tens
-  of degrees; most moves of a dense path are such a step). At every
-  step the smallest singular value of the Jacobian is taken (**near
-  singular** below :data:`~thermocomp.tolerances.NEAR_SINGULAR_SIGMA`), and
-  the joint speeds the move's TCP speed demands, ``qd = J^-1 twist``, are
-  compared with the datasheet joint speeds (``chain.velocity``);
-- **joint steps**: a point whose joint correction is more than
-  :data:`JOINT_STEP_GAIN` times its correction at the TCP (a wrist or
-  elbow singularity: UR's home straight up) is named, with the joint and
-  both sizes;
-- **circles** (``MoveC``, ``movec``, in the filtered form, where the written
-  move stays circular): the start (the previous point), via and end points
-  must define one circle, as the controller requires before it moves: each of
-  via and end at least :data:`CIRCLE_MIN_DISTANCE` from the start, and the
-  angle between them seen from the start at least :data:`CIRCLE_MIN_ANGLE`
-  from 0 and from 180 degrees (a via point on the end point, on the start, or
-  on the line through them). Checked on the program's points and on every
-  written version; the controller refuses such a move when it reaches it.
+Seed 004 (Section 3-2) checks a trajectory before it runs: near-singular configurations matter because there "one of
+the joints has to have a higher velocity than possible", and a Cartesian move may switch configuration (its Figure
+2-4). What each check does, with its numbers, is docs/programs.md's "Feasibility (seed 004's checks)".
 """
 
 from __future__ import annotations

@@ -188,6 +188,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.assigned: dict[str, Token | Tree] = {}
         self._seen: set[Finding] = set()  # the findings and notes given once (:meth:`note_once`)
         self._summaries: dict[int, tuple] = {}  # id of a node -> (it, :meth:`_Flow.summary` of it)
+        self._written_order: dict[int, tuple] = {}  # id of a node -> (it, where it first names each datum)
         self._unresolved: list[Tree] = []  # the constructs not resolved being followed, innermost last
         self._routines_run: list[Tree] = []  # the bodies of the routines being run, innermost last
         self.conditional: list[int] = []  # lines of the motions followed under conditions not resolved

@@ -126,6 +126,9 @@ STATEMENTS_PER_LINE = 50
 #: A line that holds code (not blank, not a comment alone): blank lines cost nothing to read, so they add no statements.
 _CODE_LINE = re.compile(r"^[ \t\f\r]*+[^\s!]", re.M)
 
+#: The data of a path's end joined (:meth:`_Flow.join`) that cost as much as one statement run (a few µs each).
+DATA_PER_STATEMENT = 8
+
 #: A FOR loop whose body moves nothing (:attr:`Summary.blocker`) is unrolled pass by pass while its passes times the
 #: statements a pass runs (:meth:`_Flow.cost`) stay within this many; a longer one is followed once as a loop of
 #: count known only while running (what it assigns is then known only while running after it), not unrolled.
@@ -423,7 +426,8 @@ class _Flow:
             routine = self.procs.get(key)
             if routine is None:
                 continue
-            reason, changed = self._summary(key, routine)
+            found = self.summary(routine)
+            reason, changed = found.blocker, found.changed
             if reason is None and changed:
                 reason = f"an assignment to {', '.join(sorted(changed))}"
             if reason is not None:
@@ -545,7 +549,7 @@ class _Flow:
             moving = key in MOTIONS or key in PROCESS_MOTIONS or key == "waittime"
             if moving or routine is None:
                 return int(moving), 1
-            if id(routine) in self.origin and self._summary(key, routine)[0] is None:
+            if id(routine) in self.origin and self.summary(routine).blocker is None:
                 return 0, 1
             steps, statements = self.cost(routine, calling)
             return max(steps, 1), 1 if id(routine) in self.origin else 1 + statements
@@ -740,7 +744,7 @@ class _Flow:
         if found.blocker is not None:
             raise _Unsupported(f"CONNECT (an interrupt) runs TRAP {name}, which holds {found.blocker}, at times known "
                                "only while running", statement)
-        for key in found.assigns - found.local:
+        for key in self._in_written_order(found.assigns - found.local, trap):
             self.mark_changed(key, statement, local)
         self.visited.add(name.lower())
         self.notes.append(Finding(f"CONNECT: TRAP {name} moves nothing; what it assigns is known only while running "
@@ -750,20 +754,21 @@ class _Flow:
         """A label (a ``GOTO`` target): the routine's statements are followed in written order, and every datum the
         routine may assign is known only while running from each label on (a ``GOTO`` may arrive from anywhere)."""
         routine = self._routines_run[-1] if self._routines_run else statement
-        for key in self.summary(routine).assigns:
+        for key in self._in_written_order(self.summary(routine).assigns, routine):
             self.mark_changed(key, statement, local)
         note = Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written order, "
                        "what it assigns known only while running after the label", *_location(statement), self.file)
         self.note_once(note)
 
-    def work(self, statement: Tree) -> None:
-        """One more statement run: past :data:`MAX_STATEMENTS_RUN` and :data:`STATEMENTS_PER_LINE` a line of the
-        module, the module is refused naming ``statement``."""
-        self.statements_run += 1
+    def work(self, statement: Tree, count: int = 1) -> None:
+        """``count`` more statements run (a join of paths: one a datum of each path, :meth:`run_unresolved`): past
+        :data:`MAX_STATEMENTS_RUN` and :data:`STATEMENTS_PER_LINE` a line of the module, the module is refused naming
+        ``statement``."""
+        self.statements_run += count
         if self.statements_run > self.max_statements:
             raise self.error(f"reading runs more than {self.max_statements:,} statements ({MAX_STATEMENTS_RUN:,} and "
-                             f"{STATEMENTS_PER_LINE} a line of the module; its FOR loops and routine calls unrolled): "
-                             "refused at this statement", statement)
+                             f"{STATEMENTS_PER_LINE} a line of the module; its FOR loops and routine calls unrolled, the "
+                             "paths through its conditions joined): refused at this statement", statement)
 
     def run_body(self, body: Tree, local: dict[str, _Data], depth: int) -> None:
         for statement in body.children:
@@ -802,6 +807,18 @@ class _Flow:
                 calling |= {self._routine_name(node).lower()}
             self._summaries[id(node)] = (node, Summary(self, node, calling))  # (node kept: its id stays its)
         return self._summaries[id(node)][1]
+
+    def _in_written_order(self, keys: set[str] | frozenset[str], node: Tree) -> list[str]:
+        """``keys`` (data names, lower case) in the order ``node`` first names them, then by name those it does not
+        name (assigned in a routine it calls): what is marked changed in this order reaches the order of the
+        messages (:meth:`check_cycles`), which a set's order would tie to the hash seed."""
+        if id(node) not in self._written_order:
+            first: dict[str, int] = {}
+            for token in node.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME"):
+                first.setdefault(str(token).lower(), token.start_pos)
+            self._written_order[id(node)] = (node, first)  # (node kept: its id stays its)
+        first = self._written_order[id(node)][1]
+        return sorted(keys, key=lambda key: (key not in first, first.get(key, 0), key))
 
     def _trap(self, key: str) -> Tree | None:
         """The TRAP of this module named ``key`` (lower case), or None."""
@@ -1137,9 +1154,10 @@ class _Flow:
         bodies is followed once, in the written order (a motion's data decide, not the condition around it).
 
         What it may assign (:attr:`Summary.assigns`, its FOR counter) is changed from a loop's start until an assignment
-        inside gives it a known value; each branch starts from the values before it; after it the paths join
-        (:meth:`join`). A note names the construct and the motions compensated under it (each counts once in the
-        timing, in the written order of the cycle); :meth:`check_paths` refuses a motion whose data differ by path.
+        inside gives it a known value; each further branch starts, and the construct ends, where its paths join
+        (:meth:`join`, one rule for both). A note names the construct and the motions compensated under it (each
+        counts once in the timing, in the written order of the cycle); :meth:`check_paths` refuses a motion whose
+        data differ by path.
         """
         if len(self._unresolved) >= MAX_NESTING:  # (each level is a few Python frames: bounded with its line)
             raise _Unsupported(f"{_CONSTRUCTS[statement.data]} nested more than {MAX_NESTING} deep in conditions "
@@ -1149,8 +1167,9 @@ class _Flow:
             keys = set(self.summary(statement).assigns)
             if statement.data == "for_stmt":
                 keys.add(str(statement.children[0]).lower())
-            names = keys | {local[key].name.lower() for key in keys if key in local}  # (a parameter: the caller's data)
-            before = self._snapshot(names, local)
+            keys = self._in_written_order(keys, statement)
+            names = list(dict.fromkeys([*keys, *(local[key].name.lower() for key in keys if key in local)]))
+            before = self._snapshot(statement, names, local)  # (a parameter's name: the caller's data too)
             for key in keys:  # (a loop's pass reads what the pass before left; a branch, what an earlier cycle left)
                 self.mark_changed(key, statement, local)
             conf_before, first = dict(self.conf_on), len(self.steps)
@@ -1160,12 +1179,13 @@ class _Flow:
                 counter = statement.children[0]
                 scope = {**local, str(counter).lower(): _Data("num", None, None, str(counter), counter)}
                 self._scopes.append(scope)
-            ends = []
+            ends, start = [], before
             for k, body in enumerate(bodies):
-                if k:
-                    self.sibling_start(before, statement, local)
+                if k:  # (where an earlier branch, or none, left an earlier cycle: the branch before's end joined
+                    self.join(statement, [ends[-1], start])  # with where that one started)
+                    start = self._snapshot(statement, names, local)
                 self.run_body(body, scope, depth)
-                ends.append(self._snapshot(names, local))
+                ends.append(self._snapshot(statement, names, local))
             self.join(statement, ends if exhaustive else [*ends, before])
             for mode, on in conf_before.items():  # (ConfL \Off in one branch: its confdata kept, the safe side)
                 self.conf_on[mode] = self.conf_on[mode] or on
@@ -1192,38 +1212,30 @@ class _Flow:
         return bodies, statement.data in ("if_stmt", "test_stmt") and isinstance(last, Tree) \
             and last.data == "body" and (statement.data == "test_stmt" or len(statement.children) > 2)
 
-    def _snapshot(self, names: set[str], local: dict[str, _Data]) -> dict[str, tuple]:
-        """What the walk knows of each datum of ``names``: its scope entry, whether it is changed at run time, its
-        followed assignment, and whether a condition gave it its value (:meth:`sibling_start`, :meth:`join`)."""
-        return {name: (local.get(name) if name in local else self.module_data.get(name), name in local,
-                       self.assigned.get(name), self._followed.get(name), self._branch_given.get(name))
-                for name in names}
-
-    def sibling_start(self, before: dict[str, tuple], statement: Tree, local: dict[str, _Data]) -> None:
-        """The start of another branch of ``statement``: a datum an earlier branch gave a known value has that value
-        here (a state machine's case reads what an earlier case left in an earlier cycle) when the value before the
-        construct was none (a ``VAR`` without one) or the same; when it was another known value, this branch may
-        read either: changed at run time, naming the assignment in the earlier branch."""
-        for name, (data, is_local, assigned, _, _) in before.items():
-            given = self._branch_given.get(name)
-            if given is None or name in self.assigned or data is None or assigned is not None \
-                    or not _complete(data.value):
-                continue
-            now = (local if is_local else self.module_data).get(name)
-            if now is None or not _same(now.value, data.value):
-                self.assigned[name] = given[0]
-                self._joined[name] = (given[0], statement)
-                self._cache = {k: v for k, v in self._cache.items() if k[1] != name}
+    def _snapshot(self, statement: Tree, names: list[str], local: dict[str, _Data]) -> dict[str, tuple]:
+        """What the walk knows of each datum of ``names`` at an end of a path through ``statement``: its scope entry,
+        whether it is changed at run time, its followed assignment, and whether a condition gave it its value
+        (:meth:`join`). Counted as work (:meth:`work`, :data:`DATA_PER_STATEMENT`): a TEST of many cases, each giving
+        a datum a value, is a join of as many paths, each of as many data."""
+        self.work(statement, len(names) // DATA_PER_STATEMENT)
+        return {name: (local.get(name) if name in local else self.module_data.get(name), self.assigned.get(name),
+                       self._followed.get(name), self._branch_given.get(name)) for name in names}
 
     def join(self, statement: Tree, paths: list[dict[str, tuple]]) -> None:
-        """After an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running, whose ``paths`` (the
-        :meth:`_snapshot` at the end of each body, and before it where it may run none) may leave its data
-        different values: a datum every path leaves one known value keeps it; any other is changed at run time
-        from here on, a later read naming the assignment inside (:meth:`lookup`)."""
+        """Where ``paths`` through an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running meet (the
+        :meth:`_snapshot` at the end of each): at the start of each further branch (the ends of the branches before
+        it, which an earlier cycle may have run, and the state before it: a state machine's case reads what another
+        case left), and after it (every body's end, and the state before it where it may run none). A datum every
+        path that gives it a value leaves one known value keeps it (a path that leaves a ``VAR`` without one reaches
+        no read the controller runs); any other is changed at run time from here on, a later read naming the
+        assignment inside (:meth:`lookup`)."""
+        self.work(statement, len(paths) * len(paths[0]) // DATA_PER_STATEMENT)
         for name in paths[0]:
             ends = [path[name] for path in paths]
-            known = [data.value if data is not None and assigned is None and data.value is not None else None
-                     for data, _, assigned, _, _ in ends]
+            states = [(data, assigned) for data, assigned, _, _ in ends]
+            valued = [(data, assigned) for data, assigned in states
+                      if assigned is not None or (data is not None and _complete(data.value))]
+            known = [data.value if data is not None and assigned is None else None for data, assigned in valued or states]
             followed = [f for *_, f, _ in ends if f is not None]
             if all(v is not None for v in known) and all(_same(v, known[0]) for v in known[1:]):
                 if followed:
@@ -1351,21 +1363,14 @@ class _Flow:
             raise _Unsupported(f"{name} is no instruction thermocomp knows and a routine {_NOT_FOUND.format(name=name)}",
                                statement)
 
-    def _summary(self, key: str, routine: Tree, calling: frozenset[str] = frozenset()
-                 ) -> tuple[str | None, frozenset[str]]:
-        """:attr:`Summary.blocker` of the routine ``key`` and the data it assigns but its own (once a routine: a tree of
-        calls is not walked path by path)."""
-        found = self.summary(routine, calling | {key})
-        return found.blocker, found.changed
-
     def _passed_over(self, key: str, statement: Tree) -> bool:
         """Whether the call ``statement`` of ``key``, a routine of another module of the task, is passed over: it
         moves nothing and changes nothing how motions run (what it assigns is recorded as changed at the call).
         A routine that moves is run like the program's own (:meth:`_run_proc`), in its module's file."""
-        reason, changed = self._summary(key, self.procs[key])
-        if reason is not None:
+        found = self.summary(self.procs[key])
+        if found.blocker is not None:
             return False
-        for changed_key in changed:
+        for changed_key in self._in_written_order(found.changed, self.procs[key]):
             self.assigned.setdefault(changed_key, statement)
         return True
 
