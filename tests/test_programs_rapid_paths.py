@@ -101,3 +101,14 @@ def test_after_a_construct_a_target_only_it_gives_a_value_reads_that_value(const
                                        "after.mod")
     assert declared.motions == () and [f.line for f in declared.unsupported] == [8]
     assert "line 6 gives it a value inside the" in declared.unsupported[0].message
+
+
+def test_a_joint_target_only_an_if_gives_a_value_is_refused_the_other_path_reads_its_zeros():
+    """A ``VAR jointtarget`` declared without a value holds zeros, a pose the robot goes to: where only an IF on an
+    input gives it a value, the motion after it reads one of two values, so it is refused naming the assignment
+    (written at the IF's value, the path that skips the IF would go there instead of to the zeros)."""
+    body = ("    IF DInput(di1) = 1 THEN\n      j := [[10, 20, 30, 0, 40, 0], [9E9, 9E9, 9E9, 9E9, 9E9, 9E9]];\n"
+            "    ENDIF\n    MoveAbsJ j, v100, fine, tool0;\n")
+    prog = rapid_program_from_text(_module("VAR jointtarget j;", body), "joints.mod")
+    assert prog.motions == () and [f.line for f in prog.unsupported] == [8]
+    assert "line 6 gives it a value inside the IF" in prog.unsupported[0].message

@@ -138,6 +138,12 @@ MAX_QUIET_WORK = 20_000
 _ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt", "placeholder"))
 
 
+#: Types whose value without a declared one (all parts zero) holds a zero quaternion, which the controller stops
+#: on as an orientation: a path that leaves a ``VAR`` of one of them without a value reaches no motion that reads
+#: it. A ``VAR jointtarget`` (or ``num``) without a value is all zeros, a value a motion can read.
+_ZERO_ORIENTATION = frozenset({"robtarget", "orient", "pose", "tooldata", "wobjdata"})
+
+
 def _complete(value: object) -> bool:
     """``value`` has every part (a ``VAR`` of a RECORD declared without a value has none where no default is)."""
     if isinstance(value, list):
@@ -1226,15 +1232,16 @@ class _Flow:
         :meth:`_snapshot` at the end of each): at the start of each further branch (the ends of the branches before
         it, which an earlier cycle may have run, and the state before it: a state machine's case reads what another
         case left), and after it (every body's end, and the state before it where it may run none). A datum every
-        path that gives it a value leaves one known value keeps it (a path that leaves a ``VAR`` without one reaches
-        no read the controller runs); any other is changed at run time from here on, a later read naming the
+        path that gives it a value leaves one known value keeps it (a path that leaves a ``VAR`` of a
+        :data:`_ZERO_ORIENTATION` type without one reaches no read the controller runs); any other is changed at run time from here on, a later read naming the
         assignment inside (:meth:`lookup`)."""
         self.work(statement, len(paths) * len(paths[0]) // DATA_PER_STATEMENT)
         for name in paths[0]:
             ends = [path[name] for path in paths]
             states = [(data, assigned) for data, assigned, _, _ in ends]
             valued = [(data, assigned) for data, assigned in states
-                      if assigned is not None or (data is not None and _complete(data.value))]
+                      if assigned is not None or data is None or data.type not in _ZERO_ORIENTATION
+                      or _complete(data.value)]
             known = [data.value if data is not None and assigned is None else None for data, assigned in valued or states]
             followed = [f for *_, f, _ in ends if f is not None]
             if all(v is not None for v in known) and all(_same(v, known[0]) for v in known[1:]):
