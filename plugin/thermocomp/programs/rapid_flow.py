@@ -1234,8 +1234,7 @@ class _Flow:
         case left), and after it (every body's end, and the state before it where it may run none). A datum every
         path that gives it a value leaves one known value keeps it (a path that leaves a ``VAR`` of a
         :data:`_ZERO_ORIENTATION` type without one reaches no read the controller runs); any other is changed at
-        run time from here on, a later read naming the
-        assignment inside (:meth:`lookup`)."""
+        run time from here on, a later read naming the assignment inside (:meth:`lookup`)."""
         self.work(statement, len(paths) * len(paths[0]) // DATA_PER_STATEMENT)
         for name in paths[0]:
             ends = [path[name] for path in paths]
