@@ -799,25 +799,18 @@ class _Declarations:
         routine = (self.funcs if node.data == "func_call" else self.procs).get(key)
         if routine is not None:
             found = self.summary(routine)
-            changed: list[Token | str] = sorted(found.changed)
-        elif key in WRITES or node.data == "call" or key in EVALUATED:
-            places, names = WRITES.get(key, ((), frozenset()))
-            changed, found = [], None
-        else:  # (a function found nowhere: it may write any datum named whole among its arguments)
-            places, names, changed, found = (-1,), frozenset(), [], None
-        if len(node.children) < 2:
-            return changed
-        try:
-            positional, optional = self.split_args(node.children[1])
-        except _Unsupported:
-            return changed
-        if found is not None:
-            written = positional if found.writes_params else []
-        else:
-            written = [a for i, a in enumerate(positional) if i in places or places == (-1,)] + [
-                v for k, v in optional.items() if v is not None and (k in names or places == (-1,) and node.data ==
-                                                                     "call")]
-        return changed + [t for t in map(self.changed_root, written) if t is not None]
+            return [*sorted(found.changed), *self.written_arguments(node, *found.written)]
+        if node.data == "func_call" and key not in WRITES and key not in EVALUATED:
+            return self.written_arguments(node, (-1,), frozenset())  # (a function found nowhere)
+        return self.written_arguments(node, *WRITES.get(key, ((), frozenset())))
+
+    def written_arguments(self, call: Tree, places: tuple[int, ...], names: frozenset[str]) -> list[Token]:
+        """The data named whole (or a part of: ``p.trans``, ``a{i}``) by the arguments of ``call`` at ``places``
+        among the required ones (``(-1,)``: every one) and by its optional arguments ``names``."""
+        positional, optional = self.split_args(call.children[1] if len(call.children) > 1 else None)
+        written = [a for i, a in enumerate(positional) if i in places or places == (-1,)]
+        written += [v for k, v in optional.items() if v is not None and k in names]
+        return [t for t in map(self.changed_root, written) if t is not None]
 
     def record_change(self, statement: Tree, local: dict[str, _Data]) -> None:
         """The data ``statement`` changes (:meth:`changed_tokens`), and those the functions called in its

@@ -201,7 +201,8 @@ class Summary(Visitor):
         what the routines it calls assign but their own data (a parameter they assign: the data named at the call,
         passed by reference).
     local : frozenset[str]
-        A routine's own data and parameters; ``writes_params``: whether it assigns a parameter.
+        A routine's own data and parameters; ``written``: the places of the required parameters and the names of
+        the optional ones it assigns (as :data:`.rapid_data.WRITES`).
     changed : set[str]
         The data of others it assigns (:attr:`assigns` but :attr:`local`) and what the TRAPs it connects assign.
     mutates : bool
@@ -228,7 +229,9 @@ class Summary(Visitor):
         self.mutates = self.late = False
         self.visit_topdown(node)
         self.changed |= self.assigns - self.local
-        self.writes_params = bool(self.assigns & params)
+        required, optional = flow.signature(node) if routine else ([], {})
+        self.written = (tuple(i for i, (_, name) in enumerate(required) if str(name).lower() in self.assigns),
+                        frozenset(optional) & self.assigns)
 
     def _found(self, blocker: str | None, motion: str | None = None) -> None:
         self.blocker = self.blocker or blocker
@@ -278,9 +281,7 @@ class Summary(Visitor):
         if found is not None:  # (a FUNC may hold any instruction, and write its INOUT parameters)
             self.changed |= found.changed
             self.assigns |= found.assigns - found.local
-            if found.writes_params:
-                self.assigns.update(str(t).lower() for t in self._named(sub.children[1] if len(sub.children) > 1
-                                                                         else None) if t is not None)
+            self.assigns.update(str(t).lower() for t in self._flow.written_arguments(sub, *found.written))
         if found is not None and found.motion is not None:
             at = self._at(sub)
             self._found(f"{found.motion} (in FUNC {name}, called at {at})", f"{found.motion} (in {name}, called at {at})")
@@ -329,8 +330,8 @@ class Summary(Visitor):
             inner = flow.summary(routine, self._calling)
             self.changed |= inner.changed
             self.assigns |= inner.assigns - inner.local
-            if inner.writes_params:  # (passed by reference: the caller's data it names)
-                self.assigns.update(str(t).lower() for t in self._named(args) if t is not None)
+            # (the parameters it assigns, passed by reference: the caller's data named there)
+            self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, *inner.written))
             self.mutates |= inner.mutates
             if self.motion is None:
                 at = self._at(sub)
@@ -974,14 +975,7 @@ class _Flow:
         binds nothing). RAPID's own checks (number of arguments, optional names, types) are errors naming the call."""
         positional, optional = self.split_args(call_args)
         name = self._routine_name(routine)
-        required, optional_params = [], {}
-        text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
-        for param in self._params_of(routine):
-            names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
-            if text[:span_of(param).start].rstrip().endswith("\\") or text[span_of(param).start] == "\\":
-                optional_params[str(names[1]).lower()] = names
-            else:
-                required.append(names)
+        required, optional_params = self.signature(routine)
         if len(positional) != len(required):
             raise self.error(f"{name} takes {len(required)} argument(s) "
                              f"({', '.join(str(n[1]) for n in required) or 'none'}), got {len(positional)}", statement)
@@ -1000,6 +994,19 @@ class _Flow:
         self._params[id(scope)] = set(scope)
         self._present[id(scope)] = {key for key in optional_params if key in optional}  # (Present(...))
         return scope
+
+    def signature(self, routine: Tree) -> tuple[list[list[Token]], dict[str, list[Token]]]:
+        """A routine's required parameters in written order and its optional ones by lower-case name, each as its
+        type's and its name's tokens."""
+        required, optional = [], {}
+        text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
+        for param in self._params_of(routine):
+            names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
+            if text[:span_of(param).start].rstrip().endswith("\\") or text[span_of(param).start] == "\\":
+                optional[str(names[1]).lower()] = names
+            else:
+                required.append(names)
+        return required, optional
 
     def unbound_scope(self, routine: Tree) -> dict[str, _Data]:
         """The scope of a call whose arguments are known only while running: every parameter without a value."""
