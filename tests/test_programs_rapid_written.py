@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from test_programs_rapid_expressions import _offsets, _read
 
+from thermocomp.errors import InputError
+
 #: Picks an offset by a datum ``code``: 10 mm when it is 0, 20 mm else.
 _CHOICE = "    IF code = 0 THEN\n      dx := 10;\n    ELSE\n      dx := 20;\n    ENDIF\n"
 _MOVE = "    MoveL Offs(p, dx, 0, 0), v100, fine, tool0;\n"
@@ -128,3 +130,14 @@ def test_a_while_whose_condition_is_false_runs_nothing(tmp_path):
     read = _read(tmp_path, "    VAR num n := 0;\n    ok := StrToVal(s, n);\n" + loop + after, _DATA)
     assert [n.line for n in read.notes if "not resolved before running" in n.message] == [10]
     np.testing.assert_allclose(_offsets(read), [[10, 0, 0], [0, 0, 5]])
+
+
+@pytest.mark.parametrize("value", ["m", "n"])
+def test_a_test_of_many_cases_in_a_long_loop_is_bounded(tmp_path, value):
+    """A TEST of 500 empty cases in a FOR of 1,000 passes: each case value tested (``m``, decided: no case holds
+    it) or each path joined (``n``, changed while running) counts as a statement run, so the reading ends with a
+    refusal at the statement bound instead of running half a million cases."""
+    cases = "".join(f"      CASE {k}:\n" for k in range(1, 501))
+    body = f"    Incr n;\n    FOR i FROM 1 TO 1000 DO\n      TEST {value} + 0 * i\n{cases}      ENDTEST\n    ENDFOR\n"
+    with pytest.raises(InputError, match="reading runs more than"):
+        _read(tmp_path, body + "    MoveL p, v100, fine, tool0;\n", "  VAR num n := 0;\n  VAR num m := 5000;\n")

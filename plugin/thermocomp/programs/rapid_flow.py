@@ -1096,6 +1096,7 @@ class _Flow:
                                                       if isinstance(c, Tree) and c.data == "elseif")]
             body_of = bodies
         for (wanted, condition), body in zip(tests, body_of):
+            self.work(condition)  # (a TEST of many cases in a long loop: each case value counts)
             got = self._decided_value(condition, local)
             if wanted is None or got is None or type(got) is not type(wanted) or isinstance(got, list):
                 return None
@@ -1189,6 +1190,7 @@ class _Flow:
                 self._scopes.append(scope)
             ends = []
             for k, body in enumerate(bodies):
+                self.work(statement)  # (each path joined counts: a TEST of many empty cases in a long loop)
                 if k:
                     self.sibling_start(before, statement, local)
                 self.run_body(body, scope, depth)
