@@ -865,7 +865,7 @@ class _Flow:
         self.note_conf(self.steps[first:])
 
     def run_if(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """An ``IF`` runs the branch the file decides (:meth:`decided_branch`), else each (:meth:`run_unresolved`)."""
+        """An ``IF`` or ``TEST`` runs the branch the file decides (:meth:`decided_branch`), else each (:meth:`run_unresolved`)."""
         branch = self.decided_branch(statement, local)
         if branch is None:
             self.run_unresolved(statement, local, depth)
@@ -1002,7 +1002,10 @@ class _Flow:
         text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
         for param in self._params_of(routine):
             names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
-            if text[:span_of(param).start].rstrip().endswith("\\") or text[span_of(param).start] == "\\":
+            before = start = span_of(param).start  # (a backslash at its start or just before it: optional)
+            while before > 0 and text[before - 1].isspace():
+                before -= 1
+            if text[start] == "\\" or text[before - 1:before] == "\\":
                 optional[str(names[1]).lower()] = names
             else:
                 required.append(names)
