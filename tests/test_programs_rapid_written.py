@@ -141,3 +141,12 @@ def test_a_test_of_many_cases_in_a_long_loop_is_bounded(tmp_path, value):
     body = f"    Incr n;\n    FOR i FROM 1 TO 1000 DO\n      TEST {value} + 0 * i\n{cases}      ENDTEST\n    ENDFOR\n"
     with pytest.raises(InputError, match="reading runs more than"):
         _read(tmp_path, body + "    MoveL p, v100, fine, tool0;\n", "  VAR num n := 0;\n  VAR num m := 5000;\n")
+
+
+def test_the_size_of_an_array_the_task_changes_decides_an_if(tmp_path):
+    """``Dim(a, 1)`` reads ``a``'s declaration, not its values: the IF is decided though the task changes an element
+    of ``a`` while running (``StrToVal`` reads into it)."""
+    prog = _read(tmp_path, "    ok := StrToVal(s, a{2});\n    IF Dim(a, 1) = 3 THEN\n      dx := 10;\n    ELSE\n"
+                           "      dx := 20;\n    ENDIF\n" + _MOVE, _DATA + "  VAR num a{3};\n")
+    assert prog.unsupported == ()
+    np.testing.assert_allclose(_offsets(prog), [[10.0, 0.0, 0.0]])
