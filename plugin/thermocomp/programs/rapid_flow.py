@@ -310,8 +310,8 @@ class Summary(Visitor):
         if args is not None and key not in _PASSIVE:
             self.passed.update(str(n.children[0]).lower() for n in args.find_data("name"))
         writes = getattr(PROCESS_MOTIONS.get(key), "writes", None)
-        if writes is not None and len(named := self._named(args)) > writes and named[writes] is not None:
-            self.assigns.add(str(named[writes]).lower())  # (a search's found point)
+        if writes is not None:  # (a search's found point)
+            self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, (writes,), frozenset()))
         self.mutates |= key in MODE_INSTRUCTIONS or writes is not None
         if key in _MOVING and routine is None or key in MOTIONS or key in PROCESS_MOTIONS:
             if self.motion is None:  # (a routine of 10,000 motions: each named only while none is)
@@ -337,13 +337,6 @@ class Summary(Visitor):
                 at = self._at(sub)
                 self._found(inner.blocker and f"{inner.blocker} (in {name}, called at {at})",
                             inner.motion and f"{inner.motion} (in {name}, called at {at})")
-
-    def _named(self, args: Tree | None) -> list[Token | None]:
-        """The data each positional argument of a call names (by reference), None where it names none."""
-        try:
-            return [self._flow.changed_root(arg) for arg in self._flow.split_args(args)[0]]
-        except _Unsupported:
-            return []
 
 
 class _Flow:
