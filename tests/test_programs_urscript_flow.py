@@ -76,6 +76,96 @@ def test_a_function_that_moves_called_again_from_the_state_it_ran_from_is_not_wa
     assert {m.points[-1].text.line for m in prog.motions} == {1, 2}
 
 
+def _history_program(calls: int, tail: str = "", argument: str = "7") -> str:
+    """A function that shifts a rolling history of ten commands (a global), counts its calls and moves to two
+    constant targets, called ``calls`` times from a counted loop with ``argument``; ``tail`` after the loop."""
+    return ("hist = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\n"
+            "calls = 0\n"
+            "def move_and_log(k):\n"
+            "  local i = 9\n"
+            "  while i > 0:\n"
+            "    hist[i] = hist[i - 1]\n"
+            "    i = i - 1\n"
+            "  end\n"
+            "  hist[0] = k\n"
+            "  global calls = calls + 1\n"
+            "  movel(p[0.4, 0.1, 0.3, 0.0, 3.14, 0.0], a=1.2, v=0.25)\n"
+            "  movej([0.0, -1.57, 1.57, -1.57, -1.57, 0.0], a=1.4, v=1.05)\n"
+            "end\n"
+            "n = 0\n"
+            f"while n < {calls}:\n"
+            f"  move_and_log({argument})\n"
+            "  n = n + 1\n"
+            "end\n" + tail)
+
+
+def test_a_call_that_only_shifts_a_history_nothing_reads_is_done_again_not_walked():
+    """LEonard's class: a function keeps a rolling history of its commands and a count of its calls that nothing
+    else reads, and moves to constant targets; called 2,000 times, each call is done again from the state of the
+    first (the history and the count are not followed: they can change no motion, condition or message), so
+    reading runs about three statements a call, not the ~25 of a walk (50,000 before). Every call's two motions
+    are there, in the written order."""
+    prog = urscript_program_from_text(_history_program(2000), "history.script")
+    assert prog.unsupported == () and len(prog.motions) == 4000
+    assert prog.extra["statements_run"] < 3 * 2000
+    assert [m.instruction for m in prog.motions[:4]] == ["movel", "movej", "movel", "movej"]
+    np.testing.assert_allclose([m.points[-1].T_world_tcp[2, 3] for m in prog.motions[::2]], 0.3, atol=1e-12)
+
+
+def test_a_history_a_condition_reads_is_followed_call_by_call():
+    """The same history read after the loop by a condition: it is followed at every call (its entries are the
+    arguments of the last ten calls), so the branch its oldest entry decides is the one compensated."""
+    tail = ("if hist[9] == 2 and hist[0] == 11:\n"
+            "  movel(p[0.5, 0.1, 0.3, 0.0, 3.14, 0.0], a=1.2, v=0.25)\n"
+            "else:\n"
+            "  movel(p[0.6, 0.1, 0.3, 0.0, 3.14, 0.0], a=1.2, v=0.25)\n"
+            "end\n")
+    prog = urscript_program_from_text(_history_program(12, tail, "n"), "read_history.script")
+    assert prog.unsupported == () and len(prog.motions) == 25
+    assert prog.motions[-1].statement.line == 20
+    np.testing.assert_allclose(prog.motions[-1].points[-1].T_world_tcp[0, 3], 0.5, atol=1e-12)
+
+
+def test_a_variable_read_through_a_chain_of_assignments_is_followed():
+    """``z`` is read by a motion, ``z`` is given ``y``, ``y`` is given ``x``, which a loop shifts: each is read (only
+    ``log``, which nothing reads, is not followed), so the target is the value passed down the chain."""
+    text = ("log = [0, 0]\n"
+            "x = 0.2\n"
+            "i = 0\n"
+            "while i < 3:\n"
+            "  log[1] = log[0]\n"
+            "  log[0] = x\n"
+            "  x = x + 0.05\n"
+            "  i = i + 1\n"
+            "end\n"
+            "y = x\n"
+            "z = y\n"
+            "movel(p[0.4, 0.1, z, 0.0, 3.14, 0.0], a=1.2, v=0.25)\n")
+    prog = urscript_program_from_text(text, "chain.script")
+    assert prog.unsupported == () and len(prog.motions) == 1
+    np.testing.assert_allclose(prog.motions[0].points[-1].T_world_tcp[2, 3], 0.35, atol=1e-12)
+
+
+def test_a_call_reading_a_record_is_done_again_only_from_an_equal_record():
+    """``go()`` reads the record ``wp``: called again after ``wp`` is given another record it is walked again (its
+    motion goes to the new member, written in the new literal); called again with ``wp`` unchanged it does what it
+    did."""
+    text = ("def prog():\n"
+            "  wp = struct(p=p[0.4, 0.1, 0.3, 0, 3.14, 0], q=[0, -1.57, 1.57, -1.57, -1.57, 0])\n"
+            "  def go():\n"
+            "    movel(wp.p, a=1.2, v=0.25)\n"
+            "  end\n"
+            "  go()\n"
+            "  wp = struct(p=p[0.5, 0.1, 0.3, 0, 3.14, 0], q=[0, -1.57, 1.57, -1.57, -1.57, 0])\n"
+            "  go()\n"
+            "  go()\n"
+            "end\n")
+    prog = urscript_program_from_text(text, "record.script")
+    assert prog.unsupported == ()
+    np.testing.assert_allclose([m.points[-1].T_world_tcp[0, 3] for m in prog.motions], [0.4, 0.5, 0.5], atol=1e-12)
+    assert [m.points[-1].text.line for m in prog.motions] == [2, 7, 7]
+
+
 def test_a_math_function_is_known_by_its_whole_name_not_as_a_prefix():
     """``sin``, ``atan2`` and ``powerdown`` are the manual's and move nothing; ``sinus_drive()``, defined nowhere in the
     script and not a function of the manual, could move the robot: refused at its line, not passed as "sin..."."""

@@ -156,12 +156,39 @@ def skipped(b: np.ndarray, table: np.ndarray, at: np.ndarray, step: int = 1) -> 
 _BINARY = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
-def parse_program(parser: Lark, text: str, path: str, language: str, run_head: Callable[[str], str]) -> Tree:
+#: Brackets a parser's stack may hold open at the end of a file, and the tokens that close them.
+_BRACKETS = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE"}
+
+
+def _still_open(stack: list, blocks: dict[str, bool], ends: frozenset[str]) -> str:
+    """The innermost block or bracket that the LALR parser's ``stack`` holds open where the file ended, as
+    ``": def p (line 1) is not closed"`` (``blocks``: the token types that open a block, True where the name after
+    it is the block's; ``ends``: the token types that close the innermost block); ``""`` when none is."""
+    still: list[tuple[object, str]] = []
+    for i, item in enumerate(stack):
+        kind = getattr(item, "type", None)
+        if kind in blocks:
+            named = blocks[kind] and i + 1 < len(stack) and getattr(stack[i + 1], "type", "") == "NAME"
+            still.append((item, f"{item} {stack[i + 1]}" if named else str(item)))
+        elif kind in _BRACKETS:
+            still.append((item, f"'{item}'"))
+        elif still and kind is not None and (kind in ends or kind == _BRACKETS.get(getattr(still[-1][0], "type", ""))):
+            still.pop()
+    if not still:
+        return ""
+    token, written = still[-1]
+    return f": {written} (line {getattr(token, 'line', '?')}) is not closed"
+
+
+def parse_program(parser: Lark, text: str, path: str, language: str, run_head: Callable[[str], str],
+                  blocks: dict[str, bool] | None = None, ends: frozenset[str] = frozenset()) -> Tree:
     """Parse a whole file's ``text`` (read as ISO-8859-1; a UTF-8 BOM blanked) with a reader's ``parser``.
 
     Where the parser fails the file is refused with line and column: as binary data (an encrypted or binary
     file) where it holds a control character no text holds, else ``"{language} syntax: unexpected ..."``
     naming what was found as its author wrote it (``run_head``: the instruction a ``MOVES`` run starts with).
+    A file that ends inside a block also names the innermost block or bracket left open and its line
+    (``blocks``, ``ends``: the language's block tokens, see :func:`_still_open`).
     """
     parseable = ("   " + text[3:]) if text.startswith("\xef\xbb\xbf") else text
     try:
@@ -180,7 +207,10 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
         what = "end of file" if at_end else repr(_as_written(str(found), text, getattr(exc, "pos_in_stream", None)))
         line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
         column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
-        raise InputError(f"{language} syntax: unexpected {what} (column {column})", path=path, row=line) from None
+        interactive = getattr(exc, "interactive_parser", None) if at_end and blocks else None
+        unclosed = _still_open(interactive.parser_state.value_stack, blocks, ends) if interactive else ""
+        raise InputError(f"{language} syntax: unexpected {what} (column {column}){unclosed}", path=path,
+                         row=line) from None
 
 
 def _as_written(found: str, text: str, position: int | None) -> str:

@@ -11,14 +11,15 @@ head (:meth:`Flow.settle`), so data a pass changes (a counter) is refused where 
 
 Linear reading: what each function and construct may do is found once (:class:`Summary`); a construct of unknown
 course that moves nothing, and a call of a function that moves nothing and assigns no global, are passed over;
-a call from a state met before is not run again. Every statement run counts against :data:`MAX_STATEMENTS_RUN`
-plus :data:`STATEMENTS_PER_LINE` a line, and motions, calls and loop passes against ``max_motions``: past either,
-the script is refused naming the statement.
+a call from a state met before (the globals it may read equal by value) is not run again, and variables nothing
+reads but assignments to such variables (a rolling command history) are not followed (:meth:`Flow.unread`).
+Every statement run counts against :data:`MAX_STATEMENTS_RUN` plus :data:`STATEMENTS_PER_LINE` a line, and motions,
+calls and loop passes against ``max_motions``: past either, the script is refused naming the statement.
 """
 
 from __future__ import annotations
 
-import re
+from collections import Counter
 from copy import copy
 from dataclasses import dataclass, field, replace
 
@@ -28,9 +29,10 @@ from lark import Token, Tree
 from thermocomp.geometry.rotations import invert_transform
 from thermocomp.programs import calls
 from thermocomp.programs import passes as pass_tables
+from thermocomp.programs.grammars import parse_at, without_runs
 from thermocomp.programs.model import Finding, Motion, MotionRun, Point, Wait
 from thermocomp.programs.rapid import span_of
-from thermocomp.programs.urscript_motions import MOTIONS
+from thermocomp.programs.urscript_motions import MOTIONS, PARAMETERS
 from thermocomp.programs.urscript_values import (
     BUILTINS,
     COMPARE,
@@ -91,6 +93,11 @@ MAX_STATEMENTS_RUN = 100_000
 STATEMENTS_PER_LINE = 50
 
 
+def _names(node: Tree) -> Counter:
+    """How many times each name is written in ``node``."""
+    return Counter(str(t) for t in node.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME"))
+
+
 def is_known_call(name: str) -> bool:
     """A function of the URScript manual that moves nothing (it computes, reads, writes I/O or talks)."""
     return name.startswith(PASSIVE_PREFIXES + PURE_PREFIXES) or name in KNOWN_NAMES
@@ -126,20 +133,18 @@ class _BranchEnd(Exception):  # noqa: N818  (control flow)
     leaves the construct (its state went where it jumps)."""
 
 
+@dataclass
 class _Return(Exception):  # noqa: N818
     """A ``return`` ran: the function ends, with ``value`` (None: none, or not known before running)."""
 
-    def __init__(self, value) -> None:
-        super().__init__()
-        self.value = value
+    value: object
 
 
+@dataclass
 class _Jump(Exception):  # noqa: N818
     """A ``break`` (``out``) or a ``continue`` ran: the pass of the loop around it ends."""
 
-    def __init__(self, out: bool) -> None:
-        super().__init__()
-        self.out = out
+    out: bool
 
 
 class _Uncounted(Exception):  # noqa: N818
@@ -275,6 +280,34 @@ class Flow:
             stack.extend((c, looped or kind == "while_stmt") for c in node.children if isinstance(c, Tree))
         return Summary(holds, frozenset(assigns), size, moves, jumps, returns)
 
+    def unread(self) -> frozenset[str]:
+        """The variables nothing reads but the assignments to such variables (a rolling history of commands, a count
+        of calls), each assigned only from names, numbers and strings: they can change no motion, condition or
+        message, so they are never bound (a call that shifts such a history is then made again from a state met
+        before: done again, not walked). Found once."""
+        found = self._summaries.get("unread")
+        if found is None:
+            inside: dict[str | None, list[Counter]] = {}  # each variable: the names written in each assignment to it
+            impure: set[str | None] = {None}
+            for node in self.tree.find_data("assign"):
+                root = root_name(assignment(node)[0])
+                inside.setdefault(root, []).append(_names(node))
+                if any(sub.data in ("call", "method", "run_stmt", "pose") or (
+                        sub.data == "number" and not np.isfinite(float(sub.children[0]))) for sub in node.iter_subtrees()):
+                    impure.add(root)
+            total, found, within = _names(self.tree), set(inside) - impure, Counter()
+            for root in found:
+                for names in inside[root]:
+                    within.update(names)
+            read = [name for name in found if within[name] != total[name]]  # (written elsewhere too)
+            live = set(read)
+            while read:  # (a variable written in an assignment to one that is read is read)
+                for names in inside[read.pop()]:
+                    read.extend(name for name in names if name in found and name not in live)
+                    live.update(names)
+            found = self._summaries["unread"] = frozenset(found - live)
+        return found
+
     def motion_calls(self, node: Tree) -> list[Tree]:
         """The motions written in ``node`` (each of a run's too: :meth:`general`), in order; found once a node."""
         found = self._summaries.get(("motions", id(node)))
@@ -332,10 +365,16 @@ class Flow:
                 self.forget(sub, local)
             elif self.tool is not None:
                 self.tool, self.tool_why = None, f"set_tcp at line {line_col(sub)[0]} {why}"
-        for name in facts.assigns:
-            if name not in self.globals or self.globals[name].value is not None:  # (a function called there sets it)
-                self.globals[name] = Binding(None, None, name, " (a function called in a construct not followed "
-                                                                "may change it)")
+        self.forget_globals(facts.assigns, " (a function called in a construct not followed may change it)",
+                            keep_unknown=True)
+
+    def forget_globals(self, names, why: str, keep_unknown: bool = False) -> None:
+        """The globals ``names`` are known only while running from here, saying ``why``; ``keep_unknown``: one
+        already so keeps its reason. Variables nothing reads (:meth:`unread`) are left as they are."""
+        unread = self.unread()
+        for name in names:
+            if name not in unread and not (keep_unknown and name in self.globals and self.globals[name].value is None):
+                self.globals[name] = Binding(None, None, name, why)
 
     @staticmethod
     def body_of(definition: Tree) -> list:
@@ -343,9 +382,7 @@ class Flow:
 
     # ----- statements
     def run_body(self, statements, local: dict, depth: int) -> None:
-        for st in statements:
-            if not isinstance(st, Tree):
-                continue
+        for st in statements:  # (each a Tree: the grammar's statements)
             try:
                 self.run_statement(st, local, depth)
             except Unsupported as exc:
@@ -403,8 +440,7 @@ class Flow:
         body = self.body_of(self.threads[name])
         facts = self.facts(("thread", name), body)
         why = f" (thread {name} changes it while running)"
-        for global_name in facts.assigns:
-            self.globals[global_name] = Binding(None, None, global_name, why)
+        self.forget_globals(facts.assigns, why)
         if name in self.started_threads or not (facts.moves or any(
                 str(call.children[0]) in UNSUPPORTED_CALLS for call in self.threads[name].find_data("call"))):
             return  # (a thread of servoj/speedj/force_mode is followed too: those are refused where they stand)
@@ -421,8 +457,7 @@ class Flow:
             self.sequence_starts.pop()
             self.frames.pop()
             self.unresolved_depth -= 1
-        for global_name in facts.assigns:  # (at times known only while running: also after its followed pass)
-            self.globals[global_name] = Binding(None, None, global_name, why)
+        self.forget_globals(facts.assigns, why)  # (at times known only while running: also after its followed pass)
         self.note_unresolved(self.threads[name], f"thread {name}", first,
                              "it runs beside the program, at times known only while running")
 
@@ -430,13 +465,9 @@ class Flow:
     def run_if(self, st: Tree, local: dict, depth: int) -> None:
         """An ``if``/``elif``/``else``: the branch a known condition takes is followed; from a condition known only
         while running on, every remaining branch is (:meth:`run_unresolved`)."""
-        branches = [(st.children[0], [c for c in st.children[1:] if not (isinstance(c, Tree) and c.data in
-                                                                         ("elif_part", "else_part"))])]
-        for part in st.children[1:]:
-            if isinstance(part, Tree) and part.data == "elif_part":
-                branches.append((part.children[0], list(part.children[1:])))
-            elif isinstance(part, Tree) and part.data == "else_part":
-                branches.append((None, list(part.children)))
+        parts = [c for c in st.children[1:] if isinstance(c, Tree) and c.data in ("elif_part", "else_part")]
+        branches = [(st.children[0], st.children[1:len(st.children) - len(parts)]),  # (the parts come last)
+                    *((p.children[0], p.children[1:]) if p.data == "elif_part" else (None, list(p.children)) for p in parts)]
         for k, (condition, _) in enumerate(branches):
             try:
                 taken = condition is None or self.condition(condition, local)
@@ -820,21 +851,17 @@ class Flow:
     def call_function_of_file(self, call: Tree, name: str, args: list, kwargs: dict, local: dict, depth: int,
                               for_value: bool):
         """A call of the file's function ``name``: passed over where it moves nothing and assigns no global (or, in a
-        pass followed only to find a loop's head, moves nothing); else run with its arguments, or, from a state it
-        ran from before (the globals it may read, the tool, a condition around it, its arguments, the motion before
-        where it reads the pose the robot stands at), what it did then is done again. Returns its value (None: none
-        or not known). A call that moved is remembered too (its steps done again as copies) where nothing it reads lies
-        outside that state (:meth:`_reach`), keyed also by whether the pass is followed only to find a loop's head,
-        the calls around it, the per-pass texts and the call sites' targets read differently from pass to pass
-        (:meth:`through_call_site`), until a pass is taken back (:meth:`_rollback`)."""
+        pass followed only to find a loop's head, moves nothing); else run with its arguments, or, made again from a
+        state equal on what it may read (:meth:`_reach`: the globals' :attr:`~.Binding.signature`, the tool, its
+        arguments, a condition around it, where the robot stands if it reads that), what it did then is done again
+        (a call that moved: while no pass is taken back, :meth:`_rollback`, and in the same context). Returns its
+        value (None: none or not known)."""
         summary = self.summary(name)
         passed = summary.inert and not for_value  # (moves nothing, changes nothing a motion reads)
         if passed or (self._exploring and summary.holds is None):  # (or a pass followed only to find a loop's head)
             self.count(1, call)
             line, column = line_col(call)
-            for global_name in summary.assigns:
-                self.globals[global_name] = Binding(None, None, global_name, f" (the call of {name} at line {line} "
-                                                    "may change it from pass to pass)")
+            self.forget_globals(summary.assigns, f" (the call of {name} at line {line} may change it from pass to pass)")
             if passed:
                 self.note_once(Finding(f"calls of {name} passed over: it moves nothing and changes nothing a motion "
                                        "reads (its time is not estimated)", line, column), key=("passed over", name))
@@ -852,14 +879,14 @@ class Flow:
         scope = self.bind_arguments(function, args, kwargs, local, call)
         self.visited.add(name)
         reads, reads_pose, elements = self._reach(name)
-        held = tuple(map(self.globals.get, reads))  # (alive in _calls_done: their ids in the key name them)
-        read = held
+        held = tuple(map(self.globals.get, reads))
+        read = ()  # (alive in _calls_done: their ids in the key name them)
         if reads_pose:  # (where the robot stands: the motion before it, Flow.standing_pose)
-            read += (self.steps[-1] if self.steps else None, self.sequence_starts[-1] if self.sequence_starts else None)
+            read = (self.steps[-1] if self.steps else None, self.sequence_starts[-1] if self.sequence_starts else None)
         arguments = tuple((param, b.value is None, b.why if b.value is None else repr(b.value), id(b.literal))
                           for param, b in scope.items())
         key = (name, self.unresolved_depth > 0, None if self.tool is None else self.tool.tobytes(), self.tool_why,
-               arguments, tuple(map(id, read)))
+               arguments, tuple(None if b is None else b.signature for b in held), tuple(map(id, read)))
         moved_key = (key, self._exploring > 0, depth, tuple(self.calling), len(self.per_pass),
                      list(self._reads.values()).count(None))  # (call sites' targets read differently: calls.same_read)
         done = self._calls_done.get(key) or self._moved.get(moved_key)
@@ -999,21 +1026,12 @@ class Flow:
     def _blend(self, motion: Motion) -> float | None:
         """The blend radius ``r`` [m] of ``motion`` as written (keyword or positional), 0 by default; None when it
         is not a number written there."""
-        text = self.text[motion.statement.start:motion.statement.end]
-        inside = text[text.find("(") + 1:text.rfind(")")]
-        args, depth, start = [], 0, 0
-        for i, char in enumerate(inside):
-            depth += (char in "([") - (char in ")]")
-            if char == "," and depth == 0:
-                args.append(inside[start:i])
-                start = i + 1
-        args.append(inside[start:])
-        named = [a.split("=", 1)[1] for a in args if re.match(r"\s*r\s*=", a)]
-        positional = [a for a in args if not re.match(r"\s*\w+\s*=", a)]
-        index = {"movel": 4, "movej": 4, "movep": 3, "movec": 4}.get(motion.instruction)
-        written = named[0] if named else positional[index] if index is not None and len(positional) > index else "0"
+        call = parse_at(without_runs("urscript.lark"), self.text, motion.statement.start, motion.statement.end,
+                        self.lines, "\n").children[0].children[0]
+        args, kwargs = split_arguments(call)
+        written = kwargs.get("r", dict(zip(PARAMETERS[motion.instruction], args[MOTIONS[motion.instruction][1]:])).get("r"))
         try:
-            return float(written)
+            return 0.0 if written is None else float(self.text[span_of(written).start:span_of(written).end])
         except ValueError:
             return None
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import compress
 
 import numpy as np
@@ -56,8 +57,6 @@ class Unsupported(Exception):  # noqa: N818  (a finding, raised to the statement
     """A construct, or a value, the reader cannot follow before running; ``where`` locates it, ``origin`` names the
     value known only while running, for the message of a motion that reads it (``a value of x``)."""
 
-    unknown_condition = False  # (a loop's condition known only while running: urscript_flow.run_while)
-
     def __init__(self, message: str, where, origin: str = "") -> None:
         super().__init__(message)
         self.message, self.where, self.origin = message, where, origin
@@ -94,6 +93,14 @@ class Binding:
     literal: Tree | None  # the pose or list literal the variable was given, if it was
     name: str
     why: str = ""  # where a value known only while running came from (" (set at line 7 from an input)")
+
+    @cached_property
+    def signature(self) -> tuple:
+        """What of the binding can change what a statement reading it does: its value (exactly: a number's
+        ``repr``), the literal it was given, its name and why its value is not known. Equal for bindings equal in
+        all of it, which are different objects where a path gave the variable the same value again (a call made
+        again from such a state is done again, not run: Flow.call_function_of_file). A binding is never changed."""
+        return _value_signature(self.value), id(self.literal), self.name, self.why
 
 
 def _interpolate_pose(a: Pose, b: Pose, alpha: float) -> Pose:
@@ -238,6 +245,15 @@ def _rebound(scope: dict, first: dict):
     return [name for name in scope.keys() | first.keys() if scope.get(name) is not first.get(name)]
 
 
+def _value_signature(value) -> object:
+    if isinstance(value, list):
+        return "list", *map(_value_signature, value)
+    if isinstance(value, Record):
+        return ("record", *((k, _value_signature(v)) for k, v in value.values.items()),
+                *((k, id(t)) for k, t in value.literals.items()))
+    return type(value), repr(value)
+
+
 def merge_scopes(scopes: list[dict], why: str = "") -> dict:
     """The variables after paths of a program join (the branches of an ``if`` whose course is known only while
     running, a loop run zero or more times): a variable keeps its binding where every path gives it the same value
@@ -321,6 +337,8 @@ class Values:
         """``name = value`` (``global``, ``local``) or an element's ``name[i] = value``: a value not known before
         running is bound as such, saying why."""
         target, expr, is_global = assignment(st)
+        if root_name(target) in self.unread():  # (what nothing reads: not evaluated, Flow.unread)
+            return
         if target.data == "index":
             try:  # an element of a list, a matrix or a pose (``Point_Pick[2] = 0.415 + z``)
                 self._assign_element(target, expr, is_global, local)
@@ -369,7 +387,7 @@ class Values:
         """The variable an assignment that was not run may have changed: its value is no longer known."""
         target, _, is_global = assignment(st)
         name = root_name(target)
-        if name is not None:
+        if name is not None and name not in self.unread():
             self.bind(name, Binding(None, None, name, f" (line {line_col(st)[0]} may change it, in a construct not "
                                                       "followed)"), is_global, local)
 

@@ -1,0 +1,40 @@
+"""Gaps the sixth held-out gathering of real programs showed in the URScript reader (issue 35), each written
+from the URScript manual's syntax (a ``def``, ``thread``, ``if`` or ``while`` block ends with ``end``), not
+from the gathered texts."""
+
+from __future__ import annotations
+
+import pytest
+
+from thermocomp.errors import InputError
+from thermocomp.programs import read_program
+
+
+@pytest.mark.parametrize(("text", "line", "still_open"), [
+    # a script exported with its closing end cut off: the def opened at line 1 is named, not only the file's end
+    ("def gripper():\n  textmsg(\"a\")\n  sleep(0.5)\n", 3, "def gripper (line 1) is not closed"),
+    ("thread watch():\n  while True:\n    sync()\n  end\n", 4, "thread watch (line 1) is not closed"),
+    # the innermost block left open, not the def around it (an if closed by its end does not count)
+    ("def p():\n  if True: sleep(1) end\n  while True:\n    if False:\n      sleep(1)\n    end\n", 6,
+     "while (line 3) is not closed"),
+    ("def p():\n  if True:\n    sleep(1)\n  elif False:\n    sleep(2)\n  else:\n    sleep(3)\n", 7,
+     "if (line 2) is not closed"),
+    # a bracket left open inside a def is the innermost: it is named instead of the def
+    ("def p():\n  movel(p[.4, .1, .3, 0, 3.14, 0]\n", 2, "'(' (line 2) is not closed"),
+])
+def test_a_file_that_ends_inside_a_block_names_the_block_and_its_line(tmp_path, text, line, still_open):
+    path = tmp_path / "cut.script"
+    path.write_text(text)
+    with pytest.raises(InputError) as info:
+        read_program(path)
+    message = str(info.value)
+    assert info.value.row == line and "unexpected end of file" in message and message.endswith(still_open)
+
+
+def test_an_unexpected_token_inside_a_block_names_no_block(tmp_path):
+    """Only a file that ends inside a block names it: a stray word is the error itself."""
+    path = tmp_path / "stray.script"
+    path.write_text("def p():\n  sleep(1)\n  x = = 1\nend\n")
+    with pytest.raises(InputError) as info:
+        read_program(path)
+    assert info.value.row == 3 and "is not closed" not in str(info.value)
