@@ -584,8 +584,8 @@ class _Declarations:
         func = self.funcs.get(key)
         if func is not None:
             return self.evaluate_func(func, name, node, local)
-        raise _Unsupported(f"function {name} is not evaluated (only Offs, RelTool, RAPID's arithmetic functions "
-                           "and the task's own FUNCs)", node)
+        raise _Unsupported(f"function {name} is not evaluated (only Offs, RelTool, RAPID's arithmetic and string "
+                           "functions and the task's own FUNCs)", node)
 
     def _dim(self, name: str, positional: list, optional: dict, node: Tree, local) -> tuple[float, str]:
         """``Dim(ArrPar, DimNo)``: the number of elements of an array along one dimension (fixed where it is
