@@ -7,6 +7,7 @@ traceback, nothing written and nothing changed (tests/test_bad_input.py's ``refu
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -14,6 +15,7 @@ from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
 
 from thermocomp.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE
 from thermocomp.io import files
+from thermocomp.programs import rapid_flow, urscript_flow
 
 POINT = "[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
 MODULE = f"MODULE M2\nCONST robtarget q:={POINT};\nPROC g()\n  MoveL q,v100,z1,tool0;\nENDPROC\nENDMODULE\n"
@@ -192,3 +194,126 @@ def test_a_syntax_error_names_binary_data_or_the_character_as_written(case, caps
     robot = "ur5" if name.endswith(".script") else "irb140"
     refused(case, capsys, ["compensate", "--robot", robot, "--deformation", "d.csv", "--program", name,
                            "--out", "o" + name[1:], "--at-minute", "100"], EXIT_INPUT, *words)
+
+
+def _goto_module(before: str, block: str, after: str) -> str:
+    return (f"MODULE M\nCONST robtarget p:={POINT};\nVAR num di;\nPROC main()\n{before}{block}{after}"
+            "  MoveL p,v100,z1,tool0;\nENDPROC\nENDMODULE\n")
+
+
+#: Each block a label may stand in, written around ``{}`` (the label's line), and the blocks' first line.
+_BLOCKS = {"IF": ("  IF di=1 THEN\n{}  ENDIF\n", "an IF branch"),
+           "ELSEIF": ("  IF di=1 THEN\n  ELSEIF di=2 THEN\n{}  ENDIF\n", "an IF branch"),
+           "ELSE": ("  IF di=1 THEN\n  ELSE\n{}  ENDIF\n", "an IF branch"),
+           "CASE": ("  TEST di\n  CASE 1:\n{}  ENDTEST\n", "a TEST case"),
+           "DEFAULT": ("  TEST di\n  CASE 1:\n  DEFAULT:\n{}  ENDTEST\n", "a TEST case"),
+           "FOR": ("  FOR i FROM 1 TO 3 DO\n{}  ENDFOR\n", "a FOR loop"),
+           "WHILE": ("  WHILE di=1 DO\n{}  ENDWHILE\n", "a WHILE loop")}
+
+
+@pytest.mark.parametrize("kind", list(_BLOCKS))
+@pytest.mark.parametrize("goto", ["before", "after", "sibling"])
+def test_a_goto_into_a_branch_or_loop_from_outside_is_refused_as_the_controller_does(case, capsys, kind, goto):
+    """RAPID Instructions, GOTO, "Limitations": a label in an IF or TEST branch is reached only from the same branch,
+    one in a FOR or WHILE loop only from inside it. Such a GOTO was followed in written order: a label in an IF
+    branch the file decides false had its motions dropped ("no motion found", exit 0)."""
+    block, words = _BLOCKS[kind]
+    label = "  lbl:\n    MoveL Offs(p,0,0,10),v100,z1,tool0;\n"
+    if goto == "sibling":  # (a GOTO in another branch or case of the same statement, or in a loop beside it)
+        inner = block.format(label)
+        inner = (inner.replace("THEN\n", "THEN\n    GOTO lbl;\n", 1) if "THEN" in inner and kind != "IF"
+                 else inner.replace("CASE 1:\n", "CASE 1:\n    GOTO lbl;\n") if kind == "DEFAULT"
+                 else inner + "  IF di=3 THEN\n    GOTO lbl;\n  ENDIF\n")
+        if kind == "CASE":
+            inner = inner.replace("  ENDTEST\n", "  CASE 2:\n    GOTO lbl;\n  ENDTEST\n", 1)
+        text = _goto_module("", inner, "")
+    else:
+        text = _goto_module("  GOTO lbl;\n" if goto == "before" else "", block.format(label),
+                            "  GOTO lbl;\n" if goto == "after" else "")
+    (case / "b.mod").write_text(text)
+    line = next(k for k, t in enumerate(text.splitlines(), 1) if "GOTO lbl;" in t)
+    refused(case, capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "b.mod",
+                           "--out", "o.mod", "--at-minute", "100"], EXIT_INPUT, f"b.mod, line {line}, column ",
+            f"label lbl (line {text.splitlines().index('  lbl:') + 1}) stands in {words}", "from within it")
+
+
+@pytest.mark.parametrize("kind", list(_BLOCKS))
+def test_a_goto_within_its_branch_or_loop_or_out_of_it_is_taken(case, capsys, kind):
+    """What the controller allows stays read: a GOTO to a label in its own branch or loop, and one out of a block to a
+    label of the routine's body."""
+    block, _ = _BLOCKS[kind]
+    inner = block.format("  back:\n    di:=di+1;\n    IF di<3 GOTO back;\n    GOTO out;\n")
+    (case / "b.mod").write_text(_goto_module("", inner, "  out:\n"))
+    code, _, err = run_cli(capsys, ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--program", "b.mod",
+                                    "--out", "o.mod", "--at-minute", "100"])
+    assert code == EXIT_OK, err
+    assert POINT not in (case / "o.mod").read_text()
+
+
+_UR_POINTS = {"movel": "p[-.45,-.15,.2,3.14,0,0]", "movep": "p[-.45,-.15,.2,3.14,0,0]",
+              "movej": "[0,-1.5,1.5,0,1.5,0]", "movec": "p[-.45,-.15,.2,3.14,0,0], p[-.44,-.14,.2,3.14,0,0]"}
+_UR_PARAMETERS = {"movel": "avtr", "movep": "avr", "movej": "avtr", "movec": "avr"}
+
+
+@pytest.mark.parametrize("name", list(_UR_POINTS))
+@pytest.mark.parametrize("form", ["literal", "variable"])
+def test_a_urscript_motion_parameter_given_by_position_and_by_name_is_refused(case, capsys, name, form):
+    """``movel(p, 0.5, a=1)``: ``a`` given twice, which the controller does not compile (as a user function's
+    ``g(1, 2, y=3)`` already was refused); the keyword's value was taken silently. Every parameter of every motion
+    function, the positional ones before it given, in a run of plain motions (literal targets) and in a call."""
+    for k, parameter in enumerate(_UR_PARAMETERS[name]):
+        points = _UR_POINTS[name] if form == "literal" else ", ".join(f"q{j}" for j in range(name.count("c") + 1))
+        given = ", ".join(["0.5"] * (k + 1))
+        pre = "".join(f"  q{j} = {point.strip()}\n" for j, point in enumerate(
+            _UR_POINTS[name].replace("], ", "]|").split("|"))) if form == "variable" else ""
+        script = (f"def f():\n{pre}  movel(p[-.45,-.15,.2,3.14,0,0], a=1, v=0.1)\n"
+                  f"  {name}({points}, {given}, {parameter}=0.4)\nend\n")
+        (case / "b.script").write_text(script)
+        line = script.count("\n", 0, script.index(f"  {name}({points}, {given}")) + 1
+        column = script.splitlines()[line - 1].index(f"{parameter}=0.4") + 1
+        refused(case, capsys, ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--program", "b.script",
+                               "--out", "o.script", "--at-minute", "100"], EXIT_INPUT,
+                f"b.script, line {line}, column {column}", f"parameter {parameter} given twice")
+
+
+@pytest.mark.parametrize(("raw", "byte"), [(b"\xe9.mod", "0xe9"), ("A\u00f1o_".encode() + b"\xff.mod", "0xff"),
+                                           (b"\xe9.script", "0xe9"), (b"m\xe9.mod", "0xe9")])
+def test_a_program_or_module_whose_file_name_is_not_text_is_refused_by_name(case, capsys, raw, byte):
+    """A file name in another encoding than the system's (a Windows export's ``\xe9`` copied to Linux; Python keeps
+    the byte as a lone surrogate): the compensation ran and a report line built from the name ended in a pyarrow
+    TypeError traceback (the plot in a matplotlib one)."""
+    name = os.fsdecode(raw)
+    text = SCRIPT if name.endswith(".script") else PROGRAM.replace("  g;\n", "")
+    argv = ["--program", name]
+    if name.startswith("m"):  # (a --module of the task)
+        (case / "b.mod").write_text(PROGRAM)
+        text, argv = MODULE, ["--program", "b.mod", "--module", name]
+    (case / name).write_text(text)
+    shown = raw.decode("utf-8", "backslashreplace")
+    refused(case, capsys, ["compensate", "--robot", "ur5" if name.endswith(".script") else "irb140", "--deformation",
+                           "d.csv", *argv, "--out", "o" + name[name.rindex("."):], "--at-minute", "100"], EXIT_INPUT,
+            f"{shown}: the file name holds byte {byte},", "rename the file")
+
+
+@pytest.mark.parametrize(("name", "padding"), [("b.mod", "\n"), ("b.mod", "  ! a note\n"), ("b.script", "\n"),
+                                               ("b.script", "  # a note\n")])
+def test_blank_and_comment_lines_do_not_raise_the_statement_bound(case, capsys, monkeypatch, name, padding):
+    """The reader runs at most 100,000 statements plus 50 a line: a 1 MB file of newlines after a loop raised the
+    bound to 50 million statements (some 15 minutes of CPU at 16 us a statement). Lines holding code count; blank
+    lines and comments, which cost nothing to read, do not (here, with the fixed part lowered to 1,000 to stay fast,
+    1,000 of them lifted the bound past the loop's ~8,000 statements, which it read)."""
+    monkeypatch.setattr(rapid_flow, "MAX_STATEMENTS_RUN", 1000)
+    monkeypatch.setattr(urscript_flow, "MAX_STATEMENTS_RUN", 1000)
+    if name.endswith(".mod"):
+        body = "".join(f"    x{k % 5}:=x{(k + 1) % 5}+i;\n" for k in range(40))
+        text = ("MODULE M\nVAR num x0;\nVAR num x1;\nVAR num x2;\nVAR num x3;\nVAR num x4;\n"
+                f"CONST robtarget p:={POINT};\nPROC main()\n  FOR i FROM 1 TO 200 DO\n{body}"
+                "    MoveL p,v100,z1,tool0;\n  ENDFOR\nENDPROC\nENDMODULE\n")
+    else:
+        body = "".join(f"    x{k % 5} = x{(k + 1) % 5} + i\n" for k in range(40))
+        text = ("def f():\n  x0 = 0\n  x1 = 0\n  x2 = 0\n  x3 = 0\n  x4 = 0\n  i = 0\n  while i < 200:\n"
+                f"{body}    movel(p[-.45,-.15,.2,3.14,0,0], a=1, v=0.1)\n    i = i + 1\n  end\nend\n")
+    (case / name).write_text(text + padding * 1000)
+    refused(case, capsys, ["compensate", "--robot", "irb140" if name.endswith(".mod") else "ur5", "--deformation",
+                           "d.csv", "--program", name, "--out", "o" + name[1:], "--at-minute", "100"], EXIT_INPUT,
+            f"{name}, line ", "reading runs more than ", " statements (1,000 and 50 a line")

@@ -177,3 +177,24 @@ def test_a_math_function_is_known_by_its_whole_name_not_as_a_prefix():
     assert [(f.line, f.message) for f in prog.unsupported] == [
         (3, "sinus_drive is neither a function of this script nor one thermocomp knows (it could move the robot)")]
     assert [m.statement.line for m in prog.motions] == [2]
+
+
+def test_a_datum_given_again_the_same_text_is_written_where_each_motion_reads_it():
+    """A pose, a list, a struct and a list of structs each given twice with the same text: the robot reads the
+    second literal at the second motion, so that motion's target is written there. Taking the second assignment
+    for the first (equal by value) left the second literal as written and moved the robot to the uncorrected
+    pose, with exit 0."""
+    pose = "p[0.4, 0.1, 0.3, 0, 3.14, 0]"
+    for given, read, lines in ((pose, "x", [2, 4, 5]), (f"[{pose}]", "x[0]", [2, 4, 5]),
+                               (f"struct(p={pose})", "x.p", [2, 4, 5]),
+                               (f"[struct(p={pose})]", "x[0].p", [3, 4, 6])):  # (written at the motion)
+        text = ("def prog():\n"
+                f"  x = {given}\n"
+                f"  movel({read}, a=1.2, v=0.25)\n"
+                "  movel(p[0.3, 0.1, 0.3, 0, 3.14, 0], a=1.2, v=0.25)\n"
+                f"  x = {given}\n"
+                f"  movel({read}, a=1.2, v=0.25)\n"
+                "end\n")
+        prog = urscript_program_from_text(text, "again.script")
+        assert prog.unsupported == (), given
+        assert [m.points[-1].text.line for m in prog.motions] == lines, given

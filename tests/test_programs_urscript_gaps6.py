@@ -38,3 +38,18 @@ def test_an_unexpected_token_inside_a_block_names_no_block(tmp_path):
     with pytest.raises(InputError) as info:
         read_program(path)
     assert info.value.row == 3 and "is not closed" not in str(info.value)
+
+
+def test_a_backslash_in_a_string_is_a_character_not_an_escape(tmp_path):
+    """``"\\"`` is a one-character string (a string holds no escape; a quote cannot be written in one), as Universal
+    Robots' own URCap scripts use it: the rest of the line is code, and the motion after it is read."""
+    text = ("def prog():\n"
+            "  s = \"a\\b\"\n"
+            "  if (str_at(s, 1) == \"\\\"): textmsg(\"backslash at 1\") end\n"
+            "  movel(p[0.4, 0.1, 0.3, 0, 3.14, 0], a=1.2, v=0.25)\n"
+            "end\n")
+    path = tmp_path / "backslash.script"
+    path.write_text(text)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    assert [m.statement.line for m in prog.motions] == [4]

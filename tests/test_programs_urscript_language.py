@@ -210,7 +210,7 @@ def test_the_manual_s_statements_and_expressions_parse_and_are_followed(rng):
         "thread blink():\n  while (True):\n    set_standard_digital_out(1, True)\n    sleep(0.5)\n  end\nend\n"
         "def main():\n"
         "  local m = [[1, 2], [3, 4]]\n"
-        "  local msg = \"say \\\"hi\\\" \\\\ there\"\n"
+        "  local msg = \"say 'hi' \\ there\"\n"  # (no escapes: the backslash is a character)
         "  local rec = struct(p=pick, count=2)\n"
         "  flag = True xor False\n"
         "  dz = m[1, 0] * 0.01 - 3 * 0.01 + (2 % 2)\n"

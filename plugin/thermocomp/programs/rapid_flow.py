@@ -123,6 +123,8 @@ MAX_NESTING = 64
 #: statement.
 MAX_STATEMENTS_RUN = 100_000
 STATEMENTS_PER_LINE = 50
+#: A line that holds code (not blank, not a comment alone): blank lines cost nothing to read, so they add no statements.
+_CODE_LINE = re.compile(r"^[ \t\f\r]*+[^\s!]", re.M)
 
 #: A FOR loop whose body moves nothing (:attr:`Summary.blocker`) is unrolled pass by pass while its passes times the
 #: statements a pass runs (:meth:`_Flow.cost`) stay within this many; a longer one is followed once as a loop of
@@ -347,7 +349,7 @@ class _Flow:
         self._deferred: list[tuple[Tree, object]] = []  # declarations whose value read data declared later
         self.statements_run = 0  # (bounded by max_statements: :meth:`work`)
         self.max_statements = MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * sum(  # (the task's other modules run too)
-            text.count("\n") for _, text, _ in self._files)
+            len(_CODE_LINE.findall(text)) for _, text, _ in self._files)
         self._branch_given, self._joined = {}, {}  # (this walk's: :mod:`.rapid_data` reads them)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
         for other in self.task.modules:

@@ -1,6 +1,7 @@
 """What the RAPID controller refuses to load although it parses: a reserved word as a name, two objects of one
-name in one scope, a GOTO to no label of its routine (ABB, "Technical reference manual - RAPID kernel":
-"Reserved words", "Scope rules", "Data declarations", "Routine declarations", "The GOTO instruction").
+name in one scope, a GOTO to no label of its routine or into a branch or loop it stands outside of (ABB, "Technical
+reference manual - RAPID kernel": "Reserved words", "Scope rules", "Data declarations", "Routine declarations",
+"The GOTO instruction"; "RAPID Instructions": GOTO, "Limitations").
 
 The grammar (``rapid.lark``) reads the statements; lark's contextual lexer takes a keyword where only a name can
 stand as that name (``VAR num IF;``), and a grammar cannot count names. These checks run once per module, before
@@ -26,6 +27,11 @@ RESERVED = frozenset(w.lower() for w in (
 #: The nodes that hold statements (where a routine's data declarations, labels and GOTOs stand).
 _STATEMENT_LISTS = frozenset(("body", "handlers", "if_stmt", "elseif", "compact_if", "while_stmt", "for_stmt",
                               "test_stmt", "test_case"))
+
+#: The statements whose bodies a GOTO enters only from inside (RAPID Instructions, GOTO, "Limitations": a label in
+#: an IF or TEST branch only from the same branch, one in a FOR or WHILE loop only from inside that loop).
+_BLOCKS = {"if_stmt": "an IF branch", "elseif": "an IF branch", "test_case": "a TEST case", "test_stmt": "a TEST case",
+           "while_stmt": "a WHILE loop", "for_stmt": "a FOR loop"}
 
 _KINDS = {"data_decl": "datum", "proc": "PROC", "func": "FUNC", "trap": "TRAP", "param": "parameter",
           "label": "label"}
@@ -65,21 +71,25 @@ def _unique(declarations: list[Tree], scope: str, path: str, skip_data_pairs: bo
                       f"{scope}", token, path)
 
 
-def _statements(routine: Tree) -> list[Tree]:
-    """The statement nodes of a routine (its body and handlers, nested ones included), in the order written."""
-    found, stack = [], [c for c in reversed(routine.children) if isinstance(c, Tree)]
+def _statements(routine: Tree) -> list[tuple[Tree, tuple[tuple[Tree, Tree], ...]]]:
+    """The statement nodes of a routine (its body and handlers, nested ones included), in the order written, each
+    with the blocks it stands in, outermost first: ``(statement, body)`` of each IF or TEST branch and FOR or WHILE
+    loop (:data:`_BLOCKS`) around it."""
+    found, stack = [], [(c, ()) for c in reversed(routine.children) if isinstance(c, Tree)]
     while stack:
-        node = stack.pop()
-        found.append(node)
+        node, blocks = stack.pop()
+        found.append((node, blocks))
         if node.data in _STATEMENT_LISTS:
-            stack.extend(c for c in reversed(node.children) if isinstance(c, Tree))
+            stack.extend((c, (*blocks, (node, c)) if node.data in _BLOCKS and c.data == "body" else blocks)
+                         for c in reversed(node.children) if isinstance(c, Tree))
     return found
 
 
 def check_module(tree: Tree, path: str) -> None:
     """Refuse what the controller refuses in a parsed file's modules (``tree``: its ``start``), naming ``path``,
     line and column: a reserved word as a name; two routines, or a routine and a datum, of one name in a module; two
-    parameters, data or labels of one name in a routine; a GOTO to a label its routine does not have."""
+    parameters, data or labels of one name in a routine; a GOTO to a label its routine does not have, or to one
+    inside an IF or TEST branch or a FOR or WHILE loop the GOTO is not in."""
     for module in tree.children:
         if not (isinstance(module, Tree) and module.data == "module"):
             continue
@@ -104,12 +114,18 @@ def check_module(tree: Tree, path: str) -> None:
 def _check_routine(routine: Tree, path: str) -> None:
     params = next((c.children for c in routine.children if isinstance(c, Tree) and c.data == "params"), [])
     statements = _statements(routine)
-    _unique([*params, *(s for s in statements if s.data == "data_decl")], "routine", path)
-    labels = [s for s in statements if s.data == "label"]
-    _unique(labels, "routine", path)
-    known = {str(declared_name(label)).lower() for label in labels}
-    for goto in (s for s in statements if s.data == "goto_stmt"):
+    _unique([*params, *(s for s, _ in statements if s.data == "data_decl")], "routine", path)
+    labels = [(s, blocks) for s, blocks in statements if s.data == "label"]
+    _unique([s for s, _ in labels], "routine", path)
+    known = {str(declared_name(label)).lower(): (label, blocks) for label, blocks in labels}
+    for goto, blocks in ((s, b) for s, b in statements if s.data == "goto_stmt"):
         target = _names(goto)[0]
         if str(target).lower() not in known:
             raise _refuse(f"GOTO {target}: no label {target} in {_KINDS[routine.data]} "
                           f"{declared_name(routine)}", target, path)
+        label, inside = known[str(target).lower()]
+        outside = next((block for block in inside if all(block[1] is not b[1] for b in blocks)), None)
+        if outside is not None:
+            raise _refuse(f"GOTO {target}: label {target} (line {label.meta.line}) stands in "
+                          f"{_BLOCKS[outside[0].data]} (line {outside[0].meta.line}) this GOTO is outside of; a GOTO "
+                          "enters a branch or a loop only from within it", target, path)

@@ -34,6 +34,8 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
     from thermocomp.programs.rapid import read_rapid
 
     language = language_of(path, flag=None)
+    for name in (path, *(() if rapid is None else rapid.modules)):
+        _check_text_name(name)
     try:
         if language == "rapid":
             return read_rapid(path, progress, rapid)
@@ -50,6 +52,19 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
         raise InputError("an expression or a value nested too deeply to follow (thousands of levels of "
                          "brackets, blocks or calls: it gave up here)", path=file, row=line,
                          column=column) from None
+
+
+def _check_text_name(path: PathLike) -> None:
+    """Refuse a file whose name is not text (bytes of another encoding than the system's, which Python keeps as lone
+    surrogates): the report, its CSV, the plot and the messages name the file, and none can write that name."""
+    name = str(path)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        byte = ord(name[exc.start]) - 0xDC00  # (the byte os.fsdecode kept as a lone surrogate)
+        raise InputError(f"the file name holds byte 0x{byte:02x}, which is no character of UTF-8 text (a name "
+                         "written in another encoding): rename the file", path=name.encode(
+                             "utf-8", "surrogateescape").decode("utf-8", "backslashreplace")) from None
 
 
 def _innermost_place(exc: RecursionError, path: str) -> tuple[str, int | None, int | None]:

@@ -22,6 +22,7 @@ calls need written differently. See docs/programs.md.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 import numpy as np
@@ -116,7 +117,8 @@ class _Walker(Flow, Motions, Values):
         self.max_motions = max_motions
         self.unrolled = 0  # motions, calls and loop passes run so far (bounded by max_motions)
         self.statements_run = 0  # (bounded by max_statements)
-        self.max_statements = urscript_flow.MAX_STATEMENTS_RUN + urscript_flow.STATEMENTS_PER_LINE * text.count("\n")
+        self.max_statements = urscript_flow.MAX_STATEMENTS_RUN + urscript_flow.STATEMENTS_PER_LINE * len(
+            re.findall(r"^[ \t\f\r]*+[^\s#]", text, re.M))  # (lines of code: blank ones and comments add no work)
         self._summaries: dict = {}  # what each function and construct may do (Flow.summary, Flow.facts), found once
         self._summarising: set[str] = set()
         self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)

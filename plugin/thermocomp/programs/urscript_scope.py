@@ -1,6 +1,6 @@
-"""What the URScript controller refuses to compile although the grammar reads it: a keyword argument given twice
-or before a positional one, a function defined twice in one scope (UR, "The URScript Programming Language":
-functions, keyword arguments, scoping).
+"""What the URScript controller refuses to compile although the grammar reads it: a keyword argument given twice,
+before a positional one or for a parameter a positional one already gives (``movel(p, 0.5, a=1)``), a function
+defined twice in one scope (UR, "The URScript Programming Language": functions, keyword arguments, scoping).
 
 The grammar (``urscript.lark``) takes arguments in any order, and a grammar cannot count names. The check runs
 once per script, before the walker: each refusal names the file, line and column of the offending text.
@@ -17,12 +17,16 @@ import re
 from lark import Token, Tree
 
 from thermocomp.errors import InputError
+from thermocomp.programs.urscript_motions import MOTIONS, PARAMETERS
 
 #: In a run of plain motions (one ``MOVES`` token: numbers or variables after the point, each maybe named ``a=``,
 #: ``v=``, ``t=``, ``r=``; urscript_motions.MOVES_PATTERN): a number or variable given by position after a named one,
 #: or a name given twice in one statement (``[^)]``: within the statement).
 _RUN_POSITIONAL_AFTER = re.compile(r"([avtr])[ \t\r]*=[^,)]*,[ \t\r]*(?=[-+.0-9]|[A-Za-z_][A-Za-z0-9_]*+[ \t\r]*+[,)])")
 _RUN_TWICE = re.compile(r"([avtr])[ \t\r]*=[^)]*?,[ \t\r]*(\1)[ \t\r]*=")
+#: ... or a statement with a number or variable given by position after its point and a name later on (``movel(p[...],
+#: 0.5, a=1)``: the arguments are then read one by one to tell whether the name is the positional one's).
+_RUN_BOTH = re.compile(r"\][ \t\r]*\)?[ \t\r]*,[ \t\r]*(?![avtr][ \t\r]*=)[^,)\n]*,[^)\n]*?[avtr][ \t\r]*=")
 
 #: The nodes that hold statements: one scope each for the functions defined directly in them.
 _SCOPES = frozenset(("start", "func_def", "thread_def", "sec_def"))
@@ -34,26 +38,35 @@ def _refuse(message: str, where: Tree | Token, path: str) -> InputError:
                       column=column)
 
 
-def _first_offence(args: list[tuple[int, str]]) -> tuple[int, str] | None:
-    """The first argument, in order, that the controller refuses: a positional one after a keyword one, or a keyword
-    given twice. ``args``: ``(offset, keyword or None)`` of each argument; the result ``(offset, message)``."""
+def _positional(name: str) -> tuple[str, ...]:
+    """The parameters of the motion function ``name`` in order (its target(s) first; urscript_motions.PARAMETERS),
+    or none for another function."""
+    return (*("target",) * MOTIONS[name][1], *PARAMETERS[name]) if name in PARAMETERS else ()
+
+
+def _first_offence(args: list[tuple[int, str]], positional: tuple[str, ...] = ()) -> tuple[int, str] | None:
+    """The first argument, in order, that the controller refuses: a positional one after a keyword one, a keyword
+    given twice, or a keyword for one of ``positional`` (the function's parameters in order) that a positional
+    argument gives. ``args``: ``(offset, keyword or None)`` of each argument; the result ``(offset, message)``."""
     named: list[str] = []
-    for at, keyword in args:
+    for k, (at, keyword) in enumerate(args):
         if keyword is None:
             if named:
                 return at, f"a positional argument after the keyword argument {named[-1]}="
         elif keyword in named:
             return at, f"keyword argument {keyword}= given twice"
+        elif keyword in positional[:k - len(named)]:
+            return at, f"parameter {keyword} given twice: by position and as {keyword}="
         else:
             named.append(keyword)
     return None
 
 
 def _check_arguments(call: Tree, path: str) -> None:
-    """A call's (or a method call's) arguments: positional ones first, each keyword once."""
+    """A call's (or a method call's) arguments: positional ones first, each parameter once."""
     args = [(i, str(arg.children[0]) if arg.data == "kwarg" else None)
             for i, arg in enumerate(call.children) if isinstance(arg, Tree)]
-    found = _first_offence(args)
+    found = _first_offence(args, _positional(str(call.children[0])) if call.data == "call" else ())
     if found is not None:
         arg = call.children[found[0]]
         raise _refuse(found[1], arg.children[0] if arg.data == "kwarg" else arg, path)
@@ -64,10 +77,10 @@ def _check_arguments(call: Tree, path: str) -> None:
 _RUN_KEYWORD = re.compile(r"[ \t\r\n]*([avtr])[ \t\r]*=")
 
 
-def _run_arguments(text: str) -> list[list[tuple[int, str | None]]]:
-    """The arguments of each statement of a run of plain motions, ``(offset, keyword or None)``; whole-line
-    comments between the statements skipped."""
-    statements, depth, at = [], 0, 0
+def _run_arguments(text: str) -> list[tuple[str, list[tuple[int, str | None]]]]:
+    """The function and the arguments of each statement of a run of plain motions, ``(offset, keyword or None)``;
+    whole-line comments between the statements skipped."""
+    statements, depth, at, head = [], 0, 0, 0
     while at < len(text):
         char = text[at]
         if depth == 0 and char == "#":
@@ -77,7 +90,7 @@ def _run_arguments(text: str) -> list[list[tuple[int, str | None]]]:
         if char in "([":
             depth += 1
             if depth == 1:
-                statements.append([])
+                statements.append((text[head:at].split()[-1], []))
                 start = at + 1
         elif char in ")]":
             depth -= 1
@@ -85,9 +98,11 @@ def _run_arguments(text: str) -> list[list[tuple[int, str | None]]]:
             arg = text[start:at]
             keyword = _RUN_KEYWORD.match(arg)
             skipped = len(arg) - len(arg.lstrip())
-            statements[-1].append((start + (keyword.start(1) if keyword else skipped),
-                                   keyword.group(1) if keyword else None))
+            statements[-1][1].append((start + (keyword.start(1) if keyword else skipped),
+                                      keyword.group(1) if keyword else None))
             start = at + 1
+            if depth == 0:
+                head = at + 1
         at += 1
     return statements
 
@@ -97,10 +112,10 @@ def _check_run(token: Token, path: str) -> None:
     the first offending argument in the text is named. (The patterns only tell whether a statement may offend; the
     arguments are then read one by one.)"""
     text = str(token)
-    if _RUN_POSITIONAL_AFTER.search(text) is None and _RUN_TWICE.search(text) is None:
+    if all(pattern.search(text) is None for pattern in (_RUN_POSITIONAL_AFTER, _RUN_TWICE, _RUN_BOTH)):
         return
-    for args in _run_arguments(text):
-        found = _first_offence(args)
+    for name, args in _run_arguments(text):
+        found = _first_offence(args, _positional(name))
         if found is not None:
             at, message = found
             line = token.line + text.count("\n", 0, at)

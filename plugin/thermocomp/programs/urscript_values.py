@@ -226,6 +226,10 @@ def _origin(exc: Unsupported) -> str:
 def _same(a: object, b: object) -> bool:
     if a is b:
         return True
+    if isinstance(a, (Record, list)) or isinstance(b, (Record, list)):
+        # (a struct's member literals by identity: a struct given again with equal text is another literal,
+        # where its motion's target is written)
+        return _value_signature(a) == _value_signature(b)
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.array_equal(a, b)
     return type(a) is type(b) and a == b
