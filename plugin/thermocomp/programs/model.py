@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -203,7 +204,7 @@ class RobotProgram:
     text
         The whole file decoded as ISO-8859-1 (offsets are byte offsets).
     steps
-        :class:`MotionRun` and :class:`Wait` in the order one cycle runs them; a
+        :class:`MotionRun` and :class:`Wait` in the order one cycle runs them, consecutive motions one run; a
         motion in a routine called twice appears twice (same spans).
     unsupported
         Constructs that cannot be followed exactly (conditions, loops of
@@ -232,7 +233,11 @@ class RobotProgram:
     modules: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "steps", tuple(self.steps))
+        # consecutive runs held as one (each statement the general rules read is a run of one row, of two dozen
+        # small arrays: thousands of them would be held beside the columns they make)
+        groups = itertools.groupby(self.steps, key=lambda step: isinstance(step, MotionRun))
+        object.__setattr__(self, "steps", tuple(step for is_run, group in groups for step in (
+            [_concatenate(list(group)).compact()] if is_run else group)))
 
     @property
     def files(self) -> tuple[tuple[str, str], ...]:
@@ -248,14 +253,15 @@ class RobotProgram:
         """Every point, motion and step as arrays (:class:`ProgramColumns`; computed once)."""
         return ProgramColumns.of(self.steps)
 
-    @functools.cached_property
+    @property
     def motions(self) -> tuple[Motion, ...]:
-        """Every motion in order, as views (:meth:`MotionRun.motions`; computed once)."""
+        """Every motion in order, as views (:meth:`MotionRun.motions`: built on each call, not held beside the
+        columns)."""
         return tuple(self.columns.run.motions())
 
-    @functools.cached_property
+    @property
     def points(self) -> tuple[Point, ...]:
-        """Every point of every motion, in execution order, as views (computed once)."""
+        """Every point of every motion, in execution order, as views (built on each call)."""
         return tuple(p for m in self.motions for p in m.points)
 
 
@@ -441,11 +447,25 @@ class MotionRun:
             out["argument"] = out["text"]
         return MotionRun(**out)
 
+    def compact(self) -> MotionRun:
+        """The run with each array column whose rows are all alike held as one row, broadcast (read only): a bulk
+        lane's thousands of motions of one kind, speed, tool and work object hold each of those once."""
+        out = {}
+        for f in dataclasses.fields(self):
+            a = getattr(self, f.name)
+            if isinstance(a, np.ndarray) and len(a) > 1 and a.strides[0] != 0:
+                rows = np.ascontiguousarray(a).reshape(len(a), -1).view(np.uint8)  # (alike bit for bit)
+                if (rows == rows[:1]).all():
+                    out[f.name] = np.broadcast_to(a[:1].copy(), a.shape)
+        if self.argument is self.text and "text" in out:
+            out["argument"] = out["text"]
+        return dataclasses.replace(self, **out) if out else self
+
     def stretches(self, regular: np.ndarray) -> list[tuple[int, int, MotionRun | None]]:
         """The bulk lane's split of its rows: ``(first, end, run)`` for each stretch of ``regular`` motions (its
         rows of this run), ``(first, end, None)`` for each stretch between (statements the general rules run)."""
         edges = np.flatnonzero(np.diff(regular.astype(np.int8), prepend=2, append=2)).tolist()
-        return [(a, b, None if not regular[a] else self if b - a == len(self) else self.take(np.arange(a, b)))
+        return [(a, b, None if not regular[a] else self if b - a == len(self) else self.take(np.arange(a, b)).compact())
                 for a, b in zip(edges[:-1], edges[1:])]
 
 
@@ -460,8 +480,7 @@ class ProgramColumns:
 
     ``run``: a :class:`MotionRun` of all motions; ``motion_steps`` ``(M,)``
     the index of each motion among the program's steps, a run's motions one step each; ``wait_seconds``
-    ``(S,)`` each step's wait [s] (0 for a motion); ``T_world_frame`` and
-    ``T_flange_tcp`` ``(m, 4, 4)`` each point's frame and tool.
+    ``(S,)`` each step's wait [s] (0 for a motion); ``T_flange_tcp`` ``(m, 4, 4)`` each point's tool.
     """
 
     run: MotionRun
@@ -469,13 +488,9 @@ class ProgramColumns:
     wait_seconds: FloatArray
     wait_statements: tuple[Span, ...] = ()
 
-    @functools.cached_property
-    def T_world_frame(self) -> FloatArray:
-        return self.frame_table(0)[self.run.frame]
-
-    @functools.cached_property
+    @property
     def T_flange_tcp(self) -> FloatArray:
-        return self.frame_table(1)[self.run.frame]
+        return self.frame_table(1)[self.run.frame]  # (built on each call: the table is what the program holds)
 
     def frame_table(self, which: int) -> FloatArray:
         """The run's distinct frames ``(F, 4, 4)``: work objects (``which`` 0) or tools (1); point ``i``'s is row
@@ -506,9 +521,9 @@ class ProgramColumns:
         waits = tuple(s for s in steps if not isinstance(s, MotionRun))
         sizes = np.array([len(s) if isinstance(s, MotionRun) else 1 for s in steps], dtype=np.int64)
         is_run = np.array([isinstance(s, MotionRun) for s in steps], dtype=bool)
-        wait_seconds = np.zeros(int(sizes.sum()))
-        starts = np.cumsum(sizes) - sizes
-        wait_seconds[starts[~is_run]] = [w.seconds for w in waits]
+        wait_seconds = np.zeros(int(sizes.sum())) if waits else np.broadcast_to(0.0, int(sizes.sum()))
+        if waits:
+            wait_seconds[(np.cumsum(sizes) - sizes)[~is_run]] = [w.seconds for w in waits]
         motion_steps = np.flatnonzero(np.repeat(is_run, sizes))
         return cls(run=_concatenate(runs) if runs else _empty(), motion_steps=motion_steps, wait_seconds=wait_seconds,
                    wait_statements=tuple(w.statement for w in waits))

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from lark import Token, Tree
-from lark.tree import Meta
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
@@ -132,22 +131,6 @@ _GAP_SPACE = _SPACE.copy()
 _GAP_SPACE[ord("\f")] = True
 
 
-#: The parts of a statement that are its call's arguments, in order (an option's key before its value).
-_ARGUMENTS = ("p1", "p2", "speed", "okey", "opt", "zone", "tool", "wkey", "wobj")
-#: The words rapid.lark reads as keywords (a statement naming one as an argument is parsed, not built).
-_KEYWORDS = frozenset("ALIAS AND BACKWARD CASE CONNECT CONST DEFAULT DIV DO ELSE ELSEIF ENDFOR ENDFUNC ENDIF ENDMODULE "
-                      "ENDPROC ENDRECORD ENDTEST ENDTRAP ENDWHILE ERROR EXIT FOR FROM FUNC GOTO IF INOUT LOCAL MOD "
-                      "MODULE NOT OR PERS PROC RAISE RECORD RETRY RETURN STEP TASK TEST THEN TO TRAP TRYNEXT UNDO VAR "
-                      "WHILE WITH XOR".split())
-#: The rule of the node each terminal of an argument is (rapid.lark's ``atom``).
-_RULE = {"NUMBERS": "numbers", "NAME": "name", "NUMBER": "number"}
-
-
-def _terminal(text: str) -> str:
-    """The terminal an argument of a run's statement is: an inline list of numbers, a name or a number."""
-    return "NUMBERS" if text[0] == "[" else "NAME" if text[0].isalpha() or text[0] == "_" else "NUMBER"
-
-
 @dataclass(frozen=True)
 class _Layout:
     """What a run's text alone gives (:attr:`MoveStatements.layout`): each statement's combination of instruction,
@@ -189,12 +172,8 @@ class MoveStatements:
         self.text = token  # (a str: str(token) would copy it)
         self.data = token.encode("latin-1")  # (a byte a character)
         b = self.bytes = np.frombuffer(self.data, dtype=np.uint8)
-        at, code = delimiters(self.data, _CODES)
+        at, code = delimiters(self.data, _CODES, _BANG, _NEWLINE)
         newlines = at[code == _NEWLINE]
-        if np.any(code == _BANG):  # (a byte after a "!" on its line is a comment's)
-            last_bang = np.maximum.accumulate(np.where(code == _BANG, at, -1))
-            outside = last_bang <= np.maximum.accumulate(np.where(code == _NEWLINE, at, -1))
-            at, code = at[outside], code[outside]
         depth = np.cumsum((code == _OPEN).astype(np.int8) - (code == _CLOSE), dtype=np.int8)  # (0 to 2)
         ends = at[code == _END]
         commas = at[(code == _COMMA) & (depth == 0)]
@@ -412,8 +391,9 @@ class _Motions:
         assert value is not None
         start = token.start_pos + int(st.offsets[i, _COLUMN[part]])
         (line, end_line), (column, end_column) = self.lines.lists([start, start + len(value)])
-        leaf = Token(_terminal(value), value, start, line, column, end_line, end_column, start + len(value))
-        node = Tree(_RULE[leaf.type], [leaf])
+        terminal = "NUMBERS" if value[0] == "[" else "NAME" if value[0].isalpha() or value[0] == "_" else "NUMBER"
+        leaf = Token(terminal, value, start, line, column, end_line, end_column, start + len(value))
+        node = Tree(terminal.lower(), [leaf])  # (rapid.lark's rule of the terminal: numbers, name, number)
         node.meta.empty, node.meta.start_pos, node.meta.end_pos = False, start, leaf.end_pos
         node.meta.line, node.meta.column, node.meta.end_line, node.meta.end_column = line, column, end_line, end_column
         return node
@@ -461,7 +441,7 @@ class _Motions:
                          dtype=float).reshape(-1, 2)[shape_of]
         text_span = self.lines.spans(base + lay.starts, base + lay.ends)
         T_world_tcp = np.full((p, 4, 4), np.nan)
-        q = np.full((p, 6), np.nan)
+        q = np.full((p, 6 if lay.joint.any() else 0), np.nan)  # (no column for a run of Cartesian targets)
         q_len = np.zeros(p, dtype=np.int64)
         confdata = np.zeros((p, 4), dtype=np.int64)
         has_confdata = np.zeros(p, dtype=bool)
@@ -470,7 +450,7 @@ class _Motions:
         names = [""] * p
         inline = lay.inline & regular[point_statement]
         at = np.flatnonzero(inline & lay.joint)
-        q[at], q_len[at] = np.radians(lay.values[at, :6]), 6
+        q[at], q_len[at] = np.radians(lay.values[at, :q.shape[1]]), 6
         at = np.flatnonzero(inline & ~lay.joint)
         for f in np.unique(frame[at]).tolist():  # each work object's points together
             members = at[frame[at] == f]
@@ -526,7 +506,7 @@ class _Motions:
             T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata, has_confdata=has_confdata, frames=frames,
             frame=frame, extax=tuple(extax), name_of_point=tuple(names), whole_argument=(None,) * p, quat=quat,
             file=np.full(r, self.file, dtype=np.int64), text_file=text_file,
-            held=np.array(held_of_frame + [False], dtype=bool)[frame])
+            held=np.array(held_of_frame + [False], dtype=bool)[frame]).compact()  # (a column of one value: once)
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
             if part is None:  # (the general rules read them, as their tree has them)
                 self.run_body(self.statement_trees(token, st, a, b), local, depth)
@@ -539,64 +519,10 @@ class _Motions:
             self.steps.append(part)
 
     def statement_trees(self, token: Token, st: MoveStatements, first: int, end: int) -> Tree:
-        """Statements ``first`` to ``end`` of a run as the general rules' tree has them: a ``body`` of ``call`` nodes,
-        built from the parts the run's split found (a call of the instruction with its arguments, each a ``name``,
-        ``numbers`` or ``opt_arg`` node where it stands), or parsed by the grammar without its runs where a part is
-        not one of those (an inline zonedata's aggregate; a keyword, which the grammar reads its own way)."""
-        base = token.start_pos
-        columns = [_COLUMN[part] for part in _ARGUMENTS]
-        offsets = st.offsets[first:end]
-        starts, ends = offsets[:, columns], offsets[:, [c + 1 for c in columns]]
-        texts = [[None if a < 0 else st.text[a:b] for a, b in zip(row_a, row_b)]
-                 for row_a, row_b in zip(starts.tolist(), ends.tolist())]
-        if any(t is not None and (t[0] == "[" and part == "zone" or t.upper() in _KEYWORDS)
-               for row in texts for part, t in zip(_ARGUMENTS, row)):
-            return parse_at(without_runs("rapid.lark", "body"), self.text, base + int(st.starts("instr")[first]),
-                            base + int(st.end[end - 1]), self.lines)
-        # every position a node or token starts or ends at, placed once: the arguments', the statements', the options'
-        # backslashes (just before their keys)
-        keys = offsets[:, [_COLUMN["okey"], _COLUMN["wkey"]]]
-        slash = np.where(keys >= 0, skipped(st.bytes, _SPACE, np.maximum(keys, 0), -1) - 1, -1)  # (back past "\\ ")
-        places = base + np.concatenate([starts, ends, offsets[:, :2], st.end[first:end, None], slash], axis=1)
-        lines, columns_ = self.lines.lists(places)  # (a statement's own: placed in bulk, looked up statement by statement)
-        at: dict[int, tuple[int, int]] = {}
-
-        def meta(a: int, b: int) -> Meta:
-            m = Meta()
-            (m.line, m.column), (m.end_line, m.end_column) = at[a], at[b]
-            m.start_pos, m.end_pos, m.empty = a, b, False
-            m.container_line, m.container_column, m.container_start_pos = m.line, m.column, a
-            m.container_end_line, m.container_end_column, m.container_end_pos = m.end_line, m.end_column, b
-            return m
-
-        def leaf(text: str, a: int, b: int) -> Token:
-            return Token(_terminal(text), text, a, *at[a], *at[b], b)
-
-        calls = []
-        for k, (row_a, row_b, row_t, row_p, row_l, row_c) in enumerate(zip(starts.tolist(), ends.tolist(), texts,
-                                                                            places.tolist(), lines, columns_)):
-            at = dict(zip(row_p, zip(row_l, row_c)))
-            args = []
-            for part, a, b, text in zip(_ARGUMENTS, row_a, row_b, row_t):
-                if text is None or part in ("okey", "wkey"):
-                    continue
-                node = Tree(_RULE[_terminal(text)], [leaf(text, base + a, base + b)], meta(base + a, base + b))
-                key = {"opt": "okey", "wobj": "wkey"}.get(part)
-                if key is not None:
-                    ka, kb = row_a[_ARGUMENTS.index(key)], row_b[_ARGUMENTS.index(key)]
-                    backslash = int(slash[k, 0 if key == "okey" else 1])
-                    node = Tree("opt_arg", [leaf(row_t[_ARGUMENTS.index(key)], base + ka, base + kb), node],
-                                meta(base + backslash, base + b))
-                args.append(node)
-            a, b = base + int(offsets[k, 0]), base + int(st.end[first + k])
-            call_args = Tree("call_args", args, meta(args[0].meta.start_pos, args[-1].meta.end_pos))
-            instruction = Token("NAME", st.text[offsets[k, 0]:offsets[k, 1]], a, *at[a],
-                                *at[base + int(offsets[k, 1])], base + int(offsets[k, 1]))
-            calls.append(Tree("call", [instruction, call_args], meta(a, b)))
-        body = Meta()
-        body.__dict__.update({k: v for k, v in vars(calls[0].meta).items() if "end" not in k})
-        body.__dict__.update({k: v for k, v in vars(calls[-1].meta).items() if "end" in k})
-        return Tree("body", calls, body)
+        """Statements ``first`` to ``end`` of a run as the general rules read them: a ``body`` parsed by the grammar
+        without its runs (:func:`~thermocomp.programs.grammars.without_runs`), where they stand in the file."""
+        return parse_at(without_runs("rapid.lark", "body"), self.text, token.start_pos + int(st.starts("instr")[first]),
+                        token.start_pos + int(st.end[end - 1]), self.lines)
 
     def calc_joint_t(self, node: Tree, local) -> Point:
         """``CalcJointT(robtarget, tool \\WObj:=wobj)`` as a ``MoveAbsJ``'s target: the joints the nominal controller
@@ -626,37 +552,29 @@ class _Motions:
         through = self.through_call_site(node, local, kind, T_world_frame, T_flange_tcp, held)
         if through is not None:  # (Offs of a target written at the call site: written there)
             return through
-        file = self.file
-        if isinstance(node, Tree) and node.data in ("name", "index"):
-            root = node if node.data == "name" else node.children[0]
-            data = self.lookup(root.children[0], local) if isinstance(root, Tree) and root.data == "name" else None
-            if data is not None and isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers"):
-                file = data.file  # (the text is the declaration's)
-        argument = span_of(node)
-        if isinstance(node, Tree) and node.data == "name":
-            self.direct_refs.add(self.file_key + node.children[0].start_pos)
-        elif isinstance(node, Tree) and node.data == "index":
-            self.direct_refs.add(self.file_key + node.children[0].children[0].start_pos)
-        with self.in_file(file):
-            return self._point_text(node, local, kind, T_world_frame, T_flange_tcp, held, value, argument)
-
-    def _point_text(self, node, local, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray, held: bool,
-                    value, argument: Span) -> Point:
-        text_node: Tree | Token = node
-        name = ""
-        element: tuple[int, int] | None = None  # the element of an array declaration that is the text
+        data, path = None, ()
         if isinstance(node, Tree) and node.data == "name":
             data = self.lookup(node.children[0], local)
-            name = data.name
-            if isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers"):
-                text_node = data.node
+            self.direct_refs.add(self.file_key + node.children[0].start_pos)
         elif isinstance(node, Tree) and node.data == "index":
             data, path = self.element(node, local)
-            name = data.name
-            if isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers"):
-                a, b, sub = self.element_span(data.node, path)
-                element = (a, b)
-                text_node = node if sub is None else sub
+            self.direct_refs.add(self.file_key + node.children[0].children[0].start_pos)
+        declared = data is not None and isinstance(data.node, Tree) and data.node.data in ("aggregate", "numbers")
+        with self.in_file(data.file if declared else self.file):  # (the text is the declaration's)
+            return self._point_text(node, kind, T_world_frame, T_flange_tcp, held, value, data, path, declared)
+
+    def _point_text(self, node, kind: str, T_world_frame: FloatArray, T_flange_tcp: FloatArray, held: bool, value,
+                    data: _Data | None, path: tuple[int, ...], declared: bool) -> Point:
+        """:meth:`point` in the file of its text: ``data`` the datum ``node`` names (element ``path`` of it), if any;
+        ``declared``: its text is its declaration's value."""
+        argument, text_node, name = span_of(node), node, "" if data is None else data.name
+        element: tuple[int, int] | None = None  # the element of an array declaration that is the text
+        if declared and not path:
+            text_node = data.node
+        elif declared:
+            a, b, sub = self.element_span(data.node, path)
+            element = (a, b)
+            text_node = node if sub is None else sub
         extax_text = ""
         if element is not None and text_node is node:  # an element inside one NUMBERS token
             whole = self.text[element[0]:element[1]]

@@ -133,12 +133,8 @@ class Statements:
     values: np.ndarray  # (k, 6) each literal's six numbers (NaN where it is not six numbers within range)
     T_literal: np.ndarray  # (k, 4, 4) each literal pose's transform [m] (NaN for joints and the others)
     framed: np.ndarray  # (k,) bool: the point is ``pose_trans(frame, p[...])``
-    names: list  # the names the statements read: ``(offset in the token, name)``, in order
-
-    @property
-    def named(self) -> bool:
-        """Whether a statement reads a variable (its columns then depend on the walker's state)."""
-        return bool(self.names)
+    names: list  # the names the statements read: ``(offset in the token, name)``, in order (their columns then
+    # depend on the walker's state)
 
 def move_statements(token: Token) -> Statements:
     """The statements of a ``MOVES`` token, and what their text alone gives (literals, arguments as written).
@@ -150,11 +146,7 @@ def move_statements(token: Token) -> Statements:
     """
     data = token.encode("latin-1")  # (a byte a character)
     b = np.frombuffer(data, dtype=np.uint8)
-    at, code = delimiters(data, _CODES)
-    if np.any(code == _HASH):  # (a byte after a "#" on its line is a comment's)
-        last_hash = np.maximum.accumulate(np.where(code == _HASH, at, -1))
-        outside = last_hash <= np.maximum.accumulate(np.where(code == _NEWLINE, at, -1))
-        at, code = at[outside], code[outside]
+    at, code = delimiters(data, _CODES, _HASH, _NEWLINE)
     opens = at[code == _OPEN]
     opens = opens[b[opens - 1] != ord("s")]  # each statement's "(" (not pose_trans's)
     closes, lists, list_ends = at[code == _CLOSE], at[code == _LIST], at[code == _LIST_END] + 1
@@ -407,13 +399,14 @@ class Motions:
             tcp_speed=np.where(joint, np.inf, speed), orientation_speed=np.full(k, np.inf),
             joint_speed=np.where(joint, speed, np.inf), acceleration=np.array([s[1] for s in table])[shape_of],
             duration_s=np.array([np.nan if s[3] is None else s[3] for s in table], dtype=float)[shape_of],
-            text=point, argument=point, T_world_tcp=T, q=np.where(is_pose[:, None], np.nan, st.values),
+            text=point, argument=point, T_world_tcp=T,
+            q=np.full((k, 0), np.nan) if is_pose.all() else np.where(is_pose[:, None], np.nan, st.values),
             q_len=np.where(is_pose, 0, 6).astype(np.int64), confdata=np.zeros((k, 4), dtype=np.int64),
             has_confdata=np.zeros(k, dtype=bool), frames=(), frame=np.zeros(k, dtype=np.int64), extax=("",) * k,
             name_of_point=("",) * k, whole_argument=(None,) * k, quat=np.full((k, 4), np.nan),
-            held=np.zeros(k, dtype=bool))
+            held=np.zeros(k, dtype=bool)).compact()  # (a column of one value: held once)
         done = (run.stretches(regular), int(regular.sum()))  # the regular statements' columns, the others the rules'
-        if not st.named:
+        if not st.names:
             self._templates[token.start_pos] = done
         return done
 
