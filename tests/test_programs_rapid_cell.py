@@ -101,7 +101,7 @@ QUIET = [
     "    IF DInput(diX) = 1 THEN SetDO doY, 1; ENDIF\n",
     "    IF nCount > 3 THEN\n      SetDO doY, 1;\n    ELSEIF nCount = 2 THEN\n      TPWrite \"two\";\n    ELSE\n"
     "      Incr nCount;\n    ENDIF\n",
-    "    TEST nCount\n    CASE 1, 2:\n      SetDO doY, 0;\n    CASE 3:\n      WaitTime 0.5;\n    DEFAULT:\n"
+    "    TEST GInput(giMode)\n    CASE 1, 2:\n      SetDO doY, 0;\n    CASE 3:\n      WaitTime 0.5;\n    DEFAULT:\n"
     "      PulseDO doY;\n    ENDTEST\n",
     "    WHILE DInput(diReady) = 0 DO\n      WaitTime 0.1;\n    ENDWHILE\n",
     "    FOR i FROM 1 TO GInput(giParts) DO\n      PulseDO doY;\n    ENDFOR\n",
@@ -142,7 +142,7 @@ BRANCHES = [
     "    IF DInput(diX) = 1 THEN\n      MoveL c, v100, fine, tGrip;\n    ELSE\n      MoveL Offs(c, 0, 0, 5), v100, fine, tGrip;\n"
     "    ENDIF\n",
     "    WHILE DInput(diX) = 0 DO\n      MoveL c, v100, fine, tGrip;\n    ENDWHILE\n",
-    "    TEST nCount\n    CASE 1:\n      place;\n    DEFAULT:\n      MoveJ c, v500, z10, tGrip;\n    ENDTEST\n",
+    "    TEST GInput(giMode)\n    CASE 1:\n      place;\n    DEFAULT:\n      MoveJ c, v500, z10, tGrip;\n    ENDTEST\n",
     "    IF DInput(diX) = 1 THEN\n      VelSet 50, 500;\n      MoveL c, v100, fine, tGrip;\n    ENDIF\n",
     "    FOR i FROM 1 TO GInput(giParts) DO\n      MoveL c, v100, fine, tGrip;\n    ENDFOR\n",
     "    IF DInput(diX) = 1 MoveL c, v100, fine, tGrip;\n",
@@ -153,7 +153,7 @@ BRANCHES = [
 @pytest.mark.parametrize("branch", BRANCHES)
 def test_constant_targets_under_a_condition_known_only_while_running_are_compensated(tmp_path, rng, branch):
     """A motion's data decide, not the control flow around it: an IF on an input, a WHILE waiting for one, a TEST
-    on a counter, a FOR of a count read from a group input hold motions to constant targets; each is compensated,
+    on a group input, a FOR of a count read from a group input hold motions to constant targets; each is compensated,
     counted once in the written order of the cycle, and the construct is listed (a note at its line naming the
     motions' lines)."""
     chain = load_robot("irb140")

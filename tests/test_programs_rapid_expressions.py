@@ -116,12 +116,14 @@ def test_a_datum_a_function_reads_into_is_known_only_while_running(tmp_path):
 
 def test_a_parameter_passed_a_datum_known_only_while_running_does_not_decide_an_if(tmp_path):
     """``place code`` passes ``code`` (read into by ``StrToVal``) by reference: an IF on the parameter is an IF on
-    ``code``, decided only while running (it was decided by ``code``'s declaration, and ``p`` moved to silently)."""
+    ``code``, decided only while running (it was decided by ``code``'s declaration, and ``p`` moved to silently):
+    the call is refused naming ``code`` and the line that reads into it."""
     routine = ("  PROC place(num shape)\n    IF shape = 0 THEN\n      dx := 10;\n    ELSE\n      dx := 20;\n    ENDIF\n"
                "    MoveL Offs(p, dx, 0, 0), v100, fine, tool0;\n  ENDPROC\n")
     prog = _read(tmp_path, "    ok := StrToVal(s, code);\n    place code;\n",
                  "  VAR num code;\n  VAR num dx := 5;\n  VAR bool ok;\n  VAR string s := \"5\";\n" + routine)
-    assert [u for u in prog.unsupported if "dx" in u.message], prog.points
+    assert [(u.line, u.message) for u in prog.unsupported] == [
+        (17, "code is changed at run time (line 16, column 5); its value at this motion is not known")], prog.points
     constant = _read(tmp_path, "    place two;\n", "  CONST num two := 2;\n  VAR num dx := 5;\n" + routine)
     assert constant.unsupported == ()  # (a CONST passed: the IF is decided, the ELSE branch runs)
     np.testing.assert_allclose(_offsets(constant), [[20.0, 0.0, 0.0]], atol=1e-9)

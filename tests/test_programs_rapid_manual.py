@@ -90,6 +90,39 @@ def test_arguments_outside_a_functions_domain_are_refused(key, args, switches):
         evaluate_function(key, args, switches)
 
 
+#: (call, its value) from the examples of the RAPID reference's string functions.
+STRING_CALLS = [
+    ("strlen", ["Robotics"], {}, 8.0), ("strpart", ["Robotics", 1.0, 5.0], {}, "Robot"),
+    ("strpart", ["Robotics", 9.0, 0.0], {}, ""), ("strfind", ["Robotics", 1.0, "aeiou"], {}, 2.0),
+    ("strfind", ["Robotics", 1.0, "Rob"], {"notinset": None}, 5.0), ("strfind", ["Robotics", 3.0, "xyz"], {}, 9.0),
+    ("strmatch", ["Robotics", 1.0, "bo"], {}, 3.0), ("strmatch", ["Robotics", 4.0, "bo"], {}, 9.0),
+    ("strmemb", ["Robotics", 2.0, "aeiou"], {}, True), ("strmemb", ["Robotics", 3.0, "aeiou"], {}, False),
+    ("strmap", ["Robotics", "obs", "OBS"], {}, "ROBOticS"), ("strorder", ["FIRST", "SECOND", "FSIR"], {}, True),
+    ("strorder", ["SECOND", "FIRST", "FSIR"], {}, False), ("strorder", ["ab", "abc", ""], {}, True),
+    ("numtostr", [0.38521, 3.0], {}, "0.385"), ("numtostr", [-2.5, 0.0], {}, "-3"),
+    ("numtostr", [0.38521, 2.0], {"exp": None}, "3.85E-01"), ("valtostr", [[1.1234567, 2.0, 9e9]], {}, "[1.12346,2,9E+09]"),
+    ("valtostr", [True], {}, "TRUE"), ("valtostr", ["it"], {}, "it"),
+]
+
+
+@pytest.mark.parametrize(("key", "args", "switches", "want"), STRING_CALLS)
+def test_string_functions_give_the_manuals_values(key, args, switches, want):
+    value, rtype = evaluate_function(key, args, switches)
+    assert (value, rtype) == (want, {str: "string", bool: "bool", float: "num"}[type(want)])
+
+
+@pytest.mark.parametrize(("key", "args"), [
+    ("strpart", ["abc", 3.0, 2.0]), ("strpart", ["abc", 0.0, 1.0]), ("strpart", ["abc", 1.5, 1.0]),
+    ("strmemb", ["abc", 4.0, "a"]), ("strmap", ["abc", "ab", "A"]), ("strlen", [1.0]),
+    ("numtostr", [1.0, 16.0]), ("valtostr", [[1.5] * 30]),
+])
+def test_string_functions_refuse_what_rapid_refuses(key, args):
+    """A position outside the string, a part past its end, maps of two lengths, a result of more than 80
+    characters: RAPID's run-time errors, refused before running."""
+    with pytest.raises(FunctionError):
+        evaluate_function(key, args, {})
+
+
 def test_targets_computed_by_functions_of_known_values_are_followed(tmp_path, rng):
     """A target built with ``OrientZYX`` and arithmetic functions reads as the same target written out."""
     computed = ("    c := Offs(a, Abs(-10), Round(2.46\\Dec:=1) * 10, Sqrt(16) + EulerZYX(\\Z, OrientZYX(30, 0, 0)));\n"

@@ -81,21 +81,65 @@ PREDEFINED: dict[str, tuple[str, object]] = {
     "false": ("bool", False),
 }
 
-#: Instructions that give their first argument a value known only while running.
-_MUTATING = frozenset(("incr", "decr", "add", "clear", "tpreadnum", "tpreaddnum", "tpreadfk", "bitset", "bitclear"))
-#: Instructions that read into the data named in their arguments (sockets, files, messages, system data): every
-#: datum named there is changed at run time (ABB, "RAPID Instructions").
-WRITES_ARGUMENTS = frozenset(s.lower() for s in (
-    "SocketCreate", "SocketAccept", "SocketReceive", "SocketReceiveFrom", "Open", "ReadAnyBin", "ReadRawBytes",
-    "UnpackRawBytes", "CopyRawBytes", "PackRawBytes", "GetDataVal", "GetSysData", "ReadCfgData", "RMQGetMessage",
-    "RMQGetMsgData", "RMQFindSlot", "EGMGetId", "OpenDir", "ReadDir", "UIMsgBox", "UINumEntry", "UIListView",
-    "WZBoxDef", "WZCylDef", "WZSphDef", "WZHomeJointDef", "WZLimJointDef", "WZLimSup", "WZDOSet", "BookErrNo",
-    "GetTrapData", "ReadErrData", "GetNextSym", "GetJointData",
-    # (a byte's bits, a camera's results and parameters, a bus state, a message header, a tool computed by the
-    # calibration instructions from the positions given to them)
-    "BitSet", "BitClear", "CamGetResult", "CamGetParameter", "IOBusState", "RMQGetMsgHeader", "MToolTCPCalib",
-    "MToolRotCalib", "SToolTCPCalib", "SToolRotCalib",
-))
+#: The routines of the RAPID base (ABB, "Technical reference manual - RAPID Instructions, Functions and Data types"),
+#: each with the arguments it gives a value (its ``INOUT``, ``VAR`` and ``PERS`` parameters that it writes): their
+#: places among the required arguments (0-based) and the names of the optional ones (``\Name``), ``*`` every one,
+#: nothing for none. A function's name ends in ``()``. A call changes exactly these data where it runs
+#: (:meth:`_Declarations.changed_tokens`); a function found neither here, nor among those evaluated
+#: (:data:`EVALUATED`), nor in the task may change every datum named whole among its arguments.
+BASE_ROUTINES: dict[str, str] = {
+    # numbers, bits and the operator's answers
+    "Incr": "0", "Decr": "0", "Add": "0", "Clear": "0", "BitSet": "0", "BitClear": "0",
+    "TPReadFK": "0 \\BreakFlag", "TPReadNum": "0 \\BreakFlag", "TPReadDnum": "0 \\BreakFlag",
+    "UIMsgBox": "\\Result \\BreakFlag", "UIMessageBox()": "\\BreakFlag", "UINumEntry()": "\\BreakFlag",
+    "UINumTune()": "\\BreakFlag", "UIAlphaEntry()": "\\BreakFlag", "UIListView()": "\\BreakFlag",
+    # waits that tell whether they timed out
+    "WaitDI": "\\TimeFlag", "WaitDO": "\\TimeFlag", "WaitUntil": "\\TimeFlag",
+    **dict.fromkeys(("WaitAI", "WaitAO", "WaitGI", "WaitGO"), "\\ValueAtTimeout \\TimeFlag"),
+    "WaitTestAndSet": "0", "TestAndSet()": "0",
+    # strings, files, serial channels, sockets and raw bytes
+    "StrToVal()": "1", "Open": "1", "OpenDir": "0", "ReadDir()": "1", "ReadAnyBin": "1", "ReadRawBytes": "1",
+    "ClearRawBytes": "0", "PackRawBytes": "1", "UnpackRawBytes": "2", "CopyRawBytes": "2", "PackDNHeader": "2",
+    "SocketCreate": "0", "SocketAccept": "1 \\ClientAddress",
+    "SocketReceive": "\\Str \\RawData \\Data \\NoRecBytes",
+    "SocketReceiveFrom": "1 2 \\Str \\RawData \\Data \\NoRecBytes",
+    # data by name, system data, configuration, errors, messages between tasks
+    "GetDataVal": "1", "GetNextSym()": "0 1", "GetSysData": "0 \\ObjectName", "ReadCfgData": "2 \\ListNo",
+    "GetTaskName()": "\\TaskNo", "ArgName()": "\\ErrorNumber", "BookErrNo": "0", "GetTrapData": "0",
+    "ReadErrData": "1 2 3 \\Title \\Str1 \\Str2 \\Str3 \\Str4 \\Str5", "RMQFindSlot": "0",
+    "RMQGetMessage": "0", "RMQGetMsgData": "1", "RMQGetMsgHeader": "\\Header \\SenderId \\UserDef",
+    "RMQReadWait": "0", "RMQSendWait": "2", "EGMGetId": "0", "IOBusState": "1", "GetJointData": "*",
+    # world zones, tool and frame calibration, cameras
+    **dict.fromkeys(("WZBoxDef", "WZCylDef", "WZSphDef", "WZHomeJointDef", "WZLimJointDef", "WZLimSup", "WZDOSet"),
+                    "0"),
+    "MToolTCPCalib": "4 5 6", "SToolTCPCalib": "4 5 6", "MToolRotCalib": "2", "SToolRotCalib": "3",
+    "CalcRotAxisFrame()": "3 4", "CalcRotAxFrameZ()": "3 4", "DefAccFrame()": "3 4", "CalcJointT()": "\\ErrorNumber",
+    "CamGetResult": "1", "CamGetParameter": "\\Num \\Bool \\Str",
+    # functions that read their arguments only
+    **dict.fromkeys((f"{name}()" for name in (
+        "CalcRobT", "CRobT", "CJointT", "CPos", "CTool", "CWObj", "CSpeedOverride", "MaxRobSpeed",
+        "MaxRobReorientSpeed", "ReadNum", "ReadStr", "ReadBin", "ReadStrBin", "ReadMotor", "ReadVar", "ClkRead",
+        "CDate", "CTime", "GetTime", "GetSysInfo", "GetMecUnitName", "GetMotorTorque", "OpMode", "RunMode",
+        "IsFile", "FileSize", "ModExist", "IsPers", "IsVar", "IsSyncMoveOn", "IsStopMoveAct", "SocketGetStatus",
+        "SocketPeek", "RawBytesLen", "StrToByte", "ByteToStr", "DnumToNum", "NumToDnum", "DecToHex", "HexToDec",
+        "StrFormat", "BitAnd", "BitOr", "BitXOr", "BitNeg", "BitLSh", "BitRSh", "BitCheck", "BitCheckDnum",
+        "DInput", "DOutput", "AInput", "AOutput", "GInput", "GOutput", "GInputDnum", "GOutputDnum", "TestDI",
+        "TestDO", "ValidIO", "EGMGetState", "FCGetForce")), ""),
+}
+
+
+def _written(spec: str) -> tuple[tuple[int, ...], frozenset[str]]:
+    """The places and optional names of a :data:`BASE_ROUTINES` entry (``*``: every place, ``(-1,)``)."""
+    words = spec.split()
+    places = (-1,) if words == ["*"] else tuple(int(w) for w in words if w.isdigit())
+    return places, frozenset(w[1:].lower() for w in words if w.startswith("\\"))
+
+
+#: :data:`BASE_ROUTINES` by lower-case name (without ``()``): what each call writes.
+WRITES = {name.removesuffix("()").lower(): _written(spec) for name, spec in BASE_ROUTINES.items()}
+#: The instructions of the RAPID base that write an argument (passed over: they move nothing).
+WRITES_ARGUMENTS = frozenset(name.lower() for name, spec in BASE_ROUTINES.items()
+                             if spec and not name.endswith("()"))
 
 #: More instructions of the RAPID base (ABB, "RAPID Instructions, Functions and Data types") that neither move the
 #: robot nor branch: corner-path warnings, camera set-ups and requests, I/O buses and aliases, cyclic conditions,
@@ -521,32 +565,13 @@ class _Declarations:
         return int(value)
 
     def call_function(self, node: Tree, local) -> tuple[object, str]:
+        """A function's value: one of RAPID's evaluated here (:data:`EVALUATED`) or a FUNC of the task
+        (:meth:`evaluate_func`); :class:`_Unsupported` for any other, or arguments known only while running."""
         name = str(node.children[0])
         positional, optional = self.split_args(node.children[1] if len(node.children) > 1 else None)
         key = name.lower()
-        if key == "dim":  # Dim(ArrPar, DimNo): the number of elements of an array along one dimension
-            if len(positional) != 2 or optional:
-                raise self.error(f"{name}: expected an array and a dimension number, got {len(positional)} "
-                                 "argument(s)", node)
-            arg = positional[0]  # (its size, fixed where it is declared: not a read of its values)
-            key = str(arg.children[0]).lower() if isinstance(arg, Tree) and arg.data == "name" else None
-            data = (local or {}).get(key) or self.module_data.get(key or "")
-            array, atype = (None, "") if data is None else (data.value, data.type)
-            rank = atype.count(",") + 1 if atype.endswith("}") else 0
-            dimension = self.check_integer(self._number(positional[1], local), f"{name} dimension", node)
-            if not rank or not isinstance(array, list):
-                raise _Unsupported(f"{name} of a value that is not an array of known size", node)
-            if not 1 <= dimension <= rank:
-                raise self.error(f"{name}: the array has {rank} dimension(s), got dimension {dimension}", node)
-            for _ in range(dimension - 1):
-                array = array[0]
-            return float(len(array)), "num"
-        if key == "present":  # Present(OptPar): whether the call being followed gave that optional parameter
-            param = str(positional[0].children[0]).lower() if len(positional) == 1 and positional[0].data == "name" \
-                else None
-            if id(local) not in self._present or param not in self._params.get(id(local), ()):
-                raise _Unsupported("Present of no optional parameter of a call followed here", node)
-            return param in self._present[id(local)], "bool"
+        if key in _DECLARATION_FUNCTIONS:
+            return _DECLARATION_FUNCTIONS[key](self, name, positional, optional, node, local)
         if key in FUNCTIONS:
             args = [self.evaluate(a, local) for a in positional]
             switches = {k: None if v is None else self.evaluate(v, local) for k, v in optional.items()}
@@ -559,8 +584,36 @@ class _Declarations:
         func = self.funcs.get(key)
         if func is not None:
             return self.evaluate_func(func, name, node, local)
-        raise _Unsupported(f"function {name} is not evaluated (only Offs, RelTool, RAPID's arithmetic functions "
-                           "and the task's own FUNCs)", node)
+        raise _Unsupported(f"function {name} is not evaluated (only Offs, RelTool, RAPID's arithmetic and string "
+                           "functions and the task's own FUNCs)", node)
+
+    def _dim(self, name: str, positional: list, optional: dict, node: Tree, local) -> tuple[float, str]:
+        """``Dim(ArrPar, DimNo)``: the number of elements of an array along one dimension (fixed where it is
+        declared: not a read of its values)."""
+        if len(positional) != 2 or optional:
+            raise self.error(f"{name}: expected an array and a dimension number, got {len(positional)} "
+                             "argument(s)", node)
+        arg = positional[0]
+        key = str(arg.children[0]).lower() if isinstance(arg, Tree) and arg.data == "name" else None
+        data = (local or {}).get(key) or self.module_data.get(key or "")
+        array, atype = (None, "") if data is None else (data.value, data.type)
+        rank = atype.count(",") + 1 if atype.endswith("}") else 0
+        dimension = self.check_integer(self._number(positional[1], local), f"{name} dimension", node)
+        if not rank or not isinstance(array, list):
+            raise _Unsupported(f"{name} of a value that is not an array of known size", node)
+        if not 1 <= dimension <= rank:
+            raise self.error(f"{name}: the array has {rank} dimension(s), got dimension {dimension}", node)
+        for _ in range(dimension - 1):
+            array = array[0]
+        return float(len(array)), "num"
+
+    def _present(self, name: str, positional: list, optional: dict, node: Tree, local) -> tuple[bool, str]:
+        """``Present(OptPar)``: whether the call being followed gave that optional parameter."""
+        param = str(positional[0].children[0]).lower() if len(positional) == 1 and positional[0].data == "name" \
+            else None
+        if id(local) not in self._present or param not in self._params.get(id(local), ()):
+            raise _Unsupported("Present of no optional parameter of a call followed here", node)
+        return param in self._present[id(local)], "bool"
 
     def evaluate_func(self, func: Tree, name: str, node: Tree, local) -> tuple[object, str]:
         """The value of a call of the task's own ``FUNC`` whose arguments are known: its body followed in order,
@@ -731,30 +784,41 @@ class _Declarations:
                                     f"{'may give' if value is None else 'gives'} it another value: the next "
                                     "cycle would read that one", read[1])
 
-    def changed_tokens(self, statement: Tree) -> list[Token]:
-        """The names of the data ``statement`` changes: an assignment's root (``p.trans.x := ...`` changes ``p``),
-        the first argument of ``Incr``/``Decr``/``Add``/``Clear``/``TPReadNum``/..., every datum named in the
-        arguments of an instruction that reads into its arguments (``SocketReceive``, ``ReadAnyBin``, ...)."""
-        if statement.data == "assign":
-            root = self.changed_root(statement.children[0])
+    def changed_tokens(self, node: Tree) -> list[Token | str]:
+        """The names of the data ``node`` changes: an assignment's root (``p.trans.x := ...`` changes ``p``), the
+        arguments a routine of the RAPID base writes (:data:`WRITES`: ``Incr n;``, ``SocketReceive s \\Str:=text;``,
+        ``StrToVal(text, n)``), those a routine of the task writes (its parameters it assigns: the data named there,
+        passed by reference) and what else it assigns (:meth:`_Flow.summary`); every datum named whole in the
+        arguments of a function found nowhere."""
+        if node.data == "assign":
+            root = self.changed_root(node.children[0])
             return [] if root is None else [root]
-        if statement.data != "call" or not isinstance(statement.children[0], Token) or len(statement.children) < 2:
+        if node.data not in ("call", "func_call") or not isinstance(node.children[0], Token):
             return []
-        key = str(statement.children[0]).lower()
-        if key not in _MUTATING and key not in WRITES_ARGUMENTS:
-            return []
-        try:
-            positional, optional = self.split_args(statement.children[1])
-        except _Unsupported:
-            return []
-        named = [self.changed_root(a) for a in (positional[:1] if key in _MUTATING else
-                                                 [*positional, *(v for v in optional.values() if v is not None)])]
-        return [t for t in named if t is not None]
+        key = str(node.children[0]).lower()
+        routine = (self.funcs if node.data == "func_call" else self.procs).get(key)
+        if routine is not None:
+            found = self.summary(routine)
+            return [*sorted(found.changed), *self.written_arguments(node, *found.written)]
+        if node.data == "func_call" and key not in WRITES and key not in EVALUATED:
+            return self.written_arguments(node, (-1,), frozenset())  # (a function found nowhere)
+        return self.written_arguments(node, *WRITES.get(key, ((), frozenset())))
+
+    def written_arguments(self, call: Tree, places: tuple[int, ...], names: frozenset[str]) -> list[Token]:
+        """The data named whole (or a part of: ``p.trans``, ``a{i}``) by the arguments of ``call`` at ``places``
+        among the required ones (``(-1,)``: every one) and by its optional arguments ``names``."""
+        positional, optional = self.split_args(call.children[1] if len(call.children) > 1 else None)
+        written = [a for i, a in enumerate(positional) if i in places or places == (-1,)]
+        written += [v for k, v in optional.items() if v is not None and k in names]
+        return [t for t in map(self.changed_root, written) if t is not None]
 
     def record_change(self, statement: Tree, local: dict[str, _Data]) -> None:
-        """The data ``statement`` changes (:meth:`changed_tokens`) are changed at run time from now on."""
-        for token in self.changed_tokens(statement):
-            self.mark_changed(token, statement, local)
+        """The data ``statement`` changes (:meth:`changed_tokens`), and those the functions called in its
+        expressions write, are changed at run time from now on."""
+        calls = statement.find_data("func_call") if statement.data in ("assign", "call") else ()
+        for node in (statement, *calls):
+            for token in self.changed_tokens(node):
+                self.mark_changed(token, statement, local)
 
     def mark_changed(self, token: Token | None, statement: Tree, local: dict[str, _Data]) -> None:
         """The datum named ``token`` is changed at run time from ``statement`` on, and so is the caller's datum a
@@ -832,6 +896,14 @@ _EVALUATORS: dict[str, Callable[[_Declarations, Tree, dict | None], tuple[object
     "index": _Declarations._element,
     "func_call": _Declarations.call_function,
 }
+
+#: RAPID's functions of a datum's declaration rather than its value (an array's size, whether an optional parameter
+#: was given), evaluated by the walker: name -> method (name as written, arguments, optional ones, call, scope).
+_DECLARATION_FUNCTIONS: dict[str, Callable] = {"dim": _Declarations._dim, "present": _Declarations._present}
+
+#: Every function evaluated here, by lower-case name: RAPID's of known values (:mod:`.rapid_functions`) and those of
+#: declarations; any other is a FUNC of the task (evaluated when it can be) or known only while running.
+EVALUATED: frozenset[str] = FUNCTIONS | frozenset(_DECLARATION_FUNCTIONS)
 
 
 def numbers_value(text: str) -> list:

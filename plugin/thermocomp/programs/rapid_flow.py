@@ -34,7 +34,8 @@ from thermocomp.programs.model import (
     world_of_target,
 )
 from thermocomp.programs.rapid_data import (
-    _MUTATING,
+    _DECLARATION_FUNCTIONS,
+    EVALUATED,
     MANUAL_MOVING,
     MANUAL_PASSIVE,
     PREDEFINED,
@@ -46,7 +47,6 @@ from thermocomp.programs.rapid_data import (
     _Unsupported,
     span_of,
 )
-from thermocomp.programs.rapid_functions import FUNCTIONS
 from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
 
 #: Instructions that move the robot, change the frame of later motions or wait for a path event in ways thermocomp
@@ -207,11 +207,13 @@ class Summary(Visitor):
     motion : str | None
         The first motion it runs (in a routine it calls or a FUNC it evaluates too), with its line.
     assigns : set[str]
-        The data (lower-case names) it may give a value, its own too: assignments, ``Incr``/..., reads into
-        arguments, a search's found point, what the routines it calls assign but their own data (a parameter they
-        assign: the data named at the call, passed by reference).
+        The data (lower-case names) it may give a value, its own too: assignments, the arguments the instructions
+        and functions it calls write (``Incr``, ``StrToVal``: :meth:`_Flow.changed_tokens`), a search's found point,
+        what the routines it calls assign but their own data (a parameter they assign: the data named at the call,
+        passed by reference).
     local : frozenset[str]
-        A routine's own data and parameters; ``writes_params``: whether it assigns a parameter.
+        A routine's own data and parameters; ``written``: the places of the required parameters and the names of
+        the optional ones it assigns (as :data:`.rapid_data.WRITES`).
     changed : set[str]
         The data of others it assigns (:attr:`assigns` but :attr:`local`) and what the TRAPs it connects assign.
     mutates : bool
@@ -221,9 +223,6 @@ class Summary(Visitor):
         The names it calls, evaluates or connects; ``late``: whether it holds a late-bound call.
     passed : set[str]
         The data named in the arguments of what it calls but passive instructions.
-    read_into : set[str]
-        The data named whole as arguments of the functions it evaluates but those read here (``rapid_functions``),
-        which may read into them (``StrToVal(s, n)``).
     """
 
     def __init__(self, flow: _Flow, node: Tree, calling: frozenset[str]) -> None:
@@ -238,11 +237,12 @@ class Summary(Visitor):
         self.changed: set[str] = set()
         self.calls: set[str] = set()
         self.passed: set[str] = set()
-        self.read_into: set[str] = set()
         self.mutates = self.late = False
         self.visit_topdown(node)
         self.changed |= self.assigns - self.local
-        self.writes_params = bool(self.assigns & params)
+        required, optional = flow.signature(node) if routine else ([], {})
+        self.written = (tuple(i for i, (_, name) in enumerate(required) if str(name).lower() in self.assigns),
+                        frozenset(optional) & self.assigns)
 
     def _found(self, blocker: str | None, motion: str | None = None) -> None:
         self.blocker = self.blocker or blocker
@@ -284,40 +284,46 @@ class Summary(Visitor):
         name = str(sub.children[0])
         key = name.lower()
         self.calls.add(key)
-        if key not in FUNCTIONS and key not in ("dim", "present") and len(sub.children) > 1:
-            # (a function of the controller's or the task's may read into an INOUT/VAR argument: StrToVal(s, n),
-            # ReadNum ...; the data named whole there are known only while running)
-            self.read_into.update(str(t).lower() for t in self._named(sub.children[1]) if t is not None)
         func = self._flow.funcs.get(key)
-        inner = None if func is None or key in self._calling else self._flow.summary(func, self._calling).motion
-        if inner is not None:  # (a FUNC may hold any instruction)
+        if func is None:
+            self._changes(sub)  # (the arguments it writes: StrToVal(s, n))
+            return
+        found = None if key in self._calling else self._flow.summary(func, self._calling)
+        if found is not None:  # (a FUNC may hold any instruction, and write its INOUT parameters)
+            self.changed |= found.changed
+            self.assigns |= found.assigns - found.local
+            self.assigns.update(str(t).lower() for t in self._flow.written_arguments(sub, *found.written))
+        if found is not None and found.motion is not None:
             at = self._at(sub)
-            self._found(f"{inner} (in FUNC {name}, called at {at})", f"{inner} (in {name}, called at {at})")
+            self._found(f"{found.motion} (in FUNC {name}, called at {at})", f"{found.motion} (in {name}, called at {at})")
 
     def assign(self, sub: Tree) -> None:
         self.mutates = True
         self._changes(sub)
 
-    def _changes(self, sub: Tree) -> None:
-        for token in self._flow.changed_tokens(sub):
+    def _changes(self, sub: Tree) -> bool:
+        """What ``sub`` changes added to :attr:`assigns`; whether it changes anything."""
+        tokens = self._flow.changed_tokens(sub)
+        for token in tokens:
             self.assigns.add(str(token).lower())
             if str(token).lower() in self._params:
                 self._found(f"an assignment to its parameter {token} at {self._at(sub)}")
+        return bool(tokens)
 
     def call(self, sub: Tree) -> None:
         """An instruction or a routine, classed in the order the walker runs them (:meth:`_Flow.run_call`)."""
         flow, name = self._flow, str(sub.children[0])
         key = name.lower()
         self.calls.add(key)
-        self._changes(sub)
+        routine = flow.procs.get(key)
+        self.mutates |= routine is None and self._changes(sub)  # (a routine's: its summary, below)
         args = sub.children[1] if len(sub.children) > 1 else None
         if args is not None and key not in _PASSIVE:
             self.passed.update(str(n.children[0]).lower() for n in args.find_data("name"))
         writes = getattr(PROCESS_MOTIONS.get(key), "writes", None)
-        if writes is not None and len(named := self._named(args)) > writes and named[writes] is not None:
-            self.assigns.add(str(named[writes]).lower())  # (a search's found point)
-        self.mutates |= key in _MUTATING or key in WRITES_ARGUMENTS or key in MODE_INSTRUCTIONS or writes is not None
-        routine = flow.procs.get(key)
+        if writes is not None:  # (a search's found point)
+            self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, (writes,), frozenset()))
+        self.mutates |= key in MODE_INSTRUCTIONS or writes is not None
         if key in _MOVING and routine is None or key in MOTIONS or key in PROCESS_MOTIONS:
             if self.motion is None:  # (a routine of 10,000 motions: each named only while none is)
                 self._found(f"{name} at {self._at(sub)}", f"{name} at {self._at(sub)}")
@@ -335,20 +341,13 @@ class Summary(Visitor):
             inner = flow.summary(routine, self._calling)
             self.changed |= inner.changed
             self.assigns |= inner.assigns - inner.local
-            if inner.writes_params:  # (passed by reference: the caller's data it names)
-                self.assigns.update(str(t).lower() for t in self._named(args) if t is not None)
+            # (the parameters it assigns, passed by reference: the caller's data named there)
+            self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, *inner.written))
             self.mutates |= inner.mutates
             if self.motion is None:
                 at = self._at(sub)
                 self._found(inner.blocker and f"{inner.blocker} (in {name}, called at {at})",
                             inner.motion and f"{inner.motion} (in {name}, called at {at})")
-
-    def _named(self, args: Tree | None) -> list[Token | None]:
-        """The data each positional argument of a call names (by reference), None where it names none."""
-        try:
-            return [self._flow.changed_root(arg) for arg in self._flow.split_args(args)[0]]
-        except _Unsupported:
-            return []
 
 
 class _Flow:
@@ -884,7 +883,7 @@ class _Flow:
         self.note_conf(self.steps[first:])
 
     def run_if(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """An ``IF`` runs the branch the file decides (:meth:`decided_branch`), else each (:meth:`run_unresolved`)."""
+        """An ``IF`` or ``TEST`` runs the branch the file decides (:meth:`decided_branch`), else each (:meth:`run_unresolved`)."""
         branch = self.decided_branch(statement, local)
         if branch is None:
             self.run_unresolved(statement, local, depth)
@@ -994,14 +993,7 @@ class _Flow:
         binds nothing). RAPID's own checks (number of arguments, optional names, types) are errors naming the call."""
         positional, optional = self.split_args(call_args)
         name = self._routine_name(routine)
-        required, optional_params = [], {}
-        text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
-        for param in self._params_of(routine):
-            names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
-            if text[:span_of(param).start].rstrip().endswith("\\") or text[span_of(param).start] == "\\":
-                optional_params[str(names[1]).lower()] = names
-            else:
-                required.append(names)
+        required, optional_params = self.signature(routine)
         if len(positional) != len(required):
             raise self.error(f"{name} takes {len(required)} argument(s) "
                              f"({', '.join(str(n[1]) for n in required) or 'none'}), got {len(positional)}", statement)
@@ -1020,6 +1012,22 @@ class _Flow:
         self._params[id(scope)] = set(scope)
         self._present[id(scope)] = {key for key in optional_params if key in optional}  # (Present(...))
         return scope
+
+    def signature(self, routine: Tree) -> tuple[list[list[Token]], dict[str, list[Token]]]:
+        """A routine's required parameters in written order and its optional ones by lower-case name, each as its
+        type's and its name's tokens."""
+        required, optional = [], {}
+        text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
+        for param in self._params_of(routine):
+            names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
+            before = start = span_of(param).start  # (a backslash at its start or just before it: optional)
+            while before > 0 and text[before - 1].isspace():
+                before -= 1
+            if text[start] == "\\" or text[before - 1:before] == "\\":
+                optional[str(names[1]).lower()] = names
+            else:
+                required.append(names)
+        return required, optional
 
     def unbound_scope(self, routine: Tree) -> dict[str, _Data]:
         """The scope of a call whose arguments are known only while running: every parameter without a value."""
@@ -1096,27 +1104,39 @@ class _Flow:
             axis=1), set(self._passed), self._reads)
 
     def decided_branch(self, statement: Tree, local: dict[str, _Data]) -> Tree | None:
-        """The body an ``IF`` runs when the file decides its conditions (only the routine's own data and data nothing
-        in the task changes, all known); None when running decides."""
-        conditions = [statement.children[0], *(c.children[0] for c in statement.children[2:]
-                                               if isinstance(c, Tree) and c.data == "elseif")]
+        """The body an ``IF`` or ``TEST`` runs when the file decides its conditions or its value and case values
+        (:meth:`_decided_value`), the empty body when none runs; None when running decides."""
         bodies, exhaustive = self._bodies(statement)
-        for condition, body in zip(conditions, bodies):
-            value = self._decided_value(condition, local)
-            if not isinstance(value, bool):
+        if statement.data == "test_stmt":  # (the first case holding a value equal to the TEST's)
+            value = self._decided_value(statement.children[0], local)
+            cases = [c.children[:-1] for c in statement.children[1:] if isinstance(c, Tree) and c.data == "test_case"]
+            tests = [(value, case) for values in cases for case in values]
+            body_of = [body for values, body in zip(cases, bodies) for _ in values]
+        else:
+            tests = [(True, statement.children[0]), *((True, c.children[0]) for c in statement.children[2:]
+                                                      if isinstance(c, Tree) and c.data == "elseif")]
+            body_of = bodies
+        for (wanted, condition), body in zip(tests, body_of):
+            self.work(condition)  # (a TEST of many cases in a long loop: each case value counts)
+            got = self._decided_value(condition, local)
+            if wanted is None or got is None or type(got) is not type(wanted) or isinstance(got, list):
                 return None
-            if value:
+            if got == wanted:
                 return body
         return bodies[-1] if exhaustive else Tree("body", [])
 
-    def _decided_value(self, node: Tree, local: dict[str, _Data]) -> object:
-        """The value of condition ``node`` (:meth:`evaluate`) if the file decides it, else None."""
-        present = {id(t) for call in node.find_pred(lambda t: t.data == "func_call" and str(t.children[0]).lower()
-                                                    == "present") for t in call.iter_subtrees()}
+    def _decided_value(self, node: Tree | Token, local: dict[str, _Data]) -> object:
+        """The value of condition ``node`` (:meth:`evaluate`) if the file decides it: only the routine's own data and
+        data nothing in the task changes, all known, and the functions evaluated here; else None."""
+        if not isinstance(node, Tree):
+            return None
+        declared = {id(t) for call in node.find_pred(lambda t: t.data == "func_call" and str(t.children[0]).lower()
+                                                     in _DECLARATION_FUNCTIONS and len(t.children) > 1)
+                    for t in call.children[1].children[0].iter_subtrees()}
         for sub in node.iter_subtrees():
-            if id(sub) in present:
-                continue  # (Present(OptPar): known at each call, :meth:`call_function`)
-            if sub.data == "func_call" and str(sub.children[0]).lower() not in FUNCTIONS | {"dim"}:
+            if id(sub) in declared:
+                continue  # (Present(OptPar), Dim(Array, n): a declaration read, :meth:`call_function`)
+            if sub.data == "func_call" and str(sub.children[0]).lower() not in EVALUATED:
                 return None  # (a call of another function)
             if sub.data != "name":
                 continue
@@ -1151,9 +1171,15 @@ class _Flow:
         """(:meth:`changeable`, :meth:`given_while_running`), from the summaries of the task's routines, once."""
         if self._changes is None:
             found = list(map(self.summary, [*self.routines, *self.procs.values(), *self.funcs.values()]))
-            given = frozenset().union(*(f.assigns | f.read_into for f in found))
+            given = frozenset().union(*(f.assigns for f in found))
             self._changes = given.union(*(f.passed for f in found)), given
         return self._changes
+
+    def run_while(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """A ``WHILE`` whose condition the file decides false (:meth:`_decided_value`) runs nothing; any other is
+        followed as a loop of count known only while running (:meth:`run_unresolved`)."""
+        if self._decided_value(statement.children[0], local) is not False:
+            self.run_unresolved(statement, local, depth)
 
     def run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each of its
@@ -1187,6 +1213,7 @@ class _Flow:
                 self._scopes.append(scope)
             ends, start = [], before
             for k, body in enumerate(bodies):
+                self.work(statement)  # (each path joined counts: a TEST of many empty cases in a long loop)
                 if k:  # (where an earlier branch, or none, left an earlier cycle: the branch before's end joined
                     self.join(statement, [ends[-1], start])  # with where that one started)
                     start = self._snapshot(statement, names, local)
@@ -1358,6 +1385,7 @@ class _Flow:
             raise _Unsupported(f"{name} is not followed (it moves the robot or changes the frame of its motions in "
                                "a way known only while running)", statement)
         elif key in SIGNAL_WAITS:
+            self.record_change(statement, local)  # (WaitDI ... \\TimeFlag:=timeout)
             self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", *_location(statement),
                                       self.file))
         elif key in PASSIVE_INSTRUCTIONS:
@@ -1427,5 +1455,5 @@ _RUNS = {
     "call": _Flow.run_call, "moves": _Flow.run_moves_statement, "label": _Flow.run_label,
     "late_call": _Flow.run_late_call, "connect_stmt": _Flow.run_connect, "goto_stmt": lambda *_: None,
     "for_stmt": _Flow.run_for, "if_stmt": _Flow.run_if, "compact_if": _Flow.run_if,
-    "while_stmt": _Flow.run_unresolved, "test_stmt": _Flow.run_unresolved,
+    "while_stmt": _Flow.run_while, "test_stmt": _Flow.run_if,
 }

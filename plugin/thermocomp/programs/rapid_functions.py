@@ -1,7 +1,9 @@
 """RAPID's functions of known values, as the RAPID reference manual (ABB, "Technical reference manual - RAPID
 Instructions, Functions and Data types") defines them: ``Offs``, ``RelTool``, ``Abs``, ``Sqrt``, ``Pow``, ``Exp``,
 ``Sin``, ``Cos``, ``Tan``, ``ASin``, ``ACos``, ``ATan``, ``ATan2``, ``Round``, ``Trunc``, ``OrientZYX``,
-``EulerZYX``, ``NOrient``, ``PoseMult``, ``PoseInv``, ``PoseVect``, ``Distance``, ``VectMagn``, ``DotProd``.
+``EulerZYX``, ``NOrient``, ``PoseMult``, ``PoseInv``, ``PoseVect``, ``Distance``, ``VectMagn``, ``DotProd``, and
+the string functions ``StrLen``, ``StrPart``, ``StrFind``, ``StrMatch``, ``StrMemb``, ``StrMap``, ``StrOrder``,
+``NumToStr``, ``ValToStr``.
 
 Units as RAPID writes them: angles in degrees, positions in mm, orientations as quaternions ``[q1, q2, q3, q4]``
 (scalar first), a pose as ``[[x, y, z], [q1, q2, q3, q4]]``. Whatever a function needs beyond the values (an
@@ -26,6 +28,19 @@ class FunctionError(ValueError):
 def _num(value: object, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, float):
         raise FunctionError(f"{what}: expected a num")
+    return value
+
+
+def _whole(value: object, what: str) -> int:
+    number = _num(value, what)
+    if number != int(number):
+        raise FunctionError(f"{what}: expected a whole number, got {number:g}")
+    return int(number)
+
+
+def _string(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise FunctionError(f"{what}: expected a string")
     return value
 
 
@@ -62,7 +77,7 @@ def _robtarget(value: object, what: str) -> list:
 #: How an argument of each kind is read (value, its name in a message -> what the function takes).
 _KINDS: dict[str, Callable[[object, str], object]] = {
     "num": _num, "pos": lambda value, what: _vector(value, 3, what), "orient": _rotation, "pose": _pose,
-    "robtarget": _robtarget,
+    "robtarget": _robtarget, "whole": _whole, "string": _string, "any": lambda value, what: value,
 }
 
 
@@ -116,6 +131,76 @@ def _reltool(point: list, dx: float, dy: float, dz: float, rx: float = 0.0, ry: 
     return [_listed(np.asarray(point[0]) + R @ np.array([dx, dy, dz])), _orient(turned), *point[2:]]
 
 
+def _position(text: str, position: int, last: int = 0) -> int:
+    """``position`` (RAPID counts characters from 1) checked within ``text``: 1 to its length plus ``last``."""
+    if not 1 <= position <= len(text) + last:
+        raise FunctionError(f"character position {position} outside a string of {len(text)} characters")
+    return position - 1
+
+
+def _str_part(text: str, position: int, length: int) -> str:
+    """``StrPart(Str, ChPos, Len)``: ``Len`` characters from ``ChPos`` on, all within the string."""
+    start = _position(text, position, 1)
+    if not 0 <= length <= len(text) - start:
+        raise FunctionError(f"{length} characters from position {position} of a string of {len(text)}")
+    return text[start:start + length]
+
+
+def _str_find(text: str, position: int, chars: str, **notinset: None) -> float:
+    """``StrFind(Str, ChPos, Set [\\NotInSet])``: the first position from ``ChPos`` on of a character in ``Set``
+    (not in it), the string's length plus one if none."""
+    start = _position(text, position, 1)
+    found = (k for k in range(start, len(text)) if (text[k] in chars) != bool(notinset))
+    return float(next(found, len(text)) + 1)
+
+
+def _str_match(text: str, position: int, pattern: str) -> float:
+    """``StrMatch(Str, ChPos, Pattern)``: where ``Pattern`` first starts from ``ChPos`` on, the length plus one if
+    nowhere."""
+    found = text.find(pattern, _position(text, position, 1))
+    return float(len(text) + 1 if found < 0 else found + 1)
+
+
+def _str_map(text: str, source: str, target: str) -> str:
+    """``StrMap(Str, FromMap, ToMap)``: each character found in ``FromMap`` replaced by the one at its place in
+    ``ToMap``."""
+    if len(source) != len(target):
+        raise FunctionError(f"FromMap has {len(source)} characters, ToMap {len(target)}")
+    return text.translate({ord(a): b for a, b in reversed(list(zip(source, target)))})  # (the first one counts)
+
+
+def _str_order(first: str, second: str, order: str) -> bool:
+    """``StrOrder(Str1, Str2, Order)``: whether ``Str1`` comes before ``Str2``, the characters of ``Order`` first in
+    its order, the others after them in their ISO 8859-1 order."""
+    def rank(text: str) -> list[tuple[int, int]]:
+        return [(0, order.index(c)) if c in order else (1, ord(c)) for c in text]
+    return rank(first) < rank(second)
+
+
+def _num_to_str(value: float, decimals: int, **exp: None) -> str:
+    """``NumToStr(Val, Dec [\\Exp])``: ``Val`` with ``Dec`` decimals (rounded as ``Round``), or in exponent form."""
+    if not 0 <= decimals <= 15:
+        raise FunctionError(f"expected 0..15 decimals, got {decimals}")
+    return f"{value:.{decimals}E}" if exp else f"{_rounded(value, float(decimals)):.{decimals}f}"
+
+
+def _val_to_str(value: object) -> str:
+    """``ValToStr(Val)``: a value as RAPID writes it (numbers with 6 significant digits, TRUE/FALSE, records and
+    arrays bracketed); at most 80 characters, what a string holds."""
+    def text(v: object, inner: bool) -> str:
+        if isinstance(v, list):
+            return "[" + ",".join(text(item, True) for item in v) + "]"
+        if isinstance(v, bool):
+            return "TRUE" if v else "FALSE"
+        if isinstance(v, str):
+            return f'"{v}"' if inner else v
+        return f"{v:.6g}".upper()
+    written = text(value, False)
+    if len(written) > 80:
+        raise FunctionError(f"the value is written in {len(written)} characters, more than a string's 80")
+    return written
+
+
 #: Each function by lower-case name: the kinds of its arguments, the optional arguments it takes, the RAPID type of
 #: its value and the function of its arguments read (optional ones by keyword, None for a switch).
 _FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = {
@@ -145,6 +230,16 @@ _FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = 
     "distance": (("pos", "pos"), (), "num", lambda a, b: float(np.linalg.norm(a - b))),
     "vectmagn": (("pos",), (), "num", lambda a: float(np.linalg.norm(a))),
     "dotprod": (("pos", "pos"), (), "num", lambda a, b: float(a @ b)),
+    "strlen": (("string",), (), "num", lambda text: float(len(text))),
+    "strpart": (("string", "whole", "whole"), (), "string", _str_part),
+    "strfind": (("string", "whole", "string"), ("notinset",), "num", _str_find),
+    "strmatch": (("string", "whole", "string"), (), "num", _str_match),
+    "strmemb": (("string", "whole", "string"), (), "bool",
+                lambda text, position, chars: text[_position(text, position)] in chars),
+    "strmap": (("string", "string", "string"), (), "string", _str_map),
+    "strorder": (("string", "string", "string"), (), "bool", _str_order),
+    "numtostr": (("num", "whole"), ("exp",), "string", _num_to_str),
+    "valtostr": (("any",), (), "string", _val_to_str),
 }
 
 #: The functions evaluated here, by lower-case name.
