@@ -359,7 +359,8 @@ class _Flow:
         self.statements_run = 0  # (bounded by max_statements: :meth:`work`)
         self.max_statements = MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * sum(  # (the task's other modules run too)
             len(_CODE_LINE.findall(text)) for _, text, _ in self._files)
-        self._branch_given, self._joined = {}, {}  # (this walk's: :mod:`.rapid_data` reads them)
+        self._cycle_scope: dict[str, _Data] = {}
+        self._branch_given, self._joined, self._zero_left = {}, {}, {}  # (this walk's: :mod:`.rapid_data` reads them)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
         for other in self.task.modules:
             self.collect(other.tree, other)
@@ -789,6 +790,8 @@ class _Flow:
                     self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body",
                                               *_location(statement), self.file))
                     self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
+                    self._first_read, self._followed = {}, {}  # (what ran before it ran once: not a cycle's)
+                    self._cycle_scope = local  # (the entry routine's data live on from pass to pass)
                     self.run_body(statement.children[1], local, depth)
                     continue
                 self.run_statement(statement, local, depth)
@@ -1271,7 +1274,10 @@ class _Flow:
                       or _complete(data.value)]
             known = [data.value if data is not None and assigned is None else None for data, assigned in valued or states]
             followed = [f for *_, f, _ in ends if f is not None]
+            self._zero_left.pop(name, None)
             if all(v is not None for v in known) and all(_same(v, known[0]) for v in known[1:]):
+                if len(valued) < len(states):
+                    self._zero_left[name] = statement
                 if followed:
                     self._followed[name] = followed[0]
                 given = next((g for *_, g in ends if g is not None), None)

@@ -1,0 +1,68 @@
+"""RAPID programs the reader once took at values the controller does not give (silent wrong compensations): each is
+now refused naming the datum and the line, or written at the value the controller reads.
+
+Programs written from ABB's "RAPID Instructions, Functions and Data types" syntax.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from thermocomp.programs.rapid import rapid_program_from_text
+
+_ROBTARGET = "[[{x},0,400],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
+
+
+def _module(declare: str, body: str) -> str:
+    return (f"MODULE M\n  CONST robtarget q := {_ROBTARGET.format(x=500)};\n{declare}\n  PROC main()\n"
+            f"{body}  ENDPROC\nENDMODULE\n")
+
+
+def _refusals(text: str) -> list[tuple[int, str]]:
+    prog = rapid_program_from_text(text, "silent.mod")
+    return [(f.line, f.message) for f in prog.unsupported]
+
+
+@pytest.mark.parametrize("declare, give, read", [
+    ("  VAR pose p;", "p := [[10,0,0],[1,0,0,0]];", "p.trans.x"),
+    ("  VAR robtarget p;", "p := Offs(q, 10, 0, 0);", "p.trans.x - 500"),
+])
+def test_a_part_read_of_data_a_path_leaves_without_a_value_is_refused(declare, give, read):
+    """``p`` (a pose or robtarget, no value declared) is given one only inside an IF on an input: the path skipping
+    it leaves all its parts zero. A motion reading ``p`` whole stops there (a zero quaternion), but ``p.trans.x``
+    is a number the controller reads as 0 (the motion goes to x 500), not only 10 (x 510): refused at the read,
+    naming ``p`` and the IF's line (it was written at x 510 only)."""
+    body = (f"    IF DInput(di1) = 1 THEN\n      {give}\n    ENDIF\n"
+            f"    MoveL Offs(q, {read}, 0, 0), v100, fine, tool0;\n")
+    refused = _refusals(_module(declare, body))
+    assert len(refused) == 1 and refused[0][0] == 8
+    assert refused[0][1].startswith("p has no value on a path through the IF at line 5")
+
+
+def test_a_state_machine_case_reading_a_part_another_case_gives_is_refused():
+    """Case 2 reads ``t.trans.x`` of a robtarget only case 1 gives: a cycle running case 2 first reads 0 there."""
+    body = ("    TEST DInput(di1)\n    CASE 1:\n      t := Offs(q, 10, 0, 0);\n"
+            "    CASE 2:\n      MoveL Offs(q, t.trans.x - 500, 0, 0), v100, fine, tool0;\n    ENDTEST\n")
+    refused = _refusals(_module("  VAR robtarget t;", body))
+    assert [line for line, _ in refused] == [9] and refused[0][1].startswith("t has no value on a path through the TEST")
+
+
+@pytest.mark.parametrize("declare, local", [("  VAR robtarget t;", ""), ("", "    VAR robtarget t;\n")])
+def test_a_production_loop_moving_to_a_target_it_shifts_every_pass_is_refused(declare, local):
+    """``t := q`` runs once, before the production loop (``WHILE TRUE`` ending ``main``); each pass shifts ``t`` by
+    10 mm and moves there: 510, 520, ... on the controller. The module's ``t`` and ``main``'s own (which lives as
+    long as the loop) alike: refused at the read, not written at 510 for every pass."""
+    body = (f"{local}    t := q;\n    WHILE TRUE DO\n      t.trans.x := t.trans.x + 10;\n"
+            "      MoveL t, v100, fine, tool0;\n    ENDWHILE\n")
+    refused = _refusals(_module(declare, body))
+    line = 7 + bool(local)
+    assert refused == [(line, f"t is read here before line {line} gives it another value: the next cycle would read "
+                              "that one")]
+
+
+def test_a_production_loop_setting_a_target_before_it_once_is_compensated():
+    """The same loop without the shift: ``d`` set once before the loop, read every pass at one value (510)."""
+    body = "    d := 10;\n    WHILE TRUE DO\n      MoveL Offs(q, d, 0, 0), v100, fine, tool0;\n    ENDWHILE\n"
+    prog = rapid_program_from_text(_module("  VAR num d := 0;", body), "once.mod")
+    assert prog.unsupported == ()
+    assert [round(float(m.points[-1].T_world_tcp[0, 3]) * 1000, 6) for m in prog.motions] == [510.0]
