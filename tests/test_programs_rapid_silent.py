@@ -66,3 +66,21 @@ def test_a_production_loop_setting_a_target_before_it_once_is_compensated():
     prog = rapid_program_from_text(_module("  VAR num d := 0;", body), "once.mod")
     assert prog.unsupported == ()
     assert [round(float(m.points[-1].T_world_tcp[0, 3]) * 1000, 6) for m in prog.motions] == [510.0]
+
+
+def test_a_routines_own_data_a_for_loop_changes_keep_their_values_after_it():
+    """``k``, ``main``'s own, is shifted 5 mm in each of two passes and moved to: 505, 510, then 510 after the loop
+    (a pass's changes once stayed in that pass: 505, 505, 500)."""
+    body = ("    VAR num k := 0;\n    FOR i FROM 1 TO 2 DO\n      k := k + 5;\n"
+            "      MoveL Offs(q, k, 0, 0), v100, fine, tool0;\n    ENDFOR\n    MoveL Offs(q, k, 0, 0), v100, fine, tool0;\n")
+    prog = rapid_program_from_text(_module("", body), "for.mod")
+    assert prog.unsupported == ()
+    assert [round(float(m.points[-1].T_world_tcp[0, 3]) * 1000, 6) for m in prog.motions] == [505.0, 510.0, 510.0]
+
+
+def test_a_production_loop_counting_in_a_for_loop_is_refused():
+    """``main``'s ``k`` grows by 2 in a FOR inside the production loop: 502, 504, ... on the controller."""
+    body = ("    VAR num k := 0;\n    WHILE TRUE DO\n      FOR i FROM 1 TO 2 DO\n        k := k + 1;\n      ENDFOR\n"
+            "      MoveL Offs(q, k, 0, 0), v100, fine, tool0;\n    ENDWHILE\n")
+    assert _refusals(_module("", body)) == [
+        (8, "k is read here before line 8 gives it another value: the next cycle would read that one")]

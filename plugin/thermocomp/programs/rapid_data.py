@@ -217,6 +217,8 @@ class _Declarations:
     #: The data of the routine whose last statement is the production loop (:meth:`_Flow.loops_forever`): they keep
     #: their values from one pass (cycle) to the next, as the module's do (:meth:`check_cycles`).
     _cycle_scope: Mapping[str, _Data] = MappingProxyType({})
+    #: That routine's scope and its FOR loops' (a copy each pass, holding the counter), by id.
+    _cycle_scopes: Mapping[int, Mapping[str, _Data]] = MappingProxyType({})
     #: The task's other modules' nodes: id -> the index of their file (:meth:`written_at`; built when first needed).
     _node_files: dict[int, int] | None = None
 
@@ -445,7 +447,7 @@ class _Declarations:
             at = "line " if data.file == self.file else f"{self._files[data.file][0]}:"
             raise _Unsupported(f"{token} has no value known before the program runs (declared {how} at {at}"
                                f"{data.declared.line})", token)
-        if key not in self._followed and (local is None or key not in local or local is self._cycle_scope):
+        if key not in self._followed and (local is None or key not in local or id(local) in self._cycle_scopes):
             # (a routine's own data start afresh every call)
             self._first_read.setdefault(key, (data.value, token))
         if self._reading is not None:  # (a motion running: the branch-given data it reads, :meth:`_Flow.run_tagged`)
@@ -747,7 +749,7 @@ class _Declarations:
             self._branch_given[key] = (statement, self._unresolved[-1])  # type: ignore[index]
         elif key in self._branch_given:
             del self._branch_given[key]  # type: ignore[attr-defined]
-        if scope is self.module_data or scope is self._cycle_scope:  # (a routine's own: afresh every call)
+        if scope is self.module_data or id(scope) in self._cycle_scopes:  # (a routine's own: afresh every call)
             self._followed[key] = (value, self._followed.get(key, (None, statement))[1])  # the first assignment's line
         self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
 

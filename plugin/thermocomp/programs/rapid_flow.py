@@ -360,6 +360,7 @@ class _Flow:
         self.max_statements = MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * sum(  # (the task's other modules run too)
             len(_CODE_LINE.findall(text)) for _, text, _ in self._files)
         self._cycle_scope: dict[str, _Data] = {}
+        self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
         self._branch_given, self._joined, self._zero_left = {}, {}, {}  # (this walk's: :mod:`.rapid_data` reads them)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
         for other in self.task.modules:
@@ -792,6 +793,7 @@ class _Flow:
                     self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
                     self._first_read, self._followed = {}, {}  # (what ran before it ran once: not a cycle's)
                     self._cycle_scope = local  # (the entry routine's data live on from pass to pass)
+                    self._cycle_scopes[id(local)] = local
                     self.run_body(statement.children[1], local, depth)
                     continue
                 self.run_statement(statement, local, depth)
@@ -1327,7 +1329,10 @@ class _Flow:
             scope = dict(local)
             scope[str(counter).lower()] = _Data("num", start + k * step, None, str(counter), counter)
             scopes.append(scope)
+            if id(local) in self._cycle_scopes:  # (a FOR of the production loop's routine: its data live on)
+                self._cycle_scopes[id(scope)] = scope
             self.run_body(body, scope, depth)
+            local.update((key, scope[key]) for key in local if key != str(counter).lower())  # (the routine's data)
         if same:
             self.steps.extend(self.steps[first_step:] * max(passes - 1, 0))
             return
