@@ -84,3 +84,13 @@ def test_a_production_loop_counting_in_a_for_loop_is_refused():
             "      MoveL Offs(q, k, 0, 0), v100, fine, tool0;\n    ENDWHILE\n")
     assert _refusals(_module("", body)) == [
         (8, "k is read here before line 8 gives it another value: the next cycle would read that one")]
+
+
+def test_a_for_loop_changing_an_inout_parameter_changes_the_data_passed():
+    """``bump`` adds 1 three times to its INOUT ``a`` in a FOR loop: the caller's ``k`` is 3 after it, not 0 (it was
+    written at x 500); a parameter a routine assigns is changed at run time for its caller, as outside a FOR."""
+    text = (f"MODULE M\n  CONST robtarget q := {_ROBTARGET.format(x=500)};\n  PROC bump(INOUT num a)\n"
+            "    FOR i FROM 1 TO 3 DO\n      a := a + 1;\n    ENDFOR\n  ENDPROC\n  PROC main()\n    VAR num k := 0;\n"
+            "    bump k;\n    MoveL Offs(q, k, 0, 0), v100, fine, tool0;\n  ENDPROC\nENDMODULE\n")
+    assert _refusals(text) == [(11, "k is changed at run time (line 5, column 7); its value at this motion is not "
+                                    "known")]

@@ -1322,15 +1322,15 @@ class _Flow:
             raise self.error(f"FOR with {passes:,} passes unrolls to {count:,} steps: more than "
                              f"--max-motions {self.task.options.max_motions:,}", statement)
         first_step = len(self.steps)
-        scopes = []  # every pass's scope stays alive: the evaluation cache keys local values by id(scope)
         same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
             lambda v: isinstance(v, Token) and v.type == "NAME")) and not self.summary(body).mutates
         for k in range(min(passes, 1) if same else passes):
             scope = dict(local)
             scope[str(counter).lower()] = _Data("num", start + k * step, None, str(counter), counter)
-            scopes.append(scope)
-            if id(local) in self._cycle_scopes:  # (a FOR of the production loop's routine: its data live on)
-                self._cycle_scopes[id(scope)] = scope
+            self._scopes.append(scope)  # (alive: the evaluation cache and the tables below key it by id)
+            for of_scopes in (self._params, self._present, self._cycle_scopes):  # (the routine's, as its scope's)
+                if id(local) in of_scopes:
+                    of_scopes[id(scope)] = scope if of_scopes is self._cycle_scopes else of_scopes[id(local)]
             self.run_body(body, scope, depth)
             local.update((key, scope[key]) for key in local if key != str(counter).lower())  # (the routine's data)
         if same:
