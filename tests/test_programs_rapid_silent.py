@@ -94,3 +94,31 @@ def test_a_for_loop_changing_an_inout_parameter_changes_the_data_passed():
             "    bump k;\n    MoveL Offs(q, k, 0, 0), v100, fine, tool0;\n  ENDPROC\nENDMODULE\n")
     assert _refusals(text) == [(11, "k is changed at run time (line 5, column 7); its value at this motion is not "
                                     "known")]
+
+
+@pytest.mark.parametrize("condition", ["IF 0.1 + 0.2 = 0.3 THEN", "IF 16777216 + 1 = 16777216 THEN",
+                                       "IF 0.1 * 3 <> 0.3 THEN"])
+def test_a_condition_on_decimals_the_controller_rounds_otherwise_is_not_decided(condition):
+    """RAPID's num holds 32 bits: ``0.1 + 0.2 = 0.3`` is TRUE there (FALSE in 64), ``16777216 + 1`` is 16777216. Such
+    a condition was decided as 64 bits give it (x 520 written, where the controller goes to 510): now it is known
+    only while running, and ``d`` after it is refused naming the assignment inside."""
+    body = (f"    {condition}\n      d := 10;\n    ELSE\n      d := 20;\n    ENDIF\n"
+            "    MoveL Offs(q, d, 0, 0), v100, fine, tool0;\n")
+    refused = _refusals(_module("  VAR num d := 0;", body))
+    assert [line for line, _ in refused] == [10] and refused[0][1].startswith("d is changed at run time: line 6")
+
+
+def test_a_test_case_equal_only_in_32_bits_is_not_decided():
+    """``TEST s`` with ``s`` = 0.1 + 0.2 and ``CASE 0.3``: equal in 32 bits (the controller runs that case)."""
+    body = ("    TEST s\n    CASE 0.3:\n      d := 10;\n    DEFAULT:\n      d := 20;\n    ENDTEST\n"
+            "    MoveL Offs(q, d, 0, 0), v100, fine, tool0;\n")
+    refused = _refusals(_module("  VAR num d := 0;\n  CONST num s := 0.1 + 0.2;", body))
+    assert [line for line, _ in refused] == [12] and "inside the TEST at line 6" in refused[0][1]
+
+
+def test_a_condition_on_decimals_both_roundings_agree_on_is_decided():
+    """``1 / 3 * 3 = 1`` holds in 32 and 64 bits: decided, the motion written at x 510 only."""
+    body = "    IF 1 / 3 * 3 = 1 THEN\n      d := 10;\n    ENDIF\n    MoveL Offs(q, d, 0, 0), v100, fine, tool0;\n"
+    prog = rapid_program_from_text(_module("  VAR num d := 0;", body), "decided.mod")
+    assert prog.unsupported == ()
+    assert [round(float(m.points[-1].T_world_tcp[0, 3]) * 1000, 6) for m in prog.motions] == [510.0]

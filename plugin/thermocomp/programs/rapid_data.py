@@ -536,11 +536,13 @@ class _Declarations:
             raise _Unsupported(f"{op.strip('_').upper()} of values that are not bool", node)
         if kind == "any" and type(a) is not type(b):  # (= and <>: values of one type)
             raise _Unsupported("a comparison of values of different types", node)
+        if kind == "any" and _number(a):
+            return compared(function, a, b, node), "bool"
         if kind in ("bool", "any"):
             return function(a, b), "bool"
         b = self._as_number(b, right)
         if kind == "order":
-            return function(a, b), "bool"
+            return compared(function, a, b, node), "bool"
         if op in ("div", "int_div", "mod"):
             if b == 0:
                 raise _Unsupported("division by zero", right)
@@ -891,6 +893,21 @@ class _Declarations:
                                  f"{norm:.6g}", node)
         T = [_T_from_pose(pose) for pose in poses.values()]
         return (T[0] if len(T) == 1 else T[0] @ T[1]), value[0] is True
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def compared(function: Callable[[float, float], bool], a: float, b: float, node: Tree) -> bool:
+    """``function(a, b)`` (a comparison of two numbers), refused where the controller's 32-bit ``num`` may decide
+    otherwise: ``a`` and ``b`` as computed here (64-bit) and rounded to 32 bits compare differently (``0.1 + 0.2 =
+    0.3`` is FALSE here, TRUE in 32 bits)."""
+    got = function(a, b)
+    if got != function(np.float32(a), np.float32(b)):
+        raise _Unsupported("a comparison of decimal numbers whose outcome depends on their rounding (the controller "
+                           "holds a num in 32 bits): known only while running", node)
+    return got
+
 
 #: RAPID's binary operators by the node rapid.lark names after them: the kind of operands they take (``num``,
 #: ``order``: two numbers compared, ``any``: two values of one type, ``bool``) and the operation.

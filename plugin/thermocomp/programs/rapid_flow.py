@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import operator
 import re
 from collections.abc import Iterator
 
@@ -43,8 +44,10 @@ from thermocomp.programs.rapid_data import (
     _Data,
     _is_local,
     _location,
+    _number,
     _T_from_pose,
     _Unsupported,
+    compared,
     span_of,
 )
 from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
@@ -1126,8 +1129,11 @@ class _Flow:
             got = self._decided_value(condition, local)
             if wanted is None or got is None or type(got) is not type(wanted) or isinstance(got, list):
                 return None
-            if got == wanted:
-                return body
+            try:
+                if got == wanted if not _number(got) else compared(operator.eq, got, wanted, condition):
+                    return body
+            except _Unsupported:  # (a case value equal only in 32 or only in 64 bits)
+                return None
         return bodies[-1] if exhaustive else Tree("body", [])
 
     def _decided_value(self, node: Tree | Token, local: dict[str, _Data]) -> object:
