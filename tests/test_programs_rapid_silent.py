@@ -122,3 +122,16 @@ def test_a_condition_on_decimals_both_roundings_agree_on_is_decided():
     prog = rapid_program_from_text(_module("  VAR num d := 0;", body), "decided.mod")
     assert prog.unsupported == ()
     assert [round(float(m.points[-1].T_world_tcp[0, 3]) * 1000, 6) for m in prog.motions] == [510.0]
+
+
+@pytest.mark.parametrize("raising", ["    IF DInput(di1) = 1 RAISE e;\n", "    z := 1 / DInput(di1);\n"])
+def test_data_an_error_handler_changes_are_changed_at_run_time(raising):
+    """An error known only while running (RAISE on an input, a division by an input) runs the ERROR handler, which
+    shifts ``t`` 10 mm and goes on (TRYNEXT): the motion then goes to x 510, not only 500 (it was written at 500):
+    refused naming ``t``."""
+    text = (f"MODULE M\n  CONST robtarget q := {_ROBTARGET.format(x=500)};\n"
+            f"  VAR robtarget t := {_ROBTARGET.format(x=500)};\n  VAR errnum e := -1;\n  VAR num z := 0;\n"
+            f"  PROC main()\n{raising}    MoveL t, v100, fine, tool0;\n  ERROR\n    t := Offs(q, 10, 0, 0);\n"
+            "    TRYNEXT;\n  ENDPROC\nENDMODULE\n")
+    refused = _refusals(text)
+    assert [line for line, _ in refused] == [8] and refused[0][1].startswith("t is changed at run time (line 10")

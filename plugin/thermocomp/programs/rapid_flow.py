@@ -720,6 +720,10 @@ class _Flow:
     def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data] | None = None) -> None:
         local = {} if local is None else local
         body = _body(routine)
+        handlers = next(c for c in routine.children if isinstance(c, Tree) and c.data == "handlers")
+        for handler in handlers.children[1::2]:  # (an ERROR handler runs on an error known only while running)
+            for key in self._in_written_order(self.summary(handler).assigns & set(self.module_data), handler):
+                self.mark_changed(key, handler, local)
         self._routines_run.append(body)
         try:
             self.run_body(body, local, depth)
