@@ -40,6 +40,17 @@ def test_a_condition_reading_the_pose_the_robot_stands_at_is_refused(tmp_path, r
     assert f"line {line}:" in str(error.value) and "at line 3)" in str(error.value)
 
 
+def test_a_parameter_computed_from_the_pose_the_robot_stands_at_is_refused_where_it_decides(tmp_path, rng):
+    a, b, c = _poses(rng, 3)
+    path = tmp_path / "p.script"
+    path.write_text(f"def prog():\n  set_tcp(p[0, 0, 0.15, 0, 0, 0])\n  def go(d):\n    if d < 0.0001:\n      movel({b})\n"
+                    f"    else:\n      movel({c})\n    end\n  end\n  movel({a})\n  go(point_dist(get_actual_tcp_pose(), {a}))\n"
+                    "end\n")
+    with pytest.raises(InputError, match=r"line 4: d \(computed from the pose the robot stands at after the motion at "
+                                         r"line 10\) decides a condition"):
+        read_program(path)
+
+
 def test_the_pose_the_robot_stands_at_still_gives_a_motion_its_target(tmp_path, rng):
     a, b = _poses(rng, 2)
     path = tmp_path / "p.script"

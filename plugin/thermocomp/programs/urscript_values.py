@@ -632,10 +632,13 @@ class Values:
                 return Binding(None, None, param, f" (the argument at line {line_col(node)[0]}: {exc.message})")
             self._passed[node.children[0].start_pos] = (span_of(function), param)
             return binding
+        stood = self._stood
         try:
             value = self.evaluate(node, local)
         except Unsupported as exc:  # known only while running (an input, a register): an error where it is read
             return Binding(None, None, param, f" (the argument at line {line_col(node)[0]} is {_origin(exc)})")
+        if self._stood != stood:  # (computed from the pose the robot stands at: Values.condition)
+            return Binding(value, None, param, stood=self._stood[1])
         if node.data in ("pose", "list"):  # a target written at the call site: written there when the function reads
             self._passed[node.meta.start_pos] = (span_of(function), param)  # it only as motions' points (.calls)
             return Binding(value, node, param)
