@@ -28,6 +28,7 @@ def _poses(rng, count):
 @pytest.mark.parametrize(("check", "line"), [
     ("  if point_dist(get_actual_tcp_pose(), {a}) < 0.0001:\n", 4),  # (read in the condition itself)
     ("  here = get_actual_tcp_pose()\n  d = point_dist(here, {a})\n  if d < 0.0001:\n", 6),  # (through variables)
+    ("  here = get_actual_tcp_pose()\n  q = [0, 0]\n  q[1] = here[2] - {a}[2]\n  if q[1] < 0.0001:\n", 7),  # (an element)
     ("  def at_a():\n    return point_dist(get_forward_kin(), {a}) < 0.0001\n  end\n  if at_a():\n", 5),  # (a function)
 ])
 def test_a_condition_reading_the_pose_the_robot_stands_at_is_refused(tmp_path, rng, check, line):

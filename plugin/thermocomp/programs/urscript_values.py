@@ -376,6 +376,7 @@ class Values:
         while node.data == "index":
             indices[:0] = node.children[1:]
             node = node.children[0]
+        stood = self._stood
         old = self.lookup(node.children[0], local)
         positions = [int(self.number(i, local)) for i in indices]
         value = self.evaluate(expr, local)
@@ -390,7 +391,8 @@ class Values:
             return Pose(tuple(seq))
 
         name = str(node.children[0])
-        self.bind(name, Binding(replaced(old.value, positions), None, name), is_global, local)
+        self.bind(name, Binding(replaced(old.value, positions), None, name,
+                                stood=self._stood[1] if self._stood != stood else 0), is_global, local)
 
     def forget(self, st: Tree, local: dict) -> None:
         """The variable an assignment that was not run may have changed: its value is no longer known."""
