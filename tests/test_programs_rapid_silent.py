@@ -135,3 +135,14 @@ def test_data_an_error_handler_changes_are_changed_at_run_time(raising):
             "    TRYNEXT;\n  ENDPROC\nENDMODULE\n")
     refused = _refusals(text)
     assert [line for line, _ in refused] == [8] and refused[0][1].startswith("t is changed at run time (line 10")
+
+
+def test_a_routine_s_own_data_its_error_handler_changes_are_changed_at_run_time():
+    """The same with ``t`` declared in the routine: the handler runs in the routine's scope, so the motion after
+    the division by an input goes to x 510 once the error was raised (it was written at 500)."""
+    text = (f"MODULE M\n  CONST robtarget q := {_ROBTARGET.format(x=500)};\n  PROC main()\n"
+            f"    VAR robtarget t := {_ROBTARGET.format(x=500)};\n    VAR num z := 0;\n"
+            "    z := 1 / DInput(di1);\n    MoveL t, v100, fine, tool0;\n  ERROR\n    t := Offs(q, 10, 0, 0);\n"
+            "    TRYNEXT;\n  ENDPROC\nENDMODULE\n")
+    refused = _refusals(text)
+    assert [line for line, _ in refused] == [7] and refused[0][1].startswith("t is changed at run time (line 9")

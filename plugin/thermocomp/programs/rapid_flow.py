@@ -736,8 +736,9 @@ class _Flow:
         local = {} if local is None else local
         body = _body(routine)
         handlers = next(c for c in routine.children if isinstance(c, Tree) and c.data == "handlers")
-        for handler in handlers.children[1::2]:  # (an ERROR handler runs on an error known only while running)
-            for key in self._in_written_order(self.summary(handler).assigns & set(self.module_data), handler):
+        for handler in handlers.children[1::2]:  # (an ERROR handler runs on an error known only while running:
+            # what it assigns, the module's data or the routine's own, is changed from the routine's start)
+            for key in self._in_written_order(self.summary(handler).assigns, handler):
                 self.mark_changed(key, handler, local)
         self._routines_run.append(body)
         try:
