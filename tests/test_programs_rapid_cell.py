@@ -460,15 +460,22 @@ def test_a_name_declared_in_two_modules_is_an_error_naming_both(tmp_path, rng):
 
 # ----- the entry routine
 
-def test_an_entry_that_moves_nothing_names_the_routines_that_do(tmp_path, rng):
-    """RobotStudio's default export: an empty main and a Path_10 nothing calls."""
+def test_an_empty_main_runs_the_routines_nothing_calls_and_a_main_that_moves_nothing_names_them(tmp_path, rng):
+    """RobotStudio's new-module template: a ``main`` holding only "Add your code here" and a Path_10 nothing calls:
+    Path_10 is the cycle (a note at ``main`` says so), as in a module without ``main``. A ``main`` that holds
+    statements but calls no routine that moves is refused naming the routine and ``--entry``."""
     chain = load_robot("irb140")
     targets, T, _ = _targets(chain, rng, "ab")
-    src = ("MODULE Module1\n" + targets + TOOL + "  PROC main()\n    !Add your code here\n  ENDPROC\n"
-           "  PROC Path_10()\n    MoveJ a, v1000, z100, tGrip\\WObj:=wobj0;\n    MoveL b, v1000, z100, tGrip\\WObj:=wobj0;\n"
-           "  ENDPROC\nENDMODULE\n")
+    path_10 = ("  PROC Path_10()\n    MoveJ a, v1000, z100, tGrip\\WObj:=wobj0;\n"
+               "    MoveL b, v1000, z100, tGrip\\WObj:=wobj0;\n  ENDPROC\n")
+    src = "MODULE Module1\n" + targets + TOOL + "  PROC main()\n    !Add your code here\n  ENDPROC\n" + path_10 + "ENDMODULE\n"
+    _check_compensated(tmp_path, src.replace("MODULE Module1", "MODULE cell"), [T["a"], T["b"]], rng)
     path, out = tmp_path / "Module1.mod", tmp_path / "out.mod"
     path.write_text(src)
+    prog = read_program(path)
+    assert prog.entry == ("Path_10",) and [n.line for n in prog.notes if "holds no statement" in n.message] == [
+        src.splitlines().index("  PROC main()") + 1]
+    path.write_text(src.replace("!Add your code here", 'TPWrite "ready";'))
     with pytest.raises(InputError, match="Path_10: 2 motions, not called from main; rerun with --entry Path_10"):
         run_program("irb140", ZERO, path, out)
     assert not out.exists()

@@ -682,16 +682,31 @@ class _Flow:
         return str(names[1] if routine.data == "func" else names[0])  # (FUNC type name)
 
     def entry_routines(self) -> list[Tree]:
-        """The entry routine (``--entry``, default ``main``); without a ``main``, every parameterless PROC of the
-        module that no routine calls, in file order."""
+        """The entry routine (``--entry``, default ``main``); without a ``main``, or with a ``main`` that holds no
+        statement (RobotStudio's new-module template, "Add your code here"), every parameterless PROC of the
+        module that no routine calls, in file order (a note names them)."""
         entry = self.task.options.entry
         found = self.procs.get(entry.lower())
         if found is not None and id(found) not in self.origin:
+            if entry.lower() != "main" or _body(found).children:
+                return [found]
+            routines = [p for p in self._uncalled_procs() if p is not found]
+            if routines:
+                self.notes.append(Finding(f"PROC {self._routine_name(found)} holds no statement: the module's PROCs "
+                                          "that no routine calls are run in file order, as one cycle ("
+                                          f"{', '.join(self._routine_name(p) for p in routines)}); --entry NAME "
+                                          "runs one of them alone", *_location(found), self.file))
+                return routines
             return [found]
         own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
         if entry.lower() != "main":
             raise InputError(f"--entry {entry}: expected a PROC of this module, got none of that name (its PROCs: "
                              f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
+        return self._uncalled_procs()
+
+    def _uncalled_procs(self) -> list[Tree]:
+        """The module's own parameterless PROCs that no routine calls, in file order."""
+        own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")}
         return [p for name, p in own.items() if name not in called and not self._params_of(p)]
 
