@@ -210,6 +210,15 @@ class _Declarations:
     _reading: dict[str, tuple[Tree, Tree]] | None = None
     #: Data a join of paths left with more than one value: name -> (the assignment inside, the construct).
     _joined: Mapping[str, tuple[Tree, Tree]] = MappingProxyType({})
+    #: Data a join kept at one value although a path left them without one (all parts zero, a zero quaternion the
+    #: controller stops on only where it is read as an orientation): name -> the construct. A read of a part of
+    #: one (``t.trans.x``) reads the zeros on that path: refused (:meth:`_component`).
+    _zero_left: Mapping[str, Tree] = MappingProxyType({})
+    #: The data of the routine whose last statement is the production loop (:meth:`_Flow.loops_forever`): they keep
+    #: their values from one pass (cycle) to the next, as the module's do (:meth:`check_cycles`).
+    _cycle_scope: Mapping[str, _Data] = MappingProxyType({})
+    #: That routine's scope and its FOR loops' (a copy each pass, holding the counter), by id.
+    _cycle_scopes: Mapping[int, Mapping[str, _Data]] = MappingProxyType({})
     #: The task's other modules' nodes: id -> the index of their file (:meth:`written_at`; built when first needed).
     _node_files: dict[int, int] | None = None
 
@@ -438,7 +447,8 @@ class _Declarations:
             at = "line " if data.file == self.file else f"{self._files[data.file][0]}:"
             raise _Unsupported(f"{token} has no value known before the program runs (declared {how} at {at}"
                                f"{data.declared.line})", token)
-        if key not in self._followed and (local is None or key not in local):  # (a routine's own data: fresh a call)
+        if key not in self._followed and (local is None or key not in local or id(local) in self._cycle_scopes):
+            # (a routine's own data start afresh every call)
             self._first_read.setdefault(key, (data.value, token))
         if self._reading is not None:  # (a motion running: the branch-given data it reads, :meth:`_Flow.run_tagged`)
             for name in (key, data.name.lower()):
@@ -478,6 +488,15 @@ class _Declarations:
         return (-value if sign == "-" else value), "num"
 
     def _component(self, node: Tree, local) -> tuple[object, str]:
+        root = node.children[0]
+        while isinstance(root, Tree) and root.data in ("component", "index"):
+            root = root.children[0]
+        left = self._zero_left.get(str(root.children[0]).lower()) if isinstance(root, Tree) and root.data == "name" \
+            else None
+        if left is not None:
+            raise _Unsupported(f"{root.children[0]} has no value on a path through the "
+                               f"{left.data.split('_')[0].upper()} at line {_location(left)[0]} (all its parts zero), "
+                               "and this reads a part of it: its value at this motion is not known", node)
         base, btype = self.evaluate_typed(node.children[0], local)
         fields = self.fields_of(btype or "") or ()
         names = [f for f, _ in fields]
@@ -517,11 +536,13 @@ class _Declarations:
             raise _Unsupported(f"{op.strip('_').upper()} of values that are not bool", node)
         if kind == "any" and type(a) is not type(b):  # (= and <>: values of one type)
             raise _Unsupported("a comparison of values of different types", node)
+        if kind == "any" and _number(a):
+            return compared(function, a, b, node), "bool"
         if kind in ("bool", "any"):
             return function(a, b), "bool"
         b = self._as_number(b, right)
         if kind == "order":
-            return function(a, b), "bool"
+            return compared(function, a, b, node), "bool"
         if op in ("div", "int_div", "mod"):
             if b == 0:
                 raise _Unsupported("division by zero", right)
@@ -725,11 +746,12 @@ class _Declarations:
         scope[key] = dataclasses.replace(scope[key], value=value, node=literal, origin="",
                                          file=self.file)
         self.assigned.pop(key, None)
+        self._zero_left.pop(key, None)  # type: ignore[attr-defined]
         if self._unresolved:  # (one of the values it may have: :meth:`_Flow.check_paths`)
             self._branch_given[key] = (statement, self._unresolved[-1])  # type: ignore[index]
         elif key in self._branch_given:
             del self._branch_given[key]  # type: ignore[attr-defined]
-        if scope is self.module_data:  # (a routine's own data starts afresh every call: no next cycle to spoil)
+        if scope is self.module_data or id(scope) in self._cycle_scopes:  # (a routine's own: afresh every call)
             self._followed[key] = (value, self._followed.get(key, (None, statement))[1])  # the first assignment's line
         self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
 
@@ -773,11 +795,11 @@ class _Declarations:
         """Data of the module a cycle reads before a followed assignment gives it another value, or before a
         statement not followed (a branch passed over, ``Incr``) may change it: the next cycle reads that one."""
         changed = [(key, (None, statement)) for key, statement in self.assigned.items()
-                   if key in self.module_data and key not in self._followed]
+                   if (key in self.module_data or key in self._cycle_scope) and key not in self._followed]
         for key, (value, statement) in [*self._followed.items(), *changed]:
             read = self._first_read.get(key)
-            timing_only = self.module_data.get(key) is not None and self.module_data[key].type in ("speeddata",
-                                                                                                 "loaddata")
+            data = self._cycle_scope.get(key) or self.module_data.get(key)
+            timing_only = data is not None and data.type in ("speeddata", "loaddata")
             if read is not None and read[0] != value and not timing_only:  # (a speed changes times, not targets)
                 line, column = _location(statement)
                 self.unsupported_at(f"{read[1]} is read here before line {line} "
@@ -871,6 +893,21 @@ class _Declarations:
                                  f"{norm:.6g}", node)
         T = [_T_from_pose(pose) for pose in poses.values()]
         return (T[0] if len(T) == 1 else T[0] @ T[1]), value[0] is True
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def compared(function: Callable[[float, float], bool], a: float, b: float, node: Tree) -> bool:
+    """``function(a, b)`` (a comparison of two numbers), refused where the controller's 32-bit ``num`` may decide
+    otherwise: ``a`` and ``b`` as computed here (64-bit) and rounded to 32 bits compare differently (``0.1 + 0.2 =
+    0.3`` is FALSE here, TRUE in 32 bits)."""
+    got = function(a, b)
+    if got != function(np.float32(a), np.float32(b)):
+        raise _Unsupported("a comparison of decimal numbers whose outcome depends on their rounding (the controller "
+                           "holds a num in 32 bits): known only while running", node)
+    return got
+
 
 #: RAPID's binary operators by the node rapid.lark names after them: the kind of operands they take (``num``,
 #: ``order``: two numbers compared, ``any``: two values of one type, ``bool``) and the operation.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import operator
 import re
 from collections.abc import Iterator
 
@@ -43,8 +44,10 @@ from thermocomp.programs.rapid_data import (
     _Data,
     _is_local,
     _location,
+    _number,
     _T_from_pose,
     _Unsupported,
+    compared,
     span_of,
 )
 from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
@@ -359,7 +362,9 @@ class _Flow:
         self.statements_run = 0  # (bounded by max_statements: :meth:`work`)
         self.max_statements = MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * sum(  # (the task's other modules run too)
             len(_CODE_LINE.findall(text)) for _, text, _ in self._files)
-        self._branch_given, self._joined = {}, {}  # (this walk's: :mod:`.rapid_data` reads them)
+        self._cycle_scope: dict[str, _Data] = {}
+        self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
+        self._branch_given, self._joined, self._zero_left = {}, {}, {}  # (this walk's: :mod:`.rapid_data` reads them)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
         for other in self.task.modules:
             self.collect(other.tree, other)
@@ -730,6 +735,10 @@ class _Flow:
     def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data] | None = None) -> None:
         local = {} if local is None else local
         body = _body(routine)
+        handlers = next(c for c in routine.children if isinstance(c, Tree) and c.data == "handlers")
+        for handler in handlers.children[1::2]:  # (an ERROR handler runs on an error known only while running)
+            for key in self._in_written_order(self.summary(handler).assigns & set(self.module_data), handler):
+                self.mark_changed(key, handler, local)
         self._routines_run.append(body)
         try:
             self.run_body(body, local, depth)
@@ -804,6 +813,9 @@ class _Flow:
                     self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body",
                                               *_location(statement), self.file))
                     self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
+                    self._first_read, self._followed = {}, {}  # (what ran before it ran once: not a cycle's)
+                    self._cycle_scope = local  # (the entry routine's data live on from pass to pass)
+                    self._cycle_scopes[id(local)] = local
                     self.run_body(statement.children[1], local, depth)
                     continue
                 self.run_statement(statement, local, depth)
@@ -1139,8 +1151,11 @@ class _Flow:
             got = self._decided_value(condition, local)
             if wanted is None or got is None or type(got) is not type(wanted) or isinstance(got, list):
                 return None
-            if got == wanted:
-                return body
+            try:
+                if got == wanted if not _number(got) else compared(operator.eq, got, wanted, condition):
+                    return body
+            except _Unsupported:  # (a case value equal only in 32 or only in 64 bits)
+                return None
         return bodies[-1] if exhaustive else Tree("body", [])
 
     def _decided_value(self, node: Tree | Token, local: dict[str, _Data]) -> object:
@@ -1289,7 +1304,10 @@ class _Flow:
                       or _complete(data.value)]
             known = [data.value if data is not None and assigned is None else None for data, assigned in valued or states]
             followed = [f for *_, f, _ in ends if f is not None]
+            self._zero_left.pop(name, None)
             if all(v is not None for v in known) and all(_same(v, known[0]) for v in known[1:]):
+                if len(valued) < len(states):
+                    self._zero_left[name] = statement
                 if followed:
                     self._followed[name] = followed[0]
                 given = next((g for *_, g in ends if g is not None), None)
@@ -1332,14 +1350,17 @@ class _Flow:
             raise self.error(f"FOR with {passes:,} passes unrolls to {count:,} steps: more than "
                              f"--max-motions {self.task.options.max_motions:,}", statement)
         first_step = len(self.steps)
-        scopes = []  # every pass's scope stays alive: the evaluation cache keys local values by id(scope)
         same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
             lambda v: isinstance(v, Token) and v.type == "NAME")) and not self.summary(body).mutates
         for k in range(min(passes, 1) if same else passes):
             scope = dict(local)
             scope[str(counter).lower()] = _Data("num", start + k * step, None, str(counter), counter)
-            scopes.append(scope)
+            self._scopes.append(scope)  # (alive: the evaluation cache and the tables below key it by id)
+            for of_scopes in (self._params, self._present, self._cycle_scopes):  # (the routine's, as its scope's)
+                if id(local) in of_scopes:
+                    of_scopes[id(scope)] = scope if of_scopes is self._cycle_scopes else of_scopes[id(local)]
             self.run_body(body, scope, depth)
+            local.update((key, scope[key]) for key in local if key != str(counter).lower())  # (the routine's data)
         if same:
             self.steps.extend(self.steps[first_step:] * max(passes - 1, 0))
             return

@@ -1015,6 +1015,8 @@ class Flow:
         if why is not None:
             raise Unsupported(f"{name}() at line {line_col(node)[0]} is the pose the robot stands at, not known before running: "
                               f"{why}", node)
+        self.stood(motion.line, node, f"{name}() (the pose the robot stands at after the {motion.instruction} at line "
+                                      f"{motion.line})")
         point = motion.points[-1]
         T = point.T_world_tcp @ invert_transform(point.T_flange_tcp) @ self.tool
         self.note_once(Finding(f"{name}() is the target of the {motion.instruction} at line {motion.line} (reached "

@@ -93,6 +93,7 @@ class Binding:
     literal: Tree | None  # the pose or list literal the variable was given, if it was
     name: str
     why: str = ""  # where a value known only while running came from (" (set at line 7 from an input)")
+    stood: int = 0  # the line of the pose the robot stands at its value was computed from (0: none; Values.condition)
 
     @cached_property
     def signature(self) -> tuple:
@@ -100,7 +101,7 @@ class Binding:
         ``repr``), the literal it was given, its name and why its value is not known. Equal for bindings equal in
         all of it, which are different objects where a path gave the variable the same value again (a call made
         again from such a state is done again, not run: Flow.call_function_of_file). A binding is never changed."""
-        return _value_signature(self.value), id(self.literal), self.name, self.why
+        return _value_signature(self.value), id(self.literal), self.name, self.why, self.stood
 
 
 def _interpolate_pose(a: Pose, b: Pose, alpha: float) -> Pose:
@@ -300,6 +301,8 @@ class Values:
     tool: FloatArray | None
     tool_why: str
     functions: dict
+    _deciding = 0  # conditions being evaluated (Values.condition)
+    _stood = (0, 0)  # reads of the pose the robot stands at so far, the line of the motion the last one stood after
 
     def error(self, message: str, where) -> InputError:
         line, column = line_col(where)
@@ -343,6 +346,7 @@ class Values:
         target, expr, is_global = assignment(st)
         if root_name(target) in self.unread():  # (what nothing reads: not evaluated, Flow.unread)
             return
+        stood = self._stood
         if target.data == "index":
             try:  # an element of a list, a matrix or a pose (``Point_Pick[2] = 0.415 + z``)
                 self._assign_element(target, expr, is_global, local)
@@ -356,7 +360,8 @@ class Values:
             value, why = self.evaluate(expr, local), ""
         except Unsupported as exc:
             value, why = None, f" (line {line_col(st)[0]} gives it {_origin(exc)})"
-        binding = Binding(value, expr if expr.data in ("pose", "list") else None, name, why)
+        binding = Binding(value, expr if expr.data in ("pose", "list") else None, name, why,
+                          self._stood[1] if self._stood != stood else 0)
         if is_local(st):
             local[name] = binding
         else:
@@ -371,6 +376,7 @@ class Values:
         while node.data == "index":
             indices[:0] = node.children[1:]
             node = node.children[0]
+        stood = self._stood
         old = self.lookup(node.children[0], local)
         positions = [int(self.number(i, local)) for i in indices]
         value = self.evaluate(expr, local)
@@ -385,7 +391,8 @@ class Values:
             return Pose(tuple(seq))
 
         name = str(node.children[0])
-        self.bind(name, Binding(replaced(old.value, positions), None, name), is_global, local)
+        self.bind(name, Binding(replaced(old.value, positions), None, name,
+                                stood=self._stood[1] if self._stood != stood else 0), is_global, local)
 
     def forget(self, st: Tree, local: dict) -> None:
         """The variable an assignment that was not run may have changed: its value is no longer known."""
@@ -411,7 +418,18 @@ class Values:
                               "assignment, parameter or global of that name)", token)
         if binding.value is None:
             raise Unsupported(f"the value of {name} is not known before running{binding.why}", token, f"a value of {name}")
+        if binding.stood:
+            self.stood(binding.stood, token, f"{name} (computed from the pose the robot stands at after the motion at "
+                                             f"line {binding.stood})")
         return binding
+
+    def stood(self, line: int, where, what: str) -> None:
+        """A read at ``where`` of the pose the robot stands at after the motion at ``line``: remembered for the variable
+        being assigned; in a condition, refused naming ``what`` is read."""
+        if self._deciding:
+            raise self.error(f"{what} decides a condition: in the compensated script the controller reads the corrected "
+                             "target there, not the one written, and may decide otherwise", where)
+        self._stood = (self._stood[0] + 1, line)
 
     # ----- expressions: each rule of urscript.lark by its method ``_value_<rule>`` (the table _RULES)
     def evaluate(self, node, local: dict):
@@ -425,8 +443,14 @@ class Values:
         return rule(self, node, local)
 
     def condition(self, node, local: dict) -> bool:
-        """A condition, evaluated: a comparison of known numbers, ``not``, ``and``, ``or``, a known bool."""
-        value = self.evaluate(node, local)
+        """A condition, evaluated: a comparison of known numbers, ``not``, ``and``, ``or``, a known bool. One that
+        reads the pose the robot stands at (:meth:`Flow.standing_pose`, or a variable computed from it) is refused:
+        in the compensated script the controller reads the corrected target there and may decide otherwise."""
+        self._deciding += 1
+        try:
+            value = self.evaluate(node, local)
+        finally:
+            self._deciding -= 1
         if not isinstance(value, bool):
             raise Unsupported("a condition that is not a comparison of known values", node)
         return value
@@ -610,10 +634,13 @@ class Values:
                 return Binding(None, None, param, f" (the argument at line {line_col(node)[0]}: {exc.message})")
             self._passed[node.children[0].start_pos] = (span_of(function), param)
             return binding
+        stood = self._stood
         try:
             value = self.evaluate(node, local)
         except Unsupported as exc:  # known only while running (an input, a register): an error where it is read
             return Binding(None, None, param, f" (the argument at line {line_col(node)[0]} is {_origin(exc)})")
+        if self._stood != stood:  # (computed from the pose the robot stands at: Values.condition)
+            return Binding(value, None, param, stood=self._stood[1])
         if node.data in ("pose", "list"):  # a target written at the call site: written there when the function reads
             self._passed[node.meta.start_pos] = (span_of(function), param)  # it only as motions' points (.calls)
             return Binding(value, node, param)
