@@ -51,7 +51,8 @@ def test_sources_rows_are_complete() -> None:
         assert row["robot"].split("|")[-1] in (("irb140", "gofa") if row["language"] == "rapid" else ("ur5",)), row["file"]
         assert len(row["commit"]) == 40 and row["licence"] and row["note"], row["file"]
         assert row["file"].startswith(row["repository"].replace("/", "__") + "__"), row["file"]
-        assert row["gathering"] in ("fitted", "held-out", "held-out-3", "held-out-4", "held-out-5", "held-out-6"), row["file"]
+        gatherings = ("fitted", "held-out", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7")
+        assert row["gathering"] in gatherings, row["file"]
     held_out = [r for r in rows if r["gathering"] == "held-out"]
     third = [r for r in rows if r["gathering"] == "held-out-3"]
     fitted = {r["repository"] for r in rows if r["gathering"] == "fitted"}
@@ -69,6 +70,10 @@ def test_sources_rows_are_complete() -> None:
     assert len(sixth) >= 40 and len({r["repository"] for r in sixth}) >= 20
     assert sum(r["language"] == "urscript" for r in sixth) >= 20
     assert not not_sixth & {r["repository"] for r in sixth}
+    seventh = [r for r in rows if r["gathering"] == "held-out-7"]
+    not_seventh = {r["repository"] for r in rows if r["gathering"] != "held-out-7"}
+    assert len(seventh) >= 25 and len({r["repository"] for r in seventh}) >= 12
+    assert not not_seventh & {r["repository"] for r in seventh}
 
 
 @pytest.mark.parametrize(

@@ -891,19 +891,22 @@ class _Flow:
             self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column, self.file))
 
     def run_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """Run one statement; one whose own expressions (an assignment's, a call's arguments, the condition of an
+        ``IF``, ``WHILE``, ``TEST`` or ``WaitUntil``; not the bodies it holds) call a FUNC that moves the robot is
+        refused naming the motion."""
         run = _RUNS.get(statement.data)
         if run is None:
             raise _Unsupported(f"{_CONSTRUCTS.get(statement.data, statement.data)} is not followed (its outcome or "
                                "count is not known before running)", statement)
-        run(self, statement, local, depth)
-
-    def run_assign(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """An assignment; one calling a FUNC that moves the robot is refused naming the motion."""
-        moving = next((found for sub in statement.find_data("func_call") if (func := self.funcs.get(
+        own = statement.children[:1] if statement.data == "compact_if" else statement.children  # (not its statement)
+        heads = [sub for child in own if isinstance(child, Tree) and child.data != "body"
+                 for sub in ([child] if child.data not in ("elseif", "test_case") else
+                             [c for c in child.children if isinstance(c, Tree) and c.data != "body"])]
+        moving = next((found for head in heads for sub in head.find_data("func_call") if (func := self.funcs.get(
             str(sub.children[0]).lower())) is not None and (found := self.summary(func).motion) is not None), None)
         if moving is not None:
             raise _Unsupported(f"{moving}: a motion inside a FUNC is not followed", statement)
-        self.assign(statement, local)
+        run(self, statement, local, depth)
 
     def run_moves_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         first = len(self.steps)
@@ -1488,7 +1491,7 @@ class _Flow:
 #: the routine assigns unknown, :meth:`_Flow.run_label`); any other is unsupported.
 _RUNS = {
     "data_decl": lambda flow, statement, local, depth: flow.declare(statement, local),
-    "assign": _Flow.run_assign,
+    "assign": lambda flow, statement, local, depth: flow.assign(statement, local),
     "call": _Flow.run_call, "moves": _Flow.run_moves_statement, "label": _Flow.run_label,
     "late_call": _Flow.run_late_call, "connect_stmt": _Flow.run_connect, "goto_stmt": lambda *_: None,
     "for_stmt": _Flow.run_for, "if_stmt": _Flow.run_if, "compact_if": _Flow.run_if,
