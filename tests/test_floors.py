@@ -8,7 +8,7 @@ layout table is the tree; one ``compensate`` job checks its option combinations 
 from __future__ import annotations
 
 import re
-import sys
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -21,11 +21,6 @@ from thermocomp.app.jobs import CompensationJob
 from thermocomp.compensation.compensate import CompensationOptions
 from thermocomp.errors import ConfigurationError
 from thermocomp.programs import ProgramOptions
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 PACKAGE = Path(thermocomp.__file__).resolve().parent
 EXAGGERATED = REPO / "deformations" / "exaggerated.csv"

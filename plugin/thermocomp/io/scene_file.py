@@ -36,7 +36,7 @@ import numpy as np
 
 from thermocomp._data import data_folder
 from thermocomp._typing import FloatArray, PathLike
-from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_euler_xyz, transform
 from thermocomp.io.files import is_file, read_input_bytes
 from thermocomp.io.meshes import UNITS, metres_per_unit_from_name
@@ -85,17 +85,9 @@ _LINK_NAME = re.compile(r"^(base|link[1-9][0-9]*)$")
 
 
 def _tomllib():
-    """``tomllib`` (Python 3.11+) or its backport ``tomli``, imported when a file is read."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ModuleNotFoundError:
-            raise ConfigurationError(
-                "reading scene files needs Python 3.11+ (tomllib) or, on Python 3.10, "
-                "the tomli package: pip install tomli"
-            ) from None
+    """``tomllib``, imported when a file is read."""
+    import tomllib
+
     return tomllib
 
 

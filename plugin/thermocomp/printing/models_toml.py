@@ -65,10 +65,8 @@ def models_toml_text(models: ServoModels, robot: str, comments: tuple[str, ...] 
 
 
 def _tomllib():
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    import tomllib  # (imported when a file is read)
+
     return tomllib
 
 

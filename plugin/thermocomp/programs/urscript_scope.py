@@ -26,7 +26,7 @@ _RUN_POSITIONAL_AFTER = re.compile(r"([avtr])[ \t\r]*=[^,)]*,[ \t\r]*(?=[-+.0-9]
 _RUN_TWICE = re.compile(r"([avtr])[ \t\r]*=[^)]*?,[ \t\r]*(\1)[ \t\r]*=")
 #: ... or a statement with a number or variable given by position after its point and a name later on (``movel(p[...],
 #: 0.5, a=1)``: the arguments are then read one by one to tell whether the name is the positional one's).
-_RUN_BOTH = re.compile(r"\][ \t\r]*\)?[ \t\r]*,[ \t\r]*(?![avtr][ \t\r]*=)[^,)\n]*,[^)\n]*?[avtr][ \t\r]*=")
+_RUN_BOTH = re.compile(r"\][ \t\r]*+\)?+[ \t\r]*+,[ \t\r]*+(?![avtr][ \t\r]*=)[^,)\n]*,[^)\n]*?[avtr][ \t\r]*=")
 
 #: The nodes that hold statements: one scope each for the functions defined directly in them.
 _SCOPES = frozenset(("start", "func_def", "thread_def", "sec_def"))
