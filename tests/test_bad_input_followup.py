@@ -371,3 +371,32 @@ def test_a_xacro_expression_without_bound_is_refused_within_bounds(case, capsys,
     (case / "bomb.xacro").write_text('<?xml version="1.0"?>\n<robot xmlns:xacro="http://www.ros.org/wiki/xacro" '
                                      f'name="a">\n  <link name="${{{expression}}}"/>\n</robot>\n')
     refused(case, capsys, ["robot", "show", "bomb.xacro"], EXIT_INPUT, "bomb.xacro", "xacro", words)
+
+
+def test_a_fifo_whose_writer_never_stops_is_refused_at_the_bound(case, capsys, monkeypatch):
+    """A FIFO whose writer never ends (``--program <(yes)``) was read until the memory ran out: it is refused past
+    :data:`files.MAX_FIFO_BYTES` (lowered here), naming the file, and nothing is written."""
+    import os
+    import threading
+
+    from thermocomp.io import files
+
+    monkeypatch.setattr(files, "MAX_FIFO_BYTES", 100_000)
+    os.mkfifo(case / "fifo.csv")
+    stop = threading.Event()
+
+    def writer():
+        try:
+            with open(case / "fifo.csv", "wb") as handle:
+                while not stop.is_set():
+                    handle.write(b"0.5,0.1,0.3,0,180,0\n" * 1000)
+        except BrokenPipeError:  # (the reader gave up: what the test expects)
+            pass
+
+    threading.Thread(target=writer, daemon=True).start()
+    try:
+        refused(case, capsys, ["compensate", "--deformation", "d.csv", "--targets", "fifo.csv", "--static",
+                               "--out", "o.csv"], EXIT_INPUT, "fifo.csv", "more than 100,000 bytes")
+    finally:
+        stop.set()
+    assert not (case / "o.csv").exists()

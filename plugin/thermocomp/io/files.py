@@ -24,6 +24,8 @@ FIFO_WAIT_S = 30.0
 
 #: Most bytes a robot program or a module of its task may hold, checked before it is read.
 MAX_PROGRAM_BYTES = 256 * 2**20
+#: The most a FIFO given as an input is read before it is refused [bytes].
+MAX_FIFO_BYTES = 4 * MAX_PROGRAM_BYTES
 
 #: A CR not followed by LF: a line end of classic Mac OS.
 _LONE_CR = re.compile(rb"\r(?!\n)")
@@ -81,7 +83,11 @@ def _read_fifo(path: PathLike, src: str) -> bytes:
                              path=src)
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read()
+            data = handle.read(MAX_FIFO_BYTES + 1)
+        if len(data) > MAX_FIFO_BYTES:  # (a writer that never stops would fill the memory)
+            raise InputError(f"a FIFO that gave more than {MAX_FIFO_BYTES:,} bytes (4 x the 256 MiB a program may "
+                             "hold): give a file, or a writer that ends", path=src)
+        return data
     finally:
         os.close(fd)
 
