@@ -157,6 +157,12 @@ def skipped(b: np.ndarray, table: np.ndarray, at: np.ndarray, step: int = 1) -> 
     return at
 
 
+def code_lines(text: str, comment: str) -> int:
+    """The lines of ``text`` that hold code: neither blank nor a comment (one starting with ``comment``, ``!`` in
+    RAPID, ``#`` in URScript). The readers' statement bounds grow with them, not with blank lines."""
+    return len(re.findall(rf"^[ \t\f\r]*+[^\s{re.escape(comment)}]", text, re.M))
+
+
 #: A control character no program text holds (RAPID kernel, "Character set": printable characters, tab, CR, LF,
 #: FF; a URScript file is text of the same kind): found where the parser fails, it names a binary file.
 _BINARY = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")

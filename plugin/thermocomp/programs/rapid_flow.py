@@ -19,6 +19,7 @@ from lark import Token, Tree, Visitor
 from thermocomp._typing import FloatArray
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.programs import calls, passes, rapid_scope
+from thermocomp.programs.grammars import code_lines
 from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     JOINT,
@@ -126,8 +127,6 @@ MAX_NESTING = 64
 #: statement.
 MAX_STATEMENTS_RUN = 100_000
 STATEMENTS_PER_LINE = 50
-#: A line that holds code (not blank, not a comment alone): blank lines cost nothing to read, so they add no statements.
-_CODE_LINE = re.compile(r"^[ \t\f\r]*+[^\s!]", re.M)
 
 #: The data of a path's end joined (:meth:`_Flow.join`) that cost as much as one statement run (a few µs each).
 DATA_PER_STATEMENT = 8
@@ -361,7 +360,7 @@ class _Flow:
         self._deferred: list[tuple[Tree, object]] = []  # declarations whose value read data declared later
         self.statements_run = 0  # (bounded by max_statements: :meth:`work`)
         self.max_statements = MAX_STATEMENTS_RUN + STATEMENTS_PER_LINE * sum(  # (the task's other modules run too)
-            len(_CODE_LINE.findall(text)) for _, text, _ in self._files)
+            code_lines(text, "!") for _, text, _ in self._files)
         self._cycle_scope: dict[str, _Data] = {}
         self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
         self._branch_given, self._joined, self._zero_left = {}, {}, {}  # (this walk's: :mod:`.rapid_data` reads them)

@@ -22,7 +22,6 @@ calls need written differently. See docs/programs.md.
 from __future__ import annotations
 
 import functools
-import re
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +32,7 @@ from thermocomp._typing import PathLike
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.files import read_program_text
 from thermocomp.programs import calls, urscript_flow, urscript_scope
-from thermocomp.programs.grammars import lalr_parser, parse_program
+from thermocomp.programs.grammars import code_lines, lalr_parser, parse_program
 from thermocomp.programs.model import MAX_MOTIONS, Finding, MotionRun, RobotProgram, Span, TextLines, Wait, newline_of
 from thermocomp.programs.urscript_flow import Flow, _Frame, _Return
 from thermocomp.programs.urscript_motions import MOVES_PATTERN, Motions, Statements, move_statements
@@ -117,8 +116,8 @@ class _Walker(Flow, Motions, Values):
         self.max_motions = max_motions
         self.unrolled = 0  # motions, calls and loop passes run so far (bounded by max_motions)
         self.statements_run = 0  # (bounded by max_statements)
-        self.max_statements = urscript_flow.MAX_STATEMENTS_RUN + urscript_flow.STATEMENTS_PER_LINE * len(
-            re.findall(r"^[ \t\f\r]*+[^\s#]", text, re.M))  # (lines of code: blank ones and comments add no work)
+        self.max_statements = urscript_flow.MAX_STATEMENTS_RUN + urscript_flow.STATEMENTS_PER_LINE * code_lines(
+            text, "#")
         self._summaries: dict = {}  # what each function and construct may do (Flow.summary, Flow.facts), found once
         self._summarising: set[str] = set()
         self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
