@@ -21,8 +21,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from lark import Lark, Tree
+from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
+from lark.tree import Meta
 
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import InputError
@@ -77,6 +78,21 @@ def parse_at(parser: Lark, text: str, start: int, end: int, lines: TextLines, ta
                 if getattr(item, key, None) is not None:
                     setattr(item, key, getattr(item, key) + shift)
     return tree
+
+
+def nodes_at(rule: str, terminal: str, text: str, starts: ArrayLike, ends: ArrayLike, lines: TextLines
+             ) -> list[Tree]:
+    """``Tree(rule, [Token(terminal, text[a:b])])`` for each span ``starts[k]:ends[k]`` of ``text``, token and node
+    placed as a parse of the whole text places them: a run's part as the general rules' tree has it."""
+    (first, last), (columns, end_columns) = lines.lists(np.stack([starts, ends]))
+    out = []
+    for a, b, line, column, end_line, end_column in zip(np.asarray(starts).tolist(), np.asarray(ends).tolist(),
+                                                         first, columns, last, end_columns):
+        meta = Meta()
+        meta.empty, meta.start_pos, meta.end_pos = False, a, b
+        meta.line, meta.column, meta.end_line, meta.end_column = line, column, end_line, end_column
+        out.append(Tree(rule, [Token(terminal, text[a:b], a, line, column, end_line, end_column, b)], meta))
+    return out
 
 
 #: The positions lark gives tokens and nodes (``propagate_positions``): offsets, and lines.

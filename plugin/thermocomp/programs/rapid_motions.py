@@ -26,6 +26,7 @@ from thermocomp.programs.grammars import (
     delimiters,
     first_seen,
     joined_bytes,
+    nodes_at,
     parse_at,
     parse_numbers,
     skipped,
@@ -388,15 +389,9 @@ class _Motions:
         """Part ``part`` of statement ``i`` of a run as the general rules' tree has it: a ``name`` node, a
         ``numbers`` node for an inline point or speed, a ``number`` node for an option's value."""
         value = st.group(i, part)
-        assert value is not None
         start = token.start_pos + int(st.offsets[i, _COLUMN[part]])
-        (line, end_line), (column, end_column) = self.lines.lists([start, start + len(value)])
         terminal = "NUMBERS" if value[0] == "[" else "NAME" if value[0].isalpha() or value[0] == "_" else "NUMBER"
-        leaf = Token(terminal, value, start, line, column, end_line, end_column, start + len(value))
-        node = Tree(terminal.lower(), [leaf])  # (rapid.lark's rule of the terminal: numbers, name, number)
-        node.meta.empty, node.meta.start_pos, node.meta.end_pos = False, start, leaf.end_pos
-        node.meta.line, node.meta.column, node.meta.end_line, node.meta.end_column = line, column, end_line, end_column
-        return node
+        return nodes_at(terminal.lower(), terminal, self.text, [start], [start + len(value)], self.lines)[0]
 
     def run_moves(self, token: Token, local: dict[str, _Data], depth: int) -> None:
         """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one.

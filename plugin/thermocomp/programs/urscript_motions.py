@@ -20,10 +20,17 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from lark import Token, Tree
-from lark.tree import Meta
 
 from thermocomp.geometry.rotations import matrix_from_rotvec, rotvec_from_matrix, transform
-from thermocomp.programs.grammars import NAME_BYTES, delimiters, parse_at, parse_numbers, skipped, without_runs
+from thermocomp.programs.grammars import (
+    NAME_BYTES,
+    delimiters,
+    nodes_at,
+    parse_at,
+    parse_numbers,
+    skipped,
+    without_runs,
+)
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, JOINT, LINEAR, MotionRun, Point
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_values import MAX_POSE_VALUE, Pose, Record, Unsupported, split_arguments
@@ -323,15 +330,8 @@ class Motions:
     def _calls(self, token: Token) -> list[Tree]:
         """The motions of a run as :meth:`general` gives them."""
         spans = self.move_matches(token).spans[:, NAME:NAME + 2] + token.start_pos
-        (lines, ends), (columns, end_columns) = self.lines.lists(spans.T)
-        out = []
-        for (a, b), line, column, end, end_column in zip(spans.tolist(), lines, columns, ends, end_columns):
-            meta = Meta()
-            meta.empty, meta.start_pos, meta.end_pos = False, a, b
-            meta.line, meta.column, meta.end_line, meta.end_column = line, column, end, end_column
-            name = Token("NAME", self.text[a:b], a, line, column, end, end_column, b)
-            out.append(Tree("call_stmt", [Tree("call", [name], meta)], meta))
-        return out
+        return [Tree("call_stmt", [call], call.meta)
+                for call in nodes_at("call", "NAME", self.text, spans[:, 0], spans[:, 1], self.lines)]
 
     def run_moves(self, token: Token, local: dict, depth: int) -> None:
         """The statements of a ``MOVES`` token, resolved in bulk as :meth:`run_motion` resolves one (the same
@@ -445,17 +445,7 @@ class Motions:
                 continue
             starts = np.array([token.start_pos + at for at, _ in found], dtype=np.int64)
             ends = starts + np.array([len(name) for _, name in found], dtype=np.int64)
-            (lines, end_lines), (columns, end_columns) = self.lines.lists(np.stack([starts, ends]))
-            children = []
-            for (_, name), a, b, line, column, end_line, end_column in zip(
-                    found, starts.tolist(), ends.tolist(), lines, columns, end_lines, end_columns):
-                leaf = Token("NAME", name, a, line, column, end_line, end_column, b)
-                child = Tree("name", [leaf], Meta())
-                child.meta.empty, child.meta.start_pos, child.meta.end_pos = False, a, b
-                child.meta.line, child.meta.column, child.meta.end_line, child.meta.end_column = \
-                    line, column, end_line, end_column
-                children.append(child)
-            node.children[1:] = children
+            node.children[1:] = nodes_at("name", "NAME", self.text, starts, ends, self.lines)
 
 
 __all__ = ["MOTIONS", "MOVES_PATTERN", "Motions", "motion_parameters", "move_statements"]
