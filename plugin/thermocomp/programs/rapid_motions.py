@@ -493,13 +493,12 @@ class _Motions:
         name_span[:, 1] = base + st.ends("instr")
         instruction = [st.group(i, "instr") for i in shape_first.tolist()]  # each shape's, as written
         instruction = list(map(instruction.__getitem__, shape_of.tolist()))
-        run = MotionRun(
+        run = MotionRun.of_columns(
             instruction=tuple(instruction), kind=kinds, n_points=lay.n_points, statement=statement, name=name_span,
-            tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], joint_speed=np.full(r, np.inf),
-            acceleration=np.full(r, np.inf), text=text_span, argument=argument,
+            tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], text=text_span, argument=argument,
             duration_s=np.array([np.nan if s is None else s[7] for s in shapes], dtype=float)[shape_of],
             T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata, has_confdata=has_confdata, frames=frames,
-            frame=frame, extax=tuple(extax), name_of_point=tuple(names), whole_argument=(None,) * p, quat=quat,
+            frame=frame, extax=tuple(extax), name_of_point=tuple(names), quat=quat,
             file=np.full(r, self.file, dtype=np.int64), text_file=text_file,
             held=np.array(held_of_frame + [False], dtype=bool)[frame]).compact()  # (a column of one value: once)
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'

@@ -392,19 +392,15 @@ class Motions:
         name = statement.copy()
         name[:, 1] = base + spans[:, NAME + 1]
         point = self.lines.spans(base + spans[:, POINT], base + spans[:, POINT + 1])
-        run = MotionRun(
+        run = MotionRun.of_columns(
             instruction=tuple(map(names.__getitem__, shape_of.tolist())),
-            kind=np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of],
-            n_points=np.ones(k, dtype=np.int64), statement=statement, name=name,
-            tcp_speed=np.where(joint, np.inf, speed), orientation_speed=np.full(k, np.inf),
-            joint_speed=np.where(joint, speed, np.inf), acceleration=np.array([s[1] for s in table])[shape_of],
+            kind=np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of], statement=statement, name=name,
+            tcp_speed=np.where(joint, np.inf, speed), joint_speed=np.where(joint, speed, np.inf),
+            acceleration=np.array([s[1] for s in table])[shape_of],
             duration_s=np.array([np.nan if s[3] is None else s[3] for s in table], dtype=float)[shape_of],
-            text=point, argument=point, T_world_tcp=T,
+            text=point, T_world_tcp=T, frames=(), q_len=np.where(is_pose, 0, 6).astype(np.int64),
             q=np.full((k, 0), np.nan) if is_pose.all() else np.where(is_pose[:, None], np.nan, st.values),
-            q_len=np.where(is_pose, 0, 6).astype(np.int64), confdata=np.zeros((k, 4), dtype=np.int64),
-            has_confdata=np.zeros(k, dtype=bool), frames=(), frame=np.zeros(k, dtype=np.int64), extax=("",) * k,
-            name_of_point=("",) * k, whole_argument=(None,) * k, quat=np.full((k, 4), np.nan),
-            held=np.zeros(k, dtype=bool)).compact()  # (a column of one value: held once)
+        ).compact()  # (a column of one value: held once)
         done = (run.stretches(regular), int(regular.sum()))  # the regular statements' columns, the others the rules'
         if not st.names:
             self._templates[token.start_pos] = done
