@@ -128,9 +128,9 @@ def joined_bytes(texts: pa.LargeBinaryArray) -> bytes:
     return texts.buffers()[2][int(offsets[0]):int(offsets[-1])].to_pybytes() if len(texts) else b""
 
 
-def first_seen(*columns: pa.Array) -> np.ndarray:
+def first_seen(*columns: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """For each row, the index of its tuple of values among the distinct tuples of ``columns`` (arrow arrays of
-    one length), numbered in order of first appearance."""
+    one length), numbered in order of first appearance; and the first row of each distinct tuple, in that order."""
     key = np.zeros(len(columns[0]), dtype=np.int64)
     for column in columns:
         encoded = column.dictionary_encode()
@@ -138,7 +138,7 @@ def first_seen(*columns: pa.Array) -> np.ndarray:
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     rank = np.empty(len(first), dtype=np.int64)
     rank[np.argsort(first)] = np.arange(len(first))
-    return rank[inverse.reshape(-1)]
+    return rank[inverse.reshape(-1)], np.sort(first)
 
 
 def delimiters(data: bytes, codes: np.ndarray, comment: int = 0, newline: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -246,23 +246,16 @@ class MoveStatements:
     @functools.cached_property
     def layout(self) -> _Layout:
         """What the statements' text alone gives, found once a token however many passes run it (:class:`_Layout`)."""
-        r = len(self)
         # each combination as written (the instruction, and its text from the speed on), in order of appearance
-        shape_of = first_seen(byte_spans(self.data, self.starts("instr"), self.ends("instr")),
-                              byte_spans(self.data, self.starts("speed"), self.end))
-        shape_first = np.empty(int(shape_of.max()) + 1, dtype=np.int64)
-        shape_first[shape_of[::-1]] = np.arange(r - 1, -1, -1)
-        has_p2 = self.starts("p2") >= 0
-        n_points = np.where(has_p2, 2, 1).astype(np.int64)
-        p = int(n_points.sum())  # the points, in order: each statement's first, then its second
-        first_point = np.cumsum(n_points) - n_points
-        second = first_point[has_p2] + 1
-        starts, ends = np.empty(p, dtype=np.int64), np.empty(p, dtype=np.int64)
-        starts[first_point], ends[first_point] = self.starts("p1"), self.ends("p1")
-        starts[second], ends[second] = self.starts("p2")[has_p2], self.ends("p2")[has_p2]
-        point_statement = np.repeat(np.arange(r), n_points)
-        second_point = np.zeros(p, dtype=bool)
-        second_point[second] = True
+        shape_of, shape_first = first_seen(byte_spans(self.data, self.starts("instr"), self.ends("instr")),
+                                           byte_spans(self.data, self.starts("speed"), self.end))
+        both = self.offsets[:, _COLUMN["p1"]:_COLUMN["p2"] + 2].reshape(-1, 2)  # (2r, 2): each statement's p1, p2
+        present = both[:, 0] >= 0  # (the points, in order: each statement's first, then its second)
+        starts, ends = both[present].T
+        point_statement = np.repeat(np.arange(len(self)), 2)[present]
+        second_point = np.tile([False, True], len(self))[present]
+        n_points = present.reshape(-1, 2).sum(axis=1)
+        p = len(starts)
         inline = self.bytes[starts] == ord("[")
         joint = ((self.bytes[self.starts("instr") + 4] | 0x20) == ord("a"))[point_statement]  # MoveAbsJ's
         values = np.full((p, 11), np.nan)

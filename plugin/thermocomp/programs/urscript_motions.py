@@ -24,7 +24,9 @@ from lark import Token, Tree
 from thermocomp.geometry.rotations import matrix_from_rotvec, rotvec_from_matrix, transform
 from thermocomp.programs.grammars import (
     NAME_BYTES,
+    byte_spans,
     delimiters,
+    first_seen,
     nodes_at,
     parse_at,
     parse_numbers,
@@ -170,12 +172,10 @@ def move_statements(token: Token) -> Statements:
     args_end = skipped(b, _SPACE, ends, -1)
     spans = np.stack([opens - 5, opens, opens + 1, point_end, point_end, args_end, ends + 1, frame, frame_end,
                       literal, list_ends], axis=1)
-    index: dict[tuple[str, str], int] = {}
-    shape_of = np.fromiter((index.setdefault((token[a:b], token[c:d]), len(index)) for a, b, c, d in
-                            spans[:, [NAME, NAME + 1, ARGS, ARGS + 1]].tolist()), dtype=np.int64, count=k)
-    shape_first = np.empty(len(index), dtype=np.int64)
-    shape_first[shape_of[::-1]] = np.arange(k - 1, -1, -1)
-    arguments = [_arguments(args) for _, args in index]
+    shape_of, shape_first = first_seen(byte_spans(data, spans[:, NAME], spans[:, NAME + 1]),
+                                       byte_spans(data, spans[:, ARGS], spans[:, ARGS + 1]))
+    shape_args = [token[a:b] for a, b in spans[shape_first][:, ARGS:ARGS + 2].tolist()]
+    arguments = [_arguments(args) for args in shape_args]
     # the literals of six numbers within range, parsed together
     literals = spans[:, LITERAL:LITERAL + 2].tolist()
     six = np.fromiter((data.count(b",", a, b) == 5 for a, b in literals), dtype=bool, count=k)
@@ -192,7 +192,7 @@ def move_statements(token: Token) -> Statements:
         T[rows] = transform(matrix_from_rotvec(values[rows, 3:]), values[rows, :3])
     # the names read: each framed statement's frame, and the names among each shape's arguments where they stand
     names = [(int(a), token[a:b]) for a, b in spans[framed][:, FRAME:FRAME + 2].tolist()]
-    in_shape = [[(m.start(1), m.group(1)) for m in _ARGUMENT_NAME.finditer(args)] for _, args in index]
+    in_shape = [[(m.start(1), m.group(1)) for m in _ARGUMENT_NAME.finditer(args)] for args in shape_args]
     if any(in_shape):
         for s, start in zip(shape_of.tolist(), spans[:, ARGS].tolist()):
             names += [(start + at, name) for at, name in in_shape[s]]
