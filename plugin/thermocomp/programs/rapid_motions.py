@@ -562,21 +562,17 @@ class _Motions:
             a, b, sub = self.element_span(data.node, path)
             element = (a, b)
             text_node = node if sub is None else sub
-        extax_text = ""
         if element is not None and text_node is node:  # an element inside one NUMBERS token
-            whole = self.text[element[0]:element[1]]
-            extax_text = whole[whole.rfind("["):whole.rfind("]")].rstrip()
-        elif isinstance(text_node, Tree) and text_node.data == "aggregate":
-            extax_node = text_node.children[-1]
-            extax_text = self.text[span_of(extax_node).start:span_of(extax_node).end]
-        elif isinstance(text_node, Tree) and text_node.data == "numbers":
-            whole = str(text_node.children[0])
-            extax_text = whole[whole.rfind("["):whole.rfind("]")].rstrip()
-        if element is not None and text_node is node:
             (line,), (column,) = self.lines.lists([element[0]])
             text_span = Span(element[0], element[1], line, column)
         else:
             text_span = span_of(text_node)
+        extax_text = ""  # (an aggregate's last element; the last bracket of numbers)
+        if isinstance(text_node, Tree) and text_node.data == "aggregate":
+            extax_text = self.text[span_of(text_node.children[-1]).start:span_of(text_node.children[-1]).end]
+        elif text_node is node and element is not None or isinstance(text_node, Tree) and text_node.data == "numbers":
+            whole = self.text[text_span.start:text_span.end]
+            extax_text = whole[whole.rfind("["):whole.rfind("]")].rstrip()
         if kind == ABSOLUTE_JOINT:
             q = np.radians(np.asarray(value[0], dtype=float))  # type: ignore[index]
             return Point(T_world_tcp=None, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, q=q, confdata=None,
