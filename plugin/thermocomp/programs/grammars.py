@@ -1,12 +1,6 @@
-"""The LALR parsers of the program readers, their tables cached on disk between processes, a run's statements
-parsed by the general rules where the bulk lane does not take them, and a run's numbers parsed in bulk.
-
-Building lark's LALR tables from a grammar takes about half a second, on
-every run: more than a 10,000-line program takes to parse. lark keeps the
-built parser in a cache file named here (in the package's ``__pycache__``,
-as Python does), checks it against a hash of the grammar and the options
-before using it, and builds the tables afresh (and tries to save them) when
-the file is missing, stale, unreadable or not writable.
+"""The LALR parsers of the program readers (their tables cached on disk between processes: building them takes
+half a second, lark checks the cache against a hash of the grammar and options and rebuilds a missing or stale
+one), syntax errors as messages, and the byte helpers of the readers' bulk lanes.
 """
 
 from __future__ import annotations

@@ -1,24 +1,13 @@
 """What a robot program says, as the readers give it: motions in execution order, with source spans.
 
-The one model (issue 35 item 4). A program is :attr:`RobotProgram.steps`: :class:`MotionRun` and :class:`Wait` in
-the order one cycle runs them. A :class:`MotionRun` is columns, one row a motion (instruction, kind, spans,
-speeds) and one row a point (target pose or joints, confdata, frame and tool, the spans of its text and argument):
-the only form a motion is held in. Each reader resolves a motion's target, tool, work object and speed in one
-place; the general rules append a run of one row per statement, the bulk lane (a ``MOVES`` token: a run of plain
-motion statements) one run of its many rows, from the same resolver. :class:`ProgramColumns` is the program's runs
-end to end (what the compensation, timing and writer read). :class:`Motion` and :class:`Point` are read-only views
-of one row (:meth:`MotionRun.motions`, :attr:`RobotProgram.motions`, :attr:`RobotProgram.points`) for code that
-addresses single motions (messages, the general writer, tests); nothing builds columns back from them.
-
-A reader (:mod:`~thermocomp.programs.rapid`, :mod:`~thermocomp.programs.urscript`)
-follows the program the way its controller runs it. Every point carries the pose (SI, world frame: for the
-built-in robots the robot's base frame), the tool and the frame its text is written in, and the **span** of
-the text that holds it, so the writer (:mod:`~thermocomp.programs.writer`)
-replaces only those bytes and keeps every other byte of the file.
-
-Offsets are character offsets in the file decoded as ISO-8859-1, which are
-its byte offsets (one character per byte), whatever the file's encoding.
-See docs/programs.md and docs/conventions.md.
+A program is :attr:`RobotProgram.steps`: :class:`MotionRun` and :class:`Wait` in the order one cycle runs them. A
+:class:`MotionRun` is columns, a row a motion (instruction, kind, spans, speeds) and a row a point (pose or joints
+in the world frame, SI; confdata, frame and tool, the spans of its text and argument): the only form a motion is
+held in, built from a statement's :class:`Point` values (:meth:`MotionRun.of_motion`) or by a reader's bulk lane
+(:meth:`MotionRun.of_columns`). :class:`ProgramColumns` is the program's runs end to end (what the compensation,
+timing and writer read); :class:`Motion` and :class:`Point` are read-only views of one row. The writer replaces
+only the spans of the points and keeps every other byte. Offsets are those of the file decoded as ISO-8859-1 (its
+byte offsets). See docs/programs.md and docs/conventions.md.
 """
 
 from __future__ import annotations

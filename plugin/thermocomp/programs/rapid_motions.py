@@ -1,12 +1,7 @@
-"""RAPID motions: the motion instructions, their arguments, and runs of plain motion statements read as columns.
-
-``MoveL``, ``MoveJ``, ``MoveC``, ``MoveAbsJ`` and the process and search moves (:data:`PROCESS_MOTIONS`) are read by
-:meth:`_Motions.run_motion` into a :class:`~thermocomp.programs.model.MotionRun` of one row; a ``MOVES`` token of the
-grammar (a run of plain motion statements, :data:`MOVES_PATTERN`) by :meth:`_Motions.run_moves` into one run of its
-statements, with the same resolvers (:meth:`_Motions.motion_frames`, :meth:`_Motions.motion_speed` once per distinct
-speed, tool and work object; :meth:`_Motions.point` for a named target; its inline targets the same checks and
-arithmetic in bulk). A statement the columns do not read goes to the general rules, one statement, as the tree they
-would have built.
+"""RAPID motions: the motion instructions and their arguments, one statement at a time (:meth:`_Motions.run_motion`)
+or a ``MOVES`` token (a run of plain motion statements, :data:`MOVES_PATTERN`) in bulk (:meth:`_Motions.run_moves`),
+with the same resolvers (:meth:`_Motions.motion_frames`, :meth:`_Motions.motion_speed`, :meth:`_Motions.point`)
+once per distinct text. A statement the columns do not read goes to the general rules, as the tree they build.
 """
 
 from __future__ import annotations

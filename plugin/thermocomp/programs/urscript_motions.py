@@ -1,15 +1,8 @@
-"""URScript's motions as the reader follows them: ``movej``/``movel``/``movep``/``movec`` resolved into the program
-model, one statement at a time or a run of plain statements in bulk, by one resolver.
-
-Part of the URScript reader (:mod:`thermocomp.programs.urscript`). The pattern of a plain motion statement
-(a literal pose or joint list, or ``pose_trans(frame, p[...])``; numbers or variables as arguments, as RoboDK's
-post writes them) is written once, here (:data:`MOVES_PATTERN`); the grammar's ``MOVES`` terminal is that pattern
-(:func:`thermocomp.programs.urscript.urscript_parser` puts it in the grammar's text). A ``MOVES`` token's
-statements are split with numpy (:func:`move_statements`) and resolved by :func:`motion_parameters`, the same
-function that resolves a motion the general rules read, a variable's value looked up as they look it up, into
-:class:`~thermocomp.programs.model.MotionRun` columns; a statement the columns do not take goes to the general
-rules, alone, for its finding or error. tests/test_programs_urscript_runs.py and tests/test_programs_generated.py
-check, on generated statements (hypothesis), that both readings give the same program.
+"""URScript's motions: ``movej``/``movel``/``movep``/``movec`` resolved into the program model, one statement at a
+time (:meth:`Motions.run_motion`) or a run of plain statements in bulk (:meth:`Motions.run_moves`), by one resolver
+(:func:`motion_parameters`, the same lookups). The grammar's ``MOVES`` terminal is :data:`MOVES_PATTERN`; a
+statement the columns do not take goes to the general rules, alone, for its finding or error
+(tests/test_programs_urscript_runs.py and tests/test_programs_generated.py check both readings agree).
 """
 
 from __future__ import annotations
