@@ -354,10 +354,9 @@ class Motions:
         set), and the statements between them (None): ``[(first, end, run)]``, and how many the columns take. Kept
         for the token's next passes where its statements read no variable."""
         base, text, spans, k = token.start_pos, st.text, st.spans, len(st.spans)
-        table = []  # each distinct (instruction, arguments) text's kind, acceleration, speed, time; or None
-        for i, arguments in zip(st.shape_first.tolist(), st.arguments):
-            table.append(None if arguments is None else self._parameters(text[spans[i, NAME]:spans[i, NAME + 1]],
-                                                                         *arguments, local))
+        names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
+        table = [None if arguments is None else self._parameters(name, *arguments, local)  # (kind, a, v, t; or None)
+                 for name, arguments in zip(names, st.arguments)]
         shape_of = st.shape_of
         regular = ~np.isnan(st.values[:, 0]) & np.array([s is not None for s in table], dtype=bool)[shape_of]
         table = [s or (LINEAR, 1.0, 1.0, None) for s in table]
@@ -378,7 +377,6 @@ class Motions:
                 regular[framed[~finite]] = False
                 T[framed] = transform(matrix_from_rotvec(values[:, 3:]), values[:, :3])
         is_pose = st.framed | (np.frombuffer(text.encode("latin-1"), dtype=np.uint8)[spans[:, LITERAL]] == ord("p"))
-        names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
         joint = np.array([kind == JOINT for kind, _, _, _ in table], dtype=bool)[shape_of]
         speed = np.array([s[2] for s in table], dtype=float)[shape_of]
         statement = self.lines.spans(base + spans[:, NAME], base + spans[:, END])
