@@ -637,20 +637,10 @@ def transforms_from_poses(values: FloatArray) -> FloatArray:
     in the same order, so each transform ``(k, 4, 4)`` [m] is bit for bit that one (the batch form)."""
     x, y, z, w, a, b, c = np.asarray(values, dtype=float)[:, :7].T
     s = 1.0 / (w * w + a * a + b * b + c * c)
-    out = np.zeros((len(x), 4, 4))
-    out[:, 0, 0] = 1 - 2 * s * (b * b + c * c)
-    out[:, 0, 1] = 2 * s * (a * b - w * c)
-    out[:, 0, 2] = 2 * s * (a * c + w * b)
-    out[:, 0, 3] = x * 1e-3
-    out[:, 1, 0] = 2 * s * (a * b + w * c)
-    out[:, 1, 1] = 1 - 2 * s * (a * a + c * c)
-    out[:, 1, 2] = 2 * s * (b * c - w * a)
-    out[:, 1, 3] = y * 1e-3
-    out[:, 2, 0] = 2 * s * (a * c - w * b)
-    out[:, 2, 1] = 2 * s * (b * c + w * a)
-    out[:, 2, 2] = 1 - 2 * s * (a * a + b * b)
-    out[:, 2, 3] = z * 1e-3
-    out[:, 3, 3] = 1.0
-    return out
+    zero = np.zeros_like(x)
+    return np.stack([1 - 2 * s * (b * b + c * c), 2 * s * (a * b - w * c), 2 * s * (a * c + w * b), x * 1e-3,
+                     2 * s * (a * b + w * c), 1 - 2 * s * (a * a + c * c), 2 * s * (b * c - w * a), y * 1e-3,
+                     2 * s * (a * c - w * b), 2 * s * (b * c + w * a), 1 - 2 * s * (a * a + b * b), z * 1e-3,
+                     zero, zero, zero, zero + 1.0], axis=-1).reshape(-1, 4, 4)
 
 
