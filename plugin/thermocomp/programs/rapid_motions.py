@@ -46,15 +46,6 @@ from thermocomp.tolerances import QUAT_NORM_TOL
 #: Motions between two progress reports while a module is read.
 PROGRESS_MOTIONS = 8192
 
-#: The plain motion instructions: their kind and number of points (then speed, zone, tool).
-MOTIONS = {
-    "movel": (LINEAR, 1),
-    "movej": (JOINT, 1),
-    "movec": (CIRCULAR, 2),
-    "moveabsj": (ABSOLUTE_JOINT, 1),
-}
-
-
 @dataclass(frozen=True)
 class _Signature:
     """Where a motion instruction's points, speed and tool are among its positional arguments (ABB, "RAPID
@@ -73,6 +64,10 @@ def _signatures(names: str, **signature) -> dict[str, _Signature]:
     return {name.lower(): _Signature(**signature) for name in names.split()}
 
 
+#: The plain motion instructions: their kind and number of points (then speed, zone, tool).
+MOTIONS: dict[str, _Signature] = {**_signatures("MoveL", kind=LINEAR), **_signatures("MoveJ", kind=JOINT),
+                                  **_signatures("MoveC", kind=CIRCULAR, points=2),
+                                  **_signatures("MoveAbsJ", kind=ABSOLUTE_JOINT)}
 #: Process and search moves: the target is compensated like MoveL's, every other argument kept as written.
 PROCESS_MOTIONS: dict[str, _Signature] = {
     **_signatures("MoveLDO MoveLAO MoveLGO", kind=LINEAR, after_tool=2),
@@ -279,7 +274,7 @@ class _Motions:
     def run_motion(self, statement: Tree, key: str, local: dict[str, _Data]) -> None:
         """A motion: ``MoveL``, ``MoveJ``, ``MoveC``, ``MoveAbsJ``, or a process or search move (:data:`PROCESS_MOTIONS`),
         whose points, speed and tool are read as ``MoveL``'s and every other argument kept as written."""
-        signature = PROCESS_MOTIONS.get(key) or _Signature(*MOTIONS[key])
+        signature = PROCESS_MOTIONS.get(key) or MOTIONS[key]
         kind, n_points, first = signature.kind, signature.points, signature.first
         name_token = statement.children[0]
         positional, optional = self.split_args(statement.children[1] if len(statement.children) > 1 else None)
@@ -399,7 +394,7 @@ class _Motions:
         shapes: list[tuple | None] = []
         for i in shape_first.tolist():  # (frame, tool, held, TCP and reorientation speeds, kind, points, time)
             name = st.group(i, "instr")
-            kind, count = MOTIONS[name.lower()]  # type: ignore[union-attr]
+            signature = MOTIONS[name.lower()]  # type: ignore[union-attr]
             wobj = None if st.group(i, "wobj") is None else self._leaf(token, st, i, "wobj")
             option = st.group(i, "okey")
             try:
@@ -407,7 +402,8 @@ class _Motions:
                 speed = self.motion_speed(name, self._leaf(token, st, i, "speed"),
                                           {} if option is None else {option.lower(): self._leaf(token, st, i, "opt")},
                                           local, fallback=False)
-                shapes.append((*frames, *speed[:2], kind, count, np.nan if speed[2] is None else speed[2]))
+                shapes.append((*frames, *speed[:2], signature.kind, signature.points,
+                               np.nan if speed[2] is None else speed[2]))
             except (_Unsupported, InputError):
                 shapes.append(None)
         # a shape that resolves, with the instruction's own count of points, and inline points that are read
