@@ -7,7 +7,6 @@ once per distinct text. A statement the columns do not read goes to the general 
 from __future__ import annotations
 
 import dataclasses
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -122,31 +121,6 @@ _GAP_SPACE = _SPACE.copy()
 _GAP_SPACE[ord("\f")] = True
 
 
-@dataclass(frozen=True)
-class _Layout:
-    """What a run's text alone gives (:attr:`MoveStatements.layout`): each statement's combination of instruction,
-    speed, zone, tool and work object (``shape_of`` ``(r,)``, numbered in order of appearance; ``shape_first`` each
-    one's first statement), its number of points; per point ``(p,)``, in order (a statement's first, then its
-    second): where it is written in the token, its statement, whether it is the second, whether it is written
-    inline, whether it is a jointtarget (``MoveAbsJ``'s); the inline points' numbers ``(p, 11)`` (x, y, z [mm],
-    q1..q4, confdata; a jointtarget's six angles [deg]; NaN elsewhere), external axes as written, whether they are
-    read (:func:`_inline_values`), and each inline robtarget's transform in its frame ``(p, 4, 4)`` [m]."""
-
-    shape_of: np.ndarray
-    shape_first: np.ndarray
-    n_points: np.ndarray
-    starts: np.ndarray
-    ends: np.ndarray
-    point_statement: np.ndarray
-    second_point: np.ndarray
-    inline: np.ndarray
-    joint: np.ndarray
-    values: FloatArray
-    extax: np.ndarray
-    read: np.ndarray
-    T_frame_tcp: FloatArray
-
-
 class MoveStatements:
     """The statements of a ``MOVES`` token, columnar: where each part of each statement starts and ends.
 
@@ -157,6 +131,15 @@ class MoveStatements:
     its arguments (three, or four with a second point); each part is
     what lies between them, whitespace aside. Found with numpy over the token's bytes, no match object a
     statement (a regular expression's groups took a second for 100,000 statements).
+
+    Then what the text alone gives, found once a token however many passes run it: each statement's combination
+    of instruction, speed, zone, tool and work object (``shape_of`` ``(r,)``, numbered in order of appearance;
+    ``shape_first`` each one's first statement) and ``n_points``; per point ``(p,)``, in order (a statement's
+    first, then its second): ``point_starts``, ``point_ends`` in the token, ``point_statement``, ``second_point``,
+    ``inline`` (written inline), ``joint`` (a jointtarget, ``MoveAbsJ``'s); the inline points' ``values``
+    ``(p, 11)`` (x, y, z [mm], q1..q4, confdata; a jointtarget's six angles [deg]; NaN elsewhere), ``extax`` as
+    written, whether they are ``read`` (:func:`_inline_values`), and each inline robtarget's ``T_frame_tcp``
+    ``(p, 4, 4)`` [m] in its frame.
     """
 
     def __init__(self, token: Token) -> None:
@@ -213,6 +196,28 @@ class MoveStatements:
         self.offsets = offsets
         self.end = ends + 1
         self.delimiters, self.codes = at, code  # (outside comments)
+        # each combination as written (the instruction, and its text from the speed on), in order of appearance
+        self.shape_of, self.shape_first = first_seen(byte_spans(self.data, self.starts("instr"), self.ends("instr")),
+                                                     byte_spans(self.data, self.starts("speed"), self.end))
+        both = offsets[:, _COLUMN["p1"]:_COLUMN["p2"] + 2].reshape(-1, 2)  # (2r, 2): each statement's p1, p2
+        present = both[:, 0] >= 0  # (the points, in order: each statement's first, then its second)
+        self.point_starts, self.point_ends = starts, stops = both[present].T
+        self.point_statement = np.repeat(np.arange(len(ends)), 2)[present]
+        self.second_point = np.tile([False, True], len(ends))[present]
+        self.n_points = present.reshape(-1, 2).sum(axis=1)
+        p = len(starts)
+        self.inline = inline = b[starts] == ord("[")
+        self.joint = joint = ((b[self.starts("instr") + 4] | 0x20) == ord("a"))[self.point_statement]  # MoveAbsJ's
+        self.values, self.extax = np.full((p, 11), np.nan), np.full(p, "", dtype=object)
+        self.read, self.T_frame_tcp = np.zeros(p, dtype=bool), np.full((p, 4, 4), np.nan)
+        for dtype, is_joint in (("robtarget", False), ("jointtarget", True)):
+            at = np.flatnonzero(inline & (joint == is_joint))
+            if at.size:
+                got, self.extax[at], self.read[at] = _inline_values(self, dtype, starts[at], stops[at])
+                self.values[at, :got.shape[1]] = got
+                if not is_joint:
+                    with np.errstate(divide="ignore", invalid="ignore"):  # (a zero quaternion: not read, left as NaN)
+                        self.T_frame_tcp[at] = transforms_from_poses(got)
 
     def __len__(self) -> int:
         return len(self.offsets)
@@ -232,36 +237,6 @@ class MoveStatements:
         text = self.text
         out = [text[a:b] if a >= 0 else None for a, b in self.offsets[:, _COLUMN[part]:_COLUMN[part] + 2].tolist()]
         return [None if t is None else t.lower() for t in out] if lower else out
-
-    @functools.cached_property
-    def layout(self) -> _Layout:
-        """What the statements' text alone gives, found once a token however many passes run it (:class:`_Layout`)."""
-        # each combination as written (the instruction, and its text from the speed on), in order of appearance
-        shape_of, shape_first = first_seen(byte_spans(self.data, self.starts("instr"), self.ends("instr")),
-                                           byte_spans(self.data, self.starts("speed"), self.end))
-        both = self.offsets[:, _COLUMN["p1"]:_COLUMN["p2"] + 2].reshape(-1, 2)  # (2r, 2): each statement's p1, p2
-        present = both[:, 0] >= 0  # (the points, in order: each statement's first, then its second)
-        starts, ends = both[present].T
-        point_statement = np.repeat(np.arange(len(self)), 2)[present]
-        second_point = np.tile([False, True], len(self))[present]
-        n_points = present.reshape(-1, 2).sum(axis=1)
-        p = len(starts)
-        inline = self.bytes[starts] == ord("[")
-        joint = ((self.bytes[self.starts("instr") + 4] | 0x20) == ord("a"))[point_statement]  # MoveAbsJ's
-        values = np.full((p, 11), np.nan)
-        extax = np.full(p, "", dtype=object)
-        read = np.zeros(p, dtype=bool)
-        T_frame_tcp = np.full((p, 4, 4), np.nan)
-        for dtype, is_joint in (("robtarget", False), ("jointtarget", True)):
-            at = np.flatnonzero(inline & (joint == is_joint))
-            if at.size:
-                got, extax[at], read[at] = _inline_values(self, dtype, starts[at], ends[at])
-                values[at, :got.shape[1]] = got
-                if not is_joint:
-                    with np.errstate(divide="ignore", invalid="ignore"):  # (a zero quaternion: not read, left as NaN)
-                        T_frame_tcp[at] = transforms_from_poses(got)
-        return _Layout(shape_of, shape_first, n_points, starts, ends, point_statement, second_point, inline, joint,
-                       values, extax, read, T_frame_tcp)
 
 
 #: The speeddata a motion whose speed is known only while running is timed with (v1000: ABB's predefined).
@@ -387,9 +362,8 @@ class _Motions:
         run stays columns.
         """
         st = self.move_matches(token)
-        lay = st.layout
         base, text, r = token.start_pos, st.text, len(st)
-        shape_of, shape_first, point_statement = lay.shape_of, lay.shape_first, lay.point_statement
+        shape_of, shape_first, point_statement = st.shape_of, st.shape_first, st.point_statement
         # speed, tool and work object: each combination as written resolved once, in order of appearance
         shapes: list[tuple | None] = []
         for i in shape_first.tolist():  # (frame, tool, held, TCP and reorientation speeds, kind, points, time)
@@ -407,8 +381,8 @@ class _Motions:
             except (_Unsupported, InputError):
                 shapes.append(None)
         # a shape that resolves, with the instruction's own count of points, and inline points that are read
-        regular = np.array([0 if s is None else s[6] for s in shapes], dtype=np.int64)[shape_of] == lay.n_points
-        regular[point_statement[lay.inline & ~lay.read]] = False
+        regular = np.array([0 if s is None else s[6] for s in shapes], dtype=np.int64)[shape_of] == st.n_points
+        regular[point_statement[st.inline & ~st.read]] = False
         p = len(point_statement)
         frame_of_shape = np.cumsum([s is not None for s in shapes]) - 1  # each resolved shape's index in ``frames``
         frames = tuple((s[0], s[1]) for s in shapes if s is not None)
@@ -418,34 +392,34 @@ class _Motions:
         kinds = np.array([_KIND_CODE[s[5]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
         speed = np.array([(s[3], s[4]) if s is not None else (0.0, 0.0) for s in shapes],
                          dtype=float).reshape(-1, 2)[shape_of]
-        text_span = self.lines.spans(base + lay.starts, base + lay.ends)
+        text_span = self.lines.spans(base + st.point_starts, base + st.point_ends)
         T_world_tcp = np.full((p, 4, 4), np.nan)
-        q = np.full((p, 6 if lay.joint.any() else 0), np.nan)  # (no column for a run of Cartesian targets)
+        q = np.full((p, 6 if st.joint.any() else 0), np.nan)  # (no column for a run of Cartesian targets)
         q_len = np.zeros(p, dtype=np.int64)
         confdata = np.zeros((p, 4), dtype=np.int64)
         has_confdata = np.zeros(p, dtype=bool)
         quat = np.full((p, 4), np.nan)
-        extax = lay.extax.copy()
+        extax = st.extax.copy()
         names = [""] * p
-        inline = lay.inline & regular[point_statement]
-        at = np.flatnonzero(inline & lay.joint)
-        q[at], q_len[at] = np.radians(lay.values[at, :q.shape[1]]), 6
-        at = np.flatnonzero(inline & ~lay.joint)
+        inline = st.inline & regular[point_statement]
+        at = np.flatnonzero(inline & st.joint)
+        q[at], q_len[at] = np.radians(st.values[at, :q.shape[1]]), 6
+        at = np.flatnonzero(inline & ~st.joint)
         for f in np.unique(frame[at]).tolist():  # each work object's points together
             members = at[frame[at] == f]
-            T_world_tcp[members] = lay.T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
-                and not held_of_frame[f] else world_of_target(frames[f][0], lay.T_frame_tcp[members], held_of_frame[f])
+            T_world_tcp[members] = st.T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
+                and not held_of_frame[f] else world_of_target(frames[f][0], st.T_frame_tcp[members], held_of_frame[f])
             # (the identity's product: the same bits)
-        confdata[at], has_confdata[at] = lay.values[at, 7:11].astype(np.int64), True
-        quat[at] = lay.values[at, 3:7]
+        confdata[at], has_confdata[at] = st.values[at, 7:11].astype(np.int64), True
+        quat[at] = st.values[at, 3:7]
         argument = text_span
         text_file = np.full(p, self.file, dtype=np.int64)
-        named_at = np.flatnonzero(~lay.inline & regular[point_statement])
+        named_at = np.flatnonzero(~st.inline & regular[point_statement])
         if named_at.size:  # each (name, statement shape) resolved once, in order of appearance
             argument = text_span.copy()
             resolved: dict[tuple[str, int], Point | None] = {}
             for i, name in zip(named_at.tolist(), (text[a:b].lower() for a, b in zip(
-                    lay.starts[named_at].tolist(), lay.ends[named_at].tolist()))):
+                    st.point_starts[named_at].tolist(), st.point_ends[named_at].tolist()))):
                 statement_i = int(point_statement[i])
                 if not regular[statement_i]:  # (its first point did not resolve: its second is not read)
                     continue
@@ -454,7 +428,7 @@ class _Motions:
                     shape = shapes[shape_p[i]]
                     assert shape is not None
                     try:
-                        resolved[key] = self.point(self._leaf(token, st, statement_i, "p2" if lay.second_point[i]
+                        resolved[key] = self.point(self._leaf(token, st, statement_i, "p2" if st.second_point[i]
                                                               else "p1"), local, shape[5], *shape[:3])
                     except (_Unsupported, InputError):
                         resolved[key] = None
@@ -462,7 +436,7 @@ class _Motions:
                 if point is None or point.whole_argument is not None or point.T_world_frame is not shape[0]:
                     regular[statement_i] = False  # (a CalcJointT's point: its own frames and whole argument)
                     continue
-                self.direct_refs.add(self.file_key + base + int(lay.starts[i]))
+                self.direct_refs.add(self.file_key + base + int(st.point_starts[i]))
                 text_span[i] = tuple(point.text)
                 text_file[i] = point.file
                 names[i], extax[i] = point.name, point.extax
@@ -478,7 +452,7 @@ class _Motions:
         instruction = [st.group(i, "instr") for i in shape_first.tolist()]  # each shape's, as written
         instruction = list(map(instruction.__getitem__, shape_of.tolist()))
         run = MotionRun.of_columns(
-            instruction=tuple(instruction), kind=kinds, n_points=lay.n_points, statement=statement, name=name_span,
+            instruction=tuple(instruction), kind=kinds, n_points=st.n_points, statement=statement, name=name_span,
             tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], text=text_span, argument=argument,
             duration_s=np.array([np.nan if s is None else s[7] for s in shapes], dtype=float)[shape_of],
             T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata, has_confdata=has_confdata, frames=frames,
