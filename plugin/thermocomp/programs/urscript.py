@@ -25,7 +25,7 @@ from thermocomp.programs import calls, urscript_flow, urscript_scope
 from thermocomp.programs.grammars import code_lines, lalr_parser, parse_program
 from thermocomp.programs.model import MAX_MOTIONS, Finding, MotionRun, RobotProgram, Span, TextLines, Wait, newline_of
 from thermocomp.programs.urscript_flow import Flow, _Frame, _Return
-from thermocomp.programs.urscript_motions import MOVES_PATTERN, Motions, Statements, move_statements
+from thermocomp.programs.urscript_motions import MOVES_PATTERN, Motions, Statements
 from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, line_col, parameters, root_name
 
 #: Tokens a statement cannot end with: a line end after one continues the statement (``x =`` then the list on the
@@ -250,5 +250,4 @@ class _Walker(Flow, Motions, Values):
         return steps
 
 
-__all__ = ["MOVES_PATTERN", "move_statements", "parse_urscript_text", "read_urscript", "urscript_parser",
-           "urscript_program_from_text"]
+__all__ = ["MOVES_PATTERN", "parse_urscript_text", "read_urscript", "urscript_parser", "urscript_program_from_text"]

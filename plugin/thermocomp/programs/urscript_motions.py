@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 from lark import Token, Tree
@@ -60,7 +60,7 @@ _NOT_NUMBER = b"p[] \t\r"  # (what a point holds besides its numbers and commas)
 #: The columns of :attr:`Statements.spans`: start and end of the name, the point and the arguments, then the end,
 #: start and end of the frame's name (-1: none) and of the literal (the pose or joints written).
 NAME, POINT, ARGS, END, FRAME, LITERAL = 0, 2, 4, 6, 7, 9
-#: The bytes that delimit a run's statements and their parts (:func:`move_statements`), by code; 0 for the others.
+#: The bytes that delimit a run's statements and their parts (:class:`Statements`), by code; 0 for the others.
 _OPEN, _CLOSE, _LIST, _LIST_END, _HASH, _NEWLINE = range(1, 7)
 _CODES = np.zeros(256, dtype=np.int8)
 _CODES[[ord(c) for c in "()[]#\n"]] = np.arange(1, 7)
@@ -123,74 +123,69 @@ def _arguments(args: str) -> tuple[list, dict] | None:
     return positional, keywords
 
 
-@dataclass(frozen=True)
 class Statements:
-    """The statements of a ``MOVES`` token, columnar: what their text alone gives, found once a token."""
-
-    text: str  # the token's text
-    spans: np.ndarray  # (k, 11): the parts' offsets in the token (NAME, POINT, ARGS, END, FRAME, LITERAL)
-    shape_first: np.ndarray  # each distinct (instruction, arguments) text's first statement
-    shape_of: np.ndarray  # each statement's distinct text
-    arguments: list  # each distinct text's arguments (:func:`_arguments`), or None
-    values: np.ndarray  # (k, 6) each literal's six numbers (NaN where it is not six numbers within range)
-    T_literal: np.ndarray  # (k, 4, 4) each literal pose's transform [m] (NaN for joints and the others)
-    framed: np.ndarray  # (k,) bool: the point is ``pose_trans(frame, p[...])``
-    names: list  # the names the statements read: ``(offset in the token, name)``, in order (their columns then
-    # depend on the walker's state)
-
-def move_statements(token: Token) -> Statements:
-    """The statements of a ``MOVES`` token, and what their text alone gives (literals, arguments as written).
+    """The statements of a ``MOVES`` token, columnar, and what their text alone gives, found once a token.
 
     The token is one the grammar matched (:data:`MOVES_PATTERN`), so its bytes alone place the parts: outside
     comments (``#`` to the line's end, between statements only) each statement is its name (five letters), ``(``,
     its point (a literal to its only ``]``, or ``pose_trans(frame, p[...])``), its arguments and ``)``. Found with
-    numpy over the token's bytes, no match object a statement.
+    numpy over the token's bytes, no match object a statement. ``text``: the token's; ``spans`` ``(k, 11)``: the
+    parts' offsets in it (:data:`NAME`, ...); ``shape_of`` each statement's distinct (instruction, arguments) text,
+    ``shape_first`` each one's first statement, ``arguments`` each one's (:func:`_arguments`, or None); ``values``
+    ``(k, 6)`` each literal's six numbers (NaN where it is not six numbers within range), ``T_literal``
+    ``(k, 4, 4)`` each literal pose's transform [m] (NaN for joints and the others); ``framed`` ``(k,)``: the point
+    is ``pose_trans(frame, p[...])``; ``names``: the names the statements read, ``(offset in the token, name)`` in
+    order (their columns then depend on the walker's state).
     """
-    data = token.encode("latin-1")  # (a byte a character)
-    b = np.frombuffer(data, dtype=np.uint8)
-    at, code = delimiters(data, _CODES, _HASH, _NEWLINE)
-    opens = at[code == _OPEN]
-    opens = opens[b[opens - 1] != ord("s")]  # each statement's "(" (not pose_trans's)
-    closes, lists, list_ends = at[code == _CLOSE], at[code == _LIST], at[code == _LIST_END] + 1
-    k = len(opens)
-    ends = closes[np.searchsorted(closes, np.append(opens[1:], len(data))) - 1]  # each statement's last ")"
-    framed = b[opens + 2] == ord("o")  # "(pose_trans(", not "(p[" or "(["
-    literal = np.where(b[lists - 1] == ord("p"), lists - 1, lists)
-    point_end = list_ends.copy()
-    point_end[framed] = skipped(b, _SPACE, list_ends[framed]) + 1  # (past pose_trans's ")")
-    frame = np.full(k, -1, dtype=np.int64)
-    frame_end = frame.copy()
-    frame[framed] = skipped(b, _SPACE, opens[framed] + 12)  # (after "(pose_trans(")
-    frame_end[framed] = skipped(b, NAME_BYTES, frame[framed])
-    args_end = skipped(b, _SPACE, ends, -1)
-    spans = np.stack([opens - 5, opens, opens + 1, point_end, point_end, args_end, ends + 1, frame, frame_end,
-                      literal, list_ends], axis=1)
-    shape_of, shape_first = first_seen(byte_spans(data, spans[:, NAME], spans[:, NAME + 1]),
-                                       byte_spans(data, spans[:, ARGS], spans[:, ARGS + 1]))
-    shape_args = [token[a:b] for a, b in spans[shape_first][:, ARGS:ARGS + 2].tolist()]
-    arguments = [_arguments(args) for args in shape_args]
-    # the literals of six numbers within range, parsed together
-    literals = spans[:, LITERAL:LITERAL + 2].tolist()
-    six = np.fromiter((data.count(b",", a, b) == 5 for a, b in literals), dtype=bool, count=k)
-    values = np.full((k, 6), np.nan)
-    good = np.flatnonzero(six)
-    if good.size:
-        values[good] = parse_numbers(b",".join([data[a:b] for a, b in (literals[i] for i in good.tolist())] + [b""])
-                                     .translate(None, _NOT_NUMBER)).reshape(-1, 6)
-    with np.errstate(invalid="ignore"):
-        values[~np.all(np.abs(values) <= MAX_POSE_VALUE, axis=1)] = np.nan  # (NaN, inf: not <=)
-    T = np.full((k, 4, 4), np.nan)
-    rows = np.flatnonzero((b[literal] == ord("p")) & ~np.isnan(values[:, 0]))
-    if rows.size:
-        T[rows] = transform(matrix_from_rotvec(values[rows, 3:]), values[rows, :3])
-    # the names read: each framed statement's frame, and the names among each shape's arguments where they stand
-    names = [(int(a), token[a:b]) for a, b in spans[framed][:, FRAME:FRAME + 2].tolist()]
-    in_shape = [[(m.start(1), m.group(1)) for m in _ARGUMENT_NAME.finditer(args)] for args in shape_args]
-    if any(in_shape):
-        for s, start in zip(shape_of.tolist(), spans[:, ARGS].tolist()):
-            names += [(start + at, name) for at, name in in_shape[s]]
-        names.sort()
-    return Statements(token, spans, shape_first, shape_of, arguments, values, T, framed, names)
+
+    def __init__(self, token: Token) -> None:
+        self.text = token
+        data = token.encode("latin-1")  # (a byte a character)
+        b = np.frombuffer(data, dtype=np.uint8)
+        at, code = delimiters(data, _CODES, _HASH, _NEWLINE)
+        opens = at[code == _OPEN]
+        opens = opens[b[opens - 1] != ord("s")]  # each statement's "(" (not pose_trans's)
+        closes, lists, list_ends = at[code == _CLOSE], at[code == _LIST], at[code == _LIST_END] + 1
+        k = len(opens)
+        ends = closes[np.searchsorted(closes, np.append(opens[1:], len(data))) - 1]  # each statement's last ")"
+        framed = b[opens + 2] == ord("o")  # "(pose_trans(", not "(p[" or "(["
+        literal = np.where(b[lists - 1] == ord("p"), lists - 1, lists)
+        point_end = list_ends.copy()
+        point_end[framed] = skipped(b, _SPACE, list_ends[framed]) + 1  # (past pose_trans's ")")
+        frame = np.full(k, -1, dtype=np.int64)
+        frame_end = frame.copy()
+        frame[framed] = skipped(b, _SPACE, opens[framed] + 12)  # (after "(pose_trans(")
+        frame_end[framed] = skipped(b, NAME_BYTES, frame[framed])
+        args_end = skipped(b, _SPACE, ends, -1)
+        spans = np.stack([opens - 5, opens, opens + 1, point_end, point_end, args_end, ends + 1, frame, frame_end,
+                          literal, list_ends], axis=1)
+        shape_of, shape_first = first_seen(byte_spans(data, spans[:, NAME], spans[:, NAME + 1]),
+                                           byte_spans(data, spans[:, ARGS], spans[:, ARGS + 1]))
+        shape_args = [token[a:b] for a, b in spans[shape_first][:, ARGS:ARGS + 2].tolist()]
+        arguments = [_arguments(args) for args in shape_args]
+        # the literals of six numbers within range, parsed together
+        literals = spans[:, LITERAL:LITERAL + 2].tolist()
+        six = np.fromiter((data.count(b",", a, b) == 5 for a, b in literals), dtype=bool, count=k)
+        values = np.full((k, 6), np.nan)
+        good = np.flatnonzero(six)
+        if good.size:
+            values[good] = parse_numbers(b",".join([data[a:b] for a, b in (literals[i] for i in good.tolist())] + [b""])
+                                         .translate(None, _NOT_NUMBER)).reshape(-1, 6)
+        with np.errstate(invalid="ignore"):
+            values[~np.all(np.abs(values) <= MAX_POSE_VALUE, axis=1)] = np.nan  # (NaN, inf: not <=)
+        T = np.full((k, 4, 4), np.nan)
+        rows = np.flatnonzero((b[literal] == ord("p")) & ~np.isnan(values[:, 0]))
+        if rows.size:
+            T[rows] = transform(matrix_from_rotvec(values[rows, 3:]), values[rows, :3])
+        # the names read: each framed statement's frame, and the names among each shape's arguments where they stand
+        names = [(int(a), token[a:b]) for a, b in spans[framed][:, FRAME:FRAME + 2].tolist()]
+        in_shape = [[(m.start(1), m.group(1)) for m in _ARGUMENT_NAME.finditer(args)] for args in shape_args]
+        if any(in_shape):
+            for s, start in zip(shape_of.tolist(), spans[:, ARGS].tolist()):
+                names += [(start + at, name) for at, name in in_shape[s]]
+            names.sort()
+        self.spans, self.shape_first, self.shape_of, self.arguments = spans, shape_first, shape_of, arguments
+        self.values, self.T_literal, self.framed, self.names = values, T, framed, names
 
 
 class Motions:
@@ -290,9 +285,9 @@ class Motions:
         return name, text_node
 
     def move_matches(self, token: Token) -> Statements:
-        """:func:`move_statements` of a ``MOVES`` token, split once."""
+        """The :class:`Statements` of a ``MOVES`` token, split once."""
         if token.start_pos not in self._matches:
-            self._matches[token.start_pos] = move_statements(token)
+            self._matches[token.start_pos] = Statements(token)
         return self._matches[token.start_pos]
 
     def parsed(self, token: Token, first: int = 0, end: int | None = None) -> list[Tree]:
@@ -435,4 +430,4 @@ class Motions:
             node.children[1:] = nodes_at("name", "NAME", self.text, starts, ends, self.lines)
 
 
-__all__ = ["MOTIONS", "MOVES_PATTERN", "Motions", "motion_parameters", "move_statements"]
+__all__ = ["MOTIONS", "MOVES_PATTERN", "Motions", "Statements", "motion_parameters"]
