@@ -146,7 +146,6 @@ class _Frame:
 
     conditional: int
     exits: list = field(default_factory=list)
-    values: list = field(default_factory=list)
     loops: list = field(default_factory=list)
 
 
@@ -394,8 +393,7 @@ class Flow:
             value = None  # (known only while running: an error where it is read)
         frame = self.frames[-1]
         if self.unresolved_depth > frame.conditional:  # one path leaves here: its state joins the function's end
-            frame.exits.append(self.snapshot(local))
-            frame.values.append(value)
+            frame.exits.append((self.snapshot(local), value))
             raise _BranchEnd
         raise _Return(value)
 
@@ -516,9 +514,7 @@ class Flow:
         function's end, its value not known."""
         self.forget_assigned(facts, local)
         if facts.returns:
-            frame = self.frames[-1]
-            frame.exits.append(self.snapshot(local))
-            frame.values.append(None)
+            self.frames[-1].exits.append((self.snapshot(local), None))
         self.note_once(Finding(f"{word} passed over: its course is known only while running, and no branch moves the "
                                "robot or changes its tool (what it assigns is not known after it)", *line_col(st)))
 
@@ -872,8 +868,8 @@ class Flow:
             self.calling.pop()
             del self._quiet[len(self._quiet) - quiet:]
         if frame.exits:  # returns under conditions known only while running: their paths join here
-            self.merge([self.snapshot(scope), *frame.exits], scope, name)
-            if not all(v is returned or v == returned for v in frame.values):
+            self.merge([self.snapshot(scope), *(state for state, _ in frame.exits)], scope, name)
+            if not all(v is returned or v == returned for _, v in frame.exits):
                 returned = None
         added = self.steps[first:]
         for step in added if scope else ():  # the outermost call with arguments is the one named
