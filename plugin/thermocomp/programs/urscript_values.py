@@ -131,8 +131,7 @@ BUILTINS = {
 
 def _numbers(value) -> bool:
     """A list of numbers."""
-    return isinstance(value, list) and bool(value) and all(isinstance(v, float) and not isinstance(v, bool)
-                                                           for v in value)
+    return isinstance(value, list) and bool(value) and all(isinstance(v, float) for v in value)
 
 
 def _numeric_array(value) -> bool:
@@ -374,7 +373,7 @@ class Values:
             seq[at[0]] = replaced(seq[at[0]], at[1:]) if len(at) > 1 else value
             if not isinstance(container, Pose):
                 return seq
-            if not all(isinstance(v, float) and not isinstance(v, bool) for v in seq):
+            if not all(isinstance(v, float) for v in seq):
                 raise Unsupported("a pose's coordinate must be a number", target)
             return Pose(tuple(seq))
 
@@ -442,17 +441,18 @@ class Values:
             raise Unsupported("a condition that is not a comparison of known values", node)
         return value
 
-    def number(self, node, local) -> float:
+    def _expect(self, node, local: dict, kind, what: str):
+        """The value of ``node``, of ``kind`` (a type, or a test of the value), else Unsupported ``expected what``."""
         value = self.evaluate(node, local)
-        if isinstance(value, bool) or not isinstance(value, float):
-            raise Unsupported("expected a number", node)
+        if not (isinstance(value, kind) if isinstance(kind, type) else kind(value)):
+            raise Unsupported(f"expected {what}", node)
         return value
 
+    def number(self, node, local) -> float:
+        return self._expect(node, local, float, "a number")
+
     def pose(self, node, local) -> Pose:
-        value = self.evaluate(node, local)
-        if not isinstance(value, Pose):
-            raise Unsupported("expected a pose", node)
-        return value
+        return self._expect(node, local, Pose, "a pose")
 
     def _value_number(self, node: Tree, local: dict) -> float:
         value = float(node.children[0])
@@ -510,12 +510,8 @@ class Values:
     _value_product = _value_sum
 
     def _operand(self, node, local):
-        """An operand of ``+ - * / %``: a number, or an array or matrix of numbers (the manual's "Matrix and Array
-        Expressions")."""
-        value = self.evaluate(node, local)
-        if isinstance(value, bool) or not (isinstance(value, float) or _numeric_array(value)):
-            raise Unsupported("expected a number", node)
-        return value
+        """An operand of ``+ - * / %``: a number, or an array or matrix of numbers."""
+        return self._expect(node, local, lambda v: isinstance(v, float) or _numeric_array(v), "a number")
 
     def _value_index(self, node: Tree, local: dict):  # (``m[i, j]``: a matrix's element, row i, column j)
         value = self.evaluate(node.children[0], local)
@@ -574,7 +570,7 @@ class Values:
         if kind in "pn":
             return self.pose(node, local) if kind == "p" else self.number(node, local)
         value = self.evaluate(node, local)
-        if kind == "x" and isinstance(value, float) and not isinstance(value, bool):
+        if kind == "x" and isinstance(value, float):
             return value
         value = list(value.values) if isinstance(value, Pose) else value
         if not _numbers(value) or (kind == "3" and len(value) != 3):
