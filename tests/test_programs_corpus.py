@@ -51,7 +51,8 @@ def test_sources_rows_are_complete() -> None:
         assert row["robot"].split("|")[-1] in (("irb140", "gofa") if row["language"] == "rapid" else ("ur5",)), row["file"]
         assert len(row["commit"]) == 40 and row["licence"] and row["note"], row["file"]
         assert row["file"].startswith(row["repository"].replace("/", "__") + "__"), row["file"]
-        gatherings = ("fitted", "held-out", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7", "held-out-8", "held-out-9")
+        gatherings = ("fitted", "held-out", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7",
+                      "held-out-8", "held-out-9")
         assert row["gathering"] in gatherings, row["file"]
     held_out = [r for r in rows if r["gathering"] == "held-out"]
     third = [r for r in rows if r["gathering"] == "held-out-3"]
