@@ -1,0 +1,55 @@
+"""Gaps the ninth held-out gathering of real programs showed in the URScript reader (issue 35), each written
+from the URScript manual's syntax, not from the gathered texts: ``def``, ``thread``, ``if``, ``elif``, ``else``,
+``while``, ``return``, ``global``, ``local`` and ``end`` are words of the language, never a variable's name; a
+statement continues on the next line after ``=`` or an operator (thermocomp reads a value written on the next
+line), but a keyword there starts a new statement, and a file whose value is missing is what the controller
+refuses too."""
+
+from __future__ import annotations
+
+import pytest
+
+from thermocomp.errors import InputError
+from thermocomp.programs import read_program
+
+_MOVE = "  movej([0, -1.57, 0, -1.57, 0, 0], a=1.4, v=1.05)\n"
+
+
+@pytest.mark.parametrize(("text", "line", "word"), [
+    # a variable declared with its value left to a code generator (the value is a comment): the next
+    # declaration's keyword is not the missing value
+    ("def prog():\n  global offset = # filled in by the host\n  global gain = 2\n" + _MOVE + "end\n", 3, "global"),
+    ("def prog():\n  local n = \n  local m = 1\n" + _MOVE + "end\n", 3, "local"),
+    # an operator at a line end continues the expression, but not into the block's end
+    ("def prog():\n  x = 1 +\nend\n", 3, "end"),
+    ("def prog():\n  while True:\n    y = 2 *\n  end\nend\n", 4, "end"),
+    # a keyword is never a value, wherever it stands
+    ("x = return\n" + _MOVE, 1, "return"),
+    ("def prog():\n  z = [1, while]\nend\n", 2, "while"),
+])
+def test_a_keyword_where_a_value_is_missing_is_refused_at_its_line(tmp_path, text, line, word):
+    path = tmp_path / "missing_value.script"
+    path.write_text(text)
+    with pytest.raises(InputError) as info:
+        read_program(path)
+    assert info.value.row == line and f"unexpected '{word}'" in str(info.value)
+
+
+def test_a_value_on_the_next_line_and_one_line_blocks_are_still_read(tmp_path):
+    """What the continuation is for stays read: a list written on the lines after ``=``, ``a +`` then ``b``,
+    and blocks closed by ``end`` on their own line (``if c: x = 1 end``)."""
+    text = ("def prog():\n"
+            "  global home =\n"
+            "    [0, -1.57, 0,\n"
+            "     -1.57, 0, 0]\n"
+            "  z = 0.1 +\n"
+            "    0.2\n"
+            "  if z > 0: z = z + 0.1 end\n"
+            "  movej(home, a=1.4, v=1.05)\n"
+            "  movel(p[0.4, 0.1, z, 0, 3.14, 0], a=1.2, v=0.25)\n"
+            "end\n")
+    path = tmp_path / "continued.script"
+    path.write_text(text)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    assert [m.statement.line for m in prog.motions] == [8, 9]
