@@ -53,3 +53,36 @@ def test_a_value_on_the_next_line_and_one_line_blocks_are_still_read(tmp_path):
     prog = read_program(path)
     assert prog.unsupported == ()
     assert [m.statement.line for m in prog.motions] == [8, 9]
+
+
+@pytest.mark.parametrize("call", [
+    "force_mode_set_damping(0.005)",           # manual: force mode's damping, a setting
+    "force_mode_set_gain_scaling(1.5)",        # manual: force mode's gain, a setting
+    "ft_rtde_input_enable(True, sensor_mass=0.5, sensor_measuring_offset=[0.0, 0.0, 0.05], "
+    "sensor_cog=[0.0, 0.0, 0.02])",            # manual: an external F/T sensor's values from RTDE
+    "reset_revolution_counter(qNear=[0.0, -1.57, 1.57, -1.57, -1.57, 0.0])",  # manual: a setting of the joints' turns
+    "protective_stop()",                       # manual: the robot stops, as it does at halt
+])
+def test_a_setting_of_the_manual_that_moves_nothing_is_passed_over(tmp_path, call):
+    """Built-ins of the manual that set something or stop the robot, with no target: the motions around them are
+    read and compensated (they were refused as calls that could move the robot)."""
+    text = ("def prog():\n"
+            f"  {call}\n"
+            "  movej([0, -1.57, 1.57, -1.57, -1.57, 0], a=1.4, v=1.05)\n"
+            "  movel(p[0.4, 0.1, 0.3, 0, 3.14, 0], a=1.2, v=0.25)\n"
+            "end\n")
+    path = tmp_path / "setting.script"
+    path.write_text(text)
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    assert [m.statement.line for m in prog.motions] == [3, 4]
+
+
+def test_an_unknown_call_is_still_refused(tmp_path):
+    """The names are the manual's, not a prefix: a call of a function neither of the file nor of the manual that
+    starts the same way could move the robot and is still refused, naming it and its line."""
+    path = tmp_path / "unknown.script"
+    path.write_text("def prog():\n  force_mode_set_target(1)\n"
+                    "  movel(p[0.4, 0.1, 0.3, 0, 3.14, 0], a=1.2, v=0.25)\nend\n")
+    prog = read_program(path)
+    assert [(u.line, "force_mode_set_target" in u.message) for u in prog.unsupported] == [(2, True)]

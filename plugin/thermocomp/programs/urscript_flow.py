@@ -64,9 +64,11 @@ PURE_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "length", "rand
                  "integer_to_binary_list")
 #: Other functions of the URScript manual that move nothing, by their whole names. ``stopj(a)`` and ``stopl(a)``
 #: only decelerate the motion under way to rest (the manual: "decelerate joint speeds to zero"): they have no target,
-#: and the targets of the motions around them are what the program wrote.
+#: and the targets of the motions around them are what the program wrote; ``protective_stop()`` stops as ``halt``
+#: does, and force mode's damping and gain, the external F/T sensor's input and the revolution counter are settings.
 KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "halt",
-                         "stopj", "stopl", "powerdown", *BUILTINS))
+                         "stopj", "stopl", "powerdown", "protective_stop", "force_mode_set_damping",
+                         "force_mode_set_gain_scaling", "ft_rtde_input_enable", "reset_revolution_counter", *BUILTINS))
 
 #: Prefixes and names of calls that neither move the robot nor branch: kept as they are.
 PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_", "varmsg", "sync",
