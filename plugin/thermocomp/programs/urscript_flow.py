@@ -55,9 +55,11 @@ UNSUPPORTED_CALLS = frozenset((
 PURE_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "length", "random", "binary_list_to_integer",
                  "integer_to_binary_list")
 #: Other functions of the manual that move nothing, by their whole names (``stopj``/``stopl`` only decelerate the
-#: motion under way to rest: they have no target), and the math functions the reader evaluates.
+#: motion under way to rest: they have no target; ``protective_stop`` stops as ``halt`` does; force mode's damping
+#: and gain, the F/T sensor's input and the revolution counter are settings), and the math functions it evaluates.
 KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "halt",
-                         "stopj", "stopl", "powerdown", *BUILTINS))
+                         "stopj", "stopl", "powerdown", "protective_stop", "force_mode_set_damping",
+                         "force_mode_set_gain_scaling", "ft_rtde_input_enable", "reset_revolution_counter", *BUILTINS))
 
 #: Prefixes and names of calls that neither move the robot nor branch: kept as they are.
 PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_", "varmsg", "sync",
