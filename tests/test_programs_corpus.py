@@ -51,7 +51,7 @@ def test_sources_rows_are_complete() -> None:
         assert row["robot"].split("|")[-1] in (("irb140", "gofa") if row["language"] == "rapid" else ("ur5",)), row["file"]
         assert len(row["commit"]) == 40 and row["licence"] and row["note"], row["file"]
         assert row["file"].startswith(row["repository"].replace("/", "__") + "__"), row["file"]
-        gatherings = ("fitted", "held-out", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7")
+        gatherings = ("fitted", "held-out", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7", "held-out-8")
         assert row["gathering"] in gatherings, row["file"]
     held_out = [r for r in rows if r["gathering"] == "held-out"]
     third = [r for r in rows if r["gathering"] == "held-out-3"]
@@ -74,6 +74,11 @@ def test_sources_rows_are_complete() -> None:
     not_seventh = {r["repository"] for r in rows if r["gathering"] != "held-out-7"}
     assert len(seventh) >= 25 and len({r["repository"] for r in seventh}) >= 12
     assert not not_seventh & {r["repository"] for r in seventh}
+    eighth = [r for r in rows if r["gathering"] == "held-out-8"]
+    not_eighth = {r["repository"] for r in rows if r["gathering"] != "held-out-8"}
+    assert len(eighth) >= 25 and len({r["repository"] for r in eighth}) >= 15
+    assert sum(r["language"] == "rapid" for r in eighth) >= 25
+    assert not not_eighth & {r["repository"] for r in eighth}
 
 
 @pytest.mark.parametrize(
