@@ -570,7 +570,8 @@ class _Flow:
         if node.data == "for_stmt":
             try:
                 passes = self.for_passes(node, None)[2]
-            except _Unsupported:  # (bounds known only while running: counted when it runs, :meth:`run_for`)
+            except (_Unsupported, InputError):  # (bounds known only while running, or from declared values the
+                # program changes before the loop: counted, and any error raised, when it runs, :meth:`run_for`)
                 return steps, min(statements, 2 ** 62)
             if not self.quiet_loop(node.children[-1], passes, statements):
                 steps = max(steps, 1) * passes
