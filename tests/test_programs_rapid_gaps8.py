@@ -8,6 +8,11 @@ not from the gathered texts.
    splits a received number into ``tens`` (declared ``VAR num tens := -1``) and loops ``FOR i FROM 0 TO
    lenghts{tens + 1}`` under ``IF tens <> -1`` was refused with "index 0 outside lenghts{1..10}", an index the
    controller never reads.
+2. A module of the task holding its own ``LOCAL`` routines and data and its TRAPs ("Scope rules": a ``LOCAL``
+   routine or datum is visible within its module; a TRAP is a routine like a PROC, named by ``CONNECT intno WITH
+   trap``). Given with ``--module``, only its task-global declarations were read: its calls of its own ``LOCAL PROC
+   set_tool``, its reads of its own ``LOCAL`` data and its ``CONNECT ... WITH reset_after_connection_stop`` were
+   refused as "found in no module" (a gantry cell's motion library, held-out-8, createchaos).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import pytest
 
 from thermocomp.errors import InputError
 from thermocomp.programs import read_program
+from thermocomp.programs.rapid import RapidOptions
 
 _HEAD = ("MODULE m\n"
          "    CONST robtarget p := [[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
@@ -69,3 +75,54 @@ def test_a_for_bound_that_is_wrong_for_the_data_it_runs_with_is_still_refused_at
     with pytest.raises(InputError, match=r"index 0 outside counts\{1\.\.3\}") as caught:
         read_program(path)
     assert "line 7" in str(caught.value)
+
+
+_MAIN = ("MODULE MainMod\n"
+         "    PROC main()\n"
+         "        run_{suffix};\n"
+         "    ENDPROC\n"
+         "ENDMODULE\n")
+
+
+def _library(suffix: str, x: int, local_data: str = "LOCAL ", local_proc: str = "LOCAL ") -> str:
+    """A module whose global PROC ``run_<suffix>`` connects its own TRAP and calls its own routine, which moves to
+    its own target at ``x`` mm."""
+    return (f"MODULE Lib{suffix}\n"
+            f"    {local_data}CONST robtarget home := [[{x},0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+            f"    VAR intnum irq_{suffix};\n"
+            f"    PERS bool stop_{suffix} := FALSE;\n"
+            f"    PROC run_{suffix}()\n"
+            f"        CONNECT irq_{suffix} WITH on_stop_{suffix};\n"
+            f"        IPers stop_{suffix}, irq_{suffix};\n"
+            "        go_home;\n"
+            "    ENDPROC\n"
+            f"    {local_proc}PROC go_home()\n"
+            "        MoveJ home, v100, fine, tool0;\n"
+            "    ENDPROC\n"
+            f"    TRAP on_stop_{suffix}\n"
+            "        TPWrite \"stop\";\n"
+            "    ENDTRAP\n"
+            "ENDMODULE\n")
+
+
+@pytest.mark.parametrize(("local_data", "local_proc"), [("LOCAL ", "LOCAL "), ("", "LOCAL "), ("LOCAL ", "")])
+def test_a_module_of_the_task_finds_its_own_local_routines_data_and_traps(tmp_path, local_data, local_proc):
+    main, lib = tmp_path / "main.mod", tmp_path / "lib.mod"
+    main.write_text(_MAIN.format(suffix="a"))
+    lib.write_text(_library("a", 480, local_data, local_proc))
+    prog = read_program(main, rapid=RapidOptions(modules=(str(lib),)))
+    assert prog.unsupported == ()
+    assert [(m.line, m.instruction) for m in prog.motions] == [(11, "MoveJ")]
+    assert any("TRAP on_stop_a moves nothing" in note.message for note in prog.notes)
+
+
+def test_two_modules_own_routines_of_one_name_are_not_taken_for_each_other(tmp_path):
+    """Each module's ``go_home`` moves to its own ``home``: a call is not followed to the other module's (refused
+    at both calls, as a routine found in no module, rather than compensated with the wrong target)."""
+    main, one, two = tmp_path / "main.mod", tmp_path / "one.mod", tmp_path / "two.mod"
+    main.write_text("MODULE MainMod\n    PROC main()\n        run_a;\n        run_b;\n    ENDPROC\nENDMODULE\n")
+    one.write_text(_library("a", 480))
+    two.write_text(_library("b", 420))
+    prog = read_program(main, rapid=RapidOptions(modules=(str(one), str(two))))
+    assert sorted((f.line, "go_home" in f.message) for f in prog.unsupported) == [(8, True), (8, True)]
+    assert prog.motions == () or all(m.line != 11 for m in prog.motions)

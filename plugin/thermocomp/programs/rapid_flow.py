@@ -458,15 +458,22 @@ class _Flow:
             reader.aliases.update(self.aliases)
         items = [item for node in tree.children if isinstance(node, Tree) and node.data == "module"
                  for item in node.children]
-        for item in items:
-            if not isinstance(item, Tree) or (module is not None and _is_local(item)):
+        for item in items:  # (another module's LOCAL routines and data: found by its own, a global name first)
+            foreign_local = module is not None and isinstance(item, Tree) and _is_local(item)
+            if not isinstance(item, Tree) or (foreign_local and item.data not in ("proc", "func", "trap", "data_decl")):
                 continue
             if item.data in ("record_decl", "alias_decl"):
                 self.declare_type(item)
                 if reader is not None:
                     reader.declare_type(item)
             elif item.data == "data_decl":
+                if foreign_local and (_declared_key(item) in self.module_data or _declared_key(item) in self.foreign_local):
+                    if _declared_key(item) in self.foreign_local:  # (two modules' own of one name, as above)
+                        self.module_data.pop(_declared_key(item), None)
+                    continue
                 self.declare_other(item, reader)
+                if foreign_local:
+                    self.foreign_local.add(_declared_key(item))
                 data = self.module_data[_declared_key(item)]
                 if self.task.modules and data.value is None and data.node is not None:
                     self._deferred.append((item, reader))
@@ -476,16 +483,21 @@ class _Flow:
                     self.routines.append(item)
                 else:
                     self.origin[id(item)] = module.path
-                known = self.procs.get(name.lower())
-                if known is not None and item.data == "proc":
+                table = {"proc": self.procs, "func": self.funcs, "trap": self.traps}[item.data]
+                known = table.get(name.lower())
+                known_local = known is not None and id(known) in self.origin and _is_local(known)
+                if foreign_local and (known is not None or (item.data, name.lower()) in self.foreign_local):
+                    if known_local:  # (two modules' own of one name: which one a call means is not followed)
+                        del table[name.lower()]
+                        self.foreign_local.add((item.data, name.lower()))
+                    continue
+                if known is not None and item.data == "proc" and not known_local:
                     first = self.origin.get(id(known), self.path)
                     where = self.path if module is None else module.path
                     raise InputError(f"PROC {name} is declared in two modules of the task: {first} (line "
                                      f"{_location(known)[0]}) and here", path=where, row=_location(item)[0])
-                if item.data == "proc":
-                    self.procs[name.lower()] = item
-                elif item.data == "func":
-                    self.funcs.setdefault(name.lower(), item)
+                if known is None or known_local or item.data == "proc":
+                    table[name.lower()] = item
 
     def declare_deferred(self) -> None:
         """The task's module data whose value reads data of a module read after it (RAPID: every module's data is
@@ -516,10 +528,11 @@ class _Flow:
         self.persistent |= reader.persistent
         key = _declared_key(decl)
         data = reader.module_data[key]
-        if key in self.module_data:
+        if key in self.module_data and key not in self.foreign_local:
             first = self.module_data[key]
             raise InputError(f"{data.name} is declared in two modules of the task: {first.origin or self.path} "
                              f"(line {first.declared.line}) and here", path=reader.path, row=data.declared.line)
+        self.foreign_local.discard(key)
         self.module_data[key] = dataclasses.replace(data, origin=reader.path, file=self.file_of(reader.path))
 
     def check_size(self, entry: list[Tree]) -> None:
@@ -854,8 +867,9 @@ class _Flow:
         return sorted(keys, key=lambda key: (key not in first, first.get(key, 0), key))
 
     def _trap(self, key: str) -> Tree | None:
-        """The TRAP of this module named ``key`` (lower case), or None."""
-        return next((r for r in self.routines if r.data == "trap" and self._routine_name(r).lower() == key), None)
+        """The TRAP of this module named ``key`` (lower case), else the task's other modules', or None."""
+        return next((r for r in self.routines if r.data == "trap" and self._routine_name(r).lower() == key),
+                    self.traps.get(key))
 
     def _at(self, node: Tree | Token, path: str) -> str:
         line = _location(node)[0]
