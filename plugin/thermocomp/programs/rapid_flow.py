@@ -467,14 +467,15 @@ class _Flow:
                 if reader is not None:
                     reader.declare_type(item)
             elif item.data == "data_decl":
-                if foreign_local and (_declared_key(item) in self.module_data or _declared_key(item) in self.foreign_local):
-                    if _declared_key(item) in self.foreign_local:  # (two modules' own of one name, as above)
-                        self.module_data.pop(_declared_key(item), None)
+                key = _declared_key(item)
+                if foreign_local and (key in self.module_data or key in self.foreign_local):
+                    if key in self.foreign_local:  # (two modules' own of one name: which one is read is not followed)
+                        self.module_data.pop(key, None)
                     continue
                 self.declare_other(item, reader)
                 if foreign_local:
-                    self.foreign_local.add(_declared_key(item))
-                data = self.module_data[_declared_key(item)]
+                    self.foreign_local.add(key)
+                data = self.module_data[key]
                 if self.task.modules and data.value is None and data.node is not None:
                     self._deferred.append((item, reader))
             elif item.data in ("proc", "func", "trap"):
@@ -487,7 +488,7 @@ class _Flow:
                 known = table.get(name.lower())
                 known_local = known is not None and id(known) in self.origin and _is_local(known)
                 if foreign_local and (known is not None or (item.data, name.lower()) in self.foreign_local):
-                    if known_local:  # (two modules' own of one name: which one a call means is not followed)
+                    if known_local:  # (two modules' own of one name, as above)
                         del table[name.lower()]
                         self.foreign_local.add((item.data, name.lower()))
                     continue
@@ -523,6 +524,7 @@ class _Flow:
         module's ``reader`` (its errors name that file; its values may use the module's earlier declarations)."""
         if reader is None:
             self.declare(decl, self.module_data)
+            self.foreign_local.discard(_declared_key(decl))
             return
         reader.declare(decl, reader.module_data)
         self.persistent |= reader.persistent
