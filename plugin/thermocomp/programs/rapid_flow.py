@@ -453,7 +453,7 @@ class _Flow:
         reader = None if module is None else type(self)(module.text, module.path,
                                                              task=dataclasses.replace(self.task, modules=()))
         if reader is not None:  # (its values may use the data of the modules read before it)
-            reader.module_data.update(self.module_data)
+            reader.module_data.update((k, v) for k, v in self.module_data.items() if k not in self.foreign_local)
             reader.records.update(self.records)
             reader.aliases.update(self.aliases)
         items = [item for node in tree.children if isinstance(node, Tree) and node.data == "module"
@@ -522,13 +522,15 @@ class _Flow:
     def declare_other(self, decl: Tree, reader) -> None:
         """A declaration of this module (``reader`` None), or a task-global one of another module read by that
         module's ``reader`` (its errors name that file; its values may use the module's earlier declarations)."""
+        key = _declared_key(decl)
         if reader is None:
+            if key in self.foreign_local:  # (another module's own of this name: this module's is its own)
+                self.foreign_local.discard(key)
+                del self.module_data[key]
             self.declare(decl, self.module_data)
-            self.foreign_local.discard(_declared_key(decl))
             return
         reader.declare(decl, reader.module_data)
         self.persistent |= reader.persistent
-        key = _declared_key(decl)
         data = reader.module_data[key]
         if key in self.module_data and key not in self.foreign_local:
             first = self.module_data[key]
