@@ -126,3 +126,19 @@ def test_two_modules_own_routines_of_one_name_are_not_taken_for_each_other(tmp_p
     prog = read_program(main, rapid=RapidOptions(modules=(str(one), str(two))))
     assert sorted((f.line, "go_home" in f.message) for f in prog.unsupported) == [(8, True), (8, True)]
     assert prog.motions == () or all(m.line != 11 for m in prog.motions)
+
+
+def test_another_modules_local_datum_does_not_clash_with_a_global_of_its_name(tmp_path):
+    """``LOCAL PERS num shift`` of a library and the program's own ``VAR num shift``: two data, no "declared in two
+    modules" (the program's motion reads its own, 0)."""
+    main, lib = tmp_path / "main.mod", tmp_path / "lib.mod"
+    main.write_text("MODULE MainMod\n"
+                    "    CONST robtarget p := [[500,0,400],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+                    "    VAR num shift;\n"
+                    "    PROC main()\n"
+                    "        MoveJ Offs(p, shift, 0, 0), v100, fine, tool0;\n"
+                    "    ENDPROC\n"
+                    "ENDMODULE\n")
+    lib.write_text("MODULE LibMod\n    LOCAL PERS num shift := 5800;\nENDMODULE\n")
+    prog = read_program(main, rapid=RapidOptions(modules=(str(lib),)))
+    assert prog.unsupported == () and [m.line for m in prog.motions] == [5]
