@@ -1,0 +1,54 @@
+"""Hostile uses of ``compensate --program`` found by a second adversarial run (mutated real programs, options that
+fight each other, outputs that alias inputs): each class that failed is a test here, through the real command line
+(tests/test_bad_input.py's ``case``, ``refused`` and ``run_cli``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
+
+from thermocomp.cli.common import EXIT_INPUT, EXIT_OK
+
+POINT = "[[500,0,500],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]]"
+MODULE = f"MODULE M2\nCONST robtarget q:={POINT};\nPROC g()\n  MoveL q,v100,z1,tool0;\nENDPROC\nENDMODULE\n"
+#: A program whose motions are in its own module and in MODULE's routine g (whose target then changes there).
+PROGRAM = f"MODULE M\nCONST robtarget p:={POINT};\nPROC main()\n  MoveL p,v100,z1,tool0;\n  g;\nENDPROC\nENDMODULE\n"
+BATCH = ["compensate", "--robot", "irb140", "--deformation", "d.csv", "--at-minute", "60", "--no-progress"]
+
+
+def test_a_batch_whose_programs_change_a_module_writes_each_copy_beside_its_program(case, capsys):
+    """``--program DIR --module m2.mod --out-dir OUT``: a program whose targets in m2.mod change writes
+    ``OUT/<program>.m2.mod``, a name the batch never declared: the run ended in a traceback (ValueError: not
+    declared with Job.output) with nothing written. Each copy is now written, and one over a file of the user's
+    own is refused before any work, naming it."""
+    (case / "in").mkdir()
+    (case / "out").mkdir()
+    for name in ("a.mod", "b.mod"):
+        (case / "in" / name).write_text(PROGRAM)
+    (case / "m2.mod").write_text(MODULE)
+    argv = [*BATCH, "--program", "in", "--module", "m2.mod", "--out-dir", "out"]
+    code, out, err = run_cli(capsys, argv)
+    assert code == EXIT_OK, err
+    assert sorted(p.name for p in (case / "out").iterdir()) == ["a.m2.mod", "a.mod", "b.m2.mod", "b.mod"]
+    copy = (case / "out" / "a.m2.mod").read_text()
+    assert copy.startswith("MODULE M2\n") and copy != MODULE and copy == (case / "out" / "b.m2.mod").read_text()
+    for name in ("a.m2.mod", "a.mod", "b.m2.mod", "b.mod"):
+        (case / "out" / name).unlink()
+    (case / "out" / "b.m2.mod").write_text("my notes\n")
+    refused(case, capsys, argv, EXIT_INPUT, "--out-dir (for --module m2.mod)", "b.m2.mod",
+            "not a compensated copy of m2.mod")
+
+
+def test_one_program_named_twice_through_a_link_is_compensated_once(case, capsys):
+    """``--program in/p.mod link/p.mod`` (``link`` a link to ``in``): one file, and one output name; it was
+    compensated twice onto one output and counted as two programs written."""
+    (case / "in").mkdir()
+    (case / "out").mkdir()
+    (case / "in" / "p.mod").write_text(PROGRAM.replace("  g;\n", ""))
+    os.symlink("in", case / "link")
+    code, out, err = run_cli(capsys, [*BATCH, "--program", "in/p.mod", "link/p.mod", "--out-dir", "out"])
+    assert code == EXIT_OK, err
+    assert "1 program(s): 1 ok" in out and "link/p.mod" not in out
+    assert [p.name for p in (case / "out").iterdir()] == ["p.mod"]
