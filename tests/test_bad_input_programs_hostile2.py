@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
 
 from thermocomp.cli.common import EXIT_INPUT, EXIT_OK
@@ -52,3 +53,25 @@ def test_one_program_named_twice_through_a_link_is_compensated_once(case, capsys
     assert code == EXIT_OK, err
     assert "1 program(s): 1 ok" in out and "link/p.mod" not in out
     assert [p.name for p in (case / "out").iterdir()] == ["p.mod"]
+
+
+ROUTINES = (f"MODULE M\nCONST robtarget p:={POINT};\nPROC main()\n  k 1;\nENDPROC\nPROC k(num x)\n"
+            "  MoveL Offs(p,x,0,0),v100,z1,tool0;\nENDPROC\nFUNC num f()\n  MoveL p,v100,z1,tool0;\n  RETURN 1;\n"
+            "ENDFUNC\nTRAP t\n  MoveL p,v100,z1,tool0;\nENDTRAP\nENDMODULE\n")
+
+
+@pytest.mark.parametrize(("entry", "words"), [
+    # a PROC with a parameter was run with it unbound: "x is not declared in this module (a datum of another
+    # module ...)", a wrong diagnosis; the controller starts a routine with no argument
+    ("k", ["b.mod, line 6, column 1", "--entry k: expected a PROC that runs with no argument", "(x)"]),
+    # a FUNC, a TRAP or a PROC of a --module was "none of that name"
+    ("f", ["b.mod", "--entry f", "got FUNC f (its PROCs: main, k)"]),
+    ("t", ["--entry t", "got TRAP t"]),
+    ("g", ["--entry g", "got PROC g of m2.mod"]),
+    ("nothere", ["--entry nothere", "got none of that name"]),
+])
+def test_an_entry_that_is_no_routine_a_cycle_can_start_says_what_it_names(case, capsys, entry, words):
+    (case / "b.mod").write_text(ROUTINES)
+    (case / "m2.mod").write_text(MODULE)
+    refused(case, capsys, [*BATCH, "--program", "b.mod", "--module", "m2.mod", "--out", "o.mod", "--entry", entry],
+            EXIT_INPUT, *words)
