@@ -75,3 +75,20 @@ def test_an_entry_that_is_no_routine_a_cycle_can_start_says_what_it_names(case, 
     (case / "m2.mod").write_text(MODULE)
     refused(case, capsys, [*BATCH, "--program", "b.mod", "--module", "m2.mod", "--out", "o.mod", "--entry", entry],
             EXIT_INPUT, *words)
+
+
+@pytest.mark.parametrize(("files", "modules", "where"), [
+    # two MODULEs of one name in one file (a .prg): both were read as one task
+    ({"b.prg": PROGRAM + MODULE.replace("M2", "M")}, [], "b.prg, line 8, column 8"),
+    # a --module whose MODULE has the program's name, or two --module files of one MODULE name
+    ({"b.mod": PROGRAM, "m2.mod": MODULE.replace("MODULE M2", "MODULE m")}, ["m2.mod"], "m2.mod, line 1, column 8"),
+    ({"b.mod": PROGRAM, "m2.mod": MODULE, "m3.mod": "MODULE M2\nPROC k()\nENDPROC\nENDMODULE\n"},
+     ["m2.mod", "m3.mod"], "m3.mod, line 1, column 8"),
+])
+def test_two_modules_of_one_name_in_a_task_are_refused_at_the_second(case, capsys, files, modules, where):
+    """The controller loads no module of a name the task already has; the reader took both (and compensated)."""
+    for name, text in files.items():
+        (case / name).write_text(text)
+    program = next(iter(files))
+    refused(case, capsys, [*BATCH, "--program", program, *(a for m in modules for a in ("--module", m)),
+                           "--out", "o" + program[1:]], EXIT_INPUT, where, "is declared twice in the task")
