@@ -6,6 +6,7 @@ fight each other, outputs that alias inputs): each class that failed is a test h
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 from test_bad_input import case, refused, run_cli  # noqa: F401  (fixture)
@@ -92,3 +93,24 @@ def test_two_modules_of_one_name_in_a_task_are_refused_at_the_second(case, capsy
     program = next(iter(files))
     refused(case, capsys, [*BATCH, "--program", program, *(a for m in modules for a in ("--module", m)),
                            "--out", "o" + program[1:]], EXIT_INPUT, where, "is declared twice in the task")
+
+
+def test_an_aggregate_of_number_lists_with_an_expression_at_its_end_is_lexed_in_linear_time(case, capsys):
+    """``[[10,200,10,200], ... 40 of them ..., [10,200,10,Abs(200)]]``: the one-token form of an aggregate of plain
+    numbers fails at ``Abs``, and each list of numbers before it was tried as two terminals: 2^40 ways, the lexer
+    hung (found by mutating a gantry's speeddata table). Now read, element by element, in well under a second."""
+    rows = ",".join(["[10,200,10,200]"] * 40 + ["[10,200,10,Abs(200)]"])
+    (case / "b.mod").write_text(PROGRAM.replace("  g;\n", "").replace(
+        "CONST robtarget p", f"TASK PERS speeddata vw{{41}}:=[{rows}];\nCONST robtarget p").replace(
+        "v100", "vw{41}"))
+    def hung(*_):
+        raise TimeoutError("the lexer took more than 30 s of CPU (2^40 tries: hours)")
+
+    before = signal.signal(signal.SIGVTALRM, hung)
+    signal.setitimer(signal.ITIMER_VIRTUAL, 30)  # (CPU time: a loaded machine's wall clock is no bound)
+    try:
+        code, out, err = run_cli(capsys, [*BATCH, "--program", "b.mod", "--out", "o.mod"])
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, before)
+    assert code == EXIT_OK, err
