@@ -433,6 +433,9 @@ class _Flow:
                 raise ConfigurationError(f"--external {name}: expected a routine that moves nothing, got the entry "
                                          f"routine {name} (the routine one cycle runs)")
             routine = self.procs.get(key)
+            if routine is None and (key in MOTIONS or key in PROCESS_MOTIONS):  # (was ignored: still followed)
+                raise ConfigurationError(f"--external {name}: expected a routine that moves nothing, got RAPID's "
+                                         f"motion instruction {name}")
             if routine is None:
                 continue
             found = self.summary(routine)
