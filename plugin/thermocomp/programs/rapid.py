@@ -24,7 +24,7 @@ from thermocomp._gc import paused
 from thermocomp._typing import PathLike
 from thermocomp.errors import ConfigurationError
 from thermocomp.io.files import read_program_bytes
-from thermocomp.programs import calls
+from thermocomp.programs import calls, rapid_scope
 from thermocomp.programs.grammars import lalr_parser, parse_program
 from thermocomp.programs.model import (
     MAX_MOTIONS,
@@ -132,7 +132,9 @@ def rapid_program_from_text(text: str, path: str = "<text>",
     options = RapidOptions() if options is None else options
     modules = tuple(_other_module(m) for m in options.modules)
     with paused():  # a long program is a million objects that all stay alive (thermocomp._gc)
-        return _Walker(text, path, progress, _Task(options, modules)).run(parse_rapid_text(text, path))
+        tree = parse_rapid_text(text, path)
+        rapid_scope.check_module_names([(tree, path), *((m.tree, m.path) for m in modules)])
+        return _Walker(text, path, progress, _Task(options, modules)).run(tree)
 
 
 @dataclass(frozen=True)

@@ -433,6 +433,9 @@ class _Flow:
                 raise ConfigurationError(f"--external {name}: expected a routine that moves nothing, got the entry "
                                          f"routine {name} (the routine one cycle runs)")
             routine = self.procs.get(key)
+            if routine is None and (key in MOTIONS or key in PROCESS_MOTIONS):  # (was ignored: still followed)
+                raise ConfigurationError(f"--external {name}: expected a routine that moves nothing, got RAPID's "
+                                         f"motion instruction {name}")
             if routine is None:
                 continue
             found = self.summary(routine)
@@ -710,6 +713,12 @@ class _Flow:
         entry = self.task.options.entry
         found = self.procs.get(entry.lower())
         if found is not None and id(found) not in self.origin:
+            required = self.signature(found)[0]
+            if required:  # (the controller starts a routine with no argument)
+                raise InputError(f"--entry {entry}: expected a PROC that runs with no argument, got PROC "
+                                 f"{self._routine_name(found)} of {len(required)} parameter(s) "
+                                 f"({', '.join(str(n[1]) for n in required)})", path=self.path,
+                                 row=_location(found)[0], column=_location(found)[1])
             if entry.lower() != "main" or _body(found).children:
                 return [found]
             routines = [p for p in self._uncalled_procs() if p is not found]
@@ -722,7 +731,10 @@ class _Flow:
             return [found]
         own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
         if entry.lower() != "main":
-            raise InputError(f"--entry {entry}: expected a PROC of this module, got none of that name (its PROCs: "
+            other = found or self.funcs.get(entry.lower()) or self._trap(entry.lower())
+            got = ("none of that name" if other is None else f"{other.data.upper()} {self._routine_name(other)}"
+                   + (f" of {self.origin[id(other)]}" if id(other) in self.origin else ""))
+            raise InputError(f"--entry {entry}: expected a PROC of this module, got {got} (its PROCs: "
                              f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
         return self._uncalled_procs()
 
