@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import operator
 import re
 from collections.abc import Iterator
@@ -1009,38 +1010,30 @@ class _Flow:
         data = self.module_data.get(key)
         return key if data is None else data.name
 
-    def moves_nothing(self, routine: Tree) -> bool:
-        """``routine`` (and the routines it calls) moves nothing and changes nothing a motion reads
-        (:attr:`Summary.blocker`, no data but its own assigned). Its conditions and loops, which could not be followed,
-        then cannot change a motion: they are passed over with a note (a gripper routine's ``IF``/``WaitDI``)."""
-        found = self.summary(routine)
-        return found.blocker is None and not found.changed
-
-    def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data], statement: Tree
-                       ) -> dict[str, _Data]:
+    def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data] | None,
+                       statement: Tree | None = None) -> dict[str, _Data]:
         """The scope a call of ``routine`` starts with: each parameter bound to its argument (data named pass on,
         by reference; any other value is evaluated in the caller's scope; a switch or an optional parameter left out
-        binds nothing). RAPID's own checks (number of arguments, optional names, types) are errors naming the call."""
+        binds nothing). RAPID's own checks (number of arguments, optional names, types) are errors naming the call.
+        ``local`` None: a call whose arguments are known only while running, every parameter without a value."""
         positional, optional = self.split_args(call_args)
-        name = self._routine_name(routine)
         required, optional_params = self.signature(routine)
-        if len(positional) != len(required):
-            raise self.error(f"{name} takes {len(required)} argument(s) "
+        if local is not None and len(positional) != len(required):
+            raise self.error(f"{self._routine_name(routine)} takes {len(required)} argument(s) "
                              f"({', '.join(str(n[1]) for n in required) or 'none'}), got {len(positional)}", statement)
         unknown = sorted(set(optional) - set(optional_params))
         if unknown:
-            raise self.error(f"{name} has no optional parameter \\{unknown[0]}", statement)
+            raise self.error(f"{self._routine_name(routine)} has no optional parameter \\{unknown[0]}", statement)
+        given = {**dict(zip((str(names[1]).lower() for names in required), positional)), **optional}
         scope: dict[str, _Data] = {}
-        for (type_token, param_token), node in zip(required, positional):
-            dtype = self.base_type(str(type_token).lower())
-            scope[str(param_token).lower()] = self._argument(routine, dtype, param_token, node, local)
-        for key, (type_token, param_token) in optional_params.items():
-            node, dtype = optional.get(key), self.base_type(str(type_token).lower())
+        for key, (type_token, param_token) in [*((str(n[1]).lower(), n) for n in required), *optional_params.items()]:
+            node, dtype = given.get(key), self.base_type(str(type_token).lower())
             value = None if node is None else self._argument(routine, dtype, param_token, node, local)
             scope[key] = value or _Data(dtype, None, None, str(param_token), param_token)
         self._scopes.append(scope)
         self._params[id(scope)] = set(scope)
-        self._present[id(scope)] = {key for key in optional_params if key in optional}  # (Present(...))
+        if local is not None:
+            self._present[id(scope)] = {key for key in optional_params if key in optional}  # (Present(...))
         return scope
 
     def signature(self, routine: Tree) -> tuple[list[list[Token]], dict[str, list[Token]]]:
@@ -1058,17 +1051,6 @@ class _Flow:
             else:
                 required.append(names)
         return required, optional
-
-    def unbound_scope(self, routine: Tree) -> dict[str, _Data]:
-        """The scope of a call whose arguments are known only while running: every parameter without a value."""
-        scope: dict[str, _Data] = {}
-        for param in self._params_of(routine):
-            type_token, name_token = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"][:2]
-            scope[str(name_token).lower()] = _Data(self.base_type(str(type_token).lower()), None, None,
-                                                   str(name_token), name_token)
-        self._scopes.append(scope)
-        self._params[id(scope)] = set(scope)
-        return scope
 
     @staticmethod
     def _params_of(routine: Tree) -> list[Tree]:
@@ -1179,10 +1161,10 @@ class _Flow:
                 continue  # (TRUE, FALSE, v100, tool0, ...)
             if bound is not None and bound is not self.module_data.get(bound.name.lower()):
                 continue  # (the routine's own datum, a counter, or a parameter given a value)
-            if key in self.changeable() or key in self.assigned or key in self.persistent \
+            if key in self.task_changes[0] or key in self.assigned or key in self.persistent \
                     or (bound is None and key not in self.module_data):
                 return None  # (it may change while running)
-            if bound is not None and (bound.name.lower() in self.given_while_running()
+            if bound is not None and (bound.name.lower() in self.task_changes[1]
                                       or bound.name.lower() in self.assigned):
                 return None  # (a parameter passed a datum of the task that is given a value while running)
         try:
@@ -1190,23 +1172,14 @@ class _Flow:
         except _Unsupported:
             return None
 
-    def changeable(self) -> frozenset[str]:
+    @functools.cached_property
+    def task_changes(self) -> tuple[frozenset[str], frozenset[str]]:
         """The names of the data some statement of the task may change (assigned, ``Incr``, read into, passed whole
-        to a routine, which may assign its parameter): found once."""
-        return self._task_changes()[0]
-
-    def given_while_running(self) -> frozenset[str]:
-        """The names of the data some statement of the task gives a value (:meth:`changeable` but the data only
-        passed to a routine): what a parameter passed such a datum reads."""
-        return self._task_changes()[1]
-
-    def _task_changes(self) -> tuple[frozenset[str], frozenset[str]]:
-        """(:meth:`changeable`, :meth:`given_while_running`), from the summaries of the task's routines, once."""
-        if self._changes is None:
-            found = list(map(self.summary, [*self.routines, *self.procs.values(), *self.funcs.values()]))
-            given = frozenset().union(*(f.assigns for f in found))
-            self._changes = given.union(*(f.passed for f in found)), given
-        return self._changes
+        to a routine, which may assign its parameter), and of those it gives a value (but the data only passed to a
+        routine: what a parameter passed such a datum reads); from the summaries of the task's routines, once."""
+        found = list(map(self.summary, [*self.routines, *self.procs.values(), *self.funcs.values()]))
+        given = frozenset().union(*(f.assigns for f in found))
+        return given.union(*(f.passed for f in found)), given
 
     def run_while(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """A ``WHILE`` whose condition the file decides false (:meth:`_decided_value`) runs nothing; any other is
@@ -1330,29 +1303,29 @@ class _Flow:
     def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """A FOR loop with constant bounds, unrolled (bounds known only while running: :meth:`run_unresolved`): each
         pass's motions are motions of their own; a target that changes with the counter needs per-pass texts
-        (:meth:`take_passes`) or is refused. A body that neither reads the counter nor changes anything
+        (:func:`.passes.take`) or is refused. A body that neither reads the counter nor changes anything
         (:attr:`Summary.mutates`) is followed once and its steps repeated."""
         counter, body = statement.children[0], statement.children[-1]
         try:
-            start, step, passes = self.for_passes(statement, local)
+            start, step, total = self.for_passes(statement, local)
         except _Unknown:  # (bounds known only while running)
             self.run_unresolved(statement, local, depth)
             return
         steps, statements = self.cost(body)
-        if self.quiet_loop(body, passes, statements):
-            self.note_once(Finding(f"FOR of {passes:,} passes moves nothing: not unrolled (more than "
+        if self.quiet_loop(body, total, statements):
+            self.note_once(Finding(f"FOR of {total:,} passes moves nothing: not unrolled (more than "
                                    f"{MAX_QUIET_WORK:,} statements); followed once, what it assigns is known only "
                                    "while running after it", *_location(statement), self.file))
             self.run_unresolved(statement, local, depth)
             return
-        count = passes * max(steps, 1)
+        count = total * max(steps, 1)
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
-            raise self.error(f"FOR with {passes:,} passes unrolls to {count:,} steps: more than "
+            raise self.error(f"FOR with {total:,} passes unrolls to {count:,} steps: more than "
                              f"--max-motions {self.task.options.max_motions:,}", statement)
         first_step = len(self.steps)
         same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
             lambda v: isinstance(v, Token) and v.type == "NAME")) and not self.summary(body).mutates
-        for k in range(min(passes, 1) if same else passes):
+        for k in range(min(total, 1) if same else total):
             scope = dict(local)
             scope[str(counter).lower()] = _Data("num", start + k * step, None, str(counter), counter)
             self._scopes.append(scope)  # (alive: the evaluation cache and the tables below key it by id)
@@ -1362,20 +1335,15 @@ class _Flow:
             self.run_body(body, scope, depth)
             local.update((key, scope[key]) for key in local if key != str(counter).lower())  # (the routine's data)
         if same:
-            self.steps.extend(self.steps[first_step:] * max(passes - 1, 0))
+            self.steps.extend(self.steps[first_step:] * max(total - 1, 0))
             return
         changing = calls.changing_motion(self.steps[first_step:])
-        if changing is not None and not self.take_passes(self.steps[first_step:], statement):
+        if changing is not None and not passes.take(self.steps[first_step:], self.per_pass, statement):
             for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
                 self._in_call.pop(id(dropped), None)
             del self.steps[first_step:]
             raise _Unsupported(f"{changing.instruction}'s target changes with the FOR counter {counter}: one "
                                "written target cannot serve every pass", statement)
-
-    def take_passes(self, steps: list, statement: Tree) -> bool:
-        """The texts of ``steps`` (a FOR loop's passes) that differ from pass to pass become per-pass texts
-        (:func:`~thermocomp.programs.passes.take`); False (nothing taken) when one is a declaration's."""
-        return passes.take(steps, self.per_pass, statement)
 
     def check_per_pass(self) -> frozenset[tuple[int, int]]:
         """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
@@ -1461,14 +1429,15 @@ class _Flow:
             self.note_once(Finding(f"{name} calls itself again (recursion): followed twice on this path, not deeper",
                                    line, column, self.file))
             return
-        quiet = self.moves_nothing(routine)
+        found = self.summary(routine)  # (moves nothing, changes nothing a motion reads: its conditions and loops that
+        quiet = found.blocker is None and not found.changed  # cannot be followed are passed over with a note)
         read_before = set(self._first_read)
         try:
             scope = self.bind_arguments(routine, call_args, local, statement)
         except _Unsupported:
             if not quiet:
                 raise
-            scope = self.unbound_scope(routine)  # (arguments known only while running: nothing moves on them)
+            scope = self.bind_arguments(routine, None, None)  # (arguments known only while running: nothing moves)
         self.visited.add(key)
         first = len(self.steps)
         self._quiet += [name] if quiet else []
