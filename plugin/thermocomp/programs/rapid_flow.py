@@ -30,7 +30,6 @@ from thermocomp.programs.model import (
     MotionRun,
     Point,
     RobotProgram,
-    Span,
     TextLines,
     Wait,
     newline_of,
@@ -247,6 +246,14 @@ class Summary(Visitor):
         self.written = (tuple(i for i, (_, name) in enumerate(required) if str(name).lower() in self.assigns),
                         frozenset(optional) & self.assigns)
 
+    def _merge(self, inner: Summary, sub: Tree) -> Summary:
+        """What the routine ``sub`` calls changes and assigns added (the parameters it assigns, passed by reference:
+        the caller's data named there); ``inner``, its summary."""
+        self.changed |= inner.changed
+        self.assigns |= inner.assigns - inner.local
+        self.assigns.update(str(t).lower() for t in self._flow.written_arguments(sub, *inner.written))
+        return inner
+
     def _found(self, blocker: str | None, motion: str | None = None) -> None:
         self.blocker = self.blocker or blocker
         self.motion = self.motion or motion
@@ -270,8 +277,7 @@ class Summary(Visitor):
         self._found(f"a label (a GOTO target) at {self._at(sub)}")
 
     def connect_stmt(self, sub: Tree) -> None:
-        """A TRAP runs at times known only while running: what it holds is this one's (one being summarised, that
-        connects itself again, the usual timer TRAP, adds nothing)."""
+        """A TRAP runs at times known only while running: what it holds is this one's (itself again adds nothing)."""
         name = str(sub.children[-1])
         key = name.lower()
         self.calls.add(key)
@@ -291,12 +297,8 @@ class Summary(Visitor):
         if func is None:
             self._changes(sub)  # (the arguments it writes: StrToVal(s, n))
             return
-        found = None if key in self._calling else self._flow.summary(func, self._calling)
-        if found is not None:  # (a FUNC may hold any instruction, and write its INOUT parameters)
-            self.changed |= found.changed
-            self.assigns |= found.assigns - found.local
-            self.assigns.update(str(t).lower() for t in self._flow.written_arguments(sub, *found.written))
-        if found is not None and found.motion is not None:
+        found = None if key in self._calling else self._merge(self._flow.summary(func, self._calling), sub)
+        if found is not None and found.motion is not None:  # (a FUNC may hold any instruction)
             at = self._at(sub)
             self._found(f"{found.motion} (in FUNC {name}, called at {at})", f"{found.motion} (in {name}, called at {at})")
 
@@ -341,11 +343,7 @@ class Summary(Visitor):
             self.mutates = True
             self._found(f"a recursive call of {name} at {self._at(sub)}")
         elif routine is not None and key not in flow.external:
-            inner = flow.summary(routine, self._calling)
-            self.changed |= inner.changed
-            self.assigns |= inner.assigns - inner.local
-            # (the parameters it assigns, passed by reference: the caller's data named there)
-            self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, *inner.written))
+            inner = self._merge(flow.summary(routine, self._calling), sub)
             self.mutates |= inner.mutates
             if self.motion is None:
                 at = self._at(sub)
@@ -529,21 +527,16 @@ class _Flow:
         stand for 2^40 motions)."""
         limit = self.task.options.max_motions
         total = sum(self.cost(proc)[0] for proc in entry)
-        if total > limit:
-            where = entry[0] if entry else None
-            raise InputError(f"{self._routine_name(where) if where is not None else 'the module'} unrolls to "
-                             f"{total:,} steps (motions, waits and calls of routines that move nothing, through its FOR "
-                             f"loops and routine calls): more than "
-                             f"--max-motions {limit:,}", path=self.path,
-                             row=None if where is None else _location(where)[0])
+        if total > limit:  # (so there is an entry)
+            raise InputError(f"{self._routine_name(entry[0])} unrolls to {total:,} steps (motions, waits and calls of "
+                             "routines that move nothing, through its FOR loops and routine calls): more than "
+                             f"--max-motions {limit:,}", path=self.path, row=_location(entry[0])[0])
 
     def cost(self, node: Tree, calling: frozenset[str] = frozenset()) -> tuple[int, int]:
         """At most how many steps ``node`` (a routine or a statement) unrolls to (motions and waits; a call at least
-        one: a tree of calls that moves nothing is bounded too) and how many statements the walk runs through it:
-        a FOR loop with bounds known from the module's data its passes times its body (the steps of one not
-        unrolled, :meth:`quiet_loop`, once), a call the routine's (one of another module that moves nothing none:
-        it is not run, :meth:`_passed_over`), every branch of a condition. Each routine counted once, recursion
-        none (it is refused when followed)."""
+        one) and how many statements the walk runs through it: every branch of a condition, a FOR loop with known
+        bounds its passes times its body (one not unrolled, :meth:`quiet_loop`, once), a call the routine's (none
+        where it is passed over, :meth:`_passed_over`). Each routine counted once, recursion none."""
         if node.data in ("proc", "func", "trap"):
             name = self._routine_name(node).lower()
             if name in calling:
@@ -568,20 +561,17 @@ class _Flow:
             if getattr(child, "data", None) in _BLOCKS:
                 inner = self.cost(child, calling)
                 steps, statements = steps + inner[0], statements + inner[1]
-        if node.data == "for_stmt":
-            try:
+        if node.data == "for_stmt":  # (bounds known only while running: counted when it runs, :meth:`run_for`)
+            with contextlib.suppress(_Unsupported):
                 passes = self.for_passes(node, None)[2]
-            except _Unsupported:  # (bounds known only while running: counted when it runs, :meth:`run_for`)
-                return steps, min(statements, 2 ** 62)
-            if not self.quiet_loop(node.children[-1], passes, statements):
-                steps = max(steps, 1) * passes
-            statements *= passes
+                if not self.quiet_loop(node.children[-1], passes, statements):
+                    steps = max(steps, 1) * passes
+                statements *= passes
         return steps, min(statements, 2 ** 62)
 
     def quiet_loop(self, body: Tree, passes: int, statements: int) -> bool:
-        """A FOR loop of ``passes`` passes of ``body``, which runs ``statements`` statements (:meth:`cost`), moves
-        nothing and changes no motion mode (:attr:`Summary.blocker`) and would run more than
-        :data:`MAX_QUIET_WORK` statements unrolled: it is not unrolled (:meth:`run_for`)."""
+        """A FOR loop of ``passes`` passes of ``body`` (``statements`` a pass, :meth:`cost`) that moves nothing
+        (:attr:`Summary.blocker`) and would run more than :data:`MAX_QUIET_WORK` statements: not unrolled."""
         return passes * max(statements, 1) > MAX_QUIET_WORK and self.summary(body).blocker is None
 
     def for_passes(self, statement: Tree, local: dict[str, _Data] | None) -> tuple[float, float, int]:
@@ -601,7 +591,7 @@ class _Flow:
 
     def finish_points(self, tree: Tree) -> tuple:
         """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`).
-        A per-pass text (:meth:`take_passes`) is a table, one entry a run: calls needing it differently do not clash."""
+        A per-pass text (:func:`.passes.take`) is a table, one entry a run: calls needing it differently do not clash."""
         in_call = self._in_call
         if self.per_pass:
             tabled = {id(s) for s in self.steps if isinstance(s, MotionRun)
@@ -691,29 +681,21 @@ class _Flow:
         statement (RobotStudio's new-module template, "Add your code here"), every parameterless PROC of the
         module that no routine calls, in file order (a note names them)."""
         entry = self.task.options.entry
-        found = self.procs.get(entry.lower())
-        if found is not None and id(found) not in self.origin:
-            if entry.lower() != "main" or _body(found).children:
-                return [found]
-            routines = [p for p in self._uncalled_procs() if p is not found]
-            if routines:
-                self.notes.append(Finding(f"PROC {self._routine_name(found)} holds no statement: the module's PROCs "
-                                          "that no routine calls are run in file order, as one cycle ("
-                                          f"{', '.join(self._routine_name(p) for p in routines)}); --entry NAME "
-                                          "runs one of them alone", *_location(found), self.file))
-                return routines
-            return [found]
         own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
-        if entry.lower() != "main":
+        found = own.get(entry.lower())
+        if found is not None and (entry.lower() != "main" or _body(found).children):
+            return [found]
+        if found is None and entry.lower() != "main":
             raise InputError(f"--entry {entry}: expected a PROC of this module, got none of that name (its PROCs: "
                              f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
-        return self._uncalled_procs()
-
-    def _uncalled_procs(self) -> list[Tree]:
-        """The module's own parameterless PROCs that no routine calls, in file order."""
-        own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")}
-        return [p for name, p in own.items() if name not in called and not self._params_of(p)]
+        routines = [p for name, p in own.items() if name not in called and not self._params_of(p) and p is not found]
+        if found is not None and routines:
+            self.notes.append(Finding(f"PROC {self._routine_name(found)} holds no statement: the module's PROCs "
+                                      "that no routine calls are run in file order, as one cycle ("
+                                      f"{', '.join(self._routine_name(p) for p in routines)}); --entry NAME "
+                                      "runs one of them alone", *_location(found), self.file))
+        return routines if routines or found is None else [found]
 
     def note_unvisited(self) -> tuple[tuple[str, int], ...]:
         """A note for each routine of the module the entry does not run that holds motions; ``(name, motions)``
@@ -747,8 +729,7 @@ class _Flow:
             self._routines_run.pop()
 
     def run_late_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """``%"name"% args;``: a late-bound call whose routine name is known before running (a string, or a
-        datum holding one) is that routine's call; one whose name is known only while running is unsupported."""
+        """``%"name"% args;``: the call of the routine named, where the name is known before running."""
         try:
             name, _ = self.evaluate_typed(statement.children[0], local)
         except _Unsupported:
@@ -763,9 +744,8 @@ class _Flow:
         self.run_call(Tree("call", [token, *statement.children[1:]], statement.meta), local, depth)
 
     def run_connect(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """``CONNECT intno WITH trap;``: the TRAP runs whenever its interrupt comes, at times known only while
-        running. One that moves the robot or changes how it moves is unsupported here; otherwise what it assigns
-        is known only while running from here on (a motion reading it is refused naming it)."""
+        """``CONNECT intno WITH trap;``: the TRAP runs at times known only while running. One that moves the robot or
+        changes how it moves is unsupported; what another assigns is known only while running from here on."""
         name = str(statement.children[-1])
         trap = self._trap(name.lower())
         if trap is None:
@@ -781,8 +761,8 @@ class _Flow:
                                   "from here on", *_location(statement), self.file))
 
     def run_label(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """A label (a ``GOTO`` target): the routine's statements are followed in written order, and every datum the
-        routine may assign is known only while running from each label on (a ``GOTO`` may arrive from anywhere)."""
+        """A label (a ``GOTO`` target): what the routine may assign is known only while running from here on (a
+        ``GOTO`` may arrive from anywhere); its statements are followed in written order."""
         routine = self._routines_run[-1] if self._routines_run else statement
         for key in self._in_written_order(self.summary(routine).assigns, routine):
             self.mark_changed(key, statement, local)
@@ -791,9 +771,7 @@ class _Flow:
         self.note_once(note)
 
     def work(self, statement: Tree, count: int = 1) -> None:
-        """``count`` more statements run (a join of paths: one a datum of each path, :meth:`run_unresolved`): past
-        :data:`MAX_STATEMENTS_RUN` and :data:`STATEMENTS_PER_LINE` a line of the module, the module is refused naming
-        ``statement``."""
+        """``count`` more statements run: past :attr:`max_statements` the module is refused naming ``statement``."""
         self.statements_run += count
         if self.statements_run > self.max_statements:
             raise self.error(f"reading runs more than {self.max_statements:,} statements ({MAX_STATEMENTS_RUN:,} and "
@@ -832,9 +810,8 @@ class _Flow:
                     self.record_change(node, local)
 
     def summary(self, node: Tree, calling: frozenset[str] = frozenset()) -> Summary:
-        """What ``node`` (a routine, a statement or a body) may do: one scan of its subtrees (:class:`Summary`), each
-        call followed through the called routine's summary. Found once a node (a tree of calls is not walked path by
-        path); a routine called again while being summarised (``calling``) is recursion."""
+        """What ``node`` (a routine, a statement or a body) may do (:class:`Summary`), found once a node; a routine
+        called again while being summarised (``calling``) is recursion."""
         if id(node) not in self._summaries:
             if node.data in ("proc", "func", "trap"):
                 calling |= {self._routine_name(node).lower()}
@@ -842,9 +819,8 @@ class _Flow:
         return self._summaries[id(node)][1]
 
     def _in_written_order(self, keys: set[str] | frozenset[str], node: Tree) -> list[str]:
-        """``keys`` (data names, lower case) in the order ``node`` first names them, then by name those it does not
-        name (assigned in a routine it calls): what is marked changed in this order reaches the order of the
-        messages (:meth:`check_cycles`), which a set's order would tie to the hash seed."""
+        """``keys`` (data names, lower case) in the order ``node`` first names them, then by name (the messages' order
+        must not follow a set's, which the hash seed decides)."""
         if id(node) not in self._written_order:
             first: dict[str, int] = {}
             for token in node.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME"):
@@ -862,18 +838,15 @@ class _Flow:
         return f"line {line}" if not path or path == self.path else f"{path}, line {line}"
 
     def loops_forever(self, statement: Tree, body: Tree) -> bool:
-        """``WHILE TRUE DO ... ENDWHILE`` as the last statement of the (last) entry routine: the production loop,
-        whose every pass is one cycle (as URScript's ``while (True):``). Anywhere else the statements after it,
-        or the routines after it, would never run: it stays unsupported."""
-        if not (statement.data == "while_stmt" and body is self._cycle_body
-                and statement is body.children[-1]):
-            return False
-        condition = statement.children[0]
-        return isinstance(condition, Tree) and condition.data == "name" and str(condition.children[0]).lower() == "true"
+        """``WHILE TRUE DO ... ENDWHILE`` as the last statement of the (last) entry routine: the production loop, whose
+        every pass is one cycle. Anywhere else what follows it would never run: it stays unsupported."""
+        return statement.data == "while_stmt" and body is self._cycle_body and statement is body.children[-1] \
+            and getattr(statement.children[0], "data", None) == "name" \
+            and str(statement.children[0].children[0]).lower() == "true"
 
     def _motions_in(self, node: Tree, names: frozenset[str]) -> list[tuple[str, int]]:
-        """``(instruction, offset)`` of each call of ``names`` inside ``node`` (not ``node`` itself) and each motion
-        of its runs of plain motions, in the order the general rules list calls."""
+        """``(instruction, offset)`` of each call of ``names`` inside ``node`` (not ``node`` itself), then of each
+        motion of its runs of plain motions."""
         found: list[tuple[str, int]] = []
         for sub in node.iter_subtrees():
             if sub.data == "call" and sub is not node and str(sub.children[0]).lower() in names:
@@ -891,8 +864,7 @@ class _Flow:
             self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column, self.file))
 
     def run_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """Run one statement; one whose own expressions (an assignment's, a call's arguments, the condition of an
-        ``IF``, ``WHILE``, ``TEST`` or ``WaitUntil``; not the bodies it holds) call a FUNC that moves the robot is
+        """Run one statement; one whose own expressions (not the bodies it holds) call a FUNC that moves the robot is
         refused naming the motion."""
         run = _RUNS.get(statement.data)
         if run is None:
@@ -986,25 +958,17 @@ class _Flow:
                 if len(left) < len(lines) and note in self.notes:
                     self.notes[self.notes.index(note)] = _unresolved_note(statement, left, note.file,
                                                                           len(lines) - len(left))
-            kept: dict[int, MotionRun | None] = {}  # (a step repeated, the passes of a FOR loop: cut once)
-            steps = [self._without(step, refused, kept) for step in self.steps]
+            kept: dict[int, MotionRun | None] = {}  # each run without its motions refused (once: a FOR's passes)
+            for run in self.steps:
+                if isinstance(run, MotionRun) and id(run) not in kept:
+                    keep = ~np.isin(run.statement[:, 0], list(refused))
+                    kept[id(run)] = cut = run if keep.all() else None if not keep.any() else run.take(np.flatnonzero(keep))
+                    if cut is not None and cut is not run and id(run) in self._in_call:  # (its call kept)
+                        self._in_call[id(cut)] = self._in_call[id(run)]
+            steps = [kept.get(id(step), step) for step in self.steps]
             for old in {id(s) for s in self.steps} - {id(s) for s in steps}:
                 self._in_call.pop(old, None)
             self.steps[:] = [step for step in steps if step is not None]
-
-    def _without(self, step: MotionRun | Wait, starts: set[int], kept: dict[int, MotionRun | None]
-                 ) -> MotionRun | Wait | None:
-        """``step`` without its motions whose statements start at ``starts`` (its call, where it has one, kept);
-        None when none is left."""
-        if not isinstance(step, MotionRun):
-            return step
-        if id(step) not in kept:
-            keep = ~np.isin(step.statement[:, 0], list(starts))
-            kept[id(step)] = step if keep.all() else None if not keep.any() else step.take(np.flatnonzero(keep))
-            cut = kept[id(step)]
-            if cut is not None and cut is not step and id(step) in self._in_call:
-                self._in_call[id(cut)] = self._in_call[id(step)]
-        return kept[id(step)]
 
     def _data_name(self, key: str) -> str:
         data = self.module_data.get(key)
@@ -1059,9 +1023,13 @@ class _Flow:
 
     def _argument(self, routine: Tree, dtype: str, param: Token, node: Tree | Token, local: dict[str, _Data]
                   ) -> _Data:
+        """The datum parameter ``param`` of ``routine`` is bound to by argument ``node``; a datum named, or a target
+        written there, is recorded in :attr:`_passed` (with the routine's span in the task's offsets)."""
+        at, span = self.routine_file(routine) << 40, span_of(routine)
+        passed = span._replace(start=at + span.start, end=at + span.end), str(param).lower()
         if isinstance(node, Tree) and node.data == "name":
             data = self.lookup(node.children[0], local, unset=True)  # (a VAR without a value: read where used)
-            self._passed[self.file_key + node.children[0].start_pos] = self._routine_key(routine, param)
+            self._passed[self.file_key + node.children[0].start_pos] = passed
             if data.type != dtype and self.fields_of(dtype) is not None:
                 raise self.error(f"parameter {param} is a {dtype}, got {node.children[0]}, a {data.type}", node)
             return data
@@ -1069,15 +1037,9 @@ class _Flow:
         if dtype in ("robtarget", "jointtarget") and isinstance(node, Tree) and node.data in ("aggregate", "numbers"):
             # a target written at the call site: written there when the routine reads the parameter only as motions'
             # points (:func:`.calls.direct_through_calls`, the literal's offset standing for a name passed on)
-            self._passed[self.file_key + span_of(node).start] = self._routine_key(routine, param)
+            self._passed[self.file_key + span_of(node).start] = passed
             return _Data(dtype, value, node, str(param), param, file=self.file)
         return _Data(dtype, value, None, str(param), param)
-
-    def _routine_key(self, routine: Tree, param: Token) -> tuple[Span, str]:
-        """The span of ``routine`` in the task's offsets (its file's key added) and ``param``'s key: what
-        :attr:`_passed` maps an argument to."""
-        at, span = self.routine_file(routine) << 40, span_of(routine)
-        return span._replace(start=at + span.start, end=at + span.end), str(param).lower()
 
     def through_call_site(self, node: Tree | Token, local: dict[str, _Data], kind: str, T_world_frame: FloatArray,
                           T_flange_tcp: FloatArray, held: bool) -> Point | None:
@@ -1277,28 +1239,24 @@ class _Flow:
                       or _complete(data.value)]
             known = [data.value if data is not None and assigned is None else None for data, assigned in valued or states]
             followed = [f for *_, f, _ in ends if f is not None]
+            givens = [g for *_, g in ends if g is not None]
             self._zero_left.pop(name, None)
+            self._branch_given.pop(name, None)
             if all(v is not None for v in known) and all(_same(v, known[0]) for v in known[1:]):
                 if len(valued) < len(states):
                     self._zero_left[name] = statement
                 if followed:
                     self._followed[name] = followed[0]
-                given = next((g for *_, g in ends if g is not None), None)
-                if given is not None and len(self._unresolved) > 1:  # (inside an outer condition: still one of its)
-                    self._branch_given[name] = (given[0], self._unresolved[-2])
-                else:
-                    self._branch_given.pop(name, None)
+                if givens and len(self._unresolved) > 1:  # (inside an outer condition: still one of its)
+                    self._branch_given[name] = (givens[0][0], self._unresolved[-2])
                 continue
-            inside = next((g[0] for *_, g in ends if g is not None and g[1] is statement), None)
-            if inside is None:
-                inside = next((g[0] for *_, g in ends if g is not None), None)
+            inside = next((g[0] for g in givens if g[1] is statement), givens[0][0] if givens else None)
             if name not in self.assigned:
                 self.assigned[name] = statement if inside is None else inside
                 if inside is not None:
                     self._joined[name] = (inside, statement)
             if followed:  # (a value it gives is one it may give)
                 self._followed[name] = (None, followed[0][1])
-            self._branch_given.pop(name, None)
 
     def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """A FOR loop with constant bounds, unrolled (bounds known only while running: :meth:`run_unresolved`): each
@@ -1359,14 +1317,13 @@ class _Flow:
         return taken
 
     def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        name_token = statement.children[0]
-        name = str(name_token)
+        name = str(statement.children[0])
         key = name.lower()
         call_args = statement.children[1] if len(statement.children) > 1 else None
+        positional, optional = self.split_args(call_args)
         if key in MOTIONS or key in PROCESS_MOTIONS:
             self.run_tagged(lambda: self.run_motion(statement, key, local))
         elif key in ("confl", "confj"):  # \Off: the controller ignores the confdata of the motions after it
-            _, optional = self.split_args(call_args)
             if "on" in optional or "off" in optional:
                 self.conf_on[LINEAR if key == "confl" else JOINT] = "on" in optional
         elif key in self.external:
@@ -1374,7 +1331,6 @@ class _Flow:
         elif key in self.procs and id(self.procs[key]) in self.origin and self._passed_over(key, statement):
             pass  # a routine of another module that moves nothing: what it changes is recorded
         elif key == "waittime":
-            positional, _ = self.split_args(call_args)
             if len(positional) != 1:
                 raise self.error("WaitTime: expected one time [s]", statement)
             seconds = self._number(positional[0], local)
@@ -1382,7 +1338,6 @@ class _Flow:
                 raise self.error(f"WaitTime: expected a time >= 0 s, got {seconds:g}", statement)
             self.steps.append(Wait(seconds, span_of(statement)))
         elif key == "velset":
-            positional, _ = self.split_args(call_args)
             if len(positional) != 2:
                 raise self.error("VelSet: expected Override [%] and Max [mm/s]", statement)
             self.velset = (self._number(positional[0], local), self._number(positional[1], local))
@@ -1423,11 +1378,9 @@ class _Flow:
         if depth > 32:
             raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
         routine = self.procs[key]
-        body = next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
-        if sum(b is body for b in self._routines_run) >= 2 and not any(routine.find_data("param")):
-            line, column = _location(statement)
+        if sum(b is _body(routine) for b in self._routines_run) >= 2 and not any(routine.find_data("param")):
             self.note_once(Finding(f"{name} calls itself again (recursion): followed twice on this path, not deeper",
-                                   line, column, self.file))
+                                   *_location(statement), self.file))
             return
         found = self.summary(routine)  # (moves nothing, changes nothing a motion reads: its conditions and loops that
         quiet = found.blocker is None and not found.changed  # cannot be followed are passed over with a note)
@@ -1452,7 +1405,6 @@ class _Flow:
         if scope:
             for step in self.steps[first:]:  # the outermost call with arguments is the one named
                 self._in_call[id(step)] = (name, span_of(statement), self.file)
-
 
 
 #: How each statement is followed (:meth:`_Flow.run_statement`); a ``GOTO`` in written order (its labels make what
