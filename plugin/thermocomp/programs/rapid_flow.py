@@ -551,12 +551,14 @@ class _Flow:
             if getattr(child, "data", None) in _BLOCKS:
                 inner = self.cost(child, calling)
                 steps, statements = steps + inner[0], statements + inner[1]
-        if node.data == "for_stmt":  # (bounds known only while running: counted when it runs, :meth:`run_for`)
-            with contextlib.suppress(_Unsupported):
+        if node.data == "for_stmt":
+            try:
                 passes = self.for_passes(node, None)[2]
-                if not self.quiet_loop(node.children[-1], passes, statements):
-                    steps = max(steps, 1) * passes
-                statements *= passes
+            except _Unsupported:  # (bounds known only while running: counted when it runs, :meth:`run_for`)
+                return steps, min(statements, 2 ** 62)
+            if not self.quiet_loop(node.children[-1], passes, statements):
+                steps = max(steps, 1) * passes
+            statements *= passes
         return steps, min(statements, 2 ** 62)
 
     def quiet_loop(self, body: Tree, passes: int, statements: int) -> bool:
@@ -671,21 +673,29 @@ class _Flow:
         statement (RobotStudio's new-module template, "Add your code here"), every parameterless PROC of the
         module that no routine calls, in file order (a note names them)."""
         entry = self.task.options.entry
-        own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
-        found = own.get(entry.lower())
-        if found is not None and (entry.lower() != "main" or _body(found).children):
+        found = self.procs.get(entry.lower())
+        if found is not None and id(found) not in self.origin:
+            if entry.lower() != "main" or _body(found).children:
+                return [found]
+            routines = [p for p in self._uncalled_procs() if p is not found]
+            if routines:
+                self.notes.append(Finding(f"PROC {self._routine_name(found)} holds no statement: the module's PROCs "
+                                          "that no routine calls are run in file order, as one cycle ("
+                                          f"{', '.join(self._routine_name(p) for p in routines)}); --entry NAME "
+                                          "runs one of them alone", *_location(found), self.file))
+                return routines
             return [found]
-        if found is None and entry.lower() != "main":
+        own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
+        if entry.lower() != "main":
             raise InputError(f"--entry {entry}: expected a PROC of this module, got none of that name (its PROCs: "
                              f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
+        return self._uncalled_procs()
+
+    def _uncalled_procs(self) -> list[Tree]:
+        """The module's own parameterless PROCs that no routine calls, in file order."""
+        own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")}
-        routines = [p for name, p in own.items() if name not in called and not self._params_of(p) and p is not found]
-        if found is not None and routines:
-            self.notes.append(Finding(f"PROC {self._routine_name(found)} holds no statement: the module's PROCs "
-                                      "that no routine calls are run in file order, as one cycle ("
-                                      f"{', '.join(self._routine_name(p) for p in routines)}); --entry NAME "
-                                      "runs one of them alone", *_location(found), self.file))
-        return routines if routines or found is None else [found]
+        return [p for name, p in own.items() if name not in called and not self._params_of(p)]
 
     def note_unvisited(self) -> tuple[tuple[str, int], ...]:
         """A note for each routine of the module the entry does not run that holds motions; ``(name, motions)``
