@@ -1151,14 +1151,10 @@ class _Flow:
 
     def run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each of its
-        bodies is followed once, in the written order (a motion's data decide, not the condition around it).
-
-        What it may assign (:attr:`Summary.assigns`, its FOR counter) is changed from a loop's start until an assignment
-        inside gives it a known value; each further branch starts, and the construct ends, where its paths join
-        (:meth:`join`, one rule for both). A note names the construct and the motions compensated under it (each
-        counts once in the timing, in the written order of the cycle); :meth:`check_paths` refuses a motion whose
-        data differ by path.
-        """
+        bodies is followed once, in the written order. What it may assign (its FOR counter too) is changed from its
+        start until an assignment inside gives it a known value; each further branch starts, and the construct ends,
+        where its paths join (:meth:`join`). A note names the motions compensated under it (each counted once in
+        the timing); :meth:`check_paths` refuses a motion whose data differ by path."""
         if len(self._unresolved) >= MAX_NESTING:  # (each level is a few Python frames: bounded with its line)
             raise _Unsupported(f"{_CONSTRUCTS[statement.data]} nested more than {MAX_NESTING} deep in conditions "
                                "and loops is not followed", statement)
@@ -1214,10 +1210,8 @@ class _Flow:
             and last.data == "body" and (statement.data == "test_stmt" or len(statement.children) > 2)
 
     def _snapshot(self, statement: Tree, names: list[str], local: dict[str, _Data]) -> dict[str, tuple]:
-        """What the walk knows of each datum of ``names`` at an end of a path through ``statement``: its scope entry,
-        whether it is changed at run time, its followed assignment, and whether a condition gave it its value
-        (:meth:`join`). Counted as work (:meth:`work`, :data:`DATA_PER_STATEMENT`): a TEST of many cases, each giving
-        a datum a value, is a join of as many paths, each of as many data."""
+        """What the walk knows of each datum of ``names`` at an end of a path through ``statement`` (:meth:`join`): its
+        scope entry, its run-time change, its followed assignment, the condition that gave it its value."""
         self.work(statement, len(names) // DATA_PER_STATEMENT)
         return {name: (local.get(name) if name in local else self.module_data.get(name), self.assigned.get(name),
                        self._followed.get(name), self._branch_given.get(name)) for name in names}
@@ -1378,7 +1372,8 @@ class _Flow:
         if depth > 32:
             raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
         routine = self.procs[key]
-        if sum(b is _body(routine) for b in self._routines_run) >= 2 and not any(routine.find_data("param")):
+        body = _body(routine)
+        if sum(b is body for b in self._routines_run) >= 2 and not any(routine.find_data("param")):
             self.note_once(Finding(f"{name} calls itself again (recursion): followed twice on this path, not deeper",
                                    *_location(statement), self.file))
             return
