@@ -81,86 +81,68 @@ PREDEFINED: dict[str, tuple[str, object]] = {
     "false": ("bool", False),
 }
 
-#: The routines of the RAPID base (ABB, "Technical reference manual - RAPID Instructions, Functions and Data types"),
-#: each with the arguments it gives a value (its ``INOUT``, ``VAR`` and ``PERS`` parameters that it writes): their
-#: places among the required arguments (0-based) and the names of the optional ones (``\Name``), ``*`` every one,
-#: nothing for none. A function's name ends in ``()``. A call changes exactly these data where it runs
+#: The routines of the RAPID base (ABB, "Technical reference manual - RAPID Instructions, Functions and Data types")
+#: by kind, one line of names each (a function's ends in ``()``). ``passive``: instructions that neither move the
+#: robot nor branch (corner-path warnings, cameras, I/O buses, cyclic conditions, friction identification, sensor and
+#: block writes, servo-tool tuning, a system stop). ``moving``: instructions that move the robot or an axis by
+#: themselves or tie its motions to something known only while running (load identification, sensors, synchronised
+#: moves, servo guns): a motion they govern is not followed. Every other kind says which arguments the routine gives
+#: a value (its ``INOUT``, ``VAR`` and ``PERS`` parameters): their places among the required arguments (0-based),
+#: the names of the optional ones (``\Name``), ``*`` every one, nothing for none. A call changes exactly these data
 #: (:meth:`_Declarations.changed_tokens`); a function found neither here, nor among those evaluated
 #: (:data:`EVALUATED`), nor in the task may change every datum named whole among its arguments.
 BASE_ROUTINES: dict[str, str] = {
-    # numbers, bits and the operator's answers
-    "Incr": "0", "Decr": "0", "Add": "0", "Clear": "0", "BitSet": "0", "BitClear": "0",
-    "TPReadFK": "0 \\BreakFlag", "TPReadNum": "0 \\BreakFlag", "TPReadDnum": "0 \\BreakFlag",
-    "UIMsgBox": "\\Result \\BreakFlag", "UIMessageBox()": "\\BreakFlag", "UINumEntry()": "\\BreakFlag",
-    "UINumTune()": "\\BreakFlag", "UIAlphaEntry()": "\\BreakFlag", "UIListView()": "\\BreakFlag",
-    # waits that tell whether they timed out
-    "WaitDI": "\\TimeFlag", "WaitDO": "\\TimeFlag", "WaitUntil": "\\TimeFlag",
-    **dict.fromkeys(("WaitAI", "WaitAO", "WaitGI", "WaitGO"), "\\ValueAtTimeout \\TimeFlag"),
-    "WaitTestAndSet": "0", "TestAndSet()": "0",
-    # strings, files, serial channels, sockets and raw bytes
-    "StrToVal()": "1", "Open": "1", "OpenDir": "0", "ReadDir()": "1", "ReadAnyBin": "1", "ReadRawBytes": "1",
-    "ClearRawBytes": "0", "PackRawBytes": "1", "UnpackRawBytes": "2", "CopyRawBytes": "2", "PackDNHeader": "2",
-    "SocketCreate": "0", "SocketAccept": "1 \\ClientAddress",
-    "SocketReceive": "\\Str \\RawData \\Data \\NoRecBytes",
-    "SocketReceiveFrom": "1 2 \\Str \\RawData \\Data \\NoRecBytes",
-    # data by name, system data, configuration, errors, messages between tasks
-    "GetDataVal": "1", "GetNextSym()": "0 1", "GetSysData": "0 \\ObjectName", "ReadCfgData": "2 \\ListNo",
-    "GetTaskName()": "\\TaskNo", "ArgName()": "\\ErrorNumber", "BookErrNo": "0", "GetTrapData": "0",
-    "ReadErrData": "1 2 3 \\Title \\Str1 \\Str2 \\Str3 \\Str4 \\Str5", "RMQFindSlot": "0",
-    "RMQGetMessage": "0", "RMQGetMsgData": "1", "RMQGetMsgHeader": "\\Header \\SenderId \\UserDef",
-    "RMQReadWait": "0", "RMQSendWait": "2", "EGMGetId": "0", "IOBusState": "1", "GetJointData": "*",
-    # world zones, tool and frame calibration, cameras
-    **dict.fromkeys(("WZBoxDef", "WZCylDef", "WZSphDef", "WZHomeJointDef", "WZLimJointDef", "WZLimSup", "WZDOSet"),
-                    "0"),
-    "MToolTCPCalib": "4 5 6", "SToolTCPCalib": "4 5 6", "MToolRotCalib": "2", "SToolRotCalib": "3",
-    "CalcRotAxisFrame()": "3 4", "CalcRotAxFrameZ()": "3 4", "DefAccFrame()": "3 4", "CalcJointT()": "\\ErrorNumber",
-    "CamGetResult": "1", "CamGetParameter": "\\Num \\Bool \\Str",
-    # functions that read their arguments only
-    **dict.fromkeys((f"{name}()" for name in (
-        "CalcRobT", "CRobT", "CJointT", "CPos", "CTool", "CWObj", "CSpeedOverride", "MaxRobSpeed",
-        "MaxRobReorientSpeed", "ReadNum", "ReadStr", "ReadBin", "ReadStrBin", "ReadMotor", "ReadVar", "ClkRead",
-        "CDate", "CTime", "GetTime", "GetSysInfo", "GetMecUnitName", "GetMotorTorque", "OpMode", "RunMode",
-        "IsFile", "FileSize", "ModExist", "IsPers", "IsVar", "IsSyncMoveOn", "IsStopMoveAct", "SocketGetStatus",
-        "SocketPeek", "RawBytesLen", "StrToByte", "ByteToStr", "DnumToNum", "NumToDnum", "DecToHex", "HexToDec",
-        "StrFormat", "BitAnd", "BitOr", "BitXOr", "BitNeg", "BitLSh", "BitRSh", "BitCheck", "BitCheckDnum",
-        "DInput", "DOutput", "AInput", "AOutput", "GInput", "GOutput", "GInputDnum", "GOutputDnum", "TestDI",
-        "TestDO", "ValidIO", "EGMGetState", "FCGetForce")), ""),
+    "passive": "CornerPathWarning AliasCamera AliasIOReset CamFlush CamLoadJob CamReqImage CamSetExposure "
+               "CamSetParameter CamSetProgramMode CamSetRunMode CamStartLoadJob CamWaitLoadJob CheckProgRef "
+               "IOBusStart SetupCyclicBool RemoveCyclicBool RemoveAllCyclicBool ResetPPMoved TryInt TuneReset "
+               "FricIdInit FricIdEvaluate FricIdSetFricLevels HollowWristReset ReadBlock WriteBlock WriteVar "
+               "SenDevice STTune STTuneReset SafetyControllerSyncRequest SystemStopAction",
+    "moving": "LoadId ManLoadIdProc WaitSensor SyncToSensor DropSensor SupSyncSensorOn SupSyncSensorOff "
+              "SyncMoveResume SyncMoveSuspend SyncMoveUndo STOpen STClose STCalib STIndGun STIndGunReset",
+    "0": "Incr Decr Add Clear BitSet BitClear WaitTestAndSet TestAndSet() OpenDir ClearRawBytes SocketCreate "
+         "BookErrNo GetTrapData RMQFindSlot RMQGetMessage RMQReadWait EGMGetId WZBoxDef WZCylDef WZSphDef "
+         "WZHomeJointDef WZLimJointDef WZLimSup WZDOSet",
+    "1": "StrToVal() Open ReadDir() ReadAnyBin ReadRawBytes PackRawBytes GetDataVal RMQGetMsgData IOBusState "
+         "CamGetResult",
+    "2": "UnpackRawBytes CopyRawBytes PackDNHeader RMQSendWait MToolRotCalib",
+    "3": "SToolRotCalib",
+    "0 1": "GetNextSym()",
+    "3 4": "CalcRotAxisFrame() CalcRotAxFrameZ() DefAccFrame()",
+    "4 5 6": "MToolTCPCalib SToolTCPCalib",
+    "*": "GetJointData",
+    "0 \\BreakFlag": "TPReadFK TPReadNum TPReadDnum",
+    "\\BreakFlag": "UIMessageBox() UINumEntry() UINumTune() UIAlphaEntry() UIListView()",
+    "\\Result \\BreakFlag": "UIMsgBox",
+    "\\TimeFlag": "WaitDI WaitDO WaitUntil",
+    "\\ValueAtTimeout \\TimeFlag": "WaitAI WaitAO WaitGI WaitGO",
+    "1 \\ClientAddress": "SocketAccept",
+    "\\Str \\RawData \\Data \\NoRecBytes": "SocketReceive",
+    "1 2 \\Str \\RawData \\Data \\NoRecBytes": "SocketReceiveFrom",
+    "0 \\ObjectName": "GetSysData",
+    "2 \\ListNo": "ReadCfgData",
+    "\\TaskNo": "GetTaskName()",
+    "\\ErrorNumber": "ArgName() CalcJointT()",
+    "1 2 3 \\Title \\Str1 \\Str2 \\Str3 \\Str4 \\Str5": "ReadErrData",
+    "\\Header \\SenderId \\UserDef": "RMQGetMsgHeader",
+    "\\Num \\Bool \\Str": "CamGetParameter",
+    "": "CalcRobT() CRobT() CJointT() CPos() CTool() CWObj() CSpeedOverride() MaxRobSpeed() MaxRobReorientSpeed() "
+        "ReadNum() ReadStr() ReadBin() ReadStrBin() ReadMotor() ReadVar() ClkRead() CDate() CTime() GetTime() "
+        "GetSysInfo() GetMecUnitName() GetMotorTorque() OpMode() RunMode() IsFile() FileSize() ModExist() IsPers() "
+        "IsVar() IsSyncMoveOn() IsStopMoveAct() SocketGetStatus() SocketPeek() RawBytesLen() StrToByte() "
+        "ByteToStr() DnumToNum() NumToDnum() DecToHex() HexToDec() StrFormat() BitAnd() BitOr() BitXOr() BitNeg() "
+        "BitLSh() BitRSh() BitCheck() BitCheckDnum() DInput() DOutput() AInput() AOutput() GInput() GOutput() "
+        "GInputDnum() GOutputDnum() TestDI() TestDO() ValidIO() EGMGetState() FCGetForce()",
 }
-
-
-def _written(spec: str) -> tuple[tuple[int, ...], frozenset[str]]:
-    """The places and optional names of a :data:`BASE_ROUTINES` entry (``*``: every place, ``(-1,)``)."""
-    words = spec.split()
-    places = (-1,) if words == ["*"] else tuple(int(w) for w in words if w.isdigit())
-    return places, frozenset(w[1:].lower() for w in words if w.startswith("\\"))
-
-
-#: :data:`BASE_ROUTINES` by lower-case name (without ``()``): what each call writes.
-WRITES = {name.removesuffix("()").lower(): _written(spec) for name, spec in BASE_ROUTINES.items()}
+#: The names of each kind, in lower case (a function's without ``()``).
+_KINDS = {kind: [name.lower() for name in names.split()] for kind, names in BASE_ROUTINES.items()}
+MANUAL_PASSIVE, MANUAL_MOVING = frozenset(_KINDS.pop("passive")), frozenset(_KINDS.pop("moving"))
+#: What a call of each other routine writes: the places (``(-1,)``: every one) and the optional names.
+WRITES = {name.removesuffix("()"): (
+    (-1,) if kind == "*" else tuple(int(w) for w in kind.split() if w.isdigit()),
+    frozenset(w[1:].lower() for w in kind.split() if w.startswith("\\"))) for kind, names in _KINDS.items()
+    for name in names}
 #: The instructions of the RAPID base that write an argument (passed over: they move nothing).
-WRITES_ARGUMENTS = frozenset(name.lower() for name, spec in BASE_ROUTINES.items()
-                             if spec and not name.endswith("()"))
-
-#: More instructions of the RAPID base (ABB, "RAPID Instructions, Functions and Data types") that neither move the
-#: robot nor branch: corner-path warnings, camera set-ups and requests, I/O buses and aliases, cyclic conditions,
-#: program-pointer flags, friction identification set-ups, sensor and block writes, servo-tool tuning, a system stop.
-MANUAL_PASSIVE = frozenset(s.lower() for s in (
-    "CornerPathWarning", "AliasCamera", "AliasIOReset", "CamFlush", "CamLoadJob", "CamReqImage", "CamSetExposure",
-    "CamSetParameter", "CamSetProgramMode", "CamSetRunMode", "CamStartLoadJob", "CamWaitLoadJob", "CheckProgRef",
-    "IOBusStart", "SetupCyclicBool", "RemoveCyclicBool", "RemoveAllCyclicBool", "ResetPPMoved", "TryInt",
-    "TuneReset", "FricIdInit", "FricIdEvaluate", "FricIdSetFricLevels", "HollowWristReset", "ReadBlock",
-    "WriteBlock", "WriteVar", "SenDevice", "STTune", "STTuneReset", "SafetyControllerSyncRequest",
-    "SystemStopAction",
-))
-
-#: Instructions of the RAPID base that move the robot or an axis by themselves or tie its motions to something
-#: known only while running (load identification, conveyor and sensor synchronisation, synchronised moves of
-#: several tasks, servo guns): a motion they govern is not followed.
-MANUAL_MOVING = frozenset(s.lower() for s in (
-    "LoadId", "ManLoadIdProc", "WaitSensor", "SyncToSensor", "DropSensor", "SupSyncSensorOn", "SupSyncSensorOff",
-    "SyncMoveResume", "SyncMoveSuspend", "SyncMoveUndo", "STOpen", "STClose", "STCalib", "STIndGun",
-    "STIndGunReset",
-))
+WRITES_ARGUMENTS = frozenset(name for kind, names in _KINDS.items() if kind for name in names if "(" not in name)
 
 
 class _Unsupported(Exception):
