@@ -306,9 +306,8 @@ class _Declarations:
         return value  # type: ignore[return-value]
 
     def default_value(self, dtype: str, depth: int = 0) -> object:
-        """The value a ``VAR`` of ``dtype`` declared without one starts with (RAPID kernel: numbers 0, bool FALSE,
-        strings empty, records component by component); None for a type without one that a motion could take (a
-        target, tool, frame: their zero quaternion is no rotation) or one thermocomp does not know."""
+        """The value a ``VAR`` of ``dtype`` declared without one starts with (0, FALSE, "", records component by
+        component); None for RAPID's records (a zero quaternion is no rotation) and types not known here."""
         if dtype in _ATOMIC:
             return _ATOMIC[dtype]()
         fields = None if dtype in RECORDS or depth > 8 else self.records.get(dtype)
@@ -338,8 +337,7 @@ class _Declarations:
         return data, tuple(self._indices(data.value, data.type, node, local, data.name))
 
     def _indices(self, items: list, dtype: str, node: Tree, local, name: str) -> list[int]:
-        """The 0-based indices of ``node`` (``a{i}``, ``a{i, j}``) into the array ``items`` of type ``dtype``
-        (``robtarget{,}``), datum ``name``: as many as it has dimensions, each within its size."""
+        """The 0-based indices of ``node`` (``a{i, j}``) into the array ``items`` of type ``dtype``, datum ``name``."""
         rank = dtype.count(",") + 1 if dtype.endswith("}") else 0
         if len(node.children) - 1 != rank:
             raise self.error(f"{name} has {rank} dimension(s), got {len(node.children) - 1} indices", node)
@@ -368,9 +366,8 @@ class _Declarations:
         return s.start, s.end, node  # type: ignore[return-value]
 
     def _item_span(self, start: int, end: int, i: int) -> tuple[int, int]:
-        """Offsets of item ``i`` of the bracketed list of numbers ``self.text[start:end]``, whitespace aside (the
-        items of each list found once: an array read element by element in a FOR loop is linear)."""
-        key = ("item spans", self.file_key + start, end)  # (file_key: offsets of the module being read)
+        """Offsets of item ``i`` of the bracketed list of numbers ``self.text[start:end]``, whitespace aside."""
+        key = ("item spans", self.file_key + start, end)  # (each list scanned once: a FOR loop over it is linear)
         if key not in self._cache:
             depth, starts, ends = 0, [], []
             for k, c in enumerate(self.text[start:end]):
@@ -409,7 +406,7 @@ class _Declarations:
             joined = self._joined.get(key)
             if joined is not None and joined[0] is self.assigned[key]:
                 raise _Unsupported(f"{token} is changed at run time: {self.written_at(joined[0], False)} gives it a "
-                                   f"value inside the {_construct(joined[1])} at line {_location(joined[1])[0]}, "
+                                   f"value inside the {joined[1].data.split('_')[0].upper()} at line {_location(joined[1])[0]}, "
                                    "whose outcome is known only while running, and another path leaves it another "
                                    "value: its value at this motion is not known", token)
             raise _Unsupported(f"{token} is changed at run time ({self.written_at(self.assigned[key])}); "
@@ -478,15 +475,12 @@ class _Declarations:
         return (-value if str(node.children[0]) == "-" else value), "num"
 
     def _component(self, node: Tree, local) -> tuple[object, str]:
-        root = node.children[0]
-        while isinstance(root, Tree) and root.data in ("component", "index"):
-            root = root.children[0]
-        left = self._zero_left.get(str(root.children[0]).lower()) if isinstance(root, Tree) and root.data == "name" \
-            else None
+        root = self.changed_root(node.children[0])
+        left = None if root is None else self._zero_left.get(str(root).lower())
         if left is not None:
-            raise _Unsupported(f"{root.children[0]} has no value on a path through the {_construct(left)} at line "
-                               f"{_location(left)[0]} (all its parts zero), and this reads a part of it: its value at "
-                               "this motion is not known", node)
+            raise _Unsupported(f"{root} has no value on a path through the {left.data.split('_')[0].upper()} at "
+                               f"line {_location(left)[0]} (all its parts zero), and this reads a part of it: its "
+                               "value at this motion is not known", node)
         base, btype = self.evaluate_typed(node.children[0], local)
         holder, at, dtype = self._into(base, btype or "", node, local, "")
         return holder[at], dtype
@@ -502,9 +496,7 @@ class _Declarations:
         return element, data.type[:data.type.index("{")]
 
     def operation(self, node: Tree, local) -> tuple[object, str]:
-        """``a op b`` by the node's name (:data:`_OPERATORS`; rapid.lark's rules hold RAPID's precedence): the
-        operands evaluated left to right, each checked for the kind the operator takes; ``+`` of strings joins
-        them."""
+        """``a op b`` (:data:`_OPERATORS`), the operands read left to right; ``+`` of strings joins them."""
         op, (left, right) = node.data, node.children
         kind, function = _OPERATORS[op]
         a = self.evaluate(left, local)
@@ -591,8 +583,7 @@ class _Declarations:
                            "functions and the task's own FUNCs)", node)
 
     def _dim(self, name: str, positional: list, optional: dict, node: Tree, local) -> tuple[float, str]:
-        """``Dim(ArrPar, DimNo)``: the number of elements of an array along one dimension (fixed where it is
-        declared: not a read of its values)."""
+        """``Dim(ArrPar, DimNo)``: an array's size along one dimension (its declaration's, not a read of it)."""
         if len(positional) != 2 or optional:
             raise self.error(f"{name}: expected an array and a dimension number, got {len(positional)} "
                              "argument(s)", node)
@@ -619,10 +610,8 @@ class _Declarations:
         return param in self._present[id(local)], "bool"
 
     def evaluate_func(self, func: Tree, name: str, node: Tree, local) -> tuple[object, str]:
-        """The value of a call of the task's own ``FUNC`` whose arguments are known: its body followed in order,
-        when it holds only declarations, assignments to its own data and ``RETURN`` (a pallet position computed
-        from constants); anything else (a condition, a loop, a call, a value known only while running) makes the
-        call not evaluated."""
+        """The value of a call of the task's own ``FUNC`` whose arguments are known, when its body holds only
+        declarations, assignments to its own data and ``RETURN`` (a pallet position computed from constants)."""
         if name.lower() in self._funcs_run or len(self._funcs_run) >= MAX_FUNC_DEPTH:
             raise _Unsupported(f"function {name} calls itself (or nests more than {MAX_FUNC_DEPTH} deep)", node)
         assigned = dict(self.assigned)
@@ -657,14 +646,10 @@ class _Declarations:
 
     # ----- assignments and data changed at run time
     def assign(self, statement: Tree, local: dict[str, _Data]) -> None:
-        """``x := value;``, ``wobj.oframe.trans.z := 25;``, ``pArr{i}.trans.x := 5;`` followed in order: later reads
-        see the value (RoboDK sets its tool, work object and speed this way before the motions).
-
-        A whole record or atomic datum (``num``, ``dnum``, ``bool``, ``string``) of this routine or of the module,
-        or a component or element of one whose value is known, given a value that can be evaluated here, is
-        followed; anything else (a parameter, a type thermocomp does not know, a value known only while running)
-        makes the datum changed at run time (:meth:`record_change`).
-        """
+        """``x := value;``, ``wobj.oframe.trans.z := 25;``, ``pArr{i}.trans.x := 5;`` followed: later reads see the
+        value. A record or atomic datum of this routine or of the module (or a part of one whose value is known)
+        given a value known here is followed; anything else makes the datum changed at run time
+        (:meth:`record_change`)."""
         target, value_node = statement.children[0], statement.children[-1]
         steps: list[Tree] = []
         while isinstance(target, Tree) and target.data in ("component", "index"):
@@ -694,8 +679,7 @@ class _Declarations:
         self.give(scope, key, value, literal, statement)  # type: ignore[arg-type]
 
     def _typed(self, node: Tree | Token, local: dict[str, _Data], dtype: str) -> object:
-        """The value of ``node`` given to a datum of ``dtype``: an atomic value of its kind, a record of its shape, or
-        anything for a type thermocomp does not know."""
+        """The value of ``node`` given to a datum of ``dtype``: of its kind, its shape, or any for a type not known."""
         if dtype not in _ATOMIC:
             return self.evaluate(node, local) if self.fields_of(dtype) is None else self.evaluate_as(node, local, dtype)
         value = self.evaluate(node, local)
@@ -749,11 +733,9 @@ class _Declarations:
                                     "cycle would read that one", read[1])
 
     def changed_tokens(self, node: Tree) -> list[Token | str]:
-        """The names of the data ``node`` changes: an assignment's root (``p.trans.x := ...`` changes ``p``), the
-        arguments a routine of the RAPID base writes (:data:`WRITES`: ``Incr n;``, ``SocketReceive s \\Str:=text;``,
-        ``StrToVal(text, n)``), those a routine of the task writes (its parameters it assigns: the data named there,
-        passed by reference) and what else it assigns (:meth:`_Flow.summary`); every datum named whole in the
-        arguments of a function found nowhere."""
+        """The names of the data ``node`` changes: an assignment's root (``p.trans.x := ...``: ``p``), the arguments
+        a routine of the RAPID base writes (:data:`WRITES`), what a routine of the task writes and assigns
+        (:meth:`_Flow.summary`), every datum named in the arguments of a function found nowhere."""
         if node.data == "assign":
             root = self.changed_root(node.children[0])
             return [] if root is None else [root]
@@ -786,8 +768,7 @@ class _Declarations:
 
     def mark_changed(self, token: Token | None, statement: Tree, local: dict[str, _Data]) -> None:
         """The datum named ``token`` is changed at run time from ``statement`` on, and so is the caller's datum a
-        parameter of that name is bound to (RAPID passes ``VAR``/``PERS``/``INOUT`` arguments by reference; a
-        plain one is taken the same way, to be safe)."""
+        parameter of that name is bound to (passed by reference)."""
         if token is None:
             return
         key = str(token).lower()
@@ -835,11 +816,6 @@ class _Declarations:
                                  f"{norm:.6g}", node)
         T = [_T_from_pose(pose) for pose in poses.values()]
         return (T[0] if len(T) == 1 else T[0] @ T[1]), value[0] is True
-
-
-def _construct(node: Tree) -> str:
-    """The construct a node is, as RAPID writes it (``if_stmt``: IF)."""
-    return node.data.split("_")[0].upper()
 
 
 def _number(value: object) -> bool:
