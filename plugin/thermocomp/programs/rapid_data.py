@@ -1,9 +1,7 @@
-"""RAPID data: declarations, records and expressions, as the walker of :mod:`thermocomp.programs.rapid` reads them.
-
-What a datum holds (:class:`_Data`), the record types and predefined data of the RAPID base, the evaluation of
-expressions (numbers, aggregates, components, array elements, ``Offs``/``RelTool``, arithmetic with RAPID's
-precedence) and the assignments that change data. Units as RAPID writes them (mm, degrees, quaternions
-``(w, x, y, z)``) until a transform is built (SI).
+"""RAPID data as the walker of :mod:`thermocomp.programs.rapid` reads them: what a datum holds (:class:`_Data`), the
+record types, predefined data and routines of the RAPID base, declarations, expressions (with RAPID's precedence and
+checks) and the assignments that change data. Units as RAPID writes them (mm, degrees, quaternions ``(w, x, y, z)``)
+until a transform is built (SI).
 """
 
 from __future__ import annotations
@@ -40,9 +38,8 @@ MAX_UNSET_ELEMENTS = 100_000
 #: The atomic types whose assignments are followed, and the Python type of their values.
 _ATOMIC: dict[str, type] = {"num": float, "dnum": float, "bool": bool, "string": str}
 
-#: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand). Every integer a RAPID
-#: instruction or type takes (confdata's quadrants and cfx, array sizes and indices, ``DIV``/``MOD`` operands, FOR
-#: passes) is checked against it before it is converted (a confdata of 1E30 overflowed a C long).
+#: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand): every integer a RAPID
+#: instruction or type takes (confdata, array sizes and indices, ``DIV``/``MOD`` operands) is checked against it.
 INT_MAX = 2 ** 23
 
 #: Record types of RAPID data and their components, in order (ABB RAPID reference, "Data types").
@@ -658,11 +655,12 @@ class _Declarations:
         key = str(target.children[0]).lower() if isinstance(target, Tree) and target.data == "name" else None
         scope = local if key in local else (self.module_data if key in self.module_data else None)
         data = None if scope is None else scope[key]  # type: ignore[index]
+        if data is None or key in self._params.get(id(local), ()) or (
+                (key in self.assigned or data.value is None) if steps
+                else self.fields_of(data.type) is None and data.type not in _ATOMIC):
+            self.record_change(statement, local)
+            return
         try:
-            if data is None or key in self._params.get(id(local), ()) or (
-                    (key in self.assigned or data.value is None) if steps
-                    else self.fields_of(data.type) is None and data.type not in _ATOMIC):
-                raise _Unsupported("", statement)
             if steps:  # (a copy: not a read the next cycle depends on, the part is overwritten)
                 value = holder = _copy(data.value)
                 at, dtype = None, data.type
