@@ -131,15 +131,21 @@ BASE_ROUTINES: dict[str, str] = {
         "GInputDnum() GOutputDnum() TestDI() TestDO() ValidIO() EGMGetState() FCGetForce()",
 }
 #: The names of each kind, in lower case.
-_KINDS = {kind: [name.lower() for name in names.split()] for kind, names in BASE_ROUTINES.items()}
-MANUAL_PASSIVE, MANUAL_MOVING = frozenset(_KINDS.pop("passive")), frozenset(_KINDS.pop("moving"))
-#: What a call of each other routine writes: the places (``(-1,)``: every one) and the optional names.
-WRITES = {name.removesuffix("()"): (
-    (-1,) if kind == "*" else tuple(int(w) for w in kind.split() if w.isdigit()),
-    frozenset(w[1:].lower() for w in kind.split() if w.startswith("\\"))) for kind, names in _KINDS.items()
-    for name in names}
+_BY_KIND = {kind: [name.lower() for name in names.split()] for kind, names in BASE_ROUTINES.items()}
+MANUAL_PASSIVE, MANUAL_MOVING = frozenset(_BY_KIND.pop("passive")), frozenset(_BY_KIND.pop("moving"))
+
+
+def _written(kind: str) -> tuple[tuple[int, ...], frozenset[str]]:
+    """The places (``(-1,)``: every one) and the optional names of the arguments a routine of ``kind`` writes."""
+    words = kind.split()
+    places = (-1,) if words == ["*"] else tuple(int(w) for w in words if w.isdigit())
+    return places, frozenset(w[1:].lower() for w in words if w.startswith("\\"))
+
+
+#: What a call of each routine of the RAPID base writes, by lower-case name (without ``()``).
+WRITES = {name.removesuffix("()"): _written(kind) for kind, names in _BY_KIND.items() for name in names}
 #: The instructions of the RAPID base that write an argument (passed over: they move nothing).
-WRITES_ARGUMENTS = frozenset(name for kind, names in _KINDS.items() if kind for name in names if "(" not in name)
+WRITES_ARGUMENTS = frozenset(name for kind, names in _BY_KIND.items() if kind for name in names if "(" not in name)
 
 
 class _Unsupported(Exception):
