@@ -75,6 +75,11 @@ def test_sources_rows_are_complete() -> None:
     not_seventh = {r["repository"] for r in rows if r["gathering"] != "held-out-7"}
     assert len(seventh) >= 25 and len({r["repository"] for r in seventh}) >= 12
     assert not not_seventh & {r["repository"] for r in seventh}
+    eighth = [r for r in rows if r["gathering"] == "held-out-8"]
+    not_eighth = {r["repository"] for r in rows if r["gathering"] != "held-out-8"}
+    assert len(eighth) >= 25 and len({r["repository"] for r in eighth}) >= 15
+    assert sum(r["language"] == "rapid" for r in eighth) >= 25
+    assert not not_eighth & {r["repository"] for r in eighth}
 
 
 @pytest.mark.parametrize(
