@@ -17,6 +17,7 @@ not from the gathered texts.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from thermocomp.errors import InputError
@@ -142,3 +143,54 @@ def test_another_modules_local_datum_does_not_clash_with_a_global_of_its_name(tm
     lib.write_text("MODULE LibMod\n    LOCAL PERS num shift := 5800;\nENDMODULE\n")
     prog = read_program(main, rapid=RapidOptions(modules=(str(lib),)))
     assert prog.unsupported == () and [m.line for m in prog.motions] == [5]
+
+
+_TARGET = "CONST robtarget p10 := [[{x},{y},{z}],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];"
+
+
+def test_a_modules_local_datum_hidden_by_a_global_of_its_name_is_refused_where_its_own_code_reads_it(tmp_path):
+    """RAPID: a ``LOCAL`` datum hides a task-global one of its name within its module. Its module's ``MoveL p10``
+    goes to its own ``p10``; read as the program's ``p10`` it was compensated silently with the other target (and
+    the program's counted twice). Refused at that read, naming the datum; the program's own read stays followed."""
+    main, lib = tmp_path / "main.mod", tmp_path / "lib.mod"
+    main.write_text("MODULE MainMod\n    " + _TARGET.format(x=500, y=0, z=500) + "\n    PROC main()\n"
+                    "        MoveL p10, v100, fine, tool0;\n        Other;\n    ENDPROC\nENDMODULE\n")
+    lib.write_text("MODULE OtherMod\n    LOCAL " + _TARGET.format(x=450, y=100, z=450) + "\n    PROC Other()\n"
+                   "        MoveL p10, v100, fine, tool0;\n    ENDPROC\nENDMODULE\n")
+    prog = read_program(main, rapid=RapidOptions(modules=(str(lib),)))
+    assert [(f.file, f.line) for f in prog.unsupported] == [(1, 4)]
+    assert "p10 is declared LOCAL" in prog.unsupported[0].message
+    assert [(m.line, m.file) for m in prog.motions] == [(4, 0)]
+
+
+def test_a_local_datum_read_by_its_modules_own_declarations_is_its_own(tmp_path):
+    """``LOCAL p10`` and ``p20 := Offs(p10, 0, 0, 10)`` of a module beside the program's global ``p10``: ``p20`` is
+    the module's ``p10`` raised 10 mm, never the program's, or refused; never the program's silently."""
+    main, lib = tmp_path / "main.mod", tmp_path / "lib.mod"
+    main.write_text("MODULE MainMod\n    " + _TARGET.format(x=500, y=0, z=500) + "\n    PROC main()\n"
+                    "        Other;\n    ENDPROC\nENDMODULE\n")
+    lib.write_text("MODULE OtherMod\n    LOCAL " + _TARGET.format(x=450, y=100, z=450) + "\n"
+                   "    LOCAL CONST robtarget p20 := Offs(p10, 0, 0, 10);\n    PROC Other()\n"
+                   "        MoveL p20, v100, fine, tool0;\n    ENDPROC\nENDMODULE\n")
+    prog = read_program(main, rapid=RapidOptions(modules=(str(lib),)))
+    for point in prog.points:
+        assert point.T_world_tcp[:3, 3] * 1e3 == pytest.approx([450, 100, 460])
+    assert prog.points or any("p10" in f.message for f in prog.unsupported)
+
+
+def test_a_confdata_note_names_the_file_its_target_is_in(tmp_path):
+    """The report's "confdata written" line of a target in a ``--module`` names that module's file (it named the
+    program's, with the module's line and column)."""
+    from helpers import run_program
+
+    from thermocomp.deformation.table import DeformationTable
+    from thermocomp.programs.options import ProgramOptions
+
+    main, lib = tmp_path / "main.mod", tmp_path / "lib.mod"
+    main.write_text("MODULE MainMod\n    PROC main()\n        ConfL \\Off;\n        Other;\n    ENDPROC\nENDMODULE\n")
+    lib.write_text("MODULE OtherMod\n    " + _TARGET.format(x=450, y=-100, z=450) + "\n    PROC Other()\n"
+                   "        MoveL p10, v100, fine, tool0;\n    ENDPROC\nENDMODULE\n")
+    report = run_program("irb140", DeformationTable.from_mm_deg(np.full((6, 6), 0.5)), main, tmp_path / "out.mod",
+                         program_options=ProgramOptions(rapid=RapidOptions(modules=(str(lib),))))
+    notes = [n for n in report.notes if "confdata written" in n]
+    assert notes and all(n.startswith(f"{lib}:4:15: ") for n in notes)

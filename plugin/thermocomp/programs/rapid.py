@@ -181,6 +181,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.funcs: dict[str, Tree] = {}  # the task's FUNCs (:meth:`_Declarations.evaluate_func`)
         self.traps: dict[str, Tree] = {}  # the TRAPs of the task's other modules (its own: :attr:`routines`)
         self.foreign_local: set[str | tuple[str, str]] = set()  # LOCAL data (and routines of one name) of other modules
+        self.hidden_local: dict[str, set[int]] = {}  # a LOCAL datum another declaration of its name hides: its files
         self._funcs_run: list[str] = []  # the FUNCs being evaluated, innermost last
         self._changes: tuple[frozenset[str], frozenset[str]] | None = None  # :meth:`_Flow._task_changes`
         self._present: dict[int, set[str]] = {}  # id of a call's scope -> the optional parameters it was given
