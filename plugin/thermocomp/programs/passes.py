@@ -3,7 +3,7 @@
 A motion inside a RAPID ``FOR`` loop of constant bounds (or a URScript ``while`` the file counts) whose target
 reads data the loop steps (``MoveL Offs(A1, Xpos, Ypos, 0), ...`` with ``Xpos := Xpos + 30`` each pass) runs a known target each
 pass, but its text is one: it cannot hold several corrected targets. The reader
-(:meth:`~thermocomp.programs.rapid_flow._Flow.take_passes`) gives each pass's motion as a motion of its
+(:meth:`~thermocomp.programs.rapid_flow._Flow.run_for`) gives each pass's motion as a motion of its
 own and names such texts in ``RobotProgram.extra["per_pass"]``; every run of such a text is in the
 cycle's fixed order (none under a condition known only while running). The written program then holds,
 for each such text ``j`` at a motion statement ``k``:
