@@ -1,9 +1,7 @@
-"""RAPID data: declarations, records and expressions, as the walker of :mod:`thermocomp.programs.rapid` reads them.
-
-What a datum holds (:class:`_Data`), the record types and predefined data of the RAPID base, the evaluation of
-expressions (numbers, aggregates, components, array elements, ``Offs``/``RelTool``, arithmetic with RAPID's
-precedence) and the assignments that change data. Units as RAPID writes them (mm, degrees, quaternions
-``(w, x, y, z)``) until a transform is built (SI).
+"""RAPID data as the walker of :mod:`thermocomp.programs.rapid` reads them: what a datum holds (:class:`_Data`), the
+record types, predefined data and routines of the RAPID base, declarations, expressions (with RAPID's precedence and
+checks) and the assignments that change data. Units as RAPID writes them (mm, degrees, quaternions ``(w, x, y, z)``)
+until a transform is built (SI).
 """
 
 from __future__ import annotations
@@ -40,9 +38,8 @@ MAX_UNSET_ELEMENTS = 100_000
 #: The atomic types whose assignments are followed, and the Python type of their values.
 _ATOMIC: dict[str, type] = {"num": float, "dnum": float, "bool": bool, "string": str}
 
-#: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand). Every integer a RAPID
-#: instruction or type takes (confdata's quadrants and cfx, array sizes and indices, ``DIV``/``MOD`` operands, FOR
-#: passes) is checked against it before it is converted (a confdata of 1E30 overflowed a C long).
+#: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand): every integer a RAPID
+#: instruction or type takes (confdata, array sizes and indices, ``DIV``/``MOD`` operands) is checked against it.
 INT_MAX = 2 ** 23
 
 #: Record types of RAPID data and their components, in order (ABB RAPID reference, "Data types").
@@ -81,86 +78,74 @@ PREDEFINED: dict[str, tuple[str, object]] = {
     "false": ("bool", False),
 }
 
-#: The routines of the RAPID base (ABB, "Technical reference manual - RAPID Instructions, Functions and Data types"),
-#: each with the arguments it gives a value (its ``INOUT``, ``VAR`` and ``PERS`` parameters that it writes): their
-#: places among the required arguments (0-based) and the names of the optional ones (``\Name``), ``*`` every one,
-#: nothing for none. A function's name ends in ``()``. A call changes exactly these data where it runs
+#: The routines of the RAPID base (ABB, "Technical reference manual - RAPID Instructions, Functions and Data types")
+#: by kind, one line of names each (a function's ends in ``()``). ``passive``: instructions that neither move the
+#: robot nor branch (corner-path warnings, cameras, I/O buses, cyclic conditions, friction identification, sensor and
+#: block writes, servo-tool tuning, a system stop). ``moving``: instructions that move the robot or an axis by
+#: themselves or tie its motions to something known only while running (load identification, sensors, synchronised
+#: moves, servo guns): a motion they govern is not followed. Every other kind says which arguments the routine gives
+#: a value (its ``INOUT``, ``VAR`` and ``PERS`` parameters): their places among the required arguments (0-based),
+#: the names of the optional ones (``\Name``), ``*`` every one, nothing for none. A call changes exactly these data
 #: (:meth:`_Declarations.changed_tokens`); a function found neither here, nor among those evaluated
 #: (:data:`EVALUATED`), nor in the task may change every datum named whole among its arguments.
 BASE_ROUTINES: dict[str, str] = {
-    # numbers, bits and the operator's answers
-    "Incr": "0", "Decr": "0", "Add": "0", "Clear": "0", "BitSet": "0", "BitClear": "0",
-    "TPReadFK": "0 \\BreakFlag", "TPReadNum": "0 \\BreakFlag", "TPReadDnum": "0 \\BreakFlag",
-    "UIMsgBox": "\\Result \\BreakFlag", "UIMessageBox()": "\\BreakFlag", "UINumEntry()": "\\BreakFlag",
-    "UINumTune()": "\\BreakFlag", "UIAlphaEntry()": "\\BreakFlag", "UIListView()": "\\BreakFlag",
-    # waits that tell whether they timed out
-    "WaitDI": "\\TimeFlag", "WaitDO": "\\TimeFlag", "WaitUntil": "\\TimeFlag",
-    **dict.fromkeys(("WaitAI", "WaitAO", "WaitGI", "WaitGO"), "\\ValueAtTimeout \\TimeFlag"),
-    "WaitTestAndSet": "0", "TestAndSet()": "0",
-    # strings, files, serial channels, sockets and raw bytes
-    "StrToVal()": "1", "Open": "1", "OpenDir": "0", "ReadDir()": "1", "ReadAnyBin": "1", "ReadRawBytes": "1",
-    "ClearRawBytes": "0", "PackRawBytes": "1", "UnpackRawBytes": "2", "CopyRawBytes": "2", "PackDNHeader": "2",
-    "SocketCreate": "0", "SocketAccept": "1 \\ClientAddress",
-    "SocketReceive": "\\Str \\RawData \\Data \\NoRecBytes",
-    "SocketReceiveFrom": "1 2 \\Str \\RawData \\Data \\NoRecBytes",
-    # data by name, system data, configuration, errors, messages between tasks
-    "GetDataVal": "1", "GetNextSym()": "0 1", "GetSysData": "0 \\ObjectName", "ReadCfgData": "2 \\ListNo",
-    "GetTaskName()": "\\TaskNo", "ArgName()": "\\ErrorNumber", "BookErrNo": "0", "GetTrapData": "0",
-    "ReadErrData": "1 2 3 \\Title \\Str1 \\Str2 \\Str3 \\Str4 \\Str5", "RMQFindSlot": "0",
-    "RMQGetMessage": "0", "RMQGetMsgData": "1", "RMQGetMsgHeader": "\\Header \\SenderId \\UserDef",
-    "RMQReadWait": "0", "RMQSendWait": "2", "EGMGetId": "0", "IOBusState": "1", "GetJointData": "*",
-    # world zones, tool and frame calibration, cameras
-    **dict.fromkeys(("WZBoxDef", "WZCylDef", "WZSphDef", "WZHomeJointDef", "WZLimJointDef", "WZLimSup", "WZDOSet"),
-                    "0"),
-    "MToolTCPCalib": "4 5 6", "SToolTCPCalib": "4 5 6", "MToolRotCalib": "2", "SToolRotCalib": "3",
-    "CalcRotAxisFrame()": "3 4", "CalcRotAxFrameZ()": "3 4", "DefAccFrame()": "3 4", "CalcJointT()": "\\ErrorNumber",
-    "CamGetResult": "1", "CamGetParameter": "\\Num \\Bool \\Str",
-    # functions that read their arguments only
-    **dict.fromkeys((f"{name}()" for name in (
-        "CalcRobT", "CRobT", "CJointT", "CPos", "CTool", "CWObj", "CSpeedOverride", "MaxRobSpeed",
-        "MaxRobReorientSpeed", "ReadNum", "ReadStr", "ReadBin", "ReadStrBin", "ReadMotor", "ReadVar", "ClkRead",
-        "CDate", "CTime", "GetTime", "GetSysInfo", "GetMecUnitName", "GetMotorTorque", "OpMode", "RunMode",
-        "IsFile", "FileSize", "ModExist", "IsPers", "IsVar", "IsSyncMoveOn", "IsStopMoveAct", "SocketGetStatus",
-        "SocketPeek", "RawBytesLen", "StrToByte", "ByteToStr", "DnumToNum", "NumToDnum", "DecToHex", "HexToDec",
-        "StrFormat", "BitAnd", "BitOr", "BitXOr", "BitNeg", "BitLSh", "BitRSh", "BitCheck", "BitCheckDnum",
-        "DInput", "DOutput", "AInput", "AOutput", "GInput", "GOutput", "GInputDnum", "GOutputDnum", "TestDI",
-        "TestDO", "ValidIO", "EGMGetState", "FCGetForce")), ""),
+    "passive": "CornerPathWarning AliasCamera AliasIOReset CamFlush CamLoadJob CamReqImage CamSetExposure "
+               "CamSetParameter CamSetProgramMode CamSetRunMode CamStartLoadJob CamWaitLoadJob CheckProgRef "
+               "IOBusStart SetupCyclicBool RemoveCyclicBool RemoveAllCyclicBool ResetPPMoved TryInt TuneReset "
+               "FricIdInit FricIdEvaluate FricIdSetFricLevels HollowWristReset ReadBlock WriteBlock WriteVar "
+               "SenDevice STTune STTuneReset SafetyControllerSyncRequest SystemStopAction",
+    "moving": "LoadId ManLoadIdProc WaitSensor SyncToSensor DropSensor SupSyncSensorOn SupSyncSensorOff "
+              "SyncMoveResume SyncMoveSuspend SyncMoveUndo STOpen STClose STCalib STIndGun STIndGunReset",
+    "0": "Incr Decr Add Clear BitSet BitClear WaitTestAndSet TestAndSet() OpenDir ClearRawBytes SocketCreate "
+         "BookErrNo GetTrapData RMQFindSlot RMQGetMessage RMQReadWait EGMGetId WZBoxDef WZCylDef WZSphDef "
+         "WZHomeJointDef WZLimJointDef WZLimSup WZDOSet",
+    "1": "StrToVal() Open ReadDir() ReadAnyBin ReadRawBytes PackRawBytes GetDataVal RMQGetMsgData IOBusState "
+         "CamGetResult",
+    "2": "UnpackRawBytes CopyRawBytes PackDNHeader RMQSendWait MToolRotCalib",
+    "3": "SToolRotCalib",
+    "0 1": "GetNextSym()",
+    "3 4": "CalcRotAxisFrame() CalcRotAxFrameZ() DefAccFrame()",
+    "4 5 6": "MToolTCPCalib SToolTCPCalib",
+    "*": "GetJointData",
+    "0 \\BreakFlag": "TPReadFK TPReadNum TPReadDnum",
+    "\\BreakFlag": "UIMessageBox() UINumEntry() UINumTune() UIAlphaEntry() UIListView()",
+    "\\Result \\BreakFlag": "UIMsgBox",
+    "\\TimeFlag": "WaitDI WaitDO WaitUntil",
+    "\\ValueAtTimeout \\TimeFlag": "WaitAI WaitAO WaitGI WaitGO",
+    "1 \\ClientAddress": "SocketAccept",
+    "\\Str \\RawData \\Data \\NoRecBytes": "SocketReceive",
+    "1 2 \\Str \\RawData \\Data \\NoRecBytes": "SocketReceiveFrom",
+    "0 \\ObjectName": "GetSysData",
+    "2 \\ListNo": "ReadCfgData",
+    "\\TaskNo": "GetTaskName()",
+    "\\ErrorNumber": "ArgName() CalcJointT()",
+    "1 2 3 \\Title \\Str1 \\Str2 \\Str3 \\Str4 \\Str5": "ReadErrData",
+    "\\Header \\SenderId \\UserDef": "RMQGetMsgHeader",
+    "\\Num \\Bool \\Str": "CamGetParameter",
+    "": "CalcRobT() CRobT() CJointT() CPos() CTool() CWObj() CSpeedOverride() MaxRobSpeed() MaxRobReorientSpeed() "
+        "ReadNum() ReadStr() ReadBin() ReadStrBin() ReadMotor() ReadVar() ClkRead() CDate() CTime() GetTime() "
+        "GetSysInfo() GetMecUnitName() GetMotorTorque() OpMode() RunMode() IsFile() FileSize() ModExist() IsPers() "
+        "IsVar() IsSyncMoveOn() IsStopMoveAct() SocketGetStatus() SocketPeek() RawBytesLen() StrToByte() "
+        "ByteToStr() DnumToNum() NumToDnum() DecToHex() HexToDec() StrFormat() BitAnd() BitOr() BitXOr() BitNeg() "
+        "BitLSh() BitRSh() BitCheck() BitCheckDnum() DInput() DOutput() AInput() AOutput() GInput() GOutput() "
+        "GInputDnum() GOutputDnum() TestDI() TestDO() ValidIO() EGMGetState() FCGetForce()",
 }
+#: The names of each kind, in lower case.
+_BY_KIND = {kind: [name.lower() for name in names.split()] for kind, names in BASE_ROUTINES.items()}
+MANUAL_PASSIVE, MANUAL_MOVING = frozenset(_BY_KIND.pop("passive")), frozenset(_BY_KIND.pop("moving"))
 
 
-def _written(spec: str) -> tuple[tuple[int, ...], frozenset[str]]:
-    """The places and optional names of a :data:`BASE_ROUTINES` entry (``*``: every place, ``(-1,)``)."""
-    words = spec.split()
+def _written(kind: str) -> tuple[tuple[int, ...], frozenset[str]]:
+    """The places (``(-1,)``: every one) and the optional names of the arguments a routine of ``kind`` writes."""
+    words = kind.split()
     places = (-1,) if words == ["*"] else tuple(int(w) for w in words if w.isdigit())
     return places, frozenset(w[1:].lower() for w in words if w.startswith("\\"))
 
 
-#: :data:`BASE_ROUTINES` by lower-case name (without ``()``): what each call writes.
-WRITES = {name.removesuffix("()").lower(): _written(spec) for name, spec in BASE_ROUTINES.items()}
+#: What a call of each routine of the RAPID base writes, by lower-case name (without ``()``).
+WRITES = {name.removesuffix("()"): _written(kind) for kind, names in _BY_KIND.items() for name in names}
 #: The instructions of the RAPID base that write an argument (passed over: they move nothing).
-WRITES_ARGUMENTS = frozenset(name.lower() for name, spec in BASE_ROUTINES.items()
-                             if spec and not name.endswith("()"))
-
-#: More instructions of the RAPID base (ABB, "RAPID Instructions, Functions and Data types") that neither move the
-#: robot nor branch: corner-path warnings, camera set-ups and requests, I/O buses and aliases, cyclic conditions,
-#: program-pointer flags, friction identification set-ups, sensor and block writes, servo-tool tuning, a system stop.
-MANUAL_PASSIVE = frozenset(s.lower() for s in (
-    "CornerPathWarning", "AliasCamera", "AliasIOReset", "CamFlush", "CamLoadJob", "CamReqImage", "CamSetExposure",
-    "CamSetParameter", "CamSetProgramMode", "CamSetRunMode", "CamStartLoadJob", "CamWaitLoadJob", "CheckProgRef",
-    "IOBusStart", "SetupCyclicBool", "RemoveCyclicBool", "RemoveAllCyclicBool", "ResetPPMoved", "TryInt",
-    "TuneReset", "FricIdInit", "FricIdEvaluate", "FricIdSetFricLevels", "HollowWristReset", "ReadBlock",
-    "WriteBlock", "WriteVar", "SenDevice", "STTune", "STTuneReset", "SafetyControllerSyncRequest",
-    "SystemStopAction",
-))
-
-#: Instructions of the RAPID base that move the robot or an axis by themselves or tie its motions to something
-#: known only while running (load identification, conveyor and sensor synchronisation, synchronised moves of
-#: several tasks, servo guns): a motion they govern is not followed.
-MANUAL_MOVING = frozenset(s.lower() for s in (
-    "LoadId", "ManLoadIdProc", "WaitSensor", "SyncToSensor", "DropSensor", "SupSyncSensorOn", "SupSyncSensorOff",
-    "SyncMoveResume", "SyncMoveSuspend", "SyncMoveUndo", "STOpen", "STClose", "STCalib", "STIndGun",
-    "STIndGunReset",
-))
+WRITES_ARGUMENTS = frozenset(name for kind, names in _BY_KIND.items() if kind for name in names if "(" not in name)
 
 
 class _Unsupported(Exception):
@@ -174,10 +159,8 @@ class _Unsupported(Exception):
 
 def span_of(item: Tree | Token) -> Span:
     """The :class:`Span` of a tree (lark ``propagate_positions``) or a token."""
-    if isinstance(item, Token):
-        return Span(item.start_pos, item.end_pos, item.line, item.column)
-    meta = item.meta
-    return Span(meta.start_pos, meta.end_pos, meta.line, meta.column)
+    at = item if isinstance(item, Token) else item.meta
+    return Span(at.start_pos, at.end_pos, at.line, at.column)
 
 
 def _location(item: Tree | Token) -> tuple[int, int]:
@@ -204,20 +187,18 @@ class _Declarations:
     """The walker's data: declarations, lookups, expressions and assignments (mixed into ``rapid._Walker``)."""
 
     #: Data given a value inside a condition or loop not resolved before running (one of the values it may have):
-    #: name -> (the assignment, the construct); :meth:`_Flow.run` gives each walk its own (read-only here).
+    #: name -> (the assignment, the construct); :meth:`_Flow.run` gives each walk its own.
     _branch_given: Mapping[str, tuple[Tree, Tree]] = MappingProxyType({})
     #: While a motion runs, the data of :attr:`_branch_given` it reads (:meth:`_Flow.run_tagged`); else None.
     _reading: dict[str, tuple[Tree, Tree]] | None = None
     #: Data a join of paths left with more than one value: name -> (the assignment inside, the construct).
     _joined: Mapping[str, tuple[Tree, Tree]] = MappingProxyType({})
-    #: Data a join kept at one value although a path left them without one (all parts zero, a zero quaternion the
-    #: controller stops on only where it is read as an orientation): name -> the construct. A read of a part of
-    #: one (``t.trans.x``) reads the zeros on that path: refused (:meth:`_component`).
+    #: Data a join kept at one value although a path left all their parts zero: name -> the construct (a read of a
+    #: part of one reads the zeros on that path: refused, :meth:`_component`).
     _zero_left: Mapping[str, Tree] = MappingProxyType({})
-    #: The data of the routine whose last statement is the production loop (:meth:`_Flow.loops_forever`): they keep
-    #: their values from one pass (cycle) to the next, as the module's do (:meth:`check_cycles`).
+    #: The data of the routine whose last statement is the production loop: they keep their values from one cycle
+    #: to the next, as the module's do (:meth:`check_cycles`); that routine's scope and its FOR loops', by id.
     _cycle_scope: Mapping[str, _Data] = MappingProxyType({})
-    #: That routine's scope and its FOR loops' (a copy each pass, holding the counter), by id.
     _cycle_scopes: Mapping[int, Mapping[str, _Data]] = MappingProxyType({})
     #: The task's other modules' nodes: id -> the index of their file (:meth:`written_at`; built when first needed).
     _node_files: dict[int, int] | None = None
@@ -228,31 +209,26 @@ class _Declarations:
         return InputError(f"{message} (column {column})", path=self.path, row=line)
 
     def unsupported_at(self, message: str, where: Tree | Token) -> None:
-        line, column = _location(where)
-        finding = Finding(message, line, column, self.file)
-        if finding not in self._seen:  # once, though met in every pass of a FOR loop
-            self._seen.add(finding)
-            self.unsupported.append(finding)
+        self.note_once(Finding(message, *_location(where), self.file), self.unsupported)
+
+    def note_once(self, note: Finding, into: list[Finding] | None = None) -> None:
+        """``note`` added to the notes (or ``into``) unless given already (a construct met in every pass or call)."""
+        if note not in self._seen:
+            self._seen.add(note)
+            (self.notes if into is None else into).append(note)
 
     def written_at(self, node: Tree | Token, column: bool = True) -> str:
         """``line L, column C`` (``line L``) of ``node``; ``FILE:L:C`` (``FILE:L``) where it lies in another file of
         the task than the one read now (an assignment in another module than the motion that reads the datum)."""
         line, col = _location(node)
-        if self._node_files is None:  # (once, at the first message that needs it)
+        if self._node_files is None:
             self._node_files = {id(n): self.file_of(m.path) for m in self.task.modules for n in m.tree.iter_subtrees()}
         file = self._node_files.get(id(node), 0)
         if file == self.file:
             return f"line {line}, column {col}" if column else f"line {line}"
-        return f"{self._files[file][0]}:{line}:{col}" if column else f"{self._files[file][0]}:{line}"
+        return f"{self._files[file][0]}:{line}" + (f":{col}" if column else "")
 
-    def note_once(self, note: Finding) -> None:
-        """``note`` added to the notes unless it is there already (a construct met in every pass or call)."""
-        if note not in self._seen:
-            self._seen.add(note)
-            self.notes.append(note)
-
-
-    # ----- data
+    # ----- types and declarations
     def fields_of(self, dtype: str) -> tuple[tuple[str, str], ...] | None:
         """The components (name, type) of record type ``dtype`` (RAPID's, or a ``RECORD`` of the task); None for an
         atomic type or one the task does not declare."""
@@ -287,18 +263,17 @@ class _Declarations:
         dtype, key, local = self.base_type(str(type_token).lower()), str(name_token).lower(), (
             None if scope is self.module_data else scope)
         value: object = None
-        if value_node is not None:
-            try:
+        try:  # (an initial value that cannot be evaluated: any use of it is unsupported)
+            if value_node is not None:
                 value = self.evaluate(value_node, local)
-                if dims is not None:
-                    value = self.array_value(value, dims, dtype, str(name_token), value_node, local)
-            except _Unsupported:
-                value = None  # an initial value that cannot be evaluated: any use of it is unsupported
-            if value is not None and dims is None:
+            elif storage == "var" and dims is None:  # (RAPID: a VAR without a value starts at 0, FALSE, "")
+                value = self.default_value(dtype)
+            if dims is not None and (value_node is not None or storage == "var"):
+                value = self._array(value, dims, dtype, str(name_token), value_node, local)
+            elif value_node is not None:
                 self.check_record(value, dtype, value_node)
-        elif storage == "var":  # (RAPID: a VAR without a value starts at 0, FALSE, "")
-            value = self.default_value(dtype) if dims is None else self.unset_array(dims, dtype, str(name_token),
-                                                                                    local)
+        except _Unsupported:
+            value = None
         if local is None and key in scope:  # RAPID refuses it: which one counts?
             first = scope[key]
             if first.origin:
@@ -311,37 +286,17 @@ class _Declarations:
         rank = "" if dims is None else "{" + "," * (len(dims.children) - 1) + "}"  # (robtarget{,}: two dimensions)
         scope[key] = _Data(dtype + rank, value, value_node, str(name_token), name_token, file=self.file)
 
-    def _sizes(self, dims: Tree, local, name: str) -> list[int]:
-        """The sizes of an array's dimensions, each a whole number (RAPID's integers are ``num``)."""
-        return [self.check_integer(self._number(d, local), f"{name}'s size", d) for d in dims.children]
-
-    def unset_array(self, dims: Tree, dtype: str, name: str, local) -> list | None:
-        """A ``VAR`` array declared without a value: its elements start as :meth:`default_value` (None where there is
-        none: a target is then known once assigned); None if its dimensions are not known here or too large."""
-        try:
-            sizes = self._sizes(dims, local, name)
-        except _Unsupported:
-            return None
-        if min(sizes) < 1 or math.prod(sizes) > MAX_UNSET_ELEMENTS:
-            return None
-        value = self.default_value(dtype)
-        for n in reversed(sizes):
-            value = [_copy(value) for _ in range(n)]
-        return value  # type: ignore[return-value]
-
-    def default_value(self, dtype: str, depth: int = 0) -> object:
-        """The value a ``VAR`` of ``dtype`` declared without one starts with (RAPID kernel: numbers 0, bool FALSE,
-        strings empty, records component by component); None for a type without one that a motion could take (a
-        target, tool, frame: their zero quaternion is no rotation) or one thermocomp does not know."""
-        if dtype in _ATOMIC:
-            return _ATOMIC[dtype]()
-        fields = None if dtype in RECORDS or depth > 8 else self.records.get(dtype)
-        return None if fields is None else [self.default_value(t, depth + 1) for _, t in fields]
-
-    def array_value(self, value: object, dims: Tree, dtype: str, name: str, where: Tree | Token, local) -> list:
-        """The elements of an array's initial value (nested lists, one level a dimension), each checked as
-        ``dtype``."""
-        sizes = self._sizes(dims, local, name)
+    def _array(self, value: object, dims: Tree, dtype: str, name: str, where: Tree | None, local) -> list | None:
+        """An array's initial value (nested lists, one level a dimension) with each element checked as ``dtype``;
+        given none (``value`` None), its elements at :meth:`default_value`, or None where it has too many."""
+        sizes = [self.check_integer(self._number(d, local), f"{name}'s size", d) for d in dims.children]
+        if where is None:
+            if min(sizes) < 1 or math.prod(sizes) > MAX_UNSET_ELEMENTS:
+                return None
+            value = self.default_value(dtype)
+            for n in reversed(sizes):
+                value = [_copy(value) for _ in range(n)]
+            return value  # type: ignore[return-value]
 
         def check(items: object, level: int) -> None:
             if not isinstance(items, list) or len(items) != sizes[level]:
@@ -353,6 +308,28 @@ class _Declarations:
         check(value, 0)
         return value  # type: ignore[return-value]
 
+    def default_value(self, dtype: str, depth: int = 0) -> object:
+        """The value a ``VAR`` of ``dtype`` declared without one starts with (0, FALSE, "", records component by
+        component); None for RAPID's records (a zero quaternion is no rotation) and types not known here."""
+        if dtype in _ATOMIC:
+            return _ATOMIC[dtype]()
+        fields = None if dtype in RECORDS or depth > 8 else self.records.get(dtype)
+        return None if fields is None else [self.default_value(t, depth + 1) for _, t in fields]
+
+    def check_record(self, value: object, dtype: str, where: Tree | Token) -> None:
+        """``value`` has the shape of RAPID type ``dtype``; else an :class:`InputError` at ``where``."""
+        fields = self.fields_of(dtype)
+        if fields is None:
+            return
+        if not isinstance(value, list) or len(value) != len(fields):
+            raise self.error(f"expected a {dtype} of {len(fields)} components "
+                             f"({', '.join(f for f, _ in fields)}), got {_describe(value)}", where)
+        for (field_name, field_type), item in zip(fields, value):
+            if field_type == "num" and (isinstance(item, bool) or not isinstance(item, float)):
+                raise self.error(f"{dtype}.{field_name}: expected a number, got {_describe(item)}", where)
+            self.check_record(item, field_type, where)
+
+    # ----- arrays
     def element(self, node: Tree, local) -> tuple[_Data, tuple[int, ...]]:
         """The array datum and the 0-based indices of ``name{i}`` or ``name{i, j}`` (RAPID counts from 1)."""
         if not (isinstance(node.children[0], Tree) and node.children[0].data == "name"):
@@ -362,28 +339,38 @@ class _Declarations:
             raise _Unsupported(f"{data.name} is not an array of known values", node)
         return data, tuple(self._indices(data.value, data.type, node, local, data.name))
 
+    def _indices(self, items: list, dtype: str, node: Tree, local, name: str) -> list[int]:
+        """The 0-based indices of ``node`` (``a{i, j}``) into the array ``items`` of type ``dtype``, datum ``name``."""
+        rank = dtype.count(",") + 1 if dtype.endswith("}") else 0
+        if len(node.children) - 1 != rank:
+            raise self.error(f"{name} has {rank} dimension(s), got {len(node.children) - 1} indices", node)
+        path = []
+        for index in node.children[1:]:
+            i = self.check_integer(self._number(index, local), "array index", node)
+            if not 1 <= i <= len(items):
+                raise self.error(f"index {i} outside {name}{{1..{len(items)}}}", node)
+            path.append(i - 1)
+            items = items[i - 1]
+        return path
+
     def element_span(self, value_node: Tree | Token, path: tuple[int, ...]) -> tuple[int, int, Tree | None]:
         """Start and end offsets of the element at ``path`` of an array's declared value, and its node when it is
         one (an element of an aggregate; None inside one ``NUMBERS`` token)."""
         node = value_node
         for depth, i in enumerate(path):
-            if isinstance(node, Tree) and node.data == "aggregate":
-                node = node.children[i]
-                continue
-            s = span_of(node)  # one NUMBERS token: numbers, brackets, commas and whitespace only
-            a, b = s.start, s.end
-            for j in path[depth:]:
-                a, b = self._item_span(a, b, j)
-            return a, b, None
+            if not (isinstance(node, Tree) and node.data == "aggregate"):  # one NUMBERS token: numbers, brackets,
+                s = span_of(node)  # commas and whitespace only
+                a, b = s.start, s.end
+                for j in path[depth:]:
+                    a, b = self._item_span(a, b, j)
+                return a, b, None
+            node = node.children[i]
         s = span_of(node)
         return s.start, s.end, node  # type: ignore[return-value]
 
     def _item_span(self, start: int, end: int, i: int) -> tuple[int, int]:
-        """Offsets of item ``i`` of the bracketed list of numbers ``self.text[start:end]``, whitespace aside.
-
-        The list's items are found once (an array of 10,000 targets read element by element in a FOR loop scanned
-        its whole text at every element: quadratic, minutes)."""
-        key = ("item spans", self.file_key + start, end)  # (file_key: offsets of the module being read)
+        """Offsets of item ``i`` of the bracketed list of numbers ``self.text[start:end]``, whitespace aside."""
+        key = ("item spans", self.file_key + start, end)  # (each list scanned once: a FOR loop over it is linear)
         if key not in self._cache:
             depth, starts, ends = 0, [], []
             for k, c in enumerate(self.text[start:end]):
@@ -404,19 +391,7 @@ class _Declarations:
         item = self.text[a:b]
         return a + len(item) - len(item.lstrip()), b - len(item) + len(item.rstrip())
 
-    def check_record(self, value: object, dtype: str, where: Tree | Token) -> None:
-        """``value`` has the shape of RAPID type ``dtype``; else an :class:`InputError` at ``where``."""
-        fields = self.fields_of(dtype)
-        if fields is None:
-            return
-        if not isinstance(value, list) or len(value) != len(fields):
-            raise self.error(f"expected a {dtype} of {len(fields)} components "
-                             f"({', '.join(f for f, _ in fields)}), got {_describe(value)}", where)
-        for (field_name, field_type), item in zip(fields, value):
-            if field_type == "num" and (isinstance(item, bool) or not isinstance(item, float)):
-                raise self.error(f"{dtype}.{field_name}: expected a number, got {_describe(item)}", where)
-            self.check_record(item, field_type, where)
-
+    # ----- lookups and expressions
     def lookup(self, token: Token, local: dict[str, _Data] | None, unset: bool = False) -> _Data:
         """The datum ``token`` names, with a value known here (``unset``: or with none, a ``VAR`` declared without a
         value passed on to a routine); :class:`_Unsupported` naming it otherwise."""
@@ -430,20 +405,17 @@ class _Declarations:
         elif key in self.module_data:
             data = self.module_data[key]
         elif key in PREDEFINED:
-            dtype, value = PREDEFINED[key]
-            return _Data(dtype, value, None, str(token), token)
+            return _Data(*PREDEFINED[key], None, str(token), token)
         else:
             raise _Unsupported(f"{token} is not declared in this module (a datum of another module of the task: "
                                "give that module with --module FILE)", token)
         if key in self.assigned:
             joined = self._joined.get(key)
             if joined is not None and joined[0] is self.assigned[key]:
-                construct = joined[1].data.split('_')[0].upper()
                 raise _Unsupported(f"{token} is changed at run time: {self.written_at(joined[0], False)} gives it a "
-                                   f"value inside the {construct} at line {_location(joined[1])[0]}, whose "
-                                   "outcome is known only while running, and another path leaves it another value: its "
-                                   "value at this motion is not known",
-                                   token)
+                                   f"value inside the {joined[1].data.split('_')[0].upper()} at line {_location(joined[1])[0]}, "
+                                   "whose outcome is known only while running, and another path leaves it another "
+                                   "value: its value at this motion is not known", token)
             raise _Unsupported(f"{token} is changed at run time ({self.written_at(self.assigned[key])}); "
                                "its value at this motion is not known", token)
         if data.value is None and not unset:
@@ -452,15 +424,13 @@ class _Declarations:
             raise _Unsupported(f"{token} has no value known before the program runs (declared {how} at {at}"
                                f"{data.declared.line})", token)
         if key not in self._followed and (local is None or key not in local or id(local) in self._cycle_scopes):
-            # (a routine's own data start afresh every call)
-            self._first_read.setdefault(key, (data.value, token))
+            self._first_read.setdefault(key, (data.value, token))  # (a routine's own data start afresh every call)
         if self._reading is not None:  # (a motion running: the branch-given data it reads, :meth:`_Flow.run_tagged`)
             for name in (key, data.name.lower()):
                 if name in self._branch_given:
                     self._reading[name] = self._branch_given[name]
         return data
 
-    # ----- expressions
     def evaluate(self, node: Tree | Token, local: dict[str, _Data] | None) -> object:
         """The value of expression ``node`` (:meth:`evaluate_typed`)."""
         return self.evaluate_typed(node, local)[0]
@@ -474,6 +444,13 @@ class _Declarations:
                                f"cannot evaluate this expression ({node.data})", node)
         return evaluator(self, node, local)
 
+    def evaluate_as(self, node, local, dtype: str) -> object:
+        value, vtype = self.evaluate_typed(node, local)
+        if vtype is not None and vtype != dtype:
+            raise self.error(f"expected a {dtype}, got a {vtype}", node)
+        self.check_record(value, dtype, node)
+        return value
+
     def _name(self, node: Tree, local) -> tuple[object, str]:
         data = self.lookup(node.children[0], local)
         return data.value, data.type
@@ -485,29 +462,35 @@ class _Declarations:
                              f"{NUM_MAX:.2g})", node)
         return value, None
 
-    def _signed(self, node: Tree, local) -> tuple[float, str]:
-        sign, value = str(node.children[0]), self.evaluate(node.children[1], local)
+    def literal(self, node: Tree, local=None) -> tuple[float, str]:
+        """A number literal's value; one a controller could not store (beyond 3.4e38, RAPID's ``num``) refused."""
+        text = str(node.children[0])
+        value = float(int(text, 0)) if text[1:2] in "xXoObB" and len(text) > 2 else float(text)
+        if not abs(value) <= NUM_MAX:
+            raise self.error(f"number {node.children[0]!s} is out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
+        return value, "num"
+
+    def _unary(self, node: Tree, local) -> tuple[object, str]:
+        """``-a``, ``+a`` (of a number) and ``NOT a`` (of a bool)."""
+        value = self.evaluate(node.children[-1], local)
+        if node.data == "not_":
+            if not isinstance(value, bool):
+                raise _Unsupported("NOT of a value that is not a bool", node)
+            return not value, "bool"
         if not isinstance(value, float):
             raise _Unsupported("a sign before a value that is not a number", node)
-        return (-value if sign == "-" else value), "num"
+        return (-value if str(node.children[0]) == "-" else value), "num"
 
     def _component(self, node: Tree, local) -> tuple[object, str]:
-        root = node.children[0]
-        while isinstance(root, Tree) and root.data in ("component", "index"):
-            root = root.children[0]
-        left = self._zero_left.get(str(root.children[0]).lower()) if isinstance(root, Tree) and root.data == "name" \
-            else None
+        root = self.changed_root(node.children[0])
+        left = None if root is None else self._zero_left.get(str(root).lower())
         if left is not None:
-            raise _Unsupported(f"{root.children[0]} has no value on a path through the "
-                               f"{left.data.split('_')[0].upper()} at line {_location(left)[0]} (all its parts zero), "
-                               "and this reads a part of it: its value at this motion is not known", node)
+            raise _Unsupported(f"{root} has no value on a path through the {left.data.split('_')[0].upper()} at "
+                               f"line {_location(left)[0]} (all its parts zero), and this reads a part of it: its "
+                               "value at this motion is not known", node)
         base, btype = self.evaluate_typed(node.children[0], local)
-        fields = self.fields_of(btype or "") or ()
-        names = [f for f, _ in fields]
-        if str(node.children[1]).lower() not in names:
-            raise _Unsupported(f"component {node.children[1]} of a {btype or 'value of unknown type'}", node)
-        i = names.index(str(node.children[1]).lower())
-        return base[i], fields[i][1]  # type: ignore[index]
+        holder, at, dtype = self._into(base, btype or "", node, local, "")
+        return holder[at], dtype
 
     def _element(self, node: Tree, local) -> tuple[object, str]:
         data, path = self.element(node, local)
@@ -520,10 +503,9 @@ class _Declarations:
         return element, data.type[:data.type.index("{")]
 
     def operation(self, node: Tree, local) -> tuple[object, str]:
-        """``a op b``, the operator the node's name (rapid.lark: each level of RAPID's priority between operators is
-        a rule, so the tree holds the precedence): the operands evaluated left to right, each checked for the
-        kind the operator takes (:data:`_OPERATORS`); ``+`` of strings joins them."""
+        """``a op b`` (:data:`_OPERATORS`), the operands read left to right; ``+`` of strings joins them."""
         op, (left, right) = node.data, node.children
+        kind, function = _OPERATORS[op]
         a = self.evaluate(left, local)
         if op == "add" and isinstance(a, str):
             b = self.evaluate(right, local)
@@ -532,7 +514,6 @@ class _Declarations:
             if len(a) + len(b) > 80:  # (RAPID's string; s := s + s in a FOR loop doubled it out of memory)
                 raise _Unsupported("a string of more than 80 characters (what a RAPID string holds)", node)
             return a + b, "string"
-        kind, function = _OPERATORS[op]
         if kind in ("num", "order"):  # (the left operand checked before the right one is read)
             a = self._as_number(a, left)
         b = self.evaluate(right, local)
@@ -540,13 +521,12 @@ class _Declarations:
             raise _Unsupported(f"{op.strip('_').upper()} of values that are not bool", node)
         if kind == "any" and type(a) is not type(b):  # (= and <>: values of one type)
             raise _Unsupported("a comparison of values of different types", node)
-        if kind == "any" and _number(a):
+        if kind in ("num", "order"):
+            b = self._as_number(b, right)
+        if kind == "order" or kind == "any" and _number(a):
             return compared(function, a, b, node), "bool"
-        if kind in ("bool", "any"):
+        if kind != "num":
             return function(a, b), "bool"
-        b = self._as_number(b, right)
-        if kind == "order":
-            return compared(function, a, b, node), "bool"
         if op in ("div", "int_div", "mod"):
             if b == 0:
                 raise _Unsupported("division by zero", right)
@@ -558,12 +538,6 @@ class _Declarations:
                              node)
         return value, "num"
 
-    def _not(self, node: Tree, local) -> tuple[bool, str]:
-        value = self.evaluate(node.children[0], local)
-        if not isinstance(value, bool):
-            raise _Unsupported("NOT of a value that is not a bool", node)
-        return not value, "bool"
-
     def _number(self, node, local) -> float:
         return self._as_number(self.evaluate(node, local), node)
 
@@ -573,14 +547,6 @@ class _Declarations:
             raise _Unsupported(f"expected a number, got {_describe(value)}", node)
         return value
 
-    def literal(self, node: Tree, local=None) -> tuple[float, str]:
-        """A number literal's value; one a controller could not store (beyond 3.4e38, RAPID's ``num``) refused."""
-        text = str(node.children[0])
-        value = float(int(text, 0)) if text[1:2] in "xXoObB" and len(text) > 2 else float(text)
-        if not abs(value) <= NUM_MAX:
-            raise self.error(f"number {node.children[0]!s} is out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
-        return value, "num"
-
     def check_integer(self, value: float, what: str, where: Tree | Token) -> int:
         """``value`` as an int: a whole number within :data:`INT_MAX` (RAPID's integers are ``num``); else an
         :class:`InputError` naming ``what``."""
@@ -588,6 +554,18 @@ class _Declarations:
             raise self.error(f"{what}: expected a whole number within +-{INT_MAX:,} (an integer a RAPID num holds "
                              f"exactly), got {value:g}", where)
         return int(value)
+
+    # ----- functions
+    @staticmethod
+    def split_args(call_args: Tree | None) -> tuple[list, dict[str, Tree | None]]:
+        """Positional arguments (trees) and optional ones (``\\name`` -> value tree or None), by lower-case name."""
+        positional, optional = [], {}
+        for arg in () if call_args is None else call_args.children:
+            if isinstance(arg, Tree) and arg.data == "opt_arg":
+                optional[str(arg.children[0]).lower()] = arg.children[1] if len(arg.children) > 1 else None
+            else:
+                positional.append(arg)
+        return positional, optional
 
     def call_function(self, node: Tree, local) -> tuple[object, str]:
         """A function's value: one of RAPID's evaluated here (:data:`EVALUATED`) or a FUNC of the task
@@ -606,15 +584,13 @@ class _Declarations:
                 return evaluate_function(key, args, switches)
             except FunctionError as exc:
                 raise self.error(f"{name}: {exc}", node) from None
-        func = self.funcs.get(key)
-        if func is not None:
-            return self.evaluate_func(func, name, node, local)
+        if key in self.funcs:
+            return self.evaluate_func(self.funcs[key], name, node, local)
         raise _Unsupported(f"function {name} is not evaluated (only Offs, RelTool, RAPID's arithmetic and string "
                            "functions and the task's own FUNCs)", node)
 
     def _dim(self, name: str, positional: list, optional: dict, node: Tree, local) -> tuple[float, str]:
-        """``Dim(ArrPar, DimNo)``: the number of elements of an array along one dimension (fixed where it is
-        declared: not a read of its values)."""
+        """``Dim(ArrPar, DimNo)``: an array's size along one dimension (its declaration's, not a read of it)."""
         if len(positional) != 2 or optional:
             raise self.error(f"{name}: expected an array and a dimension number, got {len(positional)} "
                              "argument(s)", node)
@@ -641,10 +617,8 @@ class _Declarations:
         return param in self._present[id(local)], "bool"
 
     def evaluate_func(self, func: Tree, name: str, node: Tree, local) -> tuple[object, str]:
-        """The value of a call of the task's own ``FUNC`` whose arguments are known: its body followed in order,
-        when it holds only declarations, assignments to its own data and ``RETURN`` (a pallet position computed
-        from constants); anything else (a condition, a loop, a call, a value known only while running) makes the
-        call not evaluated."""
+        """The value of a call of the task's own ``FUNC`` whose arguments are known, when its body holds only
+        declarations, assignments to its own data and ``RETURN`` (a pallet position computed from constants)."""
         if name.lower() in self._funcs_run or len(self._funcs_run) >= MAX_FUNC_DEPTH:
             raise _Unsupported(f"function {name} calls itself (or nests more than {MAX_FUNC_DEPTH} deep)", node)
         assigned = dict(self.assigned)
@@ -677,36 +651,12 @@ class _Declarations:
             self._funcs_run.pop()
             self.assigned = assigned
 
-    def evaluate_as(self, node, local, dtype: str) -> object:
-        value, vtype = self.evaluate_typed(node, local)
-        if vtype is not None and vtype != dtype:
-            raise self.error(f"expected a {dtype}, got a {vtype}", node)
-        self.check_record(value, dtype, node)
-        return value
-
-    @staticmethod
-    def split_args(call_args: Tree | None) -> tuple[list, dict[str, Tree | None]]:
-        """Positional arguments (trees) and optional ones (``\\name`` -> value tree or None), by lower-case name."""
-        positional, optional = [], {}
-        if call_args is None:
-            return positional, optional
-        for arg in call_args.children:
-            if isinstance(arg, Tree) and arg.data == "opt_arg":
-                optional[str(arg.children[0]).lower()] = arg.children[1] if len(arg.children) > 1 else None
-            else:
-                positional.append(arg)
-        return positional, optional
-
-
+    # ----- assignments and data changed at run time
     def assign(self, statement: Tree, local: dict[str, _Data]) -> None:
-        """``x := value;``, ``wobj.oframe.trans.z := 25;``, ``pArr{i}.trans.x := 5;`` followed in order: later reads
-        see the value (RoboDK sets its tool, work object and speed this way before the motions).
-
-        A whole record or atomic datum (``num``, ``dnum``, ``bool``, ``string``) of this routine or of the module,
-        or a component or element of one whose value is known, given a value that can be evaluated here, is
-        followed; anything else (a parameter, a type thermocomp does not know, a value known only while running)
-        makes the datum changed at run time (:meth:`record_change`).
-        """
+        """``x := value;``, ``wobj.oframe.trans.z := 25;``, ``pArr{i}.trans.x := 5;`` followed: later reads see the
+        value. A record or atomic datum of this routine or of the module (or a part of one whose value is known)
+        given a value known here is followed; anything else makes the datum changed at run time
+        (:meth:`record_change`)."""
         target, value_node = statement.children[0], statement.children[-1]
         steps: list[Tree] = []
         while isinstance(target, Tree) and target.data in ("component", "index"):
@@ -722,8 +672,10 @@ class _Declarations:
             return
         try:
             if steps:  # (a copy: not a read the next cycle depends on, the part is overwritten)
-                value = _copy(data.value)
-                holder, at, dtype = self._part(value, data.name, data.type, steps, local)
+                value = holder = _copy(data.value)
+                at, dtype = None, data.type
+                for step in steps:
+                    holder, at, dtype = self._into(holder if at is None else holder[at], dtype, step, local, data.name)
                 holder[at] = self._typed(value_node, local, dtype)
             else:
                 value = self._typed(value_node, local, data.type)
@@ -735,8 +687,7 @@ class _Declarations:
         self.give(scope, key, value, literal, statement)  # type: ignore[arg-type]
 
     def _typed(self, node: Tree | Token, local: dict[str, _Data], dtype: str) -> object:
-        """The value of ``node`` given to a datum of ``dtype``: an atomic value of its kind, a record of its shape, or
-        anything for a type thermocomp does not know."""
+        """The value of ``node`` given to a datum of ``dtype``: of its kind, its shape, or any for a type not known."""
         if dtype not in _ATOMIC:
             return self.evaluate(node, local) if self.fields_of(dtype) is None else self.evaluate_as(node, local, dtype)
         value = self.evaluate(node, local)
@@ -744,11 +695,27 @@ class _Declarations:
             raise _Unsupported(f"a {dtype} given {_describe(value)}", node)
         return value
 
+    def _into(self, value: object, dtype: str, step: Tree, local, name: str) -> tuple[list, int, str]:
+        """The list holding the part of ``value`` (of type ``dtype``, datum ``name``) that ``step`` names (a
+        ``component`` or ``index`` tree), the part's place in it and its type."""
+        if step.data == "component":
+            fields = self.fields_of(dtype) or ()
+            names = [f for f, _ in fields]
+            field = str(step.children[1]).lower()
+            if field not in names or not isinstance(value, list):
+                raise _Unsupported(f"component {step.children[1]} of a {dtype or 'value of unknown type'}", step)
+            return value, names.index(field), fields[names.index(field)][1]
+        if not dtype.endswith("}") or not isinstance(value, list):
+            raise _Unsupported(f"{name} is not an array of known values", step)
+        path = self._indices(value, dtype, step, local, name)
+        for i in path[:-1]:
+            value = value[i]
+        return value, path[-1], dtype[:dtype.index("{")]  # type: ignore[return-value]
+
     def give(self, scope: dict[str, _Data], key: str, value: object, literal: Tree | None, statement: Tree) -> None:
         """``scope[key]`` holds ``value`` from ``statement`` on (written in ``literal``, this module's text, or
         nowhere: a motion's target is then written at the motion)."""
-        scope[key] = dataclasses.replace(scope[key], value=value, node=literal, origin="",
-                                         file=self.file)
+        scope[key] = dataclasses.replace(scope[key], value=value, node=literal, origin="", file=self.file)
         self.assigned.pop(key, None)
         self._zero_left.pop(key, None)  # type: ignore[attr-defined]
         if self._unresolved:  # (one of the values it may have: :meth:`_Flow.check_paths`)
@@ -758,42 +725,6 @@ class _Declarations:
         if scope is self.module_data or id(scope) in self._cycle_scopes:  # (a routine's own: afresh every call)
             self._followed[key] = (value, self._followed.get(key, (None, statement))[1])  # the first assignment's line
         self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
-
-    def _part(self, value: list, name: str, dtype: str, steps: list[Tree], local) -> tuple[list, int, str]:
-        """The list holding the part ``steps`` (``component`` and ``index`` trees) name in ``value``, datum ``name``
-        of type ``dtype``, the part's place in it and its type."""
-        holder, at = value, -1
-        for step, target in enumerate(steps):
-            if step:
-                holder = holder[at]
-            fields = self.fields_of(dtype) or ()
-            names = [f for f, _ in fields]
-            field = str(target.children[1]).lower() if target.data == "component" else None
-            if not isinstance(holder, list) or (field not in names if field else not dtype.endswith("}")):
-                raise _Unsupported(f"a part of a {dtype} not followed", target)  # (the datum: changed at run time)
-            if field:
-                at, dtype = names.index(field), fields[names.index(field)][1]
-                continue
-            path = self._indices(holder, dtype, target, local, name)
-            for i in path[:-1]:
-                holder = holder[i]
-            at, dtype = path[-1], dtype[:dtype.index("{")]
-        return holder, at, dtype
-
-    def _indices(self, items: list, dtype: str, node: Tree, local, name: str) -> list[int]:
-        """The 0-based indices of ``node`` (``a{i}``, ``a{i, j}``; RAPID counts from 1) into the array ``items`` of
-        type ``dtype`` (``robtarget{,}``), datum ``name``: as many as it has dimensions, each within its size."""
-        rank = dtype.count(",") + 1 if dtype.endswith("}") else 0
-        if len(node.children) - 1 != rank:
-            raise self.error(f"{name} has {rank} dimension(s), got {len(node.children) - 1} indices", node)
-        path = []
-        for index in node.children[1:]:
-            i = self.check_integer(self._number(index, local), "array index", node)
-            if not 1 <= i <= len(items):
-                raise self.error(f"index {i} outside {name}{{1..{len(items)}}}", node)
-            path.append(i - 1)
-            items = items[i - 1]
-        return path
 
     def check_cycles(self) -> None:
         """Data of the module a cycle reads before a followed assignment gives it another value, or before a
@@ -805,17 +736,14 @@ class _Declarations:
             data = self._cycle_scope.get(key) or self.module_data.get(key)
             timing_only = data is not None and data.type in ("speeddata", "loaddata")
             if read is not None and read[0] != value and not timing_only:  # (a speed changes times, not targets)
-                line, column = _location(statement)
-                self.unsupported_at(f"{read[1]} is read here before line {line} "
+                self.unsupported_at(f"{read[1]} is read here before line {_location(statement)[0]} "
                                     f"{'may give' if value is None else 'gives'} it another value: the next "
                                     "cycle would read that one", read[1])
 
     def changed_tokens(self, node: Tree) -> list[Token | str]:
-        """The names of the data ``node`` changes: an assignment's root (``p.trans.x := ...`` changes ``p``), the
-        arguments a routine of the RAPID base writes (:data:`WRITES`: ``Incr n;``, ``SocketReceive s \\Str:=text;``,
-        ``StrToVal(text, n)``), those a routine of the task writes (its parameters it assigns: the data named there,
-        passed by reference) and what else it assigns (:meth:`_Flow.summary`); every datum named whole in the
-        arguments of a function found nowhere."""
+        """The names of the data ``node`` changes: an assignment's root (``p.trans.x := ...``: ``p``), the arguments
+        a routine of the RAPID base writes (:data:`WRITES`), what a routine of the task writes and assigns
+        (:meth:`_Flow.summary`), every datum named in the arguments of a function found nowhere."""
         if node.data == "assign":
             root = self.changed_root(node.children[0])
             return [] if root is None else [root]
@@ -848,15 +776,13 @@ class _Declarations:
 
     def mark_changed(self, token: Token | None, statement: Tree, local: dict[str, _Data]) -> None:
         """The datum named ``token`` is changed at run time from ``statement`` on, and so is the caller's datum a
-        parameter of that name is bound to (RAPID passes ``VAR``/``PERS``/``INOUT`` arguments by reference; a
-        plain one is taken the same way, to be safe)."""
+        parameter of that name is bound to (passed by reference)."""
         if token is None:
             return
         key = str(token).lower()
         self.assigned.setdefault(key, statement)
-        bound = local.get(key)
-        if bound is not None:
-            self.assigned.setdefault(bound.name.lower(), statement)
+        if key in local:
+            self.assigned.setdefault(local[key].name.lower(), statement)
 
     @staticmethod
     def changed_root(target: Tree | Token) -> Token | None:
@@ -867,6 +793,7 @@ class _Declarations:
             return target.children[0]
         return target if isinstance(target, Token) and target.type == "NAME" else None
 
+    # ----- the data a motion reads
     def cached(self, node, local, dtype: str):
         """:meth:`evaluate_as` of a plain name, evaluated once per name (tools, work objects and speeds repeat)."""
         if not (isinstance(node, Tree) and node.data == "name"):
@@ -897,6 +824,7 @@ class _Declarations:
                                  f"{norm:.6g}", node)
         T = [_T_from_pose(pose) for pose in poses.values()]
         return (T[0] if len(T) == 1 else T[0] @ T[1]), value[0] is True
+
 
 def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -930,9 +858,9 @@ _EVALUATORS: dict[str, Callable[[_Declarations, Tree, dict | None], tuple[object
     "name": _Declarations._name,
     "aggregate": lambda self, node, local: ([self.evaluate(c, local) for c in node.children], None),
     "numbers": _Declarations._numbers,
-    "signed": _Declarations._signed,
+    "signed": _Declarations._unary,
+    "not_": _Declarations._unary,
     **dict.fromkeys(_OPERATORS, _Declarations.operation),
-    "not_": _Declarations._not,
     "component": _Declarations._component,
     "index": _Declarations._element,
     "func_call": _Declarations.call_function,
@@ -997,4 +925,3 @@ def _describe(value: object) -> str:
     if isinstance(value, str):
         return f"the string {value!r}"
     return "no value"
-

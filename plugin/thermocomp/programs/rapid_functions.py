@@ -1,14 +1,9 @@
-"""RAPID's functions of known values, as the RAPID reference manual (ABB, "Technical reference manual - RAPID
-Instructions, Functions and Data types") defines them: ``Offs``, ``RelTool``, ``Abs``, ``Sqrt``, ``Pow``, ``Exp``,
-``Sin``, ``Cos``, ``Tan``, ``ASin``, ``ACos``, ``ATan``, ``ATan2``, ``Round``, ``Trunc``, ``OrientZYX``,
-``EulerZYX``, ``NOrient``, ``PoseMult``, ``PoseInv``, ``PoseVect``, ``Distance``, ``VectMagn``, ``DotProd``, and
-the string functions ``StrLen``, ``StrPart``, ``StrFind``, ``StrMatch``, ``StrMemb``, ``StrMap``, ``StrOrder``,
-``NumToStr``, ``ValToStr``.
+"""RAPID's functions of known values (``Offs``, ``RelTool``, arithmetic, orientations and poses, strings: the list is
+:data:`_FUNCTIONS`), as ABB's "Technical reference manual - RAPID Instructions, Functions and Data types" defines them.
 
 Units as RAPID writes them: angles in degrees, positions in mm, orientations as quaternions ``[q1, q2, q3, q4]``
-(scalar first), a pose as ``[[x, y, z], [q1, q2, q3, q4]]``. Whatever a function needs beyond the values (an
-argument of the wrong kind, a value outside its domain) is a :class:`FunctionError` with RAPID's wording; the
-reader turns it into a refusal naming the call.
+(scalar first), a pose as ``[[x, y, z], [q1, q2, q3, q4]]``. Arguments a function does not take (of the wrong kind,
+outside its domain) are a :class:`FunctionError`, which the reader turns into a refusal naming the call.
 """
 
 from __future__ import annotations
@@ -116,11 +111,6 @@ def _euler(rotation: np.ndarray, **axis: None) -> float:
     return math.degrees(float(euler_zyx_from_matrix(rotation)["zyx".index(next(iter(axis)))]))
 
 
-def _offs(point: list, dx: float, dy: float, dz: float) -> list:
-    """``Offs(Point, XOffset, YOffset, ZOffset)``: the target moved along the work object's axes."""
-    return [[point[0][0] + dx, point[0][1] + dy, point[0][2] + dz], *point[1:]]
-
-
 def _reltool(point: list, dx: float, dy: float, dz: float, rx: float = 0.0, ry: float = 0.0, rz: float = 0.0
              ) -> list:
     """``RelTool(Point, Dx, Dy, Dz [\\Rx] [\\Ry] [\\Rz])``: moved along the tool's axes, then turned about them (x,
@@ -152,13 +142,6 @@ def _str_find(text: str, position: int, chars: str, **notinset: None) -> float:
     start = _position(text, position, 1)
     found = (k for k in range(start, len(text)) if (text[k] in chars) != bool(notinset))
     return float(next(found, len(text)) + 1)
-
-
-def _str_match(text: str, position: int, pattern: str) -> float:
-    """``StrMatch(Str, ChPos, Pattern)``: where ``Pattern`` first starts from ``ChPos`` on, the length plus one if
-    nowhere."""
-    found = text.find(pattern, _position(text, position, 1))
-    return float(len(text) + 1 if found < 0 else found + 1)
 
 
 def _str_map(text: str, source: str, target: str) -> str:
@@ -204,7 +187,8 @@ def _val_to_str(value: object) -> str:
 #: Each function by lower-case name: the kinds of its arguments, the optional arguments it takes, the RAPID type of
 #: its value and the function of its arguments read (optional ones by keyword, None for a switch).
 _FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = {
-    "offs": (("robtarget", "num", "num", "num"), (), "robtarget", _offs),
+    "offs": (("robtarget", "num", "num", "num"), (), "robtarget",  # (moved along the work object's axes)
+             lambda point, dx, dy, dz: [[point[0][0] + dx, point[0][1] + dy, point[0][2] + dz], *point[1:]]),
     "reltool": (("robtarget", "num", "num", "num"), ("rx", "ry", "rz"), "robtarget", _reltool),
     "abs": (("num",), (), "num", abs),
     "sqrt": (("num",), (), "num", _within(0, math.inf, math.sqrt)),
@@ -233,7 +217,8 @@ _FUNCTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, Callable]] = 
     "strlen": (("string",), (), "num", lambda text: float(len(text))),
     "strpart": (("string", "whole", "whole"), (), "string", _str_part),
     "strfind": (("string", "whole", "string"), ("notinset",), "num", _str_find),
-    "strmatch": (("string", "whole", "string"), (), "num", _str_match),
+    "strmatch": (("string", "whole", "string"), (), "num",  # (where Pattern first starts; else the length + 1)
+                 lambda text, at, pattern: float((text.find(pattern, _position(text, at, 1)) + 1) or len(text) + 1)),
     "strmemb": (("string", "whole", "string"), (), "bool",
                 lambda text, position, chars: text[_position(text, position)] in chars),
     "strmap": (("string", "string", "string"), (), "string", _str_map),
