@@ -1,28 +1,11 @@
 """Routines called with arguments, for both program readers: where their targets can be written.
 
-A routine (RAPID ``PROC pick(robtarget p)``, URScript ``def pick(pose):``)
-runs once per call, each call with its own arguments, but its text exists
-once. The readers bind each parameter to its argument (an argument naming
-data passes that data on; any other is evaluated in the caller) and record
-which motions each call ran. This module then decides, over the whole
-program, what the writer may change:
-
-* :func:`direct_through_calls`: a declaration can be written back only if
-  every use of its name is a followed motion's point; an argument passing it
-  to a parameter counts as such a use when the routine uses that parameter
-  only so (``MoveL p``), recursively through further calls.
-* a target written at the call site (``input [[...], ...];``, ``go(p[...])``) stands in ``passed`` for a name
-  passed on: it is written there when the routine reads it only as motions' points, directly or through the
-  functions of :data:`THROUGH` (``Offs(position, 0, 0, 100)``). :func:`through` gives what such a function does to
-  the target, :func:`call_site_extra` what the writer needs to know of each such point, :func:`text_poses` what it
-  writes there (where one written value cannot serve every motion reading it:
-  :func:`~thermocomp.programs.compensate.share_texts`).
-* :func:`finish`: a text inside a routine (an inline or ``Offs`` target, or
-  the parameter where the target cannot go back to its declaration) is one
-  text for every call. Where two calls need it written differently, every
-  motion writing it stays as written (the earlier calls' too, so no call
-  runs another's correction), its uses stop counting as followed, and the
-  texts are decided again; the later call is reported.
+A routine (RAPID ``PROC pick(robtarget p)``, URScript ``def pick(pose):``) runs once per call, each call with its
+own arguments, but its text exists once. The readers bind each parameter to its argument and record which motions
+each call ran; this module decides over the whole program what the writer may change: a declaration passed on to
+parameters (:func:`direct_through_calls`), a target written at the call site and read through functions such as
+``Offs`` (:data:`THROUGH`, :func:`call_site_extra`, :func:`text_poses`), and a text inside a routine that two calls
+need written differently (:func:`finish`: its motions stay as written, the later call reported).
 """
 
 from __future__ import annotations

@@ -1,27 +1,12 @@
 """Targets that differ from pass to pass of a loop whose count the file fixes: a table of corrected targets each.
 
-A motion inside a RAPID ``FOR`` loop of constant bounds (or a URScript ``while`` the file counts) whose target
-reads data the loop steps (``MoveL Offs(A1, Xpos, Ypos, 0), ...`` with ``Xpos := Xpos + 30`` each pass) runs a known target each
-pass, but its text is one: it cannot hold several corrected targets. The reader
-(:meth:`~thermocomp.programs.rapid_flow._Flow.take_passes`) gives each pass's motion as a motion of its
-own and names such texts in ``RobotProgram.extra["per_pass"]``; every run of such a text is in the
-cycle's fixed order (none under a condition known only while running). The written program then holds,
-for each such text ``j`` at a motion statement ``k``:
-
-- ``LOCAL CONST robtarget tcPassT<j>{N}`` (or ``jointtarget``): the corrected target of each of the
-  ``N`` runs of the text in one cycle, in the order the cycle runs them, inserted after the ``MODULE`` line
-  with ``LOCAL VAR num tcPassN<k> := 0;``;
-- the statement ``tcPassN<k> := tcPassN<k> MOD N + 1;`` inserted before the motion, on a line of its own
-  with the motion's indentation, and the text replaced by ``tcPassT<j>{tcPassN<k>}``.
-
-URScript (a ``while`` the file counts): ``global tc_pass_n<k> = -1`` and ``global tc_pass_t<j> = [p[...], ...]`` at
-the start of the program function (or of the file), ``tc_pass_n<k> = (tc_pass_n<k> + 1) % N`` before the motion and
-the text replaced by ``tc_pass_t<j>[tc_pass_n<k>]`` (a free variable in a function is the global of that name).
-
-So the counter counts the runs of the motion and comes back to 1 at the next cycle's first run (``MOD``);
-moving the program pointer to main resets it (a ``VAR``). A statement insertion, not a function in the
-argument: a motion the controller runs again after a stop does not advance the counter twice.
-docs/programs.md, "Targets that differ from pass to pass".
+A motion inside a RAPID ``FOR`` loop of constant bounds (or a URScript ``while`` the file counts) whose target reads
+data the loop steps (``MoveL Offs(A1, Xpos, Ypos, 0), ...`` with ``Xpos := Xpos + 30``) runs a known target each
+pass, but its text is one. The readers give each pass's motion as a motion of its own and name such texts in
+``RobotProgram.extra["per_pass"]`` (:func:`take`, :func:`settle`); the writer writes each as a table of its
+corrected targets in the order one cycle runs them, indexed by a counter advanced in a statement before the motion
+(:func:`table_edits`: a motion run again after a stop does not advance it twice; moving the program pointer to
+main resets it). docs/programs.md, "Targets that differ from pass to pass".
 """
 
 from __future__ import annotations
