@@ -10,7 +10,7 @@ need written differently (:func:`finish`: its motions stay as written, the later
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
@@ -25,11 +25,9 @@ Call = tuple[str, Span] | tuple[str, Span, int]
 
 def direct_through_calls(direct_refs: set[int], passed: dict[int, tuple[Span, str]], uses: dict[str, set[int]],
                          unfollowed: set[int]) -> set[int]:
-    """Offsets of the name tokens that are followed motions' points, call arguments included.
-
-    ``passed``: a call argument naming data (its offset) -> the called
-    routine's span and the parameter's key in ``uses``. ``unfollowed``:
-    offsets of points whose motions stay as written.
+    """Offsets of the name tokens that are followed motions' points, call arguments included: ``passed``, a call
+    argument naming data (its offset) -> the called routine's span and the parameter's key in ``uses``, counts once
+    every use of that parameter in the routine does; ``unfollowed``: offsets of points whose motions stay as written.
     """
     direct = direct_refs - unfollowed
     changed = True
@@ -94,12 +92,10 @@ def finish(run: list[MotionRun | Wait], finish_points: Callable[[set[int]], list
            in_call: dict[int, Call], unsupported: list[Finding], notes: list[Finding]) -> list[MotionRun | Wait]:
     """The program's steps with each point's final text, the motions of clashing calls left out.
 
-    ``run``: the steps as the reader ran them; ``finish_points(unfollowed)``
-    gives them again, in the same order, with the texts decided as if the
-    points at the offsets ``unfollowed`` were not followed; ``in_call``: the
-    id of each step run by a call with arguments -> that call. A finding per
-    clashing call goes to ``unsupported``, a note per motion left as written
-    to ``notes``.
+    ``run``: the steps as the reader ran them; ``finish_points(unfollowed)`` gives them again, in the same order,
+    with the texts decided as if the points at the offsets ``unfollowed`` were not followed; ``in_call``: the id of
+    each step run by a call with arguments -> that call. A finding per clashing call goes to ``unsupported``, a note
+    per motion left as written to ``notes``.
     """
     unfollowed: set[int] = set()
     while True:
@@ -120,26 +116,28 @@ def finish(run: list[MotionRun | Wait], finish_points: Callable[[set[int]], list
         if not dropped - unfollowed:
             break
         unfollowed |= dropped
-    reported: set[tuple[int, int]] = set()
-    for motion, (name, where, *file) in clashes:  # (a RAPID call: the file it is in, ``Call`` and an index)
-        if (where.line, where.column, *file) in reported:
-            continue  # one finding a call
-        reported.add((where.line, where.column, *file))
-        unsupported.append(Finding(f"{motion.instruction} at line {motion.statement.line} needs another target on "
-                                   f"this call of {name} than on an earlier one: one written target cannot serve "
-                                   "every call", where.line, where.column, *file))
+    reported: dict[tuple, Finding] = {}  # one finding a call (a RAPID call: the file it is in, ``Call`` and an index)
+    for motion, (name, where, *file) in clashes:
+        reported.setdefault((where.line, where.column, *file), Finding(
+            f"{motion.instruction} at line {motion.statement.line} needs another target on this call of {name} than "
+            "on an earlier one: one written target cannot serve every call", where.line, where.column, *file))
+    unsupported.extend(reported.values())
     for k, rows in left.items():
         for motion in steps[k].take(rows).motions():
             notes.append(Finding(f"{motion.instruction} stays as written: the calls of its routine need different "
                                  "targets there", motion.statement.line, motion.statement.column, motion.file))
-    out: list[MotionRun | Wait] = []
+    return without(steps, left)
+
+
+def without(steps: Sequence[MotionRun | Wait], left: dict[int, Collection[int]]) -> list[MotionRun | Wait]:
+    """``steps`` without the motions ``left[k]`` (their rows) of each step ``k``; a run left with none goes."""
+    out = []
     for k, step in enumerate(steps):
         if k in left:
-            kept = np.setdiff1d(np.arange(len(step)), left[k])
-            if kept.size:
-                out.append(step.take(kept))
-        else:
-            out.append(step)
+            step = step.take(np.setdiff1d(np.arange(len(step)), np.fromiter(left[k], dtype=np.int64)))
+            if not len(step):
+                continue
+        out.append(step)
     return out
 
 
@@ -263,5 +261,4 @@ def text_poses(prog: RobotProgram, points: np.ndarray, R: FloatArray, p: FloatAr
 
 
 __all__ = ["THROUGH", "Call", "call_site_extra", "changing_motion", "differing_texts", "direct_through_calls",
-           "finish", "read_through", "same_read", "text_poses", "through",
-           "unwritable"]
+           "finish", "read_through", "same_read", "text_poses", "through", "unwritable", "without"]

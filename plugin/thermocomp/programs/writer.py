@@ -186,11 +186,7 @@ def keep_layout(old: str, new: str, comment: str) -> str:
       written with ``old``'s comments, each on its own line (with the indentation of the line after it), just
       inside its first bracket (``[`` or ``(``; before it when it has none), where both languages read a line
       break and a comment as whitespace.
-
-    ``old`` without ``comment`` gives ``new`` itself.
     """
-    if comment not in old:
-        return new
     pattern = _layout_pattern(comment)
     pieces = [(m.lastgroup, m.group()) for m in pattern.finditer(old)]
     numbers = [m.group() for m in pattern.finditer(new) if m.lastgroup == "number"]
