@@ -158,8 +158,6 @@ def confdata_free(program: RobotProgram) -> np.ndarray:
     robot's joints, ABB "RAPID Instructions", ConfL)."""
     run = program.columns.run
     free = program.extra.get("confdata_free", frozenset())
-    if not free:
-        return np.zeros(len(run.text), dtype=bool)
     return np.repeat(np.isin(run.statement[:, 0], np.fromiter(free, dtype=np.int64, count=len(free))), run.n_points)
 
 
@@ -391,13 +389,12 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
 def new_texts(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray, output: str,
               tcp: tuple[FloatArray, FloatArray], tabled: dict[tuple[int, int], np.ndarray]
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list]:
-    """The new texts of the points that change in any of ``K`` versions (the minutes written).
+    """The points converged and those written as joints ``(m,)``, the points that change in any of ``K`` versions
+    written as joints ``jw`` and as poses ``pw``, and each version's :func:`_texts` of them.
 
     ``q`` ``(K, m, n)`` [rad]: each version's corrected joints; ``tcp``: the nominal robot's TCP poses at them
     (world frame, ``(K, m, 3, 3)`` and ``(K, m, 3)`` [m]); ``status`` ``(m,)``: failed points keep their text;
     ``tabled``: the texts that differ from pass to pass (:func:`.passes.groups`), each changed whole or not at all.
-    Returns the points converged and those written as joints ``(m,)``, the points written as joints ``jw`` and as
-    poses ``pw``, and each version's :func:`_texts` of them.
     """
     ok = status == Status.CONVERGED
     joint_text = ok & (poses.is_joint | (output == "joints"))
