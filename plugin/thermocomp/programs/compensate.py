@@ -381,8 +381,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
                                   "--program-output filtered")
         edits = w.Edits.of(point_edits + tables)
         n_changed = len({(e.start, e.end) for e in point_edits}) + sum(e.end > e.start for e in tables)
-    data, n_changed = apply_form(prog, edits, n_changed, output, ok, poses.is_joint,
-                                 dict(zip(written.tolist(), new.to_pylist())))
+    data, n_changed = apply_form(prog, edits, n_changed, output, ok, poses.is_joint, (written, new))
     return Written(data, n_changed, rounding, conf_changed)
 
 
@@ -415,9 +414,11 @@ def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[
 
 
 def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, ok: np.ndarray, is_joint: np.ndarray,
-               value: dict[int, str]) -> tuple[bytes, int]:
-    """The program's bytes with ``edits`` in the ``output`` form (:func:`_joints_form`), and the texts changed."""
+               texts: tuple[np.ndarray, pa.StringArray] | None) -> tuple[bytes, int]:
+    """The program's bytes with ``edits`` in the ``output`` form (:func:`_joints_form` of the points' ``texts``,
+    ``(points, their texts)``), and the texts changed."""
     if output == "joints":
+        value = {} if texts is None else dict(zip(texts[0].tolist(), texts[1].to_pylist()))
         edits, n_changed = _joints_form(prog, edits, ok, is_joint, value)
     return w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language]), n_changed
 

@@ -75,7 +75,7 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses: PointPoses, q_grid: F
     if tables:
         edits += _support_edits(prog, [decl for _, decl in tables.values()], K,
                                 float(minutes[1] - minutes[0]) if K > 1 else 1.0)
-    data, _ = apply_form(prog, w.Edits.of(edits), 0, output, ok, poses.is_joint, {})
+    data, _ = apply_form(prog, w.Edits.of(edits), 0, output, ok, poses.is_joint, None)
     return Written(data, len(written), (float(rounding[0]), float(rounding[1])))
 
 
