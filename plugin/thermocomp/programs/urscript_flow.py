@@ -1,20 +1,13 @@
-"""URScript's control flow and calls as the reader follows them: statements in order, ``if``/``elif``/``else``,
-``while`` (counted, forever, or of a count known only while running), ``break``/``continue``/``return``, calls of
-the file's functions, threads.
+"""URScript's control flow and calls as the reader follows them (part of :mod:`thermocomp.programs.urscript`).
 
-Part of the URScript reader (:mod:`thermocomp.programs.urscript`). The rule: **a motion's data decide, not the
-control flow around it**. A branch or loop whose course is known before running is followed (the branch taken,
-each pass). One whose course is known only while running is followed along every branch, each from the state
-before it, and the paths join after it (a variable, or the tool, keeps its value where every path gives it the
-same). A loop of unknown count, PolyScope's main loop and a thread follow their body once from the state at their
-head (:meth:`Flow.settle`), so data a pass changes (a counter) is refused where a motion reads it, naming it.
-
-Linear reading: what each function and construct may do is found once (:class:`Summary`); a construct of unknown
-course that moves nothing, and a call of a function that moves nothing and assigns no global, are passed over;
-a call from a state met before (the globals it may read equal by value) is not run again, and variables nothing
-reads but assignments to such variables (a rolling command history) are not followed (:meth:`Flow.unread`).
-Every statement run counts against :data:`MAX_STATEMENTS_RUN` plus :data:`STATEMENTS_PER_LINE` a line, and motions,
-calls and loop passes against ``max_motions``: past either, the script is refused naming the statement.
+The rule: **a motion's data decide, not the control flow around it**. A branch or loop whose course is known
+before running is followed (the branch taken, each pass); one known only while running along every branch from
+the state before it, the paths joined after it (a variable, or the tool, keeps a value every path gives it). A
+loop of unknown count, PolyScope's main loop and a thread follow their body once from the state at their head
+(:meth:`Flow.settle`), so data a pass changes is refused where a motion reads it, naming it. Reading is linear:
+what each function and construct may do is found once (:class:`Summary`), what moves nothing is passed over, a
+call from a state met before is done again, not run (:meth:`Flow.call_function_of_file`), and the work is bounded
+(:data:`MAX_STATEMENTS_RUN`, ``max_motions``).
 """
 
 from __future__ import annotations
@@ -58,13 +51,11 @@ UNSUPPORTED_CALLS = frozenset((
     "direct_torque", "torque_command", "screw_driving",
 ))
 
-#: Prefixes of functions that only compute or read (URScript manual: pose and I/O reads): they move nothing; so do
-#: the math functions the reader evaluates (:data:`~thermocomp.programs.urscript_values.BUILTINS`).
+#: Prefixes of functions that only compute or read (the manual's pose and I/O reads): they move nothing.
 PURE_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "length", "random", "binary_list_to_integer",
                  "integer_to_binary_list")
-#: Other functions of the URScript manual that move nothing, by their whole names. ``stopj(a)`` and ``stopl(a)``
-#: only decelerate the motion under way to rest (the manual: "decelerate joint speeds to zero"): they have no target,
-#: and the targets of the motions around them are what the program wrote.
+#: Other functions of the manual that move nothing, by their whole names (``stopj``/``stopl`` only decelerate the
+#: motion under way to rest: they have no target), and the math functions the reader evaluates.
 KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "halt",
                          "stopj", "stopl", "powerdown", *BUILTINS))
 
@@ -76,19 +67,16 @@ PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "s
 #: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
 MAX_WHILE_PASSES = 100_000
 
-#: A ``while`` the file counts whose body moves nothing is unrolled while it runs at most this many statements; past
-#: it, it is passed over as a loop of count known only while running (what it assigns is not known after it).
+#: A counted ``while`` whose body moves nothing is unrolled while it runs at most this many statements; past it, it
+#: is a loop of count known only while running.
 MAX_QUIET_WORK = 20_000
 
-#: Most passes of a loop's body followed to find the state at its head (Flow.settle): they agree within one more
-#: than the chain of variables that feed each other from pass to pass (two for a counter). Past it, everything the
-#: body may change is known only while running at the head.
+#: Most passes of a loop's body followed to find the state at its head (Flow.settle); past it, everything the body
+#: may change is known only while running there.
 MAX_SETTLE = 3
 
-
 #: Most statements the reader runs in one script (loops and calls unrolled; a run of plain motions is one): this
-#: many, plus :data:`STATEMENTS_PER_LINE` a line of the file. The bound on its work, whatever the input: some
-#: 10-25 µs a statement, so a few seconds for a short script and linear in a long one's length.
+#: many, plus :data:`STATEMENTS_PER_LINE` a line of the file (some 10-25 µs a statement: linear in its length).
 MAX_STATEMENTS_RUN = 100_000
 STATEMENTS_PER_LINE = 50
 
@@ -108,10 +96,10 @@ class Summary:
     """What a function of the file, or a construct's statements, may do (with the functions they call), found once.
 
     ``holds``: the first node that could change how or where the robot moves (a motion, ``set_tcp``, a thread, a
-    call of a function that moves in ways not followed, is unknown or holds such; the name of a function called
-    recursively); None if none. ``assigns``: the globals they may assign. ``size``: at least how many motions,
-    calls and loop passes they run. ``moves``: they hold a motion followed. ``jumps``: a ``break``/``continue``
-    leaves them; ``returns``: a ``return``. ``changes``: their assignments and ``set_tcp`` calls (:meth:`Flow.facts`).
+    call not followed or holding such; a recursive call's function name), or None. ``assigns``: the globals they
+    may assign. ``size``: at least how many motions, calls and loop passes they run. ``moves``: they hold a motion
+    followed. ``jumps``/``returns``: a ``break``/``continue``, a ``return`` leaves them. ``changes``: their
+    assignments and ``set_tcp`` calls (:meth:`Flow.facts`).
     """
 
     holds: Tree | str | None
@@ -129,8 +117,8 @@ class Summary:
 
 
 class _BranchEnd(Exception):  # noqa: N818  (control flow)
-    """A ``return``, ``break`` or ``continue`` in a branch whose course is known only while running: that path
-    leaves the construct (its state went where it jumps)."""
+    """A path under a condition known only while running left by ``return``/``break``/``continue`` (its state kept
+    where it jumps)."""
 
 
 @dataclass
@@ -148,26 +136,23 @@ class _Jump(Exception):  # noqa: N818
 
 
 class _Uncounted(Exception):  # noqa: N818
-    """A loop being unrolled is of a count known only while running after all: its condition or counter not known
-    at a pass, a ``break``/``continue`` under a condition not resolved, a pass that changes nothing, or a pass that
-    moves nothing past :data:`MAX_QUIET_WORK` statements (:meth:`Flow.run_counted_while`)."""
+    """A loop being unrolled is of a count known only while running after all (:meth:`Flow.run_counted_while`)."""
 
 
 @dataclass
 class _Frame:
-    """A running function: the depth of unresolved conditions when it started, the states and values its returns
-    under such conditions leave with (joined at its end), the loops being followed in it."""
+    """A running function: the depth of unresolved conditions at its start, the states and values its returns
+    under such conditions leave with, the loops being followed in it."""
 
     conditional: int
     exits: list = field(default_factory=list)
-    values: list = field(default_factory=list)
     loops: list = field(default_factory=list)
 
 
 @dataclass
 class _Loop:
-    """A loop being followed: the depth of unresolved conditions at its start, whether it is unrolled, and the
-    states its ``continue`` and ``break`` under conditions known only while running leave with."""
+    """A loop being followed: the depth of unresolved conditions at its start, whether it is unrolled, the states
+    its ``continue`` and ``break`` under such conditions leave with."""
 
     depth: int
     counted: bool
@@ -194,9 +179,8 @@ class Flow:
                              "statement", where)
 
     def note_once(self, note: Finding, key=None) -> None:
-        """``note`` added to the notes unless it stands there already (a construct met in every call or pass), or,
-        given ``key``, a note of that key with its message (one a function, wherever it is called). One that a
-        pass followed only to find a loop's head took back is added again (:meth:`_rollback`)."""
+        """``note`` added unless it (or, given ``key``, a note of that key with its message) stands in the notes
+        already (a construct met in every call or pass); one a pass taken back removed is added again."""
         at = self._noted.get(note if key is None else key)
         if at is not None and at < len(self.notes) and (
                 self.notes[at] == note if key is None else self.notes[at].message == note.message):
@@ -205,33 +189,36 @@ class Flow:
         self.notes.append(note)
 
     # ----- what functions and constructs do, found once
+    def _once(self, key, find):
+        """``find()``, found once per ``key`` (None: each time)."""
+        found = self._summaries.get(key)
+        if found is None:
+            found = find()
+            if key is not None:
+                self._summaries[key] = found
+        return found
+
     def summary(self, name: str) -> Summary:
         """:class:`Summary` of the file's function ``name``, a call of it counted (a recursive call is what it
         holds)."""
-        done = self._summaries.get(name)
-        if done is None:
-            if name in self._summarising:
-                return Summary(name, frozenset(), 1, False)
+        if name in self._summarising and name not in self._summaries:
+            return Summary(name, frozenset(), 1, False)
+
+        def find() -> Summary:
             self._summarising.add(name)
             try:
                 done = self._walk(self.body_of(self.functions[name]))
             finally:
                 self._summarising.discard(name)
-            done = self._summaries[name] = replace(done, size=done.size + 1)
-        return done
+            return replace(done, size=done.size + 1)
+        return self._once(name, find)
 
     def facts(self, key: tuple | None, statements: list) -> Summary:
         """:class:`Summary` of a construct's ``statements`` with their :attr:`~Summary.changes`, found once per
-        ``key`` (``(id(construct), len(statements))``, or a thread's: one run many times is not walked again; None:
-        a statement not followed, found each time)."""
-        done = self._summaries.get(key)
-        if done is None:
-            changes = tuple(sub for st in statements if isinstance(st, Tree) for sub in st.iter_subtrees()
-                            if sub.data == "assign" or (sub.data == "call" and str(sub.children[0]) == "set_tcp"))
-            done = replace(self._walk(statements), changes=changes)
-            if key is not None:
-                self._summaries[key] = done
-        return done
+        ``key`` (``(id(construct), len(statements))``, or a thread's; None: each time)."""
+        return self._once(key, lambda: replace(self._walk(statements), changes=tuple(
+            sub for st in statements if isinstance(st, Tree) for sub in st.iter_subtrees()
+            if sub.data == "assign" or (sub.data == "call" and str(sub.children[0]) == "set_tcp"))))
 
     def _walk(self, statements) -> Summary:
         """What ``statements`` (and the functions they call) may do. A name assigned without ``global`` is a
@@ -281,81 +268,64 @@ class Flow:
         return Summary(holds, frozenset(assigns), size, moves, jumps, returns)
 
     def unread(self) -> frozenset[str]:
-        """The variables nothing reads but the assignments to such variables (a rolling history of commands, a count
-        of calls), each assigned only from names, numbers and strings: they can change no motion, condition or
-        message, so they are never bound (a call that shifts such a history is then made again from a state met
-        before: done again, not walked). Found once."""
-        found = self._summaries.get("unread")
-        if found is None:
-            inside: dict[str | None, list[Counter]] = {}  # each variable: the names written in each assignment to it
-            impure: set[str | None] = {None}
-            for node in self.tree.find_data("assign"):
-                root = root_name(assignment(node)[0])
-                inside.setdefault(root, []).append(_names(node))
-                if any(sub.data in ("call", "method", "run_stmt", "pose") or (
-                        sub.data == "number" and not np.isfinite(float(sub.children[0]))) for sub in node.iter_subtrees()):
-                    impure.add(root)
-            total, found, within = _names(self.tree), set(inside) - impure, Counter()
-            for root in found:
-                for names in inside[root]:
-                    within.update(names)
-            read = [name for name in found if within[name] != total[name]]  # (written elsewhere too)
-            live = set(read)
-            while read:  # (a variable written in an assignment to one that is read is read)
-                for names in inside[read.pop()]:
-                    read.extend(name for name in names if name in found and name not in live)
-                    live.update(names)
-            found = self._summaries["unread"] = frozenset(found - live)
-        return found
+        """The variables nothing reads but the assignments to such variables (a rolling history of commands),
+        each assigned only from names, numbers and strings: they can change no motion, condition or message, so
+        they are never bound. Found once."""
+        return self._once("unread", self._unread)
+
+    def _unread(self) -> frozenset[str]:
+        inside: dict[str | None, list[Counter]] = {}  # each variable: the names written in each assignment to it
+        impure: set[str | None] = {None}
+        for node in self.tree.find_data("assign"):
+            root = root_name(assignment(node)[0])
+            inside.setdefault(root, []).append(_names(node))
+            if any(sub.data in ("call", "method", "run_stmt", "pose") or (
+                    sub.data == "number" and not np.isfinite(float(sub.children[0]))) for sub in node.iter_subtrees()):
+                impure.add(root)
+        total, found, within = _names(self.tree), set(inside) - impure, Counter()
+        for root in found:
+            for names in inside[root]:
+                within.update(names)
+        read = [name for name in found if within[name] != total[name]]  # (written elsewhere too)
+        live = set(read)
+        while read:  # (a variable written in an assignment to one that is read is read)
+            for names in inside[read.pop()]:
+                read.extend(name for name in names if name in found and name not in live)
+                live.update(names)
+        return frozenset(found - live)
 
     def motion_calls(self, node: Tree) -> list[Tree]:
         """The motions written in ``node`` (each of a run's too: :meth:`general`), in order; found once a node."""
-        found = self._summaries.get(("motions", id(node)))
-        if found is None:
-            found = self._summaries[("motions", id(node))] = [
-                call for call in self.general(node).find_data("call") if str(call.children[0]) in MOTIONS]
-        return found
-
-    def motion_lines(self, key: tuple, statements) -> list[int]:
-        """The lines of the motions in ``statements`` (of the construct ``key``), sorted; found once."""
-        found = self._summaries.get(("lines", key))
-        if found is None:
-            found = self._summaries[("lines", key)] = sorted({
-                line_col(call)[0] for st in statements if isinstance(st, Tree) for call in self.motion_calls(st)})
-        return found
+        return self._once(("motions", id(node)), lambda: [
+            call for call in self.general(node).find_data("call") if str(call.children[0]) in MOTIONS])
 
     def _reach(self, name: str) -> tuple[tuple[str, ...], bool, bool]:
-        """The globals the file's function ``name`` may read or change (every name written in it, in the functions it
-        calls and the threads it starts, that the file assigns anywhere or is a parameter: the only names a global
-        can have), sorted; whether it reads the pose the robot stands at (:meth:`standing_pose`); whether a motion
-        reads an element of a list (whose text may be a global's named in the list's literal, outside its reach);
-        found once (the call graph walked once from it, recursion included)."""
-        found = self._summaries.get(("reach", name))
-        if found is None:
-            variables = self._summaries.get("variables")
-            if variables is None:
-                variables = self._summaries["variables"] = {
-                    *(root_name(assignment(a)[0]) for a in self.tree.find_data("assign")),
-                    *(p for f in self.tree.find_data("func_def") for p, _ in parameters(f))}
-            names: set[str] = set()
-            called: set[str] = set()
-            elements = False
-            seen, stack = {("call", name)}, [self.functions[name]]
-            while stack:
-                node = stack.pop()
-                names.update(str(t) for t in node.scan_values(lambda v: isinstance(v, Token)))
-                for sub in node.iter_subtrees():
-                    if sub.data in ("call", "run_stmt"):
-                        callee = str(sub.children[0])
-                        called.add(callee)
-                        elements = elements or (callee in MOTIONS and any(True for _ in sub.find_data("index")))
-                        inner = (self.functions if sub.data == "call" else self.threads).get(callee)
-                        if inner is not None and (sub.data, callee) not in seen:
-                            seen.add((sub.data, callee))
-                            stack.append(inner)
-            found = self._summaries[("reach", name)] = (tuple(sorted(names & variables)), not STANDING_POSE.isdisjoint(called),
-                                                        elements)
-        return found
+        """The globals the file's function ``name`` may read or change (the names written in it and what it calls
+        or starts that the file assigns or are parameters), sorted; whether it reads the pose the robot stands at
+        (:meth:`standing_pose`); whether a motion in it reads an element of a list. Found once."""
+        return self._once(("reach", name), lambda: self._find_reach(name))
+
+    def _find_reach(self, name: str) -> tuple[tuple[str, ...], bool, bool]:
+        variables = self._once("variables", lambda: {
+            *(root_name(assignment(a)[0]) for a in self.tree.find_data("assign")),
+            *(p for f in self.tree.find_data("func_def") for p, _ in parameters(f))})
+        names: set[str] = set()
+        called: set[str] = set()
+        elements = False
+        seen, stack = {("call", name)}, [self.functions[name]]
+        while stack:
+            node = stack.pop()
+            names.update(str(t) for t in node.scan_values(lambda v: isinstance(v, Token)))
+            for sub in node.iter_subtrees():
+                if sub.data in ("call", "run_stmt"):
+                    callee = str(sub.children[0])
+                    called.add(callee)
+                    elements = elements or (callee in MOTIONS and any(True for _ in sub.find_data("index")))
+                    inner = (self.functions if sub.data == "call" else self.threads).get(callee)
+                    if inner is not None and (sub.data, callee) not in seen:
+                        seen.add((sub.data, callee))
+                        stack.append(inner)
+        return tuple(sorted(names & variables)), not STANDING_POSE.isdisjoint(called), elements
 
     def forget_assigned(self, facts: Summary, local: dict, why: str = "may have run") -> None:
         """Everything a construct not followed (its :meth:`facts`) and the functions it calls may assign, or the tool
@@ -417,23 +387,19 @@ class Flow:
         raise _Jump(st.data == "break_stmt")
 
     def run_return(self, st: Tree, local: dict, depth: int = 0) -> None:
-        value = None
-        if st.children:
-            try:
-                value = self.evaluate(st.children[0], local)
-            except Unsupported:
-                value = None  # (known only while running: an error where it is read)
+        try:
+            value = self.evaluate(st.children[0], local) if st.children else None
+        except Unsupported:
+            value = None  # (known only while running: an error where it is read)
         frame = self.frames[-1]
         if self.unresolved_depth > frame.conditional:  # one path leaves here: its state joins the function's end
-            frame.exits.append(self.snapshot(local))
-            frame.values.append(value)
+            frame.exits.append((self.snapshot(local), value))
             raise _BranchEnd
         raise _Return(value)
 
     def start_thread(self, st: Tree, *_) -> None:
-        """``run Thread_1()`` of a thread of the file: what it may assign is known only while running from here; its
-        body is followed once, where it is first started, as a loop's body of unknown count (its motions named in a
-        note)."""
+        """``run Thread_1()``: what the thread may assign is known only while running from here; its body is followed
+        once, where it is first started, under a condition known only while running (its motions named in a note)."""
         name = str(st.children[0])
         if name not in self.threads:
             raise Unsupported(f"run {name}: no such thread in this file", st)
@@ -472,7 +438,7 @@ class Flow:
             try:
                 taken = condition is None or self.condition(condition, local)
             except Unsupported:  # known only while running: this branch or a later one
-                self.run_unresolved(st, [b for _, b in branches[k:]], branches[-1][0] is None, "if", local, depth)
+                self.run_unresolved(st, [b for _, b in branches[k:]], branches[-1][0] is None, local, depth)
                 return
             if taken:
                 break
@@ -486,34 +452,28 @@ class Flow:
     def note_never(self, st: Tree, key: tuple, statements: list, where: str) -> bool:
         """A note naming the motions of ``statements`` (of the construct ``key``), which never run: they stay as
         written (a motion is never dropped in silence). Whether there are any."""
-        lines = self.motion_lines(key, statements)
+        lines = self._once(("lines", key), lambda: sorted({
+            line_col(call)[0] for st in statements if isinstance(st, Tree) for call in self.motion_calls(st)}))
         if lines:
             self.note_once(Finding(f"{st.data.split('_')[0]}: the motion(s) at line {', '.join(map(str, lines))} are "
                                    f"in {where}: they stay as written", *line_col(st)))
         return bool(lines)
 
-    def run_unresolved(self, st: Tree, bodies: list[list], exhaustive: bool, word: str, local: dict,
-                       depth: int) -> None:
-        """Branches of which one (or, unless ``exhaustive``, none) runs, or a loop's body (``word`` "while") run any
-        number of times, the choice known only while running: passed over when nothing in them moves or jumps out
-        (:meth:`pass_over`); else each branch is followed from the state before them (the loop's body from the
-        state at its head, :meth:`settle`), and the paths join after them (:meth:`merge`)."""
+    def run_unresolved(self, st: Tree, bodies: list[list], exhaustive: bool, local: dict, depth: int) -> None:
+        """Branches of which one (or, unless ``exhaustive``, none) runs, the choice known only while running: passed
+        over when nothing in them moves or jumps out (:meth:`pass_over`); else each followed from the state before
+        them, the paths joined after them (:meth:`merge`)."""
         statements = [s for body in bodies for s in body]
-        loop = word == "while"
         facts = self.facts((id(st), len(statements)), statements)
-        if facts.holds is None and (loop or not facts.jumps):
-            self.pass_over(st, facts, word, local)
+        if facts.holds is None and not facts.jumps:
+            self.pass_over(st, facts, "if", local)
             return
-        entry = None if loop else self.snapshot(local)
+        entry = self.snapshot(local)
         outs = [] if exhaustive else [entry]
         first = len(self.steps)
         self.unresolved_depth += 1
         try:
-            if loop:
-                self.count(1, st)
-                head, ends = self.settle(st, statements, local, depth)
-                outs = [head, *ends]
-            for body in () if loop else bodies:
+            for body in bodies:
                 self.restore(entry, local)
                 self.sequence_starts.append(len(self.steps))
                 try:
@@ -526,24 +486,21 @@ class Flow:
         finally:
             self.unresolved_depth -= 1
         if outs:
-            where = f"the {word} at line {line_col(st)[0]}"
-            self.merge(outs, local, where, tool_where=None if loop else f"a branch of {where}")
+            where = f"the if at line {line_col(st)[0]}"
+            self.merge(outs, local, where, tool_where=f"a branch of {where}")
         else:  # every branch leaves: what follows runs on no path through here; followed from before it
             self.restore(entry, local)
             self.forget_assigned(facts, local)
-        self.note_unresolved(st, word, first)
+        self.note_unresolved(st, "if", first)
 
     def note_unresolved(self, st: Tree, word: str, first: int,
                         why: str = "its outcome or count is known only while running") -> None:
         """A note naming the motions (the steps from ``first``) compensated under a condition the reader did not
         resolve (also listed in the program's ``extra["conditional"]``)."""
-        lines: set[int] = set()
-        for step in self.steps[first:]:
-            if isinstance(step, MotionRun):
-                lines.update(step.statement[:, 2].tolist())
-        if not lines:
+        ordered = sorted({line for step in self.steps[first:] if isinstance(step, MotionRun)
+                          for line in step.statement[:, 2].tolist()})
+        if not ordered:
             return
-        ordered = sorted(lines)
         self.conditional_lines.extend(ordered)
         shown = ", ".join(map(str, ordered)) if len(ordered) <= 8 else \
             f"{', '.join(map(str, ordered[:8]))}, ... ({len(ordered)})"
@@ -552,14 +509,12 @@ class Flow:
                                *line_col(st)))
 
     def pass_over(self, st: Tree, facts: Summary, word: str, local: dict) -> None:
-        """A construct of course known only while running that moves nothing and jumps out of it only by ``return``:
-        passed over with a note, never run; what it may assign is known only while running after it. A ``return``
-        in it may end the function there: that path joins the function's end, its value not known."""
+        """A construct of course known only while running that moves nothing and leaves only by ``return``: passed
+        over with a note; what it may assign is known only while running after it, and a ``return`` in it joins the
+        function's end, its value not known."""
         self.forget_assigned(facts, local)
         if facts.returns:
-            frame = self.frames[-1]
-            frame.exits.append(self.snapshot(local))
-            frame.values.append(None)
+            self.frames[-1].exits.append((self.snapshot(local), None))
         self.note_once(Finding(f"{word} passed over: its course is known only while running, and no branch moves the "
                                "robot or changes its tool (what it assigns is not known after it)", *line_col(st)))
 
@@ -567,19 +522,16 @@ class Flow:
     def run_while(self, st: Tree, local: dict, depth: int) -> None:
         """PolyScope's main loop (``while (True)`` outside any condition not resolved: one cycle is one pass,
         :meth:`settle`); else unrolled where its condition is known at every pass (:meth:`run_counted_while`), or,
-        nothing of the unrolling kept, a loop of count known only while running (:meth:`run_unresolved`)."""
-        condition = st.children[0]
-        body = [b for b in st.children[1:] if isinstance(b, Tree)]
-        forever = isinstance(condition, Tree) and condition.data == "name" and str(condition.children[0]) == "True"
-        if forever and not self.unresolved_depth:
-            if not self.loop_noted:
-                self.notes.append(Finding("loop forever: one cycle is one pass of its body", *line_col(st)))
-                self.loop_noted = True
-                self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
-            head, ends = self.settle(st, body, local, depth)
-            self.merge([head, *ends], local, f"the while at line {line_col(st)[0]}")
-            return
-        if not forever:
+        nothing of the unrolling kept, a loop of count known only while running: passed over when it moves nothing
+        (:meth:`pass_over`), else its body followed from the state at its head (:meth:`settle`)."""
+        condition, body = st.children[0], st.children[1:]
+        forever = condition.data == "name" and str(condition.children[0]) == "True"
+        main = forever and not self.unresolved_depth
+        if main and not self.loop_noted:
+            self.notes.append(Finding("loop forever: one cycle is one pass of its body", *line_col(st)))
+            self.loop_noted = True
+            self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
+        elif not forever:
             mark, entry = self._mark(), self.snapshot(local)
             try:
                 self.run_counted_while(st, body, local, depth)
@@ -587,14 +539,27 @@ class Flow:
             except _Uncounted:
                 self._rollback(mark)
                 self.restore(entry, local)
-        self.run_unresolved(st, [body], True, "while", local, depth)
+        facts = None if main else self.facts((id(st), len(body)), body)
+        if facts is not None and facts.holds is None:
+            self.pass_over(st, facts, "while", local)
+            return
+        first = len(self.steps)
+        self.unresolved_depth += not main
+        try:
+            if not main:
+                self.count(1, st)
+            head, ends = self.settle(st, body, local, depth)
+        finally:
+            self.unresolved_depth -= not main
+        self.merge([head, *ends], local, f"the while at line {line_col(st)[0]}")
+        if not main:
+            self.note_unresolved(st, "while", first)
 
     def settle(self, st: Tree, body: list, local: dict, depth: int) -> tuple[State, list[State]]:
         """Follow a loop's body from the state at its head: the state before the loop joined with those its passes
-        end (or ``continue``) with, until they agree (a counter then known only while running), at most
-        :data:`MAX_SETTLE` passes (then all the body may change is), each taken back (:meth:`_rollback`); then the
-        pass kept. A loop inside such a pass takes its last step at once (nested loops cost one pass each). Returns
-        the head's state and the states the kept pass leaves with (its end, ``continue``, ``break``)."""
+        end (or ``continue``) with, until they agree, at most :data:`MAX_SETTLE` passes (then all the body may change
+        is known only while running), each taken back (:meth:`_rollback`); then the pass kept. Returns the head's
+        state and the states the kept pass leaves with (its end, ``continue``, ``break``)."""
         head = self.snapshot(local)
         line = line_col(st)[0]
         for _ in range(0 if self._exploring else MAX_SETTLE):
@@ -623,22 +588,20 @@ class Flow:
         """One pass of a loop's body from the present state: the states it goes back to the head with (its end,
         ``continue``) and those it leaves the loop with (``break``)."""
         loop = _Loop(self.unresolved_depth, False)
-        frame = self.frames[-1]
-        frame.loops.append(loop)
-        ends: list[State] = []
-        breaks: list[State] = []
+        loops = self.frames[-1].loops
+        loops.append(loop)
         self.sequence_starts.append(len(self.steps))  # (a pass of a loop followed from its head: what stood before)
         try:
             self.run_body(body, local, depth)
-            ends.append(self.snapshot(local))
+            loop.backs.insert(0, self.snapshot(local))
         except _Jump as jump:
-            (breaks if jump.out else ends).append(self.snapshot(local))
+            (loop.breaks if jump.out else loop.backs).insert(0, self.snapshot(local))
         except _BranchEnd:
             pass
         finally:
             self.sequence_starts.pop()
-            frame.loops.pop()
-        return ends + loop.backs, breaks + loop.breaks
+            loops.pop()
+        return loop.backs, loop.breaks
 
     def _mark(self) -> tuple:
         """What following a construct adds to the program besides the globals and the tool, to take back
@@ -660,9 +623,10 @@ class Flow:
         pass, or more than :data:`MAX_WHILE_PASSES` passes: :class:`Unsupported`, nothing of the loop kept; a count
         known only while running after all: :class:`_Uncounted`."""
         condition = st.children[0]
-        first, passes, repeated = len(self.steps), 0, False
-        frame = self.frames[-1]
-        frame.loops.append(_Loop(self.unresolved_depth, True))
+        first = len(self.steps)
+        passes, checked = 0, None  # (a repeated pass: its steps, the only ones checked)
+        loops = self.frames[-1].loops
+        loops.append(_Loop(self.unresolved_depth, True))
         quiet = self.facts((id(st), len(body)), body).holds is None
         start = self.statements_run
         try:
@@ -672,7 +636,7 @@ class Flow:
                     raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
                 if quiet and self.statements_run - start > MAX_QUIET_WORK:  # (moves nothing: not worth unrolling)
                     raise _Uncounted
-                units, steps = self.unrolled, len(self.steps)
+                units = self.unrolled
                 self.count(1, st)
                 before = self.snapshot(local)
                 try:
@@ -682,23 +646,21 @@ class Flow:
                         break
                 if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it never
                     raise _Uncounted                          # ends; followed as a loop of unknown count)
-                counter = self._plain_counter(st, body) if passes == 1 else None
+                counter = self._plain_counter(condition, body) if passes == 1 else None
                 if counter is not None:  # every pass runs what the first ran: counted, then repeated
                     more = self._remaining_passes(condition, local, *counter, st)
                     self.count(more * (self.unrolled - units), st)
-                    self.steps.extend(self.steps[steps:] * more)
+                    checked = self.steps[first:]
+                    self.steps.extend(checked * more)
                     passes += more
-                    repeated = True
                     break
         except Unsupported:
             del self.steps[first:]
             raise
         finally:
-            frame.loops.pop()
-        # (repeated passes are copies of the first: it alone is checked)
-        changing = calls.changing_motion(self.steps[first:first + (len(self.steps) - first) // passes]
-                                         if repeated else self.steps[first:])
-        if changing is not None and not (not repeated and pass_tables.take(self.steps[first:], self.per_pass, st)):
+            loops.pop()
+        changing = calls.changing_motion(self.steps[first:] if checked is None else checked)
+        if changing is not None and not (checked is None and pass_tables.take(self.steps[first:], self.per_pass, st)):
             del self.steps[first:]
             raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes from "
                               f"pass to pass of this while{self.changed_by(st, changing)}: one written target cannot "
@@ -713,60 +675,51 @@ class Flow:
         except Unsupported:
             raise _Uncounted from None
 
-    def _plain_counter(self, st: Tree, body: list) -> tuple[str, float, bool] | None:
+    def _plain_counter(self, condition: Tree, body: list) -> tuple[str, float, bool] | None:
         """``(name, step, global)`` when the ``while`` only counts: its body's one assignment anywhere is
         ``name = name + step`` (a number) among its own statements, nothing else in it or in the functions it
         calls reads ``name`` or changes the tool, and nothing ends it early: each pass then runs what the first
         ran (PolyScope's "Loop N times"). None otherwise."""
         inside = [sub for b in body for sub in b.iter_subtrees()]
         assignments = [sub for sub in inside if sub.data == "assign"]
-        if len(assignments) != 1 or not any(assignments[0] is b for b in body):
-            return None
-        condition = st.children[0]
-        if isinstance(condition, Tree) and any(str(c.children[0]) in self.functions
-                                               for c in condition.find_data("call")):
+        if len(assignments) != 1 or not any(assignments[0] is b for b in body) or any(
+                str(c.children[0]) in self.functions for c in condition.find_data("call")):
             return None  # (a condition that calls the script's functions runs them at every pass)
         target, expr, is_global = assignment(assignments[0])
-        if not (isinstance(target, Tree) and target.data == "name" and isinstance(expr, Tree) and expr.data == "sum"
-                and len(expr.children) == 3 and expr.children[0] == target and isinstance(expr.children[2], Tree)
-                and expr.children[2].data == "number"):
+        if not (target.data == "name" and expr.data == "sum" and len(expr.children) == 3
+                and expr.children[0] == target and expr.children[2].data == "number"):
             return None
         name = str(target.children[0])
-        callees = {str(sub.children[0]) for sub in inside if sub.data == "call"}
-        reach = [self.functions[c] for c in callees if c in self.functions]
-        for node in inside + [sub for f in reach for sub in f.iter_subtrees()]:
-            if node.data in ("return_stmt", "break_stmt", "continue_stmt", "run_stmt", "func_def", "thread_def"):
-                return None
-            if node.data == "call" and (str(node.children[0]) in ("set_tcp",) or (
-                    str(node.children[0]) in self.functions and self.functions[str(node.children[0])] not in reach)):
+        callees = {str(sub.children[0]) for sub in inside if sub.data == "call"} & self.functions.keys()
+        for node in inside + [sub for c in callees for sub in self.functions[c].iter_subtrees()]:
+            callee = str(node.children[0]) if node.data in ("call", "name") else None
+            if node.data in ("return_stmt", "break_stmt", "continue_stmt", "run_stmt", "func_def", "thread_def") or (
+                    node.data == "call" and (callee == "set_tcp" or (callee in self.functions and callee not in callees))):
                 return None  # (a tool change; a call beyond one level: followed pass by pass)
-            if node.data == "name" and str(node.children[0]) == name and node is not target \
-                    and node is not expr.children[0]:
+            if node.data == "name" and callee == name and node is not target and node is not expr.children[0]:
                 return None
-        if any(self.summary(str(f.children[0])).assigns for f in reach):
+        if any(self.summary(c).assigns for c in callees):
             return None
         step = float(expr.children[2].children[0])
         return name, (-step if str(expr.children[1]) == "-" else step), is_global
 
     def _remaining_passes(self, condition, local: dict, name: str, step: float, is_global: bool, st: Tree) -> int:
         """The passes of a counting ``while`` after its first (:meth:`_plain_counter`), its counter advanced as
-        they would advance it."""
+        they would advance it: ``name < bound`` (either side) compares with the bound found once."""
         try:
             value = self.lookup(name, local).value
         except Unsupported:  # (the counter itself known only while running: a loop of unknown count)
             raise _Uncounted from None
-        more = 0
-        compare = COMPARE.get(str(condition.children[1])) if isinstance(condition, Tree) \
-            and condition.data == "comparison" else None
-        sides = [isinstance(c, Tree) and c.data == "name" and str(c.children[0]) == name
-                 for c in (condition.children[0], condition.children[2])] if compare else [False, False]
-        if sides[0] != sides[1]:  # ``name < bound``: the bound once, then numbers only
-            bound = self.number(condition.children[2 if sides[0] else 0], local)
+        sides = [c.data == "name" and str(c.children[0]) == name for c in condition.children[::2]] \
+            if condition.data == "comparison" else [False, False]
+        if sides[0] != sides[1]:
+            compare, bound = COMPARE[str(condition.children[1])], self.number(condition.children[2 * sides[0]], local)
             holds = (lambda v: compare(v, bound)) if sides[0] else (lambda v: compare(bound, v))
         else:
             def holds(v: float) -> bool:
                 self.bind(name, Binding(v, None, name), is_global, local)
                 return self.condition(condition, local)
+        more = 0
         while holds(value):
             more += 1
             if more >= MAX_WHILE_PASSES:
@@ -852,10 +805,8 @@ class Flow:
                               for_value: bool):
         """A call of the file's function ``name``: passed over where it moves nothing and assigns no global (or, in a
         pass followed only to find a loop's head, moves nothing); else run with its arguments, or, made again from a
-        state equal on what it may read (:meth:`_reach`: the globals' :attr:`~.Binding.signature`, the tool, its
-        arguments, a condition around it, where the robot stands if it reads that), what it did then is done again
-        (a call that moved: while no pass is taken back, :meth:`_rollback`, and in the same context). Returns its
-        value (None: none or not known)."""
+        state equal on what it may read (:meth:`_reach`), what it did then is done again (one that moved: while no
+        pass is taken back, in the same context). Returns its value (None: none or not known)."""
         summary = self.summary(name)
         passed = summary.inert and not for_value  # (moves nothing, changes nothing a motion reads)
         if passed or (self._exploring and summary.holds is None):  # (or a pass followed only to find a loop's head)
@@ -890,21 +841,19 @@ class Flow:
         moved_key = (key, self._exploring > 0, depth, tuple(self.calling), len(self.per_pass),
                      list(self._reads.values()).count(None))  # (call sites' targets read differently: calls.same_read)
         done = self._calls_done.get(key) or self._moved.get(moved_key)
-        if done is not None:
-            changed, removed, self.tool, self.tool_why, returned, units, *added = done[1:]
+        if done is not None:  # (made again from a state met before: what it did then, done again)
+            changed, removed, self.tool, self.tool_why, returned, units, added = done[1:]
             self.globals.update(changed)
             for global_name in removed:
                 self.globals.pop(global_name, None)
-            for step, where in added[0] if added else ():
+            for step, where in added:
                 step = copy(step)  # (a step of its own, as a run makes: _in_call is by id)
                 if where is not None or scope:
                     self._in_call[id(step)] = (name, span_of(call)) if scope else where
                 self.steps.append(step)
             self.count(units, call)
             return returned
-        mark = self._mark()
-        first = len(self.steps)
-        quiet = summary.inert
+        mark, first, quiet = self._mark(), len(self.steps), summary.inert
         self._quiet += [name] if quiet else []
         frame = _Frame(self.unresolved_depth)
         self.frames.append(frame)
@@ -919,30 +868,26 @@ class Flow:
             self.calling.pop()
             del self._quiet[len(self._quiet) - quiet:]
         if frame.exits:  # returns under conditions known only while running: their paths join here
-            self.merge([self.snapshot(scope), *frame.exits], scope, name)
-            if not all(v is returned or v == returned for v in frame.values):
+            self.merge([self.snapshot(scope), *(state for state, _ in frame.exits)], scope, name)
+            if not all(v is returned or v == returned for _, v in frame.exits):
                 returned = None
-        if scope:
-            for step in self.steps[first:]:  # the outermost call with arguments is the one named
-                self._in_call[id(step)] = (name, span_of(call))
+        added = self.steps[first:]
+        for step in added if scope else ():  # the outermost call with arguments is the one named
+            self._in_call[id(step)] = (name, span_of(call))
         now = self._mark()
-        if now[1:-1] == mark[1:-1] and (now[0] == mark[0] or not (reads_pose or elements)):
-            # (it changed only the globals, the tool and the steps: remembered; every global a call may change is a
-            # name written in its reach: those alone compared)
+        if now[1:-1] == mark[1:-1] and (not added or not (reads_pose or elements)):  # (only globals, tool, steps)
             after = tuple(map(self.globals.get, reads))
             changed = {g: b for g, old, b in zip(reads, held, after) if b is not old and b is not None}
             removed = [g for g, old, b in zip(reads, held, after) if b is None and old is not None]
-            done = (read, changed, removed, self.tool, self.tool_why, returned, self.unrolled - mark[-1])
-            if now[0] == mark[0]:
-                self._calls_done[key] = done
-            else:
-                self._moved[moved_key] = (*done, [(s, self._in_call.get(id(s))) for s in self.steps[first:]])
+            (self._moved if added else self._calls_done)[moved_key if added else key] = (
+                read, changed, removed, self.tool, self.tool_why, returned, self.unrolled - mark[-1],
+                [(s, self._in_call.get(id(s))) for s in added])
         return returned
 
     def through_call_site(self, node, local: dict, kind: str) -> Point | None:
-        """The point of a motion's target ``pose_trans``/``pose_add``/``pose_sub`` (:data:`.calls.THROUGH`, nested)
-        of a parameter bound to a pose written at the call site: that pose's text, the function's result as the
-        pose, the whole expression as the argument (its ``(A, B)`` recorded in ``_reads``); None for any other."""
+        """The point of a motion's target ``pose_trans``/``pose_add``/``pose_sub`` (:data:`.calls.THROUGH`, nested) of
+        a parameter bound to a pose written at the call site: that pose's text, the result as the pose, the whole
+        expression as the argument (recorded in ``_reads``); None for any other."""
         layers, inner = [], node
         while isinstance(inner, Tree) and inner.data == "call" and str(inner.children[0]) in calls.THROUGH:
             args, kwargs = split_arguments(inner)
@@ -986,11 +931,10 @@ class Flow:
 
     # ----- the pose the robot stands at (PolyScope's relative waypoints)
     def standing_pose(self, node: Tree):
-        """``get_actual_tcp_pose()``, ``get_forward_kin()``, ``get_target_tcp_pose()``: the TCP pose the robot stands
-        at, known before running where the motion before it in its sequence (no branch, loop head or thread start
-        between) goes to a known Cartesian target without blend (``r=0``): that target, with the tool set now; else
-        :class:`Unsupported` saying why. The motion reading it is written with its absolute corrected target (a
-        note says so): PolyScope's relative form would displace the corrected target again."""
+        """``get_actual_tcp_pose()`` (:data:`.STANDING_POSE`): the TCP pose the robot stands at, known where the motion
+        before it in its sequence goes to a known Cartesian target without blend: that target, with the tool set
+        now; else :class:`Unsupported` saying why. The motion reading it is written with its absolute corrected
+        target (PolyScope's relative form would displace the corrected target again)."""
         name = str(node.children[0])
         args, kwargs = split_arguments(node)
         if args or kwargs:

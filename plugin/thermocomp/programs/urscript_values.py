@@ -1,10 +1,8 @@
-"""URScript's data as the reader follows it: values, variables and scopes, expressions (the URScript manual's
-operators, ``pose_trans``/``pose_add``/``pose_inv``, records), and the states of branches merged where they join.
-
-Part of the URScript reader (:mod:`thermocomp.programs.urscript`): :class:`Values` is the walker's part that
-declares, assigns and evaluates. A value is known before running (a float, a bool, a string, a list, a
-:class:`Pose`, a :class:`Record`) or not: a binding whose value is ``None`` (an input, a socket, an RPC value,
-arithmetic on such), refused where a motion reads it, naming the variable.
+"""URScript's data as the reader follows it (:class:`Values`, part of :mod:`thermocomp.programs.urscript`):
+variables and scopes, expressions (the manual's operators and math, poses, records), the states of paths merged
+where they join. A value is known before running (a float, bool, string, list, :class:`Pose`, :class:`Record`)
+or not: a binding whose value is ``None`` (an input, a socket, arithmetic on such), refused where a motion reads
+it, naming the variable.
 """
 
 from __future__ import annotations
@@ -32,8 +30,7 @@ from thermocomp.geometry.rotations import (
 )
 from thermocomp.programs.rapid import span_of
 
-#: Largest magnitude of a pose coordinate [m], rotation-vector component or joint position [rad] taken: a
-#: 1e308 coordinate is a typo, not a place (it overflowed into a message without a location).
+#: Largest magnitude of a pose coordinate [m], rotation-vector component or joint position [rad] taken.
 MAX_POSE_VALUE = 1e6
 
 #: Members of a pose by name (``pose.x``), as its indices.
@@ -97,10 +94,8 @@ class Binding:
 
     @cached_property
     def signature(self) -> tuple:
-        """What of the binding can change what a statement reading it does: its value (exactly: a number's
-        ``repr``), the literal it was given, its name and why its value is not known. Equal for bindings equal in
-        all of it, which are different objects where a path gave the variable the same value again (a call made
-        again from such a state is done again, not run: Flow.call_function_of_file). A binding is never changed."""
+        """What of the binding can change what a statement reading it does (its value exactly, literal, name, why
+        and stood): equal for bindings a path gave the same again (Flow.call_function_of_file). Never changed."""
         return _value_signature(self.value), id(self.literal), self.name, self.why, self.stood
 
 
@@ -112,12 +107,10 @@ def _interpolate_pose(a: Pose, b: Pose, alpha: float) -> Pose:
     return Pose.from_T(transform(R, (1.0 - alpha) * np.asarray(a.values[:3]) + alpha * np.asarray(b.values[:3])))
 
 
-#: The manual's functions evaluated on values known before running (modules "math" and "urmath"): what each
-#: argument must be (``p`` a pose, ``n`` a number, ``l`` a list of numbers or a pose's six values, ``3`` a list of
-#: three numbers, ``x`` a number or a list of numbers) and the function of their values. ``rpy2rotvec([roll,
-#: pitch, yaw])`` is the rotation vector [rad] of ``Rz(yaw) Ry(pitch) Rx(roll)`` (extrinsic rotations about X,
-#: Y, Z), ``rotvec2rpy`` its inverse; ``point_dist`` the distance [m] of two poses' positions; ``norm`` the
-#: Euclidean norm (of a number, its magnitude); ``pose_sub`` is what ``pose_add`` undoes.
+#: The manual's functions evaluated on values known before running: what each argument must be (``p`` a pose,
+#: ``n`` a number, ``l`` a list of numbers or a pose's six values, ``3`` a list of three numbers, ``x`` a number or
+#: a list of numbers) and the function of their values. ``rpy2rotvec([roll, pitch, yaw])`` is the rotation vector
+#: [rad] of ``Rz(yaw) Ry(pitch) Rx(roll)``, ``rotvec2rpy`` its inverse; ``pose_sub`` undoes ``pose_add``.
 BUILTINS = {
     "pose_trans": ("pp", lambda a, b: Pose.from_T(a.T @ b.T)),
     "pose_add": ("pp", lambda a, b: Pose.from_T(transform(a.T[:3, :3] @ b.T[:3, :3], a.T[:3, 3] + b.T[:3, 3]))),
@@ -138,8 +131,7 @@ BUILTINS = {
 
 def _numbers(value) -> bool:
     """A list of numbers."""
-    return isinstance(value, list) and bool(value) and all(isinstance(v, float) and not isinstance(v, bool)
-                                                           for v in value)
+    return isinstance(value, list) and bool(value) and all(isinstance(v, float) for v in value)
 
 
 def _numeric_array(value) -> bool:
@@ -227,9 +219,7 @@ def _origin(exc: Unsupported) -> str:
 def _same(a: object, b: object) -> bool:
     if a is b:
         return True
-    if isinstance(a, (Record, list)) or isinstance(b, (Record, list)):
-        # (a struct's member literals by identity: a struct given again with equal text is another literal,
-        # where its motion's target is written)
+    if isinstance(a, (Record, list)) or isinstance(b, (Record, list)):  # (a struct's member literals by identity)
         return _value_signature(a) == _value_signature(b)
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.array_equal(a, b)
@@ -243,8 +233,7 @@ def _same_binding(a: Binding | None, b: Binding | None) -> bool:
 
 def _rebound(scope: dict, first: dict):
     """The names whose binding objects differ between two scopes: the paths are copies of one scope
-    (:meth:`Values.snapshot`), so a variable no path rebound is one object in all (a URCap's preamble defines
-    hundreds of globals, and a program joins paths at every ``if`` it cannot decide)."""
+    (:meth:`Values.snapshot`), so a variable no path rebound is one object in all."""
     if len(scope) == len(first) and list(scope) == list(first):  # (one order: the rebound ones, at C speed)
         return compress(scope, map(operator.is_not, scope.values(), first.values()))
     return [name for name in scope.keys() | first.keys() if scope.get(name) is not first.get(name)]
@@ -313,10 +302,9 @@ class Values:
         return State(dict(self.globals), dict(local), self.tool, self.tool_why)
 
     def restore(self, state: State, local: dict) -> None:
-        same = local is self.globals
         self.globals.clear()
         self.globals.update(state.globals)
-        if not same:
+        if local is not self.globals:
             local.clear()
             local.update(state.local)
         self.tool, self.tool_why = state.tool, state.tool_why
@@ -341,8 +329,8 @@ class Values:
 
     # ----- variables
     def assign(self, st: Tree, local: dict) -> None:
-        """``name = value`` (``global``, ``local``) or an element's ``name[i] = value``: a value not known before
-        running is bound as such, saying why."""
+        """``name = value`` (``global``, ``local``) or ``name[i] = value``: a value not known before running is bound
+        as such, saying why."""
         target, expr, is_global = assignment(st)
         if root_name(target) in self.unread():  # (what nothing reads: not evaluated, Flow.unread)
             return
@@ -368,9 +356,8 @@ class Values:
             self.bind(name, binding, is_global, local)
 
     def _assign_element(self, target: Tree, expr, is_global: bool, local: dict) -> None:
-        """``name[i] = value``, ``name[i, j] = value``, ``name[i][j] = value``: the variable's known value with that
-        element replaced (a pose's coordinate, a list's or a matrix's entry); Unsupported when the variable, an
-        index or the value is not known before running, or an index is out of range."""
+        """``name[i] = value``, ``name[i, j] = value``, ``name[i][j] = value``: the variable's value with that element
+        (a pose's coordinate, a list's or a matrix's entry) replaced; Unsupported when not known or out of range."""
         indices: list = []
         node = target
         while node.data == "index":
@@ -386,7 +373,7 @@ class Values:
             seq[at[0]] = replaced(seq[at[0]], at[1:]) if len(at) > 1 else value
             if not isinstance(container, Pose):
                 return seq
-            if not all(isinstance(v, float) and not isinstance(v, bool) for v in seq):
+            if not all(isinstance(v, float) for v in seq):
                 raise Unsupported("a pose's coordinate must be a number", target)
             return Pose(tuple(seq))
 
@@ -424,8 +411,8 @@ class Values:
         return binding
 
     def stood(self, line: int, where, what: str) -> None:
-        """A read at ``where`` of the pose the robot stands at after the motion at ``line``: remembered for the variable
-        being assigned; in a condition, refused naming ``what`` is read."""
+        """A read at ``where`` of the pose the robot stands at after the motion at ``line``: remembered for the
+        variable being assigned; in a condition, refused naming ``what``."""
         if self._deciding:
             raise self.error(f"{what} decides a condition: in the compensated script the controller reads the corrected "
                              "target there, not the one written, and may decide otherwise", where)
@@ -443,9 +430,8 @@ class Values:
         return rule(self, node, local)
 
     def condition(self, node, local: dict) -> bool:
-        """A condition, evaluated: a comparison of known numbers, ``not``, ``and``, ``or``, a known bool. One that
-        reads the pose the robot stands at (:meth:`Flow.standing_pose`, or a variable computed from it) is refused:
-        in the compensated script the controller reads the corrected target there and may decide otherwise."""
+        """A condition, evaluated: a comparison of known values, ``not``, ``and``, ``or``, a known bool. One that
+        reads the pose the robot stands at (or a variable computed from it) is refused (:meth:`stood`)."""
         self._deciding += 1
         try:
             value = self.evaluate(node, local)
@@ -455,17 +441,18 @@ class Values:
             raise Unsupported("a condition that is not a comparison of known values", node)
         return value
 
-    def number(self, node, local) -> float:
+    def _expect(self, node, local: dict, kind, what: str):
+        """The value of ``node``, of ``kind`` (a type, or a test of the value), else Unsupported ``expected what``."""
         value = self.evaluate(node, local)
-        if isinstance(value, bool) or not isinstance(value, float):
-            raise Unsupported("expected a number", node)
+        if not (isinstance(value, kind) if isinstance(kind, type) else kind(value)):
+            raise Unsupported(f"expected {what}", node)
         return value
 
+    def number(self, node, local) -> float:
+        return self._expect(node, local, float, "a number")
+
     def pose(self, node, local) -> Pose:
-        value = self.evaluate(node, local)
-        if not isinstance(value, Pose):
-            raise Unsupported("expected a pose", node)
-        return value
+        return self._expect(node, local, Pose, "a pose")
 
     def _value_number(self, node: Tree, local: dict) -> float:
         value = float(node.children[0])
@@ -523,12 +510,8 @@ class Values:
     _value_product = _value_sum
 
     def _operand(self, node, local):
-        """An operand of ``+ - * / %``: a number, or an array or matrix of numbers (the manual's "Matrix and Array
-        Expressions")."""
-        value = self.evaluate(node, local)
-        if isinstance(value, bool) or not (isinstance(value, float) or _numeric_array(value)):
-            raise Unsupported("expected a number", node)
-        return value
+        """An operand of ``+ - * / %``: a number, or an array or matrix of numbers."""
+        return self._expect(node, local, lambda v: isinstance(v, float) or _numeric_array(v), "a number")
 
     def _value_index(self, node: Tree, local: dict):  # (``m[i, j]``: a matrix's element, row i, column j)
         value = self.evaluate(node.children[0], local)
@@ -587,7 +570,7 @@ class Values:
         if kind in "pn":
             return self.pose(node, local) if kind == "p" else self.number(node, local)
         value = self.evaluate(node, local)
-        if kind == "x" and isinstance(value, float) and not isinstance(value, bool):
+        if kind == "x" and isinstance(value, float):
             return value
         value = list(value.values) if isinstance(value, Pose) else value
         if not _numbers(value) or (kind == "3" and len(value) != 3):
@@ -597,15 +580,10 @@ class Values:
 
     # ----- calls with arguments
     def bind_arguments(self, function: Tree, args: list, kwargs: dict, local: dict, call: Tree) -> dict:
-        """The local scope a call of ``function`` starts with: each parameter bound to its argument.
-
-        Positional arguments, then keyword ones, then the parameter's default
-        (a constant of the definition). An argument naming a variable passes
-        that variable on (a target literal then stays written where it was
-        given); any other is evaluated in the caller. URScript's own checks
-        (too many arguments, an unknown or repeated keyword, a parameter
-        without value) are errors naming the call.
-        """
+        """The local scope a call of ``function`` starts with: each parameter bound to its argument (positional,
+        keyword, else its default). An argument naming a variable passes that variable on; any other is evaluated
+        in the caller. URScript's own checks (too many arguments, an unknown or repeated keyword, a parameter
+        without value) are errors naming the call."""
         defined = parameters(function)
         name, names = str(function.children[0]), [n for n, _ in defined]
         if len(args) > len(defined):
