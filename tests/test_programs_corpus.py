@@ -51,7 +51,8 @@ def test_sources_rows_are_complete() -> None:
         assert row["robot"].split("|")[-1] in (("irb140", "gofa") if row["language"] == "rapid" else ("ur5",)), row["file"]
         assert len(row["commit"]) == 40 and row["licence"] and row["note"], row["file"]
         assert row["file"].startswith(row["repository"].replace("/", "__") + "__"), row["file"]
-        gatherings = ("fitted", "held-out", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7")
+        gatherings = ("fitted", "held-out", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7",
+                      "held-out-8", "held-out-9")
         assert row["gathering"] in gatherings, row["file"]
     held_out = [r for r in rows if r["gathering"] == "held-out"]
     third = [r for r in rows if r["gathering"] == "held-out-3"]
@@ -74,6 +75,11 @@ def test_sources_rows_are_complete() -> None:
     not_seventh = {r["repository"] for r in rows if r["gathering"] != "held-out-7"}
     assert len(seventh) >= 25 and len({r["repository"] for r in seventh}) >= 12
     assert not not_seventh & {r["repository"] for r in seventh}
+    eighth = [r for r in rows if r["gathering"] == "held-out-8"]
+    not_eighth = {r["repository"] for r in rows if r["gathering"] != "held-out-8"}
+    assert len(eighth) >= 25 and len({r["repository"] for r in eighth}) >= 15
+    assert sum(r["language"] == "rapid" for r in eighth) >= 25
+    assert not not_eighth & {r["repository"] for r in eighth}
 
 
 @pytest.mark.parametrize(
@@ -171,3 +177,13 @@ def test_robot_column_runs_a_described_robot_or_falls_back(tmp_path) -> None:
         fallback = corpus.choose_robot(entry, robots)
         assert fallback.robot == "irb140" and fallback.robot_options == ()
         assert corpus.command(fallback, tmp_path)[at:at + 3] == ["--robot", "irb140", "--deformation"]
+
+
+def test_ninth_gathering_is_held_out() -> None:
+    """held-out-9: at least 25 URScript programs from 15 repositories that no other gathering names."""
+    with (IN_REPO / "SOURCES.csv").open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    ninth = [r for r in rows if r["gathering"] == "held-out-9"]
+    others = {r["repository"] for r in rows if r["gathering"] != "held-out-9"}
+    assert len(ninth) >= 25 and len({r["repository"] for r in ninth}) >= 15
+    assert not others & {r["repository"] for r in ninth}

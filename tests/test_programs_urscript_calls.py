@@ -237,6 +237,8 @@ def test_a_while_whose_condition_nothing_changes_is_followed_as_a_loop_forever(t
      "    k = k + 1\n  end\n", "movel", "the value of k is not known before running"),  # (a counter, count unknown)
     ("  k = 0\n  while k < 5000:\n    movel(b, a=1.2, v=0.25)\n    k = k + 1\n  end\n", "while",
      "passes is not unrolled"),  # (past MAX_WHILE_PASSES, here 1,000)
+    ("  k = 0\n  while k < k + 1:\n    movel(b, a=1.2, v=0.25)\n    k = k + 1\n  end\n", "while",
+     "passes is not unrolled"),  # (a bound that reads the counter moves with it: never an early count)
 ])
 def test_a_while_it_cannot_unroll_is_named_with_its_line(tmp_path, rng, loop, at, words, monkeypatch):
     import thermocomp.programs.urscript_flow as flow

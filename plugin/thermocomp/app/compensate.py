@@ -202,24 +202,31 @@ def compensate_programs(job: CompensationJob, programs: list[PathLike], out_dir:
     folder = Path(out_dir)
     if not folder.is_dir():
         raise InputError("--out-dir: expected an existing folder", path=str(folder))
-    files = program_files(programs)
-    outs = [folder / p.name for p in files]
     by_name: dict[str, Path] = {}
-    for path in files:
+    for path in program_files(programs):
         if path.name in by_name and not os.path.samefile(by_name[path.name], path):
             raise InputError(f"--program: {by_name[path.name]} and {path} would both be written as "
                              f"{folder / path.name}; compensate them into separate folders", path=str(path))
-        by_name.setdefault(path.name, path)
+        by_name.setdefault(path.name, path)  # (one file named twice, through a link: compensated once)
+    files = list(by_name.values())
+    outs = [folder / p.name for p in files]
     # one job per program, as a worker process receives it
-    tasks = [replace(job, program=path, out=out) for path, out in dict(zip(files, outs)).items()]
+    tasks = [replace(job, program=path, out=out) for path, out in zip(files, outs)]
     options = job.options
+    from thermocomp.app.program import ProgramOutputs, module_head
+
+    modules = () if job.program_options is None else job.program_options.rapid.modules
     with Job() as run:
         run.input(robot_file(job.robot), "--robot")
         run.input(file_of(job.deformation), "--deformation")
         run.inputs(files, "--program")
+        run.inputs(modules, "--module")
         run.input(None if options is None else options.time_law_file, "--time-law")
         for out in outs:
             run.output(out, "--out-dir")
+            for module in modules:  # where a program's module whose targets change is written (a derived name)
+                run.derived_output(ProgramOutputs(out=out).module_out(module), f"--out-dir (for --module {module})",
+                                   module_head(module), f"a compensated copy of {Path(module).name}")
         run.check()
         if jobs == 1 or len(tasks) == 1:
             outcomes = []

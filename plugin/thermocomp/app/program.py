@@ -227,7 +227,7 @@ def compensate_program(job: CompensationJob, *, progress: ProgressCallback | Non
         # against every input and output, naming both, before any file is renamed into place
         for dest, _, module in rep.modules_written:  # (a name derived, not given: a file there not a copy of
             # the module, the user's own, is refused, not replaced; a rerun's copy begins as the module does)
-            files.derived_output(dest, f"--out (for --module {module})", _module_head(module),
+            files.derived_output(dest, f"--out (for --module {module})", module_head(module),
                                  f"a compensated copy of {Path(module).name}")
         for dest, write in writes:
             files.write_with(dest, write)
@@ -241,7 +241,7 @@ def compensate_program(job: CompensationJob, *, progress: ProgressCallback | Non
     return run_job(job, work, files, within=within)
 
 
-def _module_head(module: PathLike) -> bytes:
+def module_head(module: PathLike) -> bytes:
     """The first bytes of a module of the task up to its first line end or bracket (at most 200): what every
     compensated copy of it begins with, its targets being written inside brackets after them."""
     head = read_input_bytes(module, "RAPID module (--module)")[:200]

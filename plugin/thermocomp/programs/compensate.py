@@ -310,7 +310,8 @@ def confdata_notes(prog: RobotProgram, points: np.ndarray, written: np.ndarray) 
                      "written from the solution nearest the motion before",
                      "the corrected joints lie in another quadrant (cf1, cf4, cf6) or wrist configuration (cfx) than "
                      "the program's")
-    return pc.binary_join_element_wise(f"{prog.path}:", line, ":", column, ": confdata written [",
+    paths = pa.array([path for path, _ in prog.files]).take(pa.array(run.file[run.row_of_points()][points]))
+    return pc.binary_join_element_wise(paths, ":", line, ":", column, ": confdata written [",
                                        w.confdata_texts(written), "], read [",
                                        w.confdata_texts(run.confdata[points]), "]: ", why, "").to_pylist()
 

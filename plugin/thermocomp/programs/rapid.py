@@ -24,7 +24,7 @@ from thermocomp._gc import paused
 from thermocomp._typing import PathLike
 from thermocomp.errors import ConfigurationError
 from thermocomp.io.files import read_program_bytes
-from thermocomp.programs import calls
+from thermocomp.programs import calls, rapid_scope
 from thermocomp.programs.grammars import lalr_parser, parse_program
 from thermocomp.programs.model import (
     MAX_MOTIONS,
@@ -132,7 +132,9 @@ def rapid_program_from_text(text: str, path: str = "<text>",
     options = RapidOptions() if options is None else options
     modules = tuple(_other_module(m) for m in options.modules)
     with paused():  # a long program is a million objects that all stay alive (thermocomp._gc)
-        return _Walker(text, path, progress, _Task(options, modules)).run(parse_rapid_text(text, path))
+        tree = parse_rapid_text(text, path)
+        rapid_scope.check_module_names([(tree, path), *((m.tree, m.path) for m in modules)])
+        return _Walker(text, path, progress, _Task(options, modules)).run(tree)
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,9 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.aliases: dict[str, str] = {}  # ALIAS types of the task: the type each names
         self.procs: dict[str, Tree] = {}
         self.funcs: dict[str, Tree] = {}  # the task's FUNCs (:meth:`_Declarations.evaluate_func`)
+        self.traps: dict[str, Tree] = {}  # the TRAPs of the task's other modules (its own: :attr:`routines`)
+        self.foreign_local: set[str | tuple[str, str]] = set()  # LOCAL data (and routines of one name) of other modules
+        self.hidden_local: dict[str, set[int]] = {}  # a LOCAL datum another declaration of its name hides: its files
         self._funcs_run: list[str] = []  # the FUNCs being evaluated, innermost last
         self._changes: tuple[frozenset[str], frozenset[str]] | None = None  # :meth:`_Flow._task_changes`
         self._present: dict[int, set[str]] = {}  # id of a call's scope -> the optional parameters it was given

@@ -433,6 +433,9 @@ class _Flow:
                 raise ConfigurationError(f"--external {name}: expected a routine that moves nothing, got the entry "
                                          f"routine {name} (the routine one cycle runs)")
             routine = self.procs.get(key)
+            if routine is None and (key in MOTIONS or key in PROCESS_MOTIONS):  # (was ignored: still followed)
+                raise ConfigurationError(f"--external {name}: expected a routine that moves nothing, got RAPID's "
+                                         f"motion instruction {name}")
             if routine is None:
                 continue
             found = self.summary(routine)
@@ -453,21 +456,31 @@ class _Flow:
         reader = None if module is None else type(self)(module.text, module.path,
                                                              task=dataclasses.replace(self.task, modules=()))
         if reader is not None:  # (its values may use the data of the modules read before it)
-            reader.module_data.update(self.module_data)
+            reader.module_data.update((k, v) for k, v in self.module_data.items() if k not in self.foreign_local)
             reader.records.update(self.records)
             reader.aliases.update(self.aliases)
         items = [item for node in tree.children if isinstance(node, Tree) and node.data == "module"
                  for item in node.children]
-        for item in items:
-            if not isinstance(item, Tree) or (module is not None and _is_local(item)):
+        for item in items:  # (another module's LOCAL routines and data: found by its own, a global name first)
+            foreign_local = module is not None and isinstance(item, Tree) and _is_local(item)
+            if not isinstance(item, Tree) or (foreign_local and item.data not in ("proc", "func", "trap", "data_decl")):
                 continue
             if item.data in ("record_decl", "alias_decl"):
                 self.declare_type(item)
                 if reader is not None:
                     reader.declare_type(item)
             elif item.data == "data_decl":
+                key = _declared_key(item)
+                if foreign_local and (key in self.module_data or key in self.foreign_local):
+                    if key in self.foreign_local:  # (two modules' own of one name: which one is read is not followed)
+                        self._hide_local(key, self.module_data.pop(key, None))
+                    self._hide_local(key, None, self.file_of(module.path))
+                    reader.hidden_local[key] = {0}  # (its own declarations after it read its own, not followed)
+                    continue
                 self.declare_other(item, reader)
-                data = self.module_data[_declared_key(item)]
+                if foreign_local:
+                    self.foreign_local.add(key)
+                data = self.module_data[key]
                 if self.task.modules and data.value is None and data.node is not None:
                     self._deferred.append((item, reader))
             elif item.data in ("proc", "func", "trap"):
@@ -476,16 +489,21 @@ class _Flow:
                     self.routines.append(item)
                 else:
                     self.origin[id(item)] = module.path
-                known = self.procs.get(name.lower())
-                if known is not None and item.data == "proc":
+                table = {"proc": self.procs, "func": self.funcs, "trap": self.traps}[item.data]
+                known = table.get(name.lower())
+                known_local = known is not None and id(known) in self.origin and _is_local(known)
+                if foreign_local and (known is not None or (item.data, name.lower()) in self.foreign_local):
+                    if known_local:  # (two modules' own of one name, as above)
+                        del table[name.lower()]
+                        self.foreign_local.add((item.data, name.lower()))
+                    continue
+                if known is not None and item.data == "proc" and not known_local:
                     first = self.origin.get(id(known), self.path)
                     where = self.path if module is None else module.path
                     raise InputError(f"PROC {name} is declared in two modules of the task: {first} (line "
                                      f"{_location(known)[0]}) and here", path=where, row=_location(item)[0])
-                if item.data == "proc":
-                    self.procs[name.lower()] = item
-                elif item.data == "func":
-                    self.funcs.setdefault(name.lower(), item)
+                if known is None or known_local or item.data == "proc":
+                    table[name.lower()] = item
 
     def declare_deferred(self) -> None:
         """The task's module data whose value reads data of a module read after it (RAPID: every module's data is
@@ -509,18 +527,31 @@ class _Flow:
     def declare_other(self, decl: Tree, reader) -> None:
         """A declaration of this module (``reader`` None), or a task-global one of another module read by that
         module's ``reader`` (its errors name that file; its values may use the module's earlier declarations)."""
+        key = _declared_key(decl)
         if reader is None:
+            if key in self.foreign_local:  # (another module's own of this name: this module's is its own)
+                self.foreign_local.discard(key)
+                self._hide_local(key, self.module_data.pop(key))
             self.declare(decl, self.module_data)
             return
         reader.declare(decl, reader.module_data)
         self.persistent |= reader.persistent
-        key = _declared_key(decl)
         data = reader.module_data[key]
-        if key in self.module_data:
+        if key in self.module_data and key not in self.foreign_local:
             first = self.module_data[key]
             raise InputError(f"{data.name} is declared in two modules of the task: {first.origin or self.path} "
                              f"(line {first.declared.line}) and here", path=reader.path, row=data.declared.line)
+        if key in self.foreign_local:  # (a global of the name of another module's own: that module reads its own)
+            self.foreign_local.discard(key)
+            self._hide_local(key, self.module_data[key])
         self.module_data[key] = dataclasses.replace(data, origin=reader.path, file=self.file_of(reader.path))
+
+    def _hide_local(self, key: str, data: _Data | None, file: int | None = None) -> None:
+        """A module's ``LOCAL`` datum ``key`` (``data``, or of task file ``file``) that another declaration of its
+        name hides from the task: the code of its own module reads it, not the other (RAPID's scope rule), which the
+        walk does not follow: :meth:`lookup` refuses a read of ``key`` there, naming it."""
+        if data is not None or file is not None:
+            self.hidden_local.setdefault(key, set()).add(data.file if data is not None else file)
 
     def check_size(self, entry: list[Tree]) -> None:
         """The motions and waits the entry routine unrolls to, counted before any is followed: past
@@ -570,7 +601,8 @@ class _Flow:
         if node.data == "for_stmt":
             try:
                 passes = self.for_passes(node, None)[2]
-            except _Unsupported:  # (bounds known only while running: counted when it runs, :meth:`run_for`)
+            except (_Unsupported, InputError):  # (bounds known only while running, or from declared values the
+                # program changes before the loop: counted, and any error raised, when it runs, :meth:`run_for`)
                 return steps, min(statements, 2 ** 62)
             if not self.quiet_loop(node.children[-1], passes, statements):
                 steps = max(steps, 1) * passes
@@ -692,6 +724,12 @@ class _Flow:
         entry = self.task.options.entry
         found = self.procs.get(entry.lower())
         if found is not None and id(found) not in self.origin:
+            required = self.signature(found)[0]
+            if required:  # (the controller starts a routine with no argument)
+                raise InputError(f"--entry {entry}: expected a PROC that runs with no argument, got PROC "
+                                 f"{self._routine_name(found)} of {len(required)} parameter(s) "
+                                 f"({', '.join(str(n[1]) for n in required)})", path=self.path,
+                                 row=_location(found)[0], column=_location(found)[1])
             if entry.lower() != "main" or _body(found).children:
                 return [found]
             routines = [p for p in self._uncalled_procs() if p is not found]
@@ -704,7 +742,10 @@ class _Flow:
             return [found]
         own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
         if entry.lower() != "main":
-            raise InputError(f"--entry {entry}: expected a PROC of this module, got none of that name (its PROCs: "
+            other = found or self.funcs.get(entry.lower()) or self._trap(entry.lower())
+            got = ("none of that name" if other is None else f"{other.data.upper()} {self._routine_name(other)}"
+                   + (f" of {self.origin[id(other)]}" if id(other) in self.origin else ""))
+            raise InputError(f"--entry {entry}: expected a PROC of this module, got {got} (its PROCs: "
                              f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
         return self._uncalled_procs()
 
@@ -853,8 +894,9 @@ class _Flow:
         return sorted(keys, key=lambda key: (key not in first, first.get(key, 0), key))
 
     def _trap(self, key: str) -> Tree | None:
-        """The TRAP of this module named ``key`` (lower case), or None."""
-        return next((r for r in self.routines if r.data == "trap" and self._routine_name(r).lower() == key), None)
+        """The TRAP of this module named ``key`` (lower case), else the task's other modules', or None."""
+        return next((r for r in self.routines if r.data == "trap" and self._routine_name(r).lower() == key),
+                    self.traps.get(key))
 
     def _at(self, node: Tree | Token, path: str) -> str:
         line = _location(node)[0]

@@ -111,6 +111,21 @@ def check_module(tree: Tree, path: str) -> None:
                 _check_routine(routine, path)
 
 
+def check_module_names(files: list[tuple[Tree, str]]) -> None:
+    """Refuse two modules of one name (case-insensitive) in a task's files (``files``: each parsed file's tree and
+    path, the program first), naming the second's file, line and column: the controller loads no module of a name a
+    module of the task already has ("Scope rules": a module's name is global in its task)."""
+    first: dict[str, tuple[Token, str]] = {}
+    for tree, path in files:
+        for module in tree.children:
+            if isinstance(module, Tree) and module.data == "module":
+                name = _names(module)[0]
+                was, where = first.setdefault(str(name).lower(), (name, path))
+                if was is not name:
+                    raise _refuse(f"MODULE {name} is declared twice in the task (first in "
+                                  f"{'this file' if where == path else where}, line {was.line})", name, path)
+
+
 def _check_routine(routine: Tree, path: str) -> None:
     params = next((c.children for c in routine.children if isinstance(c, Tree) and c.data == "params"), [])
     statements = _statements(routine)

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 from lark import Lark, Tree
+from lark.exceptions import UnexpectedToken
 
 from thermocomp._gc import paused
 from thermocomp._typing import PathLike
@@ -41,6 +42,9 @@ from thermocomp.programs.urscript_values import Binding, Unsupported, Values, as
 #: Tokens a statement cannot end with: a line end after one continues the statement (``x =`` then the list on the
 #: next lines, ``a +`` then ``b``), as it does inside brackets; the controller reads statements, not lines.
 _CONTINUES = frozenset(("EQUAL", "ADD_OP", "MUL_OP", "COMP_OP", "AND", "OR", "XOR", "NOT", "COMMA"))
+#: Words of the language that name no variable: where lark's contextual lexer reads one as a name (no keyword is
+#: expected there: ``global a = # value`` then ``global b = 2`` read ``global`` as a's value), the file is refused.
+_KEYWORDS = frozenset(("def", "thread", "end", "if", "elif", "else", "while", "return", "global", "local"))
 
 
 class _PostLex:
@@ -59,6 +63,8 @@ class _PostLex:
                 depth += 1
             elif token.type in ("RPAR", "RSQB"):
                 depth = max(0, depth - 1)
+            elif token.type == "NAME" and token.value in _KEYWORDS:
+                raise UnexpectedToken(token, set())
             last = token.type
             yield token
 

@@ -55,9 +55,11 @@ UNSUPPORTED_CALLS = frozenset((
 PURE_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "length", "random", "binary_list_to_integer",
                  "integer_to_binary_list")
 #: Other functions of the manual that move nothing, by their whole names (``stopj``/``stopl`` only decelerate the
-#: motion under way to rest: they have no target), and the math functions the reader evaluates.
+#: motion under way to rest: they have no target; ``protective_stop`` stops as ``halt`` does; force mode's damping
+#: and gain, the F/T sensor's input and the revolution counter are settings), and the math functions it evaluates.
 KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "halt",
-                         "stopj", "stopl", "powerdown", *BUILTINS))
+                         "stopj", "stopl", "powerdown", "protective_stop", "force_mode_set_damping",
+                         "force_mode_set_gain_scaling", "ft_rtde_input_enable", "reset_revolution_counter", *BUILTINS))
 
 #: Prefixes and names of calls that neither move the robot nor branch: kept as they are.
 PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_", "varmsg", "sync",
@@ -705,15 +707,17 @@ class Flow:
 
     def _remaining_passes(self, condition, local: dict, name: str, step: float, is_global: bool, st: Tree) -> int:
         """The passes of a counting ``while`` after its first (:meth:`_plain_counter`), its counter advanced as
-        they would advance it: ``name < bound`` (either side) compares with the bound found once."""
+        they would advance it: ``name < bound`` (either side, a bound that does not read ``name``) compares with the
+        bound found once; any other condition is evaluated again at every pass."""
         try:
             value = self.lookup(name, local).value
         except Unsupported:  # (the counter itself known only while running: a loop of unknown count)
             raise _Uncounted from None
         sides = [c.data == "name" and str(c.children[0]) == name for c in condition.children[::2]] \
             if condition.data == "comparison" else [False, False]
-        if sides[0] != sides[1]:
-            compare, bound = COMPARE[str(condition.children[1])], self.number(condition.children[2 * sides[0]], local)
+        other = condition.children[2 * sides[0]] if sides[0] != sides[1] else None
+        if other is not None and not any(str(n.children[0]) == name for n in other.find_data("name")):
+            compare, bound = COMPARE[str(condition.children[1])], self.number(other, local)
             holds = (lambda v: compare(v, bound)) if sides[0] else (lambda v: compare(bound, v))
         else:
             def holds(v: float) -> bool:
