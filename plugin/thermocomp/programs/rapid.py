@@ -183,7 +183,6 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.foreign_local: set[str | tuple[str, str]] = set()  # LOCAL data (and routines of one name) of other modules
         self.hidden_local: dict[str, set[int]] = {}  # a LOCAL datum another declaration of its name hides: its files
         self._funcs_run: list[str] = []  # the FUNCs being evaluated, innermost last
-        self._changes: tuple[frozenset[str], frozenset[str]] | None = None  # :meth:`_Flow._task_changes`
         self._present: dict[int, set[str]] = {}  # id of a call's scope -> the optional parameters it was given
         self.persistent: set[str] = set()  # the PERS data declared (shared with other tasks and the operator)
         self.routines: list[Tree] = []
@@ -204,7 +203,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._cache: dict = {}
         self._scopes: list[dict[str, _Data]] = []  # every call's scope stays alive: the cache keys them by id
         self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
-        self._quiet: list[str] = []  # the routines being run that move nothing (:meth:`moves_nothing`)
+        self._quiet: list[str] = []  # the routines being run that move nothing (:meth:`_Flow._run_proc`)
         self._params: dict[int, set[str]] = {}  # id of a call's scope -> its parameters' keys
         self._first_read: dict[str, tuple[object, Token]] = {}  # data read before any followed assignment to it
         self._followed: dict[str, tuple[object, Tree]] = {}  # data given a known value by a followed assignment

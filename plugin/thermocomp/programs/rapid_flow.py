@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import operator
 import re
 from collections.abc import Iterator
@@ -29,7 +30,6 @@ from thermocomp.programs.model import (
     MotionRun,
     Point,
     RobotProgram,
-    Span,
     TextLines,
     Wait,
     newline_of,
@@ -56,44 +56,34 @@ from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
 #: Instructions that move the robot, change the frame of later motions or wait for a path event in ways thermocomp
 #: does not follow (the manual's EGM, arc welding's multi-pass, path recorder, force control, soft servo, independent
 #: axes, restarts of a path; the rest of the manual's: rapid_data): unsupported where the entry runs them.
-UNSUPPORTED_INSTRUCTIONS = MANUAL_MOVING | frozenset(s.lower() for s in (
-    "SearchExtJ", "MoveExtJ", "ArcMoveExtJ", "PDispOn", "PDispSet", "EOffsOn", "EOffsSet", "CorrCon", "CorrWrite",
-    "SyncMoveOn", "SyncMoveOff", "IndAMove", "IndCMove", "IndDMove", "IndRMove",
-    "ActUnit", "DeactUnit", "StorePath", "RestoPath", "ClearPath", "ExitCycle", "StopMoveReset", "SetSysData",
-    "TuneServo", "CirPathMode", "EGMRunJoint", "EGMRunPose", "EGMMoveL", "EGMMoveC", "EGMStop", "WaitWObj",
-    "DropWObj", "ArcRepL", "PathRecMoveBwd", "PathRecMoveFwd", "StepBwdPath", "StartMoveRetry", "ContactL", "FCAct",
-    "FCDeact", "FCPress1LStart", "FCPressL", "FCPressC", "FCPressEnd", "CSSAct", "CSSDeact", "CSSDeactMoveL",
-    "IndReset",
-))
+UNSUPPORTED_INSTRUCTIONS = MANUAL_MOVING | frozenset((
+    "SearchExtJ MoveExtJ ArcMoveExtJ PDispOn PDispSet EOffsOn EOffsSet CorrCon CorrWrite SyncMoveOn SyncMoveOff "
+    "IndAMove IndCMove IndDMove IndRMove ActUnit DeactUnit StorePath RestoPath ClearPath ExitCycle StopMoveReset "
+    "SetSysData TuneServo CirPathMode EGMRunJoint EGMRunPose EGMMoveL EGMMoveC EGMStop WaitWObj DropWObj ArcRepL "
+    "PathRecMoveBwd PathRecMoveFwd StepBwdPath StartMoveRetry ContactL FCAct FCDeact FCPress1LStart FCPressL FCPressC "
+    "FCPressEnd CSSAct CSSDeact CSSDeactMoveL IndReset").lower().split())
 
 #: Instructions that neither move the robot nor branch (I/O, sockets, files and serial channels, messages,
 #: interrupts set up, EGM set up, data by name, triggers, test signals, speed limits; the rest of the manual's:
 #: rapid_data): passed over; those that read into their arguments change the data named there
 #: (``rapid_data.WRITES_ARGUMENTS``).
-PASSIVE_INSTRUCTIONS = MANUAL_PASSIVE | WRITES_ARGUMENTS | frozenset(s.lower() for s in (
-    "TPWrite", "TPErase", "ErrWrite", "ErrLog", "SetDO", "SetAO", "SetGO", "Set", "Reset", "PulseDO", "InvertDO",
-    "AccSet", "SingArea", "GripLoad", "Stop", "Break",
-    "ClkStart", "ClkStop", "ClkReset", "PathResol", "SoftAct", "SoftDeact", "StopMove", "StartMove", "PDispOff",
-    "EOffsOff", "CorrClear", "CorrDiscon", "IDelete", "ISleep", "IWatch", "IDisable", "IEnable", "Load",
-    "MechUnitLoad", "TriggIO", "TriggEquip", "TriggInt", "TriggSpeed", "SetDataSearch", "WaitLoad", "UnLoad",
-    "Comment", "MotionSup", "WaitRob", "SpeedRefresh", "PathAccLim", "WorldAccLim",
-    "SocketBind", "SocketClose", "SocketConnect", "SocketListen", "SocketSend", "SocketSendTo", "Close",
-    "Write", "WriteAnyBin", "WriteBin", "WriteStrBin", "WriteRawBytes", "Rewind", "ClearIOBuff",
-    "CopyFile", "RemoveFile", "RenameFile", "MakeDir", "RemoveDir", "CloseDir", "TPShow", "UIShow",
-    "ErrRaise", "IVarValue", "IError", "ISignalDI", "ISignalDO", "ISignalAI", "ISignalAO", "ISignalGI", "ISignalGO",
-    "ITimer", "IPers", "IRMQMessage", "SpyStart", "SpyStop", "SetDataVal", "SetAllDataVal", "WriteCfgData",
-    "SaveCfgData", "RMQSendMessage", "RMQEmptyQueue", "IOEnable", "IODisable",
-    "AliasIO", "TextTabInstall", "PathRecStart", "PathRecStop", "MotionProcessModeSet", "EGMReset", "EGMSetupAI",
-    "EGMSetupAO", "EGMSetupGI", "EGMSetupLTAPP", "EGMSetupUC", "EGMActJoint", "EGMActPose", "EGMStreamStart",
-    "EGMStreamStop", "SetTPHandlerCfg", "StartLoad", "CancelLoad", "EraseModule", "Save", "WZEnable", "WZDisable",
-    "WZFree", "SkipWarn", "ResetRetryCount", "TriggCheckIO", "TriggRampAO", "TriggStopProc", "TriggDataCopy",
-    "TriggDataReset", "TestSignDefine", "TestSignReset", "SpeedLimAxis", "SpeedLimCheckPoint", "ActEventBuffer",
-    "DeactEventBuffer", "SetLeadThrough", "DitherAct", "DitherDeact", "ArcRefresh", "ArcKill",
-))
+PASSIVE_INSTRUCTIONS = MANUAL_PASSIVE | WRITES_ARGUMENTS | frozenset((
+    "TPWrite TPErase ErrWrite ErrLog SetDO SetAO SetGO Set Reset PulseDO InvertDO AccSet SingArea GripLoad Stop Break "
+    "ClkStart ClkStop ClkReset PathResol SoftAct SoftDeact StopMove StartMove PDispOff EOffsOff CorrClear CorrDiscon "
+    "IDelete ISleep IWatch IDisable IEnable Load MechUnitLoad TriggIO TriggEquip TriggInt TriggSpeed SetDataSearch "
+    "WaitLoad UnLoad Comment MotionSup WaitRob SpeedRefresh PathAccLim WorldAccLim SocketBind SocketClose "
+    "SocketConnect SocketListen SocketSend SocketSendTo Close Write WriteAnyBin WriteBin WriteStrBin WriteRawBytes "
+    "Rewind ClearIOBuff CopyFile RemoveFile RenameFile MakeDir RemoveDir CloseDir TPShow UIShow ErrRaise IVarValue "
+    "IError ISignalDI ISignalDO ISignalAI ISignalAO ISignalGI ISignalGO ITimer IPers IRMQMessage SpyStart SpyStop "
+    "SetDataVal SetAllDataVal WriteCfgData SaveCfgData RMQSendMessage RMQEmptyQueue IOEnable IODisable AliasIO "
+    "TextTabInstall PathRecStart PathRecStop MotionProcessModeSet EGMReset EGMSetupAI EGMSetupAO EGMSetupGI "
+    "EGMSetupLTAPP EGMSetupUC EGMActJoint EGMActPose EGMStreamStart EGMStreamStop SetTPHandlerCfg StartLoad CancelLoad "
+    "EraseModule Save WZEnable WZDisable WZFree SkipWarn ResetRetryCount TriggCheckIO TriggRampAO TriggStopProc "
+    "TriggDataCopy TriggDataReset TestSignDefine TestSignReset SpeedLimAxis SpeedLimCheckPoint ActEventBuffer "
+    "DeactEventBuffer SetLeadThrough DitherAct DitherDeact ArcRefresh ArcKill").lower().split())
 
 #: Instructions that wait for something thermocomp cannot time.
-SIGNAL_WAITS = frozenset(s.lower() for s in ("WaitDI", "WaitDO", "WaitAI", "WaitAO", "WaitGI", "WaitGO",
-                                              "WaitUntil", "WaitSyncTask", "WaitTestAndSet"))
+SIGNAL_WAITS = frozenset("WaitDI WaitDO WaitAI WaitAO WaitGI WaitGO WaitUntil WaitSyncTask WaitTestAndSet".lower().split())
 
 #: Instructions that change how the motions after them run (speed, configuration checks): followed in order, so
 #: a branch holding one is not passed over.
@@ -246,6 +236,14 @@ class Summary(Visitor):
         self.written = (tuple(i for i, (_, name) in enumerate(required) if str(name).lower() in self.assigns),
                         frozenset(optional) & self.assigns)
 
+    def _merge(self, inner: Summary, sub: Tree) -> Summary:
+        """What the routine ``sub`` calls changes and assigns added (the parameters it assigns, passed by reference:
+        the caller's data named there); ``inner``, its summary."""
+        self.changed |= inner.changed
+        self.assigns |= inner.assigns - inner.local
+        self.assigns.update(str(t).lower() for t in self._flow.written_arguments(sub, *inner.written))
+        return inner
+
     def _found(self, blocker: str | None, motion: str | None = None) -> None:
         self.blocker = self.blocker or blocker
         self.motion = self.motion or motion
@@ -269,8 +267,7 @@ class Summary(Visitor):
         self._found(f"a label (a GOTO target) at {self._at(sub)}")
 
     def connect_stmt(self, sub: Tree) -> None:
-        """A TRAP runs at times known only while running: what it holds is this one's (one being summarised, that
-        connects itself again, the usual timer TRAP, adds nothing)."""
+        """A TRAP runs at times known only while running: what it holds is this one's (itself again adds nothing)."""
         name = str(sub.children[-1])
         key = name.lower()
         self.calls.add(key)
@@ -290,12 +287,8 @@ class Summary(Visitor):
         if func is None:
             self._changes(sub)  # (the arguments it writes: StrToVal(s, n))
             return
-        found = None if key in self._calling else self._flow.summary(func, self._calling)
-        if found is not None:  # (a FUNC may hold any instruction, and write its INOUT parameters)
-            self.changed |= found.changed
-            self.assigns |= found.assigns - found.local
-            self.assigns.update(str(t).lower() for t in self._flow.written_arguments(sub, *found.written))
-        if found is not None and found.motion is not None:
+        found = None if key in self._calling else self._merge(self._flow.summary(func, self._calling), sub)
+        if found is not None and found.motion is not None:  # (a FUNC may hold any instruction)
             at = self._at(sub)
             self._found(f"{found.motion} (in FUNC {name}, called at {at})", f"{found.motion} (in {name}, called at {at})")
 
@@ -340,11 +333,7 @@ class Summary(Visitor):
             self.mutates = True
             self._found(f"a recursive call of {name} at {self._at(sub)}")
         elif routine is not None and key not in flow.external:
-            inner = flow.summary(routine, self._calling)
-            self.changed |= inner.changed
-            self.assigns |= inner.assigns - inner.local
-            # (the parameters it assigns, passed by reference: the caller's data named there)
-            self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, *inner.written))
+            inner = self._merge(flow.summary(routine, self._calling), sub)
             self.mutates |= inner.mutates
             if self.motion is None:
                 at = self._at(sub)
@@ -559,21 +548,16 @@ class _Flow:
         stand for 2^40 motions)."""
         limit = self.task.options.max_motions
         total = sum(self.cost(proc)[0] for proc in entry)
-        if total > limit:
-            where = entry[0] if entry else None
-            raise InputError(f"{self._routine_name(where) if where is not None else 'the module'} unrolls to "
-                             f"{total:,} steps (motions, waits and calls of routines that move nothing, through its FOR "
-                             f"loops and routine calls): more than "
-                             f"--max-motions {limit:,}", path=self.path,
-                             row=None if where is None else _location(where)[0])
+        if total > limit:  # (so there is an entry)
+            raise InputError(f"{self._routine_name(entry[0])} unrolls to {total:,} steps (motions, waits and calls of "
+                             "routines that move nothing, through its FOR loops and routine calls): more than "
+                             f"--max-motions {limit:,}", path=self.path, row=_location(entry[0])[0])
 
     def cost(self, node: Tree, calling: frozenset[str] = frozenset()) -> tuple[int, int]:
         """At most how many steps ``node`` (a routine or a statement) unrolls to (motions and waits; a call at least
-        one: a tree of calls that moves nothing is bounded too) and how many statements the walk runs through it:
-        a FOR loop with bounds known from the module's data its passes times its body (the steps of one not
-        unrolled, :meth:`quiet_loop`, once), a call the routine's (one of another module that moves nothing none:
-        it is not run, :meth:`_passed_over`), every branch of a condition. Each routine counted once, recursion
-        none (it is refused when followed)."""
+        one) and how many statements the walk runs through it: every branch of a condition, a FOR loop with known
+        bounds its passes times its body (one not unrolled, :meth:`quiet_loop`, once), a call the routine's (none
+        where it is passed over, :meth:`_passed_over`). Each routine counted once, recursion none."""
         if node.data in ("proc", "func", "trap"):
             name = self._routine_name(node).lower()
             if name in calling:
@@ -610,9 +594,8 @@ class _Flow:
         return steps, min(statements, 2 ** 62)
 
     def quiet_loop(self, body: Tree, passes: int, statements: int) -> bool:
-        """A FOR loop of ``passes`` passes of ``body``, which runs ``statements`` statements (:meth:`cost`), moves
-        nothing and changes no motion mode (:attr:`Summary.blocker`) and would run more than
-        :data:`MAX_QUIET_WORK` statements unrolled: it is not unrolled (:meth:`run_for`)."""
+        """A FOR loop of ``passes`` passes of ``body`` (``statements`` a pass, :meth:`cost`) that moves nothing
+        (:attr:`Summary.blocker`) and would run more than :data:`MAX_QUIET_WORK` statements: not unrolled."""
         return passes * max(statements, 1) > MAX_QUIET_WORK and self.summary(body).blocker is None
 
     def for_passes(self, statement: Tree, local: dict[str, _Data] | None) -> tuple[float, float, int]:
@@ -632,7 +615,7 @@ class _Flow:
 
     def finish_points(self, tree: Tree) -> tuple:
         """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`).
-        A per-pass text (:meth:`take_passes`) is a table, one entry a run: calls needing it differently do not clash."""
+        A per-pass text (:func:`.passes.take`) is a table, one entry a run: calls needing it differently do not clash."""
         in_call = self._in_call
         if self.per_pass:
             tabled = {id(s) for s in self.steps if isinstance(s, MotionRun)
@@ -787,8 +770,7 @@ class _Flow:
             self._routines_run.pop()
 
     def run_late_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """``%"name"% args;``: a late-bound call whose routine name is known before running (a string, or a
-        datum holding one) is that routine's call; one whose name is known only while running is unsupported."""
+        """``%"name"% args;``: the call of the routine named, where the name is known before running."""
         try:
             name, _ = self.evaluate_typed(statement.children[0], local)
         except _Unsupported:
@@ -803,9 +785,8 @@ class _Flow:
         self.run_call(Tree("call", [token, *statement.children[1:]], statement.meta), local, depth)
 
     def run_connect(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """``CONNECT intno WITH trap;``: the TRAP runs whenever its interrupt comes, at times known only while
-        running. One that moves the robot or changes how it moves is unsupported here; otherwise what it assigns
-        is known only while running from here on (a motion reading it is refused naming it)."""
+        """``CONNECT intno WITH trap;``: the TRAP runs at times known only while running. One that moves the robot or
+        changes how it moves is unsupported; what another assigns is known only while running from here on."""
         name = str(statement.children[-1])
         trap = self._trap(name.lower())
         if trap is None:
@@ -821,8 +802,8 @@ class _Flow:
                                   "from here on", *_location(statement), self.file))
 
     def run_label(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """A label (a ``GOTO`` target): the routine's statements are followed in written order, and every datum the
-        routine may assign is known only while running from each label on (a ``GOTO`` may arrive from anywhere)."""
+        """A label (a ``GOTO`` target): what the routine may assign is known only while running from here on (a
+        ``GOTO`` may arrive from anywhere); its statements are followed in written order."""
         routine = self._routines_run[-1] if self._routines_run else statement
         for key in self._in_written_order(self.summary(routine).assigns, routine):
             self.mark_changed(key, statement, local)
@@ -831,9 +812,7 @@ class _Flow:
         self.note_once(note)
 
     def work(self, statement: Tree, count: int = 1) -> None:
-        """``count`` more statements run (a join of paths: one a datum of each path, :meth:`run_unresolved`): past
-        :data:`MAX_STATEMENTS_RUN` and :data:`STATEMENTS_PER_LINE` a line of the module, the module is refused naming
-        ``statement``."""
+        """``count`` more statements run: past :attr:`max_statements` the module is refused naming ``statement``."""
         self.statements_run += count
         if self.statements_run > self.max_statements:
             raise self.error(f"reading runs more than {self.max_statements:,} statements ({MAX_STATEMENTS_RUN:,} and "
@@ -872,9 +851,8 @@ class _Flow:
                     self.record_change(node, local)
 
     def summary(self, node: Tree, calling: frozenset[str] = frozenset()) -> Summary:
-        """What ``node`` (a routine, a statement or a body) may do: one scan of its subtrees (:class:`Summary`), each
-        call followed through the called routine's summary. Found once a node (a tree of calls is not walked path by
-        path); a routine called again while being summarised (``calling``) is recursion."""
+        """What ``node`` (a routine, a statement or a body) may do (:class:`Summary`), found once a node; a routine
+        called again while being summarised (``calling``) is recursion."""
         if id(node) not in self._summaries:
             if node.data in ("proc", "func", "trap"):
                 calling |= {self._routine_name(node).lower()}
@@ -882,9 +860,8 @@ class _Flow:
         return self._summaries[id(node)][1]
 
     def _in_written_order(self, keys: set[str] | frozenset[str], node: Tree) -> list[str]:
-        """``keys`` (data names, lower case) in the order ``node`` first names them, then by name those it does not
-        name (assigned in a routine it calls): what is marked changed in this order reaches the order of the
-        messages (:meth:`check_cycles`), which a set's order would tie to the hash seed."""
+        """``keys`` (data names, lower case) in the order ``node`` first names them, then by name (the messages' order
+        must not follow a set's, which the hash seed decides)."""
         if id(node) not in self._written_order:
             first: dict[str, int] = {}
             for token in node.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME"):
@@ -903,18 +880,15 @@ class _Flow:
         return f"line {line}" if not path or path == self.path else f"{path}, line {line}"
 
     def loops_forever(self, statement: Tree, body: Tree) -> bool:
-        """``WHILE TRUE DO ... ENDWHILE`` as the last statement of the (last) entry routine: the production loop,
-        whose every pass is one cycle (as URScript's ``while (True):``). Anywhere else the statements after it,
-        or the routines after it, would never run: it stays unsupported."""
-        if not (statement.data == "while_stmt" and body is self._cycle_body
-                and statement is body.children[-1]):
-            return False
-        condition = statement.children[0]
-        return isinstance(condition, Tree) and condition.data == "name" and str(condition.children[0]).lower() == "true"
+        """``WHILE TRUE DO ... ENDWHILE`` as the last statement of the (last) entry routine: the production loop, whose
+        every pass is one cycle. Anywhere else what follows it would never run: it stays unsupported."""
+        return statement.data == "while_stmt" and body is self._cycle_body and statement is body.children[-1] \
+            and getattr(statement.children[0], "data", None) == "name" \
+            and str(statement.children[0].children[0]).lower() == "true"
 
     def _motions_in(self, node: Tree, names: frozenset[str]) -> list[tuple[str, int]]:
-        """``(instruction, offset)`` of each call of ``names`` inside ``node`` (not ``node`` itself) and each motion
-        of its runs of plain motions, in the order the general rules list calls."""
+        """``(instruction, offset)`` of each call of ``names`` inside ``node`` (not ``node`` itself), then of each
+        motion of its runs of plain motions."""
         found: list[tuple[str, int]] = []
         for sub in node.iter_subtrees():
             if sub.data == "call" and sub is not node and str(sub.children[0]).lower() in names:
@@ -932,8 +906,7 @@ class _Flow:
             self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column, self.file))
 
     def run_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """Run one statement; one whose own expressions (an assignment's, a call's arguments, the condition of an
-        ``IF``, ``WHILE``, ``TEST`` or ``WaitUntil``; not the bodies it holds) call a FUNC that moves the robot is
+        """Run one statement; one whose own expressions (not the bodies it holds) call a FUNC that moves the robot is
         refused naming the motion."""
         run = _RUNS.get(statement.data)
         if run is None:
@@ -1027,62 +1000,46 @@ class _Flow:
                 if len(left) < len(lines) and note in self.notes:
                     self.notes[self.notes.index(note)] = _unresolved_note(statement, left, note.file,
                                                                           len(lines) - len(left))
-            kept: dict[int, MotionRun | None] = {}  # (a step repeated, the passes of a FOR loop: cut once)
-            steps = [self._without(step, refused, kept) for step in self.steps]
+            kept: dict[int, MotionRun | None] = {}  # each run without its motions refused (once: a FOR's passes)
+            for run in self.steps:
+                if isinstance(run, MotionRun) and id(run) not in kept:
+                    keep = ~np.isin(run.statement[:, 0], list(refused))
+                    kept[id(run)] = cut = run if keep.all() else None if not keep.any() else run.take(np.flatnonzero(keep))
+                    if cut is not None and cut is not run and id(run) in self._in_call:  # (its call kept)
+                        self._in_call[id(cut)] = self._in_call[id(run)]
+            steps = [kept.get(id(step), step) for step in self.steps]
             for old in {id(s) for s in self.steps} - {id(s) for s in steps}:
                 self._in_call.pop(old, None)
             self.steps[:] = [step for step in steps if step is not None]
-
-    def _without(self, step: MotionRun | Wait, starts: set[int], kept: dict[int, MotionRun | None]
-                 ) -> MotionRun | Wait | None:
-        """``step`` without its motions whose statements start at ``starts`` (its call, where it has one, kept);
-        None when none is left."""
-        if not isinstance(step, MotionRun):
-            return step
-        if id(step) not in kept:
-            keep = ~np.isin(step.statement[:, 0], list(starts))
-            kept[id(step)] = step if keep.all() else None if not keep.any() else step.take(np.flatnonzero(keep))
-            cut = kept[id(step)]
-            if cut is not None and cut is not step and id(step) in self._in_call:
-                self._in_call[id(cut)] = self._in_call[id(step)]
-        return kept[id(step)]
 
     def _data_name(self, key: str) -> str:
         data = self.module_data.get(key)
         return key if data is None else data.name
 
-    def moves_nothing(self, routine: Tree) -> bool:
-        """``routine`` (and the routines it calls) moves nothing and changes nothing a motion reads
-        (:attr:`Summary.blocker`, no data but its own assigned). Its conditions and loops, which could not be followed,
-        then cannot change a motion: they are passed over with a note (a gripper routine's ``IF``/``WaitDI``)."""
-        found = self.summary(routine)
-        return found.blocker is None and not found.changed
-
-    def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data], statement: Tree
-                       ) -> dict[str, _Data]:
+    def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data] | None,
+                       statement: Tree | None = None) -> dict[str, _Data]:
         """The scope a call of ``routine`` starts with: each parameter bound to its argument (data named pass on,
         by reference; any other value is evaluated in the caller's scope; a switch or an optional parameter left out
-        binds nothing). RAPID's own checks (number of arguments, optional names, types) are errors naming the call."""
+        binds nothing). RAPID's own checks (number of arguments, optional names, types) are errors naming the call.
+        ``local`` None: a call whose arguments are known only while running, every parameter without a value."""
         positional, optional = self.split_args(call_args)
-        name = self._routine_name(routine)
         required, optional_params = self.signature(routine)
-        if len(positional) != len(required):
-            raise self.error(f"{name} takes {len(required)} argument(s) "
+        if local is not None and len(positional) != len(required):
+            raise self.error(f"{self._routine_name(routine)} takes {len(required)} argument(s) "
                              f"({', '.join(str(n[1]) for n in required) or 'none'}), got {len(positional)}", statement)
         unknown = sorted(set(optional) - set(optional_params))
         if unknown:
-            raise self.error(f"{name} has no optional parameter \\{unknown[0]}", statement)
+            raise self.error(f"{self._routine_name(routine)} has no optional parameter \\{unknown[0]}", statement)
+        given = {**dict(zip((str(names[1]).lower() for names in required), positional)), **optional}
         scope: dict[str, _Data] = {}
-        for (type_token, param_token), node in zip(required, positional):
-            dtype = self.base_type(str(type_token).lower())
-            scope[str(param_token).lower()] = self._argument(routine, dtype, param_token, node, local)
-        for key, (type_token, param_token) in optional_params.items():
-            node, dtype = optional.get(key), self.base_type(str(type_token).lower())
+        for key, (type_token, param_token) in [*((str(n[1]).lower(), n) for n in required), *optional_params.items()]:
+            node, dtype = given.get(key), self.base_type(str(type_token).lower())
             value = None if node is None else self._argument(routine, dtype, param_token, node, local)
             scope[key] = value or _Data(dtype, None, None, str(param_token), param_token)
         self._scopes.append(scope)
         self._params[id(scope)] = set(scope)
-        self._present[id(scope)] = {key for key in optional_params if key in optional}  # (Present(...))
+        if local is not None:
+            self._present[id(scope)] = {key for key in optional_params if key in optional}  # (Present(...))
         return scope
 
     def signature(self, routine: Tree) -> tuple[list[list[Token]], dict[str, list[Token]]]:
@@ -1101,17 +1058,6 @@ class _Flow:
                 required.append(names)
         return required, optional
 
-    def unbound_scope(self, routine: Tree) -> dict[str, _Data]:
-        """The scope of a call whose arguments are known only while running: every parameter without a value."""
-        scope: dict[str, _Data] = {}
-        for param in self._params_of(routine):
-            type_token, name_token = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"][:2]
-            scope[str(name_token).lower()] = _Data(self.base_type(str(type_token).lower()), None, None,
-                                                   str(name_token), name_token)
-        self._scopes.append(scope)
-        self._params[id(scope)] = set(scope)
-        return scope
-
     @staticmethod
     def _params_of(routine: Tree) -> list[Tree]:
         """The ``param`` nodes of a routine's declaration, in written order."""
@@ -1119,9 +1065,13 @@ class _Flow:
 
     def _argument(self, routine: Tree, dtype: str, param: Token, node: Tree | Token, local: dict[str, _Data]
                   ) -> _Data:
+        """The datum parameter ``param`` of ``routine`` is bound to by argument ``node``; a datum named, or a target
+        written there, is recorded in :attr:`_passed` (with the routine's span in the task's offsets)."""
+        at, span = self.routine_file(routine) << 40, span_of(routine)
+        passed = span._replace(start=at + span.start, end=at + span.end), str(param).lower()
         if isinstance(node, Tree) and node.data == "name":
             data = self.lookup(node.children[0], local, unset=True)  # (a VAR without a value: read where used)
-            self._passed[self.file_key + node.children[0].start_pos] = self._routine_key(routine, param)
+            self._passed[self.file_key + node.children[0].start_pos] = passed
             if data.type != dtype and self.fields_of(dtype) is not None:
                 raise self.error(f"parameter {param} is a {dtype}, got {node.children[0]}, a {data.type}", node)
             return data
@@ -1129,15 +1079,9 @@ class _Flow:
         if dtype in ("robtarget", "jointtarget") and isinstance(node, Tree) and node.data in ("aggregate", "numbers"):
             # a target written at the call site: written there when the routine reads the parameter only as motions'
             # points (:func:`.calls.direct_through_calls`, the literal's offset standing for a name passed on)
-            self._passed[self.file_key + span_of(node).start] = self._routine_key(routine, param)
+            self._passed[self.file_key + span_of(node).start] = passed
             return _Data(dtype, value, node, str(param), param, file=self.file)
         return _Data(dtype, value, None, str(param), param)
-
-    def _routine_key(self, routine: Tree, param: Token) -> tuple[Span, str]:
-        """The span of ``routine`` in the task's offsets (its file's key added) and ``param``'s key: what
-        :attr:`_passed` maps an argument to."""
-        at, span = self.routine_file(routine) << 40, span_of(routine)
-        return span._replace(start=at + span.start, end=at + span.end), str(param).lower()
 
     def through_call_site(self, node: Tree | Token, local: dict[str, _Data], kind: str, T_world_frame: FloatArray,
                           T_flange_tcp: FloatArray, held: bool) -> Point | None:
@@ -1221,10 +1165,10 @@ class _Flow:
                 continue  # (TRUE, FALSE, v100, tool0, ...)
             if bound is not None and bound is not self.module_data.get(bound.name.lower()):
                 continue  # (the routine's own datum, a counter, or a parameter given a value)
-            if key in self.changeable() or key in self.assigned or key in self.persistent \
+            if key in self.task_changes[0] or key in self.assigned or key in self.persistent \
                     or (bound is None and key not in self.module_data):
                 return None  # (it may change while running)
-            if bound is not None and (bound.name.lower() in self.given_while_running()
+            if bound is not None and (bound.name.lower() in self.task_changes[1]
                                       or bound.name.lower() in self.assigned):
                 return None  # (a parameter passed a datum of the task that is given a value while running)
         try:
@@ -1232,23 +1176,14 @@ class _Flow:
         except _Unsupported:
             return None
 
-    def changeable(self) -> frozenset[str]:
+    @functools.cached_property
+    def task_changes(self) -> tuple[frozenset[str], frozenset[str]]:
         """The names of the data some statement of the task may change (assigned, ``Incr``, read into, passed whole
-        to a routine, which may assign its parameter): found once."""
-        return self._task_changes()[0]
-
-    def given_while_running(self) -> frozenset[str]:
-        """The names of the data some statement of the task gives a value (:meth:`changeable` but the data only
-        passed to a routine): what a parameter passed such a datum reads."""
-        return self._task_changes()[1]
-
-    def _task_changes(self) -> tuple[frozenset[str], frozenset[str]]:
-        """(:meth:`changeable`, :meth:`given_while_running`), from the summaries of the task's routines, once."""
-        if self._changes is None:
-            found = list(map(self.summary, [*self.routines, *self.procs.values(), *self.funcs.values()]))
-            given = frozenset().union(*(f.assigns for f in found))
-            self._changes = given.union(*(f.passed for f in found)), given
-        return self._changes
+        to a routine, which may assign its parameter), and of those it gives a value (but the data only passed to a
+        routine: what a parameter passed such a datum reads); from the summaries of the task's routines, once."""
+        found = list(map(self.summary, [*self.routines, *self.procs.values(), *self.funcs.values()]))
+        given = frozenset().union(*(f.assigns for f in found))
+        return given.union(*(f.passed for f in found)), given
 
     def run_while(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """A ``WHILE`` whose condition the file decides false (:meth:`_decided_value`) runs nothing; any other is
@@ -1258,14 +1193,10 @@ class _Flow:
 
     def run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each of its
-        bodies is followed once, in the written order (a motion's data decide, not the condition around it).
-
-        What it may assign (:attr:`Summary.assigns`, its FOR counter) is changed from a loop's start until an assignment
-        inside gives it a known value; each further branch starts, and the construct ends, where its paths join
-        (:meth:`join`, one rule for both). A note names the construct and the motions compensated under it (each
-        counts once in the timing, in the written order of the cycle); :meth:`check_paths` refuses a motion whose
-        data differ by path.
-        """
+        bodies is followed once, in the written order. What it may assign (its FOR counter too) is changed from its
+        start until an assignment inside gives it a known value; each further branch starts, and the construct ends,
+        where its paths join (:meth:`join`). A note names the motions compensated under it (each counted once in
+        the timing); :meth:`check_paths` refuses a motion whose data differ by path."""
         if len(self._unresolved) >= MAX_NESTING:  # (each level is a few Python frames: bounded with its line)
             raise _Unsupported(f"{_CONSTRUCTS[statement.data]} nested more than {MAX_NESTING} deep in conditions "
                                "and loops is not followed", statement)
@@ -1321,10 +1252,8 @@ class _Flow:
             and last.data == "body" and (statement.data == "test_stmt" or len(statement.children) > 2)
 
     def _snapshot(self, statement: Tree, names: list[str], local: dict[str, _Data]) -> dict[str, tuple]:
-        """What the walk knows of each datum of ``names`` at an end of a path through ``statement``: its scope entry,
-        whether it is changed at run time, its followed assignment, and whether a condition gave it its value
-        (:meth:`join`). Counted as work (:meth:`work`, :data:`DATA_PER_STATEMENT`): a TEST of many cases, each giving
-        a datum a value, is a join of as many paths, each of as many data."""
+        """What the walk knows of each datum of ``names`` at an end of a path through ``statement`` (:meth:`join`): its
+        scope entry, its run-time change, its followed assignment, the condition that gave it its value."""
         self.work(statement, len(names) // DATA_PER_STATEMENT)
         return {name: (local.get(name) if name in local else self.module_data.get(name), self.assigned.get(name),
                        self._followed.get(name), self._branch_given.get(name)) for name in names}
@@ -1346,55 +1275,51 @@ class _Flow:
                       or _complete(data.value)]
             known = [data.value if data is not None and assigned is None else None for data, assigned in valued or states]
             followed = [f for *_, f, _ in ends if f is not None]
+            givens = [g for *_, g in ends if g is not None]
             self._zero_left.pop(name, None)
+            self._branch_given.pop(name, None)
             if all(v is not None for v in known) and all(_same(v, known[0]) for v in known[1:]):
                 if len(valued) < len(states):
                     self._zero_left[name] = statement
                 if followed:
                     self._followed[name] = followed[0]
-                given = next((g for *_, g in ends if g is not None), None)
-                if given is not None and len(self._unresolved) > 1:  # (inside an outer condition: still one of its)
-                    self._branch_given[name] = (given[0], self._unresolved[-2])
-                else:
-                    self._branch_given.pop(name, None)
+                if givens and len(self._unresolved) > 1:  # (inside an outer condition: still one of its)
+                    self._branch_given[name] = (givens[0][0], self._unresolved[-2])
                 continue
-            inside = next((g[0] for *_, g in ends if g is not None and g[1] is statement), None)
-            if inside is None:
-                inside = next((g[0] for *_, g in ends if g is not None), None)
+            inside = next((g[0] for g in givens if g[1] is statement), givens[0][0] if givens else None)
             if name not in self.assigned:
                 self.assigned[name] = statement if inside is None else inside
                 if inside is not None:
                     self._joined[name] = (inside, statement)
             if followed:  # (a value it gives is one it may give)
                 self._followed[name] = (None, followed[0][1])
-            self._branch_given.pop(name, None)
 
     def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """A FOR loop with constant bounds, unrolled (bounds known only while running: :meth:`run_unresolved`): each
         pass's motions are motions of their own; a target that changes with the counter needs per-pass texts
-        (:meth:`take_passes`) or is refused. A body that neither reads the counter nor changes anything
+        (:func:`.passes.take`) or is refused. A body that neither reads the counter nor changes anything
         (:attr:`Summary.mutates`) is followed once and its steps repeated."""
         counter, body = statement.children[0], statement.children[-1]
         try:
-            start, step, passes = self.for_passes(statement, local)
+            start, step, total = self.for_passes(statement, local)
         except _Unknown:  # (bounds known only while running)
             self.run_unresolved(statement, local, depth)
             return
         steps, statements = self.cost(body)
-        if self.quiet_loop(body, passes, statements):
-            self.note_once(Finding(f"FOR of {passes:,} passes moves nothing: not unrolled (more than "
+        if self.quiet_loop(body, total, statements):
+            self.note_once(Finding(f"FOR of {total:,} passes moves nothing: not unrolled (more than "
                                    f"{MAX_QUIET_WORK:,} statements); followed once, what it assigns is known only "
                                    "while running after it", *_location(statement), self.file))
             self.run_unresolved(statement, local, depth)
             return
-        count = passes * max(steps, 1)
+        count = total * max(steps, 1)
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
-            raise self.error(f"FOR with {passes:,} passes unrolls to {count:,} steps: more than "
+            raise self.error(f"FOR with {total:,} passes unrolls to {count:,} steps: more than "
                              f"--max-motions {self.task.options.max_motions:,}", statement)
         first_step = len(self.steps)
         same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
             lambda v: isinstance(v, Token) and v.type == "NAME")) and not self.summary(body).mutates
-        for k in range(min(passes, 1) if same else passes):
+        for k in range(min(total, 1) if same else total):
             scope = dict(local)
             scope[str(counter).lower()] = _Data("num", start + k * step, None, str(counter), counter)
             self._scopes.append(scope)  # (alive: the evaluation cache and the tables below key it by id)
@@ -1404,20 +1329,15 @@ class _Flow:
             self.run_body(body, scope, depth)
             local.update((key, scope[key]) for key in local if key != str(counter).lower())  # (the routine's data)
         if same:
-            self.steps.extend(self.steps[first_step:] * max(passes - 1, 0))
+            self.steps.extend(self.steps[first_step:] * max(total - 1, 0))
             return
         changing = calls.changing_motion(self.steps[first_step:])
-        if changing is not None and not self.take_passes(self.steps[first_step:], statement):
+        if changing is not None and not passes.take(self.steps[first_step:], self.per_pass, statement):
             for dropped in self.steps[first_step:]:  # (their ids may be reused by later steps)
                 self._in_call.pop(id(dropped), None)
             del self.steps[first_step:]
             raise _Unsupported(f"{changing.instruction}'s target changes with the FOR counter {counter}: one "
                                "written target cannot serve every pass", statement)
-
-    def take_passes(self, steps: list, statement: Tree) -> bool:
-        """The texts of ``steps`` (a FOR loop's passes) that differ from pass to pass become per-pass texts
-        (:func:`~thermocomp.programs.passes.take`); False (nothing taken) when one is a declaration's."""
-        return passes.take(steps, self.per_pass, statement)
 
     def check_per_pass(self) -> frozenset[tuple[int, int]]:
         """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
@@ -1433,14 +1353,13 @@ class _Flow:
         return taken
 
     def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        name_token = statement.children[0]
-        name = str(name_token)
+        name = str(statement.children[0])
         key = name.lower()
         call_args = statement.children[1] if len(statement.children) > 1 else None
+        positional, optional = self.split_args(call_args)
         if key in MOTIONS or key in PROCESS_MOTIONS:
             self.run_tagged(lambda: self.run_motion(statement, key, local))
         elif key in ("confl", "confj"):  # \Off: the controller ignores the confdata of the motions after it
-            _, optional = self.split_args(call_args)
             if "on" in optional or "off" in optional:
                 self.conf_on[LINEAR if key == "confl" else JOINT] = "on" in optional
         elif key in self.external:
@@ -1448,7 +1367,6 @@ class _Flow:
         elif key in self.procs and id(self.procs[key]) in self.origin and self._passed_over(key, statement):
             pass  # a routine of another module that moves nothing: what it changes is recorded
         elif key == "waittime":
-            positional, _ = self.split_args(call_args)
             if len(positional) != 1:
                 raise self.error("WaitTime: expected one time [s]", statement)
             seconds = self._number(positional[0], local)
@@ -1456,7 +1374,6 @@ class _Flow:
                 raise self.error(f"WaitTime: expected a time >= 0 s, got {seconds:g}", statement)
             self.steps.append(Wait(seconds, span_of(statement)))
         elif key == "velset":
-            positional, _ = self.split_args(call_args)
             if len(positional) != 2:
                 raise self.error("VelSet: expected Override [%] and Max [mm/s]", statement)
             self.velset = (self._number(positional[0], local), self._number(positional[1], local))
@@ -1497,20 +1414,20 @@ class _Flow:
         if depth > 32:
             raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
         routine = self.procs[key]
-        body = next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
+        body = _body(routine)
         if sum(b is body for b in self._routines_run) >= 2 and not any(routine.find_data("param")):
-            line, column = _location(statement)
             self.note_once(Finding(f"{name} calls itself again (recursion): followed twice on this path, not deeper",
-                                   line, column, self.file))
+                                   *_location(statement), self.file))
             return
-        quiet = self.moves_nothing(routine)
+        found = self.summary(routine)  # (moves nothing, changes nothing a motion reads: its conditions and loops that
+        quiet = found.blocker is None and not found.changed  # cannot be followed are passed over with a note)
         read_before = set(self._first_read)
         try:
             scope = self.bind_arguments(routine, call_args, local, statement)
         except _Unsupported:
             if not quiet:
                 raise
-            scope = self.unbound_scope(routine)  # (arguments known only while running: nothing moves on them)
+            scope = self.bind_arguments(routine, None, None)  # (arguments known only while running: nothing moves)
         self.visited.add(key)
         first = len(self.steps)
         self._quiet += [name] if quiet else []
@@ -1525,7 +1442,6 @@ class _Flow:
         if scope:
             for step in self.steps[first:]:  # the outermost call with arguments is the one named
                 self._in_call[id(step)] = (name, span_of(statement), self.file)
-
 
 
 #: How each statement is followed (:meth:`_Flow.run_statement`); a ``GOTO`` in written order (its labels make what

@@ -49,7 +49,7 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
     except RecursionError as exc:  # the readers follow nesting recursively: Offs(Offs(...)) 2000 deep, IF in IF,
         # a chain of routines each calling the next
         file, line, column = _innermost_place(exc, str(path))
-        raise InputError("an expression or a value nested too deeply to follow (thousands of levels of "
+        raise InputError("an expression or a value nested too deeply to follow (hundreds of levels of "
                          "brackets, blocks or calls: it gave up here)", path=file, row=line,
                          column=column) from None
 
