@@ -1,12 +1,6 @@
-"""The LALR parsers of the program readers, their tables cached on disk between processes, a run's statements
-parsed by the general rules where the bulk lane does not take them, and a run's numbers parsed in bulk.
-
-Building lark's LALR tables from a grammar takes about half a second, on
-every run: more than a 10,000-line program takes to parse. lark keeps the
-built parser in a cache file named here (in the package's ``__pycache__``,
-as Python does), checks it against a hash of the grammar and the options
-before using it, and builds the tables afresh (and tries to save them) when
-the file is missing, stale, unreadable or not writable.
+"""The LALR parsers of the program readers (their tables cached on disk between processes: building them takes
+half a second, lark checks the cache against a hash of the grammar and options and rebuilds a missing or stale
+one), syntax errors as messages, and the byte helpers of the readers' bulk lanes.
 """
 
 from __future__ import annotations
@@ -21,8 +15,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from lark import Lark, Tree
+from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedInput
+from lark.tree import Meta
 
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import InputError
@@ -79,6 +74,21 @@ def parse_at(parser: Lark, text: str, start: int, end: int, lines: TextLines, ta
     return tree
 
 
+def nodes_at(rule: str, terminal: str, text: str, starts: ArrayLike, ends: ArrayLike, lines: TextLines
+             ) -> list[Tree]:
+    """``Tree(rule, [Token(terminal, text[a:b])])`` for each span ``starts[k]:ends[k]`` of ``text``, token and node
+    placed as a parse of the whole text places them: a run's part as the general rules' tree has it."""
+    (first, last), (columns, end_columns) = lines.lists(np.stack([starts, ends]))
+    out = []
+    for a, b, line, column, end_line, end_column in zip(np.asarray(starts).tolist(), np.asarray(ends).tolist(),
+                                                         first, columns, last, end_columns):
+        meta = Meta()
+        meta.empty, meta.start_pos, meta.end_pos = False, a, b
+        meta.line, meta.column, meta.end_line, meta.end_column = line, column, end_line, end_column
+        out.append(Tree(rule, [Token(terminal, text[a:b], a, line, column, end_line, end_column, b)], meta))
+    return out
+
+
 #: The positions lark gives tokens and nodes (``propagate_positions``): offsets, and lines.
 _OFFSETS = ("start_pos", "end_pos", "container_start_pos", "container_end_pos")
 _LINES = ("line", "end_line", "container_line", "container_end_line")
@@ -112,9 +122,9 @@ def joined_bytes(texts: pa.LargeBinaryArray) -> bytes:
     return texts.buffers()[2][int(offsets[0]):int(offsets[-1])].to_pybytes() if len(texts) else b""
 
 
-def first_seen(*columns: pa.Array) -> np.ndarray:
+def first_seen(*columns: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """For each row, the index of its tuple of values among the distinct tuples of ``columns`` (arrow arrays of
-    one length), numbered in order of first appearance."""
+    one length), numbered in order of first appearance; and the first row of each distinct tuple, in that order."""
     key = np.zeros(len(columns[0]), dtype=np.int64)
     for column in columns:
         encoded = column.dictionary_encode()
@@ -122,7 +132,7 @@ def first_seen(*columns: pa.Array) -> np.ndarray:
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     rank = np.empty(len(first), dtype=np.int64)
     rank[np.argsort(first)] = np.arange(len(first))
-    return rank[inverse.reshape(-1)]
+    return rank[inverse.reshape(-1)], np.sort(first)
 
 
 def delimiters(data: bytes, codes: np.ndarray, comment: int = 0, newline: int = 0) -> tuple[np.ndarray, np.ndarray]:

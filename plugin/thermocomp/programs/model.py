@@ -1,24 +1,13 @@
 """What a robot program says, as the readers give it: motions in execution order, with source spans.
 
-The one model (issue 35 item 4). A program is :attr:`RobotProgram.steps`: :class:`MotionRun` and :class:`Wait` in
-the order one cycle runs them. A :class:`MotionRun` is columns, one row a motion (instruction, kind, spans,
-speeds) and one row a point (target pose or joints, confdata, frame and tool, the spans of its text and argument):
-the only form a motion is held in. Each reader resolves a motion's target, tool, work object and speed in one
-place; the general rules append a run of one row per statement, the bulk lane (a ``MOVES`` token: a run of plain
-motion statements) one run of its many rows, from the same resolver. :class:`ProgramColumns` is the program's runs
-end to end (what the compensation, timing and writer read). :class:`Motion` and :class:`Point` are read-only views
-of one row (:meth:`MotionRun.motions`, :attr:`RobotProgram.motions`, :attr:`RobotProgram.points`) for code that
-addresses single motions (messages, the general writer, tests); nothing builds columns back from them.
-
-A reader (:mod:`~thermocomp.programs.rapid`, :mod:`~thermocomp.programs.urscript`)
-follows the program the way its controller runs it. Every point carries the pose (SI, world frame: for the
-built-in robots the robot's base frame), the tool and the frame its text is written in, and the **span** of
-the text that holds it, so the writer (:mod:`~thermocomp.programs.writer`)
-replaces only those bytes and keeps every other byte of the file.
-
-Offsets are character offsets in the file decoded as ISO-8859-1, which are
-its byte offsets (one character per byte), whatever the file's encoding.
-See docs/programs.md and docs/conventions.md.
+A program is :attr:`RobotProgram.steps`: :class:`MotionRun` and :class:`Wait` in the order one cycle runs them. A
+:class:`MotionRun` is columns, a row a motion (instruction, kind, spans, speeds) and a row a point (pose or joints
+in the world frame, SI; confdata, frame and tool, the spans of its text and argument): the only form a motion is
+held in, built from a statement's :class:`Point` values (:meth:`MotionRun.of_motion`) or by a reader's bulk lane
+(:meth:`MotionRun.of_columns`). :class:`ProgramColumns` is the program's runs end to end (what the compensation,
+timing and writer read); :class:`Motion` and :class:`Point` are read-only views of one row. The writer replaces
+only the spans of the points and keeps every other byte. Offsets are those of the file decoded as ISO-8859-1 (its
+byte offsets). See docs/programs.md and docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -330,17 +319,26 @@ class MotionRun:
     whole_argument: tuple[Span | None, ...]
     quat: FloatArray
     held: np.ndarray
-    file: np.ndarray | None = None
-    text_file: np.ndarray | None = None
-
-    def __post_init__(self) -> None:
-        if self.file is None:
-            object.__setattr__(self, "file", np.zeros(len(self.instruction), dtype=np.int64))
-        if self.text_file is None:
-            object.__setattr__(self, "text_file", np.zeros(len(self.text), dtype=np.int64))
+    file: np.ndarray
+    text_file: np.ndarray
 
     def __len__(self) -> int:
         return len(self.instruction)
+
+    @classmethod
+    def of_columns(cls, **columns) -> MotionRun:
+        """The run of the columns given (at least ``instruction``, ``kind``, ``statement``, ``name``, ``text``,
+        ``T_world_tcp``, ``q``, ``frames``), each other column its default: a point a motion, no speed, time,
+        confdata, quaternion, name or external axes, the argument the text, the first frame, the file 0."""
+        r, p = len(columns["instruction"]), len(columns["text"])
+        defaults = {"n_points": np.ones(r, dtype=np.int64), "tcp_speed": np.full(r, INF),
+                    "orientation_speed": np.full(r, INF), "joint_speed": np.full(r, INF), "acceleration": np.full(r, INF),
+                    "duration_s": np.full(r, np.nan), "argument": columns["text"], "q_len": np.zeros(p, dtype=np.int64),
+                    "confdata": np.zeros((p, 4), dtype=np.int64), "has_confdata": np.zeros(p, dtype=bool),
+                    "frame": np.zeros(p, dtype=np.int64), "extax": ("",) * p, "name_of_point": ("",) * p,
+                    "whole_argument": (None,) * p, "quat": np.full((p, 4), np.nan), "held": np.zeros(p, dtype=bool),
+                    "file": np.zeros(r, dtype=np.int64), "text_file": np.zeros(p, dtype=np.int64)}
+        return cls(**(defaults | columns))
 
     @classmethod
     def of_motion(cls, instruction: str, kind: str, points: Sequence[Point], statement: Span, name: Span, *,
@@ -349,36 +347,34 @@ class MotionRun:
         """The run of one motion statement, its points resolved (:class:`Point`, the readers' per-point resolver's
         value: the same fields the bulk lane writes into its columns)."""
         p = len(points)
-        joint = [pt.q is not None for pt in points]
-        width = max((len(pt.q) for pt in points if pt.q is not None), default=0)
-        q = np.full((p, width), np.nan)
-        T = np.full((p, 4, 4), np.nan)
-        quat = np.full((p, 4), np.nan)
+        q = np.full((p, max((len(pt.q) for pt in points if pt.is_joint), default=0)), np.nan)
+        T, quat = np.full((p, 4, 4), np.nan), np.full((p, 4), np.nan)
+        pairs: dict = {}  # (each distinct pair of arrays once, in order of first appearance)
+        frame = [pairs.setdefault((id(pt.T_world_frame), id(pt.T_flange_tcp)),
+                                  (len(pairs), (pt.T_world_frame, pt.T_flange_tcp)))[0] for pt in points]
         for i, pt in enumerate(points):
-            if joint[i]:
+            if pt.is_joint:
                 q[i, :len(pt.q)] = pt.q
             else:
                 T[i] = pt.T_world_tcp
             if pt.quat is not None:
                 quat[i] = pt.quat
-        pairs = {(id(pt.T_world_frame), id(pt.T_flange_tcp)): (pt.T_world_frame, pt.T_flange_tcp) for pt in points}
-        keys = list(pairs)  # (each distinct pair of arrays once, in order of first appearance)
-        frame = [keys.index((id(pt.T_world_frame), id(pt.T_flange_tcp))) for pt in points]
         text = np.array([pt.text for pt in points], dtype=np.int64).reshape(p, 4)
         argument = np.array([pt.argument for pt in points], dtype=np.int64).reshape(p, 4)
-        return cls(
+        return cls.of_columns(
             instruction=(instruction,), kind=np.array([_KIND_CODE[kind]], dtype=np.int8),
             n_points=np.array([p], dtype=np.int64), statement=np.array([statement], dtype=np.int64),
             name=np.array([name], dtype=np.int64), tcp_speed=np.array([tcp_speed]),
             orientation_speed=np.array([orientation_speed]), joint_speed=np.array([joint_speed]),
             acceleration=np.array([acceleration]), duration_s=np.array([np.nan if duration_s is None else duration_s]),
             text=text, argument=text if np.array_equal(text, argument) else argument, T_world_tcp=T, q=q,
-            q_len=np.array([len(pt.q) if joint[i] else 0 for i, pt in enumerate(points)], dtype=np.int64),
+            q_len=np.array([len(pt.q) if pt.is_joint else 0 for pt in points], dtype=np.int64),
             confdata=np.array([pt.confdata or (0, 0, 0, 0) for pt in points], dtype=np.int64).reshape(p, 4),
             has_confdata=np.array([pt.confdata is not None for pt in points], dtype=bool),
-            frames=tuple(pairs.values()), frame=np.array(frame, dtype=np.int64), extax=tuple(pt.extax for pt in points),
-            name_of_point=tuple(pt.name for pt in points), whole_argument=tuple(pt.whole_argument for pt in points),
-            quat=quat, held=np.array([pt.held for pt in points], dtype=bool), file=np.array([file], dtype=np.int64),
+            frames=tuple(pair for _, pair in pairs.values()), frame=np.array(frame, dtype=np.int64),
+            extax=tuple(pt.extax for pt in points), name_of_point=tuple(pt.name for pt in points),
+            whole_argument=tuple(pt.whole_argument for pt in points), quat=quat,
+            held=np.array([pt.held for pt in points], dtype=bool), file=np.array([file], dtype=np.int64),
             text_file=np.array([pt.file for pt in points], dtype=np.int64))
 
     def first_points(self) -> np.ndarray:
@@ -389,29 +385,22 @@ class MotionRun:
         """The motions of the run as :class:`Motion` views, in order (built on every call)."""
         spans = [Span(*row) for row in self.text.tolist()]
         arguments = spans if self.argument is self.text else [Span(*row) for row in self.argument.tolist()]
-        joint = (self.q_len > 0).tolist()
-        conf = self.confdata.tolist()
-        has_conf = self.has_confdata.tolist()
-        frames = [self.frames[f] for f in self.frame.tolist()]
-        files = self.text_file.tolist()
-        points = [Point(T_world_tcp=None if joint[i] else self.T_world_tcp[i], T_world_frame=frames[i][0],
-                        T_flange_tcp=frames[i][1], q=self.q[i, :self.q_len[i]] if joint[i] else None,
-                        confdata=tuple(conf[i]) if has_conf[i] else None, text=spans[i], argument=arguments[i],
+        points = [Point(T_world_tcp=None if n else self.T_world_tcp[i], T_world_frame=self.frames[f][0],
+                        T_flange_tcp=self.frames[f][1], q=self.q[i, :n] if n else None,
+                        confdata=tuple(conf) if has else None, text=spans[i], argument=arguments[i],
                         extax=self.extax[i], name=self.name_of_point[i], whole_argument=self.whole_argument[i],
-                        quat=None if self.quat[i, 0] != self.quat[i, 0] else self.quat[i], held=bool(self.held[i]),
-                        file=files[i])
-                  for i in range(len(spans))]
-        last = np.cumsum(self.n_points).tolist()
-        out = []
-        for k, (instr, kind, statement, name, v, w, vj, a, t) in enumerate(zip(
-                self.instruction, self.kind.tolist(), self.statement.tolist(), self.name.tolist(),
-                self.tcp_speed.tolist(), self.orientation_speed.tolist(), self.joint_speed.tolist(),
-                self.acceleration.tolist(), self.duration_s.tolist())):
-            out.append(Motion(instruction=instr, kind=KINDS[kind],
-                              points=tuple(points[last[k] - self.n_points[k]:last[k]]), statement=Span(*statement),
-                              name=Span(*name), tcp_speed=v, orientation_speed=w, joint_speed=vj, acceleration=a,
-                              duration_s=None if t != t else t, file=int(self.file[k])))
-        return out
+                        quat=None if self.quat[i, 0] != self.quat[i, 0] else self.quat[i], held=held, file=file)
+                  for i, (n, f, conf, has, held, file) in enumerate(zip(
+                      self.q_len.tolist(), self.frame.tolist(), self.confdata.tolist(), self.has_confdata.tolist(),
+                      self.held.tolist(), self.text_file.tolist()))]
+        first = self.first_points().tolist()
+        return [Motion(instruction=instr, kind=KINDS[kind], points=tuple(points[a:a + n]), statement=Span(*statement),
+                       name=Span(*name), tcp_speed=v, orientation_speed=w, joint_speed=vj, acceleration=acc,
+                       duration_s=None if t != t else t, file=file)
+                for instr, kind, a, n, statement, name, v, w, vj, acc, t, file in zip(
+                    self.instruction, self.kind.tolist(), first, self.n_points.tolist(), self.statement.tolist(),
+                    self.name.tolist(), self.tcp_speed.tolist(), self.orientation_speed.tolist(),
+                    self.joint_speed.tolist(), self.acceleration.tolist(), self.duration_s.tolist(), self.file.tolist())]
 
     def targets(self) -> list[tuple[tuple[int, int], np.ndarray]]:
         """Each point's text ``(start, end)`` and target: its joints ``(q_len,)``, or its TCP pose ``(4, 4)``."""
@@ -533,33 +522,20 @@ def _concatenate(runs: list[MotionRun]) -> MotionRun:
     """The runs end to end; their frames made one table (a pair of the same arrays once)."""
     if len(runs) == 1:
         return runs[0]
-    width = max(r.q.shape[1] for r in runs)
-    index: dict[tuple[int, int], int] = {}
-    frames: list[tuple[FloatArray, FloatArray]] = []
-    remaps = []
+    pairs: dict = {}  # (ids of a pair of arrays) -> its row in the table, the pair
+    frame = []
     for r in runs:
-        remap = []
-        for pair in r.frames:
-            key = (id(pair[0]), id(pair[1]))
-            if key not in index:
-                index[key] = len(frames)
-                frames.append(pair)
-            remap.append(index[key])
-        remaps.append(np.array(remap or [0], dtype=np.int64))
-    fields: dict = {}
+        rows = [pairs.setdefault((id(a), id(b)), (len(pairs), (a, b)))[0] for a, b in r.frames]
+        frame.append(np.array(rows or [0], dtype=np.int64)[r.frame])
+    out: dict = {"frames": tuple(pair for _, pair in pairs.values()), "frame": np.concatenate(frame)}
+    width = max(r.q.shape[1] for r in runs)
     for f in dataclasses.fields(MotionRun):
         values = [getattr(r, f.name) for r in runs]
         if f.name == "q":
             values = [np.pad(v, ((0, 0), (0, width - v.shape[1])), constant_values=np.nan) for v in values]
-        if f.name == "frames":
-            fields[f.name] = tuple(frames)
-        elif f.name == "frame":
-            fields[f.name] = np.concatenate([remap[v] for v, remap in zip(values, remaps)])
-        elif isinstance(values[0], tuple):
-            fields[f.name] = tuple(x for v in values for x in v)
-        else:
-            fields[f.name] = np.concatenate(values)
-    return MotionRun(**fields)
+        if f.name not in out:
+            out[f.name] = tuple(itertools.chain(*values)) if isinstance(values[0], tuple) else np.concatenate(values)
+    return MotionRun(**out)
 
 
 def _empty() -> MotionRun:

@@ -1,18 +1,12 @@
-"""RAPID motions: the motion instructions, their arguments, and runs of plain motion statements read as columns.
-
-``MoveL``, ``MoveJ``, ``MoveC``, ``MoveAbsJ`` and the process and search moves (:data:`PROCESS_MOTIONS`) are read by
-:meth:`_Motions.run_motion` into a :class:`~thermocomp.programs.model.MotionRun` of one row; a ``MOVES`` token of the
-grammar (a run of plain motion statements, :data:`MOVES_PATTERN`) by :meth:`_Motions.run_moves` into one run of its
-statements, with the same resolvers (:meth:`_Motions.motion_frames`, :meth:`_Motions.motion_speed` once per distinct
-speed, tool and work object; :meth:`_Motions.point` for a named target; its inline targets the same checks and
-arithmetic in bulk). A statement the columns do not read goes to the general rules, one statement, as the tree they
-would have built.
+"""RAPID motions: the motion instructions and their arguments, one statement at a time (:meth:`_Motions.run_motion`)
+or a ``MOVES`` token (a run of plain motion statements, :data:`MOVES_PATTERN`) in bulk (:meth:`_Motions.run_moves`),
+with the same resolvers (:meth:`_Motions.motion_frames`, :meth:`_Motions.motion_speed`, :meth:`_Motions.point`)
+once per distinct text. A statement the columns do not read goes to the general rules, as the tree they build.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +20,7 @@ from thermocomp.programs.grammars import (
     delimiters,
     first_seen,
     joined_bytes,
+    nodes_at,
     parse_at,
     parse_numbers,
     skipped,
@@ -50,15 +45,6 @@ from thermocomp.tolerances import QUAT_NORM_TOL
 #: Motions between two progress reports while a module is read.
 PROGRESS_MOTIONS = 8192
 
-#: The plain motion instructions: their kind and number of points (then speed, zone, tool).
-MOTIONS = {
-    "movel": (LINEAR, 1),
-    "movej": (JOINT, 1),
-    "movec": (CIRCULAR, 2),
-    "moveabsj": (ABSOLUTE_JOINT, 1),
-}
-
-
 @dataclass(frozen=True)
 class _Signature:
     """Where a motion instruction's points, speed and tool are among its positional arguments (ABB, "RAPID
@@ -77,6 +63,10 @@ def _signatures(names: str, **signature) -> dict[str, _Signature]:
     return {name.lower(): _Signature(**signature) for name in names.split()}
 
 
+#: The plain motion instructions: their kind and number of points (then speed, zone, tool).
+MOTIONS: dict[str, _Signature] = {**_signatures("MoveL", kind=LINEAR), **_signatures("MoveJ", kind=JOINT),
+                                  **_signatures("MoveC", kind=CIRCULAR, points=2),
+                                  **_signatures("MoveAbsJ", kind=ABSOLUTE_JOINT)}
 #: Process and search moves: the target is compensated like MoveL's, every other argument kept as written.
 PROCESS_MOTIONS: dict[str, _Signature] = {
     **_signatures("MoveLDO MoveLAO MoveLGO", kind=LINEAR, after_tool=2),
@@ -131,31 +121,6 @@ _GAP_SPACE = _SPACE.copy()
 _GAP_SPACE[ord("\f")] = True
 
 
-@dataclass(frozen=True)
-class _Layout:
-    """What a run's text alone gives (:attr:`MoveStatements.layout`): each statement's combination of instruction,
-    speed, zone, tool and work object (``shape_of`` ``(r,)``, numbered in order of appearance; ``shape_first`` each
-    one's first statement), its number of points; per point ``(p,)``, in order (a statement's first, then its
-    second): where it is written in the token, its statement, whether it is the second, whether it is written
-    inline, whether it is a jointtarget (``MoveAbsJ``'s); the inline points' numbers ``(p, 11)`` (x, y, z [mm],
-    q1..q4, confdata; a jointtarget's six angles [deg]; NaN elsewhere), external axes as written, whether they are
-    read (:func:`_inline_values`), and each inline robtarget's transform in its frame ``(p, 4, 4)`` [m]."""
-
-    shape_of: np.ndarray
-    shape_first: np.ndarray
-    n_points: np.ndarray
-    starts: np.ndarray
-    ends: np.ndarray
-    point_statement: np.ndarray
-    second_point: np.ndarray
-    inline: np.ndarray
-    joint: np.ndarray
-    values: FloatArray
-    extax: np.ndarray
-    read: np.ndarray
-    T_frame_tcp: FloatArray
-
-
 class MoveStatements:
     """The statements of a ``MOVES`` token, columnar: where each part of each statement starts and ends.
 
@@ -166,6 +131,15 @@ class MoveStatements:
     its arguments (three, or four with a second point); each part is
     what lies between them, whitespace aside. Found with numpy over the token's bytes, no match object a
     statement (a regular expression's groups took a second for 100,000 statements).
+
+    Then what the text alone gives, found once a token however many passes run it: each statement's combination
+    of instruction, speed, zone, tool and work object (``shape_of`` ``(r,)``, numbered in order of appearance;
+    ``shape_first`` each one's first statement) and ``n_points``; per point ``(p,)``, in order (a statement's
+    first, then its second): ``point_starts``, ``point_ends`` in the token, ``point_statement``, ``second_point``,
+    ``inline`` (written inline), ``joint`` (a jointtarget, ``MoveAbsJ``'s); the inline points' ``values``
+    ``(p, 11)`` (x, y, z [mm], q1..q4, confdata; a jointtarget's six angles [deg]; NaN elsewhere), ``extax`` as
+    written, whether they are ``read`` (:func:`_inline_values`), and each inline robtarget's ``T_frame_tcp``
+    ``(p, 4, 4)`` [m] in its frame.
     """
 
     def __init__(self, token: Token) -> None:
@@ -222,6 +196,28 @@ class MoveStatements:
         self.offsets = offsets
         self.end = ends + 1
         self.delimiters, self.codes = at, code  # (outside comments)
+        # each combination as written (the instruction, and its text from the speed on), in order of appearance
+        self.shape_of, self.shape_first = first_seen(byte_spans(self.data, self.starts("instr"), self.ends("instr")),
+                                                     byte_spans(self.data, self.starts("speed"), self.end))
+        both = offsets[:, _COLUMN["p1"]:_COLUMN["p2"] + 2].reshape(-1, 2)  # (2r, 2): each statement's p1, p2
+        present = both[:, 0] >= 0  # (the points, in order: each statement's first, then its second)
+        self.point_starts, self.point_ends = starts, stops = both[present].T
+        self.point_statement = np.repeat(np.arange(len(ends)), 2)[present]
+        self.second_point = np.tile([False, True], len(ends))[present]
+        self.n_points = present.reshape(-1, 2).sum(axis=1)
+        p = len(starts)
+        self.inline = inline = b[starts] == ord("[")
+        self.joint = joint = ((b[self.starts("instr") + 4] | 0x20) == ord("a"))[self.point_statement]  # MoveAbsJ's
+        self.values, self.extax = np.full((p, 11), np.nan), np.full(p, "", dtype=object)
+        self.read, self.T_frame_tcp = np.zeros(p, dtype=bool), np.full((p, 4, 4), np.nan)
+        for dtype, is_joint in (("robtarget", False), ("jointtarget", True)):
+            at = np.flatnonzero(inline & (joint == is_joint))
+            if at.size:
+                got, self.extax[at], self.read[at] = _inline_values(self, dtype, starts[at], stops[at])
+                self.values[at, :got.shape[1]] = got
+                if not is_joint:
+                    with np.errstate(divide="ignore", invalid="ignore"):  # (a zero quaternion: not read, left as NaN)
+                        self.T_frame_tcp[at] = transforms_from_poses(got)
 
     def __len__(self) -> int:
         return len(self.offsets)
@@ -242,43 +238,6 @@ class MoveStatements:
         out = [text[a:b] if a >= 0 else None for a, b in self.offsets[:, _COLUMN[part]:_COLUMN[part] + 2].tolist()]
         return [None if t is None else t.lower() for t in out] if lower else out
 
-    @functools.cached_property
-    def layout(self) -> _Layout:
-        """What the statements' text alone gives, found once a token however many passes run it (:class:`_Layout`)."""
-        r = len(self)
-        # each combination as written (the instruction, and its text from the speed on), in order of appearance
-        shape_of = first_seen(byte_spans(self.data, self.starts("instr"), self.ends("instr")),
-                              byte_spans(self.data, self.starts("speed"), self.end))
-        shape_first = np.empty(int(shape_of.max()) + 1, dtype=np.int64)
-        shape_first[shape_of[::-1]] = np.arange(r - 1, -1, -1)
-        has_p2 = self.starts("p2") >= 0
-        n_points = np.where(has_p2, 2, 1).astype(np.int64)
-        p = int(n_points.sum())  # the points, in order: each statement's first, then its second
-        first_point = np.cumsum(n_points) - n_points
-        second = first_point[has_p2] + 1
-        starts, ends = np.empty(p, dtype=np.int64), np.empty(p, dtype=np.int64)
-        starts[first_point], ends[first_point] = self.starts("p1"), self.ends("p1")
-        starts[second], ends[second] = self.starts("p2")[has_p2], self.ends("p2")[has_p2]
-        point_statement = np.repeat(np.arange(r), n_points)
-        second_point = np.zeros(p, dtype=bool)
-        second_point[second] = True
-        inline = self.bytes[starts] == ord("[")
-        joint = ((self.bytes[self.starts("instr") + 4] | 0x20) == ord("a"))[point_statement]  # MoveAbsJ's
-        values = np.full((p, 11), np.nan)
-        extax = np.full(p, "", dtype=object)
-        read = np.zeros(p, dtype=bool)
-        T_frame_tcp = np.full((p, 4, 4), np.nan)
-        for dtype, is_joint in (("robtarget", False), ("jointtarget", True)):
-            at = np.flatnonzero(inline & (joint == is_joint))
-            if at.size:
-                got, extax[at], read[at] = _inline_values(self, dtype, starts[at], ends[at])
-                values[at, :got.shape[1]] = got
-                if not is_joint:
-                    with np.errstate(divide="ignore", invalid="ignore"):  # (a zero quaternion: not read, left as NaN)
-                        T_frame_tcp[at] = transforms_from_poses(got)
-        return _Layout(shape_of, shape_first, n_points, starts, ends, point_statement, second_point, inline, joint,
-                       values, extax, read, T_frame_tcp)
-
 
 #: The speeddata a motion whose speed is known only while running is timed with (v1000: ABB's predefined).
 UNKNOWN_SPEED = (1000.0, 500.0, 5000.0, 1000.0)
@@ -290,7 +249,7 @@ class _Motions:
     def run_motion(self, statement: Tree, key: str, local: dict[str, _Data]) -> None:
         """A motion: ``MoveL``, ``MoveJ``, ``MoveC``, ``MoveAbsJ``, or a process or search move (:data:`PROCESS_MOTIONS`),
         whose points, speed and tool are read as ``MoveL``'s and every other argument kept as written."""
-        signature = PROCESS_MOTIONS.get(key) or _Signature(*MOTIONS[key])
+        signature = PROCESS_MOTIONS.get(key) or MOTIONS[key]
         kind, n_points, first = signature.kind, signature.points, signature.first
         name_token = statement.children[0]
         positional, optional = self.split_args(statement.children[1] if len(statement.children) > 1 else None)
@@ -388,15 +347,9 @@ class _Motions:
         """Part ``part`` of statement ``i`` of a run as the general rules' tree has it: a ``name`` node, a
         ``numbers`` node for an inline point or speed, a ``number`` node for an option's value."""
         value = st.group(i, part)
-        assert value is not None
         start = token.start_pos + int(st.offsets[i, _COLUMN[part]])
-        (line, end_line), (column, end_column) = self.lines.lists([start, start + len(value)])
         terminal = "NUMBERS" if value[0] == "[" else "NAME" if value[0].isalpha() or value[0] == "_" else "NUMBER"
-        leaf = Token(terminal, value, start, line, column, end_line, end_column, start + len(value))
-        node = Tree(terminal.lower(), [leaf])  # (rapid.lark's rule of the terminal: numbers, name, number)
-        node.meta.empty, node.meta.start_pos, node.meta.end_pos = False, start, leaf.end_pos
-        node.meta.line, node.meta.column, node.meta.end_line, node.meta.end_column = line, column, end_line, end_column
-        return node
+        return nodes_at(terminal.lower(), terminal, self.text, [start], [start + len(value)], self.lines)[0]
 
     def run_moves(self, token: Token, local: dict[str, _Data], depth: int) -> None:
         """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one.
@@ -409,14 +362,13 @@ class _Motions:
         run stays columns.
         """
         st = self.move_matches(token)
-        lay = st.layout
         base, text, r = token.start_pos, st.text, len(st)
-        shape_of, shape_first, point_statement = lay.shape_of, lay.shape_first, lay.point_statement
+        shape_of, shape_first, point_statement = st.shape_of, st.shape_first, st.point_statement
         # speed, tool and work object: each combination as written resolved once, in order of appearance
         shapes: list[tuple | None] = []
         for i in shape_first.tolist():  # (frame, tool, held, TCP and reorientation speeds, kind, points, time)
             name = st.group(i, "instr")
-            kind, count = MOTIONS[name.lower()]  # type: ignore[union-attr]
+            signature = MOTIONS[name.lower()]  # type: ignore[union-attr]
             wobj = None if st.group(i, "wobj") is None else self._leaf(token, st, i, "wobj")
             option = st.group(i, "okey")
             try:
@@ -424,12 +376,13 @@ class _Motions:
                 speed = self.motion_speed(name, self._leaf(token, st, i, "speed"),
                                           {} if option is None else {option.lower(): self._leaf(token, st, i, "opt")},
                                           local, fallback=False)
-                shapes.append((*frames, *speed[:2], kind, count, np.nan if speed[2] is None else speed[2]))
+                shapes.append((*frames, *speed[:2], signature.kind, signature.points,
+                               np.nan if speed[2] is None else speed[2]))
             except (_Unsupported, InputError):
                 shapes.append(None)
         # a shape that resolves, with the instruction's own count of points, and inline points that are read
-        regular = np.array([0 if s is None else s[6] for s in shapes], dtype=np.int64)[shape_of] == lay.n_points
-        regular[point_statement[lay.inline & ~lay.read]] = False
+        regular = np.array([0 if s is None else s[6] for s in shapes], dtype=np.int64)[shape_of] == st.n_points
+        regular[point_statement[st.inline & ~st.read]] = False
         p = len(point_statement)
         frame_of_shape = np.cumsum([s is not None for s in shapes]) - 1  # each resolved shape's index in ``frames``
         frames = tuple((s[0], s[1]) for s in shapes if s is not None)
@@ -439,34 +392,34 @@ class _Motions:
         kinds = np.array([_KIND_CODE[s[5]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
         speed = np.array([(s[3], s[4]) if s is not None else (0.0, 0.0) for s in shapes],
                          dtype=float).reshape(-1, 2)[shape_of]
-        text_span = self.lines.spans(base + lay.starts, base + lay.ends)
+        text_span = self.lines.spans(base + st.point_starts, base + st.point_ends)
         T_world_tcp = np.full((p, 4, 4), np.nan)
-        q = np.full((p, 6 if lay.joint.any() else 0), np.nan)  # (no column for a run of Cartesian targets)
+        q = np.full((p, 6 if st.joint.any() else 0), np.nan)  # (no column for a run of Cartesian targets)
         q_len = np.zeros(p, dtype=np.int64)
         confdata = np.zeros((p, 4), dtype=np.int64)
         has_confdata = np.zeros(p, dtype=bool)
         quat = np.full((p, 4), np.nan)
-        extax = lay.extax.copy()
+        extax = st.extax.copy()
         names = [""] * p
-        inline = lay.inline & regular[point_statement]
-        at = np.flatnonzero(inline & lay.joint)
-        q[at], q_len[at] = np.radians(lay.values[at, :q.shape[1]]), 6
-        at = np.flatnonzero(inline & ~lay.joint)
+        inline = st.inline & regular[point_statement]
+        at = np.flatnonzero(inline & st.joint)
+        q[at], q_len[at] = np.radians(st.values[at, :q.shape[1]]), 6
+        at = np.flatnonzero(inline & ~st.joint)
         for f in np.unique(frame[at]).tolist():  # each work object's points together
             members = at[frame[at] == f]
-            T_world_tcp[members] = lay.T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
-                and not held_of_frame[f] else world_of_target(frames[f][0], lay.T_frame_tcp[members], held_of_frame[f])
+            T_world_tcp[members] = st.T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
+                and not held_of_frame[f] else world_of_target(frames[f][0], st.T_frame_tcp[members], held_of_frame[f])
             # (the identity's product: the same bits)
-        confdata[at], has_confdata[at] = lay.values[at, 7:11].astype(np.int64), True
-        quat[at] = lay.values[at, 3:7]
+        confdata[at], has_confdata[at] = st.values[at, 7:11].astype(np.int64), True
+        quat[at] = st.values[at, 3:7]
         argument = text_span
         text_file = np.full(p, self.file, dtype=np.int64)
-        named_at = np.flatnonzero(~lay.inline & regular[point_statement])
+        named_at = np.flatnonzero(~st.inline & regular[point_statement])
         if named_at.size:  # each (name, statement shape) resolved once, in order of appearance
             argument = text_span.copy()
             resolved: dict[tuple[str, int], Point | None] = {}
             for i, name in zip(named_at.tolist(), (text[a:b].lower() for a, b in zip(
-                    lay.starts[named_at].tolist(), lay.ends[named_at].tolist()))):
+                    st.point_starts[named_at].tolist(), st.point_ends[named_at].tolist()))):
                 statement_i = int(point_statement[i])
                 if not regular[statement_i]:  # (its first point did not resolve: its second is not read)
                     continue
@@ -475,7 +428,7 @@ class _Motions:
                     shape = shapes[shape_p[i]]
                     assert shape is not None
                     try:
-                        resolved[key] = self.point(self._leaf(token, st, statement_i, "p2" if lay.second_point[i]
+                        resolved[key] = self.point(self._leaf(token, st, statement_i, "p2" if st.second_point[i]
                                                               else "p1"), local, shape[5], *shape[:3])
                     except (_Unsupported, InputError):
                         resolved[key] = None
@@ -483,7 +436,7 @@ class _Motions:
                 if point is None or point.whole_argument is not None or point.T_world_frame is not shape[0]:
                     regular[statement_i] = False  # (a CalcJointT's point: its own frames and whole argument)
                     continue
-                self.direct_refs.add(self.file_key + base + int(lay.starts[i]))
+                self.direct_refs.add(self.file_key + base + int(st.point_starts[i]))
                 text_span[i] = tuple(point.text)
                 text_file[i] = point.file
                 names[i], extax[i] = point.name, point.extax
@@ -498,13 +451,12 @@ class _Motions:
         name_span[:, 1] = base + st.ends("instr")
         instruction = [st.group(i, "instr") for i in shape_first.tolist()]  # each shape's, as written
         instruction = list(map(instruction.__getitem__, shape_of.tolist()))
-        run = MotionRun(
-            instruction=tuple(instruction), kind=kinds, n_points=lay.n_points, statement=statement, name=name_span,
-            tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], joint_speed=np.full(r, np.inf),
-            acceleration=np.full(r, np.inf), text=text_span, argument=argument,
+        run = MotionRun.of_columns(
+            instruction=tuple(instruction), kind=kinds, n_points=st.n_points, statement=statement, name=name_span,
+            tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], text=text_span, argument=argument,
             duration_s=np.array([np.nan if s is None else s[7] for s in shapes], dtype=float)[shape_of],
             T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata, has_confdata=has_confdata, frames=frames,
-            frame=frame, extax=tuple(extax), name_of_point=tuple(names), whole_argument=(None,) * p, quat=quat,
+            frame=frame, extax=tuple(extax), name_of_point=tuple(names), quat=quat,
             file=np.full(r, self.file, dtype=np.int64), text_file=text_file,
             held=np.array(held_of_frame + [False], dtype=bool)[frame]).compact()  # (a column of one value: once)
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
@@ -575,21 +527,17 @@ class _Motions:
             a, b, sub = self.element_span(data.node, path)
             element = (a, b)
             text_node = node if sub is None else sub
-        extax_text = ""
         if element is not None and text_node is node:  # an element inside one NUMBERS token
-            whole = self.text[element[0]:element[1]]
-            extax_text = whole[whole.rfind("["):whole.rfind("]")].rstrip()
-        elif isinstance(text_node, Tree) and text_node.data == "aggregate":
-            extax_node = text_node.children[-1]
-            extax_text = self.text[span_of(extax_node).start:span_of(extax_node).end]
-        elif isinstance(text_node, Tree) and text_node.data == "numbers":
-            whole = str(text_node.children[0])
-            extax_text = whole[whole.rfind("["):whole.rfind("]")].rstrip()
-        if element is not None and text_node is node:
             (line,), (column,) = self.lines.lists([element[0]])
             text_span = Span(element[0], element[1], line, column)
         else:
             text_span = span_of(text_node)
+        extax_text = ""  # (an aggregate's last element; the last bracket of numbers)
+        if isinstance(text_node, Tree) and text_node.data == "aggregate":
+            extax_text = self.text[span_of(text_node.children[-1]).start:span_of(text_node.children[-1]).end]
+        elif text_node is node and element is not None or isinstance(text_node, Tree) and text_node.data == "numbers":
+            whole = self.text[text_span.start:text_span.end]
+            extax_text = whole[whole.rfind("["):whole.rfind("]")].rstrip()
         if kind == ABSOLUTE_JOINT:
             q = np.radians(np.asarray(value[0], dtype=float))  # type: ignore[index]
             return Point(T_world_tcp=None, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, q=q, confdata=None,
@@ -659,20 +607,10 @@ def transforms_from_poses(values: FloatArray) -> FloatArray:
     in the same order, so each transform ``(k, 4, 4)`` [m] is bit for bit that one (the batch form)."""
     x, y, z, w, a, b, c = np.asarray(values, dtype=float)[:, :7].T
     s = 1.0 / (w * w + a * a + b * b + c * c)
-    out = np.zeros((len(x), 4, 4))
-    out[:, 0, 0] = 1 - 2 * s * (b * b + c * c)
-    out[:, 0, 1] = 2 * s * (a * b - w * c)
-    out[:, 0, 2] = 2 * s * (a * c + w * b)
-    out[:, 0, 3] = x * 1e-3
-    out[:, 1, 0] = 2 * s * (a * b + w * c)
-    out[:, 1, 1] = 1 - 2 * s * (a * a + c * c)
-    out[:, 1, 2] = 2 * s * (b * c - w * a)
-    out[:, 1, 3] = y * 1e-3
-    out[:, 2, 0] = 2 * s * (a * c - w * b)
-    out[:, 2, 1] = 2 * s * (b * c + w * a)
-    out[:, 2, 2] = 1 - 2 * s * (a * a + b * b)
-    out[:, 2, 3] = z * 1e-3
-    out[:, 3, 3] = 1.0
-    return out
+    zero = np.zeros_like(x)
+    return np.stack([1 - 2 * s * (b * b + c * c), 2 * s * (a * b - w * c), 2 * s * (a * c + w * b), x * 1e-3,
+                     2 * s * (a * b + w * c), 1 - 2 * s * (a * a + c * c), 2 * s * (b * c - w * a), y * 1e-3,
+                     2 * s * (a * c - w * b), 2 * s * (b * c + w * a), 1 - 2 * s * (a * a + b * b), z * 1e-3,
+                     zero, zero, zero, zero + 1.0], axis=-1).reshape(-1, 4, 4)
 
 

@@ -1,22 +1,12 @@
 """Read a UR URScript: its motions in the order the controller runs them, with their source spans.
 
-The grammar (``urscript.lark``, lark LALR) is the language of UR's manual ("The URScript Programming
-Language", CB3 and e-Series) as PolyScope, URCaps and CAM post-processors write it: ``def``/``thread``/``sec``
-... ``end`` (nested, and defined anywhere), one statement a line (continued inside brackets), ``global``/
-``local`` variables, poses ``p[x, y, z, rx, ry, rz]`` (metres, rotation vector), lists and matrices, records,
-strings, keyword arguments, numbers written ``.123``, ``#`` comments, PolyScope's step lines (``$ 3 "MoveJ"``),
-``if``/``elif``/``else``, ``while``, ``break``/``continue``/``return``, threads (``run``/``kill``/``join``),
-CRLF. Any call is a call; a syntax error is what the controller refuses too.
-
-The reader is one walker (:class:`_Walker`) of three parts: :mod:`~thermocomp.programs.urscript_values`
-(variables, expressions, the states of joining paths), :mod:`~thermocomp.programs.urscript_flow` (control flow
-and calls: a motion's data decide, not the control flow around it; the bounds on the work) and
-:mod:`~thermocomp.programs.urscript_motions` (motions, one statement at a time or a run of plain ones in bulk,
-by one resolver). Entry: the statements outside any function when there are any besides definitions; else the
-file's (last) top-level function, whose variables its functions and threads see. Unsupported, with line and
-column: a motion whose target or tool is known only while running (naming the data and where it comes from),
-``speedj``/``servoj``/force mode, calls of functions neither of the file nor known, a function's text that two
-calls need written differently. See docs/programs.md.
+The grammar (``urscript.lark``, lark LALR) is the language of UR's manual ("The URScript Programming Language", CB3
+and e-Series) as PolyScope, URCaps and CAM post-processors write it. The reader is one walker (:class:`_Walker`) of
+three parts: :mod:`~thermocomp.programs.urscript_values` (variables, expressions),
+:mod:`~thermocomp.programs.urscript_flow` (control flow, calls, bounds) and :mod:`~thermocomp.programs.urscript_motions`
+(motions). Entry: the statements outside any function when there are any besides definitions; else the file's
+(last) top-level function. What is known only while running is refused with line and column, naming the data and
+where it comes from. See docs/programs.md.
 """
 
 from __future__ import annotations
@@ -36,7 +26,7 @@ from thermocomp.programs import calls, urscript_flow, urscript_scope
 from thermocomp.programs.grammars import code_lines, lalr_parser, parse_program
 from thermocomp.programs.model import MAX_MOTIONS, Finding, MotionRun, RobotProgram, Span, TextLines, Wait, newline_of
 from thermocomp.programs.urscript_flow import Flow, _Frame, _Return
-from thermocomp.programs.urscript_motions import MOVES_PATTERN, Motions, Statements, move_statements
+from thermocomp.programs.urscript_motions import MOVES_PATTERN, Motions, Statements
 from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, line_col, parameters, root_name
 
 #: Tokens a statement cannot end with: a line end after one continues the statement (``x =`` then the list on the
@@ -266,5 +256,4 @@ class _Walker(Flow, Motions, Values):
         return steps
 
 
-__all__ = ["MOVES_PATTERN", "move_statements", "parse_urscript_text", "read_urscript", "urscript_parser",
-           "urscript_program_from_text"]
+__all__ = ["MOVES_PATTERN", "parse_urscript_text", "read_urscript", "urscript_parser", "urscript_program_from_text"]

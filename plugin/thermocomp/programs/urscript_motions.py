@@ -1,29 +1,31 @@
-"""URScript's motions as the reader follows them: ``movej``/``movel``/``movep``/``movec`` resolved into the program
-model, one statement at a time or a run of plain statements in bulk, by one resolver.
-
-Part of the URScript reader (:mod:`thermocomp.programs.urscript`). The pattern of a plain motion statement
-(a literal pose or joint list, or ``pose_trans(frame, p[...])``; numbers or variables as arguments, as RoboDK's
-post writes them) is written once, here (:data:`MOVES_PATTERN`); the grammar's ``MOVES`` terminal is that pattern
-(:func:`thermocomp.programs.urscript.urscript_parser` puts it in the grammar's text). A ``MOVES`` token's
-statements are split with numpy (:func:`move_statements`) and resolved by :func:`motion_parameters`, the same
-function that resolves a motion the general rules read, a variable's value looked up as they look it up, into
-:class:`~thermocomp.programs.model.MotionRun` columns; a statement the columns do not take goes to the general
-rules, alone, for its finding or error. tests/test_programs_urscript_runs.py and tests/test_programs_generated.py
-check, on generated statements (hypothesis), that both readings give the same program.
+"""URScript's motions: ``movej``/``movel``/``movep``/``movec`` resolved into the program model, one statement at a
+time (:meth:`Motions.run_motion`) or a run of plain statements in bulk (:meth:`Motions.run_moves`), by one resolver
+(:func:`motion_parameters`, the same lookups). The grammar's ``MOVES`` terminal is :data:`MOVES_PATTERN`; a
+statement the columns do not take goes to the general rules, alone, for its finding or error
+(tests/test_programs_urscript_runs.py and tests/test_programs_generated.py check both readings agree).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 from lark import Token, Tree
-from lark.tree import Meta
 
 from thermocomp.geometry.rotations import matrix_from_rotvec, rotvec_from_matrix, transform
-from thermocomp.programs.grammars import NAME_BYTES, delimiters, parse_at, parse_numbers, skipped, without_runs
+from thermocomp.programs.grammars import (
+    NAME_BYTES,
+    byte_spans,
+    delimiters,
+    first_seen,
+    nodes_at,
+    parse_at,
+    parse_numbers,
+    skipped,
+    without_runs,
+)
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, JOINT, LINEAR, MotionRun, Point
 from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_values import MAX_POSE_VALUE, Pose, Record, Unsupported, split_arguments
@@ -58,7 +60,7 @@ _NOT_NUMBER = b"p[] \t\r"  # (what a point holds besides its numbers and commas)
 #: The columns of :attr:`Statements.spans`: start and end of the name, the point and the arguments, then the end,
 #: start and end of the frame's name (-1: none) and of the literal (the pose or joints written).
 NAME, POINT, ARGS, END, FRAME, LITERAL = 0, 2, 4, 6, 7, 9
-#: The bytes that delimit a run's statements and their parts (:func:`move_statements`), by code; 0 for the others.
+#: The bytes that delimit a run's statements and their parts (:class:`Statements`), by code; 0 for the others.
 _OPEN, _CLOSE, _LIST, _LIST_END, _HASH, _NEWLINE = range(1, 7)
 _CODES = np.zeros(256, dtype=np.int8)
 _CODES[[ord(c) for c in "()[]#\n"]] = np.arange(1, 7)
@@ -121,76 +123,69 @@ def _arguments(args: str) -> tuple[list, dict] | None:
     return positional, keywords
 
 
-@dataclass(frozen=True)
 class Statements:
-    """The statements of a ``MOVES`` token, columnar: what their text alone gives, found once a token."""
-
-    text: str  # the token's text
-    spans: np.ndarray  # (k, 11): the parts' offsets in the token (NAME, POINT, ARGS, END, FRAME, LITERAL)
-    shape_first: np.ndarray  # each distinct (instruction, arguments) text's first statement
-    shape_of: np.ndarray  # each statement's distinct text
-    arguments: list  # each distinct text's arguments (:func:`_arguments`), or None
-    values: np.ndarray  # (k, 6) each literal's six numbers (NaN where it is not six numbers within range)
-    T_literal: np.ndarray  # (k, 4, 4) each literal pose's transform [m] (NaN for joints and the others)
-    framed: np.ndarray  # (k,) bool: the point is ``pose_trans(frame, p[...])``
-    names: list  # the names the statements read: ``(offset in the token, name)``, in order (their columns then
-    # depend on the walker's state)
-
-def move_statements(token: Token) -> Statements:
-    """The statements of a ``MOVES`` token, and what their text alone gives (literals, arguments as written).
+    """The statements of a ``MOVES`` token, columnar, and what their text alone gives, found once a token.
 
     The token is one the grammar matched (:data:`MOVES_PATTERN`), so its bytes alone place the parts: outside
     comments (``#`` to the line's end, between statements only) each statement is its name (five letters), ``(``,
     its point (a literal to its only ``]``, or ``pose_trans(frame, p[...])``), its arguments and ``)``. Found with
-    numpy over the token's bytes, no match object a statement.
+    numpy over the token's bytes, no match object a statement. ``text``: the token's; ``spans`` ``(k, 11)``: the
+    parts' offsets in it (:data:`NAME`, ...); ``shape_of`` each statement's distinct (instruction, arguments) text,
+    ``shape_first`` each one's first statement, ``arguments`` each one's (:func:`_arguments`, or None); ``values``
+    ``(k, 6)`` each literal's six numbers (NaN where it is not six numbers within range), ``T_literal``
+    ``(k, 4, 4)`` each literal pose's transform [m] (NaN for joints and the others); ``framed`` ``(k,)``: the point
+    is ``pose_trans(frame, p[...])``; ``names``: the names the statements read, ``(offset in the token, name)`` in
+    order (their columns then depend on the walker's state).
     """
-    data = token.encode("latin-1")  # (a byte a character)
-    b = np.frombuffer(data, dtype=np.uint8)
-    at, code = delimiters(data, _CODES, _HASH, _NEWLINE)
-    opens = at[code == _OPEN]
-    opens = opens[b[opens - 1] != ord("s")]  # each statement's "(" (not pose_trans's)
-    closes, lists, list_ends = at[code == _CLOSE], at[code == _LIST], at[code == _LIST_END] + 1
-    k = len(opens)
-    ends = closes[np.searchsorted(closes, np.append(opens[1:], len(data))) - 1]  # each statement's last ")"
-    framed = b[opens + 2] == ord("o")  # "(pose_trans(", not "(p[" or "(["
-    literal = np.where(b[lists - 1] == ord("p"), lists - 1, lists)
-    point_end = list_ends.copy()
-    point_end[framed] = skipped(b, _SPACE, list_ends[framed]) + 1  # (past pose_trans's ")")
-    frame = np.full(k, -1, dtype=np.int64)
-    frame_end = frame.copy()
-    frame[framed] = skipped(b, _SPACE, opens[framed] + 12)  # (after "(pose_trans(")
-    frame_end[framed] = skipped(b, NAME_BYTES, frame[framed])
-    args_end = skipped(b, _SPACE, ends, -1)
-    spans = np.stack([opens - 5, opens, opens + 1, point_end, point_end, args_end, ends + 1, frame, frame_end,
-                      literal, list_ends], axis=1)
-    index: dict[tuple[str, str], int] = {}
-    shape_of = np.fromiter((index.setdefault((token[a:b], token[c:d]), len(index)) for a, b, c, d in
-                            spans[:, [NAME, NAME + 1, ARGS, ARGS + 1]].tolist()), dtype=np.int64, count=k)
-    shape_first = np.empty(len(index), dtype=np.int64)
-    shape_first[shape_of[::-1]] = np.arange(k - 1, -1, -1)
-    arguments = [_arguments(args) for _, args in index]
-    # the literals of six numbers within range, parsed together
-    literals = spans[:, LITERAL:LITERAL + 2].tolist()
-    six = np.fromiter((data.count(b",", a, b) == 5 for a, b in literals), dtype=bool, count=k)
-    values = np.full((k, 6), np.nan)
-    good = np.flatnonzero(six)
-    if good.size:
-        values[good] = parse_numbers(b",".join([data[a:b] for a, b in (literals[i] for i in good.tolist())] + [b""])
-                                     .translate(None, _NOT_NUMBER)).reshape(-1, 6)
-    with np.errstate(invalid="ignore"):
-        values[~np.all(np.abs(values) <= MAX_POSE_VALUE, axis=1)] = np.nan  # (NaN, inf: not <=)
-    T = np.full((k, 4, 4), np.nan)
-    rows = np.flatnonzero((b[literal] == ord("p")) & ~np.isnan(values[:, 0]))
-    if rows.size:
-        T[rows] = transform(matrix_from_rotvec(values[rows, 3:]), values[rows, :3])
-    # the names read: each framed statement's frame, and the names among each shape's arguments where they stand
-    names = [(int(a), token[a:b]) for a, b in spans[framed][:, FRAME:FRAME + 2].tolist()]
-    in_shape = [[(m.start(1), m.group(1)) for m in _ARGUMENT_NAME.finditer(args)] for _, args in index]
-    if any(in_shape):
-        for s, start in zip(shape_of.tolist(), spans[:, ARGS].tolist()):
-            names += [(start + at, name) for at, name in in_shape[s]]
-        names.sort()
-    return Statements(token, spans, shape_first, shape_of, arguments, values, T, framed, names)
+
+    def __init__(self, token: Token) -> None:
+        self.text = token
+        data = token.encode("latin-1")  # (a byte a character)
+        b = np.frombuffer(data, dtype=np.uint8)
+        at, code = delimiters(data, _CODES, _HASH, _NEWLINE)
+        opens = at[code == _OPEN]
+        opens = opens[b[opens - 1] != ord("s")]  # each statement's "(" (not pose_trans's)
+        closes, lists, list_ends = at[code == _CLOSE], at[code == _LIST], at[code == _LIST_END] + 1
+        k = len(opens)
+        ends = closes[np.searchsorted(closes, np.append(opens[1:], len(data))) - 1]  # each statement's last ")"
+        framed = b[opens + 2] == ord("o")  # "(pose_trans(", not "(p[" or "(["
+        literal = np.where(b[lists - 1] == ord("p"), lists - 1, lists)
+        point_end = list_ends.copy()
+        point_end[framed] = skipped(b, _SPACE, list_ends[framed]) + 1  # (past pose_trans's ")")
+        frame = np.full(k, -1, dtype=np.int64)
+        frame_end = frame.copy()
+        frame[framed] = skipped(b, _SPACE, opens[framed] + 12)  # (after "(pose_trans(")
+        frame_end[framed] = skipped(b, NAME_BYTES, frame[framed])
+        args_end = skipped(b, _SPACE, ends, -1)
+        spans = np.stack([opens - 5, opens, opens + 1, point_end, point_end, args_end, ends + 1, frame, frame_end,
+                          literal, list_ends], axis=1)
+        shape_of, shape_first = first_seen(byte_spans(data, spans[:, NAME], spans[:, NAME + 1]),
+                                           byte_spans(data, spans[:, ARGS], spans[:, ARGS + 1]))
+        shape_args = [token[a:b] for a, b in spans[shape_first][:, ARGS:ARGS + 2].tolist()]
+        arguments = [_arguments(args) for args in shape_args]
+        # the literals of six numbers within range, parsed together
+        literals = spans[:, LITERAL:LITERAL + 2].tolist()
+        six = np.fromiter((data.count(b",", a, b) == 5 for a, b in literals), dtype=bool, count=k)
+        values = np.full((k, 6), np.nan)
+        good = np.flatnonzero(six)
+        if good.size:
+            values[good] = parse_numbers(b",".join([data[a:b] for a, b in (literals[i] for i in good.tolist())] + [b""])
+                                         .translate(None, _NOT_NUMBER)).reshape(-1, 6)
+        with np.errstate(invalid="ignore"):
+            values[~np.all(np.abs(values) <= MAX_POSE_VALUE, axis=1)] = np.nan  # (NaN, inf: not <=)
+        T = np.full((k, 4, 4), np.nan)
+        rows = np.flatnonzero((b[literal] == ord("p")) & ~np.isnan(values[:, 0]))
+        if rows.size:
+            T[rows] = transform(matrix_from_rotvec(values[rows, 3:]), values[rows, :3])
+        # the names read: each framed statement's frame, and the names among each shape's arguments where they stand
+        names = [(int(a), token[a:b]) for a, b in spans[framed][:, FRAME:FRAME + 2].tolist()]
+        in_shape = [[(m.start(1), m.group(1)) for m in _ARGUMENT_NAME.finditer(args)] for args in shape_args]
+        if any(in_shape):
+            for s, start in zip(shape_of.tolist(), spans[:, ARGS].tolist()):
+                names += [(start + at, name) for at, name in in_shape[s]]
+            names.sort()
+        self.spans, self.shape_first, self.shape_of, self.arguments = spans, shape_first, shape_of, arguments
+        self.values, self.T_literal, self.framed, self.names = values, T, framed, names
 
 
 class Motions:
@@ -290,9 +285,9 @@ class Motions:
         return name, text_node
 
     def move_matches(self, token: Token) -> Statements:
-        """:func:`move_statements` of a ``MOVES`` token, split once."""
+        """The :class:`Statements` of a ``MOVES`` token, split once."""
         if token.start_pos not in self._matches:
-            self._matches[token.start_pos] = move_statements(token)
+            self._matches[token.start_pos] = Statements(token)
         return self._matches[token.start_pos]
 
     def parsed(self, token: Token, first: int = 0, end: int | None = None) -> list[Tree]:
@@ -323,15 +318,8 @@ class Motions:
     def _calls(self, token: Token) -> list[Tree]:
         """The motions of a run as :meth:`general` gives them."""
         spans = self.move_matches(token).spans[:, NAME:NAME + 2] + token.start_pos
-        (lines, ends), (columns, end_columns) = self.lines.lists(spans.T)
-        out = []
-        for (a, b), line, column, end, end_column in zip(spans.tolist(), lines, columns, ends, end_columns):
-            meta = Meta()
-            meta.empty, meta.start_pos, meta.end_pos = False, a, b
-            meta.line, meta.column, meta.end_line, meta.end_column = line, column, end, end_column
-            name = Token("NAME", self.text[a:b], a, line, column, end, end_column, b)
-            out.append(Tree("call_stmt", [Tree("call", [name], meta)], meta))
-        return out
+        return [Tree("call_stmt", [call], call.meta)
+                for call in nodes_at("call", "NAME", self.text, spans[:, 0], spans[:, 1], self.lines)]
 
     def run_moves(self, token: Token, local: dict, depth: int) -> None:
         """The statements of a ``MOVES`` token, resolved in bulk as :meth:`run_motion` resolves one (the same
@@ -361,10 +349,9 @@ class Motions:
         set), and the statements between them (None): ``[(first, end, run)]``, and how many the columns take. Kept
         for the token's next passes where its statements read no variable."""
         base, text, spans, k = token.start_pos, st.text, st.spans, len(st.spans)
-        table = []  # each distinct (instruction, arguments) text's kind, acceleration, speed, time; or None
-        for i, arguments in zip(st.shape_first.tolist(), st.arguments):
-            table.append(None if arguments is None else self._parameters(text[spans[i, NAME]:spans[i, NAME + 1]],
-                                                                         *arguments, local))
+        names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
+        table = [None if arguments is None else self._parameters(name, *arguments, local)  # (kind, a, v, t; or None)
+                 for name, arguments in zip(names, st.arguments)]
         shape_of = st.shape_of
         regular = ~np.isnan(st.values[:, 0]) & np.array([s is not None for s in table], dtype=bool)[shape_of]
         table = [s or (LINEAR, 1.0, 1.0, None) for s in table]
@@ -385,26 +372,21 @@ class Motions:
                 regular[framed[~finite]] = False
                 T[framed] = transform(matrix_from_rotvec(values[:, 3:]), values[:, :3])
         is_pose = st.framed | (np.frombuffer(text.encode("latin-1"), dtype=np.uint8)[spans[:, LITERAL]] == ord("p"))
-        names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
         joint = np.array([kind == JOINT for kind, _, _, _ in table], dtype=bool)[shape_of]
         speed = np.array([s[2] for s in table], dtype=float)[shape_of]
         statement = self.lines.spans(base + spans[:, NAME], base + spans[:, END])
         name = statement.copy()
         name[:, 1] = base + spans[:, NAME + 1]
         point = self.lines.spans(base + spans[:, POINT], base + spans[:, POINT + 1])
-        run = MotionRun(
+        run = MotionRun.of_columns(
             instruction=tuple(map(names.__getitem__, shape_of.tolist())),
-            kind=np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of],
-            n_points=np.ones(k, dtype=np.int64), statement=statement, name=name,
-            tcp_speed=np.where(joint, np.inf, speed), orientation_speed=np.full(k, np.inf),
-            joint_speed=np.where(joint, speed, np.inf), acceleration=np.array([s[1] for s in table])[shape_of],
+            kind=np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of], statement=statement, name=name,
+            tcp_speed=np.where(joint, np.inf, speed), joint_speed=np.where(joint, speed, np.inf),
+            acceleration=np.array([s[1] for s in table])[shape_of],
             duration_s=np.array([np.nan if s[3] is None else s[3] for s in table], dtype=float)[shape_of],
-            text=point, argument=point, T_world_tcp=T,
+            text=point, T_world_tcp=T, frames=(), q_len=np.where(is_pose, 0, 6).astype(np.int64),
             q=np.full((k, 0), np.nan) if is_pose.all() else np.where(is_pose[:, None], np.nan, st.values),
-            q_len=np.where(is_pose, 0, 6).astype(np.int64), confdata=np.zeros((k, 4), dtype=np.int64),
-            has_confdata=np.zeros(k, dtype=bool), frames=(), frame=np.zeros(k, dtype=np.int64), extax=("",) * k,
-            name_of_point=("",) * k, whole_argument=(None,) * k, quat=np.full((k, 4), np.nan),
-            held=np.zeros(k, dtype=bool)).compact()  # (a column of one value: held once)
+        ).compact()  # (a column of one value: held once)
         done = (run.stretches(regular), int(regular.sum()))  # the regular statements' columns, the others the rules'
         if not st.names:
             self._templates[token.start_pos] = done
@@ -445,17 +427,7 @@ class Motions:
                 continue
             starts = np.array([token.start_pos + at for at, _ in found], dtype=np.int64)
             ends = starts + np.array([len(name) for _, name in found], dtype=np.int64)
-            (lines, end_lines), (columns, end_columns) = self.lines.lists(np.stack([starts, ends]))
-            children = []
-            for (_, name), a, b, line, column, end_line, end_column in zip(
-                    found, starts.tolist(), ends.tolist(), lines, columns, end_lines, end_columns):
-                leaf = Token("NAME", name, a, line, column, end_line, end_column, b)
-                child = Tree("name", [leaf], Meta())
-                child.meta.empty, child.meta.start_pos, child.meta.end_pos = False, a, b
-                child.meta.line, child.meta.column, child.meta.end_line, child.meta.end_column = \
-                    line, column, end_line, end_column
-                children.append(child)
-            node.children[1:] = children
+            node.children[1:] = nodes_at("name", "NAME", self.text, starts, ends, self.lines)
 
 
-__all__ = ["MOTIONS", "MOVES_PATTERN", "Motions", "motion_parameters", "move_statements"]
+__all__ = ["MOTIONS", "MOVES_PATTERN", "Motions", "Statements", "motion_parameters"]
