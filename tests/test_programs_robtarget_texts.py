@@ -34,7 +34,7 @@ def test_robtargets_read_back_as_the_stored_singles(seed):
         np.testing.assert_array_equal(np.float32(numbers[:7]), np.float32(row))
         assert numbers[7:11] == c
         assert text.endswith("]," + (e or "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]") + "]")
-    assert texts[3].startswith("[[" + w.format_singles(shown[3:4, :1])[0][0] + ",0,")  # zero written 0
+    assert texts[3].startswith("[[" + w.single_columns(shown[3:4, :1])[0][0].as_py() + ",0,")  # zero written 0
     assert len(w.robtarget_texts(np.zeros((0, 7)), np.zeros((0, 4), dtype=int), [])) == 0
 
 

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from thermocomp.programs.writer import NOISE_DECIMALS, format_singles, stored_singles
+from thermocomp.programs.writer import NOISE_DECIMALS, single_columns, stored_singles
+
+
+def format_singles(values):
+    """The writer's texts of ``values`` ``(r, k)``, row by row."""
+    return [list(row) for row in zip(*(column.to_pylist() for column in single_columns(values)))]
 
 
 def test_batch_texts_are_numpys_shortest_text_of_each_32_bit_value():

@@ -1,33 +1,16 @@
 """Routines called with arguments, for both program readers: where their targets can be written.
 
-A routine (RAPID ``PROC pick(robtarget p)``, URScript ``def pick(pose):``)
-runs once per call, each call with its own arguments, but its text exists
-once. The readers bind each parameter to its argument (an argument naming
-data passes that data on; any other is evaluated in the caller) and record
-which motions each call ran. This module then decides, over the whole
-program, what the writer may change:
-
-* :func:`direct_through_calls`: a declaration can be written back only if
-  every use of its name is a followed motion's point; an argument passing it
-  to a parameter counts as such a use when the routine uses that parameter
-  only so (``MoveL p``), recursively through further calls.
-* a target written at the call site (``input [[...], ...];``, ``go(p[...])``) stands in ``passed`` for a name
-  passed on: it is written there when the routine reads it only as motions' points, directly or through the
-  functions of :data:`THROUGH` (``Offs(position, 0, 0, 100)``). :func:`through` gives what such a function does to
-  the target, :func:`call_site_extra` what the writer needs to know of each such point, :func:`text_poses` what it
-  writes there (where one written value cannot serve every motion reading it:
-  :func:`~thermocomp.programs.compensate.share_texts`).
-* :func:`finish`: a text inside a routine (an inline or ``Offs`` target, or
-  the parameter where the target cannot go back to its declaration) is one
-  text for every call. Where two calls need it written differently, every
-  motion writing it stays as written (the earlier calls' too, so no call
-  runs another's correction), its uses stop counting as followed, and the
-  texts are decided again; the later call is reported.
+A routine (RAPID ``PROC pick(robtarget p)``, URScript ``def pick(pose):``) runs once per call, each call with its
+own arguments, but its text exists once. The readers bind each parameter to its argument and record which motions
+each call ran; this module decides over the whole program what the writer may change: a declaration passed on to
+parameters (:func:`direct_through_calls`), a target written at the call site and read through functions such as
+``Offs`` (:data:`THROUGH`, :func:`call_site_extra`, :func:`text_poses`), and a text inside a routine that two calls
+need written differently (:func:`finish`: its motions stay as written, the later call reported).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
@@ -42,11 +25,9 @@ Call = tuple[str, Span] | tuple[str, Span, int]
 
 def direct_through_calls(direct_refs: set[int], passed: dict[int, tuple[Span, str]], uses: dict[str, set[int]],
                          unfollowed: set[int]) -> set[int]:
-    """Offsets of the name tokens that are followed motions' points, call arguments included.
-
-    ``passed``: a call argument naming data (its offset) -> the called
-    routine's span and the parameter's key in ``uses``. ``unfollowed``:
-    offsets of points whose motions stay as written.
+    """Offsets of the name tokens that are followed motions' points, call arguments included: ``passed``, a call
+    argument naming data (its offset) -> the called routine's span and the parameter's key in ``uses``, counts once
+    every use of that parameter in the routine does; ``unfollowed``: offsets of points whose motions stay as written.
     """
     direct = direct_refs - unfollowed
     changed = True
@@ -111,12 +92,10 @@ def finish(run: list[MotionRun | Wait], finish_points: Callable[[set[int]], list
            in_call: dict[int, Call], unsupported: list[Finding], notes: list[Finding]) -> list[MotionRun | Wait]:
     """The program's steps with each point's final text, the motions of clashing calls left out.
 
-    ``run``: the steps as the reader ran them; ``finish_points(unfollowed)``
-    gives them again, in the same order, with the texts decided as if the
-    points at the offsets ``unfollowed`` were not followed; ``in_call``: the
-    id of each step run by a call with arguments -> that call. A finding per
-    clashing call goes to ``unsupported``, a note per motion left as written
-    to ``notes``.
+    ``run``: the steps as the reader ran them; ``finish_points(unfollowed)`` gives them again, in the same order,
+    with the texts decided as if the points at the offsets ``unfollowed`` were not followed; ``in_call``: the id of
+    each step run by a call with arguments -> that call. A finding per clashing call goes to ``unsupported``, a note
+    per motion left as written to ``notes``.
     """
     unfollowed: set[int] = set()
     while True:
@@ -137,26 +116,28 @@ def finish(run: list[MotionRun | Wait], finish_points: Callable[[set[int]], list
         if not dropped - unfollowed:
             break
         unfollowed |= dropped
-    reported: set[tuple[int, int]] = set()
-    for motion, (name, where, *file) in clashes:  # (a RAPID call: the file it is in, ``Call`` and an index)
-        if (where.line, where.column, *file) in reported:
-            continue  # one finding a call
-        reported.add((where.line, where.column, *file))
-        unsupported.append(Finding(f"{motion.instruction} at line {motion.statement.line} needs another target on "
-                                   f"this call of {name} than on an earlier one: one written target cannot serve "
-                                   "every call", where.line, where.column, *file))
+    reported: dict[tuple, Finding] = {}  # one finding a call (a RAPID call: the file it is in, ``Call`` and an index)
+    for motion, (name, where, *file) in clashes:
+        reported.setdefault((where.line, where.column, *file), Finding(
+            f"{motion.instruction} at line {motion.statement.line} needs another target on this call of {name} than "
+            "on an earlier one: one written target cannot serve every call", where.line, where.column, *file))
+    unsupported.extend(reported.values())
     for k, rows in left.items():
         for motion in steps[k].take(rows).motions():
             notes.append(Finding(f"{motion.instruction} stays as written: the calls of its routine need different "
                                  "targets there", motion.statement.line, motion.statement.column, motion.file))
-    out: list[MotionRun | Wait] = []
+    return without(steps, left)
+
+
+def without(steps: Sequence[MotionRun | Wait], left: dict[int, Collection[int]]) -> list[MotionRun | Wait]:
+    """``steps`` without the motions ``left[k]`` (their rows) of each step ``k``; a run left with none goes."""
+    out = []
     for k, step in enumerate(steps):
         if k in left:
-            kept = np.setdiff1d(np.arange(len(step)), left[k])
-            if kept.size:
-                out.append(step.take(kept))
-        else:
-            out.append(step)
+            step = step.take(np.setdiff1d(np.arange(len(step)), np.fromiter(left[k], dtype=np.int64)))
+            if not len(step):
+                continue
+        out.append(step)
     return out
 
 
@@ -280,5 +261,4 @@ def text_poses(prog: RobotProgram, points: np.ndarray, R: FloatArray, p: FloatAr
 
 
 __all__ = ["THROUGH", "Call", "call_site_extra", "changing_motion", "differing_texts", "direct_through_calls",
-           "finish", "read_through", "same_read", "text_poses", "through",
-           "unwritable"]
+           "finish", "read_through", "same_read", "text_poses", "through", "unwritable", "without"]

@@ -99,8 +99,6 @@ def point_poses(chain: Chain, cols: ProgramColumns) -> PointPoses:
     return PointPoses(T_world_tcp, T_world_flange, q_given, is_joint, T_flange_tcp)
 
 
-
-
 def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPoses,
                            options: CompensationOptions) -> tuple[FloatArray, np.ndarray]:
     """Nominal joint angles of every point and their status, ``(m, n)`` and ``(m,)``.
@@ -160,8 +158,6 @@ def confdata_free(program: RobotProgram) -> np.ndarray:
     robot's joints, ABB "RAPID Instructions", ConfL)."""
     run = program.columns.run
     free = program.extra.get("confdata_free", frozenset())
-    if not free:
-        return np.zeros(len(run.text), dtype=bool)
     return np.repeat(np.isin(run.statement[:, 0], np.fromiter(free, dtype=np.int64, count=len(free))), run.n_points)
 
 
@@ -356,15 +352,9 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     cols = prog.columns
     run = cols.run
     m = len(run.text)
-    ok = status == Status.CONVERGED
-    is_joint = poses.is_joint
-    joint_text = ok & (is_joint | (output == "joints"))
-    changed = _changed(poses, q, tcp, joint_text, ok & ~joint_text)
     tabled = passes.groups(prog)  # texts that differ from pass to pass: every run written, or none (all as written)
-    for idx in tabled.values():
-        changed[idx] = bool(changed[idx].any() and ok[idx].all())
-    jw, pw = np.flatnonzero(joint_text & changed), np.flatnonzero(~joint_text & changed)
-    new, rounding, conf = _texts(chain, prog, q, tcp, jw, pw)
+    ok, joint_text, jw, pw, [(new, rounding, conf)] = new_texts(chain, prog, poses, q[None], status, output,
+                                                                (tcp[0][None], tcp[1][None]), tabled)
     written = np.concatenate([jw, pw])
     conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
     if conf is not None:
@@ -382,21 +372,56 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             values[i] = text
         share_texts(prog, values, ok & ~joint_text, lambda at: calls.text_poses(
             prog, at, *_in_frames(chain, cols, at, tcp[0][at], tcp[1][at])))
-        tables = passes.table_edits(prog, tabled, values, is_joint) if tabled else []
+        tables = passes.table_edits(prog, tabled, values, poses.is_joint) if tabled else []
         for idx in tabled.values():  # (written as tables: the rules of one text a point do not apply)
             for i in idx.tolist():
                 values[i] = None
-        at_argument = (~is_joint).tolist() if output == "joints" else [False] * m
-        check_passed_data(prog, values, at_argument, "--program-output joints writes their joints at the motion, "
-                          "which every call runs (a declared target cannot hold joints), and they need different "
-                          "joints there: use --program-output filtered")
-        point_edits = w.place_values(placed_points(prog, at_argument), values, prog.path, at_argument=at_argument)
+        point_edits = place_texts(prog, values, (~poses.is_joint).tolist() if output == "joints" else [False] * m,
+                                  "--program-output joints writes their joints at the motion, which every call runs "
+                                  "(a declared target cannot hold joints), and they need different joints there: use "
+                                  "--program-output filtered")
         edits = w.Edits.of(point_edits + tables)
         n_changed = len({(e.start, e.end) for e in point_edits}) + sum(e.end > e.start for e in tables)
-    if output == "joints":
-        edits, n_changed = _joints_form(prog, edits, ok, is_joint, dict(zip(written.tolist(), new.to_pylist())))
-    data = w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language])
+    data, n_changed = apply_form(prog, edits, n_changed, output, ok, poses.is_joint, (written, new))
     return Written(data, n_changed, rounding, conf_changed)
+
+
+def new_texts(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray, output: str,
+              tcp: tuple[FloatArray, FloatArray], tabled: dict[tuple[int, int], np.ndarray]
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list]:
+    """The points converged and those written as joints ``(m,)``, the points that change in any of ``K`` versions
+    written as joints ``jw`` and as poses ``pw``, and each version's :func:`_texts` of them.
+
+    ``q`` ``(K, m, n)`` [rad]: each version's corrected joints; ``tcp``: the nominal robot's TCP poses at them
+    (world frame, ``(K, m, 3, 3)`` and ``(K, m, 3)`` [m]); ``status`` ``(m,)``: failed points keep their text;
+    ``tabled``: the texts that differ from pass to pass (:func:`.passes.groups`), each changed whole or not at all.
+    """
+    ok = status == Status.CONVERGED
+    joint_text = ok & (poses.is_joint | (output == "joints"))
+    changed = np.logical_or.reduce([_changed(poses, q_k, tcp_k, joint_text, ok & ~joint_text)
+                                    for q_k, tcp_k in zip(q, zip(*tcp))])
+    for idx in tabled.values():
+        changed[idx] = bool(changed[idx].any() and ok[idx].all())
+    jw, pw = np.flatnonzero(joint_text & changed), np.flatnonzero(~joint_text & changed)
+    return ok, joint_text, jw, pw, [_texts(chain, prog, q_k, tcp_k, jw, pw) for q_k, tcp_k in zip(q, zip(*tcp))]
+
+
+def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[bool], form: str, *,
+                inline: bool = False) -> list[w.Edit]:
+    """The edits writing ``values`` (each point's new text or ``None``) at the :func:`placed_points`, after
+    :func:`check_passed_data` (``form``: why a point is written at its argument)."""
+    check_passed_data(prog, values, at_argument, form)
+    return w.place_values(placed_points(prog, at_argument, inline=inline), values, prog.path, at_argument=at_argument)
+
+
+def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, ok: np.ndarray, is_joint: np.ndarray,
+               texts: tuple[np.ndarray, pa.StringArray] | None) -> tuple[bytes, int]:
+    """The program's bytes with ``edits`` in the ``output`` form (:func:`_joints_form` of the points' ``texts``,
+    ``(points, their texts)``), and the texts changed."""
+    if output == "joints":
+        value = {} if texts is None else dict(zip(texts[0].tolist(), texts[1].to_pylist()))
+        edits, n_changed = _joints_form(prog, edits, ok, is_joint, value)
+    return w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language]), n_changed
 
 
 def placed_points(prog: RobotProgram, at_argument: list[bool], *, inline: bool = False) -> list:

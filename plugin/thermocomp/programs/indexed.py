@@ -1,30 +1,11 @@
 """A time-indexed program: one file that carries the corrections for every minute and picks them from a clock.
 
-A program that runs for hours meets a robot that warms up; one upload can
-serve the whole warm-up if every motion target becomes a table of its
-corrections, one entry every ``step`` minutes from minute 0 to the end of the
-grid, and the program picks the entry of the minute it is at:
-
-- **RAPID**: for each changed target a ``LOCAL CONST robtarget tcR<n>{K}``
-  (or ``jointtarget tcJ<n>{K}``) array, inserted after the ``MODULE`` line;
-  the motion's argument becomes ``tcR<n>{tcIdx()}``. ``tcIdx()`` (inserted
-  before ``ENDMODULE``) starts the clock ``tcClock`` at the first motion
-  (``ClkStart``), and returns ``Round((ClkRead(tcClock) / 60 +
-  tcOffsetMin) / step) + 1``, held at ``K`` after the last entry. Moving the
-  program pointer to main resets the clock (``VAR``); a robot that is
-  already warm starts with ``tcOffsetMin`` (a ``PERS``) set to the minutes
-  it has worked.
-- **URScript**: for each changed target a global list ``tc_p<n>`` of ``6 K``
-  numbers (the poses, or joint positions, one after the other), inserted at
-  the start of the program; the argument becomes ``tc_pose(tc_p<n>)`` (or
-  ``tc_joints(tc_q<n>)``). A thread ``tc_clock_thread`` adds
-  ``get_steptime()`` to ``tc_elapsed_s`` every controller step (PolyScope's
-  own timer does the same); ``tc_k()`` gives the index as above, with
-  ``tc_offset_min``.
-
-Minute 0 of the grid is the program's start: start it with the robot cold.
-Size (docs/programs.md, measured on the examples): about 139 bytes an entry
-in RAPID, 74 in URScript; 201 minutes of 50 targets is about 1.4 MB of RAPID.
+Each changed target becomes a table of its corrections, one entry every ``step`` minutes from minute 0 (the program's
+start, with the robot cold), declared at the start of the module (RAPID ``LOCAL CONST robtarget tcR<n>{K}``) or of
+the program (URScript ``global tc_p<n>``); its motion reads the entry of the clock's minute (``tcR<n>{tcIdx()}``,
+``tc_pose(tc_p<n>)``), the clock and the index function being written once (:func:`_support_edits`). A robot
+already warm starts with ``tcOffsetMin`` (``tc_offset_min``) set to the minutes it has worked. docs/programs.md,
+"Time: when each motion runs" (time-indexed).
 """
 
 from __future__ import annotations
@@ -36,18 +17,8 @@ import pyarrow.compute as pc
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
-from thermocomp.kinematics.ik import Status
 from thermocomp.programs import writer as w
-from thermocomp.programs.compensate import (
-    PointPoses,
-    Written,
-    _changed,
-    _joints_form,
-    _texts,
-    check_passed_data,
-    placed_points,
-    share_texts,
-)
+from thermocomp.programs.compensate import PointPoses, Written, apply_form, new_texts, place_texts, share_texts
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, RobotProgram
 from thermocomp.robot.chain import Chain
 
@@ -56,8 +27,8 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses: PointPoses, q_grid: F
                   status: np.ndarray, output: str, tcp: tuple[FloatArray, FloatArray]) -> Written:
     """The program with every changed target replaced by a lookup in its table of ``len(minutes)`` corrections.
 
-    The snapshot's texts (:func:`~thermocomp.programs.compensate.write_snapshot`), one a grid minute, make each
-    point's table; the point's argument becomes the lookup.
+    The snapshot's texts (:func:`~thermocomp.programs.compensate.new_texts`), one a grid minute, make each point's
+    table; the point's argument becomes the lookup, written as the snapshot writes a text.
 
     Parameters
     ----------
@@ -77,20 +48,12 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses: PointPoses, q_grid: F
         raise InputError("a time-indexed program in joint form cannot hold circular moves; use "
                          "--program-output filtered", path=prog.path)
     K, m, _ = q_grid.shape
-    step = float(minutes[1] - minutes[0]) if K > 1 else 1.0
     rapid = prog.language == "rapid"
-    ok = status == Status.CONVERGED
-    joint_text = ok & (poses.is_joint | (output == "joints"))
-    changed = np.logical_or.reduce([_changed(poses, q_grid[k], (tcp[0][k], tcp[1][k]), joint_text, ok & ~joint_text)
-                                    for k in range(K)])
-    jw, pw = np.flatnonzero(joint_text & changed), np.flatnonzero(~joint_text & changed)
-    entries, rounding = [], np.zeros(2)  # each version's texts of the points jw, then pw; their largest rounding
-    for k in range(K):
-        texts, version_rounding, *_ = _texts(chain, prog, q_grid[k], (tcp[0][k], tcp[1][k]), jw, pw)
-        rounding = np.maximum(rounding, version_rounding)
-        if not rapid:  # (the numbers alone: ``[...]``, ``p[...]`` without their brackets)
-            texts = pc.replace_substring_regex(texts, r"^p?\[|\]$", "")
-        entries.append(texts.to_pylist())
+    ok, joint_text, jw, pw, versions = new_texts(chain, prog, poses, q_grid, status, output, tcp, {})
+    rounding = np.max([version_rounding for _, version_rounding, _ in versions], axis=0)
+    # each version's texts of the points jw, then pw (URScript: the numbers alone, without their brackets)
+    entries = [(texts if rapid else pc.replace_substring_regex(texts, r"^p?\[|\]$", "")).to_pylist()
+               for texts, _, _ in versions]
     written = np.concatenate([jw, pw])
     tables: dict[tuple[str, ...], tuple[str, str]] = {}  # a table's entries -> its name and declaration
     values: list[str | None] = [None] * m
@@ -105,22 +68,19 @@ def write_indexed(chain: Chain, prog: RobotProgram, poses: PointPoses, q_grid: F
         values[i] = f"{name}{{tcIdx()}}" if rapid else f"tc_{'joints' if joint else 'pose'}({name})"
     call_site = prog.extra.get("call_site") or {}  # (its table is named at the call site, where its text is)
     share_texts(prog, values, np.zeros(m, dtype=bool), lambda at: (None, None))
-    at_argument = [v is not None and i not in call_site for i, v in enumerate(values)]
-    check_passed_data(prog, values, at_argument, "--time-indexed writes their tables' lookups at the motion, which "
-                      "every call runs (a declaration holds one value), and they need different tables there: "
-                      "compensate for one minute instead (--at-minute or --timed)")
-    edits = w.place_values(placed_points(prog, at_argument, inline=True), values, prog.path, at_argument=at_argument)
+    edits = place_texts(prog, values, [v is not None and i not in call_site for i, v in enumerate(values)],
+                        "--time-indexed writes their tables' lookups at the motion, which every call runs (a "
+                        "declaration holds one value), and they need different tables there: compensate for one "
+                        "minute instead (--at-minute or --timed)", inline=True)
     if tables:
-        edits += _support_edits(prog, [decl for _, decl in tables.values()], K, step)
-    edits = w.Edits.of(edits)
-    if output == "joints":
-        edits = _joints_form(prog, edits, ok, poses.is_joint, {})[0]
-    data = w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language])
+        edits += _support_edits(prog, [decl for _, decl in tables.values()], K,
+                                float(minutes[1] - minutes[0]) if K > 1 else 1.0)
+    data, _ = apply_form(prog, w.Edits.of(edits), 0, output, ok, poses.is_joint, None)
     return Written(data, len(written), (float(rounding[0]), float(rounding[1])))
 
 
 def _support_edits(prog: RobotProgram, declarations: list[str], K: int, step: float) -> list[w.Edit]:
-    """The clock, its index function and the tables' ``declarations`` (module docstring)."""
+    """The clock, its index function (RAPID: before ``ENDMODULE``) and the tables' ``declarations``."""
     step_text = repr(float(step))
     heading = f"thermocomp: time-indexed corrections, {K} sets, one every {step:g} min from minute 0 (docs/programs.md)."
     if prog.language == "rapid":

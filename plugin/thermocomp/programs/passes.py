@@ -1,27 +1,12 @@
 """Targets that differ from pass to pass of a loop whose count the file fixes: a table of corrected targets each.
 
-A motion inside a RAPID ``FOR`` loop of constant bounds (or a URScript ``while`` the file counts) whose target
-reads data the loop steps (``MoveL Offs(A1, Xpos, Ypos, 0), ...`` with ``Xpos := Xpos + 30`` each pass) runs a known target each
-pass, but its text is one: it cannot hold several corrected targets. The reader
-(:meth:`~thermocomp.programs.rapid_flow._Flow.run_for`) gives each pass's motion as a motion of its
-own and names such texts in ``RobotProgram.extra["per_pass"]``; every run of such a text is in the
-cycle's fixed order (none under a condition known only while running). The written program then holds,
-for each such text ``j`` at a motion statement ``k``:
-
-- ``LOCAL CONST robtarget tcPassT<j>{N}`` (or ``jointtarget``): the corrected target of each of the
-  ``N`` runs of the text in one cycle, in the order the cycle runs them, inserted after the ``MODULE`` line
-  with ``LOCAL VAR num tcPassN<k> := 0;``;
-- the statement ``tcPassN<k> := tcPassN<k> MOD N + 1;`` inserted before the motion, on a line of its own
-  with the motion's indentation, and the text replaced by ``tcPassT<j>{tcPassN<k>}``.
-
-URScript (a ``while`` the file counts): ``global tc_pass_n<k> = -1`` and ``global tc_pass_t<j> = [p[...], ...]`` at
-the start of the program function (or of the file), ``tc_pass_n<k> = (tc_pass_n<k> + 1) % N`` before the motion and
-the text replaced by ``tc_pass_t<j>[tc_pass_n<k>]`` (a free variable in a function is the global of that name).
-
-So the counter counts the runs of the motion and comes back to 1 at the next cycle's first run (``MOD``);
-moving the program pointer to main resets it (a ``VAR``). A statement insertion, not a function in the
-argument: a motion the controller runs again after a stop does not advance the counter twice.
-docs/programs.md, "Targets that differ from pass to pass".
+A motion inside a RAPID ``FOR`` loop of constant bounds (or a URScript ``while`` the file counts) whose target reads
+data the loop steps (``MoveL Offs(A1, Xpos, Ypos, 0), ...`` with ``Xpos := Xpos + 30``) runs a known target each
+pass, but its text is one. The readers give each pass's motion as a motion of its own and name such texts in
+``RobotProgram.extra["per_pass"]`` (:func:`take`, :func:`settle`); the writer writes each as a table of its
+corrected targets in the order one cycle runs them, indexed by a counter advanced in a statement before the motion
+(:func:`table_edits`: a motion run again after a stop does not advance it twice; moving the program pointer to
+main resets it). docs/programs.md, "Targets that differ from pass to pass".
 """
 
 from __future__ import annotations
@@ -109,8 +94,7 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
     left: dict[int, set[int]] = defaultdict(set)  # the motions of the texts refused (left as written): step -> rows
     for k, row in (motion for key in bad for motion in runs[key]):
         left[k].add(row)
-    kept = [s if k not in left else s.take([r for r in range(len(s)) if r not in left[k]]) for k, s in enumerate(steps)]
-    return [s for s in kept if not left or not isinstance(s, MotionRun) or len(s)], taken, refused, notes
+    return calls.without(steps, left), taken, refused, notes
 
 
 def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
@@ -160,36 +144,30 @@ def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], va
                 is_joint: np.ndarray) -> list[w.Edit]:
     """The edits that write the per-pass texts ``found`` as tables of ``values`` (each point's new text; a text
     with no value for some run keeps its text), and the declarations and counters they need."""
-    rapid = prog.language == "rapid"
-    text = prog.text
-    run = prog.columns.run
-    statement_of_point = np.repeat(np.arange(len(run.instruction)), run.n_points)
+    rapid, text, run = prog.language == "rapid", prog.text, prog.columns.run
+    counter_name, table_name = ("tcPassN", "tcPassT") if rapid else ("tc_pass_n", "tc_pass_t")
+    motion_of_point = run.row_of_points()
     declarations: list[str] = []
     edits: list[w.Edit] = []
-    counters: dict[tuple[int, int], str] = {}
+    counters: dict[tuple[int, int], str] = {}  # a motion statement's span: its counter
     for number, (key, idx) in enumerate(sorted(found.items()), start=1):
         entries = [values[i] for i in idx.tolist()]
         if any(v is None for v in entries):
             continue
-        statement = run.statement[statement_of_point[idx[0]]]
+        statement = run.statement[motion_of_point[idx[0]]]
         if not rapid and bool(is_joint[idx[0]]):
             raise InputError("a joint target that differs from pass to pass is not written as a table in URScript",
                              path=prog.path, row=int(statement[2]))
         s_key = (int(statement[0]), int(statement[1]))
         if s_key not in counters:
-            counters[s_key] = _free_name(text, f"tcPassN{len(counters) + 1}" if rapid
-                                         else f"tc_pass_n{len(counters) + 1}", rapid)
-            counter = counters[s_key]
+            counters[s_key] = counter = _free_name(text, f"{counter_name}{len(counters) + 1}", rapid)
             declarations.append(f"  LOCAL VAR num {counter} := 0;" if rapid else f"global {counter} = -1")
             edits.append(_advance(prog, s_key[0], counter, len(idx)))
         counter = counters[s_key]
-        name = _free_name(text, f"tcPassT{number}" if rapid else f"tc_pass_t{number}", rapid)
-        if rapid:
-            declarations.append(w.rapid_table(name, bool(is_joint[idx[0]]), entries, prog.newline))
-            edits.append(w.Edit(key[0], key[1], f"{name}{{{counter}}}"))
-        else:
-            declarations.append(f"global {name} = [{', '.join(entries)}]")
-            edits.append(w.Edit(key[0], key[1], f"{name}[{counter}]"))
+        name = _free_name(text, f"{table_name}{number}", rapid)
+        declarations.append(w.rapid_table(name, bool(is_joint[idx[0]]), entries, prog.newline) if rapid
+                            else f"global {name} = [{', '.join(entries)}]")
+        edits.append(w.Edit(key[0], key[1], f"{name}{{{counter}}}" if rapid else f"{name}[{counter}]"))
     if not declarations:
         return []
     note = (f"thermocomp: {len(counters)} motion(s) whose target differs from pass to pass, each a table of corrected "

@@ -1,27 +1,9 @@
 """When each motion of a robot program executes: an estimate from distances, speeds and waits.
 
-The controller's own planner (acceleration ramps, zones, look-ahead) is not
-modelled; the estimate is the time each move needs at its programmed speed,
-which is what decides at which minute of a long run a motion meets the robot
-(a few seconds either way is a hundredth of the thermal time scale):
-
-- linear moves (RAPID ``MoveL``, UR ``movel``, ``movep``): the longest of
-  TCP distance / TCP speed (speeddata ``v_tcp``, UR ``v``), reorientation
-  angle / ``v_ori``, and the limiting joint's travel / its datasheet speed;
-- circular moves: the arc through the via point, likewise;
-- joint moves (``MoveJ``, ``MoveAbsJ``, ``movej``): the limiting joint
-  (largest travel / datasheet speed of that joint, or UR's ``v`` for the
-  leading joint), and for ABB not faster than the TCP speed of the speeddata
-  over the straight distance;
-- UR moves with an acceleration ``a``: a trapezoidal profile
-  (``d / v + v / a``, or ``2 sqrt(d / a)`` when the speed is never reached);
-- a stated time (RAPID ``\\T``, UR ``t=``) replaces the estimate;
-- ``WaitTime`` / ``sleep``: their seconds.
-
-The first motion of a cycle starts from the last point of the cycle (the
-robot runs the cycle repeatedly). ``cycle_time_s`` rescales every step so
-that one cycle takes the measured time; ``cycles`` or ``duration_min`` say
-how often the cycle runs.
+The time each move needs at its programmed speed (the controller's ramps, zones and look-ahead are not modelled: a
+few seconds either way is a hundredth of the thermal time scale), a stated time where one is given, the seconds of a
+wait; the first motion of a cycle starts from the cycle's last point. The rules: :func:`_motion_times` and
+docs/programs.md, "Time: when each motion runs".
 """
 
 from __future__ import annotations
@@ -93,8 +75,8 @@ class Timing:
 
     Attributes
     ----------
-    step_start_s, step_duration_s
-        Start and duration [s] of each step of one cycle, ``(k,)``, rescaled.
+    step_duration_s
+        Duration [s] of each step of one cycle, ``(k,)``, rescaled.
     point_arrival_s
         When each point of one cycle is reached [s from the cycle's start], ``(m,)``.
     estimated_cycle_s
@@ -107,7 +89,6 @@ class Timing:
         Index in ``program.steps`` of each motion, ``(motions,)``.
     """
 
-    step_start_s: FloatArray
     step_duration_s: FloatArray
     point_arrival_s: FloatArray
     estimated_cycle_s: float
@@ -183,26 +164,24 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
             raise ConfigurationError("--cycle-time-s: the program's estimated cycle time is 0; nothing to rescale")
         scale = options.cycle_time_s / estimated
     durations = durations * scale
-    _check_bounded(program, durations)
-    starts = np.concatenate([[0.0], np.cumsum(durations)[:-1]])
-    ends = starts + durations
+    ends = np.cumsum(durations)  # (when each step ends)
+    _check_bounded(program, durations, ends)
     cycle = float(durations.sum())
     if options.duration_min is not None:
         # cycles that start before the duration ends (1e-9: an exact multiple is not one cycle more)
         cycles = max(1, int(np.ceil(options.duration_min * 60.0 / cycle - 1e-9))) if cycle > 0 else 1
     else:
         cycles = options.cycles
-    return Timing(step_start_s=starts, step_duration_s=durations, point_arrival_s=ends[arrival_index],
+    return Timing(step_duration_s=durations, point_arrival_s=ends[arrival_index],
                   estimated_cycle_s=estimated, cycle_s=cycle, cycles=cycles, motion_steps=motion_steps)
 
 
-def _check_bounded(program: RobotProgram, durations: FloatArray) -> None:
+def _check_bounded(program: RobotProgram, durations: FloatArray, elapsed: FloatArray) -> None:
     """Refuse a cycle whose estimated time is not finite or passes :data:`MAX_MINUTES`, naming the step where it does.
 
     A ``WaitTime 1E30`` or a speed of 1e-300 mm/s is a number the controller would take, but no robot's
     time: the minutes it gives are beyond any time law, as a targets file's ``time_min`` beyond 1e12 is.
     """
-    elapsed = np.cumsum(durations)
     beyond = ~np.isfinite(elapsed) | (elapsed > MAX_MINUTES * 60.0)
     if not np.any(beyond):
         return
@@ -214,17 +193,17 @@ def _check_bounded(program: RobotProgram, durations: FloatArray) -> None:
 
 
 def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray) -> FloatArray:
-    """Time [s] of each motion (the rules of the module docstring), all motions at once, ``(motions,)``."""
-    n_points = motions.n_points
-    last = np.cumsum(n_points) - 1
-    first = last - n_points + 1
+    """Time [s] of each motion, all at once, ``(motions,)``: its stated time (RAPID ``\\T``, UR ``t=``), else for
+    linear and circular moves (the arc through the via point) the longest of TCP distance / TCP speed, reorientation
+    / ``v_ori`` and the limiting joint's travel / its datasheet speed (``chain.velocity``); for joint moves the
+    limiting joint, UR's ``v`` for the leading joint, and not faster than the TCP speed over the straight distance
+    (ABB's speeddata); with an acceleration, a trapezoid (:func:`_trapezoids`)."""
+    first = motions.first_points()
+    last = first + motions.n_points - 1
     previous = np.r_[last[-1], last[:-1]]  # the cycle repeats: its first motion starts from its last point
     circular = motions.kind == _KIND_CODE[CIRCULAR]
     joint_move = (motions.kind == _KIND_CODE[JOINT]) | (motions.kind == _KIND_CODE[ABSOLUTE_JOINT])
-    tcp_speed, orientation_speed, joint_speed, acceleration = (
-        motions.tcp_speed, motions.orientation_speed, motions.joint_speed, motions.acceleration)
-    stated = motions.duration_s
-
+    tcp_speed, joint_speed, acceleration = motions.tcp_speed, motions.joint_speed, motions.acceleration
     at_last = rows_or_run(last)  # (views where every motion has one point)
     joint_travel = np.abs(q[at_last] - q[previous])
     arc = np.flatnonzero(circular)  # through the via point
@@ -241,10 +220,10 @@ def _motion_times(chain: Chain, motions: MotionRun, T: FloatArray, q: FloatArray
         # linear and circular moves: TCP path, reorientation, limiting joint
         angle = row_norms(turns(T[previous, :3, :3], T[at_last, :3, :3]))
         t_path = _trapezoids(distance, tcp_speed, acceleration)
-        t_ori = np.where(np.isfinite(orientation_speed), angle / orientation_speed, 0.0)
+        t_ori = np.where(np.isfinite(motions.orientation_speed), angle / motions.orientation_speed, 0.0)
     estimate = np.where(joint_move, np.maximum(np.maximum(limiting_joint, t_joint), t_straight),
                         np.maximum(np.maximum(limiting_joint, t_path), t_ori))
-    return np.where(np.isnan(stated), estimate, stated)
+    return np.where(np.isnan(motions.duration_s), estimate, motions.duration_s)
 
 
 def _trapezoids(distance: FloatArray, speed: FloatArray, acceleration: FloatArray) -> FloatArray:

@@ -1,19 +1,12 @@
 """Write a compensated robot program: the same bytes, with only the motion targets replaced.
 
-Numbers are written with the digits the controller keeps. RAPID ``num`` is
-a 32-bit float (about 7 significant digits); UR's script numbers are taken
-as 32-bit too (what PolyScope shows of a double register, the safe side).
-Every value is written as the shortest decimal text that reads back as the
-same 32-bit float (:func:`format_singles`): no digit more than the controller
-stores, none fewer. The error this rounding leaves at the TCP is computed by
-:mod:`thermocomp.app.program` from the written text.
-
-A target whose correction is below :data:`KEEP_POSITION` and
-:data:`KEEP_ANGLE` keeps its text (so a zero table gives back the program
-byte for byte). A declared target (``CONST robtarget p10 := [...]``, UR
-``global wp1 = p[...]``) is replaced in its declaration when every motion
-that uses it gets the same new value; otherwise each motion gets its own
-inline value at its argument.
+Numbers are written with the digits the controller keeps: RAPID ``num`` is a 32-bit float, and UR's script numbers
+are taken as 32-bit too (what PolyScope shows of a double register, the safe side); each value is the shortest
+decimal text that reads back as the same 32-bit float (:func:`single_columns`). A target whose correction is below
+:data:`KEEP_POSITION` and :data:`KEEP_ANGLE` keeps its text (a zero table gives back the program byte for byte). A
+declared target (``CONST robtarget p10 := [...]``, UR ``global wp1 = p[...]``) is replaced in its declaration when
+every motion that uses it gets the same new value; otherwise each motion gets its own value at its argument
+(:func:`place_values`).
 """
 
 from __future__ import annotations
@@ -38,7 +31,6 @@ from thermocomp.programs.model import Point, RobotProgram, Span
 KEEP_POSITION = 1e-8
 KEEP_ANGLE = 1e-8
 
-
 #: A number as RAPID and URScript write it (``-12``, ``.5``, ``5.``, ``+1e-3``; rapid.lark's ``_NUM``).
 NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
@@ -46,26 +38,24 @@ NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 #: solver's 1e-14 of noise on a zero correction is written 0, not -0.0000000000000063).
 NOISE_DECIMALS = 9
 
-
-def format_singles(values: FloatArray) -> list[list[str]]:
-    """The shortest decimal text of each entry of ``values`` ``(r, k)`` rounded to a 32-bit float (``-0`` written ``0``,
-    ``5.0`` written ``5``), row by row."""
-    return [list(row) for row in zip(*(column.to_pylist() for column in single_columns(values)))]
-
-
 #: The magnitudes a 32-bit value is written positionally (``0.5``, ``1500.25``), from 1e-4 up to 1e6 (exclusive);
 #: outside them with an exponent (``1e-05``, ``1.5e+06``): the layout numpy's ``str`` of a ``float32`` has, which
 #: the programs have always been written in.
 POSITIONAL = (1e-4, 1e6)
 
+#: What starts a comment, per program language (to the end of the line: RAPID ``!``, URScript ``#``).
+COMMENT_STARTS = {"rapid": "!", "urscript": "#"}
+
+_NO_EXTAX = "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]"
+
 
 def single_columns(values: FloatArray) -> list[pa.StringArray]:
-    """The texts of :func:`format_singles`, one array a column of ``values`` ``(r, k)``.
+    """The shortest decimal text of each entry of ``values`` ``(r, k)`` that reads back as the same 32-bit float
+    (``.0`` dropped, zero and -0 written ``0``), one array a column.
 
-    Each is the shortest decimal text that reads back as the same 32-bit float (``.0`` dropped, zero and -0
-    written ``0``): the digits of pyarrow's cast (double-conversion's shortest form, in C++), laid out
-    positionally within :data:`POSITIONAL` and with a two-digit signed exponent outside it
-    (:func:`_exponent_form`; tests/test_programs_writer_numbers.py compares every layout with numpy's own text).
+    The digits of pyarrow's cast (double-conversion's shortest form, in C++), laid out positionally within
+    :data:`POSITIONAL` and with a two-digit signed exponent outside it (:func:`_exponent_form`;
+    tests/test_programs_writer_numbers.py compares every layout with numpy's own text).
     """
     stored = stored_singles(values).astype(np.float32) + np.float32(0)  # (-0 + 0 is 0)
     magnitude = np.abs(stored.astype(float))
@@ -82,9 +72,8 @@ def single_columns(values: FloatArray) -> list[pa.StringArray]:
 
 
 def _exponent_form(text: str) -> str:
-    """The shortest digits of ``text`` (a finite, non-zero number as pyarrow writes it: ``0.000032``,
-    ``1500000``, ``1.23456e-7``) with one digit before the point and a signed exponent of two digits or more
-    (``3.2e-05``, ``1.5e+06``, ``1.23456e-07``)."""
+    """``text`` (a finite, non-zero number as pyarrow writes it: ``0.000032``, ``1500000``, ``1.23456e-7``) with
+    one digit before the point and an exponent of two digits or more (``3.2e-05``, ``1.5e+06``, ``1.23456e-07``)."""
     sign = "-" if text.startswith("-") else ""
     mantissa, _, exponent = text.lstrip("+-").partition("e")
     whole, _, fraction = mantissa.partition(".")
@@ -97,13 +86,8 @@ def _exponent_form(text: str) -> str:
 
 
 def stored_singles(values: FloatArray) -> FloatArray:
-    """The values the controller stores for the texts of :func:`format_singles` (32-bit, as doubles)."""
+    """The values the controller stores for the texts of :func:`single_columns` (32-bit, as doubles)."""
     return np.round(np.asarray(values, dtype=float), NOISE_DECIMALS).astype(np.float32).astype(float)
-
-
-def _joined(*parts: str | pa.Array) -> pa.StringArray:
-    """Row by row, the texts ``parts`` (arrays of strings, and literal texts) written one after the other."""
-    return pc.binary_join_element_wise(*parts, "")
 
 
 def robtarget_texts(shown: FloatArray, confdata: ArrayLike, extax: Sequence[str]) -> pa.StringArray:
@@ -111,9 +95,9 @@ def robtarget_texts(shown: FloatArray, confdata: ArrayLike, extax: Sequence[str]
     (x, y, z [mm], q1..q4), their confdata ``(r, 4)`` (integers) and external axes' texts (``""``: none)."""
     columns = single_columns(np.asarray(shown, dtype=float).reshape(-1, 7))
     # each list joined on its own, then the lists (fewer arguments a row: a fifth less time than one join of 30)
-    return _joined("[[", pc.binary_join_element_wise(*columns[:3], ","), "],[",
-                   pc.binary_join_element_wise(*columns[3:], ","), "],[", confdata_texts(confdata), "],",
-                   _extax_texts(extax), "]")
+    return pc.binary_join_element_wise("[[", pc.binary_join_element_wise(*columns[:3], ","), "],[",
+                                       pc.binary_join_element_wise(*columns[3:], ","), "],[", confdata_texts(confdata),
+                                       "],", _extax_texts(extax), "]", "")
 
 
 def confdata_texts(confdata: ArrayLike) -> pa.StringArray:
@@ -125,17 +109,28 @@ def confdata_texts(confdata: ArrayLike) -> pa.StringArray:
 def list_texts(shown: FloatArray, prefix: str) -> pa.StringArray:
     """The texts ``<prefix>v1, v2, ...]`` of the rows of ``shown`` ``(r, k)`` (a URScript pose ``p[...]`` or joint
     list ``[...]``)."""
-    return _joined(prefix, pc.binary_join_element_wise(*single_columns(shown), ", "), "]")
+    return pc.binary_join_element_wise(prefix, pc.binary_join_element_wise(*single_columns(shown), ", "), "]", "")
 
 
 def jointtarget_texts(shown: FloatArray, extax: Sequence[str]) -> pa.StringArray:
     """The jointtargets ``[[j1,...,j6],[extax]]`` of the rows of ``shown`` ``(r, k)`` [deg] and their external
     axes' texts (``""``: none)."""
-    return _joined("[[", pc.binary_join_element_wise(*single_columns(shown), ","), "],", _extax_texts(extax), "]")
+    return pc.binary_join_element_wise("[[", pc.binary_join_element_wise(*single_columns(shown), ","), "],",
+                                       _extax_texts(extax), "]", "")
 
 
 def _extax_texts(extax: Sequence[str]) -> pa.StringArray:
     return pa.array([e or _NO_EXTAX for e in extax], pa.string())
+
+
+def quat_in_hemisphere(quat: FloatArray, written: FloatArray) -> FloatArray:
+    """The quaternions ``quat`` ``(..., 4)``, each negated where its dot with the ``written`` one is negative: ``q``
+    and ``-q`` are one rotation, and a target compensated by a little keeps the signs the program wrote (a
+    diff of the programs shows the corrections, not every number of the orientation flipped). Rows where
+    ``written`` is NaN (none written) keep their sign."""
+    with np.errstate(invalid="ignore"):
+        flip = np.einsum("...i,...i->...", quat, written) < 0
+    return np.where(flip[..., None], -quat, quat)
 
 
 class Edit(NamedTuple):
@@ -144,69 +139,6 @@ class Edit(NamedTuple):
     start: int
     end: int
     new: str
-
-
-#: What starts a comment, per program language (to the end of the line: RAPID ``!``, URScript ``#``).
-COMMENT_STARTS = {"rapid": "!", "urscript": "#"}
-
-
-@functools.cache
-def _layout_pattern(comment: str) -> re.Pattern:
-    """A comment (to the end of its line), a number, a run of whitespace, or any other character."""
-    return re.compile(rf"(?P<comment>{re.escape(comment)}[^\n]*)|(?P<number>{NUMBER.pattern})|(?P<space>\s+)"
-                      r"|(?P<other>.)", re.S)
-
-
-def keep_layout(old: str, new: str, comment: str) -> str:
-    """``new`` (a value written without comments or line breaks) in place of ``old``, keeping ``old``'s comments.
-
-    A comment inside a target's text (``[[500,0,400], ! approach`` on one line, the rest on the next) is
-    program text the compensation must keep ("only the motion targets changed, every other byte kept"):
-
-    - when ``old`` and ``new`` have the same skeleton (the same characters but numbers, whitespace and comments:
-      a robtarget written back as a robtarget), ``old`` is kept byte for byte with its numbers replaced by
-      ``new``'s, in order: its comments, line breaks and spacing stay where they were;
-    - otherwise (an ``Offs(...)`` replaced by its value, a joint target in place of a Cartesian one), ``new`` is
-      written with ``old``'s comments, each on its own line, just inside its first bracket (``[`` or ``(``; before
-      it when it has none), where both languages read a line break and a comment as whitespace.
-
-    ``old`` without ``comment`` gives ``new`` itself.
-    """
-    if comment not in old:
-        return new
-    pattern = _layout_pattern(comment)
-    pieces = [(m.lastgroup, m.group()) for m in pattern.finditer(old)]
-    numbers = [m.group() for m in pattern.finditer(new) if m.lastgroup == "number"]
-    skeleton_old = "".join(t for kind, t in pieces if kind == "other")
-    skeleton_new = "".join(m.group() for m in pattern.finditer(new) if m.lastgroup == "other")
-    if skeleton_old == skeleton_new and sum(kind == "number" for kind, _ in pieces) == len(numbers):
-        given = iter(numbers)
-        return "".join(next(given) if kind == "number" else t for kind, t in pieces)
-    comments = "".join(f" {t}\n{_indent_after(pieces, i)}" for i, (kind, t) in enumerate(pieces) if kind == "comment")
-    at = min((i for i in (new.find("["), new.find("(")) if i >= 0), default=-1) + 1
-    return new[:at] + comments + new[at:]
-
-
-def _indent_after(pieces: list[tuple[str | None, str]], i: int) -> str:
-    """The indentation of the line after the comment ``pieces[i]`` (what follows its line break)."""
-    if i + 1 < len(pieces) and pieces[i + 1][0] == "space":
-        return pieces[i + 1][1].rsplit("\n", 1)[-1]
-    return ""
-
-
-def _commented(starts: ArrayLike, ends: ArrayLike, text: str, comment: str | None) -> np.ndarray:
-    """Indices of the spans ``text[starts[k]:ends[k]]`` that hold ``comment`` (one character).
-
-    From the comments' positions, a bisection each span (the first comment at or after its start lies
-    before its end), not a slice of every span: the writer of a 100,000-motion program pays for its
-    comments, not for its motions.
-    """
-    starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
-    if comment is None or not starts.size or comment not in text:
-        return np.zeros(0, dtype=np.int64)
-    at = np.fromiter((m.start() for m in re.finditer(re.escape(comment), text)), dtype=np.int64)
-    k = np.searchsorted(at, starts)
-    return np.flatnonzero((k < at.size) & (at[np.minimum(k, at.size - 1)] < ends))
 
 
 class Edits(NamedTuple):
@@ -231,24 +163,63 @@ class Edits(NamedTuple):
                      pa.concat_arrays([self.new, other.new]))
 
 
+@functools.cache
+def _layout_pattern(comment: str) -> re.Pattern:
+    """A comment (to the end of its line), a number, a run of whitespace, or any other character."""
+    return re.compile(rf"(?P<comment>{re.escape(comment)}[^\n]*)|(?P<number>{NUMBER.pattern})|(?P<space>\s+)"
+                      r"|(?P<other>.)", re.S)
+
+
+def keep_layout(old: str, new: str, comment: str) -> str:
+    """``new`` (a value written without comments or line breaks) in place of ``old``, keeping ``old``'s comments.
+
+    A comment inside a target's text (``[[500,0,400], ! approach`` on one line, the rest on the next) is
+    program text the compensation must keep ("only the motion targets changed, every other byte kept"):
+
+    - when ``old`` and ``new`` have the same skeleton (the same characters but numbers, whitespace and comments:
+      a robtarget written back as a robtarget), ``old`` is kept byte for byte with its numbers replaced by
+      ``new``'s, in order: its comments, line breaks and spacing stay where they were;
+    - otherwise (an ``Offs(...)`` replaced by its value, a joint target in place of a Cartesian one), ``new`` is
+      written with ``old``'s comments, each on its own line (with the indentation of the line after it), just
+      inside its first bracket (``[`` or ``(``; before it when it has none), where both languages read a line
+      break and a comment as whitespace.
+    """
+    pattern = _layout_pattern(comment)
+    pieces = [(m.lastgroup, m.group()) for m in pattern.finditer(old)]
+    numbers = [m.group() for m in pattern.finditer(new) if m.lastgroup == "number"]
+    skeleton_new = "".join(m.group() for m in pattern.finditer(new) if m.lastgroup == "other")
+    if "".join(t for kind, t in pieces if kind == "other") == skeleton_new and \
+            sum(kind == "number" for kind, _ in pieces) == len(numbers):
+        given = iter(numbers)
+        return "".join(next(given) if kind == "number" else t for kind, t in pieces)
+    indent_after = [t.rsplit("\n", 1)[-1] if kind == "space" else "" for kind, t in pieces[1:]] + [""]
+    comments = "".join(f" {t}\n{indent_after[i]}" for i, (kind, t) in enumerate(pieces) if kind == "comment")
+    at = min((i for i in (new.find("["), new.find("(")) if i >= 0), default=-1) + 1
+    return new[:at] + comments + new[at:]
+
+
 def apply_edits(text: str, edits: Sequence[Edit] | Edits, path: str, comment: str | None = None) -> bytes:
     """``text`` with ``edits`` applied, as the file holds it (latin-1); identical edits are merged, overlapping ones
     refused.
 
     With ``comment`` (the language's comment start, :data:`COMMENT_STARTS`), a replaced text's comments are kept
-    (:func:`keep_layout`). The text's pieces between the edits and the new texts are interleaved by one arrow
-    ``take`` (:func:`~thermocomp.programs.grammars.byte_spans`), no Python string a piece.
+    (:func:`keep_layout`): the spans holding one are found by bisecting the comments' positions, so a program pays
+    for its comments, not for its motions. The text's pieces between the edits and the new texts are interleaved
+    by one arrow ``take`` (:func:`~thermocomp.programs.grammars.byte_spans`), no Python string a piece.
     """
     edits = edits if isinstance(edits, Edits) else Edits.of(edits)
     start, end, new = edits.take(np.lexsort((edits.end, edits.start)))  # by start, then end
-    twice = np.any((start[1:] == start[:-1]) & (end[1:] == end[:-1]))
-    if twice:  # a span written twice: once, or by text order
+    if np.any((start[1:] == start[:-1]) & (end[1:] == end[:-1])):  # a span written twice: once, or by text order
         start, end, new = Edits.of(sorted({Edit(*e) for e in zip(start.tolist(), end.tolist(), new.to_pylist())}))
     overlap = np.flatnonzero(start[1:] < end[:-1])
     if overlap.size:
         raise InputError(f"two different replacements overlap at offset {start[overlap[0] + 1]}; "
                          "the same text would need two values", path=path)
-    commented = _commented(start, end, text, comment)
+    commented = np.zeros(0, dtype=np.int64)
+    if comment is not None and start.size and comment in text:
+        at = np.fromiter((m.start() for m in re.finditer(re.escape(comment), text)), dtype=np.int64)
+        k = np.searchsorted(at, start)  # (the first comment at or after a span's start lies before its end)
+        commented = np.flatnonzero((k < at.size) & (at[np.minimum(k, at.size - 1)] < end))
     if commented.size or not pc.all(pc.string_is_ascii(new)).as_py():
         texts = new.to_pylist()  # (texts to lay out, or a comment's latin-1 letters: as strings)
         for k in commented.tolist():
@@ -267,33 +238,25 @@ def apply_edits(text: str, edits: Sequence[Edit] | Edits, path: str, comment: st
 def place_values(points: list[Point], values: list[str | None], path: str, *, at_argument: list[bool]) -> list[Edit]:
     """Edits that write ``values[i]`` (``None``: unchanged) for ``points[i]``.
 
-    A point whose text is a declaration (``text != argument``) is written
-    there when all points sharing that declaration get the same value;
-    otherwise at each argument. ``at_argument[i]`` forces the argument
-    (a joint target replacing a Cartesian one cannot live in a robtarget
-    declaration).
+    The points sharing a text write it there when they all get the same value and none is ``at_argument`` (a
+    joint target replacing a Cartesian one cannot live in a robtarget declaration); otherwise each argument gets
+    its value, a declaration's points keeping the declaration's old value where ``None``. Refused, naming the
+    motion target: a text that is no declaration, or an argument, that would need two values, and any point that
+    would then run another's value (an argument shared by points of several declarations: a routine's parameter,
+    called with different targets).
     """
-    at_argument = at_argument or [False] * len(points)
     by_text: dict[tuple[int, int], list[int]] = defaultdict(list)
     for i, p in enumerate(points):
         by_text[(p.text.start, p.text.end)].append(i)
     edits: list[Edit] = []
     for (start, end), members in by_text.items():
-        if len(members) == 1:  # one point: its text, or its argument where it must go inline
-            i = members[0]
-            if values[i] is not None:
-                span = points[i].argument if at_argument[i] else points[i].text
-                edits.append(Edit(span.start, span.end, values[i]))
-            continue
         wanted = {values[i] for i in members}
-        declared = points[members[0]].text != points[members[0]].argument
-        inline = any(at_argument[i] for i in members)
         if wanted == {None}:
             continue
-        if len(wanted) == 1 and not inline:
+        if len(wanted) == 1 and not any(at_argument[i] for i in members):
             edits.append(Edit(start, end, wanted.pop()))
             continue
-        if not declared and len(wanted) > 1:
+        if points[members[0]].text == points[members[0]].argument and len(wanted) > 1:
             raise _conflict(points[members[0]].argument, path)
         by_argument: dict[tuple[int, int], set] = defaultdict(set)
         for i in members:
@@ -302,45 +265,19 @@ def place_values(points: list[Point], values: list[str | None], path: str, *, at
             if len(got) > 1:
                 raise _conflict(next(points[i].argument for i in members if points[i].argument.start == a_start), path)
             value = got.pop()
-            if value is not None:  # None: unchanged, and the declaration keeps the old value
+            if value is not None:
                 edits.append(Edit(a_start, a_end, value))
-    _check_each_point_runs_its_value(points, values, edits, path)
-    return edits
-
-
-def _check_each_point_runs_its_value(points: list[Point], values: list[str | None], edits: list[Edit], path: str
-                                     ) -> None:
-    """What every point will run after ``edits`` is its own value: else a :func:`_conflict` naming it.
-
-    The rules above decide per declaration; an argument shared by points of
-    several declarations (a routine's parameter, called with different
-    targets) could otherwise be written for one and run by all.
-    """
     at = {(e.start, e.end): e.new for e in edits}
     for point, value in zip(points, values):
-        runs = at.get((point.argument.start, point.argument.end), at.get((point.text.start, point.text.end)))
-        if runs != value:
+        if at.get((point.argument.start, point.argument.end), at.get((point.text.start, point.text.end))) != value:
             raise _conflict(point.argument, path)
+    return edits
 
 
 def _conflict(span: Span, path: str) -> InputError:
     return InputError(f"the motion target at line {span.line}, column {span.column} is run more than once "
                       "with different corrections (a routine called at different minutes, or with different tools "
                       "or work objects); one text cannot hold them", path=path, row=span.line)
-
-
-# ---------------------------------------------------------------- RAPID
-def quat_in_hemisphere(quat: FloatArray, written: FloatArray) -> FloatArray:
-    """The quaternions ``quat`` ``(..., 4)``, each negated where its dot with the ``written`` one is negative: ``q``
-    and ``-q`` are one rotation, and a target compensated by a little keeps the signs the program wrote (a
-    diff of the programs shows the corrections, not every number of the orientation flipped). Rows where
-    ``written`` is NaN (none written) keep their sign."""
-    with np.errstate(invalid="ignore"):
-        flip = np.einsum("...i,...i->...", quat, written) < 0
-    return np.where(flip[..., None], -quat, quat)
-
-
-_NO_EXTAX = "[9E+09,9E+09,9E+09,9E+09,9E+09,9E+09]"
 
 
 def rapid_table(name: str, joint: bool, entries: Sequence[str], newline: str) -> str:
