@@ -194,3 +194,14 @@ def test_a_confdata_note_names_the_file_its_target_is_in(tmp_path):
                          program_options=ProgramOptions(rapid=RapidOptions(modules=(str(lib),))))
     notes = [n for n in report.notes if "confdata written" in n]
     assert notes and all(n.startswith(f"{lib}:4:15: ") for n in notes)
+
+
+def test_another_modules_local_datum_is_not_read_from_the_program(tmp_path):
+    """A ``LOCAL`` datum is seen only in its own module: the program's ``MoveL p10`` of another module's ``LOCAL
+    p10`` is no reference the controller links. Refused at that read, naming the module (it was compensated)."""
+    main, lib = tmp_path / "main.mod", tmp_path / "lib.mod"
+    main.write_text("MODULE MainMod\n    PROC main()\n        MoveL p10, v100, fine, tool0;\n    ENDPROC\nENDMODULE\n")
+    lib.write_text("MODULE OtherMod\n    LOCAL " + _TARGET.format(x=450, y=100, z=450) + "\nENDMODULE\n")
+    prog = read_program(main, rapid=RapidOptions(modules=(str(lib),)))
+    assert [(f.file, f.line) for f in prog.unsupported] == [(0, 3)]
+    assert f"p10 is declared LOCAL in {lib}" in prog.unsupported[0].message

@@ -404,6 +404,10 @@ class _Declarations:
                                "another name)", token)
         elif key in self.module_data:
             data = self.module_data[key]
+            if key in self.foreign_local and data.file != self.file:
+                raise _Unsupported(f"{token} is declared LOCAL in {self._files[data.file][0]} (line "
+                                   f"{data.declared.line}): no other module of the task can read it (the controller "
+                                   "does not link this reference)", token)
         elif key in PREDEFINED:
             return _Data(*PREDEFINED[key], None, str(token), token)
         else:
