@@ -54,32 +54,37 @@ def test_sources_rows_are_complete() -> None:
         gatherings = ("fitted", "held-out", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7",
                       "held-out-8", "held-out-9")
         assert row["gathering"] in gatherings, row["file"]
-    held_out = [r for r in rows if r["gathering"] == "held-out"]
-    third = [r for r in rows if r["gathering"] == "held-out-3"]
-    fitted = {r["repository"] for r in rows if r["gathering"] == "fitted"}
-    assert len(held_out) >= 40 and not fitted & {r["repository"] for r in held_out}
-    assert len(third) >= 40 and not (fitted | {r["repository"] for r in held_out}) & {r["repository"] for r in third}
-    fourth = {r["repository"] for r in rows if r["gathering"] == "held-out-4"}
-    earlier = {r["repository"] for r in rows if r["gathering"] not in ("held-out-4", "held-out-5")}
-    assert len(fourth) >= 15 and not earlier & fourth
-    fifth = [r for r in rows if r["gathering"] == "held-out-5"]
-    before = {r["repository"] for r in rows if r["gathering"] != "held-out-5"}
-    assert len(fifth) >= 40 and len({r["repository"] for r in fifth}) >= 20
-    assert not before & {r["repository"] for r in fifth}
-    sixth = [r for r in rows if r["gathering"] == "held-out-6"]
-    not_sixth = {r["repository"] for r in rows if r["gathering"] != "held-out-6"}
-    assert len(sixth) >= 40 and len({r["repository"] for r in sixth}) >= 20
-    assert sum(r["language"] == "urscript" for r in sixth) >= 20
-    assert not not_sixth & {r["repository"] for r in sixth}
-    seventh = [r for r in rows if r["gathering"] == "held-out-7"]
-    not_seventh = {r["repository"] for r in rows if r["gathering"] != "held-out-7"}
-    assert len(seventh) >= 25 and len({r["repository"] for r in seventh}) >= 12
-    assert not not_seventh & {r["repository"] for r in seventh}
-    eighth = [r for r in rows if r["gathering"] == "held-out-8"]
-    not_eighth = {r["repository"] for r in rows if r["gathering"] != "held-out-8"}
-    assert len(eighth) >= 25 and len({r["repository"] for r in eighth}) >= 15
-    assert sum(r["language"] == "rapid" for r in eighth) >= 25
-    assert not not_eighth & {r["repository"] for r in eighth}
+
+
+#: Each held-out gathering: at least how many programs, repositories and programs of one language it holds; the
+#: gatherings whose repositories it shares none with (None: every other one) and those it may share with.
+_GATHERINGS = [
+    ("held-out", 40, 0, None, ("fitted",), ()),
+    ("held-out-3", 40, 0, None, ("fitted", "held-out"), ()),
+    ("held-out-4", 0, 15, None, None, ("held-out-5",)),
+    ("held-out-5", 40, 20, None, None, ()),
+    ("held-out-6", 40, 20, ("urscript", 20), None, ()),
+    ("held-out-7", 25, 12, None, None, ()),
+    ("held-out-8", 25, 15, ("rapid", 25), None, ()),
+    ("held-out-9", 25, 15, None, None, ()),
+]
+
+
+@pytest.mark.parametrize(("gathering", "programs", "repositories", "language", "apart_from", "may_share"),
+                         _GATHERINGS)
+def test_a_held_out_gathering_is_large_enough_and_shares_no_repository(gathering, programs, repositories, language,
+                                                                     apart_from, may_share) -> None:
+    """A held-out gathering is a trial of programs the readers were not fitted to: its own repositories, enough of
+    them."""
+    with (IN_REPO / "SOURCES.csv").open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    mine = [r for r in rows if r["gathering"] == gathering]
+    others = {r["repository"] for r in rows if r["gathering"] not in (gathering, *may_share)
+              and (apart_from is None or r["gathering"] in apart_from)}
+    assert len(mine) >= programs and len({r["repository"] for r in mine}) >= repositories
+    if language is not None:
+        assert sum(r["language"] == language[0] for r in mine) >= language[1]
+    assert not others & {r["repository"] for r in mine}
 
 
 @pytest.mark.parametrize(
@@ -178,12 +183,3 @@ def test_robot_column_runs_a_described_robot_or_falls_back(tmp_path) -> None:
         assert fallback.robot == "irb140" and fallback.robot_options == ()
         assert corpus.command(fallback, tmp_path)[at:at + 3] == ["--robot", "irb140", "--deformation"]
 
-
-def test_ninth_gathering_is_held_out() -> None:
-    """held-out-9: at least 25 URScript programs from 15 repositories that no other gathering names."""
-    with (IN_REPO / "SOURCES.csv").open(newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
-    ninth = [r for r in rows if r["gathering"] == "held-out-9"]
-    others = {r["repository"] for r in rows if r["gathering"] != "held-out-9"}
-    assert len(ninth) >= 25 and len({r["repository"] for r in ninth}) >= 15
-    assert not others & {r["repository"] for r in ninth}
