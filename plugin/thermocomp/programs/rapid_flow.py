@@ -461,9 +461,9 @@ class _Flow:
             elif item.data == "data_decl":
                 key = _declared_key(item)
                 if foreign_local and (key in self.module_data or key in self.foreign_local):
-                    if key in self.foreign_local:  # (two modules' own of one name: which one is read is not followed)
-                        self._hide_local(key, self.module_data.pop(key, None))
-                    self._hide_local(key, None, self.file_of(module.path))
+                    if key in self.foreign_local and key in self.module_data:  # (two modules' own of one name:
+                        self._hide_local(key, self.module_data.pop(key).file)  # which one is read is not followed)
+                    self._hide_local(key, self.file_of(module.path))
                     reader.hidden_local[key] = {0}  # (its own declarations after it read its own, not followed)
                     continue
                 self.declare_other(item, reader)
@@ -520,7 +520,7 @@ class _Flow:
         if reader is None:
             if key in self.foreign_local:  # (another module's own of this name: this module's is its own)
                 self.foreign_local.discard(key)
-                self._hide_local(key, self.module_data.pop(key))
+                self._hide_local(key, self.module_data.pop(key).file)
             self.declare(decl, self.module_data)
             return
         reader.declare(decl, reader.module_data)
@@ -532,15 +532,14 @@ class _Flow:
                              f"(line {first.declared.line}) and here", path=reader.path, row=data.declared.line)
         if key in self.foreign_local:  # (a global of the name of another module's own: that module reads its own)
             self.foreign_local.discard(key)
-            self._hide_local(key, self.module_data[key])
+            self._hide_local(key, self.module_data[key].file)
         self.module_data[key] = dataclasses.replace(data, origin=reader.path, file=self.file_of(reader.path))
 
-    def _hide_local(self, key: str, data: _Data | None, file: int | None = None) -> None:
-        """A module's ``LOCAL`` datum ``key`` (``data``, or of task file ``file``) that another declaration of its
-        name hides from the task: the code of its own module reads it, not the other (RAPID's scope rule), which the
-        walk does not follow: :meth:`lookup` refuses a read of ``key`` there, naming it."""
-        if data is not None or file is not None:
-            self.hidden_local.setdefault(key, set()).add(data.file if data is not None else file)
+    def _hide_local(self, key: str, file: int) -> None:
+        """The ``LOCAL`` datum ``key`` of task file ``file`` that another declaration of its name hides from the
+        task: the code of its own module reads it, not the other (RAPID's scope rule), which the walk does not
+        follow: :meth:`lookup` refuses a read of ``key`` there, naming it."""
+        self.hidden_local.setdefault(key, set()).add(file)
 
     def check_size(self, entry: list[Tree]) -> None:
         """The motions and waits the entry routine unrolls to, counted before any is followed: past
