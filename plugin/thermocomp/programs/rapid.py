@@ -35,7 +35,7 @@ from thermocomp.programs.model import (
     TextLines,
     Wait,
 )
-from thermocomp.programs.rapid_data import _Data, _Declarations, span_of
+from thermocomp.programs.rapid_data import _Data, _Declarations, _Mark, span_of
 from thermocomp.programs.rapid_flow import _RAPID_NAME, _Flow
 from thermocomp.programs.rapid_motions import (
     _NAME,
@@ -189,7 +189,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.steps: list[Motion | Wait] = []
         self.unsupported: list[Finding] = []
         self.notes: list[Finding] = []
-        self.assigned: dict[str, Token | Tree] = {}
+        self.marks: dict[str, _Mark] = {}  # the path's marks of the data it changed or gave (:class:`_Mark`)
         self._seen: set[Finding] = set()  # the findings and notes given once (:meth:`note_once`)
         self._summaries: dict[int, tuple] = {}  # id of a node -> (it, :meth:`_Flow.summary` of it)
         self._written_order: dict[int, tuple] = {}  # id of a node -> (it, where it first names each datum)
@@ -206,7 +206,6 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._quiet: list[str] = []  # the routines being run that move nothing (:meth:`_Flow._run_proc`)
         self._params: dict[int, set[str]] = {}  # id of a call's scope -> its parameters' keys
         self._first_read: dict[str, tuple[object, Token]] = {}  # data read before any followed assignment to it
-        self._followed: dict[str, tuple[object, Tree]] = {}  # data given a known value by a followed assignment
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming data: its routine and parameter
         self._reads: dict[tuple[int, int], tuple] = {}  # a call site's target read through Offs: :meth:`through_call_site`
         self._matches: dict[int, MoveStatements] = {}  # statements of each MOVES token, by its offset

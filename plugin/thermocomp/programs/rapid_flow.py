@@ -37,6 +37,7 @@ from thermocomp.programs.model import (
 )
 from thermocomp.programs.rapid_data import (
     _DECLARATION_FUNCTIONS,
+    _NO_MARK,
     EVALUATED,
     MANUAL_MOVING,
     MANUAL_PASSIVE,
@@ -352,7 +353,6 @@ class _Flow:
             code_lines(text, "!") for _, text, _ in self._files)
         self._cycle_scope: dict[str, _Data] = {}
         self._cycle_scopes: dict[int, dict[str, _Data]] = {}  # id -> that scope, kept alive (:meth:`run_for`)
-        self._branch_given, self._joined, self._zero_left = {}, {}, {}  # (this walk's: :mod:`.rapid_data` reads them)
         self._tags: dict[int, tuple[MotionRun, dict[str, tuple[Tree, Tree]]]] = {}  # :meth:`run_tagged`
         for other in self.task.modules:
             self.collect(other.tree, other)
@@ -832,7 +832,8 @@ class _Flow:
                     self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body",
                                               *_location(statement), self.file))
                     self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
-                    self._first_read, self._followed = {}, {}  # (what ran before it ran once: not a cycle's)
+                    self._first_read = {}  # (what ran before it ran once: not a cycle's)
+                    self.marks = {key: dataclasses.replace(mark, followed=None) for key, mark in self.marks.items()}
                     self._cycle_scope = local  # (the entry routine's data live on from pass to pass)
                     self._cycle_scopes[id(local)] = local
                     self.run_body(statement.children[1], local, depth)
@@ -937,9 +938,6 @@ class _Flow:
     def run_tagged(self, run) -> None:
         """``run()`` (a motion statement, or a run of them), each motion it adds tagged with the data it read that a
         condition or loop not resolved before running gave their value (:meth:`check_paths`)."""
-        if not self._branch_given:
-            run()
-            return
         outer, self._reading, first = self._reading, {}, len(self.steps)
         try:
             run()
@@ -1164,11 +1162,11 @@ class _Flow:
                 continue  # (TRUE, FALSE, v100, tool0, ...)
             if bound is not None and bound is not self.module_data.get(bound.name.lower()):
                 continue  # (the routine's own datum, a counter, or a parameter given a value)
-            if key in self.task_changes[0] or key in self.assigned or key in self.persistent \
+            if key in self.task_changes[0] or self.changed_at(key) is not None or key in self.persistent \
                     or (bound is None and key not in self.module_data):
                 return None  # (it may change while running)
             if bound is not None and (bound.name.lower() in self.task_changes[1]
-                                      or bound.name.lower() in self.assigned):
+                                      or self.changed_at(bound.name.lower()) is not None):
                 return None  # (a parameter passed a datum of the task that is given a value while running)
         try:
             return self.evaluate(node, local)
@@ -1254,8 +1252,8 @@ class _Flow:
         """What the walk knows of each datum of ``names`` at an end of a path through ``statement`` (:meth:`join`): its
         scope entry, its run-time change, its followed assignment, the condition that gave it its value."""
         self.work(statement, len(names) // DATA_PER_STATEMENT)
-        return {name: (local.get(name) if name in local else self.module_data.get(name), self.assigned.get(name),
-                       self._followed.get(name), self._branch_given.get(name)) for name in names}
+        return {name: (local.get(name) if name in local else self.module_data.get(name),
+                       self.marks.get(name, _NO_MARK)) for name in names}
 
     def join(self, statement: Tree, paths: list[dict[str, tuple]]) -> None:
         """Where ``paths`` through an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running meet (the
@@ -1268,30 +1266,26 @@ class _Flow:
         self.work(statement, len(paths) * len(paths[0]) // DATA_PER_STATEMENT)
         for name in paths[0]:
             ends = [path[name] for path in paths]
-            states = [(data, assigned) for data, assigned, _, _ in ends]
+            states = [(data, mark.changed) for data, mark in ends]
             valued = [(data, assigned) for data, assigned in states
                       if assigned is not None or data is None or data.type not in _ZERO_ORIENTATION
                       or _complete(data.value)]
             known = [data.value if data is not None and assigned is None else None for data, assigned in valued or states]
-            followed = [f for *_, f, _ in ends if f is not None]
-            givens = [g for *_, g in ends if g is not None]
-            self._zero_left.pop(name, None)
-            self._branch_given.pop(name, None)
+            followed = [mark.followed for _, mark in ends if mark.followed is not None]
+            givens = [mark.given for _, mark in ends if mark.given is not None]
+            mark = dataclasses.replace(self.marks.get(name, _NO_MARK), zero_left=None, given=None)
             if all(v is not None for v in known) and all(_same(v, known[0]) for v in known[1:]):
-                if len(valued) < len(states):
-                    self._zero_left[name] = statement
-                if followed:
-                    self._followed[name] = followed[0]
-                if givens and len(self._unresolved) > 1:  # (inside an outer condition: still one of its)
-                    self._branch_given[name] = (givens[0][0], self._unresolved[-2])
-                continue
+                self.marks[name] = dataclasses.replace(
+                    mark, zero_left=statement if len(valued) < len(states) else None,
+                    followed=followed[0] if followed else mark.followed,
+                    given=(givens[0][0], self._unresolved[-2]) if givens and len(self._unresolved) > 1 else None)
+                continue  # (inside an outer condition, one of the values it gives is still one of that one's)
             inside = next((g[0] for g in givens if g[1] is statement), givens[0][0] if givens else None)
-            if name not in self.assigned:
-                self.assigned[name] = statement if inside is None else inside
-                if inside is not None:
-                    self._joined[name] = (inside, statement)
-            if followed:  # (a value it gives is one it may give)
-                self._followed[name] = (None, followed[0][1])
+            if mark.changed is None:
+                mark = dataclasses.replace(mark, changed=statement if inside is None else inside, joined=(
+                    mark.joined if inside is None else (inside, statement)))
+            self.marks[name] = mark if not followed else dataclasses.replace(  # (a value it gives is one it may give)
+                mark, followed=(None, followed[0][1]))
 
     def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """A FOR loop with constant bounds, unrolled (bounds known only while running: :meth:`run_unresolved`): each
@@ -1403,7 +1397,7 @@ class _Flow:
         if found.blocker is not None:
             return False
         for changed_key in self._in_written_order(found.changed, self.procs[key]):
-            self.assigned.setdefault(changed_key, statement)
+            self.change(changed_key, statement)
         return True
 
     def _run_proc(self, name: str, key: str, statement: Tree, call_args, local: dict[str, _Data], depth: int) -> None:
