@@ -80,22 +80,42 @@ PREDEFINED: dict[str, tuple[str, object]] = {
 
 #: The routines of the RAPID base (ABB, "Technical reference manual - RAPID Instructions, Functions and Data types")
 #: by kind, one line of names each (a function's ends in ``()``). ``passive``: instructions that neither move the
-#: robot nor branch (corner-path warnings, cameras, I/O buses, cyclic conditions, friction identification, sensor and
-#: block writes, servo-tool tuning, a system stop). ``moving``: instructions that move the robot or an axis by
-#: themselves or tie its motions to something known only while running (load identification, sensors, synchronised
-#: moves, servo guns): a motion they govern is not followed. Every other kind says which arguments the routine gives
-#: a value (its ``INOUT``, ``VAR`` and ``PERS`` parameters): their places among the required arguments (0-based),
-#: the names of the optional ones (``\Name``), ``*`` every one, nothing for none. A call changes exactly these data
-#: (:meth:`_Declarations.changed_tokens`); a function found neither here, nor among those evaluated
-#: (:data:`EVALUATED`), nor in the task may change every datum named whole among its arguments.
+#: robot nor branch (I/O, sockets, files and serial channels, messages, interrupts and triggers set up, EGM set up, data
+#: by name, test signals, speed limits, cameras, cyclic conditions, a system stop): passed over. ``moving``: those that
+#: move the robot or an axis by themselves, change the frame of later motions or tie them to something known only
+#: while running (EGM, path recorder and restarts, force control, soft servo, independent axes, sensors, synchronised
+#: moves, servo guns, load identification): unsupported where the entry runs them. Every other kind says which
+#: arguments the routine gives a value (its ``INOUT``, ``VAR`` and ``PERS`` parameters): their places among the
+#: required arguments (0-based), the names of the optional ones (``\Name``), ``*`` every one, nothing for none. A call
+#: changes exactly these data (:meth:`_Declarations.changed_tokens`); a function found neither here, nor among those
+#: evaluated (:data:`EVALUATED`), nor in the task may change every datum named whole among its arguments.
 BASE_ROUTINES: dict[str, str] = {
     "passive": "CornerPathWarning AliasCamera AliasIOReset CamFlush CamLoadJob CamReqImage CamSetExposure "
-               "CamSetParameter CamSetProgramMode CamSetRunMode CamStartLoadJob CamWaitLoadJob CheckProgRef "
-               "IOBusStart SetupCyclicBool RemoveCyclicBool RemoveAllCyclicBool ResetPPMoved TryInt TuneReset "
-               "FricIdInit FricIdEvaluate FricIdSetFricLevels HollowWristReset ReadBlock WriteBlock WriteVar "
-               "SenDevice STTune STTuneReset SafetyControllerSyncRequest SystemStopAction",
-    "moving": "LoadId ManLoadIdProc WaitSensor SyncToSensor DropSensor SupSyncSensorOn SupSyncSensorOff "
-              "SyncMoveResume SyncMoveSuspend SyncMoveUndo STOpen STClose STCalib STIndGun STIndGunReset",
+               "CamSetParameter CamSetProgramMode CamSetRunMode CamStartLoadJob CamWaitLoadJob CheckProgRef IOBusStart "
+               "SetupCyclicBool RemoveCyclicBool RemoveAllCyclicBool ResetPPMoved TryInt TuneReset FricIdInit "
+               "FricIdEvaluate FricIdSetFricLevels HollowWristReset ReadBlock WriteBlock WriteVar SenDevice STTune "
+               "STTuneReset SafetyControllerSyncRequest SystemStopAction TPWrite TPErase ErrWrite ErrLog SetDO SetAO "
+               "SetGO Set Reset PulseDO InvertDO AccSet SingArea GripLoad Stop Break ClkStart ClkStop ClkReset PathResol "
+               "SoftAct SoftDeact StopMove StartMove PDispOff EOffsOff CorrClear CorrDiscon IDelete ISleep IWatch "
+               "IDisable IEnable Load MechUnitLoad TriggIO TriggEquip TriggInt TriggSpeed SetDataSearch WaitLoad UnLoad "
+               "Comment MotionSup WaitRob SpeedRefresh PathAccLim WorldAccLim SocketBind SocketClose SocketConnect "
+               "SocketListen SocketSend SocketSendTo Close Write WriteAnyBin WriteBin WriteStrBin WriteRawBytes Rewind "
+               "ClearIOBuff CopyFile RemoveFile RenameFile MakeDir RemoveDir CloseDir TPShow UIShow ErrRaise IVarValue "
+               "IError ISignalDI ISignalDO ISignalAI ISignalAO ISignalGI ISignalGO ITimer IPers IRMQMessage SpyStart "
+               "SpyStop SetDataVal SetAllDataVal WriteCfgData SaveCfgData RMQSendMessage RMQEmptyQueue IOEnable "
+               "IODisable AliasIO TextTabInstall PathRecStart PathRecStop MotionProcessModeSet EGMReset EGMSetupAI "
+               "EGMSetupAO EGMSetupGI EGMSetupLTAPP EGMSetupUC EGMActJoint EGMActPose EGMStreamStart EGMStreamStop "
+               "SetTPHandlerCfg StartLoad CancelLoad EraseModule Save WZEnable WZDisable WZFree SkipWarn ResetRetryCount "
+               "TriggCheckIO TriggRampAO TriggStopProc TriggDataCopy TriggDataReset TestSignDefine TestSignReset "
+               "SpeedLimAxis SpeedLimCheckPoint ActEventBuffer DeactEventBuffer SetLeadThrough DitherAct DitherDeact "
+               "ArcRefresh ArcKill",
+    "moving": "LoadId ManLoadIdProc WaitSensor SyncToSensor DropSensor SupSyncSensorOn SupSyncSensorOff SyncMoveResume "
+              "SyncMoveSuspend SyncMoveUndo STOpen STClose STCalib STIndGun STIndGunReset SearchExtJ MoveExtJ "
+              "ArcMoveExtJ PDispOn PDispSet EOffsOn EOffsSet CorrCon CorrWrite SyncMoveOn SyncMoveOff IndAMove IndCMove "
+              "IndDMove IndRMove ActUnit DeactUnit StorePath RestoPath ClearPath ExitCycle StopMoveReset SetSysData "
+              "TuneServo CirPathMode EGMRunJoint EGMRunPose EGMMoveL EGMMoveC EGMStop WaitWObj DropWObj ArcRepL "
+              "PathRecMoveBwd PathRecMoveFwd StepBwdPath StartMoveRetry ContactL FCAct FCDeact FCPress1LStart FCPressL "
+              "FCPressC FCPressEnd CSSAct CSSDeact CSSDeactMoveL IndReset",
     "0": "Incr Decr Add Clear BitSet BitClear WaitTestAndSet TestAndSet() OpenDir ClearRawBytes SocketCreate "
          "BookErrNo GetTrapData RMQFindSlot RMQGetMessage RMQReadWait EGMGetId WZBoxDef WZCylDef WZSphDef "
          "WZHomeJointDef WZLimJointDef WZLimSup WZDOSet",
@@ -132,7 +152,8 @@ BASE_ROUTINES: dict[str, str] = {
 }
 #: The names of each kind, in lower case.
 _BY_KIND = {kind: [name.lower() for name in names.split()] for kind, names in BASE_ROUTINES.items()}
-MANUAL_PASSIVE, MANUAL_MOVING = frozenset(_BY_KIND.pop("passive")), frozenset(_BY_KIND.pop("moving"))
+#: The instructions of kind ``moving`` (unsupported where the entry runs them) and of kind ``passive``.
+UNSUPPORTED_INSTRUCTIONS, _PASSIVE = frozenset(_BY_KIND.pop("moving")), frozenset(_BY_KIND.pop("passive"))
 
 
 def _written(kind: str) -> tuple[tuple[int, ...], frozenset[str]]:
@@ -146,6 +167,9 @@ def _written(kind: str) -> tuple[tuple[int, ...], frozenset[str]]:
 WRITES = {name.removesuffix("()"): _written(kind) for kind, names in _BY_KIND.items() for name in names}
 #: The instructions of the RAPID base that write an argument (passed over: they move nothing).
 WRITES_ARGUMENTS = frozenset(name for kind, names in _BY_KIND.items() if kind for name in names if "(" not in name)
+#: The instructions passed over: those of kind ``passive``, and those that write an argument (the data named there
+#: are changed).
+PASSIVE_INSTRUCTIONS = _PASSIVE | WRITES_ARGUMENTS
 
 
 class _Unsupported(Exception):

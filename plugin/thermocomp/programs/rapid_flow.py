@@ -39,10 +39,9 @@ from thermocomp.programs.rapid_data import (
     _DECLARATION_FUNCTIONS,
     _NO_MARK,
     EVALUATED,
-    MANUAL_MOVING,
-    MANUAL_PASSIVE,
+    PASSIVE_INSTRUCTIONS,
     PREDEFINED,
-    WRITES_ARGUMENTS,
+    UNSUPPORTED_INSTRUCTIONS,
     _Data,
     _is_local,
     _location,
@@ -53,35 +52,6 @@ from thermocomp.programs.rapid_data import (
     span_of,
 )
 from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
-
-#: Instructions that move the robot, change the frame of later motions or wait for a path event in ways thermocomp
-#: does not follow (the manual's EGM, arc welding's multi-pass, path recorder, force control, soft servo, independent
-#: axes, restarts of a path; the rest of the manual's: rapid_data): unsupported where the entry runs them.
-UNSUPPORTED_INSTRUCTIONS = MANUAL_MOVING | frozenset((
-    "SearchExtJ MoveExtJ ArcMoveExtJ PDispOn PDispSet EOffsOn EOffsSet CorrCon CorrWrite SyncMoveOn SyncMoveOff "
-    "IndAMove IndCMove IndDMove IndRMove ActUnit DeactUnit StorePath RestoPath ClearPath ExitCycle StopMoveReset "
-    "SetSysData TuneServo CirPathMode EGMRunJoint EGMRunPose EGMMoveL EGMMoveC EGMStop WaitWObj DropWObj ArcRepL "
-    "PathRecMoveBwd PathRecMoveFwd StepBwdPath StartMoveRetry ContactL FCAct FCDeact FCPress1LStart FCPressL FCPressC "
-    "FCPressEnd CSSAct CSSDeact CSSDeactMoveL IndReset").lower().split())
-
-#: Instructions that neither move the robot nor branch (I/O, sockets, files and serial channels, messages,
-#: interrupts set up, EGM set up, data by name, triggers, test signals, speed limits; the rest of the manual's:
-#: rapid_data): passed over; those that read into their arguments change the data named there
-#: (``rapid_data.WRITES_ARGUMENTS``).
-PASSIVE_INSTRUCTIONS = MANUAL_PASSIVE | WRITES_ARGUMENTS | frozenset((
-    "TPWrite TPErase ErrWrite ErrLog SetDO SetAO SetGO Set Reset PulseDO InvertDO AccSet SingArea GripLoad Stop Break "
-    "ClkStart ClkStop ClkReset PathResol SoftAct SoftDeact StopMove StartMove PDispOff EOffsOff CorrClear CorrDiscon "
-    "IDelete ISleep IWatch IDisable IEnable Load MechUnitLoad TriggIO TriggEquip TriggInt TriggSpeed SetDataSearch "
-    "WaitLoad UnLoad Comment MotionSup WaitRob SpeedRefresh PathAccLim WorldAccLim SocketBind SocketClose "
-    "SocketConnect SocketListen SocketSend SocketSendTo Close Write WriteAnyBin WriteBin WriteStrBin WriteRawBytes "
-    "Rewind ClearIOBuff CopyFile RemoveFile RenameFile MakeDir RemoveDir CloseDir TPShow UIShow ErrRaise IVarValue "
-    "IError ISignalDI ISignalDO ISignalAI ISignalAO ISignalGI ISignalGO ITimer IPers IRMQMessage SpyStart SpyStop "
-    "SetDataVal SetAllDataVal WriteCfgData SaveCfgData RMQSendMessage RMQEmptyQueue IOEnable IODisable AliasIO "
-    "TextTabInstall PathRecStart PathRecStop MotionProcessModeSet EGMReset EGMSetupAI EGMSetupAO EGMSetupGI "
-    "EGMSetupLTAPP EGMSetupUC EGMActJoint EGMActPose EGMStreamStart EGMStreamStop SetTPHandlerCfg StartLoad CancelLoad "
-    "EraseModule Save WZEnable WZDisable WZFree SkipWarn ResetRetryCount TriggCheckIO TriggRampAO TriggStopProc "
-    "TriggDataCopy TriggDataReset TestSignDefine TestSignReset SpeedLimAxis SpeedLimCheckPoint ActEventBuffer "
-    "DeactEventBuffer SetLeadThrough DitherAct DitherDeact ArcRefresh ArcKill").lower().split())
 
 #: Instructions that wait for something thermocomp cannot time.
 SIGNAL_WAITS = frozenset("WaitDI WaitDO WaitAI WaitAO WaitGI WaitGO WaitUntil WaitSyncTask WaitTestAndSet".lower().split())
