@@ -203,7 +203,6 @@ class _Data:
     node: Tree | None  # the declared value's tree (for its span), if any
     name: str
     declared: Token
-    origin: str = ""  # the other module of the task that declares it ("": this one)
     file: int = 0  # the file of ``node`` (an index into the task's files, :attr:`RobotProgram.files`)
 
 
@@ -315,8 +314,8 @@ class _Declarations:
             value = None
         if local is None and key in scope:  # RAPID refuses it: which one counts?
             first = scope[key]
-            if first.origin:
-                raise self.error(f"{name_token} is declared in two modules of the task: {first.origin} (line "
+            if first.file != self.file:
+                raise self.error(f"{name_token} is declared in two modules of the task: {self._files[first.file][0]} (line "
                                  f"{first.declared.line}) and here", name_token)
             raise self.error(f"{name_token} is declared twice in the module (first at line {first.declared.line})",
                              name_token)
@@ -760,7 +759,7 @@ class _Declarations:
     def give(self, scope: dict[str, _Data], key: str, value: object, literal: Tree | None, statement: Tree) -> None:
         """``scope[key]`` holds ``value`` from ``statement`` on (written in ``literal``, this module's text, or
         nowhere: a motion's target is then written at the motion)."""
-        scope[key] = dataclasses.replace(scope[key], value=value, node=literal, origin="", file=self.file)
+        scope[key] = dataclasses.replace(scope[key], value=value, node=literal, file=self.file)
         mark = self.marks.get(key, _NO_MARK)
         followed = mark.followed
         if scope is self.module_data or id(scope) in self._cycle_scopes:  # (a routine's own: afresh every call)

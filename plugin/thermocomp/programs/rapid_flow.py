@@ -44,6 +44,7 @@ from thermocomp.programs.rapid_data import (
     UNSUPPORTED_INSTRUCTIONS,
     _Data,
     _is_local,
+    _known,
     _location,
     _number,
     _T_from_pose,
@@ -105,13 +106,6 @@ _ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt", "placeholder"))
 #: on as an orientation: a path that leaves a ``VAR`` of one of them without a value reaches no motion that reads
 #: it. A ``VAR jointtarget`` (or ``num``) without a value is all zeros, a value a motion can read.
 _ZERO_ORIENTATION = frozenset({"robtarget", "orient", "pose", "tooldata", "wobjdata"})
-
-
-def _complete(value: object) -> bool:
-    """``value`` has every part (a ``VAR`` of a RECORD declared without a value has none where no default is)."""
-    if isinstance(value, list):
-        return all(_complete(v) for v in value)
-    return value is not None
 
 
 def _same(a: object, b: object) -> bool:
@@ -409,101 +403,90 @@ class _Flow:
 
     def collect(self, tree: Tree, module) -> None:
         """The declarations and routines of this module (``module`` None) or of another module of the task (its
-        task-global ones: a ``LOCAL`` one is its own); first what the controller refuses to load
-        (:func:`.rapid_scope.check_module`)."""
+        task-global ones: a ``LOCAL`` one is its own), read in its file (:meth:`in_file`); first what the controller
+        refuses to load (:func:`.rapid_scope.check_module`)."""
         rapid_scope.check_module(tree, self.path if module is None else module.path)
-        reader = None if module is None else type(self)(module.text, module.path,
-                                                             task=dataclasses.replace(self.task, modules=()))
-        if reader is not None:  # (its values may use the data of the modules read before it)
-            reader.module_data.update((k, v) for k, v in self.module_data.items() if k not in self.foreign_local)
-            reader.records.update(self.records)
-            reader.aliases.update(self.aliases)
+        file = 0 if module is None else self.file_of(module.path)
         items = [item for node in tree.children if isinstance(node, Tree) and node.data == "module"
                  for item in node.children]
-        for item in items:  # (another module's LOCAL routines and data: found by its own, a global name first)
-            foreign_local = module is not None and isinstance(item, Tree) and _is_local(item)
-            if not isinstance(item, Tree) or (foreign_local and item.data not in ("proc", "func", "trap", "data_decl")):
-                continue
-            if item.data in ("record_decl", "alias_decl"):
-                self.declare_type(item)
-                if reader is not None:
-                    reader.declare_type(item)
-            elif item.data == "data_decl":
-                key = _declared_key(item)
-                if foreign_local and (key in self.module_data or key in self.foreign_local):
-                    if key in self.foreign_local and key in self.module_data:  # (two modules' own of one name:
-                        self._hide_local(key, self.module_data.pop(key).file)  # which one is read is not followed)
-                    self._hide_local(key, self.file_of(module.path))
-                    reader.hidden_local[key] = {0}  # (its own declarations after it read its own, not followed)
+        with self.in_file(file):
+            for item in items:  # (another module's LOCAL routines and data: found by its own, a global name first)
+                foreign_local = module is not None and isinstance(item, Tree) and _is_local(item)
+                if not isinstance(item, Tree) or (foreign_local and item.data not in ("proc", "func", "trap",
+                                                                                      "data_decl")):
                     continue
-                self.declare_other(item, reader)
-                if foreign_local:
-                    self.foreign_local.add(key)
-                data = self.module_data[key]
-                if self.task.modules and data.value is None and data.node is not None:
-                    self._deferred.append((item, reader))
-            elif item.data in ("proc", "func", "trap"):
-                name = self._routine_name(item)
-                if module is None:
-                    self.routines.append(item)
-                else:
-                    self.origin[id(item)] = module.path
-                table = {"proc": self.procs, "func": self.funcs, "trap": self.traps}[item.data]
-                known = table.get(name.lower())
-                known_local = known is not None and id(known) in self.origin and _is_local(known)
-                if foreign_local and (known is not None or (item.data, name.lower()) in self.foreign_local):
-                    if known_local:  # (two modules' own of one name, as above)
-                        del table[name.lower()]
-                        self.foreign_local.add((item.data, name.lower()))
-                    continue
-                if known is not None and item.data == "proc" and not known_local:
-                    first = self.origin.get(id(known), self.path)
-                    where = self.path if module is None else module.path
-                    raise InputError(f"PROC {name} is declared in two modules of the task: {first} (line "
-                                     f"{_location(known)[0]}) and here", path=where, row=_location(item)[0])
-                if known is None or known_local or item.data == "proc":
-                    table[name.lower()] = item
+                if item.data in ("record_decl", "alias_decl"):
+                    self.declare_type(item)
+                elif item.data == "data_decl":
+                    self._collect_data(item, file, foreign_local)
+                elif item.data in ("proc", "func", "trap"):
+                    self._collect_routine(item, module, foreign_local)
+
+    def _collect_data(self, item: Tree, file: int, foreign_local: bool) -> None:
+        """A data declaration of task file ``file`` (``foreign_local``: a ``LOCAL`` one of another module)."""
+        key = _declared_key(item)
+        if foreign_local and (key in self.module_data or key in self.foreign_local):
+            if key in self.foreign_local and key in self.module_data:  # (two modules' own of one name:
+                self._hide_local(key, self.module_data.pop(key).file)  # which one is read is not followed)
+            self._hide_local(key, file)  # (its own declarations after it read its own, not followed)
+            return
+        self.declare_other(item)
+        if foreign_local:
+            self.foreign_local.add(key)
+        data = self.module_data[key]
+        if self.task.modules and data.value is None and data.node is not None:
+            self._deferred.append((item, file))
+
+    def _collect_routine(self, item: Tree, module, foreign_local: bool) -> None:
+        """A PROC, FUNC or TRAP of this module (``module`` None) or of another module of the task."""
+        name = self._routine_name(item)
+        if module is None:
+            self.routines.append(item)
+        else:
+            self.origin[id(item)] = module.path
+        table = {"proc": self.procs, "func": self.funcs, "trap": self.traps}[item.data]
+        known = table.get(name.lower())
+        known_local = known is not None and id(known) in self.origin and _is_local(known)
+        if foreign_local and (known is not None or (item.data, name.lower()) in self.foreign_local):
+            if known_local:  # (two modules' own of one name, as above)
+                del table[name.lower()]
+                self.foreign_local.add((item.data, name.lower()))
+            return
+        if known is not None and item.data == "proc" and not known_local:
+            first = self.origin.get(id(known), self.path)
+            raise InputError(f"PROC {name} is declared in two modules of the task: {first} (line "
+                             f"{_location(known)[0]}) and here", path=self.path, row=_location(item)[0])
+        if known is None or known_local or item.data == "proc":
+            table[name.lower()] = item
 
     def declare_deferred(self) -> None:
         """The task's module data whose value reads data of a module read after it (RAPID: every module's data is
         known at once): declared again once all are, until no more gets a value."""
         while self._deferred:
             still = []
-            for decl, reader in self._deferred:
+            for decl, file in self._deferred:
                 key = _declared_key(decl)
                 data = self.module_data.pop(key)
-                if reader is not None:
-                    reader.module_data.pop(key, None)
-                    reader.module_data.update(self.module_data)
-                self.declare_other(decl, reader)
+                with self.in_file(file):
+                    self.declare_other(decl)
                 if self.module_data[key].value is None:
                     self.module_data[key] = data
-                    still.append((decl, reader))
+                    still.append((decl, file))
             if len(still) == len(self._deferred):
                 return
             self._deferred = still
 
-    def declare_other(self, decl: Tree, reader) -> None:
-        """A declaration of this module (``reader`` None), or a task-global one of another module read by that
-        module's ``reader`` (its errors name that file; its values may use the module's earlier declarations)."""
+    def declare_other(self, decl: Tree) -> None:
+        """A module datum of the task's file being read (:meth:`in_file`): its value may use the data of the modules
+        read before it, what a module reads while declaring its data is no read of a cycle."""
         key = _declared_key(decl)
-        if reader is None:
-            if key in self.foreign_local:  # (another module's own of this name: this module's is its own)
-                self.foreign_local.discard(key)
-                self._hide_local(key, self.module_data.pop(key).file)
-            self.declare(decl, self.module_data)
-            return
-        reader.declare(decl, reader.module_data)
-        self.persistent |= reader.persistent
-        data = reader.module_data[key]
-        if key in self.module_data and key not in self.foreign_local:
-            first = self.module_data[key]
-            raise InputError(f"{data.name} is declared in two modules of the task: {first.origin or self.path} "
-                             f"(line {first.declared.line}) and here", path=reader.path, row=data.declared.line)
-        if key in self.foreign_local:  # (a global of the name of another module's own: that module reads its own)
+        if key in self.foreign_local:  # (another module's own of this name: this module's reads its own)
             self.foreign_local.discard(key)
-            self._hide_local(key, self.module_data[key].file)
-        self.module_data[key] = dataclasses.replace(data, origin=reader.path, file=self.file_of(reader.path))
+            self._hide_local(key, self.module_data.pop(key).file)
+        first_read = dict(self._first_read) if self.file else None
+        self.declare(decl, self.module_data)
+        if first_read is not None:
+            self._first_read = first_read
 
     def _hide_local(self, key: str, file: int) -> None:
         """The ``LOCAL`` datum ``key`` of task file ``file`` that another declaration of its name hides from the
@@ -730,8 +713,7 @@ class _Flow:
         handlers = next(c for c in routine.children if isinstance(c, Tree) and c.data == "handlers")
         for handler in handlers.children[1::2]:  # (an ERROR handler runs on an error known only while running:
             # what it assigns, the module's data or the routine's own, is changed from the routine's start)
-            for key in self._in_written_order(self.summary(handler).assigns, handler):
-                self.mark_changed(key, handler, local)
+            self.mark_all(self.summary(handler).assigns, handler, handler, local)
         self._routines_run.append(body)
         try:
             self.run_body(body, local, depth)
@@ -764,8 +746,7 @@ class _Flow:
         if found.blocker is not None:
             raise _Unsupported(f"CONNECT (an interrupt) runs TRAP {name}, which holds {found.blocker}, at times known "
                                "only while running", statement)
-        for key in self._in_written_order(found.assigns - found.local, trap):
-            self.mark_changed(key, statement, local)
+        self.mark_all(found.assigns - found.local, trap, statement, local)
         self.visited.add(name.lower())
         self.notes.append(Finding(f"CONNECT: TRAP {name} moves nothing; what it assigns is known only while running "
                                   "from here on", *_location(statement), self.file))
@@ -774,8 +755,7 @@ class _Flow:
         """A label (a ``GOTO`` target): what the routine may assign is known only while running from here on (a
         ``GOTO`` may arrive from anywhere); its statements are followed in written order."""
         routine = self._routines_run[-1] if self._routines_run else statement
-        for key in self._in_written_order(self.summary(routine).assigns, routine):
-            self.mark_changed(key, statement, local)
+        self.mark_all(self.summary(routine).assigns, routine, statement, local)
         note = Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written order, "
                        "what it assigns known only while running after the label", *_location(statement), self.file)
         self.note_once(note)
@@ -828,6 +808,12 @@ class _Flow:
                 calling |= {self._routine_name(node).lower()}
             self._summaries[id(node)] = (node, Summary(self, node, calling))  # (node kept: its id stays its)
         return self._summaries[id(node)][1]
+
+    def mark_all(self, keys: set[str] | frozenset[str], node: Tree, statement: Tree, local: dict[str, _Data]) -> None:
+        """The data ``keys`` changed at run time from ``statement`` on (:meth:`mark_changed`), in the order ``node``
+        names them."""
+        for key in self._in_written_order(keys, node):
+            self.mark_changed(key, statement, local)
 
     def _in_written_order(self, keys: set[str] | frozenset[str], node: Tree) -> list[str]:
         """``keys`` (data names, lower case) in the order ``node`` first names them, then by name (the messages' order
@@ -1236,17 +1222,15 @@ class _Flow:
         self.work(statement, len(paths) * len(paths[0]) // DATA_PER_STATEMENT)
         for name in paths[0]:
             ends = [path[name] for path in paths]
-            states = [(data, mark.changed) for data, mark in ends]
-            valued = [(data, assigned) for data, assigned in states
-                      if assigned is not None or data is None or data.type not in _ZERO_ORIENTATION
-                      or _complete(data.value)]
-            known = [data.value if data is not None and assigned is None else None for data, assigned in valued or states]
+            valued = [(data, mark) for data, mark in ends if mark.changed is not None or data is None
+                      or data.type not in _ZERO_ORIENTATION or _known(data.value)]
+            known = [None if data is None or mark.changed is not None else data.value for data, mark in valued or ends]
             followed = [mark.followed for _, mark in ends if mark.followed is not None]
             givens = [mark.given for _, mark in ends if mark.given is not None]
             mark = dataclasses.replace(self.marks.get(name, _NO_MARK), zero_left=None, given=None)
             if all(v is not None for v in known) and all(_same(v, known[0]) for v in known[1:]):
                 self.marks[name] = dataclasses.replace(
-                    mark, zero_left=statement if len(valued) < len(states) else None,
+                    mark, zero_left=statement if len(valued) < len(ends) else None,
                     followed=followed[0] if followed else mark.followed,
                     given=(givens[0][0], self._unresolved[-2]) if givens and len(self._unresolved) > 1 else None)
                 continue  # (inside an outer condition, one of the values it gives is still one of that one's)
@@ -1366,8 +1350,7 @@ class _Flow:
         found = self.summary(self.procs[key])
         if found.blocker is not None:
             return False
-        for changed_key in self._in_written_order(found.changed, self.procs[key]):
-            self.change(changed_key, statement)
+        self.mark_all(found.changed, self.procs[key], statement, {})
         return True
 
     def _run_proc(self, name: str, key: str, statement: Tree, call_args, local: dict[str, _Data], depth: int) -> None:
