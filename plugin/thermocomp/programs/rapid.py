@@ -3,9 +3,10 @@
 The text is parsed by lark (``rapid.lark``, LALR: the RAPID kernel's language, every module of a file, runs of
 plain motion statements as one ``MOVES`` token each) and walked from the entry routine (``main`` or
 :attr:`RapidOptions.entry`) by :class:`_Walker`, whose parts are mixed in: data and expressions
-(:mod:`.rapid_data`), control flow and calls (:mod:`.rapid_flow`), motions (:mod:`.rapid_motions`). The task's
-other modules (:attr:`RapidOptions.modules`) give declarations and routines, never walked or written. What cannot
-be followed exactly is an *unsupported* finding with its line and column. docs/programs.md lists what is read.
+(:mod:`.rapid_data`), control flow (:mod:`.rapid_flow`), routines and calls (:mod:`.rapid_calls`), motions
+(:mod:`.rapid_motions`). The task's other modules (:attr:`RapidOptions.modules`) give declarations and routines,
+never walked or written. What cannot be followed exactly is an *unsupported* finding with its line and column.
+docs/programs.md lists what is read.
 
 Units: RAPID writes mm, degrees and quaternions ``[q1, q2, q3, q4] = (w, x, y, z)``; everything returned is SI
 (docs/conventions.md).
@@ -35,8 +36,9 @@ from thermocomp.programs.model import (
     TextLines,
     Wait,
 )
+from thermocomp.programs.rapid_calls import _RAPID_NAME
 from thermocomp.programs.rapid_data import _Data, _Declarations, _Mark, span_of
-from thermocomp.programs.rapid_flow import _RAPID_NAME, _Flow
+from thermocomp.programs.rapid_flow import _Flow
 from thermocomp.programs.rapid_motions import (
     _NAME,
     MOTIONS,
