@@ -203,3 +203,19 @@ def test_a_direction_nodes_target_is_refused_naming_it(tmp_path):
                            "end\n")
     assert [u.line for u in prog.unsupported][:1] == [11]
     assert "towardsPos" in prog.unsupported[0].message
+
+
+@pytest.mark.parametrize(("line_text", "placeholder"), [
+    ("    MoveAbsJ poses{{i}}, v100, fine, tool0;", "{{i}}"),      # a Python template of a RAPID module
+    ("    CONST num NUMPOSES := {};", "{}"),
+    ("    reg1 := {i};", None),        # braces are RAPID's (an array index): no placeholder named
+])
+def test_a_rapid_template_names_only_what_rapid_cannot_hold(tmp_path, line_text, placeholder):
+    """RAPID indexes arrays with braces (``poses{i}``): there a placeholder is only what RAPID cannot hold."""
+    path = tmp_path / "template.mod"
+    path.write_text("MODULE M\n  PROC main()\n" + line_text + "\n  ENDPROC\nENDMODULE\n")
+    with pytest.raises(InputError, match="RAPID syntax: unexpected") as info:
+        read_program(path)
+    assert info.value.row == 3
+    assert (f": {placeholder} is a code generator's placeholder, not RAPID" in str(info.value)) == (placeholder is not None)
+    assert ("placeholder" in str(info.value)) == (placeholder is not None)
