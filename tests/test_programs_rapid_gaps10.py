@@ -6,6 +6,11 @@ not from the gathered texts.
    every alternative of the group is optional, at most one is given). The reader took an alternative after ``|``
    for a required parameter and refused every call of it: a pick-and-place demo's ``PerformMatrixOperation
    0,\\pick;`` was refused with "takes 2 argument(s) (nPositionIndex, place), got 1".
+2. A cycle that moves nothing. The reader refuses data that one cycle reads before a later statement of the cycle
+   gives it another value ("the next cycle would read that one"), because the next cycle's motions could read it.
+   Where no motion runs at all, no motion can read it: a cycle-time statistics demo (``nTotal := nTotal +
+   ClkRead(c)``) and a socket server counting its packages were refused instead of given back unchanged, as a
+   program without motion is.
 """
 
 from __future__ import annotations
@@ -60,3 +65,37 @@ def test_a_call_of_an_alternative_the_routine_does_not_declare_is_still_refused(
     with pytest.raises(InputError, match=r"op has no optional parameter \\drop") as caught:
         read_program(path)
     assert "line 11" in str(caught.value)
+
+
+_CYCLE_STATISTICS = ("MODULE m\n"
+                     f"    CONST robtarget p := {_TARGET};\n"
+                     "    VAR clock c;\n"
+                     "    VAR num total := 0;\n"
+                     "    VAR num cycles := 0;\n"
+                     "    PROC main()\n"
+                     "        ClkStart c;\n"
+                     "        WaitTime 1;\n"
+                     "        total := total + {step};\n"
+                     "        Incr cycles;\n"
+                     "        TPWrite \"mean\" \\Num:=total / cycles;\n"
+                     "{motion}"
+                     "    ENDPROC\n"
+                     "ENDMODULE\n")
+
+
+def test_a_cycle_that_moves_nothing_is_not_refused_for_what_the_next_cycle_reads(tmp_path):
+    """No motion runs, so none reads ``total`` or ``cycles``: read with no construct refused and no motion."""
+    path = tmp_path / "statistics.mod"
+    path.write_text(_CYCLE_STATISTICS.format(step="ClkRead(c)", motion=""))
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    assert len(prog.motions) == 0
+
+
+def test_a_motion_of_a_cycle_that_reads_a_datum_the_cycle_changes_is_still_refused(tmp_path):
+    """Where a motion of the cycle reads ``total`` (``Offs(p, total, 0, 0)``, ``total := total + 10``), the next
+    cycle moves 10 mm further: refused, naming ``total`` and the line of its first read."""
+    path = tmp_path / "moving_statistics.mod"
+    path.write_text(_CYCLE_STATISTICS.format(step="10", motion="        MoveL Offs(p, total, 0, 0), v100, fine, tool0;\n"))
+    prog = read_program(path)
+    assert [(f.line, f.message.split(" is ")[0]) for f in prog.unsupported] == [(9, "total")]
