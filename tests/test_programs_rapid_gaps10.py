@@ -11,6 +11,10 @@ not from the gathered texts.
    Where no motion runs at all, no motion can read it: a cycle-time statistics demo (``nTotal := nTotal +
    ClkRead(c)``) and a socket server counting its packages were refused instead of given back unchanged, as a
    program without motion is.
+3. ``EGMStop`` ("EGMStop - Stop EGM movements"): it ends an EGM session and starts no movement; the movements of
+   EGM are ``EGMRunJoint``, ``EGMRunPose``, ``EGMMoveL`` and ``EGMMoveC``, still refused. The reader refused it as
+   an instruction that moves the robot, so a program that only streams positions to a sensor
+   (``EGMActPose ... \\StreamStart``) around motions of constant joints was refused at its ``EGMStop``.
 """
 
 from __future__ import annotations
@@ -99,3 +103,38 @@ def test_a_motion_of_a_cycle_that_reads_a_datum_the_cycle_changes_is_still_refus
     path.write_text(_CYCLE_STATISTICS.format(step="10", motion="        MoveL Offs(p, total, 0, 0), v100, fine, tool0;\n"))
     prog = read_program(path)
     assert [(f.line, f.message.split(" is ")[0]) for f in prog.unsupported] == [(9, "total")]
+
+
+_EGM_STREAMING = ("MODULE m\n"
+                  "    VAR egmident egm;\n"
+                  "    CONST pose frame := [[0,0,0],[1,0,0,0]];\n"
+                  "    PROC main()\n"
+                  "        EGMGetId egm;\n"
+                  "        EGMSetupUC ROB_1, egm, \"default\", \"UCdevice\" \\Pose;\n"
+                  "        EGMActPose egm \\StreamStart \\Tool:=tool0 \\WObj:=wobj0, frame, EGM_FRAME_WOBJ, frame, "
+                  "EGM_FRAME_WOBJ;\n"
+                  "        MoveAbsJ [[0,0,0,0,30,0],[9E9,9E9,9E9,9E9,9E9,9E9]] \\NoEOffs, v1000, fine, tool0;\n"
+                  "        MoveAbsJ [[30,0,0,0,30,0],[9E9,9E9,9E9,9E9,9E9,9E9]] \\NoEOffs, v1000, fine, tool0;\n"
+                  "{run}"
+                  "        EGMStop egm, EGM_STOP_HOLD;\n"
+                  "        EGMReset egm;\n"
+                  "    ENDPROC\n"
+                  "ENDMODULE\n")
+
+
+def test_egm_stop_of_a_streaming_session_starts_no_movement(tmp_path):
+    """Positions streamed to a sensor, two motions of constant joints, the session stopped: both motions read, no
+    construct refused."""
+    path = tmp_path / "stream.mod"
+    path.write_text(_EGM_STREAMING.format(run=""))
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    assert [m.line for m in prog.motions] == [8, 9]
+
+
+def test_an_egm_movement_before_the_stop_is_still_refused_at_its_line(tmp_path):
+    """``EGMRunPose`` moves the robot to poses a sensor sends: refused at its line, not at the ``EGMStop``."""
+    path = tmp_path / "run.mod"
+    path.write_text(_EGM_STREAMING.format(run="        EGMRunPose egm, EGM_STOP_HOLD \\x \\y \\z \\CondTime:=5;\n"))
+    prog = read_program(path)
+    assert [(f.line, f.message.split()[0]) for f in prog.unsupported] == [(10, "EGMRunPose")]

@@ -59,7 +59,7 @@ from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
 UNSUPPORTED_INSTRUCTIONS = MANUAL_MOVING | frozenset((
     "SearchExtJ MoveExtJ ArcMoveExtJ PDispOn PDispSet EOffsOn EOffsSet CorrCon CorrWrite SyncMoveOn SyncMoveOff "
     "IndAMove IndCMove IndDMove IndRMove ActUnit DeactUnit StorePath RestoPath ClearPath ExitCycle StopMoveReset "
-    "SetSysData TuneServo CirPathMode EGMRunJoint EGMRunPose EGMMoveL EGMMoveC EGMStop WaitWObj DropWObj ArcRepL "
+    "SetSysData TuneServo CirPathMode EGMRunJoint EGMRunPose EGMMoveL EGMMoveC WaitWObj DropWObj ArcRepL "
     "PathRecMoveBwd PathRecMoveFwd StepBwdPath StartMoveRetry ContactL FCAct FCDeact FCPress1LStart FCPressL FCPressC "
     "FCPressEnd CSSAct CSSDeact CSSDeactMoveL IndReset").lower().split())
 
@@ -76,7 +76,7 @@ PASSIVE_INSTRUCTIONS = MANUAL_PASSIVE | WRITES_ARGUMENTS | frozenset((
     "Rewind ClearIOBuff CopyFile RemoveFile RenameFile MakeDir RemoveDir CloseDir TPShow UIShow ErrRaise IVarValue "
     "IError ISignalDI ISignalDO ISignalAI ISignalAO ISignalGI ISignalGO ITimer IPers IRMQMessage SpyStart SpyStop "
     "SetDataVal SetAllDataVal WriteCfgData SaveCfgData RMQSendMessage RMQEmptyQueue IOEnable IODisable AliasIO "
-    "TextTabInstall PathRecStart PathRecStop MotionProcessModeSet EGMReset EGMSetupAI EGMSetupAO EGMSetupGI "
+    "TextTabInstall PathRecStart PathRecStop MotionProcessModeSet EGMReset EGMStop EGMSetupAI EGMSetupAO EGMSetupGI "
     "EGMSetupLTAPP EGMSetupUC EGMActJoint EGMActPose EGMStreamStart EGMStreamStop SetTPHandlerCfg StartLoad CancelLoad "
     "EraseModule Save WZEnable WZDisable WZFree SkipWarn ResetRetryCount TriggCheckIO TriggRampAO TriggStopProc "
     "TriggDataCopy TriggDataReset TestSignDefine TestSignReset SpeedLimAxis SpeedLimCheckPoint ActEventBuffer "
