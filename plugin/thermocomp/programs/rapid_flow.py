@@ -59,7 +59,7 @@ from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
 UNSUPPORTED_INSTRUCTIONS = MANUAL_MOVING | frozenset((
     "SearchExtJ MoveExtJ ArcMoveExtJ PDispOn PDispSet EOffsOn EOffsSet CorrCon CorrWrite SyncMoveOn SyncMoveOff "
     "IndAMove IndCMove IndDMove IndRMove ActUnit DeactUnit StorePath RestoPath ClearPath ExitCycle StopMoveReset "
-    "SetSysData TuneServo CirPathMode EGMRunJoint EGMRunPose EGMMoveL EGMMoveC EGMStop WaitWObj DropWObj ArcRepL "
+    "SetSysData TuneServo CirPathMode EGMRunJoint EGMRunPose EGMMoveL EGMMoveC WaitWObj DropWObj ArcRepL "
     "PathRecMoveBwd PathRecMoveFwd StepBwdPath StartMoveRetry ContactL FCAct FCDeact FCPress1LStart FCPressL FCPressC "
     "FCPressEnd CSSAct CSSDeact CSSDeactMoveL IndReset").lower().split())
 
@@ -76,7 +76,7 @@ PASSIVE_INSTRUCTIONS = MANUAL_PASSIVE | WRITES_ARGUMENTS | frozenset((
     "Rewind ClearIOBuff CopyFile RemoveFile RenameFile MakeDir RemoveDir CloseDir TPShow UIShow ErrRaise IVarValue "
     "IError ISignalDI ISignalDO ISignalAI ISignalAO ISignalGI ISignalGO ITimer IPers IRMQMessage SpyStart SpyStop "
     "SetDataVal SetAllDataVal WriteCfgData SaveCfgData RMQSendMessage RMQEmptyQueue IOEnable IODisable AliasIO "
-    "TextTabInstall PathRecStart PathRecStop MotionProcessModeSet EGMReset EGMSetupAI EGMSetupAO EGMSetupGI "
+    "TextTabInstall PathRecStart PathRecStop MotionProcessModeSet EGMReset EGMStop EGMSetupAI EGMSetupAO EGMSetupGI "
     "EGMSetupLTAPP EGMSetupUC EGMActJoint EGMActPose EGMStreamStart EGMStreamStop SetTPHandlerCfg StartLoad CancelLoad "
     "EraseModule Save WZEnable WZDisable WZFree SkipWarn ResetRetryCount TriggCheckIO TriggRampAO TriggStopProc "
     "TriggDataCopy TriggDataReset TestSignDefine TestSignReset SpeedLimAxis SpeedLimCheckPoint ActEventBuffer "
@@ -370,7 +370,8 @@ class _Flow:
             self.visited.add(self._routine_name(proc).lower())
             self.run_routine(proc, depth=0)
         self.check_paths()
-        self.check_cycles()
+        if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
+            self.check_cycles()
         per_pass = self.check_per_pass()
         unrun = self.note_unvisited()
         steps = self.finish_points(tree)
@@ -1048,10 +1049,10 @@ class _Flow:
         text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
         for param in self._params_of(routine):
             names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
-            before = start = span_of(param).start  # (a backslash at its start or just before it: optional)
-            while before > 0 and text[before - 1].isspace():
+            before = start = span_of(param).start  # (a backslash at its start or just before it: optional; so is
+            while before > 0 and text[before - 1].isspace():  # an alternative after "|": \switch on | switch off)
                 before -= 1
-            if text[start] == "\\" or text[before - 1:before] == "\\":
+            if text[start] == "\\" or text[before - 1:before] in ("\\", "|"):
                 optional[str(names[1]).lower()] = names
             else:
                 required.append(names)
