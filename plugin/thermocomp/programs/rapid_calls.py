@@ -318,10 +318,10 @@ class _Calls:
         text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
         for param in self._params_of(routine):
             names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
-            before = start = span_of(param).start  # (a backslash at its start or just before it: optional)
-            while before > 0 and text[before - 1].isspace():
+            before = start = span_of(param).start  # (a backslash at its start or just before it: optional; so is
+            while before > 0 and text[before - 1].isspace():  # an alternative after "|": \switch on | switch off)
                 before -= 1
-            if text[start] == "\\" or text[before - 1:before] == "\\":
+            if text[start] == "\\" or text[before - 1:before] in ("\\", "|"):
                 optional[str(names[1]).lower()] = names
             else:
                 required.append(names)
