@@ -521,7 +521,9 @@ class _Flow:
             if key in self.foreign_local:  # (another module's own of this name: this module's is its own)
                 self.foreign_local.discard(key)
                 self._hide_local(key, self.module_data.pop(key).file)
-            self.declare(decl, self.module_data)
+            elif key in self.module_data and _is_local(decl):  # (a LOCAL hides another module's global of its
+                self._hide_local(key, self.module_data.pop(key).file)  # name in this module: the other's code
+            self.declare(decl, self.module_data)  # reads the global, which the walk does not follow)
             return
         reader.declare(decl, reader.module_data)
         self.persistent |= reader.persistent

@@ -7,6 +7,7 @@ or with motions that have no joints form when that form is asked for. docs/progr
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -36,9 +37,15 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
     language = language_of(path, flag=None)
     for name in (path, *(() if rapid is None else rapid.modules)):
         _check_text_name(name)
+    for module in () if rapid is None or language != "rapid" else rapid.modules:
+        if Path(module).suffix.lower() not in RAPID_SUFFIXES:  # (a CSV or a URScript was read as RAPID text)
+            raise InputError(f"--module: expected a RAPID module ending in {', '.join(RAPID_SUFFIXES)}, got "
+                             f"{Path(module).name!r}", path=str(module))
     try:
         if language == "rapid":
-            return read_rapid(path, progress, rapid)
+            prog = read_rapid(path, progress, rapid)
+            _check_external_named(prog, () if rapid is None else rapid.external)
+            return prog
         from thermocomp.programs.urscript import read_urscript
 
         options = RapidOptions() if rapid is None else rapid
@@ -52,6 +59,16 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
         raise InputError("an expression or a value nested too deeply to follow (hundreds of levels of "
                          "brackets, blocks or calls: it gave up here)", path=file, row=line,
                          column=column) from None
+
+
+def _check_external_named(prog: RobotProgram, external: tuple[str, ...]) -> None:
+    """Refuse an ``--external`` routine that no file of the task names (a typo, or a routine of another program):
+    accepted silently, it would say nothing of the call it was meant for."""
+    for name in external:
+        if not any(re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, re.IGNORECASE) for _, text in prog.files):
+            raise ConfigurationError(f"--external {name}: no file of the task names {name} ("
+                                     f"{', '.join(Path(f).name for f, _ in prog.files)}): there is no call of it to "
+                                     "keep as written (check the name)")
 
 
 def _check_text_name(path: PathLike) -> None:
