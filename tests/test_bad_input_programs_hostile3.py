@@ -59,6 +59,20 @@ def test_a_module_that_is_no_rapid_file_is_refused_by_its_name(case, capsys, mod
             "--module: expected a RAPID module ending in .mod, .modx, .prg, .sys", f"got {module!r}")
 
 
+@pytest.mark.parametrize(("modules", "words"), [
+    # each was "RAPID: MODULE M is declared twice in the task (first in this file, line 1)"
+    (["p.mod"], ["--module p.mod: the program itself (--program p.mod)"]),
+    (["link.mod"], ["--module link.mod: the program itself (--program p.mod)"]),
+    (["m2.mod", "./m2.mod"], ["--module ./m2.mod: the same file as --module m2.mod; give each module once"]),
+])
+def test_a_module_that_is_the_program_or_another_module_is_refused_by_the_option(case, capsys, modules, words):
+    (case / "p.mod").write_text(PROGRAM)
+    (case / "m2.mod").write_text("MODULE M2\nENDMODULE\n")
+    os.symlink("p.mod", case / "link.mod")
+    refused(case, capsys, [*RAPID, "--program", "p.mod", *(a for m in modules for a in ("--module", m)),
+                           "--out", "o.mod"], EXIT_INPUT, *words)
+
+
 @pytest.mark.parametrize("names", [["Nope"], ["grip,Nope"], ["grip", "GripOpenx"]])
 def test_an_external_routine_no_file_of_the_task_names_is_refused(case, capsys, names):
     """``--external`` of a name the program never calls (a typo: ``GripOpenx`` for ``GripOpen``) was accepted
