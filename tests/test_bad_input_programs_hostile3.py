@@ -168,3 +168,42 @@ def test_a_batch_output_replaced_by_a_link_while_it_runs_is_refused_not_a_traceb
     assert "Traceback" not in err and "out/a.mod: cannot write through a symbolic link" in err
     assert [p.name for p in (case / "out").iterdir()] == ["a.mod"] and (case / "out" / "a.mod").is_symlink()
     assert (case / "elsewhere.mod").read_text() == "my notes\n"
+
+
+LOCAL_FUNC = (f"MODULE M\nCONST robtarget p:={POINT};\nLOCAL FUNC num f()\n  RETURN 20;\nENDFUNC\nPROC main()\n"
+              "  MoveL Offs(p,f(),0,0),v100,z1,tool0;\n  g;\nENDPROC\nLOCAL PROC g()\n  WaitTime 1;\nENDPROC\nENDMODULE\n")
+
+
+@pytest.mark.parametrize("module", [
+    # the program's Offs(p, f(), 0, 0) read the module's f (300 mm further) and was compensated so, silently
+    "MODULE M2\nFUNC num f()\n  RETURN 300;\nENDFUNC\nPROC g()\n  WaitTime 5;\nENDPROC\nENDMODULE\n",
+    # the program's LOCAL PROC g beside the module's global g was "PROC g is declared in two modules of the task"
+    "MODULE M2\nPROC g()\n  WaitTime 5;\nENDPROC\nENDMODULE\n",
+])
+def test_a_local_routine_of_the_program_is_the_one_its_calls_run(case, capsys, module):
+    """RAPID scope rules: a LOCAL routine hides a global one of its name within its module. The program with the
+    module is compensated as it is alone (the same text written, the same cycle time)."""
+    (case / "p.mod").write_text(LOCAL_FUNC)
+    (case / "m2.mod").write_text(module)
+    argv = [*RAPID, "--program", "p.mod"]
+    code, out, err = run_cli(capsys, [*argv, "--out", "alone.mod"])
+    assert code == EXIT_OK, err
+    code, out, err = run_cli(capsys, [*argv, "--module", "m2.mod", "--out", "o.mod"])
+    assert code == EXIT_OK, err
+    assert "cycle 1 s" in out
+    assert (case / "o.mod").read_bytes() == (case / "alone.mod").read_bytes() != LOCAL_FUNC.encode()
+
+
+@pytest.mark.parametrize(("program", "module", "words"), [
+    # the module's own code calls its global g, the program's calls its LOCAL one: which runs where is not followed
+    (LOCAL_FUNC, "MODULE M2\nPROC g()\n  WaitTime 5;\nENDPROC\nPROC h()\n  g;\nENDPROC\nENDMODULE\n",
+     ["p.mod, line 10", "PROC g is LOCAL here and global in m2.mod (line 2), whose code names it"]),
+    # two global FUNCs of one name: the controller loads neither (a PROC's pair was refused, a FUNC's not)
+    (LOCAL_FUNC.replace("LOCAL FUNC", "FUNC"), "MODULE M2\nFUNC num f()\n  RETURN 300;\nENDFUNC\nENDMODULE\n",
+     ["p.mod, line 3", "FUNC f is declared in two modules of the task: m2.mod (line 2) and here"]),
+])
+def test_routines_of_one_name_the_walk_cannot_tell_apart_are_refused_naming_both(case, capsys, program, module,
+                                                                                 words):
+    (case / "p.mod").write_text(program)
+    (case / "m2.mod").write_text(module)
+    refused(case, capsys, [*RAPID, "--program", "p.mod", "--module", "m2.mod", "--out", "o.mod"], EXIT_INPUT, *words)

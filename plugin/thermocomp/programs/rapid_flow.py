@@ -486,13 +486,22 @@ class _Flow:
                         del table[name.lower()]
                         self.foreign_local.add((item.data, name.lower()))
                     continue
-                if known is not None and item.data == "proc" and not known_local:
-                    first = self.origin.get(id(known), self.path)
+                first = known is not None and self.origin.get(id(known), self.path)
+                if known is not None and module is None and not known_local and _is_local(item):
+                    # (the program's LOCAL routine hides another module's global of its name in the program; that
+                    # module's own calls of the name run its global, which the walk does not tell apart)
+                    if len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", self._files[self.file_of(first)][1],
+                                      re.IGNORECASE)) > 1:
+                        raise InputError(f"{item.data.upper()} {name} is LOCAL here and global in {first} (line "
+                                         f"{_location(known)[0]}), whose code names it: which of the two each call "
+                                         "there runs is not followed (give one of them another name)",
+                                         path=self.path, row=_location(item)[0])
+                    known = None
+                if known is not None and not known_local:
                     where = self.path if module is None else module.path
-                    raise InputError(f"PROC {name} is declared in two modules of the task: {first} (line "
-                                     f"{_location(known)[0]}) and here", path=where, row=_location(item)[0])
-                if known is None or known_local or item.data == "proc":
-                    table[name.lower()] = item
+                    raise InputError(f"{item.data.upper()} {name} is declared in two modules of the task: {first} "
+                                     f"(line {_location(known)[0]}) and here", path=where, row=_location(item)[0])
+                table[name.lower()] = item
 
     def declare_deferred(self) -> None:
         """The task's module data whose value reads data of a module read after it (RAPID: every module's data is
