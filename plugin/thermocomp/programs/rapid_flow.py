@@ -487,13 +487,22 @@ class _Flow:
                         del table[name.lower()]
                         self.foreign_local.add((item.data, name.lower()))
                     continue
-                if known is not None and item.data == "proc" and not known_local:
-                    first = self.origin.get(id(known), self.path)
+                first = known is not None and self.origin.get(id(known), self.path)
+                if known is not None and module is None and not known_local and _is_local(item):
+                    # (the program's LOCAL routine hides another module's global of its name in the program; that
+                    # module's own calls of the name run its global, which the walk does not tell apart)
+                    if len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", self._files[self.file_of(first)][1],
+                                      re.IGNORECASE)) > 1:
+                        raise InputError(f"{item.data.upper()} {name} is LOCAL here and global in {first} (line "
+                                         f"{_location(known)[0]}), whose code names it: which of the two each call "
+                                         "there runs is not followed (give one of them another name)",
+                                         path=self.path, row=_location(item)[0])
+                    known = None
+                if known is not None and not known_local:
                     where = self.path if module is None else module.path
-                    raise InputError(f"PROC {name} is declared in two modules of the task: {first} (line "
-                                     f"{_location(known)[0]}) and here", path=where, row=_location(item)[0])
-                if known is None or known_local or item.data == "proc":
-                    table[name.lower()] = item
+                    raise InputError(f"{item.data.upper()} {name} is declared in two modules of the task: {first} "
+                                     f"(line {_location(known)[0]}) and here", path=where, row=_location(item)[0])
+                table[name.lower()] = item
 
     def declare_deferred(self) -> None:
         """The task's module data whose value reads data of a module read after it (RAPID: every module's data is
@@ -522,7 +531,9 @@ class _Flow:
             if key in self.foreign_local:  # (another module's own of this name: this module's is its own)
                 self.foreign_local.discard(key)
                 self._hide_local(key, self.module_data.pop(key).file)
-            self.declare(decl, self.module_data)
+            elif key in self.module_data and _is_local(decl):  # (a LOCAL hides another module's global of its
+                self._hide_local(key, self.module_data.pop(key).file)  # name in this module: the other's code
+            self.declare(decl, self.module_data)  # reads the global, which the walk does not follow)
             return
         reader.declare(decl, reader.module_data)
         self.persistent |= reader.persistent
