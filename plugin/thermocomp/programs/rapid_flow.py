@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import operator
+import re
 from collections.abc import Iterator
 
 import numpy as np
@@ -232,12 +233,21 @@ class _Flow(_Calls):
                 del table[name.lower()]
                 self.foreign_local.add((item.data, name.lower()))
             return
-        if known is not None and item.data == "proc" and not known_local:
-            first = self.origin.get(id(known), self.path)
-            raise InputError(f"PROC {name} is declared in two modules of the task: {first} (line "
-                             f"{_location(known)[0]}) and here", path=self.path, row=_location(item)[0])
-        if known is None or known_local or item.data == "proc":
-            table[name.lower()] = item
+        first = known is not None and self.origin.get(id(known), self.path)
+        if known is not None and module is None and not known_local and _is_local(item):
+            # (the program's LOCAL routine hides another module's global of its name in the program; that
+            # module's own calls of the name run its global, which the walk does not tell apart)
+            if len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", self._files[self.file_of(first)][1],
+                              re.IGNORECASE)) > 1:
+                raise InputError(f"{item.data.upper()} {name} is LOCAL here and global in {first} (line "
+                                 f"{_location(known)[0]}), whose code names it: which of the two each call "
+                                 "there runs is not followed (give one of them another name)",
+                                 path=self.path, row=_location(item)[0])
+            known = None
+        if known is not None and not known_local:
+            raise InputError(f"{item.data.upper()} {name} is declared in two modules of the task: {first} "
+                             f"(line {_location(known)[0]}) and here", path=self.path, row=_location(item)[0])
+        table[name.lower()] = item
 
     def declare_deferred(self) -> None:
         """The task's module data whose value reads data of a module read after it (RAPID: every module's data is
@@ -260,9 +270,9 @@ class _Flow(_Calls):
         """A module datum of the task's file being read (:meth:`in_file`): its value may use the data of the modules
         read before it, what a module reads while declaring its data is no read of a cycle."""
         key = _declared_key(decl)
-        if key in self.foreign_local:  # (another module's own of this name: this module's reads its own)
-            self.foreign_local.discard(key)
-            self._hide_local(key, self.module_data.pop(key).file)
+        if key in self.foreign_local or key in self.module_data and _is_local(decl):  # (another module's own of
+            self.foreign_local.discard(key)  # this name: this module's reads its own; a LOCAL one here hides another
+            self._hide_local(key, self.module_data.pop(key).file)  # module's global, which that one's code reads)
         first_read = dict(self._first_read) if self.file else None
         self.declare(decl, self.module_data)
         if first_read is not None:
