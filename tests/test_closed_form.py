@@ -175,6 +175,25 @@ def _reference_branches(form, R, p, near):
 
 
 @pytest.mark.parametrize("name", ["irb140", "ur5"])
+def test_compiled_flange_is_the_numpy_flange_to_the_last_bit(name, rng):
+    """The flange frame every compiled closed form starts from (engine.flange_block) is the numpy reference's
+    (closed_form._flange), bit for bit, on a tilted base with a turned, offset tool; and it is the frame the FK
+    reaches at the angles: the tool taken off the TCP pose."""
+    chain = _placed(load_robot(name), rng)
+    model = nominal_model(chain)
+    q = _random_q(chain, rng, 3000)
+    R, p = fk(model, q)
+    R6, o6 = closed_form_module._flange_compiled(model, R, p)
+    want_R6, want_o6 = closed_form_module._flange(model, R, p)
+    assert np.array_equal(R6, want_R6) and np.array_equal(o6, want_o6)
+    # the TCP is the flange frame with the tool on it: R = R_base R6 R_tool, p = p_base + R_base (o6 + R6 p_tool)
+    R_tcp = model.R_base @ R6 @ model.R_tool
+    p_tcp = model.p_base + np.einsum("ij,mj->mi", model.R_base, o6 + np.einsum("mij,j->mi", R6, model.p_tool))
+    assert np.max(np.abs(R_tcp - R)) < 1e-14 and np.max(np.abs(p_tcp - p)) < 1e-14
+    assert not np.allclose(R6, R)  # (the base and tool frames were not identities)
+
+
+@pytest.mark.parametrize("name", ["irb140", "ur5"])
 @pytest.mark.parametrize("placed", [False, True])
 def test_compiled_closed_form_equals_the_numpy_equations(name, placed, rng):
     """Every branch of every pose, out-of-reach poses included (NaN in the same places), with per-pose and
