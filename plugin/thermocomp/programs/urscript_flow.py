@@ -118,23 +118,17 @@ class Summary:
         return self.holds is None and not self.assigns
 
 
-class _BranchEnd(Exception):  # noqa: N818  (control flow)
-    """A path under a condition known only while running left by ``return``/``break``/``continue`` (its state kept
-    where it jumps)."""
+@dataclass(frozen=True)
+class _Left:
+    """How statements were left before their end (:meth:`Flow.run_body`): ``kind`` ``break``, ``continue``,
+    ``return`` (with ``value``; None: none, or not known before running), or ``end``: a path under a condition known
+    only while running left by one of those, its state kept where it jumps (:data:`_END`)."""
+
+    kind: str
+    value: object = None
 
 
-@dataclass
-class _Return(Exception):  # noqa: N818
-    """A ``return`` ran: the function ends, with ``value`` (None: none, or not known before running)."""
-
-    value: object
-
-
-@dataclass
-class _Jump(Exception):  # noqa: N818
-    """A ``break`` (``out``) or a ``continue`` ran: the pass of the loop around it ends."""
-
-    out: bool
+_END = _Left("end")
 
 
 class _Uncounted(Exception):  # noqa: N818
@@ -353,10 +347,11 @@ class Flow:
         return [c for c in definition.children[1:] if isinstance(c, Tree) and c.data != "params"]
 
     # ----- statements
-    def run_body(self, statements, local: dict, depth: int) -> None:
+    def run_body(self, statements, local: dict, depth: int) -> _Left | None:
+        """Run ``statements``; how they were left (:class:`_Left`), None at their end."""
         for st in statements:  # (each a Tree: the grammar's statements)
             try:
-                self.run_statement(st, local, depth)
+                left = self.run_statement(st, local, depth)
             except Unsupported as exc:
                 line, column = line_col(exc.where)
                 if self._quiet:  # inside a function that moves nothing: what it does cannot change a motion
@@ -368,13 +363,17 @@ class Flow:
                     self.note_once(Finding(f"{call.children[0]} inside an unsupported construct stays as written",
                                            *line_col(call)))
                 self.forget_assigned(self.facts(None, [st]), local, "not followed")
+                continue
+            if left is not None:
+                return left
+        return None
 
-    def run_statement(self, st: Tree, local: dict, depth: int) -> None:
+    def run_statement(self, st: Tree, local: dict, depth: int) -> _Left | None:
         """One statement, by its rule (the table :data:`_STATEMENTS`), counted against the bound on the work."""
         self.work(st)
-        _STATEMENTS[st.data](self, st, local, depth)
+        return _STATEMENTS[st.data](self, st, local, depth)
 
-    def run_jump(self, st: Tree, local: dict, depth: int) -> None:
+    def run_jump(self, st: Tree, local: dict, depth: int) -> _Left:
         """``break`` or ``continue``: the pass ends; under a condition known only while running, that path's state
         goes where it jumps."""
         frame = self.frames[-1]
@@ -385,10 +384,10 @@ class Flow:
             if loop.counted:
                 raise _Uncounted
             (loop.breaks if st.data == "break_stmt" else loop.backs).append(self.snapshot(local))
-            raise _BranchEnd
-        raise _Jump(st.data == "break_stmt")
+            return _END
+        return _Left(st.data.split("_")[0])
 
-    def run_return(self, st: Tree, local: dict, depth: int = 0) -> None:
+    def run_return(self, st: Tree, local: dict, depth: int = 0) -> _Left:
         try:
             value = self.evaluate(st.children[0], local) if st.children else None
         except Unsupported:
@@ -396,8 +395,8 @@ class Flow:
         frame = self.frames[-1]
         if self.unresolved_depth > frame.conditional:  # one path leaves here: its state joins the function's end
             frame.exits.append((self.snapshot(local), value))
-            raise _BranchEnd
-        raise _Return(value)
+            return _END
+        return _Left("return", value)
 
     def start_thread(self, st: Tree, *_) -> None:
         """``run Thread_1()``: what the thread may assign is known only while running from here; its body is followed
@@ -419,8 +418,6 @@ class Flow:
         self.sequence_starts.append(len(self.steps))
         try:
             self.run_body(body, {}, 1)
-        except (_Return, _BranchEnd, _Jump):
-            pass
         finally:
             self.sequence_starts.pop()
             self.frames.pop()
@@ -430,7 +427,7 @@ class Flow:
                              "it runs beside the program, at times known only while running")
 
     # ----- branches
-    def run_if(self, st: Tree, local: dict, depth: int) -> None:
+    def run_if(self, st: Tree, local: dict, depth: int) -> _Left | None:
         """An ``if``/``elif``/``else``: the branch a known condition takes is followed; from a condition known only
         while running on, every remaining branch is (:meth:`run_unresolved`)."""
         parts = [c for c in st.children[1:] if isinstance(c, Tree) and c.data in ("elif_part", "else_part")]
@@ -448,8 +445,7 @@ class Flow:
             k = len(branches)
         self.note_never(st, (id(st), k), [s for j, (_, body) in enumerate(branches) if j != k for s in body],
                         "a branch that never runs (its condition is known before running)")
-        if k < len(branches):
-            self.run_body(branches[k][1], local, depth)
+        return self.run_body(branches[k][1], local, depth) if k < len(branches) else None
 
     def note_never(self, st: Tree, key: tuple, statements: list, where: str) -> bool:
         """A note naming the motions of ``statements`` (of the construct ``key``), which never run: they stay as
@@ -479,12 +475,11 @@ class Flow:
                 self.restore(entry, local)
                 self.sequence_starts.append(len(self.steps))
                 try:
-                    self.run_body(body, local, depth)
-                except _BranchEnd:
-                    continue
+                    left = self.run_body(body, local, depth)  # (None, or _END: a path that left)
                 finally:
                     self.sequence_starts.pop()
-                outs.append(self.snapshot(local))
+                if left is None:
+                    outs.append(self.snapshot(local))
         finally:
             self.unresolved_depth -= 1
         if outs:
@@ -521,7 +516,7 @@ class Flow:
                                "robot or changes its tool (what it assigns is not known after it)", *line_col(st)))
 
     # ----- loops
-    def run_while(self, st: Tree, local: dict, depth: int) -> None:
+    def run_while(self, st: Tree, local: dict, depth: int) -> _Left | None:
         """PolyScope's main loop (``while (True)`` outside any condition not resolved: one cycle is one pass,
         :meth:`settle`); else unrolled where its condition is known at every pass (:meth:`run_counted_while`), or,
         nothing of the unrolling kept, a loop of count known only while running: passed over when it moves nothing
@@ -536,8 +531,7 @@ class Flow:
         elif not forever:
             mark, entry = self._mark(), self.snapshot(local)
             try:
-                self.run_counted_while(st, body, local, depth)
-                return
+                return self.run_counted_while(st, body, local, depth)
             except _Uncounted:
                 self._rollback(mark)
                 self.restore(entry, local)
@@ -550,27 +544,33 @@ class Flow:
         try:
             if not main:
                 self.count(1, st)
-            head, ends = self.settle(st, body, local, depth)
+            head, ends, left = self.settle(st, body, local, depth)
         finally:
             self.unresolved_depth -= not main
+        if left is not None:  # (a return in PolyScope's main loop: the function ends)
+            return left
         self.merge([head, *ends], local, f"the while at line {line_col(st)[0]}")
         if not main:
             self.note_unresolved(st, "while", first)
+        return None
 
-    def settle(self, st: Tree, body: list, local: dict, depth: int) -> tuple[State, list[State]]:
+    def settle(self, st: Tree, body: list, local: dict, depth: int) -> tuple[State, list[State], _Left | None]:
         """Follow a loop's body from the state at its head: the state before the loop joined with those its passes
         end (or ``continue``) with, until they agree, at most :data:`MAX_SETTLE` passes (then all the body may change
         is known only while running), each taken back (:meth:`_rollback`); then the pass kept. Returns the head's
-        state and the states the kept pass leaves with (its end, ``continue``, ``break``)."""
+        state, the states the kept pass leaves with (its end, ``continue``, ``break``) and a ``return`` that left a
+        pass (the rest not run)."""
         head = self.snapshot(local)
         line = line_col(st)[0]
         for _ in range(0 if self._exploring else MAX_SETTLE):
             mark = self._mark()
             self._exploring += 1
             try:
-                ends = self._pass(body, local, depth)[0]
+                ends, _, left = self._pass(body, local, depth)
             finally:
                 self._exploring -= 1
+            if left is not None:
+                return head, [], left
             self._rollback(mark)
             self.merge([head, *ends], local, f"the while at line {line}, in one of its passes",
                        f" (the while at line {line} changes it from pass to pass)")
@@ -583,27 +583,24 @@ class Flow:
             self.forget_assigned(self.facts((id(st), len(body)), body), local)
             head = self.snapshot(local)
         self.restore(head, local)
-        ends, breaks = self._pass(body, local, depth)
-        return head, ends + breaks
+        ends, breaks, left = self._pass(body, local, depth)
+        return head, ends + breaks, left
 
-    def _pass(self, body: list, local: dict, depth: int) -> tuple[list[State], list[State]]:
+    def _pass(self, body: list, local: dict, depth: int) -> tuple[list[State], list[State], _Left | None]:
         """One pass of a loop's body from the present state: the states it goes back to the head with (its end,
-        ``continue``) and those it leaves the loop with (``break``)."""
+        ``continue``), those it leaves the loop with (``break``) and a ``return`` that left it."""
         loop = _Loop(self.unresolved_depth, False)
         loops = self.frames[-1].loops
         loops.append(loop)
         self.sequence_starts.append(len(self.steps))  # (a pass of a loop followed from its head: what stood before)
         try:
-            self.run_body(body, local, depth)
-            loop.backs.insert(0, self.snapshot(local))
-        except _Jump as jump:
-            (loop.breaks if jump.out else loop.backs).insert(0, self.snapshot(local))
-        except _BranchEnd:
-            pass
+            left = self.run_body(body, local, depth)
         finally:
             self.sequence_starts.pop()
             loops.pop()
-        return loop.backs, loop.breaks
+        if left is None or left.kind in ("break", "continue"):
+            (loop.breaks if left is not None and left.kind == "break" else loop.backs).insert(0, self.snapshot(local))
+        return loop.backs, loop.breaks, left if left is not None and left.kind == "return" else None
 
     def _mark(self) -> tuple:
         """What following a construct adds to the program besides the globals and the tool, to take back
@@ -619,7 +616,7 @@ class Flow:
         self._discarded.extend(self.steps[steps:])  # (alive: the ids of its steps keyed tables)
         del self.steps[steps:], self.notes[notes:], self.unsupported[unsupported:], self.conditional_lines[conditional:]
 
-    def run_counted_while(self, st: Tree, body: list, local: dict, depth: int) -> None:
+    def run_counted_while(self, st: Tree, body: list, local: dict, depth: int) -> _Left | None:
         """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times"); one that only
         counts (:meth:`_plain_counter`) runs its first pass and repeats it. A motion whose target changes from pass to
         pass, or more than :data:`MAX_WHILE_PASSES` passes: :class:`Unsupported`, nothing of the loop kept; a count
@@ -641,11 +638,11 @@ class Flow:
                 units = self.unrolled
                 self.count(1, st)
                 before = self.snapshot(local)
-                try:
-                    self.run_body(body, local, depth)
-                except _Jump as jump:
-                    if jump.out:
-                        break
+                left = self.run_body(body, local, depth)
+                if left is not None and left.kind == "return":
+                    return left
+                if left is not None and left.kind == "break":
+                    break
                 if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it never
                     raise _Uncounted                          # ends; followed as a loop of unknown count)
                 counter = self._plain_counter(condition, body) if passes == 1 else None
@@ -670,6 +667,7 @@ class Flow:
         if not (passes == 0 and self.note_never(st, (id(st), "body"), body, "a loop that never runs (its condition is "
                                                 "known false before the first pass)")):
             self.note_once(Finding(f"while followed for its {passes} pass(es)", *line_col(st)))
+        return None
 
     def _known_condition(self, condition, local: dict) -> bool:
         try:
@@ -797,7 +795,8 @@ class Flow:
             except Unsupported as exc:
                 self.tool, self.tool_why = None, f"set_tcp at line {line_col(call)[0]}: {exc.message}"
         elif name in self.functions:
-            return self.call_function_of_file(call, name, args, kwargs, local, depth, for_value)
+            value = self.call_function_of_file(call, name, args, kwargs, local, depth, for_value)
+            return value if for_value else None
         elif name in UNSUPPORTED_CALLS:
             raise Unsupported(f"{name} is not followed (thermocomp compensates movej, movel, movep, movec)", call)
         elif not is_known_call(name):
@@ -862,15 +861,13 @@ class Flow:
         frame = _Frame(self.unresolved_depth)
         self.frames.append(frame)
         self.calling.append(name)
-        returned = None
         try:
-            self.run_body(self.body_of(function), scope, depth + 1)
-        except _Return as end:
-            returned = end.value
+            left = self.run_body(self.body_of(function), scope, depth + 1)  # (None, or a return)
         finally:
             self.frames.pop()
             self.calling.pop()
             del self._quiet[len(self._quiet) - quiet:]
+        returned = None if left is None else left.value
         if frame.exits:  # returns under conditions known only while running: their paths join here
             self.merge([self.snapshot(scope), *(state for state, _ in frame.exits)], scope, name)
             if not all(v is returned or v == returned for _, v in frame.exits):
