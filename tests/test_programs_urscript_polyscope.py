@@ -272,12 +272,17 @@ def test_a_tree_of_calls_standing_for_2_to_the_40_motions_is_refused_at_once_wit
 
 
 def test_nested_counted_loops_past_the_bound_are_refused_with_their_line():
-    loops = ("def m():\n  i = 0\n  while (i < 100000):\n    j = 0\n    while (j < 100000):\n"
+    """Counted loops run pass by pass: past --max-motions, or past the statements the reader runs, refused at the
+    motion where the bound is passed."""
+    loops = ("def m():\n  i = 0\n  while (i < 1000):\n    j = 0\n    while (j < 1000):\n"
              "      movel(p[.4, .1, .3, 0, 3.14, 0], a=1.2, v=0.25)\n      j = j + 1\n    end\n    i = i + 1\n  end\nend\n")
     with pytest.raises(InputError) as refusal:
+        urscript_program_from_text(loops, "loops.script", max_motions=10_000)
+    assert refusal.value.row == 6 and "--max-motions 10,000" in str(refusal.value)
+    with pytest.raises(InputError) as refusal:
         urscript_program_from_text(loops, "loops.script", max_motions=1_000_000)
-    assert refusal.value.row == 5 and "--max-motions 1,000,000" in str(refusal.value)
-    small = loops.replace("100000", "3")
+    assert refusal.value.row == 6 and "reading runs more than 100,550 statements" in str(refusal.value)
+    small = loops.replace("1000", "3")
     prog = urscript_program_from_text(small, "loops.script", max_motions=9 + 9 + 3)  # motions and passes
     assert [m.statement.line for m in prog.motions] == [6] * 9
     with pytest.raises(InputError):

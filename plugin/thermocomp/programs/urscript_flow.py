@@ -28,7 +28,6 @@ from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_motions import MOTIONS, PARAMETERS
 from thermocomp.programs.urscript_values import (
     BUILTINS,
-    COMPARE,
     STANDING_POSE,
     Binding,
     Pose,
@@ -618,12 +617,12 @@ class Flow:
 
     def run_counted_while(self, st: Tree, body: list, local: dict, depth: int) -> _Left | None:
         """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times"); one that only
-        counts (:meth:`_plain_counter`) runs its first pass and repeats it. A motion whose target changes from pass to
+        counts too, pass by pass. A motion whose target changes from pass to
         pass, or more than :data:`MAX_WHILE_PASSES` passes: :class:`Unsupported`, nothing of the loop kept; a count
         known only while running after all: :class:`_Uncounted`."""
         condition = st.children[0]
         first = len(self.steps)
-        passes, checked = 0, None  # (a repeated pass: its steps, the only ones checked)
+        passes = 0
         loops = self.frames[-1].loops
         loops.append(_Loop(self.unresolved_depth, True))
         quiet = self.facts((id(st), len(body)), body).holds is None
@@ -635,7 +634,6 @@ class Flow:
                     raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
                 if quiet and self.statements_run - start > MAX_QUIET_WORK:  # (moves nothing: not worth unrolling)
                     raise _Uncounted
-                units = self.unrolled
                 self.count(1, st)
                 before = self.snapshot(local)
                 left = self.run_body(body, local, depth)
@@ -645,21 +643,13 @@ class Flow:
                     break
                 if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it never
                     raise _Uncounted                          # ends; followed as a loop of unknown count)
-                counter = self._plain_counter(condition, body) if passes == 1 else None
-                if counter is not None:  # every pass runs what the first ran: counted, then repeated
-                    more = self._remaining_passes(condition, local, *counter, st)
-                    self.count(more * (self.unrolled - units), st)
-                    checked = self.steps[first:]
-                    self.steps.extend(checked * more)
-                    passes += more
-                    break
         except Unsupported:
             del self.steps[first:]
             raise
         finally:
             loops.pop()
-        changing = calls.changing_motion(self.steps[first:] if checked is None else checked)
-        if changing is not None and not (checked is None and pass_tables.take(self.steps[first:], self.per_pass, st)):
+        changing = calls.changing_motion(self.steps[first:])
+        if changing is not None and not pass_tables.take(self.steps[first:], self.per_pass, st):
             del self.steps[first:]
             raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes from "
                               f"pass to pass of this while{self.changed_by(st, changing)}: one written target cannot "
@@ -674,61 +664,6 @@ class Flow:
             return self.condition(condition, local)
         except Unsupported:
             raise _Uncounted from None
-
-    def _plain_counter(self, condition: Tree, body: list) -> tuple[str, float, bool] | None:
-        """``(name, step, global)`` when the ``while`` only counts: its body's one assignment anywhere is
-        ``name = name + step`` (a number) among its own statements, nothing else in it or in the functions it
-        calls reads ``name`` or changes the tool, and nothing ends it early: each pass then runs what the first
-        ran (PolyScope's "Loop N times"). None otherwise."""
-        inside = [sub for b in body for sub in b.iter_subtrees()]
-        assignments = [sub for sub in inside if sub.data == "assign"]
-        if len(assignments) != 1 or not any(assignments[0] is b for b in body) or any(
-                str(c.children[0]) in self.functions for c in condition.find_data("call")):
-            return None  # (a condition that calls the script's functions runs them at every pass)
-        target, expr, is_global = assignment(assignments[0])
-        if not (target.data == "name" and expr.data == "sum" and len(expr.children) == 3
-                and expr.children[0] == target and expr.children[2].data == "number"):
-            return None
-        name = str(target.children[0])
-        callees = {str(sub.children[0]) for sub in inside if sub.data == "call"} & self.functions.keys()
-        for node in inside + [sub for c in callees for sub in self.functions[c].iter_subtrees()]:
-            callee = str(node.children[0]) if node.data in ("call", "name") else None
-            if node.data in ("return_stmt", "break_stmt", "continue_stmt", "run_stmt", "func_def", "thread_def") or (
-                    node.data == "call" and (callee == "set_tcp" or (callee in self.functions and callee not in callees))):
-                return None  # (a tool change; a call beyond one level: followed pass by pass)
-            if node.data == "name" and callee == name and node is not target and node is not expr.children[0]:
-                return None
-        if any(self.summary(c).assigns for c in callees):
-            return None
-        step = float(expr.children[2].children[0])
-        return name, (-step if str(expr.children[1]) == "-" else step), is_global
-
-    def _remaining_passes(self, condition, local: dict, name: str, step: float, is_global: bool, st: Tree) -> int:
-        """The passes of a counting ``while`` after its first (:meth:`_plain_counter`), its counter advanced as
-        they would advance it: ``name < bound`` (either side, a bound that does not read ``name``) compares with the
-        bound found once; any other condition is evaluated again at every pass."""
-        try:
-            value = self.lookup(name, local).value
-        except Unsupported:  # (the counter itself known only while running: a loop of unknown count)
-            raise _Uncounted from None
-        sides = [c.data == "name" and str(c.children[0]) == name for c in condition.children[::2]] \
-            if condition.data == "comparison" else [False, False]
-        other = condition.children[2 * sides[0]] if sides[0] != sides[1] else None
-        if other is not None and not any(str(n.children[0]) == name for n in other.find_data("name")):
-            compare, bound = COMPARE[str(condition.children[1])], self.number(other, local)
-            holds = (lambda v: compare(v, bound)) if sides[0] else (lambda v: compare(bound, v))
-        else:
-            def holds(v: float) -> bool:
-                self.bind(name, Binding(v, None, name), is_global, local)
-                return self.condition(condition, local)
-        more = 0
-        while holds(value):
-            more += 1
-            if more >= MAX_WHILE_PASSES:
-                raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
-            value = value + step
-        self.bind(name, Binding(value, None, name), is_global, local)
-        return more
 
     def changed_by(self, loop: Tree, motion: Motion) -> str:
         """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""
