@@ -120,18 +120,15 @@ class Summary:
 @dataclass(frozen=True)
 class _Left:
     """How statements were left before their end (:meth:`Flow.run_body`): ``kind`` ``break``, ``continue``,
-    ``return`` (with ``value``; None: none, or not known before running), or ``end``: a path under a condition known
-    only while running left by one of those, its state kept where it jumps (:data:`_END`)."""
+    ``return`` (with ``value``; None: none, or not known before running), ``end``: a path under a condition known
+    only while running left by one of those, its state kept where it jumps (:data:`_END`), or ``uncounted``: a loop
+    being unrolled is of a count known only while running after all (:meth:`Flow.run_counted_while`)."""
 
     kind: str
     value: object = None
 
 
-_END = _Left("end")
-
-
-class _Uncounted(Exception):  # noqa: N818
-    """A loop being unrolled is of a count known only while running after all (:meth:`Flow.run_counted_while`)."""
+_END, _UNCOUNTED = _Left("end"), _Left("uncounted")
 
 
 @dataclass
@@ -381,7 +378,7 @@ class Flow:
         loop = frame.loops[-1]
         if self.unresolved_depth > loop.depth:  # under a condition known only while running
             if loop.counted:
-                raise _Uncounted
+                return _UNCOUNTED
             (loop.breaks if st.data == "break_stmt" else loop.backs).append(self.snapshot(local))
             return _END
         return _Left(st.data.split("_")[0])
@@ -436,8 +433,7 @@ class Flow:
             try:
                 taken = condition is None or self.condition(condition, local)
             except Unsupported:  # known only while running: this branch or a later one
-                self.run_unresolved(st, [b for _, b in branches[k:]], branches[-1][0] is None, local, depth)
-                return
+                return self.run_unresolved(st, [b for _, b in branches[k:]], branches[-1][0] is None, local, depth)
             if taken:
                 break
         else:
@@ -456,15 +452,16 @@ class Flow:
                                    f"in {where}: they stay as written", *line_col(st)))
         return bool(lines)
 
-    def run_unresolved(self, st: Tree, bodies: list[list], exhaustive: bool, local: dict, depth: int) -> None:
+    def run_unresolved(self, st: Tree, bodies: list[list], exhaustive: bool, local: dict, depth: int
+                       ) -> _Left | None:
         """Branches of which one (or, unless ``exhaustive``, none) runs, the choice known only while running: passed
         over when nothing in them moves or jumps out (:meth:`pass_over`); else each followed from the state before
-        them, the paths joined after them (:meth:`merge`)."""
+        them, the paths joined after them (:meth:`merge`). Returns :data:`_UNCOUNTED` where a branch found it."""
         statements = [s for body in bodies for s in body]
         facts = self.facts((id(st), len(statements)), statements)
         if facts.holds is None and not facts.jumps:
             self.pass_over(st, facts, "if", local)
-            return
+            return None
         entry = self.snapshot(local)
         outs = [] if exhaustive else [entry]
         first = len(self.steps)
@@ -474,9 +471,11 @@ class Flow:
                 self.restore(entry, local)
                 self.sequence_starts.append(len(self.steps))
                 try:
-                    left = self.run_body(body, local, depth)  # (None, or _END: a path that left)
+                    left = self.run_body(body, local, depth)  # (None; _END: a path that left; _UNCOUNTED)
                 finally:
                     self.sequence_starts.pop()
+                if left is _UNCOUNTED:
+                    return left
                 if left is None:
                     outs.append(self.snapshot(local))
         finally:
@@ -488,6 +487,7 @@ class Flow:
             self.restore(entry, local)
             self.forget_assigned(facts, local)
         self.note_unresolved(st, "if", first)
+        return None
 
     def note_unresolved(self, st: Tree, word: str, first: int,
                         why: str = "its outcome or count is known only while running") -> None:
@@ -529,11 +529,11 @@ class Flow:
             self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
         elif not forever:
             mark, entry = self._mark(), self.snapshot(local)
-            try:
-                return self.run_counted_while(st, body, local, depth)
-            except _Uncounted:
-                self._rollback(mark)
-                self.restore(entry, local)
+            left = self.run_counted_while(st, body, local, depth)
+            if left is not _UNCOUNTED:
+                return left
+            self._rollback(mark)
+            self.restore(entry, local)
         facts = None if main else self.facts((id(st), len(body)), body)
         if facts is not None and facts.holds is None:
             self.pass_over(st, facts, "while", local)
@@ -619,7 +619,7 @@ class Flow:
         """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times"); one that only
         counts too, pass by pass. A motion whose target changes from pass to
         pass, or more than :data:`MAX_WHILE_PASSES` passes: :class:`Unsupported`, nothing of the loop kept; a count
-        known only while running after all: :class:`_Uncounted`."""
+        known only while running after all: :data:`_UNCOUNTED` returned."""
         condition = st.children[0]
         first = len(self.steps)
         passes = 0
@@ -628,21 +628,26 @@ class Flow:
         quiet = self.facts((id(st), len(body)), body).holds is None
         start = self.statements_run
         try:
-            while self._known_condition(condition, local):
+            while True:
+                try:
+                    if not self.condition(condition, local):
+                        break
+                except Unsupported:
+                    return _UNCOUNTED
                 passes += 1
                 if passes > MAX_WHILE_PASSES:
                     raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
                 if quiet and self.statements_run - start > MAX_QUIET_WORK:  # (moves nothing: not worth unrolling)
-                    raise _Uncounted
+                    return _UNCOUNTED
                 self.count(1, st)
                 before = self.snapshot(local)
                 left = self.run_body(body, local, depth)
-                if left is not None and left.kind == "return":
-                    return left
                 if left is not None and left.kind == "break":
                     break
+                if left is not None and left.kind != "continue":  # (a return; _UNCOUNTED)
+                    return left
                 if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it never
-                    raise _Uncounted                          # ends; followed as a loop of unknown count)
+                    return _UNCOUNTED                         # ends; followed as a loop of unknown count)
         except Unsupported:
             del self.steps[first:]
             raise
@@ -658,12 +663,6 @@ class Flow:
                                                 "known false before the first pass)")):
             self.note_once(Finding(f"while followed for its {passes} pass(es)", *line_col(st)))
         return None
-
-    def _known_condition(self, condition, local: dict) -> bool:
-        try:
-            return self.condition(condition, local)
-        except Unsupported:
-            raise _Uncounted from None
 
     def changed_by(self, loop: Tree, motion: Motion) -> str:
         """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""
