@@ -616,10 +616,10 @@ class Flow:
         del self.steps[steps:], self.notes[notes:], self.unsupported[unsupported:], self.conditional_lines[conditional:]
 
     def run_counted_while(self, st: Tree, body: list, local: dict, depth: int) -> _Left | None:
-        """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times"); one that only
-        counts too, pass by pass. A motion whose target changes from pass to
-        pass, or more than :data:`MAX_WHILE_PASSES` passes: :class:`Unsupported`, nothing of the loop kept; a count
-        known only while running after all: :data:`_UNCOUNTED` returned."""
+        """A ``while`` whose condition is known at every pass, unrolled pass by pass (PolyScope's "Loop 3 times"). A
+        motion whose target changes from pass to pass, or more than :data:`MAX_WHILE_PASSES` passes:
+        :class:`Unsupported`, nothing of the loop kept; a count known only while running after all: :data:`_UNCOUNTED`
+        returned."""
         condition = st.children[0]
         first = len(self.steps)
         passes = 0
