@@ -65,6 +65,7 @@ _GATHERINGS = [
     ("held-out-7", 25, 12, None, None, ()),
     ("held-out-8", 25, 15, ("rapid", 25), None, ()),
     ("held-out-9", 25, 15, None, None, ()),
+    ("held-out-10", 25, 15, ("rapid", 25), None, ()),
     ("held-out-11", 25, 15, ("urscript", 20), None, ()),
 ]
 
