@@ -268,9 +268,9 @@ class _Motions:
         frames = self.motion_frames(tool_node, optional.get("wobj"), local)
         points = tuple(self.point(positional[i], local, kind, *frames) for i in range(n_points))
         v_tcp, v_ori, duration = self.motion_speed(name_token, positional[n_points], optional, local, fallback=True)
-        self.steps.append(MotionRun.of_motion(str(name_token), kind, points, span_of(statement), span_of(name_token),
-                                              tcp_speed=v_tcp, orientation_speed=v_ori, duration_s=duration,
-                                              file=self.file))
+        self.steps.append(MotionRun.of_columns(points, instruction=str(name_token), kind=kind,
+                                               statement=span_of(statement), name=span_of(name_token), tcp_speed=v_tcp,
+                                               orientation_speed=v_ori, duration_s=duration, file=self.file))
         self.note_conf(self.steps[-1:])
 
     def motion_frames(self, tool_node, wobj_node, local: dict[str, _Data]) -> tuple[FloatArray, FloatArray, bool]:

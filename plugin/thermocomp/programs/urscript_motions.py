@@ -207,9 +207,10 @@ class Motions:
             raise self.error(refused.message, params[refused.key] if refused.key in params else call) from None
         joint = kind == JOINT
         self.count(1, call)
-        self.steps.append(MotionRun.of_motion(
-            name, kind, points, span_of(call), span_of(call.children[0]), tcp_speed=float("inf") if joint else v,
-            joint_speed=v if joint else float("inf"), acceleration=a, duration_s=t))
+        self.steps.append(MotionRun.of_columns(
+            points, instruction=name, kind=kind, statement=span_of(call), name=span_of(call.children[0]),
+            tcp_speed=float("inf") if joint else v, joint_speed=v if joint else float("inf"), acceleration=a,
+            duration_s=t))
 
     def point(self, node, local: dict, kind: str) -> Point:
         outer = node
