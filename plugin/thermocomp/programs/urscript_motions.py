@@ -16,10 +16,10 @@ from lark import Token, Tree
 
 from thermocomp.geometry.rotations import matrix_from_rotvec, rotvec_from_matrix, transform
 from thermocomp.programs.grammars import (
+    CODES,
     NAME_BYTES,
-    byte_spans,
-    delimiters,
-    first_seen,
+    SPACE,
+    RunStatements,
     nodes_at,
     parse_at,
     parse_numbers,
@@ -60,12 +60,6 @@ _NOT_NUMBER = b"p[] \t\r"  # (what a point holds besides its numbers and commas)
 #: The columns of :attr:`Statements.spans`: start and end of the name, the point and the arguments, then the end,
 #: start and end of the frame's name (-1: none) and of the literal (the pose or joints written).
 NAME, POINT, ARGS, END, FRAME, LITERAL = 0, 2, 4, 6, 7, 9
-#: The bytes that delimit a run's statements and their parts (:class:`Statements`), by code; 0 for the others.
-_OPEN, _CLOSE, _LIST, _LIST_END, _HASH, _NEWLINE = range(1, 7)
-_CODES = np.zeros(256, dtype=np.int8)
-_CODES[[ord(c) for c in "()[]#\n"]] = np.arange(1, 7)
-_SPACE = np.zeros(256, dtype=bool)  # (``_US``)
-_SPACE[[ord(c) for c in " \t\r"]] = True
 #: A name among a statement's arguments (after a comma or a keyword's ``=``; not the keyword itself).
 _ARGUMENT_NAME = re.compile(r"[,=][ \t\r]*+([A-Za-z_][A-Za-z0-9_]*+)(?![ \t\r]*+=)")
 
@@ -123,44 +117,34 @@ def _arguments(args: str) -> tuple[list, dict] | None:
     return positional, keywords
 
 
-class Statements:
-    """The statements of a ``MOVES`` token, columnar, and what their text alone gives, found once a token.
+class Statements(RunStatements):
+    """The statements of a ``MOVES`` token (:class:`~thermocomp.programs.grammars.RunStatements`: each is its name,
+    ``(``, its point (a literal, or ``pose_trans(frame, p[...])``), its arguments and ``)``), and what their text
+    alone gives, found once a token.
 
-    The token is one the grammar matched (:data:`MOVES_PATTERN`), so its bytes alone place the parts: outside
-    comments (``#`` to the line's end, between statements only) each statement is its name (five letters), ``(``,
-    its point (a literal to its only ``]``, or ``pose_trans(frame, p[...])``), its arguments and ``)``. Found with
-    numpy over the token's bytes, no match object a statement. ``text``: the token's; ``spans`` ``(k, 11)``: the
-    parts' offsets in it (:data:`NAME`, ...); ``shape_of`` each statement's distinct (instruction, arguments) text,
-    ``shape_first`` each one's first statement, ``arguments`` each one's (:func:`_arguments`, or None); ``values``
-    ``(k, 6)`` each literal's six numbers (NaN where it is not six numbers within range), ``T_literal``
-    ``(k, 4, 4)`` each literal pose's transform [m] (NaN for joints and the others); ``framed`` ``(k,)``: the point
-    is ``pose_trans(frame, p[...])``; ``names``: the names the statements read, ``(offset in the token, name)`` in
-    order (their columns then depend on the walker's state).
+    ``spans`` ``(k, 11)``: the parts' offsets in the token (:data:`NAME`, ...); ``shape_of`` each statement's
+    distinct (instruction, arguments) text, ``shape_first`` each one's first statement, ``arguments`` each one's
+    (:func:`_arguments`, or None); ``values`` ``(k, 6)`` each literal's six numbers (NaN where it is not six numbers
+    within range), ``T_literal`` ``(k, 4, 4)`` each literal pose's transform [m] (NaN for joints and the others);
+    ``framed`` ``(k,)``: the point is ``pose_trans(frame, p[...])``; ``names``: the names the statements read,
+    ``(offset in the token, name)`` in order (their columns then depend on the walker's state).
     """
 
     def __init__(self, token: Token) -> None:
-        self.text = token
-        data = token.encode("latin-1")  # (a byte a character)
-        b = np.frombuffer(data, dtype=np.uint8)
-        at, code = delimiters(data, _CODES, _HASH, _NEWLINE)
-        opens = at[code == _OPEN]
-        opens = opens[b[opens - 1] != ord("s")]  # each statement's "(" (not pose_trans's)
-        closes, lists, list_ends = at[code == _CLOSE], at[code == _LIST], at[code == _LIST_END] + 1
-        k = len(opens)
-        ends = closes[np.searchsorted(closes, np.append(opens[1:], len(data))) - 1]  # each statement's last ")"
+        super().__init__(token, "#", 1)
+        data, b, at, code, k = self.data, self.bytes, self.delimiters, self.codes, len(self)
+        opens, ends = self.instruction_end, self.end - 1  # each statement's "(" and ")"
+        lists, list_ends = at[code == CODES[ord("[")]], at[code == CODES[ord("]")]] + 1  # (one literal a statement)
         framed = b[opens + 2] == ord("o")  # "(pose_trans(", not "(p[" or "(["
         literal = np.where(b[lists - 1] == ord("p"), lists - 1, lists)
-        point_end = list_ends.copy()
-        point_end[framed] = skipped(b, _SPACE, list_ends[framed]) + 1  # (past pose_trans's ")")
+        point_end = self.arg_end[np.searchsorted(self.arg_of, np.arange(k))]  # (each statement's first argument's)
         frame = np.full(k, -1, dtype=np.int64)
         frame_end = frame.copy()
-        frame[framed] = skipped(b, _SPACE, opens[framed] + 12)  # (after "(pose_trans(")
+        frame[framed] = skipped(b, SPACE, opens[framed] + 12)  # (after "(pose_trans(")
         frame_end[framed] = skipped(b, NAME_BYTES, frame[framed])
-        args_end = skipped(b, _SPACE, ends, -1)
-        spans = np.stack([opens - 5, opens, opens + 1, point_end, point_end, args_end, ends + 1, frame, frame_end,
-                          literal, list_ends], axis=1)
-        shape_of, shape_first = first_seen(byte_spans(data, spans[:, NAME], spans[:, NAME + 1]),
-                                           byte_spans(data, spans[:, ARGS], spans[:, ARGS + 1]))
+        spans = np.stack([self.start, opens, opens + 1, point_end, point_end, skipped(b, SPACE, ends, -1), ends + 1,
+                          frame, frame_end, literal, list_ends], axis=1)
+        shape_of, shape_first = self.shapes(point_end)
         shape_args = [token[a:b] for a, b in spans[shape_first][:, ARGS:ARGS + 2].tolist()]
         arguments = [_arguments(args) for args in shape_args]
         # the literals of six numbers within range, parsed together
