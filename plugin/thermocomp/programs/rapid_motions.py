@@ -135,7 +135,8 @@ class MoveStatements(RunStatements):
         optional = b[self.arg_start] == ord("\\")
         at = np.flatnonzero(~optional)  # the positional arguments: point(s), speed, zone, tool
         of = self.arg_of[at]
-        rank, n_points = np.arange(len(at)) - np.searchsorted(of, of), np.bincount(of, minlength=r) - 3
+        first = np.searchsorted(of, np.arange(r + 1))  # (each statement's first positional argument)
+        rank, n_points = np.arange(len(at)) - first[of], np.diff(first) - 3
         part = np.where(rank < n_points[of], 1 + rank, 3 + rank - n_points[of])  # (an index into PARTS)
         offsets[of, 2 * part], offsets[of, 2 * part + 1] = self.arg_start[at], self.arg_end[at]
         at = np.flatnonzero(optional)  # \WObj:=w, \V:=v, \T:=t: the key, then the value after ":="
