@@ -1,7 +1,8 @@
 """RAPID motions: the motion instructions and their arguments, one statement at a time (:meth:`_Motions.run_motion`)
-or a ``MOVES`` token (a run of plain motion statements, :data:`MOVES_PATTERN`) in bulk (:meth:`_Motions.run_moves`),
-with the same resolvers (:meth:`_Motions.motion_frames`, :meth:`_Motions.motion_speed`, :meth:`_Motions.point`)
-once per distinct text. A statement the columns do not read goes to the general rules, as the tree they build.
+or a ``MOVES`` token (:data:`MOVES_PATTERN`, split by the readers' one splitter,
+:class:`~thermocomp.programs.grammars.RunStatements`) in bulk (:meth:`_Motions.run_moves`), with the same resolvers
+(:meth:`_Motions.motion_frames`, :meth:`_Motions.motion_speed`, :meth:`_Motions.point`) once per distinct text. A
+statement the columns do not read goes to the general rules.
 """
 
 from __future__ import annotations
@@ -84,8 +85,7 @@ PROCESS_MOTIONS: dict[str, _Signature] = {
     **_signatures("SearchC", kind=CIRCULAR, points=2, first=2, writes=1),
 }
 
-# Digits are ``[0-9]``: in ISO-8859-1 text the same characters as ``\d``, which ``re`` tests as Unicode digits (a
-# third slower over a 100,000-statement run).
+# Digits are ``[0-9]``: in ISO-8859-1 text the same as ``\d``, which ``re`` tests as Unicode digits (slower).
 _S = r"[ \t\r\n]*+"
 _NUM = r"[+-]?+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
 _LIST = rf"\[{_S}{_NUM}(?:{_S},{_S}{_NUM})*+{_S}\]"

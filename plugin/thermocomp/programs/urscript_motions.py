@@ -1,8 +1,7 @@
 """URScript's motions: ``movej``/``movel``/``movep``/``movec`` resolved into the program model, one statement at a
-time (:meth:`Motions.run_motion`) or a run of plain statements in bulk (:meth:`Motions.run_moves`), by one resolver
-(:func:`motion_parameters`, the same lookups). The grammar's ``MOVES`` terminal is :data:`MOVES_PATTERN`; a
-statement the columns do not take goes to the general rules, alone, for its finding or error
-(tests/test_programs_urscript_runs.py and tests/test_programs_generated.py check both readings agree).
+time (:meth:`Motions.run_motion`) or a ``MOVES`` token (:data:`MOVES_PATTERN`, split by the readers' one splitter,
+:class:`~thermocomp.programs.grammars.RunStatements`) in bulk (:meth:`Motions.run_moves`), by one resolver
+(:func:`motion_parameters`, the same lookups). A statement the columns do not take goes to the general rules.
 """
 
 from __future__ import annotations
@@ -41,9 +40,8 @@ MOTIONS = {
 PARAMETERS = {"movej": ("a", "v", "t", "r"), "movel": ("a", "v", "t", "r"), "movep": ("a", "v", "r"),
               "movec": ("a", "v", "r", "mode")}
 
-# One plain motion of a ``MOVES`` token: the one place it is written. Every repetition is possessive (no
-# backtracking: the match is linear in the text). A name is a variable the resolver looks up (URScript's keywords
-# are not names: a statement that holds one is the general rules', which refuse it).
+# One plain motion of a ``MOVES`` token, written once. Every repetition is possessive (linear in the text); a name
+# is a variable, not one of URScript's keywords (the general rules refuse those).
 _US = r"[ \t\r]*+"
 _NUM = r"[-+]?+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
 _NAME = (r"(?!(?:and|break|continue|def|elif|else|end|global|halt|if|join|kill|local|not|or|pass|return|run|sec"
