@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyarrow as pa
@@ -324,15 +324,14 @@ def rounding_bound(reach: float) -> float:
 
 @dataclass(frozen=True)
 class Written:
-    """A written program (its latin-1 bytes as the file will hold them), how many target texts changed, and the
-    rounding the text leaves."""
+    """A written program (its latin-1 bytes as the file will hold them), how many target texts changed, the
+    rounding the text leaves, the report's notes on what was written, and each other module of the task
+    (:attr:`RobotProgram.modules`): its bytes as written, ``None`` where unchanged."""
 
     data: bytes
     n_changed: int
     rounding: tuple[float, float]  # largest TCP position [m] and orientation [rad] error of the written numbers
-    #: The points (indices) whose written robtarget carries other confdata than the program's, and that confdata.
-    confdata_changed: tuple[np.ndarray, np.ndarray] = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
-    #: Each other module of the task (:attr:`RobotProgram.modules`): its bytes as written, ``None`` where unchanged.
+    notes: list[str] = field(default_factory=list)
     modules: tuple[bytes | None, ...] = ()
 
 
@@ -343,17 +342,15 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     ``q`` ``(m, n)`` [rad]: each point's corrected joints; ``tcp``: the nominal robot's TCP poses at ``q`` (world
     frame, ``(m, 3, 3)`` and ``(m, 3)`` [m]: :func:`~thermocomp.programs.model.tcp_poses` of the compensation's
     filtered poses). Motions or targets in the task's other modules are written there (:attr:`Written.modules`,
-    :mod:`.task_files`).
+    :mod:`.task_files`). The notes: each robtarget written with other confdata (:func:`confdata_notes`), each
+    per-pass text compensated in part (:func:`.passes.partly_failed_notes`).
     """
-    if task_files.spans_other_files(prog):
-        written = write_snapshot(chain, task_files.task_view(prog), poses, q, status, output, tcp)
-        data, modules = task_files.split(written.data, prog)
-        return replace(written, data=data, modules=modules)
-    cols = prog.columns
+    task = task_files.task_view(prog) if task_files.spans_other_files(prog) else prog  # (the task as one text)
+    tabled = passes.groups(task)  # texts that differ from pass to pass: every run written, or none (all as written)
+    cols = task.columns
     run = cols.run
     m = len(run.text)
-    tabled = passes.groups(prog)  # texts that differ from pass to pass: every run written, or none (all as written)
-    ok, joint_text, jw, pw, [(new, rounding, conf)] = new_texts(chain, prog, poses, q[None], status, output,
+    ok, joint_text, jw, pw, [(new, rounding, conf)] = new_texts(chain, task, poses, q[None], status, output,
                                                                 (tcp[0][None], tcp[1][None]), tabled)
     written = np.concatenate([jw, pw])
     conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
@@ -370,20 +367,22 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         values: list[str | None] = [None] * m
         for i, text in zip(written.tolist(), new.to_pylist()):
             values[i] = text
-        share_texts(prog, values, ok & ~joint_text, lambda at: calls.text_poses(
-            prog, at, *_in_frames(chain, cols, at, tcp[0][at], tcp[1][at])))
-        tables = passes.table_edits(prog, tabled, values, poses.is_joint) if tabled else []
+        share_texts(task, values, ok & ~joint_text, lambda at: calls.text_poses(
+            task, at, *_in_frames(chain, cols, at, tcp[0][at], tcp[1][at])))
+        tables = passes.table_edits(task, tabled, values, poses.is_joint) if tabled else []
         for idx in tabled.values():  # (written as tables: the rules of one text a point do not apply)
             for i in idx.tolist():
                 values[i] = None
-        point_edits = place_texts(prog, values, (~poses.is_joint).tolist() if output == "joints" else [False] * m,
+        point_edits = place_texts(task, values, (~poses.is_joint).tolist() if output == "joints" else [False] * m,
                                   "--program-output joints writes their joints at the motion, which every call runs "
                                   "(a declared target cannot hold joints), and they need different joints there: use "
                                   "--program-output filtered")
         edits = w.Edits.of(point_edits + tables)
         n_changed = len({(e.start, e.end) for e in point_edits}) + sum(e.end > e.start for e in tables)
-    data, n_changed = apply_form(prog, edits, n_changed, output, ok, poses.is_joint, (written, new))
-    return Written(data, n_changed, rounding, conf_changed)
+    data, n_changed = apply_form(task, edits, n_changed, output, ok, poses.is_joint, (written, new))
+    data, modules = (data, ()) if task is prog else task_files.split(data, prog)
+    notes = confdata_notes(prog, *conf_changed) + passes.partly_failed_notes(task, tabled, status)
+    return Written(data, n_changed, rounding, notes, modules)
 
 
 def new_texts(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray, output: str,
