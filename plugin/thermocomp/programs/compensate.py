@@ -55,6 +55,7 @@ from thermocomp.programs.model import (
     CIRCULAR,
     ProgramColumns,
     RobotProgram,
+    Span,
     target_of_world,
 )
 from thermocomp.programs.options import MAX_INDEXED_ENTRIES, ProgramOptions
@@ -407,10 +408,39 @@ def new_texts(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray
 
 def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[bool], form: str, *,
                 inline: bool = False) -> list[w.Edit]:
-    """The edits writing ``values`` (each point's new text or ``None``) at the :func:`placed_points`, after
-    :func:`check_passed_data` (``form``: why a point is written at its argument)."""
-    check_passed_data(prog, values, at_argument, form)
-    return w.place_values(placed_points(prog, at_argument, inline=inline), values, prog.path, at_argument=at_argument)
+    """The edits writing ``values`` (each point's new text or ``None``) as
+    :func:`~thermocomp.programs.writer.place_values` places them, where ``at_argument`` at the point's argument:
+    over the whole one where it is a part of a wider one (UR: the pose of ``get_inverse_kin(pose, qnear=...)``),
+    and with ``inline`` as its text too.
+
+    Refused first: a motion whose argument (a routine's parameter) is given different values by the points written
+    there, not in their data's declarations: one text cannot serve every call of the routine. Names the motion, the
+    data passed and the routine; ``form`` says why they are written there.
+    """
+    run = prog.columns.run
+    motion_of = run.row_of_points()
+    first: dict[tuple[int, int], int] = {}
+    for i in np.flatnonzero(at_argument).tolist():
+        file = int(run.file[motion_of[i]])
+        j = first.setdefault((file, int(run.argument[i, 0])), i)
+        if values[i] == values[j] or run.text[i, 0] == run.argument[i, 0]:
+            continue
+        routine = re.findall(r"\b(?:PROC|FUNC|TRAP|def)\s+(\w+)", prog.files[file][1][:run.argument[i, 0]],
+                             flags=re.IGNORECASE)
+        names = [f"{run.name_of_point[k] or 'the target'} (line {run.text[k, 2]})" for k in (j, i)]
+        data = names[0] if names[0] == names[1] else " and ".join(names)
+        line, column = (int(x) for x in run.argument[i, 2:4])
+        raise InputError(f"{run.instruction[motion_of[i]]} at line {line}, column {column} reads {data} through a "
+                         f"parameter of {routine[-1] if routine else 'its routine'}, passed by its calls: {form}",
+                         path=prog.files[file][0], row=line, column=column)
+    texts = [Span(*row) for row in run.text.tolist()]
+    arguments = [Span(*row) for row in run.argument.tolist()]
+    for i in np.flatnonzero(at_argument).tolist():
+        if run.whole_argument[i] is not None:
+            texts[i] = arguments[i] = run.whole_argument[i]
+        elif inline:
+            texts[i] = arguments[i]
+    return w.place_values(texts, arguments, values, prog.path, at_argument=at_argument)
 
 
 def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, ok: np.ndarray, is_joint: np.ndarray,
@@ -421,14 +451,6 @@ def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, 
         value = {} if texts is None else dict(zip(texts[0].tolist(), texts[1].to_pylist()))
         edits, n_changed = _joints_form(prog, edits, ok, is_joint, value)
     return w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language]), n_changed
-
-
-def placed_points(prog: RobotProgram, at_argument: list[bool], *, inline: bool = False) -> list:
-    """The program's points for :func:`~thermocomp.programs.writer.place_values`: where ``at_argument``, a point
-    whose argument is a part of a wider one (UR: the pose of ``get_inverse_kin(pose, qnear=...)``) is written over
-    the whole one; ``inline``: every other such point's text is its argument too."""
-    return [replace(p, argument=p.whole_argument, text=p.whole_argument) if at and p.whole_argument is not None
-            else replace(p, text=p.argument) if at and inline else p for at, p in zip(at_argument, prog.points)]
 
 
 def _changed(poses: PointPoses, q: FloatArray, tcp: tuple[FloatArray, FloatArray], joint_text: np.ndarray,
@@ -551,27 +573,6 @@ def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
                          f"{' and by '.join(readers)}: {why}, and one written value cannot give each its corrected "
                          "target (write each target as its own argument)",
                          path=prog.files[int(run.text_file[members[0]])][0], row=line)
-
-
-def check_passed_data(prog: RobotProgram, values: list[str | None], at_argument: list[bool], form: str) -> None:
-    """Refuse a motion whose argument (a routine's parameter) is given different values in ``values`` by the
-    points ``at_argument`` written there, not in their data's declarations: one text cannot serve every call of the
-    routine. Names the motion, the data passed and the routine; ``form`` says why they are written there."""
-    run = prog.columns.run
-    files = run.file[run.row_of_points()]
-    first: dict[tuple[int, int], int] = {}
-    for i in np.flatnonzero(at_argument).tolist():
-        j = first.setdefault((int(files[i]), int(run.argument[i, 0])), i)
-        if values[i] == values[j] or run.text[i, 0] == run.argument[i, 0]:
-            continue
-        text = prog.files[int(files[i])][1]
-        routine = re.findall(r"\b(?:PROC|FUNC|TRAP|def)\s+(\w+)", text[:run.argument[i, 0]], flags=re.IGNORECASE)
-        names = [f"{run.name_of_point[k] or 'the target'} (line {run.text[k, 2]})" for k in (j, i)]
-        data = names[0] if names[0] == names[1] else " and ".join(names)
-        line, column = (int(x) for x in run.argument[i, 2:4])
-        raise InputError(f"{run.instruction[run.row_of_points()[i]]} at line {line}, column {column} reads {data} "
-                         f"through a parameter of {routine[-1] if routine else 'its routine'}, passed by its calls: "
-                         f"{form}", path=prog.files[int(files[i])][0], row=line, column=column)
 
 
 def _joints_form(prog: RobotProgram, edits: w.Edits, ok: np.ndarray, is_joint: np.ndarray, value: dict[int, str]

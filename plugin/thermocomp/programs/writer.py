@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs.grammars import byte_spans, joined_bytes
-from thermocomp.programs.model import Point, RobotProgram, Span
+from thermocomp.programs.model import RobotProgram, Span
 
 #: A correction below these keeps the target's text [m], [rad]: ten times the
 #: IK tolerances (tolerances.py), far below the 32-bit rounding of the text.
@@ -235,8 +235,10 @@ def apply_edits(text: str, edits: Sequence[Edit] | Edits, path: str, comment: st
     return joined_bytes(pa.concat_arrays([gaps, new]).take(pa.array(interleaved)))
 
 
-def place_values(points: list[Point], values: list[str | None], path: str, *, at_argument: list[bool]) -> list[Edit]:
-    """Edits that write ``values[i]`` (``None``: unchanged) for ``points[i]``.
+def place_values(texts: list[Span], arguments: list[Span], values: list[str | None], path: str, *,
+                 at_argument: list[bool]) -> list[Edit]:
+    """Edits that write ``values[i]`` (``None``: unchanged) for point ``i`` (its text ``texts[i]``, its argument at
+    the motion ``arguments[i]``).
 
     The points sharing a text write it there when they all get the same value and none is ``at_argument`` (a
     joint target replacing a Cartesian one cannot live in a robtarget declaration); otherwise each argument gets
@@ -246,8 +248,8 @@ def place_values(points: list[Point], values: list[str | None], path: str, *, at
     called with different targets).
     """
     by_text: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for i, p in enumerate(points):
-        by_text[(p.text.start, p.text.end)].append(i)
+    for i, text in enumerate(texts):
+        by_text[text[:2]].append(i)
     edits: list[Edit] = []
     for (start, end), members in by_text.items():
         wanted = {values[i] for i in members}
@@ -256,21 +258,21 @@ def place_values(points: list[Point], values: list[str | None], path: str, *, at
         if len(wanted) == 1 and not any(at_argument[i] for i in members):
             edits.append(Edit(start, end, wanted.pop()))
             continue
-        if points[members[0]].text == points[members[0]].argument and len(wanted) > 1:
-            raise _conflict(points[members[0]].argument, path)
+        if texts[members[0]] == arguments[members[0]] and len(wanted) > 1:
+            raise _conflict(arguments[members[0]], path)
         by_argument: dict[tuple[int, int], set] = defaultdict(set)
         for i in members:
-            by_argument[(points[i].argument.start, points[i].argument.end)].add(values[i])
+            by_argument[arguments[i][:2]].add(values[i])
         for (a_start, a_end), got in by_argument.items():
             if len(got) > 1:
-                raise _conflict(next(points[i].argument for i in members if points[i].argument.start == a_start), path)
+                raise _conflict(next(arguments[i] for i in members if arguments[i].start == a_start), path)
             value = got.pop()
             if value is not None:
                 edits.append(Edit(a_start, a_end, value))
     at = {(e.start, e.end): e.new for e in edits}
-    for point, value in zip(points, values):
-        if at.get((point.argument.start, point.argument.end), at.get((point.text.start, point.text.end))) != value:
-            raise _conflict(point.argument, path)
+    for text, argument, value in zip(texts, arguments, values):
+        if at.get(argument[:2], at.get(text[:2])) != value:
+            raise _conflict(argument, path)
     return edits
 
 
