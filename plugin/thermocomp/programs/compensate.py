@@ -408,14 +408,18 @@ def new_texts(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray
 
 def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[bool], form: str, *,
                 inline: bool = False) -> list[w.Edit]:
-    """The edits writing ``values`` (each point's new text or ``None``) as
-    :func:`~thermocomp.programs.writer.place_values` places them, where ``at_argument`` at the point's argument:
-    over the whole one where it is a part of a wider one (UR: the pose of ``get_inverse_kin(pose, qnear=...)``),
-    and with ``inline`` as its text too.
+    """The edits writing ``values`` (each point's new text or ``None``: unchanged).
 
-    Refused first: a motion whose argument (a routine's parameter) is given different values by the points written
-    there, not in their data's declarations: one text cannot serve every call of the routine. Names the motion, the
-    data passed and the routine; ``form`` says why they are written there.
+    The points sharing a text write it there when they all get the same value and none is ``at_argument`` (a
+    joint target replacing a Cartesian one cannot live in a robtarget declaration); otherwise each argument gets
+    its value, a declaration's points keeping the declaration's old value where ``None``. A point ``at_argument``
+    is written over the whole argument where its own is a part of a wider one (UR: the pose of
+    ``get_inverse_kin(pose, qnear=...)``), and with ``inline`` its text is its argument too. Refused, naming the
+    motion target: a text that is no declaration, or an argument, that would need two values, and any point that
+    would then run another's value (an argument shared by points of several declarations: a routine's parameter,
+    called with different targets). Refused first, naming the motion, the data passed and the routine: a routine's
+    parameter given different values by the points ``at_argument`` (not in their data's declarations), ``form``
+    saying why they are written there.
     """
     run = prog.columns.run
     motion_of = run.row_of_points()
@@ -440,7 +444,39 @@ def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[
             texts[i] = arguments[i] = run.whole_argument[i]
         elif inline:
             texts[i] = arguments[i]
-    return w.place_values(texts, arguments, values, prog.path, at_argument=at_argument)
+    by_text: dict[tuple[int, int], list[int]] = {}
+    for i, text in enumerate(texts):
+        by_text.setdefault(text[:2], []).append(i)
+    edits: list[w.Edit] = []
+    for (start, end), members in by_text.items():
+        wanted = {values[i] for i in members}
+        if wanted == {None}:
+            continue
+        if len(wanted) == 1 and not any(at_argument[i] for i in members):
+            edits.append(w.Edit(start, end, wanted.pop()))
+            continue
+        if texts[members[0]] == arguments[members[0]] and len(wanted) > 1:
+            raise _run_twice(arguments[members[0]], prog.path)
+        by_argument: dict[tuple[int, int], set] = {}
+        for i in members:
+            by_argument.setdefault(arguments[i][:2], set()).add(values[i])
+        for (a_start, a_end), got in by_argument.items():
+            if len(got) > 1:
+                raise _run_twice(next(arguments[i] for i in members if arguments[i].start == a_start), prog.path)
+            value = got.pop()
+            if value is not None:
+                edits.append(w.Edit(a_start, a_end, value))
+    at = {(e.start, e.end): e.new for e in edits}
+    for text, argument, value in zip(texts, arguments, values):
+        if at.get(argument[:2], at.get(text[:2])) != value:
+            raise _run_twice(argument, prog.path)
+    return edits
+
+
+def _run_twice(span: Span, path: str) -> InputError:
+    return InputError(f"the motion target at line {span.line}, column {span.column} is run more than once "
+                      "with different corrections (a routine called at different minutes, or with different tools "
+                      "or work objects); one text cannot hold them", path=path, row=span.line)
 
 
 def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, ok: np.ndarray, is_joint: np.ndarray,
@@ -540,7 +576,7 @@ def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
     several through calls or ``Offs``) whose written poses agree within ten times the solver's tolerance
     (:data:`IK_POSITION_TOL`, :data:`IK_ORIENTATION_TOL`) with the first of them are given their first written
     value: solves from different seeds differ in the last written digit, not in their target. The others keep their
-    own (a declaration's are then written at each motion: :func:`~thermocomp.programs.writer.place_values`), except
+    own (a declaration's are then written at each motion: :func:`place_texts`), except
     at a call site, where no motion has a text of its own: refused, naming its line and column, each motion reading
     it (line, how) and how far apart they need it. ``posed`` ``(m,)``: the points written as poses; ``poses(points)``:
     their written poses ``(k, 3, 3)``, ``(k, 3)`` [m, the motion's frame] (:func:`.calls.text_poses`).
