@@ -481,11 +481,38 @@ def _run_twice(span: Span, path: str) -> InputError:
 
 def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, ok: np.ndarray, is_joint: np.ndarray,
                texts: tuple[np.ndarray, pa.StringArray] | None) -> tuple[bytes, int]:
-    """The program's bytes with ``edits`` in the ``output`` form (:func:`_joints_form` of the points' ``texts``,
-    ``(points, their texts)``), and the texts changed."""
+    """The program's bytes with the points' ``edits`` in the ``output`` form, and how many texts they change.
+
+    The joints form: each Cartesian motion whose points all converged (``ok`` ``(m,)``) renamed ``MoveAbsJ`` /
+    ``movej``, and each RAPID ``MoveC via, to, rest`` rewritten as ``MoveAbsJ via, rest`` and ``MoveAbsJ to, rest``
+    from its points' ``texts`` (``(points written, their texts)``; the edits inside it dropped).
+    """
     if output == "joints":
         value = {} if texts is None else dict(zip(texts[0].tolist(), texts[1].to_pylist()))
-        edits, n_changed = _joints_form(prog, edits, ok, is_joint, value)
+        run = prog.columns.run
+        text, rapid = prog.text, prog.language == "rapid"
+        new = "MoveAbsJ" if rapid else "movej"
+        first = run.first_points()
+        circular = run.kind == _KIND_CODE[CIRCULAR]
+        renamed = np.flatnonzero((run.kind != _KIND_CODE[ABSOLUTE_JOINT]) & ~circular
+                                 & ~np.logical_and.reduceat(is_joint, first) & np.logical_and.reduceat(ok, first)
+                                 & (np.asarray(run.instruction) != new)) if first.size else first
+        wholes = np.unique(run.statement[circular, :2], axis=0)  # (sorted, and no two overlap)
+        k = np.searchsorted(wholes[:, 0], edits.start, side="right") - 1
+        outside = (k < 0) | (edits.end > wholes[np.maximum(k, 0), 1]) if wholes.size else np.ones(len(edits.start), bool)
+        kept = edits.take(np.flatnonzero(outside))
+        n_changed = len({(a, b) for a, b in zip(kept.start.tolist(), kept.end.tolist())}) + len(wholes)
+        more = [w.Edit(int(a), int(b), new) for a, b in run.name[renamed, :2].tolist()]
+        for r in np.flatnonzero(circular).tolist():
+            via, to = int(first[r]), int(first[r]) + 1
+            if via in value and to in value:
+                start, name_end, end = int(run.statement[r, 0]), int(run.name[r, 1]), int(run.statement[r, 1])
+                prefix, rest = text[name_end:run.argument[via, 0]], text[run.argument[to, 1]:end]
+                line_start = text.rfind("\n", 0, start) + 1
+                indent = "".join(ch for ch in text[line_start:start] if ch in " \t")
+                more.append(w.Edit(start, end, f"{new}{prefix}{value[via]}{rest}{prog.newline}{indent}"
+                                                f"{new}{prefix}{value[to]}{rest}"))
+        edits = kept + w.Edits.of(more)
     return w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language]), n_changed
 
 
@@ -609,38 +636,6 @@ def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
                          f"{' and by '.join(readers)}: {why}, and one written value cannot give each its corrected "
                          "target (write each target as its own argument)",
                          path=prog.files[int(run.text_file[members[0]])][0], row=line)
-
-
-def _joints_form(prog: RobotProgram, edits: w.Edits, ok: np.ndarray, is_joint: np.ndarray, value: dict[int, str]
-                 ) -> tuple[w.Edits, int]:
-    """The joints form of the points' ``edits``: each Cartesian motion whose points all converged (``ok`` ``(m,)``)
-    renamed ``MoveAbsJ`` / ``movej``, and each RAPID ``MoveC via, to, rest`` rewritten as ``MoveAbsJ via, rest``
-    and ``MoveAbsJ to, rest`` from its points' texts (``value``: each point written, its text; the edits inside
-    it dropped). Returns the edits and how many texts they change."""
-    run = prog.columns.run
-    text, rapid = prog.text, prog.language == "rapid"
-    new = "MoveAbsJ" if rapid else "movej"
-    first = run.first_points()
-    circular = run.kind == _KIND_CODE[CIRCULAR]
-    renamed = np.flatnonzero((run.kind != _KIND_CODE[ABSOLUTE_JOINT]) & ~circular
-                             & ~np.logical_and.reduceat(is_joint, first) & np.logical_and.reduceat(ok, first)
-                             & (np.asarray(run.instruction) != new)) if first.size else first
-    wholes = np.unique(run.statement[circular, :2], axis=0)  # (sorted, and no two overlap)
-    k = np.searchsorted(wholes[:, 0], edits.start, side="right") - 1
-    outside = (k < 0) | (edits.end > wholes[np.maximum(k, 0), 1]) if wholes.size else np.ones(len(edits.start), bool)
-    kept = edits.take(np.flatnonzero(outside))
-    n_changed = len({(a, b) for a, b in zip(kept.start.tolist(), kept.end.tolist())}) + len(wholes)
-    more = [w.Edit(int(a), int(b), new) for a, b in run.name[renamed, :2].tolist()]
-    for r in np.flatnonzero(circular).tolist():
-        via, to = int(first[r]), int(first[r]) + 1
-        if via in value and to in value:
-            start, name_end, end = int(run.statement[r, 0]), int(run.name[r, 1]), int(run.statement[r, 1])
-            prefix, rest = text[name_end:run.argument[via, 0]], text[run.argument[to, 1]:end]
-            line_start = text.rfind("\n", 0, start) + 1
-            indent = "".join(ch for ch in text[line_start:start] if ch in " \t")
-            more.append(w.Edit(start, end, f"{new}{prefix}{value[via]}{rest}{prog.newline}{indent}"
-                                            f"{new}{prefix}{value[to]}{rest}"))
-    return kept + w.Edits.of(more), n_changed
 
 
 def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:
