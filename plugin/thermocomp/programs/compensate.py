@@ -395,11 +395,18 @@ def new_texts(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray
     ``q`` ``(K, m, n)`` [rad]: each version's corrected joints; ``tcp``: the nominal robot's TCP poses at them
     (world frame, ``(K, m, 3, 3)`` and ``(K, m, 3)`` [m]); ``status`` ``(m,)``: failed points keep their text;
     ``tabled``: the texts that differ from pass to pass (:func:`.passes.groups`), each changed whole or not at all.
+    A point changes where its new value differs from its text by more than the keep thresholds
+    (:data:`~thermocomp.programs.writer.KEEP_POSITION`, :data:`~thermocomp.programs.writer.KEEP_ANGLE`): joints
+    against the written ones, poses (world frame) against the program's; a Cartesian point written as joints always.
     """
     ok = status == Status.CONVERGED
     joint_text = ok & (poses.is_joint | (output == "joints"))
-    changed = np.logical_or.reduce([_changed(poses, q_k, tcp_k, joint_text, ok & ~joint_text)
-                                    for q_k, tcp_k in zip(q, zip(*tcp))])
+    jt, pt = np.flatnonzero(joint_text & poses.is_joint), np.flatnonzero(ok & ~joint_text)
+    changed = joint_text & ~poses.is_joint
+    for q_k, R_k, p_k in zip(q, *tcp):
+        changed[jt] |= row_max_abs(q_k[jt] - poses.q_given[jt]) > w.KEEP_ANGLE
+        miss = pose_errors(R_k[pt], p_k[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])
+        changed[pt] |= (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
     for idx in tabled.values():
         changed[idx] = bool(changed[idx].any() and ok[idx].all())
     jw, pw = np.flatnonzero(joint_text & changed), np.flatnonzero(~joint_text & changed)
@@ -514,22 +521,6 @@ def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, 
                                                 f"{new}{prefix}{value[to]}{rest}"))
         edits = kept + w.Edits.of(more)
     return w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language]), n_changed
-
-
-def _changed(poses: PointPoses, q: FloatArray, tcp: tuple[FloatArray, FloatArray], joint_text: np.ndarray,
-             pose_text: np.ndarray) -> np.ndarray:
-    """``(m,)`` whether each point's new value (joints ``q`` ``(m, n)`` [rad] where ``joint_text``, the TCP pose
-    ``tcp`` in the world frame where ``pose_text``) differs from its text by more than the keep thresholds
-    (:data:`~thermocomp.programs.writer.KEEP_POSITION`, :data:`~thermocomp.programs.writer.KEEP_ANGLE`): joints
-    against the written ones, poses against the program's. A Cartesian point written as joints always changes."""
-    changed = joint_text & ~poses.is_joint
-    jt = np.flatnonzero(joint_text & poses.is_joint)
-    changed[jt] = row_max_abs(q[jt] - poses.q_given[jt]) > w.KEEP_ANGLE
-    pt = np.flatnonzero(pose_text)
-    R_tcp, p_tcp = tcp
-    miss = pose_errors(R_tcp[pt], p_tcp[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])  # (world)
-    changed[pt] = (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
-    return changed
 
 
 def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArray, FloatArray], jw: np.ndarray,
