@@ -51,9 +51,7 @@ def test_sources_rows_are_complete() -> None:
         assert row["robot"].split("|")[-1] in (("irb140", "gofa") if row["language"] == "rapid" else ("ur5",)), row["file"]
         assert len(row["commit"]) == 40 and row["licence"] and row["note"], row["file"]
         assert row["file"].startswith(row["repository"].replace("/", "__") + "__"), row["file"]
-        gatherings = ("fitted", "held-out", "held-out-3", "held-out-4", "held-out-5", "held-out-6", "held-out-7",
-                      "held-out-8", "held-out-9")
-        assert row["gathering"] in gatherings, row["file"]
+        assert row["gathering"] in ("fitted", *(g[0] for g in _GATHERINGS)), row["file"]
 
 
 #: Each held-out gathering: at least how many programs, repositories and programs of one language it holds; the
@@ -67,6 +65,8 @@ _GATHERINGS = [
     ("held-out-7", 25, 12, None, None, ()),
     ("held-out-8", 25, 15, ("rapid", 25), None, ()),
     ("held-out-9", 25, 15, None, None, ()),
+    ("held-out-10", 25, 15, ("rapid", 25), None, ()),
+    ("held-out-11", 25, 15, ("urscript", 20), None, ()),
 ]
 
 

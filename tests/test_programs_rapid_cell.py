@@ -706,7 +706,7 @@ def test_a_100000_pass_loop_is_read_in_seconds(tmp_path, rng):
 def test_the_cli_takes_the_task_options(tmp_path, rng, capsys):
     from thermocomp.cli.main import main
 
-    src, T, modules = _task(tmp_path, rng, PICK + "    g_Flash 3;\n")
+    src, T, modules = _task(tmp_path, rng, PICK + "    g_Flash 3;\n    g_Other;\n")
     path = tmp_path / "PickPlace.mod"
     path.write_text(src.replace("  PROC main()", "  PROC Path_10()"))
     (tmp_path / "zero.csv").write_text("Dx,Dy,Dz,Dox,Doy,Doz\n" + "0,0,0,0,0,0\n" * 6)

@@ -176,6 +176,11 @@ def code_lines(text: str, comment: str) -> int:
 #: A control character no program text holds (RAPID kernel, "Character set": printable characters, tab, CR, LF,
 #: FF; a URScript file is text of the same kind): found where the parser fails, it names a binary file.
 _BINARY = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+#: A code generator's placeholder, in neither language: ``{{NAME}}`` and ``{% ... %}`` (mustache, Jinja), ``{}``,
+#: ``{0:.3f}``, and in URScript (which has no braces; RAPID indexes arrays ``p{i}``) ``{0}``, ``{name}`` (Python's
+#: str.format), ``%(name)s`` (Python's % formatting).
+_PLACEHOLDER = {"RAPID": re.compile(r"\{\{[^{}\n]*\}\}|\{%[^\n]*?%\}|\{\w*:[^{}\n]*\}|\{\}|%\(\w+\)[sdfr]"),
+                "URScript": re.compile(r"\{\{[^{}\n]*\}\}|\{%[^\n]*?%\}|\{\w*(?::[^{}\n]*)?\}|%\(\w+\)[sdfr]")}
 
 
 #: Brackets a parser's stack may hold open at the end of a file, and the tokens that close them.
@@ -230,10 +235,26 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
                 else repr(_as_written(str(found), text, getattr(exc, "pos_in_stream", None))))
         line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
         column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
-        interactive = getattr(exc, "interactive_parser", None) if at_end and blocks else None
-        unclosed = _still_open(interactive.parser_state.value_stack, blocks, ends) if interactive else ""
-        raise InputError(f"{language} syntax: unexpected {what} (column {column}){unclosed}", path=path,
-                         row=line) from None
+        interactive = getattr(exc, "interactive_parser", None)
+        stack = [] if interactive is None else interactive.parser_state.value_stack
+        if at_end and interactive is not None and not stack:
+            raise InputError(f"{language} syntax: the file holds no statement, only comments and white space",
+                             path=path, row=line) from None
+        unclosed = _still_open(stack, blocks, ends) if at_end and blocks and interactive else ""
+        if [getattr(t, "type", "") for t in stack[-2:]] == ["DOLLAR", "NUMBER"]:  # (URScript's step line)
+            unclosed = (f": a step line ($ {stack[-1]}) takes its label in quotes next, as PolyScope writes it "
+                        f"($ {stack[-1]} \"MoveJ\")")
+        raise InputError(f"{language} syntax: unexpected {what} (column {column}){unclosed}"
+                         f"{_placeholder(text, line, column, language)}", path=path, row=line) from None
+
+
+def _placeholder(text: str, line: int, column: int, language: str) -> str:
+    """``": {0} is a placeholder ..."`` where the text a syntax error stopped at (1-based ``line``, ``column``) is a
+    code generator's placeholder: the file is a template, not yet the program; else ``""``."""
+    row = text.split("\n", line)[line - 1] if line <= text.count("\n") + 1 else ""
+    hit = next((m for m in _PLACEHOLDER[language].finditer(row) if m.start() < column <= m.end()), None)
+    return ("" if hit is None else f": {hit.group()} is a code generator's placeholder, not {language}: the file is a "
+            "template that a program fills in before the robot runs it; give the filled-in program")
 
 
 def _as_written(found: str, text: str, position: int | None) -> str:

@@ -399,8 +399,8 @@ class _Declarations:
         if local is not None and key in local:
             data = local[key]
         elif self.file in self.hidden_local.get(key, ()):
-            raise _Unsupported(f"{token} is declared LOCAL in this module and also elsewhere in the task: this "
-                               "module's code reads its own, which thermocomp does not follow (give one of them "
+            raise _Unsupported(f"{token} is declared in this module and in another of the task, one of them LOCAL: "
+                               "this module's code reads its own, which thermocomp does not follow (give one of them "
                                "another name)", token)
         elif key in self.module_data:
             data = self.module_data[key]

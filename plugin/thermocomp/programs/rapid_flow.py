@@ -59,7 +59,7 @@ from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
 UNSUPPORTED_INSTRUCTIONS = MANUAL_MOVING | frozenset((
     "SearchExtJ MoveExtJ ArcMoveExtJ PDispOn PDispSet EOffsOn EOffsSet CorrCon CorrWrite SyncMoveOn SyncMoveOff "
     "IndAMove IndCMove IndDMove IndRMove ActUnit DeactUnit StorePath RestoPath ClearPath ExitCycle StopMoveReset "
-    "SetSysData TuneServo CirPathMode EGMRunJoint EGMRunPose EGMMoveL EGMMoveC EGMStop WaitWObj DropWObj ArcRepL "
+    "SetSysData TuneServo CirPathMode EGMRunJoint EGMRunPose EGMMoveL EGMMoveC WaitWObj DropWObj ArcRepL "
     "PathRecMoveBwd PathRecMoveFwd StepBwdPath StartMoveRetry ContactL FCAct FCDeact FCPress1LStart FCPressL FCPressC "
     "FCPressEnd CSSAct CSSDeact CSSDeactMoveL IndReset").lower().split())
 
@@ -76,7 +76,7 @@ PASSIVE_INSTRUCTIONS = MANUAL_PASSIVE | WRITES_ARGUMENTS | frozenset((
     "Rewind ClearIOBuff CopyFile RemoveFile RenameFile MakeDir RemoveDir CloseDir TPShow UIShow ErrRaise IVarValue "
     "IError ISignalDI ISignalDO ISignalAI ISignalAO ISignalGI ISignalGO ITimer IPers IRMQMessage SpyStart SpyStop "
     "SetDataVal SetAllDataVal WriteCfgData SaveCfgData RMQSendMessage RMQEmptyQueue IOEnable IODisable AliasIO "
-    "TextTabInstall PathRecStart PathRecStop MotionProcessModeSet EGMReset EGMSetupAI EGMSetupAO EGMSetupGI "
+    "TextTabInstall PathRecStart PathRecStop MotionProcessModeSet EGMReset EGMStop EGMSetupAI EGMSetupAO EGMSetupGI "
     "EGMSetupLTAPP EGMSetupUC EGMActJoint EGMActPose EGMStreamStart EGMStreamStop SetTPHandlerCfg StartLoad CancelLoad "
     "EraseModule Save WZEnable WZDisable WZFree SkipWarn ResetRetryCount TriggCheckIO TriggRampAO TriggStopProc "
     "TriggDataCopy TriggDataReset TestSignDefine TestSignReset SpeedLimAxis SpeedLimCheckPoint ActEventBuffer "
@@ -370,7 +370,8 @@ class _Flow:
             self.visited.add(self._routine_name(proc).lower())
             self.run_routine(proc, depth=0)
         self.check_paths()
-        self.check_cycles()
+        if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
+            self.check_cycles()
         per_pass = self.check_per_pass()
         unrun = self.note_unvisited()
         steps = self.finish_points(tree)
@@ -486,13 +487,22 @@ class _Flow:
                         del table[name.lower()]
                         self.foreign_local.add((item.data, name.lower()))
                     continue
-                if known is not None and item.data == "proc" and not known_local:
-                    first = self.origin.get(id(known), self.path)
+                first = known is not None and self.origin.get(id(known), self.path)
+                if known is not None and module is None and not known_local and _is_local(item):
+                    # (the program's LOCAL routine hides another module's global of its name in the program; that
+                    # module's own calls of the name run its global, which the walk does not tell apart)
+                    if len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", self._files[self.file_of(first)][1],
+                                      re.IGNORECASE)) > 1:
+                        raise InputError(f"{item.data.upper()} {name} is LOCAL here and global in {first} (line "
+                                         f"{_location(known)[0]}), whose code names it: which of the two each call "
+                                         "there runs is not followed (give one of them another name)",
+                                         path=self.path, row=_location(item)[0])
+                    known = None
+                if known is not None and not known_local:
                     where = self.path if module is None else module.path
-                    raise InputError(f"PROC {name} is declared in two modules of the task: {first} (line "
-                                     f"{_location(known)[0]}) and here", path=where, row=_location(item)[0])
-                if known is None or known_local or item.data == "proc":
-                    table[name.lower()] = item
+                    raise InputError(f"{item.data.upper()} {name} is declared in two modules of the task: {first} "
+                                     f"(line {_location(known)[0]}) and here", path=where, row=_location(item)[0])
+                table[name.lower()] = item
 
     def declare_deferred(self) -> None:
         """The task's module data whose value reads data of a module read after it (RAPID: every module's data is
@@ -521,7 +531,9 @@ class _Flow:
             if key in self.foreign_local:  # (another module's own of this name: this module's is its own)
                 self.foreign_local.discard(key)
                 self._hide_local(key, self.module_data.pop(key).file)
-            self.declare(decl, self.module_data)
+            elif key in self.module_data and _is_local(decl):  # (a LOCAL hides another module's global of its
+                self._hide_local(key, self.module_data.pop(key).file)  # name in this module: the other's code
+            self.declare(decl, self.module_data)  # reads the global, which the walk does not follow)
             return
         reader.declare(decl, reader.module_data)
         self.persistent |= reader.persistent
@@ -1048,10 +1060,10 @@ class _Flow:
         text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
         for param in self._params_of(routine):
             names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
-            before = start = span_of(param).start  # (a backslash at its start or just before it: optional)
-            while before > 0 and text[before - 1].isspace():
+            before = start = span_of(param).start  # (a backslash at its start or just before it: optional; so is
+            while before > 0 and text[before - 1].isspace():  # an alternative after "|": \switch on | switch off)
                 before -= 1
-            if text[start] == "\\" or text[before - 1:before] == "\\":
+            if text[start] == "\\" or text[before - 1:before] in ("\\", "|"):
                 optional[str(names[1]).lower()] = names
             else:
                 required.append(names)
