@@ -39,10 +39,9 @@ from thermocomp.io.job import Job
 from thermocomp.io.results_csv import results_writer
 from thermocomp.io.robot_files import RobotDescription, controller_base_beside
 from thermocomp.kinematics.ik import Status
-from thermocomp.programs import passes, task_files
+from thermocomp.programs import task_files
 from thermocomp.programs.compensate import (
     check_joint_targets_within_limits,
-    confdata_notes,
     keep_joint_targets,
     nominal_configurations,
     point_names,
@@ -439,8 +438,7 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     else:
         written = write_snapshot(chain, prog, poses, solved.q_checked[0], solved.status, popts.output,
                                  tcp=(R_tcp[0], p_tcp[0]))
-        rep.notes += confdata_notes(prog, *written.confdata_changed)
-        rep.notes += passes.partly_failed_notes(prog, solved.status)
+    rep.notes += written.notes
     rep.n_changed_texts = written.n_changed
     rep.rounding_position, rep.rounding_angle = written.rounding
     rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1),
@@ -448,7 +446,7 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     rep.rounding_bound = rounding_bound(rep.reach)
     rep.written_bytes = len(written.data)
     module_data = [(outputs.module_out(path), data, path)
-                   for (path, _), data in zip(prog.modules, getattr(written, "modules", ()))
+                   for (path, _), data in zip(prog.modules, written.modules)
                    if data is not None and outputs.out is not None]
     rep.modules_written = [(dest, len(data), path) for dest, data, path in module_data]
     phases.end("writing", m)

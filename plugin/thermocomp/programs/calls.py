@@ -10,7 +10,7 @@ need written differently (:func:`finish`: its motions stay as written, the later
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 import numpy as np
 
@@ -52,14 +52,18 @@ def changing_motion(steps: list[MotionRun | Wait]) -> Motion | None:
 def differing_texts(steps: list[MotionRun | Wait]) -> dict[tuple[int, int], tuple[MotionRun, int]]:
     """Each text (``(start, end)``) of ``steps`` that a later run needs with another target than its first: the
     run and point where it first does, in the order they run."""
-    seen: dict[tuple[int, int], np.ndarray] = {}
     found: dict[tuple[int, int], tuple[MotionRun, int]] = {}
-    for run in steps:
-        if isinstance(run, MotionRun):
-            for i, (key, value) in enumerate(run.targets()):
-                if key not in found and not np.array_equal(seen.setdefault(key, value), value):
-                    found[key] = (run, i)
+    for key, where in _differing((key, value, (run, i)) for run in steps if isinstance(run, MotionRun)
+                                 for i, (key, value) in enumerate(run.targets())):
+        found.setdefault(key, where)
     return found
+
+
+def _differing(points: Iterable[tuple[tuple[int, int], np.ndarray, object]]) -> list[tuple[tuple[int, int], object]]:
+    """``(key, where)`` of each of ``points`` (``(text, value, where)``, in the order they run) whose value differs
+    from the first of its text."""
+    seen: dict[tuple[int, int], np.ndarray] = {}
+    return [(key, where) for key, value, where in points if not np.array_equal(seen.setdefault(key, value), value)]
 
 
 def _motion_of_point(run: MotionRun, i: int) -> Motion:
@@ -68,24 +72,19 @@ def _motion_of_point(run: MotionRun, i: int) -> Motion:
 
 def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call: dict[int, Call]
              ) -> tuple[set[tuple[int, int]], list[tuple[Motion, Call]]]:
-    """Texts written inside routines that two calls need differently, and (motion, later call) for each clash."""
-    seen: dict[tuple[int, int], np.ndarray] = {}
-    frozen: set[tuple[int, int]] = set()
-    clashes: list[tuple[Motion, Call]] = []
-    for old, new in zip(run, steps):
-        call = in_call.get(id(old))
-        if call is None or not isinstance(new, MotionRun):
-            continue
-        own = np.all(new.text == new.argument, axis=1).tolist()  # (else written in its declaration: the caller's)
-        tools = [t for _, t in new.frames]
-        for i, (key, target) in enumerate(new.targets()):
-            if not own[i]:
-                continue
-            value = np.concatenate([np.ravel(target), np.ravel(tools[new.frame[i]])])
-            if not np.array_equal(seen.setdefault(key, value), value):
-                frozen.add(key)
-                clashes.append((_motion_of_point(new, i), call))
-    return frozen, clashes
+    """Texts written inside routines that two calls need differently (target or tool), and (motion, later call)
+    for each clash."""
+    def own_points():  # (a text written in its declaration is the caller's)
+        for old, new in zip(run, steps):
+            if id(old) in in_call and isinstance(new, MotionRun):
+                own = np.all(new.text == new.argument, axis=1).tolist()
+                for i, (key, target) in enumerate(new.targets()):
+                    if own[i]:
+                        tool = new.frames[new.frame[i]][1]
+                        yield key, np.concatenate([np.ravel(target), np.ravel(tool)]), (new, i, in_call[id(old)])
+
+    found = _differing(own_points())
+    return {key for key, _ in found}, [(_motion_of_point(new, i), call) for _, (new, i, call) in found]
 
 
 def finish(run: list[MotionRun | Wait], finish_points: Callable[[set[int]], list[MotionRun | Wait]],

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyarrow as pa
@@ -55,6 +55,7 @@ from thermocomp.programs.model import (
     CIRCULAR,
     ProgramColumns,
     RobotProgram,
+    Span,
     target_of_world,
 )
 from thermocomp.programs.options import MAX_INDEXED_ENTRIES, ProgramOptions
@@ -324,15 +325,14 @@ def rounding_bound(reach: float) -> float:
 
 @dataclass(frozen=True)
 class Written:
-    """A written program (its latin-1 bytes as the file will hold them), how many target texts changed, and the
-    rounding the text leaves."""
+    """A written program (its latin-1 bytes as the file will hold them), how many target texts changed, the
+    rounding the text leaves, the report's notes on what was written, and each other module of the task
+    (:attr:`RobotProgram.modules`): its bytes as written, ``None`` where unchanged."""
 
     data: bytes
     n_changed: int
     rounding: tuple[float, float]  # largest TCP position [m] and orientation [rad] error of the written numbers
-    #: The points (indices) whose written robtarget carries other confdata than the program's, and that confdata.
-    confdata_changed: tuple[np.ndarray, np.ndarray] = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
-    #: Each other module of the task (:attr:`RobotProgram.modules`): its bytes as written, ``None`` where unchanged.
+    notes: list[str] = field(default_factory=list)
     modules: tuple[bytes | None, ...] = ()
 
 
@@ -343,17 +343,15 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     ``q`` ``(m, n)`` [rad]: each point's corrected joints; ``tcp``: the nominal robot's TCP poses at ``q`` (world
     frame, ``(m, 3, 3)`` and ``(m, 3)`` [m]: :func:`~thermocomp.programs.model.tcp_poses` of the compensation's
     filtered poses). Motions or targets in the task's other modules are written there (:attr:`Written.modules`,
-    :mod:`.task_files`).
+    :mod:`.task_files`). The notes: each robtarget written with other confdata (:func:`confdata_notes`), each
+    per-pass text compensated in part (:func:`.passes.partly_failed_notes`).
     """
-    if task_files.spans_other_files(prog):
-        written = write_snapshot(chain, task_files.task_view(prog), poses, q, status, output, tcp)
-        data, modules = task_files.split(written.data, prog)
-        return replace(written, data=data, modules=modules)
-    cols = prog.columns
+    task = task_files.task_view(prog) if task_files.spans_other_files(prog) else prog  # (the task as one text)
+    tabled = passes.groups(task)  # texts that differ from pass to pass: every run written, or none (all as written)
+    cols = task.columns
     run = cols.run
     m = len(run.text)
-    tabled = passes.groups(prog)  # texts that differ from pass to pass: every run written, or none (all as written)
-    ok, joint_text, jw, pw, [(new, rounding, conf)] = new_texts(chain, prog, poses, q[None], status, output,
+    ok, joint_text, jw, pw, [(new, rounding, conf)] = new_texts(chain, task, poses, q[None], status, output,
                                                                 (tcp[0][None], tcp[1][None]), tabled)
     written = np.concatenate([jw, pw])
     conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
@@ -370,20 +368,22 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         values: list[str | None] = [None] * m
         for i, text in zip(written.tolist(), new.to_pylist()):
             values[i] = text
-        share_texts(prog, values, ok & ~joint_text, lambda at: calls.text_poses(
-            prog, at, *_in_frames(chain, cols, at, tcp[0][at], tcp[1][at])))
-        tables = passes.table_edits(prog, tabled, values, poses.is_joint) if tabled else []
+        share_texts(task, values, ok & ~joint_text, lambda at: calls.text_poses(
+            task, at, *_in_frames(chain, cols, at, tcp[0][at], tcp[1][at])))
+        tables = passes.table_edits(task, tabled, values, poses.is_joint) if tabled else []
         for idx in tabled.values():  # (written as tables: the rules of one text a point do not apply)
             for i in idx.tolist():
                 values[i] = None
-        point_edits = place_texts(prog, values, (~poses.is_joint).tolist() if output == "joints" else [False] * m,
+        point_edits = place_texts(task, values, (~poses.is_joint).tolist() if output == "joints" else [False] * m,
                                   "--program-output joints writes their joints at the motion, which every call runs "
                                   "(a declared target cannot hold joints), and they need different joints there: use "
                                   "--program-output filtered")
         edits = w.Edits.of(point_edits + tables)
         n_changed = len({(e.start, e.end) for e in point_edits}) + sum(e.end > e.start for e in tables)
-    data, n_changed = apply_form(prog, edits, n_changed, output, ok, poses.is_joint, (written, new))
-    return Written(data, n_changed, rounding, conf_changed)
+    data, n_changed = apply_form(task, edits, n_changed, output, ok, poses.is_joint, (written, new))
+    data, modules = (data, ()) if task is prog else task_files.split(data, prog)
+    notes = confdata_notes(prog, *conf_changed) + passes.partly_failed_notes(task, tabled, status)
+    return Written(data, n_changed, rounding, notes, modules)
 
 
 def new_texts(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray, status: np.ndarray, output: str,
@@ -395,11 +395,18 @@ def new_texts(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray
     ``q`` ``(K, m, n)`` [rad]: each version's corrected joints; ``tcp``: the nominal robot's TCP poses at them
     (world frame, ``(K, m, 3, 3)`` and ``(K, m, 3)`` [m]); ``status`` ``(m,)``: failed points keep their text;
     ``tabled``: the texts that differ from pass to pass (:func:`.passes.groups`), each changed whole or not at all.
+    A point changes where its new value differs from its text by more than the keep thresholds
+    (:data:`~thermocomp.programs.writer.KEEP_POSITION`, :data:`~thermocomp.programs.writer.KEEP_ANGLE`): joints
+    against the written ones, poses (world frame) against the program's; a Cartesian point written as joints always.
     """
     ok = status == Status.CONVERGED
     joint_text = ok & (poses.is_joint | (output == "joints"))
-    changed = np.logical_or.reduce([_changed(poses, q_k, tcp_k, joint_text, ok & ~joint_text)
-                                    for q_k, tcp_k in zip(q, zip(*tcp))])
+    jt, pt = np.flatnonzero(joint_text & poses.is_joint), np.flatnonzero(ok & ~joint_text)
+    changed = joint_text & ~poses.is_joint
+    for q_k, R_k, p_k in zip(q, *tcp):
+        changed[jt] |= row_max_abs(q_k[jt] - poses.q_given[jt]) > w.KEEP_ANGLE
+        miss = pose_errors(R_k[pt], p_k[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])
+        changed[pt] |= (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
     for idx in tabled.values():
         changed[idx] = bool(changed[idx].any() and ok[idx].all())
     jw, pw = np.flatnonzero(joint_text & changed), np.flatnonzero(~joint_text & changed)
@@ -408,44 +415,112 @@ def new_texts(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray
 
 def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[bool], form: str, *,
                 inline: bool = False) -> list[w.Edit]:
-    """The edits writing ``values`` (each point's new text or ``None``) at the :func:`placed_points`, after
-    :func:`check_passed_data` (``form``: why a point is written at its argument)."""
-    check_passed_data(prog, values, at_argument, form)
-    return w.place_values(placed_points(prog, at_argument, inline=inline), values, prog.path, at_argument=at_argument)
+    """The edits writing ``values`` (each point's new text or ``None``: unchanged).
+
+    The points sharing a text write it there when they all get the same value and none is ``at_argument`` (a
+    joint target replacing a Cartesian one cannot live in a robtarget declaration); otherwise each argument gets
+    its value, a declaration's points keeping the declaration's old value where ``None``. A point ``at_argument``
+    is written over the whole argument where its own is a part of a wider one (UR: the pose of
+    ``get_inverse_kin(pose, qnear=...)``), and with ``inline`` its text is its argument too. Refused, naming the
+    motion target: a text that is no declaration, or an argument, that would need two values, and any point that
+    would then run another's value (an argument shared by points of several declarations: a routine's parameter,
+    called with different targets). Refused first, naming the motion, the data passed and the routine: a routine's
+    parameter given different values by the points ``at_argument`` (not in their data's declarations), ``form``
+    saying why they are written there.
+    """
+    run = prog.columns.run
+    motion_of = run.row_of_points()
+    first: dict[tuple[int, int], int] = {}
+    for i in np.flatnonzero(at_argument).tolist():
+        file = int(run.file[motion_of[i]])
+        j = first.setdefault((file, int(run.argument[i, 0])), i)
+        if values[i] == values[j] or run.text[i, 0] == run.argument[i, 0]:
+            continue
+        routine = re.findall(r"\b(?:PROC|FUNC|TRAP|def)\s+(\w+)", prog.files[file][1][:run.argument[i, 0]],
+                             flags=re.IGNORECASE)
+        names = [f"{run.name_of_point[k] or 'the target'} (line {run.text[k, 2]})" for k in (j, i)]
+        data = names[0] if names[0] == names[1] else " and ".join(names)
+        line, column = (int(x) for x in run.argument[i, 2:4])
+        raise InputError(f"{run.instruction[motion_of[i]]} at line {line}, column {column} reads {data} through a "
+                         f"parameter of {routine[-1] if routine else 'its routine'}, passed by its calls: {form}",
+                         path=prog.files[file][0], row=line, column=column)
+    texts = [Span(*row) for row in run.text.tolist()]
+    arguments = [Span(*row) for row in run.argument.tolist()]
+    for i in np.flatnonzero(at_argument).tolist():
+        if run.whole_argument[i] is not None:
+            texts[i] = arguments[i] = run.whole_argument[i]
+        elif inline:
+            texts[i] = arguments[i]
+    by_text: dict[tuple[int, int], list[int]] = {}
+    for i, text in enumerate(texts):
+        by_text.setdefault(text[:2], []).append(i)
+    edits: list[w.Edit] = []
+    for (start, end), members in by_text.items():
+        wanted = {values[i] for i in members}
+        if wanted == {None}:
+            continue
+        if len(wanted) == 1 and not any(at_argument[i] for i in members):
+            edits.append(w.Edit(start, end, wanted.pop()))
+            continue
+        if texts[members[0]] == arguments[members[0]] and len(wanted) > 1:
+            raise _run_twice(arguments[members[0]], prog.path)
+        by_argument: dict[tuple[int, int], set] = {}
+        for i in members:
+            by_argument.setdefault(arguments[i][:2], set()).add(values[i])
+        for (a_start, a_end), got in by_argument.items():
+            if len(got) > 1:
+                raise _run_twice(next(arguments[i] for i in members if arguments[i].start == a_start), prog.path)
+            value = got.pop()
+            if value is not None:
+                edits.append(w.Edit(a_start, a_end, value))
+    at = {(e.start, e.end): e.new for e in edits}
+    for text, argument, value in zip(texts, arguments, values):
+        if at.get(argument[:2], at.get(text[:2])) != value:
+            raise _run_twice(argument, prog.path)
+    return edits
+
+
+def _run_twice(span: Span, path: str) -> InputError:
+    return InputError(f"the motion target at line {span.line}, column {span.column} is run more than once "
+                      "with different corrections (a routine called at different minutes, or with different tools "
+                      "or work objects); one text cannot hold them", path=path, row=span.line)
 
 
 def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, ok: np.ndarray, is_joint: np.ndarray,
                texts: tuple[np.ndarray, pa.StringArray] | None) -> tuple[bytes, int]:
-    """The program's bytes with ``edits`` in the ``output`` form (:func:`_joints_form` of the points' ``texts``,
-    ``(points, their texts)``), and the texts changed."""
+    """The program's bytes with the points' ``edits`` in the ``output`` form, and how many texts they change.
+
+    The joints form: each Cartesian motion whose points all converged (``ok`` ``(m,)``) renamed ``MoveAbsJ`` /
+    ``movej``, and each RAPID ``MoveC via, to, rest`` rewritten as ``MoveAbsJ via, rest`` and ``MoveAbsJ to, rest``
+    from its points' ``texts`` (``(points written, their texts)``; the edits inside it dropped).
+    """
     if output == "joints":
         value = {} if texts is None else dict(zip(texts[0].tolist(), texts[1].to_pylist()))
-        edits, n_changed = _joints_form(prog, edits, ok, is_joint, value)
+        run = prog.columns.run
+        text, rapid = prog.text, prog.language == "rapid"
+        new = "MoveAbsJ" if rapid else "movej"
+        first = run.first_points()
+        circular = run.kind == _KIND_CODE[CIRCULAR]
+        renamed = np.flatnonzero((run.kind != _KIND_CODE[ABSOLUTE_JOINT]) & ~circular
+                                 & ~np.logical_and.reduceat(is_joint, first) & np.logical_and.reduceat(ok, first)
+                                 & (np.asarray(run.instruction) != new)) if first.size else first
+        wholes = np.unique(run.statement[circular, :2], axis=0)  # (sorted, and no two overlap)
+        k = np.searchsorted(wholes[:, 0], edits.start, side="right") - 1
+        outside = (k < 0) | (edits.end > wholes[np.maximum(k, 0), 1]) if wholes.size else np.ones(len(edits.start), bool)
+        kept = edits.take(np.flatnonzero(outside))
+        n_changed = len({(a, b) for a, b in zip(kept.start.tolist(), kept.end.tolist())}) + len(wholes)
+        more = [w.Edit(int(a), int(b), new) for a, b in run.name[renamed, :2].tolist()]
+        for r in np.flatnonzero(circular).tolist():
+            via, to = int(first[r]), int(first[r]) + 1
+            if via in value and to in value:
+                start, name_end, end = int(run.statement[r, 0]), int(run.name[r, 1]), int(run.statement[r, 1])
+                prefix, rest = text[name_end:run.argument[via, 0]], text[run.argument[to, 1]:end]
+                line_start = text.rfind("\n", 0, start) + 1
+                indent = "".join(ch for ch in text[line_start:start] if ch in " \t")
+                more.append(w.Edit(start, end, f"{new}{prefix}{value[via]}{rest}{prog.newline}{indent}"
+                                                f"{new}{prefix}{value[to]}{rest}"))
+        edits = kept + w.Edits.of(more)
     return w.apply_edits(prog.text, edits, prog.path, w.COMMENT_STARTS[prog.language]), n_changed
-
-
-def placed_points(prog: RobotProgram, at_argument: list[bool], *, inline: bool = False) -> list:
-    """The program's points for :func:`~thermocomp.programs.writer.place_values`: where ``at_argument``, a point
-    whose argument is a part of a wider one (UR: the pose of ``get_inverse_kin(pose, qnear=...)``) is written over
-    the whole one; ``inline``: every other such point's text is its argument too."""
-    return [replace(p, argument=p.whole_argument, text=p.whole_argument) if at and p.whole_argument is not None
-            else replace(p, text=p.argument) if at and inline else p for at, p in zip(at_argument, prog.points)]
-
-
-def _changed(poses: PointPoses, q: FloatArray, tcp: tuple[FloatArray, FloatArray], joint_text: np.ndarray,
-             pose_text: np.ndarray) -> np.ndarray:
-    """``(m,)`` whether each point's new value (joints ``q`` ``(m, n)`` [rad] where ``joint_text``, the TCP pose
-    ``tcp`` in the world frame where ``pose_text``) differs from its text by more than the keep thresholds
-    (:data:`~thermocomp.programs.writer.KEEP_POSITION`, :data:`~thermocomp.programs.writer.KEEP_ANGLE`): joints
-    against the written ones, poses against the program's. A Cartesian point written as joints always changes."""
-    changed = joint_text & ~poses.is_joint
-    jt = np.flatnonzero(joint_text & poses.is_joint)
-    changed[jt] = row_max_abs(q[jt] - poses.q_given[jt]) > w.KEEP_ANGLE
-    pt = np.flatnonzero(pose_text)
-    R_tcp, p_tcp = tcp
-    miss = pose_errors(R_tcp[pt], p_tcp[pt], poses.T_world_tcp[pt, :3, :3], poses.T_world_tcp[pt, :3, 3])  # (world)
-    changed[pt] = (row_norms(miss[:, :3]) > w.KEEP_POSITION) | (row_norms(miss[:, 3:]) > w.KEEP_ANGLE)
-    return changed
 
 
 def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArray, FloatArray], jw: np.ndarray,
@@ -519,7 +594,7 @@ def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
     several through calls or ``Offs``) whose written poses agree within ten times the solver's tolerance
     (:data:`IK_POSITION_TOL`, :data:`IK_ORIENTATION_TOL`) with the first of them are given their first written
     value: solves from different seeds differ in the last written digit, not in their target. The others keep their
-    own (a declaration's are then written at each motion: :func:`~thermocomp.programs.writer.place_values`), except
+    own (a declaration's are then written at each motion: :func:`place_texts`), except
     at a call site, where no motion has a text of its own: refused, naming its line and column, each motion reading
     it (line, how) and how far apart they need it. ``posed`` ``(m,)``: the points written as poses; ``poses(points)``:
     their written poses ``(k, 3, 3)``, ``(k, 3)`` [m, the motion's frame] (:func:`.calls.text_poses`).
@@ -552,59 +627,6 @@ def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
                          f"{' and by '.join(readers)}: {why}, and one written value cannot give each its corrected "
                          "target (write each target as its own argument)",
                          path=prog.files[int(run.text_file[members[0]])][0], row=line)
-
-
-def check_passed_data(prog: RobotProgram, values: list[str | None], at_argument: list[bool], form: str) -> None:
-    """Refuse a motion whose argument (a routine's parameter) is given different values in ``values`` by the
-    points ``at_argument`` written there, not in their data's declarations: one text cannot serve every call of the
-    routine. Names the motion, the data passed and the routine; ``form`` says why they are written there."""
-    run = prog.columns.run
-    files = run.file[run.row_of_points()]
-    first: dict[tuple[int, int], int] = {}
-    for i in np.flatnonzero(at_argument).tolist():
-        j = first.setdefault((int(files[i]), int(run.argument[i, 0])), i)
-        if values[i] == values[j] or run.text[i, 0] == run.argument[i, 0]:
-            continue
-        text = prog.files[int(files[i])][1]
-        routine = re.findall(r"\b(?:PROC|FUNC|TRAP|def)\s+(\w+)", text[:run.argument[i, 0]], flags=re.IGNORECASE)
-        names = [f"{run.name_of_point[k] or 'the target'} (line {run.text[k, 2]})" for k in (j, i)]
-        data = names[0] if names[0] == names[1] else " and ".join(names)
-        line, column = (int(x) for x in run.argument[i, 2:4])
-        raise InputError(f"{run.instruction[run.row_of_points()[i]]} at line {line}, column {column} reads {data} "
-                         f"through a parameter of {routine[-1] if routine else 'its routine'}, passed by its calls: "
-                         f"{form}", path=prog.files[int(files[i])][0], row=line, column=column)
-
-
-def _joints_form(prog: RobotProgram, edits: w.Edits, ok: np.ndarray, is_joint: np.ndarray, value: dict[int, str]
-                 ) -> tuple[w.Edits, int]:
-    """The joints form of the points' ``edits``: each Cartesian motion whose points all converged (``ok`` ``(m,)``)
-    renamed ``MoveAbsJ`` / ``movej``, and each RAPID ``MoveC via, to, rest`` rewritten as ``MoveAbsJ via, rest``
-    and ``MoveAbsJ to, rest`` from its points' texts (``value``: each point written, its text; the edits inside
-    it dropped). Returns the edits and how many texts they change."""
-    run = prog.columns.run
-    text, rapid = prog.text, prog.language == "rapid"
-    new = "MoveAbsJ" if rapid else "movej"
-    first = run.first_points()
-    circular = run.kind == _KIND_CODE[CIRCULAR]
-    renamed = np.flatnonzero((run.kind != _KIND_CODE[ABSOLUTE_JOINT]) & ~circular
-                             & ~np.logical_and.reduceat(is_joint, first) & np.logical_and.reduceat(ok, first)
-                             & (np.asarray(run.instruction) != new)) if first.size else first
-    wholes = np.unique(run.statement[circular, :2], axis=0)  # (sorted, and no two overlap)
-    k = np.searchsorted(wholes[:, 0], edits.start, side="right") - 1
-    outside = (k < 0) | (edits.end > wholes[np.maximum(k, 0), 1]) if wholes.size else np.ones(len(edits.start), bool)
-    kept = edits.take(np.flatnonzero(outside))
-    n_changed = len({(a, b) for a, b in zip(kept.start.tolist(), kept.end.tolist())}) + len(wholes)
-    more = [w.Edit(int(a), int(b), new) for a, b in run.name[renamed, :2].tolist()]
-    for r in np.flatnonzero(circular).tolist():
-        via, to = int(first[r]), int(first[r]) + 1
-        if via in value and to in value:
-            start, name_end, end = int(run.statement[r, 0]), int(run.name[r, 1]), int(run.statement[r, 1])
-            prefix, rest = text[name_end:run.argument[via, 0]], text[run.argument[to, 1]:end]
-            line_start = text.rfind("\n", 0, start) + 1
-            indent = "".join(ch for ch in text[line_start:start] if ch in " \t")
-            more.append(w.Edit(start, end, f"{new}{prefix}{value[via]}{rest}{prog.newline}{indent}"
-                                            f"{new}{prefix}{value[to]}{rest}"))
-    return kept + w.Edits.of(more), n_changed
 
 
 def _largest_turn(R_from: FloatArray, R_to: FloatArray) -> float:

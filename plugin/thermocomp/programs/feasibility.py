@@ -129,8 +129,8 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
         first_failing.setdefault(motion, label)
 
     if linear_form:
-        _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, poses.T_flange_tcp, timing, ok,
-                     last_point, findings_of)
+        _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, poses.T_flange_tcp,
+                     timing.step_duration_s[prog.columns.motion_steps], ok, last_point, findings_of)
         _check_circles(motions, poses.T_world_tcp[:, :3, 3], p_tcp, ok, last_point, findings_of)
 
     # rows: what changed and by how much (largest over versions), when it runs
@@ -189,7 +189,7 @@ class Lazy(Sequence):
         return self._items[index]
 
 
-def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_tcp, timing, ok, last_point,
+def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_tcp, motion_s, ok, last_point,
                  findings_of):
     """Follow every linear and circular move in steps (batched over moves and versions)."""
     k, m, n = q_versions.shape
@@ -199,7 +199,7 @@ def _check_paths(chain, model, motions, q_nominal, q_versions, R_tcp, p_tcp, T_f
     to = last_point[moves]
     frm = last_point[moves - 1]  # (the first move starts from the cycle's last point: index -1)
     via = np.where(motions.kind[moves] == _KIND_CODE[CIRCULAR], to - 1, -1)
-    durations = timing.step_duration_s[timing.motion_steps[moves]]
+    durations = motion_s[moves]  # (each motion's duration [s])
     usable = ok[to] & ok[frm]
     # (k, L) arrays of start and end poses (the ends read only: views where the moves' ends are consecutive points,
     # as in a program of linear moves; q_prev, written below, is always a copy)

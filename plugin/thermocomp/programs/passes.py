@@ -109,15 +109,16 @@ def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
     return {key: np.array(members, dtype=np.int64) for key, members in out.items()}
 
 
-def partly_failed_notes(prog: RobotProgram, status: np.ndarray) -> list[str]:
-    """A note for each text that differs from pass to pass and whose passes were compensated only in part (``status``
-    ``(m,)``, each point's :class:`~thermocomp.kinematics.ik.Status`): its table is written whole or not at all, so
-    the passes that were compensated are left as written too, and the report says so (the failed ones are listed
-    as failures)."""
+def partly_failed_notes(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], status: np.ndarray
+                        ) -> list[str]:
+    """A note for each text that differs from pass to pass (``found``, :func:`groups`) and whose passes were
+    compensated only in part (``status`` ``(m,)``, each point's :class:`~thermocomp.kinematics.ik.Status`): its table
+    is written whole or not at all, so the passes that were compensated are left as written too, and the report says
+    so (the failed ones are listed as failures)."""
     converged = np.asarray(status) == Status.CONVERGED
     run = prog.columns.run
     notes = []
-    for idx in groups(prog).values():
+    for idx in found.values():
         failed = int(np.count_nonzero(~converged[idx]))
         if 0 < failed < idx.size:
             notes.append(f"{prog.path}:{int(run.argument[idx[0], 2])}:{int(run.argument[idx[0], 3])}: the target here "
@@ -129,11 +130,11 @@ def partly_failed_notes(prog: RobotProgram, status: np.ndarray) -> list[str]:
 def check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
     """Refuse the forms a per-pass table is not written in: the joints form and the time-indexed program, naming
     the first such motion's line."""
-    found = groups(prog)
-    if not found or (output == "filtered" and not indexed):
+    keys = prog.extra.get("per_pass") or frozenset()
+    if not keys or (output == "filtered" and not indexed):
         return
-    first = min(found.values(), key=lambda idx: int(idx[0]))
-    row = int(prog.columns.run.argument[first[0], 2])
+    run = prog.columns.run
+    row = int(run.argument[next(i for i, key in enumerate(map(tuple, run.text[:, :2].tolist())) if key in keys), 2])
     form = "--time-indexed" if indexed else "--program-output joints"
     raise InputError(f"the motion target at line {row} differs from pass to pass of its loop: it is written as a "
                      f"table of corrected targets, which {form} does not write (use --program-output filtered with "

@@ -85,8 +85,6 @@ class Timing:
         The cycle time used [s] (``cycle_time_s`` when given).
     cycles
         How many cycles run.
-    motion_steps
-        Index in ``program.steps`` of each motion, ``(motions,)``.
     """
 
     step_duration_s: FloatArray
@@ -94,7 +92,6 @@ class Timing:
     estimated_cycle_s: float
     cycle_s: float
     cycles: int
-    motion_steps: np.ndarray
 
     @property
     def total_min(self) -> float:
@@ -173,7 +170,7 @@ def estimate_timing(chain: Chain, program: RobotProgram, T_world_tcp: FloatArray
     else:
         cycles = options.cycles
     return Timing(step_duration_s=durations, point_arrival_s=ends[arrival_index],
-                  estimated_cycle_s=estimated, cycle_s=cycle, cycles=cycles, motion_steps=motion_steps)
+                  estimated_cycle_s=estimated, cycle_s=cycle, cycles=cycles)
 
 
 def _check_bounded(program: RobotProgram, durations: FloatArray, elapsed: FloatArray) -> None:

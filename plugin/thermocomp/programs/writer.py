@@ -6,14 +6,13 @@ decimal text that reads back as the same 32-bit float (:func:`single_columns`). 
 :data:`KEEP_POSITION` and :data:`KEEP_ANGLE` keeps its text (a zero table gives back the program byte for byte). A
 declared target (``CONST robtarget p10 := [...]``, UR ``global wp1 = p[...]``) is replaced in its declaration when
 every motion that uses it gets the same new value; otherwise each motion gets its own value at its argument
-(:func:`place_values`).
+(:func:`~thermocomp.programs.compensate.place_texts`).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections import defaultdict
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -24,7 +23,7 @@ import pyarrow.compute as pc
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs.grammars import byte_spans, joined_bytes
-from thermocomp.programs.model import Point, RobotProgram, Span
+from thermocomp.programs.model import RobotProgram
 
 #: A correction below these keeps the target's text [m], [rad]: ten times the
 #: IK tolerances (tolerances.py), far below the 32-bit rounding of the text.
@@ -233,51 +232,6 @@ def apply_edits(text: str, edits: Sequence[Edit] | Edits, path: str, comment: st
     interleaved = np.empty(2 * n + 1, dtype=np.int64)
     interleaved[0::2], interleaved[1::2] = np.arange(n + 1), np.arange(n + 1, 2 * n + 1)
     return joined_bytes(pa.concat_arrays([gaps, new]).take(pa.array(interleaved)))
-
-
-def place_values(points: list[Point], values: list[str | None], path: str, *, at_argument: list[bool]) -> list[Edit]:
-    """Edits that write ``values[i]`` (``None``: unchanged) for ``points[i]``.
-
-    The points sharing a text write it there when they all get the same value and none is ``at_argument`` (a
-    joint target replacing a Cartesian one cannot live in a robtarget declaration); otherwise each argument gets
-    its value, a declaration's points keeping the declaration's old value where ``None``. Refused, naming the
-    motion target: a text that is no declaration, or an argument, that would need two values, and any point that
-    would then run another's value (an argument shared by points of several declarations: a routine's parameter,
-    called with different targets).
-    """
-    by_text: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for i, p in enumerate(points):
-        by_text[(p.text.start, p.text.end)].append(i)
-    edits: list[Edit] = []
-    for (start, end), members in by_text.items():
-        wanted = {values[i] for i in members}
-        if wanted == {None}:
-            continue
-        if len(wanted) == 1 and not any(at_argument[i] for i in members):
-            edits.append(Edit(start, end, wanted.pop()))
-            continue
-        if points[members[0]].text == points[members[0]].argument and len(wanted) > 1:
-            raise _conflict(points[members[0]].argument, path)
-        by_argument: dict[tuple[int, int], set] = defaultdict(set)
-        for i in members:
-            by_argument[(points[i].argument.start, points[i].argument.end)].add(values[i])
-        for (a_start, a_end), got in by_argument.items():
-            if len(got) > 1:
-                raise _conflict(next(points[i].argument for i in members if points[i].argument.start == a_start), path)
-            value = got.pop()
-            if value is not None:
-                edits.append(Edit(a_start, a_end, value))
-    at = {(e.start, e.end): e.new for e in edits}
-    for point, value in zip(points, values):
-        if at.get((point.argument.start, point.argument.end), at.get((point.text.start, point.text.end))) != value:
-            raise _conflict(point.argument, path)
-    return edits
-
-
-def _conflict(span: Span, path: str) -> InputError:
-    return InputError(f"the motion target at line {span.line}, column {span.column} is run more than once "
-                      "with different corrections (a routine called at different minutes, or with different tools "
-                      "or work objects); one text cannot hold them", path=path, row=span.line)
 
 
 def rapid_table(name: str, joint: bool, entries: Sequence[str], newline: str) -> str:
