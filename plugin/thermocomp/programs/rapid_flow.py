@@ -639,6 +639,7 @@ class _Flow:
         for file, module_tree in enumerate(trees):
             with self.in_file(file):
                 self._uses(module_tree, uses, consts)
+        passes.drop_tabled(uses, self.steps, self.per_pass)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         direct -= calls.unwritable(self._reads)
         steps = []
@@ -1342,6 +1343,7 @@ class _Flow:
     def check_per_pass(self) -> frozenset[tuple[int, int]]:
         """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
         motions of the others dropped from the steps, unsupported at their line."""
+        passes.take_calls(self.steps, self._in_call, self.per_pass)  # (a text the calls need differently: a table)
         if not self.per_pass:
             return frozenset()
         steps, taken, refused, notes = passes.settle(self.steps, self.per_pass, set(self.conditional), "FOR",
