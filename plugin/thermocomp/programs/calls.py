@@ -66,9 +66,10 @@ def _motion_of_point(run: MotionRun, i: int) -> Motion:
     return run.take([int(run.row_of_points()[i])]).motions()[0]
 
 
-def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call: dict[int, Call]
-             ) -> tuple[set[tuple[int, int]], list[tuple[Motion, Call]]]:
-    """Texts written inside routines that two calls need differently, and (motion, later call) for each clash."""
+def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call: dict[int, Call],
+             tabled: Collection[tuple[int, int]] = ()) -> tuple[set[tuple[int, int]], list[tuple[Motion, Call]]]:
+    """Texts written inside routines that two calls need differently, and (motion, later call) for each clash; a text
+    ``tabled`` (written as a table, one entry a run: :mod:`.passes`) never clashes."""
     seen: dict[tuple[int, int], np.ndarray] = {}
     frozen: set[tuple[int, int]] = set()
     clashes: list[tuple[Motion, Call]] = []
@@ -79,7 +80,7 @@ def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call
         own = np.all(new.text == new.argument, axis=1).tolist()  # (else written in its declaration: the caller's)
         tools = [t for _, t in new.frames]
         for i, (key, target) in enumerate(new.targets()):
-            if not own[i]:
+            if not own[i] or key in tabled:
                 continue
             value = np.concatenate([np.ravel(target), np.ravel(tools[new.frame[i]])])
             if not np.array_equal(seen.setdefault(key, value), value):
@@ -89,18 +90,19 @@ def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call
 
 
 def finish(run: list[MotionRun | Wait], finish_points: Callable[[set[int]], list[MotionRun | Wait]],
-           in_call: dict[int, Call], unsupported: list[Finding], notes: list[Finding]) -> list[MotionRun | Wait]:
+           in_call: dict[int, Call], unsupported: list[Finding], notes: list[Finding],
+           tabled: Collection[tuple[int, int]] = ()) -> list[MotionRun | Wait]:
     """The program's steps with each point's final text, the motions of clashing calls left out.
 
     ``run``: the steps as the reader ran them; ``finish_points(unfollowed)`` gives them again, in the same order,
     with the texts decided as if the points at the offsets ``unfollowed`` were not followed; ``in_call``: the id of
-    each step run by a call with arguments -> that call. A finding per clashing call goes to ``unsupported``, a note
-    per motion left as written to ``notes``.
+    each step run by a call with arguments -> that call; ``tabled``: the texts written as tables (never a clash). A
+    finding per clashing call goes to ``unsupported``, a note per motion left as written to ``notes``.
     """
     unfollowed: set[int] = set()
     while True:
         steps = finish_points(unfollowed)
-        frozen, clashes = _clashes(run, steps, in_call) if in_call else (set(), [])
+        frozen, clashes = _clashes(run, steps, in_call, tabled) if in_call else (set(), [])
         left: dict[int, np.ndarray] = {}  # a step's index: its motions that write a frozen text
         dropped: set[int] = set()
         for k, step in enumerate(steps if frozen else ()):

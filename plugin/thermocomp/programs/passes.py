@@ -67,7 +67,7 @@ def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
     expression such as ``Offs(p, 0, 0, 50)``) that the calls of their routine (``in_call``: a step's id -> the call
     with arguments that ran it) need with differing targets (the texts that would clash, :func:`.calls.finish`): a
     table each, as a loop's."""
-    frozen = calls._clashes(steps, steps, in_call)[0] if in_call else set()
+    frozen = calls._clashes(steps, steps, in_call, per_pass)[0] if in_call else set()
     of_text: dict[tuple[int, int], dict] = {}  # each such text: the calls that run it, in order
     for step in steps if frozen else ():
         call = in_call.get(id(step))

@@ -232,7 +232,8 @@ class _Walker(Flow, Motions, Values):
 
     def finish_points(self) -> list:
         """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`)."""
-        return calls.finish(self.steps, self._finish_points, self.in_call_checked(), self.unsupported, self.notes)
+        return calls.finish(self.steps, self._finish_points, self._in_call, self.unsupported, self.notes,
+                            self.per_pass)  # (a per-pass text is a table, one entry a run: never a clash)
 
     def _finish_points(self, unfollowed: set[int]) -> list:
         """A variable's literal is rewritten only if every use of the name in the file is a motion's point."""

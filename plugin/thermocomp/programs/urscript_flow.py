@@ -763,15 +763,6 @@ class Flow:
         self.notes.extend(notes)
         return taken
 
-    def in_call_checked(self) -> dict:
-        """The motions run by calls with arguments whose texts :mod:`.calls` checks: a per-pass text is a table, one
-        entry a run, so calls needing it differently do not clash."""
-        if not self.per_pass:
-            return self._in_call
-        tabled = {id(s) for s in self.steps if isinstance(s, MotionRun)
-                  and any((a, b) in self.per_pass for a, b in s.text[:, :2].tolist())}
-        return {k: v for k, v in self._in_call.items() if k not in tabled}
-
     # ----- calls
     def run_call(self, call: Tree, local: dict, depth: int, for_value: bool = False):
         name = str(call.children[0])
