@@ -134,7 +134,7 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
         else:
             continue
         bad.add(key)
-        refused.append(Finding(message, line, column))
+        refused.append(Finding(message, line, column, int(steps[motions[0][0]].file[motions[0][1]])))
     taken = frozenset(key for key in runs if key not in bad)
     loops: dict[int, tuple[object, set[int]]] = {}
     for key in taken:
