@@ -83,6 +83,8 @@ def drop_tabled(uses: dict[str, set[int]], steps: list, per_pass: dict) -> None:
     """Drop from ``uses`` (a name -> its uses' task-wide offsets, ``file << 40`` added) the uses inside the texts
     ``steps`` write as tables (``per_pass``'s, where a motion of ``steps`` still runs them): a table replaces its
     whole text, so ``Offs(p, 0, 0, 50)`` written so reads ``p`` no more."""
+    if not per_pass:
+        return
     spans = sorted({((int(f) << 40) + a, (int(f) << 40) + b) for step in steps if isinstance(step, MotionRun)
                     for (a, b), f in zip(step.text[:, :2].tolist(), step.text_file.tolist()) if (a, b) in per_pass})
     if not spans:
