@@ -194,11 +194,12 @@ def test_a_script_unrolling_past_the_motion_bound_is_refused_with_its_count(case
 
 
 def test_max_motions_bounds_a_script_s_counted_loop(case, capsys):
-    """PolyScope's "Loop 3 times" of one motion is 3 motions and 3 passes: --max-motions 5 refuses it, 6 not."""
+    """PolyScope's "Loop 3 times" of one motion is 3 motions and 3 passes: --max-motions 5 refuses it at the motion
+    that passes the bound (the loop runs pass by pass), 6 not."""
     (case / "l.script").write_text("def m():\n  Loop_1 = 0\n  while (Loop_1 < 3):\n"
                                    "    movel(p[.4, .1, .3, 0, 3.14, 0], a=1.2, v=0.25)\n    Loop_1 = Loop_1 + 1\n"
                                    "  end\nend\n")
     argv = ["compensate", "--robot", "ur5", "--deformation", "d.csv", "--program", "l.script", "--out", "o.script"]
-    refused(case, capsys, [*argv, "--max-motions", "5"], EXIT_INPUT, "l.script, line 3", "--max-motions 5")
+    refused(case, capsys, [*argv, "--max-motions", "5"], EXIT_INPUT, "l.script, line 4", "--max-motions 5")
     code, _, err = run_cli(capsys, [*argv, "--max-motions", "6"])
     assert code == EXIT_OK, err

@@ -123,6 +123,27 @@ def test_closed_form_path_keeps_the_configuration_along_a_smooth_path(name, rng)
     assert np.all(np.isnan(bare.sigma_min))
 
 
+def test_closed_form_path_goes_on_in_its_configuration_after_poses_out_of_reach():
+    """A stretch of the path out of reach (2 m away) fails there and holds the configuration: the poses after it
+    continue on the path's branch (joint 6 past 180 degrees, unwrapped from the held angles), as the same path
+    wholly in reach gives them; a path wholly in reach holds nothing."""
+    chain = load_robot("irb140")
+    model = nominal_model(chain)
+    s = np.linspace(0.0, 1.0, 1500)[:, None]
+    q0 = chain.home + np.array([0.3, 0.2, -0.2, 0.5, 0.4, 2.9])
+    q = q0 + s * np.array([0.4, -0.3, 0.2, -0.8, 0.5, 0.6])
+    R, p = fk(model, q)
+    whole = solve_path(model, R, p, q[0])
+    assert np.all(whole.status == Status.CONVERGED) and np.max(np.abs(whole.q - q)) < 1e-8
+    far = p.copy()
+    far[580:640] += [2.0, 0.0, 0.0]  # (joint 6 passes 180 degrees in the gap)
+    path = solve_path(model, R, far, q[0])
+    assert np.all(path.status[580:640] != Status.CONVERGED)
+    rest = np.r_[0:580, 640:1500]
+    assert np.all(path.status[rest] == Status.CONVERGED)
+    assert np.max(np.abs(path.q[rest] - q[rest])) < 1e-8  # the same branch, no turn of joint 6 lost or added
+
+
 def test_closed_form_path_crosses_the_wrist_singularity_on_the_same_configuration():
     """Joint 5 of the IRB140 passes 0.05 mrad from 0 (axes 4 and 6 aligned): the branch formulas swap there,
     the path must not (each pose takes the branch nearest its predecessor's)."""
@@ -172,6 +193,25 @@ def _reference_branches(form, R, p, near):
     q_fit, _ = fit_limits(np.where(exists[..., None], q, 0.0), chain.lower, chain.upper, near)
     q = np.where(exists[..., None], q_fit, np.nan)
     return q, exists & chain.within_limits(np.where(exists[..., None], q, chain.home))
+
+
+@pytest.mark.parametrize("name", ["irb140", "ur5"])
+def test_compiled_flange_is_the_numpy_flange_to_the_last_bit(name, rng):
+    """The flange frame every compiled closed form starts from (engine.flange_block) is the numpy reference's
+    (closed_form._flange), bit for bit, on a tilted base with a turned, offset tool; and it is the frame the FK
+    reaches at the angles: the tool taken off the TCP pose."""
+    chain = _placed(load_robot(name), rng)
+    model = nominal_model(chain)
+    q = _random_q(chain, rng, 3000)
+    R, p = fk(model, q)
+    R6, o6 = closed_form_module._flange_compiled(model, R, p)
+    want_R6, want_o6 = closed_form_module._flange(model, R, p)
+    assert np.array_equal(R6, want_R6) and np.array_equal(o6, want_o6)
+    # the TCP is the flange frame with the tool on it: R = R_base R6 R_tool, p = p_base + R_base (o6 + R6 p_tool)
+    R_tcp = model.R_base @ R6 @ model.R_tool
+    p_tcp = model.p_base + np.einsum("ij,mj->mi", model.R_base, o6 + np.einsum("mij,j->mi", R6, model.p_tool))
+    assert np.max(np.abs(R_tcp - R)) < 1e-14 and np.max(np.abs(p_tcp - p)) < 1e-14
+    assert not np.allclose(R6, R)  # (the base and tool frames were not identities)
 
 
 @pytest.mark.parametrize("name", ["irb140", "ur5"])

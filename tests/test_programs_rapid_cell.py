@@ -433,6 +433,23 @@ def test_a_module_s_declarations_may_use_the_data_of_the_modules_given_before_it
     np.testing.assert_allclose(prog.points[0].T_world_tcp[:3, 3], T["a"][:3, 3] + [0, 0, 0.020], atol=1e-12)
 
 
+def test_a_module_s_declarations_may_use_the_data_of_a_module_given_after_it(tmp_path, rng):
+    """RAPID knows every module's data at once: a datum whose value reads the data of a module given after its own
+    (or of the program) gets it once all are declared; one of a LOCAL datum of another module never does."""
+    (tmp_path / "lift.mod").write_text("MODULE lift\n  CONST num nLift := nBase * 2 + nCell;\n"
+                                       "  CONST num nHidden := nOwn;\nENDMODULE\n")
+    (tmp_path / "base.mod").write_text("MODULE base\n  CONST num nBase := 10;\n  LOCAL CONST num nOwn := 1;\nENDMODULE\n")
+    src, T = _module(load_robot("irb140"), rng, "    MoveL Offs(a, 0, 0, nLift), v100, fine, tGrip;\n"
+                                                 "    MoveL Offs(a, 0, 0, nHidden), v100, fine, tGrip;\n")
+    path = tmp_path / "cell.mod"
+    path.write_text(src.replace("  PROC main()", "  CONST num nCell := 5;\n  PROC main()"))
+    prog = read_program(path, rapid=RapidOptions(modules=(str(tmp_path / "lift.mod"), str(tmp_path / "base.mod"))))
+    np.testing.assert_allclose(prog.points[0].T_world_tcp[:3, 3], T["a"][:3, 3] + [0, 0, 0.025], atol=1e-12)
+    (refused,) = prog.unsupported
+    assert refused.line == src.splitlines().index("    MoveL Offs(a, 0, 0, nHidden), v100, fine, tGrip;") + 2
+    assert "nHidden has no value known before the program runs" in refused.message
+
+
 def test_a_target_declared_in_another_module_is_written_there(tmp_path, rng):
     src, _, modules = _task(tmp_path, rng, PICK)
     calib = CALIB.replace("ENDMODULE", "  CONST robtarget pDrop := [[400,0,400],[0,0,1,0],[0,0,0,0],"
@@ -706,7 +723,7 @@ def test_a_100000_pass_loop_is_read_in_seconds(tmp_path, rng):
 def test_the_cli_takes_the_task_options(tmp_path, rng, capsys):
     from thermocomp.cli.main import main
 
-    src, T, modules = _task(tmp_path, rng, PICK + "    g_Flash 3;\n")
+    src, T, modules = _task(tmp_path, rng, PICK + "    g_Flash 3;\n    g_Other;\n")
     path = tmp_path / "PickPlace.mod"
     path.write_text(src.replace("  PROC main()", "  PROC Path_10()"))
     (tmp_path / "zero.csv").write_text("Dx,Dy,Dz,Dox,Doy,Doz\n" + "0,0,0,0,0,0\n" * 6)

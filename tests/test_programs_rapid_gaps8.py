@@ -159,7 +159,7 @@ def test_a_modules_local_datum_hidden_by_a_global_of_its_name_is_refused_where_i
                    "        MoveL p10, v100, fine, tool0;\n    ENDPROC\nENDMODULE\n")
     prog = read_program(main, rapid=RapidOptions(modules=(str(lib),)))
     assert [(f.file, f.line) for f in prog.unsupported] == [(1, 4)]
-    assert "p10 is declared LOCAL" in prog.unsupported[0].message
+    assert "p10 is declared in this module and in another of the task, one of them LOCAL" in prog.unsupported[0].message
     assert [(m.line, m.file) for m in prog.motions] == [(4, 0)]
 
 

@@ -198,3 +198,14 @@ def test_a_datum_given_again_the_same_text_is_written_where_each_motion_reads_it
         prog = urscript_program_from_text(text, "again.script")
         assert prog.unsupported == (), given
         assert [m.points[-1].text.line for m in prog.motions] == lines, given
+
+
+def test_a_return_in_a_function_s_loop_forever_ends_the_function_and_the_caller_goes_on():
+    """``return`` in a ``while True`` (one cycle is one pass) leaves the function: the motion after the loop never
+    runs, the motion after the call does (URScript manual, "Flow of control" and "Function")."""
+    move = "movel(p[{x}, .1, .3, 0, 3.14, 0], a=1.2, v=0.25)"
+    text = ("def prog():\n  def f():\n    while True:\n      " + move.format(x=.4) + "\n      return 0\n    end\n    "
+            + move.format(x=.5) + "\n  end\n  f()\n  " + move.format(x=.6) + "\nend\n")
+    prog = urscript_program_from_text(text, "ret.script")
+    assert prog.unsupported == () and [m.statement.line for m in prog.motions] == [4, 10]
+    assert [p.T_world_tcp[0, 3] for p in prog.points] == [0.4, 0.6]

@@ -27,7 +27,7 @@ from thermocomp.deformation.timelaw import Static
 from thermocomp.errors import InputError
 from thermocomp.geometry.rotations import matrix_from_rotvec, rotation_angle, transform
 from thermocomp.kinematics.ik import solve_ik
-from thermocomp.programs import read_program
+from thermocomp.programs import read_program, urscript_flow
 from thermocomp.programs.model import MAX_MOTIONS
 from thermocomp.programs.urscript import urscript_program_from_text
 from thermocomp.tolerances import IK_ORIENTATION_TOL, IK_POSITION_TOL
@@ -271,13 +271,20 @@ def test_a_tree_of_calls_standing_for_2_to_the_40_motions_is_refused_at_once_wit
     assert len(urscript_program_from_text(_call_tree(4), "tree.script").motions) == 16
 
 
-def test_nested_counted_loops_past_the_bound_are_refused_with_their_line():
-    loops = ("def m():\n  i = 0\n  while (i < 100000):\n    j = 0\n    while (j < 100000):\n"
+def test_nested_counted_loops_past_the_bound_are_refused_with_their_line(monkeypatch):
+    """Counted loops run pass by pass: past --max-motions, or past the statements the reader runs, refused at the
+    motion where the bound is passed."""
+    loops = ("def m():\n  i = 0\n  while (i < 100):\n    j = 0\n    while (j < 100):\n"
              "      movel(p[.4, .1, .3, 0, 3.14, 0], a=1.2, v=0.25)\n      j = j + 1\n    end\n    i = i + 1\n  end\nend\n")
     with pytest.raises(InputError) as refusal:
-        urscript_program_from_text(loops, "loops.script", max_motions=1_000_000)
-    assert refusal.value.row == 5 and "--max-motions 1,000,000" in str(refusal.value)
-    small = loops.replace("100000", "3")
+        urscript_program_from_text(loops, "loops.script", max_motions=1_000)
+    assert refusal.value.row == 6 and "--max-motions 1,000" in str(refusal.value)
+    monkeypatch.setattr(urscript_flow, "MAX_STATEMENTS_RUN", 1_000)
+    with pytest.raises(InputError) as refusal:
+        urscript_program_from_text(loops, "loops.script")
+    assert refusal.value.row in (6, 7) and "reading runs more than 1,550 statements" in str(refusal.value)  # (inner)
+    monkeypatch.undo()
+    small = loops.replace("100", "3")
     prog = urscript_program_from_text(small, "loops.script", max_motions=9 + 9 + 3)  # motions and passes
     assert [m.statement.line for m in prog.motions] == [6] * 9
     with pytest.raises(InputError):

@@ -217,6 +217,7 @@ def run_job(job: CompensationJob, work: Callable[[Job, RobotAndTable], Report], 
             # (path, option), or (path, option, begins, kind) for a name the user did not give: a file there that
             # this option did not write is refused, not replaced
             run.output(*output) if len(output) == 2 else run.derived_output(*output)
+        run.check_inputs_exist()  # (a missing file named with the option that gave it, before any is read)
         run.check()
         bound = robot_and_table(job.robot, job.deformation, job=run, robot_options=job.robot_options,
                                 options=options, convention=job.convention, joint_objects=job.joint_objects)

@@ -112,7 +112,8 @@ def read_program_bytes(path: PathLike, kind: str) -> bytes:
 
     A text in UTF-16 or UTF-32 (a byte-order mark) or with line ends of CR alone (classic Mac OS) would
     otherwise be refused as a syntax error at its first character or its last line; neither is what
-    RobotStudio, the FlexPendant or PolyScope write, and both are named here.
+    RobotStudio, the FlexPendant or PolyScope write, and both are named here, as is a file with no text (empty,
+    or only a byte-order mark and white space).
     """
     try:
         size = os.stat(path).st_size
@@ -122,6 +123,11 @@ def read_program_bytes(path: PathLike, kind: str) -> bytes:
         raise InputError(f"the {kind} holds {size:,} bytes: expected at most {MAX_PROGRAM_BYTES:,} (256 MiB: some "
                          "2,000,000 motions, --max-motions' bound, at 128 bytes each)", path=str(path))
     data = read_input_bytes(path, kind)
+    body = data.removeprefix(b"\xef\xbb\xbf")
+    if not body.strip():  # (a failed copy or save: the reader's message was "unexpected end of file")
+        what = "is empty (0 bytes)" if not data else "holds only " + " and ".join(
+            (["a byte-order mark"] if body != data else []) + (["white space"] if body else []))
+        raise InputError(f"the {kind} {what}: expected a program's text", path=str(path), row=1, column=1)
     if data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
         raise InputError(f"the {kind} is UTF-16 or UTF-32 encoded (a byte-order mark): save it as ASCII or UTF-8",
                          path=str(path), row=1, column=1)

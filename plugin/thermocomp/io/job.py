@@ -632,7 +632,7 @@ class Job:
         if self._by_destination is None:
             self._by_destination = {}
             for role in self._outputs:
-                self._by_destination.setdefault(Path(os.path.realpath(role.path)), role)
+                self._by_destination.setdefault(destination(role.path), role)  # (the key of :meth:`temporary`)
         role = self._by_destination.get(dest)
         if role is None:
             raise ValueError(f"{dest} was not declared with Job.output")

@@ -162,8 +162,8 @@ class ClosedForm:
         from thermocomp.kinematics import engine
 
         chain = self.model.chain
-        R6, o6 = _flange(self.model, np.asarray(R_world_tcp, dtype=float).reshape(-1, 3, 3),
-                         np.asarray(p_world_tcp, dtype=float).reshape(-1, 3))
+        R6, o6 = _flange_compiled(self.model, np.asarray(R_world_tcp, dtype=float).reshape(-1, 3, 3),
+                                  np.asarray(p_world_tcp, dtype=float).reshape(-1, 3))
         m = o6.shape[0]
         q = np.empty((m, 6))
         penalty = np.empty(m)
@@ -249,7 +249,7 @@ def _compiled(kind: str, model: KinematicModel, R_world_tcp: FloatArray, p_world
     """Canonical angles ``(m, 8, 6)`` from the compiled twin of :func:`_opw` or :func:`_ur` (same equations, same order)."""
     from thermocomp.kinematics import engine
 
-    R6, o6 = _flange(model, R_world_tcp.reshape(-1, 3, 3), p_world_tcp.reshape(-1, 3))
+    R6, o6 = _flange_compiled(model, R_world_tcp.reshape(-1, 3, 3), p_world_tcp.reshape(-1, 3))
     out = np.empty((o6.shape[0], N_BRANCHES, 6))
     engine.run_blocks(engine.branches_block, len(o6), kind == "opw", engine.c_array(R6), engine.c_array(o6),
                       engine.c_array(model.p_joint), out)
@@ -264,12 +264,31 @@ def _acos_pm(x: FloatArray) -> FloatArray:
     return np.stack([a, -a], axis=-1)
 
 
+def _flange_compiled(model: KinematicModel, R_world_tcp: FloatArray, p_world_tcp: FloatArray
+                     ) -> tuple[FloatArray, FloatArray]:
+    """:func:`_flange` in the compiled engine (:func:`thermocomp.kinematics.engine.flange_block`, the same sums
+    row by row, on the engine's threads): what the closed forms of many poses start from (numpy's stacked 3x3
+    products were a fifth of a path's branch choice, on one thread)."""
+    from thermocomp.kinematics import engine
+
+    m = R_world_tcp.shape[0]
+    R6, o6 = np.empty((m, 3, 3)), np.empty((m, 3))
+    engine.run_blocks(engine.flange_block, m, *(engine.c_array(a) for a in (
+        model.R_base, model.p_base, model.R_tool, model.p_tool, R_world_tcp, p_world_tcp)), R6, o6)
+    return R6, o6
+
+
 def _flange(model: KinematicModel, R_world_tcp: FloatArray, p_world_tcp: FloatArray):
-    """Last joint's frame ``R6`` ``(m, 3, 3)`` and origin ``o6`` ``(m, 3)``, in the base frame."""
-    R_base_tcp = model.R_base.T @ R_world_tcp
-    p_base_tcp = (p_world_tcp - model.p_base) @ model.R_base
-    R6 = R_base_tcp @ model.R_tool.T
-    o6 = p_base_tcp - R6 @ model.p_tool
+    """Last joint's frame ``R6`` ``(m, 3, 3)`` and origin ``o6`` ``(m, 3)``, in the base frame (the numpy
+    reference of :func:`_opw` and :func:`_ur`; the compiled closed forms use :func:`_flange_compiled`, whose sums
+    these are, term by term in the same order: ``R6 = R_base.T @ R @ R_tool.T``, ``o6 = (p - p_base) @ R_base -
+    R6 @ p_tool``)."""
+    Rb, Rt, pt = model.R_base, model.R_tool, model.p_tool
+    R, d = R_world_tcp, p_world_tcp - model.p_base
+    R_base_tcp = Rb[0][:, None] * R[:, 0, None, :] + Rb[1][:, None] * R[:, 1, None, :] + Rb[2][:, None] * R[:, 2, None, :]
+    R6 = R_base_tcp[:, :, 0, None] * Rt[:, 0] + R_base_tcp[:, :, 1, None] * Rt[:, 1] + R_base_tcp[:, :, 2, None] * Rt[:, 2]
+    o6 = (d[:, 0, None] * Rb[0] + d[:, 1, None] * Rb[1] + d[:, 2, None] * Rb[2]) - (
+        R6[:, :, 0] * pt[0] + R6[:, :, 1] * pt[1] + R6[:, :, 2] * pt[2])
     return R6, o6
 
 

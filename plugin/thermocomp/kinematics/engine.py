@@ -735,6 +735,25 @@ def _branches(opw, R6, o6, p, j, only, out, scratch):
         _ur_pose(R6, o6, p, j, only, out, scratch)
 
 
+@njit((F2, F1, F2, F1, F3, F2, F3, F2, _I, _I), nogil=True, lazy=True)
+def flange_block(R_base, p_base, R_tool, p_tool, R, p, R6, o6, start, stop):
+    """The last joint's frame in the base frame for TCP poses ``start:stop`` (``closed_form._flange``'s
+    arithmetic, row by row): ``R6 = R_base.T @ R @ R_tool.T``, ``o6 = (p - p_base) @ R_base - R6 @ p_tool``;
+    ``R`` ``(m, 3, 3)``, ``p`` ``(m, 3)`` the world-frame poses, into ``R6`` ``(m, 3, 3)`` and ``o6`` ``(m, 3)``."""
+    Rb = np.empty((3, 3))
+    for r in range(start, stop):
+        for i in range(3):
+            for k in range(3):
+                Rb[i, k] = R_base[0, i] * R[r, 0, k] + R_base[1, i] * R[r, 1, k] + R_base[2, i] * R[r, 2, k]
+        for i in range(3):
+            for k in range(3):
+                R6[r, i, k] = Rb[i, 0] * R_tool[k, 0] + Rb[i, 1] * R_tool[k, 1] + Rb[i, 2] * R_tool[k, 2]
+        d0, d1, d2 = p[r, 0] - p_base[0], p[r, 1] - p_base[1], p[r, 2] - p_base[2]
+        for i in range(3):
+            o6[r, i] = (d0 * R_base[0, i] + d1 * R_base[1, i] + d2 * R_base[2, i]) - (
+                R6[r, i, 0] * p_tool[0] + R6[r, i, 1] * p_tool[1] + R6[r, i, 2] * p_tool[2])
+
+
 @njit((_B, F3, F2, F2, F3, _I, _I), nogil=True, lazy=True)
 def branches_block(opw, R6, o6, p, out, start, stop):
     """Canonical angles of every branch of poses ``start:stop``, ``out`` ``(m, 8, 6)``: the ortho-parallel arm

@@ -419,10 +419,12 @@ def _iterate_compiled(model: KinematicModel, R_target: FloatArray, p_target: Flo
     J, bound = np.empty((kept, 6, n)), np.empty(kept)
     settings = engine.NewtonSettings(float(options.position_tol), float(options.orientation_tol),
                                      int(options.max_iterations), LM_FLOOR, MAX_STEP, STALL_ITERATIONS)
-    engine.run_blocks(engine.newton_block, m, engine.engine_model(model),
-                      engine.c_array(np.broadcast_to(R_target, (m, 3, 3))),
-                      engine.c_array(np.broadcast_to(p_target, (m, 3))), q, settings, pos_err, ori_err, iterations,
-                      J, bound, measure_singularity)
+    # (a target of every row's shape is taken as it is: a broadcast view is read-only, and the engine's arrays are
+    # writable ones, so it was copied whole at every solve)
+    R_rows = R_target if R_target.shape == (m, 3, 3) else np.broadcast_to(R_target, (m, 3, 3))
+    p_rows = p_target if p_target.shape == (m, 3) else np.broadcast_to(p_target, (m, 3))
+    engine.run_blocks(engine.newton_block, m, engine.engine_model(model), engine.c_array(R_rows),
+                      engine.c_array(p_rows), q, settings, pos_err, ori_err, iterations, J, bound, measure_singularity)
     if not measure_singularity:
         sigma = np.full(m, np.nan)
     elif n == 6:

@@ -364,15 +364,18 @@ def _path_closed_form(form: ClosedForm, R_target: FloatArray, p_target: FloatArr
     # a branch outside the limits ranks after every branch inside (1e6); zeros where no branch exists
     q_path, penalty = form.follow(R_target, p_target, q_start, BRANCH_JUMP, 1e6)
     # a pose out of reach (no branch) holds the angles of the last pose in reach, so the unwrapping goes on from it
-    reached = np.where(np.isfinite(penalty), np.arange(len(penalty)), -1)
-    np.maximum.accumulate(reached, out=reached)
-    q_path = np.where((reached >= 0)[:, None], q_path[np.maximum(reached, 0)], q_start)
+    # (a path wholly in reach holds none: not copied)
+    out_of_reach = ~np.isfinite(penalty)
+    if out_of_reach.any():
+        reached = np.where(out_of_reach, -1, np.arange(len(penalty)))
+        np.maximum.accumulate(reached, out=reached)
+        q_path = np.where((reached >= 0)[:, None], q_path[np.maximum(reached, 0)], q_start)
     # unwrap along the path from q_start, then back into the limits where needed
     steps = _wrapped(np.diff(np.vstack([q_start[None], q_path]), axis=0))
     unwrapped = q_start + np.cumsum(steps, axis=0)
     q_path, _ = fit_limits(unwrapped, chain.lower, chain.upper, unwrapped)
     result = solve_ik(form.model, R_target, p_target, q_path, options, measure_singularity=measure_singularity)
-    bad = np.flatnonzero(~np.isfinite(penalty) | (result.status != Status.CONVERGED))
+    bad = np.flatnonzero(out_of_reach | (result.status != Status.CONVERGED))
     for pose in bad.tolist():  # rare: out of reach, or at a singularity the closed form lost digits at
         # from the pose before, or where the path held (the angles it followed) when that one failed too
         before = q_start if pose == 0 else result.q[pose - 1] if result.status[pose - 1] == Status.CONVERGED \

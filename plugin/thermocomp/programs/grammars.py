@@ -235,8 +235,15 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
                 else repr(_as_written(str(found), text, getattr(exc, "pos_in_stream", None))))
         line = exc.line if getattr(exc, "line", -1) > 0 else text.count("\n") + 1
         column = exc.column if getattr(exc, "column", -1) > 0 else len(text) - text.rfind("\n")
-        interactive = getattr(exc, "interactive_parser", None) if at_end and blocks else None
-        unclosed = _still_open(interactive.parser_state.value_stack, blocks, ends) if interactive else ""
+        interactive = getattr(exc, "interactive_parser", None)
+        stack = [] if interactive is None else interactive.parser_state.value_stack
+        if at_end and interactive is not None and not stack:
+            raise InputError(f"{language} syntax: the file holds no statement, only comments and white space",
+                             path=path, row=line) from None
+        unclosed = _still_open(stack, blocks, ends) if at_end and blocks and interactive else ""
+        if [getattr(t, "type", "") for t in stack[-2:]] == ["DOLLAR", "NUMBER"]:  # (URScript's step line)
+            unclosed = (f": a step line ($ {stack[-1]}) takes its label in quotes next, as PolyScope writes it "
+                        f"($ {stack[-1]} \"MoveJ\")")
         raise InputError(f"{language} syntax: unexpected {what} (column {column}){unclosed}"
                          f"{_placeholder(text, line, column, language)}", path=path, row=line) from None
 

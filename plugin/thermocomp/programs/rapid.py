@@ -3,9 +3,10 @@
 The text is parsed by lark (``rapid.lark``, LALR: the RAPID kernel's language, every module of a file, runs of
 plain motion statements as one ``MOVES`` token each) and walked from the entry routine (``main`` or
 :attr:`RapidOptions.entry`) by :class:`_Walker`, whose parts are mixed in: data and expressions
-(:mod:`.rapid_data`), control flow and calls (:mod:`.rapid_flow`), motions (:mod:`.rapid_motions`). The task's
-other modules (:attr:`RapidOptions.modules`) give declarations and routines, never walked or written. What cannot
-be followed exactly is an *unsupported* finding with its line and column. docs/programs.md lists what is read.
+(:mod:`.rapid_data`), control flow (:mod:`.rapid_flow`), routines and calls (:mod:`.rapid_calls`), motions
+(:mod:`.rapid_motions`). The task's other modules (:attr:`RapidOptions.modules`) give declarations and routines,
+never walked or written. What cannot be followed exactly is an *unsupported* finding with its line and column.
+docs/programs.md lists what is read.
 
 Units: RAPID writes mm, degrees and quaternions ``[q1, q2, q3, q4] = (w, x, y, z)``; everything returned is SI
 (docs/conventions.md).
@@ -35,8 +36,9 @@ from thermocomp.programs.model import (
     TextLines,
     Wait,
 )
-from thermocomp.programs.rapid_data import _Data, _Declarations, span_of
-from thermocomp.programs.rapid_flow import _RAPID_NAME, _Flow
+from thermocomp.programs.rapid_calls import _RAPID_NAME
+from thermocomp.programs.rapid_data import _Data, _Declarations, _Mark, span_of
+from thermocomp.programs.rapid_flow import _Flow
 from thermocomp.programs.rapid_motions import (
     _NAME,
     MOTIONS,
@@ -189,7 +191,7 @@ class _Walker(_Flow, _Motions, _Declarations):
         self.steps: list[Motion | Wait] = []
         self.unsupported: list[Finding] = []
         self.notes: list[Finding] = []
-        self.assigned: dict[str, Token | Tree] = {}
+        self.marks: dict[str, _Mark] = {}  # the path's marks of the data it changed or gave (:class:`_Mark`)
         self._seen: set[Finding] = set()  # the findings and notes given once (:meth:`note_once`)
         self._summaries: dict[int, tuple] = {}  # id of a node -> (it, :meth:`_Flow.summary` of it)
         self._written_order: dict[int, tuple] = {}  # id of a node -> (it, where it first names each datum)
@@ -206,7 +208,6 @@ class _Walker(_Flow, _Motions, _Declarations):
         self._quiet: list[str] = []  # the routines being run that move nothing (:meth:`_Flow._run_proc`)
         self._params: dict[int, set[str]] = {}  # id of a call's scope -> its parameters' keys
         self._first_read: dict[str, tuple[object, Token]] = {}  # data read before any followed assignment to it
-        self._followed: dict[str, tuple[object, Tree]] = {}  # data given a known value by a followed assignment
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming data: its routine and parameter
         self._reads: dict[tuple[int, int], tuple] = {}  # a call site's target read through Offs: :meth:`through_call_site`
         self._matches: dict[int, MoveStatements] = {}  # statements of each MOVES token, by its offset

@@ -80,22 +80,42 @@ PREDEFINED: dict[str, tuple[str, object]] = {
 
 #: The routines of the RAPID base (ABB, "Technical reference manual - RAPID Instructions, Functions and Data types")
 #: by kind, one line of names each (a function's ends in ``()``). ``passive``: instructions that neither move the
-#: robot nor branch (corner-path warnings, cameras, I/O buses, cyclic conditions, friction identification, sensor and
-#: block writes, servo-tool tuning, a system stop). ``moving``: instructions that move the robot or an axis by
-#: themselves or tie its motions to something known only while running (load identification, sensors, synchronised
-#: moves, servo guns): a motion they govern is not followed. Every other kind says which arguments the routine gives
-#: a value (its ``INOUT``, ``VAR`` and ``PERS`` parameters): their places among the required arguments (0-based),
-#: the names of the optional ones (``\Name``), ``*`` every one, nothing for none. A call changes exactly these data
-#: (:meth:`_Declarations.changed_tokens`); a function found neither here, nor among those evaluated
-#: (:data:`EVALUATED`), nor in the task may change every datum named whole among its arguments.
+#: robot nor branch (I/O, sockets, files and serial channels, messages, interrupts and triggers set up, EGM set up, data
+#: by name, test signals, speed limits, cameras, cyclic conditions, a system stop): passed over. ``moving``: those that
+#: move the robot or an axis by themselves, change the frame of later motions or tie them to something known only
+#: while running (EGM, path recorder and restarts, force control, soft servo, independent axes, sensors, synchronised
+#: moves, servo guns, load identification): unsupported where the entry runs them. Every other kind says which
+#: arguments the routine gives a value (its ``INOUT``, ``VAR`` and ``PERS`` parameters): their places among the
+#: required arguments (0-based), the names of the optional ones (``\Name``), ``*`` every one, nothing for none. A call
+#: changes exactly these data (:meth:`_Declarations.changed_tokens`); a function found neither here, nor among those
+#: evaluated (:data:`EVALUATED`), nor in the task may change every datum named whole among its arguments.
 BASE_ROUTINES: dict[str, str] = {
     "passive": "CornerPathWarning AliasCamera AliasIOReset CamFlush CamLoadJob CamReqImage CamSetExposure "
-               "CamSetParameter CamSetProgramMode CamSetRunMode CamStartLoadJob CamWaitLoadJob CheckProgRef "
-               "IOBusStart SetupCyclicBool RemoveCyclicBool RemoveAllCyclicBool ResetPPMoved TryInt TuneReset "
-               "FricIdInit FricIdEvaluate FricIdSetFricLevels HollowWristReset ReadBlock WriteBlock WriteVar "
-               "SenDevice STTune STTuneReset SafetyControllerSyncRequest SystemStopAction",
-    "moving": "LoadId ManLoadIdProc WaitSensor SyncToSensor DropSensor SupSyncSensorOn SupSyncSensorOff "
-              "SyncMoveResume SyncMoveSuspend SyncMoveUndo STOpen STClose STCalib STIndGun STIndGunReset",
+               "CamSetParameter CamSetProgramMode CamSetRunMode CamStartLoadJob CamWaitLoadJob CheckProgRef IOBusStart "
+               "SetupCyclicBool RemoveCyclicBool RemoveAllCyclicBool ResetPPMoved TryInt TuneReset FricIdInit "
+               "FricIdEvaluate FricIdSetFricLevels HollowWristReset ReadBlock WriteBlock WriteVar SenDevice STTune "
+               "STTuneReset SafetyControllerSyncRequest SystemStopAction TPWrite TPErase ErrWrite ErrLog SetDO SetAO "
+               "SetGO Set Reset PulseDO InvertDO AccSet SingArea GripLoad Stop Break ClkStart ClkStop ClkReset PathResol "
+               "SoftAct SoftDeact StopMove StartMove PDispOff EOffsOff CorrClear CorrDiscon IDelete ISleep IWatch "
+               "IDisable IEnable Load MechUnitLoad TriggIO TriggEquip TriggInt TriggSpeed SetDataSearch WaitLoad UnLoad "
+               "Comment MotionSup WaitRob SpeedRefresh PathAccLim WorldAccLim SocketBind SocketClose SocketConnect "
+               "SocketListen SocketSend SocketSendTo Close Write WriteAnyBin WriteBin WriteStrBin WriteRawBytes Rewind "
+               "ClearIOBuff CopyFile RemoveFile RenameFile MakeDir RemoveDir CloseDir TPShow UIShow ErrRaise IVarValue "
+               "IError ISignalDI ISignalDO ISignalAI ISignalAO ISignalGI ISignalGO ITimer IPers IRMQMessage SpyStart "
+               "SpyStop SetDataVal SetAllDataVal WriteCfgData SaveCfgData RMQSendMessage RMQEmptyQueue IOEnable "
+               "IODisable AliasIO TextTabInstall PathRecStart PathRecStop MotionProcessModeSet EGMReset EGMStop "
+               "EGMSetupAI EGMSetupAO EGMSetupGI EGMSetupLTAPP EGMSetupUC EGMActJoint EGMActPose EGMStreamStart EGMStreamStop "
+               "SetTPHandlerCfg StartLoad CancelLoad EraseModule Save WZEnable WZDisable WZFree SkipWarn ResetRetryCount "
+               "TriggCheckIO TriggRampAO TriggStopProc TriggDataCopy TriggDataReset TestSignDefine TestSignReset "
+               "SpeedLimAxis SpeedLimCheckPoint ActEventBuffer DeactEventBuffer SetLeadThrough DitherAct DitherDeact "
+               "ArcRefresh ArcKill",
+    "moving": "LoadId ManLoadIdProc WaitSensor SyncToSensor DropSensor SupSyncSensorOn SupSyncSensorOff SyncMoveResume "
+              "SyncMoveSuspend SyncMoveUndo STOpen STClose STCalib STIndGun STIndGunReset SearchExtJ MoveExtJ "
+              "ArcMoveExtJ PDispOn PDispSet EOffsOn EOffsSet CorrCon CorrWrite SyncMoveOn SyncMoveOff IndAMove IndCMove "
+              "IndDMove IndRMove ActUnit DeactUnit StorePath RestoPath ClearPath ExitCycle StopMoveReset SetSysData "
+              "TuneServo CirPathMode EGMRunJoint EGMRunPose EGMMoveL EGMMoveC WaitWObj DropWObj ArcRepL "
+              "PathRecMoveBwd PathRecMoveFwd StepBwdPath StartMoveRetry ContactL FCAct FCDeact FCPress1LStart FCPressL "
+              "FCPressC FCPressEnd CSSAct CSSDeact CSSDeactMoveL IndReset",
     "0": "Incr Decr Add Clear BitSet BitClear WaitTestAndSet TestAndSet() OpenDir ClearRawBytes SocketCreate "
          "BookErrNo GetTrapData RMQFindSlot RMQGetMessage RMQReadWait EGMGetId WZBoxDef WZCylDef WZSphDef "
          "WZHomeJointDef WZLimJointDef WZLimSup WZDOSet",
@@ -132,7 +152,8 @@ BASE_ROUTINES: dict[str, str] = {
 }
 #: The names of each kind, in lower case.
 _BY_KIND = {kind: [name.lower() for name in names.split()] for kind, names in BASE_ROUTINES.items()}
-MANUAL_PASSIVE, MANUAL_MOVING = frozenset(_BY_KIND.pop("passive")), frozenset(_BY_KIND.pop("moving"))
+#: The instructions of kind ``moving`` (unsupported where the entry runs them) and of kind ``passive``.
+UNSUPPORTED_INSTRUCTIONS, _PASSIVE = frozenset(_BY_KIND.pop("moving")), frozenset(_BY_KIND.pop("passive"))
 
 
 def _written(kind: str) -> tuple[tuple[int, ...], frozenset[str]]:
@@ -146,6 +167,9 @@ def _written(kind: str) -> tuple[tuple[int, ...], frozenset[str]]:
 WRITES = {name.removesuffix("()"): _written(kind) for kind, names in _BY_KIND.items() for name in names}
 #: The instructions of the RAPID base that write an argument (passed over: they move nothing).
 WRITES_ARGUMENTS = frozenset(name for kind, names in _BY_KIND.items() if kind for name in names if "(" not in name)
+#: The instructions passed over: those of kind ``passive``, and those that write an argument (the data named there
+#: are changed).
+PASSIVE_INSTRUCTIONS = _PASSIVE | WRITES_ARGUMENTS
 
 
 class _Unsupported(Exception):
@@ -179,23 +203,37 @@ class _Data:
     node: Tree | None  # the declared value's tree (for its span), if any
     name: str
     declared: Token
-    origin: str = ""  # the other module of the task that declares it ("": this one)
     file: int = 0  # the file of ``node`` (an index into the task's files, :attr:`RobotProgram.files`)
+
+
+@dataclass(frozen=True)
+class _Mark:
+    """What the path being followed knows of one datum besides its value in its scope (:attr:`_Declarations.marks`,
+    by lower-case name): one record, replaced as the path changes it, taken whole at a branch and joined after it
+    (:meth:`.rapid_flow._Flow.join`)."""
+
+    #: The statement from which it is changed at run time (its value is not known); None while it is known.
+    changed: Tree | Token | None = None
+    #: ``(assignment, construct)``: a join left it different values on different paths, ``changed`` that assignment.
+    joined: tuple[Tree, Tree] | None = None
+    #: ``(assignment, construct)``: its value is one it may have, given inside a condition or loop not resolved.
+    given: tuple[Tree, Tree] | None = None
+    #: The construct a path through which left all its parts zero (a join kept its one value from the others).
+    zero_left: Tree | None = None
+    #: ``(value, statement)``: its value after the followed assignments of a cycle, the first one's statement.
+    followed: tuple[object, Tree] | None = None
+
+
+_NO_MARK = _Mark()
 
 
 class _Declarations:
     """The walker's data: declarations, lookups, expressions and assignments (mixed into ``rapid._Walker``)."""
 
-    #: Data given a value inside a condition or loop not resolved before running (one of the values it may have):
-    #: name -> (the assignment, the construct); :meth:`_Flow.run` gives each walk its own.
-    _branch_given: Mapping[str, tuple[Tree, Tree]] = MappingProxyType({})
-    #: While a motion runs, the data of :attr:`_branch_given` it reads (:meth:`_Flow.run_tagged`); else None.
+    #: The path's :class:`_Mark` of each datum it changed or gave a value (by lower-case name).
+    marks: dict[str, _Mark]
+    #: While a motion runs, the :attr:`_Mark.given` of the data it reads (:meth:`_Flow.run_tagged`); else None.
     _reading: dict[str, tuple[Tree, Tree]] | None = None
-    #: Data a join of paths left with more than one value: name -> (the assignment inside, the construct).
-    _joined: Mapping[str, tuple[Tree, Tree]] = MappingProxyType({})
-    #: Data a join kept at one value although a path left all their parts zero: name -> the construct (a read of a
-    #: part of one reads the zeros on that path: refused, :meth:`_component`).
-    _zero_left: Mapping[str, Tree] = MappingProxyType({})
     #: The data of the routine whose last statement is the production loop: they keep their values from one cycle
     #: to the next, as the module's do (:meth:`check_cycles`); that routine's scope and its FOR loops', by id.
     _cycle_scope: Mapping[str, _Data] = MappingProxyType({})
@@ -276,8 +314,8 @@ class _Declarations:
             value = None
         if local is None and key in scope:  # RAPID refuses it: which one counts?
             first = scope[key]
-            if first.origin:
-                raise self.error(f"{name_token} is declared in two modules of the task: {first.origin} (line "
+            if first.file != self.file:
+                raise self.error(f"{name_token} is declared in two modules of the task: {self._files[first.file][0]} (line "
                                  f"{first.declared.line}) and here", name_token)
             raise self.error(f"{name_token} is declared twice in the module (first at line {first.declared.line})",
                              name_token)
@@ -399,8 +437,8 @@ class _Declarations:
         if local is not None and key in local:
             data = local[key]
         elif self.file in self.hidden_local.get(key, ()):
-            raise _Unsupported(f"{token} is declared LOCAL in this module and also elsewhere in the task: this "
-                               "module's code reads its own, which thermocomp does not follow (give one of them "
+            raise _Unsupported(f"{token} is declared in this module and in another of the task, one of them LOCAL: "
+                               "this module's code reads its own, which thermocomp does not follow (give one of them "
                                "another name)", token)
         elif key in self.module_data:
             data = self.module_data[key]
@@ -413,26 +451,28 @@ class _Declarations:
         else:
             raise _Unsupported(f"{token} is not declared in this module (a datum of another module of the task: "
                                "give that module with --module FILE)", token)
-        if key in self.assigned:
-            joined = self._joined.get(key)
-            if joined is not None and joined[0] is self.assigned[key]:
+        mark = self.marks.get(key, _NO_MARK)
+        if mark.changed is not None:
+            joined = mark.joined
+            if joined is not None and joined[0] is mark.changed:
                 raise _Unsupported(f"{token} is changed at run time: {self.written_at(joined[0], False)} gives it a "
                                    f"value inside the {joined[1].data.split('_')[0].upper()} at line {_location(joined[1])[0]}, "
                                    "whose outcome is known only while running, and another path leaves it another "
                                    "value: its value at this motion is not known", token)
-            raise _Unsupported(f"{token} is changed at run time ({self.written_at(self.assigned[key])}); "
+            raise _Unsupported(f"{token} is changed at run time ({self.written_at(mark.changed)}); "
                                "its value at this motion is not known", token)
         if data.value is None and not unset:
             how = "without a value" if data.node is None else "with a value known only while running"
             at = "line " if data.file == self.file else f"{self._files[data.file][0]}:"
             raise _Unsupported(f"{token} has no value known before the program runs (declared {how} at {at}"
                                f"{data.declared.line})", token)
-        if key not in self._followed and (local is None or key not in local or id(local) in self._cycle_scopes):
+        if mark.followed is None and (local is None or key not in local or id(local) in self._cycle_scopes):
             self._first_read.setdefault(key, (data.value, token))  # (a routine's own data start afresh every call)
         if self._reading is not None:  # (a motion running: the branch-given data it reads, :meth:`_Flow.run_tagged`)
             for name in (key, data.name.lower()):
-                if name in self._branch_given:
-                    self._reading[name] = self._branch_given[name]
+                given = self.marks.get(name, _NO_MARK).given
+                if given is not None:
+                    self._reading[name] = given
         return data
 
     def evaluate(self, node: Tree | Token, local: dict[str, _Data] | None) -> object:
@@ -487,7 +527,7 @@ class _Declarations:
 
     def _component(self, node: Tree, local) -> tuple[object, str]:
         root = self.changed_root(node.children[0])
-        left = None if root is None else self._zero_left.get(str(root).lower())
+        left = None if root is None else self.marks.get(str(root).lower(), _NO_MARK).zero_left
         if left is not None:
             raise _Unsupported(f"{root} has no value on a path through the {left.data.split('_')[0].upper()} at "
                                f"line {_location(left)[0]} (all its parts zero), and this reads a part of it: its "
@@ -625,7 +665,7 @@ class _Declarations:
         declarations, assignments to its own data and ``RETURN`` (a pallet position computed from constants)."""
         if name.lower() in self._funcs_run or len(self._funcs_run) >= MAX_FUNC_DEPTH:
             raise _Unsupported(f"function {name} calls itself (or nests more than {MAX_FUNC_DEPTH} deep)", node)
-        assigned = dict(self.assigned)
+        marks = dict(self.marks)
         self._funcs_run.append(name.lower())
         try:
             scope = self.bind_arguments(func, node.children[1] if len(node.children) > 1 else None, local, node)
@@ -642,7 +682,7 @@ class _Declarations:
                     if key not in scope or key in self._params.get(id(scope), ()):
                         raise _Unsupported(f"function {name} assigns data that is not its own", statement)
                     self.assign(statement, scope)
-                    if self.assigned != assigned:
+                    if self._changed(self.marks) != self._changed(marks):
                         raise _Unsupported(f"function {name}: a value known only while running", statement)
                 elif kind == "return_stmt" and statement.children:
                     return self._typed(statement.children[0], scope, rtype), rtype
@@ -653,7 +693,7 @@ class _Declarations:
             raise _Unsupported(f"function {name} ends without RETURN", node)
         finally:
             self._funcs_run.pop()
-            self.assigned = assigned
+            self.marks = marks
 
     # ----- assignments and data changed at run time
     def assign(self, statement: Tree, local: dict[str, _Data]) -> None:
@@ -670,7 +710,7 @@ class _Declarations:
         scope = local if key in local else (self.module_data if key in self.module_data else None)
         data = None if scope is None else scope[key]  # type: ignore[index]
         if data is None or key in self._params.get(id(local), ()) or (
-                (key in self.assigned or data.value is None) if steps
+                (self.changed_at(key) is not None or data.value is None) if steps
                 else self.fields_of(data.type) is None and data.type not in _ATOMIC):
             self.record_change(statement, local)
             return
@@ -719,23 +759,22 @@ class _Declarations:
     def give(self, scope: dict[str, _Data], key: str, value: object, literal: Tree | None, statement: Tree) -> None:
         """``scope[key]`` holds ``value`` from ``statement`` on (written in ``literal``, this module's text, or
         nowhere: a motion's target is then written at the motion)."""
-        scope[key] = dataclasses.replace(scope[key], value=value, node=literal, origin="", file=self.file)
-        self.assigned.pop(key, None)
-        self._zero_left.pop(key, None)  # type: ignore[attr-defined]
-        if self._unresolved:  # (one of the values it may have: :meth:`_Flow.check_paths`)
-            self._branch_given[key] = (statement, self._unresolved[-1])  # type: ignore[index]
-        elif key in self._branch_given:
-            del self._branch_given[key]  # type: ignore[attr-defined]
+        scope[key] = dataclasses.replace(scope[key], value=value, node=literal, file=self.file)
+        mark = self.marks.get(key, _NO_MARK)
+        followed = mark.followed
         if scope is self.module_data or id(scope) in self._cycle_scopes:  # (a routine's own: afresh every call)
-            self._followed[key] = (value, self._followed.get(key, (None, statement))[1])  # the first assignment's line
+            followed = (value, (followed or (None, statement))[1])  # the first assignment's line
+        self.marks[key] = _Mark(joined=mark.joined, followed=followed, given=(  # (one of the values it may have:
+            statement, self._unresolved[-1]) if self._unresolved else None)  # :meth:`_Flow.check_paths`)
         self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
 
     def check_cycles(self) -> None:
         """Data of the module a cycle reads before a followed assignment gives it another value, or before a
         statement not followed (a branch passed over, ``Incr``) may change it: the next cycle reads that one."""
-        changed = [(key, (None, statement)) for key, statement in self.assigned.items()
-                   if (key in self.module_data or key in self._cycle_scope) and key not in self._followed]
-        for key, (value, statement) in [*self._followed.items(), *changed]:
+        followed = [(key, mark.followed) for key, mark in self.marks.items() if mark.followed is not None]
+        changed = [(key, (None, mark.changed)) for key, mark in self.marks.items() if mark.changed is not None
+                   and (key in self.module_data or key in self._cycle_scope) and mark.followed is None]
+        for key, (value, statement) in [*followed, *changed]:
             read = self._first_read.get(key)
             data = self._cycle_scope.get(key) or self.module_data.get(key)
             timing_only = data is not None and data.type in ("speeddata", "loaddata")
@@ -784,9 +823,24 @@ class _Declarations:
         if token is None:
             return
         key = str(token).lower()
-        self.assigned.setdefault(key, statement)
+        self.change(key, statement)
         if key in local:
-            self.assigned.setdefault(local[key].name.lower(), statement)
+            self.change(local[key].name.lower(), statement)
+
+    def change(self, key: str, statement: Tree) -> None:
+        """The datum ``key`` is changed at run time from ``statement`` on (where it is not already)."""
+        mark = self.marks.get(key, _NO_MARK)
+        if mark.changed is None:
+            self.marks[key] = dataclasses.replace(mark, changed=statement)
+
+    def changed_at(self, key: str) -> Tree | Token | None:
+        """The statement from which the datum ``key`` is changed at run time; None where the path knows its value."""
+        mark = self.marks.get(key)
+        return None if mark is None else mark.changed
+
+    @staticmethod
+    def _changed(marks: dict[str, _Mark]) -> dict[str, Tree | Token]:
+        return {key: mark.changed for key, mark in marks.items() if mark.changed is not None}
 
     @staticmethod
     def changed_root(target: Tree | Token) -> Token | None:
@@ -803,9 +857,10 @@ class _Declarations:
         if not (isinstance(node, Tree) and node.data == "name"):
             return self.evaluate_as(node, local, dtype)
         key = (dtype, str(node.children[0]).lower(), id(local) if str(node.children[0]).lower() in local else 0)
-        given = self._branch_given and (key[1] in self._branch_given or (
-            key[2] and local[key[1]].name.lower() in self._branch_given))  # (read again: :meth:`lookup` tags it)
-        if key[1] in self.assigned or given or key not in self._cache:
+        mark = self.marks.get(key[1], _NO_MARK)
+        given = mark.given is not None or key[2] and self.marks.get(local[key[1]].name.lower(), _NO_MARK).given \
+            is not None  # (read again: :meth:`lookup` tags it)
+        if mark.changed is not None or given or key not in self._cache:
             self._cache[key] = self.evaluate_as(node, local, dtype)
         return self._cache[key]
 

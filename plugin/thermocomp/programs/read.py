@@ -7,6 +7,7 @@ or with motions that have no joints form when that form is asked for. docs/progr
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -36,9 +37,13 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
     language = language_of(path, flag=None)
     for name in (path, *(() if rapid is None else rapid.modules)):
         _check_text_name(name)
+    if language == "rapid" and rapid is not None:
+        _check_modules(path, rapid.modules)
     try:
         if language == "rapid":
-            return read_rapid(path, progress, rapid)
+            prog = read_rapid(path, progress, rapid)
+            _check_external_named(prog, () if rapid is None else rapid.external)
+            return prog
         from thermocomp.programs.urscript import read_urscript
 
         options = RapidOptions() if rapid is None else rapid
@@ -52,6 +57,38 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
         raise InputError("an expression or a value nested too deeply to follow (hundreds of levels of "
                          "brackets, blocks or calls: it gave up here)", path=file, row=line,
                          column=column) from None
+
+
+def _check_modules(program: PathLike, modules: tuple[str, ...]) -> None:
+    """Refuse a ``--module`` that is no RAPID file by its extension (a CSV or a URScript was read as RAPID text and
+    refused as its syntax), the program itself, or a module given twice (each was "MODULE ... is declared twice in
+    the task"), naming the option as typed."""
+    from thermocomp.io.job import same_file
+
+    for k, module in enumerate(modules):
+        if Path(module).suffix.lower() not in RAPID_SUFFIXES:
+            raise InputError(f"--module: expected a RAPID module ending in {', '.join(RAPID_SUFFIXES)}, got "
+                             f"{Path(module).name!r}", path=str(module))
+        if same_file(module, program):
+            raise ConfigurationError(f"--module {module}: the program itself (--program {program}); a module of the "
+                                     "task is another of its files")
+        earlier = next((m for m in modules[:k] if same_file(m, module)), None)
+        if earlier is not None:
+            raise ConfigurationError(f"--module {module}: the same file as --module {earlier}; give each module once")
+
+
+def _check_external_named(prog: RobotProgram, external: tuple[str, ...]) -> None:
+    """Refuse an ``--external`` routine that no file of the task names (a typo, or a routine of another program):
+    accepted silently, it would say nothing of the call it was meant for. One pass over each file."""
+    if not external:
+        return
+    words = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, external)) + r")(?!\w)", re.IGNORECASE)
+    named = {m.group().lower() for _, text in prog.files for m in words.finditer(text)}
+    for name in external:
+        if name.lower() not in named:
+            raise ConfigurationError(f"--external {name}: no file of the task names {name} ("
+                                     f"{', '.join(Path(f).name for f, _ in prog.files)}): there is no call of it to "
+                                     "keep as written (check the name)")
 
 
 def _check_text_name(path: PathLike) -> None:

@@ -25,7 +25,7 @@ from thermocomp.io.files import read_program_text
 from thermocomp.programs import calls, passes, urscript_flow, urscript_scope
 from thermocomp.programs.grammars import code_lines, lalr_parser, parse_program
 from thermocomp.programs.model import MAX_MOTIONS, Finding, MotionRun, RobotProgram, Span, TextLines, Wait, newline_of
-from thermocomp.programs.urscript_flow import Flow, _Frame, _Return
+from thermocomp.programs.urscript_flow import Flow, _Frame
 from thermocomp.programs.urscript_motions import MOVES_PATTERN, Motions, Statements
 from thermocomp.programs.urscript_values import Binding, Unsupported, Values, assignment, line_col, parameters, root_name
 
@@ -225,10 +225,7 @@ class _Walker(Flow, Motions, Values):
 
     def run_entry(self, statements, local: dict) -> None:
         """The entry's statements; a ``return`` there ends the program."""
-        try:
-            self.run_body(statements, local, 0)
-        except _Return:
-            pass
+        self.run_body(statements, local, 0)
 
     def finish_points(self) -> list:
         """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`)."""

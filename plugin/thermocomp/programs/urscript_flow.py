@@ -28,7 +28,6 @@ from thermocomp.programs.rapid import span_of
 from thermocomp.programs.urscript_motions import MOTIONS, PARAMETERS
 from thermocomp.programs.urscript_values import (
     BUILTINS,
-    COMPARE,
     STANDING_POSE,
     Binding,
     Pose,
@@ -118,27 +117,18 @@ class Summary:
         return self.holds is None and not self.assigns
 
 
-class _BranchEnd(Exception):  # noqa: N818  (control flow)
-    """A path under a condition known only while running left by ``return``/``break``/``continue`` (its state kept
-    where it jumps)."""
+@dataclass(frozen=True)
+class _Left:
+    """How statements were left before their end (:meth:`Flow.run_body`): ``kind`` ``break``, ``continue``,
+    ``return`` (with ``value``; None: none, or not known before running), ``end``: a path under a condition known
+    only while running left by one of those, its state kept where it jumps (:data:`_END`), or ``uncounted``: a loop
+    being unrolled is of a count known only while running after all (:meth:`Flow.run_counted_while`)."""
+
+    kind: str
+    value: object = None
 
 
-@dataclass
-class _Return(Exception):  # noqa: N818
-    """A ``return`` ran: the function ends, with ``value`` (None: none, or not known before running)."""
-
-    value: object
-
-
-@dataclass
-class _Jump(Exception):  # noqa: N818
-    """A ``break`` (``out``) or a ``continue`` ran: the pass of the loop around it ends."""
-
-    out: bool
-
-
-class _Uncounted(Exception):  # noqa: N818
-    """A loop being unrolled is of a count known only while running after all (:meth:`Flow.run_counted_while`)."""
+_END, _UNCOUNTED = _Left("end"), _Left("uncounted")
 
 
 @dataclass
@@ -353,10 +343,11 @@ class Flow:
         return [c for c in definition.children[1:] if isinstance(c, Tree) and c.data != "params"]
 
     # ----- statements
-    def run_body(self, statements, local: dict, depth: int) -> None:
+    def run_body(self, statements, local: dict, depth: int) -> _Left | None:
+        """Run ``statements``; how they were left (:class:`_Left`), None at their end."""
         for st in statements:  # (each a Tree: the grammar's statements)
             try:
-                self.run_statement(st, local, depth)
+                left = self.run_statement(st, local, depth)
             except Unsupported as exc:
                 line, column = line_col(exc.where)
                 if self._quiet:  # inside a function that moves nothing: what it does cannot change a motion
@@ -368,13 +359,17 @@ class Flow:
                     self.note_once(Finding(f"{call.children[0]} inside an unsupported construct stays as written",
                                            *line_col(call)))
                 self.forget_assigned(self.facts(None, [st]), local, "not followed")
+                continue
+            if left is not None:
+                return left
+        return None
 
-    def run_statement(self, st: Tree, local: dict, depth: int) -> None:
+    def run_statement(self, st: Tree, local: dict, depth: int) -> _Left | None:
         """One statement, by its rule (the table :data:`_STATEMENTS`), counted against the bound on the work."""
         self.work(st)
-        _STATEMENTS[st.data](self, st, local, depth)
+        return _STATEMENTS[st.data](self, st, local, depth)
 
-    def run_jump(self, st: Tree, local: dict, depth: int) -> None:
+    def run_jump(self, st: Tree, local: dict, depth: int) -> _Left:
         """``break`` or ``continue``: the pass ends; under a condition known only while running, that path's state
         goes where it jumps."""
         frame = self.frames[-1]
@@ -383,12 +378,12 @@ class Flow:
         loop = frame.loops[-1]
         if self.unresolved_depth > loop.depth:  # under a condition known only while running
             if loop.counted:
-                raise _Uncounted
+                return _UNCOUNTED
             (loop.breaks if st.data == "break_stmt" else loop.backs).append(self.snapshot(local))
-            raise _BranchEnd
-        raise _Jump(st.data == "break_stmt")
+            return _END
+        return _Left(st.data.split("_")[0])
 
-    def run_return(self, st: Tree, local: dict, depth: int = 0) -> None:
+    def run_return(self, st: Tree, local: dict, depth: int = 0) -> _Left:
         try:
             value = self.evaluate(st.children[0], local) if st.children else None
         except Unsupported:
@@ -396,8 +391,8 @@ class Flow:
         frame = self.frames[-1]
         if self.unresolved_depth > frame.conditional:  # one path leaves here: its state joins the function's end
             frame.exits.append((self.snapshot(local), value))
-            raise _BranchEnd
-        raise _Return(value)
+            return _END
+        return _Left("return", value)
 
     def start_thread(self, st: Tree, *_) -> None:
         """``run Thread_1()``: what the thread may assign is known only while running from here; its body is followed
@@ -419,8 +414,6 @@ class Flow:
         self.sequence_starts.append(len(self.steps))
         try:
             self.run_body(body, {}, 1)
-        except (_Return, _BranchEnd, _Jump):
-            pass
         finally:
             self.sequence_starts.pop()
             self.frames.pop()
@@ -430,7 +423,7 @@ class Flow:
                              "it runs beside the program, at times known only while running")
 
     # ----- branches
-    def run_if(self, st: Tree, local: dict, depth: int) -> None:
+    def run_if(self, st: Tree, local: dict, depth: int) -> _Left | None:
         """An ``if``/``elif``/``else``: the branch a known condition takes is followed; from a condition known only
         while running on, every remaining branch is (:meth:`run_unresolved`)."""
         parts = [c for c in st.children[1:] if isinstance(c, Tree) and c.data in ("elif_part", "else_part")]
@@ -440,16 +433,14 @@ class Flow:
             try:
                 taken = condition is None or self.condition(condition, local)
             except Unsupported:  # known only while running: this branch or a later one
-                self.run_unresolved(st, [b for _, b in branches[k:]], branches[-1][0] is None, local, depth)
-                return
+                return self.run_unresolved(st, [b for _, b in branches[k:]], branches[-1][0] is None, local, depth)
             if taken:
                 break
         else:
             k = len(branches)
         self.note_never(st, (id(st), k), [s for j, (_, body) in enumerate(branches) if j != k for s in body],
                         "a branch that never runs (its condition is known before running)")
-        if k < len(branches):
-            self.run_body(branches[k][1], local, depth)
+        return self.run_body(branches[k][1], local, depth) if k < len(branches) else None
 
     def note_never(self, st: Tree, key: tuple, statements: list, where: str) -> bool:
         """A note naming the motions of ``statements`` (of the construct ``key``), which never run: they stay as
@@ -461,15 +452,16 @@ class Flow:
                                    f"in {where}: they stay as written", *line_col(st)))
         return bool(lines)
 
-    def run_unresolved(self, st: Tree, bodies: list[list], exhaustive: bool, local: dict, depth: int) -> None:
+    def run_unresolved(self, st: Tree, bodies: list[list], exhaustive: bool, local: dict, depth: int
+                       ) -> _Left | None:
         """Branches of which one (or, unless ``exhaustive``, none) runs, the choice known only while running: passed
         over when nothing in them moves or jumps out (:meth:`pass_over`); else each followed from the state before
-        them, the paths joined after them (:meth:`merge`)."""
+        them, the paths joined after them (:meth:`merge`). Returns :data:`_UNCOUNTED` where a branch found it."""
         statements = [s for body in bodies for s in body]
         facts = self.facts((id(st), len(statements)), statements)
         if facts.holds is None and not facts.jumps:
             self.pass_over(st, facts, "if", local)
-            return
+            return None
         entry = self.snapshot(local)
         outs = [] if exhaustive else [entry]
         first = len(self.steps)
@@ -479,12 +471,13 @@ class Flow:
                 self.restore(entry, local)
                 self.sequence_starts.append(len(self.steps))
                 try:
-                    self.run_body(body, local, depth)
-                except _BranchEnd:
-                    continue
+                    left = self.run_body(body, local, depth)  # (None; _END: a path that left; _UNCOUNTED)
                 finally:
                     self.sequence_starts.pop()
-                outs.append(self.snapshot(local))
+                if left is _UNCOUNTED:
+                    return left
+                if left is None:
+                    outs.append(self.snapshot(local))
         finally:
             self.unresolved_depth -= 1
         if outs:
@@ -494,6 +487,7 @@ class Flow:
             self.restore(entry, local)
             self.forget_assigned(facts, local)
         self.note_unresolved(st, "if", first)
+        return None
 
     def note_unresolved(self, st: Tree, word: str, first: int,
                         why: str = "its outcome or count is known only while running") -> None:
@@ -521,7 +515,7 @@ class Flow:
                                "robot or changes its tool (what it assigns is not known after it)", *line_col(st)))
 
     # ----- loops
-    def run_while(self, st: Tree, local: dict, depth: int) -> None:
+    def run_while(self, st: Tree, local: dict, depth: int) -> _Left | None:
         """PolyScope's main loop (``while (True)`` outside any condition not resolved: one cycle is one pass,
         :meth:`settle`); else unrolled where its condition is known at every pass (:meth:`run_counted_while`), or,
         nothing of the unrolling kept, a loop of count known only while running: passed over when it moves nothing
@@ -535,12 +529,11 @@ class Flow:
             self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
         elif not forever:
             mark, entry = self._mark(), self.snapshot(local)
-            try:
-                self.run_counted_while(st, body, local, depth)
-                return
-            except _Uncounted:
-                self._rollback(mark)
-                self.restore(entry, local)
+            left = self.run_counted_while(st, body, local, depth)
+            if left is not _UNCOUNTED:
+                return left
+            self._rollback(mark)
+            self.restore(entry, local)
         facts = None if main else self.facts((id(st), len(body)), body)
         if facts is not None and facts.holds is None:
             self.pass_over(st, facts, "while", local)
@@ -550,27 +543,33 @@ class Flow:
         try:
             if not main:
                 self.count(1, st)
-            head, ends = self.settle(st, body, local, depth)
+            head, ends, left = self.settle(st, body, local, depth)
         finally:
             self.unresolved_depth -= not main
+        if left is not None:  # (a return in PolyScope's main loop: the function ends)
+            return left
         self.merge([head, *ends], local, f"the while at line {line_col(st)[0]}")
         if not main:
             self.note_unresolved(st, "while", first)
+        return None
 
-    def settle(self, st: Tree, body: list, local: dict, depth: int) -> tuple[State, list[State]]:
+    def settle(self, st: Tree, body: list, local: dict, depth: int) -> tuple[State, list[State], _Left | None]:
         """Follow a loop's body from the state at its head: the state before the loop joined with those its passes
         end (or ``continue``) with, until they agree, at most :data:`MAX_SETTLE` passes (then all the body may change
         is known only while running), each taken back (:meth:`_rollback`); then the pass kept. Returns the head's
-        state and the states the kept pass leaves with (its end, ``continue``, ``break``)."""
+        state, the states the kept pass leaves with (its end, ``continue``, ``break``) and a ``return`` that left a
+        pass (the rest not run)."""
         head = self.snapshot(local)
         line = line_col(st)[0]
         for _ in range(0 if self._exploring else MAX_SETTLE):
             mark = self._mark()
             self._exploring += 1
             try:
-                ends = self._pass(body, local, depth)[0]
+                ends, _, left = self._pass(body, local, depth)
             finally:
                 self._exploring -= 1
+            if left is not None:
+                return head, [], left
             self._rollback(mark)
             self.merge([head, *ends], local, f"the while at line {line}, in one of its passes",
                        f" (the while at line {line} changes it from pass to pass)")
@@ -583,27 +582,24 @@ class Flow:
             self.forget_assigned(self.facts((id(st), len(body)), body), local)
             head = self.snapshot(local)
         self.restore(head, local)
-        ends, breaks = self._pass(body, local, depth)
-        return head, ends + breaks
+        ends, breaks, left = self._pass(body, local, depth)
+        return head, ends + breaks, left
 
-    def _pass(self, body: list, local: dict, depth: int) -> tuple[list[State], list[State]]:
+    def _pass(self, body: list, local: dict, depth: int) -> tuple[list[State], list[State], _Left | None]:
         """One pass of a loop's body from the present state: the states it goes back to the head with (its end,
-        ``continue``) and those it leaves the loop with (``break``)."""
+        ``continue``), those it leaves the loop with (``break``) and a ``return`` that left it."""
         loop = _Loop(self.unresolved_depth, False)
         loops = self.frames[-1].loops
         loops.append(loop)
         self.sequence_starts.append(len(self.steps))  # (a pass of a loop followed from its head: what stood before)
         try:
-            self.run_body(body, local, depth)
-            loop.backs.insert(0, self.snapshot(local))
-        except _Jump as jump:
-            (loop.breaks if jump.out else loop.backs).insert(0, self.snapshot(local))
-        except _BranchEnd:
-            pass
+            left = self.run_body(body, local, depth)
         finally:
             self.sequence_starts.pop()
             loops.pop()
-        return loop.backs, loop.breaks
+        if left is None or left.kind in ("break", "continue"):
+            (loop.breaks if left is not None and left.kind == "break" else loop.backs).insert(0, self.snapshot(local))
+        return loop.backs, loop.breaks, left if left is not None and left.kind == "return" else None
 
     def _mark(self) -> tuple:
         """What following a construct adds to the program besides the globals and the tool, to take back
@@ -619,50 +615,46 @@ class Flow:
         self._discarded.extend(self.steps[steps:])  # (alive: the ids of its steps keyed tables)
         del self.steps[steps:], self.notes[notes:], self.unsupported[unsupported:], self.conditional_lines[conditional:]
 
-    def run_counted_while(self, st: Tree, body: list, local: dict, depth: int) -> None:
-        """A ``while`` whose condition is known at every pass, unrolled (PolyScope's "Loop 3 times"); one that only
-        counts (:meth:`_plain_counter`) runs its first pass and repeats it. A motion whose target changes from pass to
-        pass, or more than :data:`MAX_WHILE_PASSES` passes: :class:`Unsupported`, nothing of the loop kept; a count
-        known only while running after all: :class:`_Uncounted`."""
+    def run_counted_while(self, st: Tree, body: list, local: dict, depth: int) -> _Left | None:
+        """A ``while`` whose condition is known at every pass, unrolled pass by pass (PolyScope's "Loop 3 times"). A
+        motion whose target changes from pass to pass, or more than :data:`MAX_WHILE_PASSES` passes:
+        :class:`Unsupported`, nothing of the loop kept; a count known only while running after all: :data:`_UNCOUNTED`
+        returned."""
         condition = st.children[0]
         first = len(self.steps)
-        passes, checked = 0, None  # (a repeated pass: its steps, the only ones checked)
+        passes = 0
         loops = self.frames[-1].loops
         loops.append(_Loop(self.unresolved_depth, True))
         quiet = self.facts((id(st), len(body)), body).holds is None
         start = self.statements_run
         try:
-            while self._known_condition(condition, local):
+            while True:
+                try:
+                    if not self.condition(condition, local):
+                        break
+                except Unsupported:
+                    return _UNCOUNTED
                 passes += 1
                 if passes > MAX_WHILE_PASSES:
                     raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
                 if quiet and self.statements_run - start > MAX_QUIET_WORK:  # (moves nothing: not worth unrolling)
-                    raise _Uncounted
-                units = self.unrolled
+                    return _UNCOUNTED
                 self.count(1, st)
                 before = self.snapshot(local)
-                try:
-                    self.run_body(body, local, depth)
-                except _Jump as jump:
-                    if jump.out:
-                        break
-                if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it never
-                    raise _Uncounted                          # ends; followed as a loop of unknown count)
-                counter = self._plain_counter(condition, body) if passes == 1 else None
-                if counter is not None:  # every pass runs what the first ran: counted, then repeated
-                    more = self._remaining_passes(condition, local, *counter, st)
-                    self.count(more * (self.unrolled - units), st)
-                    checked = self.steps[first:]
-                    self.steps.extend(checked * more)
-                    passes += more
+                left = self.run_body(body, local, depth)
+                if left is not None and left.kind == "break":
                     break
+                if left is not None and left.kind != "continue":  # (a return; _UNCOUNTED)
+                    return left
+                if same_state(before, self.snapshot(local)):  # (nothing a pass does changes its condition: it never
+                    return _UNCOUNTED                         # ends; followed as a loop of unknown count)
         except Unsupported:
             del self.steps[first:]
             raise
         finally:
             loops.pop()
-        changing = calls.changing_motion(self.steps[first:] if checked is None else checked)
-        if changing is not None and not (checked is None and pass_tables.take(self.steps[first:], self.per_pass, st)):
+        changing = calls.changing_motion(self.steps[first:])
+        if changing is not None and not pass_tables.take(self.steps[first:], self.per_pass, st):
             del self.steps[first:]
             raise Unsupported(f"{changing.instruction} at line {changing.statement.line}: its target changes from "
                               f"pass to pass of this while{self.changed_by(st, changing)}: one written target cannot "
@@ -670,67 +662,7 @@ class Flow:
         if not (passes == 0 and self.note_never(st, (id(st), "body"), body, "a loop that never runs (its condition is "
                                                 "known false before the first pass)")):
             self.note_once(Finding(f"while followed for its {passes} pass(es)", *line_col(st)))
-
-    def _known_condition(self, condition, local: dict) -> bool:
-        try:
-            return self.condition(condition, local)
-        except Unsupported:
-            raise _Uncounted from None
-
-    def _plain_counter(self, condition: Tree, body: list) -> tuple[str, float, bool] | None:
-        """``(name, step, global)`` when the ``while`` only counts: its body's one assignment anywhere is
-        ``name = name + step`` (a number) among its own statements, nothing else in it or in the functions it
-        calls reads ``name`` or changes the tool, and nothing ends it early: each pass then runs what the first
-        ran (PolyScope's "Loop N times"). None otherwise."""
-        inside = [sub for b in body for sub in b.iter_subtrees()]
-        assignments = [sub for sub in inside if sub.data == "assign"]
-        if len(assignments) != 1 or not any(assignments[0] is b for b in body) or any(
-                str(c.children[0]) in self.functions for c in condition.find_data("call")):
-            return None  # (a condition that calls the script's functions runs them at every pass)
-        target, expr, is_global = assignment(assignments[0])
-        if not (target.data == "name" and expr.data == "sum" and len(expr.children) == 3
-                and expr.children[0] == target and expr.children[2].data == "number"):
-            return None
-        name = str(target.children[0])
-        callees = {str(sub.children[0]) for sub in inside if sub.data == "call"} & self.functions.keys()
-        for node in inside + [sub for c in callees for sub in self.functions[c].iter_subtrees()]:
-            callee = str(node.children[0]) if node.data in ("call", "name") else None
-            if node.data in ("return_stmt", "break_stmt", "continue_stmt", "run_stmt", "func_def", "thread_def") or (
-                    node.data == "call" and (callee == "set_tcp" or (callee in self.functions and callee not in callees))):
-                return None  # (a tool change; a call beyond one level: followed pass by pass)
-            if node.data == "name" and callee == name and node is not target and node is not expr.children[0]:
-                return None
-        if any(self.summary(c).assigns for c in callees):
-            return None
-        step = float(expr.children[2].children[0])
-        return name, (-step if str(expr.children[1]) == "-" else step), is_global
-
-    def _remaining_passes(self, condition, local: dict, name: str, step: float, is_global: bool, st: Tree) -> int:
-        """The passes of a counting ``while`` after its first (:meth:`_plain_counter`), its counter advanced as
-        they would advance it: ``name < bound`` (either side, a bound that does not read ``name``) compares with the
-        bound found once; any other condition is evaluated again at every pass."""
-        try:
-            value = self.lookup(name, local).value
-        except Unsupported:  # (the counter itself known only while running: a loop of unknown count)
-            raise _Uncounted from None
-        sides = [c.data == "name" and str(c.children[0]) == name for c in condition.children[::2]] \
-            if condition.data == "comparison" else [False, False]
-        other = condition.children[2 * sides[0]] if sides[0] != sides[1] else None
-        if other is not None and not any(str(n.children[0]) == name for n in other.find_data("name")):
-            compare, bound = COMPARE[str(condition.children[1])], self.number(other, local)
-            holds = (lambda v: compare(v, bound)) if sides[0] else (lambda v: compare(bound, v))
-        else:
-            def holds(v: float) -> bool:
-                self.bind(name, Binding(v, None, name), is_global, local)
-                return self.condition(condition, local)
-        more = 0
-        while holds(value):
-            more += 1
-            if more >= MAX_WHILE_PASSES:
-                raise Unsupported(f"while of more than {MAX_WHILE_PASSES:,} passes is not unrolled", st)
-            value = value + step
-        self.bind(name, Binding(value, None, name), is_global, local)
-        return more
+        return None
 
     def changed_by(self, loop: Tree, motion: Motion) -> str:
         """`` (it reads k, which the loop changes at line 7)``: the data of ``motion`` the loop's body assigns."""
@@ -789,7 +721,8 @@ class Flow:
             except Unsupported as exc:
                 self.tool, self.tool_why = None, f"set_tcp at line {line_col(call)[0]}: {exc.message}"
         elif name in self.functions:
-            return self.call_function_of_file(call, name, args, kwargs, local, depth, for_value)
+            value = self.call_function_of_file(call, name, args, kwargs, local, depth, for_value)
+            return value if for_value else None
         elif name in UNSUPPORTED_CALLS:
             raise Unsupported(f"{name} is not followed (thermocomp compensates movej, movel, movep, movec)", call)
         elif not is_known_call(name):
@@ -854,15 +787,13 @@ class Flow:
         frame = _Frame(self.unresolved_depth)
         self.frames.append(frame)
         self.calling.append(name)
-        returned = None
         try:
-            self.run_body(self.body_of(function), scope, depth + 1)
-        except _Return as end:
-            returned = end.value
+            left = self.run_body(self.body_of(function), scope, depth + 1)  # (None, or a return)
         finally:
             self.frames.pop()
             self.calling.pop()
             del self._quiet[len(self._quiet) - quiet:]
+        returned = None if left is None else left.value
         if frame.exits:  # returns under conditions known only while running: their paths join here
             self.merge([self.snapshot(scope), *(state for state, _ in frame.exits)], scope, name)
             if not all(v is returned or v == returned for _, v in frame.exits):

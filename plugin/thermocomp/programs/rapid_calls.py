@@ -1,0 +1,650 @@
+"""RAPID routines and calls: what a routine may do (:class:`Summary`), the entry routine, calls of the task's
+routines and RAPID's instructions, their arguments bound to parameters, targets written at call sites.
+
+Mixed into the walker of :mod:`thermocomp.programs.rapid` under its control flow (:mod:`.rapid_flow`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+
+import numpy as np
+from lark import Token, Tree, Visitor
+
+from thermocomp._typing import FloatArray
+from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.programs import calls, passes
+from thermocomp.programs.model import (
+    ABSOLUTE_JOINT,
+    JOINT,
+    LINEAR,
+    Finding,
+    MotionRun,
+    Point,
+    Wait,
+    world_of_target,
+)
+from thermocomp.programs.rapid_data import (
+    PASSIVE_INSTRUCTIONS,
+    UNSUPPORTED_INSTRUCTIONS,
+    _Data,
+    _location,
+    _T_from_pose,
+    _Unsupported,
+    span_of,
+)
+from thermocomp.programs.rapid_motions import MOTIONS, PROCESS_MOTIONS
+
+#: Instructions that wait for something thermocomp cannot time.
+SIGNAL_WAITS = frozenset("WaitDI WaitDO WaitAI WaitAO WaitGI WaitGO WaitUntil WaitSyncTask WaitTestAndSet".lower().split())
+
+#: Instructions that change how the motions after them run (speed, configuration checks): followed in order, so
+#: a branch holding one is not passed over.
+MODE_INSTRUCTIONS = frozenset(("velset", "confl", "confj"))
+
+#: Instructions that move the robot or change how it moves; that neither move it nor change data a motion reads.
+_MOVING = frozenset(MOTIONS) | frozenset(PROCESS_MOTIONS) | UNSUPPORTED_INSTRUCTIONS
+_PASSIVE = PASSIVE_INSTRUCTIONS | SIGNAL_WAITS
+
+#: How a call of a routine found nowhere is named.
+_NOT_FOUND = ("found in no module of the task (give its module with --module FILE, or declare with --external "
+              "{name} that it does not move the robot)")
+
+#: A RAPID identifier (ABB, "RAPID kernel": at most 32 characters).
+_RAPID_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
+
+def _declared_key(decl: Tree) -> str:
+    """The name (lower case) a ``data_decl`` or a ``param`` declares."""
+    return str([c for c in decl.children if isinstance(c, Token) and c.type == "NAME"][1]).lower()
+
+
+def _body(routine: Tree) -> Tree:
+    """The ``body`` of a routine."""
+    return next(c for c in routine.children if isinstance(c, Tree) and c.data == "body")
+
+
+class Summary(Visitor):
+    """What a routine, a statement or a body may do (:meth:`_Calls.summary`), found in one scan of its subtrees: lark
+    calls the method named by each subtree's rule, top down in written order; a call is followed through the called
+    routine's summary.
+
+    Attributes
+    ----------
+    blocker : str | None
+        The first thing that moves the robot or changes how later motions run, with its line: a moving instruction,
+        ``VelSet``/``ConfL``/``ConfJ``, a TRAP connected or a FUNC evaluated that moves, a ``GOTO`` or label, a
+        late-bound call, a routine found nowhere, an assignment to a parameter, recursion.
+    motion : str | None
+        The first motion it runs (in a routine it calls or a FUNC it evaluates too), with its line.
+    assigns : set[str]
+        The data (lower-case names) it may give a value, its own too: assignments, the arguments the instructions
+        and functions it calls write (``Incr``, ``StrToVal``: :meth:`changed_tokens`), a search's found point,
+        what the routines it calls assign but their own data (a parameter they assign: the data named at the call,
+        passed by reference).
+    local : frozenset[str]
+        A routine's own data and parameters; ``written``: the places of the required parameters and the names of
+        the optional ones it assigns (as :data:`.rapid_data.WRITES`).
+    changed : set[str]
+        The data of others it assigns (:attr:`assigns` but :attr:`local`) and what the TRAPs it connects assign.
+    mutates : bool
+        Whether it may leave the walk in another state: an assignment, ``VelSet``/``ConfL``/``ConfJ``, a late-bound
+        call, recursion.
+    calls : set[str]
+        The names it calls, evaluates or connects; ``late``: whether it holds a late-bound call.
+    passed : set[str]
+        The data named in the arguments of what it calls but passive instructions.
+    """
+
+    def __init__(self, flow: _Calls, node: Tree, calling: frozenset[str]) -> None:
+        routine = node.data in ("proc", "func", "trap")
+        self._flow, self._calling, self._path = flow, calling, flow.origin.get(id(node), "")
+        params = frozenset(map(_declared_key, node.find_data("param"))) if routine else frozenset()
+        self._params, self.local = params, params | frozenset(map(_declared_key, node.find_data("data_decl"))
+                                                                if routine else ())
+        self.blocker: str | None = None
+        self.motion: str | None = None
+        self.assigns: set[str] = set()
+        self.changed: set[str] = set()
+        self.calls: set[str] = set()
+        self.passed: set[str] = set()
+        self.mutates = self.late = False
+        self.visit_topdown(node)
+        self.changed |= self.assigns - self.local
+        required, optional = flow.signature(node) if routine else ([], {})
+        self.written = (tuple(i for i, (_, name) in enumerate(required) if str(name).lower() in self.assigns),
+                        frozenset(optional) & self.assigns)
+
+    def _merge(self, inner: Summary, sub: Tree) -> Summary:
+        """What the routine ``sub`` calls changes and assigns added (the parameters it assigns, passed by reference:
+        the caller's data named there); ``inner``, its summary."""
+        self.changed |= inner.changed
+        self.assigns |= inner.assigns - inner.local
+        self.assigns.update(str(t).lower() for t in self._flow.written_arguments(sub, *inner.written))
+        return inner
+
+    def _found(self, blocker: str | None, motion: str | None = None) -> None:
+        self.blocker = self.blocker or blocker
+        self.motion = self.motion or motion
+
+    def _at(self, sub: Tree) -> str:
+        return self._flow._at(sub, self._path)
+
+    def moves(self, sub: Tree) -> None:
+        if self.motion is None:
+            found = re.match(r"\w*", sub.children[0]).group() + f" at {self._at(sub)}"
+            self._found(found, found)
+
+    def late_call(self, sub: Tree) -> None:
+        self.late = self.mutates = True
+        self._found(f"a late-bound call (%...%) at {self._at(sub)}")
+
+    def goto_stmt(self, sub: Tree) -> None:
+        self._found(f"a GOTO at {self._at(sub)}")
+
+    def label(self, sub: Tree) -> None:
+        self._found(f"a label (a GOTO target) at {self._at(sub)}")
+
+    def connect_stmt(self, sub: Tree) -> None:
+        """A TRAP runs at times known only while running: what it holds is this one's (itself again adds nothing)."""
+        name = str(sub.children[-1])
+        key = name.lower()
+        self.calls.add(key)
+        trap = self._flow._trap(key)
+        if trap is None:
+            self._found(f"an interrupt (CONNECT) at {self._at(sub)} of TRAP {name}, found in no module of this file")
+        elif key not in self._calling:
+            inner = self._flow.summary(trap, self._calling)
+            self.changed |= inner.changed
+            self._found(inner.blocker and f"{inner.blocker} (in TRAP {name}, connected at {self._at(sub)})")
+
+    def func_call(self, sub: Tree) -> None:
+        name = str(sub.children[0])
+        key = name.lower()
+        self.calls.add(key)
+        func = self._flow.funcs.get(key)
+        if func is None:
+            self._changes(sub)  # (the arguments it writes: StrToVal(s, n))
+            return
+        found = None if key in self._calling else self._merge(self._flow.summary(func, self._calling), sub)
+        if found is not None and found.motion is not None:  # (a FUNC may hold any instruction)
+            at = self._at(sub)
+            self._found(f"{found.motion} (in FUNC {name}, called at {at})", f"{found.motion} (in {name}, called at {at})")
+
+    def assign(self, sub: Tree) -> None:
+        self.mutates = True
+        self._changes(sub)
+
+    def _changes(self, sub: Tree) -> bool:
+        """What ``sub`` changes added to :attr:`assigns`; whether it changes anything."""
+        tokens = self._flow.changed_tokens(sub)
+        for token in tokens:
+            self.assigns.add(str(token).lower())
+            if str(token).lower() in self._params:
+                self._found(f"an assignment to its parameter {token} at {self._at(sub)}")
+        return bool(tokens)
+
+    def call(self, sub: Tree) -> None:
+        """An instruction or a routine, classed in the order the walker runs them (:meth:`_Calls.run_call`)."""
+        flow, name = self._flow, str(sub.children[0])
+        key = name.lower()
+        self.calls.add(key)
+        routine = flow.procs.get(key)
+        self.mutates |= routine is None and self._changes(sub)  # (a routine's: its summary, below)
+        args = sub.children[1] if len(sub.children) > 1 else None
+        if args is not None and key not in _PASSIVE:
+            self.passed.update(str(n.children[0]).lower() for n in args.find_data("name"))
+        writes = getattr(PROCESS_MOTIONS.get(key), "writes", None)
+        if writes is not None:  # (a search's found point)
+            self.assigns.update(str(t).lower() for t in flow.written_arguments(sub, (writes,), frozenset()))
+        self.mutates |= key in MODE_INSTRUCTIONS or writes is not None
+        if key in _MOVING and routine is None or key in MOTIONS or key in PROCESS_MOTIONS:
+            if self.motion is None:  # (a routine of 10,000 motions: each named only while none is)
+                self._found(f"{name} at {self._at(sub)}", f"{name} at {self._at(sub)}")
+        elif key in MODE_INSTRUCTIONS:
+            self._found(self.blocker or f"{name} at {self._at(sub)}")
+        elif routine is None and key not in flow.external and key not in _PASSIVE and key != "waittime":
+            func = flow.funcs.get(key)
+            self._found(f"{name} at {self._at(sub)}, a routine {_NOT_FOUND.format(name=name)}" if func is None else
+                        f"{name} at {self._at(sub)}, a FUNC ({flow._at(func, flow.origin.get(id(func), ''))}) called "
+                        "as a procedure, which a FUNC cannot be")
+        elif routine is not None and key in self._calling:
+            self.mutates = True
+            self._found(f"a recursive call of {name} at {self._at(sub)}")
+        elif routine is not None and key not in flow.external:
+            inner = self._merge(flow.summary(routine, self._calling), sub)
+            self.mutates |= inner.mutates
+            if self.motion is None:
+                at = self._at(sub)
+                self._found(inner.blocker and f"{inner.blocker} (in {name}, called at {at})",
+                            inner.motion and f"{inner.motion} (in {name}, called at {at})")
+
+
+class _Calls:
+    """The walker's routines and calls (mixed into ``rapid._Walker`` under :class:`.rapid_flow._Flow`)."""
+
+    def run_routine(self, routine: Tree, depth: int, local: dict[str, _Data] | None = None) -> None:
+        local = {} if local is None else local
+        body = _body(routine)
+        handlers = next(c for c in routine.children if isinstance(c, Tree) and c.data == "handlers")
+        for handler in handlers.children[1::2]:  # (an ERROR handler runs on an error known only while running:
+            # what it assigns, the module's data or the routine's own, is changed from the routine's start)
+            self.mark_all(self.summary(handler).assigns, handler, handler, local)
+        self._routines_run.append(body)
+        try:
+            self.run_body(body, local, depth)
+        finally:
+            self._routines_run.pop()
+
+    def run_late_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """``%"name"% args;``: the call of the routine named, where the name is known before running."""
+        try:
+            name, _ = self.evaluate_typed(statement.children[0], local)
+        except _Unsupported:
+            name = None
+        if not (isinstance(name, str) and _RAPID_NAME.fullmatch(name)):
+            raise _Unsupported("a late-bound call (%...%) whose routine is known only while running is not followed",
+                               statement)
+        where = statement.children[0]
+        meta = where.meta if isinstance(where, Tree) else statement.meta
+        token = Token("NAME", name, meta.start_pos, meta.line, meta.column, meta.end_line, meta.end_column,
+                      meta.end_pos)
+        self.run_call(Tree("call", [token, *statement.children[1:]], statement.meta), local, depth)
+
+    def run_connect(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        """``CONNECT intno WITH trap;``: the TRAP runs at times known only while running. One that moves the robot or
+        changes how it moves is unsupported; what another assigns is known only while running from here on."""
+        name = str(statement.children[-1])
+        trap = self._trap(name.lower())
+        if trap is None:
+            raise _Unsupported(f"CONNECT: TRAP {name} is found in no module of this file", statement)
+        found = self.summary(trap)
+        if found.blocker is not None:
+            raise _Unsupported(f"CONNECT (an interrupt) runs TRAP {name}, which holds {found.blocker}, at times known "
+                               "only while running", statement)
+        self.mark_all(found.assigns - found.local, trap, statement, local)
+        self.visited.add(name.lower())
+        self.notes.append(Finding(f"CONNECT: TRAP {name} moves nothing; what it assigns is known only while running "
+                                  "from here on", *_location(statement), self.file))
+
+    def summary(self, node: Tree, calling: frozenset[str] = frozenset()) -> Summary:
+        """What ``node`` (a routine, a statement or a body) may do (:class:`Summary`), found once a node; a routine
+        called again while being summarised (``calling``) is recursion."""
+        if id(node) not in self._summaries:
+            if node.data in ("proc", "func", "trap"):
+                calling |= {self._routine_name(node).lower()}
+            self._summaries[id(node)] = (node, Summary(self, node, calling))  # (node kept: its id stays its)
+        return self._summaries[id(node)][1]
+
+    def _trap(self, key: str) -> Tree | None:
+        """The TRAP of this module named ``key`` (lower case), else the task's other modules', or None."""
+        return next((r for r in self.routines if r.data == "trap" and self._routine_name(r).lower() == key),
+                    self.traps.get(key))
+
+    def _at(self, node: Tree | Token, path: str) -> str:
+        line = _location(node)[0]
+        return f"line {line}" if not path or path == self.path else f"{path}, line {line}"
+
+    def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data] | None,
+                       statement: Tree | None = None) -> dict[str, _Data]:
+        """The scope a call of ``routine`` starts with: each parameter bound to its argument (data named pass on,
+        by reference; any other value is evaluated in the caller's scope; a switch or an optional parameter left out
+        binds nothing). RAPID's own checks (number of arguments, optional names, types) are errors naming the call.
+        ``local`` None: a call whose arguments are known only while running, every parameter without a value."""
+        positional, optional = self.split_args(call_args)
+        required, optional_params = self.signature(routine)
+        if local is not None and len(positional) != len(required):
+            raise self.error(f"{self._routine_name(routine)} takes {len(required)} argument(s) "
+                             f"({', '.join(str(n[1]) for n in required) or 'none'}), got {len(positional)}", statement)
+        unknown = sorted(set(optional) - set(optional_params))
+        if unknown:
+            raise self.error(f"{self._routine_name(routine)} has no optional parameter \\{unknown[0]}", statement)
+        given = {**dict(zip((str(names[1]).lower() for names in required), positional)), **optional}
+        scope: dict[str, _Data] = {}
+        for key, (type_token, param_token) in [*((str(n[1]).lower(), n) for n in required), *optional_params.items()]:
+            node, dtype = given.get(key), self.base_type(str(type_token).lower())
+            value = None if node is None else self._argument(routine, dtype, param_token, node, local)
+            scope[key] = value or _Data(dtype, None, None, str(param_token), param_token)
+        self._scopes.append(scope)
+        self._params[id(scope)] = set(scope)
+        if local is not None:
+            self._present[id(scope)] = {key for key in optional_params if key in optional}  # (Present(...))
+        return scope
+
+    def signature(self, routine: Tree) -> tuple[list[list[Token]], dict[str, list[Token]]]:
+        """A routine's required parameters in written order and its optional ones by lower-case name, each as its
+        type's and its name's tokens."""
+        required, optional = [], {}
+        text = self._files[self.routine_file(routine)][1]  # (the routine's file: the call's may be another)
+        for param in self._params_of(routine):
+            names = [c for c in param.children if isinstance(c, Token) and c.type == "NAME"]
+            before = start = span_of(param).start  # (a backslash at its start or just before it: optional; so is
+            while before > 0 and text[before - 1].isspace():  # an alternative after "|": \switch on | switch off)
+                before -= 1
+            if text[start] == "\\" or text[before - 1:before] in ("\\", "|"):
+                optional[str(names[1]).lower()] = names
+            else:
+                required.append(names)
+        return required, optional
+
+    @staticmethod
+    def _params_of(routine: Tree) -> list[Tree]:
+        """The ``param`` nodes of a routine's declaration, in written order."""
+        return next((c.children for c in routine.children if getattr(c, "data", None) == "params"), [])
+
+    def _argument(self, routine: Tree, dtype: str, param: Token, node: Tree | Token, local: dict[str, _Data]
+                  ) -> _Data:
+        """The datum parameter ``param`` of ``routine`` is bound to by argument ``node``; a datum named, or a target
+        written there, is recorded in :attr:`_passed` (with the routine's span in the task's offsets)."""
+        at, span = self.routine_file(routine) << 40, span_of(routine)
+        passed = span._replace(start=at + span.start, end=at + span.end), str(param).lower()
+        if isinstance(node, Tree) and node.data == "name":
+            data = self.lookup(node.children[0], local, unset=True)  # (a VAR without a value: read where used)
+            self._passed[self.file_key + node.children[0].start_pos] = passed
+            if data.type != dtype and self.fields_of(dtype) is not None:
+                raise self.error(f"parameter {param} is a {dtype}, got {node.children[0]}, a {data.type}", node)
+            return data
+        value = self.evaluate_as(node, local, dtype) if self.fields_of(dtype) is not None else self.evaluate(node, local)
+        if dtype in ("robtarget", "jointtarget") and isinstance(node, Tree) and node.data in ("aggregate", "numbers"):
+            # a target written at the call site: written there when the routine reads the parameter only as motions'
+            # points (:func:`.calls.direct_through_calls`, the literal's offset standing for a name passed on)
+            self._passed[self.file_key + span_of(node).start] = passed
+            return _Data(dtype, value, node, str(param), param, file=self.file)
+        return _Data(dtype, value, None, str(param), param)
+
+    def through_call_site(self, node: Tree | Token, local: dict[str, _Data], kind: str, T_world_frame: FloatArray,
+                          T_flange_tcp: FloatArray, held: bool) -> Point | None:
+        """The point of a motion's target ``Offs``/``RelTool`` (:data:`.calls.THROUGH`, nested) of a parameter bound
+        to a target written at the call site: that target's text, the function's result as the pose, the whole
+        expression as the argument (its ``(A, B)`` recorded in :attr:`_reads`); None for any other target."""
+        layers, inner = [], node
+        while isinstance(inner, Tree) and inner.data == "func_call" and len(inner.children) > 1 \
+                and str(inner.children[0]).lower() in ("offs", "reltool"):
+            layers.append(inner)
+            inner = next(iter(self.split_args(inner.children[1])[0]), None)
+        if not layers or kind == ABSOLUTE_JOINT or not (isinstance(inner, Tree) and inner.data == "name"):
+            return None
+        data = self.lookup(inner.children[0], local)
+        if not (isinstance(data.node, Tree) and (data.file << 40) + span_of(data.node).start in self._passed):
+            return None
+        point = self.point(inner, local, kind, T_world_frame, T_flange_tcp, held)
+        T_in = _T_from_pose(data.value[:2])  # type: ignore[index]
+        A = B = np.eye(4)
+        for layer in reversed(layers):  # (the innermost first)
+            T_out = _T_from_pose(self.evaluate_as(layer, local, "robtarget")[:2])  # type: ignore[index]
+            A_f, B_f = calls.through(calls.THROUGH[str(layer.children[0]).lower()][0][1], T_in, T_out)
+            A, B, T_in = A_f @ A, B @ B_f, T_out
+        key = ((point.file << 40) + point.text.start, self.file_key + span_of(node).start)
+        how = "through " + " of ".join(str(layer.children[0]) for layer in layers)
+        if not calls.same_read(self._reads, key, (A, B, how)):
+            return None  # (the function differs from pass to pass: the expression is the text, as any other)
+        return dataclasses.replace(point, T_world_tcp=world_of_target(T_world_frame, T_in[None], held)[0],
+                                   argument=span_of(node))
+
+    def call_site_extra(self, steps: list[MotionRun | Wait]) -> dict:
+        """:func:`.calls.call_site_extra` of the program's final ``steps`` (a call site's target stands in
+        :attr:`_passed` at its offset); its note added to the notes."""
+        return calls.call_site_extra(self.notes, steps, lambda run: np.stack([
+            (run.text_file << 40) + run.text[:, 0], (run.file[run.row_of_points()] << 40) + run.argument[:, 0]],
+            axis=1), set(self._passed), self._reads)
+
+    @functools.cached_property
+    def task_changes(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The names of the data some statement of the task may change (assigned, ``Incr``, read into, passed whole
+        to a routine, which may assign its parameter), and of those it gives a value (but the data only passed to a
+        routine: what a parameter passed such a datum reads); from the summaries of the task's routines, once."""
+        found = list(map(self.summary, [*self.routines, *self.procs.values(), *self.funcs.values()]))
+        given = frozenset().union(*(f.assigns for f in found))
+        return given.union(*(f.passed for f in found)), given
+
+    def run_call(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
+        name = str(statement.children[0])
+        key = name.lower()
+        call_args = statement.children[1] if len(statement.children) > 1 else None
+        positional, optional = self.split_args(call_args)
+        if key in MOTIONS or key in PROCESS_MOTIONS:
+            self.run_tagged(lambda: self.run_motion(statement, key, local))
+        elif key in ("confl", "confj"):  # \Off: the controller ignores the confdata of the motions after it
+            if "on" in optional or "off" in optional:
+                self.conf_on[LINEAR if key == "confl" else JOINT] = "on" in optional
+        elif key in self.external:
+            pass  # declared by the user: moves nothing, changes nothing a motion reads
+        elif key in self.procs and id(self.procs[key]) in self.origin and self._passed_over(key, statement):
+            pass  # a routine of another module that moves nothing: what it changes is recorded
+        elif key == "waittime":
+            if len(positional) != 1:
+                raise self.error("WaitTime: expected one time [s]", statement)
+            seconds = self._number(positional[0], local)
+            if seconds < 0:
+                raise self.error(f"WaitTime: expected a time >= 0 s, got {seconds:g}", statement)
+            self.steps.append(Wait(seconds, span_of(statement)))
+        elif key == "velset":
+            if len(positional) != 2:
+                raise self.error("VelSet: expected Override [%] and Max [mm/s]", statement)
+            self.velset = (self._number(positional[0], local), self._number(positional[1], local))
+        elif key in self.procs:
+            self._run_proc(name, key, statement, call_args, local, depth)
+        elif key in UNSUPPORTED_INSTRUCTIONS:
+            raise _Unsupported(f"{name} is not followed (it moves the robot or changes the frame of its motions in "
+                               "a way known only while running)", statement)
+        elif key in SIGNAL_WAITS:
+            self.record_change(statement, local)  # (WaitDI ... \\TimeFlag:=timeout)
+            self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", *_location(statement),
+                                      self.file))
+        elif key in PASSIVE_INSTRUCTIONS:
+            self.record_change(statement, local)
+        elif key in self.funcs:
+            func = self.funcs[key]
+            raise self.error(f"{name} is a FUNC ({self._at(func, self.origin.get(id(func), ''))}); a FUNC cannot be "
+                             f"called as a procedure (its value is used in an expression: x := {name}(...);)", statement)
+        else:
+            raise _Unsupported(f"{name} is no instruction thermocomp knows and a routine {_NOT_FOUND.format(name=name)}",
+                               statement)
+
+    def _passed_over(self, key: str, statement: Tree) -> bool:
+        """Whether the call ``statement`` of ``key``, a routine of another module of the task, is passed over: it
+        moves nothing and changes nothing how motions run (what it assigns is recorded as changed at the call).
+        A routine that moves is run like the program's own (:meth:`_run_proc`), in its module's file."""
+        found = self.summary(self.procs[key])
+        if found.blocker is not None:
+            return False
+        self.mark_all(found.changed, self.procs[key], statement, {})
+        return True
+
+    def _run_proc(self, name: str, key: str, statement: Tree, call_args, local: dict[str, _Data], depth: int) -> None:
+        """A call of the task's PROC ``name``: its arguments bound here, its body run in its own module's file. A
+        routine without parameters that calls itself (``main;`` restarting the cycle) is followed once more and
+        not deeper: two passes show whether its motions' data differ from pass to pass (:meth:`check_paths`)."""
+        if depth > 32:
+            raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
+        routine = self.procs[key]
+        body = _body(routine)
+        if sum(b is body for b in self._routines_run) >= 2 and not any(routine.find_data("param")):
+            self.note_once(Finding(f"{name} calls itself again (recursion): followed twice on this path, not deeper",
+                                   *_location(statement), self.file))
+            return
+        found = self.summary(routine)  # (moves nothing, changes nothing a motion reads: its conditions and loops that
+        quiet = found.blocker is None and not found.changed  # cannot be followed are passed over with a note)
+        read_before = set(self._first_read)
+        try:
+            scope = self.bind_arguments(routine, call_args, local, statement)
+        except _Unsupported:
+            if not quiet:
+                raise
+            scope = self.bind_arguments(routine, None, None)  # (arguments known only while running: nothing moves)
+        self.visited.add(key)
+        first = len(self.steps)
+        self._quiet += [name] if quiet else []
+        try:
+            with self.in_file(self.routine_file(routine)):
+                self.run_routine(routine, depth + 1, scope)
+        finally:
+            del self._quiet[len(self._quiet) - quiet:]
+        if quiet:  # (what a routine that moves nothing reads cannot make a motion differ next cycle)
+            for read in set(self._first_read) - read_before:
+                del self._first_read[read]
+        if scope:
+            for step in self.steps[first:]:  # the outermost call with arguments is the one named
+                self._in_call[id(step)] = (name, span_of(statement), self.file)
+
+    def check_external(self, entry: list[Tree]) -> None:
+        """``--external`` names routines the controller holds that move nothing: one that is the entry routine, or a
+        routine of the task that moves the robot or changes data a motion reads, is refused naming it."""
+        entry_names = {self._routine_name(p).lower() for p in entry}
+        for name in self.task.options.external:
+            key = name.lower()
+            if key in entry_names:
+                raise ConfigurationError(f"--external {name}: expected a routine that moves nothing, got the entry "
+                                         f"routine {name} (the routine one cycle runs)")
+            routine = self.procs.get(key)
+            if routine is None and (key in MOTIONS or key in PROCESS_MOTIONS):  # (was ignored: still followed)
+                raise ConfigurationError(f"--external {name}: expected a routine that moves nothing, got RAPID's "
+                                         f"motion instruction {name}")
+            if routine is None:
+                continue
+            found = self.summary(routine)
+            reason, changed = found.blocker, found.changed
+            if reason is None and changed:
+                reason = f"an assignment to {', '.join(sorted(changed))}"
+            if reason is not None:
+                where = self.origin.get(id(routine), self.path)
+                raise ConfigurationError(f"--external {name}: expected a routine that neither moves the robot nor "
+                                         f"changes data a motion reads, got PROC {name} of {where} (line "
+                                         f"{_location(routine)[0]}), which holds {reason}")
+
+    def entry_routines(self) -> list[Tree]:
+        """The entry routine (``--entry``, default ``main``); without a ``main``, or with a ``main`` that holds no
+        statement (RobotStudio's new-module template, "Add your code here"), every parameterless PROC of the
+        module that no routine calls, in file order (a note names them)."""
+        entry = self.task.options.entry
+        found = self.procs.get(entry.lower())
+        if found is not None and id(found) not in self.origin:
+            required = self.signature(found)[0]
+            if required:  # (the controller starts a routine with no argument)
+                raise InputError(f"--entry {entry}: expected a PROC that runs with no argument, got PROC "
+                                 f"{self._routine_name(found)} of {len(required)} parameter(s) "
+                                 f"({', '.join(str(n[1]) for n in required)})", path=self.path,
+                                 row=_location(found)[0], column=_location(found)[1])
+            if entry.lower() != "main" or _body(found).children:
+                return [found]
+            routines = [p for p in self._uncalled_procs() if p is not found]
+            if routines:
+                self.notes.append(Finding(f"PROC {self._routine_name(found)} holds no statement: the module's PROCs "
+                                          "that no routine calls are run in file order, as one cycle ("
+                                          f"{', '.join(self._routine_name(p) for p in routines)}); --entry NAME "
+                                          "runs one of them alone", *_location(found), self.file))
+                return routines
+            return [found]
+        own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
+        if entry.lower() != "main":
+            other = found or self.funcs.get(entry.lower()) or self._trap(entry.lower())
+            got = ("none of that name" if other is None else f"{other.data.upper()} {self._routine_name(other)}"
+                   + (f" of {self.origin[id(other)]}" if id(other) in self.origin else ""))
+            raise InputError(f"--entry {entry}: expected a PROC of this module, got {got} (its PROCs: "
+                             f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
+        return self._uncalled_procs()
+
+    def _uncalled_procs(self) -> list[Tree]:
+        """The module's own parameterless PROCs that no routine calls, in file order."""
+        own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
+        called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")}
+        return [p for name, p in own.items() if name not in called and not self._params_of(p)]
+
+    @staticmethod
+    def _routine_name(routine: Tree) -> str:
+        names = [c for c in routine.children if isinstance(c, Token) and c.type == "NAME"]
+        return str(names[1] if routine.data == "func" else names[0])  # (FUNC type name)
+
+    def note_unvisited(self) -> tuple[tuple[str, int], ...]:
+        """A note for each routine of the module the entry does not run that holds motions; ``(name, motions)``
+        of each."""
+        unrun = []
+        for routine in self.routines:
+            name = self._routine_name(routine)
+            if name.lower() in self.visited:
+                continue
+            n_moves = len(self._motions_in(routine, _MOVING))
+            if n_moves:
+                self.notes.append(Finding(f"{routine.data.upper()} {name} is not run from the entry routine: its {n_moves} "
+                                          "motion(s) are not followed (their texts stay as written; data they share "
+                                          "with the routines run may be rewritten)", *_location(routine), self.file))
+                unrun.append((name, n_moves))
+        return tuple(unrun)
+
+    def finish_points(self, tree: Tree) -> tuple:
+        """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`).
+        A per-pass text (:mod:`.passes`) is a table, one entry a run: calls needing it differently do not clash."""
+        return tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), self._in_call,
+                                  self.unsupported, self.notes, self.per_pass))
+
+    def _finish_points(self, tree: Tree, unfollowed: set[int]) -> list[MotionRun | Wait]:
+        """A declaration is rewritten only if every use of its name in the module is a followed motion's point
+        (an ``Offs(p10, ...)`` elsewhere, or a motion left as written, must keep reading the old value)."""
+        declared = {name.lower() for step in self.steps if isinstance(step, MotionRun)
+                    for name, own in zip(step.name_of_point, np.all(step.text == step.argument, axis=1).tolist())
+                    if name and not own}
+        if not declared:  # every target inline (a CAM program): nothing to check
+            return list(self.steps)
+        uses: dict[str, set[int]] = {}  # every use of a name in the task's files (offsets keyed by file)
+        trees = (tree, *(m.tree for m in self.task.modules))
+        consts = frozenset(_declared_key(d) for t in trees for d in t.find_data("data_decl")
+                           if any(s.children[0].type == "CONST" for s in d.find_data("storage")))
+        for file, module_tree in enumerate(trees):
+            with self.in_file(file):
+                self._uses(module_tree, uses, consts)
+        passes.drop_tabled(uses, self.steps, self.per_pass)
+        direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
+        direct -= calls.unwritable(self._reads)
+        steps = []
+        done: dict[int, MotionRun] = {}  # a step repeated (the passes of a FOR loop): decided once
+        for step in self.steps:
+            if isinstance(step, MotionRun):
+                if id(step) not in done:
+                    own = np.all(step.text == step.argument, axis=1).tolist()
+                    at = ((step.text_file << 40) + step.text[:, 0]).tolist()  # (a call site's literal: in _passed)
+                    done[id(step)] = step.with_text_at_argument(np.array(
+                        [bool(name) and not own[i] and (at[i] not in direct if at[i] in self._passed
+                                                        else not uses.get(name.lower(), set()) <= direct)
+                         for i, name in enumerate(step.name_of_point)], dtype=bool))
+                step = done[id(step)]
+            steps.append(step)
+        return steps
+
+    def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str] = frozenset()) -> None:
+        """Add to ``uses`` each use of a name in ``tree``, the tree of the file being read (:meth:`in_file`); a use of
+        a ``CONST`` (``consts``) in a PROC no cycle runs is left out."""
+        key = self.file_key
+        size_only = {call.children[1].children[0].children[0].start_pos for call in tree.find_data("func_call")
+                     if str(call.children[0]).lower() in ("dim", "present") and len(call.children) > 1
+                     and isinstance(call.children[1].children[0], Tree)
+                     and call.children[1].children[0].data == "name"}  # (Dim(pts, 1), Present(p) read no value)
+        unrun = self._unrun_spans(tree)  # (what a routine no cycle runs reads cannot keep a declaration as written)
+        for node in tree.find_data("name"):
+            token = node.children[0]
+            if token.start_pos not in size_only and not (str(token).lower() in consts
+                                                         and any(a <= token.start_pos < b for a, b in unrun)):
+                uses.setdefault(str(token).lower(), set()).add(key + token.start_pos)
+        for node in tree.find_data("moves"):
+            token = node.children[0]
+            skip = consts if any(a <= token.start_pos < b for a, b in unrun) else frozenset()
+            statements = self.move_matches(token)
+            for part in ("p1", "p2", "speed", "zone", "tool", "wobj"):
+                starts = (key + token.start_pos + statements.starts(part)).tolist()
+                for value, start in zip(statements.texts(part, lower=True), starts):
+                    if value is not None and value[0] != "[" and re.match(r"\w*", value).group() not in skip:
+                        uses.setdefault(value, set()).add(start)
+
+    def _unrun_spans(self, tree: Tree) -> list[tuple[int, int]]:
+        """The spans of the PROCs of ``tree`` that no cycle runs: neither run by the walk nor called, connected or
+        evaluated from a routine it ran (a test routine of another module). None when a late-bound call ran."""
+        reached, todo = set(), list(self.visited)
+        while todo:
+            key = todo.pop()
+            routine = None if key in reached else self.procs.get(key) or self.funcs.get(key) or self._trap(key)
+            reached.add(key)
+            if routine is not None:
+                if self.summary(routine).late:
+                    return []
+                todo += self.summary(routine).calls
+        return [(r.meta.start_pos, r.meta.end_pos) for r in tree.find_data("proc")
+                if self._routine_name(r).lower() not in reached]
