@@ -35,6 +35,7 @@ from thermocomp.tolerances import IK_POSITION_TOL
 PICK = ("  PROC Pick(robtarget p)\n"
         "    MoveJ {approach}, v100, z10, tGrip;  ! above\n"
         "    MoveL p, v100, fine, tGrip;\n"
+        "    WaitTime 0.1;\n"  # (a wait the call runs: a step without a target)
         "  ENDPROC\n")
 TWO_CALLS = "    Pick a;\n    Pick b;\n"
 TOLERANCE = 1e-6 + 10 * IK_POSITION_TOL

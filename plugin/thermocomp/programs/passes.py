@@ -71,7 +71,7 @@ def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
     of_text: dict[tuple[int, int], dict] = {}  # each such text: the calls that run it, in order
     for step in steps if frozen else ():
         call = in_call.get(id(step))
-        if call is not None:
+        if call is not None and isinstance(step, MotionRun):  # (a wait a call ran has no text)
             for key in frozen.intersection(map(tuple, step.text[:, :2].tolist())):
                 of_text.setdefault(key, {})[call] = None
     grouped: dict[tuple, Calls] = {}
