@@ -153,6 +153,79 @@ def delimiters(data: bytes, codes: np.ndarray, comment: int = 0, newline: int = 
 #: The bytes of a name (letters, digits, ``_``), as a table of the 256 byte values (for :func:`skipped`).
 NAME_BYTES = np.zeros(256, dtype=bool)
 NAME_BYTES[[ord(c) for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"]] = True
+#: The bytes that delimit a run's statements and their parts, by code (1, 2, ...; 0 for the others): both
+#: languages' (no byte of a run of one is another's delimiter outside its comments).
+DELIMITERS = "[](),;\\\n!#"
+CODES = np.zeros(256, dtype=np.int8)
+CODES[[ord(c) for c in DELIMITERS]] = np.arange(1, len(DELIMITERS) + 1)
+_OPEN, _CLOSE, _POPEN, _PCLOSE, _COMMA, _END, _BACKSLASH, _NEWLINE = (CODES[ord(c)] for c in "[](),;\\\n")
+#: Whitespace within a statement, and between statements (besides comments).
+SPACE, GAP = np.zeros(256, dtype=bool), np.zeros(256, dtype=bool)
+SPACE[[ord(c) for c in " \t\r\n"]] = GAP[[ord(c) for c in " \t\r\n\f"]] = True
+_DEPTH = np.zeros(len(DELIMITERS) + 1, dtype=np.int8)  # (by code: how a bracket changes the depth)
+_DEPTH[[_OPEN, _POPEN]], _DEPTH[[_CLOSE, _PCLOSE]] = 1, -1
+
+
+class RunStatements:
+    """The statements of a run of plain motions (a grammar's ``MOVES`` token), split by its bytes alone: the one
+    splitter of both languages' bulk lanes (no match object a statement: numpy over the token's bytes).
+
+    The token is one the grammar matched, so outside comments (``comment`` to the line's end, between statements
+    only): a statement is its instruction (a name), its arguments and its end (RAPID ``;``; URScript the ``)``
+    of the call); the arguments are separated by the commas at bracket depth ``level`` (URScript's inside the
+    call's parentheses) and, in RAPID, start at each ``\\`` (an optional argument, ``\\WObj:=w``).
+
+    Attributes
+    ----------
+    text, data, bytes
+        The token's text, its bytes, and those as ``uint8`` ``(n,)``.
+    delimiters, codes
+        The offsets of the token's delimiters outside comments, and their :data:`CODES`.
+    start, instruction_end, end
+        Per statement ``(r,)``: where it starts, where its instruction ends, and where it ends (past ``;``/``)``).
+    arg_start, arg_end, arg_of
+        Per argument ``(a,)``, in order: its span (whitespace aside; an optional argument's from its ``\\``) and
+        its statement.
+    """
+
+    def __init__(self, token: str, comment: str, level: int) -> None:
+        self.text, self.data = token, token.encode("latin-1")  # (a byte a character; str(token) would copy it)
+        b = self.bytes = np.frombuffer(self.data, dtype=np.uint8)
+        at, code = self.delimiters, self.codes = delimiters(self.data, CODES, CODES[ord(comment)], _NEWLINE)
+        depth = np.cumsum(_DEPTH[code], dtype=np.int8)  # (after each delimiter)
+        is_end = (code == (_END if level == 0 else _PCLOSE)) & (depth == 0)
+        ends = at[is_end]
+        # each statement starts past the gap after the one before: whitespace, and comments to their line's end
+        start = np.concatenate([np.zeros(1, dtype=np.int64), ends[:-1] + 1])
+        newlines, active = at[code == _NEWLINE], np.arange(len(ends))
+        while active.size:
+            byte = b[start[active]]
+            bang = active[byte == ord(comment)]
+            start[bang] = newlines[np.searchsorted(newlines, start[bang])]
+            start[active[GAP[byte]]] += 1
+            active = active[GAP[byte] | (byte == ord(comment))]
+        self.start, self.end = start, ends + 1
+        self.instruction_end = skipped(b, NAME_BYTES, start)
+        # the arguments: from the instruction's end (or the call's parenthesis) or a separator, to the next
+        bound = is_end | ((code == _COMMA) & (depth == level)) | (code == _BACKSLASH)
+        cuts, after_end = at[bound], np.concatenate([[True], is_end[bound][:-1]])
+        statement = np.cumsum(after_end) - 1
+        first = np.concatenate([[0], cuts[:-1] + 1])
+        first[after_end] = self.instruction_end + level
+        first[b[first - 1] == ord("\\")] -= 1  # (an optional argument: from its backslash)
+        arg_start, arg_end = skipped(b, SPACE, first), skipped(b, SPACE, cuts, -1)
+        kept = arg_start < arg_end  # (RAPID's ", \\WObj": the comma's empty argument)
+        self.arg_start, self.arg_end, self.arg_of = arg_start[kept], arg_end[kept], statement[kept]
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+    def shapes(self, key_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each statement's shape, its instruction and its text from ``key_start`` ``(r,)`` to its end (what the
+        bulk lane resolves once: all but the points), numbered in order of appearance ``(r,)``; each one's first
+        statement."""
+        return first_seen(byte_spans(self.data, self.start, self.instruction_end),
+                          byte_spans(self.data, key_start, self.end))
 
 
 def skipped(b: np.ndarray, table: np.ndarray, at: np.ndarray, step: int = 1) -> np.ndarray:

@@ -1,13 +1,9 @@
-"""What a robot program says, as the readers give it: motions in execution order, with source spans.
+"""The program model: a robot program's motions in execution order, as columns, with their source spans.
 
-A program is :attr:`RobotProgram.steps`: :class:`MotionRun` and :class:`Wait` in the order one cycle runs them. A
-:class:`MotionRun` is columns, a row a motion (instruction, kind, spans, speeds) and a row a point (pose or joints
-in the world frame, SI; confdata, frame and tool, the spans of its text and argument): the only form a motion is
-held in, built from a statement's :class:`Point` values (:meth:`MotionRun.of_motion`) or by a reader's bulk lane
-(:meth:`MotionRun.of_columns`). :class:`ProgramColumns` is the program's runs end to end (what the compensation,
-timing and writer read); :class:`Motion` and :class:`Point` are read-only views of one row. The writer replaces
-only the spans of the points and keeps every other byte. Offsets are those of the file decoded as ISO-8859-1 (its
-byte offsets). See docs/programs.md and docs/conventions.md.
+:attr:`RobotProgram.steps` are :class:`MotionRun` (columns: a row a motion, a row a point; the one form a motion is
+held in, built by :meth:`MotionRun.of_columns`) and :class:`Wait`; :class:`ProgramColumns` is every run end to end.
+:class:`Motion` and :class:`Point` are read-only views of one row. Poses are SI, in the world frame; offsets are
+those of the file decoded as ISO-8859-1 (its bytes). See docs/programs.md and docs/conventions.md.
 """
 
 from __future__ import annotations
@@ -24,9 +20,8 @@ import numpy as np
 from thermocomp._typing import ArrayLike, FloatArray
 from thermocomp.geometry.rotations import invert_transform
 
-#: Default bound on the motions (and waits) a program may unroll to through its loops and routine calls: a
-#: compensation holds some 4 KB a motion (measured: 317 MB at 40,000 motions of a RAPID FOR loop), so 2 million
-#: motions is about 8 GB, what a workstation holds; ten times a 100,000-line CAM program's 200,000.
+#: Default bound on the motions (and waits) a program may unroll to: some 4 KB a motion when compensated
+#: (measured), so about 8 GB, what a workstation holds.
 MAX_MOTIONS = 2_000_000
 
 #: Motion kinds: how the controller interpolates to the point.
@@ -35,11 +30,7 @@ INF = float("inf")
 
 
 class Span(NamedTuple):
-    """A piece of the source text: ``text[start:end]``, starting at 1-based ``line``, ``column``.
-
-    A named tuple (immutable, compared and hashed by value), not a dataclass: a long program makes
-    several hundred thousand, and a tuple is built in C.
-    """
+    """A piece of the source text: ``text[start:end]``, starting at 1-based ``line``, ``column``."""
 
     start: int
     end: int
@@ -52,47 +43,27 @@ class Span(NamedTuple):
 
 @dataclass(frozen=True, eq=False)
 class Point:
-    """A pose a motion goes to (or passes through), as the program states it: the per-point resolver's value, and
-    the view of one point of a :class:`MotionRun`.
+    """A point a motion goes to or through: a statement's resolved point, and the view of a run's point.
 
     Attributes
     ----------
     T_world_tcp
-        The TCP pose the program asks for [m], ``(4, 4)``, in the controller's
-        world frame, which is the robot's base frame (ABB's default world, UR's
-        base; the compensation places it with the robot's ``T_world_base``).
-        ``None`` for a joint target (its pose is the nominal FK of ``q``).
-    T_world_frame
-        The frame the text writes the pose in (ABB work object ``uframe @
-        oframe``; UR: the base), ``(4, 4)``.
-    T_flange_tcp
-        The tool: the TCP in the flange frame (ABB ``tframe``, UR ``set_tcp``), ``(4, 4)``.
-    held
-        ABB: the robot holds the work object and the tool stands still (``tooldata`` and ``wobjdata`` ``robhold``
-        FALSE and TRUE). Then ``T_world_frame`` is the stationary TCP in the world (``tframe``), ``T_flange_tcp``
-        the object frame in the flange (``uframe @ oframe``), and ``T_world_tcp`` the object frame's pose in the
-        world when the stationary TCP is at the target: one composition, :func:`world_of_target`, serves both.
+        The TCP pose asked for, ``(4, 4)`` [m], in the controller's world (the robot's base frame); ``None`` for a
+        joint target.
+    T_world_frame, T_flange_tcp
+        The frame the pose is written in (ABB ``uframe @ oframe``; UR the base) and the tool (the TCP in the flange),
+        ``(4, 4)`` each. ``held`` (ABB ``robhold``: a stationary tool, a work object the robot holds): the first is
+        the stationary TCP in the world, the second the object frame in the flange (:func:`world_of_target`).
     q
-        Joint angles as written (jointtarget, UR joint list), controller angles
-        [rad] ``(n,)``, or ``None`` for a Cartesian target.
-    confdata
-        ABB ``(cf1, cf4, cf6, cfx)`` of a robtarget, or ``None``.
-    text
-        Where the value is written: a declaration's value, or the argument itself.
-    argument
-        The argument at the motion (the name, or the same span as ``text``).
-    extax
-        RAPID: the text of the external axes (kept as written), else ``""``.
-    name
-        The declared name, or ``""`` for an inline value or an expression.
-    whole_argument
-        The motion's whole argument when the point sits inside it (UR
-        ``get_inverse_kin(pose, qnear=...)``): what a joint target replaces.
-    quat
-        RAPID: the robtarget's quaternion ``(q1, q2, q3, q4)`` as written, ``(4,)`` (``q`` and ``-q`` are one
-        rotation: the writer keeps the written one's sign), else ``None``.
-    file
-        The file ``text`` is in: an index into :attr:`RobotProgram.files` (0: the program's own).
+        Joint angles as written [rad] ``(n,)``, or ``None`` for a Cartesian target.
+    confdata, quat
+        RAPID's ``(cf1, cf4, cf6, cfx)`` and quaternion ``(4,)`` as written (the writer keeps its sign), or ``None``.
+    text, argument, whole_argument
+        Spans: where the value is written (a declaration, or the argument), the argument at the motion, and the
+        whole argument a joint target replaces when the point sits inside it (UR ``get_inverse_kin``), or ``None``.
+    extax, name, file
+        RAPID's external axes as written (else ``""``), the declared name (``""``: inline), and the file of
+        ``text`` (an index into :attr:`RobotProgram.files`).
     """
 
     T_world_tcp: FloatArray | None
@@ -116,29 +87,20 @@ class Point:
 
 @dataclass(frozen=True, eq=False)
 class Motion:
-    """One motion instruction as the controller executes it: a view of one row of a :class:`MotionRun`.
+    """One motion instruction: the view of a run's row.
 
     Attributes
     ----------
-    instruction
-        As written (``MoveL``, ``movel``).
-    kind
-        :data:`LINEAR`, :data:`JOINT`, :data:`CIRCULAR` or :data:`ABSOLUTE_JOINT`.
-    points
-        ``(to,)``, or ``(via, to)`` for a circular move.
-    statement, name
-        Spans of the whole statement and of the instruction's name.
-    tcp_speed, orientation_speed
-        Linear moves' TCP speed [m/s] and reorientation speed [rad/s]
-        (RAPID speeddata ``v_tcp``, ``v_ori``; UR ``v``), or ``inf``.
-    joint_speed
-        UR ``movej``'s ``v`` [rad/s] (speed of the leading joint), or ``inf``.
-    acceleration
-        UR ``a`` [m/s^2 or rad/s^2], or ``inf`` (RAPID: not modelled).
-    duration_s
-        A time the instruction states (RAPID ``\\T``, UR ``t=``) [s], or ``None``.
-    file
-        The file of the statement: an index into :attr:`RobotProgram.files`.
+    instruction, kind, points
+        As written (``MoveL``, ``movel``); :data:`LINEAR`, :data:`JOINT`, :data:`CIRCULAR` or
+        :data:`ABSOLUTE_JOINT`; ``(to,)``, or ``(via, to)`` for a circular move.
+    statement, name, file
+        Spans of the statement and of the instruction's name, and the file (an index into
+        :attr:`RobotProgram.files`).
+    tcp_speed, orientation_speed, joint_speed, acceleration, duration_s
+        TCP speed [m/s] and reorientation speed [rad/s] (RAPID speeddata, UR ``v``), UR ``movej``'s ``v``
+        [rad/s], UR ``a`` [m/s^2 or rad/s^2] (``inf`` where none), a stated time [s] (RAPID ``\\T``, UR ``t=``) or
+        ``None``.
     """
 
     instruction: str
@@ -168,8 +130,7 @@ class Wait:
 
 @dataclass(frozen=True)
 class Finding:
-    """A construct the reader could not follow exactly, or a note about one, located in the source: ``line`` and
-    ``column`` of the file ``file`` (an index into :attr:`RobotProgram.files`; 0: the program's own)."""
+    """A message about the source at ``line``, ``column`` of ``file`` (an index into :attr:`RobotProgram.files`)."""
 
     message: str
     line: int
@@ -186,28 +147,19 @@ class RobotProgram:
 
     Attributes
     ----------
-    language
-        ``"rapid"`` or ``"urscript"``.
-    path
-        The file, for messages.
-    text
-        The whole file decoded as ISO-8859-1 (offsets are byte offsets).
+    language, path, text
+        ``"rapid"`` or ``"urscript"``; the file; its text decoded as ISO-8859-1.
     steps
-        :class:`MotionRun` and :class:`Wait` in the order one cycle runs them, consecutive motions one run; a
-        motion in a routine called twice appears twice (same spans).
-    unsupported
-        Constructs that cannot be followed exactly (conditions, loops of
-        unknown count, interrupts, searches, calls out of the file), with their place.
-    notes
-        Things a user should know that do not stop the compensation (e.g. a
-        routine never called, whose motions stay as written).
-    entry
-        The routine(s) one cycle runs.
-    newline
-        The file's line end (``"\\r\\n"`` or ``"\\n"``), for inserted lines.
+        :class:`MotionRun` and :class:`Wait` in the order one cycle runs them (consecutive runs joined); a motion
+        run twice appears twice, with the same spans.
+    unsupported, notes
+        What cannot be followed exactly, and what a user should know besides, with their place.
+    entry, newline
+        The routine(s) one cycle runs; the file's line end, for inserted lines.
+    extra
+        The readers' facts for later steps (``per_pass``, ``conditional``, ``confdata_free``, call sites).
     modules
-        The task's other files the reader followed motions into (RAPID ``--module``), as ``(path, text)``:
-        :attr:`files` ``1, 2, ...`` (a span's or finding's ``file``).
+        The task's other files followed into (RAPID ``--module``), ``(path, text)``: :attr:`files` ``1, 2, ...``.
     """
 
     language: str
@@ -222,8 +174,7 @@ class RobotProgram:
     modules: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
-        # consecutive runs held as one (each statement the general rules read is a run of one row, of two dozen
-        # small arrays: thousands of them would be held beside the columns they make)
+        # consecutive runs held as one (a statement's run of one row is two dozen small arrays)
         groups = itertools.groupby(self.steps, key=lambda step: isinstance(step, MotionRun))
         object.__setattr__(self, "steps", tuple(step for is_run, group in groups for step in (
             [_concatenate(list(group)).compact()] if is_run else group)))
@@ -244,8 +195,7 @@ class RobotProgram:
 
     @property
     def motions(self) -> tuple[Motion, ...]:
-        """Every motion in order, as views (:meth:`MotionRun.motions`: built on each call, not held beside the
-        columns)."""
+        """Every motion in order, as views (built on each call)."""
         return tuple(self.columns.run.motions())
 
     @property
@@ -261,38 +211,28 @@ _KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 
 @dataclass(frozen=True, eq=False)
 class MotionRun:
-    """Consecutive motions as columns: the program model (a statement's motion is a run of one row).
-
-    Spans are ``(start, end, line, column)`` rows (:class:`Span`); poses SI, world frame, as in :class:`Point`.
+    """Consecutive motions as columns: the program model. Fields as in :class:`Motion` and :class:`Point`;
+    spans are ``(start, end, line, column)`` rows.
 
     Attributes
     ----------
-    instruction, kind, n_points
-        Per motion ``(r,)``: as written, the code of its kind in :data:`KINDS`, its number of points.
-    statement, name
-        Per motion, the spans of the statement and of the instruction's name, ``(r, 4)``.
+    instruction, kind, n_points, statement, name, file
+        Per motion ``(r,)``: as written, the code of its kind in :data:`KINDS`, its number of points, spans
+        ``(r, 4)``, the file of the statement.
     tcp_speed, orientation_speed, joint_speed, acceleration, duration_s
-        Per motion ``(r,)`` as in :class:`Motion` (``duration_s`` NaN for none).
-    text, argument
-        Per point, ``(p, 4)``: where its value is written, and the argument at the motion.
-    T_world_tcp
-        ``(p, 4, 4)``, NaN for a joint target.
-    q, q_len
-        ``(p, w)`` joint angles [rad] (NaN for a Cartesian target) and how many are written (0: Cartesian).
-    confdata
-        ``(p, 4)`` integers, ``None`` where a point has none (``has_confdata``).
-    frames, frame
-        The distinct ``(T_world_frame, T_flange_tcp)`` pairs and each point's index into them, ``(p,)``.
+        Per motion ``(r,)``, SI (``duration_s`` NaN for none).
+    text, argument, text_file
+        Per point: spans ``(p, 4)``, and the file of ``text`` ``(p,)``.
+    T_world_tcp, q, q_len
+        ``(p, 4, 4)`` [m] (NaN for a joint target), ``(p, w)`` joint angles [rad] (NaN for a Cartesian target), how
+        many are written ``(p,)`` (0: Cartesian).
+    confdata, has_confdata, quat
+        ``(p, 4)`` integers (where ``has_confdata``), ``(p, 4)`` quaternions (NaN for none).
+    frames, frame, held
+        The distinct ``(T_world_frame, T_flange_tcp)`` pairs, each point's index into them ``(p,)``, and
+        :attr:`Point.held` ``(p,)``.
     extax, name_of_point, whole_argument
-        Per point, as in :class:`Point`.
-    quat
-        ``(p, 4)``: each point's :attr:`Point.quat`, NaN where it has none.
-    file, text_file
-        Per motion ``(r,)``: the file of its statement, name and arguments; per point ``(p,)``: the file of its
-        ``text`` (a declaration may be in another module of the task). Indices into :attr:`RobotProgram.files`;
-        zeros by default (every span in the program's own file).
-    held
-        ``(p,)`` bool: each point's :attr:`Point.held`.
+        Per point, tuples as in :class:`Point`.
     """
 
     instruction: tuple[str, ...]
@@ -326,11 +266,25 @@ class MotionRun:
         return len(self.instruction)
 
     @classmethod
-    def of_columns(cls, **columns) -> MotionRun:
-        """The run of the columns given (at least ``instruction``, ``kind``, ``statement``, ``name``, ``text``,
-        ``T_world_tcp``, ``q``, ``frames``), each other column its default: a point a motion, no speed, time,
-        confdata, quaternion, name or external axes, the argument the text, the first frame, the file 0."""
-        r, p = len(columns["instruction"]), len(columns["text"])
+    def of_columns(cls, points: Sequence[Point] | None = None, **columns) -> MotionRun:
+        """The one builder of a run: the columns given (at least ``instruction``, ``kind``, ``statement``, ``name``,
+        and ``text``, ``T_world_tcp``, ``q``, ``frames`` or ``points``), each other its default: a point a motion,
+        no speed, time, confdata, quaternion, name or external axes, the argument the text, the first frame, file 0.
+        One statement's motion: ``kind`` by name, ``instruction`` a string, ``statement`` and ``name`` a
+        :class:`Span` each, ``points`` its resolved :class:`Point` values in place of the point columns; a motion
+        column may be given as one value for every row."""
+        if points is not None:
+            columns |= _point_columns(points)
+        if isinstance(columns["kind"], str):  # (one statement's)
+            columns["kind"] = np.array([_KIND_CODE[columns["kind"]]], dtype=np.int8)
+            columns["instruction"] = (columns["instruction"],)
+            columns["statement"], columns["name"] = (np.array([columns[k]], dtype=np.int64) for k in ("statement", "name"))
+        r = len(columns["instruction"])
+        for key in _MOTION_FIELDS & columns.keys() - {"instruction", "kind", "n_points", "statement", "name"}:
+            if np.ndim(columns[key]) == 0:  # (a motion's value, or None: no time)
+                columns[key] = np.full(r, np.nan if columns[key] is None else columns[key],
+                                       dtype=np.int64 if key == "file" else float)
+        p = len(columns["text"])
         defaults = {"n_points": np.ones(r, dtype=np.int64), "tcp_speed": np.full(r, INF),
                     "orientation_speed": np.full(r, INF), "joint_speed": np.full(r, INF), "acceleration": np.full(r, INF),
                     "duration_s": np.full(r, np.nan), "argument": columns["text"], "q_len": np.zeros(p, dtype=np.int64),
@@ -339,43 +293,6 @@ class MotionRun:
                     "whole_argument": (None,) * p, "quat": np.full((p, 4), np.nan), "held": np.zeros(p, dtype=bool),
                     "file": np.zeros(r, dtype=np.int64), "text_file": np.zeros(p, dtype=np.int64)}
         return cls(**(defaults | columns))
-
-    @classmethod
-    def of_motion(cls, instruction: str, kind: str, points: Sequence[Point], statement: Span, name: Span, *,
-                  tcp_speed: float = INF, orientation_speed: float = INF, joint_speed: float = INF,
-                  acceleration: float = INF, duration_s: float | None = None, file: int = 0) -> MotionRun:
-        """The run of one motion statement, its points resolved (:class:`Point`, the readers' per-point resolver's
-        value: the same fields the bulk lane writes into its columns)."""
-        p = len(points)
-        q = np.full((p, max((len(pt.q) for pt in points if pt.is_joint), default=0)), np.nan)
-        T, quat = np.full((p, 4, 4), np.nan), np.full((p, 4), np.nan)
-        pairs: dict = {}  # (each distinct pair of arrays once, in order of first appearance)
-        frame = [pairs.setdefault((id(pt.T_world_frame), id(pt.T_flange_tcp)),
-                                  (len(pairs), (pt.T_world_frame, pt.T_flange_tcp)))[0] for pt in points]
-        for i, pt in enumerate(points):
-            if pt.is_joint:
-                q[i, :len(pt.q)] = pt.q
-            else:
-                T[i] = pt.T_world_tcp
-            if pt.quat is not None:
-                quat[i] = pt.quat
-        text = np.array([pt.text for pt in points], dtype=np.int64).reshape(p, 4)
-        argument = np.array([pt.argument for pt in points], dtype=np.int64).reshape(p, 4)
-        return cls.of_columns(
-            instruction=(instruction,), kind=np.array([_KIND_CODE[kind]], dtype=np.int8),
-            n_points=np.array([p], dtype=np.int64), statement=np.array([statement], dtype=np.int64),
-            name=np.array([name], dtype=np.int64), tcp_speed=np.array([tcp_speed]),
-            orientation_speed=np.array([orientation_speed]), joint_speed=np.array([joint_speed]),
-            acceleration=np.array([acceleration]), duration_s=np.array([np.nan if duration_s is None else duration_s]),
-            text=text, argument=text if np.array_equal(text, argument) else argument, T_world_tcp=T, q=q,
-            q_len=np.array([len(pt.q) if pt.is_joint else 0 for pt in points], dtype=np.int64),
-            confdata=np.array([pt.confdata or (0, 0, 0, 0) for pt in points], dtype=np.int64).reshape(p, 4),
-            has_confdata=np.array([pt.confdata is not None for pt in points], dtype=bool),
-            frames=tuple(pair for _, pair in pairs.values()), frame=np.array(frame, dtype=np.int64),
-            extax=tuple(pt.extax for pt in points), name_of_point=tuple(pt.name for pt in points),
-            whole_argument=tuple(pt.whole_argument for pt in points), quat=quat,
-            held=np.array([pt.held for pt in points], dtype=bool), file=np.array([file], dtype=np.int64),
-            text_file=np.array([pt.file for pt in points], dtype=np.int64))
 
     def first_points(self) -> np.ndarray:
         """Each motion's first point's index ``(r,)``."""
@@ -518,6 +435,34 @@ class ProgramColumns:
                    wait_statements=tuple(w.statement for w in waits))
 
 
+def _point_columns(points: Sequence[Point]) -> dict:
+    """The point columns of :class:`MotionRun` of one statement's resolved points, and its ``n_points``."""
+    p = len(points)
+    q = np.full((p, max((len(pt.q) for pt in points if pt.is_joint), default=0)), np.nan)
+    T, quat = np.full((p, 4, 4), np.nan), np.full((p, 4), np.nan)
+    pairs: dict = {}  # (each distinct pair of arrays once, in order of first appearance)
+    frame = [pairs.setdefault((id(pt.T_world_frame), id(pt.T_flange_tcp)),
+                              (len(pairs), (pt.T_world_frame, pt.T_flange_tcp)))[0] for pt in points]
+    for i, pt in enumerate(points):
+        if pt.is_joint:
+            q[i, :len(pt.q)] = pt.q
+        else:
+            T[i] = pt.T_world_tcp
+        if pt.quat is not None:
+            quat[i] = pt.quat
+    text = np.array([pt.text for pt in points], dtype=np.int64).reshape(p, 4)
+    argument = np.array([pt.argument for pt in points], dtype=np.int64).reshape(p, 4)
+    return dict(
+        n_points=np.array([p], dtype=np.int64), text=text, argument=text if np.array_equal(text, argument) else argument,
+        T_world_tcp=T, q=q, q_len=np.array([len(pt.q) if pt.is_joint else 0 for pt in points], dtype=np.int64),
+        confdata=np.array([pt.confdata or (0, 0, 0, 0) for pt in points], dtype=np.int64).reshape(p, 4),
+        has_confdata=np.array([pt.confdata is not None for pt in points], dtype=bool),
+        frames=tuple(pair for _, pair in pairs.values()), frame=np.array(frame, dtype=np.int64),
+        extax=tuple(pt.extax for pt in points), name_of_point=tuple(pt.name for pt in points),
+        whole_argument=tuple(pt.whole_argument for pt in points), quat=quat,
+        held=np.array([pt.held for pt in points], dtype=bool), text_file=np.array([pt.file for pt in points], dtype=np.int64))
+
+
 def _concatenate(runs: list[MotionRun]) -> MotionRun:
     """The runs end to end; their frames made one table (a pair of the same arrays once)."""
     if len(runs) == 1:
@@ -541,7 +486,8 @@ def _concatenate(runs: list[MotionRun]) -> MotionRun:
 def _empty() -> MotionRun:
     """The columns of a program that holds no motion."""
     nowhere = Span(0, 0, 0, 0)
-    return MotionRun.of_motion("", LINEAR, (), nowhere, nowhere).take(np.zeros(0, dtype=np.int64))
+    run = MotionRun.of_columns((), instruction="", kind=LINEAR, statement=nowhere, name=nowhere)
+    return run.take(np.zeros(0, dtype=np.int64))
 
 
 def newline_of(text: str) -> str:

@@ -1,7 +1,8 @@
 """RAPID motions: the motion instructions and their arguments, one statement at a time (:meth:`_Motions.run_motion`)
-or a ``MOVES`` token (a run of plain motion statements, :data:`MOVES_PATTERN`) in bulk (:meth:`_Motions.run_moves`),
-with the same resolvers (:meth:`_Motions.motion_frames`, :meth:`_Motions.motion_speed`, :meth:`_Motions.point`)
-once per distinct text. A statement the columns do not read goes to the general rules, as the tree they build.
+or a ``MOVES`` token (:data:`MOVES_PATTERN`, split by the readers' one splitter,
+:class:`~thermocomp.programs.grammars.RunStatements`) in bulk (:meth:`_Motions.run_moves`), with the same resolvers
+(:meth:`_Motions.motion_frames`, :meth:`_Motions.motion_speed`, :meth:`_Motions.point`) once per distinct text. A
+statement the columns do not read goes to the general rules.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from lark import Token, Tree
 from thermocomp._typing import FloatArray
 from thermocomp.errors import InputError
 from thermocomp.programs.grammars import (
+    CODES,
     NAME_BYTES,
+    SPACE,
+    RunStatements,
     byte_spans,
-    delimiters,
-    first_seen,
     joined_bytes,
     nodes_at,
     parse_at,
@@ -83,8 +85,7 @@ PROCESS_MOTIONS: dict[str, _Signature] = {
     **_signatures("SearchC", kind=CIRCULAR, points=2, first=2, writes=1),
 }
 
-# Digits are ``[0-9]``: in ISO-8859-1 text the same characters as ``\d``, which ``re`` tests as Unicode digits (a
-# third slower over a 100,000-statement run).
+# Digits are ``[0-9]``: in ISO-8859-1 text the same as ``\d``, which ``re`` tests as Unicode digits (slower).
 _S = r"[ \t\r\n]*+"
 _NUM = r"[+-]?+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
 _LIST = rf"\[{_S}{_NUM}(?:{_S},{_S}{_NUM})*+{_S}\]"
@@ -110,27 +111,11 @@ _COLUMN = {part: 2 * k for k, part in enumerate(PARTS)}
 _SKELETONS = {"robtarget": b"[[,,],[,,,],[,,,],[,,,,,]]", "jointtarget": b"[[,,,,,],[,,,,,]]"}
 _NOT_NUMBER = b"[] \t\r\n"  # (what an inline point holds besides its numbers and commas)
 
-#: The bytes that delimit a run's statements and their parts (:class:`MoveStatements`), by code; 0 for the others.
-_OPEN, _CLOSE, _COMMA, _END, _BACKSLASH, _BANG, _NEWLINE = range(1, 8)
-_CODES = np.zeros(256, dtype=np.int8)
-_CODES[[ord(c) for c in "[],;\\!\n"]] = np.arange(1, 8)
-#: Whitespace inside a statement (``_S``), and between statements (``_GAP``, comments aside).
-_SPACE = np.zeros(256, dtype=bool)
-_SPACE[[ord(c) for c in " \t\r\n"]] = True
-_GAP_SPACE = _SPACE.copy()
-_GAP_SPACE[ord("\f")] = True
 
-
-class MoveStatements:
-    """The statements of a ``MOVES`` token, columnar: where each part of each statement starts and ends.
-
-    The parts are :data:`PARTS`; offsets are within the token's text, -1 where a part is absent. The token is
-    one the grammar matched (:data:`MOVES_PATTERN`), so its bytes alone place the parts: outside comments (``!``
-    to the line's end, between statements only) every ``;`` ends a statement, every ``\\`` starts an optional
-    argument (``\\WObj`` after the tool, ``\\V`` or ``\\T`` after the speed), and the commas outside brackets separate
-    its arguments (three, or four with a second point); each part is
-    what lies between them, whitespace aside. Found with numpy over the token's bytes, no match object a
-    statement (a regular expression's groups took a second for 100,000 statements).
+class MoveStatements(RunStatements):
+    """The statements of a ``MOVES`` token (:class:`~thermocomp.programs.grammars.RunStatements`), each part's
+    start and end in :attr:`offsets` ``(r, 2 * len(PARTS))`` (-1 where absent): the positional arguments are the
+    point(s), the speed, the zone and the tool; ``\\WObj`` and ``\\V``/``\\T`` the optional ones.
 
     Then what the text alone gives, found once a token however many passes run it: each statement's combination
     of instruction, speed, zone, tool and work object (``shape_of`` ``(r,)``, numbered in order of appearance;
@@ -143,67 +128,33 @@ class MoveStatements:
     """
 
     def __init__(self, token: Token) -> None:
-        self.text = token  # (a str: str(token) would copy it)
-        self.data = token.encode("latin-1")  # (a byte a character)
-        b = self.bytes = np.frombuffer(self.data, dtype=np.uint8)
-        at, code = delimiters(self.data, _CODES, _BANG, _NEWLINE)
-        newlines = at[code == _NEWLINE]
-        depth = np.cumsum((code == _OPEN).astype(np.int8) - (code == _CLOSE), dtype=np.int8)  # (0 to 2)
-        ends = at[code == _END]
-        commas = at[(code == _COMMA) & (depth == 0)]
-        before = b[skipped(b, _SPACE, commas + 1)] == ord("\\")  # (",\\WObj": RAPID allows either form)
-        optional, commas = commas[before], commas[~before]
-        first = np.searchsorted(np.searchsorted(ends, commas), np.arange(len(ends)))  # each statement's first comma
-        two_points = np.diff(np.append(first, len(commas))) == 4
-        # each optional argument: its key (WObj after the tool; V or T after the speed), and where the argument it
-        # follows ends (its backslash, or the comma before it)
-        backslashes = at[code == _BACKSLASH]
-        key = skipped(b, _SPACE, backslashes + 1)
-        cut = backslashes.copy()
-        cut[np.searchsorted(backslashes, skipped(b, _SPACE, optional + 1))] = optional
-        is_wobj = (b[key] | 0x20) == ord("w")
-        statement_of = np.searchsorted(ends, backslashes)
-        tool_end = ends.copy()
-        tool_end[statement_of[is_wobj]] = cut[is_wobj]
-        # each statement starts past the gap after the one before: whitespace, and comments to their line's end
-        start = np.concatenate([np.zeros(1, dtype=np.int64), ends[:-1] + 1])
-        active = np.arange(len(ends))
-        while active.size:
-            byte = b[start[active]]
-            bang = active[byte == ord("!")]
-            start[bang] = newlines[np.searchsorted(newlines, start[bang])]
-            start[active[_GAP_SPACE[byte]]] += 1
-            active = active[_GAP_SPACE[byte] | (byte == ord("!"))]
-        offsets = np.full((len(ends), 2 * len(PARTS)), -1, dtype=np.int64)
-        instr_end = start + np.where((b[start + 4] | 0x20) == ord("a"), 8, 5)  # MoveAbsJ; MoveL, MoveJ, MoveC
-        comma = [commas[np.minimum(first + k, len(commas) - 1)] for k in range(4)]
-        offsets[:, 0], offsets[:, 1] = start, instr_end
-        offsets[:, 2], offsets[:, 3] = skipped(b, _SPACE, instr_end), skipped(b, _SPACE, comma[0], -1)
-        two = np.flatnonzero(two_points)
-        offsets[two, 4], offsets[two, 5] = skipped(b, _SPACE, comma[0][two] + 1), skipped(b, _SPACE, comma[1][two], -1)
-        after = [np.where(two_points, comma[k + 1], comma[k]) for k in range(3)]  # the commas after the points
-        speed_end = after[1].copy()
-        speed_end[statement_of[~is_wobj]] = cut[~is_wobj]
-        for column, (a, z) in zip((6, 8, 10), ((after[0], speed_end), (after[1], after[2]), (after[2], tool_end))):
-            offsets[:, column], offsets[:, column + 1] = skipped(b, _SPACE, a + 1), skipped(b, _SPACE, z, -1)
-        for (column, value), mine, end in ((_COLUMN["wkey"], _COLUMN["wobj"]), is_wobj, ends), \
-                                           ((_COLUMN["okey"], _COLUMN["opt"]), ~is_wobj, after[1]):
-            rows, k = statement_of[mine], key[mine]
-            offsets[rows, column] = k
-            offsets[rows, column + 1] = skipped(b, NAME_BYTES, k)  # (WObj, V, T)
-            offsets[rows, value] = skipped(b, _SPACE, skipped(b, _SPACE, offsets[rows, column + 1]) + 2)
-            offsets[rows, value + 1] = skipped(b, _SPACE, end[rows], -1)
+        super().__init__(token, "!", 0)
+        b, r = self.bytes, len(self)
+        offsets = np.full((r, 2 * len(PARTS)), -1, dtype=np.int64)
+        offsets[:, 0], offsets[:, 1] = self.start, self.instruction_end
+        optional = b[self.arg_start] == ord("\\")
+        at = np.flatnonzero(~optional)  # the positional arguments: point(s), speed, zone, tool
+        of = self.arg_of[at]
+        first = np.searchsorted(of, np.arange(r + 1))  # (each statement's first positional argument)
+        rank, n_points = np.arange(len(at)) - first[of], np.diff(first) - 3
+        part = np.where(rank < n_points[of], 1 + rank, 3 + rank - n_points[of])  # (an index into PARTS)
+        offsets[of, 2 * part], offsets[of, 2 * part + 1] = self.arg_start[at], self.arg_end[at]
+        at = np.flatnonzero(optional)  # \WObj:=w, \V:=v, \T:=t: the key, then the value after ":="
+        key = skipped(b, SPACE, self.arg_start[at] + 1)
+        key_end = skipped(b, NAME_BYTES, key)
+        column = np.where((b[key] | 0x20) == ord("w"), _COLUMN["wkey"], _COLUMN["okey"])
+        of = self.arg_of[at]
+        offsets[of, column], offsets[of, column + 1] = key, key_end
+        offsets[of, column + 2] = skipped(b, SPACE, skipped(b, SPACE, key_end) + 2)
+        offsets[of, column + 3] = self.arg_end[at]
         self.offsets = offsets
-        self.end = ends + 1
-        self.delimiters, self.codes = at, code  # (outside comments)
         # each combination as written (the instruction, and its text from the speed on), in order of appearance
-        self.shape_of, self.shape_first = first_seen(byte_spans(self.data, self.starts("instr"), self.ends("instr")),
-                                                     byte_spans(self.data, self.starts("speed"), self.end))
+        self.shape_of, self.shape_first = self.shapes(self.starts("speed"))
         both = offsets[:, _COLUMN["p1"]:_COLUMN["p2"] + 2].reshape(-1, 2)  # (2r, 2): each statement's p1, p2
         present = both[:, 0] >= 0  # (the points, in order: each statement's first, then its second)
         self.point_starts, self.point_ends = starts, stops = both[present].T
-        self.point_statement = np.repeat(np.arange(len(ends)), 2)[present]
-        self.second_point = np.tile([False, True], len(ends))[present]
+        self.point_statement = np.repeat(np.arange(r), 2)[present]
+        self.second_point = np.tile([False, True], r)[present]
         self.n_points = present.reshape(-1, 2).sum(axis=1)
         p = len(starts)
         self.inline = inline = b[starts] == ord("[")
@@ -218,9 +169,6 @@ class MoveStatements:
                 if not is_joint:
                     with np.errstate(divide="ignore", invalid="ignore"):  # (a zero quaternion: not read, left as NaN)
                         self.T_frame_tcp[at] = transforms_from_poses(got)
-
-    def __len__(self) -> int:
-        return len(self.offsets)
 
     def starts(self, part: str) -> np.ndarray:
         return self.offsets[:, _COLUMN[part]]
@@ -268,9 +216,9 @@ class _Motions:
         frames = self.motion_frames(tool_node, optional.get("wobj"), local)
         points = tuple(self.point(positional[i], local, kind, *frames) for i in range(n_points))
         v_tcp, v_ori, duration = self.motion_speed(name_token, positional[n_points], optional, local, fallback=True)
-        self.steps.append(MotionRun.of_motion(str(name_token), kind, points, span_of(statement), span_of(name_token),
-                                              tcp_speed=v_tcp, orientation_speed=v_ori, duration_s=duration,
-                                              file=self.file))
+        self.steps.append(MotionRun.of_columns(points, instruction=str(name_token), kind=kind,
+                                               statement=span_of(statement), name=span_of(name_token), tcp_speed=v_tcp,
+                                               orientation_speed=v_ori, duration_s=duration, file=self.file))
         self.note_conf(self.steps[-1:])
 
     def motion_frames(self, tool_node, wobj_node, local: dict[str, _Data]) -> tuple[FloatArray, FloatArray, bool]:
@@ -573,7 +521,7 @@ def _inline_values(st: MoveStatements, dtype: str, starts: np.ndarray, ends: np.
     read = np.searchsorted(st.delimiters, ends) - first == len(skeleton)
     shaped = np.flatnonzero(read)
     at, same = first[shaped], np.ones(shaped.size, dtype=bool)
-    for k, code in enumerate(_CODES[np.frombuffer(skeleton, dtype=np.uint8)].tolist()):  # (no (k, 26) gather)
+    for k, code in enumerate(CODES[np.frombuffer(skeleton, dtype=np.uint8)].tolist()):  # (no (k, 26) gather)
         same &= st.codes[at + k] == code
     read[shaped] = same
     good = np.flatnonzero(read)

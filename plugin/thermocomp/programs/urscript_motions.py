@@ -1,8 +1,7 @@
 """URScript's motions: ``movej``/``movel``/``movep``/``movec`` resolved into the program model, one statement at a
-time (:meth:`Motions.run_motion`) or a run of plain statements in bulk (:meth:`Motions.run_moves`), by one resolver
-(:func:`motion_parameters`, the same lookups). The grammar's ``MOVES`` terminal is :data:`MOVES_PATTERN`; a
-statement the columns do not take goes to the general rules, alone, for its finding or error
-(tests/test_programs_urscript_runs.py and tests/test_programs_generated.py check both readings agree).
+time (:meth:`Motions.run_motion`) or a ``MOVES`` token (:data:`MOVES_PATTERN`, split by the readers' one splitter,
+:class:`~thermocomp.programs.grammars.RunStatements`) in bulk (:meth:`Motions.run_moves`), by one resolver
+(:func:`motion_parameters`, the same lookups). A statement the columns do not take goes to the general rules.
 """
 
 from __future__ import annotations
@@ -16,10 +15,10 @@ from lark import Token, Tree
 
 from thermocomp.geometry.rotations import matrix_from_rotvec, rotvec_from_matrix, transform
 from thermocomp.programs.grammars import (
+    CODES,
     NAME_BYTES,
-    byte_spans,
-    delimiters,
-    first_seen,
+    SPACE,
+    RunStatements,
     nodes_at,
     parse_at,
     parse_numbers,
@@ -41,9 +40,8 @@ MOTIONS = {
 PARAMETERS = {"movej": ("a", "v", "t", "r"), "movel": ("a", "v", "t", "r"), "movep": ("a", "v", "r"),
               "movec": ("a", "v", "r", "mode")}
 
-# One plain motion of a ``MOVES`` token: the one place it is written. Every repetition is possessive (no
-# backtracking: the match is linear in the text). A name is a variable the resolver looks up (URScript's keywords
-# are not names: a statement that holds one is the general rules', which refuse it).
+# One plain motion of a ``MOVES`` token, written once. Every repetition is possessive (linear in the text); a name
+# is a variable, not one of URScript's keywords (the general rules refuse those).
 _US = r"[ \t\r]*+"
 _NUM = r"[-+]?+(?:[0-9]++(?:\.[0-9]*+)?+|\.[0-9]++)(?:[eE][+-]?+[0-9]++)?+"
 _NAME = (r"(?!(?:and|break|continue|def|elif|else|end|global|halt|if|join|kill|local|not|or|pass|return|run|sec"
@@ -60,12 +58,6 @@ _NOT_NUMBER = b"p[] \t\r"  # (what a point holds besides its numbers and commas)
 #: The columns of :attr:`Statements.spans`: start and end of the name, the point and the arguments, then the end,
 #: start and end of the frame's name (-1: none) and of the literal (the pose or joints written).
 NAME, POINT, ARGS, END, FRAME, LITERAL = 0, 2, 4, 6, 7, 9
-#: The bytes that delimit a run's statements and their parts (:class:`Statements`), by code; 0 for the others.
-_OPEN, _CLOSE, _LIST, _LIST_END, _HASH, _NEWLINE = range(1, 7)
-_CODES = np.zeros(256, dtype=np.int8)
-_CODES[[ord(c) for c in "()[]#\n"]] = np.arange(1, 7)
-_SPACE = np.zeros(256, dtype=bool)  # (``_US``)
-_SPACE[[ord(c) for c in " \t\r"]] = True
 #: A name among a statement's arguments (after a comma or a keyword's ``=``; not the keyword itself).
 _ARGUMENT_NAME = re.compile(r"[,=][ \t\r]*+([A-Za-z_][A-Za-z0-9_]*+)(?![ \t\r]*+=)")
 
@@ -123,44 +115,34 @@ def _arguments(args: str) -> tuple[list, dict] | None:
     return positional, keywords
 
 
-class Statements:
-    """The statements of a ``MOVES`` token, columnar, and what their text alone gives, found once a token.
+class Statements(RunStatements):
+    """The statements of a ``MOVES`` token (:class:`~thermocomp.programs.grammars.RunStatements`: each is its name,
+    ``(``, its point (a literal, or ``pose_trans(frame, p[...])``), its arguments and ``)``), and what their text
+    alone gives, found once a token.
 
-    The token is one the grammar matched (:data:`MOVES_PATTERN`), so its bytes alone place the parts: outside
-    comments (``#`` to the line's end, between statements only) each statement is its name (five letters), ``(``,
-    its point (a literal to its only ``]``, or ``pose_trans(frame, p[...])``), its arguments and ``)``. Found with
-    numpy over the token's bytes, no match object a statement. ``text``: the token's; ``spans`` ``(k, 11)``: the
-    parts' offsets in it (:data:`NAME`, ...); ``shape_of`` each statement's distinct (instruction, arguments) text,
-    ``shape_first`` each one's first statement, ``arguments`` each one's (:func:`_arguments`, or None); ``values``
-    ``(k, 6)`` each literal's six numbers (NaN where it is not six numbers within range), ``T_literal``
-    ``(k, 4, 4)`` each literal pose's transform [m] (NaN for joints and the others); ``framed`` ``(k,)``: the point
-    is ``pose_trans(frame, p[...])``; ``names``: the names the statements read, ``(offset in the token, name)`` in
-    order (their columns then depend on the walker's state).
+    ``spans`` ``(k, 11)``: the parts' offsets in the token (:data:`NAME`, ...); ``shape_of`` each statement's
+    distinct (instruction, arguments) text, ``shape_first`` each one's first statement, ``arguments`` each one's
+    (:func:`_arguments`, or None); ``values`` ``(k, 6)`` each literal's six numbers (NaN where it is not six numbers
+    within range), ``T_literal`` ``(k, 4, 4)`` each literal pose's transform [m] (NaN for joints and the others);
+    ``framed`` ``(k,)``: the point is ``pose_trans(frame, p[...])``; ``names``: the names the statements read,
+    ``(offset in the token, name)`` in order (their columns then depend on the walker's state).
     """
 
     def __init__(self, token: Token) -> None:
-        self.text = token
-        data = token.encode("latin-1")  # (a byte a character)
-        b = np.frombuffer(data, dtype=np.uint8)
-        at, code = delimiters(data, _CODES, _HASH, _NEWLINE)
-        opens = at[code == _OPEN]
-        opens = opens[b[opens - 1] != ord("s")]  # each statement's "(" (not pose_trans's)
-        closes, lists, list_ends = at[code == _CLOSE], at[code == _LIST], at[code == _LIST_END] + 1
-        k = len(opens)
-        ends = closes[np.searchsorted(closes, np.append(opens[1:], len(data))) - 1]  # each statement's last ")"
+        super().__init__(token, "#", 1)
+        data, b, at, code, k = self.data, self.bytes, self.delimiters, self.codes, len(self)
+        opens, ends = self.instruction_end, self.end - 1  # each statement's "(" and ")"
+        lists, list_ends = at[code == CODES[ord("[")]], at[code == CODES[ord("]")]] + 1  # (one literal a statement)
         framed = b[opens + 2] == ord("o")  # "(pose_trans(", not "(p[" or "(["
         literal = np.where(b[lists - 1] == ord("p"), lists - 1, lists)
-        point_end = list_ends.copy()
-        point_end[framed] = skipped(b, _SPACE, list_ends[framed]) + 1  # (past pose_trans's ")")
+        point_end = self.arg_end[np.searchsorted(self.arg_of, np.arange(k))]  # (each statement's first argument's)
         frame = np.full(k, -1, dtype=np.int64)
         frame_end = frame.copy()
-        frame[framed] = skipped(b, _SPACE, opens[framed] + 12)  # (after "(pose_trans(")
+        frame[framed] = skipped(b, SPACE, opens[framed] + 12)  # (after "(pose_trans(")
         frame_end[framed] = skipped(b, NAME_BYTES, frame[framed])
-        args_end = skipped(b, _SPACE, ends, -1)
-        spans = np.stack([opens - 5, opens, opens + 1, point_end, point_end, args_end, ends + 1, frame, frame_end,
-                          literal, list_ends], axis=1)
-        shape_of, shape_first = first_seen(byte_spans(data, spans[:, NAME], spans[:, NAME + 1]),
-                                           byte_spans(data, spans[:, ARGS], spans[:, ARGS + 1]))
+        spans = np.stack([self.start, opens, opens + 1, point_end, point_end, skipped(b, SPACE, ends, -1), ends + 1,
+                          frame, frame_end, literal, list_ends], axis=1)
+        shape_of, shape_first = self.shapes(point_end)
         shape_args = [token[a:b] for a, b in spans[shape_first][:, ARGS:ARGS + 2].tolist()]
         arguments = [_arguments(args) for args in shape_args]
         # the literals of six numbers within range, parsed together
@@ -207,9 +189,10 @@ class Motions:
             raise self.error(refused.message, params[refused.key] if refused.key in params else call) from None
         joint = kind == JOINT
         self.count(1, call)
-        self.steps.append(MotionRun.of_motion(
-            name, kind, points, span_of(call), span_of(call.children[0]), tcp_speed=float("inf") if joint else v,
-            joint_speed=v if joint else float("inf"), acceleration=a, duration_s=t))
+        self.steps.append(MotionRun.of_columns(
+            points, instruction=name, kind=kind, statement=span_of(call), name=span_of(call.children[0]),
+            tcp_speed=float("inf") if joint else v, joint_speed=v if joint else float("inf"), acceleration=a,
+            duration_s=t))
 
     def point(self, node, local: dict, kind: str) -> Point:
         outer = node
