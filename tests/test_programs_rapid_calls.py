@@ -104,10 +104,15 @@ APPROACH = ("  PROC pick(robtarget p, PERS tooldata t)\n    MoveL Offs(p, 0, 0, 
 
 
 def test_a_routine_whose_own_text_needs_another_target_per_call_is_named_at_the_call(tmp_path, rng):
-    """``Offs(p, ...)`` inside the routine is one text; two calls with two targets need two: refused at the
-    second call; kept as written on request (the calls' approach motions both, so no call runs the other's)."""
+    """``MoveL p`` reading a and b, whose declarations stay as written (``RelTool`` of them in main reads them
+    too), is written at the motion: one text, two calls with two targets need two: refused at the second call (a
+    text at the motion only once the declarations are decided is no per-pass table, tests/test_programs_percall.py);
+    kept as written on request (both calls' motions, so no call runs the other's)."""
     chain = load_robot("irb140")
-    src, T = _module(chain, rng, "    pick a, grip;\n    pick b, grip;\n    MoveJ c, v100, fine, grip;\n", APPROACH)
+    main = ("    pick a, grip;\n    pick b, grip;\n    MoveJ c, v100, fine, grip;\n"
+            "    MoveL RelTool(a, 0, 0, -50), v100, fine, grip;\n    MoveL RelTool(b, 0, 0, -50), v100, fine, grip;\n")
+    src, T = _module(chain, rng, main, "  PROC pick(robtarget p, PERS tooldata t)\n    MoveL p, v100, fine, t;\n"
+                     "  ENDPROC\n")
     path = tmp_path / "p.mod"
     path.write_text(src)
     out = tmp_path / "p_out.mod"
@@ -119,13 +124,12 @@ def test_a_routine_whose_own_text_needs_another_target_per_call_is_named_at_the_
     report = run_program("irb140", small_table(rng), path, out, options=CompensationOptions(time_law=Static()),
                                 program_options=ProgramOptions(unsupported="keep"))
     text = out.read_text()
-    assert text[text.index("  PROC main()"):] == src[src.index("  PROC main()"):]  # pick's motions as written
+    assert text[text.index("  PROC pick("):] == src[src.index("  PROC pick("):]  # pick's motion as written
     assert text != src and text.count("CONST robtarget") == 3  # c written back in its declaration
     for name in "ab":  # the calls read a and b as written
         line = next(x for x in src.splitlines() if x.startswith(f"  CONST robtarget {name}:="))
         assert line in text.splitlines()
-    assert len(report.unsupported) == 1 and len(report.summary.status_counts) > 0
-    assert sum(report.summary.status_counts.values()) == 1  # only MoveJ c was compensated
+    assert len(report.unsupported) == 1 and sum(report.summary.status_counts.values()) == 3  # MoveJ c, the RelTools
 
 
 def test_the_same_target_on_every_call_is_followed_offsets_included(tmp_path, rng):

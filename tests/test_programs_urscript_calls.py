@@ -76,7 +76,12 @@ def test_each_call_binds_its_own_pose_positional_keyword_or_default(tmp_path, rn
 
 
 def test_a_function_text_that_two_calls_need_differently_is_named_at_the_later_call(tmp_path, rng):
-    src, T, q = _script(rng, "  pick(a)\n  pick(b)\n  movej(c, a=1.0, v=1.0)\n", APPROACH)
+    """``movel(pose)`` reading a and b, whose literals stay as written (``pose_trans`` of them reads them too), is
+    written at the motion: one text, two calls with two targets need two: refused at the later call (a text at the
+    motion only once the literals are decided is no per-pass table, tests/test_programs_percall.py)."""
+    main = ("  pick(a)\n  pick(b)\n  movej(c, a=1.0, v=1.0)\n  movel(pose_trans(a, p[0, 0, -0.02, 0, 0, 0]))\n"
+            "  movel(pose_trans(b, p[0, 0, -0.02, 0, 0, 0]))\n")
+    src, T, q = _script(rng, main, "  def pick(pose):\n    movel(pose, a=0.5, v=0.05)\n  end\n")
     path = tmp_path / "p.script"
     path.write_text(src)
     out = tmp_path / "p_out.script"
@@ -90,7 +95,7 @@ def test_a_function_text_that_two_calls_need_differently_is_named_at_the_later_c
     for name in "ab":  # the calls still read a and b as given
         line = next(x for x in src.splitlines() if x.startswith(f"  global {name} = "))
         assert line in text.splitlines()
-    assert sum(report.summary.status_counts.values()) == 1  # only movej(c) compensated
+    assert sum(report.summary.status_counts.values()) == 3  # movej(c), the two pose_trans
 
 
 def test_one_call_writes_the_function_text_for_it(tmp_path, rng):

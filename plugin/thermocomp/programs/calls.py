@@ -70,16 +70,16 @@ def _motion_of_point(run: MotionRun, i: int) -> Motion:
     return run.take([int(run.row_of_points()[i])]).motions()[0]
 
 
-def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call: dict[int, Call]
-             ) -> tuple[set[tuple[int, int]], list[tuple[Motion, Call]]]:
+def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call: dict[int, Call],
+             tabled: Collection[tuple[int, int]] = ()) -> tuple[set[tuple[int, int]], list[tuple[Motion, Call]]]:
     """Texts written inside routines that two calls need differently (target or tool), and (motion, later call)
-    for each clash."""
+    for each clash; a text ``tabled`` (written as a table, one entry a run: :mod:`.passes`) never clashes."""
     def own_points():  # (a text written in its declaration is the caller's)
         for old, new in zip(run, steps):
             if id(old) in in_call and isinstance(new, MotionRun):
                 own = np.all(new.text == new.argument, axis=1).tolist()
                 for i, (key, target) in enumerate(new.targets()):
-                    if own[i]:
+                    if own[i] and key not in tabled:
                         tool = new.frames[new.frame[i]][1]
                         yield key, np.concatenate([np.ravel(target), np.ravel(tool)]), (new, i, in_call[id(old)])
 
@@ -88,18 +88,19 @@ def _clashes(run: list[MotionRun | Wait], steps: list[MotionRun | Wait], in_call
 
 
 def finish(run: list[MotionRun | Wait], finish_points: Callable[[set[int]], list[MotionRun | Wait]],
-           in_call: dict[int, Call], unsupported: list[Finding], notes: list[Finding]) -> list[MotionRun | Wait]:
+           in_call: dict[int, Call], unsupported: list[Finding], notes: list[Finding],
+           tabled: Collection[tuple[int, int]] = ()) -> list[MotionRun | Wait]:
     """The program's steps with each point's final text, the motions of clashing calls left out.
 
     ``run``: the steps as the reader ran them; ``finish_points(unfollowed)`` gives them again, in the same order,
     with the texts decided as if the points at the offsets ``unfollowed`` were not followed; ``in_call``: the id of
-    each step run by a call with arguments -> that call. A finding per clashing call goes to ``unsupported``, a note
-    per motion left as written to ``notes``.
+    each step run by a call with arguments -> that call; ``tabled``: the texts written as tables (never a clash). A
+    finding per clashing call goes to ``unsupported``, a note per motion left as written to ``notes``.
     """
     unfollowed: set[int] = set()
     while True:
         steps = finish_points(unfollowed)
-        frozen, clashes = _clashes(run, steps, in_call) if in_call else (set(), [])
+        frozen, clashes = _clashes(run, steps, in_call, tabled) if in_call else (set(), [])
         left: dict[int, np.ndarray] = {}  # a step's index: its motions that write a frozen text
         dropped: set[int] = set()
         for k, step in enumerate(steps if frozen else ()):

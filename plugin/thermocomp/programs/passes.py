@@ -11,8 +11,10 @@ main resets it). docs/programs.md, "Targets that differ from pass to pass".
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -37,6 +39,61 @@ def take(steps: list, per_pass: dict, loop: object) -> bool:
     for key in differing:
         per_pass.setdefault(key, loop)
     return True
+
+
+@dataclass(frozen=True, eq=False)
+class Calls:
+    """The calls with arguments (:data:`.calls.Call` each, in the order they run) whose runs of a text at its motion
+    need differing targets: that text's table is walked call by call, as a loop's is pass by pass."""
+
+    calls: tuple
+
+    def note(self, lines: str) -> tuple[str, int, int, int]:
+        """The note saying how the motions at ``lines`` are written, and where it stands (the first call)."""
+        named: dict[str, list[str]] = defaultdict(list)
+        for name, where, *_ in self.calls:
+            named[name].append(str(where.line))
+        shown = ", ".join(f"{name} at line{'s' * (len(at) > 1)} {', '.join(at[:20])}"
+                          + (f" and {len(at) - 20} more" if len(at) > 20 else "") for name, at in named.items())
+        name, where, *file = self.calls[0]
+        return (f"the calls of {shown}: the targets of the motion(s) at line {lines} differ from call to call: each "
+                "call is compensated, and written as a table of corrected targets the program walks with a pass "
+                "counter (docs/programs.md, \"Targets that differ from pass to pass\"); each call's minute follows the "
+                "written order of the cycle", where.line, where.column, *file)
+
+
+def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
+    """Record in ``per_pass`` (text ``(start, end)`` -> :class:`Calls`) the texts at their motions (inline, or an
+    expression such as ``Offs(p, 0, 0, 50)``) that the calls of their routine (``in_call``: a step's id -> the call
+    with arguments that ran it) need with differing targets (the texts that would clash, :func:`.calls.finish`): a
+    table each, as a loop's."""
+    frozen = calls._clashes(steps, steps, in_call, per_pass)[0] if in_call else set()
+    of_text: dict[tuple[int, int], dict] = {}  # each such text: the calls that run it, in order
+    for step in steps if frozen else ():
+        call = in_call.get(id(step))
+        if call is not None and isinstance(step, MotionRun):  # (a wait a call ran has no text)
+            for key in frozen.intersection(map(tuple, step.text[:, :2].tolist())):
+                of_text.setdefault(key, {})[call] = None
+    grouped: dict[tuple, Calls] = {}
+    for key, ran in of_text.items():
+        per_pass.setdefault(key, grouped.setdefault(tuple(ran), Calls(tuple(ran))))
+
+
+def drop_tabled(uses: dict[str, set[int]], steps: list, per_pass: dict) -> None:
+    """Drop from ``uses`` (a name -> its uses' task-wide offsets, ``file << 40`` added) the uses inside the texts
+    ``steps`` write as tables (``per_pass``'s, where a motion of ``steps`` still runs them): a table replaces its
+    whole text, so ``Offs(p, 0, 0, 50)`` written so reads ``p`` no more."""
+    if not per_pass:
+        return
+    spans = sorted({((int(f) << 40) + a, (int(f) << 40) + b) for step in steps if isinstance(step, MotionRun)
+                    for (a, b), f in zip(step.text[:, :2].tolist(), step.text_file.tolist()) if (a, b) in per_pass})
+    if not spans:
+        return
+    starts = [a for a, _ in spans]
+    for name, at in uses.items():
+        inside = {u for u in at if (k := bisect.bisect_right(starts, u) - 1) >= 0 and u < spans[k][1]}
+        if inside:
+            uses[name] = at - inside
 
 
 def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, location,
@@ -65,19 +122,21 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
     bad = set()
     for key, motions in runs.items():
         instruction, line, column = at(*motions[0])
+        unit = "call to call" if isinstance(per_pass[key], Calls) else "pass to pass"
+        differs = f"{instruction}'s target differs from {unit}"
         if any(at(*mo)[1] in conditional for mo in motions):
-            message = (f"{instruction}'s target differs from pass to pass and it runs under a condition or "
-                       "loop known only while running: its passes are not known before running")
+            message = (f"{differs} and it runs under a condition or loop known only while running: its passes are "
+                       "not known before running")
         elif cycle_start is not None and len({k < cycle_start for k, _ in motions}) == 2:
-            message = (f"{instruction}'s target differs from pass to pass and it runs both before the loop that "
-                       "repeats the cycle (once) and in it (every cycle): one table cannot follow both")
+            message = (f"{differs} and it runs both before the loop that repeats the cycle (once) and in it (every "
+                       "cycle): one table cannot follow both")
         elif len(motions) > MAX_PASSES:
-            message = (f"{instruction}'s target differs from pass to pass in {len(motions):,} passes: more "
+            message = (f"{differs} in {len(motions):,} passes: more "
                        f"than {MAX_PASSES:,}, the most a table of corrected targets holds here")
         else:
             continue
         bad.add(key)
-        refused.append(Finding(message, line, column))
+        refused.append(Finding(message, line, column, int(steps[motions[0][0]].file[motions[0][1]])))
     taken = frozenset(key for key in runs if key not in bad)
     loops: dict[int, tuple[object, set[int]]] = {}
     for key in taken:
@@ -85,6 +144,9 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
         loops.setdefault(id(loop), (loop, set()))[1].add(at(*runs[key][0])[1])
     notes = []
     for loop, lines in loops.values():
+        if isinstance(loop, Calls):
+            notes.append(Finding(*loop.note(", ".join(map(str, sorted(lines))))))
+            continue
         line, column = location(loop)
         notes.append(Finding(
             f"{construct}: the targets of the motion(s) at line {', '.join(map(str, sorted(lines)))} differ from pass "
@@ -136,9 +198,9 @@ def check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
     run = prog.columns.run
     row = int(run.argument[next(i for i, key in enumerate(map(tuple, run.text[:, :2].tolist())) if key in keys), 2])
     form = "--time-indexed" if indexed else "--program-output joints"
-    raise InputError(f"the motion target at line {row} differs from pass to pass of its loop: it is written as a "
-                     f"table of corrected targets, which {form} does not write (use --program-output filtered with "
-                     "a snapshot or --timed)", path=prog.path, row=row)
+    raise InputError(f"the motion target at line {row} differs from pass to pass of its loop or from call to call: it "
+                     f"is written as a table of corrected targets, which {form} does not write (use --program-output "
+                     "filtered with a snapshot or --timed)", path=prog.path, row=row)
 
 
 def table_edits(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
@@ -206,4 +268,4 @@ def _free_name(text: str, name: str, rapid: bool) -> str:
     return name
 
 
-__all__ = ["MAX_PASSES", "check_form", "groups", "settle", "table_edits", "take"]
+__all__ = ["MAX_PASSES", "Calls", "check_form", "drop_tabled", "groups", "settle", "table_edits", "take", "take_calls"]

@@ -14,7 +14,7 @@ from lark import Token, Tree, Visitor
 
 from thermocomp._typing import FloatArray
 from thermocomp.errors import ConfigurationError, InputError
-from thermocomp.programs import calls
+from thermocomp.programs import calls, passes
 from thermocomp.programs.model import (
     ABSOLUTE_JOINT,
     JOINT,
@@ -573,14 +573,9 @@ class _Calls:
 
     def finish_points(self, tree: Tree) -> tuple:
         """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`).
-        A per-pass text (:func:`.passes.take`) is a table, one entry a run: calls needing it differently do not clash."""
-        in_call = self._in_call
-        if self.per_pass:
-            tabled = {id(s) for s in self.steps if isinstance(s, MotionRun)
-                      and any((a, b) in self.per_pass for a, b in s.text[:, :2].tolist())}
-            in_call = {k: v for k, v in in_call.items() if k not in tabled}
-        return tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), in_call,
-                                  self.unsupported, self.notes))
+        A per-pass text (:mod:`.passes`) is a table, one entry a run: calls needing it differently do not clash."""
+        return tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), self._in_call,
+                                  self.unsupported, self.notes, self.per_pass))
 
     def _finish_points(self, tree: Tree, unfollowed: set[int]) -> list[MotionRun | Wait]:
         """A declaration is rewritten only if every use of its name in the module is a followed motion's point
@@ -597,6 +592,7 @@ class _Calls:
         for file, module_tree in enumerate(trees):
             with self.in_file(file):
                 self._uses(module_tree, uses, consts)
+        passes.drop_tabled(uses, self.steps, self.per_pass)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         direct -= calls.unwritable(self._reads)
         steps = []

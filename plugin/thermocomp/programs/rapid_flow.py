@@ -763,6 +763,7 @@ class _Flow(_Calls):
     def check_per_pass(self) -> frozenset[tuple[int, int]]:
         """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
         motions of the others dropped from the steps, unsupported at their line."""
+        passes.take_calls(self.steps, self._in_call, self.per_pass)  # (a text the calls need differently: a table)
         if not self.per_pass:
             return frozenset()
         steps, taken, refused, notes = passes.settle(self.steps, self.per_pass, set(self.conditional), "FOR",

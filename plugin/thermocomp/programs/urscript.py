@@ -22,7 +22,7 @@ from thermocomp._gc import paused
 from thermocomp._typing import PathLike
 from thermocomp.errors import ConfigurationError, InputError
 from thermocomp.io.files import read_program_text
-from thermocomp.programs import calls, urscript_flow, urscript_scope
+from thermocomp.programs import calls, passes, urscript_flow, urscript_scope
 from thermocomp.programs.grammars import code_lines, lalr_parser, parse_program
 from thermocomp.programs.model import MAX_MOTIONS, Finding, MotionRun, RobotProgram, Span, TextLines, Wait, newline_of
 from thermocomp.programs.urscript_flow import Flow, _Frame
@@ -229,7 +229,8 @@ class _Walker(Flow, Motions, Values):
 
     def finish_points(self) -> list:
         """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`)."""
-        return calls.finish(self.steps, self._finish_points, self.in_call_checked(), self.unsupported, self.notes)
+        return calls.finish(self.steps, self._finish_points, self._in_call, self.unsupported, self.notes,
+                            self.per_pass)  # (a per-pass text is a table, one entry a run: never a clash)
 
     def _finish_points(self, unfollowed: set[int]) -> list:
         """A variable's literal is rewritten only if every use of the name in the file is a motion's point."""
@@ -240,6 +241,7 @@ class _Walker(Flow, Motions, Values):
                 continue
             token = node.children[0]
             uses.setdefault(str(token), set()).add(token.start_pos)
+        passes.drop_tabled(uses, self.steps, self.per_pass)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         direct -= calls.unwritable(self._reads)
         steps = []

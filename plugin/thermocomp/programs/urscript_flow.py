@@ -685,6 +685,7 @@ class Flow:
     def check_per_pass(self) -> frozenset[tuple[int, int]]:
         """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
         motions of the others dropped from the steps, unsupported at their line."""
+        pass_tables.take_calls(self.steps, self._in_call, self.per_pass)  # (a text the calls need differently: a table)
         if not self.per_pass:
             return frozenset()
         steps, taken, refused, notes = pass_tables.settle(self.steps, self.per_pass, set(self.conditional_lines),
@@ -693,15 +694,6 @@ class Flow:
         self.unsupported.extend(refused)
         self.notes.extend(notes)
         return taken
-
-    def in_call_checked(self) -> dict:
-        """The motions run by calls with arguments whose texts :mod:`.calls` checks: a per-pass text is a table, one
-        entry a run, so calls needing it differently do not clash."""
-        if not self.per_pass:
-            return self._in_call
-        tabled = {id(s) for s in self.steps if isinstance(s, MotionRun)
-                  and any((a, b) in self.per_pass for a, b in s.text[:, :2].tolist())}
-        return {k: v for k, v in self._in_call.items() if k not in tabled}
 
     # ----- calls
     def run_call(self, call: Tree, local: dict, depth: int, for_value: bool = False):
