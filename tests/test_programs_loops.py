@@ -334,3 +334,36 @@ def test_a_table_whose_passes_failed_in_part_is_left_as_written_and_the_report_s
     notes = [n for n in report.notes if "of its 3 passes could not be compensated" in n]
     assert len(notes) == 1 and f"cell.mod:{line}:" in notes[0] and "left as written" in notes[0]
     assert "MoveL Offs(b, k * k * 1000, 0, 0)" in out.read_text() and "tcPass" not in out.read_text()
+
+
+@pytest.mark.parametrize("reach", [10, 1000])
+def test_a_target_a_table_reads_is_rewritten_only_when_the_table_is_written(tmp_path, rng, reach):
+    """``MoveL b`` and, in a loop, ``MoveL Offs(b, k * k * reach, 0, 0)``: the table replaces the text that reads ``b``,
+    so ``b`` alone is written in its declaration, and every point reached by the warm robot. With one pass out of reach
+    (--allow-failures) the table is not written and its text, left as written, reads ``b``: ``b`` is then kept as
+    written too (else those passes would move by ``b``'s correction), and the report names it."""
+    chain = load_robot("irb140")
+    main = ("    MoveL b, v100, fine, tGrip;\n"
+            "    FOR k FROM 0 TO 2 DO\n"
+            f"      MoveL Offs(b, k * k * {reach}, 0, 0), v100, fine, tGrip;\n"
+            "    ENDFOR\n")
+    src, _ = _module(chain, rng, main)
+    path, out = tmp_path / "cell.mod", tmp_path / "cell_out.mod"
+    path.write_text(src)
+    table = small_table(rng)
+    report = run_program("irb140", table, path, out, allow_failures=True, options=CompensationOptions(time_law=Static()))
+    declaration = next(line for line in src.splitlines() if " b:=" in line or " b :=" in line)
+    written = out.read_text()
+    if reach == 1000:
+        assert report.failed and "tcPass" not in written and declaration in written.splitlines()
+        line = src[:src.index("    MoveL b,")].count("\n") + 1
+        assert any(f"cell.mod:{line}:" in n and "(b) is left as written" in n for n in report.notes)
+        assert not any("confdata written" in n and f"cell.mod:{line}:" in n for n in report.notes)
+    else:
+        assert not report.failed and "tcPass" in written and declaration not in written.splitlines()
+        prog = read_program(path)
+        want = transform(*fk(nominal_model(chain), nominal_configurations(
+            chain, prog, point_poses(chain, prog.columns), CompensationOptions())[0])) \
+            @ np.stack([pt.T_flange_tcp for pt in prog.points])
+        got = _reached(chain, table, out)
+        assert np.abs(got[:, :3, 3] - want[:, :3, 3]).max() < 1e-6 + 10 * IK_POSITION_TOL

@@ -363,13 +363,17 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         # each point its own text and its own argument (a CAM program: every target inline; or each declared target
         # run once): each writes its text, and none can run another's
         spans = run.text[written]
-        edits, n_changed = w.Edits(spans[:, 0], spans[:, 1], new), len(written)
+        edits, n_changed, kept = w.Edits(spans[:, 0], spans[:, 1], new), len(written), []
     else:
         values: list[str | None] = [None] * m
         for i, text in zip(written.tolist(), new.to_pylist()):
             values[i] = text
         share_texts(task, values, ok & ~joint_text, lambda at: calls.text_poses(
             task, at, *_in_frames(chain, cols, at, tcp[0][at], tcp[1][at])))
+        kept = passes.keep_read_data(task, tabled, values) if tabled else []
+        if kept:  # (a target kept as written has no confdata written either)
+            left = np.array([values[i] is not None for i in conf_changed[0].tolist()], dtype=bool)
+            conf_changed = (conf_changed[0][left], conf_changed[1][left])
         tables = passes.table_edits(task, tabled, values, poses.is_joint) if tabled else []
         for idx in tabled.values():  # (written as tables: the rules of one text a point do not apply)
             for i in idx.tolist():
@@ -382,7 +386,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         n_changed = len({(e.start, e.end) for e in point_edits}) + sum(e.end > e.start for e in tables)
     data, n_changed = apply_form(task, edits, n_changed, output, ok, poses.is_joint, (written, new))
     data, modules = (data, ()) if task is prog else task_files.split(data, prog)
-    notes = confdata_notes(prog, *conf_changed) + passes.partly_failed_notes(task, tabled, status)
+    notes = confdata_notes(prog, *conf_changed) + passes.partly_failed_notes(task, tabled, status) + kept
     return Written(data, n_changed, rounding, notes, modules)
 
 

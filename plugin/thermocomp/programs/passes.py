@@ -189,6 +189,31 @@ def partly_failed_notes(prog: RobotProgram, found: dict[tuple[int, int], np.ndar
     return notes
 
 
+def keep_read_data(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None]
+                   ) -> list[str]:
+    """Keep as written (``values[j] = None``) each declared target that a table not written (``found``'s texts with
+    a pass that has no value: compensated in part) reads, and a note for each: :func:`drop_tabled` let its
+    declaration be rewritten for the table's sake, and the text left as written would then move by that correction."""
+    run, text = prog.columns.run, prog.text
+    unwritten = [key for key, idx in found.items() if any(values[i] is None for i in idx.tolist())]
+    if not unwritten:
+        return []
+    flags = re.IGNORECASE if prog.language == "rapid" else 0
+    read = [(key, name) for key in unwritten for name in {n for n in run.name_of_point if n}
+            if re.search(rf"\b{re.escape(name)}\b", text[key[0]:key[1]], flags=flags)]
+    tabled = {i for idx in found.values() for i in idx.tolist()}
+    notes = []
+    for key, name in read:
+        kept = [j for j, n in enumerate(run.name_of_point) if values[j] is not None and j not in tabled
+                and (n.lower() == name.lower() if flags else n == name) and run.text[j, 0] != run.argument[j, 0]]
+        for j in kept:
+            values[j] = None
+            line = text.count("\n", 0, key[0]) + 1
+            notes.append(f"{prog.path}:{int(run.argument[j, 2])}:{int(run.argument[j, 3])}: the target here ({name}) is "
+                         f"left as written: the table of passes at line {line} that reads it is not written")
+    return list(dict.fromkeys(notes))
+
+
 def check_form(prog: RobotProgram, output: str, indexed: bool) -> None:
     """Refuse the forms a per-pass table is not written in: the joints form and the time-indexed program, naming
     the first such motion's line."""
@@ -268,4 +293,5 @@ def _free_name(text: str, name: str, rapid: bool) -> str:
     return name
 
 
-__all__ = ["MAX_PASSES", "Calls", "check_form", "drop_tabled", "groups", "settle", "table_edits", "take", "take_calls"]
+__all__ = ["MAX_PASSES", "Calls", "check_form", "drop_tabled", "groups", "keep_read_data", "settle", "table_edits",
+           "take", "take_calls"]
