@@ -207,3 +207,13 @@ def test_routines_of_one_name_the_walk_cannot_tell_apart_are_refused_naming_both
     (case / "p.mod").write_text(program)
     (case / "m2.mod").write_text(module)
     refused(case, capsys, [*RAPID, "--program", "p.mod", "--module", "m2.mod", "--out", "o.mod"], EXIT_INPUT, *words)
+
+
+@pytest.mark.parametrize(("name", "text", "robot"), [
+    ("p.mod", PROGRAM, RAPID), ("p.script", "def prog():\n  movel(p[0.4, 0.1, 0.4, 0, 3.14, 0])\nend\n", UR)])
+def test_an_entry_that_is_no_name_is_refused_in_words_true_for_either_language(case, capsys, name, text, robot):
+    """``--entry ''`` names a routine in both languages (a RAPID PROC, a URScript def): the refusal says so; it said
+    "a RAPID routine name" for a URScript too."""
+    (case / name).write_text(text)
+    refused(case, capsys, [*robot, "--program", name, "--entry", "", "--out", "o" + name[1:]], EXIT_INPUT,
+            "--entry: expected a routine name (a RAPID PROC's or a URScript def's", "got ''")

@@ -83,8 +83,8 @@ class RapidOptions:
         for option, names in (("--entry", (self.entry,)), ("--external", self.external)):
             for name in names:
                 if not (isinstance(name, str) and _RAPID_NAME.fullmatch(name)):
-                    raise ConfigurationError(f"{option}: expected a RAPID routine name (a letter, then letters, "
-                                             f"digits or _), got {name!r}")
+                    raise ConfigurationError(f"{option}: expected a routine name (a RAPID PROC's or a URScript "
+                                             f"def's: a letter, then letters, digits or _), got {name!r}")
         if isinstance(self.max_motions, bool) or not isinstance(self.max_motions, int) or self.max_motions < 1:
             raise ConfigurationError(f"--max-motions: expected a whole number >= 1, got {self.max_motions!r}")
 
