@@ -199,18 +199,19 @@ def keep_read_data(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray],
     if not unwritten:
         return []
     flags = re.IGNORECASE if prog.language == "rapid" else 0
-    read = [(key, name) for key in unwritten for name in {n for n in run.name_of_point if n}
-            if re.search(rf"\b{re.escape(name)}\b", text[key[0]:key[1]], flags=flags)]
+    names = dict.fromkeys(n for n in run.name_of_point if n)  # (in the order they run: the notes' order is the same)
     tabled = {i for idx in found.values() for i in idx.tolist()}
     notes = []
-    for key, name in read:
-        kept = [j for j, n in enumerate(run.name_of_point) if values[j] is not None and j not in tabled
-                and (n.lower() == name.lower() if flags else n == name) and run.text[j, 0] != run.argument[j, 0]]
-        for j in kept:
-            values[j] = None
-            line = text.count("\n", 0, key[0]) + 1
-            notes.append(f"{prog.path}:{int(run.argument[j, 2])}:{int(run.argument[j, 3])}: the target here ({name}) is "
-                         f"left as written: the table of passes at line {line} that reads it is not written")
+    for key in unwritten:
+        line = text.count("\n", 0, key[0]) + 1
+        for name in (n for n in names if re.search(rf"\b{re.escape(n)}\b", text[key[0]:key[1]], flags=flags)):
+            for j, n in enumerate(run.name_of_point):
+                if values[j] is not None and j not in tabled and (n.lower() == name.lower() if flags else n == name) \
+                        and run.text[j, 0] != run.argument[j, 0]:
+                    values[j] = None
+                    notes.append(f"{prog.path}:{int(run.argument[j, 2])}:{int(run.argument[j, 3])}: the target here "
+                                 f"({name}) is left as written: the table of passes at line {line} that reads it is "
+                                 "not written")
     return list(dict.fromkeys(notes))
 
 
