@@ -458,30 +458,20 @@ def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[
     by_text: dict[tuple[int, int], list[int]] = {}
     for i, text in enumerate(texts):
         by_text.setdefault(text[:2], []).append(i)
-    edits: list[w.Edit] = []
-    for (start, end), members in by_text.items():
+    at: dict[tuple[int, int], str] = {}  # each span written: its value (the first; a second is a clash, below)
+    for span, members in by_text.items():
         wanted = {values[i] for i in members}
-        if wanted == {None}:
-            continue
         if len(wanted) == 1 and not any(at_argument[i] for i in members):
-            edits.append(w.Edit(start, end, wanted.pop()))
+            if wanted != {None}:
+                at.setdefault(span, wanted.pop())
             continue
-        if texts[members[0]] == arguments[members[0]] and len(wanted) > 1:
-            raise _run_twice(arguments[members[0]], prog.path)
-        by_argument: dict[tuple[int, int], set] = {}
         for i in members:
-            by_argument.setdefault(arguments[i][:2], set()).add(values[i])
-        for (a_start, a_end), got in by_argument.items():
-            if len(got) > 1:
-                raise _run_twice(next(arguments[i] for i in members if arguments[i].start == a_start), prog.path)
-            value = got.pop()
-            if value is not None:
-                edits.append(w.Edit(a_start, a_end, value))
-    at = {(e.start, e.end): e.new for e in edits}
+            if values[i] is not None:
+                at.setdefault(arguments[i][:2], values[i])
     for text, argument, value in zip(texts, arguments, values):
         if at.get(argument[:2], at.get(text[:2])) != value:
             raise _run_twice(argument, prog.path)
-    return edits
+    return [w.Edit(start, end, new) for (start, end), new in at.items()]
 
 
 def _run_twice(span: Span, path: str) -> InputError:
@@ -529,13 +519,9 @@ def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, 
 
 def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArray, FloatArray], jw: np.ndarray,
            pw: np.ndarray) -> tuple[pa.StringArray, tuple[float, float], np.ndarray | None]:
-    """The new texts of the points ``jw`` as joints, then of ``pw`` as poses in their frames.
-
-    Joints ``q`` ``(m, n)`` [rad] give RAPID jointtargets [deg] and URScript lists [rad]; the TCP poses ``tcp``
-    (world frame, ``(m, 3, 3)``, ``(m, 3)`` [m]) give RAPID robtargets [mm] with the confdata of ``q`` and URScript
-    ``p[...]`` [m, rad]. Also returns the largest TCP position [m] and orientation [rad] error their 32-bit numbers
-    leave, and the RAPID confdata ``(len(pw), 4)`` (else ``None``).
-    """
+    """The texts of the points ``jw`` as joints ``q`` ``(m, n)`` [rad], then of ``pw`` as the TCP poses ``tcp``
+    (world, ``(m, 3, 3)``, ``(m, 3)`` [m]) in their frames; the largest TCP position [m] and orientation [rad] error
+    their 32-bit numbers leave; the RAPID confdata ``(len(pw), 4)`` (else ``None``)."""
     run, rapid, nominal = prog.columns.run, prog.language == "rapid", nominal_model(chain)
     texts, error_position, error_angle = [pa.array([], pa.string())], [0.0], [0.0]
     if jw.size:
@@ -574,8 +560,7 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
 def _in_frames(chain: Chain, cols: ProgramColumns, pw: np.ndarray, R_tcp: FloatArray, p_tcp: FloatArray
                ) -> tuple[FloatArray, FloatArray]:
     """The TCP poses ``R_tcp``, ``p_tcp`` ``(r, 3, 3)``, ``(r, 3)`` of the points ``pw`` (world frame [m]) in each
-    point's work object (through the program's world frame, the robot base: docs/conventions.md). Each frame is
-    inverted once, and none where every frame is the world's (the identity's product gives the same bits)."""
+    point's work object (through the robot base: docs/conventions.md); as they are where every frame is the world."""
     frames = cols.frame_table(0)
     held = cols.run.held[pw]
     in_world = not held.any() and all(np.array_equal(frames[f], np.eye(4))

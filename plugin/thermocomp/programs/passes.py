@@ -56,10 +56,15 @@ class Calls:
         shown = ", ".join(f"{name} at line{'s' * (len(at) > 1)} {', '.join(at[:20])}"
                           + (f" and {len(at) - 20} more" if len(at) > 20 else "") for name, at in named.items())
         name, where, *file = self.calls[0]
-        return (f"the calls of {shown}: the targets of the motion(s) at line {lines} differ from call to call: each "
-                "call is compensated, and written as a table of corrected targets the program walks with a pass "
-                "counter (docs/programs.md, \"Targets that differ from pass to pass\"); each call's minute follows the "
-                "written order of the cycle", where.line, where.column, *file)
+        return _table_note(f"the calls of {shown}", lines, "call"), where.line, where.column, *file
+
+
+def _table_note(what: str, lines: str, unit: str) -> str:
+    """The note saying that ``what`` runs the motions at ``lines`` with targets differing from ``unit`` to ``unit``."""
+    return (f"{what}: the targets of the motion(s) at line {lines} differ from {unit} to {unit}: each {unit} is "
+            "compensated, and written as a table of corrected targets the program walks with a pass counter "
+            f"(docs/programs.md, \"Targets that differ from pass to pass\"); each {unit}'s minute follows the written "
+            "order of the cycle")
 
 
 def take_calls(steps: list, in_call: dict, per_pass: dict) -> None:
@@ -120,6 +125,7 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
 
     refused: list[Finding] = []
     bad = set()
+    left: dict[int, set[int]] = defaultdict(set)  # the motions of the texts refused (left as written): step -> rows
     for key, motions in runs.items():
         instruction, line, column = at(*motions[0])
         unit = "call to call" if isinstance(per_pass[key], Calls) else "pass to pass"
@@ -136,6 +142,8 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
         else:
             continue
         bad.add(key)
+        for k, row in motions:
+            left[k].add(row)
         refused.append(Finding(message, line, column, int(steps[motions[0][0]].file[motions[0][1]])))
     taken = frozenset(key for key in runs if key not in bad)
     loops: dict[int, tuple[object, set[int]]] = {}
@@ -144,18 +152,9 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
         loops.setdefault(id(loop), (loop, set()))[1].add(at(*runs[key][0])[1])
     notes = []
     for loop, lines in loops.values():
-        if isinstance(loop, Calls):
-            notes.append(Finding(*loop.note(", ".join(map(str, sorted(lines))))))
-            continue
-        line, column = location(loop)
-        notes.append(Finding(
-            f"{construct}: the targets of the motion(s) at line {', '.join(map(str, sorted(lines)))} differ from pass "
-            "to pass: each pass is compensated, and written as a table of corrected targets the program walks with a "
-            "pass counter (docs/programs.md, \"Targets that differ from pass to pass\"); each pass's minute follows "
-            "the written order of the cycle", line, column))
-    left: dict[int, set[int]] = defaultdict(set)  # the motions of the texts refused (left as written): step -> rows
-    for k, row in (motion for key in bad for motion in runs[key]):
-        left[k].add(row)
+        shown = ", ".join(map(str, sorted(lines)))
+        notes.append(Finding(*loop.note(shown)) if isinstance(loop, Calls)
+                     else Finding(_table_note(construct, shown, "pass"), *location(loop)))
     return calls.without(steps, left), taken, refused, notes
 
 
