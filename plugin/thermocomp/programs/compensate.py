@@ -122,16 +122,11 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
     q[joint] = poses.q_given[joint]
     # the pieces between joint targets continue from the joint target before them
     cuts = np.flatnonzero(joint)
-    starts = np.r_[0, cuts + 1]
-    ends = np.r_[cuts, m]
-    for a, b in zip(starts.tolist(), ends.tolist()):
+    for a, b in zip(np.r_[0, cuts + 1].tolist(), np.r_[cuts, m].tolist()):
         if b <= a:
             continue
-        if a > 0:
-            q_start = q[a - 1]
-        else:
-            first = solve_nominal_configuration(model, T[:1, :3, :3], T[:1, :3, 3], chain.home[None], **kwargs)
-            q_start = first.q[0]
+        q_start = q[a - 1] if a > 0 else solve_nominal_configuration(model, T[:1, :3, :3], T[:1, :3, 3],
+                                                                     chain.home[None], **kwargs).q[0]
         part = solve_path(model, T[a:b, :3, :3], T[a:b, :3, 3], q_start, measure_singularity=False, **kwargs)
         q[a:b], status[a:b] = part.q, part.status  # (the joints and statuses: no singular values needed)
     if program.language == "rapid":
@@ -354,10 +349,8 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     ok, joint_text, jw, pw, [(new, rounding, conf)] = new_texts(chain, task, poses, q[None], status, output,
                                                                 (tcp[0][None], tcp[1][None]), tabled)
     written = np.concatenate([jw, pw])
-    conf_changed = (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.int64))
-    if conf is not None:
-        differs = np.flatnonzero(run.has_confdata[pw] & np.any(conf != run.confdata[pw], axis=1))
-        conf_changed = (pw[differs], conf[differs])
+    differs = np.flatnonzero(run.has_confdata[pw] & np.any(conf != run.confdata[pw], axis=1))
+    conf_changed = (pw[differs], conf[differs])
     if cols.plain or (output != "joints" and all(len(np.unique(col[:, :2], axis=0)) == m
                                                   for col in (run.text, run.argument))):
         # each point its own text and its own argument (a CAM program: every target inline; or each declared target
@@ -421,21 +414,24 @@ def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[
                 inline: bool = False) -> list[w.Edit]:
     """The edits writing ``values`` (each point's new text or ``None``: unchanged).
 
-    The points sharing a text write it there when they all get the same value and none is ``at_argument`` (a
-    joint target replacing a Cartesian one cannot live in a robtarget declaration); otherwise each argument gets
-    its value, a declaration's points keeping the declaration's old value where ``None``. A point ``at_argument``
-    is written over the whole argument where its own is a part of a wider one (UR: the pose of
-    ``get_inverse_kin(pose, qnear=...)``), and with ``inline`` its text is its argument too. Refused, naming the
-    motion target: a text that is no declaration, or an argument, that would need two values, and any point that
-    would then run another's value (an argument shared by points of several declarations: a routine's parameter,
-    called with different targets). Refused first, naming the motion, the data passed and the routine: a routine's
-    parameter given different values by the points ``at_argument`` (not in their data's declarations), ``form``
-    saying why they are written there.
+    Points sharing a text write it there when they all get the same value and none is ``at_argument`` (a joint
+    target cannot live in a robtarget declaration); otherwise each writes its value at its argument (the whole
+    argument where its own is part of a wider one, UR's ``get_inverse_kin(pose, qnear=...)``; with ``inline``, its
+    text too). Refused, naming the motion target: a span needing two values, or a point then running another's
+    value (a routine's parameter called with different targets); before that, naming the motion, the data and the
+    routine: a parameter given different values by the points ``at_argument``, ``form`` saying why they are
+    written there.
     """
     run = prog.columns.run
     motion_of = run.row_of_points()
+    texts = [Span(*row) for row in run.text.tolist()]
+    arguments = [Span(*row) for row in run.argument.tolist()]
     first: dict[tuple[int, int], int] = {}
     for i in np.flatnonzero(at_argument).tolist():
+        if run.whole_argument[i] is not None:
+            texts[i] = arguments[i] = run.whole_argument[i]
+        elif inline:
+            texts[i] = arguments[i]
         file = int(run.file[motion_of[i]])
         j = first.setdefault((file, int(run.argument[i, 0])), i)
         if values[i] == values[j] or run.text[i, 0] == run.argument[i, 0]:
@@ -448,26 +444,15 @@ def place_texts(prog: RobotProgram, values: list[str | None], at_argument: list[
         raise InputError(f"{run.instruction[motion_of[i]]} at line {line}, column {column} reads {data} through a "
                          f"parameter of {routine[-1] if routine else 'its routine'}, passed by its calls: {form}",
                          path=prog.files[file][0], row=line, column=column)
-    texts = [Span(*row) for row in run.text.tolist()]
-    arguments = [Span(*row) for row in run.argument.tolist()]
-    for i in np.flatnonzero(at_argument).tolist():
-        if run.whole_argument[i] is not None:
-            texts[i] = arguments[i] = run.whole_argument[i]
-        elif inline:
-            texts[i] = arguments[i]
     by_text: dict[tuple[int, int], list[int]] = {}
     for i, text in enumerate(texts):
         by_text.setdefault(text[:2], []).append(i)
     at: dict[tuple[int, int], str] = {}  # each span written: its value (the first; a second is a clash, below)
     for span, members in by_text.items():
-        wanted = {values[i] for i in members}
-        if len(wanted) == 1 and not any(at_argument[i] for i in members):
-            if wanted != {None}:
-                at.setdefault(span, wanted.pop())
-            continue
+        shared = len({values[i] for i in members}) == 1 and not any(at_argument[i] for i in members)
         for i in members:
             if values[i] is not None:
-                at.setdefault(arguments[i][:2], values[i])
+                at.setdefault(span if shared else arguments[i][:2], values[i])
     for text, argument, value in zip(texts, arguments, values):
         if at.get(argument[:2], at.get(text[:2])) != value:
             raise _run_twice(argument, prog.path)
@@ -490,9 +475,7 @@ def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, 
     """
     if output == "joints":
         value = {} if texts is None else dict(zip(texts[0].tolist(), texts[1].to_pylist()))
-        run = prog.columns.run
-        text, rapid = prog.text, prog.language == "rapid"
-        new = "MoveAbsJ" if rapid else "movej"
+        run, text, new = prog.columns.run, prog.text, "MoveAbsJ" if prog.language == "rapid" else "movej"
         first = run.first_points()
         circular = run.kind == _KIND_CODE[CIRCULAR]
         renamed = np.flatnonzero((run.kind != _KIND_CODE[ABSOLUTE_JOINT]) & ~circular
@@ -518,10 +501,10 @@ def apply_form(prog: RobotProgram, edits: w.Edits, n_changed: int, output: str, 
 
 
 def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArray, FloatArray], jw: np.ndarray,
-           pw: np.ndarray) -> tuple[pa.StringArray, tuple[float, float], np.ndarray | None]:
+           pw: np.ndarray) -> tuple[pa.StringArray, tuple[float, float], np.ndarray]:
     """The texts of the points ``jw`` as joints ``q`` ``(m, n)`` [rad], then of ``pw`` as the TCP poses ``tcp``
     (world, ``(m, 3, 3)``, ``(m, 3)`` [m]) in their frames; the largest TCP position [m] and orientation [rad] error
-    their 32-bit numbers leave; the RAPID confdata ``(len(pw), 4)`` (else ``None``)."""
+    their 32-bit numbers leave; the RAPID confdata ``(len(pw), 4)`` (zeros in URScript)."""
     run, rapid, nominal = prog.columns.run, prog.language == "rapid", nominal_model(chain)
     texts, error_position, error_angle = [pa.array([], pa.string())], [0.0], [0.0]
     if jw.size:
@@ -533,7 +516,7 @@ def _texts(chain: Chain, prog: RobotProgram, q: FloatArray, tcp: tuple[FloatArra
         R_b, p_b = fk(nominal, np.radians(back) if rapid else back)
         error_position.append(float(row_norms(p_b - p_a).max()))
         error_angle.append(_largest_turn(R_a, R_b))
-    conf = None
+    conf = np.zeros((pw.size, 4), dtype=np.int64)
     if pw.size:
         R_target, p_target = _in_frames(chain, prog.columns, pw, tcp[0][pw], tcp[1][pw])
         R_frame, p_frame = calls.text_poses(prog, pw, R_target, p_target)  # (a call site's target read through Offs)
@@ -576,17 +559,13 @@ def _in_frames(chain: Chain, cols: ProgramColumns, pw: np.ndarray, R_tcp: FloatA
 
 def share_texts(prog: RobotProgram, values: list[str | None], posed: np.ndarray,
                 poses: Callable[[np.ndarray], tuple[FloatArray, FloatArray]]) -> None:
-    """One value in ``values`` (each point's new text, ``None``: unchanged) for the points that share one text and
-    need it alike, or an error naming a target written at a call site that they need different.
-
-    Points sharing a text (a CONST target run by several motions, a target written at a call site and read by
-    several through calls or ``Offs``) whose written poses agree within ten times the solver's tolerance
-    (:data:`IK_POSITION_TOL`, :data:`IK_ORIENTATION_TOL`) with the first of them are given their first written
-    value: solves from different seeds differ in the last written digit, not in their target. The others keep their
-    own (a declaration's are then written at each motion: :func:`place_texts`), except
-    at a call site, where no motion has a text of its own: refused, naming its line and column, each motion reading
-    it (line, how) and how far apart they need it. ``posed`` ``(m,)``: the points written as poses; ``poses(points)``:
-    their written poses ``(k, 3, 3)``, ``(k, 3)`` [m, the motion's frame] (:func:`.calls.text_poses`).
+    """Give the points that share a text and need it alike one value in ``values`` (each point's new text,
+    ``None``: unchanged): those ``posed`` ``(m,)`` whose written poses (``poses(points)``: ``(k, 3, 3)``, ``(k, 3)``
+    [m, the motion's frame], :func:`.calls.text_poses`) agree with the first's within ten times the solver's
+    tolerances (:data:`IK_POSITION_TOL`, :data:`IK_ORIENTATION_TOL`: solves from different seeds differ in the last
+    digit) get the first's value. The others keep their own (written at each motion: :func:`place_texts`), except at
+    a call site, where no motion has a text of its own: refused, naming it, each motion reading it and how far apart
+    they need it.
     """
     run = prog.columns.run
     how = prog.extra.get("call_site") or {}
