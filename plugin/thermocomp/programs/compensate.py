@@ -339,7 +339,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     frame, ``(m, 3, 3)`` and ``(m, 3)`` [m]: :func:`~thermocomp.programs.model.tcp_poses` of the compensation's
     filtered poses). Motions or targets in the task's other modules are written there (:attr:`Written.modules`,
     :mod:`.task_files`). The notes: each robtarget written with other confdata (:func:`confdata_notes`), each
-    per-pass text compensated in part (:func:`.passes.partly_failed_notes`).
+    per-pass text not written (:func:`.passes.unwritten_notes`).
     """
     task = task_files.task_view(prog) if task_files.spans_other_files(prog) else prog  # (the task as one text)
     tabled = passes.groups(task)  # texts that differ from pass to pass: every run written, or none (all as written)
@@ -363,7 +363,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
             values[i] = text
         share_texts(task, values, ok & ~joint_text, lambda at: calls.text_poses(
             task, at, *_in_frames(chain, cols, at, tcp[0][at], tcp[1][at])))
-        kept = passes.keep_read_data(task, tabled, values) if tabled else []
+        kept = passes.unwritten_notes(task, tabled, values, status) if tabled else []
         if kept:  # (a target kept as written has no confdata written either)
             left = np.array([values[i] is not None for i in conf_changed[0].tolist()], dtype=bool)
             conf_changed = (conf_changed[0][left], conf_changed[1][left])
@@ -379,7 +379,7 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
         n_changed = len({(e.start, e.end) for e in point_edits}) + sum(e.end > e.start for e in tables)
     data, n_changed = apply_form(task, edits, n_changed, output, ok, poses.is_joint, (written, new))
     data, modules = (data, ()) if task is prog else task_files.split(data, prog)
-    notes = confdata_notes(prog, *conf_changed) + passes.partly_failed_notes(task, tabled, status) + kept
+    notes = confdata_notes(prog, *conf_changed) + kept
     return Written(data, n_changed, rounding, notes, modules)
 
 

@@ -170,14 +170,15 @@ def groups(prog: RobotProgram) -> dict[tuple[int, int], np.ndarray]:
     return {key: np.array(members, dtype=np.int64) for key, members in out.items()}
 
 
-def partly_failed_notes(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], status: np.ndarray
-                        ) -> list[str]:
-    """A note for each text that differs from pass to pass (``found``, :func:`groups`) and whose passes were
-    compensated only in part (``status`` ``(m,)``, each point's :class:`~thermocomp.kinematics.ik.Status`): its table
-    is written whole or not at all, so the passes that were compensated are left as written too, and the report says
-    so (the failed ones are listed as failures)."""
+def unwritten_notes(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None],
+                    status: np.ndarray) -> list[str]:
+    """The notes on the per-pass texts ``found`` (:func:`groups`) whose table is not written (a pass with no value
+    in ``values``: a table is written whole or not at all). A note for each whose passes were compensated only in
+    part (``status`` ``(m,)``: the failed ones are listed as failures, the others left as written too); then each
+    declared target such a table reads is kept as written (``values[j] = None``), with a note: :func:`drop_tabled`
+    let its declaration be rewritten for the table's sake, and the text left as written would move by it."""
+    run, text = prog.columns.run, prog.text
     converged = np.asarray(status) == Status.CONVERGED
-    run = prog.columns.run
     notes = []
     for idx in found.values():
         failed = int(np.count_nonzero(~converged[idx]))
@@ -185,22 +186,10 @@ def partly_failed_notes(prog: RobotProgram, found: dict[tuple[int, int], np.ndar
             notes.append(f"{prog.path}:{int(run.argument[idx[0], 2])}:{int(run.argument[idx[0], 3])}: the target here "
                          f"differs from pass to pass and {failed} of its {idx.size} passes could not be compensated: "
                          "its table is not written, every pass is left as written")
-    return notes
-
-
-def keep_read_data(prog: RobotProgram, found: dict[tuple[int, int], np.ndarray], values: list[str | None]
-                   ) -> list[str]:
-    """Keep as written (``values[j] = None``) each declared target that a table not written (``found``'s texts with
-    a pass that has no value: compensated in part) reads, and a note for each: :func:`drop_tabled` let its
-    declaration be rewritten for the table's sake, and the text left as written would then move by that correction."""
-    run, text = prog.columns.run, prog.text
     unwritten = [key for key, idx in found.items() if any(values[i] is None for i in idx.tolist())]
-    if not unwritten:
-        return []
     flags = re.IGNORECASE if prog.language == "rapid" else 0
     names = dict.fromkeys(n for n in run.name_of_point if n)  # (in the order they run: the notes' order is the same)
     tabled = {i for idx in found.values() for i in idx.tolist()}
-    notes = []
     for key in unwritten:
         line = text.count("\n", 0, key[0]) + 1
         for name in (n for n in names if re.search(rf"\b{re.escape(n)}\b", text[key[0]:key[1]], flags=flags)):
@@ -293,5 +282,5 @@ def _free_name(text: str, name: str, rapid: bool) -> str:
     return name
 
 
-__all__ = ["MAX_PASSES", "Calls", "check_form", "drop_tabled", "groups", "keep_read_data", "settle", "table_edits",
-           "take", "take_calls"]
+__all__ = ["MAX_PASSES", "Calls", "check_form", "drop_tabled", "groups", "settle", "table_edits", "take", "take_calls",
+           "unwritten_notes"]
