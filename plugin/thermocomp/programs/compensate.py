@@ -104,13 +104,11 @@ def nominal_configurations(chain: Chain, program: RobotProgram, poses: PointPose
                            options: CompensationOptions) -> tuple[FloatArray, np.ndarray]:
     """Nominal joint angles of every point and their status, ``(m, n)`` and ``(m,)``.
 
-    Joint targets keep their joints. Cartesian targets continue along the
-    program from the point before (as the controller moves); RAPID points
-    then must match their confdata (else they are searched in that
-    configuration, nearest home), UR points take the continuation (UR's
-    controller picks the solution nearest the current joints), and so do
-    RAPID points whose confdata the controller ignores (run under
-    ``ConfL \\Off`` or ``ConfJ \\Off``: :func:`confdata_free`).
+    Joint targets keep their joints. Cartesian targets continue along the program from the point before (as the
+    controller moves); RAPID points then must match their confdata (else they are searched in that configuration,
+    nearest home), UR points take the continuation (UR's controller picks the solution nearest the current joints),
+    and so do RAPID points whose confdata the controller ignores (``ConfL \\Off``, ``ConfJ \\Off``:
+    :func:`confdata_free`).
     """
     model = nominal_model(chain)
     T = poses.T_world_flange

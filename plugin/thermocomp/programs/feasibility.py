@@ -191,7 +191,6 @@ def _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_t
     to = last_point[moves]
     frm = last_point[moves - 1]  # (the first move starts from the cycle's last point: index -1)
     via = np.where(motions.kind[moves] == _KIND_CODE[CIRCULAR], to - 1, -1)
-    durations = motion_s[moves]  # (each motion's duration [s])
     usable = ok[to] & ok[frm]
     # (k, L) arrays of start and end poses (the ends read only: views where the moves' ends are consecutive points,
     # as in a program of linear moves; q_prev, written below, is always a copy)
@@ -202,8 +201,7 @@ def _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_t
     q_prev = q_versions[:, frm].reshape(-1, n)
     q_end = q_versions[:, end].reshape(-1, n)  # the written configuration each move must arrive at
     sigma_min = np.full(k * len(moves), np.inf)
-    speed_ratio = np.zeros(k * len(moves))
-    speed_joint = np.zeros(k * len(moves), dtype=int)
+    speeds = np.zeros((k * len(moves), n))  # each joint's largest speed over the move / its datasheet speed
     T_tool = T_flange_tcp[end]
     tool_R = np.broadcast_to(T_tool[None, :, :3, :3], (k, len(moves), 3, 3)).reshape(-1, 3, 3)
     tool_p = np.broadcast_to(T_tool[None, :, :3, 3], (k, len(moves), 3)).reshape(-1, 3)
@@ -214,7 +212,7 @@ def _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_t
     travel[circular] += row_max_abs(q_nominal[via[circular]] - q_nominal[frm[circular]])
     steps = np.clip(np.ceil(travel / PATH_STEP_ANGLE), 1, PATH_STEPS).astype(int)
     # the twist of the TCP along each move at its programmed speed (constant over the move)
-    t = np.maximum(np.tile(durations, k), 1e-9)
+    t = np.maximum(np.tile(motion_s[moves], k), 1e-9)  # (each motion's duration [s])
     v = (pb - pa).reshape(-1, 3) / t[:, None]
     w = rot.reshape(-1, 3) / t[:, None]
     # the steps after the first are few rows each (the long moves): a long program solves them in compiled code,
@@ -256,13 +254,10 @@ def _check_paths(chain, motions, q_nominal, q_versions, R_tcp, p_tcp, T_flange_t
         # the Jacobian is of the flange: its linear velocity is the TCP's minus w x (TCP offset)
         sigma, qd = sigma_and_joint_rates(model, q_s, (v[at], w[at], offset))
         sigma_min[at] = np.minimum(sigma_min[at], sigma)
-        ratio = np.abs(qd) / chain.velocity
-        worst_ratio = row_max_abs(ratio)
-        better = worst_ratio > speed_ratio[at]
-        speed_ratio[at] = np.where(better, worst_ratio, speed_ratio[at])
-        speed_joint[flat[better]] = np.argmax(ratio[better], axis=1)
+        speeds[at] = np.maximum(speeds[at], np.abs(qd) / chain.velocity)
         q_prev[at] = q_s
     arrived = row_max_abs(q_prev - q_end)
+    speed_ratio, speed_joint = speeds.max(axis=1), speeds.argmax(axis=1)
     flagged = (arrived > BRANCH_JUMP) | (sigma_min < NEAR_SINGULAR_SIGMA) | (speed_ratio > 1.0)
     for flat in np.flatnonzero(flagged & np.tile(usable, k)).tolist():
         i = int(moves[flat % len(moves)])
