@@ -1,13 +1,10 @@
 """Compensate a robot program's points: the programs feature's steps between reading and the job's files.
 
-A program as read (:class:`~thermocomp.programs.model.RobotProgram`) becomes arrays of its points' TCP and flange
-targets (:func:`point_poses`) and the configurations the controller takes (:func:`nominal_configurations`, RAPID
-confdata); :func:`timed_targets` gives the core's targets at the time form's minutes, :func:`solve` compensates
-them with the core (:func:`thermocomp.compensation.compensate`) into one version of every point per minute written,
-:func:`keep_joint_targets` leaves the joint targets as written, and :func:`write_snapshot` writes the program for
-one minute (the time-indexed form: :mod:`~thermocomp.programs.indexed`). The job around these steps (files, phases,
-report) is :func:`thermocomp.app.program.compensate_program`; reading is :mod:`~thermocomp.programs.read`, the
-options :mod:`~thermocomp.programs.options`. docs/programs.md.
+A program as read becomes arrays of its points' targets and nominal configurations (:func:`point_poses`,
+:func:`nominal_configurations`), the core's targets at the time form's minutes (:func:`timed_targets`), their
+compensation (:func:`solve`) and the program written for one minute (:func:`write_snapshot`; the time-indexed form:
+:mod:`~thermocomp.programs.indexed`). The job around these steps is :func:`thermocomp.app.program.compensate_program`.
+docs/programs.md.
 """
 
 from __future__ import annotations
@@ -334,10 +331,8 @@ def write_snapshot(chain: Chain, prog: RobotProgram, poses: PointPoses, q: Float
     """The program with each point's text replaced by its compensated value (one minute).
 
     ``q`` ``(m, n)`` [rad]: each point's corrected joints; ``tcp``: the nominal robot's TCP poses at ``q`` (world
-    frame, ``(m, 3, 3)`` and ``(m, 3)`` [m]: :func:`~thermocomp.programs.model.tcp_poses` of the compensation's
-    filtered poses). Motions or targets in the task's other modules are written there (:attr:`Written.modules`,
-    :mod:`.task_files`). The notes: each robtarget written with other confdata (:func:`confdata_notes`), each
-    per-pass text not written (:func:`.passes.unwritten_notes`).
+    frame, ``(m, 3, 3)``, ``(m, 3)`` [m]: :func:`~.model.tcp_poses`). Motions or targets in the task's other modules
+    are written there (:attr:`Written.modules`); the notes: :func:`confdata_notes`, :func:`.passes.unwritten_notes`.
     """
     task = task_files.task_view(prog) if task_files.spans_other_files(prog) else prog  # (the task as one text)
     tabled = passes.groups(task)  # texts that differ from pass to pass: every run written, or none (all as written)
@@ -387,12 +382,11 @@ def new_texts(chain: Chain, prog: RobotProgram, poses: PointPoses, q: FloatArray
     """The points converged and those written as joints ``(m,)``, the points that change in any of ``K`` versions
     written as joints ``jw`` and as poses ``pw``, and each version's :func:`_texts` of them.
 
-    ``q`` ``(K, m, n)`` [rad]: each version's corrected joints; ``tcp``: the nominal robot's TCP poses at them
-    (world frame, ``(K, m, 3, 3)`` and ``(K, m, 3)`` [m]); ``status`` ``(m,)``: failed points keep their text;
-    ``tabled``: the texts that differ from pass to pass (:func:`.passes.groups`), each changed whole or not at all.
-    A point changes where its new value differs from its text by more than the keep thresholds
-    (:data:`~thermocomp.programs.writer.KEEP_POSITION`, :data:`~thermocomp.programs.writer.KEEP_ANGLE`): joints
-    against the written ones, poses (world frame) against the program's; a Cartesian point written as joints always.
+    ``q`` ``(K, m, n)`` [rad]: each version's corrected joints; ``tcp``: the nominal robot's TCP poses at them (world
+    frame, ``(K, m, 3, 3)``, ``(K, m, 3)`` [m]); ``status`` ``(m,)``: failed points keep their text; ``tabled``: the
+    per-pass texts (:func:`.passes.groups`), each changed whole or not at all. A point changes by more than
+    :data:`~.writer.KEEP_POSITION`, :data:`~.writer.KEEP_ANGLE`: joints against the written ones, poses (world) against
+    the program's; a Cartesian point written as joints always.
     """
     ok = status == Status.CONVERGED
     joint_text = ok & (poses.is_joint | (output == "joints"))

@@ -108,9 +108,8 @@ def check_program(chain: Chain, prog: RobotProgram, poses, q_nominal: FloatArray
     last_point = np.cumsum(n_points) - 1
 
     # joint limits with margin
-    low = q_versions < chain.lower + LIMIT_MARGIN
-    high = q_versions > chain.upper - LIMIT_MARGIN
-    for version, point, joint in zip(*np.nonzero((low | high) & ok[None, :, None])):
+    near = (q_versions < chain.lower + LIMIT_MARGIN) | (q_versions > chain.upper - LIMIT_MARGIN)
+    for version, point, joint in zip(*np.nonzero(near & ok[None, :, None])):
         q = q_versions[version, point, joint]
         where = ("outside" if not chain.lower[joint] <= q <= chain.upper[joint] else  # (a joint target as written)
                  f"within {np.degrees(LIMIT_MARGIN):g} deg of")
