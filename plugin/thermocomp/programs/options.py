@@ -16,10 +16,6 @@ from thermocomp.errors import ConfigurationError
 from thermocomp.programs.rapid import RapidOptions
 from thermocomp.programs.timing import TimingOptions, check_option
 
-OUTPUT_FORMS = ("filtered", "joints")
-UNSUPPORTED_CHOICES = ("refuse", "keep")
-JOINT_TARGET_CHOICES = ("keep", "compensate")
-
 
 @dataclass(frozen=True)
 class ProgramOptions:
@@ -65,9 +61,9 @@ class ProgramOptions:
     joint_targets: str = "keep"
 
     def __post_init__(self) -> None:
-        for flag, value, choices in (("--joint-targets", self.joint_targets, JOINT_TARGET_CHOICES),
-                                     ("--program-output", self.output, OUTPUT_FORMS),
-                                     ("--unsupported", self.unsupported, UNSUPPORTED_CHOICES)):
+        for flag, value, choices in (("--joint-targets", self.joint_targets, ("keep", "compensate")),
+                                     ("--program-output", self.output, ("filtered", "joints")),
+                                     ("--unsupported", self.unsupported, ("refuse", "keep"))):
             if value not in choices:
                 raise ConfigurationError(f"{flag}: expected one of {choices}, got {value!r}")
         forms = [self.at_minute is not None, self.timed, self.indexed_minutes is not None]
