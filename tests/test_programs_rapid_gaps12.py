@@ -19,6 +19,53 @@ from __future__ import annotations
 
 from thermocomp.programs import read_program
 
+_TRAP = ("MODULE cam\n"
+         "    RECORD camsettings\n"
+         "        num exposure;\n"
+         "    ENDRECORD\n"
+         "    VAR camsettings settings := [8];\n"
+         "    VAR robtarget p20 := [[500,100,400],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+         "    CONST robtarget p10 := [[500,0,400],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
+         "    VAR intnum irq;\n"
+         "    PROC clamp(VAR camsettings data)\n"
+         "        IF data.exposure > 10 data.exposure := 10;\n"
+         "    ENDPROC\n"
+         "    PROC lift(VAR robtarget p)\n"
+         "        p := Offs(p, 0, 0, 20);\n"
+         "    ENDPROC\n"
+         "    TRAP on_command\n"
+         "        {trap_body}\n"
+         "    ENDTRAP\n"
+         "    PROC main()\n"
+         "        CONNECT irq WITH on_command;\n"
+         "        ISignalDI di1, 1, irq;\n"
+         "        MoveL p10, v100, fine, tool0;\n"
+         "        MoveL p20, v100, fine, tool0;\n"
+         "    ENDPROC\n"
+         "ENDMODULE\n")
+
+
+def test_a_trap_whose_routine_assigns_a_parameter_no_motion_reads_is_followed(tmp_path):
+    """``clamp settings;`` in the TRAP assigns ``settings`` by reference; no motion reads it: both motions read,
+    nothing refused, and the CONNECT noted as a TRAP that moves nothing."""
+    path = tmp_path / "trap.mod"
+    path.write_text(_TRAP.format(trap_body="clamp settings;"))
+    prog = read_program(path)
+    assert prog.unsupported == ()
+    assert [m.line for m in prog.motions] == [21, 22]
+    assert any("TRAP on_command moves nothing" in note.message for note in prog.notes)
+
+
+def test_a_trap_whose_routine_assigns_a_target_a_motion_reads_is_still_refused_naming_it(tmp_path):
+    """``lift p20;`` in the TRAP changes ``p20`` at times known only while running: the motion to ``p20`` is refused
+    at its line, naming ``p20``; the motion to the constant ``p10`` is read."""
+    path = tmp_path / "trap.mod"
+    path.write_text(_TRAP.format(trap_body="lift p20;"))
+    prog = read_program(path)
+    assert [(f.line, f.message.split()[0]) for f in prog.unsupported] == [(22, "p20")]
+    assert [m.line for m in prog.motions] == [21]
+
+
 _EGM_PATH = ("MODULE egmpath\n"
              "    VAR egmident egm;\n"
              "    CONST robtarget p10 := [[500,0,400],[0,0,1,0],[0,0,0,0],[9E9,9E9,9E9,9E9,9E9,9E9]];\n"
