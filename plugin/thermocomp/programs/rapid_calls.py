@@ -78,18 +78,15 @@ class Summary(Visitor):
     motion : str | None
         The first motion it runs (in a routine it calls or a FUNC it evaluates too), with its line.
     assigns : set[str]
-        The data (lower-case names) it may give a value, its own too: assignments, the arguments the instructions
-        and functions it calls write (``Incr``, ``StrToVal``: :meth:`changed_tokens`), a search's found point,
-        what the routines it calls assign but their own data (a parameter they assign: the data named at the call,
-        passed by reference).
+        The data (lower-case names) it may give a value, its own too: assignments, arguments written (``Incr``,
+        ``StrToVal``, a search's found point), what the routines it calls assign but their own data.
     local : frozenset[str]
         A routine's own data and parameters; ``written``: the places of the required parameters and the names of
         the optional ones it assigns (as :data:`.rapid_data.WRITES`).
     changed : set[str]
         The data of others it assigns (:attr:`assigns` but :attr:`local`) and what the TRAPs it connects assign.
     mutates : bool
-        Whether it may leave the walk in another state: an assignment, ``VelSet``/``ConfL``/``ConfJ``, a late-bound
-        call, recursion.
+        Whether it may leave the walk in another state (an assignment, a mode instruction, a late call, recursion).
     calls : set[str]
         The names it calls, evaluates or connects; ``late``: whether it holds a late-bound call.
     passed : set[str]
@@ -150,7 +147,7 @@ class Summary(Visitor):
         name = str(sub.children[-1])
         key = name.lower()
         self.calls.add(key)
-        trap = self._flow._trap(key)
+        trap = self._flow.traps.get(key)
         if trap is None:
             self._found(f"an interrupt (CONNECT) at {self._at(sub)} of TRAP {name}, found in no module of this file")
         elif key not in self._calling:
@@ -247,15 +244,14 @@ class _Calls:
                                statement)
         where = statement.children[0]
         meta = where.meta if isinstance(where, Tree) else statement.meta
-        token = Token("NAME", name, meta.start_pos, meta.line, meta.column, meta.end_line, meta.end_column,
-                      meta.end_pos)
+        token = Token.new_borrow_pos("NAME", name, meta)
         self.run_call(Tree("call", [token, *statement.children[1:]], statement.meta), local, depth)
 
     def run_connect(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """``CONNECT intno WITH trap;``: the TRAP runs at times known only while running. One that moves the robot or
         changes how it moves is unsupported; what another assigns is known only while running from here on."""
         name = str(statement.children[-1])
-        trap = self._trap(name.lower())
+        trap = self.traps.get(name.lower())
         if trap is None:
             raise _Unsupported(f"CONNECT: TRAP {name} is found in no module of this file", statement)
         found = self.summary(trap)
@@ -275,11 +271,6 @@ class _Calls:
                 calling |= {self._routine_name(node).lower()}
             self._summaries[id(node)] = (node, Summary(self, node, calling))  # (node kept: its id stays its)
         return self._summaries[id(node)][1]
-
-    def _trap(self, key: str) -> Tree | None:
-        """The TRAP of this module named ``key`` (lower case), else the task's other modules', or None."""
-        return next((r for r in self.routines if r.data == "trap" and self._routine_name(r).lower() == key),
-                    self.traps.get(key))
 
     def _at(self, node: Tree | Token, path: str) -> str:
         line = _location(node)[0]
@@ -407,10 +398,9 @@ class _Calls:
         elif key in ("confl", "confj"):  # \Off: the controller ignores the confdata of the motions after it
             if "on" in optional or "off" in optional:
                 self.conf_on[LINEAR if key == "confl" else JOINT] = "on" in optional
-        elif key in self.external:
-            pass  # declared by the user: moves nothing, changes nothing a motion reads
-        elif key in self.procs and id(self.procs[key]) in self.origin and self._passed_over(key, statement):
-            pass  # a routine of another module that moves nothing: what it changes is recorded
+        elif key in self.external or (key in self.procs and id(self.procs[key]) in self.origin
+                                      and self._passed_over(key, statement)):
+            pass  # declared by the user, or another module's routine that moves nothing (what it changes recorded)
         elif key == "waittime":
             if len(positional) != 1:
                 raise self.error("WaitTime: expected one time [s]", statement)
@@ -503,10 +493,8 @@ class _Calls:
             if routine is None:
                 continue
             found = self.summary(routine)
-            reason, changed = found.blocker, found.changed
-            if reason is None and changed:
-                reason = f"an assignment to {', '.join(sorted(changed))}"
-            if reason is not None:
+            reason = found.blocker or found.changed and f"an assignment to {', '.join(sorted(found.changed))}"
+            if reason:
                 where = self.origin.get(id(routine), self.path)
                 raise ConfigurationError(f"--external {name}: expected a routine that neither moves the robot nor "
                                          f"changes data a motion reads, got PROC {name} of {where} (line "
@@ -535,20 +523,20 @@ class _Calls:
                                           "runs one of them alone", *_location(found), self.file))
                 return routines
             return [found]
-        own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
         if entry.lower() != "main":
-            other = found or self.funcs.get(entry.lower()) or self._trap(entry.lower())
+            other = found or self.funcs.get(entry.lower()) or self.traps.get(entry.lower())
             got = ("none of that name" if other is None else f"{other.data.upper()} {self._routine_name(other)}"
                    + (f" of {self.origin[id(other)]}" if id(other) in self.origin else ""))
+            own = [self._routine_name(p) for p in self.procs.values() if id(p) not in self.origin]
             raise InputError(f"--entry {entry}: expected a PROC of this module, got {got} (its PROCs: "
-                             f"{', '.join(self._routine_name(p) for p in own.values()) or 'none'})", path=self.path)
+                             f"{', '.join(own) or 'none'})", path=self.path)
         return self._uncalled_procs()
 
     def _uncalled_procs(self) -> list[Tree]:
         """The module's own parameterless PROCs that no routine calls, in file order."""
-        own = {name: p for name, p in self.procs.items() if id(p) not in self.origin}
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")}
-        return [p for name, p in own.items() if name not in called and not self._params_of(p)]
+        return [p for name, p in self.procs.items()
+                if id(p) not in self.origin and name not in called and not self._params_of(p)]
 
     @staticmethod
     def _routine_name(routine: Tree) -> str:
@@ -640,7 +628,7 @@ class _Calls:
         reached, todo = set(), list(self.visited)
         while todo:
             key = todo.pop()
-            routine = None if key in reached else self.procs.get(key) or self.funcs.get(key) or self._trap(key)
+            routine = None if key in reached else self.procs.get(key) or self.funcs.get(key) or self.traps.get(key)
             reached.add(key)
             if routine is not None:
                 if self.summary(routine).late:

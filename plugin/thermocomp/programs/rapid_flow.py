@@ -55,27 +55,23 @@ _CONSTRUCTS = {
 MAX_NESTING = 64
 
 #: Most statements the reader runs in one module (FOR loops and routine calls unrolled; a run of plain motions is
-#: one): this many, plus :data:`STATEMENTS_PER_LINE` a line of the module. The last-resort bound on its work,
-#: whatever the input (some 10-20 µs a statement: a few seconds at most); past it the module is refused naming the
-#: statement.
+#: one): this many plus :data:`STATEMENTS_PER_LINE` a line, whatever the input; past it the module is refused.
 MAX_STATEMENTS_RUN = 100_000
 STATEMENTS_PER_LINE = 50
 
 #: The data of a path's end joined (:meth:`_Flow.join`) that cost as much as one statement run (a few µs each).
 DATA_PER_STATEMENT = 8
 
-#: A FOR loop whose body moves nothing (:attr:`Summary.blocker`) is unrolled pass by pass while its passes times the
-#: statements a pass runs (:meth:`_Flow.cost`) stay within this many; a longer one is followed once as a loop of
-#: count known only while running (what it assigns is then known only while running after it), not unrolled.
+#: A FOR loop that moves nothing is unrolled while its passes times the statements a pass runs (:meth:`_Flow.cost`)
+#: stay within this many; a longer one is followed once as a loop of count known only while running.
 MAX_QUIET_WORK = 20_000
 
 #: Statements after which the rest of their body does not run.
 _ENDS = frozenset(("return_stmt", "exit_stmt", "raise_stmt", "placeholder"))
 
 
-#: Types whose value without a declared one (all parts zero) holds a zero quaternion, which the controller stops
-#: on as an orientation: a path that leaves a ``VAR`` of one of them without a value reaches no motion that reads
-#: it. A ``VAR jointtarget`` (or ``num``) without a value is all zeros, a value a motion can read.
+#: Types whose zero value holds a zero quaternion, which the controller stops on: a path that leaves a ``VAR`` of
+#: one of them without a value reaches no motion that reads it.
 _ZERO_ORIENTATION = frozenset({"robtarget", "orient", "pose", "tooldata", "wobjdata"})
 
 
@@ -93,17 +89,13 @@ class _Unknown(_Unsupported):
 def _unresolved_note(statement: Tree, lines: list[int], file: int, kept: int = 0) -> Finding:
     """The note on an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running, naming the lines of the
     motions under it that are compensated (and how many ``kept`` as written: :meth:`_Flow.check_paths`)."""
-    held = (f"its {len(lines)} motion(s) (line {_lines(lines)}) are compensated, each once in the written order "
+    listed = ", ".join(map(str, lines[:8])) + (f", ... ({len(lines)})" if len(lines) > 8 else "")
+    held = (f"its {len(lines)} motion(s) (line {listed}) are compensated, each once in the written order "
             "of the cycle" if lines else "it holds no motion" if not kept else "no motion under it is compensated")
     if kept:
         held += f"; {kept} run(s) of its motions stay as written (their data differ from path to path)"
     return Finding(f"{_CONSTRUCTS[statement.data]}: not resolved before running (its outcome or count is known "
                    f"only while running); {held}", *_location(statement), file)
-
-
-def _lines(lines: list[int]) -> str:
-    """``3, 5, 9`` of a few lines; the first ones and a count of many."""
-    return ", ".join(map(str, lines)) if len(lines) <= 8 else f"{', '.join(map(str, lines[:8]))}, ... ({len(lines)})"
 
 
 #: The nodes that hold statements (what :meth:`_Flow.cost` counts through).
@@ -167,9 +159,6 @@ class _Flow(_Calls):
     def in_file(self, file: int) -> Iterator[None]:
         """Within: the walker reads the task's file ``file`` (its path, text and lines name what it finds there),
         then the one before. Spans of a routine of another module are offsets in that module's text."""
-        if file == self.file:
-            yield
-            return
         before = (self.file, self.path, self.text, self.lines)
         path, text, lines = self._files[file]
         if lines is None:
@@ -191,12 +180,9 @@ class _Flow(_Calls):
         items = [item for node in tree.children if isinstance(node, Tree) and node.data == "module"
                  for item in node.children]
         with self.in_file(file):
-            for item in items:  # (another module's LOCAL routines and data: found by its own, a global name first)
-                foreign_local = module is not None and isinstance(item, Tree) and _is_local(item)
-                if not isinstance(item, Tree) or (foreign_local and item.data not in ("proc", "func", "trap",
-                                                                                      "data_decl")):
-                    continue
-                if item.data in ("record_decl", "alias_decl"):
+            for item in filter(lambda item: isinstance(item, Tree), items):
+                foreign_local = module is not None and _is_local(item)  # (another module's own: its own read it)
+                if item.data in ("record_decl", "alias_decl") and not foreign_local:
                     self.declare_type(item)
                 elif item.data == "data_decl":
                     self._collect_data(item, file, foreign_local)
@@ -207,9 +193,11 @@ class _Flow(_Calls):
         """A data declaration of task file ``file`` (``foreign_local``: a ``LOCAL`` one of another module)."""
         key = _declared_key(item)
         if foreign_local and (key in self.module_data or key in self.foreign_local):
-            if key in self.foreign_local and key in self.module_data:  # (two modules' own of one name:
-                self._hide_local(key, self.module_data.pop(key).file)  # which one is read is not followed)
-            self._hide_local(key, file)  # (its own declarations after it read its own, not followed)
+            # (a LOCAL datum hidden from the task: its own module's code reads it, which the walk does not follow:
+            # :meth:`lookup` refuses a read of it there; so are two modules' own of one name)
+            if key in self.foreign_local and key in self.module_data:
+                self.hidden_local.setdefault(key, set()).add(self.module_data.pop(key).file)
+            self.hidden_local.setdefault(key, set()).add(file)
             return
         self.declare_other(item)
         if foreign_local:
@@ -272,17 +260,11 @@ class _Flow(_Calls):
         key = _declared_key(decl)
         if key in self.foreign_local or key in self.module_data and _is_local(decl):  # (another module's own of
             self.foreign_local.discard(key)  # this name: this module's reads its own; a LOCAL one here hides another
-            self._hide_local(key, self.module_data.pop(key).file)  # module's global, which that one's code reads)
+            self.hidden_local.setdefault(key, set()).add(self.module_data.pop(key).file)  # module's global)
         first_read = dict(self._first_read) if self.file else None
         self.declare(decl, self.module_data)
         if first_read is not None:
             self._first_read = first_read
-
-    def _hide_local(self, key: str, file: int) -> None:
-        """The ``LOCAL`` datum ``key`` of task file ``file`` that another declaration of its name hides from the
-        task: the code of its own module reads it, not the other (RAPID's scope rule), which the walk does not
-        follow: :meth:`lookup` refuses a read of ``key`` there, naming it."""
-        self.hidden_local.setdefault(key, set()).add(file)
 
     def check_size(self, entry: list[Tree]) -> None:
         """The motions and waits the entry routine unrolls to, counted before any is followed: past
@@ -382,16 +364,6 @@ class _Flow(_Calls):
                                            "after it in this routine never run", *_location(statement), self.file))
                 break  # (RETURN, EXIT, RAISE, ExitCycle, <SMT>: the rest of this body never runs after it)
             try:
-                if self.loops_forever(statement, body):
-                    self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body",
-                                              *_location(statement), self.file))
-                    self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
-                    self._first_read = {}  # (what ran before it ran once: not a cycle's)
-                    self.marks = {key: dataclasses.replace(mark, followed=None) for key, mark in self.marks.items()}
-                    self._cycle_scope = local  # (the entry routine's data live on from pass to pass)
-                    self._cycle_scopes[id(local)] = local
-                    self.run_body(statement.children[1], local, depth)
-                    continue
                 self.run_statement(statement, local, depth)
             except _Unsupported as exc:
                 if self._quiet:  # inside a routine that moves nothing: what it does cannot change a motion
@@ -400,7 +372,10 @@ class _Flow(_Calls):
                     self.note_once(note)
                 else:
                     self.unsupported_at(exc.message, exc.where)
-                self.note_skipped_motions(statement)
+                found = self._motions_in(statement, frozenset(MOTIONS))
+                for (name, _), line, column in zip(found, *self.lines.lists([at for _, at in found])):
+                    self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column,
+                                              self.file))
                 for node in statement.iter_subtrees():  # what it may change is not known after it
                     self.record_change(node, local)
 
@@ -421,12 +396,21 @@ class _Flow(_Calls):
         first = self._written_order[id(node)][1]
         return sorted(keys, key=lambda key: (key not in first, first.get(key, 0), key))
 
-    def loops_forever(self, statement: Tree, body: Tree) -> bool:
+    def run_while(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """``WHILE TRUE DO ... ENDWHILE`` as the last statement of the (last) entry routine: the production loop, whose
-        every pass is one cycle. Anywhere else what follows it would never run: it stays unsupported."""
-        return statement.data == "while_stmt" and body is self._cycle_body and statement is body.children[-1] \
-            and getattr(statement.children[0], "data", None) == "name" \
-            and str(statement.children[0].children[0]).lower() == "true"
+        every pass is one cycle (anywhere else what follows it would never run); any other as :meth:`run_if`."""
+        condition = statement.children[0]
+        if not (self._cycle_body is not None and statement is (self._cycle_body.children or [None])[-1]
+                and getattr(condition, "data", None) == "name" and str(condition.children[0]).lower() == "true"):
+            return self.run_if(statement, local, depth)
+        self.notes.append(Finding("WHILE TRUE: loop forever: one cycle is one pass of its body", *_location(statement),
+                                  self.file))
+        self.cycle_start = len(self.steps)  # (the motions before it run once: passes.settle)
+        self._first_read = {}  # (what ran before it ran once: not a cycle's)
+        self.marks = {key: dataclasses.replace(mark, followed=None) for key, mark in self.marks.items()}
+        self._cycle_scope = local  # (the entry routine's data live on from pass to pass)
+        self._cycle_scopes[id(local)] = local
+        self.run_body(statement.children[1], local, depth)
 
     def _motions_in(self, node: Tree, names: frozenset[str]) -> list[tuple[str, int]]:
         """``(instruction, offset)`` of each call of ``names`` inside ``node`` (not ``node`` itself), then of each
@@ -440,12 +424,6 @@ class _Flow(_Calls):
                 statements = self.move_matches(token)
                 found += zip(statements.texts("instr"), (token.start_pos + statements.starts("instr")).tolist())
         return found
-
-    def note_skipped_motions(self, statement: Tree) -> None:
-        found = self._motions_in(statement, frozenset(MOTIONS))
-        lines, columns = self.lines.lists([at for _, at in found])
-        for (name, _), line, column in zip(found, lines, columns):
-            self.notes.append(Finding(f"{name} inside an unsupported construct stays as written", line, column, self.file))
 
     def run_statement(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """Run one statement; one whose own expressions (not the bodies it holds) call a FUNC that moves the robot is
@@ -470,7 +448,8 @@ class _Flow(_Calls):
         self.note_conf(self.steps[first:])
 
     def run_if(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """An ``IF`` or ``TEST`` runs the branch the file decides (:meth:`decided_branch`), else each (:meth:`run_unresolved`)."""
+        """An ``IF``, ``TEST`` or ``WHILE`` runs the body the file decides (:meth:`decided_branch`), else each
+        (:meth:`run_unresolved`)."""
         branch = self.decided_branch(statement, local)
         if branch is None:
             self.run_unresolved(statement, local, depth)
@@ -510,17 +489,14 @@ class _Flow(_Calls):
                     value = b"".join(np.ascontiguousarray(a).tobytes() for p in motion.points for a in (
                         p.q if p.T_world_tcp is None else p.T_world_tcp, p.T_world_frame, p.T_flange_tcp))
                     found.setdefault(motion.statement.start, []).append((motion, key, value, source))
-        refused: set[int] = set()
-        for start, runs in found.items():
-            if len({v for _, _, v, _ in runs}) < 2 or len({k for _, k, _, _ in runs}) < 2:
-                continue  # (one value on every path; or one assignment's values, a FOR's passes: :meth:`run_for`)
-            refused.add(start)
+        refused = {start: runs for start, runs in found.items()  # (not: one value on every path, or one
+                   if len({v for _, _, v, _ in runs}) > 1 and len({k for _, k, _, _ in runs}) > 1}  # assignment's)
+        for runs in refused.values():
             motion = runs[0][0]
             given: dict[str, list[tuple[Tree, Tree]]] = {}
-            for _, _, _, source in runs:
-                for name, g in source.items():
-                    if all(g[0] is not h[0] for h in given.get(name, [])):
-                        given.setdefault(name, []).append(g)
+            for name, g in (item for *_, source in runs for item in source.items()):
+                if all(g[0] is not h[0] for h in given.get(name, [])):
+                    given.setdefault(name, []).append(g)
             said = "; ".join(f"{self._data_name(name)} is given a value at " + " and at ".join(
                 f"line {_location(a)[0]} (inside the {_CONSTRUCTS.get(c.data, c.data)} at line {_location(c)[0]})"
                 for a, c in g) for name, g in given.items())
@@ -531,25 +507,25 @@ class _Flow(_Calls):
                                       motion.statement.column))
             self.note_once(Finding(f"{motion.instruction} stays as written: its data differ from path to path",
                                    motion.statement.line, motion.statement.column, motion.file))
-        if refused:
-            refused_lines = {runs[0][0].line for start, runs in found.items() if start in refused}
-            self.conditional = [line for line in self.conditional if line not in refused_lines]
-            for note, (statement, lines) in self._conditional_notes.items():  # (they count compensated motions)
-                left = [line for line in lines if line not in refused_lines]
-                if len(left) < len(lines) and note in self.notes:
-                    self.notes[self.notes.index(note)] = _unresolved_note(statement, left, note.file,
-                                                                          len(lines) - len(left))
-            kept: dict[int, MotionRun | None] = {}  # each run without its motions refused (once: a FOR's passes)
-            for run in self.steps:
-                if isinstance(run, MotionRun) and id(run) not in kept:
-                    keep = ~np.isin(run.statement[:, 0], list(refused))
-                    kept[id(run)] = cut = run if keep.all() else None if not keep.any() else run.take(np.flatnonzero(keep))
-                    if cut is not None and cut is not run and id(run) in self._in_call:  # (its call kept)
-                        self._in_call[id(cut)] = self._in_call[id(run)]
-            steps = [kept.get(id(step), step) for step in self.steps]
-            for old in {id(s) for s in self.steps} - {id(s) for s in steps}:
-                self._in_call.pop(old, None)
-            self.steps[:] = [step for step in steps if step is not None]
+        if not refused:
+            return
+        refused_lines = {runs[0][0].line for runs in refused.values()}
+        self.conditional = [line for line in self.conditional if line not in refused_lines]
+        for note, (statement, lines) in self._conditional_notes.items():  # (they count compensated motions)
+            left = [line for line in lines if line not in refused_lines]
+            if len(left) < len(lines) and note in self.notes:
+                self.notes[self.notes.index(note)] = _unresolved_note(statement, left, note.file, len(lines) - len(left))
+        kept: dict[int, MotionRun | None] = {}  # each run without its motions refused (once: a FOR's passes)
+        for run in self.steps:
+            if isinstance(run, MotionRun) and id(run) not in kept:
+                keep = ~np.isin(run.statement[:, 0], list(refused))
+                kept[id(run)] = cut = run if keep.all() else None if not keep.any() else run.take(np.flatnonzero(keep))
+                if cut is not None and cut is not run and id(run) in self._in_call:  # (its call kept)
+                    self._in_call[id(cut)] = self._in_call[id(run)]
+        steps = [kept.get(id(step), step) for step in self.steps]
+        for old in {id(s) for s in self.steps} - {id(s) for s in steps}:
+            self._in_call.pop(old, None)
+        self.steps[:] = [step for step in steps if step is not None]
 
     def _data_name(self, key: str) -> str:
         data = self.module_data.get(key)
@@ -557,7 +533,9 @@ class _Flow(_Calls):
 
     def decided_branch(self, statement: Tree, local: dict[str, _Data]) -> Tree | None:
         """The body an ``IF`` or ``TEST`` runs when the file decides its conditions or its value and case values
-        (:meth:`_decided_value`), the empty body when none runs; None when running decides."""
+        (:meth:`_decided_value`), the empty body when none runs (a ``WHILE`` decided false); None when running decides."""
+        if statement.data == "while_stmt":
+            return Tree("body", []) if self._decided_value(statement.children[0], local) is False else None
         bodies, exhaustive = self._bodies(statement)
         if statement.data == "test_stmt":  # (the first case holding a value equal to the TEST's)
             value = self._decided_value(statement.children[0], local)
@@ -611,12 +589,6 @@ class _Flow(_Calls):
             return self.evaluate(node, local)
         except _Unsupported:
             return None
-
-    def run_while(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """A ``WHILE`` whose condition the file decides false (:meth:`_decided_value`) runs nothing; any other is
-        followed as a loop of count known only while running (:meth:`run_unresolved`)."""
-        if self._decided_value(statement.children[0], local) is not False:
-            self.run_unresolved(statement, local, depth)
 
     def run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
         """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each of its
