@@ -65,16 +65,14 @@ def _body(routine: Tree) -> Tree:
 
 
 class Summary(Visitor):
-    """What a routine, a statement or a body may do (:meth:`_Calls.summary`), found in one scan of its subtrees: lark
-    calls the method named by each subtree's rule, top down in written order; a call is followed through the called
-    routine's summary.
+    """What a routine, a statement or a body may do (:meth:`_Calls.summary`), in one top-down scan of its subtrees
+    (lark calls the method named by each rule); a call is followed through the called routine's summary.
 
     Attributes
     ----------
     blocker : str | None
-        The first thing that moves the robot or changes how later motions run, with its line: a moving instruction,
-        ``VelSet``/``ConfL``/``ConfJ``, a TRAP connected or a FUNC evaluated that moves, a ``GOTO`` or label, a
-        late-bound call, a routine found nowhere, an assignment to a parameter, recursion.
+        The first thing that moves the robot or changes how later motions run (a motion, a mode instruction, a
+        ``GOTO``, a late call, a routine found nowhere, an assignment to a parameter, recursion), with its line.
     motion : str | None
         The first motion it runs (in a routine it calls or a FUNC it evaluates too), with its line.
     assigns : set[str]
@@ -278,10 +276,9 @@ class _Calls:
 
     def bind_arguments(self, routine: Tree, call_args: Tree | None, local: dict[str, _Data] | None,
                        statement: Tree | None = None) -> dict[str, _Data]:
-        """The scope a call of ``routine`` starts with: each parameter bound to its argument (data named pass on,
-        by reference; any other value is evaluated in the caller's scope; a switch or an optional parameter left out
-        binds nothing). RAPID's own checks (number of arguments, optional names, types) are errors naming the call.
-        ``local`` None: a call whose arguments are known only while running, every parameter without a value."""
+        """The scope a call of ``routine`` starts with: each parameter bound to its argument (data named by reference,
+        any other value evaluated in the caller's scope); RAPID's own checks are errors naming the call. ``local``
+        None: a call whose arguments are known only while running, every parameter without a value."""
         positional, optional = self.split_args(call_args)
         required, optional_params = self.signature(routine)
         if local is not None and len(positional) != len(required):
@@ -345,9 +342,8 @@ class _Calls:
 
     def through_call_site(self, node: Tree | Token, local: dict[str, _Data], kind: str, T_world_frame: FloatArray,
                           T_flange_tcp: FloatArray, held: bool) -> Point | None:
-        """The point of a motion's target ``Offs``/``RelTool`` (:data:`.calls.THROUGH`, nested) of a parameter bound
-        to a target written at the call site: that target's text, the function's result as the pose, the whole
-        expression as the argument (its ``(A, B)`` recorded in :attr:`_reads`); None for any other target."""
+        """The point of a motion's target ``Offs``/``RelTool`` (nested) of a parameter bound to a target written at the
+        call site: that target's text, the result as the pose, the expression as the argument; else None."""
         layers, inner = [], node
         while isinstance(inner, Tree) and inner.data == "func_call" and len(inner.children) > 1 \
                 and str(inner.children[0]).lower() in ("offs", "reltool"):
@@ -372,18 +368,10 @@ class _Calls:
         return dataclasses.replace(point, T_world_tcp=world_of_target(T_world_frame, T_in[None], held)[0],
                                    argument=span_of(node))
 
-    def call_site_extra(self, steps: list[MotionRun | Wait]) -> dict:
-        """:func:`.calls.call_site_extra` of the program's final ``steps`` (a call site's target stands in
-        :attr:`_passed` at its offset); its note added to the notes."""
-        return calls.call_site_extra(self.notes, steps, lambda run: np.stack([
-            (run.text_file << 40) + run.text[:, 0], (run.file[run.row_of_points()] << 40) + run.argument[:, 0]],
-            axis=1), set(self._passed), self._reads)
-
     @functools.cached_property
     def task_changes(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The names of the data some statement of the task may change (assigned, ``Incr``, read into, passed whole
-        to a routine, which may assign its parameter), and of those it gives a value (but the data only passed to a
-        routine: what a parameter passed such a datum reads); from the summaries of the task's routines, once."""
+        """The names of the data some statement of the task may change (given a value, or passed whole to a routine,
+        which may assign its parameter), and of those it gives a value; from the routines' summaries, once."""
         found = list(map(self.summary, [*self.routines, *self.procs.values(), *self.funcs.values()]))
         given = frozenset().union(*(f.assigns for f in found))
         return given.union(*(f.passed for f in found)), given
@@ -432,9 +420,8 @@ class _Calls:
                                statement)
 
     def _passed_over(self, key: str, statement: Tree) -> bool:
-        """Whether the call ``statement`` of ``key``, a routine of another module of the task, is passed over: it
-        moves nothing and changes nothing how motions run (what it assigns is recorded as changed at the call).
-        A routine that moves is run like the program's own (:meth:`_run_proc`), in its module's file."""
+        """Whether the call ``statement`` of ``key``, a routine of another module, is passed over: it moves nothing and
+        changes nothing how motions run (what it assigns is changed at the call); else it runs (:meth:`_run_proc`)."""
         found = self.summary(self.procs[key])
         if found.blocker is not None:
             return False
@@ -442,9 +429,8 @@ class _Calls:
         return True
 
     def _run_proc(self, name: str, key: str, statement: Tree, call_args, local: dict[str, _Data], depth: int) -> None:
-        """A call of the task's PROC ``name``: its arguments bound here, its body run in its own module's file. A
-        routine without parameters that calls itself (``main;`` restarting the cycle) is followed once more and
-        not deeper: two passes show whether its motions' data differ from pass to pass (:meth:`check_paths`)."""
+        """A call of the task's PROC ``name``: its arguments bound here, its body run in its own module's file; a
+        parameterless routine that calls itself (``main;`` restarting the cycle) is followed twice, not deeper."""
         if depth > 32:
             raise _Unsupported(f"calls nested more than 32 deep (recursion?) at {name}", statement)
         routine = self.procs[key]
@@ -501,9 +487,8 @@ class _Calls:
                                          f"{_location(routine)[0]}), which holds {reason}")
 
     def entry_routines(self) -> list[Tree]:
-        """The entry routine (``--entry``, default ``main``); without a ``main``, or with a ``main`` that holds no
-        statement (RobotStudio's new-module template, "Add your code here"), every parameterless PROC of the
-        module that no routine calls, in file order (a note names them)."""
+        """The entry routine (``--entry``, default ``main``); without a ``main``, or with an empty one (RobotStudio's
+        template), every parameterless PROC of the module that no routine calls, in file order (a note names them)."""
         entry = self.task.options.entry
         found = self.procs.get(entry.lower())
         if found is not None and id(found) not in self.origin:
@@ -559,12 +544,6 @@ class _Calls:
                 unrun.append((name, n_moves))
         return tuple(unrun)
 
-    def finish_points(self, tree: Tree) -> tuple:
-        """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`).
-        A per-pass text (:mod:`.passes`) is a table, one entry a run: calls needing it differently do not clash."""
-        return tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), self._in_call,
-                                  self.unsupported, self.notes, self.per_pass))
-
     def _finish_points(self, tree: Tree, unfollowed: set[int]) -> list[MotionRun | Wait]:
         """A declaration is rewritten only if every use of its name in the module is a followed motion's point
         (an ``Offs(p10, ...)`` elsewhere, or a motion left as written, must keep reading the old value)."""
@@ -583,20 +562,16 @@ class _Calls:
         passes.drop_tabled(uses, self.steps, self.per_pass)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         direct -= calls.unwritable(self._reads)
-        steps = []
         done: dict[int, MotionRun] = {}  # a step repeated (the passes of a FOR loop): decided once
         for step in self.steps:
-            if isinstance(step, MotionRun):
-                if id(step) not in done:
-                    own = np.all(step.text == step.argument, axis=1).tolist()
-                    at = ((step.text_file << 40) + step.text[:, 0]).tolist()  # (a call site's literal: in _passed)
-                    done[id(step)] = step.with_text_at_argument(np.array(
-                        [bool(name) and not own[i] and (at[i] not in direct if at[i] in self._passed
-                                                        else not uses.get(name.lower(), set()) <= direct)
-                         for i, name in enumerate(step.name_of_point)], dtype=bool))
-                step = done[id(step)]
-            steps.append(step)
-        return steps
+            if isinstance(step, MotionRun) and id(step) not in done:
+                own = np.all(step.text == step.argument, axis=1).tolist()
+                at = ((step.text_file << 40) + step.text[:, 0]).tolist()  # (a call site's literal: in _passed)
+                done[id(step)] = step.with_text_at_argument(np.array(
+                    [bool(name) and not own[i] and (at[i] not in direct if at[i] in self._passed
+                                                    else not uses.get(name.lower(), set()) <= direct)
+                     for i, name in enumerate(step.name_of_point)], dtype=bool))
+        return [done.get(id(step), step) for step in self.steps]
 
     def _uses(self, tree: Tree, uses: dict[str, set[int]], consts: frozenset[str] = frozenset()) -> None:
         """Add to ``uses`` each use of a name in ``tree``, the tree of the file being read (:meth:`in_file`); a use of

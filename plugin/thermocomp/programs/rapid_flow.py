@@ -121,7 +121,7 @@ class _Flow(_Calls):
         self.declare_deferred()
         entry = self.entry_routines()
         self.check_external(entry)
-        if entry:  # the body whose last statement may be the production loop (:meth:`loops_forever`)
+        if entry:  # the body whose last statement may be the production loop (:meth:`run_while`)
             self._cycle_body = _body(entry[-1])
         first_read = dict(self._first_read)
         self.check_size(entry)
@@ -133,10 +133,20 @@ class _Flow(_Calls):
         self.check_paths()
         if any(isinstance(step, MotionRun) for step in self.steps):  # (what the next cycle reads moves nothing else)
             self.check_cycles()
-        per_pass = self.check_per_pass()
+        passes.take_calls(self.steps, self._in_call, self.per_pass)  # (a text the calls need differently: a table)
+        per_pass: frozenset[tuple[int, int]] = frozenset()
+        if self.per_pass:  # the per-pass texts the written program can hold; the others' motions dropped, refused
+            self.steps[:], per_pass, refused, notes = passes.settle(
+                self.steps, self.per_pass, set(self.conditional), "FOR", _location, getattr(self, "cycle_start", None))
+            self.unsupported.extend(refused)
+            for note in notes:
+                self.note_once(note)
         unrun = self.note_unvisited()
-        steps = self.finish_points(tree)
-        call_sites = self.call_site_extra(steps)
+        steps = tuple(calls.finish(self.steps, lambda unfollowed: self._finish_points(tree, unfollowed), self._in_call,
+                                   self.unsupported, self.notes, self.per_pass))  # (calls that clash left as written)
+        call_sites = calls.call_site_extra(self.notes, steps, lambda run: np.stack([  # (a call site's target: at its
+            (run.text_file << 40) + run.text[:, 0], (run.file[run.row_of_points()] << 40) + run.argument[:, 0]],
+            axis=1), set(self._passed), self._reads)  # offset in :attr:`_passed`)
         return RobotProgram(
             language="rapid", path=self.path, text=self.text, steps=steps,
             unsupported=tuple(self.unsupported), notes=tuple(self.notes),
@@ -172,9 +182,8 @@ class _Flow(_Calls):
             self.file_key = self.file << 40
 
     def collect(self, tree: Tree, module) -> None:
-        """The declarations and routines of this module (``module`` None) or of another module of the task (its
-        task-global ones: a ``LOCAL`` one is its own), read in its file (:meth:`in_file`); first what the controller
-        refuses to load (:func:`.rapid_scope.check_module`)."""
+        """The declarations and routines of this module (``module`` None) or of another module of the task, read in
+        its file (:meth:`in_file`); first what the controller refuses to load (:func:`.rapid_scope.check_module`)."""
         rapid_scope.check_module(tree, self.path if module is None else module.path)
         file = 0 if module is None else self.file_of(module.path)
         items = [item for node in tree.children if isinstance(node, Tree) and node.data == "module"
@@ -267,9 +276,8 @@ class _Flow(_Calls):
             self._first_read = first_read
 
     def check_size(self, entry: list[Tree]) -> None:
-        """The motions and waits the entry routine unrolls to, counted before any is followed: past
-        ``max_motions`` the module is refused with the count (a few kilobytes of nested FOR loops or calls can
-        stand for 2^40 motions)."""
+        """The motions and waits the entry routine unrolls to, counted before any is followed: past ``max_motions``
+        the module is refused with the count (a few kilobytes of nested FOR loops can stand for 2^40 motions)."""
         limit = self.task.options.max_motions
         total = sum(self.cost(proc)[0] for proc in entry)
         if total > limit:  # (so there is an entry)
@@ -279,9 +287,8 @@ class _Flow(_Calls):
 
     def cost(self, node: Tree, calling: frozenset[str] = frozenset()) -> tuple[int, int]:
         """At most how many steps ``node`` (a routine or a statement) unrolls to (motions and waits; a call at least
-        one) and how many statements the walk runs through it: every branch of a condition, a FOR loop with known
-        bounds its passes times its body (one not unrolled, :meth:`quiet_loop`, once), a call the routine's (none
-        where it is passed over, :meth:`_passed_over`). Each routine counted once, recursion none."""
+        one) and how many statements the walk runs through it: every branch, a FOR loop's passes times its body (but
+        :meth:`quiet_loop`), a call the routine's (but :meth:`_passed_over`); each routine once, recursion none."""
         if node.data in ("proc", "func", "trap"):
             name = self._routine_name(node).lower()
             if name in calling:
@@ -323,9 +330,8 @@ class _Flow(_Calls):
         return passes * max(statements, 1) > MAX_QUIET_WORK and self.summary(body).blocker is None
 
     def for_passes(self, statement: Tree, local: dict[str, _Data] | None) -> tuple[float, float, int]:
-        """A FOR loop's first value, step and number of passes (RAPID: without STEP the counter counts by 1, or
-        by -1 when FROM is above TO; ABB, RAPID instructions, "FOR"); :class:`_Unknown` when its bounds are
-        known only while running."""
+        """A FOR loop's first value, step and number of passes (without STEP the counter counts by 1, or by -1 when
+        FROM is above TO); :class:`_Unknown` when its bounds are known only while running."""
         _, start_node, stop_node, *rest = statement.children
         try:
             start, stop = self._number(start_node, local), self._number(stop_node, local)
@@ -472,9 +478,8 @@ class _Flow(_Calls):
                     self._tags[id(run)] = (run, {**self._tags.get(id(run), (None, {}))[1], **reading})
 
     def check_paths(self) -> None:
-        """A motion whose data a condition or loop not resolved before running gave their value, and which runs with
-        other values on another path (another branch, or outside it), is one text for values known only while
-        running: refused at its line naming the data and their assignments, its motions left as written."""
+        """A motion whose data a construct not resolved before running gave their value, and which runs with other
+        values on another path, is refused at its line naming the data and their assignments, left as written."""
         if not self._tags:
             return
         tagged = {start for run, _ in self._tags.values() for start in run.statement[:, 0].tolist()}
@@ -591,11 +596,9 @@ class _Flow(_Calls):
             return None
 
     def run_unresolved(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each of its
-        bodies is followed once, in the written order. What it may assign (its FOR counter too) is changed from its
-        start until an assignment inside gives it a known value; each further branch starts, and the construct ends,
-        where its paths join (:meth:`join`). A note names the motions compensated under it (each counted once in
-        the timing); :meth:`check_paths` refuses a motion whose data differ by path."""
+        """An ``IF``, ``TEST``, ``WHILE`` or ``FOR`` whose outcome or count is known only while running: each body
+        followed once, in written order, from the state its paths join to (:meth:`join`), what it may assign changed
+        from its start; a note names the motions compensated under it (:meth:`check_paths` refuses some)."""
         if len(self._unresolved) >= MAX_NESTING:  # (each level is a few Python frames: bounded with its line)
             raise _Unsupported(f"{_CONSTRUCTS[statement.data]} nested more than {MAX_NESTING} deep in conditions "
                                "and loops is not followed", statement)
@@ -658,13 +661,11 @@ class _Flow(_Calls):
                        self.marks.get(name, _NO_MARK)) for name in names}
 
     def join(self, statement: Tree, paths: list[dict[str, tuple]]) -> None:
-        """Where ``paths`` through an ``IF``, ``TEST``, ``WHILE`` or ``FOR`` not resolved before running meet (the
-        :meth:`_snapshot` at the end of each): at the start of each further branch (the ends of the branches before
-        it, which an earlier cycle may have run, and the state before it: a state machine's case reads what another
-        case left), and after it (every body's end, and the state before it where it may run none). A datum every
-        path that gives it a value leaves one known value keeps it (a path that leaves a ``VAR`` of a
-        :data:`_ZERO_ORIENTATION` type without one reaches no read the controller runs); any other is changed at
-        run time from here on, a later read naming the assignment inside (:meth:`lookup`)."""
+        """Where ``paths`` (:meth:`_snapshot` of each end) through a construct not resolved before running meet: at the
+        start of each further branch (the branch before's end and its start: an earlier cycle may have run it) and
+        after it (every body's end, and the start where it may run none). A datum every path leaves one known value
+        (a :data:`_ZERO_ORIENTATION` one left without a value aside) keeps it; any other is changed at run time from
+        here on, a later read naming the assignment inside (:meth:`lookup`)."""
         self.work(statement, len(paths) * len(paths[0]) // DATA_PER_STATEMENT)
         for name in paths[0]:
             ends = [path[name] for path in paths]
@@ -688,23 +689,20 @@ class _Flow(_Calls):
                 mark, followed=(None, followed[0][1]))
 
     def run_for(self, statement: Tree, local: dict[str, _Data], depth: int) -> None:
-        """A FOR loop with constant bounds, unrolled (bounds known only while running: :meth:`run_unresolved`): each
-        pass's motions are motions of their own; a target that changes with the counter needs per-pass texts
-        (:func:`.passes.take`) or is refused. A body that neither reads the counter nor changes anything
-        (:attr:`Summary.mutates`) is followed once and its steps repeated."""
+        """A FOR loop with constant bounds, unrolled (else :meth:`run_unresolved`): a target that changes with the
+        counter needs per-pass texts (:func:`.passes.take`) or is refused; a body that neither reads the counter nor
+        changes anything (:attr:`Summary.mutates`) is followed once and its steps repeated."""
         counter, body = statement.children[0], statement.children[-1]
         try:
             start, step, total = self.for_passes(statement, local)
+            steps, statements = self.cost(body)
         except _Unknown:  # (bounds known only while running)
-            self.run_unresolved(statement, local, depth)
-            return
-        steps, statements = self.cost(body)
+            return self.run_unresolved(statement, local, depth)
         if self.quiet_loop(body, total, statements):
             self.note_once(Finding(f"FOR of {total:,} passes moves nothing: not unrolled (more than "
                                    f"{MAX_QUIET_WORK:,} statements); followed once, what it assigns is known only "
                                    "while running after it", *_location(statement), self.file))
-            self.run_unresolved(statement, local, depth)
-            return
+            return self.run_unresolved(statement, local, depth)
         count = total * max(steps, 1)
         if count > self.task.options.max_motions:  # (bounds known only here: a counter or a parameter)
             raise self.error(f"FOR with {total:,} passes unrolls to {count:,} steps: more than "
@@ -731,20 +729,6 @@ class _Flow(_Calls):
             del self.steps[first_step:]
             raise _Unsupported(f"{changing.instruction}'s target changes with the FOR counter {counter}: one "
                                "written target cannot serve every pass", statement)
-
-    def check_per_pass(self) -> frozenset[tuple[int, int]]:
-        """The per-pass texts the written program can hold (:func:`~thermocomp.programs.passes.settle`); the
-        motions of the others dropped from the steps, unsupported at their line."""
-        passes.take_calls(self.steps, self._in_call, self.per_pass)  # (a text the calls need differently: a table)
-        if not self.per_pass:
-            return frozenset()
-        steps, taken, refused, notes = passes.settle(self.steps, self.per_pass, set(self.conditional), "FOR",
-                                                     _location, getattr(self, "cycle_start", None))
-        self.steps[:] = steps
-        self.unsupported.extend(refused)
-        for note in notes:
-            self.note_once(note)
-        return taken
 
 #: How each statement is followed (:meth:`_Flow.run_statement`); a ``GOTO`` in written order (its labels make what
 #: the routine assigns unknown, :meth:`_Flow.run_label`); any other is unsupported.
