@@ -386,9 +386,11 @@ class _Calls:
         elif key in ("confl", "confj"):  # \Off: the controller ignores the confdata of the motions after it
             if "on" in optional or "off" in optional:
                 self.conf_on[LINEAR if key == "confl" else JOINT] = "on" in optional
-        elif key in self.external or (key in self.procs and id(self.procs[key]) in self.origin
-                                      and self._passed_over(key, statement)):
-            pass  # declared by the user, or another module's routine that moves nothing (what it changes recorded)
+        elif key in self.external:
+            pass  # declared by the user: moves nothing, changes nothing a motion reads
+        elif key in self.procs and id(self.procs[key]) in self.origin and self.summary(self.procs[key]).blocker is None:
+            # another module's routine that moves nothing: passed over, what it assigns changed from the call on
+            self.mark_all(self.summary(self.procs[key]).changed, self.procs[key], statement, {})
         elif key == "waittime":
             if len(positional) != 1:
                 raise self.error("WaitTime: expected one time [s]", statement)
@@ -418,15 +420,6 @@ class _Calls:
         else:
             raise _Unsupported(f"{name} is no instruction thermocomp knows and a routine {_NOT_FOUND.format(name=name)}",
                                statement)
-
-    def _passed_over(self, key: str, statement: Tree) -> bool:
-        """Whether the call ``statement`` of ``key``, a routine of another module, is passed over: it moves nothing and
-        changes nothing how motions run (what it assigns is changed at the call); else it runs (:meth:`_run_proc`)."""
-        found = self.summary(self.procs[key])
-        if found.blocker is not None:
-            return False
-        self.mark_all(found.changed, self.procs[key], statement, {})
-        return True
 
     def _run_proc(self, name: str, key: str, statement: Tree, call_args, local: dict[str, _Data], depth: int) -> None:
         """A call of the task's PROC ``name``: its arguments bound here, its body run in its own module's file; a
@@ -491,7 +484,15 @@ class _Calls:
         template), every parameterless PROC of the module that no routine calls, in file order (a note names them)."""
         entry = self.task.options.entry
         found = self.procs.get(entry.lower())
-        if found is not None and id(found) not in self.origin:
+        own = found is not None and id(found) not in self.origin
+        if not own and entry.lower() != "main":
+            other = found or self.funcs.get(entry.lower()) or self.traps.get(entry.lower())
+            got = ("none of that name" if other is None else f"{other.data.upper()} {self._routine_name(other)}"
+                   + (f" of {self.origin[id(other)]}" if id(other) in self.origin else ""))
+            names = [self._routine_name(p) for p in self.procs.values() if id(p) not in self.origin]
+            raise InputError(f"--entry {entry}: expected a PROC of this module, got {got} (its PROCs: "
+                             f"{', '.join(names) or 'none'})", path=self.path)
+        if own:
             required = self.signature(found)[0]
             if required:  # (the controller starts a routine with no argument)
                 raise InputError(f"--entry {entry}: expected a PROC that runs with no argument, got PROC "
@@ -500,28 +501,15 @@ class _Calls:
                                  row=_location(found)[0], column=_location(found)[1])
             if entry.lower() != "main" or _body(found).children:
                 return [found]
-            routines = [p for p in self._uncalled_procs() if p is not found]
-            if routines:
-                self.notes.append(Finding(f"PROC {self._routine_name(found)} holds no statement: the module's PROCs "
-                                          "that no routine calls are run in file order, as one cycle ("
-                                          f"{', '.join(self._routine_name(p) for p in routines)}); --entry NAME "
-                                          "runs one of them alone", *_location(found), self.file))
-                return routines
-            return [found]
-        if entry.lower() != "main":
-            other = found or self.funcs.get(entry.lower()) or self.traps.get(entry.lower())
-            got = ("none of that name" if other is None else f"{other.data.upper()} {self._routine_name(other)}"
-                   + (f" of {self.origin[id(other)]}" if id(other) in self.origin else ""))
-            own = [self._routine_name(p) for p in self.procs.values() if id(p) not in self.origin]
-            raise InputError(f"--entry {entry}: expected a PROC of this module, got {got} (its PROCs: "
-                             f"{', '.join(own) or 'none'})", path=self.path)
-        return self._uncalled_procs()
-
-    def _uncalled_procs(self) -> list[Tree]:
-        """The module's own parameterless PROCs that no routine calls, in file order."""
         called = {str(c.children[0]).lower() for r in self.routines for c in r.find_data("call")}
-        return [p for name, p in self.procs.items()
-                if id(p) not in self.origin and name not in called and not self._params_of(p)]
+        routines = [p for name, p in self.procs.items()  # (the module's own parameterless PROCs no routine calls)
+                    if id(p) not in self.origin and name not in called and not self._params_of(p) and p is not found]
+        if own and routines:
+            self.notes.append(Finding(f"PROC {self._routine_name(found)} holds no statement: the module's PROCs "
+                                      "that no routine calls are run in file order, as one cycle ("
+                                      f"{', '.join(self._routine_name(p) for p in routines)}); --entry NAME "
+                                      "runs one of them alone", *_location(found), self.file))
+        return routines if routines or not own else [found]
 
     @staticmethod
     def _routine_name(routine: Tree) -> str:

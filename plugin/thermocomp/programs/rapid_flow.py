@@ -288,7 +288,7 @@ class _Flow(_Calls):
     def cost(self, node: Tree, calling: frozenset[str] = frozenset()) -> tuple[int, int]:
         """At most how many steps ``node`` (a routine or a statement) unrolls to (motions and waits; a call at least
         one) and how many statements the walk runs through it: every branch, a FOR loop's passes times its body (but
-        :meth:`quiet_loop`), a call the routine's (but :meth:`_passed_over`); each routine once, recursion none."""
+        :meth:`quiet_loop`), a call the routine's (but one passed over, :meth:`run_call`); each routine once, recursion none."""
         if node.data in ("proc", "func", "trap"):
             name = self._routine_name(node).lower()
             if name in calling:
@@ -313,15 +313,12 @@ class _Flow(_Calls):
             if getattr(child, "data", None) in _BLOCKS:
                 inner = self.cost(child, calling)
                 steps, statements = steps + inner[0], statements + inner[1]
-        if node.data == "for_stmt":
-            try:
+        if node.data == "for_stmt":  # (bounds known only while running, or from declared values the program changes
+            with contextlib.suppress(_Unsupported, InputError):  # before the loop: counted when it runs, run_for)
                 passes = self.for_passes(node, None)[2]
-            except (_Unsupported, InputError):  # (bounds known only while running, or from declared values the
-                # program changes before the loop: counted, and any error raised, when it runs, :meth:`run_for`)
-                return steps, min(statements, 2 ** 62)
-            if not self.quiet_loop(node.children[-1], passes, statements):
-                steps = max(steps, 1) * passes
-            statements *= passes
+                if not self.quiet_loop(node.children[-1], passes, statements):
+                    steps = max(steps, 1) * passes
+                statements *= passes
         return steps, min(statements, 2 ** 62)
 
     def quiet_loop(self, body: Tree, passes: int, statements: int) -> bool:
@@ -348,9 +345,9 @@ class _Flow(_Calls):
         ``GOTO`` may arrive from anywhere); its statements are followed in written order."""
         routine = self._routines_run[-1] if self._routines_run else statement
         self.mark_all(self.summary(routine).assigns, routine, statement, local)
-        note = Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written order, "
-                       "what it assigns known only while running after the label", *_location(statement), self.file)
-        self.note_once(note)
+        self.note_once(Finding(f"label {statement.children[0]}: a GOTO target; the routine is followed in written "
+                               "order, what it assigns known only while running after the label", *_location(statement),
+                               self.file))
 
     def work(self, statement: Tree, count: int = 1) -> None:
         """``count`` more statements run: past :attr:`max_statements` the module is refused naming ``statement``."""
@@ -545,13 +542,12 @@ class _Flow(_Calls):
         if statement.data == "test_stmt":  # (the first case holding a value equal to the TEST's)
             value = self._decided_value(statement.children[0], local)
             cases = [c.children[:-1] for c in statement.children[1:] if isinstance(c, Tree) and c.data == "test_case"]
-            tests = [(value, case) for values in cases for case in values]
-            body_of = [body for values, body in zip(cases, bodies) for _ in values]
+            tests = [(value, case, body) for values, body in zip(cases, bodies) for case in values]
         else:
-            tests = [(True, statement.children[0]), *((True, c.children[0]) for c in statement.children[2:]
-                                                      if isinstance(c, Tree) and c.data == "elseif")]
-            body_of = bodies
-        for (wanted, condition), body in zip(tests, body_of):
+            conditions = [statement.children[0], *(c.children[0] for c in statement.children[2:]
+                                                   if isinstance(c, Tree) and c.data == "elseif")]
+            tests = [(True, condition, body) for condition, body in zip(conditions, bodies)]
+        for wanted, condition, body in tests:
             self.work(condition)  # (a TEST of many cases in a long loop: each case value counts)
             got = self._decided_value(condition, local)
             if wanted is None or got is None or type(got) is not type(wanted) or isinstance(got, list):
