@@ -407,12 +407,11 @@ class _Calls:
         elif key in UNSUPPORTED_INSTRUCTIONS:
             raise _Unsupported(f"{name} is not followed (it moves the robot or changes the frame of its motions in "
                                "a way known only while running)", statement)
-        elif key in SIGNAL_WAITS:
+        elif key in _PASSIVE:
             self.record_change(statement, local)  # (WaitDI ... \\TimeFlag:=timeout)
-            self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait", *_location(statement),
-                                      self.file))
-        elif key in PASSIVE_INSTRUCTIONS:
-            self.record_change(statement, local)
+            if key in SIGNAL_WAITS:
+                self.notes.append(Finding(f"{name} waits for a signal: the timing counts no wait",
+                                          *_location(statement), self.file))
         elif key in self.funcs:
             func = self.funcs[key]
             raise self.error(f"{name} is a FUNC ({self._at(func, self.origin.get(id(func), ''))}); a FUNC cannot be "

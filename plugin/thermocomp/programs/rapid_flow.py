@@ -707,8 +707,7 @@ class _Flow(_Calls):
         same = not any(str(t).lower() == str(counter).lower() for t in body.scan_values(
             lambda v: isinstance(v, Token) and v.type == "NAME")) and not self.summary(body).mutates
         for k in range(min(total, 1) if same else total):
-            scope = dict(local)
-            scope[str(counter).lower()] = _Data("num", start + k * step, None, str(counter), counter)
+            scope = {**local, str(counter).lower(): _Data("num", start + k * step, None, str(counter), counter)}
             self._scopes.append(scope)  # (alive: the evaluation cache and the tables below key it by id)
             for of_scopes in (self._params, self._present, self._cycle_scopes):  # (the routine's, as its scope's)
                 if id(local) in of_scopes:
