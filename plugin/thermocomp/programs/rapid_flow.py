@@ -169,7 +169,7 @@ class _Flow(_Calls):
     def in_file(self, file: int) -> Iterator[None]:
         """Within: the walker reads the task's file ``file`` (its path, text and lines name what it finds there),
         then the one before. Spans of a routine of another module are offsets in that module's text."""
-        before = (self.file, self.path, self.text, self.lines)
+        before = (self.file, self.file_key, self.path, self.text, self.lines)
         path, text, lines = self._files[file]
         if lines is None:
             lines = TextLines(text)
@@ -178,8 +178,7 @@ class _Flow(_Calls):
         try:
             yield
         finally:
-            self.file, self.path, self.text, self.lines = before
-            self.file_key = self.file << 40
+            self.file, self.file_key, self.path, self.text, self.lines = before
 
     def collect(self, tree: Tree, module) -> None:
         """The declarations and routines of this module (``module`` None) or of another module of the task, read in
@@ -499,11 +498,12 @@ class _Flow(_Calls):
             for name, g in (item for *_, source in runs for item in source.items()):
                 if all(g[0] is not h[0] for h in given.get(name, [])):
                     given.setdefault(name, []).append(g)
-            said = "; ".join(f"{self._data_name(name)} is given a value at " + " and at ".join(
+            named = {name: getattr(self.module_data.get(name), "name", name) for name in given}  # (as declared)
+            said = "; ".join(f"{named[name]} is given a value at " + " and at ".join(
                 f"line {_location(a)[0]} (inside the {_CONSTRUCTS.get(c.data, c.data)} at line {_location(c)[0]})"
                 for a, c in g) for name, g in given.items())
             self.unsupported_at(f"{motion.instruction} at line {motion.line} runs with a different "
-                                f"{', '.join(self._data_name(n) for n in given)} on another path: {said}, conditions "
+                                f"{', '.join(named.values())} on another path: {said}, conditions "
                                 "known only while running; one written target cannot serve every path",
                                 Token("NAME", motion.instruction, motion.statement.start, motion.statement.line,
                                       motion.statement.column))
@@ -528,10 +528,6 @@ class _Flow(_Calls):
         for old in {id(s) for s in self.steps} - {id(s) for s in steps}:
             self._in_call.pop(old, None)
         self.steps[:] = [step for step in steps if step is not None]
-
-    def _data_name(self, key: str) -> str:
-        data = self.module_data.get(key)
-        return key if data is None else data.name
 
     def decided_branch(self, statement: Tree, local: dict[str, _Data]) -> Tree | None:
         """The body an ``IF`` or ``TEST`` runs when the file decides its conditions or its value and case values
