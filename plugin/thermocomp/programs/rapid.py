@@ -163,9 +163,8 @@ def _other_module(path: str) -> _Module:
 class _Walker(_Flow, _Motions, _Declarations):
     """Follows a module's entry routine statement by statement."""
 
-    def __init__(self, text: str, path: str, progress: Callable[[int, int | None], None] | None = None,
-                 task: _Task | None = None) -> None:
-        self.task = _Task(RapidOptions(), ()) if task is None else task
+    def __init__(self, text: str, path: str, progress: Callable[[int, int | None], None] | None, task: _Task) -> None:
+        self.task = task
         self.external = {n.lower() for n in self.task.options.external}
         self.origin: dict[int, str] = {}  # id of a routine of another module of the task: that module's file
         self.conf_free: dict[int, bool] = {}  # a motion statement's offset: whether every run of it had Conf \Off

@@ -10,9 +10,9 @@ import dataclasses
 import json
 import math
 import operator
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from types import MappingProxyType
 
 import numpy as np
 from lark import Token, Tree
@@ -41,6 +41,9 @@ _ATOMIC: dict[str, type] = {"num": float, "dnum": float, "bool": bool, "string":
 #: Largest magnitude of an integer a ``num`` holds exactly (2^23: its 24-bit significand): every integer a RAPID
 #: instruction or type takes (confdata, array sizes and indices, ``DIV``/``MOD`` operands) is checked against it.
 INT_MAX = 2 ** 23
+
+#: An item of a ``NUMBERS`` token's list (rapid.lark: nested at most three deep): a number or a bracketed list.
+_ITEM = re.compile(r"\[(?:[^][]|\[[^][]*\])*\]|[^][,\s]+")
 
 #: Record types of RAPID data and their components, in order (ABB RAPID reference, "Data types").
 RECORDS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -152,13 +155,14 @@ BASE_ROUTINES: dict[str, str] = {
         "GInputDnum() GOutputDnum() TestDI() TestDO() ValidIO() EGMGetState() FCGetForce()",
 }
 #: The names of each kind, in lower case.
-_BY_KIND = {kind: [name.lower() for name in names.split()] for kind, names in BASE_ROUTINES.items()}
-#: The instructions of kind ``moving`` (unsupported where the entry runs them) and of kind ``passive``.
-UNSUPPORTED_INSTRUCTIONS, _PASSIVE = frozenset(_BY_KIND.pop("moving")), frozenset(_BY_KIND.pop("passive"))
+_BY_KIND = {kind: names.lower().split() for kind, names in BASE_ROUTINES.items()}
+#: The instructions of kind ``moving``: unsupported where the entry runs them.
+UNSUPPORTED_INSTRUCTIONS = frozenset(_BY_KIND.pop("moving"))
 
 
 def _written(kind: str) -> tuple[tuple[int, ...], frozenset[str]]:
-    """The places (``(-1,)``: every one) and the optional names of the arguments a routine of ``kind`` writes."""
+    """The places (``(-1,)``: every one) and the optional names of the arguments a routine of ``kind`` writes
+    (none for ``passive``: no place, no name)."""
     words = kind.split()
     places = (-1,) if words == ["*"] else tuple(int(w) for w in words if w.isdigit())
     return places, frozenset(w[1:].lower() for w in words if w.startswith("\\"))
@@ -166,11 +170,8 @@ def _written(kind: str) -> tuple[tuple[int, ...], frozenset[str]]:
 
 #: What a call of each routine of the RAPID base writes, by lower-case name (without ``()``).
 WRITES = {name.removesuffix("()"): _written(kind) for kind, names in _BY_KIND.items() for name in names}
-#: The instructions of the RAPID base that write an argument (passed over: they move nothing).
-WRITES_ARGUMENTS = frozenset(name for kind, names in _BY_KIND.items() if kind for name in names if "(" not in name)
-#: The instructions passed over: those of kind ``passive``, and those that write an argument (the data named there
-#: are changed).
-PASSIVE_INSTRUCTIONS = _PASSIVE | WRITES_ARGUMENTS
+#: The instructions passed over: every other one of the RAPID base (they move nothing; the data they write change).
+PASSIVE_INSTRUCTIONS = frozenset(name for names in _BY_KIND.values() for name in names if "(" not in name)
 
 
 class _Unsupported(Exception):
@@ -189,8 +190,7 @@ def span_of(item: Tree | Token) -> Span:
 
 
 def _location(item: Tree | Token) -> tuple[int, int]:
-    s = span_of(item)
-    return s.line, s.column
+    return span_of(item)[2:]  # type: ignore[return-value]
 
 
 def _is_local(item: Tree) -> bool:
@@ -235,10 +235,10 @@ class _Declarations:
     marks: dict[str, _Mark]
     #: While a motion runs, the :attr:`_Mark.given` of the data it reads (:meth:`_Flow.run_tagged`); else None.
     _reading: dict[str, tuple[Tree, Tree]] | None = None
-    #: The data of the routine whose last statement is the production loop: they keep their values from one cycle
-    #: to the next, as the module's do (:meth:`check_cycles`); that routine's scope and its FOR loops', by id.
-    _cycle_scope: Mapping[str, _Data] = MappingProxyType({})
-    _cycle_scopes: Mapping[int, Mapping[str, _Data]] = MappingProxyType({})
+    #: Set by :meth:`_Flow.run`: the data of the routine whose last statement is the production loop, which keep their
+    #: values from one cycle to the next as the module's do (:meth:`check_cycles`); its scope and its FOR loops', by id.
+    _cycle_scope: dict[str, _Data]
+    _cycle_scopes: dict[int, dict[str, _Data]]
     #: The task's other modules' nodes: id -> the index of their file (:meth:`written_at`; built when first needed).
     _node_files: dict[int, int] | None = None
 
@@ -374,15 +374,15 @@ class _Declarations:
         if not (isinstance(node.children[0], Tree) and node.children[0].data == "name"):
             raise _Unsupported("an index into anything but a named array is not followed", node)
         data = self.lookup(node.children[0].children[0], local)
-        if not data.type.endswith("}") or not isinstance(data.value, list):
-            raise _Unsupported(f"{data.name} is not an array of known values", node)
         return data, tuple(self._indices(data.value, data.type, node, local, data.name))
 
-    def _indices(self, items: list, dtype: str, node: Tree, local, name: str) -> list[int]:
+    def _indices(self, items: object, dtype: str, node: Tree, local, name: str) -> list[int]:
         """The 0-based indices of ``node`` (``a{i, j}``) into the array ``items`` of type ``dtype``, datum ``name``."""
-        rank = dtype.count(",") + 1 if dtype.endswith("}") else 0
-        if len(node.children) - 1 != rank:
-            raise self.error(f"{name} has {rank} dimension(s), got {len(node.children) - 1} indices", node)
+        if not dtype.endswith("}") or not isinstance(items, list):
+            raise _Unsupported(f"{name} is not an array of known values", node)
+        if len(node.children) - 1 != dtype.count(",") + 1:
+            raise self.error(f"{name} has {dtype.count(',') + 1} dimension(s), got {len(node.children) - 1} indices",
+                             node)
         path = []
         for index in node.children[1:]:
             i = self.check_integer(self._number(index, local), "array index", node)
@@ -397,38 +397,17 @@ class _Declarations:
         one (an element of an aggregate; None inside one ``NUMBERS`` token)."""
         node = value_node
         for depth, i in enumerate(path):
-            if not (isinstance(node, Tree) and node.data == "aggregate"):  # one NUMBERS token: numbers, brackets,
-                s = span_of(node)  # commas and whitespace only
-                a, b = s.start, s.end
+            if not (isinstance(node, Tree) and node.data == "aggregate"):  # one NUMBERS token: its items' offsets
+                a, b = span_of(node)[:2]
                 for j in path[depth:]:
-                    a, b = self._item_span(a, b, j)
+                    key = ("item spans", self.file_key + a, b)  # (each list scanned once: a FOR loop is linear)
+                    if key not in self._cache:
+                        self._cache[key] = [m.span() for m in _ITEM.finditer(self.text, a + 1, b - 1)]
+                    a, b = self._cache[key][j]
                 return a, b, None
             node = node.children[i]
         s = span_of(node)
         return s.start, s.end, node  # type: ignore[return-value]
-
-    def _item_span(self, start: int, end: int, i: int) -> tuple[int, int]:
-        """Offsets of item ``i`` of the bracketed list of numbers ``self.text[start:end]``, whitespace aside."""
-        key = ("item spans", self.file_key + start, end)  # (each list scanned once: a FOR loop over it is linear)
-        if key not in self._cache:
-            depth, starts, ends = 0, [], []
-            for k, c in enumerate(self.text[start:end]):
-                if c == "[":
-                    depth += 1
-                    if depth == 1:
-                        starts.append(k + 1)
-                elif c == "]":
-                    if depth == 1:
-                        ends.append(k)
-                    depth -= 1
-                elif c == "," and depth == 1:
-                    ends.append(k)
-                    starts.append(k + 1)
-            self._cache[key] = starts, ends
-        starts, ends = self._cache[key]
-        a, b = start + starts[i], start + ends[i]
-        item = self.text[a:b]
-        return a + len(item) - len(item.lstrip()), b - len(item) + len(item.rstrip())
 
     # ----- lookups and expressions
     def lookup(self, token: Token, local: dict[str, _Data] | None, unset: bool = False) -> _Data:
@@ -480,14 +459,11 @@ class _Declarations:
         """The value of expression ``node`` (:meth:`evaluate_typed`)."""
         return self.evaluate_typed(node, local)[0]
 
-    def evaluate_typed(self, node: Tree | Token, local: dict[str, _Data] | None) -> tuple[object, str | None]:
+    def evaluate_typed(self, node: Tree, local: dict[str, _Data] | None) -> tuple[object, str | None]:
         """The value of expression ``node`` and its RAPID type (None for an aggregate: the type it is given decides),
-        by the kind of node (:data:`_EVALUATORS`); :class:`_Unsupported` where it is not known here."""
-        evaluator = _EVALUATORS.get(node.data) if isinstance(node, Tree) else None
-        if evaluator is None:
-            raise _Unsupported(f"cannot evaluate {node!s}" if isinstance(node, Token) else
-                               f"cannot evaluate this expression ({node.data})", node)
-        return evaluator(self, node, local)
+        by the kind of node (:data:`_EVALUATORS`: every node rapid.lark's ``expr`` makes); :class:`_Unsupported`
+        where it is not known here."""
+        return _EVALUATORS[node.data](self, node, local)
 
     def evaluate_as(self, node, local, dtype: str) -> object:
         value, vtype = self.evaluate_typed(node, local)
@@ -501,11 +477,10 @@ class _Declarations:
         return data.value, data.type
 
     def _numbers(self, node: Tree, local) -> tuple[object, None]:
-        value = numbers_value(str(node.children[0]))
-        if not _largest(value) <= NUM_MAX:
-            raise self.error(f"a number of {node.children[0]!s} is out of range (RAPID num holds at most "
-                             f"{NUM_MAX:.2g})", node)
-        return value, None
+        text = str(node.children[0])
+        if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(text)):  # (as rapid_motions reads a column)
+            raise self.error(f"a number of {text} is out of range (RAPID num holds at most {NUM_MAX:.2g})", node)
+        return numbers_value(text), None
 
     def literal(self, node: Tree, local=None) -> tuple[float, str]:
         """A number literal's value; one a controller could not store (beyond 3.4e38, RAPID's ``num``) refused."""
@@ -715,21 +690,26 @@ class _Declarations:
                 else self.fields_of(data.type) is None and data.type not in _ATOMIC):
             self.record_change(statement, local)
             return
-        try:
-            if steps:  # (a copy: not a read the next cycle depends on, the part is overwritten)
-                value = holder = _copy(data.value)
-                at, dtype = None, data.type
-                for step in steps:
-                    holder, at, dtype = self._into(holder if at is None else holder[at], dtype, step, local, data.name)
-                holder[at] = self._typed(value_node, local, dtype)
-            else:
-                value = self._typed(value_node, local, data.type)
+        try:  # (a part is given into a copy: not a read the next cycle depends on, the part is overwritten)
+            box = [_copy(data.value) if steps else None]
+            holder, at, dtype = box, 0, data.type
+            for step in steps:
+                holder, at, dtype = self._into(holder[at], dtype, step, local, data.name)
+            holder[at] = self._typed(value_node, local, dtype)
+            value = box[0]
         except _Unsupported:
             self.record_change(statement, local)
             return
         literal = value_node if not steps and isinstance(value_node, Tree) and value_node.data in (
-            "aggregate", "numbers") else None
-        self.give(scope, key, value, literal, statement)  # type: ignore[arg-type]
+            "aggregate", "numbers") else None  # (where the value is written: else a motion's target is, at the motion)
+        scope[key] = dataclasses.replace(scope[key], value=value, node=literal, file=self.file)  # type: ignore[index]
+        mark = self.marks.get(key, _NO_MARK)  # type: ignore[arg-type]
+        followed = mark.followed
+        if scope is self.module_data or id(scope) in self._cycle_scopes:  # (a routine's own: afresh every call)
+            followed = (value, (followed or (None, statement))[1])  # the first assignment's line
+        self.marks[key] = _Mark(joined=mark.joined, followed=followed, given=(  # (one of the values it may have:
+            statement, self._unresolved[-1]) if self._unresolved else None)  # :meth:`_Flow.check_paths`)
+        self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
 
     def _typed(self, node: Tree | Token, local: dict[str, _Data], dtype: str) -> object:
         """The value of ``node`` given to a datum of ``dtype``: of its kind, its shape, or any for a type not known."""
@@ -750,24 +730,10 @@ class _Declarations:
             if field not in names or not isinstance(value, list):
                 raise _Unsupported(f"component {step.children[1]} of a {dtype or 'value of unknown type'}", step)
             return value, names.index(field), fields[names.index(field)][1]
-        if not dtype.endswith("}") or not isinstance(value, list):
-            raise _Unsupported(f"{name} is not an array of known values", step)
         path = self._indices(value, dtype, step, local, name)
         for i in path[:-1]:
             value = value[i]
         return value, path[-1], dtype[:dtype.index("{")]  # type: ignore[return-value]
-
-    def give(self, scope: dict[str, _Data], key: str, value: object, literal: Tree | None, statement: Tree) -> None:
-        """``scope[key]`` holds ``value`` from ``statement`` on (written in ``literal``, this module's text, or
-        nowhere: a motion's target is then written at the motion)."""
-        scope[key] = dataclasses.replace(scope[key], value=value, node=literal, file=self.file)
-        mark = self.marks.get(key, _NO_MARK)
-        followed = mark.followed
-        if scope is self.module_data or id(scope) in self._cycle_scopes:  # (a routine's own: afresh every call)
-            followed = (value, (followed or (None, statement))[1])  # the first assignment's line
-        self.marks[key] = _Mark(joined=mark.joined, followed=followed, given=(  # (one of the values it may have:
-            statement, self._unresolved[-1]) if self._unresolved else None)  # :meth:`_Flow.check_paths`)
-        self._cache = {k: v for k, v in self._cache.items() if k[1] != key}
 
     def check_cycles(self) -> None:
         """Data of the module a cycle reads before a followed assignment gives it another value, or before a
@@ -819,25 +785,19 @@ class _Declarations:
                 self.mark_changed(token, statement, local)
 
     def mark_changed(self, token: Token | None, statement: Tree, local: dict[str, _Data]) -> None:
-        """The datum named ``token`` is changed at run time from ``statement`` on, and so is the caller's datum a
-        parameter of that name is bound to (passed by reference)."""
+        """The datum named ``token`` is changed at run time from ``statement`` on (where it is not already), and so
+        is the caller's datum a parameter of that name is bound to (passed by reference)."""
         if token is None:
             return
         key = str(token).lower()
-        self.change(key, statement)
-        if key in local:
-            self.change(local[key].name.lower(), statement)
-
-    def change(self, key: str, statement: Tree) -> None:
-        """The datum ``key`` is changed at run time from ``statement`` on (where it is not already)."""
-        mark = self.marks.get(key, _NO_MARK)
-        if mark.changed is None:
-            self.marks[key] = dataclasses.replace(mark, changed=statement)
+        for name in (key, local[key].name.lower()) if key in local else (key,):
+            mark = self.marks.get(name, _NO_MARK)
+            if mark.changed is None:
+                self.marks[name] = dataclasses.replace(mark, changed=statement)
 
     def changed_at(self, key: str) -> Tree | Token | None:
         """The statement from which the datum ``key`` is changed at run time; None where the path knows its value."""
-        mark = self.marks.get(key)
-        return None if mark is None else mark.changed
+        return self.marks.get(key, _NO_MARK).changed
 
     @staticmethod
     def _changed(marks: dict[str, _Mark]) -> dict[str, Tree | Token]:
@@ -848,9 +808,7 @@ class _Declarations:
         """The name at the root of ``p``, ``p.trans.x`` or ``p{2}`` (None for anything else)."""
         while isinstance(target, Tree) and target.data in ("component", "index"):
             target = target.children[0]
-        if isinstance(target, Tree) and target.data == "name":
-            return target.children[0]
-        return target if isinstance(target, Token) and target.type == "NAME" else None
+        return target.children[0] if isinstance(target, Tree) and target.data == "name" else None
 
     # ----- the data a motion reads
     def cached(self, node, local, dtype: str):
@@ -941,13 +899,6 @@ def numbers_value(text: str) -> list:
         return json.loads(text, parse_int=float)
     except ValueError:  # RAPID allows what JSON does not: .5, 5., +5, 09: each number rewritten as JSON first
         return json.loads(NUMBER.sub(lambda m: json.dumps(float(m.group())), text))
-
-
-def _largest(value) -> float:
-    """The largest magnitude in nested lists of floats (NaN if one is NaN)."""
-    if isinstance(value, list):
-        return max((_largest(v) for v in value), default=0.0, key=lambda x: (x != x, x))
-    return abs(value)
 
 
 def _T_from_pose(pose) -> FloatArray:
