@@ -69,6 +69,7 @@ _GATHERINGS = [
     ("held-out-11", 25, 15, ("urscript", 20), None, ()),
     ("held-out-12", 25, 15, ("rapid", 25), None, ()),
     ("held-out-13", 18, 10, ("urscript", 18), None, ()),
+    ("held-out-14", 18, 12, None, None, ()),
 ]
 
 

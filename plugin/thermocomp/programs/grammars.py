@@ -317,6 +317,9 @@ def parse_program(parser: Lark, text: str, path: str, language: str, run_head: C
         if [getattr(t, "type", "") for t in stack[-2:]] == ["DOLLAR", "NUMBER"]:  # (URScript's step line)
             unclosed = (f": a step line ($ {stack[-1]}) takes its label in quotes next, as PolyScope writes it "
                         f"($ {stack[-1]} \"MoveJ\")")
+        if language == "RAPID" and interactive is not None and not stack and not at_end:  # (the manual: a module)
+            unclosed = (": RAPID code is written in modules (MODULE name ... ENDMODULE), and the file starts outside "
+                        "any: a routine or declaration copied without its module")
         raise InputError(f"{language} syntax: unexpected {what} (column {column}){unclosed}"
                          f"{_placeholder(text, line, column, language)}", path=path, row=line) from None
 
