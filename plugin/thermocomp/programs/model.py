@@ -274,7 +274,7 @@ class MotionRun:
         :class:`Span` each, ``points`` its resolved :class:`Point` values in place of the point columns; a motion
         column may be given as one value for every row."""
         if points is not None:
-            columns |= _point_columns(points)
+            columns |= point_columns(points)
         if isinstance(columns["kind"], str):  # (one statement's)
             columns["kind"] = np.array([_KIND_CODE[columns["kind"]]], dtype=np.int8)
             columns["instruction"] = (columns["instruction"],)
@@ -435,7 +435,7 @@ class ProgramColumns:
                    wait_statements=tuple(w.statement for w in waits))
 
 
-def _point_columns(points: Sequence[Point]) -> dict:
+def point_columns(points: Sequence[Point]) -> dict:
     """The point columns of :class:`MotionRun` of one statement's resolved points, and its ``n_points``."""
     p = len(points)
     q = np.full((p, max((len(pt.q) for pt in points if pt.is_joint), default=0)), np.nan)

@@ -38,6 +38,7 @@ from thermocomp.programs.model import (
     MotionRun,
     Point,
     Span,
+    point_columns,
     world_of_target,
 )
 from thermocomp.programs.rapid_data import INT_MAX, NUM_MAX, _Data, _location, _T_from_pose, _Unsupported, span_of
@@ -300,113 +301,56 @@ class _Motions:
         return nodes_at(terminal.lower(), terminal, self.text, [start], [start + len(value)], self.lines)[0]
 
     def run_moves(self, token: Token, local: dict[str, _Data], depth: int) -> None:
-        """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one.
-
-        Speed, tool and work object are resolved once per distinct combination
-        and inline points converted together, into :class:`MotionRun` columns. A
-        statement they do not read (a name that does not resolve, a number or an
-        argument the instruction refuses) is run by the general rules in its
-        place (:meth:`run_body`), for its finding or its error: the rest of the
-        run stays columns.
-        """
-        st = self.move_matches(token)
-        base, text, r = token.start_pos, st.text, len(st)
-        shape_of, shape_first, point_statement = st.shape_of, st.shape_first, st.point_statement
-        # speed, tool and work object: each combination as written resolved once, in order of appearance
-        shapes: list[tuple | None] = []
-        for i in shape_first.tolist():  # (frame, tool, held, TCP and reorientation speeds, kind, points, time)
-            name = st.group(i, "instr")
-            signature = MOTIONS[name.lower()]  # type: ignore[union-attr]
-            wobj = None if st.group(i, "wobj") is None else self._leaf(token, st, i, "wobj")
-            option = st.group(i, "okey")
-            try:
-                frames = self.motion_frames(self._leaf(token, st, i, "tool"), wobj, local)
-                speed = self.motion_speed(name, self._leaf(token, st, i, "speed"),
-                                          {} if option is None else {option.lower(): self._leaf(token, st, i, "opt")},
-                                          local, fallback=False)
-                shapes.append((*frames, *speed[:2], signature.kind, signature.points,
-                               np.nan if speed[2] is None else speed[2]))
-            except (_Unsupported, InputError):
-                shapes.append(None)
-        # a shape that resolves, with the instruction's own count of points, and inline points that are read
-        regular = np.array([0 if s is None else s[6] for s in shapes], dtype=np.int64)[shape_of] == st.n_points
-        regular[point_statement[st.inline & ~st.read]] = False
-        p = len(point_statement)
-        frame_of_shape = np.cumsum([s is not None for s in shapes]) - 1  # each resolved shape's index in ``frames``
-        frames = tuple((s[0], s[1]) for s in shapes if s is not None)
-        held_of_frame = [bool(s[2]) for s in shapes if s is not None]
-        shape_p = shape_of[point_statement]
-        frame = frame_of_shape[shape_p].astype(np.int64)
-        kinds = np.array([_KIND_CODE[s[5]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
-        speed = np.array([(s[3], s[4]) if s is not None else (0.0, 0.0) for s in shapes],
-                         dtype=float).reshape(-1, 2)[shape_of]
-        text_span = self.lines.spans(base + st.point_starts, base + st.point_ends)
-        T_world_tcp = np.full((p, 4, 4), np.nan)
-        q = np.full((p, 6 if st.joint.any() else 0), np.nan)  # (no column for a run of Cartesian targets)
-        q_len = np.zeros(p, dtype=np.int64)
-        confdata = np.zeros((p, 4), dtype=np.int64)
-        has_confdata = np.zeros(p, dtype=bool)
-        quat = np.full((p, 4), np.nan)
-        extax = st.extax.copy()
-        names = [""] * p
-        inline = st.inline & regular[point_statement]
+        """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one, by the same resolvers once
+        per distinct text (:meth:`motion_frames` and :meth:`motion_speed` per shape: instruction, speed, zone, tool
+        and work object; :meth:`point` per named point and shape), the inline points read together
+        (:class:`MoveStatements`), then the columns filled from them. A statement they do not read (a name that does
+        not resolve, a number or an argument the instruction refuses) is run by the general rules in its place
+        (:meth:`run_body`), for its finding or its error: the rest of the run stays columns."""
+        st, base = self.move_matches(token), token.start_pos
+        signatures = [MOTIONS[st.group(i, "instr").lower()] for i in st.shape_first.tolist()]  # type: ignore[union-attr]
+        shapes = [self._shape(token, st, i, local) for i in st.shape_first.tolist()]  # (frames, speed), or None
+        regular = np.array([g.points if s else 0 for s, g in zip(shapes, signatures)])[st.shape_of] == st.n_points
+        regular[st.point_statement[st.inline & ~st.read]] = False
+        resolved = [s[0] for s in shapes if s is not None]
+        frame = (np.cumsum([s is not None for s in shapes]) - 1)[st.shape_of[st.point_statement]]
+        p = len(frame)
+        text = self.lines.spans(base + st.point_starts, base + st.point_ends)
+        cols = {"text": text, "T_world_tcp": np.full((p, 4, 4), np.nan), "q_len": np.zeros(p, dtype=np.int64),
+                "q": np.full((p, 6 if st.joint.any() else 0), np.nan),  # (no column for a run of Cartesian targets)
+                "confdata": np.zeros((p, 4), dtype=np.int64), "has_confdata": np.zeros(p, dtype=bool),
+                "quat": np.full((p, 4), np.nan), "extax": st.extax.copy(), "name_of_point": np.full(p, "", dtype=object),
+                "text_file": np.full(p, self.file, dtype=np.int64)}
+        inline = st.inline & regular[st.point_statement]
         at = np.flatnonzero(inline & st.joint)
-        q[at], q_len[at] = np.radians(st.values[at, :q.shape[1]]), 6
+        cols["q"][at], cols["q_len"][at] = np.radians(st.values[at, :cols["q"].shape[1]]), 6
         at = np.flatnonzero(inline & ~st.joint)
-        for f in np.unique(frame[at]).tolist():  # each work object's points together
-            members = at[frame[at] == f]
-            T_world_tcp[members] = st.T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
-                and not held_of_frame[f] else world_of_target(frames[f][0], st.T_frame_tcp[members], held_of_frame[f])
-            # (the identity's product: the same bits)
-        confdata[at], has_confdata[at] = st.values[at, 7:11].astype(np.int64), True
-        quat[at] = st.values[at, 3:7]
-        argument = text_span
-        text_file = np.full(p, self.file, dtype=np.int64)
-        named_at = np.flatnonzero(~st.inline & regular[point_statement])
-        if named_at.size:  # each (name, statement shape) resolved once, in order of appearance
-            argument = text_span.copy()
-            resolved: dict[tuple[str, int], Point | None] = {}
-            for i, name in zip(named_at.tolist(), (text[a:b].lower() for a, b in zip(
-                    st.point_starts[named_at].tolist(), st.point_ends[named_at].tolist()))):
-                statement_i = int(point_statement[i])
-                if not regular[statement_i]:  # (its first point did not resolve: its second is not read)
-                    continue
-                key = (name, int(shape_p[i]))
-                if key not in resolved:
-                    shape = shapes[shape_p[i]]
-                    assert shape is not None
-                    try:
-                        resolved[key] = self.point(self._leaf(token, st, statement_i, "p2" if st.second_point[i]
-                                                              else "p1"), local, shape[5], *shape[:3])
-                    except (_Unsupported, InputError):
-                        resolved[key] = None
-                point, shape = resolved[key], shapes[shape_p[i]]
-                if point is None or point.whole_argument is not None or point.T_world_frame is not shape[0]:
-                    regular[statement_i] = False  # (a CalcJointT's point: its own frames and whole argument)
-                    continue
-                self.direct_refs.add(self.file_key + base + int(st.point_starts[i]))
-                text_span[i] = tuple(point.text)
-                text_file[i] = point.file
-                names[i], extax[i] = point.name, point.extax
-                if point.q is not None:
-                    q[i], q_len[i] = point.q, len(point.q)
-                else:
-                    T_world_tcp[i] = point.T_world_tcp
-                    confdata[i], has_confdata[i] = point.confdata, True
-                    quat[i] = point.quat
+        for f in np.unique(frame[at]).tolist():  # each work object's points together (the world's: the same bits)
+            members, (T_world_frame, _, held) = at[frame[at] == f], resolved[f]
+            cols["T_world_tcp"][members] = st.T_frame_tcp[members] if not held and np.array_equal(
+                T_world_frame, np.eye(4)) else world_of_target(T_world_frame, st.T_frame_tcp[members], held)
+        cols["confdata"][at], cols["has_confdata"][at] = st.values[at, 7:11].astype(np.int64), True
+        cols["quat"][at] = st.values[at, 3:7]
+        named = np.flatnonzero(~st.inline & regular[st.point_statement])
+        if named.size:  # each (name, shape) resolved once, in order of appearance; the argument stays the statement's
+            cols["text"] = text.copy()
+            rows, found, which = self._named_points(token, st, named, signatures, shapes, regular, local)
+            self.direct_refs.update((self.file_key + base + st.point_starts[rows]).tolist())
+            for key, value in point_columns(found).items():
+                if key in cols:
+                    cols[key][(rows, slice(0, np.shape(value)[1])) if key == "q" else rows] = np.asarray(value)[which]
         statement = self.lines.spans(base + st.starts("instr"), base + st.end)
         name_span = statement.copy()
         name_span[:, 1] = base + st.ends("instr")
-        instruction = [st.group(i, "instr") for i in shape_first.tolist()]  # each shape's, as written
-        instruction = list(map(instruction.__getitem__, shape_of.tolist()))
+        instruction = [st.group(i, "instr") for i in st.shape_first.tolist()]  # each shape's, as written
+        speed = np.array([(np.nan,) * 3 if s is None else s[1] for s in shapes], dtype=float)[st.shape_of]
         run = MotionRun.of_columns(
-            instruction=tuple(instruction), kind=kinds, n_points=st.n_points, statement=statement, name=name_span,
-            tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], text=text_span, argument=argument,
-            duration_s=np.array([np.nan if s is None else s[7] for s in shapes], dtype=float)[shape_of],
-            T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata, has_confdata=has_confdata, frames=frames,
-            frame=frame, extax=tuple(extax), name_of_point=tuple(names), quat=quat,
-            file=np.full(r, self.file, dtype=np.int64), text_file=text_file,
-            held=np.array(held_of_frame + [False], dtype=bool)[frame]).compact()  # (a column of one value: once)
+            instruction=tuple(map(instruction.__getitem__, st.shape_of.tolist())), n_points=st.n_points,
+            kind=np.array([_KIND_CODE[g.kind] for g in signatures], dtype=np.int8)[st.shape_of], statement=statement,
+            name=name_span, tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], duration_s=speed[:, 2],
+            argument=text, frames=tuple(f[:2] for f in resolved), frame=frame, file=self.file,
+            held=np.array([f[2] for f in resolved] + [False], dtype=bool)[frame],
+            **cols | {key: tuple(cols[key].tolist()) for key in ("extax", "name_of_point")}).compact()
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
             if part is None:  # (the general rules read them, as their tree has them)
                 self.run_body(self.statement_trees(token, st, a, b), local, depth)
@@ -417,6 +361,47 @@ class _Motions:
                     self.progress(done, None)
             self._run_count += b - a
             self.steps.append(part)
+
+    def _shape(self, token: Token, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple | None:
+        """Statement ``i``'s frames (:meth:`motion_frames`) and speed (:meth:`motion_speed`), or None where they do
+        not resolve (the general rules name why)."""
+        wobj, option = st.group(i, "wobj"), st.group(i, "okey")
+        try:
+            return (self.motion_frames(self._leaf(token, st, i, "tool"), wobj and self._leaf(token, st, i, "wobj"), local),
+                    self.motion_speed(st.group(i, "instr"), self._leaf(token, st, i, "speed"),
+                                      {} if option is None else {option.lower(): self._leaf(token, st, i, "opt")},
+                                      local, fallback=False))
+        except (_Unsupported, InputError):
+            return None
+
+    def _named_points(self, token: Token, st: MoveStatements, named: np.ndarray, signatures: list, shapes: list,
+                      regular: np.ndarray, local: dict[str, _Data]) -> tuple[np.ndarray, list[Point], list[int]]:
+        """The run's named points ``named`` resolved by :meth:`point` once per name and shape, in order: those read,
+        the distinct :class:`Point` values, and each one's among them. A statement with a point that does not
+        resolve, or not in its shape's frames (``CalcJointT``'s), is cleared from ``regular``."""
+        resolved: dict[tuple[str, int], int | None] = {}
+        rows, found, which = [], [], []
+        for i, a, b in zip(named.tolist(), st.point_starts[named].tolist(), st.point_ends[named].tolist()):
+            s = int(st.point_statement[i])
+            if not regular[s]:  # (its first point did not resolve: its second is not read)
+                continue
+            key = (st.text[a:b].lower(), int(st.shape_of[s]))
+            if key not in resolved:
+                frames = shapes[key[1]][0]
+                try:
+                    point = self.point(self._leaf(token, st, s, "p2" if st.second_point[i] else "p1"), local,
+                                       signatures[key[1]].kind, *frames)
+                except (_Unsupported, InputError):
+                    point = None
+                ok = point is not None and point.whole_argument is None and point.T_world_frame is frames[0]
+                resolved[key] = len(found) if ok else None
+                found += [point] if ok else []
+            if resolved[key] is None:
+                regular[s] = False
+            else:
+                rows.append(i)
+                which.append(resolved[key])
+        return np.array(rows, dtype=np.int64), found, which
 
     def statement_trees(self, token: Token, st: MoveStatements, first: int, end: int) -> Tree:
         """Statements ``first`` to ``end`` of a run as the general rules read them: a ``body`` parsed by the grammar
