@@ -37,9 +37,6 @@ class Span(NamedTuple):
     line: int
     column: int
 
-    def where(self) -> str:
-        return f"line {self.line}, column {self.column}"
-
 
 @dataclass(frozen=True, eq=False)
 class Point:
@@ -363,8 +360,6 @@ class MotionRun:
                 rows = np.ascontiguousarray(a).reshape(len(a), -1).view(np.uint8)  # (alike bit for bit)
                 if (rows == rows[:1]).all():
                     out[f.name] = np.broadcast_to(a[:1].copy(), a.shape)
-        if self.argument is self.text and "text" in out:
-            out["argument"] = out["text"]
         return dataclasses.replace(self, **out) if out else self
 
     def stretches(self, regular: np.ndarray) -> list[tuple[int, int, MotionRun | None]]:
