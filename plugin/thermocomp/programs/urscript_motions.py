@@ -201,61 +201,55 @@ class Motions:
             if len(args) != 1 or set(kwargs) - {"qnear", "maxPositionError", "maxOrientationError"}:
                 raise Unsupported("get_inverse_kin: only a pose and qnear are followed", node)
             node = args[0]
+        whole = span_of(outer) if outer is not node else None  # (a point that is its whole argument: none)
         value = self.evaluate(node, local)
         if self.tool is None:  # (the TCP a motion runs with)
             raise Unsupported(f"the tool is not known before running ({self.tool_why})", node)
         through = self.through_call_site(node, local, kind)
         if through is not None:  # (pose_trans of a pose written at the call site: written there)
-            return replace(through, whole_argument=span_of(outer) if outer is not node else None)
-        tool = self.tool.copy()
-        text_node = node
-        name = ""
+            return replace(through, whole_argument=whole)
+        name, text_node = "", node
         if isinstance(node, Tree) and node.data == "name":
             binding = self.lookup(node.children[0], local)
-            name = binding.name
+            name, text_node = binding.name, binding.literal or node
             self.direct_refs.add(node.children[0].start_pos)
-            if binding.literal is not None:
-                text_node = binding.literal
         elif isinstance(node, Tree) and node.data == "member" and isinstance(node.children[0], Tree) \
                 and node.children[0].data == "name":  # ``Waypoint_1.p``: written in the record's literal
             binding = self.lookup(node.children[0].children[0], local)
             literal = binding.value.literals.get(str(node.children[1])) if isinstance(binding.value, Record) else None
             if literal is not None:
-                name = binding.name
+                name, text_node = binding.name, literal
                 self.direct_refs.add(node.children[0].children[0].start_pos)
-                text_node = literal
         elif isinstance(node, Tree) and node.data == "index" and len(node.children) == 2 \
                 and isinstance(node.children[0], Tree) and node.children[0].data == "name":
-            name, text_node = self._element_text(node, local, name, text_node)
-        whole = span_of(outer) if outer is not node else None  # (a point that is its whole argument: none)
+            name, text_node = self._element_text(node, local) or (name, text_node)
         if isinstance(value, Pose):
-            return Point(T_world_tcp=value.T, T_world_frame=np.eye(4), T_flange_tcp=tool, q=None,
-                         confdata=None, text=span_of(text_node), argument=span_of(node), name=name,
-                         whole_argument=whole)
-        if isinstance(value, list) and len(value) == 6 and all(isinstance(x, float) for x in value):
+            T, q = value.T, None
+        elif isinstance(value, list) and len(value) == 6 and all(isinstance(x, float) for x in value):
             worst = max(map(abs, value), key=lambda v: (v != v, v))  # (a NaN first: max() passed it over)
             if not worst <= MAX_POSE_VALUE:
                 raise self.error(f"a joint position of {worst:.6g} rad is out of range (at most "
                                  f"{MAX_POSE_VALUE:g})", node)
             if outer is not node:
                 raise Unsupported("get_inverse_kin of joint positions", outer)
-            return Point(T_world_tcp=None, T_world_frame=np.eye(4), T_flange_tcp=tool,
-                         q=np.asarray(value, dtype=float), confdata=None, text=span_of(text_node),
-                         argument=span_of(node), name=name, whole_argument=whole)
-        raise self.error("expected a pose p[...] or 6 joint positions [...] as the target", node)
+            T, q = None, np.asarray(value, dtype=float)
+        else:
+            raise self.error("expected a pose p[...] or 6 joint positions [...] as the target", node)
+        return Point(T_world_tcp=T, T_world_frame=np.eye(4), T_flange_tcp=self.tool.copy(), q=q, confdata=None,
+                     text=span_of(text_node), argument=span_of(node), name=name, whole_argument=whole)
 
-    def _element_text(self, node: Tree, local: dict, name: str, text_node) -> tuple[str, object]:
+    def _element_text(self, node: Tree, local: dict) -> tuple[str, object] | None:
         """Where ``poses[i]`` is written: the element's pose literal in the list's literal (``[p[...], ...]``), or
         the literal of the variable the list names there (PolyScope's ``[pose_1, pose_2]``): a loop walking a
-        list of constant poses has each pass's target written where it stands."""
+        list of constant poses has each pass's target written where it stands. None where neither."""
         base = node.children[0].children[0]
         binding = self.lookup(base, local)
         literal = binding.literal
         if literal is None or literal.data != "list":
-            return name, text_node
+            return None
         i = int(self.number(node.children[1], local))
         if not -len(literal.children) <= i < len(literal.children):
-            return name, text_node
+            return None
         element = literal.children[i]
         if isinstance(element, Tree) and element.data in ("pose", "list"):
             self.direct_refs.add(base.start_pos)
@@ -265,7 +259,7 @@ class Motions:
             if held is not None and held.literal is not None and held.value is not None:
                 self.direct_refs.add(element.children[0].start_pos)
                 return held.name, held.literal
-        return name, text_node
+        return None
 
     def move_matches(self, token: Token) -> Statements:
         """The :class:`Statements` of a ``MOVES`` token, split once."""
