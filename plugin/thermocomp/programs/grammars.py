@@ -149,8 +149,8 @@ class RunStatements:
 
     Attributes
     ----------
-    text, data, bytes
-        The token's text, its bytes, and those as ``uint8`` ``(n,)``.
+    text, data, bytes, base
+        The token's text, its bytes, those as ``uint8`` ``(n,)``, and its offset in the file.
     delimiters, codes
         The offsets of the token's delimiters outside comments, and their :data:`CODES`.
     start, instruction_end, end
@@ -160,8 +160,9 @@ class RunStatements:
         its statement.
     """
 
-    def __init__(self, token: str, comment: str, level: int) -> None:
+    def __init__(self, token: Token, comment: str, level: int) -> None:
         self.text, self.data = token, token.encode("latin-1")  # (a byte a character; str(token) would copy it)
+        self.base = token.start_pos
         b = self.bytes = np.frombuffer(self.data, dtype=np.uint8)
         # the delimiters: one bytes.translate and a nonzero over booleans (half the time of numpy's lookup and
         # nonzero over the codes of a 16 MB run), less those after a comment's start on its line
@@ -200,6 +201,18 @@ class RunStatements:
 
     def __len__(self) -> int:
         return len(self.start)
+
+    def statement_spans(self, lines: TextLines) -> tuple[np.ndarray, np.ndarray]:
+        """Each statement's :class:`~thermocomp.programs.model.Span` row in the file, and its instruction's ``(r, 4)``."""
+        statement = lines.spans(self.base + self.start, self.base + self.end)
+        name = statement.copy()
+        name[:, 1] = self.base + self.instruction_end
+        return statement, name
+
+    def parse(self, parser: Lark, text: str, lines: TextLines, first: int, end: int, tail: str = "") -> Tree:
+        """Statements ``first`` to ``end`` as the general rules read them: parsed by ``parser``, the grammar without
+        its runs (:func:`without_runs`), where they stand in the file's ``text`` (:func:`parse_at`)."""
+        return parse_at(parser, text, self.base + int(self.start[first]), self.base + int(self.end[end - 1]), lines, tail)
 
     def shapes(self, key_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each statement's shape, its instruction and its text from ``key_start`` ``(r,)`` to its end (what the

@@ -23,7 +23,6 @@ from thermocomp.programs.grammars import (
     byte_spans,
     joined_bytes,
     nodes_at,
-    parse_at,
     parse_numbers,
     skipped,
     without_runs,
@@ -173,9 +172,6 @@ class MoveStatements(RunStatements):
 
     def starts(self, part: str) -> np.ndarray:
         return self.offsets[:, _COLUMN[part]]
-
-    def ends(self, part: str) -> np.ndarray:
-        return self.offsets[:, _COLUMN[part] + 1]
 
     def group(self, i: int, part: str) -> str | None:
         a, b = self.offsets[i, _COLUMN[part]:_COLUMN[part] + 2].tolist()
@@ -339,9 +335,7 @@ class _Motions:
             for key, value in point_columns(found).items():
                 if key in cols:
                     cols[key][(rows, slice(0, np.shape(value)[1])) if key == "q" else rows] = np.asarray(value)[which]
-        statement = self.lines.spans(base + st.starts("instr"), base + st.end)
-        name_span = statement.copy()
-        name_span[:, 1] = base + st.ends("instr")
+        statement, name_span = st.statement_spans(self.lines)
         instruction = [st.group(i, "instr") for i in st.shape_first.tolist()]  # each shape's, as written
         speed = np.array([(np.nan,) * 3 if s is None else s[1] for s in shapes], dtype=float)[st.shape_of]
         run = MotionRun.of_columns(
@@ -353,7 +347,7 @@ class _Motions:
             **cols | {key: tuple(cols[key].tolist()) for key in ("extax", "name_of_point")}).compact()
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
             if part is None:  # (the general rules read them, as their tree has them)
-                self.run_body(self.statement_trees(token, st, a, b), local, depth)
+                self.run_body(st.parse(without_runs("rapid.lark", "body"), self.text, self.lines, a, b), local, depth)
                 continue
             if self.progress is not None:
                 for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS,
@@ -402,12 +396,6 @@ class _Motions:
                 rows.append(i)
                 which.append(resolved[key])
         return np.array(rows, dtype=np.int64), found, which
-
-    def statement_trees(self, token: Token, st: MoveStatements, first: int, end: int) -> Tree:
-        """Statements ``first`` to ``end`` of a run as the general rules read them: a ``body`` parsed by the grammar
-        without its runs (:func:`~thermocomp.programs.grammars.without_runs`), where they stand in the file."""
-        return parse_at(without_runs("rapid.lark", "body"), self.text, token.start_pos + int(st.starts("instr")[first]),
-                        token.start_pos + int(st.end[end - 1]), self.lines)
 
     def calc_joint_t(self, node: Tree, local) -> Point:
         """``CalcJointT(robtarget, tool \\WObj:=wobj)`` as a ``MoveAbsJ``'s target: the joints the nominal controller

@@ -20,7 +20,6 @@ from thermocomp.programs.grammars import (
     SPACE,
     RunStatements,
     nodes_at,
-    parse_at,
     parse_numbers,
     skipped,
     without_runs,
@@ -267,14 +266,6 @@ class Motions:
             self._matches[token.start_pos] = Statements(token)
         return self._matches[token.start_pos]
 
-    def parsed(self, token: Token, first: int = 0, end: int | None = None) -> list[Tree]:
-        """Statements ``first`` to ``end`` of a run as the general rules read them: parsed by the grammar without
-        its runs (:func:`~thermocomp.programs.grammars.without_runs`), where they stand in the file."""
-        spans = self.move_matches(token).spans
-        end = len(spans) if end is None else end
-        return parse_at(without_runs("urscript.lark"), self.text, token.start_pos + int(spans[first, NAME]),
-                        token.start_pos + int(spans[end - 1, END]), self.lines, "\n").children
-
     def general(self, tree: Tree) -> Tree:
         """``tree`` with each run of motions (``moves``) replaced by its motions, each ``call_stmt(call(NAME))``
         where it stands (the arguments not read): what a construct looked into but not run names, motion by
@@ -317,7 +308,8 @@ class Motions:
         self.count(n_regular, token)  # (the others count where the general rules run them)
         for a, b, run in segments:
             if run is None:
-                self.run_body(self.parsed(token, a, b), local, depth)
+                self.run_body(st.parse(without_runs("urscript.lark"), self.text, self.lines, a, b, "\n").children, local,
+                              depth)
             else:
                 self.steps.append(replace(run, frames=((np.eye(4), self.tool.copy()),)))
 
@@ -351,9 +343,7 @@ class Motions:
         is_pose = st.framed | (np.frombuffer(text.encode("latin-1"), dtype=np.uint8)[spans[:, LITERAL]] == ord("p"))
         joint = np.array([kind == JOINT for kind, _, _, _ in table], dtype=bool)[shape_of]
         speed = np.array([s[2] for s in table], dtype=float)[shape_of]
-        statement = self.lines.spans(base + spans[:, NAME], base + spans[:, END])
-        name = statement.copy()
-        name[:, 1] = base + spans[:, NAME + 1]
+        statement, name = st.statement_spans(self.lines)
         point = self.lines.spans(base + spans[:, POINT], base + spans[:, POINT + 1])
         run = MotionRun.of_columns(
             instruction=tuple(map(names.__getitem__, shape_of.tolist())),
