@@ -440,30 +440,28 @@ class _Motions:
                     data: _Data | None, path: tuple[int, ...], declared: bool) -> Point:
         """:meth:`point` in the file of its text: ``data`` the datum ``node`` names (element ``path`` of it), if any;
         ``declared``: its text is its declaration's value."""
-        argument, text_node, name = span_of(node), node, "" if data is None else data.name
-        element: tuple[int, int] | None = None  # the element of an array declaration that is the text
+        text_node, in_numbers = node, False  # (in_numbers: an element of an array written as one NUMBERS token)
         if declared and not path:
             text_node = data.node
         elif declared:
             a, b, sub = self.element_span(data.node, path)
-            element = (a, b)
-            text_node = node if sub is None else sub
-        if element is not None and text_node is node:  # an element inside one NUMBERS token
-            (line,), (column,) = self.lines.lists([element[0]])
-            text_span = Span(element[0], element[1], line, column)
+            text_node, in_numbers = (node, True) if sub is None else (sub, False)
+        if in_numbers:
+            (line,), (column,) = self.lines.lists([a])
+            text_span = Span(a, b, line, column)
         else:
             text_span = span_of(text_node)
-        extax_text = ""  # (an aggregate's last element; the last bracket of numbers)
+        extax = ""  # (an aggregate's last element; the last bracket of numbers)
         if isinstance(text_node, Tree) and text_node.data == "aggregate":
-            extax_text = self.text[span_of(text_node.children[-1]).start:span_of(text_node.children[-1]).end]
-        elif text_node is node and element is not None or isinstance(text_node, Tree) and text_node.data == "numbers":
+            last = span_of(text_node.children[-1])
+            extax = self.text[last.start:last.end]
+        elif in_numbers or isinstance(text_node, Tree) and text_node.data == "numbers":
             whole = self.text[text_span.start:text_span.end]
-            extax_text = whole[whole.rfind("["):whole.rfind("]")].rstrip()
+            extax = whole[whole.rfind("["):whole.rfind("]")].rstrip()
+        written = dict(T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, text=text_span, argument=span_of(node),
+                       extax=extax, name="" if data is None else data.name, held=held, file=self.file)
         if kind == ABSOLUTE_JOINT:
-            q = np.radians(np.asarray(value[0], dtype=float))  # type: ignore[index]
-            return Point(T_world_tcp=None, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, q=q, confdata=None,
-                         text=text_span, argument=argument, extax=extax_text, name=name, held=held,
-                         file=self.file)
+            return Point(T_world_tcp=None, q=np.radians(np.asarray(value[0], dtype=float)), confdata=None, **written)
         quat = np.asarray(value[1], dtype=float)  # type: ignore[index]
         if abs(np.linalg.norm(quat) - 1.0) > QUAT_NORM_TOL:
             raise self.error(f"robtarget orientation: expected a unit quaternion [q1, q2, q3, q4], "
@@ -472,12 +470,8 @@ class _Motions:
         if not all(abs(c) <= INT_MAX and c == int(c) for c in cf) or not 0 <= cf[3] <= 7:
             raise self.error(f"robtarget confdata: expected whole numbers within +-{INT_MAX:,} with cfx in 0..7, got "
                              f"[{', '.join(f'{c:g}' for c in cf)}]", text_node)
-        T_frame_tcp = _T_from_pose(value[:2])  # type: ignore[index]
-        return Point(T_world_tcp=world_of_target(T_world_frame, T_frame_tcp[None], held)[0],
-                     T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, q=None, confdata=tuple(int(c) for c in cf),
-                     text=text_span, argument=argument, extax=extax_text, name=name, quat=quat, held=held,
-                     file=self.file)
-
+        return Point(T_world_tcp=world_of_target(T_world_frame, _T_from_pose(value[:2])[None], held)[0], q=None,
+                     confdata=tuple(int(c) for c in cf), quat=quat, **written)  # type: ignore[index]
 
 
 def _inline_values(st: MoveStatements, dtype: str, starts: np.ndarray, ends: np.ndarray
