@@ -317,41 +317,33 @@ class Motions:
         """The runs of a ``MOVES`` token's statements the columns take, as :class:`MotionRun` (their frames to be
         set), and the statements between them (None): ``[(first, end, run)]``, and how many the columns take. Kept
         for the token's next passes where its statements read no variable."""
-        base, text, spans, k = token.start_pos, st.text, st.spans, len(st.spans)
+        text, spans, k = st.text, st.spans, len(st.spans)
         names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
         table = [None if arguments is None else self._parameters(name, *arguments, local)  # (kind, a, v, t; or None)
                  for name, arguments in zip(names, st.arguments)]
-        shape_of = st.shape_of
-        regular = ~np.isnan(st.values[:, 0]) & np.array([s is not None for s in table], dtype=bool)[shape_of]
-        table = [s or (LINEAR, 1.0, 1.0, None) for s in table]
+        regular = ~np.isnan(st.values[:, 0]) & np.array([s is not None for s in table], dtype=bool)[st.shape_of]
+        kind, a, v, t = np.array([(_KIND_CODE[s[0]], *s[1:]) if s else (0, 1.0, 1.0, None) for s in table],
+                                 dtype=float).reshape(-1, 4)[st.shape_of].T
         T = st.T_literal
         framed = np.flatnonzero(st.framed & regular)
-        if framed.size:  # pose_trans(frame, p[...]): each frame looked up once, the products as the rules compute them
-            T = T.copy()
+        if framed.size:  # pose_trans(frame, p[...]): each frame looked up once (none: NaN), the products as the rules'
             frame_names = [text[a:b] for a, b in spans[framed][:, FRAME:FRAME + 2].tolist()]
             poses = {name: self._frame(name, local) for name in dict.fromkeys(frame_names)}
-            found = np.array([poses[name] is not None for name in frame_names], dtype=bool)
-            regular[framed[~found]] = False
-            framed = framed[found]
-            if framed.size:
-                frames = np.stack([poses[name].T for name, f in zip(frame_names, found.tolist()) if f])
-                product = frames @ st.T_literal[framed]
+            product = np.stack([np.full((4, 4), np.nan) if poses[name] is None else poses[name].T
+                                for name in frame_names]) @ st.T_literal[framed]
+            with np.errstate(invalid="ignore"):
                 values = np.concatenate([product[:, :3, 3], rotvec_from_matrix(product[:, :3, :3])], axis=1)
-                finite = np.all(np.isfinite(values), axis=1)
-                regular[framed[~finite]] = False
-                T[framed] = transform(matrix_from_rotvec(values[:, 3:]), values[:, :3])
-        is_pose = st.framed | (np.frombuffer(text.encode("latin-1"), dtype=np.uint8)[spans[:, LITERAL]] == ord("p"))
-        joint = np.array([kind == JOINT for kind, _, _, _ in table], dtype=bool)[shape_of]
-        speed = np.array([s[2] for s in table], dtype=float)[shape_of]
+            regular[framed[~np.all(np.isfinite(values), axis=1)]] = False
+            T = T.copy()
+            T[framed] = transform(matrix_from_rotvec(values[:, 3:]), values[:, :3])
+        is_pose = st.bytes[spans[:, LITERAL]] == ord("p")  # (p[...], pose_trans(frame, p[...]))
+        joint = kind == _KIND_CODE[JOINT]
         statement, name = st.statement_spans(self.lines)
-        point = self.lines.spans(base + spans[:, POINT], base + spans[:, POINT + 1])
         run = MotionRun.of_columns(
-            instruction=tuple(map(names.__getitem__, shape_of.tolist())),
-            kind=np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of], statement=statement, name=name,
-            tcp_speed=np.where(joint, np.inf, speed), joint_speed=np.where(joint, speed, np.inf),
-            acceleration=np.array([s[1] for s in table])[shape_of],
-            duration_s=np.array([np.nan if s[3] is None else s[3] for s in table], dtype=float)[shape_of],
-            text=point, T_world_tcp=T, frames=(), q_len=np.where(is_pose, 0, 6).astype(np.int64),
+            instruction=tuple(map(names.__getitem__, st.shape_of.tolist())), kind=kind.astype(np.int8),
+            statement=statement, name=name, tcp_speed=np.where(joint, np.inf, v), joint_speed=np.where(joint, v, np.inf),
+            acceleration=a, duration_s=t, T_world_tcp=T, frames=(), q_len=np.where(is_pose, 0, 6).astype(np.int64),
+            text=self.lines.spans(token.start_pos + spans[:, POINT], token.start_pos + spans[:, POINT + 1]),
             q=np.full((k, 0), np.nan) if is_pose.all() else np.where(is_pose[:, None], np.nan, st.values),
         ).compact()  # (a column of one value: held once)
         done = (run.stretches(regular), int(regular.sum()))  # the regular statements' columns, the others the rules'
