@@ -161,14 +161,54 @@ class MoveStatements(RunStatements):
         self.joint = joint = ((b[self.starts("instr") + 4] | 0x20) == ord("a"))[self.point_statement]  # MoveAbsJ's
         self.values, self.extax = np.full((p, 11), np.nan), np.full(p, "", dtype=object)
         self.read, self.T_frame_tcp = np.zeros(p, dtype=bool), np.full((p, 4, 4), np.nan)
-        for dtype, is_joint in (("robtarget", False), ("jointtarget", True)):
-            at = np.flatnonzero(inline & (joint == is_joint))
-            if at.size:
-                got, self.extax[at], self.read[at] = _inline_values(self, dtype, starts[at], stops[at])
-                self.values[at, :got.shape[1]] = got
-                if not is_joint:
-                    with np.errstate(divide="ignore", invalid="ignore"):  # (a zero quaternion: not read, left as NaN)
-                        self.T_frame_tcp[at] = transforms_from_poses(got)
+        for dtype in ("robtarget", "jointtarget"):
+            self._read_inline(dtype, np.flatnonzero(inline & (joint == (dtype == "jointtarget"))))
+        at = np.flatnonzero(inline & ~joint)
+        with np.errstate(divide="ignore", invalid="ignore"):  # (a zero quaternion: not read, left as NaN)
+            self.T_frame_tcp[at] = transforms_from_poses(self.values[at])
+
+    def _read_inline(self, dtype: str, at: np.ndarray) -> None:
+        """:attr:`values`, :attr:`extax` and :attr:`read` of the inline points ``at`` of type ``dtype``: the numbers
+        before their external axes, the text of those, and whether they are read as :meth:`_Motions.point` reads them
+        (the type's shape, numbers a ``num`` holds, a unit quaternion, integer confdata with cfx in 0..7; the others,
+        NaN, are left to it).
+
+        A point's shape is its brackets and commas (the grammar matched lists of numbers between them), compared with
+        the type's (:data:`_SKELETONS`) among the run's delimiters (:attr:`MoveStatements.delimiters`)."""
+        if not at.size:
+            return
+        skeleton, starts, ends = _SKELETONS[dtype], self.point_starts[at], self.point_ends[at]
+        first = np.searchsorted(self.delimiters, starts)
+        read = np.searchsorted(self.delimiters, ends) - first == len(skeleton)
+        shaped = np.flatnonzero(read)
+        pos, same = first[shaped], np.ones(shaped.size, dtype=bool)
+        for k, code in enumerate(CODES[np.frombuffer(skeleton, dtype=np.uint8)].tolist()):  # (no (k, 26) gather)
+            same &= self.codes[pos + k] == code
+        read[shaped] = same
+        good = np.flatnonzero(read)
+        cuts = self.delimiters[first[good] + skeleton.rfind(b"[")]  # where each one's external axes start, and end
+        closes = self.delimiters[first[good] + len(skeleton) - 2] + 1
+        # each one's external axes: the few distinct texts, and which each is ("": the others, the general rules')
+        encoded = byte_spans(self.data, cuts, closes).dictionary_encode()
+        distinct = [e.decode("latin-1") for e in encoded.dictionary.to_pylist()] + [""]
+        which = np.full(len(starts), len(distinct) - 1, dtype=np.int64)
+        which[good] = encoded.indices.to_numpy(zero_copy_only=False)
+        extax = np.array(distinct, dtype=object)[which].tolist()
+        width = 11 if dtype == "robtarget" else 6
+        values = np.full((len(starts), width), np.nan)
+        if good.size:
+            values[good] = parse_numbers(joined_bytes(byte_spans(self.data, starts[good], cuts))
+                                         .translate(None, _NOT_NUMBER)).reshape(-1, width)
+        beyond = [k for k, e in enumerate(distinct) if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(e))]
+        if beyond:  # (external axes a num cannot hold: each distinct text checked once)
+            read &= ~np.isin(which, beyond)
+        with np.errstate(invalid="ignore"):
+            read &= np.all(np.abs(values) <= NUM_MAX, axis=1)
+            if dtype == "robtarget":  # (at the tolerance's edge too: the general rules decide)
+                read &= ~(np.abs(np.linalg.norm(values[:, 3:7], axis=1) - 1.0) > QUAT_NORM_TOL * (1.0 - 1e-6))
+                cf = values[:, 7:11]
+                read &= np.all((cf == np.trunc(cf)) & (np.abs(cf) <= INT_MAX), axis=1) & (cf[:, 3] >= 0) & (cf[:, 3] <= 7)
+        self.values[at, :width], self.extax[at], self.read[at] = values, extax, read
 
     def starts(self, part: str) -> np.ndarray:
         return self.offsets[:, _COLUMN[part]]
@@ -472,49 +512,6 @@ class _Motions:
                              f"[{', '.join(f'{c:g}' for c in cf)}]", text_node)
         return Point(T_world_tcp=world_of_target(T_world_frame, _T_from_pose(value[:2])[None], held)[0], q=None,
                      confdata=tuple(int(c) for c in cf), quat=quat, **written)  # type: ignore[index]
-
-
-def _inline_values(st: MoveStatements, dtype: str, starts: np.ndarray, ends: np.ndarray
-                   ) -> tuple[FloatArray, list[str], np.ndarray]:
-    """The numbers of a run's inline points ``st.text[starts[k]:ends[k]]`` before their external axes, ``(k, 11)``
-    for robtargets (x, y, z, q1..q4, confdata) or ``(k, 6)`` for jointtargets, the text of each one's external
-    axes, and which are read as :meth:`_Walker.point` reads them (the type's shape, numbers a ``num`` holds, a
-    unit quaternion, integer confdata with cfx in 0..7; the others, NaN, are left to it).
-
-    A point's shape is its brackets and commas (the grammar matched lists of numbers between them), compared with
-    the type's (:data:`_SKELETONS`) among the run's delimiters (:attr:`MoveStatements.delimiters`)."""
-    skeleton = _SKELETONS[dtype]
-    first = np.searchsorted(st.delimiters, starts)
-    read = np.searchsorted(st.delimiters, ends) - first == len(skeleton)
-    shaped = np.flatnonzero(read)
-    at, same = first[shaped], np.ones(shaped.size, dtype=bool)
-    for k, code in enumerate(CODES[np.frombuffer(skeleton, dtype=np.uint8)].tolist()):  # (no (k, 26) gather)
-        same &= st.codes[at + k] == code
-    read[shaped] = same
-    good = np.flatnonzero(read)
-    cuts = st.delimiters[first[good] + skeleton.rfind(b"[")]  # where each one's external axes start, and end
-    closes = st.delimiters[first[good] + len(skeleton) - 2] + 1
-    # each one's external axes: the few distinct texts, and which each is ("": the others, the general rules')
-    encoded = byte_spans(st.data, cuts, closes).dictionary_encode()
-    distinct = [e.decode("latin-1") for e in encoded.dictionary.to_pylist()] + [""]
-    which = np.full(len(starts), len(distinct) - 1, dtype=np.int64)
-    which[good] = encoded.indices.to_numpy(zero_copy_only=False)
-    extax = np.array(distinct, dtype=object)[which].tolist()
-    width = 11 if dtype == "robtarget" else 6
-    values = np.full((len(starts), width), np.nan)
-    if good.size:
-        values[good] = parse_numbers(joined_bytes(byte_spans(st.data, starts[good], cuts))
-                                     .translate(None, _NOT_NUMBER)).reshape(-1, width)
-    beyond = [k for k, e in enumerate(distinct) if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(e))]
-    if beyond:  # (external axes a num cannot hold: each distinct text checked once)
-        read &= ~np.isin(which, beyond)
-    with np.errstate(invalid="ignore"):
-        read &= np.all(np.abs(values) <= NUM_MAX, axis=1)
-        if dtype == "robtarget":  # (at the tolerance's edge too: the general rules decide)
-            read &= ~(np.abs(np.linalg.norm(values[:, 3:7], axis=1) - 1.0) > QUAT_NORM_TOL * (1.0 - 1e-6))
-            cf = values[:, 7:11]
-            read &= np.all((cf == np.trunc(cf)) & (np.abs(cf) <= INT_MAX), axis=1) & (cf[:, 3] >= 0) & (cf[:, 3] <= 7)
-    return values, extax, read
 
 
 def transforms_from_poses(values: FloatArray) -> FloatArray:
