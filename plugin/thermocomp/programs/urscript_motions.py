@@ -290,16 +290,11 @@ class Motions:
                 for call in nodes_at("call", "NAME", self.text, spans[:, 0], spans[:, 1], self.lines)]
 
     def run_moves(self, token: Token, local: dict, depth: int) -> None:
-        """The statements of a ``MOVES`` token, resolved in bulk as :meth:`run_motion` resolves one (the same
-        :func:`motion_parameters` and lookups, once per distinct argument text and frame), into :class:`MotionRun`
-        columns.
-
-        A statement the columns do not take (a point not of six numbers, a name with no number or pose known here,
+        """The statements of a ``MOVES`` token, resolved as :meth:`run_motion` resolves one (the same
+        :func:`motion_parameters` and lookups, once per distinct argument text and frame: :meth:`moves_columns`). A
+        statement the columns do not take (a point not of six numbers, a name with no number or pose known here,
         arguments the motion refuses; every one while the tool is known only while running) is run by the general
-        rules in its place (:meth:`run_body`), for its finding or its error: the rest stays columns. The columns of
-        a run that reads no variable depend on its text alone: they are found once, however many passes of a loop
-        run them.
-        """
+        rules in its place (:meth:`run_body`), for its finding or its error."""
         st = self.move_matches(token)
         if self.tool is None:  # (the general rules name the tool's refusal)
             segments, n_regular = [(0, len(st.spans), None)], 0
@@ -316,7 +311,7 @@ class Motions:
     def moves_columns(self, token: Token, st: Statements, local: dict) -> tuple[list, int]:
         """The runs of a ``MOVES`` token's statements the columns take, as :class:`MotionRun` (their frames to be
         set), and the statements between them (None): ``[(first, end, run)]``, and how many the columns take. Kept
-        for the token's next passes where its statements read no variable."""
+        for the token's next passes (a loop's) where its statements read no variable: they depend on its text alone."""
         text, spans, k = st.text, st.spans, len(st.spans)
         names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
         table = [None if arguments is None else self._parameters(name, *arguments, local)  # (kind, a, v, t; or None)
