@@ -344,7 +344,8 @@ class _Motions:
         not resolve, a number or an argument the instruction refuses) is run by the general rules in its place
         (:meth:`run_body`), for its finding or its error: the rest of the run stays columns."""
         st, base = self.move_matches(token), token.start_pos
-        signatures = [MOTIONS[st.group(i, "instr").lower()] for i in st.shape_first.tolist()]  # type: ignore[union-attr]
+        instruction = [st.group(i, "instr") for i in st.shape_first.tolist()]  # each shape's, as written
+        signatures = [MOTIONS[name.lower()] for name in instruction]  # type: ignore[union-attr]
         shapes = [self._shape(token, st, i, local) for i in st.shape_first.tolist()]  # (frames, speed), or None
         regular = np.array([g.points if s else 0 for s, g in zip(shapes, signatures)])[st.shape_of] == st.n_points
         regular[st.point_statement[st.inline & ~st.read]] = False
@@ -376,7 +377,6 @@ class _Motions:
                 if key in cols:
                     cols[key][(rows, slice(0, np.shape(value)[1])) if key == "q" else rows] = np.asarray(value)[which]
         statement, name_span = st.statement_spans(self.lines)
-        instruction = [st.group(i, "instr") for i in st.shape_first.tolist()]  # each shape's, as written
         speed = np.array([(np.nan,) * 3 if s is None else s[1] for s in shapes], dtype=float)[st.shape_of]
         run = MotionRun.of_columns(
             instruction=tuple(map(instruction.__getitem__, st.shape_of.tolist())), n_points=st.n_points,
