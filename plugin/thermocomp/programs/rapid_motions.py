@@ -163,9 +163,6 @@ class MoveStatements(RunStatements):
         self.read, self.T_frame_tcp = np.zeros(p, dtype=bool), np.full((p, 4, 4), np.nan)
         for dtype in ("robtarget", "jointtarget"):
             self._read_inline(dtype, np.flatnonzero(inline & (joint == (dtype == "jointtarget"))))
-        at = np.flatnonzero(inline & ~joint)
-        with np.errstate(divide="ignore", invalid="ignore"):  # (a zero quaternion: not read, left as NaN)
-            self.T_frame_tcp[at] = transforms_from_poses(self.values[at])
 
     def _read_inline(self, dtype: str, at: np.ndarray) -> None:
         """:attr:`values`, :attr:`extax` and :attr:`read` of the inline points ``at`` of type ``dtype``: the numbers
@@ -209,6 +206,9 @@ class MoveStatements(RunStatements):
                 cf = values[:, 7:11]
                 read &= np.all((cf == np.trunc(cf)) & (np.abs(cf) <= INT_MAX), axis=1) & (cf[:, 3] >= 0) & (cf[:, 3] <= 7)
         self.values[at, :width], self.extax[at], self.read[at] = values, extax, read
+        if dtype == "robtarget":
+            with np.errstate(divide="ignore", invalid="ignore"):  # (a zero quaternion: not read, left as NaN)
+                self.T_frame_tcp[at] = transforms_from_poses(values)
 
     def starts(self, part: str) -> np.ndarray:
         return self.offsets[:, _COLUMN[part]]
@@ -377,11 +377,11 @@ class _Motions:
                 if key in cols:
                     cols[key][(rows, slice(0, np.shape(value)[1])) if key == "q" else rows] = np.asarray(value)[which]
         statement, name_span = st.statement_spans(self.lines)
-        speed = np.array([(np.nan,) * 3 if s is None else s[1] for s in shapes], dtype=float)[st.shape_of]
+        speed = np.array([(np.nan,) * 3 if s is None else s[1] for s in shapes], dtype=float).T[:, st.shape_of]
         run = MotionRun.of_columns(
             instruction=tuple(map(instruction.__getitem__, st.shape_of.tolist())), n_points=st.n_points,
             kind=np.array([_KIND_CODE[g.kind] for g in signatures], dtype=np.int8)[st.shape_of], statement=statement,
-            name=name_span, tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], duration_s=speed[:, 2],
+            name=name_span, tcp_speed=speed[0], orientation_speed=speed[1], duration_s=speed[2],
             argument=text, frames=tuple(f[:2] for f in resolved), frame=frame, file=self.file,
             held=np.array([f[2] for f in resolved] + [False], dtype=bool)[frame],
             **cols | {key: tuple(cols[key].tolist()) for key in ("extax", "name_of_point")}).compact()

@@ -318,7 +318,7 @@ class Motions:
                  for name, arguments in zip(names, st.arguments)]
         regular = ~np.isnan(st.values[:, 0]) & np.array([s is not None for s in table], dtype=bool)[st.shape_of]
         kind, a, v, t = np.array([(_KIND_CODE[s[0]], *s[1:]) if s else (0, 1.0, 1.0, None) for s in table],
-                                 dtype=float).reshape(-1, 4)[st.shape_of].T
+                                 dtype=float).reshape(-1, 4).T[:, st.shape_of]
         T = st.T_literal
         framed = np.flatnonzero(st.framed & regular)
         if framed.size:  # pose_trans(frame, p[...]): each frame looked up once (none: NaN), the products as the rules'
