@@ -123,7 +123,7 @@ class MoveStatements(RunStatements):
     first, then its second): ``point_starts``, ``point_ends`` in the token, ``point_statement``, ``second_point``,
     ``inline`` (written inline), ``joint`` (a jointtarget, ``MoveAbsJ``'s); the inline points' ``values``
     ``(p, 11)`` (x, y, z [mm], q1..q4, confdata; a jointtarget's six angles [deg]; NaN elsewhere), ``extax`` as
-    written, whether they are ``read`` (:func:`_inline_values`), and each inline robtarget's ``T_frame_tcp``
+    written, whether they are ``read`` (:meth:`_read_inline`), and each inline robtarget's ``T_frame_tcp``
     ``(p, 4, 4)`` [m] in its frame.
     """
 
