@@ -122,34 +122,6 @@ def joined_bytes(texts: pa.LargeBinaryArray) -> bytes:
     return texts.buffers()[2][int(offsets[0]):int(offsets[-1])].to_pybytes() if len(texts) else b""
 
 
-def first_seen(*columns: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """For each row, the index of its tuple of values among the distinct tuples of ``columns`` (arrow arrays of
-    one length), numbered in order of first appearance; and the first row of each distinct tuple, in that order."""
-    key = np.zeros(len(columns[0]), dtype=np.int64)
-    for column in columns:
-        encoded = column.dictionary_encode()
-        key = key * len(encoded.dictionary) + encoded.indices.to_numpy(zero_copy_only=False)
-    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first)] = np.arange(len(first))
-    return rank[inverse.reshape(-1)], np.sort(first)
-
-
-def delimiters(data: bytes, codes: np.ndarray, comment: int = 0, newline: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """The offsets in ``data`` of the bytes whose code in ``codes`` (``(256,)`` int8, a code a byte value) is not 0,
-    and their codes: a run's delimiters, found by one ``bytes.translate`` and a nonzero over booleans (half the time
-    of numpy's lookup and nonzero over the codes of a 16 MB run). Those after a byte of code ``comment`` on its line
-    (to a byte of code ``newline``) are a comment's, left out."""
-    code_of = np.frombuffer(data.translate(codes.astype(np.int8).tobytes()), dtype=np.int8)
-    at = np.flatnonzero(code_of != 0)
-    code = code_of[at]
-    if comment and np.any(code == comment):
-        last_comment = np.maximum.accumulate(np.where(code == comment, at, -1))
-        outside = last_comment <= np.maximum.accumulate(np.where(code == newline, at, -1))
-        at, code = at[outside], code[outside]
-    return at, code
-
-
 #: The bytes of a name (letters, digits, ``_``), as a table of the 256 byte values (for :func:`skipped`).
 NAME_BYTES = np.zeros(256, dtype=bool)
 NAME_BYTES[[ord(c) for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"]] = True
@@ -177,8 +149,8 @@ class RunStatements:
 
     Attributes
     ----------
-    text, data, bytes
-        The token's text, its bytes, and those as ``uint8`` ``(n,)``.
+    text, data, bytes, base
+        The token's text, its bytes, those as ``uint8`` ``(n,)``, and its offset in the file.
     delimiters, codes
         The offsets of the token's delimiters outside comments, and their :data:`CODES`.
     start, instruction_end, end
@@ -188,10 +160,20 @@ class RunStatements:
         its statement.
     """
 
-    def __init__(self, token: str, comment: str, level: int) -> None:
+    def __init__(self, token: Token, comment: str, level: int) -> None:
         self.text, self.data = token, token.encode("latin-1")  # (a byte a character; str(token) would copy it)
+        self.base = token.start_pos
         b = self.bytes = np.frombuffer(self.data, dtype=np.uint8)
-        at, code = self.delimiters, self.codes = delimiters(self.data, CODES, CODES[ord(comment)], _NEWLINE)
+        # the delimiters: one bytes.translate and a nonzero over booleans (half the time of numpy's lookup and
+        # nonzero over the codes of a 16 MB run), less those after a comment's start on its line
+        code_of = np.frombuffer(self.data.translate(CODES.tobytes()), dtype=np.int8)
+        at = np.flatnonzero(code_of != 0)
+        code = code_of[at]
+        if np.any(code == CODES[ord(comment)]):
+            last_comment = np.maximum.accumulate(np.where(code == CODES[ord(comment)], at, -1))
+            outside = last_comment <= np.maximum.accumulate(np.where(code == _NEWLINE, at, -1))
+            at, code = at[outside], code[outside]
+        self.delimiters, self.codes = at, code
         depth = np.cumsum(_DEPTH[code], dtype=np.int8)  # (after each delimiter)
         is_end = (code == (_END if level == 0 else _PCLOSE)) & (depth == 0)
         ends = at[is_end]
@@ -220,12 +202,30 @@ class RunStatements:
     def __len__(self) -> int:
         return len(self.start)
 
+    def statement_spans(self, lines: TextLines) -> tuple[np.ndarray, np.ndarray]:
+        """Each statement's :class:`~thermocomp.programs.model.Span` row in the file, and its instruction's ``(r, 4)``."""
+        statement = lines.spans(self.base + self.start, self.base + self.end)
+        name = statement.copy()
+        name[:, 1] = self.base + self.instruction_end
+        return statement, name
+
+    def parse(self, parser: Lark, text: str, lines: TextLines, first: int, end: int, tail: str = "") -> Tree:
+        """Statements ``first`` to ``end`` as the general rules read them: parsed by ``parser``, the grammar without
+        its runs (:func:`without_runs`), where they stand in the file's ``text`` (:func:`parse_at`)."""
+        return parse_at(parser, text, self.base + int(self.start[first]), self.base + int(self.end[end - 1]), lines, tail)
+
     def shapes(self, key_start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each statement's shape, its instruction and its text from ``key_start`` ``(r,)`` to its end (what the
         bulk lane resolves once: all but the points), numbered in order of appearance ``(r,)``; each one's first
         statement."""
-        return first_seen(byte_spans(self.data, self.start, self.instruction_end),
-                          byte_spans(self.data, key_start, self.end))
+        key = np.zeros(len(self), dtype=np.int64)
+        for column in (byte_spans(self.data, self.start, self.instruction_end), byte_spans(self.data, key_start, self.end)):
+            encoded = column.dictionary_encode()
+            key = key * len(encoded.dictionary) + encoded.indices.to_numpy(zero_copy_only=False)
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[np.argsort(first)] = np.arange(len(first))
+        return rank[inverse.reshape(-1)], np.sort(first)
 
 
 def skipped(b: np.ndarray, table: np.ndarray, at: np.ndarray, step: int = 1) -> np.ndarray:

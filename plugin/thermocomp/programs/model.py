@@ -37,9 +37,6 @@ class Span(NamedTuple):
     line: int
     column: int
 
-    def where(self) -> str:
-        return f"line {self.line}, column {self.column}"
-
 
 @dataclass(frozen=True, eq=False)
 class Point:
@@ -273,25 +270,21 @@ class MotionRun:
         One statement's motion: ``kind`` by name, ``instruction`` a string, ``statement`` and ``name`` a
         :class:`Span` each, ``points`` its resolved :class:`Point` values in place of the point columns; a motion
         column may be given as one value for every row."""
-        if points is not None:
-            columns |= _point_columns(points)
-        if isinstance(columns["kind"], str):  # (one statement's)
-            columns["kind"] = np.array([_KIND_CODE[columns["kind"]]], dtype=np.int8)
-            columns["instruction"] = (columns["instruction"],)
+        if points is not None:  # (one statement's)
+            columns |= point_columns(points) | {"kind": np.array([_KIND_CODE[columns["kind"]]], dtype=np.int8),
+                                                "instruction": (columns["instruction"],)}
             columns["statement"], columns["name"] = (np.array([columns[k]], dtype=np.int64) for k in ("statement", "name"))
-        r = len(columns["instruction"])
-        for key in _MOTION_FIELDS & columns.keys() - {"instruction", "kind", "n_points", "statement", "name"}:
+        columns = {"n_points": 1, "tcp_speed": INF, "orientation_speed": INF, "joint_speed": INF, "acceleration": INF,
+                   "duration_s": None, "file": 0} | columns
+        r, p = len(columns["instruction"]), len(columns["text"])
+        for key in _MOTION_FIELDS & columns.keys():
             if np.ndim(columns[key]) == 0:  # (a motion's value, or None: no time)
                 columns[key] = np.full(r, np.nan if columns[key] is None else columns[key],
-                                       dtype=np.int64 if key == "file" else float)
-        p = len(columns["text"])
-        defaults = {"n_points": np.ones(r, dtype=np.int64), "tcp_speed": np.full(r, INF),
-                    "orientation_speed": np.full(r, INF), "joint_speed": np.full(r, INF), "acceleration": np.full(r, INF),
-                    "duration_s": np.full(r, np.nan), "argument": columns["text"], "q_len": np.zeros(p, dtype=np.int64),
+                                       dtype=np.int64 if key in ("file", "n_points") else float)
+        defaults = {"argument": columns["text"], "q_len": np.zeros(p, dtype=np.int64), "quat": np.full((p, 4), np.nan),
                     "confdata": np.zeros((p, 4), dtype=np.int64), "has_confdata": np.zeros(p, dtype=bool),
                     "frame": np.zeros(p, dtype=np.int64), "extax": ("",) * p, "name_of_point": ("",) * p,
-                    "whole_argument": (None,) * p, "quat": np.full((p, 4), np.nan), "held": np.zeros(p, dtype=bool),
-                    "file": np.zeros(r, dtype=np.int64), "text_file": np.zeros(p, dtype=np.int64)}
+                    "whole_argument": (None,) * p, "held": np.zeros(p, dtype=bool), "text_file": np.zeros(p, dtype=np.int64)}
         return cls(**(defaults | columns))
 
     def first_points(self) -> np.ndarray:
@@ -363,8 +356,6 @@ class MotionRun:
                 rows = np.ascontiguousarray(a).reshape(len(a), -1).view(np.uint8)  # (alike bit for bit)
                 if (rows == rows[:1]).all():
                     out[f.name] = np.broadcast_to(a[:1].copy(), a.shape)
-        if self.argument is self.text and "text" in out:
-            out["argument"] = out["text"]
         return dataclasses.replace(self, **out) if out else self
 
     def stretches(self, regular: np.ndarray) -> list[tuple[int, int, MotionRun | None]]:
@@ -435,7 +426,7 @@ class ProgramColumns:
                    wait_statements=tuple(w.statement for w in waits))
 
 
-def _point_columns(points: Sequence[Point]) -> dict:
+def point_columns(points: Sequence[Point]) -> dict:
     """The point columns of :class:`MotionRun` of one statement's resolved points, and its ``n_points``."""
     p = len(points)
     q = np.full((p, max((len(pt.q) for pt in points if pt.is_joint), default=0)), np.nan)

@@ -23,7 +23,6 @@ from thermocomp.programs.grammars import (
     byte_spans,
     joined_bytes,
     nodes_at,
-    parse_at,
     parse_numbers,
     skipped,
     without_runs,
@@ -38,6 +37,7 @@ from thermocomp.programs.model import (
     MotionRun,
     Point,
     Span,
+    point_columns,
     world_of_target,
 )
 from thermocomp.programs.rapid_data import INT_MAX, NUM_MAX, _Data, _location, _T_from_pose, _Unsupported, span_of
@@ -123,7 +123,7 @@ class MoveStatements(RunStatements):
     first, then its second): ``point_starts``, ``point_ends`` in the token, ``point_statement``, ``second_point``,
     ``inline`` (written inline), ``joint`` (a jointtarget, ``MoveAbsJ``'s); the inline points' ``values``
     ``(p, 11)`` (x, y, z [mm], q1..q4, confdata; a jointtarget's six angles [deg]; NaN elsewhere), ``extax`` as
-    written, whether they are ``read`` (:func:`_inline_values`), and each inline robtarget's ``T_frame_tcp``
+    written, whether they are ``read`` (:meth:`_read_inline`), and each inline robtarget's ``T_frame_tcp``
     ``(p, 4, 4)`` [m] in its frame.
     """
 
@@ -161,20 +161,57 @@ class MoveStatements(RunStatements):
         self.joint = joint = ((b[self.starts("instr") + 4] | 0x20) == ord("a"))[self.point_statement]  # MoveAbsJ's
         self.values, self.extax = np.full((p, 11), np.nan), np.full(p, "", dtype=object)
         self.read, self.T_frame_tcp = np.zeros(p, dtype=bool), np.full((p, 4, 4), np.nan)
-        for dtype, is_joint in (("robtarget", False), ("jointtarget", True)):
-            at = np.flatnonzero(inline & (joint == is_joint))
-            if at.size:
-                got, self.extax[at], self.read[at] = _inline_values(self, dtype, starts[at], stops[at])
-                self.values[at, :got.shape[1]] = got
-                if not is_joint:
-                    with np.errstate(divide="ignore", invalid="ignore"):  # (a zero quaternion: not read, left as NaN)
-                        self.T_frame_tcp[at] = transforms_from_poses(got)
+        for dtype in ("robtarget", "jointtarget"):
+            self._read_inline(dtype, np.flatnonzero(inline & (joint == (dtype == "jointtarget"))))
+
+    def _read_inline(self, dtype: str, at: np.ndarray) -> None:
+        """:attr:`values`, :attr:`extax` and :attr:`read` of the inline points ``at`` of type ``dtype``: the numbers
+        before their external axes, the text of those, and whether they are read as :meth:`_Motions.point` reads them
+        (the type's shape, numbers a ``num`` holds, a unit quaternion, integer confdata with cfx in 0..7; the others,
+        NaN, are left to it).
+
+        A point's shape is its brackets and commas (the grammar matched lists of numbers between them), compared with
+        the type's (:data:`_SKELETONS`) among the run's delimiters (:attr:`MoveStatements.delimiters`)."""
+        if not at.size:
+            return
+        skeleton, starts, ends = _SKELETONS[dtype], self.point_starts[at], self.point_ends[at]
+        first = np.searchsorted(self.delimiters, starts)
+        read = np.searchsorted(self.delimiters, ends) - first == len(skeleton)
+        shaped = np.flatnonzero(read)
+        pos, same = first[shaped], np.ones(shaped.size, dtype=bool)
+        for k, code in enumerate(CODES[np.frombuffer(skeleton, dtype=np.uint8)].tolist()):  # (no (k, 26) gather)
+            same &= self.codes[pos + k] == code
+        read[shaped] = same
+        good = np.flatnonzero(read)
+        cuts = self.delimiters[first[good] + skeleton.rfind(b"[")]  # where each one's external axes start, and end
+        closes = self.delimiters[first[good] + len(skeleton) - 2] + 1
+        # each one's external axes: the few distinct texts, and which each is ("": the others, the general rules')
+        encoded = byte_spans(self.data, cuts, closes).dictionary_encode()
+        distinct = [e.decode("latin-1") for e in encoded.dictionary.to_pylist()] + [""]
+        which = np.full(len(starts), len(distinct) - 1, dtype=np.int64)
+        which[good] = encoded.indices.to_numpy(zero_copy_only=False)
+        extax = np.array(distinct, dtype=object)[which].tolist()
+        width = 11 if dtype == "robtarget" else 6
+        values = np.full((len(starts), width), np.nan)
+        if good.size:
+            values[good] = parse_numbers(joined_bytes(byte_spans(self.data, starts[good], cuts))
+                                         .translate(None, _NOT_NUMBER)).reshape(-1, width)
+        beyond = [k for k, e in enumerate(distinct) if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(e))]
+        if beyond:  # (external axes a num cannot hold: each distinct text checked once)
+            read &= ~np.isin(which, beyond)
+        with np.errstate(invalid="ignore"):
+            read &= np.all(np.abs(values) <= NUM_MAX, axis=1)
+            if dtype == "robtarget":  # (at the tolerance's edge too: the general rules decide)
+                read &= ~(np.abs(np.linalg.norm(values[:, 3:7], axis=1) - 1.0) > QUAT_NORM_TOL * (1.0 - 1e-6))
+                cf = values[:, 7:11]
+                read &= np.all((cf == np.trunc(cf)) & (np.abs(cf) <= INT_MAX), axis=1) & (cf[:, 3] >= 0) & (cf[:, 3] <= 7)
+        self.values[at, :width], self.extax[at], self.read[at] = values, extax, read
+        if dtype == "robtarget":
+            with np.errstate(divide="ignore", invalid="ignore"):  # (a zero quaternion: not read, left as NaN)
+                self.T_frame_tcp[at] = transforms_from_poses(values)
 
     def starts(self, part: str) -> np.ndarray:
         return self.offsets[:, _COLUMN[part]]
-
-    def ends(self, part: str) -> np.ndarray:
-        return self.offsets[:, _COLUMN[part] + 1]
 
     def group(self, i: int, part: str) -> str | None:
         a, b = self.offsets[i, _COLUMN[part]:_COLUMN[part] + 2].tolist()
@@ -300,116 +337,57 @@ class _Motions:
         return nodes_at(terminal.lower(), terminal, self.text, [start], [start + len(value)], self.lines)[0]
 
     def run_moves(self, token: Token, local: dict[str, _Data], depth: int) -> None:
-        """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one.
-
-        Speed, tool and work object are resolved once per distinct combination
-        and inline points converted together, into :class:`MotionRun` columns. A
-        statement they do not read (a name that does not resolve, a number or an
-        argument the instruction refuses) is run by the general rules in its
-        place (:meth:`run_body`), for its finding or its error: the rest of the
-        run stays columns.
-        """
-        st = self.move_matches(token)
-        base, text, r = token.start_pos, st.text, len(st)
-        shape_of, shape_first, point_statement = st.shape_of, st.shape_first, st.point_statement
-        # speed, tool and work object: each combination as written resolved once, in order of appearance
-        shapes: list[tuple | None] = []
-        for i in shape_first.tolist():  # (frame, tool, held, TCP and reorientation speeds, kind, points, time)
-            name = st.group(i, "instr")
-            signature = MOTIONS[name.lower()]  # type: ignore[union-attr]
-            wobj = None if st.group(i, "wobj") is None else self._leaf(token, st, i, "wobj")
-            option = st.group(i, "okey")
-            try:
-                frames = self.motion_frames(self._leaf(token, st, i, "tool"), wobj, local)
-                speed = self.motion_speed(name, self._leaf(token, st, i, "speed"),
-                                          {} if option is None else {option.lower(): self._leaf(token, st, i, "opt")},
-                                          local, fallback=False)
-                shapes.append((*frames, *speed[:2], signature.kind, signature.points,
-                               np.nan if speed[2] is None else speed[2]))
-            except (_Unsupported, InputError):
-                shapes.append(None)
-        # a shape that resolves, with the instruction's own count of points, and inline points that are read
-        regular = np.array([0 if s is None else s[6] for s in shapes], dtype=np.int64)[shape_of] == st.n_points
-        regular[point_statement[st.inline & ~st.read]] = False
-        p = len(point_statement)
-        frame_of_shape = np.cumsum([s is not None for s in shapes]) - 1  # each resolved shape's index in ``frames``
-        frames = tuple((s[0], s[1]) for s in shapes if s is not None)
-        held_of_frame = [bool(s[2]) for s in shapes if s is not None]
-        shape_p = shape_of[point_statement]
-        frame = frame_of_shape[shape_p].astype(np.int64)
-        kinds = np.array([_KIND_CODE[s[5]] if s is not None else 0 for s in shapes], dtype=np.int8)[shape_of]
-        speed = np.array([(s[3], s[4]) if s is not None else (0.0, 0.0) for s in shapes],
-                         dtype=float).reshape(-1, 2)[shape_of]
-        text_span = self.lines.spans(base + st.point_starts, base + st.point_ends)
-        T_world_tcp = np.full((p, 4, 4), np.nan)
-        q = np.full((p, 6 if st.joint.any() else 0), np.nan)  # (no column for a run of Cartesian targets)
-        q_len = np.zeros(p, dtype=np.int64)
-        confdata = np.zeros((p, 4), dtype=np.int64)
-        has_confdata = np.zeros(p, dtype=bool)
-        quat = np.full((p, 4), np.nan)
-        extax = st.extax.copy()
-        names = [""] * p
-        inline = st.inline & regular[point_statement]
+        """The statements of a ``MOVES`` token, as :meth:`run_motion` runs them one by one, by the same resolvers once
+        per distinct text (:meth:`motion_frames` and :meth:`motion_speed` per shape: instruction, speed, zone, tool
+        and work object; :meth:`point` per named point and shape), the inline points read together
+        (:class:`MoveStatements`), then the columns filled from them. A statement they do not read (a name that does
+        not resolve, a number or an argument the instruction refuses) is run by the general rules in its place
+        (:meth:`run_body`), for its finding or its error: the rest of the run stays columns."""
+        st, base = self.move_matches(token), token.start_pos
+        instruction = [st.group(i, "instr") for i in st.shape_first.tolist()]  # each shape's, as written
+        signatures = [MOTIONS[name.lower()] for name in instruction]  # type: ignore[union-attr]
+        shapes = [self._shape(token, st, i, local) for i in st.shape_first.tolist()]  # (frames, speed), or None
+        regular = np.array([g.points if s else 0 for s, g in zip(shapes, signatures)])[st.shape_of] == st.n_points
+        regular[st.point_statement[st.inline & ~st.read]] = False
+        resolved = [s[0] for s in shapes if s is not None]
+        frame = (np.cumsum([s is not None for s in shapes]) - 1)[st.shape_of[st.point_statement]]
+        p = len(frame)
+        text = self.lines.spans(base + st.point_starts, base + st.point_ends)
+        cols = {"text": text, "T_world_tcp": np.full((p, 4, 4), np.nan), "q_len": np.zeros(p, dtype=np.int64),
+                "q": np.full((p, 6 if st.joint.any() else 0), np.nan),  # (no column for a run of Cartesian targets)
+                "confdata": np.zeros((p, 4), dtype=np.int64), "has_confdata": np.zeros(p, dtype=bool),
+                "quat": np.full((p, 4), np.nan), "extax": st.extax.copy(), "name_of_point": np.full(p, "", dtype=object),
+                "text_file": np.full(p, self.file, dtype=np.int64)}
+        inline = st.inline & regular[st.point_statement]
         at = np.flatnonzero(inline & st.joint)
-        q[at], q_len[at] = np.radians(st.values[at, :q.shape[1]]), 6
+        cols["q"][at], cols["q_len"][at] = np.radians(st.values[at, :cols["q"].shape[1]]), 6
         at = np.flatnonzero(inline & ~st.joint)
-        for f in np.unique(frame[at]).tolist():  # each work object's points together
-            members = at[frame[at] == f]
-            T_world_tcp[members] = st.T_frame_tcp[members] if np.array_equal(frames[f][0], np.eye(4)) \
-                and not held_of_frame[f] else world_of_target(frames[f][0], st.T_frame_tcp[members], held_of_frame[f])
-            # (the identity's product: the same bits)
-        confdata[at], has_confdata[at] = st.values[at, 7:11].astype(np.int64), True
-        quat[at] = st.values[at, 3:7]
-        argument = text_span
-        text_file = np.full(p, self.file, dtype=np.int64)
-        named_at = np.flatnonzero(~st.inline & regular[point_statement])
-        if named_at.size:  # each (name, statement shape) resolved once, in order of appearance
-            argument = text_span.copy()
-            resolved: dict[tuple[str, int], Point | None] = {}
-            for i, name in zip(named_at.tolist(), (text[a:b].lower() for a, b in zip(
-                    st.point_starts[named_at].tolist(), st.point_ends[named_at].tolist()))):
-                statement_i = int(point_statement[i])
-                if not regular[statement_i]:  # (its first point did not resolve: its second is not read)
-                    continue
-                key = (name, int(shape_p[i]))
-                if key not in resolved:
-                    shape = shapes[shape_p[i]]
-                    assert shape is not None
-                    try:
-                        resolved[key] = self.point(self._leaf(token, st, statement_i, "p2" if st.second_point[i]
-                                                              else "p1"), local, shape[5], *shape[:3])
-                    except (_Unsupported, InputError):
-                        resolved[key] = None
-                point, shape = resolved[key], shapes[shape_p[i]]
-                if point is None or point.whole_argument is not None or point.T_world_frame is not shape[0]:
-                    regular[statement_i] = False  # (a CalcJointT's point: its own frames and whole argument)
-                    continue
-                self.direct_refs.add(self.file_key + base + int(st.point_starts[i]))
-                text_span[i] = tuple(point.text)
-                text_file[i] = point.file
-                names[i], extax[i] = point.name, point.extax
-                if point.q is not None:
-                    q[i], q_len[i] = point.q, len(point.q)
-                else:
-                    T_world_tcp[i] = point.T_world_tcp
-                    confdata[i], has_confdata[i] = point.confdata, True
-                    quat[i] = point.quat
-        statement = self.lines.spans(base + st.starts("instr"), base + st.end)
-        name_span = statement.copy()
-        name_span[:, 1] = base + st.ends("instr")
-        instruction = [st.group(i, "instr") for i in shape_first.tolist()]  # each shape's, as written
-        instruction = list(map(instruction.__getitem__, shape_of.tolist()))
+        for f in np.unique(frame[at]).tolist():  # each work object's points together (the world's: the same bits)
+            members, (T_world_frame, _, held) = at[frame[at] == f], resolved[f]
+            cols["T_world_tcp"][members] = st.T_frame_tcp[members] if not held and np.array_equal(
+                T_world_frame, np.eye(4)) else world_of_target(T_world_frame, st.T_frame_tcp[members], held)
+        cols["confdata"][at], cols["has_confdata"][at] = st.values[at, 7:11].astype(np.int64), True
+        cols["quat"][at] = st.values[at, 3:7]
+        named = np.flatnonzero(~st.inline & regular[st.point_statement])
+        if named.size:  # each (name, shape) resolved once, in order of appearance; the argument stays the statement's
+            cols["text"] = text.copy()
+            rows, found, which = self._named_points(token, st, named, signatures, shapes, regular, local)
+            self.direct_refs.update((self.file_key + base + st.point_starts[rows]).tolist())
+            for key, value in point_columns(found).items():
+                if key in cols:
+                    cols[key][(rows, slice(0, np.shape(value)[1])) if key == "q" else rows] = np.asarray(value)[which]
+        statement, name_span = st.statement_spans(self.lines)
+        speed = np.array([(np.nan,) * 3 if s is None else s[1] for s in shapes], dtype=float).T[:, st.shape_of]
         run = MotionRun.of_columns(
-            instruction=tuple(instruction), kind=kinds, n_points=st.n_points, statement=statement, name=name_span,
-            tcp_speed=speed[:, 0], orientation_speed=speed[:, 1], text=text_span, argument=argument,
-            duration_s=np.array([np.nan if s is None else s[7] for s in shapes], dtype=float)[shape_of],
-            T_world_tcp=T_world_tcp, q=q, q_len=q_len, confdata=confdata, has_confdata=has_confdata, frames=frames,
-            frame=frame, extax=tuple(extax), name_of_point=tuple(names), quat=quat,
-            file=np.full(r, self.file, dtype=np.int64), text_file=text_file,
-            held=np.array(held_of_frame + [False], dtype=bool)[frame]).compact()  # (a column of one value: once)
+            instruction=tuple(map(instruction.__getitem__, st.shape_of.tolist())), n_points=st.n_points,
+            kind=np.array([_KIND_CODE[g.kind] for g in signatures], dtype=np.int8)[st.shape_of], statement=statement,
+            name=name_span, tcp_speed=speed[0], orientation_speed=speed[1], duration_s=speed[2],
+            argument=text, frames=tuple(f[:2] for f in resolved), frame=frame, file=self.file,
+            held=np.array([f[2] for f in resolved] + [False], dtype=bool)[frame],
+            **cols | {key: tuple(cols[key].tolist()) for key in ("extax", "name_of_point")}).compact()
         for a, b, part in run.stretches(regular):  # the regular statements' columns, the others the general rules'
             if part is None:  # (the general rules read them, as their tree has them)
-                self.run_body(self.statement_trees(token, st, a, b), local, depth)
+                self.run_body(st.parse(without_runs("rapid.lark", "body"), self.text, self.lines, a, b), local, depth)
                 continue
             if self.progress is not None:
                 for done in range(-(-self._run_count // PROGRESS_MOTIONS) * PROGRESS_MOTIONS,
@@ -418,11 +396,46 @@ class _Motions:
             self._run_count += b - a
             self.steps.append(part)
 
-    def statement_trees(self, token: Token, st: MoveStatements, first: int, end: int) -> Tree:
-        """Statements ``first`` to ``end`` of a run as the general rules read them: a ``body`` parsed by the grammar
-        without its runs (:func:`~thermocomp.programs.grammars.without_runs`), where they stand in the file."""
-        return parse_at(without_runs("rapid.lark", "body"), self.text, token.start_pos + int(st.starts("instr")[first]),
-                        token.start_pos + int(st.end[end - 1]), self.lines)
+    def _shape(self, token: Token, st: MoveStatements, i: int, local: dict[str, _Data]) -> tuple | None:
+        """Statement ``i``'s frames (:meth:`motion_frames`) and speed (:meth:`motion_speed`), or None where they do
+        not resolve (the general rules name why)."""
+        wobj, option = st.group(i, "wobj"), st.group(i, "okey")
+        try:
+            return (self.motion_frames(self._leaf(token, st, i, "tool"), wobj and self._leaf(token, st, i, "wobj"), local),
+                    self.motion_speed(st.group(i, "instr"), self._leaf(token, st, i, "speed"),
+                                      {} if option is None else {option.lower(): self._leaf(token, st, i, "opt")},
+                                      local, fallback=False))
+        except (_Unsupported, InputError):
+            return None
+
+    def _named_points(self, token: Token, st: MoveStatements, named: np.ndarray, signatures: list, shapes: list,
+                      regular: np.ndarray, local: dict[str, _Data]) -> tuple[np.ndarray, list[Point], list[int]]:
+        """The run's named points ``named`` resolved by :meth:`point` once per name and shape, in order: those read,
+        the distinct :class:`Point` values, and each one's among them. A statement with a point that does not
+        resolve, or not in its shape's frames (``CalcJointT``'s), is cleared from ``regular``."""
+        resolved: dict[tuple[str, int], int | None] = {}
+        rows, found, which = [], [], []
+        for i, a, b in zip(named.tolist(), st.point_starts[named].tolist(), st.point_ends[named].tolist()):
+            s = int(st.point_statement[i])
+            if not regular[s]:  # (its first point did not resolve: its second is not read)
+                continue
+            key = (st.text[a:b].lower(), int(st.shape_of[s]))
+            if key not in resolved:
+                frames = shapes[key[1]][0]
+                try:
+                    point = self.point(self._leaf(token, st, s, "p2" if st.second_point[i] else "p1"), local,
+                                       signatures[key[1]].kind, *frames)
+                except (_Unsupported, InputError):
+                    point = None
+                ok = point is not None and point.whole_argument is None and point.T_world_frame is frames[0]
+                resolved[key] = len(found) if ok else None
+                found += [point] if ok else []
+            if resolved[key] is None:
+                regular[s] = False
+            else:
+                rows.append(i)
+                which.append(resolved[key])
+        return np.array(rows, dtype=np.int64), found, which
 
     def calc_joint_t(self, node: Tree, local) -> Point:
         """``CalcJointT(robtarget, tool \\WObj:=wobj)`` as a ``MoveAbsJ``'s target: the joints the nominal controller
@@ -467,30 +480,28 @@ class _Motions:
                     data: _Data | None, path: tuple[int, ...], declared: bool) -> Point:
         """:meth:`point` in the file of its text: ``data`` the datum ``node`` names (element ``path`` of it), if any;
         ``declared``: its text is its declaration's value."""
-        argument, text_node, name = span_of(node), node, "" if data is None else data.name
-        element: tuple[int, int] | None = None  # the element of an array declaration that is the text
+        text_node, in_numbers = node, False  # (in_numbers: an element of an array written as one NUMBERS token)
         if declared and not path:
             text_node = data.node
         elif declared:
             a, b, sub = self.element_span(data.node, path)
-            element = (a, b)
-            text_node = node if sub is None else sub
-        if element is not None and text_node is node:  # an element inside one NUMBERS token
-            (line,), (column,) = self.lines.lists([element[0]])
-            text_span = Span(element[0], element[1], line, column)
+            text_node, in_numbers = (node, True) if sub is None else (sub, False)
+        if in_numbers:
+            (line,), (column,) = self.lines.lists([a])
+            text_span = Span(a, b, line, column)
         else:
             text_span = span_of(text_node)
-        extax_text = ""  # (an aggregate's last element; the last bracket of numbers)
+        extax = ""  # (an aggregate's last element; the last bracket of numbers)
         if isinstance(text_node, Tree) and text_node.data == "aggregate":
-            extax_text = self.text[span_of(text_node.children[-1]).start:span_of(text_node.children[-1]).end]
-        elif text_node is node and element is not None or isinstance(text_node, Tree) and text_node.data == "numbers":
+            last = span_of(text_node.children[-1])
+            extax = self.text[last.start:last.end]
+        elif in_numbers or isinstance(text_node, Tree) and text_node.data == "numbers":
             whole = self.text[text_span.start:text_span.end]
-            extax_text = whole[whole.rfind("["):whole.rfind("]")].rstrip()
+            extax = whole[whole.rfind("["):whole.rfind("]")].rstrip()
+        written = dict(T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, text=text_span, argument=span_of(node),
+                       extax=extax, name="" if data is None else data.name, held=held, file=self.file)
         if kind == ABSOLUTE_JOINT:
-            q = np.radians(np.asarray(value[0], dtype=float))  # type: ignore[index]
-            return Point(T_world_tcp=None, T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, q=q, confdata=None,
-                         text=text_span, argument=argument, extax=extax_text, name=name, held=held,
-                         file=self.file)
+            return Point(T_world_tcp=None, q=np.radians(np.asarray(value[0], dtype=float)), confdata=None, **written)
         quat = np.asarray(value[1], dtype=float)  # type: ignore[index]
         if abs(np.linalg.norm(quat) - 1.0) > QUAT_NORM_TOL:
             raise self.error(f"robtarget orientation: expected a unit quaternion [q1, q2, q3, q4], "
@@ -499,55 +510,8 @@ class _Motions:
         if not all(abs(c) <= INT_MAX and c == int(c) for c in cf) or not 0 <= cf[3] <= 7:
             raise self.error(f"robtarget confdata: expected whole numbers within +-{INT_MAX:,} with cfx in 0..7, got "
                              f"[{', '.join(f'{c:g}' for c in cf)}]", text_node)
-        T_frame_tcp = _T_from_pose(value[:2])  # type: ignore[index]
-        return Point(T_world_tcp=world_of_target(T_world_frame, T_frame_tcp[None], held)[0],
-                     T_world_frame=T_world_frame, T_flange_tcp=T_flange_tcp, q=None, confdata=tuple(int(c) for c in cf),
-                     text=text_span, argument=argument, extax=extax_text, name=name, quat=quat, held=held,
-                     file=self.file)
-
-
-
-def _inline_values(st: MoveStatements, dtype: str, starts: np.ndarray, ends: np.ndarray
-                   ) -> tuple[FloatArray, list[str], np.ndarray]:
-    """The numbers of a run's inline points ``st.text[starts[k]:ends[k]]`` before their external axes, ``(k, 11)``
-    for robtargets (x, y, z, q1..q4, confdata) or ``(k, 6)`` for jointtargets, the text of each one's external
-    axes, and which are read as :meth:`_Walker.point` reads them (the type's shape, numbers a ``num`` holds, a
-    unit quaternion, integer confdata with cfx in 0..7; the others, NaN, are left to it).
-
-    A point's shape is its brackets and commas (the grammar matched lists of numbers between them), compared with
-    the type's (:data:`_SKELETONS`) among the run's delimiters (:attr:`MoveStatements.delimiters`)."""
-    skeleton = _SKELETONS[dtype]
-    first = np.searchsorted(st.delimiters, starts)
-    read = np.searchsorted(st.delimiters, ends) - first == len(skeleton)
-    shaped = np.flatnonzero(read)
-    at, same = first[shaped], np.ones(shaped.size, dtype=bool)
-    for k, code in enumerate(CODES[np.frombuffer(skeleton, dtype=np.uint8)].tolist()):  # (no (k, 26) gather)
-        same &= st.codes[at + k] == code
-    read[shaped] = same
-    good = np.flatnonzero(read)
-    cuts = st.delimiters[first[good] + skeleton.rfind(b"[")]  # where each one's external axes start, and end
-    closes = st.delimiters[first[good] + len(skeleton) - 2] + 1
-    # each one's external axes: the few distinct texts, and which each is ("": the others, the general rules')
-    encoded = byte_spans(st.data, cuts, closes).dictionary_encode()
-    distinct = [e.decode("latin-1") for e in encoded.dictionary.to_pylist()] + [""]
-    which = np.full(len(starts), len(distinct) - 1, dtype=np.int64)
-    which[good] = encoded.indices.to_numpy(zero_copy_only=False)
-    extax = np.array(distinct, dtype=object)[which].tolist()
-    width = 11 if dtype == "robtarget" else 6
-    values = np.full((len(starts), width), np.nan)
-    if good.size:
-        values[good] = parse_numbers(joined_bytes(byte_spans(st.data, starts[good], cuts))
-                                     .translate(None, _NOT_NUMBER)).reshape(-1, width)
-    beyond = [k for k, e in enumerate(distinct) if not all(abs(float(x)) <= NUM_MAX for x in NUMBER.findall(e))]
-    if beyond:  # (external axes a num cannot hold: each distinct text checked once)
-        read &= ~np.isin(which, beyond)
-    with np.errstate(invalid="ignore"):
-        read &= np.all(np.abs(values) <= NUM_MAX, axis=1)
-        if dtype == "robtarget":  # (at the tolerance's edge too: the general rules decide)
-            read &= ~(np.abs(np.linalg.norm(values[:, 3:7], axis=1) - 1.0) > QUAT_NORM_TOL * (1.0 - 1e-6))
-            cf = values[:, 7:11]
-            read &= np.all((cf == np.trunc(cf)) & (np.abs(cf) <= INT_MAX), axis=1) & (cf[:, 3] >= 0) & (cf[:, 3] <= 7)
-    return values, extax, read
+        return Point(T_world_tcp=world_of_target(T_world_frame, _T_from_pose(value[:2])[None], held)[0], q=None,
+                     confdata=tuple(int(c) for c in cf), quat=quat, **written)  # type: ignore[index]
 
 
 def transforms_from_poses(values: FloatArray) -> FloatArray:

@@ -20,7 +20,6 @@ from thermocomp.programs.grammars import (
     SPACE,
     RunStatements,
     nodes_at,
-    parse_at,
     parse_numbers,
     skipped,
     without_runs,
@@ -202,61 +201,55 @@ class Motions:
             if len(args) != 1 or set(kwargs) - {"qnear", "maxPositionError", "maxOrientationError"}:
                 raise Unsupported("get_inverse_kin: only a pose and qnear are followed", node)
             node = args[0]
+        whole = span_of(outer) if outer is not node else None  # (a point that is its whole argument: none)
         value = self.evaluate(node, local)
         if self.tool is None:  # (the TCP a motion runs with)
             raise Unsupported(f"the tool is not known before running ({self.tool_why})", node)
         through = self.through_call_site(node, local, kind)
         if through is not None:  # (pose_trans of a pose written at the call site: written there)
-            return replace(through, whole_argument=span_of(outer) if outer is not node else None)
-        tool = self.tool.copy()
-        text_node = node
-        name = ""
+            return replace(through, whole_argument=whole)
+        name, text_node = "", node
         if isinstance(node, Tree) and node.data == "name":
             binding = self.lookup(node.children[0], local)
-            name = binding.name
+            name, text_node = binding.name, binding.literal or node
             self.direct_refs.add(node.children[0].start_pos)
-            if binding.literal is not None:
-                text_node = binding.literal
         elif isinstance(node, Tree) and node.data == "member" and isinstance(node.children[0], Tree) \
                 and node.children[0].data == "name":  # ``Waypoint_1.p``: written in the record's literal
             binding = self.lookup(node.children[0].children[0], local)
             literal = binding.value.literals.get(str(node.children[1])) if isinstance(binding.value, Record) else None
             if literal is not None:
-                name = binding.name
+                name, text_node = binding.name, literal
                 self.direct_refs.add(node.children[0].children[0].start_pos)
-                text_node = literal
         elif isinstance(node, Tree) and node.data == "index" and len(node.children) == 2 \
                 and isinstance(node.children[0], Tree) and node.children[0].data == "name":
-            name, text_node = self._element_text(node, local, name, text_node)
-        whole = span_of(outer) if outer is not node else None  # (a point that is its whole argument: none)
+            name, text_node = self._element_text(node, local) or (name, text_node)
         if isinstance(value, Pose):
-            return Point(T_world_tcp=value.T, T_world_frame=np.eye(4), T_flange_tcp=tool, q=None,
-                         confdata=None, text=span_of(text_node), argument=span_of(node), name=name,
-                         whole_argument=whole)
-        if isinstance(value, list) and len(value) == 6 and all(isinstance(x, float) for x in value):
+            T, q = value.T, None
+        elif isinstance(value, list) and len(value) == 6 and all(isinstance(x, float) for x in value):
             worst = max(map(abs, value), key=lambda v: (v != v, v))  # (a NaN first: max() passed it over)
             if not worst <= MAX_POSE_VALUE:
                 raise self.error(f"a joint position of {worst:.6g} rad is out of range (at most "
                                  f"{MAX_POSE_VALUE:g})", node)
             if outer is not node:
                 raise Unsupported("get_inverse_kin of joint positions", outer)
-            return Point(T_world_tcp=None, T_world_frame=np.eye(4), T_flange_tcp=tool,
-                         q=np.asarray(value, dtype=float), confdata=None, text=span_of(text_node),
-                         argument=span_of(node), name=name, whole_argument=whole)
-        raise self.error("expected a pose p[...] or 6 joint positions [...] as the target", node)
+            T, q = None, np.asarray(value, dtype=float)
+        else:
+            raise self.error("expected a pose p[...] or 6 joint positions [...] as the target", node)
+        return Point(T_world_tcp=T, T_world_frame=np.eye(4), T_flange_tcp=self.tool.copy(), q=q, confdata=None,
+                     text=span_of(text_node), argument=span_of(node), name=name, whole_argument=whole)
 
-    def _element_text(self, node: Tree, local: dict, name: str, text_node) -> tuple[str, object]:
+    def _element_text(self, node: Tree, local: dict) -> tuple[str, object] | None:
         """Where ``poses[i]`` is written: the element's pose literal in the list's literal (``[p[...], ...]``), or
         the literal of the variable the list names there (PolyScope's ``[pose_1, pose_2]``): a loop walking a
-        list of constant poses has each pass's target written where it stands."""
+        list of constant poses has each pass's target written where it stands. None where neither."""
         base = node.children[0].children[0]
         binding = self.lookup(base, local)
         literal = binding.literal
         if literal is None or literal.data != "list":
-            return name, text_node
+            return None
         i = int(self.number(node.children[1], local))
         if not -len(literal.children) <= i < len(literal.children):
-            return name, text_node
+            return None
         element = literal.children[i]
         if isinstance(element, Tree) and element.data in ("pose", "list"):
             self.direct_refs.add(base.start_pos)
@@ -266,21 +259,13 @@ class Motions:
             if held is not None and held.literal is not None and held.value is not None:
                 self.direct_refs.add(element.children[0].start_pos)
                 return held.name, held.literal
-        return name, text_node
+        return None
 
     def move_matches(self, token: Token) -> Statements:
         """The :class:`Statements` of a ``MOVES`` token, split once."""
         if token.start_pos not in self._matches:
             self._matches[token.start_pos] = Statements(token)
         return self._matches[token.start_pos]
-
-    def parsed(self, token: Token, first: int = 0, end: int | None = None) -> list[Tree]:
-        """Statements ``first`` to ``end`` of a run as the general rules read them: parsed by the grammar without
-        its runs (:func:`~thermocomp.programs.grammars.without_runs`), where they stand in the file."""
-        spans = self.move_matches(token).spans
-        end = len(spans) if end is None else end
-        return parse_at(without_runs("urscript.lark"), self.text, token.start_pos + int(spans[first, NAME]),
-                        token.start_pos + int(spans[end - 1, END]), self.lines, "\n").children
 
     def general(self, tree: Tree) -> Tree:
         """``tree`` with each run of motions (``moves``) replaced by its motions, each ``call_stmt(call(NAME))``
@@ -306,16 +291,11 @@ class Motions:
                 for call in nodes_at("call", "NAME", self.text, spans[:, 0], spans[:, 1], self.lines)]
 
     def run_moves(self, token: Token, local: dict, depth: int) -> None:
-        """The statements of a ``MOVES`` token, resolved in bulk as :meth:`run_motion` resolves one (the same
-        :func:`motion_parameters` and lookups, once per distinct argument text and frame), into :class:`MotionRun`
-        columns.
-
-        A statement the columns do not take (a point not of six numbers, a name with no number or pose known here,
+        """The statements of a ``MOVES`` token, resolved as :meth:`run_motion` resolves one (the same
+        :func:`motion_parameters` and lookups, once per distinct argument text and frame: :meth:`moves_columns`). A
+        statement the columns do not take (a point not of six numbers, a name with no number or pose known here,
         arguments the motion refuses; every one while the tool is known only while running) is run by the general
-        rules in its place (:meth:`run_body`), for its finding or its error: the rest stays columns. The columns of
-        a run that reads no variable depend on its text alone: they are found once, however many passes of a loop
-        run them.
-        """
+        rules in its place (:meth:`run_body`), for its finding or its error."""
         st = self.move_matches(token)
         if self.tool is None:  # (the general rules name the tool's refusal)
             segments, n_regular = [(0, len(st.spans), None)], 0
@@ -324,51 +304,42 @@ class Motions:
         self.count(n_regular, token)  # (the others count where the general rules run them)
         for a, b, run in segments:
             if run is None:
-                self.run_body(self.parsed(token, a, b), local, depth)
+                self.run_body(st.parse(without_runs("urscript.lark"), self.text, self.lines, a, b, "\n").children, local,
+                              depth)
             else:
                 self.steps.append(replace(run, frames=((np.eye(4), self.tool.copy()),)))
 
     def moves_columns(self, token: Token, st: Statements, local: dict) -> tuple[list, int]:
         """The runs of a ``MOVES`` token's statements the columns take, as :class:`MotionRun` (their frames to be
         set), and the statements between them (None): ``[(first, end, run)]``, and how many the columns take. Kept
-        for the token's next passes where its statements read no variable."""
-        base, text, spans, k = token.start_pos, st.text, st.spans, len(st.spans)
+        for the token's next passes (a loop's) where its statements read no variable: they depend on its text alone."""
+        text, spans, k = st.text, st.spans, len(st.spans)
         names = [text[a:b] for a, b in spans[st.shape_first][:, NAME:NAME + 2].tolist()]  # each shape's instruction
         table = [None if arguments is None else self._parameters(name, *arguments, local)  # (kind, a, v, t; or None)
                  for name, arguments in zip(names, st.arguments)]
-        shape_of = st.shape_of
-        regular = ~np.isnan(st.values[:, 0]) & np.array([s is not None for s in table], dtype=bool)[shape_of]
-        table = [s or (LINEAR, 1.0, 1.0, None) for s in table]
+        regular = ~np.isnan(st.values[:, 0]) & np.array([s is not None for s in table], dtype=bool)[st.shape_of]
+        kind, a, v, t = np.array([(_KIND_CODE[s[0]], *s[1:]) if s else (0, 1.0, 1.0, None) for s in table],
+                                 dtype=float).reshape(-1, 4).T[:, st.shape_of]
         T = st.T_literal
         framed = np.flatnonzero(st.framed & regular)
-        if framed.size:  # pose_trans(frame, p[...]): each frame looked up once, the products as the rules compute them
-            T = T.copy()
+        if framed.size:  # pose_trans(frame, p[...]): each frame looked up once (none: NaN), the products as the rules'
             frame_names = [text[a:b] for a, b in spans[framed][:, FRAME:FRAME + 2].tolist()]
             poses = {name: self._frame(name, local) for name in dict.fromkeys(frame_names)}
-            found = np.array([poses[name] is not None for name in frame_names], dtype=bool)
-            regular[framed[~found]] = False
-            framed = framed[found]
-            if framed.size:
-                frames = np.stack([poses[name].T for name, f in zip(frame_names, found.tolist()) if f])
-                product = frames @ st.T_literal[framed]
+            product = np.stack([np.full((4, 4), np.nan) if poses[name] is None else poses[name].T
+                                for name in frame_names]) @ st.T_literal[framed]
+            with np.errstate(invalid="ignore"):
                 values = np.concatenate([product[:, :3, 3], rotvec_from_matrix(product[:, :3, :3])], axis=1)
-                finite = np.all(np.isfinite(values), axis=1)
-                regular[framed[~finite]] = False
-                T[framed] = transform(matrix_from_rotvec(values[:, 3:]), values[:, :3])
-        is_pose = st.framed | (np.frombuffer(text.encode("latin-1"), dtype=np.uint8)[spans[:, LITERAL]] == ord("p"))
-        joint = np.array([kind == JOINT for kind, _, _, _ in table], dtype=bool)[shape_of]
-        speed = np.array([s[2] for s in table], dtype=float)[shape_of]
-        statement = self.lines.spans(base + spans[:, NAME], base + spans[:, END])
-        name = statement.copy()
-        name[:, 1] = base + spans[:, NAME + 1]
-        point = self.lines.spans(base + spans[:, POINT], base + spans[:, POINT + 1])
+            regular[framed[~np.all(np.isfinite(values), axis=1)]] = False
+            T = T.copy()
+            T[framed] = transform(matrix_from_rotvec(values[:, 3:]), values[:, :3])
+        is_pose = st.bytes[spans[:, LITERAL]] == ord("p")  # (p[...], pose_trans(frame, p[...]))
+        joint = kind == _KIND_CODE[JOINT]
+        statement, name = st.statement_spans(self.lines)
         run = MotionRun.of_columns(
-            instruction=tuple(map(names.__getitem__, shape_of.tolist())),
-            kind=np.array([_KIND_CODE[s[0]] for s in table], dtype=np.int8)[shape_of], statement=statement, name=name,
-            tcp_speed=np.where(joint, np.inf, speed), joint_speed=np.where(joint, speed, np.inf),
-            acceleration=np.array([s[1] for s in table])[shape_of],
-            duration_s=np.array([np.nan if s[3] is None else s[3] for s in table], dtype=float)[shape_of],
-            text=point, T_world_tcp=T, frames=(), q_len=np.where(is_pose, 0, 6).astype(np.int64),
+            instruction=tuple(map(names.__getitem__, st.shape_of.tolist())), kind=kind.astype(np.int8),
+            statement=statement, name=name, tcp_speed=np.where(joint, np.inf, v), joint_speed=np.where(joint, v, np.inf),
+            acceleration=a, duration_s=t, T_world_tcp=T, frames=(), q_len=np.where(is_pose, 0, 6).astype(np.int64),
+            text=self.lines.spans(token.start_pos + spans[:, POINT], token.start_pos + spans[:, POINT + 1]),
             q=np.full((k, 0), np.nan) if is_pose.all() else np.where(is_pose[:, None], np.nan, st.values),
         ).compact()  # (a column of one value: held once)
         done = (run.stretches(regular), int(regular.sum()))  # the regular statements' columns, the others the rules'
