@@ -553,6 +553,7 @@ class _Calls:
         passes.drop_tabled(uses, self.steps, self.per_pass)
         direct = calls.direct_through_calls(self.direct_refs, self._passed, uses, unfollowed)
         direct -= calls.unwritable(self._reads)
+        kept = {name: not found <= direct for name, found in uses.items()}  # (once a name: linear in the uses)
         done: dict[int, MotionRun] = {}  # a step repeated (the passes of a FOR loop): decided once
         for step in self.steps:
             if isinstance(step, MotionRun) and id(step) not in done:
@@ -560,7 +561,7 @@ class _Calls:
                 at = ((step.text_file << 40) + step.text[:, 0]).tolist()  # (a call site's literal: in _passed)
                 done[id(step)] = step.with_text_at_argument(np.array(
                     [bool(name) and not own[i] and (at[i] not in direct if at[i] in self._passed
-                                                    else not uses.get(name.lower(), set()) <= direct)
+                                                    else kept.get(name.lower(), False))
                      for i, name in enumerate(step.name_of_point)], dtype=bool))
         return [done.get(id(step), step) for step in self.steps]
 
