@@ -125,7 +125,6 @@ class _Walker(Flow, Motions, Values):
         self._matches: dict[int, Statements] = {}  # statements of each MOVES token, by its offset
         self._templates: dict[int, tuple] = {}  # their columns where they read no variable (Motions.moves_columns)
         self._general: dict[int, Tree] = {}  # constructs as the general rules read them (Motions.general), by id
-        self.calling: list[str] = []  # the file's functions being followed, outermost first
         self.functions: dict[str, Tree] = {}
         self.threads: dict[str, Tree] = {}
         self.global_names: set[str] = set()  # names the file assigns as global or at its top level
@@ -146,7 +145,6 @@ class _Walker(Flow, Motions, Values):
         self._in_call: dict[int, calls.Call] = {}  # id of a motion run by a call with arguments: that call
         self._passed: dict[int, tuple[Span, str]] = {}  # a call's argument naming a variable: function, parameter
         self._reads: dict[tuple[int, int], tuple] = {}  # a call site's pose read through pose_trans: Flow.through_call_site
-        self._quiet: list[str] = []  # the functions being run that move nothing (Summary.inert)
         self.lines = TextLines(text)  # lines and columns of offsets, for a run's statements
         self.name_runs()  # (the names a run's statements read, in the tree: Motions.name_runs)
 
@@ -176,7 +174,7 @@ class _Walker(Flow, Motions, Values):
         self.global_names.update(root_name(a[0]) for a in map(assignment, self.tree.find_data("assign")) if a[2])
         if main is None:
             entry = "<top level>"
-            self.run_entry(top, self.globals)
+            self.run_body(top, self.globals, 0)
         else:
             entry = str(main.children[0])
             for st in top:  # global literals before the function
@@ -187,7 +185,7 @@ class _Walker(Flow, Motions, Values):
                 self.notes.append(Finding(f"several top-level functions and no call: running the last, {entry}",
                                           line, column))
             self.visited.add(entry)
-            self.run_entry(body, self._entry_parameters(main))
+            self.run_body(body, self._entry_parameters(main), 0)  # (a return there ends the program)
         for name, thread in self.threads.items():  # a thread never started: its motions are named
             if name in self.started_threads:
                 continue
@@ -222,10 +220,6 @@ class _Walker(Flow, Motions, Values):
                                          "as the program: no call in the file gives it a value)")
             self.global_names.add(name)
         return self.globals
-
-    def run_entry(self, statements, local: dict) -> None:
-        """The entry's statements; a ``return`` there ends the program."""
-        self.run_body(statements, local, 0)
 
     def finish_points(self) -> list:
         """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`)."""
