@@ -115,7 +115,6 @@ class _Walker(Flow, Motions, Values):
         self.max_statements = urscript_flow.MAX_STATEMENTS_RUN + urscript_flow.STATEMENTS_PER_LINE * code_lines(
             text, "#")
         self._summaries: dict = {}  # what each function and construct may do (Flow.summary, Flow.facts), found once
-        self._summarising: set[str] = set()
         self._noted: dict = {}  # each note given: where it stands in the notes (Flow.note_once)
         self._exploring = 0  # depth of passes followed only to find a loop's head state (Flow.settle)
         self._calls_done: dict = {}  # calls of the file's functions by the state they ran from (Flow.call_function_of_file)

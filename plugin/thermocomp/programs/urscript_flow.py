@@ -36,7 +36,6 @@ from thermocomp.programs.urscript_values import (
     assignment,
     is_local,
     line_col,
-    parameters,
     root_name,
     same_state,
     split_arguments,
@@ -82,14 +81,9 @@ MAX_STATEMENTS_RUN = 100_000
 STATEMENTS_PER_LINE = 50
 
 
-def _tokens(node):
-    """The names written in ``node`` (a token or a tree)."""
-    return [node] if isinstance(node, Token) else node.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME")
-
-
 def _names(node: Tree) -> Counter:
     """How many times each name is written in ``node``."""
-    return Counter(map(str, _tokens(node)))
+    return Counter(str(t) for t in node.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME"))
 
 
 def is_known_call(name: str) -> bool:
@@ -105,7 +99,7 @@ class Summary:
     call not followed or holding such; a recursive call's function name), or None. ``assigns``: the globals they
     may assign. ``size``: at least how many motions, calls and loop passes they run. ``moves``: they hold a motion
     followed. ``jumps``/``returns``: a ``break``/``continue``, a ``return`` leaves them. ``changes``: their
-    assignments and ``set_tcp`` calls (:meth:`Flow.facts`). ``reads``: the variables written in them, sorted;
+    assignments and ``set_tcp`` calls (:meth:`Flow.facts`). ``reads``: the names they read, sorted;
     ``stands``: they read the pose the robot stands at (:meth:`Flow.standing_pose`); ``elements``: a motion reads
     an element of a list.
     """
@@ -203,21 +197,16 @@ class Flow:
         return self._summaries[key]
 
     def summary(self, name: str, thread: bool = False) -> Summary:
-        """:class:`Summary` of the file's function ``name`` (or thread), a call of it counted (a recursive call is
-        what it holds); what it reads counts its parameters' defaults."""
+        """:class:`Summary` of the file's function ``name`` (or thread), a call of it counted; found once (while it is
+        being found, a recursive call's summary is the function's name held). What it reads counts its parameters'
+        defaults."""
         key = ("thread", name) if thread else name
-        if key in self._summarising and key not in self._summaries:
-            return Summary(name, frozenset(), 1, False)
-
-        def find() -> Summary:
+        if key not in self._summaries:
             definition = (self.threads if thread else self.functions)[name]
-            self._summarising.add(key)
-            try:
-                done = self._walk(self.body_of(definition), definition.children[:2])
-            finally:
-                self._summarising.discard(key)
-            return replace(done, size=done.size + 1)
-        return self._once(key, find)
+            self._summaries[key] = Summary(name, frozenset(), 1, False)
+            done = self._walk(self.body_of(definition), definition.children[1:2])
+            self._summaries[key] = replace(done, size=done.size + 1)
+        return self._summaries[key]
 
     def facts(self, key: tuple | None, statements: list) -> Summary:
         """:class:`Summary` of a construct's ``statements`` with their :attr:`~Summary.changes`, found once per
@@ -227,15 +216,12 @@ class Flow:
             if sub.data == "assign" or (sub.data == "call" and str(sub.children[0]) == "set_tcp"))))
 
     def _walk(self, statements, head=()) -> Summary:
-        """What ``statements`` (and the functions they call, the threads they start) may do, and read (with the
-        names in ``head``). A name assigned without ``global`` is a global's where the file assigns it at its top
-        level or as ``global`` (:attr:`global_names`), else a local's."""
-        variables = self._once("variables", lambda: {
-            *(root_name(assignment(a)[0]) for a in self.tree.find_data("assign")),
-            *(p for f in self.tree.find_data("func_def") for p, _ in parameters(f))})
+        """What ``statements`` (and the functions they call, the threads they start) may do, and the names they read
+        (with those ``head``, a function's parameters, reads). A name assigned without ``global`` is a global's where
+        the file assigns it at its top level or as ``global`` (:attr:`global_names`), else a local's."""
         holds = None
         assigns: set[str] = set()
-        reads = {str(t) for node in head for t in _tokens(node)} & variables
+        reads = {str(n.children[0]) for node in head for n in node.find_data("name")}
         size, moves, jumps, returns, stands, elements = 0, False, False, False, False, False
         stack = [(s, False) for s in statements if isinstance(s, Tree)]  # (a node; inside a loop of the statements)
         while stack:
@@ -243,8 +229,9 @@ class Flow:
             kind, found, inner = node.data, None, None
             if kind in ("func_def", "thread_def", "sec_def"):
                 continue
-            reads.update(str(c) for c in node.children if isinstance(c, Token) and c in variables)
-            if kind == "moves":  # (a run of motions)
+            if kind in ("name", "method"):  # (a variable read or assigned; an object's)
+                reads.add(str(node.children[0]))
+            elif kind == "moves":  # (a run of motions)
                 found, moves = node, True
                 size += len(self.move_matches(node.children[0]).spans)
             elif kind == "run_stmt":
