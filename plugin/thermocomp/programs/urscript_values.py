@@ -421,13 +421,9 @@ class Values:
     # ----- expressions: each rule of urscript.lark by its method ``_value_<rule>`` (the table _RULES)
     def evaluate(self, node, local: dict):
         """The value of the expression ``node`` known before running (a float, bool, str, list, :class:`Pose` or
-        :class:`Record`); Unsupported, locating what is not."""
-        if isinstance(node, Token):
-            raise Unsupported(f"cannot evaluate {node}", node)
-        rule = _RULES.get(node.data)
-        if rule is None:
-            raise Unsupported(f"cannot evaluate this expression ({node.data})", node)
-        return rule(self, node, local)
+        :class:`Record`); Unsupported, locating what is not. (Every expression of the grammar is a tree of a rule
+        in the table.)"""
+        return _RULES[node.data](self, node, local)
 
     def condition(self, node, local: dict) -> bool:
         """A condition, evaluated: a comparison of known values, ``not``, ``and``, ``or``, a known bool. One that
