@@ -209,3 +209,17 @@ def test_a_return_in_a_function_s_loop_forever_ends_the_function_and_the_caller_
     prog = urscript_program_from_text(text, "ret.script")
     assert prog.unsupported == () and [m.statement.line for m in prog.motions] == [4, 10]
     assert [p.T_world_tcp[0, 3] for p in prog.points] == [0.4, 0.6]
+
+
+def test_a_call_into_a_recursive_cycle_is_run_again_after_a_global_it_reads_through_the_cycle_changes():
+    """``g`` calls ``f``, which reads ``W`` and calls ``g`` back (refused: recursive). What ``g`` reads through ``f``
+    is not all known while their summaries are found (each waits on the other), so a call of ``g`` is never done
+    again from memory: after ``W = 0.5`` the motion in ``f`` goes to x = 0.5, not to the 0.2 of the calls before."""
+    text = ("Z = 0.1\nW = 0.2\n"
+            "def g():\n  movel(p[Z, 0, 0.3, 0, 3.14, 0])\n  f()\nend\n"
+            "def f():\n  movel(p[W, 0, 0.3, 0, 3.14, 0])\n  g()\nend\n"
+            "def main():\n  f()\n  g()\n  g()\n  W = 0.5\n  g()\nend\n")
+    prog = urscript_program_from_text(text, "cycle.script")
+    assert {f.line for f in prog.unsupported} == {5, 9}
+    assert [m.statement.line for m in prog.motions] == [8, 4, 4, 8, 4, 8, 4, 8]
+    np.testing.assert_allclose([p.T_world_tcp[0, 3] for p in prog.points], [.2, .1, .1, .2, .1, .2, .1, .5])

@@ -101,7 +101,8 @@ class Summary:
     followed. ``jumps``/``returns``: a ``break``/``continue``, a ``return`` leaves them. ``changes``: their
     assignments and ``set_tcp`` calls (:meth:`Flow.facts`). ``reads``: the names they read, sorted;
     ``stands``: they read the pose the robot stands at (:meth:`Flow.standing_pose`); ``elements``: a motion reads
-    an element of a list.
+    an element of a list; ``cyclic``: they reach a function whose summary was being found (a recursive cycle: not
+    all they read is known, so a call of them is never done again from memory).
     """
 
     holds: Tree | str | None
@@ -114,6 +115,7 @@ class Summary:
     reads: tuple[str, ...] = ()
     stands: bool = False
     elements: bool = False
+    cyclic: bool = False
 
     @property
     def inert(self) -> bool:
@@ -203,7 +205,7 @@ class Flow:
         key = ("thread", name) if thread else name
         if key not in self._summaries:
             definition = (self.threads if thread else self.functions)[name]
-            self._summaries[key] = Summary(name, frozenset(), 1, False)
+            self._summaries[key] = Summary(name, frozenset(), 1, False, cyclic=True)
             done = self._walk(self.body_of(definition), definition.children[1:2])
             self._summaries[key] = replace(done, size=done.size + 1)
         return self._summaries[key]
@@ -222,7 +224,7 @@ class Flow:
         holds = None
         assigns: set[str] = set()
         reads = {str(n.children[0]) for node in head for n in node.find_data("name")}
-        size, moves, jumps, returns, stands, elements = 0, False, False, False, False, False
+        size, moves, jumps, returns, stands, elements, cyclic = 0, False, False, False, False, False, False
         stack = [(s, False) for s in statements if isinstance(s, Tree)]  # (a node; inside a loop of the statements)
         while stack:
             node, looped = stack.pop()
@@ -267,11 +269,11 @@ class Flow:
                     found = node
             if inner is not None:
                 reads.update(inner.reads)
-                stands, elements = stands or inner.stands, elements or inner.elements
+                stands, elements, cyclic = stands or inner.stands, elements or inner.elements, cyclic or inner.cyclic
             holds = holds if holds is not None else found
             stack.extend((c, looped or kind == "while_stmt") for c in node.children if isinstance(c, Tree))
         return Summary(holds, frozenset(assigns), size, moves, jumps, returns, (), tuple(sorted(reads)), stands,
-                       elements)
+                       elements, cyclic)
 
     def unread(self) -> frozenset[str]:
         """The variables nothing reads but the assignments to such variables (a rolling history of commands),
@@ -747,7 +749,7 @@ class Flow:
                arguments, tuple(None if b is None else b.signature for b in held), tuple(map(id, read)))
         moved_key = (key, self._exploring > 0, depth, tuple(f.name for f in self.frames), len(self.per_pass),
                      list(self._reads.values()).count(None))  # (call sites' targets read differently: calls.same_read)
-        done = self._calls_done.get(key) or self._moved.get(moved_key)
+        done = None if summary.cyclic else self._calls_done.get(key) or self._moved.get(moved_key)
         if done is not None:  # (made again from a state met before: what it did then, done again)
             changed, self.tool, self.tool_why, returned, units, added = done[1:]
             self.globals.update(changed)
@@ -773,7 +775,7 @@ class Flow:
         added = self.steps[first:]
         for step in added if scope else ():  # the outermost call with arguments is the one named
             self._in_call[id(step)] = (name, span_of(call))
-        if self._mark()[1:-1] == mark[1:-1] and not (added and (summary.stands or summary.elements)):
+        if self._mark()[1:-1] == mark[1:-1] and not (added and (summary.stands or summary.elements) or summary.cyclic):
             # (it changed only globals, the tool and steps; a call adds globals, never removes one)
             changed = {g: b for g, old in zip(summary.reads, held) if (b := self.globals.get(g)) is not old}
             (self._moved if added else self._calls_done)[moved_key if added else key] = (
