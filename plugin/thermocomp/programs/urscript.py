@@ -199,8 +199,12 @@ class _Walker(Flow, Motions, Values):
                 self.notes.append(Finding(f"function {name} is not run: its {len(moves)} motion(s) stay as written",
                                           *line_col(fn)))
         per_pass = self.check_per_pass()
-        steps = self.finish_points()
-        call_sites = self.call_site_extra(steps)
+        # each point's text where it is written; calls that clash left as written (a per-pass text is a table, one
+        # entry a run: never a clash); a call site's pose stands in _passed at its offset
+        steps = calls.finish(self.steps, self._finish_points, self._in_call, self.unsupported, self.notes, self.per_pass)
+        call_sites = calls.call_site_extra(
+            self.notes, steps, lambda run: np.stack([run.text[:, 0], run.argument[:, 0]], axis=1), set(self._passed),
+            self._reads)
         return RobotProgram(language="urscript", path=self.path, text=self.text, steps=tuple(steps),
                             unsupported=tuple(self.unsupported), notes=tuple(self.notes), entry=(entry,),
                             newline=newline_of(self.text),
@@ -219,11 +223,6 @@ class _Walker(Flow, Motions, Values):
                                          "as the program: no call in the file gives it a value)")
             self.global_names.add(name)
         return self.globals
-
-    def finish_points(self) -> list:
-        """The steps with each point's text where it is written; calls that clash left as written (:mod:`.calls`)."""
-        return calls.finish(self.steps, self._finish_points, self._in_call, self.unsupported, self.notes,
-                            self.per_pass)  # (a per-pass text is a table, one entry a run: never a clash)
 
     def _finish_points(self, unfollowed: set[int]) -> list:
         """A variable's literal is rewritten only if every use of the name in the file is a motion's point."""

@@ -822,12 +822,6 @@ class Flow:
         return binding is not None and binding.literal is not None and binding.literal.data == "pose" \
             and binding.literal.meta.start_pos in self._passed
 
-    def call_site_extra(self, steps: list) -> dict:
-        """:func:`.calls.call_site_extra` of the program's final ``steps`` (a call site's pose stands in
-        ``_passed`` at its offset); its note added to the notes."""
-        return calls.call_site_extra(self.notes, steps, lambda run: np.stack([run.text[:, 0], run.argument[:, 0]], axis=1),
-                                     set(self._passed), self._reads)
-
     # ----- the pose the robot stands at (PolyScope's relative waypoints)
     def standing_pose(self, node: Tree):
         """``get_actual_tcp_pose()`` (:data:`.STANDING_POSE`): the TCP pose the robot stands at, known where the motion
