@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from copy import copy
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 from lark import Token, Tree
@@ -275,13 +276,11 @@ class Flow:
         return Summary(holds, frozenset(assigns), size, moves, jumps, returns, (), tuple(sorted(reads)), stands,
                        elements, cyclic)
 
+    @cached_property
     def unread(self) -> frozenset[str]:
         """The variables nothing reads but the assignments to such variables (a rolling history of commands),
         each assigned only from names, numbers and strings: they can change no motion, condition or message, so
         they are never bound. Found once."""
-        return self._once("unread", self._unread)
-
-    def _unread(self) -> frozenset[str]:
         inside: dict[str | None, list[Counter]] = {}  # each variable: the names written in each assignment to it
         impure: set[str | None] = {None}
         for node in self.tree.find_data("assign"):
@@ -321,7 +320,7 @@ class Flow:
     def forget_globals(self, names, why: str, keep_unknown: bool = False) -> None:
         """The globals ``names`` are known only while running from here, saying ``why``; ``keep_unknown``: one
         already so keeps its reason. Variables nothing reads (:meth:`unread`) are left as they are."""
-        unread = self.unread()
+        unread = self.unread
         for name in names:
             if name not in unread and not (keep_unknown and name in self.globals and self.globals[name].value is None):
                 self.globals[name] = Binding(None, None, name, why)
@@ -337,12 +336,12 @@ class Flow:
             try:
                 left = self.run_statement(st, local, depth)
             except Unsupported as exc:
-                line, column = line_col(exc.where)
+                finding = Finding(exc.message, *line_col(exc.where))
                 if self.frames[-1].quiet:  # inside a function that moves nothing: it cannot change a motion
-                    self.note_once(Finding(f"{exc.message}; passed over: {self.frames[-1].name} moves nothing and changes "
-                                           "nothing a motion reads (its time is not estimated)", line, column))
-                elif Finding(exc.message, line, column) not in self.unsupported:
-                    self.unsupported.append(Finding(exc.message, line, column))
+                    self.note_once(replace(finding, message=f"{exc.message}; passed over: {self.frames[-1].name} moves "
+                                           "nothing and changes nothing a motion reads (its time is not estimated)"))
+                elif finding not in self.unsupported:
+                    self.unsupported.append(finding)
                 for call in self.motion_calls(st):
                     self.note_once(Finding(f"{call.children[0]} inside an unsupported construct stays as written",
                                            *line_col(call)))
@@ -805,12 +804,11 @@ class Flow:
         for layer, _ in reversed(layers):  # (the innermost first)
             poses.append(self.evaluate(layer, local).T)
         matrices = calls.read_through([(how, *poses[k:k + 2]) for k, (_, how) in enumerate(reversed(layers))])
-        T_in = poses[-1]
         key = (point.text.start, span_of(node).start)
         name = " of ".join(str(layer.children[0]) for layer, _ in layers)
         if matrices is None or not calls.same_read(self._reads, key, (*matrices, f"through {name}")):
             return None  # (the function differs from pass to pass: the expression is the text, as any other)
-        return replace(point, T_world_tcp=T_in, argument=span_of(node))
+        return replace(point, T_world_tcp=poses[-1], argument=span_of(node))
 
     def _leads_to_call_site(self, node, local: dict) -> bool:
         """Whether ``node`` is a name bound to a pose written at a call site, or a :data:`.calls.THROUGH` call."""

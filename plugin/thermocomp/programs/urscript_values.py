@@ -332,7 +332,7 @@ class Values:
         """``name = value`` (``global``, ``local``) or ``name[i] = value``: a value not known before running is bound
         as such, saying why."""
         target, expr, is_global = assignment(st)
-        if root_name(target) in self.unread():  # (what nothing reads: not evaluated, Flow.unread)
+        if root_name(target) in self.unread:  # (what nothing reads: not evaluated, Flow.unread)
             return
         stood = self._stood
         if target.data == "index":
@@ -385,7 +385,7 @@ class Values:
         """The variable an assignment that was not run may have changed: its value is no longer known."""
         target, _, is_global = assignment(st)
         name = root_name(target)
-        if name is not None and name not in self.unread():
+        if name is not None and name not in self.unread:
             self.bind(name, Binding(None, None, name, f" (line {line_col(st)[0]} may change it, in a construct not "
                                                       "followed)"), is_global, local)
 
