@@ -170,7 +170,7 @@ class _Walker(Flow, Motions, Values):
         # the globals: what the file assigns at its top level or as ``global``, and the program function's variables
         # (every function and thread sees them)
         self.global_names.update(root_name(assignment(st)[0]) for st in (*top, *body) if st.data == "assign")
-        self.global_names.update(root_name(a[0]) for a in map(assignment, self.tree.find_data("assign")) if a[2])
+        self.global_names.update(root_name(a[0]) for a in map(assignment, self.tree.find_data("assign")) if a[2] == "GLOBAL")
         if main is None:
             entry = "<top level>"
             self.run_body(top, self.globals, 0)

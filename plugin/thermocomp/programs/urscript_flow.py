@@ -35,7 +35,6 @@ from thermocomp.programs.urscript_values import (
     State,
     Unsupported,
     assignment,
-    is_local,
     line_col,
     root_name,
     same_state,
@@ -248,9 +247,9 @@ class Flow:
             elif kind in ("break_stmt", "continue_stmt"):
                 jumps = jumps or not looped
             elif kind == "assign":
-                target, _, is_global = assignment(node)
+                target, _, word = assignment(node)
                 root = root_name(target)
-                if root is not None and (is_global or root in self.global_names) and not is_local(node):
+                if root is not None and (word == "GLOBAL" or root in self.global_names) and word != "LOCAL":
                     assigns.add(root)
             elif kind == "call":
                 callee = str(node.children[0])
