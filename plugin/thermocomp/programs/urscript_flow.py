@@ -49,20 +49,18 @@ UNSUPPORTED_CALLS = frozenset((
     "direct_torque", "torque_command", "screw_driving",
 ))
 
-#: Prefixes of functions that only compute or read (the manual's pose and I/O reads): they move nothing.
-PURE_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "length", "random", "binary_list_to_integer",
-                 "integer_to_binary_list")
+#: Prefixes of the manual's functions that move nothing: they compute or read (its pose and I/O reads), or neither
+#: move the robot nor branch (I/O writes, messages, sockets, RTDE, settings): kept as they are.
+QUIET_PREFIXES = ("get_", "is_", "read_", "pose_", "str_", "to_", "length", "random", "binary_list_to_integer",
+                  "integer_to_binary_list", "set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_",
+                  "varmsg", "sync", "zero_ftsensor", "enable_external_ft_sensor", "end_freedrive", "end_teach",
+                  "stop_conveyor", "request_", "register_", "clear_", "enter_critical", "exit_critical", "rpc_factory")
 #: Other functions of the manual that move nothing, by their whole names (``stopj``/``stopl`` only decelerate the
 #: motion under way to rest: they have no target; ``protective_stop`` stops as ``halt`` does; force mode's damping
 #: and gain, the F/T sensor's input and the revolution counter are settings), and the math functions it evaluates.
 KNOWN_NAMES = frozenset(("sleep", "struct", "abs", "max", "min", "size", "transpose", "inv", "wrench_trans", "halt",
                          "stopj", "stopl", "powerdown", "protective_stop", "force_mode_set_damping",
                          "force_mode_set_gain_scaling", "ft_rtde_input_enable", "reset_revolution_counter", *BUILTINS))
-
-#: Prefixes and names of calls that neither move the robot nor branch: kept as they are.
-PASSIVE_PREFIXES = ("set_", "textmsg", "popup", "write_", "rtde_", "modbus_", "socket_", "varmsg", "sync",
-                    "zero_ftsensor", "enable_external_ft_sensor", "end_freedrive", "end_teach", "stop_conveyor",
-                    "request_", "register_", "clear_", "enter_critical", "exit_critical", "rpc_factory")
 
 #: A ``while`` with a known condition is unrolled up to this many passes (as RAPID's FOR).
 MAX_WHILE_PASSES = 100_000
@@ -88,7 +86,7 @@ def _names(node: Tree) -> Counter:
 
 def is_known_call(name: str) -> bool:
     """A function of the URScript manual that moves nothing (it computes, reads, writes I/O or talks)."""
-    return name.startswith(PASSIVE_PREFIXES + PURE_PREFIXES) or name in KNOWN_NAMES
+    return name.startswith(QUIET_PREFIXES) or name in KNOWN_NAMES
 
 
 @dataclass(frozen=True)
@@ -883,5 +881,5 @@ _STATEMENTS = {
     "break_stmt": Flow.run_jump, "continue_stmt": Flow.run_jump,
 }
 
-__all__ = ["MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "PASSIVE_PREFIXES", "PURE_PREFIXES",
-           "STATEMENTS_PER_LINE", "UNSUPPORTED_CALLS", "Flow", "Summary"]
+__all__ = ["MAX_QUIET_WORK", "MAX_STATEMENTS_RUN", "MAX_WHILE_PASSES", "QUIET_PREFIXES", "STATEMENTS_PER_LINE",
+           "UNSUPPORTED_CALLS", "Flow", "Summary"]
