@@ -482,8 +482,7 @@ class Flow:
         if not ordered:
             return
         self.conditional_lines.extend(ordered)
-        shown = ", ".join(map(str, ordered)) if len(ordered) <= 8 else \
-            f"{', '.join(map(str, ordered[:8]))}, ... ({len(ordered)})"
+        shown = ", ".join(map(str, ordered[:8])) + (f", ... ({len(ordered)})" if len(ordered) > 8 else "")
         self.note_once(Finding(f"{word}: not resolved before running ({why}); its {len(ordered)} motion(s) (line "
                                f"{shown}) are compensated, each once in the written order of the cycle",
                                *line_col(st)))
