@@ -236,3 +236,14 @@ def test_a_variable_literal_whose_target_changes_from_pass_to_pass_is_refused_na
         (2, "movel at line 4: its target changes from pass to pass of this while (it reads pt, which the loop changes "
             "at line 3): one written target cannot serve every pass")]
     assert prog.motions == () and [n.line for n in prog.notes] == [4, 5]
+
+
+def test_an_element_assigned_at_an_index_that_is_not_a_number_leaves_the_list_unknown():
+    """``q[inf - inf] = 3`` (the manual's list element assignment at an index that is NaN) is no element of ``q``:
+    ``q`` is not known after it, and the motion reading ``q[0]`` is refused naming ``q``, as a read at such an index
+    is (no ValueError escaping the reader)."""
+    for statement in ("q[1e308 * 10 - 1e308 * 10] = 3", "x = q[1e308 * 10 - 1e308 * 10]"):
+        text = f"q = [1, 2]\nx = 0\n{statement}\nmovej([0, 0, 0, 0, x, q[0]])\n"
+        prog = urscript_program_from_text(text, "nan.script")
+        assert [f.line for f in prog.unsupported] == [4], statement
+        assert ("the value of q" if statement.startswith("q") else "the value of x") in prog.unsupported[0].message

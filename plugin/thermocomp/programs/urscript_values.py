@@ -361,7 +361,7 @@ class Values:
             node = node.children[0]
         stood = self._stood
         old = self.lookup(node.children[0], local)
-        positions = [int(self.number(i, local)) for i in indices]
+        positions = [self._index(i, local, target) for i in indices]
         value = self.evaluate(expr, local)
 
         def replaced(container, at: list):
@@ -508,12 +508,16 @@ class Values:
     def _value_index(self, node: Tree, local: dict):  # (``m[i, j]``: a matrix's element, row i, column j)
         value = self.evaluate(node.children[0], local)
         for index in node.children[1:]:
-            number = self.number(index, local)
-            if not math.isfinite(number):  # (NaN, inf - inf: int() raised a ValueError traceback)
-                raise Unsupported(f"index {number:g} out of range", node)
-            i = int(number)
+            i = self._index(index, local, node)
             value = _elements(value, i, node)[i]
         return value
+
+    def _index(self, node, local: dict, where: Tree) -> int:
+        """An index: a finite number known before running, whole or cut to one (NaN, ``inf - inf``: out of range)."""
+        number = self.number(node, local)
+        if not math.isfinite(number):
+            raise Unsupported(f"index {number:g} out of range", where)
+        return int(number)
 
     def _value_member(self, node: Tree, local: dict):
         base, member = self.evaluate(node.children[0], local), str(node.children[1])
