@@ -75,6 +75,8 @@ class Summary(Visitor):
         The first thing that moves the robot or changes how later motions run, with its line: a moving instruction,
         ``VelSet``/``ConfL``/``ConfJ``, a TRAP connected or a FUNC evaluated that moves, a ``GOTO`` or label, a
         late-bound call, a routine found nowhere, an assignment to a parameter, recursion.
+    blocker_at_call : str | None
+        The same but its own assignments to its parameters, which a call maps to the data named there (:meth:`_merge`).
     motion : str | None
         The first motion it runs (in a routine it calls or a FUNC it evaluates too), with its line.
     assigns : set[str]
@@ -103,6 +105,7 @@ class Summary(Visitor):
         self._params, self.local = params, params | frozenset(map(_declared_key, node.find_data("data_decl"))
                                                                 if routine else ())
         self.blocker: str | None = None
+        self.blocker_at_call: str | None = None
         self.motion: str | None = None
         self.assigns: set[str] = set()
         self.changed: set[str] = set()
@@ -123,8 +126,9 @@ class Summary(Visitor):
         self.assigns.update(str(t).lower() for t in self._flow.written_arguments(sub, *inner.written))
         return inner
 
-    def _found(self, blocker: str | None, motion: str | None = None) -> None:
+    def _found(self, blocker: str | None, motion: str | None = None, own_parameter: bool = False) -> None:
         self.blocker = self.blocker or blocker
+        self.blocker_at_call = self.blocker_at_call or (None if own_parameter else blocker)
         self.motion = self.motion or motion
 
     def _at(self, sub: Tree) -> str:
@@ -181,7 +185,7 @@ class Summary(Visitor):
         for token in tokens:
             self.assigns.add(str(token).lower())
             if str(token).lower() in self._params:
-                self._found(f"an assignment to its parameter {token} at {self._at(sub)}")
+                self._found(f"an assignment to its parameter {token} at {self._at(sub)}", own_parameter=True)
         return bool(tokens)
 
     def call(self, sub: Tree) -> None:
@@ -216,7 +220,7 @@ class Summary(Visitor):
             self.mutates |= inner.mutates
             if self.motion is None:
                 at = self._at(sub)
-                self._found(inner.blocker and f"{inner.blocker} (in {name}, called at {at})",
+                self._found(inner.blocker_at_call and f"{inner.blocker_at_call} (in {name}, called at {at})",
                             inner.motion and f"{inner.motion} (in {name}, called at {at})")
 
 
