@@ -180,9 +180,8 @@ class _Walker(Flow, Motions, Values):
                 if st.data == "assign":
                     self.run_statement(st, self.globals, 0)
             if len(defs) > 1:
-                line, column = line_col(main)
                 self.notes.append(Finding(f"several top-level functions and no call: running the last, {entry}",
-                                          line, column))
+                                          *line_col(main)))
             self.visited.add(entry)
             self.run_body(body, self._entry_parameters(main), 0)  # (a return there ends the program)
         for name, thread in self.threads.items():  # a thread never started: its motions are named
