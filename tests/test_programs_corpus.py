@@ -68,6 +68,7 @@ _GATHERINGS = [
     ("held-out-10", 25, 15, ("rapid", 25), None, ()),
     ("held-out-11", 25, 15, ("urscript", 20), None, ()),
     ("held-out-12", 25, 15, ("rapid", 25), None, ()),
+    ("held-out-13", 18, 10, ("urscript", 18), None, ()),
 ]
 
 

@@ -412,7 +412,7 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
                         output=popts.output, time_form=time_form, out=outputs.out, n_motions=len(prog.columns.run.instruction),
                         n_points=m, n_changed_texts=0, summary=solved.summary, timing=timing, plot=outputs.plot)
     rep.unsupported = [prog.where(f) for f in prog.unsupported]
-    rep.notes = [prog.where(f) for f in prog.notes] + joint_notes
+    rep.notes = list(dict.fromkeys([prog.where(f) for f in prog.notes] + joint_notes))  # (once: not once a pass)
     run = prog.columns.run
     failed = np.flatnonzero(solved.status != Status.CONVERGED)
     rep.failed = [f"{prog.files[run.file[run.row_of_points()[i]]][0]}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
@@ -438,7 +438,7 @@ def _compensate_program(bound: RobotAndTable, program: PathLike, popts: ProgramO
     else:
         written = write_snapshot(chain, prog, poses, solved.q_checked[0], solved.status, popts.output,
                                  tcp=(R_tcp[0], p_tcp[0]))
-    rep.notes += written.notes
+    rep.notes = list(dict.fromkeys(rep.notes + written.notes))
     rep.n_changed_texts = written.n_changed
     rep.rounding_position, rep.rounding_angle = written.rounding
     rep.reach = float(np.max(np.linalg.norm(poses.T_world_tcp[:, :3, 3] - chain.T_world_base[:3, 3], axis=1),

@@ -24,6 +24,11 @@ FIFO_WAIT_S = 30.0
 
 #: Most bytes a robot program or a module of its task may hold, checked before it is read.
 MAX_PROGRAM_BYTES = 256 * 2**20
+#: Most bytes one line of a robot program may hold, checked before it is read: a hundred times the longest line of
+#: the 960 real programs of the corpus (2,289 bytes); the readers' parser takes 10-25 us a token (a 1 MB line holding
+#: a list of half a million numbers took 14 s of CPU and 580 MB, 227 s on a loaded machine; a 10 MB one, minutes and
+#: gigabytes), so a line at the bound (128,000 numbers) reads in some 3 s.
+MAX_LINE_BYTES = 256 * 2**10
 #: The most a FIFO given as an input is read before it is refused [bytes].
 MAX_FIFO_BYTES = 4 * MAX_PROGRAM_BYTES
 
@@ -131,6 +136,16 @@ def read_program_bytes(path: PathLike, kind: str) -> bytes:
     if data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
         raise InputError(f"the {kind} is UTF-16 or UTF-32 encoded (a byte-order mark): save it as ASCII or UTF-8",
                          path=str(path), row=1, column=1)
+    if len(data) > MAX_LINE_BYTES:
+        import numpy as np
+
+        ends = np.concatenate([[-1], np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10), [len(data)]])
+        longest = int(np.argmax(np.diff(ends)))
+        if ends[longest + 1] - ends[longest] - 1 > MAX_LINE_BYTES:
+            raise InputError(f"the {kind}'s line holds {int(ends[longest + 1] - ends[longest] - 1):,} bytes: expected "
+                             f"at most {MAX_LINE_BYTES:,} a line (256 KiB: a program's statements are short, and a "
+                             "longer line takes minutes and gigabytes to read)", path=str(path), row=longest + 1,
+                             column=MAX_LINE_BYTES + 1)
     lone = _LONE_CR.search(data)  # (lines ending in CR alone, one line to the reader: every line and column wrong)
     if lone is not None and not _CONTROL.search(data):  # (a binary file: the reader names its binary bytes)
         start = lone.start()
@@ -141,6 +156,31 @@ def read_program_bytes(path: PathLike, kind: str) -> bytes:
     return data
 
 
+#: A control character (C0, DEL, C1: a line break, a tab, an escape sequence) in a file name.
+_CONTROL_IN_NAME = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def check_file_name(path: PathLike, option: str = "") -> None:
+    """Refuse a file name that no message can print as it is: bytes of another encoding than the system's (which
+    Python keeps as lone surrogates), or a control character (a line break split the messages, the report's notes
+    and its CSV rows that name the file; an escape sequence rewrote the terminal). The name is shown escaped,
+    after ``option`` (the option that gave it, if any)."""
+    name = str(path)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        byte = ord(name[exc.start]) - 0xDC00  # (the byte os.fsdecode kept as a lone surrogate)
+        problem = f"byte 0x{byte:02x}, which is no character of UTF-8 text (a name written in another encoding)"
+    else:
+        control = _CONTROL_IN_NAME.search(name)
+        if control is None:
+            return
+        problem = f"the control character {control.group()!r} (U+{ord(control.group()):04X}), which no message prints"
+    shown = _CONTROL_IN_NAME.sub(lambda m: repr(m.group())[1:-1], name.encode("utf-8", "surrogateescape").decode(
+        "utf-8", "backslashreplace"))
+    raise InputError(f"the file name holds {problem}: rename the file", path=f"{option} {shown}" if option else shown)
+
+
 def is_file(path: PathLike) -> bool:
     """Whether ``path`` is an existing regular file; ``False`` also for a name the system refuses (too long)."""
     try:
@@ -149,4 +189,5 @@ def is_file(path: PathLike) -> bool:
         return False
 
 
-__all__ = ["MAX_PROGRAM_BYTES", "is_file", "open_input", "read_input_bytes", "read_program_bytes", "read_program_text"]
+__all__ = ["MAX_LINE_BYTES", "MAX_PROGRAM_BYTES", "check_file_name", "is_file", "open_input", "read_input_bytes",
+           "read_program_bytes", "read_program_text"]

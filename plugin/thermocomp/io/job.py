@@ -61,6 +61,7 @@ from thermocomp._signals import held, interrupt_on_termination, raise_if_termina
 from thermocomp._typing import PathLike
 from thermocomp._workers import owner_pid
 from thermocomp.errors import InputError
+from thermocomp.io.files import check_file_name
 
 #: Prefix of every temporary a job (or :mod:`thermocomp.io.atomic`) makes beside an output: a short,
 #: fixed-length name, so an output name of up to the file system's limit (255 bytes) works.
@@ -288,6 +289,7 @@ class Job:
         if path is None:
             return None
         role = _Role(Path(path), option)
+        check_file_name(path, option)
         if str(path) == "-":  # the Unix spelling of standard input: never a file named '-' by surprise
             raise InputError("expected a file name: '-' (standard input) is not read; name the file (./- for a "
                              "file called '-')", path=role.label)
@@ -310,6 +312,7 @@ class Job:
         if path is None:
             return None
         role = _Role(Path(path), option)
+        check_file_name(path, option)
         if str(path) == "-":  # the Unix spelling of standard output: it wrote a file named '-'
             raise InputError("expected a file name: '-' (standard output) is not written; name the file (./- for "
                              "a file called '-')", path=role.label)

@@ -290,13 +290,14 @@ def keep_joint_targets(chain: Chain, prog: RobotProgram, poses: PointPoses, q_no
     solved.q_checked[:, written], solved.R_checked[:, written], solved.p_checked[:, written] = q_nominal[written], R, p
     run = prog.columns.run
     instruction = run.row_of_points()
-    notes = [f"{int(kept.sum())} joint target(s) left as written (joint positions: home and via poses); "
+    texts = {(int(run.file[instruction[i]]), int(run.argument[i, 0])) for i in np.flatnonzero(kept).tolist()}
+    notes = [f"{len(texts)} joint target(s) left as written (joint positions: home and via poses); "
              "--joint-targets compensate compensates them"] if kept.any() else []
-    for i in np.flatnonzero(written).tolist():
+    for i in np.flatnonzero(written).tolist():  # (a text run by several passes or calls: one note, app/program.py)
         why = ("joint target left as written" if kept[i] else
                f"joint target could not be compensated ({Status(int(solved.status[i])).label}): left as written")
-        notes.append(f"{prog.path}:{run.argument[i, 2]}:{run.argument[i, 3]}: {run.instruction[int(instruction[i])]} "
-                     f"{why}")
+        notes.append(f"{prog.files[int(run.file[instruction[i]])][0]}:{run.argument[i, 2]}:{run.argument[i, 3]}: "
+                     f"{run.instruction[int(instruction[i])]} {why}")
     solved.status[unsolved] = Status.CONVERGED
     return notes
 

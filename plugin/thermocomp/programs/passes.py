@@ -108,12 +108,15 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
     column) saying how the taken ones are written and timed.
     """
     runs: dict[tuple[int, int], list[tuple[int, int]]] = {}  # each run of the text: (step, motion row)
+    elsewhere = set()  # the texts that stand, or whose motion stands, in another module of the task
     for k, step in enumerate(steps):
         if isinstance(step, MotionRun):
             rows = step.row_of_points().tolist()
             for i, key in enumerate(map(tuple, step.text[:, :2].tolist())):
                 if key in per_pass:
                     runs.setdefault(key, []).append((k, rows[i]))
+                    if step.text_file[i] or step.file[rows[i]]:
+                        elsewhere.add(key)
 
     def at(k: int, row: int) -> tuple[str, int, int]:  # (instruction, line, column) of a motion
         return steps[k].instruction[row], *steps[k].statement[row, 2:].tolist()
@@ -130,6 +133,10 @@ def settle(steps: list, per_pass: dict, conditional: set[int], construct: str, l
         elif cycle_start is not None and len({k < cycle_start for k, _ in motions}) == 2:
             message = (f"{differs} and it runs both before the loop that repeats the cycle (once) and in it (every "
                        "cycle): one table cannot follow both")
+        elif key in elsewhere:
+            message = (f"{differs}, and it lies in another module of the task: a table of corrected targets and its "
+                       "pass counter are written in the program's own module only (move the motion there, or "
+                       "compensate that module as the --program)")
         elif len(motions) > MAX_PASSES:
             message = (f"{differs} in {len(motions):,} passes: more "
                        f"than {MAX_PASSES:,}, the most a table of corrected targets holds here")

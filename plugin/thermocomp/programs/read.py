@@ -7,7 +7,9 @@ or with motions that have no joints form when that form is asked for. docs/progr
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +18,7 @@ from lark import Token, Tree
 from thermocomp._typing import PathLike
 from thermocomp.compensation.compensate import ProgressCallback
 from thermocomp.errors import ConfigurationError, InputError
+from thermocomp.io.files import check_file_name
 from thermocomp.programs import passes
 from thermocomp.programs.model import _KIND_CODE, CIRCULAR, RobotProgram
 from thermocomp.programs.options import ProgramOptions
@@ -35,10 +38,12 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
     from thermocomp.programs.rapid import read_rapid
 
     language = language_of(path, flag=None)
-    for name in (path, *(() if rapid is None else rapid.modules)):
-        _check_text_name(name)
+    for name, option in ((path, ""), *((m, "--module") for m in (() if rapid is None else rapid.modules))):
+        check_file_name(name, option)
     if language == "rapid" and rapid is not None:
         _check_modules(path, rapid.modules)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(_depth() + READ_FRAMES)  # (the same levels of nesting whoever calls)
     try:
         if language == "rapid":
             prog = read_rapid(path, progress, rapid)
@@ -54,27 +59,52 @@ def read_program(path: PathLike, progress: ProgressCallback | None = None,
     except RecursionError as exc:  # the readers follow nesting recursively: Offs(Offs(...)) 2000 deep, IF in IF,
         # a chain of routines each calling the next
         file, line, column = _innermost_place(exc, str(path))
-        raise InputError("an expression or a value nested too deeply to follow (hundreds of levels of "
-                         "brackets, blocks or calls: it gave up here)", path=file, row=line,
-                         column=column) from None
+        raise InputError("an expression or a value nested too deeply to follow (the readers follow some 160 to 430 "
+                         "levels of calls, brackets or blocks, by construct: docs/programs.md; it gave up here)",
+                         path=file, row=line, column=column) from None
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+#: The Python frames the readers may use below :func:`read_program`: the levels of nesting they follow (a chain of
+#: routine calls, ``Offs(Offs(...))``, ``IF`` in ``IF``; measured in docs/programs.md) are then the same from the
+#: command line, a batch's worker or a library call, however deep the caller's own stack.
+READ_FRAMES = 1000
+
+
+def _depth() -> int:
+    """The frames of the calling thread's stack."""
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
 
 
 def _check_modules(program: PathLike, modules: tuple[str, ...]) -> None:
     """Refuse a ``--module`` that is no RAPID file by its extension (a CSV or a URScript was read as RAPID text and
     refused as its syntax), the program itself, or a module given twice (each was "MODULE ... is declared twice in
-    the task"), naming the option as typed."""
-    from thermocomp.io.job import same_file
+    the task"), naming the option as typed. Each file's identity (:func:`~thermocomp.io.job.same_file`'s: its real
+    path, its device and inode) is taken once: linear in the modules."""
+    def identity(path: PathLike) -> list[object]:
+        try:
+            st = os.stat(path)
+        except OSError:  # (not there, a loop of links: its reading names it)
+            return [os.path.realpath(path)]
+        return [os.path.realpath(path), (st.st_dev, st.st_ino)]
 
-    for k, module in enumerate(modules):
+    given = dict.fromkeys(identity(program), f"--program {program}")
+    for module in modules:
         if Path(module).suffix.lower() not in RAPID_SUFFIXES:
             raise InputError(f"--module: expected a RAPID module ending in {', '.join(RAPID_SUFFIXES)}, got "
                              f"{Path(module).name!r}", path=str(module))
-        if same_file(module, program):
-            raise ConfigurationError(f"--module {module}: the program itself (--program {program}); a module of the "
-                                     "task is another of its files")
-        earlier = next((m for m in modules[:k] if same_file(m, module)), None)
+        keys = identity(module)
+        earlier = next((given[key] for key in keys if key in given), None)
+        if earlier is not None and earlier.startswith("--program"):
+            raise ConfigurationError(f"--module {module}: the program itself ({earlier}); a module of the task is "
+                                     "another of its files")
         if earlier is not None:
-            raise ConfigurationError(f"--module {module}: the same file as --module {earlier}; give each module once")
+            raise ConfigurationError(f"--module {module}: the same file as {earlier}; give each module once")
+        given.update(dict.fromkeys(keys, f"--module {module}"))
 
 
 def _check_external_named(prog: RobotProgram, external: tuple[str, ...]) -> None:
@@ -89,19 +119,6 @@ def _check_external_named(prog: RobotProgram, external: tuple[str, ...]) -> None
             raise ConfigurationError(f"--external {name}: no file of the task names {name} ("
                                      f"{', '.join(Path(f).name for f, _ in prog.files)}): there is no call of it to "
                                      "keep as written (check the name)")
-
-
-def _check_text_name(path: PathLike) -> None:
-    """Refuse a file whose name is not text (bytes of another encoding than the system's, which Python keeps as lone
-    surrogates): the report, its CSV, the plot and the messages name the file, and none can write that name."""
-    name = str(path)
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        byte = ord(name[exc.start]) - 0xDC00  # (the byte os.fsdecode kept as a lone surrogate)
-        raise InputError(f"the file name holds byte 0x{byte:02x}, which is no character of UTF-8 text (a name "
-                         "written in another encoding): rename the file", path=name.encode(
-                             "utf-8", "surrogateescape").decode("utf-8", "backslashreplace")) from None
 
 
 def _innermost_place(exc: RecursionError, path: str) -> tuple[str, int | None, int | None]:

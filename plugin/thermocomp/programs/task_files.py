@@ -61,8 +61,7 @@ def task_view(prog: RobotProgram) -> RobotProgram:
         file=np.zeros(len(run), dtype=np.int64), text_file=zeros)
     extra = dict(prog.extra)
     if extra.get("per_pass"):  # a per-pass text's key, moved as its points' texts are
-        keys = extra["per_pass"]
-        _check_tables_in_the_program(prog, keys, at_argument > 0)
+        keys = extra["per_pass"]  # (each in the program's own module: passes.settle refuses the others)
         extra["per_pass"] = frozenset((a + b, e + b) for (a, e), b in zip(run.text[:, :2].tolist(), at_text.tolist())
                                       if (a, e) in keys)
     view = RobotProgram(language=prog.language, path=prog.path, text=SEPARATOR.join(texts), steps=prog.steps,
@@ -70,20 +69,6 @@ def task_view(prog: RobotProgram) -> RobotProgram:
                         extra=extra)
     view.__dict__["columns"] = dataclasses.replace(prog.columns, run=view_run)  # (its cached columns: the moved ones)
     return view
-
-
-def _check_tables_in_the_program(prog: RobotProgram, keys, elsewhere: np.ndarray) -> None:
-    """A target that differs from pass to pass is written as a table and a counter declared ``LOCAL`` in the
-    program's module (:mod:`.passes`): one in another module, or run by a motion there, is refused naming it."""
-    run = prog.columns.run
-    for i, (a, b) in enumerate(run.text[:, :2].tolist()):
-        if (a, b) in keys and (run.text_file[i] or elsewhere[i]):
-            file = int(run.file[run.row_of_points()[i]])
-            raise InputError(f"the target at column {run.argument[i, 3]} differs from pass to pass and its motion or "
-                             "text lies in another module of the task: its table of corrected targets and pass "
-                             "counter are written in the program's own module only (move the loop's motion "
-                             "there, or compensate that module as the --program)", path=prog.files[file][0],
-                             row=int(run.argument[i, 2]))
 
 
 def split(data: bytes, prog: RobotProgram) -> tuple[bytes, tuple[bytes | None, ...]]:

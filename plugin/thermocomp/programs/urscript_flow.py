@@ -43,7 +43,7 @@ from thermocomp.programs.urscript_values import (
 
 #: Calls that move the robot in ways thermocomp does not follow.
 UNSUPPORTED_CALLS = frozenset((
-    "speedj", "speedl", "servoj", "servoc", "servol", "force_mode", "end_force_mode",
+    "speedj", "speedl", "servoj", "servol", "force_mode", "end_force_mode",
     "movepath", "move_path", "path_offset_enable", "position_deviation_warning", "conveyor_pulse_decode",
     "track_conveyor_linear", "track_conveyor_circular", "freedrive_mode", "teach_mode", "set_tool_direction",
     "direct_torque", "torque_command", "screw_driving",

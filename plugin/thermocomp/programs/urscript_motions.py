@@ -35,10 +35,11 @@ MOTIONS = {
     "movel": (LINEAR, 1, 1.2, 0.25),
     "movep": (LINEAR, 1, 1.2, 0.25),
     "movec": (CIRCULAR, 2, 1.2, 0.25),
+    "servoc": (LINEAR, 1, 1.2, 0.25),  # (the manual: as movep, "circular in tool-space", to one pose)
 }
 #: Their parameters in order (positional arguments), after the point(s).
 PARAMETERS = {"movej": ("a", "v", "t", "r"), "movel": ("a", "v", "t", "r"), "movep": ("a", "v", "r"),
-              "movec": ("a", "v", "r", "mode")}
+              "movec": ("a", "v", "r", "mode"), "servoc": ("a", "v", "r")}
 
 # One plain motion of a ``MOVES`` token, written once. Every repetition is possessive (linear in the text); a name
 # is a variable, not one of URScript's keywords (the general rules refuse those).
